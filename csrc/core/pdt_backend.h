@@ -1,0 +1,102 @@
+/* pdt_backend.h - the table of functions a device kind fills in.
+ *
+ * The core calls a backend only through this table, after validating every
+ * argument (devices, dtypes, shapes, overlap).  Backends trust their inputs and
+ * return PDT_OK, or a status with a message recorded by pdt_fail().  Adding a
+ * device kind means adding a table, not editing every op.
+ *
+ * Indices passed to a backend are physical device indices.
+ */
+#ifndef PDT_BACKEND_H
+#define PDT_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdt_tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pdt_device_props {
+    char name[256];
+    size_t total_memory;
+    int multiprocessors;
+    int major, minor; /* compute capability; 0.0 for the CPU */
+} pdt_device_props;
+
+typedef enum pdt_copy_kind {
+    PDT_COPY_H2H = 0, /* host to host (cpu backend)            */
+    PDT_COPY_H2D = 1, /* host to device                          */
+    PDT_COPY_D2H = 2, /* device to host                          */
+    PDT_COPY_D2D = 3, /* within one device                       */
+    PDT_COPY_PEER = 4 /* between two devices of the same kind    */
+} pdt_copy_kind;
+
+/* Flags for copy_bytes. */
+#define PDT_COPY_NON_BLOCKING 1 /* may return before the copy is done (pinned host side only) */
+#define PDT_COPY_HOST_PINNED 2  /* the host side is page-locked memory */
+
+typedef enum pdt_random_kind {
+    PDT_RANDOM_UNIFORM = 0, /* U[a, b)                 */
+    PDT_RANDOM_NORMAL = 1,  /* N(mean a, std b)        */
+    PDT_RANDOM_INT = 2,     /* integers in [low, high) */
+} pdt_random_kind;
+
+/* Philox 4x32-10 stream position for one random fill; see Note [Philox layout]
+ * in pdt_philox.h. */
+typedef struct pdt_random_spec {
+    pdt_random_kind kind;
+    uint64_t seed;
+    uint64_t offset; /* first 128-bit counter block this fill uses */
+    double a, b;
+    int64_t low, high;
+} pdt_random_spec;
+
+typedef struct pdt_backend {
+    int kind; /* pdt_device_kind */
+    const char *name;
+
+    /* --- devices --- */
+    int (*device_count)(void);               /* never fails: 0 when none can be used */
+    const char *(*unavailable_reason)(void); /* why device_count() is 0, else NULL   */
+    pdt_status (*properties)(int index, pdt_device_props *out);
+    pdt_status (*mem_info)(int index, size_t *free_bytes, size_t *total_bytes);
+    pdt_status (*synchronize)(int index);
+    /* driver and runtime versions as 1000*major + 10*minor (0 if none) */
+    void (*versions)(int *driver, int *runtime);
+
+    /* --- memory --- */
+    pdt_status (*alloc)(int index, size_t nbytes, void **out);
+    void (*free)(int index, void *ptr, size_t nbytes);
+    size_t (*reserved)(int index);    /* bytes the backend holds from the system */
+    void (*empty_cache)(int index);   /* return cached memory to the system */
+    /* page-locked host memory; NULL where the backend has none */
+    pdt_status (*host_alloc)(size_t nbytes, void **out);
+    void (*host_free)(void *ptr, size_t nbytes);
+
+    /* --- copies of contiguous bytes; the host side index is -1 --- */
+    pdt_status (*copy_bytes)(pdt_copy_kind kind, int dst_index, void *dst, int src_index,
+                             const void *src, size_t nbytes, int flags);
+
+    /* --- kernels on one device (tensors on this backend, validated) --- */
+    pdt_status (*fill)(const pdt_tensor *dst, pdt_scalar value);
+    /* dst and src have the same shape, any strides and dtypes; no overlap */
+    pdt_status (*copy_cast)(const pdt_tensor *dst, const pdt_tensor *src);
+    /* dst contiguous 1-D: dst[i] = start + i * step, computed in double */
+    pdt_status (*arange)(const pdt_tensor *dst, double start, double step);
+    /* dst contiguous */
+    pdt_status (*random)(const pdt_tensor *dst, const pdt_random_spec *spec);
+} pdt_backend;
+
+/* The tables the backends define. */
+extern const pdt_backend pdt_cpu_backend;
+#ifdef PDT_HAVE_CUDA
+extern const pdt_backend pdt_cuda_backend;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PDT_BACKEND_H */

@@ -1,0 +1,32 @@
+/* pdt_ops.h - the validated entry points the bindings call.  Each checks its
+ * inputs once (devices, dtypes, shapes), notes the op for placement logging,
+ * and dispatches to the backend of the device that holds the tensors. */
+#ifndef PDT_OPS_H
+#define PDT_OPS_H
+
+#include "pdt_runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Copies src into dst: any devices, dtypes and strides, same shape.  The one
+ * place where data crosses devices; every crossing is counted and passes the
+ * copy hook.  flags: PDT_COPY_NON_BLOCKING. */
+pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags);
+/* A new contiguous tensor on device with dtype holding src's values. */
+pdt_status pdt_copy_to_new(const pdt_tensor *src, pdt_device device, pdt_dtype dtype,
+                           int storage_flags, int copy_flags, pdt_tensor *out);
+
+pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value);
+/* dst contiguous 1-D. */
+pdt_status pdt_arange(const pdt_tensor *dst, double start, double step);
+/* dst contiguous; low/high for PDT_RANDOM_INT, a/b otherwise. */
+pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, double b,
+                      int64_t low, int64_t high);
+pdt_status pdt_synchronize(pdt_device d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PDT_OPS_H */

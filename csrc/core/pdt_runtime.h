@@ -1,0 +1,90 @@
+/* pdt_runtime.h - the process-wide state of the core: which backends were built,
+ * which devices exist, the current CUDA device, memory accounting per device,
+ * transfer counters, the random generator, and the hooks the bindings install
+ * for placement logging and the transfer guard.
+ *
+ * Everything here is safe to call from several threads at once.
+ */
+#ifndef PDT_RUNTIME_H
+#define PDT_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdt_backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- backends and devices ---- */
+
+/* The backend table for kind, or NULL when the module was built without it. */
+const pdt_backend *pdt_backend_of(int kind);
+/* Devices of kind that can be used now; never fails (0 with no driver). */
+int pdt_device_count(int kind);
+/* PDT_OK when d can be used, else PDT_ERR_DEVICE with a message that says why
+ * (not built with CUDA / no driver / no such device) and lists the devices. */
+pdt_status pdt_device_check(pdt_device d);
+/* "cpu, cuda:0, cuda:1" into buf. */
+const char *pdt_available_devices(char *buf, size_t n);
+/* The calling thread's current CUDA device (0 until set). */
+int pdt_current_cuda(void);
+pdt_status pdt_set_current_cuda(int index);
+
+/* ---- memory accounting (bytes, per device) ---- */
+
+typedef struct pdt_memory_stats {
+    uint64_t allocated; /* live bytes handed out by pydevtensor */
+    uint64_t peak;      /* highest 'allocated' since the last reset */
+    uint64_t reserved;  /* bytes the backend holds (pool + live) */
+    uint64_t limit;     /* 0: no limit */
+} pdt_memory_stats;
+
+pdt_status pdt_memory_get(pdt_device d, pdt_memory_stats *out);
+pdt_status pdt_memory_reset_peak(pdt_device d);
+pdt_status pdt_memory_set_limit(pdt_device d, uint64_t limit_bytes); /* 0 clears */
+pdt_status pdt_memory_empty_cache(pdt_device d);
+
+/* Accounts nbytes against d's limit before an allocation is tried.  On
+ * failure nothing is accounted and an OutOfMemory message is recorded. */
+pdt_status pdt_memory_reserve(pdt_device d, size_t nbytes);
+void pdt_memory_unreserve(pdt_device d, size_t nbytes);
+/* Records an OOM message naming d, the request and the accounting. */
+pdt_status pdt_memory_fail_oom(pdt_device d, size_t request, const char *backend_message);
+
+/* ---- transfers ---- */
+
+typedef struct pdt_transfer_stats {
+    uint64_t count[5]; /* indexed by pdt_copy_kind; H2H is never counted */
+    uint64_t bytes[5];
+} pdt_transfer_stats;
+
+void pdt_transfer_stats_get(pdt_transfer_stats *out);
+void pdt_transfer_stats_reset(void);
+
+/* ---- hooks installed by the bindings (NULL: off) ---- */
+
+/* Called before every op runs, with the op's name and device. */
+typedef void (*pdt_op_hook_fn)(const char *op, pdt_device device);
+/* Called before every counted copy.  A non-OK return cancels the copy; the
+ * hook records the message (the transfer guard uses this). */
+typedef pdt_status (*pdt_copy_hook_fn)(pdt_copy_kind kind, pdt_device dst, pdt_device src,
+                                       size_t nbytes);
+void pdt_set_op_hook(pdt_op_hook_fn fn);
+void pdt_set_copy_hook(pdt_copy_hook_fn fn);
+/* The core calls these; they cost one load when no hook is set. */
+void pdt_note_op(const char *op, pdt_device device);
+
+/* ---- random numbers (Philox 4x32-10, see pdt_philox.h) ---- */
+
+#define PDT_DEFAULT_SEED 67280421310721ULL
+void pdt_manual_seed(uint64_t seed);
+uint64_t pdt_initial_seed(void);
+/* Claims nblocks counter blocks and fills spec->seed and spec->offset. */
+void pdt_random_claim(uint64_t nblocks, pdt_random_spec *spec);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PDT_RUNTIME_H */

@@ -1,0 +1,75 @@
+/* pdt_tensor.h - refcounted storage and the strided views over it.
+ *
+ * A pdt_storage owns one allocation on one device: its bytes, its size and the
+ * allocator that frees it.  A pdt_tensor is a view: dtype, shape, strides (in
+ * elements) and offset (in elements) over a storage it holds a reference to.
+ * Views share storage; pdt_tensor_release() drops the view's reference.
+ */
+#ifndef PDT_TENSOR_H
+#define PDT_TENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdt_device.h"
+#include "pdt_dtype.h"
+#include "pdt_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PDT_MAX_DIMS 16
+/* Element and byte counts must stay below this; larger requests are refused. */
+#define PDT_MAX_NUMEL (((int64_t)1) << 62)
+
+typedef struct pdt_storage pdt_storage; /* opaque: see pdt_storage.c */
+
+typedef struct pdt_tensor {
+    pdt_storage *storage; /* owned reference; NULL only in a released tensor */
+    char *data;           /* the storage's base address (cached) */
+    pdt_device device;
+    pdt_dtype dtype;
+    int ndim;
+    int64_t offset; /* in elements */
+    int64_t shape[PDT_MAX_DIMS];
+    int64_t strides[PDT_MAX_DIMS]; /* in elements */
+} pdt_tensor;
+
+/* Storage flags. */
+#define PDT_STORAGE_PINNED 1 /* page-locked host memory from the CUDA backend */
+
+/* Address of the first element of t. */
+static inline char *pdt_tensor_ptr(const pdt_tensor *t)
+{
+    return t->data + t->offset * (int64_t)pdt_dtype_size(t->dtype);
+}
+
+int64_t pdt_tensor_numel(const pdt_tensor *t);
+int pdt_tensor_is_contiguous(const pdt_tensor *t);
+/* Fills strides with the row-major (C-contiguous) strides of shape. */
+void pdt_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
+/* Checks ndim and sizes (negative, overflow past 2^62 elements or bytes). */
+pdt_status pdt_check_shape(int ndim, const int64_t *shape, pdt_dtype dtype, int64_t *numel);
+
+/* A new contiguous tensor with uninitialised contents on device. */
+pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const int64_t *shape,
+                            int storage_flags, pdt_tensor *out);
+/* A CPU tensor over foreign memory; release(ctx) runs when the last view dies. */
+pdt_status pdt_tensor_wrap(pdt_device device, pdt_dtype dtype, int ndim, const int64_t *shape,
+                           const int64_t *strides, void *data, size_t nbytes,
+                           void (*release)(void *ctx), void *ctx, pdt_tensor *out);
+/* out becomes a new view of src (same storage, one more reference). */
+void pdt_tensor_share(pdt_tensor *out, const pdt_tensor *src);
+/* Drops t's storage reference; t is left zeroed.  Safe on a zeroed tensor. */
+void pdt_tensor_release(pdt_tensor *t);
+
+int pdt_tensor_is_pinned(const pdt_tensor *t);
+size_t pdt_tensor_storage_nbytes(const pdt_tensor *t);
+/* Number of views alive on t's storage (for tests of sharing). */
+long pdt_tensor_storage_refcount(const pdt_tensor *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PDT_TENSOR_H */
