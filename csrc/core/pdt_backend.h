@@ -88,6 +88,10 @@ typedef struct pdt_backend {
     pdt_status (*arange)(const pdt_tensor *dst, double start, double step);
     /* dst contiguous */
     pdt_status (*random)(const pdt_tensor *dst, const pdt_random_spec *spec);
+
+    /* --- information --- */
+    /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */
+    void (*describe)(char *buf, size_t n);
 } pdt_backend;
 
 /* The tables the backends define. */

@@ -1,0 +1,190 @@
+/* pdt_ops.c - the validated entry points: the one copy function (every crossing
+ * between devices is counted here and nowhere else), fills, ranges and random
+ * fills. */
+#include "pdt_ops.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pdt_internal.h"
+
+static const char *shape_str(const pdt_tensor *t, char *buf, size_t n)
+{
+    size_t used = (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < t->ndim && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
+                                 (long long)t->shape[i]);
+    if (used < n)
+        snprintf(buf + used, n - used, t->ndim == 1 ? ",)" : ")");
+    return buf;
+}
+
+static int same_shape(const pdt_tensor *a, const pdt_tensor *b)
+{
+    if (a->ndim != b->ndim)
+        return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i])
+            return 0;
+    return 1;
+}
+
+static pdt_copy_kind classify(pdt_device dst, pdt_device src)
+{
+    if (pdt_device_eq(dst, src))
+        return dst.kind == PDT_CPU ? PDT_COPY_H2H : PDT_COPY_D2D;
+    if (src.kind == PDT_CPU && dst.kind != PDT_CPU)
+        return PDT_COPY_H2D;
+    if (src.kind != PDT_CPU && dst.kind == PDT_CPU)
+        return PDT_COPY_D2H;
+    return PDT_COPY_PEER;
+}
+
+/* Copies between two contiguous tensors of one dtype on different devices. */
+static pdt_status copy_across(const pdt_tensor *dst, const pdt_tensor *src, pdt_copy_kind kind,
+                              int flags)
+{
+    size_t nbytes = (size_t)pdt_tensor_numel(src) * pdt_dtype_size(src->dtype);
+    const pdt_backend *b = pdt_backend_of(kind == PDT_COPY_H2D ? dst->device.kind : src->device.kind);
+    if (kind == PDT_COPY_PEER && dst->device.kind != src->device.kind) {
+        char a[32], c[32];
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "copies from %s to %s are not supported",
+                        pdt_device_str(src->device, a, sizeof a),
+                        pdt_device_str(dst->device, c, sizeof c));
+    }
+    if ((kind == PDT_COPY_H2D && pdt_tensor_is_pinned(src)) ||
+        (kind == PDT_COPY_D2H && pdt_tensor_is_pinned(dst)))
+        flags |= PDT_COPY_HOST_PINNED;
+    pdt_status st = b->copy_bytes(kind, kind == PDT_COPY_D2H ? -1 : dst->device.index,
+                                  pdt_tensor_ptr(dst), kind == PDT_COPY_H2D ? -1 : src->device.index,
+                                  pdt_tensor_ptr(src), nbytes, flags);
+    if (st == PDT_OK)
+        pdt_transfer_count(kind, nbytes);
+    return st;
+}
+
+pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags)
+{
+    char ds[160], ss[160], dn[32], sn[32];
+    if (!same_shape(dst, src))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "copy: shape mismatch: destination %s on %s, source %s on %s",
+                        shape_str(dst, ds, sizeof ds), pdt_device_str(dst->device, dn, sizeof dn),
+                        shape_str(src, ss, sizeof ss), pdt_device_str(src->device, sn, sizeof sn));
+    int64_t numel = pdt_tensor_numel(src);
+    pdt_copy_kind kind = classify(dst->device, src->device);
+    if (numel == 0)
+        return PDT_OK;
+
+    if (kind == PDT_COPY_H2H || kind == PDT_COPY_D2D) {
+        const pdt_backend *b = pdt_backend_of(dst->device.kind);
+        pdt_status st;
+        pdt_note_op("copy", dst->device);
+        if (kind == PDT_COPY_D2D) {
+            st = pdt_note_copy(kind, dst->device, src->device,
+                               (size_t)numel * pdt_dtype_size(dst->dtype));
+            if (st != PDT_OK)
+                return st;
+        }
+        if (dst->dtype == src->dtype && pdt_tensor_is_contiguous(dst) &&
+            pdt_tensor_is_contiguous(src))
+            st = b->copy_bytes(kind, dst->device.index, pdt_tensor_ptr(dst), src->device.index,
+                               pdt_tensor_ptr(src), (size_t)numel * pdt_dtype_size(dst->dtype),
+                               flags);
+        else
+            st = b->copy_cast(dst, src);
+        if (st == PDT_OK && kind == PDT_COPY_D2D)
+            pdt_transfer_count(kind, (size_t)numel * pdt_dtype_size(dst->dtype));
+        return st;
+    }
+
+    /* Across devices: make the source contiguous in the destination's dtype on
+     * its own device, move the bytes, then scatter into dst if it is strided. */
+    pdt_status st = pdt_note_copy(kind, dst->device, src->device,
+                                  (size_t)numel * pdt_dtype_size(dst->dtype));
+    if (st != PDT_OK)
+        return st;
+    pdt_tensor src_tmp = {0}, dst_tmp = {0};
+    const pdt_tensor *from = src, *to = dst;
+    if (src->dtype != dst->dtype || !pdt_tensor_is_contiguous(src)) {
+        st = pdt_tensor_empty(src->device, dst->dtype, src->ndim, src->shape, 0, &src_tmp);
+        if (st != PDT_OK)
+            goto done;
+        st = pdt_backend_of(src->device.kind)->copy_cast(&src_tmp, src);
+        if (st != PDT_OK)
+            goto done;
+        from = &src_tmp;
+    }
+    if (!pdt_tensor_is_contiguous(dst)) {
+        st = pdt_tensor_empty(dst->device, dst->dtype, dst->ndim, dst->shape, 0, &dst_tmp);
+        if (st != PDT_OK)
+            goto done;
+        to = &dst_tmp;
+    }
+    st = copy_across(to, from, kind, flags);
+    if (st == PDT_OK && to != dst)
+        st = pdt_backend_of(dst->device.kind)->copy_cast(dst, to);
+done:
+    pdt_tensor_release(&src_tmp);
+    pdt_tensor_release(&dst_tmp);
+    return st;
+}
+
+pdt_status pdt_copy_to_new(const pdt_tensor *src, pdt_device device, pdt_dtype dtype,
+                           int storage_flags, int copy_flags, pdt_tensor *out)
+{
+    pdt_status st = pdt_tensor_empty(device, dtype, src->ndim, src->shape, storage_flags, out);
+    if (st != PDT_OK)
+        return st;
+    st = pdt_copy(out, src, copy_flags);
+    if (st != PDT_OK)
+        pdt_tensor_release(out);
+    return st;
+}
+
+pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value)
+{
+    if (pdt_tensor_numel(dst) == 0)
+        return PDT_OK;
+    pdt_note_op("fill", dst->device);
+    return pdt_backend_of(dst->device.kind)->fill(dst, value);
+}
+
+pdt_status pdt_arange(const pdt_tensor *dst, double start, double step)
+{
+    if (dst->ndim != 1 || !pdt_tensor_is_contiguous(dst))
+        return pdt_fail(PDT_ERR_VALUE, "arange: destination must be contiguous and 1-d");
+    if (dst->shape[0] == 0)
+        return PDT_OK;
+    pdt_note_op("arange", dst->device);
+    return pdt_backend_of(dst->device.kind)->arange(dst, start, step);
+}
+
+pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, double b,
+                      int64_t low, int64_t high)
+{
+    if (!pdt_tensor_is_contiguous(dst))
+        return pdt_fail(PDT_ERR_VALUE, "random fill: destination must be contiguous");
+    if (kind == PDT_RANDOM_INT && high <= low)
+        return pdt_fail(PDT_ERR_VALUE, "randint: high (%lld) must be greater than low (%lld)",
+                        (long long)high, (long long)low);
+    int64_t numel = pdt_tensor_numel(dst);
+    if (numel == 0)
+        return PDT_OK;
+    /* Note [Philox layout] in pdt_philox.h: 4 float32 uniforms per block, else 2. */
+    int64_t per_block = (kind == PDT_RANDOM_UNIFORM && dst->dtype == PDT_FLOAT32) ? 4 : 2;
+    pdt_random_spec spec = {kind, 0, 0, a, b, low, high};
+    pdt_random_claim((uint64_t)((numel + per_block - 1) / per_block), &spec);
+    pdt_note_op(kind == PDT_RANDOM_INT ? "randint" : kind == PDT_RANDOM_NORMAL ? "randn" : "rand",
+                dst->device);
+    return pdt_backend_of(dst->device.kind)->random(dst, &spec);
+}
+
+pdt_status pdt_synchronize(pdt_device d)
+{
+    pdt_status st = pdt_device_check(d);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    return b->synchronize ? b->synchronize(d.index) : PDT_OK;
+}

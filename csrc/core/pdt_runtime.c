@@ -1,0 +1,271 @@
+/* pdt_runtime.c - backends, device checks, the current CUDA device, memory
+ * accounting, transfer counters, hooks and the random generator's state. */
+#include "pdt_runtime.h"
+#include "pdt_internal.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- backends and devices ---- */
+
+static const pdt_backend *const backends[PDT_NUM_KINDS] = {
+    &pdt_cpu_backend,
+#ifdef PDT_HAVE_CUDA
+    &pdt_cuda_backend,
+#else
+    NULL,
+#endif
+};
+
+const pdt_backend *pdt_backend_of(int kind)
+{
+    return kind >= 0 && kind < PDT_NUM_KINDS ? backends[kind] : NULL;
+}
+
+int pdt_device_count(int kind)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    if (!b)
+        return 0;
+    int n = b->device_count();
+    return n < PDT_MAX_DEVICES ? n : PDT_MAX_DEVICES;
+}
+
+const char *pdt_available_devices(char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < PDT_NUM_KINDS; k++) {
+        int count = pdt_device_count(k);
+        for (int i = 0; i < count && used < n; i++) {
+            char name[32];
+            pdt_device d = {k, i};
+            int w = snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+                             pdt_device_str(d, name, sizeof name));
+            if (w < 0)
+                break;
+            used += (size_t)w;
+        }
+    }
+    return buf;
+}
+
+pdt_status pdt_device_check(pdt_device d)
+{
+    char name[32], avail[512];
+    const char *kind = pdt_device_kind_name(d.kind);
+    if (!kind || d.index < 0)
+        return pdt_fail(PDT_ERR_DEVICE, "invalid device (kind %d, index %d)", d.kind, d.index);
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    if (!b)
+        return pdt_fail(PDT_ERR_DEVICE,
+                        "%s is not available: pydevtensor was not built with %s support "
+                        "(rebuild with PYDEVTENSOR_CUDA=1 and a CUDA toolkit); available "
+                        "devices: %s",
+                        pdt_device_str(d, name, sizeof name), kind,
+                        pdt_available_devices(avail, sizeof avail));
+    int count = pdt_device_count(d.kind);
+    if (d.index < count)
+        return PDT_OK;
+    if (count == 0 && b->unavailable_reason && b->unavailable_reason())
+        return pdt_fail(PDT_ERR_DEVICE, "%s is not available: %s; available devices: %s",
+                        pdt_device_str(d, name, sizeof name), b->unavailable_reason(),
+                        pdt_available_devices(avail, sizeof avail));
+    return pdt_fail(PDT_ERR_DEVICE,
+                    "%s is not available: no such device (%d %s device%s); available "
+                    "devices: %s",
+                    pdt_device_str(d, name, sizeof name), count, kind, count == 1 ? "" : "s",
+                    pdt_available_devices(avail, sizeof avail));
+}
+
+static _Thread_local int current_cuda_index;
+
+int pdt_current_cuda(void) { return current_cuda_index; }
+
+pdt_status pdt_set_current_cuda(int index)
+{
+    pdt_device d = {PDT_CUDA, index};
+    pdt_status st = pdt_device_check(d);
+    if (st == PDT_OK)
+        current_cuda_index = index;
+    return st;
+}
+
+/* ---- memory accounting ---- */
+
+typedef struct memory_counter {
+    _Atomic uint64_t allocated;
+    _Atomic uint64_t peak;
+    _Atomic uint64_t limit;
+} memory_counter;
+
+static memory_counter memory[PDT_NUM_KINDS][PDT_MAX_DEVICES];
+
+static memory_counter *counter_of(pdt_device d)
+{
+    if (d.kind < 0 || d.kind >= PDT_NUM_KINDS || d.index < 0 || d.index >= PDT_MAX_DEVICES)
+        return NULL;
+    return &memory[d.kind][d.index];
+}
+
+pdt_status pdt_memory_get(pdt_device d, pdt_memory_stats *out)
+{
+    pdt_status st = pdt_device_check(d);
+    if (st != PDT_OK)
+        return st;
+    memory_counter *c = counter_of(d);
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    out->allocated = atomic_load(&c->allocated);
+    out->peak = atomic_load(&c->peak);
+    out->limit = atomic_load(&c->limit);
+    out->reserved = b->reserved ? b->reserved(d.index) : out->allocated;
+    if (out->reserved < out->allocated)
+        out->reserved = out->allocated;
+    return PDT_OK;
+}
+
+pdt_status pdt_memory_reset_peak(pdt_device d)
+{
+    pdt_status st = pdt_device_check(d);
+    if (st != PDT_OK)
+        return st;
+    memory_counter *c = counter_of(d);
+    atomic_store(&c->peak, atomic_load(&c->allocated));
+    return PDT_OK;
+}
+
+pdt_status pdt_memory_set_limit(pdt_device d, uint64_t limit_bytes)
+{
+    pdt_status st = pdt_device_check(d);
+    if (st != PDT_OK)
+        return st;
+    atomic_store(&counter_of(d)->limit, limit_bytes);
+    return PDT_OK;
+}
+
+pdt_status pdt_memory_empty_cache(pdt_device d)
+{
+    pdt_status st = pdt_device_check(d);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    if (b->empty_cache)
+        b->empty_cache(d.index);
+    return PDT_OK;
+}
+
+pdt_status pdt_memory_fail_oom(pdt_device d, size_t request, const char *backend_message)
+{
+    char name[32], req[32], alloc[32], lim[32], fr[32];
+    memory_counter *c = counter_of(d);
+    uint64_t allocated = c ? atomic_load(&c->allocated) : 0;
+    uint64_t limit = c ? atomic_load(&c->limit) : 0;
+    size_t free_b = 0, total_b = 0;
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    int have_info = b && b->mem_info && b->mem_info(d.index, &free_b, &total_b) == PDT_OK;
+    return pdt_fail(PDT_ERR_OOM,
+                    "out of memory on %s: tried to allocate %s; %s allocated by pydevtensor, "
+                    "limit %s, %s free on the device%s%s",
+                    pdt_device_str(d, name, sizeof name), pdt_format_bytes(request, req, sizeof req),
+                    pdt_format_bytes(allocated, alloc, sizeof alloc),
+                    limit ? pdt_format_bytes(limit, lim, sizeof lim) : "none",
+                    have_info ? pdt_format_bytes(free_b, fr, sizeof fr) : "unknown",
+                    backend_message && *backend_message ? " (" : "",
+                    backend_message && *backend_message ? backend_message : "");
+}
+
+pdt_status pdt_memory_reserve(pdt_device d, size_t nbytes)
+{
+    memory_counter *c = counter_of(d);
+    if (!c)
+        return pdt_fail(PDT_ERR_DEVICE, "invalid device for allocation");
+    uint64_t limit = atomic_load(&c->limit);
+    uint64_t cur = atomic_load(&c->allocated);
+    for (;;) {
+        if (nbytes > UINT64_MAX - cur || (limit && cur + nbytes > limit)) {
+            char lim[32];
+            return pdt_memory_fail_oom(d, nbytes,
+                                       limit ? pdt_format_bytes(limit, lim, sizeof lim) : "");
+        }
+        if (atomic_compare_exchange_weak(&c->allocated, &cur, cur + nbytes))
+            break;
+    }
+    uint64_t now = cur + nbytes, peak = atomic_load(&c->peak);
+    while (now > peak && !atomic_compare_exchange_weak(&c->peak, &peak, now))
+        ;
+    return PDT_OK;
+}
+
+void pdt_memory_unreserve(pdt_device d, size_t nbytes)
+{
+    memory_counter *c = counter_of(d);
+    if (c)
+        atomic_fetch_sub(&c->allocated, nbytes);
+}
+
+/* ---- transfers ---- */
+
+static _Atomic uint64_t transfer_count[5], transfer_bytes[5];
+
+void pdt_transfer_stats_get(pdt_transfer_stats *out)
+{
+    for (int k = 0; k < 5; k++) {
+        out->count[k] = atomic_load(&transfer_count[k]);
+        out->bytes[k] = atomic_load(&transfer_bytes[k]);
+    }
+}
+
+void pdt_transfer_stats_reset(void)
+{
+    for (int k = 0; k < 5; k++) {
+        atomic_store(&transfer_count[k], 0);
+        atomic_store(&transfer_bytes[k], 0);
+    }
+}
+
+void pdt_transfer_count(pdt_copy_kind kind, size_t nbytes)
+{
+    atomic_fetch_add(&transfer_count[kind], 1);
+    atomic_fetch_add(&transfer_bytes[kind], nbytes);
+}
+
+/* ---- hooks ---- */
+
+static _Atomic(pdt_op_hook_fn) op_hook;
+static _Atomic(pdt_copy_hook_fn) copy_hook;
+
+void pdt_set_op_hook(pdt_op_hook_fn fn) { atomic_store(&op_hook, fn); }
+void pdt_set_copy_hook(pdt_copy_hook_fn fn) { atomic_store(&copy_hook, fn); }
+
+void pdt_note_op(const char *op, pdt_device device)
+{
+    pdt_op_hook_fn fn = atomic_load_explicit(&op_hook, memory_order_relaxed);
+    if (fn)
+        fn(op, device);
+}
+
+pdt_status pdt_note_copy(pdt_copy_kind kind, pdt_device dst, pdt_device src, size_t nbytes)
+{
+    pdt_copy_hook_fn fn = atomic_load_explicit(&copy_hook, memory_order_relaxed);
+    return fn ? fn(kind, dst, src, nbytes) : PDT_OK;
+}
+
+/* ---- random ---- */
+
+static _Atomic uint64_t rng_seed = PDT_DEFAULT_SEED;
+static _Atomic uint64_t rng_offset;
+
+void pdt_manual_seed(uint64_t seed)
+{
+    atomic_store(&rng_seed, seed);
+    atomic_store(&rng_offset, 0);
+}
+
+uint64_t pdt_initial_seed(void) { return atomic_load(&rng_seed); }
+
+void pdt_random_claim(uint64_t nblocks, pdt_random_spec *spec)
+{
+    spec->seed = atomic_load(&rng_seed);
+    spec->offset = atomic_fetch_add(&rng_offset, nblocks);
+}

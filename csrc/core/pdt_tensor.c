@@ -1,0 +1,235 @@
+/* pdt_tensor.c - refcounted storage, accounted allocation, and views. */
+#include "pdt_tensor.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pdt_runtime.h"
+
+struct pdt_storage {
+    atomic_long refcount;
+    pdt_device device;
+    void *data;
+    size_t nbytes;
+    int flags;                  /* PDT_STORAGE_PINNED */
+    int accounted;              /* counted in the device's memory stats */
+    void (*release)(void *ctx); /* foreign memory: how to give it back */
+    void *release_ctx;
+};
+
+int64_t pdt_tensor_numel(const pdt_tensor *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; i++)
+        n *= t->shape[i];
+    return n;
+}
+
+void pdt_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        strides[i] = s;
+        s *= shape[i] > 1 ? shape[i] : 1;
+    }
+}
+
+int pdt_tensor_is_contiguous(const pdt_tensor *t)
+{
+    int64_t s = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] == 0)
+            return 1;
+        if (t->shape[i] != 1 && t->strides[i] != s)
+            return 0;
+        s *= t->shape[i];
+    }
+    return 1;
+}
+
+pdt_status pdt_check_shape(int ndim, const int64_t *shape, pdt_dtype dtype, int64_t *numel)
+{
+    if (ndim < 0 || ndim > PDT_MAX_DIMS)
+        return pdt_fail(PDT_ERR_VALUE, "tensors have at most %d dimensions, got %d", PDT_MAX_DIMS,
+                        ndim);
+    if (!pdt_dtype_valid((int)dtype))
+        return pdt_fail(PDT_ERR_TYPE, "invalid dtype %d", (int)dtype);
+    int64_t n = 1;
+    int overflow = 0;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0)
+            return pdt_fail(PDT_ERR_VALUE,
+                            "negative dimension %lld at position %d of a %d-d shape: sizes must "
+                            "be >= 0",
+                            (long long)shape[i], i, ndim);
+        if (shape[i] != 0 && n > PDT_MAX_NUMEL / shape[i])
+            overflow = 1;
+        else
+            n *= shape[i];
+    }
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] == 0)
+            overflow = 0, n = 0;
+    if (overflow || n > PDT_MAX_NUMEL / (int64_t)pdt_dtype_size(dtype))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "a %d-d %s tensor of that shape would hold more than 2^62 bytes "
+                        "(first sizes %lld x %lld ...)",
+                        ndim, pdt_dtype_name(dtype), (long long)shape[0],
+                        (long long)(ndim > 1 ? shape[1] : 1));
+    *numel = n;
+    return PDT_OK;
+}
+
+static pdt_status storage_new(pdt_device device, size_t nbytes, int flags, pdt_storage **out)
+{
+    pdt_status st = pdt_device_check(device);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *b = pdt_backend_of(device.kind);
+    const pdt_backend *pinner = NULL;
+    if (flags & PDT_STORAGE_PINNED) {
+        if (device.kind != PDT_CPU)
+            return pdt_fail(PDT_ERR_VALUE, "only CPU memory can be pinned");
+        for (int k = 0; k < PDT_NUM_KINDS && !pinner; k++) {
+            const pdt_backend *o = pdt_backend_of(k);
+            if (o && o->host_alloc && pdt_device_count(k) > 0)
+                pinner = o;
+        }
+        if (!pinner)
+            return pdt_fail(PDT_ERR_DEVICE,
+                            "cannot pin %zu bytes of host memory: pinning needs a CUDA device, "
+                            "and none is available",
+                            nbytes);
+    }
+    pdt_storage *s = calloc(1, sizeof *s);
+    if (!s)
+        return pdt_memory_fail_oom(device, sizeof *s, "storage header");
+    if (nbytes > 0) {
+        st = pdt_memory_reserve(device, nbytes);
+        if (st != PDT_OK) {
+            free(s);
+            return st;
+        }
+        st = pinner ? pinner->host_alloc(nbytes, &s->data) : b->alloc(device.index, nbytes, &s->data);
+        if (st != PDT_OK) {
+            char why[256];
+            strncpy(why, pdt_last_error(), sizeof why - 1);
+            why[sizeof why - 1] = '\0';
+            pdt_memory_unreserve(device, nbytes);
+            free(s);
+            return st == PDT_ERR_OOM ? pdt_memory_fail_oom(device, nbytes, why) : st;
+        }
+        s->accounted = 1;
+    }
+    atomic_init(&s->refcount, 1);
+    s->device = device;
+    s->nbytes = nbytes;
+    s->flags = flags;
+    *out = s;
+    return PDT_OK;
+}
+
+static void storage_decref(pdt_storage *s)
+{
+    if (!s || atomic_fetch_sub(&s->refcount, 1) != 1)
+        return;
+    if (s->release) {
+        s->release(s->release_ctx);
+    } else if (s->data) {
+        if (s->flags & PDT_STORAGE_PINNED) {
+            for (int k = 0; k < PDT_NUM_KINDS; k++) {
+                const pdt_backend *o = pdt_backend_of(k);
+                if (o && o->host_free) {
+                    o->host_free(s->data, s->nbytes);
+                    break;
+                }
+            }
+        } else {
+            pdt_backend_of(s->device.kind)->free(s->device.index, s->data, s->nbytes);
+        }
+    }
+    if (s->accounted)
+        pdt_memory_unreserve(s->device, s->nbytes);
+    free(s);
+}
+
+pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const int64_t *shape,
+                            int storage_flags, pdt_tensor *out)
+{
+    int64_t numel;
+    pdt_status st = pdt_check_shape(ndim, shape, dtype, &numel);
+    if (st != PDT_OK)
+        return st;
+    pdt_storage *s;
+    st = storage_new(device, (size_t)numel * pdt_dtype_size(dtype), storage_flags, &s);
+    if (st != PDT_OK)
+        return st;
+    out->storage = s;
+    out->data = s->data;
+    out->device = device;
+    out->dtype = dtype;
+    out->ndim = ndim;
+    out->offset = 0;
+    memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
+    pdt_contiguous_strides(ndim, shape, out->strides);
+    return PDT_OK;
+}
+
+pdt_status pdt_tensor_wrap(pdt_device device, pdt_dtype dtype, int ndim, const int64_t *shape,
+                           const int64_t *strides, void *data, size_t nbytes,
+                           void (*release)(void *ctx), void *ctx, pdt_tensor *out)
+{
+    int64_t numel;
+    pdt_status st = pdt_check_shape(ndim, shape, dtype, &numel);
+    if (st != PDT_OK)
+        return st;
+    st = pdt_device_check(device);
+    if (st != PDT_OK)
+        return st;
+    pdt_storage *s = calloc(1, sizeof *s);
+    if (!s)
+        return pdt_memory_fail_oom(device, sizeof *s, "storage header");
+    atomic_init(&s->refcount, 1);
+    s->device = device;
+    s->data = data;
+    s->nbytes = nbytes;
+    s->release = release;
+    s->release_ctx = ctx;
+    out->storage = s;
+    out->data = data;
+    out->device = device;
+    out->dtype = dtype;
+    out->ndim = ndim;
+    out->offset = 0;
+    memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
+    memcpy(out->strides, strides, (size_t)ndim * sizeof *strides);
+    return PDT_OK;
+}
+
+void pdt_tensor_share(pdt_tensor *out, const pdt_tensor *src)
+{
+    if (src->storage)
+        atomic_fetch_add(&src->storage->refcount, 1);
+    if (out != src)
+        memcpy(out, src, sizeof *out);
+}
+
+void pdt_tensor_release(pdt_tensor *t)
+{
+    pdt_storage *s = t->storage;
+    memset(t, 0, sizeof *t);
+    storage_decref(s);
+}
+
+int pdt_tensor_is_pinned(const pdt_tensor *t)
+{
+    return t->storage && (t->storage->flags & PDT_STORAGE_PINNED);
+}
+
+size_t pdt_tensor_storage_nbytes(const pdt_tensor *t) { return t->storage ? t->storage->nbytes : 0; }
+
+long pdt_tensor_storage_refcount(const pdt_tensor *t)
+{
+    return t->storage ? atomic_load(&t->storage->refcount) : 0;
+}

@@ -1,0 +1,108 @@
+/* cpu_backend.c - the CPU's table: 64-byte aligned memory, memcpy copies, the
+ * machine's name and memory for the device table. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu_blas.h"
+#include "cpu_kernels.h"
+
+static int cpu_device_count(void) { return 1; }
+
+static pdt_status cpu_properties(int index, pdt_device_props *out)
+{
+    (void)index;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *colon = strchr(line, ':');
+                if (colon) {
+                    colon += colon[1] == ' ' ? 2 : 1;
+                    colon[strcspn(colon, "\n")] = '\0';
+                    snprintf(out->name, sizeof out->name, "%s", colon);
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    out->total_memory = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    out->multiprocessors = cores > 0 ? (int)cores : 1;
+    return PDT_OK;
+}
+
+static pdt_status cpu_mem_info(int index, size_t *free_bytes, size_t *total_bytes)
+{
+    (void)index;
+    long avail = sysconf(_SC_AVPHYS_PAGES), pages = sysconf(_SC_PHYS_PAGES),
+         page = sysconf(_SC_PAGESIZE);
+    *free_bytes = avail > 0 && page > 0 ? (size_t)avail * (size_t)page : 0;
+    *total_bytes = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+    return PDT_OK;
+}
+
+static pdt_status cpu_synchronize(int index)
+{
+    (void)index;
+    return PDT_OK;
+}
+
+static void cpu_versions(int *driver, int *runtime) { *driver = *runtime = 0; }
+
+#define PDT_CPU_ALIGN 64
+
+static pdt_status cpu_alloc(int index, size_t nbytes, void **out)
+{
+    (void)index;
+    size_t rounded = (nbytes + PDT_CPU_ALIGN - 1) / PDT_CPU_ALIGN * PDT_CPU_ALIGN;
+    void *p = rounded >= nbytes ? aligned_alloc(PDT_CPU_ALIGN, rounded) : NULL;
+    if (!p)
+        return pdt_fail(PDT_ERR_OOM, "aligned_alloc of %zu bytes failed", nbytes);
+    *out = p;
+    return PDT_OK;
+}
+
+static void cpu_free(int index, void *ptr, size_t nbytes)
+{
+    (void)index, (void)nbytes;
+    free(ptr);
+}
+
+static pdt_status cpu_copy_bytes(pdt_copy_kind kind, int dst_index, void *dst, int src_index,
+                                 const void *src, size_t nbytes, int flags)
+{
+    (void)kind, (void)dst_index, (void)src_index, (void)flags;
+    memmove(dst, src, nbytes);
+    return PDT_OK;
+}
+
+const pdt_backend pdt_cpu_backend = {
+    .kind = PDT_CPU,
+    .name = "cpu",
+    .device_count = cpu_device_count,
+    .unavailable_reason = NULL,
+    .properties = cpu_properties,
+    .mem_info = cpu_mem_info,
+    .synchronize = cpu_synchronize,
+    .versions = cpu_versions,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .reserved = NULL,
+    .empty_cache = NULL,
+    .host_alloc = NULL,
+    .host_free = NULL,
+    .copy_bytes = cpu_copy_bytes,
+    .fill = pdt_cpu_fill,
+    .copy_cast = pdt_cpu_copy_cast,
+    .arange = pdt_cpu_arange,
+    .random = pdt_cpu_random,
+    .describe = pdt_cpu_blas_describe,
+};

@@ -1,0 +1,173 @@
+/* cpu_kernels.c - the CPU backend's kernels: fill, cast-copy, arange and the
+ * Philox random fills (the same functions the CUDA kernels compute). */
+#include "cpu_kernels.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu_iter.h"
+#include "pdt_philox.h"
+
+/* ---- conversions between the five dtypes ---- */
+
+#define TO_BOOL(x) ((uint8_t)((x) != 0))
+#define TO_SAME(x) (x)
+
+/* Row kernels for dst type D from src type S: d: (n,) stride ds; s: (n,) stride ss. */
+#define CAST_ROW(NAME, D, S, CONV)                                                            \
+    static void NAME(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)           \
+    {                                                                                          \
+        (void)ctx;                                                                             \
+        for (int64_t i = 0; i < n; i++)                                                        \
+            *(D *)(d + i * ds) = (D)CONV(*(const S *)(s + i * ss));                            \
+    }
+
+#define CAST_ROWS_FROM(S, SN)                                                                  \
+    CAST_ROW(cast_##SN##_to_bool, uint8_t, S, TO_BOOL)                                         \
+    CAST_ROW(cast_##SN##_to_i32, int32_t, S, TO_SAME)                                          \
+    CAST_ROW(cast_##SN##_to_i64, int64_t, S, TO_SAME)                                          \
+    CAST_ROW(cast_##SN##_to_f32, float, S, TO_SAME)                                            \
+    CAST_ROW(cast_##SN##_to_f64, double, S, TO_SAME)
+
+CAST_ROWS_FROM(uint8_t, bool)
+CAST_ROWS_FROM(int32_t, i32)
+CAST_ROWS_FROM(int64_t, i64)
+CAST_ROWS_FROM(float, f32)
+CAST_ROWS_FROM(double, f64)
+
+#define CAST_ROW_TABLE(SN)                                                                     \
+    {cast_##SN##_to_bool, cast_##SN##_to_i32, cast_##SN##_to_i64, cast_##SN##_to_f32,          \
+     cast_##SN##_to_f64}
+
+/* cast_rows[src][dst], in pdt_dtype order */
+static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {
+    CAST_ROW_TABLE(bool), CAST_ROW_TABLE(i32), CAST_ROW_TABLE(i64), CAST_ROW_TABLE(f32),
+    CAST_ROW_TABLE(f64)};
+
+static void copy_row(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
+{
+    size_t elsize = *(const size_t *)ctx;
+    if (ds == (int64_t)elsize && ss == (int64_t)elsize) {
+        memcpy(d, s, (size_t)n * elsize);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        memcpy(d + i * ds, s + i * ss, elsize);
+}
+
+pdt_status pdt_cpu_copy_cast(const pdt_tensor *dst, const pdt_tensor *src)
+{
+    if (dst->dtype == src->dtype) {
+        size_t elsize = pdt_dtype_size(dst->dtype);
+        pdt_cpu_for_each_row(dst, src, copy_row, &elsize);
+    } else {
+        pdt_cpu_for_each_row(dst, src, cast_rows[src->dtype][dst->dtype], NULL);
+    }
+    return PDT_OK;
+}
+
+/* ---- fill ---- */
+
+typedef union fill_value {
+    uint8_t b;
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+} fill_value;
+
+#define FILL_ROW(NAME, T, FIELD)                                                               \
+    static void NAME(char *d, int64_t ds, char *unused, int64_t us, int64_t n, void *ctx)      \
+    {                                                                                          \
+        (void)unused, (void)us;                                                                \
+        T v = ((const fill_value *)ctx)->FIELD;                                                \
+        if (ds == (int64_t)sizeof(T)) {                                                        \
+            T *p = (T *)d;                                                                     \
+            for (int64_t i = 0; i < n; i++)                                                    \
+                p[i] = v;                                                                      \
+        } else {                                                                               \
+            for (int64_t i = 0; i < n; i++)                                                    \
+                *(T *)(d + i * ds) = v;                                                        \
+        }                                                                                      \
+    }
+FILL_ROW(fill_bool, uint8_t, b)
+FILL_ROW(fill_i32, int32_t, i32)
+FILL_ROW(fill_i64, int64_t, i64)
+FILL_ROW(fill_f32, float, f32)
+FILL_ROW(fill_f64, double, f64)
+
+static const pdt_cpu_row_fn fill_rows[PDT_NUM_DTYPES] = {fill_bool, fill_i32, fill_i64, fill_f32,
+                                                         fill_f64};
+
+pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value)
+{
+    fill_value v;
+    switch (dst->dtype) {
+    case PDT_BOOL: v.b = value.is_float ? value.f != 0 : value.i != 0; break;
+    case PDT_INT32: v.i32 = value.is_float ? (int32_t)value.f : (int32_t)value.i; break;
+    case PDT_INT64: v.i64 = value.is_float ? (int64_t)value.f : value.i; break;
+    case PDT_FLOAT32: v.f32 = value.is_float ? (float)value.f : (float)value.i; break;
+    case PDT_FLOAT64: v.f64 = value.is_float ? value.f : (double)value.i; break;
+    }
+    pdt_cpu_for_each_row(dst, NULL, fill_rows[dst->dtype], &v);
+    return PDT_OK;
+}
+
+/* ---- arange: dst (n,) contiguous ---- */
+
+pdt_status pdt_cpu_arange(const pdt_tensor *dst, double start, double step)
+{
+    int64_t n = dst->shape[0];
+    char *p = pdt_tensor_ptr(dst);
+    for (int64_t i = 0; i < n; i++) {
+        double v = start + (double)i * step;
+        switch (dst->dtype) {
+        case PDT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+        case PDT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+        case PDT_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+        case PDT_FLOAT32: ((float *)p)[i] = (float)v; break;
+        case PDT_FLOAT64: ((double *)p)[i] = v; break;
+        }
+    }
+    return PDT_OK;
+}
+
+/* ---- random: Note [Philox layout] in pdt_philox.h; dst (n,) contiguous ---- */
+
+pdt_status pdt_cpu_random(const pdt_tensor *dst, const pdt_random_spec *spec)
+{
+    int64_t n = pdt_tensor_numel(dst);
+    char *p = pdt_tensor_ptr(dst);
+    if (spec->kind == PDT_RANDOM_UNIFORM && dst->dtype == PDT_FLOAT32) {
+        float *out = (float *)p, a = (float)spec->a, b = (float)spec->b;
+        for (int64_t blk = 0; blk * 4 < n; blk++) {
+            pdt_u32x4 r = pdt_philox_block(spec->seed, spec->offset + (uint64_t)blk);
+            for (int lane = 0; lane < 4 && blk * 4 + lane < n; lane++)
+                out[blk * 4 + lane] = pdt_uniform_f32(r.v[lane], a, b);
+        }
+        return PDT_OK;
+    }
+    for (int64_t blk = 0; blk * 2 < n; blk++) {
+        pdt_u32x4 r = pdt_philox_block(spec->seed, spec->offset + (uint64_t)blk);
+        for (int half = 0; half < 2 && blk * 2 + half < n; half++) {
+            int64_t i = blk * 2 + half;
+            uint32_t lo = r.v[2 * half], hi = r.v[2 * half + 1];
+            double v = 0;
+            int64_t iv = 0;
+            switch (spec->kind) {
+            case PDT_RANDOM_UNIFORM: v = pdt_uniform_f64(lo, hi, spec->a, spec->b); break;
+            case PDT_RANDOM_NORMAL: v = pdt_normal_f64(lo, hi, spec->a, spec->b); break;
+            case PDT_RANDOM_INT: iv = pdt_randint(lo, hi, spec->low, spec->high); break;
+            }
+            int is_int = spec->kind == PDT_RANDOM_INT;
+            switch (dst->dtype) {
+            case PDT_BOOL: ((uint8_t *)p)[i] = is_int ? iv != 0 : v != 0; break;
+            case PDT_INT32: ((int32_t *)p)[i] = is_int ? (int32_t)iv : (int32_t)v; break;
+            case PDT_INT64: ((int64_t *)p)[i] = is_int ? iv : (int64_t)v; break;
+            case PDT_FLOAT32: ((float *)p)[i] = is_int ? (float)iv : (float)v; break;
+            case PDT_FLOAT64: ((double *)p)[i] = is_int ? (double)iv : v; break;
+            }
+        }
+    }
+    return PDT_OK;
+}

@@ -1,0 +1,115 @@
+/* args.c - argument helpers shared by the binding files (see args.h). */
+#include "args.h"
+
+#include <string.h>
+
+int pdt_parse_keywords(const char *fname, PyObject *const *kwvalues, PyObject *kwnames,
+                       const char *const *names, PyObject **out)
+{
+    if (!kwnames)
+        return 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+        if (!key)
+            return -1;
+        int found = 0;
+        for (int i = 0; names[i]; i++) {
+            if (strcmp(key, names[i]) == 0) {
+                if (out[i]) {
+                    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'",
+                                 fname, key);
+                    return -1;
+                }
+                out[i] = kwvalues[k];
+                found = 1;
+                break;
+            }
+        }
+        if (!found) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", fname,
+                         key);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int pdt_parse_bool(PyObject *obj, int dflt, const char *what, int *out)
+{
+    (void)what;
+    if (!obj || obj == Py_None) {
+        *out = dflt;
+        return 0;
+    }
+    int v = PyObject_IsTrue(obj);
+    if (v < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int pdt_parse_int64(PyObject *obj, const char *what, int64_t *out)
+{
+    if (PyBool_Check(obj) || !PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, got %.100s", what,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyObject *index = PyNumber_Index(obj);
+    if (!index)
+        return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+    if (overflow) {
+        PyErr_Format(PyExc_OverflowError, "%s does not fit in 64 bits", what);
+        return -1;
+    }
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out)
+{
+    memset(out, 0, sizeof *out);
+    if (PyBool_Check(obj)) {
+        out->i = obj == Py_True;
+        return 0;
+    }
+    if (PyLong_Check(obj)) {
+        int overflow = 0;
+        out->i = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (overflow) {
+            PyErr_Format(PyExc_OverflowError, "%s: the integer %R does not fit in 64 bits", what,
+                         obj);
+            return -1;
+        }
+        return out->i == -1 && PyErr_Occurred() ? -1 : 0;
+    }
+    if (PyFloat_Check(obj)) {
+        out->is_float = 1;
+        out->f = PyFloat_AS_DOUBLE(obj);
+        return 0;
+    }
+    if (PyIndex_Check(obj)) { /* NumPy integers */
+        int64_t v;
+        if (pdt_parse_int64(obj, what, &v) < 0)
+            return -1;
+        out->i = v;
+        return 0;
+    }
+    if (PyNumber_Check(obj) && !PyComplex_Check(obj)) { /* NumPy floats */
+        double d = PyFloat_AsDouble(obj);
+        if (d == -1.0 && PyErr_Occurred())
+            return -1;
+        out->is_float = 1;
+        out->f = d;
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "%s must be a real number (bool, int or float), got %.100s",
+                 what, Py_TYPE(obj)->tp_name);
+    return -1;
+}

@@ -1,0 +1,22 @@
+/* args.h - small helpers for METH_FASTCALL | METH_KEYWORDS entry points:
+ * keyword lookup by name with a clear error for unknown keywords. */
+#ifndef PDT_ARGS_H
+#define PDT_ARGS_H
+
+#include "pdt_module.h"
+
+/* For each keyword in kwnames (values at kwvalues), stores the value in
+ * out[i] where names[i] matches; an unknown keyword or a keyword given twice
+ * raises TypeError naming fname.  names is NULL-terminated; out[] must be
+ * pre-set (NULL for "not given"). */
+int pdt_parse_keywords(const char *fname, PyObject *const *kwvalues, PyObject *kwnames,
+                       const char *const *names, PyObject **out);
+
+/* A bool-ish keyword value (None/absent -> dflt). */
+int pdt_parse_bool(PyObject *obj, int dflt, const char *what, int *out);
+/* A Python int (not bool) to int64 with a message naming what. */
+int pdt_parse_int64(PyObject *obj, const char *what, int64_t *out);
+/* A Python number to a pdt_scalar (bool and int -> integer, float -> float). */
+int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out);
+
+#endif /* PDT_ARGS_H */

@@ -1,0 +1,159 @@
+/* dtype_object.c - pydevtensor.float32 and friends: one singleton per dtype.
+ * Anything naming a dtype is accepted where a dtype is: the singletons, their
+ * names ('float32'), NumPy dtypes and scalar types (np.float64). */
+#include "pdt_module.h"
+
+#include <string.h>
+
+PyObject *pdt_dtype_object(pdt_state *S, pdt_dtype dt) { return Py_NewRef(S->dtypes[dt]); }
+
+static int dtype_from_name(const char *name, int *out)
+{
+    static const struct {
+        const char *name;
+        pdt_dtype dt;
+    } aliases[] = {{"bool", PDT_BOOL},       {"int32", PDT_INT32},     {"int", PDT_INT32},
+                   {"int64", PDT_INT64},     {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
+                   {"float", PDT_FLOAT32},   {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
+                   {"bool_", PDT_BOOL}};
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strcmp(name, aliases[i].name) == 0) {
+            *out = aliases[i].dt;
+            return 0;
+        }
+    return -1;
+}
+
+int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
+{
+    if (obj == NULL || obj == Py_None) {
+        *out = dflt;
+        return 0;
+    }
+    if (Py_IS_TYPE(obj, S->dtype_type)) {
+        *out = (int)((PdtDTypeObject *)obj)->dtype;
+        return 0;
+    }
+    if (PyUnicode_Check(obj)) {
+        const char *name = PyUnicode_AsUTF8(obj);
+        if (!name)
+            return -1;
+        if (strncmp(name, "torch.", 6) == 0 || strncmp(name, "pydevtensor.", 12) == 0)
+            name = strchr(name, '.') + 1;
+        if (dtype_from_name(name, out) == 0)
+            return 0;
+        PyErr_Format(PyExc_TypeError,
+                     "unknown dtype %R: expected one of bool, int32, int64, float32, float64",
+                     obj);
+        return -1;
+    }
+    /* NumPy dtypes and scalar types: go through numpy.dtype(obj).name. */
+    PyObject *np = PyImport_ImportModule("numpy");
+    if (!np)
+        return -1;
+    PyObject *npdt = PyObject_CallMethod(np, "dtype", "O", obj);
+    Py_DECREF(np);
+    if (!npdt) {
+        PyErr_Clear();
+        goto unknown;
+    }
+    PyObject *name = PyObject_GetAttrString(npdt, "name");
+    Py_DECREF(npdt);
+    if (!name)
+        return -1;
+    int rc = PyUnicode_Check(name) ? dtype_from_name(PyUnicode_AsUTF8(name), out) : -1;
+    Py_DECREF(name);
+    if (rc == 0)
+        return 0;
+unknown:
+    PyErr_Format(PyExc_TypeError,
+                 "unknown dtype %R: expected pydevtensor.float32, float64, int32, int64 or "
+                 "bool (or its name)",
+                 obj);
+    return -1;
+}
+
+static PyObject *dtype_repr(PyObject *self)
+{
+    return PyUnicode_FromFormat("pydevtensor.%s", pdt_dtype_name(((PdtDTypeObject *)self)->dtype));
+}
+
+static PyObject *dtype_get_itemsize(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromSize_t(pdt_dtype_size(((PdtDTypeObject *)self)->dtype));
+}
+
+static PyObject *dtype_get_is_floating(PyObject *self, void *c)
+{
+    (void)c;
+    return PyBool_FromLong(pdt_dtype_is_floating(((PdtDTypeObject *)self)->dtype));
+}
+
+static PyObject *dtype_get_name(PyObject *self, void *c)
+{
+    (void)c;
+    return PyUnicode_FromString(pdt_dtype_name(((PdtDTypeObject *)self)->dtype));
+}
+
+static PyObject *dtype_reduce(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyUnicode_FromString(pdt_dtype_name(((PdtDTypeObject *)self)->dtype));
+}
+
+static void dtype_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyGetSetDef dtype_getset[] = {
+    {"itemsize", dtype_get_itemsize, NULL, "bytes per element", NULL},
+    {"is_floating_point", dtype_get_is_floating, NULL, "True for float32 and float64", NULL},
+    {"name", dtype_get_name, NULL, "'float32', ...", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef dtype_methods[] = {
+    {"__reduce__", dtype_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot dtype_slots[] = {
+    {Py_tp_doc, "An element type: pydevtensor.float32, float64, int32, int64 or bool."},
+    {Py_tp_repr, dtype_repr},
+    {Py_tp_dealloc, dtype_dealloc},
+    {Py_tp_getset, dtype_getset},
+    {Py_tp_methods, dtype_methods},
+    {0, NULL},
+};
+
+static PyType_Spec dtype_spec = {
+    .name = "pydevtensor.dtype",
+    .basicsize = sizeof(PdtDTypeObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = dtype_slots,
+};
+
+int pdt_dtype_type_init(PyObject *module, pdt_state *S)
+{
+    S->dtype_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &dtype_spec, NULL);
+    if (!S->dtype_type || PyModule_AddObjectRef(module, "dtype", (PyObject *)S->dtype_type) < 0)
+        return -1;
+    static const char *const aliases[PDT_NUM_DTYPES] = {NULL, "int", "long", "float", "double"};
+    for (int dt = 0; dt < PDT_NUM_DTYPES; dt++) {
+        PdtDTypeObject *o = PyObject_New(PdtDTypeObject, S->dtype_type);
+        if (!o)
+            return -1;
+        o->dtype = (pdt_dtype)dt;
+        S->dtypes[dt] = (PyObject *)o;
+        if (PyModule_AddObjectRef(module, pdt_dtype_name((pdt_dtype)dt), (PyObject *)o) < 0)
+            return -1;
+        if (aliases[dt] && PyModule_AddObjectRef(module, aliases[dt], (PyObject *)o) < 0)
+            return -1;
+    }
+    S->default_dtype = S->dtypes[PDT_FLOAT32];
+    return 0;
+}

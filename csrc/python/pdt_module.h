@@ -1,0 +1,109 @@
+/* pdt_module.h - what the binding files share: the module state, the object
+ * layouts of device, dtype and Tensor, and the converters every entry point uses.
+ * This is the only layer that includes Python.h; it calls the core through
+ * pdt_ops.h / pdt_runtime.h and never a backend directly. */
+#ifndef PDT_MODULE_H
+#define PDT_MODULE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "pdt_ops.h"
+
+/* ---- objects ---- */
+
+typedef struct {
+    PyObject_HEAD
+    pdt_device device;
+} PdtDeviceObject;
+
+typedef struct {
+    PyObject_HEAD
+    pdt_dtype dtype;
+} PdtDTypeObject;
+
+typedef struct {
+    PyObject_HEAD
+    pdt_tensor t;
+    PyObject *weakreflist;
+} PdtTensorObject;
+
+/* ---- module state (one per module object; see module.c) ---- */
+
+typedef struct {
+    PyTypeObject *device_type;
+    PyTypeObject *dtype_type;
+    PyTypeObject *tensor_type;
+    PyObject *dtypes[PDT_NUM_DTYPES]; /* the dtype singletons */
+    PyObject *default_dtype;          /* borrowed from dtypes[] */
+    /* exceptions */
+    PyObject *OutOfMemoryError; /* subclass of MemoryError */
+    PyObject *TransferError;    /* subclass of RuntimeError */
+    PyObject *DeviceError;      /* subclass of RuntimeError */
+    /* cached device objects, by kind and index */
+    PyObject *devices[PDT_NUM_KINDS][PDT_MAX_DEVICES];
+    PyObject *size_type;  /* pydevtensor.Size, installed by pydevtensor/__init__ */
+} pdt_state;
+
+extern PyModuleDef pdt_module_def;
+
+pdt_state *pdt_state_of_module(PyObject *module);
+/* The state reached from an instance of one of our types (or a subclass). */
+pdt_state *pdt_state_of_type(PyTypeObject *tp);
+
+/* ---- errors (errors.c) ---- */
+
+/* Sets the Python exception for st from the core's last message; returns NULL. */
+PyObject *pdt_raise(pdt_state *S, pdt_status st);
+int pdt_raise_int(pdt_state *S, pdt_status st); /* the same, returning -1 */
+int pdt_errors_init(PyObject *module, pdt_state *S);
+
+/* ---- devices and dtypes (device_object.c, dtype_object.c) ---- */
+
+int pdt_device_type_init(PyObject *module, pdt_state *S);
+/* A (new reference to the) device object for d. */
+PyObject *pdt_device_object(pdt_state *S, pdt_device d);
+/* obj: device, str, int (a CUDA index) or None (-> dflt).  Does not check that
+ * the device exists; pdt_device_check does that at allocation. */
+int pdt_device_from_object(pdt_state *S, PyObject *obj, pdt_device dflt, pdt_device *out);
+
+int pdt_dtype_type_init(PyObject *module, pdt_state *S);
+/* obj: dtype, str, numpy dtype-like, or None (-> dflt, may be -1 for "infer"). */
+int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out);
+PyObject *pdt_dtype_object(pdt_state *S, pdt_dtype dt); /* new reference */
+
+/* ---- tensors (tensor_object.c and friends) ---- */
+
+int pdt_tensor_type_init(PyObject *module, pdt_state *S);
+/* Wraps t (takes over its storage reference) in a new Tensor; on failure
+ * releases t and returns NULL. */
+PyObject *pdt_tensor_wrap_new(pdt_state *S, pdt_tensor *t);
+static inline int pdt_is_tensor(pdt_state *S, PyObject *o)
+{
+    return PyObject_TypeCheck(o, S->tensor_type);
+}
+static inline pdt_tensor *pdt_tensor_of(PyObject *o) { return &((PdtTensorObject *)o)->t; }
+
+/* A size argument list: ints, or a single tuple/list of ints (PyTorch style). */
+int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t *shape,
+                    const char *fname);
+/* "(2, 3)" */
+PyObject *pdt_shape_tuple(const pdt_tensor *t);
+
+/* Creation functions (tensor_create.c), conversions (tensor_convert.c), copies
+ * (tensor_copy.c), queries (queries.c): method tables added to the module. */
+extern PyMethodDef pdt_create_functions[];
+extern PyMethodDef pdt_convert_functions[];
+extern PyMethodDef pdt_query_functions[];
+extern PyMethodDef pdt_tensor_copy_methods[];
+extern PyMethodDef pdt_tensor_convert_methods[];
+extern PyType_Slot pdt_tensor_convert_slots[];
+
+/* Builds a tensor from nested sequences, scalars or buffers (tensor_convert.c). */
+PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device,
+                               int pin);
+
+/* Releases the GIL around work on more than this many elements. */
+#define PDT_GIL_RELEASE_NUMEL 65536
+
+#endif /* PDT_MODULE_H */

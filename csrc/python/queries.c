@@ -1,0 +1,238 @@
+/* queries.c - module functions that ask the core about devices, memory,
+ * transfers and the build: the C side of pydevtensor.cuda, memory stats,
+ * transfer_stats() and build_info().  the modules in pydevtensor/ give them their public
+ * names and shapes. */
+#include "args.h"
+
+static int device_arg(pdt_state *S, PyObject *obj, pdt_device *out)
+{
+    pdt_device dflt = {PDT_CUDA, pdt_current_cuda()};
+    return pdt_device_from_object(S, obj, dflt, out);
+}
+
+static PyObject *q_device_count(PyObject *m, PyObject *kind_obj)
+{
+    (void)m;
+    long kind = PyLong_AsLong(kind_obj);
+    if (kind == -1 && PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLong(pdt_device_count((int)kind));
+}
+
+static PyObject *q_cuda_status(PyObject *m, PyObject *unused)
+{
+    (void)m, (void)unused;
+    const pdt_backend *b = pdt_backend_of(PDT_CUDA);
+    if (!b)
+        return Py_BuildValue("(OO)", Py_False, Py_None);
+    const char *why = b->device_count() > 0 ? NULL : b->unavailable_reason();
+    return Py_BuildValue("(Os)", Py_True, why);
+}
+
+static PyObject *q_check_device(PyObject *m, PyObject *obj)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    pdt_device d;
+    if (device_arg(S, obj, &d) < 0)
+        return NULL;
+    pdt_status st = pdt_device_check(d);
+    return st == PDT_OK ? pdt_device_object(S, d) : pdt_raise(S, st);
+}
+
+static PyObject *q_current_device(PyObject *m, PyObject *unused)
+{
+    (void)m, (void)unused;
+    return PyLong_FromLong(pdt_current_cuda());
+}
+
+static PyObject *q_set_device(PyObject *m, PyObject *obj)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    pdt_device d;
+    if (device_arg(S, obj, &d) < 0)
+        return NULL;
+    if (d.kind != PDT_CUDA) {
+        PyErr_SetString(PyExc_ValueError, "set_device(): expected a CUDA device");
+        return NULL;
+    }
+    pdt_status st = pdt_set_current_cuda(d.index);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *q_properties(PyObject *m, PyObject *obj)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    pdt_device d;
+    pdt_device_props p;
+    if (device_arg(S, obj, &d) < 0)
+        return NULL;
+    pdt_status st = pdt_device_check(d);
+    if (st == PDT_OK)
+        st = pdt_backend_of(d.kind)->properties(d.index, &p);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return Py_BuildValue("{s:s,s:K,s:i,s:i,s:i}", "name", p.name, "total_memory",
+                         (unsigned long long)p.total_memory, "multi_processor_count",
+                         p.multiprocessors, "major", p.major, "minor", p.minor);
+}
+
+static PyObject *q_mem_get_info(PyObject *m, PyObject *obj)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    pdt_device d;
+    size_t free_b = 0, total_b = 0;
+    if (device_arg(S, obj, &d) < 0)
+        return NULL;
+    pdt_status st = pdt_device_check(d);
+    if (st == PDT_OK)
+        st = pdt_backend_of(d.kind)->mem_info(d.index, &free_b, &total_b);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return Py_BuildValue("(KK)", (unsigned long long)free_b, (unsigned long long)total_b);
+}
+
+static PyObject *q_memory_stats(PyObject *m, PyObject *obj)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    pdt_device d;
+    pdt_memory_stats ms;
+    if (device_arg(S, obj, &d) < 0)
+        return NULL;
+    pdt_status st = pdt_memory_get(d, &ms);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return Py_BuildValue("{s:K,s:K,s:K,s:K}", "allocated", (unsigned long long)ms.allocated,
+                         "peak", (unsigned long long)ms.peak, "reserved",
+                         (unsigned long long)ms.reserved, "limit", (unsigned long long)ms.limit);
+}
+
+static PyObject *q_reset_peak(PyObject *m, PyObject *obj)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    pdt_device d;
+    if (device_arg(S, obj, &d) < 0)
+        return NULL;
+    pdt_status st = pdt_memory_reset_peak(d);
+    return st == PDT_OK ? Py_NewRef(Py_None) : pdt_raise(S, st);
+}
+
+static PyObject *q_empty_cache(PyObject *m, PyObject *obj)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    pdt_device d;
+    if (device_arg(S, obj, &d) < 0)
+        return NULL;
+    pdt_status st = pdt_memory_empty_cache(d);
+    return st == PDT_OK ? Py_NewRef(Py_None) : pdt_raise(S, st);
+}
+
+static PyObject *q_set_memory_limit(PyObject *m, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    PyObject *obj;
+    unsigned long long limit;
+    pdt_device d;
+    if (!PyArg_ParseTuple(args, "OK:_set_memory_limit", &obj, &limit) || device_arg(S, obj, &d) < 0)
+        return NULL;
+    pdt_status st = pdt_memory_set_limit(d, limit);
+    return st == PDT_OK ? Py_NewRef(Py_None) : pdt_raise(S, st);
+}
+
+static PyObject *q_synchronize(PyObject *m, PyObject *obj)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    pdt_device d;
+    if (device_arg(S, obj, &d) < 0)
+        return NULL;
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_synchronize(d);
+    Py_END_ALLOW_THREADS
+    return st == PDT_OK ? Py_NewRef(Py_None) : pdt_raise(S, st);
+}
+
+static const char *const transfer_names[5] = {NULL, "host_to_device", "device_to_host",
+                                              "device_to_device", "peer"};
+
+static PyObject *q_transfer_stats(PyObject *m, PyObject *unused)
+{
+    (void)m, (void)unused;
+    pdt_transfer_stats ts;
+    pdt_transfer_stats_get(&ts);
+    PyObject *d = PyDict_New();
+    for (int k = 1; d && k < 5; k++) {
+        PyObject *v = Py_BuildValue("{s:K,s:K}", "count", (unsigned long long)ts.count[k], "bytes",
+                                    (unsigned long long)ts.bytes[k]);
+        if (!v || PyDict_SetItemString(d, transfer_names[k], v) < 0) {
+            Py_XDECREF(v);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(v);
+    }
+    return d;
+}
+
+static PyObject *q_reset_transfer_stats(PyObject *m, PyObject *unused)
+{
+    (void)m, (void)unused;
+    pdt_transfer_stats_reset();
+    Py_RETURN_NONE;
+}
+
+static PyObject *q_versions(PyObject *m, PyObject *unused)
+{
+    (void)m, (void)unused;
+    const pdt_backend *b = pdt_backend_of(PDT_CUDA);
+    int driver = 0, runtime = 0;
+    if (b && b->versions)
+        b->versions(&driver, &runtime);
+    return Py_BuildValue("(ii)", driver, runtime);
+}
+
+static PyObject *q_describe(PyObject *m, PyObject *kind_obj)
+{
+    (void)m;
+    long kind = PyLong_AsLong(kind_obj);
+    if (kind == -1 && PyErr_Occurred())
+        return NULL;
+    const pdt_backend *b = pdt_backend_of((int)kind);
+    char buf[512] = "";
+    if (!b || !b->describe)
+        Py_RETURN_NONE;
+    b->describe(buf, sizeof buf);
+    return PyUnicode_FromString(buf);
+}
+
+static PyObject *q_set_size_type(PyObject *m, PyObject *tp)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    Py_XSETREF(S->size_type, Py_NewRef(tp));
+    Py_RETURN_NONE;
+}
+
+PyMethodDef pdt_query_functions[] = {
+    {"_device_count", q_device_count, METH_O, "_device_count(kind): 0 = cpu, 1 = cuda"},
+    {"_cuda_status", q_cuda_status, METH_NOARGS, "(built_with_cuda, why_unavailable or None)"},
+    {"_check_device", q_check_device, METH_O, "the device object, or the error saying why not"},
+    {"_current_device", q_current_device, METH_NOARGS, NULL},
+    {"_set_device", q_set_device, METH_O, NULL},
+    {"_properties", q_properties, METH_O, NULL},
+    {"_mem_get_info", q_mem_get_info, METH_O, NULL},
+    {"_memory_stats", q_memory_stats, METH_O, NULL},
+    {"_reset_peak", q_reset_peak, METH_O, NULL},
+    {"_empty_cache", q_empty_cache, METH_O, NULL},
+    {"_set_memory_limit", q_set_memory_limit, METH_VARARGS, NULL},
+    {"_synchronize", q_synchronize, METH_O, NULL},
+    {"_versions", q_versions, METH_NOARGS, "(driver, runtime) as 1000*major + 10*minor"},
+    {"_describe", q_describe, METH_O, NULL},
+    {"_set_size_type", q_set_size_type, METH_O, NULL},
+    {"transfer_stats", q_transfer_stats, METH_NOARGS,
+     "transfer_stats()\n--\n\nCounts and bytes of every copy between devices since the last "
+     "reset: host_to_device, device_to_host, device_to_device and peer."},
+    {"reset_transfer_stats", q_reset_transfer_stats, METH_NOARGS,
+     "reset_transfer_stats()\n--\n\nSets every transfer counter to zero."},
+    {NULL, NULL, 0, NULL},
+};

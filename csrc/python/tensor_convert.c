@@ -1,0 +1,574 @@
+/* tensor_convert.c - data in and out of tensors: tensor(data) from nested
+ * sequences, scalars and buffers (NumPy arrays); from_numpy (zero-copy);
+ * the buffer protocol and .numpy() on CPU tensors; tolist(), item(), float(),
+ * int() and bool().  Reading a GPU tensor from the host is a counted copy. */
+#include <string.h>
+
+#include "args.h"
+
+/* ---- nested sequences ---- */
+
+typedef struct {
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    int seen_float, seen_int, seen_bool;
+} infer_state;
+
+static int is_scalar(PyObject *o)
+{
+    return PyFloat_Check(o) || PyLong_Check(o) || (PyNumber_Check(o) && !PySequence_Check(o));
+}
+
+/* Walks the first element at each depth to find the shape. */
+static int infer_shape(PyObject *data, infer_state *st, const char *where)
+{
+    PyObject *o = data;
+    st->ndim = 0;
+    while (PyList_Check(o) || PyTuple_Check(o)) {
+        if (st->ndim == PDT_MAX_DIMS) {
+            PyErr_Format(PyExc_ValueError, "%s: nesting deeper than %d levels", where,
+                         PDT_MAX_DIMS);
+            return -1;
+        }
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+        st->shape[st->ndim++] = n;
+        if (n == 0)
+            break;
+        o = PySequence_Fast_GET_ITEM(o, 0);
+    }
+    return 0;
+}
+
+/* Checks that the nested sequences are rectangular and holds only numbers,
+ * noting which kinds of numbers appear. */
+static int check_nested(PyObject *o, int depth, infer_state *st, const char *where)
+{
+    if (depth == st->ndim) {
+        if (PyBool_Check(o))
+            st->seen_bool = 1;
+        else if (PyFloat_Check(o))
+            st->seen_float = 1;
+        else if (PyLong_Check(o) || PyIndex_Check(o))
+            st->seen_int = 1;
+        else if (PyNumber_Check(o) && !PyComplex_Check(o) && !PySequence_Check(o))
+            st->seen_float = 1;
+        else {
+            PyErr_Format(PyExc_TypeError,
+                         "%s: expected numbers (bool, int or float) in the data, found %.100s at "
+                         "depth %d",
+                         where, Py_TYPE(o)->tp_name, depth);
+            return -1;
+        }
+        return 0;
+    }
+    if (!PyList_Check(o) && !PyTuple_Check(o)) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: ragged nested sequence: expected a sequence of length %lld at depth %d, "
+                     "found %.100s",
+                     where, (long long)st->shape[depth], depth, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    if (n != st->shape[depth]) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: ragged nested sequence: expected length %lld at depth %d, found "
+                     "length %zd",
+                     where, (long long)st->shape[depth], depth, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (check_nested(PySequence_Fast_GET_ITEM(o, i), depth + 1, st, where) < 0)
+            return -1;
+    return 0;
+}
+
+/* Writes the leaves of o, in row-major order, into the CPU buffer at *p. */
+static int write_nested(PyObject *o, int depth, int ndim, pdt_dtype dt, char **p)
+{
+    if (depth < ndim) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (write_nested(PySequence_Fast_GET_ITEM(o, i), depth + 1, ndim, dt, p) < 0)
+                return -1;
+        return 0;
+    }
+    pdt_scalar v;
+    if (pdt_parse_scalar(o, "tensor(): element", &v) < 0)
+        return -1;
+    switch (dt) {
+    case PDT_BOOL: *(uint8_t *)*p = v.is_float ? v.f != 0 : v.i != 0; break;
+    case PDT_INT32:
+        if (!v.is_float && (v.i < INT32_MIN || v.i > INT32_MAX)) {
+            PyErr_Format(PyExc_OverflowError, "tensor(): %lld does not fit in int32",
+                         (long long)v.i);
+            return -1;
+        }
+        *(int32_t *)*p = v.is_float ? (int32_t)v.f : (int32_t)v.i;
+        break;
+    case PDT_INT64: *(int64_t *)*p = v.is_float ? (int64_t)v.f : v.i; break;
+    case PDT_FLOAT32: *(float *)*p = v.is_float ? (float)v.f : (float)v.i; break;
+    case PDT_FLOAT64: *(double *)*p = v.is_float ? v.f : (double)v.i; break;
+    }
+    *p += pdt_dtype_size(dt);
+    return 0;
+}
+
+/* ---- buffers (NumPy arrays and anything with the buffer protocol) ---- */
+
+static int dtype_from_format(const char *fmt, Py_ssize_t itemsize, int *out)
+{
+    if (*fmt == '<' || *fmt == '=' || *fmt == '@')
+        fmt++;
+    if (fmt[0] && fmt[1] == '\0') {
+        switch (fmt[0]) {
+        case '?': *out = PDT_BOOL; return 0;
+        case 'f': *out = PDT_FLOAT32; return itemsize == 4 ? 0 : -1;
+        case 'd': *out = PDT_FLOAT64; return itemsize == 8 ? 0 : -1;
+        case 'i': case 'l': case 'q':
+            if (itemsize == 4) { *out = PDT_INT32; return 0; }
+            if (itemsize == 8) { *out = PDT_INT64; return 0; }
+            return -1;
+        default: return -1;
+        }
+    }
+    return -1;
+}
+
+static void release_buffer(void *ctx)
+{
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyBuffer_Release((Py_buffer *)ctx);
+    PyMem_RawFree(ctx);
+    PyGILState_Release(g);
+}
+
+/* Wraps obj's buffer as a CPU tensor (zero-copy).  writable: ask for a
+ * writable buffer and say so when the exporter refuses. */
+static PyObject *tensor_from_buffer(pdt_state *S, PyObject *obj, int writable, const char *where,
+                                    pdt_tensor *out)
+{
+    Py_buffer *view = PyMem_RawCalloc(1, sizeof *view);
+    if (!view)
+        return PyErr_NoMemory();
+    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) {
+        PyMem_RawFree(view);
+        Py_buffer probe;
+        if (writable && PyObject_GetBuffer(obj, &probe, PyBUF_RECORDS_RO) == 0) {
+            /* readable but not writable: say what to do */
+            PyBuffer_Release(&probe);
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError,
+                         "%s: the array is read-only, and tensors share memory writably; pass "
+                         "a writable array (a.copy()) or use pydevtensor.tensor(a) to copy",
+                         where);
+        }
+        return NULL;
+    }
+    int dt;
+    const char *fmt = view->format ? view->format : "B";
+    int64_t shape[PDT_MAX_DIMS], strides[PDT_MAX_DIMS];
+    if (dtype_from_format(fmt, view->itemsize, &dt) < 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: unsupported element type '%s' (%zd bytes); supported: bool, int32, "
+                     "int64, float32, float64",
+                     where, fmt, view->itemsize);
+        goto fail;
+    }
+    if (view->ndim > PDT_MAX_DIMS) {
+        PyErr_Format(PyExc_ValueError, "%s: %d dimensions, at most %d are supported", where,
+                     view->ndim, PDT_MAX_DIMS);
+        goto fail;
+    }
+    if ((uintptr_t)view->buf % (uintptr_t)view->itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: the array's data is not aligned to its %zd-byte "
+                                       "elements; copy it first (numpy.ascontiguousarray)",
+                     where, view->itemsize);
+        goto fail;
+    }
+    for (int i = 0; i < view->ndim; i++) {
+        shape[i] = view->shape[i];
+        Py_ssize_t s = view->strides ? view->strides[i] : 0;
+        if (s % view->itemsize != 0) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s: stride %zd of dimension %d is not a multiple of the %zd-byte "
+                         "element size",
+                         where, s, i, view->itemsize);
+            goto fail;
+        }
+        strides[i] = s / view->itemsize;
+    }
+    if (!view->strides)
+        pdt_contiguous_strides(view->ndim, shape, strides);
+    pdt_device cpu = {PDT_CPU, 0};
+    /* The storage spans the buffer from its lowest to highest element; a view
+     * with negative strides starts inside it. */
+    int64_t lo = 0, hi = 0;
+    for (int i = 0; i < view->ndim; i++) {
+        if (shape[i] == 0) {
+            lo = hi = 0;
+            break;
+        }
+        int64_t span = (shape[i] - 1) * strides[i];
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    pdt_status st = pdt_tensor_wrap(cpu, (pdt_dtype)dt, view->ndim, shape, strides,
+                                    (char *)view->buf + lo * view->itemsize,
+                                    (size_t)(hi - lo + 1) * (size_t)view->itemsize,
+                                    release_buffer, view, out);
+    if (st != PDT_OK) {
+        pdt_raise(S, st);
+        goto fail;
+    }
+    out->offset = -lo;
+    return Py_None;
+fail:
+    PyBuffer_Release(view);
+    PyMem_RawFree(view);
+    return NULL;
+}
+
+PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin)
+{
+    pdt_tensor src = {0}, out = {0};
+    pdt_status st;
+    int storage_flags = pin ? PDT_STORAGE_PINNED : 0;
+    if (pdt_is_tensor(S, data)) {
+        const pdt_tensor *t = pdt_tensor_of(data);
+        st = pdt_copy_to_new(t, device, dtype >= 0 ? (pdt_dtype)dtype : t->dtype, storage_flags,
+                             0, &out);
+        return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+    }
+    if (!PyList_Check(data) && !PyTuple_Check(data) && PyObject_CheckBuffer(data)) {
+        if (!tensor_from_buffer(S, data, 0, "tensor()", &src))
+            return NULL;
+        st = pdt_copy_to_new(&src, device, dtype >= 0 ? (pdt_dtype)dtype : src.dtype,
+                             storage_flags, 0, &out);
+        pdt_tensor_release(&src);
+        return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+    }
+    if (!PyList_Check(data) && !PyTuple_Check(data) && !is_scalar(data)) {
+        PyErr_Format(PyExc_TypeError,
+                     "tensor(): data must be a number, a nested list or tuple of numbers, a "
+                     "Tensor or an array; got %.100s",
+                     Py_TYPE(data)->tp_name);
+        return NULL;
+    }
+    infer_state inf = {0};
+    if (infer_shape(data, &inf, "tensor()") < 0 || check_nested(data, 0, &inf, "tensor()") < 0)
+        return NULL;
+    int dt = dtype >= 0                    ? dtype
+             : inf.seen_float              ? (int)((PdtDTypeObject *)S->default_dtype)->dtype
+             : inf.seen_int                ? PDT_INT64
+             : inf.seen_bool               ? PDT_BOOL
+                                           : (int)((PdtDTypeObject *)S->default_dtype)->dtype;
+    pdt_device cpu = {PDT_CPU, 0};
+    int direct = device.kind == PDT_CPU && device.index == 0;
+    st = pdt_tensor_empty(cpu, (pdt_dtype)dt, inf.ndim, inf.shape, direct ? storage_flags : 0,
+                          &src);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    char *p = pdt_tensor_ptr(&src);
+    if (write_nested(data, 0, inf.ndim, (pdt_dtype)dt, &p) < 0) {
+        pdt_tensor_release(&src);
+        return NULL;
+    }
+    if (direct)
+        return pdt_tensor_wrap_new(S, &src);
+    st = pdt_copy_to_new(&src, device, (pdt_dtype)dt, storage_flags, 0, &out);
+    pdt_tensor_release(&src);
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
+/* tensor(data, *, dtype=None, device=None, pin_memory=False) */
+static PyObject *f_tensor(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad", "data",
+                                        NULL};
+    PyObject *kw[5] = {NULL};
+    if (pdt_parse_keywords("tensor", args + nargs, kwnames, names, kw) < 0)
+        return NULL;
+    PyObject *data = nargs == 1 ? args[0] : kw[4];
+    if (nargs > 1 || !data || (nargs == 1 && kw[4])) {
+        PyErr_SetString(PyExc_TypeError, "tensor() takes one positional argument, data");
+        return NULL;
+    }
+    int dtype, pin, rg;
+    pdt_device cpu = {PDT_CPU, 0}, device;
+    if (pdt_dtype_from_object(S, kw[0], -1, &dtype) < 0 ||
+        pdt_device_from_object(S, kw[1], cpu, &device) < 0 ||
+        pdt_parse_bool(kw[2], 0, "pin_memory", &pin) < 0 ||
+        pdt_parse_bool(kw[3], 0, "requires_grad", &rg) < 0)
+        return NULL;
+    if (rg) {
+        PyErr_SetString(PyExc_NotImplementedError,
+                        "tensor(): requires_grad=True is not supported (pydevtensor has no "
+                        "autograd)");
+        return NULL;
+    }
+    return pdt_tensor_from_data(S, data, dtype, device, pin);
+}
+
+/* from_numpy(a): a CPU tensor sharing a's memory. */
+static PyObject *f_from_numpy(PyObject *module, PyObject *a)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    if (!PyObject_CheckBuffer(a) || PyList_Check(a) || PyTuple_Check(a)) {
+        PyErr_Format(PyExc_TypeError, "from_numpy(): expected a numpy.ndarray, got %.100s",
+                     Py_TYPE(a)->tp_name);
+        return NULL;
+    }
+    pdt_tensor t;
+    if (!tensor_from_buffer(S, a, 1, "from_numpy()", &t))
+        return NULL;
+    return pdt_tensor_wrap_new(S, &t);
+}
+
+PyMethodDef pdt_convert_functions[] = {
+    {"tensor", (PyCFunction)(void (*)(void))f_tensor, METH_FASTCALL | METH_KEYWORDS,
+     "tensor(data, *, dtype=None, device=None, pin_memory=False)\n--\n\n"
+     "A new tensor holding a copy of data (numbers, nested lists, arrays or tensors).  "
+     "Python ints give int64, floats float32, arrays keep their dtype."},
+    {"from_numpy", f_from_numpy, METH_O,
+     "from_numpy(a)\n--\n\nA CPU tensor sharing a's memory (no copy); writes show both ways."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- out of tensors ---- */
+
+/* A CPU tensor holding t's values: t itself (new view) when it is on a CPU,
+ * else a counted device-to-host copy. */
+static int host_view(pdt_state *S, const pdt_tensor *t, pdt_tensor *out)
+{
+    if (t->device.kind == PDT_CPU) {
+        pdt_tensor_share(out, t);
+        return 0;
+    }
+    pdt_device cpu = {PDT_CPU, 0};
+    pdt_status st = pdt_copy_to_new(t, cpu, t->dtype, 0, 0, out);
+    return st == PDT_OK ? 0 : pdt_raise_int(S, st);
+}
+
+static PyObject *element_object(const char *p, pdt_dtype dt)
+{
+    switch (dt) {
+    case PDT_BOOL: return PyBool_FromLong(*(const uint8_t *)p);
+    case PDT_INT32: return PyLong_FromLong(*(const int32_t *)p);
+    case PDT_INT64: return PyLong_FromLongLong(*(const int64_t *)p);
+    case PDT_FLOAT32: return PyFloat_FromDouble(*(const float *)p);
+    case PDT_FLOAT64: return PyFloat_FromDouble(*(const double *)p);
+    }
+    return NULL;
+}
+
+static PyObject *to_list(const pdt_tensor *t, int depth, const char *p)
+{
+    if (depth == t->ndim)
+        return element_object(p, t->dtype);
+    PyObject *list = PyList_New(t->shape[depth]);
+    if (!list)
+        return NULL;
+    int64_t step = t->strides[depth] * (int64_t)pdt_dtype_size(t->dtype);
+    for (int64_t i = 0; i < t->shape[depth]; i++) {
+        PyObject *item = to_list(t, depth + 1, p + i * step);
+        if (!item) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+    return list;
+}
+
+static PyObject *t_tolist(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    pdt_tensor h;
+    if (!S || host_view(S, pdt_tensor_of(self), &h) < 0)
+        return NULL;
+    PyObject *r = to_list(&h, 0, pdt_tensor_ptr(&h));
+    pdt_tensor_release(&h);
+    return r;
+}
+
+static PyObject *scalar_value(PyObject *self, const char *what)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (!S)
+        return NULL;
+    if (pdt_tensor_numel(t) != 1) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: only a tensor with one element can be converted to a Python scalar; "
+                     "this one has %lld elements",
+                     what, (long long)pdt_tensor_numel(t));
+        return NULL;
+    }
+    pdt_tensor h;
+    if (host_view(S, t, &h) < 0)
+        return NULL;
+    PyObject *r = element_object(pdt_tensor_ptr(&h), h.dtype);
+    pdt_tensor_release(&h);
+    return r;
+}
+
+static PyObject *t_item(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return scalar_value(self, "item()");
+}
+
+static PyObject *t_float_scalar(PyObject *self)
+{
+    PyObject *v = scalar_value(self, "float()");
+    if (!v)
+        return NULL;
+    PyObject *r = PyNumber_Float(v);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *t_int_scalar(PyObject *self)
+{
+    PyObject *v = scalar_value(self, "int()");
+    if (!v)
+        return NULL;
+    PyObject *r = PyNumber_Long(v);
+    Py_DECREF(v);
+    return r;
+}
+
+static int t_bool_scalar(PyObject *self)
+{
+    PyObject *v = scalar_value(self, "bool()");
+    if (!v)
+        return -1;
+    int r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* ---- the buffer protocol (CPU tensors only) ---- */
+
+static const char *const buffer_formats[PDT_NUM_DTYPES] = {"?", "i", "q", "f", "d"};
+
+static int t_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (t->device.kind != PDT_CPU) {
+        char name[32];
+        PyErr_Format(PyExc_BufferError,
+                     "a %s tensor has no host buffer: call .cpu() first, which copies to the "
+                     "host",
+                     pdt_device_str(t->device, name, sizeof name));
+        return -1;
+    }
+    Py_ssize_t *dims = PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (size_t)(t->ndim ? t->ndim : 1));
+    if (!dims) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t itemsize = (Py_ssize_t)pdt_dtype_size(t->dtype);
+    for (int i = 0; i < t->ndim; i++) {
+        dims[i] = (Py_ssize_t)t->shape[i];
+        dims[t->ndim + i] = (Py_ssize_t)t->strides[i] * itemsize;
+    }
+    if (!(flags & PyBUF_STRIDES) && !pdt_tensor_is_contiguous(t)) {
+        PyMem_Free(dims);
+        PyErr_SetString(PyExc_BufferError, "the tensor is not contiguous; ask for a strided buffer");
+        return -1;
+    }
+    view->buf = pdt_tensor_ptr(t);
+    view->obj = Py_NewRef(self);
+    view->len = (Py_ssize_t)pdt_tensor_numel(t) * itemsize;
+    view->readonly = 0;
+    view->itemsize = itemsize;
+    view->format = (flags & PyBUF_FORMAT) ? (char *)buffer_formats[t->dtype] : NULL;
+    view->ndim = t->ndim;
+    view->shape = (flags & PyBUF_ND) ? dims : NULL;
+    view->strides = (flags & PyBUF_STRIDES) ? dims + t->ndim : NULL;
+    view->suboffsets = NULL;
+    view->internal = dims;
+    return 0;
+}
+
+static void t_releasebuffer(PyObject *self, Py_buffer *view)
+{
+    (void)self;
+    PyMem_Free(view->internal);
+}
+
+/* numpy(*, force=False) */
+static PyObject *t_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    static const char *const names[] = {"force", NULL};
+    PyObject *kw[1] = {NULL};
+    int force;
+    if (nargs > 0) {
+        PyErr_SetString(PyExc_TypeError, "numpy() takes only the keyword argument force");
+        return NULL;
+    }
+    if (pdt_parse_keywords("numpy", args, kwnames, names, kw) < 0 ||
+        pdt_parse_bool(kw[0], 0, "force", &force) < 0)
+        return NULL;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    const pdt_tensor *t = pdt_tensor_of(self);
+    PyObject *holder = Py_NewRef(self);
+    if (t->device.kind != PDT_CPU) {
+        char name[32];
+        if (!force) {
+            Py_DECREF(holder);
+            PyErr_Format(PyExc_TypeError,
+                         "can't convert %s tensor to NumPy without a device-to-host copy; call "
+                         ".cpu() first, or pydevtensor.to_numpy(t)",
+                         pdt_device_str(t->device, name, sizeof name));
+            return NULL;
+        }
+        pdt_tensor h;
+        if (host_view(S, t, &h) < 0) {
+            Py_DECREF(holder);
+            return NULL;
+        }
+        Py_SETREF(holder, pdt_tensor_wrap_new(S, &h));
+        if (!holder)
+            return NULL;
+    }
+    PyObject *np = PyImport_ImportModule("numpy");
+    if (!np) {
+        Py_DECREF(holder);
+        return NULL;
+    }
+    PyObject *mv = PyMemoryView_FromObject(holder);
+    Py_DECREF(holder);
+    PyObject *arr = mv ? PyObject_CallMethod(np, "asarray", "O", mv) : NULL;
+    Py_XDECREF(mv);
+    Py_DECREF(np);
+    return arr;
+}
+
+PyMethodDef pdt_tensor_convert_methods[] = {
+    {"tolist", t_tolist, METH_NOARGS,
+     "tolist()\n--\n\nThe values as nested Python lists (a counted copy for GPU tensors)."},
+    {"item", t_item, METH_NOARGS,
+     "item()\n--\n\nThe one value as a Python number (a counted copy for GPU tensors)."},
+    {"numpy", (PyCFunction)(void (*)(void))t_numpy, METH_FASTCALL | METH_KEYWORDS,
+     "numpy(*, force=False)\n--\n\n"
+     "A NumPy array sharing a CPU tensor's memory.  A GPU tensor raises TypeError "
+     "unless force=True, which copies to the host."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyType_Slot pdt_tensor_convert_slots[] = {
+    {Py_nb_float, t_float_scalar},
+    {Py_nb_int, t_int_scalar},
+    {Py_nb_bool, t_bool_scalar},
+    {Py_bf_getbuffer, t_getbuffer},
+    {Py_bf_releasebuffer, t_releasebuffer},
+    {0, NULL},
+};

@@ -1,0 +1,285 @@
+/* tensor_copy.c - the copying methods: to(), cuda(), cpu(), clone(), copy_(),
+ * contiguous(), type(), pin_memory() and float()/double()/int()/long()/bool().
+ * A tensor already where it is asked to be comes back itself (X.cpu() is X)
+ * unless copy=True.  Every copy goes through pdt_copy(), which counts it. */
+#include "args.h"
+
+/* Copies src into a new tensor on device with dtype.  The GIL is released for
+ * large tensors. */
+static PyObject *copy_new(pdt_state *S, const pdt_tensor *src, pdt_device device, pdt_dtype dtype,
+                          int storage_flags, int copy_flags)
+{
+    pdt_tensor out;
+    pdt_status st;
+    if (pdt_tensor_numel(src) > PDT_GIL_RELEASE_NUMEL || device.kind != src->device.kind) {
+        Py_BEGIN_ALLOW_THREADS
+        st = pdt_copy_to_new(src, device, dtype, storage_flags, copy_flags, &out);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = pdt_copy_to_new(src, device, dtype, storage_flags, copy_flags, &out);
+    }
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
+/* self itself when nothing changes (and copy is off), else a copy. */
+static PyObject *to_impl(PyObject *self, pdt_device device, pdt_dtype dtype, int non_blocking,
+                         int copy)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (!S)
+        return NULL;
+    if (!copy && pdt_device_eq(device, t->device) && dtype == t->dtype)
+        return Py_NewRef(self);
+    return copy_new(S, t, device, dtype, 0, non_blocking ? PDT_COPY_NON_BLOCKING : 0);
+}
+
+/* to(device=None, dtype=None, non_blocking=False, copy=False), also to(dtype),
+ * to(device, dtype) and to(other_tensor), as in PyTorch. */
+static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"device", "dtype", "non_blocking", "copy", NULL};
+    PyObject *kw[4] = {NULL};
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (!S || pdt_parse_keywords("to", args + nargs, kwnames, names, kw) < 0)
+        return NULL;
+    pdt_device device = t->device;
+    int dtype = (int)t->dtype, non_blocking, copy;
+    int got_device = 0, got_dtype = 0;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        PyObject *a = args[i];
+        if (pdt_is_tensor(S, a) && nargs == 1) {
+            device = pdt_tensor_of(a)->device;
+            dtype = (int)pdt_tensor_of(a)->dtype;
+            got_device = got_dtype = 1;
+        } else if (Py_IS_TYPE(a, S->dtype_type) && !got_dtype) {
+            dtype = (int)((PdtDTypeObject *)a)->dtype;
+            got_dtype = 1;
+        } else if (!got_device && !got_dtype && i == 0) {
+            if (pdt_device_from_object(S, a, device, &device) < 0) {
+                /* a string may name a dtype instead: to('float64') */
+                PyObject *et, *ev, *tb;
+                PyErr_Fetch(&et, &ev, &tb);
+                if (PyUnicode_Check(a) && pdt_dtype_from_object(S, a, -1, &dtype) == 0) {
+                    Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
+                    got_dtype = 1;
+                    continue;
+                }
+                PyErr_Clear();
+                PyErr_Restore(et, ev, tb);
+                return NULL;
+            }
+            got_device = 1;
+        } else if (i == 1 && got_device && !got_dtype) {
+            if (pdt_dtype_from_object(S, a, -1, &dtype) < 0)
+                return NULL;
+            got_dtype = 1;
+        } else if (!kw[2] && PyBool_Check(a)) {
+            kw[2] = a; /* to(device, dtype, non_blocking) */
+        } else {
+            PyErr_SetString(PyExc_TypeError,
+                            "to() takes (device=None, dtype=None, non_blocking=False, "
+                            "copy=False), (dtype) or (tensor)");
+            return NULL;
+        }
+    }
+    if (kw[0] && (got_device || pdt_device_from_object(S, kw[0], device, &device) < 0)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "to() got the device twice");
+        return NULL;
+    }
+    if (kw[1] && (got_dtype || pdt_dtype_from_object(S, kw[1], dtype, &dtype) < 0)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "to() got the dtype twice");
+        return NULL;
+    }
+    if (pdt_parse_bool(kw[2], 0, "non_blocking", &non_blocking) < 0 ||
+        pdt_parse_bool(kw[3], 0, "copy", &copy) < 0)
+        return NULL;
+    return to_impl(self, device, (pdt_dtype)dtype, non_blocking, copy);
+}
+
+/* cuda(device=None, non_blocking=False) */
+static PyObject *t_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    static const char *const names[] = {"device", "non_blocking", NULL};
+    PyObject *kw[2] = {NULL};
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S || pdt_parse_keywords("cuda", args + nargs, kwnames, names, kw) < 0)
+        return NULL;
+    if (nargs > 2 || (nargs >= 1 && kw[0]) || (nargs == 2 && kw[1])) {
+        PyErr_SetString(PyExc_TypeError, "cuda() takes (device=None, non_blocking=False)");
+        return NULL;
+    }
+    PyObject *dev_obj = nargs >= 1 ? args[0] : kw[0];
+    PyObject *nb_obj = nargs == 2 ? args[1] : kw[1];
+    pdt_device current = {PDT_CUDA, pdt_current_cuda()}, device;
+    int non_blocking;
+    if (pdt_device_from_object(S, dev_obj, current, &device) < 0 ||
+        pdt_parse_bool(nb_obj, 0, "non_blocking", &non_blocking) < 0)
+        return NULL;
+    if (device.kind != PDT_CUDA) {
+        char name[32];
+        PyErr_Format(PyExc_ValueError, "cuda(): expected a CUDA device, got %s",
+                     pdt_device_str(device, name, sizeof name));
+        return NULL;
+    }
+    return to_impl(self, device, pdt_tensor_of(self)->dtype, non_blocking, 0);
+}
+
+/* cpu(): self when already in host memory (any CPU device). */
+static PyObject *t_cpu(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (t->device.kind == PDT_CPU)
+        return Py_NewRef(self);
+    pdt_device cpu = {PDT_CPU, 0};
+    return to_impl(self, cpu, t->dtype, 0, 0);
+}
+
+static PyObject *t_clone(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    const pdt_tensor *t = pdt_tensor_of(self);
+    return to_impl(self, t->device, t->dtype, 0, 1);
+}
+
+static PyObject *t_contiguous(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (pdt_tensor_is_contiguous(t))
+        return Py_NewRef(self);
+    return to_impl(self, t->device, t->dtype, 0, 1);
+}
+
+/* copy_(src, non_blocking=False): writes src's values (any device or dtype, same
+ * shape) into self; returns self. */
+static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    static const char *const names[] = {"src", "non_blocking", NULL};
+    PyObject *kw[2] = {NULL};
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S || pdt_parse_keywords("copy_", args + nargs, kwnames, names, kw) < 0)
+        return NULL;
+    PyObject *src = nargs >= 1 ? args[0] : kw[0];
+    PyObject *nb = nargs >= 2 ? args[1] : kw[1];
+    int non_blocking;
+    if (!src || nargs > 2 || pdt_parse_bool(nb, 0, "non_blocking", &non_blocking) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "copy_() takes (src, non_blocking=False)");
+        return NULL;
+    }
+    if (!pdt_is_tensor(S, src)) {
+        PyErr_Format(PyExc_TypeError, "copy_(): src must be a Tensor, got %.100s",
+                     Py_TYPE(src)->tp_name);
+        return NULL;
+    }
+    const pdt_tensor *d = pdt_tensor_of(self), *s = pdt_tensor_of(src);
+    pdt_status st;
+    if (d->storage == s->storage && d->data == s->data && d->offset == s->offset &&
+        d->dtype == s->dtype && pdt_tensor_is_contiguous(d) && pdt_tensor_is_contiguous(s))
+        return Py_NewRef(self); /* x.copy_(x) */
+    /* A source overlapping the destination is copied out first, so that the
+     * destination is never read half-written. */
+    pdt_tensor tmp = {0};
+    if (d->storage == s->storage) {
+        st = pdt_copy_to_new(s, s->device, s->dtype, 0, 0, &tmp);
+        if (st != PDT_OK)
+            return pdt_raise(S, st);
+        s = &tmp;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_copy(d, s, non_blocking ? PDT_COPY_NON_BLOCKING : 0);
+    Py_END_ALLOW_THREADS
+    pdt_tensor_release(&tmp);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return Py_NewRef(self);
+}
+
+/* type(dtype=None): the type name, or a conversion. */
+static PyObject *t_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    static const char *const names[] = {"dtype", "non_blocking", NULL};
+    static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor", "IntTensor", "LongTensor",
+                                                           "FloatTensor", "DoubleTensor"};
+    PyObject *kw[2] = {NULL};
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (!S || pdt_parse_keywords("type", args + nargs, kwnames, names, kw) < 0)
+        return NULL;
+    PyObject *dt_obj = nargs >= 1 ? args[0] : kw[0];
+    if (!dt_obj || dt_obj == Py_None)
+        return PyUnicode_FromFormat("pydevtensor.%s%s", t->device.kind == PDT_CUDA ? "cuda." : "",
+                                    type_names[t->dtype]);
+    int dtype;
+    if (pdt_dtype_from_object(S, dt_obj, -1, &dtype) < 0)
+        return NULL;
+    return to_impl(self, t->device, (pdt_dtype)dtype, 0, 0);
+}
+
+static PyObject *t_pin_memory(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (!S)
+        return NULL;
+    if (t->device.kind != PDT_CPU) {
+        char name[32];
+        PyErr_Format(PyExc_ValueError, "pin_memory(): only CPU tensors can be pinned; this one "
+                                       "is on %s",
+                     pdt_device_str(t->device, name, sizeof name));
+        return NULL;
+    }
+    if (pdt_tensor_is_pinned(t))
+        return Py_NewRef(self);
+    return copy_new(S, t, t->device, t->dtype, PDT_STORAGE_PINNED, 0);
+}
+
+#define DTYPE_METHOD(NAME, DT)                                                                \
+    static PyObject *t_as_##NAME(PyObject *self, PyObject *unused)                            \
+    {                                                                                          \
+        (void)unused;                                                                          \
+        return to_impl(self, pdt_tensor_of(self)->device, DT, 0, 0);                          \
+    }
+DTYPE_METHOD(float, PDT_FLOAT32)
+DTYPE_METHOD(double, PDT_FLOAT64)
+DTYPE_METHOD(int, PDT_INT32)
+DTYPE_METHOD(long, PDT_INT64)
+DTYPE_METHOD(bool, PDT_BOOL)
+
+#define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+PyMethodDef pdt_tensor_copy_methods[] = {
+    {"to", FASTKW(t_to),
+     "to(device=None, dtype=None, non_blocking=False, copy=False)\n--\n\n"
+     "The tensor on device with dtype: itself when nothing changes (unless copy=True), "
+     "else a counted copy.  Also to(dtype) and to(other_tensor)."},
+    {"cuda", FASTKW(t_cuda),
+     "cuda(device=None, non_blocking=False)\n--\n\n"
+     "The tensor on a CUDA device (the current one by default); itself when already there."},
+    {"cpu", t_cpu, METH_NOARGS, "cpu()\n--\n\nThe tensor in host memory; itself when already there."},
+    {"clone", t_clone, METH_NOARGS, "clone()\n--\n\nA contiguous copy on the same device."},
+    {"contiguous", t_contiguous, METH_NOARGS,
+     "contiguous()\n--\n\nItself when row-major contiguous, else a contiguous copy."},
+    {"copy_", FASTKW(t_copy_),
+     "copy_(src, non_blocking=False)\n--\n\n"
+     "Copies src (same shape, any device or dtype) into this tensor; returns it."},
+    {"type", FASTKW(t_type),
+     "type(dtype=None)\n--\n\nThe type name ('pydevtensor.FloatTensor'), or a dtype conversion."},
+    {"pin_memory", t_pin_memory, METH_NOARGS,
+     "pin_memory()\n--\n\nA copy in page-locked host memory (needs a CUDA device)."},
+    {"float", t_as_float, METH_NOARGS, "float()\n--\n\nThe tensor as float32."},
+    {"double", t_as_double, METH_NOARGS, "double()\n--\n\nThe tensor as float64."},
+    {"int", t_as_int, METH_NOARGS, "int()\n--\n\nThe tensor as int32."},
+    {"long", t_as_long, METH_NOARGS, "long()\n--\n\nThe tensor as int64."},
+    {"bool", t_as_bool, METH_NOARGS, "bool()\n--\n\nThe tensor as bool."},
+    {NULL, NULL, 0, NULL},
+};

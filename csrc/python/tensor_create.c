@@ -1,0 +1,561 @@
+/* tensor_create.c - empty, zeros, ones, full, arange, linspace, eye, the *_like
+ * forms, rand, randn, randint and manual_seed.  Every one takes device= and
+ * dtype=; sizes are varargs or one tuple, as in PyTorch. */
+#include <math.h>
+#include <string.h>
+
+#include "args.h"
+
+int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t *shape,
+                    const char *fname)
+{
+    PyObject *const *items = args;
+    Py_ssize_t n = nargs;
+    PyObject *seq = NULL;
+    if (nargs == 1 && (PyTuple_Check(args[0]) || PyList_Check(args[0]))) {
+        seq = PySequence_Fast(args[0], "sizes");
+        if (!seq)
+            return -1;
+        items = PySequence_Fast_ITEMS(seq);
+        n = PySequence_Fast_GET_SIZE(seq);
+    }
+    if (n > PDT_MAX_DIMS) {
+        PyErr_Format(PyExc_ValueError, "%s(): tensors have at most %d dimensions, got %zd sizes",
+                     fname, PDT_MAX_DIMS, n);
+        Py_XDECREF(seq);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyBool_Check(items[i]) || !PyIndex_Check(items[i])) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s(): size must be a sequence of ints, but element %zd is %.100s",
+                         fname, i, Py_TYPE(items[i])->tp_name);
+            Py_XDECREF(seq);
+            return -1;
+        }
+        Py_ssize_t v = PyNumber_AsSsize_t(items[i], NULL);
+        if (v == -1 && PyErr_Occurred()) {
+            Py_XDECREF(seq);
+            return -1;
+        }
+        shape[i] = v;
+    }
+    Py_XDECREF(seq);
+    *ndim = (int)n;
+    return 0;
+}
+
+/* Common keywords of the creation functions. */
+enum { KW_DTYPE, KW_DEVICE, KW_PIN, KW_REQUIRES_GRAD, KW_EXTRA, KW_COUNT };
+static const char *const create_kw[] = {"dtype", "device", "pin_memory", "requires_grad", NULL};
+
+typedef struct {
+    int dtype;             /* -1: not given */
+    pdt_device device;
+    int pin;
+} create_opts;
+
+static int parse_create_opts(pdt_state *S, const char *fname, PyObject *const *kwvalues,
+                             PyObject *kwnames, const char *const *names, PyObject **kw,
+                             create_opts *o)
+{
+    if (pdt_parse_keywords(fname, kwvalues, kwnames, names, kw) < 0)
+        return -1;
+    pdt_device cpu = {PDT_CPU, 0};
+    if (pdt_dtype_from_object(S, kw[KW_DTYPE], -1, &o->dtype) < 0 ||
+        pdt_device_from_object(S, kw[KW_DEVICE], cpu, &o->device) < 0 ||
+        pdt_parse_bool(kw[KW_PIN], 0, "pin_memory", &o->pin) < 0)
+        return -1;
+    int rg = 0;
+    if (pdt_parse_bool(kw[KW_REQUIRES_GRAD], 0, "requires_grad", &rg) < 0)
+        return -1;
+    if (rg) {
+        PyErr_Format(PyExc_NotImplementedError,
+                     "%s(): requires_grad=True is not supported: pydevtensor has no autograd "
+                     "(layers have explicit backward passes)",
+                     fname);
+        return -1;
+    }
+    if (o->pin && o->device.kind != PDT_CPU) {
+        PyErr_Format(PyExc_ValueError, "%s(): pin_memory=True needs a CPU tensor", fname);
+        return -1;
+    }
+    return 0;
+}
+
+static int dtype_or_default(pdt_state *S, int dtype)
+{
+    return dtype >= 0 ? dtype : (int)((PdtDTypeObject *)S->default_dtype)->dtype;
+}
+
+static PyObject *new_empty(pdt_state *S, const create_opts *o, int dtype, int ndim,
+                           const int64_t *shape, pdt_tensor *t)
+{
+    pdt_status st = pdt_tensor_empty(o->device, (pdt_dtype)dtype, ndim, shape,
+                                     o->pin ? PDT_STORAGE_PINNED : 0, t);
+    return st == PDT_OK ? Py_None : pdt_raise(S, st);
+}
+
+static PyObject *finish_fill(pdt_state *S, pdt_tensor *t, const pdt_scalar *value)
+{
+    if (value) {
+        pdt_status st;
+        if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
+            Py_BEGIN_ALLOW_THREADS
+            st = pdt_fill(t, *value);
+            Py_END_ALLOW_THREADS
+        } else {
+            st = pdt_fill(t, *value);
+        }
+        if (st != PDT_OK) {
+            pdt_tensor_release(t);
+            return pdt_raise(S, st);
+        }
+    }
+    return pdt_tensor_wrap_new(S, t);
+}
+
+/* empty / zeros / ones(*size, dtype=None, device=None, ...) */
+static PyObject *create_sized(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, const char *fname, const pdt_scalar *value)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *kw[KW_COUNT] = {NULL};
+    create_opts o;
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    if (parse_create_opts(S, fname, args + nargs, kwnames, create_kw, kw, &o) < 0)
+        return NULL;
+    if (nargs == 0) {
+        PyErr_Format(PyExc_TypeError, "%s() missing the size: write %s(2, 3) or %s((2, 3))",
+                     fname, fname, fname);
+        return NULL;
+    }
+    if (pdt_parse_sizes(args, nargs, &ndim, shape, fname) < 0)
+        return NULL;
+    pdt_tensor t;
+    if (!new_empty(S, &o, dtype_or_default(S, o.dtype), ndim, shape, &t))
+        return NULL;
+    return finish_fill(S, &t, value);
+}
+
+static PyObject *f_empty(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    return create_sized(m, a, n, kw, "empty", NULL);
+}
+
+static PyObject *f_zeros(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    pdt_scalar zero = {0, 0.0, 0};
+    return create_sized(m, a, n, kw, "zeros", &zero);
+}
+
+static PyObject *f_ones(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    pdt_scalar one = {0, 1.0, 1};
+    return create_sized(m, a, n, kw, "ones", &one);
+}
+
+/* The dtype PyTorch infers for a Python scalar: bool, int64 or the default float. */
+static int scalar_dtype(pdt_state *S, PyObject *obj, const pdt_scalar *v)
+{
+    if (PyBool_Check(obj))
+        return PDT_BOOL;
+    return v->is_float ? dtype_or_default(S, -1) : PDT_INT64;
+}
+
+/* full(size, fill_value, *, dtype=None, device=None) */
+static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
+                                        "fill_value", NULL};
+    PyObject *kw[KW_COUNT + 1] = {NULL};
+    create_opts o;
+    if (parse_create_opts(S, "full", args + nargs, kwnames, names, kw, &o) < 0)
+        return NULL;
+    PyObject *fill = nargs > 1 ? args[1] : kw[KW_EXTRA];
+    if (nargs < 1 || nargs > 2 || !fill) {
+        PyErr_SetString(PyExc_TypeError, "full() takes (size, fill_value)");
+        return NULL;
+    }
+    pdt_scalar v;
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    if (pdt_parse_sizes(args, 1, &ndim, shape, "full") < 0 ||
+        pdt_parse_scalar(fill, "full(): fill_value", &v) < 0)
+        return NULL;
+    pdt_tensor t;
+    if (!new_empty(S, &o, o.dtype >= 0 ? o.dtype : scalar_dtype(S, fill, &v), ndim, shape, &t))
+        return NULL;
+    return finish_fill(S, &t, &v);
+}
+
+/* zeros_like / ones_like / empty_like / full_like(t, [fill_value], *, dtype, device) */
+static PyObject *create_like(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames, const char *fname, const pdt_scalar *value,
+                             int want_fill)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
+                                        "fill_value", NULL};
+    PyObject *kw[KW_COUNT + 1] = {NULL};
+    create_opts o;
+    if (parse_create_opts(S, fname, args + nargs, kwnames, names, kw, &o) < 0)
+        return NULL;
+    PyObject *fill = want_fill ? (nargs > 1 ? args[1] : kw[KW_EXTRA]) : NULL;
+    if (nargs < 1 || nargs > 1 + want_fill || (want_fill && !fill) || (!want_fill && kw[KW_EXTRA])) {
+        PyErr_Format(PyExc_TypeError, "%s() takes (input%s)", fname, want_fill ? ", fill_value" : "");
+        return NULL;
+    }
+    if (!pdt_is_tensor(S, args[0])) {
+        PyErr_Format(PyExc_TypeError, "%s(): input must be a Tensor, got %.100s", fname,
+                     Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    const pdt_tensor *src = pdt_tensor_of(args[0]);
+    if (!kw[KW_DEVICE])
+        o.device = src->device;
+    pdt_scalar v;
+    if (fill) {
+        if (pdt_parse_scalar(fill, "fill_value", &v) < 0)
+            return NULL;
+        value = &v;
+    }
+    pdt_tensor t;
+    if (!new_empty(S, &o, o.dtype >= 0 ? o.dtype : (int)src->dtype, src->ndim, src->shape, &t))
+        return NULL;
+    return finish_fill(S, &t, value);
+}
+
+static PyObject *f_empty_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    return create_like(m, a, n, kw, "empty_like", NULL, 0);
+}
+
+static PyObject *f_zeros_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    pdt_scalar zero = {0, 0.0, 0};
+    return create_like(m, a, n, kw, "zeros_like", &zero, 0);
+}
+
+static PyObject *f_ones_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    pdt_scalar one = {0, 1.0, 1};
+    return create_like(m, a, n, kw, "ones_like", &one, 0);
+}
+
+static PyObject *f_full_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    return create_like(m, a, n, kw, "full_like", NULL, 1);
+}
+
+/* Fills a new contiguous 1-d tensor with start + i * step. */
+static PyObject *range_tensor(pdt_state *S, const create_opts *o, int dtype, int64_t n,
+                              double start, double step)
+{
+    pdt_tensor t;
+    if (!new_empty(S, o, dtype, 1, &n, &t))
+        return NULL;
+    pdt_status st = pdt_arange(&t, start, step);
+    if (st != PDT_OK) {
+        pdt_tensor_release(&t);
+        return pdt_raise(S, st);
+    }
+    return pdt_tensor_wrap_new(S, &t);
+}
+
+static double scalar_as_double(const pdt_scalar *v) { return v->is_float ? v->f : (double)v->i; }
+
+/* arange(end) / arange(start, end, step=1, *, dtype=None, device=None) */
+static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
+                                        "step", NULL};
+    PyObject *kw[KW_COUNT + 1] = {NULL};
+    create_opts o;
+    if (parse_create_opts(S, "arange", args + nargs, kwnames, names, kw, &o) < 0)
+        return NULL;
+    if (nargs < 1 || nargs > 3 || (nargs == 3 && kw[KW_EXTRA])) {
+        PyErr_SetString(PyExc_TypeError, "arange() takes (end) or (start, end, step=1)");
+        return NULL;
+    }
+    pdt_scalar v[3] = {{0, 0, 0}, {0, 0, 0}, {0, 1, 1}};
+    PyObject *objs[3] = {NULL, NULL, nargs == 3 ? args[2] : kw[KW_EXTRA]};
+    if (nargs == 1)
+        objs[1] = args[0];
+    else
+        objs[0] = args[0], objs[1] = args[1];
+    static const char *const what[3] = {"arange(): start", "arange(): end", "arange(): step"};
+    int any_float = 0;
+    for (int i = 0; i < 3; i++) {
+        if (objs[i] && pdt_parse_scalar(objs[i], what[i], &v[i]) < 0)
+            return NULL;
+        any_float |= v[i].is_float;
+    }
+    double start = scalar_as_double(&v[0]), end = scalar_as_double(&v[1]),
+           step = scalar_as_double(&v[2]);
+    if (!isfinite(start) || !isfinite(end) || !isfinite(step)) {
+        PyErr_Format(PyExc_ValueError, "arange(): start, end and step must be finite, got %g, %g, %g",
+                     start, end, step);
+        return NULL;
+    }
+    if (step == 0 || (end - start) * step < 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "arange(): step %g cannot go from start %g to end %g (step must be "
+                     "non-zero and point from start to end)",
+                     step, start, end);
+        return NULL;
+    }
+    double count = ceil((end - start) / step);
+    if (count > (double)PDT_MAX_NUMEL) {
+        PyErr_Format(PyExc_ValueError, "arange(): %g elements is too many", count);
+        return NULL;
+    }
+    int dtype = o.dtype >= 0 ? o.dtype : any_float ? dtype_or_default(S, -1) : PDT_INT64;
+    return range_tensor(S, &o, dtype, (int64_t)count, start, step);
+}
+
+/* linspace(start, end, steps, *, dtype=None, device=None) */
+static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
+                                        "steps", NULL};
+    PyObject *kw[KW_COUNT + 1] = {NULL};
+    create_opts o;
+    if (parse_create_opts(S, "linspace", args + nargs, kwnames, names, kw, &o) < 0)
+        return NULL;
+    PyObject *steps_obj = nargs == 3 ? args[2] : kw[KW_EXTRA];
+    if (nargs < 2 || nargs > 3 || !steps_obj || (nargs == 3 && kw[KW_EXTRA])) {
+        PyErr_SetString(PyExc_TypeError, "linspace() takes (start, end, steps)");
+        return NULL;
+    }
+    pdt_scalar a, b;
+    int64_t steps;
+    if (pdt_parse_scalar(args[0], "linspace(): start", &a) < 0 ||
+        pdt_parse_scalar(args[1], "linspace(): end", &b) < 0 ||
+        pdt_parse_int64(steps_obj, "linspace(): steps", &steps) < 0)
+        return NULL;
+    if (steps < 0) {
+        PyErr_Format(PyExc_ValueError, "linspace(): steps must be >= 0, got %lld",
+                     (long long)steps);
+        return NULL;
+    }
+    double start = scalar_as_double(&a), end = scalar_as_double(&b);
+    double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0.0;
+    return range_tensor(S, &o, dtype_or_default(S, o.dtype), steps, start, step);
+}
+
+/* eye(n, m=None, *, dtype=None, device=None) */
+static PyObject *f_eye(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad", "m",
+                                        NULL};
+    PyObject *kw[KW_COUNT + 1] = {NULL};
+    create_opts o;
+    if (parse_create_opts(S, "eye", args + nargs, kwnames, names, kw, &o) < 0)
+        return NULL;
+    PyObject *m_obj = nargs == 2 ? args[1] : kw[KW_EXTRA];
+    if (nargs < 1 || nargs > 2 || (nargs == 2 && kw[KW_EXTRA])) {
+        PyErr_SetString(PyExc_TypeError, "eye() takes (n, m=None)");
+        return NULL;
+    }
+    int64_t shape[2];
+    if (pdt_parse_int64(args[0], "eye(): n", &shape[0]) < 0)
+        return NULL;
+    shape[1] = shape[0];
+    if (m_obj && m_obj != Py_None && pdt_parse_int64(m_obj, "eye(): m", &shape[1]) < 0)
+        return NULL;
+    pdt_tensor t;
+    pdt_scalar zero = {0, 0.0, 0}, one = {0, 1.0, 1};
+    if (!new_empty(S, &o, dtype_or_default(S, o.dtype), 2, shape, &t))
+        return NULL;
+    pdt_status st = pdt_fill(&t, zero);
+    if (st == PDT_OK) {
+        pdt_tensor diag = t; /* borrowed view, not released separately */
+        diag.ndim = 1;
+        diag.shape[0] = shape[0] < shape[1] ? shape[0] : shape[1];
+        diag.strides[0] = shape[1] + 1;
+        st = pdt_fill(&diag, one);
+    }
+    if (st != PDT_OK) {
+        pdt_tensor_release(&t);
+        return pdt_raise(S, st);
+    }
+    return pdt_tensor_wrap_new(S, &t);
+}
+
+/* rand / randn(*size, dtype=None, device=None) */
+static PyObject *create_random(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames, const char *fname, pdt_random_kind kind)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
+                                        "generator", NULL};
+    PyObject *kw[KW_COUNT + 1] = {NULL};
+    create_opts o;
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    if (parse_create_opts(S, fname, args + nargs, kwnames, names, kw, &o) < 0)
+        return NULL;
+    if (kw[KW_EXTRA] && kw[KW_EXTRA] != Py_None) {
+        PyErr_Format(PyExc_NotImplementedError,
+                     "%s(): generator= is not supported; use pydevtensor.manual_seed()", fname);
+        return NULL;
+    }
+    if (nargs == 0) {
+        PyErr_Format(PyExc_TypeError, "%s() missing the size: write %s(2, 3)", fname, fname);
+        return NULL;
+    }
+    if (pdt_parse_sizes(args, nargs, &ndim, shape, fname) < 0)
+        return NULL;
+    int dtype = dtype_or_default(S, o.dtype);
+    if (!pdt_dtype_is_floating((pdt_dtype)dtype)) {
+        PyErr_Format(PyExc_TypeError, "%s(): dtype must be float32 or float64, got %s", fname,
+                     pdt_dtype_name((pdt_dtype)dtype));
+        return NULL;
+    }
+    pdt_tensor t;
+    if (!new_empty(S, &o, dtype, ndim, shape, &t))
+        return NULL;
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_random(&t, kind, kind == PDT_RANDOM_UNIFORM ? 0.0 : 0.0, 1.0, 0, 0);
+    Py_END_ALLOW_THREADS
+    if (st != PDT_OK) {
+        pdt_tensor_release(&t);
+        return pdt_raise(S, st);
+    }
+    return pdt_tensor_wrap_new(S, &t);
+}
+
+static PyObject *f_rand(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    return create_random(m, a, n, kw, "rand", PDT_RANDOM_UNIFORM);
+}
+
+static PyObject *f_randn(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    return create_random(m, a, n, kw, "randn", PDT_RANDOM_NORMAL);
+}
+
+/* randint(high, size) / randint(low, high, size, *, dtype=int64, device=None) */
+static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
+                                        "size", NULL};
+    PyObject *kw[KW_COUNT + 1] = {NULL};
+    create_opts o;
+    if (parse_create_opts(S, "randint", args + nargs, kwnames, names, kw, &o) < 0)
+        return NULL;
+    int64_t low = 0, high;
+    PyObject *size = kw[KW_EXTRA];
+    Py_ssize_t nbounds = size ? nargs : nargs - 1;
+    if (nbounds < 1 || nbounds > 2 || (!size && nargs < 2)) {
+        PyErr_SetString(PyExc_TypeError, "randint() takes (high, size) or (low, high, size)");
+        return NULL;
+    }
+    if (!size)
+        size = args[nargs - 1];
+    if (nbounds == 2 && pdt_parse_int64(args[0], "randint(): low", &low) < 0)
+        return NULL;
+    if (pdt_parse_int64(args[nbounds - 1], "randint(): high", &high) < 0)
+        return NULL;
+    if (!PyTuple_Check(size) && !PyList_Check(size)) {
+        PyErr_Format(PyExc_TypeError, "randint(): size must be a tuple of ints, got %.100s",
+                     Py_TYPE(size)->tp_name);
+        return NULL;
+    }
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    if (pdt_parse_sizes(&size, 1, &ndim, shape, "randint") < 0)
+        return NULL;
+    if (high <= low) {
+        PyErr_Format(PyExc_ValueError,
+                     "randint(): high (%lld) must be greater than low (%lld)", (long long)high,
+                     (long long)low);
+        return NULL;
+    }
+    pdt_tensor t;
+    if (!new_empty(S, &o, o.dtype >= 0 ? o.dtype : PDT_INT64, ndim, shape, &t))
+        return NULL;
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_random(&t, PDT_RANDOM_INT, 0.0, 0.0, low, high);
+    Py_END_ALLOW_THREADS
+    if (st != PDT_OK) {
+        pdt_tensor_release(&t);
+        return pdt_raise(S, st);
+    }
+    return pdt_tensor_wrap_new(S, &t);
+}
+
+static PyObject *f_manual_seed(PyObject *module, PyObject *seed)
+{
+    (void)module;
+    if (PyBool_Check(seed) || !PyLong_Check(seed)) {
+        PyErr_Format(PyExc_TypeError, "manual_seed(): seed must be an int, got %.100s",
+                     Py_TYPE(seed)->tp_name);
+        return NULL;
+    }
+    /* Any int works: it is reduced modulo 2^64, as PyTorch does. */
+    unsigned long long s = PyLong_AsUnsignedLongLongMask(seed);
+    if (s == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    pdt_manual_seed(s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_initial_seed(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return PyLong_FromUnsignedLongLong(pdt_initial_seed());
+}
+
+#define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+PyMethodDef pdt_create_functions[] = {
+    {"empty", FASTKW(f_empty),
+     "empty(*size, dtype=None, device=None, pin_memory=False)\n--\n\n"
+     "A tensor with uninitialised contents."},
+    {"zeros", FASTKW(f_zeros),
+     "zeros(*size, dtype=None, device=None, pin_memory=False)\n--\n\nA tensor of zeros."},
+    {"ones", FASTKW(f_ones),
+     "ones(*size, dtype=None, device=None, pin_memory=False)\n--\n\nA tensor of ones."},
+    {"full", FASTKW(f_full),
+     "full(size, fill_value, *, dtype=None, device=None)\n--\n\n"
+     "A tensor filled with fill_value; the dtype follows fill_value when not given."},
+    {"empty_like", FASTKW(f_empty_like), "empty_like(input, *, dtype=None, device=None)\n--\n\n"},
+    {"zeros_like", FASTKW(f_zeros_like), "zeros_like(input, *, dtype=None, device=None)\n--\n\n"},
+    {"ones_like", FASTKW(f_ones_like), "ones_like(input, *, dtype=None, device=None)\n--\n\n"},
+    {"full_like", FASTKW(f_full_like),
+     "full_like(input, fill_value, *, dtype=None, device=None)\n--\n\n"},
+    {"arange", FASTKW(f_arange),
+     "arange(start=0, end, step=1, *, dtype=None, device=None)\n--\n\n"
+     "Values from start up to (not including) end; int64 unless an argument is a float."},
+    {"linspace", FASTKW(f_linspace),
+     "linspace(start, end, steps, *, dtype=None, device=None)\n--\n\n"
+     "steps values evenly spaced from start to end inclusive."},
+    {"eye", FASTKW(f_eye), "eye(n, m=None, *, dtype=None, device=None)\n--\n\nThe identity."},
+    {"rand", FASTKW(f_rand),
+     "rand(*size, dtype=None, device=None)\n--\n\n"
+     "Uniform on [0, 1) from the Philox generator: the same bits on every device."},
+    {"randn", FASTKW(f_randn),
+     "randn(*size, dtype=None, device=None)\n--\n\nStandard normal from the Philox generator."},
+    {"randint", FASTKW(f_randint),
+     "randint(low=0, high, size, *, dtype=int64, device=None)\n--\n\n"
+     "Integers in [low, high) from the Philox generator."},
+    {"manual_seed", f_manual_seed, METH_O,
+     "manual_seed(seed)\n--\n\nSeeds the generator every device draws from and rewinds it."},
+    {"initial_seed", f_initial_seed, METH_NOARGS, "initial_seed()\n--\n\nThe current seed."},
+    {NULL, NULL, 0, NULL},
+};

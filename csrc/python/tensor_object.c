@@ -1,0 +1,414 @@
+/* tensor_object.c - the pydevtensor.Tensor type: its lifetime, attributes
+ * (.device, .dtype, .shape, ...), size queries, len() and first-dimension
+ * indexing (so iteration walks the first dimension).  Copies live in
+ * tensor_copy.c and conversions in tensor_convert.c. */
+#include "pdt_module.h"
+
+#include <string.h>
+
+#include <structmember.h> /* PyMemberDef, T_PYSSIZET (Python < 3.12) */
+
+PyObject *pdt_tensor_wrap_new(pdt_state *S, pdt_tensor *t)
+{
+    PdtTensorObject *o = (PdtTensorObject *)S->tensor_type->tp_alloc(S->tensor_type, 0);
+    if (!o) {
+        pdt_tensor_release(t);
+        return NULL;
+    }
+    memcpy(&o->t, t, sizeof *t);
+    memset(t, 0, sizeof *t);
+    return (PyObject *)o;
+}
+
+static void tensor_dealloc(PyObject *self)
+{
+    PdtTensorObject *o = (PdtTensorObject *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    if (o->weakreflist)
+        PyObject_ClearWeakRefs(self);
+    /* A Python subclass (nn.Parameter) reaches here through subtype_dealloc,
+     * which has already untracked the object and cleared its __dict__. */
+    pdt_tensor_release(&o->t);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+PyObject *pdt_shape_tuple(const pdt_tensor *t)
+{
+    PyObject *tuple = PyTuple_New(t->ndim);
+    if (!tuple)
+        return NULL;
+    for (int i = 0; i < t->ndim; i++) {
+        PyObject *v = PyLong_FromLongLong(t->shape[i]);
+        if (!v) {
+            Py_DECREF(tuple);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tuple, i, v);
+    }
+    return tuple;
+}
+
+static PyObject *shape_object(PyObject *self)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    PyObject *tuple = pdt_shape_tuple(pdt_tensor_of(self));
+    if (!S || !tuple) {
+        Py_XDECREF(tuple);
+        return NULL;
+    }
+    if (!S->size_type) /* before pydevtensor/__init__ installs Size: a plain tuple */
+        return tuple;
+    PyObject *size = PyObject_CallOneArg(S->size_type, tuple);
+    Py_DECREF(tuple);
+    return size;
+}
+
+/* Normalises dim for a tensor of ndim dims (-ndim <= dim < ndim). */
+static int wrap_dim(int64_t dim, int ndim, int64_t *out)
+{
+    int64_t n = ndim > 0 ? ndim : 1;
+    if (dim < -n || dim >= n) {
+        PyErr_Format(PyExc_IndexError,
+                     "dimension out of range: got dim %lld for a tensor with %d dimension%s "
+                     "(expected %lld <= dim < %lld)",
+                     (long long)dim, ndim, ndim == 1 ? "" : "s", (long long)-n, (long long)n);
+        return -1;
+    }
+    *out = dim < 0 ? dim + n : dim;
+    return 0;
+}
+
+/* ---- getters ---- */
+
+static PyObject *get_device(PyObject *self, void *c)
+{
+    (void)c;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    return S ? pdt_device_object(S, pdt_tensor_of(self)->device) : NULL;
+}
+
+static PyObject *get_dtype(PyObject *self, void *c)
+{
+    (void)c;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    return S ? pdt_dtype_object(S, pdt_tensor_of(self)->dtype) : NULL;
+}
+
+static PyObject *get_shape(PyObject *self, void *c)
+{
+    (void)c;
+    return shape_object(self);
+}
+
+static PyObject *get_ndim(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(pdt_tensor_of(self)->ndim);
+}
+
+static PyObject *get_is_cuda(PyObject *self, void *c)
+{
+    (void)c;
+    return PyBool_FromLong(pdt_tensor_of(self)->device.kind == PDT_CUDA);
+}
+
+static PyObject *get_nbytes(PyObject *self, void *c)
+{
+    (void)c;
+    const pdt_tensor *t = pdt_tensor_of(self);
+    return PyLong_FromLongLong(pdt_tensor_numel(t) * (int64_t)pdt_dtype_size(t->dtype));
+}
+
+static PyObject *get_itemsize(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromSize_t(pdt_dtype_size(pdt_tensor_of(self)->dtype));
+}
+
+/* .data: a plain Tensor sharing this one's storage (for nn.Parameter: .data of
+ * a parameter is the tensor without the parameter marking). */
+static PyObject *get_data(PyObject *self, void *c)
+{
+    (void)c;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S)
+        return NULL;
+    if (Py_IS_TYPE(self, S->tensor_type))
+        return Py_NewRef(self);
+    pdt_tensor view;
+    pdt_tensor_share(&view, pdt_tensor_of(self));
+    return pdt_tensor_wrap_new(S, &view);
+}
+
+static PyGetSetDef tensor_getset[] = {
+    {"device", get_device, NULL, "the device that holds the tensor", NULL},
+    {"dtype", get_dtype, NULL, "the element type", NULL},
+    {"shape", get_shape, NULL, "the sizes, as a pydevtensor.Size (a tuple)", NULL},
+    {"ndim", get_ndim, NULL, "number of dimensions", NULL},
+    {"is_cuda", get_is_cuda, NULL, "True when a CUDA device holds the tensor", NULL},
+    {"nbytes", get_nbytes, NULL, "bytes of the elements the tensor views", NULL},
+    {"itemsize", get_itemsize, NULL, "bytes per element", NULL},
+    {"data", get_data, NULL, "the tensor itself, as a plain Tensor sharing storage", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- methods ---- */
+
+static PyObject *t_numel(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromLongLong(pdt_tensor_numel(pdt_tensor_of(self)));
+}
+
+static PyObject *t_dim(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromLong(pdt_tensor_of(self)->ndim);
+}
+
+static PyObject *size_or_stride(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames, int stride)
+{
+    static const char *const name[2] = {"size", "stride"};
+    PyObject *dim_obj = nargs > 0 ? args[0] : NULL;
+    if (nargs > 1 || (kwnames && PyTuple_GET_SIZE(kwnames) > (nargs ? 0 : 1))) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most one argument (dim)", name[stride]);
+        return NULL;
+    }
+    if (kwnames && PyTuple_GET_SIZE(kwnames) == 1) {
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(kwnames, 0)) ||
+            PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "dim") != 0) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R",
+                         name[stride], PyTuple_GET_ITEM(kwnames, 0));
+            return NULL;
+        }
+        dim_obj = args[0];
+    }
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (!dim_obj || dim_obj == Py_None) {
+        if (!stride)
+            return shape_object(self);
+        PyObject *tuple = PyTuple_New(t->ndim);
+        for (int i = 0; tuple && i < t->ndim; i++)
+            PyTuple_SET_ITEM(tuple, i, PyLong_FromLongLong(t->strides[i]));
+        return tuple;
+    }
+    long long dim = PyLong_AsLongLong(dim_obj);
+    int64_t d;
+    if ((dim == -1 && PyErr_Occurred()) || wrap_dim(dim, t->ndim, &d) < 0)
+        return NULL;
+    if (t->ndim == 0)
+        return PyLong_FromLong(stride ? 1 : 1);
+    return PyLong_FromLongLong(stride ? t->strides[d] : t->shape[d]);
+}
+
+static PyObject *t_size(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+    return size_or_stride(self, args, nargs, kw, 0);
+}
+
+static PyObject *t_stride(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+    return size_or_stride(self, args, nargs, kw, 1);
+}
+
+static PyObject *t_is_contiguous(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyBool_FromLong(pdt_tensor_is_contiguous(pdt_tensor_of(self)));
+}
+
+static PyObject *t_element_size(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromSize_t(pdt_dtype_size(pdt_tensor_of(self)->dtype));
+}
+
+static PyObject *t_data_ptr(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromVoidPtr(pdt_tensor_ptr(pdt_tensor_of(self)));
+}
+
+static PyObject *t_storage_offset(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromLongLong(pdt_tensor_of(self)->offset);
+}
+
+static PyObject *t_is_pinned(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyBool_FromLong(pdt_tensor_is_pinned(pdt_tensor_of(self)));
+}
+
+static PyObject *t_is_floating_point(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyBool_FromLong(pdt_dtype_is_floating(pdt_tensor_of(self)->dtype));
+}
+
+static PyObject *t_storage_refcount(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromLong(pdt_tensor_storage_refcount(pdt_tensor_of(self)));
+}
+
+static PyObject *t_get_device(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    const pdt_tensor *t = pdt_tensor_of(self);
+    return PyLong_FromLong(t->device.kind == PDT_CPU ? -1 : t->device.index);
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"numel", t_numel, METH_NOARGS, "numel()\n--\n\nNumber of elements."},
+    {"nelement", t_numel, METH_NOARGS, "nelement()\n--\n\nNumber of elements."},
+    {"dim", t_dim, METH_NOARGS, "dim()\n--\n\nNumber of dimensions."},
+    {"size", (PyCFunction)(void (*)(void))t_size, METH_FASTCALL | METH_KEYWORDS,
+     "size(dim=None)\n--\n\nThe shape, or the size of one dimension."},
+    {"stride", (PyCFunction)(void (*)(void))t_stride, METH_FASTCALL | METH_KEYWORDS,
+     "stride(dim=None)\n--\n\nThe strides in elements, or the stride of one dimension."},
+    {"is_contiguous", t_is_contiguous, METH_NOARGS,
+     "is_contiguous()\n--\n\nTrue when the elements are laid out in row-major order."},
+    {"element_size", t_element_size, METH_NOARGS, "element_size()\n--\n\nBytes per element."},
+    {"data_ptr", t_data_ptr, METH_NOARGS,
+     "data_ptr()\n--\n\nAddress of the first element (a device address for GPU tensors)."},
+    {"storage_offset", t_storage_offset, METH_NOARGS,
+     "storage_offset()\n--\n\nOffset of the first element in its storage, in elements."},
+    {"is_pinned", t_is_pinned, METH_NOARGS,
+     "is_pinned()\n--\n\nTrue for CPU tensors in page-locked memory."},
+    {"is_floating_point", t_is_floating_point, METH_NOARGS,
+     "is_floating_point()\n--\n\nTrue for float32 and float64 tensors."},
+    {"get_device", t_get_device, METH_NOARGS,
+     "get_device()\n--\n\nThe CUDA index, or -1 for a CPU tensor (as in PyTorch)."},
+    {"_storage_refcount", t_storage_refcount, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- len() and t[i] on the first dimension ---- */
+
+static Py_ssize_t tensor_len(PyObject *self)
+{
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (t->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+        return -1;
+    }
+    return (Py_ssize_t)t->shape[0];
+}
+
+/* A view of row i along the first dimension. */
+static PyObject *tensor_item(PyObject *self, Py_ssize_t i)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (!S)
+        return NULL;
+    if (t->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "invalid index of a 0-d tensor");
+        return NULL;
+    }
+    if (i < 0 || i >= t->shape[0]) {
+        PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for dimension 0 with size %lld",
+                     i, (long long)t->shape[0]);
+        return NULL;
+    }
+    pdt_tensor v;
+    pdt_tensor_share(&v, t);
+    v.offset += (int64_t)i * t->strides[0];
+    v.ndim = t->ndim - 1;
+    memmove(v.shape, t->shape + 1, (size_t)v.ndim * sizeof v.shape[0]);
+    memmove(v.strides, t->strides + 1, (size_t)v.ndim * sizeof v.strides[0]);
+    return pdt_tensor_wrap_new(S, &v);
+}
+
+static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs);
+
+static PyType_Slot tensor_slots[] = {
+    {Py_tp_doc, "A tensor on a device.  Make one with pydevtensor.tensor(), zeros(), ones(), "
+                "rand(), ...; Tensor(t) is a new Tensor sharing t's storage."},
+    {Py_tp_new, tensor_new},
+    {Py_tp_dealloc, tensor_dealloc},
+    {Py_tp_getset, tensor_getset},
+    {Py_sq_length, tensor_len},
+    {Py_sq_item, tensor_item},
+    {0, NULL},
+};
+
+static PyMemberDef tensor_members[] = {
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(PdtTensorObject, weakreflist), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"data", NULL};
+    PyObject *data;
+    pdt_state *S = pdt_state_of_type(tp);
+    if (!S || !PyArg_ParseTupleAndKeywords(args, kwargs, "O:Tensor", kwlist, &data))
+        return NULL;
+    if (!pdt_is_tensor(S, data)) {
+        PyErr_Format(PyExc_TypeError,
+                     "Tensor(data) takes a Tensor to share storage with, got %.100s; use "
+                     "pydevtensor.tensor(data) to copy data into a new tensor",
+                     Py_TYPE(data)->tp_name);
+        return NULL;
+    }
+    PdtTensorObject *o = (PdtTensorObject *)tp->tp_alloc(tp, 0);
+    if (!o)
+        return NULL;
+    pdt_tensor_share(&o->t, pdt_tensor_of(data));
+    return (PyObject *)o;
+}
+
+/* Appends the NULL-terminated slot list from into slots (capacity cap). */
+static int add_slots(PyType_Slot *slots, size_t *n, size_t cap, const PyType_Slot *from)
+{
+    for (; from->slot; from++) {
+        if (*n + 1 >= cap) {
+            PyErr_SetString(PyExc_SystemError, "too many Tensor slots");
+            return -1;
+        }
+        slots[(*n)++] = *from;
+    }
+    return 0;
+}
+
+int pdt_tensor_type_init(PyObject *module, pdt_state *S)
+{
+    /* The methods and slots of the other tensor_*.c files are gathered here. */
+    static PyMethodDef all_methods[128];
+    size_t n = 0;
+    const PyMethodDef *parts[] = {tensor_methods, pdt_tensor_copy_methods,
+                                  pdt_tensor_convert_methods};
+    for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
+        for (const PyMethodDef *m = parts[p]; m->ml_name; m++) {
+            if (n + 1 >= sizeof all_methods / sizeof all_methods[0]) {
+                PyErr_SetString(PyExc_SystemError, "too many Tensor methods");
+                return -1;
+            }
+            all_methods[n++] = *m;
+        }
+    all_methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
+
+    PyType_Slot slots[64];
+    size_t ns = 0;
+    const PyType_Slot own[] = {{Py_tp_methods, all_methods}, {Py_tp_members, tensor_members},
+                               {0, NULL}};
+    if (add_slots(slots, &ns, 64, tensor_slots) < 0 || add_slots(slots, &ns, 64, own) < 0 ||
+        add_slots(slots, &ns, 64, pdt_tensor_convert_slots) < 0)
+        return -1;
+    slots[ns] = (PyType_Slot){0, NULL};
+    PyType_Spec spec = {
+        .name = "pydevtensor.Tensor",
+        .basicsize = sizeof(PdtTensorObject),
+        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+        .slots = slots,
+    };
+    S->tensor_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &spec, NULL);
+    if (!S->tensor_type)
+        return -1;
+    return PyModule_AddObjectRef(module, "Tensor", (PyObject *)S->tensor_type);
+}
