@@ -169,9 +169,9 @@ class BuildExt(build_ext):
                       cflags=" ".join(ext.extra_compile_args), python=sys.version.split()[0])
         text = ('"""How this copy of pydevtensor was built (written by setup.py)."""\n'
                 f"BUILD_CONFIG = {config!r}\n")
-        targets = [Path(self.get_ext_fullpath(ext.name)).parent / "_build_config.py"]
-        if self.inplace:
-            targets.append(ROOT / "pydevtensor" / "_build_config.py")
+        # Beside the built extension, and in the source tree for in-place use.
+        targets = [Path(self.get_ext_fullpath(ext.name)).parent / "_build_config.py",
+                   ROOT / "pydevtensor" / "_build_config.py"]
         for t in targets:
             t.parent.mkdir(parents=True, exist_ok=True)
             t.write_text(text)

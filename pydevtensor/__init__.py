@@ -1,1 +1,45 @@
-from . import _C
+"""pydevtensor: tensors that know which device holds them.
+
+The CPU or the i-th CUDA GPU; copies between devices that are always visible
+(``transfer_stats()``), and a NumPy boundary where no device-to-host copy happens
+behind your back.  The names follow PyTorch, so the GPU chapter of *Dive into Deep
+Learning* runs after ``import pydevtensor as torch``.
+"""
+__version__ = "0.1.0"
+
+try:
+    from . import _C
+except ImportError as exc:  # pragma: no cover - depends on the install
+    if "scipy_openblas" not in str(exc):
+        raise
+    # The OpenBLAS wheel is found through an rpath next to us in site-packages;
+    # when the layout differs, load it by its own package's path first.
+    import ctypes
+    import os
+
+    import scipy_openblas32
+
+    ctypes.CDLL(os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so"),
+                mode=ctypes.RTLD_GLOBAL)
+    from . import _C
+
+from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, bool, device,
+                 double, dtype, empty, empty_like, eye, float, float32, float64, from_numpy,
+                 full, full_like, initial_seed, int, int32, int64, linspace, long,
+                 manual_seed, ones, ones_like, rand, randint, randn, reset_transfer_stats,
+                 tensor, transfer_stats, zeros, zeros_like)
+from . import cuda
+from ._build import build_info
+from ._devices import (device_count, max_memory_allocated, memory_allocated, memory_reserved,
+                       memory_stats, reset_peak_memory_stats, try_all_gpus, try_gpu)
+from ._tensor_py import Size
+
+__all__ = [
+    "DeviceError", "OutOfMemoryError", "Size", "Tensor", "TransferError", "arange", "bool",
+    "build_info", "cuda", "device", "device_count", "double", "dtype", "empty", "empty_like",
+    "eye", "float", "float32", "float64", "from_numpy", "full", "full_like", "initial_seed",
+    "int", "int32", "int64", "linspace", "long", "manual_seed", "max_memory_allocated",
+    "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like", "rand",
+    "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
+    "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
+]

@@ -1,0 +1,46 @@
+"""``python -m pydevtensor``: the device table, then the GPU chapter's demo on try_gpu()."""
+import sys
+
+import pydevtensor as pdt
+from pydevtensor.smi import main as smi_main
+
+
+def demo():
+    dev = pdt.try_gpu()
+    where = "a GPU" if dev.type == "cuda" else "the CPU (no GPU is available)"
+    print(f"\n== The GPU chapter on {dev}: running on {where} ==")
+    print(">>> pdt.try_gpu(), pdt.try_all_gpus()")
+    print(pdt.try_gpu(), pdt.try_all_gpus())
+
+    pdt.reset_transfer_stats()
+    print(">>> X = pdt.ones(2, 3, device=try_gpu()); X")
+    X = pdt.ones(2, 3, device=dev)
+    print(X)
+    print(">>> Y = pdt.rand(2, 3, device=try_gpu()); Y.device")
+    pdt.manual_seed(0)
+    Y = pdt.rand(2, 3, device=dev)
+    print(Y.device)
+    print(">>> Z = X.to(try_gpu()); Z is X")
+    print(X.to(dev) is X)
+    print(">>> X.cpu() is X, X.cpu().device")
+    host = X.cpu()
+    print(host is X, host.device)
+    print(">>> pdt.manual_seed(0); the same rand(2, 3) on the CPU: equal bits on every device")
+    pdt.manual_seed(0)
+    same = pdt.rand(2, 3).tolist() == Y.cpu().tolist()
+    print(same if same else "False: the generators disagree (please report this)")
+    print(">>> Y.cpu().numpy()   # explicit: a GPU tensor never turns into NumPy silently")
+    print(Y.cpu().numpy())
+    print(">>> pdt.transfer_stats()")
+    for kind, s in pdt.transfer_stats().items():
+        print(f"  {kind:17s} {s['count']:3d} copies, {s['bytes']:6d} bytes")
+
+
+def main():
+    smi_main()
+    demo()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

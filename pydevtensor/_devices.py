@@ -1,0 +1,61 @@
+"""Device queries shared by pydevtensor, pydevtensor.cuda and the CLI."""
+from . import _C
+
+device = _C.device
+
+
+def device_count():
+    """Number of CUDA devices that can be used now (0 with no driver or no GPU; never raises)."""
+    return _C._device_count(_C._KIND_CUDA)
+
+
+def try_gpu(i=0):
+    """The i-th GPU if it exists, else the CPU (D2L's ``try_gpu``)."""
+    if device_count() >= i + 1:
+        return device("cuda", i)
+    return device("cpu")
+
+
+def try_all_gpus():
+    """Every GPU, or ``[device('cpu')]`` when there is none.
+
+    D2L's docstring promises this; its code returns ``[]``.  We keep the promise, so
+    code that splits work over ``try_all_gpus()`` always has a device to run on.
+    """
+    n = device_count()
+    return [device("cuda", i) for i in range(n)] or [device("cpu")]
+
+
+def _as_device(d, default_cuda=True):
+    """d (None, int, str or device) as a device object; None means the current CUDA device."""
+    if d is None:
+        return device("cuda", _C._current_device()) if default_cuda else device("cpu")
+    if isinstance(d, device):
+        return d
+    if isinstance(d, bool) or not isinstance(d, (int, str)):
+        raise TypeError(f"expected a device, a device string or a CUDA index, got {type(d).__name__}")
+    return device("cuda", d) if isinstance(d, int) else device(d)
+
+
+def memory_stats(d=None):
+    """allocated, peak, reserved and limit in bytes for device d (any device)."""
+    return _C._memory_stats(_as_device(d))
+
+
+def memory_allocated(d=None):
+    """Bytes of live tensors on d (a CUDA device by default; 'cpu' works too)."""
+    return memory_stats(d)["allocated"]
+
+
+def max_memory_allocated(d=None):
+    """The peak of memory_allocated(d) since the last reset_peak_memory_stats(d)."""
+    return memory_stats(d)["peak"]
+
+
+def memory_reserved(d=None):
+    """Bytes the device's allocator holds: live tensors plus its cached pool."""
+    return memory_stats(d)["reserved"]
+
+
+def reset_peak_memory_stats(d=None):
+    _C._reset_peak(_as_device(d))

@@ -1,0 +1,111 @@
+"""repr() and str() of tensors, in PyTorch's format.
+
+``tensor([[1., 1., 1.],
+        [1., 1., 1.]], device='cuda:0')``: the device is left out on the CPU, the
+dtype is shown when it is not the default for its kind (float32, int64, bool), and
+tensors of more than 1000 elements show 3 items at each edge.  Printing a GPU
+tensor copies it to the host, and that copy is counted in transfer_stats().
+"""
+import math
+
+THRESHOLD = 1000
+EDGEITEMS = 3
+LINEWIDTH = 80
+_DEFAULT_DTYPES = ("float32", "int64", "bool")
+
+
+def _summarize(a, summarize):
+    """The values to show per dimension: all, or EDGEITEMS at each end."""
+    import numpy as np
+
+    if not summarize or a.ndim == 0:
+        return a
+    for axis in range(a.ndim):
+        if a.shape[axis] > 2 * EDGEITEMS:
+            idx = list(range(EDGEITEMS)) + list(range(a.shape[axis] - EDGEITEMS, a.shape[axis]))
+            a = np.take(a, idx, axis=axis)
+    return a
+
+
+class _Formatter:
+    def __init__(self, values, dtype_name):
+        import numpy as np
+
+        self.kind = "bool" if dtype_name == "bool" else "int" if "int" in dtype_name else "float"
+        flat = values.reshape(-1)
+        self.mode = "plain"
+        if self.kind == "float":
+            finite = flat[np.isfinite(flat)].astype(np.float64)
+            nonzero = np.abs(finite[finite != 0])
+            integral = finite.size == 0 or bool(np.all(finite == np.round(finite)))
+            if integral:
+                self.mode = "sci" if nonzero.size and nonzero.max() > 1e8 else "int"
+            elif nonzero.size and (nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8
+                                   or nonzero.min() < 1e-4):
+                self.mode = "sci"
+            else:
+                self.mode = "fixed"
+        # As in PyTorch, nan and inf take their own width and do not widen the column.
+        shown = flat[np.isfinite(flat)] if self.kind == "float" else flat
+        self.width = max((len(self._one(v)) for v in shown.tolist()), default=1)
+
+    def _one(self, v):
+        if self.kind == "bool":
+            return "True" if v else "False"
+        if self.kind == "int":
+            return str(int(v))
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if self.mode == "int":
+            return f"{v:.0f}."
+        if self.mode == "sci":
+            return f"{v:.4e}"
+        return f"{v:.4f}"
+
+    def __call__(self, v):
+        return self._one(v).rjust(self.width)
+
+
+def _format(a, full_shape, fmt, indent, summarize):
+    """Formats ndarray a (the shown items of a tensor of full_shape), nested as
+    PyTorch prints it, with '...' where a summary dropped items."""
+    def rec(sub, axis, ind):
+        if sub.ndim == 0:
+            return fmt(sub.item())
+        cut = summarize and full_shape[axis] > 2 * EDGEITEMS
+        if sub.ndim == 1:
+            items = [fmt(v) for v in sub.tolist()]
+            if cut:  # PyTorch pads the 1-d ellipsis with a space
+                items = items[:EDGEITEMS] + [" ..."] + items[EDGEITEMS:]
+            per_line = max(1, (LINEWIDTH - ind) // (fmt.width + 2))
+            lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+            return "[" + (",\n" + " " * (ind + 1)).join(lines) + "]"
+        rows = [rec(sub[i], axis + 1, ind + 1) for i in range(sub.shape[0])]
+        if cut:
+            rows = rows[:EDGEITEMS] + ["..."] + rows[EDGEITEMS:]
+        sep = "," + "\n" * (sub.ndim - 1) + " " * (ind + 1)
+        return "[" + sep.join(rows) + "]"
+    return rec(a, 0, indent)
+
+
+def tensor_repr(t, prefix="tensor("):
+    host = t.cpu()
+    a = host.numpy()
+    dtype_name = t.dtype.name
+    suffixes = []
+    if t.device.type != "cpu" or t.device.index != 0:
+        suffixes.append(f"device='{t.device}'")
+    indent = len(prefix)
+    if a.size == 0:
+        body = "[]"
+        if a.ndim != 1:
+            suffixes.insert(0, f"size={tuple(a.shape)}")
+    else:
+        summarize = a.size > THRESHOLD
+        shown = _summarize(a, summarize)
+        body = _format(shown, a.shape, _Formatter(shown, dtype_name), indent, summarize)
+    if dtype_name not in _DEFAULT_DTYPES or (a.size == 0 and dtype_name != "float32"):
+        suffixes.append(f"dtype=pydevtensor.{dtype_name}")
+    return prefix + body + "".join(", " + s for s in suffixes) + ")"

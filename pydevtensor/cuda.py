@@ -1,0 +1,96 @@
+"""pydevtensor.cuda: what ``torch.cuda`` offers for devices and memory.
+
+Every function works on a machine without a GPU: the queries report zero devices,
+and the ones that need a device raise a ``RuntimeError`` (``pydevtensor.DeviceError``)
+that says why none is available: not built with CUDA, no driver, or no such device.
+"""
+from collections import namedtuple
+
+from . import _C
+from ._devices import (_as_device, device_count, max_memory_allocated, memory_allocated,
+                       memory_reserved, memory_stats, reset_peak_memory_stats)
+
+__all__ = [
+    "is_available", "device_count", "current_device", "set_device", "get_device_name",
+    "get_device_properties", "get_device_capability", "mem_get_info", "memory_allocated",
+    "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "memory_stats",
+    "empty_cache", "synchronize", "is_built", "unavailable_reason",
+]
+
+DeviceProperties = namedtuple(
+    "DeviceProperties", ["name", "total_memory", "multi_processor_count", "major", "minor"])
+
+
+def is_built():
+    """True when this copy of pydevtensor was compiled with its CUDA backend."""
+    return _C._cuda_status()[0]
+
+
+def is_available():
+    """True when at least one CUDA device can be used."""
+    return device_count() > 0
+
+
+def unavailable_reason():
+    """Why no CUDA device can be used (None when one can)."""
+    built, why = _C._cuda_status()
+    if not built:
+        return "pydevtensor was built without CUDA"
+    return why
+
+
+def current_device():
+    """Index of the calling thread's current CUDA device (0 until set_device)."""
+    return _C._current_device()
+
+
+def set_device(d):
+    """Makes d the calling thread's current CUDA device: 'cuda' and .cuda() then mean it."""
+    _C._set_device(_as_device(d))
+
+
+def _cuda_device(d):
+    dev = _as_device(d)
+    if dev.type != "cuda":
+        raise ValueError(f"expected a CUDA device, got {dev}")
+    return _C._check_device(dev)
+
+
+def get_device_properties(d=None):
+    """name, total_memory (bytes), multi_processor_count, major, minor of a CUDA device."""
+    return DeviceProperties(**_C._properties(_cuda_device(d)))
+
+
+def get_device_name(d=None):
+    return get_device_properties(d).name
+
+
+def get_device_capability(d=None):
+    p = get_device_properties(d)
+    return (p.major, p.minor)
+
+
+def mem_get_info(d=None):
+    """(free, total) bytes of a CUDA device, as the driver reports them."""
+    return _C._mem_get_info(_cuda_device(d))
+
+
+def empty_cache(d=None):
+    """Returns the cached, unused memory of the device's pool to the driver.
+
+    With no CUDA device this does nothing, so notebooks can call it unconditionally.
+    """
+    if d is None and not is_available():
+        return
+    _C._empty_cache(_cuda_device(d))
+
+
+def synchronize(d=None):
+    """Waits until every op queued on the device has finished.
+
+    With no CUDA device and no argument this does nothing, so timing code written for
+    a GPU also runs on the CPU, where ops are synchronous.
+    """
+    if d is None and not is_available():
+        return
+    _C._synchronize(_cuda_device(d))

@@ -1,0 +1,75 @@
+"""The device table, like nvidia-smi: ``pydevtensor-smi`` or ``python -m pydevtensor``."""
+import os
+import sys
+
+from . import _C, cuda
+from ._build import build_info
+from ._devices import device, device_count
+
+
+def _gib(n):
+    return f"{n / 2**30:.1f} GiB"
+
+
+def device_rows():
+    """One dict per device: the CPU first, then every CUDA device."""
+    info = build_info()
+    cpu = _C._properties(device("cpu"))
+    free, total = _C._mem_get_info(device("cpu"))
+    blas = info["blas"]
+    rows = [{
+        "device": "cpu",
+        "name": cpu["name"],
+        "memory": f"{_gib(total - free)} / {_gib(total)}",
+        "capability": "-",
+        "detail": f"{cpu['multi_processor_count']} cores, "
+                  f"{(blas['provider'] or 'OpenBLAS')} ({blas['threads']} threads)",
+    }]
+    driver = info["cuda"]["driver_version"] or "-"
+    runtime = info["cuda"]["runtime_version"] or "-"
+    for i in range(device_count()):
+        p = cuda.get_device_properties(i)
+        free, total = cuda.mem_get_info(i)
+        rows.append({
+            "device": f"cuda:{i}",
+            "name": p.name,
+            "memory": f"{_gib(total - free)} / {_gib(total)}",
+            "capability": f"{p.major}.{p.minor}",
+            "detail": f"{p.multi_processor_count} SMs, driver {driver}, runtime {runtime}",
+        })
+    return rows
+
+
+def format_table(rows):
+    cols = [("device", "Device"), ("name", "Name"), ("memory", "Memory used / total"),
+            ("capability", "CC"), ("detail", "Details")]
+    widths = [max(len(title), *(len(str(r[key])) for r in rows)) for key, title in cols]
+    rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    def line(values):
+        return "|" + "|".join(f" {str(v).ljust(w)} " for v, w in zip(values, widths)) + "|"
+    out = [rule, line([title for _, title in cols]), rule.replace("-", "=")]
+    out += [line([r[key] for key, _ in cols]) for r in rows]
+    out.append(rule)
+    return "\n".join(out)
+
+
+def cuda_summary():
+    """One line saying whether CUDA devices can be used, and why not."""
+    n = device_count()
+    info = build_info()["cuda"]
+    if n:
+        return (f"CUDA: {n} device{'s' if n != 1 else ''}; toolkit {info['toolkit']}, "
+                f"cuBLAS {info['cublas']}, driver {info['driver_version']}")
+    return f"CUDA: no device available ({cuda.unavailable_reason()}); everything runs on the CPU"
+
+
+def main(argv=None):
+    """Prints the device table."""
+    print(f"pydevtensor {build_info()['version']} on {os.uname().nodename}")
+    print(format_table(device_rows()))
+    print(cuda_summary())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

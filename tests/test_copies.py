@@ -1,0 +1,209 @@
+"""Copies between devices and dtypes: explicit, counted, exact (issue 3)."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES, DTYPES
+
+# At least one entry, so that without a GPU the tests show the cuda skip reason.
+GPU_DEVICES = [f"cuda:{i}" for i in range(pdt.device_count())] or ["cuda:0"]
+
+
+def sample(dtype, shape=(3, 5)):
+    a = (np.arange(np.prod(shape)).reshape(shape) * 7 % 11 - 5).astype(dtype)
+    return a
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_to_same_place_returns_self(device, dtype):
+    x = pdt.tensor(sample(dtype), device=device)
+    assert x.to(device) is x
+    assert x.to(dtype=dtype) is x
+    assert x.to(device, dtype) is x
+    assert x.to(x) is x
+    assert x.to(device, copy=True) is not x
+    if device.type == "cpu":
+        assert x.cpu() is x
+    else:
+        assert x.cuda(device.index) is x and x.cuda(device) is x
+
+
+@pytest.mark.parametrize("src_dtype", DTYPES)
+@pytest.mark.parametrize("dst_dtype", DTYPES)
+def test_dtype_conversion_matches_numpy(device, src_dtype, dst_dtype):
+    a = sample(src_dtype)
+    x = pdt.tensor(a, device=device)
+    y = x.to(dst_dtype)
+    assert y.dtype.name == dst_dtype and y.device == x.device
+    np.testing.assert_array_equal(y.cpu().numpy(), a.astype(dst_dtype))
+
+
+def test_dtype_shorthands(device):
+    x = pdt.tensor([[1.5, -2.5]], device=device)
+    assert x.double().dtype == pdt.float64 and x.float() is x
+    assert x.int().tolist() == [[1, -2]] and x.long().dtype == pdt.int64
+    assert x.bool().tolist() == [[True, True]]
+    assert x.type() == ("pydevtensor.FloatTensor" if device.type == "cpu"
+                        else "pydevtensor.cuda.FloatTensor")
+    assert x.type(pdt.float64).dtype == pdt.float64 and x.type("float64").dtype == pdt.float64
+
+
+def test_clone_and_contiguous(device):
+    x = pdt.tensor(sample("float32"), device=device)
+    c = x.clone()
+    assert c is not x and c.data_ptr() != x.data_ptr()
+    assert c.cpu().tolist() == x.cpu().tolist()
+    assert x.contiguous() is x
+    c.copy_(pdt.zeros(3, 5, device=device))
+    assert x.cpu().numpy().any() and not c.cpu().numpy().any()
+
+
+def test_views_share_storage(device):
+    x = pdt.zeros(3, 4, device=device)
+    row = x[1]
+    assert row.shape == (4,) and row.storage_offset() == 4 and row.stride() == (1,)
+    assert x._storage_refcount() == 2
+    row.copy_(pdt.ones(4, device=device))
+    assert x.cpu().tolist()[1] == [1.0] * 4 and x.cpu().tolist()[0] == [0.0] * 4
+    del row
+    assert x._storage_refcount() == 1
+    d = x.data
+    assert d is x  # a plain tensor's .data is itself
+
+
+def test_copy_between_strided_views(device):
+    a = sample("float64", (4, 6))
+    x = pdt.tensor(a, device=device)
+    y = pdt.zeros(6, device=device, dtype=pdt.float32)
+    y.copy_(x[2])
+    np.testing.assert_array_equal(y.cpu().numpy(), a[2].astype(np.float32))
+    x[0].copy_(x[3])  # same storage: copied out first
+    a[0] = a[3]
+    np.testing.assert_array_equal(x.cpu().numpy(), a)
+    assert x.copy_(x) is x
+
+
+def test_copy_shape_mismatch_names_both_shapes(device):
+    x = pdt.zeros(2, 3, device=device)
+    with pytest.raises(ValueError, match=r"destination \(2, 3\).*source \(3,\)"):
+        x.copy_(pdt.ones(3))
+    assert not x.cpu().numpy().any()  # nothing written
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        x.copy_([1, 2, 3])
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (2, 0, 2), ()])
+def test_zero_size_and_scalar_tensors(device, shape):
+    x = pdt.zeros(shape, device=device)
+    for y in (x.clone(), x.to(pdt.int64), x.cpu(), pdt.tensor(x), x.contiguous()):
+        assert y.shape == shape
+    assert x.cpu().numpy().shape == shape
+    assert x.numel() == int(np.prod(shape))
+    x.copy_(pdt.ones(shape))
+
+
+def test_to_argument_forms():
+    x = pdt.ones(2)
+    assert x.to("float64").dtype == pdt.float64
+    assert x.to(pdt.int32).dtype == pdt.int32
+    assert x.to("cpu", pdt.float64).dtype == pdt.float64
+    assert x.to(device="cpu", dtype="float64", non_blocking=True).dtype == pdt.float64
+    with pytest.raises(TypeError, match="twice"):
+        x.to("cpu", device="cpu")
+    with pytest.raises(ValueError, match="unknown device type"):
+        x.to("gpu")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        x.to(devices="cpu")
+
+
+def test_attributes():
+    x = pdt.zeros(2, 3, dtype=pdt.float64)
+    assert x.ndim == x.dim() == 2 and len(x) == 2
+    assert x.element_size() == x.itemsize == 8 and x.nbytes == 48
+    assert not x.is_cuda and x.is_contiguous() and x.get_device() == -1
+    assert isinstance(x.data_ptr(), int) and x.data_ptr() % 64 == 0
+    assert [r.shape for r in x] == [(3,), (3,)]
+    with pytest.raises(TypeError, match="0-d"):
+        len(pdt.tensor(1.0))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[2]
+
+
+def test_pin_memory_needs_a_gpu():
+    if pdt.cuda.is_available():
+        p = pdt.ones(4).pin_memory()
+        assert p.is_pinned() and p.pin_memory() is p and p.device == pdt.device("cpu")
+    else:
+        with pytest.raises(RuntimeError, match="pinning needs a CUDA device"):
+            pdt.ones(4).pin_memory()
+    assert not pdt.ones(4).is_pinned()
+
+
+# ---- across devices (GPU) ----
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("gpu", GPU_DEVICES)
+def test_round_trip_exact_and_counted(dtype, gpu):
+    a = sample(dtype, (64, 33))
+    x = pdt.tensor(a)
+    pdt.reset_transfer_stats()
+    g = x.to(gpu)
+    back = g.cpu()
+    stats = pdt.transfer_stats()
+    assert stats["host_to_device"] == {"count": 1, "bytes": a.nbytes}
+    assert stats["device_to_host"] == {"count": 1, "bytes": a.nbytes}
+    assert g.device == pdt.device(gpu) and g.is_cuda and g.get_device() == pdt.device(gpu).index
+    np.testing.assert_array_equal(back.numpy(), a)
+
+
+@pytest.mark.cuda
+def test_gpu_copies_of_strided_and_cast_tensors():
+    a = sample("float64", (40, 50))
+    x = pdt.tensor(a, device="cuda")
+    np.testing.assert_array_equal(x[3].cpu().numpy(), a[3])
+    np.testing.assert_array_equal(x.to(pdt.float32).cpu().numpy(), a.astype(np.float32))
+    y = pdt.zeros(50, dtype=pdt.int32)
+    y.copy_(x[7])
+    np.testing.assert_array_equal(y.numpy(), a[7].astype(np.int32))
+    z = pdt.zeros(40, 50, device="cuda")
+    z[1].copy_(pdt.tensor(a[9]))
+    np.testing.assert_array_equal(z.cpu().numpy()[1], a[9].astype(np.float32))
+
+
+@pytest.mark.cuda
+def test_pinned_non_blocking_and_large_pageable_copies():
+    n = 3 * 2**20 + 17  # bigger than one staging buffer, not a multiple of it
+    pdt.manual_seed(0)
+    x = pdt.rand(n)
+    g = x.cuda()
+    np.testing.assert_array_equal(g.cpu().numpy(), x.numpy())
+    p = x.pin_memory()
+    g2 = p.cuda(non_blocking=True)
+    out = pdt.empty(n).pin_memory()
+    out.copy_(g2, non_blocking=True)
+    pdt.cuda.synchronize()
+    np.testing.assert_array_equal(out.numpy(), x.numpy())
+    # to pageable memory, non_blocking still synchronises before returning
+    page = pdt.empty(n)
+    page.copy_(g2, non_blocking=True)
+    np.testing.assert_array_equal(page.numpy(), x.numpy())
+
+
+@pytest.mark.cuda
+def test_device_to_device_copy_is_counted():
+    g = pdt.ones(1000, device="cuda")
+    pdt.reset_transfer_stats()
+    c = g.clone()
+    assert pdt.transfer_stats()["device_to_device"] == {"count": 1, "bytes": 4000}
+    assert c.data_ptr() != g.data_ptr()
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(pdt.device_count() < 2, reason="needs two CUDA GPUs")
+def test_peer_copies():
+    x = pdt.arange(10000, device="cuda:0")
+    pdt.reset_transfer_stats()
+    y = x.to("cuda:1")
+    assert pdt.transfer_stats()["peer"] == {"count": 1, "bytes": 80000}
+    assert y.cpu().tolist() == list(range(10000))

@@ -1,0 +1,167 @@
+"""Creation functions on every device, dtype inference, and bad input (issue 3)."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DTYPES, assert_close
+
+
+def host(t):
+    return t.cpu().numpy()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 3), (2, 0, 4), (1, 1, 1, 5)])
+def test_zeros_ones_full_empty(device, dtype, shape):
+    z = pdt.zeros(shape, dtype=dtype, device=device)
+    o = pdt.ones(*shape, dtype=dtype, device=device) if shape else pdt.ones((), dtype=dtype,
+                                                                            device=device)
+    f = pdt.full(shape, 3, dtype=dtype, device=device)
+    e = pdt.empty(shape, dtype=dtype, device=device)
+    for t in (z, o, f, e):
+        assert t.shape == shape and t.device == device and t.dtype.name == dtype
+        assert t.is_contiguous() and t.numel() == int(np.prod(shape))
+    np.testing.assert_array_equal(host(z), np.zeros(shape, dtype=dtype))
+    np.testing.assert_array_equal(host(o), np.ones(shape, dtype=dtype))
+    np.testing.assert_array_equal(host(f), np.full(shape, 3, dtype=dtype))
+
+
+def test_sizes_as_varargs_tuple_or_list():
+    assert pdt.zeros(2, 3).shape == pdt.zeros((2, 3)).shape == pdt.zeros([2, 3]).shape == (2, 3)
+    assert pdt.ones(np.int64(4)).shape == (4,)
+    assert isinstance(pdt.zeros(2, 3).shape, tuple)
+    assert repr(pdt.zeros(2, 3).shape) == "pydevtensor.Size([2, 3])"
+    assert pdt.zeros(2, 3).size() == (2, 3) and pdt.zeros(2, 3).size(1) == 3
+    assert pdt.zeros(2, 3).size(-1) == 3 and pdt.zeros(2, 3).size(dim=0) == 2
+
+
+def test_full_infers_dtype_from_fill_value():
+    assert pdt.full((2,), 1).dtype == pdt.int64
+    assert pdt.full((2,), 1.5).dtype == pdt.float32
+    assert pdt.full((2,), True).dtype == pdt.bool
+    assert pdt.full((2,), 1, dtype=pdt.float64).dtype == pdt.float64
+
+
+def test_like_functions(device):
+    src = pdt.ones(2, 3, dtype=pdt.float64, device=device)
+    for fn in (pdt.zeros_like, pdt.ones_like, pdt.empty_like):
+        t = fn(src)
+        assert t.shape == (2, 3) and t.dtype == pdt.float64 and t.device == src.device
+    np.testing.assert_array_equal(host(pdt.full_like(src, 7)), np.full((2, 3), 7.0))
+    assert pdt.zeros_like(src, dtype=pdt.int32).dtype == pdt.int32
+    assert pdt.ones_like(src, device="cpu").device == pdt.device("cpu")
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    ((5,), {}), ((2, 9), {}), ((0, 1, 0.25), {}), ((10, 0, -3), {}), ((1.5, 4.0, 0.5), {}),
+    ((0, 5), {"dtype": "float64"}), ((-3, 3), {"dtype": "int32"}), ((0,), {}),
+])
+def test_arange_matches_numpy(device, args, kwargs):
+    t = pdt.arange(*args, device=device, **kwargs)
+    expected = np.arange(*args)
+    assert t.shape == expected.shape
+    if "dtype" not in kwargs:
+        assert t.dtype == (pdt.float32 if any(isinstance(a, float) for a in args) else pdt.int64)
+    assert_close(host(t).astype(np.float64), expected.astype(np.float64), "float32")
+
+
+@pytest.mark.parametrize("start,end,steps", [(0, 1, 5), (-2, 2, 1), (0, 10, 0), (1, -1, 7),
+                                             (0, 1, 1000)])
+def test_linspace_matches_numpy(device, start, end, steps):
+    t = pdt.linspace(start, end, steps, device=device)
+    assert t.dtype == pdt.float32 and t.shape == (steps,)
+    assert_close(host(t), np.linspace(start, end, steps), "float32")
+    t64 = pdt.linspace(start, end, steps=steps, device=device, dtype=pdt.float64)
+    assert_close(host(t64), np.linspace(start, end, steps), "float64")
+
+
+@pytest.mark.parametrize("n,m", [(3, None), (2, 4), (4, 2), (0, None), (1, 1)])
+def test_eye(device, n, m):
+    t = pdt.eye(n, m, device=device) if m is not None else pdt.eye(n, device=device)
+    np.testing.assert_array_equal(host(t), np.eye(n, m, dtype=np.float32))
+
+
+def test_tensor_infers_like_pytorch():
+    assert pdt.tensor(1).dtype == pdt.int64
+    assert pdt.tensor(1.0).dtype == pdt.float32
+    assert pdt.tensor(True).dtype == pdt.bool
+    assert pdt.tensor([1, 2.5]).dtype == pdt.float32
+    assert pdt.tensor([True, 2]).dtype == pdt.int64
+    assert pdt.tensor([]).dtype == pdt.float32 and pdt.tensor([]).shape == (0,)
+    assert pdt.tensor([[], []]).shape == (2, 0)
+    assert pdt.tensor(((1, 2), (3, 4))).tolist() == [[1, 2], [3, 4]]
+    assert pdt.tensor(3.5).shape == () and pdt.tensor(3.5).item() == 3.5
+    for np_dtype in (np.float32, np.float64, np.int32, np.int64, np.bool_):
+        a = np.arange(6).reshape(2, 3).astype(np_dtype)
+        t = pdt.tensor(a)
+        assert t.dtype.name == np.dtype(np_dtype).name.replace("bool", "bool")
+        np.testing.assert_array_equal(t.numpy(), a)
+    assert pdt.tensor(np.float64(2.5)).dtype == pdt.float64  # NumPy scalars keep their dtype, as in PyTorch
+    assert pdt.tensor([np.int32(1), np.int64(2)]).dtype == pdt.int64
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tensor_copies_data_to_device(device, dtype):
+    data = [[0, 1, 2], [3, 4, 5]]
+    t = pdt.tensor(data, dtype=dtype, device=device)
+    assert t.device == device and t.dtype.name == dtype
+    np.testing.assert_array_equal(host(t), np.array(data).astype(dtype))
+
+
+def test_tensor_always_copies():
+    a = np.ones(3, dtype=np.float32)
+    t = pdt.tensor(a)
+    a[0] = 5
+    assert t.tolist() == [1.0, 1.0, 1.0]
+    s = pdt.ones(2)
+    c = pdt.tensor(s)
+    assert c.data_ptr() != s.data_ptr()
+
+
+def test_tensor_from_strided_and_negative_stride_arrays():
+    a = np.arange(24, dtype=np.float64).reshape(4, 6)
+    for view in (a[::2, 1::3], a[::-1], a[:, ::-2], a.T, a[1:3, 2]):
+        np.testing.assert_array_equal(pdt.tensor(view).numpy(), view)
+
+
+BAD = [
+    (lambda: pdt.zeros(-1), ValueError, "negative dimension -1"),
+    (lambda: pdt.zeros(2, -3), ValueError, "negative dimension -3 at position 1"),
+    (lambda: pdt.ones(2**31, 2**31, 2**31), ValueError, "2\\^62"),
+    (lambda: pdt.empty(2**62), ValueError, "2\\^62"),
+    (lambda: pdt.zeros(2.5), TypeError, "sequence of ints.*float"),
+    (lambda: pdt.zeros("3"), TypeError, "sequence of ints"),
+    (lambda: pdt.zeros(), TypeError, "missing the size"),
+    (lambda: pdt.zeros(*([1] * 17)), ValueError, "at most 16 dimensions"),
+    (lambda: pdt.tensor([[1, 2], [3]]), ValueError, "ragged"),
+    (lambda: pdt.tensor([[1, 2], 3]), ValueError, "ragged"),
+    (lambda: pdt.tensor([1, "a"]), TypeError, "expected numbers.*str"),
+    (lambda: pdt.tensor(None), TypeError, "data must be"),
+    (lambda: pdt.tensor({1: 2}), TypeError, "data must be"),
+    (lambda: pdt.tensor([1j]), TypeError, "expected numbers"),
+    (lambda: pdt.tensor([2**63]), OverflowError, "64 bits"),
+    (lambda: pdt.tensor([2**31], dtype=pdt.int32), OverflowError, "int32"),
+    (lambda: pdt.zeros(2, dtype="float16"), TypeError, "unknown dtype 'float16'"),
+    (lambda: pdt.zeros(2, dtype=np.uint8), TypeError, "unknown dtype"),
+    (lambda: pdt.tensor(np.zeros(2, dtype=np.uint16)), TypeError, "unsupported element type"),
+    (lambda: pdt.zeros(2, device="tpu"), ValueError, "unknown device type"),
+    (lambda: pdt.zeros(2, device="cuda:9"), RuntimeError, "available devices: cpu"),
+    (lambda: pdt.zeros(2, device=1.0), TypeError, "expected a device"),
+    (lambda: pdt.zeros(2, bogus=1), TypeError, "unexpected keyword argument 'bogus'"),
+    (lambda: pdt.zeros(2, requires_grad=True), NotImplementedError, "autograd"),
+    (lambda: pdt.arange(0, 5, 0), ValueError, "step"),
+    (lambda: pdt.arange(5, 0, 1), ValueError, "step"),
+    (lambda: pdt.arange(float("nan")), ValueError, "finite"),
+    (lambda: pdt.linspace(0, 1, -2), ValueError, "steps must be >= 0"),
+    (lambda: pdt.eye(-1), ValueError, "negative dimension"),
+    (lambda: pdt.full((2,), "x"), TypeError, "real number"),
+    (lambda: pdt.zeros_like([1, 2]), TypeError, "must be a Tensor"),
+]
+
+
+@pytest.mark.parametrize("make,exc,pattern", BAD)
+def test_bad_input_raises_and_leaves_nothing(make, exc, pattern):
+    before = pdt.memory_allocated("cpu")
+    with pytest.raises(exc, match=pattern):
+        make()
+    assert pdt.memory_allocated("cpu") == before

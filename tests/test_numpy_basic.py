@@ -1,0 +1,90 @@
+"""The zero-copy basics of the NumPy boundary that tensors need from the start:
+.numpy(), from_numpy() and the buffer protocol (issue 3; issue 5 adds the rest)."""
+import gc
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DTYPES
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_numpy_is_zero_copy_and_keeps_the_tensor_alive(dtype):
+    x = pdt.zeros(2, 3, dtype=dtype)
+    a = x.numpy()
+    assert a.dtype == np.dtype(dtype) and a.shape == (2, 3)
+    assert a.ctypes.data == x.data_ptr()
+    a[1, 2] = 1
+    assert x.tolist()[1][2] == 1
+    ptr = x.data_ptr()
+    del x
+    gc.collect()
+    assert a.ctypes.data == ptr and a[1, 2] == 1  # the array's base keeps the storage
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_from_numpy_shares_memory(dtype):
+    a = np.zeros((4, 5), dtype=dtype)
+    t = pdt.from_numpy(a)
+    assert t.dtype.name == dtype and t.shape == (4, 5) and t.data_ptr() == a.ctypes.data
+    t[2].copy_(pdt.ones(5, dtype=dtype))
+    assert a[2].all() and not a[1].any()
+    del a
+    gc.collect()
+    assert t.tolist()[2][0] == 1  # the tensor keeps the array's memory alive
+
+
+def test_from_numpy_strided_views():
+    a = np.arange(30, dtype=np.float64).reshape(5, 6)
+    for v in (a[::2], a[:, ::-1], a.T, a[1:4, 2:5]):
+        t = pdt.from_numpy(v)
+        assert t.tolist() == v.tolist()
+        assert t.data_ptr() == v.ctypes.data
+    assert pdt.from_numpy(a.T).stride() == (1, 6)
+
+
+def test_memoryview_of_a_cpu_tensor():
+    x = pdt.arange(6, dtype=pdt.float32)
+    m = memoryview(x)
+    assert m.format == "f" and m.shape == (6,) and m.tolist() == [0, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("bad,exc,pattern", [
+    (lambda: pdt.from_numpy([1, 2]), TypeError, "expected a numpy.ndarray"),
+    (lambda: pdt.from_numpy(np.zeros(3, dtype=np.uint8)), TypeError, "unsupported element type"),
+    (lambda: pdt.from_numpy(np.zeros(3, dtype=np.complex64)), TypeError, "unsupported"),
+    (lambda: pdt.from_numpy(np.zeros(3, dtype=">f4")), TypeError, "unsupported"),
+])
+def test_from_numpy_bad_input(bad, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        bad()
+
+
+def test_from_numpy_read_only_array():
+    a = np.zeros(3)
+    a.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        pdt.from_numpy(a)
+    assert pdt.tensor(a).tolist() == [0.0, 0.0, 0.0]  # tensor() copies, so it works
+
+
+def test_scalars():
+    assert pdt.tensor([[2.5]]).item() == 2.5 and float(pdt.tensor(2)) == 2.0
+    assert int(pdt.tensor(7.9)) == 7 and bool(pdt.tensor([True]))
+    with pytest.raises(ValueError, match="one element.*3 elements"):
+        pdt.ones(3).item()
+    with pytest.raises(ValueError, match="one element"):
+        bool(pdt.ones(2))
+
+
+@pytest.mark.cuda
+def test_gpu_tensor_numpy_needs_an_explicit_copy():
+    g = pdt.ones(3, device="cuda")
+    with pytest.raises(TypeError, match="can't convert cuda:0 tensor to NumPy"):
+        g.numpy()
+    with pytest.raises(BufferError):
+        memoryview(g)
+    pdt.reset_transfer_stats()
+    assert g.numpy(force=True).tolist() == [1, 1, 1]
+    assert pdt.transfer_stats()["device_to_host"]["count"] == 1

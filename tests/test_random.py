@@ -1,0 +1,124 @@
+"""The Philox generator: same bits on every device, checked against NumPy (issue 3)."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+import philox_ref as ref
+
+# Known-answer vectors of Philox 4x32-10 from the Random123 distribution (kat_vectors).
+KAT = [
+    ((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+    ((0xFFFFFFFF,) * 4, (0xFFFFFFFF, 0xFFFFFFFF), (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+    ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
+     (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
+]
+
+
+@pytest.mark.parametrize("ctr,key,expected", KAT)
+def test_reference_matches_known_answers(ctr, key, expected):
+    out = ref.philox4x32_10(np.array([ctr], dtype=np.uint32), key)
+    assert tuple(int(v) for v in out[0]) == expected
+
+
+def test_default_seed_is_pytorchs():
+    import subprocess, sys
+    out = subprocess.run([sys.executable, "-c", "import pydevtensor as p; print(p.initial_seed())"],
+                         capture_output=True, text=True, check=True).stdout
+    assert int(out) == 67280421310721
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 1000, 4097])
+def test_rand_float32_bits_match_reference(n):
+    seed = 1234567890123
+    pdt.manual_seed(seed)
+    first = pdt.rand(n).numpy()
+    np.testing.assert_array_equal(first.view(np.uint32), ref.uniform_f32(seed, 0, n).view(np.uint32))
+    # the stream advances by the blocks used: ceil(n / 4)
+    second = pdt.rand(3).numpy()
+    np.testing.assert_array_equal(second, ref.uniform_f32(seed, (n + 3) // 4, 3))
+
+
+def test_rand_float64_and_shape():
+    pdt.manual_seed(7)
+    x = pdt.rand(3, 5, dtype=pdt.float64)
+    assert x.shape == (3, 5) and x.dtype == pdt.float64
+    np.testing.assert_array_equal(x.numpy().reshape(-1), ref.uniform_f64(7, 0, 15))
+    assert 0.0 <= x.numpy().min() and x.numpy().max() < 1.0
+
+
+def test_randn_matches_reference_within_libm():
+    pdt.manual_seed(99)
+    z64 = pdt.randn(1001, dtype=pdt.float64).numpy()
+    np.testing.assert_allclose(z64, ref.normal_f64(99, 0, 1001), rtol=1e-14, atol=1e-14)
+    pdt.manual_seed(99)
+    z32 = pdt.randn(1001).numpy()
+    np.testing.assert_allclose(z32, ref.normal_f64(99, 0, 1001).astype(np.float32), rtol=1e-6,
+                               atol=1e-6)
+    big = pdt.randn(200_000, dtype=pdt.float64).numpy()
+    assert abs(big.mean()) < 0.01 and abs(big.std() - 1) < 0.01
+
+
+@pytest.mark.parametrize("low,high", [(0, 10), (-5, 5), (0, 2**40), (-(2**62), 2**62)])
+def test_randint_matches_reference(low, high):
+    pdt.manual_seed(5)
+    x = pdt.randint(low, high, (257,))
+    assert x.dtype == pdt.int64
+    got = x.numpy()
+    np.testing.assert_array_equal(got, ref.randint(5, 0, 257, low, high))
+    assert got.min() >= low and got.max() < high
+
+
+def test_randint_forms_and_dtype():
+    pdt.manual_seed(1)
+    a = pdt.randint(10, (4, 4))
+    pdt.manual_seed(1)
+    b = pdt.randint(0, 10, size=(4, 4), dtype=pdt.int32)
+    assert a.shape == (4, 4) and b.dtype == pdt.int32
+    assert a.tolist() == b.tolist()
+
+
+def test_seed_reproduces_and_streams_advance():
+    pdt.manual_seed(42)
+    a = pdt.rand(10).tolist()
+    b = pdt.rand(10).tolist()
+    pdt.manual_seed(42)
+    assert pdt.rand(10).tolist() == a
+    assert a != b
+
+
+@pytest.mark.parametrize("bad,exc", [
+    (lambda: pdt.rand(2, dtype=pdt.int64), TypeError),
+    (lambda: pdt.randn(2, dtype=pdt.bool), TypeError),
+    (lambda: pdt.randint(5, 5, (2,)), ValueError),
+    (lambda: pdt.randint(5, 3), TypeError),
+    (lambda: pdt.rand(), TypeError),
+    (lambda: pdt.rand(-1), ValueError),
+    (lambda: pdt.manual_seed(1.5), TypeError),
+])
+def test_bad_random_arguments(bad, exc):
+    with pytest.raises(exc):
+        bad()
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_same_bits_on_every_device(dtype):
+    """PyTorch cannot do this: one seed, the same rand() on the CPU and every GPU."""
+    results = []
+    for d in ["cpu"] + [f"cuda:{i}" for i in range(pdt.device_count())]:
+        pdt.manual_seed(2024)
+        results.append(pdt.rand(1000, 3, dtype=dtype, device=d).cpu().numpy())
+        pdt.manual_seed(2024)
+        results.append(pdt.randint(-3, 3, (1000,), device=d).cpu().numpy())
+    for i in range(2, len(results), 2):
+        np.testing.assert_array_equal(results[i].view(np.uint8), results[0].view(np.uint8))
+        np.testing.assert_array_equal(results[i + 1], results[1])
+
+
+@pytest.mark.cuda
+def test_randn_close_on_every_device():
+    pdt.manual_seed(3)
+    cpu = pdt.randn(4096, dtype=pdt.float64).numpy()
+    pdt.manual_seed(3)
+    gpu = pdt.randn(4096, dtype=pdt.float64, device="cuda").cpu().numpy()
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-13, atol=1e-13)
