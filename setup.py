@@ -60,29 +60,30 @@ def cublas_version(cuda_home):
 
 
 def blas_config():
-    """(include_dirs, library_dirs, libraries, rpaths, macros, description)."""
+    """(include_dirs, rpaths, macros, description)."""
     if os.environ.get("PYDEVTENSOR_BLAS", "").lower() == "system":
         def pc(*args):
             return shlex.split(subprocess.run(["pkg-config", *args, "openblas"], check=True,
                                               capture_output=True, text=True).stdout)
         cflags, libs = pc("--cflags"), pc("--libs")
         version = " ".join(pc("--modversion"))
-        return ([f[2:] for f in cflags if f.startswith("-I")],
-                [f[2:] for f in libs if f.startswith("-L")],
-                [f[2:] for f in libs if f.startswith("-l")], [],
-                [("PDT_BLAS_PREFIX", "")], f"system OpenBLAS {version} (pkg-config)")
+        libdirs = [f[2:] for f in libs if f.startswith("-L")]
+        return ([f[2:] for f in cflags if f.startswith("-I")], libdirs,
+                [("PDT_BLAS_PREFIX", ""), ("PDT_BLAS_LIBNAME", '"libopenblas.so.0"')],
+                f"system OpenBLAS {version} (pkg-config)")
     try:
         import scipy_openblas32 as ob
     except ImportError:
         sys.exit("pydevtensor needs OpenBLAS: pip install scipy-openblas32 "
                  "(or PYDEVTENSOR_BLAS=system with a pkg-config OpenBLAS)")
-    lib = ob.get_library()  # "scipy_openblas"
     version = ob.get_openblas_config().split()[1]
-    # At run time the library sits beside us in site-packages; the absolute path
-    # serves in-place builds.
-    rpaths = ["$ORIGIN/../scipy_openblas32/lib", ob.get_lib_dir()]
-    return ([ob.get_include_dir()], [ob.get_lib_dir()], [lib], rpaths,
-            [("PDT_BLAS_PREFIX", "scipy_")], f"scipy-openblas32 {version}")
+    # OpenBLAS is dlopen()ed on first use (csrc/cpu/cpu_blas.h), by name through
+    # this RUNPATH: at run time the wheel sits beside us in site-packages.  For
+    # other layouts (editable installs) pydevtensor/__init__ passes its path.
+    libname = f"lib{ob.get_library()}.so"
+    return ([ob.get_include_dir()], ["$ORIGIN/../scipy_openblas32/lib"],
+            [("PDT_BLAS_PREFIX", "scipy_"), ("PDT_BLAS_LIBNAME", f'"{libname}"')],
+            f"scipy-openblas32 {version}")
 
 
 WERROR = env_flag("PYDEVTENSOR_WERROR")
@@ -93,14 +94,14 @@ if want_cuda and CUDA_HOME is None:
     sys.exit("PYDEVTENSOR_CUDA=1 but no CUDA toolkit was found: set CUDA_HOME or put nvcc on PATH")
 CUDA_ARCHS = os.environ.get("PYDEVTENSOR_CUDA_ARCH", "80 90").split()
 
-blas_inc, blas_libdirs, blas_libs, blas_rpaths, blas_macros, blas_desc = blas_config()
+blas_inc, blas_rpaths, blas_macros, blas_desc = blas_config()
 
 c_sources = sorted(str(p.relative_to(ROOT)) for d in ("core", "cpu", "python")
                    for p in (ROOT / "csrc" / d).glob("*.c"))
 cu_sources = []
 include_dirs = ["csrc/core", "csrc/cpu", "csrc/python", *blas_inc]
-library_dirs = list(blas_libdirs)
-libraries = list(blas_libs)
+library_dirs = []
+libraries = ["dl", "pthread"]
 rpaths = list(blas_rpaths)
 macros = list(blas_macros)
 extra_link = []
@@ -121,9 +122,10 @@ if CUDA_HOME is not None:
     include_dirs += ["csrc/cuda", str(CUDA_HOME / "include")]
     lib64 = CUDA_HOME / "lib64"
     library_dirs.append(str(lib64))
-    # cudart statically (it loads the driver lazily, so import works without one);
-    # cuBLAS dynamically, found through an rpath to the toolkit.
-    libraries += ["cudart_static", "cublas", "dl", "rt", "pthread"]
+    # cudart statically: it loads the driver lazily, so import works without one.
+    # cuBLAS is dlopen()ed on first use through this RUNPATH (loading it costs
+    # ~80 ms, which import must not pay).
+    libraries += ["cudart_static", "rt", "stdc++"]  # the .cu objects are C++
     rpaths.append(str(lib64))
     macros.append(("PDT_HAVE_CUDA", "1"))
     build_config.update(cuda=cuda_version(CUDA_HOME / "bin" / "nvcc"),
@@ -142,7 +144,7 @@ class BuildExt(build_ext):
                 gencode += ["-gencode", f"arch=compute_{arch},code=sm_{arch}"]
             newest = max(CUDA_ARCHS, key=int)
             gencode += ["-gencode", f"arch=compute_{newest},code=compute_{newest}"]
-            host = "-fPIC,-Wall,-Wextra" + (",-Werror" if WERROR else "")
+            host = "-fPIC,-fvisibility=hidden,-Wall,-Wextra" + (",-Werror" if WERROR else "")
             if SANITIZE:
                 host += f",-fsanitize={SANITIZE}"
             out_dir = Path(self.build_temp) / "cuda"

@@ -7,22 +7,10 @@ Learning* runs after ``import pydevtensor as torch``.
 """
 __version__ = "0.1.0"
 
-try:
-    from . import _C
-except ImportError as exc:  # pragma: no cover - depends on the install
-    if "scipy_openblas" not in str(exc):
-        raise
-    # The OpenBLAS wheel is found through an rpath next to us in site-packages;
-    # when the layout differs, load it by its own package's path first.
-    import ctypes
-    import os
+from . import _C
+from ._libraries import register_library_paths as _register_library_paths
 
-    import scipy_openblas32
-
-    ctypes.CDLL(os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so"),
-                mode=ctypes.RTLD_GLOBAL)
-    from . import _C
-
+_register_library_paths()
 from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, bool, device,
                  double, dtype, empty, empty_like, eye, float, float32, float64, from_numpy,
                  full, full_like, initial_seed, int, int32, int64, linspace, long,

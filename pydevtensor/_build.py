@@ -16,6 +16,7 @@ def build_info():
         BUILD_CONFIG = {}
     driver, runtime = _C._versions()
     blas = _C._describe(_C._KIND_CPU) or ""
+    cublas = _C._describe(_C._KIND_CUDA) if _C._cuda_status()[0] else None
     config, _, threads = blas.rpartition(", ")
     from . import __version__
     return {
@@ -28,6 +29,7 @@ def build_info():
             "built": _C._cuda_status()[0],
             "toolkit": BUILD_CONFIG.get("cuda"),
             "cublas": BUILD_CONFIG.get("cublas"),
+            "cublas_loaded": cublas,
             "archs": BUILD_CONFIG.get("cuda_archs"),
             "cudart": "static" if _C._cuda_status()[0] else None,
             "runtime_version": _version(runtime),

@@ -13,7 +13,7 @@
  *    separate rounding of the product and the sum (no FMA contraction), which
  *    makes the bits identical on the CPU and the GPU.
  *  - everything else uses two lanes per element: element i uses lanes
- *    2*(i%2) and 2*(i%2)+1 of block offset + i / 2.
+ *    lo = 2*(i%2) and hi = 2*(i%2)+1 of block offset + i / 2.
  *    float64 uniform: u = (((hi << 32) | lo) >> 11) * 2^-53.
  *    normal: Box-Muller in double, u1 = (lo + 1) * 2^-32 in (0, 1],
  *            u2 = hi * 2^-32, z = sqrt(-2 ln u1) * cos(2 pi u2); libm differences
@@ -100,7 +100,11 @@ PDT_HD double pdt_normal_f64(uint32_t lo, uint32_t hi, double mean, double std)
     double u1 = ((double)lo + 1.0) * 0x1p-32;
     double u2 = (double)hi * 0x1p-32;
     double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925286766559 * u2);
+#ifdef __CUDA_ARCH__
+    return __dadd_rn(mean, __dmul_rn(std, z)); /* no FMA, as on the CPU */
+#else
     return mean + std * z;
+#endif
 }
 
 PDT_HD int64_t pdt_randint(uint32_t lo, uint32_t hi, int64_t low, int64_t high)

@@ -79,6 +79,22 @@ pdt_status pdt_device_check(pdt_device d)
                     pdt_available_devices(avail, sizeof avail));
 }
 
+void pdt_backend_add_library_path(int kind, const char *path)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    if (b && b->add_library_path)
+        b->add_library_path(path);
+}
+
+void pdt_backend_describe(int kind, char *buf, size_t n)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    if (n)
+        buf[0] = '\0';
+    if (b && b->describe)
+        b->describe(buf, n);
+}
+
 static _Thread_local int current_cuda_index;
 
 int pdt_current_cuda(void) { return current_cuda_index; }

@@ -28,6 +28,10 @@ int pdt_device_count(int kind);
 pdt_status pdt_device_check(pdt_device d);
 /* "cpu, cuda:0, cuda:1" into buf. */
 const char *pdt_available_devices(char *buf, size_t n);
+/* Tells kind's backend a full path where a library it loads lazily may be. */
+void pdt_backend_add_library_path(int kind, const char *path);
+/* One line on the libraries behind kind's backend, into buf ("" if none). */
+void pdt_backend_describe(int kind, char *buf, size_t n);
 /* The calling thread's current CUDA device (0 until set). */
 int pdt_current_cuda(void);
 pdt_status pdt_set_current_cuda(int index);

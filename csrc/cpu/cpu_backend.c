@@ -105,4 +105,5 @@ const pdt_backend pdt_cpu_backend = {
     .arange = pdt_cpu_arange,
     .random = pdt_cpu_random,
     .describe = pdt_cpu_blas_describe,
+    .add_library_path = pdt_cpu_blas_add_candidate,
 };

@@ -1,6 +1,11 @@
-/* cpu_blas.h - the CPU backend's link to OpenBLAS.  PDT_BLAS(sgemm) names
- * cblas_sgemm with the provider's symbol prefix (scipy-openblas32 prefixes
- * every symbol with "scipy_"; a system OpenBLAS has none). */
+/* cpu_blas.h - OpenBLAS, loaded on first use.
+ *
+ * Loading OpenBLAS starts its thread pool, which costs ~25 ms; linking it would
+ * put that on every `import pydevtensor`.  So the library is dlopen()ed the first
+ * time a BLAS routine is needed, and its entry points are kept in a table.
+ * PDT_BLAS_SYMBOL(sgemm) names cblas_sgemm with the provider's prefix
+ * (scipy-openblas32 prefixes every symbol with "scipy_"; a system OpenBLAS has none).
+ */
 #ifndef PDT_CPU_BLAS_H
 #define PDT_CPU_BLAS_H
 
@@ -8,15 +13,35 @@
 
 #include <cblas.h>
 
+#include "pdt_status.h"
+
 #ifndef PDT_BLAS_PREFIX
 #define PDT_BLAS_PREFIX
 #endif
+#define PDT_BLAS_STR2(x) #x
+#define PDT_BLAS_STR(x) PDT_BLAS_STR2(x)
 #define PDT_BLAS_CAT2(a, b) a##b
 #define PDT_BLAS_CAT(a, b) PDT_BLAS_CAT2(a, b)
-#define PDT_BLAS(name) PDT_BLAS_CAT(PDT_BLAS_PREFIX, cblas_##name)
-#define PDT_OPENBLAS(name) PDT_BLAS_CAT(PDT_BLAS_PREFIX, openblas_##name)
+/* The declared symbol, used for its type. */
+#define PDT_BLAS_SYMBOL(name) PDT_BLAS_CAT(PDT_BLAS_PREFIX, cblas_##name)
+#define PDT_OPENBLAS_SYMBOL(name) PDT_BLAS_CAT(PDT_BLAS_PREFIX, openblas_##name)
 
-/* "OpenBLAS 0.3.28 DYNAMIC_ARCH ... Haswell MAX_THREADS=64, 2 threads" */
+typedef struct pdt_blas_table {
+    char *(*get_config)(void);
+    int (*get_num_threads)(void);
+    __typeof__(PDT_BLAS_SYMBOL(sgemm)) *sgemm;
+    __typeof__(PDT_BLAS_SYMBOL(dgemm)) *dgemm;
+    char path[512]; /* where the library was loaded from */
+} pdt_blas_table;
+
+/* Adds a full path to try after the library's plain name (searched through the
+ * extension's RUNPATH).  The bindings pass the installed wheel's path.  Must be
+ * called before the first pdt_cpu_blas(). */
+void pdt_cpu_blas_add_candidate(const char *path);
+/* The loaded table, loading it on first use; PDT_ERR_BACKEND naming the
+ * places tried when OpenBLAS cannot be loaded. */
+pdt_status pdt_cpu_blas(const pdt_blas_table **out);
+/* "OpenBLAS 0.3.28 ... MAX_THREADS=64, 2 threads" (loads the library). */
 void pdt_cpu_blas_describe(char *buf, size_t n);
 
 #endif /* PDT_CPU_BLAS_H */

@@ -198,12 +198,24 @@ static PyObject *q_describe(PyObject *m, PyObject *kind_obj)
     long kind = PyLong_AsLong(kind_obj);
     if (kind == -1 && PyErr_Occurred())
         return NULL;
-    const pdt_backend *b = pdt_backend_of((int)kind);
-    char buf[512] = "";
-    if (!b || !b->describe)
+    char buf[512];
+    Py_BEGIN_ALLOW_THREADS /* may load a library */
+    pdt_backend_describe((int)kind, buf, sizeof buf);
+    Py_END_ALLOW_THREADS
+    if (!buf[0])
         Py_RETURN_NONE;
-    b->describe(buf, sizeof buf);
     return PyUnicode_FromString(buf);
+}
+
+static PyObject *q_add_library_path(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int kind;
+    const char *path;
+    if (!PyArg_ParseTuple(args, "is:_add_library_path", &kind, &path))
+        return NULL;
+    pdt_backend_add_library_path(kind, path);
+    Py_RETURN_NONE;
 }
 
 static PyObject *q_set_size_type(PyObject *m, PyObject *tp)
@@ -229,6 +241,7 @@ PyMethodDef pdt_query_functions[] = {
     {"_versions", q_versions, METH_NOARGS, "(driver, runtime) as 1000*major + 10*minor"},
     {"_describe", q_describe, METH_O, NULL},
     {"_set_size_type", q_set_size_type, METH_O, NULL},
+    {"_add_library_path", q_add_library_path, METH_VARARGS, NULL},
     {"transfer_stats", q_transfer_stats, METH_NOARGS,
      "transfer_stats()\n--\n\nCounts and bytes of every copy between devices since the last "
      "reset: host_to_device, device_to_host, device_to_device and peer."},

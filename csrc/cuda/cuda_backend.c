@@ -1,0 +1,652 @@
+/* cuda_backend.c - the CUDA device backend: the pdt_cuda_backend table.
+ *
+ * Devices are found once (pthread_once) and never raise when CUDA is missing.
+ * Each device gets one non-blocking stream, created on first use; every copy
+ * and kernel of that device is ordered on it, and device memory comes from the
+ * device's default stream-ordered pool (cudaMallocFromPoolAsync/cudaFreeAsync)
+ * on that stream.  Kernels live in cuda_kernels.cu; errors become pdt_status
+ * through PDT_CUDA_CHECK (cuda_check.h).  Nothing here prints or exits.
+ *
+ * Note [one stream per device]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * With a single stream per device, stream order is program order: a kernel
+ * sees the copies enqueued before it, and cudaFreeAsync on that stream lets
+ * the pool hand the bytes out again only after the work that used them.  The
+ * one place where two streams meet is a peer copy; see Note [peer copies].
+ * The stream is non-blocking so that other libraries' work on the legacy
+ * default stream does not serialise with ours.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* pthread_* under -std=c11 */
+#endif
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "cuda_blas.h"
+#include "cuda_check.h"
+#include "cuda_kernels.h"
+#include "pdt_backend.h"
+
+#define CUDA_STAGING_BYTES ((size_t)4 << 20) /* per staging buffer, two per device */
+#define CUDA_SMALL_COPY ((size_t)256 << 10)   /* below this, no staging pipeline  */
+
+typedef struct cuda_device {
+    atomic_int ready;    /* 1 once stream and pool are set up (release/acquire) */
+    cudaStream_t stream; /* the device's one stream */
+    cudaMemPool_t pool;  /* default pool; NULL when the device has no pools */
+
+    /* Note [pageable copies]: guarded by staging_lock. */
+    pthread_mutex_t staging_lock;
+    int staging_state;          /* 0: not tried, 1: ready, -1: unavailable */
+    void *staging[2];           /* pinned, CUDA_STAGING_BYTES each */
+    cudaEvent_t staging_idle[2]; /* recorded after the last DMA that used staging[k] */
+} cuda_device;
+
+static pthread_once_t cuda_once = PTHREAD_ONCE_INIT;
+static int cuda_count;         /* devices usable, <= PDT_MAX_DEVICES */
+static char cuda_reason[256];  /* why cuda_count is 0 */
+static cuda_device cuda_devices[PDT_MAX_DEVICES];
+/* Serialises the rare set-up steps: stream/pool creation and peer access. */
+static pthread_mutex_t cuda_setup_lock = PTHREAD_MUTEX_INITIALIZER;
+/* [from][to]: 1 once peer access from `from` to `to` was tried. */
+static atomic_int cuda_peer_done[PDT_MAX_DEVICES][PDT_MAX_DEVICES];
+
+/* ---------------------------------------------------------------- devices */
+
+/* Records in cuda_reason why cudaGetDeviceCount failed with err. */
+static void cuda_describe_failure(cudaError_t err)
+{
+    int driver = 0, runtime = 0;
+    PDT_CUDA_IGNORE(cudaDriverGetVersion(&driver));
+    PDT_CUDA_IGNORE(cudaRuntimeGetVersion(&runtime));
+    if (err == cudaErrorNoDevice) {
+        snprintf(cuda_reason, sizeof cuda_reason, "no CUDA device is present");
+    } else if (err == cudaErrorInsufficientDriver && driver == 0) {
+        /* cudart reports a missing libcuda.so as an insufficient driver; a
+         * driver version of 0 tells the two apart. */
+        snprintf(cuda_reason, sizeof cuda_reason,
+                 "no CUDA driver was found (libcuda.so could not be loaded)");
+    } else if (err == cudaErrorInsufficientDriver) {
+        snprintf(cuda_reason, sizeof cuda_reason,
+                 "the CUDA driver is too old for runtime %d.%d (the driver supports CUDA %d.%d)",
+                 runtime / 1000, (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10);
+    } else {
+        snprintf(cuda_reason, sizeof cuda_reason, "CUDA could not be initialised: %s (%s)",
+                 cudaGetErrorName(err), cudaGetErrorString(err));
+    }
+}
+
+static void cuda_init_once(void)
+{
+    int n = 0;
+    for (int i = 0; i < PDT_MAX_DEVICES; i++)
+        pthread_mutex_init(&cuda_devices[i].staging_lock, NULL);
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        n = 0;
+        cuda_describe_failure(err);
+    } else if (n <= 0) {
+        n = 0;
+        snprintf(cuda_reason, sizeof cuda_reason, "no CUDA device is present");
+    }
+    cuda_count = n > PDT_MAX_DEVICES ? PDT_MAX_DEVICES : n;
+}
+
+static int cuda_device_count(void)
+{
+    pthread_once(&cuda_once, cuda_init_once);
+    return cuda_count;
+}
+
+static const char *cuda_unavailable_reason(void)
+{
+    pthread_once(&cuda_once, cuda_init_once);
+    return cuda_count > 0 ? NULL : cuda_reason;
+}
+
+/* First use of a device: its stream, and its default pool made to keep what
+ * is freed (Note [pool release threshold]).  Runs under cuda_setup_lock.
+ *
+ * Note [pool release threshold]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A pool's release threshold defaults to 0: at every synchronisation the pool
+ * gives its free memory back to the driver, and the next allocation pays for
+ * cudaMalloc again.  UINT64_MAX keeps it cached until empty_cache() trims it. */
+static pdt_status cuda_setup(int index, cuda_device *d)
+{
+    pdt_status st = PDT_OK;
+    int pools = 0;
+    cudaStream_t stream = NULL;
+    pthread_mutex_lock(&cuda_setup_lock);
+    if (atomic_load_explicit(&d->ready, memory_order_relaxed))
+        goto fail; /* another thread finished first: st is PDT_OK */
+    PDT_CUDA_CHECK(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, index));
+    if (pools) {
+        cudaMemPool_t pool = NULL;
+        uint64_t threshold = UINT64_MAX;
+        PDT_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, index));
+        PDT_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+        d->pool = pool;
+    }
+    PDT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    d->stream = stream;
+    atomic_store_explicit(&d->ready, 1, memory_order_release);
+fail:
+    pthread_mutex_unlock(&cuda_setup_lock);
+    return st;
+}
+
+/* Makes index the current device and returns its state, set up. */
+static pdt_status cuda_prepare(int index, cuda_device **out)
+{
+    pdt_status st = PDT_OK;
+    cuda_device *d;
+    pthread_once(&cuda_once, cuda_init_once);
+    if (index < 0 || index >= cuda_count) {
+        st = pdt_fail(PDT_ERR_DEVICE, "cuda:%d is not a usable CUDA device (%d found)", index,
+                      cuda_count);
+        goto fail;
+    }
+    d = &cuda_devices[index];
+    PDT_CUDA_CHECK(cudaSetDevice(index));
+    if (!atomic_load_explicit(&d->ready, memory_order_acquire)) {
+        st = cuda_setup(index, d);
+        if (st != PDT_OK)
+            goto fail;
+    }
+    *out = d;
+fail:
+    return st;
+}
+
+/* The device's state if it was set up, else NULL (nothing of ours is on it). */
+static cuda_device *cuda_if_ready(int index)
+{
+    if (index < 0 || index >= PDT_MAX_DEVICES)
+        return NULL;
+    cuda_device *d = &cuda_devices[index];
+    return atomic_load_explicit(&d->ready, memory_order_acquire) ? d : NULL;
+}
+
+static pdt_status cuda_properties(int index, pdt_device_props *out)
+{
+    pdt_status st = PDT_OK;
+    struct cudaDeviceProp p;
+    memset(out, 0, sizeof *out);
+    PDT_CUDA_CHECK(cudaSetDevice(index));
+    PDT_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+    snprintf(out->name, sizeof out->name, "%s", p.name);
+    out->total_memory = p.totalGlobalMem;
+    out->multiprocessors = p.multiProcessorCount;
+    out->major = p.major;
+    out->minor = p.minor;
+fail:
+    return st;
+}
+
+static pdt_status cuda_mem_info(int index, size_t *free_bytes, size_t *total_bytes)
+{
+    pdt_status st = PDT_OK;
+    size_t f = 0, t = 0;
+    PDT_CUDA_CHECK(cudaSetDevice(index));
+    PDT_CUDA_CHECK(cudaMemGetInfo(&f, &t));
+fail:
+    *free_bytes = f;
+    *total_bytes = t;
+    return st;
+}
+
+static pdt_status cuda_synchronize(int index)
+{
+    pdt_status st = PDT_OK;
+    cuda_device *d;
+    PDT_CUDA_CHECK(cudaSetDevice(index));
+    d = cuda_if_ready(index);
+    if (d != NULL) /* else nothing was ever enqueued by us */
+        PDT_CUDA_CHECK(cudaStreamSynchronize(d->stream));
+fail:
+    return st;
+}
+
+static void cuda_versions(int *driver, int *runtime)
+{
+    int dv = 0, rv = 0;
+    if (cudaDriverGetVersion(&dv) != cudaSuccess) {
+        (void)cudaGetLastError();
+        dv = 0;
+    }
+    if (cudaRuntimeGetVersion(&rv) != cudaSuccess) {
+        (void)cudaGetLastError();
+        rv = 0;
+    }
+    if (driver)
+        *driver = dv;
+    if (runtime)
+        *runtime = rv;
+}
+
+/* ----------------------------------------------------------------- memory */
+
+/* Note [retry after trim]
+ * ~~~~~~~~~~~~~~~~~~~~~~~
+ * The pool keeps freed blocks (Note [pool release threshold]); a large request
+ * can fail although enough memory sits free in the pool in pieces of the wrong
+ * size.  On cudaErrorMemoryAllocation we wait for the stream (so every pending
+ * free has happened), give all unused pool memory back and try once more. */
+static pdt_status cuda_alloc(int index, size_t nbytes, void **out)
+{
+    pdt_status st = PDT_OK;
+    cuda_device *d = NULL;
+    cudaError_t err;
+    *out = NULL;
+    st = cuda_prepare(index, &d);
+    if (st != PDT_OK)
+        goto fail;
+    if (d->pool == NULL) {
+        PDT_CUDA_CHECK(cudaMalloc(out, nbytes));
+    } else {
+        err = cudaMallocFromPoolAsync(out, nbytes, d->pool, d->stream);
+        if (err == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            PDT_CUDA_CHECK(cudaStreamSynchronize(d->stream));
+            PDT_CUDA_CHECK(cudaMemPoolTrimTo(d->pool, 0));
+            err = cudaMallocFromPoolAsync(out, nbytes, d->pool, d->stream);
+        }
+        if (err != cudaSuccess) {
+            *out = NULL;
+            st = pdt_cuda_fail(err, "cudaMallocFromPoolAsync(out, nbytes, pool, stream)", __FILE__,
+                               __LINE__);
+            goto fail;
+        }
+    }
+fail:
+    return st;
+}
+
+static void cuda_free(int index, void *ptr, size_t nbytes)
+{
+    cuda_device *d = cuda_if_ready(index);
+    (void)nbytes;
+    if (ptr == NULL || d == NULL)
+        return;
+    if (cudaSetDevice(index) != cudaSuccess) {
+        (void)cudaGetLastError(); /* e.g. cudart already unloading at exit */
+        return;
+    }
+    if (d->pool != NULL) {
+        PDT_CUDA_IGNORE(cudaFreeAsync(ptr, d->stream));
+    } else {
+        PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
+        PDT_CUDA_IGNORE(cudaFree(ptr));
+    }
+}
+
+static size_t cuda_reserved(int index)
+{
+    cuda_device *d = cuda_if_ready(index);
+    uint64_t bytes = 0;
+    if (d == NULL || d->pool == NULL)
+        return 0;
+    if (cudaSetDevice(index) != cudaSuccess ||
+        cudaMemPoolGetAttribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return (size_t)bytes;
+}
+
+static void cuda_empty_cache(int index)
+{
+    cuda_device *d = cuda_if_ready(index);
+    if (d == NULL || d->pool == NULL)
+        return;
+    if (cudaSetDevice(index) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
+    PDT_CUDA_IGNORE(cudaMemPoolTrimTo(d->pool, 0));
+}
+
+static pdt_status cuda_host_alloc(size_t nbytes, void **out)
+{
+    pdt_status st = PDT_OK;
+    *out = NULL;
+    PDT_CUDA_CHECK(cudaHostAlloc(out, nbytes, cudaHostAllocPortable));
+fail:
+    return st;
+}
+
+/* A non-blocking copy may still be reading or writing this memory: wait for
+ * every stream of ours before unpinning it. */
+static void cuda_host_free(void *ptr, size_t nbytes)
+{
+    (void)nbytes;
+    if (ptr == NULL)
+        return;
+    for (int i = 0; i < PDT_MAX_DEVICES; i++) {
+        cuda_device *d = cuda_if_ready(i);
+        if (d != NULL)
+            PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
+    }
+    PDT_CUDA_IGNORE(cudaFreeHost(ptr));
+}
+
+/* ----------------------------------------------------------------- copies */
+
+/* One cudaMemcpyAsync on d's stream, then a wait unless `wait` is 0. */
+static pdt_status cuda_copy_async(cuda_device *d, enum cudaMemcpyKind kind, void *dst,
+                                  const void *src, size_t nbytes, int wait)
+{
+    pdt_status st = PDT_OK;
+    PDT_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, kind, d->stream));
+    if (wait)
+        PDT_CUDA_CHECK(cudaStreamSynchronize(d->stream));
+fail:
+    return st;
+}
+
+/* Note [pageable copies]
+ * ~~~~~~~~~~~~~~~~~~~~~~
+ * The GPU can DMA only from page-locked memory, so a copy from pageable memory
+ * is a CPU memcpy into a pinned buffer plus a DMA.  Two pinned buffers per
+ * device let the two overlap: while the GPU moves chunk k out of (into) one
+ * buffer, the CPU fills (drains) the other with chunk k+1 (k-1).  Each buffer
+ * has an event recorded after the DMA that last used it; the CPU waits on that
+ * event before touching the buffer again.  The buffers are shared by every
+ * thread copying to or from that device, hence staging_lock; copies under
+ * CUDA_SMALL_COPY skip them (and the lock) and let the driver stage.
+ * A pageable copy always waits for the GPU before it returns, NON_BLOCKING or
+ * not: the caller may reuse or read that memory at once. */
+
+/* With staging_lock held and d current: 1 when d's staging buffers exist. */
+static int cuda_staging_ready(cuda_device *d)
+{
+    if (d->staging_state != 0)
+        return d->staging_state == 1;
+    d->staging_state = -1;
+    for (int k = 0; k < 2; k++) {
+        d->staging[k] = NULL;
+        d->staging_idle[k] = NULL;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (cudaHostAlloc(&d->staging[k], CUDA_STAGING_BYTES, cudaHostAllocPortable) !=
+                cudaSuccess ||
+            cudaEventCreateWithFlags(&d->staging_idle[k], cudaEventDisableTiming) !=
+                cudaSuccess) {
+            /* No pinned memory to spare (a low memlock limit, say): every
+             * pageable copy on this device goes through the driver instead. */
+            (void)cudaGetLastError();
+            for (int j = 0; j < 2; j++) {
+                if (d->staging[j] != NULL)
+                    PDT_CUDA_IGNORE(cudaFreeHost(d->staging[j]));
+                if (d->staging_idle[j] != NULL)
+                    PDT_CUDA_IGNORE(cudaEventDestroy(d->staging_idle[j]));
+                d->staging[j] = NULL;
+                d->staging_idle[j] = NULL;
+            }
+            return 0;
+        }
+    }
+    d->staging_state = 1;
+    return 1;
+}
+
+/* dst: device [nbytes]; src: pageable host [nbytes].  staging_lock held. */
+static pdt_status cuda_h2d_staged(cuda_device *d, char *dst, const char *src, size_t nbytes)
+{
+    pdt_status st = PDT_OK;
+    size_t off = 0, len;
+    for (int k = 0; off < nbytes; off += len, k ^= 1) {
+        len = nbytes - off < CUDA_STAGING_BYTES ? nbytes - off : CUDA_STAGING_BYTES;
+        PDT_CUDA_CHECK(cudaEventSynchronize(d->staging_idle[k]));
+        memcpy(d->staging[k], src + off, len);
+        PDT_CUDA_CHECK(cudaMemcpyAsync(dst + off, d->staging[k], len, cudaMemcpyHostToDevice,
+                                       d->stream));
+        PDT_CUDA_CHECK(cudaEventRecord(d->staging_idle[k], d->stream));
+    }
+    PDT_CUDA_CHECK(cudaStreamSynchronize(d->stream));
+fail:
+    return st;
+}
+
+/* dst: pageable host [nbytes]; src: device [nbytes].  staging_lock held.
+ * Chunk k's DMA is enqueued before chunk k-1 is copied out on the CPU. */
+static pdt_status cuda_d2h_staged(cuda_device *d, char *dst, const char *src, size_t nbytes)
+{
+    pdt_status st = PDT_OK;
+    size_t off = 0, len, prev_off = 0, prev_len = 0;
+    int prev = -1;
+    for (int k = 0; off < nbytes; off += len, k ^= 1) {
+        len = nbytes - off < CUDA_STAGING_BYTES ? nbytes - off : CUDA_STAGING_BYTES;
+        /* staging[k] was last drained by the CPU two chunks ago (or by an
+         * earlier call, which drained everything), so the DMA may overwrite it. */
+        PDT_CUDA_CHECK(cudaMemcpyAsync(d->staging[k], src + off, len, cudaMemcpyDeviceToHost,
+                                       d->stream));
+        PDT_CUDA_CHECK(cudaEventRecord(d->staging_idle[k], d->stream));
+        if (prev >= 0) {
+            PDT_CUDA_CHECK(cudaEventSynchronize(d->staging_idle[prev]));
+            memcpy(dst + prev_off, d->staging[prev], prev_len);
+        }
+        prev = k;
+        prev_off = off;
+        prev_len = len;
+    }
+    if (prev >= 0) {
+        PDT_CUDA_CHECK(cudaEventSynchronize(d->staging_idle[prev]));
+        memcpy(dst + prev_off, d->staging[prev], prev_len);
+    }
+fail:
+    return st;
+}
+
+/* H2D or D2H with a pageable host side; d is current. */
+static pdt_status cuda_copy_pageable(cuda_device *d, pdt_copy_kind kind, void *dst,
+                                     const void *src, size_t nbytes)
+{
+    pdt_status st = PDT_OK;
+    enum cudaMemcpyKind ck = kind == PDT_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    if (nbytes >= CUDA_SMALL_COPY) {
+        pthread_mutex_lock(&d->staging_lock);
+        if (cuda_staging_ready(d)) {
+            if (kind == PDT_COPY_H2D)
+                st = cuda_h2d_staged(d, (char *)dst, (const char *)src, nbytes);
+            else
+                st = cuda_d2h_staged(d, (char *)dst, (const char *)src, nbytes);
+            if (st != PDT_OK) {
+                /* Drain DMAs still in flight into or out of the staging
+                 * buffers before another copy may use them. */
+                PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
+            }
+            pthread_mutex_unlock(&d->staging_lock);
+            return st;
+        }
+        pthread_mutex_unlock(&d->staging_lock);
+    }
+    return cuda_copy_async(d, ck, dst, src, nbytes, 1);
+}
+
+/* Note [peer copies]
+ * ~~~~~~~~~~~~~~~~~~
+ * The copy runs on the source device's stream, so it must also wait for the
+ * destination stream's earlier work (the allocation of dst, kernels still
+ * reading the old contents): an event recorded on the dst stream, waited on by
+ * the src stream.  Afterwards the dst stream waits on an event recorded after
+ * the copy, so later work on the destination device (kernels, cudaFreeAsync of
+ * dst) sees the data; later src work is ordered by the src stream itself.
+ * Peer access is enabled once per ordered pair where the hardware allows it,
+ * and the destination pool is opened to the source device (pool allocations
+ * ignore cudaDeviceEnablePeerAccess).  Both are best effort: without them
+ * cudaMemcpyPeerAsync still works, staged by the driver. */
+
+/* d_from is current; lets `from` read and write `to`'s memory if it can. */
+static void cuda_enable_peer(int from, int to)
+{
+    int can = 0;
+    if (atomic_load_explicit(&cuda_peer_done[from][to], memory_order_acquire))
+        return;
+    pthread_mutex_lock(&cuda_setup_lock);
+    if (!atomic_load_explicit(&cuda_peer_done[from][to], memory_order_relaxed)) {
+        if (cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess) {
+            (void)cudaGetLastError();
+            can = 0;
+        }
+        if (can) {
+            /* cudaErrorPeerAccessAlreadyEnabled (someone else did it) is fine. */
+            PDT_CUDA_IGNORE(cudaDeviceEnablePeerAccess(to, 0));
+            cudaMemPool_t pool = cuda_devices[to].pool;
+            if (pool != NULL) {
+                struct cudaMemAccessDesc desc;
+                memset(&desc, 0, sizeof desc);
+                desc.location.type = cudaMemLocationTypeDevice;
+                desc.location.id = from;
+                desc.flags = cudaMemAccessFlagsProtReadWrite;
+                PDT_CUDA_IGNORE(cudaMemPoolSetAccess(pool, &desc, 1));
+            }
+        }
+        atomic_store_explicit(&cuda_peer_done[from][to], 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&cuda_setup_lock);
+}
+
+/* dst: device dst_index [nbytes]; src: device src_index [nbytes]. */
+static pdt_status cuda_copy_peer(int dst_index, void *dst, int src_index, const void *src,
+                                 size_t nbytes)
+{
+    pdt_status st = PDT_OK;
+    cuda_device *dd = NULL, *sd = NULL;
+    cudaEvent_t dst_ready = NULL, copied = NULL;
+    int enqueued = 0;
+
+    st = cuda_prepare(dst_index, &dd);
+    if (st != PDT_OK)
+        goto fail;
+    PDT_CUDA_CHECK(cudaEventCreateWithFlags(&dst_ready, cudaEventDisableTiming));
+    PDT_CUDA_CHECK(cudaEventRecord(dst_ready, dd->stream));
+
+    st = cuda_prepare(src_index, &sd);
+    if (st != PDT_OK)
+        goto fail;
+    cuda_enable_peer(src_index, dst_index);
+    PDT_CUDA_CHECK(cudaStreamWaitEvent(sd->stream, dst_ready, 0));
+    PDT_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_index, src, src_index, nbytes, sd->stream));
+    enqueued = 1;
+    PDT_CUDA_CHECK(cudaEventCreateWithFlags(&copied, cudaEventDisableTiming));
+    PDT_CUDA_CHECK(cudaEventRecord(copied, sd->stream));
+
+    PDT_CUDA_CHECK(cudaSetDevice(dst_index));
+    PDT_CUDA_CHECK(cudaStreamWaitEvent(dd->stream, copied, 0));
+fail:
+    /* If the copy went out but the dst stream could not be made to wait for
+     * it, wait here, so that freeing dst afterwards cannot race the copy. */
+    if (st != PDT_OK && enqueued)
+        PDT_CUDA_IGNORE(cudaStreamSynchronize(sd->stream));
+    /* Destroying a pending event is allowed: it is released once it fires,
+     * and waits already enqueued on it still hold. */
+    if (dst_ready != NULL)
+        PDT_CUDA_IGNORE(cudaEventDestroy(dst_ready));
+    if (copied != NULL)
+        PDT_CUDA_IGNORE(cudaEventDestroy(copied));
+    return st;
+}
+
+/* dst/src: [nbytes] contiguous bytes; the host side's index is -1. */
+static pdt_status cuda_copy_bytes(pdt_copy_kind kind, int dst_index, void *dst, int src_index,
+                                  const void *src, size_t nbytes, int flags)
+{
+    pdt_status st = PDT_OK;
+    cuda_device *d = NULL;
+    if (nbytes == 0)
+        return PDT_OK;
+    switch (kind) {
+    case PDT_COPY_H2H:
+        memcpy(dst, src, nbytes);
+        break;
+    case PDT_COPY_H2D:
+    case PDT_COPY_D2H: {
+        const int index = kind == PDT_COPY_H2D ? dst_index : src_index;
+        st = cuda_prepare(index, &d);
+        if (st != PDT_OK)
+            goto fail;
+        if (flags & PDT_COPY_HOST_PINNED)
+            st = cuda_copy_async(d,
+                                 kind == PDT_COPY_H2D ? cudaMemcpyHostToDevice
+                                                      : cudaMemcpyDeviceToHost,
+                                 dst, src, nbytes, !(flags & PDT_COPY_NON_BLOCKING));
+        else
+            st = cuda_copy_pageable(d, kind, dst, src, nbytes);
+        break;
+    }
+    case PDT_COPY_D2D:
+    case PDT_COPY_PEER:
+        if (dst_index == src_index) {
+            st = cuda_prepare(dst_index, &d);
+            if (st != PDT_OK)
+                goto fail;
+            st = cuda_copy_async(d, cudaMemcpyDeviceToDevice, dst, src, nbytes, 0);
+        } else {
+            st = cuda_copy_peer(dst_index, dst, src_index, src, nbytes);
+        }
+        break;
+    default:
+        st = pdt_fail(PDT_ERR_VALUE, "cuda copy_bytes: unknown copy kind %d", (int)kind);
+        break;
+    }
+fail:
+    return st;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+/* A kernel entry: set up dst's device, launch on its stream, check the launch. */
+#define CUDA_KERNEL_ENTRY(NAME, PARAMS, LAUNCH)                                              \
+    static pdt_status NAME PARAMS                                                             \
+    {                                                                                         \
+        cuda_device *d = NULL;                                                                \
+        pdt_status st = cuda_prepare(dst->device.index, &d);                                  \
+        if (st != PDT_OK)                                                                     \
+            return st;                                                                        \
+        PDT_CUDA_CHECK(LAUNCH);                                                               \
+    fail:                                                                                     \
+        return st;                                                                            \
+    }
+
+CUDA_KERNEL_ENTRY(cuda_fill, (const pdt_tensor *dst, pdt_scalar value),
+                  pdt_cuda_launch_fill(dst, value, d->stream))
+CUDA_KERNEL_ENTRY(cuda_copy_cast, (const pdt_tensor *dst, const pdt_tensor *src),
+                  pdt_cuda_launch_copy_cast(dst, src, d->stream))
+CUDA_KERNEL_ENTRY(cuda_arange, (const pdt_tensor *dst, double start, double step),
+                  pdt_cuda_launch_arange(dst, start, step, d->stream))
+CUDA_KERNEL_ENTRY(cuda_random, (const pdt_tensor *dst, const pdt_random_spec *spec),
+                  pdt_cuda_launch_random(dst, spec, d->stream))
+
+const pdt_backend pdt_cuda_backend = {
+    .kind = PDT_CUDA,
+    .name = "cuda",
+    .device_count = cuda_device_count,
+    .unavailable_reason = cuda_unavailable_reason,
+    .properties = cuda_properties,
+    .mem_info = cuda_mem_info,
+    .synchronize = cuda_synchronize,
+    .versions = cuda_versions,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .reserved = cuda_reserved,
+    .empty_cache = cuda_empty_cache,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .copy_bytes = cuda_copy_bytes,
+    .fill = cuda_fill,
+    .copy_cast = cuda_copy_cast,
+    .arange = cuda_arange,
+    .random = cuda_random,
+    .describe = pdt_cublas_describe,
+    .add_library_path = NULL,
+};
