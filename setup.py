@@ -155,8 +155,9 @@ class BuildExt(build_ext):
                        *(["-Werror", "all-warnings"] if WERROR else []),
                        *[f"-I{d}" for d in include_dirs],
                        *[f"-D{k}={v}" for k, v in ext.define_macros], "-c", src, "-o", str(obj)]
+                deps = [ROOT / src, *(ROOT / "csrc").rglob("*.h")]
                 if self.force or not obj.exists() or obj.stat().st_mtime < max(
-                        p.stat().st_mtime for p in (ROOT / "csrc").rglob("*") if p.is_file()):
+                        p.stat().st_mtime for p in deps):
                     print(" ".join(cmd), flush=True)
                     subprocess.run(cmd, check=True, cwd=ROOT)
                 objects.append(str(obj))

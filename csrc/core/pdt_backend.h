@@ -54,6 +54,80 @@ typedef struct pdt_random_spec {
     int64_t low, high;
 } pdt_random_spec;
 
+/* ---- operations (issue 4) ---- */
+
+typedef enum pdt_binary_op {
+    PDT_OP_ADD = 0,
+    PDT_OP_SUB,
+    PDT_OP_MUL,
+    PDT_OP_DIV,       /* true division (the core gives integers a float result dtype) */
+    PDT_OP_FLOOR_DIV, /* Python's //: rounds toward -inf */
+    PDT_OP_REMAINDER, /* Python's %: the sign of the divisor */
+    PDT_OP_POW,
+    PDT_OP_MAXIMUM, /* NaN propagates, as in PyTorch */
+    PDT_OP_MINIMUM,
+    PDT_OP_EQ, /* comparisons: the output is bool */
+    PDT_OP_NE,
+    PDT_OP_LT,
+    PDT_OP_LE,
+    PDT_OP_GT,
+    PDT_OP_GE,
+} pdt_binary_op;
+#define PDT_NUM_BINARY_OPS 15
+
+typedef enum pdt_unary_op {
+    PDT_OP_NEG = 0,
+    PDT_OP_ABS,
+    PDT_OP_EXP,
+    PDT_OP_LOG,
+    PDT_OP_SQRT,
+    PDT_OP_SIN,
+    PDT_OP_COS,
+    PDT_OP_TANH,
+    PDT_OP_SIGMOID,
+    PDT_OP_RELU,
+    PDT_OP_CLAMP, /* to [lo, hi]; a NaN bound means no bound on that side */
+} pdt_unary_op;
+#define PDT_NUM_UNARY_OPS 11
+
+/* One input of an elementwise op: a tensor already broadcast to the output's
+ * shape (stride 0 along broadcast dimensions), or a scalar when t is NULL. */
+typedef struct pdt_operand {
+    const pdt_tensor *t;
+    pdt_scalar s;
+} pdt_operand;
+
+typedef enum pdt_reduce_op {
+    PDT_REDUCE_SUM = 0,
+    PDT_REDUCE_PROD,
+    PDT_REDUCE_MAX,
+    PDT_REDUCE_MIN,
+    PDT_REDUCE_ARGMAX, /* output int64 */
+    PDT_REDUCE_ARGMIN, /* output int64 */
+    PDT_REDUCE_SUM_SQUARES,
+    PDT_REDUCE_SUM_ABS,
+    PDT_REDUCE_MEAN,
+} pdt_reduce_op;
+#define PDT_NUM_REDUCE_OPS 9
+
+/* C = alpha * op(A) @ op(B) + beta * C for `batch` row-major matrices; see
+ * Note [row-major cuBLAS] in csrc/cuda for how the CUDA side maps this. */
+typedef struct pdt_gemm_args {
+    int device_index;
+    pdt_dtype dtype;    /* float32 or float64 (integers: a plain loop/kernel) */
+    int trans_a;        /* op(A) = A^T: A is stored (k, m) */
+    int trans_b;        /* op(B) = B^T: B is stored (n, k) */
+    int64_t m, n, k;    /* op(A): (m, k), op(B): (k, n), C: (m, n) */
+    double alpha, beta;
+    const void *a;      /* leading dimension lda, batch stride stride_a (elements) */
+    int64_t lda, stride_a;
+    const void *b;
+    int64_t ldb, stride_b;
+    void *c;            /* C row-major with leading dimension ldc */
+    int64_t ldc, stride_c;
+    int64_t batch;      /* >= 1; stride 0 broadcasts an operand over the batch */
+} pdt_gemm_args;
+
 typedef struct pdt_backend {
     int kind; /* pdt_device_kind */
     const char *name;
@@ -88,6 +162,27 @@ typedef struct pdt_backend {
     pdt_status (*arange)(const pdt_tensor *dst, double start, double step);
     /* dst contiguous */
     pdt_status (*random)(const pdt_tensor *dst, const pdt_random_spec *spec);
+
+    /* --- operations (issue 4); the core has validated and broadcast everything --- */
+    /* out = op(a, b) elementwise.  a and b (tensors or scalars) have the compute
+     * dtype; out has it too, or bool for comparisons.  out may be a's tensor
+     * (in place); the core copies an operand that partly overlaps out. */
+    pdt_status (*binary)(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);
+    /* out = op(x) elementwise, same shape and dtype; lo/hi for PDT_OP_CLAMP. */
+    pdt_status (*unary)(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, double lo,
+                        double hi);
+    /* x contiguous (m, k); out contiguous (m,) = op over each row of k.  out's
+     * dtype is x's (int64 for the arg ops; x's float dtype for MEAN). */
+    pdt_status (*reduce)(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
+    pdt_status (*gemm)(const pdt_gemm_args *g);
+    /* TF32 tensor-core math for float32 GEMMs (CUDA only; NULL elsewhere) */
+    void (*set_allow_tf32)(int allow);
+    /* timing events on the device's stream (CUDA only; NULL elsewhere) */
+    pdt_status (*event_create)(int index, void **event);
+    pdt_status (*event_record)(int index, void *event);
+    pdt_status (*event_synchronize)(void *event);
+    pdt_status (*event_elapsed_ms)(void *start, void *end, float *ms);
+    void (*event_destroy)(void *event);
 
     /* --- information --- */
     /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */

@@ -188,3 +188,31 @@ pdt_status pdt_synchronize(pdt_device d)
     const pdt_backend *b = pdt_backend_of(d.kind);
     return b->synchronize ? b->synchronize(d.index) : PDT_OK;
 }
+
+pdt_status pdt_same_device(const char *op, int n, const pdt_tensor *const *ts,
+                           const char *const *names, pdt_device *device)
+{
+    int first = -1;
+    for (int i = 0; i < n; i++) {
+        if (!ts[i])
+            continue;
+        if (first < 0) {
+            first = i;
+            continue;
+        }
+        if (!pdt_device_eq(ts[i]->device, ts[first]->device)) {
+            char a[32], b[32];
+            pdt_device_str(ts[first]->device, a, sizeof a);
+            pdt_device_str(ts[i]->device, b, sizeof b);
+            return pdt_fail(PDT_ERR_DEVICE,
+                            "Expected all tensors to be on the same device, but found at least "
+                            "two devices, %s and %s! (in %s: argument '%s' is on %s, while '%s' "
+                            "is on %s; move one with .to(), no copy is made for you)",
+                            a, b, op, names[i], b, names[first], a);
+        }
+    }
+    if (first < 0)
+        return pdt_fail(PDT_ERR_VALUE, "%s: no tensor arguments", op);
+    *device = ts[first]->device;
+    return PDT_OK;
+}

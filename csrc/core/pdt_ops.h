@@ -26,6 +26,12 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, dou
                       int64_t low, int64_t high);
 pdt_status pdt_synchronize(pdt_device d);
 
+/* The same-device rule: PDT_OK with *device set when every non-NULL tensor in
+ * ts[0..n) is on one device; else PDT_ERR_DEVICE in PyTorch's words, naming the
+ * op and the argument that differs (names[i] is ts[i]'s argument name). */
+pdt_status pdt_same_device(const char *op, int n, const pdt_tensor *const *ts,
+                           const char *const *names, pdt_device *device);
+
 #ifdef __cplusplus
 }
 #endif

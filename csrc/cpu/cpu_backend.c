@@ -104,6 +104,10 @@ const pdt_backend pdt_cpu_backend = {
     .copy_cast = pdt_cpu_copy_cast,
     .arange = pdt_cpu_arange,
     .random = pdt_cpu_random,
+    .binary = pdt_cpu_binary,
+    .unary = pdt_cpu_unary,
+    .reduce = pdt_cpu_reduce,
+    .gemm = pdt_cpu_gemm,
     .describe = pdt_cpu_blas_describe,
     .add_library_path = pdt_cpu_blas_add_candidate,
 };

@@ -9,4 +9,13 @@ pdt_status pdt_cpu_copy_cast(const pdt_tensor *dst, const pdt_tensor *src);
 pdt_status pdt_cpu_arange(const pdt_tensor *dst, double start, double step);
 pdt_status pdt_cpu_random(const pdt_tensor *dst, const pdt_random_spec *spec);
 
+/* cpu_elementwise.c */
+pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);
+pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, double lo,
+                         double hi);
+/* cpu_reduce.c */
+pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
+/* cpu_gemm.c */
+pdt_status pdt_cpu_gemm(const pdt_gemm_args *g);
+
 #endif /* PDT_CPU_KERNELS_H */

@@ -31,6 +31,7 @@
 #include "cuda_blas.h"
 #include "cuda_check.h"
 #include "cuda_kernels.h"
+#include "cuda_ops.h"
 #include "pdt_backend.h"
 
 #define CUDA_STAGING_BYTES ((size_t)4 << 20) /* per staging buffer, two per device */
@@ -163,6 +164,15 @@ static pdt_status cuda_prepare(int index, cuda_device **out)
     }
     *out = d;
 fail:
+    return st;
+}
+
+pdt_status pdt_cuda_stream(int index, cudaStream_t *stream)
+{
+    cuda_device *d = NULL;
+    pdt_status st = cuda_prepare(index, &d);
+    if (st == PDT_OK)
+        *stream = d->stream;
     return st;
 }
 
@@ -647,6 +657,16 @@ const pdt_backend pdt_cuda_backend = {
     .copy_cast = cuda_copy_cast,
     .arange = cuda_arange,
     .random = cuda_random,
+    .binary = pdt_cuda_binary,
+    .unary = pdt_cuda_unary,
+    .reduce = pdt_cuda_reduce,
+    .gemm = pdt_cuda_gemm,
+    .set_allow_tf32 = pdt_cuda_set_allow_tf32,
+    .event_create = pdt_cuda_event_create,
+    .event_record = pdt_cuda_event_record,
+    .event_synchronize = pdt_cuda_event_synchronize,
+    .event_elapsed_ms = pdt_cuda_event_elapsed_ms,
+    .event_destroy = pdt_cuda_event_destroy,
     .describe = pdt_cublas_describe,
     .add_library_path = NULL,
 };

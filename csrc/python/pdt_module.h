@@ -98,6 +98,17 @@ extern PyMethodDef pdt_query_functions[];
 extern PyMethodDef pdt_tensor_copy_methods[];
 extern PyMethodDef pdt_tensor_convert_methods[];
 extern PyType_Slot pdt_tensor_convert_slots[];
+/* Issue 4's files, one concern each: */
+extern PyMethodDef pdt_math_methods[], pdt_math_functions[];       /* tensor_math.c   */
+extern PyType_Slot pdt_math_slots[];
+extern PyMethodDef pdt_reduce_methods[], pdt_reduce_functions[];   /* tensor_reduce.c */
+extern PyMethodDef pdt_view_methods[], pdt_view_functions[];       /* tensor_view.c   */
+extern PyGetSetDef pdt_view_getset[];
+extern PyType_Slot pdt_view_slots[];
+extern PyMethodDef pdt_matmul_methods[], pdt_matmul_functions[];   /* tensor_matmul.c */
+extern PyType_Slot pdt_matmul_slots[];
+extern PyMethodDef pdt_event_functions[];                          /* events.c        */
+int pdt_events_init(PyObject *module, pdt_state *S);
 
 /* Builds a tensor from nested sequences, scalars or buffers (tensor_convert.c). */
 PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device,

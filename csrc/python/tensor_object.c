@@ -331,7 +331,6 @@ static PyType_Slot tensor_slots[] = {
                 "rand(), ...; Tensor(t) is a new Tensor sharing t's storage."},
     {Py_tp_new, tensor_new},
     {Py_tp_dealloc, tensor_dealloc},
-    {Py_tp_getset, tensor_getset},
     {Py_sq_length, tensor_len},
     {Py_sq_item, tensor_item},
     {0, NULL},
@@ -381,8 +380,10 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
     /* The methods and slots of the other tensor_*.c files are gathered here. */
     static PyMethodDef all_methods[128];
     size_t n = 0;
-    const PyMethodDef *parts[] = {tensor_methods, pdt_tensor_copy_methods,
-                                  pdt_tensor_convert_methods};
+    const PyMethodDef *parts[] = {tensor_methods,     pdt_tensor_copy_methods,
+                                  pdt_tensor_convert_methods, pdt_math_methods,
+                                  pdt_reduce_methods, pdt_view_methods,
+                                  pdt_matmul_methods};
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
         for (const PyMethodDef *m = parts[p]; m->ml_name; m++) {
             if (n + 1 >= sizeof all_methods / sizeof all_methods[0]) {
@@ -393,13 +394,30 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
         }
     all_methods[n] = (PyMethodDef){NULL, NULL, 0, NULL};
 
-    PyType_Slot slots[64];
+    static PyGetSetDef all_getset[48];
+    size_t ng = 0;
+    const PyGetSetDef *getset_parts[] = {tensor_getset, pdt_view_getset};
+    for (size_t p = 0; p < sizeof getset_parts / sizeof getset_parts[0]; p++)
+        for (const PyGetSetDef *g = getset_parts[p]; g->name; g++) {
+            if (ng + 1 >= sizeof all_getset / sizeof all_getset[0]) {
+                PyErr_SetString(PyExc_SystemError, "too many Tensor attributes");
+                return -1;
+            }
+            all_getset[ng++] = *g;
+        }
+    all_getset[ng] = (PyGetSetDef){NULL, NULL, NULL, NULL, NULL};
+
+    PyType_Slot slots[96];
     size_t ns = 0;
-    const PyType_Slot own[] = {{Py_tp_methods, all_methods}, {Py_tp_members, tensor_members},
+    const PyType_Slot own[] = {{Py_tp_methods, all_methods},
+                               {Py_tp_getset, all_getset},
+                               {Py_tp_members, tensor_members},
                                {0, NULL}};
-    if (add_slots(slots, &ns, 64, tensor_slots) < 0 || add_slots(slots, &ns, 64, own) < 0 ||
-        add_slots(slots, &ns, 64, pdt_tensor_convert_slots) < 0)
-        return -1;
+    const PyType_Slot *slot_parts[] = {tensor_slots, own, pdt_tensor_convert_slots,
+                                       pdt_math_slots, pdt_view_slots, pdt_matmul_slots};
+    for (size_t p = 0; p < sizeof slot_parts / sizeof slot_parts[0]; p++)
+        if (add_slots(slots, &ns, 96, slot_parts[p]) < 0)
+            return -1;
     slots[ns] = (PyType_Slot){0, NULL};
     PyType_Spec spec = {
         .name = "pydevtensor.Tensor",

@@ -1,0 +1,25 @@
+/* cpu_parallel.h - a small persistent thread pool for the CPU backend's loops.
+ *
+ * Large elementwise ops and reductions split their index range across the cores;
+ * small ones (fewer than `grain` elements per thread) run on the calling thread,
+ * where a hand-off would cost more than it saves.  The pool starts on first use
+ * and is rebuilt in a forked child.
+ */
+#ifndef PDT_CPU_PARALLEL_H
+#define PDT_CPU_PARALLEL_H
+
+#include <stdint.h>
+
+/* fn(begin, end, ctx) over consecutive slices of [0, n) */
+typedef void (*pdt_range_fn)(int64_t begin, int64_t end, void *ctx);
+
+/* Runs fn over [0, n): on the calling thread when n < 2 * grain, else split into
+ * at most pdt_cpu_threads() slices of >= grain elements run in parallel.  Returns
+ * when every slice is done.  Safe to call from several threads (calls made while
+ * the pool is busy run on their own thread). */
+void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx);
+
+/* Threads the pool uses (the cores this process may run on, at most 16). */
+int pdt_cpu_threads(void);
+
+#endif /* PDT_CPU_PARALLEL_H */

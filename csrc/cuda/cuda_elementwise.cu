@@ -1,0 +1,16 @@
+/* cuda_elementwise.cu - elementwise binary and unary kernels.  (Issue 4: to be implemented.) */
+#include "cuda_ops.h"
+
+extern "C" pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a,
+                                      pdt_operand b)
+{
+    (void)out, (void)a, (void)b;
+    return pdt_fail(PDT_ERR_UNSUPPORTED, "binary op %d is not implemented on CUDA yet", (int)op);
+}
+
+extern "C" pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x,
+                                     double lo, double hi)
+{
+    (void)out, (void)x, (void)lo, (void)hi;
+    return pdt_fail(PDT_ERR_UNSUPPORTED, "unary op %d is not implemented on CUDA yet", (int)op);
+}
