@@ -21,6 +21,11 @@ from ._build import build_info
 from ._devices import (device_count, max_memory_allocated, memory_allocated, memory_reserved,
                        memory_stats, reset_peak_memory_stats, try_all_gpus, try_gpu)
 from ._tensor_py import Size
+from ._ops_math import *  # noqa: F401,F403  (elementwise ops)
+from ._ops_reduce import *  # noqa: F401,F403  (reductions)
+from ._ops_view import *  # noqa: F401,F403  (views and indexing)
+from ._ops_matmul import *  # noqa: F401,F403  (matmul)
+from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
 
 __all__ = [
     "DeviceError", "OutOfMemoryError", "Size", "Tensor", "TransferError", "arange", "bool",
@@ -30,4 +35,4 @@ __all__ = [
     "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like", "rand",
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
-]
+] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
