@@ -207,3 +207,22 @@ def test_peer_copies():
     y = x.to("cuda:1")
     assert pdt.transfer_stats()["peer"] == {"count": 1, "bytes": 80000}
     assert y.cpu().tolist() == list(range(10000))
+
+
+@pytest.mark.parametrize("dtype,big,small", [("int32", 2**31 - 1, -(2**31)),
+                                             ("int64", 2**63 - 1, -(2**63))])
+def test_float_to_int_saturates_the_same_on_every_device(device, dtype, big, small):
+    """Note [float to int]: NaN -> 0, out of range -> the nearest bound, else truncation."""
+    x = pdt.tensor([float("nan"), float("inf"), -float("inf"), 1e20, -1e20, 2.7, -2.7],
+                   dtype=pdt.float64, device=device)
+    expected = [0, big, small, big, small, 2, -2]
+    assert x.to(dtype).cpu().tolist() == expected
+    assert x.float().to(dtype).cpu().tolist() == expected
+    assert pdt.full((2,), float("nan"), dtype=dtype, device=device).cpu().tolist() == [0, 0]
+
+
+def test_stray_bool_bytes_read_as_true(device):
+    raw = np.array([0, 1, 2, 255], dtype=np.uint8).view(np.bool_)
+    t = pdt.from_numpy(raw).to(device)
+    assert t.to(pdt.float32).cpu().tolist() == [0.0, 1.0, 1.0, 1.0]
+    assert t.to(pdt.int64).cpu().tolist() == [0, 1, 1, 1]

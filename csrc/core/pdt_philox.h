@@ -29,10 +29,12 @@
 #include <math.h>
 #endif
 
+#ifndef PDT_HD
 #ifdef __CUDACC__
 #define PDT_HD __host__ __device__ __forceinline__
 #else
 #define PDT_HD static inline
+#endif
 #endif
 
 #define PDT_PHILOX_M0 0xD2511F53u

@@ -6,12 +6,16 @@
 #include <string.h>
 
 #include "cpu_iter.h"
+#include "pdt_convert.h"
 #include "pdt_philox.h"
 
 /* ---- conversions between the five dtypes ---- */
 
 #define TO_BOOL(x) ((uint8_t)((x) != 0))
 #define TO_SAME(x) (x)
+#define BOOL_IN(x) ((x) != 0) /* a stray non-0/1 bool byte reads as 1, as on the GPU */
+#define F_TO_I32(x) pdt_f64_to_i32((double)(x)) /* Note [float to int] */
+#define F_TO_I64(x) pdt_f64_to_i64((double)(x))
 
 /* Row kernels for dst type D from src type S: d: (n,) stride ds; s: (n,) stride ss. */
 #define CAST_ROW(NAME, D, S, CONV)                                                            \
@@ -22,18 +26,20 @@
             *(D *)(d + i * ds) = (D)CONV(*(const S *)(s + i * ss));                            \
     }
 
-#define CAST_ROWS_FROM(S, SN)                                                                  \
+/* One row kernel per destination, with the conversion into each integer
+ * dtype (TO_I32, TO_I64) and into the float dtypes (TO_F) given explicitly. */
+#define CAST_ROWS_FROM(S, SN, TO_I32, TO_I64, TO_F)                                            \
     CAST_ROW(cast_##SN##_to_bool, uint8_t, S, TO_BOOL)                                         \
-    CAST_ROW(cast_##SN##_to_i32, int32_t, S, TO_SAME)                                          \
-    CAST_ROW(cast_##SN##_to_i64, int64_t, S, TO_SAME)                                          \
-    CAST_ROW(cast_##SN##_to_f32, float, S, TO_SAME)                                            \
-    CAST_ROW(cast_##SN##_to_f64, double, S, TO_SAME)
+    CAST_ROW(cast_##SN##_to_i32, int32_t, S, TO_I32)                                           \
+    CAST_ROW(cast_##SN##_to_i64, int64_t, S, TO_I64)                                           \
+    CAST_ROW(cast_##SN##_to_f32, float, S, TO_F)                                               \
+    CAST_ROW(cast_##SN##_to_f64, double, S, TO_F)
 
-CAST_ROWS_FROM(uint8_t, bool)
-CAST_ROWS_FROM(int32_t, i32)
-CAST_ROWS_FROM(int64_t, i64)
-CAST_ROWS_FROM(float, f32)
-CAST_ROWS_FROM(double, f64)
+CAST_ROWS_FROM(uint8_t, bool, BOOL_IN, BOOL_IN, BOOL_IN)
+CAST_ROWS_FROM(int32_t, i32, TO_SAME, TO_SAME, TO_SAME)
+CAST_ROWS_FROM(int64_t, i64, TO_SAME, TO_SAME, TO_SAME)
+CAST_ROWS_FROM(float, f32, F_TO_I32, F_TO_I64, TO_SAME)
+CAST_ROWS_FROM(double, f64, F_TO_I32, F_TO_I64, TO_SAME)
 
 #define CAST_ROW_TABLE(SN)                                                                     \
     {cast_##SN##_to_bool, cast_##SN##_to_i32, cast_##SN##_to_i64, cast_##SN##_to_f32,          \
@@ -104,8 +110,8 @@ pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value)
     fill_value v;
     switch (dst->dtype) {
     case PDT_BOOL: v.b = value.is_float ? value.f != 0 : value.i != 0; break;
-    case PDT_INT32: v.i32 = value.is_float ? (int32_t)value.f : (int32_t)value.i; break;
-    case PDT_INT64: v.i64 = value.is_float ? (int64_t)value.f : value.i; break;
+    case PDT_INT32: v.i32 = value.is_float ? pdt_f64_to_i32(value.f) : (int32_t)value.i; break;
+    case PDT_INT64: v.i64 = value.is_float ? pdt_f64_to_i64(value.f) : value.i; break;
     case PDT_FLOAT32: v.f32 = value.is_float ? (float)value.f : (float)value.i; break;
     case PDT_FLOAT64: v.f64 = value.is_float ? value.f : (double)value.i; break;
     }
@@ -123,8 +129,8 @@ pdt_status pdt_cpu_arange(const pdt_tensor *dst, double start, double step)
         double v = start + (double)i * step;
         switch (dst->dtype) {
         case PDT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-        case PDT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-        case PDT_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+        case PDT_INT32: ((int32_t *)p)[i] = pdt_f64_to_i32(v); break;
+        case PDT_INT64: ((int64_t *)p)[i] = pdt_f64_to_i64(v); break;
         case PDT_FLOAT32: ((float *)p)[i] = (float)v; break;
         case PDT_FLOAT64: ((double *)p)[i] = v; break;
         }
@@ -162,8 +168,8 @@ pdt_status pdt_cpu_random(const pdt_tensor *dst, const pdt_random_spec *spec)
             int is_int = spec->kind == PDT_RANDOM_INT;
             switch (dst->dtype) {
             case PDT_BOOL: ((uint8_t *)p)[i] = is_int ? iv != 0 : v != 0; break;
-            case PDT_INT32: ((int32_t *)p)[i] = is_int ? (int32_t)iv : (int32_t)v; break;
-            case PDT_INT64: ((int64_t *)p)[i] = is_int ? iv : (int64_t)v; break;
+            case PDT_INT32: ((int32_t *)p)[i] = is_int ? (int32_t)iv : pdt_f64_to_i32(v); break;
+            case PDT_INT64: ((int64_t *)p)[i] = is_int ? iv : pdt_f64_to_i64(v); break;
             case PDT_FLOAT32: ((float *)p)[i] = is_int ? (float)iv : (float)v; break;
             case PDT_FLOAT64: ((double *)p)[i] = is_int ? (double)iv : v; break;
             }

@@ -3,7 +3,7 @@
  * Devices are found once (pthread_once) and never raise when CUDA is missing.
  * Each device gets one non-blocking stream, created on first use; every copy
  * and kernel of that device is ordered on it, and device memory comes from the
- * device's default stream-ordered pool (cudaMallocFromPoolAsync/cudaFreeAsync)
+ * device's own stream-ordered pool (Note [our own pool]; cudaMallocFromPoolAsync/cudaFreeAsync)
  * on that stream.  Kernels live in cuda_kernels.cu; errors become pdt_status
  * through PDT_CUDA_CHECK (cuda_check.h).  Nothing here prints or exits.
  *
@@ -112,8 +112,16 @@ static const char *cuda_unavailable_reason(void)
     return cuda_count > 0 ? NULL : cuda_reason;
 }
 
-/* First use of a device: its stream, and its default pool made to keep what
- * is freed (Note [pool release threshold]).  Runs under cuda_setup_lock.
+/* First use of a device: its stream, and a pool of our own that keeps what is
+ * freed (Note [pool release threshold]).  Runs under cuda_setup_lock.
+ *
+ * Note [our own pool]
+ * ~~~~~~~~~~~~~~~~~~~
+ * The device's default pool is shared with every library in the process that
+ * calls cudaMallocAsync (PyTorch, CuPy): our release threshold, trims and peer
+ * access would change theirs, and its reserved figure would count their memory.
+ * So each device gets a private pool (cudaMemPoolCreate) with the same kind of
+ * memory as the default one.
  *
  * Note [pool release threshold]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -131,10 +139,16 @@ static pdt_status cuda_setup(int index, cuda_device *d)
     PDT_CUDA_CHECK(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, index));
     if (pools) {
         cudaMemPool_t pool = NULL;
+        struct cudaMemPoolProps props;
         uint64_t threshold = UINT64_MAX;
-        PDT_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, index));
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.handleTypes = cudaMemHandleTypeNone;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = index;
+        PDT_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+        d->pool = pool; /* lives as long as the process */
         PDT_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
-        d->pool = pool;
     }
     PDT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     d->stream = stream;
@@ -190,7 +204,7 @@ static pdt_status cuda_properties(int index, pdt_device_props *out)
     pdt_status st = PDT_OK;
     struct cudaDeviceProp p;
     memset(out, 0, sizeof *out);
-    PDT_CUDA_CHECK(cudaSetDevice(index));
+    /* No cudaSetDevice: a query must not create a context on every GPU it names. */
     PDT_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
     snprintf(out->name, sizeof out->name, "%s", p.name);
     out->total_memory = p.totalGlobalMem;
@@ -205,9 +219,13 @@ static pdt_status cuda_mem_info(int index, size_t *free_bytes, size_t *total_byt
 {
     pdt_status st = PDT_OK;
     size_t f = 0, t = 0;
-    PDT_CUDA_CHECK(cudaSetDevice(index));
+    int previous = -1;
+    PDT_CUDA_CHECK(cudaGetDevice(&previous));
+    PDT_CUDA_CHECK(cudaSetDevice(index)); /* cudaMemGetInfo reports the current device */
     PDT_CUDA_CHECK(cudaMemGetInfo(&f, &t));
 fail:
+    if (previous >= 0 && previous != index && cudaSetDevice(previous) != cudaSuccess)
+        (void)cudaGetLastError();
     *free_bytes = f;
     *total_bytes = t;
     return st;
@@ -216,9 +234,7 @@ fail:
 static pdt_status cuda_synchronize(int index)
 {
     pdt_status st = PDT_OK;
-    cuda_device *d;
-    PDT_CUDA_CHECK(cudaSetDevice(index));
-    d = cuda_if_ready(index);
+    cuda_device *d = cuda_if_ready(index);
     if (d != NULL) /* else nothing was ever enqueued by us */
         PDT_CUDA_CHECK(cudaStreamSynchronize(d->stream));
 fail:
@@ -286,10 +302,8 @@ static void cuda_free(int index, void *ptr, size_t nbytes)
     (void)nbytes;
     if (ptr == NULL || d == NULL)
         return;
-    if (cudaSetDevice(index) != cudaSuccess) {
-        (void)cudaGetLastError(); /* e.g. cudart already unloading at exit */
-        return;
-    }
+    /* No cudaSetDevice: the stream names the device, and a free (which can run
+     * on any thread, from a destructor) must not change the thread's device. */
     if (d->pool != NULL) {
         PDT_CUDA_IGNORE(cudaFreeAsync(ptr, d->stream));
     } else {
@@ -304,8 +318,7 @@ static size_t cuda_reserved(int index)
     uint64_t bytes = 0;
     if (d == NULL || d->pool == NULL)
         return 0;
-    if (cudaSetDevice(index) != cudaSuccess ||
-        cudaMemPoolGetAttribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &bytes) != cudaSuccess) {
+    if (cudaMemPoolGetAttribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &bytes) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
@@ -317,10 +330,6 @@ static void cuda_empty_cache(int index)
     cuda_device *d = cuda_if_ready(index);
     if (d == NULL || d->pool == NULL)
         return;
-    if (cudaSetDevice(index) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return;
-    }
     PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
     PDT_CUDA_IGNORE(cudaMemPoolTrimTo(d->pool, 0));
 }

@@ -7,6 +7,9 @@
  * after merging dims that are contiguous in every operand.  Element addresses
  * follow pdt_tensor_ptr(): data + (offset + sum(idx * stride)) * elsize.
  */
+#include <type_traits>
+
+#include "pdt_convert.h"
 #include "cuda_kernels.h"
 
 #include <atomic>
@@ -38,11 +41,16 @@ template <> struct dtype_traits<PDT_FLOAT32> { typedef float type; };
 template <> struct dtype_traits<PDT_FLOAT64> { typedef double type; };
 template <pdt_dtype DT> using elem_t = typename dtype_traits<DT>::type;
 
-/* (T)v as in C, except that bool stores v != 0 (NaN -> 1, as C's _Bool). */
+/* (T)v as in C, except that bool stores v != 0 (NaN -> 1, as C's _Bool) and
+ * floats go to integers by Note [float to int] (pdt_convert.h), as on the CPU. */
 template <pdt_dtype D, typename V> __host__ __device__ __forceinline__ elem_t<D> convert(V v)
 {
     if constexpr (D == PDT_BOOL)
         return (uint8_t)(v != 0);
+    else if constexpr (D == PDT_INT32 && std::is_floating_point<V>::value)
+        return pdt_f64_to_i32((double)v);
+    else if constexpr (D == PDT_INT64 && std::is_floating_point<V>::value)
+        return pdt_f64_to_i64((double)v);
     else
         return (elem_t<D>)v;
 }
