@@ -8,6 +8,9 @@ import numpy as np
 import pydevtensor as pdt
 
 CYCLES = 100_000
+# Under AddressSanitizer freed memory sits in a quarantine, so RSS says nothing
+# about leaks there; LeakSanitizer checks them instead.
+SANITIZED = bool(pdt.build_info()["sanitize"])
 
 
 def rss_bytes():
@@ -43,7 +46,8 @@ def test_create_copy_free_cycles_are_flat():
         cycle()
     gc.collect()
     growth = rss_bytes() - before
-    assert growth < 2 * 2**20, f"RSS grew by {growth / 2**20:.2f} MiB over {CYCLES} cycles"
+    if not SANITIZED:
+        assert growth < 2 * 2**20, f"RSS grew by {growth / 2**20:.2f} MiB over {CYCLES} cycles"
     assert (sys.getrefcount(a), sys.getrefcount(data), sys.getrefcount(dev)) == refs
     assert pdt.memory_allocated("cpu") == allocated
 
@@ -63,5 +67,6 @@ def test_failed_creations_do_not_leak():
         except ValueError:
             pass
     gc.collect()
-    assert rss_bytes() - before < 2 * 2**20
+    if not SANITIZED:
+        assert rss_bytes() - before < 2 * 2**20
     assert pdt.memory_allocated("cpu") == allocated
