@@ -15,6 +15,7 @@ __all__ = [
     "get_device_properties", "get_device_capability", "mem_get_info", "memory_allocated",
     "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "memory_stats",
     "empty_cache", "synchronize", "is_built", "unavailable_reason",
+    "set_per_process_memory_fraction",
 ]
 
 DeviceProperties = namedtuple(
@@ -94,3 +95,15 @@ def synchronize(d=None):
     if d is None and not is_available():
         return
     _C._synchronize(_cuda_device(d))
+
+
+def set_per_process_memory_fraction(fraction, device=None):
+    """Caps pydevtensor's allocations on a CUDA device at fraction * its total memory.
+
+    Checked before each allocation is tried, so going over raises OutOfMemoryError
+    without touching the device (PyTorch checks after: pytorch#69688).
+    """
+    if isinstance(fraction, bool) or not 0 <= fraction <= 1:
+        raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
+    dev = _cuda_device(device)
+    _C._set_memory_limit(dev, int(fraction * get_device_properties(dev).total_memory))

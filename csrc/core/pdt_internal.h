@@ -10,4 +10,10 @@ void pdt_transfer_count(pdt_copy_kind kind, size_t nbytes);
 /* Runs the copy hook; a non-OK status cancels the copy (pdt_runtime.c). */
 pdt_status pdt_note_copy(pdt_copy_kind kind, pdt_device dst, pdt_device src, size_t nbytes);
 
+/* Freezes the device configuration and applies its memory limits; idempotent
+ * (pdt_registry.c, called by pdt_device_check). */
+void pdt_registry_initialize(void);
+/* Sets d's limit without checking that d exists (pdt_runtime.c). */
+void pdt_memory_set_limit_unchecked(pdt_device d, uint64_t limit_bytes);
+
 #endif /* PDT_INTERNAL_H */

@@ -23,15 +23,6 @@ const pdt_backend *pdt_backend_of(int kind)
     return kind >= 0 && kind < PDT_NUM_KINDS ? backends[kind] : NULL;
 }
 
-int pdt_device_count(int kind)
-{
-    const pdt_backend *b = pdt_backend_of(kind);
-    if (!b)
-        return 0;
-    int n = b->device_count();
-    return n < PDT_MAX_DEVICES ? n : PDT_MAX_DEVICES;
-}
-
 const char *pdt_available_devices(char *buf, size_t n)
 {
     size_t used = 0;
@@ -57,26 +48,25 @@ pdt_status pdt_device_check(pdt_device d)
     const char *kind = pdt_device_kind_name(d.kind);
     if (!kind || d.index < 0)
         return pdt_fail(PDT_ERR_DEVICE, "invalid device (kind %d, index %d)", d.kind, d.index);
+    pdt_registry_initialize();
     const pdt_backend *b = pdt_backend_of(d.kind);
-    if (!b)
-        return pdt_fail(PDT_ERR_DEVICE,
-                        "%s is not available: pydevtensor was not built with %s support "
-                        "(rebuild with PYDEVTENSOR_CUDA=1 and a CUDA toolkit); available "
-                        "devices: %s",
-                        pdt_device_str(d, name, sizeof name), kind,
-                        pdt_available_devices(avail, sizeof avail));
-    int count = pdt_device_count(d.kind);
+    int count = b ? pdt_device_count(d.kind) : 0;
     if (d.index < count)
         return PDT_OK;
-    if (count == 0 && b->unavailable_reason && b->unavailable_reason())
-        return pdt_fail(PDT_ERR_DEVICE, "%s is not available: %s; available devices: %s",
-                        pdt_device_str(d, name, sizeof name), b->unavailable_reason(),
-                        pdt_available_devices(avail, sizeof avail));
+    pdt_device_str(d, name, sizeof name);
+    pdt_available_devices(avail, sizeof avail);
+    if (!b)
+        return pdt_fail(PDT_ERR_DEVICE,
+                        "%s unknown device; available: %s (pydevtensor was not built with %s "
+                        "support: rebuild with PYDEVTENSOR_CUDA=1 and a CUDA toolkit)",
+                        name, avail, kind);
+    if (pdt_physical_device_count(d.kind) == 0 && b->unavailable_reason &&
+        b->unavailable_reason())
+        return pdt_fail(PDT_ERR_DEVICE, "%s unknown device; available: %s (%s)", name, avail,
+                        b->unavailable_reason());
     return pdt_fail(PDT_ERR_DEVICE,
-                    "%s is not available: no such device (%d %s device%s); available "
-                    "devices: %s",
-                    pdt_device_str(d, name, sizeof name), count, kind, count == 1 ? "" : "s",
-                    pdt_available_devices(avail, sizeof avail));
+                    "%s unknown device; available: %s (no such device: %d %s device%s)", name,
+                    avail, count, kind, count == 1 ? "" : "s");
 }
 
 void pdt_backend_add_library_path(int kind, const char *path)
@@ -156,8 +146,15 @@ pdt_status pdt_memory_set_limit(pdt_device d, uint64_t limit_bytes)
     pdt_status st = pdt_device_check(d);
     if (st != PDT_OK)
         return st;
-    atomic_store(&counter_of(d)->limit, limit_bytes);
+    pdt_memory_set_limit_unchecked(d, limit_bytes);
     return PDT_OK;
+}
+
+void pdt_memory_set_limit_unchecked(pdt_device d, uint64_t limit_bytes)
+{
+    memory_counter *c = counter_of(d);
+    if (c)
+        atomic_store(&c->limit, limit_bytes);
 }
 
 pdt_status pdt_memory_empty_cache(pdt_device d)
@@ -182,13 +179,14 @@ pdt_status pdt_memory_fail_oom(pdt_device d, size_t request, const char *backend
     int have_info = b && b->mem_info && b->mem_info(d.index, &free_b, &total_b) == PDT_OK;
     return pdt_fail(PDT_ERR_OOM,
                     "out of memory on %s: tried to allocate %s; %s allocated by pydevtensor, "
-                    "limit %s, %s free on the device%s%s",
+                    "limit %s, %s free on the device%s%s%s",
                     pdt_device_str(d, name, sizeof name), pdt_format_bytes(request, req, sizeof req),
                     pdt_format_bytes(allocated, alloc, sizeof alloc),
                     limit ? pdt_format_bytes(limit, lim, sizeof lim) : "none",
                     have_info ? pdt_format_bytes(free_b, fr, sizeof fr) : "unknown",
                     backend_message && *backend_message ? " (" : "",
-                    backend_message && *backend_message ? backend_message : "");
+                    backend_message && *backend_message ? backend_message : "",
+                    backend_message && *backend_message ? ")" : "");
 }
 
 pdt_status pdt_memory_reserve(pdt_device d, size_t nbytes)
@@ -199,11 +197,10 @@ pdt_status pdt_memory_reserve(pdt_device d, size_t nbytes)
     uint64_t limit = atomic_load(&c->limit);
     uint64_t cur = atomic_load(&c->allocated);
     for (;;) {
-        if (nbytes > UINT64_MAX - cur || (limit && cur + nbytes > limit)) {
-            char lim[32];
+        if (nbytes > UINT64_MAX - cur || (limit && cur + nbytes > limit))
             return pdt_memory_fail_oom(d, nbytes,
-                                       limit ? pdt_format_bytes(limit, lim, sizeof lim) : "");
-        }
+                                       "the request would pass the device's memory limit; "
+                                       "nothing was allocated");
         if (atomic_compare_exchange_weak(&c->allocated, &cur, cur + nbytes))
             break;
     }

@@ -21,8 +21,14 @@ extern "C" {
 
 /* The backend table for kind, or NULL when the module was built without it. */
 const pdt_backend *pdt_backend_of(int kind);
-/* Devices of kind that can be used now; never fails (0 with no driver). */
+/* Logical devices of kind (Note [logical devices] in pdt_registry.c); never
+ * fails (0 with no driver). */
 int pdt_device_count(int kind);
+/* Physical devices of kind the backend sees; never fails. */
+int pdt_physical_device_count(int kind);
+/* The physical index behind logical device `index` of kind (-1 if none).
+ * Backends receive logical indices and map them with this. */
+int pdt_physical_index(int kind, int index);
 /* PDT_OK when d can be used, else PDT_ERR_DEVICE with a message that says why
  * (not built with CUDA / no driver / no such device) and lists the devices. */
 pdt_status pdt_device_check(pdt_device d);
@@ -35,6 +41,27 @@ void pdt_backend_describe(int kind, char *buf, size_t n);
 /* The calling thread's current CUDA device (0 until set). */
 int pdt_current_cuda(void);
 pdt_status pdt_set_current_cuda(int index);
+
+/* ---- configuration before first use (pdt_registry.c) ---- */
+
+/* Which physical devices of kind are visible (default: all).  PDT_ERR_DEVICE
+ * ("Visible devices cannot be modified after being initialized") after first use. */
+pdt_status pdt_set_visible_devices(int kind, int n, const int *physical);
+/* n visible physical indices into out (capacity PDT_MAX_DEVICES). */
+void pdt_get_visible_devices(int kind, int *n, int *out);
+/* Splits physical device `physical` into n logical devices, each with its own
+ * memory limit in bytes (0: none).  n = 0 restores the default (one, no limit). */
+pdt_status pdt_set_logical_devices(int kind, int physical, int n, const uint64_t *limits);
+/* n logical devices and their limits configured for `physical` (0: default). */
+void pdt_get_logical_devices(int kind, int physical, int *n, uint64_t *limits);
+/* 1 once a device has been used: configuration is frozen from then on. */
+int pdt_runtime_initialized(void);
+/* Soft placement: an unknown device resolves to the nearest existing one. */
+void pdt_set_soft_placement(int on);
+int pdt_soft_placement(void);
+/* The device soft placement picks for d: cuda:0 for an unknown CUDA device when
+ * one exists, else the CPU (cpu:0). */
+pdt_device pdt_nearest_device(pdt_device d);
 
 /* ---- memory accounting (bytes, per device) ---- */
 

@@ -33,6 +33,7 @@
 #include "cuda_kernels.h"
 #include "cuda_ops.h"
 #include "pdt_backend.h"
+#include "pdt_runtime.h" /* pdt_physical_index */
 
 #define CUDA_STAGING_BYTES ((size_t)4 << 20) /* per staging buffer, two per device */
 #define CUDA_SMALL_COPY ((size_t)256 << 10)   /* below this, no staging pipeline  */
@@ -158,7 +159,12 @@ fail:
     return st;
 }
 
-/* Makes index the current device and returns its state, set up. */
+/* Every index the core passes in is a logical device (Note [logical devices] in
+ * pdt_registry.c); the entry points map it to the physical device here, and
+ * everything below them works with physical indices.  -1 (the host) stays -1. */
+static int phys(int index) { return index < 0 ? -1 : pdt_physical_index(PDT_CUDA, index); }
+
+/* Makes physical device index the current device and returns its state, set up. */
 static pdt_status cuda_prepare(int index, cuda_device **out)
 {
     pdt_status st = PDT_OK;
@@ -181,10 +187,10 @@ fail:
     return st;
 }
 
-pdt_status pdt_cuda_stream(int index, cudaStream_t *stream)
+pdt_status pdt_cuda_stream(int logical, cudaStream_t *stream)
 {
     cuda_device *d = NULL;
-    pdt_status st = cuda_prepare(index, &d);
+    pdt_status st = cuda_prepare(phys(logical), &d);
     if (st == PDT_OK)
         *stream = d->stream;
     return st;
@@ -199,8 +205,9 @@ static cuda_device *cuda_if_ready(int index)
     return atomic_load_explicit(&d->ready, memory_order_acquire) ? d : NULL;
 }
 
-static pdt_status cuda_properties(int index, pdt_device_props *out)
+static pdt_status cuda_properties(int logical, pdt_device_props *out)
 {
+    const int index = phys(logical);
     pdt_status st = PDT_OK;
     struct cudaDeviceProp p;
     memset(out, 0, sizeof *out);
@@ -215,8 +222,9 @@ fail:
     return st;
 }
 
-static pdt_status cuda_mem_info(int index, size_t *free_bytes, size_t *total_bytes)
+static pdt_status cuda_mem_info(int logical, size_t *free_bytes, size_t *total_bytes)
 {
+    const int index = phys(logical);
     pdt_status st = PDT_OK;
     size_t f = 0, t = 0;
     int previous = -1;
@@ -231,10 +239,10 @@ fail:
     return st;
 }
 
-static pdt_status cuda_synchronize(int index)
+static pdt_status cuda_synchronize(int logical)
 {
     pdt_status st = PDT_OK;
-    cuda_device *d = cuda_if_ready(index);
+    cuda_device *d = cuda_if_ready(phys(logical));
     if (d != NULL) /* else nothing was ever enqueued by us */
         PDT_CUDA_CHECK(cudaStreamSynchronize(d->stream));
 fail:
@@ -266,8 +274,9 @@ static void cuda_versions(int *driver, int *runtime)
  * can fail although enough memory sits free in the pool in pieces of the wrong
  * size.  On cudaErrorMemoryAllocation we wait for the stream (so every pending
  * free has happened), give all unused pool memory back and try once more. */
-static pdt_status cuda_alloc(int index, size_t nbytes, void **out)
+static pdt_status cuda_alloc(int logical, size_t nbytes, void **out)
 {
+    const int index = phys(logical);
     pdt_status st = PDT_OK;
     cuda_device *d = NULL;
     cudaError_t err;
@@ -296,9 +305,9 @@ fail:
     return st;
 }
 
-static void cuda_free(int index, void *ptr, size_t nbytes)
+static void cuda_free(int logical, void *ptr, size_t nbytes)
 {
-    cuda_device *d = cuda_if_ready(index);
+    cuda_device *d = cuda_if_ready(phys(logical));
     (void)nbytes;
     if (ptr == NULL || d == NULL)
         return;
@@ -312,9 +321,9 @@ static void cuda_free(int index, void *ptr, size_t nbytes)
     }
 }
 
-static size_t cuda_reserved(int index)
+static size_t cuda_reserved(int logical)
 {
-    cuda_device *d = cuda_if_ready(index);
+    cuda_device *d = cuda_if_ready(phys(logical));
     uint64_t bytes = 0;
     if (d == NULL || d->pool == NULL)
         return 0;
@@ -325,9 +334,9 @@ static size_t cuda_reserved(int index)
     return (size_t)bytes;
 }
 
-static void cuda_empty_cache(int index)
+static void cuda_empty_cache(int logical)
 {
-    cuda_device *d = cuda_if_ready(index);
+    cuda_device *d = cuda_if_ready(phys(logical));
     if (d == NULL || d->pool == NULL)
         return;
     PDT_CUDA_IGNORE(cudaStreamSynchronize(d->stream));
@@ -577,11 +586,13 @@ fail:
 }
 
 /* dst/src: [nbytes] contiguous bytes; the host side's index is -1. */
-static pdt_status cuda_copy_bytes(pdt_copy_kind kind, int dst_index, void *dst, int src_index,
+static pdt_status cuda_copy_bytes(pdt_copy_kind kind, int dst_logical, void *dst, int src_logical,
                                   const void *src, size_t nbytes, int flags)
 {
     pdt_status st = PDT_OK;
     cuda_device *d = NULL;
+    /* Two logical devices of one GPU: a copy within that GPU. */
+    const int dst_index = phys(dst_logical), src_index = phys(src_logical);
     if (nbytes == 0)
         return PDT_OK;
     switch (kind) {
@@ -629,7 +640,7 @@ fail:
     static pdt_status NAME PARAMS                                                             \
     {                                                                                         \
         cuda_device *d = NULL;                                                                \
-        pdt_status st = cuda_prepare(dst->device.index, &d);                                  \
+        pdt_status st = cuda_prepare(phys(dst->device.index), &d);                            \
         if (st != PDT_OK)                                                                     \
             return st;                                                                        \
         PDT_CUDA_CHECK(LAUNCH);                                                               \

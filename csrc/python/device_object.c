@@ -6,6 +6,7 @@
  * README's "cuda means the current device". */
 #include "pdt_module.h"
 
+#include <stdio.h>
 #include <string.h>
 
 PyObject *pdt_device_object(pdt_state *S, pdt_device d)
@@ -35,7 +36,35 @@ static int device_from_string(PyObject *str, pdt_device *out)
     return 0;
 }
 
+/* With soft placement on, a device that does not exist becomes the nearest one
+ * that does (pdt_nearest_device), and a warning on the placement logger says so. */
+static int soft_place(pdt_device *d)
+{
+    if (!pdt_soft_placement() || pdt_device_check(*d) == PDT_OK)
+        return 0;
+    pdt_device near = pdt_nearest_device(*d);
+    char from[32], to[32], line[128];
+    snprintf(line, sizeof line, "soft device placement: %s does not exist; using %s",
+             pdt_device_str(*d, from, sizeof from), pdt_device_str(near, to, sizeof to));
+    *d = near;
+    PyObject *logging = PyImport_ImportModule("logging");
+    PyObject *logger =
+        logging ? PyObject_CallMethod(logging, "getLogger", "s", "pydevtensor.placement") : NULL;
+    PyObject *r = logger ? PyObject_CallMethod(logger, "warning", "s", line) : NULL;
+    Py_XDECREF(r);
+    Py_XDECREF(logger);
+    Py_XDECREF(logging);
+    return r ? 0 : -1;
+}
+
 int pdt_device_from_object(pdt_state *S, PyObject *obj, pdt_device dflt, pdt_device *out)
+{
+    if (pdt_device_from_object_exact(S, obj, dflt, out) < 0)
+        return -1;
+    return soft_place(out);
+}
+
+int pdt_device_from_object_exact(pdt_state *S, PyObject *obj, pdt_device dflt, pdt_device *out)
 {
     if (obj == NULL || obj == Py_None) {
         *out = dflt;
@@ -90,7 +119,7 @@ static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
                          Py_TYPE(type)->tp_name);
             return NULL;
         }
-        if (pdt_device_from_object(S, type, d, &d) < 0)
+        if (pdt_device_from_object_exact(S, type, d, &d) < 0)
             return NULL;
         return pdt_device_object(S, d);
     }

@@ -66,6 +66,8 @@ PyObject *pdt_device_object(pdt_state *S, pdt_device d);
 /* obj: device, str, int (a CUDA index) or None (-> dflt).  Does not check that
  * the device exists; pdt_device_check does that at allocation. */
 int pdt_device_from_object(pdt_state *S, PyObject *obj, pdt_device dflt, pdt_device *out);
+/* The same without soft placement (for device() itself). */
+int pdt_device_from_object_exact(pdt_state *S, PyObject *obj, pdt_device dflt, pdt_device *out);
 
 int pdt_dtype_type_init(PyObject *module, pdt_state *S);
 /* obj: dtype, str, numpy dtype-like, or None (-> dflt, may be -1 for "infer"). */
@@ -109,6 +111,9 @@ extern PyMethodDef pdt_matmul_methods[], pdt_matmul_functions[];   /* tensor_mat
 extern PyType_Slot pdt_matmul_slots[];
 extern PyMethodDef pdt_event_functions[];                          /* events.c        */
 int pdt_events_init(PyObject *module, pdt_state *S);
+extern PyMethodDef pdt_config_functions[];                         /* config.c        */
+/* Logs "Copying N bytes from a to b" when placement logging is on (config.c). */
+void pdt_placement_note_copy(pdt_copy_kind kind, pdt_device dst, pdt_device src, size_t nbytes);
 
 /* Builds a tensor from nested sequences, scalars or buffers (tensor_convert.c). */
 PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device,

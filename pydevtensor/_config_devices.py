@@ -1,0 +1,219 @@
+"""Devices, memory and placement in pydevtensor.config, under tf.config's names.
+
+TensorFlow's ``tf.config`` has these features and PyTorch does not; a reader of
+the chapter's TensorFlow edition finds them here under the same names.  See
+Note [logical devices] in csrc/core/pdt_registry.c.
+"""
+import logging
+import sys
+from collections import namedtuple
+
+from . import _C
+from ._devices import _as_device, device, memory_stats
+
+__all__ = [
+    "PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration",
+    "list_physical_devices", "list_logical_devices", "get_visible_devices",
+    "set_visible_devices", "get_logical_device_configuration",
+    "set_logical_device_configuration", "set_memory_limit", "get_memory_info",
+    "set_memory_growth", "get_memory_growth", "set_log_device_placement",
+    "get_log_device_placement", "set_soft_device_placement", "get_soft_device_placement",
+]
+
+_KINDS = {"CPU": _C._KIND_CPU, "GPU": _C._KIND_CUDA}
+_TYPE_OF_KIND = {v: k for k, v in _KINDS.items()}
+_TORCH_TYPE = {"CPU": "cpu", "GPU": "cuda"}
+
+
+def _kind(device_type):
+    """'GPU'/'gpu'/'cuda' -> the CUDA kind; 'CPU'/'cpu' -> the CPU kind."""
+    key = str(device_type).upper()
+    key = {"CUDA": "GPU"}.get(key, key)
+    if key not in _KINDS:
+        raise ValueError(f"unknown device type {device_type!r}: expected 'CPU' or 'GPU'")
+    return key
+
+
+class PhysicalDevice(namedtuple("PhysicalDevice", ["name", "device_type"])):
+    """A physical device, as ``tf.config.list_physical_devices`` returns it."""
+
+    __slots__ = ()
+
+    @property
+    def index(self):
+        return int(self.name.rsplit(":", 1)[1])
+
+
+class LogicalDevice(namedtuple("LogicalDevice", ["name", "device_type"])):
+    """A logical device; ``.device`` is the ``pydevtensor.device`` to put tensors on."""
+
+    __slots__ = ()
+
+    @property
+    def index(self):
+        return int(self.name.rsplit(":", 1)[1])
+
+    @property
+    def device(self):
+        return device(_TORCH_TYPE[self.device_type], self.index)
+
+
+class LogicalDeviceConfiguration(namedtuple("LogicalDeviceConfiguration", ["memory_limit"])):
+    """One logical device of a physical one; memory_limit in MB (None: no limit), as in TF."""
+
+    __slots__ = ()
+
+    def __new__(cls, memory_limit=None):
+        if memory_limit is not None and (isinstance(memory_limit, bool) or memory_limit <= 0):
+            raise ValueError(f"memory_limit must be a positive number of MB, got {memory_limit!r}")
+        return super().__new__(cls, memory_limit)
+
+
+def _types(device_type):
+    return [_kind(device_type)] if device_type is not None else ["CPU", "GPU"]
+
+
+def list_physical_devices(device_type=None):
+    """Every physical device of device_type ('CPU' or 'GPU'; None: both)."""
+    return [PhysicalDevice(f"/physical_device:{t}:{i}", t) for t in _types(device_type)
+            for i in range(_C._physical_device_count(_KINDS[t]))]
+
+
+def list_logical_devices(device_type=None):
+    """Every logical device.  Like TensorFlow's, this initialises the devices, after
+    which visible and logical devices can no longer be configured."""
+    _C._check_device(device("cpu"))  # first use: freezes the configuration
+    return [LogicalDevice(f"/device:{t}:{i}", t) for t in _types(device_type)
+            for i in range(len(_C._logical_device_map(_KINDS[t])))]
+
+
+def get_visible_devices(device_type=None):
+    return [PhysicalDevice(f"/physical_device:{t}:{i}", t) for t in _types(device_type)
+            for i in _C._get_visible_devices(_KINDS[t])]
+
+
+def _as_list(devices):
+    if devices is None:
+        return []
+    if isinstance(devices, PhysicalDevice):
+        return [devices]
+    devices = list(devices)
+    for d in devices:
+        if not isinstance(d, PhysicalDevice):
+            raise TypeError(f"expected PhysicalDevice objects from list_physical_devices(), "
+                            f"got {type(d).__name__}")
+    return devices
+
+
+def set_visible_devices(devices, device_type=None):
+    """Makes only `devices` (PhysicalDevice objects) of their type visible.
+
+    ``set_visible_devices([], 'GPU')`` hides every GPU.  Raises RuntimeError
+    ("Visible devices cannot be modified after being initialized") once a device
+    has been used.
+    """
+    devices = _as_list(devices)
+    types = _types(device_type) if device_type is not None else sorted(
+        {d.device_type for d in devices})
+    if not types:
+        raise ValueError("set_visible_devices([]) needs a device_type, e.g. 'GPU'")
+    for t in types:
+        _C._set_visible_devices(_KINDS[t], [d.index for d in devices if d.device_type == t])
+
+
+def set_logical_device_configuration(device_, logical_devices):
+    """Splits a physical device into logical ones, each with its own index, memory
+    accounting and limit (memory_limit in MB).  Works for GPUs and for the CPU, whose
+    logical devices are cpu:0, cpu:1, ...  Before first use only."""
+    if not isinstance(device_, PhysicalDevice):
+        raise TypeError(f"expected a PhysicalDevice, got {type(device_).__name__}")
+    configs = list(logical_devices or [])
+    for c in configs:
+        if not isinstance(c, LogicalDeviceConfiguration):
+            raise TypeError("expected LogicalDeviceConfiguration objects")
+    limits = [0 if c.memory_limit is None else int(c.memory_limit * 2**20) for c in configs]
+    _C._set_logical_devices(_KINDS[device_.device_type], device_.index, limits)
+
+
+def get_logical_device_configuration(device_):
+    limits = _C._get_logical_devices(_KINDS[device_.device_type], device_.index)
+    return [LogicalDeviceConfiguration(None if b == 0 else b / 2**20) for b in limits] or None
+
+
+def set_memory_limit(device_, limit_bytes):
+    """Caps what pydevtensor may allocate on the device (bytes; None or 0: no cap).
+
+    The limit is checked before an allocation is tried, so going over it raises
+    OutOfMemoryError without touching the device (PyTorch checks after: pytorch#69688).
+    """
+    limit = 0 if limit_bytes is None else int(limit_bytes)
+    if limit < 0:
+        raise ValueError(f"the memory limit must be >= 0 bytes, got {limit}")
+    _C._set_memory_limit(_as_device(device_), limit)
+
+
+_growth = {}
+
+
+def set_memory_growth(device_, enable):
+    """Memory is taken on demand by default (growth on).  With growth off, the
+    device's memory limit is reserved up front: on a GPU the pool keeps it."""
+    dev = _as_device(device_)
+    _growth[dev] = bool(enable)
+    if not enable:
+        limit = memory_stats(dev)["limit"]
+        if not limit:
+            raise ValueError(f"set_memory_growth({dev}, False) reserves the memory limit up "
+                             f"front, and {dev} has none: set_memory_limit() first")
+        from . import empty, memory_allocated, float32
+        free = limit - memory_allocated(dev)
+        if free >= 4:
+            block = empty(free // 4, dtype=float32, device=dev)  # into the pool ...
+            del block  # ... which keeps it (Note [pool release threshold])
+
+
+def get_memory_growth(device_):
+    return _growth.get(_as_device(device_), True)
+
+
+def get_memory_info(device_):
+    """{'current': bytes allocated now, 'peak': the most since the last reset}."""
+    s = memory_stats(_as_device(device_))
+    return {"current": s["allocated"], "peak": s["peak"]}
+
+
+_PLACEMENT = logging.getLogger("pydevtensor.placement")
+_placement_on = False
+
+
+def set_log_device_placement(enabled):
+    """Logs every op and copy to the ``pydevtensor.placement`` logger:
+    ``Executing op matmul in device cuda:0``, ``Copying 24 bytes from cpu to cuda:0``.
+    Shows in a terminal and in Jupyter with no logging setup of yours."""
+    global _placement_on
+    _placement_on = bool(enabled)
+    if _placement_on:
+        if not _PLACEMENT.hasHandlers():  # nothing configured: print to stderr
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(logging.Formatter("%(message)s"))
+            _PLACEMENT.addHandler(handler)
+        if _PLACEMENT.level == logging.NOTSET or _PLACEMENT.level > logging.INFO:
+            _PLACEMENT.setLevel(logging.INFO)
+        _C._set_log_device_placement(_PLACEMENT)
+    else:
+        _C._set_log_device_placement(None)
+
+
+def get_log_device_placement():
+    return _placement_on
+
+
+def set_soft_device_placement(enabled):
+    """On: a device that does not exist (cuda:2 on a one-GPU machine) resolves to the
+    nearest that does (cuda:0, else the CPU), with a warning on the placement logger.
+    Off (the default): RuntimeError("cuda:2 unknown device; available: cpu, cuda:0")."""
+    _C._set_soft_device_placement(bool(enabled))
+
+
+def get_soft_device_placement():
+    return _C._soft_device_placement()

@@ -1,0 +1,232 @@
+"""pydevtensor.config on the CPU, with logical CPU devices (issue 7).
+
+Configuration happens once per process, before the first use of a device, so
+each case runs in a fresh interpreter."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import pydevtensor as pdt
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(code, setup=""):
+    """Runs setup then code in a fresh interpreter with pydevtensor as `pdt` and
+    config as `c`; returns its stdout, failing the test with its stderr when it fails."""
+    prologue = "import pydevtensor as pdt\nfrom pydevtensor import config as c\n"
+    source = prologue + textwrap.dedent(setup) + textwrap.dedent(code)
+    proc = subprocess.run([sys.executable, "-c", source],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+SPLIT3 = """
+cpu = c.list_physical_devices('CPU')[0]
+c.set_logical_device_configuration(cpu, [c.LogicalDeviceConfiguration(),
+                                         c.LogicalDeviceConfiguration(memory_limit=1),
+                                         c.LogicalDeviceConfiguration()])
+"""
+
+
+def test_listing_devices():
+    out = run("""
+        print(c.list_physical_devices())
+        print(c.list_physical_devices('GPU') == [] or pdt.cuda.is_available())
+        print([d.device for d in c.list_logical_devices('CPU')])
+    """)
+    lines = out.splitlines()
+    assert lines[0] == "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]" or (
+        "GPU" in lines[0])
+    assert lines[1] == "True"
+    assert lines[2] == "[device(type='cpu')]"
+
+
+def test_logical_cpu_devices_copies_and_counts():
+    out = run(setup=SPLIT3, code="""
+        names = [d.name for d in c.list_logical_devices('CPU')]
+        print(names)
+        print([d.device for d in c.list_logical_devices('CPU')])
+        print(pdt.device('cpu') == pdt.device('cpu:0'), repr(pdt.device('cpu:0')))
+        x = pdt.arange(6, device='cpu:1')
+        pdt.reset_transfer_stats()
+        y = x.to('cpu:2')
+        z = y.to('cpu:0')
+        print(y.device, z.device, z.tolist(), x.to('cpu:1') is x)
+        print(pdt.transfer_stats()['peer'])
+    """).splitlines()
+    assert out[0] == "['/device:CPU:0', '/device:CPU:1', '/device:CPU:2']"
+    assert out[1] == ("[device(type='cpu'), device(type='cpu', index=1), "
+                      "device(type='cpu', index=2)]")
+    assert out[2] == "True device(type='cpu')"
+    assert out[3] == "cpu:2 cpu [0, 1, 2, 3, 4, 5] True"
+    assert out[4] == "{'count': 2, 'bytes': 96}"
+
+
+def test_same_device_errors_between_logical_devices():
+    out = run(setup=SPLIT3, code="""
+        a = pdt.ones(3, device='cpu:0')
+        b = pdt.ones(3, device='cpu:1')
+        try:
+            a.copy_(b)  # copy_ is an explicit copy: allowed between devices
+            print("copy ok", a.device)
+        except Exception as e:
+            print("copy failed", e)
+        try:
+            pdt.ones(3, device='cpu:5')
+        except RuntimeError as e:
+            print(e)
+    """).splitlines()
+    assert out[0] == "copy ok cpu"
+    assert out[1] == ("cpu:5 unknown device; available: cpu, cpu:1, cpu:2 "
+                      "(no such device: 3 cpu devices)")
+
+
+def test_memory_limit_on_a_logical_device_then_recovery():
+    out = run(setup=SPLIT3, code="""
+        keep = pdt.zeros(2**17, device='cpu:1')          # 512 KiB of the 1 MiB limit
+        try:
+            pdt.zeros(2**18, device='cpu:1')              # 1 MiB more: over the limit
+        except pdt.OutOfMemoryError as e:
+            print(type(e).__mro__[1].__name__, e)
+        print(pdt.memory_allocated('cpu:1'), c.get_memory_info('cpu:1'))
+        big = pdt.zeros(2**18, device='cpu:0')            # other devices are not limited
+        more = pdt.zeros(2**16, device='cpu:1')           # and cpu:1 still works
+        print(pdt.memory_allocated('cpu:1'), pdt.memory_stats('cpu:1')['limit'])
+        c.set_memory_limit('cpu:1', None)
+        huge = pdt.zeros(2**20, device='cpu:1')
+        print(pdt.memory_allocated('cpu:1'))
+    """).splitlines()
+    assert out[0].startswith("MemoryError out of memory on cpu:1: tried to allocate 1.00 MiB; "
+                             "512.00 KiB allocated by pydevtensor, limit 1.00 MiB")
+    assert "nothing was allocated" in out[0]
+    assert out[1] == "524288 {'current': 524288, 'peak': 524288}"
+    assert out[2] == "786432 1048576"
+    assert out[3] == str(786432 + 4 * 2**20)
+
+
+def test_visible_devices_before_and_after_initialization():
+    out = run("""
+        cpu = c.list_physical_devices('CPU')
+        c.set_visible_devices(cpu)                 # fine before first use
+        c.set_visible_devices([], 'GPU')           # hide every GPU
+        print(pdt.device_count(), pdt.try_all_gpus())
+        x = pdt.ones(2)                             # first use
+        for call in (lambda: c.set_visible_devices(cpu),
+                     lambda: c.set_logical_device_configuration(cpu[0], [])):
+            try:
+                call()
+            except RuntimeError as e:
+                print(e)
+    """).splitlines()
+    assert out[0] == "0 [device(type='cpu')]"
+    assert out[1] == "Visible devices cannot be modified after being initialized"
+    assert out[2] == "Virtual devices cannot be modified after being initialized"
+
+
+def test_placement_log_is_visible_without_logging_setup():
+    proc = subprocess.run(
+        [sys.executable, "-c",
+         "import pydevtensor as pdt\n"
+         "pdt.config.set_log_device_placement(True)\n"
+         "x = pdt.ones(2, 3)\n"
+         "y = pdt.tensor([1.0, 2.0])\n"
+         "pdt.config.set_log_device_placement(False)\n"
+         "z = pdt.zeros(4)\n"],
+        capture_output=True, text=True, cwd=ROOT, timeout=60, check=True)
+    lines = proc.stderr.splitlines()
+    assert "Executing op fill in device cpu" in lines
+    assert lines.count("Executing op fill in device cpu") == 1  # none after switching off
+
+
+def test_placement_log_with_caplog(caplog):
+    caplog.set_level("INFO", logger="pydevtensor.placement")
+    pdt.config.set_log_device_placement(True)
+    try:
+        pdt.zeros(2, 3)
+        pdt.arange(4)
+        pdt.ones(5).to(pdt.float64)
+    finally:
+        pdt.config.set_log_device_placement(False)
+    messages = [r.getMessage() for r in caplog.records if r.name == "pydevtensor.placement"]
+    assert "Executing op fill in device cpu" in messages
+    assert "Executing op arange in device cpu" in messages
+    assert "Executing op copy in device cpu" in messages
+    assert pdt.config.get_log_device_placement() is False
+
+
+def test_copies_between_logical_devices_are_logged():
+    out = run(setup=SPLIT3, code="""
+        import logging, sys
+        logging.basicConfig(stream=sys.stdout, format='%(message)s')
+        c.set_log_device_placement(True)
+        pdt.ones(3, device='cpu:1').to('cpu:2')
+    """).splitlines()
+    assert "Executing op fill in device cpu:1" in out
+    assert "Copying 12 bytes from cpu:1 to cpu:2" in out
+
+
+def test_soft_placement_on_and_off():
+    out = run("""
+        import logging, sys
+        logging.basicConfig(stream=sys.stdout, format='%(levelname)s %(message)s')
+        n = pdt.device_count()
+        try:
+            pdt.ones(2, device=f'cuda:{n + 1}')
+        except RuntimeError as e:
+            print("off:", str(e).split(' (')[0])
+        c.set_soft_device_placement(True)
+        t = pdt.ones(2, device=f'cuda:{n + 1}')
+        print("on:", t.device.type, t.device == pdt.try_gpu())
+        print(pdt.ones(2, device='cpu:7').device)
+    """).splitlines()
+    assert out[0].startswith("off: cuda:") and "unknown device; available: cpu" in out[0]
+    assert any(line.startswith("WARNING soft device placement: cuda:") for line in out)
+    assert "on: " + ("cuda" if pdt.cuda.is_available() else "cpu") + " True" in out
+    assert out[-1] == "cpu"
+
+
+def test_bad_configuration_arguments():
+    out = run("""
+        cpu = c.list_physical_devices('CPU')[0]
+        for call in (lambda: c.set_logical_device_configuration('cpu', []),
+                     lambda: c.LogicalDeviceConfiguration(memory_limit=-1),
+                     lambda: c.list_physical_devices('TPU'),
+                     lambda: c.set_visible_devices([]),
+                     lambda: c.set_visible_devices([], 'CPU'),
+                     lambda: c.set_memory_limit('cpu', -5),
+                     lambda: c.set_memory_growth('cpu', False),
+                     lambda: pdt.cuda.set_per_process_memory_fraction(1.5)):
+            try:
+                call()
+                print("no error")
+            except (TypeError, ValueError, RuntimeError) as e:
+                print(type(e).__name__)
+    """).splitlines()
+    assert out == ["TypeError", "ValueError", "ValueError", "ValueError", "ValueError",
+                   "ValueError", "ValueError", "ValueError"]
+
+
+@pytest.mark.cuda
+def test_two_logical_gpus_on_one_card():
+    out = run("""
+        gpu = c.list_physical_devices('GPU')[0]
+        c.set_logical_device_configuration(gpu, [c.LogicalDeviceConfiguration(1024),
+                                                 c.LogicalDeviceConfiguration(1024)])
+        print(pdt.try_all_gpus())
+        x = pdt.arange(1000, device='cuda:0')
+        pdt.reset_transfer_stats()
+        y = x.to('cuda:1')
+        print(y.device, y.cpu().tolist() == list(range(1000)), pdt.transfer_stats()['peer'])
+        try:
+            pdt.empty(2**29, device='cuda:1')   # 2 GiB > the 1 GiB limit
+        except pdt.OutOfMemoryError as e:
+            print("oom", 'limit 1.00 GiB' in str(e))
+    """).splitlines()
+    assert out[0] == "[device(type='cuda', index=0), device(type='cuda', index=1)]"
+    assert out[1] == "cuda:1 True {'count': 1, 'bytes': 8000}"
+    assert out[2] == "oom True"
