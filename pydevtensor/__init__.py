@@ -17,6 +17,7 @@ from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, b
                  manual_seed, ones, ones_like, rand, randint, randn, reset_transfer_stats,
                  tensor, transfer_stats, zeros, zeros_like)
 from . import config, cuda, debugging
+from .serialization import load, save
 from ._build import build_info
 from ._devices import (device_count, max_memory_allocated, memory_allocated, memory_reserved,
                        memory_stats, reset_peak_memory_stats, try_all_gpus, try_gpu)
@@ -26,10 +27,11 @@ from ._ops_reduce import *  # noqa: F401,F403  (reductions)
 from ._ops_view import *  # noqa: F401,F403  (views and indexing)
 from ._ops_matmul import *  # noqa: F401,F403  (matmul)
 from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
+from . import nn  # noqa: E402  (needs the ops above)
 
 __all__ = [
     "DeviceError", "OutOfMemoryError", "Size", "Tensor", "TransferError", "arange", "bool",
-    "build_info", "config", "cuda", "debugging", "device", "device_count", "double", "dtype", "empty", "empty_like",
+    "build_info", "config", "cuda", "debugging", "device", "load", "save", "nn", "device_count", "double", "dtype", "empty", "empty_like",
     "eye", "float", "float32", "float64", "from_numpy", "full", "full_like", "initial_seed",
     "int", "int32", "int64", "linspace", "long", "manual_seed", "max_memory_allocated",
     "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like", "rand",

@@ -100,6 +100,7 @@ extern PyMethodDef pdt_query_functions[];
 extern PyMethodDef pdt_tensor_copy_methods[];
 extern PyMethodDef pdt_tensor_convert_methods[];
 extern PyType_Slot pdt_tensor_convert_slots[];
+extern PyMethodDef pdt_tensor_random_methods[]; /* tensor_create.c: uniform_, normal_ */
 /* Issue 4's files, one concern each: */
 extern PyMethodDef pdt_math_methods[], pdt_math_functions[];       /* tensor_math.c   */
 extern PyType_Slot pdt_math_slots[];

@@ -427,7 +427,7 @@ static PyObject *create_random(PyObject *module, PyObject *const *args, Py_ssize
         return NULL;
     pdt_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = pdt_random(&t, kind, kind == PDT_RANDOM_UNIFORM ? 0.0 : 0.0, 1.0, 0, 0);
+    st = pdt_random(&t, kind, 0.0, 1.0, 0, 0); /* U[0, 1) or N(0, 1) */
     Py_END_ALLOW_THREADS
     if (st != PDT_OK) {
         pdt_tensor_release(&t);
@@ -498,6 +498,103 @@ static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t n
     }
     return pdt_tensor_wrap_new(S, &t);
 }
+
+/* Fills self (any layout) from the generator: a contiguous tensor directly, a
+ * strided one through a contiguous temporary on its device. */
+static PyObject *random_fill_(PyObject *self, pdt_random_kind kind, double a, double b,
+                              const char *name)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (!S)
+        return NULL;
+    if (!pdt_dtype_is_floating(t->dtype)) {
+        PyErr_Format(PyExc_TypeError, "%s(): needs a float32 or float64 tensor, got %s", name,
+                     pdt_dtype_name(t->dtype));
+        return NULL;
+    }
+    pdt_status st;
+    pdt_tensor tmp = {0};
+    Py_BEGIN_ALLOW_THREADS
+    if (pdt_tensor_is_contiguous(t)) {
+        st = pdt_random(t, kind, a, b, 0, 0);
+    } else {
+        st = pdt_tensor_empty(t->device, t->dtype, t->ndim, t->shape, 0, &tmp);
+        if (st == PDT_OK)
+            st = pdt_random(&tmp, kind, a, b, 0, 0);
+        if (st == PDT_OK)
+            st = pdt_copy(t, &tmp, 0);
+        pdt_tensor_release(&tmp);
+    }
+    Py_END_ALLOW_THREADS
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return Py_NewRef(self);
+}
+
+/* uniform_(from=0, to=1) and normal_(mean=0, std=1), in place, as in PyTorch */
+static PyObject *two_doubles(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                             const char *fname, const char *const *names, double *a, double *b)
+{
+    PyObject *kw[2] = {NULL, NULL};
+    if (nargs > 2 || pdt_parse_keywords(fname, args + nargs, kwnames, names, kw) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "%s() takes at most 2 arguments", fname);
+        return NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        PyObject *o = i < nargs ? args[i] : kw[i];
+        if (i < nargs && kw[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for '%s'", fname, names[i]);
+            return NULL;
+        }
+        if (!o)
+            continue;
+        double v = PyFloat_AsDouble(o);
+        if (v == -1.0 && PyErr_Occurred())
+            return NULL;
+        *(i ? b : a) = v;
+    }
+    return Py_None;
+}
+
+static PyObject *t_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    static const char *const names[] = {"from", "to", NULL};
+    double a = 0.0, b = 1.0;
+    if (!two_doubles(args, nargs, kwnames, "uniform_", names, &a, &b))
+        return NULL;
+    if (!(a <= b)) {
+        PyErr_Format(PyExc_ValueError, "uniform_(): from (%g) must not exceed to (%g)", a, b);
+        return NULL;
+    }
+    return random_fill_(self, PDT_RANDOM_UNIFORM, a, b, "uniform_");
+}
+
+static PyObject *t_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    static const char *const names[] = {"mean", "std", NULL};
+    double mean = 0.0, std = 1.0;
+    if (!two_doubles(args, nargs, kwnames, "normal_", names, &mean, &std))
+        return NULL;
+    if (!(std >= 0)) {
+        PyErr_Format(PyExc_ValueError, "normal_(): std must be >= 0, got %g", std);
+        return NULL;
+    }
+    return random_fill_(self, PDT_RANDOM_NORMAL, mean, std, "normal_");
+}
+
+PyMethodDef pdt_tensor_random_methods[] = {
+    {"uniform_", (PyCFunction)(void (*)(void))t_uniform_, METH_FASTCALL | METH_KEYWORDS,
+     "uniform_(from=0, to=1)\n--\n\nFills the tensor with U[from, to) from the Philox "
+     "generator (the same values on every device); returns it."},
+    {"normal_", (PyCFunction)(void (*)(void))t_normal_, METH_FASTCALL | METH_KEYWORDS,
+     "normal_(mean=0, std=1)\n--\n\nFills the tensor with N(mean, std^2) from the Philox "
+     "generator; returns it."},
+    {NULL, NULL, 0, NULL},
+};
 
 static PyObject *f_manual_seed(PyObject *module, PyObject *seed)
 {

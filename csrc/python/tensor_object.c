@@ -141,6 +141,26 @@ static PyObject *get_data(PyObject *self, void *c)
     return pdt_tensor_wrap_new(S, &view);
 }
 
+/* t.data = other: t now views other's storage (its device, dtype and shape).
+ * This is how Module.to() moves a Parameter in place, keeping the object. */
+static int set_data(PyObject *self, PyObject *value, void *c)
+{
+    (void)c;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S)
+        return -1;
+    if (!value || !pdt_is_tensor(S, value)) {
+        PyErr_Format(PyExc_TypeError, "data must be set to a Tensor, got %.100s",
+                     value ? Py_TYPE(value)->tp_name : "deletion");
+        return -1;
+    }
+    pdt_tensor next, old = *pdt_tensor_of(self);
+    pdt_tensor_share(&next, pdt_tensor_of(value));
+    *pdt_tensor_of(self) = next;
+    pdt_tensor_release(&old);
+    return 0;
+}
+
 static PyGetSetDef tensor_getset[] = {
     {"device", get_device, NULL, "the device that holds the tensor", NULL},
     {"dtype", get_dtype, NULL, "the element type", NULL},
@@ -149,7 +169,10 @@ static PyGetSetDef tensor_getset[] = {
     {"is_cuda", get_is_cuda, NULL, "True when a CUDA device holds the tensor", NULL},
     {"nbytes", get_nbytes, NULL, "bytes of the elements the tensor views", NULL},
     {"itemsize", get_itemsize, NULL, "bytes per element", NULL},
-    {"data", get_data, NULL, "the tensor itself, as a plain Tensor sharing storage", NULL},
+    {"data", get_data, set_data,
+     "the tensor as a plain Tensor sharing storage; assigning a Tensor makes this one view "
+     "that tensor's storage",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -380,7 +403,7 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
     /* The methods and slots of the other tensor_*.c files are gathered here. */
     static PyMethodDef all_methods[128];
     size_t n = 0;
-    const PyMethodDef *parts[] = {tensor_methods,     pdt_tensor_copy_methods,
+    const PyMethodDef *parts[] = {tensor_methods,     pdt_tensor_copy_methods, pdt_tensor_random_methods,
                                   pdt_tensor_convert_methods, pdt_math_methods,
                                   pdt_reduce_methods, pdt_view_methods,
                                   pdt_matmul_methods};

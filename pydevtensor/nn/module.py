@@ -1,0 +1,230 @@
+"""nn.Module: parameters, children, moving between devices, and state dicts."""
+from collections import OrderedDict, namedtuple
+
+from .. import _C
+from .parameter import Parameter
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class Module:
+    """Base class of layers and networks, with PyTorch's interface."""
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_name", None)  # its name in the parent, for errors
+
+    # ---- attributes ----
+    def __setattr__(self, name, value):
+        params = self.__dict__.get("_parameters")
+        if params is None:
+            raise AttributeError("call Module.__init__() before assigning attributes")
+        if isinstance(value, Parameter):
+            self._modules.pop(name, None)
+            params[name] = value
+        elif isinstance(value, Module):
+            params.pop(name, None)
+            self._modules[name] = value
+            object.__setattr__(value, "_name", name)
+        elif name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign {type(value).__name__} to parameter '{name}' "
+                                f"(expected nn.Parameter or None)")
+            params[name] = None
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        if name in d.get("_parameters", ()):
+            return d["_parameters"][name]
+        if name in d.get("_modules", ()):
+            return d["_modules"][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"register_parameter: expected nn.Parameter, got {type(param).__name__}")
+        self._parameters[name] = param
+
+    def add_module(self, name, module):
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module: expected nn.Module, got {type(module).__name__}")
+        self._modules[name] = module
+        if module is not None:
+            object.__setattr__(module, "_name", name)
+
+    # ---- running ----
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} has no forward()")
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self.forward(*args, **kwargs)
+        except _C.DeviceError as e:
+            if getattr(e, "_pdt_layer", False):
+                raise
+            where = f"layer '{self._name}': " if self._name is not None else "layer "
+            err = _C.DeviceError(f"{e} (in {where}{self._repr_line()})")
+            err._pdt_layer = True
+            raise err from e
+
+    def train(self, mode=True):
+        for m in self.modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    # ---- walking the tree ----
+    def named_children(self):
+        for name, m in self._modules.items():
+            if m is not None:
+                yield name, m
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_modules(self, prefix=""):
+        seen = set()
+        stack = [(prefix, self)]
+        while stack:
+            name, m = stack.pop(0)
+            if id(m) in seen:
+                continue
+            seen.add(id(m))
+            yield name, m
+            stack[0:0] = [(f"{name}.{n}" if name else n, c) for n, c in m.named_children()]
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_parameters(self, prefix="", recurse=True):
+        seen = set()
+        mods = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for mname, m in mods:
+            for pname, p in m._parameters.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{mname}.{pname}" if mname else pname), p
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    # ---- devices and dtypes ----
+    def to(self, *args, **kwargs):
+        """Moves (and/or casts) every parameter in place: the Parameter objects stay
+        the same, so code holding them keeps working, as in PyTorch."""
+        device, dtype = _parse_to(args, kwargs)
+        for p in self.parameters():
+            target_dtype = dtype if (dtype is not None and p.is_floating_point()) else p.dtype
+            moved = p.data.to(device if device is not None else p.device, target_dtype)
+            if moved.device != p.device or moved.dtype != p.dtype:
+                p.data = moved
+        return self
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to(_C.device("cuda", device) if isinstance(device, int) else
+                       device if device is not None else _C.device("cuda"))
+
+    def float(self):
+        return self.to(dtype=_C.float32)
+
+    def double(self):
+        return self.to(dtype=_C.float64)
+
+    # ---- state ----
+    def state_dict(self, prefix=""):
+        """name -> plain Tensor sharing each parameter's storage, in registration order."""
+        return OrderedDict((name, p.data) for name, p in self.named_parameters(prefix))
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copies the values of state_dict into the parameters (across devices and dtypes
+        as needed; each copy is counted).  With strict, missing keys, unexpected keys and
+        shape mismatches raise before anything is written."""
+        own = dict(self.named_parameters())
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        problems = []
+        for k, p in own.items():
+            if k in state_dict:
+                v = state_dict[k]
+                if not isinstance(v, _C.Tensor):
+                    problems.append(f"'{k}' is a {type(v).__name__}, not a Tensor")
+                elif tuple(v.shape) != tuple(p.shape):
+                    problems.append(f"size mismatch for '{k}': copying a tensor of shape "
+                                    f"{tuple(v.shape)}, the parameter has shape {tuple(p.shape)}")
+        if strict:
+            problems += [f"missing key '{k}'" for k in missing]
+            problems += [f"unexpected key '{k}'" for k in unexpected]
+        if problems:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: "
+                               + "; ".join(problems))
+        for k, p in own.items():
+            if k in state_dict:
+                p.data.copy_(state_dict[k])
+        return IncompatibleKeys(missing, unexpected)
+
+    # ---- printing ----
+    def extra_repr(self):
+        return ""
+
+    def _repr_line(self):
+        return f"{type(self).__name__}({self.extra_repr()})"
+
+    def __repr__(self):
+        children = [(n, m) for n, m in self._modules.items() if m is not None]
+        if not children:
+            return self._repr_line()
+        lines = [f"{type(self).__name__}("]
+        if self.extra_repr():
+            lines.append("  " + self.extra_repr())
+        for name, m in children:
+            sub = repr(m).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {sub}")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def _parse_to(args, kwargs):
+    """(device, dtype) from Module.to's arguments: to(device), to(dtype), to(device, dtype),
+    to(tensor), and the device=/dtype= keywords."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, _C.Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, _C.dtype):
+            dtype = a
+        elif device is None:
+            device = a
+        else:
+            raise TypeError(f"to(): unexpected argument {a!r}")
+    if device is not None and not isinstance(device, _C.device):
+        device = _C.device(device) if isinstance(device, str) else _C.device("cuda", device)
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        dtype = getattr(_C, str(dtype))
+    if dtype is not None and not dtype.is_floating_point:
+        raise TypeError(f"Module.to() only accepts floating point dtypes, got {dtype}")
+    return device, dtype

@@ -1,0 +1,32 @@
+"""nn.Parameter: a tensor marked as a module's parameter."""
+from .. import _C
+
+
+class Parameter(_C.Tensor):
+    """A Tensor that a Module registers as a parameter.
+
+    It shares storage with the tensor it is made from.  ``.data`` is the plain
+    Tensor (so the chapter's ``net[0].weight.data.device`` works), and assigning
+    ``.data`` moves the parameter while keeping the object, which is how
+    ``Module.to()`` moves parameters in place.
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _C.empty(0)
+        if not isinstance(data, _C.Tensor):
+            raise TypeError(f"Parameter(data) needs a Tensor, got {type(data).__name__}")
+        return _C.Tensor.__new__(cls, data)
+
+    def __init__(self, data=None, requires_grad=True):
+        self.requires_grad = bool(requires_grad)
+        self.grad = None
+
+    def __repr__(self):
+        return "Parameter containing:\n" + _C.Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        raise TypeError("Parameters are not pickled; use pydevtensor.save(module.state_dict(), "
+                        "path), which writes a NumPy .npz file")

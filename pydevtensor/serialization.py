@@ -1,0 +1,111 @@
+"""save() and load(): tensors and state dicts in a NumPy .npz file.
+
+The file opens in plain NumPy with ``np.load(path, allow_pickle=False)``: one array
+per tensor, under the tensor's name, plus ``__pydevtensor__``, a JSON string that
+records the format and each tensor's device and dtype.  Nothing is pickled.
+Saving a GPU tensor is an explicit device-to-host copy, counted in transfer_stats().
+"""
+import json
+import os
+import zipfile
+from collections import OrderedDict
+
+import numpy as np
+
+from . import _C
+
+META_KEY = "__pydevtensor__"
+FORMAT = "pydevtensor.npz"
+VERSION = 1
+
+
+def save(obj, f):
+    """Writes a tensor, a dict of tensors or a state_dict to f (a path or a binary file).
+    The name is used as given: no '.npz' is appended."""
+    if isinstance(obj, _C.Tensor):
+        kind, tensors = "tensor", {"tensor": obj}
+    elif isinstance(obj, dict):
+        kind, tensors = "dict", obj
+    else:
+        raise TypeError(f"save(): expected a Tensor or a dict of Tensors (a state_dict), "
+                        f"got {type(obj).__name__}")
+    arrays, entries = {}, OrderedDict()
+    for name, t in tensors.items():
+        if not isinstance(name, str) or name == META_KEY:
+            raise ValueError(f"save(): every key must be a string other than {META_KEY!r}, "
+                             f"got {name!r}")
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"save(): '{name}' is a {type(t).__name__}, not a Tensor")
+        arrays[name] = t.cpu().numpy()  # the explicit, counted device-to-host copy
+        entries[name] = {"device": str(t.device), "dtype": t.dtype.name}
+    meta = {"format": FORMAT, "version": VERSION, "kind": kind, "tensors": entries}
+    arrays[META_KEY] = np.array(json.dumps(meta))
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as fh:
+            np.savez(fh, **arrays)
+    else:
+        np.savez(f, **arrays)
+
+
+def _target(saved, map_location):
+    """The device a tensor saved on `saved` goes to under map_location."""
+    if map_location is None:
+        return _C.device(saved)
+    if isinstance(map_location, dict):
+        key = map_location.get(saved, map_location.get(str(_C.device(saved)), saved))
+        return _C.device(key) if isinstance(key, str) else key
+    if isinstance(map_location, (str, _C.device)):
+        return _C.device(map_location) if isinstance(map_location, str) else map_location
+    raise TypeError(f"map_location must be a device, a string or a dict, "
+                    f"got {type(map_location).__name__}")
+
+
+def load(f, map_location=None):
+    """Reads what save() wrote.  Each tensor goes back to the device it was saved from,
+    unless map_location (a device, a string, or a dict {'cuda:0': 'cpu'}) says otherwise.
+    A saved device that does not exist here raises RuntimeError naming map_location
+    as the fix; a file that is not pydevtensor's raises ValueError."""
+    try:
+        data = np.load(f, allow_pickle=False)
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+        if isinstance(e, FileNotFoundError):
+            raise
+        raise ValueError(f"load(): {f!r} is not a pydevtensor file (not a readable .npz: {e})"
+                         ) from e
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError(f"load(): {f!r} is a single NumPy array, not a pydevtensor file")
+    with data:
+        if META_KEY not in data.files:
+            raise ValueError(f"load(): {f!r} is a .npz file without pydevtensor's "
+                             f"{META_KEY!r} record; load it with numpy.load instead")
+        try:
+            meta = json.loads(str(data[META_KEY]))
+            entries = meta["tensors"]
+            kind = meta["kind"]
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"load(): {f!r} has a corrupt {META_KEY!r} record ({e})") from e
+        if meta.get("format") != FORMAT or meta.get("version") != VERSION:
+            raise ValueError(f"load(): {f!r} has format {meta.get('format')!r} version "
+                             f"{meta.get('version')!r}; expected {FORMAT!r} version {VERSION}")
+        # Check every target device before making any tensor.
+        targets = {}
+        for name, e in entries.items():
+            if name not in data.files:
+                raise ValueError(f"load(): {f!r} lists tensor '{name}' but does not hold it")
+            dev = _target(e["device"], map_location)
+            try:
+                _C._check_device(dev)
+            except RuntimeError as err:
+                raise _C.DeviceError(
+                    f"load(): tensor '{name}' was saved on {e['device']}, and {err}. Pass "
+                    f"map_location to load it elsewhere, e.g. map_location='cpu' or "
+                    f"map_location={{'{e['device']}': 'cpu'}}") from err
+            targets[name] = dev
+        out = OrderedDict()
+        for name, e in entries.items():
+            array = data[name]
+            if array.dtype.name != e["dtype"]:
+                raise ValueError(f"load(): tensor '{name}' is recorded as {e['dtype']} but "
+                                 f"holds {array.dtype.name}")
+            out[name] = _C.tensor(array, device=targets[name])
+    return out["tensor"] if kind == "tensor" else out
