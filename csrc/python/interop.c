@@ -511,7 +511,8 @@ PyMethodDef pdt_interop_functions[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))f_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
      "A tensor sharing the memory of x, an object with __dlpack__ (NumPy, PyTorch, CuPy, JAX "
-     "arrays) or a DLPack capsule.  device or copy=True copy it."},
+     "arrays) or a DLPack capsule.  A device that differs, or copy=True, copies it; "
+     "read-only memory raises ValueError unless copy=True."},
     {"as_tensor", (PyCFunction)(void (*)(void))f_as_tensor, METH_FASTCALL | METH_KEYWORDS,
      "as_tensor(data, dtype=None, device=None)\n--\n\n"
      "data as a tensor without copying where it can: a tensor (itself), an array with the "
