@@ -345,7 +345,7 @@ static PyObject *t_array(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (dtype && dtype != Py_None) {
         int same;
         if (!(np = PyImport_ImportModule("numpy")) ||
-            !(want = PyObject_CallMethod(np, "dtype", "O", dtype)) ||
+            !(want = PyObject_CallMethod(np, "dtype", "(O)", dtype)) ||
             !(have = PyObject_GetAttrString(arr, "dtype")) ||
             (same = PyObject_RichCompareBool(want, have, Py_EQ)) < 0)
             goto fail;
