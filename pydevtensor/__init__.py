@@ -22,6 +22,9 @@ from ._build import build_info
 from ._devices import (device_count, max_memory_allocated, memory_allocated, memory_reserved,
                        memory_stats, reset_peak_memory_stats, try_all_gpus, try_gpu)
 from ._tensor_py import Size
+from ._interop import as_tensor, from_dlpack, to_numpy  # the NumPy/DLPack boundary
+from ._guard import transfer_guard
+from . import config
 from ._ops_math import *  # noqa: F401,F403  (elementwise ops)
 from ._ops_reduce import *  # noqa: F401,F403  (reductions)
 from ._ops_view import *  # noqa: F401,F403  (views and indexing)
@@ -38,3 +41,4 @@ __all__ = [
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
+__all__ += ["as_tensor", "config", "from_dlpack", "to_numpy", "transfer_guard"]

@@ -4,9 +4,12 @@
         [1., 1., 1.]], device='cuda:0')``: the device is left out on the CPU, the
 dtype is shown when it is not the default for its kind (float32, int64, bool), and
 tensors of more than 1000 elements show 3 items at each edge.  Printing a GPU
-tensor copies it to the host, and that copy is counted in transfer_stats().
+tensor copies it to the host, and that copy is counted in transfer_stats() and
+seen by the transfer guard as implicit (pydevtensor.transfer_guard).
 """
 import math
+
+from . import _C
 
 THRESHOLD = 1000
 EDGEITEMS = 3
@@ -91,7 +94,8 @@ def _format(a, full_shape, fmt, indent, summarize):
 
 
 def tensor_repr(t, prefix="tensor("):
-    host = t.cpu()
+    # An implicit transfer: the transfer guard may log or refuse it.
+    host = _C._implicit_cpu(t, "repr()")
     a = host.numpy()
     dtype_name = t.dtype.name
     suffixes = []

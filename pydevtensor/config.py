@@ -1,5 +1,15 @@
-"""pydevtensor.config: devices, memory and placement, under tf.config's names."""
+"""pydevtensor.config: process-wide settings, under TensorFlow's ``tf.config`` names
+where TensorFlow has the feature and PyTorch does not.
+
+- devices: list_physical_devices, list_logical_devices, set_visible_devices,
+  set_logical_device_configuration (logical devices with memory limits, also on the CPU);
+- memory: set_memory_limit, set_memory_growth, get_memory_info;
+- placement: set_log_device_placement, set_soft_device_placement;
+- transfers: set_transfer_guard / get_transfer_guard, the default level of the transfer
+  guard (see ``pydevtensor.transfer_guard`` for the levels and a per-thread override).
+"""
 from ._config_devices import *  # noqa: F401,F403
 from ._config_devices import __all__ as _devices_all
+from ._guard import get_transfer_guard, set_transfer_guard
 
-__all__ = list(_devices_all)
+__all__ = list(_devices_all) + ["get_transfer_guard", "set_transfer_guard"]

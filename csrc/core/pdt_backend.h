@@ -34,6 +34,10 @@ typedef enum pdt_copy_kind {
     PDT_COPY_PEER = 4 /* between two devices of the same kind    */
 } pdt_copy_kind;
 
+/* wait_stream directions. */
+#define PDT_STREAM_OURS_WAITS 0
+#define PDT_STREAM_EXTERNAL_WAITS 1
+
 /* Flags for copy_bytes. */
 #define PDT_COPY_NON_BLOCKING 1 /* may return before the copy is done (pinned host side only) */
 #define PDT_COPY_HOST_PINNED 2  /* the host side is page-locked memory */
@@ -183,6 +187,18 @@ typedef struct pdt_backend {
     pdt_status (*event_synchronize)(void *event);
     pdt_status (*event_elapsed_ms)(void *start, void *end, float *ms);
     void (*event_destroy)(void *event);
+
+    /* --- exchange with other libraries (CUDA only; NULL elsewhere) --- */
+    /* The device's stream as an integer (a cudaStream_t) for other libraries. */
+    pdt_status (*stream_handle)(int index, uintptr_t *out);
+    /* Orders the device's stream and `external` (1: the legacy default stream,
+     * 2: the per-thread default stream, else a stream handle of that device):
+     * PDT_STREAM_OURS_WAITS makes ours wait for the work enqueued on external
+     * so far; PDT_STREAM_EXTERNAL_WAITS the other way round.  Never blocks the
+     * host. */
+    pdt_status (*wait_stream)(int index, uintptr_t external, int direction);
+    /* The device of this kind whose memory (device or managed) holds ptr. */
+    pdt_status (*pointer_device)(const void *ptr, int *index);
 
     /* --- information --- */
     /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */

@@ -633,6 +633,67 @@ fail:
     return st;
 }
 
+/* ---------------------------------------------- exchange with other libraries */
+
+static pdt_status cuda_stream_handle(int index, uintptr_t *out)
+{
+    cudaStream_t stream = NULL;
+    pdt_status st = pdt_cuda_stream(index, &stream);
+    *out = st == PDT_OK ? (uintptr_t)stream : 0;
+    return st;
+}
+
+/* The array API's stream numbers: 1 and 2 name the two default streams. */
+static cudaStream_t cuda_external_stream(uintptr_t handle)
+{
+    return handle == 1   ? cudaStreamLegacy
+           : handle == 2 ? cudaStreamPerThread
+                         : (cudaStream_t)handle;
+}
+
+/* An event recorded on the stream that goes first, waited on by the other.
+ * Both streams belong to device index (the exchange protocols say so), which
+ * cuda_prepare makes current, as cudaEventRecord needs. */
+static pdt_status cuda_wait_stream(int index, uintptr_t external, int direction)
+{
+    pdt_status st = PDT_OK;
+    cuda_device *d = NULL;
+    cudaEvent_t event = NULL;
+    st = cuda_prepare(index, &d);
+    if (st != PDT_OK)
+        goto fail;
+    cudaStream_t other = cuda_external_stream(external);
+    if (other == d->stream)
+        goto fail; /* one stream is already ordered: st is PDT_OK */
+    cudaStream_t first = direction == PDT_STREAM_OURS_WAITS ? other : d->stream;
+    cudaStream_t waiter = direction == PDT_STREAM_OURS_WAITS ? d->stream : other;
+    PDT_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    PDT_CUDA_CHECK(cudaEventRecord(event, first));
+    PDT_CUDA_CHECK(cudaStreamWaitEvent(waiter, event, 0));
+fail:
+    if (event != NULL) /* the enqueued wait still holds (Note [peer copies]) */
+        PDT_CUDA_IGNORE(cudaEventDestroy(event));
+    return st;
+}
+
+static pdt_status cuda_pointer_device(const void *ptr, int *index)
+{
+    pdt_status st = PDT_OK;
+    struct cudaPointerAttributes attr;
+    memset(&attr, 0, sizeof attr);
+    if (cuda_device_count() == 0)
+        return pdt_fail(PDT_ERR_DEVICE, "address %p cannot be CUDA memory: %s", ptr,
+                        cuda_reason);
+    PDT_CUDA_CHECK(cudaPointerGetAttributes(&attr, ptr));
+    if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "address %p is not CUDA device memory (CUDA reports it as %s memory)",
+                        ptr, attr.type == cudaMemoryTypeHost ? "page-locked host" : "host");
+    *index = attr.device;
+fail:
+    return st;
+}
+
 /* ---------------------------------------------------------------- kernels */
 
 /* A kernel entry: set up dst's device, launch on its stream, check the launch. */
@@ -687,6 +748,9 @@ const pdt_backend pdt_cuda_backend = {
     .event_synchronize = pdt_cuda_event_synchronize,
     .event_elapsed_ms = pdt_cuda_event_elapsed_ms,
     .event_destroy = pdt_cuda_event_destroy,
+    .stream_handle = cuda_stream_handle,
+    .wait_stream = cuda_wait_stream,
+    .pointer_device = cuda_pointer_device,
     .describe = pdt_cublas_describe,
     .add_library_path = NULL,
 };

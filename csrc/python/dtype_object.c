@@ -51,7 +51,7 @@ int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
     PyObject *np = PyImport_ImportModule("numpy");
     if (!np)
         return -1;
-    PyObject *npdt = PyObject_CallMethod(np, "dtype", "O", obj);
+    PyObject *npdt = PyObject_CallMethod(np, "dtype", "(O)", obj);
     Py_DECREF(np);
     if (!npdt) {
         PyErr_Clear();

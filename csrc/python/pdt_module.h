@@ -116,9 +116,53 @@ extern PyMethodDef pdt_config_functions[];                         /* config.c  
 /* Logs "Copying N bytes from a to b" when placement logging is on (config.c). */
 void pdt_placement_note_copy(pdt_copy_kind kind, pdt_device dst, pdt_device src, size_t nbytes);
 
-/* Builds a tensor from nested sequences, scalars or buffers (tensor_convert.c). */
+/* Builds a tensor from nested sequences, scalars, buffers, or anything
+ * pdt_import_array takes (tensor_convert.c). */
 PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device,
                                int pin);
+/* Wraps obj's buffer (the buffer protocol) as a CPU tensor, zero-copy: 0; 1
+ * (no exception) when writable is asked and the buffer is read-only; -1 with
+ * an exception naming `where` (tensor_convert.c). */
+int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where,
+                    pdt_tensor *out);
+/* A NumPy array sharing CPU tensor `tensor`'s memory (its base keeps the
+ * tensor alive) (tensor_convert.c). */
+PyObject *pdt_numpy_view(PyObject *tensor);
+
+/* ---- the NumPy/DLPack boundary (interop.c) and the transfer guard (guard.c) ---- */
+extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c */
+extern PyGetSetDef pdt_interop_getset[];
+extern PyMethodDef pdt_guard_functions[];                           /* guard.c   */
+/* Installs the transfer guard's copy hook (once per process). */
+int pdt_guard_init(void);
+/* pdt_copy_to_new(src, device, dtype) on behalf of op ("item()", "to_numpy()"),
+ * which the transfer guard sees as implicit when implicit is 1 (Note [implicit
+ * and explicit transfers] in guard.c).  The GIL is released across devices.
+ * 0, or -1 with an exception set. */
+int pdt_copy_for(pdt_state *S, const pdt_tensor *src, pdt_device device, pdt_dtype dtype,
+                 const char *op, int implicit, pdt_tensor *out);
+/* A CPU tensor holding t's values: a new view of t on the CPU, else an
+ * implicit, counted device-to-host copy made for op. */
+int pdt_host_values(pdt_state *S, const pdt_tensor *t, const char *op, pdt_tensor *out);
+/* Wraps foreign memory as a tensor (zero-copy).  first: the address of element
+ * (0, ..., 0); strides in elements, NULL for row-major contiguous.  release(ctx)
+ * runs when the last view dies; on failure it is not called (the caller keeps
+ * ctx) and an exception naming `where` is set.  0 or -1. */
+int pdt_wrap_foreign(pdt_state *S, pdt_device device, pdt_dtype dtype, int ndim,
+                     const int64_t *shape, const int64_t *strides, char *first,
+                     void (*release)(void *ctx), void *ctx, const char *where, pdt_tensor *out);
+/* DLPack (dlpack.c): the __dlpack__ and __dlpack_device__ methods, and the
+ * import of a capsule or of an object with __dlpack__ (copy: -1 for None, 0
+ * or 1): 0 with a zero-copy tensor, 1 with a copy (read-only memory and copy
+ * 1), -1 with an exception set. */
+PyObject *pdt_dlpack_export(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames);
+PyObject *pdt_dlpack_device(PyObject *self, PyObject *unused);
+int pdt_import_dlpack(pdt_state *S, PyObject *obj, int copy, pdt_tensor *out);
+/* Imports obj zero-copy when it offers __dlpack__, __cuda_array_interface__ or
+ * __array_interface__ (read-only memory is copied).  1 with *out set, 0 when
+ * obj offers none of them, -1 with an exception set. */
+int pdt_import_array(pdt_state *S, PyObject *obj, const char *where, pdt_tensor *out);
 
 /* Releases the GIL around work on more than this many elements. */
 #define PDT_GIL_RELEASE_NUMEL 65536

@@ -1,7 +1,9 @@
 /* tensor_convert.c - data in and out of tensors: tensor(data) from nested
- * sequences, scalars and buffers (NumPy arrays); from_numpy (zero-copy);
- * the buffer protocol and .numpy() on CPU tensors; tolist(), item(), float(),
- * int() and bool().  Reading a GPU tensor from the host is a counted copy. */
+ * sequences, scalars, buffers (NumPy arrays) and other libraries' arrays;
+ * from_numpy (zero-copy); the buffer protocol and .numpy() on CPU tensors;
+ * to_numpy(); tolist(), item(), float(), int() and bool().  Reading a GPU
+ * tensor from the host is a counted copy, which the transfer guard sees as
+ * implicit (guard.c) except in .numpy(force=True) and to_numpy(). */
 #include <string.h>
 
 #include "args.h"
@@ -142,27 +144,28 @@ static void release_buffer(void *ctx)
     PyGILState_Release(g);
 }
 
-/* Wraps obj's buffer as a CPU tensor (zero-copy).  writable: ask for a
- * writable buffer and say so when the exporter refuses. */
-static PyObject *tensor_from_buffer(pdt_state *S, PyObject *obj, int writable, const char *where,
-                                    pdt_tensor *out)
+int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where, pdt_tensor *out)
 {
     Py_buffer *view = PyMem_RawCalloc(1, sizeof *view);
-    if (!view)
-        return PyErr_NoMemory();
+    if (!view) {
+        PyErr_NoMemory();
+        return -1;
+    }
     if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) {
         PyMem_RawFree(view);
+        if (!writable)
+            return -1;
+        PyObject *et, *ev, *tb;
         Py_buffer probe;
-        if (writable && PyObject_GetBuffer(obj, &probe, PyBUF_RECORDS_RO) == 0) {
-            /* readable but not writable: say what to do */
-            PyBuffer_Release(&probe);
-            PyErr_Clear();
-            PyErr_Format(PyExc_ValueError,
-                         "%s: the array is read-only, and tensors share memory writably; pass "
-                         "a writable array (a.copy()) or use pydevtensor.tensor(a) to copy",
-                         where);
+        PyErr_Fetch(&et, &ev, &tb);
+        if (PyObject_GetBuffer(obj, &probe, PyBUF_RECORDS_RO) == 0) {
+            PyBuffer_Release(&probe); /* readable but not writable */
+            Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
+            return 1;
         }
-        return NULL;
+        PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+        return -1;
     }
     int dt;
     const char *fmt = view->format ? view->format : "B";
@@ -179,12 +182,6 @@ static PyObject *tensor_from_buffer(pdt_state *S, PyObject *obj, int writable, c
                      view->ndim, PDT_MAX_DIMS);
         goto fail;
     }
-    if ((uintptr_t)view->buf % (uintptr_t)view->itemsize != 0) {
-        PyErr_Format(PyExc_ValueError, "%s: the array's data is not aligned to its %zd-byte "
-                                       "elements; copy it first (numpy.ascontiguousarray)",
-                     where, view->itemsize);
-        goto fail;
-    }
     for (int i = 0; i < view->ndim; i++) {
         shape[i] = view->shape[i];
         Py_ssize_t s = view->strides ? view->strides[i] : 0;
@@ -197,37 +194,15 @@ static PyObject *tensor_from_buffer(pdt_state *S, PyObject *obj, int writable, c
         }
         strides[i] = s / view->itemsize;
     }
-    if (!view->strides)
-        pdt_contiguous_strides(view->ndim, shape, strides);
     pdt_device cpu = {PDT_CPU, 0};
-    /* The storage spans the buffer from its lowest to highest element; a view
-     * with negative strides starts inside it. */
-    int64_t lo = 0, hi = 0;
-    for (int i = 0; i < view->ndim; i++) {
-        if (shape[i] == 0) {
-            lo = hi = 0;
-            break;
-        }
-        int64_t span = (shape[i] - 1) * strides[i];
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
-    }
-    pdt_status st = pdt_tensor_wrap(cpu, (pdt_dtype)dt, view->ndim, shape, strides,
-                                    (char *)view->buf + lo * view->itemsize,
-                                    (size_t)(hi - lo + 1) * (size_t)view->itemsize,
-                                    release_buffer, view, out);
-    if (st != PDT_OK) {
-        pdt_raise(S, st);
+    if (pdt_wrap_foreign(S, cpu, (pdt_dtype)dt, view->ndim, shape, view->strides ? strides : NULL,
+                         view->buf, release_buffer, view, where, out) < 0)
         goto fail;
-    }
-    out->offset = -lo;
-    return Py_None;
+    return 0;
 fail:
     PyBuffer_Release(view);
     PyMem_RawFree(view);
-    return NULL;
+    return -1;
 }
 
 PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin)
@@ -241,9 +216,16 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
                              0, &out);
         return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
     }
-    if (!PyList_Check(data) && !PyTuple_Check(data) && PyObject_CheckBuffer(data)) {
-        if (!tensor_from_buffer(S, data, 0, "tensor()", &src))
-            return NULL;
+    int imported = 0;
+    if (!PyList_Check(data) && !PyTuple_Check(data)) {
+        if (PyObject_CheckBuffer(data))
+            imported = pdt_wrap_buffer(S, data, 0, "tensor()", &src) < 0 ? -1 : 1;
+        else if (!is_scalar(data))
+            imported = pdt_import_array(S, data, "tensor()", &src);
+    }
+    if (imported < 0)
+        return NULL;
+    if (imported) {
         st = pdt_copy_to_new(&src, device, dtype >= 0 ? (pdt_dtype)dtype : src.dtype,
                              storage_flags, 0, &out);
         pdt_tensor_release(&src);
@@ -323,10 +305,16 @@ static PyObject *f_from_numpy(PyObject *module, PyObject *a)
         return NULL;
     }
     pdt_tensor t;
-    if (!tensor_from_buffer(S, a, 1, "from_numpy()", &t))
-        return NULL;
-    return pdt_tensor_wrap_new(S, &t);
+    int r = pdt_wrap_buffer(S, a, 1, "from_numpy()", &t);
+    if (r == 1)
+        PyErr_SetString(PyExc_ValueError,
+                        "from_numpy(): the array is read-only, and tensors share memory "
+                        "writably; pass a writable array (a.copy()), or use "
+                        "pydevtensor.tensor(a) or as_tensor(a), which copy it");
+    return r == 0 ? pdt_tensor_wrap_new(S, &t) : NULL;
 }
+
+static PyObject *f_to_numpy(PyObject *module, PyObject *t); /* below, with .numpy() */
 
 PyMethodDef pdt_convert_functions[] = {
     {"tensor", (PyCFunction)(void (*)(void))f_tensor, METH_FASTCALL | METH_KEYWORDS,
@@ -335,23 +323,13 @@ PyMethodDef pdt_convert_functions[] = {
      "Python ints give int64, floats float32, arrays keep their dtype."},
     {"from_numpy", f_from_numpy, METH_O,
      "from_numpy(a)\n--\n\nA CPU tensor sharing a's memory (no copy); writes show both ways."},
+    {"to_numpy", f_to_numpy, METH_O,
+     "to_numpy(t)\n--\n\nt as a NumPy array: sharing memory for a CPU tensor, else an "
+     "explicit, counted copy to the host."},
     {NULL, NULL, 0, NULL},
 };
 
 /* ---- out of tensors ---- */
-
-/* A CPU tensor holding t's values: t itself (new view) when it is on a CPU,
- * else a counted device-to-host copy. */
-static int host_view(pdt_state *S, const pdt_tensor *t, pdt_tensor *out)
-{
-    if (t->device.kind == PDT_CPU) {
-        pdt_tensor_share(out, t);
-        return 0;
-    }
-    pdt_device cpu = {PDT_CPU, 0};
-    pdt_status st = pdt_copy_to_new(t, cpu, t->dtype, 0, 0, out);
-    return st == PDT_OK ? 0 : pdt_raise_int(S, st);
-}
 
 static PyObject *element_object(const char *p, pdt_dtype dt)
 {
@@ -389,7 +367,7 @@ static PyObject *t_tolist(PyObject *self, PyObject *unused)
     (void)unused;
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     pdt_tensor h;
-    if (!S || host_view(S, pdt_tensor_of(self), &h) < 0)
+    if (!S || pdt_host_values(S, pdt_tensor_of(self), "tolist()", &h) < 0)
         return NULL;
     PyObject *r = to_list(&h, 0, pdt_tensor_ptr(&h));
     pdt_tensor_release(&h);
@@ -410,7 +388,7 @@ static PyObject *scalar_value(PyObject *self, const char *what)
         return NULL;
     }
     pdt_tensor h;
-    if (host_view(S, t, &h) < 0)
+    if (pdt_host_values(S, t, what, &h) < 0)
         return NULL;
     PyObject *r = element_object(pdt_tensor_ptr(&h), h.dtype);
     pdt_tensor_release(&h);
@@ -463,8 +441,8 @@ static int t_getbuffer(PyObject *self, Py_buffer *view, int flags)
     if (t->device.kind != PDT_CPU) {
         char name[32];
         PyErr_Format(PyExc_BufferError,
-                     "a %s tensor has no host buffer: call .cpu() first, which copies to the "
-                     "host",
+                     "a %s tensor has no host buffer (its memory is on the device); copy it "
+                     "explicitly with .cpu() or pydevtensor.to_numpy(t)",
                      pdt_device_str(t->device, name, sizeof name));
         return -1;
     }
@@ -503,6 +481,40 @@ static void t_releasebuffer(PyObject *self, Py_buffer *view)
     PyMem_Free(view->internal);
 }
 
+PyObject *pdt_numpy_view(PyObject *tensor)
+{
+    /* sys.modules first: importing costs a microsecond even when NumPy is
+     * loaded.  NumPy wraps the tensor's buffer in a memoryview, the array's
+     * base, which holds the tensor. */
+    PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); /* borrowed */
+    PyObject *imported = np ? NULL : PyImport_ImportModule("numpy");
+    PyObject *module = np ? np : imported;
+    PyObject *asarray = module ? PyObject_GetAttrString(module, "asarray") : NULL;
+    PyObject *arr = asarray ? PyObject_CallOneArg(asarray, tensor) : NULL;
+    Py_XDECREF(asarray);
+    Py_XDECREF(imported);
+    return arr;
+}
+
+/* The NumPy array of t: shared on the CPU, else an explicit copy made for op. */
+static PyObject *numpy_of(PyObject *self, const char *op)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    const pdt_tensor *t = pdt_tensor_of(self);
+    pdt_device cpu = {PDT_CPU, 0};
+    pdt_tensor h;
+    if (!S)
+        return NULL;
+    if (t->device.kind == PDT_CPU)
+        return pdt_numpy_view(self);
+    if (pdt_copy_for(S, t, cpu, t->dtype, op, 0, &h) < 0)
+        return NULL;
+    PyObject *host = pdt_tensor_wrap_new(S, &h);
+    PyObject *arr = host ? pdt_numpy_view(host) : NULL;
+    Py_XDECREF(host);
+    return arr;
+}
+
 /* numpy(*, force=False) */
 static PyObject *t_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames)
@@ -517,39 +529,28 @@ static PyObject *t_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (pdt_parse_keywords("numpy", args, kwnames, names, kw) < 0 ||
         pdt_parse_bool(kw[0], 0, "force", &force) < 0)
         return NULL;
-    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
-    PyObject *holder = Py_NewRef(self);
-    if (t->device.kind != PDT_CPU) {
+    if (t->device.kind != PDT_CPU && !force) {
         char name[32];
-        if (!force) {
-            Py_DECREF(holder);
-            PyErr_Format(PyExc_TypeError,
-                         "can't convert %s tensor to NumPy without a device-to-host copy; call "
-                         ".cpu() first, or pydevtensor.to_numpy(t)",
-                         pdt_device_str(t->device, name, sizeof name));
-            return NULL;
-        }
-        pdt_tensor h;
-        if (host_view(S, t, &h) < 0) {
-            Py_DECREF(holder);
-            return NULL;
-        }
-        Py_SETREF(holder, pdt_tensor_wrap_new(S, &h));
-        if (!holder)
-            return NULL;
-    }
-    PyObject *np = PyImport_ImportModule("numpy");
-    if (!np) {
-        Py_DECREF(holder);
+        PyErr_Format(PyExc_TypeError,
+                     "can't convert %s tensor to NumPy without a device-to-host copy; call "
+                     ".cpu() first, or pydevtensor.to_numpy(t)",
+                     pdt_device_str(t->device, name, sizeof name));
         return NULL;
     }
-    PyObject *mv = PyMemoryView_FromObject(holder);
-    Py_DECREF(holder);
-    PyObject *arr = mv ? PyObject_CallMethod(np, "asarray", "O", mv) : NULL;
-    Py_XDECREF(mv);
-    Py_DECREF(np);
-    return arr;
+    return numpy_of(self, "numpy(force=True)");
+}
+
+/* to_numpy(t): the explicit way out of any device. */
+static PyObject *f_to_numpy(PyObject *module, PyObject *t)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    if (!pdt_is_tensor(S, t)) {
+        PyErr_Format(PyExc_TypeError, "to_numpy(): expected a Tensor, got %.100s",
+                     Py_TYPE(t)->tp_name);
+        return NULL;
+    }
+    return numpy_of(t, "to_numpy()");
 }
 
 PyMethodDef pdt_tensor_convert_methods[] = {

@@ -406,7 +406,7 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
     const PyMethodDef *parts[] = {tensor_methods,     pdt_tensor_copy_methods, pdt_tensor_random_methods,
                                   pdt_tensor_convert_methods, pdt_math_methods,
                                   pdt_reduce_methods, pdt_view_methods,
-                                  pdt_matmul_methods};
+                                  pdt_matmul_methods, pdt_interop_methods};
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
         for (const PyMethodDef *m = parts[p]; m->ml_name; m++) {
             if (n + 1 >= sizeof all_methods / sizeof all_methods[0]) {
@@ -419,7 +419,7 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
 
     static PyGetSetDef all_getset[48];
     size_t ng = 0;
-    const PyGetSetDef *getset_parts[] = {tensor_getset, pdt_view_getset};
+    const PyGetSetDef *getset_parts[] = {tensor_getset, pdt_view_getset, pdt_interop_getset};
     for (size_t p = 0; p < sizeof getset_parts / sizeof getset_parts[0]; p++)
         for (const PyGetSetDef *g = getset_parts[p]; g->name; g++) {
             if (ng + 1 >= sizeof all_getset / sizeof all_getset[0]) {

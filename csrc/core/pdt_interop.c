@@ -1,0 +1,46 @@
+/* pdt_interop.c - stream handles, stream waits and pointer queries for the
+ * exchange with other libraries (see pdt_interop.h). */
+#include "pdt_interop.h"
+
+pdt_status pdt_stream_handle(pdt_device d, uintptr_t *out)
+{
+    *out = 0;
+    pdt_status st = pdt_device_check(d);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    return b->stream_handle ? b->stream_handle(d.index, out) : PDT_OK;
+}
+
+pdt_status pdt_stream_wait(pdt_device d, uintptr_t external, int direction)
+{
+    if (direction != PDT_STREAM_OURS_WAITS && direction != PDT_STREAM_EXTERNAL_WAITS)
+        return pdt_fail(PDT_ERR_VALUE, "stream wait: unknown direction %d", direction);
+    if (external == 0)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "stream 0 is ambiguous (the legacy or the per-thread default stream); "
+                        "pass 1 for the legacy default stream or 2 for the per-thread one");
+    pdt_status st = pdt_device_check(d);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    return b->wait_stream ? b->wait_stream(d.index, external, direction) : PDT_OK;
+}
+
+pdt_status pdt_pointer_device(int kind, const void *ptr, pdt_device *out)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    const char *name = pdt_device_kind_name(kind);
+    if (!b || !b->pointer_device)
+        return pdt_fail(PDT_ERR_DEVICE,
+                        "cannot tell which %s device holds address %p: pydevtensor was built "
+                        "without %s support",
+                        name ? name : "?", ptr, name ? name : "that device kind's");
+    int index = -1;
+    pdt_status st = b->pointer_device(ptr, &index);
+    if (st != PDT_OK)
+        return st;
+    out->kind = kind;
+    out->index = index;
+    return pdt_device_check(*out);
+}

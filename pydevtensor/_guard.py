@@ -1,0 +1,63 @@
+"""The transfer guard: make implicit copies between devices visible or forbidden.
+
+An *implicit* transfer is a read of device data that copies as a side effect:
+``item()``, ``float()``, ``int()``, ``bool()``, ``tolist()``, ``repr()`` and
+``str()`` of a GPU tensor.  An *explicit* one is a copy you asked for:
+``.cpu()``, ``.to()``, ``.cuda()``, ``copy_()``, ``to_numpy(t)``,
+``.numpy(force=True)``.  Copies within one device are not transfers.
+
+======================  ========================================================
+level                   what happens
+======================  ========================================================
+``"allow"``             the default: transfers happen silently
+``"log"``               implicit transfers are logged (WARNING) on the logger
+                        ``pydevtensor.transfer``, with the op, shape, dtype and
+                        devices
+``"disallow"``          implicit transfers raise ``pydevtensor.TransferError``;
+                        explicit ones still work
+``"log_explicit"``      every transfer is logged
+``"disallow_explicit"`` every transfer raises
+======================  ========================================================
+
+``transfer_guard(level)`` sets the level of the calling thread for a ``with``
+block (or a decorated function), as in JAX; ``config.set_transfer_guard(level)``
+sets the default for threads without one.
+"""
+import contextlib
+
+from . import _C
+
+LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+
+
+def transfer_guard(level):
+    """A context manager (and decorator) setting this thread's transfer guard.
+
+    >>> with pydevtensor.transfer_guard("disallow"):
+    ...     y = x.cpu()      # explicit: fine
+    ...     print(x)         # implicit: raises pydevtensor.TransferError
+
+    An unknown level raises ``ValueError`` at once.
+    """
+    _C._check_transfer_guard(level)
+    return _thread_level(level)
+
+
+@contextlib.contextmanager
+def _thread_level(level):
+    previous = _C._set_thread_transfer_guard(level)
+    try:
+        yield
+    finally:
+        _C._set_thread_transfer_guard(previous)
+
+
+def set_transfer_guard(level):
+    """Sets the default transfer guard level for every thread (see LEVELS)."""
+    _C._set_transfer_guard(level)
+
+
+def get_transfer_guard():
+    """The level in effect on the calling thread: its ``transfer_guard`` block's,
+    else the default."""
+    return _C._get_transfer_guard()

@@ -1,0 +1,216 @@
+"""The transfer guard (issue 5): transfer_guard(level), config.set_transfer_guard.
+
+What runs where, honestly: on the CPU no copy crosses devices, so the core never
+calls the guard's copy hook.  Here we check the levels, their scoping (thread-local
+blocks, the process-wide default) and the hook's decisions and messages through
+``_C._guard_probe``, which calls the installed hook exactly as the core does
+before a transfer of a (2, 3) float32 tensor between cuda:0 and the CPU.  That
+item(), repr() and friends really mark their copies implicit, and that .cpu()
+and to_numpy() do not, is checked on real copies under the ``cuda`` marker.
+"""
+import logging
+import re
+import threading
+
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import _C
+
+LEVELS = ["allow", "log", "disallow", "log_explicit", "disallow_explicit"]
+KINDS = ["host_to_device", "device_to_host", "peer"]
+
+
+@pytest.fixture(autouse=True)
+def default_level():
+    """Every test starts and ends at the default level."""
+    assert pdt.config.get_transfer_guard() == "allow"
+    yield
+    pdt.config.set_transfer_guard("allow")
+
+
+# What each level does to an implicit and to an explicit transfer.
+EXPECTED = {
+    "allow": ("pass", "pass"),
+    "log": ("log", "pass"),
+    "disallow": ("raise", "pass"),
+    "log_explicit": ("log", "log"),
+    "disallow_explicit": ("raise", "raise"),
+}
+
+
+def probe(kind, op):
+    """'raise', 'log' or 'pass': what the hook did with one transfer."""
+    records = []
+
+    class Catch(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    logger = logging.getLogger("pydevtensor.transfer")
+    handler = Catch()
+    logger.addHandler(handler)
+    try:
+        _C._guard_probe(kind, op)
+    except pdt.TransferError:
+        return "raise"
+    finally:
+        logger.removeHandler(handler)
+    return "log" if records else "pass"
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_level_decides_as_documented(level, kind):
+    implicit, explicit = EXPECTED[level]
+    with pdt.transfer_guard(level):
+        assert pdt.config.get_transfer_guard() == level
+        assert probe(kind, "item()") == implicit
+        assert probe(kind, None) == explicit
+        assert probe("device_to_device", "item()") == "pass"  # within one device
+
+
+def test_messages_name_the_op_shape_dtype_and_devices(caplog):
+    with pdt.transfer_guard("log"), caplog.at_level(logging.WARNING, "pydevtensor.transfer"):
+        _C._guard_probe("device_to_host", "repr()")
+    (record,) = caplog.records
+    assert record.name == "pydevtensor.transfer" and record.levelno == logging.WARNING
+    assert record.getMessage() == ("implicit device-to-host transfer by repr() of a float32 "
+                                   "tensor of shape (2, 3) from cuda:0 to cpu (24 bytes)")
+    with pdt.transfer_guard("disallow"), pytest.raises(pdt.TransferError) as e:
+        _C._guard_probe("device_to_host", "item()")
+    assert str(e.value).startswith("implicit device-to-host transfer by item() of a float32 "
+                                   "tensor of shape (2, 3) from cuda:0 to cpu (24 bytes) "
+                                   "refused: the transfer guard is 'disallow'")
+    assert ".cpu()" in str(e.value) and isinstance(e.value, RuntimeError)
+    with pdt.transfer_guard("disallow_explicit"), pytest.raises(pdt.TransferError) as e:
+        _C._guard_probe("host_to_device", None)
+    assert "explicit host-to-device transfer from cpu to cuda:0 (24 bytes) refused" in str(
+        e.value)
+
+
+def test_unknown_levels():
+    with pytest.raises(ValueError, match="unknown transfer guard level 'never'.*'allow'"):
+        pdt.transfer_guard("never")  # at once, before the with block
+    with pytest.raises(ValueError, match="unknown transfer guard level"):
+        pdt.config.set_transfer_guard("Allow")
+    with pytest.raises(TypeError, match="must be a str"):
+        pdt.transfer_guard(None)
+    assert pdt.config.get_transfer_guard() == "allow"
+
+
+def test_blocks_nest_and_restore_even_on_errors():
+    with pdt.transfer_guard("log"):
+        with pdt.transfer_guard("disallow"):
+            assert pdt.config.get_transfer_guard() == "disallow"
+            with pytest.raises(ZeroDivisionError):
+                with pdt.transfer_guard("disallow_explicit"):
+                    1 / 0
+            assert pdt.config.get_transfer_guard() == "disallow"
+        assert pdt.config.get_transfer_guard() == "log"
+    assert pdt.config.get_transfer_guard() == "allow"
+
+    @pdt.transfer_guard("disallow")
+    def guarded():
+        return pdt.config.get_transfer_guard()
+
+    assert guarded() == "disallow" and guarded() == "disallow"
+    assert pdt.config.get_transfer_guard() == "allow"
+
+
+def test_blocks_are_thread_local_and_the_default_is_global():
+    seen = {}
+
+    def other(key):
+        seen[key] = (pdt.config.get_transfer_guard(), probe("device_to_host", "item()"))
+
+    with pdt.transfer_guard("disallow"):
+        t = threading.Thread(target=other, args=("block",))
+        t.start()
+        t.join()
+        assert probe("device_to_host", "item()") == "raise"
+    assert seen["block"] == ("allow", "pass")  # the other thread kept the default
+
+    pdt.config.set_transfer_guard("disallow")
+    t = threading.Thread(target=other, args=("default",))
+    t.start()
+    t.join()
+    assert seen["default"] == ("disallow", "raise")
+    with pdt.transfer_guard("allow"):  # a block overrides the default
+        assert probe("device_to_host", "item()") == "pass"
+
+
+def test_cpu_work_is_never_a_transfer():
+    """Nothing crosses devices on the CPU, so even disallow_explicit lets it run."""
+    x = pdt.ones(2, 3)
+    with pdt.transfer_guard("disallow_explicit"):
+        assert x.cpu() is x and x.to("cpu") is x and x[1][2].item() == 1.0
+        assert float(x[0][0]) == 1.0 and bool(x[0][0]) and x.tolist()[1] == [1, 1, 1]
+        assert repr(x).startswith("tensor(") and pdt.to_numpy(x).shape == (2, 3)
+        assert x.clone().tolist() == x.tolist()
+
+
+# ---------------------------------------------------------------- on a GPU
+
+
+def _counts():
+    return {k: v["count"] for k, v in pdt.transfer_stats().items()}
+
+
+@pytest.mark.cuda
+def test_disallow_refuses_implicit_reads_and_allows_explicit_copies():
+    g = pdt.ones(2, 3, device="cuda:0")
+    one = pdt.ones(1, device="cuda:0")
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        for call, op in [(lambda: repr(g), "repr()"), (lambda: str(g), "repr()"),
+                         (lambda: g.tolist(), "tolist()"), (lambda: one.item(), "item()"),
+                         (lambda: float(one), "float()"), (lambda: int(one), "int()"),
+                         (lambda: bool(one), "bool()")]:
+            with pytest.raises(pdt.TransferError,
+                               match="implicit device-to-host transfer by " + re.escape(op)):
+                call()
+        assert _counts()["device_to_host"] == 0  # refused copies are not made
+        assert g.cpu().tolist() == [[1, 1, 1]] * 2
+        assert g.to("cpu").shape == (2, 3)
+        assert pdt.to_numpy(g).sum() == 6
+        assert g.numpy(force=True).shape == (2, 3)
+        assert pdt.ones(3).cuda().device == pdt.device("cuda:0")
+        assert g.clone().device == g.device  # within one device: not a transfer
+    counts = _counts()
+    assert counts["device_to_host"] == 4 and counts["host_to_device"] == 1
+    assert pdt.transfer_stats()["device_to_host"]["bytes"] == 4 * 24
+
+
+@pytest.mark.cuda
+def test_log_names_the_implicit_transfer(caplog):
+    g = pdt.ones(2, 3, device="cuda:0")
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("log"), caplog.at_level(logging.WARNING, "pydevtensor.transfer"):
+        text = repr(g)
+        g.cpu()  # explicit: not logged at "log"
+    assert "device='cuda:0'" in text
+    (record,) = caplog.records
+    assert record.getMessage() == ("implicit device-to-host transfer by repr() of a float32 "
+                                   "tensor of shape (2, 3) from cuda:0 to cpu (24 bytes)")
+    assert _counts()["device_to_host"] == 2
+
+
+@pytest.mark.cuda
+def test_explicit_levels_cover_every_transfer(caplog):
+    g = pdt.ones(4, device="cuda:0")
+    with pdt.transfer_guard("log_explicit"), caplog.at_level(logging.WARNING,
+                                                             "pydevtensor.transfer"):
+        g.cpu()
+        pdt.to_numpy(g)
+        pdt.ones(2).to("cuda:0")
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 3 and all(m.startswith("explicit ") for m in messages)
+    assert "by to_numpy() of a float32 tensor of shape (4,)" in messages[1]
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow_explicit"):
+        for call in (g.cpu, lambda: pdt.to_numpy(g), lambda: g.numpy(force=True),
+                     lambda: pdt.ones(2).cuda(), lambda: repr(g)):
+            with pytest.raises(pdt.TransferError, match="disallow_explicit"):
+                call()
+    assert sum(_counts().values()) == 0
