@@ -537,6 +537,29 @@ def test_in_place_broadcast_and_overlap(device):
         x[0].add_(x)
 
 
+def test_strided_inputs_and_outputs_cpu():
+    # from_numpy shares NumPy's strides: transposed, sliced and reversed views
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    row = np.arange(1, 5, dtype=np.float32)
+    for view in (a.transpose(2, 0, 1), a[:, ::2, 1:], a[..., ::-1]):
+        x = pdt.from_numpy(view)
+        b = pdt.tensor(row[:view.shape[-1]])
+        check(x * b + 1, view.astype(np.float64) * row[:view.shape[-1]] + 1, "float32")
+        check(pdt.exp(x), np.exp(view.astype(np.float64)), "float32")
+        check(x >= b, view >= row[:view.shape[-1]], "bool")
+    big = np.random.default_rng(1).random((700, 300)).astype(np.float32)
+    x = pdt.from_numpy(big.T)  # > 64K elements, strided: split over the threads
+    check(x + x, big.T.astype(np.float64) * 2, "float32")
+    base = np.arange(12, dtype=np.float64).reshape(3, 4)
+    expected = base.T + np.arange(3)
+    t = pdt.from_numpy(base.T)
+    t += pdt.tensor(np.arange(3, dtype=np.float64))  # a strided output
+    np.testing.assert_array_equal(base.T, expected)
+    arr = np.arange(10, dtype=np.float64)
+    pdt.mul(pdt.from_numpy(arr[:-1]), 2, out=pdt.from_numpy(arr[1:]))  # partly overlapping
+    np.testing.assert_array_equal(arr, np.r_[0, np.arange(9) * 2.0])
+
+
 def test_out_forms(device):
     a = t([1.0, 2.0, 3.0], device, "float32")
     out = pdt.empty(3, device=device)
@@ -637,3 +660,29 @@ def test_gpu_strided_and_unaligned_paths_match_cpu(gpu):
     # x[1] starts 17 floats in: contiguous but not 16-byte aligned
     np.testing.assert_array_equal((x[1] + y).cpu().numpy(), (xc[1] + yc).numpy())
     np.testing.assert_array_equal((x[1] - 1).cpu().numpy(), (xc[1] - 1).numpy())
+
+
+def test_op_cycles_leave_accounting_and_refcounts_flat():
+    import sys
+    x, y = pdt.ones(3, 4), pdt.ones(4, dtype="int32")
+    out, i = pdt.empty(3, 4, dtype="float64"), pdt.ones(4, dtype="int64")
+
+    def cycle():
+        r = [x + y, 2 * x, x / y, x < 1.5, pdt.exp(y), pdt.clamp(x, min=y), x.add(y, alpha=2),
+             pdt.mul(x, y, out=out), x.clone().add_(y), -y, x.clamp(0, 1)]
+        for bad in (lambda: x + pdt.ones(5), lambda: i.add_(0.5), lambda: x + "s",
+                    lambda: y ** -1, lambda: pdt.add(x, x, out=pdt.empty(2))):
+            try:
+                bad()
+            except (TypeError, ValueError):
+                pass
+        del r
+
+    for _ in range(200):
+        cycle()
+    refs = [sys.getrefcount(o) for o in (x, y, out, i)]
+    allocated = pdt.memory_allocated("cpu")
+    for _ in range(1000):
+        cycle()
+    assert pdt.memory_allocated("cpu") == allocated
+    assert [sys.getrefcount(o) for o in (x, y, out, i)] == refs

@@ -328,9 +328,41 @@ static pdt_status make_target(pdt_device dev, pdt_dtype res, int ndim, const int
 
 /* ---- binary ---- */
 
+/* The most common call, kept short (Note [lean operators] in tensor_math.c):
+ * two tensors of one dtype and shape on one device, and a new result.  Then
+ * there is nothing to promote, broadcast, cast or overlap.  Returns 0 when the
+ * call is not of that kind. */
+static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+                             const pdt_tensor *out, pdt_tensor *result, pdt_status *st)
+{
+    if (out || !a.t || !b.t || a.t->dtype != b.t->dtype ||
+        !pdt_device_eq(a.t->device, b.t->device) || !same_shape(a.t, b.t))
+        return 0;
+    pdt_dtype dt = a.t->dtype;
+    if (!pdt_dtype_is_floating(dt) &&
+        (op == PDT_OP_DIV || (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV ||
+                                                 op == PDT_OP_REMAINDER || op == PDT_OP_POW))))
+        return 0;
+    *st = pdt_tensor_empty(a.t->device, is_comparison(op) ? PDT_BOOL : dt, a.t->ndim,
+                           a.t->shape, 0, result);
+    if (*st != PDT_OK)
+        return 1;
+    pdt_note_op(name, a.t->device);
+    if (numel_of(a.t->ndim, a.t->shape) == 0)
+        return 1;
+    pdt_operand oa = {a.t, {0, 0, 0}}, ob = {b.t, {0, 0, 0}};
+    *st = pdt_backend_of(a.t->device.kind)->binary(op, result, oa, ob);
+    if (*st != PDT_OK)
+        pdt_tensor_release(result);
+    return 1;
+}
+
 pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
                       const pdt_tensor *out, pdt_tensor *result)
 {
+    pdt_status st;
+    if (binary_same_shape(name, op, a, b, out, result, &st))
+        return st;
     static const char *const arg_names[3] = {"input", "other", "out"};
     const pdt_tensor *ts[3] = {a.t, b.t, out};
     pdt_device dev;
@@ -338,7 +370,7 @@ pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
     int ndim = 0;
     int64_t shape[PDT_MAX_DIMS];
 
-    pdt_status st = pdt_same_device(name, 3, ts, arg_names, &dev);
+    st = pdt_same_device(name, 3, ts, arg_names, &dev);
     if (st == PDT_OK)
         st = binary_dtypes(name, op, a, b, &compute, &res);
     if (st == PDT_OK)

@@ -30,6 +30,15 @@
  * bool): x += 1.5 for an int64 x fails with "result type float32 can't be
  * cast to the desired output type int64".
  *
+ * Note [0-dim tensors stay where they are]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * PyTorch lets a 0-dim CPU tensor join an op on a GPU (it copies the value
+ * over behind the scenes).  We do not: no transfer is ever implicit, so a
+ * 0-dim tensor obeys the same-device rule like any other tensor and the op
+ * raises, naming both devices.  Python scalars are fine on every device (they
+ * travel by value in the kernel's arguments); use x.item() or x.to(device)
+ * to say which copy you want.
+ *
  * Note [integer division by zero]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * PyTorch raises ZeroDivisionError on the CPU and returns whatever the GPU
