@@ -1,7 +1,50 @@
-"""Public names of the math operations (issue 4), re-exported by pydevtensor/__init__.
+"""Public names of the elementwise operations (issue 4), re-exported by pydevtensor/__init__.
 
-List each public name in __all__; pydevtensor/__init__ does `from ._ops_math import *`.
+The functions live in the C extension (csrc/python/tensor_math.c); the operators
+(``+ - * / // % **``, comparisons, ``-x``, ``abs(x)`` and the in-place forms) and the
+method forms (``x.exp()``, ``x.add_(y)``, ...) are on ``Tensor`` itself.  Dtypes
+promote as in PyTorch: see Note [elementwise dtypes] in csrc/core/pdt_elementwise.h.
 """
-from . import _C  # noqa: F401
+from . import _C
 
-__all__ = []
+add = _C.add
+sub = _C.sub
+mul = _C.mul
+div = _C.div
+true_divide = _C.true_divide
+floor_divide = _C.floor_divide
+remainder = _C.remainder
+pow = _C.pow
+maximum = _C.maximum
+minimum = _C.minimum
+eq = _C.eq
+ne = _C.ne
+lt = _C.lt
+le = _C.le
+gt = _C.gt
+ge = _C.ge
+neg = _C.neg
+abs = _C.abs
+exp = _C.exp
+log = _C.log
+sqrt = _C.sqrt
+sin = _C.sin
+cos = _C.cos
+tanh = _C.tanh
+sigmoid = _C.sigmoid
+relu = _C.relu
+clamp = _C.clamp
+
+# PyTorch's aliases
+subtract = sub
+multiply = mul
+divide = div
+negative = neg
+clip = clamp
+
+__all__ = [
+    "abs", "add", "clamp", "clip", "cos", "div", "divide", "eq", "exp", "floor_divide", "ge",
+    "gt", "le", "log", "lt", "maximum", "minimum", "mul", "multiply", "ne", "neg", "negative",
+    "pow", "relu", "remainder", "sigmoid", "sin", "sqrt", "sub", "subtract", "tanh",
+    "true_divide",
+]

@@ -1,16 +1,479 @@
 /* cpu_elementwise.c - the CPU backend's elementwise binary and unary ops.
- * (Issue 4: to be implemented.) */
+ *
+ * The core hands us an output and inputs already broadcast to the output's
+ * shape, in the compute dtype (see pdt_elementwise.h).  A scalar input becomes
+ * an operand with byte stride 0 that points at a local copy of its value, so
+ * one row kernel per (op, dtype) covers every case:
+ *   - all unit strides: a plain loop over arrays that gcc -O3 vectorises;
+ *   - one input a scalar (stride 0), the rest unit strides: the scalar is
+ *     loaded once, and the loop vectorises again;
+ *   - anything else: the same loop over byte strides.
+ * Rows come from a three-operand walk (out, a, b) that first drops size-1
+ * dims and merges dims laid out back to back in every operand (so contiguous
+ * tensors are one row).  Ops over more than ~64K elements are split over the
+ * cores by element range; smaller ones run on the calling thread.
+ *
+ * Semantics shared with the CUDA kernels (cuda_elementwise.cu), element for
+ * element: Python's floor division and remainder (Note [integer division by
+ * zero] in pdt_elementwise.h for the integers), NaN propagating through
+ * maximum/minimum/clamp/relu, integer arithmetic wrapping (done in unsigned
+ * types, where C defines the wrap).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
 #include "cpu_kernels.h"
+#include "cpu_parallel.h"
+
+/* Elements per thread below which an op stays on one thread. */
+#define EW_GRAIN 32768
+
+/* ---- element functions that are more than an operator ---- */
+
+/* Python's float // and % (NumPy's npy_divmod): the quotient rounds toward
+ * -inf, the remainder takes the divisor's sign. */
+#define FLOAT_DIVMOD(SN, T, F)                                                                  \
+    static inline T floordiv_##SN(T a, T b)                                                     \
+    {                                                                                          \
+        if (b == 0)                                                                             \
+            return a / b;                                                                       \
+        T mod = fmod##F(a, b);                                                                 \
+        T div = (a - mod) / b;                                                                 \
+        if (mod != 0 && ((b < 0) != (mod < 0)))                                                 \
+            div -= 1;                                                                           \
+        if (div == 0)                                                                           \
+            return copysign##F(0, a / b);                                                      \
+        T fl = floor##F(div);                                                                  \
+        return div - fl > (T)0.5 ? fl + 1 : fl;                                                 \
+    }                                                                                          \
+    static inline T remainder_##SN(T a, T b)                                                    \
+    {                                                                                          \
+        T mod = fmod##F(a, b);                                                                 \
+        if (b == 0)                                                                             \
+            return mod;                                                                         \
+        if (mod == 0)                                                                           \
+            return copysign##F(0, b);                                                          \
+        return (b < 0) != (mod < 0) ? mod + b : mod;                                            \
+    }
+FLOAT_DIVMOD(f32, float, f)
+FLOAT_DIVMOD(f64, double, )
+
+/* Integer // and % rounding toward -inf; by 0 they give 0, and MIN // -1
+ * wraps (Note [integer division by zero]).  Integer ** by squaring, wrapping;
+ * a negative exponent gives what the real power truncates to (Note [integer
+ * powers]). */
+#define INT_DIVMOD_POW(SN, T, U)                                                                \
+    static inline T floordiv_##SN(T a, T b)                                                     \
+    {                                                                                          \
+        if (b == 0)                                                                             \
+            return 0;                                                                           \
+        if (b == -1)                                                                            \
+            return (T)((U)0 - (U)a);                                                            \
+        T q = a / b, r = a % b;                                                                 \
+        return r != 0 && ((r < 0) != (b < 0)) ? q - 1 : q;                                      \
+    }                                                                                          \
+    static inline T remainder_##SN(T a, T b)                                                    \
+    {                                                                                          \
+        if (b == 0 || b == -1)                                                                  \
+            return 0;                                                                           \
+        T r = a % b;                                                                            \
+        return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;                                      \
+    }                                                                                          \
+    static inline T pow_##SN(T base, T e)                                                       \
+    {                                                                                          \
+        if (e < 0)                                                                              \
+            return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;                         \
+        U r = 1, b = (U)base;                                                                   \
+        for (; e; e >>= 1, b *= b)                                                              \
+            if (e & 1)                                                                          \
+                r *= b;                                                                         \
+        return (T)r;                                                                            \
+    }
+INT_DIVMOD_POW(i32, int32_t, uint32_t)
+INT_DIVMOD_POW(i64, int64_t, uint64_t)
+
+/* maximum/minimum: a NaN in either input is the result (PyTorch). */
+#define NAN_MAX(x, y) ((x) != (x) ? (x) : (y) != (y) ? (y) : (x) < (y) ? (y) : (x))
+#define NAN_MIN(x, y) ((x) != (x) ? (x) : (y) != (y) ? (y) : (y) < (x) ? (y) : (x))
+
+/* ---- row kernels ---- */
+
+/* o: (n,) of O with byte stride so; a, b: (n,) of T with byte strides sa, sb
+ * (0 for a scalar or a broadcast row); extra: the clamp bounds of unary ops. */
+typedef void (*ew_row_fn)(char *o, int64_t so, const char *a, int64_t sa, const char *b,
+                          int64_t sb, int64_t n, const void *extra);
+
+/* EXPR computes an O from the elements x and y (of type T). */
+#define BINARY_ROW(NAME, T, O, EXPR)                                                            \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb, \
+                     int64_t n, const void *extra)                                             \
+    {                                                                                          \
+        (void)extra;                                                                            \
+        O *po = (O *)o;                                                                         \
+        const T *pa = (const T *)a, *pb = (const T *)b;                                         \
+        if (so == sizeof(O) && sa == sizeof(T) && sb == sizeof(T)) {                            \
+            for (int64_t i = 0; i < n; i++) {                                                   \
+                T x = pa[i], y = pb[i];                                                         \
+                po[i] = (O)(EXPR);                                                              \
+            }                                                                                  \
+        } else if (so == sizeof(O) && sa == sizeof(T) && sb == 0) {                             \
+            const T y = *pb;                                                                    \
+            for (int64_t i = 0; i < n; i++) {                                                   \
+                T x = pa[i];                                                                    \
+                po[i] = (O)(EXPR);                                                              \
+            }                                                                                  \
+        } else if (so == sizeof(O) && sa == 0 && sb == sizeof(T)) {                             \
+            const T x = *pa;                                                                    \
+            for (int64_t i = 0; i < n; i++) {                                                   \
+                T y = pb[i];                                                                    \
+                po[i] = (O)(EXPR);                                                              \
+            }                                                                                  \
+        } else {                                                                               \
+            for (int64_t i = 0; i < n; i++) {                                                   \
+                T x = *(const T *)(a + i * sa), y = *(const T *)(b + i * sb);                   \
+                *(O *)(o + i * so) = (O)(EXPR);                                                 \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+/* The six comparisons; N normalises an element (bool bytes read as != 0). */
+#define COMPARE_ROWS(SN, T, N)                                                                  \
+    BINARY_ROW(eq_##SN, T, uint8_t, N(x) == N(y))                                               \
+    BINARY_ROW(ne_##SN, T, uint8_t, N(x) != N(y))                                               \
+    BINARY_ROW(lt_##SN, T, uint8_t, N(x) < N(y))                                                \
+    BINARY_ROW(le_##SN, T, uint8_t, N(x) <= N(y))                                               \
+    BINARY_ROW(gt_##SN, T, uint8_t, N(x) > N(y))                                                \
+    BINARY_ROW(ge_##SN, T, uint8_t, N(x) >= N(y))
+#define AS_IS(v) (v)
+#define AS_BOOL(v) ((v) != 0)
+
+#define FLOAT_BINARY_ROWS(SN, T, F)                                                             \
+    BINARY_ROW(add_##SN, T, T, x + y)                                                           \
+    BINARY_ROW(sub_##SN, T, T, x - y)                                                           \
+    BINARY_ROW(mul_##SN, T, T, x * y)                                                           \
+    BINARY_ROW(div_##SN, T, T, x / y)                                                           \
+    BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                    \
+    BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                  \
+    BINARY_ROW(pow_row_##SN, T, T, pow##F(x, y))                                                \
+    BINARY_ROW(max_##SN, T, T, NAN_MAX(x, y))                                                   \
+    BINARY_ROW(min_##SN, T, T, NAN_MIN(x, y))                                                   \
+    COMPARE_ROWS(SN, T, AS_IS)
+FLOAT_BINARY_ROWS(f32, float, f)
+FLOAT_BINARY_ROWS(f64, double, )
+
+#define INT_BINARY_ROWS(SN, T, U)                                                               \
+    BINARY_ROW(add_##SN, T, T, (U)x + (U)y)                                                     \
+    BINARY_ROW(sub_##SN, T, T, (U)x - (U)y)                                                     \
+    BINARY_ROW(mul_##SN, T, T, (U)x * (U)y)                                                     \
+    BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                    \
+    BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                  \
+    BINARY_ROW(pow_row_##SN, T, T, pow_##SN(x, y))                                              \
+    BINARY_ROW(max_##SN, T, T, x < y ? y : x)                                                   \
+    BINARY_ROW(min_##SN, T, T, y < x ? y : x)                                                   \
+    COMPARE_ROWS(SN, T, AS_IS)
+INT_BINARY_ROWS(i32, int32_t, uint32_t)
+INT_BINARY_ROWS(i64, int64_t, uint64_t)
+
+/* bool: + and maximum are `or`, * and minimum are `and`. */
+BINARY_ROW(or_bool, uint8_t, uint8_t, (x | y) != 0)
+BINARY_ROW(and_bool, uint8_t, uint8_t, (x != 0) & (y != 0))
+COMPARE_ROWS(bool, uint8_t, AS_BOOL)
+
+#define ROWS_5(B, I32, I64, F32, F64) {B, I32, I64, F32, F64}
+#define ROWS_NUM(NAME) ROWS_5(NULL, NAME##_i32, NAME##_i64, NAME##_f32, NAME##_f64)
+#define ROWS_ALL(NAME) ROWS_5(NAME##_bool, NAME##_i32, NAME##_i64, NAME##_f32, NAME##_f64)
+
+/* [op][dtype]; NULL where the core never sends that pair. */
+static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
+    [PDT_OP_ADD] = ROWS_5(or_bool, add_i32, add_i64, add_f32, add_f64),
+    [PDT_OP_SUB] = ROWS_NUM(sub),
+    [PDT_OP_MUL] = ROWS_5(and_bool, mul_i32, mul_i64, mul_f32, mul_f64),
+    [PDT_OP_DIV] = ROWS_5(NULL, NULL, NULL, div_f32, div_f64),
+    [PDT_OP_FLOOR_DIV] = ROWS_NUM(floordiv_row),
+    [PDT_OP_REMAINDER] = ROWS_NUM(remainder_row),
+    [PDT_OP_POW] = ROWS_NUM(pow_row),
+    [PDT_OP_MAXIMUM] = ROWS_5(or_bool, max_i32, max_i64, max_f32, max_f64),
+    [PDT_OP_MINIMUM] = ROWS_5(and_bool, min_i32, min_i64, min_f32, min_f64),
+    [PDT_OP_EQ] = ROWS_ALL(eq),
+    [PDT_OP_NE] = ROWS_ALL(ne),
+    [PDT_OP_LT] = ROWS_ALL(lt),
+    [PDT_OP_LE] = ROWS_ALL(le),
+    [PDT_OP_GT] = ROWS_ALL(gt),
+    [PDT_OP_GE] = ROWS_ALL(ge),
+};
+
+/* Unary rows: o and a as above (b unused); EXPR computes a T from x.  The
+ * clamp rows read their bounds (two T) from extra. */
+#define UNARY_ROW(NAME, T, EXPR)                                                                \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb, \
+                     int64_t n, const void *extra)                                             \
+    {                                                                                          \
+        (void)b, (void)sb;                                                                      \
+        const T lo = ((const T *)extra)[0], hi = ((const T *)extra)[1];                         \
+        (void)lo, (void)hi;                                                                     \
+        if (so == sizeof(T) && sa == sizeof(T)) {                                               \
+            T *po = (T *)o;                                                                     \
+            const T *pa = (const T *)a;                                                         \
+            for (int64_t i = 0; i < n; i++) {                                                   \
+                T x = pa[i];                                                                    \
+                po[i] = (T)(EXPR);                                                              \
+            }                                                                                  \
+        } else {                                                                               \
+            for (int64_t i = 0; i < n; i++) {                                                   \
+                T x = *(const T *)(a + i * sa);                                                 \
+                *(T *)(o + i * so) = (T)(EXPR);                                                 \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+/* clamp(x) = min(max(x, lo), hi); a NaN x stays NaN; lo > hi gives hi. */
+#define CLAMP(x) ((x) < lo ? (lo > hi ? hi : lo) : (x) > hi ? hi : (x))
+
+#define FLOAT_UNARY_ROWS(SN, T, F)                                                              \
+    UNARY_ROW(neg_##SN, T, -x)                                                                  \
+    UNARY_ROW(abs_##SN, T, fabs##F(x))                                                          \
+    UNARY_ROW(exp_##SN, T, exp##F(x))                                                           \
+    UNARY_ROW(log_##SN, T, log##F(x))                                                           \
+    UNARY_ROW(sqrt_##SN, T, sqrt##F(x))                                                         \
+    UNARY_ROW(sin_##SN, T, sin##F(x))                                                           \
+    UNARY_ROW(cos_##SN, T, cos##F(x))                                                           \
+    UNARY_ROW(tanh_##SN, T, tanh##F(x))                                                         \
+    UNARY_ROW(sigmoid_##SN, T, (T)1 / ((T)1 + exp##F(-x)))                                      \
+    UNARY_ROW(relu_##SN, T, x < 0 ? (T)0 : x)                                                   \
+    UNARY_ROW(clamp_##SN, T, CLAMP(x))
+FLOAT_UNARY_ROWS(f32, float, f)
+FLOAT_UNARY_ROWS(f64, double, )
+
+#define INT_UNARY_ROWS(SN, T, U)                                                                \
+    UNARY_ROW(neg_##SN, T, (U)0 - (U)x)                                                         \
+    UNARY_ROW(abs_##SN, T, x < 0 ? (U)0 - (U)x : (U)x)                                          \
+    UNARY_ROW(relu_##SN, T, x < 0 ? 0 : x)                                                      \
+    UNARY_ROW(clamp_##SN, T, CLAMP(x))
+INT_UNARY_ROWS(i32, int32_t, uint32_t)
+INT_UNARY_ROWS(i64, int64_t, uint64_t)
+
+UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs and relu of a bool */
+
+#define FLOAT_ONLY(NAME) ROWS_5(NULL, NULL, NULL, NAME##_f32, NAME##_f64)
+
+static const ew_row_fn unary_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
+    [PDT_OP_NEG] = ROWS_NUM(neg),
+    [PDT_OP_ABS] = ROWS_5(identity_bool, abs_i32, abs_i64, abs_f32, abs_f64),
+    [PDT_OP_EXP] = FLOAT_ONLY(exp),
+    [PDT_OP_LOG] = FLOAT_ONLY(log),
+    [PDT_OP_SQRT] = FLOAT_ONLY(sqrt),
+    [PDT_OP_SIN] = FLOAT_ONLY(sin),
+    [PDT_OP_COS] = FLOAT_ONLY(cos),
+    [PDT_OP_TANH] = FLOAT_ONLY(tanh),
+    [PDT_OP_SIGMOID] = FLOAT_ONLY(sigmoid),
+    [PDT_OP_RELU] = ROWS_5(identity_bool, relu_i32, relu_i64, relu_f32, relu_f64),
+    [PDT_OP_CLAMP] = ROWS_NUM(clamp),
+};
+
+/* ---- the three-operand walk ---- */
+
+/* out, a, b: one shape (after merging dims), byte strides per operand, dims
+ * outermost first. */
+typedef struct ew_job {
+    ew_row_fn fn;
+    const void *extra;
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    int64_t strides[3][PDT_MAX_DIMS];
+    char *base[3];
+} ew_job;
+
+/* ops[k] == NULL: a scalar at base[k] (stride 0 everywhere).  ops[0] is out. */
+static void job_init(ew_job *job, const pdt_tensor *out, const pdt_tensor *const ops[3])
+{
+    int ndim = 0, dense = 1;
+    for (int k = 0; k < 3 && dense; k++)
+        dense = !ops[k] || pdt_tensor_is_contiguous(ops[k]);
+    if (dense) { /* every tensor contiguous: one row, unit strides */
+        job->ndim = 1;
+        job->shape[0] = pdt_tensor_numel(out);
+        for (int k = 0; k < 3; k++) {
+            job->strides[k][0] = ops[k] ? (int64_t)pdt_dtype_size(ops[k]->dtype) : 0;
+            if (ops[k])
+                job->base[k] = pdt_tensor_ptr(ops[k]);
+        }
+        return;
+    }
+    for (int i = 0; i < out->ndim; i++) {
+        int64_t s = out->shape[i];
+        if (s == 1)
+            continue;
+        int merge = ndim > 0;
+        for (int k = 0; k < 3 && merge; k++)
+            merge = !ops[k] || job->strides[k][ndim - 1] == ops[k]->strides[i] * s;
+        for (int k = 0; k < 3; k++)
+            job->strides[k][merge ? ndim - 1 : ndim] = ops[k] ? ops[k]->strides[i] : 0;
+        if (merge)
+            job->shape[ndim - 1] *= s;
+        else
+            job->shape[ndim++] = s;
+    }
+    if (ndim == 0) { /* one element */
+        job->shape[0] = 1;
+        job->strides[0][0] = job->strides[1][0] = job->strides[2][0] = 0;
+        ndim = 1;
+    }
+    job->ndim = ndim;
+    for (int k = 0; k < 3; k++) {
+        if (!ops[k])
+            continue;
+        int64_t elsize = (int64_t)pdt_dtype_size(ops[k]->dtype);
+        for (int d = 0; d < ndim; d++)
+            job->strides[k][d] *= elsize;
+        job->base[k] = pdt_tensor_ptr(ops[k]);
+    }
+}
+
+/* Runs the rows covering elements [begin, end) in row-major order. */
+static void job_run_range(int64_t begin, int64_t end, void *ctx)
+{
+    const ew_job *job = (const ew_job *)ctx;
+    const int last = job->ndim - 1;
+    if (last == 0) { /* one row: the contiguous case */
+        job->fn(job->base[0] + begin * job->strides[0][0], job->strides[0][0],
+                job->base[1] + begin * job->strides[1][0], job->strides[1][0],
+                job->base[2] + begin * job->strides[2][0], job->strides[2][0], end - begin,
+                job->extra);
+        return;
+    }
+    int64_t idx[PDT_MAX_DIMS], rem = begin;
+    for (int d = last; d >= 0; d--) {
+        idx[d] = rem % job->shape[d];
+        rem /= job->shape[d];
+    }
+    for (int64_t pos = begin; pos < end;) {
+        char *p[3];
+        for (int k = 0; k < 3; k++) {
+            p[k] = job->base[k];
+            for (int d = 0; d <= last; d++)
+                p[k] += idx[d] * job->strides[k][d];
+        }
+        int64_t n = job->shape[last] - idx[last];
+        if (n > end - pos)
+            n = end - pos;
+        job->fn(p[0], job->strides[0][last], p[1], job->strides[1][last], p[2],
+                job->strides[2][last], n, job->extra);
+        pos += n;
+        idx[last] = 0;
+        for (int d = last - 1; d >= 0 && ++idx[d] == job->shape[d]; d--)
+            idx[d] = 0;
+    }
+}
+
+static void job_run(ew_job *job, int64_t numel)
+{
+    if (numel < 2 * EW_GRAIN)
+        job_run_range(0, numel, job);
+    else
+        pdt_cpu_parallel_for(numel, EW_GRAIN, job_run_range, job);
+}
+
+/* A scalar operand's value in dtype dt, at a stable address. */
+typedef union scalar_slot {
+    uint8_t b;
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+} scalar_slot;
+
+static void scalar_store(pdt_dtype dt, pdt_scalar s, scalar_slot *slot)
+{
+    double f = s.is_float ? s.f : (double)s.i;
+    int64_t i = s.is_float ? (int64_t)s.f : s.i;
+    switch (dt) {
+    case PDT_BOOL: slot->b = (uint8_t)(i != 0); break;
+    case PDT_INT32: slot->i32 = (int32_t)i; break;
+    case PDT_INT64: slot->i64 = i; break;
+    case PDT_FLOAT32: slot->f32 = (float)f; break;
+    case PDT_FLOAT64: slot->f64 = f; break;
+    }
+}
 
 pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b)
 {
-    (void)out, (void)a, (void)b;
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "binary op %d is not implemented on the CPU yet", (int)op);
+    /* The compute dtype: out's, except for comparisons (whose out is bool). */
+    pdt_dtype dt = a.t ? a.t->dtype : b.t ? b.t->dtype : out->dtype;
+    ew_row_fn fn = (unsigned)op < PDT_NUM_BINARY_OPS ? binary_rows[op][dt] : NULL;
+    if (!fn)
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "binary op %d is not implemented for %s on the CPU",
+                        (int)op, pdt_dtype_name(dt));
+    scalar_slot sa, sb;
+    const pdt_tensor *ops[3] = {out, a.t, b.t};
+    ew_job job;
+    job.fn = fn;
+    job.extra = NULL;
+    job_init(&job, out, ops);
+    if (!a.t) {
+        scalar_store(dt, a.s, &sa);
+        job.base[1] = (char *)&sa;
+    }
+    if (!b.t) {
+        scalar_store(dt, b.s, &sb);
+        job.base[2] = (char *)&sb;
+    }
+    job_run(&job, pdt_tensor_numel(out));
+    return PDT_OK;
+}
+
+/* The clamp bounds as two elements of x's dtype, as the clamp rows read them;
+ * NaN means no bound, and integer bounds saturate to the dtype's range. */
+typedef union clamp_bounds {
+    uint8_t b[2];
+    int32_t i32[2];
+    int64_t i64[2];
+    float f32[2];
+    double f64[2];
+} clamp_bounds;
+
+static void clamp_bounds_init(pdt_dtype dt, double lo, double hi, clamp_bounds *out)
+{
+    double v[2] = {lo, hi};
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < 2; k++) {
+        double d = v[k];
+        switch (dt) {
+        case PDT_FLOAT32: out->f32[k] = isnan(d) ? (k ? INFINITY : -INFINITY) : (float)d; break;
+        case PDT_FLOAT64: out->f64[k] = isnan(d) ? (k ? INFINITY : -INFINITY) : d; break;
+        case PDT_INT32:
+            out->i32[k] = isnan(d) ? (k ? INT32_MAX : INT32_MIN)
+                          : d <= INT32_MIN ? INT32_MIN
+                          : d >= INT32_MAX ? INT32_MAX
+                                           : (int32_t)d;
+            break;
+        case PDT_INT64:
+            out->i64[k] = isnan(d) ? (k ? INT64_MAX : INT64_MIN)
+                          : d <= -0x1p63   ? INT64_MIN
+                          : d >= 0x1p63    ? INT64_MAX
+                                           : (int64_t)d;
+            break;
+        case PDT_BOOL: out->b[k] = (uint8_t)k; break;
+        }
+    }
 }
 
 pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, double lo,
                          double hi)
 {
-    (void)out, (void)x, (void)lo, (void)hi;
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "unary op %d is not implemented on the CPU yet", (int)op);
+    ew_row_fn fn = (unsigned)op < PDT_NUM_UNARY_OPS ? unary_rows[op][x->dtype] : NULL;
+    if (!fn)
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "unary op %d is not implemented for %s on the CPU",
+                        (int)op, pdt_dtype_name(x->dtype));
+    clamp_bounds bounds;
+    clamp_bounds_init(x->dtype, lo, hi, &bounds);
+    const pdt_tensor *ops[3] = {out, x, NULL};
+    char unused = 0;
+    ew_job job;
+    job.fn = fn;
+    job.extra = &bounds;
+    job_init(&job, out, ops);
+    job.base[2] = &unused;
+    job_run(&job, pdt_tensor_numel(out));
+    return PDT_OK;
 }

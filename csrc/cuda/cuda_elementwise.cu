@@ -1,16 +1,627 @@
-/* cuda_elementwise.cu - elementwise binary and unary kernels.  (Issue 4: to be implemented.) */
+/* cuda_elementwise.cu - the CUDA backend's elementwise binary and unary ops.
+ *
+ * Build: part of the extension (setup.py runs nvcc -std=c++17 -O3 on every .cu;
+ * PYDEVTENSOR_CUDA_ARCH=90 limits it to sm_90 while iterating).
+ *
+ * The core hands us an output and inputs already broadcast to the output's
+ * shape (stride 0 along broadcast dims), in the compute dtype, or scalars; see
+ * pdt_backend.h and csrc/core/pdt_elementwise.h.  Each op is one launch on the
+ * device's stream, of one of three grid-stride kernels per (op, dtype):
+ *   - vec:     every tensor operand contiguous and 16-byte aligned: each step
+ *              loads 16 bytes of each input (4 float32, 2 float64, ...) and
+ *              stores the results at once; the last n % V elements go one by
+ *              one;
+ *   - contig:  every tensor operand contiguous, not aligned: one element per
+ *              step;
+ *   - strided: anything else, through a by-value layout (shape and strides,
+ *              innermost first, dims merged where every operand allows) with
+ *              32-bit index math when numel < 2^31.
+ * Scalars travel by value in the kernel arguments, never through memory.
+ *
+ * The element functions are the CPU backend's (cpu_elementwise.c), written a
+ * second time for the device: Python's floor division and remainder, integer
+ * // and % by zero giving 0 and MIN // -1 wrapping (Note [integer division by
+ * zero]), integer powers by squaring (Note [integer powers]), NaN winning in
+ * maximum/minimum and surviving relu/clamp, integer arithmetic wrapping (in
+ * unsigned types).  None of them has a multiply feeding an add that nvcc could
+ * contract into an FMA, so the arithmetic ops give the CPU's bits; the
+ * transcendental ones (exp, log, sin, pow, ...) are CUDA's, within a few ulp.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <atomic>
+#include <limits>
+#include <type_traits>
+
+#include "cuda_check.h"
 #include "cuda_ops.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kBlocksPerSm = 2048 / kThreads; /* one full wave at max occupancy */
+
+/* ---------------------------------------------------------------- dtypes */
+
+template <pdt_dtype DT> struct dtype_traits;
+template <> struct dtype_traits<PDT_BOOL> { typedef uint8_t type; };
+template <> struct dtype_traits<PDT_INT32> { typedef int32_t type; };
+template <> struct dtype_traits<PDT_INT64> { typedef int64_t type; };
+template <> struct dtype_traits<PDT_FLOAT32> { typedef float type; };
+template <> struct dtype_traits<PDT_FLOAT64> { typedef double type; };
+template <pdt_dtype DT> using elem_t = typename dtype_traits<DT>::type;
+
+/* The unsigned type integer arithmetic wraps in (the type itself otherwise). */
+template <typename T> struct wrap_type { typedef T type; };
+template <> struct wrap_type<int32_t> { typedef uint32_t type; };
+template <> struct wrap_type<int64_t> { typedef uint64_t type; };
+
+template <typename T> constexpr bool is_bool_v = std::is_same<T, uint8_t>::value;
+template <typename T> constexpr bool is_float_v = std::is_floating_point<T>::value;
+
+__host__ __device__ constexpr bool is_comparison(int op) { return op >= PDT_OP_EQ && op <= PDT_OP_GE; }
+
+/* The (op, dtype) pairs the core sends, as in the CPU backend's tables. */
+constexpr bool binary_supported(int op, pdt_dtype d)
+{
+    return op == PDT_OP_DIV        ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
+           : op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_REMAINDER ||
+                   op == PDT_OP_POW
+               ? d != PDT_BOOL
+               : true;
+}
+
+constexpr bool unary_supported(int op, pdt_dtype d)
+{
+    return op == PDT_OP_ABS || op == PDT_OP_RELU ? true
+           : op == PDT_OP_NEG || op == PDT_OP_CLAMP ? d != PDT_BOOL
+                                                     : (d == PDT_FLOAT32 || d == PDT_FLOAT64);
+}
+
+/* ------------------------------------------------------ element functions */
+
+template <typename T> __device__ __forceinline__ T d_fmod(T a, T b)
+{
+    if constexpr (sizeof(T) == 4) return fmodf(a, b); else return fmod(a, b);
+}
+template <typename T> __device__ __forceinline__ T d_floor(T a)
+{
+    if constexpr (sizeof(T) == 4) return floorf(a); else return floor(a);
+}
+template <typename T> __device__ __forceinline__ T d_copysign(T a, T b)
+{
+    if constexpr (sizeof(T) == 4) return copysignf(a, b); else return copysign(a, b);
+}
+
+/* Python's float // (NumPy's npy_divmod), as in cpu_elementwise.c. */
+template <typename T> __device__ __forceinline__ T floordiv_float(T a, T b)
+{
+    if (b == 0)
+        return a / b;
+    T mod = d_fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0)))
+        div -= 1;
+    if (div == 0)
+        return d_copysign((T)0, a / b);
+    T fl = d_floor(div);
+    return div - fl > (T)0.5 ? fl + 1 : fl;
+}
+
+template <typename T> __device__ __forceinline__ T remainder_float(T a, T b)
+{
+    T mod = d_fmod(a, b);
+    if (b == 0)
+        return mod;
+    if (mod == 0)
+        return d_copysign((T)0, b);
+    return (b < 0) != (mod < 0) ? mod + b : mod;
+}
+
+template <typename T> __device__ __forceinline__ T floordiv_int(T a, T b)
+{
+    typedef typename wrap_type<T>::type U;
+    if (b == 0)
+        return 0;
+    if (b == -1)
+        return (T)((U)0 - (U)a);
+    T q = a / b, r = a % b;
+    return r != 0 && ((r < 0) != (b < 0)) ? q - 1 : q;
+}
+
+template <typename T> __device__ __forceinline__ T remainder_int(T a, T b)
+{
+    if (b == 0 || b == -1)
+        return 0;
+    T r = a % b;
+    return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
+
+template <typename T> __device__ __forceinline__ T pow_int(T base, T e)
+{
+    typedef typename wrap_type<T>::type U;
+    if (e < 0)
+        return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
+    U r = 1, b = (U)base;
+    for (; e; e >>= 1, b *= b)
+        if (e & 1)
+            r *= b;
+    return (T)r;
+}
+
+template <int OP, typename T> using out_t = typename std::conditional<is_comparison(OP), uint8_t, T>::type;
+
+template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_binary(T x, T y)
+{
+    typedef typename wrap_type<T>::type U;
+    if constexpr (is_comparison(OP)) {
+        if constexpr (is_bool_v<T>) {
+            x = x != 0;
+            y = y != 0;
+        }
+        if constexpr (OP == PDT_OP_EQ) return x == y;
+        else if constexpr (OP == PDT_OP_NE) return x != y;
+        else if constexpr (OP == PDT_OP_LT) return x < y;
+        else if constexpr (OP == PDT_OP_LE) return x <= y;
+        else if constexpr (OP == PDT_OP_GT) return x > y;
+        else return x >= y;
+    } else if constexpr (is_bool_v<T>) { /* + and maximum: or; * and minimum: and */
+        if constexpr (OP == PDT_OP_ADD || OP == PDT_OP_MAXIMUM) return (x | y) != 0;
+        else return (x != 0) & (y != 0);
+    } else if constexpr (OP == PDT_OP_ADD) {
+        return (T)((U)x + (U)y);
+    } else if constexpr (OP == PDT_OP_SUB) {
+        return (T)((U)x - (U)y);
+    } else if constexpr (OP == PDT_OP_MUL) {
+        return (T)((U)x * (U)y);
+    } else if constexpr (OP == PDT_OP_DIV) {
+        return x / y;
+    } else if constexpr (OP == PDT_OP_FLOOR_DIV) {
+        if constexpr (is_float_v<T>) return floordiv_float(x, y); else return floordiv_int(x, y);
+    } else if constexpr (OP == PDT_OP_REMAINDER) {
+        if constexpr (is_float_v<T>) return remainder_float(x, y); else return remainder_int(x, y);
+    } else if constexpr (OP == PDT_OP_POW) {
+        if constexpr (sizeof(T) == 4 && is_float_v<T>) return powf(x, y);
+        else if constexpr (is_float_v<T>) return pow(x, y);
+        else return pow_int(x, y);
+    } else if constexpr (is_float_v<T>) { /* maximum, minimum: NaN wins */
+        if (x != x || y != y)
+            return x != x ? x : y;
+        if constexpr (OP == PDT_OP_MAXIMUM) return x < y ? y : x; else return y < x ? y : x;
+    } else {
+        if constexpr (OP == PDT_OP_MAXIMUM) return x < y ? y : x; else return y < x ? y : x;
+    }
+}
+
+template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo, T hi)
+{
+    typedef typename wrap_type<T>::type U;
+    constexpr bool f32 = sizeof(T) == 4 && is_float_v<T>;
+    if constexpr (is_bool_v<T>) return x != 0; /* abs and relu */
+    else if constexpr (OP == PDT_OP_NEG) return is_float_v<T> ? -x : (T)((U)0 - (U)x);
+    else if constexpr (OP == PDT_OP_ABS) {
+        if constexpr (is_float_v<T>) return f32 ? fabsf(x) : fabs(x);
+        else return x < 0 ? (T)((U)0 - (U)x) : x;
+    }
+    else if constexpr (OP == PDT_OP_RELU) return x < 0 ? (T)0 : x;
+    else if constexpr (OP == PDT_OP_CLAMP) return x < lo ? (lo > hi ? hi : lo) : x > hi ? hi : x;
+    else if constexpr (OP == PDT_OP_EXP) return f32 ? expf(x) : exp(x);
+    else if constexpr (OP == PDT_OP_LOG) return f32 ? logf(x) : log(x);
+    else if constexpr (OP == PDT_OP_SQRT) return f32 ? sqrtf(x) : sqrt(x);
+    else if constexpr (OP == PDT_OP_SIN) return f32 ? sinf(x) : sin(x);
+    else if constexpr (OP == PDT_OP_COS) return f32 ? cosf(x) : cos(x);
+    else if constexpr (OP == PDT_OP_TANH) return f32 ? tanhf(x) : tanh(x);
+    else return (T)1 / ((T)1 + (f32 ? expf(-x) : exp(-x))); /* sigmoid */
+}
+
+/* ------------------------------------------------------ launch geometry */
+
+std::atomic<int> g_sm_count[PDT_MAX_DEVICES]; /* 0 until first asked */
+
+/* Blocks for `work` items on device `dev` (the current one): one item per
+ * thread, capped at one full wave (the grid-stride loop does the rest). */
+unsigned grid_for(int dev, uint64_t work)
+{
+    int sm = dev >= 0 && dev < PDT_MAX_DEVICES ? g_sm_count[dev].load(std::memory_order_relaxed) : 0;
+    if (sm <= 0) {
+        if (cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            sm <= 0) {
+            (void)cudaGetLastError();
+            sm = 132;
+        } else if (dev >= 0 && dev < PDT_MAX_DEVICES) {
+            g_sm_count[dev].store(sm, std::memory_order_relaxed);
+        }
+    }
+    uint64_t blocks = (work + kThreads - 1) / kThreads;
+    uint64_t cap = (uint64_t)sm * kBlocksPerSm;
+    return (unsigned)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
+}
+
+template <typename I> __device__ __forceinline__ I gs_first()
+{
+    return (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+}
+template <typename I> __device__ __forceinline__ I gs_step() { return (I)gridDim.x * (I)blockDim.x; }
+
+/* ------------------------------------------------------- strided layout */
+
+/* N operands (operand 0 the output) of one shape, dims innermost first. */
+template <int N> struct layout {
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    int64_t stride[N][PDT_MAX_DIMS]; /* elements */
+};
+
+/* Builds the layout of t[0..N-1] (t[k] NULL: a scalar, stride 0): drops
+ * size-1 dims and merges a dim into the next outer one where every operand
+ * allows.  Returns 1 when every tensor operand is one unit-stride run. */
+template <int N> int make_layout(const pdt_tensor *out, const pdt_tensor *const t[N], layout<N> *L)
+{
+    int64_t shape[PDT_MAX_DIMS], stride[N][PDT_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < out->ndim; d++) {
+        int64_t s = out->shape[d];
+        if (s == 1)
+            continue;
+        bool merge = n > 0;
+        for (int k = 0; k < N && merge; k++)
+            merge = !t[k] || stride[k][n - 1] == t[k]->strides[d] * s;
+        for (int k = 0; k < N; k++)
+            stride[k][merge ? n - 1 : n] = t[k] ? t[k]->strides[d] : 0;
+        if (merge)
+            shape[n - 1] *= s;
+        else
+            shape[n++] = s;
+    }
+    memset(L, 0, sizeof *L);
+    L->ndim = n;
+    for (int j = 0; j < n; j++) {
+        L->shape[j] = shape[n - 1 - j];
+        for (int k = 0; k < N; k++)
+            L->stride[k][j] = stride[k][n - 1 - j];
+    }
+    if (n > 1)
+        return 0;
+    for (int k = 0; k < N; k++)
+        if (n == 1 && t[k] && L->stride[k][0] != 1)
+            return 0;
+    return 1;
+}
+
+/* Element offsets of linear index i in each operand. */
+template <int N, typename I>
+__device__ __forceinline__ void offsets_of(const layout<N> &L, I i, int64_t (&off)[N])
+{
+#pragma unroll
+    for (int k = 0; k < N; k++)
+        off[k] = 0;
+#pragma unroll
+    for (int d = 0; d < PDT_MAX_DIMS; d++) {
+        if (d >= L.ndim)
+            break;
+        I s = (I)L.shape[d];
+        I q = i / s;
+        int64_t r = (int64_t)(i - q * s);
+#pragma unroll
+        for (int k = 0; k < N; k++)
+            off[k] += r * L.stride[k][d];
+        i = q;
+    }
+}
+
+/* ------------------------------------------------------------- kernels */
+
+/* 16 bytes of T (or the matching V elements of another type), aligned so
+ * that one load or store moves them. */
+template <typename T, int V> struct alignas(sizeof(T) * V) pack {
+    T v[V];
+};
+
+/* A binary op's operands, by value: a tensor pointer (first element), or
+ * NULL and the scalar. */
+template <typename T, typename O> struct bin_args {
+    O *out;
+    const T *a, *b;
+    T as, bs;
+};
+
+template <int OP, typename T>
+__global__ void binary_vec_kernel(bin_args<T, out_t<OP, T>> p, uint64_t n)
+{
+    typedef out_t<OP, T> O;
+    constexpr int V = 16 / sizeof(T);
+    const uint64_t nvec = n / V;
+    for (uint64_t j = gs_first<uint64_t>(); j < nvec; j += gs_step<uint64_t>()) {
+        pack<T, V> x, y;
+        pack<O, V> r;
+        if (p.a) {
+            x = reinterpret_cast<const pack<T, V> *>(p.a)[j];
+        } else {
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                x.v[k] = p.as;
+        }
+        if (p.b) {
+            y = reinterpret_cast<const pack<T, V> *>(p.b)[j];
+        } else {
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                y.v[k] = p.bs;
+        }
+#pragma unroll
+        for (int k = 0; k < V; k++)
+            r.v[k] = apply_binary<OP, T>(x.v[k], y.v[k]);
+        reinterpret_cast<pack<O, V> *>(p.out)[j] = r;
+    }
+    for (uint64_t i = nvec * V + gs_first<uint64_t>(); i < n; i += gs_step<uint64_t>())
+        p.out[i] = apply_binary<OP, T>(p.a ? p.a[i] : p.as, p.b ? p.b[i] : p.bs);
+}
+
+template <int OP, typename T>
+__global__ void binary_contig_kernel(bin_args<T, out_t<OP, T>> p, uint64_t n)
+{
+    for (uint64_t i = gs_first<uint64_t>(); i < n; i += gs_step<uint64_t>())
+        p.out[i] = apply_binary<OP, T>(p.a ? p.a[i] : p.as, p.b ? p.b[i] : p.bs);
+}
+
+/* L.stride[0]: out's strides, [1]: a's, [2]: b's (0 for a scalar). */
+template <int OP, typename T, typename I>
+__global__ void binary_strided_kernel(bin_args<T, out_t<OP, T>> p, layout<3> L, I n)
+{
+    for (I i = gs_first<I>(); i < n; i += gs_step<I>()) {
+        int64_t off[3];
+        offsets_of<3, I>(L, i, off);
+        p.out[off[0]] = apply_binary<OP, T>(p.a ? p.a[off[1]] : p.as, p.b ? p.b[off[2]] : p.bs);
+    }
+}
+
+template <typename T> struct un_args {
+    T *out;
+    const T *x;
+    T lo, hi; /* clamp bounds */
+};
+
+template <int OP, typename T> __global__ void unary_vec_kernel(un_args<T> p, uint64_t n)
+{
+    constexpr int V = 16 / sizeof(T);
+    const uint64_t nvec = n / V;
+    for (uint64_t j = gs_first<uint64_t>(); j < nvec; j += gs_step<uint64_t>()) {
+        pack<T, V> x = reinterpret_cast<const pack<T, V> *>(p.x)[j], r;
+#pragma unroll
+        for (int k = 0; k < V; k++)
+            r.v[k] = apply_unary<OP, T>(x.v[k], p.lo, p.hi);
+        reinterpret_cast<pack<T, V> *>(p.out)[j] = r;
+    }
+    for (uint64_t i = nvec * V + gs_first<uint64_t>(); i < n; i += gs_step<uint64_t>())
+        p.out[i] = apply_unary<OP, T>(p.x[i], p.lo, p.hi);
+}
+
+template <int OP, typename T> __global__ void unary_contig_kernel(un_args<T> p, uint64_t n)
+{
+    for (uint64_t i = gs_first<uint64_t>(); i < n; i += gs_step<uint64_t>())
+        p.out[i] = apply_unary<OP, T>(p.x[i], p.lo, p.hi);
+}
+
+template <int OP, typename T, typename I>
+__global__ void unary_strided_kernel(un_args<T> p, layout<2> L, I n)
+{
+    for (I i = gs_first<I>(); i < n; i += gs_step<I>()) {
+        int64_t off[2];
+        offsets_of<2, I>(L, i, off);
+        p.out[off[0]] = apply_unary<OP, T>(p.x[off[1]], p.lo, p.hi);
+    }
+}
+
+/* ------------------------------------------------------------ launches */
+
+bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+
+template <typename T> T scalar_as(pdt_scalar s)
+{
+    if constexpr (is_bool_v<T>)
+        return (uint8_t)(s.is_float ? s.f != 0 : s.i != 0);
+    else
+        return s.is_float ? (T)s.f : (T)s.i;
+}
+
+template <int OP, pdt_dtype D>
+cudaError_t launch_binary(const pdt_tensor *out, pdt_operand a, pdt_operand b, cudaStream_t stream)
+{
+    if constexpr (!binary_supported(OP, D)) {
+        return cudaErrorNotSupported;
+    } else {
+        typedef elem_t<D> T;
+        typedef out_t<OP, T> O;
+        bin_args<T, O> p;
+        p.out = (O *)pdt_tensor_ptr(out);
+        p.a = a.t ? (const T *)pdt_tensor_ptr(a.t) : nullptr;
+        p.b = b.t ? (const T *)pdt_tensor_ptr(b.t) : nullptr;
+        p.as = a.t ? T() : scalar_as<T>(a.s);
+        p.bs = b.t ? T() : scalar_as<T>(b.s);
+        const pdt_tensor *ops[3] = {out, a.t, b.t};
+        layout<3> L;
+        const bool contiguous = make_layout<3>(out, ops, &L) != 0;
+        uint64_t n = 1;
+        for (int d = 0; d < out->ndim; d++)
+            n *= (uint64_t)out->shape[d];
+        const bool aligned = aligned16(p.out) && (!p.a || aligned16(p.a)) && (!p.b || aligned16(p.b));
+        if (contiguous && aligned)
+            binary_vec_kernel<OP, T><<<grid_for(out->device.index, n / (16 / sizeof(T)) + 1), kThreads, 0, stream>>>(p, n);
+        else if (contiguous)
+            binary_contig_kernel<OP, T><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, n);
+        else if (n <= (uint64_t)INT32_MAX)
+            binary_strided_kernel<OP, T, uint32_t><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, (uint32_t)n);
+        else
+            binary_strided_kernel<OP, T, uint64_t><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, n);
+        return cudaGetLastError();
+    }
+}
+
+/* The clamp bounds in T; NaN means none; integer bounds saturate. */
+template <typename T> void clamp_bounds(double lo, double hi, T *tlo, T *thi)
+{
+    if constexpr (is_float_v<T>) {
+        *tlo = lo != lo ? (T)-INFINITY : (T)lo;
+        *thi = hi != hi ? (T)INFINITY : (T)hi;
+    } else if constexpr (is_bool_v<T>) {
+        *tlo = 0;
+        *thi = 1;
+    } else {
+        const double min = (double)std::numeric_limits<T>::min();
+        const double max = -min; /* 2^31 or 2^63: one past the largest */
+        *tlo = lo != lo || lo <= min ? std::numeric_limits<T>::min()
+               : lo >= max           ? std::numeric_limits<T>::max()
+                                     : (T)lo;
+        *thi = hi != hi || hi >= max ? std::numeric_limits<T>::max()
+               : hi <= min           ? std::numeric_limits<T>::min()
+                                     : (T)hi;
+    }
+}
+
+template <int OP, pdt_dtype D>
+cudaError_t launch_unary(const pdt_tensor *out, const pdt_tensor *x, double lo, double hi,
+                         cudaStream_t stream)
+{
+    if constexpr (!unary_supported(OP, D)) {
+        return cudaErrorNotSupported;
+    } else {
+        typedef elem_t<D> T;
+        un_args<T> p;
+        p.out = (T *)pdt_tensor_ptr(out);
+        p.x = (const T *)pdt_tensor_ptr(x);
+        clamp_bounds<T>(lo, hi, &p.lo, &p.hi);
+        const pdt_tensor *ops[2] = {out, x};
+        layout<2> L;
+        const bool contiguous = make_layout<2>(out, ops, &L) != 0;
+        uint64_t n = 1;
+        for (int d = 0; d < out->ndim; d++)
+            n *= (uint64_t)out->shape[d];
+        if (contiguous && aligned16(p.out) && aligned16(p.x))
+            unary_vec_kernel<OP, T><<<grid_for(out->device.index, n / (16 / sizeof(T)) + 1), kThreads, 0, stream>>>(p, n);
+        else if (contiguous)
+            unary_contig_kernel<OP, T><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, n);
+        else if (n <= (uint64_t)INT32_MAX)
+            unary_strided_kernel<OP, T, uint32_t><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, (uint32_t)n);
+        else
+            unary_strided_kernel<OP, T, uint64_t><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, n);
+        return cudaGetLastError();
+    }
+}
+
+/* ----------------------------------------------------------- dispatch */
+
+template <pdt_dtype D>
+cudaError_t binary_by_op(int op, const pdt_tensor *out, pdt_operand a, pdt_operand b,
+                         cudaStream_t s)
+{
+    switch (op) {
+#define BINARY_CASE(OP)                                                                        \
+    case OP: return launch_binary<OP, D>(out, a, b, s);
+        BINARY_CASE(PDT_OP_ADD)
+        BINARY_CASE(PDT_OP_SUB)
+        BINARY_CASE(PDT_OP_MUL)
+        BINARY_CASE(PDT_OP_DIV)
+        BINARY_CASE(PDT_OP_FLOOR_DIV)
+        BINARY_CASE(PDT_OP_REMAINDER)
+        BINARY_CASE(PDT_OP_POW)
+        BINARY_CASE(PDT_OP_MAXIMUM)
+        BINARY_CASE(PDT_OP_MINIMUM)
+        BINARY_CASE(PDT_OP_EQ)
+        BINARY_CASE(PDT_OP_NE)
+        BINARY_CASE(PDT_OP_LT)
+        BINARY_CASE(PDT_OP_LE)
+        BINARY_CASE(PDT_OP_GT)
+        BINARY_CASE(PDT_OP_GE)
+#undef BINARY_CASE
+    }
+    return cudaErrorNotSupported;
+}
+
+template <pdt_dtype D>
+cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, double lo, double hi,
+                        cudaStream_t s)
+{
+    switch (op) {
+#define UNARY_CASE(OP)                                                                         \
+    case OP: return launch_unary<OP, D>(out, x, lo, hi, s);
+        UNARY_CASE(PDT_OP_NEG)
+        UNARY_CASE(PDT_OP_ABS)
+        UNARY_CASE(PDT_OP_EXP)
+        UNARY_CASE(PDT_OP_LOG)
+        UNARY_CASE(PDT_OP_SQRT)
+        UNARY_CASE(PDT_OP_SIN)
+        UNARY_CASE(PDT_OP_COS)
+        UNARY_CASE(PDT_OP_TANH)
+        UNARY_CASE(PDT_OP_SIGMOID)
+        UNARY_CASE(PDT_OP_RELU)
+        UNARY_CASE(PDT_OP_CLAMP)
+#undef UNARY_CASE
+    }
+    return cudaErrorNotSupported;
+}
+
+bool binary_pair_supported(int op, pdt_dtype d)
+{
+    return op >= 0 && op < PDT_NUM_BINARY_OPS && d >= 0 && d < PDT_NUM_DTYPES &&
+           binary_supported(op, d);
+}
+
+bool unary_pair_supported(int op, pdt_dtype d)
+{
+    return op >= 0 && op < PDT_NUM_UNARY_OPS && d >= 0 && d < PDT_NUM_DTYPES &&
+           unary_supported(op, d);
+}
+
+} // namespace
+
+/* Note [stale CUDA errors] (cuda_kernels.cu): the last error is cleared before
+ * each launch, so that an error left by other code is not reported as ours. */
 
 extern "C" pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a,
                                       pdt_operand b)
 {
-    (void)out, (void)a, (void)b;
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "binary op %d is not implemented on CUDA yet", (int)op);
+    const pdt_dtype d = a.t ? a.t->dtype : b.t ? b.t->dtype : out->dtype;
+    if (!binary_pair_supported(op, d))
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "binary op %d is not implemented for %s on CUDA",
+                        (int)op, pdt_dtype_name(d));
+    cudaStream_t stream;
+    pdt_status st = pdt_cuda_stream(out->device.index, &stream);
+    if (st != PDT_OK)
+        return st;
+    (void)cudaGetLastError();
+    switch (d) {
+    case PDT_BOOL: PDT_CUDA_CHECK(binary_by_op<PDT_BOOL>(op, out, a, b, stream)); break;
+    case PDT_INT32: PDT_CUDA_CHECK(binary_by_op<PDT_INT32>(op, out, a, b, stream)); break;
+    case PDT_INT64: PDT_CUDA_CHECK(binary_by_op<PDT_INT64>(op, out, a, b, stream)); break;
+    case PDT_FLOAT32: PDT_CUDA_CHECK(binary_by_op<PDT_FLOAT32>(op, out, a, b, stream)); break;
+    case PDT_FLOAT64: PDT_CUDA_CHECK(binary_by_op<PDT_FLOAT64>(op, out, a, b, stream)); break;
+    }
+    return PDT_OK;
+fail:
+    return st;
 }
 
 extern "C" pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x,
                                      double lo, double hi)
 {
-    (void)out, (void)x, (void)lo, (void)hi;
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "unary op %d is not implemented on CUDA yet", (int)op);
+    if (!unary_pair_supported(op, x->dtype))
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "unary op %d is not implemented for %s on CUDA",
+                        (int)op, pdt_dtype_name(x->dtype));
+    cudaStream_t stream;
+    pdt_status st = pdt_cuda_stream(out->device.index, &stream);
+    if (st != PDT_OK)
+        return st;
+    (void)cudaGetLastError();
+    switch (x->dtype) {
+    case PDT_BOOL: PDT_CUDA_CHECK(unary_by_op<PDT_BOOL>(op, out, x, lo, hi, stream)); break;
+    case PDT_INT32: PDT_CUDA_CHECK(unary_by_op<PDT_INT32>(op, out, x, lo, hi, stream)); break;
+    case PDT_INT64: PDT_CUDA_CHECK(unary_by_op<PDT_INT64>(op, out, x, lo, hi, stream)); break;
+    case PDT_FLOAT32: PDT_CUDA_CHECK(unary_by_op<PDT_FLOAT32>(op, out, x, lo, hi, stream)); break;
+    case PDT_FLOAT64: PDT_CUDA_CHECK(unary_by_op<PDT_FLOAT64>(op, out, x, lo, hi, stream)); break;
+    }
+    return PDT_OK;
+fail:
+    return st;
 }

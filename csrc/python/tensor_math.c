@@ -1,8 +1,756 @@
 /* tensor_math.c - elementwise arithmetic, comparisons and unary functions:
- * the number protocol, rich comparisons, and their function and method forms.
- * (Issue 4: to be implemented.) */
-#include "args.h"
+ * the number protocol (+ - * / // % ** and their reflected and in-place
+ * forms, unary - + abs), rich comparisons, and the function, method and
+ * in-place method forms (pydevtensor.add(x, y), x.add(y), x.add_(y)).
+ *
+ * Every form ends in pdt_binary or pdt_unary (csrc/core/pdt_elementwise.h),
+ * which checks and promotes; this file only turns Python objects into
+ * operands, and releases the GIL around work on more than
+ * PDT_GIL_RELEASE_NUMEL elements.
+ *
+ * Note [lean operators]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * `a + b` on tiny tensors is dominated by the binding, so the number slots
+ * take no keywords, build no temporaries and call no Python: the module state
+ * comes straight from the tensor's type (its ht_module; a Python subclass
+ * falls back to PyType_GetModuleByDef), a tensor operand is recognised by its
+ * nb_add slot before any isinstance() check, and Python floats, ints and
+ * bools are read directly.  Any other operand type (a NumPy array, a string)
+ * gives NotImplemented, so that Python asks the other operand.
+ */
+#include <string.h>
 
-PyMethodDef pdt_math_methods[] = {{NULL, NULL, 0, NULL}};
-PyMethodDef pdt_math_functions[] = {{NULL, NULL, 0, NULL}};
-PyType_Slot pdt_math_slots[] = {{0, NULL}};
+#include "args.h"
+#include "pdt_elementwise.h"
+
+static PyObject *nb_add(PyObject *a, PyObject *b);
+
+/* ---- operands ---- */
+
+/* Our Tensor, or a subclass that kept our number slots. */
+static inline int quick_is_tensor(PyObject *o)
+{
+    PyNumberMethods *nm = Py_TYPE(o)->tp_as_number;
+    return nm && nm->nb_add == nb_add;
+}
+
+/* The module state of a tensor (Note [lean operators]). */
+static inline pdt_state *state_of_tensor(PyObject *t)
+{
+    PyObject *m = ((PyHeapTypeObject *)Py_TYPE(t))->ht_module;
+    return m ? (pdt_state *)PyModule_GetState(m) : pdt_state_of_type(Py_TYPE(t));
+}
+
+/* The state when one of a and b is a tensor whose type overrides our slots. */
+static pdt_state *state_of_either(PyObject *a, PyObject *b)
+{
+    if (quick_is_tensor(a))
+        return state_of_tensor(a);
+    if (quick_is_tensor(b))
+        return state_of_tensor(b);
+    pdt_state *S = pdt_state_of_type(Py_TYPE(a));
+    if (!S) {
+        PyErr_Clear();
+        S = pdt_state_of_type(Py_TYPE(b));
+    }
+    return S;
+}
+
+/* NumPy's bool_, integer and floating scalars (without importing NumPy:
+ * when it is not loaded, o cannot be one).  1: stored; 0: not one. */
+static int numpy_scalar(PyObject *o, pdt_arg *arg)
+{
+    PyObject *modules = PySys_GetObject("modules"); /* borrowed */
+    PyObject *np = modules ? PyDict_GetItemString(modules, "numpy") : NULL;
+    static const char *const kinds[3] = {"bool_", "integer", "floating"};
+    if (!np)
+        return 0;
+    for (int k = 0; k < 3; k++) {
+        PyObject *type = PyObject_GetAttrString(np, kinds[k]);
+        int is = type ? PyObject_IsInstance(o, type) : -1;
+        Py_XDECREF(type);
+        if (is < 0)
+            return -1;
+        if (!is)
+            continue;
+        if (k == 0) {
+            int v = PyObject_IsTrue(o);
+            if (v < 0)
+                return -1;
+            arg->is_bool = 1;
+            arg->s.i = v;
+            return 1;
+        }
+        return pdt_parse_scalar(o, "operand", &arg->s) < 0 ? -1 : 1;
+    }
+    return 0;
+}
+
+/* o as an operand.  1: done; 0: not a tensor or a real number (no error set);
+ * -1: an error is set. */
+static int to_arg(pdt_state *S, PyObject *o, pdt_arg *arg)
+{
+    memset(arg, 0, sizeof *arg);
+    if (quick_is_tensor(o) || pdt_is_tensor(S, o)) {
+        arg->t = pdt_tensor_of(o);
+        return 1;
+    }
+    if (PyFloat_Check(o)) {
+        arg->s.is_float = 1;
+        arg->s.f = PyFloat_AS_DOUBLE(o);
+        return 1;
+    }
+    if (PyLong_Check(o)) {
+        arg->is_bool = PyBool_Check(o);
+        return pdt_parse_scalar(o, "operand", &arg->s) < 0 ? -1 : 1;
+    }
+    return numpy_scalar(o, arg);
+}
+
+/* to_arg for a named argument: anything but a tensor or a number is a
+ * TypeError naming fname and what. */
+static int to_arg_named(pdt_state *S, PyObject *o, const char *fname, const char *what,
+                        pdt_arg *arg)
+{
+    int r = to_arg(S, o, arg);
+    if (r == 0)
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a Tensor or a number, got %.100s",
+                     fname, what, Py_TYPE(o)->tp_name);
+    return r > 0 ? 0 : -1;
+}
+
+/* Elements the op will touch: the broadcast shape's (a mismatch is the
+ * core's to report). */
+static int64_t work_numel(const pdt_tensor *a, const pdt_tensor *b)
+{
+    int na = a ? a->ndim : 0, nb = b ? b->ndim : 0, n = na > nb ? na : nb;
+    int64_t numel = 1;
+    for (int i = 0; i < n; i++) {
+        int64_t sa = i - (n - na) >= 0 ? a->shape[i - (n - na)] : 1;
+        int64_t sb = i - (n - nb) >= 0 ? b->shape[i - (n - nb)] : 1;
+        numel *= sa > sb ? sa : sb;
+    }
+    return numel;
+}
+
+/* ---- running the core ---- */
+
+/* op(a, b) into out_obj (returned) or a new tensor. */
+static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pdt_arg a,
+                            pdt_arg b, PyObject *out_obj)
+{
+    pdt_tensor result;
+    const pdt_tensor *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
+    pdt_status st;
+    if (work_numel(a.t, b.t) > PDT_GIL_RELEASE_NUMEL) {
+        Py_BEGIN_ALLOW_THREADS
+        st = pdt_binary(name, op, a, b, out, &result);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = pdt_binary(name, op, a, b, out, &result);
+    }
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
+}
+
+static PyObject *run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyObject *x,
+                           const pdt_arg *lo, const pdt_arg *hi, PyObject *out_obj)
+{
+    pdt_tensor result;
+    const pdt_tensor *t = pdt_tensor_of(x), *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
+    pdt_status st;
+    if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
+        Py_BEGIN_ALLOW_THREADS
+        st = pdt_unary(name, op, t, lo, hi, out, &result);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = pdt_unary(name, op, t, lo, hi, out, &result);
+    }
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
+}
+
+/* ---- the number protocol and comparisons (Note [lean operators]) ---- */
+
+/* a op b; in place (a op= b) writes into a. */
+static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const char *name,
+                               int in_place)
+{
+    pdt_state *S = state_of_either(a, b);
+    pdt_arg x, y;
+    int r;
+    if (!S || (r = to_arg(S, a, &x)) < 0)
+        return NULL;
+    if (r == 0 || (in_place && !x.t))
+        Py_RETURN_NOTIMPLEMENTED;
+    if ((r = to_arg(S, b, &y)) <= 0) {
+        if (r < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return run_binary(S, name, op, x, y, in_place ? a : NULL);
+}
+
+#define NUMBER_SLOTS(SLOT, OP, NAME)                                                           \
+    static PyObject *nb_##SLOT(PyObject *a, PyObject *b)                                       \
+    {                                                                                          \
+        return number_binary(a, b, OP, NAME, 0);                                               \
+    }                                                                                          \
+    static PyObject *nb_inplace_##SLOT(PyObject *a, PyObject *b)                               \
+    {                                                                                          \
+        return number_binary(a, b, OP, NAME "_", 1);                                           \
+    }
+NUMBER_SLOTS(add, PDT_OP_ADD, "add")
+NUMBER_SLOTS(subtract, PDT_OP_SUB, "sub")
+NUMBER_SLOTS(multiply, PDT_OP_MUL, "mul")
+NUMBER_SLOTS(true_divide, PDT_OP_DIV, "div")
+NUMBER_SLOTS(floor_divide, PDT_OP_FLOOR_DIV, "floor_divide")
+NUMBER_SLOTS(remainder, PDT_OP_REMAINDER, "remainder")
+
+static int check_no_modulo(PyObject *mod)
+{
+    if (mod == Py_None)
+        return 0;
+    PyErr_SetString(PyExc_TypeError, "pow() with a modulo (3 arguments) is not supported");
+    return -1;
+}
+
+static PyObject *nb_power(PyObject *a, PyObject *b, PyObject *mod)
+{
+    return check_no_modulo(mod) < 0 ? NULL : number_binary(a, b, PDT_OP_POW, "pow", 0);
+}
+
+static PyObject *nb_inplace_power(PyObject *a, PyObject *b, PyObject *mod)
+{
+    return check_no_modulo(mod) < 0 ? NULL : number_binary(a, b, PDT_OP_POW, "pow_", 1);
+}
+
+static PyObject *nb_negative(PyObject *x)
+{
+    pdt_state *S = state_of_tensor(x);
+    return S ? run_unary(S, "neg", PDT_OP_NEG, x, NULL, NULL, NULL) : NULL;
+}
+
+static PyObject *nb_absolute(PyObject *x)
+{
+    pdt_state *S = state_of_tensor(x);
+    return S ? run_unary(S, "abs", PDT_OP_ABS, x, NULL, NULL, NULL) : NULL;
+}
+
+static PyObject *nb_positive(PyObject *x) { return Py_NewRef(x); }
+
+static PyObject *tensor_richcompare(PyObject *a, PyObject *b, int cmp)
+{
+    static const pdt_binary_op ops[6] = {PDT_OP_LT, PDT_OP_LE, PDT_OP_EQ,
+                                         PDT_OP_NE, PDT_OP_GT, PDT_OP_GE};
+    static const char *const names[6] = {"lt", "le", "eq", "ne", "gt", "ge"};
+    if (cmp < 0 || cmp > 5)
+        Py_RETURN_NOTIMPLEMENTED;
+    return number_binary(a, b, ops[cmp], names[cmp], 0);
+}
+
+/* Tensors stay hashable by identity, as in PyTorch (defining __eq__ alone
+ * would make them unhashable). */
+static Py_hash_t tensor_hash(PyObject *self) { return PyBaseObject_Type.tp_hash(self); }
+
+/* ---- function, method and in-place forms of the binary ops ---- */
+
+enum { FORM_FUNCTION, FORM_METHOD, FORM_INPLACE };
+
+/* Scales other by alpha for add/sub (other * alpha as its own op, or a
+ * product of two scalars here).  *tmp holds a new tensor when one is made. */
+static int apply_alpha(pdt_state *S, const char *name, PyObject *alpha_obj, pdt_arg *other,
+                       pdt_tensor *tmp)
+{
+    pdt_arg alpha;
+    if (!alpha_obj)
+        return 0;
+    if (to_arg_named(S, alpha_obj, name, "alpha", &alpha) < 0)
+        return -1;
+    if (alpha.t) {
+        PyErr_Format(PyExc_TypeError, "%s(): alpha must be a number, not a Tensor", name);
+        return -1;
+    }
+    if (!alpha.s.is_float && alpha.s.i == 1)
+        return 0;
+    if (!other->t) {
+        pdt_scalar *s = &other->s;
+        if (s->is_float || alpha.s.is_float) {
+            double v = (s->is_float ? s->f : (double)s->i) *
+                       (alpha.s.is_float ? alpha.s.f : (double)alpha.s.i);
+            s->is_float = 1, s->f = v;
+        } else if (__builtin_mul_overflow(s->i, alpha.s.i, &s->i)) {
+            PyErr_Format(PyExc_OverflowError, "%s(): other * alpha does not fit in 64 bits", name);
+            return -1;
+        }
+        other->is_bool = other->is_bool && alpha.is_bool;
+        return 0;
+    }
+    pdt_status st = pdt_binary(name, PDT_OP_MUL, *other, alpha, NULL, tmp);
+    if (st != PDT_OK)
+        return pdt_raise_int(S, st);
+    other->t = tmp;
+    return 0;
+}
+
+/* Gathers a form's arguments into vals[] (NULL: not given): names[0..npos) by
+ * position or keyword, the rest by keyword only; self (the method forms)
+ * takes names[0]. */
+static int gather_args(const char *name, PyObject *self, PyObject *const *args,
+                       Py_ssize_t nargs, PyObject *kwnames, const char *const *names, int npos,
+                       PyObject **vals)
+{
+    Py_ssize_t first = self ? 1 : 0;
+    if (pdt_parse_keywords(name, args + nargs, kwnames, names, vals) < 0)
+        return -1;
+    if (nargs > npos - first) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional argument%s (%zd given)",
+                     name, (int)(npos - first), npos - first == 1 ? "" : "s", nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = -first; i < nargs; i++) {
+        if (vals[first + i]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", name,
+                         names[first + i]);
+            return -1;
+        }
+        vals[first + i] = i < 0 ? self : args[i];
+    }
+    return 0;
+}
+
+/* The tensor a form writes into (*target, borrowed): self in place, out= in
+ * the function form (None: none), else NULL. */
+static int output_of(pdt_state *S, const char *name, int form, PyObject *self, PyObject *out,
+                     PyObject **target)
+{
+    *target = form == FORM_INPLACE ? self : NULL;
+    if (!out || out == Py_None)
+        return 0;
+    if (form != FORM_FUNCTION || !pdt_is_tensor(S, out)) {
+        PyErr_Format(PyExc_TypeError, "%s(): out= must be a Tensor%s", name,
+                     form == FORM_FUNCTION ? "" : ", and only the function form takes it");
+        return -1;
+    }
+    *target = out;
+    return 0;
+}
+
+/* div's rounding_mode: None (true division) or "floor". */
+static int rounding_mode(const char *name, PyObject *mode, pdt_binary_op *op)
+{
+    if (!mode || mode == Py_None)
+        return 0;
+    if (PyUnicode_Check(mode) && PyUnicode_CompareWithASCIIString(mode, "floor") == 0) {
+        *op = PDT_OP_FLOOR_DIV;
+        return 0;
+    }
+    PyErr_Format(PyExc_ValueError,
+                 "%s(): rounding_mode must be None or 'floor' (pydevtensor has no 'trunc'), "
+                 "got %R",
+                 name, mode);
+    return -1;
+}
+
+/* The shared argument parsing of every binary form:
+ *   function: name(input, other, *, [extra,] out=None)
+ *   method:   self.name(other, *, [extra])
+ *   in place: self.name_(other, *, [extra]) -> self
+ * extra: NULL, "alpha" (add, sub) or "rounding_mode" (div). */
+static PyObject *binary_form(pdt_state *S, PyObject *self, int form, const char *name,
+                             pdt_binary_op op, const char *other_name, const char *extra,
+                             PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    const char *names[5] = {"input", other_name, "out", extra, NULL};
+    PyObject *kw[4] = {NULL, NULL, NULL, NULL}, *out;
+    if (!S || gather_args(name, self, args, nargs, kwnames, names, 2, kw) < 0 ||
+        output_of(S, name, form, self, kw[2], &out) < 0)
+        return NULL;
+    for (int i = 0; i < 2; i++)
+        if (!kw[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", name, names[i]);
+            return NULL;
+        }
+    pdt_arg a, b;
+    if (to_arg_named(S, kw[0], name, names[0], &a) < 0 ||
+        to_arg_named(S, kw[1], name, names[1], &b) < 0)
+        return NULL;
+    if (!a.t && !b.t) {
+        PyErr_Format(PyExc_TypeError, "%s(): at least one of '%s' and '%s' must be a Tensor",
+                     name, names[0], names[1]);
+        return NULL;
+    }
+    if (extra && extra[0] == 'r' && rounding_mode(name, kw[3], &op) < 0)
+        return NULL;
+    pdt_tensor scaled = {0};
+    if (extra && extra[0] == 'a' && apply_alpha(S, name, kw[3], &b, &scaled) < 0)
+        return NULL;
+    PyObject *r = run_binary(S, name, op, a, b, out);
+    pdt_tensor_release(&scaled);
+    return r;
+}
+
+/* The C functions behind a binary op's forms.  OTHER: the second argument's
+ * name; EXTRA: the extra keyword (NULL, "alpha" or "rounding_mode"). */
+#define BINARY_FUNCTION(PYNAME, OP, OTHER, EXTRA)                                              \
+    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,    \
+                                 PyObject *kwnames)                                            \
+    {                                                                                          \
+        return binary_form(pdt_state_of_module(module), NULL, FORM_FUNCTION, #PYNAME, OP,      \
+                           OTHER, EXTRA, args, nargs, kwnames);                                \
+    }
+#define BINARY_METHOD(PYNAME, OP, OTHER, EXTRA)                                                \
+    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,       \
+                                PyObject *kwnames)                                             \
+    {                                                                                          \
+        return binary_form(state_of_tensor(self), self, FORM_METHOD, #PYNAME, OP, OTHER,       \
+                           EXTRA, args, nargs, kwnames);                                       \
+    }
+#define BINARY_INPLACE(PYNAME, OP, OTHER, EXTRA)                                               \
+    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,    \
+                                   PyObject *kwnames)                                          \
+    {                                                                                          \
+        return binary_form(state_of_tensor(self), self, FORM_INPLACE, #PYNAME "_", OP, OTHER,  \
+                           EXTRA, args, nargs, kwnames);                                       \
+    }
+#define BINARY_ALL(PYNAME, OP, OTHER, EXTRA)                                                   \
+    BINARY_FUNCTION(PYNAME, OP, OTHER, EXTRA)                                                  \
+    BINARY_METHOD(PYNAME, OP, OTHER, EXTRA)                                                    \
+    BINARY_INPLACE(PYNAME, OP, OTHER, EXTRA)
+#define BINARY_NO_INPLACE(PYNAME, OP)                                                          \
+    BINARY_FUNCTION(PYNAME, OP, "other", NULL)                                                 \
+    BINARY_METHOD(PYNAME, OP, "other", NULL)
+
+BINARY_ALL(add, PDT_OP_ADD, "other", "alpha")
+BINARY_ALL(sub, PDT_OP_SUB, "other", "alpha")
+BINARY_ALL(mul, PDT_OP_MUL, "other", NULL)
+BINARY_ALL(div, PDT_OP_DIV, "other", "rounding_mode")
+BINARY_ALL(true_divide, PDT_OP_DIV, "other", NULL)
+BINARY_ALL(floor_divide, PDT_OP_FLOOR_DIV, "other", NULL)
+BINARY_ALL(remainder, PDT_OP_REMAINDER, "other", NULL)
+BINARY_ALL(pow, PDT_OP_POW, "exponent", NULL)
+BINARY_NO_INPLACE(maximum, PDT_OP_MAXIMUM)
+BINARY_NO_INPLACE(minimum, PDT_OP_MINIMUM)
+BINARY_NO_INPLACE(eq, PDT_OP_EQ)
+BINARY_NO_INPLACE(ne, PDT_OP_NE)
+BINARY_NO_INPLACE(lt, PDT_OP_LT)
+BINARY_NO_INPLACE(le, PDT_OP_LE)
+BINARY_NO_INPLACE(gt, PDT_OP_GT)
+BINARY_NO_INPLACE(ge, PDT_OP_GE)
+
+/* ---- unary forms ---- */
+
+/* function: name(input, *, out=None); method: self.name(); in place:
+ * self.name_() -> self. */
+static PyObject *unary_form(pdt_state *S, PyObject *self, int form, const char *name,
+                            pdt_unary_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    static const char *const names[] = {"input", "out", NULL};
+    PyObject *kw[2] = {NULL, NULL}, *out;
+    if (!S || gather_args(name, self, args, nargs, kwnames, names, 1, kw) < 0 ||
+        output_of(S, name, form, self, kw[1], &out) < 0)
+        return NULL;
+    if (!kw[0] || !pdt_is_tensor(S, kw[0])) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be a Tensor, got %.100s", name,
+                     kw[0] ? Py_TYPE(kw[0])->tp_name : "nothing");
+        return NULL;
+    }
+    return run_unary(S, name, op, kw[0], NULL, NULL, out);
+}
+
+#define UNARY_FUNCTION(PYNAME, OP)                                                             \
+    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,    \
+                                 PyObject *kwnames)                                            \
+    {                                                                                          \
+        return unary_form(pdt_state_of_module(module), NULL, FORM_FUNCTION, #PYNAME, OP, args, \
+                          nargs, kwnames);                                                     \
+    }
+#define UNARY_METHODS(PYNAME, OP)                                                              \
+    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,       \
+                                PyObject *kwnames)                                             \
+    {                                                                                          \
+        return unary_form(state_of_tensor(self), self, FORM_METHOD, #PYNAME, OP, args, nargs,  \
+                          kwnames);                                                            \
+    }                                                                                          \
+    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,    \
+                                   PyObject *kwnames)                                          \
+    {                                                                                          \
+        return unary_form(state_of_tensor(self), self, FORM_INPLACE, #PYNAME "_", OP, args,    \
+                          nargs, kwnames);                                                     \
+    }
+#define UNARY_ALL(PYNAME, OP) UNARY_FUNCTION(PYNAME, OP) UNARY_METHODS(PYNAME, OP)
+
+UNARY_ALL(neg, PDT_OP_NEG)
+UNARY_ALL(abs, PDT_OP_ABS)
+UNARY_ALL(exp, PDT_OP_EXP)
+UNARY_ALL(log, PDT_OP_LOG)
+UNARY_ALL(sqrt, PDT_OP_SQRT)
+UNARY_ALL(sin, PDT_OP_SIN)
+UNARY_ALL(cos, PDT_OP_COS)
+UNARY_ALL(tanh, PDT_OP_TANH)
+UNARY_ALL(sigmoid, PDT_OP_SIGMOID)
+UNARY_ALL(relu, PDT_OP_RELU)
+
+/* ---- clamp ---- */
+
+/* clamp with a tensor bound: maximum(x, min), then minimum(., max), as
+ * PyTorch defines it (NaN bounds propagate).  No Python; *result when out is
+ * NULL. */
+static pdt_status clamp_by_ops(const char *name, pdt_arg x, const pdt_arg *lo, const pdt_arg *hi,
+                               const pdt_tensor *out, pdt_tensor *result)
+{
+    if (!lo || !hi)
+        return pdt_binary(name, lo ? PDT_OP_MAXIMUM : PDT_OP_MINIMUM, x, lo ? *lo : *hi, out,
+                          result);
+    pdt_tensor low = {0};
+    pdt_status st = pdt_binary(name, PDT_OP_MAXIMUM, x, *lo, NULL, &low);
+    if (st != PDT_OK)
+        return st;
+    x.t = &low;
+    st = pdt_binary(name, PDT_OP_MINIMUM, x, *hi, out, result);
+    pdt_tensor_release(&low);
+    return st;
+}
+
+/* function: clamp(input, min=None, max=None, *, out=None); method:
+ * self.clamp(min=None, max=None); in place: self.clamp_(min=None, max=None). */
+static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *name,
+                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"input", "min", "max", "out", NULL};
+    PyObject *kw[4] = {NULL, NULL, NULL, NULL}, *out_obj;
+    pdt_arg args3[3], *bound[3] = {NULL, NULL, NULL};
+    if (!S || gather_args(name, self, args, nargs, kwnames, names, 3, kw) < 0 ||
+        output_of(S, name, form, self, kw[3], &out_obj) < 0)
+        return NULL;
+    for (int i = 0; i < 3; i++) {
+        if (i > 0 && (!kw[i] || kw[i] == Py_None))
+            continue;
+        if (!kw[i] || to_arg_named(S, kw[i], name, names[i], &args3[i]) < 0) {
+            if (!kw[i])
+                PyErr_Format(PyExc_TypeError, "%s() missing required argument 'input'", name);
+            return NULL;
+        }
+        bound[i] = &args3[i];
+    }
+    PyObject *x = kw[0];
+    if (!bound[0]->t) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be a Tensor", name);
+        return NULL;
+    }
+    if (!(bound[1] && bound[1]->t) && !(bound[2] && bound[2]->t))
+        return run_unary(S, name, PDT_OP_CLAMP, x, bound[1], bound[2], out_obj);
+
+    pdt_tensor result;
+    const pdt_tensor *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = clamp_by_ops(name, *bound[0], bound[1], bound[2], out, &result);
+    Py_END_ALLOW_THREADS
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
+}
+
+static PyObject *fn_clamp(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+    return clamp_form(pdt_state_of_module(module), NULL, FORM_FUNCTION, "clamp", args, nargs, kw);
+}
+static PyObject *m_clamp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+    return clamp_form(state_of_tensor(self), self, FORM_METHOD, "clamp", args, nargs, kw);
+}
+static PyObject *m_clamp_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+    return clamp_form(state_of_tensor(self), self, FORM_INPLACE, "clamp_", args, nargs, kw);
+}
+
+/* ---- fill_ and zero_ ---- */
+
+static PyObject *fill_with(PyObject *self, pdt_scalar value)
+{
+    pdt_state *S = state_of_tensor(self);
+    const pdt_tensor *t = pdt_tensor_of(self);
+    pdt_status st;
+    if (!S)
+        return NULL;
+    if (t->dtype == PDT_INT32 && !value.is_float && (value.i < INT32_MIN || value.i > INT32_MAX)) {
+        PyErr_Format(PyExc_OverflowError,
+                     "fill_(): the value %lld cannot be converted to int32 without overflow",
+                     (long long)value.i);
+        return NULL;
+    }
+    if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
+        Py_BEGIN_ALLOW_THREADS
+        st = pdt_fill(t, value);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = pdt_fill(t, value);
+    }
+    return st == PDT_OK ? Py_NewRef(self) : pdt_raise(S, st);
+}
+
+/* fill_(value): every element becomes value (a number); returns self. */
+static PyObject *m_fill_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    static const char *const names[] = {"value", NULL};
+    PyObject *kw[1] = {NULL};
+    pdt_state *S = state_of_tensor(self);
+    pdt_arg value;
+    if (!S || pdt_parse_keywords("fill_", args + nargs, kwnames, names, kw) < 0)
+        return NULL;
+    PyObject *v = nargs == 1 && !kw[0] ? args[0] : nargs == 0 ? kw[0] : NULL;
+    if (!v) {
+        PyErr_SetString(PyExc_TypeError, "fill_() takes one argument (value)");
+        return NULL;
+    }
+    if (to_arg_named(S, v, "fill_", "value", &value) < 0)
+        return NULL;
+    if (value.t) {
+        PyErr_SetString(PyExc_TypeError,
+                        "fill_(): value must be a number; for a 0-dim tensor use "
+                        "fill_(value.item()), which reads it on the host");
+        return NULL;
+    }
+    return fill_with(self, value.s);
+}
+
+static PyObject *m_zero_(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    pdt_scalar zero = {0, 0.0, 0};
+    return fill_with(self, zero);
+}
+
+/* ---- tables ---- */
+
+#define FASTCALL(fn) (PyCFunction)(void (*)(void))(fn), METH_FASTCALL | METH_KEYWORDS
+
+#define BINARY_DOC(NAME, WHAT)                                                                 \
+    NAME "(input, other, *, out=None)\n--\n\n" WHAT                                            \
+         " elementwise, with NumPy broadcasting; either may be a number."
+#define UNARY_DOC(NAME, WHAT) NAME "(input, *, out=None)\n--\n\n" WHAT " elementwise."
+
+PyMethodDef pdt_math_functions[] = {
+    {"add", FASTCALL(fn_add),
+     "add(input, other, *, alpha=1, out=None)\n--\n\ninput + alpha * other elementwise, with "
+     "NumPy broadcasting; either may be a number."},
+    {"sub", FASTCALL(fn_sub),
+     "sub(input, other, *, alpha=1, out=None)\n--\n\ninput - alpha * other elementwise, with "
+     "NumPy broadcasting; either may be a number."},
+    {"mul", FASTCALL(fn_mul), BINARY_DOC("mul", "input * other")},
+    {"div", FASTCALL(fn_div),
+     "div(input, other, *, rounding_mode=None, out=None)\n--\n\ninput / other elementwise "
+     "(integers give float32); rounding_mode='floor' is floor_divide."},
+    {"true_divide", FASTCALL(fn_true_divide), BINARY_DOC("true_divide", "input / other")},
+    {"floor_divide", FASTCALL(fn_floor_divide),
+     BINARY_DOC("floor_divide", "input // other (rounding toward -inf; integer // 0 is 0)")},
+    {"remainder", FASTCALL(fn_remainder),
+     BINARY_DOC("remainder", "input % other (the sign of other; integer % 0 is 0)")},
+    {"pow", FASTCALL(fn_pow),
+     "pow(input, exponent, *, out=None)\n--\n\ninput ** exponent elementwise, with NumPy "
+     "broadcasting; either may be a number."},
+    {"maximum", FASTCALL(fn_maximum), BINARY_DOC("maximum", "The larger of input and other (NaN wins)")},
+    {"minimum", FASTCALL(fn_minimum), BINARY_DOC("minimum", "The smaller of input and other (NaN wins)")},
+    {"eq", FASTCALL(fn_eq), BINARY_DOC("eq", "input == other as a bool tensor")},
+    {"ne", FASTCALL(fn_ne), BINARY_DOC("ne", "input != other as a bool tensor")},
+    {"lt", FASTCALL(fn_lt), BINARY_DOC("lt", "input < other as a bool tensor")},
+    {"le", FASTCALL(fn_le), BINARY_DOC("le", "input <= other as a bool tensor")},
+    {"gt", FASTCALL(fn_gt), BINARY_DOC("gt", "input > other as a bool tensor")},
+    {"ge", FASTCALL(fn_ge), BINARY_DOC("ge", "input >= other as a bool tensor")},
+    {"neg", FASTCALL(fn_neg), UNARY_DOC("neg", "-input")},
+    {"abs", FASTCALL(fn_abs), UNARY_DOC("abs", "|input|")},
+    {"exp", FASTCALL(fn_exp), UNARY_DOC("exp", "e ** input (integers give float32)")},
+    {"log", FASTCALL(fn_log), UNARY_DOC("log", "The natural logarithm (integers give float32)")},
+    {"sqrt", FASTCALL(fn_sqrt), UNARY_DOC("sqrt", "The square root (integers give float32)")},
+    {"sin", FASTCALL(fn_sin), UNARY_DOC("sin", "The sine (integers give float32)")},
+    {"cos", FASTCALL(fn_cos), UNARY_DOC("cos", "The cosine (integers give float32)")},
+    {"tanh", FASTCALL(fn_tanh), UNARY_DOC("tanh", "The hyperbolic tangent (integers give float32)")},
+    {"sigmoid", FASTCALL(fn_sigmoid),
+     UNARY_DOC("sigmoid", "1 / (1 + exp(-input)) (integers give float32)")},
+    {"relu", FASTCALL(fn_relu), UNARY_DOC("relu", "max(input, 0), NaN kept")},
+    {"clamp", FASTCALL(fn_clamp),
+     "clamp(input, min=None, max=None, *, out=None)\n--\n\nmin(max(input, min), max) "
+     "elementwise; the bounds are numbers or tensors; NaN is kept."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef pdt_math_methods[] = {
+    {"add", FASTCALL(m_add), "add(other, *, alpha=1)\n--\n\nself + alpha * other."},
+    {"sub", FASTCALL(m_sub), "sub(other, *, alpha=1)\n--\n\nself - alpha * other."},
+    {"mul", FASTCALL(m_mul), "mul(other)\n--\n\nself * other."},
+    {"div", FASTCALL(m_div), "div(other, *, rounding_mode=None)\n--\n\nself / other."},
+    {"true_divide", FASTCALL(m_true_divide), "true_divide(other)\n--\n\nself / other."},
+    {"floor_divide", FASTCALL(m_floor_divide), "floor_divide(other)\n--\n\nself // other."},
+    {"remainder", FASTCALL(m_remainder), "remainder(other)\n--\n\nself % other."},
+    {"pow", FASTCALL(m_pow), "pow(exponent)\n--\n\nself ** exponent."},
+    {"maximum", FASTCALL(m_maximum), "maximum(other)\n--\n\nThe larger of self and other."},
+    {"minimum", FASTCALL(m_minimum), "minimum(other)\n--\n\nThe smaller of self and other."},
+    {"eq", FASTCALL(m_eq), "eq(other)\n--\n\nself == other."},
+    {"ne", FASTCALL(m_ne), "ne(other)\n--\n\nself != other."},
+    {"lt", FASTCALL(m_lt), "lt(other)\n--\n\nself < other."},
+    {"le", FASTCALL(m_le), "le(other)\n--\n\nself <= other."},
+    {"gt", FASTCALL(m_gt), "gt(other)\n--\n\nself > other."},
+    {"ge", FASTCALL(m_ge), "ge(other)\n--\n\nself >= other."},
+    {"neg", FASTCALL(m_neg), "neg()\n--\n\n-self."},
+    {"abs", FASTCALL(m_abs), "abs()\n--\n\n|self|."},
+    {"exp", FASTCALL(m_exp), "exp()\n--\n\ne ** self."},
+    {"log", FASTCALL(m_log), "log()\n--\n\nThe natural logarithm."},
+    {"sqrt", FASTCALL(m_sqrt), "sqrt()\n--\n\nThe square root."},
+    {"sin", FASTCALL(m_sin), "sin()\n--\n\nThe sine."},
+    {"cos", FASTCALL(m_cos), "cos()\n--\n\nThe cosine."},
+    {"tanh", FASTCALL(m_tanh), "tanh()\n--\n\nThe hyperbolic tangent."},
+    {"sigmoid", FASTCALL(m_sigmoid), "sigmoid()\n--\n\n1 / (1 + exp(-self))."},
+    {"relu", FASTCALL(m_relu), "relu()\n--\n\nmax(self, 0)."},
+    {"clamp", FASTCALL(m_clamp), "clamp(min=None, max=None)\n--\n\nmin(max(self, min), max)."},
+    /* in place: each returns self */
+    {"add_", FASTCALL(m_add_), "add_(other, *, alpha=1)\n--\n\nself += alpha * other."},
+    {"sub_", FASTCALL(m_sub_), "sub_(other, *, alpha=1)\n--\n\nself -= alpha * other."},
+    {"mul_", FASTCALL(m_mul_), "mul_(other)\n--\n\nself *= other."},
+    {"div_", FASTCALL(m_div_), "div_(other, *, rounding_mode=None)\n--\n\nself /= other."},
+    {"true_divide_", FASTCALL(m_true_divide_), "true_divide_(other)\n--\n\nself /= other."},
+    {"floor_divide_", FASTCALL(m_floor_divide_), "floor_divide_(other)\n--\n\nself //= other."},
+    {"remainder_", FASTCALL(m_remainder_), "remainder_(other)\n--\n\nself %= other."},
+    {"pow_", FASTCALL(m_pow_), "pow_(exponent)\n--\n\nself **= exponent."},
+    {"neg_", FASTCALL(m_neg_), "neg_()\n--\n\nself = -self."},
+    {"abs_", FASTCALL(m_abs_), "abs_()\n--\n\nself = |self|."},
+    {"exp_", FASTCALL(m_exp_), "exp_()\n--\n\nself = e ** self."},
+    {"log_", FASTCALL(m_log_), "log_()\n--\n\nself = log(self)."},
+    {"sqrt_", FASTCALL(m_sqrt_), "sqrt_()\n--\n\nself = sqrt(self)."},
+    {"sin_", FASTCALL(m_sin_), "sin_()\n--\n\nself = sin(self)."},
+    {"cos_", FASTCALL(m_cos_), "cos_()\n--\n\nself = cos(self)."},
+    {"tanh_", FASTCALL(m_tanh_), "tanh_()\n--\n\nself = tanh(self)."},
+    {"sigmoid_", FASTCALL(m_sigmoid_), "sigmoid_()\n--\n\nself = sigmoid(self)."},
+    {"relu_", FASTCALL(m_relu_), "relu_()\n--\n\nself = max(self, 0)."},
+    {"clamp_", FASTCALL(m_clamp_), "clamp_(min=None, max=None)\n--\n\nClamps self in place."},
+    {"fill_", FASTCALL(m_fill_), "fill_(value)\n--\n\nEvery element becomes value; returns self."},
+    {"zero_", m_zero_, METH_NOARGS, "zero_()\n--\n\nEvery element becomes 0; returns self."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyType_Slot pdt_math_slots[] = {
+    {Py_nb_add, nb_add},
+    {Py_nb_subtract, nb_subtract},
+    {Py_nb_multiply, nb_multiply},
+    {Py_nb_true_divide, nb_true_divide},
+    {Py_nb_floor_divide, nb_floor_divide},
+    {Py_nb_remainder, nb_remainder},
+    {Py_nb_power, nb_power},
+    {Py_nb_inplace_add, nb_inplace_add},
+    {Py_nb_inplace_subtract, nb_inplace_subtract},
+    {Py_nb_inplace_multiply, nb_inplace_multiply},
+    {Py_nb_inplace_true_divide, nb_inplace_true_divide},
+    {Py_nb_inplace_floor_divide, nb_inplace_floor_divide},
+    {Py_nb_inplace_remainder, nb_inplace_remainder},
+    {Py_nb_inplace_power, nb_inplace_power},
+    {Py_nb_negative, nb_negative},
+    {Py_nb_positive, nb_positive},
+    {Py_nb_absolute, nb_absolute},
+    {Py_tp_richcompare, tensor_richcompare},
+    {Py_tp_hash, tensor_hash},
+    {0, NULL},
+};

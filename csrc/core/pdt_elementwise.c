@@ -1,0 +1,509 @@
+/* pdt_elementwise.c - validation and dispatch of the elementwise ops (see
+ * pdt_elementwise.h and its notes).  The order is always: every check, then
+ * the allocations and casts into temporaries, then one backend call (plus one
+ * cast into the output when its dtype differs from the result's), so that a
+ * failed check never leaves an output half-written. */
+#include "pdt_elementwise.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pdt_ops.h"
+
+#define NO_DTYPE (-1)
+/* The default floating dtype: Python floats and float results of integer
+ * inputs (pydevtensor has no set_default_dtype). */
+#define DEFAULT_FLOAT PDT_FLOAT32
+
+static const char *shape_str(int ndim, const int64_t *shape, char *buf, size_t n)
+{
+    size_t used = (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < ndim && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
+                                 (long long)shape[i]);
+    if (used < n)
+        snprintf(buf + used, n - used, ndim == 1 ? ",)" : ")");
+    return buf;
+}
+
+/* ---- dtypes: Note [elementwise dtypes] ---- */
+
+static int category(int dt) { return dt == PDT_BOOL ? 0 : pdt_dtype_is_floating(dt) ? 2 : 1; }
+
+static int promote_defined(int a, int b)
+{
+    return a == NO_DTYPE ? b : b == NO_DTYPE ? a : (int)pdt_promote(a, b);
+}
+
+/* PyTorch's combine_categories: a lower-priority group only counts when its
+ * category is higher. */
+static int combine(int higher, int lower)
+{
+    if (higher != NO_DTYPE && pdt_dtype_is_floating(higher))
+        return higher;
+    if (higher == PDT_BOOL || (lower != NO_DTYPE && pdt_dtype_is_floating(lower)))
+        return promote_defined(higher, lower);
+    return higher != NO_DTYPE ? higher : lower;
+}
+
+static pdt_dtype result_type(int n, const pdt_arg *args)
+{
+    int dim = NO_DTYPE, zero = NO_DTYPE, wrapped = NO_DTYPE;
+    for (int i = 0; i < n; i++) {
+        const pdt_tensor *t = args[i].t;
+        if (t && t->ndim > 0)
+            dim = promote_defined(dim, t->dtype);
+        else if (t)
+            zero = promote_defined(zero, t->dtype);
+        else
+            wrapped = promote_defined(wrapped, args[i].is_bool        ? PDT_BOOL
+                                               : args[i].s.is_float ? DEFAULT_FLOAT
+                                                                    : PDT_INT64);
+    }
+    int r = combine(dim, combine(zero, wrapped));
+    return r == NO_DTYPE ? DEFAULT_FLOAT : (pdt_dtype)r;
+}
+
+static int is_comparison(pdt_binary_op op) { return op >= PDT_OP_EQ && op <= PDT_OP_GE; }
+
+static pdt_status binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+                                pdt_dtype *compute, pdt_dtype *res)
+{
+    pdt_arg args[2] = {a, b};
+    pdt_dtype c = result_type(2, args);
+    if (op == PDT_OP_DIV && !pdt_dtype_is_floating(c))
+        c = DEFAULT_FLOAT;
+    if (c == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_REMAINDER ||
+                          op == PDT_OP_POW))
+        return pdt_fail(PDT_ERR_TYPE,
+                        "%s: not supported for two bool operands (as in PyTorch); convert one "
+                        "with .int() or .float() first%s",
+                        name, op == PDT_OP_SUB ? ", or use `!=` for a logical xor" : "");
+    *compute = c;
+    *res = is_comparison(op) ? PDT_BOOL : c;
+    return PDT_OK;
+}
+
+/* PyTorch's canCast: no floating value into an integer or bool, nothing but a
+ * bool into a bool. */
+static int can_cast(pdt_dtype from, pdt_dtype to) { return category(from) <= category(to); }
+
+/* The scalar x in the compute dtype c, as the backends read it. */
+static pdt_status scalar_for(const char *name, pdt_dtype c, pdt_arg x, pdt_scalar *out)
+{
+    memset(out, 0, sizeof *out);
+    if (pdt_dtype_is_floating(c)) {
+        out->is_float = 1;
+        out->f = x.s.is_float ? x.s.f : (double)x.s.i;
+        return PDT_OK;
+    }
+    int64_t v = x.s.is_float ? (int64_t)x.s.f : x.s.i;
+    if (c == PDT_INT32 && (v < INT32_MIN || v > INT32_MAX))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: the value %lld cannot be converted to int32 without overflow", name,
+                        (long long)v);
+    out->i = c == PDT_BOOL ? v != 0 : v;
+    return PDT_OK;
+}
+
+/* ---- shapes ---- */
+
+/* The broadcast shape of a and b (either may be NULL for a scalar). */
+static pdt_status broadcast_shape(const char *name, const pdt_tensor *a, const pdt_tensor *b,
+                                  int *ndim, int64_t *shape)
+{
+    int na = a ? a->ndim : 0, nb = b ? b->ndim : 0;
+    int n = na > nb ? na : nb;
+    for (int i = 0; i < n; i++) {
+        int ia = i - (n - na), ib = i - (n - nb);
+        int64_t sa = ia >= 0 ? a->shape[ia] : 1, sb = ib >= 0 ? b->shape[ib] : 1;
+        if (sa != sb && sa != 1 && sb != 1) {
+            char as[160], bs[160];
+            return pdt_fail(PDT_ERR_VALUE,
+                            "%s: the size of tensor a (%lld) must match the size of tensor b "
+                            "(%lld) at non-singleton dimension %d: shapes %s and %s cannot be "
+                            "broadcast together",
+                            name, (long long)sa, (long long)sb, i,
+                            shape_str(na, a->shape, as, sizeof as),
+                            shape_str(nb, b->shape, bs, sizeof bs));
+        }
+        shape[i] = sa == 1 ? sb : sa;
+    }
+    *ndim = n;
+    return PDT_OK;
+}
+
+static int64_t numel_of(int ndim, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++)
+        n *= shape[i];
+    return n;
+}
+
+/* v becomes a borrowed view of x at the broadcast shape (stride 0 where x has
+ * size 1 or no dimension).  v holds no storage reference: never release it. */
+static void broadcast_view(const pdt_tensor *x, int ndim, const int64_t *shape, pdt_tensor *v)
+{
+    int64_t strides[PDT_MAX_DIMS];
+    for (int i = 0; i < ndim; i++) {
+        int j = i - (ndim - x->ndim);
+        strides[i] = j >= 0 && x->shape[j] != 1 ? x->strides[j] : 0;
+    }
+    *v = *x;
+    v->ndim = ndim;
+    memcpy(v->shape, shape, (size_t)ndim * sizeof *shape);
+    memcpy(v->strides, strides, (size_t)ndim * sizeof *strides);
+}
+
+/* The output must have the broadcast shape, a dtype the result casts to, and
+ * one memory location per element. */
+static pdt_status check_output(const char *name, const pdt_tensor *out, int ndim,
+                               const int64_t *shape, pdt_dtype res)
+{
+    char os[160], bs[160];
+    int same = out->ndim == ndim;
+    for (int i = 0; same && i < ndim; i++)
+        same = out->shape[i] == shape[i];
+    if (!same)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: the output with shape %s doesn't match the broadcast shape %s "
+                        "(outputs are not resized)",
+                        name, shape_str(out->ndim, out->shape, os, sizeof os),
+                        shape_str(ndim, shape, bs, sizeof bs));
+    if (!can_cast(res, out->dtype))
+        return pdt_fail(PDT_ERR_TYPE,
+                        "%s: result type %s can't be cast to the desired output type %s", name,
+                        pdt_dtype_name(res), pdt_dtype_name(out->dtype));
+    for (int i = 0; i < ndim; i++)
+        if (out->strides[i] == 0 && out->shape[i] > 1)
+            return pdt_fail(PDT_ERR_VALUE,
+                            "%s: unsupported operation: more than one element of the written-to "
+                            "tensor refers to a single memory location (stride 0 at dimension "
+                            "%d); clone() it first",
+                            name, i);
+    return PDT_OK;
+}
+
+/* ---- overlap between an input and the output ---- */
+
+/* The byte range [*lo, *hi) that t's elements span. */
+static void byte_span(const pdt_tensor *t, const char **lo, const char **hi)
+{
+    int64_t elsize = (int64_t)pdt_dtype_size(t->dtype);
+    const char *base = pdt_tensor_ptr(t);
+    int64_t below = 0, above = elsize;
+    for (int i = 0; i < t->ndim; i++) {
+        int64_t ext = (t->shape[i] - 1) * t->strides[i] * elsize;
+        if (ext < 0)
+            below += ext;
+        else
+            above += ext;
+    }
+    *lo = base + below;
+    *hi = base + above;
+}
+
+/* 1 when v (a view at out's shape) shares memory with out other than element
+ * for element: then out's writes could reach v before v is read.  An input
+ * that is out itself (x.add_(y) reads x[i] just before writing it) is fine. */
+static int overlaps_partly(const pdt_tensor *v, const pdt_tensor *out)
+{
+    const char *vlo, *vhi, *olo, *ohi;
+    byte_span(v, &vlo, &vhi);
+    byte_span(out, &olo, &ohi);
+    if (vhi <= olo || ohi <= vlo)
+        return 0;
+    if (pdt_tensor_ptr(v) != pdt_tensor_ptr(out) || v->dtype != out->dtype)
+        return 1;
+    for (int i = 0; i < out->ndim; i++)
+        if (out->shape[i] > 1 && v->strides[i] != out->strides[i])
+            return 1;
+    return 0;
+}
+
+/* ---- operands ---- */
+
+/* One input made ready for the backend: a scalar in the compute dtype, or the
+ * tensor itself when it already has the output's shape and dtype, or a view
+ * at the output's shape of the tensor or of its temporary (a cast to the
+ * compute dtype, or a copy when it partly overlaps the output).  The structs
+ * are left uninitialised except for has_tmp (they are large, and the small-op
+ * path should not spend its time zeroing them). */
+typedef struct prepared {
+    pdt_operand op;
+    int has_tmp;     /* tmp holds a reference to release */
+    pdt_tensor view; /* borrowed view: op.t may point here */
+    pdt_tensor tmp;
+} prepared;
+
+static void prepared_release(prepared *p)
+{
+    if (p->has_tmp)
+        pdt_tensor_release(&p->tmp);
+    p->has_tmp = 0;
+}
+
+/* Copies x (cast to dtype) into p->tmp, a new contiguous tensor. */
+static pdt_status copy_to_temp(const pdt_tensor *x, pdt_dtype dtype, prepared *p)
+{
+    pdt_status st = pdt_tensor_empty(x->device, dtype, x->ndim, x->shape, 0, &p->tmp);
+    if (st != PDT_OK)
+        return st;
+    p->has_tmp = 1;
+    if (numel_of(x->ndim, x->shape) == 0)
+        return PDT_OK;
+    return pdt_backend_of(x->device.kind)->copy_cast(&p->tmp, x);
+}
+
+static int same_shape(const pdt_tensor *a, const pdt_tensor *b)
+{
+    if (a->ndim != b->ndim)
+        return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i])
+            return 0;
+    return 1;
+}
+
+/* x.t: the tensor; x.s already converted when it is a scalar.  target: the
+ * tensor the backend will write; fresh: target is a new tensor (no overlap
+ * with anything). */
+static pdt_status prepare(pdt_arg x, pdt_dtype compute, const pdt_tensor *target, int fresh,
+                          prepared *p)
+{
+    p->has_tmp = 0;
+    if (!x.t) {
+        p->op.t = NULL;
+        p->op.s = x.s;
+        return PDT_OK;
+    }
+    memset(&p->op.s, 0, sizeof p->op.s);
+    const pdt_tensor *src = x.t;
+    pdt_status st;
+    if (src->dtype != compute) {
+        st = copy_to_temp(src, compute, p);
+        if (st != PDT_OK)
+            return st;
+        src = &p->tmp;
+    } else if (!fresh) {
+        broadcast_view(src, target->ndim, target->shape, &p->view);
+        if (overlaps_partly(&p->view, target)) {
+            st = copy_to_temp(src, compute, p);
+            if (st != PDT_OK)
+                return st;
+            src = &p->tmp;
+        }
+    }
+    if (same_shape(src, target)) {
+        p->op.t = src;
+    } else {
+        broadcast_view(src, target->ndim, target->shape, &p->view);
+        p->op.t = &p->view;
+    }
+    return PDT_OK;
+}
+
+/* Where the backend writes: the new result, the output itself, or (when the
+ * output's dtype differs from the result's) a temporary cast into it after. */
+static pdt_status make_target(pdt_device dev, pdt_dtype res, int ndim, const int64_t *shape,
+                              const pdt_tensor *out, pdt_tensor *result, prepared *tmp,
+                              const pdt_tensor **target)
+{
+    pdt_status st = PDT_OK;
+    tmp->has_tmp = 0;
+    if (!out) {
+        st = pdt_tensor_empty(dev, res, ndim, shape, 0, result);
+        *target = result;
+    } else if (out->dtype == res) {
+        *target = out;
+    } else {
+        st = pdt_tensor_empty(dev, res, ndim, shape, 0, &tmp->tmp);
+        tmp->has_tmp = st == PDT_OK;
+        *target = &tmp->tmp;
+    }
+    return st;
+}
+
+/* ---- binary ---- */
+
+/* The most common call, kept short (Note [lean operators] in tensor_math.c):
+ * two tensors of one dtype and shape on one device, and a new result.  Then
+ * there is nothing to promote, broadcast, cast or overlap.  Returns 0 when the
+ * call is not of that kind. */
+static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+                             const pdt_tensor *out, pdt_tensor *result, pdt_status *st)
+{
+    if (out || !a.t || !b.t || a.t->dtype != b.t->dtype ||
+        !pdt_device_eq(a.t->device, b.t->device) || !same_shape(a.t, b.t))
+        return 0;
+    pdt_dtype dt = a.t->dtype;
+    if (!pdt_dtype_is_floating(dt) &&
+        (op == PDT_OP_DIV || (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV ||
+                                                 op == PDT_OP_REMAINDER || op == PDT_OP_POW))))
+        return 0;
+    *st = pdt_tensor_empty(a.t->device, is_comparison(op) ? PDT_BOOL : dt, a.t->ndim,
+                           a.t->shape, 0, result);
+    if (*st != PDT_OK)
+        return 1;
+    pdt_note_op(name, a.t->device);
+    if (numel_of(a.t->ndim, a.t->shape) == 0)
+        return 1;
+    pdt_operand oa = {a.t, {0, 0, 0}}, ob = {b.t, {0, 0, 0}};
+    *st = pdt_backend_of(a.t->device.kind)->binary(op, result, oa, ob);
+    if (*st != PDT_OK)
+        pdt_tensor_release(result);
+    return 1;
+}
+
+pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+                      const pdt_tensor *out, pdt_tensor *result)
+{
+    pdt_status st;
+    if (binary_same_shape(name, op, a, b, out, result, &st))
+        return st;
+    static const char *const arg_names[3] = {"input", "other", "out"};
+    const pdt_tensor *ts[3] = {a.t, b.t, out};
+    pdt_device dev;
+    pdt_dtype compute = PDT_FLOAT32, res = PDT_FLOAT32;
+    int ndim = 0;
+    int64_t shape[PDT_MAX_DIMS];
+
+    st = pdt_same_device(name, 3, ts, arg_names, &dev);
+    if (st == PDT_OK)
+        st = binary_dtypes(name, op, a, b, &compute, &res);
+    if (st == PDT_OK)
+        st = broadcast_shape(name, a.t, b.t, &ndim, shape);
+    if (st == PDT_OK && out)
+        st = check_output(name, out, ndim, shape, res);
+    if (st == PDT_OK && !a.t)
+        st = scalar_for(name, compute, a, &a.s);
+    if (st == PDT_OK && !b.t)
+        st = scalar_for(name, compute, b, &b.s);
+    if (st == PDT_OK && op == PDT_OP_POW && !pdt_dtype_is_floating(compute) && !b.t &&
+        b.s.i < 0)
+        st = pdt_fail(PDT_ERR_VALUE,
+                      "%s: Integers to negative integer powers are not allowed (exponent %lld "
+                      "for an %s base); use a float base",
+                      name, (long long)b.s.i, pdt_dtype_name(compute));
+    if (st != PDT_OK)
+        return st;
+
+    /* Nothing below fails for a reason the checks above could have seen. */
+    prepared pa, pb, tmp_out;
+    const pdt_tensor *target = NULL;
+    pa.has_tmp = pb.has_tmp = 0;
+    st = make_target(dev, res, ndim, shape, out, result, &tmp_out, &target);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op(name, dev);
+    if (numel_of(ndim, shape) == 0)
+        goto done;
+    st = prepare(a, compute, target, target != out, &pa);
+    if (st == PDT_OK)
+        st = prepare(b, compute, target, target != out, &pb);
+    if (st == PDT_OK)
+        st = pdt_backend_of(dev.kind)->binary(op, target, pa.op, pb.op);
+    if (st == PDT_OK && tmp_out.has_tmp)
+        st = pdt_backend_of(dev.kind)->copy_cast(out, &tmp_out.tmp);
+done:
+    prepared_release(&pa);
+    prepared_release(&pb);
+    prepared_release(&tmp_out);
+    if (st != PDT_OK && !out)
+        pdt_tensor_release(result);
+    return st;
+}
+
+/* ---- unary ---- */
+
+static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tensor *x,
+                              const pdt_arg *lo, const pdt_arg *hi, pdt_dtype *res)
+{
+    pdt_dtype c = x->dtype;
+    switch (op) {
+    case PDT_OP_NEG:
+        if (c == PDT_BOOL)
+            return pdt_fail(PDT_ERR_TYPE,
+                            "%s: negation, the `-` operator, on a bool tensor is not supported "
+                            "(as in PyTorch); use `~` or `x == False` to invert a mask",
+                            name);
+        break;
+    case PDT_OP_CLAMP: {
+        pdt_arg args[3];
+        int n = 0;
+        args[n++] = (pdt_arg){x, {0, 0, 0}, 0};
+        if (!lo && !hi)
+            return pdt_fail(PDT_ERR_VALUE, "%s: at least one of 'min' or 'max' must be given",
+                            name);
+        if (lo)
+            args[n++] = *lo;
+        if (hi)
+            args[n++] = *hi;
+        c = result_type(n, args);
+        if (c == PDT_BOOL)
+            return pdt_fail(PDT_ERR_TYPE, "%s: not supported for bool tensors with bool bounds",
+                            name);
+        break;
+    }
+    case PDT_OP_ABS:
+    case PDT_OP_RELU: break;
+    default: /* exp, log, sqrt, sin, cos, tanh, sigmoid */
+        if (!pdt_dtype_is_floating(c))
+            c = DEFAULT_FLOAT;
+        break;
+    }
+    *res = c;
+    return PDT_OK;
+}
+
+/* A clamp bound as a double; NaN (no bound on that side) when not given. */
+static double bound_value(const pdt_arg *b)
+{
+    if (!b)
+        return NAN;
+    return b->s.is_float ? b->s.f : (double)b->s.i;
+}
+
+pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x,
+                     const pdt_arg *lo, const pdt_arg *hi, const pdt_tensor *out,
+                     pdt_tensor *result)
+{
+    static const char *const arg_names[2] = {"input", "out"};
+    const pdt_tensor *ts[2] = {x, out};
+    pdt_device dev;
+    pdt_dtype res = PDT_FLOAT32;
+    pdt_status st = pdt_same_device(name, 2, ts, arg_names, &dev);
+    if (st == PDT_OK && op == PDT_OP_CLAMP && ((lo && lo->t) || (hi && hi->t)))
+        st = pdt_fail(PDT_ERR_TYPE, "%s: the core takes scalar bounds only", name);
+    if (st == PDT_OK)
+        st = unary_dtype(name, op, x, lo, hi, &res);
+    if (st == PDT_OK && out)
+        st = check_output(name, out, x->ndim, x->shape, res);
+    if (st != PDT_OK)
+        return st;
+    double lo_v = op == PDT_OP_CLAMP ? bound_value(lo) : NAN;
+    double hi_v = op == PDT_OP_CLAMP ? bound_value(hi) : NAN;
+
+    prepared px, tmp_out;
+    const pdt_tensor *target = NULL;
+    px.has_tmp = 0;
+    st = make_target(dev, res, x->ndim, x->shape, out, result, &tmp_out, &target);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op(name, dev);
+    if (numel_of(x->ndim, x->shape) == 0)
+        goto done;
+    st = prepare((pdt_arg){x, {0, 0, 0}, 0}, res, target, target != out, &px);
+    if (st == PDT_OK)
+        st = pdt_backend_of(dev.kind)->unary(op, target, px.op.t, lo_v, hi_v);
+    if (st == PDT_OK && tmp_out.has_tmp)
+        st = pdt_backend_of(dev.kind)->copy_cast(out, &tmp_out.tmp);
+done:
+    prepared_release(&px);
+    prepared_release(&tmp_out);
+    if (st != PDT_OK && !out)
+        pdt_tensor_release(result);
+    return st;
+}

@@ -1,0 +1,101 @@
+/* pdt_elementwise.h - the validated entry points of the elementwise ops:
+ * binary ops with NumPy broadcasting and PyTorch's dtype promotion, and unary
+ * ops, each in an allocating, an out= and an in-place form.
+ *
+ * One function per kind of op does every check once (the same-device rule,
+ * broadcasting, dtypes, scalar ranges, the output's shape and dtype, overlap),
+ * casts inputs in temporaries only where the compute dtype differs, notes the
+ * op for placement logging and dispatches to the device's backend.  The calls
+ * take no lock and touch no Python: the bindings release the GIL around them.
+ *
+ * Note [elementwise dtypes]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * As in PyTorch (its ResultTypeState), operands come in three priorities:
+ * tensors with dimensions, 0-dim tensors, and Python scalars.  Within the
+ * first group dtypes promote along bool < int32 < int64 < float32 < float64;
+ * a lower group only matters when it is of a higher category (bool < integer
+ * < floating), and then it brings its own dtype (a 0-dim float64 tensor) or
+ * the default one (a Python float: float32; a Python int: int64).  So
+ * float32 * 2.0 is float32, int32 + 1 is int32, int32 * 1.5 is float32, bool
+ * + True is bool and bool + 1 is int64.  Then, per op:
+ *   - `/` (true division) and exp/log/sqrt/sin/cos/tanh/sigmoid of integers
+ *     or bools compute and return float32;
+ *   - comparisons compute in the promoted dtype and return bool;
+ *   - bools add as `or` and multiply as `and` (maximum/minimum likewise);
+ *     `-`, `//`, `%` and `**` refuse two bools, and `-x` a bool tensor, as
+ *     PyTorch does;
+ *   - clamp promotes the tensor with its bounds like a binary op.
+ * An out= or in-place output must be able to hold the result dtype under
+ * PyTorch's casting rule (no float into an integer, nothing but bool into a
+ * bool): x += 1.5 for an int64 x fails with "result type float32 can't be
+ * cast to the desired output type int64".
+ *
+ * Note [0-dim tensors stay where they are]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * PyTorch lets a 0-dim CPU tensor join an op on a GPU (it copies the value
+ * over behind the scenes).  We do not: no transfer is ever implicit, so a
+ * 0-dim tensor obeys the same-device rule like any other tensor and the op
+ * raises, naming both devices.  Python scalars are fine on every device (they
+ * travel by value in the kernel's arguments); use x.item() or x.to(device)
+ * to say which copy you want.
+ *
+ * Note [integer division by zero]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * PyTorch raises ZeroDivisionError on the CPU and returns whatever the GPU
+ * computes on CUDA; NumPy returns 0 (with a warning).  We return 0 for both
+ * x // 0 and x % 0 of integers, on every device, with no warning and no
+ * synchronisation: a deterministic answer, the same on the CPU and the GPU.
+ * INT_MIN // -1 wraps to INT_MIN and INT_MIN % -1 is 0, as in NumPy (C would
+ * trap).  Floats follow IEEE: x // 0 is +-inf or nan, x % 0 is nan.
+ *
+ * Note [integer powers]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * An integer raised to a negative integer *scalar* exponent raises
+ * "Integers to negative integer powers are not allowed", as in PyTorch.  A
+ * negative exponent inside an integer *tensor* cannot be seen without reading
+ * the data (a synchronisation on a GPU), so there, as in PyTorch's kernels,
+ * the result is what the real power truncates to: 1 for a base of 1, +-1 for
+ * -1, and 0 otherwise (0 ** negative is 0 too).  Integer powers wrap on
+ * overflow, like every other integer op.
+ */
+#ifndef PDT_ELEMENTWISE_H
+#define PDT_ELEMENTWISE_H
+
+#include "pdt_backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One input as the bindings see it: a tensor (any shape, dtype and device),
+ * or a Python scalar when t is NULL.  A Python bool is an integer scalar with
+ * is_bool set (it does not widen a bool tensor; an int does). */
+typedef struct pdt_arg {
+    const pdt_tensor *t;
+    pdt_scalar s;
+    int is_bool;
+} pdt_arg;
+
+/* out = op(a, b) with broadcasting.  At least one of a and b is a tensor.
+ *   out == NULL: *result becomes a new contiguous tensor on the inputs' device.
+ *   out != NULL: the values are written into out (the out= and the in-place
+ *                forms; for x.add_(y), out is x's tensor and so is a.t), which
+ *                must have the broadcast shape and a dtype the result casts to;
+ *                result is not touched (may be NULL).
+ * name is the op as the user wrote it ("add", "add_", "__iadd__"); messages
+ * use it.  On failure nothing has been written. */
+pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+                      const pdt_tensor *out, pdt_tensor *result);
+
+/* out = op(x), the same shape.  lo and hi are the scalar bounds of
+ * PDT_OP_CLAMP (NULL: no bound on that side; at least one is given; a NaN
+ * bound counts as none) and are ignored by the other ops.  out and result as
+ * in pdt_binary. */
+pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x,
+                     const pdt_arg *lo, const pdt_arg *hi, const pdt_tensor *out,
+                     pdt_tensor *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PDT_ELEMENTWISE_H */

@@ -1,0 +1,688 @@
+"""Elementwise ops (issue 4): binary ops with broadcasting and scalars, comparisons,
+unary ops, dtype promotion, the in-place and out= forms, and the error table.
+
+References are NumPy.  Floating results are compared with NumPy in float64 on the
+inputs cast to the compute dtype, the reference then rounded to the result dtype,
+with |got - ref| <= atol + rtol * |ref| where
+    float32: atol = rtol = 2e-6 (a few float32 ulp: libm and CUDA's exp/sin/pow are
+             within 1-2 ulp, the arithmetic ops are exact after rounding);
+    float64: atol = rtol = 1e-12.
+Equal infinities and NaN in the same places count as equal.  Integer and bool
+results must be exact.  Floor division and remainder of floats are compared with
+NumPy computing in the compute dtype itself (NumPy and we both use Python's
+algorithm; in float64 a quotient on an integer boundary may round differently).
+"""
+import math
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import pydevtensor as pdt
+from conftest import DTYPES
+
+GPU_DEVICES = [f"cuda:{i}" for i in range(pdt.device_count())] or ["cuda:0"]
+TOL = {"float32": (2e-6, 2e-6), "float64": (1e-12, 1e-12)}
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+# ---------------------------------------------------------------- the reference
+
+CATEGORY = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
+
+
+def expected_compute_dtype(operands):
+    """PyTorch's promotion, stated independently of the C code: the highest
+    category among all operands wins; within it, the highest-priority group present
+    (tensors with dims > 0-dim tensors > Python scalars) gives the dtype: the
+    widest of its tensors, or for scalars the default (float32, int64, bool).
+
+    operands: ("dim" | "zero", dtype name) or ("scalar", python value)."""
+    def dtype_of(kind, v):
+        if kind != "scalar":
+            return v
+        return "bool" if isinstance(v, bool) else "int64" if isinstance(v, int) else "float32"
+    top = max(CATEGORY[dtype_of(*o)] for o in operands)
+    for group in ("dim", "zero", "scalar"):
+        found = [dtype_of(k, v) for k, v in operands if k == group and
+                 CATEGORY[dtype_of(k, v)] == top]
+        if found:
+            return max(found, key=DTYPES.index)
+    raise AssertionError("no operands")
+
+
+def kind_of(x):
+    if isinstance(x, np.ndarray):
+        return ("dim" if x.ndim else "zero", x.dtype.name)
+    return ("scalar", x)
+
+
+def as_tensor(x, device):
+    return pdt.tensor(x, device=device) if isinstance(x, np.ndarray) else x
+
+
+def as_array(x, dtype):
+    with np.errstate(all="ignore"):
+        return np.asarray(x).astype(dtype)
+
+
+def check(got, ref, dtype):
+    """got: a Tensor; ref: NumPy values (any dtype) of the expected result."""
+    assert isinstance(got, pdt.Tensor)
+    assert got.dtype.name == dtype, (got.dtype, dtype)
+    g = got.cpu().numpy()
+    with np.errstate(all="ignore"):
+        r = np.asarray(ref).astype(dtype)
+    assert g.shape == r.shape, (g.shape, r.shape)
+    if dtype not in TOL:
+        np.testing.assert_array_equal(g, r)
+        return
+    atol, rtol = TOL[dtype]
+    g64, r64 = g.astype(np.float64), r.astype(np.float64)
+    with np.errstate(all="ignore"):
+        ok = (g64 == r64) | (np.isnan(g64) & np.isnan(r64))
+        ok |= np.abs(g64 - r64) <= atol + rtol * np.abs(r64)
+    assert ok.all(), f"got {g64[~ok][:5]}, expected {r64[~ok][:5]}"
+
+
+# ---------------------------------------------------------------- strategies
+
+SPECIAL = [0.0, -0.0, math.nan, math.inf, -math.inf]
+
+
+def elements(dtype, small=False):
+    if dtype == "bool":
+        return st.booleans()
+    if dtype in ("int32", "int64"):
+        return st.integers(-6, 6) if small else st.integers(-50, 50)
+    width = 32 if dtype == "float32" else 64
+    bound = 6 if small else 100
+    return st.one_of(st.floats(-bound, bound, width=width), st.sampled_from(SPECIAL))
+
+
+def scalars(small=False):
+    bound = 6 if small else 50
+    return st.one_of(st.booleans(), st.integers(-bound, bound),
+                     st.floats(-bound, bound) | st.sampled_from(SPECIAL))
+
+
+@st.composite
+def operand_pairs(draw, small=False):
+    """Two operands: arrays of broadcastable shapes (0-d and zero-size included) or a
+    Python scalar on one side."""
+    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3,
+                                                    min_side=0, max_side=4)).input_shapes
+    da, db = draw(st.sampled_from(DTYPES)), draw(st.sampled_from(DTYPES))
+    a = draw(hnp.arrays(da, shapes[0], elements=elements(da, small)))
+    b = draw(hnp.arrays(db, shapes[1], elements=elements(db, small)))
+    side = draw(st.sampled_from(["none", "left", "right"]))
+    if side == "left":
+        a = draw(scalars(small))
+    elif side == "right":
+        b = draw(scalars(small))
+    return a, b
+
+
+# name, Python operator, NumPy reference
+ARITHMETIC = [
+    ("add", operator.add, np.add),
+    ("sub", operator.sub, np.subtract),
+    ("mul", operator.mul, np.multiply),
+    ("true_divide", operator.truediv, np.true_divide),
+    ("floor_divide", operator.floordiv, np.floor_divide),
+    ("remainder", operator.mod, np.remainder),
+    ("maximum", None, np.maximum),
+    ("minimum", None, np.minimum),
+]
+COMPARISONS = [
+    ("eq", operator.eq, np.equal),
+    ("ne", operator.ne, np.not_equal),
+    ("lt", operator.lt, np.less),
+    ("le", operator.le, np.less_equal),
+    ("gt", operator.gt, np.greater),
+    ("ge", operator.ge, np.greater_equal),
+]
+BOOL_REFUSED = {"sub", "floor_divide", "remainder", "pow"}
+
+
+def reference_binary(name, ref, a, b):
+    """(result dtype, reference values), or (None, None) when the op must refuse."""
+    compute = expected_compute_dtype([kind_of(a), kind_of(b)])
+    if name == "true_divide" and CATEGORY[compute] < 2:
+        compute = "float32"
+    if compute == "bool" and name in BOOL_REFUSED:
+        return None, None
+    ac, bc = as_array(a, compute), as_array(b, compute)
+    with np.errstate(all="ignore"):
+        if CATEGORY[compute] == 2 and name not in ("floor_divide", "remainder"):
+            values = ref(ac.astype(np.float64), bc.astype(np.float64))
+        else:
+            values = ref(ac, bc)
+    return ("bool" if ref in [c[2] for c in COMPARISONS] else compute), values
+
+
+def run_binary(name, pyop, a, b, device):
+    x, y = as_tensor(a, device), as_tensor(b, device)
+    if pyop is not None:
+        return pyop(x, y)
+    return getattr(pdt, name)(x, y)
+
+
+# ---------------------------------------------------------------- properties
+
+
+@pytest.mark.parametrize("name,pyop,ref", ARITHMETIC + COMPARISONS,
+                         ids=[c[0] for c in ARITHMETIC + COMPARISONS])
+@SETTINGS
+@given(pair=operand_pairs())
+def test_binary_matches_numpy(device, name, pyop, ref, pair):
+    a, b = pair
+    dtype, values = reference_binary(name, ref, a, b)
+    if dtype is None:
+        with pytest.raises(TypeError, match="bool"):
+            run_binary(name, pyop, a, b, device)
+        return
+    if dtype == "int32":
+        for s in (a, b):  # int32 refuses scalars it cannot hold; ours are small
+            assert not isinstance(s, int) or -2**31 <= s < 2**31
+    check(run_binary(name, pyop, a, b, device), values, dtype)
+
+
+def integer_power(a, b):
+    """NumPy's power, and for negative exponents Note [integer powers]: what the real
+    power truncates to (NumPy raises instead)."""
+    a, b = np.broadcast_arrays(a, b)
+    with np.errstate(all="ignore"):
+        positive = np.power(a, np.maximum(b, 0))
+    negative = np.where(a == 1, 1, np.where(a == -1, 1 - 2 * (b & 1), 0)).astype(a.dtype)
+    return np.where(b >= 0, positive, negative)
+
+
+@SETTINGS
+@given(pair=operand_pairs(small=True))
+def test_pow_matches_numpy(device, pair):
+    a, b = pair
+    x, y = as_tensor(a, device), as_tensor(b, device)
+    compute = expected_compute_dtype([kind_of(a), kind_of(b)])
+    if compute == "bool":
+        with pytest.raises(TypeError, match="bool"):
+            x ** y
+        return
+    if CATEGORY[compute] == 1 and not isinstance(y, pdt.Tensor) and b < 0:
+        with pytest.raises(ValueError, match="negative integer powers"):
+            x ** y
+        return
+    power = integer_power if CATEGORY[compute] == 1 else np.power
+    dtype, values = reference_binary("pow", power, a, b)
+    check(x ** y, values, dtype)
+
+
+UNARY = [
+    ("neg", np.negative),
+    ("abs", np.abs),
+    ("exp", np.exp),
+    ("log", np.log),
+    ("sqrt", np.sqrt),
+    ("sin", np.sin),
+    ("cos", np.cos),
+    ("tanh", np.tanh),
+    ("sigmoid", lambda v: 1 / (1 + np.exp(-v))),
+    ("relu", lambda v: np.where(v < 0, np.zeros_like(v), v)),
+]
+FLOAT_RESULT = {"exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid"}
+
+
+@pytest.mark.parametrize("name,ref", UNARY, ids=[u[0] for u in UNARY])
+@SETTINGS
+@given(data=st.data())
+def test_unary_matches_numpy(device, name, ref, data):
+    dtype = data.draw(st.sampled_from(DTYPES))
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5))
+    a = data.draw(hnp.arrays(dtype, shape, elements=elements(dtype)))
+    x = pdt.tensor(a, device=device)
+    if name == "neg" and dtype == "bool":
+        with pytest.raises(TypeError, match="bool"):
+            -x
+        return
+    out_dtype = "float32" if name in FLOAT_RESULT and CATEGORY[dtype] < 2 else dtype
+    with np.errstate(all="ignore"):
+        values = ref(a.astype(out_dtype).astype(np.float64) if CATEGORY[out_dtype] == 2
+                     else a.astype(out_dtype))
+    check(getattr(pdt, name)(x), values, out_dtype)
+    check(getattr(x, name)(), values, out_dtype)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_clamp_matches_numpy(device, data):
+    dtype = data.draw(st.sampled_from(DTYPES[1:]))
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5))
+    a = data.draw(hnp.arrays(dtype, shape, elements=elements(dtype)))
+    bound = st.none() | st.integers(-60, 60) | st.floats(-60, 60)
+    lo, hi = data.draw(bound), data.draw(bound)
+    assume(lo is not None or hi is not None)
+    given_bounds = [("scalar", v) for v in (lo, hi) if v is not None]
+    out_dtype = expected_compute_dtype([kind_of(a)] + given_bounds)
+    v = a.astype(out_dtype)
+    with np.errstate(all="ignore"):
+        if lo is not None:
+            v = np.where(v < lo, np.asarray(lo).astype(out_dtype), v)
+        if hi is not None:
+            v = np.where(v > hi, np.asarray(hi).astype(out_dtype), v)
+    check(pdt.clamp(pdt.tensor(a, device=device), lo, hi), v, out_dtype)
+
+
+# ---------------------------------------------------------------- exact cases
+
+
+def t(values, device, dtype=None):
+    return pdt.tensor(np.asarray(values, dtype=dtype), device=device)
+
+
+def values_of(x):
+    return x.cpu().numpy().tolist()
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+def test_floor_division_and_remainder_signs(device, dtype):
+    a = t([7, -7, 7, -7, 0], device, dtype)
+    b = t([2, 2, -2, -2, 3], device, dtype)
+    assert values_of(a // b) == [3, -4, -4, 3, 0]
+    assert values_of(a % b) == [1, 1, -1, -1, 0]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_division_by_zero_is_zero(device, dtype):
+    # Note [integer division by zero]: NumPy's answer, on every device
+    a = t([5, -5, 0, np.iinfo(dtype).min], device, dtype)
+    zero = t([0, 0, 0, 0], device, dtype)
+    assert values_of(a // zero) == [0, 0, 0, 0]
+    assert values_of(a % zero) == [0, 0, 0, 0]
+    assert values_of(a // 0) == [0, 0, 0, 0]
+    minus_one = t([-1] * 4, device, dtype)
+    low = np.iinfo(dtype).min
+    assert values_of(a // minus_one) == [-5, 5, 0, low]  # MIN // -1 wraps
+    assert values_of(a % minus_one) == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_overflow_wraps(device, dtype):
+    info = np.iinfo(dtype)
+    a = t([info.max, info.min, info.min], device, dtype)
+    assert values_of(a + 1) == [info.min, info.min + 1, info.min + 1]
+    assert values_of(a * 2) == (a.cpu().numpy() * np.array(2, dtype)).tolist()
+    assert values_of(-a) == [-info.max, info.min, info.min]
+    assert values_of(abs(a)) == [info.max, info.min, info.min]
+
+
+def test_float_specials(device):
+    nan, inf = math.nan, math.inf
+    a = t([1.0, -1.0, 0.0, nan, 2.0], device, "float32")
+    b = t([0.0, 0.0, 0.0, 1.0, nan], device, "float32")
+    got = values_of(a / b)
+    assert got[:2] == [inf, -inf] and math.isnan(got[2]) and math.isnan(got[3])
+    got = values_of(a // b)
+    assert got[:2] == [inf, -inf] and all(math.isnan(v) for v in got[2:])
+    assert all(math.isnan(v) for v in values_of(a % b)[:4])
+    mx, mn = values_of(pdt.maximum(a, b)), values_of(pdt.minimum(a, b))
+    assert mx[:3] == [1.0, 0.0, 0.0] and math.isnan(mx[3]) and math.isnan(mx[4])
+    assert mn[:3] == [0.0, -1.0, 0.0] and math.isnan(mn[3]) and math.isnan(mn[4])
+    r = values_of(pdt.relu(a))
+    assert r[:3] == [1.0, 0.0, 0.0] and math.isnan(r[3])
+    c = values_of(a.clamp(-0.5, 0.5))
+    assert c[:3] == [0.5, -0.5, 0.0] and math.isnan(c[3]) and c[4] == 0.5
+    assert values_of(t([3.0], device).clamp(2.0, 1.0)) == [1.0]  # min > max gives max
+    assert values_of(a == a) == [True, True, True, False, True]
+    assert values_of(a != a) == [False, False, False, True, False]
+
+
+def test_integer_powers(device):
+    base = t([2, -3, 1, -1, -1, 0, 5], device, "int64")
+    assert values_of(base ** 3) == [8, -27, 1, -1, -1, 0, 125]
+    assert values_of(2 ** t([0, 1, 10], device, "int32")) == [1, 2, 1024]
+    exp = t([-1, -2, -3, -3, -2, -1, 0], device, "int64")
+    assert values_of(base ** exp) == [0, 0, 1, -1, 1, 0, 1]  # Note [integer powers]
+    with pytest.raises(ValueError, match="negative integer powers"):
+        base ** -1
+    assert values_of(base.float() ** -1)[0] == 0.5
+
+
+PROMOTION = [
+    # (lhs, rhs, expected), where a string is a 1-d tensor of that dtype, ("0d", dtype)
+    # a 0-dim tensor, and anything else a Python scalar
+    ("float32", 2.0, "float32"),
+    ("int32", 1, "int32"),
+    ("int32", 1.5, "float32"),
+    ("int64", 1.5, "float32"),
+    ("bool", True, "bool"),
+    ("bool", 1, "int64"),
+    ("bool", 1.5, "float32"),
+    ("int32", "int64", "int64"),
+    ("int64", "float32", "float32"),
+    ("float32", "float64", "float64"),
+    ("bool", "int32", "int32"),
+    ("int32", ("0d", "int64"), "int32"),
+    ("float32", ("0d", "float64"), "float32"),
+    ("int32", ("0d", "float64"), "float64"),
+    ("bool", ("0d", "int64"), "int64"),
+    (("0d", "int32"), ("0d", "int64"), "int64"),
+    (("0d", "int32"), 2.5, "float32"),
+]
+
+
+@pytest.mark.parametrize("lhs,rhs,expected", PROMOTION)
+def test_promotion_table(device, lhs, rhs, expected):
+    def make(spec):
+        if isinstance(spec, str):
+            return pdt.ones(2, dtype=spec, device=device)
+        if isinstance(spec, tuple):
+            return pdt.tensor(np.ones((), dtype=spec[1]), device=device)
+        return spec
+    x, y = make(lhs), make(rhs)
+    assert (x + y).dtype.name == expected
+    assert (y + x).dtype.name == expected
+    assert (x * y).dtype.name == expected
+    assert (x < y).dtype.name == "bool"
+    assert (x / y).dtype.name == (expected if CATEGORY[expected] == 2 else "float32")
+
+
+def test_reflected_and_unary_operators(device):
+    x = t([1.0, 2.0, 4.0], device, "float32")
+    assert values_of(2 * x) == [2, 4, 8] and values_of(1 - x) == [0, -1, -3]
+    assert values_of(8 / x) == [8, 4, 2] and values_of(9 // x) == [9, 4, 2]
+    assert values_of(5 % x) == [0, 1, 1] and values_of(2 ** x) == [2, 4, 16]
+    assert values_of(-x) == [-1, -2, -4] and values_of(abs(-x)) == [1, 2, 4]
+    assert (+x) is x
+    assert values_of(1 < x) == [False, True, True] and values_of(2 == x) == [False, True, False]
+    assert values_of(x.add(1, alpha=2)) == [3, 4, 6]
+    assert values_of(pdt.sub(x, x, alpha=0.5)) == [0.5, 1, 2]
+    assert values_of(x.div(3, rounding_mode="floor")) == [0, 0, 1]
+    assert values_of(pdt.pow(2, x)) == [2, 4, 16]
+    assert values_of(x.sigmoid() > 0.5) == [True] * 3
+    bounds = t([2.0, 0.0, 5.0], device)
+    assert values_of(pdt.clamp(x, min=bounds, max=3.0)) == [2, 2, 3]
+    assert values_of(x.clamp(max=bounds)) == [1, 0, 4]
+
+
+def test_numpy_scalars_and_arrays():
+    x = pdt.tensor([1.0, 2.0])
+    assert (x + np.float32(1)).dtype == pdt.float32
+    assert (x * np.int64(2)).dtype == pdt.float32
+    assert (pdt.tensor([1, 2], dtype="int32") + np.int64(1)).dtype == pdt.int32
+    assert (pdt.tensor([True]) + np.bool_(True)).dtype == pdt.bool
+    assert values_of(x - np.float64(3)) == [-2, -1]
+    # another operand type: Tensor gives NotImplemented and NumPy decides
+    assert isinstance(x + np.ones(2), np.ndarray)
+    with pytest.raises(TypeError):
+        x + "1"
+    assert (x == None) is False  # noqa: E711  identity comparison, as in PyTorch
+
+
+def test_python_subclass_keeps_the_operators(device):
+    class Param(pdt.Tensor):
+        pass
+    p = Param(t([1.0, 2.0], device))
+    assert values_of(p + 1) == [2, 3] and values_of(2 * p) == [2, 4]
+    assert values_of(p.add(p)) == [2, 4] and values_of(p == 1) == [True, False]
+    p += 1
+    assert values_of(p) == [2, 3] and type(p) is Param
+
+
+def test_tensors_stay_hashable():
+    x, y = pdt.ones(2), pdt.ones(2)
+    assert len({x, y}) == 2 and {x: 1}[x] == 1 and hash(x) == hash(x)
+
+
+def test_zero_size_and_large(device):
+    z = pdt.zeros((0, 3), device=device)
+    assert (z + t([1.0, 2.0, 3.0], device)).shape == (0, 3)
+    assert pdt.exp(z).shape == (0, 3) and (z < 1).shape == (0, 3)
+    # > 64K elements: the GIL is released and the CPU splits the work over threads
+    a = np.arange(300_000, dtype=np.float32).reshape(600, 500) % 7
+    b = np.arange(500, dtype=np.float32)
+    c = np.arange(600, dtype=np.float32).reshape(600, 1)
+    x = pdt.tensor(a, device=device)
+    check(x * pdt.tensor(b, device=device) + 1.5, a.astype(np.float64) * b + 1.5, "float32")
+    check(pdt.tensor(c, device=device) - pdt.tensor(b, device=device), c - b, "float32")
+    check(pdt.sqrt(x), np.sqrt(a.astype(np.float64)), "float32")
+
+
+# ---------------------------------------------------------------- in place and out=
+
+
+def test_in_place_forms(device):
+    x = t([1.0, 2.0, 3.0], device, "float32")
+    ident = id(x)
+    x += 1
+    x *= t([2.0, 2.0, 2.0], device)
+    x -= 1
+    x /= 2
+    x **= 2
+    x //= 1
+    x %= 3
+    assert id(x) == ident and values_of(x) == [2.0, 0.0, 0.0]
+    assert x.add_(1) is x and x.mul_(2) is x and x.sub_(1, alpha=2) is x
+    assert values_of(x) == [4.0, 0.0, 0.0]
+    assert x.div_(4) is x and values_of(x) == [1.0, 0.0, 0.0]
+    assert x.neg_() is x and x.relu_() is x and values_of(x) == [0.0, 0.0, 0.0]
+    assert x.fill_(2) is x and values_of(x) == [2.0] * 3
+    assert x.exp_() is x and abs(values_of(x)[0] - math.exp(2)) < 1e-5
+    assert x.clamp_(max=3) is x and values_of(x) == [3.0] * 3
+    assert x.zero_() is x and values_of(x) == [0.0] * 3
+    i = t([1, 2, 3], device, "int64")
+    i += t([True, False, True], device)
+    i *= 2
+    assert values_of(i) == [4, 4, 8] and i.dtype == pdt.int64
+    f = t([1.0, 2.0], device, "float32")
+    f += t([0.5, 0.5], device, "float64")  # float64 result cast into float32
+    assert values_of(f) == [1.5, 2.5] and f.dtype == pdt.float32
+    b = t([True, False], device)
+    b.fill_(3)
+    assert values_of(b) == [True, True]
+
+
+@st.composite
+def in_place_cases(draw):
+    """x (a tensor's values) and y (broadcastable to x's shape, or a scalar)."""
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
+    dx, dy = draw(st.sampled_from(DTYPES)), draw(st.sampled_from(DTYPES))
+    x = draw(hnp.arrays(dx, shape, elements=elements(dx)))
+    y_shape = shape[draw(st.integers(0, len(shape))):]
+    y = draw(hnp.arrays(dy, y_shape, elements=elements(dy)) | scalars())
+    return x, y
+
+
+IN_PLACE = [("add", operator.iadd, np.add), ("sub", operator.isub, np.subtract),
+            ("mul", operator.imul, np.multiply), ("div", operator.itruediv, np.true_divide),
+            ("floor_divide", operator.ifloordiv, np.floor_divide)]
+
+
+@pytest.mark.parametrize("name,iop,ref", IN_PLACE, ids=[c[0] for c in IN_PLACE])
+@SETTINGS
+@given(case=in_place_cases(), form=st.sampled_from(["operator", "method", "out"]))
+def test_in_place_and_out_match_numpy(device, name, iop, ref, case, form):
+    x_np, y = case
+    dtype, values = reference_binary("true_divide" if name == "div" else name, ref, x_np, y)
+    x, y_t = pdt.tensor(x_np, device=device), as_tensor(y, device)
+    ident = id(x)
+
+    def run():
+        if form == "operator":
+            return iop(x, y_t)
+        if form == "method":
+            return getattr(x, name + "_")(y_t)
+        return getattr(pdt, name)(x, y_t, out=x)
+
+    if dtype is None or CATEGORY[dtype] > CATEGORY[x_np.dtype.name]:
+        with pytest.raises(TypeError, match="bool|can't be cast"):
+            run()
+        check(x, x_np, x_np.dtype.name)  # untouched
+        return
+    assert run() is x and id(x) == ident
+    check(x, np.asarray(values).astype(dtype), x_np.dtype.name)
+
+
+def test_in_place_broadcast_and_overlap(device):
+    a = np.arange(9, dtype=np.float64).reshape(3, 3)
+    x = pdt.tensor(a, device=device)
+    x += x[0]  # x[0] is row 0 of x itself: it is copied before x is written
+    check(x, a + a[0], "float64")
+    y = pdt.tensor(a, device=device)
+    y.mul_(y)  # the same elements: no copy needed, still right
+    check(y, a * a, "float64")
+    with pytest.raises(ValueError, match=r"\(3,\).*broadcast shape \(3, 3\)"):
+        x[0].add_(x)
+
+
+def test_strided_inputs_and_outputs_cpu():
+    # from_numpy shares NumPy's strides: transposed, sliced and reversed views
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    row = np.arange(1, 5, dtype=np.float32)
+    for view in (a.transpose(2, 0, 1), a[:, ::2, 1:], a[..., ::-1]):
+        x = pdt.from_numpy(view)
+        b = pdt.tensor(row[:view.shape[-1]])
+        check(x * b + 1, view.astype(np.float64) * row[:view.shape[-1]] + 1, "float32")
+        check(pdt.exp(x), np.exp(view.astype(np.float64)), "float32")
+        check(x >= b, view >= row[:view.shape[-1]], "bool")
+    big = np.random.default_rng(1).random((700, 300)).astype(np.float32)
+    x = pdt.from_numpy(big.T)  # > 64K elements, strided: split over the threads
+    check(x + x, big.T.astype(np.float64) * 2, "float32")
+    base = np.arange(12, dtype=np.float64).reshape(3, 4)
+    expected = base.T + np.arange(3)
+    t = pdt.from_numpy(base.T)
+    t += pdt.tensor(np.arange(3, dtype=np.float64))  # a strided output
+    np.testing.assert_array_equal(base.T, expected)
+    arr = np.arange(10, dtype=np.float64)
+    pdt.mul(pdt.from_numpy(arr[:-1]), 2, out=pdt.from_numpy(arr[1:]))  # partly overlapping
+    np.testing.assert_array_equal(arr, np.r_[0, np.arange(9) * 2.0])
+
+
+def test_out_forms(device):
+    a = t([1.0, 2.0, 3.0], device, "float32")
+    out = pdt.empty(3, device=device)
+    assert pdt.add(a, 1, out=out) is out and values_of(out) == [2, 3, 4]
+    out64 = pdt.empty(3, dtype="float64", device=device)
+    assert pdt.mul(a, a, out=out64) is out64 and values_of(out64) == [1, 4, 9]
+    outb = pdt.empty(3, dtype="float32", device=device)
+    pdt.gt(a, 1.5, out=outb)
+    assert values_of(outb) == [0, 1, 1]
+    assert pdt.exp(a, out=out64) is out64
+    assert pdt.clamp(a, 1.5, out=out) is out and values_of(out) == [1.5, 2, 3]
+    pdt.add(a, a, out=a)  # out aliasing an input exactly
+    assert values_of(a) == [2, 4, 6]
+    with pytest.raises(ValueError, match=r"output with shape \(2,\).*\(3,\)"):
+        pdt.add(a, a, out=pdt.empty(2, device=device))
+    with pytest.raises(TypeError, match="float32 can't be cast to the desired output type int64"):
+        pdt.add(a, a, out=pdt.empty(3, dtype="int64", device=device))
+    with pytest.raises(TypeError, match="out= must be a Tensor"):
+        pdt.add(a, a, out=[1, 2, 3])
+
+
+# ---------------------------------------------------------------- errors
+
+ERRORS = [
+    # (expression, exception, message pattern)
+    (lambda d: pdt.ones(2, 3, device=d) + pdt.ones(4, device=d), ValueError,
+     r"add: .*\(2, 3\) and \(4,\) cannot be broadcast"),
+    (lambda d: pdt.maximum(pdt.ones(3, device=d), pdt.ones(2, 1, 2, device=d)), ValueError,
+     r"maximum: .*\(3,\) and \(2, 1, 2\)"),
+    (lambda d: pdt.ones(3, dtype="int64", device=d).add_(1.5), TypeError,
+     "add_: result type float32 can't be cast to the desired output type int64"),
+    (lambda d: pdt.ones(3, dtype="int32", device=d).exp_(), TypeError,
+     "exp_: result type float32 can't be cast to the desired output type int32"),
+    (lambda d: pdt.ones(3, dtype="bool", device=d).add_(2), TypeError,
+     "result type int64 can't be cast to the desired output type bool"),
+    (lambda d: pdt.ones(3, dtype="bool", device=d) - True, TypeError, "sub: .*bool"),
+    (lambda d: -pdt.ones(3, dtype="bool", device=d), TypeError, "neg: .*bool"),
+    (lambda d: pdt.ones(3, dtype="int32", device=d) + 2**40, ValueError,
+     "1099511627776 cannot be converted to int32"),
+    (lambda d: pdt.ones(3, dtype="int32", device=d) ** -2, ValueError,
+     "negative integer powers"),
+    (lambda d: pow(pdt.ones(3, device=d), 2, 5), TypeError, "modulo"),
+    (lambda d: pdt.add(1, 2), TypeError, "must be a Tensor"),
+    (lambda d: pdt.add(pdt.ones(3, device=d), "x"), TypeError, "argument 'other'"),
+    (lambda d: pdt.exp([1.0]), TypeError, "argument 'input' must be a Tensor"),
+    (lambda d: pdt.clamp(pdt.ones(3, device=d)), ValueError, "at least one of 'min' or 'max'"),
+    (lambda d: pdt.div(pdt.ones(3, device=d), 2, rounding_mode="trunc"), ValueError,
+     "rounding_mode"),
+    (lambda d: pdt.ones(3, device=d).fill_(pdt.ones((), device=d)), TypeError, "item"),
+]
+
+
+@pytest.mark.parametrize("expr,exc,pattern", ERRORS, ids=range(len(ERRORS)))
+def test_errors(device, expr, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        expr(device)
+
+
+def test_failed_in_place_leaves_output_untouched(device):
+    x = t([1, 2, 3], device, "int64")
+    with pytest.raises(TypeError):
+        x += t([0.5, 0.5, 0.5], device)
+    with pytest.raises(ValueError):
+        x += pdt.ones(2, 3, dtype="int64", device=device)
+    assert values_of(x) == [1, 2, 3]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("gpu", GPU_DEVICES)
+def test_device_mismatch_names_both_devices_and_the_op(gpu):
+    x, y = pdt.ones(3), pdt.ones(3, device=gpu)
+    for expr, op in [(lambda: x + y, "add"), (lambda: pdt.maximum(y, x), "maximum"),
+                     (lambda: y.mul_(x), "mul_"), (lambda: pdt.exp(y, out=x), "exp"),
+                     (lambda: x.add_(y), "add_"),
+                     (lambda: pdt.clamp(y, min=x), "clamp")]:
+        with pytest.raises(RuntimeError, match=rf"found at least two devices.*in {op}:"):
+            expr()
+    try:
+        x + y
+    except RuntimeError as e:
+        assert "cpu" in str(e) and gpu in str(e)
+    # a 0-dim CPU tensor is not moved to the GPU for you (unlike PyTorch)
+    with pytest.raises(RuntimeError, match="two devices"):
+        y * pdt.tensor(2.0)
+    assert (y * 2.0).device == y.device  # a Python scalar is fine anywhere
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("gpu", GPU_DEVICES)
+def test_gpu_strided_and_unaligned_paths_match_cpu(gpu):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((33, 17)).astype(np.float32)
+    b = rng.standard_normal((17,)).astype(np.float32)
+    x, y = pdt.tensor(a, device=gpu), pdt.tensor(b, device=gpu)
+    xc, yc = pdt.tensor(a), pdt.tensor(b)
+    for op in (operator.add, operator.mul, operator.floordiv, operator.mod, pdt.maximum):
+        np.testing.assert_array_equal(op(x, y).cpu().numpy(), op(xc, yc).numpy())
+    # x[1] starts 17 floats in: contiguous but not 16-byte aligned
+    np.testing.assert_array_equal((x[1] + y).cpu().numpy(), (xc[1] + yc).numpy())
+    np.testing.assert_array_equal((x[1] - 1).cpu().numpy(), (xc[1] - 1).numpy())
+
+
+def test_op_cycles_leave_accounting_and_refcounts_flat():
+    import sys
+    x, y = pdt.ones(3, 4), pdt.ones(4, dtype="int32")
+    out, i = pdt.empty(3, 4, dtype="float64"), pdt.ones(4, dtype="int64")
+
+    def cycle():
+        r = [x + y, 2 * x, x / y, x < 1.5, pdt.exp(y), pdt.clamp(x, min=y), x.add(y, alpha=2),
+             pdt.mul(x, y, out=out), x.clone().add_(y), -y, x.clamp(0, 1)]
+        for bad in (lambda: x + pdt.ones(5), lambda: i.add_(0.5), lambda: x + "s",
+                    lambda: y ** -1, lambda: pdt.add(x, x, out=pdt.empty(2))):
+            try:
+                bad()
+            except (TypeError, ValueError):
+                pass
+        del r
+
+    for _ in range(200):
+        cycle()
+    refs = [sys.getrefcount(o) for o in (x, y, out, i)]
+    allocated = pdt.memory_allocated("cpu")
+    for _ in range(1000):
+        cycle()
+    assert pdt.memory_allocated("cpu") == allocated
+    assert [sys.getrefcount(o) for o in (x, y, out, i)] == refs
