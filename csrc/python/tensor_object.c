@@ -401,7 +401,7 @@ static int add_slots(PyType_Slot *slots, size_t *n, size_t cap, const PyType_Slo
 int pdt_tensor_type_init(PyObject *module, pdt_state *S)
 {
     /* The methods and slots of the other tensor_*.c files are gathered here. */
-    static PyMethodDef all_methods[128];
+    static PyMethodDef all_methods[256];
     size_t n = 0;
     const PyMethodDef *parts[] = {tensor_methods,     pdt_tensor_copy_methods, pdt_tensor_random_methods,
                                   pdt_tensor_convert_methods, pdt_math_methods,
