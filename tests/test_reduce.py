@@ -213,25 +213,44 @@ def test_nan_propagates_and_argmax_finds_it(device, dtype):
 
 # ---- long rows: the chunked, threaded CPU paths and the split CUDA path ----
 
+def check_long(t, a, axis):
+    """sum, mean, amax, amin, argmax, argmin of t over axis against NumPy."""
+    k = a.shape[axis]
+    x = a.astype(np.float64)
+    ref, mass = x.sum(axis=axis), np.abs(x).sum(axis=axis)
+    u = U32 if a.dtype == np.float32 else 0.0
+    check_float(host(t.sum(axis)), ref, u * np.abs(ref) + 2 * k * U64 * mass)
+    check_float(host(t.mean(axis)), ref / k, u * np.abs(ref / k) + 2 * U64 * mass)
+    for op, f in (("amax", np.max), ("amin", np.min), ("argmax", np.argmax), ("argmin", np.argmin)):
+        np.testing.assert_array_equal(host(getattr(t, op)(axis)), f(a, axis=axis))
+
+
 @pytest.mark.parametrize("shape", [(3, 300_001), (40, 70_003), (1, 1 << 20), (2, 70_000)])
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_long_rows(device, shape, dtype):
-    rng = np.random.default_rng(11)
-    a = make(shape, dtype, rng)
+    """The rows layout with many chunks: threads over rows, or over one row's chunks."""
+    a = make(shape, dtype, np.random.default_rng(11))
     m, k = shape
     a[-1, k - 5] = 1e3  # a unique maximum in the last chunk
     if m > 1:
         a[0, k // 2] = np.nan
     t = pdt.tensor(a, device=device)
-    x = a.astype(np.float64)
-    ref, mass = x.sum(axis=1), np.abs(x).sum(axis=1)
-    u = U32 if dtype == "float32" else 0.0
-    check_float(host(t.sum(1)), ref, u * np.abs(ref) + 2 * k * U64 * mass)
-    check_float(host(t.mean(1)), ref / k, u * np.abs(ref / k) + 2 * U64 * mass)
-    np.testing.assert_array_equal(host(t.argmax(1)), np.argmax(a, axis=1))
-    np.testing.assert_array_equal(host(t.argmin(1)), np.argmin(a, axis=1))
-    np.testing.assert_array_equal(host(t.amax(1)), np.max(a, axis=1))
+    check_long(t, a, 1)
     assert host(t.argmax(1))[-1] == k - 5
+
+
+@pytest.mark.parametrize("shape", [(70_003, 40), (300_001, 3), (2_000, 3_000), (5, 100_000)])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_long_columns(device, shape, dtype):
+    """sum(0) and friends of a row-major matrix: the columns layout, read in place."""
+    a = make(shape, dtype, np.random.default_rng(12))
+    k, m = shape
+    a[k - 7, m - 1] = 1e3            # a unique maximum late in the last column
+    a[[k // 3, k // 2], 0] = np.nan  # NaNs in the first column
+    a[1, 1] = a[k - 1, 1] = -1e3     # a tie for the minimum of column 1
+    t = pdt.tensor(a, device=device)
+    check_long(t, a, 0)
+    assert host(t.argmin(0))[1] == 1 and host(t.argmax(0))[0] == k // 3
 
 
 def test_cpu_split_rows_are_bit_identical():

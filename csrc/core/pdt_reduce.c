@@ -84,6 +84,7 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
             p->out_shape[p->out_ndim++] = 1;
         }
     }
+    const int nkept = n;
     for (int d = 0; d < x->ndim; d++)
         if (ndims < 0 || reduced[d]) {
             order[n++] = d;
@@ -103,14 +104,25 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
     if (p->m == 0)
         return PDT_OK; /* nothing to compute: the output is empty */
 
-    pdt_tensor perm;
+    /* rows: (kept..., reduced...) is contiguous; columns: (reduced...,
+     * kept...) is, and the backend reads the (m, k) view with strides (1, m). */
+    pdt_tensor perm, cols = *x; /* cols: borrowed, only looked at */
     pdt_tensor_share(&perm, x);
     for (int i = 0; i < n; i++) {
         perm.shape[i] = x->shape[order[i]];
         perm.strides[i] = x->strides[order[i]];
+        int c = (i + nkept) % n; /* the reduced dims first */
+        cols.shape[i] = x->shape[order[c]];
+        cols.strides[i] = x->strides[order[c]];
     }
+    int64_t row_stride = p->k, col_stride = 1;
     pdt_status st = PDT_OK;
-    if (as != x->dtype || !pdt_tensor_is_contiguous(&perm)) {
+    if (as == x->dtype && pdt_tensor_is_contiguous(&perm)) {
+        p->rows = perm;
+    } else if (as == x->dtype && pdt_tensor_is_contiguous(&cols)) {
+        p->rows = perm;
+        row_stride = 1, col_stride = p->m;
+    } else {
         /* An internal layout copy (not a transfer: it is not counted). */
         st = pdt_tensor_empty(x->device, as, perm.ndim, perm.shape, 0, &p->rows);
         if (st == PDT_OK)
@@ -120,12 +132,10 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
             pdt_tensor_release(&p->rows);
             return st;
         }
-    } else {
-        p->rows = perm;
     }
     p->rows.ndim = 2;
     p->rows.shape[0] = p->m, p->rows.shape[1] = p->k;
-    p->rows.strides[0] = p->k, p->rows.strides[1] = 1;
+    p->rows.strides[0] = row_stride, p->rows.strides[1] = col_stride;
     return PDT_OK;
 }
 

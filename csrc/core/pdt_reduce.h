@@ -1,10 +1,13 @@
 /* pdt_reduce.h - reductions: sum, mean, prod, max, min, argmax, argmin, norm.
  *
  * Each entry validates once (dims, dtypes, empty reductions), notes the op for
- * placement logging, moves the reduced dims last and makes the input contiguous
- * (copying only when the permuted view is not), so that the backend sees an
- * (m, k) matrix and reduces each row of k (see `reduce` in pdt_backend.h).  The
- * result is a new contiguous tensor on the input's device.
+ * placement logging, and hands the backend an (m, k) matrix whose rows of k it
+ * reduces (see `reduce` in pdt_backend.h): the kept dims flattened into m, the
+ * reduced ones into k.  No copy is made when that matrix is a view of the
+ * input with contiguous rows (strides (k, 1): the reduced dims are innermost)
+ * or contiguous columns (strides (1, m): the kept dims are innermost, as in
+ * sum(0) of a matrix); otherwise the input is first copied into the rows
+ * layout.  The result is a new contiguous tensor on the input's device.
  *
  * `dims` lists the dims to reduce (negative ones count from the end; each at
  * most once); ndims < 0 reduces every dim.  keepdim keeps the reduced dims with
@@ -19,14 +22,15 @@
  * PDT_ERR_TYPE.  max and min keep the dtype; argmax and argmin give int64.  A
  * `dtype` (>= 0) casts the input to it first, as PyTorch's dtype= does.
  *
- * The backend contract: out's dtype is pdt_reduce_out_dtype(op, x's dtype).
+ * The backend contract: x is (m, k) with strides (k, 1) or, for k > 1, (1, m);
+ * out is (m,) contiguous with the dtype pdt_reduce_out_dtype(op, x's dtype).
  *
  * Note [reduction accuracy]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~
  * Sums of float32 (sum, mean, the norms) accumulate in double on every device,
- * in a fixed order (CPU: pairwise within chunks of 64K elements, chunks added
- * in order; CUDA: per-thread running sums combined by warp-shuffle trees), and
- * round once to float32 at the end.  Against NumPy in float64 on the same
+ * in a fixed order (CPU rows: pairwise within chunks of 64K elements, chunks
+ * added in order; CPU columns: in row order; CUDA: per-thread running sums
+ * combined by warp-shuffle trees), and round once to float32 at the end.  Against NumPy in float64 on the same
  * values, for a row of k elements x:
  *     |got - ref| <= 2^-24 |ref| + k 2^-53 sum(|x|)     (float32 results)
  *     |got - ref| <= k 2^-53 sum(|x|)                   (float64 results)

@@ -1,10 +1,15 @@
-/* cuda_reduce.cu - row reductions on a CUDA device: x contiguous (m, k) ->
- * out contiguous (m,), with out's dtype from pdt_reduce_out_dtype() (see
- * pdt_reduce.h).  k may be 0 for sum, prod and mean (0, 1 and nan).
+/* cuda_reduce.cu - reductions on a CUDA device: x (m, k) -> out contiguous
+ * (m,), with out's dtype from pdt_reduce_out_dtype() (see pdt_reduce.h).  k
+ * may be 0 for sum, prod and mean (0, 1 and nan).
  *
  * Note [CUDA reduction shapes]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * Who reduces a row depends on k:
+ * x is (m, k) in one of two layouts (pdt_reduce.h): rows (strides (k, 1)) or
+ * columns (strides (1, m), the sum(0) of a matrix).  The columns layout gets a
+ * thread per column (cols_by_thread): neighbouring threads read neighbouring
+ * elements of each row of the (k, m) block; with fewer columns than threads in
+ * a wave, each column is cut into parts of at least kMinColPart elements, as
+ * for rows below.  In the rows layout, who reduces a row depends on k:
  *   k <= 16           one thread per row (rows_by_thread);
  *   k <= 4096         one warp per row (rows_by_warp): lanes stride through
  *                     the row, then a __shfl_down_sync tree;
@@ -15,7 +20,8 @@
  *                     `parts` of at least kMinPart elements, the blocks write
  *                     partial results to a stream-ordered scratch buffer, and
  *                     a second launch (finish_parts, a warp per row) combines
- *                     them: the one case with two launches.
+ *                     them: the only case with two launches (one launch per
+                     op otherwise).
  * Every loop is a grid-stride loop with 64-bit indices, so any m and any k up
  * to 2^62 work with a grid of at most a few waves.  Long runs are read with
  * 16-byte vector loads from the first 16-byte boundary on (accumulate()).
@@ -43,6 +49,7 @@ constexpr int kBlocksPerSm = 2048 / kThreads;
 constexpr int64_t kThreadRowMax = 16;     /* k up to this: a thread per row */
 constexpr int64_t kWarpRowMax = 4096;     /* k up to this: a warp per row */
 constexpr int64_t kMinPart = 32768;       /* elements per block when a row is split */
+constexpr int64_t kMinColPart = 64;       /* elements per thread when a column is split */
 constexpr unsigned kFullMask = 0xffffffffu;
 
 /* ------------------------------------------------------- element types */
@@ -332,7 +339,33 @@ __global__ void rows_by_block(const typename Op::in_t *__restrict__ x,
     }
 }
 
-/* partials: (m, parts) from rows_by_block; out: (m,); a warp per row. */
+/* x: (k, m) row-major, i.e. the (m, k) operand with strides (1, m): column j
+ * is reduced.  A thread per work item w = part * m + j, covering rows
+ * [part * len, (part + 1) * len) of column j, so that neighbouring threads
+ * read neighbouring columns (coalesced).  parts == 1: the result goes to out
+ * (m,); else to partials (m, parts). */
+template <class Op>
+__global__ void cols_by_thread(const typename Op::in_t *__restrict__ x,
+                               typename Op::out_t *__restrict__ out,
+                               typename Op::acc_t *__restrict__ partials, int64_t m, int64_t k,
+                               int64_t parts)
+{
+    const int64_t len = (k + parts - 1) / parts, step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t w = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; w < m * parts; w += step) {
+        const int64_t part = w / m, j = w - part * m, begin = part * len;
+        const int64_t end = begin + len < k ? begin + len : k;
+        typename Op::acc_t a = Op::identity();
+        for (int64_t i = begin; i < end; i++)
+            a = Op::combine(a, Op::load(x[i * m + j], i));
+        if (parts == 1)
+            out[j] = Op::finish(a, k);
+        else
+            partials[j * parts + part] = a;
+    }
+}
+
+/* partials: (m, parts) from rows_by_block or cols_by_thread; out: (m,); a
+ * warp per row. */
 template <class Op>
 __global__ void finish_parts(const typename Op::acc_t *__restrict__ partials,
                              typename Op::out_t *__restrict__ out, int64_t m, int64_t parts,
@@ -377,35 +410,45 @@ template <class Op> pdt_status launch(const launch_ctx &c)
     A *partials = nullptr;
     int64_t parts = 1;
     pdt_status st = PDT_OK;
+    /* the columns layout: strides (1, m) (see pdt_reduce.h) */
+    const bool by_cols = k > 1 && c.x->strides[1] != 1;
+    const int64_t fill = by_cols ? c.wave * kThreads : c.wave; /* work items in one wave */
+    const int64_t min_part = by_cols ? kMinColPart : kMinPart;
     if (c.out->dtype != elem<O>::dtype || c.x->dtype != elem<T>::dtype)
         return pdt_fail(PDT_ERR_UNSUPPORTED, "CUDA reduction: unexpected dtypes %d -> %d",
                         (int)c.x->dtype, (int)c.out->dtype);
     if (m == 0)
         return PDT_OK;
-    if (k <= kThreadRowMax) {
+    if (!by_cols && k <= kThreadRowMax) {
         rows_by_thread<Op><<<blocks_for(m, kThreads, c.wave), kThreads, 0, c.stream>>>(x, out, m,
                                                                                        k);
         PDT_CUDA_CHECK(cudaGetLastError());
         return PDT_OK;
     }
-    if (k <= kWarpRowMax) {
+    if (!by_cols && k <= kWarpRowMax) {
         rows_by_warp<Op><<<blocks_for(m, kThreads / 32, c.wave), kThreads, 0, c.stream>>>(x, out,
                                                                                          m, k);
         PDT_CUDA_CHECK(cudaGetLastError());
         return PDT_OK;
     }
-    if (m < c.wave) { /* too few rows to fill the device: split them */
-        parts = (c.wave + m - 1) / m;
-        if (parts > k / kMinPart)
-            parts = k / kMinPart;
+    /* A block per row, or a thread per column; split when too few to fill
+     * the device (see Note [CUDA reduction shapes]). */
+    if (m < fill) {
+        parts = (fill + m - 1) / m;
+        if (parts > k / min_part)
+            parts = k / min_part;
         if (parts < 1)
             parts = 1;
     }
     if (parts > 1)
         PDT_CUDA_CHECK(cudaMallocAsync((void **)&partials, (size_t)(m * parts) * sizeof(A),
                                        c.stream));
-    rows_by_block<Op><<<blocks_for(m * parts, 1, 4 * c.wave), kThreads, 0, c.stream>>>(
-        x, out, partials, m, k, parts);
+    if (by_cols)
+        cols_by_thread<Op><<<blocks_for(m * parts, kThreads, 4 * c.wave), kThreads, 0, c.stream>>>(
+            x, out, partials, m, k, parts);
+    else
+        rows_by_block<Op><<<blocks_for(m * parts, 1, 4 * c.wave), kThreads, 0, c.stream>>>(
+            x, out, partials, m, k, parts);
     PDT_CUDA_CHECK(cudaGetLastError());
     if (parts > 1) {
         finish_parts<Op><<<blocks_for(m, kThreads / 32, c.wave), kThreads, 0, c.stream>>>(
@@ -447,7 +490,7 @@ template <template <typename> class Op> pdt_status float_dtypes(const launch_ctx
 
 extern "C" pdt_status pdt_cuda_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x)
 {
-    /* x: (m, k) contiguous; out: (m,) contiguous; both on device x->device.index */
+    /* x: (m, k), rows or columns; out: (m,) contiguous; both on x->device.index */
     launch_ctx c = {out, x, nullptr, 0};
     int sms = 0;
     pdt_status st = pdt_cuda_stream(x->device.index, &c.stream);
