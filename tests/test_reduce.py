@@ -135,20 +135,33 @@ def reduce_cases(draw):
     else:
         dims = draw(st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True))
         dim = tuple(d - ndim if draw(st.booleans()) else d for d in dims)
-    return shape, dtype, op, dim, draw(st.booleans()), draw(st.integers(0, 2 ** 32 - 1))
+    layout = draw(st.sampled_from(["contiguous", "T", "reversed"]))
+    return shape, dtype, op, dim, draw(st.booleans()), draw(st.integers(0, 2 ** 32 - 1)), layout
+
+
+def relayout(t, a, layout):
+    """The same values, laid out as asked: contiguous, dims reversed (a view), or
+    every dim walked backwards (negative strides)."""
+    if layout == "T":
+        return t.T, a.T
+    if layout == "reversed" and a.ndim:
+        key = (slice(None, None, -1),) * a.ndim
+        return t[key], a[key]
+    return t, a
 
 
 @SETTINGS
 @given(case=reduce_cases())
 def test_reductions_match_numpy(device, case):
-    shape, dtype, op, dim, keepdim, seed = case
+    shape, dtype, op, dim, keepdim, seed, layout = case
     rng = np.random.default_rng(seed)
     low, high = (0.5, 1.5) if op == "prod" else (-10.0, 10.0)
     if op == "prod" and dtype in ("int32", "int64"):
         a = rng.integers(-3, 4, size=shape).astype(dtype)
     else:
         a = make(shape, dtype, rng, low, high)
-    t = pdt.tensor(a, device=device)
+    t, a = relayout(pdt.tensor(a, device=device), a, layout)
+    shape = a.shape
     k = reduced_count(shape, dim)
     if op in ("mean", "norm1", "norm2") and dtype not in FLOATS:
         with pytest.raises(TypeError, match="floating point"):

@@ -432,7 +432,9 @@ pdt_status pdt_index_view(const pdt_tensor *src, int n, const pdt_index *items, 
             if (count > 0)
                 v.offset += first * src->strides[d];
             v.shape[v.ndim] = count;
-            v.strides[v.ndim++] = src->strides[d] * it->step;
+            /* (a dim of at most one element keeps its stride: step * stride
+             * might not fit in 64 bits, and is never used) */
+            v.strides[v.ndim++] = count > 1 ? src->strides[d] * it->step : src->strides[d];
             d++;
         }
     }
