@@ -57,14 +57,14 @@ def index_cases(draw):
                 step = draw(st.none() | st.integers(-3, 3).filter(lambda s: s != 0))
                 items.append(slice(draw(bound), draw(bound), step))
     key = tuple(items) if draw(st.booleans()) or len(items) != 1 else items[0]
-    return shape, key
+    return shape, key, draw(st.sampled_from(DTYPES))
 
 
 @SETTINGS
 @given(case=index_cases())
 def test_indexing_matches_numpy(device, case):
-    shape, key = case
-    t, a = base(shape, device)
+    shape, key, dtype = case
+    t, a = base(shape, device, dtype)
     try:
         ref = a[key]
     except IndexError:  # an int out of range: the same error, with the size in it
@@ -76,8 +76,8 @@ def test_indexing_matches_numpy(device, case):
     np.testing.assert_array_equal(host(v), ref)
     assert shares(v, t)
     if ref.size:  # writes through the view show in the base
-        v[...] = -1.0
-        a[key] = -1.0
+        v[...] = -1
+        a[key] = -1
         np.testing.assert_array_equal(host(t), a)
 
 

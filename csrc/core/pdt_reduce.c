@@ -68,8 +68,8 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
         if (st != PDT_OK)
             return st;
         if (x->ndim > 0 && reduced[d]++)
-            return pdt_fail(PDT_ERR_VALUE, "%s(): dim %d appears more than once in the list of dims",
-                            name, d);
+            return pdt_fail(PDT_ERR_VALUE,
+                            "%s(): dim %d appears more than once in the list of dims", name, d);
     }
     /* Kept dims first, then the reduced ones, each in their order. */
     int order[PDT_MAX_DIMS], n = 0;

@@ -30,16 +30,18 @@
  * Sums of float32 (sum, mean, the norms) accumulate in double on every device,
  * in a fixed order (CPU rows: pairwise within chunks of 64K elements, chunks
  * added in order; CPU columns: in row order; CUDA: per-thread running sums
- * combined by warp-shuffle trees), and round once to float32 at the end.  Against NumPy in float64 on the same
- * values, for a row of k elements x:
+ * combined by warp-shuffle trees), and round once to float32 at the end.
+ * Against the exact result on the same values, for a row of k elements x:
  *     |got - ref| <= 2^-24 |ref| + k 2^-53 sum(|x|)     (float32 results)
  *     |got - ref| <= k 2^-53 sum(|x|)                   (float64 results)
  * The first term is the final rounding; the second, the worst case of double
  * accumulation in any order, is far below it for any k that fits in memory
- * (pairwise summation does much better than the bound).  mean divides both
- * sides by k.  prod accumulates in double: |got - ref| <= (2^-24 + k 2^-53)
- * |ref| for float32 (while in range).  max, min, argmax and argmin are exact.
- * tests/test_reduce.py checks exactly these bounds on every device.
+ * (pairwise summation does much better than the bound).  mean divides the
+ * second term by k.  prod accumulates in double: (2^-24 + k 2^-53) |ref| for
+ * float32 (while in range).  The 2-norm, a square root of the rounded sum of
+ * squares: (2^-23 + k 2^-53) |ref|.  max, min, argmax and argmin are exact.
+ * tests/test_reduce.py checks these bounds against NumPy in float64 on every
+ * device, with the k 2^-53 term doubled for NumPy's own rounding.
  *
  * Note [reductions and NaN]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~

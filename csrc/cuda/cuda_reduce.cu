@@ -194,7 +194,10 @@ template <typename T, bool kMax> struct arg_op {
     {
         return acc_t{kMax ? elem<T>::lowest() : elem<T>::highest(), INT64_MAX};
     }
-    static __device__ __forceinline__ acc_t load(T v, int64_t i) { return acc_t{elem<T>::get(v), i}; }
+    static __device__ __forceinline__ acc_t load(T v, int64_t i)
+    {
+        return acc_t{elem<T>::get(v), i};
+    }
     static __device__ __forceinline__ acc_t combine(acc_t a, acc_t b)
     {
         if (better<value_t, kMax>(b.v, a.v))

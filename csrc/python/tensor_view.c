@@ -24,8 +24,9 @@ PyObject *pdt_function_form(const char *fname, PyObject *module, PyObject *const
 {
     pdt_state *S = pdt_state_of_module(module);
     if (nargs < 1 || !pdt_is_tensor(S, args[0])) {
-        PyErr_Format(PyExc_TypeError, "%s(): argument 'input' (position 1) must be a Tensor, got %s",
-                     fname, nargs < 1 ? "nothing" : Py_TYPE(args[0])->tp_name);
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): argument 'input' (position 1) must be a Tensor, got %s", fname,
+                     nargs < 1 ? "nothing" : Py_TYPE(args[0])->tp_name);
         return NULL;
     }
     return method(args[0], args + 1, nargs - 1, kwnames);
