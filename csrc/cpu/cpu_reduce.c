@@ -1,8 +1,513 @@
-/* cpu_reduce.c - the CPU backend's row reductions.  (Issue 4: to be implemented.) */
+/* cpu_reduce.c - the CPU backend's reductions of an (m, k) matrix x to out
+ * (m,), contiguous, with the dtype pdt_reduce_out_dtype() gives (see
+ * pdt_reduce.h).  x comes in one of two layouts:
+ *   rows     strides (k, 1): each row of k is contiguous (the common case);
+ *   columns  strides (1, m): x is a (k, m) row-major block whose columns are
+ *            reduced (sum(0) of a matrix), read row by row without a copy.
+ * k may be 0 for the sums and the product (0 and 1; mean nan).
+ *
+ * Note [CPU reduction order]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Rows: a row is cut into chunks of CHUNK elements.  Each chunk gives a
+ * partial result (floating sums: pairwise, with 8 running sums over blocks of
+ * 128 elements, in double; integers: int64 wrapping; max/min: 8 running
+ * extremes and a NaN flag, then the first index of the result), and the
+ * partials are combined in chunk order.  That order does not depend on the
+ * number of threads, so a result is the same bit for bit whether the row was
+ * reduced by one thread or split across several:
+ *   - many rows (m large): the rows are split between the threads;
+ *   - few long rows: each row's chunks are split between the threads, the
+ *     partials gathered in a small array and combined in order.
+ * Columns: each column is folded over its k elements in order (sums in
+ * double), blocks of up to COL_BLOCK neighbouring columns at a time, the
+ * blocks split between the threads; again independent of the thread count.
+ * Loops over fewer than 2 * GRAIN elements stay on the calling thread.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
 #include "cpu_kernels.h"
+#include "cpu_parallel.h"
+
+#define CHUNK ((int64_t)1 << 16)  /* elements per partial result */
+#define GRAIN ((int64_t)1 << 15)  /* elements below which a thread is not worth it */
+#define CHUNKS_PER_ROUND 256      /* partials gathered at once when a row is split */
+#define COL_BLOCK 1024            /* columns folded together in the columns layout */
+
+/* A partial result: f for floating inputs, i for integer ones (sums wrap as
+ * uint64), idx the position of a max/min within the row. */
+typedef struct acc {
+    double f;
+    int64_t i;
+    int64_t idx;
+} acc;
+
+/* The partial result of x[begin .. begin + n) (n >= 1) of a row of dtype T. */
+typedef acc (*chunk_fn)(const char *row, int64_t begin, int64_t n);
+
+/* ---------------------------------------------------------- chunk kernels */
+
+#define AS_BOOL(v) ((v) != 0)
+#define AS_IS(v) (v)
+#define SQUARE(v) ((v) * (v))
+
+/* Pairwise sum of F(x[i]) in double: see Note [CPU reduction order]. */
+#define PAIRWISE(NAME, T, F)                                                                   \
+    static double NAME(const T *x, int64_t n)                                                  \
+    {                                                                                          \
+        if (n > 128) {                                                                         \
+            int64_t h = (n / 2) & ~(int64_t)7;                                                 \
+            return NAME(x, h) + NAME(x + h, n - h);                                            \
+        }                                                                                      \
+        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                \
+        int64_t i = 0;                                                                         \
+        for (; i + 8 <= n; i += 8)                                                             \
+            for (int j = 0; j < 8; j++)                                                        \
+                s[j] += F((double)x[i + j]);                                                   \
+        double r = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));          \
+        for (; i < n; i++)                                                                     \
+            r += F((double)x[i]);                                                              \
+        return r;                                                                              \
+    }
+
+#define FLOAT_SUM_CHUNK(NAME, T, F)                                                            \
+    PAIRWISE(NAME##_pairwise, T, F)                                                            \
+    static acc NAME(const char *row, int64_t begin, int64_t n)                                 \
+    {                                                                                          \
+        acc a = {NAME##_pairwise((const T *)row + begin, n), 0, 0};                            \
+        return a;                                                                              \
+    }
+
+static inline acc float_acc(double f, int64_t idx)
+{
+    acc a = {f, 0, idx};
+    return a;
+}
+
+static inline acc int_acc(uint64_t i, int64_t idx)
+{
+    acc a = {0, (int64_t)i, idx};
+    return a;
+}
+
+/* Products and integer sums in 8 running lanes (independent chains, which
+ * the compiler can pipeline or vectorise), combined in a fixed order.  Integer
+ * sums and products wrap around (two's complement), as in PyTorch. */
+#define LANES_CHUNK(NAME, T, A, CONV, INIT, OP, MAKE)                                          \
+    static acc NAME(const char *row, int64_t begin, int64_t n)                                 \
+    {                                                                                          \
+        const T *x = (const T *)row + begin;                                                   \
+        A r[8] = {INIT, INIT, INIT, INIT, INIT, INIT, INIT, INIT};                             \
+        int64_t i = 0;                                                                         \
+        for (; i + 8 <= n; i += 8)                                                             \
+            for (int j = 0; j < 8; j++)                                                        \
+                r[j] OP (A)CONV(x[i + j]);                                                     \
+        for (; i < n; i++)                                                                     \
+            r[0] OP (A)CONV(x[i]);                                                             \
+        for (int j = 1; j < 8; j++)                                                            \
+            r[0] OP r[j];                                                                      \
+        return MAKE(r[0], 0);                                                                  \
+    }
+
+#define FLOAT_NAN(v) ((v) != (v))
+#define INT_NAN(v) 0
+
+/* The max (CMP >) or min (CMP <) of x[0..n) (n >= 1), NaNs left out, and in
+ * *nan whether there was one.  Floats: two 16-byte vectors of running
+ * extremes (GCC vector extensions: compare, then select); integers: 8 scalar
+ * lanes, which the compiler vectorises itself. */
+#define FLOAT_LANES(NAME, T, VT, VI, CMP)                                                      \
+    static T NAME(const T *x, int64_t n, int *nan)                                             \
+    {                                                                                          \
+        enum { W = 16 / sizeof(T) };                                                           \
+        VT a, b;                                                                               \
+        VI seen = {0};                                                                         \
+        int64_t i = 0;                                                                         \
+        for (int w = 0; w < W; w++)                                                            \
+            a[w] = b[w] = x[0];                                                                \
+        for (; i + 2 * W <= n; i += 2 * W) {                                                   \
+            VT u, v;                                                                           \
+            memcpy(&u, x + i, sizeof u);                                                       \
+            memcpy(&v, x + i + W, sizeof v);                                                   \
+            VI mu = u CMP a, mv = v CMP b;                                                     \
+            a = (VT)(((VI)u & mu) | ((VI)a & ~mu));                                            \
+            b = (VT)(((VI)v & mv) | ((VI)b & ~mv));                                            \
+            seen |= (u != u) | (v != v);                                                       \
+        }                                                                                      \
+        T best = x[0];                                                                         \
+        int any = 0;                                                                           \
+        for (int w = 0; w < W; w++) {                                                          \
+            best = a[w] CMP best ? a[w] : best;                                                \
+            best = b[w] CMP best ? b[w] : best;                                                \
+            any |= seen[w] != 0;                                                               \
+        }                                                                                      \
+        for (; i < n; i++) {                                                                   \
+            best = x[i] CMP best ? x[i] : best;                                                \
+            any |= x[i] != x[i];                                                               \
+        }                                                                                      \
+        *nan = any;                                                                            \
+        return best;                                                                           \
+    }
+
+#define INT_LANES(NAME, T, V, CONV, CMP)                                                       \
+    static V NAME(const T *x, int64_t n, int *nan)                                             \
+    {                                                                                          \
+        V lane[8], best;                                                                       \
+        int64_t i = 0;                                                                         \
+        for (int j = 0; j < 8; j++)                                                            \
+            lane[j] = (V)CONV(x[0]);                                                           \
+        for (; i + 8 <= n; i += 8)                                                             \
+            for (int j = 0; j < 8; j++) {                                                      \
+                V v = (V)CONV(x[i + j]);                                                       \
+                lane[j] = v CMP lane[j] ? v : lane[j];                                         \
+            }                                                                                  \
+        for (; i < n; i++)                                                                     \
+            lane[0] = (V)CONV(x[i]) CMP lane[0] ? (V)CONV(x[i]) : lane[0];                     \
+        best = lane[0];                                                                        \
+        for (int j = 1; j < 8; j++)                                                            \
+            best = lane[j] CMP best ? lane[j] : best;                                          \
+        *nan = 0;                                                                              \
+        return best;                                                                           \
+    }
+
+/* max/min of a chunk through LANES; then, for the arg ops (INDEX), the first
+ * index of the result.  A NaN wins: the first one is the result. */
+#define EXTREME_CHUNK(NAME, T, V, CONV, LANES, ISNAN, MAKE, INDEX)                            \
+    static acc NAME(const char *row, int64_t begin, int64_t n)                                 \
+    {                                                                                          \
+        const T *x = (const T *)row + begin;                                                   \
+        int nan;                                                                               \
+        int64_t at = 0;                                                                        \
+        V best = LANES(x, n, &nan);                                                            \
+        if (nan) {                                                                             \
+            while (!ISNAN((V)CONV(x[at])))                                                     \
+                at++;                                                                          \
+            best = (V)CONV(x[at]);                                                             \
+        } else if (INDEX) {                                                                    \
+            while ((V)CONV(x[at]) != best)                                                     \
+                at++;                                                                          \
+        }                                                                                      \
+        return MAKE(best, begin + at);                                                         \
+    }
+
+#define EXTREME_CHUNKS(SN, T, V, CONV, ISNAN, MAKE)                                            \
+    EXTREME_CHUNK(max_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 0)                        \
+    EXTREME_CHUNK(min_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 0)                        \
+    EXTREME_CHUNK(argmax_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 1)                     \
+    EXTREME_CHUNK(argmin_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 1)
+
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+typedef double v2d __attribute__((vector_size(16)));
+typedef int64_t v2l __attribute__((vector_size(16)));
+
+#define INT_CHUNKS(SN, T, V, CONV)                                                             \
+    INT_LANES(max_lanes_##SN, T, V, CONV, >)                                                   \
+    INT_LANES(min_lanes_##SN, T, V, CONV, <)                                                   \
+    LANES_CHUNK(sum_##SN, T, uint64_t, (int64_t)CONV, 0, +=, int_acc)                          \
+    LANES_CHUNK(prod_##SN, T, uint64_t, (int64_t)CONV, 1, *=, int_acc)                         \
+    EXTREME_CHUNKS(SN, T, V, CONV, INT_NAN, int_acc)
+
+#define FLOAT_CHUNKS(SN, T, VT, VI)                                                            \
+    FLOAT_LANES(max_lanes_##SN, T, VT, VI, >)                                                  \
+    FLOAT_LANES(min_lanes_##SN, T, VT, VI, <)                                                  \
+    FLOAT_SUM_CHUNK(sum_##SN, T, AS_IS)                                                        \
+    FLOAT_SUM_CHUNK(sumsq_##SN, T, SQUARE)                                                     \
+    FLOAT_SUM_CHUNK(sumabs_##SN, T, fabs)                                                      \
+    LANES_CHUNK(prod_##SN, T, double, AS_IS, 1.0, *=, float_acc)                               \
+    EXTREME_CHUNKS(SN, T, T, AS_IS, FLOAT_NAN, float_acc)
+
+INT_CHUNKS(b8, uint8_t, int32_t, AS_BOOL)
+INT_CHUNKS(i32, int32_t, int32_t, AS_IS)
+INT_CHUNKS(i64, int64_t, int64_t, AS_IS)
+FLOAT_CHUNKS(f32, float, v4f, v4i)
+FLOAT_CHUNKS(f64, double, v2d, v2l)
+
+/* --------------------------------------------------------- column kernels */
+
+/* Folds the k rows of columns [j0, j0 + nj) (nj <= COL_BLOCK) of x, a (k, m)
+ * row-major block, into a[0..nj): each column in row order. */
+typedef void (*cols_fn)(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a);
+
+#define AS_DOUBLE(v) ((double)(v))
+#define SQUARE_DOUBLE(v) SQUARE((double)(v))
+#define ABS_DOUBLE(v) fabs((double)(v))
+
+#define COLS_FOLD(NAME, T, A, CONV, INIT, OP, MAKE)                                            \
+    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)      \
+    {                                                                                          \
+        A r[COL_BLOCK];                                                                        \
+        for (int64_t q = 0; q < nj; q++)                                                       \
+            r[q] = INIT;                                                                       \
+        for (int64_t i = 0; i < k; i++) {                                                      \
+            const T *row = (const T *)x + i * m + j0;                                          \
+            for (int64_t q = 0; q < nj; q++)                                                   \
+                r[q] OP (A)CONV(row[q]);                                                       \
+        }                                                                                      \
+        for (int64_t q = 0; q < nj; q++)                                                       \
+            a[q] = MAKE(r[q], 0);                                                              \
+    }
+
+/* max (CMP >) or min (CMP <), and for the arg ops (INDEX) the first row
+ * holding it; a NaN wins.  Branch-free selects. */
+#define COLS_EXTREME(NAME, T, V, CONV, CMP, ISNAN, MAKE, INDEX)                                \
+    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)      \
+    {                                                                                          \
+        V best[COL_BLOCK];                                                                     \
+        int64_t at[INDEX ? COL_BLOCK : 1] = {0};                                               \
+        for (int64_t q = 0; q < nj; q++) {                                                     \
+            best[q] = (V)CONV(((const T *)x)[j0 + q]);                                         \
+            if (INDEX)                                                                         \
+                at[q] = 0;                                                                     \
+        }                                                                                      \
+        for (int64_t i = 1; i < k; i++) {                                                      \
+            const T *row = (const T *)x + i * m + j0;                                          \
+            for (int64_t q = 0; q < nj; q++) {                                                 \
+                V v = (V)CONV(row[q]);                                                         \
+                int take = (!ISNAN(best[q])) & ((v CMP best[q]) | ISNAN(v));                   \
+                best[q] = take ? v : best[q];                                                  \
+                if (INDEX)                                                                     \
+                    at[q] = take ? i : at[q];                                                  \
+            }                                                                                  \
+        }                                                                                      \
+        for (int64_t q = 0; q < nj; q++)                                                       \
+            a[q] = MAKE(best[q], INDEX ? at[q] : 0);                                           \
+    }
+
+#define COLS_EXTREMES(SN, T, V, CONV, ISNAN, MAKE)                                             \
+    COLS_EXTREME(cols_max_##SN, T, V, CONV, >, ISNAN, MAKE, 0)                                 \
+    COLS_EXTREME(cols_min_##SN, T, V, CONV, <, ISNAN, MAKE, 0)                                 \
+    COLS_EXTREME(cols_argmax_##SN, T, V, CONV, >, ISNAN, MAKE, 1)                              \
+    COLS_EXTREME(cols_argmin_##SN, T, V, CONV, <, ISNAN, MAKE, 1)
+
+#define INT_COLS(SN, T, V, CONV)                                                               \
+    COLS_FOLD(cols_sum_##SN, T, uint64_t, (int64_t)CONV, 0, +=, int_acc)                       \
+    COLS_FOLD(cols_prod_##SN, T, uint64_t, (int64_t)CONV, 1, *=, int_acc)                      \
+    COLS_EXTREMES(SN, T, V, CONV, INT_NAN, int_acc)
+
+#define FLOAT_COLS(SN, T)                                                                      \
+    COLS_FOLD(cols_sum_##SN, T, double, AS_DOUBLE, 0.0, +=, float_acc)                         \
+    COLS_FOLD(cols_sumsq_##SN, T, double, SQUARE_DOUBLE, 0.0, +=, float_acc)                   \
+    COLS_FOLD(cols_sumabs_##SN, T, double, ABS_DOUBLE, 0.0, +=, float_acc)                     \
+    COLS_FOLD(cols_prod_##SN, T, double, AS_DOUBLE, 1.0, *=, float_acc)                        \
+    COLS_EXTREMES(SN, T, T, AS_IS, FLOAT_NAN, float_acc)
+
+INT_COLS(b8, uint8_t, int32_t, AS_BOOL)
+INT_COLS(i32, int32_t, int32_t, AS_IS)
+INT_COLS(i64, int64_t, int64_t, AS_IS)
+FLOAT_COLS(f32, float)
+FLOAT_COLS(f64, double)
+
+#define ALL_DTYPES(K) {K##_b8, K##_i32, K##_i64, K##_f32, K##_f64}
+#define FLOAT_ONLY(K) {NULL, NULL, NULL, K##_f32, K##_f64}
+
+/* chunk_fns[op][x dtype], in pdt_dtype order; NULL: not defined (the core
+ * never asks). */
+static const chunk_fn chunk_fns[PDT_NUM_REDUCE_OPS][PDT_NUM_DTYPES] = {
+    [PDT_REDUCE_SUM] = ALL_DTYPES(sum),
+    [PDT_REDUCE_PROD] = ALL_DTYPES(prod),
+    [PDT_REDUCE_MAX] = ALL_DTYPES(max),
+    [PDT_REDUCE_MIN] = ALL_DTYPES(min),
+    [PDT_REDUCE_ARGMAX] = ALL_DTYPES(argmax),
+    [PDT_REDUCE_ARGMIN] = ALL_DTYPES(argmin),
+    [PDT_REDUCE_SUM_SQUARES] = FLOAT_ONLY(sumsq),
+    [PDT_REDUCE_SUM_ABS] = FLOAT_ONLY(sumabs),
+    [PDT_REDUCE_MEAN] = FLOAT_ONLY(sum),
+};
+
+/* cols_fns[op][x dtype], likewise, for the columns layout. */
+static const cols_fn cols_fns[PDT_NUM_REDUCE_OPS][PDT_NUM_DTYPES] = {
+    [PDT_REDUCE_SUM] = ALL_DTYPES(cols_sum),
+    [PDT_REDUCE_PROD] = ALL_DTYPES(cols_prod),
+    [PDT_REDUCE_MAX] = ALL_DTYPES(cols_max),
+    [PDT_REDUCE_MIN] = ALL_DTYPES(cols_min),
+    [PDT_REDUCE_ARGMAX] = ALL_DTYPES(cols_argmax),
+    [PDT_REDUCE_ARGMIN] = ALL_DTYPES(cols_argmin),
+    [PDT_REDUCE_SUM_SQUARES] = FLOAT_ONLY(cols_sumsq),
+    [PDT_REDUCE_SUM_ABS] = FLOAT_ONLY(cols_sumabs),
+    [PDT_REDUCE_MEAN] = FLOAT_ONLY(cols_sum),
+};
+
+/* ------------------------------------------------------- combining partials */
+
+typedef struct job {
+    pdt_reduce_op op;
+    int is_float; /* x is float32 or float64: partials in acc.f */
+    chunk_fn chunk;   /* rows layout */
+    cols_fn cols;     /* columns layout */
+    const char *x;    /* (m, k) */
+    int64_t m, k;
+    int64_t row_bytes;
+    int64_t width;    /* columns per block (columns layout) */
+    char *out;        /* (m,) */
+    pdt_dtype out_dtype;
+    /* one row split across threads */
+    const char *row;
+    int64_t first_chunk;
+    acc partials[CHUNKS_PER_ROUND];
+} job;
+
+/* a = a then b (b covers later elements of the row than a). */
+static void combine(const job *j, acc *a, const acc *b)
+{
+    switch (j->op) {
+    case PDT_REDUCE_SUM:
+    case PDT_REDUCE_SUM_SQUARES:
+    case PDT_REDUCE_SUM_ABS:
+    case PDT_REDUCE_MEAN:
+        a->f += b->f;
+        a->i = (int64_t)((uint64_t)a->i + (uint64_t)b->i);
+        break;
+    case PDT_REDUCE_PROD:
+        a->f *= b->f;
+        a->i = (int64_t)((uint64_t)a->i * (uint64_t)b->i);
+        break;
+    case PDT_REDUCE_MAX:
+    case PDT_REDUCE_ARGMAX:
+        if (j->is_float ? (a->f == a->f && (b->f != b->f || b->f > a->f)) : b->i > a->i)
+            *a = *b;
+        break;
+    case PDT_REDUCE_MIN:
+    case PDT_REDUCE_ARGMIN:
+        if (j->is_float ? (a->f == a->f && (b->f != b->f || b->f < a->f)) : b->i < a->i)
+            *a = *b;
+        break;
+    }
+}
+
+static int64_t chunk_len(const job *j, int64_t begin)
+{
+    return j->k - begin < CHUNK ? j->k - begin : CHUNK;
+}
+
+static acc reduce_row(const job *j, const char *row)
+{
+    int prod = j->op == PDT_REDUCE_PROD;
+    acc a = {prod ? 1.0 : 0.0, prod ? 1 : 0, 0}; /* k == 0: only sums and products */
+    for (int64_t c = 0; c < j->k; c += CHUNK) {
+        acc b = j->chunk(row, c, chunk_len(j, c));
+        if (c == 0)
+            a = b;
+        else
+            combine(j, &a, &b);
+    }
+    return a;
+}
+
+static void store_row(const job *j, int64_t r, acc a)
+{
+    char *p = j->out + r * (int64_t)pdt_dtype_size(j->out_dtype);
+    double f = j->is_float ? a.f : (double)a.i;
+    int64_t i = a.i;
+    if (j->op == PDT_REDUCE_ARGMAX || j->op == PDT_REDUCE_ARGMIN)
+        i = a.idx, f = (double)a.idx;
+    else if (j->op == PDT_REDUCE_MEAN)
+        f = a.f / (double)j->k; /* k == 0: 0/0 = nan, as PyTorch */
+    switch (j->out_dtype) {
+    case PDT_BOOL: *(uint8_t *)p = j->is_float ? f != 0 : i != 0; break;
+    case PDT_INT32: *(int32_t *)p = (int32_t)i; break;
+    case PDT_INT64: *(int64_t *)p = i; break;
+    case PDT_FLOAT32: *(float *)p = (float)f; break;
+    case PDT_FLOAT64: *(double *)p = f; break;
+    }
+}
+
+static void rows_range(int64_t begin, int64_t end, void *ctx)
+{
+    const job *j = ctx;
+    for (int64_t r = begin; r < end; r++)
+        store_row(j, r, reduce_row(j, j->x + r * j->row_bytes));
+}
+
+static void chunks_range(int64_t begin, int64_t end, void *ctx)
+{
+    job *j = ctx;
+    for (int64_t c = begin; c < end; c++) {
+        int64_t start = (j->first_chunk + c) * CHUNK;
+        j->partials[c] = j->chunk(j->row, start, chunk_len(j, start));
+    }
+}
+
+static void cols_range(int64_t begin, int64_t end, void *ctx)
+{
+    const job *j = ctx;
+    acc a[COL_BLOCK];
+    for (int64_t b = begin; b < end; b++) {
+        int64_t j0 = b * j->width, nj = j->m - j0 < j->width ? j->m - j0 : j->width;
+        j->cols(j->x, j->m, j->k, j0, nj, a);
+        for (int64_t q = 0; q < nj; q++)
+            store_row(j, j0 + q, a[q]);
+    }
+}
+
+/* The columns layout: blocks of neighbouring columns split over the threads
+ * (narrower blocks when there are few columns, so that each thread has some). */
+static void reduce_cols(job *j)
+{
+    int64_t m = j->m, k = j->k;
+    j->width = COL_BLOCK;
+    if (m * k >= 2 * GRAIN) {
+        int64_t threads = pdt_cpu_threads(), w = (m + threads - 1) / threads;
+        w = (w + 15) & ~(int64_t)15;
+        if (w < j->width)
+            j->width = w;
+    }
+    int64_t blocks = (m + j->width - 1) / j->width, per_block = j->width * k;
+    pdt_cpu_parallel_for(blocks, per_block >= GRAIN ? 1 : GRAIN / per_block, cols_range, j);
+}
+
+/* Row r with its chunks spread over the threads; the same result as
+ * reduce_row (Note [CPU reduction order]). */
+static void split_row(job *j, int64_t r)
+{
+    int64_t nchunks = (j->k + CHUNK - 1) / CHUNK;
+    acc a = {0, 0, 0};
+    j->row = j->x + r * j->row_bytes;
+    for (int64_t c0 = 0; c0 < nchunks; c0 += CHUNKS_PER_ROUND) {
+        int64_t count = nchunks - c0 < CHUNKS_PER_ROUND ? nchunks - c0 : CHUNKS_PER_ROUND;
+        j->first_chunk = c0;
+        pdt_cpu_parallel_for(count, 1, chunks_range, j);
+        for (int64_t c = 0; c < count; c++) {
+            if (c0 == 0 && c == 0)
+                a = j->partials[0];
+            else
+                combine(j, &a, &j->partials[c]);
+        }
+    }
+    store_row(j, r, a);
+}
 
 pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x)
 {
-    (void)out, (void)x;
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "reduction %d is not implemented on the CPU yet", (int)op);
+    /* x: (m, k), rows (strides (k, 1)) or columns (strides (1, m)); out: (m,) */
+    if ((unsigned)op >= PDT_NUM_REDUCE_OPS || !chunk_fns[op][x->dtype])
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "reduction %d is not defined for %s on the CPU",
+                        (int)op, pdt_dtype_name(x->dtype));
+    job jb = {
+        .op = op,
+        .is_float = pdt_dtype_is_floating(x->dtype),
+        .chunk = chunk_fns[op][x->dtype],
+        .cols = cols_fns[op][x->dtype],
+        .x = pdt_tensor_ptr(x),
+        .m = x->shape[0],
+        .k = x->shape[1],
+        .row_bytes = x->shape[1] * (int64_t)pdt_dtype_size(x->dtype),
+        .out = pdt_tensor_ptr(out),
+        .out_dtype = out->dtype,
+    };
+    job *j = &jb;
+    int64_t m = x->shape[0], k = x->shape[1];
+    if (k > 1 && x->strides[1] != 1) {
+        reduce_cols(j);
+    } else if (k == 0 || m * k < 2 * GRAIN) {
+        rows_range(0, m, j);
+    } else if (k >= 2 * CHUNK && m < 4 * (int64_t)pdt_cpu_threads()) {
+        for (int64_t r = 0; r < m; r++)
+            split_row(j, r);
+    } else {
+        int64_t grain = (GRAIN + k - 1) / k;
+        pdt_cpu_parallel_for(m, grain, rows_range, j);
+    }
+    return PDT_OK;
 }

@@ -1,6 +1,418 @@
-/* tensor_reduce.c - reductions: sum, mean, max, min, argmax, argmin, prod, norm.
- * (Issue 4: to be implemented.) */
+/* tensor_reduce.c - reductions as methods and functions: sum, mean, prod,
+ * max, min, amax, amin, argmax, argmin and norm, with dim (an int or a tuple),
+ * keepdim and, for sum/mean/prod/norm, dtype=.  The core (pdt_reduce.h) does
+ * the validation and the work; the GIL is released for large inputs.
+ *
+ * max(dim) and min(dim) return (values, indices) as a struct sequence,
+ * pydevtensor.return_types.max / .min, like torch.return_types; max(other)
+ * with a Tensor is the elementwise pydevtensor.maximum, as in PyTorch. */
 #include "args.h"
+#include "pdt_reduce.h"
 
-PyMethodDef pdt_reduce_methods[] = {{NULL, NULL, 0, NULL}};
-PyMethodDef pdt_reduce_functions[] = {{NULL, NULL, 0, NULL}};
+#define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+/* Defined in tensor_view.c (they belong in args.h). */
+typedef PyObject *(*pdt_method_fn)(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames);
+PyObject *pdt_function_form(const char *fname, PyObject *module, PyObject *const *args,
+                            Py_ssize_t nargs, PyObject *kwnames, pdt_method_fn method);
+int pdt_parse_dims(PyObject *obj, const char *fname, int *n, int64_t *dims);
+
+/* One parsed call. */
+typedef struct request {
+    pdt_reduce_op op;
+    double p;     /* norm: 1 or 2; 0: not a norm */
+    int ndims;    /* -1: every dim */
+    int64_t dims[PDT_MAX_DIMS];
+    int keepdim;
+    int dtype;    /* -1: not given */
+} request;
+
+enum { ARG_P, ARG_DIM, ARG_KEEPDIM, ARG_DTYPE, ARG_COUNT };
+
+/* Parses (p,) dim, keepdim by position or name and dtype by name into kw
+ * (indexed by ARG_*).  with_p: the norm's leading p; with_dtype: dtype= is
+ * accepted. */
+static int parse_call(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, int with_p, int with_dtype, PyObject **kw)
+{
+    static const char *const all_names[] = {"p", "dim", "keepdim", "dtype", NULL};
+    static const char *const no_dtype[] = {"p", "dim", "keepdim", NULL};
+    const char *const *names = with_dtype ? all_names : no_dtype;
+    int first = with_p ? ARG_P : ARG_DIM; /* the first positional slot */
+    if (pdt_parse_keywords(fname, args + nargs, kwnames, names + first, kw + first) < 0)
+        return -1;
+    if (nargs > ARG_DTYPE - first) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)",
+                     fname, ARG_DTYPE - first, nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        if (kw[first + i]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                         names[first + i]);
+            return -1;
+        }
+        kw[first + i] = args[i];
+    }
+    return 0;
+}
+
+/* dim, keepdim and dtype of kw into rq. */
+static int fill_request(pdt_state *S, const char *fname, PyObject **kw, request *rq)
+{
+    if (pdt_parse_dims(kw[ARG_DIM], fname, &rq->ndims, rq->dims) < 0 ||
+        pdt_parse_bool(kw[ARG_KEEPDIM], 0, "keepdim", &rq->keepdim) < 0 ||
+        pdt_dtype_from_object(S, kw[ARG_DTYPE], -1, &rq->dtype) < 0)
+        return -1;
+    if (rq->ndims == 0)
+        rq->ndims = -1; /* dim=(): every dim, as PyTorch */
+    return 0;
+}
+
+static pdt_status execute(const pdt_tensor *x, const request *rq, pdt_tensor *out)
+{
+    if (rq->p != 0)
+        return pdt_norm(x, rq->p, rq->ndims, rq->dims, rq->keepdim, rq->dtype, out);
+    return pdt_reduce(rq->op, x, rq->ndims, rq->dims, rq->keepdim, rq->dtype, out);
+}
+
+static PyObject *run(PyObject *self, const request *rq)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    const pdt_tensor *x = pdt_tensor_of(self);
+    pdt_tensor out;
+    pdt_status st;
+    if (!S)
+        return NULL;
+    if (pdt_tensor_numel(x) > PDT_GIL_RELEASE_NUMEL) {
+        Py_BEGIN_ALLOW_THREADS
+        st = execute(x, rq, &out);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = execute(x, rq, &out);
+    }
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
+/* sum, mean, prod, amax, amin: (dim=None, keepdim=False[, *, dtype=None]) */
+static PyObject *reduce_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames, const char *fname, pdt_reduce_op op,
+                               int with_dtype)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    PyObject *kw[ARG_COUNT] = {NULL};
+    request rq = {.op = op};
+    if (!S || parse_call(fname, args, nargs, kwnames, 0, with_dtype, kw) < 0 ||
+        fill_request(S, fname, kw, &rq) < 0)
+        return NULL;
+    return run(self, &rq);
+}
+
+#define REDUCE_METHOD(NAME, OP, WITH_DTYPE)                                                   \
+    static PyObject *t_##NAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
+                              PyObject *kwnames)                                              \
+    {                                                                                         \
+        return reduce_method(self, args, nargs, kwnames, #NAME, OP, WITH_DTYPE);              \
+    }
+REDUCE_METHOD(sum, PDT_REDUCE_SUM, 1)
+REDUCE_METHOD(mean, PDT_REDUCE_MEAN, 1)
+REDUCE_METHOD(prod, PDT_REDUCE_PROD, 1)
+REDUCE_METHOD(amax, PDT_REDUCE_MAX, 0)
+REDUCE_METHOD(amin, PDT_REDUCE_MIN, 0)
+
+/* argmax / argmin (dim=None, keepdim=False): one dim, or the index into the
+ * flattened tensor (keepdim is then ignored, as in PyTorch). */
+static PyObject *arg_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames, const char *fname, pdt_reduce_op op)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    PyObject *kw[ARG_COUNT] = {NULL};
+    request rq = {.op = op};
+    if (!S || parse_call(fname, args, nargs, kwnames, 0, 0, kw) < 0)
+        return NULL;
+    if (kw[ARG_DIM] && kw[ARG_DIM] != Py_None &&
+        (PyTuple_Check(kw[ARG_DIM]) || PyList_Check(kw[ARG_DIM]))) {
+        PyErr_Format(PyExc_TypeError, "%s(): dim must be an int or None", fname);
+        return NULL;
+    }
+    if (fill_request(S, fname, kw, &rq) < 0)
+        return NULL;
+    if (rq.ndims < 0)
+        rq.keepdim = 0;
+    return run(self, &rq);
+}
+
+static PyObject *t_argmax(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+    return arg_method(self, args, nargs, kwnames, "argmax", PDT_REDUCE_ARGMAX);
+}
+
+static PyObject *t_argmin(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+    return arg_method(self, args, nargs, kwnames, "argmin", PDT_REDUCE_ARGMIN);
+}
+
+/* ------------------------------------------------ max(dim) and min(dim) */
+
+static PyStructSequence_Field pair_fields[] = {
+    {"values", "the maxima or minima along dim"},
+    {"indices", "their positions along dim (int64; the first one on ties)"},
+    {NULL, NULL},
+};
+static PyStructSequence_Desc pair_desc[2] = {
+    {"pydevtensor.return_types.max", "(values, indices) from max(dim)", pair_fields, 2},
+    {"pydevtensor.return_types.min", "(values, indices) from min(dim)", pair_fields, 2},
+};
+static const char *const pair_attr[2] = {"_return_type_max", "_return_type_min"};
+
+/* The module that defined self's type (borrowed). */
+static PyObject *module_of(PyObject *self)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return PyType_GetModuleByDef(Py_TYPE(self), &pdt_module_def);
+#else
+    PyObject *mro = Py_TYPE(self)->tp_mro;
+    for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); i++) {
+        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        PyObject *module = (base->tp_flags & Py_TPFLAGS_HEAPTYPE)
+                               ? ((PyHeapTypeObject *)base)->ht_module
+                               : NULL;
+        if (module && PyModule_GetDef(module) == &pdt_module_def)
+            return module;
+    }
+    PyErr_SetString(PyExc_TypeError, "not a pydevtensor tensor");
+    return NULL;
+#endif
+}
+
+/* return_types.max (which 0) or .min (1): made on first use and kept as an
+ * attribute of the module.  A new reference. */
+static PyObject *pair_type(PyObject *module, int which)
+{
+    PyObject *dict = PyModule_GetDict(module); /* borrowed */
+    PyObject *tp = dict ? PyDict_GetItemString(dict, pair_attr[which]) : NULL;
+    if (tp)
+        return Py_NewRef(tp);
+    tp = (PyObject *)PyStructSequence_NewType(&pair_desc[which]);
+    if (tp && PyModule_AddObjectRef(module, pair_attr[which], tp) < 0)
+        Py_CLEAR(tp);
+    return tp;
+}
+
+static PyObject *pair_result(PyObject *self, int which, pdt_tensor *values, pdt_tensor *indices)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    PyObject *module = module_of(self);
+    PyObject *tp = module ? pair_type(module, which) : NULL;
+    PyObject *v = S ? pdt_tensor_wrap_new(S, values) : NULL;
+    PyObject *i = S ? pdt_tensor_wrap_new(S, indices) : NULL;
+    PyObject *pair = tp && v && i ? PyStructSequence_New((PyTypeObject *)tp) : NULL;
+    if (!S) {
+        pdt_tensor_release(values);
+        pdt_tensor_release(indices);
+    }
+    if (!pair) {
+        Py_XDECREF(tp), Py_XDECREF(v), Py_XDECREF(i);
+        return NULL;
+    }
+    PyStructSequence_SetItem(pair, 0, v);
+    PyStructSequence_SetItem(pair, 1, i);
+    Py_DECREF(tp);
+    return pair;
+}
+
+/* max/min(): the 0-d extreme; (dim, keepdim=False): (values, indices);
+ * (other): the elementwise maximum/minimum. */
+static PyObject *extreme_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames, int which)
+{
+    const char *fname = which ? "min" : "max";
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    PyObject *kw[ARG_COUNT] = {NULL};
+    if (!S || parse_call(fname, args, nargs, kwnames, 0, 0, kw) < 0)
+        return NULL;
+    PyObject *dim = kw[ARG_DIM];
+    if (dim && pdt_is_tensor(S, dim)) {
+        PyObject *module = module_of(self);
+        PyObject *fn = module ? PyObject_GetAttrString(module, which ? "minimum" : "maximum")
+                              : NULL;
+        PyObject *r = fn && !kw[ARG_KEEPDIM] ? PyObject_CallFunctionObjArgs(fn, self, dim, NULL)
+                                             : NULL;
+        if (fn && kw[ARG_KEEPDIM])
+            PyErr_Format(PyExc_TypeError, "%s(other) takes no keepdim", fname);
+        Py_XDECREF(fn);
+        return r;
+    }
+    if (!dim || dim == Py_None) {
+        if (kw[ARG_KEEPDIM]) {
+            PyErr_Format(PyExc_TypeError, "%s(): keepdim needs a dim", fname);
+            return NULL;
+        }
+        request rq = {.op = which ? PDT_REDUCE_MIN : PDT_REDUCE_MAX, .ndims = -1, .dtype = -1};
+        return run(self, &rq);
+    }
+    if (PyTuple_Check(dim) || PyList_Check(dim)) {
+        PyErr_Format(PyExc_TypeError, "%s(): dim must be an int; use a%s(dim=...) to reduce over "
+                                      "several dims",
+                     fname, fname);
+        return NULL;
+    }
+    int64_t d;
+    int keepdim;
+    if (pdt_parse_int64(dim, which ? "min(): dim" : "max(): dim", &d) < 0 ||
+        pdt_parse_bool(kw[ARG_KEEPDIM], 0, "keepdim", &keepdim) < 0)
+        return NULL;
+    const pdt_tensor *x = pdt_tensor_of(self);
+    pdt_tensor values, indices;
+    pdt_status st;
+    pdt_reduce_op op = which ? PDT_REDUCE_MIN : PDT_REDUCE_MAX;
+    if (pdt_tensor_numel(x) > PDT_GIL_RELEASE_NUMEL) {
+        Py_BEGIN_ALLOW_THREADS
+        st = pdt_reduce_with_indices(op, x, d, keepdim, &values, &indices);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = pdt_reduce_with_indices(op, x, d, keepdim, &values, &indices);
+    }
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return pair_result(self, which, &values, &indices);
+}
+
+static PyObject *t_max(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return extreme_method(self, args, nargs, kwnames, 0);
+}
+
+static PyObject *t_min(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return extreme_method(self, args, nargs, kwnames, 1);
+}
+
+/* ------------------------------------------------------------------ norm */
+
+/* norm(p='fro', dim=None, keepdim=False, dtype=None) */
+static PyObject *t_norm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    PyObject *kw[ARG_COUNT] = {NULL};
+    request rq = {.op = PDT_REDUCE_SUM_SQUARES, .p = 2.0};
+    if (!S || parse_call("norm", args, nargs, kwnames, 1, 1, kw) < 0 ||
+        fill_request(S, "norm", kw, &rq) < 0)
+        return NULL;
+    PyObject *p = kw[ARG_P];
+    if (p && p != Py_None) {
+        if (PyUnicode_Check(p)) {
+            if (PyUnicode_CompareWithASCIIString(p, "fro") != 0) {
+                PyErr_Format(PyExc_NotImplementedError,
+                             "norm(): p=%R is not supported; use 'fro' (the default), 2 or 1", p);
+                return NULL;
+            }
+        } else if (PyBool_Check(p) || !PyNumber_Check(p) ||
+                   ((rq.p = PyFloat_AsDouble(p)) == -1.0 && PyErr_Occurred())) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "norm(): p must be a number or 'fro', got %.100s",
+                             Py_TYPE(p)->tp_name);
+            return NULL;
+        }
+    }
+    if (rq.p == 0) { /* the count of non-zeros: not a case the core knows */
+        PyErr_SetString(PyExc_NotImplementedError,
+                        "norm(): p=0 is not supported; use 'fro' (the default), 2 or 1");
+        return NULL;
+    }
+    return run(self, &rq);
+}
+
+/* ------------------------------------------------------- function forms */
+
+#define FUNCTION_FORM(NAME)                                                                    \
+    static PyObject *f_##NAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,       \
+                              PyObject *kwnames)                                               \
+    {                                                                                          \
+        return pdt_function_form(#NAME, module, args, nargs, kwnames, t_##NAME);               \
+    }
+FUNCTION_FORM(sum)
+FUNCTION_FORM(mean)
+FUNCTION_FORM(prod)
+FUNCTION_FORM(amax)
+FUNCTION_FORM(amin)
+FUNCTION_FORM(argmax)
+FUNCTION_FORM(argmin)
+FUNCTION_FORM(max)
+FUNCTION_FORM(min)
+FUNCTION_FORM(norm)
+
+/* _return_types(): (return_types.max, return_types.min), for pydevtensor. */
+static PyObject *f_return_types(PyObject *module, PyObject *unused)
+{
+    (void)unused;
+    PyObject *a = pair_type(module, 0), *b = a ? pair_type(module, 1) : NULL;
+    PyObject *r = b ? PyTuple_Pack(2, a, b) : NULL;
+    Py_XDECREF(a), Py_XDECREF(b);
+    return r;
+}
+
+/* ------------------------------------------------------------- tables */
+
+#define DOC_DIM "dim: an int, a tuple of ints, or None (every dim); keepdim keeps them with size 1."
+
+PyMethodDef pdt_reduce_methods[] = {
+    {"sum", FASTKW(t_sum),
+     "sum(dim=None, keepdim=False, *, dtype=None)\n--\n\nThe sum over dim.  " DOC_DIM
+     "  Integers and bool sum to int64; float32 accumulates in double."},
+    {"mean", FASTKW(t_mean),
+     "mean(dim=None, keepdim=False, *, dtype=None)\n--\n\nThe mean over dim (a floating dtype "
+     "is needed).  " DOC_DIM},
+    {"prod", FASTKW(t_prod),
+     "prod(dim=None, keepdim=False, *, dtype=None)\n--\n\nThe product over dim.  " DOC_DIM},
+    {"max", FASTKW(t_max),
+     "max(dim=None, keepdim=False)\n--\n\nThe largest element (0-d); with dim, (values, "
+     "indices) along it; max(other) is maximum(self, other).  NaN propagates."},
+    {"min", FASTKW(t_min),
+     "min(dim=None, keepdim=False)\n--\n\nThe smallest element (0-d); with dim, (values, "
+     "indices) along it; min(other) is minimum(self, other).  NaN propagates."},
+    {"amax", FASTKW(t_amax),
+     "amax(dim=None, keepdim=False)\n--\n\nThe maximum over dim (no indices).  " DOC_DIM},
+    {"amin", FASTKW(t_amin),
+     "amin(dim=None, keepdim=False)\n--\n\nThe minimum over dim (no indices).  " DOC_DIM},
+    {"argmax", FASTKW(t_argmax),
+     "argmax(dim=None, keepdim=False)\n--\n\nThe int64 index of the first maximum along dim, or "
+     "into the flattened tensor; a NaN counts as the maximum."},
+    {"argmin", FASTKW(t_argmin),
+     "argmin(dim=None, keepdim=False)\n--\n\nThe int64 index of the first minimum along dim, or "
+     "into the flattened tensor; a NaN counts as the minimum."},
+    {"norm", FASTKW(t_norm),
+     "norm(p='fro', dim=None, keepdim=False, dtype=None)\n--\n\nThe vector p-norm over dim "
+     "(every element by default): 'fro' and 2 give the square root of the sum of squares, 1 "
+     "the sum of absolute values."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef pdt_reduce_functions[] = {
+    {"sum", FASTKW(f_sum), "sum(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
+                           "The sum of input over dim; see Tensor.sum."},
+    {"mean", FASTKW(f_mean), "mean(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
+                             "The mean of input over dim; see Tensor.mean."},
+    {"prod", FASTKW(f_prod), "prod(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
+                             "The product of input over dim; see Tensor.prod."},
+    {"max", FASTKW(f_max), "max(input, dim=None, keepdim=False)\n--\n\n"
+                           "The largest element, or (values, indices) along dim; see Tensor.max."},
+    {"min", FASTKW(f_min), "min(input, dim=None, keepdim=False)\n--\n\n"
+                           "The smallest element, or (values, indices) along dim; see Tensor.min."},
+    {"amax", FASTKW(f_amax), "amax(input, dim=None, keepdim=False)\n--\n\n"
+                             "The maximum of input over dim; see Tensor.amax."},
+    {"amin", FASTKW(f_amin), "amin(input, dim=None, keepdim=False)\n--\n\n"
+                             "The minimum of input over dim; see Tensor.amin."},
+    {"argmax", FASTKW(f_argmax), "argmax(input, dim=None, keepdim=False)\n--\n\n"
+                                 "The index of the first maximum; see Tensor.argmax."},
+    {"argmin", FASTKW(f_argmin), "argmin(input, dim=None, keepdim=False)\n--\n\n"
+                                 "The index of the first minimum; see Tensor.argmin."},
+    {"norm", FASTKW(f_norm), "norm(input, p='fro', dim=None, keepdim=False, dtype=None)\n--\n\n"
+                             "The vector p-norm (p = 'fro', 2 or 1); see Tensor.norm."},
+    {"_return_types", f_return_types, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,8 +1,538 @@
-/* tensor_view.c - views and indexing: reshape/view, transpose/T/permute,
- * squeeze/unsqueeze, flatten, t[...] and t[...] = value.  (Issue 4: to be implemented.) */
+/* tensor_view.c - views and indexing: reshape/view, transpose/t()/T/permute,
+ * squeeze/unsqueeze, flatten, t[...] and t[...] = value, as methods and as
+ * functions (pydevtensor.reshape(x, shape), ...).  The core (pdt_view.h)
+ * validates and builds every view; here arguments become dims and indices.
+ *
+ * Indexing is basic indexing only: ints, slices (negative steps too), None,
+ * Ellipsis and tuples of them, always giving a view.  A bool, a list or a
+ * tensor as an index (NumPy's advanced indexing) raises NotImplementedError.
+ *
+ * Also defines two helpers tensor_reduce.c uses (declared there):
+ * pdt_parse_dims and pdt_function_form. */
 #include "args.h"
+#include "pdt_view.h"
 
-PyMethodDef pdt_view_methods[] = {{NULL, NULL, 0, NULL}};
-PyMethodDef pdt_view_functions[] = {{NULL, NULL, 0, NULL}};
-PyGetSetDef pdt_view_getset[] = {{NULL, NULL, NULL, NULL, NULL}};
-PyType_Slot pdt_view_slots[] = {{0, NULL}};
+#define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+typedef PyObject *(*pdt_method_fn)(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames);
+
+/* The function form fname(input, ...) of a method: input is the first
+ * positional argument and must be a Tensor. */
+PyObject *pdt_function_form(const char *fname, PyObject *module, PyObject *const *args,
+                            Py_ssize_t nargs, PyObject *kwnames, pdt_method_fn method)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    if (nargs < 1 || !pdt_is_tensor(S, args[0])) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): argument 'input' (position 1) must be a Tensor, got %s", fname,
+                     nargs < 1 ? "nothing" : Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    return method(args[0], args + 1, nargs - 1, kwnames);
+}
+
+/* dim: an int, or a tuple/list of ints (*n of them); None gives *n = -1 (all). */
+int pdt_parse_dims(PyObject *obj, const char *fname, int *n, int64_t *dims)
+{
+    if (!obj || obj == Py_None) {
+        *n = -1;
+        return 0;
+    }
+    if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
+        char what[80];
+        PyOS_snprintf(what, sizeof what, "%s(): dim", fname);
+        *n = 1;
+        return pdt_parse_int64(obj, what, &dims[0]);
+    }
+    PyObject *seq = PySequence_Fast(obj, "dims");
+    if (!seq)
+        return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+    int rc = 0;
+    if (len > PDT_MAX_DIMS) {
+        PyErr_Format(PyExc_ValueError, "%s(): %zd dims given; tensors have at most %d", fname, len,
+                     PDT_MAX_DIMS);
+        rc = -1;
+    }
+    for (Py_ssize_t i = 0; rc == 0 && i < len; i++) {
+        char what[80];
+        PyOS_snprintf(what, sizeof what, "%s(): element %zd of dim", fname, i);
+        rc = pdt_parse_int64(PySequence_Fast_GET_ITEM(seq, i), what, &dims[i]);
+    }
+    Py_DECREF(seq);
+    *n = (int)len;
+    return rc;
+}
+
+/* Up to n ints by position or by name (names[i]) into vals (defaults preset);
+ * the first `required` must be given. */
+static int int_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames, const char *const *names, int n, int required,
+                    int64_t *vals)
+{
+    PyObject *kw[4] = {NULL, NULL, NULL, NULL};
+    if (pdt_parse_keywords(fname, args + nargs, kwnames, names, kw) < 0)
+        return -1;
+    if (nargs > n) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d argument%s (%zd given)", fname, n,
+                     n == 1 ? "" : "s", nargs);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *obj = i < nargs ? args[i] : kw[i];
+        if (i < nargs && kw[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                         names[i]);
+            return -1;
+        }
+        if (!obj && i < required) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
+            return -1;
+        }
+        char what[80];
+        PyOS_snprintf(what, sizeof what, "%s(): %s", fname, names[i]);
+        if (obj && pdt_parse_int64(obj, what, &vals[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The Python result of a core view call. */
+static PyObject *view_result(PyObject *self, pdt_status st, pdt_tensor *out)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S) {
+        if (st == PDT_OK)
+            pdt_tensor_release(out);
+        return NULL;
+    }
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, out) : pdt_raise(S, st);
+}
+
+/* ---------------------------------------------------------- new shapes */
+
+/* shape as varargs, one tuple/list, or shape=. */
+static int shape_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, int *ndim, int64_t *shape)
+{
+    static const char *const names[] = {"shape", NULL};
+    PyObject *kw[1] = {NULL};
+    if (pdt_parse_keywords(fname, args + nargs, kwnames, names, kw) < 0)
+        return -1;
+    if (kw[0] && nargs > 0) {
+        PyErr_Format(PyExc_TypeError, "%s() got the shape twice", fname);
+        return -1;
+    }
+    if (kw[0])
+        return pdt_parse_sizes(kw, 1, ndim, shape, fname);
+    if (nargs == 0) {
+        PyErr_Format(PyExc_TypeError, "%s() missing the shape: write %s(2, 3) or %s((2, 3))",
+                     fname, fname, fname);
+        return -1;
+    }
+    return pdt_parse_sizes(args, nargs, ndim, shape, fname);
+}
+
+static PyObject *shape_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, const char *fname, int copy_ok)
+{
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    if (shape_args(fname, args, nargs, kwnames, &ndim, shape) < 0)
+        return NULL;
+    const pdt_tensor *t = pdt_tensor_of(self);
+    pdt_tensor out;
+    pdt_status st;
+    if (copy_ok && pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
+        Py_BEGIN_ALLOW_THREADS /* reshape may copy */
+        st = pdt_reshape(t, ndim, shape, &out);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = copy_ok ? pdt_reshape(t, ndim, shape, &out) : pdt_view(t, ndim, shape, &out);
+    }
+    return view_result(self, st, &out);
+}
+
+static PyObject *t_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    return shape_method(self, args, nargs, kwnames, "reshape", 1);
+}
+
+static PyObject *t_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S)
+        return NULL;
+    if (nargs == 1 && (Py_IS_TYPE(args[0], S->dtype_type) || PyType_Check(args[0]))) {
+        PyErr_SetString(PyExc_NotImplementedError,
+                        "view(dtype) (reinterpreting the bytes) is not supported; use .to(dtype) "
+                        "to convert the values");
+        return NULL;
+    }
+    return shape_method(self, args, nargs, kwnames, "view", 0);
+}
+
+static PyObject *t_flatten(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    static const char *const names[] = {"start_dim", "end_dim", NULL};
+    int64_t v[2] = {0, -1};
+    if (int_args("flatten", args, nargs, kwnames, names, 2, 0, v) < 0)
+        return NULL;
+    const pdt_tensor *t = pdt_tensor_of(self);
+    pdt_tensor out;
+    pdt_status st;
+    if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
+        Py_BEGIN_ALLOW_THREADS /* flatten may copy */
+        st = pdt_flatten(t, v[0], v[1], &out);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = pdt_flatten(t, v[0], v[1], &out);
+    }
+    return view_result(self, st, &out);
+}
+
+/* ------------------------------------------------------- dims reordered */
+
+static PyObject *t_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    static const char *const names[] = {"dim0", "dim1", NULL};
+    int64_t v[2] = {0, 0};
+    if (int_args("transpose", args, nargs, kwnames, names, 2, 2, v) < 0)
+        return NULL;
+    pdt_tensor out;
+    pdt_status st = pdt_transpose(pdt_tensor_of(self), v[0], v[1], &out);
+    return view_result(self, st, &out);
+}
+
+static PyObject *t_t(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (t->ndim > 2) {
+        PyErr_Format(PyExc_ValueError,
+                     "t() expects a tensor with <= 2 dimensions, but this one has %d; use "
+                     "transpose(dim0, dim1) or permute(...)",
+                     t->ndim);
+        return NULL;
+    }
+    pdt_tensor out;
+    pdt_status st = pdt_reverse_dims(t, &out);
+    return view_result(self, st, &out);
+}
+
+static PyObject *t_T(PyObject *self, void *closure)
+{
+    (void)closure;
+    pdt_tensor out;
+    pdt_status st = pdt_reverse_dims(pdt_tensor_of(self), &out);
+    return view_result(self, st, &out);
+}
+
+static PyObject *t_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    static const char *const names[] = {"dims", NULL};
+    PyObject *kw[1] = {NULL};
+    int n;
+    int64_t dims[PDT_MAX_DIMS];
+    if (pdt_parse_keywords("permute", args + nargs, kwnames, names, kw) < 0)
+        return NULL;
+    if (kw[0] && nargs > 0) {
+        PyErr_SetString(PyExc_TypeError, "permute() got the dims twice");
+        return NULL;
+    }
+    if (pdt_parse_sizes(kw[0] ? kw : args, kw[0] ? 1 : nargs, &n, dims, "permute") < 0)
+        return NULL;
+    pdt_tensor out;
+    pdt_status st = pdt_permute(pdt_tensor_of(self), n, dims, &out);
+    return view_result(self, st, &out);
+}
+
+/* -------------------------------------------------- size-1 dims in and out */
+
+static PyObject *t_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    static const char *const names[] = {"dim", NULL};
+    PyObject *kw[1] = {NULL};
+    if (pdt_parse_keywords("squeeze", args + nargs, kwnames, names, kw) < 0)
+        return NULL;
+    if (nargs > 1 || (nargs == 1 && kw[0])) {
+        PyErr_SetString(PyExc_TypeError, "squeeze() takes one argument, dim (an int, a tuple of "
+                                         "ints, or None)");
+        return NULL;
+    }
+    int n;
+    int64_t dims[PDT_MAX_DIMS];
+    if (pdt_parse_dims(nargs ? args[0] : kw[0], "squeeze", &n, dims) < 0)
+        return NULL;
+    pdt_tensor out;
+    pdt_status st = pdt_squeeze(pdt_tensor_of(self), n, dims, &out);
+    return view_result(self, st, &out);
+}
+
+static PyObject *t_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    static const char *const names[] = {"dim", NULL};
+    int64_t dim = 0;
+    if (int_args("unsqueeze", args, nargs, kwnames, names, 1, 1, &dim) < 0)
+        return NULL;
+    pdt_tensor out;
+    pdt_status st = pdt_unsqueeze(pdt_tensor_of(self), dim, &out);
+    return view_result(self, st, &out);
+}
+
+/* ------------------------------------------------------------ indexing */
+
+#define MAX_INDEX_ITEMS (2 * PDT_MAX_DIMS + 1)
+
+static int advanced_index(PyObject *obj)
+{
+    PyErr_Format(PyExc_NotImplementedError,
+                 "indexing with a %.100s (advanced indexing: boolean masks, integer tensors or "
+                 "lists) is not supported yet; use ints, slices, None and ... (basic indexing, "
+                 "which gives a view)",
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+static int parse_index_item(pdt_state *S, PyObject *obj, pdt_index *out)
+{
+    memset(out, 0, sizeof *out);
+    if (obj == Py_None) {
+        out->kind = PDT_INDEX_NEWAXIS;
+        return 0;
+    }
+    if (obj == Py_Ellipsis) {
+        out->kind = PDT_INDEX_ELLIPSIS;
+        return 0;
+    }
+    if (PySlice_Check(obj)) {
+        Py_ssize_t start, stop, step;
+        if (PySlice_Unpack(obj, &start, &stop, &step) < 0)
+            return -1;
+        out->kind = PDT_INDEX_SLICE;
+        out->start = start == PY_SSIZE_T_MIN ? PDT_SLICE_MIN
+                     : start == PY_SSIZE_T_MAX ? PDT_SLICE_MAX
+                                               : (int64_t)start;
+        out->stop = stop == PY_SSIZE_T_MIN ? PDT_SLICE_MIN
+                    : stop == PY_SSIZE_T_MAX ? PDT_SLICE_MAX
+                                             : (int64_t)stop;
+        out->step = step;
+        return 0;
+    }
+    if (PyBool_Check(obj) || pdt_is_tensor(S, obj) ||
+        (PySequence_Check(obj) && !PyUnicode_Check(obj) && !PyBytes_Check(obj)))
+        return advanced_index(obj); /* lists, tuples inside the key, NumPy arrays */
+    if (PyIndex_Check(obj)) {
+        Py_ssize_t i = PyNumber_AsSsize_t(obj, PyExc_IndexError);
+        if (i == -1 && PyErr_Occurred())
+            return -1;
+        out->kind = PDT_INDEX_INT;
+        out->i = i;
+        return 0;
+    }
+    PyErr_Format(PyExc_IndexError,
+                 "only integers, slices (`:`), ellipsis (`...`) and None are valid indices, got "
+                 "%.100s",
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+/* self[key] as a view into *out. */
+static int index_view(PyObject *self, PyObject *key, pdt_tensor *out)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    pdt_index items[MAX_INDEX_ITEMS];
+    Py_ssize_t n = 1;
+    if (!S)
+        return -1;
+    if (PyTuple_Check(key)) {
+        n = PyTuple_GET_SIZE(key);
+        if (n > MAX_INDEX_ITEMS) {
+            PyErr_Format(PyExc_IndexError, "too many indices (%zd) for a tensor of dimension %d",
+                         n, pdt_tensor_of(self)->ndim);
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (parse_index_item(S, PyTuple_GET_ITEM(key, i), &items[i]) < 0)
+                return -1;
+    } else if (parse_index_item(S, key, &items[0]) < 0) {
+        return -1;
+    }
+    pdt_status st = pdt_index_view(pdt_tensor_of(self), (int)n, items, out);
+    return st == PDT_OK ? 0 : pdt_raise_int(S, st);
+}
+
+static PyObject *tensor_subscript(PyObject *self, PyObject *key)
+{
+    pdt_tensor out;
+    if (index_view(self, key, &out) < 0)
+        return NULL;
+    return view_result(self, PDT_OK, &out);
+}
+
+/* dst = value: a Tensor on dst's device, broadcast to dst's shape, copied
+ * first if it shares storage with dst. */
+static int assign_tensor(pdt_state *S, const pdt_tensor *dst, const pdt_tensor *value)
+{
+    const pdt_tensor *ts[2] = {dst, value};
+    static const char *const names[2] = {"self", "value"};
+    pdt_device device;
+    pdt_tensor src = {0}, own = {0};
+    pdt_status st = pdt_same_device("setitem", 2, ts, names, &device);
+    if (st == PDT_OK)
+        st = pdt_expand("setitem", value, dst->ndim, dst->shape, &src);
+    if (st == PDT_OK && value->storage == dst->storage && pdt_tensor_numel(dst) > 0) {
+        st = pdt_copy_to_new(value, value->device, value->dtype, 0, 0, &own);
+        pdt_tensor_release(&src);
+        if (st == PDT_OK)
+            st = pdt_expand("setitem", &own, dst->ndim, dst->shape, &src);
+    }
+    if (st == PDT_OK) {
+        if (pdt_tensor_numel(dst) > PDT_GIL_RELEASE_NUMEL) {
+            Py_BEGIN_ALLOW_THREADS
+            st = pdt_copy(dst, &src, 0);
+            Py_END_ALLOW_THREADS
+        } else {
+            st = pdt_copy(dst, &src, 0);
+        }
+    }
+    pdt_tensor_release(&src);
+    pdt_tensor_release(&own);
+    return st == PDT_OK ? 0 : pdt_raise_int(S, st);
+}
+
+static int tensor_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S)
+        return -1;
+    if (!value) {
+        PyErr_SetString(PyExc_TypeError, "Tensor does not support item deletion");
+        return -1;
+    }
+    pdt_scalar scalar;
+    int is_tensor = pdt_is_tensor(S, value);
+    if (!is_tensor &&
+        (PySequence_Check(value) || !PyNumber_Check(value) || PyComplex_Check(value))) {
+        PyErr_Format(PyExc_TypeError,
+                     "t[index] = value: value must be a Python number or a Tensor on the same "
+                     "device, got %.100s; make it a tensor with pydevtensor.tensor(value, "
+                     "device=t.device)",
+                     Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    if (!is_tensor && pdt_parse_scalar(value, "t[index] = value", &scalar) < 0)
+        return -1;
+    pdt_tensor dst;
+    if (index_view(self, key, &dst) < 0)
+        return -1;
+    int rc;
+    if (is_tensor) {
+        rc = assign_tensor(S, &dst, pdt_tensor_of(value));
+    } else {
+        pdt_status st;
+        if (pdt_tensor_numel(&dst) > PDT_GIL_RELEASE_NUMEL) {
+            Py_BEGIN_ALLOW_THREADS
+            st = pdt_fill(&dst, scalar);
+            Py_END_ALLOW_THREADS
+        } else {
+            st = pdt_fill(&dst, scalar);
+        }
+        rc = st == PDT_OK ? 0 : pdt_raise_int(S, st);
+    }
+    pdt_tensor_release(&dst);
+    return rc;
+}
+
+/* ------------------------------------------------------- function forms */
+
+#define FUNCTION_FORM(NAME)                                                                    \
+    static PyObject *f_##NAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,       \
+                              PyObject *kwnames)                                               \
+    {                                                                                          \
+        return pdt_function_form(#NAME, module, args, nargs, kwnames, t_##NAME);               \
+    }
+FUNCTION_FORM(reshape)
+FUNCTION_FORM(flatten)
+FUNCTION_FORM(transpose)
+FUNCTION_FORM(permute)
+FUNCTION_FORM(squeeze)
+FUNCTION_FORM(unsqueeze)
+
+static PyObject *t_t_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+    (void)args;
+    if (nargs > 0 || kwnames) {
+        PyErr_SetString(PyExc_TypeError, "t() takes no arguments besides the tensor");
+        return NULL;
+    }
+    return t_t(self, NULL);
+}
+
+static PyObject *f_t(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return pdt_function_form("t", module, args, nargs, kwnames, t_t_fast);
+}
+
+/* ------------------------------------------------------------- tables */
+
+PyMethodDef pdt_view_methods[] = {
+    {"reshape", FASTKW(t_reshape),
+     "reshape(*shape)\n--\n\nThe tensor with a new shape (one size may be -1): a view when the "
+     "strides allow it, else a contiguous copy."},
+    {"view", FASTKW(t_view),
+     "view(*shape)\n--\n\nA view with a new shape (one size may be -1); raises when the strides "
+     "do not allow one (use reshape())."},
+    {"flatten", FASTKW(t_flatten),
+     "flatten(start_dim=0, end_dim=-1)\n--\n\nDims start_dim..end_dim merged into one (a view "
+     "when possible, else a copy)."},
+    {"transpose", FASTKW(t_transpose),
+     "transpose(dim0, dim1)\n--\n\nA view with dims dim0 and dim1 swapped."},
+    {"t", t_t, METH_NOARGS,
+     "t()\n--\n\nThe transpose of a tensor with at most 2 dimensions (a view)."},
+    {"permute", FASTKW(t_permute),
+     "permute(*dims)\n--\n\nA view whose dim i is this tensor's dim dims[i]."},
+    {"squeeze", FASTKW(t_squeeze),
+     "squeeze(dim=None)\n--\n\nA view without the size-1 dims (all, or those in dim: an int or "
+     "a tuple; a listed dim of another size stays)."},
+    {"unsqueeze", FASTKW(t_unsqueeze),
+     "unsqueeze(dim)\n--\n\nA view with a new dim of size 1 at position dim."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef pdt_view_functions[] = {
+    {"reshape", FASTKW(f_reshape),
+     "reshape(input, shape)\n--\n\ninput with a new shape: a view when possible, else a copy."},
+    {"flatten", FASTKW(f_flatten),
+     "flatten(input, start_dim=0, end_dim=-1)\n--\n\nDims start_dim..end_dim merged into one."},
+    {"transpose", FASTKW(f_transpose),
+     "transpose(input, dim0, dim1)\n--\n\nA view of input with dim0 and dim1 swapped."},
+    {"t", FASTKW(f_t), "t(input)\n--\n\nThe transpose of a tensor with at most 2 dimensions."},
+    {"permute", FASTKW(f_permute),
+     "permute(input, dims)\n--\n\nA view of input whose dim i is input's dim dims[i]."},
+    {"squeeze", FASTKW(f_squeeze),
+     "squeeze(input, dim=None)\n--\n\nA view of input without its size-1 dims."},
+    {"unsqueeze", FASTKW(f_unsqueeze),
+     "unsqueeze(input, dim)\n--\n\nA view of input with a new dim of size 1 at position dim."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyGetSetDef pdt_view_getset[] = {
+    {"T", t_T, NULL,
+     "The tensor with its dims reversed (the transpose of a matrix), as a view.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyType_Slot pdt_view_slots[] = {
+    {Py_mp_subscript, tensor_subscript},
+    {Py_mp_ass_subscript, tensor_ass_subscript},
+    {0, NULL},
+};

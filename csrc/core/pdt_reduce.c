@@ -1,0 +1,281 @@
+/* pdt_reduce.c - the validated reductions (see pdt_reduce.h): dims are checked
+ * and sorted into kept and reduced ones, the input is laid out as a contiguous
+ * (m, k) matrix, the backend reduces each row, and the (m,) result takes the
+ * output's shape. */
+#include "pdt_reduce.h"
+
+#include <string.h>
+
+#include "pdt_ops.h"
+#include "pdt_view.h"
+
+static const char *op_name(pdt_reduce_op op)
+{
+    switch (op) {
+    case PDT_REDUCE_SUM: return "sum";
+    case PDT_REDUCE_PROD: return "prod";
+    case PDT_REDUCE_MAX: return "max";
+    case PDT_REDUCE_MIN: return "min";
+    case PDT_REDUCE_ARGMAX: return "argmax";
+    case PDT_REDUCE_ARGMIN: return "argmin";
+    case PDT_REDUCE_SUM_SQUARES:
+    case PDT_REDUCE_SUM_ABS: return "norm";
+    case PDT_REDUCE_MEAN: return "mean";
+    }
+    return "reduce";
+}
+
+pdt_dtype pdt_reduce_out_dtype(pdt_reduce_op op, pdt_dtype x_dtype)
+{
+    switch (op) {
+    case PDT_REDUCE_ARGMAX:
+    case PDT_REDUCE_ARGMIN: return PDT_INT64;
+    case PDT_REDUCE_SUM:
+    case PDT_REDUCE_PROD: return pdt_dtype_is_floating(x_dtype) ? x_dtype : PDT_INT64;
+    default: return x_dtype;
+    }
+}
+
+/* An input laid out for the backend, and the output's shape. */
+typedef struct plan {
+    pdt_tensor rows; /* (m, k) contiguous: a view of the input, or a copy */
+    int64_t m, k;
+    int out_ndim;
+    int64_t out_shape[PDT_MAX_DIMS];
+} plan;
+
+static int needs_values(pdt_reduce_op op)
+{
+    return op == PDT_REDUCE_MAX || op == PDT_REDUCE_MIN || op == PDT_REDUCE_ARGMAX ||
+           op == PDT_REDUCE_ARGMIN;
+}
+
+/* Checks dims, sorts the input's dims into kept and reduced ones and lays the
+ * input out as (m, k) in dtype `as` (a copy only when the permuted view is not
+ * contiguous or the dtype changes).  Notes the op. */
+static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tensor *x, int ndims,
+                              const int64_t *dims, int keepdim, pdt_dtype as, plan *p)
+{
+    int reduced[PDT_MAX_DIMS] = {0};
+    char shape[200];
+    memset(p, 0, sizeof *p);
+    if (ndims > PDT_MAX_DIMS && x->ndim > 0)
+        return pdt_fail(PDT_ERR_VALUE, "%s(): %d dims given for a tensor with %d dimensions", name,
+                        ndims, x->ndim);
+    for (int i = 0; i < ndims; i++) {
+        int d = 0;
+        pdt_status st = pdt_wrap_dim(name, dims[i], x->ndim, &d);
+        if (st != PDT_OK)
+            return st;
+        if (x->ndim > 0 && reduced[d]++)
+            return pdt_fail(PDT_ERR_VALUE,
+                            "%s(): dim %d appears more than once in the list of dims", name, d);
+    }
+    /* Kept dims first, then the reduced ones, each in their order. */
+    int order[PDT_MAX_DIMS], n = 0;
+    p->m = p->k = 1;
+    for (int d = 0; d < x->ndim; d++) {
+        int r = ndims < 0 || reduced[d];
+        if (!r) {
+            order[n++] = d;
+            p->m *= x->shape[d];
+            p->out_shape[p->out_ndim++] = x->shape[d];
+        } else if (keepdim) {
+            p->out_shape[p->out_ndim++] = 1;
+        }
+    }
+    const int nkept = n;
+    for (int d = 0; d < x->ndim; d++)
+        if (ndims < 0 || reduced[d]) {
+            order[n++] = d;
+            p->k *= x->shape[d];
+        }
+    if (p->k == 0 && needs_values(op)) {
+        int zero = 0;
+        while (x->shape[zero] != 0 || !(ndims < 0 || reduced[zero]))
+            zero++;
+        return pdt_fail(PDT_ERR_INDEX,
+                        "%s(): cannot reduce over dim %d of size 0 (input of shape %s): an empty "
+                        "reduction has no %s; reduce over dims whose size is not 0",
+                        name, zero, pdt_shape_str(x->ndim, x->shape, shape, sizeof shape),
+                        op == PDT_REDUCE_MAX || op == PDT_REDUCE_ARGMAX ? "maximum" : "minimum");
+    }
+    pdt_note_op(name, x->device);
+    if (p->m == 0)
+        return PDT_OK; /* nothing to compute: the output is empty */
+
+    /* rows: (kept..., reduced...) is contiguous; columns: (reduced...,
+     * kept...) is, and the backend reads the (m, k) view with strides (1, m). */
+    pdt_tensor perm, cols = *x; /* cols: borrowed, only looked at */
+    pdt_tensor_share(&perm, x);
+    for (int i = 0; i < n; i++) {
+        perm.shape[i] = x->shape[order[i]];
+        perm.strides[i] = x->strides[order[i]];
+        int c = (i + nkept) % n; /* the reduced dims first */
+        cols.shape[i] = x->shape[order[c]];
+        cols.strides[i] = x->strides[order[c]];
+    }
+    int64_t row_stride = p->k, col_stride = 1;
+    pdt_status st = PDT_OK;
+    if (as == x->dtype && pdt_tensor_is_contiguous(&perm)) {
+        p->rows = perm;
+    } else if (as == x->dtype && pdt_tensor_is_contiguous(&cols)) {
+        p->rows = perm;
+        row_stride = 1, col_stride = p->m;
+    } else {
+        /* An internal layout copy (not a transfer: it is not counted). */
+        st = pdt_tensor_empty(x->device, as, perm.ndim, perm.shape, 0, &p->rows);
+        if (st == PDT_OK)
+            st = pdt_backend_of(x->device.kind)->copy_cast(&p->rows, &perm);
+        pdt_tensor_release(&perm);
+        if (st != PDT_OK) {
+            pdt_tensor_release(&p->rows);
+            return st;
+        }
+    }
+    p->rows.ndim = 2;
+    p->rows.shape[0] = p->m, p->rows.shape[1] = p->k;
+    p->rows.strides[0] = row_stride, p->rows.strides[1] = col_stride;
+    return PDT_OK;
+}
+
+/* A new output of dtype dt in the plan's output shape, and its (m,) view. */
+static pdt_status plan_output(const plan *p, const pdt_tensor *x, pdt_dtype dt, pdt_tensor *out,
+                              pdt_tensor *flat)
+{
+    pdt_status st = pdt_tensor_empty(x->device, dt, p->out_ndim, p->out_shape, 0, out);
+    if (st != PDT_OK)
+        return st;
+    *flat = *out; /* borrowed: not a new reference */
+    flat->ndim = 1;
+    flat->shape[0] = p->m;
+    flat->strides[0] = 1;
+    return PDT_OK;
+}
+
+static pdt_status check_dtype_arg(const char *name, int dtype)
+{
+    if (dtype >= 0 && !pdt_dtype_valid(dtype))
+        return pdt_fail(PDT_ERR_TYPE, "%s(): invalid dtype %d", name, dtype);
+    return PDT_OK;
+}
+
+static pdt_status need_floating(const char *name, pdt_dtype dt)
+{
+    if (pdt_dtype_is_floating(dt))
+        return PDT_OK;
+    return pdt_fail(PDT_ERR_TYPE,
+                    "%s(): could not infer the output dtype: the input is %s, and %s needs a "
+                    "floating point dtype; convert with .float() or .double(), or pass "
+                    "dtype=pydevtensor.float32",
+                    name, pdt_dtype_name(dt), name);
+}
+
+/* Runs op over p's rows into a new tensor of the backend's dtype, then casts
+ * it to final_dtype when that differs.  sqrt_after: the 2-norm's square root. */
+static pdt_status run_plan(pdt_reduce_op op, const plan *p, const pdt_tensor *x, pdt_dtype as,
+                           pdt_dtype final_dtype, int sqrt_after, pdt_tensor *out)
+{
+    const pdt_backend *b = pdt_backend_of(x->device.kind);
+    pdt_tensor res, flat;
+    pdt_status st = plan_output(p, x, pdt_reduce_out_dtype(op, as), &res, &flat);
+    if (st != PDT_OK)
+        return st;
+    if (p->m > 0) {
+        st = b->reduce(op, &flat, &p->rows);
+        if (st == PDT_OK && sqrt_after)
+            st = b->unary(PDT_OP_SQRT, &flat, &flat, 0.0, 0.0);
+    }
+    if (st == PDT_OK && res.dtype != final_dtype) {
+        pdt_tensor cast = {0};
+        st = pdt_tensor_empty(x->device, final_dtype, res.ndim, res.shape, 0, &cast);
+        if (st == PDT_OK && p->m > 0)
+            st = b->copy_cast(&cast, &res);
+        pdt_tensor_release(&res);
+        res = cast; /* still zeroed if pdt_tensor_empty failed */
+    }
+    if (st != PDT_OK) {
+        pdt_tensor_release(&res);
+        return st;
+    }
+    *out = res;
+    return PDT_OK;
+}
+
+pdt_status pdt_reduce(pdt_reduce_op op, const pdt_tensor *x, int ndims, const int64_t *dims,
+                      int keepdim, int dtype, pdt_tensor *out)
+{
+    const char *name = op_name(op);
+    pdt_status st = check_dtype_arg(name, dtype);
+    if (st != PDT_OK)
+        return st;
+    int cast_ok = op == PDT_REDUCE_SUM || op == PDT_REDUCE_PROD || op == PDT_REDUCE_MEAN;
+    if (dtype >= 0 && !cast_ok)
+        return pdt_fail(PDT_ERR_TYPE, "%s() takes no dtype", name);
+    if ((op == PDT_REDUCE_ARGMAX || op == PDT_REDUCE_ARGMIN) && ndims > 1)
+        return pdt_fail(PDT_ERR_VALUE, "%s(): dim must be one int or None, got %d dims", name,
+                        ndims);
+    pdt_dtype as = dtype >= 0 ? (pdt_dtype)dtype : x->dtype;
+    if (op == PDT_REDUCE_MEAN || op == PDT_REDUCE_SUM_SQUARES || op == PDT_REDUCE_SUM_ABS) {
+        st = need_floating(name, as);
+        if (st != PDT_OK)
+            return st;
+    }
+    /* sum(dtype=int32) reduces in int64 and narrows at the end, as PyTorch. */
+    pdt_dtype final_dtype = dtype >= 0 ? (pdt_dtype)dtype : pdt_reduce_out_dtype(op, as);
+    plan p;
+    st = plan_reduce(name, op, x, ndims, dims, keepdim, as, &p);
+    if (st != PDT_OK)
+        return st;
+    st = run_plan(op, &p, x, as, final_dtype, 0, out);
+    pdt_tensor_release(&p.rows);
+    return st;
+}
+
+pdt_status pdt_reduce_with_indices(pdt_reduce_op op, const pdt_tensor *x, int64_t dim, int keepdim,
+                                   pdt_tensor *values, pdt_tensor *indices)
+{
+    if (op != PDT_REDUCE_MAX && op != PDT_REDUCE_MIN)
+        return pdt_fail(PDT_ERR_VALUE, "reduce with indices: op must be max or min");
+    pdt_reduce_op arg = op == PDT_REDUCE_MAX ? PDT_REDUCE_ARGMAX : PDT_REDUCE_ARGMIN;
+    plan p;
+    pdt_status st = plan_reduce(op_name(op), op, x, 1, &dim, keepdim, x->dtype, &p);
+    if (st != PDT_OK)
+        return st;
+    pdt_tensor v = {0}, i = {0};
+    st = run_plan(op, &p, x, x->dtype, x->dtype, 0, &v);
+    if (st == PDT_OK)
+        st = run_plan(arg, &p, x, x->dtype, PDT_INT64, 0, &i);
+    pdt_tensor_release(&p.rows);
+    if (st != PDT_OK) {
+        pdt_tensor_release(&v);
+        pdt_tensor_release(&i);
+        return st;
+    }
+    *values = v;
+    *indices = i;
+    return PDT_OK;
+}
+
+pdt_status pdt_norm(const pdt_tensor *x, double p, int ndims, const int64_t *dims, int keepdim,
+                    int dtype, pdt_tensor *out)
+{
+    pdt_status st = check_dtype_arg("norm", dtype);
+    if (st != PDT_OK)
+        return st;
+    if (p != 1.0 && p != 2.0)
+        return pdt_fail(PDT_ERR_UNSUPPORTED,
+                        "norm(): p=%g is not supported; use p=2 (or 'fro', the default) or p=1", p);
+    pdt_dtype as = dtype >= 0 ? (pdt_dtype)dtype : x->dtype;
+    st = need_floating("norm", as);
+    if (st != PDT_OK)
+        return st;
+    pdt_reduce_op op = p == 1.0 ? PDT_REDUCE_SUM_ABS : PDT_REDUCE_SUM_SQUARES;
+    plan pl;
+    st = plan_reduce("norm", op, x, ndims, dims, keepdim, as, &pl);
+    if (st != PDT_OK)
+        return st;
+    st = run_plan(op, &pl, x, as, as, p == 2.0, out);
+    pdt_tensor_release(&pl.rows);
+    return st;
+}

@@ -1,0 +1,450 @@
+/* pdt_view.c - views over a tensor's storage: reshape/view, flatten,
+ * transpose/permute, squeeze/unsqueeze, expand and basic indexing (see
+ * pdt_view.h).  A view is pdt_tensor_share() plus a new shape, new strides and
+ * a new offset; only reshape and flatten ever copy, and only when no strides can
+ * describe the result. */
+#include "pdt_view.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pdt_ops.h"
+
+pdt_status pdt_wrap_dim(const char *op, int64_t dim, int ndim, int *out)
+{
+    int64_t n = ndim > 0 ? ndim : 1;
+    if (dim < -n || dim >= n)
+        return pdt_fail(PDT_ERR_INDEX,
+                        "%s(): dimension out of range: got dim %lld for a tensor with %d "
+                        "dimension%s (expected %lld <= dim < %lld)",
+                        op, (long long)dim, ndim, ndim == 1 ? "" : "s", (long long)-n,
+                        (long long)n);
+    *out = (int)(dim < 0 ? dim + n : dim);
+    return PDT_OK;
+}
+
+static pdt_status wrap_two_dims(const char *op, int64_t d0, int64_t d1, int ndim, int *a, int *b)
+{
+    pdt_status st = pdt_wrap_dim(op, d0, ndim, a);
+    return st == PDT_OK ? pdt_wrap_dim(op, d1, ndim, b) : st;
+}
+
+const char *pdt_shape_str(int ndim, const int64_t *shape, char *buf, size_t n)
+{
+    size_t used = (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < ndim && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
+                                 (long long)shape[i]);
+    if (used < n)
+        snprintf(buf + used, n - used, ndim == 1 ? ",)" : ")");
+    return buf;
+}
+
+/* ------------------------------------------------------------ new shapes */
+
+/* Resolves a -1 in shape (into resolved) against numel; checks the count. */
+static pdt_status infer_shape(const char *op, const pdt_tensor *src, int ndim, const int64_t *shape,
+                              int64_t *resolved)
+{
+    char a[200], b[200];
+    int64_t numel = pdt_tensor_numel(src), known = 1;
+    int infer = -1;
+    if (ndim < 0 || ndim > PDT_MAX_DIMS)
+        return pdt_fail(PDT_ERR_VALUE, "%s(): tensors have at most %d dimensions, got %d", op,
+                        PDT_MAX_DIMS, ndim);
+    for (int i = 0; i < ndim; i++) {
+        resolved[i] = shape[i];
+        if (shape[i] == -1) {
+            if (infer >= 0)
+                return pdt_fail(PDT_ERR_VALUE,
+                                "%s(): only one dimension can be inferred (-1), got shape %s",
+                                op, pdt_shape_str(ndim, shape, a, sizeof a));
+            infer = i;
+        } else if (shape[i] < 0) {
+            return pdt_fail(PDT_ERR_VALUE, "%s(): invalid size %lld at position %d of shape %s",
+                            op, (long long)shape[i], i, pdt_shape_str(ndim, shape, a, sizeof a));
+        } else if (shape[i] != 0 && known > INT64_MAX / shape[i]) {
+            known = INT64_MAX; /* saturates; only a later 0 can bring it back */
+        } else {
+            known *= shape[i];
+        }
+    }
+    pdt_shape_str(src->ndim, src->shape, a, sizeof a);
+    pdt_shape_str(ndim, shape, b, sizeof b);
+    if (infer >= 0) {
+        if (known == 0)
+            return pdt_fail(PDT_ERR_VALUE,
+                            "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape "
+                            "%s: the size of the -1 dimension could be anything",
+                            op, a, (long long)numel, b);
+        if (numel % known != 0)
+            return pdt_fail(PDT_ERR_VALUE,
+                            "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape "
+                            "%s: %lld elements are not a multiple of %lld",
+                            op, a, (long long)numel, b, (long long)numel, (long long)known);
+        resolved[infer] = numel / known;
+        return PDT_OK;
+    }
+    if (known != numel)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape %s "
+                        "(%s%lld elements)",
+                        op, a, (long long)numel, b, known > PDT_MAX_NUMEL ? "more than " : "",
+                        (long long)(known > PDT_MAX_NUMEL ? PDT_MAX_NUMEL : known));
+    return PDT_OK;
+}
+
+/* Strides for viewing src as shape (same numel) without a copy, as PyTorch's
+ * computeStride does: each run of src dims that are back to back in memory
+ * may be split into new dims in any way; a new dim that spans two runs is
+ * impossible.  Returns 0 when no strides exist. */
+static int view_strides(const pdt_tensor *src, int ndim, const int64_t *shape, int64_t *strides)
+{
+    if (pdt_tensor_numel(src) == 0 || src->ndim == 0) {
+        pdt_contiguous_strides(ndim, shape, strides);
+        return 1;
+    }
+    int view_d = ndim - 1;
+    int64_t chunk_stride = src->strides[src->ndim - 1];
+    int64_t src_numel = 1, view_numel = 1;
+    for (int d = src->ndim - 1; d >= 0; d--) {
+        src_numel *= src->shape[d];
+        /* Does a run of back-to-back dims end here? */
+        if (d == 0 ||
+            (src->shape[d - 1] != 1 && src->strides[d - 1] != src_numel * chunk_stride)) {
+            while (view_d >= 0 && (view_numel < src_numel || shape[view_d] == 1)) {
+                strides[view_d] = view_numel * chunk_stride;
+                view_numel *= shape[view_d];
+                view_d--;
+            }
+            if (view_numel != src_numel)
+                return 0;
+            if (d > 0) {
+                chunk_stride = src->strides[d - 1];
+                src_numel = view_numel = 1;
+            }
+        }
+    }
+    return view_d == -1;
+}
+
+static void set_view(pdt_tensor *out, const pdt_tensor *src, int ndim, const int64_t *shape,
+                     const int64_t *strides)
+{
+    pdt_tensor_share(out, src);
+    out->ndim = ndim;
+    memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
+    memcpy(out->strides, strides, (size_t)ndim * sizeof *strides);
+}
+
+/* view or reshape; copy_ok: make a contiguous copy when no view exists. */
+static pdt_status new_shape(const char *op, const pdt_tensor *src, int ndim, const int64_t *shape,
+                            int copy_ok, pdt_tensor *out)
+{
+    int64_t resolved[PDT_MAX_DIMS], strides[PDT_MAX_DIMS];
+    pdt_status st = infer_shape(op, src, ndim, shape, resolved);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op(op, src->device);
+    if (view_strides(src, ndim, resolved, strides)) {
+        set_view(out, src, ndim, resolved, strides);
+        return PDT_OK;
+    }
+    if (!copy_ok) {
+        char a[200], s[200], b[200];
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s(): cannot view a tensor of shape %s with strides %s as shape %s: a new "
+                        "dimension would span parts of the tensor that are not evenly spaced in "
+                        "memory; use .reshape(), which copies when it must, or .contiguous() "
+                        "first",
+                        op, pdt_shape_str(src->ndim, src->shape, a, sizeof a),
+                        pdt_shape_str(src->ndim, src->strides, s, sizeof s),
+                        pdt_shape_str(ndim, resolved, b, sizeof b));
+    }
+    pdt_tensor copy;
+    st = pdt_copy_to_new(src, src->device, src->dtype, 0, 0, &copy);
+    if (st != PDT_OK)
+        return st;
+    copy.ndim = ndim;
+    memcpy(copy.shape, resolved, (size_t)ndim * sizeof *resolved);
+    pdt_contiguous_strides(ndim, resolved, copy.strides);
+    *out = copy;
+    return PDT_OK;
+}
+
+pdt_status pdt_view(const pdt_tensor *src, int ndim, const int64_t *shape, pdt_tensor *out)
+{
+    return new_shape("view", src, ndim, shape, 0, out);
+}
+
+pdt_status pdt_reshape(const pdt_tensor *src, int ndim, const int64_t *shape, pdt_tensor *out)
+{
+    return new_shape("reshape", src, ndim, shape, 1, out);
+}
+
+pdt_status pdt_flatten(const pdt_tensor *src, int64_t start_dim, int64_t end_dim, pdt_tensor *out)
+{
+    int start = 0, end = 0;
+    pdt_status st = wrap_two_dims("flatten", start_dim, end_dim, src->ndim, &start, &end);
+    if (st != PDT_OK)
+        return st;
+    if (start > end)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "flatten(): start_dim (%lld, dim %d) cannot come after end_dim (%lld, "
+                        "dim %d) for a tensor with %d dimensions",
+                        (long long)start_dim, start, (long long)end_dim, end, src->ndim);
+    int64_t shape[PDT_MAX_DIMS];
+    int ndim = 0;
+    if (src->ndim == 0) {
+        shape[ndim++] = 1;
+    } else {
+        for (int d = 0; d < start; d++)
+            shape[ndim++] = src->shape[d];
+        int64_t merged = 1;
+        for (int d = start; d <= end; d++)
+            merged *= src->shape[d];
+        shape[ndim++] = merged;
+        for (int d = end + 1; d < src->ndim; d++)
+            shape[ndim++] = src->shape[d];
+    }
+    return new_shape("flatten", src, ndim, shape, 1, out);
+}
+
+/* ------------------------------------------------------ dims reordered */
+
+pdt_status pdt_permute(const pdt_tensor *src, int n, const int64_t *dims, pdt_tensor *out)
+{
+    if (n != src->ndim)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "permute(): the number of dims (%d) does not match the tensor's %d "
+                        "dimensions",
+                        n, src->ndim);
+    int seen[PDT_MAX_DIMS] = {0}, perm[PDT_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        pdt_status st = pdt_wrap_dim("permute", dims[i], src->ndim, &perm[i]);
+        if (st != PDT_OK)
+            return st;
+        if (seen[perm[i]]++)
+            return pdt_fail(PDT_ERR_VALUE, "permute(): dim %d appears more than once", perm[i]);
+    }
+    pdt_note_op("permute", src->device);
+    pdt_tensor_share(out, src);
+    for (int i = 0; i < n; i++) {
+        out->shape[i] = src->shape[perm[i]];
+        out->strides[i] = src->strides[perm[i]];
+    }
+    return PDT_OK;
+}
+
+pdt_status pdt_transpose(const pdt_tensor *src, int64_t d0, int64_t d1, pdt_tensor *out)
+{
+    int a = 0, b = 0;
+    pdt_status st = wrap_two_dims("transpose", d0, d1, src->ndim, &a, &b);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op("transpose", src->device);
+    pdt_tensor_share(out, src);
+    if (src->ndim == 0)
+        return PDT_OK;
+    out->shape[a] = src->shape[b], out->strides[a] = src->strides[b];
+    out->shape[b] = src->shape[a], out->strides[b] = src->strides[a];
+    return PDT_OK;
+}
+
+pdt_status pdt_reverse_dims(const pdt_tensor *src, pdt_tensor *out)
+{
+    pdt_note_op("T", src->device);
+    pdt_tensor_share(out, src);
+    for (int i = 0; i < src->ndim; i++) {
+        out->shape[i] = src->shape[src->ndim - 1 - i];
+        out->strides[i] = src->strides[src->ndim - 1 - i];
+    }
+    return PDT_OK;
+}
+
+/* ------------------------------------------------- size-1 dims in and out */
+
+pdt_status pdt_squeeze(const pdt_tensor *src, int n, const int64_t *dims, pdt_tensor *out)
+{
+    int drop[PDT_MAX_DIMS] = {0};
+    for (int i = 0; i < n; i++) {
+        int d = 0;
+        pdt_status st = pdt_wrap_dim("squeeze", dims[i], src->ndim, &d);
+        if (st != PDT_OK)
+            return st;
+        if (src->ndim > 0)
+            drop[d] = 1;
+    }
+    pdt_note_op("squeeze", src->device);
+    pdt_tensor_share(out, src);
+    int k = 0;
+    for (int d = 0; d < src->ndim; d++) {
+        if (src->shape[d] == 1 && (n < 0 || drop[d]))
+            continue;
+        out->shape[k] = src->shape[d];
+        out->strides[k] = src->strides[d];
+        k++;
+    }
+    out->ndim = k;
+    return PDT_OK;
+}
+
+/* Inserts a size-1 dim at position d of t (in place on a view). */
+static void insert_dim(pdt_tensor *t, int d)
+{
+    int64_t stride = d < t->ndim ? t->shape[d] * t->strides[d] : 1;
+    memmove(t->shape + d + 1, t->shape + d, (size_t)(t->ndim - d) * sizeof t->shape[0]);
+    memmove(t->strides + d + 1, t->strides + d, (size_t)(t->ndim - d) * sizeof t->strides[0]);
+    t->shape[d] = 1;
+    t->strides[d] = stride;
+    t->ndim++;
+}
+
+static pdt_status too_many_dims(const char *op, int ndim)
+{
+    return pdt_fail(PDT_ERR_VALUE, "%s(): the result would have %d dimensions; at most %d are "
+                                   "supported",
+                    op, ndim, PDT_MAX_DIMS);
+}
+
+pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out)
+{
+    int n = src->ndim;
+    if (n >= PDT_MAX_DIMS)
+        return too_many_dims("unsqueeze", n + 1);
+    if (dim < -n - 1 || dim > n)
+        return pdt_fail(PDT_ERR_INDEX,
+                        "unsqueeze(): dimension out of range: got dim %lld for a tensor with %d "
+                        "dimension%s (expected %d <= dim <= %d)",
+                        (long long)dim, n, n == 1 ? "" : "s", -n - 1, n);
+    int d = (int)(dim < 0 ? dim + n + 1 : dim);
+    pdt_note_op("unsqueeze", src->device);
+    pdt_tensor_share(out, src);
+    insert_dim(out, d);
+    return PDT_OK;
+}
+
+pdt_status pdt_expand(const char *op, const pdt_tensor *src, int ndim, const int64_t *shape,
+                      pdt_tensor *out)
+{
+    int lead = src->ndim - ndim; /* leading src dims with no counterpart: must be 1 */
+    for (int d = 0; d < lead; d++)
+        if (src->shape[d] != 1)
+            goto mismatch;
+    int64_t strides[PDT_MAX_DIMS];
+    for (int d = 0; d < ndim; d++) {
+        int s = d - (ndim - src->ndim); /* the matching src dim, or < 0 */
+        if (s < 0)
+            strides[d] = 0;
+        else if (src->shape[s] == shape[d])
+            strides[d] = src->strides[s];
+        else if (src->shape[s] == 1)
+            strides[d] = 0;
+        else
+            goto mismatch;
+    }
+    pdt_note_op("expand", src->device);
+    set_view(out, src, ndim, shape, strides);
+    return PDT_OK;
+mismatch:;
+    char a[200], b[200];
+    return pdt_fail(PDT_ERR_VALUE, "%s(): a tensor of shape %s cannot be broadcast to shape %s",
+                    op, pdt_shape_str(src->ndim, src->shape, a, sizeof a),
+                    pdt_shape_str(ndim, shape, b, sizeof b));
+}
+
+/* -------------------------------------------------------------- indexing */
+
+/* Python's slice.indices() for a dim of size len: *first and *count. */
+static void slice_bounds(int64_t len, int64_t start, int64_t stop, int64_t step, int64_t *first,
+                         int64_t *count)
+{
+    /* Clamp each bound to [-1, len] (negative step) or [0, len] (positive). */
+    int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? len - 1 : len;
+    if (start < 0)
+        start = start < -len ? lo : start + len;
+    else if (start > hi)
+        start = hi;
+    if (stop < 0)
+        stop = stop < -len ? lo : stop + len;
+    else if (stop > hi)
+        stop = hi;
+    *first = start;
+    if (step > 0)
+        *count = start < stop ? (stop - start - 1) / step + 1 : 0;
+    else
+        *count = stop < start ? (start - stop - 1) / (-step) + 1 : 0;
+}
+
+pdt_status pdt_index_view(const pdt_tensor *src, int n, const pdt_index *items, pdt_tensor *out)
+{
+    int consumed = 0, ellipsis = -1, added = 0;
+    for (int i = 0; i < n; i++) {
+        if (items[i].kind == PDT_INDEX_ELLIPSIS) {
+            if (ellipsis >= 0)
+                return pdt_fail(PDT_ERR_INDEX, "an index can only have a single ellipsis ('...')");
+            ellipsis = i;
+        } else if (items[i].kind == PDT_INDEX_NEWAXIS) {
+            added++;
+        } else {
+            consumed++;
+            if (items[i].kind == PDT_INDEX_SLICE && items[i].step == 0)
+                return pdt_fail(PDT_ERR_VALUE, "slice step cannot be zero");
+        }
+    }
+    if (consumed > src->ndim)
+        return pdt_fail(PDT_ERR_INDEX,
+                        "too many indices for a tensor of dimension %d: %d were given", src->ndim,
+                        consumed);
+    int result_ndim = src->ndim - consumed + added;
+    for (int i = 0; i < n; i++)
+        if (items[i].kind == PDT_INDEX_SLICE)
+            result_ndim++;
+    if (result_ndim > PDT_MAX_DIMS)
+        return too_many_dims("index", result_ndim);
+
+    pdt_tensor v;
+    memset(&v, 0, sizeof v);
+    v.offset = src->offset;
+    int d = 0; /* the next dim of src */
+    for (int i = 0; i < n; i++) {
+        const pdt_index *it = &items[i];
+        if (it->kind == PDT_INDEX_ELLIPSIS) {
+            int full = src->ndim - consumed; /* dims the ellipsis stands for */
+            for (int j = 0; j < full; j++, d++) {
+                v.shape[v.ndim] = src->shape[d];
+                v.strides[v.ndim++] = src->strides[d];
+            }
+        } else if (it->kind == PDT_INDEX_NEWAXIS) {
+            v.shape[v.ndim] = 1;
+            v.strides[v.ndim++] = d < src->ndim ? src->shape[d] * src->strides[d] : 1;
+        } else if (it->kind == PDT_INDEX_INT) {
+            int64_t size = src->shape[d], pos = it->i < 0 ? it->i + size : it->i;
+            if (pos < 0 || pos >= size)
+                return pdt_fail(PDT_ERR_INDEX,
+                                "index %lld is out of bounds for dimension %d with size %lld",
+                                (long long)it->i, d, (long long)size);
+            v.offset += pos * src->strides[d];
+            d++;
+        } else {
+            int64_t first, count;
+            slice_bounds(src->shape[d], it->start, it->stop, it->step, &first, &count);
+            if (count > 0)
+                v.offset += first * src->strides[d];
+            v.shape[v.ndim] = count;
+            /* (a dim of at most one element keeps its stride: step * stride
+             * might not fit in 64 bits, and is never used) */
+            v.strides[v.ndim++] = count > 1 ? src->strides[d] * it->step : src->strides[d];
+            d++;
+        }
+    }
+    for (; d < src->ndim; d++) { /* no ellipsis: the rest are full slices */
+        v.shape[v.ndim] = src->shape[d];
+        v.strides[v.ndim++] = src->strides[d];
+    }
+    pdt_note_op("index", src->device);
+    int64_t offset = v.offset;
+    set_view(out, src, v.ndim, v.shape, v.strides);
+    out->offset = offset;
+    return PDT_OK;
+}

@@ -1,0 +1,91 @@
+/* pdt_view.h - views: new shapes, strides and offsets over the same storage.
+ *
+ * Every function here validates its arguments, notes the op for placement
+ * logging, and on success fills `out` with a new view of src's storage (one
+ * more reference, released with pdt_tensor_release).  Nothing is read or
+ * written on the device: the only exceptions are pdt_reshape and pdt_flatten,
+ * which copy (through pdt_copy, so the copy is counted) when no view can have
+ * the new shape.  On failure `out` is left untouched and the message names the
+ * op, the dims and the sizes.
+ *
+ * Dims may be negative (counted from the end) as in Python; a 0-d tensor
+ * accepts dim 0 and -1, as PyTorch does.
+ */
+#ifndef PDT_VIEW_H
+#define PDT_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdt_tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Normalises dim for a tensor of ndim dims into *out (0 <= *out < max(ndim, 1)).
+ * A bad dim is PDT_ERR_INDEX naming op, the dim and the ndim. */
+pdt_status pdt_wrap_dim(const char *op, int64_t dim, int ndim, int *out);
+
+/* "(2, 3)", "(5,)" or "()" into buf; returns buf. */
+const char *pdt_shape_str(int ndim, const int64_t *shape, char *buf, size_t n);
+
+/* view(shape): a view with the new shape, or PDT_ERR_VALUE saying why none
+ * exists (the strides do not allow it).  One size may be -1 (inferred). */
+pdt_status pdt_view(const pdt_tensor *src, int ndim, const int64_t *shape, pdt_tensor *out);
+/* reshape(shape): a view when one exists, else a contiguous copy. */
+pdt_status pdt_reshape(const pdt_tensor *src, int ndim, const int64_t *shape, pdt_tensor *out);
+/* flatten(start_dim, end_dim): dims start..end merged into one (a view when
+ * possible, else a copy).  A 0-d tensor becomes 1-d with one element. */
+pdt_status pdt_flatten(const pdt_tensor *src, int64_t start_dim, int64_t end_dim, pdt_tensor *out);
+
+/* transpose(d0, d1): the two dims swapped. */
+pdt_status pdt_transpose(const pdt_tensor *src, int64_t d0, int64_t d1, pdt_tensor *out);
+/* permute(dims): out's dim i is src's dim dims[i]; dims is a permutation of
+ * 0..ndim-1 (negative values allowed). */
+pdt_status pdt_permute(const pdt_tensor *src, int n, const int64_t *dims, pdt_tensor *out);
+/* The dims in reverse order (numpy's .T; PyTorch's .T on 2-d tensors). */
+pdt_status pdt_reverse_dims(const pdt_tensor *src, pdt_tensor *out);
+
+/* squeeze: drops the dims listed in dims[0..n) that have size 1 (a listed dim
+ * of another size stays, as in PyTorch); n < 0: every dim of size 1. */
+pdt_status pdt_squeeze(const pdt_tensor *src, int n, const int64_t *dims, pdt_tensor *out);
+/* unsqueeze(dim): a new dim of size 1 at position dim (-ndim-1 <= dim <= ndim). */
+pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out);
+
+/* expand: src broadcast to shape (NumPy's rules; broadcast dims get stride 0).
+ * Leading size-1 dims of src beyond ndim are dropped.  `op` names the caller in
+ * the message, which gives both shapes. */
+pdt_status pdt_expand(const char *op, const pdt_tensor *src, int ndim, const int64_t *shape,
+                      pdt_tensor *out);
+
+/* ---- basic indexing ---- */
+
+typedef enum pdt_index_kind {
+    PDT_INDEX_INT = 0,      /* i: one position, the dim goes away             */
+    PDT_INDEX_SLICE = 1,    /* start:stop:step, the dim stays                 */
+    PDT_INDEX_NEWAXIS = 2,  /* None: a new dim of size 1                      */
+    PDT_INDEX_ELLIPSIS = 3, /* ...: as many full slices as the other items leave */
+} pdt_index_kind;
+
+/* Bounds of an omitted slice start or stop (Python's slice(None)). */
+#define PDT_SLICE_MIN INT64_MIN
+#define PDT_SLICE_MAX INT64_MAX
+
+typedef struct pdt_index {
+    pdt_index_kind kind;
+    int64_t i;                 /* INT: the position (negative counts from the end) */
+    int64_t start, stop, step; /* SLICE: Python's meaning; out-of-range bounds clamp;
+                                  an omitted start/stop is PDT_SLICE_MIN or _MAX as
+                                  PySlice_Unpack gives it; step != 0 (negative ok) */
+} pdt_index;
+
+/* src[items[0], ..., items[n-1]]: always a view.  Negative steps give negative
+ * strides.  An int out of range is PDT_ERR_INDEX naming the index, the dim and
+ * its size. */
+pdt_status pdt_index_view(const pdt_tensor *src, int n, const pdt_index *items, pdt_tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PDT_VIEW_H */

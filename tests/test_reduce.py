@@ -1,0 +1,360 @@
+"""Reductions against NumPy in float64, on every device.
+
+Tolerances are those of Note [reduction accuracy] in csrc/core/pdt_reduce.h, for a
+row of k elements x:
+    float32 results: |got - ref| <= 2^-24 |ref| + 2 k 2^-53 sum(|x|)
+    float64 results: |got - ref| <=                2 k 2^-53 sum(|x|)
+(the note's bound, with the k 2^-53 term doubled for the float64 reference's own
+rounding); mean divides the second term by k; prod: (2^-24 + 2 k 2^-53) |ref|;
+the 2-norm: (2^-23 + 2 k 2^-53) |ref| (a square root after the rounded sum of
+squares).  Integer results, max, min, argmax and argmin are compared exactly.
+"""
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pydevtensor as pdt
+from conftest import DTYPES
+
+U32, U64 = 2.0 ** -24, 2.0 ** -53
+FLOATS = ("float32", "float64")
+SETTINGS = settings(max_examples=200, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def host(t):
+    return t.cpu().numpy()
+
+
+def make(shape, dtype, rng, low=-10.0, high=10.0):
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype in ("int32", "int64"):
+        return rng.integers(int(low) * 10, int(high) * 10 + 1, size=shape).astype(dtype)
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def _has_sqrt():
+    try:
+        pdt.ones(1).norm()
+        return True
+    except NotImplementedError as e:
+        assert "unary op" in str(e)
+        return False
+
+
+# The 2-norm takes the square root with the elementwise unary op of the same issue.
+HAS_SQRT = _has_sqrt()
+needs_sqrt = pytest.mark.skipif(not HAS_SQRT, reason="the 2-norm needs the elementwise sqrt "
+                                "(issue 4, elementwise part)")
+
+
+def axis_of(dim):
+    return tuple(dim) if isinstance(dim, (tuple, list)) else dim
+
+
+def reduced_count(shape, dim):
+    if dim is None:
+        return int(np.prod(shape, dtype=np.int64))
+    dims = dim if isinstance(dim, tuple) else (dim,)
+    return int(np.prod([shape[d] for d in dims], dtype=np.int64))
+
+
+def check_float(got, ref, tol):
+    got = np.asarray(got, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    bad = ~(np.abs(got - ref) <= tol * (1 + 1e-9) + 1e-300)
+    bad &= ~(np.isnan(got) & np.isnan(ref))
+    assert not bad.any(), (got[bad][:5], ref[bad][:5], np.broadcast_to(tol, ref.shape)[bad][:5])
+
+
+REF = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "amax": np.max, "amin": np.min}
+RESULT_DTYPE = {"bool": "int64", "int32": "int64", "int64": "int64"}
+
+
+def expect(op, a, dim, keepdim):
+    """(reference value, result dtype, tolerance or None for exact)."""
+    axis, k = axis_of(dim), reduced_count(a.shape, dim)
+    dt = str(a.dtype) if a.dtype != np.bool_ else "bool"
+    x = a.astype(np.float64)
+    u_last = U32 if dt == "float32" else 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # mean of an empty slice
+        if op in ("argmax", "argmin"):
+            f = np.argmax if op == "argmax" else np.argmin
+            ref = f(a, axis=axis, keepdims=keepdim and dim is not None)
+            return ref, "int64", None
+        if op in ("amax", "amin"):
+            return REF[op](a, axis=axis, keepdims=keepdim), dt, None
+        if op in ("sum", "prod") and dt not in FLOATS:
+            return REF[op](a.astype(np.int64), axis=axis, keepdims=keepdim), "int64", None
+        if op == "norm1":
+            ref = np.abs(x).sum(axis=axis, keepdims=keepdim)
+            return ref, dt, u_last * ref + 2 * k * U64 * ref
+        if op == "norm2":
+            ref = np.sqrt((x * x).sum(axis=axis, keepdims=keepdim))
+            return ref, dt, (2 * u_last + (U64 * 2 if not u_last else 0) + 2 * k * U64) * ref
+        ref = REF[op](x, axis=axis, keepdims=keepdim)
+        if op == "prod":
+            return ref, dt, (u_last + 2 * k * U64) * np.abs(ref)
+        mass = np.abs(x).sum(axis=axis, keepdims=keepdim)
+        if op == "mean":
+            mass = mass / max(k, 1)
+        return ref, dt, u_last * np.abs(ref) + 2 * k * U64 * mass
+
+
+def run_op(op, t, dim, keepdim):
+    if op == "norm1":
+        return pdt.norm(t, p=1, dim=dim, keepdim=keepdim)
+    if op == "norm2":
+        return t.norm(dim=dim, keepdim=keepdim)
+    return getattr(t, op)(dim=dim, keepdim=keepdim)
+
+
+OPS = ["sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "norm1"] + (
+    ["norm2"] if HAS_SQRT else [])
+
+
+@st.composite
+def reduce_cases(draw):
+    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=0, max_size=4)))
+    ndim = len(shape)
+    op = draw(st.sampled_from(OPS))
+    dtype = draw(st.sampled_from(DTYPES))
+    kinds = ["none"] if ndim == 0 else ["none", "int"] if op.startswith("arg") else \
+        ["none", "int", "tuple"]
+    kind = draw(st.sampled_from(kinds))
+    if kind == "none":
+        dim = None
+    elif kind == "int":
+        dim = draw(st.integers(-ndim, ndim - 1))
+    else:
+        dims = draw(st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True))
+        dim = tuple(d - ndim if draw(st.booleans()) else d for d in dims)
+    layout = draw(st.sampled_from(["contiguous", "T", "reversed"]))
+    return shape, dtype, op, dim, draw(st.booleans()), draw(st.integers(0, 2 ** 32 - 1)), layout
+
+
+def relayout(t, a, layout):
+    """The same values, laid out as asked: contiguous, dims reversed (a view), or
+    every dim walked backwards (negative strides)."""
+    if layout == "T":
+        return t.T, a.T
+    if layout == "reversed" and a.ndim:
+        key = (slice(None, None, -1),) * a.ndim
+        return t[key], a[key]
+    return t, a
+
+
+@SETTINGS
+@given(case=reduce_cases())
+def test_reductions_match_numpy(device, case):
+    shape, dtype, op, dim, keepdim, seed, layout = case
+    rng = np.random.default_rng(seed)
+    low, high = (0.5, 1.5) if op == "prod" else (-10.0, 10.0)
+    if op == "prod" and dtype in ("int32", "int64"):
+        a = rng.integers(-3, 4, size=shape).astype(dtype)
+    else:
+        a = make(shape, dtype, rng, low, high)
+    t, a = relayout(pdt.tensor(a, device=device), a, layout)
+    shape = a.shape
+    k = reduced_count(shape, dim)
+    if op in ("mean", "norm1", "norm2") and dtype not in FLOATS:
+        with pytest.raises(TypeError, match="floating point"):
+            run_op(op, t, dim, keepdim)
+        return
+    if op in ("amax", "amin", "argmax", "argmin") and k == 0:
+        with pytest.raises(IndexError, match=r"dim \d+ of size 0"):
+            run_op(op, t, dim, keepdim)
+        return
+    if op.startswith("arg") and dim is not None and (len(shape) == 0 or 0 in shape):
+        return  # NumPy's argmax of an empty output axis is fine too, but covered below
+    got = run_op(op, t, dim, keepdim)
+    ref, dt, tol = expect(op, a, dim, keepdim)
+    assert got.device == device
+    assert str(got.dtype).split(".")[-1] == dt
+    if tol is None:
+        np.testing.assert_array_equal(host(got), ref)
+    else:
+        check_float(host(got), ref, tol)
+
+
+# ---- the (values, indices) form, NaN and ties ----
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_min_with_dim_return_values_and_indices(device, dtype, keepdim):
+    rng = np.random.default_rng(5)
+    a = make((4, 6, 3), dtype, rng)
+    t = pdt.tensor(a, device=device)
+    for name, vf, af in (("max", np.max, np.argmax), ("min", np.min, np.argmin)):
+        for dim in (0, 1, -1):
+            r = getattr(t, name)(dim, keepdim=keepdim)
+            assert isinstance(r, getattr(pdt.return_types, name))
+            values, indices = r
+            assert r.values is values and r.indices is indices
+            np.testing.assert_array_equal(host(values), vf(a, axis=dim, keepdims=keepdim))
+            np.testing.assert_array_equal(host(indices), af(a, axis=dim, keepdims=keepdim))
+            assert str(values.dtype) == f"pydevtensor.{dtype}"
+            assert str(indices.dtype) == "pydevtensor.int64"
+    assert repr(pdt.max(t, 0)).startswith("pydevtensor.return_types.max(values=tensor(")
+
+
+def test_max_without_dim_is_0d(device):
+    t = pdt.tensor([[1.0, 7.0], [3.0, -2.0]], device=device)
+    m = t.max()
+    assert m.shape == () and float(m.cpu()) == 7.0
+    assert float(pdt.min(t).cpu()) == -2.0
+    assert pdt.tensor(5.0, device=device).sum(0).shape == ()  # dim 0 of a 0-d tensor
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_nan_propagates_and_argmax_finds_it(device, dtype):
+    a = np.array([[1.0, np.nan, 5.0, np.nan], [2.0, 9.0, 9.0, -1.0]], dtype=dtype)
+    t = pdt.tensor(a, device=device)
+    assert np.isnan(host(t.max(1).values)[0]) and host(t.max(1).values)[1] == 9.0
+    assert np.isnan(host(t.min(1).values)[0])
+    np.testing.assert_array_equal(host(t.argmax(1)), [1, 1])  # first NaN; first of the tied 9s
+    np.testing.assert_array_equal(host(t.argmin(1)), [1, 3])
+    assert int(t.argmax().cpu()) == 1
+    assert np.isnan(float(t.amax().cpu())) and np.isnan(float(t.sum().cpu()))
+
+
+# ---- long rows: the chunked, threaded CPU paths and the split CUDA path ----
+
+def check_long(t, a, axis):
+    """sum, mean, amax, amin, argmax, argmin of t over axis against NumPy."""
+    k = a.shape[axis]
+    x = a.astype(np.float64)
+    ref, mass = x.sum(axis=axis), np.abs(x).sum(axis=axis)
+    u = U32 if a.dtype == np.float32 else 0.0
+    check_float(host(t.sum(axis)), ref, u * np.abs(ref) + 2 * k * U64 * mass)
+    check_float(host(t.mean(axis)), ref / k, u * np.abs(ref / k) + 2 * U64 * mass)
+    for op, f in (("amax", np.max), ("amin", np.min), ("argmax", np.argmax), ("argmin", np.argmin)):
+        np.testing.assert_array_equal(host(getattr(t, op)(axis)), f(a, axis=axis))
+
+
+@pytest.mark.parametrize("shape", [(3, 300_001), (40, 70_003), (1, 1 << 20), (2, 70_000)])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_long_rows(device, shape, dtype):
+    """The rows layout with many chunks: threads over rows, or over one row's chunks."""
+    a = make(shape, dtype, np.random.default_rng(11))
+    m, k = shape
+    a[-1, k - 5] = 1e3  # a unique maximum in the last chunk
+    if m > 1:
+        a[0, k // 2] = np.nan
+    t = pdt.tensor(a, device=device)
+    check_long(t, a, 1)
+    assert host(t.argmax(1))[-1] == k - 5
+
+
+@pytest.mark.parametrize("shape", [(70_003, 40), (300_001, 3), (2_000, 3_000), (5, 100_000)])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_long_columns(device, shape, dtype):
+    """sum(0) and friends of a row-major matrix: the columns layout, read in place."""
+    a = make(shape, dtype, np.random.default_rng(12))
+    k, m = shape
+    a[k - 7, m - 1] = 1e3            # a unique maximum late in the last column
+    a[[k // 3, k // 2], 0] = np.nan  # NaNs in the first column
+    a[1, 1] = a[k - 1, 1] = -1e3     # a tie for the minimum of column 1
+    t = pdt.tensor(a, device=device)
+    check_long(t, a, 0)
+    assert host(t.argmin(0))[1] == 1 and host(t.argmax(0))[0] == k // 3
+
+
+def test_cpu_split_rows_are_bit_identical():
+    """Note [CPU reduction order]: a row reduced alone (its chunks spread over the
+    threads) and the same row among many (rows spread over the threads) give the
+    same bits."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((20, 150_000)).astype(np.float32)
+    t = pdt.tensor(a)
+    together = host(t.sum(1))
+    alone = np.array([host(t[i].sum()) for i in range(20)])
+    np.testing.assert_array_equal(together, alone)
+    means = host(t.mean(1))
+    np.testing.assert_array_equal(means, np.array([host(t[i:i + 1].mean()) for i in range(20)]))
+
+
+def test_int_sums_wrap_and_promote(device):
+    a = np.array([2 ** 62, 2 ** 62, 2 ** 62, 7], dtype=np.int64)
+    t = pdt.tensor(a, device=device)
+    assert int(t.sum().cpu()) == int(a.sum())  # wraps, as NumPy and PyTorch
+    b = pdt.tensor(np.full(5, 2 ** 31 - 1, dtype=np.int32), device=device)
+    s = b.sum()
+    assert str(s.dtype) == "pydevtensor.int64" and int(s.cpu()) == 5 * (2 ** 31 - 1)
+    assert str(pdt.ones(3, dtype=pdt.bool, device=device).prod().dtype) == "pydevtensor.int64"
+
+
+def test_dtype_argument(device):
+    t = pdt.tensor([[1, 2], [3, 4]], device=device)
+    m = t.mean(dtype=pdt.float64)
+    assert str(m.dtype) == "pydevtensor.float64" and float(m.cpu()) == 2.5
+    s = t.sum(1, dtype=pdt.float32)
+    assert str(s.dtype) == "pydevtensor.float32"
+    np.testing.assert_array_equal(host(s), [3.0, 7.0])
+    s32 = t.sum(dtype=pdt.int32)
+    assert str(s32.dtype) == "pydevtensor.int32" and int(s32.cpu()) == 10
+
+
+def test_zero_size(device):
+    z = pdt.zeros(0, 3, device=device)
+    np.testing.assert_array_equal(host(z.sum(0)), np.zeros(3))
+    np.testing.assert_array_equal(host(z.prod(0)), np.ones(3))
+    assert np.isnan(host(z.mean(0))).all()
+    assert host(z.sum(1)).shape == (0,)
+    assert host(z.max(1).values).shape == (0,)  # reducing the size-3 dim of no rows
+    assert float(z.sum().cpu()) == 0.0 and float(z.prod().cpu()) == 1.0
+    assert float(pdt.norm(z, p=1).cpu()) == 0.0
+
+
+# ---- error table: every message names the dim, the ndim and the sizes ----
+
+ERRORS = [
+    (lambda x: x.sum(2), IndexError, r"got dim 2 for a tensor with 2 dimensions"),
+    (lambda x: x.mean(-3), IndexError, r"got dim -3 for a tensor with 2 dimensions"),
+    (lambda x: x.amax((0, 5)), IndexError, r"got dim 5 for a tensor with 2 dimensions"),
+    (lambda x: x.argmax(4), IndexError, r"argmax\(\): dimension out of range: got dim 4"),
+    (lambda x: x.max(2), IndexError, r"max\(\): dimension out of range: got dim 2"),
+    (lambda x: x.sum((0, -2)), ValueError, r"dim 0 appears more than once"),
+    (lambda x: x[:, :0].max(1), IndexError, r"dim 1 of size 0 \(input of shape \(2, 0\)\)"),
+    (lambda x: x[:0].argmin(), IndexError, r"dim 0 of size 0 \(input of shape \(0, 3\)\)"),
+    (lambda x: x.long().mean(), TypeError, r"mean\(\).*int64.*floating point"),
+    (lambda x: x.int().norm(), TypeError, r"norm\(\).*int32.*floating point"),
+    (lambda x: x.norm(p=3), NotImplementedError, r"p=3 is not supported"),
+    (lambda x: x.norm(p="nuc"), NotImplementedError, r"p='nuc' is not supported"),
+    (lambda x: x.argmax((0, 1)), TypeError, r"dim must be an int or None"),
+    (lambda x: x.max((0, 1)), TypeError, r"use amax"),
+    (lambda x: x.max(keepdim=True), TypeError, r"keepdim needs a dim"),
+    (lambda x: x.sum(0, keepdim=True, bogus=1), TypeError, r"unexpected keyword argument 'bogus'"),
+    (lambda x: x.sum(1.5), TypeError, r"dim must be an int"),
+    (lambda x: pdt.sum([1, 2]), TypeError, r"must be a Tensor"),
+]
+
+
+@pytest.mark.parametrize("call, exc, message", ERRORS)
+def test_errors(device, call, exc, message):
+    x = pdt.ones(2, 3, device=device)
+    with pytest.raises(exc, match=message):
+        call(x)
+
+
+def test_function_and_method_forms_agree():
+    t = pdt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    for name in ("sum", "mean", "prod", "amax", "amin", "argmax", "argmin"):
+        np.testing.assert_array_equal(host(getattr(pdt, name)(t, 1)), host(getattr(t, name)(1)))
+    np.testing.assert_array_equal(host(pdt.norm(t, 1, 0)), [4.0, 6.0])
+
+
+@needs_sqrt
+def test_two_norm(device):
+    t = pdt.tensor([[3.0, 4.0], [0.0, 12.0]], device=device)
+    assert float(pdt.norm(t).cpu()) == pytest.approx(13.0, rel=2 ** -23)
+    assert float(t.norm("fro").cpu()) == pytest.approx(13.0, rel=2 ** -23)
+    np.testing.assert_allclose(host(t.norm(2, 1)), [5.0, 12.0], rtol=2 ** -23)
+    np.testing.assert_allclose(host(t.norm(dim=0, keepdim=True)), [[3.0, np.sqrt(160.0)]],
+                               rtol=2 ** -23)

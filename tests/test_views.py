@@ -1,0 +1,341 @@
+"""Views and indexing against NumPy, on every device.
+
+Every view shares its base's storage (a write through the view shows in the base);
+reshape and flatten copy only when no strides can describe the result.  Basic
+indexing (ints, slices with any step, None, ...) is a view; t[idx] = value writes a
+number or a same-device tensor broadcast to the indexed shape.
+"""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pydevtensor as pdt
+from conftest import DTYPES
+
+SETTINGS = settings(max_examples=200, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def host(t):
+    return t.cpu().numpy()
+
+
+def base(shape, device, dtype="float32"):
+    """A tensor of shape holding 0, 1, 2, ... and its NumPy twin."""
+    a = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape).astype(dtype)
+    return pdt.tensor(a, device=device), a
+
+
+def shares(view, t):
+    """True when view shares t's storage."""
+    return view._storage_refcount() == t._storage_refcount() > 1
+
+
+# ---- indexing: a property test against NumPy ----
+
+@st.composite
+def index_cases(draw):
+    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=0, max_size=4)))
+    items, dims_left, ellipsis = [], len(shape), False
+    for _ in range(draw(st.integers(0, len(shape) + 2))):
+        kinds = ["none"] + (["int", "slice"] if dims_left else []) + ([] if ellipsis else ["..."])
+        kind = draw(st.sampled_from(kinds))
+        if kind == "none":
+            items.append(None)
+        elif kind == "...":
+            items.append(Ellipsis)
+            ellipsis = True
+        else:
+            size = shape[len(shape) - dims_left] if not ellipsis else None
+            dims_left -= 1
+            if kind == "int":  # after an Ellipsis: maybe out of range (NumPy says)
+                items.append(draw(st.integers(-size, size - 1)) if size else
+                             draw(st.integers(-3, 2)))
+            else:
+                bound = st.none() | st.integers(-7, 7)
+                step = draw(st.none() | st.integers(-3, 3).filter(lambda s: s != 0))
+                items.append(slice(draw(bound), draw(bound), step))
+    key = tuple(items) if draw(st.booleans()) or len(items) != 1 else items[0]
+    return shape, key, draw(st.sampled_from(DTYPES))
+
+
+@SETTINGS
+@given(case=index_cases())
+def test_indexing_matches_numpy(device, case):
+    shape, key, dtype = case
+    t, a = base(shape, device, dtype)
+    try:
+        ref = a[key]
+    except IndexError:  # an int out of range: the same error, with the size in it
+        with pytest.raises(IndexError, match=r"out of bounds for dimension \d+ with size"):
+            t[key]
+        return
+    v = t[key]
+    assert tuple(v.shape) == ref.shape
+    np.testing.assert_array_equal(host(v), ref)
+    assert shares(v, t)
+    if ref.size:  # writes through the view show in the base
+        v[...] = -1
+        a[key] = -1
+        np.testing.assert_array_equal(host(t), a)
+
+
+def test_basic_indexing_forms(device):
+    t, a = base((3, 4, 5), device)
+    for key in (0, -1, (1, 2), (slice(None), slice(1, 3)), (Ellipsis, None), (None, 0),
+                (Ellipsis, 2), (slice(None, None, -1),), (slice(None), slice(None, None, -2), 1),
+                (slice(5, 1, -1),), (1, Ellipsis, slice(3, None)), (), Ellipsis,
+                (slice(-100, 100),), (0, 0, 0)):
+        np.testing.assert_array_equal(host(t[key]), a[key])
+    assert t[1, 2, 3].shape == () and float(t[1, 2, 3].cpu()) == a[1, 2, 3]
+
+
+def test_negative_steps_are_views(device):
+    t, a = base((4, 6), device)
+    v = t[::-1, ::-2]
+    assert v.stride() == (-6, -2) and shares(v, t)
+    np.testing.assert_array_equal(host(v), a[::-1, ::-2])
+    v[0, 0] = 100.0
+    assert float(t[3, 5].cpu()) == 100.0
+    np.testing.assert_array_equal(host(v.contiguous()), host(v))
+    np.testing.assert_array_equal(host(v.reshape(-1)), host(v).reshape(-1))
+
+
+def test_iteration_walks_the_first_dim(device):
+    t, a = base((3, 2), device)
+    rows = [host(r) for r in t]
+    np.testing.assert_array_equal(np.stack(rows), a)
+
+
+# ---- reshape, view, flatten ----
+
+@pytest.mark.parametrize("shape, new", [
+    ((2, 3, 4), (6, 4)), ((2, 3, 4), (-1,)), ((2, 3, 4), (4, -1, 2)), ((6,), (1, 6, 1)),
+    ((0, 3), (3, 0)), ((0, 3), (-1, 3)), ((), (1, 1)), ((1,), ()), ((2, 1, 3), (3, 2)),
+])
+def test_reshape_and_view_of_contiguous(device, shape, new):
+    t, a = base(shape, device)
+    for f in (lambda: t.reshape(new), lambda: t.reshape(*new) if new else t.reshape(new),
+              lambda: t.view(new), lambda: pdt.reshape(t, new)):
+        r = f()
+        np.testing.assert_array_equal(host(r), a.reshape(new))
+        assert shares(r, t)
+
+
+def test_view_of_strided_tensors(device):
+    t, a = base((4, 6), device)
+    s = t[:, ::2]                      # (4, 3) with strides (6, 2): dims 0/1 not mergeable
+    np.testing.assert_array_equal(host(s.view(2, 2, 3)), a[:, ::2].reshape(2, 2, 3))
+    assert shares(s.view(2, 2, 3), t)
+    tt = t.T                           # (6, 4) transposed
+    np.testing.assert_array_equal(host(tt.view(3, 2, 4)), a.T.reshape(3, 2, 4))
+    with pytest.raises(ValueError, match=r"cannot view a tensor of shape \(6, 4\) with strides "
+                                         r"\(1, 6\) as shape \(24,\).*reshape"):
+        tt.view(-1)
+    r = tt.reshape(-1)                 # reshape copies instead
+    np.testing.assert_array_equal(host(r), a.T.reshape(-1))
+    assert not shares(r, t)
+
+
+@pytest.mark.parametrize("shape, start, end", [
+    ((2, 3, 4), 0, -1), ((2, 3, 4), 1, 2), ((2, 3, 4), 0, 0), ((2, 3, 4), -2, -1), ((), 0, -1),
+    ((5,), 0, 0), ((2, 0, 3), 1, 2),
+])
+def test_flatten(device, shape, start, end):
+    t, a = base(shape, device)
+    f = t.flatten(start, end)
+    if a.ndim == 0:
+        ref = a.reshape(1)
+    else:
+        s, e = start % a.ndim, end % a.ndim
+        ref = a.reshape(a.shape[:s] + (int(np.prod(a.shape[s:e + 1])),) + a.shape[e + 1:])
+    np.testing.assert_array_equal(host(f), ref)
+    assert tuple(pdt.flatten(t, start_dim=start, end_dim=end).shape) == ref.shape
+    assert host(t.T.flatten()).tolist() == a.T.reshape(-1).tolist()
+
+
+# ---- transpose, T, t(), permute, squeeze, unsqueeze ----
+
+def test_transpose_permute_T(device):
+    t, a = base((2, 3, 4), device)
+    np.testing.assert_array_equal(host(t.transpose(0, 2)), a.transpose(2, 1, 0))
+    np.testing.assert_array_equal(host(pdt.transpose(t, -1, 1)), np.swapaxes(a, -1, 1))
+    np.testing.assert_array_equal(host(t.permute(2, 0, 1)), a.transpose(2, 0, 1))
+    np.testing.assert_array_equal(host(pdt.permute(t, (1, -1, 0))), a.transpose(1, 2, 0))
+    np.testing.assert_array_equal(host(t.T), a.T)
+    m, am = base((3, 5), device)
+    np.testing.assert_array_equal(host(m.T), am.T)
+    np.testing.assert_array_equal(host(m.t()), am.T)
+    np.testing.assert_array_equal(host(pdt.t(m[0])), am[0])
+    for v in (t.transpose(0, 2), t.permute(2, 0, 1), t.T, m.t()):
+        assert shares(v, t) or shares(v, m)
+    mt = m.t()
+    mt[4, 2] = 99.0
+    assert float(m[2, 4].cpu()) == 99.0
+
+
+def test_squeeze_unsqueeze(device):
+    t, a = base((1, 3, 1, 2), device)
+    np.testing.assert_array_equal(host(t.squeeze()), a.squeeze())
+    np.testing.assert_array_equal(host(t.squeeze(0)), a.squeeze(0))
+    np.testing.assert_array_equal(host(t.squeeze(-2)), a.squeeze(-2))
+    np.testing.assert_array_equal(host(t.squeeze((0, 2))), a.squeeze((0, 2)))
+    assert tuple(t.squeeze(1).shape) == (1, 3, 1, 2)  # not of size 1: stays, as in PyTorch
+    for d in range(-5, 5):
+        np.testing.assert_array_equal(host(t.unsqueeze(d)), np.expand_dims(a, d))
+    np.testing.assert_array_equal(host(pdt.unsqueeze(t, dim=1)), np.expand_dims(a, 1))
+    np.testing.assert_array_equal(host(pdt.squeeze(t)), a.squeeze())
+    assert shares(t.squeeze(), t) and shares(t.unsqueeze(0), t)
+    s = pdt.tensor(3.0, device=device)
+    assert s.unsqueeze(0).shape == (1,) and s.squeeze().shape == () and s.squeeze(0).shape == ()
+
+
+# ---- t[idx] = value ----
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_setitem_scalar(device, dtype):
+    t, a = base((3, 4), device, dtype)
+    t[1] = 7
+    t[:, ::-3] = 1
+    t[..., 0] = True
+    a[1] = 7
+    a[:, ::-3] = 1
+    a[..., 0] = True
+    np.testing.assert_array_equal(host(t), a)
+
+
+def test_setitem_tensor_broadcast_and_cast(device):
+    t, a = base((3, 4), device)
+    row = pdt.tensor([10, 20, 30, 40], device=device)  # int64 into float32
+    t[:] = row
+    a[:] = [10, 20, 30, 40]
+    np.testing.assert_array_equal(host(t), a)
+    col = pdt.tensor([[1.5], [2.5], [3.5]], device=device)
+    t[:, 1:3] = col
+    a[:, 1:3] = [[1.5], [2.5], [3.5]]
+    np.testing.assert_array_equal(host(t), a)
+    t[0] = pdt.tensor([[5.0, 6.0, 7.0, 8.0]], device=device)  # leading size-1 dims dropped
+    a[0] = [5.0, 6.0, 7.0, 8.0]
+    np.testing.assert_array_equal(host(t), a)
+    t[2, 3] = pdt.tensor(-1.0, device=device)
+    a[2, 3] = -1.0
+    np.testing.assert_array_equal(host(t), a)
+
+
+def test_setitem_overlapping_source(device):
+    t, a = base((8,), device)
+    t[1:] = t[:-1]      # NumPy semantics: as if the source were copied first
+    a[1:] = a[:-1].copy()
+    np.testing.assert_array_equal(host(t), a)
+    m, am = base((3, 3), device)
+    m[:] = m.T
+    am[:] = am.T.copy()
+    np.testing.assert_array_equal(host(m), am)
+    r, ar = base((6,), device)
+    r[:] = r[::-1]
+    np.testing.assert_array_equal(host(r), ar[::-1])
+
+
+def test_setitem_zero_size(device):
+    t, a = base((2, 3), device)
+    t[:, 3:] = 5.0
+    t[0:0] = pdt.zeros(0, 3, device=device)
+    np.testing.assert_array_equal(host(t), a)
+
+
+@pytest.mark.cuda
+def test_setitem_from_another_device_names_both():
+    t = pdt.zeros(2, 3, device="cuda:0")
+    with pytest.raises(RuntimeError, match=r"cuda:0 and cpu.*setitem.*'value' is on cpu"):
+        t[0] = pdt.ones(3)
+    c = pdt.zeros(2, 3)
+    with pytest.raises(RuntimeError, match=r"cpu and cuda:0.*setitem"):
+        c[0] = pdt.ones(3, device="cuda:0")
+    with pytest.raises(RuntimeError, match=r"setitem"):
+        t[0, 0] = pdt.tensor(1.0)  # a 0-d CPU tensor does not move to the GPU either
+    assert float(t.sum().cpu()) == 0.0
+
+
+# ---- error table: the messages name the dim, the ndim, the shapes and the sizes ----
+
+ERRORS = [
+    (lambda x: x.transpose(0, 2), IndexError, r"transpose\(\).*got dim 2 for a tensor with 2 dim"),
+    (lambda x: x.unsqueeze(4), IndexError, r"unsqueeze\(\).*got dim 4 for a tensor with 2 dim.*"
+                                           r"-3 <= dim <= 2"),
+    (lambda x: x.squeeze(-3), IndexError, r"squeeze\(\).*got dim -3 for a tensor with 2 dim"),
+    (lambda x: x.flatten(0, 5), IndexError, r"flatten\(\).*got dim 5"),
+    (lambda x: x.flatten(1, 0), ValueError, r"start_dim .* cannot come after end_dim"),
+    (lambda x: x.permute(0, 0), ValueError, r"dim 0 appears more than once"),
+    (lambda x: x.permute(0), ValueError, r"number of dims \(1\) does not match.* 2 dimensions"),
+    (lambda x: x.reshape(4, 2), ValueError,
+     r"cannot reshape a tensor of shape \(2, 3\) \(6 elements\) into shape \(4, 2\) \(8 "),
+    (lambda x: x.view(-1, 4), ValueError, r"shape \(2, 3\) \(6 elements\) into shape \(-1, 4\)"),
+    (lambda x: x.reshape(-1, -1), ValueError, r"only one dimension can be inferred"),
+    (lambda x: x.reshape(2, -3), ValueError, r"invalid size -3"),
+    (lambda x: x[2], IndexError, r"index 2 is out of bounds for dimension 0 with size 2"),
+    (lambda x: x[:, -4], IndexError, r"index -4 is out of bounds for dimension 1 with size 3"),
+    (lambda x: x[0, 0, 0], IndexError, r"too many indices for a tensor of dimension 2"),
+    (lambda x: x[..., ...], IndexError, r"single ellipsis"),
+    (lambda x: x[::0], ValueError, r"slice step cannot be zero"),
+    (lambda x: x[[0, 1]], NotImplementedError, r"advanced indexing"),
+    (lambda x: x[pdt.tensor([0])], NotImplementedError, r"advanced indexing"),
+    (lambda x: x[True], NotImplementedError, r"advanced indexing"),
+    (lambda x: x[np.array([0, 1])], NotImplementedError, r"advanced indexing"),
+    (lambda x: x["a"], IndexError, r"only integers, slices"),
+    (lambda x: x.__setitem__(0, [1, 2, 3]), TypeError, r"value must be a Python number or a "),
+    (lambda x: x.__setitem__(0, pdt.ones(2, device=x.device)), ValueError,
+     r"setitem\(\): a tensor of shape \(2,\) cannot be broadcast to shape \(3,\)"),
+    (lambda x: x.__delitem__(0), TypeError, r"does not support item deletion"),
+    (lambda x: x.t().t().view(pdt.float64), NotImplementedError, r"view\(dtype\)"),
+    (lambda x: x.unsqueeze(0).unsqueeze(0).t(), ValueError, r"t\(\) expects .* <= 2 dim"),
+    (lambda x: pdt.transpose(x, 0), TypeError, r"missing required argument 'dim1'"),
+]
+
+
+@pytest.mark.parametrize("call, exc, message", ERRORS)
+def test_errors(device, call, exc, message):
+    x = pdt.ones(2, 3, device=device)
+    before = host(x).copy()
+    with pytest.raises(exc, match=message):
+        call(x)
+    np.testing.assert_array_equal(host(x), before)  # nothing half-written
+
+
+def test_view_and_reduce_cycles_do_not_leak(device):
+    """Views, reshape copies, setitem, reductions and their error paths, 20000
+    times: the device's accounting and the process's RSS stay flat."""
+    import gc
+
+    sanitized = pdt.build_info()["sanitize"]  # (before measuring: it may load cuBLAS)
+
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * 4096
+
+    x = pdt.ones(4, 6, device=device)
+
+    def cycle():
+        v = x[1:, ::-2].T.reshape(-1).unsqueeze(0).flatten()
+        x[0] = v[:6]
+        x[1, :] = 2.0
+        s, m = x.sum(1), x.max(0)
+        a = x.T.argmax()
+        for bad in (lambda: x[9], lambda: x.view(5), lambda: x.sum(7), lambda: x[:0].max(0),
+                    lambda: x.__setitem__(0, [1])):
+            try:
+                bad()
+            except (IndexError, ValueError, TypeError):
+                pass
+        del v, s, m, a
+
+    for _ in range(500):
+        cycle()
+    gc.collect()
+    allocated, before = pdt.memory_allocated(device), rss()
+    for _ in range(20_000):
+        cycle()
+    gc.collect()
+    assert pdt.memory_allocated(device) == allocated
+    if not sanitized:  # ASan's quarantine holds freed memory
+        assert rss() - before < 2 * 2 ** 20
