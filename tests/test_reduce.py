@@ -37,21 +37,6 @@ def make(shape, dtype, rng, low=-10.0, high=10.0):
     return rng.uniform(low, high, size=shape).astype(dtype)
 
 
-def _has_sqrt():
-    try:
-        pdt.ones(1).norm()
-        return True
-    except NotImplementedError as e:
-        assert "unary op" in str(e)
-        return False
-
-
-# The 2-norm takes the square root with the elementwise unary op of the same issue.
-HAS_SQRT = _has_sqrt()
-needs_sqrt = pytest.mark.skipif(not HAS_SQRT, reason="the 2-norm needs the elementwise sqrt "
-                                "(issue 4, elementwise part)")
-
-
 def axis_of(dim):
     return tuple(dim) if isinstance(dim, (tuple, list)) else dim
 
@@ -116,7 +101,7 @@ def run_op(op, t, dim, keepdim):
 
 
 OPS = ["sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "norm1"] + (
-    ["norm2"] if HAS_SQRT else [])
+    ["norm2"])
 
 
 @st.composite
@@ -350,7 +335,6 @@ def test_function_and_method_forms_agree():
     np.testing.assert_array_equal(host(pdt.norm(t, 1, 0)), [4.0, 6.0])
 
 
-@needs_sqrt
 def test_two_norm(device):
     t = pdt.tensor([[3.0, 4.0], [0.0, 12.0]], device=device)
     assert float(pdt.norm(t).cpu()) == pytest.approx(13.0, rel=2 ** -23)

@@ -175,8 +175,10 @@ typedef struct pdt_backend {
     /* out = op(x) elementwise, same shape and dtype; lo/hi for PDT_OP_CLAMP. */
     pdt_status (*unary)(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, double lo,
                         double hi);
-    /* x contiguous (m, k); out contiguous (m,) = op over each row of k.  out's
-     * dtype is x's (int64 for the arg ops; x's float dtype for MEAN). */
+    /* x (m, k) with contiguous rows (strides (k, 1)) or, for k > 1, contiguous
+     * columns (strides (1, m)); out contiguous (m,) = op over each row of k.  out's
+     * dtype is pdt_reduce_out_dtype(op, x's dtype) (pdt_reduce.h): int64 for the
+     * arg ops and for SUM/PROD of bool and integers, else x's. */
     pdt_status (*reduce)(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
     pdt_status (*gemm)(const pdt_gemm_args *g);
     /* TF32 tensor-core math for float32 GEMMs (CUDA only; NULL elsewhere) */
