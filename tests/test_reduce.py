@@ -100,8 +100,7 @@ def run_op(op, t, dim, keepdim):
     return getattr(t, op)(dim=dim, keepdim=keepdim)
 
 
-OPS = ["sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "norm1"] + (
-    ["norm2"])
+OPS = ["sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "norm1", "norm2"]
 
 
 @st.composite

@@ -19,4 +19,16 @@ int pdt_parse_int64(PyObject *obj, const char *what, int64_t *out);
 /* A Python number to a pdt_scalar (bool and int -> integer, float -> float). */
 int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out);
 
+/* A METH_FASTCALL | METH_KEYWORDS method table entry for f. */
+#define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+typedef PyObject *(*pdt_method_fn)(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames);
+/* The function form fname(input, ...) of a Tensor method: input is the first
+ * positional argument and must be a Tensor. */
+PyObject *pdt_function_form(const char *fname, PyObject *module, PyObject *const *args,
+                            Py_ssize_t nargs, PyObject *kwnames, pdt_method_fn method);
+/* dim: an int, or a tuple/list of ints (*n of them); None gives *n = -1 (all). */
+int pdt_parse_dims(PyObject *obj, const char *fname, int *n, int64_t *dims);
+
 #endif /* PDT_ARGS_H */

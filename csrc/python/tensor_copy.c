@@ -255,7 +255,6 @@ DTYPE_METHOD(int, PDT_INT32)
 DTYPE_METHOD(long, PDT_INT64)
 DTYPE_METHOD(bool, PDT_BOOL)
 
-#define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 PyMethodDef pdt_tensor_copy_methods[] = {
     {"to", FASTKW(t_to),

@@ -618,7 +618,6 @@ static PyObject *f_initial_seed(PyObject *module, PyObject *unused)
     return PyLong_FromUnsignedLongLong(pdt_initial_seed());
 }
 
-#define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 PyMethodDef pdt_create_functions[] = {
     {"empty", FASTKW(f_empty),

@@ -9,15 +9,6 @@
 #include "args.h"
 #include "pdt_reduce.h"
 
-#define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
-
-/* Defined in tensor_view.c (they belong in args.h). */
-typedef PyObject *(*pdt_method_fn)(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames);
-PyObject *pdt_function_form(const char *fname, PyObject *module, PyObject *const *args,
-                            Py_ssize_t nargs, PyObject *kwnames, pdt_method_fn method);
-int pdt_parse_dims(PyObject *obj, const char *fname, int *n, int64_t *dims);
-
 /* One parsed call. */
 typedef struct request {
     pdt_reduce_op op;

@@ -6,64 +6,11 @@
  * Indexing is basic indexing only: ints, slices (negative steps too), None,
  * Ellipsis and tuples of them, always giving a view.  A bool, a list or a
  * tensor as an index (NumPy's advanced indexing) raises NotImplementedError.
- *
- * Also defines two helpers tensor_reduce.c uses (declared there):
- * pdt_parse_dims and pdt_function_form. */
+ */
 #include "args.h"
 #include "pdt_view.h"
 
-#define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
-typedef PyObject *(*pdt_method_fn)(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames);
-
-/* The function form fname(input, ...) of a method: input is the first
- * positional argument and must be a Tensor. */
-PyObject *pdt_function_form(const char *fname, PyObject *module, PyObject *const *args,
-                            Py_ssize_t nargs, PyObject *kwnames, pdt_method_fn method)
-{
-    pdt_state *S = pdt_state_of_module(module);
-    if (nargs < 1 || !pdt_is_tensor(S, args[0])) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s(): argument 'input' (position 1) must be a Tensor, got %s", fname,
-                     nargs < 1 ? "nothing" : Py_TYPE(args[0])->tp_name);
-        return NULL;
-    }
-    return method(args[0], args + 1, nargs - 1, kwnames);
-}
-
-/* dim: an int, or a tuple/list of ints (*n of them); None gives *n = -1 (all). */
-int pdt_parse_dims(PyObject *obj, const char *fname, int *n, int64_t *dims)
-{
-    if (!obj || obj == Py_None) {
-        *n = -1;
-        return 0;
-    }
-    if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
-        char what[80];
-        PyOS_snprintf(what, sizeof what, "%s(): dim", fname);
-        *n = 1;
-        return pdt_parse_int64(obj, what, &dims[0]);
-    }
-    PyObject *seq = PySequence_Fast(obj, "dims");
-    if (!seq)
-        return -1;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
-    int rc = 0;
-    if (len > PDT_MAX_DIMS) {
-        PyErr_Format(PyExc_ValueError, "%s(): %zd dims given; tensors have at most %d", fname, len,
-                     PDT_MAX_DIMS);
-        rc = -1;
-    }
-    for (Py_ssize_t i = 0; rc == 0 && i < len; i++) {
-        char what[80];
-        PyOS_snprintf(what, sizeof what, "%s(): element %zd of dim", fname, i);
-        rc = pdt_parse_int64(PySequence_Fast_GET_ITEM(seq, i), what, &dims[i]);
-    }
-    Py_DECREF(seq);
-    *n = (int)len;
-    return rc;
-}
 
 /* Up to n ints by position or by name (names[i]) into vals (defaults preset);
  * the first `required` must be given. */
