@@ -421,3 +421,20 @@ def test_backends_is_importable():
     assert bc.matmul is pdt.backends.cuda.matmul
     assert bc.is_built() == pdt.cuda.is_built()
     assert not CUDA_AVAILABLE or bc.is_built()
+
+
+def test_failure_midway_leaves_nothing_allocated():
+    # the output fits under the limit, the copy of the strided operand does not:
+    # OutOfMemoryError, and the output allocated before it is given back
+    cpu = pdt.device("cpu")
+    a = cpu_view(sample((64, 64), "float64", 1), "strided")
+    b = pdt.from_numpy(sample((64, 8), "float64", 2))
+    base = pdt.memory_allocated(cpu)
+    pdt._C._set_memory_limit(cpu, base + 64 * 8 * 8 + 1024)
+    try:
+        with pytest.raises(pdt.OutOfMemoryError):
+            a @ b
+        assert pdt.memory_allocated(cpu) == base
+    finally:
+        pdt._C._set_memory_limit(cpu, 0)
+    check_product(a @ b, a.numpy(), b.numpy(), "float64")
