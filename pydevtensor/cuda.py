@@ -14,9 +14,13 @@ __all__ = [
     "is_available", "device_count", "current_device", "set_device", "get_device_name",
     "get_device_properties", "get_device_capability", "mem_get_info", "memory_allocated",
     "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "memory_stats",
-    "empty_cache", "synchronize", "is_built", "unavailable_reason",
+    "empty_cache", "synchronize", "is_built", "unavailable_reason", "Event",
     "set_per_process_memory_fraction",
 ]
+
+# Event(enable_timing=True, device=None): record() / synchronize() / elapsed_time(end)
+# on the device's stream.  Without a usable GPU, making one raises DeviceError.
+Event = _C._Event
 
 DeviceProperties = namedtuple(
     "DeviceProperties", ["name", "total_memory", "multi_processor_count", "major", "minor"])

@@ -1,8 +1,136 @@
-/* cpu_gemm.c - the CPU backend's GEMM through OpenBLAS.  (Issue 4: to be implemented.) */
+/* cpu_gemm.c - the CPU backend's GEMM: float32 and float64 through OpenBLAS
+ * (loaded on first use, cpu_blas.h), integers through a plain loop.
+ *
+ * The core hands over row-major operands (pdt_gemm_args): op(A) (m, k),
+ * op(B) (k, n), C (m, n), each with a leading dimension and a batch stride
+ * (0: one matrix shared by the batch).  CBLAS takes row-major directly, so the
+ * flags pass through unchanged.  The core never asks for k == 0 with beta 0
+ * or 1; any other k == 0 request only scales C, which is done here (a BLAS is
+ * not asked to multiply empty matrices).
+ */
+#include <stdint.h>
+
+#include "cpu_blas.h"
 #include "cpu_kernels.h"
+#include "cpu_parallel.h"
+
+/* ---------------------------------------------------------------- floats */
+
+/* c (rows, n) with leading dimension ldc: c = beta * c (beta 0: zeros). */
+#define SCALE_FN(NAME, T)                                                                     \
+    static void NAME(T *c, int64_t rows, int64_t n, int64_t ldc, double beta)                 \
+    {                                                                                          \
+        for (int64_t i = 0; i < rows; i++)                                                     \
+            for (int64_t j = 0; j < n; j++)                                                    \
+                c[i * ldc + j] = beta == 0.0 ? (T)0 : (T)(beta * c[i * ldc + j]);             \
+    }
+SCALE_FN(scale_f32, float)
+SCALE_FN(scale_f64, double)
+
+static pdt_status gemm_float(const pdt_gemm_args *g)
+{
+    const pdt_blas_table *t;
+    pdt_status st = pdt_cpu_blas(&t);
+    if (st != PDT_OK)
+        return st;
+    enum CBLAS_TRANSPOSE ta = g->trans_a ? CblasTrans : CblasNoTrans;
+    enum CBLAS_TRANSPOSE tb = g->trans_b ? CblasTrans : CblasNoTrans;
+    /* sizes and leading dimensions fit in blasint: the core checked them */
+    blasint m = (blasint)g->m, n = (blasint)g->n, k = (blasint)g->k;
+    blasint lda = (blasint)g->lda, ldb = (blasint)g->ldb, ldc = (blasint)g->ldc;
+    for (int64_t i = 0; i < g->batch; i++) {
+        if (g->dtype == PDT_FLOAT32) {
+            const float *a = (const float *)g->a + i * g->stride_a;
+            const float *b = (const float *)g->b + i * g->stride_b;
+            float *c = (float *)g->c + i * g->stride_c;
+            t->sgemm(CblasRowMajor, ta, tb, m, n, k, (float)g->alpha, a, lda, b, ldb,
+                     (float)g->beta, c, ldc);
+        } else {
+            const double *a = (const double *)g->a + i * g->stride_a;
+            const double *b = (const double *)g->b + i * g->stride_b;
+            double *c = (double *)g->c + i * g->stride_c;
+            t->dgemm(CblasRowMajor, ta, tb, m, n, k, g->alpha, a, lda, b, ldb, g->beta, c, ldc);
+        }
+    }
+    return PDT_OK;
+}
+
+/* -------------------------------------------------------------- integers */
+
+/* Integer products wrap around on overflow (as in NumPy and PyTorch): the
+ * arithmetic is done in the unsigned type of the same width, where wrapping is
+ * defined, and converted back. */
+typedef struct int_gemm_job {
+    const pdt_gemm_args *g;
+} int_gemm_job;
+
+/* Rows [begin, end) of the whole batch, row r being row r % m of matrix r / m. */
+#define INT_GEMM_ROWS(NAME, T, UT)                                                            \
+    static void NAME(int64_t begin, int64_t end, void *ctx)                                   \
+    {                                                                                          \
+        const pdt_gemm_args *g = ((const int_gemm_job *)ctx)->g;                               \
+        const int64_t m = g->m, n = g->n, k = g->k, lda = g->lda, ldb = g->ldb;               \
+        const UT alpha = (UT)(int64_t)g->alpha, beta = (UT)(int64_t)g->beta;                  \
+        for (int64_t r = begin; r < end; r++) {                                                \
+            int64_t bi = r / m, i = r % m;                                                     \
+            const T *a = (const T *)g->a + bi * g->stride_a; /* op(A): (m, k) */               \
+            const T *b = (const T *)g->b + bi * g->stride_b; /* op(B): (k, n) */               \
+            T *c = (T *)g->c + bi * g->stride_c + i * g->ldc; /* row i of C: (n,) */          \
+            for (int64_t j = 0; j < n; j++)                                                    \
+                c[j] = beta == 0 ? (T)0 : (T)(beta * (UT)c[j]);                                \
+            if (!g->trans_b) { /* i-k-j: rows of B and C run contiguously */                   \
+                for (int64_t p = 0; p < k; p++) {                                              \
+                    UT aip = alpha * (UT)(g->trans_a ? a[p * lda + i] : a[i * lda + p]);       \
+                    const T *brow = b + p * ldb;                                               \
+                    for (int64_t j = 0; j < n; j++)                                            \
+                        c[j] = (T)((UT)c[j] + aip * (UT)brow[j]);                              \
+                }                                                                              \
+            } else { /* B stored (n, k): dot products along its rows */                        \
+                for (int64_t j = 0; j < n; j++) {                                              \
+                    const T *bcol = b + j * ldb;                                               \
+                    UT acc = 0;                                                                \
+                    for (int64_t p = 0; p < k; p++)                                            \
+                        acc += (UT)(g->trans_a ? a[p * lda + i] : a[i * lda + p]) *            \
+                               (UT)bcol[p];                                                    \
+                    c[j] = (T)((UT)c[j] + alpha * acc);                                        \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }
+INT_GEMM_ROWS(int_gemm_rows_i32, int32_t, uint32_t)
+INT_GEMM_ROWS(int_gemm_rows_i64, int64_t, uint64_t)
+
+static pdt_status gemm_int(const pdt_gemm_args *g)
+{
+    int_gemm_job job = {g};
+    int64_t work_per_row = g->n * (g->k > 0 ? g->k : 1);
+    int64_t grain = work_per_row >= 32768 ? 1 : 32768 / work_per_row;
+    pdt_cpu_parallel_for(g->batch * g->m, grain,
+                         g->dtype == PDT_INT32 ? int_gemm_rows_i32 : int_gemm_rows_i64, &job);
+    return PDT_OK;
+}
+
+/* ------------------------------------------------------------------ entry */
 
 pdt_status pdt_cpu_gemm(const pdt_gemm_args *g)
 {
-    (void)g;
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "matmul is not implemented on the CPU yet");
+    switch (g->dtype) {
+    case PDT_FLOAT32:
+    case PDT_FLOAT64:
+        if (g->k > 0)
+            return gemm_float(g);
+        for (int64_t i = 0; i < g->batch; i++) {
+            if (g->dtype == PDT_FLOAT32)
+                scale_f32((float *)g->c + i * g->stride_c, g->m, g->n, g->ldc, g->beta);
+            else
+                scale_f64((double *)g->c + i * g->stride_c, g->m, g->n, g->ldc, g->beta);
+        }
+        return PDT_OK;
+    case PDT_INT32:
+    case PDT_INT64:
+        return gemm_int(g);
+    default:
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "matmul: %s is not supported on the CPU",
+                        pdt_dtype_name(g->dtype));
+    }
 }

@@ -1,28 +1,55 @@
-/* cuda_events.c - timing events on a device's stream.  (Issue 4: to be implemented.) */
+/* cuda_events.c - timing events on a device's stream (torch.cuda.Event).
+ *
+ * Events are created with timing enabled and recorded on the device's one
+ * stream (Note [one stream per device] in cuda_backend.c), so an event marks
+ * the point after every op queued on that device so far. */
+#include "cuda_check.h"
 #include "cuda_ops.h"
 
 pdt_status pdt_cuda_event_create(int index, void **event)
 {
-    (void)index, (void)event;
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "CUDA events are not implemented yet");
+    pdt_status st;
+    cudaStream_t stream;
+    cudaEvent_t ev = NULL;
+    *event = NULL;
+    if ((st = pdt_cuda_stream(index, &stream)) != PDT_OK) /* makes index current */
+        return st;
+    PDT_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDefault));
+    *event = ev;
+fail:
+    return st;
 }
 
 pdt_status pdt_cuda_event_record(int index, void *event)
 {
-    (void)index, (void)event;
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "CUDA events are not implemented yet");
+    pdt_status st;
+    cudaStream_t stream;
+    if ((st = pdt_cuda_stream(index, &stream)) != PDT_OK)
+        return st;
+    PDT_CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, stream));
+fail:
+    return st;
 }
 
 pdt_status pdt_cuda_event_synchronize(void *event)
 {
-    (void)event;
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "CUDA events are not implemented yet");
+    pdt_status st = PDT_OK;
+    PDT_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)event));
+fail:
+    return st;
 }
 
+/* Waits for both events: cudaEventElapsedTime refuses events still pending. */
 pdt_status pdt_cuda_event_elapsed_ms(void *start, void *end, float *ms)
 {
-    (void)start, (void)end, (void)ms;
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "CUDA events are not implemented yet");
+    pdt_status st = PDT_OK;
+    *ms = 0.0f;
+    PDT_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)start));
+    PDT_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)end));
+    PDT_CUDA_CHECK(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end));
+fail:
+    return st;
 }
 
-void pdt_cuda_event_destroy(void *event) { (void)event; }
+/* A pending event may be destroyed: CUDA releases it once it completes. */
+void pdt_cuda_event_destroy(void *event) { PDT_CUDA_IGNORE(cudaEventDestroy((cudaEvent_t)event)); }

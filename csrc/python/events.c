@@ -1,11 +1,218 @@
-/* events.c - pydevtensor._C.Event (cuda.Event), synchronize and the TF32
- * switch.  (Issue 4: to be implemented.) */
+/* events.c - pydevtensor.cuda.Event (the module attribute _C._Event) and the
+ * TF32 switch (_C._set_allow_tf32 / _C._get_allow_tf32, behind
+ * pydevtensor.backends.cuda.matmul.allow_tf32).
+ *
+ * The Event type is a heap type made in pdt_events_init and kept only as the
+ * module's _Event attribute: its methods find the module state through their
+ * own type, and nothing else needs the type pointer. */
 #include "args.h"
+#include "pdt_events.h"
+#include "pdt_matmul.h"
 
-PyMethodDef pdt_event_functions[] = {{NULL, NULL, 0, NULL}};
+typedef struct {
+    PyObject_HEAD
+    pdt_event ev;
+    int enable_timing;
+} PdtEventObject;
+
+/* Event(enable_timing=True, device=None): an event on a CUDA device (the
+ * current one by default).  Raises DeviceError when no GPU is usable. */
+static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"enable_timing", "device", NULL};
+    int enable_timing = 1;
+    PyObject *dev_obj = NULL;
+    pdt_state *S = pdt_state_of_type(type);
+    if (!S || !PyArg_ParseTupleAndKeywords(args, kwds, "|pO:Event", kwlist, &enable_timing,
+                                           &dev_obj))
+        return NULL;
+    pdt_device current = {PDT_CUDA, pdt_current_cuda()}, device;
+    if (pdt_device_from_object(S, dev_obj, current, &device) < 0)
+        return NULL;
+    if (device.kind != PDT_CUDA) {
+        char name[32];
+        PyErr_Format(PyExc_ValueError,
+                     "Event: expected a CUDA device, got %s (CPU work is synchronous: time it "
+                     "with time.perf_counter())",
+                     pdt_device_str(device, name, sizeof name));
+        return NULL;
+    }
+    PdtEventObject *self = (PdtEventObject *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
+    self->enable_timing = enable_timing;
+    pdt_status st = pdt_event_create(device, &self->ev);
+    if (st != PDT_OK) {
+        Py_DECREF(self);
+        return pdt_raise(S, st);
+    }
+    return (PyObject *)self;
+}
+
+static void event_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    pdt_event_destroy(&((PdtEventObject *)self)->ev);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+/* record(stream=None): marks the point after every op queued on the event's
+ * device so far.  pydevtensor has one stream per device, so stream must be None. */
+static PyObject *event_record(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+    static const char *const names[] = {"stream", NULL};
+    PyObject *kw[1] = {NULL};
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S || pdt_parse_keywords("record", args + nargs, kwnames, names, kw) < 0)
+        return NULL;
+    PyObject *stream = nargs >= 1 ? args[0] : kw[0];
+    if (nargs > 1 || (stream && stream != Py_None)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "record() takes no stream: pydevtensor has one stream per device, and "
+                        "the event records on its device's stream");
+        return NULL;
+    }
+    pdt_status st = pdt_event_record(&((PdtEventObject *)self)->ev);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    Py_RETURN_NONE;
+}
+
+/* synchronize(): waits until the work before the record() has run. */
+static PyObject *event_synchronize(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    pdt_status st;
+    if (!S)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_event_synchronize(&((PdtEventObject *)self)->ev);
+    Py_END_ALLOW_THREADS
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    Py_RETURN_NONE;
+}
+
+/* elapsed_time(end_event): GPU milliseconds from this event to end_event. */
+static PyObject *event_elapsed_time(PyObject *self, PyObject *end)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S)
+        return NULL;
+    if (!PyObject_TypeCheck(end, Py_TYPE(self))) {
+        PyErr_Format(PyExc_TypeError, "elapsed_time(): end_event must be an Event, got %.100s",
+                     Py_TYPE(end)->tp_name);
+        return NULL;
+    }
+    PdtEventObject *a = (PdtEventObject *)self, *b = (PdtEventObject *)end;
+    if (!a->enable_timing || !b->enable_timing) {
+        PyErr_SetString(PyExc_ValueError,
+                        "elapsed_time(): both events must be created with enable_timing=True");
+        return NULL;
+    }
+    float ms = 0.0f;
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_event_elapsed_ms(&a->ev, &b->ev, &ms);
+    Py_END_ALLOW_THREADS
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return PyFloat_FromDouble((double)ms);
+}
+
+static PyObject *event_device(PyObject *self, void *closure)
+{
+    (void)closure;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    return S ? pdt_device_object(S, ((PdtEventObject *)self)->ev.device) : NULL;
+}
+
+static PyObject *event_repr(PyObject *self)
+{
+    const PdtEventObject *e = (const PdtEventObject *)self;
+    char name[32];
+    return PyUnicode_FromFormat("<pydevtensor.cuda.Event on %s, %s%s>",
+                                pdt_device_str(e->ev.device, name, sizeof name),
+                                e->ev.recorded ? "recorded" : "not recorded",
+                                e->enable_timing ? "" : ", timing disabled");
+}
+
+static PyMethodDef event_methods[] = {
+    {"record", (PyCFunction)(void (*)(void))event_record, METH_FASTCALL | METH_KEYWORDS,
+     "record(stream=None)\n--\n\n"
+     "Records the event on its device's stream, after every op queued there so far."},
+    {"synchronize", event_synchronize, METH_NOARGS,
+     "synchronize()\n--\n\nWaits until the work queued before record() has run."},
+    {"elapsed_time", event_elapsed_time, METH_O,
+     "elapsed_time(end_event)\n--\n\n"
+     "Milliseconds of GPU time between this event's record() and end_event's (both on one "
+     "device).  Waits for both events to complete first."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef event_getset[] = {
+    {"device", event_device, NULL, "The CUDA device whose stream the event records on.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot event_slots[] = {
+    {Py_tp_new, event_new},
+    {Py_tp_dealloc, event_dealloc},
+    {Py_tp_repr, event_repr},
+    {Py_tp_methods, event_methods},
+    {Py_tp_getset, event_getset},
+    {Py_tp_doc, "Event(enable_timing=True, device=None)\n--\n\n"
+                "A CUDA event for timing GPU work, as torch.cuda.Event (whose enable_timing "
+                "defaults to False).  record() it before and after the work, then "
+                "start.elapsed_time(end) gives the milliseconds between.  Needs a usable CUDA "
+                "device: without one, making an Event raises DeviceError saying why."},
+    {0, NULL},
+};
+
+static PyType_Spec event_spec = {
+    .name = "pydevtensor.cuda.Event",
+    .basicsize = sizeof(PdtEventObject),
+    .flags = Py_TPFLAGS_DEFAULT,
+    .slots = event_slots,
+};
+
+/* ---- the TF32 switch ---- */
+
+static PyObject *f_set_allow_tf32(PyObject *module, PyObject *flag)
+{
+    (void)module;
+    int allow = PyObject_IsTrue(flag);
+    if (allow < 0)
+        return NULL;
+    pdt_set_allow_tf32(allow);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_get_allow_tf32(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return PyBool_FromLong(pdt_get_allow_tf32());
+}
+
+PyMethodDef pdt_event_functions[] = {
+    {"_set_allow_tf32", f_set_allow_tf32, METH_O,
+     "_set_allow_tf32(flag)\n--\n\n"
+     "TF32 tensor-core math for float32 GEMMs on CUDA (backends.cuda.matmul.allow_tf32)."},
+    {"_get_allow_tf32", f_get_allow_tf32, METH_NOARGS,
+     "_get_allow_tf32()\n--\n\nWhether float32 GEMMs on CUDA may use TF32."},
+    {NULL, NULL, 0, NULL},
+};
 
 int pdt_events_init(PyObject *module, pdt_state *S)
 {
-    (void)module, (void)S;
-    return 0;
+    (void)S;
+    PyObject *type = PyType_FromModuleAndSpec(module, &event_spec, NULL);
+    if (!type)
+        return -1;
+    int rc = PyModule_AddObjectRef(module, "_Event", type);
+    Py_DECREF(type);
+    return rc;
 }

@@ -1,0 +1,84 @@
+/* pdt_events.c - timing events: checks, then the device's backend. */
+#include "pdt_events.h"
+
+#include <string.h>
+
+/* The backend of ev's device when it has events, else PDT_ERR_UNSUPPORTED. */
+static pdt_status events_backend(pdt_device device, const pdt_backend **out)
+{
+    const pdt_backend *b = pdt_backend_of(device.kind);
+    char name[32];
+    if (!b || !b->event_create)
+        return pdt_fail(PDT_ERR_UNSUPPORTED,
+                        "timing events exist on CUDA devices only, not on %s (CPU work is "
+                        "synchronous: time it with time.perf_counter())",
+                        pdt_device_str(device, name, sizeof name));
+    *out = b;
+    return PDT_OK;
+}
+
+pdt_status pdt_event_create(pdt_device device, pdt_event *ev)
+{
+    const pdt_backend *b = NULL;
+    memset(ev, 0, sizeof *ev);
+    pdt_status st = pdt_device_check(device);
+    if (st == PDT_OK)
+        st = events_backend(device, &b);
+    if (st == PDT_OK)
+        st = b->event_create(device.index, &ev->handle);
+    if (st != PDT_OK)
+        ev->handle = NULL;
+    ev->device = device;
+    return st;
+}
+
+pdt_status pdt_event_record(pdt_event *ev)
+{
+    const pdt_backend *b = NULL;
+    if (!ev->handle)
+        return pdt_fail(PDT_ERR_VALUE, "record: the event was not created");
+    pdt_status st = events_backend(ev->device, &b);
+    if (st == PDT_OK)
+        st = b->event_record(ev->device.index, ev->handle);
+    if (st == PDT_OK)
+        ev->recorded = 1;
+    return st;
+}
+
+pdt_status pdt_event_synchronize(const pdt_event *ev)
+{
+    const pdt_backend *b = NULL;
+    if (!ev->handle || !ev->recorded)
+        return PDT_OK; /* nothing to wait for, as in CUDA */
+    pdt_status st = events_backend(ev->device, &b);
+    return st != PDT_OK ? st : b->event_synchronize(ev->handle);
+}
+
+pdt_status pdt_event_elapsed_ms(const pdt_event *start, const pdt_event *end, float *ms)
+{
+    const pdt_backend *b = NULL;
+    char a[32], c[32];
+    *ms = 0.0f;
+    if (!start->handle || !end->handle || !start->recorded || !end->recorded)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "elapsed_time: both events must be recorded first (the %s event is "
+                        "not): call record() on each",
+                        !start->handle || !start->recorded ? "start" : "end");
+    if (!pdt_device_eq(start->device, end->device))
+        return pdt_fail(PDT_ERR_DEVICE,
+                        "elapsed_time: the events are on two devices, %s and %s; time work "
+                        "with two events of one device",
+                        pdt_device_str(start->device, a, sizeof a),
+                        pdt_device_str(end->device, c, sizeof c));
+    pdt_status st = events_backend(end->device, &b);
+    return st != PDT_OK ? st : b->event_elapsed_ms(start->handle, end->handle, ms);
+}
+
+void pdt_event_destroy(pdt_event *ev)
+{
+    const pdt_backend *b = pdt_backend_of(ev->device.kind);
+    if (ev->handle && b && b->event_destroy)
+        b->event_destroy(ev->handle);
+    ev->handle = NULL;
+    ev->recorded = 0;
+}

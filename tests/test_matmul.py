@@ -1,0 +1,440 @@
+"""Matrix products (issue 4): @, matmul, mm, bmm, addmm, dot on every device.
+
+Floating results are compared with NumPy in float64 against the standard GEMM error
+bound: |got - ref| <= k * EPS * (|A| @ |B|) + TINY, with EPS = 2^-23 for float32 and
+2^-52 for float64 (twice the unit roundoff, times the length k of each sum), TINY =
+1e-30.  With TF32 on (GPU only), EPS = 2^-10.  Integer products are exact (and wrap
+on overflow, as in NumPy).
+"""
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import pydevtensor as pdt
+from conftest import CUDA_AVAILABLE, DEVICES
+
+EPS = {"float32": 2.0 ** -23, "float64": 2.0 ** -52}
+FLOATS = ["float32", "float64"]
+INTS = ["int32", "int64"]
+
+
+def sample(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    if dtype in INTS:
+        return rng.integers(-50, 50, size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def host(t):
+    return t.cpu().numpy()
+
+
+def check_product(got, a, b, dtype, eps=None):
+    """got (a Tensor) against a @ b computed by NumPy (float64 for floats)."""
+    out = host(got)
+    if dtype in INTS:
+        ref = np.matmul(a, b)
+        assert out.shape == ref.shape and out.dtype == ref.dtype
+        np.testing.assert_array_equal(out, ref)
+        return
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ref = np.matmul(a64, b64)
+    bound = np.matmul(np.abs(a64), np.abs(b64))
+    k = a.shape[-1] if a.ndim else 1
+    assert out.shape == ref.shape, (out.shape, ref.shape)
+    assert out.dtype == np.dtype(dtype)
+    err = np.abs(out.astype(np.float64) - ref)
+    tol = max(k, 1) * (eps or EPS[dtype]) * bound + 1e-30
+    assert (err <= tol).all(), f"max error {err.max()} (tolerance {tol.max()})"
+
+
+def transposed(t):
+    """t with its last two dims swapped, as a view over the same memory."""
+    if hasattr(t, "transpose"):
+        return t.transpose(-2, -1)
+    if t.device.type == "cpu":
+        return pdt.from_numpy(np.swapaxes(t.numpy(), -1, -2))
+    pytest.skip("needs Tensor.transpose (the views of issue 4) to make a GPU view")
+
+
+def column_major(x, device):
+    """A tensor on device holding x's values with its last two dims stored transposed."""
+    return transposed(pdt.tensor(np.ascontiguousarray(np.swapaxes(x, -1, -2)), device=device))
+
+
+def peak_during(device, fn):
+    """(result, extra bytes at the peak while fn ran beyond those allocated before)."""
+    before = pdt.memory_allocated(device)
+    pdt.reset_peak_memory_stats(device)
+    result = fn()
+    return result, pdt.max_memory_allocated(device) - before
+
+
+SHAPES = [
+    ((3,), (3,)),              # dot -> 0-d
+    ((2, 3), (3,)),            # matrix . vector
+    ((3,), (3, 4)),            # vector . matrix
+    ((2, 3), (3, 4)),
+    ((1, 3), (3, 1)),
+    ((5, 2, 3), (5, 3, 4)),    # batched
+    ((5, 2, 3), (3, 4)),       # B broadcast over the batch (one folded GEMM)
+    ((5, 1, 3), (3, 4)),       # m == 1, folded
+    ((2, 3), (5, 3, 4)),       # A broadcast
+    ((1, 2, 3), (5, 3, 4)),
+    ((2, 1, 2, 3), (3, 3, 4)),  # 4-D with broadcast batch dims
+    ((7, 1, 2, 3), (1, 6, 3, 2)),
+    ((4,), (2, 4, 3)),         # batched vector . matrix
+    ((2, 4, 3), (3,)),         # batched matrix . vector
+    ((0, 3), (3, 4)),          # zero-size
+    ((2, 3), (3, 0)),
+    ((0, 2, 3), (3, 4)),
+    ((2, 0), (0, 3)),          # k == 0: zeros
+    ((2, 2, 0), (2, 0, 5)),
+    ((0,), (0,)),              # empty dot: 0
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS)
+@pytest.mark.parametrize("sa,sb", SHAPES)
+def test_matmul_shapes_match_numpy(device, dtype, sa, sb):
+    a, b = sample(sa, dtype, 1), sample(sb, dtype, 2)
+    ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+    got = ta @ tb
+    assert got.device == device and got.dtype.name == dtype
+    check_product(got, a, b, dtype)
+    check_product(pdt.matmul(ta, tb), a, b, dtype)
+    check_product(ta.matmul(tb), a, b, dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_k_zero_gives_zeros_not_garbage(device, dtype):
+    # the output is fresh, uninitialised memory: k == 0 must still read as zeros
+    for _ in range(3):
+        pdt.full((64, 64), float("nan"), dtype=dtype, device=device)  # dirty the allocator
+        got = pdt.empty(64, 0, dtype=dtype, device=device) @ pdt.empty(0, 64, dtype=dtype,
+                                                                       device=device)
+        assert not host(got).any()
+
+
+def test_mm_bmm_dot(device):
+    a, b = sample((4, 3), "float64", 1), sample((3, 5), "float64", 2)
+    ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+    check_product(pdt.mm(ta, tb), a, b, "float64")
+    check_product(ta.mm(tb), a, b, "float64")
+    c, d = sample((6, 4, 3), "float32", 3), sample((6, 3, 2), "float32", 4)
+    tc, td = pdt.tensor(c, device=device), pdt.tensor(d, device=device)
+    check_product(pdt.bmm(tc, td), c, d, "float32")
+    check_product(tc.bmm(td), c, d, "float32")
+    v, w = sample((7,), "float32", 5), sample((7,), "float32", 6)
+    tv, tw = pdt.tensor(v, device=device), pdt.tensor(w, device=device)
+    assert pdt.dot(tv, tw).shape == () and tv.dot(tw).ndim == 0
+    check_product(pdt.dot(tv, tw), v, w, "float32")
+    ints = pdt.tensor([1, 2, 3], device=device), pdt.tensor([4, 5, 6], device=device)
+    assert pdt.dot(*ints).item() == 32
+
+
+# ---- transposed views: read in place through the BLAS flags -------------------------
+
+
+def cpu_view(a, layout):
+    """A CPU tensor holding a's values with the given memory layout (a NumPy view)."""
+    if layout == "T":  # column-major storage: strides (1, ld)
+        return pdt.from_numpy(np.ascontiguousarray(np.swapaxes(a, -1, -2)).swapaxes(-1, -2))
+    if layout == "padded":  # row-major with ld > cols: a slice of a wider matrix
+        wide = np.zeros(a.shape[:-1] + (a.shape[-1] + 3,), a.dtype)
+        wide[..., :a.shape[-1]] = a
+        return pdt.from_numpy(wide[..., :a.shape[-1]])
+    if layout == "strided":  # every other column: no BLAS layout, copied first
+        wide = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype)
+        wide[..., ::2] = a
+        return pdt.from_numpy(wide[..., ::2])
+    return pdt.from_numpy(np.ascontiguousarray(a))
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS)
+@pytest.mark.parametrize("la", ["C", "T", "padded", "strided"])
+@pytest.mark.parametrize("lb", ["C", "T", "padded", "strided"])
+@pytest.mark.parametrize("sa,sb", [((6, 5), (5, 4)), ((3, 6, 5), (3, 5, 4)), ((3, 6, 5), (5, 4))])
+def test_cpu_layouts(dtype, la, lb, sa, sb):
+    a, b = sample(sa, dtype, 1), sample(sb, dtype, 2)
+    ta, tb = cpu_view(a, la), cpu_view(b, lb)
+    got, extra = peak_during("cpu", lambda: ta @ tb)
+    check_product(got, a, b, dtype)
+    out_bytes = got.nbytes
+    if "strided" not in (la, lb):
+        assert extra == out_bytes, "a transposed or padded operand was copied"
+    else:
+        assert extra > out_bytes  # the strided operand had to be copied
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_cpu_batch_strides_loop_without_copies(dtype):
+    # batch dims that cannot merge into one stride (swapped, sliced, broadcast) are
+    # looped over; the matrices themselves are still read in place
+    x = sample((4, 3, 5, 6), dtype, 1)
+    a = np.swapaxes(x, 0, 1)[:, ::2]              # (3, 2, 5, 6), batch strides out of order
+    b = np.swapaxes(sample((1, 2, 7, 6), dtype, 2), -1, -2)  # (1, 2, 6, 7) column-major
+    ta, tb = pdt.from_numpy(a), pdt.from_numpy(b)
+    got, extra = peak_during("cpu", lambda: ta @ tb)
+    check_product(got, a, b, dtype)
+    assert extra == got.nbytes
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_transposed_views_are_not_copied(device, dtype):
+    a, b = sample((40, 30), dtype, 1), sample((40, 20), dtype, 2)
+    ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+    at = transposed(ta)  # (30, 40), strides (1, 30)
+    assert at.stride() == (1, 30)
+    pdt.reset_transfer_stats()
+    got, extra = peak_during(device, lambda: at @ tb)
+    check_product(got, a.T, b, dtype)
+    assert extra == got.nbytes
+    got, extra = peak_during(device, lambda: transposed(tb) @ transposed(at))  # (20, 40) @ (40, 30)
+    check_product(got, b.T, a, dtype)
+    assert extra == got.nbytes
+    assert all(v["count"] == 0 for v in pdt.transfer_stats().values())
+
+
+def test_linear_layer_shape_uses_weight_transposed(device):
+    # nn.Linear: x (batch, seq, in) @ W.T (in, out) + b, W (out, in)
+    x, w = sample((4, 3, 8), "float32", 1), sample((5, 8), "float32", 2)
+    bias = sample((5,), "float32", 3)
+    tx, tw = pdt.tensor(x, device=device), pdt.tensor(w, device=device)
+    got, extra = peak_during(device, lambda: tx @ transposed(tw))
+    check_product(got, x, w.T, "float32")
+    assert extra == got.nbytes
+    x2 = x.reshape(12, 8)
+    got = pdt.addmm(pdt.tensor(bias, device=device), pdt.tensor(x2, device=device), transposed(tw))
+    ref = x2.astype(np.float64) @ w.T.astype(np.float64) + bias
+    np.testing.assert_allclose(host(got), ref, rtol=1e-5, atol=1e-5)
+
+
+# ---- addmm ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("input_shape", [(), (4,), (1, 4), (3, 1), (3, 4)])
+@pytest.mark.parametrize("beta,alpha", [(1, 1), (0.5, 2.0), (0, 1), (2, 0)])
+def test_addmm_matches_numpy(device, input_shape, beta, alpha):
+    inp, m1 = sample(input_shape, "float64", 1), sample((3, 5), "float64", 2)
+    m2 = sample((5, 4), "float64", 3)
+    t = [pdt.tensor(x, device=device) for x in (inp, m1, m2)]
+    got = pdt.addmm(*t, beta=beta, alpha=alpha)
+    ref = beta * np.broadcast_to(inp, (3, 4)) + alpha * (m1 @ m2)
+    assert got.shape == (3, 4)
+    np.testing.assert_allclose(host(got), ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(host(t[0].addmm(t[1], t[2], beta=beta, alpha=alpha)), ref,
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_addmm_beta_zero_ignores_nan_input(device):
+    inp = pdt.full((2, 2), float("nan"), device=device)
+    m = pdt.ones(2, 3, device=device)
+    got = pdt.addmm(inp, m, pdt.ones(3, 2, device=device), beta=0)
+    assert host(got).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+
+@pytest.mark.parametrize("beta,expect", [(0, 0.0), (1, 7.0), (3, 21.0)])
+def test_addmm_with_k_zero(device, beta, expect):
+    inp = pdt.full((2, 3), 7.0, device=device)
+    got = pdt.addmm(inp, pdt.empty(2, 0, device=device), pdt.empty(0, 3, device=device), beta=beta)
+    assert (host(got) == expect).all()
+
+
+def test_addmm_integers(device):
+    inp, m1, m2 = sample((4,), "int64", 1), sample((3, 5), "int64", 2), sample((5, 4), "int64", 3)
+    got = pdt.addmm(*(pdt.tensor(x, device=device) for x in (inp, m1, m2)), beta=2, alpha=3)
+    np.testing.assert_array_equal(host(got), 2 * inp + 3 * (m1 @ m2))
+    with pytest.raises(TypeError, match="must be integers"):
+        pdt.addmm(*(pdt.tensor(x, device=device) for x in (inp, m1, m2)), alpha=0.5)
+
+
+# ---- integers ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_integer_matmul_is_exact_and_wraps(device, dtype):
+    a, b = sample((33, 17), dtype, 1), sample((17, 19), dtype, 2)
+    ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+    check_product(ta @ tb, a, b, dtype)
+    check_product(column_major(a, device) @ tb, a, b, dtype)
+    check_product(ta @ column_major(b, device), a, b, dtype)
+    big = np.full((2, 4), np.iinfo(dtype).max // 2 + 7, dtype=dtype)
+    with np.errstate(over="ignore"):
+        ref = big @ big.T.copy()
+    got = pdt.tensor(big, device=device) @ pdt.tensor(big.T.copy(), device=device)
+    np.testing.assert_array_equal(host(got), ref)
+
+
+# ---- errors --------------------------------------------------------------------------
+
+ERRORS = [
+    # (function, shapes, dtypes, exception, words in the message)
+    (pdt.matmul, [(2, 3), (4, 5)], None, ValueError, ["matmul", "(2, 3)", "(4, 5)", "3 != 4"]),
+    (pdt.matmul, [(3,), (4,)], None, ValueError, ["(3,)", "(4,)"]),
+    (pdt.matmul, [(2, 2, 3), (3, 3, 4)], None, ValueError, ["broadcast", "(2, 2, 3)", "(3, 3, 4)"]),
+    (pdt.matmul, [(), (3,)], None, ValueError, ["at least 1 dimension", "0 and 1"]),
+    (pdt.matmul, [(2, 3), (3, 4)], ["float32", "float64"], TypeError, ["float32", "float64"]),
+    (pdt.matmul, [(2, 3), (3, 4)], ["bool", "bool"], NotImplementedError, ["bool"]),
+    (pdt.mm, [(3,), (3, 4)], None, ValueError, ["mm", "(3,)", "(3, 4)", "2-D"]),
+    (pdt.mm, [(2, 3), (4, 5)], None, ValueError, ["mm", "3 != 4"]),
+    (pdt.bmm, [(2, 3, 4), (3, 4, 5)], None, ValueError, ["bmm", "batch", "2 != 3"]),
+    (pdt.bmm, [(3, 4), (4, 5)], None, ValueError, ["bmm", "3-D"]),
+    (pdt.dot, [(3,), (4,)], None, ValueError, ["dot", "(3,)", "(4,)"]),
+    (pdt.dot, [(3, 1), (3,)], None, ValueError, ["dot", "1-D"]),
+    (pdt.addmm, [(5,), (2, 3), (3, 4)], None, ValueError, ["addmm", "(5,)", "(2, 4)"]),
+    (pdt.addmm, [(4,), (2, 3), (2, 4)], None, ValueError, ["addmm", "3 != 2"]),
+    (pdt.addmm, [(4,), (2, 3), (3, 4)], ["float64", "float32", "float32"], TypeError, ["float64"]),
+]
+
+
+@pytest.mark.parametrize("fn,shapes,dtypes,exc,words", ERRORS)
+def test_errors_name_the_problem(device, fn, shapes, dtypes, exc, words):
+    dtypes = dtypes or ["float32"] * len(shapes)
+    args = [pdt.zeros(s, dtype=d, device=device) for s, d in zip(shapes, dtypes)]
+    with pytest.raises(exc) as info:
+        fn(*args)
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+
+
+def test_operator_forms(device):
+    x = pdt.ones(2, 2, device=device)
+    with pytest.raises(RuntimeError, match="a = a @ b"):
+        x @= x
+    with pytest.raises(TypeError):
+        x @ 2
+    with pytest.raises(TypeError):
+        [[1.0, 2.0]] @ x
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        pdt.matmul(x, [[1.0], [2.0]])
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        pdt.matmul(x, x, bogus=1)
+    with pytest.raises(TypeError, match="multiple values"):
+        pdt.matmul(x, x, other=x)
+    assert pdt.matmul(input=x, other=x).tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert pdt.addmm(x, mat1=x, mat2=x, beta=0).tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("fn,shapes,arg", [
+    (pdt.matmul, [(2, 2), (2, 2)], "other"), (pdt.mm, [(2, 2), (2, 2)], "mat2"),
+    (pdt.bmm, [(1, 2, 2), (1, 2, 2)], "mat2"), (pdt.dot, [(2,), (2,)], "tensor"),
+    (pdt.addmm, [(2,), (2, 2), (2, 2)], "mat2")])
+def test_device_mismatch_names_both_devices_the_op_and_the_argument(fn, shapes, arg):
+    args = [pdt.ones(s, device="cuda:0") for s in shapes[:-1]] + [pdt.ones(shapes[-1])]
+    with pytest.raises(RuntimeError) as info:
+        fn(*args)
+    msg = str(info.value)
+    assert "Expected all tensors to be on the same device" in msg
+    assert "cuda:0" in msg and "cpu" in msg and fn.__name__ in msg and f"'{arg}'" in msg
+
+
+# ---- properties ----------------------------------------------------------------------
+
+
+@st.composite
+def product_shapes(draw):
+    """Shapes of a and b that torch.matmul accepts, batch broadcasting included."""
+    m, k, n = (draw(st.integers(0, 6)) for _ in range(3))
+    nb = draw(st.integers(0, 3))
+    batch = [draw(st.integers(0, 3)) for _ in range(nb)]
+    ba = [s if draw(st.booleans()) else 1 for s in batch][draw(st.integers(0, nb)):]
+    bb = [s if draw(st.booleans()) else 1 for s in batch][draw(st.integers(0, nb)):]
+    sa = tuple(ba) + (m, k) if draw(st.integers(0, 4)) else (k,)
+    sb = tuple(bb) + (k, n) if draw(st.integers(0, 4)) else (k,)
+    return sa, sb, draw(st.booleans()), draw(st.booleans())
+
+
+@pytest.mark.parametrize("device_name", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS + INTS)
+@settings(max_examples=60, deadline=None)
+@given(shapes=product_shapes(), seed=st.integers(0, 2 ** 16))
+def test_matmul_property(device_name, dtype, shapes, seed):
+    device = pdt.device(device_name)
+    sa, sb, ta_flag, tb_flag = shapes
+    a, b = sample(sa, dtype, seed), sample(sb, dtype, seed + 1)
+
+    def put(x, flag):
+        if flag and x.ndim >= 2 and (hasattr(pdt.Tensor, "transpose") or device.type == "cpu"):
+            return column_major(x, device)
+        return pdt.tensor(x, device=device)
+
+    check_product(put(a, ta_flag) @ put(b, tb_flag), a, b, dtype)
+
+
+# ---- threads, TF32 -------------------------------------------------------------------
+
+
+def test_products_from_several_threads(device):
+    a, b = sample((128, 96), "float64", 1), sample((96, 64), "float64", 2)
+    ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(5):
+                check_product(ta @ tb, a, b, "float64")
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_allow_tf32_switch():
+    m = pdt.backends.cuda.matmul
+    assert m.allow_tf32 is False  # PyTorch's default
+    try:
+        m.allow_tf32 = True
+        assert m.allow_tf32 is True and pdt._C._get_allow_tf32() is True
+        # the CPU ignores it: float32 stays exact to float32 rounding
+        a, b = sample((20, 30), "float32", 1), sample((30, 10), "float32", 2)
+        check_product(pdt.tensor(a) @ pdt.tensor(b), a, b, "float32")
+    finally:
+        m.allow_tf32 = False
+    assert m.allow_tf32 is False
+    with pytest.raises(AttributeError):
+        m.allow_fp64_magic = True
+
+
+@pytest.mark.cuda
+def test_tf32_on_gpu_is_within_tf32_tolerance():
+    a, b = sample((256, 512), "float32", 1), sample((512, 128), "float32", 2)
+    ta, tb = pdt.tensor(a, device="cuda"), pdt.tensor(b, device="cuda")
+    try:
+        pdt.backends.cuda.matmul.allow_tf32 = True
+        check_product(ta @ tb, a, b, "float32", eps=2.0 ** -10)
+    finally:
+        pdt.backends.cuda.matmul.allow_tf32 = False
+    check_product(ta @ tb, a, b, "float32")  # back to full float32
+
+
+def test_backends_is_importable():
+    import pydevtensor.backends.cuda as bc
+    assert bc.matmul is pdt.backends.cuda.matmul
+    assert bc.is_built() == pdt.cuda.is_built()
+    assert not CUDA_AVAILABLE or bc.is_built()
+
+
+def test_failure_midway_leaves_nothing_allocated():
+    # the output fits under the limit, the copy of the strided operand does not:
+    # OutOfMemoryError, and the output allocated before it is given back
+    cpu = pdt.device("cpu")
+    a = cpu_view(sample((64, 64), "float64", 1), "strided")
+    b = pdt.from_numpy(sample((64, 8), "float64", 2))
+    base = pdt.memory_allocated(cpu)
+    pdt._C._set_memory_limit(cpu, base + 64 * 8 * 8 + 1024)
+    try:
+        with pytest.raises(pdt.OutOfMemoryError):
+            a @ b
+        assert pdt.memory_allocated(cpu) == base
+    finally:
+        pdt._C._set_memory_limit(cpu, 0)
+    check_product(a @ b, a.numpy(), b.numpy(), "float64")
