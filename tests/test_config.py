@@ -80,10 +80,20 @@ def test_same_device_errors_between_logical_devices():
             pdt.ones(3, device='cpu:5')
         except RuntimeError as e:
             print(e)
+        for op in (lambda: a + b, lambda: pdt.matmul(a, b), lambda: a.reshape(1, 3) @ b):
+            try:
+                op()
+            except RuntimeError as e:
+                print(e)
     """).splitlines()
     assert out[0] == "copy ok cpu"
     assert out[1] == ("cpu:5 unknown device; available: cpu, cpu:1, cpu:2 "
                       "(no such device: 3 cpu devices)")
+    for line in out[2:5]:
+        assert line.startswith("Expected all tensors to be on the same device, but found at "
+                               "least two devices, cpu and cpu:1!")
+    assert "(in add: argument 'other' is on cpu:1" in out[2]
+    assert "(in matmul: argument 'other' is on cpu:1" in out[3]
 
 
 def test_memory_limit_on_a_logical_device_then_recovery():
