@@ -23,4 +23,7 @@ GROUP_MODULES = (
     "benchmarks.bench_creation",
     "benchmarks.bench_convert",
     "benchmarks.bench_copies",
+    "benchmarks.bench_ops",
+    "benchmarks.bench_exercises",
+    "benchmarks.bench_nn",
 )

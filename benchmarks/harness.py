@@ -166,6 +166,14 @@ class MinBandwidth(Target):
         return b / a >= self.fraction, f"{self.text} ({b / a:.1%})"
 
 
+class MinSpeed(MinBandwidth):
+    """pydevtensor's speed (the same work) at least `fraction` x another library's."""
+
+    def __init__(self, other, fraction):
+        super().__init__(other, fraction)
+        self.text = f"speed >= {fraction:g}x {other}"
+
+
 # ---- results of one library ----
 
 def ok(seconds, samples=None, method="", **extra):
@@ -287,6 +295,22 @@ def wall_sync_timer(op, sync):
         op()
         sync()
         return time.perf_counter() - t0
+    return once
+
+
+def pdt_event_timer(pdt, op):
+    """CUDA events on pydevtensor's stream around op; wall clock alongside."""
+    start, end = pdt.cuda.Event(enable_timing=True), pdt.cuda.Event(enable_timing=True)
+
+    def once():
+        pdt.cuda.synchronize()
+        t0 = time.perf_counter()
+        start.record()
+        op()
+        end.record()
+        end.synchronize()
+        wall = time.perf_counter() - t0
+        return {"seconds": start.elapsed_time(end) / 1e3, "wall_seconds": wall}
     return once
 
 
@@ -441,6 +465,8 @@ def finish(entry, payload):
 
 def to_unit(entry, seconds):
     if entry.unit == "GB/s":
+        return entry.nbytes / seconds / 1e9
+    if entry.unit == "GFLOP/s":  # nbytes holds the operation's flop count
         return entry.nbytes / seconds / 1e9
     return seconds * {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}[entry.unit]
 
