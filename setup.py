@@ -12,6 +12,7 @@ Environment switches:
 """
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 import shlex
 import shutil
 import subprocess
@@ -137,6 +138,11 @@ if CUDA_HOME is not None:
 class BuildExt(build_ext):
     """Compiles the .cu files with nvcc, then links them into the extension."""
 
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:  # C files in parallel too, unless -j says otherwise
+            self.parallel = os.cpu_count() or 1
+
     def build_extension(self, ext):
         objects = []
         if cu_sources:
@@ -151,6 +157,7 @@ class BuildExt(build_ext):
                 host += f",-fsanitize={SANITIZE}"
             out_dir = Path(self.build_temp) / "cuda"
             out_dir.mkdir(parents=True, exist_ok=True)
+            jobs = []
             for src in cu_sources:
                 obj = out_dir / (Path(src).stem + ".o")
                 cmd = [nvcc, "-std=c++17", "-O3", "-Xcompiler", host, *gencode,
@@ -160,9 +167,15 @@ class BuildExt(build_ext):
                 deps = [ROOT / src, *(ROOT / "csrc").rglob("*.h")]
                 if self.force or not obj.exists() or obj.stat().st_mtime < max(
                         p.stat().st_mtime for p in deps):
-                    print(" ".join(cmd), flush=True)
-                    subprocess.run(cmd, check=True, cwd=ROOT)
+                    jobs.append(cmd)
                 objects.append(str(obj))
+            # nvcc is slow (one pass per architecture): compile the files side by side.
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+                for cmd in jobs:
+                    print(" ".join(cmd), flush=True)
+                for done in pool.map(lambda c: subprocess.run(c, cwd=ROOT), jobs):
+                    if done.returncode:
+                        sys.exit(f"nvcc failed ({done.returncode}): {' '.join(done.args)}")
         ext.extra_objects = objects + list(ext.extra_objects or [])
         self._write_build_config(ext)
         super().build_extension(ext)
