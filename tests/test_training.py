@@ -12,6 +12,8 @@ import logging
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pydevtensor as pdt
 from conftest import assert_close
@@ -85,6 +87,24 @@ def awkward_input(shape, seed=1):
 def test_linear_backward_finite_differences(shape, bias):
     pdt.manual_seed(0)
     check_module_backward(nn.Linear(3, 4, bias=bias, dtype="float64"), awkward_input(shape))
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=st.integers(0, 7), n_in=st.integers(1, 6), n_out=st.integers(1, 6),
+       bias=st.booleans(), seed=st.integers(0, 2**16))
+def test_linear_backward_matches_the_numpy_formulas(rows, n_in, n_out, bias, seed):
+    """Any shape, zero rows included: grad_input = g @ W, grad_W = g.T @ x, grad_b =
+    g.sum(0), in float64 (conftest's tolerance)."""
+    rng = np.random.default_rng(seed)
+    layer = nn.Linear(n_in, n_out, bias=bias, dtype="float64")
+    x, g = rng.standard_normal((rows, n_in)), rng.standard_normal((rows, n_out))
+    layer(t64(x))
+    grad_input = layer.backward(t64(g))
+    w = layer.weight.numpy()
+    assert_close(grad_input.numpy(), g @ w, "float64")
+    assert_close(layer.weight.grad.numpy(), g.T @ x, "float64")
+    if bias:
+        assert_close(layer.bias.grad.numpy(), g.sum(0), "float64")
 
 
 @pytest.mark.parametrize("cls", [nn.ReLU, nn.Sigmoid, nn.Tanh, nn.Identity])
@@ -280,7 +300,8 @@ def test_frozen_parameters_get_no_gradient():
 
 def test_backward_needs_a_training_forward():
     layer = nn.Linear(3, 2)
-    with pytest.raises(RuntimeError, match=r"Linear\(in_features=3.*no forward pass"):
+    with pytest.raises(RuntimeError, match=r"Linear\(in_features=3.*no forward pass to go "
+                                           r"back through \(no forward pass has run"):
         layer.backward(pdt.ones(1, 2))
     layer(pdt.ones(1, 3))
     layer.backward(pdt.ones(1, 2))

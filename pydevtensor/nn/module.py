@@ -43,6 +43,7 @@ def _pop_scope(owner):
 
 
 _TAKES_INPUT_GRAD = {}
+_RELEASED = object()  # Module._saved once backward has taken it
 
 
 def _backward(module, grad_output, input_grad):
@@ -160,12 +161,13 @@ class Module:
     def _take_saved(self):
         """What forward kept, released: a second backward needs a second forward."""
         saved = self._saved
-        if saved is None:
+        if saved is None or saved is _RELEASED:
             why = ("the module is in eval mode" if not self.training else
-                   "backward already ran for the last forward")
+                   "backward already ran for the last forward" if saved is _RELEASED else
+                   "no forward pass has run in training mode")
             raise RuntimeError(f"{self._repr_line()}.backward(): no forward pass to go back "
                                f"through ({why}); call forward in training mode first")
-        object.__setattr__(self, "_saved", None)
+        object.__setattr__(self, "_saved", _RELEASED)
         return saved
 
     def zero_grad(self, set_to_none=True):
