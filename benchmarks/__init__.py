@@ -26,4 +26,5 @@ GROUP_MODULES = (
     "benchmarks.bench_ops",
     "benchmarks.bench_exercises",
     "benchmarks.bench_nn",
+    "benchmarks.bench_training",
 )

@@ -31,6 +31,7 @@ from ._ops_view import *  # noqa: F401,F403  (views and indexing)
 from ._ops_matmul import *  # noqa: F401,F403  (matmul)
 from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
 from . import nn  # noqa: E402  (needs the ops above)
+from . import distribute, optim  # noqa: E402  (training: needs nn)
 
 __all__ = [
     "DeviceError", "OutOfMemoryError", "Size", "Tensor", "TransferError", "arange", "bool",
@@ -41,4 +42,5 @@ __all__ = [
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
-__all__ += ["as_tensor", "config", "from_dlpack", "to_numpy", "transfer_guard"]
+__all__ += ["as_tensor", "config", "distribute", "from_dlpack", "optim", "to_numpy",
+            "transfer_guard"]

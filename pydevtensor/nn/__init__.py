@@ -1,10 +1,12 @@
 """pydevtensor.nn: Linear and Sequential on any device, with parameters that can be
-saved and loaded across devices.  ``from pydevtensor import nn`` gives the chapter's
-``nn.Sequential(nn.Linear(3, 1))``."""
+saved and loaded across devices; explicit backward passes for training (Note [explicit
+backward] in module.py) and the losses MSELoss and CrossEntropyLoss.
+``from pydevtensor import nn`` gives the chapter's ``nn.Sequential(nn.Linear(3, 1))``."""
 from . import functional
 from .layers import Flatten, Identity, Linear, ReLU, Sequential, Sigmoid, Tanh
+from .losses import CrossEntropyLoss, MSELoss
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "Sequential", "ReLU", "Sigmoid", "Tanh",
-           "Flatten", "Identity", "functional"]
+           "Flatten", "Identity", "MSELoss", "CrossEntropyLoss", "functional"]

@@ -45,3 +45,93 @@ def tanh(input):
 
 def flatten(input, start_dim=1, end_dim=-1):
     return input.flatten(start_dim, end_dim)
+
+
+def _check_reduction(reduction, where):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{where}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def _reduce(per_element, reduction):
+    if reduction == "mean":
+        return per_element.mean()
+    if reduction == "sum":
+        return per_element.sum()
+    return per_element
+
+
+def _check_same_shape(input, target, where):
+    if not isinstance(input, _C.Tensor) or not isinstance(target, _C.Tensor):
+        raise TypeError(f"{where}: input and target must be Tensors, got "
+                        f"{type(input).__name__} and {type(target).__name__}")
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"{where}: input of shape {tuple(input.shape)} and target of shape "
+                         f"{tuple(target.shape)} differ (no broadcasting here: it is almost "
+                         f"always a mistake, e.g. (N, 1) against (N,))")
+
+
+def mse_loss(input, target, reduction="mean"):
+    """mean (or sum) of (input - target) ** 2; input and target of one shape."""
+    _check_reduction(reduction, "mse_loss()")
+    _check_same_shape(input, target, "mse_loss()")
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def log_softmax(input, dim=-1):
+    """input - max - log(sum(exp(input - max))) along dim: exp never overflows."""
+    shifted = input - input.amax(dim, keepdim=True)
+    return shifted - shifted.exp().sum(dim, keepdim=True).log()
+
+
+def softmax(input, dim=-1):
+    e = (input - input.amax(dim, keepdim=True)).exp()
+    return e / e.sum(dim, keepdim=True)
+
+
+def one_hot_like(target, logits):
+    """(N,) integer classes -> (N, C) 0/1 in logits' dtype, on target's device: compares
+    arange(C) with the targets (there is no gather).  Classes are checked to lie in
+    [0, C) on the CPU, where reading them is free; on a GPU that check would be a
+    device-to-host copy, so an out-of-range class there gives a row of zeros."""
+    n, c = logits.shape
+    if target.dtype not in (_C.int32, _C.int64):
+        raise TypeError(f"cross_entropy(): target must hold integer class indices (int64 or "
+                        f"int32), got {target.dtype}")
+    if tuple(target.shape) != (n,):
+        raise ValueError(f"cross_entropy(): target of shape {tuple(target.shape)} does not "
+                         f"match input of shape {(n, c)}: expected ({n},)")
+    if target.device.type == "cpu" and n > 0:
+        lo, hi = int(target.min().item()), int(target.max().item())
+        if lo < 0 or hi >= c:
+            bad = lo if lo < 0 else hi
+            raise IndexError(f"cross_entropy(): target {bad} is out of bounds for {c} classes")
+    classes = _C.arange(c, dtype=target.dtype, device=target.device)
+    return (classes == target.reshape(n, 1)).to(logits.dtype)
+
+
+def _cross_entropy_parts(input, target):
+    """(per-sample loss (N,), softmax (N, C), one-hot (N, C)) for 2-d logits."""
+    if not isinstance(input, _C.Tensor) or not isinstance(target, _C.Tensor):
+        raise TypeError(f"cross_entropy(): input and target must be Tensors, got "
+                        f"{type(input).__name__} and {type(target).__name__}")
+    if input.ndim != 2:
+        raise ValueError(f"cross_entropy(): input must be (N, C) logits, got shape "
+                         f"{tuple(input.shape)}")
+    onehot = one_hot_like(target, input)
+    # -inf logits (masked classes) stay finite, so that -inf * 0 does not make a NaN
+    # when the one-hot picks the target's logit; exp of the clamped value is still 0.
+    lowest = -3.4028234663852886e38 if input.dtype == _C.float32 else -1.7976931348623157e308
+    shifted = (input - input.amax(1, keepdim=True)).clamp(min=lowest)
+    e = shifted.exp()
+    s = e.sum(1, keepdim=True)
+    per_sample = (s.log() - (shifted * onehot).sum(1, keepdim=True)).reshape(input.shape[0])
+    return per_sample, e / s, onehot
+
+
+def cross_entropy(input, target, reduction="mean"):
+    """Softmax cross-entropy of (N, C) logits against (N,) integer classes: the mean (or
+    sum) over samples of logsumexp(row) - row[target], computed after subtracting the row
+    max so that exp never overflows."""
+    _check_reduction(reduction, "cross_entropy()")
+    return _reduce(_cross_entropy_parts(input, target)[0], reduction)

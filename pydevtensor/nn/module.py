@@ -1,10 +1,74 @@
-"""nn.Module: parameters, children, moving between devices, and state dicts."""
+"""nn.Module: parameters, children, moving between devices, state dicts, and the
+explicit backward pass (see Note [explicit backward])."""
+import inspect
+import threading
 from collections import OrderedDict, namedtuple
 
 from .. import _C
 from .parameter import Parameter
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+# Note [explicit backward]
+# There is no general autograd.  Each layer's forward, in training mode, keeps what its
+# backward needs (Module._save); ``module.backward(grad_output)`` returns d loss / d input
+# and adds d loss / d param into ``param.grad``: a Tensor on the parameter's device,
+# created by the first backward and accumulated in place (add_) by the next ones, until
+# zero_grad().  What forward kept is released by backward (one backward per forward, as
+# in PyTorch without retain_graph).  A loss's ``backward()`` takes no gradient and
+# returns d loss / d prediction, so one training step reads
+#     loss = loss_fn(net(X), y); net.zero_grad(); net.backward(loss_fn.backward())
+# In eval mode nothing is kept and backward raises.  ``backward(g, input_grad=False)``
+# says that d loss / d input is not wanted (the input is data): a module may then skip
+# computing it and return None, as nn.Linear does, saving the largest GEMM of the first
+# layer; nn.Sequential passes it on to its first child.
+
+# Modules built inside ``MirroredStrategy.scope()`` are reported to the innermost scope
+# open on this thread (pydevtensor.distribute pushes and pops the owners).
+_scopes = threading.local()
+
+
+def _push_scope(owner):
+    """owner._track(module) is called for every Module built until _pop_scope()."""
+    if not hasattr(_scopes, "stack"):
+        _scopes.stack = []
+    _scopes.stack.append(owner)
+
+
+def _pop_scope(owner):
+    stack = getattr(_scopes, "stack", [])
+    if not stack or stack[-1] is not owner:
+        raise RuntimeError("strategy scopes must be exited in the reverse order of entry")
+    stack.pop()
+
+
+_TAKES_INPUT_GRAD = {}
+_RELEASED = object()  # Module._saved once backward has taken it
+
+
+def _backward(module, grad_output, input_grad):
+    """module.backward(grad_output), telling it that d loss / d input is not wanted
+    when input_grad is False and its backward takes that argument."""
+    if input_grad:
+        return module.backward(grad_output)
+    cls = type(module)
+    if cls not in _TAKES_INPUT_GRAD:
+        _TAKES_INPUT_GRAD[cls] = "input_grad" in inspect.signature(cls.backward).parameters
+    if _TAKES_INPUT_GRAD[cls]:
+        return module.backward(grad_output, input_grad=False)
+    module.backward(grad_output)
+    return None
+
+
+def _accumulate_grad(param, grad):
+    """param.grad += grad (see Note [explicit backward]); grad is a fresh tensor, kept
+    as it is by the first call.  Parameters with requires_grad=False are left alone."""
+    if not getattr(param, "requires_grad", True):
+        return
+    if param.grad is None:
+        param.grad = grad
+    else:
+        param.grad.add_(grad)
 
 
 class Module:
@@ -15,6 +79,10 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_name", None)  # its name in the parent, for errors
+        object.__setattr__(self, "_saved", None)  # what backward needs, kept by forward
+        stack = getattr(_scopes, "stack", None)
+        if stack:
+            stack[-1]._track(self)
 
     # ---- attributes ----
     def __setattr__(self, name, value):
@@ -78,6 +146,38 @@ class Module:
             err = _C.DeviceError(f"{e} (in {where}{self._repr_line()})")
             err._pdt_layer = True
             raise err from e
+
+    def backward(self, grad_output, input_grad=True):
+        """d loss / d input from d loss / d output, adding the parameters' gradients into
+        their ``.grad``; with input_grad=False it may return None instead of d loss /
+        d input (Note [explicit backward])."""
+        raise NotImplementedError(f"{type(self).__name__} has no backward(); write one to train "
+                                  f"it (see Note [explicit backward] in nn/module.py)")
+
+    def _save(self, *tensors):
+        """Keeps what backward needs, in training mode only."""
+        object.__setattr__(self, "_saved", tensors if self.training else None)
+
+    def _take_saved(self):
+        """What forward kept, released: a second backward needs a second forward."""
+        saved = self._saved
+        if saved is None or saved is _RELEASED:
+            why = ("the module is in eval mode" if not self.training else
+                   "backward already ran for the last forward" if saved is _RELEASED else
+                   "no forward pass has run in training mode")
+            raise RuntimeError(f"{self._repr_line()}.backward(): no forward pass to go back "
+                               f"through ({why}); call forward in training mode first")
+        object.__setattr__(self, "_saved", _RELEASED)
+        return saved
+
+    def zero_grad(self, set_to_none=True):
+        """Clears every parameter's gradient: ``.grad = None`` (the default, as in PyTorch,
+        so the next backward allocates it), or with set_to_none=False zeroes it in place."""
+        for p in self.parameters():
+            if set_to_none:
+                p.grad = None
+            elif p.grad is not None:
+                p.grad.zero_()
 
     def train(self, mode=True):
         for m in self.modules():

@@ -1,0 +1,448 @@
+"""pydevtensor.distribute: data-parallel training on several devices of one machine,
+after TensorFlow's ``tf.distribute.MirroredStrategy``.
+
+    strategy = distribute.MirroredStrategy(['cpu:0', 'cpu:1'])   # default: try_all_gpus()
+    with strategy.scope():
+        net = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 10))
+    opt = optim.SGD(net.parameters(), lr=0.1)
+    history = strategy.fit(net, X, y, nn.CrossEntropyLoss(), opt, epochs=5, batch_size=256)
+    history.history['loss']                                        # one number per epoch
+
+Note [mirrored training]
+- Replicas.  Leaving ``scope()`` moves every model built inside it (in place: the
+  Parameter objects stay, so an optimizer made from them keeps working) to the first
+  device, and makes one replica per other device: a deep copy of the module tree whose
+  parameters are copied there through counted copies.  ``replicas(model)`` lists them,
+  the model itself first.  fit() refuses a model built outside the scope.
+- One step on a global batch of B samples: the batch is split into N consecutive shards
+  of sizes B // N or B // N + 1 (the first B % N replicas take one more); replica i
+  copies its shard to its device, runs forward, the loss and backward on it (with
+  input_grad=False: the data needs no gradient), each replica on its own thread (the C
+  ops release the GIL, so large ones overlap).
+- Weighting.  With reduction='mean' the loss of the global batch is
+  sum_i (n_i / B) * loss_i, so replica i back-propagates d (n_i / B * loss_i) / d pred
+  (``loss_fn.backward(n_i / B)``: the factor is folded into the loss's own gradient, no
+  extra pass).  The all-reduce then only sums, and the sum is exactly the gradient of the
+  mean over the global batch, whatever the shard sizes; a replica with an empty shard
+  contributes zeros.  With reduction='sum' the factors are 1.
+- Gradient buckets.  Each replica's gradients live in one flat buffer per dtype, and
+  each ``param.grad`` is a view into it (PyTorch DDP's gradient-as-bucket-view), zeroed
+  before every step; the layers accumulate into the views in place (Note [explicit
+  backward] in nn/module.py).  A module whose backward replaces ``.grad`` still works:
+  its gradient is copied into the view after backward.
+- All-reduce: reduce to the first device, then broadcast, through the counted copies.
+  For each replica i = 1..N-1 in turn, its bucket is copied to a receive buffer on the
+  first device and added to the first replica's bucket (so the sum is
+  ((g_0 + g_1) + g_2) + ...); then the sum is copied back into every other replica's
+  bucket.  Per step and per dtype bucket of P bytes (the parameters that require a
+  gradient): 2 (N - 1) copies, 2 (N - 1) P bytes; on logical CPU devices they are the
+  ``peer`` copies of ``transfer_stats()``.  NCCL is not used yet (docs/multi_node.md).
+- Identical replicas.  After the broadcast every replica holds the same bits; each
+  applies its own copy of the optimizer (same hyperparameters, state copied from the
+  user's optimizer at the start of fit) to the same parameters and gradients with the
+  same deterministic element-wise kernels, so the weights stay bitwise identical.  The
+  user's optimizer steps the first replica, the model itself.
+- Start of each fit: the model's parameters are broadcast to the replicas ((N - 1) times
+  their bytes, every parameter), so changes made outside fit (load_state_dict, a step by
+  hand) reach the replicas, and the optimizer's state (momentum buffers) is copied to
+  each replica's optimizer.
+- The loss of each step is read on the host (``.item()`` on each replica's 0-d loss:
+  free on the CPU, one small device-to-host copy per replica on a GPU) for the progress
+  bar and the history; the history holds, per epoch, the mean of the step losses
+  weighted by the batch sizes.
+"""
+import contextlib
+import copy
+import math
+import queue
+import re
+import threading
+from collections import OrderedDict
+
+from . import _C
+from ._devices import try_all_gpus
+from .nn.module import Module, _backward, _pop_scope, _push_scope
+from .nn.parameter import Parameter
+
+__all__ = ["History", "MirroredStrategy"]
+
+# Module attributes a replica does not copy: its own tree, what forward kept, and the
+# strategy's bookkeeping.
+_NOT_COPIED = ("_parameters", "_modules", "_saved", "_pdt_strategy", "_pdt_replicas")
+
+
+def _as_device(d):
+    """A device from a pydevtensor.device, 'cuda:1', 'cpu:1', TensorFlow's '/gpu:0' and
+    '/device:GPU:0', or a config.LogicalDevice."""
+    if isinstance(d, _C.device):
+        return d
+    if hasattr(d, "device") and isinstance(getattr(d, "device"), _C.device):
+        return d.device
+    if isinstance(d, str):
+        m = re.fullmatch(r"/?(?:device:)?(cpu|gpu|cuda)(?::(\d+))?", d.strip(), re.IGNORECASE)
+        if m:
+            kind = "cpu" if m.group(1).lower() == "cpu" else "cuda"
+            return _C.device(kind, int(m.group(2) or 0))
+        return _C.device(d)
+    raise TypeError(f"MirroredStrategy: expected devices (pydevtensor.device, 'cuda:0', "
+                    f"'/gpu:0', a LogicalDevice), got {type(d).__name__}")
+
+
+class History:
+    """What fit() returns, as in Keras: ``history.history['loss']`` is the list of
+    per-epoch losses, ``history.epoch`` the epoch numbers (from 0)."""
+
+    def __init__(self):
+        self.history = {"loss": []}
+        self.epoch = []
+
+    def __repr__(self):
+        return f"History(epoch={self.epoch}, history={self.history})"
+
+
+def _replicate(module, device, memo):
+    """A deep copy of module's tree with every parameter (and plain Tensor attribute)
+    copied to device through a counted copy; shared submodules and parameters stay
+    shared.  Gradients and what forward kept are not copied."""
+    if id(module) in memo:
+        return memo[id(module)]
+    new = type(module).__new__(type(module))
+    memo[id(module)] = new
+    for k, v in module.__dict__.items():
+        if k not in _NOT_COPIED:
+            value = v.to(device, copy=True) if isinstance(v, _C.Tensor) else copy.deepcopy(v, memo)
+            object.__setattr__(new, k, value)
+    object.__setattr__(new, "_saved", None)
+    params = OrderedDict()
+    for name, p in module._parameters.items():
+        if p is not None and id(p) not in memo:
+            memo[id(p)] = Parameter(p.data.to(device, copy=True), requires_grad=p.requires_grad)
+        params[name] = None if p is None else memo[id(p)]
+    object.__setattr__(new, "_parameters", params)
+    object.__setattr__(new, "_modules", OrderedDict(
+        (name, None if m is None else _replicate(m, device, memo))
+        for name, m in module._modules.items()))
+    return new
+
+
+class _GradBucket:
+    """One replica's gradients: a flat buffer per dtype on the replica's device, with
+    each parameter's .grad a view into it (Note [mirrored training])."""
+
+    def __init__(self, module, device, where):
+        self.params = [p for p in module.parameters() if p.requires_grad]
+        for p in self.params:
+            if p.device != device:
+                raise RuntimeError(f"MirroredStrategy: {where} should be on {device}, but a "
+                                   f"parameter of shape {tuple(p.shape)} is on {p.device}")
+        by_dtype = OrderedDict()
+        for p in self.params:
+            by_dtype.setdefault(p.dtype, []).append(p)
+        self.flats, self.views = [], {}
+        for dtype, ps in by_dtype.items():
+            flat = _C.zeros(sum(p.numel() for p in ps), dtype=dtype, device=device)
+            offset = 0
+            for p in ps:
+                n = p.numel()
+                self.views[id(p)] = flat[offset:offset + n].reshape(*p.shape)
+                offset += n
+            self.flats.append(flat)
+
+    def nbytes(self):
+        return sum(f.numel() * f.element_size() for f in self.flats)
+
+    def zero(self):
+        for f in self.flats:
+            f.zero_()
+        for p in self.params:
+            p.grad = self.views[id(p)]
+
+    def collect(self):
+        """Brings a gradient that backward replaced (rather than accumulated into the
+        view) back into the bucket."""
+        for p in self.params:
+            view = self.views[id(p)]
+            if p.grad is not view:
+                if p.grad is not None:
+                    view.copy_(p.grad)
+                p.grad = view
+
+
+class MirroredStrategy:
+    """Synchronous data parallelism over ``devices`` (default ``try_all_gpus()``: every
+    GPU, or the CPU alone); any devices work, logical CPU devices
+    (``config.set_logical_device_configuration``) included.  See Note [mirrored
+    training] in this module for what happens, and the exact transfer counts."""
+
+    def __init__(self, devices=None):
+        devices = try_all_gpus() if devices is None else list(devices)
+        if not devices:
+            raise ValueError("MirroredStrategy needs at least one device, got an empty list")
+        self._devices = tuple(_as_device(d) for d in devices)
+        if len(set(map(str, self._devices))) != len(self._devices):
+            raise ValueError(f"MirroredStrategy: each device may appear once, got "
+                             f"{[str(d) for d in self._devices]}")
+        for d in self._devices:
+            _C._check_device(d)  # an unknown device raises here, naming the ones there are
+
+    @property
+    def devices(self):
+        return self._devices
+
+    @property
+    def num_replicas_in_sync(self):
+        return len(self._devices)
+
+    def __repr__(self):
+        return f"MirroredStrategy(devices={[str(d) for d in self._devices]})"
+
+    # ---- building models ----
+    @contextlib.contextmanager
+    def scope(self):
+        """Models built inside are moved to the first device and replicated to the
+        others when the block ends (Note [mirrored training])."""
+        built = []
+        owner = _ScopeOwner(built)
+        _push_scope(owner)
+        try:
+            yield self
+        finally:
+            _pop_scope(owner)
+        self._adopt(built)
+
+    def _adopt(self, built):
+        inner = {id(c) for m in built for c in m.modules() if c is not m}
+        for m in built:
+            if id(m) in inner or m.__dict__.get("_pdt_strategy") is not None:
+                continue
+            m.to(self._devices[0])
+            replicas = [m] + [_replicate(m, d, {}) for d in self._devices[1:]]
+            object.__setattr__(m, "_pdt_strategy", self)
+            object.__setattr__(m, "_pdt_replicas", replicas)
+
+    def replicas(self, model):
+        """The model's replicas, one per device in order; the model itself first."""
+        owner = model.__dict__.get("_pdt_strategy") if isinstance(model, Module) else None
+        if owner is not self:
+            what = (f"a {type(model).__name__}, not an nn.Module" if not isinstance(model, Module)
+                    else "a model built outside strategy.scope()" if owner is None
+                    else f"a model built in the scope of another strategy ({owner})")
+            raise ValueError(f"MirroredStrategy: got {what}; build the model inside "
+                             f"`with strategy.scope():` so that it is replicated to "
+                             f"{[str(d) for d in self._devices]}")
+        replicas = model.__dict__["_pdt_replicas"]
+        shapes = [tuple(p.shape) for p in model.parameters()]
+        for r in replicas[1:]:
+            if [tuple(p.shape) for p in r.parameters()] != shapes:
+                raise RuntimeError("MirroredStrategy: the model's parameters changed after it "
+                                   "was replicated (a layer added or replaced outside the "
+                                   "scope); build the whole model inside strategy.scope()")
+        return list(replicas)
+
+    # ---- training ----
+    def fit(self, model, X, y, loss, optimizer, epochs=1, batch_size=32, verbose=1):
+        """Trains model on (X, y) for epochs passes in order (no shuffling), each global
+        batch of batch_size samples split across the replicas; returns a History whose
+        ``history['loss']`` has one loss per epoch.  verbose=1 shows a progress bar per
+        epoch with the running loss (when tqdm is installed), verbose=0 none.  The
+        replicas are put in training mode (``train()``) and stay in it."""
+        replicas = self.replicas(model)
+        X, y = _as_tensor(X, "X"), _as_tensor(y, "y")
+        n = len(replicas)
+        epochs = _positive_int(epochs, "epochs", zero_ok=True)
+        batch_size = _positive_int(batch_size, "batch_size")
+        if X.ndim == 0 or y.ndim == 0:
+            raise ValueError("fit(): X and y need a first dimension of samples")
+        if X.shape[0] != y.shape[0]:
+            raise ValueError(f"fit(): X has {X.shape[0]} samples but y has {y.shape[0]}; they "
+                             f"must have the same length")
+        if X.shape[0] == 0:
+            raise ValueError("fit(): X and y hold no samples")
+        if batch_size < n:
+            raise ValueError(f"fit(): batch_size {batch_size} is smaller than the number of "
+                             f"replicas ({n}, on {[str(d) for d in self._devices]}): every "
+                             f"replica needs at least one sample of each global batch")
+        if not isinstance(loss, Module):
+            raise TypeError(f"fit(): loss must be an nn loss module such as nn.MSELoss(), got "
+                            f"{type(loss).__name__}")
+        reduction = getattr(loss, "reduction", "mean")
+        if reduction not in ("mean", "sum"):
+            raise ValueError(f"fit(): the loss's reduction must be 'mean' or 'sum', got "
+                             f"{reduction!r}")
+        optimizers = self._replica_optimizers(model, replicas, optimizer)
+        self._broadcast_parameters(replicas)
+        losses = [loss] + [_replicate(loss, d, {}) for d in self._devices[1:]]
+        buckets = [_GradBucket(r, d, f"replica {i} ({type(r).__name__})")
+                   for i, (r, d) in enumerate(zip(replicas, self._devices))]
+        receive = [_C.empty(f.numel(), dtype=f.dtype, device=self._devices[0])
+                   for f in buckets[0].flats]
+        for r in replicas:
+            r.train()
+
+        run = _Runner(n)
+        history = History()
+        total = X.shape[0]
+        steps = math.ceil(total / batch_size)
+        try:
+            for epoch in range(epochs):
+                bar = _progress_bar(steps, f"Epoch {epoch + 1}/{epochs}") if verbose else None
+                weighted = 0.0
+                for start in range(0, total, batch_size):
+                    stop = min(start + batch_size, total)
+                    step_loss = self._step(X, y, start, stop, replicas, losses, buckets,
+                                           receive, optimizers, reduction, run)
+                    weighted += step_loss * (stop - start)
+                    if bar is not None:
+                        bar.set_postfix(loss=f"{weighted / stop:.4f}", refresh=False)
+                        bar.update(1)
+                if bar is not None:
+                    bar.close()
+                history.epoch.append(epoch)
+                history.history["loss"].append(weighted / total)
+        finally:
+            run.close()
+        return history
+
+    def _step(self, X, y, start, stop, replicas, losses, buckets, receive, optimizers,
+              reduction, run):
+        """One synchronous step on X[start:stop]; returns the global batch's loss."""
+        n = len(replicas)
+        size = stop - start
+        sizes = [size // n + (1 if i < size % n else 0) for i in range(n)]
+        bounds = [start + sum(sizes[:i]) for i in range(n + 1)]
+
+        def forward_backward(i):
+            buckets[i].zero()
+            if sizes[i] == 0:
+                return None
+            device = self._devices[i]
+            xs = X[bounds[i]:bounds[i + 1]].to(device)
+            ys = y[bounds[i]:bounds[i + 1]].to(device)
+            out = losses[i](replicas[i](xs), ys)
+            weight = sizes[i] / size if reduction == "mean" else 1.0
+            _backward(replicas[i], losses[i].backward(weight), input_grad=False)
+            buckets[i].collect()
+            return out, weight
+
+        results = run(forward_backward)
+        self._all_reduce(buckets, receive)
+        run(lambda i: optimizers[i].step())
+        return sum(w * out.item() for out, w in filter(None, results))
+
+    def _all_reduce(self, buckets, receive):
+        """Sum into the first replica's buckets, then copy the sum to the others (Note
+        [mirrored training]: 2 (N - 1) counted copies of each bucket)."""
+        for k, root in enumerate(buckets[0].flats):
+            for b in buckets[1:]:
+                receive[k].copy_(b.flats[k])
+                root.add_(receive[k])
+            for b in buckets[1:]:
+                b.flats[k].copy_(root)
+
+    def _broadcast_parameters(self, replicas):
+        source = list(replicas[0].parameters())
+        for r in replicas[1:]:
+            for p, q in zip(source, r.parameters()):
+                q.data.copy_(p)
+
+    def _replica_optimizers(self, model, replicas, optimizer):
+        if not hasattr(optimizer, "step") or not hasattr(optimizer, "_replica"):
+            raise TypeError(f"fit(): optimizer must be a pydevtensor.optim optimizer, got "
+                            f"{type(optimizer).__name__}")
+        mine = list(model.parameters())
+        known = {id(p) for p in mine}
+        for g in optimizer.param_groups:
+            for p in g["params"]:
+                if id(p) not in known:
+                    raise ValueError(f"fit(): the optimizer holds a parameter (shape "
+                                     f"{tuple(p.shape)} on {p.device}) that is not one of the "
+                                     f"model's; build it from model.parameters()")
+        result = [optimizer]
+        for r in replicas[1:]:
+            mapping = {id(p): q for p, q in zip(mine, r.parameters())}
+            result.append(optimizer._replica(mapping))
+        return result
+
+
+class _ScopeOwner:
+    """What nn.Module.__init__ reports new modules to while a scope is open."""
+
+    def __init__(self, built):
+        self._built = built
+
+    def _track(self, module):
+        self._built.append(module)
+
+
+class _Runner:
+    """Runs fn(i) for every replica i: replica 0 on the calling thread, replica i >= 1
+    always on its own worker thread "pdt-replica-i" (so a thread keeps to one device),
+    and waits for all of them; then raises the first error, if any."""
+
+    def __init__(self, n):
+        self.inboxes = [queue.SimpleQueue() for _ in range(n - 1)]
+        self.outboxes = [queue.SimpleQueue() for _ in range(n - 1)]
+        self.threads = [threading.Thread(target=self._work, args=(i + 1,), daemon=True,
+                                         name=f"pdt-replica-{i + 1}") for i in range(n - 1)]
+        for t in self.threads:
+            t.start()
+
+    def _work(self, i):
+        inbox, outbox = self.inboxes[i - 1], self.outboxes[i - 1]
+        while True:
+            fn = inbox.get()
+            if fn is None:
+                return
+            try:
+                outbox.put((True, fn(i)))
+            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+                outbox.put((False, exc))
+
+    def __call__(self, fn):
+        for inbox in self.inboxes:
+            inbox.put(fn)
+        try:
+            first = [(True, fn(0))]
+        except BaseException as exc:  # noqa: BLE001 - raised once the others are done
+            first = [(False, exc)]
+        results = first + [outbox.get() for outbox in self.outboxes]
+        for ok, value in results:
+            if not ok:
+                raise value
+        return [value for _, value in results]
+
+    def close(self):
+        for inbox in self.inboxes:
+            inbox.put(None)
+        for t in self.threads:
+            t.join()
+
+
+def _progress_bar(steps, desc):
+    """A tqdm bar, or None when tqdm is not installed (it is optional, and imported
+    here rather than with pydevtensor, which keeps the import fast)."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=steps, desc=desc, unit="step", leave=True)
+
+
+def _as_tensor(a, name):
+    if isinstance(a, _C.Tensor):
+        return a
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        np = None
+    if np is not None and isinstance(a, np.ndarray):
+        return _C.from_numpy(np.ascontiguousarray(a))
+    raise TypeError(f"fit(): {name} must be a Tensor or a NumPy array, got {type(a).__name__}")
+
+
+def _positive_int(v, name, zero_ok=False):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"fit(): {name} must be an int, got {type(v).__name__}")
+    if v < (0 if zero_ok else 1):
+        raise ValueError(f"fit(): {name} must be {'>= 0' if zero_ok else '>= 1'}, got {v}")
+    return v

@@ -1,0 +1,150 @@
+"""pydevtensor.optim: SGD, updating each parameter in place on its own device.
+
+``optim.SGD(net.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)`` follows
+PyTorch's rule (dampening 0, no Nesterov), for each parameter p with a gradient g:
+
+    d = g + weight_decay * p
+    buf = d                          on the first step (a copy, on p's device)
+    buf = momentum * buf + d         afterwards (without momentum, buf is d itself)
+    p  -= lr * buf
+
+Everything happens in place on the parameter's device (``p.data.sub_``, ``buf.mul_``,
+``buf.add_``): the Parameter objects and their storage stay the same, so a model and
+its optimizer can be built in either order.  Parameters whose ``.grad`` is None are
+skipped, as in PyTorch.
+"""
+import numbers
+
+from . import _C
+
+__all__ = ["Optimizer", "SGD"]
+
+
+class Optimizer:
+    """Parameter groups (``param_groups``: dicts holding 'params' and the
+    hyperparameters), per-parameter ``state``, ``zero_grad`` and ``step``."""
+
+    def __init__(self, params, defaults):
+        object.__setattr__(self, "defaults", dict(defaults))
+        self.state = {}  # id(param) -> {name: Tensor}
+        self.param_groups = []
+        if isinstance(params, _C.Tensor):
+            raise TypeError(f"{type(self).__name__}: params must be an iterable of Parameters "
+                            f"or of dicts, got a single Tensor; pass [tensor] or "
+                            f"module.parameters()")
+        groups = list(params)
+        if not groups:
+            raise ValueError(f"{type(self).__name__} got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        seen = set()
+        for g in groups:
+            self.add_param_group(g, seen)
+
+    def add_param_group(self, group, _seen=None):
+        seen = _seen if _seen is not None else {id(p) for p in self._all_params()}
+        group = dict(group)
+        params = group["params"]
+        params = [params] if isinstance(params, _C.Tensor) else list(params)
+        for p in params:
+            if not isinstance(p, _C.Tensor):
+                raise TypeError(f"{type(self).__name__}: parameters must be Tensors, got "
+                                f"{type(p).__name__}")
+            if id(p) in seen:
+                raise ValueError(f"{type(self).__name__}: a parameter appears in more than one "
+                                 f"place (shape {tuple(p.shape)} on {p.device})")
+            seen.add(id(p))
+        group["params"] = params
+        for name, value in self.defaults.items():
+            group.setdefault(name, value)
+        self._check_group(group)
+        self.param_groups.append(group)
+
+    def _check_group(self, group):
+        pass
+
+    def _all_params(self):
+        for g in self.param_groups:
+            yield from g["params"]
+
+    def zero_grad(self, set_to_none=True):
+        """``.grad = None`` for every parameter (the default, as in PyTorch), or zeroed in
+        place with set_to_none=False."""
+        for p in self._all_params():
+            if set_to_none:
+                p.grad = None
+            elif getattr(p, "grad", None) is not None:
+                p.grad.zero_()
+
+    def step(self):
+        raise NotImplementedError
+
+    def _replica(self, mapping):
+        """The same optimizer for a replica of the model: mapping takes each of this
+        optimizer's parameters (by id) to the replica's parameter; the state (momentum
+        buffers) is copied to the replica's devices through counted copies.  Used by
+        distribute.MirroredStrategy."""
+        new = type(self).__new__(type(self))
+        object.__setattr__(new, "defaults", dict(self.defaults))
+        new.param_groups = []
+        new.state = {}
+        for g in self.param_groups:
+            ng = dict(g)
+            ng["params"] = [mapping[id(p)] for p in g["params"]]
+            new.param_groups.append(ng)
+            for p, q in zip(g["params"], ng["params"]):
+                if id(p) in self.state:
+                    new.state[id(q)] = {k: (v.to(q.device, copy=True) if isinstance(v, _C.Tensor)
+                                            else v) for k, v in self.state[id(p)].items()}
+        return new
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__} ("]
+        for i, g in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for k in sorted(k for k in g if k != "params"):
+                lines.append(f"    {k}: {g[k]}")
+        return "\n".join(lines) + "\n)"
+
+
+def _nonnegative(value, name, where):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
+    if not value >= 0:
+        raise ValueError(f"{where}: invalid {name} {value}: it must be >= 0")
+    return float(value)
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum and weight decay (PyTorch's
+    rule, see the module docstring)."""
+
+    def __init__(self, params, lr, momentum=0.0, weight_decay=0.0):
+        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay})
+
+    def _check_group(self, group):
+        for name in ("lr", "momentum", "weight_decay"):
+            group[name] = _nonnegative(group[name], name, "SGD")
+
+    def step(self):
+        for group in self.param_groups:
+            lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
+            for p in group["params"]:
+                grad = getattr(p, "grad", None)
+                if grad is None:
+                    continue
+                if grad.device != p.device or tuple(grad.shape) != tuple(p.shape):
+                    raise RuntimeError(f"SGD.step(): the gradient (shape {tuple(grad.shape)} on "
+                                       f"{grad.device}) does not match its parameter (shape "
+                                       f"{tuple(p.shape)} on {p.device})")
+                data = p.data
+                d = grad if wd == 0 else grad.add(data, alpha=wd)
+                if momentum != 0:
+                    state = self.state.setdefault(id(p), {})
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = d.clone()
+                    else:
+                        buf.mul_(momentum).add_(d)
+                    d = buf
+                data.sub_(d, alpha=lr)

@@ -1,0 +1,477 @@
+"""Training (issue 10): explicit backward passes checked against finite differences in
+float64, the losses, gradient accumulation and zero_grad, SGD against a NumPy
+reimplementation, and an MLP trained end to end against NumPy.
+
+Tolerances: finite differences use central differences with h = 1e-6 in float64, whose
+error is O(h^2 * f''') + O(eps / h), about 1e-9 here; we allow 1e-6 + 1e-6 * |ref|.
+Results computed twice in float64 by different routes (backward vs NumPy) are compared
+with conftest's float64 tolerance (1e-12 + 1e-12 * |ref|) or, after many steps of
+training, 1e-10; float32 results with 1e-6 + 1e-5 * |ref|.
+"""
+import logging
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pydevtensor as pdt
+from conftest import assert_close
+from pydevtensor import nn, optim
+
+FD_H = 1e-6
+FD_TOL = 1e-6
+
+
+def t64(a):
+    return pdt.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
+
+
+def numeric_grad(f, arr):
+    """Central differences of the scalar f() with respect to every element of the NumPy
+    array arr (modified in place and restored; it may be a view of a CPU tensor)."""
+    g = np.zeros(arr.shape)
+    flat = arr.reshape(-1)
+    for i in range(flat.size):
+        old = flat[i]
+        flat[i] = old + FD_H
+        up = f()
+        flat[i] = old - FD_H
+        down = f()
+        flat[i] = old
+        g.reshape(-1)[i] = (up - down) / (2 * FD_H)
+    return g
+
+
+def check_module_backward(module, x_np, seed=0):
+    """module.backward(R) against finite differences of sum(R * module(x)), for the input
+    and every parameter (float64 on the CPU)."""
+    rng = np.random.default_rng(seed)
+    x = t64(x_np)
+    out = module(x)
+    r = rng.standard_normal(tuple(out.shape))
+
+    def f():
+        module.eval()  # the finite differences must not disturb what backward needs
+        try:
+            return float(np.sum(r * module(x).numpy()))
+        finally:
+            module.train()
+
+    module.zero_grad()
+    module(x)
+    grad_x = module.backward(t64(r))
+    assert grad_x.shape == x.shape and grad_x.dtype == pdt.float64
+    assert_fd(grad_x.numpy(), numeric_grad(f, x.numpy()))
+    for name, p in module.named_parameters():
+        assert p.grad is not None, name
+        assert p.grad.shape == p.shape and p.grad.device == p.device
+        assert_fd(p.grad.numpy(), numeric_grad(f, p.numpy()), name)
+
+
+def assert_fd(got, ref, what=""):
+    err = np.abs(got - ref)
+    assert np.all(err <= FD_TOL + FD_TOL * np.abs(ref)), (what, err.max())
+
+
+def awkward_input(shape, seed=1):
+    """Standard normals kept away from 0, where relu is not differentiable."""
+    x = np.random.default_rng(seed).standard_normal(shape)
+    return np.where(np.abs(x) < 0.05, 0.1, x)
+
+
+# ---- backward passes against finite differences ----
+
+@pytest.mark.parametrize("shape", [(5, 3), (3,), (2, 4, 3), (1, 3)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_backward_finite_differences(shape, bias):
+    pdt.manual_seed(0)
+    check_module_backward(nn.Linear(3, 4, bias=bias, dtype="float64"), awkward_input(shape))
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=st.integers(0, 7), n_in=st.integers(1, 6), n_out=st.integers(1, 6),
+       bias=st.booleans(), seed=st.integers(0, 2**16))
+def test_linear_backward_matches_the_numpy_formulas(rows, n_in, n_out, bias, seed):
+    """Any shape, zero rows included: grad_input = g @ W, grad_W = g.T @ x, grad_b =
+    g.sum(0), in float64 (conftest's tolerance)."""
+    rng = np.random.default_rng(seed)
+    layer = nn.Linear(n_in, n_out, bias=bias, dtype="float64")
+    x, g = rng.standard_normal((rows, n_in)), rng.standard_normal((rows, n_out))
+    layer(t64(x))
+    grad_input = layer.backward(t64(g))
+    w = layer.weight.numpy()
+    assert_close(grad_input.numpy(), g @ w, "float64")
+    assert_close(layer.weight.grad.numpy(), g.T @ x, "float64")
+    if bias:
+        assert_close(layer.bias.grad.numpy(), g.sum(0), "float64")
+
+
+@pytest.mark.parametrize("cls", [nn.ReLU, nn.Sigmoid, nn.Tanh, nn.Identity])
+def test_activation_backward_finite_differences(cls):
+    check_module_backward(cls(), awkward_input((4, 5)))
+
+
+def test_sequential_and_flatten_backward_finite_differences():
+    pdt.manual_seed(0)
+    net = nn.Sequential(nn.Flatten(), nn.Linear(6, 5, dtype="float64"), nn.Tanh(),
+                        nn.Linear(5, 4, dtype="float64"), nn.ReLU(),
+                        nn.Linear(4, 3, dtype="float64"), nn.Sigmoid())
+    check_module_backward(net, awkward_input((4, 2, 3)))
+
+
+def check_loss_backward(loss_fn, pred_np, target):
+    pred = t64(pred_np)
+    loss_fn(pred, target)
+    grad = loss_fn.backward()
+    assert grad.shape == pred.shape
+    f = lambda: float(loss_fn(pred, target).item())  # noqa: E731
+    assert_fd(grad.numpy(), numeric_grad(f, pred.numpy()))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_mse_loss_backward_finite_differences(reduction):
+    rng = np.random.default_rng(2)
+    check_loss_backward(nn.MSELoss(reduction=reduction), rng.standard_normal((4, 3)),
+                        t64(rng.standard_normal((4, 3))))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_cross_entropy_backward_finite_differences(reduction):
+    rng = np.random.default_rng(3)
+    check_loss_backward(nn.CrossEntropyLoss(reduction=reduction),
+                        3 * rng.standard_normal((6, 4)), pdt.tensor([0, 3, 1, 1, 2, 3]))
+
+
+def test_input_grad_false_skips_the_input_gradient_only():
+    """backward(g, input_grad=False) returns None and gives the same parameter gradients;
+    Sequential passes it to its first child, also to one whose backward lacks it."""
+
+    class Plain(nn.Module):  # a user's module whose backward knows nothing of input_grad
+        def forward(self, x):
+            self._save(x)
+            return x * 2
+
+        def backward(self, g):
+            self._take_saved()
+            return g * 2
+
+    pdt.manual_seed(0)
+    net = nn.Sequential(nn.Linear(3, 4, dtype="float64"), nn.Tanh(),
+                        nn.Linear(4, 2, dtype="float64"))
+    x, g = t64(awkward_input((5, 3))), t64(awkward_input((5, 2), seed=2))
+    for first in (None, Plain(), nn.ReLU(), nn.Sigmoid(), nn.Flatten(), nn.Identity()):
+        model = net if first is None else nn.Sequential(first, net)
+        grads = []
+        for input_grad in (True, False):
+            model.zero_grad()
+            model(x)
+            out = model.backward(g, input_grad=input_grad)
+            assert (out is None) == (not input_grad)
+            grads.append([p.grad.numpy().copy() for p in model.parameters()])
+        for a, b in zip(*grads):
+            assert np.array_equal(a, b)
+    assert nn.Sequential().backward(g) is g and nn.Sequential().backward(g, False) is None
+
+
+def test_loss_backward_scale_and_the_training_idiom():
+    """backward(s) is d (s * loss) / d pred; net.backward(loss_fn.backward()) trains."""
+    rng = np.random.default_rng(4)
+    pred, target = t64(rng.standard_normal((5, 2))), t64(rng.standard_normal((5, 2)))
+    mse = nn.MSELoss()
+    mse(pred, target)
+    assert_close(mse.backward(0.25).numpy(), 0.25 * 2 * (pred.numpy() - target.numpy()) / 10,
+                 "float64")
+    ce = nn.CrossEntropyLoss()
+    ce(pred, pdt.tensor([0, 1, 1, 0, 1]))
+    assert_close(ce.backward(pdt.tensor(3.0)).numpy(),
+                 3 * (softmax_ref(pred.numpy()) - np.eye(2)[[0, 1, 1, 0, 1]]) / 5, "float64")
+
+
+# ---- the losses' values ----
+
+def softmax_ref(z):
+    e = np.exp(z - z.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+def cross_entropy_ref(z, t):
+    z = np.asarray(z, np.float64)
+    m = z.max(1, keepdims=True)
+    lse = (m + np.log(np.exp(z - m).sum(1, keepdims=True)))[:, 0]
+    return lse - z[np.arange(len(t)), t]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cross_entropy_matches_numpy(device, dtype):
+    rng = np.random.default_rng(5)
+    z = rng.standard_normal((7, 5)).astype(dtype)
+    t = rng.integers(0, 5, 7)
+    logits = pdt.from_numpy(z).to(device)
+    target = pdt.from_numpy(t).to(device)
+    ref = cross_entropy_ref(z, t)
+    assert_close(nn.CrossEntropyLoss()(logits, target).cpu().numpy(), ref.mean(), dtype)
+    assert_close(nn.CrossEntropyLoss(reduction="sum")(logits, target).cpu().numpy(), ref.sum(),
+                 dtype)
+    assert_close(nn.CrossEntropyLoss(reduction="none")(logits, target).cpu().numpy(), ref, dtype)
+    assert_close(nn.functional.cross_entropy(logits, target.to(pdt.int32)).cpu().numpy(),
+                 ref.mean(), dtype)
+    assert_close(nn.functional.softmax(logits).cpu().numpy(), softmax_ref(z), dtype)
+    assert_close(nn.functional.log_softmax(logits, 1).cpu().numpy(), np.log(softmax_ref(z)),
+                 dtype)
+
+
+def test_cross_entropy_is_stable_for_huge_and_masked_logits():
+    inf = np.inf
+    z = np.array([[1e4, 0.0, -1e4], [3e38, 3e38, -3e38], [0.0, -inf, 1.0]], np.float32)
+    target = pdt.tensor([1, 0, 2])
+    per_sample = nn.CrossEntropyLoss(reduction="none")(pdt.from_numpy(z), target).numpy()
+    assert_close(per_sample, [1e4, np.log(2), np.log1p(np.exp(-1.0))], "float32")
+    mean = nn.CrossEntropyLoss()
+    assert np.isfinite(mean(pdt.from_numpy(z), target).item())
+    grad = mean.backward().numpy()
+    assert np.all(np.isfinite(grad)) and grad[2, 1] == 0
+
+
+def test_mse_loss_matches_numpy(device):
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    x, y = t64(a).to(device), t64(b).to(device)
+    assert_close(nn.MSELoss()(x, y).cpu().numpy(), ((a - b) ** 2).mean(), "float64")
+    assert_close(nn.functional.mse_loss(x, y, "sum").cpu().numpy(), ((a - b) ** 2).sum(),
+                 "float64")
+
+
+def test_loss_errors_are_clear():
+    ce = nn.CrossEntropyLoss()
+    with pytest.raises(IndexError, match="target 3 is out of bounds for 3 classes"):
+        ce(pdt.zeros(2, 3), pdt.tensor([0, 3]))
+    with pytest.raises(IndexError, match="target -1 is out of bounds"):
+        ce(pdt.zeros(2, 3), pdt.tensor([-1, 0]))
+    with pytest.raises(TypeError, match="integer class indices"):
+        ce(pdt.zeros(2, 3), pdt.zeros(2))
+    with pytest.raises(ValueError, match=r"target of shape \(3,\) does not match input of "
+                                         r"shape \(2, 3\): expected \(2,\)"):
+        ce(pdt.zeros(2, 3), pdt.tensor([0, 1, 2]))
+    with pytest.raises(ValueError, match=r"must be \(N, C\) logits"):
+        ce(pdt.zeros(3), pdt.tensor([0]))
+    with pytest.raises(ValueError, match=r"input of shape \(2, 1\) and target of shape \(2,\)"):
+        nn.MSELoss()(pdt.zeros(2, 1), pdt.zeros(2))
+    with pytest.raises(ValueError, match="reduction must be 'mean', 'sum' or 'none'"):
+        nn.MSELoss(reduction="avg")
+    none = nn.MSELoss(reduction="none")
+    none(pdt.zeros(2), pdt.ones(2))
+    with pytest.raises(RuntimeError, match="reduction='none'"):
+        none.backward()
+    with pytest.raises(RuntimeError, match="no forward pass to go back through"):
+        nn.MSELoss().backward()
+
+
+# ---- gradients: where they live, accumulation, zero_grad, errors ----
+
+def test_gradients_accumulate_on_the_parameters_device(device):
+    pdt.manual_seed(0)
+    layer = nn.Linear(3, 2, device=device, dtype="float64")
+    x = pdt.randn(4, 3, dtype="float64", device=device)
+    g = pdt.ones(4, 2, dtype="float64", device=device)
+    layer(x)
+    layer.backward(g)
+    first = layer.weight.grad
+    once = first.cpu().numpy().copy()
+    assert first.device == layer.weight.device and layer.bias.grad.device == device
+    assert_close(once, g.cpu().numpy().T @ x.cpu().numpy(), "float64")
+    layer(x)
+    layer.backward(g)
+    assert layer.weight.grad is first  # accumulated in place
+    assert_close(first.cpu().numpy(), 2 * once, "float64")
+    layer.zero_grad(set_to_none=False)
+    assert layer.weight.grad is first and not first.cpu().numpy().any()
+    layer.zero_grad()
+    assert layer.weight.grad is None and layer.bias.grad is None
+
+
+def test_frozen_parameters_get_no_gradient():
+    layer = nn.Linear(3, 2)
+    layer.bias.requires_grad = False
+    layer(pdt.ones(1, 3))
+    layer.backward(pdt.ones(1, 2))
+    assert layer.weight.grad is not None and layer.bias.grad is None
+
+
+def test_backward_needs_a_training_forward():
+    layer = nn.Linear(3, 2)
+    with pytest.raises(RuntimeError, match=r"Linear\(in_features=3.*no forward pass to go "
+                                           r"back through \(no forward pass has run"):
+        layer.backward(pdt.ones(1, 2))
+    layer(pdt.ones(1, 3))
+    layer.backward(pdt.ones(1, 2))
+    with pytest.raises(RuntimeError, match="backward already ran for the last forward"):
+        layer.backward(pdt.ones(1, 2))
+    layer.eval()
+    layer(pdt.ones(1, 3))
+    with pytest.raises(RuntimeError, match="eval mode"):
+        layer.backward(pdt.ones(1, 2))
+    layer.train()
+    layer(pdt.ones(5, 3))
+    with pytest.raises(ValueError, match=r"grad_output of shape \(5, 3\) does not match the "
+                                         r"output of the forward pass, \(5, 2\)"):
+        layer.backward(pdt.ones(5, 3))
+
+    class NoBackward(nn.Module):
+        def forward(self, x):
+            return x
+    with pytest.raises(NotImplementedError, match="NoBackward has no backward"):
+        nn.Sequential(NoBackward()).backward(pdt.ones(1))
+
+
+def test_linear_backward_runs_gemms_on_transposed_views_without_copies(device):
+    """The ops of Linear.backward, from the placement log: two GEMMs and a sum; the
+    transpose is a view (op 'T') handed to the GEMM, and nothing is copied."""
+    layer = nn.Linear(3, 4, device=device)
+    layer(pdt.randn(5, 3, device=device))
+    grad_output = pdt.ones(5, 4, device=device)
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+    log = logging.getLogger("pydevtensor.placement")
+    handler = Keep()
+    log.addHandler(handler)
+    try:
+        pdt.config.set_log_device_placement(True)
+        layer.backward(grad_output)
+    finally:
+        pdt.config.set_log_device_placement(False)
+        log.removeHandler(handler)
+    ops = [r.split()[2] for r in records if r.startswith("Executing op")]
+    assert ops.count("mm") == 2 and ops.count("sum") == 1 and "T" in ops, records
+    assert set(ops) <= {"reshape", "T", "mm", "sum"}, records
+    assert not any(r.startswith("Copying") for r in records), records
+    assert all(r.endswith(f"device {device}") for r in records), records
+
+
+# ---- SGD ----
+
+def sgd_ref(params, grads_per_step, lr, momentum, wd):
+    """PyTorch's SGD in NumPy (float64)."""
+    params = [p.astype(np.float64).copy() for p in params]
+    bufs = [None] * len(params)
+    for grads in grads_per_step:
+        for i, g in enumerate(grads):
+            d = g + wd * params[i]
+            if momentum:
+                bufs[i] = d.copy() if bufs[i] is None else momentum * bufs[i] + d
+                d = bufs[i]
+            params[i] -= lr * d
+    return params
+
+
+@pytest.mark.parametrize("momentum,wd", [(0.0, 0.0), (0.9, 0.0), (0.0, 0.01), (0.5, 0.1)])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sgd_matches_numpy(device, momentum, wd, dtype):
+    rng = np.random.default_rng(7)
+    init = [rng.standard_normal((3, 4)), rng.standard_normal(4)]
+    grads = [[rng.standard_normal(p.shape) for p in init] for _ in range(4)]
+    params = [nn.Parameter(pdt.from_numpy(p.astype(dtype)).to(device)) for p in init]
+    storage = [p.data_ptr() for p in params]
+    opt = optim.SGD(params, lr=0.05, momentum=momentum, weight_decay=wd)
+    for step in grads:
+        for p, g in zip(params, step):
+            p.grad = pdt.from_numpy(g.astype(dtype)).to(device)
+        opt.step()
+    ref = sgd_ref([p.astype(dtype) for p in init],
+                  [[g.astype(dtype) for g in step] for step in grads], 0.05, momentum, wd)
+    for p, r, ptr in zip(params, ref, storage):
+        assert p.data_ptr() == ptr and p.device == device  # updated in place
+        assert_close(p.cpu().numpy(), r, dtype)
+
+
+def test_sgd_param_groups_skips_and_zero_grad():
+    a, b, c = (nn.Parameter(pdt.ones(2)) for _ in range(3))
+    opt = optim.SGD([{"params": [a]}, {"params": [b, c], "lr": 1.0}], lr=0.5)
+    a.grad, b.grad = pdt.ones(2), pdt.ones(2)  # c has no gradient: left alone
+    opt.step()
+    assert a.tolist() == [0.5, 0.5] and b.tolist() == [0.0, 0.0] and c.tolist() == [1.0, 1.0]
+    assert "lr: 1.0" in repr(opt)
+    opt.zero_grad(set_to_none=False)
+    assert a.grad.tolist() == [0.0, 0.0]
+    opt.zero_grad()
+    assert a.grad is None and b.grad is None
+
+
+def test_sgd_errors():
+    p = nn.Parameter(pdt.ones(2))
+    with pytest.raises(ValueError, match="invalid lr -0.1"):
+        optim.SGD([p], lr=-0.1)
+    with pytest.raises(ValueError, match="invalid momentum -1"):
+        optim.SGD([p], lr=0.1, momentum=-1)
+    with pytest.raises(ValueError, match="empty parameter list"):
+        optim.SGD([], lr=0.1)
+    with pytest.raises(TypeError, match="got a single Tensor"):
+        optim.SGD(p, lr=0.1)
+    with pytest.raises(ValueError, match="more than one place"):
+        optim.SGD([p, p], lr=0.1)
+    p.grad = pdt.ones(3)
+    with pytest.raises(RuntimeError, match=r"gradient \(shape \(3,\) on cpu\) does not match"):
+        optim.SGD([p], lr=0.1).step()
+
+
+# ---- training end to end ----
+
+def mlp_numpy_training(w1, b1, w2, b2, X, y, lr, steps, batch):
+    """Linear-ReLU-Linear with softmax cross-entropy and plain SGD, in NumPy float64."""
+    for s in range(steps):
+        xb, yb = X[s * batch:(s + 1) * batch], y[s * batch:(s + 1) * batch]
+        h_pre = xb @ w1.T + b1
+        h = np.maximum(h_pre, 0)
+        z = h @ w2.T + b2
+        dz = (softmax_ref(z) - np.eye(z.shape[1])[yb]) / len(yb)
+        dh = (dz @ w2) * (h_pre > 0)
+        w2, b2 = w2 - lr * dz.T @ h, b2 - lr * dz.sum(0)
+        w1, b1 = w1 - lr * dh.T @ xb, b1 - lr * dh.sum(0)
+    return w1, b1, w2, b2
+
+
+def test_mlp_training_matches_numpy(device):
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((64, 5))
+    y = rng.integers(0, 3, 64)
+    pdt.manual_seed(3)
+    net = nn.Sequential(nn.Linear(5, 8, dtype="float64"), nn.ReLU(),
+                        nn.Linear(8, 3, dtype="float64")).to(device)
+    init = [p.cpu().numpy().copy() for p in net.parameters()]
+    opt = optim.SGD(net.parameters(), lr=0.5)
+    loss_fn = nn.CrossEntropyLoss()
+    Xt, yt = t64(X).to(device), pdt.from_numpy(y).to(device)
+    losses = []
+    for s in range(8):
+        loss = loss_fn(net(Xt[s * 8:(s + 1) * 8]), yt[s * 8:(s + 1) * 8])
+        opt.zero_grad()
+        net.backward(loss_fn.backward())
+        opt.step()
+        losses.append(loss.item())
+    ref = mlp_numpy_training(*init, X, y, 0.5, 8, 8)
+    for p, r in zip(net.parameters(), ref):
+        err = np.abs(p.cpu().numpy() - r)
+        assert np.all(err <= 1e-10 + 1e-10 * np.abs(r)), err.max()
+    assert np.isfinite(losses).all()
+
+
+def test_single_device_strategy_fit_learns(device):
+    """MirroredStrategy with one replica on any device: fit lowers the loss."""
+    from pydevtensor import distribute
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((256, 4)).astype(np.float32)
+    y = (X @ np.array([1.0, -2.0, 0.5, 3.0]) > 0).astype(np.int64)
+    strategy = distribute.MirroredStrategy([device])
+    with strategy.scope():
+        pdt.manual_seed(0)
+        net = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+    assert net[0].weight.device == device
+    opt = optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    history = strategy.fit(net, X, y, nn.CrossEntropyLoss(), opt, epochs=8, batch_size=32,
+                           verbose=0)
+    loss = history.history["loss"]
+    assert history.epoch == list(range(8)) and len(loss) == 8
+    assert loss[-1] < 0.3 * loss[0] and loss == sorted(loss, reverse=True), loss
