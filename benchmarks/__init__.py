@@ -23,4 +23,5 @@ GROUP_MODULES = (
     "benchmarks.bench_creation",
     "benchmarks.bench_convert",
     "benchmarks.bench_copies",
+    "benchmarks.bench_threads",
 )
