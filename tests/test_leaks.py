@@ -139,10 +139,14 @@ def test_copy_is_flat():
 def test_op_is_flat():
     x = pdt.arange(12, dtype=pdt.float32, device=DEV).reshape(3, 4)
     w = pdt.ones(4, 2, device=DEV)
-    big = pdt.ones(70_000, device=DEV)  # over the GIL-release threshold
+    big = pdt.ones(70_000, device=DEV)  # over the GIL-release threshold: every 16th cycle
     out = pdt.empty(3, 4, device=DEV)
+    count = [0]
 
     def cycle():
+        count[0] += 1
+        if count[0] % 16 == 0:
+            big.sum()
         x + 1.5
         pdt.mul(x, x, out=out)
         x.exp()
@@ -151,7 +155,6 @@ def test_op_is_flat():
         x.max(dim=1)  # a (values, indices) named tuple
         x[1, ::2]
         x @ w
-        big.sum()
         out.add_(x)
 
     assert_flat("op", cycle, [x, w, big, out], cycles=CYCLES // 2 if DEV.type == "cuda" else CYCLES)
