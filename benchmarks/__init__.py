@@ -27,4 +27,5 @@ GROUP_MODULES = (
     "benchmarks.bench_exercises",
     "benchmarks.bench_nn",
     "benchmarks.bench_training",
+    "benchmarks.bench_threads",
 )

@@ -64,7 +64,7 @@ class LogicalDeviceConfiguration(namedtuple("LogicalDeviceConfiguration", ["memo
     __slots__ = ()
 
     def __new__(cls, memory_limit=None):
-        if memory_limit is not None and (isinstance(memory_limit, bool) or memory_limit <= 0):
+        if memory_limit is not None and (isinstance(memory_limit, bool) or not memory_limit > 0):
             raise ValueError(f"memory_limit must be a positive number of MB, got {memory_limit!r}")
         return super().__new__(cls, memory_limit)
 

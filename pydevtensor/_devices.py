@@ -11,6 +11,8 @@ def device_count():
 
 def try_gpu(i=0):
     """The i-th GPU if it exists, else the CPU (D2L's ``try_gpu``)."""
+    if isinstance(i, bool) or not isinstance(i, int):
+        raise TypeError(f"try_gpu(): i must be an int, got {type(i).__name__}")
     if device_count() >= i + 1:
         return device("cuda", i)
     return device("cpu")

@@ -60,6 +60,25 @@ def _target(saved, map_location):
                     f"got {type(map_location).__name__}")
 
 
+def _record_problem(entries, kind):
+    """What is wrong with the record's tensors and kind, or None (a file may be corrupt)."""
+    if kind not in ("tensor", "dict"):
+        return f"kind {kind!r} is neither 'tensor' nor 'dict'"
+    if not isinstance(entries, dict):
+        return f"'tensors' is a {type(entries).__name__}, not a dict"
+    if kind == "tensor" and list(entries) != ["tensor"]:
+        return f"kind 'tensor' needs exactly one entry named 'tensor', got {list(entries)}"
+    for name, e in entries.items():
+        if not isinstance(e, dict) or not isinstance(e.get("device"), str) or \
+                not isinstance(e.get("dtype"), str):
+            return f"the entry of '{name}' is {e!r}, not {{'device': str, 'dtype': str}}"
+        try:
+            _C.device(e["device"])
+        except (ValueError, TypeError) as err:
+            return f"tensor '{name}' has device {e['device']!r}: {err}"
+    return None
+
+
 def load(f, map_location=None):
     """Reads what save() wrote.  Each tensor goes back to the device it was saved from,
     unless map_location (a device, a string, or a dict {'cuda:0': 'cpu'}) says otherwise.
@@ -87,6 +106,9 @@ def load(f, map_location=None):
         if meta.get("format") != FORMAT or meta.get("version") != VERSION:
             raise ValueError(f"load(): {f!r} has format {meta.get('format')!r} version "
                              f"{meta.get('version')!r}; expected {FORMAT!r} version {VERSION}")
+        problem = _record_problem(entries, kind)
+        if problem:
+            raise ValueError(f"load(): {f!r} has a corrupt {META_KEY!r} record ({problem})")
         # Check every target device before making any tensor.
         targets = {}
         for name, e in entries.items():

@@ -26,7 +26,7 @@ from conftest import DTYPES
 
 GPU_DEVICES = [f"cuda:{i}" for i in range(pdt.device_count())] or ["cuda:0"]
 TOL = {"float32": (2e-6, 2e-6), "float64": (1e-12, 1e-12)}
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 # ---------------------------------------------------------------- the reference

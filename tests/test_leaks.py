@@ -4,6 +4,7 @@ import gc
 import sys
 
 import numpy as np
+import pytest
 
 import pydevtensor as pdt
 
@@ -70,3 +71,161 @@ def test_failed_creations_do_not_leak():
     if not SANITIZED:
         assert rss_bytes() - before < 2 * 2**20
     assert pdt.memory_allocated("cpu") == allocated
+
+
+# ---- issue 9: 10^5 iterations of each kind of work, each flat on its own ----
+#
+# Each test runs one kind of work (create, copy, op, NumPy and back, DLPack round
+# trips, failures) CYCLES times after a warm-up and checks that RSS grew by less
+# than 2 MiB (skipped under ASan, as above), that the reference counts of every
+# input are unchanged, and that pydevtensor's own accounting is back where it was.
+# The RSS growth of each is printed (pytest -s shows it).
+
+DEV = pdt.try_gpu()
+WARMUP = 2000
+MAX_GROWTH = 2 * 2**20
+
+
+def assert_flat(name, cycle, inputs, cycles=CYCLES):
+    for _ in range(WARMUP):  # the allocators' caches and free lists fill up
+        cycle()
+    gc.collect()
+    refs = [sys.getrefcount(x) for x in inputs]
+    devices = {"cpu", str(DEV)}
+    allocated = {d: pdt.memory_allocated(d) for d in devices}
+    before = rss_bytes()
+    for _ in range(cycles):
+        cycle()
+    gc.collect()
+    growth = rss_bytes() - before
+    print(f"\n{name}: {cycles} cycles, RSS grew by {growth / 2**10:.0f} KiB")
+    if not SANITIZED:
+        assert growth < MAX_GROWTH, f"{name}: RSS grew by {growth / 2**20:.2f} MiB"
+    assert [sys.getrefcount(x) for x in inputs] == refs, f"{name}: reference counts changed"
+    assert {d: pdt.memory_allocated(d) for d in devices} == allocated
+
+
+def test_create_is_flat():
+    shape, data = (3, 4), [[1.0, 2.0], [3.0, 4.0]]
+
+    def cycle():
+        pdt.zeros(shape, device=DEV)
+        pdt.ones(3, 4, dtype=pdt.int32, device=DEV)
+        pdt.empty(5, device=DEV)
+        pdt.full(shape, 2.5, device=DEV)
+        pdt.arange(10, device=DEV)
+        pdt.eye(3, device=DEV)
+        pdt.tensor(data, device=DEV)
+        pdt.rand(4, device=DEV)
+
+    assert_flat("create", cycle, [shape, data, DEV])
+
+
+def test_copy_is_flat():
+    x = pdt.arange(12, dtype=pdt.float32, device=DEV).reshape(3, 4)
+    y = pdt.empty(3, 4, dtype=pdt.float64, device=DEV)
+
+    def cycle():
+        x.to(pdt.float64)
+        x.clone()
+        x.T.contiguous()
+        x.cpu()
+        y.copy_(x)
+        x.to("cpu", copy=True)
+
+    assert_flat("copy", cycle, [x, y])
+
+
+def test_op_is_flat():
+    x = pdt.arange(12, dtype=pdt.float32, device=DEV).reshape(3, 4)
+    w = pdt.ones(4, 2, device=DEV)
+    big = pdt.ones(70_000, device=DEV)  # over the GIL-release threshold: every 16th cycle
+    out = pdt.empty(3, 4, device=DEV)
+    count = [0]
+
+    def cycle():
+        count[0] += 1
+        if count[0] % 16 == 0:
+            big.sum()
+        x + 1.5
+        pdt.mul(x, x, out=out)
+        x.exp()
+        x > 2
+        x.sum(dim=0)
+        x.max(dim=1)  # a (values, indices) named tuple
+        x[1, ::2]
+        x @ w
+        out.add_(x)
+
+    assert_flat("op", cycle, [x, w, big, out], cycles=CYCLES // 2 if DEV.type == "cuda" else CYCLES)
+
+
+def test_numpy_and_back_is_flat():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = pdt.from_numpy(a.copy())
+    ro = np.arange(4.0)
+    ro.flags.writeable = False
+
+    def cycle():
+        n = t.numpy()                   # zero-copy view
+        pdt.from_numpy(n)               # and back
+        pdt.from_numpy(a)
+        pdt.as_tensor(a)
+        pdt.as_tensor(ro)               # read-only: a copy
+        pdt.tensor(a[:, ::2])           # strided: a copy
+        np.asarray(t)
+        pdt.to_numpy(t)
+        memoryview(t)
+
+    assert_flat("numpy and back", cycle, [a, t, ro])
+
+
+def test_dlpack_round_trip_is_flat():
+    a = np.arange(12, dtype=np.float32)
+    t = pdt.arange(12, dtype=pdt.float32)
+    g = pdt.arange(12, dtype=pdt.float32, device=DEV)
+
+    def cycle():
+        pdt.from_dlpack(t)              # tensor -> tensor, sharing memory
+        np.from_dlpack(t)               # tensor -> NumPy
+        pdt.from_dlpack(a)              # NumPy -> tensor
+        pdt.from_dlpack(t.__dlpack__(max_version=(1, 0)))  # a versioned capsule
+        t.__dlpack__()                  # a capsule nobody consumes
+        pdt.from_dlpack(g)              # on the GPU when there is one
+
+    assert_flat("dlpack round trip", cycle, [a, t, g])
+
+
+def test_failures_are_flat():
+    """Refused inputs free everything they made on the way."""
+    x = pdt.ones(2, 3, device=DEV)
+    a = np.arange(6, dtype=np.float32)
+    bad = [lambda: x + pdt.ones(4, device=DEV),
+           lambda: x @ x,
+           lambda: x.sum(dim=5),
+           lambda: x.reshape(5),
+           lambda: pdt.tensor([[1, 2], [3]]),
+           lambda: pdt.from_dlpack(a[::2].astype(np.float16)),
+           lambda: pdt.as_tensor(a, device="cuda:63"),
+           lambda: pdt.full((2,), 2**40, dtype=pdt.int32)]
+
+    def cycle():
+        for f in bad:
+            try:
+                f()
+            except (ValueError, TypeError, IndexError, RuntimeError):
+                pass
+
+    assert_flat("failures", cycle, [x, a], cycles=CYCLES // 4)
+
+
+def test_the_checks_see_a_leak():
+    """assert_flat itself: a kept reference and kept memory both fail it."""
+    kept, x = [], np.zeros(1)
+    with pytest.raises(AssertionError, match="reference counts changed"):
+        assert_flat("a kept reference", lambda: kept.append(x), [x], cycles=1000)
+    kept.clear()
+    if not SANITIZED:
+        with pytest.raises(AssertionError, match="RSS grew"):
+            assert_flat("kept memory", lambda: kept.append(bytearray(64)), [], cycles=CYCLES)
+    kept.clear()

@@ -350,7 +350,7 @@ def product_shapes(draw):
 
 @pytest.mark.parametrize("device_name", DEVICES)
 @pytest.mark.parametrize("dtype", FLOATS + INTS)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(shapes=product_shapes(), seed=st.integers(0, 2 ** 16))
 def test_matmul_property(device_name, dtype, shapes, seed):
     device = pdt.device(device_name)

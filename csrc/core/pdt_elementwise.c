@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pdt_convert.h"
 #include "pdt_ops.h"
 
 #define NO_DTYPE (-1)
@@ -98,7 +99,7 @@ static pdt_status scalar_for(const char *name, pdt_dtype c, pdt_arg x, pdt_scala
         out->f = x.s.is_float ? x.s.f : (double)x.s.i;
         return PDT_OK;
     }
-    int64_t v = x.s.is_float ? (int64_t)x.s.f : x.s.i;
+    int64_t v = x.s.is_float ? pdt_f64_to_i64(x.s.f) : x.s.i; /* Note [float to int] */
     if (c == PDT_INT32 && (v < INT32_MIN || v > INT32_MAX))
         return pdt_fail(PDT_ERR_VALUE,
                         "%s: the value %lld cannot be converted to int32 without overflow", name,

@@ -144,6 +144,12 @@ pdt_status pdt_copy_to_new(const pdt_tensor *src, pdt_device device, pdt_dtype d
 
 pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value)
 {
+    /* An int that int32 cannot hold is refused, not wrapped (floats saturate, Note
+     * [float to int]); checked before any element is written. */
+    if (dst->dtype == PDT_INT32 && !value.is_float && (value.i < INT32_MIN || value.i > INT32_MAX))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "fill: the value %lld cannot be converted to int32 without overflow",
+                        (long long)value.i);
     if (pdt_tensor_numel(dst) == 0)
         return PDT_OK;
     pdt_note_op("fill", dst->device);

@@ -25,6 +25,7 @@
 
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
+#include "pdt_convert.h"
 
 /* Elements per thread below which an op stays on one thread. */
 #define EW_GRAIN 32768
@@ -386,7 +387,7 @@ typedef union scalar_slot {
 static void scalar_store(pdt_dtype dt, pdt_scalar s, scalar_slot *slot)
 {
     double f = s.is_float ? s.f : (double)s.i;
-    int64_t i = s.is_float ? (int64_t)s.f : s.i;
+    int64_t i = s.is_float ? pdt_f64_to_i64(s.f) : s.i; /* NaN, inf: Note [float to int] */
     switch (dt) {
     case PDT_BOOL: slot->b = (uint8_t)(i != 0); break;
     case PDT_INT32: slot->i32 = (int32_t)i; break;

@@ -324,8 +324,13 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
         return -1;
     if (dl->device.device_type == kDLCPU || dl->device.device_type == kDLCUDAHost) {
         device.kind = PDT_CPU, device.index = 0;
-    } else if (dl->device.device_type == kDLCUDA || dl->device.device_type == kDLCUDAManaged) {
+    } else if ((dl->device.device_type == kDLCUDA || dl->device.device_type == kDLCUDAManaged) &&
+               dl->device.device_id >= 0) {
         device.kind = PDT_CUDA, device.index = dl->device.device_id;
+    } else if (dl->device.device_type == kDLCUDA || dl->device.device_type == kDLCUDAManaged) {
+        PyErr_Format(PyExc_BufferError, "%s: DLPack device (%d, %d) has a negative device id",
+                     where, (int)dl->device.device_type, (int)dl->device.device_id);
+        return -1;
     } else {
         PyErr_Format(PyExc_BufferError, "%s: DLPack device type %d is not supported (only the "
                                         "CPU and CUDA are)",
@@ -343,6 +348,12 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
     if (dl->ndim < 0 || dl->ndim > PDT_MAX_DIMS) {
         PyErr_Format(PyExc_ValueError, "%s: %d dimensions, at most %d are supported", where,
                      (int)dl->ndim, PDT_MAX_DIMS);
+        return -1;
+    }
+    if (dl->ndim > 0 && !dl->shape) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: the DLPack tensor has %d dimensions but no shape (a NULL pointer)",
+                     where, (int)dl->ndim);
         return -1;
     }
     dlpack_import *ctx = PyMem_RawMalloc(sizeof *ctx);

@@ -52,14 +52,23 @@ int pdt_wrap_foreign(pdt_state *S, pdt_device device, pdt_dtype dtype, int ndim,
                      void (*release)(void *ctx), void *ctx, const char *where, pdt_tensor *out)
 {
     int64_t contiguous[PDT_MAX_DIMS], lo = 0, hi = 0, itemsize = (int64_t)pdt_dtype_size(dtype);
-    int empty = 0;
     if (ndim < 0 || ndim > PDT_MAX_DIMS) {
         PyErr_Format(PyExc_ValueError, "%s: %d dimensions, at most %d are supported", where, ndim,
                      PDT_MAX_DIMS);
         return -1;
     }
-    for (int i = 0; i < ndim; i++)
-        empty |= shape[i] == 0;
+    /* The shape first: the contiguous strides below multiply its sizes. */
+    int64_t numel;
+    pdt_status st = pdt_check_shape(ndim, shape, dtype, &numel);
+    if (st != PDT_OK)
+        return pdt_raise_int(S, st);
+    int empty = numel == 0;
+    if (!first && !empty) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: the data address is NULL, but the array has %lld elements", where,
+                     (long long)numel);
+        return -1;
+    }
     if (!strides) {
         pdt_contiguous_strides(ndim, shape, contiguous);
         strides = contiguous;
@@ -87,8 +96,8 @@ int pdt_wrap_foreign(pdt_state *S, pdt_device device, pdt_dtype dtype, int ndim,
         PyErr_Format(PyExc_ValueError, "%s: the strides span more than 2^62 bytes", where);
         return -1;
     }
-    pdt_status st = pdt_tensor_wrap(device, dtype, ndim, shape, strides, first + lo * itemsize,
-                                    (size_t)(elements + 1) * (size_t)itemsize, release, ctx, out);
+    st = pdt_tensor_wrap(device, dtype, ndim, shape, strides, first + lo * itemsize,
+                         (size_t)(elements + 1) * (size_t)itemsize, release, ctx, out);
     if (st != PDT_OK)
         return pdt_raise_int(S, st);
     out->offset = -lo;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "pdt_convert.h"
 
 /* ---- nested sequences ---- */
 
@@ -105,9 +106,10 @@ static int write_nested(PyObject *o, int depth, int ndim, pdt_dtype dt, char **p
                          (long long)v.i);
             return -1;
         }
-        *(int32_t *)*p = v.is_float ? (int32_t)v.f : (int32_t)v.i;
+        /* Floats convert as everywhere else (Note [float to int] in pdt_convert.h). */
+        *(int32_t *)*p = v.is_float ? pdt_f64_to_i32(v.f) : (int32_t)v.i;
         break;
-    case PDT_INT64: *(int64_t *)*p = v.is_float ? (int64_t)v.f : v.i; break;
+    case PDT_INT64: *(int64_t *)*p = v.is_float ? pdt_f64_to_i64(v.f) : v.i; break;
     case PDT_FLOAT32: *(float *)*p = v.is_float ? (float)v.f : (float)v.i; break;
     case PDT_FLOAT64: *(double *)*p = v.is_float ? v.f : (double)v.i; break;
     }

@@ -2,9 +2,23 @@
  * forms, rand, randn, randint and manual_seed.  Every one takes device= and
  * dtype=; sizes are varargs or one tuple, as in PyTorch. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "args.h"
+
+/* A ValueError whose message has numbers in it: PyErr_Format knows no %g. */
+static void value_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void value_error(const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    PyErr_SetString(PyExc_ValueError, msg);
+}
 
 int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t *shape,
                     const char *fname)
@@ -299,20 +313,19 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
     double start = scalar_as_double(&v[0]), end = scalar_as_double(&v[1]),
            step = scalar_as_double(&v[2]);
     if (!isfinite(start) || !isfinite(end) || !isfinite(step)) {
-        PyErr_Format(PyExc_ValueError, "arange(): start, end and step must be finite, got %g, %g, %g",
-                     start, end, step);
+        value_error("arange(): start, end and step must be finite, got %g, %g, %g", start, end,
+                    step);
         return NULL;
     }
     if (step == 0 || (end - start) * step < 0) {
-        PyErr_Format(PyExc_ValueError,
-                     "arange(): step %g cannot go from start %g to end %g (step must be "
-                     "non-zero and point from start to end)",
-                     step, start, end);
+        value_error("arange(): step %g cannot go from start %g to end %g (step must be "
+                    "non-zero and point from start to end)",
+                    step, start, end);
         return NULL;
     }
     double count = ceil((end - start) / step);
     if (count > (double)PDT_MAX_NUMEL) {
-        PyErr_Format(PyExc_ValueError, "arange(): %g elements is too many", count);
+        value_error("arange(): %g elements is too many", count);
         return NULL;
     }
     int dtype = o.dtype >= 0 ? o.dtype : any_float ? dtype_or_default(S, -1) : PDT_INT64;
@@ -566,7 +579,7 @@ static PyObject *t_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (!two_doubles(args, nargs, kwnames, "uniform_", names, &a, &b))
         return NULL;
     if (!(a <= b)) {
-        PyErr_Format(PyExc_ValueError, "uniform_(): from (%g) must not exceed to (%g)", a, b);
+        value_error("uniform_(): from (%g) must not exceed to (%g)", a, b);
         return NULL;
     }
     return random_fill_(self, PDT_RANDOM_UNIFORM, a, b, "uniform_");
@@ -580,7 +593,7 @@ static PyObject *t_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (!two_doubles(args, nargs, kwnames, "normal_", names, &mean, &std))
         return NULL;
     if (!(std >= 0)) {
-        PyErr_Format(PyExc_ValueError, "normal_(): std must be >= 0, got %g", std);
+        value_error("normal_(): std must be >= 0, got %g", std);
         return NULL;
     }
     return random_fill_(self, PDT_RANDOM_NORMAL, mean, std, "normal_");

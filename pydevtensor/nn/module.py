@@ -3,6 +3,7 @@ explicit backward pass (see Note [explicit backward])."""
 import inspect
 import threading
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 
 from .. import _C
 from .parameter import Parameter
@@ -260,6 +261,9 @@ class Module:
         """Copies the values of state_dict into the parameters (across devices and dtypes
         as needed; each copy is counted).  With strict, missing keys, unexpected keys and
         shape mismatches raise before anything is written."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"load_state_dict(): expected a dict of Tensors (a state_dict), "
+                            f"got {type(state_dict).__name__}")
         own = dict(self.named_parameters())
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
