@@ -17,17 +17,6 @@
  * inputs (pydevtensor has no set_default_dtype). */
 #define DEFAULT_FLOAT PDT_FLOAT32
 
-static const char *shape_str(int ndim, const int64_t *shape, char *buf, size_t n)
-{
-    size_t used = (size_t)snprintf(buf, n, "(");
-    for (int i = 0; i < ndim && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
-                                 (long long)shape[i]);
-    if (used < n)
-        snprintf(buf + used, n - used, ndim == 1 ? ",)" : ")");
-    return buf;
-}
-
 /* ---- dtypes: Note [elementwise dtypes] ---- */
 
 static int category(int dt) { return dt == PDT_BOOL ? 0 : pdt_dtype_is_floating(dt) ? 2 : 1; }
@@ -126,8 +115,8 @@ static pdt_status broadcast_shape(const char *name, const pdt_tensor *a, const p
                             "(%lld) at non-singleton dimension %d: shapes %s and %s cannot be "
                             "broadcast together",
                             name, (long long)sa, (long long)sb, i,
-                            shape_str(na, a->shape, as, sizeof as),
-                            shape_str(nb, b->shape, bs, sizeof bs));
+                            pdt_shape_str(na, a->shape, as, sizeof as),
+                            pdt_shape_str(nb, b->shape, bs, sizeof bs));
         }
         shape[i] = sa == 1 ? sb : sa;
     }
@@ -171,8 +160,8 @@ static pdt_status check_output(const char *name, const pdt_tensor *out, int ndim
         return pdt_fail(PDT_ERR_VALUE,
                         "%s: the output with shape %s doesn't match the broadcast shape %s "
                         "(outputs are not resized)",
-                        name, shape_str(out->ndim, out->shape, os, sizeof os),
-                        shape_str(ndim, shape, bs, sizeof bs));
+                        name, pdt_shape_str(out->ndim, out->shape, os, sizeof os),
+                        pdt_shape_str(ndim, shape, bs, sizeof bs));
     if (!can_cast(res, out->dtype))
         return pdt_fail(PDT_ERR_TYPE,
                         "%s: result type %s can't be cast to the desired output type %s", name,
@@ -258,16 +247,6 @@ static pdt_status copy_to_temp(const pdt_tensor *x, pdt_dtype dtype, prepared *p
     return pdt_backend_of(x->device.kind)->copy_cast(&p->tmp, x);
 }
 
-static int same_shape(const pdt_tensor *a, const pdt_tensor *b)
-{
-    if (a->ndim != b->ndim)
-        return 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
 /* x.t: the tensor; x.s already converted when it is a scalar.  target: the
  * tensor the backend will write; fresh: target is a new tensor (no overlap
  * with anything). */
@@ -297,7 +276,7 @@ static pdt_status prepare(pdt_arg x, pdt_dtype compute, const pdt_tensor *target
             src = &p->tmp;
         }
     }
-    if (same_shape(src, target)) {
+    if (pdt_same_shape(src, target)) {
         p->op.t = src;
     } else {
         broadcast_view(src, target->ndim, target->shape, &p->view);
@@ -337,7 +316,7 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
                              const pdt_tensor *out, pdt_tensor *result, pdt_status *st)
 {
     if (out || !a.t || !b.t || a.t->dtype != b.t->dtype ||
-        !pdt_device_eq(a.t->device, b.t->device) || !same_shape(a.t, b.t))
+        !pdt_device_eq(a.t->device, b.t->device) || !pdt_same_shape(a.t, b.t))
         return 0;
     pdt_dtype dt = a.t->dtype;
     if (!pdt_dtype_is_floating(dt) &&

@@ -38,18 +38,6 @@
 
 static atomic_int allow_tf32;
 
-/* "(2, 3)", "(3,)" or "()" for ndim sizes. */
-static const char *format_shape(int ndim, const int64_t *shape, char *buf, size_t n)
-{
-    size_t used = (size_t)snprintf(buf, n, "(");
-    for (int i = 0; i < ndim && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
-                                 (long long)shape[i]);
-    if (used < n)
-        snprintf(buf + used, n - used, ndim == 1 ? ",)" : ")");
-    return buf;
-}
-
 /* ---------------------------------------------------------------- checks */
 
 static pdt_status check_dtypes(const char *op, int n, const pdt_tensor *const *ts,
@@ -85,8 +73,8 @@ static pdt_status check_inner(const char *op, const pdt_tensor *a, const pdt_ten
     if (ka == kb)
         return PDT_OK;
     return pdt_fail(PDT_ERR_VALUE, "%s: shapes %s and %s cannot be multiplied (%lld != %lld)", op,
-                    format_shape(a->ndim, a->shape, sa, sizeof sa),
-                    format_shape(b->ndim, b->shape, sb, sizeof sb), (long long)ka,
+                    pdt_shape_str(a->ndim, a->shape, sa, sizeof sa),
+                    pdt_shape_str(b->ndim, b->shape, sb, sizeof sb), (long long)ka,
                     (long long)kb);
 }
 
@@ -297,8 +285,8 @@ static pdt_status multiply(const char *op, pdt_device device, const pdt_tensor *
         return pdt_fail(PDT_ERR_VALUE,
                         "%s: both arguments need at least 1 dimension, but they have %d and %d "
                         "(shapes %s and %s)",
-                        op, a->ndim, b->ndim, format_shape(a->ndim, a->shape, s1, sizeof s1),
-                        format_shape(b->ndim, b->shape, s2, sizeof s2));
+                        op, a->ndim, b->ndim, pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
+                        pdt_shape_str(b->ndim, b->shape, s2, sizeof s2));
     /* 1-D operands as (1, k) and (k, 1) matrices (borrowed views) */
     pdt_tensor av = *a, bv = *b;
     if (a->ndim == 1) {
@@ -325,8 +313,8 @@ static pdt_status multiply(const char *op, pdt_device device, const pdt_tensor *
             return pdt_fail(PDT_ERR_VALUE,
                             "%s: the batch dimensions of shapes %s and %s cannot be broadcast "
                             "together (%lld != %lld at batch dimension %d)",
-                            op, format_shape(a->ndim, a->shape, s1, sizeof s1),
-                            format_shape(b->ndim, b->shape, s2, sizeof s2), (long long)da,
+                            op, pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
+                            pdt_shape_str(b->ndim, b->shape, s2, sizeof s2), (long long)da,
                             (long long)db, i);
         batch[i] = da == 1 ? db : da;
     }
@@ -358,8 +346,8 @@ static pdt_status check_ndim(const char *op, const pdt_tensor *a, const pdt_tens
     if (a->ndim == ndim && b->ndim == ndim)
         return PDT_OK;
     return pdt_fail(PDT_ERR_VALUE, "%s: expected two %s (%d-D), but got shapes %s and %s", op,
-                    what, ndim, format_shape(a->ndim, a->shape, s1, sizeof s1),
-                    format_shape(b->ndim, b->shape, s2, sizeof s2));
+                    what, ndim, pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
+                    pdt_shape_str(b->ndim, b->shape, s2, sizeof s2));
 }
 
 /* The two-operand products: op(input, <second>) with both operands of ndim
@@ -379,8 +367,8 @@ static pdt_status two_operand_product(const char *op, const char *second, int nd
         st = check_ndim(op, a, b, ndim, what);
     if (st == PDT_OK && (ndim == 1 || ndim == 3) && a->shape[0] != b->shape[0])
         st = pdt_fail(PDT_ERR_VALUE, "%s: shapes %s and %s have different %s (%lld != %lld)%s",
-                      op, format_shape(a->ndim, a->shape, s1, sizeof s1),
-                      format_shape(b->ndim, b->shape, s2, sizeof s2),
+                      op, pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
+                      pdt_shape_str(b->ndim, b->shape, s2, sizeof s2),
                       ndim == 3 ? "batch sizes" : "lengths", (long long)a->shape[0],
                       (long long)b->shape[0],
                       ndim == 3 ? "; bmm does not broadcast, matmul does" : "");
@@ -435,8 +423,8 @@ pdt_status pdt_addmm(const pdt_tensor *input, const pdt_tensor *mat1, const pdt_
             return pdt_fail(PDT_ERR_VALUE,
                             "addmm: input of shape %s cannot be broadcast to the product's "
                             "shape %s",
-                            format_shape(input->ndim, input->shape, s1, sizeof s1),
-                            format_shape(2, shape, s2, sizeof s2));
+                            pdt_shape_str(input->ndim, input->shape, s1, sizeof s1),
+                            pdt_shape_str(2, shape, s2, sizeof s2));
         iv.shape[i] = shape[i];
         iv.strides[i] = s == 1 ? 0 : input->strides[j];
     }

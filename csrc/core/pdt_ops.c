@@ -8,27 +8,6 @@
 
 #include "pdt_internal.h"
 
-static const char *shape_str(const pdt_tensor *t, char *buf, size_t n)
-{
-    size_t used = (size_t)snprintf(buf, n, "(");
-    for (int i = 0; i < t->ndim && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
-                                 (long long)t->shape[i]);
-    if (used < n)
-        snprintf(buf + used, n - used, t->ndim == 1 ? ",)" : ")");
-    return buf;
-}
-
-static int same_shape(const pdt_tensor *a, const pdt_tensor *b)
-{
-    if (a->ndim != b->ndim)
-        return 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
 static pdt_copy_kind classify(pdt_device dst, pdt_device src)
 {
     if (pdt_device_eq(dst, src))
@@ -66,11 +45,11 @@ static pdt_status copy_across(const pdt_tensor *dst, const pdt_tensor *src, pdt_
 pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags)
 {
     char ds[160], ss[160], dn[32], sn[32];
-    if (!same_shape(dst, src))
+    if (!pdt_same_shape(dst, src))
         return pdt_fail(PDT_ERR_VALUE,
                         "copy: shape mismatch: destination %s on %s, source %s on %s",
-                        shape_str(dst, ds, sizeof ds), pdt_device_str(dst->device, dn, sizeof dn),
-                        shape_str(src, ss, sizeof ss), pdt_device_str(src->device, sn, sizeof sn));
+                        pdt_shape_str(dst->ndim, dst->shape, ds, sizeof ds), pdt_device_str(dst->device, dn, sizeof dn),
+                        pdt_shape_str(src->ndim, src->shape, ss, sizeof ss), pdt_device_str(src->device, sn, sizeof sn));
     int64_t numel = pdt_tensor_numel(src);
     pdt_copy_kind kind = classify(dst->device, src->device);
     if (numel == 0)

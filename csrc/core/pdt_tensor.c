@@ -2,6 +2,7 @@
 #include "pdt_tensor.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,4 +233,25 @@ size_t pdt_tensor_storage_nbytes(const pdt_tensor *t) { return t->storage ? t->s
 long pdt_tensor_storage_refcount(const pdt_tensor *t)
 {
     return t->storage ? atomic_load(&t->storage->refcount) : 0;
+}
+
+const char *pdt_shape_str(int ndim, const int64_t *shape, char *buf, size_t n)
+{
+    size_t used = (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < ndim && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
+                                 (long long)shape[i]);
+    if (used < n)
+        snprintf(buf + used, n - used, ndim == 1 ? ",)" : ")");
+    return buf;
+}
+
+int pdt_same_shape(const pdt_tensor *a, const pdt_tensor *b)
+{
+    if (a->ndim != b->ndim)
+        return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i])
+            return 0;
+    return 1;
 }

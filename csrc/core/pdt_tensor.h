@@ -49,6 +49,10 @@ int64_t pdt_tensor_numel(const pdt_tensor *t);
 int pdt_tensor_is_contiguous(const pdt_tensor *t);
 /* Fills strides with the row-major (C-contiguous) strides of shape. */
 void pdt_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
+/* "(2, 3)", "(3,)" or "()" for ndim sizes, into buf; returns buf. */
+const char *pdt_shape_str(int ndim, const int64_t *shape, char *buf, size_t n);
+/* 1 when a and b have the same shape. */
+int pdt_same_shape(const pdt_tensor *a, const pdt_tensor *b);
 /* Checks ndim and sizes (negative, overflow past 2^62 elements or bytes). */
 pdt_status pdt_check_shape(int ndim, const int64_t *shape, pdt_dtype dtype, int64_t *numel);
 

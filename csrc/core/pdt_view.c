@@ -29,17 +29,6 @@ static pdt_status wrap_two_dims(const char *op, int64_t d0, int64_t d1, int ndim
     return st == PDT_OK ? pdt_wrap_dim(op, d1, ndim, b) : st;
 }
 
-const char *pdt_shape_str(int ndim, const int64_t *shape, char *buf, size_t n)
-{
-    size_t used = (size_t)snprintf(buf, n, "(");
-    for (int i = 0; i < ndim && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
-                                 (long long)shape[i]);
-    if (used < n)
-        snprintf(buf + used, n - used, ndim == 1 ? ",)" : ")");
-    return buf;
-}
-
 /* ------------------------------------------------------------ new shapes */
 
 /* Resolves a -1 in shape (into resolved) against numel; checks the count. */

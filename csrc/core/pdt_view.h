@@ -27,9 +27,6 @@ extern "C" {
  * A bad dim is PDT_ERR_INDEX naming op, the dim and the ndim. */
 pdt_status pdt_wrap_dim(const char *op, int64_t dim, int ndim, int *out);
 
-/* "(2, 3)", "(5,)" or "()" into buf; returns buf. */
-const char *pdt_shape_str(int ndim, const int64_t *shape, char *buf, size_t n);
-
 /* view(shape): a view with the new shape, or PDT_ERR_VALUE saying why none
  * exists (the strides do not allow it).  One size may be -1 (inferred). */
 pdt_status pdt_view(const pdt_tensor *src, int ndim, const int64_t *shape, pdt_tensor *out);
