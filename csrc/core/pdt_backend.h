@@ -118,18 +118,18 @@ typedef enum pdt_reduce_op {
  * Note [row-major cuBLAS] in csrc/cuda for how the CUDA side maps this. */
 typedef struct pdt_gemm_args {
     int device_index;
-    pdt_dtype dtype;    /* float32 or float64 (integers: a plain loop/kernel) */
-    int trans_a;        /* op(A) = A^T: A is stored (k, m) */
-    int trans_b;        /* op(B) = B^T: B is stored (n, k) */
-    int64_t m, n, k;    /* op(A): (m, k), op(B): (k, n), C: (m, n) */
+    pdt_dtype dtype; /* float32 or float64 (integers: a plain loop/kernel) */
+    int trans_a;     /* op(A) = A^T: A is stored (k, m) */
+    int trans_b;     /* op(B) = B^T: B is stored (n, k) */
+    int64_t m, n, k; /* op(A): (m, k), op(B): (k, n), C: (m, n) */
     double alpha, beta;
-    const void *a;      /* leading dimension lda, batch stride stride_a (elements) */
+    const void *a; /* leading dimension lda, batch stride stride_a (elements) */
     int64_t lda, stride_a;
     const void *b;
     int64_t ldb, stride_b;
-    void *c;            /* C row-major with leading dimension ldc */
+    void *c; /* C row-major with leading dimension ldc */
     int64_t ldc, stride_c;
-    int64_t batch;      /* >= 1; stride 0 broadcasts an operand over the batch */
+    int64_t batch; /* >= 1; stride 0 broadcasts an operand over the batch */
 } pdt_gemm_args;
 
 typedef struct pdt_backend {
@@ -148,8 +148,8 @@ typedef struct pdt_backend {
     /* --- memory --- */
     pdt_status (*alloc)(int index, size_t nbytes, void **out);
     void (*free)(int index, void *ptr, size_t nbytes);
-    size_t (*reserved)(int index);    /* bytes the backend holds from the system */
-    void (*empty_cache)(int index);   /* return cached memory to the system */
+    size_t (*reserved)(int index);  /* bytes the backend holds from the system */
+    void (*empty_cache)(int index); /* return cached memory to the system */
     /* page-locked host memory; NULL where the backend has none */
     pdt_status (*host_alloc)(size_t nbytes, void **out);
     void (*host_free)(void *ptr, size_t nbytes);

@@ -43,7 +43,8 @@ pdt_status pdt_device_parse(const char *s, size_t len, int current_cuda, pdt_dev
         index = index * 10 + (digits[i] - '0');
     }
     if (index >= PDT_MAX_DEVICES)
-        return pdt_fail(PDT_ERR_VALUE, "invalid device string '%.*s': index %ld is too large (at most %d)",
+        return pdt_fail(PDT_ERR_VALUE,
+                        "invalid device string '%.*s': index %ld is too large (at most %d)",
                         (int)(len > 64 ? 64 : len), s, index, PDT_MAX_DEVICES - 1);
     out->kind = kind;
     out->index = (int)index;

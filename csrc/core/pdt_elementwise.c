@@ -47,7 +47,7 @@ static pdt_dtype result_type(int n, const pdt_arg *args)
         else if (t)
             zero = promote_defined(zero, t->dtype);
         else
-            wrapped = promote_defined(wrapped, args[i].is_bool        ? PDT_BOOL
+            wrapped = promote_defined(wrapped, args[i].is_bool      ? PDT_BOOL
                                                : args[i].s.is_float ? DEFAULT_FLOAT
                                                                     : PDT_INT64);
     }
@@ -64,8 +64,8 @@ static pdt_status binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, p
     pdt_dtype c = result_type(2, args);
     if (op == PDT_OP_DIV && !pdt_dtype_is_floating(c))
         c = DEFAULT_FLOAT;
-    if (c == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_REMAINDER ||
-                          op == PDT_OP_POW))
+    if (c == PDT_BOOL &&
+        (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_REMAINDER || op == PDT_OP_POW))
         return pdt_fail(PDT_ERR_TYPE,
                         "%s: not supported for two bool operands (as in PyTorch); convert one "
                         "with .int() or .float() first%s",
@@ -323,8 +323,8 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
         (op == PDT_OP_DIV || (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV ||
                                                  op == PDT_OP_REMAINDER || op == PDT_OP_POW))))
         return 0;
-    *st = pdt_tensor_empty(a.t->device, is_comparison(op) ? PDT_BOOL : dt, a.t->ndim,
-                           a.t->shape, 0, result);
+    *st = pdt_tensor_empty(a.t->device, is_comparison(op) ? PDT_BOOL : dt, a.t->ndim, a.t->shape, 0,
+                           result);
     if (*st != PDT_OK)
         return 1;
     pdt_note_op(name, a.t->device);
@@ -361,8 +361,7 @@ pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
         st = scalar_for(name, compute, a, &a.s);
     if (st == PDT_OK && !b.t)
         st = scalar_for(name, compute, b, &b.s);
-    if (st == PDT_OK && op == PDT_OP_POW && !pdt_dtype_is_floating(compute) && !b.t &&
-        b.s.i < 0)
+    if (st == PDT_OK && op == PDT_OP_POW && !pdt_dtype_is_floating(compute) && !b.t && b.s.i < 0)
         st = pdt_fail(PDT_ERR_VALUE,
                       "%s: Integers to negative integer powers are not allowed (exponent %lld "
                       "for an %s base); use a float base",
@@ -446,9 +445,8 @@ static double bound_value(const pdt_arg *b)
     return b->s.is_float ? b->s.f : (double)b->s.i;
 }
 
-pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x,
-                     const pdt_arg *lo, const pdt_arg *hi, const pdt_tensor *out,
-                     pdt_tensor *result)
+pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, const pdt_arg *lo,
+                     const pdt_arg *hi, const pdt_tensor *out, pdt_tensor *result)
 {
     static const char *const arg_names[2] = {"input", "out"};
     const pdt_tensor *ts[2] = {x, out};

@@ -91,9 +91,8 @@ pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
  * PDT_OP_CLAMP (NULL: no bound on that side; at least one is given; a NaN
  * bound counts as none) and are ignored by the other ops.  out and result as
  * in pdt_binary. */
-pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x,
-                     const pdt_arg *lo, const pdt_arg *hi, const pdt_tensor *out,
-                     pdt_tensor *result);
+pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, const pdt_arg *lo,
+                     const pdt_arg *hi, const pdt_tensor *out, pdt_tensor *result);
 
 #ifdef __cplusplus
 }

@@ -66,16 +66,15 @@ static pdt_status check_inputs(const char *op, int n, const pdt_tensor *const *t
     return st != PDT_OK ? st : check_dtypes(op, n, ts, names);
 }
 
-static pdt_status check_inner(const char *op, const pdt_tensor *a, const pdt_tensor *b,
-                              int64_t ka, int64_t kb)
+static pdt_status check_inner(const char *op, const pdt_tensor *a, const pdt_tensor *b, int64_t ka,
+                              int64_t kb)
 {
     char sa[160], sb[160];
     if (ka == kb)
         return PDT_OK;
     return pdt_fail(PDT_ERR_VALUE, "%s: shapes %s and %s cannot be multiplied (%lld != %lld)", op,
                     pdt_shape_str(a->ndim, a->shape, sa, sizeof sa),
-                    pdt_shape_str(b->ndim, b->shape, sb, sizeof sb), (long long)ka,
-                    (long long)kb);
+                    pdt_shape_str(b->ndim, b->shape, sb, sizeof sb), (long long)ka, (long long)kb);
 }
 
 /* ------------------------------------------------------------ the driver */
@@ -171,10 +170,18 @@ static pdt_status run_gemm(const pdt_tensor *a, const pdt_tensor *b, const pdt_t
             return be->fill(c, (pdt_scalar){0, 0.0, 0});
         if (beta == 1.0)
             return PDT_OK;
-        pdt_gemm_args g = {.device_index = c->device.index, .dtype = c->dtype,
-                           .m = pdt_tensor_numel(c) / n, .n = n, .k = 0,
-                           .alpha = alpha, .beta = beta, .lda = 1, .ldb = n,
-                           .c = pdt_tensor_ptr(c), .ldc = n, .batch = 1};
+        pdt_gemm_args g = {.device_index = c->device.index,
+                           .dtype = c->dtype,
+                           .m = pdt_tensor_numel(c) / n,
+                           .n = n,
+                           .k = 0,
+                           .alpha = alpha,
+                           .beta = beta,
+                           .lda = 1,
+                           .ldb = n,
+                           .c = pdt_tensor_ptr(c),
+                           .ldc = n,
+                           .batch = 1};
         return be->gemm(&g);
     }
 
@@ -183,8 +190,7 @@ static pdt_status run_gemm(const pdt_tensor *a, const pdt_tensor *b, const pdt_t
         goto done;
     if (!matrix_layout(m, n, c->strides[c->ndim - 2], c->strides[c->ndim - 1], &C.trans, &C.ld) ||
         C.trans) {
-        st = pdt_fail(PDT_ERR_BACKEND, "%s: internal error: the output is not row-major",
-                      __func__);
+        st = pdt_fail(PDT_ERR_BACKEND, "%s: internal error: the output is not row-major", __func__);
         goto done;
     }
 
@@ -209,8 +215,8 @@ static pdt_status run_gemm(const pdt_tensor *a, const pdt_tensor *b, const pdt_t
         }
     }
     int64_t m_eff = m;
-    if (nd > 0 && sb[nd - 1] == 0 && !A.trans && sa[nd - 1] == m * A.ld &&
-        sc[nd - 1] == m * C.ld && size[nd - 1] <= GEMM_INT_MAX / m) {
+    if (nd > 0 && sb[nd - 1] == 0 && !A.trans && sa[nd - 1] == m * A.ld && sc[nd - 1] == m * C.ld &&
+        size[nd - 1] <= GEMM_INT_MAX / m) {
         m_eff = m * size[nd - 1]; /* (batch, m, k) @ (k, n) as (batch*m, k) @ (k, n) */
         nd--;
     }
@@ -345,8 +351,8 @@ static pdt_status check_ndim(const char *op, const pdt_tensor *a, const pdt_tens
     char s1[160], s2[160];
     if (a->ndim == ndim && b->ndim == ndim)
         return PDT_OK;
-    return pdt_fail(PDT_ERR_VALUE, "%s: expected two %s (%d-D), but got shapes %s and %s", op,
-                    what, ndim, pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
+    return pdt_fail(PDT_ERR_VALUE, "%s: expected two %s (%d-D), but got shapes %s and %s", op, what,
+                    ndim, pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
                     pdt_shape_str(b->ndim, b->shape, s2, sizeof s2));
 }
 
@@ -366,8 +372,8 @@ static pdt_status two_operand_product(const char *op, const char *second, int nd
     if (st == PDT_OK && ndim > 0)
         st = check_ndim(op, a, b, ndim, what);
     if (st == PDT_OK && (ndim == 1 || ndim == 3) && a->shape[0] != b->shape[0])
-        st = pdt_fail(PDT_ERR_VALUE, "%s: shapes %s and %s have different %s (%lld != %lld)%s",
-                      op, pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
+        st = pdt_fail(PDT_ERR_VALUE, "%s: shapes %s and %s have different %s (%lld != %lld)%s", op,
+                      pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
                       pdt_shape_str(b->ndim, b->shape, s2, sizeof s2),
                       ndim == 3 ? "batch sizes" : "lengths", (long long)a->shape[0],
                       (long long)b->shape[0],

@@ -24,7 +24,8 @@ static pdt_status copy_across(const pdt_tensor *dst, const pdt_tensor *src, pdt_
                               int flags)
 {
     size_t nbytes = (size_t)pdt_tensor_numel(src) * pdt_dtype_size(src->dtype);
-    const pdt_backend *b = pdt_backend_of(kind == PDT_COPY_H2D ? dst->device.kind : src->device.kind);
+    const pdt_backend *b = pdt_backend_of(kind == PDT_COPY_H2D ? dst->device.kind
+                                                               : src->device.kind);
     if (kind == PDT_COPY_PEER && dst->device.kind != src->device.kind) {
         char a[32], c[32];
         return pdt_fail(PDT_ERR_UNSUPPORTED, "copies from %s to %s are not supported",
@@ -35,7 +36,8 @@ static pdt_status copy_across(const pdt_tensor *dst, const pdt_tensor *src, pdt_
         (kind == PDT_COPY_D2H && pdt_tensor_is_pinned(dst)))
         flags |= PDT_COPY_HOST_PINNED;
     pdt_status st = b->copy_bytes(kind, kind == PDT_COPY_D2H ? -1 : dst->device.index,
-                                  pdt_tensor_ptr(dst), kind == PDT_COPY_H2D ? -1 : src->device.index,
+                                  pdt_tensor_ptr(dst),
+                                  kind == PDT_COPY_H2D ? -1 : src->device.index,
                                   pdt_tensor_ptr(src), nbytes, flags);
     if (st == PDT_OK)
         pdt_transfer_count(kind, nbytes);
@@ -48,8 +50,10 @@ pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags)
     if (!pdt_same_shape(dst, src))
         return pdt_fail(PDT_ERR_VALUE,
                         "copy: shape mismatch: destination %s on %s, source %s on %s",
-                        pdt_shape_str(dst->ndim, dst->shape, ds, sizeof ds), pdt_device_str(dst->device, dn, sizeof dn),
-                        pdt_shape_str(src->ndim, src->shape, ss, sizeof ss), pdt_device_str(src->device, sn, sizeof sn));
+                        pdt_shape_str(dst->ndim, dst->shape, ds, sizeof ds),
+                        pdt_device_str(dst->device, dn, sizeof dn),
+                        pdt_shape_str(src->ndim, src->shape, ss, sizeof ss),
+                        pdt_device_str(src->device, sn, sizeof sn));
     int64_t numel = pdt_tensor_numel(src);
     pdt_copy_kind kind = classify(dst->device, src->device);
     if (numel == 0)
@@ -145,8 +149,8 @@ pdt_status pdt_arange(const pdt_tensor *dst, double start, double step)
     return pdt_backend_of(dst->device.kind)->arange(dst, start, step);
 }
 
-pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, double b,
-                      int64_t low, int64_t high)
+pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, double b, int64_t low,
+                      int64_t high)
 {
     if (!pdt_tensor_is_contiguous(dst))
         return pdt_fail(PDT_ERR_VALUE, "random fill: destination must be contiguous");
@@ -160,7 +164,9 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, dou
     int64_t per_block = (kind == PDT_RANDOM_UNIFORM && dst->dtype == PDT_FLOAT32) ? 4 : 2;
     pdt_random_spec spec = {kind, 0, 0, a, b, low, high};
     pdt_random_claim((uint64_t)((numel + per_block - 1) / per_block), &spec);
-    pdt_note_op(kind == PDT_RANDOM_INT ? "randint" : kind == PDT_RANDOM_NORMAL ? "randn" : "rand",
+    pdt_note_op(kind == PDT_RANDOM_INT      ? "randint"
+                : kind == PDT_RANDOM_NORMAL ? "randn"
+                                            : "rand",
                 dst->device);
     return pdt_backend_of(dst->device.kind)->random(dst, &spec);
 }

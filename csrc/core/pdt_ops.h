@@ -22,8 +22,8 @@ pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value);
 /* dst contiguous 1-D. */
 pdt_status pdt_arange(const pdt_tensor *dst, double start, double step);
 /* dst contiguous; low/high for PDT_RANDOM_INT, a/b otherwise. */
-pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, double b,
-                      int64_t low, int64_t high);
+pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, double b, int64_t low,
+                      int64_t high);
 pdt_status pdt_synchronize(pdt_device d);
 
 /* The same-device rule: PDT_OK with *device set when every non-NULL tensor in

@@ -24,7 +24,7 @@
 typedef struct kind_registry {
     /* configuration */
     int visible_set, nvisible, visible[PDT_MAX_DEVICES];
-    int nlogical[PDT_MAX_DEVICES];                   /* per physical; 0: default */
+    int nlogical[PDT_MAX_DEVICES];                     /* per physical; 0: default */
     uint64_t limits[PDT_MAX_DEVICES][PDT_MAX_DEVICES]; /* [physical][logical] */
     /* the table built from it */
     int built, count;

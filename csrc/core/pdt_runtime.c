@@ -60,8 +60,7 @@ pdt_status pdt_device_check(pdt_device d)
                         "%s unknown device; available: %s (pydevtensor was not built with %s "
                         "support: rebuild with PYDEVTENSOR_CUDA=1 and a CUDA toolkit)",
                         name, avail, kind);
-    if (pdt_physical_device_count(d.kind) == 0 && b->unavailable_reason &&
-        b->unavailable_reason())
+    if (pdt_physical_device_count(d.kind) == 0 && b->unavailable_reason && b->unavailable_reason())
         return pdt_fail(PDT_ERR_DEVICE, "%s unknown device; available: %s (%s)", name, avail,
                         b->unavailable_reason());
     return pdt_fail(PDT_ERR_DEVICE,
@@ -180,7 +179,8 @@ pdt_status pdt_memory_fail_oom(pdt_device d, size_t request, const char *backend
     return pdt_fail(PDT_ERR_OOM,
                     "out of memory on %s: tried to allocate %s; %s allocated by pydevtensor, "
                     "limit %s, %s free on the device%s%s%s",
-                    pdt_device_str(d, name, sizeof name), pdt_format_bytes(request, req, sizeof req),
+                    pdt_device_str(d, name, sizeof name),
+                    pdt_format_bytes(request, req, sizeof req),
                     pdt_format_bytes(allocated, alloc, sizeof alloc),
                     limit ? pdt_format_bytes(limit, lim, sizeof lim) : "none",
                     have_info ? pdt_format_bytes(free_b, fr, sizeof fr) : "unknown",

@@ -112,7 +112,8 @@ static pdt_status storage_new(pdt_device device, size_t nbytes, int flags, pdt_s
             free(s);
             return st;
         }
-        st = pinner ? pinner->host_alloc(nbytes, &s->data) : b->alloc(device.index, nbytes, &s->data);
+        st = pinner ? pinner->host_alloc(nbytes, &s->data)
+                    : b->alloc(device.index, nbytes, &s->data);
         if (st != PDT_OK) {
             char why[256];
             strncpy(why, pdt_last_error(), sizeof why - 1);
@@ -228,7 +229,10 @@ int pdt_tensor_is_pinned(const pdt_tensor *t)
     return t->storage && (t->storage->flags & PDT_STORAGE_PINNED);
 }
 
-size_t pdt_tensor_storage_nbytes(const pdt_tensor *t) { return t->storage ? t->storage->nbytes : 0; }
+size_t pdt_tensor_storage_nbytes(const pdt_tensor *t)
+{
+    return t->storage ? t->storage->nbytes : 0;
+}
 
 long pdt_tensor_storage_refcount(const pdt_tensor *t)
 {

@@ -46,12 +46,12 @@ static pdt_status infer_shape(const char *op, const pdt_tensor *src, int ndim, c
         if (shape[i] == -1) {
             if (infer >= 0)
                 return pdt_fail(PDT_ERR_VALUE,
-                                "%s(): only one dimension can be inferred (-1), got shape %s",
-                                op, pdt_shape_str(ndim, shape, a, sizeof a));
+                                "%s(): only one dimension can be inferred (-1), got shape %s", op,
+                                pdt_shape_str(ndim, shape, a, sizeof a));
             infer = i;
         } else if (shape[i] < 0) {
-            return pdt_fail(PDT_ERR_VALUE, "%s(): invalid size %lld at position %d of shape %s",
-                            op, (long long)shape[i], i, pdt_shape_str(ndim, shape, a, sizeof a));
+            return pdt_fail(PDT_ERR_VALUE, "%s(): invalid size %lld at position %d of shape %s", op,
+                            (long long)shape[i], i, pdt_shape_str(ndim, shape, a, sizeof a));
         } else if (shape[i] != 0 && known > INT64_MAX / shape[i]) {
             known = INT64_MAX; /* saturates; only a later 0 can bring it back */
         } else {
@@ -99,8 +99,7 @@ static int view_strides(const pdt_tensor *src, int ndim, const int64_t *shape, i
     for (int d = src->ndim - 1; d >= 0; d--) {
         src_numel *= src->shape[d];
         /* Does a run of back-to-back dims end here? */
-        if (d == 0 ||
-            (src->shape[d - 1] != 1 && src->strides[d - 1] != src_numel * chunk_stride)) {
+        if (d == 0 || (src->shape[d - 1] != 1 && src->strides[d - 1] != src_numel * chunk_stride)) {
             while (view_d >= 0 && (view_numel < src_numel || shape[view_d] == 1)) {
                 strides[view_d] = view_numel * chunk_stride;
                 view_numel *= shape[view_d];
@@ -291,8 +290,9 @@ static void insert_dim(pdt_tensor *t, int d)
 
 static pdt_status too_many_dims(const char *op, int ndim)
 {
-    return pdt_fail(PDT_ERR_VALUE, "%s(): the result would have %d dimensions; at most %d are "
-                                   "supported",
+    return pdt_fail(PDT_ERR_VALUE,
+                    "%s(): the result would have %d dimensions; at most %d are "
+                    "supported",
                     op, ndim, PDT_MAX_DIMS);
 }
 
@@ -337,8 +337,8 @@ pdt_status pdt_expand(const char *op, const pdt_tensor *src, int ndim, const int
     return PDT_OK;
 mismatch:;
     char a[200], b[200];
-    return pdt_fail(PDT_ERR_VALUE, "%s(): a tensor of shape %s cannot be broadcast to shape %s",
-                    op, pdt_shape_str(src->ndim, src->shape, a, sizeof a),
+    return pdt_fail(PDT_ERR_VALUE, "%s(): a tensor of shape %s cannot be broadcast to shape %s", op,
+                    pdt_shape_str(src->ndim, src->shape, a, sizeof a),
                     pdt_shape_str(ndim, shape, b, sizeof b));
 }
 

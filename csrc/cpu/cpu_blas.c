@@ -56,7 +56,8 @@ static void blas_load(void)
     int missing = 0;
     /* POSIX dlsym returns void*; converting it to a function pointer is how
      * the API is meant to be used. */
-    *(void **)&blas.get_config = load_symbol(lib, PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_config)), &missing);
+    *(void **)&blas.get_config = load_symbol(lib, PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_config)),
+                                             &missing);
     *(void **)&blas.get_num_threads =
         load_symbol(lib, PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_num_threads)), &missing);
     *(void **)&blas.sgemm = load_symbol(lib, PDT_BLAS_STR(PDT_BLAS_SYMBOL(sgemm)), &missing);

@@ -34,28 +34,28 @@
 
 /* Python's float // and % (NumPy's npy_divmod): the quotient rounds toward
  * -inf, the remainder takes the divisor's sign. */
-#define FLOAT_DIVMOD(SN, T, F)                                                                  \
-    static inline T floordiv_##SN(T a, T b)                                                     \
-    {                                                                                          \
-        if (b == 0)                                                                             \
-            return a / b;                                                                       \
-        T mod = fmod##F(a, b);                                                                 \
-        T div = (a - mod) / b;                                                                 \
-        if (mod != 0 && ((b < 0) != (mod < 0)))                                                 \
-            div -= 1;                                                                           \
-        if (div == 0)                                                                           \
-            return copysign##F(0, a / b);                                                      \
-        T fl = floor##F(div);                                                                  \
-        return div - fl > (T)0.5 ? fl + 1 : fl;                                                 \
-    }                                                                                          \
-    static inline T remainder_##SN(T a, T b)                                                    \
-    {                                                                                          \
-        T mod = fmod##F(a, b);                                                                 \
-        if (b == 0)                                                                             \
-            return mod;                                                                         \
-        if (mod == 0)                                                                           \
-            return copysign##F(0, b);                                                          \
-        return (b < 0) != (mod < 0) ? mod + b : mod;                                            \
+#define FLOAT_DIVMOD(SN, T, F)                                                                     \
+    static inline T floordiv_##SN(T a, T b)                                                        \
+    {                                                                                              \
+        if (b == 0)                                                                                \
+            return a / b;                                                                          \
+        T mod = fmod##F(a, b);                                                                     \
+        T div = (a - mod) / b;                                                                     \
+        if (mod != 0 && ((b < 0) != (mod < 0)))                                                    \
+            div -= 1;                                                                              \
+        if (div == 0)                                                                              \
+            return copysign##F(0, a / b);                                                          \
+        T fl = floor##F(div);                                                                      \
+        return div - fl > (T)0.5 ? fl + 1 : fl;                                                    \
+    }                                                                                              \
+    static inline T remainder_##SN(T a, T b)                                                       \
+    {                                                                                              \
+        T mod = fmod##F(a, b);                                                                     \
+        if (b == 0)                                                                                \
+            return mod;                                                                            \
+        if (mod == 0)                                                                              \
+            return copysign##F(0, b);                                                              \
+        return (b < 0) != (mod < 0) ? mod + b : mod;                                               \
     }
 FLOAT_DIVMOD(f32, float, f)
 FLOAT_DIVMOD(f64, double, )
@@ -64,32 +64,32 @@ FLOAT_DIVMOD(f64, double, )
  * wraps (Note [integer division by zero]).  Integer ** by squaring, wrapping;
  * a negative exponent gives what the real power truncates to (Note [integer
  * powers]). */
-#define INT_DIVMOD_POW(SN, T, U)                                                                \
-    static inline T floordiv_##SN(T a, T b)                                                     \
-    {                                                                                          \
-        if (b == 0)                                                                             \
-            return 0;                                                                           \
-        if (b == -1)                                                                            \
-            return (T)((U)0 - (U)a);                                                            \
-        T q = a / b, r = a % b;                                                                 \
-        return r != 0 && ((r < 0) != (b < 0)) ? q - 1 : q;                                      \
-    }                                                                                          \
-    static inline T remainder_##SN(T a, T b)                                                    \
-    {                                                                                          \
-        if (b == 0 || b == -1)                                                                  \
-            return 0;                                                                           \
-        T r = a % b;                                                                            \
-        return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;                                      \
-    }                                                                                          \
-    static inline T pow_##SN(T base, T e)                                                       \
-    {                                                                                          \
-        if (e < 0)                                                                              \
-            return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;                         \
-        U r = 1, b = (U)base;                                                                   \
-        for (; e; e >>= 1, b *= b)                                                              \
-            if (e & 1)                                                                          \
-                r *= b;                                                                         \
-        return (T)r;                                                                            \
+#define INT_DIVMOD_POW(SN, T, U)                                                                   \
+    static inline T floordiv_##SN(T a, T b)                                                        \
+    {                                                                                              \
+        if (b == 0)                                                                                \
+            return 0;                                                                              \
+        if (b == -1)                                                                               \
+            return (T)((U)0 - (U)a);                                                               \
+        T q = a / b, r = a % b;                                                                    \
+        return r != 0 && ((r < 0) != (b < 0)) ? q - 1 : q;                                         \
+    }                                                                                              \
+    static inline T remainder_##SN(T a, T b)                                                       \
+    {                                                                                              \
+        if (b == 0 || b == -1)                                                                     \
+            return 0;                                                                              \
+        T r = a % b;                                                                               \
+        return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;                                         \
+    }                                                                                              \
+    static inline T pow_##SN(T base, T e)                                                          \
+    {                                                                                              \
+        if (e < 0)                                                                                 \
+            return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;                            \
+        U r = 1, b = (U)base;                                                                      \
+        for (; e; e >>= 1, b *= b)                                                                 \
+            if (e & 1)                                                                             \
+                r *= b;                                                                            \
+        return (T)r;                                                                               \
     }
 INT_DIVMOD_POW(i32, int32_t, uint32_t)
 INT_DIVMOD_POW(i64, int64_t, uint64_t)
@@ -102,76 +102,76 @@ INT_DIVMOD_POW(i64, int64_t, uint64_t)
 
 /* o: (n,) of O with byte stride so; a, b: (n,) of T with byte strides sa, sb
  * (0 for a scalar or a broadcast row); extra: the clamp bounds of unary ops. */
-typedef void (*ew_row_fn)(char *o, int64_t so, const char *a, int64_t sa, const char *b,
-                          int64_t sb, int64_t n, const void *extra);
+typedef void (*ew_row_fn)(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
+                          int64_t n, const void *extra);
 
 /* EXPR computes an O from the elements x and y (of type T). */
-#define BINARY_ROW(NAME, T, O, EXPR)                                                            \
-    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb, \
-                     int64_t n, const void *extra)                                             \
-    {                                                                                          \
-        (void)extra;                                                                            \
-        O *po = (O *)o;                                                                         \
-        const T *pa = (const T *)a, *pb = (const T *)b;                                         \
-        if (so == sizeof(O) && sa == sizeof(T) && sb == sizeof(T)) {                            \
-            for (int64_t i = 0; i < n; i++) {                                                   \
-                T x = pa[i], y = pb[i];                                                         \
-                po[i] = (O)(EXPR);                                                              \
-            }                                                                                  \
-        } else if (so == sizeof(O) && sa == sizeof(T) && sb == 0) {                             \
-            const T y = *pb;                                                                    \
-            for (int64_t i = 0; i < n; i++) {                                                   \
-                T x = pa[i];                                                                    \
-                po[i] = (O)(EXPR);                                                              \
-            }                                                                                  \
-        } else if (so == sizeof(O) && sa == 0 && sb == sizeof(T)) {                             \
-            const T x = *pa;                                                                    \
-            for (int64_t i = 0; i < n; i++) {                                                   \
-                T y = pb[i];                                                                    \
-                po[i] = (O)(EXPR);                                                              \
-            }                                                                                  \
-        } else {                                                                               \
-            for (int64_t i = 0; i < n; i++) {                                                   \
-                T x = *(const T *)(a + i * sa), y = *(const T *)(b + i * sb);                   \
-                *(O *)(o + i * so) = (O)(EXPR);                                                 \
-            }                                                                                  \
-        }                                                                                      \
+#define BINARY_ROW(NAME, T, O, EXPR)                                                               \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        (void)extra;                                                                               \
+        O *po = (O *)o;                                                                            \
+        const T *pa = (const T *)a, *pb = (const T *)b;                                            \
+        if (so == sizeof(O) && sa == sizeof(T) && sb == sizeof(T)) {                               \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = pa[i], y = pb[i];                                                            \
+                po[i] = (O)(EXPR);                                                                 \
+            }                                                                                      \
+        } else if (so == sizeof(O) && sa == sizeof(T) && sb == 0) {                                \
+            const T y = *pb;                                                                       \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = pa[i];                                                                       \
+                po[i] = (O)(EXPR);                                                                 \
+            }                                                                                      \
+        } else if (so == sizeof(O) && sa == 0 && sb == sizeof(T)) {                                \
+            const T x = *pa;                                                                       \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T y = pb[i];                                                                       \
+                po[i] = (O)(EXPR);                                                                 \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = *(const T *)(a + i * sa), y = *(const T *)(b + i * sb);                      \
+                *(O *)(o + i * so) = (O)(EXPR);                                                    \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 /* The six comparisons; N normalises an element (bool bytes read as != 0). */
-#define COMPARE_ROWS(SN, T, N)                                                                  \
-    BINARY_ROW(eq_##SN, T, uint8_t, N(x) == N(y))                                               \
-    BINARY_ROW(ne_##SN, T, uint8_t, N(x) != N(y))                                               \
-    BINARY_ROW(lt_##SN, T, uint8_t, N(x) < N(y))                                                \
-    BINARY_ROW(le_##SN, T, uint8_t, N(x) <= N(y))                                               \
-    BINARY_ROW(gt_##SN, T, uint8_t, N(x) > N(y))                                                \
+#define COMPARE_ROWS(SN, T, N)                                                                     \
+    BINARY_ROW(eq_##SN, T, uint8_t, N(x) == N(y))                                                  \
+    BINARY_ROW(ne_##SN, T, uint8_t, N(x) != N(y))                                                  \
+    BINARY_ROW(lt_##SN, T, uint8_t, N(x) < N(y))                                                   \
+    BINARY_ROW(le_##SN, T, uint8_t, N(x) <= N(y))                                                  \
+    BINARY_ROW(gt_##SN, T, uint8_t, N(x) > N(y))                                                   \
     BINARY_ROW(ge_##SN, T, uint8_t, N(x) >= N(y))
 #define AS_IS(v) (v)
 #define AS_BOOL(v) ((v) != 0)
 
-#define FLOAT_BINARY_ROWS(SN, T, F)                                                             \
-    BINARY_ROW(add_##SN, T, T, x + y)                                                           \
-    BINARY_ROW(sub_##SN, T, T, x - y)                                                           \
-    BINARY_ROW(mul_##SN, T, T, x * y)                                                           \
-    BINARY_ROW(div_##SN, T, T, x / y)                                                           \
-    BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                    \
-    BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                  \
-    BINARY_ROW(pow_row_##SN, T, T, pow##F(x, y))                                                \
-    BINARY_ROW(max_##SN, T, T, NAN_MAX(x, y))                                                   \
-    BINARY_ROW(min_##SN, T, T, NAN_MIN(x, y))                                                   \
+#define FLOAT_BINARY_ROWS(SN, T, F)                                                                \
+    BINARY_ROW(add_##SN, T, T, x + y)                                                              \
+    BINARY_ROW(sub_##SN, T, T, x - y)                                                              \
+    BINARY_ROW(mul_##SN, T, T, x *y)                                                               \
+    BINARY_ROW(div_##SN, T, T, x / y)                                                              \
+    BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
+    BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
+    BINARY_ROW(pow_row_##SN, T, T, pow##F(x, y))                                                   \
+    BINARY_ROW(max_##SN, T, T, NAN_MAX(x, y))                                                      \
+    BINARY_ROW(min_##SN, T, T, NAN_MIN(x, y))                                                      \
     COMPARE_ROWS(SN, T, AS_IS)
 FLOAT_BINARY_ROWS(f32, float, f)
 FLOAT_BINARY_ROWS(f64, double, )
 
-#define INT_BINARY_ROWS(SN, T, U)                                                               \
-    BINARY_ROW(add_##SN, T, T, (U)x + (U)y)                                                     \
-    BINARY_ROW(sub_##SN, T, T, (U)x - (U)y)                                                     \
-    BINARY_ROW(mul_##SN, T, T, (U)x * (U)y)                                                     \
-    BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                    \
-    BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                  \
-    BINARY_ROW(pow_row_##SN, T, T, pow_##SN(x, y))                                              \
-    BINARY_ROW(max_##SN, T, T, x < y ? y : x)                                                   \
-    BINARY_ROW(min_##SN, T, T, y < x ? y : x)                                                   \
+#define INT_BINARY_ROWS(SN, T, U)                                                                  \
+    BINARY_ROW(add_##SN, T, T, (U)x + (U)y)                                                        \
+    BINARY_ROW(sub_##SN, T, T, (U)x - (U)y)                                                        \
+    BINARY_ROW(mul_##SN, T, T, (U)x *(U)y)                                                         \
+    BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
+    BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
+    BINARY_ROW(pow_row_##SN, T, T, pow_##SN(x, y))                                                 \
+    BINARY_ROW(max_##SN, T, T, x < y ? y : x)                                                      \
+    BINARY_ROW(min_##SN, T, T, y < x ? y : x)                                                      \
     COMPARE_ROWS(SN, T, AS_IS)
 INT_BINARY_ROWS(i32, int32_t, uint32_t)
 INT_BINARY_ROWS(i64, int64_t, uint64_t)
@@ -181,7 +181,10 @@ BINARY_ROW(or_bool, uint8_t, uint8_t, (x | y) != 0)
 BINARY_ROW(and_bool, uint8_t, uint8_t, (x != 0) & (y != 0))
 COMPARE_ROWS(bool, uint8_t, AS_BOOL)
 
-#define ROWS_5(B, I32, I64, F32, F64) {B, I32, I64, F32, F64}
+#define ROWS_5(B, I32, I64, F32, F64)                                                              \
+    {                                                                                              \
+        B, I32, I64, F32, F64                                                                      \
+    }
 #define ROWS_NUM(NAME) ROWS_5(NULL, NAME##_i32, NAME##_i64, NAME##_f32, NAME##_f64)
 #define ROWS_ALL(NAME) ROWS_5(NAME##_bool, NAME##_i32, NAME##_i64, NAME##_f32, NAME##_f64)
 
@@ -206,50 +209,50 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
 
 /* Unary rows: o and a as above (b unused); EXPR computes a T from x.  The
  * clamp rows read their bounds (two T) from extra. */
-#define UNARY_ROW(NAME, T, EXPR)                                                                \
-    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb, \
-                     int64_t n, const void *extra)                                             \
-    {                                                                                          \
-        (void)b, (void)sb;                                                                      \
-        const T lo = ((const T *)extra)[0], hi = ((const T *)extra)[1];                         \
-        (void)lo, (void)hi;                                                                     \
-        if (so == sizeof(T) && sa == sizeof(T)) {                                               \
-            T *po = (T *)o;                                                                     \
-            const T *pa = (const T *)a;                                                         \
-            for (int64_t i = 0; i < n; i++) {                                                   \
-                T x = pa[i];                                                                    \
-                po[i] = (T)(EXPR);                                                              \
-            }                                                                                  \
-        } else {                                                                               \
-            for (int64_t i = 0; i < n; i++) {                                                   \
-                T x = *(const T *)(a + i * sa);                                                 \
-                *(T *)(o + i * so) = (T)(EXPR);                                                 \
-            }                                                                                  \
-        }                                                                                      \
+#define UNARY_ROW(NAME, T, EXPR)                                                                   \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        (void)b, (void)sb;                                                                         \
+        const T lo = ((const T *)extra)[0], hi = ((const T *)extra)[1];                            \
+        (void)lo, (void)hi;                                                                        \
+        if (so == sizeof(T) && sa == sizeof(T)) {                                                  \
+            T *po = (T *)o;                                                                        \
+            const T *pa = (const T *)a;                                                            \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = pa[i];                                                                       \
+                po[i] = (T)(EXPR);                                                                 \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = *(const T *)(a + i * sa);                                                    \
+                *(T *)(o + i * so) = (T)(EXPR);                                                    \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 /* clamp(x) = min(max(x, lo), hi); a NaN x stays NaN; lo > hi gives hi. */
 #define CLAMP(x) ((x) < lo ? (lo > hi ? hi : lo) : (x) > hi ? hi : (x))
 
-#define FLOAT_UNARY_ROWS(SN, T, F)                                                              \
-    UNARY_ROW(neg_##SN, T, -x)                                                                  \
-    UNARY_ROW(abs_##SN, T, fabs##F(x))                                                          \
-    UNARY_ROW(exp_##SN, T, exp##F(x))                                                           \
-    UNARY_ROW(log_##SN, T, log##F(x))                                                           \
-    UNARY_ROW(sqrt_##SN, T, sqrt##F(x))                                                         \
-    UNARY_ROW(sin_##SN, T, sin##F(x))                                                           \
-    UNARY_ROW(cos_##SN, T, cos##F(x))                                                           \
-    UNARY_ROW(tanh_##SN, T, tanh##F(x))                                                         \
-    UNARY_ROW(sigmoid_##SN, T, (T)1 / ((T)1 + exp##F(-x)))                                      \
-    UNARY_ROW(relu_##SN, T, x < 0 ? (T)0 : x)                                                   \
+#define FLOAT_UNARY_ROWS(SN, T, F)                                                                 \
+    UNARY_ROW(neg_##SN, T, -x)                                                                     \
+    UNARY_ROW(abs_##SN, T, fabs##F(x))                                                             \
+    UNARY_ROW(exp_##SN, T, exp##F(x))                                                              \
+    UNARY_ROW(log_##SN, T, log##F(x))                                                              \
+    UNARY_ROW(sqrt_##SN, T, sqrt##F(x))                                                            \
+    UNARY_ROW(sin_##SN, T, sin##F(x))                                                              \
+    UNARY_ROW(cos_##SN, T, cos##F(x))                                                              \
+    UNARY_ROW(tanh_##SN, T, tanh##F(x))                                                            \
+    UNARY_ROW(sigmoid_##SN, T, (T)1 / ((T)1 + exp##F(-x)))                                         \
+    UNARY_ROW(relu_##SN, T, x < 0 ? (T)0 : x)                                                      \
     UNARY_ROW(clamp_##SN, T, CLAMP(x))
 FLOAT_UNARY_ROWS(f32, float, f)
 FLOAT_UNARY_ROWS(f64, double, )
 
-#define INT_UNARY_ROWS(SN, T, U)                                                                \
-    UNARY_ROW(neg_##SN, T, (U)0 - (U)x)                                                         \
-    UNARY_ROW(abs_##SN, T, x < 0 ? (U)0 - (U)x : (U)x)                                          \
-    UNARY_ROW(relu_##SN, T, x < 0 ? 0 : x)                                                      \
+#define INT_UNARY_ROWS(SN, T, U)                                                                   \
+    UNARY_ROW(neg_##SN, T, (U)0 - (U)x)                                                            \
+    UNARY_ROW(abs_##SN, T, x < 0 ? (U)0 - (U)x : (U)x)                                             \
+    UNARY_ROW(relu_##SN, T, x < 0 ? 0 : x)                                                         \
     UNARY_ROW(clamp_##SN, T, CLAMP(x))
 INT_UNARY_ROWS(i32, int32_t, uint32_t)
 INT_UNARY_ROWS(i64, int64_t, uint64_t)
@@ -443,16 +446,16 @@ static void clamp_bounds_init(pdt_dtype dt, double lo, double hi, clamp_bounds *
         case PDT_FLOAT32: out->f32[k] = isnan(d) ? (k ? INFINITY : -INFINITY) : (float)d; break;
         case PDT_FLOAT64: out->f64[k] = isnan(d) ? (k ? INFINITY : -INFINITY) : d; break;
         case PDT_INT32:
-            out->i32[k] = isnan(d) ? (k ? INT32_MAX : INT32_MIN)
+            out->i32[k] = isnan(d)         ? (k ? INT32_MAX : INT32_MIN)
                           : d <= INT32_MIN ? INT32_MIN
                           : d >= INT32_MAX ? INT32_MAX
                                            : (int32_t)d;
             break;
         case PDT_INT64:
-            out->i64[k] = isnan(d) ? (k ? INT64_MAX : INT64_MIN)
-                          : d <= -0x1p63   ? INT64_MIN
-                          : d >= 0x1p63    ? INT64_MAX
-                                           : (int64_t)d;
+            out->i64[k] = isnan(d)       ? (k ? INT64_MAX : INT64_MIN)
+                          : d <= -0x1p63 ? INT64_MIN
+                          : d >= 0x1p63  ? INT64_MAX
+                                         : (int64_t)d;
             break;
         case PDT_BOOL: out->b[k] = (uint8_t)k; break;
         }

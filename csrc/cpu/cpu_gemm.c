@@ -17,12 +17,12 @@
 /* ---------------------------------------------------------------- floats */
 
 /* c (rows, n) with leading dimension ldc: c = beta * c (beta 0: zeros). */
-#define SCALE_FN(NAME, T)                                                                     \
-    static void NAME(T *c, int64_t rows, int64_t n, int64_t ldc, double beta)                 \
-    {                                                                                          \
-        for (int64_t i = 0; i < rows; i++)                                                     \
-            for (int64_t j = 0; j < n; j++)                                                    \
-                c[i * ldc + j] = beta == 0.0 ? (T)0 : (T)(beta * c[i * ldc + j]);             \
+#define SCALE_FN(NAME, T)                                                                          \
+    static void NAME(T *c, int64_t rows, int64_t n, int64_t ldc, double beta)                      \
+    {                                                                                              \
+        for (int64_t i = 0; i < rows; i++)                                                         \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                c[i * ldc + j] = beta == 0.0 ? (T)0 : (T)(beta * c[i * ldc + j]);                  \
     }
 SCALE_FN(scale_f32, float)
 SCALE_FN(scale_f64, double)
@@ -65,37 +65,36 @@ typedef struct int_gemm_job {
 } int_gemm_job;
 
 /* Rows [begin, end) of the whole batch, row r being row r % m of matrix r / m. */
-#define INT_GEMM_ROWS(NAME, T, UT)                                                            \
-    static void NAME(int64_t begin, int64_t end, void *ctx)                                   \
-    {                                                                                          \
-        const pdt_gemm_args *g = ((const int_gemm_job *)ctx)->g;                               \
-        const int64_t m = g->m, n = g->n, k = g->k, lda = g->lda, ldb = g->ldb;               \
-        const UT alpha = (UT)(int64_t)g->alpha, beta = (UT)(int64_t)g->beta;                  \
-        for (int64_t r = begin; r < end; r++) {                                                \
-            int64_t bi = r / m, i = r % m;                                                     \
-            const T *a = (const T *)g->a + bi * g->stride_a; /* op(A): (m, k) */               \
-            const T *b = (const T *)g->b + bi * g->stride_b; /* op(B): (k, n) */               \
-            T *c = (T *)g->c + bi * g->stride_c + i * g->ldc; /* row i of C: (n,) */          \
-            for (int64_t j = 0; j < n; j++)                                                    \
-                c[j] = beta == 0 ? (T)0 : (T)(beta * (UT)c[j]);                                \
-            if (!g->trans_b) { /* i-k-j: rows of B and C run contiguously */                   \
-                for (int64_t p = 0; p < k; p++) {                                              \
-                    UT aip = alpha * (UT)(g->trans_a ? a[p * lda + i] : a[i * lda + p]);       \
-                    const T *brow = b + p * ldb;                                               \
-                    for (int64_t j = 0; j < n; j++)                                            \
-                        c[j] = (T)((UT)c[j] + aip * (UT)brow[j]);                              \
-                }                                                                              \
-            } else { /* B stored (n, k): dot products along its rows */                        \
-                for (int64_t j = 0; j < n; j++) {                                              \
-                    const T *bcol = b + j * ldb;                                               \
-                    UT acc = 0;                                                                \
-                    for (int64_t p = 0; p < k; p++)                                            \
-                        acc += (UT)(g->trans_a ? a[p * lda + i] : a[i * lda + p]) *            \
-                               (UT)bcol[p];                                                    \
-                    c[j] = (T)((UT)c[j] + alpha * acc);                                        \
-                }                                                                              \
-            }                                                                                  \
-        }                                                                                      \
+#define INT_GEMM_ROWS(NAME, T, UT)                                                                 \
+    static void NAME(int64_t begin, int64_t end, void *ctx)                                        \
+    {                                                                                              \
+        const pdt_gemm_args *g = ((const int_gemm_job *)ctx)->g;                                   \
+        const int64_t m = g->m, n = g->n, k = g->k, lda = g->lda, ldb = g->ldb;                    \
+        const UT alpha = (UT)(int64_t)g->alpha, beta = (UT)(int64_t)g->beta;                       \
+        for (int64_t r = begin; r < end; r++) {                                                    \
+            int64_t bi = r / m, i = r % m;                                                         \
+            const T *a = (const T *)g->a + bi * g->stride_a;  /* op(A): (m, k) */                  \
+            const T *b = (const T *)g->b + bi * g->stride_b;  /* op(B): (k, n) */                  \
+            T *c = (T *)g->c + bi * g->stride_c + i * g->ldc; /* row i of C: (n,) */               \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                c[j] = beta == 0 ? (T)0 : (T)(beta * (UT)c[j]);                                    \
+            if (!g->trans_b) { /* i-k-j: rows of B and C run contiguously */                       \
+                for (int64_t p = 0; p < k; p++) {                                                  \
+                    UT aip = alpha * (UT)(g->trans_a ? a[p * lda + i] : a[i * lda + p]);           \
+                    const T *brow = b + p * ldb;                                                   \
+                    for (int64_t j = 0; j < n; j++)                                                \
+                        c[j] = (T)((UT)c[j] + aip * (UT)brow[j]);                                  \
+                }                                                                                  \
+            } else { /* B stored (n, k): dot products along its rows */                            \
+                for (int64_t j = 0; j < n; j++) {                                                  \
+                    const T *bcol = b + j * ldb;                                                   \
+                    UT acc = 0;                                                                    \
+                    for (int64_t p = 0; p < k; p++)                                                \
+                        acc += (UT)(g->trans_a ? a[p * lda + i] : a[i * lda + p]) * (UT)bcol[p];   \
+                    c[j] = (T)((UT)c[j] + alpha * acc);                                            \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
     }
 INT_GEMM_ROWS(int_gemm_rows_i32, int32_t, uint32_t)
 INT_GEMM_ROWS(int_gemm_rows_i64, int64_t, uint64_t)
@@ -127,8 +126,7 @@ pdt_status pdt_cpu_gemm(const pdt_gemm_args *g)
         }
         return PDT_OK;
     case PDT_INT32:
-    case PDT_INT64:
-        return gemm_int(g);
+    case PDT_INT64: return gemm_int(g);
     default:
         return pdt_fail(PDT_ERR_UNSUPPORTED, "matmul: %s is not supported on the CPU",
                         pdt_dtype_name(g->dtype));

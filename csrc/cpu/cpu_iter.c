@@ -34,7 +34,8 @@ void pdt_cpu_for_each_row(const pdt_tensor *a, const pdt_tensor *b, pdt_cpu_row_
         ndim = 1;
     }
 
-    int64_t elsize[2] = {(int64_t)pdt_dtype_size(a->dtype), b ? (int64_t)pdt_dtype_size(b->dtype) : 0};
+    int64_t elsize[2] = {(int64_t)pdt_dtype_size(a->dtype),
+                         b ? (int64_t)pdt_dtype_size(b->dtype) : 0};
     char *base[2] = {pdt_tensor_ptr(a), b ? pdt_tensor_ptr(b) : NULL};
     int64_t inner = shape[ndim - 1];
     int64_t inner_stride[2] = {strides[0][ndim - 1] * elsize[0],

@@ -18,21 +18,21 @@
 #define F_TO_I64(x) pdt_f64_to_i64((double)(x))
 
 /* Row kernels for dst type D from src type S: d: (n,) stride ds; s: (n,) stride ss. */
-#define CAST_ROW(NAME, D, S, CONV)                                                            \
-    static void NAME(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)           \
-    {                                                                                          \
-        (void)ctx;                                                                             \
-        for (int64_t i = 0; i < n; i++)                                                        \
-            *(D *)(d + i * ds) = (D)CONV(*(const S *)(s + i * ss));                            \
+#define CAST_ROW(NAME, D, S, CONV)                                                                 \
+    static void NAME(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)               \
+    {                                                                                              \
+        (void)ctx;                                                                                 \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            *(D *)(d + i * ds) = (D)CONV(*(const S *)(s + i * ss));                                \
     }
 
 /* One row kernel per destination, with the conversion into each integer
  * dtype (TO_I32, TO_I64) and into the float dtypes (TO_F) given explicitly. */
-#define CAST_ROWS_FROM(S, SN, TO_I32, TO_I64, TO_F)                                            \
-    CAST_ROW(cast_##SN##_to_bool, uint8_t, S, TO_BOOL)                                         \
-    CAST_ROW(cast_##SN##_to_i32, int32_t, S, TO_I32)                                           \
-    CAST_ROW(cast_##SN##_to_i64, int64_t, S, TO_I64)                                           \
-    CAST_ROW(cast_##SN##_to_f32, float, S, TO_F)                                               \
+#define CAST_ROWS_FROM(S, SN, TO_I32, TO_I64, TO_F)                                                \
+    CAST_ROW(cast_##SN##_to_bool, uint8_t, S, TO_BOOL)                                             \
+    CAST_ROW(cast_##SN##_to_i32, int32_t, S, TO_I32)                                               \
+    CAST_ROW(cast_##SN##_to_i64, int64_t, S, TO_I64)                                               \
+    CAST_ROW(cast_##SN##_to_f32, float, S, TO_F)                                                   \
     CAST_ROW(cast_##SN##_to_f64, double, S, TO_F)
 
 CAST_ROWS_FROM(uint8_t, bool, BOOL_IN, BOOL_IN, BOOL_IN)
@@ -41,14 +41,18 @@ CAST_ROWS_FROM(int64_t, i64, TO_SAME, TO_SAME, TO_SAME)
 CAST_ROWS_FROM(float, f32, F_TO_I32, F_TO_I64, TO_SAME)
 CAST_ROWS_FROM(double, f64, F_TO_I32, F_TO_I64, TO_SAME)
 
-#define CAST_ROW_TABLE(SN)                                                                     \
-    {cast_##SN##_to_bool, cast_##SN##_to_i32, cast_##SN##_to_i64, cast_##SN##_to_f32,          \
-     cast_##SN##_to_f64}
+#define CAST_ROW_TABLE(SN)                                                                         \
+    {                                                                                              \
+        cast_##SN##_to_bool, cast_##SN##_to_i32, cast_##SN##_to_i64, cast_##SN##_to_f32,           \
+            cast_##SN##_to_f64                                                                     \
+    }
 
 /* cast_rows[src][dst], in pdt_dtype order */
-static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {
-    CAST_ROW_TABLE(bool), CAST_ROW_TABLE(i32), CAST_ROW_TABLE(i64), CAST_ROW_TABLE(f32),
-    CAST_ROW_TABLE(f64)};
+static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {CAST_ROW_TABLE(bool),
+                                                                         CAST_ROW_TABLE(i32),
+                                                                         CAST_ROW_TABLE(i64),
+                                                                         CAST_ROW_TABLE(f32),
+                                                                         CAST_ROW_TABLE(f64)};
 
 static void copy_row(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
 {
@@ -82,19 +86,19 @@ typedef union fill_value {
     double f64;
 } fill_value;
 
-#define FILL_ROW(NAME, T, FIELD)                                                               \
-    static void NAME(char *d, int64_t ds, char *unused, int64_t us, int64_t n, void *ctx)      \
-    {                                                                                          \
-        (void)unused, (void)us;                                                                \
-        T v = ((const fill_value *)ctx)->FIELD;                                                \
-        if (ds == (int64_t)sizeof(T)) {                                                        \
-            T *p = (T *)d;                                                                     \
-            for (int64_t i = 0; i < n; i++)                                                    \
-                p[i] = v;                                                                      \
-        } else {                                                                               \
-            for (int64_t i = 0; i < n; i++)                                                    \
-                *(T *)(d + i * ds) = v;                                                        \
-        }                                                                                      \
+#define FILL_ROW(NAME, T, FIELD)                                                                   \
+    static void NAME(char *d, int64_t ds, char *unused, int64_t us, int64_t n, void *ctx)          \
+    {                                                                                              \
+        (void)unused, (void)us;                                                                    \
+        T v = ((const fill_value *)ctx)->FIELD;                                                    \
+        if (ds == (int64_t)sizeof(T)) {                                                            \
+            T *p = (T *)d;                                                                         \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = v;                                                                          \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                *(T *)(d + i * ds) = v;                                                            \
+        }                                                                                          \
     }
 FILL_ROW(fill_bool, uint8_t, b)
 FILL_ROW(fill_i32, int32_t, i32)

@@ -20,8 +20,18 @@ typedef struct pool {
     int64_t n, slices;
 } pool;
 
-static pool P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                 PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, NULL, NULL, 0, 0};
+static pool P = {PTHREAD_MUTEX_INITIALIZER,
+                 PTHREAD_COND_INITIALIZER,
+                 PTHREAD_COND_INITIALIZER,
+                 PTHREAD_MUTEX_INITIALIZER,
+                 0,
+                 0,
+                 0,
+                 0,
+                 NULL,
+                 NULL,
+                 0,
+                 0};
 
 static void run_slice(int64_t s)
 {

@@ -30,10 +30,10 @@
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
 
-#define CHUNK ((int64_t)1 << 16)  /* elements per partial result */
-#define GRAIN ((int64_t)1 << 15)  /* elements below which a thread is not worth it */
-#define CHUNKS_PER_ROUND 256      /* partials gathered at once when a row is split */
-#define COL_BLOCK 1024            /* columns folded together in the columns layout */
+#define CHUNK ((int64_t)1 << 16) /* elements per partial result */
+#define GRAIN ((int64_t)1 << 15) /* elements below which a thread is not worth it */
+#define CHUNKS_PER_ROUND 256     /* partials gathered at once when a row is split */
+#define COL_BLOCK 1024           /* columns folded together in the columns layout */
 
 /* A partial result: f for floating inputs, i for integer ones (sums wrap as
  * uint64), idx the position of a max/min within the row. */
@@ -53,30 +53,30 @@ typedef acc (*chunk_fn)(const char *row, int64_t begin, int64_t n);
 #define SQUARE(v) ((v) * (v))
 
 /* Pairwise sum of F(x[i]) in double: see Note [CPU reduction order]. */
-#define PAIRWISE(NAME, T, F)                                                                   \
-    static double NAME(const T *x, int64_t n)                                                  \
-    {                                                                                          \
-        if (n > 128) {                                                                         \
-            int64_t h = (n / 2) & ~(int64_t)7;                                                 \
-            return NAME(x, h) + NAME(x + h, n - h);                                            \
-        }                                                                                      \
-        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                \
-        int64_t i = 0;                                                                         \
-        for (; i + 8 <= n; i += 8)                                                             \
-            for (int j = 0; j < 8; j++)                                                        \
-                s[j] += F((double)x[i + j]);                                                   \
-        double r = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));          \
-        for (; i < n; i++)                                                                     \
-            r += F((double)x[i]);                                                              \
-        return r;                                                                              \
+#define PAIRWISE(NAME, T, F)                                                                       \
+    static double NAME(const T *x, int64_t n)                                                      \
+    {                                                                                              \
+        if (n > 128) {                                                                             \
+            int64_t h = (n / 2) & ~(int64_t)7;                                                     \
+            return NAME(x, h) + NAME(x + h, n - h);                                                \
+        }                                                                                          \
+        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
+        int64_t i = 0;                                                                             \
+        for (; i + 8 <= n; i += 8)                                                                 \
+            for (int j = 0; j < 8; j++)                                                            \
+                s[j] += F((double)x[i + j]);                                                       \
+        double r = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));              \
+        for (; i < n; i++)                                                                         \
+            r += F((double)x[i]);                                                                  \
+        return r;                                                                                  \
     }
 
-#define FLOAT_SUM_CHUNK(NAME, T, F)                                                            \
-    PAIRWISE(NAME##_pairwise, T, F)                                                            \
-    static acc NAME(const char *row, int64_t begin, int64_t n)                                 \
-    {                                                                                          \
-        acc a = {NAME##_pairwise((const T *)row + begin, n), 0, 0};                            \
-        return a;                                                                              \
+#define FLOAT_SUM_CHUNK(NAME, T, F)                                                                \
+    PAIRWISE(NAME##_pairwise, T, F)                                                                \
+    static acc NAME(const char *row, int64_t begin, int64_t n)                                     \
+    {                                                                                              \
+        acc a = {NAME##_pairwise((const T *)row + begin, n), 0, 0};                                \
+        return a;                                                                                  \
     }
 
 static inline acc float_acc(double f, int64_t idx)
@@ -94,20 +94,20 @@ static inline acc int_acc(uint64_t i, int64_t idx)
 /* Products and integer sums in 8 running lanes (independent chains, which
  * the compiler can pipeline or vectorise), combined in a fixed order.  Integer
  * sums and products wrap around (two's complement), as in PyTorch. */
-#define LANES_CHUNK(NAME, T, A, CONV, INIT, OP, MAKE)                                          \
-    static acc NAME(const char *row, int64_t begin, int64_t n)                                 \
-    {                                                                                          \
-        const T *x = (const T *)row + begin;                                                   \
-        A r[8] = {INIT, INIT, INIT, INIT, INIT, INIT, INIT, INIT};                             \
-        int64_t i = 0;                                                                         \
-        for (; i + 8 <= n; i += 8)                                                             \
-            for (int j = 0; j < 8; j++)                                                        \
-                r[j] OP (A)CONV(x[i + j]);                                                     \
-        for (; i < n; i++)                                                                     \
-            r[0] OP (A)CONV(x[i]);                                                             \
-        for (int j = 1; j < 8; j++)                                                            \
-            r[0] OP r[j];                                                                      \
-        return MAKE(r[0], 0);                                                                  \
+#define LANES_CHUNK(NAME, T, A, CONV, INIT, OP, MAKE)                                              \
+    static acc NAME(const char *row, int64_t begin, int64_t n)                                     \
+    {                                                                                              \
+        const T *x = (const T *)row + begin;                                                       \
+        A r[8] = {INIT, INIT, INIT, INIT, INIT, INIT, INIT, INIT};                                 \
+        int64_t i = 0;                                                                             \
+        for (; i + 8 <= n; i += 8)                                                                 \
+            for (int j = 0; j < 8; j++)                                                            \
+                r[j] OP(A) CONV(x[i + j]);                                                         \
+        for (; i < n; i++)                                                                         \
+            r[0] OP(A) CONV(x[i]);                                                                 \
+        for (int j = 1; j < 8; j++)                                                                \
+            r[0] OP r[j];                                                                          \
+        return MAKE(r[0], 0);                                                                      \
     }
 
 #define FLOAT_NAN(v) ((v) != (v))
@@ -117,84 +117,84 @@ static inline acc int_acc(uint64_t i, int64_t idx)
  * *nan whether there was one.  Floats: two 16-byte vectors of running
  * extremes (GCC vector extensions: compare, then select); integers: 8 scalar
  * lanes, which the compiler vectorises itself. */
-#define FLOAT_LANES(NAME, T, VT, VI, CMP)                                                      \
-    static T NAME(const T *x, int64_t n, int *nan)                                             \
-    {                                                                                          \
-        enum { W = 16 / sizeof(T) };                                                           \
-        VT a, b;                                                                               \
-        VI seen = {0};                                                                         \
-        int64_t i = 0;                                                                         \
-        for (int w = 0; w < W; w++)                                                            \
-            a[w] = b[w] = x[0];                                                                \
-        for (; i + 2 * W <= n; i += 2 * W) {                                                   \
-            VT u, v;                                                                           \
-            memcpy(&u, x + i, sizeof u);                                                       \
-            memcpy(&v, x + i + W, sizeof v);                                                   \
-            VI mu = u CMP a, mv = v CMP b;                                                     \
-            a = (VT)(((VI)u & mu) | ((VI)a & ~mu));                                            \
-            b = (VT)(((VI)v & mv) | ((VI)b & ~mv));                                            \
-            seen |= (u != u) | (v != v);                                                       \
-        }                                                                                      \
-        T best = x[0];                                                                         \
-        int any = 0;                                                                           \
-        for (int w = 0; w < W; w++) {                                                          \
-            best = a[w] CMP best ? a[w] : best;                                                \
-            best = b[w] CMP best ? b[w] : best;                                                \
-            any |= seen[w] != 0;                                                               \
-        }                                                                                      \
-        for (; i < n; i++) {                                                                   \
-            best = x[i] CMP best ? x[i] : best;                                                \
-            any |= x[i] != x[i];                                                               \
-        }                                                                                      \
-        *nan = any;                                                                            \
-        return best;                                                                           \
+#define FLOAT_LANES(NAME, T, VT, VI, CMP)                                                          \
+    static T NAME(const T *x, int64_t n, int *nan)                                                 \
+    {                                                                                              \
+        enum { W = 16 / sizeof(T) };                                                               \
+        VT a, b;                                                                                   \
+        VI seen = {0};                                                                             \
+        int64_t i = 0;                                                                             \
+        for (int w = 0; w < W; w++)                                                                \
+            a[w] = b[w] = x[0];                                                                    \
+        for (; i + 2 * W <= n; i += 2 * W) {                                                       \
+            VT u, v;                                                                               \
+            memcpy(&u, x + i, sizeof u);                                                           \
+            memcpy(&v, x + i + W, sizeof v);                                                       \
+            VI mu = u CMP a, mv = v CMP b;                                                         \
+            a = (VT)(((VI)u & mu) | ((VI)a & ~mu));                                                \
+            b = (VT)(((VI)v & mv) | ((VI)b & ~mv));                                                \
+            seen |= (u != u) | (v != v);                                                           \
+        }                                                                                          \
+        T best = x[0];                                                                             \
+        int any = 0;                                                                               \
+        for (int w = 0; w < W; w++) {                                                              \
+            best = a[w] CMP best ? a[w] : best;                                                    \
+            best = b[w] CMP best ? b[w] : best;                                                    \
+            any |= seen[w] != 0;                                                                   \
+        }                                                                                          \
+        for (; i < n; i++) {                                                                       \
+            best = x[i] CMP best ? x[i] : best;                                                    \
+            any |= x[i] != x[i];                                                                   \
+        }                                                                                          \
+        *nan = any;                                                                                \
+        return best;                                                                               \
     }
 
-#define INT_LANES(NAME, T, V, CONV, CMP)                                                       \
-    static V NAME(const T *x, int64_t n, int *nan)                                             \
-    {                                                                                          \
-        V lane[8], best;                                                                       \
-        int64_t i = 0;                                                                         \
-        for (int j = 0; j < 8; j++)                                                            \
-            lane[j] = (V)CONV(x[0]);                                                           \
-        for (; i + 8 <= n; i += 8)                                                             \
-            for (int j = 0; j < 8; j++) {                                                      \
-                V v = (V)CONV(x[i + j]);                                                       \
-                lane[j] = v CMP lane[j] ? v : lane[j];                                         \
-            }                                                                                  \
-        for (; i < n; i++)                                                                     \
-            lane[0] = (V)CONV(x[i]) CMP lane[0] ? (V)CONV(x[i]) : lane[0];                     \
-        best = lane[0];                                                                        \
-        for (int j = 1; j < 8; j++)                                                            \
-            best = lane[j] CMP best ? lane[j] : best;                                          \
-        *nan = 0;                                                                              \
-        return best;                                                                           \
+#define INT_LANES(NAME, T, V, CONV, CMP)                                                           \
+    static V NAME(const T *x, int64_t n, int *nan)                                                 \
+    {                                                                                              \
+        V lane[8], best;                                                                           \
+        int64_t i = 0;                                                                             \
+        for (int j = 0; j < 8; j++)                                                                \
+            lane[j] = (V)CONV(x[0]);                                                               \
+        for (; i + 8 <= n; i += 8)                                                                 \
+            for (int j = 0; j < 8; j++) {                                                          \
+                V v = (V)CONV(x[i + j]);                                                           \
+                lane[j] = v CMP lane[j] ? v : lane[j];                                             \
+            }                                                                                      \
+        for (; i < n; i++)                                                                         \
+            lane[0] = (V)CONV(x[i]) CMP lane[0] ? (V)CONV(x[i]) : lane[0];                         \
+        best = lane[0];                                                                            \
+        for (int j = 1; j < 8; j++)                                                                \
+            best = lane[j] CMP best ? lane[j] : best;                                              \
+        *nan = 0;                                                                                  \
+        return best;                                                                               \
     }
 
 /* max/min of a chunk through LANES; then, for the arg ops (INDEX), the first
  * index of the result.  A NaN wins: the first one is the result. */
-#define EXTREME_CHUNK(NAME, T, V, CONV, LANES, ISNAN, MAKE, INDEX)                            \
-    static acc NAME(const char *row, int64_t begin, int64_t n)                                 \
-    {                                                                                          \
-        const T *x = (const T *)row + begin;                                                   \
-        int nan;                                                                               \
-        int64_t at = 0;                                                                        \
-        V best = LANES(x, n, &nan);                                                            \
-        if (nan) {                                                                             \
-            while (!ISNAN((V)CONV(x[at])))                                                     \
-                at++;                                                                          \
-            best = (V)CONV(x[at]);                                                             \
-        } else if (INDEX) {                                                                    \
-            while ((V)CONV(x[at]) != best)                                                     \
-                at++;                                                                          \
-        }                                                                                      \
-        return MAKE(best, begin + at);                                                         \
+#define EXTREME_CHUNK(NAME, T, V, CONV, LANES, ISNAN, MAKE, INDEX)                                 \
+    static acc NAME(const char *row, int64_t begin, int64_t n)                                     \
+    {                                                                                              \
+        const T *x = (const T *)row + begin;                                                       \
+        int nan;                                                                                   \
+        int64_t at = 0;                                                                            \
+        V best = LANES(x, n, &nan);                                                                \
+        if (nan) {                                                                                 \
+            while (!ISNAN((V)CONV(x[at])))                                                         \
+                at++;                                                                              \
+            best = (V)CONV(x[at]);                                                                 \
+        } else if (INDEX) {                                                                        \
+            while ((V)CONV(x[at]) != best)                                                         \
+                at++;                                                                              \
+        }                                                                                          \
+        return MAKE(best, begin + at);                                                             \
     }
 
-#define EXTREME_CHUNKS(SN, T, V, CONV, ISNAN, MAKE)                                            \
-    EXTREME_CHUNK(max_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 0)                        \
-    EXTREME_CHUNK(min_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 0)                        \
-    EXTREME_CHUNK(argmax_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 1)                     \
+#define EXTREME_CHUNKS(SN, T, V, CONV, ISNAN, MAKE)                                                \
+    EXTREME_CHUNK(max_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 0)                            \
+    EXTREME_CHUNK(min_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 0)                            \
+    EXTREME_CHUNK(argmax_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 1)                         \
     EXTREME_CHUNK(argmin_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 1)
 
 typedef float v4f __attribute__((vector_size(16)));
@@ -202,20 +202,20 @@ typedef int32_t v4i __attribute__((vector_size(16)));
 typedef double v2d __attribute__((vector_size(16)));
 typedef int64_t v2l __attribute__((vector_size(16)));
 
-#define INT_CHUNKS(SN, T, V, CONV)                                                             \
-    INT_LANES(max_lanes_##SN, T, V, CONV, >)                                                   \
-    INT_LANES(min_lanes_##SN, T, V, CONV, <)                                                   \
-    LANES_CHUNK(sum_##SN, T, uint64_t, (int64_t)CONV, 0, +=, int_acc)                          \
-    LANES_CHUNK(prod_##SN, T, uint64_t, (int64_t)CONV, 1, *=, int_acc)                         \
+#define INT_CHUNKS(SN, T, V, CONV)                                                                 \
+    INT_LANES(max_lanes_##SN, T, V, CONV, >)                                                       \
+    INT_LANES(min_lanes_##SN, T, V, CONV, <)                                                       \
+    LANES_CHUNK(sum_##SN, T, uint64_t, (int64_t)CONV, 0, +=, int_acc)                              \
+    LANES_CHUNK(prod_##SN, T, uint64_t, (int64_t)CONV, 1, *=, int_acc)                             \
     EXTREME_CHUNKS(SN, T, V, CONV, INT_NAN, int_acc)
 
-#define FLOAT_CHUNKS(SN, T, VT, VI)                                                            \
-    FLOAT_LANES(max_lanes_##SN, T, VT, VI, >)                                                  \
-    FLOAT_LANES(min_lanes_##SN, T, VT, VI, <)                                                  \
-    FLOAT_SUM_CHUNK(sum_##SN, T, AS_IS)                                                        \
-    FLOAT_SUM_CHUNK(sumsq_##SN, T, SQUARE)                                                     \
-    FLOAT_SUM_CHUNK(sumabs_##SN, T, fabs)                                                      \
-    LANES_CHUNK(prod_##SN, T, double, AS_IS, 1.0, *=, float_acc)                               \
+#define FLOAT_CHUNKS(SN, T, VT, VI)                                                                \
+    FLOAT_LANES(max_lanes_##SN, T, VT, VI, >)                                                      \
+    FLOAT_LANES(min_lanes_##SN, T, VT, VI, <)                                                      \
+    FLOAT_SUM_CHUNK(sum_##SN, T, AS_IS)                                                            \
+    FLOAT_SUM_CHUNK(sumsq_##SN, T, SQUARE)                                                         \
+    FLOAT_SUM_CHUNK(sumabs_##SN, T, fabs)                                                          \
+    LANES_CHUNK(prod_##SN, T, double, AS_IS, 1.0, *=, float_acc)                                   \
     EXTREME_CHUNKS(SN, T, T, AS_IS, FLOAT_NAN, float_acc)
 
 INT_CHUNKS(b8, uint8_t, int32_t, AS_BOOL)
@@ -234,63 +234,63 @@ typedef void (*cols_fn)(const char *x, int64_t m, int64_t k, int64_t j0, int64_t
 #define SQUARE_DOUBLE(v) SQUARE((double)(v))
 #define ABS_DOUBLE(v) fabs((double)(v))
 
-#define COLS_FOLD(NAME, T, A, CONV, INIT, OP, MAKE)                                            \
-    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)      \
-    {                                                                                          \
-        A r[COL_BLOCK];                                                                        \
-        for (int64_t q = 0; q < nj; q++)                                                       \
-            r[q] = INIT;                                                                       \
-        for (int64_t i = 0; i < k; i++) {                                                      \
-            const T *row = (const T *)x + i * m + j0;                                          \
-            for (int64_t q = 0; q < nj; q++)                                                   \
-                r[q] OP (A)CONV(row[q]);                                                       \
-        }                                                                                      \
-        for (int64_t q = 0; q < nj; q++)                                                       \
-            a[q] = MAKE(r[q], 0);                                                              \
+#define COLS_FOLD(NAME, T, A, CONV, INIT, OP, MAKE)                                                \
+    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)          \
+    {                                                                                              \
+        A r[COL_BLOCK];                                                                            \
+        for (int64_t q = 0; q < nj; q++)                                                           \
+            r[q] = INIT;                                                                           \
+        for (int64_t i = 0; i < k; i++) {                                                          \
+            const T *row = (const T *)x + i * m + j0;                                              \
+            for (int64_t q = 0; q < nj; q++)                                                       \
+                r[q] OP(A) CONV(row[q]);                                                           \
+        }                                                                                          \
+        for (int64_t q = 0; q < nj; q++)                                                           \
+            a[q] = MAKE(r[q], 0);                                                                  \
     }
 
 /* max (CMP >) or min (CMP <), and for the arg ops (INDEX) the first row
  * holding it; a NaN wins.  Branch-free selects. */
-#define COLS_EXTREME(NAME, T, V, CONV, CMP, ISNAN, MAKE, INDEX)                                \
-    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)      \
-    {                                                                                          \
-        V best[COL_BLOCK];                                                                     \
-        int64_t at[INDEX ? COL_BLOCK : 1] = {0};                                               \
-        for (int64_t q = 0; q < nj; q++) {                                                     \
-            best[q] = (V)CONV(((const T *)x)[j0 + q]);                                         \
-            if (INDEX)                                                                         \
-                at[q] = 0;                                                                     \
-        }                                                                                      \
-        for (int64_t i = 1; i < k; i++) {                                                      \
-            const T *row = (const T *)x + i * m + j0;                                          \
-            for (int64_t q = 0; q < nj; q++) {                                                 \
-                V v = (V)CONV(row[q]);                                                         \
-                int take = (!ISNAN(best[q])) & ((v CMP best[q]) | ISNAN(v));                   \
-                best[q] = take ? v : best[q];                                                  \
-                if (INDEX)                                                                     \
-                    at[q] = take ? i : at[q];                                                  \
-            }                                                                                  \
-        }                                                                                      \
-        for (int64_t q = 0; q < nj; q++)                                                       \
-            a[q] = MAKE(best[q], INDEX ? at[q] : 0);                                           \
+#define COLS_EXTREME(NAME, T, V, CONV, CMP, ISNAN, MAKE, INDEX)                                    \
+    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)          \
+    {                                                                                              \
+        V best[COL_BLOCK];                                                                         \
+        int64_t at[INDEX ? COL_BLOCK : 1] = {0};                                                   \
+        for (int64_t q = 0; q < nj; q++) {                                                         \
+            best[q] = (V)CONV(((const T *)x)[j0 + q]);                                             \
+            if (INDEX)                                                                             \
+                at[q] = 0;                                                                         \
+        }                                                                                          \
+        for (int64_t i = 1; i < k; i++) {                                                          \
+            const T *row = (const T *)x + i * m + j0;                                              \
+            for (int64_t q = 0; q < nj; q++) {                                                     \
+                V v = (V)CONV(row[q]);                                                             \
+                int take = (!ISNAN(best[q])) & ((v CMP best[q]) | ISNAN(v));                       \
+                best[q] = take ? v : best[q];                                                      \
+                if (INDEX)                                                                         \
+                    at[q] = take ? i : at[q];                                                      \
+            }                                                                                      \
+        }                                                                                          \
+        for (int64_t q = 0; q < nj; q++)                                                           \
+            a[q] = MAKE(best[q], INDEX ? at[q] : 0);                                               \
     }
 
-#define COLS_EXTREMES(SN, T, V, CONV, ISNAN, MAKE)                                             \
-    COLS_EXTREME(cols_max_##SN, T, V, CONV, >, ISNAN, MAKE, 0)                                 \
-    COLS_EXTREME(cols_min_##SN, T, V, CONV, <, ISNAN, MAKE, 0)                                 \
-    COLS_EXTREME(cols_argmax_##SN, T, V, CONV, >, ISNAN, MAKE, 1)                              \
+#define COLS_EXTREMES(SN, T, V, CONV, ISNAN, MAKE)                                                 \
+    COLS_EXTREME(cols_max_##SN, T, V, CONV, >, ISNAN, MAKE, 0)                                     \
+    COLS_EXTREME(cols_min_##SN, T, V, CONV, <, ISNAN, MAKE, 0)                                     \
+    COLS_EXTREME(cols_argmax_##SN, T, V, CONV, >, ISNAN, MAKE, 1)                                  \
     COLS_EXTREME(cols_argmin_##SN, T, V, CONV, <, ISNAN, MAKE, 1)
 
-#define INT_COLS(SN, T, V, CONV)                                                               \
-    COLS_FOLD(cols_sum_##SN, T, uint64_t, (int64_t)CONV, 0, +=, int_acc)                       \
-    COLS_FOLD(cols_prod_##SN, T, uint64_t, (int64_t)CONV, 1, *=, int_acc)                      \
+#define INT_COLS(SN, T, V, CONV)                                                                   \
+    COLS_FOLD(cols_sum_##SN, T, uint64_t, (int64_t)CONV, 0, +=, int_acc)                           \
+    COLS_FOLD(cols_prod_##SN, T, uint64_t, (int64_t)CONV, 1, *=, int_acc)                          \
     COLS_EXTREMES(SN, T, V, CONV, INT_NAN, int_acc)
 
-#define FLOAT_COLS(SN, T)                                                                      \
-    COLS_FOLD(cols_sum_##SN, T, double, AS_DOUBLE, 0.0, +=, float_acc)                         \
-    COLS_FOLD(cols_sumsq_##SN, T, double, SQUARE_DOUBLE, 0.0, +=, float_acc)                   \
-    COLS_FOLD(cols_sumabs_##SN, T, double, ABS_DOUBLE, 0.0, +=, float_acc)                     \
-    COLS_FOLD(cols_prod_##SN, T, double, AS_DOUBLE, 1.0, *=, float_acc)                        \
+#define FLOAT_COLS(SN, T)                                                                          \
+    COLS_FOLD(cols_sum_##SN, T, double, AS_DOUBLE, 0.0, +=, float_acc)                             \
+    COLS_FOLD(cols_sumsq_##SN, T, double, SQUARE_DOUBLE, 0.0, +=, float_acc)                       \
+    COLS_FOLD(cols_sumabs_##SN, T, double, ABS_DOUBLE, 0.0, +=, float_acc)                         \
+    COLS_FOLD(cols_prod_##SN, T, double, AS_DOUBLE, 1.0, *=, float_acc)                            \
     COLS_EXTREMES(SN, T, T, AS_IS, FLOAT_NAN, float_acc)
 
 INT_COLS(b8, uint8_t, int32_t, AS_BOOL)
@@ -299,20 +299,22 @@ INT_COLS(i64, int64_t, int64_t, AS_IS)
 FLOAT_COLS(f32, float)
 FLOAT_COLS(f64, double)
 
-#define ALL_DTYPES(K) {K##_b8, K##_i32, K##_i64, K##_f32, K##_f64}
-#define FLOAT_ONLY(K) {NULL, NULL, NULL, K##_f32, K##_f64}
+#define ALL_DTYPES(K)                                                                              \
+    {                                                                                              \
+        K##_b8, K##_i32, K##_i64, K##_f32, K##_f64                                                 \
+    }
+#define FLOAT_ONLY(K)                                                                              \
+    {                                                                                              \
+        NULL, NULL, NULL, K##_f32, K##_f64                                                         \
+    }
 
 /* chunk_fns[op][x dtype], in pdt_dtype order; NULL: not defined (the core
  * never asks). */
 static const chunk_fn chunk_fns[PDT_NUM_REDUCE_OPS][PDT_NUM_DTYPES] = {
-    [PDT_REDUCE_SUM] = ALL_DTYPES(sum),
-    [PDT_REDUCE_PROD] = ALL_DTYPES(prod),
-    [PDT_REDUCE_MAX] = ALL_DTYPES(max),
-    [PDT_REDUCE_MIN] = ALL_DTYPES(min),
-    [PDT_REDUCE_ARGMAX] = ALL_DTYPES(argmax),
-    [PDT_REDUCE_ARGMIN] = ALL_DTYPES(argmin),
-    [PDT_REDUCE_SUM_SQUARES] = FLOAT_ONLY(sumsq),
-    [PDT_REDUCE_SUM_ABS] = FLOAT_ONLY(sumabs),
+    [PDT_REDUCE_SUM] = ALL_DTYPES(sum),           [PDT_REDUCE_PROD] = ALL_DTYPES(prod),
+    [PDT_REDUCE_MAX] = ALL_DTYPES(max),           [PDT_REDUCE_MIN] = ALL_DTYPES(min),
+    [PDT_REDUCE_ARGMAX] = ALL_DTYPES(argmax),     [PDT_REDUCE_ARGMIN] = ALL_DTYPES(argmin),
+    [PDT_REDUCE_SUM_SQUARES] = FLOAT_ONLY(sumsq), [PDT_REDUCE_SUM_ABS] = FLOAT_ONLY(sumabs),
     [PDT_REDUCE_MEAN] = FLOAT_ONLY(sum),
 };
 
@@ -333,14 +335,14 @@ static const cols_fn cols_fns[PDT_NUM_REDUCE_OPS][PDT_NUM_DTYPES] = {
 
 typedef struct job {
     pdt_reduce_op op;
-    int is_float; /* x is float32 or float64: partials in acc.f */
-    chunk_fn chunk;   /* rows layout */
-    cols_fn cols;     /* columns layout */
-    const char *x;    /* (m, k) */
+    int is_float;   /* x is float32 or float64: partials in acc.f */
+    chunk_fn chunk; /* rows layout */
+    cols_fn cols;   /* columns layout */
+    const char *x;  /* (m, k) */
     int64_t m, k;
     int64_t row_bytes;
-    int64_t width;    /* columns per block (columns layout) */
-    char *out;        /* (m,) */
+    int64_t width; /* columns per block (columns layout) */
+    char *out;     /* (m,) */
     pdt_dtype out_dtype;
     /* one row split across threads */
     const char *row;

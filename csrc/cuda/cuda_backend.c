@@ -36,7 +36,7 @@
 #include "pdt_runtime.h" /* pdt_physical_index */
 
 #define CUDA_STAGING_BYTES ((size_t)4 << 20) /* per staging buffer, two per device */
-#define CUDA_SMALL_COPY ((size_t)256 << 10)   /* below this, no staging pipeline  */
+#define CUDA_SMALL_COPY ((size_t)256 << 10)  /* below this, no staging pipeline  */
 
 typedef struct cuda_device {
     atomic_int ready;    /* 1 once stream and pool are set up (release/acquire) */
@@ -45,14 +45,14 @@ typedef struct cuda_device {
 
     /* Note [pageable copies]: guarded by staging_lock. */
     pthread_mutex_t staging_lock;
-    int staging_state;          /* 0: not tried, 1: ready, -1: unavailable */
-    void *staging[2];           /* pinned, CUDA_STAGING_BYTES each */
+    int staging_state;           /* 0: not tried, 1: ready, -1: unavailable */
+    void *staging[2];            /* pinned, CUDA_STAGING_BYTES each */
     cudaEvent_t staging_idle[2]; /* recorded after the last DMA that used staging[k] */
 } cuda_device;
 
 static pthread_once_t cuda_once = PTHREAD_ONCE_INIT;
-static int cuda_count;         /* devices usable, <= PDT_MAX_DEVICES */
-static char cuda_reason[256];  /* why cuda_count is 0 */
+static int cuda_count;        /* devices usable, <= PDT_MAX_DEVICES */
+static char cuda_reason[256]; /* why cuda_count is 0 */
 static cuda_device cuda_devices[PDT_MAX_DEVICES];
 /* Serialises the rare set-up steps: stream/pool creation and peer access. */
 static pthread_mutex_t cuda_setup_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -327,7 +327,8 @@ static size_t cuda_reserved(int logical)
     uint64_t bytes = 0;
     if (d == NULL || d->pool == NULL)
         return 0;
-    if (cudaMemPoolGetAttribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &bytes) != cudaSuccess) {
+    if (cudaMemPoolGetAttribute(d->pool, cudaMemPoolAttrReservedMemCurrent, &bytes) !=
+        cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
@@ -407,8 +408,7 @@ static int cuda_staging_ready(cuda_device *d)
     for (int k = 0; k < 2; k++) {
         if (cudaHostAlloc(&d->staging[k], CUDA_STAGING_BYTES, cudaHostAllocPortable) !=
                 cudaSuccess ||
-            cudaEventCreateWithFlags(&d->staging_idle[k], cudaEventDisableTiming) !=
-                cudaSuccess) {
+            cudaEventCreateWithFlags(&d->staging_idle[k], cudaEventDisableTiming) != cudaSuccess) {
             /* No pinned memory to spare (a low memlock limit, say): every
              * pageable copy on this device goes through the driver instead. */
             (void)cudaGetLastError();
@@ -436,8 +436,8 @@ static pdt_status cuda_h2d_staged(cuda_device *d, char *dst, const char *src, si
         len = nbytes - off < CUDA_STAGING_BYTES ? nbytes - off : CUDA_STAGING_BYTES;
         PDT_CUDA_CHECK(cudaEventSynchronize(d->staging_idle[k]));
         memcpy(d->staging[k], src + off, len);
-        PDT_CUDA_CHECK(cudaMemcpyAsync(dst + off, d->staging[k], len, cudaMemcpyHostToDevice,
-                                       d->stream));
+        PDT_CUDA_CHECK(
+            cudaMemcpyAsync(dst + off, d->staging[k], len, cudaMemcpyHostToDevice, d->stream));
         PDT_CUDA_CHECK(cudaEventRecord(d->staging_idle[k], d->stream));
     }
     PDT_CUDA_CHECK(cudaStreamSynchronize(d->stream));
@@ -456,8 +456,8 @@ static pdt_status cuda_d2h_staged(cuda_device *d, char *dst, const char *src, si
         len = nbytes - off < CUDA_STAGING_BYTES ? nbytes - off : CUDA_STAGING_BYTES;
         /* staging[k] was last drained by the CPU two chunks ago (or by an
          * earlier call, which drained everything), so the DMA may overwrite it. */
-        PDT_CUDA_CHECK(cudaMemcpyAsync(d->staging[k], src + off, len, cudaMemcpyDeviceToHost,
-                                       d->stream));
+        PDT_CUDA_CHECK(
+            cudaMemcpyAsync(d->staging[k], src + off, len, cudaMemcpyDeviceToHost, d->stream));
         PDT_CUDA_CHECK(cudaEventRecord(d->staging_idle[k], d->stream));
         if (prev >= 0) {
             PDT_CUDA_CHECK(cudaEventSynchronize(d->staging_idle[prev]));
@@ -476,8 +476,8 @@ fail:
 }
 
 /* H2D or D2H with a pageable host side; d is current. */
-static pdt_status cuda_copy_pageable(cuda_device *d, pdt_copy_kind kind, void *dst,
-                                     const void *src, size_t nbytes)
+static pdt_status cuda_copy_pageable(cuda_device *d, pdt_copy_kind kind, void *dst, const void *src,
+                                     size_t nbytes)
 {
     pdt_status st = PDT_OK;
     enum cudaMemcpyKind ck = kind == PDT_COPY_H2D ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
@@ -596,9 +596,7 @@ static pdt_status cuda_copy_bytes(pdt_copy_kind kind, int dst_logical, void *dst
     if (nbytes == 0)
         return PDT_OK;
     switch (kind) {
-    case PDT_COPY_H2H:
-        memcpy(dst, src, nbytes);
-        break;
+    case PDT_COPY_H2H: memcpy(dst, src, nbytes); break;
     case PDT_COPY_H2D:
     case PDT_COPY_D2H: {
         const int index = kind == PDT_COPY_H2D ? dst_index : src_index;
@@ -682,13 +680,12 @@ static pdt_status cuda_pointer_device(const void *ptr, int *index)
     struct cudaPointerAttributes attr;
     memset(&attr, 0, sizeof attr);
     if (cuda_device_count() == 0)
-        return pdt_fail(PDT_ERR_DEVICE, "address %p cannot be CUDA memory: %s", ptr,
-                        cuda_reason);
+        return pdt_fail(PDT_ERR_DEVICE, "address %p cannot be CUDA memory: %s", ptr, cuda_reason);
     PDT_CUDA_CHECK(cudaPointerGetAttributes(&attr, ptr));
     if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
         return pdt_fail(PDT_ERR_VALUE,
-                        "address %p is not CUDA device memory (CUDA reports it as %s memory)",
-                        ptr, attr.type == cudaMemoryTypeHost ? "page-locked host" : "host");
+                        "address %p is not CUDA device memory (CUDA reports it as %s memory)", ptr,
+                        attr.type == cudaMemoryTypeHost ? "page-locked host" : "host");
     *index = attr.device;
 fail:
     return st;
@@ -697,16 +694,16 @@ fail:
 /* ---------------------------------------------------------------- kernels */
 
 /* A kernel entry: set up dst's device, launch on its stream, check the launch. */
-#define CUDA_KERNEL_ENTRY(NAME, PARAMS, LAUNCH)                                              \
-    static pdt_status NAME PARAMS                                                             \
-    {                                                                                         \
-        cuda_device *d = NULL;                                                                \
-        pdt_status st = cuda_prepare(phys(dst->device.index), &d);                            \
-        if (st != PDT_OK)                                                                     \
-            return st;                                                                        \
-        PDT_CUDA_CHECK(LAUNCH);                                                               \
-    fail:                                                                                     \
-        return st;                                                                            \
+#define CUDA_KERNEL_ENTRY(NAME, PARAMS, LAUNCH)                                                    \
+    static pdt_status NAME PARAMS                                                                  \
+    {                                                                                              \
+        cuda_device *d = NULL;                                                                     \
+        pdt_status st = cuda_prepare(phys(dst->device.index), &d);                                 \
+        if (st != PDT_OK)                                                                          \
+            return st;                                                                             \
+        PDT_CUDA_CHECK(LAUNCH);                                                                    \
+    fail:                                                                                          \
+        return st;                                                                                 \
     }
 
 CUDA_KERNEL_ENTRY(cuda_fill, (const pdt_tensor *dst, pdt_scalar value),

@@ -42,8 +42,8 @@ static void cublas_load(void)
     for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
         *symbols[i].slot = dlsym(lib, symbols[i].name);
         if (!*symbols[i].slot) {
-            snprintf(cublas_error, sizeof cublas_error, "%s lacks the symbol %s",
-                     PDT_CUBLAS_SONAME, symbols[i].name);
+            snprintf(cublas_error, sizeof cublas_error, "%s lacks the symbol %s", PDT_CUBLAS_SONAME,
+                     symbols[i].name);
             memset(&cublas, 0, sizeof cublas);
             dlclose(lib);
             return;

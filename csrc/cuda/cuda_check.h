@@ -41,21 +41,21 @@ static inline pdt_status pdt_cuda_fail(cudaError_t err, const char *call, const 
 }
 
 /* Needs a local `pdt_status st;` and a `fail:` label in the calling function. */
-#define PDT_CUDA_CHECK(call)                                                                  \
-    do {                                                                                      \
-        cudaError_t pdt_cuda_err_ = (call);                                                   \
-        if (pdt_cuda_err_ != cudaSuccess) {                                                   \
-            st = pdt_cuda_fail(pdt_cuda_err_, #call, __FILE__, __LINE__);                     \
-            goto fail;                                                                        \
-        }                                                                                     \
+#define PDT_CUDA_CHECK(call)                                                                       \
+    do {                                                                                           \
+        cudaError_t pdt_cuda_err_ = (call);                                                        \
+        if (pdt_cuda_err_ != cudaSuccess) {                                                        \
+            st = pdt_cuda_fail(pdt_cuda_err_, #call, __FILE__, __LINE__);                          \
+            goto fail;                                                                             \
+        }                                                                                          \
     } while (0)
 
 /* For calls whose failure cannot be reported (free functions, best-effort
  * steps): runs the call and clears the last error if it failed. */
-#define PDT_CUDA_IGNORE(call)                                                                 \
-    do {                                                                                      \
-        if ((call) != cudaSuccess)                                                            \
-            (void)cudaGetLastError();                                                         \
+#define PDT_CUDA_IGNORE(call)                                                                      \
+    do {                                                                                           \
+        if ((call) != cudaSuccess)                                                                 \
+            (void)cudaGetLastError();                                                              \
     } while (0)
 
 #ifdef __cplusplus

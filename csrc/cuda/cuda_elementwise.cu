@@ -46,27 +46,46 @@ constexpr int kBlocksPerSm = 2048 / kThreads; /* one full wave at max occupancy 
 /* ---------------------------------------------------------------- dtypes */
 
 template <pdt_dtype DT> struct dtype_traits;
-template <> struct dtype_traits<PDT_BOOL> { typedef uint8_t type; };
-template <> struct dtype_traits<PDT_INT32> { typedef int32_t type; };
-template <> struct dtype_traits<PDT_INT64> { typedef int64_t type; };
-template <> struct dtype_traits<PDT_FLOAT32> { typedef float type; };
-template <> struct dtype_traits<PDT_FLOAT64> { typedef double type; };
+template <> struct dtype_traits<PDT_BOOL> {
+    typedef uint8_t type;
+};
+template <> struct dtype_traits<PDT_INT32> {
+    typedef int32_t type;
+};
+template <> struct dtype_traits<PDT_INT64> {
+    typedef int64_t type;
+};
+template <> struct dtype_traits<PDT_FLOAT32> {
+    typedef float type;
+};
+template <> struct dtype_traits<PDT_FLOAT64> {
+    typedef double type;
+};
 template <pdt_dtype DT> using elem_t = typename dtype_traits<DT>::type;
 
 /* The unsigned type integer arithmetic wraps in (the type itself otherwise). */
-template <typename T> struct wrap_type { typedef T type; };
-template <> struct wrap_type<int32_t> { typedef uint32_t type; };
-template <> struct wrap_type<int64_t> { typedef uint64_t type; };
+template <typename T> struct wrap_type {
+    typedef T type;
+};
+template <> struct wrap_type<int32_t> {
+    typedef uint32_t type;
+};
+template <> struct wrap_type<int64_t> {
+    typedef uint64_t type;
+};
 
 template <typename T> constexpr bool is_bool_v = std::is_same<T, uint8_t>::value;
 template <typename T> constexpr bool is_float_v = std::is_floating_point<T>::value;
 
-__host__ __device__ constexpr bool is_comparison(int op) { return op >= PDT_OP_EQ && op <= PDT_OP_GE; }
+__host__ __device__ constexpr bool is_comparison(int op)
+{
+    return op >= PDT_OP_EQ && op <= PDT_OP_GE;
+}
 
 /* The (op, dtype) pairs the core sends, as in the CPU backend's tables. */
 constexpr bool binary_supported(int op, pdt_dtype d)
 {
-    return op == PDT_OP_DIV        ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
+    return op == PDT_OP_DIV ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
            : op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_REMAINDER ||
                    op == PDT_OP_POW
                ? d != PDT_BOOL
@@ -75,24 +94,33 @@ constexpr bool binary_supported(int op, pdt_dtype d)
 
 constexpr bool unary_supported(int op, pdt_dtype d)
 {
-    return op == PDT_OP_ABS || op == PDT_OP_RELU ? true
+    return op == PDT_OP_ABS || op == PDT_OP_RELU    ? true
            : op == PDT_OP_NEG || op == PDT_OP_CLAMP ? d != PDT_BOOL
-                                                     : (d == PDT_FLOAT32 || d == PDT_FLOAT64);
+                                                    : (d == PDT_FLOAT32 || d == PDT_FLOAT64);
 }
 
 /* ------------------------------------------------------ element functions */
 
 template <typename T> __device__ __forceinline__ T d_fmod(T a, T b)
 {
-    if constexpr (sizeof(T) == 4) return fmodf(a, b); else return fmod(a, b);
+    if constexpr (sizeof(T) == 4)
+        return fmodf(a, b);
+    else
+        return fmod(a, b);
 }
 template <typename T> __device__ __forceinline__ T d_floor(T a)
 {
-    if constexpr (sizeof(T) == 4) return floorf(a); else return floor(a);
+    if constexpr (sizeof(T) == 4)
+        return floorf(a);
+    else
+        return floor(a);
 }
 template <typename T> __device__ __forceinline__ T d_copysign(T a, T b)
 {
-    if constexpr (sizeof(T) == 4) return copysignf(a, b); else return copysign(a, b);
+    if constexpr (sizeof(T) == 4)
+        return copysignf(a, b);
+    else
+        return copysign(a, b);
 }
 
 /* Python's float // (NumPy's npy_divmod), as in cpu_elementwise.c. */
@@ -151,7 +179,8 @@ template <typename T> __device__ __forceinline__ T pow_int(T base, T e)
     return (T)r;
 }
 
-template <int OP, typename T> using out_t = typename std::conditional<is_comparison(OP), uint8_t, T>::type;
+template <int OP, typename T>
+using out_t = typename std::conditional<is_comparison(OP), uint8_t, T>::type;
 
 template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_binary(T x, T y)
 {
@@ -161,15 +190,23 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
             x = x != 0;
             y = y != 0;
         }
-        if constexpr (OP == PDT_OP_EQ) return x == y;
-        else if constexpr (OP == PDT_OP_NE) return x != y;
-        else if constexpr (OP == PDT_OP_LT) return x < y;
-        else if constexpr (OP == PDT_OP_LE) return x <= y;
-        else if constexpr (OP == PDT_OP_GT) return x > y;
-        else return x >= y;
+        if constexpr (OP == PDT_OP_EQ)
+            return x == y;
+        else if constexpr (OP == PDT_OP_NE)
+            return x != y;
+        else if constexpr (OP == PDT_OP_LT)
+            return x < y;
+        else if constexpr (OP == PDT_OP_LE)
+            return x <= y;
+        else if constexpr (OP == PDT_OP_GT)
+            return x > y;
+        else
+            return x >= y;
     } else if constexpr (is_bool_v<T>) { /* + and maximum: or; * and minimum: and */
-        if constexpr (OP == PDT_OP_ADD || OP == PDT_OP_MAXIMUM) return (x | y) != 0;
-        else return (x != 0) & (y != 0);
+        if constexpr (OP == PDT_OP_ADD || OP == PDT_OP_MAXIMUM)
+            return (x | y) != 0;
+        else
+            return (x != 0) & (y != 0);
     } else if constexpr (OP == PDT_OP_ADD) {
         return (T)((U)x + (U)y);
     } else if constexpr (OP == PDT_OP_SUB) {
@@ -179,19 +216,34 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
     } else if constexpr (OP == PDT_OP_DIV) {
         return x / y;
     } else if constexpr (OP == PDT_OP_FLOOR_DIV) {
-        if constexpr (is_float_v<T>) return floordiv_float(x, y); else return floordiv_int(x, y);
+        if constexpr (is_float_v<T>)
+            return floordiv_float(x, y);
+        else
+            return floordiv_int(x, y);
     } else if constexpr (OP == PDT_OP_REMAINDER) {
-        if constexpr (is_float_v<T>) return remainder_float(x, y); else return remainder_int(x, y);
+        if constexpr (is_float_v<T>)
+            return remainder_float(x, y);
+        else
+            return remainder_int(x, y);
     } else if constexpr (OP == PDT_OP_POW) {
-        if constexpr (sizeof(T) == 4 && is_float_v<T>) return powf(x, y);
-        else if constexpr (is_float_v<T>) return pow(x, y);
-        else return pow_int(x, y);
+        if constexpr (sizeof(T) == 4 && is_float_v<T>)
+            return powf(x, y);
+        else if constexpr (is_float_v<T>)
+            return pow(x, y);
+        else
+            return pow_int(x, y);
     } else if constexpr (is_float_v<T>) { /* maximum, minimum: NaN wins */
         if (x != x || y != y)
             return x != x ? x : y;
-        if constexpr (OP == PDT_OP_MAXIMUM) return x < y ? y : x; else return y < x ? y : x;
+        if constexpr (OP == PDT_OP_MAXIMUM)
+            return x < y ? y : x;
+        else
+            return y < x ? y : x;
     } else {
-        if constexpr (OP == PDT_OP_MAXIMUM) return x < y ? y : x; else return y < x ? y : x;
+        if constexpr (OP == PDT_OP_MAXIMUM)
+            return x < y ? y : x;
+        else
+            return y < x ? y : x;
     }
 }
 
@@ -199,21 +251,33 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
 {
     typedef typename wrap_type<T>::type U;
     constexpr bool f32 = sizeof(T) == 4 && is_float_v<T>;
-    if constexpr (is_bool_v<T>) return x != 0; /* abs and relu */
-    else if constexpr (OP == PDT_OP_NEG) return is_float_v<T> ? -x : (T)((U)0 - (U)x);
+    if constexpr (is_bool_v<T>)
+        return x != 0; /* abs and relu */
+    else if constexpr (OP == PDT_OP_NEG)
+        return is_float_v<T> ? -x : (T)((U)0 - (U)x);
     else if constexpr (OP == PDT_OP_ABS) {
-        if constexpr (is_float_v<T>) return f32 ? fabsf(x) : fabs(x);
-        else return x < 0 ? (T)((U)0 - (U)x) : x;
-    }
-    else if constexpr (OP == PDT_OP_RELU) return x < 0 ? (T)0 : x;
-    else if constexpr (OP == PDT_OP_CLAMP) return x < lo ? (lo > hi ? hi : lo) : x > hi ? hi : x;
-    else if constexpr (OP == PDT_OP_EXP) return f32 ? expf(x) : exp(x);
-    else if constexpr (OP == PDT_OP_LOG) return f32 ? logf(x) : log(x);
-    else if constexpr (OP == PDT_OP_SQRT) return f32 ? sqrtf(x) : sqrt(x);
-    else if constexpr (OP == PDT_OP_SIN) return f32 ? sinf(x) : sin(x);
-    else if constexpr (OP == PDT_OP_COS) return f32 ? cosf(x) : cos(x);
-    else if constexpr (OP == PDT_OP_TANH) return f32 ? tanhf(x) : tanh(x);
-    else return (T)1 / ((T)1 + (f32 ? expf(-x) : exp(-x))); /* sigmoid */
+        if constexpr (is_float_v<T>)
+            return f32 ? fabsf(x) : fabs(x);
+        else
+            return x < 0 ? (T)((U)0 - (U)x) : x;
+    } else if constexpr (OP == PDT_OP_RELU)
+        return x < 0 ? (T)0 : x;
+    else if constexpr (OP == PDT_OP_CLAMP)
+        return x < lo ? (lo > hi ? hi : lo) : x > hi ? hi : x;
+    else if constexpr (OP == PDT_OP_EXP)
+        return f32 ? expf(x) : exp(x);
+    else if constexpr (OP == PDT_OP_LOG)
+        return f32 ? logf(x) : log(x);
+    else if constexpr (OP == PDT_OP_SQRT)
+        return f32 ? sqrtf(x) : sqrt(x);
+    else if constexpr (OP == PDT_OP_SIN)
+        return f32 ? sinf(x) : sin(x);
+    else if constexpr (OP == PDT_OP_COS)
+        return f32 ? cosf(x) : cos(x);
+    else if constexpr (OP == PDT_OP_TANH)
+        return f32 ? tanhf(x) : tanh(x);
+    else
+        return (T)1 / ((T)1 + (f32 ? expf(-x) : exp(-x))); /* sigmoid */
 }
 
 /* ------------------------------------------------------ launch geometry */
@@ -224,7 +288,8 @@ std::atomic<int> g_sm_count[PDT_MAX_DEVICES]; /* 0 until first asked */
  * thread, capped at one full wave (the grid-stride loop does the rest). */
 unsigned grid_for(int dev, uint64_t work)
 {
-    int sm = dev >= 0 && dev < PDT_MAX_DEVICES ? g_sm_count[dev].load(std::memory_order_relaxed) : 0;
+    int sm = dev >= 0 && dev < PDT_MAX_DEVICES ? g_sm_count[dev].load(std::memory_order_relaxed)
+                                               : 0;
     if (sm <= 0) {
         if (cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
             sm <= 0) {
@@ -243,7 +308,10 @@ template <typename I> __device__ __forceinline__ I gs_first()
 {
     return (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
 }
-template <typename I> __device__ __forceinline__ I gs_step() { return (I)gridDim.x * (I)blockDim.x; }
+template <typename I> __device__ __forceinline__ I gs_step()
+{
+    return (I)gridDim.x * (I)blockDim.x;
+}
 
 /* ------------------------------------------------------- strided layout */
 
@@ -446,15 +514,21 @@ cudaError_t launch_binary(const pdt_tensor *out, pdt_operand a, pdt_operand b, c
         uint64_t n = 1;
         for (int d = 0; d < out->ndim; d++)
             n *= (uint64_t)out->shape[d];
-        const bool aligned = aligned16(p.out) && (!p.a || aligned16(p.a)) && (!p.b || aligned16(p.b));
+        const bool aligned = aligned16(p.out) && (!p.a || aligned16(p.a)) &&
+                             (!p.b || aligned16(p.b));
         if (contiguous && aligned)
-            binary_vec_kernel<OP, T><<<grid_for(out->device.index, n / (16 / sizeof(T)) + 1), kThreads, 0, stream>>>(p, n);
+            binary_vec_kernel<OP, T>
+                <<<grid_for(out->device.index, n / (16 / sizeof(T)) + 1), kThreads, 0, stream>>>(p,
+                                                                                                 n);
         else if (contiguous)
-            binary_contig_kernel<OP, T><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, n);
+            binary_contig_kernel<OP, T>
+                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, n);
         else if (n <= (uint64_t)INT32_MAX)
-            binary_strided_kernel<OP, T, uint32_t><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, (uint32_t)n);
+            binary_strided_kernel<OP, T, uint32_t>
+                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, (uint32_t)n);
         else
-            binary_strided_kernel<OP, T, uint64_t><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, n);
+            binary_strided_kernel<OP, T, uint64_t>
+                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, n);
         return cudaGetLastError();
     }
 }
@@ -499,13 +573,18 @@ cudaError_t launch_unary(const pdt_tensor *out, const pdt_tensor *x, double lo, 
         for (int d = 0; d < out->ndim; d++)
             n *= (uint64_t)out->shape[d];
         if (contiguous && aligned16(p.out) && aligned16(p.x))
-            unary_vec_kernel<OP, T><<<grid_for(out->device.index, n / (16 / sizeof(T)) + 1), kThreads, 0, stream>>>(p, n);
+            unary_vec_kernel<OP, T>
+                <<<grid_for(out->device.index, n / (16 / sizeof(T)) + 1), kThreads, 0, stream>>>(p,
+                                                                                                 n);
         else if (contiguous)
-            unary_contig_kernel<OP, T><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, n);
+            unary_contig_kernel<OP, T>
+                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, n);
         else if (n <= (uint64_t)INT32_MAX)
-            unary_strided_kernel<OP, T, uint32_t><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, (uint32_t)n);
+            unary_strided_kernel<OP, T, uint32_t>
+                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, (uint32_t)n);
         else
-            unary_strided_kernel<OP, T, uint64_t><<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, n);
+            unary_strided_kernel<OP, T, uint64_t>
+                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, n);
         return cudaGetLastError();
     }
 }
@@ -517,7 +596,7 @@ cudaError_t binary_by_op(int op, const pdt_tensor *out, pdt_operand a, pdt_opera
                          cudaStream_t s)
 {
     switch (op) {
-#define BINARY_CASE(OP)                                                                        \
+#define BINARY_CASE(OP)                                                                            \
     case OP: return launch_binary<OP, D>(out, a, b, s);
         BINARY_CASE(PDT_OP_ADD)
         BINARY_CASE(PDT_OP_SUB)
@@ -544,7 +623,7 @@ cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, doub
                         cudaStream_t s)
 {
     switch (op) {
-#define UNARY_CASE(OP)                                                                         \
+#define UNARY_CASE(OP)                                                                             \
     case OP: return launch_unary<OP, D>(out, x, lo, hi, s);
         UNARY_CASE(PDT_OP_NEG)
         UNARY_CASE(PDT_OP_ABS)

@@ -40,7 +40,7 @@
 #include "cuda_ops.h"
 
 typedef struct cublas_slot {
-    pthread_mutex_t lock; /* guards the fields below and calls on the handle */
+    pthread_mutex_t lock;  /* guards the fields below and calls on the handle */
     cublasHandle_t handle; /* NULL until the device's first GEMM */
     cudaStream_t stream;   /* the stream the handle is bound to */
     cublasMath_t math;     /* the handle's current math mode */
@@ -65,39 +65,39 @@ static pdt_status cublas_fail(const pdt_cublas_table *t, cublasStatus_t s, const
 {
     (void)cudaGetLastError();
     return pdt_fail(s == CUBLAS_STATUS_ALLOC_FAILED ? PDT_ERR_OOM : PDT_ERR_BACKEND,
-                    "cuBLAS error: %s returned %s (%d) at %s:%d", call, t->status_string(s),
-                    (int)s, file, line);
+                    "cuBLAS error: %s returned %s (%d) at %s:%d", call, t->status_string(s), (int)s,
+                    file, line);
 }
 
 /* Needs `pdt_status st`, the table `t` and a `fail:` label. */
-#define PDT_CUBLAS_CHECK(call)                                                                \
-    do {                                                                                      \
-        cublasStatus_t pdt_cublas_st_ = (call);                                               \
-        if (pdt_cublas_st_ != CUBLAS_STATUS_SUCCESS) {                                        \
-            st = cublas_fail(t, pdt_cublas_st_, #call, __FILE__, __LINE__);                   \
-            goto fail;                                                                        \
-        }                                                                                     \
+#define PDT_CUBLAS_CHECK(call)                                                                     \
+    do {                                                                                           \
+        cublasStatus_t pdt_cublas_st_ = (call);                                                    \
+        if (pdt_cublas_st_ != CUBLAS_STATUS_SUCCESS) {                                             \
+            st = cublas_fail(t, pdt_cublas_st_, #call, __FILE__, __LINE__);                        \
+            goto fail;                                                                             \
+        }                                                                                          \
     } while (0)
 
 /* One GEMM of element type T through t->GEMM, or t->BATCHED for a batch, with
  * the operands in Note [row-major cuBLAS]'s order.  Inside cublas_gemm_locked. */
-#define CUBLAS_GEMM(T, GEMM, BATCHED)                                                         \
-    do {                                                                                      \
-        T alpha = (T)g->alpha, beta = (T)g->beta;                                             \
-        const T *a = g->a, *b = g->b;                                                         \
-        T *c = g->c;                                                                          \
-        if (batch == 1)                                                                       \
-            PDT_CUBLAS_CHECK(t->GEMM(s->handle, op_b, op_a, n, m, k, &alpha, b, ldb, a, lda,  \
-                                     &beta, c, ldc));                                         \
-        else                                                                                  \
-            PDT_CUBLAS_CHECK(t->BATCHED(s->handle, op_b, op_a, n, m, k, &alpha, b, ldb,       \
-                                        g->stride_b, a, lda, g->stride_a, &beta, c, ldc,      \
-                                        g->stride_c, batch));                                 \
+#define CUBLAS_GEMM(T, GEMM, BATCHED)                                                              \
+    do {                                                                                           \
+        T alpha = (T)g->alpha, beta = (T)g->beta;                                                  \
+        const T *a = g->a, *b = g->b;                                                              \
+        T *c = g->c;                                                                               \
+        if (batch == 1)                                                                            \
+            PDT_CUBLAS_CHECK(                                                                      \
+                t->GEMM(s->handle, op_b, op_a, n, m, k, &alpha, b, ldb, a, lda, &beta, c, ldc));   \
+        else                                                                                       \
+            PDT_CUBLAS_CHECK(t->BATCHED(s->handle, op_b, op_a, n, m, k, &alpha, b, ldb,            \
+                                        g->stride_b, a, lda, g->stride_a, &beta, c, ldc,           \
+                                        g->stride_c, batch));                                      \
     } while (0)
 
 /* Enqueues g through cuBLAS on stream; s->lock is held. */
-static pdt_status cublas_gemm_locked(const pdt_cublas_table *t, cublas_slot *s,
-                                     cudaStream_t stream, const pdt_gemm_args *g)
+static pdt_status cublas_gemm_locked(const pdt_cublas_table *t, cublas_slot *s, cudaStream_t stream,
+                                     const pdt_gemm_args *g)
 {
     pdt_status st = PDT_OK;
     if (!s->handle) { /* the device is current: pdt_cuda_stream set it */

@@ -32,9 +32,15 @@ struct gemm_params {
     double alpha, beta;
 };
 
-template <typename T> struct accum { typedef T type; };
-template <> struct accum<int32_t> { typedef uint32_t type; };
-template <> struct accum<int64_t> { typedef uint64_t type; };
+template <typename T> struct accum {
+    typedef T type;
+};
+template <> struct accum<int32_t> {
+    typedef uint32_t type;
+};
+template <> struct accum<int64_t> {
+    typedef uint64_t type;
+};
 
 /* op(X)(r, c) of a row-major matrix stored with leading dimension ld */
 template <typename T>
@@ -109,9 +115,9 @@ extern "C" cudaError_t pdt_cuda_launch_gemm_tiled(const pdt_gemm_args *g, cudaSt
     (void)cudaGetLastError();
     if (g->m <= 0 || g->n <= 0 || g->batch <= 0)
         return cudaSuccess;
-    gemm_params p = {g->m,      g->n,      g->k,        g->batch,    g->a,        g->b,
-                     g->c,      g->lda,    g->ldb,      g->ldc,      g->stride_a, g->stride_b,
-                     g->stride_c, g->trans_a, g->trans_b, g->alpha,  g->beta};
+    gemm_params p = {g->m,        g->n,       g->k,       g->batch, g->a,        g->b,
+                     g->c,        g->lda,     g->ldb,     g->ldc,   g->stride_a, g->stride_b,
+                     g->stride_c, g->trans_a, g->trans_b, g->alpha, g->beta};
     dim3 block(kTile, kTile);
     dim3 grid(grid_dim((g->n + kTile - 1) / kTile, kMaxGrid),
               grid_dim((g->m + kTile - 1) / kTile, kMaxGrid), grid_dim(g->batch, kMaxGrid));

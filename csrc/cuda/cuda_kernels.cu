@@ -9,8 +9,8 @@
  */
 #include <type_traits>
 
-#include "pdt_convert.h"
 #include "cuda_kernels.h"
+#include "pdt_convert.h"
 
 #include <atomic>
 #include <stdint.h>
@@ -34,11 +34,21 @@ constexpr int kBlocksPerSm = 2048 / kThreads; /* one full wave at max occupancy 
 /* ---------------------------------------------------------------- dtypes */
 
 template <pdt_dtype DT> struct dtype_traits;
-template <> struct dtype_traits<PDT_BOOL> { typedef uint8_t type; }; /* 0 or 1 */
-template <> struct dtype_traits<PDT_INT32> { typedef int32_t type; };
-template <> struct dtype_traits<PDT_INT64> { typedef int64_t type; };
-template <> struct dtype_traits<PDT_FLOAT32> { typedef float type; };
-template <> struct dtype_traits<PDT_FLOAT64> { typedef double type; };
+template <> struct dtype_traits<PDT_BOOL> {
+    typedef uint8_t type;
+}; /* 0 or 1 */
+template <> struct dtype_traits<PDT_INT32> {
+    typedef int32_t type;
+};
+template <> struct dtype_traits<PDT_INT64> {
+    typedef int64_t type;
+};
+template <> struct dtype_traits<PDT_FLOAT32> {
+    typedef float type;
+};
+template <> struct dtype_traits<PDT_FLOAT64> {
+    typedef double type;
+};
 template <pdt_dtype DT> using elem_t = typename dtype_traits<DT>::type;
 
 /* (T)v as in C, except that bool stores v != 0 (NaN -> 1, as C's _Bool) and
@@ -86,10 +96,7 @@ int64_t numel_of(const pdt_tensor *t)
 }
 
 /* Address of t's first element (pdt_tensor_ptr without the core's symbol). */
-char *first_elem(const pdt_tensor *t)
-{
-    return t->data + t->offset * (int64_t)elsize(t->dtype);
-}
+char *first_elem(const pdt_tensor *t) { return t->data + t->offset * (int64_t)elsize(t->dtype); }
 
 /* ------------------------------------------------------ launch geometry */
 
@@ -184,17 +191,17 @@ template <int N> int make_layout(const pdt_tensor *const t[N], layout<N> *L)
 template <int N, typename I>
 __host__ __device__ __forceinline__ void offsets_of(const layout<N> &L, I i, int64_t (&off)[N])
 {
-CUDA_UNROLL
+    CUDA_UNROLL
     for (int k = 0; k < N; k++)
         off[k] = 0;
-CUDA_UNROLL
+    CUDA_UNROLL
     for (int d = 0; d < PDT_MAX_DIMS; d++) {
         if (d >= L.ndim)
             break;
         I s = (I)L.shape[d];
         I q = i / s;
         int64_t r = (int64_t)(i - q * s);
-CUDA_UNROLL
+        CUDA_UNROLL
         for (int k = 0; k < N; k++)
             off[k] += r * L.stride[k][d];
         i = q;
@@ -221,8 +228,8 @@ template <typename T> __global__ void fill_contig_kernel(T *dst /* [n] */, T v, 
 }
 
 template <typename T, typename I>
-__global__ void fill_strided_kernel(T *dst /* first element, shape L.shape [n] */, T v,
-                                    layout<1> L, I n)
+__global__ void fill_strided_kernel(T *dst /* first element, shape L.shape [n] */, T v, layout<1> L,
+                                    I n)
 {
     for (I i = gs_first<I>(); i < n; i += gs_step<I>()) {
         int64_t off[1];
@@ -248,7 +255,8 @@ cudaError_t fill_launch(char *dst, const layout<1> &L, bool contiguous, uint64_t
     if (contiguous)
         fill_contig_kernel<T><<<grid, kThreads, 0, stream>>>((T *)dst, v, n);
     else if (n <= (uint64_t)INT32_MAX)
-        fill_strided_kernel<T, uint32_t><<<grid, kThreads, 0, stream>>>((T *)dst, v, L, (uint32_t)n);
+        fill_strided_kernel<T, uint32_t>
+            <<<grid, kThreads, 0, stream>>>((T *)dst, v, L, (uint32_t)n);
     else
         fill_strided_kernel<T, uint64_t><<<grid, kThreads, 0, stream>>>((T *)dst, v, L, n);
     return cudaGetLastError();
@@ -277,8 +285,8 @@ __global__ void cast_strided_kernel(elem_t<D> *dst, const elem_t<S> *src, layout
 }
 
 template <pdt_dtype D, pdt_dtype S>
-cudaError_t cast_launch(char *dst, const char *src, const layout<2> &L, bool contiguous,
-                        uint64_t n, cudaStream_t stream)
+cudaError_t cast_launch(char *dst, const char *src, const layout<2> &L, bool contiguous, uint64_t n,
+                        cudaStream_t stream)
 {
     if (D == S && contiguous)
         return cudaMemcpyAsync(dst, src, n * sizeof(elem_t<D>), cudaMemcpyDeviceToDevice, stream);
@@ -327,8 +335,8 @@ template <pdt_dtype D>
 cudaError_t arange_launch(char *dst, int64_t stride, double start, double step, uint64_t n,
                           cudaStream_t stream)
 {
-    arange_kernel<D><<<grid_for(n), kThreads, 0, stream>>>((elem_t<D> *)dst, stride, start, step,
-                                                           n);
+    arange_kernel<D>
+        <<<grid_for(n), kThreads, 0, stream>>>((elem_t<D> *)dst, stride, start, step, n);
     return cudaGetLastError();
 }
 
@@ -355,7 +363,7 @@ __host__ __device__ __forceinline__ void rand_f32_block(float *dst, const rand_p
                                                         uint64_t j, uint64_t n)
 {
     pdt_u32x4 r = pdt_philox_block(p.seed, p.offset + j);
-CUDA_UNROLL
+    CUDA_UNROLL
     for (int lane = 0; lane < 4; lane++)
         if (j * 4 + lane < n)
             dst[j * 4 + lane] = pdt_uniform_f32(r.v[lane], p.af, p.bf);
@@ -367,7 +375,7 @@ __host__ __device__ __forceinline__ void rand_pair_block(elem_t<D> *dst, const r
                                                          uint64_t j, uint64_t n)
 {
     pdt_u32x4 r = pdt_philox_block(p.seed, p.offset + j);
-CUDA_UNROLL
+    CUDA_UNROLL
     for (int h = 0; h < 2; h++) {
         const uint64_t i = j * 2 + h;
         if (i >= n)
@@ -441,8 +449,7 @@ cudaError_t random_launch(char *dst, const pdt_random_spec *spec, uint64_t n, cu
     case PDT_RANDOM_INT:
         rand_pair_kernel<D, PDT_RANDOM_INT><<<grid, kThreads, 0, stream>>>(d, p, n);
         break;
-    default:
-        return cudaErrorInvalidValue;
+    default: return cudaErrorInvalidValue;
     }
     return cudaGetLastError();
 }

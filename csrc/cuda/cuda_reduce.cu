@@ -44,12 +44,12 @@
 
 namespace {
 
-constexpr int kThreads = 256;             /* threads per block, a multiple of 32 */
+constexpr int kThreads = 256; /* threads per block, a multiple of 32 */
 constexpr int kBlocksPerSm = 2048 / kThreads;
-constexpr int64_t kThreadRowMax = 16;     /* k up to this: a thread per row */
-constexpr int64_t kWarpRowMax = 4096;     /* k up to this: a warp per row */
-constexpr int64_t kMinPart = 32768;       /* elements per block when a row is split */
-constexpr int64_t kMinColPart = 64;       /* elements per thread when a column is split */
+constexpr int64_t kThreadRowMax = 16; /* k up to this: a thread per row */
+constexpr int64_t kWarpRowMax = 4096; /* k up to this: a warp per row */
+constexpr int64_t kMinPart = 32768;   /* elements per block when a row is split */
+constexpr int64_t kMinColPart = 64;   /* elements per thread when a column is split */
 constexpr unsigned kFullMask = 0xffffffffu;
 
 /* ------------------------------------------------------- element types */
@@ -224,8 +224,7 @@ template <typename V> __device__ __forceinline__ arg_acc<V> shfl_down(arg_acc<V>
 }
 
 /* The whole warp's combination, in lane 0.  Every lane must call it. */
-template <class Op>
-__device__ __forceinline__ typename Op::acc_t warp_reduce(typename Op::acc_t a)
+template <class Op> __device__ __forceinline__ typename Op::acc_t warp_reduce(typename Op::acc_t a)
 {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1)
@@ -234,8 +233,7 @@ __device__ __forceinline__ typename Op::acc_t warp_reduce(typename Op::acc_t a)
 }
 
 /* The whole block's combination, in thread 0.  Every thread must call it. */
-template <class Op>
-__device__ __forceinline__ typename Op::acc_t block_reduce(typename Op::acc_t a)
+template <class Op> __device__ __forceinline__ typename Op::acc_t block_reduce(typename Op::acc_t a)
 {
     __shared__ typename Op::acc_t warp_results[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -331,8 +329,8 @@ __global__ void rows_by_block(const typename Op::in_t *__restrict__ x,
     for (int64_t w = blockIdx.x; w < m * parts; w += gridDim.x) {
         const int64_t r = w / parts, begin = (w - r * parts) * len;
         const int64_t end = begin + len < k ? begin + len : k;
-        typename Op::acc_t a =
-            block_reduce<Op>(accumulate<Op>(x + r * k, begin, end, threadIdx.x, blockDim.x));
+        typename Op::acc_t a = block_reduce<Op>(
+            accumulate<Op>(x + r * k, begin, end, threadIdx.x, blockDim.x));
         if (threadIdx.x == 0) {
             if (parts == 1)
                 out[r] = Op::finish(a, k);
@@ -407,8 +405,7 @@ template <class Op> pdt_status launch(const launch_ctx &c)
     typedef typename Op::out_t O;
     typedef typename Op::acc_t A;
     const int64_t m = c.x->shape[0], k = c.x->shape[1];
-    const T *x = reinterpret_cast<const T *>(
-        c.x->data + c.x->offset * (int64_t)sizeof(T));
+    const T *x = reinterpret_cast<const T *>(c.x->data + c.x->offset * (int64_t)sizeof(T));
     O *out = reinterpret_cast<O *>(c.out->data + c.out->offset * (int64_t)sizeof(O));
     A *partials = nullptr;
     int64_t parts = 1;
@@ -423,14 +420,14 @@ template <class Op> pdt_status launch(const launch_ctx &c)
     if (m == 0)
         return PDT_OK;
     if (!by_cols && k <= kThreadRowMax) {
-        rows_by_thread<Op><<<blocks_for(m, kThreads, c.wave), kThreads, 0, c.stream>>>(x, out, m,
-                                                                                       k);
+        rows_by_thread<Op>
+            <<<blocks_for(m, kThreads, c.wave), kThreads, 0, c.stream>>>(x, out, m, k);
         PDT_CUDA_CHECK(cudaGetLastError());
         return PDT_OK;
     }
     if (!by_cols && k <= kWarpRowMax) {
-        rows_by_warp<Op><<<blocks_for(m, kThreads / 32, c.wave), kThreads, 0, c.stream>>>(x, out,
-                                                                                         m, k);
+        rows_by_warp<Op>
+            <<<blocks_for(m, kThreads / 32, c.wave), kThreads, 0, c.stream>>>(x, out, m, k);
         PDT_CUDA_CHECK(cudaGetLastError());
         return PDT_OK;
     }
@@ -444,18 +441,22 @@ template <class Op> pdt_status launch(const launch_ctx &c)
             parts = 1;
     }
     if (parts > 1)
-        PDT_CUDA_CHECK(cudaMallocAsync((void **)&partials, (size_t)(m * parts) * sizeof(A),
-                                       c.stream));
+        PDT_CUDA_CHECK(
+            cudaMallocAsync((void **)&partials, (size_t)(m * parts) * sizeof(A), c.stream));
     if (by_cols)
-        cols_by_thread<Op><<<blocks_for(m * parts, kThreads, 4 * c.wave), kThreads, 0, c.stream>>>(
-            x, out, partials, m, k, parts);
+        cols_by_thread<Op>
+            <<<blocks_for(m * parts, kThreads, 4 * c.wave), kThreads, 0, c.stream>>>(x, out,
+                                                                                     partials, m, k,
+                                                                                     parts);
     else
-        rows_by_block<Op><<<blocks_for(m * parts, 1, 4 * c.wave), kThreads, 0, c.stream>>>(
-            x, out, partials, m, k, parts);
+        rows_by_block<Op>
+            <<<blocks_for(m * parts, 1, 4 * c.wave), kThreads, 0, c.stream>>>(x, out, partials, m,
+                                                                              k, parts);
     PDT_CUDA_CHECK(cudaGetLastError());
     if (parts > 1) {
-        finish_parts<Op><<<blocks_for(m, kThreads / 32, c.wave), kThreads, 0, c.stream>>>(
-            partials, out, m, parts, k);
+        finish_parts<Op><<<blocks_for(m, kThreads / 32, c.wave), kThreads, 0, c.stream>>>(partials,
+                                                                                          out, m,
+                                                                                          parts, k);
         PDT_CUDA_CHECK(cudaGetLastError());
         PDT_CUDA_CHECK(cudaFreeAsync(partials, c.stream));
     }
@@ -485,8 +486,10 @@ template <template <typename> class Op> pdt_status float_dtypes(const launch_ctx
     case PDT_FLOAT64: return launch<Op<double>>(c);
     default: break;
     }
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "CUDA reduction: mean and norm need a floating input, "
-                                         "got dtype %d", (int)c.x->dtype);
+    return pdt_fail(PDT_ERR_UNSUPPORTED,
+                    "CUDA reduction: mean and norm need a floating input, "
+                    "got dtype %d",
+                    (int)c.x->dtype);
 }
 
 } // namespace

@@ -52,8 +52,7 @@ int pdt_parse_bool(PyObject *obj, int dflt, const char *what, int *out)
 int pdt_parse_int64(PyObject *obj, const char *what, int64_t *out)
 {
     if (PyBool_Check(obj) || !PyIndex_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int, got %.100s", what,
-                     Py_TYPE(obj)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s must be an int, got %.100s", what, Py_TYPE(obj)->tp_name);
         return -1;
     }
     PyObject *index = PyNumber_Index(obj);
@@ -109,8 +108,8 @@ int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out)
         out->f = d;
         return 0;
     }
-    PyErr_Format(PyExc_TypeError, "%s must be a real number (bool, int or float), got %.100s",
-                 what, Py_TYPE(obj)->tp_name);
+    PyErr_Format(PyExc_TypeError, "%s must be a real number (bool, int or float), got %.100s", what,
+                 Py_TYPE(obj)->tp_name);
     return -1;
 }
 

@@ -48,8 +48,9 @@ static int soft_place(pdt_device *d)
              pdt_device_str(*d, from, sizeof from), pdt_device_str(near, to, sizeof to));
     *d = near;
     PyObject *logging = PyImport_ImportModule("logging");
-    PyObject *logger =
-        logging ? PyObject_CallMethod(logging, "getLogger", "s", "pydevtensor.placement") : NULL;
+    PyObject *logger = logging
+                           ? PyObject_CallMethod(logging, "getLogger", "s", "pydevtensor.placement")
+                           : NULL;
     PyObject *r = logger ? PyObject_CallMethod(logger, "warning", "s", line) : NULL;
     Py_XDECREF(r);
     Py_XDECREF(logger);

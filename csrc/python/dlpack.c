@@ -124,9 +124,9 @@ static PyObject *export_capsule(PyObject *owner, int versioned, uint32_t minor, 
         e->m.legacy.manager_ctx = e;
         e->m.legacy.deleter = export_delete_legacy;
     }
-    PyObject *capsule =
-        PyCapsule_New(&e->m, versioned ? PDT_DLPACK_VERSIONED_CAPSULE : PDT_DLPACK_CAPSULE,
-                      export_capsule_destructor);
+    PyObject *capsule = PyCapsule_New(&e->m,
+                                      versioned ? PDT_DLPACK_VERSIONED_CAPSULE : PDT_DLPACK_CAPSULE,
+                                      export_capsule_destructor);
     if (!capsule) {
         Py_DECREF(owner);
         PyMem_RawFree(e);
@@ -299,8 +299,9 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
     if (imp.versioned) {
         DLManagedTensorVersioned *m = PyCapsule_GetPointer(capsule, PDT_DLPACK_VERSIONED_CAPSULE);
         if (m->version.major != PDT_DLPACK_MAJOR) {
-            PyErr_Format(PyExc_BufferError, "%s: DLPack %u.%u is not supported (pydevtensor "
-                                            "reads DLPack 1.x)",
+            PyErr_Format(PyExc_BufferError,
+                         "%s: DLPack %u.%u is not supported (pydevtensor "
+                         "reads DLPack 1.x)",
                          where, m->version.major, m->version.minor);
             return -1;
         }
@@ -311,8 +312,7 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
     } else {
         const char *name = PyCapsule_CheckExact(capsule) ? PyCapsule_GetName(capsule) : NULL;
         PyErr_Clear();
-        PyErr_Format(name && strncmp(name, "used_", 5) == 0 ? PyExc_BufferError
-                                                             : PyExc_TypeError,
+        PyErr_Format(name && strncmp(name, "used_", 5) == 0 ? PyExc_BufferError : PyExc_TypeError,
                      "%s: expected an unused DLPack capsule ('dltensor' or "
                      "'dltensor_versioned'), got %s%s%s",
                      where, name ? "a capsule named '" : Py_TYPE(capsule)->tp_name,
@@ -332,8 +332,9 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
                      where, (int)dl->device.device_type, (int)dl->device.device_id);
         return -1;
     } else {
-        PyErr_Format(PyExc_BufferError, "%s: DLPack device type %d is not supported (only the "
-                                        "CPU and CUDA are)",
+        PyErr_Format(PyExc_BufferError,
+                     "%s: DLPack device type %d is not supported (only the "
+                     "CPU and CUDA are)",
                      where, (int)dl->device.device_type);
         return -1;
     }
@@ -352,8 +353,8 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
     }
     if (dl->ndim > 0 && !dl->shape) {
         PyErr_Format(PyExc_ValueError,
-                     "%s: the DLPack tensor has %d dimensions but no shape (a NULL pointer)",
-                     where, (int)dl->ndim);
+                     "%s: the DLPack tensor has %d dimensions but no shape (a NULL pointer)", where,
+                     (int)dl->ndim);
         return -1;
     }
     dlpack_import *ctx = PyMem_RawMalloc(sizeof *ctx);
@@ -394,8 +395,9 @@ static PyObject *request_capsule(pdt_state *S, PyObject *obj)
     if (!dev)
         return NULL;
     if (int_pair(dev, &type, &id) < 0) {
-        PyErr_Format(PyExc_TypeError, "from_dlpack(): __dlpack_device__() returned %R, expected "
-                                      "(device_type, device_id)",
+        PyErr_Format(PyExc_TypeError,
+                     "from_dlpack(): __dlpack_device__() returned %R, expected "
+                     "(device_type, device_id)",
                      dev);
         goto fail;
     }
@@ -441,4 +443,3 @@ int pdt_import_dlpack(pdt_state *S, PyObject *obj, int copy, pdt_tensor *out)
     Py_DECREF(capsule);
     return r;
 }
-

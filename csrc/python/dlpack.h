@@ -32,9 +32,9 @@ typedef struct DLPackVersion {
 
 /* Where the data lives (DLDevice.device_type).  Only some are listed. */
 typedef enum DLDeviceType {
-    kDLCPU = 1,         /* host memory                                    */
-    kDLCUDA = 2,        /* CUDA device memory                             */
-    kDLCUDAHost = 3,    /* page-locked host memory from cudaMallocHost    */
+    kDLCPU = 1,      /* host memory                                    */
+    kDLCUDA = 2,     /* CUDA device memory                             */
+    kDLCUDAHost = 3, /* page-locked host memory from cudaMallocHost    */
     kDLOpenCL = 4,
     kDLVulkan = 7,
     kDLMetal = 8,

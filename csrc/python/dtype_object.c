@@ -12,9 +12,9 @@ static int dtype_from_name(const char *name, int *out)
     static const struct {
         const char *name;
         pdt_dtype dt;
-    } aliases[] = {{"bool", PDT_BOOL},       {"int32", PDT_INT32},     {"int", PDT_INT32},
-                   {"int64", PDT_INT64},     {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
-                   {"float", PDT_FLOAT32},   {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
+    } aliases[] = {{"bool", PDT_BOOL},     {"int32", PDT_INT32},     {"int", PDT_INT32},
+                   {"int64", PDT_INT64},   {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
+                   {"float", PDT_FLOAT32}, {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
                    {"bool_", PDT_BOOL}};
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(name, aliases[i].name) == 0) {
@@ -43,8 +43,7 @@ int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
         if (dtype_from_name(name, out) == 0)
             return 0;
         PyErr_Format(PyExc_TypeError,
-                     "unknown dtype %R: expected one of bool, int32, int64, float32, float64",
-                     obj);
+                     "unknown dtype %R: expected one of bool, int32, int64, float32, float64", obj);
         return -1;
     }
     /* NumPy dtypes and scalar types: go through numpy.dtype(obj).name. */

@@ -37,8 +37,8 @@ int pdt_errors_init(PyObject *module, pdt_state *S)
         "limit and what is free.  Nothing is left half-allocated: the process goes on.",
         PyExc_MemoryError, NULL);
     S->TransferError = PyErr_NewExceptionWithDoc(
-        "pydevtensor.TransferError",
-        "A copy between devices that the transfer guard forbids.", PyExc_RuntimeError, NULL);
+        "pydevtensor.TransferError", "A copy between devices that the transfer guard forbids.",
+        PyExc_RuntimeError, NULL);
     S->DeviceError = PyErr_NewExceptionWithDoc(
         "pydevtensor.DeviceError",
         "A device that is unknown, unavailable, or not the one the other inputs are on.",

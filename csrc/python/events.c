@@ -23,8 +23,8 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     int enable_timing = 1;
     PyObject *dev_obj = NULL;
     pdt_state *S = pdt_state_of_type(type);
-    if (!S || !PyArg_ParseTupleAndKeywords(args, kwds, "|pO:Event", kwlist, &enable_timing,
-                                           &dev_obj))
+    if (!S ||
+        !PyArg_ParseTupleAndKeywords(args, kwds, "|pO:Event", kwlist, &enable_timing, &dev_obj))
         return NULL;
     pdt_device current = {PDT_CUDA, pdt_current_cuda()}, device;
     if (pdt_device_from_object(S, dev_obj, current, &device) < 0)

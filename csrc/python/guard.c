@@ -46,7 +46,7 @@ enum {
 static const char *const level_names[GUARD_NUM_LEVELS] = {"allow", "log", "disallow",
                                                           "log_explicit", "disallow_explicit"};
 
-static atomic_int global_level;           /* GUARD_ALLOW until set */
+static atomic_int global_level;            /* GUARD_ALLOW until set */
 static _Thread_local int local_level = -1; /* -1: use global_level */
 
 /* The copy being made on this thread, when a binding described it. */
@@ -110,9 +110,9 @@ static pdt_status log_transfer(const char *msg)
     PyObject *et, *ev, *tb;
     PyErr_Fetch(&et, &ev, &tb);
     PyObject *logging = PyImport_ImportModule("logging");
-    PyObject *logger = logging ? PyObject_CallMethod(logging, "getLogger", "s",
-                                                     "pydevtensor.transfer")
-                               : NULL;
+    PyObject *logger = logging
+                           ? PyObject_CallMethod(logging, "getLogger", "s", "pydevtensor.transfer")
+                           : NULL;
     PyObject *r = logger ? PyObject_CallMethod(logger, "warning", "ss", "%s", msg) : NULL;
     if (r) {
         PyErr_Restore(et, ev, tb);
@@ -140,8 +140,7 @@ static pdt_status guard_hook(pdt_copy_kind kind, pdt_device dst, pdt_device src,
         char msg[400];
         describe(kind, dst, src, nbytes, msg, sizeof msg);
         if (deny)
-            return pdt_fail(PDT_ERR_TRANSFER,
-                            "%s refused: the transfer guard is '%s' (%s)%s", msg,
+            return pdt_fail(PDT_ERR_TRANSFER, "%s refused: the transfer guard is '%s' (%s)%s", msg,
                             level_names[level],
                             level == GUARD_DISALLOW ? "implicit transfers raise"
                                                     : "every transfer between devices raises",

@@ -85,8 +85,9 @@ int pdt_wrap_foreign(pdt_state *S, pdt_device device, pdt_dtype dtype, int ndim,
         int64_t span;
         if (shape[i] < 0 || __builtin_mul_overflow(shape[i] - 1, strides[i], &span) ||
             __builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi)) {
-            PyErr_Format(PyExc_ValueError, "%s: size %lld or stride %lld of dimension %d is out "
-                                           "of range",
+            PyErr_Format(PyExc_ValueError,
+                         "%s: size %lld or stride %lld of dimension %d is out "
+                         "of range",
                          where, (long long)shape[i], (long long)strides[i], i);
             return -1;
         }
@@ -136,9 +137,9 @@ static PyObject *interface_dict(const pdt_tensor *t, PyObject *stream)
 {
     PyObject *shape = pdt_shape_tuple(t), *strides = strides_in_bytes(t), *d = NULL;
     if (shape && strides)
-        d = Py_BuildValue("{s:O,s:s,s:(NO),s:O,s:i}", "shape", shape, "typestr",
-                          typestrs[t->dtype], "data", PyLong_FromVoidPtr(pdt_tensor_ptr(t)),
-                          Py_False, "strides", strides, "version", 3);
+        d = Py_BuildValue("{s:O,s:s,s:(NO),s:O,s:i}", "shape", shape, "typestr", typestrs[t->dtype],
+                          "data", PyLong_FromVoidPtr(pdt_tensor_ptr(t)), Py_False, "strides",
+                          strides, "version", 3);
     if (d && stream && PyDict_SetItemString(d, "stream", stream) < 0)
         Py_CLEAR(d);
     Py_XDECREF(shape);
@@ -221,8 +222,8 @@ static int int_tuple(PyObject *d, const char *key, int64_t *v, int n, const char
 static int parse_interface(PyObject *d, const char *where, interface_desc *out)
 {
     if (!PyDict_Check(d)) {
-        PyErr_Format(PyExc_TypeError, "%s: the array interface must be a dict, got %.100s",
-                     where, Py_TYPE(d)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s: the array interface must be a dict, got %.100s", where,
+                     Py_TYPE(d)->tp_name);
         return -1;
     }
     PyObject *typestr = PyDict_GetItemString(d, "typestr");
@@ -231,8 +232,9 @@ static int parse_interface(PyObject *d, const char *where, interface_desc *out)
     out->ndim = int_tuple(d, "shape", out->shape, PDT_MAX_DIMS, where);
     if (out->ndim < 0 || !typestr || !PyUnicode_Check(typestr)) {
         if (!PyErr_Occurred())
-            PyErr_Format(PyExc_ValueError, "%s: the array interface needs 'shape' (a tuple of "
-                                           "at most %d ints) and 'typestr'",
+            PyErr_Format(PyExc_ValueError,
+                         "%s: the array interface needs 'shape' (a tuple of "
+                         "at most %d ints) and 'typestr'",
                          where, PDT_MAX_DIMS);
         return -1;
     }
@@ -244,8 +246,9 @@ static int parse_interface(PyObject *d, const char *where, interface_desc *out)
         return -1;
     if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 ||
         !PyLong_Check(PyTuple_GET_ITEM(data, 0))) {
-        PyErr_Format(PyExc_TypeError, "%s: only the (address, read_only) form of 'data' is "
-                                      "supported",
+        PyErr_Format(PyExc_TypeError,
+                     "%s: only the (address, read_only) form of 'data' is "
+                     "supported",
                      where);
         return -1;
     }
@@ -263,8 +266,9 @@ static int parse_interface(PyObject *d, const char *where, interface_desc *out)
     }
     for (int i = 0; out->has_strides && i < n; i++) {
         if (out->strides[i] % itemsize != 0) {
-            PyErr_Format(PyExc_ValueError, "%s: stride %lld of dimension %d is not a multiple "
-                                           "of the %lld-byte element size",
+            PyErr_Format(PyExc_ValueError,
+                         "%s: stride %lld of dimension %d is not a multiple "
+                         "of the %lld-byte element size",
                          where, (long long)out->strides[i], i, (long long)itemsize);
             return -1;
         }
@@ -278,8 +282,8 @@ static int parse_interface(PyObject *d, const char *where, interface_desc *out)
  * the CPU, or with cuda on the CUDA device holding it, after making our
  * stream wait for the interface's stream.  Read-only memory is copied (Note
  * [foreign memory]). */
-static int import_interface(pdt_state *S, PyObject *obj, PyObject *d, int cuda,
-                            const char *where, pdt_tensor *out)
+static int import_interface(pdt_state *S, PyObject *obj, PyObject *d, int cuda, const char *where,
+                            pdt_tensor *out)
 {
     interface_desc desc;
     pdt_device device = {PDT_CPU, 0};
@@ -305,8 +309,8 @@ static int import_interface(pdt_state *S, PyObject *obj, PyObject *d, int cuda,
     }
     Py_INCREF(obj);
     if (pdt_wrap_foreign(S, device, (pdt_dtype)desc.dtype, desc.ndim, desc.shape,
-                         desc.has_strides ? desc.strides : NULL, (char *)desc.data,
-                         release_owner, obj, where, &view) < 0) {
+                         desc.has_strides ? desc.strides : NULL, (char *)desc.data, release_owner,
+                         obj, where, &view) < 0) {
         Py_DECREF(obj);
         return -1;
     }
@@ -322,8 +326,7 @@ static int import_interface(pdt_state *S, PyObject *obj, PyObject *d, int cuda,
 /* ---- __array__ ---- */
 
 /* __array__(dtype=None, copy=None): NumPy 2's protocol on CPU tensors. */
-static PyObject *t_array(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames)
+static PyObject *t_array(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"dtype", "copy", NULL};
     PyObject *kw[2] = {NULL, NULL};
@@ -398,8 +401,8 @@ PyMethodDef pdt_interop_methods[] = {
 
 /* out on device with dtype: itself (moved) when already so and copy is not 1,
  * else an explicit copy made for op (refused when copy is 0). */
-static PyObject *finish(pdt_state *S, pdt_tensor *t, int have_device, pdt_device device,
-                        int dtype, int copy, const char *op)
+static PyObject *finish(pdt_state *S, pdt_tensor *t, int have_device, pdt_device device, int dtype,
+                        int copy, const char *op)
 {
     pdt_device to = have_device ? device : t->device;
     pdt_dtype dt = dtype >= 0 ? (pdt_dtype)dtype : t->dtype;
@@ -407,8 +410,9 @@ static PyObject *finish(pdt_state *S, pdt_tensor *t, int have_device, pdt_device
     if (pdt_device_eq(to, t->device) && dt == t->dtype && copy != 1)
         return pdt_tensor_wrap_new(S, t);
     if (copy == 0) {
-        PyErr_Format(PyExc_BufferError, "%s: moving the tensor from %s to %s needs a copy, "
-                                        "which copy=False forbids",
+        PyErr_Format(PyExc_BufferError,
+                     "%s: moving the tensor from %s to %s needs a copy, "
+                     "which copy=False forbids",
                      op, pdt_device_str(t->device, a, sizeof a), pdt_device_str(to, b, sizeof b));
         pdt_tensor_release(t);
         return NULL;

@@ -42,7 +42,7 @@ typedef struct {
     PyObject *DeviceError;      /* subclass of RuntimeError */
     /* cached device objects, by kind and index */
     PyObject *devices[PDT_NUM_KINDS][PDT_MAX_DEVICES];
-    PyObject *size_type;  /* pydevtensor.Size, installed by pydevtensor/__init__ */
+    PyObject *size_type; /* pydevtensor.Size, installed by pydevtensor/__init__ */
 } pdt_state;
 
 extern PyModuleDef pdt_module_def;
@@ -102,29 +102,27 @@ extern PyMethodDef pdt_tensor_convert_methods[];
 extern PyType_Slot pdt_tensor_convert_slots[];
 extern PyMethodDef pdt_tensor_random_methods[]; /* tensor_create.c: uniform_, normal_ */
 /* Issue 4's files, one concern each: */
-extern PyMethodDef pdt_math_methods[], pdt_math_functions[];       /* tensor_math.c   */
+extern PyMethodDef pdt_math_methods[], pdt_math_functions[]; /* tensor_math.c   */
 extern PyType_Slot pdt_math_slots[];
-extern PyMethodDef pdt_reduce_methods[], pdt_reduce_functions[];   /* tensor_reduce.c */
-extern PyMethodDef pdt_view_methods[], pdt_view_functions[];       /* tensor_view.c   */
+extern PyMethodDef pdt_reduce_methods[], pdt_reduce_functions[]; /* tensor_reduce.c */
+extern PyMethodDef pdt_view_methods[], pdt_view_functions[];     /* tensor_view.c   */
 extern PyGetSetDef pdt_view_getset[];
 extern PyType_Slot pdt_view_slots[];
-extern PyMethodDef pdt_matmul_methods[], pdt_matmul_functions[];   /* tensor_matmul.c */
+extern PyMethodDef pdt_matmul_methods[], pdt_matmul_functions[]; /* tensor_matmul.c */
 extern PyType_Slot pdt_matmul_slots[];
-extern PyMethodDef pdt_event_functions[];                          /* events.c        */
+extern PyMethodDef pdt_event_functions[]; /* events.c        */
 int pdt_events_init(PyObject *module, pdt_state *S);
-extern PyMethodDef pdt_config_functions[];                         /* config.c        */
+extern PyMethodDef pdt_config_functions[]; /* config.c        */
 /* Logs "Copying N bytes from a to b" when placement logging is on (config.c). */
 void pdt_placement_note_copy(pdt_copy_kind kind, pdt_device dst, pdt_device src, size_t nbytes);
 
 /* Builds a tensor from nested sequences, scalars, buffers, or anything
  * pdt_import_array takes (tensor_convert.c). */
-PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device,
-                               int pin);
+PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin);
 /* Wraps obj's buffer (the buffer protocol) as a CPU tensor, zero-copy: 0; 1
  * (no exception) when writable is asked and the buffer is read-only; -1 with
  * an exception naming `where` (tensor_convert.c). */
-int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where,
-                    pdt_tensor *out);
+int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where, pdt_tensor *out);
 /* A NumPy array sharing CPU tensor `tensor`'s memory (its base keeps the
  * tensor alive) (tensor_convert.c). */
 PyObject *pdt_numpy_view(PyObject *tensor);
@@ -132,7 +130,7 @@ PyObject *pdt_numpy_view(PyObject *tensor);
 /* ---- the NumPy/DLPack boundary (interop.c) and the transfer guard (guard.c) ---- */
 extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c */
 extern PyGetSetDef pdt_interop_getset[];
-extern PyMethodDef pdt_guard_functions[];                           /* guard.c   */
+extern PyMethodDef pdt_guard_functions[]; /* guard.c   */
 /* Installs the transfer guard's copy hook (once per process). */
 int pdt_guard_init(void);
 /* pdt_copy_to_new(src, device, dtype) on behalf of op ("item()", "to_numpy()"),

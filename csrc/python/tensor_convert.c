@@ -128,9 +128,17 @@ static int dtype_from_format(const char *fmt, Py_ssize_t itemsize, int *out)
         case '?': *out = PDT_BOOL; return 0;
         case 'f': *out = PDT_FLOAT32; return itemsize == 4 ? 0 : -1;
         case 'd': *out = PDT_FLOAT64; return itemsize == 8 ? 0 : -1;
-        case 'i': case 'l': case 'q':
-            if (itemsize == 4) { *out = PDT_INT32; return 0; }
-            if (itemsize == 8) { *out = PDT_INT64; return 0; }
+        case 'i':
+        case 'l':
+        case 'q':
+            if (itemsize == 4) {
+                *out = PDT_INT32;
+                return 0;
+            }
+            if (itemsize == 8) {
+                *out = PDT_INT64;
+                return 0;
+            }
             return -1;
         default: return -1;
         }
@@ -214,8 +222,8 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
     int storage_flags = pin ? PDT_STORAGE_PINNED : 0;
     if (pdt_is_tensor(S, data)) {
         const pdt_tensor *t = pdt_tensor_of(data);
-        st = pdt_copy_to_new(t, device, dtype >= 0 ? (pdt_dtype)dtype : t->dtype, storage_flags,
-                             0, &out);
+        st = pdt_copy_to_new(t, device, dtype >= 0 ? (pdt_dtype)dtype : t->dtype, storage_flags, 0,
+                             &out);
         return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
     }
     int imported = 0;
@@ -228,8 +236,8 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
     if (imported < 0)
         return NULL;
     if (imported) {
-        st = pdt_copy_to_new(&src, device, dtype >= 0 ? (pdt_dtype)dtype : src.dtype,
-                             storage_flags, 0, &out);
+        st = pdt_copy_to_new(&src, device, dtype >= 0 ? (pdt_dtype)dtype : src.dtype, storage_flags,
+                             0, &out);
         pdt_tensor_release(&src);
         return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
     }
@@ -243,11 +251,11 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
     infer_state inf = {0};
     if (infer_shape(data, &inf, "tensor()") < 0 || check_nested(data, 0, &inf, "tensor()") < 0)
         return NULL;
-    int dt = dtype >= 0                    ? dtype
-             : inf.seen_float              ? (int)((PdtDTypeObject *)S->default_dtype)->dtype
-             : inf.seen_int                ? PDT_INT64
-             : inf.seen_bool               ? PDT_BOOL
-                                           : (int)((PdtDTypeObject *)S->default_dtype)->dtype;
+    int dt = dtype >= 0       ? dtype
+             : inf.seen_float ? (int)((PdtDTypeObject *)S->default_dtype)->dtype
+             : inf.seen_int   ? PDT_INT64
+             : inf.seen_bool  ? PDT_BOOL
+                              : (int)((PdtDTypeObject *)S->default_dtype)->dtype;
     pdt_device cpu = {PDT_CPU, 0};
     int direct = device.kind == PDT_CPU && device.index == 0;
     st = pdt_tensor_empty(cpu, (pdt_dtype)dt, inf.ndim, inf.shape, direct ? storage_flags : 0,
@@ -271,8 +279,8 @@ static PyObject *f_tensor(PyObject *module, PyObject *const *args, Py_ssize_t na
                           PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad", "data",
-                                        NULL};
+    static const char *const names[] = {"dtype",         "device", "pin_memory",
+                                        "requires_grad", "data",   NULL};
     PyObject *kw[5] = {NULL};
     if (pdt_parse_keywords("tensor", args + nargs, kwnames, names, kw) < 0)
         return NULL;
@@ -460,7 +468,8 @@ static int t_getbuffer(PyObject *self, Py_buffer *view, int flags)
     }
     if (!(flags & PyBUF_STRIDES) && !pdt_tensor_is_contiguous(t)) {
         PyMem_Free(dims);
-        PyErr_SetString(PyExc_BufferError, "the tensor is not contiguous; ask for a strided buffer");
+        PyErr_SetString(PyExc_BufferError,
+                        "the tensor is not contiguous; ask for a strided buffer");
         return -1;
     }
     view->buf = pdt_tensor_ptr(t);
@@ -518,8 +527,7 @@ static PyObject *numpy_of(PyObject *self, const char *op)
 }
 
 /* numpy(*, force=False) */
-static PyObject *t_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames)
+static PyObject *t_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"force", NULL};
     PyObject *kw[1] = {NULL};

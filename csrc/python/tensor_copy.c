@@ -101,8 +101,7 @@ static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
 }
 
 /* cuda(device=None, non_blocking=False) */
-static PyObject *t_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+static PyObject *t_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"device", "non_blocking", NULL};
     PyObject *kw[2] = {NULL};
@@ -158,8 +157,7 @@ static PyObject *t_contiguous(PyObject *self, PyObject *unused)
 
 /* copy_(src, non_blocking=False): writes src's values (any device or dtype, same
  * shape) into self; returns self. */
-static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames)
+static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"src", "non_blocking", NULL};
     PyObject *kw[2] = {NULL};
@@ -203,8 +201,7 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 }
 
 /* type(dtype=None): the type name, or a conversion. */
-static PyObject *t_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+static PyObject *t_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"dtype", "non_blocking", NULL};
     static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor", "IntTensor", "LongTensor",
@@ -233,8 +230,9 @@ static PyObject *t_pin_memory(PyObject *self, PyObject *unused)
         return NULL;
     if (t->device.kind != PDT_CPU) {
         char name[32];
-        PyErr_Format(PyExc_ValueError, "pin_memory(): only CPU tensors can be pinned; this one "
-                                       "is on %s",
+        PyErr_Format(PyExc_ValueError,
+                     "pin_memory(): only CPU tensors can be pinned; this one "
+                     "is on %s",
                      pdt_device_str(t->device, name, sizeof name));
         return NULL;
     }
@@ -243,18 +241,17 @@ static PyObject *t_pin_memory(PyObject *self, PyObject *unused)
     return copy_new(S, t, t->device, t->dtype, PDT_STORAGE_PINNED, 0);
 }
 
-#define DTYPE_METHOD(NAME, DT)                                                                \
-    static PyObject *t_as_##NAME(PyObject *self, PyObject *unused)                            \
-    {                                                                                          \
-        (void)unused;                                                                          \
-        return to_impl(self, pdt_tensor_of(self)->device, DT, 0, 0);                          \
+#define DTYPE_METHOD(NAME, DT)                                                                     \
+    static PyObject *t_as_##NAME(PyObject *self, PyObject *unused)                                 \
+    {                                                                                              \
+        (void)unused;                                                                              \
+        return to_impl(self, pdt_tensor_of(self)->device, DT, 0, 0);                               \
     }
 DTYPE_METHOD(float, PDT_FLOAT32)
 DTYPE_METHOD(double, PDT_FLOAT64)
 DTYPE_METHOD(int, PDT_INT32)
 DTYPE_METHOD(long, PDT_INT64)
 DTYPE_METHOD(bool, PDT_BOOL)
-
 
 PyMethodDef pdt_tensor_copy_methods[] = {
     {"to", FASTKW(t_to),
@@ -264,7 +261,8 @@ PyMethodDef pdt_tensor_copy_methods[] = {
     {"cuda", FASTKW(t_cuda),
      "cuda(device=None, non_blocking=False)\n--\n\n"
      "The tensor on a CUDA device (the current one by default); itself when already there."},
-    {"cpu", t_cpu, METH_NOARGS, "cpu()\n--\n\nThe tensor in host memory; itself when already there."},
+    {"cpu", t_cpu, METH_NOARGS,
+     "cpu()\n--\n\nThe tensor in host memory; itself when already there."},
     {"clone", t_clone, METH_NOARGS, "clone()\n--\n\nA contiguous copy on the same device."},
     {"contiguous", t_contiguous, METH_NOARGS,
      "contiguous()\n--\n\nItself when row-major contiguous, else a contiguous copy."},

@@ -42,8 +42,8 @@ int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t 
     for (Py_ssize_t i = 0; i < n; i++) {
         if (PyBool_Check(items[i]) || !PyIndex_Check(items[i])) {
             PyErr_Format(PyExc_TypeError,
-                         "%s(): size must be a sequence of ints, but element %zd is %.100s",
-                         fname, i, Py_TYPE(items[i])->tp_name);
+                         "%s(): size must be a sequence of ints, but element %zd is %.100s", fname,
+                         i, Py_TYPE(items[i])->tp_name);
             Py_XDECREF(seq);
             return -1;
         }
@@ -64,7 +64,7 @@ enum { KW_DTYPE, KW_DEVICE, KW_PIN, KW_REQUIRES_GRAD, KW_EXTRA, KW_COUNT };
 static const char *const create_kw[] = {"dtype", "device", "pin_memory", "requires_grad", NULL};
 
 typedef struct {
-    int dtype;             /* -1: not given */
+    int dtype; /* -1: not given */
     pdt_device device;
     int pin;
 } create_opts;
@@ -141,8 +141,8 @@ static PyObject *create_sized(PyObject *module, PyObject *const *args, Py_ssize_
     if (parse_create_opts(S, fname, args + nargs, kwnames, create_kw, kw, &o) < 0)
         return NULL;
     if (nargs == 0) {
-        PyErr_Format(PyExc_TypeError, "%s() missing the size: write %s(2, 3) or %s((2, 3))",
-                     fname, fname, fname);
+        PyErr_Format(PyExc_TypeError, "%s() missing the size: write %s(2, 3) or %s((2, 3))", fname,
+                     fname, fname);
         return NULL;
     }
     if (pdt_parse_sizes(args, nargs, &ndim, shape, fname) < 0)
@@ -183,8 +183,8 @@ static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t narg
                         PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
-                                        "fill_value", NULL};
+    static const char *const names[] = {"dtype",         "device",     "pin_memory",
+                                        "requires_grad", "fill_value", NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "full", args + nargs, kwnames, names, kw, &o) < 0)
@@ -212,15 +212,17 @@ static PyObject *create_like(PyObject *module, PyObject *const *args, Py_ssize_t
                              int want_fill)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
-                                        "fill_value", NULL};
+    static const char *const names[] = {"dtype",         "device",     "pin_memory",
+                                        "requires_grad", "fill_value", NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
     create_opts o;
     if (parse_create_opts(S, fname, args + nargs, kwnames, names, kw, &o) < 0)
         return NULL;
     PyObject *fill = want_fill ? (nargs > 1 ? args[1] : kw[KW_EXTRA]) : NULL;
-    if (nargs < 1 || nargs > 1 + want_fill || (want_fill && !fill) || (!want_fill && kw[KW_EXTRA])) {
-        PyErr_Format(PyExc_TypeError, "%s() takes (input%s)", fname, want_fill ? ", fill_value" : "");
+    if (nargs < 1 || nargs > 1 + want_fill || (want_fill && !fill) ||
+        (!want_fill && kw[KW_EXTRA])) {
+        PyErr_Format(PyExc_TypeError, "%s() takes (input%s)", fname,
+                     want_fill ? ", fill_value" : "");
         return NULL;
     }
     if (!pdt_is_tensor(S, args[0])) {
@@ -287,8 +289,8 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
                           PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
-                                        "step", NULL};
+    static const char *const names[] = {"dtype",         "device", "pin_memory",
+                                        "requires_grad", "step",   NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "arange", args + nargs, kwnames, names, kw, &o) < 0)
@@ -337,8 +339,8 @@ static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t 
                             PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
-                                        "steps", NULL};
+    static const char *const names[] = {"dtype",         "device", "pin_memory",
+                                        "requires_grad", "steps",  NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "linspace", args + nargs, kwnames, names, kw, &o) < 0)
@@ -365,12 +367,11 @@ static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t 
 }
 
 /* eye(n, m=None, *, dtype=None, device=None) */
-static PyObject *f_eye(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kwnames)
+static PyObject *f_eye(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad", "m",
-                                        NULL};
+    static const char *const names[] = {"dtype",         "device", "pin_memory",
+                                        "requires_grad", "m",      NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "eye", args + nargs, kwnames, names, kw, &o) < 0)
@@ -410,8 +411,8 @@ static PyObject *create_random(PyObject *module, PyObject *const *args, Py_ssize
                                PyObject *kwnames, const char *fname, pdt_random_kind kind)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
-                                        "generator", NULL};
+    static const char *const names[] = {"dtype",         "device",    "pin_memory",
+                                        "requires_grad", "generator", NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
     create_opts o;
     int ndim;
@@ -464,8 +465,8 @@ static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t n
                            PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
-                                        "size", NULL};
+    static const char *const names[] = {"dtype",         "device", "pin_memory",
+                                        "requires_grad", "size",   NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "randint", args + nargs, kwnames, names, kw, &o) < 0)
@@ -493,9 +494,8 @@ static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t n
     if (pdt_parse_sizes(&size, 1, &ndim, shape, "randint") < 0)
         return NULL;
     if (high <= low) {
-        PyErr_Format(PyExc_ValueError,
-                     "randint(): high (%lld) must be greater than low (%lld)", (long long)high,
-                     (long long)low);
+        PyErr_Format(PyExc_ValueError, "randint(): high (%lld) must be greater than low (%lld)",
+                     (long long)high, (long long)low);
         return NULL;
     }
     pdt_tensor t;
@@ -630,7 +630,6 @@ static PyObject *f_initial_seed(PyObject *module, PyObject *unused)
     (void)module, (void)unused;
     return PyLong_FromUnsignedLongLong(pdt_initial_seed());
 }
-
 
 PyMethodDef pdt_create_functions[] = {
     {"empty", FASTKW(f_empty),

@@ -114,8 +114,9 @@ static int to_arg_named(pdt_state *S, PyObject *o, const char *fname, const char
 {
     int r = to_arg(S, o, arg);
     if (r == 0)
-        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a Tensor or a number, got %.100s",
-                     fname, what, Py_TYPE(o)->tp_name);
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): argument '%s' must be a Tensor or a number, got %.100s", fname, what,
+                     Py_TYPE(o)->tp_name);
     return r > 0 ? 0 : -1;
 }
 
@@ -136,8 +137,8 @@ static int64_t work_numel(const pdt_tensor *a, const pdt_tensor *b)
 /* ---- running the core ---- */
 
 /* op(a, b) into out_obj (returned) or a new tensor. */
-static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pdt_arg a,
-                            pdt_arg b, PyObject *out_obj)
+static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+                            PyObject *out_obj)
 {
     pdt_tensor result;
     const pdt_tensor *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
@@ -193,14 +194,14 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
     return run_binary(S, name, op, x, y, in_place ? a : NULL);
 }
 
-#define NUMBER_SLOTS(SLOT, OP, NAME)                                                           \
-    static PyObject *nb_##SLOT(PyObject *a, PyObject *b)                                       \
-    {                                                                                          \
-        return number_binary(a, b, OP, NAME, 0);                                               \
-    }                                                                                          \
-    static PyObject *nb_inplace_##SLOT(PyObject *a, PyObject *b)                               \
-    {                                                                                          \
-        return number_binary(a, b, OP, NAME "_", 1);                                           \
+#define NUMBER_SLOTS(SLOT, OP, NAME)                                                               \
+    static PyObject *nb_##SLOT(PyObject *a, PyObject *b)                                           \
+    {                                                                                              \
+        return number_binary(a, b, OP, NAME, 0);                                                   \
+    }                                                                                              \
+    static PyObject *nb_inplace_##SLOT(PyObject *a, PyObject *b)                                   \
+    {                                                                                              \
+        return number_binary(a, b, OP, NAME "_", 1);                                               \
     }
 NUMBER_SLOTS(add, PDT_OP_ADD, "add")
 NUMBER_SLOTS(subtract, PDT_OP_SUB, "sub")
@@ -298,9 +299,8 @@ static int apply_alpha(pdt_state *S, const char *name, PyObject *alpha_obj, pdt_
 /* Gathers a form's arguments into vals[] (NULL: not given): names[0..npos) by
  * position or keyword, the rest by keyword only; self (the method forms)
  * takes names[0]. */
-static int gather_args(const char *name, PyObject *self, PyObject *const *args,
-                       Py_ssize_t nargs, PyObject *kwnames, const char *const *names, int npos,
-                       PyObject **vals)
+static int gather_args(const char *name, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames, const char *const *names, int npos, PyObject **vals)
 {
     Py_ssize_t first = self ? 1 : 0;
     if (pdt_parse_keywords(name, args + nargs, kwnames, names, vals) < 0)
@@ -378,8 +378,8 @@ static PyObject *binary_form(pdt_state *S, PyObject *self, int form, const char 
         to_arg_named(S, kw[1], name, names[1], &b) < 0)
         return NULL;
     if (!a.t && !b.t) {
-        PyErr_Format(PyExc_TypeError, "%s(): at least one of '%s' and '%s' must be a Tensor",
-                     name, names[0], names[1]);
+        PyErr_Format(PyExc_TypeError, "%s(): at least one of '%s' and '%s' must be a Tensor", name,
+                     names[0], names[1]);
         return NULL;
     }
     if (extra && extra[0] == 'r' && rounding_mode(name, kw[3], &op) < 0)
@@ -394,33 +394,33 @@ static PyObject *binary_form(pdt_state *S, PyObject *self, int form, const char 
 
 /* The C functions behind a binary op's forms.  OTHER: the second argument's
  * name; EXTRA: the extra keyword (NULL, "alpha" or "rounding_mode"). */
-#define BINARY_FUNCTION(PYNAME, OP, OTHER, EXTRA)                                              \
-    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,    \
-                                 PyObject *kwnames)                                            \
-    {                                                                                          \
-        return binary_form(pdt_state_of_module(module), NULL, FORM_FUNCTION, #PYNAME, OP,      \
-                           OTHER, EXTRA, args, nargs, kwnames);                                \
+#define BINARY_FUNCTION(PYNAME, OP, OTHER, EXTRA)                                                  \
+    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,        \
+                                 PyObject *kwnames)                                                \
+    {                                                                                              \
+        return binary_form(pdt_state_of_module(module), NULL, FORM_FUNCTION, #PYNAME, OP, OTHER,   \
+                           EXTRA, args, nargs, kwnames);                                           \
     }
-#define BINARY_METHOD(PYNAME, OP, OTHER, EXTRA)                                                \
-    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,       \
-                                PyObject *kwnames)                                             \
-    {                                                                                          \
-        return binary_form(state_of_tensor(self), self, FORM_METHOD, #PYNAME, OP, OTHER,       \
-                           EXTRA, args, nargs, kwnames);                                       \
+#define BINARY_METHOD(PYNAME, OP, OTHER, EXTRA)                                                    \
+    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,           \
+                                PyObject *kwnames)                                                 \
+    {                                                                                              \
+        return binary_form(state_of_tensor(self), self, FORM_METHOD, #PYNAME, OP, OTHER, EXTRA,    \
+                           args, nargs, kwnames);                                                  \
     }
-#define BINARY_INPLACE(PYNAME, OP, OTHER, EXTRA)                                               \
-    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,    \
-                                   PyObject *kwnames)                                          \
-    {                                                                                          \
-        return binary_form(state_of_tensor(self), self, FORM_INPLACE, #PYNAME "_", OP, OTHER,  \
-                           EXTRA, args, nargs, kwnames);                                       \
+#define BINARY_INPLACE(PYNAME, OP, OTHER, EXTRA)                                                   \
+    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
+                                   PyObject *kwnames)                                              \
+    {                                                                                              \
+        return binary_form(state_of_tensor(self), self, FORM_INPLACE, #PYNAME "_", OP, OTHER,      \
+                           EXTRA, args, nargs, kwnames);                                           \
     }
-#define BINARY_ALL(PYNAME, OP, OTHER, EXTRA)                                                   \
-    BINARY_FUNCTION(PYNAME, OP, OTHER, EXTRA)                                                  \
-    BINARY_METHOD(PYNAME, OP, OTHER, EXTRA)                                                    \
+#define BINARY_ALL(PYNAME, OP, OTHER, EXTRA)                                                       \
+    BINARY_FUNCTION(PYNAME, OP, OTHER, EXTRA)                                                      \
+    BINARY_METHOD(PYNAME, OP, OTHER, EXTRA)                                                        \
     BINARY_INPLACE(PYNAME, OP, OTHER, EXTRA)
-#define BINARY_NO_INPLACE(PYNAME, OP)                                                          \
-    BINARY_FUNCTION(PYNAME, OP, "other", NULL)                                                 \
+#define BINARY_NO_INPLACE(PYNAME, OP)                                                              \
+    BINARY_FUNCTION(PYNAME, OP, "other", NULL)                                                     \
     BINARY_METHOD(PYNAME, OP, "other", NULL)
 
 BINARY_ALL(add, PDT_OP_ADD, "other", "alpha")
@@ -461,25 +461,25 @@ static PyObject *unary_form(pdt_state *S, PyObject *self, int form, const char *
     return run_unary(S, name, op, kw[0], NULL, NULL, out);
 }
 
-#define UNARY_FUNCTION(PYNAME, OP)                                                             \
-    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,    \
-                                 PyObject *kwnames)                                            \
-    {                                                                                          \
-        return unary_form(pdt_state_of_module(module), NULL, FORM_FUNCTION, #PYNAME, OP, args, \
-                          nargs, kwnames);                                                     \
+#define UNARY_FUNCTION(PYNAME, OP)                                                                 \
+    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,        \
+                                 PyObject *kwnames)                                                \
+    {                                                                                              \
+        return unary_form(pdt_state_of_module(module), NULL, FORM_FUNCTION, #PYNAME, OP, args,     \
+                          nargs, kwnames);                                                         \
     }
-#define UNARY_METHODS(PYNAME, OP)                                                              \
-    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,       \
-                                PyObject *kwnames)                                             \
-    {                                                                                          \
-        return unary_form(state_of_tensor(self), self, FORM_METHOD, #PYNAME, OP, args, nargs,  \
-                          kwnames);                                                            \
-    }                                                                                          \
-    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,    \
-                                   PyObject *kwnames)                                          \
-    {                                                                                          \
-        return unary_form(state_of_tensor(self), self, FORM_INPLACE, #PYNAME "_", OP, args,    \
-                          nargs, kwnames);                                                     \
+#define UNARY_METHODS(PYNAME, OP)                                                                  \
+    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,           \
+                                PyObject *kwnames)                                                 \
+    {                                                                                              \
+        return unary_form(state_of_tensor(self), self, FORM_METHOD, #PYNAME, OP, args, nargs,      \
+                          kwnames);                                                                \
+    }                                                                                              \
+    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
+                                   PyObject *kwnames)                                              \
+    {                                                                                              \
+        return unary_form(state_of_tensor(self), self, FORM_INPLACE, #PYNAME "_", OP, args, nargs, \
+                          kwnames);                                                                \
     }
 #define UNARY_ALL(PYNAME, OP) UNARY_FUNCTION(PYNAME, OP) UNARY_METHODS(PYNAME, OP)
 
@@ -594,8 +594,7 @@ static PyObject *fill_with(PyObject *self, pdt_scalar value)
 }
 
 /* fill_(value): every element becomes value (a number); returns self. */
-static PyObject *m_fill_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames)
+static PyObject *m_fill_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"value", NULL};
     PyObject *kw[1] = {NULL};
@@ -611,9 +610,8 @@ static PyObject *m_fill_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (to_arg_named(S, v, "fill_", "value", &value) < 0)
         return NULL;
     if (value.t) {
-        PyErr_SetString(PyExc_TypeError,
-                        "fill_(): value must be a number; for a 0-dim tensor use "
-                        "fill_(value.item()), which reads it on the host");
+        PyErr_SetString(PyExc_TypeError, "fill_(): value must be a number; for a 0-dim tensor use "
+                                         "fill_(value.item()), which reads it on the host");
         return NULL;
     }
     return fill_with(self, value.s);
@@ -630,8 +628,8 @@ static PyObject *m_zero_(PyObject *self, PyObject *unused)
 
 #define FASTCALL(fn) (PyCFunction)(void (*)(void))(fn), METH_FASTCALL | METH_KEYWORDS
 
-#define BINARY_DOC(NAME, WHAT)                                                                 \
-    NAME "(input, other, *, out=None)\n--\n\n" WHAT                                            \
+#define BINARY_DOC(NAME, WHAT)                                                                     \
+    NAME "(input, other, *, out=None)\n--\n\n" WHAT                                                \
          " elementwise, with NumPy broadcasting; either may be a number."
 #define UNARY_DOC(NAME, WHAT) NAME "(input, *, out=None)\n--\n\n" WHAT " elementwise."
 
@@ -654,8 +652,10 @@ PyMethodDef pdt_math_functions[] = {
     {"pow", FASTCALL(fn_pow),
      "pow(input, exponent, *, out=None)\n--\n\ninput ** exponent elementwise, with NumPy "
      "broadcasting; either may be a number."},
-    {"maximum", FASTCALL(fn_maximum), BINARY_DOC("maximum", "The larger of input and other (NaN wins)")},
-    {"minimum", FASTCALL(fn_minimum), BINARY_DOC("minimum", "The smaller of input and other (NaN wins)")},
+    {"maximum", FASTCALL(fn_maximum),
+     BINARY_DOC("maximum", "The larger of input and other (NaN wins)")},
+    {"minimum", FASTCALL(fn_minimum),
+     BINARY_DOC("minimum", "The smaller of input and other (NaN wins)")},
     {"eq", FASTCALL(fn_eq), BINARY_DOC("eq", "input == other as a bool tensor")},
     {"ne", FASTCALL(fn_ne), BINARY_DOC("ne", "input != other as a bool tensor")},
     {"lt", FASTCALL(fn_lt), BINARY_DOC("lt", "input < other as a bool tensor")},
@@ -669,7 +669,8 @@ PyMethodDef pdt_math_functions[] = {
     {"sqrt", FASTCALL(fn_sqrt), UNARY_DOC("sqrt", "The square root (integers give float32)")},
     {"sin", FASTCALL(fn_sin), UNARY_DOC("sin", "The sine (integers give float32)")},
     {"cos", FASTCALL(fn_cos), UNARY_DOC("cos", "The cosine (integers give float32)")},
-    {"tanh", FASTCALL(fn_tanh), UNARY_DOC("tanh", "The hyperbolic tangent (integers give float32)")},
+    {"tanh", FASTCALL(fn_tanh),
+     UNARY_DOC("tanh", "The hyperbolic tangent (integers give float32)")},
     {"sigmoid", FASTCALL(fn_sigmoid),
      UNARY_DOC("sigmoid", "1 / (1 + exp(-input)) (integers give float32)")},
     {"relu", FASTCALL(fn_relu), UNARY_DOC("relu", "max(input, 0), NaN kept")},

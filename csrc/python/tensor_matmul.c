@@ -28,8 +28,7 @@ typedef struct product_call {
 
 static pdt_status call_core(const product_call *p, pdt_tensor *out)
 {
-    return p->fn ? p->fn(p->a, p->b, out)
-                 : pdt_addmm(p->input, p->a, p->b, p->beta, p->alpha, out);
+    return p->fn ? p->fn(p->a, p->b, out) : pdt_addmm(p->input, p->a, p->b, p->beta, p->alpha, out);
 }
 
 static PyObject *run_product(pdt_state *S, const product_call *p)
@@ -70,13 +69,12 @@ static int parse_args(pdt_state *S, const char *fname, const char *const *names,
     }
     for (int i = 0; i < ntensors; i++) {
         if (!kw[i]) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname,
-                         names[i]);
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
             return -1;
         }
         if (!pdt_is_tensor(S, kw[i])) {
-            PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a Tensor, got %.100s",
-                         fname, names[i], Py_TYPE(kw[i])->tp_name);
+            PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a Tensor, got %.100s", fname,
+                         names[i], Py_TYPE(kw[i])->tp_name);
             return -1;
         }
     }
@@ -104,16 +102,16 @@ static const char *const matmul_names[] = {"input", "other", NULL};
 static const char *const mm_names[] = {"input", "mat2", NULL};
 static const char *const dot_names[] = {"input", "tensor", NULL};
 
-#define PRODUCT_ENTRIES(NAME, NAMES, FN)                                                      \
-    static PyObject *f_##NAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,      \
-                              PyObject *kwnames)                                              \
-    {                                                                                          \
-        return binary_product(NULL, module, args, nargs, kwnames, #NAME, NAMES, FN);          \
-    }                                                                                          \
-    static PyObject *t_##NAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
-                              PyObject *kwnames)                                              \
-    {                                                                                          \
-        return binary_product(self, NULL, args, nargs, kwnames, #NAME, NAMES, FN);            \
+#define PRODUCT_ENTRIES(NAME, NAMES, FN)                                                           \
+    static PyObject *f_##NAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,           \
+                              PyObject *kwnames)                                                   \
+    {                                                                                              \
+        return binary_product(NULL, module, args, nargs, kwnames, #NAME, NAMES, FN);               \
+    }                                                                                              \
+    static PyObject *t_##NAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,             \
+                              PyObject *kwnames)                                                   \
+    {                                                                                              \
+        return binary_product(self, NULL, args, nargs, kwnames, #NAME, NAMES, FN);                 \
     }
 PRODUCT_ENTRIES(matmul, matmul_names, pdt_matmul)
 PRODUCT_ENTRIES(mm, mm_names, pdt_mm)
@@ -131,13 +129,16 @@ static PyObject *addmm_impl(PyObject *self, PyObject *module, PyObject *const *a
     if (!S)
         return NULL;
     int skip = self ? 1 : 0;
-    if (parse_args(S, "addmm", names + skip, 3 - skip, 3 - skip, args, nargs, kwnames,
-                   kw + skip) < 0 ||
+    if (parse_args(S, "addmm", names + skip, 3 - skip, 3 - skip, args, nargs, kwnames, kw + skip) <
+            0 ||
         (kw[3] && pdt_parse_scalar(kw[3], "addmm(): beta", &beta) < 0) ||
         (kw[4] && pdt_parse_scalar(kw[4], "addmm(): alpha", &alpha) < 0))
         return NULL;
-    product_call call = {.input = pdt_tensor_of(kw[0]), .a = pdt_tensor_of(kw[1]),
-                         .b = pdt_tensor_of(kw[2]), .beta = beta, .alpha = alpha};
+    product_call call = {.input = pdt_tensor_of(kw[0]),
+                         .a = pdt_tensor_of(kw[1]),
+                         .b = pdt_tensor_of(kw[2]),
+                         .beta = beta,
+                         .alpha = alpha};
     return run_product(S, &call);
 }
 
@@ -147,8 +148,7 @@ static PyObject *f_addmm(PyObject *module, PyObject *const *args, Py_ssize_t nar
     return addmm_impl(NULL, module, args, nargs, kwnames);
 }
 
-static PyObject *t_addmm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames)
+static PyObject *t_addmm(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     return addmm_impl(self, NULL, args, nargs, kwnames);
 }
@@ -192,17 +192,17 @@ static PyObject *nb_inplace_matmul(PyObject *a, PyObject *b)
 
 #define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
-#define MATMUL_DOC                                                                            \
-    "Matrix product with torch.matmul's rules: 1-D . 1-D is a 0-d dot product; a 1-D "       \
-    "operand is a row (left) or a column (right) and that dimension is dropped from the "     \
-    "result; (..., m, k) @ (..., k, n) -> (..., m, n) with the batch dimensions broadcast. "  \
+#define MATMUL_DOC                                                                                 \
+    "Matrix product with torch.matmul's rules: 1-D . 1-D is a 0-d dot product; a 1-D "             \
+    "operand is a row (left) or a column (right) and that dimension is dropped from the "          \
+    "result; (..., m, k) @ (..., k, n) -> (..., m, n) with the batch dimensions broadcast. "       \
     "Both tensors on one device, with one dtype.  Transposed views are read in place."
 #define MM_DOC "Matrix product of two 2-D tensors: (m, k) @ (k, n) -> (m, n)."
-#define BMM_DOC                                                                               \
-    "Batched matrix product of two 3-D tensors with the same batch size (no broadcasting): "  \
+#define BMM_DOC                                                                                    \
+    "Batched matrix product of two 3-D tensors with the same batch size (no broadcasting): "       \
     "(b, m, k) @ (b, k, n) -> (b, m, n)."
-#define ADDMM_DOC                                                                             \
-    "beta * input + alpha * (mat1 @ mat2), with input broadcast to (m, n); one GEMM.  "      \
+#define ADDMM_DOC                                                                                  \
+    "beta * input + alpha * (mat1 @ mat2), with input broadcast to (m, n); one GEMM.  "            \
     "beta=0 ignores input's values (NaN included)."
 #define DOT_DOC "Dot product of two 1-D tensors of the same length: a 0-d tensor."
 
@@ -219,8 +219,7 @@ PyMethodDef pdt_matmul_functions[] = {
     {"matmul", FASTKW(f_matmul), "matmul(input, other)\n--\n\n" MATMUL_DOC},
     {"mm", FASTKW(f_mm), "mm(input, mat2)\n--\n\n" MM_DOC},
     {"bmm", FASTKW(f_bmm), "bmm(input, mat2)\n--\n\n" BMM_DOC},
-    {"addmm", FASTKW(f_addmm),
-     "addmm(input, mat1, mat2, *, beta=1, alpha=1)\n--\n\n" ADDMM_DOC},
+    {"addmm", FASTKW(f_addmm), "addmm(input, mat1, mat2, *, beta=1, alpha=1)\n--\n\n" ADDMM_DOC},
     {"dot", FASTKW(f_dot), "dot(input, tensor)\n--\n\n" DOT_DOC},
     {NULL, NULL, 0, NULL},
 };

@@ -403,10 +403,15 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
     /* The methods and slots of the other tensor_*.c files are gathered here. */
     static PyMethodDef all_methods[256];
     size_t n = 0;
-    const PyMethodDef *parts[] = {tensor_methods,     pdt_tensor_copy_methods, pdt_tensor_random_methods,
-                                  pdt_tensor_convert_methods, pdt_math_methods,
-                                  pdt_reduce_methods, pdt_view_methods,
-                                  pdt_matmul_methods, pdt_interop_methods};
+    const PyMethodDef *parts[] = {tensor_methods,
+                                  pdt_tensor_copy_methods,
+                                  pdt_tensor_random_methods,
+                                  pdt_tensor_convert_methods,
+                                  pdt_math_methods,
+                                  pdt_reduce_methods,
+                                  pdt_view_methods,
+                                  pdt_matmul_methods,
+                                  pdt_interop_methods};
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
         for (const PyMethodDef *m = parts[p]; m->ml_name; m++) {
             if (n + 1 >= sizeof all_methods / sizeof all_methods[0]) {
@@ -436,8 +441,9 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                {Py_tp_getset, all_getset},
                                {Py_tp_members, tensor_members},
                                {0, NULL}};
-    const PyType_Slot *slot_parts[] = {tensor_slots, own, pdt_tensor_convert_slots,
-                                       pdt_math_slots, pdt_view_slots, pdt_matmul_slots};
+    const PyType_Slot *slot_parts[] = {
+        tensor_slots,    own, pdt_tensor_convert_slots, pdt_math_slots, pdt_view_slots,
+        pdt_matmul_slots};
     for (size_t p = 0; p < sizeof slot_parts / sizeof slot_parts[0]; p++)
         if (add_slots(slots, &ns, 96, slot_parts[p]) < 0)
             return -1;

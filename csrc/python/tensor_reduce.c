@@ -12,11 +12,11 @@
 /* One parsed call. */
 typedef struct request {
     pdt_reduce_op op;
-    double p;     /* norm: 1 or 2; 0: not a norm */
-    int ndims;    /* -1: every dim */
+    double p;  /* norm: 1 or 2; 0: not a norm */
+    int ndims; /* -1: every dim */
     int64_t dims[PDT_MAX_DIMS];
     int keepdim;
-    int dtype;    /* -1: not given */
+    int dtype; /* -1: not given */
 } request;
 
 enum { ARG_P, ARG_DIM, ARG_KEEPDIM, ARG_DTYPE, ARG_COUNT };
@@ -24,8 +24,8 @@ enum { ARG_P, ARG_DIM, ARG_KEEPDIM, ARG_DTYPE, ARG_COUNT };
 /* Parses (p,) dim, keepdim by position or name and dtype by name into kw
  * (indexed by ARG_*).  with_p: the norm's leading p; with_dtype: dtype= is
  * accepted. */
-static int parse_call(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, int with_p, int with_dtype, PyObject **kw)
+static int parse_call(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                      int with_p, int with_dtype, PyObject **kw)
 {
     static const char *const all_names[] = {"p", "dim", "keepdim", "dtype", NULL};
     static const char *const no_dtype[] = {"p", "dim", "keepdim", NULL};
@@ -100,11 +100,11 @@ static PyObject *reduce_method(PyObject *self, PyObject *const *args, Py_ssize_t
     return run(self, &rq);
 }
 
-#define REDUCE_METHOD(NAME, OP, WITH_DTYPE)                                                   \
-    static PyObject *t_##NAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
-                              PyObject *kwnames)                                              \
-    {                                                                                         \
-        return reduce_method(self, args, nargs, kwnames, #NAME, OP, WITH_DTYPE);              \
+#define REDUCE_METHOD(NAME, OP, WITH_DTYPE)                                                        \
+    static PyObject *t_##NAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,             \
+                              PyObject *kwnames)                                                   \
+    {                                                                                              \
+        return reduce_method(self, args, nargs, kwnames, #NAME, OP, WITH_DTYPE);                   \
     }
 REDUCE_METHOD(sum, PDT_REDUCE_SUM, 1)
 REDUCE_METHOD(mean, PDT_REDUCE_MEAN, 1)
@@ -246,8 +246,9 @@ static PyObject *extreme_method(PyObject *self, PyObject *const *args, Py_ssize_
         return run(self, &rq);
     }
     if (PyTuple_Check(dim) || PyList_Check(dim)) {
-        PyErr_Format(PyExc_TypeError, "%s(): dim must be an int; use a%s(dim=...) to reduce over "
-                                      "several dims",
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): dim must be an int; use a%s(dim=...) to reduce over "
+                     "several dims",
                      fname, fname);
         return NULL;
     }
@@ -285,8 +286,7 @@ static PyObject *t_min(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
 /* ------------------------------------------------------------------ norm */
 
 /* norm(p='fro', dim=None, keepdim=False, dtype=None) */
-static PyObject *t_norm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+static PyObject *t_norm(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     PyObject *kw[ARG_COUNT] = {NULL};
@@ -320,11 +320,11 @@ static PyObject *t_norm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 
 /* ------------------------------------------------------- function forms */
 
-#define FUNCTION_FORM(NAME)                                                                    \
-    static PyObject *f_##NAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,       \
-                              PyObject *kwnames)                                               \
-    {                                                                                          \
-        return pdt_function_form(#NAME, module, args, nargs, kwnames, t_##NAME);               \
+#define FUNCTION_FORM(NAME)                                                                        \
+    static PyObject *f_##NAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,           \
+                              PyObject *kwnames)                                                   \
+    {                                                                                              \
+        return pdt_function_form(#NAME, module, args, nargs, kwnames, t_##NAME);                   \
     }
 FUNCTION_FORM(sum)
 FUNCTION_FORM(mean)
@@ -384,26 +384,36 @@ PyMethodDef pdt_reduce_methods[] = {
 };
 
 PyMethodDef pdt_reduce_functions[] = {
-    {"sum", FASTKW(f_sum), "sum(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
-                           "The sum of input over dim; see Tensor.sum."},
-    {"mean", FASTKW(f_mean), "mean(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
-                             "The mean of input over dim; see Tensor.mean."},
-    {"prod", FASTKW(f_prod), "prod(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
-                             "The product of input over dim; see Tensor.prod."},
-    {"max", FASTKW(f_max), "max(input, dim=None, keepdim=False)\n--\n\n"
-                           "The largest element, or (values, indices) along dim; see Tensor.max."},
-    {"min", FASTKW(f_min), "min(input, dim=None, keepdim=False)\n--\n\n"
-                           "The smallest element, or (values, indices) along dim; see Tensor.min."},
-    {"amax", FASTKW(f_amax), "amax(input, dim=None, keepdim=False)\n--\n\n"
-                             "The maximum of input over dim; see Tensor.amax."},
-    {"amin", FASTKW(f_amin), "amin(input, dim=None, keepdim=False)\n--\n\n"
-                             "The minimum of input over dim; see Tensor.amin."},
-    {"argmax", FASTKW(f_argmax), "argmax(input, dim=None, keepdim=False)\n--\n\n"
-                                 "The index of the first maximum; see Tensor.argmax."},
-    {"argmin", FASTKW(f_argmin), "argmin(input, dim=None, keepdim=False)\n--\n\n"
-                                 "The index of the first minimum; see Tensor.argmin."},
-    {"norm", FASTKW(f_norm), "norm(input, p='fro', dim=None, keepdim=False, dtype=None)\n--\n\n"
-                             "The vector p-norm (p = 'fro', 2 or 1); see Tensor.norm."},
+    {"sum", FASTKW(f_sum),
+     "sum(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
+     "The sum of input over dim; see Tensor.sum."},
+    {"mean", FASTKW(f_mean),
+     "mean(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
+     "The mean of input over dim; see Tensor.mean."},
+    {"prod", FASTKW(f_prod),
+     "prod(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
+     "The product of input over dim; see Tensor.prod."},
+    {"max", FASTKW(f_max),
+     "max(input, dim=None, keepdim=False)\n--\n\n"
+     "The largest element, or (values, indices) along dim; see Tensor.max."},
+    {"min", FASTKW(f_min),
+     "min(input, dim=None, keepdim=False)\n--\n\n"
+     "The smallest element, or (values, indices) along dim; see Tensor.min."},
+    {"amax", FASTKW(f_amax),
+     "amax(input, dim=None, keepdim=False)\n--\n\n"
+     "The maximum of input over dim; see Tensor.amax."},
+    {"amin", FASTKW(f_amin),
+     "amin(input, dim=None, keepdim=False)\n--\n\n"
+     "The minimum of input over dim; see Tensor.amin."},
+    {"argmax", FASTKW(f_argmax),
+     "argmax(input, dim=None, keepdim=False)\n--\n\n"
+     "The index of the first maximum; see Tensor.argmax."},
+    {"argmin", FASTKW(f_argmin),
+     "argmin(input, dim=None, keepdim=False)\n--\n\n"
+     "The index of the first minimum; see Tensor.argmin."},
+    {"norm", FASTKW(f_norm),
+     "norm(input, p='fro', dim=None, keepdim=False, dtype=None)\n--\n\n"
+     "The vector p-norm (p = 'fro', 2 or 1); see Tensor.norm."},
     {"_return_types", f_return_types, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -10,13 +10,10 @@
 #include "args.h"
 #include "pdt_view.h"
 
-
-
 /* Up to n ints by position or by name (names[i]) into vals (defaults preset);
  * the first `required` must be given. */
-static int int_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                    PyObject *kwnames, const char *const *names, int n, int required,
-                    int64_t *vals)
+static int int_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    const char *const *names, int n, int required, int64_t *vals)
 {
     PyObject *kw[4] = {NULL, NULL, NULL, NULL};
     if (pdt_parse_keywords(fname, args + nargs, kwnames, names, kw) < 0)
@@ -60,8 +57,8 @@ static PyObject *view_result(PyObject *self, pdt_status st, pdt_tensor *out)
 /* ---------------------------------------------------------- new shapes */
 
 /* shape as varargs, one tuple/list, or shape=. */
-static int shape_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, int *ndim, int64_t *shape)
+static int shape_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                      int *ndim, int64_t *shape)
 {
     static const char *const names[] = {"shape", NULL};
     PyObject *kw[1] = {NULL};
@@ -74,8 +71,8 @@ static int shape_args(const char *fname, PyObject *const *args, Py_ssize_t nargs
     if (kw[0])
         return pdt_parse_sizes(kw, 1, ndim, shape, fname);
     if (nargs == 0) {
-        PyErr_Format(PyExc_TypeError, "%s() missing the shape: write %s(2, 3) or %s((2, 3))",
-                     fname, fname, fname);
+        PyErr_Format(PyExc_TypeError, "%s() missing the shape: write %s(2, 3) or %s((2, 3))", fname,
+                     fname, fname);
         return -1;
     }
     return pdt_parse_sizes(args, nargs, ndim, shape, fname);
@@ -264,10 +261,10 @@ static int parse_index_item(pdt_state *S, PyObject *obj, pdt_index *out)
         if (PySlice_Unpack(obj, &start, &stop, &step) < 0)
             return -1;
         out->kind = PDT_INDEX_SLICE;
-        out->start = start == PY_SSIZE_T_MIN ? PDT_SLICE_MIN
+        out->start = start == PY_SSIZE_T_MIN   ? PDT_SLICE_MIN
                      : start == PY_SSIZE_T_MAX ? PDT_SLICE_MAX
                                                : (int64_t)start;
-        out->stop = stop == PY_SSIZE_T_MIN ? PDT_SLICE_MIN
+        out->stop = stop == PY_SSIZE_T_MIN   ? PDT_SLICE_MIN
                     : stop == PY_SSIZE_T_MAX ? PDT_SLICE_MAX
                                              : (int64_t)stop;
         out->step = step;
@@ -302,8 +299,8 @@ static int index_view(PyObject *self, PyObject *key, pdt_tensor *out)
     if (PyTuple_Check(key)) {
         n = PyTuple_GET_SIZE(key);
         if (n > MAX_INDEX_ITEMS) {
-            PyErr_Format(PyExc_IndexError, "too many indices (%zd) for a tensor of dimension %d",
-                         n, pdt_tensor_of(self)->ndim);
+            PyErr_Format(PyExc_IndexError, "too many indices (%zd) for a tensor of dimension %d", n,
+                         pdt_tensor_of(self)->ndim);
             return -1;
         }
         for (Py_ssize_t i = 0; i < n; i++)
@@ -400,11 +397,11 @@ static int tensor_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
 
 /* ------------------------------------------------------- function forms */
 
-#define FUNCTION_FORM(NAME)                                                                    \
-    static PyObject *f_##NAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,       \
-                              PyObject *kwnames)                                               \
-    {                                                                                          \
-        return pdt_function_form(#NAME, module, args, nargs, kwnames, t_##NAME);               \
+#define FUNCTION_FORM(NAME)                                                                        \
+    static PyObject *f_##NAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,           \
+                              PyObject *kwnames)                                                   \
+    {                                                                                              \
+        return pdt_function_form(#NAME, module, args, nargs, kwnames, t_##NAME);                   \
     }
 FUNCTION_FORM(reshape)
 FUNCTION_FORM(flatten)
@@ -473,8 +470,8 @@ PyMethodDef pdt_view_functions[] = {
 };
 
 PyGetSetDef pdt_view_getset[] = {
-    {"T", t_T, NULL,
-     "The tensor with its dims reversed (the transpose of a matrix), as a view.", NULL},
+    {"T", t_T, NULL, "The tensor with its dims reversed (the transpose of a matrix), as a view.",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
