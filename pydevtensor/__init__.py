@@ -16,22 +16,40 @@ from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, b
                  full, full_like, initial_seed, int, int32, int64, linspace, long,
                  manual_seed, ones, ones_like, rand, randint, randn, reset_transfer_stats,
                  tensor, transfer_stats, zeros, zeros_like)
-from . import config, cuda, debugging
-from .serialization import load, save
+from . import cuda
 from ._build import build_info
 from ._devices import (device_count, max_memory_allocated, memory_allocated, memory_reserved,
                        memory_stats, reset_peak_memory_stats, try_all_gpus, try_gpu)
 from ._tensor_py import Size
 from ._interop import as_tensor, from_dlpack, to_numpy  # the NumPy/DLPack boundary
 from ._guard import transfer_guard
-from . import config
 from ._ops_math import *  # noqa: F401,F403  (elementwise ops)
 from ._ops_reduce import *  # noqa: F401,F403  (reductions)
 from ._ops_view import *  # noqa: F401,F403  (views and indexing)
 from ._ops_matmul import *  # noqa: F401,F403  (matmul)
 from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
-from . import nn  # noqa: E402  (needs the ops above)
-from . import distribute, optim  # noqa: E402  (training: needs nn)
+
+# Note [lazy submodules]: nn, optim, distribute, config, debugging and save/load
+# are imported on first use.  They pull in logging, json, threading and queue, which
+# would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
+# on top of NumPy; benchmarks/bench_import.py measures it).
+_LAZY_SUBMODULES = ("nn", "optim", "distribute", "config", "debugging", "serialization")
+
+
+def __getattr__(name):
+    import importlib
+
+    if name in _LAZY_SUBMODULES:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    if name in ("save", "load"):
+        return getattr(importlib.import_module(".serialization", __name__), name)
+    raise AttributeError(f"module 'pydevtensor' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load"})
 
 __all__ = [
     "DeviceError", "OutOfMemoryError", "Size", "Tensor", "TransferError", "arange", "bool",

@@ -5,9 +5,7 @@ per tensor, under the tensor's name, plus ``__pydevtensor__``, a JSON string tha
 records the format and each tensor's device and dtype.  Nothing is pickled.
 Saving a GPU tensor is an explicit device-to-host copy, counted in transfer_stats().
 """
-import json
 import os
-import zipfile
 from collections import OrderedDict
 
 import numpy as np
@@ -22,6 +20,7 @@ VERSION = 1
 def save(obj, f):
     """Writes a tensor, a dict of tensors or a state_dict to f (a path or a binary file).
     The name is used as given: no '.npz' is appended."""
+    import json  # here, not at import: Note [lazy submodules] in __init__.py
     if isinstance(obj, _C.Tensor):
         kind, tensors = "tensor", {"tensor": obj}
     elif isinstance(obj, dict):
@@ -84,6 +83,8 @@ def load(f, map_location=None):
     unless map_location (a device, a string, or a dict {'cuda:0': 'cpu'}) says otherwise.
     A saved device that does not exist here raises RuntimeError naming map_location
     as the fix; a file that is not pydevtensor's raises ValueError."""
+    import json
+    import zipfile
     try:
         data = np.load(f, allow_pickle=False)
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:

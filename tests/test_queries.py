@@ -115,3 +115,20 @@ def test_cli_prints_table_and_demo():
 def test_smi_entry_point_prints_table_only():
     out = _run_cli("-c", "import sys, pydevtensor.smi as s; sys.exit(s.main())")
     assert "| cpu" in out and "try_gpu" not in out
+
+
+def test_import_stays_light():
+    """Note [lazy submodules]: `import pydevtensor` leaves nn, config, training and the
+    libraries they need (logging, json, queue) for first use; benchmarks/bench_import.py
+    measures the time this keeps under 30 ms."""
+    code = ("import sys, numpy\n"
+            "before = set(sys.modules)\n"
+            "import pydevtensor\n"
+            "heavy = ('logging', 'json', 'queue', 'zipfile', 'pydevtensor.nn', "
+            "'pydevtensor.config', 'pydevtensor.distribute', 'pydevtensor.optim')\n"
+            "print(sorted(m for m in heavy if m in sys.modules and m not in before))\n"
+            "from pydevtensor import nn\n"
+            "print(pydevtensor.nn is nn, callable(pydevtensor.save), 'config' in dir(pydevtensor))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out == ["[]", "True True True"]
