@@ -30,14 +30,29 @@ Note [mirrored training]
   before every step; the layers accumulate into the views in place (Note [explicit
   backward] in nn/module.py).  A module whose backward replaces ``.grad`` still works:
   its gradient is copied into the view after backward.
-- All-reduce: reduce to the first device, then broadcast, through the counted copies.
+- All-reduce, one of two methods chosen once per strategy (``all_reduce_method``):
+  'nccl' when every device is a GPU, there are at least 2 of them, they sit on distinct
+  physical GPUs (``config``'s logical devices split one GPU into several; NCCL needs one
+  rank per GPU) and this build has CUDA and libnccl.so.2 loads; else 'copies'.
+  ``MirroredStrategy(devices, all_reduce='copies')`` forces the copies; 'nccl' raises
+  when NCCL cannot be used.
+  'copies': reduce to the first device, then broadcast, through the counted copies.
   For each replica i = 1..N-1 in turn, its bucket is copied to a receive buffer on the
   first device and added to the first replica's bucket (so the sum is
   ((g_0 + g_1) + g_2) + ...); then the sum is copied back into every other replica's
   bucket.  Per step and per dtype bucket of P bytes (the parameters that require a
   gradient): 2 (N - 1) copies, 2 (N - 1) P bytes; on logical CPU devices they are the
-  ``peer`` copies of ``transfer_stats()``.  NCCL is not used yet (docs/multi_node.md).
-- Identical replicas.  After the broadcast every replica holds the same bits; each
+  ``peer`` copies of ``transfer_stats()``.
+  'nccl': one in-place ncclAllReduce (sum) per dtype bucket over all the replicas'
+  buckets, each on its device's stream (``_C._allreduce_sum``); the sum lands on
+  every replica directly, with no broadcast and no receive buffer.  A collective is
+  not a copy pydevtensor makes (Note [collectives are not copies] in
+  csrc/core/pdt_collective.h): the ``peer`` counters of ``transfer_stats()`` stay at
+  zero for gradients, and the transfer guard does not see it.  Only float32 and float64
+  buckets are supported there.  Multi-node training still needs a rendezvous
+  (docs/multi_node.md).
+- Identical replicas.  After the all-reduce every replica holds the same bits (NCCL's
+  all-reduce gives every rank the same result; the copies broadcast one sum); each
   applies its own copy of the optimizer (same hyperparameters, state copied from the
   user's optimizer at the start of fit) to the same parameters and gradients with the
   same deterministic element-wise kernels, so the weights stay bitwise identical.  The
@@ -174,7 +189,10 @@ class MirroredStrategy:
     (``config.set_logical_device_configuration``) included.  See Note [mirrored
     training] in this module for what happens, and the exact transfer counts."""
 
-    def __init__(self, devices=None):
+    def __init__(self, devices=None, all_reduce="auto"):
+        if all_reduce not in _ALL_REDUCE_METHODS:
+            raise ValueError(f"MirroredStrategy: all_reduce must be one of "
+                             f"{list(_ALL_REDUCE_METHODS)}, got {all_reduce!r}")
         devices = try_all_gpus() if devices is None else list(devices)
         if not devices:
             raise ValueError("MirroredStrategy needs at least one device, got an empty list")
@@ -184,10 +202,16 @@ class MirroredStrategy:
                              f"{[str(d) for d in self._devices]}")
         for d in self._devices:
             _C._check_device(d)  # an unknown device raises here, naming the ones there are
+        self._all_reduce_method = _choose_all_reduce(self._devices, all_reduce)
 
     @property
     def devices(self):
         return self._devices
+
+    @property
+    def all_reduce_method(self):
+        """How gradients are summed: 'nccl' or 'copies' (Note [mirrored training])."""
+        return self._all_reduce_method
 
     @property
     def num_replicas_in_sync(self):
@@ -274,8 +298,16 @@ class MirroredStrategy:
         losses = [loss] + [_replicate(loss, d, {}) for d in self._devices[1:]]
         buckets = [_GradBucket(r, d, f"replica {i} ({type(r).__name__})")
                    for i, (r, d) in enumerate(zip(replicas, self._devices))]
-        receive = [_C.empty(f.numel(), dtype=f.dtype, device=self._devices[0])
-                   for f in buckets[0].flats]
+        if self._all_reduce_method == "nccl":
+            for f in buckets[0].flats:
+                if f.dtype not in (_C.float32, _C.float64):
+                    raise TypeError(f"fit(): the NCCL all-reduce sums float32 and float64 "
+                                    f"gradients, got {f.dtype}; use MirroredStrategy(..., "
+                                    f"all_reduce='copies')")
+            receive = None
+        else:
+            receive = [_C.empty(f.numel(), dtype=f.dtype, device=self._devices[0])
+                       for f in buckets[0].flats]
         for r in replicas:
             r.train()
 
@@ -330,8 +362,13 @@ class MirroredStrategy:
         return sum(w * out.item() for out, w in filter(None, results))
 
     def _all_reduce(self, buckets, receive):
-        """Sum into the first replica's buckets, then copy the sum to the others (Note
-        [mirrored training]: 2 (N - 1) counted copies of each bucket)."""
+        """'nccl': one in-place NCCL all-reduce per bucket.  'copies': sum into the first
+        replica's buckets, then copy the sum to the others (Note [mirrored training]:
+        2 (N - 1) counted copies of each bucket)."""
+        if self._all_reduce_method == "nccl":
+            for k in range(len(buckets[0].flats)):
+                _C._allreduce_sum([b.flats[k] for b in buckets])
+            return
         for k, root in enumerate(buckets[0].flats):
             for b in buckets[1:]:
                 receive[k].copy_(b.flats[k])
@@ -362,6 +399,45 @@ class MirroredStrategy:
             mapping = {id(p): q for p, q in zip(mine, r.parameters())}
             result.append(optimizer._replica(mapping))
         return result
+
+
+_ALL_REDUCE_METHODS = ("auto", "nccl", "copies")
+
+
+def _nccl_unusable(devices, physical_of, nccl_loads):
+    """Why NCCL cannot all-reduce over devices (a sentence), or None when it can.
+    physical_of: the logical -> physical map of the CUDA devices (a list);
+    nccl_loads: a function telling whether libnccl.so.2 loads (only called last)."""
+    names = [str(d) for d in devices]
+    if any(d.type != "cuda" for d in devices):
+        return f"NCCL runs on GPUs only, and {names} are not all CUDA devices"
+    if len(devices) < 2:
+        return f"NCCL needs at least 2 GPUs, got {names}"
+    phys = [physical_of[d.index] if d.index < len(physical_of) else None for d in devices]
+    if len(set(phys)) != len(phys):
+        return (f"NCCL needs distinct physical GPUs, but {names} are on physical GPUs {phys} "
+                f"(logical devices of one GPU, from config.set_logical_device_configuration)")
+    if not nccl_loads():
+        return "this build has no CUDA, or libnccl.so.2 could not be loaded"
+    return None
+
+
+def _choose_all_reduce(devices, requested, physical_of=None, nccl_loads=None):
+    """'nccl' or 'copies' for devices, given all_reduce=requested ('auto', 'nccl' or
+    'copies'); Note [mirrored training].  physical_of and nccl_loads default to the
+    running module's (tests pass fakes)."""
+    if requested == "copies":
+        return "copies"
+    if physical_of is None:
+        physical_of = (_C._logical_device_map(_C._KIND_CUDA)
+                       if all(d.type == "cuda" for d in devices) else [])
+    why = _nccl_unusable(devices, physical_of, nccl_loads or _C._nccl_available)
+    if why is None:
+        return "nccl"
+    if requested == "nccl":
+        raise RuntimeError(f"MirroredStrategy(all_reduce='nccl'): {why}; use "
+                           f"all_reduce='copies' (or 'auto', which picks it)")
+    return "copies"
 
 
 class _ScopeOwner:

@@ -381,3 +381,101 @@ def test_a_failing_scope_replicates_nothing():
             1 / 0
     with pytest.raises(ValueError, match="built outside"):
         strategy.replicas(net)
+
+
+# ---- the all-reduce method: NCCL or copies (Note [mirrored training]) ----
+
+def test_all_reduce_method_selection_with_fake_device_maps():
+    choose = distribute._choose_all_reduce
+    gpus = [pdt.device("cuda", 0), pdt.device("cuda", 1)]
+    yes, no = (lambda: True), (lambda: False)
+    assert choose(gpus, "auto", physical_of=[0, 1], nccl_loads=yes) == "nccl"
+    assert choose(gpus, "nccl", physical_of=[0, 1], nccl_loads=yes) == "nccl"
+    assert choose(gpus, "copies", physical_of=[0, 1], nccl_loads=yes) == "copies"
+    # two logical GPUs on one physical GPU: NCCL needs one rank per GPU
+    assert choose(gpus, "auto", physical_of=[0, 0], nccl_loads=yes) == "copies"
+    with pytest.raises(RuntimeError, match=r"distinct physical GPUs.*\[0, 0\].*'copies'"):
+        choose(gpus, "nccl", physical_of=[0, 0], nccl_loads=yes)
+    # no NCCL in the build, or a single GPU
+    assert choose(gpus, "auto", physical_of=[0, 1], nccl_loads=no) == "copies"
+    with pytest.raises(RuntimeError, match="libnccl.so.2 could not be loaded"):
+        choose(gpus, "nccl", physical_of=[0, 1], nccl_loads=no)
+    assert choose(gpus[:1], "auto", physical_of=[0, 1], nccl_loads=yes) == "copies"
+    with pytest.raises(RuntimeError, match="at least 2 GPUs"):
+        choose(gpus[:1], "nccl", physical_of=[0, 1], nccl_loads=yes)
+    # CPU devices, or a mix
+    cpus = [pdt.device("cpu", 0), pdt.device("cpu", 1)]
+    assert choose(cpus, "auto", physical_of=[], nccl_loads=yes) == "copies"
+    assert choose([cpus[0], gpus[0]], "auto", physical_of=[0], nccl_loads=yes) == "copies"
+    with pytest.raises(RuntimeError, match="GPUs only"):
+        choose(cpus, "nccl", physical_of=[], nccl_loads=yes)
+
+
+def test_all_reduce_method_on_logical_cpu_devices_is_copies():
+    out = run_json("""
+        s = distribute.MirroredStrategy(DEVICES)
+        forced = distribute.MirroredStrategy(DEVICES, all_reduce='copies')
+        try:
+            distribute.MirroredStrategy(DEVICES, all_reduce='nccl')
+            err = None
+        except RuntimeError as e:
+            err = str(e)
+        print(json.dumps([s.all_reduce_method, forced.all_reduce_method, err]))
+    """, n=2)
+    assert out[:2] == ["copies", "copies"]
+    assert "all_reduce='nccl'" in out[2] and "GPUs only" in out[2]
+
+
+def test_all_reduce_argument_and_private_entries_check_their_input():
+    with pytest.raises(ValueError, match=r"all_reduce must be one of \['auto', 'nccl', 'copies'\]"):
+        distribute.MirroredStrategy(["cpu"], all_reduce="ring")
+    assert isinstance(pdt._C._nccl_available(), bool)
+    with pytest.raises(NotImplementedError, match="CUDA devices .*only, not on cpu"):
+        pdt._C._allreduce_sum([pdt.ones(3), pdt.ones(3)])
+    with pytest.raises(TypeError, match="item 1 is a int, not a Tensor"):
+        pdt._C._allreduce_sum([pdt.ones(3), 3])
+    with pytest.raises(ValueError, match="expected 1 to"):
+        pdt._C._allreduce_sum([])
+
+
+def _two_real_gpus():
+    return (pdt.cuda.is_available() and pdt.device_count() >= 2
+            and len(set(pdt._C._logical_device_map(pdt._C._KIND_CUDA)[:2])) == 2
+            and pdt._C._nccl_available())
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _two_real_gpus(), reason="needs 2 physical GPUs and NCCL")
+def test_nccl_all_reduce_matches_the_copies_path_on_two_gpus():
+    """NCCL sums in its own order (a ring), so against the copies path we allow
+    1e-6 + 1e-5 * |w| in float32 after 8 SGD steps; the replicas are compared bit for bit,
+    and no peer copy is counted for gradients."""
+    devices = ["cuda:0", "cuda:1"]
+    a = pdt.from_numpy(np.arange(6, dtype=np.float32)).to("cuda:0")
+    b = pdt.from_numpy(np.full(6, 10, dtype=np.float32)).to("cuda:1")
+    pdt._C._allreduce_sum([a, b])
+    expected = np.arange(6, dtype=np.float32) + 10
+    assert np.array_equal(a.cpu().numpy(), expected) and np.array_equal(b.cpu().numpy(), expected)
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((64, 6)).astype(np.float32)
+    y = rng.integers(0, 3, 64)
+    weights = {}
+    for method in ("nccl", "copies"):
+        strategy = distribute.MirroredStrategy(devices, all_reduce=method)
+        assert strategy.all_reduce_method == method
+        with strategy.scope():
+            pdt.manual_seed(0)
+            net = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
+        pdt.reset_transfer_stats()
+        strategy.fit(net, X, y, nn.CrossEntropyLoss(), optim.SGD(net.parameters(), lr=0.1),
+                     epochs=1, batch_size=8, verbose=0)
+        peer = pdt.transfer_stats()["peer"]
+        replicas = strategy.replicas(net)
+        ws = [[p.cpu().numpy() for p in r.parameters()] for r in replicas]
+        assert all(np.array_equal(u, v) for u, v in zip(ws[0], ws[1]))
+        if method == "nccl":  # only the parameter broadcast at the start of fit
+            assert peer["count"] == len(ws[0])
+        weights[method] = ws[0]
+    for u, v in zip(weights["nccl"], weights["copies"]):
+        assert np.all(np.abs(u - v) <= 1e-6 + 1e-5 * np.abs(v))

@@ -202,6 +202,15 @@ typedef struct pdt_backend {
     /* The device of this kind whose memory (device or managed) holds ptr. */
     pdt_status (*pointer_device)(const void *ptr, int *index);
 
+    /* --- collectives over several devices of this kind (CUDA only; NULL elsewhere) --- */
+    /* In-place sum of buffers[i] (count contiguous elements of dtype, on device
+     * indices[i]) over the n devices; every buffer ends up with the sum.  The
+     * core has checked dtypes, sizes and that the devices are distinct. */
+    pdt_status (*allreduce_sum)(int n, const int *indices, void *const *buffers, size_t count,
+                                pdt_dtype dtype);
+    /* 1 when allreduce_sum can run (its library loads), else 0; may load it. */
+    int (*allreduce_available)(void);
+
     /* --- information --- */
     /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */
     void (*describe)(char *buf, size_t n);

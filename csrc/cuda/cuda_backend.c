@@ -748,6 +748,8 @@ const pdt_backend pdt_cuda_backend = {
     .stream_handle = cuda_stream_handle,
     .wait_stream = cuda_wait_stream,
     .pointer_device = cuda_pointer_device,
+    .allreduce_sum = pdt_cuda_allreduce_sum,
+    .allreduce_available = pdt_cuda_nccl_available,
     .describe = pdt_cublas_describe,
     .add_library_path = NULL,
 };

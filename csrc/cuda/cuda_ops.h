@@ -29,6 +29,13 @@ pdt_status pdt_cuda_event_record(int index, void *event);
 pdt_status pdt_cuda_event_synchronize(void *event);
 pdt_status pdt_cuda_event_elapsed_ms(void *start, void *end, float *ms);
 void pdt_cuda_event_destroy(void *event);
+/* cuda_nccl.c (Note [NCCL communicators]): in-place sum of buffers[i] (count
+ * elements of dtype, on logical CUDA device logical_devices[i]) over the n
+ * devices, which must be distinct physical GPUs; float32 and float64 only. */
+pdt_status pdt_cuda_allreduce_sum(int n, const int *logical_devices, void *const *buffers,
+                                  size_t count, pdt_dtype dtype);
+/* 1 when libnccl.so.2 loads (loading it on first call), else 0. */
+int pdt_cuda_nccl_available(void);
 
 #ifdef __cplusplus
 }

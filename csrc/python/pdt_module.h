@@ -112,7 +112,8 @@ extern PyMethodDef pdt_matmul_methods[], pdt_matmul_functions[]; /* tensor_matmu
 extern PyType_Slot pdt_matmul_slots[];
 extern PyMethodDef pdt_event_functions[]; /* events.c        */
 int pdt_events_init(PyObject *module, pdt_state *S);
-extern PyMethodDef pdt_config_functions[]; /* config.c        */
+extern PyMethodDef pdt_config_functions[];     /* config.c        */
+extern PyMethodDef pdt_collective_functions[]; /* collective.c: _allreduce_sum, _nccl_available */
 /* Logs "Copying N bytes from a to b" when placement logging is on (config.c). */
 void pdt_placement_note_copy(pdt_copy_kind kind, pdt_device dst, pdt_device src, size_t nbytes);
 

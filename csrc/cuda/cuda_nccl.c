@@ -1,0 +1,212 @@
+/* cuda_nccl.c - in-place sum all-reduce over several GPUs with NCCL, loaded on
+ * first use (like cuBLAS in cuda_blas.c).
+ *
+ * Note [NCCL communicators]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * libnccl.so.2 is dlopen()ed the first time it is needed, so the module imports
+ * (and the copies path of MirroredStrategy works) on a machine without it.  One
+ * communicator set (ncclCommInitAll, one process driving every device) is made
+ * per distinct ordered list of physical devices and kept for the life of the
+ * process; at most PDT_NCCL_CACHE sets are kept, the oldest one is destroyed to
+ * make room.  One mutex guards the cache and every collective: two threads must
+ * not enqueue collectives on the same communicators at once, and the group
+ * (ncclGroupStart ... ncclGroupEnd) must be issued by one thread.  Each device's
+ * collective is enqueued on pydevtensor's stream for that device
+ * (pdt_cuda_stream), so it is ordered after the work that produced the
+ * gradients and before the work that reads them; the host does not wait.
+ * NCCL needs distinct physical devices: two logical devices on one GPU are
+ * refused (PDT_ERR_UNSUPPORTED), and the caller falls back to copies.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <nccl.h>
+
+#include "cuda_ops.h"
+#include "pdt_runtime.h" /* pdt_physical_index */
+
+#define PDT_NCCL_SONAME "libnccl.so.2"
+#define PDT_NCCL_CACHE 8
+
+typedef struct nccl_table {
+    __typeof__(ncclCommInitAll) *comm_init_all;
+    __typeof__(ncclCommDestroy) *comm_destroy;
+    __typeof__(ncclAllReduce) *all_reduce;
+    __typeof__(ncclGroupStart) *group_start;
+    __typeof__(ncclGroupEnd) *group_end;
+    __typeof__(ncclGetErrorString) *error_string;
+    __typeof__(ncclGetVersion) *get_version;
+    int version;
+} nccl_table;
+
+typedef struct nccl_comms {
+    int n;                        /* 0: free slot */
+    int devices[PDT_MAX_DEVICES]; /* physical, in rank order */
+    ncclComm_t comms[PDT_MAX_DEVICES];
+    unsigned long long last_use;
+} nccl_comms;
+
+static nccl_table nccl;
+static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
+static char nccl_error[768];
+
+static pthread_mutex_t nccl_mutex = PTHREAD_MUTEX_INITIALIZER;
+static nccl_comms nccl_cache[PDT_NCCL_CACHE]; /* guarded by nccl_mutex */
+static unsigned long long nccl_clock;         /* guarded by nccl_mutex */
+
+static void nccl_load(void)
+{
+    void *lib = dlopen(PDT_NCCL_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        snprintf(nccl_error, sizeof nccl_error, "NCCL could not be loaded: %s",
+                 why ? why : PDT_NCCL_SONAME " not found");
+        return;
+    }
+    struct {
+        void **slot;
+        const char *name;
+    } symbols[] = {
+        {(void **)&nccl.comm_init_all, "ncclCommInitAll"},
+        {(void **)&nccl.comm_destroy, "ncclCommDestroy"},
+        {(void **)&nccl.all_reduce, "ncclAllReduce"},
+        {(void **)&nccl.group_start, "ncclGroupStart"},
+        {(void **)&nccl.group_end, "ncclGroupEnd"},
+        {(void **)&nccl.error_string, "ncclGetErrorString"},
+        {(void **)&nccl.get_version, "ncclGetVersion"},
+    };
+    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+        *symbols[i].slot = dlsym(lib, symbols[i].name);
+        if (!*symbols[i].slot) {
+            snprintf(nccl_error, sizeof nccl_error, "%s lacks the symbol %s", PDT_NCCL_SONAME,
+                     symbols[i].name);
+            memset(&nccl, 0, sizeof nccl);
+            dlclose(lib);
+            return;
+        }
+    }
+    int version = 0;
+    if (nccl.get_version(&version) != ncclSuccess || version < 20000) {
+        snprintf(nccl_error, sizeof nccl_error, "%s reports version %d; NCCL 2 is needed",
+                 PDT_NCCL_SONAME, version);
+        memset(&nccl, 0, sizeof nccl);
+        dlclose(lib);
+        return;
+    }
+    nccl.version = version;
+}
+
+static pdt_status nccl_get(const nccl_table **out)
+{
+    pthread_once(&nccl_once, nccl_load);
+    if (!nccl.all_reduce)
+        return pdt_fail(PDT_ERR_BACKEND, "%s", nccl_error);
+    *out = &nccl;
+    return PDT_OK;
+}
+
+int pdt_cuda_nccl_available(void)
+{
+    const nccl_table *t;
+    return nccl_get(&t) == PDT_OK;
+}
+
+static pdt_status nccl_check(const nccl_table *t, ncclResult_t r, const char *call)
+{
+    if (r == ncclSuccess)
+        return PDT_OK;
+    return pdt_fail(PDT_ERR_BACKEND, "NCCL error: %s returned %d (%s)", call, (int)r,
+                    t->error_string(r));
+}
+
+/* The communicators for the physical devices phys[0..n), made on first use.
+ * Called with nccl_mutex held. */
+static pdt_status nccl_comms_for(const nccl_table *t, int n, const int *phys, nccl_comms **out)
+{
+    nccl_comms *slot = &nccl_cache[0];
+    for (int i = 0; i < PDT_NCCL_CACHE; i++) {
+        nccl_comms *c = &nccl_cache[i];
+        if (c->n == n && memcmp(c->devices, phys, (size_t)n * sizeof *phys) == 0) {
+            c->last_use = ++nccl_clock;
+            *out = c;
+            return PDT_OK;
+        }
+        /* a free slot, else the least recently used one */
+        if (slot->n != 0 && (c->n == 0 || c->last_use < slot->last_use))
+            slot = c;
+    }
+    if (slot->n != 0) { /* evict: none of its collectives can be running (mutex) */
+        for (int i = 0; i < slot->n; i++)
+            t->comm_destroy(slot->comms[i]);
+        slot->n = 0;
+    }
+    ncclComm_t comms[PDT_MAX_DEVICES];
+    pdt_status st = nccl_check(t, t->comm_init_all(comms, n, phys), "ncclCommInitAll");
+    if (st != PDT_OK)
+        return st;
+    memcpy(slot->devices, phys, (size_t)n * sizeof *phys);
+    memcpy(slot->comms, comms, (size_t)n * sizeof *comms);
+    slot->n = n;
+    slot->last_use = ++nccl_clock;
+    *out = slot;
+    return PDT_OK;
+}
+
+pdt_status pdt_cuda_allreduce_sum(int n, const int *logical_devices, void *const *buffers,
+                                  size_t count, pdt_dtype dtype)
+{
+    const nccl_table *t = NULL;
+    int phys[PDT_MAX_DEVICES];
+    cudaStream_t streams[PDT_MAX_DEVICES];
+    ncclDataType_t type;
+    if (dtype == PDT_FLOAT32)
+        type = ncclFloat32;
+    else if (dtype == PDT_FLOAT64)
+        type = ncclFloat64;
+    else
+        return pdt_fail(PDT_ERR_UNSUPPORTED,
+                        "allreduce_sum with NCCL supports float32 and float64, not %s",
+                        pdt_dtype_name(dtype));
+    if (n < 1 || n > PDT_MAX_DEVICES)
+        return pdt_fail(PDT_ERR_VALUE, "allreduce_sum: %d devices (1 to %d allowed)", n,
+                        PDT_MAX_DEVICES);
+    for (int i = 0; i < n; i++) {
+        phys[i] = pdt_physical_index(PDT_CUDA, logical_devices[i]);
+        if (phys[i] < 0)
+            return pdt_fail(PDT_ERR_DEVICE, "allreduce_sum: cuda:%d is not a device",
+                            logical_devices[i]);
+        for (int j = 0; j < i; j++)
+            if (phys[j] == phys[i])
+                return pdt_fail(PDT_ERR_UNSUPPORTED,
+                                "allreduce_sum with NCCL needs distinct physical GPUs, but "
+                                "cuda:%d and cuda:%d are both on physical GPU %d",
+                                logical_devices[j], logical_devices[i], phys[i]);
+    }
+    pdt_status st = nccl_get(&t);
+    for (int i = 0; st == PDT_OK && i < n; i++)
+        st = pdt_cuda_stream(logical_devices[i], &streams[i]); /* sets each device up */
+    if (st != PDT_OK || count == 0)
+        return st;
+
+    pthread_mutex_lock(&nccl_mutex);
+    nccl_comms *c = NULL;
+    st = nccl_comms_for(t, n, phys, &c);
+    if (st == PDT_OK)
+        st = nccl_check(t, t->group_start(), "ncclGroupStart");
+    if (st == PDT_OK) {
+        for (int i = 0; i < n && st == PDT_OK; i++)
+            st = nccl_check(t,
+                            t->all_reduce(buffers[i], buffers[i], count, type, ncclSum, c->comms[i],
+                                          streams[i]),
+                            "ncclAllReduce");
+        /* the group is always closed, even after a failed enqueue */
+        pdt_status end = nccl_check(t, t->group_end(), "ncclGroupEnd");
+        if (st == PDT_OK)
+            st = end;
+    }
+    pthread_mutex_unlock(&nccl_mutex);
+    return st;
+}
