@@ -1,0 +1,275 @@
+"""The emulated CUDA device's own rules (csrc/cuda/emulator/README.md).
+
+Each rule is kept once (a value is checked) and broken once (the child process must
+abort with the rule's message, or the documented CUDA error must come back); then
+deliberately broken copies of real backend code (tests/emulator/planted.cu) show the
+faults the emulator exists to catch.  The kernels are compiled here, at test time,
+against the emulator; every case runs in its own child process with two emulated
+devices, because a broken rule ends the process.
+
+Runs only in the emulated build (``PYDEVTENSOR_CUDA=emulate``).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import pydevtensor as pdt
+
+try:
+    from pydevtensor._build_config import BUILD_CONFIG
+except ImportError:  # pragma: no cover - an uninstalled tree
+    BUILD_CONFIG = {}
+
+EMULATED = bool(BUILD_CONFIG.get("cuda_emulated"))
+ROOT = Path(__file__).resolve().parent.parent
+LIB_DIR = Path(pdt.__file__).resolve().parent / "_emulated_cuda"
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not EMULATED, reason="needs the emulated CUDA build "
+                                 "(PYDEVTENSOR_CUDA=emulate pip install -e .)")]
+
+# cudaError_t values (driver_types.h) and cuBLAS statuses (cublas_api.h) the tests expect.
+CUDA_SUCCESS = 0
+CUDA_ERROR_MEMORY_ALLOCATION = 2
+CUDA_ERROR_INVALID_CONFIGURATION = 9
+CUDA_ERROR_INVALID_RESOURCE_HANDLE = 400
+CUBLAS_STATUS_INVALID_VALUE = 7
+
+
+def _cuda_include():
+    for d in (BUILD_CONFIG.get("emulator") or {}).get("include_dirs", []):
+        if (Path(d) / "cuda_runtime.h").exists():
+            return d
+    home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+    return str(Path(home) / "include")
+
+
+@pytest.fixture(scope="module")
+def libs(tmp_path_factory):
+    """{name: path} of rules.cu and planted.cu built against the emulator."""
+    out = tmp_path_factory.mktemp("emulator")
+    cxx = (BUILD_CONFIG.get("emulator") or {}).get("cxx") or shutil.which("g++") or "c++"
+    cublas = sorted(p.name for p in LIB_DIR.glob("libcublas.so.*"))
+    assert cublas, f"no emulated cuBLAS in {LIB_DIR}"
+    inc = [ROOT / "csrc" / d for d in ("core", "cpu", "cuda", "cuda/emulator")]
+    built = {}
+    for name in ("rules", "planted"):
+        target = out / f"lib{name}.so"
+        cmd = [cxx, "-x", "c++", "-std=c++17", "-fPIC", "-shared", "-O1", "-Wall", "-Wextra",
+               "-DPDT_CUDA_EMULATED=1", "-DPDT_HAVE_CUDA=1", "-include", "emu_kernel.h",
+               *[f"-I{d}" for d in inc], f"-I{_cuda_include()}",
+               str(ROOT / "tests" / "emulator" / f"{name}.cu"), "-o", str(target),
+               f"-L{LIB_DIR}", "-lpdt_cudart_emu", f"-l:{cublas[0]}", f"-Wl,-rpath,{LIB_DIR}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        built[name] = str(target)
+    return built
+
+
+def run(body, devices=2, memory_mb=1024):
+    """Runs `body` (Python, with `ctypes` and `lib(name)`) in a child; (rc, out, err)."""
+    prelude = textwrap.dedent(f"""\
+        import ctypes, sys
+        LIB_DIR = {str(LIB_DIR)!r}
+        def lib(path):
+            return ctypes.CDLL(path)
+        rt = ctypes.CDLL(LIB_DIR + "/libpdt_cudart_emu.so")
+        """)
+    env = dict(os.environ, PYDEVTENSOR_EMULATED_DEVICES=str(devices),
+               PYDEVTENSOR_EMULATED_MEMORY_MB=str(memory_mb))
+    proc = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(body)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def value(body, devices=2):
+    """The last line `body` printed, after checking that the child exited cleanly."""
+    rc, out, err = run(body, devices)
+    assert rc == 0, f"exit {rc}\n{err}"
+    return out.strip().splitlines()[-1]
+
+
+def aborts(body, *phrases, devices=2):
+    """Checks that the child aborted with a message holding every phrase."""
+    rc, out, err = run(body, devices)
+    assert rc == -6, f"expected an abort, got exit {rc}\nstdout: {out}\nstderr: {err}"
+    assert "pydevtensor CUDA emulator" in err and "rule:" in err, err
+    for p in phrases:
+        assert p in err, f"{p!r} not in:\n{err}"
+    return err
+
+
+# ------------------------------------------------------------------ launches
+
+
+@pytest.mark.parametrize("grid,block,ok", [
+    ((4, 1), (256, 1, 1), True), ((1, 1), (1024, 1, 1), True),
+    ((1, 1), (2048, 1, 1), False), ((1, 1), (32, 32, 2), False), ((1, 1), (1, 1, 65), False),
+    ((1, 70000), (32, 1, 1), False), ((0, 1), (32, 1, 1), False)])
+def test_launch_limits_are_those_of_a_real_device(libs, grid, block, ok):
+    got = int(value(f"print(lib({libs['rules']!r}).launch_config({grid[0]}, {grid[1]}, "
+                    f"{block[0]}, {block[1]}, {block[2]}))"))
+    assert got == (CUDA_SUCCESS if ok else CUDA_ERROR_INVALID_CONFIGURATION)
+
+
+def test_launch_on_a_stream_of_another_device_fails(libs):
+    got = int(value(f"print(lib({libs['rules']!r}).launch_on_other_device_stream())"))
+    assert got == CUDA_ERROR_INVALID_RESOURCE_HANDLE
+
+
+# ---------------------------------------------------------- threads, barriers
+
+
+def test_shuffles_exchange_values_between_lanes(libs):
+    got = value(f"""
+        out = (ctypes.c_int * 2)()
+        assert lib({libs['rules']!r}).shuffle_sum(64, out) == 0
+        print(list(out))""")
+    assert got == str([sum(range(32)), sum(range(32, 64))])
+
+
+def test_shuffle_naming_missing_lanes_is_caught(libs):
+    aborts(f"lib({libs['rules']!r}).shuffle_sum(16, (ctypes.c_int * 2)())",
+           "Warp Shuffle Functions", "warp_sum")
+
+
+def test_syncthreads_not_reached_by_every_thread_is_caught(libs):
+    aborts(f"lib({libs['rules']!r}).syncthreads_divergent()",
+           "Synchronization Functions", "divergent_barrier")
+
+
+def test_shared_memory_is_per_block(libs):
+    got = value(f"""
+        out = (ctypes.c_int * 256)()
+        assert lib({libs['rules']!r}).shared_per_block(out) == 0
+        print(list(out))""")
+    expect = [b * 1000 + (t + 1) % 64 for b in range(4) for t in range(64)]
+    assert got == str(expect)
+
+
+# -------------------------------------------------------------------- memory
+
+
+@pytest.mark.parametrize("how,phrase", [
+    (0, "used after it is freed"), (1, "used after it is freed"),
+    (2, "memory fault"), (3, "used after it is freed")])
+def test_use_after_free_is_caught(libs, how, phrase):
+    err = aborts(f"lib({libs['rules']!r}).use_after_free({how})", phrase)
+    assert "freed" in err
+
+
+def test_pointer_of_another_device_needs_peer_access(libs):
+    assert value(f"print(lib({libs['rules']!r}).other_device_pointer(1))") == "0"
+    aborts(f"lib({libs['rules']!r}).other_device_pointer(0)",
+           "cudaDeviceEnablePeerAccess", "runs on cuda:0", "on cuda:1")
+
+
+def test_pool_accounting_runs_out_of_memory_and_recovers():
+    rc, out, err = run("""
+        p = ctypes.c_void_p(); q = ctypes.c_void_p()
+        s = ctypes.c_void_p()
+        assert rt.cudaStreamCreateWithFlags(ctypes.byref(s), 1) == 0
+        big = rt.cudaMallocAsync(ctypes.byref(p), ctypes.c_size_t(48 << 20), s)
+        again = rt.cudaMallocAsync(ctypes.byref(q), ctypes.c_size_t(48 << 20), s)
+        last = rt.cudaGetLastError()
+        rt.cudaFreeAsync(p, s); rt.cudaStreamSynchronize(s)
+        after = rt.cudaMallocAsync(ctypes.byref(q), ctypes.c_size_t(48 << 20), s)
+        free = ctypes.c_size_t(); total = ctypes.c_size_t()
+        rt.cudaMemGetInfo(ctypes.byref(free), ctypes.byref(total))
+        print(big, again, last, after, total.value)""", memory_mb=64)
+    assert rc == 0, err
+    # 64 MiB devices fit one 48 MiB request, not two; freed and synchronised,
+    # the pool has room again.
+    assert out.split() == ["0", str(CUDA_ERROR_MEMORY_ALLOCATION),
+                           str(CUDA_ERROR_MEMORY_ALLOCATION), "0", str(64 << 20)]
+
+
+def test_memcpy_kind_must_match_the_pointers():
+    aborts("""
+        d = ctypes.c_void_p(); h = ctypes.create_string_buffer(64)
+        assert rt.cudaMalloc(ctypes.byref(d), ctypes.c_size_t(64)) == 0
+        rt.cudaMemcpy(d, h, ctypes.c_size_t(64), 2)  # DeviceToHost, but d is the device side
+        """, "cudaMemcpyDeviceToHost", "the kind must match")
+
+
+def test_copy_past_the_end_of_an_allocation_is_caught():
+    aborts("""
+        d = ctypes.c_void_p(); h = ctypes.create_string_buffer(128)
+        assert rt.cudaMalloc(ctypes.byref(d), ctypes.c_size_t(64)) == 0
+        rt.cudaMemcpy(d, h, ctypes.c_size_t(128), 1)
+        """, "runs past the end")
+
+
+def test_peer_copy_checks_which_device_owns_each_pointer():
+    body = """
+        a = ctypes.c_void_p(); b = ctypes.c_void_p()
+        assert rt.cudaSetDevice(0) == 0 and rt.cudaMalloc(ctypes.byref(a), ctypes.c_size_t(64)) == 0
+        assert rt.cudaSetDevice(1) == 0 and rt.cudaMalloc(ctypes.byref(b), ctypes.c_size_t(64)) == 0
+        print(rt.cudaMemcpyPeer(b, 1, a, 0, ctypes.c_size_t(64)))
+        rt.cudaMemcpyPeer(b, 0, a, 0, ctypes.c_size_t(64))  # b belongs to device 1
+        """
+    err = aborts(body, "cudaMemcpyPeerAsync", "not memory of cuda:0")
+    assert "memory of cuda:1" in err
+
+
+# ------------------------------------------------------- streams and events
+
+
+def test_streams_run_only_when_waited_on(libs):
+    got = value(f"""
+        out = (ctypes.c_int * 2)()
+        assert lib({libs['rules']!r}).read_before_sync(out) == 0
+        print(list(out))""")
+    assert got == "[0, 7]"  # stale before the synchronisation, fresh after
+
+
+def test_a_missing_event_wait_shows_as_stale_data(libs):
+    got = value(f"""
+        out = ctypes.c_int()
+        r = lib({libs['rules']!r})
+        assert r.event_ordering(1, ctypes.byref(out)) == 0; waited = out.value
+        assert r.event_ordering(0, ctypes.byref(out)) == 0; print(waited, out.value)""")
+    assert got == "5 0"
+
+
+def test_event_recorded_on_a_stream_of_another_device_fails(libs):
+    got = int(value(f"print(lib({libs['rules']!r}).record_on_other_device())"))
+    assert got == CUDA_ERROR_INVALID_RESOURCE_HANDLE
+
+
+# ------------------------------------------------ planted faults in real code
+
+
+def test_planted_missing_event_wait_in_the_staged_copy(libs):
+    code = f"r = lib({libs['planted']!r}); print(r.staged_h2d(0), r.staged_h2d(1))"
+    good, bad = map(int, value(code).split())
+    assert good == 0 and bad > 0
+
+
+def test_planted_gemm_without_the_row_major_operand_swap(libs):
+    assert value(f"print(lib({libs['planted']!r}).gemm_row_major(0))") == "0"
+    aborts(f"lib({libs['planted']!r}).gemm_row_major(1)", "cublasSgemm", "runs 12 bytes past "
+           "the end of an allocation of 48 bytes")
+
+
+def test_planted_block_reduction_without_syncthreads(libs):
+    code = f"r = lib({libs['planted']!r}); print(r.block_reduce_sum(0), r.block_reduce_sum(1))"
+    good, bad = map(int, value(code).split())
+    assert good == 0 and bad > 0
+
+
+def test_planted_scratch_freed_before_its_reader(libs):
+    assert value(f"print(lib({libs['planted']!r}).reduce_free_partials(0))") == "1000"
+    aborts(f"lib({libs['planted']!r}).reduce_free_partials(1)", "finish_sum",
+           "used after it is freed")
+
+
+def test_planted_kernel_given_a_pointer_of_another_device(libs):
+    assert value(f"print(lib({libs['planted']!r}).kernel_other_device(0))") == "2"
+    aborts(f"lib({libs['planted']!r}).kernel_other_device(1)", "fill_kernel",
+           "runs on cuda:0")
