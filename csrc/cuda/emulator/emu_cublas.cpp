@@ -1,0 +1,460 @@
+/* emu_cublas.cpp - the emulated cuBLAS (libcublas.so.<CUBLAS_VER_MAJOR>): the
+ * handful of entry points the CUDA backend loads (cuda_blas.c), with the
+ * signatures of the toolkit's cublas_api.h.  A GEMM is a column-major reference
+ * loop queued on the handle's stream of the emulated device (emu.h, Note
+ * [emulated streams]); arguments are validated as the cuBLAS documentation
+ * says.  Section names cited below are those of the cuBLAS Library User Guide.
+ * Part of the emulated build only (README.md beside this file).
+ */
+#include <cublas_v2.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "emu.h"
+
+#define EMU_CUBLAS_API extern "C" __attribute__((visibility("default")))
+
+/* "cuBLAS context": the handle is an opaque pointer to the library context.
+ * "Thread Safety": the library is thread safe and may be called from several
+ * threads, even with one handle, so the handle's settings are guarded. */
+struct cublasContext {
+    int device; /* "cuBLAS context": tied to the device current at cublasCreate */
+    std::mutex mu;
+    cudaStream_t stream; /* "cublasSetStream()": NULL (the default stream) until set */
+    cublasMath_t math;   /* "cublasSetMathMode()": CUBLAS_DEFAULT_MATH until set */
+};
+
+namespace {
+
+const char *const DOC_CONTEXT = "cuBLAS Library User Guide, \"cuBLAS context\" and "
+                                "\"cublasCreate()\": a handle is tied to the device current "
+                                "when it was created; that device must be current when the "
+                                "handle is used";
+const char *const DOC_SET_STREAM = "cuBLAS Library User Guide, \"cublasSetStream()\" and "
+                                   "\"cuBLAS context\": the handle's stream must belong to the "
+                                   "handle's device";
+
+bool is_special_stream(cudaStream_t s)
+{
+    return s == 0 || s == cudaStreamLegacy || s == cudaStreamPerThread;
+}
+
+/* "cuBLAS Datatypes Reference", cublasOperation_t: CUBLAS_OP_N, CUBLAS_OP_T and
+ * CUBLAS_OP_C (the transpose, for real types); CUBLAS_OP_CONJG is not
+ * supported by GEMM.  Returns -1 for an invalid value, else 1 when transposed. */
+int transposed(cublasOperation_t op)
+{
+    switch (op) {
+    case CUBLAS_OP_N: return 0;
+    case CUBLAS_OP_T:
+    case CUBLAS_OP_C: return 1;
+    default: return -1;
+    }
+}
+
+/* Rounds x to TF32 as the tensor cores read it: 10 explicit mantissa bits,
+ * round to nearest with ties away from zero (PTX ISA, cvt.rna.tf32.f32).
+ * "cuBLAS Datatypes Reference", cublasMath_t: CUBLAS_TF32_TENSOR_OP_MATH lets
+ * single-precision routines use TF32 tensor cores, i.e. these inputs.  The low
+ * 13 bits are dropped after adding half their weight to the magnitude; a carry
+ * into the exponent is the correct rounding (up to infinity at the top).
+ * Infinities and NaNs are kept. */
+float round_tf32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u) {
+        u += 0x1000u;
+        u &= ~0x1fffu;
+    }
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* Elements spanned by a column-major rows x cols matrix with leading
+ * dimension ld: (cols - 1) * ld + rows, or 0 when it is empty. */
+int64_t matrix_elems(int rows, int cols, int ld)
+{
+    if (rows <= 0 || cols <= 0)
+        return 0;
+    return (int64_t)(cols - 1) * ld + rows;
+}
+
+/* Checks that the whole extent of one operand over all batches, [base +
+ * min offset, base + max offset + matrix), is memory `dev` may access
+ * (emu.h, check_device_access; "cublas<t>gemmStridedBatched()": batch i of A
+ * starts at A + i * strideA). */
+template <typename T>
+void check_operand(const char *who, const char *what, int dev, const T *base, int64_t elems,
+                   long long stride, int batch)
+{
+    if (elems == 0 || batch == 0)
+        return;
+    int64_t last = (int64_t)stride * (batch - 1);
+    int64_t lo = std::min<int64_t>(0, last), hi = std::max<int64_t>(0, last) + elems;
+    const char *first = (const char *)base + lo * (int64_t)sizeof(T);
+    pdt_emu::check_device_access(who, what, dev, first, (size_t)(hi - lo) * sizeof(T));
+}
+
+/* One GEMM call's arguments, copied when it is queued. */
+template <typename T> struct gemm_call {
+    const char *name;
+    int device;
+    int ta, tb, m, n, k;
+    T alpha, beta;
+    const T *a;
+    int lda;
+    long long sa;
+    const T *b;
+    int ldb;
+    long long sb;
+    T *c;
+    int ldc;
+    long long sc;
+    int batch;
+    bool tf32;
+};
+
+template <typename T> T load(const T *p, bool tf32)
+{
+    (void)tf32;
+    return *p;
+}
+template <> float load<float>(const float *p, bool tf32) { return tf32 ? round_tf32(*p) : *p; }
+
+/* The reference GEMM, run when the stream reaches it ("cublas<t>gemm()"):
+ * C = alpha op(A) op(B) + beta C, column-major, accumulated in T in the order
+ * l = 0 .. k-1, so results are deterministic. */
+template <typename T> void run_gemm(const gemm_call<T> &g)
+{
+    const char *who = g.name;
+    int a_rows = g.ta ? g.k : g.m, a_cols = g.ta ? g.m : g.k;
+    int b_rows = g.tb ? g.n : g.k, b_cols = g.tb ? g.k : g.n;
+    /* emu.h pointer rule: A, B, C must be live memory the handle's device may
+     * access, over exactly the elements the call reads or writes. */
+    check_operand(who, "A", g.device, g.a, matrix_elems(a_rows, a_cols, g.lda), g.sa, g.batch);
+    check_operand(who, "B", g.device, g.b, matrix_elems(b_rows, b_cols, g.ldb), g.sb, g.batch);
+    check_operand(who, "C", g.device, g.c, matrix_elems(g.m, g.n, g.ldc), g.sc, g.batch);
+    for (int p = 0; p < g.batch; p++) {
+        const T *a = g.a + (int64_t)g.sa * p, *b = g.b + (int64_t)g.sb * p;
+        T *c = g.c + (int64_t)g.sc * p;
+        for (int j = 0; j < g.n; j++) {
+            for (int i = 0; i < g.m; i++) {
+                T *cij = c + i + (int64_t)j * g.ldc;
+                if (g.k == 0) {
+                    /* "cublas<t>gemm()": C = beta C; with beta == 0, C is not an
+                     * input (BLAS convention) and is set to zero. */
+                    *cij = g.beta == T(0) ? T(0) : g.beta * *cij;
+                    continue;
+                }
+                T acc = T(0);
+                for (int l = 0; l < g.k; l++) {
+                    const T *ail = g.ta ? a + l + (int64_t)i * g.lda : a + i + (int64_t)l * g.lda;
+                    const T *blj = g.tb ? b + j + (int64_t)l * g.ldb : b + l + (int64_t)j * g.ldb;
+                    acc += load(ail, g.tf32) * load(blj, g.tf32);
+                }
+                /* "cublas<t>gemm()": "if beta == 0 then C does not have to be a
+                 * valid input": never read, so NaN or Inf there cannot leak. */
+                *cij = g.beta == T(0) ? g.alpha * acc : g.alpha * acc + g.beta * *cij;
+            }
+        }
+    }
+}
+
+/* Validates and queues one (batched) GEMM; the shared body of the four entry
+ * points.  Returns the cuBLAS status; nothing is queued unless SUCCESS. */
+template <typename T>
+cublasStatus_t gemm(const char *name, cublasHandle_t handle, cublasOperation_t transa,
+                    cublasOperation_t transb, int m, int n, int k, const T *alpha, const T *A,
+                    int lda, long long sa, const T *B, int ldb, long long sb, const T *beta, T *C,
+                    int ldc, long long sc, int batch)
+{
+    /* "cublas<t>gemm()", return values: CUBLAS_STATUS_NOT_INITIALIZED when the
+     * library was not initialized (no handle). */
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    int ta = transposed(transa), tb = transposed(transb);
+    /* "cublas<t>gemm()", return values: CUBLAS_STATUS_INVALID_VALUE "if m < 0 or
+     * n < 0 or k < 0", if transa or transb is not N, T or C, "if lda < max(1, m)
+     * if transa == CUBLAS_OP_N and lda < max(1, k) otherwise", "if ldb < max(1,
+     * k) if transb == CUBLAS_OP_N and ldb < max(1, n) otherwise", "if ldc <
+     * max(1, m)", or if alpha or beta is NULL.  "cublas<t>gemmStridedBatched()"
+     * adds batchCount < 0. */
+    if (m < 0 || n < 0 || k < 0 || batch < 0 || ta < 0 || tb < 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (lda < std::max(1, ta ? k : m) || ldb < std::max(1, tb ? n : k) || ldc < std::max(1, m))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (!alpha || !beta)
+        return CUBLAS_STATUS_INVALID_VALUE;
+
+    int device;
+    cudaStream_t stream;
+    cublasMath_t math;
+    {
+        std::lock_guard<std::mutex> lock(handle->mu);
+        device = handle->device;
+        stream = handle->stream;
+        math = handle->math;
+    }
+    if (pdt_emu::current_device() != device)
+        pdt_emu::violation(name, DOC_CONTEXT,
+                           "handle %p belongs to device %d, but device %d is current",
+                           (void *)handle, device, pdt_emu::current_device());
+
+    /* "cublasSetPointerMode()" / "Scalar Parameters": with
+     * CUBLAS_POINTER_MODE_HOST (the default, and the only mode emulated) alpha
+     * and beta are host pointers, read before the call returns. */
+    const T *scalars[2] = {alpha, beta};
+    for (int i = 0; i < 2; i++) {
+        pdt_emu::mem_info info;
+        if (pdt_emu::lookup(scalars[i], &info) && info.kind == pdt_emu::MEM_DEVICE)
+            pdt_emu::violation(name,
+                               "cuBLAS Library User Guide, \"cublasSetPointerMode()\": with "
+                               "CUBLAS_POINTER_MODE_HOST (the default) alpha and beta are host "
+                               "pointers",
+                               "%s %p is device memory of device %d", i ? "beta" : "alpha",
+                               (const void *)scalars[i], info.device);
+    }
+
+    /* "cublas<t>gemm()": nothing to compute for an empty C or batch. */
+    if (m == 0 || n == 0 || batch == 0)
+        return CUBLAS_STATUS_SUCCESS;
+
+    pdt_emu::stream *s = pdt_emu::resolve(stream, name);
+    if (pdt_emu::stream_device(s) != device)
+        pdt_emu::violation(name, DOC_SET_STREAM,
+                           "handle %p of device %d has stream %p of device %d", (void *)handle,
+                           device, (void *)stream, pdt_emu::stream_device(s));
+
+    gemm_call<T> g;
+    g.name = name;
+    g.device = device;
+    g.ta = ta;
+    g.tb = tb;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.alpha = *alpha;
+    g.beta = *beta;
+    g.a = A;
+    g.lda = lda;
+    g.sa = sa;
+    g.b = B;
+    g.ldb = ldb;
+    g.sb = sb;
+    g.c = C;
+    g.ldc = ldc;
+    g.sc = sc;
+    g.batch = batch;
+    /* "cuBLAS Datatypes Reference", cublasMath_t (low 4 bits; the
+     * DISALLOW_REDUCED_PRECISION_REDUCTION flag does not matter for these
+     * types): only CUBLAS_TF32_TENSOR_OP_MATH lets single-precision routines
+     * round inputs to TF32; DEFAULT and PEDANTIC do not, and double precision
+     * is never affected. */
+    g.tf32 = sizeof(T) == sizeof(float) && (math & 0xf) == CUBLAS_TF32_TENSOR_OP_MATH;
+    /* Work is asynchronous and ordered in the handle's stream ("cublasSetStream()"). */
+    pdt_emu::enqueue(s, name, [g]() { run_gemm(g); });
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+} // namespace
+
+/* ---------------------------------------------------- helper functions */
+
+/* "cublasCreate()": "The cuBLAS library context is tied to the current CUDA
+ * device"; CUBLAS_STATUS_INVALID_VALUE when handle is NULL. */
+EMU_CUBLAS_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+{
+    if (!handle)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    cublasContext *h = new cublasContext;
+    h->device = pdt_emu::current_device();
+    h->stream = 0;
+    h->math = CUBLAS_DEFAULT_MATH;
+    *handle = h;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* "cublasDestroy()": releasing the handle's resources "will implicitly call
+ * cudaDeviceSynchronize()" (on the handle's device); CUBLAS_STATUS_NOT_INITIALIZED
+ * when the library was not initialized. */
+EMU_CUBLAS_API cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    int previous = 0;
+    if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(handle->device) == cudaSuccess) {
+        (void)cudaDeviceSynchronize();
+        (void)cudaSetDevice(previous);
+    }
+    delete handle;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* "cublasGetVersion()": the cuBLAS version, CUBLAS_VERSION of cublas_api.h. */
+EMU_CUBLAS_API cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
+{
+    (void)handle;
+    if (!version)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *version = CUBLAS_VERSION;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* "cublasGetProperty()": MAJOR_VERSION, MINOR_VERSION or PATCH_LEVEL of the
+ * library; here those of the toolkit headers it was built against. */
+EMU_CUBLAS_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
+{
+    if (!value)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    switch (type) {
+    case MAJOR_VERSION: *value = CUBLAS_VER_MAJOR; return CUBLAS_STATUS_SUCCESS;
+    case MINOR_VERSION: *value = CUBLAS_VER_MINOR; return CUBLAS_STATUS_SUCCESS;
+    case PATCH_LEVEL: *value = CUBLAS_VER_PATCH; return CUBLAS_STATUS_SUCCESS;
+    default: return CUBLAS_STATUS_INVALID_VALUE;
+    }
+}
+
+/* "cublasGetStatusName()" / "cublasGetStatusString()": a string for each
+ * cublasStatus_t ("cuBLAS Datatypes Reference"); here its name. */
+EMU_CUBLAS_API const char *cublasGetStatusName(cublasStatus_t status)
+{
+    switch (status) {
+#define EMU_CUBLAS_STATUS(s)                                                                       \
+    case s: return #s;
+        EMU_CUBLAS_STATUS(CUBLAS_STATUS_SUCCESS)
+        EMU_CUBLAS_STATUS(CUBLAS_STATUS_NOT_INITIALIZED)
+        EMU_CUBLAS_STATUS(CUBLAS_STATUS_ALLOC_FAILED)
+        EMU_CUBLAS_STATUS(CUBLAS_STATUS_INVALID_VALUE)
+        EMU_CUBLAS_STATUS(CUBLAS_STATUS_ARCH_MISMATCH)
+        EMU_CUBLAS_STATUS(CUBLAS_STATUS_MAPPING_ERROR)
+        EMU_CUBLAS_STATUS(CUBLAS_STATUS_EXECUTION_FAILED)
+        EMU_CUBLAS_STATUS(CUBLAS_STATUS_INTERNAL_ERROR)
+        EMU_CUBLAS_STATUS(CUBLAS_STATUS_NOT_SUPPORTED)
+        EMU_CUBLAS_STATUS(CUBLAS_STATUS_LICENSE_ERROR)
+#undef EMU_CUBLAS_STATUS
+    }
+    return "CUBLAS_STATUS_UNKNOWN";
+}
+
+EMU_CUBLAS_API const char *cublasGetStatusString(cublasStatus_t status)
+{
+    return cublasGetStatusName(status);
+}
+
+/* "cublasSetStream()": later calls run on streamId; NULL means the default
+ * stream.  CUBLAS_STATUS_NOT_INITIALIZED without a handle.  A stream of another
+ * device breaks "cuBLAS context" (the handle's work runs on its device). */
+EMU_CUBLAS_API cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!is_special_stream(streamId)) {
+        /* 0, cudaStreamLegacy and cudaStreamPerThread name the default stream
+         * of whichever device is current when work is queued (checked then). */
+        pdt_emu::stream *s = pdt_emu::resolve(streamId, "cublasSetStream");
+        if (pdt_emu::stream_device(s) != handle->device)
+            pdt_emu::violation("cublasSetStream", DOC_SET_STREAM,
+                               "stream %p belongs to device %d, handle %p to device %d",
+                               (void *)streamId, pdt_emu::stream_device(s), (void *)handle,
+                               handle->device);
+    }
+    std::lock_guard<std::mutex> lock(handle->mu);
+    handle->stream = streamId;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* "cublasGetStream()": the stream set by cublasSetStream (NULL by default). */
+EMU_CUBLAS_API cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!streamId)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    std::lock_guard<std::mutex> lock(handle->mu);
+    *streamId = handle->stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* "cublasSetMathMode()": one of the cublasMath_t modes ("cuBLAS Datatypes
+ * Reference"), optionally OR-ed with CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+ * anything else is CUBLAS_STATUS_INVALID_VALUE. */
+EMU_CUBLAS_API cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    unsigned base = (unsigned)mode & ~(unsigned)CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+    switch (base) {
+    case CUBLAS_DEFAULT_MATH:
+    case CUBLAS_TENSOR_OP_MATH:
+    case CUBLAS_PEDANTIC_MATH:
+    case CUBLAS_TF32_TENSOR_OP_MATH:
+    case CUBLAS_FP32_EMULATED_BF16X9_MATH:
+    case CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH: break;
+    default: return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    std::lock_guard<std::mutex> lock(handle->mu);
+    handle->math = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* "cublasGetMathMode()": the mode last set (CUBLAS_DEFAULT_MATH by default). */
+EMU_CUBLAS_API cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!mode)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    std::lock_guard<std::mutex> lock(handle->mu);
+    *mode = handle->math;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ GEMM */
+
+/* "cublas<t>gemm()" */
+EMU_CUBLAS_API cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                             cublasOperation_t transb, int m, int n, int k,
+                                             const float *alpha, const float *A, int lda,
+                                             const float *B, int ldb, const float *beta, float *C,
+                                             int ldc)
+{
+    return gemm<float>("cublasSgemm", handle, transa, transb, m, n, k, alpha, A, lda, 0, B, ldb, 0,
+                       beta, C, ldc, 0, 1);
+}
+
+EMU_CUBLAS_API cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                             cublasOperation_t transb, int m, int n, int k,
+                                             const double *alpha, const double *A, int lda,
+                                             const double *B, int ldb, const double *beta,
+                                             double *C, int ldc)
+{
+    return gemm<double>("cublasDgemm", handle, transa, transb, m, n, k, alpha, A, lda, 0, B, ldb, 0,
+                        beta, C, ldc, 0, 1);
+}
+
+/* "cublas<t>gemmStridedBatched()": batchCount GEMMs, the i-th on A + i *
+ * strideA, B + i * strideB, C + i * strideC. */
+EMU_CUBLAS_API cublasStatus_t cublasSgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const float *alpha, const float *A, int lda, long long int strideA, const float *B, int ldb,
+    long long int strideB, const float *beta, float *C, int ldc, long long int strideC,
+    int batchCount)
+{
+    return gemm<float>("cublasSgemmStridedBatched", handle, transa, transb, m, n, k, alpha, A, lda,
+                       strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
+
+EMU_CUBLAS_API cublasStatus_t cublasDgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const double *alpha, const double *A, int lda, long long int strideA, const double *B, int ldb,
+    long long int strideB, const double *beta, double *C, int ldc, long long int strideC,
+    int batchCount)
+{
+    return gemm<double>("cublasDgemmStridedBatched", handle, transa, transb, m, n, k, alpha, A, lda,
+                        strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}

@@ -1,0 +1,445 @@
+/* emu_nccl.cpp - the emulated NCCL (libnccl.so.2): single-process communicator
+ * cliques (ncclCommInitAll), group calls and ncclAllReduce across the emulated
+ * devices, declared by ../nccl_api.h.  Each rank's part of a collective is an
+ * operation on that rank's stream (emu.h, Note [emulated streams]); the first
+ * part to run brings every other rank's stream up to its own part, then
+ * reduces all ranks' buffers at once.  Sections cited are those of the NCCL
+ * User Guide ("API" chapter).  Part of the emulated build only (README.md).
+ */
+#include "../nccl_api.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "emu.h"
+
+#define EMU_NCCL_API extern "C" __attribute__((visibility("default")))
+
+/* The NCCL release whose API this emulates (that of the CUDA 13 toolkit's
+ * nccl.h), encoded as NCCL_VERSION_CODE is for 2.9 and later. */
+#define EMU_NCCL_MAJOR 2
+#define EMU_NCCL_MINOR 28
+#define EMU_NCCL_PATCH 9
+
+namespace {
+
+const char *const DOC_GROUP = "NCCL User Guide, \"Group Calls\": a thread that manages several "
+                              "devices must issue their calls of one collective between "
+                              "ncclGroupStart and ncclGroupEnd, since each call may block until "
+                              "every rank has made it";
+
+/* One rank's call of a collective. */
+struct part {
+    bool called = false;   /* ncclAllReduce was called for this rank */
+    bool enqueued = false; /* ... and its operation is on its stream */
+    const void *send = nullptr;
+    void *recv = nullptr;
+    pdt_emu::stream *stream = nullptr;
+    uint64_t position = 0; /* the stream's operations before this part */
+    std::thread::id thread;
+    uint64_t group = 0; /* the calling thread's group, 0 outside one */
+};
+
+/* One collective: the calls numbered `seq` of every rank's communicator. */
+struct collective {
+    size_t count = 0;
+    ncclDataType_t type = ncclFloat32;
+    ncclRedOp_t op = ncclSum;
+    std::vector<part> parts;
+    int ran = 0; /* ranks whose operation has run */
+    bool done = false;
+};
+
+/* The communicators made by one ncclCommInitAll. */
+struct clique {
+    std::mutex mu;
+    std::vector<int> devices;               /* by rank */
+    std::map<uint64_t, collective> pending; /* by call number; guarded by mu */
+};
+
+/* Per thread ("Group Calls": groups are per thread and may be nested). */
+thread_local int group_depth = 0;
+thread_local uint64_t group_id = 0;
+thread_local uint64_t groups_opened = 0;
+thread_local std::vector<std::function<void()>> group_ops;
+
+} // namespace
+
+struct ncclComm {
+    std::shared_ptr<clique> cl;
+    int rank = 0;
+    int device = 0;
+    uint64_t calls = 0; /* collectives called on this communicator; guarded by cl->mu */
+    bool destroyed = false;
+};
+
+namespace {
+
+size_t type_size(ncclDataType_t t)
+{
+    switch (t) {
+    case ncclInt8:
+    case ncclUint8: return 1;
+    case ncclInt32:
+    case ncclUint32: return 4;
+    case ncclInt64:
+    case ncclUint64:
+    case ncclFloat64: return 8;
+    case ncclFloat32: return 4;
+    default: return 0; /* half, bfloat16, fp8: not emulated */
+    }
+}
+
+/* Integer arithmetic wraps, as on the device; no signed overflow here. */
+template <typename T> T add(T a, T b)
+{
+    if constexpr (std::is_integral<T>::value) {
+        using U = typename std::make_unsigned<T>::type;
+        return (T)(U)((U)a + (U)b);
+    } else {
+        return a + b;
+    }
+}
+template <typename T> T mul(T a, T b)
+{
+    if constexpr (std::is_integral<T>::value) {
+        using U = typename std::make_unsigned<T>::type;
+        return (T)(U)((U)a * (U)b);
+    } else {
+        return a * b;
+    }
+}
+
+/* "ncclRedOp_t": ncclSum, ncclProd, ncclMax, ncclMin, ncclAvg, folded over the
+ * ranks in rank order (so results are deterministic).  ncclAvg is computed as
+ * NCCL does: for floating types each input is pre-multiplied by 1/nranks and
+ * summed, for integers the sum is divided by nranks. */
+template <typename T>
+void reduce(const std::vector<const void *> &in, const std::vector<void *> &out, size_t count,
+            ncclRedOp_t op)
+{
+    int n = (int)in.size();
+    std::vector<T> result(count);
+    const bool premul = op == ncclAvg && std::is_floating_point<T>::value;
+    const T scale = premul ? (T)(1.0 / n) : T(1);
+    for (size_t i = 0; i < count; i++) {
+        T acc = ((const T *)in[0])[i];
+        if (premul)
+            acc = (T)(acc * scale);
+        for (int r = 1; r < n; r++) {
+            T x = ((const T *)in[r])[i];
+            switch (op) {
+            case ncclProd: acc = mul<T>(acc, x); break;
+            case ncclMax: acc = x > acc ? x : acc; break;
+            case ncclMin: acc = x < acc ? x : acc; break;
+            default: acc = add<T>(acc, premul ? (T)(x * scale) : x); break; /* ncclSum, ncclAvg */
+            }
+        }
+        if (op == ncclAvg && !premul)
+            acc = (T)(acc / (T)n);
+        result[i] = acc;
+    }
+    for (int r = 0; r < n; r++) /* after every read: in-place is allowed */
+        memcpy(out[r], result.data(), count * sizeof(T));
+}
+
+void reduce_any(ncclDataType_t t, const std::vector<const void *> &in,
+                const std::vector<void *> &out, size_t count, ncclRedOp_t op)
+{
+    switch (t) {
+    case ncclInt8: return reduce<int8_t>(in, out, count, op);
+    case ncclUint8: return reduce<uint8_t>(in, out, count, op);
+    case ncclInt32: return reduce<int32_t>(in, out, count, op);
+    case ncclUint32: return reduce<uint32_t>(in, out, count, op);
+    case ncclInt64: return reduce<int64_t>(in, out, count, op);
+    case ncclUint64: return reduce<uint64_t>(in, out, count, op);
+    case ncclFloat32: return reduce<float>(in, out, count, op);
+    case ncclFloat64: return reduce<double>(in, out, count, op);
+    default: return;
+    }
+}
+
+/* The operation of rank `rank`'s part of collective `seq`, run by its stream. */
+void run_part(const std::shared_ptr<clique> &cl, uint64_t seq, int rank)
+{
+    std::vector<std::pair<pdt_emu::stream *, uint64_t>> others;
+    {
+        std::lock_guard<std::mutex> lock(cl->mu);
+        collective &c = cl->pending.at(seq);
+        /* "Group Calls": every rank's call must have been made (and, in a
+         * group, the group ended) before any rank's part can run; on a GPU
+         * the parts that did start would wait forever. */
+        std::string missing;
+        for (size_t q = 0; q < c.parts.size(); q++)
+            if (!c.parts[q].enqueued)
+                missing += (missing.empty() ? "" : ", ") + std::to_string(q) + " (device " +
+                           std::to_string(cl->devices[q]) + ")";
+        if (!missing.empty())
+            pdt_emu::violation("ncclAllReduce", DOC_GROUP,
+                               "rank %d's part of collective #%llu runs, but rank(s) %s have not "
+                               "made their call",
+                               rank, (unsigned long long)seq, missing.c_str());
+        if (!c.done)
+            for (size_t q = 0; q < c.parts.size(); q++)
+                if ((int)q != rank)
+                    others.push_back({c.parts[q].stream, c.parts[q].position});
+    }
+    /* Every other rank's stream runs up to just before its part, so each
+     * rank's buffers hold what its stream put there before the collective
+     * ("Collective Communication Functions": the operation is ordered in each
+     * rank's stream).  Outside the mutex: those streams may hold earlier
+     * collectives of this clique. */
+    for (auto &o : others)
+        pdt_emu::drain_to(o.first, o.second);
+
+    std::lock_guard<std::mutex> lock(cl->mu);
+    auto it = cl->pending.find(seq);
+    collective &c = it->second;
+    if (!c.done) {
+        size_t bytes = c.count * type_size(c.type);
+        std::vector<const void *> in;
+        std::vector<void *> out;
+        for (size_t q = 0; q < c.parts.size(); q++) {
+            char what[64];
+            /* emu.h pointer rule: each rank's buffers are live memory its
+             * device may access. */
+            snprintf(what, sizeof what, "sendbuff of rank %zu", q);
+            pdt_emu::check_device_access("ncclAllReduce", what, cl->devices[q], c.parts[q].send,
+                                         bytes);
+            snprintf(what, sizeof what, "recvbuff of rank %zu", q);
+            pdt_emu::check_device_access("ncclAllReduce", what, cl->devices[q], c.parts[q].recv,
+                                         bytes);
+            in.push_back(c.parts[q].send);
+            out.push_back(c.parts[q].recv);
+        }
+        reduce_any(c.type, in, out, c.count, c.op);
+        c.done = true;
+    }
+    if (++c.ran == (int)c.parts.size())
+        cl->pending.erase(it);
+}
+
+/* Puts rank `rank`'s part of collective `seq` on stream s, recording its
+ * position there. */
+void enqueue_part(std::shared_ptr<clique> cl, uint64_t seq, int rank, pdt_emu::stream *s)
+{
+    {
+        std::lock_guard<std::mutex> lock(cl->mu);
+        part &p = cl->pending.at(seq).parts[rank];
+        p.position = pdt_emu::stream_position(s);
+        p.enqueued = true;
+    }
+    pdt_emu::enqueue(s, "ncclAllReduce", [cl, seq, rank]() { run_part(cl, seq, rank); });
+}
+
+/* The stream a call names on the communicator's device: 0, cudaStreamLegacy
+ * and cudaStreamPerThread are that device's default stream (NCCL launches with
+ * its device current). */
+pdt_emu::stream *comm_stream(const ncclComm *comm, cudaStream_t stream)
+{
+    if (stream != 0 && stream != cudaStreamLegacy && stream != cudaStreamPerThread)
+        return pdt_emu::resolve(stream, "ncclAllReduce");
+    int previous = pdt_emu::current_device();
+    if (previous == comm->device)
+        return pdt_emu::resolve(stream, "ncclAllReduce");
+    (void)cudaSetDevice(comm->device);
+    pdt_emu::stream *s = pdt_emu::resolve(stream, "ncclAllReduce");
+    (void)cudaSetDevice(previous);
+    return s;
+}
+
+} // namespace
+
+/* ------------------------------------- Communicator Creation and Management */
+
+/* "ncclGetVersion": NCCL_VERSION_CODE, X*10000 + Y*100 + Z since 2.9. */
+EMU_NCCL_API ncclResult_t ncclGetVersion(int *version)
+{
+    if (!version)
+        return ncclInvalidArgument;
+    *version = EMU_NCCL_MAJOR * 10000 + EMU_NCCL_MINOR * 100 + EMU_NCCL_PATCH;
+    return ncclSuccess;
+}
+
+/* "ncclGetErrorString" */
+EMU_NCCL_API const char *ncclGetErrorString(ncclResult_t result)
+{
+    switch (result) {
+    case ncclSuccess: return "no error";
+    case ncclUnhandledCudaError: return "unhandled cuda error";
+    case ncclSystemError: return "unhandled system error";
+    case ncclInternalError: return "internal error";
+    case ncclInvalidArgument: return "invalid argument";
+    case ncclInvalidUsage: return "invalid usage";
+    case ncclRemoteError: return "remote process exited or there was a network error";
+    case ncclInProgress: return "NCCL operation in progress";
+    default: return "unknown result code";
+    }
+}
+
+/* "ncclCommInitAll": ndev communicators, rank i on device devlist[i] (devices
+ * 0 .. ndev-1 when devlist is NULL).  Each device must exist and appear once
+ * (one rank per device), else ncclInvalidArgument. */
+EMU_NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
+{
+    if (!comms || ndev < 1)
+        return ncclInvalidArgument;
+    auto cl = std::make_shared<clique>();
+    for (int i = 0; i < ndev; i++) {
+        int d = devlist ? devlist[i] : i;
+        if (d < 0 || d >= pdt_emu::device_count())
+            return ncclInvalidArgument;
+        for (int e : cl->devices)
+            if (e == d)
+                return ncclInvalidArgument;
+        cl->devices.push_back(d);
+    }
+    for (int i = 0; i < ndev; i++) {
+        ncclComm *c = new ncclComm;
+        c->cl = cl;
+        c->rank = i;
+        c->device = cl->devices[i];
+        comms[i] = c;
+    }
+    return ncclSuccess;
+}
+
+/* "ncclCommDestroy": frees the communicator (NULL is accepted).  Parts already
+ * on streams keep their clique and still run.  The object is kept, marked, so
+ * that a later use is reported rather than reading freed memory. */
+EMU_NCCL_API ncclResult_t ncclCommDestroy(ncclComm_t comm)
+{
+    if (!comm)
+        return ncclSuccess;
+    if (comm->destroyed)
+        pdt_emu::violation("ncclCommDestroy",
+                           "NCCL User Guide, \"ncclCommDestroy\": a communicator is destroyed once",
+                           "communicator %p (rank %d) was already destroyed", (void *)comm,
+                           comm->rank);
+    comm->destroyed = true;
+    comm->cl.reset();
+    return ncclSuccess;
+}
+
+/* --------------------------------------------------------------- Group Calls */
+
+/* "ncclGroupStart": calls until the matching ncclGroupEnd are deferred;
+ * groups nest, per thread. */
+EMU_NCCL_API ncclResult_t ncclGroupStart(void)
+{
+    if (group_depth++ == 0)
+        group_id = ++groups_opened;
+    return ncclSuccess;
+}
+
+/* "ncclGroupEnd": the outermost one puts the group's operations on their
+ * streams ("Nothing will be started on the CUDA stream until ncclGroupEnd");
+ * without a matching ncclGroupStart, ncclInvalidUsage. */
+EMU_NCCL_API ncclResult_t ncclGroupEnd(void)
+{
+    if (group_depth == 0)
+        return ncclInvalidUsage;
+    if (--group_depth > 0)
+        return ncclSuccess;
+    std::vector<std::function<void()>> ops;
+    ops.swap(group_ops);
+    group_id = 0;
+    for (auto &op : ops)
+        op();
+    return ncclSuccess;
+}
+
+/* ------------------------------------------ Collective Communication Functions */
+
+/* "ncclAllReduce": reduces count elements of every rank's sendbuff with op and
+ * leaves the result in every rank's recvbuff (in place when they are equal),
+ * on each rank's stream. */
+EMU_NCCL_API ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+                                        ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                        cudaStream_t stream)
+{
+    /* Invalid arguments are ncclInvalidArgument ("ncclResult_t"): no
+     * communicator, a type or operator that is not one of "ncclDataType_t" /
+     * "ncclRedOp_t" (half, bfloat16 and fp8 are not emulated), NULL buffers. */
+    if (!comm)
+        return ncclInvalidArgument;
+    if (comm->destroyed)
+        pdt_emu::violation("ncclAllReduce",
+                           "NCCL User Guide, \"ncclCommDestroy\": a destroyed communicator "
+                           "must not be used",
+                           "communicator %p (rank %d) was destroyed", (void *)comm, comm->rank);
+    if (type_size(datatype) == 0 || (int)op < 0 || op >= ncclNumOps)
+        return ncclInvalidArgument;
+    if (count > 0 && (!sendbuff || !recvbuff))
+        return ncclInvalidArgument;
+
+    /* "Collective Communication Functions": the operation runs on `stream`,
+     * which must be a stream of the communicator's device. */
+    pdt_emu::stream *s = comm_stream(comm, stream);
+    if (pdt_emu::stream_device(s) != comm->device)
+        pdt_emu::violation("ncclAllReduce",
+                           "NCCL User Guide, \"Collective Communication Functions\" and "
+                           "\"ncclCommInitAll\": a rank's stream must belong to its device",
+                           "rank %d of communicator %p is on device %d, stream %p on device %d",
+                           comm->rank, (void *)comm, comm->device, (void *)stream,
+                           pdt_emu::stream_device(s));
+    if (count == 0)
+        return ncclSuccess;
+
+    std::shared_ptr<clique> cl = comm->cl;
+    int rank = comm->rank;
+    uint64_t seq;
+    {
+        std::lock_guard<std::mutex> lock(cl->mu);
+        seq = comm->calls++;
+        collective &c = cl->pending[seq];
+        if (c.parts.empty()) {
+            c.parts.resize(cl->devices.size());
+            c.count = count;
+            c.type = datatype;
+            c.op = op;
+        } else if (c.count != count || c.type != datatype || c.op != op) {
+            /* "ncclAllReduce": one collective, so every rank passes the same
+             * count, datatype and op. */
+            pdt_emu::violation("ncclAllReduce",
+                               "NCCL User Guide, \"Collective Communication Functions\": the ranks "
+                               "of one collective pass the same count, datatype and op",
+                               "rank %d passes (count %zu, type %d, op %d), another rank passed "
+                               "(count %zu, type %d, op %d) for collective #%llu",
+                               rank, count, (int)datatype, (int)op, c.count, (int)c.type, (int)c.op,
+                               (unsigned long long)seq);
+        }
+        std::thread::id self = std::this_thread::get_id();
+        uint64_t group = group_depth > 0 ? group_id : 0;
+        for (size_t q = 0; q < c.parts.size(); q++) {
+            const part &o = c.parts[q];
+            if (o.called && o.thread == self && (group == 0 || o.group != group))
+                pdt_emu::violation("ncclAllReduce", DOC_GROUP,
+                                   "this thread called ncclAllReduce for rank %zu and then rank %d "
+                                   "of collective #%llu, not within one group",
+                                   q, rank, (unsigned long long)seq);
+        }
+        part &p = c.parts[rank];
+        p.called = true;
+        p.send = sendbuff;
+        p.recv = recvbuff;
+        p.stream = s;
+        p.thread = self;
+        p.group = group;
+    }
+    if (group_depth > 0)
+        group_ops.push_back([cl, seq, rank, s]() { enqueue_part(cl, seq, rank, s); });
+    else
+        enqueue_part(cl, seq, rank, s);
+    return ncclSuccess;
+}

@@ -1,0 +1,107 @@
+/* nccl_api.h - the part of NCCL's C API that pydevtensor uses, declared here so
+ * that the CUDA backend builds without <nccl.h> (the GPU image may not have it:
+ * libnccl.so.2 is dlopen()ed at run time, see cuda_nccl.c).  The emulated NCCL
+ * (emulator/emu_nccl.cpp) implements these same declarations.
+ *
+ * Types, values and signatures follow the NCCL documentation (NCCL User Guide,
+ * "API" chapter); the numeric values are ABI and must equal those of NCCL 2.x's
+ * nccl.h (checked against NCCL 2.28.9's nccl.h from the CUDA 13 toolkit).
+ * Only what is used is declared: add here, with the section, before using more.
+ */
+#ifndef PDT_NCCL_API_H
+#define PDT_NCCL_API_H
+
+#include <stddef.h>
+
+#include <cuda_runtime_api.h> /* cudaStream_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- NCCL API: Types ("ncclComm_t", "ncclResult_t", "ncclDataType_t",
+ * "ncclRedOp_t") */
+
+/* "ncclComm_t: NCCL communicator. Points to an opaque structure inside NCCL." */
+typedef struct ncclComm *ncclComm_t;
+
+/* "ncclResult_t: Return values for all NCCL functions." */
+typedef enum {
+    ncclSuccess = 0,
+    ncclUnhandledCudaError = 1,
+    ncclSystemError = 2,
+    ncclInternalError = 3,
+    ncclInvalidArgument = 4,
+    ncclInvalidUsage = 5,
+    ncclRemoteError = 6,
+    ncclInProgress = 7,
+    ncclNumResults = 8
+} ncclResult_t;
+
+/* "ncclDataType_t: NCCL defines the following integral and floating data-types." */
+typedef enum {
+    ncclInt8 = 0,
+    ncclChar = 0,
+    ncclUint8 = 1,
+    ncclInt32 = 2,
+    ncclInt = 2,
+    ncclUint32 = 3,
+    ncclInt64 = 4,
+    ncclUint64 = 5,
+    ncclFloat16 = 6,
+    ncclHalf = 6,
+    ncclFloat32 = 7,
+    ncclFloat = 7,
+    ncclFloat64 = 8,
+    ncclDouble = 8,
+    ncclBfloat16 = 9,
+    ncclFloat8e4m3 = 10,
+    ncclFloat8e5m2 = 11,
+    ncclNumTypes = 12
+} ncclDataType_t;
+
+/* "ncclRedOp_t: Defines the reduction operation."  ncclMaxRedOp keeps the enum
+ * int-sized, as nccl.h does (values >= ncclNumOps are user-created operators). */
+typedef enum {
+    ncclSum = 0,
+    ncclProd = 1,
+    ncclMax = 2,
+    ncclMin = 3,
+    ncclAvg = 4,
+    ncclNumOps = 5,
+    ncclMaxRedOp = 0x7fffffff
+} ncclRedOp_t;
+
+/* ---- NCCL API: Communicator Creation and Management Functions */
+
+/* "ncclGetVersion: The NCCL_VERSION_CODE of the NCCL library in *version." */
+ncclResult_t ncclGetVersion(int *version);
+/* "ncclCommInitAll: Creates a clique of communicators (single process version)
+ * ... If devlist is NULL, the first ndev CUDA devices are used." */
+ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist);
+/* "ncclCommDestroy: Destroy a communicator object comm." */
+ncclResult_t ncclCommDestroy(ncclComm_t comm);
+/* "ncclGetErrorString: Returns a human-readable string corresponding to the
+ * passed error code." */
+const char *ncclGetErrorString(ncclResult_t result);
+
+/* ---- NCCL API: Collective Communication Functions */
+
+/* "ncclAllReduce: Reduces data arrays of length count in sendbuff using the op
+ * operation and leaves identical copies of the result in each recvbuff.
+ * In-place operation will happen if sendbuff == recvbuff." */
+ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+                           ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                           cudaStream_t stream);
+
+/* ---- NCCL API: Group Calls ("ncclGroupStart", "ncclGroupEnd"): a thread that
+ * drives several devices must put their calls of one collective in a group. */
+
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PDT_NCCL_API_H */
