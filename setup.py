@@ -3,6 +3,12 @@
 Environment switches:
   PYDEVTENSOR_CUDA=0|1       0: CPU-only build; 1: a missing CUDA toolkit is an error;
                              unset: build the CUDA backend when CUDA_HOME or nvcc is found.
+  PYDEVTENSOR_CUDA=emulate   the emulated device (csrc/cuda/emulator/README.md): the CUDA
+                             backend's sources compiled by the host C++ compiler ($CXX,
+                             default g++) against the project's CPU implementation of the
+                             CUDA runtime, cuBLAS and NCCL, built beside the extension in
+                             pydevtensor/_emulated_cuda/.  Needs the toolkit's include/
+                             (CUDA_HOME, or nvcc on PATH), not nvcc.
   PYDEVTENSOR_CUDA_ARCH      space-separated compute capabilities (default "80 90";
                              PTX for the newest is always added).
   PYDEVTENSOR_BLAS=system    link a system OpenBLAS found by pkg-config instead of
@@ -37,15 +43,24 @@ def env_flag(name):
     sys.exit(f"{name}={value!r}: expected 0 or 1")
 
 
-def find_cuda():
-    """Returns the CUDA toolkit root, or None."""
+def find_cuda(headers_only=False):
+    """Returns the CUDA toolkit root, or None.  headers_only (the emulated build): a
+    root with include/cuda_runtime.h will do, nvcc is not needed."""
     home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
     if home and (Path(home) / "bin" / "nvcc").exists():
+        return Path(home)
+    if home and headers_only and (Path(home) / "include" / "cuda_runtime.h").exists():
         return Path(home)
     nvcc = shutil.which("nvcc")
     if nvcc:
         return Path(nvcc).resolve().parent.parent
     return None
+
+
+def header_define(cuda_home, header, name):
+    text = (cuda_home / "include" / header).read_text(errors="replace")
+    m = re.search(rf"#define {name}\s+(\d+)", text)
+    return int(m.group(1)) if m else None
 
 
 def cuda_version(nvcc):
@@ -89,10 +104,15 @@ def blas_config():
 
 WERROR = env_flag("PYDEVTENSOR_WERROR")
 SANITIZE = os.environ.get("PYDEVTENSOR_SANITIZE", "").strip()
-want_cuda = env_flag("PYDEVTENSOR_CUDA")
-CUDA_HOME = find_cuda() if want_cuda is not False else None
+EMULATE = os.environ.get("PYDEVTENSOR_CUDA", "").strip().lower() == "emulate"
+want_cuda = True if EMULATE else env_flag("PYDEVTENSOR_CUDA")
+CUDA_HOME = find_cuda(headers_only=EMULATE) if want_cuda is not False else None
 if want_cuda and CUDA_HOME is None:
-    sys.exit("PYDEVTENSOR_CUDA=1 but no CUDA toolkit was found: set CUDA_HOME or put nvcc on PATH")
+    sys.exit(f"PYDEVTENSOR_CUDA={os.environ['PYDEVTENSOR_CUDA']} but no CUDA toolkit was found: "
+             "set CUDA_HOME or put nvcc on PATH")
+if EMULATE and not (CUDA_HOME / "include" / "cuda_runtime.h").exists():
+    sys.exit(f"PYDEVTENSOR_CUDA=emulate needs the CUDA toolkit's headers: "
+             f"{CUDA_HOME / 'include' / 'cuda_runtime.h'} not found")
 CUDA_ARCHS = os.environ.get("PYDEVTENSOR_CUDA_ARCH", "80 90").split()
 
 blas_inc, blas_rpaths, blas_macros, blas_desc = blas_config()
@@ -117,9 +137,47 @@ if WERROR:
 
 build_config = {
     "cuda": None, "cublas": None, "cuda_archs": None, "blas": blas_desc,
-    "sanitize": SANITIZE or None,
+    "sanitize": SANITIZE or None, "cuda_emulated": EMULATE,
 }
-if CUDA_HOME is not None:
+
+# ---- the emulated build (PYDEVTENSOR_CUDA=emulate) ----
+EMU_DIR = "csrc/cuda/emulator"
+EMU_LIBDIR = "_emulated_cuda"  # beside the extension, in the package
+EMU_RUNTIME = "libpdt_cudart_emu.so"
+EMU_LIBRARIES = {}  # soname -> the emulator source it is built from, besides the runtime
+if EMULATE:
+    cublas_major = header_define(CUDA_HOME, "cublas_api.h", "CUBLAS_VER_MAJOR")
+    if cublas_major is None:
+        sys.exit(f"CUBLAS_VER_MAJOR not found in {CUDA_HOME / 'include' / 'cublas_api.h'}")
+    # Under their real sonames; the backend dlopen()s them by full path from the build
+    # (<extension's directory>/_emulated_cuda/, cuda_blas.c, cuda_nccl.c).
+    EMU_LIBRARIES = {f"libcublas.so.{cublas_major}": f"{EMU_DIR}/emu_cublas.cpp",
+                     "libnccl.so.2": f"{EMU_DIR}/emu_nccl.cpp"}
+CXX = shlex.split(os.environ.get("CXX") or "g++")
+# For the .cu files: the emulator's kernel environment (threadIdx, __syncthreads, ...)
+# first; `#pragma unroll` is nvcc's, which g++ would warn about.
+kernel_flags = ["-Wno-unknown-pragmas", "-include", f"{EMU_DIR}/emu_kernel.h"]
+# The host compiler's flags for the backend's .cu files and the emulator's .cpp files.
+emu_cxxflags = ["-std=c++17", "-fPIC", "-fvisibility=hidden", "-Wall", "-Wextra",
+                "-ffp-contract=off"]
+emu_cxxflags += (["-O1", "-g", "-fno-omit-frame-pointer", f"-fsanitize={SANITIZE}"] if SANITIZE
+                 else ["-O2"])
+emu_werror = ["-Werror"] if WERROR else []
+
+if CUDA_HOME is not None and EMULATE:
+    c_sources += sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc" / "cuda").glob("*.c"))
+    cu_sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc" / "cuda").glob("*.cu"))
+    include_dirs += ["csrc/cuda", EMU_DIR, str(CUDA_HOME / "include")]
+    # The emulated runtime instead of cudart_static (library_dirs: set by BuildExt to
+    # where it builds the runtime); found at run time beside the extension.
+    libraries += ["pdt_cudart_emu", "stdc++"]
+    rpaths.append(f"$ORIGIN/{EMU_LIBDIR}")
+    macros += [("PDT_HAVE_CUDA", "1"), ("PDT_CUDA_EMULATED", "1")]
+    runtime = header_define(CUDA_HOME, "cuda_runtime_api.h", "CUDART_VERSION")
+    build_config.update(
+        cuda=f"{runtime // 1000}.{(runtime % 1000) // 10}" if runtime else None,
+        cublas=cublas_version(CUDA_HOME) + " (emulated)")
+elif CUDA_HOME is not None:
     c_sources += sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc" / "cuda").glob("*.c"))
     cu_sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc" / "cuda").glob("*.cu"))
     include_dirs += ["csrc/cuda", str(CUDA_HOME / "include")]
@@ -135,17 +193,111 @@ if CUDA_HOME is not None:
                         cublas=cublas_version(CUDA_HOME), cuda_archs=CUDA_ARCHS)
 
 
+def run_parallel(jobs, what):
+    """Runs the commands side by side (nvcc and g++ are slow); exits on the first failure."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for cmd in jobs:
+            print(" ".join(cmd), flush=True)
+        failed = [done for done in pool.map(lambda c: subprocess.run(c, cwd=ROOT), jobs)
+                  if done.returncode]
+    if failed:
+        sys.exit("\n".join(f"{what} failed ({done.returncode}): {' '.join(done.args)}"
+                           for done in failed))
+
+
+def run_one(cmd, what):
+    print(" ".join(cmd), flush=True)
+    done = subprocess.run(cmd, cwd=ROOT)
+    if done.returncode:
+        sys.exit(f"{what} failed ({done.returncode}): {' '.join(cmd)}")
+
+
 class BuildExt(build_ext):
-    """Compiles the .cu files with nvcc, then links them into the extension."""
+    """Compiles the .cu files with nvcc (or, emulated, with the host C++ compiler, and
+    builds the emulated CUDA runtime, cuBLAS and NCCL), then links the extension."""
 
     def finalize_options(self):
         super().finalize_options()
         if self.parallel is None:  # C files in parallel too, unless -j says otherwise
             self.parallel = os.cpu_count() or 1
 
+    def run(self):
+        # setuptools builds into build_lib with inplace off, then copies the extension
+        # to the source tree when it was on (--inplace, editable installs).
+        self._copy_to_source = bool(self.inplace)
+        super().run()
+
+    def _stale(self, obj, src):
+        deps = [ROOT / src, *(ROOT / "csrc").rglob("*.h"), Path(self._stamp)]
+        return self.force or not obj.exists() or obj.stat().st_mtime < max(
+            p.stat().st_mtime for p in deps)
+
+    def _build_emulated(self, ext):
+        """Compiles the .cu files with the host C++ compiler and builds the emulator's
+        libraries into <package>/_emulated_cuda; returns the .cu objects."""
+        out_dir = Path(self.build_temp) / "emulated"
+        out_dir.mkdir(parents=True, exist_ok=True)
+        lib_dir = Path(self.get_ext_fullpath(ext.name)).parent.resolve() / EMU_LIBDIR
+        if lib_dir.exists():
+            shutil.rmtree(lib_dir)
+        lib_dir.mkdir(parents=True)
+        common = [*emu_werror, *[f"-I{d}" for d in ext.include_dirs],
+                  *[f"-D{k}={v}" for k, v in ext.define_macros]]
+        emu_sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / EMU_DIR).glob("emu_*.cpp"))
+        if not emu_sources:
+            sys.exit(f"PYDEVTENSOR_CUDA=emulate: no emulator sources in {EMU_DIR}/emu_*.cpp")
+        for src in EMU_LIBRARIES.values():
+            if src not in emu_sources:
+                sys.exit(f"PYDEVTENSOR_CUDA=emulate: {src} is missing")
+        jobs, cu_objects, emu_objects = [], [], {}
+        for src in cu_sources + emu_sources:
+            obj = out_dir / (Path(src).name.replace(".", "_") + ".o")
+            kernel = src.endswith(".cu")
+            cmd = [*CXX, "-x", "c++", *emu_cxxflags, *common,
+                   *(kernel_flags if kernel else []),
+                   "-c", src, "-o", str(obj)]
+            if self._stale(obj, src):
+                jobs.append(cmd)
+            if kernel:
+                cu_objects.append(str(obj))
+            else:
+                emu_objects[src] = str(obj)
+        run_parallel(jobs, "the host C++ compiler")
+
+        link = [*CXX, "-shared", *emu_cxxflags, *emu_werror]
+        if not SANITIZE:  # every symbol resolved at build time (the sanitizer's come later)
+            link.append("-Wl,-z,defs")
+        runtime_objects = [o for s, o in emu_objects.items() if s not in EMU_LIBRARIES.values()]
+        run_one([*link, f"-Wl,-soname,{EMU_RUNTIME}", *runtime_objects,
+                 "-o", str(lib_dir / EMU_RUNTIME), "-lpthread", "-ldl"], "linking the emulator")
+        for soname, src in EMU_LIBRARIES.items():
+            run_one([*link, f"-Wl,-soname,{soname}", emu_objects[src], f"-L{lib_dir}",
+                     "-lpdt_cudart_emu", "-Wl,-rpath,$ORIGIN", "-o", str(lib_dir / soname),
+                     "-lpthread", "-ldl"], f"linking {soname}")
+        ext.library_dirs = [str(lib_dir), *ext.library_dirs]
+        self._emulator_built = lib_dir
+        return cu_objects
+
+    def _mode_stamp(self, ext):
+        """A file in build_temp that changes when the kind of build does (real, emulated,
+        CPU-only, sanitizer, flags): a dependency of the extension, so that switching
+        kinds relinks it instead of keeping the last kind's as up to date."""
+        mode = repr((EMULATE, str(CUDA_HOME), CUDA_ARCHS, SANITIZE, WERROR, ext.define_macros,
+                     ext.extra_compile_args, ext.libraries, ext.extra_link_args))
+        stamp = Path(self.build_temp) / "build_mode.txt"
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        if not stamp.exists() or stamp.read_text() != mode:
+            stamp.write_text(mode)
+        return str(stamp)
+
     def build_extension(self, ext):
         objects = []
-        if cu_sources:
+        self._emulator_built = None
+        self._stamp = self._mode_stamp(ext)
+        ext.depends = [*ext.depends, self._stamp]
+        if cu_sources and EMULATE:
+            objects = self._build_emulated(ext)
+        elif cu_sources:
             nvcc = str(CUDA_HOME / "bin" / "nvcc")
             gencode = []
             for arch in CUDA_ARCHS:
@@ -164,29 +316,62 @@ class BuildExt(build_ext):
                        *(["-Werror", "all-warnings"] if WERROR else []),
                        *[f"-I{d}" for d in include_dirs],
                        *[f"-D{k}={v}" for k, v in ext.define_macros], "-c", src, "-o", str(obj)]
-                deps = [ROOT / src, *(ROOT / "csrc").rglob("*.h")]
-                if self.force or not obj.exists() or obj.stat().st_mtime < max(
-                        p.stat().st_mtime for p in deps):
+                if self._stale(obj, src):
                     jobs.append(cmd)
                 objects.append(str(obj))
             # nvcc is slow (one pass per architecture): compile the files side by side.
-            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-                for cmd in jobs:
-                    print(" ".join(cmd), flush=True)
-                for done in pool.map(lambda c: subprocess.run(c, cwd=ROOT), jobs):
-                    if done.returncode:
-                        sys.exit(f"nvcc failed ({done.returncode}): {' '.join(done.args)}")
+            run_parallel(jobs, "nvcc")
         ext.extra_objects = objects + list(ext.extra_objects or [])
+        ext.depends = [*ext.depends, *objects]  # a rebuilt .cu object relinks the extension
         self._write_build_config(ext)
         super().build_extension(ext)
+        self._emulator_to_source()
+
+    def _emulator_to_source(self):
+        """In-place builds (editable installs): the emulator's libraries go beside the
+        extension that setuptools copies into the source tree; a build that is not
+        emulated removes an earlier build's, which nothing would load any more."""
+        if not getattr(self, "_copy_to_source", False):
+            return
+        target = ROOT / "pydevtensor" / EMU_LIBDIR
+        built = self._emulator_built
+        if built is not None and built.resolve() == target.resolve():
+            return
+        if target.exists():
+            shutil.rmtree(target)
+        if built is not None:
+            shutil.copytree(built, target, symlinks=True)
 
     def _write_build_config(self, ext):
         cc = self.compiler.compiler_so[0] if getattr(self.compiler, "compiler_so", None) else "cc"
         version = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
         config = dict(build_config, compiler=version.splitlines()[0] if version else cc,
                       cflags=" ".join(ext.extra_compile_args), python=sys.version.split()[0])
-        text = ('"""How this copy of pydevtensor was built (written by setup.py)."""\n'
-                f"BUILD_CONFIG = {config!r}\n")
+        text = '"""How this copy of pydevtensor was built (written by setup.py)."""\n'
+        if EMULATE:
+            # How to compile a test's own .cu file against the emulator, as the backend's
+            # are (tests/: g++ $cxxflags -I... -shared x.cu $ldflags, loaded with ctypes).
+            # lib_dir and ldflags name the libraries beside this file, wherever it is.
+            cxx = shutil.which(CXX[0]) or CXX[0]
+            config["emulator"] = {
+                "lib_dir": None,
+                "include_dirs": [str(ROOT / d) for d in ext.include_dirs if d not in blas_inc],
+                "cxx": " ".join([cxx, *CXX[1:]]),
+                "cxxflags": ["-x", "c++", *emu_cxxflags,
+                             "-DPDT_HAVE_CUDA=1", "-DPDT_CUDA_EMULATED=1",
+                             "-Wno-unknown-pragmas",
+                             "-include", str(ROOT / EMU_DIR / "emu_kernel.h")],
+                "ldflags": None,
+                "libraries": [EMU_RUNTIME, *EMU_LIBRARIES],
+            }
+            text += "import os as _os\n\n"
+        text += f"BUILD_CONFIG = {config!r}\n"
+        if EMULATE:
+            text += ("_lib = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "
+                     f"{EMU_LIBDIR!r})\n"
+                     'BUILD_CONFIG["emulator"]["lib_dir"] = _lib\n'
+                     'BUILD_CONFIG["emulator"]["ldflags"] = '
+                     '["-L" + _lib, "-lpdt_cudart_emu", "-Wl,-rpath," + _lib]\n')
         # Beside the built extension, and in the source tree for in-place use.
         targets = [Path(self.get_ext_fullpath(ext.name)).parent / "_build_config.py",
                    ROOT / "pydevtensor" / "_build_config.py"]

@@ -12,8 +12,11 @@
 #   build      PYDEVTENSOR_CUDA=1 setup.py build_ext --inplace, for the card found
 #   verify     the build has CUDA and sees the GPU; python -m pydevtensor
 #   tests      python3 -m pytest -q tests (the whole suite, GPU tests included)
-#   memcheck   compute-sanitizer --tool memcheck over python3 -m pytest -q -m cuda tests
-#   racecheck  the same with --tool racecheck
+#   memcheck   compute-sanitizer --tool memcheck over a targeted subset of the GPU tests
+#              (MEMCHECK_TESTS: every kernel family, copies, views, events), with the
+#              "quick" property-test profile (tests/conftest.py: at most 10 examples each)
+#   racecheck  compute-sanitizer --tool racecheck over the kernels with shared memory
+#              and warp shuffles (RACECHECK_TESTS: reductions, the integer GEMM)
 #   bench      python3 -m benchmarks (against PyTorch and CuPy, one process per comparison)
 #
 # Output: under $OUT when it is set, else benchmarks/results/:
@@ -26,7 +29,13 @@
 #
 # Every step runs even when an earlier one failed; the exit status is 1 when any step
 # failed.  A step that cannot run on this machine (compute-sanitizer refusing the
-# device, as under gVisor) is N/A and does not fail the check.
+# device, as under gVisor) is N/A and does not fail the check; a sanitizer that runs
+# out of time is TIMED-OUT, which says nothing about the code and does not fail it.
+#
+# Libraries are found as on a pip user's machine: cuBLAS and NCCL from NVIDIA's wheels
+# (nvidia-cublas, nvidia-nccl-cu13: site-packages/nvidia/*/lib, put on LD_LIBRARY_PATH
+# for the backend's dlopen()), else wherever the dynamic loader finds them; neither
+# $CUDA_HOME/lib64 nor a system nccl.h is assumed.
 #
 # Environment: PYTHON (default python3); PYDEVTENSOR_CUDA_ARCH (default: the card's
 # compute capability from nvidia-smi, else 90); BENCH_ARGS (e.g. --quick);
@@ -71,15 +80,15 @@ now() { date +%s.%N; }
 
 write_summary() {
     {
-        printf '%-10s %-8s %8s  %s\n' step status seconds note
-        printf '%-10s %-8s %8s  %s\n' ---------- -------- -------- ----
+        printf '%-10s %-9s %8s  %s\n' step status seconds note
+        printf '%-10s %-9s %8s  %s\n' ---------- --------- -------- ----
         local r
         for r in "${ROWS[@]}"; do printf '%s\n' "$r"; done
     } >"$SUMMARY"
 }
 
 record() { # step status seconds note
-    ROWS+=("$(printf '%-10s %-8s %8s  %s' "$1" "$2" "$3" "$4")")
+    ROWS+=("$(printf '%-10s %-9s %8s  %s' "$1" "$2" "$3" "$4")")
     case $2 in FAIL | TIMEOUT) FAILED+=("$1") ;; esac
     write_summary
 }
@@ -143,8 +152,14 @@ run_step() {
             if grep -q -e "Device not supported" -e "Unable to find injection library" "$log"; then
                 status=N/A
                 note="compute-sanitizer cannot run on this device/runtime (see log)"
-            elif [ "$status" != PASS ] && grep -q "ERROR SUMMARY: [1-9]" "$log"; then
-                note="$note; $(grep -o 'ERROR SUMMARY: [0-9]* errors\?' "$log" | tail -1)"
+            elif grep -q "ERROR SUMMARY: [1-9]" "$log"; then
+                # errors found before the end (or the limit) are a failure either way
+                status=FAIL
+                note="$note${note:+; }$(grep -o 'ERROR SUMMARY: [0-9]* errors\?' "$log" | tail -1)"
+            elif [ "$status" = TIMEOUT ]; then
+                # out of time with no error reported so far: no verdict on the code
+                status=TIMED-OUT
+                note="timed out after ${limit} s with no error reported so far: not a failure of the code"
             fi
             ;;
     esac
@@ -226,6 +241,37 @@ if ! "$PY" -c "import scipy_openblas32" 2>/dev/null; then
     echo "   scipy_openblas32 does not import: the build will fail (carry .whl/)"
 fi
 
+# ---- libraries as a pip user has them: NVIDIA's wheels (site-packages/nvidia/*/lib) ----
+# The backend dlopen()s libcublas.so.N and libnccl.so.2 by soname; put the wheels' lib
+# directories on LD_LIBRARY_PATH (the toolkit's lib64 may lack cuBLAS), and NCCL's
+# include/ on CPATH for a source that still includes <nccl.h>.
+NV_LIBS=$("$PY" - <<'PYEOF' 2>/dev/null
+import glob, importlib.util, os
+spec = importlib.util.find_spec("nvidia")
+libs, incs = [], []
+for root in (spec.submodule_search_locations or []) if spec else []:
+    for d in sorted(glob.glob(os.path.join(root, "*", "lib"))):
+        if glob.glob(os.path.join(d, "libcublas.so*")) or glob.glob(os.path.join(d, "libnccl.so*")):
+            libs.append(d)
+    for d in sorted(glob.glob(os.path.join(root, "*", "include"))):
+        if os.path.exists(os.path.join(d, "nccl.h")):
+            incs.append(d)
+print(":".join(libs))
+print(":".join(incs))
+PYEOF
+)
+NV_LIBDIRS=$(printf '%s\n' "$NV_LIBS" | sed -n 1p)
+NV_INCDIRS=$(printf '%s\n' "$NV_LIBS" | sed -n 2p)
+if [ -n "$NV_LIBDIRS" ]; then
+    export LD_LIBRARY_PATH=$NV_LIBDIRS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    echo "== libraries: NVIDIA wheels on LD_LIBRARY_PATH: $NV_LIBDIRS"
+else
+    echo "== libraries: no NVIDIA cuBLAS/NCCL wheels found; the dynamic loader's own search applies"
+fi
+if [ -n "$NV_INCDIRS" ]; then
+    export CPATH=$NV_INCDIRS${CPATH:+:$CPATH}
+fi
+
 # ---- build ----
 ARCH=${PYDEVTENSOR_CUDA_ARCH:-}
 if [ -z "$ARCH" ]; then
@@ -265,6 +311,12 @@ for c in "${CUDA_HOME:-/usr/local/cuda}"/bin/compute-sanitizer \
     /usr/local/cuda/bin/compute-sanitizer; do
     [ -z "$SANITIZER" ] && [ -x "$c" ] && SANITIZER=$c
 done
+# Targeted subsets (the whole suite under a sanitizer takes far longer than a device
+# command may run): every kernel family once for memcheck; the kernels that use shared
+# memory, __syncthreads and warp shuffles for racecheck.  Property tests run with the
+# "quick" profile; tests needing PyTorch's or CuPy's CUDA (real_gpu) are left out.
+MEMCHECK_TESTS=${MEMCHECK_TESTS:-tests/test_elementwise.py tests/test_reduce.py tests/test_matmul.py tests/test_copies.py tests/test_views.py tests/test_random.py tests/test_events.py tests/test_memory.py}
+RACECHECK_TESTS=${RACECHECK_TESTS:-tests/test_reduce.py tests/test_matmul.py}
 for tool in memcheck racecheck; do
     wanted "$tool" || continue
     if [ -z "$SANITIZER" ]; then
@@ -272,8 +324,11 @@ for tool in memcheck racecheck; do
         record "$tool" FAIL 0 "compute-sanitizer not found"
         continue
     fi
-    run_step "$tool" 300 "$SANITIZER" --tool "$tool" --error-exitcode 1 \
-        "$PY" -m pytest -q -p no:cacheprovider -m cuda tests
+    if [ "$tool" = memcheck ]; then subset=$MEMCHECK_TESTS; else subset=$RACECHECK_TESTS; fi
+    # shellcheck disable=SC2086 # the subsets are lists of paths
+    run_step "$tool" 240 env PYDEVTENSOR_HYPOTHESIS_PROFILE=quick \
+        "$SANITIZER" --tool "$tool" --error-exitcode 1 \
+        "$PY" -m pytest -q -p no:cacheprovider -m "cuda and not real_gpu" $subset
 done
 
 # ---- benchmarks ----
@@ -294,5 +349,5 @@ if [ "${#FAILED[@]}" -gt 0 ]; then
     echo "gpu_check: FAILED: ${FAILED[*]}"
     exit 1
 fi
-echo "gpu_check: every step passed (or could not run here: see N/A and SKIPPED)"
+echo "gpu_check: every step passed (or could not run here: see N/A, SKIPPED and TIMED-OUT)"
 exit 0

@@ -7,7 +7,12 @@ from pydevtensor.smi import main as smi_main
 
 def demo():
     dev = pdt.try_gpu()
-    where = "a GPU" if dev.type == "cuda" else "the CPU (no GPU is available)"
+    if dev.type != "cuda":
+        where = "the CPU (no GPU is available)"
+    elif pdt.build_info()["cuda_emulated"]:
+        where = "an emulated GPU (PYDEVTENSOR_CUDA=emulate: the CUDA code runs on the CPU)"
+    else:
+        where = "a GPU"
     print(f"\n== The GPU chapter on {dev}: running on {where} ==")
     print(">>> pdt.try_gpu(), pdt.try_all_gpus()")
     print(pdt.try_gpu(), pdt.try_all_gpus())

@@ -1,4 +1,6 @@
 """build_info(): how this copy of pydevtensor was built, and what it runs on."""
+import os
+
 from . import _C
 
 
@@ -6,10 +8,34 @@ def _version(v):
     return f"{v // 1000}.{(v % 1000) // 10}" if v else None
 
 
+def _env_int(name, default):
+    try:
+        return int(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+
+
+def emulated_description():
+    """One line for an emulated build (PYDEVTENSOR_CUDA=emulate): where the "GPUs" are
+    and how many, as the emulated runtime reads its environment; None otherwise."""
+    try:
+        from ._build_config import BUILD_CONFIG
+    except ImportError:
+        return None
+    if not BUILD_CONFIG.get("cuda_emulated"):
+        return None
+    n = _env_int("PYDEVTENSOR_EMULATED_DEVICES", 1)
+    mb = _env_int("PYDEVTENSOR_EMULATED_MEMORY_MB", 1024)
+    return (f"emulated on the CPU (PYDEVTENSOR_EMULATED_DEVICES={n}, {mb} MiB each) "
+            "\u2014 not a real GPU")
+
+
 def build_info():
     """A dict: the package version, the compiler and flags, the CUDA toolkit, cuBLAS and
     cudart versions (None without CUDA), the CUDA driver found now, and the OpenBLAS
-    provider with its configuration and thread count."""
+    provider with its configuration and thread count.  ``cuda_emulated`` is True for a
+    PYDEVTENSOR_CUDA=emulate build, whose CUDA devices are emulated on the CPU
+    (``cuda["device"]`` says so, ``cuda["emulator"]`` holds how to compile against it)."""
     try:
         from ._build_config import BUILD_CONFIG
     except ImportError:  # a build that predates the record
@@ -19,21 +45,28 @@ def build_info():
     cublas = _C._describe(_C._KIND_CUDA) if _C._cuda_status()[0] else None
     config, _, threads = blas.rpartition(", ")
     from . import __version__
+    built = _C._cuda_status()[0]
+    emulated = bool(BUILD_CONFIG.get("cuda_emulated")) and built
     return {
         "version": __version__,
         "compiler": BUILD_CONFIG.get("compiler"),
         "cflags": BUILD_CONFIG.get("cflags"),
         "python": BUILD_CONFIG.get("python"),
         "sanitize": BUILD_CONFIG.get("sanitize"),
+        "cuda_emulated": emulated,
         "cuda": {
-            "built": _C._cuda_status()[0],
+            "built": built,
+            "emulated": emulated,
+            "device": emulated_description() if emulated else None,
             "toolkit": BUILD_CONFIG.get("cuda"),
             "cublas": BUILD_CONFIG.get("cublas"),
             "cublas_loaded": cublas,
             "archs": BUILD_CONFIG.get("cuda_archs"),
-            "cudart": "static" if _C._cuda_status()[0] else None,
+            "cudart": ("emulated (libpdt_cudart_emu.so)" if emulated
+                       else "static" if built else None),
             "runtime_version": _version(runtime),
             "driver_version": _version(driver),
+            "emulator": BUILD_CONFIG.get("emulator") if emulated else None,
         },
         "blas": {
             "provider": BUILD_CONFIG.get("blas"),

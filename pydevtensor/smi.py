@@ -3,7 +3,7 @@ import os
 import sys
 
 from . import _C, cuda
-from ._build import build_info
+from ._build import build_info, emulated_description
 from ._devices import device, device_count
 
 
@@ -57,6 +57,9 @@ def cuda_summary():
     """One line saying whether CUDA devices can be used, and why not."""
     n = device_count()
     info = build_info()["cuda"]
+    if info["emulated"]:
+        return (f"CUDA: {n} emulated device{'s' if n != 1 else ''} (PYDEVTENSOR_CUDA=emulate "
+                f"build, CUDA {info['toolkit']} headers): the CUDA code runs on the CPU")
     if n:
         return (f"CUDA: {n} device{'s' if n != 1 else ''}; toolkit {info['toolkit']}, "
                 f"cuBLAS {info['cublas']}, driver {info['driver_version']}")
@@ -66,6 +69,9 @@ def cuda_summary():
 def main(argv=None):
     """Prints the device table."""
     print(f"pydevtensor {build_info()['version']} on {os.uname().nodename}")
+    emulated = emulated_description()
+    if emulated:
+        print(f"CUDA: {emulated}")
     print(format_table(device_rows()))
     print(cuda_summary())
     return 0

@@ -3,10 +3,20 @@
 Write each test once and parametrize it over ``DEVICES``: the CPU always, and every
 CUDA device when one is present.  Tests that only make sense on a GPU carry
 ``@pytest.mark.cuda`` and are skipped, with the reason shown in the summary, when
-no GPU can be used.
+no GPU can be used.  A cuda test that needs a real GPU, not the emulated one of a
+``PYDEVTENSOR_CUDA=emulate`` build (it measures the hardware, or needs PyTorch's or
+CuPy's own CUDA), carries ``@pytest.mark.real_gpu("why")`` too: skipped, saying why,
+in the emulated build.
+
+``PYDEVTENSOR_TEST_SPLIT_GPU=N`` (CI) splits physical cuda:0 into N logical devices
+(pydevtensor.config.set_logical_device_configuration) before anything touches CUDA,
+so that every cuda test runs on cuda:0 ... cuda:N-1 sharing one GPU.  Without a GPU
+to split it is an error, not a silent skip.
 
 Property tests (hypothesis): the settings profile is ``$PYDEVTENSOR_HYPOTHESIS_PROFILE``
-("ci" when ``$CI`` is set, else "dev"; see below).  Every session draws one seed
+("ci" when ``$CI`` is set, else "dev"; see below).  "quick" (compute-sanitizer runs
+in benchmarks/gpu_check.sh) caps every property test at ``QUICK_EXAMPLES`` examples,
+also those whose own settings ask for more, and drops the deadline.  Every session draws one seed
 (``--hypothesis-seed=N`` or ``$PYDEVTENSOR_HYPOTHESIS_SEED`` to choose it), shown in
 the header and under every failing property test, so a failure can be rerun exactly.
 The examples each property test ran are counted, and the total is printed at the
@@ -31,11 +41,37 @@ settings.register_profile("ci", print_blob=True, derandomize=False, database=Non
                           suppress_health_check=[HealthCheck.too_slow])
 PROFILE = os.environ.get("PYDEVTENSOR_HYPOTHESIS_PROFILE") or (
     "ci" if os.environ.get("CI") else "dev")
+QUICK_EXAMPLES = 10
+settings.register_profile("quick", print_blob=True, derandomize=False, database=None,
+                          max_examples=QUICK_EXAMPLES, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(PROFILE)
 MIN_EXAMPLES_CI = 5000
 
+
+def _split_gpu():
+    """PYDEVTENSOR_TEST_SPLIT_GPU=N: cuda:0 becomes N logical devices, each with no
+    memory limit of its own (they share the GPU's).  Must run before the first query
+    that initialises the devices (is_available below)."""
+    value = os.environ.get("PYDEVTENSOR_TEST_SPLIT_GPU", "").strip()
+    if not value:
+        return 0
+    n = int(value)
+    if n < 2:
+        return 0
+    from pydevtensor import config
+    gpus = config.list_physical_devices("GPU")
+    if not gpus:
+        raise RuntimeError(f"PYDEVTENSOR_TEST_SPLIT_GPU={value}: no GPU to split "
+                           f"({pdt.cuda.unavailable_reason()})")
+    config.set_logical_device_configuration(
+        gpus[0], [config.LogicalDeviceConfiguration() for _ in range(n)])
+    return n
+
+
+SPLIT_GPU = _split_gpu()
 CUDA_AVAILABLE = pdt.cuda.is_available()
-NO_CUDA_REASON = f"needs a CUDA GPU: {pdt.cuda.unavailable_reason()}"
+NO_CUDA_REASON = f"needs a CUDA device, and none can be used: {pdt.cuda.unavailable_reason()}"
 
 DEVICES = ["cpu"] + [
     pytest.param(f"cuda:{i}", marks=pytest.mark.cuda) for i in range(pdt.device_count())]
@@ -45,13 +81,48 @@ DTYPES = ["bool", "int32", "int64", "float32", "float64"]
 TOL = {"float32": (1e-6, 1e-6), "float64": (1e-12, 1e-12)}
 
 
+# ---- the emulated CUDA runtime (a PYDEVTENSOR_CUDA=emulate build) ----
+
+try:
+    from pydevtensor._build_config import BUILD_CONFIG as _BUILD_CONFIG
+except ImportError:  # a build that predates the record
+    _BUILD_CONFIG = {}
+CUDA_EMULATED = bool(_BUILD_CONFIG.get("cuda_emulated"))
+
+
+def emulated_cudart():
+    """The emulated CUDA runtime this build runs on, through ctypes, or a skip on a real
+    build.  The library is already loaded by the extension, so this is the same instance:
+    the same devices, the same per-thread current device, the same allocations."""
+    import ctypes
+    if not CUDA_EMULATED:
+        pytest.skip("needs the emulated CUDA runtime (PYDEVTENSOR_CUDA=emulate build)")
+    path = os.path.join(os.path.dirname(pdt.__file__), "_emulated_cuda", "libpdt_cudart_emu.so")
+    lib = ctypes.CDLL(path)
+    lib.cudaGetDevice.argtypes = [ctypes.POINTER(ctypes.c_int)]
+    lib.cudaSetDevice.argtypes = [ctypes.c_int]
+    lib.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+    lib.cudaFree.argtypes = [ctypes.c_void_p]
+    lib.cudaEventElapsedTime.argtypes = [ctypes.POINTER(ctypes.c_float), ctypes.c_void_p,
+                                         ctypes.c_void_p]
+    return lib
+
+
+def real_gpu_reason(marker):
+    why = marker.kwargs.get("reason") or (marker.args[0] if marker.args else
+                                          "measures the real hardware")
+    return f"needs a real GPU, not the emulated one (PYDEVTENSOR_CUDA=emulate build): {why}"
+
+
 def pytest_collection_modifyitems(config, items):
-    if CUDA_AVAILABLE:
-        return
-    skip = pytest.mark.skip(reason=NO_CUDA_REASON)
+    no_cuda = pytest.mark.skip(reason=NO_CUDA_REASON)
     for item in items:
-        if item.get_closest_marker("cuda"):
-            item.add_marker(skip)
+        if not CUDA_AVAILABLE and item.get_closest_marker("cuda"):
+            item.add_marker(no_cuda)
+            continue
+        real = item.get_closest_marker("real_gpu")
+        if real is not None and CUDA_EMULATED:
+            item.add_marker(pytest.mark.skip(reason=real_gpu_reason(real)))
 
 
 def assert_close(got, ref, dtype="float32"):
@@ -89,8 +160,21 @@ def pytest_configure(config):
 
 def pytest_report_header(config):
     seed = config.getoption("hypothesis_seed")
-    return (f"hypothesis: profile {PROFILE!r}, seed {seed} "
-            f"(rerun with --hypothesis-seed={seed})")
+    lines = [f"hypothesis: profile {PROFILE!r}, seed {seed} "
+             f"(rerun with --hypothesis-seed={seed})"]
+    n = pdt.device_count()
+    if not CUDA_AVAILABLE:
+        cuda = f"no device ({pdt.cuda.unavailable_reason()})"
+    elif CUDA_EMULATED:
+        from pydevtensor._build import emulated_description
+        cuda = f"{n} device{'s' if n != 1 else ''}, {emulated_description()}"
+    else:
+        cuda = f"{n} device{'s' if n != 1 else ''}"
+    if SPLIT_GPU:
+        cuda += f"; physical cuda:0 split into {SPLIT_GPU} logical devices " \
+                f"(PYDEVTENSOR_TEST_SPLIT_GPU={SPLIT_GPU})"
+    lines.append(f"cuda: {cuda}")
+    return lines
 
 
 def _count_examples(test):
@@ -109,10 +193,21 @@ def _count_examples(test):
     test.hypothesis.inner_test = counted
 
 
+def _cap_examples(test, n):
+    """The "quick" profile: at most n examples even where the test's own @settings ask
+    for more (those override the profile), and no deadline."""
+    own = getattr(test, "_hypothesis_internal_use_settings", None)
+    if own is not None and (own.max_examples > n or own.deadline is not None):
+        test._hypothesis_internal_use_settings = settings(
+            own, max_examples=min(n, own.max_examples), deadline=None)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     test = getattr(item, "obj", None)
     if getattr(test, "is_hypothesis_test", False):
+        if PROFILE == "quick":
+            _cap_examples(test, QUICK_EXAMPLES)
         _count_examples(test)
         _running[0] = f"{item.path.name}::{item.originalname}"
     yield

@@ -31,6 +31,8 @@ def test_event_is_exported_like_torch():
 
 
 @pytest.mark.cuda
+@pytest.mark.real_gpu("times ten 2048x2048 GEMMs on the hardware (minutes on the "
+                       "emulated reference GEMM)")
 def test_elapsed_time_measures_gpu_work():
     start, end = pdt.cuda.Event(enable_timing=True), pdt.cuda.Event(enable_timing=True)
     a = pdt.randn(2048, 2048, device="cuda")

@@ -486,6 +486,7 @@ def test_dlpack_on_a_gpu():
 
 
 @pytest.mark.cuda
+@pytest.mark.real_gpu("needs PyTorch's own CUDA")
 def test_dlpack_with_pytorch_cuda_tensors():
     torch = pytest.importorskip("torch")
     x = torch.arange(12, dtype=torch.float32, device="cuda:0").reshape(3, 4)[:, 1:3]
@@ -499,6 +500,7 @@ def test_dlpack_with_pytorch_cuda_tensors():
 
 
 @pytest.mark.cuda
+@pytest.mark.real_gpu("needs CuPy's own CUDA")
 def test_dlpack_and_cai_with_cupy():
     cupy = pytest.importorskip("cupy")
     x = cupy.arange(10, dtype=cupy.float64)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
+from conftest import CUDA_EMULATED
 
 CYCLES = 100_000
 # Under AddressSanitizer freed memory sits in a quarantine, so RSS says nothing
@@ -19,10 +20,22 @@ def rss_bytes():
         return int(f.read().split()[1]) * 4096
 
 
-def test_create_copy_free_cycles_are_flat():
+# The tests that use a device run on the CPU, and on the first GPU (marked cuda, so
+# that they are skipped, not silently moved to the CPU, without one).  The emulated
+# GPU runs every CUDA thread as a fiber: there a tenth of the cycles is enough to see
+# a leak per cycle and keeps the run short.
+@pytest.fixture(params=["cpu"] + [pytest.param("cuda:0", marks=pytest.mark.cuda)])
+def dev(request):
+    return pdt.device(request.param)
+
+
+def cycles_on(dev, n):
+    return n // 10 if dev.type == "cuda" and CUDA_EMULATED else n
+
+
+def test_create_copy_free_cycles_are_flat(dev):
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     data = [[1.0, 2.0], [3.0, 4.0]]
-    dev = pdt.try_gpu()
 
     def cycle():
         x = pdt.ones(3, 4, device=dev)
@@ -43,12 +56,13 @@ def test_create_copy_free_cycles_are_flat():
     refs = (sys.getrefcount(a), sys.getrefcount(data), sys.getrefcount(dev))
     allocated = pdt.memory_allocated("cpu")
     before = rss_bytes()
-    for _ in range(CYCLES):
+    cycles = cycles_on(dev, CYCLES)
+    for _ in range(cycles):
         cycle()
     gc.collect()
     growth = rss_bytes() - before
     if not SANITIZED:
-        assert growth < 2 * 2**20, f"RSS grew by {growth / 2**20:.2f} MiB over {CYCLES} cycles"
+        assert growth < 2 * 2**20, f"RSS grew by {growth / 2**20:.2f} MiB over {cycles} cycles"
     assert (sys.getrefcount(a), sys.getrefcount(data), sys.getrefcount(dev)) == refs
     assert pdt.memory_allocated("cpu") == allocated
 
@@ -81,17 +95,17 @@ def test_failed_creations_do_not_leak():
 # input are unchanged, and that pydevtensor's own accounting is back where it was.
 # The RSS growth of each is printed (pytest -s shows it).
 
-DEV = pdt.try_gpu()
 WARMUP = 2000
 MAX_GROWTH = 2 * 2**20
 
 
-def assert_flat(name, cycle, inputs, cycles=CYCLES):
-    for _ in range(WARMUP):  # the allocators' caches and free lists fill up
+def assert_flat(name, cycle, inputs, cycles=CYCLES, dev=pdt.device("cpu")):
+    cycles = cycles_on(dev, cycles)
+    for _ in range(cycles_on(dev, WARMUP)):  # the allocators' caches and free lists fill up
         cycle()
     gc.collect()
     refs = [sys.getrefcount(x) for x in inputs]
-    devices = {"cpu", str(DEV)}
+    devices = {"cpu", str(dev)}
     allocated = {d: pdt.memory_allocated(d) for d in devices}
     before = rss_bytes()
     for _ in range(cycles):
@@ -105,8 +119,8 @@ def assert_flat(name, cycle, inputs, cycles=CYCLES):
     assert {d: pdt.memory_allocated(d) for d in devices} == allocated
 
 
-def test_create_is_flat():
-    shape, data = (3, 4), [[1.0, 2.0], [3.0, 4.0]]
+def test_create_is_flat(dev):
+    DEV, shape, data = dev, (3, 4), [[1.0, 2.0], [3.0, 4.0]]
 
     def cycle():
         pdt.zeros(shape, device=DEV)
@@ -118,10 +132,11 @@ def test_create_is_flat():
         pdt.tensor(data, device=DEV)
         pdt.rand(4, device=DEV)
 
-    assert_flat("create", cycle, [shape, data, DEV])
+    assert_flat("create", cycle, [shape, data, DEV], dev=dev)
 
 
-def test_copy_is_flat():
+def test_copy_is_flat(dev):
+    DEV = dev
     x = pdt.arange(12, dtype=pdt.float32, device=DEV).reshape(3, 4)
     y = pdt.empty(3, 4, dtype=pdt.float64, device=DEV)
 
@@ -133,10 +148,11 @@ def test_copy_is_flat():
         y.copy_(x)
         x.to("cpu", copy=True)
 
-    assert_flat("copy", cycle, [x, y])
+    assert_flat("copy", cycle, [x, y], dev=dev)
 
 
-def test_op_is_flat():
+def test_op_is_flat(dev):
+    DEV = dev
     x = pdt.arange(12, dtype=pdt.float32, device=DEV).reshape(3, 4)
     w = pdt.ones(4, 2, device=DEV)
     big = pdt.ones(70_000, device=DEV)  # over the GIL-release threshold: every 16th cycle
@@ -157,7 +173,8 @@ def test_op_is_flat():
         x @ w
         out.add_(x)
 
-    assert_flat("op", cycle, [x, w, big, out], cycles=CYCLES // 2 if DEV.type == "cuda" else CYCLES)
+    assert_flat("op", cycle, [x, w, big, out], cycles=CYCLES // 2 if DEV.type == "cuda" else CYCLES,
+                dev=dev)
 
 
 def test_numpy_and_back_is_flat():
@@ -180,7 +197,8 @@ def test_numpy_and_back_is_flat():
     assert_flat("numpy and back", cycle, [a, t, ro])
 
 
-def test_dlpack_round_trip_is_flat():
+def test_dlpack_round_trip_is_flat(dev):
+    DEV = dev
     a = np.arange(12, dtype=np.float32)
     t = pdt.arange(12, dtype=pdt.float32)
     g = pdt.arange(12, dtype=pdt.float32, device=DEV)
@@ -193,11 +211,12 @@ def test_dlpack_round_trip_is_flat():
         t.__dlpack__()                  # a capsule nobody consumes
         pdt.from_dlpack(g)              # on the GPU when there is one
 
-    assert_flat("dlpack round trip", cycle, [a, t, g])
+    assert_flat("dlpack round trip", cycle, [a, t, g], dev=dev)
 
 
-def test_failures_are_flat():
+def test_failures_are_flat(dev):
     """Refused inputs free everything they made on the way."""
+    DEV = dev
     x = pdt.ones(2, 3, device=DEV)
     a = np.arange(6, dtype=np.float32)
     bad = [lambda: x + pdt.ones(4, device=DEV),
@@ -216,7 +235,7 @@ def test_failures_are_flat():
             except (ValueError, TypeError, IndexError, RuntimeError):
                 pass
 
-    assert_flat("failures", cycle, [x, a], cycles=CYCLES // 4)
+    assert_flat("failures", cycle, [x, a], cycles=CYCLES // 4, dev=dev)
 
 
 def test_the_checks_see_a_leak():

@@ -188,14 +188,18 @@ def test_transposed_views_are_not_copied(device, dtype):
     ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
     at = transposed(ta)  # (30, 40), strides (1, 30)
     assert at.stride() == (1, 30)
+    # Only the products are counted: check_product's own .cpu() is a transfer, so the
+    # stats are read before it.
     pdt.reset_transfer_stats()
     got, extra = peak_during(device, lambda: at @ tb)
-    check_product(got, a.T, b, dtype)
-    assert extra == got.nbytes
-    got, extra = peak_during(device, lambda: transposed(tb) @ transposed(at))  # (20, 40) @ (40, 30)
-    check_product(got, b.T, a, dtype)
-    assert extra == got.nbytes
     assert all(v["count"] == 0 for v in pdt.transfer_stats().values())
+    assert extra == got.nbytes
+    check_product(got, a.T, b, dtype)
+    pdt.reset_transfer_stats()
+    got, extra = peak_during(device, lambda: transposed(tb) @ transposed(at))  # (20, 40) @ (40, 30)
+    assert all(v["count"] == 0 for v in pdt.transfer_stats().values())
+    assert extra == got.nbytes
+    check_product(got, b.T, a, dtype)
 
 
 def test_linear_layer_shape_uses_weight_transposed(device):

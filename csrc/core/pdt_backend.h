@@ -5,7 +5,9 @@
  * return PDT_OK, or a status with a message recorded by pdt_fail().  Adding a
  * device kind means adding a table, not editing every op.
  *
- * Indices passed to a backend are physical device indices.
+ * Indices passed to a backend are logical device indices (Note [logical
+ * devices] in pdt_registry.c); the backend maps them to its physical devices
+ * with pdt_physical_index.  pointer_device answers with a physical index.
  */
 #ifndef PDT_BACKEND_H
 #define PDT_BACKEND_H
@@ -183,8 +185,9 @@ typedef struct pdt_backend {
     pdt_status (*gemm)(const pdt_gemm_args *g);
     /* TF32 tensor-core math for float32 GEMMs (CUDA only; NULL elsewhere) */
     void (*set_allow_tf32)(int allow);
-    /* timing events on the device's stream (CUDA only; NULL elsewhere) */
-    pdt_status (*event_create)(int index, void **event);
+    /* events on the device's stream (CUDA only; NULL elsewhere); only events
+     * created with enable_timing may be given to event_elapsed_ms */
+    pdt_status (*event_create)(int index, int enable_timing, void **event);
     pdt_status (*event_record)(int index, void *event);
     pdt_status (*event_synchronize)(void *event);
     pdt_status (*event_elapsed_ms)(void *start, void *end, float *ms);
@@ -199,7 +202,7 @@ typedef struct pdt_backend {
      * so far; PDT_STREAM_EXTERNAL_WAITS the other way round.  Never blocks the
      * host. */
     pdt_status (*wait_stream)(int index, uintptr_t external, int direction);
-    /* The device of this kind whose memory (device or managed) holds ptr. */
+    /* The physical device of this kind whose memory (device or managed) holds ptr. */
     pdt_status (*pointer_device)(const void *ptr, int *index);
 
     /* --- collectives over several devices of this kind (CUDA only; NULL elsewhere) --- */

@@ -17,7 +17,7 @@ static pdt_status events_backend(pdt_device device, const pdt_backend **out)
     return PDT_OK;
 }
 
-pdt_status pdt_event_create(pdt_device device, pdt_event *ev)
+pdt_status pdt_event_create(pdt_device device, int enable_timing, pdt_event *ev)
 {
     const pdt_backend *b = NULL;
     memset(ev, 0, sizeof *ev);
@@ -25,10 +25,11 @@ pdt_status pdt_event_create(pdt_device device, pdt_event *ev)
     if (st == PDT_OK)
         st = events_backend(device, &b);
     if (st == PDT_OK)
-        st = b->event_create(device.index, &ev->handle);
+        st = b->event_create(device.index, enable_timing != 0, &ev->handle);
     if (st != PDT_OK)
         ev->handle = NULL;
     ev->device = device;
+    ev->enable_timing = enable_timing != 0;
     return st;
 }
 
@@ -64,6 +65,11 @@ pdt_status pdt_event_elapsed_ms(const pdt_event *start, const pdt_event *end, fl
                         "elapsed_time: both events must be recorded first (the %s event is "
                         "not): call record() on each",
                         !start->handle || !start->recorded ? "start" : "end");
+    if (!start->enable_timing || !end->enable_timing)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "elapsed_time: both events must be created with enable_timing=True (the "
+                        "%s event was not)",
+                        !start->enable_timing ? "start" : "end");
     if (!pdt_device_eq(start->device, end->device))
         return pdt_fail(PDT_ERR_DEVICE,
                         "elapsed_time: the events are on two devices, %s and %s; time work "

@@ -36,11 +36,18 @@ pdt_status pdt_pointer_device(int kind, const void *ptr, pdt_device *out)
                         "cannot tell which %s device holds address %p: pydevtensor was built "
                         "without %s support",
                         name ? name : "?", ptr, name ? name : "that device kind's");
-    int index = -1;
-    pdt_status st = b->pointer_device(ptr, &index);
+    int physical = -1;
+    pdt_status st = b->pointer_device(ptr, &physical);
     if (st != PDT_OK)
         return st;
+    /* The backend names the physical device; the memory belongs to the first
+     * logical device of that GPU (Note [logical devices] in pdt_registry.c). */
     out->kind = kind;
-    out->index = index;
+    out->index = pdt_logical_index(kind, physical);
+    if (out->index < 0)
+        return pdt_fail(PDT_ERR_DEVICE,
+                        "address %p is memory of physical %s device %d, which is not visible "
+                        "to pydevtensor (config.set_visible_devices)",
+                        ptr, name ? name : "?", physical);
     return pdt_device_check(*out);
 }

@@ -25,8 +25,9 @@ pdt_status pdt_stream_handle(pdt_device d, uintptr_t *out);
  * streams and when external is d's own stream. */
 pdt_status pdt_stream_wait(pdt_device d, uintptr_t external, int direction);
 
-/* The device of `kind` whose memory holds ptr; PDT_ERR_VALUE when ptr is not
- * device memory of that kind. */
+/* The device of `kind` whose memory holds ptr: the first logical device of
+ * the physical device holding it (Note [logical devices] in pdt_registry.c);
+ * PDT_ERR_VALUE when ptr is not device memory of that kind. */
 pdt_status pdt_pointer_device(int kind, const void *ptr, pdt_device *out);
 
 #ifdef __cplusplus

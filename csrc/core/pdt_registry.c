@@ -13,6 +13,11 @@
  * devices at once) run and be tested on one GPU, or on a machine with none.
  * The first use of any device (pdt_device_check) builds the table for good;
  * after that it is read without a lock.
+ * Logical indices never leave the package: CUDA itself, and every other
+ * library (DLPack's device_id, the CUDA array interface, a pointer's device),
+ * knows only the physical ordinal.  Backends map logical -> physical with
+ * pdt_physical_index; memory that comes in from a physical GPU lands on the
+ * first logical device of that GPU (pdt_logical_index).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -96,6 +101,17 @@ int pdt_physical_index(int kind, int index)
         return -1;
     const kind_registry *r = table(kind);
     return index >= 0 && index < r->count ? r->physical[index] : -1;
+}
+
+int pdt_logical_index(int kind, int physical)
+{
+    if (kind < 0 || kind >= PDT_NUM_KINDS || physical < 0)
+        return -1;
+    const kind_registry *r = table(kind);
+    for (int i = 0; i < r->count; i++)
+        if (r->physical[i] == physical)
+            return i;
+    return -1;
 }
 
 int pdt_runtime_initialized(void) { return atomic_load(&initialized); }

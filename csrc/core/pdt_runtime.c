@@ -217,6 +217,35 @@ void pdt_memory_unreserve(pdt_device d, size_t nbytes)
         atomic_fetch_sub(&c->allocated, nbytes);
 }
 
+pdt_status pdt_scratch_alloc(pdt_device d, size_t nbytes, void **out)
+{
+    *out = NULL;
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    if (!b)
+        return pdt_fail(PDT_ERR_DEVICE, "scratch memory: no backend for device kind %d", d.kind);
+    pdt_status st = pdt_memory_reserve(d, nbytes);
+    if (st != PDT_OK)
+        return st;
+    st = b->alloc(d.index, nbytes, out);
+    if (st != PDT_OK) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", pdt_last_error());
+        pdt_memory_unreserve(d, nbytes);
+        *out = NULL;
+        return st == PDT_ERR_OOM ? pdt_memory_fail_oom(d, nbytes, why) : st;
+    }
+    return PDT_OK;
+}
+
+void pdt_scratch_free(pdt_device d, void *ptr, size_t nbytes)
+{
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    if (!ptr || !b)
+        return;
+    b->free(d.index, ptr, nbytes);
+    pdt_memory_unreserve(d, nbytes);
+}
+
 /* ---- transfers ---- */
 
 static _Atomic uint64_t transfer_count[5], transfer_bytes[5];

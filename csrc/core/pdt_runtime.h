@@ -29,6 +29,11 @@ int pdt_physical_device_count(int kind);
 /* The physical index behind logical device `index` of kind (-1 if none).
  * Backends receive logical indices and map them with this. */
 int pdt_physical_index(int kind, int index);
+/* The first logical device of kind on physical device `physical` (-1 if that
+ * device is not visible).  Outside the package (DLPack, the CUDA array
+ * interface, pointer queries) a device id is the physical one; imported memory
+ * lands on the first logical device of its GPU (Note [logical devices]). */
+int pdt_logical_index(int kind, int physical);
 /* PDT_OK when d can be used, else PDT_ERR_DEVICE with a message that says why
  * (not built with CUDA / no driver / no such device) and lists the devices. */
 pdt_status pdt_device_check(pdt_device d);
@@ -83,6 +88,15 @@ pdt_status pdt_memory_reserve(pdt_device d, size_t nbytes);
 void pdt_memory_unreserve(pdt_device d, size_t nbytes);
 /* Records an OOM message naming d, the request and the accounting. */
 pdt_status pdt_memory_fail_oom(pdt_device d, size_t request, const char *backend_message);
+
+/* Scratch memory a backend needs inside one op (a reduction's partial
+ * results): nbytes from d's backend allocator, accounted against d's limit
+ * and counted in its statistics as a tensor would be (an OutOfMemory message
+ * on failure).  pdt_scratch_free gives it back through the backend's free,
+ * which on a device with a stream is ordered after the work queued so far, so
+ * it may be called right after the last launch that uses the memory. */
+pdt_status pdt_scratch_alloc(pdt_device d, size_t nbytes, void **out);
+void pdt_scratch_free(pdt_device d, void *ptr, size_t nbytes);
 
 /* ---- transfers ---- */
 

@@ -132,12 +132,34 @@ static pdt_status storage_new(pdt_device device, size_t nbytes, int flags, pdt_s
     return PDT_OK;
 }
 
+/* Note [releasing foreign memory]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Memory imported from another library (DLPack, the CUDA array interface)
+ * goes back to its producer when our last reference goes: its deleter runs,
+ * or the owning object is dropped, and the producer may free or reuse the
+ * memory at once.  Our work on a device is asynchronous: kernels and copies
+ * still queued on the device's stream may read or write that memory.  So for
+ * device memory the stream is synchronised first: the release is ordered
+ * after every op we queued on the device.  (Our own memory needs no wait: the
+ * pool's cudaFreeAsync is itself ordered on the stream.)  A failed wait
+ * cannot be reported from here; the release goes ahead, as CUDA would report
+ * the same error to the producer's next call. */
+static void release_foreign(pdt_storage *s)
+{
+    if (s->device.kind != PDT_CPU) {
+        const pdt_backend *b = pdt_backend_of(s->device.kind);
+        if (b && b->synchronize)
+            (void)b->synchronize(s->device.index);
+    }
+    s->release(s->release_ctx);
+}
+
 static void storage_decref(pdt_storage *s)
 {
     if (!s || atomic_fetch_sub(&s->refcount, 1) != 1)
         return;
     if (s->release) {
-        s->release(s->release_ctx);
+        release_foreign(s); /* Note [releasing foreign memory] */
     } else if (s->data) {
         if (s->flags & PDT_STORAGE_PINNED) {
             for (int k = 0; k < PDT_NUM_KINDS; k++) {

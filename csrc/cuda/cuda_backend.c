@@ -164,8 +164,9 @@ fail:
  * everything below them works with physical indices.  -1 (the host) stays -1. */
 static int phys(int index) { return index < 0 ? -1 : pdt_physical_index(PDT_CUDA, index); }
 
-/* Makes physical device index the current device and returns its state, set up. */
-static pdt_status cuda_prepare(int index, cuda_device **out)
+/* Makes physical device index the current device through g (Note [device
+ * guard] in cuda_ops.h: the caller exits g) and returns its state, set up. */
+static pdt_status cuda_prepare(pdt_cuda_guard *g, int index, cuda_device **out)
 {
     pdt_status st = PDT_OK;
     cuda_device *d;
@@ -176,7 +177,7 @@ static pdt_status cuda_prepare(int index, cuda_device **out)
         goto fail;
     }
     d = &cuda_devices[index];
-    PDT_CUDA_CHECK(cudaSetDevice(index));
+    PDT_CUDA_CHECK(pdt_cuda_guard_enter(g, index));
     if (!atomic_load_explicit(&d->ready, memory_order_acquire)) {
         st = cuda_setup(index, d);
         if (st != PDT_OK)
@@ -187,10 +188,10 @@ fail:
     return st;
 }
 
-pdt_status pdt_cuda_stream(int logical, cudaStream_t *stream)
+pdt_status pdt_cuda_stream(pdt_cuda_guard *g, int logical, cudaStream_t *stream)
 {
     cuda_device *d = NULL;
-    pdt_status st = cuda_prepare(phys(logical), &d);
+    pdt_status st = cuda_prepare(g, phys(logical), &d);
     if (st == PDT_OK)
         *stream = d->stream;
     return st;
@@ -227,13 +228,11 @@ static pdt_status cuda_mem_info(int logical, size_t *free_bytes, size_t *total_b
     const int index = phys(logical);
     pdt_status st = PDT_OK;
     size_t f = 0, t = 0;
-    int previous = -1;
-    PDT_CUDA_CHECK(cudaGetDevice(&previous));
-    PDT_CUDA_CHECK(cudaSetDevice(index)); /* cudaMemGetInfo reports the current device */
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    PDT_CUDA_CHECK(pdt_cuda_guard_enter(&g, index)); /* cudaMemGetInfo reports the current device */
     PDT_CUDA_CHECK(cudaMemGetInfo(&f, &t));
 fail:
-    if (previous >= 0 && previous != index && cudaSetDevice(previous) != cudaSuccess)
-        (void)cudaGetLastError();
+    pdt_cuda_guard_exit(&g);
     *free_bytes = f;
     *total_bytes = t;
     return st;
@@ -280,8 +279,9 @@ static pdt_status cuda_alloc(int logical, size_t nbytes, void **out)
     pdt_status st = PDT_OK;
     cuda_device *d = NULL;
     cudaError_t err;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
     *out = NULL;
-    st = cuda_prepare(index, &d);
+    st = cuda_prepare(&g, index, &d);
     if (st != PDT_OK)
         goto fail;
     if (d->pool == NULL) {
@@ -302,6 +302,7 @@ static pdt_status cuda_alloc(int logical, size_t nbytes, void **out)
         }
     }
 fail:
+    pdt_cuda_guard_exit(&g);
     return st;
 }
 
@@ -544,22 +545,23 @@ static void cuda_enable_peer(int from, int to)
     pthread_mutex_unlock(&cuda_setup_lock);
 }
 
-/* dst: device dst_index [nbytes]; src: device src_index [nbytes]. */
-static pdt_status cuda_copy_peer(int dst_index, void *dst, int src_index, const void *src,
-                                 size_t nbytes)
+/* dst: device dst_index [nbytes]; src: device src_index [nbytes].  Moves
+ * between the two devices through g (the caller exits it). */
+static pdt_status cuda_copy_peer(pdt_cuda_guard *g, int dst_index, void *dst, int src_index,
+                                 const void *src, size_t nbytes)
 {
     pdt_status st = PDT_OK;
     cuda_device *dd = NULL, *sd = NULL;
     cudaEvent_t dst_ready = NULL, copied = NULL;
     int enqueued = 0;
 
-    st = cuda_prepare(dst_index, &dd);
+    st = cuda_prepare(g, dst_index, &dd);
     if (st != PDT_OK)
         goto fail;
     PDT_CUDA_CHECK(cudaEventCreateWithFlags(&dst_ready, cudaEventDisableTiming));
     PDT_CUDA_CHECK(cudaEventRecord(dst_ready, dd->stream));
 
-    st = cuda_prepare(src_index, &sd);
+    st = cuda_prepare(g, src_index, &sd);
     if (st != PDT_OK)
         goto fail;
     cuda_enable_peer(src_index, dst_index);
@@ -569,7 +571,7 @@ static pdt_status cuda_copy_peer(int dst_index, void *dst, int src_index, const 
     PDT_CUDA_CHECK(cudaEventCreateWithFlags(&copied, cudaEventDisableTiming));
     PDT_CUDA_CHECK(cudaEventRecord(copied, sd->stream));
 
-    PDT_CUDA_CHECK(cudaSetDevice(dst_index));
+    PDT_CUDA_CHECK(pdt_cuda_guard_enter(g, dst_index));
     PDT_CUDA_CHECK(cudaStreamWaitEvent(dd->stream, copied, 0));
 fail:
     /* If the copy went out but the dst stream could not be made to wait for
@@ -591,6 +593,7 @@ static pdt_status cuda_copy_bytes(pdt_copy_kind kind, int dst_logical, void *dst
 {
     pdt_status st = PDT_OK;
     cuda_device *d = NULL;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
     /* Two logical devices of one GPU: a copy within that GPU. */
     const int dst_index = phys(dst_logical), src_index = phys(src_logical);
     if (nbytes == 0)
@@ -600,7 +603,7 @@ static pdt_status cuda_copy_bytes(pdt_copy_kind kind, int dst_logical, void *dst
     case PDT_COPY_H2D:
     case PDT_COPY_D2H: {
         const int index = kind == PDT_COPY_H2D ? dst_index : src_index;
-        st = cuda_prepare(index, &d);
+        st = cuda_prepare(&g, index, &d);
         if (st != PDT_OK)
             goto fail;
         if (flags & PDT_COPY_HOST_PINNED)
@@ -615,12 +618,12 @@ static pdt_status cuda_copy_bytes(pdt_copy_kind kind, int dst_logical, void *dst
     case PDT_COPY_D2D:
     case PDT_COPY_PEER:
         if (dst_index == src_index) {
-            st = cuda_prepare(dst_index, &d);
+            st = cuda_prepare(&g, dst_index, &d);
             if (st != PDT_OK)
                 goto fail;
             st = cuda_copy_async(d, cudaMemcpyDeviceToDevice, dst, src, nbytes, 0);
         } else {
-            st = cuda_copy_peer(dst_index, dst, src_index, src, nbytes);
+            st = cuda_copy_peer(&g, dst_index, dst, src_index, src, nbytes);
         }
         break;
     default:
@@ -628,6 +631,7 @@ static pdt_status cuda_copy_bytes(pdt_copy_kind kind, int dst_logical, void *dst
         break;
     }
 fail:
+    pdt_cuda_guard_exit(&g);
     return st;
 }
 
@@ -636,7 +640,9 @@ fail:
 static pdt_status cuda_stream_handle(int index, uintptr_t *out)
 {
     cudaStream_t stream = NULL;
-    pdt_status st = pdt_cuda_stream(index, &stream);
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    pdt_status st = pdt_cuda_stream(&g, index, &stream);
+    pdt_cuda_guard_exit(&g);
     *out = st == PDT_OK ? (uintptr_t)stream : 0;
     return st;
 }
@@ -650,14 +656,15 @@ static cudaStream_t cuda_external_stream(uintptr_t handle)
 }
 
 /* An event recorded on the stream that goes first, waited on by the other.
- * Both streams belong to device index (the exchange protocols say so), which
- * cuda_prepare makes current, as cudaEventRecord needs. */
-static pdt_status cuda_wait_stream(int index, uintptr_t external, int direction)
+ * Both streams belong to logical device's GPU (the exchange protocols say
+ * so), which cuda_prepare makes current, as cudaEventRecord needs. */
+static pdt_status cuda_wait_stream(int logical, uintptr_t external, int direction)
 {
     pdt_status st = PDT_OK;
     cuda_device *d = NULL;
     cudaEvent_t event = NULL;
-    st = cuda_prepare(index, &d);
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    st = cuda_prepare(&g, phys(logical), &d);
     if (st != PDT_OK)
         goto fail;
     cudaStream_t other = cuda_external_stream(external);
@@ -671,6 +678,7 @@ static pdt_status cuda_wait_stream(int index, uintptr_t external, int direction)
 fail:
     if (event != NULL) /* the enqueued wait still holds (Note [peer copies]) */
         PDT_CUDA_IGNORE(cudaEventDestroy(event));
+    pdt_cuda_guard_exit(&g);
     return st;
 }
 
@@ -698,11 +706,13 @@ fail:
     static pdt_status NAME PARAMS                                                                  \
     {                                                                                              \
         cuda_device *d = NULL;                                                                     \
-        pdt_status st = cuda_prepare(phys(dst->device.index), &d);                                 \
+        pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;                                                    \
+        pdt_status st = cuda_prepare(&g, phys(dst->device.index), &d);                             \
         if (st != PDT_OK)                                                                          \
-            return st;                                                                             \
+            goto fail;                                                                             \
         PDT_CUDA_CHECK(LAUNCH);                                                                    \
     fail:                                                                                          \
+        pdt_cuda_guard_exit(&g);                                                                   \
         return st;                                                                                 \
     }
 

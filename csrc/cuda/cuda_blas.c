@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,15 +16,56 @@ static pdt_cublas_table cublas;
 static pthread_once_t cublas_once = PTHREAD_ONCE_INIT;
 static char cublas_error[768];
 
-static void cublas_load(void)
+#ifdef PDT_CUDA_EMULATED
+/* The emulated build (csrc/cuda/emulator/README.md) loads the emulated cuBLAS
+ * by full path from the build itself, <directory of this extension
+ * module>/_emulated_cuda/libcublas.so.N, never a system library of that name.
+ * NULL, with cublas_error set, when it cannot. */
+static void *cublas_open(void)
+{
+    Dl_info self;
+    if (!dladdr((const void *)(uintptr_t)&pdt_cublas, &self) || !self.dli_fname) {
+        snprintf(cublas_error, sizeof cublas_error,
+                 "cuBLAS could not be loaded: the extension module's path is unknown");
+        return NULL;
+    }
+    const char *slash = strrchr(self.dli_fname, '/');
+    char path[4096];
+    int n = slash ? snprintf(path, sizeof path, "%.*s/_emulated_cuda/%s",
+                             (int)(slash - self.dli_fname), self.dli_fname, PDT_CUBLAS_SONAME)
+                  : snprintf(path, sizeof path, "./_emulated_cuda/%s", PDT_CUBLAS_SONAME);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        snprintf(cublas_error, sizeof cublas_error,
+                 "cuBLAS could not be loaded: the emulated library's path is too long");
+        return NULL;
+    }
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        snprintf(cublas_error, sizeof cublas_error,
+                 "the emulated cuBLAS could not be loaded: %.640s", why ? why : path);
+    }
+    return lib;
+}
+#else
+/* The toolkit's cuBLAS, found by the dynamic loader under its soname. */
+static void *cublas_open(void)
 {
     void *lib = dlopen(PDT_CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *why = dlerror();
         snprintf(cublas_error, sizeof cublas_error, "cuBLAS could not be loaded: %s",
                  why ? why : PDT_CUBLAS_SONAME " not found");
-        return;
     }
+    return lib;
+}
+#endif
+
+static void cublas_load(void)
+{
+    void *lib = cublas_open();
+    if (!lib)
+        return;
     struct {
         void **slot;
         const char *name;
@@ -76,6 +118,11 @@ void pdt_cublas_describe(char *buf, size_t n)
     t->get_property(MAJOR_VERSION, &major);
     t->get_property(MINOR_VERSION, &minor);
     t->get_property(PATCH_LEVEL, &patch);
-    snprintf(buf, n, "cuBLAS %d.%d.%d (%s), cudart %d.%d (static)", major, minor, patch, t->path,
-             CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
+#ifdef PDT_CUDA_EMULATED
+#define PDT_CUDART_KIND "emulated"
+#else
+#define PDT_CUDART_KIND "static"
+#endif
+    snprintf(buf, n, "cuBLAS %d.%d.%d (%s), cudart %d.%d (" PDT_CUDART_KIND ")", major, minor,
+             patch, t->path, CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
 }

@@ -31,17 +31,17 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <atomic>
 #include <limits>
 #include <type_traits>
 
 #include "cuda_check.h"
+#include "cuda_launch.h"
+#include "cuda_layout.cuh"
 #include "cuda_ops.h"
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kBlocksPerSm = 2048 / kThreads; /* one full wave at max occupancy */
+using namespace pdt_cuda; /* kThreads, grid_for, layout, ... (cuda_layout.cuh) */
 
 /* ---------------------------------------------------------------- dtypes */
 
@@ -280,104 +280,7 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
         return (T)1 / ((T)1 + (f32 ? expf(-x) : exp(-x))); /* sigmoid */
 }
 
-/* ------------------------------------------------------ launch geometry */
-
-std::atomic<int> g_sm_count[PDT_MAX_DEVICES]; /* 0 until first asked */
-
-/* Blocks for `work` items on device `dev` (the current one): one item per
- * thread, capped at one full wave (the grid-stride loop does the rest). */
-unsigned grid_for(int dev, uint64_t work)
-{
-    int sm = dev >= 0 && dev < PDT_MAX_DEVICES ? g_sm_count[dev].load(std::memory_order_relaxed)
-                                               : 0;
-    if (sm <= 0) {
-        if (cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-            sm <= 0) {
-            (void)cudaGetLastError();
-            sm = 132;
-        } else if (dev >= 0 && dev < PDT_MAX_DEVICES) {
-            g_sm_count[dev].store(sm, std::memory_order_relaxed);
-        }
-    }
-    uint64_t blocks = (work + kThreads - 1) / kThreads;
-    uint64_t cap = (uint64_t)sm * kBlocksPerSm;
-    return (unsigned)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
-}
-
-template <typename I> __device__ __forceinline__ I gs_first()
-{
-    return (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
-}
-template <typename I> __device__ __forceinline__ I gs_step()
-{
-    return (I)gridDim.x * (I)blockDim.x;
-}
-
-/* ------------------------------------------------------- strided layout */
-
-/* N operands (operand 0 the output) of one shape, dims innermost first. */
-template <int N> struct layout {
-    int ndim;
-    int64_t shape[PDT_MAX_DIMS];
-    int64_t stride[N][PDT_MAX_DIMS]; /* elements */
-};
-
-/* Builds the layout of t[0..N-1] (t[k] NULL: a scalar, stride 0): drops
- * size-1 dims and merges a dim into the next outer one where every operand
- * allows.  Returns 1 when every tensor operand is one unit-stride run. */
-template <int N> int make_layout(const pdt_tensor *out, const pdt_tensor *const t[N], layout<N> *L)
-{
-    int64_t shape[PDT_MAX_DIMS], stride[N][PDT_MAX_DIMS];
-    int n = 0;
-    for (int d = 0; d < out->ndim; d++) {
-        int64_t s = out->shape[d];
-        if (s == 1)
-            continue;
-        bool merge = n > 0;
-        for (int k = 0; k < N && merge; k++)
-            merge = !t[k] || stride[k][n - 1] == t[k]->strides[d] * s;
-        for (int k = 0; k < N; k++)
-            stride[k][merge ? n - 1 : n] = t[k] ? t[k]->strides[d] : 0;
-        if (merge)
-            shape[n - 1] *= s;
-        else
-            shape[n++] = s;
-    }
-    memset(L, 0, sizeof *L);
-    L->ndim = n;
-    for (int j = 0; j < n; j++) {
-        L->shape[j] = shape[n - 1 - j];
-        for (int k = 0; k < N; k++)
-            L->stride[k][j] = stride[k][n - 1 - j];
-    }
-    if (n > 1)
-        return 0;
-    for (int k = 0; k < N; k++)
-        if (n == 1 && t[k] && L->stride[k][0] != 1)
-            return 0;
-    return 1;
-}
-
-/* Element offsets of linear index i in each operand. */
-template <int N, typename I>
-__device__ __forceinline__ void offsets_of(const layout<N> &L, I i, int64_t (&off)[N])
-{
-#pragma unroll
-    for (int k = 0; k < N; k++)
-        off[k] = 0;
-#pragma unroll
-    for (int d = 0; d < PDT_MAX_DIMS; d++) {
-        if (d >= L.ndim)
-            break;
-        I s = (I)L.shape[d];
-        I q = i / s;
-        int64_t r = (int64_t)(i - q * s);
-#pragma unroll
-        for (int k = 0; k < N; k++)
-            off[k] += r * L.stride[k][d];
-        i = q;
-    }
-}
+/* Launch geometry, grid-stride indices and the strided layout: cuda_layout.cuh. */
 
 /* ------------------------------------------------------------- kernels */
 
@@ -393,6 +296,7 @@ template <typename T, typename O> struct bin_args {
     O *out;
     const T *a, *b;
     T as, bs;
+    PDT_KERNEL_POINTERS(out, a, b)
 };
 
 template <int OP, typename T>
@@ -449,6 +353,7 @@ template <typename T> struct un_args {
     T *out;
     const T *x;
     T lo, hi; /* clamp bounds */
+    PDT_KERNEL_POINTERS(out, x)
 };
 
 template <int OP, typename T> __global__ void unary_vec_kernel(un_args<T> p, uint64_t n)
@@ -517,18 +422,20 @@ cudaError_t launch_binary(const pdt_tensor *out, pdt_operand a, pdt_operand b, c
         const bool aligned = aligned16(p.out) && (!p.a || aligned16(p.a)) &&
                              (!p.b || aligned16(p.b));
         if (contiguous && aligned)
-            binary_vec_kernel<OP, T>
-                <<<grid_for(out->device.index, n / (16 / sizeof(T)) + 1), kThreads, 0, stream>>>(p,
-                                                                                                 n);
+            PDT_LAUNCH((binary_vec_kernel<OP, T>),
+                       (grid_for<binary_vec_kernel<OP, T>>(n / (16 / sizeof(T)) + 1)), kThreads, 0,
+                       stream, p, n);
         else if (contiguous)
-            binary_contig_kernel<OP, T>
-                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, n);
+            PDT_LAUNCH((binary_contig_kernel<OP, T>), (grid_for<binary_contig_kernel<OP, T>>(n)),
+                       kThreads, 0, stream, p, n);
         else if (n <= (uint64_t)INT32_MAX)
-            binary_strided_kernel<OP, T, uint32_t>
-                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, (uint32_t)n);
+            PDT_LAUNCH((binary_strided_kernel<OP, T, uint32_t>),
+                       (grid_for<binary_strided_kernel<OP, T, uint32_t>>(n)), kThreads, 0, stream,
+                       p, L, (uint32_t)n);
         else
-            binary_strided_kernel<OP, T, uint64_t>
-                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, n);
+            PDT_LAUNCH((binary_strided_kernel<OP, T, uint64_t>),
+                       (grid_for<binary_strided_kernel<OP, T, uint64_t>>(n)), kThreads, 0, stream,
+                       p, L, n);
         return cudaGetLastError();
     }
 }
@@ -573,18 +480,20 @@ cudaError_t launch_unary(const pdt_tensor *out, const pdt_tensor *x, double lo, 
         for (int d = 0; d < out->ndim; d++)
             n *= (uint64_t)out->shape[d];
         if (contiguous && aligned16(p.out) && aligned16(p.x))
-            unary_vec_kernel<OP, T>
-                <<<grid_for(out->device.index, n / (16 / sizeof(T)) + 1), kThreads, 0, stream>>>(p,
-                                                                                                 n);
+            PDT_LAUNCH((unary_vec_kernel<OP, T>),
+                       (grid_for<unary_vec_kernel<OP, T>>(n / (16 / sizeof(T)) + 1)), kThreads, 0,
+                       stream, p, n);
         else if (contiguous)
-            unary_contig_kernel<OP, T>
-                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, n);
+            PDT_LAUNCH((unary_contig_kernel<OP, T>), (grid_for<unary_contig_kernel<OP, T>>(n)),
+                       kThreads, 0, stream, p, n);
         else if (n <= (uint64_t)INT32_MAX)
-            unary_strided_kernel<OP, T, uint32_t>
-                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, (uint32_t)n);
+            PDT_LAUNCH((unary_strided_kernel<OP, T, uint32_t>),
+                       (grid_for<unary_strided_kernel<OP, T, uint32_t>>(n)), kThreads, 0, stream, p,
+                       L, (uint32_t)n);
         else
-            unary_strided_kernel<OP, T, uint64_t>
-                <<<grid_for(out->device.index, n), kThreads, 0, stream>>>(p, L, n);
+            PDT_LAUNCH((unary_strided_kernel<OP, T, uint64_t>),
+                       (grid_for<unary_strided_kernel<OP, T, uint64_t>>(n)), kThreads, 0, stream, p,
+                       L, n);
         return cudaGetLastError();
     }
 }
@@ -666,9 +575,10 @@ extern "C" pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, p
         return pdt_fail(PDT_ERR_UNSUPPORTED, "binary op %d is not implemented for %s on CUDA",
                         (int)op, pdt_dtype_name(d));
     cudaStream_t stream;
-    pdt_status st = pdt_cuda_stream(out->device.index, &stream);
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT; /* Note [device guard] in cuda_ops.h */
+    pdt_status st = pdt_cuda_stream(&g, out->device.index, &stream);
     if (st != PDT_OK)
-        return st;
+        goto fail;
     (void)cudaGetLastError();
     switch (d) {
     case PDT_BOOL: PDT_CUDA_CHECK(binary_by_op<PDT_BOOL>(op, out, a, b, stream)); break;
@@ -677,8 +587,8 @@ extern "C" pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, p
     case PDT_FLOAT32: PDT_CUDA_CHECK(binary_by_op<PDT_FLOAT32>(op, out, a, b, stream)); break;
     case PDT_FLOAT64: PDT_CUDA_CHECK(binary_by_op<PDT_FLOAT64>(op, out, a, b, stream)); break;
     }
-    return PDT_OK;
 fail:
+    pdt_cuda_guard_exit(&g);
     return st;
 }
 
@@ -689,9 +599,10 @@ extern "C" pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, con
         return pdt_fail(PDT_ERR_UNSUPPORTED, "unary op %d is not implemented for %s on CUDA",
                         (int)op, pdt_dtype_name(x->dtype));
     cudaStream_t stream;
-    pdt_status st = pdt_cuda_stream(out->device.index, &stream);
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT; /* Note [device guard] in cuda_ops.h */
+    pdt_status st = pdt_cuda_stream(&g, out->device.index, &stream);
     if (st != PDT_OK)
-        return st;
+        goto fail;
     (void)cudaGetLastError();
     switch (x->dtype) {
     case PDT_BOOL: PDT_CUDA_CHECK(unary_by_op<PDT_BOOL>(op, out, x, lo, hi, stream)); break;
@@ -700,7 +611,7 @@ extern "C" pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, con
     case PDT_FLOAT32: PDT_CUDA_CHECK(unary_by_op<PDT_FLOAT32>(op, out, x, lo, hi, stream)); break;
     case PDT_FLOAT64: PDT_CUDA_CHECK(unary_by_op<PDT_FLOAT64>(op, out, x, lo, hi, stream)); break;
     }
-    return PDT_OK;
 fail:
+    pdt_cuda_guard_exit(&g);
     return st;
 }

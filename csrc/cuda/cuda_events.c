@@ -1,22 +1,27 @@
 /* cuda_events.c - timing events on a device's stream (torch.cuda.Event).
  *
- * Events are created with timing enabled and recorded on the device's one
- * stream (Note [one stream per device] in cuda_backend.c), so an event marks
- * the point after every op queued on that device so far. */
+ * Events are created with timing enabled, or with cudaEventDisableTiming for
+ * Event(enable_timing=False) (cheaper to record and to wait on), and recorded
+ * on the device's one stream (Note [one stream per device] in cuda_backend.c),
+ * so an event marks the point after every op queued on that device so far. */
 #include "cuda_check.h"
 #include "cuda_ops.h"
 
-pdt_status pdt_cuda_event_create(int index, void **event)
+pdt_status pdt_cuda_event_create(int index, int enable_timing, void **event)
 {
     pdt_status st;
     cudaStream_t stream;
     cudaEvent_t ev = NULL;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
     *event = NULL;
-    if ((st = pdt_cuda_stream(index, &stream)) != PDT_OK) /* makes index current */
-        return st;
-    PDT_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDefault));
+    /* the event belongs to the current device: make index's GPU current */
+    if ((st = pdt_cuda_stream(&g, index, &stream)) != PDT_OK)
+        goto fail;
+    PDT_CUDA_CHECK(
+        cudaEventCreateWithFlags(&ev, enable_timing ? cudaEventDefault : cudaEventDisableTiming));
     *event = ev;
 fail:
+    pdt_cuda_guard_exit(&g);
     return st;
 }
 
@@ -24,10 +29,12 @@ pdt_status pdt_cuda_event_record(int index, void *event)
 {
     pdt_status st;
     cudaStream_t stream;
-    if ((st = pdt_cuda_stream(index, &stream)) != PDT_OK)
-        return st;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    if ((st = pdt_cuda_stream(&g, index, &stream)) != PDT_OK)
+        goto fail;
     PDT_CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, stream));
 fail:
+    pdt_cuda_guard_exit(&g);
     return st;
 }
 

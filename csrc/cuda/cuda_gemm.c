@@ -2,7 +2,9 @@
  * (loaded on first use, cuda_blas.h), integers and k == 0 through the tiled
  * kernel of cuda_gemm_int.cu, and the TF32 switch.
  *
- * One cuBLAS handle per device, created on first use and bound to the
+ * One cuBLAS handle per physical GPU (a handle belongs to the device that was
+ * current when it was made; two logical devices of one GPU share it, as they
+ * share its stream), created on first use and bound to the
  * device's one stream (Note [one stream per device] in cuda_backend.c), so a
  * GEMM is ordered after the copies and kernels that produced its operands and
  * before whatever reads its result.  The handle's stream and math mode are
@@ -46,7 +48,7 @@ typedef struct cublas_slot {
     cublasMath_t math;     /* the handle's current math mode */
 } cublas_slot;
 
-static cublas_slot slots[PDT_MAX_DEVICES];
+static cublas_slot slots[PDT_MAX_DEVICES]; /* by physical device */
 static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
 static atomic_int allow_tf32; /* pydevtensor.backends.cuda.matmul.allow_tf32 */
 
@@ -100,7 +102,7 @@ static pdt_status cublas_gemm_locked(const pdt_cublas_table *t, cublas_slot *s, 
                                      const pdt_gemm_args *g)
 {
     pdt_status st = PDT_OK;
-    if (!s->handle) { /* the device is current: pdt_cuda_stream set it */
+    if (!s->handle) { /* s's device is current: pdt_cuda_stream set it */
         PDT_CUBLAS_CHECK(t->create(&s->handle));
         s->stream = NULL;
         s->math = CUBLAS_DEFAULT_MATH;
@@ -133,24 +135,28 @@ pdt_status pdt_cuda_gemm(const pdt_gemm_args *g)
     pdt_status st;
     cudaStream_t stream;
     const pdt_cublas_table *t;
-    if ((st = pdt_cuda_stream(g->device_index, &stream)) != PDT_OK)
-        return st;
+    pdt_cuda_guard guard = PDT_CUDA_GUARD_INIT; /* Note [device guard] in cuda_ops.h */
+    if ((st = pdt_cuda_stream(&guard, g->device_index, &stream)) != PDT_OK)
+        goto fail;
     if (g->dtype != PDT_FLOAT32 && g->dtype != PDT_FLOAT64) {
-        if (g->dtype != PDT_INT32 && g->dtype != PDT_INT64)
-            return pdt_fail(PDT_ERR_UNSUPPORTED, "matmul: %s is not supported on CUDA",
-                            pdt_dtype_name(g->dtype));
+        if (g->dtype != PDT_INT32 && g->dtype != PDT_INT64) {
+            st = pdt_fail(PDT_ERR_UNSUPPORTED, "matmul: %s is not supported on CUDA",
+                          pdt_dtype_name(g->dtype));
+            goto fail;
+        }
     } else if (g->k > 0) {
         if ((st = pdt_cublas(&t)) != PDT_OK)
-            return st;
+            goto fail;
         pthread_once(&slots_once, slots_init);
-        cublas_slot *s = &slots[g->device_index];
+        cublas_slot *s = &slots[guard.current]; /* the physical device, now current */
         pthread_mutex_lock(&s->lock);
         st = cublas_gemm_locked(t, s, stream, g);
         pthread_mutex_unlock(&s->lock);
-        return st;
+        goto fail;
     }
     /* integers, and C = beta * C for k == 0 */
     PDT_CUDA_CHECK(pdt_cuda_launch_gemm_tiled(g, stream));
 fail:
+    pdt_cuda_guard_exit(&guard);
     return st;
 }

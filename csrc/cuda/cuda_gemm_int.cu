@@ -13,6 +13,7 @@
  * at r * ld + c; op(A) = A^T when trans_a (A stored (k, m)), likewise B.
  */
 #include "cuda_gemm_int.h"
+#include "cuda_launch.h"
 
 #include <stdint.h>
 
@@ -30,6 +31,7 @@ struct gemm_params {
     int64_t lda, ldb, ldc, stride_a, stride_b, stride_c;
     int trans_a, trans_b;
     double alpha, beta;
+    PDT_KERNEL_POINTERS(a, b, c)
 };
 
 template <typename T> struct accum {
@@ -122,10 +124,10 @@ extern "C" cudaError_t pdt_cuda_launch_gemm_tiled(const pdt_gemm_args *g, cudaSt
     dim3 grid(grid_dim((g->n + kTile - 1) / kTile, kMaxGrid),
               grid_dim((g->m + kTile - 1) / kTile, kMaxGrid), grid_dim(g->batch, kMaxGrid));
     switch (g->dtype) {
-    case PDT_INT32: gemm_tiled_kernel<int32_t><<<grid, block, 0, stream>>>(p); break;
-    case PDT_INT64: gemm_tiled_kernel<int64_t><<<grid, block, 0, stream>>>(p); break;
-    case PDT_FLOAT32: gemm_tiled_kernel<float><<<grid, block, 0, stream>>>(p); break;
-    case PDT_FLOAT64: gemm_tiled_kernel<double><<<grid, block, 0, stream>>>(p); break;
+    case PDT_INT32: PDT_LAUNCH((gemm_tiled_kernel<int32_t>), grid, block, 0, stream, p); break;
+    case PDT_INT64: PDT_LAUNCH((gemm_tiled_kernel<int64_t>), grid, block, 0, stream, p); break;
+    case PDT_FLOAT32: PDT_LAUNCH((gemm_tiled_kernel<float>), grid, block, 0, stream, p); break;
+    case PDT_FLOAT64: PDT_LAUNCH((gemm_tiled_kernel<double>), grid, block, 0, stream, p); break;
     default: return cudaErrorInvalidValue;
     }
     return cudaGetLastError();

@@ -10,9 +10,10 @@
 #include <type_traits>
 
 #include "cuda_kernels.h"
+#include "cuda_launch.h"
+#include "cuda_layout.cuh"
 #include "pdt_convert.h"
 
-#include <atomic>
 #include <stdint.h>
 #include <string.h>
 
@@ -20,16 +21,9 @@
 
 namespace {
 
-/* #pragma unroll for code that the host compiler also sees (__host__
- * __device__ helpers, which the layout and random tests run on the CPU). */
-#ifdef __CUDA_ARCH__
-#define CUDA_UNROLL _Pragma("unroll")
-#else
-#define CUDA_UNROLL
-#endif
-
-constexpr int kThreads = 256;
-constexpr int kBlocksPerSm = 2048 / kThreads; /* one full wave at max occupancy */
+/* kThreads, grid_for, gs_first/gs_step, layout, make_layout, offsets_of and
+ * CUDA_UNROLL (cuda_layout.cuh). */
+using namespace pdt_cuda;
 
 /* ---------------------------------------------------------------- dtypes */
 
@@ -98,125 +92,7 @@ int64_t numel_of(const pdt_tensor *t)
 /* Address of t's first element (pdt_tensor_ptr without the core's symbol). */
 char *first_elem(const pdt_tensor *t) { return t->data + t->offset * (int64_t)elsize(t->dtype); }
 
-/* ------------------------------------------------------ launch geometry */
-
-std::atomic<int> g_sm_count[PDT_MAX_DEVICES];
-
-/* Blocks for `work` items on the current device: enough for one item per
- * thread, capped at one full wave (the grid-stride loop does the rest). */
-unsigned grid_for(uint64_t work)
-{
-    int dev = -1, sm = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) {
-        (void)cudaGetLastError();
-        dev = -1;
-    }
-    if (dev >= 0 && dev < PDT_MAX_DEVICES)
-        sm = g_sm_count[dev].load(std::memory_order_relaxed);
-    if (sm <= 0 && dev >= 0) {
-        if (cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-            (void)cudaGetLastError();
-            sm = 0;
-        } else if (dev < PDT_MAX_DEVICES && sm > 0) {
-            g_sm_count[dev].store(sm, std::memory_order_relaxed);
-        }
-    }
-    if (sm <= 0)
-        sm = 132;
-    uint64_t blocks = (work + kThreads - 1) / kThreads;
-    uint64_t cap = (uint64_t)sm * kBlocksPerSm;
-    if (blocks > cap)
-        blocks = cap;
-    if (blocks < 1)
-        blocks = 1;
-    return (unsigned)blocks;
-}
-
-/* ------------------------------------------------------- strided layout */
-
-/* N operands sharing one shape.  Dims are stored innermost first, so that the
- * fully unrolled index loop reads them at constant positions. */
-template <int N> struct layout {
-    int ndim;
-    int64_t shape[PDT_MAX_DIMS];
-    int64_t stride[N][PDT_MAX_DIMS];
-};
-
-/* Builds the layout of tensors t[0..N-1] (same shape): drops size-1 dims and
- * merges a dim into the next outer one when, for every operand,
- * stride[outer] == stride[inner] * shape[inner].  Returns 1 when the result is
- * one unit-stride run for every operand (the contiguous fast path). */
-template <int N> int make_layout(const pdt_tensor *const t[N], layout<N> *L)
-{
-    int64_t shape[PDT_MAX_DIMS];
-    int64_t stride[N][PDT_MAX_DIMS];
-    int n = 0;
-    for (int d = 0; d < t[0]->ndim; d++) {
-        int64_t s = t[0]->shape[d];
-        if (s == 1)
-            continue;
-        bool merge = n > 0;
-        for (int k = 0; k < N && merge; k++)
-            merge = stride[k][n - 1] == t[k]->strides[d] * s;
-        if (merge) {
-            shape[n - 1] *= s;
-            for (int k = 0; k < N; k++)
-                stride[k][n - 1] = t[k]->strides[d];
-        } else {
-            shape[n] = s;
-            for (int k = 0; k < N; k++)
-                stride[k][n] = t[k]->strides[d];
-            n++;
-        }
-    }
-    memset(L, 0, sizeof *L);
-    L->ndim = n;
-    for (int j = 0; j < n; j++) {
-        L->shape[j] = shape[n - 1 - j];
-        for (int k = 0; k < N; k++)
-            L->stride[k][j] = stride[k][n - 1 - j];
-    }
-    if (n == 0)
-        return 1; /* a single element */
-    if (n > 1)
-        return 0;
-    for (int k = 0; k < N; k++)
-        if (L->stride[k][0] != 1)
-            return 0;
-    return 1;
-}
-
-/* Element offsets (in elements) of linear index i in each operand.  I is the
- * index type: uint32_t when numel < 2^31 (cheaper division), else uint64_t. */
-template <int N, typename I>
-__host__ __device__ __forceinline__ void offsets_of(const layout<N> &L, I i, int64_t (&off)[N])
-{
-    CUDA_UNROLL
-    for (int k = 0; k < N; k++)
-        off[k] = 0;
-    CUDA_UNROLL
-    for (int d = 0; d < PDT_MAX_DIMS; d++) {
-        if (d >= L.ndim)
-            break;
-        I s = (I)L.shape[d];
-        I q = i / s;
-        int64_t r = (int64_t)(i - q * s);
-        CUDA_UNROLL
-        for (int k = 0; k < N; k++)
-            off[k] += r * L.stride[k][d];
-        i = q;
-    }
-}
-
-/* First index and step of a grid-stride loop. */
-template <typename I> __device__ __forceinline__ I gs_first()
-{
-    return (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
-}
-template <typename I> __device__ __forceinline__ I gs_step()
-{
-    return (I)gridDim.x * (I)blockDim.x;
-}
+/* Launch geometry, grid-stride indices and the strided layout: cuda_layout.cuh. */
 
 /* ----------------------------------------------------------------- fill */
 
@@ -251,14 +127,17 @@ cudaError_t fill_launch(char *dst, const layout<1> &L, bool contiguous, uint64_t
 {
     T v;
     memcpy(&v, bytes, sizeof v);
-    unsigned grid = grid_for(n);
     if (contiguous)
-        fill_contig_kernel<T><<<grid, kThreads, 0, stream>>>((T *)dst, v, n);
+        PDT_LAUNCH((fill_contig_kernel<T>), grid_for<fill_contig_kernel<T>>(n), kThreads, 0, stream,
+                   (T *)dst, v, n);
     else if (n <= (uint64_t)INT32_MAX)
-        fill_strided_kernel<T, uint32_t>
-            <<<grid, kThreads, 0, stream>>>((T *)dst, v, L, (uint32_t)n);
+        PDT_LAUNCH((fill_strided_kernel<T, uint32_t>),
+                   (grid_for<fill_strided_kernel<T, uint32_t>>(n)), kThreads, 0, stream, (T *)dst,
+                   v, L, (uint32_t)n);
     else
-        fill_strided_kernel<T, uint64_t><<<grid, kThreads, 0, stream>>>((T *)dst, v, L, n);
+        PDT_LAUNCH((fill_strided_kernel<T, uint64_t>),
+                   (grid_for<fill_strided_kernel<T, uint64_t>>(n)), kThreads, 0, stream, (T *)dst,
+                   v, L, n);
     return cudaGetLastError();
 }
 
@@ -290,15 +169,19 @@ cudaError_t cast_launch(char *dst, const char *src, const layout<2> &L, bool con
 {
     if (D == S && contiguous)
         return cudaMemcpyAsync(dst, src, n * sizeof(elem_t<D>), cudaMemcpyDeviceToDevice, stream);
-    unsigned grid = grid_for(n);
     elem_t<D> *d = (elem_t<D> *)dst;
     const elem_t<S> *s = (const elem_t<S> *)src;
     if (contiguous)
-        cast_contig_kernel<D, S><<<grid, kThreads, 0, stream>>>(d, s, n);
+        PDT_LAUNCH((cast_contig_kernel<D, S>), (grid_for<cast_contig_kernel<D, S>>(n)), kThreads, 0,
+                   stream, d, s, n);
     else if (n <= (uint64_t)INT32_MAX)
-        cast_strided_kernel<D, S, uint32_t><<<grid, kThreads, 0, stream>>>(d, s, L, (uint32_t)n);
+        PDT_LAUNCH((cast_strided_kernel<D, S, uint32_t>),
+                   (grid_for<cast_strided_kernel<D, S, uint32_t>>(n)), kThreads, 0, stream, d, s, L,
+                   (uint32_t)n);
     else
-        cast_strided_kernel<D, S, uint64_t><<<grid, kThreads, 0, stream>>>(d, s, L, n);
+        PDT_LAUNCH((cast_strided_kernel<D, S, uint64_t>),
+                   (grid_for<cast_strided_kernel<D, S, uint64_t>>(n)), kThreads, 0, stream, d, s, L,
+                   n);
     return cudaGetLastError();
 }
 
@@ -335,8 +218,8 @@ template <pdt_dtype D>
 cudaError_t arange_launch(char *dst, int64_t stride, double start, double step, uint64_t n,
                           cudaStream_t stream)
 {
-    arange_kernel<D>
-        <<<grid_for(n), kThreads, 0, stream>>>((elem_t<D> *)dst, stride, start, step, n);
+    PDT_LAUNCH((arange_kernel<D>), grid_for<arange_kernel<D>>(n), kThreads, 0, stream,
+               (elem_t<D> *)dst, stride, start, step, n);
     return cudaGetLastError();
 }
 
@@ -434,20 +317,27 @@ cudaError_t random_launch(char *dst, const pdt_random_spec *spec, uint64_t n, cu
     p.low = spec->low;
     p.high = spec->high;
     if (D == PDT_FLOAT32 && kind == PDT_RANDOM_UNIFORM) {
-        rand_uniform_f32_kernel<<<grid_for((n + 3) / 4), kThreads, 0, stream>>>((float *)dst, p, n);
+        PDT_LAUNCH((rand_uniform_f32_kernel), grid_for<rand_uniform_f32_kernel>((n + 3) / 4),
+                   kThreads, 0, stream, (float *)dst, p, n);
         return cudaGetLastError();
     }
-    unsigned grid = grid_for((n + 1) / 2);
+    const uint64_t pairs = (n + 1) / 2;
     elem_t<D> *d = (elem_t<D> *)dst;
     switch (kind) {
     case PDT_RANDOM_UNIFORM:
-        rand_pair_kernel<D, PDT_RANDOM_UNIFORM><<<grid, kThreads, 0, stream>>>(d, p, n);
+        PDT_LAUNCH((rand_pair_kernel<D, PDT_RANDOM_UNIFORM>),
+                   (grid_for<rand_pair_kernel<D, PDT_RANDOM_UNIFORM>>(pairs)), kThreads, 0, stream,
+                   d, p, n);
         break;
     case PDT_RANDOM_NORMAL:
-        rand_pair_kernel<D, PDT_RANDOM_NORMAL><<<grid, kThreads, 0, stream>>>(d, p, n);
+        PDT_LAUNCH((rand_pair_kernel<D, PDT_RANDOM_NORMAL>),
+                   (grid_for<rand_pair_kernel<D, PDT_RANDOM_NORMAL>>(pairs)), kThreads, 0, stream,
+                   d, p, n);
         break;
     case PDT_RANDOM_INT:
-        rand_pair_kernel<D, PDT_RANDOM_INT><<<grid, kThreads, 0, stream>>>(d, p, n);
+        PDT_LAUNCH((rand_pair_kernel<D, PDT_RANDOM_INT>),
+                   (grid_for<rand_pair_kernel<D, PDT_RANDOM_INT>>(pairs)), kThreads, 0, stream, d,
+                   p, n);
         break;
     default: return cudaErrorInvalidValue;
     }
@@ -483,7 +373,7 @@ extern "C" cudaError_t pdt_cuda_launch_fill(const pdt_tensor *dst, pdt_scalar va
     const size_t size = elsize(dst->dtype);
     const pdt_tensor *t[1] = {dst};
     layout<1> L;
-    const bool contiguous = make_layout<1>(t, &L) != 0;
+    const bool contiguous = make_layout<1>(dst, t, &L) != 0;
     char *p = first_elem(dst);
 
     /* A contiguous fill whose bytes are all equal (zeros, bools) is a memset. */
@@ -511,7 +401,7 @@ extern "C" cudaError_t pdt_cuda_launch_copy_cast(const pdt_tensor *dst, const pd
         return cudaSuccess;
     const pdt_tensor *t[2] = {dst, src};
     layout<2> L;
-    const bool contiguous = make_layout<2>(t, &L) != 0;
+    const bool contiguous = make_layout<2>(dst, t, &L) != 0;
     char *d = first_elem(dst);
     const char *s = first_elem(src);
     cudaError_t err = cudaErrorInvalidValue;

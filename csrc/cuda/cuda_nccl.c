@@ -20,10 +20,11 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <nccl.h>
+#include "nccl_api.h" /* not <nccl.h>: a GPU machine may lack it */
 
 #include "cuda_ops.h"
 #include "pdt_runtime.h" /* pdt_physical_index */
@@ -57,15 +58,56 @@ static pthread_mutex_t nccl_mutex = PTHREAD_MUTEX_INITIALIZER;
 static nccl_comms nccl_cache[PDT_NCCL_CACHE]; /* guarded by nccl_mutex */
 static unsigned long long nccl_clock;         /* guarded by nccl_mutex */
 
-static void nccl_load(void)
+#ifdef PDT_CUDA_EMULATED
+/* The emulated build (csrc/cuda/emulator/README.md) loads the emulated NCCL by
+ * full path from the build itself, <directory of this extension
+ * module>/_emulated_cuda/libnccl.so.2, never a system library of that name.
+ * NULL, with nccl_error set, when it cannot. */
+static void *nccl_open(void)
+{
+    Dl_info self;
+    if (!dladdr((const void *)(uintptr_t)&pdt_cuda_nccl_available, &self) || !self.dli_fname) {
+        snprintf(nccl_error, sizeof nccl_error,
+                 "NCCL could not be loaded: the extension module's path is unknown");
+        return NULL;
+    }
+    const char *slash = strrchr(self.dli_fname, '/');
+    char path[4096];
+    int n = slash ? snprintf(path, sizeof path, "%.*s/_emulated_cuda/%s",
+                             (int)(slash - self.dli_fname), self.dli_fname, PDT_NCCL_SONAME)
+                  : snprintf(path, sizeof path, "./_emulated_cuda/%s", PDT_NCCL_SONAME);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        snprintf(nccl_error, sizeof nccl_error,
+                 "NCCL could not be loaded: the emulated library's path is too long");
+        return NULL;
+    }
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        snprintf(nccl_error, sizeof nccl_error, "the emulated NCCL could not be loaded: %.640s",
+                 why ? why : path);
+    }
+    return lib;
+}
+#else
+/* NCCL, found by the dynamic loader under its soname. */
+static void *nccl_open(void)
 {
     void *lib = dlopen(PDT_NCCL_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *why = dlerror();
         snprintf(nccl_error, sizeof nccl_error, "NCCL could not be loaded: %s",
                  why ? why : PDT_NCCL_SONAME " not found");
-        return;
     }
+    return lib;
+}
+#endif
+
+static void nccl_load(void)
+{
+    void *lib = nccl_open();
+    if (!lib)
+        return;
     struct {
         void **slot;
         const char *name;
@@ -161,6 +203,7 @@ pdt_status pdt_cuda_allreduce_sum(int n, const int *logical_devices, void *const
     const nccl_table *t = NULL;
     int phys[PDT_MAX_DEVICES];
     cudaStream_t streams[PDT_MAX_DEVICES];
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT; /* Note [device guard] in cuda_ops.h */
     ncclDataType_t type;
     if (dtype == PDT_FLOAT32)
         type = ncclFloat32;
@@ -187,9 +230,11 @@ pdt_status pdt_cuda_allreduce_sum(int n, const int *logical_devices, void *const
     }
     pdt_status st = nccl_get(&t);
     for (int i = 0; st == PDT_OK && i < n; i++)
-        st = pdt_cuda_stream(logical_devices[i], &streams[i]); /* sets each device up */
-    if (st != PDT_OK || count == 0)
+        st = pdt_cuda_stream(&g, logical_devices[i], &streams[i]); /* sets each device up */
+    if (st != PDT_OK || count == 0) {
+        pdt_cuda_guard_exit(&g);
         return st;
+    }
 
     pthread_mutex_lock(&nccl_mutex);
     nccl_comms *c = NULL;
@@ -208,5 +253,6 @@ pdt_status pdt_cuda_allreduce_sum(int n, const int *logical_devices, void *const
             st = end;
     }
     pthread_mutex_unlock(&nccl_mutex);
+    pdt_cuda_guard_exit(&g);
     return st;
 }

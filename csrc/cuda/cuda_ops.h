@@ -11,8 +11,68 @@
 extern "C" {
 #endif
 
-/* Makes `index` the current device and gives its stream (cuda_backend.c). */
-pdt_status pdt_cuda_stream(int index, cudaStream_t *stream);
+/* Note [device guard]
+ * ~~~~~~~~~~~~~~~~~~~
+ * The current device is per-thread state that other libraries rely on: after
+ * an op of ours on cuda:1, PyTorch or CuPy on the same thread must still
+ * allocate on the device the thread had chosen.  So every backend entry point
+ * that makes a device current does it through a guard, and puts the thread's
+ * previous device back before it returns, on success and on failure:
+ *
+ *     pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+ *     st = pdt_cuda_stream(&g, logical, &stream);     (or pdt_cuda_guard_enter)
+ *     ...
+ *     pdt_cuda_guard_exit(&g);
+ *
+ * A guard may be entered several times (a peer copy moves between its two
+ * devices); exit restores the device current before the first enter.
+ * cudaGetDevice/cudaSetDevice are called only when the device differs, so an
+ * op on the thread's own device costs one cudaGetDevice.  (Restoring device 0
+ * on a thread that never chose one creates device 0's context, as a
+ * cudaSetDevice(0) of the user's would: the price of leaving the thread as it
+ * was.) */
+typedef struct pdt_cuda_guard {
+    int previous; /* the thread's device before the first enter; -1: not read yet */
+    int current;  /* the device the guard made current; -1: none yet */
+} pdt_cuda_guard;
+#define PDT_CUDA_GUARD_INIT                                                                        \
+    {                                                                                              \
+        -1, -1                                                                                     \
+    }
+
+/* Makes physical device `device` current; cudaSuccess or the failing call's error. */
+static inline cudaError_t pdt_cuda_guard_enter(pdt_cuda_guard *g, int device)
+{
+    cudaError_t err = cudaSuccess;
+    if (g->previous < 0) {
+        int cur = -1;
+        if ((err = cudaGetDevice(&cur)) != cudaSuccess)
+            return err;
+        g->previous = g->current = cur;
+    }
+    if (g->current != device) {
+        if ((err = cudaSetDevice(device)) != cudaSuccess)
+            return err;
+        g->current = device;
+    }
+    return cudaSuccess;
+}
+
+/* Puts back the device that was current before the first enter; safe to repeat. */
+static inline void pdt_cuda_guard_exit(pdt_cuda_guard *g)
+{
+    if (g->previous >= 0 && g->current != g->previous) {
+        if (cudaSetDevice(g->previous) != cudaSuccess)
+            (void)cudaGetLastError();
+        g->current = g->previous;
+    }
+}
+
+/* Makes logical device `logical`'s GPU current through g (Note [device
+ * guard]: the caller calls pdt_cuda_guard_exit(g) before returning, whatever
+ * the result), sets it up and gives its stream.  On success g->current is the
+ * physical device (cuda_backend.c). */
+pdt_status pdt_cuda_stream(pdt_cuda_guard *g, int logical, cudaStream_t *stream);
 
 /* cuda_elementwise.cu */
 pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);
@@ -24,7 +84,7 @@ pdt_status pdt_cuda_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_te
 pdt_status pdt_cuda_gemm(const pdt_gemm_args *g);
 void pdt_cuda_set_allow_tf32(int allow);
 /* cuda_events.c */
-pdt_status pdt_cuda_event_create(int index, void **event);
+pdt_status pdt_cuda_event_create(int index, int enable_timing, void **event);
 pdt_status pdt_cuda_event_record(int index, void *event);
 pdt_status pdt_cuda_event_synchronize(void *event);
 pdt_status pdt_cuda_event_elapsed_ms(void *start, void *end, float *ms);

@@ -21,10 +21,20 @@
  *                     partial results to a stream-ordered scratch buffer, and
  *                     a second launch (finish_parts, a warp per row) combines
  *                     them: the only case with two launches (one launch per
-                     op otherwise).
+ *                     op otherwise).
  * Every loop is a grid-stride loop with 64-bit indices, so any m and any k up
  * to 2^62 work with a grid of at most a few waves.  Long runs are read with
  * 16-byte vector loads from the first 16-byte boundary on (accumulate()).
+ *
+ * Note [reduction scratch]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * The partial results of a split row or column live in scratch memory from
+ * pdt_scratch_alloc: the device's own pool (Note [our own pool] in
+ * cuda_backend.c), counted in memory_allocated and held to the logical
+ * device's memory limit like any tensor, so a reduction near the limit fails
+ * with OutOfMemoryError instead of taking memory from the default pool behind
+ * the accounting.  It is freed on the stream right after finish_parts is
+ * queued: the pool reuses it only after that launch ran.
  *
  * Accumulators (Note [reduction accuracy] in pdt_reduce.h): floating sums,
  * means, norms and products in double, integer sums and products in uint64
@@ -40,12 +50,15 @@
 #include <type_traits>
 
 #include "cuda_check.h"
+#include "cuda_launch.h"
+#include "cuda_layout.cuh"
 #include "cuda_ops.h"
+#include "pdt_runtime.h" /* pdt_scratch_alloc */
 
 namespace {
 
-constexpr int kThreads = 256; /* threads per block, a multiple of 32 */
-constexpr int kBlocksPerSm = 2048 / kThreads;
+using pdt_cuda::kThreads; /* threads per block, a multiple of 32 (cuda_layout.cuh) */
+using pdt_cuda::wave_of;  /* blocks of a kernel that fill the device once (Note [grid sizes]) */
 constexpr int64_t kThreadRowMax = 16; /* k up to this: a thread per row */
 constexpr int64_t kWarpRowMax = 4096; /* k up to this: a warp per row */
 constexpr int64_t kMinPart = 32768;   /* elements per block when a row is split */
@@ -389,7 +402,6 @@ __global__ void finish_parts(const typename Op::acc_t *__restrict__ partials,
 struct launch_ctx {
     const pdt_tensor *out, *x;
     cudaStream_t stream;
-    int64_t wave; /* blocks of kThreads that fill the device once */
 };
 
 /* Blocks for `items` work items, `per_block` of them per block, at most cap. */
@@ -405,14 +417,20 @@ template <class Op> pdt_status launch(const launch_ctx &c)
     typedef typename Op::out_t O;
     typedef typename Op::acc_t A;
     const int64_t m = c.x->shape[0], k = c.x->shape[1];
-    const T *x = reinterpret_cast<const T *>(c.x->data + c.x->offset * (int64_t)sizeof(T));
+    /* k == 0: x holds no element and may have no memory at all (data NULL
+     * plus an offset): hand the kernels NULL, which they never read. */
+    const T *x = c.x->shape[1] == 0
+                     ? nullptr
+                     : reinterpret_cast<const T *>(c.x->data + c.x->offset * (int64_t)sizeof(T));
     O *out = reinterpret_cast<O *>(c.out->data + c.out->offset * (int64_t)sizeof(O));
     A *partials = nullptr;
     int64_t parts = 1;
     pdt_status st = PDT_OK;
     /* the columns layout: strides (1, m) (see pdt_reduce.h) */
     const bool by_cols = k > 1 && c.x->strides[1] != 1;
-    const int64_t fill = by_cols ? c.wave * kThreads : c.wave; /* work items in one wave */
+    /* work items in one wave of the kernel that reduces the long rows or columns */
+    const int64_t fill = by_cols ? wave_of<cols_by_thread<Op>>() * kThreads
+                                 : wave_of<rows_by_block<Op>>();
     const int64_t min_part = by_cols ? kMinColPart : kMinPart;
     if (c.out->dtype != elem<O>::dtype || c.x->dtype != elem<T>::dtype)
         return pdt_fail(PDT_ERR_UNSUPPORTED, "CUDA reduction: unexpected dtypes %d -> %d",
@@ -420,14 +438,14 @@ template <class Op> pdt_status launch(const launch_ctx &c)
     if (m == 0)
         return PDT_OK;
     if (!by_cols && k <= kThreadRowMax) {
-        rows_by_thread<Op>
-            <<<blocks_for(m, kThreads, c.wave), kThreads, 0, c.stream>>>(x, out, m, k);
+        PDT_LAUNCH((rows_by_thread<Op>), blocks_for(m, kThreads, wave_of<rows_by_thread<Op>>()),
+                   kThreads, 0, c.stream, x, out, m, k);
         PDT_CUDA_CHECK(cudaGetLastError());
         return PDT_OK;
     }
     if (!by_cols && k <= kWarpRowMax) {
-        rows_by_warp<Op>
-            <<<blocks_for(m, kThreads / 32, c.wave), kThreads, 0, c.stream>>>(x, out, m, k);
+        PDT_LAUNCH((rows_by_warp<Op>), blocks_for(m, kThreads / 32, wave_of<rows_by_warp<Op>>()),
+                   kThreads, 0, c.stream, x, out, m, k);
         PDT_CUDA_CHECK(cudaGetLastError());
         return PDT_OK;
     }
@@ -440,30 +458,33 @@ template <class Op> pdt_status launch(const launch_ctx &c)
         if (parts < 1)
             parts = 1;
     }
-    if (parts > 1)
-        PDT_CUDA_CHECK(
-            cudaMallocAsync((void **)&partials, (size_t)(m * parts) * sizeof(A), c.stream));
+    if (parts > 1) {
+        /* From our pool and counted against the device's limit, as a tensor
+         * would be (Note [reduction scratch]). */
+        void *scratch = nullptr;
+        st = pdt_scratch_alloc(c.x->device, (size_t)(m * parts) * sizeof(A), &scratch);
+        if (st != PDT_OK)
+            return st;
+        partials = static_cast<A *>(scratch);
+    }
     if (by_cols)
-        cols_by_thread<Op>
-            <<<blocks_for(m * parts, kThreads, 4 * c.wave), kThreads, 0, c.stream>>>(x, out,
-                                                                                     partials, m, k,
-                                                                                     parts);
+        PDT_LAUNCH((cols_by_thread<Op>),
+                   blocks_for(m * parts, kThreads, 4 * wave_of<cols_by_thread<Op>>()), kThreads, 0,
+                   c.stream, x, out, partials, m, k, parts);
     else
-        rows_by_block<Op>
-            <<<blocks_for(m * parts, 1, 4 * c.wave), kThreads, 0, c.stream>>>(x, out, partials, m,
-                                                                              k, parts);
+        PDT_LAUNCH((rows_by_block<Op>), blocks_for(m * parts, 1, 4 * wave_of<rows_by_block<Op>>()),
+                   kThreads, 0, c.stream, x, out, partials, m, k, parts);
     PDT_CUDA_CHECK(cudaGetLastError());
     if (parts > 1) {
-        finish_parts<Op><<<blocks_for(m, kThreads / 32, c.wave), kThreads, 0, c.stream>>>(partials,
-                                                                                          out, m,
-                                                                                          parts, k);
+        PDT_LAUNCH((finish_parts<Op>), blocks_for(m, kThreads / 32, wave_of<finish_parts<Op>>()),
+                   kThreads, 0, c.stream, partials, out, m, parts, k);
         PDT_CUDA_CHECK(cudaGetLastError());
-        PDT_CUDA_CHECK(cudaFreeAsync(partials, c.stream));
+        pdt_scratch_free(c.x->device, partials, (size_t)(m * parts) * sizeof(A));
     }
     return PDT_OK;
 fail:
-    if (partials)
-        PDT_CUDA_IGNORE(cudaFreeAsync(partials, c.stream));
+    if (partials) /* stream-ordered: after whatever was launched */
+        pdt_scratch_free(c.x->device, partials, (size_t)(m * parts) * sizeof(A));
     return st;
 }
 
@@ -497,25 +518,25 @@ template <template <typename> class Op> pdt_status float_dtypes(const launch_ctx
 extern "C" pdt_status pdt_cuda_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x)
 {
     /* x: (m, k), rows or columns; out: (m,) contiguous; both on x->device.index */
-    launch_ctx c = {out, x, nullptr, 0};
-    int sms = 0;
-    pdt_status st = pdt_cuda_stream(x->device.index, &c.stream);
+    launch_ctx c = {out, x, nullptr};
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT; /* Note [device guard] in cuda_ops.h */
+    /* makes x's GPU current: the waves (cuda_layout.cuh) are the current device's */
+    pdt_status st = pdt_cuda_stream(&g, x->device.index, &c.stream);
     if (st != PDT_OK)
-        return st;
-    PDT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, x->device.index));
-    c.wave = (int64_t)(sms > 0 ? sms : 1) * kBlocksPerSm;
+        goto fail;
     switch (op) {
-    case PDT_REDUCE_SUM: return all_dtypes<Sum>(c);
-    case PDT_REDUCE_PROD: return all_dtypes<Prod>(c);
-    case PDT_REDUCE_MAX: return all_dtypes<Max>(c);
-    case PDT_REDUCE_MIN: return all_dtypes<Min>(c);
-    case PDT_REDUCE_ARGMAX: return all_dtypes<ArgMax>(c);
-    case PDT_REDUCE_ARGMIN: return all_dtypes<ArgMin>(c);
-    case PDT_REDUCE_SUM_SQUARES: return float_dtypes<SumSquares>(c);
-    case PDT_REDUCE_SUM_ABS: return float_dtypes<SumAbs>(c);
-    case PDT_REDUCE_MEAN: return float_dtypes<Mean>(c);
+    case PDT_REDUCE_SUM: st = all_dtypes<Sum>(c); break;
+    case PDT_REDUCE_PROD: st = all_dtypes<Prod>(c); break;
+    case PDT_REDUCE_MAX: st = all_dtypes<Max>(c); break;
+    case PDT_REDUCE_MIN: st = all_dtypes<Min>(c); break;
+    case PDT_REDUCE_ARGMAX: st = all_dtypes<ArgMax>(c); break;
+    case PDT_REDUCE_ARGMIN: st = all_dtypes<ArgMin>(c); break;
+    case PDT_REDUCE_SUM_SQUARES: st = float_dtypes<SumSquares>(c); break;
+    case PDT_REDUCE_SUM_ABS: st = float_dtypes<SumAbs>(c); break;
+    case PDT_REDUCE_MEAN: st = float_dtypes<Mean>(c); break;
+    default: st = pdt_fail(PDT_ERR_UNSUPPORTED, "CUDA reduction %d is not defined", (int)op);
     }
-    return pdt_fail(PDT_ERR_UNSUPPORTED, "CUDA reduction %d is not defined", (int)op);
 fail:
+    pdt_cuda_guard_exit(&g);
     return st;
 }

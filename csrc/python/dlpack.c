@@ -108,7 +108,10 @@ static PyObject *export_capsule(PyObject *owner, int versioned, uint32_t minor, 
     DLTensor *dl = versioned ? &e->m.versioned.dl_tensor : &e->m.legacy.dl_tensor;
     dl->data = pdt_tensor_ptr(t);
     dl->device.device_type = t->device.kind == PDT_CUDA ? kDLCUDA : kDLCPU;
-    dl->device.device_id = t->device.kind == PDT_CUDA ? t->device.index : 0;
+    /* the CUDA ordinal, not our logical index (Note [logical devices]) */
+    dl->device.device_id = t->device.kind == PDT_CUDA
+                               ? pdt_physical_index(PDT_CUDA, t->device.index)
+                               : 0;
     dl->ndim = t->ndim;
     dl->dtype = dl_dtypes[t->dtype];
     dl->shape = e->shape;
@@ -148,8 +151,10 @@ static int int_pair(PyObject *o, long long *a, long long *b)
 }
 
 /* (device_type, device_id) -> our device; -1 with BufferError when we have
- * no such device kind. */
-static int device_from_dl(PyObject *pair, pdt_device *out)
+ * no such device kind.  device_id is a CUDA ordinal: the physical GPU, which
+ * is `here` (the tensor's own device) when that is on it, else the GPU's
+ * first logical device (Note [logical devices] in pdt_registry.c). */
+static int device_from_dl(PyObject *pair, pdt_device here, pdt_device *out)
 {
     long long type, id;
     if (int_pair(pair, &type, &id) < 0) {
@@ -157,9 +162,17 @@ static int device_from_dl(PyObject *pair, pdt_device *out)
                      pair);
         return -1;
     }
-    if ((type == kDLCPU && id == 0) || (type == kDLCUDA && id >= 0 && id < PDT_MAX_DEVICES)) {
-        out->kind = type == kDLCPU ? PDT_CPU : PDT_CUDA;
-        out->index = (int)id;
+    if (type == kDLCPU && id == 0) {
+        out->kind = PDT_CPU;
+        out->index = 0;
+        return 0;
+    }
+    if (type == kDLCUDA && id >= 0 && id < PDT_MAX_DEVICES) {
+        out->kind = PDT_CUDA;
+        if (here.kind == PDT_CUDA && pdt_physical_index(PDT_CUDA, here.index) == (int)id)
+            out->index = here.index;
+        else if ((out->index = pdt_logical_index(PDT_CUDA, (int)id)) < 0)
+            out->index = (int)id; /* no such GPU: the device check below says why */
         return 0;
     }
     PyErr_Format(PyExc_BufferError,
@@ -191,7 +204,7 @@ PyObject *pdt_dlpack_export(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_Format(PyExc_TypeError, "max_version must be a (major, minor) tuple, got %R", kw[1]);
         return NULL;
     }
-    if ((kw[2] && kw[2] != Py_None && device_from_dl(kw[2], &target) < 0) ||
+    if ((kw[2] && kw[2] != Py_None && device_from_dl(kw[2], t->device, &target) < 0) ||
         (kw[3] && kw[3] != Py_None && (copy = PyObject_IsTrue(kw[3])) < 0))
         return NULL;
     if (kw[0] && kw[0] != Py_None) {
@@ -247,8 +260,8 @@ PyObject *pdt_dlpack_device(PyObject *self, PyObject *unused)
 {
     (void)unused;
     const pdt_tensor *t = pdt_tensor_of(self);
-    if (t->device.kind == PDT_CUDA)
-        return Py_BuildValue("(ii)", (int)kDLCUDA, t->device.index);
+    if (t->device.kind == PDT_CUDA) /* the CUDA ordinal (Note [logical devices]) */
+        return Py_BuildValue("(ii)", (int)kDLCUDA, pdt_physical_index(PDT_CUDA, t->device.index));
     return Py_BuildValue("(ii)", (int)kDLCPU, 0);
 }
 
@@ -326,7 +339,15 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
         device.kind = PDT_CPU, device.index = 0;
     } else if ((dl->device.device_type == kDLCUDA || dl->device.device_type == kDLCUDAManaged) &&
                dl->device.device_id >= 0) {
-        device.kind = PDT_CUDA, device.index = dl->device.device_id;
+        /* a CUDA ordinal: the GPU's first logical device (Note [logical devices]) */
+        device.kind = PDT_CUDA, device.index = pdt_logical_index(PDT_CUDA, dl->device.device_id);
+        if (device.index < 0) {
+            PyErr_Format(PyExc_BufferError,
+                         "%s: the DLPack tensor is on CUDA device %d, which pydevtensor does not "
+                         "see (%d visible)",
+                         where, (int)dl->device.device_id, pdt_physical_device_count(PDT_CUDA));
+            return -1;
+        }
     } else if (dl->device.device_type == kDLCUDA || dl->device.device_type == kDLCUDAManaged) {
         PyErr_Format(PyExc_BufferError, "%s: DLPack device (%d, %d) has a negative device id",
                      where, (int)dl->device.device_type, (int)dl->device.device_id);
@@ -405,7 +426,10 @@ static PyObject *request_capsule(pdt_state *S, PyObject *obj)
         !(empty = PyTuple_New(0)))
         goto fail;
     if (type == kDLCUDA || type == kDLCUDAManaged) {
-        pdt_device d = {PDT_CUDA, (int)id};
+        /* id is a CUDA ordinal; our stream for that GPU is that of its first
+         * logical device (one stream per physical GPU) */
+        int logical = id >= 0 && id < PDT_MAX_DEVICES ? pdt_logical_index(PDT_CUDA, (int)id) : -1;
+        pdt_device d = {PDT_CUDA, logical >= 0 ? logical : (int)id};
         uintptr_t handle;
         pdt_status st = pdt_stream_handle(d, &handle);
         PyObject *h = st == PDT_OK ? PyLong_FromVoidPtr((void *)handle) : NULL;

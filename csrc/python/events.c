@@ -41,7 +41,7 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!self)
         return NULL;
     self->enable_timing = enable_timing;
-    pdt_status st = pdt_event_create(device, &self->ev);
+    pdt_status st = pdt_event_create(device, enable_timing, &self->ev);
     if (st != PDT_OK) {
         Py_DECREF(self);
         return pdt_raise(S, st);
@@ -130,6 +130,13 @@ static PyObject *event_device(PyObject *self, void *closure)
     return S ? pdt_device_object(S, ((PdtEventObject *)self)->ev.device) : NULL;
 }
 
+/* The cudaEvent_t as an integer, as torch.cuda.Event.cuda_event (for ctypes). */
+static PyObject *event_handle(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromVoidPtr(((PdtEventObject *)self)->ev.handle);
+}
+
 static PyObject *event_repr(PyObject *self)
 {
     const PdtEventObject *e = (const PdtEventObject *)self;
@@ -155,6 +162,7 @@ static PyMethodDef event_methods[] = {
 
 static PyGetSetDef event_getset[] = {
     {"device", event_device, NULL, "The CUDA device whose stream the event records on.", NULL},
+    {"cuda_event", event_handle, NULL, "The cudaEvent_t handle, as an integer.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
