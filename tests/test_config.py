@@ -227,7 +227,8 @@ def test_two_logical_gpus_on_one_card():
         gpu = c.list_physical_devices('GPU')[0]
         c.set_logical_device_configuration(gpu, [c.LogicalDeviceConfiguration(1024),
                                                  c.LogicalDeviceConfiguration(1024)])
-        print(pdt.try_all_gpus())
+        gpus = pdt.try_all_gpus()  # the split card first, then any other physical GPU
+        print(gpus[:2], len(gpus) == len(c.list_physical_devices('GPU')) + 1)
         x = pdt.arange(1000, device='cuda:0')
         pdt.reset_transfer_stats()
         y = x.to('cuda:1')
@@ -237,6 +238,6 @@ def test_two_logical_gpus_on_one_card():
         except pdt.OutOfMemoryError as e:
             print("oom", 'limit 1.00 GiB' in str(e))
     """).splitlines()
-    assert out[0] == "[device(type='cuda', index=0), device(type='cuda', index=1)]"
+    assert out[0] == "[device(type='cuda', index=0), device(type='cuda', index=1)] True"
     assert out[1] == "cuda:1 True {'count': 1, 'bytes': 8000}"
     assert out[2] == "oom True"

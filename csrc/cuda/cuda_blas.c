@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cuda_library.h"
+
 #define PDT_STR2(x) #x
 #define PDT_STR(x) PDT_STR2(x)
 #define PDT_CUBLAS_SONAME "libcublas.so." PDT_STR(CUBLAS_VER_MAJOR)
@@ -16,54 +18,10 @@ static pdt_cublas_table cublas;
 static pthread_once_t cublas_once = PTHREAD_ONCE_INIT;
 static char cublas_error[768];
 
-#ifdef PDT_CUDA_EMULATED
-/* The emulated build (csrc/cuda/emulator/README.md) loads the emulated cuBLAS
- * by full path from the build itself, <directory of this extension
- * module>/_emulated_cuda/libcublas.so.N, never a system library of that name.
- * NULL, with cublas_error set, when it cannot. */
-static void *cublas_open(void)
-{
-    Dl_info self;
-    if (!dladdr((const void *)(uintptr_t)&pdt_cublas, &self) || !self.dli_fname) {
-        snprintf(cublas_error, sizeof cublas_error,
-                 "cuBLAS could not be loaded: the extension module's path is unknown");
-        return NULL;
-    }
-    const char *slash = strrchr(self.dli_fname, '/');
-    char path[4096];
-    int n = slash ? snprintf(path, sizeof path, "%.*s/_emulated_cuda/%s",
-                             (int)(slash - self.dli_fname), self.dli_fname, PDT_CUBLAS_SONAME)
-                  : snprintf(path, sizeof path, "./_emulated_cuda/%s", PDT_CUBLAS_SONAME);
-    if (n < 0 || (size_t)n >= sizeof path) {
-        snprintf(cublas_error, sizeof cublas_error,
-                 "cuBLAS could not be loaded: the emulated library's path is too long");
-        return NULL;
-    }
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *why = dlerror();
-        snprintf(cublas_error, sizeof cublas_error,
-                 "the emulated cuBLAS could not be loaded: %.640s", why ? why : path);
-    }
-    return lib;
-}
-#else
-/* The toolkit's cuBLAS, found by the dynamic loader under its soname. */
-static void *cublas_open(void)
-{
-    void *lib = dlopen(PDT_CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *why = dlerror();
-        snprintf(cublas_error, sizeof cublas_error, "cuBLAS could not be loaded: %s",
-                 why ? why : PDT_CUBLAS_SONAME " not found");
-    }
-    return lib;
-}
-#endif
-
 static void cublas_load(void)
 {
-    void *lib = cublas_open();
+    void *lib = pdt_cuda_open_library(PDT_CUBLAS_SONAME, "cuBLAS", cublas_error,
+                                      sizeof cublas_error);
     if (!lib)
         return;
     struct {

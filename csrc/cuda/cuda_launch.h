@@ -25,7 +25,7 @@
 #ifdef PDT_CUDA_EMULATED
 #include "emu_kernel.h" /* pdt_emu_launch, PDT_EMU_KERNEL_POINTERS */
 #define PDT_LAUNCH(kernel, grid, block, shared_bytes, stream, ...)                                 \
-    pdt_emu_launch(#kernel, PDT_LAUNCH_UNPAREN_ kernel, grid, block, shared_bytes, stream,       \
+    pdt_emu_launch(#kernel, PDT_LAUNCH_UNPAREN_ kernel, grid, block, shared_bytes, stream,         \
                    ##__VA_ARGS__)
 #define PDT_KERNEL_POINTERS(...) PDT_EMU_KERNEL_POINTERS(__VA_ARGS__)
 #else

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cuda_library.h"
 #include "nccl_api.h" /* not <nccl.h>: a GPU machine may lack it */
 
 #include "cuda_ops.h"
@@ -58,54 +59,9 @@ static pthread_mutex_t nccl_mutex = PTHREAD_MUTEX_INITIALIZER;
 static nccl_comms nccl_cache[PDT_NCCL_CACHE]; /* guarded by nccl_mutex */
 static unsigned long long nccl_clock;         /* guarded by nccl_mutex */
 
-#ifdef PDT_CUDA_EMULATED
-/* The emulated build (csrc/cuda/emulator/README.md) loads the emulated NCCL by
- * full path from the build itself, <directory of this extension
- * module>/_emulated_cuda/libnccl.so.2, never a system library of that name.
- * NULL, with nccl_error set, when it cannot. */
-static void *nccl_open(void)
-{
-    Dl_info self;
-    if (!dladdr((const void *)(uintptr_t)&pdt_cuda_nccl_available, &self) || !self.dli_fname) {
-        snprintf(nccl_error, sizeof nccl_error,
-                 "NCCL could not be loaded: the extension module's path is unknown");
-        return NULL;
-    }
-    const char *slash = strrchr(self.dli_fname, '/');
-    char path[4096];
-    int n = slash ? snprintf(path, sizeof path, "%.*s/_emulated_cuda/%s",
-                             (int)(slash - self.dli_fname), self.dli_fname, PDT_NCCL_SONAME)
-                  : snprintf(path, sizeof path, "./_emulated_cuda/%s", PDT_NCCL_SONAME);
-    if (n < 0 || (size_t)n >= sizeof path) {
-        snprintf(nccl_error, sizeof nccl_error,
-                 "NCCL could not be loaded: the emulated library's path is too long");
-        return NULL;
-    }
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *why = dlerror();
-        snprintf(nccl_error, sizeof nccl_error, "the emulated NCCL could not be loaded: %.640s",
-                 why ? why : path);
-    }
-    return lib;
-}
-#else
-/* NCCL, found by the dynamic loader under its soname. */
-static void *nccl_open(void)
-{
-    void *lib = dlopen(PDT_NCCL_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *why = dlerror();
-        snprintf(nccl_error, sizeof nccl_error, "NCCL could not be loaded: %s",
-                 why ? why : PDT_NCCL_SONAME " not found");
-    }
-    return lib;
-}
-#endif
-
 static void nccl_load(void)
 {
-    void *lib = nccl_open();
+    void *lib = pdt_cuda_open_library(PDT_NCCL_SONAME, "NCCL", nccl_error, sizeof nccl_error);
     if (!lib)
         return;
     struct {

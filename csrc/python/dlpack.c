@@ -339,15 +339,11 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
         device.kind = PDT_CPU, device.index = 0;
     } else if ((dl->device.device_type == kDLCUDA || dl->device.device_type == kDLCUDAManaged) &&
                dl->device.device_id >= 0) {
-        /* a CUDA ordinal: the GPU's first logical device (Note [logical devices]) */
-        device.kind = PDT_CUDA, device.index = pdt_logical_index(PDT_CUDA, dl->device.device_id);
-        if (device.index < 0) {
-            PyErr_Format(PyExc_BufferError,
-                         "%s: the DLPack tensor is on CUDA device %d, which pydevtensor does not "
-                         "see (%d visible)",
-                         where, (int)dl->device.device_id, pdt_physical_device_count(PDT_CUDA));
-            return -1;
-        }
+        /* a CUDA ordinal: the GPU's first logical device (Note [logical devices]);
+         * a GPU we do not see keeps its ordinal, which the device check below
+         * reports as an unknown device (DeviceError) */
+        int logical = pdt_logical_index(PDT_CUDA, dl->device.device_id);
+        device.kind = PDT_CUDA, device.index = logical >= 0 ? logical : (int)dl->device.device_id;
     } else if (dl->device.device_type == kDLCUDA || dl->device.device_type == kDLCUDAManaged) {
         PyErr_Format(PyExc_BufferError, "%s: DLPack device (%d, %d) has a negative device id",
                      where, (int)dl->device.device_type, (int)dl->device.device_id);

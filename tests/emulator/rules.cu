@@ -10,12 +10,7 @@
 
 #include "cuda_launch.h"
 
-#define X(call)                                                                                    \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess)                                                                     \
-            return -1000 - (int)e_;                                                                \
-    } while (0)
+#include "check.h"
 
 __global__ void write_value(int *p, int v) { p[threadIdx.x] = v; }
 

@@ -88,11 +88,37 @@ stream *resolve(cudaStream_t handle, const char *call)
 
 int stream_device(stream *s) { return s->device; }
 
-void enqueue(stream *s, const char *what, std::function<void()> fn)
+/* Note [bounded queues]
+ * ~~~~~~~~~~~~~~~~~~~~~~
+ * A GPU works through its queue by itself; the emulator runs a stream only
+ * when waited on.  A program that never waits (a training loop that leaves
+ * its results on the device) would make the queue, and everything its
+ * operations hold, grow without end.  A real driver's queue of pending work is
+ * finite too, and a launch into a full queue blocks the host until the GPU
+ * has made room: so when a stream holds kMaxPending operations, the thread
+ * that adds one first runs the older half.  Stale data is still shown for any
+ * read that does not wait, as long as fewer operations than that stand
+ * between the write and the read. */
+constexpr uint64_t kMaxPending = 1024;
+
+/* s->mu held: appends; returns the position to run up to first, or 0. */
+static uint64_t push(stream *s, const char *what, std::function<void()> fn)
 {
-    std::lock_guard<std::mutex> g(s->mu);
     s->queue.push_back(op{what, std::move(fn)});
     s->enqueued++;
+    const uint64_t pending = s->enqueued - s->completed;
+    return pending > kMaxPending ? s->completed + pending / 2 : 0;
+}
+
+void enqueue(stream *s, const char *what, std::function<void()> fn)
+{
+    uint64_t make_room;
+    {
+        std::lock_guard<std::mutex> g(s->mu);
+        make_room = push(s, what, std::move(fn));
+    }
+    if (make_room)
+        drain_to(s, make_room);
 }
 
 uint64_t stream_position(stream *s)
@@ -301,16 +327,20 @@ PDT_EMU_API cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t handle)
      * different devices. */
     if (s->device != ev->device)
         return set_error(cudaErrorInvalidResourceHandle);
-    std::lock_guard<std::mutex> g(s->mu);
-    s->queue.push_back(op{"event record", [ev] {
-                              /* the event may be destroyed before this runs */
-                              std::lock_guard<std::mutex> r(registry_mu);
-                              if (all_events.count(ev))
-                                  ev->time_ms = now_ms();
-                          }});
-    s->enqueued++;
-    ev->s = s;
-    ev->pos = s->enqueued;
+    uint64_t make_room;
+    {
+        std::lock_guard<std::mutex> g(s->mu);
+        make_room = push(s, "event record", [ev] {
+            /* the event may be destroyed before this runs */
+            std::lock_guard<std::mutex> r(registry_mu);
+            if (all_events.count(ev))
+                ev->time_ms = now_ms();
+        });
+        ev->s = s;
+        ev->pos = s->enqueued;
+    }
+    if (make_room)
+        drain_to(s, make_room);
     return cudaSuccess;
 }
 
