@@ -394,29 +394,30 @@ def test_versioned_capsule_layout_and_copy_flag():
     assert pdt.from_dlpack(copied).tolist() == t.tolist()
 
 
-def test_unconsumed_and_consumed_capsules_release_the_tensor():
+def test_unconsumed_and_consumed_capsules_release_the_storage():
+    # A capsule holds the storage, not the Tensor, whose storage `.data =` may
+    # replace (Note [exports hold the storage]).
     t = pdt.ones(4)
+    n = t._storage_refcount()
     alive = weakref.ref(t)
     capsule = t.__dlpack__(max_version=(1, 0))
+    assert t._storage_refcount() == n + 1
+    keep = pdt.Tensor(t)  # watches the storage
     del t
     gc.collect()
-    assert alive() is not None  # the capsule holds it
+    assert alive() is None and keep._storage_refcount() == n + 1
     del capsule
     gc.collect()
-    assert alive() is None  # the capsule's destructor ran the deleter
-    t = pdt.ones(4)
-    alive = weakref.ref(t)
-    x = pdt.from_dlpack(t.__dlpack__())
-    del t
-    gc.collect()
-    assert alive() is not None and x.tolist() == [1, 1, 1, 1]
+    assert keep._storage_refcount() == n  # the capsule's destructor ran the deleter
+    x = pdt.from_dlpack(keep.__dlpack__())
+    assert keep._storage_refcount() == n + 1 and x.tolist() == [1, 1, 1, 1]
     # The last view may die on another thread (the deleter takes the GIL itself).
     worker = threading.Thread(target=lambda xs: xs.clear(), args=([x],))
     del x
     worker.start()
     worker.join()
     gc.collect()
-    assert alive() is None
+    assert keep._storage_refcount() == n
 
 
 def test_dlpack_export_arguments():

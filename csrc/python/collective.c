@@ -29,12 +29,19 @@ static PyObject *c_allreduce_sum(PyObject *m, PyObject *seq)
             Py_DECREF(items);
             return NULL;
         }
-        ts[i] = pdt_tensor_of(o);
+    }
+    /* Views of our own, not the objects' (Note [the GIL and storages]). */
+    pdt_tensor held[PDT_MAX_DEVICES];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        pdt_tensor_share(&held[i], pdt_tensor_of(PyTuple_GET_ITEM(items, i)));
+        ts[i] = &held[i];
     }
     pdt_status st;
     Py_BEGIN_ALLOW_THREADS
     st = pdt_allreduce_sum((int)n, ts);
     Py_END_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++)
+        pdt_tensor_release(&held[i]);
     Py_DECREF(items);
     if (st != PDT_OK)
         return pdt_raise(S, st);

@@ -16,8 +16,9 @@
  *
  * Note [DLPack lifetimes]
  * ~~~~~~~~~~~~~~~~~~~~~~~
- * An exported capsule holds a reference to the Tensor it shows (a copy's
- * Tensor when dl_device or copy=True asked for one).  A consumer that takes
+ * An exported capsule holds a _StorageRef to the storage it shows (a copy's
+ * when dl_device or copy=True asked for one), not the Tensor, whose storage
+ * `.data =` may replace (Note [exports hold the storage] in storage_ref.c).  A consumer that takes
  * the tensor renames the capsule "used_..." and calls the deleter when done,
  * perhaps on another thread and without the GIL; the deleter takes the GIL to
  * drop the reference.  A capsule that dies unconsumed calls the deleter from
@@ -47,8 +48,8 @@ static int dtype_from_dl(DLDataType t, const char *where)
 
 /* ---- export ---- */
 
-/* What an exported capsule owns: the Tensor whose memory it shows, and the
- * shape and strides its DLTensor points to. */
+/* What an exported capsule owns: a _StorageRef to the memory it shows, and
+ * the shape and strides its DLTensor points to. */
 typedef struct {
     union {
         DLManagedTensor legacy;
@@ -93,10 +94,11 @@ static void export_capsule_destructor(PyObject *capsule)
     PyErr_Restore(et, ev, tb);
 }
 
-/* A capsule showing owner's (a Tensor's) memory; steals the owner reference. */
+/* A capsule showing owner's (a _StorageRef's) memory; steals the owner
+ * reference. */
 static PyObject *export_capsule(PyObject *owner, int versioned, uint32_t minor, int copied)
 {
-    const pdt_tensor *t = pdt_tensor_of(owner);
+    const pdt_tensor *t = pdt_storage_ref_tensor(owner);
     dlpack_export *e = PyMem_RawCalloc(1, sizeof *e);
     if (!e) {
         Py_DECREF(owner);
@@ -239,10 +241,10 @@ PyObject *pdt_dlpack_export(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (elsewhere || copy == 1) {
         pdt_tensor c;
         if (pdt_copy_for(S, t, target, t->dtype, "__dlpack__()", 0, &c) < 0 ||
-            !(owner = pdt_tensor_wrap_new(S, &c)))
+            !(owner = pdt_storage_ref_steal(S, &c)))
             return NULL;
-    } else {
-        owner = Py_NewRef(self);
+    } else if (!(owner = pdt_storage_ref_new(S, t))) {
+        return NULL;
     }
     if (target.kind == PDT_CUDA && stream != -1) {
         pdt_status st = pdt_stream_wait(target, (uintptr_t)stream, PDT_STREAM_EXTERNAL_WAITS);
@@ -300,6 +302,32 @@ static void release_dlpack(void *ctx)
     PyMem_RawFree(imp);
 }
 
+/* Note [DLPack and logical devices]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * DLPack names physical devices: cpu:1 (a logical CPU device) exports as
+ * (kDLCPU, 0) and a second logical device on GPU 0 as (kDLCUDA, 0).  Read
+ * back naively, such a tensor would land on cpu or cuda:0: moved to another
+ * device with no copy counted and no transfer guard asked.  A capsule we
+ * exported ourselves says where its memory really lives (its manager holds
+ * the storage), so it comes back on that device; from_dlpack then copies
+ * only when asked to (device= elsewhere, or copy=True), through the counted
+ * and guarded pdt_copy_for. */
+static void own_export_device(const dlpack_import *imp, pdt_device *device)
+{
+    const dlpack_export *e = NULL;
+    if (imp->versioned) {
+        const DLManagedTensorVersioned *m = imp->managed;
+        if (m->deleter == export_delete_versioned)
+            e = m->manager_ctx;
+    } else {
+        const DLManagedTensor *m = imp->managed;
+        if (m->deleter == export_delete_legacy)
+            e = m->manager_ctx;
+    }
+    if (e && e->owner)
+        *device = pdt_storage_ref_tensor(e->owner)->device;
+}
+
 /* Takes the tensor out of a DLPack capsule (renaming it "used_..."): 0 with a
  * zero-copy tensor, 1 with a copy (read-only memory and copy is 1), or -1. */
 static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor *out)
@@ -355,6 +383,7 @@ static int consume_capsule(pdt_state *S, PyObject *capsule, int copy, pdt_tensor
                      where, (int)dl->device.device_type);
         return -1;
     }
+    own_export_device(&imp, &device);
     int read_only = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     if (read_only && copy != 1) {
         PyErr_Format(PyExc_ValueError,

@@ -170,9 +170,12 @@ int pdt_copy_for(pdt_state *S, const pdt_tensor *src, pdt_device device, pdt_dty
     pdt_status st;
     copy_op = op, copy_src = src, copy_implicit = implicit;
     if (!pdt_device_eq(device, src->device) || pdt_tensor_numel(src) > PDT_GIL_RELEASE_NUMEL) {
+        pdt_hold h = {0}; /* Note [the GIL and storages] */
+        copy_src = src = pdt_hold_view(&h, src);
         Py_BEGIN_ALLOW_THREADS
         st = pdt_copy_to_new(src, device, dtype, 0, 0, out);
         Py_END_ALLOW_THREADS
+        pdt_hold_release(&h);
     } else {
         st = pdt_copy_to_new(src, device, dtype, 0, 0, out);
     }

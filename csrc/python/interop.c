@@ -159,7 +159,10 @@ static PyObject *get_array_interface(PyObject *self, void *c)
                      pdt_device_str(t->device, name, sizeof name));
         return NULL;
     }
-    return interface_dict(t, NULL);
+    PyObject *d = interface_dict(t, NULL);
+    if (d) /* Note [interfaces keep the storage] in tensor_object.c */
+        ((PdtTensorObject *)self)->shown = 1;
+    return d;
 }
 
 static PyObject *get_cuda_array_interface(PyObject *self, void *c)
@@ -182,6 +185,8 @@ static PyObject *get_cuda_array_interface(PyObject *self, void *c)
     PyObject *stream = PyLong_FromVoidPtr((void *)handle);
     PyObject *d = stream ? interface_dict(t, stream) : NULL;
     Py_XDECREF(stream);
+    if (d) /* Note [interfaces keep the storage] in tensor_object.c */
+        ((PdtTensorObject *)self)->shown = 1;
     return d;
 }
 

@@ -33,7 +33,8 @@ static int module_exec(PyObject *module)
                              pdt_guard_functions,  pdt_config_functions,  pdt_collective_functions};
     if (pdt_errors_init(module, S) < 0 || pdt_device_type_init(module, S) < 0 ||
         pdt_dtype_type_init(module, S) < 0 || pdt_tensor_type_init(module, S) < 0 ||
-        pdt_events_init(module, S) < 0 || pdt_guard_init() < 0)
+        pdt_storage_ref_type_init(module, S) < 0 || pdt_events_init(module, S) < 0 ||
+        pdt_guard_init() < 0)
         return -1;
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (PyModule_AddFunctions(module, tables[i]) < 0)
@@ -51,6 +52,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(S->device_type);
     Py_VISIT(S->dtype_type);
     Py_VISIT(S->tensor_type);
+    Py_VISIT(S->storage_ref_type);
     Py_VISIT(S->size_type);
     for (int i = 0; i < PDT_NUM_DTYPES; i++)
         Py_VISIT(S->dtypes[i]);
@@ -76,6 +78,7 @@ static int module_clear(PyObject *module)
     Py_CLEAR(S->OutOfMemoryError);
     Py_CLEAR(S->TransferError);
     Py_CLEAR(S->DeviceError);
+    Py_CLEAR(S->storage_ref_type);
     Py_CLEAR(S->tensor_type);
     Py_CLEAR(S->dtype_type);
     Py_CLEAR(S->device_type);

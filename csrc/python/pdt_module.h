@@ -26,6 +26,11 @@ typedef struct {
     PyObject_HEAD
     pdt_tensor t;
     PyObject *weakreflist;
+    /* Note [interfaces keep the storage] (tensor_object.c): shown is 1 once an
+     * array interface showed t's storage; kept is NULL or a list of
+     * _StorageRefs for the storages shown before .data moved the tensor. */
+    int shown;
+    PyObject *kept;
 } PdtTensorObject;
 
 /* ---- module state (one per module object; see module.c) ---- */
@@ -34,6 +39,7 @@ typedef struct {
     PyTypeObject *device_type;
     PyTypeObject *dtype_type;
     PyTypeObject *tensor_type;
+    PyTypeObject *storage_ref_type;   /* _StorageRef (storage_ref.c) */
     PyObject *dtypes[PDT_NUM_DTYPES]; /* the dtype singletons */
     PyObject *default_dtype;          /* borrowed from dtypes[] */
     /* exceptions */
@@ -86,6 +92,45 @@ static inline int pdt_is_tensor(pdt_state *S, PyObject *o)
 }
 static inline pdt_tensor *pdt_tensor_of(PyObject *o) { return &((PdtTensorObject *)o)->t; }
 
+/* Note [the GIL and storages]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * While the GIL is released, another thread may run `x.data = y`, which
+ * rewrites x's pdt_tensor in place and drops x's storage reference: a core
+ * call handed pdt_tensor_of(x) would then read a half-written view, or memory
+ * already freed.  So before releasing the GIL an op takes a view of its own
+ * (a storage reference) of every tensor it reads or writes, with pdt_hold,
+ * passes those views to the core, and drops them with pdt_hold_release once
+ * it holds the GIL again. */
+#define PDT_HOLD_MAX 4
+typedef struct {
+    int n;
+    pdt_tensor v[PDT_HOLD_MAX];
+} pdt_hold;
+/* A view of t (NULL for NULL) that lives until pdt_hold_release(h). */
+static inline const pdt_tensor *pdt_hold_view(pdt_hold *h, const pdt_tensor *t)
+{
+    if (!t)
+        return NULL;
+    pdt_tensor_share(&h->v[h->n], t);
+    return &h->v[h->n++];
+}
+static inline void pdt_hold_release(pdt_hold *h)
+{
+    while (h->n > 0)
+        pdt_tensor_release(&h->v[--h->n]);
+}
+
+/* ---- storage references (storage_ref.c, Note [exports hold the storage]) ---- */
+
+int pdt_storage_ref_type_init(PyObject *module, pdt_state *S);
+/* A new _StorageRef holding a view of t's storage (a buffer exporter for CPU
+ * memory). */
+PyObject *pdt_storage_ref_new(pdt_state *S, const pdt_tensor *t);
+/* The same, taking over t's reference (released on failure). */
+PyObject *pdt_storage_ref_steal(pdt_state *S, pdt_tensor *t);
+/* The view a _StorageRef holds. */
+const pdt_tensor *pdt_storage_ref_tensor(PyObject *ref);
+
 /* A size argument list: ints, or a single tuple/list of ints (PyTorch style). */
 int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t *shape,
                     const char *fname);
@@ -124,8 +169,8 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
  * (no exception) when writable is asked and the buffer is read-only; -1 with
  * an exception naming `where` (tensor_convert.c). */
 int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where, pdt_tensor *out);
-/* A NumPy array sharing CPU tensor `tensor`'s memory (its base keeps the
- * tensor alive) (tensor_convert.c). */
+/* A NumPy array sharing CPU tensor `tensor`'s memory (its base holds the
+ * storage: Note [exports hold the storage]) (tensor_convert.c). */
 PyObject *pdt_numpy_view(PyObject *tensor);
 
 /* ---- the NumPy/DLPack boundary (interop.c) and the transfer guard (guard.c) ---- */

@@ -443,11 +443,17 @@ static int t_bool_scalar(PyObject *self)
 
 /* ---- the buffer protocol (CPU tensors only) ---- */
 
-static const char *const buffer_formats[PDT_NUM_DTYPES] = {"?", "i", "q", "f", "d"};
-
+/* The buffer is a _StorageRef's, which holds the storage: `t.data = other`
+ * cannot free the memory under a memoryview or a NumPy array (Note [exports
+ * hold the storage] in storage_ref.c).  The Tensor itself never appears as a
+ * buffer's obj, so it needs no releasebuffer. */
 static int t_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
+    view->obj = NULL;
+    if (!S)
+        return -1;
     if (t->device.kind != PDT_CPU) {
         char name[32];
         PyErr_Format(PyExc_BufferError,
@@ -456,47 +462,19 @@ static int t_getbuffer(PyObject *self, Py_buffer *view, int flags)
                      pdt_device_str(t->device, name, sizeof name));
         return -1;
     }
-    Py_ssize_t *dims = PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (size_t)(t->ndim ? t->ndim : 1));
-    if (!dims) {
-        PyErr_NoMemory();
+    PyObject *ref = pdt_storage_ref_new(S, t);
+    if (!ref)
         return -1;
-    }
-    Py_ssize_t itemsize = (Py_ssize_t)pdt_dtype_size(t->dtype);
-    for (int i = 0; i < t->ndim; i++) {
-        dims[i] = (Py_ssize_t)t->shape[i];
-        dims[t->ndim + i] = (Py_ssize_t)t->strides[i] * itemsize;
-    }
-    if (!(flags & PyBUF_STRIDES) && !pdt_tensor_is_contiguous(t)) {
-        PyMem_Free(dims);
-        PyErr_SetString(PyExc_BufferError,
-                        "the tensor is not contiguous; ask for a strided buffer");
-        return -1;
-    }
-    view->buf = pdt_tensor_ptr(t);
-    view->obj = Py_NewRef(self);
-    view->len = (Py_ssize_t)pdt_tensor_numel(t) * itemsize;
-    view->readonly = 0;
-    view->itemsize = itemsize;
-    view->format = (flags & PyBUF_FORMAT) ? (char *)buffer_formats[t->dtype] : NULL;
-    view->ndim = t->ndim;
-    view->shape = (flags & PyBUF_ND) ? dims : NULL;
-    view->strides = (flags & PyBUF_STRIDES) ? dims + t->ndim : NULL;
-    view->suboffsets = NULL;
-    view->internal = dims;
-    return 0;
-}
-
-static void t_releasebuffer(PyObject *self, Py_buffer *view)
-{
-    (void)self;
-    PyMem_Free(view->internal);
+    int r = PyObject_GetBuffer(ref, view, flags);
+    Py_DECREF(ref);
+    return r;
 }
 
 PyObject *pdt_numpy_view(PyObject *tensor)
 {
     /* sys.modules first: importing costs a microsecond even when NumPy is
      * loaded.  NumPy wraps the tensor's buffer in a memoryview, the array's
-     * base, which holds the tensor. */
+     * base, which holds a _StorageRef (Note [exports hold the storage]). */
     PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); /* borrowed */
     PyObject *imported = np ? NULL : PyImport_ImportModule("numpy");
     PyObject *module = np ? np : imported;
@@ -580,6 +558,5 @@ PyType_Slot pdt_tensor_convert_slots[] = {
     {Py_nb_int, t_int_scalar},
     {Py_nb_bool, t_bool_scalar},
     {Py_bf_getbuffer, t_getbuffer},
-    {Py_bf_releasebuffer, t_releasebuffer},
     {0, NULL},
 };

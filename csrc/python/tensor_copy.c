@@ -12,9 +12,12 @@ static PyObject *copy_new(pdt_state *S, const pdt_tensor *src, pdt_device device
     pdt_tensor out;
     pdt_status st;
     if (pdt_tensor_numel(src) > PDT_GIL_RELEASE_NUMEL || device.kind != src->device.kind) {
+        pdt_hold h = {0}; /* Note [the GIL and storages] */
+        src = pdt_hold_view(&h, src);
         Py_BEGIN_ALLOW_THREADS
         st = pdt_copy_to_new(src, device, dtype, storage_flags, copy_flags, &out);
         Py_END_ALLOW_THREADS
+        pdt_hold_release(&h);
     } else {
         st = pdt_copy_to_new(src, device, dtype, storage_flags, copy_flags, &out);
     }
@@ -191,9 +194,12 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             return pdt_raise(S, st);
         s = &tmp;
     }
+    pdt_hold h = {0}; /* Note [the GIL and storages] */
+    d = pdt_hold_view(&h, d), s = pdt_hold_view(&h, s);
     Py_BEGIN_ALLOW_THREADS
     st = pdt_copy(d, s, non_blocking ? PDT_COPY_NON_BLOCKING : 0);
     Py_END_ALLOW_THREADS
+    pdt_hold_release(&h);
     pdt_tensor_release(&tmp);
     if (st != PDT_OK)
         return pdt_raise(S, st);

@@ -528,6 +528,8 @@ static PyObject *random_fill_(PyObject *self, pdt_random_kind kind, double a, do
     }
     pdt_status st;
     pdt_tensor tmp = {0};
+    pdt_hold h = {0}; /* Note [the GIL and storages] */
+    t = pdt_hold_view(&h, t);
     Py_BEGIN_ALLOW_THREADS
     if (pdt_tensor_is_contiguous(t)) {
         st = pdt_random(t, kind, a, b, 0, 0);
@@ -540,6 +542,7 @@ static PyObject *random_fill_(PyObject *self, pdt_random_kind kind, double a, do
         pdt_tensor_release(&tmp);
     }
     Py_END_ALLOW_THREADS
+    pdt_hold_release(&h);
     if (st != PDT_OK)
         return pdt_raise(S, st);
     return Py_NewRef(self);

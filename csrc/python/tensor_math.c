@@ -144,9 +144,12 @@ static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pd
     const pdt_tensor *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
     pdt_status st;
     if (work_numel(a.t, b.t) > PDT_GIL_RELEASE_NUMEL) {
+        pdt_hold h = {0}; /* Note [the GIL and storages] */
+        a.t = pdt_hold_view(&h, a.t), b.t = pdt_hold_view(&h, b.t), out = pdt_hold_view(&h, out);
         Py_BEGIN_ALLOW_THREADS
         st = pdt_binary(name, op, a, b, out, &result);
         Py_END_ALLOW_THREADS
+        pdt_hold_release(&h);
     } else {
         st = pdt_binary(name, op, a, b, out, &result);
     }
@@ -162,9 +165,17 @@ static PyObject *run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyOb
     const pdt_tensor *t = pdt_tensor_of(x), *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
     pdt_status st;
     if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
+        pdt_hold h = {0}; /* Note [the GIL and storages] */
+        pdt_arg l, u;
+        t = pdt_hold_view(&h, t), out = pdt_hold_view(&h, out);
+        if (lo)
+            l = *lo, l.t = pdt_hold_view(&h, l.t), lo = &l;
+        if (hi)
+            u = *hi, u.t = pdt_hold_view(&h, u.t), hi = &u;
         Py_BEGIN_ALLOW_THREADS
         st = pdt_unary(name, op, t, lo, hi, out, &result);
         Py_END_ALLOW_THREADS
+        pdt_hold_release(&h);
     } else {
         st = pdt_unary(name, op, t, lo, hi, out, &result);
     }
@@ -547,9 +558,19 @@ static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *
     pdt_tensor result;
     const pdt_tensor *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
     pdt_status st;
+    pdt_hold h = {0}; /* Note [the GIL and storages] */
+    pdt_arg xa = *bound[0], l, u;
+    const pdt_arg *lo = NULL, *hi = NULL;
+    xa.t = pdt_hold_view(&h, xa.t);
+    if (bound[1])
+        l = *bound[1], l.t = pdt_hold_view(&h, l.t), lo = &l;
+    if (bound[2])
+        u = *bound[2], u.t = pdt_hold_view(&h, u.t), hi = &u;
+    out = pdt_hold_view(&h, out);
     Py_BEGIN_ALLOW_THREADS
-    st = clamp_by_ops(name, *bound[0], bound[1], bound[2], out, &result);
+    st = clamp_by_ops(name, xa, lo, hi, out, &result);
     Py_END_ALLOW_THREADS
+    pdt_hold_release(&h);
     if (st != PDT_OK)
         return pdt_raise(S, st);
     return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
@@ -584,9 +605,12 @@ static PyObject *fill_with(PyObject *self, pdt_scalar value)
         return NULL;
     }
     if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
+        pdt_hold h = {0}; /* Note [the GIL and storages] */
+        t = pdt_hold_view(&h, t);
         Py_BEGIN_ALLOW_THREADS
         st = pdt_fill(t, value);
         Py_END_ALLOW_THREADS
+        pdt_hold_release(&h);
     } else {
         st = pdt_fill(t, value);
     }

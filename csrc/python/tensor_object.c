@@ -28,6 +28,7 @@ static void tensor_dealloc(PyObject *self)
         PyObject_ClearWeakRefs(self);
     /* A Python subclass (nn.Parameter) reaches here through subtype_dealloc,
      * which has already untracked the object and cleared its __dict__. */
+    Py_CLEAR(o->kept);
     pdt_tensor_release(&o->t);
     tp->tp_free(self);
     Py_DECREF(tp);
@@ -141,12 +142,23 @@ static PyObject *get_data(PyObject *self, void *c)
     return pdt_tensor_wrap_new(S, &view);
 }
 
+/* Note [interfaces keep the storage]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * __array_interface__ and __cuda_array_interface__ hand out a bare address,
+ * and their consumers keep the Tensor object alive, not our storage (the
+ * interfaces have no way to name another owner).  So once an interface has
+ * shown a tensor's storage (o->shown), `t.data = other` does not drop that
+ * storage: it moves a reference to it into o->kept, which lives as long as
+ * the Tensor does.  The buffer protocol and DLPack need none of this: they
+ * hold the storage themselves (Note [exports hold the storage]). */
+
 /* t.data = other: t now views other's storage (its device, dtype and shape).
  * This is how Module.to() moves a Parameter in place, keeping the object. */
 static int set_data(PyObject *self, PyObject *value, void *c)
 {
     (void)c;
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    PdtTensorObject *o = (PdtTensorObject *)self;
     if (!S)
         return -1;
     if (!value || !pdt_is_tensor(S, value)) {
@@ -154,9 +166,24 @@ static int set_data(PyObject *self, PyObject *value, void *c)
                      value ? Py_TYPE(value)->tp_name : "deletion");
         return -1;
     }
-    pdt_tensor next, old = *pdt_tensor_of(self);
+    if (o->shown && pdt_tensor_of(value)->storage != o->t.storage) {
+        /* Note [interfaces keep the storage] */
+        PyObject *ref = pdt_storage_ref_new(S, &o->t);
+        if (!ref)
+            return -1;
+        if (!o->kept && !(o->kept = PyList_New(0))) {
+            Py_DECREF(ref);
+            return -1;
+        }
+        int r = PyList_Append(o->kept, ref);
+        Py_DECREF(ref);
+        if (r < 0)
+            return -1;
+        o->shown = 0;
+    }
+    pdt_tensor next, old = o->t;
     pdt_tensor_share(&next, pdt_tensor_of(value));
-    *pdt_tensor_of(self) = next;
+    o->t = next;
     pdt_tensor_release(&old);
     return 0;
 }

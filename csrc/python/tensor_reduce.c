@@ -77,9 +77,12 @@ static PyObject *run(PyObject *self, const request *rq)
     if (!S)
         return NULL;
     if (pdt_tensor_numel(x) > PDT_GIL_RELEASE_NUMEL) {
+        pdt_hold h = {0}; /* Note [the GIL and storages] */
+        x = pdt_hold_view(&h, x);
         Py_BEGIN_ALLOW_THREADS
         st = execute(x, rq, &out);
         Py_END_ALLOW_THREADS
+        pdt_hold_release(&h);
     } else {
         st = execute(x, rq, &out);
     }
@@ -262,9 +265,12 @@ static PyObject *extreme_method(PyObject *self, PyObject *const *args, Py_ssize_
     pdt_status st;
     pdt_reduce_op op = which ? PDT_REDUCE_MIN : PDT_REDUCE_MAX;
     if (pdt_tensor_numel(x) > PDT_GIL_RELEASE_NUMEL) {
+        pdt_hold h = {0}; /* Note [the GIL and storages] */
+        x = pdt_hold_view(&h, x);
         Py_BEGIN_ALLOW_THREADS
         st = pdt_reduce_with_indices(op, x, d, keepdim, &values, &indices);
         Py_END_ALLOW_THREADS
+        pdt_hold_release(&h);
     } else {
         st = pdt_reduce_with_indices(op, x, d, keepdim, &values, &indices);
     }

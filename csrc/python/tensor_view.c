@@ -89,9 +89,12 @@ static PyObject *shape_method(PyObject *self, PyObject *const *args, Py_ssize_t 
     pdt_tensor out;
     pdt_status st;
     if (copy_ok && pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
+        pdt_hold h = {0}; /* Note [the GIL and storages] */
+        t = pdt_hold_view(&h, t);
         Py_BEGIN_ALLOW_THREADS /* reshape may copy */
         st = pdt_reshape(t, ndim, shape, &out);
         Py_END_ALLOW_THREADS
+        pdt_hold_release(&h);
     } else {
         st = copy_ok ? pdt_reshape(t, ndim, shape, &out) : pdt_view(t, ndim, shape, &out);
     }
@@ -129,9 +132,12 @@ static PyObject *t_flatten(PyObject *self, PyObject *const *args, Py_ssize_t nar
     pdt_tensor out;
     pdt_status st;
     if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
+        pdt_hold h = {0}; /* Note [the GIL and storages] */
+        t = pdt_hold_view(&h, t);
         Py_BEGIN_ALLOW_THREADS /* flatten may copy */
         st = pdt_flatten(t, v[0], v[1], &out);
         Py_END_ALLOW_THREADS
+        pdt_hold_release(&h);
     } else {
         st = pdt_flatten(t, v[0], v[1], &out);
     }

@@ -1,0 +1,283 @@
+"""Storage lifetimes across exports and GIL releases, and DLPack on logical
+devices (issue 14).
+
+A Tensor object is not its storage: `t.data = other` (and Module.to(), which
+moves parameters that way) makes it view another storage.  Every export that
+hands out a pointer (the buffer protocol, .numpy(), __array__, the array
+interfaces, DLPack) must keep the memory it points into alive, and an op that
+releases the GIL must hold every storage it touches (Note [exports hold the
+storage] in csrc/python/storage_ref.c, Note [the GIL and storages] in
+csrc/python/pdt_module.h).  Before the fix these cases read freed memory, so
+each runs in its own interpreter: a crash fails the case, not the run.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+N = 1 << 17  # as in PRELUDE
+
+PRELUDE = """
+import gc, threading
+import numpy as np
+import pydevtensor as pdt
+from pydevtensor import nn
+
+N = 1 << 17  # 1 MiB of float64: the allocator gives it back to the system when freed
+
+def churn():
+    # reuse freed memory, so that a dangling pointer reads something else
+    gc.collect()
+    return [pdt.full((N,), -7.0, dtype=pdt.float64) for _ in range(4)]
+"""
+
+
+def run(code, setup="", timeout=240):
+    """Runs code in a fresh interpreter; returns its stdout, failing the test
+    with its return code and stderr when it fails (a segfault is -11)."""
+    source = setup + PRELUDE + textwrap.dedent(code)
+    proc = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+@pytest.mark.parametrize("export", [
+    "t.numpy()",
+    "np.asarray(t)",
+    "t.__array__()",
+    "np.asarray(memoryview(t))",
+    "np.from_dlpack(t)",
+    "np.from_dlpack(pdt.to_numpy(t))",
+    "np.array(Iface(t), copy=False)",
+])
+def test_an_export_outlives_data_assignment(export):
+    out = run(f"""
+        class Iface:  # only the array interface, read from the tensor
+            def __init__(self, t):
+                self.t, self.__array_interface__ = t, t.__array_interface__
+        t = pdt.arange(N, dtype=pdt.float64)
+        a = {export}
+        t.data = pdt.zeros(3)
+        junk = churn()
+        a[1] = 5.0  # writes go to the old storage, not into another tensor
+        print(float(a.sum()), float(a[2]), [float(j.sum()) for j in junk] == [-7.0 * N] * 4)
+    """)
+    assert out.split() == [str(float(N * (N - 1) // 2 + 4)), "2.0", "True"]
+
+
+def test_numpy_of_a_parameter_survives_module_to():
+    out = run("""
+        net = nn.Sequential(nn.Linear(512, 512))
+        w = net[0].weight.numpy()
+        expect = float(w.astype(np.float64).sum())
+        m = memoryview(net[0].bias)
+        net.to(pdt.float64)
+        junk = churn()
+        print(net[0].weight.dtype, float(w.astype(np.float64).sum()) == expect, m.nbytes)
+    """)
+    assert out.split() == ["pydevtensor.float64", "True", "2048"]
+
+
+def test_a_dlpack_capsule_outlives_data_assignment():
+    out = run("""
+        t = pdt.arange(N, dtype=pdt.float64)
+        cap = t.__dlpack__()
+        t.data = pdt.zeros(3)
+        junk = churn()
+        u = pdt.from_dlpack(cap)
+        print(float(u.sum()), u.device)
+    """)
+    assert out.split() == [str(float(N * (N - 1) // 2)), "cpu"]
+
+
+def test_exports_hold_the_storage_not_the_tensor():
+    t = pdt.arange(10, dtype=pdt.float64)
+    before = t._storage_refcount()
+    m = memoryview(t)
+    a = t.numpy()
+    assert t._storage_refcount() == before + 2
+    assert not isinstance(m.obj, pdt.Tensor)  # nothing that `.data =` could move
+    del m, a
+    assert t._storage_refcount() == before
+
+
+def test_a_tensor_keeps_storages_its_interface_showed():
+    t = pdt.arange(4, dtype=pdt.float64)
+    old = pdt.Tensor(t)  # a second view, to watch the storage's references
+    n = old._storage_refcount()
+    t.data = pdt.zeros(2)  # no interface read: the old storage is dropped
+    assert old._storage_refcount() == n - 1
+    t.data = old
+    t.__array_interface__
+    t.data = pdt.zeros(2)  # read: t keeps it while t lives
+    assert old._storage_refcount() == n
+    del t
+    assert old._storage_refcount() == n - 1
+
+
+def test_exports_and_data_assignment_fuzz():
+    """1,000+ random exports, each followed by moving its tensor elsewhere."""
+    out = run("""
+        import random
+        rng = random.Random(14)
+        exports = [
+            lambda t: t.numpy(),
+            lambda t: np.asarray(t),
+            lambda t: t.__array__(),
+            lambda t: np.asarray(memoryview(t)),
+            lambda t: np.from_dlpack(t),
+            lambda t: pdt.from_dlpack(t).numpy(),
+            lambda t: t[1:].numpy(),
+            lambda t: t.t().numpy() if t.ndim == 2 else t.numpy(),
+            lambda t: np.array(Iface(t), copy=False),
+        ]
+        class Iface:
+            def __init__(self, t):
+                self.t, self.__array_interface__ = t, t.__array_interface__
+        moves = [
+            lambda t: setattr(t, "data", pdt.zeros(3)),
+            lambda t: setattr(t, "data", t.to(pdt.float32)),
+            lambda t: nn.Parameter(t).data.__class__,  # no move
+            lambda t: setattr(t, "data", pdt.ones(2, 2, dtype=pdt.int64)),
+        ]
+        checked = 0
+        for i in range(1200):
+            shape = rng.choice([(rng.randint(1, 300),), (rng.randint(1, 40), rng.randint(1, 40))])
+            t = pdt.arange(int(np.prod(shape)), dtype=pdt.float64).reshape(*shape)
+            e = rng.randrange(len(exports))
+            a = exports[e](t)
+            expect = a.copy()
+            rng.choice(moves)(t)
+            if rng.random() < 0.5:
+                del t
+            if i % 50 == 0:
+                junk = churn()
+            else:
+                junk = [pdt.full(shape, -1.0, dtype=pdt.float64) for _ in range(3)]
+            assert np.array_equal(a, expect), (i, e)
+            a[...] = 3.0  # writable, and nobody else's memory
+            assert all(float(j.amax()) == float(j.amin()) < 0 for j in junk), (i, e)
+            checked += 1
+        print(checked)
+    """)
+    assert int(out) == 1200
+
+
+def test_ops_that_release_the_gil_hold_their_storages():
+    """One thread swaps x.data between two storages while others run ops on x
+    that release the GIL; every result must be one of the two answers."""
+    out = run("""
+        import sys
+        sys.setswitchinterval(1e-5)
+        M = 1 << 18
+        ones, twos = pdt.ones(M, dtype=pdt.float64), pdt.full((M,), 2.0, dtype=pdt.float64)
+        x = pdt.Tensor(ones)
+        w = pdt.ones(M, dtype=pdt.float64)
+        stop, bad, done = threading.Event(), [], [0]
+        def swapper():
+            while not stop.is_set():
+                x.data = pdt.ones(M, dtype=pdt.float64)
+                x.data = pdt.full((M,), 2.0, dtype=pdt.float64)
+        def worker(k):
+            ops = [lambda: x.sum().item() / M,
+                   lambda: (x + w).sum().item() / M - 1,
+                   lambda: x.clone().sum().item() / M,
+                   lambda: x.reshape(512, 512).sum().item() / M,
+                   lambda: pdt.clamp(x, 0.0, 5.0).sum().item() / M,
+                   lambda: (x.reshape(512, 512) @ pdt.ones(512, 1, dtype=pdt.float64))
+                             .sum().item() / M,
+                   lambda: x.max().item()]
+            for i in range(300):
+                v = ops[(i + k) % len(ops)]()
+                if v not in (1.0, 2.0):
+                    bad.append(v)
+                done[0] += 1
+        s = threading.Thread(target=swapper)
+        s.start()
+        ws = [threading.Thread(target=worker, args=(k,)) for k in range(3)]
+        for t in ws: t.start()
+        for t in ws: t.join()
+        stop.set(); s.join()
+        print(done[0], bad[:5])
+    """)
+    assert out.split(None, 1) == ["900", "[]\n"]
+
+
+def test_in_place_ops_on_a_moving_tensor_write_a_storage_that_lives():
+    out = run("""
+        import sys
+        sys.setswitchinterval(1e-5)
+        M = 1 << 18
+        x = pdt.zeros(M, dtype=pdt.float64)
+        stop = threading.Event()
+        def swapper():
+            while not stop.is_set():
+                x.data = pdt.zeros(M, dtype=pdt.float64)
+        s = threading.Thread(target=swapper)
+        s.start()
+        for i in range(400):
+            [lambda: x.add_(1.0), lambda: x.fill_(3.0), lambda: x.uniform_(),
+             lambda: x.copy_(pdt.ones(M, dtype=pdt.float64))][i % 4]()
+        stop.set(); s.join()
+        print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+# ---- DLPack on logical devices (Note [DLPack and logical devices]) ----
+
+SPLIT = """
+from pydevtensor import config as c
+c.set_logical_device_configuration(c.list_physical_devices('CPU')[0],
+                                   [c.LogicalDeviceConfiguration()] * 3)
+"""
+
+
+def test_from_dlpack_keeps_a_logical_cpu_device():
+    out = run(setup=SPLIT, code="""
+        x = pdt.arange(6, device='cpu:1')
+        pdt.reset_transfer_stats()
+        with pdt.transfer_guard('disallow_explicit'):
+            y = pdt.from_dlpack(x)                  # zero-copy: stays where it is
+            z = pdt.from_dlpack(x.__dlpack__(max_version=(1, 0)))
+            w = pdt.from_dlpack(x.__dlpack__())     # a legacy capsule
+            y[0] = 10
+            print(y.device, z.device, w.device, x.tolist()[0], w.tolist()[0])
+        print(pdt.transfer_stats()['peer']['count'])
+        with pdt.transfer_guard('disallow_explicit'):
+            try:
+                pdt.from_dlpack(x, device='cpu')
+            except pdt.TransferError as e:
+                print("refused", "cpu:1" in str(e))
+        v = pdt.from_dlpack(x, device='cpu:2')       # asked: a counted copy
+        v[0] = -1
+        print(v.device, x.tolist()[0], pdt.transfer_stats()['peer']['count'])
+        u = pdt.from_dlpack(x, copy=True)             # a copy on the same device
+        u[1] = -1
+        print(u.device, x.tolist()[1])
+        try:
+            pdt.from_dlpack(x, device='cpu', copy=False)
+        except BufferError as e:
+            print("BufferError")
+    """).splitlines()
+    assert out[0] == "cpu:1 cpu:1 cpu:1 10 10"
+    assert out[1] == "0"
+    assert out[2] == "refused True"
+    assert out[3] == "cpu:2 10 1"
+    assert out[4] == "cpu:1 1"
+    assert out[5] == "BufferError"
+
+
+def test_from_dlpack_of_foreign_memory_is_on_the_cpu():
+    a = np.arange(4.0)
+    t = pdt.from_dlpack(a)
+    assert t.device == pdt.device("cpu")
+    t[0] = 7
+    assert a[0] == 7
