@@ -170,44 +170,75 @@ def test_exports_and_data_assignment_fuzz():
     assert int(out) == 1200
 
 
+RACE = """
+import sys
+sys.setswitchinterval(1e-5)
+M, DEV, ROUNDS = 1 << 18, {device!r}, {rounds}
+x = pdt.ones(M, dtype=pdt.float64, device=DEV)
+w = pdt.ones(M, dtype=pdt.float64, device=DEV)
+stop, bad, done = threading.Event(), [], [0]
+def swapper():
+    while not stop.is_set():
+        x.data = pdt.ones(M, dtype=pdt.float64, device=DEV)
+        x.data = pdt.full((M,), 2.0, dtype=pdt.float64, device=DEV)
+def worker(k):
+    ops = [lambda: x.sum().item() / M,
+           lambda: (x + w).sum().item() / M - 1,
+           lambda: x.clone().sum().item() / M,
+           lambda: x.reshape(512, 512).sum().item() / M,
+           lambda: pdt.clamp(x, 0.0, 5.0).sum().item() / M,
+           lambda: (x.reshape(512, 512) @ pdt.ones(512, 1, dtype=pdt.float64, device=DEV))
+                     .sum().item() / M,
+           lambda: x.max().item(),
+           lambda: x.cpu().sum().item() / M]
+    for i in range(ROUNDS):
+        v = ops[(i + k) % len(ops)]()
+        if v not in (1.0, 2.0):
+            bad.append(v)
+        done[0] += 1
+s = threading.Thread(target=swapper)
+s.start()
+ws = [threading.Thread(target=worker, args=(k,)) for k in range(3)]
+for t in ws: t.start()
+for t in ws: t.join()
+stop.set(); s.join()
+print(done[0], bad[:5])
+"""
+
+
 def test_ops_that_release_the_gil_hold_their_storages():
     """One thread swaps x.data between two storages while others run ops on x
     that release the GIL; every result must be one of the two answers."""
-    out = run("""
-        import sys
-        sys.setswitchinterval(1e-5)
-        M = 1 << 18
-        ones, twos = pdt.ones(M, dtype=pdt.float64), pdt.full((M,), 2.0, dtype=pdt.float64)
-        x = pdt.Tensor(ones)
-        w = pdt.ones(M, dtype=pdt.float64)
-        stop, bad, done = threading.Event(), [], [0]
-        def swapper():
-            while not stop.is_set():
-                x.data = pdt.ones(M, dtype=pdt.float64)
-                x.data = pdt.full((M,), 2.0, dtype=pdt.float64)
-        def worker(k):
-            ops = [lambda: x.sum().item() / M,
-                   lambda: (x + w).sum().item() / M - 1,
-                   lambda: x.clone().sum().item() / M,
-                   lambda: x.reshape(512, 512).sum().item() / M,
-                   lambda: pdt.clamp(x, 0.0, 5.0).sum().item() / M,
-                   lambda: (x.reshape(512, 512) @ pdt.ones(512, 1, dtype=pdt.float64))
-                             .sum().item() / M,
-                   lambda: x.max().item()]
-            for i in range(300):
-                v = ops[(i + k) % len(ops)]()
-                if v not in (1.0, 2.0):
-                    bad.append(v)
-                done[0] += 1
-        s = threading.Thread(target=swapper)
-        s.start()
-        ws = [threading.Thread(target=worker, args=(k,)) for k in range(3)]
-        for t in ws: t.start()
-        for t in ws: t.join()
-        stop.set(); s.join()
-        print(done[0], bad[:5])
-    """)
+    out = run(RACE.format(device="cpu", rounds=300))
     assert out.split(None, 1) == ["900", "[]\n"]
+
+
+@pytest.mark.cuda
+def test_gpu_ops_that_release_the_gil_hold_their_storages():
+    out = run(RACE.format(device="cuda:0", rounds=16))
+    assert out.split(None, 1) == ["48", "[]\n"]
+
+
+@pytest.mark.cuda
+def test_gpu_exports_outlive_data_assignment():
+    """A DLPack capsule and the CUDA array interface of a GPU tensor keep its
+    memory after `t.data =` moves the tensor."""
+    out = run("""
+        t = pdt.arange(N, dtype=pdt.float64, device='cuda:0')
+        watch = pdt.Tensor(t)  # a second view, to count the storage's references
+        n = watch._storage_refcount()
+        cap = t.__dlpack__()
+        cai = t.__cuda_array_interface__
+        t.data = pdt.zeros(3, device='cuda:0')
+        after = watch._storage_refcount()  # +1 capsule, +1 kept for the interface, -1 t
+        del watch
+        junk = [pdt.full((N,), -7.0, dtype=pdt.float64, device='cuda:0') for _ in range(4)]
+        u = pdt.from_dlpack(cap)
+        v = pdt.as_tensor(type("Cai", (), {"__cuda_array_interface__": cai, "t": t})())
+        print(after - n, u.sum().item(), v.sum().item(), v.data_ptr() == cai['data'][0])
+    """).splitlines()
+    total = float(N * (N - 1) // 2)
+    assert out[0] == f"1 {total} {total} True"
 
 
 def test_in_place_ops_on_a_moving_tensor_write_a_storage_that_lives():

@@ -108,9 +108,11 @@ def test_mirrored_strategy_step_on_a_split_gpu():
 
 @pytest.mark.cuda
 def test_dlpack_and_cuda_array_interface_speak_physical_ids():
-    """Export: a tensor on cuda:1 (physical GPU 0) says (2, 0).  Import: memory of
-    physical GPU 0 lands on cuda:0, the GPU's first logical device, without a copy; with a
-    second GPU, its memory lands on cuda:2 (logical), not on cuda:1."""
+    """Export: a tensor on cuda:1 (physical GPU 0) says (2, 0).  Import: foreign memory
+    of physical GPU 0 lands on cuda:0, the GPU's first logical device, without a copy;
+    with a second GPU, its memory lands on cuda:2 (logical), not on cuda:1.  Our own
+    export comes back on the logical device it left, cuda:1, not moved to cuda:0 behind
+    the transfer counters (Note [DLPack and logical devices] in dlpack.c, issue 14)."""
     out = run("""
         class Cai:
             def __init__(self, t):
@@ -122,7 +124,7 @@ def test_dlpack_and_cuda_array_interface_speak_physical_ids():
         u = pdt.from_dlpack(t1)
         r['from_dlpack'] = [str(u.device), u.data_ptr() == t1.data_ptr(), u.cpu().tolist()]
         # dl_device naming t1's own GPU needs no copy (copy=False must not refuse); the
-        # capsule says GPU 0, so it comes back on cuda:0
+        # capsule says GPU 0, and being ours it comes back on cuda:1
         v = pdt.from_dlpack(t1.__dlpack__(dl_device=(2, 0), copy=False))
         r['same_gpu'] = [str(v.device), v.data_ptr() == t1.data_ptr()]
         w = pdt.as_tensor(Cai(t1))
@@ -137,8 +139,8 @@ def test_dlpack_and_cuda_array_interface_speak_physical_ids():
         print(json.dumps(r))
     """)
     assert out["device1"] == [2, 0]
-    assert out["from_dlpack"] == ["cuda:0", True, list(map(float, range(10)))]
-    assert out["same_gpu"] == ["cuda:0", True]
+    assert out["from_dlpack"] == ["cuda:1", True, list(map(float, range(10)))]
+    assert out["same_gpu"] == ["cuda:1", True]
     assert out["cai"] == ["cuda:0", True]
     if "device2" in out:
         assert out["device2"] == [2, 1]

@@ -18,11 +18,11 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~
  * An exported capsule holds a _StorageRef to the storage it shows (a copy's
  * when dl_device or copy=True asked for one), not the Tensor, whose storage
- * `.data =` may replace (Note [exports hold the storage] in storage_ref.c).  A consumer that takes
- * the tensor renames the capsule "used_..." and calls the deleter when done,
- * perhaps on another thread and without the GIL; the deleter takes the GIL to
- * drop the reference.  A capsule that dies unconsumed calls the deleter from
- * its destructor.  An imported tensor's storage calls the producer's deleter
+ * `.data =` may replace (Note [exports hold the storage] in storage_ref.c).
+ * A consumer that takes the tensor renames the capsule "used_..." and calls
+ * the deleter when done, perhaps on another thread and without the GIL; the
+ * deleter takes the GIL to drop the reference.  A capsule that dies unconsumed
+ * calls the deleter from its destructor.  An imported tensor's storage calls the producer's deleter
  * when our last view dies (Note [foreign memory] in interop.c).
  */
 #include <string.h>
