@@ -262,6 +262,46 @@ def test_in_place_ops_on_a_moving_tensor_write_a_storage_that_lives():
     assert out.strip() == "ok"
 
 
+def test_ops_hold_their_storages_while_placement_logging_runs_python():
+    """Placement logging calls a Python logger in the middle of an op, and
+    Python lets other threads run: an op holding the GIL must not read its
+    tensors through their objects either (before the fix: 1 in 20 results read
+    past the end of the storage)."""
+    out = run("""
+        import logging, sys, time
+        from pydevtensor import config as c
+        sys.setswitchinterval(1e-6)
+        c.set_log_device_placement(True)
+        log = logging.getLogger("pydevtensor.placement")
+        class Yield(logging.Handler):
+            def emit(self, record):
+                time.sleep(0)  # lets other threads run, as writing to a stream does
+        log.handlers[:] = [Yield()]
+        log.propagate = False
+        log.setLevel(logging.INFO)
+        x = pdt.ones(4096)
+        stop = threading.Event()
+        def swapper():
+            while not stop.is_set():
+                x.data = pdt.ones(2)
+                x.data = pdt.ones(4096)
+        s = threading.Thread(target=swapper)
+        s.start()
+        ops = [lambda: (x + 1).sum().item() / 2, lambda: -x.neg().sum().item(),
+               lambda: x.sum().item(), lambda: x.clone().sum().item(),
+               lambda: x.reshape(-1, 2).sum().item(), lambda: pdt.clamp(x, 0, 3).sum().item()]
+        bad = []
+        for i in range(6000):
+            v = ops[i % len(ops)]()
+            if v not in (2.0, 4096.0):
+                bad.append((i % len(ops), v))
+        stop.set()
+        s.join()
+        print(bad[:5])
+    """)
+    assert out.strip() == "[]"
+
+
 # ---- DLPack on logical devices (Note [DLPack and logical devices]) ----
 
 SPLIT = """

@@ -169,16 +169,17 @@ int pdt_copy_for(pdt_state *S, const pdt_tensor *src, pdt_device device, pdt_dty
     int saved_implicit = copy_implicit;
     pdt_status st;
     copy_op = op, copy_src = src, copy_implicit = implicit;
+    pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
+    h.n = 0;
+    copy_src = src = pdt_hold_view(&h, src);
     if (!pdt_device_eq(device, src->device) || pdt_tensor_numel(src) > PDT_GIL_RELEASE_NUMEL) {
-        pdt_hold h = {0}; /* Note [the GIL and storages] */
-        copy_src = src = pdt_hold_view(&h, src);
         Py_BEGIN_ALLOW_THREADS
         st = pdt_copy_to_new(src, device, dtype, 0, 0, out);
         Py_END_ALLOW_THREADS
-        pdt_hold_release(&h);
     } else {
         st = pdt_copy_to_new(src, device, dtype, 0, 0, out);
     }
+    pdt_hold_release(&h);
     copy_op = saved_op, copy_src = saved_src, copy_implicit = saved_implicit;
     return st == PDT_OK ? 0 : pdt_raise_int(S, st);
 }

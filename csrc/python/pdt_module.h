@@ -100,7 +100,10 @@ static inline pdt_tensor *pdt_tensor_of(PyObject *o) { return &((PdtTensorObject
  * already freed.  So before releasing the GIL an op takes a view of its own
  * (a storage reference) of every tensor it reads or writes, with pdt_hold,
  * passes those views to the core, and drops them with pdt_hold_release once
- * it holds the GIL again. */
+ * it holds the GIL again.  The core also calls back into Python in the
+ * middle of an op (placement logging, the transfer guard's log: Python code
+ * that lets other threads run), so the op bindings hold their views for the
+ * whole call, whether or not they release the GIL themselves. */
 #define PDT_HOLD_MAX 4
 typedef struct {
     int n;

@@ -11,16 +11,17 @@ static PyObject *copy_new(pdt_state *S, const pdt_tensor *src, pdt_device device
 {
     pdt_tensor out;
     pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
+    h.n = 0;
+    src = pdt_hold_view(&h, src);
     if (pdt_tensor_numel(src) > PDT_GIL_RELEASE_NUMEL || device.kind != src->device.kind) {
-        pdt_hold h = {0}; /* Note [the GIL and storages] */
-        src = pdt_hold_view(&h, src);
         Py_BEGIN_ALLOW_THREADS
         st = pdt_copy_to_new(src, device, dtype, storage_flags, copy_flags, &out);
         Py_END_ALLOW_THREADS
-        pdt_hold_release(&h);
     } else {
         st = pdt_copy_to_new(src, device, dtype, storage_flags, copy_flags, &out);
     }
+    pdt_hold_release(&h);
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 

@@ -143,16 +143,17 @@ static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pd
     pdt_tensor result;
     const pdt_tensor *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
     pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
+    h.n = 0;
+    a.t = pdt_hold_view(&h, a.t), b.t = pdt_hold_view(&h, b.t), out = pdt_hold_view(&h, out);
     if (work_numel(a.t, b.t) > PDT_GIL_RELEASE_NUMEL) {
-        pdt_hold h = {0}; /* Note [the GIL and storages] */
-        a.t = pdt_hold_view(&h, a.t), b.t = pdt_hold_view(&h, b.t), out = pdt_hold_view(&h, out);
         Py_BEGIN_ALLOW_THREADS
         st = pdt_binary(name, op, a, b, out, &result);
         Py_END_ALLOW_THREADS
-        pdt_hold_release(&h);
     } else {
         st = pdt_binary(name, op, a, b, out, &result);
     }
+    pdt_hold_release(&h);
     if (st != PDT_OK)
         return pdt_raise(S, st);
     return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
@@ -164,21 +165,22 @@ static PyObject *run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyOb
     pdt_tensor result;
     const pdt_tensor *t = pdt_tensor_of(x), *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
     pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
+    h.n = 0;
+    pdt_arg l, u;
+    t = pdt_hold_view(&h, t), out = pdt_hold_view(&h, out);
+    if (lo)
+        l = *lo, l.t = pdt_hold_view(&h, l.t), lo = &l;
+    if (hi)
+        u = *hi, u.t = pdt_hold_view(&h, u.t), hi = &u;
     if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
-        pdt_hold h = {0}; /* Note [the GIL and storages] */
-        pdt_arg l, u;
-        t = pdt_hold_view(&h, t), out = pdt_hold_view(&h, out);
-        if (lo)
-            l = *lo, l.t = pdt_hold_view(&h, l.t), lo = &l;
-        if (hi)
-            u = *hi, u.t = pdt_hold_view(&h, u.t), hi = &u;
         Py_BEGIN_ALLOW_THREADS
         st = pdt_unary(name, op, t, lo, hi, out, &result);
         Py_END_ALLOW_THREADS
-        pdt_hold_release(&h);
     } else {
         st = pdt_unary(name, op, t, lo, hi, out, &result);
     }
+    pdt_hold_release(&h);
     if (st != PDT_OK)
         return pdt_raise(S, st);
     return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
@@ -604,16 +606,17 @@ static PyObject *fill_with(PyObject *self, pdt_scalar value)
                      (long long)value.i);
         return NULL;
     }
+    pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
+    h.n = 0;
+    t = pdt_hold_view(&h, t);
     if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
-        pdt_hold h = {0}; /* Note [the GIL and storages] */
-        t = pdt_hold_view(&h, t);
         Py_BEGIN_ALLOW_THREADS
         st = pdt_fill(t, value);
         Py_END_ALLOW_THREADS
-        pdt_hold_release(&h);
     } else {
         st = pdt_fill(t, value);
     }
+    pdt_hold_release(&h);
     return st == PDT_OK ? Py_NewRef(self) : pdt_raise(S, st);
 }
 

@@ -35,18 +35,19 @@ static PyObject *run_product(pdt_state *S, const product_call *p)
 {
     pdt_tensor out;
     pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
+    h.n = 0;
+    product_call held = *p;
+    held.input = pdt_hold_view(&h, p->input);
+    held.a = pdt_hold_view(&h, p->a), held.b = pdt_hold_view(&h, p->b);
     if (release_gil(p->a, p->b)) {
-        pdt_hold h = {0}; /* Note [the GIL and storages] */
-        product_call held = *p;
-        held.input = pdt_hold_view(&h, p->input);
-        held.a = pdt_hold_view(&h, p->a), held.b = pdt_hold_view(&h, p->b);
         Py_BEGIN_ALLOW_THREADS
         st = call_core(&held, &out);
         Py_END_ALLOW_THREADS
-        pdt_hold_release(&h);
     } else {
-        st = call_core(p, &out);
+        st = call_core(&held, &out);
     }
+    pdt_hold_release(&h);
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 

@@ -76,16 +76,17 @@ static PyObject *run(PyObject *self, const request *rq)
     pdt_status st;
     if (!S)
         return NULL;
+    pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
+    h.n = 0;
+    x = pdt_hold_view(&h, x);
     if (pdt_tensor_numel(x) > PDT_GIL_RELEASE_NUMEL) {
-        pdt_hold h = {0}; /* Note [the GIL and storages] */
-        x = pdt_hold_view(&h, x);
         Py_BEGIN_ALLOW_THREADS
         st = execute(x, rq, &out);
         Py_END_ALLOW_THREADS
-        pdt_hold_release(&h);
     } else {
         st = execute(x, rq, &out);
     }
+    pdt_hold_release(&h);
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 
@@ -264,16 +265,17 @@ static PyObject *extreme_method(PyObject *self, PyObject *const *args, Py_ssize_
     pdt_tensor values, indices;
     pdt_status st;
     pdt_reduce_op op = which ? PDT_REDUCE_MIN : PDT_REDUCE_MAX;
+    pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
+    h.n = 0;
+    x = pdt_hold_view(&h, x);
     if (pdt_tensor_numel(x) > PDT_GIL_RELEASE_NUMEL) {
-        pdt_hold h = {0}; /* Note [the GIL and storages] */
-        x = pdt_hold_view(&h, x);
         Py_BEGIN_ALLOW_THREADS
         st = pdt_reduce_with_indices(op, x, d, keepdim, &values, &indices);
         Py_END_ALLOW_THREADS
-        pdt_hold_release(&h);
     } else {
         st = pdt_reduce_with_indices(op, x, d, keepdim, &values, &indices);
     }
+    pdt_hold_release(&h);
     if (st != PDT_OK)
         return pdt_raise(S, st);
     return pair_result(self, which, &values, &indices);

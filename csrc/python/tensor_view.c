@@ -88,16 +88,17 @@ static PyObject *shape_method(PyObject *self, PyObject *const *args, Py_ssize_t 
     const pdt_tensor *t = pdt_tensor_of(self);
     pdt_tensor out;
     pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
+    h.n = 0;
+    t = pdt_hold_view(&h, t);
     if (copy_ok && pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
-        pdt_hold h = {0}; /* Note [the GIL and storages] */
-        t = pdt_hold_view(&h, t);
         Py_BEGIN_ALLOW_THREADS /* reshape may copy */
         st = pdt_reshape(t, ndim, shape, &out);
         Py_END_ALLOW_THREADS
-        pdt_hold_release(&h);
     } else {
         st = copy_ok ? pdt_reshape(t, ndim, shape, &out) : pdt_view(t, ndim, shape, &out);
     }
+    pdt_hold_release(&h);
     return view_result(self, st, &out);
 }
 
@@ -131,16 +132,17 @@ static PyObject *t_flatten(PyObject *self, PyObject *const *args, Py_ssize_t nar
     const pdt_tensor *t = pdt_tensor_of(self);
     pdt_tensor out;
     pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
+    h.n = 0;
+    t = pdt_hold_view(&h, t);
     if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
-        pdt_hold h = {0}; /* Note [the GIL and storages] */
-        t = pdt_hold_view(&h, t);
         Py_BEGIN_ALLOW_THREADS /* flatten may copy */
         st = pdt_flatten(t, v[0], v[1], &out);
         Py_END_ALLOW_THREADS
-        pdt_hold_release(&h);
     } else {
         st = pdt_flatten(t, v[0], v[1], &out);
     }
+    pdt_hold_release(&h);
     return view_result(self, st, &out);
 }
 
