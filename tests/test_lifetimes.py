@@ -289,7 +289,9 @@ def test_ops_hold_their_storages_while_placement_logging_runs_python():
         s.start()
         ops = [lambda: (x + 1).sum().item() / 2, lambda: -x.neg().sum().item(),
                lambda: x.sum().item(), lambda: x.clone().sum().item(),
-               lambda: x.reshape(-1, 2).sum().item(), lambda: pdt.clamp(x, 0, 3).sum().item()]
+               lambda: x.reshape(-1, 2).sum().item(), lambda: pdt.clamp(x, 0, 3).sum().item(),
+               lambda: x.unsqueeze(0).squeeze(0).sum().item(), lambda: x.t().sum().item(),
+               lambda: x[:].sum().item(), lambda: x.permute(0).sum().item()]
         bad = []
         for i in range(6000):
             v = ops[i % len(ops)]()

@@ -78,6 +78,15 @@ static int shape_args(const char *fname, PyObject *const *args, Py_ssize_t nargs
     return pdt_parse_sizes(args, nargs, ndim, shape, fname);
 }
 
+/* self's tensor, held in h until pdt_hold_release(h): a view op notes itself
+ * for placement logging, which may run Python, between reading its input's
+ * geometry and sharing its storage (Note [the GIL and storages]). */
+static const pdt_tensor *held_self(pdt_hold *h, PyObject *self)
+{
+    h->n = 0;
+    return pdt_hold_view(h, pdt_tensor_of(self));
+}
+
 static PyObject *shape_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames, const char *fname, int copy_ok)
 {
@@ -156,7 +165,9 @@ static PyObject *t_transpose(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (int_args("transpose", args, nargs, kwnames, names, 2, 2, v) < 0)
         return NULL;
     pdt_tensor out;
-    pdt_status st = pdt_transpose(pdt_tensor_of(self), v[0], v[1], &out);
+    pdt_hold h;
+    pdt_status st = pdt_transpose(held_self(&h, self), v[0], v[1], &out);
+    pdt_hold_release(&h);
     return view_result(self, st, &out);
 }
 
@@ -172,7 +183,9 @@ static PyObject *t_t(PyObject *self, PyObject *unused)
         return NULL;
     }
     pdt_tensor out;
-    pdt_status st = pdt_reverse_dims(t, &out);
+    pdt_hold h;
+    pdt_status st = pdt_reverse_dims(held_self(&h, self), &out);
+    pdt_hold_release(&h);
     return view_result(self, st, &out);
 }
 
@@ -180,7 +193,9 @@ static PyObject *t_T(PyObject *self, void *closure)
 {
     (void)closure;
     pdt_tensor out;
-    pdt_status st = pdt_reverse_dims(pdt_tensor_of(self), &out);
+    pdt_hold h;
+    pdt_status st = pdt_reverse_dims(held_self(&h, self), &out);
+    pdt_hold_release(&h);
     return view_result(self, st, &out);
 }
 
@@ -200,7 +215,9 @@ static PyObject *t_permute(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (pdt_parse_sizes(kw[0] ? kw : args, kw[0] ? 1 : nargs, &n, dims, "permute") < 0)
         return NULL;
     pdt_tensor out;
-    pdt_status st = pdt_permute(pdt_tensor_of(self), n, dims, &out);
+    pdt_hold h;
+    pdt_status st = pdt_permute(held_self(&h, self), n, dims, &out);
+    pdt_hold_release(&h);
     return view_result(self, st, &out);
 }
 
@@ -223,7 +240,9 @@ static PyObject *t_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (pdt_parse_dims(nargs ? args[0] : kw[0], "squeeze", &n, dims) < 0)
         return NULL;
     pdt_tensor out;
-    pdt_status st = pdt_squeeze(pdt_tensor_of(self), n, dims, &out);
+    pdt_hold h;
+    pdt_status st = pdt_squeeze(held_self(&h, self), n, dims, &out);
+    pdt_hold_release(&h);
     return view_result(self, st, &out);
 }
 
@@ -235,7 +254,9 @@ static PyObject *t_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (int_args("unsqueeze", args, nargs, kwnames, names, 1, 1, &dim) < 0)
         return NULL;
     pdt_tensor out;
-    pdt_status st = pdt_unsqueeze(pdt_tensor_of(self), dim, &out);
+    pdt_hold h;
+    pdt_status st = pdt_unsqueeze(held_self(&h, self), dim, &out);
+    pdt_hold_release(&h);
     return view_result(self, st, &out);
 }
 
@@ -317,7 +338,9 @@ static int index_view(PyObject *self, PyObject *key, pdt_tensor *out)
     } else if (parse_index_item(S, key, &items[0]) < 0) {
         return -1;
     }
-    pdt_status st = pdt_index_view(pdt_tensor_of(self), (int)n, items, out);
+    pdt_hold h;
+    pdt_status st = pdt_index_view(held_self(&h, self), (int)n, items, out);
+    pdt_hold_release(&h);
     return st == PDT_OK ? 0 : pdt_raise_int(S, st);
 }
 
