@@ -1,0 +1,203 @@
+"""Exact answers (issue 14, "Wrong answers"): each test compares with NumPy in
+float64 (or exact integers), on every device, for a case the package once got
+wrong.
+
+- add/sub with alpha: the result dtype is the promotion of the two operands, alpha
+  must fit it, and other * alpha is formed in that dtype (PyTorch's rule).
+"""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pydevtensor as pdt
+
+SETTINGS = settings(max_examples=1000, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+DTYPES = ["bool", "int32", "int64", "float32", "float64"]
+CATEGORY = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
+
+
+def host(x):
+    return x.cpu().numpy()
+
+
+# ---------------------------------------------------------------- add/sub alpha
+
+
+def test_alpha_product_is_formed_in_the_result_dtype(device):
+    # float32 + int32 * 2**12: the product 2**32 does not fit int32, but the
+    # result (and so the product) is float32.
+    r = pdt.add(pdt.tensor([0.0], device=device), pdt.tensor([2**20], dtype=pdt.int32,
+                                                            device=device), alpha=2**12)
+    assert r.dtype == pdt.float32 and host(r).tolist() == [2.0**32]
+    r = pdt.sub(pdt.tensor([1.0], dtype=pdt.float64, device=device),
+                pdt.tensor([3], dtype=pdt.int64, device=device), alpha=2**40)
+    assert r.dtype == pdt.float64 and host(r).tolist() == [1.0 - 3 * 2.0**40]
+    # A float tensor scaled by an integer tensor's float: int64 other, float alpha.
+    x = pdt.tensor([1.5, 2.5], device=device)
+    r = x.add(pdt.tensor([1, 2], dtype=pdt.int64, device=device), alpha=0.5)
+    assert r.dtype == pdt.float32 and host(r).tolist() == [2.0, 3.5]
+    # A 0-dim int64 other with a float tensor: the result is float32, not int64.
+    r = pdt.add(x, pdt.tensor(3, dtype=pdt.int64, device=device), alpha=-1)
+    assert r.dtype == pdt.float32 and host(r).tolist() == [-1.5, -0.5]
+
+
+def test_alpha_in_place_and_out(device):
+    x = pdt.tensor([1.0, 2.0], dtype=pdt.float64, device=device)
+    assert x.add_(pdt.tensor([2**31 - 1, 7], dtype=pdt.int32, device=device), alpha=4) is x
+    assert host(x).tolist() == [1.0 + 4 * (2**31 - 1), 30.0]
+    out = pdt.empty(2, dtype=pdt.float64, device=device)
+    pdt.sub(pdt.tensor([0, 0], dtype=pdt.int32, device=device),
+            pdt.tensor([3.0, 4.0], device=device), alpha=3, out=out)
+    assert host(out).tolist() == [-9.0, -12.0]
+    y = pdt.tensor([1, 2], dtype=pdt.int64, device=device)
+    y.sub_(pdt.tensor([2**40, 1], dtype=pdt.int64, device=device), alpha=2**20)
+    assert host(y).tolist() == [1 - 2**60, 2 - 2**20]
+
+
+def test_alpha_must_fit_the_result_dtype(device):
+    i32 = pdt.tensor([1, 2], dtype=pdt.int32, device=device)
+    with pytest.raises(TypeError, match=r"add: for integral input tensors \(result int32\), "
+                                        r"argument alpha must not be a floating point number, "
+                                        r"got 0.5"):
+        pdt.add(i32, i32, alpha=0.5)
+    with pytest.raises(TypeError, match="alpha must not be a floating point"):
+        i32.sub_(1, alpha=1.0)
+    with pytest.raises(TypeError, match="bool alpha is only supported for bool results, and "
+                                        "the result here is int32"):
+        pdt.add(i32, i32, alpha=True)
+    with pytest.raises(ValueError, match="alpha=1099511627776 does not fit in int32"):
+        pdt.add(i32, i32, alpha=2**40)
+    with pytest.raises(TypeError, match="alpha must be a number, not a Tensor"):
+        pdt.add(i32, i32, alpha=i32)
+    # A float alpha is fine once the result is floating.
+    r = pdt.add(i32, pdt.tensor([0.25, 0.5], device=device), alpha=0.5)
+    assert r.dtype == pdt.float32 and host(r).tolist() == [1.125, 2.25]
+    # Integer products wrap in the result dtype, as every integer op does.
+    r = pdt.add(i32, pdt.tensor([2**20, 1], dtype=pdt.int32, device=device), alpha=2**12)
+    assert r.dtype == pdt.int32 and host(r).tolist() == [1, 2 + 2**12]
+    b = pdt.tensor([True, False], device=device)
+    assert host(pdt.add(b, b, alpha=False)).tolist() == [True, False]
+    assert host(pdt.add(b, pdt.tensor([False, True], device=device), alpha=2)).tolist() == \
+        [True, True]
+
+
+def expected_dtype(operands):
+    """PyTorch's promotion (see test_elementwise.expected_compute_dtype)."""
+    def dtype_of(kind, v):
+        if kind != "scalar":
+            return v
+        return "bool" if isinstance(v, bool) else "int64" if isinstance(v, int) else "float32"
+    top = max(CATEGORY[dtype_of(*o)] for o in operands)
+    for group in ("dim", "zero", "scalar"):
+        found = [dtype_of(k, v) for k, v in operands if k == group and
+                 CATEGORY[dtype_of(k, v)] == top]
+        if found:
+            return max(found, key=DTYPES.index)
+    raise AssertionError("no operands")
+
+
+def int_elements(dtype):
+    if dtype == "bool":
+        return st.booleans()
+    if dtype == "int32":
+        return st.integers(-2**31, 2**31 - 1)
+    if dtype == "int64":
+        return st.integers(-2**62, 2**62)
+    return st.integers(-2**24, 2**24) if dtype == "float32" else st.integers(-2**53, 2**53)
+
+
+@st.composite
+def alpha_cases(draw):
+    """(a, b, alpha): a and b tensors given as (kind, dtype, values) or a Python
+    scalar (b only), and an alpha of any kind."""
+    n = draw(st.integers(0, 3))
+    a_dtype = draw(st.sampled_from(DTYPES))
+    a_kind = draw(st.sampled_from(["dim", "zero"]))
+    a_vals = draw(st.lists(int_elements(a_dtype), min_size=n, max_size=n))
+    a = (a_kind, a_dtype, a_vals if a_kind == "dim" else (a_vals[0] if a_vals else 0))
+    if a_kind == "zero" and a_dtype == "bool":
+        a = (a_kind, a_dtype, bool(a[2]))
+    if draw(st.booleans()):
+        b = draw(st.one_of(st.booleans(), st.integers(-2**31, 2**31 - 1),
+                           st.floats(-1e6, 1e6)))
+    else:
+        b_dtype = draw(st.sampled_from(DTYPES))
+        b_kind = draw(st.sampled_from(["dim", "zero"]))
+        b_vals = draw(st.lists(int_elements(b_dtype), min_size=n, max_size=n))
+        b = (b_kind, b_dtype, b_vals if b_kind == "dim" else
+             (bool(b_vals[0]) if b_dtype == "bool" else b_vals[0]) if b_vals else
+             (False if b_dtype == "bool" else 0))
+    alpha = draw(st.one_of(st.booleans(), st.integers(-2**40, 2**40), st.integers(-4, 4),
+                           st.floats(-8, 8).map(lambda v: math.ldexp(round(math.ldexp(v, 4)), -4))))
+    return a, b, alpha
+
+
+def make(spec, device):
+    if not isinstance(spec, tuple):
+        return spec
+    kind, dtype, vals = spec
+    return pdt.tensor(vals, dtype=getattr(pdt, dtype), device=device)
+
+
+def kind_of(spec):
+    return (spec[0], spec[1]) if isinstance(spec, tuple) else ("scalar", spec)
+
+
+def wrap(v, dtype):
+    """v (an exact integer) as the integer dtype holds it after wrapping."""
+    bits = 32 if dtype == "int32" else 64
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+@pytest.mark.parametrize("name", ["add", "sub"])
+@SETTINGS
+@given(case=alpha_cases())
+def test_alpha_promotion_matches_pytorch_rule(device, name, case):
+    a, b, alpha = case
+    res = expected_dtype([kind_of(a), kind_of(b)])
+    x, y = make(a, device), make(b, device)
+    if res == "bool" and name == "sub":
+        with pytest.raises(TypeError, match="bool"):
+            getattr(pdt, name)(x, y, alpha=alpha)
+        return
+    if isinstance(alpha, bool) and res != "bool":
+        with pytest.raises(TypeError, match="bool alpha"):
+            getattr(pdt, name)(x, y, alpha=alpha)
+        return
+    if isinstance(alpha, float) and CATEGORY[res] < 2:
+        with pytest.raises(TypeError, match="alpha must not be a floating point"):
+            getattr(pdt, name)(x, y, alpha=alpha)
+        return
+    if res == "int32" and not -2**31 <= alpha < 2**31:
+        with pytest.raises(ValueError, match="does not fit in int32"):
+            getattr(pdt, name)(x, y, alpha=alpha)
+        return
+    if res == "int32" and not isinstance(b, tuple) and not -2**31 <= b < 2**31:
+        return  # the scalar itself does not fit (tested elsewhere)
+    got = getattr(pdt, name)(x, y, alpha=alpha)
+    assert got.dtype.name == res
+    g = host(got)
+    a_arr = np.asarray(a[2], dtype=a[1])
+    b_arr = np.asarray(b[2], dtype=b[1]) if isinstance(b, tuple) else np.asarray(b)
+    shape = np.broadcast_shapes(a_arr.shape, b_arr.shape)
+    assert g.shape == shape
+    a_arr, b_arr = np.broadcast_to(a_arr, shape), np.broadcast_to(b_arr, shape)
+    sign = 1 if name == "add" else -1
+    if res == "bool":
+        ref = a_arr | (b_arr.astype(bool) & bool(alpha))
+        assert g.tolist() == ref.tolist()
+    elif res in ("int32", "int64"):
+        ref = [wrap(int(x0) + sign * wrap(int(y0) * int(alpha), res), res)
+               for x0, y0 in zip(a_arr.ravel().tolist(), b_arr.ravel().tolist())]
+        assert g.ravel().tolist() == ref
+    else:
+        ft = np.float32 if res == "float32" else np.float64
+        with np.errstate(all="ignore"):
+            prod = b_arr.astype(ft) * ft(alpha)
+            ref = a_arr.astype(ft) + ft(sign) * prod
+        np.testing.assert_array_equal(g, ref)
