@@ -4,6 +4,7 @@ wrong.
 
 - add/sub with alpha: the result dtype is the promotion of the two operands, alpha
   must fit it, and other * alpha is formed in that dtype (PyTorch's rule).
+- clamp of integers: integer bounds stay integers (int64 values above 2**53 exact).
 """
 import math
 
@@ -201,3 +202,49 @@ def test_alpha_promotion_matches_pytorch_rule(device, name, case):
             prod = b_arr.astype(ft) * ft(alpha)
             ref = a_arr.astype(ft) + ft(sign) * prod
         np.testing.assert_array_equal(g, ref)
+
+
+# ---------------------------------------------------------------- integer clamp
+
+
+def ref_clamp(v, lo, hi):
+    if lo is not None:
+        v = max(v, lo)
+    if hi is not None:
+        v = min(v, hi)
+    return v
+
+
+BIG = 2**53 + 1
+INT64_VALUES = [BIG, -BIG, 2**62 + 3, -(2**63), 2**63 - 1, 5, BIG + 2]
+INT64_BOUNDS = [(None, BIG), (-BIG, None), (BIG, BIG), (2**62 + 1, 2**62 + 5),
+                (-(2**63), 2**63 - 1), (BIG + 2, BIG), (None, 2**63 - 2), (-(2**63) + 1, None)]
+
+
+@pytest.mark.parametrize("lo,hi", INT64_BOUNDS)
+def test_int64_clamp_is_exact(device, lo, hi):
+    x = pdt.tensor(INT64_VALUES, dtype=pdt.int64, device=device)
+    ref = [ref_clamp(v, lo, hi) for v in INT64_VALUES]
+    r = pdt.clamp(x, min=lo, max=hi)
+    assert r.dtype == pdt.int64 and host(r).tolist() == ref
+    assert host(x.clamp(lo, hi)).tolist() == ref
+    out = pdt.empty(len(ref), dtype=pdt.int64, device=device)
+    assert host(pdt.clamp(x, lo, hi, out=out)).tolist() == ref
+    # A 0-dim int64 tensor bound goes through maximum/minimum: exact too.
+    tb = {k: None if v is None else pdt.tensor(v, dtype=pdt.int64, device=device)
+          for k, v in (("min", lo), ("max", hi))}
+    assert host(pdt.clamp(x, **tb)).tolist() == ref
+    assert x.clamp_(lo, hi) is x and host(x).tolist() == ref
+
+
+def test_integer_clamp_bounds_saturate_and_promote(device):
+    x = pdt.tensor([-5, 0, 7], dtype=pdt.int32, device=device)
+    r = pdt.clamp(x, min=-(2**40), max=2**40)  # beyond int32: the whole range
+    assert r.dtype == pdt.int32 and host(r).tolist() == [-5, 0, 7]
+    r = pdt.clamp(x, min=2**40)
+    assert host(r).tolist() == [2**31 - 1] * 3
+    r = pdt.clamp(x, max=2.5)  # a float bound makes a float result, as in PyTorch
+    assert r.dtype == pdt.float32 and host(r).tolist() == [-5.0, 0.0, 2.5]
+    b = pdt.tensor([True, False], device=device)
+    r = pdt.clamp(b, min=2**60 + 1)  # bool with an int bound: int64
+    assert r.dtype == pdt.int64 and host(r).tolist() == [2**60 + 1] * 2

@@ -543,12 +543,26 @@ static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tenso
     return PDT_OK;
 }
 
-/* A clamp bound as a double; NaN (no bound on that side) when not given. */
-static double bound_value(const pdt_arg *b)
+/* A clamp bound as the backends read it, in the result dtype res: a float
+ * (none or NaN: -inf below, +inf above), or an integer bound kept exact and
+ * saturated to res's range (none: the range's end).  An integer res has
+ * integer bounds only (a float bound would have made res floating). */
+static pdt_scalar bound_for(pdt_dtype res, const pdt_arg *b, int upper)
 {
-    if (!b)
-        return NAN;
-    return b->s.is_float ? b->s.f : (double)b->s.i;
+    pdt_scalar s;
+    memset(&s, 0, sizeof s);
+    if (pdt_dtype_is_floating(res)) {
+        s.is_float = 1;
+        s.f = !b ? NAN : b->s.is_float ? b->s.f : (double)b->s.i;
+        if (isnan(s.f))
+            s.f = upper ? INFINITY : -INFINITY;
+        return s;
+    }
+    int64_t lo = res == PDT_INT32 ? INT32_MIN : INT64_MIN;
+    int64_t hi = res == PDT_INT32 ? INT32_MAX : INT64_MAX;
+    int64_t v = !b ? (upper ? hi : lo) : b->s.is_float ? pdt_f64_to_i64(b->s.f) : b->s.i;
+    s.i = v < lo ? lo : v > hi ? hi : v;
+    return s;
 }
 
 pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, const pdt_arg *lo,
@@ -567,8 +581,8 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
         st = check_output(name, out, x->ndim, x->shape, res);
     if (st != PDT_OK)
         return st;
-    double lo_v = op == PDT_OP_CLAMP ? bound_value(lo) : NAN;
-    double hi_v = op == PDT_OP_CLAMP ? bound_value(hi) : NAN;
+    pdt_scalar lo_v = bound_for(res, op == PDT_OP_CLAMP ? lo : NULL, 0);
+    pdt_scalar hi_v = bound_for(res, op == PDT_OP_CLAMP ? hi : NULL, 1);
 
     prepared px, tmp_out;
     const pdt_tensor *target = NULL;

@@ -97,8 +97,9 @@ pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_a
 
 /* out = op(x), the same shape.  lo and hi are the scalar bounds of
  * PDT_OP_CLAMP (NULL: no bound on that side; at least one is given; a NaN
- * bound counts as none) and are ignored by the other ops.  out and result as
- * in pdt_binary. */
+ * bound counts as none; integer bounds of an integer result stay integers,
+ * exact at any size, and saturate to its range) and are ignored by the other
+ * ops.  out and result as in pdt_binary. */
 pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, const pdt_arg *lo,
                      const pdt_arg *hi, const pdt_tensor *out, pdt_tensor *result);
 

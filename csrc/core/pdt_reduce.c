@@ -183,8 +183,10 @@ static pdt_status run_plan(pdt_reduce_op op, const plan *p, const pdt_tensor *x,
         return st;
     if (p->m > 0) {
         st = b->reduce(op, &flat, &p->rows);
-        if (st == PDT_OK && sqrt_after)
-            st = b->unary(PDT_OP_SQRT, &flat, &flat, 0.0, 0.0);
+        if (st == PDT_OK && sqrt_after) {
+            const pdt_scalar none = {0, 0.0, 0};
+            st = b->unary(PDT_OP_SQRT, &flat, &flat, none, none);
+        }
     }
     if (st == PDT_OK && res.dtype != final_dtype) {
         pdt_tensor cast = {0};
