@@ -5,6 +5,8 @@ wrong.
 - add/sub with alpha: the result dtype is the promotion of the two operands, alpha
   must fit it, and other * alpha is formed in that dtype (PyTorch's rule).
 - clamp of integers: integer bounds stay integers (int64 values above 2**53 exact).
+- float32 norm: the sum of squares stays in double until after the square root, so
+  neither overflows nor underflows in between (Note [reduction accuracy]).
 """
 import math
 
@@ -248,3 +250,45 @@ def test_integer_clamp_bounds_saturate_and_promote(device):
     b = pdt.tensor([True, False], device=device)
     r = pdt.clamp(b, min=2**60 + 1)  # bool with an int bound: int64
     assert r.dtype == pdt.int64 and host(r).tolist() == [2**60 + 1] * 2
+
+
+# ---------------------------------------------------------------- float32 norm
+
+
+def norm_bound(values, ref, dtype):
+    """Note [reduction accuracy] for the 2-norm, with the k 2^-53 term doubled for
+    NumPy's own rounding."""
+    k = max(np.asarray(values).size, 1)
+    first = 2.0**-24 if dtype == "float32" else 2.0**-53
+    return (first + 2 * k * 2.0**-53) * abs(ref)
+
+
+@pytest.mark.parametrize("values", [
+    [1e20, 1e20], [1e-30, 1e-30], [1e38, 1e38, 1e38], [1e-45, 1e-45],
+    [2e19, -3e19, 1e-20, 0.0], [1e-40, 3e-41], [1.5e25] * 1000,
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_norm_does_not_overflow_or_underflow_in_between(device, values, dtype):
+    a = np.asarray(values, dtype=dtype)
+    ref = float(np.sqrt(np.sum(a.astype(np.float64) ** 2)))
+    assert np.isfinite(ref) and ref > 0
+    ref_rounded = float(np.asarray(ref).astype(dtype))
+    x = pdt.tensor(a, device=device)
+    for got in (x.norm(), pdt.norm(x, dim=0), x.norm(p="fro"), x.norm(dim=0, keepdim=True)):
+        assert got.dtype.name == dtype
+        g = float(host(got).reshape(()))
+        assert abs(g - ref) <= norm_bound(a, ref, dtype) or g == ref_rounded, (g, ref)
+
+
+def test_float32_norm_over_dims_keeps_each_row(device):
+    a = np.array([[1e20, 1e-30, 3.0], [1e20, 1e-30, 4.0]], dtype=np.float32)
+    x = pdt.tensor(a, device=device)
+    ref0 = np.sqrt((a.astype(np.float64) ** 2).sum(axis=0))
+    ref1 = np.sqrt((a.astype(np.float64) ** 2).sum(axis=1))
+    got0, got1 = x.norm(dim=0), x.norm(dim=1)
+    assert got0.dtype == pdt.float32 and got1.dtype == pdt.float32
+    np.testing.assert_allclose(host(got0), ref0, rtol=2e-7)
+    np.testing.assert_allclose(host(got1), ref1, rtol=2e-7)
+    np.testing.assert_allclose(host(x.t().norm(dim=1)), ref0, rtol=2e-7)  # columns layout
+    # Beyond float32 for real: inf, as the exact answer rounds.
+    assert host(pdt.tensor([3e38, 3e38], device=device).norm()).item() == math.inf

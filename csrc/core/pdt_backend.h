@@ -183,7 +183,8 @@ typedef struct pdt_backend {
     /* x (m, k) with contiguous rows (strides (k, 1)) or, for k > 1, contiguous
      * columns (strides (1, m)); out contiguous (m,) = op over each row of k.  out's
      * dtype is pdt_reduce_out_dtype(op, x's dtype) (pdt_reduce.h): int64 for the
-     * arg ops and for SUM/PROD of bool and integers, else x's. */
+     * arg ops and for SUM/PROD of bool and integers, float64 for SUM_SQUARES of
+     * floats, else x's. */
     pdt_status (*reduce)(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
     pdt_status (*gemm)(const pdt_gemm_args *g);
     /* TF32 tensor-core math for float32 GEMMs (CUDA only; NULL elsewhere) */

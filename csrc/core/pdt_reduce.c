@@ -32,6 +32,9 @@ pdt_dtype pdt_reduce_out_dtype(pdt_reduce_op op, pdt_dtype x_dtype)
     case PDT_REDUCE_ARGMIN: return PDT_INT64;
     case PDT_REDUCE_SUM:
     case PDT_REDUCE_PROD: return pdt_dtype_is_floating(x_dtype) ? x_dtype : PDT_INT64;
+    /* the 2-norm's sum of squares: kept in double until after the square root
+     * (Note [reduction accuracy]) */
+    case PDT_REDUCE_SUM_SQUARES: return pdt_dtype_is_floating(x_dtype) ? PDT_FLOAT64 : x_dtype;
     default: return x_dtype;
     }
 }
