@@ -7,6 +7,7 @@ wrong.
 - clamp of integers: integer bounds stay integers (int64 values above 2**53 exact).
 - float32 norm: the sum of squares stays in double until after the square root, so
   neither overflows nor underflows in between (Note [reduction accuracy]).
+- argmax/argmin with keepdim=True and no dim keep every dimension with size 1.
 """
 import math
 
@@ -292,3 +293,22 @@ def test_float32_norm_over_dims_keeps_each_row(device):
     np.testing.assert_allclose(host(x.t().norm(dim=1)), ref0, rtol=2e-7)  # columns layout
     # Beyond float32 for real: inf, as the exact answer rounds.
     assert host(pdt.tensor([3e38, 3e38], device=device).norm()).item() == math.inf
+
+
+# ---------------------------------------------------------------- argmax keepdim
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (4,), (2, 1, 3), ()])
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_arg_reductions_keepdim_without_dim_keep_every_dim(device, name, shape):
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    a = (a * 7.0) % 5.0  # ties and a non-trivial position
+    x = pdt.tensor(a, device=device)
+    ref = getattr(np, name)(a, keepdims=True)  # NumPy >= 1.22: shape (1, ..., 1)
+    for got in (getattr(x, name)(keepdim=True), getattr(pdt, name)(x, keepdim=True),
+                getattr(x, name)(None, True), getattr(x, name)(dim=None, keepdim=True)):
+        assert got.dtype == pdt.int64
+        assert tuple(got.shape) == ref.shape == (1,) * len(shape)
+        assert host(got).tolist() == ref.tolist()
+    flat = getattr(x, name)()
+    assert tuple(flat.shape) == () and host(flat).item() == int(getattr(np, name)(a))
