@@ -8,6 +8,7 @@ wrong.
 - float32 norm: the sum of squares stays in double until after the square root, so
   neither overflows nor underflows in between (Note [reduction accuracy]).
 - argmax/argmin with keepdim=True and no dim keep every dimension with size 1.
+- int32 arange, linspace and randint refuse values int32 cannot hold, as full() does.
 """
 import math
 
@@ -312,3 +313,47 @@ def test_arg_reductions_keepdim_without_dim_keep_every_dim(device, name, shape):
         assert host(got).tolist() == ref.tolist()
     flat = getattr(x, name)()
     assert tuple(flat.shape) == () and host(flat).item() == int(getattr(np, name)(a))
+
+
+# ---------------------------------------------------------------- int32 creation
+
+
+OVERFLOW = "cannot be converted to int32 without overflow"
+
+
+def test_int32_creation_raises_like_full(device):
+    with pytest.raises(ValueError, match=OVERFLOW):
+        pdt.full((2,), 2**31, dtype=pdt.int32, device=device)
+    cases = [
+        ("arange", lambda: pdt.arange(2**31 - 2, 2**31 + 2, dtype=pdt.int32, device=device),
+         r"arange: the value 2147483649 \(element 3 of 4, on \S+\) " + OVERFLOW),
+        ("arange", lambda: pdt.arange(-2**31 - 1, 0, 2**20, dtype=pdt.int32, device=device),
+         r"arange: the value -2147483649 \(element 0 of "),
+        ("arange", lambda: pdt.arange(0.0, 4e9, 1e9, dtype=pdt.int32, device=device), OVERFLOW),
+        ("linspace", lambda: pdt.linspace(0, 3e9, 4, dtype=pdt.int32, device=device),
+         r"linspace: the value 3000000000 \(element 3 of 4"),
+        ("linspace", lambda: pdt.linspace(-3e9, 0, 2, dtype=pdt.int32, device=device), OVERFLOW),
+        ("randint", lambda: pdt.randint(0, 2**33, (3,), dtype=pdt.int32, device=device),
+         r"randint: the value 8589934591 \(high - 1\) " + OVERFLOW),
+        ("randint", lambda: pdt.randint(-2**31 - 1, 0, (3,), dtype=pdt.int32, device=device),
+         r"randint: the value -2147483649 \(low\) " + OVERFLOW),
+    ]
+    for name, make_it, pattern in cases:
+        with pytest.raises(ValueError, match=pattern):
+            make_it()
+    # int64 ends: 2**63 does not fit either.
+    with pytest.raises(ValueError, match="cannot be converted to int64 without overflow"):
+        pdt.arange(0, 2.0**63 + 2**12, 2.0**62, dtype=pdt.int64, device=device)
+
+
+def test_int32_creation_at_the_edges_of_the_range(device):
+    r = pdt.arange(2**31 - 3, 2**31, dtype=pdt.int32, device=device)
+    assert host(r).tolist() == [2**31 - 3, 2**31 - 2, 2**31 - 1]
+    r = pdt.arange(-2**31, -2**31 + 2, dtype=pdt.int32, device=device)
+    assert host(r).tolist() == [-2**31, -2**31 + 1]
+    r = pdt.linspace(-2**31, 2**31 - 1, 3, dtype=pdt.int32, device=device)
+    assert host(r).tolist() == [-2**31, 0, 2**31 - 1]
+    r = pdt.randint(-2**31, 2**31, (64,), dtype=pdt.int32, device=device)
+    assert r.dtype == pdt.int32 and len(set(host(r).tolist())) > 1
+    assert host(pdt.randint(2**31 - 1, 2**31, (4,), dtype=pdt.int32,
+                            device=device)).tolist() == [2**31 - 1] * 4
