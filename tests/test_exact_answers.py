@@ -9,6 +9,7 @@ wrong.
   neither overflows nor underflows in between (Note [reduction accuracy]).
 - argmax/argmin with keepdim=True and no dim keep every dimension with size 1.
 - int32 arange, linspace and randint refuse values int32 cannot hold, as full() does.
+- tensor() and as_tensor() convert a big-endian NumPy array; from_numpy() says why not.
 """
 import math
 
@@ -357,3 +358,23 @@ def test_int32_creation_at_the_edges_of_the_range(device):
     assert r.dtype == pdt.int32 and len(set(host(r).tolist())) > 1
     assert host(pdt.randint(2**31 - 1, 2**31, (4,), dtype=pdt.int32,
                             device=device)).tolist() == [2**31 - 1] * 4
+
+
+# ---------------------------------------------------------------- byte order
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_tensor_converts_a_big_endian_array(device, dtype):
+    native = (np.arange(12).reshape(3, 4) * 3 - 7).astype(dtype)
+    big = native.astype(np.dtype(dtype).newbyteorder(">"))
+    for a in (big, big[:, ::2], big.T):
+        ref = a.astype(dtype)
+        for got in (pdt.tensor(a, device=device), pdt.as_tensor(a, device=device),
+                    pdt.tensor(a, dtype=pdt.float64, device=device)):
+            assert tuple(got.shape) == ref.shape
+            assert host(got).tolist() == ref.tolist()
+        assert pdt.tensor(a, device=device).dtype.name == dtype
+    with pytest.raises(TypeError, match=r"from_numpy\(\): the array is stored in the other "
+                                        r"byte order .*use pydevtensor.tensor\(a\) or "
+                                        r"as_tensor\(a\), which convert it"):
+        pdt.from_numpy(big)
