@@ -10,6 +10,7 @@ wrong.
 - argmax/argmin with keepdim=True and no dim keep every dimension with size 1.
 - int32 arange, linspace and randint refuse values int32 cannot hold, as full() does.
 - tensor() and as_tensor() convert a big-endian NumPy array; from_numpy() says why not.
+- in-place and out= ops on empty tensors from NumPy (stride 0 on an empty dim) work.
 """
 import math
 
@@ -378,3 +379,27 @@ def test_tensor_converts_a_big_endian_array(device, dtype):
                                         r"byte order .*use pydevtensor.tensor\(a\) or "
                                         r"as_tensor\(a\), which convert it"):
         pdt.from_numpy(big)
+
+
+# ---------------------------------------------------------------- empty from NumPy
+
+
+EMPTY_SHAPES = [(3, 0), (2, 0, 3), (0, 3), (0,), (4, 0)]
+
+
+@pytest.mark.parametrize("shape", EMPTY_SHAPES)
+@pytest.mark.parametrize("make", ["from_numpy", "as_tensor", "slice"])
+def test_in_place_and_out_on_empty_tensors_from_numpy(device, shape, make):
+    a = np.zeros(shape, np.float32)
+    if make == "slice":
+        a = np.zeros(tuple(s or 4 for s in shape), np.float32)[tuple(
+            slice(0, 0) if s == 0 else slice(None) for s in shape)]
+    t = pdt.from_numpy(a) if make == "from_numpy" else pdt.as_tensor(a)
+    t = t.to(device)
+    other = pdt.ones(*shape, device=device)
+    results = [t.add_(1), t.sub_(other, alpha=2), t.mul_(t), t.clamp_(0, 1), t.clamp_(min=other),
+               pdt.add(t, 1, out=t), pdt.mul(other, 2, out=t), pdt.exp(other, out=t),
+               pdt.clamp(other, 0, 1, out=t), t.fill_(2), t.copy_(other), t.zero_()]
+    for r in results:
+        assert tuple(r.shape) == shape and host(r).size == 0
+    assert host(t).shape == shape

@@ -166,7 +166,9 @@ static pdt_status check_output(const char *name, const pdt_tensor *out, int ndim
         return pdt_fail(PDT_ERR_TYPE,
                         "%s: result type %s can't be cast to the desired output type %s", name,
                         pdt_dtype_name(res), pdt_dtype_name(out->dtype));
-    for (int i = 0; i < ndim; i++)
+    /* An empty output has no element to share (NumPy gives its empty arrays
+     * stride 0): nothing to refuse. */
+    for (int i = 0; i < ndim && numel_of(ndim, shape) > 0; i++)
         if (out->strides[i] == 0 && out->shape[i] > 1)
             return pdt_fail(PDT_ERR_VALUE,
                             "%s: unsupported operation: more than one element of the written-to "
