@@ -11,6 +11,7 @@ wrong.
 - int32 arange, linspace and randint refuse values int32 cannot hold, as full() does.
 - tensor() and as_tensor() convert a big-endian NumPy array; from_numpy() says why not.
 - in-place and out= ops on empty tensors from NumPy (stride 0 on an empty dim) work.
+- writes into a tensor whose elements overlap (as_strided rows) are refused.
 """
 import math
 
@@ -403,3 +404,46 @@ def test_in_place_and_out_on_empty_tensors_from_numpy(device, shape, make):
     for r in results:
         assert tuple(r.shape) == shape and host(r).size == 0
     assert host(t).shape == shape
+
+
+# ---------------------------------------------------------------- internal overlap
+
+
+def overlapping_rows():
+    base = np.arange(10, dtype=np.float32)
+    return base, np.lib.stride_tricks.as_strided(base, (3, 4), (4, 4), writeable=True)
+
+
+OVERLAP = (r"more than one element of the written-to tensor refers to a single memory "
+           r"location \(shape \(3, 4\) with strides \(1, 1\) on cpu: its elements overlap")
+
+
+@pytest.mark.parametrize("make", ["from_numpy", "as_tensor"])
+def test_writes_into_overlapping_rows_are_refused(make):
+    base, a = overlapping_rows()
+    t = getattr(pdt, make)(a)
+    other = pdt.ones(3, 4)
+    for write in (lambda: t.add_(1), lambda: t.mul_(other), lambda: t.clamp_(0, 1),
+                  lambda: pdt.add(other, 1, out=t), lambda: pdt.exp(other, out=t),
+                  lambda: t.sub_(other, alpha=2)):
+        with pytest.raises(ValueError, match=OVERLAP):
+            write()
+    assert base.tolist() == list(range(10))  # nothing was written
+    # Reading is fine, and gives what NumPy reads.
+    assert host(t + 1).tolist() == (a + 1).tolist()
+    assert host(t.sum(0)).tolist() == a.sum(0).tolist()
+
+
+def test_views_that_do_not_overlap_stay_writable(device):
+    x = pdt.zeros(4, 6, device=device)
+    for v in (x.t(), x[:, ::2], x[1:3], x.reshape(2, 12), x[:, 1:2], x[::2, ::3]):
+        v.add_(1)
+    a = np.zeros((4, 6), np.float32)
+    for v in (a.T, a[:, ::2], a[1:3], a.reshape(2, 12), a[:, 1:2], a[::2, ::3]):
+        v += 1
+    assert host(x).tolist() == a.tolist()
+    # Non-overlapping as_strided views from NumPy, too.
+    base = np.zeros(12, np.float32)
+    v = np.lib.stride_tricks.as_strided(base, (3, 2), (16, 4), writeable=True)
+    pdt.from_numpy(v).add_(2)
+    assert base.tolist() == [2, 2, 0, 0, 2, 2, 0, 0, 2, 2, 0, 0]
