@@ -428,6 +428,9 @@ def test_writes_into_overlapping_rows_are_refused(make):
                   lambda: t.sub_(other, alpha=2)):
         with pytest.raises(ValueError, match=OVERLAP):
             write()
+    with pytest.raises(ValueError, match=r"copy_: unsupported operation: more than one element "
+                                         r"of the written-to tensor .*strides \(1, 1\)"):
+        t.copy_(pdt.arange(12.0).reshape(3, 4))
     assert base.tolist() == list(range(10))  # nothing was written
     # Reading is fine, and gives what NumPy reads.
     assert host(t + 1).tolist() == (a + 1).tolist()

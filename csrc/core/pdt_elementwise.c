@@ -147,35 +147,6 @@ static void broadcast_view(const pdt_tensor *x, int ndim, const int64_t *shape, 
     memcpy(v->strides, strides, (size_t)ndim * sizeof *strides);
 }
 
-/* 1 when two elements of t may share one memory location (its internal
- * overlap, as PyTorch's has_internal_overlap sees a stride 0, and also rows
- * that overlap, as np.lib.stride_tricks.as_strided makes them): the dims of
- * size > 1, by increasing |stride|, must each step past everything the
- * smaller ones reach.  An empty tensor has no element to share. */
-static int internal_overlap(const pdt_tensor *t)
-{
-    int64_t st[PDT_MAX_DIMS], sz[PDT_MAX_DIMS];
-    int n = 0;
-    for (int i = 0; i < t->ndim; i++) {
-        if (t->shape[i] == 0)
-            return 0;
-        if (t->shape[i] == 1)
-            continue;
-        int64_t a = t->strides[i] < 0 ? -t->strides[i] : t->strides[i];
-        int j = n++;
-        for (; j > 0 && st[j - 1] > a; j--)
-            st[j] = st[j - 1], sz[j] = sz[j - 1];
-        st[j] = a, sz[j] = t->shape[i];
-    }
-    int64_t reach = 0; /* the largest offset the smaller dims reach */
-    for (int i = 0; i < n; i++) {
-        if (st[i] <= reach)
-            return 1;
-        reach += (sz[i] - 1) * st[i];
-    }
-    return 0;
-}
-
 /* The output must have the broadcast shape, a dtype the result casts to, and
  * one memory location per element. */
 static pdt_status check_output(const char *name, const pdt_tensor *out, int ndim,
@@ -204,7 +175,7 @@ static pdt_status check_output(const char *name, const pdt_tensor *out, int ndim
                             "tensor refers to a single memory location (stride 0 at dimension "
                             "%d); clone() it first",
                             name, i);
-    if (internal_overlap(out)) {
+    if (pdt_tensor_internal_overlap(out)) {
         char ss[160], dev[32];
         return pdt_fail(PDT_ERR_VALUE,
                         "%s: unsupported operation: more than one element of the written-to "

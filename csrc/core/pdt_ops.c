@@ -58,6 +58,14 @@ pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags)
     pdt_copy_kind kind = classify(dst->device, src->device);
     if (numel == 0)
         return PDT_OK;
+    if (pdt_tensor_internal_overlap(dst))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "copy_: unsupported operation: more than one element of the written-to "
+                        "tensor refers to a single memory location (shape %s with strides %s on "
+                        "%s); clone() it first",
+                        pdt_shape_str(dst->ndim, dst->shape, ds, sizeof ds),
+                        pdt_shape_str(dst->ndim, dst->strides, ss, sizeof ss),
+                        pdt_device_str(dst->device, dn, sizeof dn));
 
     if (kind == PDT_COPY_H2H || kind == PDT_COPY_D2D) {
         const pdt_backend *b = pdt_backend_of(dst->device.kind);
