@@ -92,7 +92,7 @@ typedef enum pdt_unary_op {
     PDT_OP_TANH,
     PDT_OP_SIGMOID,
     PDT_OP_RELU,
-    PDT_OP_CLAMP, /* to [lo, hi]; a NaN bound means no bound on that side */
+    PDT_OP_CLAMP, /* to [lo, hi], bounds in the dtype (pdt_unary in pdt_elementwise.h) */
 } pdt_unary_op;
 #define PDT_NUM_UNARY_OPS 11
 
@@ -174,13 +174,17 @@ typedef struct pdt_backend {
      * dtype; out has it too, or bool for comparisons.  out may be a's tensor
      * (in place); the core copies an operand that partly overlaps out. */
     pdt_status (*binary)(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);
-    /* out = op(x) elementwise, same shape and dtype; lo/hi for PDT_OP_CLAMP. */
-    pdt_status (*unary)(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, double lo,
-                        double hi);
+    /* out = op(x) elementwise, same shape and dtype; lo/hi for PDT_OP_CLAMP:
+     * both given, in x's dtype (f for floating dtypes, i for integers, which
+     * the core has already saturated to the dtype's range; ignored for bool),
+     * so that int64 bounds stay exact. */
+    pdt_status (*unary)(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, pdt_scalar lo,
+                        pdt_scalar hi);
     /* x (m, k) with contiguous rows (strides (k, 1)) or, for k > 1, contiguous
      * columns (strides (1, m)); out contiguous (m,) = op over each row of k.  out's
      * dtype is pdt_reduce_out_dtype(op, x's dtype) (pdt_reduce.h): int64 for the
-     * arg ops and for SUM/PROD of bool and integers, else x's. */
+     * arg ops and for SUM/PROD of bool and integers, float64 for SUM_SQUARES of
+     * floats, else x's. */
     pdt_status (*reduce)(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
     pdt_status (*gemm)(const pdt_gemm_args *g);
     /* TF32 tensor-core math for float32 GEMMs (CUDA only; NULL elsewhere) */

@@ -166,13 +166,26 @@ static pdt_status check_output(const char *name, const pdt_tensor *out, int ndim
         return pdt_fail(PDT_ERR_TYPE,
                         "%s: result type %s can't be cast to the desired output type %s", name,
                         pdt_dtype_name(res), pdt_dtype_name(out->dtype));
-    for (int i = 0; i < ndim; i++)
+    /* An empty output has no element to share (NumPy gives its empty arrays
+     * stride 0): nothing to refuse. */
+    for (int i = 0; i < ndim && numel_of(ndim, shape) > 0; i++)
         if (out->strides[i] == 0 && out->shape[i] > 1)
             return pdt_fail(PDT_ERR_VALUE,
                             "%s: unsupported operation: more than one element of the written-to "
                             "tensor refers to a single memory location (stride 0 at dimension "
                             "%d); clone() it first",
                             name, i);
+    if (pdt_tensor_internal_overlap(out)) {
+        char ss[160], dev[32];
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: unsupported operation: more than one element of the written-to "
+                        "tensor refers to a single memory location (shape %s with strides %s "
+                        "on %s: its elements overlap, as an as_strided view's can); clone() it "
+                        "first",
+                        name, pdt_shape_str(out->ndim, out->shape, os, sizeof os),
+                        pdt_shape_str(out->ndim, out->strides, ss, sizeof ss),
+                        pdt_device_str(out->device, dev, sizeof dev));
+    }
     return PDT_OK;
 }
 
@@ -395,6 +408,112 @@ done:
     return st;
 }
 
+/* ---- add and sub with alpha ---- */
+
+/* alpha converted to the compute dtype c, after PyTorch's alpha_check: a bool
+ * alpha only for a bool result, a float alpha only for a floating one, and an
+ * integer alpha that fits c. */
+static pdt_status alpha_for(const char *name, pdt_dtype c, pdt_arg alpha, pdt_scalar *out)
+{
+    memset(out, 0, sizeof *out);
+    if (alpha.is_bool && c != PDT_BOOL)
+        return pdt_fail(PDT_ERR_TYPE,
+                        "%s: a bool alpha is only supported for bool results, and the result "
+                        "here is %s",
+                        name, pdt_dtype_name(c));
+    if (alpha.s.is_float && !pdt_dtype_is_floating(c))
+        return pdt_fail(PDT_ERR_TYPE,
+                        "%s: for integral input tensors (result %s), argument alpha must not be "
+                        "a floating point number, got %g",
+                        name, pdt_dtype_name(c), alpha.s.f);
+    if (pdt_dtype_is_floating(c)) {
+        out->is_float = 1;
+        out->f = alpha.s.is_float ? alpha.s.f : (double)alpha.s.i;
+        if (c == PDT_FLOAT32)
+            out->f = (float)out->f;
+        return PDT_OK;
+    }
+    if (c == PDT_INT32 && (alpha.s.i < INT32_MIN || alpha.s.i > INT32_MAX))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: alpha=%lld does not fit in int32, the dtype of the result", name,
+                        (long long)alpha.s.i);
+    out->i = c == PDT_BOOL ? alpha.s.i != 0 : alpha.s.i;
+    return PDT_OK;
+}
+
+/* The scalar b * alpha, formed in the compute dtype c (integers wrap, as the
+ * tensor product does); b is already in c (scalar_for). */
+static pdt_arg scaled_scalar(pdt_dtype c, pdt_scalar b, pdt_scalar alpha, int b_is_bool)
+{
+    pdt_arg r;
+    memset(&r, 0, sizeof r);
+    if (c == PDT_FLOAT32) {
+        r.s.is_float = 1;
+        r.s.f = (double)((float)b.f * (float)alpha.f);
+    } else if (c == PDT_FLOAT64) {
+        r.s.is_float = 1;
+        r.s.f = b.f * alpha.f;
+    } else if (c == PDT_INT32) {
+        r.s.i = (int32_t)((uint32_t)b.i * (uint32_t)alpha.i);
+    } else if (c == PDT_INT64) {
+        r.s.i = (int64_t)((uint64_t)b.i * (uint64_t)alpha.i);
+    } else {
+        r.s.i = b.i && alpha.i;
+        r.is_bool = b_is_bool;
+    }
+    return r;
+}
+
+pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b, pdt_arg alpha,
+                            const pdt_tensor *out, pdt_tensor *result)
+{
+    static const char *const arg_names[3] = {"input", "other", "out"};
+    const pdt_tensor *ts[3] = {a.t, b.t, out};
+    pdt_device dev;
+    pdt_dtype compute = PDT_FLOAT32, res = PDT_FLOAT32;
+    pdt_scalar al;
+    int ndim = 0;
+    int64_t shape[PDT_MAX_DIMS];
+    pdt_status st = pdt_same_device(name, 3, ts, arg_names, &dev);
+    if (st == PDT_OK)
+        st = binary_dtypes(name, op, a, b, &compute, &res);
+    if (st == PDT_OK)
+        st = alpha_for(name, compute, alpha, &al);
+    if (st == PDT_OK)
+        st = broadcast_shape(name, a.t, b.t, &ndim, shape);
+    if (st == PDT_OK && out)
+        st = check_output(name, out, ndim, shape, res);
+    if (st != PDT_OK)
+        return st;
+    if (al.is_float ? al.f == 1.0 : al.i == 1)
+        return pdt_binary(name, op, a, b, out, result);
+    if (!b.t) {
+        pdt_scalar bs;
+        st = scalar_for(name, compute, b, &bs);
+        if (st != PDT_OK)
+            return st;
+        return pdt_binary(name, op, a, scaled_scalar(compute, bs, al, b.is_bool), out, result);
+    }
+    /* other * alpha into a temporary of the compute dtype, then the op. */
+    pdt_tensor scaled;
+    st = pdt_tensor_empty(dev, compute, b.t->ndim, b.t->shape, 0, &scaled);
+    if (st != PDT_OK)
+        return st;
+    if (numel_of(b.t->ndim, b.t->shape) > 0) {
+        const pdt_backend *be = pdt_backend_of(dev.kind);
+        pdt_operand os = {&scaled, {0, 0, 0}}, oa = {NULL, al};
+        st = be->copy_cast(&scaled, b.t);
+        if (st == PDT_OK)
+            st = be->binary(PDT_OP_MUL, &scaled, os, oa);
+    }
+    if (st == PDT_OK) {
+        b.t = &scaled;
+        st = pdt_binary(name, op, a, b, out, result);
+    }
+    pdt_tensor_release(&scaled);
+    return st;
+}
+
 /* ---- unary ---- */
 
 static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tensor *x,
@@ -437,12 +556,26 @@ static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tenso
     return PDT_OK;
 }
 
-/* A clamp bound as a double; NaN (no bound on that side) when not given. */
-static double bound_value(const pdt_arg *b)
+/* A clamp bound as the backends read it, in the result dtype res: a float
+ * (none or NaN: -inf below, +inf above), or an integer bound kept exact and
+ * saturated to res's range (none: the range's end).  An integer res has
+ * integer bounds only (a float bound would have made res floating). */
+static pdt_scalar bound_for(pdt_dtype res, const pdt_arg *b, int upper)
 {
-    if (!b)
-        return NAN;
-    return b->s.is_float ? b->s.f : (double)b->s.i;
+    pdt_scalar s;
+    memset(&s, 0, sizeof s);
+    if (pdt_dtype_is_floating(res)) {
+        s.is_float = 1;
+        s.f = !b ? NAN : b->s.is_float ? b->s.f : (double)b->s.i;
+        if (isnan(s.f))
+            s.f = upper ? INFINITY : -INFINITY;
+        return s;
+    }
+    int64_t lo = res == PDT_INT32 ? INT32_MIN : INT64_MIN;
+    int64_t hi = res == PDT_INT32 ? INT32_MAX : INT64_MAX;
+    int64_t v = !b ? (upper ? hi : lo) : b->s.is_float ? pdt_f64_to_i64(b->s.f) : b->s.i;
+    s.i = v < lo ? lo : v > hi ? hi : v;
+    return s;
 }
 
 pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, const pdt_arg *lo,
@@ -461,8 +594,8 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
         st = check_output(name, out, x->ndim, x->shape, res);
     if (st != PDT_OK)
         return st;
-    double lo_v = op == PDT_OP_CLAMP ? bound_value(lo) : NAN;
-    double hi_v = op == PDT_OP_CLAMP ? bound_value(hi) : NAN;
+    pdt_scalar lo_v = bound_for(res, op == PDT_OP_CLAMP ? lo : NULL, 0);
+    pdt_scalar hi_v = bound_for(res, op == PDT_OP_CLAMP ? hi : NULL, 1);
 
     prepared px, tmp_out;
     const pdt_tensor *target = NULL;

@@ -87,10 +87,19 @@ typedef struct pdt_arg {
 pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
                       const pdt_tensor *out, pdt_tensor *result);
 
+/* add and sub with alpha: out = a op (b * alpha), as in PyTorch.  The result
+ * dtype is that of pdt_binary(a, b); alpha must fit it (a bool alpha only for
+ * a bool result, a float alpha only for a floating one, an integer alpha in
+ * range), and b * alpha is formed in that dtype, not in b's.  alpha is a
+ * scalar (alpha.t NULL). */
+pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b, pdt_arg alpha,
+                            const pdt_tensor *out, pdt_tensor *result);
+
 /* out = op(x), the same shape.  lo and hi are the scalar bounds of
  * PDT_OP_CLAMP (NULL: no bound on that side; at least one is given; a NaN
- * bound counts as none) and are ignored by the other ops.  out and result as
- * in pdt_binary. */
+ * bound counts as none; integer bounds of an integer result stay integers,
+ * exact at any size, and saturate to its range) and are ignored by the other
+ * ops.  out and result as in pdt_binary. */
 pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, const pdt_arg *lo,
                      const pdt_arg *hi, const pdt_tensor *out, pdt_tensor *result);
 

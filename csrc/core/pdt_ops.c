@@ -58,6 +58,14 @@ pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags)
     pdt_copy_kind kind = classify(dst->device, src->device);
     if (numel == 0)
         return PDT_OK;
+    if (pdt_tensor_internal_overlap(dst))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "copy_: unsupported operation: more than one element of the written-to "
+                        "tensor refers to a single memory location (shape %s with strides %s on "
+                        "%s); clone() it first",
+                        pdt_shape_str(dst->ndim, dst->shape, ds, sizeof ds),
+                        pdt_shape_str(dst->ndim, dst->strides, ss, sizeof ss),
+                        pdt_device_str(dst->device, dn, sizeof dn));
 
     if (kind == PDT_COPY_H2H || kind == PDT_COPY_D2D) {
         const pdt_backend *b = pdt_backend_of(dst->device.kind);
@@ -139,13 +147,36 @@ pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value)
     return pdt_backend_of(dst->device.kind)->fill(dst, value);
 }
 
-pdt_status pdt_arange(const pdt_tensor *dst, double start, double step)
+/* 1 when v, truncated toward zero (Note [float to int]), fits the integer
+ * dtype dt (always for the others). */
+static int fits_int_dtype(pdt_dtype dt, double v)
+{
+    if (dt == PDT_INT32)
+        return v > -2147483649.0 && v < 2147483648.0;
+    if (dt == PDT_INT64)
+        return v >= -0x1p63 && v < 0x1p63;
+    return 1;
+}
+
+pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, double step)
 {
     if (dst->ndim != 1 || !pdt_tensor_is_contiguous(dst))
-        return pdt_fail(PDT_ERR_VALUE, "arange: destination must be contiguous and 1-d");
+        return pdt_fail(PDT_ERR_VALUE, "%s: destination must be contiguous and 1-d", name);
     if (dst->shape[0] == 0)
         return PDT_OK;
-    pdt_note_op("arange", dst->device);
+    /* As fill does: an integer dtype that cannot hold a value is refused, not
+     * saturated.  The values are monotonic, so the two ends say it all. */
+    double ends[2] = {start, start + (double)(dst->shape[0] - 1) * step};
+    char dev[32];
+    for (int e = 0; e < 2; e++)
+        if (!fits_int_dtype(dst->dtype, ends[e]))
+            return pdt_fail(PDT_ERR_VALUE,
+                            "%s: the value %.17g (element %lld of %lld, on %s) cannot be converted "
+                            "to %s without overflow",
+                            name, ends[e], e ? (long long)dst->shape[0] - 1 : 0LL,
+                            (long long)dst->shape[0], pdt_device_str(dst->device, dev, sizeof dev),
+                            pdt_dtype_name(dst->dtype));
+    pdt_note_op(name, dst->device);
     return pdt_backend_of(dst->device.kind)->arange(dst, start, step);
 }
 
@@ -157,6 +188,16 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, dou
     if (kind == PDT_RANDOM_INT && high <= low)
         return pdt_fail(PDT_ERR_VALUE, "randint: high (%lld) must be greater than low (%lld)",
                         (long long)high, (long long)low);
+    /* As fill does: bounds an int32 cannot hold are refused, not saturated. */
+    char dev[32];
+    if (kind == PDT_RANDOM_INT && dst->dtype == PDT_INT32 &&
+        (low < INT32_MIN || high - 1 > INT32_MAX))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "randint: the value %lld (%s) cannot be converted to int32 without "
+                        "overflow (randint(%lld, %lld) on %s)",
+                        low < INT32_MIN ? (long long)low : (long long)(high - 1),
+                        low < INT32_MIN ? "low" : "high - 1", (long long)low, (long long)high,
+                        pdt_device_str(dst->device, dev, sizeof dev));
     int64_t numel = pdt_tensor_numel(dst);
     if (numel == 0)
         return PDT_OK;

@@ -20,7 +20,7 @@ pdt_status pdt_copy_to_new(const pdt_tensor *src, pdt_device device, pdt_dtype d
 
 pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value);
 /* dst contiguous 1-D. */
-pdt_status pdt_arange(const pdt_tensor *dst, double start, double step);
+pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, double step);
 /* dst contiguous; low/high for PDT_RANDOM_INT, a/b otherwise. */
 pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, double b, int64_t low,
                       int64_t high);

@@ -32,6 +32,9 @@ pdt_dtype pdt_reduce_out_dtype(pdt_reduce_op op, pdt_dtype x_dtype)
     case PDT_REDUCE_ARGMIN: return PDT_INT64;
     case PDT_REDUCE_SUM:
     case PDT_REDUCE_PROD: return pdt_dtype_is_floating(x_dtype) ? x_dtype : PDT_INT64;
+    /* the 2-norm's sum of squares: kept in double until after the square root
+     * (Note [reduction accuracy]) */
+    case PDT_REDUCE_SUM_SQUARES: return pdt_dtype_is_floating(x_dtype) ? PDT_FLOAT64 : x_dtype;
     default: return x_dtype;
     }
 }
@@ -183,8 +186,10 @@ static pdt_status run_plan(pdt_reduce_op op, const plan *p, const pdt_tensor *x,
         return st;
     if (p->m > 0) {
         st = b->reduce(op, &flat, &p->rows);
-        if (st == PDT_OK && sqrt_after)
-            st = b->unary(PDT_OP_SQRT, &flat, &flat, 0.0, 0.0);
+        if (st == PDT_OK && sqrt_after) {
+            const pdt_scalar none = {0, 0.0, 0};
+            st = b->unary(PDT_OP_SQRT, &flat, &flat, none, none);
+        }
     }
     if (st == PDT_OK && res.dtype != final_dtype) {
         pdt_tensor cast = {0};

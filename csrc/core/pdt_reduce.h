@@ -38,8 +38,11 @@
  * accumulation in any order, is far below it for any k that fits in memory
  * (pairwise summation does much better than the bound).  mean divides the
  * second term by k.  prod accumulates in double: (2^-24 + k 2^-53) |ref| for
- * float32 (while in range).  The 2-norm, a square root of the rounded sum of
- * squares: (2^-23 + k 2^-53) |ref|.  max, min, argmax and argmin are exact.
+ * float32 (while in range).  The 2-norm takes the square root of the sum of
+ * squares in double and rounds once after it, so a float32 norm neither
+ * overflows nor underflows in between (norm([1e20, 1e20]) is 1.41e20, not
+ * inf): (2^-24 + k 2^-53) |ref| for float32, (2^-53 + k 2^-53) |ref| for
+ * float64 (while the sum of squares is in double's range).  max, min, argmax and argmin are exact.
  * tests/test_reduce.py checks these bounds against NumPy in float64 on every
  * device, with the k 2^-53 term doubled for NumPy's own rounding.
  *

@@ -281,3 +281,32 @@ int pdt_same_shape(const pdt_tensor *a, const pdt_tensor *b)
             return 0;
     return 1;
 }
+
+/* 1 when two elements of t may share one memory location (its internal
+ * overlap, as PyTorch's has_internal_overlap sees a stride 0, and also rows
+ * that overlap, as np.lib.stride_tricks.as_strided makes them): the dims of
+ * size > 1, by increasing |stride|, must each step past everything the
+ * smaller ones reach.  An empty tensor has no element to share. */
+int pdt_tensor_internal_overlap(const pdt_tensor *t)
+{
+    int64_t st[PDT_MAX_DIMS], sz[PDT_MAX_DIMS];
+    int n = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->shape[i] == 0)
+            return 0;
+        if (t->shape[i] == 1)
+            continue;
+        int64_t a = t->strides[i] < 0 ? -t->strides[i] : t->strides[i];
+        int j = n++;
+        for (; j > 0 && st[j - 1] > a; j--)
+            st[j] = st[j - 1], sz[j] = sz[j - 1];
+        st[j] = a, sz[j] = t->shape[i];
+    }
+    int64_t reach = 0; /* the largest offset the smaller dims reach */
+    for (int i = 0; i < n; i++) {
+        if (st[i] <= reach)
+            return 1;
+        reach += (sz[i] - 1) * st[i];
+    }
+    return 0;
+}

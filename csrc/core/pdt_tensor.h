@@ -47,6 +47,9 @@ static inline char *pdt_tensor_ptr(const pdt_tensor *t)
 
 int64_t pdt_tensor_numel(const pdt_tensor *t);
 int pdt_tensor_is_contiguous(const pdt_tensor *t);
+/* 1 when two elements of t may share one memory location: a stride 0, or
+ * overlapping rows (as_strided); 0 for an empty tensor.  Writes refuse it. */
+int pdt_tensor_internal_overlap(const pdt_tensor *t);
 /* Fills strides with the row-major (C-contiguous) strides of shape. */
 void pdt_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 /* "(2, 3)", "(3,)" or "()" for ndim sizes, into buf; returns buf. */

@@ -426,8 +426,8 @@ pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a
     return PDT_OK;
 }
 
-/* The clamp bounds as two elements of x's dtype, as the clamp rows read them;
- * NaN means no bound, and integer bounds saturate to the dtype's range. */
+/* The clamp bounds as two elements of x's dtype, as the clamp rows read them
+ * (the core has resolved missing bounds and saturated integer ones). */
 typedef union clamp_bounds {
     uint8_t b[2];
     int32_t i32[2];
@@ -436,34 +436,23 @@ typedef union clamp_bounds {
     double f64[2];
 } clamp_bounds;
 
-static void clamp_bounds_init(pdt_dtype dt, double lo, double hi, clamp_bounds *out)
+static void clamp_bounds_init(pdt_dtype dt, pdt_scalar lo, pdt_scalar hi, clamp_bounds *out)
 {
-    double v[2] = {lo, hi};
+    const pdt_scalar v[2] = {lo, hi};
     memset(out, 0, sizeof *out);
     for (int k = 0; k < 2; k++) {
-        double d = v[k];
         switch (dt) {
-        case PDT_FLOAT32: out->f32[k] = isnan(d) ? (k ? INFINITY : -INFINITY) : (float)d; break;
-        case PDT_FLOAT64: out->f64[k] = isnan(d) ? (k ? INFINITY : -INFINITY) : d; break;
-        case PDT_INT32:
-            out->i32[k] = isnan(d)         ? (k ? INT32_MAX : INT32_MIN)
-                          : d <= INT32_MIN ? INT32_MIN
-                          : d >= INT32_MAX ? INT32_MAX
-                                           : (int32_t)d;
-            break;
-        case PDT_INT64:
-            out->i64[k] = isnan(d)       ? (k ? INT64_MAX : INT64_MIN)
-                          : d <= -0x1p63 ? INT64_MIN
-                          : d >= 0x1p63  ? INT64_MAX
-                                         : (int64_t)d;
-            break;
+        case PDT_FLOAT32: out->f32[k] = (float)v[k].f; break;
+        case PDT_FLOAT64: out->f64[k] = v[k].f; break;
+        case PDT_INT32: out->i32[k] = (int32_t)v[k].i; break;
+        case PDT_INT64: out->i64[k] = v[k].i; break;
         case PDT_BOOL: out->b[k] = (uint8_t)k; break;
         }
     }
 }
 
-pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, double lo,
-                         double hi)
+pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, pdt_scalar lo,
+                         pdt_scalar hi)
 {
     ew_row_fn fn = (unsigned)op < PDT_NUM_UNARY_OPS ? unary_rows[op][x->dtype] : NULL;
     if (!fn)

@@ -11,8 +11,8 @@ pdt_status pdt_cpu_random(const pdt_tensor *dst, const pdt_random_spec *spec);
 
 /* cpu_elementwise.c */
 pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);
-pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, double lo,
-                         double hi);
+pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, pdt_scalar lo,
+                         pdt_scalar hi);
 /* cpu_reduce.c */
 pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
 /* cpu_gemm.c */

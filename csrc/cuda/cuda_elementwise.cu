@@ -440,29 +440,24 @@ cudaError_t launch_binary(const pdt_tensor *out, pdt_operand a, pdt_operand b, c
     }
 }
 
-/* The clamp bounds in T; NaN means none; integer bounds saturate. */
-template <typename T> void clamp_bounds(double lo, double hi, T *tlo, T *thi)
+/* The clamp bounds in T (the core has resolved missing bounds and saturated
+ * integer ones). */
+template <typename T> void clamp_bounds(pdt_scalar lo, pdt_scalar hi, T *tlo, T *thi)
 {
     if constexpr (is_float_v<T>) {
-        *tlo = lo != lo ? (T)-INFINITY : (T)lo;
-        *thi = hi != hi ? (T)INFINITY : (T)hi;
+        *tlo = (T)lo.f;
+        *thi = (T)hi.f;
     } else if constexpr (is_bool_v<T>) {
         *tlo = 0;
         *thi = 1;
     } else {
-        const double min = (double)std::numeric_limits<T>::min();
-        const double max = -min; /* 2^31 or 2^63: one past the largest */
-        *tlo = lo != lo || lo <= min ? std::numeric_limits<T>::min()
-               : lo >= max           ? std::numeric_limits<T>::max()
-                                     : (T)lo;
-        *thi = hi != hi || hi >= max ? std::numeric_limits<T>::max()
-               : hi <= min           ? std::numeric_limits<T>::min()
-                                     : (T)hi;
+        *tlo = (T)lo.i;
+        *thi = (T)hi.i;
     }
 }
 
 template <int OP, pdt_dtype D>
-cudaError_t launch_unary(const pdt_tensor *out, const pdt_tensor *x, double lo, double hi,
+cudaError_t launch_unary(const pdt_tensor *out, const pdt_tensor *x, pdt_scalar lo, pdt_scalar hi,
                          cudaStream_t stream)
 {
     if constexpr (!unary_supported(OP, D)) {
@@ -528,8 +523,8 @@ cudaError_t binary_by_op(int op, const pdt_tensor *out, pdt_operand a, pdt_opera
 }
 
 template <pdt_dtype D>
-cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, double lo, double hi,
-                        cudaStream_t s)
+cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, pdt_scalar lo,
+                        pdt_scalar hi, cudaStream_t s)
 {
     switch (op) {
 #define UNARY_CASE(OP)                                                                             \
@@ -593,7 +588,7 @@ fail:
 }
 
 extern "C" pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x,
-                                     double lo, double hi)
+                                     pdt_scalar lo, pdt_scalar hi)
 {
     if (!unary_pair_supported(op, x->dtype))
         return pdt_fail(PDT_ERR_UNSUPPORTED, "unary op %d is not implemented for %s on CUDA",

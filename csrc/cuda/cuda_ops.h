@@ -76,8 +76,8 @@ pdt_status pdt_cuda_stream(pdt_cuda_guard *g, int logical, cudaStream_t *stream)
 
 /* cuda_elementwise.cu */
 pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);
-pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, double lo,
-                          double hi);
+pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x,
+                          pdt_scalar lo, pdt_scalar hi);
 /* cuda_reduce.cu */
 pdt_status pdt_cuda_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
 /* cuda_gemm.c */

@@ -120,7 +120,10 @@ enum sum_kind { PLAIN, MEAN, SQUARES, ABS };
 template <typename T, sum_kind K> struct sum_op {
     typedef T in_t;
     typedef typename std::conditional<elem<T>::is_float, double, uint64_t>::type acc_t;
-    typedef typename std::conditional<elem<T>::is_float, T, int64_t>::type out_t;
+    /* the 2-norm's sum of squares stays double until after its square root */
+    typedef typename std::conditional<elem<T>::is_float,
+                                      typename std::conditional<K == SQUARES, double, T>::type,
+                                      int64_t>::type out_t;
     static __device__ __forceinline__ acc_t identity() { return 0; }
     static __device__ __forceinline__ acc_t load(T v, int64_t)
     {

@@ -215,6 +215,41 @@ fail:
     return -1;
 }
 
+int pdt_foreign_byte_order(PyObject *obj)
+{
+    Py_buffer probe;
+    if (!PyObject_CheckBuffer(obj) || PyObject_GetBuffer(obj, &probe, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    char c = probe.format ? probe.format[0] : 0;
+    PyBuffer_Release(&probe);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return c == '<';
+#else
+    return c == '>' || c == '!';
+#endif
+}
+
+/* A native-order copy (new reference) of a NumPy array stored in the other
+ * byte order (obj.astype(obj.dtype.newbyteorder('='))); NULL on error. */
+static PyObject *native_order_copy(PyObject *obj, const char *where)
+{
+    PyObject *dt = PyObject_GetAttrString(obj, "dtype");
+    if (!dt) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: the data is stored in the other byte order and is not a NumPy array "
+                     "that can convert it; convert it to the native byte order first",
+                     where);
+        return NULL;
+    }
+    PyObject *native = PyObject_CallMethod(dt, "newbyteorder", "s", "=");
+    Py_DECREF(dt);
+    PyObject *r = native ? PyObject_CallMethod(obj, "astype", "O", native) : NULL;
+    Py_XDECREF(native);
+    return r;
+}
+
 PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin)
 {
     pdt_tensor src = {0}, out = {0};
@@ -228,9 +263,14 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
     }
     int imported = 0;
     if (!PyList_Check(data) && !PyTuple_Check(data)) {
-        if (PyObject_CheckBuffer(data))
+        if (PyObject_CheckBuffer(data) && pdt_foreign_byte_order(data)) {
+            /* big-endian NumPy data: tensor() copies anyway, so convert it */
+            PyObject *native = native_order_copy(data, "tensor()");
+            imported = !native || pdt_wrap_buffer(S, native, 0, "tensor()", &src) < 0 ? -1 : 1;
+            Py_XDECREF(native);
+        } else if (PyObject_CheckBuffer(data)) {
             imported = pdt_wrap_buffer(S, data, 0, "tensor()", &src) < 0 ? -1 : 1;
-        else if (!is_scalar(data))
+        } else if (!is_scalar(data))
             imported = pdt_import_array(S, data, "tensor()", &src);
     }
     if (imported < 0)
@@ -315,6 +355,17 @@ static PyObject *f_from_numpy(PyObject *module, PyObject *a)
         return NULL;
     }
     pdt_tensor t;
+    if (pdt_foreign_byte_order(a)) {
+        PyObject *dt = PyObject_GetAttrString(a, "dtype");
+        if (dt)
+            PyErr_Format(PyExc_TypeError,
+                         "from_numpy(): the array is stored in the other byte order (dtype "
+                         "%R), and tensors share memory in the native one; use "
+                         "pydevtensor.tensor(a) or as_tensor(a), which convert it",
+                         dt);
+        Py_XDECREF(dt);
+        return NULL;
+    }
     int r = pdt_wrap_buffer(S, a, 1, "from_numpy()", &t);
     if (r == 1)
         PyErr_SetString(PyExc_ValueError,

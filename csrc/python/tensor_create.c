@@ -268,13 +268,13 @@ static PyObject *f_full_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyOb
 }
 
 /* Fills a new contiguous 1-d tensor with start + i * step. */
-static PyObject *range_tensor(pdt_state *S, const create_opts *o, int dtype, int64_t n,
-                              double start, double step)
+static PyObject *range_tensor(pdt_state *S, const char *name, const create_opts *o, int dtype,
+                              int64_t n, double start, double step)
 {
     pdt_tensor t;
     if (!new_empty(S, o, dtype, 1, &n, &t))
         return NULL;
-    pdt_status st = pdt_arange(&t, start, step);
+    pdt_status st = pdt_arange(name, &t, start, step);
     if (st != PDT_OK) {
         pdt_tensor_release(&t);
         return pdt_raise(S, st);
@@ -331,7 +331,7 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     int dtype = o.dtype >= 0 ? o.dtype : any_float ? dtype_or_default(S, -1) : PDT_INT64;
-    return range_tensor(S, &o, dtype, (int64_t)count, start, step);
+    return range_tensor(S, "arange", &o, dtype, (int64_t)count, start, step);
 }
 
 /* linspace(start, end, steps, *, dtype=None, device=None) */
@@ -363,7 +363,7 @@ static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
     double start = scalar_as_double(&a), end = scalar_as_double(&b);
     double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0.0;
-    return range_tensor(S, &o, dtype_or_default(S, o.dtype), steps, start, step);
+    return range_tensor(S, "linspace", &o, dtype_or_default(S, o.dtype), steps, start, step);
 }
 
 /* eye(n, m=None, *, dtype=None, device=None) */

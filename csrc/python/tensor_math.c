@@ -136,9 +136,10 @@ static int64_t work_numel(const pdt_tensor *a, const pdt_tensor *b)
 
 /* ---- running the core ---- */
 
-/* op(a, b) into out_obj (returned) or a new tensor. */
+/* op(a, b) into out_obj (returned) or a new tensor; alpha (add and sub
+ * only; NULL: none) scales b. */
 static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
-                            PyObject *out_obj)
+                            const pdt_arg *alpha, PyObject *out_obj)
 {
     pdt_tensor result;
     const pdt_tensor *out = out_obj ? pdt_tensor_of(out_obj) : NULL;
@@ -148,10 +149,12 @@ static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pd
     a.t = pdt_hold_view(&h, a.t), b.t = pdt_hold_view(&h, b.t), out = pdt_hold_view(&h, out);
     if (work_numel(a.t, b.t) > PDT_GIL_RELEASE_NUMEL) {
         Py_BEGIN_ALLOW_THREADS
-        st = pdt_binary(name, op, a, b, out, &result);
+        st = alpha ? pdt_binary_alpha(name, op, a, b, *alpha, out, &result)
+                   : pdt_binary(name, op, a, b, out, &result);
         Py_END_ALLOW_THREADS
     } else {
-        st = pdt_binary(name, op, a, b, out, &result);
+        st = alpha ? pdt_binary_alpha(name, op, a, b, *alpha, out, &result)
+                   : pdt_binary(name, op, a, b, out, &result);
     }
     pdt_hold_release(&h);
     if (st != PDT_OK)
@@ -204,7 +207,7 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
             return NULL;
         Py_RETURN_NOTIMPLEMENTED;
     }
-    return run_binary(S, name, op, x, y, in_place ? a : NULL);
+    return run_binary(S, name, op, x, y, NULL, in_place ? a : NULL);
 }
 
 #define NUMBER_SLOTS(SLOT, OP, NAME)                                                               \
@@ -273,39 +276,15 @@ static Py_hash_t tensor_hash(PyObject *self) { return PyBaseObject_Type.tp_hash(
 
 enum { FORM_FUNCTION, FORM_METHOD, FORM_INPLACE };
 
-/* Scales other by alpha for add/sub (other * alpha as its own op, or a
- * product of two scalars here).  *tmp holds a new tensor when one is made. */
-static int apply_alpha(pdt_state *S, const char *name, PyObject *alpha_obj, pdt_arg *other,
-                       pdt_tensor *tmp)
+/* alpha for add/sub: a Python or NumPy number, not a tensor. */
+static int alpha_arg(pdt_state *S, const char *name, PyObject *alpha_obj, pdt_arg *alpha)
 {
-    pdt_arg alpha;
-    if (!alpha_obj)
-        return 0;
-    if (to_arg_named(S, alpha_obj, name, "alpha", &alpha) < 0)
+    if (to_arg_named(S, alpha_obj, name, "alpha", alpha) < 0)
         return -1;
-    if (alpha.t) {
+    if (alpha->t) {
         PyErr_Format(PyExc_TypeError, "%s(): alpha must be a number, not a Tensor", name);
         return -1;
     }
-    if (!alpha.s.is_float && alpha.s.i == 1)
-        return 0;
-    if (!other->t) {
-        pdt_scalar *s = &other->s;
-        if (s->is_float || alpha.s.is_float) {
-            double v = (s->is_float ? s->f : (double)s->i) *
-                       (alpha.s.is_float ? alpha.s.f : (double)alpha.s.i);
-            s->is_float = 1, s->f = v;
-        } else if (__builtin_mul_overflow(s->i, alpha.s.i, &s->i)) {
-            PyErr_Format(PyExc_OverflowError, "%s(): other * alpha does not fit in 64 bits", name);
-            return -1;
-        }
-        other->is_bool = other->is_bool && alpha.is_bool;
-        return 0;
-    }
-    pdt_status st = pdt_binary(name, PDT_OP_MUL, *other, alpha, NULL, tmp);
-    if (st != PDT_OK)
-        return pdt_raise_int(S, st);
-    other->t = tmp;
     return 0;
 }
 
@@ -397,12 +376,13 @@ static PyObject *binary_form(pdt_state *S, PyObject *self, int form, const char 
     }
     if (extra && extra[0] == 'r' && rounding_mode(name, kw[3], &op) < 0)
         return NULL;
-    pdt_tensor scaled = {0};
-    if (extra && extra[0] == 'a' && apply_alpha(S, name, kw[3], &b, &scaled) < 0)
-        return NULL;
-    PyObject *r = run_binary(S, name, op, a, b, out);
-    pdt_tensor_release(&scaled);
-    return r;
+    pdt_arg alpha;
+    if (extra && extra[0] == 'a' && kw[3]) {
+        if (alpha_arg(S, name, kw[3], &alpha) < 0)
+            return NULL;
+        return run_binary(S, name, op, a, b, &alpha, out);
+    }
+    return run_binary(S, name, op, a, b, NULL, out);
 }
 
 /* The C functions behind a binary op's forms.  OTHER: the second argument's

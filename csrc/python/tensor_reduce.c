@@ -117,7 +117,7 @@ REDUCE_METHOD(amax, PDT_REDUCE_MAX, 0)
 REDUCE_METHOD(amin, PDT_REDUCE_MIN, 0)
 
 /* argmax / argmin (dim=None, keepdim=False): one dim, or the index into the
- * flattened tensor (keepdim is then ignored, as in PyTorch). */
+ * flattened tensor (with keepdim, every dim kept with size 1, as in PyTorch). */
 static PyObject *arg_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames, const char *fname, pdt_reduce_op op)
 {
@@ -133,8 +133,6 @@ static PyObject *arg_method(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     if (fill_request(S, fname, kw, &rq) < 0)
         return NULL;
-    if (rq.ndims < 0)
-        rq.keepdim = 0;
     return run(self, &rq);
 }
 
@@ -380,10 +378,12 @@ PyMethodDef pdt_reduce_methods[] = {
      "amin(dim=None, keepdim=False)\n--\n\nThe minimum over dim (no indices).  " DOC_DIM},
     {"argmax", FASTKW(t_argmax),
      "argmax(dim=None, keepdim=False)\n--\n\nThe int64 index of the first maximum along dim, or "
-     "into the flattened tensor; a NaN counts as the maximum."},
+     "into the flattened tensor (keepdim: every dim kept with size 1); a NaN counts as the "
+     "maximum."},
     {"argmin", FASTKW(t_argmin),
      "argmin(dim=None, keepdim=False)\n--\n\nThe int64 index of the first minimum along dim, or "
-     "into the flattened tensor; a NaN counts as the minimum."},
+     "into the flattened tensor (keepdim: every dim kept with size 1); a NaN counts as the "
+     "minimum."},
     {"norm", FASTKW(t_norm),
      "norm(p='fro', dim=None, keepdim=False, dtype=None)\n--\n\nThe vector p-norm over dim "
      "(every element by default): 'fro' and 2 give the square root of the sum of squares, 1 "
