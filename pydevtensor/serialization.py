@@ -19,7 +19,10 @@ VERSION = 1
 
 def save(obj, f):
     """Writes a tensor, a dict of tensors or a state_dict to f (a path or a binary file).
-    The name is used as given: no '.npz' is appended."""
+    The name is used as given: no '.npz' is appended.  A path is written atomically:
+    to a temporary file in the same folder, flushed, fsynced and renamed over f, so a
+    failure or a crash midway leaves the old file as it was (and no temporary file,
+    except after kill -9 or a power cut: ``.NAME.*.tmp`` beside it)."""
     import json  # here, not at import: Note [lazy submodules] in __init__.py
     if isinstance(obj, _C.Tensor):
         kind, tensors = "tensor", {"tensor": obj}
@@ -40,10 +43,64 @@ def save(obj, f):
     meta = {"format": FORMAT, "version": VERSION, "kind": kind, "tensors": entries}
     arrays[META_KEY] = np.array(json.dumps(meta))
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as fh:
-            np.savez(fh, **arrays)
+        _write_atomically(os.fspath(f), lambda fh: np.savez(fh, **arrays))
     else:
         np.savez(f, **arrays)
+
+
+def _umask():
+    """The process's umask, read without changing it where Linux says it (os.umask
+    sets it, which another thread creating a file meanwhile would see)."""
+    try:
+        with open("/proc/self/status") as st:
+            for line in st:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+def _write_atomically(path, write):
+    """Calls write(fh) on a temporary file in path's folder, flushes and fsyncs it, then
+    renames it over path (and fsyncs the folder): a crash or kill -9 at any moment leaves
+    either the old file or the new one, never a truncated one.  On failure the
+    temporary file is removed and the old file is untouched.  A symbolic link is
+    written through (its target is replaced); the new file keeps the old file's
+    permissions, or gets the usual 0o666 & ~umask."""
+    import tempfile
+    path = os.path.realpath(path)
+    folder, base = os.path.split(path)
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fchmod(fh.fileno(), mode)
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dfd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass  # some file systems cannot fsync a folder; the rename itself is done
+    finally:
+        os.close(dfd)
 
 
 def _target(saved, map_location):
