@@ -8,9 +8,11 @@ PyTorch's rule (dampening 0, no Nesterov), for each parameter p with a gradient 
     buf = momentum * buf + d         afterwards (without momentum, buf is d itself)
     p  -= lr * buf
 
-Everything happens in place on the parameter's device (``p.data.sub_``, ``buf.mul_``,
-``buf.add_``): the Parameter objects and their storage stay the same, so a model and
-its optimizer can be built in either order.  Parameters whose ``.grad`` is None are
+Everything happens on the parameter's device, and the parameters are updated in place
+(``p.data.sub_``): the Parameter objects and their storage stay the same, so a model and
+its optimizer can be built in either order.  ``step()`` is all or nothing: the new
+buffers and updates of every parameter are computed before any is committed, so running
+out of memory midway changes nothing.  Parameters whose ``.grad`` is None are
 skipped, as in PyTorch.
 """
 import numbers
@@ -127,6 +129,13 @@ class SGD(Optimizer):
             group[name] = _nonnegative(group[name], name, "SGD")
 
     def step(self):
+        """One update of every parameter, all or nothing: every new momentum buffer and
+        every update is computed first (this is what can run out of memory), then all
+        are committed, with in-place subtractions and assignments that allocate
+        nothing.  An OutOfMemoryError on the last parameter thus leaves every parameter
+        and every buffer as it was.  The price is holding the updates (and the new
+        buffers, with momentum) of all parameters at once."""
+        pending = []  # (param data, update, momentum state or None, new buffer)
         for group in self.param_groups:
             lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
             for p in group["params"]:
@@ -139,12 +148,17 @@ class SGD(Optimizer):
                                        f"{tuple(p.shape)} on {p.device})")
                 data = p.data
                 d = grad if wd == 0 else grad.add(data, alpha=wd)
+                state = buf = None
                 if momentum != 0:
-                    state = self.state.setdefault(id(p), {})
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = d.clone()
-                    else:
-                        buf.mul_(momentum).add_(d)
+                    state = self.state.get(id(p), {})
+                    old = state.get("momentum_buffer")
+                    buf = d.clone() if old is None else old.mul(momentum).add_(d)
                     d = buf
-                data.sub_(d, alpha=lr)
+                update = d.mul(lr)  # p -= lr * d, as sub_(d, alpha=lr) would compute it
+                if update.dtype != data.dtype:
+                    update = update.to(dtype=data.dtype)
+                pending.append((p, data, update, buf))
+        for p, data, update, buf in pending:  # nothing below allocates
+            if buf is not None:
+                self.state.setdefault(id(p), {})["momentum_buffer"] = buf
+            data.sub_(update)

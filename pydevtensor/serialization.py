@@ -12,6 +12,8 @@ import numpy as np
 
 from . import _C
 
+__all__ = ["save", "load", "FormatError"]
+
 META_KEY = "__pydevtensor__"
 FORMAT = "pydevtensor.npz"
 VERSION = 1
@@ -19,7 +21,10 @@ VERSION = 1
 
 def save(obj, f):
     """Writes a tensor, a dict of tensors or a state_dict to f (a path or a binary file).
-    The name is used as given: no '.npz' is appended."""
+    The name is used as given: no '.npz' is appended.  A path is written atomically:
+    to a temporary file in the same folder, flushed, fsynced and renamed over f, so a
+    failure or a crash midway leaves the old file as it was (and no temporary file,
+    except after kill -9 or a power cut: ``.NAME.*.tmp`` beside it)."""
     import json  # here, not at import: Note [lazy submodules] in __init__.py
     if isinstance(obj, _C.Tensor):
         kind, tensors = "tensor", {"tensor": obj}
@@ -40,10 +45,64 @@ def save(obj, f):
     meta = {"format": FORMAT, "version": VERSION, "kind": kind, "tensors": entries}
     arrays[META_KEY] = np.array(json.dumps(meta))
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as fh:
-            np.savez(fh, **arrays)
+        _write_atomically(os.fspath(f), lambda fh: np.savez(fh, **arrays))
     else:
         np.savez(f, **arrays)
+
+
+def _umask():
+    """The process's umask, read without changing it where Linux says it (os.umask
+    sets it, which another thread creating a file meanwhile would see)."""
+    try:
+        with open("/proc/self/status") as st:
+            for line in st:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+def _write_atomically(path, write):
+    """Calls write(fh) on a temporary file in path's folder, flushes and fsyncs it, then
+    renames it over path (and fsyncs the folder): a crash or kill -9 at any moment leaves
+    either the old file or the new one, never a truncated one.  On failure the
+    temporary file is removed and the old file is untouched.  A symbolic link is
+    written through (its target is replaced); the new file keeps the old file's
+    permissions, or gets the usual 0o666 & ~umask."""
+    import tempfile
+    path = os.path.realpath(path)
+    folder, base = os.path.split(path)
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fchmod(fh.fileno(), mode)
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dfd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass  # some file systems cannot fsync a folder; the rename itself is done
+    finally:
+        os.close(dfd)
 
 
 def _target(saved, map_location):
@@ -78,57 +137,281 @@ def _record_problem(entries, kind):
     return None
 
 
+class FormatError(ValueError):
+    """load() was given a file that is not a pydevtensor file, or a damaged one: the
+    message names the file and what is wrong with it."""
+
+
+_NPY_MAGIC = b"\x93NUMPY"
+_MAX_HEADER = 65536          # bytes of a .npy header (NumPy writes well under 10,000)
+_MAX_RECORD = 16 * 2**20     # bytes of the __pydevtensor__ record
+_MAX_DIMS = 16               # as the C core (PDT_MAX_DIMS)
+_CHUNK = 8 * 2**20           # bytes read from the zip at a time, straight into storage
+
+
+def _malformed(e):
+    """Whether an exception raised while parsing a file means the file is malformed
+    (rather than unreadable: missing, a folder, no permission, an I/O error)."""
+    if isinstance(e, (_C.OutOfMemoryError, FormatError)):
+        return False
+    if isinstance(e, OSError):
+        return e.errno is None  # zipfile's own errors; not ENOENT, EACCES, EIO...
+    import tokenize
+    import zipfile
+    import zlib
+    return isinstance(e, (ValueError, TypeError, KeyError, IndexError, OverflowError,
+                          RecursionError, MemoryError, SyntaxError, tokenize.TokenError,
+                          zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError,
+                          UnicodeError, AttributeError))
+
+
+def _read_exactly(fp, n, what):
+    data = fp.read(n)
+    if len(data) != n:
+        raise FormatError(f"{what} ends after {len(data)} of {n} bytes (a truncated file?)")
+    return data
+
+
+def _npy_header(fp, name, size):
+    """(shape, fortran_order, dtype, header bytes) of the .npy member fp of size bytes.
+    Parsed here rather than by NumPy so that every way it can be wrong is one message,
+    and so that nothing is read beyond the header."""
+    import ast
+    import struct
+    what = f"the .npy header of '{name}'"
+    head = _read_exactly(fp, 8, what)
+    if head[:6] != _NPY_MAGIC:
+        raise FormatError(f"'{name}' is not a .npy array (its first bytes are {head[:6]!r})")
+    version = (head[6], head[7])
+    if version == (1, 0):
+        (hlen,), used = struct.unpack("<H", _read_exactly(fp, 2, what)), 10
+    elif version in ((2, 0), (3, 0)):
+        (hlen,), used = struct.unpack("<I", _read_exactly(fp, 4, what)), 12
+    else:
+        raise FormatError(f"'{name}' has .npy format version {version}, not 1.0, 2.0 or 3.0")
+    if hlen > _MAX_HEADER or used + hlen > size:
+        raise FormatError(f"{what} claims {hlen} bytes (the member holds {size}, at most "
+                          f"{_MAX_HEADER} are read)")
+    text = _read_exactly(fp, hlen, what).decode("utf8" if version == (3, 0) else "latin1")
+    try:
+        d = ast.literal_eval(text)
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError) as e:
+        raise FormatError(f"{what} cannot be parsed ({type(e).__name__}: {e})") from None
+    if not isinstance(d, dict) or set(d) != {"descr", "fortran_order", "shape"}:
+        raise FormatError(f"{what} is not a dict of 'descr', 'fortran_order' and 'shape'")
+    shape, fortran, descr = d["shape"], d["fortran_order"], d["descr"]
+    if not isinstance(shape, tuple) or len(shape) > _MAX_DIMS or not all(
+            type(n) is int and n >= 0 for n in shape):
+        raise FormatError(f"{what} has shape {shape!r}, not a tuple of at most {_MAX_DIMS} "
+                          f"sizes >= 0")
+    if not isinstance(fortran, bool):
+        raise FormatError(f"{what} has fortran_order {fortran!r}, not a bool")
+    if not isinstance(descr, str) or len(descr) > 16:
+        raise FormatError(f"{what} has dtype {descr!r}, not a plain dtype string")
+    try:
+        dtype = np.dtype(descr)
+    except TypeError as e:
+        raise FormatError(f"{what} has dtype {descr!r}: {e}") from None
+    return shape, fortran, dtype, used + hlen
+
+
+def _open_member(zf, members, name):
+    info = members[name]
+    return info, zf.open(info)
+
+
+def _read_record(zf, members, json):
+    """The __pydevtensor__ record: (kind, entries), or raises FormatError."""
+    info, fp = _open_member(zf, members, META_KEY)
+    with fp:
+        shape, _, dtype, used = _npy_header(fp, META_KEY, info.file_size)
+        nbytes = dtype.itemsize
+        if shape != () or dtype.kind != "U" or info.file_size != used + nbytes or \
+                nbytes > _MAX_RECORD:
+            raise FormatError(f"its {META_KEY!r} record is not a string of at most "
+                              f"{_MAX_RECORD} bytes (shape {shape}, dtype {dtype}, "
+                              f"{info.file_size} bytes)")
+        raw = _read_exactly(fp, nbytes, f"the {META_KEY!r} record")
+    text = str(np.frombuffer(raw, dtype=dtype, count=1)[0])
+    try:
+        meta = json.loads(text)
+        entries = meta["tensors"]
+        kind = meta["kind"]
+    except (ValueError, KeyError, TypeError, RecursionError, MemoryError) as e:
+        raise FormatError(f"has a corrupt {META_KEY!r} record ({type(e).__name__}: "
+                          f"{str(e)[:200]})") from None
+    if meta.get("format") != FORMAT or meta.get("version") != VERSION:
+        raise FormatError(f"has format {meta.get('format')!r} version "
+                          f"{meta.get('version')!r}; expected {FORMAT!r} version {VERSION}")
+    problem = _record_problem(entries, kind)
+    if problem:
+        raise FormatError(f"has a corrupt {META_KEY!r} record ({problem})")
+    return kind, entries
+
+
+def _parse(fh, json):
+    """(zip, members, kind, [(name, entry, shape, fortran, np dtype, pdt dtype,
+    header bytes)]) from an open file, reading only headers."""
+    import zipfile
+    start = fh.read(len(_NPY_MAGIC))
+    if start == _NPY_MAGIC:
+        raise FormatError("is a single NumPy array, not a pydevtensor file")
+    fh.seek(-len(start), 1)
+    try:
+        zf = zipfile.ZipFile(fh)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        if isinstance(e, OSError) and e.errno is not None:
+            raise
+        raise FormatError(f"is not a pydevtensor file (not a readable .npz: {e})") from None
+    members = {}
+    for info in zf.infolist():
+        key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+        if key in members:
+            raise FormatError(f"holds '{key}' twice")
+        members[key] = info
+    if META_KEY not in members:
+        raise FormatError(f"is a .npz file without pydevtensor's {META_KEY!r} record; "
+                          f"load it with numpy.load instead")
+    kind, entries = _read_record(zf, members, json)
+    specs = []
+    for name, e in entries.items():
+        if name not in members:
+            raise FormatError(f"lists tensor '{name}' but does not hold it")
+        info, fp = _open_member(zf, members, name)
+        with fp:
+            shape, fortran, dtype, used = _npy_header(fp, name, info.file_size)
+        if dtype.name != e["dtype"]:
+            raise FormatError(f"tensor '{name}' is recorded as {e['dtype']} but holds "
+                              f"{dtype.name}")
+        pdtype = getattr(_C, dtype.name, None) if dtype.kind in "biuf" else None
+        if not isinstance(pdtype, _C.dtype):
+            raise FormatError(f"tensor '{name}' holds an array of dtype {dtype}, which "
+                              f"pydevtensor does not have" + (
+                                  " (Object arrays cannot be loaded: nothing is pickled)"
+                                  if dtype.kind == "O" else ""))
+        nbytes = dtype.itemsize
+        for n in shape:
+            nbytes *= n
+        if info.file_size != used + nbytes:
+            raise FormatError(f"tensor '{name}' has shape {shape} of {dtype.name}, "
+                              f"{nbytes} bytes, but its member holds "
+                              f"{info.file_size - used} bytes of data")
+        specs.append((name, e, shape, fortran, dtype, pdtype, used, nbytes))
+    return zf, members, kind, specs
+
+
+def _check_limits(label, specs, targets):
+    """OutOfMemoryError before anything is read when the tensors of the file do not
+    fit under a device's memory limit."""
+    from ._devices import memory_stats
+    need = OrderedDict()
+    for name, *_, nbytes in specs:
+        need[targets[name]] = need.get(targets[name], 0) + nbytes
+    for dev, total in need.items():
+        stats = memory_stats(dev)
+        if stats["limit"] and stats["allocated"] + total > stats["limit"]:
+            raise _C.OutOfMemoryError(
+                f"load(): {label} holds {total} bytes of tensors for {dev}, and "
+                f"{stats['allocated']} of its limit of {stats['limit']} bytes are already "
+                f"allocated; nothing was read (raise the limit with "
+                f"pydevtensor.config.set_memory_limit, or pass map_location)")
+
+
+def _reworded(label, e):
+    """The FormatError e of a helper, with load() and the file in front."""
+    text = str(e)
+    sep = " " if text.split(" ", 1)[0] in ("is", "has", "holds", "lists") else ": "
+    return FormatError(f"load(): {label}{sep}{text}")
+
+
+def _read_tensor(zf, members, spec, dev):
+    """The tensor of spec, read from the zip once, in chunks, straight into its storage
+    (into a CPU tensor first when dev is not a CPU device)."""
+    name, _, shape, fortran, dtype, pdtype, used, nbytes = spec
+    host = dev if dev.type == "cpu" else _C.device("cpu")
+    t = _C.empty(tuple(reversed(shape)) if fortran else shape, dtype=pdtype, device=host)
+    arr = t.numpy()
+    view = memoryview(arr.reshape(-1).view(np.uint8)) if nbytes else None
+    info, fp = _open_member(zf, members, name)
+    with fp:
+        _read_exactly(fp, used, f"the .npy header of '{name}'")
+        done = 0
+        while done < nbytes:
+            n = fp.readinto(view[done:min(nbytes, done + _CHUNK)])
+            if not n:
+                raise FormatError(f"tensor '{name}' ends after {done} of {nbytes} bytes")
+            done += n
+        fp.read(1)  # reaches the end of the member, where zipfile checks its CRC
+    del view
+    if not dtype.isnative and dtype.itemsize > 1:
+        arr.byteswap(inplace=True)
+    del arr
+    if fortran:
+        t = t.permute(*reversed(range(len(shape))))
+    return t if host == dev else t.to(dev)
+
+
 def load(f, map_location=None):
     """Reads what save() wrote.  Each tensor goes back to the device it was saved from,
     unless map_location (a device, a string, or a dict {'cuda:0': 'cpu'}) says otherwise.
-    A saved device that does not exist here raises RuntimeError naming map_location
-    as the fix; a file that is not pydevtensor's raises ValueError."""
+
+    Errors:
+
+    - FormatError (a ValueError) for every file that is not pydevtensor's or is
+      damaged: not a zip, truncated, a bad CRC, a missing or corrupt record, a header
+      that does not parse, a dtype that differs from the record or that pydevtensor
+      does not have, a shape that does not match the data.  The message names the file
+      and what is wrong.
+    - OutOfMemoryError when the file's tensors do not fit under a device's memory
+      limit: checked from the headers, before any tensor is read.
+    - DeviceError (a RuntimeError) when a saved device does not exist here, naming
+      map_location as the fix; TypeError for a map_location of the wrong type.
+    - FileNotFoundError, PermissionError and other OSErrors as open() raises them.
+
+    Only headers are read before the sizes are checked, and each tensor is then read
+    once, straight into its storage."""
     import json
-    import zipfile
+    if map_location is not None and not isinstance(map_location, (dict, str, _C.device)):
+        raise TypeError(f"map_location must be a device, a string or a dict, "
+                        f"got {type(map_location).__name__}")
+    label = repr(f)
+    own = isinstance(f, (str, os.PathLike))
+    fh = open(f, "rb") if own else f
     try:
-        data = np.load(f, allow_pickle=False)
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
-        if isinstance(e, FileNotFoundError):
-            raise
-        raise ValueError(f"load(): {f!r} is not a pydevtensor file (not a readable .npz: {e})"
-                         ) from e
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        raise ValueError(f"load(): {f!r} is a single NumPy array, not a pydevtensor file")
-    with data:
-        if META_KEY not in data.files:
-            raise ValueError(f"load(): {f!r} is a .npz file without pydevtensor's "
-                             f"{META_KEY!r} record; load it with numpy.load instead")
         try:
-            meta = json.loads(str(data[META_KEY]))
-            entries = meta["tensors"]
-            kind = meta["kind"]
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"load(): {f!r} has a corrupt {META_KEY!r} record ({e})") from e
-        if meta.get("format") != FORMAT or meta.get("version") != VERSION:
-            raise ValueError(f"load(): {f!r} has format {meta.get('format')!r} version "
-                             f"{meta.get('version')!r}; expected {FORMAT!r} version {VERSION}")
-        problem = _record_problem(entries, kind)
-        if problem:
-            raise ValueError(f"load(): {f!r} has a corrupt {META_KEY!r} record ({problem})")
-        # Check every target device before making any tensor.
-        targets = {}
-        for name, e in entries.items():
-            if name not in data.files:
-                raise ValueError(f"load(): {f!r} lists tensor '{name}' but does not hold it")
-            dev = _target(e["device"], map_location)
-            try:
-                _C._check_device(dev)
-            except RuntimeError as err:
-                raise _C.DeviceError(
-                    f"load(): tensor '{name}' was saved on {e['device']}, and {err}. Pass "
-                    f"map_location to load it elsewhere, e.g. map_location='cpu' or "
-                    f"map_location={{'{e['device']}': 'cpu'}}") from err
-            targets[name] = dev
-        out = OrderedDict()
-        for name, e in entries.items():
-            array = data[name]
-            if array.dtype.name != e["dtype"]:
-                raise ValueError(f"load(): tensor '{name}' is recorded as {e['dtype']} but "
-                                 f"holds {array.dtype.name}")
-            out[name] = _C.tensor(array, device=targets[name])
+            zf, members, kind, specs = _parse(fh, json)
+        except Exception as e:
+            if isinstance(e, FormatError):
+                raise _reworded(label, e) from None
+            if _malformed(e):
+                raise FormatError(f"load(): {label} is not a pydevtensor file or is damaged "
+                                  f"({type(e).__name__}: {str(e)[:200]})") from e
+            raise
+        with zf:
+            targets = {}
+            for name, e, *_ in specs:
+                dev = _target(e["device"], map_location)
+                try:
+                    _C._check_device(dev)
+                except RuntimeError as err:
+                    raise _C.DeviceError(
+                        f"load(): tensor '{name}' was saved on {e['device']}, and {err}. Pass "
+                        f"map_location to load it elsewhere, e.g. map_location='cpu' or "
+                        f"map_location={{'{e['device']}': 'cpu'}}") from err
+                targets[name] = dev
+            _check_limits(label, specs, targets)
+            out = OrderedDict()
+            for spec in specs:
+                try:
+                    out[spec[0]] = _read_tensor(zf, members, spec, targets[spec[0]])
+                except Exception as e:
+                    if isinstance(e, FormatError):
+                        raise _reworded(label, e) from None
+                    if _malformed(e):
+                        raise FormatError(f"load(): {label}: tensor '{spec[0]}' cannot be "
+                                          f"read ({type(e).__name__}: {str(e)[:200]})") from e
+                    raise
+    finally:
+        if own:
+            fh.close()
     return out["tensor"] if kind == "tensor" else out

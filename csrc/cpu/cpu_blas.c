@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef PDT_BLAS_LIBNAME
@@ -33,6 +34,71 @@ static void *load_symbol(void *lib, const char *name, int *missing)
         *missing = 1;
     return p;
 }
+
+/* Note [OpenBLAS and fork]
+ * OpenBLAS registers a fork handler (blas_thread_shutdown_) that stops its thread
+ * pool before fork(); if another thread is inside a GEMM meanwhile, its workers miss
+ * the shutdown and fork() waits on them forever (seen with 4 threads and two Python
+ * threads multiplying while a third forks).  Exit has the same race with daemon
+ * threads still multiplying when OpenBLAS's destructor runs.  So every call into
+ * OpenBLAS goes through pdt_cpu_blas_enter/leave, and our own handlers, registered
+ * after dlopen() so that they run before OpenBLAS's (prepare handlers and atexit
+ * functions run in the reverse order of registration, and library destructors after
+ * every atexit function), wait until no call is in flight and hold new ones back:
+ * until fork() has returned in the parent, for good at exit. */
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t guard_cond = PTHREAD_COND_INITIALIZER;
+static int in_flight;    /* calls into OpenBLAS now */
+static int held_back;    /* a fork is being prepared (1) or the process is exiting (2) */
+
+void pdt_cpu_blas_enter(void)
+{
+    pthread_mutex_lock(&guard_lock);
+    while (held_back)
+        pthread_cond_wait(&guard_cond, &guard_lock);
+    in_flight++;
+    pthread_mutex_unlock(&guard_lock);
+}
+
+void pdt_cpu_blas_leave(void)
+{
+    pthread_mutex_lock(&guard_lock);
+    if (--in_flight == 0)
+        pthread_cond_broadcast(&guard_cond);
+    pthread_mutex_unlock(&guard_lock);
+}
+
+static void quiesce(int why)
+{
+    pthread_mutex_lock(&guard_lock);
+    if (held_back < why)
+        held_back = why;
+    while (in_flight > 0)
+        pthread_cond_wait(&guard_cond, &guard_lock);
+    pthread_mutex_unlock(&guard_lock);
+}
+
+static void before_fork(void) { quiesce(1); }
+
+static void after_fork_in_parent(void)
+{
+    pthread_mutex_lock(&guard_lock);
+    if (held_back == 1)
+        held_back = 0;
+    pthread_cond_broadcast(&guard_cond);
+    pthread_mutex_unlock(&guard_lock);
+}
+
+static void after_fork_in_child(void)
+{
+    /* only the forking thread exists here, and it was not in a call */
+    pthread_mutex_init(&guard_lock, NULL);
+    pthread_cond_init(&guard_cond, NULL);
+    in_flight = 0;
+    held_back = 0;
+}
+
+static void at_exit(void) { quiesce(2); }
 
 static void blas_load(void)
 {
@@ -70,6 +136,9 @@ static void blas_load(void)
         dlclose(lib);
         return;
     }
+    /* after dlopen(), so that these run before OpenBLAS's own (Note [OpenBLAS and fork]) */
+    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+    atexit(at_exit);
     Dl_info info;
     if (dladdr(*(void **)&blas.sgemm, &info) && info.dli_fname)
         snprintf(blas.path, sizeof blas.path, "%s", info.dli_fname);

@@ -41,6 +41,10 @@ void pdt_cpu_blas_add_candidate(const char *path);
 /* The loaded table, loading it on first use; PDT_ERR_BACKEND naming the
  * places tried when OpenBLAS cannot be loaded. */
 pdt_status pdt_cpu_blas(const pdt_blas_table **out);
+/* Around every call into OpenBLAS (Note [OpenBLAS and fork] in cpu_blas.c): enter
+ * waits while a fork is being prepared or the process exits; leave must follow. */
+void pdt_cpu_blas_enter(void);
+void pdt_cpu_blas_leave(void);
 /* "OpenBLAS 0.3.28 ... MAX_THREADS=64, 2 threads" (loads the library). */
 void pdt_cpu_blas_describe(char *buf, size_t n);
 

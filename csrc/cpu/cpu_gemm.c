@@ -38,6 +38,7 @@ static pdt_status gemm_float(const pdt_gemm_args *g)
     /* sizes and leading dimensions fit in blasint: the core checked them */
     blasint m = (blasint)g->m, n = (blasint)g->n, k = (blasint)g->k;
     blasint lda = (blasint)g->lda, ldb = (blasint)g->ldb, ldc = (blasint)g->ldc;
+    pdt_cpu_blas_enter();
     for (int64_t i = 0; i < g->batch; i++) {
         if (g->dtype == PDT_FLOAT32) {
             const float *a = (const float *)g->a + i * g->stride_a;
@@ -52,6 +53,7 @@ static pdt_status gemm_float(const pdt_gemm_args *g)
             t->dgemm(CblasRowMajor, ta, tb, m, n, k, g->alpha, a, lda, b, ldb, g->beta, c, ldc);
         }
     }
+    pdt_cpu_blas_leave();
     return PDT_OK;
 }
 

@@ -230,13 +230,20 @@ class Module:
     # ---- devices and dtypes ----
     def to(self, *args, **kwargs):
         """Moves (and/or casts) every parameter in place: the Parameter objects stay
-        the same, so code holding them keeps working, as in PyTorch."""
+        the same, so code holding them keeps working, as in PyTorch.  All or nothing:
+        if a copy fails (out of memory on the target device), no parameter has moved."""
         device, dtype = _parse_to(args, kwargs)
+        # All or nothing: copy every parameter first (what can run out of memory or
+        # fail), then assign them all, so a failure leaves the whole model where it was
+        # rather than split across two devices or dtypes.
+        moves = []
         for p in self.parameters():
             target_dtype = dtype if (dtype is not None and p.is_floating_point()) else p.dtype
             moved = p.data.to(device if device is not None else p.device, target_dtype)
             if moved.device != p.device or moved.dtype != p.dtype:
-                p.data = moved
+                moves.append((p, moved))
+        for p, moved in moves:
+            p.data = moved
         return self
 
     def cpu(self):

@@ -1,0 +1,91 @@
+"""Failure in the middle (issue 14): optim.SGD.step() and Module.to() that run out of
+memory on a later parameter change nothing, rather than leaving the first ones done."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import config, nn, optim
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def params_with_grads():
+    """Two small parameters, then a 4 MiB one; gradients of ones."""
+    ps = [nn.Parameter(pdt.arange(4.0)), nn.Parameter(pdt.arange(4.0) * 2),
+          nn.Parameter(pdt.zeros(2**20))]
+    for p in ps:
+        p.grad = pdt.ones(*p.shape)
+    return ps
+
+
+@pytest.mark.parametrize("kw", [{}, {"momentum": 0.9}, {"momentum": 0.9, "weight_decay": 0.1}])
+def test_sgd_step_out_of_memory_on_the_third_parameter_changes_nothing(kw):
+    ps = params_with_grads()
+    opt = optim.SGD(ps, lr=0.5, **kw)
+    if kw:
+        opt.step()  # momentum buffers exist: the failing step must keep them as they are
+    before = [p.data.numpy().copy() for p in ps]
+    bufs = {k: v["momentum_buffer"].numpy().copy() for k, v in opt.state.items()}
+    config.set_memory_limit("cpu", pdt.memory_allocated("cpu") + 2**20)  # < the 4 MiB one
+    try:
+        with pytest.raises(pdt.OutOfMemoryError):
+            opt.step()
+    finally:
+        config.set_memory_limit("cpu", None)
+    for p, b in zip(ps, before):
+        np.testing.assert_array_equal(p.data.numpy(), b)
+    assert set(opt.state) == set(bufs)
+    for k, b in bufs.items():
+        np.testing.assert_array_equal(opt.state[k]["momentum_buffer"].numpy(), b)
+    # and the same step, once memory is there, is PyTorch's rule
+    opt.step()
+    lr, m, wd = 0.5, kw.get("momentum", 0.0), kw.get("weight_decay", 0.0)
+    for p, b, k in zip(ps, before, [id(p) for p in ps]):
+        d = 1.0 + wd * b
+        if m:
+            d = m * bufs[k] + d
+        np.testing.assert_allclose(p.data.numpy(), b - lr * d, rtol=1e-6)
+
+
+def test_module_to_out_of_memory_leaves_the_model_on_its_device():
+    code = textwrap.dedent("""
+        import pydevtensor as pdt
+        from pydevtensor import config as c, nn
+        cpu = c.list_physical_devices('CPU')[0]
+        c.set_logical_device_configuration(cpu, [c.LogicalDeviceConfiguration(),
+                                                 c.LogicalDeviceConfiguration(memory_limit=1)])
+        net = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(4, 2**18))
+        weights = [p for p in net.parameters()]
+        before = [p.tolist() for p in weights[:4]]
+        try:
+            net.to('cpu:1')                        # the third weight is 4 MiB: over 1 MiB
+        except pdt.OutOfMemoryError:
+            print("OutOfMemoryError")
+        print(sorted({str(p.device) for p in net.parameters()}))
+        print(pdt.memory_allocated('cpu:1'))
+        print([p.tolist() for p in weights[:4]] == before)
+        print(tuple(net(pdt.ones(3, 4)).shape))    # still one device: forward works
+        net.to(dtype=pdt.float64)                  # and it still moves as a whole
+        print(sorted({str(p.dtype) for p in net.parameters()}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["OutOfMemoryError", "['cpu']", "0", "True",
+                                        "(3, 262144)", "['pydevtensor.float64']"]
+
+
+def test_module_double_out_of_memory_keeps_every_dtype():
+    net = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2**19))
+    config.set_memory_limit("cpu", pdt.memory_allocated("cpu") + 2**20)
+    try:
+        with pytest.raises(pdt.OutOfMemoryError):
+            net.double()  # the last weight would need 8 MiB
+    finally:
+        config.set_memory_limit("cpu", None)
+    assert {p.dtype for p in net.parameters()} == {pdt.float32}
