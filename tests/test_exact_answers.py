@@ -21,11 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pydevtensor as pdt
+from conftest import DTYPES
+from test_elementwise import CATEGORY
+from test_elementwise import expected_compute_dtype as expected_dtype  # PyTorch's promotion
 
 SETTINGS = settings(max_examples=1000, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
-DTYPES = ["bool", "int32", "int64", "float32", "float64"]
-CATEGORY = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
 
 
 def host(x):
@@ -91,21 +92,6 @@ def test_alpha_must_fit_the_result_dtype(device):
     assert host(pdt.add(b, b, alpha=False)).tolist() == [True, False]
     assert host(pdt.add(b, pdt.tensor([False, True], device=device), alpha=2)).tolist() == \
         [True, True]
-
-
-def expected_dtype(operands):
-    """PyTorch's promotion (see test_elementwise.expected_compute_dtype)."""
-    def dtype_of(kind, v):
-        if kind != "scalar":
-            return v
-        return "bool" if isinstance(v, bool) else "int64" if isinstance(v, int) else "float32"
-    top = max(CATEGORY[dtype_of(*o)] for o in operands)
-    for group in ("dim", "zero", "scalar"):
-        found = [dtype_of(k, v) for k, v in operands if k == group and
-                 CATEGORY[dtype_of(k, v)] == top]
-        if found:
-            return max(found, key=DTYPES.index)
-    raise AssertionError("no operands")
 
 
 def int_elements(dtype):
