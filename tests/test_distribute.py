@@ -44,7 +44,7 @@ def data(n, dtype='float32', seed=0):
             pdt.from_numpy(rng.integers(0, 3, n)))
 
 def arrays(module):
-    return [p.numpy() for p in module.parameters()]
+    return [p.detach().numpy() for p in module.parameters()]
 """
 
 
@@ -82,7 +82,7 @@ def test_data_parallel_matches_single_device_training(dtype, atol, rtol):
                 for a in range(0, samples, batch):
                     loss = loss_fn(ref(X[a:a + batch]), y[a:a + batch])
                     ref.zero_grad()
-                    ref.backward(loss_fn.backward())
+                    loss.backward()
                     ref_opt.step()
                     total += loss.item() * len(range(a, min(a + batch, samples)))
                 ref_losses.append(total / samples)
@@ -282,15 +282,12 @@ def test_scope_moves_the_model_and_replicas_run_in_their_own_threads():
             def forward(self, x):
                 seen.setdefault(str(x.device), set()).add(threading.current_thread().name)
                 return x
-            def backward(self, g):
-                return g
-
         strategy = distribute.MirroredStrategy(
             ['/cpu:1', c.list_logical_devices('CPU')[2], '/device:CPU:3'])
         with strategy.scope():
             net = nn.Sequential(nn.Linear(6, 3), Probe())
             opt = optim.SGD(net.parameters(), lr=0.1)  # made inside: its Parameters move too
-        before = [p.numpy().copy() for p in net.parameters()]
+        before = [p.detach().numpy().copy() for p in net.parameters()]
         X, y = data(12)
         strategy.fit(net, X, y, nn.CrossEntropyLoss(), opt, epochs=2, batch_size=6, verbose=0)
         replicas = strategy.replicas(net)
@@ -298,7 +295,7 @@ def test_scope_moves_the_model_and_replicas_run_in_their_own_threads():
             devices=[str(d) for d in strategy.devices],
             where=[[str(p.device) for p in r.parameters()] for r in replicas],
             tags=[r[1].tag for r in replicas], shared=replicas[1][1].tag is net[1].tag,
-            moved=not np.array_equal(before[0], net[0].weight.numpy()),
+            moved=not np.array_equal(before[0], net[0].weight.detach().numpy()),
             threads={d: sorted(t) for d, t in seen.items()},
             n=strategy.num_replicas_in_sync)))
     """)
@@ -472,7 +469,7 @@ def test_nccl_all_reduce_matches_the_copies_path_on_two_gpus():
                      epochs=1, batch_size=8, verbose=0)
         peer = pdt.transfer_stats()["peer"]
         replicas = strategy.replicas(net)
-        ws = [[p.cpu().numpy() for p in r.parameters()] for r in replicas]
+        ws = [[p.detach().cpu().numpy() for p in r.parameters()] for r in replicas]
         assert all(np.array_equal(u, v) for u, v in zip(ws[0], ws[1]))
         if method == "nccl":  # only the parameter broadcast at the start of fit
             assert peer["count"] == len(ws[0])
