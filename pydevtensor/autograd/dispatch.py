@@ -216,7 +216,7 @@ def _copy_(x, src, *args, **kwargs):
 
 
 def _setitem(x, key, value):
-    from .derivatives import CopySlices
+    from .derivatives_shape import CopySlices
     prev_edge = edge_of(x)
     value_edge = edge_of(value)
     run_no_grad(_C.Tensor.__setitem__, x, key, value)
