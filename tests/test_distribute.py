@@ -476,3 +476,37 @@ def test_nccl_all_reduce_matches_the_copies_path_on_two_gpus():
         weights[method] = ws[0]
     for u, v in zip(weights["nccl"], weights["copies"]):
         assert np.all(np.abs(u - v) <= 1e-6 + 1e-5 * np.abs(v))
+
+
+def test_autograd_training_on_two_logical_devices_matches_numpy():
+    """MirroredStrategy over cpu:0 and cpu:1, float32, training with loss.backward()
+    inside fit, against the same plain-SGD training of the global batches written in
+    NumPy float64: float32 tolerance (1e-5 + 1e-5 * |w|) after 8 steps."""
+    out = run_json("""
+        rng = np.random.default_rng(8)
+        X = rng.standard_normal((64, 5)).astype(np.float32)
+        y = rng.integers(0, 3, 64)
+        strategy = distribute.MirroredStrategy(DEVICES[:2])
+        with strategy.scope():
+            pdt.manual_seed(3)
+            net = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 3))
+        w1, b1, w2, b2 = [a.astype(np.float64) for a in arrays(net)]
+        opt = optim.SGD(net.parameters(), lr=0.5)
+        strategy.fit(net, pdt.from_numpy(X), pdt.from_numpy(y), nn.CrossEntropyLoss(), opt,
+                     epochs=1, batch_size=8, verbose=0)
+        Xd = X.astype(np.float64)
+        for s in range(8):
+            xb, yb = Xd[s * 8:(s + 1) * 8], y[s * 8:(s + 1) * 8]
+            h_pre = xb @ w1.T + b1
+            h = np.maximum(h_pre, 0)
+            z = h @ w2.T + b2
+            e = np.exp(z - z.max(1, keepdims=True))
+            dz = (e / e.sum(1, keepdims=True) - np.eye(3)[yb]) / len(yb)
+            dh = (dz @ w2) * (h_pre > 0)
+            w2, b2 = w2 - 0.5 * dz.T @ h, b2 - 0.5 * dz.sum(0)
+            w1, b1 = w1 - 0.5 * dh.T @ xb, b1 - 0.5 * dh.sum(0)
+        errs = [float(np.max(np.abs(a - r) / (1 + np.abs(r))))
+                for r2 in strategy.replicas(net) for a, r in zip(arrays(r2), (w1, b1, w2, b2))]
+        print(json.dumps(dict(err=max(errs))))
+    """, n=2)
+    assert out["err"] <= 1e-5, out
