@@ -68,9 +68,9 @@ def record(cls, out, args, kwargs):
     node = cls.__new__(cls)
     node._saved = ()
     inputs = node.save(out, *args, **kwargs)
-    edges = tuple(edge_of(x) for x in inputs)
-    needs = tuple(e is not None for e in edges)
-    if not any(needs):
+    edges = tuple([edge_of(x) for x in inputs])
+    needs = tuple([e is not None for e in edges])
+    if True not in needs:
         return out
     node.next_functions = edges
     node.needs_input_grad = needs
@@ -104,9 +104,8 @@ def dispatch(name, method, args, kwargs):
     out = run_no_grad(_forward(name, method), *args, **kwargs)
     if rule is NOT_DIFFERENTIABLE:
         return out
-    pick = getattr(rule, "pick", None)
-    if pick is not None:
-        rule = pick(*args, **kwargs)
+    if rule.pick is not None:
+        rule = rule.pick(*args, **kwargs)
     return record(rule, out, args, kwargs)
 
 

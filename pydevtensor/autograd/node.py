@@ -32,6 +32,7 @@ class Node:
                  "__dict__")
     num_outputs = 1
     is_view = False  # True for the ops whose output shares its input's storage
+    pick = None  # or a function of the op's arguments choosing the Node class
 
     def name(self):
         return type(self).__name__
