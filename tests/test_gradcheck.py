@@ -49,7 +49,7 @@ def gradcheck(fn, arrays, device, noncontig=False, seed=0):
     inputs = tensors(arrays, True)
     out = fn(*inputs)
     r = rng.standard_normal(tuple(out.shape))
-    loss = (out * pdt.from_numpy(r).to(device)).sum()
+    loss = (out * pdt.from_numpy(r).to(out.device)).sum()
     grads = autograd.grad(loss, inputs)
 
     def f(arrs):
