@@ -299,3 +299,24 @@ def test_out_and_not_yet_differentiable_ops_raise():
         x // 2
     with pytest.raises(NotImplementedError, match="retain_grad"):
         (x * 2).retain_grad()
+
+
+def test_d2l_linear_regression_from_scratch(device):
+    """D2L 3.2 as written for PyTorch: the update under no_grad with `param -= ...` on
+    leaves that require grad, then `param.grad.zero_()`."""
+    pdt.manual_seed(0)
+    X = pdt.randn(1000, 2, device=device)
+    y = (X @ pdt.tensor([2.0, -3.4], device=device) + 4.2).reshape(-1, 1)
+    w = (pdt.randn(2, 1, device=device) * 0.01).requires_grad_()
+    b = pdt.zeros(1, device=device, requires_grad=True)
+    for _ in range(3):
+        for i in range(0, 1000, 10):
+            loss = (X[i:i + 10] @ w + b - y[i:i + 10]) ** 2 / 2
+            loss.sum().backward()
+            with pdt.no_grad():
+                for param in (w, b):
+                    param -= 0.03 * param.grad / 10
+                    param.grad.zero_()
+    assert w.is_leaf and w.requires_grad and w.grad.device == w.device
+    got = w.detach().cpu().numpy().ravel().tolist() + [b.item()]
+    assert np.allclose(got, [2.0, -3.4, 4.2], atol=1e-3), got
