@@ -272,6 +272,8 @@ def test_graph_is_freed_and_holds_no_cycles(device):
     assert pdt.memory_allocated(device) <= before
 
 
+@pytest.mark.skipif(bool(pdt.build_info()["sanitize"]),
+                    reason="ASan's quarantine keeps freed memory resident")
 def test_rss_stays_flat_over_many_cycles():
     import resource
     net = nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 4))
