@@ -432,3 +432,60 @@ def test_single_device_strategy_fit_learns(device):
     loss = history.history["loss"]
     assert history.epoch == list(range(8)) and len(loss) == 8
     assert loss[-1] < 0.3 * loss[0] and loss == sorted(loss, reverse=True), loss
+
+
+# ---- Adam ----
+
+def adam_ref(params, grads_per_step, lr, betas, eps, wd):
+    """PyTorch's Adam in NumPy (float64)."""
+    params = [p.astype(np.float64).copy() for p in params]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    for t, grads in enumerate(grads_per_step, start=1):
+        for i, g in enumerate(grads):
+            d = g + wd * params[i]
+            m[i] = betas[0] * m[i] + (1 - betas[0]) * d
+            v[i] = betas[1] * v[i] + (1 - betas[1]) * d * d
+            denom = np.sqrt(v[i]) / np.sqrt(1 - betas[1] ** t) + eps
+            params[i] -= lr / (1 - betas[0] ** t) * m[i] / denom
+    return params
+
+
+@pytest.mark.parametrize("wd", [0.0, 0.01])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_adam_matches_numpy(device, wd, dtype):
+    rng = np.random.default_rng(10)
+    init = [rng.standard_normal((3, 4)), rng.standard_normal(4)]
+    grads = [[rng.standard_normal(p.shape) for p in init] for _ in range(5)]
+    params = [nn.Parameter(pdt.from_numpy(p.astype(dtype)).to(device)) for p in init]
+    opt = optim.Adam(params, lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=wd)
+    for step in grads:
+        for p, g in zip(params, step):
+            p.grad = pdt.from_numpy(g.astype(dtype)).to(device)
+        opt.step()
+    ref = adam_ref([p.astype(dtype) for p in init],
+                   [[g.astype(dtype) for g in step] for step in grads], 0.01, (0.8, 0.99),
+                   1e-6, wd)
+    for p, r in zip(params, ref):
+        assert p.device == device and p.requires_grad and p.is_leaf
+        assert_close(p.detach().cpu().numpy(), r, dtype)
+    with pytest.raises(ValueError, match="invalid betas"):
+        optim.Adam(params, betas=(0.9, 1.0))
+
+
+def test_adam_trains_the_d2l_loop():
+    rng = np.random.default_rng(11)
+    X = pdt.from_numpy(rng.standard_normal((64, 4)).astype(np.float32))
+    y = pdt.from_numpy((rng.standard_normal(64) > 0).astype(np.int64))
+    pdt.manual_seed(0)
+    net = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+    trainer = optim.Adam(net.parameters(), lr=0.05)
+    loss = nn.CrossEntropyLoss()
+    first = None
+    for _ in range(30):
+        lval = loss(net(X), y)
+        trainer.zero_grad()
+        lval.backward()
+        trainer.step()
+        first = lval.item() if first is None else first
+    assert lval.item() < 0.7 * first
