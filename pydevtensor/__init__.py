@@ -28,6 +28,8 @@ from ._ops_reduce import *  # noqa: F401,F403  (reductions)
 from ._ops_view import *  # noqa: F401,F403  (views and indexing)
 from ._ops_matmul import *  # noqa: F401,F403  (matmul)
 from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
+from . import autograd
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 # Note [lazy submodules]: nn, optim, distribute, config, debugging and save/load
 # are imported on first use.  They pull in logging, json, threading and queue, which
@@ -60,5 +62,6 @@ __all__ = [
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
+__all__ += ["autograd", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 __all__ += ["as_tensor", "config", "distribute", "from_dlpack", "optim", "to_numpy",
             "transfer_guard"]
