@@ -55,16 +55,22 @@ static int in_flight;            /* calls into OpenBLAS now */
 static int held_back;            /* a fork is being prepared (1) or the process is exiting (2) */
 static __thread int this_thread; /* calls of this thread in flight (0 or 1) */
 static int buffers_proven;       /* Note [OpenBLAS scratch memory] */
+static int small_probed;         /* levels probed by products below PDT_BLAS_BUFFERED_WORK */
 
-pdt_status pdt_cpu_blas_enter(pdt_blas_call *call)
+pdt_status pdt_cpu_blas_enter(pdt_blas_call *call, int64_t work)
 {
     pdt_status st = PDT_OK;
     pthread_mutex_lock(&guard_lock);
     while (held_back)
         pthread_cond_wait(&guard_cond, &guard_lock);
     call->level = ++in_flight;
-    if (call->level > buffers_proven)
-        st = pdt_cpu_blas_probe_call(call->level);
+    call->buffered = work >= PDT_BLAS_BUFFERED_WORK;
+    if (call->level > buffers_proven && (call->buffered || call->level > small_probed)) {
+        st = pdt_cpu_blas_probe_call(call->level, 1);
+        if (st == PDT_OK && !call->buffered)
+            small_probed = call->level;
+    } else if (call->buffered)
+        st = pdt_cpu_blas_probe_call(call->level, 0);
     if (st != PDT_OK) {
         if (--in_flight == 0)
             pthread_cond_broadcast(&guard_cond);
@@ -75,11 +81,11 @@ pdt_status pdt_cpu_blas_enter(pdt_blas_call *call)
     return st;
 }
 
-void pdt_cpu_blas_leave(const pdt_blas_call *call, int used_buffer)
+void pdt_cpu_blas_leave(const pdt_blas_call *call)
 {
     pthread_mutex_lock(&guard_lock);
     this_thread--;
-    if (used_buffer && call->level > buffers_proven)
+    if (call->buffered && call->level > buffers_proven)
         buffers_proven = call->level;
     if (--in_flight == 0)
         pthread_cond_broadcast(&guard_cond);

@@ -18,9 +18,16 @@
  *    else OMP_NUM_THREADS threads, else one per CPU we may run on, at most 64
  *    (OpenBLAS's blas_get_cpu_number);
  *  - before a call that makes more calls run at once than ever ran at once with
- *    a product big enough to use a block: one block.  "Big enough" is
+ *    a product big enough to use a block: one block, plus room for what the
+ *    product mallocs (the threaded driver's job table, 512 KiB at 64 threads);
+ *  - before any other product that big, when mmap can fail at all (an address-
+ *    space limit, or vm.overcommit_memory = 2): room for that job table, since
+ *    OpenBLAS also exits when its malloc fails ("malloc failed in gemm_driver").
+ *    Otherwise the check costs one getrlimit().  "Big enough" is
  *    m*n*k >= 2^21 (PDT_BLAS_BUFFERED_WORK); smaller products may take
- *    OpenBLAS's small-matrix kernels, which use none, and do not count.
+ *    OpenBLAS's small-matrix kernels (builds for AVX-512), which use none, so they
+ *    prove nothing: the first small product at each level is probed too, once,
+ *    and the first big one at that level is probed again.
  * It is a probe, not a reservation: another thread may take the memory between
  * the probe and OpenBLAS's own mmap.  Under an address-space limit (RLIMIT_AS,
  * how this fails in practice) or strict overcommit that window is the only gap;
@@ -41,6 +48,10 @@
 #define MIB ((size_t)1 << 20)
 #define OPENBLAS_BUFFER (32 * MIB + 4096) /* BUFFER_SIZE plus the page it adds */
 #define OPENBLAS_LIBRARY (32 * MIB)       /* the shared object's own mappings, rounded up */
+/* What a product mallocs besides its buffer: the threaded GEMM driver's job table
+ * (MAX_CPU_NUMBER^2 cache lines, 512 KiB at 64 threads: "malloc failed in
+ * gemm_driver", then exit, when it is not there), with room to spare. */
+#define OPENBLAS_CALL_EXTRA (2 * MIB)
 #define OPENBLAS_MAX_THREADS 64
 
 /* OpenBLAS's rule for the size of its pool (blas_get_cpu_number). */
@@ -98,14 +109,37 @@ pdt_status pdt_cpu_blas_probe_load(void)
     int n = pool_threads();
     char what[96];
     snprintf(what, sizeof what, "loading with a pool of %d thread%s", n, n == 1 ? "" : "s");
-    return probe(OPENBLAS_LIBRARY + (size_t)n * OPENBLAS_BUFFER + (size_t)(n - 1) * thread_stack(),
+    return probe(OPENBLAS_LIBRARY + (size_t)n * OPENBLAS_BUFFER + (size_t)(n - 1) * thread_stack() +
+                     OPENBLAS_CALL_EXTRA,
                  what);
 }
 
-pdt_status pdt_cpu_blas_probe_call(int level)
+/* Whether mmap can fail for want of memory: an address-space limit, or strict
+ * overcommit (read once). */
+static int memory_is_limited(void)
 {
+    static int strict = -1;
+    if (__atomic_load_n(&strict, __ATOMIC_RELAXED) < 0) {
+        int mode = 0;
+        FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+        if (f) {
+            if (fscanf(f, "%d", &mode) != 1)
+                mode = 0;
+            fclose(f);
+        }
+        __atomic_store_n(&strict, mode == 2, __ATOMIC_RELAXED);
+    }
+    struct rlimit r;
+    return strict || (getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY);
+}
+
+pdt_status pdt_cpu_blas_probe_call(int level, int new_buffer)
+{
+    if (!new_buffer)
+        return memory_is_limited() ? probe(OPENBLAS_CALL_EXTRA, "a product") : PDT_OK;
+
     char what[96];
     snprintf(what, sizeof what, "a product while %d other%s run%s", level - 1,
              level == 2 ? "" : "s", level == 2 ? "s" : "");
-    return probe(OPENBLAS_BUFFER, level == 1 ? "its first product" : what);
+    return probe(OPENBLAS_BUFFER + OPENBLAS_CALL_EXTRA, level == 1 ? "its first product" : what);
 }

@@ -39,7 +39,7 @@ static pdt_status gemm_float(const pdt_gemm_args *g)
     blasint m = (blasint)g->m, n = (blasint)g->n, k = (blasint)g->k;
     blasint lda = (blasint)g->lda, ldb = (blasint)g->ldb, ldc = (blasint)g->ldc;
     pdt_blas_call call;
-    st = pdt_cpu_blas_enter(&call);
+    st = pdt_cpu_blas_enter(&call, g->m * g->n * g->k);
     if (st != PDT_OK)
         return st;
     for (int64_t i = 0; i < g->batch; i++) {
@@ -56,7 +56,7 @@ static pdt_status gemm_float(const pdt_gemm_args *g)
             t->dgemm(CblasRowMajor, ta, tb, m, n, k, g->alpha, a, lda, b, ldb, g->beta, c, ldc);
         }
     }
-    pdt_cpu_blas_leave(&call, g->m * g->n * g->k >= PDT_BLAS_BUFFERED_WORK);
+    pdt_cpu_blas_leave(&call);
     return PDT_OK;
 }
 
