@@ -14,8 +14,7 @@ boolean masks select elements and give a copy; when the advanced indices sit nex
 to each other the result's new dims take their place, else they go first.
 """
 import builtins
-
-import numpy as _np
+import sys
 
 from . import _C
 
@@ -62,9 +61,10 @@ def _tensor_arg(x, op, name="input"):
 
 
 def _int_arg(x, op, name):
-    if isinstance(x, builtins.bool) or not isinstance(x, (builtins.int, _np.integer)):
+    if isinstance(x, builtins.bool) or not (isinstance(x, builtins.int) or hasattr(x, "__index__")
+                                            and not isinstance(x, _C.Tensor)):
         raise TypeError(f"{op}(): argument '{name}' must be int, got {type(x).__name__}")
-    return builtins.int(x)
+    return x.__index__()
 
 
 def _broadcast_shape(*shapes):
@@ -272,31 +272,38 @@ _basic_getitem = _C.Tensor.__getitem__
 _basic_setitem = _C.Tensor.__setitem__
 
 
-_ADVANCED = (_C.Tensor, list, builtins.bool, _np.ndarray, _np.bool_)
+_ADVANCED = (_C.Tensor, list, builtins.bool)
+
+
+def _numpy_index(item):
+    """True for a NumPy array or NumPy bool (numpy is imported only by whoever made
+    one: `import pydevtensor` does not import it)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(item, (np.ndarray, np.bool_))
 
 
 def _is_advanced(item):
-    return isinstance(item, _ADVANCED)
+    return isinstance(item, _ADVANCED) or _numpy_index(item)
 
 
 def _needs_advanced(idx):
     if isinstance(idx, tuple):
         for item in idx:
-            if isinstance(item, _ADVANCED):
+            if _is_advanced(item):
                 return True
         return False
-    return isinstance(idx, _ADVANCED)
+    return _is_advanced(idx)
 
 
 def _index_item(item, device):
     """An advanced index item as an int64 Tensor, or a bool Tensor (a mask)."""
-    if isinstance(item, (builtins.bool, _np.bool_)):
-        return _C.tensor(builtins.bool(item), device=device)
-    if isinstance(item, _np.ndarray):
+    if _numpy_index(item) and item.ndim > 0:
         if item.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return _C.tensor(item if item.dtype.kind == "b" else item.astype(_np.int64),
+        return _C.tensor(item if item.dtype.kind == "b" else item.astype("int64"),
                          device=device)
+    if isinstance(item, builtins.bool) or _numpy_index(item):
+        return _C.tensor(builtins.bool(item), device=device)
     if isinstance(item, list):
         try:
             item = _C.tensor(item, device=device)
@@ -326,9 +333,9 @@ def _plan(x, idx):
             continue
         if isinstance(it, _C.Tensor) and _name(it.dtype) == "bool":
             consumed += it.ndim
-        elif isinstance(it, (builtins.bool, _np.bool_)):
+        elif isinstance(it, builtins.bool) or _numpy_index(it) and it.ndim == 0:
             consumed += 0
-        elif isinstance(it, _np.ndarray) and it.dtype == _np.bool_:
+        elif _numpy_index(it) and it.dtype.kind == "b":
             consumed += it.ndim
         else:
             consumed += 1
