@@ -464,15 +464,39 @@ def _advanced_setitem(x, idx, value):
         front.copy_(target.reshape(tuple(front.shape)))
 
 
+def _leading_mask(x, idx):
+    """idx when it is one bool Tensor over x's leading dims (x[mask], the common
+    case, done without coordinates: the mask's flat positions select rows of x
+    with those dims merged), else None."""
+    if (isinstance(idx, _C.Tensor) and idx.ndim > 0 and _name(idx.dtype) == "bool"
+            and idx.device == x.device and tuple(idx.shape) == tuple(x.shape)[:idx.ndim]):
+        return idx
+    return None
+
+
 def _getitem(self, idx):
     if _needs_advanced(idx):
-        return _advanced_getitem(self, idx)
+        mask = _leading_mask(self, idx)
+        if mask is None:
+            return _advanced_getitem(self, idx)
+        flat = mask.reshape(-1)
+        rows = self.reshape((-1,) + tuple(self.shape)[mask.ndim:])
+        return index_select(rows, 0, _compact(flat, int(_count_of(flat))))
     return _basic_getitem(self, idx)
 
 
 def _setitem(self, idx, value):
     if _needs_advanced(idx):
-        return _advanced_setitem(self, idx, value)
+        mask = _leading_mask(self, idx)
+        if mask is None or not self.is_contiguous():
+            return _advanced_setitem(self, idx, value)
+        flat = mask.reshape(-1)
+        rest = tuple(self.shape)[mask.ndim:]
+        positions = _compact(flat, int(_count_of(flat)))
+        v = _as_tensor(value, self.dtype, self.device)
+        v = _C._expand(v, (positions.shape[0],) + rest)
+        _C._index_put(self.view((-1,) + rest), 0, positions, v)
+        return None
     return _basic_setitem(self, idx, value)
 
 

@@ -64,24 +64,35 @@ typedef struct where_job {
     int contiguous;
 } where_job;
 
+/* One typed loop per element size: the compiler turns each into plain loads
+ * and stores (a memcpy call per element would dominate). */
+#define WHERE_LOOPS(T)                                                                             \
+    do {                                                                                           \
+        T *o = (T *)out;                                                                           \
+        const T *pa = (const T *)a, *pb = (const T *)b;                                            \
+        if (j->contiguous) {                                                                       \
+            for (int64_t i = begin; i < end; i++)                                                  \
+                o[i] = cond[i] ? pa[i] : pb[i];                                                    \
+        } else {                                                                                   \
+            for (int64_t i = begin; i < end; i++, cursor_next(&c))                                 \
+                o[i] = cond[c.off[0]] ? pa[c.off[1]] : pb[c.off[2]];                               \
+        }                                                                                          \
+    } while (0)
+
 static void where_range(int64_t begin, int64_t end, void *ctx)
 {
     const where_job *j = ctx;
-    const size_t es = j->es;
     char *out = pdt_tensor_ptr(j->out);
     const uint8_t *cond = (const uint8_t *)pdt_tensor_ptr(j->cond);
     const char *a = pdt_tensor_ptr(j->a), *b = pdt_tensor_ptr(j->b);
-    if (j->contiguous) {
-        for (int64_t i = begin; i < end; i++)
-            memcpy(out + i * (int64_t)es, (cond[i] ? a : b) + i * (int64_t)es, es);
-        return;
-    }
     const pdt_tensor *ts[3] = {j->cond, j->a, j->b};
     cursor c;
-    cursor_init(&c, j->out->shape, j->out->ndim, 3, ts, begin);
-    for (int64_t i = begin; i < end; i++, cursor_next(&c)) {
-        const char *src = cond[c.off[0]] ? a + c.off[1] * (int64_t)es : b + c.off[2] * (int64_t)es;
-        memcpy(out + i * (int64_t)es, src, es);
+    if (!j->contiguous)
+        cursor_init(&c, j->out->shape, j->out->ndim, 3, ts, begin);
+    switch (j->es) {
+    case 1: WHERE_LOOPS(uint8_t); break;
+    case 4: WHERE_LOOPS(uint32_t); break;
+    default: WHERE_LOOPS(uint64_t); break;
     }
 }
 
@@ -129,6 +140,20 @@ pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, in
         for (int d = dim + 1; d < src->ndim; d++)
             inner *= src->shape[d];
         const size_t row = (size_t)inner * es;
+        if (outer == 1 && inner == 1 && es == 8) { /* a take of 8-byte elements */
+            const uint64_t *from = (const uint64_t *)s;
+            uint64_t *to = (uint64_t *)o;
+            for (int64_t j = 0; j < n; j++)
+                to[j] = from[wrap(ix[j], size)];
+            return PDT_OK;
+        }
+        if (outer == 1 && inner == 1 && es == 4) {
+            const uint32_t *from = (const uint32_t *)s;
+            uint32_t *to = (uint32_t *)o;
+            for (int64_t j = 0; j < n; j++)
+                to[j] = from[wrap(ix[j], size)];
+            return PDT_OK;
+        }
         for (int64_t p = 0; p < outer; p++)
             for (int64_t j = 0; j < n; j++, o += row)
                 memcpy(o, s + ((p * size + wrap(ix[j], size)) * inner) * (int64_t)es, row);
@@ -153,6 +178,14 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
     const int64_t size = dst->shape[dim];
     char *o = pdt_tensor_ptr(dst);
     const char *s = pdt_tensor_ptr(src);
+    if (dst->ndim == 1 && es == 8) { /* a 1-d scatter of 8-byte elements */
+        uint64_t *to = (uint64_t *)o;
+        const uint64_t *from = (const uint64_t *)s;
+        const int64_t n = index->shape[0], ds = dst->strides[0], ss = src->strides[0];
+        for (int64_t j = 0; j < n; j++)
+            to[wrap(ix[j], size) * ds] = from[j * ss];
+        return PDT_OK;
+    }
     const pdt_tensor *ts[1] = {src};
     cursor c;
     int64_t total = pdt_tensor_numel(src);
