@@ -322,3 +322,84 @@ def test_tensor_of_gpu_scalars_counts_the_copies():
     assert t.device.type == "cpu"
     exact(t, [0.0, 1.0, 2.0])
     assert stats["device_to_host"]["count"] == 3  # one counted copy per 0-d GPU tensor
+
+
+# ---------------------------------------------------------------- properties
+# Few examples: 40 per test on the CPU, 8 on a CUDA device (emulated in CI).
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+def prop_settings(n):
+    return settings(max_examples=n, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+
+def budget(dev):
+    return 40 if dev == "cpu" else 8
+
+
+SMALL = hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=6)
+VALUES = st.sampled_from([-2.0, -0.5, 0.0, 0.0, 1.0, 3.0, float("nan"), float("inf")])
+
+
+def test_sort_property(dev):
+    @prop_settings(budget(dev))
+    @given(a=hnp.arrays(np.float32, SMALL, elements=VALUES), descending=st.booleans(),
+           dim=st.integers(-3, 2))
+    def check(a, descending, dim):
+        d = dim % a.ndim
+        t = pdt.tensor(a, device=dev)
+        values, indices = t.sort(dim=d if dim >= 0 else d - a.ndim, descending=descending)
+        order = _nan_first_desc(a, d) if descending else np.argsort(a, axis=d, kind="stable")
+        np.testing.assert_array_equal(host(indices), order)
+        np.testing.assert_array_equal(host(values), np.take_along_axis(a, order, d))
+    check()
+
+
+def _nan_first_desc(a, d):
+    """The stable descending order with NaN first (Note [sort order])."""
+    moved = np.moveaxis(a, d, -1)
+    out = np.empty(moved.shape, dtype=np.int64)
+    for idx in np.ndindex(moved.shape[:-1]):
+        row = moved[idx]
+        keys = [(0 if np.isnan(v) else 1, 0.0 if np.isnan(v) else -float(v), i)
+                for i, v in enumerate(row)]
+        out[idx] = [k[2] for k in sorted(keys)]
+    return np.moveaxis(out, -1, d)
+
+
+def test_cumsum_property(dev):
+    @prop_settings(budget(dev))
+    @given(a=hnp.arrays(np.int32, SMALL, elements=st.integers(-1000, 1000)),
+           dim=st.integers(-3, 2))
+    def check(a, dim):
+        d = dim % a.ndim
+        np.testing.assert_array_equal(host(pdt.tensor(a, device=dev).cumsum(d)),
+                                      np.cumsum(a.astype(np.int64), axis=d))
+    check()
+
+
+def test_indexing_property(dev):
+    @prop_settings(budget(dev))
+    @given(data=st.data())
+    def check(data):
+        a = data.draw(hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3,
+                                                              min_side=1, max_side=5),
+                                 elements=st.floats(-10, 10)))
+        d = data.draw(st.integers(0, a.ndim - 1))
+        n = a.shape[d]
+        idx = data.draw(st.lists(st.integers(-n, n - 1), max_size=6))
+        item = (slice(None),) * d + (np.array(idx, dtype=np.int64),)
+        t = pdt.tensor(a, device=dev)
+        np.testing.assert_array_equal(host(t[(slice(None),) * d + (idx,)]), a[item])
+        mask = data.draw(hnp.arrays(np.bool_, a.shape))
+        np.testing.assert_array_equal(host(t[pdt.tensor(mask, device=dev)]), a[mask])
+        t[pdt.tensor(mask, device=dev)] = -1.0
+        want = a.copy()
+        want[mask] = -1.0
+        np.testing.assert_array_equal(host(t), want)
+    check()

@@ -61,8 +61,20 @@ static inline void cursor_next(cursor *c)
 typedef struct where_job {
     const pdt_tensor *out, *cond, *a, *b;
     size_t es;
-    int contiguous;
+    int contiguous;  /* every operand contiguous or one element repeated (step) */
+    int64_t step[3]; /* cond, a, b: 1 (contiguous) or 0 (every stride 0) */
 } where_job;
+
+/* 1 or 0 when t is contiguous or all stride 0 (a broadcast number), else -1. */
+static int64_t linear_step(const pdt_tensor *t)
+{
+    if (pdt_tensor_is_contiguous(t))
+        return 1;
+    for (int d = 0; d < t->ndim; d++)
+        if (t->strides[d] != 0 && t->shape[d] != 1)
+            return -1;
+    return 0;
+}
 
 /* One typed loop per element size: the compiler turns each into plain loads
  * and stores (a memcpy call per element would dominate). */
@@ -71,8 +83,9 @@ typedef struct where_job {
         T *o = (T *)out;                                                                           \
         const T *pa = (const T *)a, *pb = (const T *)b;                                            \
         if (j->contiguous) {                                                                       \
+            const int64_t sc = j->step[0], sa = j->step[1], sb = j->step[2];                       \
             for (int64_t i = begin; i < end; i++)                                                  \
-                o[i] = cond[i] ? pa[i] : pb[i];                                                    \
+                o[i] = cond[i * sc] ? pa[i * sa] : pb[i * sb];                                     \
         } else {                                                                                   \
             for (int64_t i = begin; i < end; i++, cursor_next(&c))                                 \
                 o[i] = cond[c.off[0]] ? pa[c.off[1]] : pb[c.off[2]];                               \
@@ -104,8 +117,11 @@ pdt_status pdt_cpu_where(const pdt_tensor *out, const pdt_tensor *cond, const pd
                    a,
                    b,
                    pdt_dtype_size(out->dtype),
-                   pdt_tensor_is_contiguous(cond) && pdt_tensor_is_contiguous(a) &&
-                       pdt_tensor_is_contiguous(b)};
+                   1,
+                   {linear_step(cond), linear_step(a), linear_step(b)}};
+    for (int k = 0; k < 3; k++)
+        if (j.step[k] < 0)
+            j.contiguous = 0;
     pdt_cpu_parallel_for(pdt_tensor_numel(out), GRAIN, where_range, &j);
     return PDT_OK;
 }
