@@ -184,18 +184,20 @@ def _dtype_of(data):
     return best
 
 
-def tensor(data, *, dtype=None, device=None, pin_memory=False):
-    """A new tensor holding a copy of data (numbers, nested lists, arrays or tensors;
-    a list may hold 0-d tensors, as PyTorch accepts).  Python ints give int64,
-    floats float32, arrays keep their dtype."""
+def tensor(data, **kwargs):
+    """tensor(data, *, dtype=None, device=None, pin_memory=False): a new tensor holding a
+    copy of data (numbers, nested lists, arrays or tensors; a list may hold 0-d
+    tensors, as PyTorch accepts, each read through a counted copy when it lives on a
+    GPU).  Python ints give int64, floats float32, arrays keep their dtype."""
     if isinstance(data, (list, tuple)) and _has_tensor(data):
         inner = _dtype_of(data)
         data = _numbers(data)
-        if dtype is None:
+        if kwargs.get("dtype") is None:
             plain = _C.tensor(data)
             rank = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
-            dtype = inner if rank[_name(inner)] >= rank[_name(plain.dtype)] else plain.dtype
-    return _C.tensor(data, dtype=dtype, device=device, pin_memory=pin_memory)
+            kwargs["dtype"] = inner if rank[_name(inner)] >= rank[_name(plain.dtype)] \
+                else plain.dtype
+    return _C.tensor(data, **kwargs)
 
 
 tensor.__wrapped__ = _C.tensor
