@@ -28,5 +28,6 @@ GROUP_MODULES = (
     "benchmarks.bench_exercises",
     "benchmarks.bench_nn",
     "benchmarks.bench_training",
+    "benchmarks.bench_autograd",
     "benchmarks.bench_threads",
 )

@@ -2,8 +2,8 @@
 float32, batches of 128): time per training sample, in us (samples per second are in
 the JSON as ``samples_per_s``).
 
-- "SGD step loop, CPU": pydevtensor's explicit backward
-  (``net.backward(loss_fn.backward(), input_grad=False)``, ``optim.SGD``) against the same
+- "SGD step loop, CPU": pydevtensor's autograd loop
+  (``loss.backward()``, ``optim.SGD``) against the same
   computation written in NumPy, and PyTorch's autograd loop when torch imports.  Before timing, two steps of each from the same weights must
   agree with the NumPy loop (float32 rounding: 1e-4).
 - "fit, 1 device" / "fit, 2 logical CPU devices": ``MirroredStrategy.fit`` over one
@@ -123,7 +123,7 @@ def _check_against_numpy(np, got_params, X, y):
 
 @benchmark("training", "SGD step loop, MLP 784-256-10, CPU", unit="us", number=1, repeat=7)
 def mlp_step_loop_cpu(cfg):
-    """One epoch of 16 batches of 128; pydevtensor's explicit backward vs NumPy vs torch."""
+    """One epoch of 16 batches of 128; pydevtensor's autograd loop vs NumPy vs torch."""
     import numpy as np
     X, y = _data(np)
     timed = {}
@@ -139,17 +139,17 @@ def mlp_step_loop_cpu(cfg):
 
             def steps(count):
                 for a in range(0, count * BATCH, BATCH):
-                    loss_fn(net(Xt[a:a + BATCH]), yt[a:a + BATCH])
+                    loss = loss_fn(net(Xt[a:a + BATCH]), yt[a:a + BATCH])
                     opt.zero_grad()
-                    net.backward(loss_fn.backward(), input_grad=False)
+                    loss.backward()
                     opt.step()
             return net, steps
         net, steps = make()
         steps(2)
-        _check_against_numpy(np, [p.numpy() for p in net.parameters()], X, y)
+        _check_against_numpy(np, [p.detach().numpy() for p in net.parameters()], X, y)
         net, steps = make()
         timed["pydevtensor"] = _per_sample(lambda: steps(STEPS), SAMPLES,
-                                           method="explicit backward loop, one epoch")
+                                           method="autograd loop, one epoch")
     except Exception as exc:  # noqa: BLE001
         return {"pydevtensor": import_problem("pydevtensor", exc)}
     timed["numpy"] = _numpy_timed(np, X, y)
@@ -214,7 +214,7 @@ def _fit_timed(devices, logical=None):
     Xt, yt = pdt.from_numpy(X), pdt.from_numpy(y)
     strategy.fit(net, X[:2 * BATCH], y[:2 * BATCH], nn.CrossEntropyLoss(), opt, epochs=1,
                  batch_size=BATCH, verbose=0)
-    _check_against_numpy(np, [p.cpu().numpy() for p in net.parameters()], X, y)
+    _check_against_numpy(np, [p.detach().cpu().numpy() for p in net.parameters()], X, y)
     sync = pdt.cuda.synchronize if any(str(d).startswith("cuda") for d in devices) else None
     return _per_sample(lambda: strategy.fit(net, Xt, yt, nn.CrossEntropyLoss(), opt,
                                             batch_size=BATCH, verbose=0),

@@ -28,6 +28,8 @@ from ._ops_reduce import *  # noqa: F401,F403  (reductions)
 from ._ops_view import *  # noqa: F401,F403  (views and indexing)
 from ._ops_matmul import *  # noqa: F401,F403  (matmul)
 from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
+from . import autograd
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._ops_index import *  # noqa: F401,F403  (where, gather, advanced indexing; issue 17)
 from ._ops_join import *  # noqa: F401,F403  (cat, stack, split, flip, einsum, ...)
 from ._ops_sort import *  # noqa: F401,F403  (sort, argsort, topk, cumsum)
@@ -66,6 +68,7 @@ __all__ = [
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
+__all__ += ["autograd", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 __all__ += ["as_tensor", "config", "distribute", "from_dlpack", "optim", "to_numpy",
             "transfer_guard"]
 __all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__

@@ -60,6 +60,18 @@ def _tensor_arg(x, op, name="input"):
     return x
 
 
+def _refuse_graph(op, *tensors):
+    """NotImplementedError when grad mode is on and one of tensors requires grad: the
+    op has no derivative yet, and composing it from kernels without one would drop
+    the graph silently (the result would look like a constant)."""
+    if _C.is_grad_enabled():
+        for t in tensors:
+            if isinstance(t, _C.Tensor) and t.requires_grad:
+                raise NotImplementedError(
+                    f"autograd: {op}() has no derivative in pydevtensor yet; call it under "
+                    f"pydevtensor.no_grad() or on detached tensors")
+
+
 def _int_arg(x, op, name):
     if isinstance(x, builtins.bool) or not (isinstance(x, builtins.int) or hasattr(x, "__index__")
                                             and not isinstance(x, _C.Tensor)):
@@ -105,6 +117,7 @@ def where(condition, input=None, other=None):
     if _name(condition.dtype) != "bool":
         raise TypeError(f"where(): condition must be a bool tensor, got {condition.dtype} "
                         f"(on {condition.device})")
+    _refuse_graph("where", input, other)
     device = condition.device
     for t in (input, other):
         if isinstance(t, _C.Tensor):
@@ -159,6 +172,7 @@ def index_select(input, dim, index):
     """The entries of input along dim at positions index (a 1-d or 0-d integer
     tensor); a new tensor."""
     _tensor_arg(input, "index_select")
+    _refuse_graph("index_select", input)
     dim = _int_arg(dim, "index_select", "dim")
     index = _index_tensor(index, "index_select")
     if index.ndim > 1:
@@ -186,6 +200,7 @@ def gather(input, dim, index):
     """out[i][j][k] = input[index[i][j][k]][j][k] (for dim 0, and so on): index has
     input's number of dims and, outside dim, sizes no larger than input's."""
     _tensor_arg(input, "gather")
+    _refuse_graph("gather", input)
     dim = _int_arg(dim, "gather", "dim")
     index = _index_tensor(index, "gather")
     d = _dim(dim, input.ndim, "gather")
@@ -413,6 +428,7 @@ def _front(view, dims):
 
 
 def _advanced_getitem(x, idx):
+    _refuse_graph("index (advanced indexing)", x)
     view, pairs, adjacent = _plan(x, idx)
     if not pairs:
         return view
@@ -431,6 +447,7 @@ def _advanced_getitem(x, idx):
 
 
 def _advanced_setitem(x, idx, value):
+    _refuse_graph("index_put (advanced indexing)", x, value)
     view, pairs, adjacent = _plan(x, idx)
     if not pairs:
         _basic_setitem(x, idx if not isinstance(idx, list) else tuple(idx), value)
@@ -477,6 +494,7 @@ def _leading_mask(x, idx):
 def _getitem(self, idx):
     if _needs_advanced(idx):
         mask = _leading_mask(self, idx)
+        _refuse_graph("index (advanced indexing)", self)
         if mask is None:
             return _advanced_getitem(self, idx)
         flat = mask.reshape(-1)
@@ -488,6 +506,7 @@ def _getitem(self, idx):
 def _setitem(self, idx, value):
     if _needs_advanced(idx):
         mask = _leading_mask(self, idx)
+        _refuse_graph("index_put (advanced indexing)", self, value)
         if mask is None or not self.is_contiguous():
             return _advanced_setitem(self, idx, value)
         flat = mask.reshape(-1)

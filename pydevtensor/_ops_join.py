@@ -10,7 +10,8 @@ caller's back).
 import builtins
 
 from . import _C
-from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg, result_type, where
+from ._ops_index import (_basic_getitem, _dim, _int_arg, _refuse_graph, _tensor_arg,
+                         result_type, where)
 
 
 def _same_device(op, tensors):
@@ -36,6 +37,7 @@ def cat(tensors, dim=0, *, out=None):
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
     device = _same_device("cat", tensors)
+    _refuse_graph("cat", *tensors)
     parts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     ref = parts[0]
     if ref.ndim == 0:
@@ -150,6 +152,7 @@ def expand(input, *sizes):
     """A view of input with size-1 dims (and new leading dims) repeated to sizes by a
     stride of 0, no copy; -1 keeps a dim's size."""
     sizes = _sizes(sizes, "expand")
+    _refuse_graph("expand", input)
     if len(sizes) < input.ndim:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be "
                            f"greater or equal to the number of dimensions in the tensor "
@@ -176,6 +179,7 @@ def repeat(input, *sizes):
     """input tiled sizes[i] times along each dim (new copies; PyTorch's repeat,
     NumPy's tile)."""
     sizes = _sizes(sizes, "repeat")
+    _refuse_graph("repeat", input)
     if len(sizes) < input.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than "
                            f"number of dimensions of tensor ({len(sizes)} < {input.ndim})")
@@ -218,6 +222,7 @@ def flipud(input):
 
 def _triangle(input, diagonal, lower, op):
     _tensor_arg(input, op)
+    _refuse_graph(op, input)
     diagonal = _int_arg(diagonal, op, "diagonal")
     if input.ndim < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions, got "
@@ -294,6 +299,7 @@ def einsum(equation, *operands):
         raise NotImplementedError("einsum: only one or two operands are supported")
     for x in operands:
         _tensor_arg(x, "einsum", "operands")
+    _refuse_graph("einsum", *operands)
     terms, rhs = _parse_einsum(equation, len(operands))
     for t, x in zip(terms, operands):
         if len(t) != x.ndim:

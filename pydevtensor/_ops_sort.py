@@ -9,7 +9,7 @@ sort and topk return ``(values, indices)`` as ``return_types.sort`` /
 import collections
 
 from . import _C
-from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
+from ._ops_index import _basic_getitem, _dim, _int_arg, _refuse_graph, _tensor_arg
 from ._ops_reduce import return_types
 
 return_types.sort = collections.namedtuple("sort", ["values", "indices"])
@@ -34,13 +34,16 @@ def _along_last(input, dim, op, fn):
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) of input sorted along dim; always stable (equal values keep
     their order); NaN sorts as the largest value."""
+    _refuse_graph("sort", input)
     values, indices = _along_last(input, dim, "sort", lambda x: _C._sort(x, bool(descending)))
     return return_types.sort(values, indices)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort input along dim (sort(...).indices)."""
-    return sort(input, dim, descending).indices
+    (indices,) = _along_last(input, dim, "argsort",
+                             lambda x: _C._sort(x, bool(descending))[1:])  # no gradient
+    return indices
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
@@ -64,6 +67,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def cumsum(input, dim, *, dtype=None):
     """Running sums along dim: float inputs keep their dtype, integers and bool give
     int64 (or dtype=, applied to the input first)."""
+    _refuse_graph("cumsum", input)
     if dtype is not None:
         input = input.to(dtype)
     (out,) = _along_last(input, dim, "cumsum", lambda x: (_C._cumsum(x),))

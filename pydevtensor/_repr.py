@@ -95,7 +95,7 @@ def _format(a, full_shape, fmt, indent, summarize):
 
 def tensor_repr(t, prefix="tensor("):
     # An implicit transfer: the transfer guard may log or refuse it.
-    host = _C._implicit_cpu(t, "repr()")
+    host = _C._implicit_cpu(t.detach(), "repr()")
     a = host.numpy()
     dtype_name = t.dtype.name
     suffixes = []
@@ -112,4 +112,8 @@ def tensor_repr(t, prefix="tensor("):
         body = _format(shown, a.shape, _Formatter(shown, dtype_name), indent, summarize)
     if dtype_name not in _DEFAULT_DTYPES or (a.size == 0 and dtype_name != "float32"):
         suffixes.append(f"dtype=pydevtensor.{dtype_name}")
+    if t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
     return prefix + body + "".join(", " + s for s in suffixes) + ")"

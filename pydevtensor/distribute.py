@@ -16,20 +16,19 @@ Note [mirrored training]
   the model itself first.  fit() refuses a model built outside the scope.
 - One step on a global batch of B samples: the batch is split into N consecutive shards
   of sizes B // N or B // N + 1 (the first B % N replicas take one more); replica i
-  copies its shard to its device, runs forward, the loss and backward on it (with
-  input_grad=False: the data needs no gradient), each replica on its own thread (the C
-  ops release the GIL, so large ones overlap).
+  copies its shard to its device, runs forward, the loss and ``loss.backward()``
+  (autograd; grad mode is per thread and on) on it, each replica on its own thread (the
+  C ops release the GIL, so large ones overlap).
 - Weighting.  With reduction='mean' the loss of the global batch is
-  sum_i (n_i / B) * loss_i, so replica i back-propagates d (n_i / B * loss_i) / d pred
-  (``loss_fn.backward(n_i / B)``: the factor is folded into the loss's own gradient, no
-  extra pass).  The all-reduce then only sums, and the sum is exactly the gradient of the
+  sum_i (n_i / B) * loss_i, so replica i back-propagates ``(n_i / B * loss_i)``
+  (the factor costs one multiplication of a 0-d tensor).  The all-reduce then only sums, and the sum is exactly the gradient of the
   mean over the global batch, whatever the shard sizes; a replica with an empty shard
   contributes zeros.  With reduction='sum' the factors are 1.
 - Gradient buckets.  Each replica's gradients live in one flat buffer per dtype, and
   each ``param.grad`` is a view into it (PyTorch DDP's gradient-as-bucket-view), zeroed
-  before every step; the layers accumulate into the views in place (Note [explicit
-  backward] in nn/module.py).  A module whose backward replaces ``.grad`` still works:
-  its gradient is copied into the view after backward.
+  before every step; autograd accumulates into an existing ``.grad`` in place
+  (pydevtensor/autograd/node.py, AccumulateGrad), so into the views.  A gradient that
+  something replaced rather than accumulated is copied into the view after backward.
 - All-reduce, one of two methods chosen once per strategy (``all_reduce_method``):
   'nccl' when every device is a GPU, there are at least 2 of them, they sit on distinct
   physical GPUs (``config``'s logical devices split one GPU into several; NCCL needs one
@@ -76,7 +75,7 @@ from collections import OrderedDict
 
 from . import _C
 from ._devices import try_all_gpus
-from .nn.module import Module, _backward, _pop_scope, _push_scope
+from .nn.module import Module, _pop_scope, _push_scope
 from .nn.parameter import Parameter
 
 __all__ = ["History", "MirroredStrategy"]
@@ -352,7 +351,7 @@ class MirroredStrategy:
             ys = y[bounds[i]:bounds[i + 1]].to(device)
             out = losses[i](replicas[i](xs), ys)
             weight = sizes[i] / size if reduction == "mean" else 1.0
-            _backward(replicas[i], losses[i].backward(weight), input_grad=False)
+            (out * weight if weight != 1.0 else out).backward()
             buckets[i].collect()
             return out, weight
 

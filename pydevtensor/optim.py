@@ -1,4 +1,4 @@
-"""pydevtensor.optim: SGD, updating each parameter in place on its own device.
+"""pydevtensor.optim: SGD and Adam, updating each parameter in place on its own device.
 
 ``optim.SGD(net.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)`` follows
 PyTorch's rule (dampening 0, no Nesterov), for each parameter p with a gradient g:
@@ -13,13 +13,25 @@ Everything happens on the parameter's device, and the parameters are updated in 
 its optimizer can be built in either order.  ``step()`` is all or nothing: the new
 buffers and updates of every parameter are computed before any is committed, so running
 out of memory midway changes nothing.  Parameters whose ``.grad`` is None are
-skipped, as in PyTorch.
+skipped, as in PyTorch.  ``step()`` runs under no_grad, so the updates are not recorded
+even though the parameters require grad.
+
+``optim.Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)`` follows
+PyTorch's Adam (not AdamW: the decay is added to the gradient), at step t:
+
+    d = g + weight_decay * p
+    m = beta1 * m + (1 - beta1) * d;   v = beta2 * v + (1 - beta2) * d * d
+    p -= (lr / (1 - beta1 ** t)) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps)
 """
+import math
 import numbers
 
 from . import _C
+from .autograd.grad_mode import no_grad as _no_grad
 
-__all__ = ["Optimizer", "SGD"]
+_C_no_grad = _no_grad()
+
+__all__ = ["Adam", "Optimizer", "SGD"]
 
 
 class Optimizer:
@@ -117,6 +129,20 @@ def _nonnegative(value, name, where):
     return float(value)
 
 
+def _decayed_grads(params, wd, where):
+    """(p, p.data, grad + wd * p) for each parameter with a gradient."""
+    for p in params:
+        grad = getattr(p, "grad", None)
+        if grad is None:
+            continue
+        if grad.device != p.device or tuple(grad.shape) != tuple(p.shape):
+            raise RuntimeError(f"{where}.step(): the gradient (shape {tuple(grad.shape)} on "
+                               f"{grad.device}) does not match its parameter (shape "
+                               f"{tuple(p.shape)} on {p.device})")
+        data = p.data
+        yield p, data, (grad if wd == 0 else grad.add(data, alpha=wd))
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum and weight decay (PyTorch's
     rule, see the module docstring)."""
@@ -128,6 +154,7 @@ class SGD(Optimizer):
         for name in ("lr", "momentum", "weight_decay"):
             group[name] = _nonnegative(group[name], name, "SGD")
 
+    @_C_no_grad
     def step(self):
         """One update of every parameter, all or nothing: every new momentum buffer and
         every update is computed first (this is what can run out of memory), then all
@@ -138,16 +165,7 @@ class SGD(Optimizer):
         pending = []  # (param data, update, momentum state or None, new buffer)
         for group in self.param_groups:
             lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
-            for p in group["params"]:
-                grad = getattr(p, "grad", None)
-                if grad is None:
-                    continue
-                if grad.device != p.device or tuple(grad.shape) != tuple(p.shape):
-                    raise RuntimeError(f"SGD.step(): the gradient (shape {tuple(grad.shape)} on "
-                                       f"{grad.device}) does not match its parameter (shape "
-                                       f"{tuple(p.shape)} on {p.device})")
-                data = p.data
-                d = grad if wd == 0 else grad.add(data, alpha=wd)
+            for p, data, d in _decayed_grads(group["params"], wd, "SGD"):
                 state = buf = None
                 if momentum != 0:
                     state = self.state.get(id(p), {})
@@ -161,4 +179,42 @@ class SGD(Optimizer):
         for p, data, update, buf in pending:  # nothing below allocates
             if buf is not None:
                 self.state.setdefault(id(p), {})["momentum_buffer"] = buf
+            data.sub_(update)
+
+
+class Adam(Optimizer):
+    """Adam (PyTorch's rule, see the module docstring), state per parameter: step,
+    exp_avg (m) and exp_avg_sq (v) on the parameter's device.  Like SGD.step(), every
+    new state and update is computed before any is committed."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
+                                  "weight_decay": weight_decay})
+
+    def _check_group(self, group):
+        for name in ("lr", "eps", "weight_decay"):
+            group[name] = _nonnegative(group[name], name, "Adam")
+        betas = group["betas"]
+        if len(betas) != 2 or not all(0.0 <= _nonnegative(b, "beta", "Adam") < 1.0
+                                      for b in betas):
+            raise ValueError(f"Adam: invalid betas {betas}: two numbers in [0, 1)")
+        group["betas"] = tuple(float(b) for b in betas)
+
+    @_C_no_grad
+    def step(self):
+        pending = []
+        for group in self.param_groups:
+            lr, (b1, b2), eps, wd = (group["lr"], group["betas"], group["eps"],
+                                     group["weight_decay"])
+            for p, data, d in _decayed_grads(group["params"], wd, "Adam"):
+                state = self.state.get(id(p), {})
+                t = state.get("step", 0) + 1
+                m, v = state.get("exp_avg"), state.get("exp_avg_sq")
+                m = d * (1 - b1) if m is None else m * b1 + d * (1 - b1)
+                v = d * d * (1 - b2) if v is None else v * b2 + d * d * (1 - b2)
+                denom = v.sqrt() / math.sqrt(1 - b2 ** t) + eps
+                update = m / denom * (lr / (1 - b1 ** t))
+                pending.append((p, data, update, {"step": t, "exp_avg": m, "exp_avg_sq": v}))
+        for p, data, update, new_state in pending:
+            self.state[id(p)] = new_state
             data.sub_(update)

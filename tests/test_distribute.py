@@ -44,7 +44,7 @@ def data(n, dtype='float32', seed=0):
             pdt.from_numpy(rng.integers(0, 3, n)))
 
 def arrays(module):
-    return [p.numpy() for p in module.parameters()]
+    return [p.detach().numpy() for p in module.parameters()]
 """
 
 
@@ -82,7 +82,7 @@ def test_data_parallel_matches_single_device_training(dtype, atol, rtol):
                 for a in range(0, samples, batch):
                     loss = loss_fn(ref(X[a:a + batch]), y[a:a + batch])
                     ref.zero_grad()
-                    ref.backward(loss_fn.backward())
+                    loss.backward()
                     ref_opt.step()
                     total += loss.item() * len(range(a, min(a + batch, samples)))
                 ref_losses.append(total / samples)
@@ -282,15 +282,12 @@ def test_scope_moves_the_model_and_replicas_run_in_their_own_threads():
             def forward(self, x):
                 seen.setdefault(str(x.device), set()).add(threading.current_thread().name)
                 return x
-            def backward(self, g):
-                return g
-
         strategy = distribute.MirroredStrategy(
             ['/cpu:1', c.list_logical_devices('CPU')[2], '/device:CPU:3'])
         with strategy.scope():
             net = nn.Sequential(nn.Linear(6, 3), Probe())
             opt = optim.SGD(net.parameters(), lr=0.1)  # made inside: its Parameters move too
-        before = [p.numpy().copy() for p in net.parameters()]
+        before = [p.detach().numpy().copy() for p in net.parameters()]
         X, y = data(12)
         strategy.fit(net, X, y, nn.CrossEntropyLoss(), opt, epochs=2, batch_size=6, verbose=0)
         replicas = strategy.replicas(net)
@@ -298,7 +295,7 @@ def test_scope_moves_the_model_and_replicas_run_in_their_own_threads():
             devices=[str(d) for d in strategy.devices],
             where=[[str(p.device) for p in r.parameters()] for r in replicas],
             tags=[r[1].tag for r in replicas], shared=replicas[1][1].tag is net[1].tag,
-            moved=not np.array_equal(before[0], net[0].weight.numpy()),
+            moved=not np.array_equal(before[0], net[0].weight.detach().numpy()),
             threads={d: sorted(t) for d, t in seen.items()},
             n=strategy.num_replicas_in_sync)))
     """)
@@ -472,10 +469,44 @@ def test_nccl_all_reduce_matches_the_copies_path_on_two_gpus():
                      epochs=1, batch_size=8, verbose=0)
         peer = pdt.transfer_stats()["peer"]
         replicas = strategy.replicas(net)
-        ws = [[p.cpu().numpy() for p in r.parameters()] for r in replicas]
+        ws = [[p.detach().cpu().numpy() for p in r.parameters()] for r in replicas]
         assert all(np.array_equal(u, v) for u, v in zip(ws[0], ws[1]))
         if method == "nccl":  # only the parameter broadcast at the start of fit
             assert peer["count"] == len(ws[0])
         weights[method] = ws[0]
     for u, v in zip(weights["nccl"], weights["copies"]):
         assert np.all(np.abs(u - v) <= 1e-6 + 1e-5 * np.abs(v))
+
+
+def test_autograd_training_on_two_logical_devices_matches_numpy():
+    """MirroredStrategy over cpu:0 and cpu:1, float32, training with loss.backward()
+    inside fit, against the same plain-SGD training of the global batches written in
+    NumPy float64: float32 tolerance (1e-5 + 1e-5 * |w|) after 8 steps."""
+    out = run_json("""
+        rng = np.random.default_rng(8)
+        X = rng.standard_normal((64, 5)).astype(np.float32)
+        y = rng.integers(0, 3, 64)
+        strategy = distribute.MirroredStrategy(DEVICES[:2])
+        with strategy.scope():
+            pdt.manual_seed(3)
+            net = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 3))
+        w1, b1, w2, b2 = [a.astype(np.float64) for a in arrays(net)]
+        opt = optim.SGD(net.parameters(), lr=0.5)
+        strategy.fit(net, pdt.from_numpy(X), pdt.from_numpy(y), nn.CrossEntropyLoss(), opt,
+                     epochs=1, batch_size=8, verbose=0)
+        Xd = X.astype(np.float64)
+        for s in range(8):
+            xb, yb = Xd[s * 8:(s + 1) * 8], y[s * 8:(s + 1) * 8]
+            h_pre = xb @ w1.T + b1
+            h = np.maximum(h_pre, 0)
+            z = h @ w2.T + b2
+            e = np.exp(z - z.max(1, keepdims=True))
+            dz = (e / e.sum(1, keepdims=True) - np.eye(3)[yb]) / len(yb)
+            dh = (dz @ w2) * (h_pre > 0)
+            w2, b2 = w2 - 0.5 * dz.T @ h, b2 - 0.5 * dz.sum(0)
+            w1, b1 = w1 - 0.5 * dh.T @ xb, b1 - 0.5 * dh.sum(0)
+        errs = [float(np.max(np.abs(a - r) / (1 + np.abs(r))))
+                for r2 in strategy.replicas(net) for a, r in zip(arrays(r2), (w1, b1, w2, b2))]
+        print(json.dumps(dict(err=max(errs))))
+    """, n=2)
+    assert out["err"] <= 1e-5, out

@@ -75,7 +75,7 @@ def test_an_export_outlives_data_assignment(export):
 def test_numpy_of_a_parameter_survives_module_to():
     out = run("""
         net = nn.Sequential(nn.Linear(512, 512))
-        w = net[0].weight.numpy()
+        w = net[0].weight.detach().numpy()
         expect = float(w.astype(np.float64).sum())
         m = memoryview(net[0].bias)
         net.to(pdt.float64)

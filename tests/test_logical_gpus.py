@@ -66,7 +66,7 @@ def test_ops_run_on_the_second_logical_device_of_a_split_gpu():
             for _ in range(3):
                 loss = loss_fn(net(x), pdt.zeros((3, 1), device=dev))
                 net.zero_grad()
-                net.backward(loss_fn.backward())
+                loss.backward()
                 opt.step()
                 losses.append(loss.item())
             r[dev]['losses'] = losses

@@ -29,11 +29,11 @@ def test_linear_forward_matches_numpy(device, shape, bias, dtype):
     x = pdt.randn(*shape, dtype=dtype, device=device)
     y = layer(x)
     assert y.shape == shape[:-1] + (4,) and y.device == device and y.dtype.name == dtype
-    w = layer.weight.data.cpu().numpy()
-    b = layer.bias.data.cpu().numpy() if bias else None
-    assert_close(y.cpu().numpy(), linear_ref(x.cpu().numpy(), w, b), dtype)
+    w = layer.weight.data.cpu().detach().numpy()
+    b = layer.bias.data.cpu().detach().numpy() if bias else None
+    assert_close(y.detach().cpu().detach().numpy(), linear_ref(x.detach().cpu().detach().numpy(), w, b), dtype)
     f = nn.functional.linear(x, layer.weight, layer.bias)
-    assert_close(f.cpu().numpy(), linear_ref(x.cpu().numpy(), w, b), dtype)
+    assert_close(f.detach().cpu().detach().numpy(), linear_ref(x.detach().cpu().detach().numpy(), w, b), dtype)
 
 
 def test_linear_initialisation_statistics():
@@ -58,8 +58,8 @@ def test_one_seed_gives_the_same_layer_on_every_device():
     cpu = nn.Linear(16, 8)
     pdt.manual_seed(7)
     gpu = nn.Linear(16, 8, device="cuda")
-    assert np.array_equal(gpu.weight.data.cpu().numpy(), cpu.weight.data.numpy())
-    assert np.array_equal(gpu.bias.data.cpu().numpy(), cpu.bias.data.numpy())
+    assert np.array_equal(gpu.weight.data.cpu().detach().numpy(), cpu.weight.data.numpy())
+    assert np.array_equal(gpu.bias.data.cpu().detach().numpy(), cpu.bias.data.numpy())
 
 
 def test_the_chapter_snippet_runs_verbatim():
@@ -110,8 +110,8 @@ def test_module_api_and_repr():
 def test_small_layers_compute_what_they_say():
     x = pdt.tensor([[-1.0, 0.0, 2.0]])
     assert nn.ReLU()(x).tolist() == [[0.0, 0.0, 2.0]]
-    assert_close(nn.Sigmoid()(x).numpy(), 1 / (1 + np.exp(-np.array([[-1.0, 0.0, 2.0]]))))
-    assert_close(nn.Tanh()(x).numpy(), np.tanh(np.array([[-1.0, 0.0, 2.0]])))
+    assert_close(nn.Sigmoid()(x).detach().numpy(), 1 / (1 + np.exp(-np.array([[-1.0, 0.0, 2.0]]))))
+    assert_close(nn.Tanh()(x).detach().numpy(), np.tanh(np.array([[-1.0, 0.0, 2.0]])))
     assert nn.Flatten()(pdt.ones(2, 3, 4)).shape == (2, 12)
 
 
@@ -158,14 +158,14 @@ def test_save_load_round_trip(tmp_path, device):
     assert path.exists() and not (tmp_path / "mlp.params.npz").exists()
     with np.load(path, allow_pickle=False) as plain:  # a NumPy user can read it
         assert set(plain.files) == {"0.weight", "0.bias", "2.weight", "2.bias", "__pydevtensor__"}
-        np.testing.assert_array_equal(plain["2.bias"], net[2].bias.data.cpu().numpy())
+        np.testing.assert_array_equal(plain["2.bias"], net[2].bias.data.cpu().detach().numpy())
     loaded = pdt.load(path)
     assert list(loaded) == ["0.weight", "0.bias", "2.weight", "2.bias"]
     assert all(t.device == device for t in loaded.values())
     clone = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
     clone.load_state_dict(pdt.load(path, map_location="cpu"))
     x = pdt.randn(5, 3)
-    assert_close(clone(x).numpy(), net(x.to(device)).cpu().numpy())
+    assert_close(clone(x).detach().numpy(), net(x.to(device)).detach().cpu().detach().numpy())
     t = pdt.arange(6, device=device).reshape(2, 3)
     pdt.save(t, tmp_path / "t")
     back = pdt.load(tmp_path / "t")

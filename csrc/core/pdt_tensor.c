@@ -17,6 +17,9 @@ struct pdt_storage {
     int accounted;              /* counted in the device's memory stats */
     void (*release)(void *ctx); /* foreign memory: how to give it back */
     void *release_ctx;
+    /* Note [version counter] (pdt_tensor.h): bumped by every write through
+     * the bindings; all views share it.  calloc starts it at 0. */
+    atomic_llong version;
 };
 
 int64_t pdt_tensor_numel(const pdt_tensor *t)
@@ -259,6 +262,17 @@ size_t pdt_tensor_storage_nbytes(const pdt_tensor *t)
 long pdt_tensor_storage_refcount(const pdt_tensor *t)
 {
     return t->storage ? atomic_load(&t->storage->refcount) : 0;
+}
+
+int64_t pdt_tensor_version(const pdt_tensor *t)
+{
+    return t->storage ? (int64_t)atomic_load(&t->storage->version) : 0;
+}
+
+void pdt_tensor_bump_version(const pdt_tensor *t)
+{
+    if (t->storage)
+        atomic_fetch_add(&t->storage->version, 1);
 }
 
 const char *pdt_shape_str(int ndim, const int64_t *shape, char *buf, size_t n)

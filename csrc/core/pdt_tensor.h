@@ -76,6 +76,16 @@ size_t pdt_tensor_storage_nbytes(const pdt_tensor *t);
 /* Number of views alive on t's storage (for tests of sharing). */
 long pdt_tensor_storage_refcount(const pdt_tensor *t);
 
+/* Note [version counter]
+ * ~~~~~~~~~~~~~~~~~~~~~~
+ * Each storage counts the writes made to it in place (x.add_(y), x[i] = v,
+ * copy_, fill_, out=, ...), so every view of it sees one counter.  Autograd
+ * records the version of each tensor it saves for backward and refuses to
+ * use one whose version moved (pydevtensor/autograd/node.py).  The bindings
+ * bump it; the core and the backends never read it. */
+int64_t pdt_tensor_version(const pdt_tensor *t);
+void pdt_tensor_bump_version(const pdt_tensor *t);
+
 #ifdef __cplusplus
 }
 #endif

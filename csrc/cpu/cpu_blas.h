@@ -10,6 +10,7 @@
 #define PDT_CPU_BLAS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cblas.h>
 
@@ -42,9 +43,21 @@ void pdt_cpu_blas_add_candidate(const char *path);
  * places tried when OpenBLAS cannot be loaded. */
 pdt_status pdt_cpu_blas(const pdt_blas_table **out);
 /* Around every call into OpenBLAS (Note [OpenBLAS and fork] in cpu_blas.c): enter
- * waits while a fork is being prepared or the process exits; leave must follow. */
-void pdt_cpu_blas_enter(void);
-void pdt_cpu_blas_leave(void);
+ * waits while a fork is being prepared or the process exits, and checks that
+ * OpenBLAS will get the scratch memory the call may need (Note [OpenBLAS scratch
+ * memory] in cpu_blas_memory.c): PDT_ERR_OOM, and no call, when it would not.
+ * leave must follow a successful enter; used_buffer says whether the product was
+ * big enough to have used a scratch block (m*n*k >= PDT_BLAS_BUFFERED_WORK). */
+typedef struct pdt_blas_call {
+    int level; /* calls in flight, this one included */
+} pdt_blas_call;
+#define PDT_BLAS_BUFFERED_WORK ((int64_t)1 << 21)
+pdt_status pdt_cpu_blas_enter(pdt_blas_call *call);
+void pdt_cpu_blas_leave(const pdt_blas_call *call, int used_buffer);
+/* The probes of cpu_blas_memory.c: before loading, and before a call that makes
+ * `level` calls run at once for the first time. */
+pdt_status pdt_cpu_blas_probe_load(void);
+pdt_status pdt_cpu_blas_probe_call(int level);
 /* "OpenBLAS 0.3.28 ... MAX_THREADS=64, 2 threads" (loads the library). */
 void pdt_cpu_blas_describe(char *buf, size_t n);
 

@@ -38,7 +38,10 @@ static pdt_status gemm_float(const pdt_gemm_args *g)
     /* sizes and leading dimensions fit in blasint: the core checked them */
     blasint m = (blasint)g->m, n = (blasint)g->n, k = (blasint)g->k;
     blasint lda = (blasint)g->lda, ldb = (blasint)g->ldb, ldc = (blasint)g->ldc;
-    pdt_cpu_blas_enter();
+    pdt_blas_call call;
+    st = pdt_cpu_blas_enter(&call);
+    if (st != PDT_OK)
+        return st;
     for (int64_t i = 0; i < g->batch; i++) {
         if (g->dtype == PDT_FLOAT32) {
             const float *a = (const float *)g->a + i * g->stride_a;
@@ -53,7 +56,7 @@ static pdt_status gemm_float(const pdt_gemm_args *g)
             t->dgemm(CblasRowMajor, ta, tb, m, n, k, g->alpha, a, lda, b, ldb, g->beta, c, ldc);
         }
     }
-    pdt_cpu_blas_leave();
+    pdt_cpu_blas_leave(&call, g->m * g->n * g->k >= PDT_BLAS_BUFFERED_WORK);
     return PDT_OK;
 }
 

@@ -31,6 +31,12 @@ typedef struct {
      * _StorageRefs for the storages shown before .data moved the tensor. */
     int shown;
     PyObject *kept;
+    /* autograd (autograd.c, Note [where the graph is recorded]) */
+    int requires_grad;     /* a leaf marked by the user, or a recorded result */
+    int output_nr;         /* which output of grad_fn this tensor is */
+    PyObject *grad;        /* NULL or the accumulated gradient (a Tensor) */
+    PyObject *grad_fn;     /* NULL for a leaf, else the Node that made it */
+    PyObject *accumulator; /* NULL or a weakref to the leaf's AccumulateGrad */
 } PdtTensorObject;
 
 /* ---- module state (one per module object; see module.c) ---- */
@@ -215,6 +221,63 @@ int pdt_import_dlpack(pdt_state *S, PyObject *obj, int copy, pdt_tensor *out);
  * __array_interface__ (read-only memory is copied).  1 with *out set, 0 when
  * obj offers none of them, -1 with an exception set. */
 int pdt_import_array(pdt_state *S, PyObject *obj, const char *where, pdt_tensor *out);
+
+/* ---- autograd (autograd.c, Note [where the graph is recorded]) ---- */
+extern PyMethodDef pdt_autograd_methods[], pdt_autograd_functions[];
+extern PyGetSetDef pdt_autograd_getset[];
+/* The Python function that records ops (pydevtensor/autograd/dispatch.py),
+ * NULL until pydevtensor.autograd is imported. */
+extern PyObject *pdt_autograd_dispatcher;
+extern PyTypeObject *pdt_autograd_tensor_type;
+int pdt_grad_enabled(void); /* thread-local: no_grad() turns it off */
+int pdt_grad_set(int on);   /* sets it; returns the previous mode */
+/* 1 when o is a Tensor that requires grad (or a list/tuple holding one). */
+static inline int pdt_arg_requires_grad(PyObject *o)
+{
+    if (PyObject_TypeCheck(o, pdt_autograd_tensor_type))
+        return ((PdtTensorObject *)o)->requires_grad;
+    if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+        PyObject **items = PySequence_Fast_ITEMS(o);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (PyObject_TypeCheck(items[i], pdt_autograd_tensor_type) &&
+                ((PdtTensorObject *)items[i])->requires_grad)
+                return 1;
+    }
+    return 0;
+}
+/* The one cheap check an op binding makes: does any argument (self, the
+ * positional and the keyword values) require grad, with grad mode on? */
+static inline int pdt_autograd_wanted(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+    int any = self && pdt_arg_requires_grad(self);
+    Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    for (Py_ssize_t i = 0; !any && i < n; i++)
+        any = pdt_arg_requires_grad(args[i]);
+    return any && pdt_autograd_dispatcher && pdt_grad_enabled();
+}
+/* Runs op `name` through the recorder: dispatcher(name, method, args, kwargs)
+ * where args starts with self when self is not NULL; method: 1 for
+ * Tensor.name, 0 for the function pydevtensor._C.name. */
+PyObject *pdt_autograd_call(const char *name, int method, PyObject *self, PyObject *const *args,
+                            Py_ssize_t nargs, PyObject *kwnames);
+/* The hook each op binding starts with: one place per op. */
+#define PDT_AUTOGRAD_HOOK(NAME, METHOD, SELF, ARGS, NARGS, KWNAMES)                                \
+    do {                                                                                           \
+        if (pdt_autograd_wanted(SELF, ARGS, NARGS, KWNAMES))                                       \
+            return pdt_autograd_call(NAME, METHOD, SELF, ARGS, NARGS, KWNAMES);                    \
+    } while (0)
+/* After a write in place into t (Note [version counter] in pdt_tensor.h). */
+static inline void pdt_bump_version(PyObject *t) { pdt_tensor_bump_version(pdt_tensor_of(t)); }
+/* requires_grad=True at creation: checks the dtype; 0 or -1. */
+int pdt_set_requires_grad(PyObject *t, int flag, const char *fname);
+/* r (a new tensor or NULL), with requires_grad set when the keyword
+ * requires_grad (among kwnames, values at kwvalues) is true. */
+PyObject *pdt_finish_requires_grad(PyObject *r, PyObject *const *kwvalues, PyObject *kwnames,
+                                   const char *fname);
+/* Drops the autograd fields (dealloc). */
+void pdt_autograd_clear(PdtTensorObject *o);
 
 /* Releases the GIL around work on more than this many elements. */
 #define PDT_GIL_RELEASE_NUMEL 65536

@@ -336,13 +336,10 @@ static PyObject *f_tensor(PyObject *module, PyObject *const *args, Py_ssize_t na
         pdt_parse_bool(kw[2], 0, "pin_memory", &pin) < 0 ||
         pdt_parse_bool(kw[3], 0, "requires_grad", &rg) < 0)
         return NULL;
-    if (rg) {
-        PyErr_SetString(PyExc_NotImplementedError,
-                        "tensor(): requires_grad=True is not supported (pydevtensor has no "
-                        "autograd)");
-        return NULL;
-    }
-    return pdt_tensor_from_data(S, data, dtype, device, pin);
+    PyObject *r = pdt_tensor_from_data(S, data, dtype, device, pin);
+    if (r && rg && pdt_set_requires_grad(r, 1, "tensor()") < 0)
+        Py_CLEAR(r);
+    return r;
 }
 
 /* from_numpy(a): a CPU tensor sharing a's memory. */
@@ -539,6 +536,11 @@ PyObject *pdt_numpy_view(PyObject *tensor)
 /* The NumPy array of t: shared on the CPU, else an explicit copy made for op. */
 static PyObject *numpy_of(PyObject *self, const char *op)
 {
+    if (((PdtTensorObject *)self)->requires_grad) {
+        PyErr_SetString(PyExc_RuntimeError, "Can't call numpy() on Tensor that requires grad. "
+                                            "Use tensor.detach().numpy() instead.");
+        return NULL;
+    }
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
     pdt_device cpu = {PDT_CPU, 0};

@@ -35,6 +35,15 @@ static PyObject *to_impl(PyObject *self, pdt_device device, pdt_dtype dtype, int
         return NULL;
     if (!copy && pdt_device_eq(device, t->device) && dtype == t->dtype)
         return Py_NewRef(self);
+    if (pdt_autograd_wanted(self, NULL, 0, NULL)) { /* one place for to/cuda/cpu/clone/... */
+        PyObject *dev = pdt_device_object(S, device), *r = NULL;
+        PyObject *args[4] = {dev, S->dtypes[dtype], non_blocking ? Py_True : Py_False,
+                             copy ? Py_True : Py_False};
+        if (dev)
+            r = pdt_autograd_call("to", 1, self, args, 4, NULL);
+        Py_XDECREF(dev);
+        return r;
+    }
     return copy_new(S, t, device, dtype, 0, non_blocking ? PDT_COPY_NON_BLOCKING : 0);
 }
 
@@ -163,6 +172,7 @@ static PyObject *t_contiguous(PyObject *self, PyObject *unused)
  * shape) into self; returns self. */
 static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("copy_", 1, self, args, nargs, kwnames);
     static const char *const names[] = {"src", "non_blocking", NULL};
     PyObject *kw[2] = {NULL};
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
@@ -204,6 +214,7 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     pdt_tensor_release(&tmp);
     if (st != PDT_OK)
         return pdt_raise(S, st);
+    pdt_bump_version(self); /* Note [version counter] */
     return Py_NewRef(self);
 }
 

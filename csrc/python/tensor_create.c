@@ -83,13 +83,7 @@ static int parse_create_opts(pdt_state *S, const char *fname, PyObject *const *k
     int rg = 0;
     if (pdt_parse_bool(kw[KW_REQUIRES_GRAD], 0, "requires_grad", &rg) < 0)
         return -1;
-    if (rg) {
-        PyErr_Format(PyExc_NotImplementedError,
-                     "%s(): requires_grad=True is not supported: pydevtensor has no autograd "
-                     "(layers have explicit backward passes)",
-                     fname);
-        return -1;
-    }
+    (void)rg; /* applied to the result by the _rg wrappers below */
     if (o->pin && o->device.kind != PDT_CPU) {
         PyErr_Format(PyExc_ValueError, "%s(): pin_memory=True needs a CPU tensor", fname);
         return -1;
@@ -545,6 +539,7 @@ static PyObject *random_fill_(PyObject *self, pdt_random_kind kind, double a, do
     pdt_hold_release(&h);
     if (st != PDT_OK)
         return pdt_raise(S, st);
+    pdt_bump_version(self); /* Note [version counter] */
     return Py_NewRef(self);
 }
 
@@ -634,35 +629,58 @@ static PyObject *f_initial_seed(PyObject *module, PyObject *unused)
     return PyLong_FromUnsignedLongLong(pdt_initial_seed());
 }
 
+/* requires_grad=True is applied to the finished tensor (autograd.c). */
+#define RG_WRAP(NAME)                                                                              \
+    static PyObject *f_##NAME##_rg(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)    \
+    {                                                                                              \
+        return pdt_finish_requires_grad(f_##NAME(m, a, n, kw), a + n, kw, #NAME);                  \
+    }
+RG_WRAP(empty)
+RG_WRAP(zeros)
+RG_WRAP(ones)
+RG_WRAP(full)
+RG_WRAP(empty_like)
+RG_WRAP(zeros_like)
+RG_WRAP(ones_like)
+RG_WRAP(full_like)
+RG_WRAP(arange)
+RG_WRAP(linspace)
+RG_WRAP(eye)
+RG_WRAP(rand)
+RG_WRAP(randn)
+RG_WRAP(randint)
+
 PyMethodDef pdt_create_functions[] = {
-    {"empty", FASTKW(f_empty),
+    {"empty", FASTKW(f_empty_rg),
      "empty(*size, dtype=None, device=None, pin_memory=False)\n--\n\n"
      "A tensor with uninitialised contents."},
-    {"zeros", FASTKW(f_zeros),
+    {"zeros", FASTKW(f_zeros_rg),
      "zeros(*size, dtype=None, device=None, pin_memory=False)\n--\n\nA tensor of zeros."},
-    {"ones", FASTKW(f_ones),
+    {"ones", FASTKW(f_ones_rg),
      "ones(*size, dtype=None, device=None, pin_memory=False)\n--\n\nA tensor of ones."},
-    {"full", FASTKW(f_full),
+    {"full", FASTKW(f_full_rg),
      "full(size, fill_value, *, dtype=None, device=None)\n--\n\n"
      "A tensor filled with fill_value; the dtype follows fill_value when not given."},
-    {"empty_like", FASTKW(f_empty_like), "empty_like(input, *, dtype=None, device=None)\n--\n\n"},
-    {"zeros_like", FASTKW(f_zeros_like), "zeros_like(input, *, dtype=None, device=None)\n--\n\n"},
-    {"ones_like", FASTKW(f_ones_like), "ones_like(input, *, dtype=None, device=None)\n--\n\n"},
-    {"full_like", FASTKW(f_full_like),
+    {"empty_like", FASTKW(f_empty_like_rg),
+     "empty_like(input, *, dtype=None, device=None)\n--\n\n"},
+    {"zeros_like", FASTKW(f_zeros_like_rg),
+     "zeros_like(input, *, dtype=None, device=None)\n--\n\n"},
+    {"ones_like", FASTKW(f_ones_like_rg), "ones_like(input, *, dtype=None, device=None)\n--\n\n"},
+    {"full_like", FASTKW(f_full_like_rg),
      "full_like(input, fill_value, *, dtype=None, device=None)\n--\n\n"},
-    {"arange", FASTKW(f_arange),
+    {"arange", FASTKW(f_arange_rg),
      "arange(start=0, end, step=1, *, dtype=None, device=None)\n--\n\n"
      "Values from start up to (not including) end; int64 unless an argument is a float."},
-    {"linspace", FASTKW(f_linspace),
+    {"linspace", FASTKW(f_linspace_rg),
      "linspace(start, end, steps, *, dtype=None, device=None)\n--\n\n"
      "steps values evenly spaced from start to end inclusive."},
-    {"eye", FASTKW(f_eye), "eye(n, m=None, *, dtype=None, device=None)\n--\n\nThe identity."},
-    {"rand", FASTKW(f_rand),
+    {"eye", FASTKW(f_eye_rg), "eye(n, m=None, *, dtype=None, device=None)\n--\n\nThe identity."},
+    {"rand", FASTKW(f_rand_rg),
      "rand(*size, dtype=None, device=None)\n--\n\n"
      "Uniform on [0, 1) from the Philox generator: the same bits on every device."},
-    {"randn", FASTKW(f_randn),
+    {"randn", FASTKW(f_randn_rg),
      "randn(*size, dtype=None, device=None)\n--\n\nStandard normal from the Philox generator."},
-    {"randint", FASTKW(f_randint),
+    {"randint", FASTKW(f_randint_rg),
      "randint(low=0, high, size, *, dtype=int64, device=None)\n--\n\n"
      "Integers in [low, high) from the Philox generator."},
     {"manual_seed", f_manual_seed, METH_O,

@@ -159,6 +159,8 @@ static PyObject *run_binary(pdt_state *S, const char *name, pdt_binary_op op, pd
     pdt_hold_release(&h);
     if (st != PDT_OK)
         return pdt_raise(S, st);
+    if (out_obj)
+        pdt_bump_version(out_obj); /* Note [version counter] */
     return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
 }
 
@@ -186,6 +188,8 @@ static PyObject *run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyOb
     pdt_hold_release(&h);
     if (st != PDT_OK)
         return pdt_raise(S, st);
+    if (out_obj)
+        pdt_bump_version(out_obj); /* Note [version counter] */
     return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
 }
 
@@ -195,6 +199,13 @@ static PyObject *run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyOb
 static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const char *name,
                                int in_place)
 {
+    PyObject *ab[2] = {a, b};
+    if (pdt_autograd_wanted(NULL, ab, 2, NULL) && (quick_is_tensor(a) || quick_is_tensor(b))) {
+        if (!in_place)
+            return pdt_autograd_call(name, 0, NULL, ab, 2, NULL);
+        if (quick_is_tensor(a))
+            return pdt_autograd_call(name, 1, a, ab + 1, 1, NULL);
+    }
     pdt_state *S = state_of_either(a, b);
     pdt_arg x, y;
     int r;
@@ -246,12 +257,14 @@ static PyObject *nb_inplace_power(PyObject *a, PyObject *b, PyObject *mod)
 
 static PyObject *nb_negative(PyObject *x)
 {
+    PDT_AUTOGRAD_HOOK("neg", 0, NULL, &x, 1, NULL);
     pdt_state *S = state_of_tensor(x);
     return S ? run_unary(S, "neg", PDT_OP_NEG, x, NULL, NULL, NULL) : NULL;
 }
 
 static PyObject *nb_absolute(PyObject *x)
 {
+    PDT_AUTOGRAD_HOOK("abs", 0, NULL, &x, 1, NULL);
     pdt_state *S = state_of_tensor(x);
     return S ? run_unary(S, "abs", PDT_OP_ABS, x, NULL, NULL, NULL) : NULL;
 }
@@ -265,6 +278,13 @@ static PyObject *tensor_richcompare(PyObject *a, PyObject *b, int cmp)
     static const char *const names[6] = {"lt", "le", "eq", "ne", "gt", "ge"};
     if (cmp < 0 || cmp > 5)
         Py_RETURN_NOTIMPLEMENTED;
+    PyObject *ab[2] = {a, b};
+    if (pdt_autograd_wanted(NULL, ab, 2, NULL)) { /* not differentiable: never recorded */
+        int was = pdt_grad_set(0);
+        PyObject *r = number_binary(a, b, ops[cmp], names[cmp], 0);
+        pdt_grad_set(was);
+        return r;
+    }
     return number_binary(a, b, ops[cmp], names[cmp], 0);
 }
 
@@ -357,6 +377,7 @@ static PyObject *binary_form(pdt_state *S, PyObject *self, int form, const char 
 {
     const char *names[5] = {"input", other_name, "out", extra, NULL};
     PyObject *kw[4] = {NULL, NULL, NULL, NULL}, *out;
+    PDT_AUTOGRAD_HOOK(name, form != FORM_FUNCTION, self, args, nargs, kwnames);
     if (!S || gather_args(name, self, args, nargs, kwnames, names, 2, kw) < 0 ||
         output_of(S, name, form, self, kw[2], &out) < 0)
         return NULL;
@@ -443,6 +464,7 @@ static PyObject *unary_form(pdt_state *S, PyObject *self, int form, const char *
 {
     static const char *const names[] = {"input", "out", NULL};
     PyObject *kw[2] = {NULL, NULL}, *out;
+    PDT_AUTOGRAD_HOOK(name, form != FORM_FUNCTION, self, args, nargs, kwnames);
     if (!S || gather_args(name, self, args, nargs, kwnames, names, 1, kw) < 0 ||
         output_of(S, name, form, self, kw[1], &out) < 0)
         return NULL;
@@ -515,6 +537,7 @@ static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *
 {
     static const char *const names[] = {"input", "min", "max", "out", NULL};
     PyObject *kw[4] = {NULL, NULL, NULL, NULL}, *out_obj;
+    PDT_AUTOGRAD_HOOK(name, form != FORM_FUNCTION, self, args, nargs, kwnames);
     pdt_arg args3[3], *bound[3] = {NULL, NULL, NULL};
     if (!S || gather_args(name, self, args, nargs, kwnames, names, 3, kw) < 0 ||
         output_of(S, name, form, self, kw[3], &out_obj) < 0)
@@ -555,6 +578,8 @@ static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *
     pdt_hold_release(&h);
     if (st != PDT_OK)
         return pdt_raise(S, st);
+    if (out_obj)
+        pdt_bump_version(out_obj); /* Note [version counter] */
     return out_obj ? Py_NewRef(out_obj) : pdt_tensor_wrap_new(S, &result);
 }
 
@@ -597,7 +622,10 @@ static PyObject *fill_with(PyObject *self, pdt_scalar value)
         st = pdt_fill(t, value);
     }
     pdt_hold_release(&h);
-    return st == PDT_OK ? Py_NewRef(self) : pdt_raise(S, st);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    pdt_bump_version(self); /* Note [version counter] */
+    return Py_NewRef(self);
 }
 
 /* fill_(value): every element becomes value (a number); returns self. */
@@ -607,6 +635,7 @@ static PyObject *m_fill_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     PyObject *kw[1] = {NULL};
     pdt_state *S = state_of_tensor(self);
     pdt_arg value;
+    PDT_AUTOGRAD_HOOK("fill_", 1, self, args, nargs, kwnames);
     if (!S || pdt_parse_keywords("fill_", args + nargs, kwnames, names, kw) < 0)
         return NULL;
     PyObject *v = nargs == 1 && !kw[0] ? args[0] : nargs == 0 ? kw[0] : NULL;
@@ -627,6 +656,7 @@ static PyObject *m_fill_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 static PyObject *m_zero_(PyObject *self, PyObject *unused)
 {
     (void)unused;
+    PDT_AUTOGRAD_HOOK("zero_", 1, self, NULL, 0, NULL);
     pdt_scalar zero = {0, 0.0, 0};
     return fill_with(self, zero);
 }

@@ -93,6 +93,7 @@ static PyObject *binary_product(PyObject *self, PyObject *module, PyObject *cons
                                 Py_ssize_t nargs, PyObject *kwnames, const char *fname,
                                 const char *const *names, product_fn fn)
 {
+    PDT_AUTOGRAD_HOOK(fname, self != NULL, self, args, nargs, kwnames);
     pdt_state *S = self ? pdt_state_of_type(Py_TYPE(self)) : pdt_state_of_module(module);
     PyObject *kw[2] = {self, NULL};
     if (!S)
@@ -128,6 +129,7 @@ PRODUCT_ENTRIES(dot, dot_names, pdt_dot)
 static PyObject *addmm_impl(PyObject *self, PyObject *module, PyObject *const *args,
                             Py_ssize_t nargs, PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("addmm", self != NULL, self, args, nargs, kwnames);
     static const char *const names[] = {"input", "mat1", "mat2", "beta", "alpha", NULL};
     pdt_state *S = self ? pdt_state_of_type(Py_TYPE(self)) : pdt_state_of_module(module);
     PyObject *kw[5] = {self, NULL, NULL, NULL, NULL};
@@ -176,6 +178,10 @@ static pdt_state *state_of_either(PyObject *a, PyObject *b)
  * __rmatmul__ gets its turn). */
 static PyObject *nb_matmul(PyObject *a, PyObject *b)
 {
+    {
+        PyObject *ab[2] = {a, b};
+        PDT_AUTOGRAD_HOOK("matmul", 0, NULL, ab, 2, NULL);
+    }
     pdt_state *S = state_of_either(a, b);
     if (!S)
         return NULL;

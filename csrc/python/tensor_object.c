@@ -29,6 +29,7 @@ static void tensor_dealloc(PyObject *self)
     /* A Python subclass (nn.Parameter) reaches here through subtype_dealloc,
      * which has already untracked the object and cleared its __dict__. */
     Py_CLEAR(o->kept);
+    pdt_autograd_clear(o);
     pdt_tensor_release(&o->t);
     tp->tp_free(self);
     Py_DECREF(tp);
@@ -135,7 +136,7 @@ static PyObject *get_data(PyObject *self, void *c)
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     if (!S)
         return NULL;
-    if (Py_IS_TYPE(self, S->tensor_type))
+    if (Py_IS_TYPE(self, S->tensor_type) && !((PdtTensorObject *)self)->requires_grad)
         return Py_NewRef(self);
     pdt_tensor view;
     pdt_tensor_share(&view, pdt_tensor_of(self));
@@ -360,6 +361,14 @@ static PyObject *tensor_item(PyObject *self, Py_ssize_t i)
         PyErr_SetString(PyExc_TypeError, "invalid index of a 0-d tensor");
         return NULL;
     }
+    if (pdt_autograd_wanted(self, NULL, 0, NULL)) { /* x[i] as iteration reads it */
+        PyObject *index = PyLong_FromSsize_t(i), *r;
+        if (!index)
+            return NULL;
+        r = pdt_autograd_call("__getitem__", 1, self, &index, 1, NULL);
+        Py_DECREF(index);
+        return r;
+    }
     if (i < 0 || i >= t->shape[0]) {
         PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for dimension 0 with size %lld",
                      i, (long long)t->shape[0]);
@@ -438,7 +447,8 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                   pdt_reduce_methods,
                                   pdt_view_methods,
                                   pdt_matmul_methods,
-                                  pdt_interop_methods};
+                                  pdt_interop_methods,
+                                  pdt_autograd_methods};
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
         for (const PyMethodDef *m = parts[p]; m->ml_name; m++) {
             if (n + 1 >= sizeof all_methods / sizeof all_methods[0]) {
@@ -451,7 +461,8 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
 
     static PyGetSetDef all_getset[48];
     size_t ng = 0;
-    const PyGetSetDef *getset_parts[] = {tensor_getset, pdt_view_getset, pdt_interop_getset};
+    const PyGetSetDef *getset_parts[] = {tensor_getset, pdt_view_getset, pdt_interop_getset,
+                                         pdt_autograd_getset};
     for (size_t p = 0; p < sizeof getset_parts / sizeof getset_parts[0]; p++)
         for (const PyGetSetDef *g = getset_parts[p]; g->name; g++) {
             if (ng + 1 >= sizeof all_getset / sizeof all_getset[0]) {
@@ -484,5 +495,6 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
     S->tensor_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &spec, NULL);
     if (!S->tensor_type)
         return -1;
+    pdt_autograd_tensor_type = S->tensor_type;
     return PyModule_AddObjectRef(module, "Tensor", (PyObject *)S->tensor_type);
 }

@@ -95,6 +95,7 @@ static PyObject *reduce_method(PyObject *self, PyObject *const *args, Py_ssize_t
                                PyObject *kwnames, const char *fname, pdt_reduce_op op,
                                int with_dtype)
 {
+    PDT_AUTOGRAD_HOOK(fname, 1, self, args, nargs, kwnames);
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     PyObject *kw[ARG_COUNT] = {NULL};
     request rq = {.op = op};
@@ -222,6 +223,7 @@ static PyObject *pair_result(PyObject *self, int which, pdt_tensor *values, pdt_
 static PyObject *extreme_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames, int which)
 {
+    PDT_AUTOGRAD_HOOK(which ? "min" : "max", 1, self, args, nargs, kwnames);
     const char *fname = which ? "min" : "max";
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     PyObject *kw[ARG_COUNT] = {NULL};
@@ -294,6 +296,7 @@ static PyObject *t_min(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
 /* norm(p='fro', dim=None, keepdim=False, dtype=None) */
 static PyObject *t_norm(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("norm", 1, self, args, nargs, kwnames);
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     PyObject *kw[ARG_COUNT] = {NULL};
     request rq = {.op = PDT_REDUCE_SUM_SQUARES, .p = 2.0};

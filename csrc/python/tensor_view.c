@@ -114,11 +114,13 @@ static PyObject *shape_method(PyObject *self, PyObject *const *args, Py_ssize_t 
 static PyObject *t_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("reshape", 1, self, args, nargs, kwnames);
     return shape_method(self, args, nargs, kwnames, "reshape", 1);
 }
 
 static PyObject *t_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("view", 1, self, args, nargs, kwnames);
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     if (!S)
         return NULL;
@@ -134,6 +136,7 @@ static PyObject *t_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 static PyObject *t_flatten(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("flatten", 1, self, args, nargs, kwnames);
     static const char *const names[] = {"start_dim", "end_dim", NULL};
     int64_t v[2] = {0, -1};
     if (int_args("flatten", args, nargs, kwnames, names, 2, 0, v) < 0)
@@ -160,6 +163,7 @@ static PyObject *t_flatten(PyObject *self, PyObject *const *args, Py_ssize_t nar
 static PyObject *t_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("transpose", 1, self, args, nargs, kwnames);
     static const char *const names[] = {"dim0", "dim1", NULL};
     int64_t v[2] = {0, 0};
     if (int_args("transpose", args, nargs, kwnames, names, 2, 2, v) < 0)
@@ -173,6 +177,7 @@ static PyObject *t_transpose(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 static PyObject *t_t(PyObject *self, PyObject *unused)
 {
+    PDT_AUTOGRAD_HOOK("t", 1, self, NULL, 0, NULL);
     (void)unused;
     const pdt_tensor *t = pdt_tensor_of(self);
     if (t->ndim > 2) {
@@ -191,6 +196,7 @@ static PyObject *t_t(PyObject *self, PyObject *unused)
 
 static PyObject *t_T(PyObject *self, void *closure)
 {
+    PDT_AUTOGRAD_HOOK("T", 1, self, NULL, 0, NULL);
     (void)closure;
     pdt_tensor out;
     pdt_hold h;
@@ -202,6 +208,7 @@ static PyObject *t_T(PyObject *self, void *closure)
 static PyObject *t_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("permute", 1, self, args, nargs, kwnames);
     static const char *const names[] = {"dims", NULL};
     PyObject *kw[1] = {NULL};
     int n;
@@ -226,6 +233,7 @@ static PyObject *t_permute(PyObject *self, PyObject *const *args, Py_ssize_t nar
 static PyObject *t_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("squeeze", 1, self, args, nargs, kwnames);
     static const char *const names[] = {"dim", NULL};
     PyObject *kw[1] = {NULL};
     if (pdt_parse_keywords("squeeze", args + nargs, kwnames, names, kw) < 0)
@@ -249,6 +257,7 @@ static PyObject *t_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t nar
 static PyObject *t_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
+    PDT_AUTOGRAD_HOOK("unsqueeze", 1, self, args, nargs, kwnames);
     static const char *const names[] = {"dim", NULL};
     int64_t dim = 0;
     if (int_args("unsqueeze", args, nargs, kwnames, names, 1, 1, &dim) < 0)
@@ -346,6 +355,7 @@ static int index_view(PyObject *self, PyObject *key, pdt_tensor *out)
 
 static PyObject *tensor_subscript(PyObject *self, PyObject *key)
 {
+    PDT_AUTOGRAD_HOOK("__getitem__", 1, self, &key, 1, NULL);
     pdt_tensor out;
     if (index_view(self, key, &out) < 0)
         return NULL;
@@ -385,6 +395,12 @@ static int assign_tensor(pdt_state *S, const pdt_tensor *dst, const pdt_tensor *
 
 static int tensor_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
 {
+    PyObject *kv[2] = {key, value};
+    if (value && pdt_autograd_wanted(self, kv, 2, NULL)) {
+        PyObject *r = pdt_autograd_call("__setitem__", 1, self, kv, 2, NULL);
+        Py_XDECREF(r);
+        return r ? 0 : -1;
+    }
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     if (!S)
         return -1;
@@ -423,6 +439,8 @@ static int tensor_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
         rc = st == PDT_OK ? 0 : pdt_raise_int(S, st);
     }
     pdt_tensor_release(&dst);
+    if (rc == 0)
+        pdt_bump_version(self); /* Note [version counter] */
     return rc;
 }
 

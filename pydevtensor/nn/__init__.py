@@ -1,6 +1,6 @@
 """pydevtensor.nn: Linear and Sequential on any device, with parameters that can be
-saved and loaded across devices; explicit backward passes for training (Note [explicit
-backward] in module.py) and the losses MSELoss and CrossEntropyLoss.
+saved and loaded across devices, trained with autograd (``loss.backward()``), and the
+losses MSELoss and CrossEntropyLoss.
 ``from pydevtensor import nn`` gives the chapter's ``nn.Sequential(nn.Linear(3, 1))``."""
 from . import functional
 from .layers import Flatten, Identity, Linear, ReLU, Sequential, Sigmoid, Tanh

@@ -1,5 +1,5 @@
-"""nn.Module: parameters, children, moving between devices, state dicts, and the
-explicit backward pass (see Note [explicit backward])."""
+"""nn.Module: parameters, children, moving between devices and state dicts (training
+runs on autograd: Note [training with autograd])."""
 import inspect
 import threading
 from collections import OrderedDict, namedtuple
@@ -10,19 +10,12 @@ from .parameter import Parameter
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
-# Note [explicit backward]
-# There is no general autograd.  Each layer's forward, in training mode, keeps what its
-# backward needs (Module._save); ``module.backward(grad_output)`` returns d loss / d input
-# and adds d loss / d param into ``param.grad``: a Tensor on the parameter's device,
-# created by the first backward and accumulated in place (add_) by the next ones, until
-# zero_grad().  What forward kept is released by backward (one backward per forward, as
-# in PyTorch without retain_graph).  A loss's ``backward()`` takes no gradient and
-# returns d loss / d prediction, so one training step reads
-#     loss = loss_fn(net(X), y); net.zero_grad(); net.backward(loss_fn.backward())
-# In eval mode nothing is kept and backward raises.  ``backward(g, input_grad=False)``
-# says that d loss / d input is not wanted (the input is data): a module may then skip
-# computing it and return None, as nn.Linear does, saving the largest GEMM of the first
-# layer; nn.Sequential passes it on to its first child.
+# Note [training with autograd]
+# Parameters require grad, so a forward pass in grad mode records the graph and
+# ``loss.backward()`` accumulates d loss / d param into each ``param.grad`` (a Tensor on
+# the parameter's device).  The explicit ``net.backward(loss_fn.backward())`` API of
+# earlier versions is gone: autograd does the same work with the same GEMMs
+# (pydevtensor/autograd/derivatives_shape.py) and works for any module a user writes.
 
 # Modules built inside ``MirroredStrategy.scope()`` are reported to the innermost scope
 # open on this thread (pydevtensor.distribute pushes and pops the owners).
@@ -43,35 +36,6 @@ def _pop_scope(owner):
     stack.pop()
 
 
-_TAKES_INPUT_GRAD = {}
-_RELEASED = object()  # Module._saved once backward has taken it
-
-
-def _backward(module, grad_output, input_grad):
-    """module.backward(grad_output), telling it that d loss / d input is not wanted
-    when input_grad is False and its backward takes that argument."""
-    if input_grad:
-        return module.backward(grad_output)
-    cls = type(module)
-    if cls not in _TAKES_INPUT_GRAD:
-        _TAKES_INPUT_GRAD[cls] = "input_grad" in inspect.signature(cls.backward).parameters
-    if _TAKES_INPUT_GRAD[cls]:
-        return module.backward(grad_output, input_grad=False)
-    module.backward(grad_output)
-    return None
-
-
-def _accumulate_grad(param, grad):
-    """param.grad += grad (see Note [explicit backward]); grad is a fresh tensor, kept
-    as it is by the first call.  Parameters with requires_grad=False are left alone."""
-    if not getattr(param, "requires_grad", True):
-        return
-    if param.grad is None:
-        param.grad = grad
-    else:
-        param.grad.add_(grad)
-
-
 class Module:
     """Base class of layers and networks, with PyTorch's interface."""
 
@@ -80,7 +44,6 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_name", None)  # its name in the parent, for errors
-        object.__setattr__(self, "_saved", None)  # what backward needs, kept by forward
         stack = getattr(_scopes, "stack", None)
         if stack:
             stack[-1]._track(self)
@@ -147,29 +110,6 @@ class Module:
             err = _C.DeviceError(f"{e} (in {where}{self._repr_line()})")
             err._pdt_layer = True
             raise err from e
-
-    def backward(self, grad_output, input_grad=True):
-        """d loss / d input from d loss / d output, adding the parameters' gradients into
-        their ``.grad``; with input_grad=False it may return None instead of d loss /
-        d input (Note [explicit backward])."""
-        raise NotImplementedError(f"{type(self).__name__} has no backward(); write one to train "
-                                  f"it (see Note [explicit backward] in nn/module.py)")
-
-    def _save(self, *tensors):
-        """Keeps what backward needs, in training mode only."""
-        object.__setattr__(self, "_saved", tensors if self.training else None)
-
-    def _take_saved(self):
-        """What forward kept, released: a second backward needs a second forward."""
-        saved = self._saved
-        if saved is None or saved is _RELEASED:
-            why = ("the module is in eval mode" if not self.training else
-                   "backward already ran for the last forward" if saved is _RELEASED else
-                   "no forward pass has run in training mode")
-            raise RuntimeError(f"{self._repr_line()}.backward(): no forward pass to go back "
-                               f"through ({why}); call forward in training mode first")
-        object.__setattr__(self, "_saved", _RELEASED)
-        return saved
 
     def zero_grad(self, set_to_none=True):
         """Clears every parameter's gradient: ``.grad = None`` (the default, as in PyTorch,

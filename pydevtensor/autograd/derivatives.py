@@ -1,0 +1,414 @@
+"""The derivatives of the elementwise ops and the reductions: one Node class per op.
+
+Each class is registered for the op's name(s) with ``@derivative``; ``save(result,
+*args, **kwargs)`` gets the op's own arguments (as the binding got them) and returns the
+differentiable inputs; ``backward(g)`` returns their gradients, computed with the
+package's ops on the tensors' own device.  The names are PyTorch's, so ``grad_fn``
+prints as ``<AddBackward0 ...>``.  Views, indexing, copies and the matrix products are
+in derivatives_shape.py.
+"""
+from .. import _C
+from .dispatch import derivative, not_differentiable
+from .node import Node
+
+not_differentiable("eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin")
+
+
+def meta(x):
+    """What a gradient must match: (shape, dtype, device), None for a number."""
+    return (tuple(x.shape), x.dtype, x.device) if isinstance(x, _C.Tensor) else None
+
+
+def reduce_grad(g, m):
+    """g summed over the dimensions broadcasting added to an input of meta m, in its
+    dtype; None when the input was a number."""
+    if m is None or g is None:
+        return None
+    shape = m[0]
+    if tuple(g.shape) != shape:
+        lead = g.ndim - len(shape)
+        if lead > 0:
+            g = g.sum(dim=tuple(range(lead)))
+        dims = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+        if dims:
+            g = g.sum(dim=dims, keepdim=True)
+    if g.dtype != m[1]:
+        g = g.to(m[1])
+    return g
+
+
+def expand_to(g, shape):
+    """A new tensor of shape holding g broadcast (one copy kernel)."""
+    if tuple(g.shape) == tuple(shape):
+        return g
+    out = _C.empty(shape, dtype=g.dtype, device=g.device)
+    out[...] = g
+    return out
+
+
+def as_float(mask, like):
+    return mask.to(like.dtype)
+
+
+def sign(x):
+    return as_float(x > 0, x) - as_float(x < 0, x)
+
+
+# ---- binary ----
+
+class _Binary(Node):
+    def save(self, result, input, other, *args, **kwargs):
+        self.metas = (meta(input), meta(other))
+        return input, other
+
+
+@derivative("add")
+class AddBackward0(_Binary):
+    def save(self, result, input, other, alpha=1, **kw):
+        self.alpha = alpha
+        return super().save(result, input, other)
+
+    def backward(self, g):
+        ma, mb = self.metas
+        gb = g if self.alpha == 1 else g * self.alpha
+        return reduce_grad(g, ma), reduce_grad(gb, mb)
+
+
+@derivative("sub")
+class SubBackward0(AddBackward0):
+    def backward(self, g):
+        ma, mb = self.metas
+        return reduce_grad(g, ma), reduce_grad(g * (-self.alpha), mb)
+
+
+@derivative("mul")
+class MulBackward0(_Binary):
+    def save(self, result, input, other, **kw):
+        a = input if isinstance(input, _C.Tensor) else None
+        b = other if isinstance(other, _C.Tensor) else None
+        self.scalars = (input, other)
+        self.save_tensors(*(t for t in (a, b) if t is not None))
+        return super().save(result, input, other)
+
+    def _values(self):
+        saved = list(self.saved_tensors)
+        return [saved.pop(0) if isinstance(s, _C.Tensor) else s for s in self.scalars]
+
+    def backward(self, g):
+        a, b = self._values()
+        ma, mb = self.metas
+        need_a, need_b = self.needs_input_grad
+        return (reduce_grad(g * b, ma) if need_a else None,
+                reduce_grad(g * a, mb) if need_b else None)
+
+
+@derivative("div", "true_divide")
+class DivBackward0(MulBackward0):
+    def save(self, result, input, other, rounding_mode=None, **kw):
+        self.floor = rounding_mode is not None
+        return super().save(result, input, other)
+
+    def backward(self, g):
+        if self.floor:  # piecewise constant
+            return None, None
+        a, b = self._values()
+        ma, mb = self.metas
+        need_a, need_b = self.needs_input_grad
+        ga = reduce_grad(g / b, ma) if need_a else None
+        gb = reduce_grad(-g * a / (b * b), mb) if need_b else None
+        return ga, gb
+
+
+@derivative("remainder")
+class RemainderBackward0(MulBackward0):
+    def backward(self, g):
+        a, b = self._values()
+        ma, mb = self.metas
+        need_a, need_b = self.needs_input_grad
+        ga = reduce_grad(g, ma) if need_a else None
+        gb = reduce_grad(-g * _C.floor_divide(a, b), mb) if need_b else None
+        return ga, gb
+
+
+@derivative("pow")
+class PowBackward0(MulBackward0):
+    def save(self, result, input, exponent, **kw):
+        self.result_saved = isinstance(exponent, _C.Tensor)
+        r = super().save(result, input, exponent)
+        if self.result_saved:
+            self.save_tensors(*self._saved, result.detach())
+        return r
+
+    def backward(self, g):
+        a, b = self._values()
+        ma, mb = self.metas
+        need_a, need_b = self.needs_input_grad
+        ga = gb = None
+        if need_a:
+            if not isinstance(b, _C.Tensor) and b == 0:
+                ga = _C.zeros_like(a)
+            else:
+                ga = reduce_grad(g * b * a ** (b - 1), ma)
+        if need_b:
+            result = self.saved_tensors[-1]
+            log_a = a.log() if isinstance(a, _C.Tensor) else _C.full((), a, dtype=g.dtype,
+                                                                      device=g.device).log()
+            gb = reduce_grad(g * result * log_a, mb)
+        return ga, gb
+
+
+class _Extremum(_Binary):
+    """maximum/minimum: the gradient goes to the chosen input, split in half on ties."""
+
+    def save(self, result, input, other, **kw):
+        self.save_tensors(input, other)
+        return super().save(result, input, other)
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ma, mb = self.metas
+        win = as_float((a > b) if self.larger else (a < b), g)
+        tie = as_float(a == b, g) * 0.5
+        wa = win + tie
+        return reduce_grad(g * wa, ma), reduce_grad(g * (1.0 - wa), mb)
+
+
+@derivative("maximum")
+class MaximumBackward0(_Extremum):
+    larger = True
+
+
+@derivative("minimum")
+class MinimumBackward0(_Extremum):
+    larger = False
+
+
+# ---- unary ----
+
+class _Unary(Node):
+    uses = "input"  # what backward needs: "input", "result" or nothing
+
+    def save(self, result, input, **kw):
+        if self.uses == "input":
+            self.save_tensors(input)
+        elif self.uses == "result":
+            self.save_tensors(result.detach())
+        return (input,)
+
+    def backward(self, g):
+        (v,) = self.saved_tensors if self.uses else (None,)
+        return self.formula(g, v)
+
+
+def _unary(name, cls_name, uses, formula):
+    cls = type(cls_name, (_Unary,), {"uses": uses, "formula": staticmethod(formula)})
+    derivative(name)(cls)
+    globals()[cls_name] = cls
+
+
+_unary("neg", "NegBackward0", None, lambda g, v: -g)
+_unary("abs", "AbsBackward0", "input", lambda g, x: g * sign(x))
+_unary("exp", "ExpBackward0", "result", lambda g, y: g * y)
+_unary("log", "LogBackward0", "input", lambda g, x: g / x)
+_unary("sqrt", "SqrtBackward0", "result", lambda g, y: g / (2.0 * y))
+_unary("sin", "SinBackward0", "input", lambda g, x: g * x.cos())
+_unary("cos", "CosBackward0", "input", lambda g, x: -g * x.sin())
+_unary("tanh", "TanhBackward0", "result", lambda g, y: g * (1.0 - y * y))
+_unary("sigmoid", "SigmoidBackward0", "result", lambda g, y: g * y * (1.0 - y))
+_unary("relu", "ReluBackward0", "result", lambda g, y: g * as_float(y > 0, g))
+
+
+@derivative("clamp")
+class ClampBackward1(Node):
+    """Passes the gradient where min <= x <= max; a tensor bound gets it where it won."""
+
+    def save(self, result, input, min=None, max=None, **kw):
+        self.bounds = (min, max)
+        self.save_tensors(input, *(b for b in (min, max) if isinstance(b, _C.Tensor)))
+        self.metas = (meta(input), meta(min), meta(max))
+        return input, min, max
+
+    def backward(self, g):
+        saved = list(self.saved_tensors)
+        x = saved.pop(0)
+        lo, hi = (saved.pop(0) if isinstance(b, _C.Tensor) else b for b in self.bounds)
+        keep = None
+        g_lo = g_hi = None
+        if lo is not None:
+            below = as_float(x < lo, x)
+            keep = 1.0 - below
+            g_lo = reduce_grad(g * below, self.metas[1])
+        if hi is not None:
+            above = as_float(x > hi, x)
+            keep = (1.0 - above) if keep is None else keep * (1.0 - above)
+            g_hi = reduce_grad(g * above, self.metas[2])
+        gx = g if keep is None else g * keep
+        return reduce_grad(gx, self.metas[0]), g_lo, g_hi
+
+
+# ---- reductions ----
+
+def _dims(dim, ndim):
+    """dim as a sorted tuple of non-negative dims; None or () is every dim."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    if not dims:
+        return tuple(range(ndim))
+    n = max(ndim, 1)
+    return tuple(sorted(d % n for d in dims))
+
+
+def _unreduce(g, shape, dims, keepdim):
+    """g of a reduction over dims brought back to broadcast against shape."""
+    if not shape:
+        return g.reshape(())
+    if not keepdim:
+        for d in dims:
+            g = g.unsqueeze(d)
+    return g
+
+
+class _Reduction(Node):
+    def save(self, result, input, dim=None, keepdim=False, dtype=None, **kw):
+        self.shape = tuple(input.shape)
+        self.in_meta = meta(input)
+        self.dims = _dims(dim, input.ndim)
+        self.keepdim = bool(keepdim)
+        return (input,)
+
+
+@derivative("sum")
+class SumBackward0(_Reduction):
+    def backward(self, g):
+        g = _unreduce(g, self.shape, self.dims, self.keepdim)
+        return reduce_grad(expand_to(g, self.shape), self.in_meta)
+
+
+@derivative("mean")
+class MeanBackward0(_Reduction):
+    def backward(self, g):
+        count = 1
+        for d in self.dims:
+            count *= self.shape[d] if self.shape else 1
+        g = _unreduce(g, self.shape, self.dims, self.keepdim) / max(count, 1)
+        return reduce_grad(expand_to(g, self.shape), self.in_meta)
+
+
+class _ReductionOfValues(_Reduction):
+    """A reduction whose backward needs the input and the result (kept with keepdim)."""
+
+    def save(self, result, input, *args, **kw):
+        r = super().save(result, input, *args, **kw)
+        self.save_tensors(input, result.detach())
+        return r
+
+    def _unreduced(self, g):
+        """(input, result, g), the last two broadcastable against the input."""
+        x, y = self.saved_tensors
+        return (x, _unreduce(y, self.shape, self.dims, self.keepdim),
+                _unreduce(g, self.shape, self.dims, self.keepdim))
+
+
+@derivative("prod")
+class ProdBackward0(_ReductionOfValues):
+    """g * prod / x (an input holding zeros gives NaN: not handled)."""
+
+    def backward(self, g):
+        x, y, g = self._unreduced(g)
+        return reduce_grad(g * y / x, self.in_meta)
+
+
+class _AmaxBackward(_ReductionOfValues):
+    """The gradient is shared evenly among the elements equal to the extreme."""
+
+    def backward(self, g):
+        x, y, g = self._unreduced(g)
+        mask = as_float(x == y, x)
+        count = mask.sum(dim=self.dims, keepdim=True) if self.shape else mask
+        return mask * (g / count)
+
+
+@derivative("amax")
+class AmaxBackward0(_AmaxBackward):
+    pass
+
+
+@derivative("amin")
+class AminBackward0(_AmaxBackward):
+    pass
+
+
+class MaxBackward1(_AmaxBackward):  # max() of every element
+    pass
+
+
+class MinBackward1(_AmaxBackward):
+    pass
+
+
+class MaxBackward0(Node):
+    """max(dim): the gradient goes to the element whose index max returned."""
+
+    def save(self, result, input, dim=None, keepdim=False, **kw):
+        self.shape = tuple(input.shape)
+        self.dim = dim % max(input.ndim, 1)
+        self.keepdim = bool(keepdim)
+        self.indices = result[1]
+        return (input,)
+
+    def backward(self, g):
+        idx = self.indices
+        if not self.keepdim and self.shape:
+            g, idx = g.unsqueeze(self.dim), idx.unsqueeze(self.dim)
+        if not self.shape:
+            return g.reshape(())
+        n = self.shape[self.dim]
+        pos = [1] * len(self.shape)
+        pos[self.dim] = n
+        rng = _C.arange(n, device=g.device).reshape(pos)
+        return as_float(rng == idx, g) * g
+
+
+class MinBackward0(MaxBackward0):
+    pass
+
+
+def _pick_extreme(which):
+    def pick(input, dim=None, *args, **kw):
+        if isinstance(dim, _C.Tensor):
+            return MaximumBackward0 if which == "max" else MinimumBackward0
+        if dim is None:
+            return MaxBackward1 if which == "max" else MinBackward1
+        return MaxBackward0 if which == "max" else MinBackward0
+
+    return staticmethod(pick)
+
+
+@derivative("max")
+class _Max(Node):
+    pick = _pick_extreme("max")
+
+
+@derivative("min")
+class _Min(Node):
+    pick = _pick_extreme("min")
+
+
+@derivative("norm")
+class NormBackward0(_ReductionOfValues):
+    def save(self, result, input, p="fro", dim=None, keepdim=False, dtype=None, **kw):
+        self.p = 2.0 if p in ("fro", None) else float(p)
+        if self.p == float("inf") or self.p == float("-inf") or self.p <= 0:
+            raise NotImplementedError(f"autograd: norm(p={p}) has no derivative in pydevtensor")
+        return super().save(result, input, dim, keepdim)
+
+    def backward(self, g):
+        x, y, g = self._unreduced(g)
+        if self.p == 1.0:
+            return reduce_grad(g * sign(x), self.in_meta)
+        safe = y + as_float(y == 0, y)  # a zero norm gives a zero gradient
+        if self.p == 2.0:
+            return reduce_grad(g * x / safe, self.in_meta)
+        p = self.p
+        return reduce_grad(g * sign(x) * x.abs() ** (p - 1) / safe ** (p - 1), self.in_meta)

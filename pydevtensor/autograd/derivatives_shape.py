@@ -1,0 +1,277 @@
+"""The derivatives of the views, indexing, copies between devices and dtypes, and the
+matrix products (one Node class per op, as in derivatives.py).
+
+The backward GEMMs are matmuls whose operands are transposed views (``g @ b.T``): the
+core reads those through the BLAS/cuBLAS transpose flag, never copying them.  The
+backward of ``.to()`` is the gradient's own ``.to()`` back to the input's device and
+dtype, so that copy is counted in transfer_stats() and explicit for the transfer guard,
+like the user's forward copy it mirrors.
+"""
+from .. import _C
+from .derivatives import expand_to, meta, reduce_grad
+from .dispatch import derivative
+from .node import Node
+
+
+# ---- views ----
+
+class _ShapeView(Node):
+    """Ops whose gradient is the incoming one put back in the input's shape."""
+
+    is_view = True
+
+    def save(self, result, input, *args, **kw):
+        self.shape = tuple(input.shape)
+        return (input,)
+
+    def backward(self, g):
+        return g.reshape(self.shape)
+
+
+@derivative("view", "flatten")
+class ViewBackward0(_ShapeView):
+    pass
+
+
+@derivative("reshape")
+class ReshapeAliasBackward0(_ShapeView):
+    pass
+
+
+@derivative("squeeze")
+class SqueezeBackward0(_ShapeView):
+    pass
+
+
+@derivative("unsqueeze")
+class UnsqueezeBackward0(_ShapeView):
+    pass
+
+
+@derivative("transpose")
+class TransposeBackward0(Node):
+    is_view = True
+
+    def save(self, result, input, dim0, dim1, **kw):
+        self.dims = (dim0, dim1)
+        return (input,)
+
+    def backward(self, g):
+        return g.transpose(*self.dims)
+
+
+@derivative("t")
+class TBackward0(Node):
+    is_view = True
+
+    def save(self, result, input, **kw):
+        return (input,)
+
+    def backward(self, g):
+        return g.t()
+
+
+@derivative("T")
+class PermuteBackward0(Node):
+    """permute(dims), and .T (every dim reversed)."""
+
+    is_view = True
+
+    def save(self, result, input, *dims, **kw):
+        if "dims" in kw:
+            dims = (kw["dims"],)
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        n = input.ndim
+        if not dims:  # .T
+            dims = tuple(range(n - 1, -1, -1))
+        inverse = [0] * n
+        for i, d in enumerate(dims):
+            inverse[d % max(n, 1)] = i
+        self.inverse = tuple(inverse)
+        return (input,)
+
+    def backward(self, g):
+        return g.permute(*self.inverse) if self.inverse else g
+
+
+derivative("permute")(PermuteBackward0)
+
+
+class _Index(Node):
+    """x[key] (basic indexing): the gradient lands in a zero tensor of x's shape."""
+
+    is_view = True
+
+    def save(self, result, input, key, **kw):
+        self.in_meta = meta(input)
+        self.key = key
+        return (input,)
+
+    def backward(self, g):
+        shape, dtype, device = self.in_meta
+        out = _C.zeros(shape, dtype=dtype, device=device)
+        out[self.key] = g
+        return out
+
+
+class SelectBackward0(_Index):
+    pass
+
+
+class SliceBackward0(_Index):
+    pass
+
+
+@derivative("__getitem__")
+class _GetItem(Node):
+    @staticmethod
+    def pick(input, key):
+        return SelectBackward0 if isinstance(key, int) else SliceBackward0
+
+
+class CopySlices(Node):
+    """x[key] = value on a tensor in the graph: x's old value gets the gradient outside
+    key, value gets the part inside (summed back to value's shape)."""
+
+    def backward(self, g):
+        g_old = g_value = None
+        if self.needs_input_grad[0]:
+            g_old = g.clone()
+            g_old[self.key] = 0
+        if self.needs_input_grad[1]:
+            g_value = reduce_grad(g[self.key], self.value_meta)
+        return g_old, g_value
+
+
+# ---- copies: to(), cuda(), cpu(), clone(), contiguous(), float(), ... ----
+
+class _Copy(Node):
+    def save(self, result, input, device=None, dtype=None, non_blocking=False, copy=False, **kw):
+        self.in_meta = meta(input)
+        return (input,)
+
+    def backward(self, g):
+        _, dtype, device = self.in_meta
+        if g.device != device or g.dtype != dtype:
+            g = g.to(device, dtype)  # counted, explicit: it mirrors the user's .to()
+        return g
+
+
+class ToCopyBackward0(_Copy):
+    pass
+
+
+class CloneBackward0(_Copy):
+    pass
+
+
+@derivative("to")
+class _To(Node):
+    @staticmethod
+    def pick(input, device=None, dtype=None, *args, **kw):
+        if device == input.device and dtype == input.dtype:
+            return CloneBackward0
+        return ToCopyBackward0
+
+
+# ---- matrix products ----
+
+def _mT(x):
+    return x.transpose(-2, -1)
+
+
+class _Product(Node):
+    def save(self, result, input, other, **kw):
+        self.save_tensors(input, other)
+        self.metas = (meta(input), meta(other))
+        return input, other
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        need_a, need_b = self.needs_input_grad
+        ma, mb = self.metas
+        if a.ndim == 1 and b.ndim == 1:
+            return (g * b if need_a else None), (g * a if need_b else None)
+        # 1-D operands become a row (left) or a column (right), as in the forward
+        a2 = a.unsqueeze(0) if a.ndim == 1 else a
+        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+        g2 = g
+        if a.ndim == 1:
+            g2 = g2.unsqueeze(-2)
+        if b.ndim == 1:
+            g2 = g2.unsqueeze(-1)
+        ga = gb = None
+        if need_a:
+            ga = _C.matmul(g2, _mT(b2))
+            if a.ndim == 1:
+                ga = ga.squeeze(-2)
+            ga = reduce_grad(ga, ma)
+        if need_b:
+            gb = _C.matmul(_mT(a2), g2)
+            if b.ndim == 1:
+                gb = gb.squeeze(-1)
+            gb = reduce_grad(gb, mb)
+        return ga, gb
+
+
+class MmBackward0(_Product):
+    pass
+
+
+class DotBackward0(_Product):
+    pass
+
+
+class BmmBackward0(_Product):
+    pass
+
+
+class MatmulBackward0(_Product):
+    pass
+
+
+@derivative("matmul")
+class _Matmul(Node):
+    @staticmethod
+    def pick(input, other, **kw):
+        if input.ndim == 2 and other.ndim == 2:
+            return MmBackward0
+        if input.ndim == 1 and other.ndim == 1:
+            return DotBackward0
+        return MatmulBackward0
+
+
+derivative("mm")(MmBackward0)
+derivative("bmm")(BmmBackward0)
+derivative("dot")(DotBackward0)
+
+
+@derivative("addmm")
+class AddmmBackward0(Node):
+    """beta * input + alpha * (mat1 @ mat2)."""
+
+    def save(self, result, input, mat1, mat2, beta=1, alpha=1, **kw):
+        self.save_tensors(mat1, mat2)
+        self.in_meta = meta(input)
+        self.beta, self.alpha = beta, alpha
+        return input, mat1, mat2
+
+    def backward(self, g):
+        m1, m2 = self.saved_tensors
+        need_in, need_1, need_2 = self.needs_input_grad
+        ga = g1 = g2 = None
+        if need_in:
+            ga = reduce_grad(g if self.beta == 1 else g * self.beta, self.in_meta)
+        if need_1:
+            g1 = _C.mm(g, m2.T)
+            if self.alpha != 1:
+                g1 = g1 * self.alpha
+        if need_2:
+            g2 = _C.mm(m1.T, g)
+            if self.alpha != 1:
+                g2 = g2 * self.alpha
+        return ga, g1, g2
+
+
+__all__ = ["expand_to"]

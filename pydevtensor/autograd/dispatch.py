@@ -1,0 +1,235 @@
+"""The recorder: what an op binding calls when one of its arguments requires grad and
+grad mode is on (Note [where the graph is recorded] in csrc/python/autograd.c).
+
+``dispatch(name, method, args, kwargs)`` runs the op again with grad mode off (the C
+binding of ``pydevtensor.name``, or of ``Tensor.name`` when method is True), then lets
+the op's Node class (derivatives.py, registered with ``@derivative``) record it.  An op
+added later gets its backward by one class with ``@derivative("its_name")`` and one
+PDT_AUTOGRAD_HOOK line at the top of its binding.
+
+In-place ops (``x.add_(y)``, ``x[i] = v``, ``x.copy_(y)``, ``x.zero_()``) on a tensor in
+the graph are recorded as the out-of-place op on a copy of x's old value, written back
+into x (x's version counter moves, so a Node that saved x's old value refuses to run).
+"""
+from .. import _C
+from .node import Node, edge_of
+
+RULES = {}  # op name -> Node subclass (or NOT_DIFFERENTIABLE)
+NOT_DIFFERENTIABLE = object()
+_forwards = {}
+
+
+def derivative(*names):
+    """Class decorator: the Node class records the ops with these names."""
+
+    def register(cls):
+        for n in names:
+            RULES[n] = cls
+        return cls
+
+    return register
+
+
+def not_differentiable(*names):
+    for n in names:
+        RULES[n] = NOT_DIFFERENTIABLE
+
+
+def _get_T(x):
+    return _C.Tensor.T.__get__(x)
+
+
+def _to(x, device, dtype, non_blocking=False, copy=False):
+    return _C.Tensor.to(x, device, dtype, non_blocking=non_blocking, copy=copy)
+
+
+_SPECIAL_FORWARDS = {"T": _get_T, "to": _to}
+
+
+def _forward(name, method):
+    f = _forwards.get((name, method))
+    if f is None:
+        f = _SPECIAL_FORWARDS.get(name) or getattr(_C.Tensor if method else _C, name)
+        _forwards[(name, method)] = f
+    return f
+
+
+def run_no_grad(f, *args, **kwargs):
+    prev = _C._set_grad_enabled(False)
+    try:
+        return f(*args, **kwargs)
+    finally:
+        _C._set_grad_enabled(prev)
+
+
+def record(cls, out, args, kwargs):
+    """Makes a cls Node for out = op(*args, **kwargs) and marks out (a Tensor, or a
+    tuple whose Tensors are the Node's outputs)."""
+    node = cls.__new__(cls)
+    node._saved = ()
+    inputs = node.save(out, *args, **kwargs)
+    edges = tuple([edge_of(x) for x in inputs])
+    needs = tuple([e is not None for e in edges])
+    if True not in needs:
+        return out
+    node.next_functions = edges
+    node.needs_input_grad = needs
+    if isinstance(out, _C.Tensor):
+        if out.is_floating_point():
+            out._set_grad_fn(node, 0)
+    else:
+        for nr in range(cls.num_outputs):
+            t = out[nr]
+            if isinstance(t, _C.Tensor) and t.is_floating_point():
+                t._set_grad_fn(node, nr)
+    return out
+
+
+def _base_name(name):
+    return name[:-1]
+
+
+def dispatch(name, method, args, kwargs):
+    kwargs = kwargs or {}
+    if name == "__setitem__" or (name.endswith("_") and not name.endswith("__")):
+        return _in_place(name, args, kwargs)
+    rule = RULES.get(name)
+    if rule is None:
+        raise NotImplementedError(
+            f"autograd: {name}() has no derivative in pydevtensor yet; call it under "
+            f"pydevtensor.no_grad() or on detached tensors")
+    if kwargs.get("out") is not None:
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    out = run_no_grad(_forward(name, method), *args, **kwargs)
+    if rule is NOT_DIFFERENTIABLE:
+        return out
+    if rule.pick is not None:
+        rule = rule.pick(*args, **kwargs)
+    return record(rule, out, args, kwargs)
+
+
+# ---- in place ----
+
+LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def _check_in_place(x):
+    if x.requires_grad and x.is_leaf:
+        raise RuntimeError(LEAF_MSG)
+    fn = x.grad_fn
+    if fn is not None and fn.is_view:
+        base = fn.next_functions[0]
+        if base is not None and base[0].next_functions == () and base[0].name() == \
+                "AccumulateGrad":
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+        raise NotImplementedError(
+            f"autograd: an in-place operation on a view ({fn.name()}) of a tensor in the graph "
+            "is not supported by pydevtensor; clone() the view first, or write the result of "
+            "an out-of-place op")
+
+
+def _write_back(x, out):
+    """x takes out's values (no recording: bumps x's version) and its place in the
+    graph."""
+    run_no_grad(_C.Tensor.copy_, x, out)
+    x._set_grad_fn(out.grad_fn, out.output_nr) if out.grad_fn is not None else None
+    return x
+
+
+def _in_place(name, args, kwargs):
+    x = args[0]
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"{name}(): self must be a Tensor")
+    _check_in_place(x)
+    special = _IN_PLACE_SPECIAL.get(name)
+    if special is not None:
+        return special(x, *args[1:], **kwargs)
+    base = _base_name(name)
+    if RULES.get(base) in (None, NOT_DIFFERENTIABLE):
+        raise NotImplementedError(f"autograd: {name}() has no derivative in pydevtensor yet")
+    old = dispatch("to", True, (x, x.device, x.dtype), {"copy": True}) if x.requires_grad \
+        else run_no_grad(_C.Tensor.clone, x)
+    out = dispatch(base, True, (old,) + tuple(args[1:]), kwargs)
+    if out.dtype != x.dtype:
+        raise RuntimeError(f"result type {out.dtype} can't be cast to the desired output type "
+                           f"{x.dtype}")
+    return _write_back(x, out)
+
+
+class _Overwritten(Node):
+    """x.zero_() / x.fill_(v) / x.copy_(src) on a tensor in the graph: x's old value gets
+    no gradient; src (copy_) gets it, brought back to src's dtype, device and shape."""
+
+    def backward(self, g):
+        src_meta = self.src_meta
+        if src_meta is None:
+            return (None,)
+        from .derivatives import reduce_grad
+        g = g if g.device == src_meta[2] else g.to(src_meta[2])
+        return None, reduce_grad(g, src_meta)
+
+
+class FillBackward0(_Overwritten):
+    pass
+
+
+class ZeroBackward0(_Overwritten):
+    pass
+
+
+class CopyBackwards(_Overwritten):
+    pass
+
+
+def _overwrite(cls, x, src, do):
+    prev_edge = edge_of(x)
+    run_no_grad(do)
+    src_edge = edge_of(src) if src is not None else None
+    if prev_edge is None and src_edge is None:
+        return x
+    node = cls.__new__(cls)
+    node._saved = ()
+    if src is not None:
+        node.src_meta = (tuple(src.shape), src.dtype, src.device)
+        node.next_functions = (prev_edge, src_edge)
+    else:
+        node.src_meta = None
+        node.next_functions = (prev_edge,)
+    node.needs_input_grad = tuple(e is not None for e in node.next_functions)
+    x._set_grad_fn(node, 0)
+    return x
+
+
+def _zero_(x):
+    return _overwrite(ZeroBackward0, x, None, lambda: _C.Tensor.zero_(x))
+
+
+def _fill_(x, *args, **kwargs):
+    return _overwrite(FillBackward0, x, None, lambda: _C.Tensor.fill_(x, *args, **kwargs))
+
+
+def _copy_(x, src, *args, **kwargs):
+    return _overwrite(CopyBackwards, x, src, lambda: _C.Tensor.copy_(x, src, *args, **kwargs))
+
+
+def _setitem(x, key, value):
+    from .derivatives_shape import CopySlices
+    prev_edge = edge_of(x)
+    value_edge = edge_of(value)
+    run_no_grad(_C.Tensor.__setitem__, x, key, value)
+    if prev_edge is None and value_edge is None:
+        return None
+    node = CopySlices.__new__(CopySlices)
+    node._saved = ()
+    node.key = key
+    node.value_meta = (tuple(value.shape), value.dtype, value.device) \
+        if isinstance(value, _C.Tensor) else None
+    node.next_functions = (prev_edge, value_edge)
+    node.needs_input_grad = (prev_edge is not None, value_edge is not None)
+    x._set_grad_fn(node, 0)
+    return None
+
+
+_IN_PLACE_SPECIAL = {"zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "__setitem__": _setitem}

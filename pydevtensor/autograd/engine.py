@@ -1,0 +1,130 @@
+"""The backward pass: Tensor.backward() and autograd.grad().
+
+The engine finds the part of the graph reachable from the outputs, counts for each
+Node how many edges lead into it, and runs a Node once every gradient for its outputs
+has arrived (summed when several paths meet).  It runs with grad mode off, so the
+backward formulas (package ops on the tensors' own device) record nothing.  Without
+retain_graph each Node frees what it saved once it has run.
+"""
+from .. import _C
+from .node import FREED_MSG, AccumulateGrad, edge_of
+
+
+def _root_grads(outputs, grad_outputs, where):
+    roots = []
+    for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"{where}: expected Tensors, got {type(t).__name__}")
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError(f"grad can be implicitly created only for scalar outputs "
+                                   f"(got an output of shape {tuple(t.shape)}); pass a "
+                                   f"gradient of that shape")
+            g, user = _C.ones_like(t), False
+        else:
+            if not isinstance(g, _C.Tensor):
+                raise TypeError(f"{where}: gradient must be a Tensor, got {type(g).__name__}")
+            if tuple(g.shape) != tuple(t.shape):
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{tuple(g.shape)} and output[{i}] has a shape of "
+                                   f"{tuple(t.shape)}.")
+            if g.device != t.device:
+                raise RuntimeError(f"{where}: the gradient is on {g.device} but the output "
+                                   f"is on {t.device}")
+            g, user = g.detach(), True
+            if g.dtype != t.dtype:
+                g = g.to(t.dtype)
+        roots.append((edge_of(t), g, user))
+    return roots
+
+
+def run_backward(outputs, grad_outputs, retain_graph, inputs=None, accumulate=True,
+                 where="backward()"):
+    """Runs the backward pass.  inputs: tensors whose gradients are returned (for
+    autograd.grad, with accumulate=False) or the only leaves accumulated into."""
+    prev = _C._set_grad_enabled(False)
+    try:
+        return _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where)
+    finally:
+        _C._set_grad_enabled(prev)
+
+
+def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where):
+    roots = _root_grads(outputs, grad_outputs, where)
+    # which gradients are wanted: edge -> position in inputs
+    captures = {}
+    if inputs is not None:
+        for k, x in enumerate(inputs):
+            if not isinstance(x, _C.Tensor) or not x.requires_grad:
+                raise RuntimeError(f"{where}: input {k} does not require grad")
+            e = edge_of(x)
+            captures.setdefault(e[0], []).append((e[1], k))
+    # dependencies: how many edges lead into each reachable node
+    deps = {}
+    stack = []
+    for e, _, _ in roots:
+        if e[0] not in deps:
+            deps[e[0]] = 0
+            stack.append(e[0])
+    while stack:
+        node = stack.pop()
+        for e in node.next_functions:
+            if e is None:
+                continue
+            nxt = e[0]
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                stack.append(nxt)
+    buffers = {}
+    shared = set()  # ids of gradient objects a leaf may not adopt
+    for e, g, user in roots:
+        buf = buffers.setdefault(e[0], [None] * e[0].num_outputs)
+        buf[e[1]] = g if buf[e[1]] is None else buf[e[1]] + g
+        if user:
+            shared.add(id(g))
+    results = [None] * (len(inputs) if inputs is not None else 0)
+    ready = [n for n, d in deps.items() if d == 0]
+    while ready:
+        node = ready.pop()
+        grads = buffers.pop(node, None)
+        if grads is not None and node in captures:
+            for nr, k in captures[node]:
+                results[k] = grads[nr]
+        if isinstance(node, AccumulateGrad):
+            if grads is not None and grads[0] is not None and accumulate and (
+                    inputs is None or node in captures):
+                g = grads[0]
+                fresh = id(g) not in shared and g._storage_refcount() == 1
+                shared.add(id(g))
+                node.accumulate(g, fresh)
+            continue
+        nexts = node.next_functions
+        if grads is None or all(g is None for g in grads):
+            in_grads = (None,) * len(nexts)
+        else:
+            if node._saved is None:
+                raise RuntimeError(FREED_MSG)
+            in_grads = node.apply(grads)
+            if not retain_graph:
+                node.release()
+        for e, g in zip(nexts, in_grads):
+            if e is None:
+                continue
+            nxt, nr = e
+            if g is not None:
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt.num_outputs
+                if buf[nr] is None:
+                    buf[nr] = g
+                else:
+                    buf[nr] = buf[nr] + g
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                ready.append(nxt)
+    return results

@@ -1,0 +1,69 @@
+"""no_grad, enable_grad and set_grad_enabled: context managers and decorators.
+
+Grad mode is a thread-local flag kept in C (csrc/python/autograd.c), read by every op
+binding only when one of its arguments requires grad; each thread starts with it on.
+"""
+import functools
+
+from .. import _C
+
+is_grad_enabled = _C.is_grad_enabled
+
+
+class _GradMode:
+    """Base of the three: a context manager, and a decorator that runs the function
+    inside it (a fresh context per call, so it is reentrant and thread-safe)."""
+
+    _mode = True
+
+    def __enter__(self):
+        self._prev = _C._set_grad_enabled(self._mode)
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        return False
+
+    def _fresh(self):
+        return type(self)()
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self._fresh():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradMode):
+    """Ops inside record nothing: results do not require grad (as torch.no_grad)."""
+
+    _mode = False
+
+
+class enable_grad(_GradMode):
+    """Turns recording back on inside a no_grad block (as torch.enable_grad)."""
+
+    _mode = True
+
+
+class set_grad_enabled(_GradMode):
+    """set_grad_enabled(mode): sets grad mode at once (as a function call), and restores
+    the previous mode on leaving when used with ``with`` or as a decorator."""
+
+    def __init__(self, mode):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): mode must be a bool, got {type(mode).__name__}")
+        self._mode = mode
+        self._prev = _C._set_grad_enabled(mode)
+
+    def __enter__(self):
+        return self
+
+    def _fresh(self):
+        return set_grad_enabled(self._mode)
+
+    def __call__(self, fn):
+        _C._set_grad_enabled(self._prev)  # as a decorator, the call above was not meant
+        return super().__call__(fn)

@@ -1,0 +1,324 @@
+"""Autograd's semantics (issue 16), as PyTorch defines them: requires_grad, leaves,
+grad_fn names, backward(gradient), accumulation, retain_graph, grad modes, detach,
+autograd.grad, the errors (second backward, in-place on a needed tensor or a leaf,
+non-scalar backward, numpy()), differentiable .to(), and the graph's lifetime.
+
+Gradients are compared in float64 with conftest's tolerance (1e-12 + 1e-12 * |ref|)
+against formulas evaluated in NumPy.
+"""
+import gc
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import assert_close
+from pydevtensor import autograd, nn
+
+
+def t64(a, device="cpu", grad=False):
+    return pdt.tensor(np.asarray(a, np.float64), device=device, requires_grad=grad)
+
+
+def test_leaves_grad_fn_names_and_repr(device):
+    x = t64([1.0, 2.0, 3.0], device, grad=True)
+    assert x.requires_grad and x.is_leaf and x.grad is None and x.grad_fn is None
+    y = x * 2 + 1
+    assert not y.is_leaf and y.requires_grad and y.grad_fn.name() == "AddBackward0"
+    assert "grad_fn=<AddBackward0>" in repr(y) and "requires_grad=True" in repr(x)
+    w = pdt.ones(3, 2, dtype="float64", device=device, requires_grad=True)
+    b = pdt.zeros(2, dtype="float64", device=device, requires_grad=True)
+    names = {"mm": pdt.mm(x.reshape(1, 3), w), "addmm": pdt.addmm(b, x.reshape(1, 3), w),
+             "sum": x.sum(), "exp": x.exp(), "relu": x.relu(), "T": w.T,
+             "linear": nn.functional.linear(x.reshape(1, 3), w.T, b)}
+    assert names["mm"].grad_fn.name() == "MmBackward0"
+    assert names["addmm"].grad_fn.name() == "AddmmBackward0"
+    assert names["linear"].grad_fn.name() == "AddmmBackward0"
+    assert names["sum"].grad_fn.name() == "SumBackward0"
+    assert names["exp"].grad_fn.name() == "ExpBackward0"
+    assert names["relu"].grad_fn.name() == "ReluBackward0"
+    assert names["T"].grad_fn.name() == "PermuteBackward0"
+    assert y.grad_fn.next_functions[0][0].next_functions[0][0].name() == "AccumulateGrad"
+    # ops on tensors that require no grad record nothing
+    assert (t64([1.0]) + 1).grad_fn is None and not (t64([1.0]) * 2).requires_grad
+    # comparisons and argmax are not differentiable
+    assert not (x > 1).requires_grad and not x.argmax().requires_grad
+
+
+def test_parameters_require_grad_and_creation_flags():
+    assert nn.Linear(2, 3).weight.requires_grad
+    assert not nn.Parameter(pdt.ones(2), requires_grad=False).requires_grad
+    for make in (lambda: pdt.zeros(2, requires_grad=True), lambda: pdt.rand(2, requires_grad=True),
+                 lambda: pdt.tensor([1.0], requires_grad=True),
+                 lambda: pdt.ones_like(pdt.ones(2), requires_grad=True)):
+        assert make().requires_grad
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype"):
+        pdt.tensor([1, 2], requires_grad=True)
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype"):
+        pdt.arange(3).requires_grad_()
+    y = pdt.ones(2, requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf"):
+        y.requires_grad = False
+
+
+def test_backward_accumulates_and_backward_with_gradient(device):
+    a = np.array([[1.0, -2.0], [0.5, 3.0]])
+    x = t64(a, device, grad=True)
+    (x * x).sum().backward()
+    first = x.grad
+    assert first.device == x.device
+    assert_close(first.cpu().numpy(), 2 * a, "float64")
+    (x * x).sum().backward()
+    assert x.grad is first  # accumulated in place
+    assert_close(x.grad.cpu().numpy(), 4 * a, "float64")
+    x.grad = None
+    g = np.array([[1.0, 2.0], [3.0, 4.0]])
+    y = x.exp()
+    y.backward(t64(g, device))
+    assert_close(x.grad.cpu().numpy(), g * np.exp(a), "float64")
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+        x.exp().backward()
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        x.exp().backward(t64([1.0], device))
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        t64([1.0], device).sum().backward()
+
+
+def test_a_gradient_passed_to_two_leaves_is_not_shared():
+    a, b = pdt.ones(3, requires_grad=True), pdt.ones(3, requires_grad=True)
+    (a + b).sum().backward()
+    a.grad.mul_(5)
+    assert b.grad.tolist() == [1.0, 1.0, 1.0]
+    g = pdt.ones(3)
+    c = pdt.ones(3, requires_grad=True)
+    (c * 1.0).backward(g)  # the user's gradient is copied, not adopted
+    c.grad.add_(1)
+    assert g.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_retain_graph_and_second_backward_error():
+    x = pdt.ones(2, dtype="float64", requires_grad=True)
+    y = (x.exp() * 3).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert_close(x.grad.numpy(), 6 * np.e * np.ones(2), "float64")
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+    with pytest.raises(NotImplementedError, match="create_graph"):
+        (x * 2).sum().backward(create_graph=True)
+
+
+def test_grad_modes_are_thread_local_context_managers_and_decorators():
+    x = pdt.ones(2, requires_grad=True)
+    with pdt.no_grad():
+        assert not pdt.is_grad_enabled() and (x * 2).grad_fn is None
+        with pdt.enable_grad():
+            assert (x * 2).requires_grad
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(pdt.is_grad_enabled()))
+        t.start()
+        t.join()
+        assert seen == [True]  # each thread starts with grad mode on
+    assert pdt.is_grad_enabled()
+
+    @pdt.no_grad()
+    def f(v):
+        return v * 2
+    assert not f(x).requires_grad and pdt.is_grad_enabled()
+    pdt.set_grad_enabled(False)
+    assert not pdt.is_grad_enabled()
+    pdt.set_grad_enabled(True)
+    with pdt.set_grad_enabled(False):
+        assert not (x + 1).requires_grad
+    assert pdt.is_grad_enabled()
+
+    @pdt.set_grad_enabled(False)
+    def g(v):
+        return v + 1
+    assert pdt.is_grad_enabled() and not g(x).requires_grad
+
+
+def test_detach_numpy_and_data():
+    x = pdt.ones(3, requires_grad=True)
+    y = x * 2
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad. "
+                                           r"Use tensor.detach\(\).numpy\(\) instead."):
+        y.numpy()
+    with pytest.raises(RuntimeError, match="Can't call numpy"):
+        pdt.to_numpy(x)
+    assert y.detach().numpy().tolist() == [2.0] * 3 and x.data.numpy().tolist() == [1.0] * 3
+    d = y.detach()
+    assert not d.requires_grad and d.is_leaf and d.data_ptr() == y.data_ptr()
+    y.detach_()
+    assert y.grad_fn is None and not y.requires_grad
+    assert nn.Linear(2, 2).weight.detach().numpy().shape == (2, 2)
+
+
+def test_autograd_grad(device):
+    x = t64([1.0, 2.0], device, grad=True)
+    w = t64([3.0, -1.0], device, grad=True)
+    h = x * w
+    y = (h * h).sum()
+    gx, gh = autograd.grad(y, (x, h), retain_graph=True)
+    assert_close(gx.cpu().numpy(), 2 * np.array([1.0, 2.0]) * np.array([3.0, -1.0]) ** 2, "float64")
+    assert_close(gh.cpu().numpy(), 2 * np.array([3.0, -2.0]), "float64")
+    assert x.grad is None and w.grad is None  # grad() accumulates nothing
+    unused = t64([1.0], device, grad=True)
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        autograd.grad(y, (x, unused), retain_graph=True)
+    assert autograd.grad(y, (unused,), allow_unused=True) == (None,)
+
+
+def test_in_place_on_a_tensor_backward_needs_raises():
+    x = pdt.ones(3, requires_grad=True)
+    y = x.exp()
+    y.add_(1)  # exp saved its output
+    with pytest.raises(RuntimeError, match="one of the variables needed for gradient "
+                                           "computation has been modified by an inplace "
+                                           "operation"):
+        y.sum().backward()
+    c = pdt.ones(3)
+    z = x * c
+    c.mul_(2)  # mul saved c
+    with pytest.raises(RuntimeError, match="modified by an inplace operation.*version 1; "
+                                           "expected version 0"):
+        z.sum().backward()
+    v = pdt.ones(3)
+    z = x * v
+    v[0] = 5.0  # setitem bumps the version too
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+
+
+def test_in_place_on_leaves_and_views():
+    w = pdt.ones(3, requires_grad=True)
+    for op in (lambda: w.add_(1), lambda: w.mul_(2), lambda: w.zero_(),
+               lambda: w.__setitem__(0, 1.0), lambda: w.copy_(pdt.zeros(3))):
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being "
+                                               "used in an in-place operation."):
+            op()
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable"):
+        w[1:].add_(1)
+    with pdt.no_grad():
+        w.sub_(0.5)  # the optimizer's way
+    assert w.tolist() == [0.5] * 3 and w._version == 1
+    y = w * 1.0
+    with pytest.raises(NotImplementedError, match="in-place operation on a view"):
+        y[1:].mul_(2)
+
+
+def test_in_place_on_non_leaves_records_the_op():
+    x = t64([1.0, 2.0, 3.0], grad=True)
+    y = x * 2
+    y.mul_(x)  # y = 2 x * x
+    y.zero_()  # then nothing flows back from y ...
+    y.add_(x.exp())  # ... but through exp
+    assert y.grad_fn.name() == "AddBackward0"
+    y.sum().backward()
+    assert_close(x.grad.numpy(), np.exp([1.0, 2.0, 3.0]), "float64")
+    z = pdt.zeros(3, dtype="float64")
+    z.copy_(x * 3)  # a plain tensor becomes part of the graph
+    assert z.grad_fn.name() == "CopyBackwards" and not z.is_leaf
+    x.grad = None
+    z.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_to_is_differentiable_and_its_backward_copy_is_explicit(device):
+    x = t64([1.0, 2.0], grad=True)
+    y = x.to(device)
+    z = y.to(pdt.float32)
+    assert y.grad_fn is None or y.grad_fn.name() == "ToCopyBackward0"
+    assert z.grad_fn.name() == "ToCopyBackward0"
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        (z * 3).sum().backward()
+    assert x.grad.device == x.device and x.grad.dtype == pdt.float64
+    assert x.grad.tolist() == [3.0, 3.0]
+    if str(device) != "cpu":
+        stats = pdt.transfer_stats()
+        assert stats["device_to_host"]["count"] >= 1, stats
+
+
+def test_graph_is_freed_and_holds_no_cycles(device):
+    """Many forward/backward cycles: no garbage cycles after backward (gc), the graph
+    dies with the loss, and memory_allocated comes back to where it was."""
+    pdt.manual_seed(0)
+    net = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3)).to(device)
+    X = pdt.randn(32, 8, device=device)
+    y = pdt.randint(0, 3, (32,), device=device)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        loss = loss_fn(net(X), y)
+        net.zero_grad()
+        loss.backward()
+        return weakref.ref(loss.grad_fn)
+
+    step()
+    gc.collect()
+    gc.disable()
+    try:
+        before = pdt.memory_allocated(device)
+        for _ in range(300):
+            node = step()
+            assert node() is None  # the graph died with the loss, without the gc
+        net.zero_grad()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    assert pdt.memory_allocated(device) <= before
+
+
+@pytest.mark.skipif(bool(pdt.build_info()["sanitize"]),
+                    reason="ASan's quarantine keeps freed memory resident")
+def test_rss_stays_flat_over_many_cycles():
+    import resource
+    net = nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 4))
+    X, y = pdt.randn(8, 16), pdt.randn(8, 4)
+    opt = pdt.optim.SGD(net.parameters(), lr=0.01)
+
+    def cycles(n):
+        for _ in range(n):
+            loss = nn.functional.mse_loss(net(X), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    cycles(300)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    cycles(2000)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss < 4096  # KiB
+
+
+def test_out_and_not_yet_differentiable_ops_raise():
+    x = pdt.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic "
+                                           "differentiation"):
+        pdt.add(x, 1, out=pdt.empty(2))
+    with pytest.raises(NotImplementedError, match=r"floor_divide\(\) has no derivative"):
+        x // 2
+    with pytest.raises(NotImplementedError, match="retain_grad"):
+        (x * 2).retain_grad()
+
+
+def test_d2l_linear_regression_from_scratch(device):
+    """D2L 3.2 as written for PyTorch: the update under no_grad with `param -= ...` on
+    leaves that require grad, then `param.grad.zero_()`."""
+    pdt.manual_seed(0)
+    X = pdt.randn(1000, 2, device=device)
+    y = (X @ pdt.tensor([2.0, -3.4], device=device) + 4.2).reshape(-1, 1)
+    w = (pdt.randn(2, 1, device=device) * 0.01).requires_grad_()
+    b = pdt.zeros(1, device=device, requires_grad=True)
+    for _ in range(3):
+        for i in range(0, 1000, 10):
+            loss = (X[i:i + 10] @ w + b - y[i:i + 10]) ** 2 / 2
+            loss.sum().backward()
+            with pdt.no_grad():
+                for param in (w, b):
+                    param -= 0.03 * param.grad / 10
+                    param.grad.zero_()
+    assert w.is_leaf and w.requires_grad and w.grad.device == w.device
+    got = w.detach().cpu().numpy().ravel().tolist() + [b.item()]
+    assert np.allclose(got, [2.0, -3.4, 4.2], atol=1e-3), got
