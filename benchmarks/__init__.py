@@ -24,6 +24,7 @@ GROUP_MODULES = (
     "benchmarks.bench_convert",
     "benchmarks.bench_copies",
     "benchmarks.bench_ops",
+    "benchmarks.bench_index",
     "benchmarks.bench_exercises",
     "benchmarks.bench_nn",
     "benchmarks.bench_training",

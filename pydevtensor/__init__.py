@@ -30,6 +30,12 @@ from ._ops_matmul import *  # noqa: F401,F403  (matmul)
 from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
 from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._ops_index import *  # noqa: F401,F403  (where, gather, advanced indexing; issue 17)
+from ._ops_join import *  # noqa: F401,F403  (cat, stack, split, flip, einsum, ...)
+from ._ops_sort import *  # noqa: F401,F403  (sort, argsort, topk, cumsum)
+from ._ops_stats import *  # noqa: F401,F403  (softmax, var, std, isnan, allclose, ...)
+from ._ops_stats import tensor  # also takes lists of 0-d tensors
+from . import _ops_index, _ops_join, _ops_sort, _ops_stats, linalg
 
 # Note [lazy submodules]: nn, optim, distribute, config, debugging and save/load
 # are imported on first use.  They pull in logging, json, threading and queue, which
@@ -65,3 +71,5 @@ __all__ = [
 __all__ += ["autograd", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 __all__ += ["as_tensor", "config", "distribute", "from_dlpack", "optim", "to_numpy",
             "transfer_guard"]
+__all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__
+__all__ += ["linalg"]

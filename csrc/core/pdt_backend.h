@@ -218,6 +218,33 @@ typedef struct pdt_backend {
     /* 1 when allreduce_sum can run (its library loads), else 0; may load it. */
     int (*allreduce_available)(void);
 
+    /* --- selection, indexing, sorting and scans (issue 17; pdt_index.h) --- */
+    /* out = cond ? a : b elementwise.  out contiguous; cond bool, a and b of
+     * out's dtype, all of out's shape with any strides (0 where broadcast). */
+    pdt_status (*where)(const pdt_tensor *out, const pdt_tensor *cond, const pdt_tensor *a,
+                        const pdt_tensor *b);
+    /* out[.., j, ..] = src[.., index[j], ..] along dim.  out contiguous, src any
+     * strides, index contiguous 1-D int64 with values in [-size, size) of
+     * src's dim (checked by the core; negatives count from the end). */
+    pdt_status (*index_select)(const pdt_tensor *out, const pdt_tensor *src, int dim,
+                               const pdt_tensor *index);
+    /* dst[.., index[j], ..] = src[.., j, ..] along dim: the reverse of
+     * index_select.  dst any strides without internal overlap, src any strides
+     * (0 where broadcast) of dst's dtype; index as for index_select. */
+    pdt_status (*index_put)(const pdt_tensor *dst, int dim, const pdt_tensor *index,
+                            const pdt_tensor *src);
+    /* Stable sort of each row (last dim) of values, in place, carrying indices
+     * (int64) along: on entry values holds the input and indices is filled by
+     * the backend with 0..n-1.  NaN sorts as the largest value.  scratch_values
+     * and scratch_indices are contiguous buffers of the same shapes and dtypes.
+     * All four contiguous. */
+    pdt_status (*sort)(const pdt_tensor *values, const pdt_tensor *indices,
+                       const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
+                       int descending);
+    /* Inclusive prefix sum of each row (last dim): out and x contiguous, one
+     * dtype (float32, float64 or int64); out may be x. */
+    pdt_status (*cumsum)(const pdt_tensor *out, const pdt_tensor *x);
+
     /* --- information --- */
     /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */
     void (*describe)(char *buf, size_t n);

@@ -120,6 +120,11 @@ const pdt_backend pdt_cpu_backend = {
     .unary = pdt_cpu_unary,
     .reduce = pdt_cpu_reduce,
     .gemm = pdt_cpu_gemm,
+    .where = pdt_cpu_where,
+    .index_select = pdt_cpu_index_select,
+    .index_put = pdt_cpu_index_put,
+    .sort = pdt_cpu_sort,
+    .cumsum = pdt_cpu_cumsum,
     .describe = pdt_cpu_blas_describe,
     .add_library_path = pdt_cpu_blas_add_candidate,
 };

@@ -17,5 +17,16 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
 pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
 /* cpu_gemm.c */
 pdt_status pdt_cpu_gemm(const pdt_gemm_args *g);
+/* cpu_index.c */
+pdt_status pdt_cpu_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_tensor *a,
+                         const pdt_tensor *b);
+pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, int dim,
+                                const pdt_tensor *index);
+pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *index,
+                             const pdt_tensor *src);
+pdt_status pdt_cpu_sort(const pdt_tensor *values, const pdt_tensor *indices,
+                        const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
+                        int descending);
+pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x);
 
 #endif /* PDT_CPU_KERNELS_H */

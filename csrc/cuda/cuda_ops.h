@@ -80,6 +80,17 @@ pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tens
                           pdt_scalar lo, pdt_scalar hi);
 /* cuda_reduce.cu */
 pdt_status pdt_cuda_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
+/* cuda_index.cu (issue 17) */
+pdt_status pdt_cuda_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_tensor *a,
+                          const pdt_tensor *b);
+pdt_status pdt_cuda_index_select(const pdt_tensor *out, const pdt_tensor *src, int dim,
+                                 const pdt_tensor *index);
+pdt_status pdt_cuda_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *index,
+                              const pdt_tensor *src);
+pdt_status pdt_cuda_sort(const pdt_tensor *values, const pdt_tensor *indices,
+                         const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
+                         int descending);
+pdt_status pdt_cuda_cumsum(const pdt_tensor *out, const pdt_tensor *x);
 /* cuda_gemm.c */
 pdt_status pdt_cuda_gemm(const pdt_gemm_args *g);
 void pdt_cuda_set_allow_tf32(int allow);

@@ -188,6 +188,7 @@ PyObject *pdt_numpy_view(PyObject *tensor);
 
 /* ---- the NumPy/DLPack boundary (interop.c) and the transfer guard (guard.c) ---- */
 extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c */
+extern PyMethodDef pdt_index_functions[];                          /* tensor_index.c (issue 17) */
 extern PyGetSetDef pdt_interop_getset[];
 extern PyMethodDef pdt_guard_functions[]; /* guard.c   */
 /* Installs the transfer guard's copy hook (once per process). */

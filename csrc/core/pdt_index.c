@@ -1,0 +1,216 @@
+/* pdt_index.c - the validated entry points of pdt_index.h: where, index
+ * checks, index_select/index_put, sort and cumsum. */
+#include "pdt_index.h"
+
+#include <string.h>
+
+#include "pdt_backend.h"
+#include "pdt_reduce.h"
+#include "pdt_runtime.h"
+
+/* Every tensor in ts[0..n) on one device (the same-device rule). */
+static pdt_status one_device(const char *op, int n, const pdt_tensor *const *ts,
+                             const char *const *names, pdt_device *d)
+{
+    return pdt_same_device(op, n, ts, names, d);
+}
+
+static pdt_status bad_dtype(const char *op, const char *what, pdt_dtype got, const char *want,
+                            pdt_device d)
+{
+    char dn[32];
+    return pdt_fail(PDT_ERR_TYPE, "%s: %s must be %s, got %s (on %s)", op, what, want,
+                    pdt_dtype_name(got), pdt_device_str(d, dn, sizeof dn));
+}
+
+static pdt_status shape_mismatch(const char *op, const char *what, const pdt_tensor *got,
+                                 const pdt_tensor *want)
+{
+    char a[160], b[160], dn[32];
+    return pdt_fail(PDT_ERR_VALUE, "%s: %s has shape %s, expected %s (on %s)", op, what,
+                    pdt_shape_str(got->ndim, got->shape, a, sizeof a),
+                    pdt_shape_str(want->ndim, want->shape, b, sizeof b),
+                    pdt_device_str(want->device, dn, sizeof dn));
+}
+
+pdt_status pdt_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_tensor *a,
+                     const pdt_tensor *b)
+{
+    const pdt_tensor *ts[4] = {out, cond, a, b};
+    const char *names[4] = {"out", "condition", "input", "other"};
+    pdt_device d;
+    pdt_status st = one_device("where", 4, ts, names, &d);
+    if (st != PDT_OK)
+        return st;
+    if (cond->dtype != PDT_BOOL)
+        return bad_dtype("where", "condition", cond->dtype, "bool", d);
+    if (a->dtype != out->dtype || b->dtype != out->dtype)
+        return bad_dtype("where", "input and other", a->dtype != out->dtype ? a->dtype : b->dtype,
+                         pdt_dtype_name(out->dtype), d);
+    for (int i = 1; i < 4; i++)
+        if (!pdt_same_shape(ts[i], out))
+            return shape_mismatch("where", names[i], ts[i], out);
+    if (!pdt_tensor_is_contiguous(out))
+        return pdt_fail(PDT_ERR_VALUE, "where: the output must be contiguous");
+    pdt_note_op("where", d);
+    if (pdt_tensor_numel(out) == 0)
+        return PDT_OK;
+    return pdt_backend_of(d.kind)->where(out, cond, a, b);
+}
+
+/* Reads a 0-d or 1-element int64 tensor's value on the host. */
+static pdt_status read_int64(const pdt_tensor *t, int64_t *v)
+{
+    if (t->device.kind == PDT_CPU) {
+        memcpy(v, pdt_tensor_ptr(t), sizeof *v);
+        return PDT_OK;
+    }
+    pdt_tensor host;
+    memset(&host, 0, sizeof host);
+    pdt_device cpu = {PDT_CPU, 0};
+    pdt_status st = pdt_copy_to_new(t, cpu, PDT_INT64, 0, 0, &host);
+    if (st == PDT_OK)
+        memcpy(v, pdt_tensor_ptr(&host), sizeof *v);
+    pdt_tensor_release(&host);
+    return st;
+}
+
+pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size, int dim)
+{
+    char dn[32];
+    if (index->dtype != PDT_INT64)
+        return bad_dtype(op, "the index", index->dtype, "int64", index->device);
+    if (pdt_tensor_numel(index) == 0)
+        return PDT_OK;
+    int64_t lo = 0, hi = 0;
+    pdt_tensor t;
+    memset(&t, 0, sizeof t);
+    pdt_status st = pdt_reduce(PDT_REDUCE_MIN, index, -1, NULL, 0, -1, &t);
+    if (st == PDT_OK)
+        st = read_int64(&t, &lo);
+    pdt_tensor_release(&t);
+    if (st == PDT_OK)
+        st = pdt_reduce(PDT_REDUCE_MAX, index, -1, NULL, 0, -1, &t);
+    if (st == PDT_OK)
+        st = read_int64(&t, &hi);
+    pdt_tensor_release(&t);
+    if (st != PDT_OK)
+        return st;
+    if (lo < -size || hi >= size)
+        return pdt_fail(PDT_ERR_INDEX,
+                        "%s: index %lld is out of bounds for dimension %d with size %lld (on %s)",
+                        op, (long long)(lo < -size ? lo : hi), dim, (long long)size,
+                        pdt_device_str(index->device, dn, sizeof dn));
+    return PDT_OK;
+}
+
+/* Checks what index_select and index_put share: devices, dim, index, and
+ * that `moved` has `full`'s shape except moved.shape[dim] == len(index). */
+static pdt_status check_indexing(const char *op, const pdt_tensor *full, const pdt_tensor *moved,
+                                 int64_t dim, const pdt_tensor *index, const char *moved_name)
+{
+    const pdt_tensor *ts[3] = {full, moved, index};
+    const char *names[3] = {"self", moved_name, "index"};
+    pdt_device d;
+    char a[160], b[160], dn[32];
+    pdt_status st = one_device(op, 3, ts, names, &d);
+    if (st != PDT_OK)
+        return st;
+    if (dim < 0 || dim >= full->ndim)
+        return pdt_fail(PDT_ERR_INDEX, "%s: dim %lld out of range for a %d-d tensor (on %s)", op,
+                        (long long)dim, full->ndim, pdt_device_str(d, dn, sizeof dn));
+    if (index->ndim != 1 || !pdt_tensor_is_contiguous(index))
+        return pdt_fail(PDT_ERR_VALUE, "%s: the index must be a contiguous 1-d tensor, got %s", op,
+                        pdt_shape_str(index->ndim, index->shape, a, sizeof a));
+    int ok = moved->ndim == full->ndim && moved->dtype == full->dtype;
+    for (int i = 0; ok && i < full->ndim; i++)
+        ok = moved->shape[i] == (i == dim ? index->shape[0] : full->shape[i]);
+    if (!ok)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: %s is %s %s, expected %s with size %lld in dim %lld (self is %s, on "
+                        "%s)",
+                        op, moved_name, pdt_dtype_name(moved->dtype),
+                        pdt_shape_str(moved->ndim, moved->shape, a, sizeof a),
+                        pdt_dtype_name(full->dtype), (long long)index->shape[0], (long long)dim,
+                        pdt_shape_str(full->ndim, full->shape, b, sizeof b),
+                        pdt_device_str(d, dn, sizeof dn));
+    return pdt_index_check(op, index, full->shape[dim], (int)dim);
+}
+
+pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_t dim,
+                            const pdt_tensor *index)
+{
+    pdt_status st = check_indexing("index_select", src, out, dim, index, "out");
+    if (st != PDT_OK)
+        return st;
+    if (!pdt_tensor_is_contiguous(out))
+        return pdt_fail(PDT_ERR_VALUE, "index_select: the output must be contiguous");
+    pdt_note_op("index_select", src->device);
+    if (pdt_tensor_numel(out) == 0)
+        return PDT_OK;
+    return pdt_backend_of(src->device.kind)->index_select(out, src, (int)dim, index);
+}
+
+pdt_status pdt_index_put(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
+                         const pdt_tensor *src)
+{
+    pdt_status st = check_indexing("index_put", dst, src, dim, index, "values");
+    if (st != PDT_OK)
+        return st;
+    if (pdt_tensor_internal_overlap(dst))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "index_put: more than one element of the written-to tensor refers to a "
+                        "single memory location; clone() it first");
+    pdt_note_op("index_put", dst->device);
+    if (pdt_tensor_numel(src) == 0)
+        return PDT_OK;
+    return pdt_backend_of(dst->device.kind)->index_put(dst, (int)dim, index, src);
+}
+
+pdt_status pdt_sort(const pdt_tensor *x, int descending, pdt_tensor *values, pdt_tensor *indices)
+{
+    pdt_tensor sv, si;
+    memset(&sv, 0, sizeof sv);
+    memset(&si, 0, sizeof si);
+    memset(values, 0, sizeof *values);
+    memset(indices, 0, sizeof *indices);
+    if (x->ndim == 0)
+        return pdt_fail(PDT_ERR_VALUE, "sort: expected a tensor with at least one dim");
+    pdt_device d = x->device;
+    pdt_status st = pdt_copy_to_new(x, d, x->dtype, 0, 0, values);
+    if (st == PDT_OK)
+        st = pdt_tensor_empty(d, PDT_INT64, x->ndim, x->shape, 0, indices);
+    if (st == PDT_OK)
+        st = pdt_tensor_empty(d, x->dtype, x->ndim, x->shape, 0, &sv);
+    if (st == PDT_OK)
+        st = pdt_tensor_empty(d, PDT_INT64, x->ndim, x->shape, 0, &si);
+    if (st == PDT_OK) {
+        pdt_note_op("sort", d);
+        if (pdt_tensor_numel(x) > 0)
+            st = pdt_backend_of(d.kind)->sort(values, indices, &sv, &si, descending);
+    }
+    pdt_tensor_release(&sv);
+    pdt_tensor_release(&si);
+    if (st != PDT_OK) {
+        pdt_tensor_release(values);
+        pdt_tensor_release(indices);
+    }
+    return st;
+}
+
+pdt_status pdt_cumsum(const pdt_tensor *x, pdt_tensor *out)
+{
+    memset(out, 0, sizeof *out);
+    if (x->ndim == 0)
+        return pdt_fail(PDT_ERR_VALUE, "cumsum: expected a tensor with at least one dim");
+    pdt_dtype dt = pdt_dtype_is_floating(x->dtype) ? x->dtype : PDT_INT64;
+    pdt_status st = pdt_copy_to_new(x, x->device, dt, 0, 0, out);
+    if (st == PDT_OK) {
+        pdt_note_op("cumsum", x->device);
+        if (pdt_tensor_numel(out) > 0)
+            st = pdt_backend_of(x->device.kind)->cumsum(out, out);
+    }
+    if (st != PDT_OK)
+        pdt_tensor_release(out);
+    return st;
+}

@@ -1,0 +1,47 @@
+/* pdt_index.h - selection, indexing, sorting and prefix sums (issue 17): the
+ * validated entry points behind where/masked_fill, index_select/gather and
+ * advanced indexing, sort/argsort/topk and cumsum.  Each checks devices,
+ * dtypes and shapes once, then calls the backend entry of the same name
+ * (pdt_backend.h).  The Python layer composes the rest of the everyday API
+ * (cat, stack, softmax, var, ...) from these and the existing ops. */
+#ifndef PDT_INDEX_H
+#define PDT_INDEX_H
+
+#include "pdt_ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* out = cond ? a : b.  out contiguous; cond bool; a and b of out's dtype; all
+ * of out's shape (broadcast views with stride 0 are fine). */
+pdt_status pdt_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_tensor *a,
+                     const pdt_tensor *b);
+
+/* PDT_ERR_INDEX unless every value of index (int64, any shape) lies in
+ * [-size, size); names op, the first bad value, the dim and its size.  A CUDA
+ * index is read back through a counted device-to-host copy of its min and max. */
+pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size, int dim);
+
+/* out = src.index_select(dim, index): out contiguous with src's shape except
+ * out.shape[dim] == len(index); index 1-D contiguous int64, range-checked here. */
+pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_t dim,
+                            const pdt_tensor *index);
+
+/* dst.index_put along dim: dst[.., index[j], ..] = src[.., j, ..].  src has
+ * dst's dtype and dst's shape except src.shape[dim] == len(index). */
+pdt_status pdt_index_put(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
+                         const pdt_tensor *src);
+
+/* Stable sort along the last dim: values (x's dtype) and indices (int64) are
+ * new contiguous tensors of x's shape.  NaN is the largest value. */
+pdt_status pdt_sort(const pdt_tensor *x, int descending, pdt_tensor *values, pdt_tensor *indices);
+
+/* Inclusive prefix sum along the last dim into a new contiguous tensor: x's
+ * dtype for floating x, int64 for integers and bool (as PyTorch). */
+pdt_status pdt_cumsum(const pdt_tensor *x, pdt_tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PDT_INDEX_H */

@@ -1,0 +1,339 @@
+/* cpu_index.c - the CPU backend's where, index_select, index_put, sort and
+ * cumsum (pdt_backend.h states each contract; the core validated the inputs).
+ *
+ * Strided operands are walked with a cursor: the multi-index of the first
+ * element of a slice is computed once, then carried forward one element at a
+ * time, so no element pays a division. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_kernels.h"
+#include "cpu_parallel.h"
+
+#define GRAIN 32768
+
+/* ---------------------------------------------------------------- cursor */
+
+/* Walks up to 4 tensors of one shape in row-major order; off[k] is the
+ * element offset (from the first element) of tensor k. */
+typedef struct cursor {
+    int ndim, n;
+    int64_t shape[PDT_MAX_DIMS];
+    int64_t strides[4][PDT_MAX_DIMS];
+    int64_t idx[PDT_MAX_DIMS];
+    int64_t off[4];
+} cursor;
+
+static void cursor_init(cursor *c, const int64_t *shape, int ndim, int n,
+                        const pdt_tensor *const *ts, int64_t start)
+{
+    c->ndim = ndim;
+    c->n = n;
+    memcpy(c->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    for (int k = 0; k < n; k++) {
+        memcpy(c->strides[k], ts[k]->strides, sizeof(int64_t) * (size_t)ndim);
+        c->off[k] = 0;
+    }
+    for (int d = ndim - 1; d >= 0; d--) {
+        c->idx[d] = shape[d] ? start % shape[d] : 0;
+        start = shape[d] ? start / shape[d] : 0;
+        for (int k = 0; k < n; k++)
+            c->off[k] += c->idx[d] * c->strides[k][d];
+    }
+}
+
+static inline void cursor_next(cursor *c)
+{
+    for (int d = c->ndim - 1; d >= 0; d--) {
+        if (++c->idx[d] < c->shape[d]) {
+            for (int k = 0; k < c->n; k++)
+                c->off[k] += c->strides[k][d];
+            return;
+        }
+        for (int k = 0; k < c->n; k++)
+            c->off[k] -= (c->shape[d] - 1) * c->strides[k][d];
+        c->idx[d] = 0;
+    }
+}
+
+/* ----------------------------------------------------------------- where */
+
+typedef struct where_job {
+    const pdt_tensor *out, *cond, *a, *b;
+    size_t es;
+    int contiguous;  /* every operand contiguous or one element repeated (step) */
+    int64_t step[3]; /* cond, a, b: 1 (contiguous) or 0 (every stride 0) */
+} where_job;
+
+/* 1 or 0 when t is contiguous or all stride 0 (a broadcast number), else -1. */
+static int64_t linear_step(const pdt_tensor *t)
+{
+    if (pdt_tensor_is_contiguous(t))
+        return 1;
+    for (int d = 0; d < t->ndim; d++)
+        if (t->strides[d] != 0 && t->shape[d] != 1)
+            return -1;
+    return 0;
+}
+
+/* One typed loop per element size: the compiler turns each into plain loads
+ * and stores (a memcpy call per element would dominate). */
+#define WHERE_LOOPS(T)                                                                             \
+    do {                                                                                           \
+        T *o = (T *)out;                                                                           \
+        const T *pa = (const T *)a, *pb = (const T *)b;                                            \
+        if (j->contiguous) {                                                                       \
+            const int64_t sc = j->step[0], sa = j->step[1], sb = j->step[2];                       \
+            for (int64_t i = begin; i < end; i++)                                                  \
+                o[i] = cond[i * sc] ? pa[i * sa] : pb[i * sb];                                     \
+        } else {                                                                                   \
+            for (int64_t i = begin; i < end; i++, cursor_next(&c))                                 \
+                o[i] = cond[c.off[0]] ? pa[c.off[1]] : pb[c.off[2]];                               \
+        }                                                                                          \
+    } while (0)
+
+static void where_range(int64_t begin, int64_t end, void *ctx)
+{
+    const where_job *j = ctx;
+    char *out = pdt_tensor_ptr(j->out);
+    const uint8_t *cond = (const uint8_t *)pdt_tensor_ptr(j->cond);
+    const char *a = pdt_tensor_ptr(j->a), *b = pdt_tensor_ptr(j->b);
+    const pdt_tensor *ts[3] = {j->cond, j->a, j->b};
+    cursor c;
+    if (!j->contiguous)
+        cursor_init(&c, j->out->shape, j->out->ndim, 3, ts, begin);
+    switch (j->es) {
+    case 1: WHERE_LOOPS(uint8_t); break;
+    case 4: WHERE_LOOPS(uint32_t); break;
+    default: WHERE_LOOPS(uint64_t); break;
+    }
+}
+
+pdt_status pdt_cpu_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_tensor *a,
+                         const pdt_tensor *b)
+{
+    where_job j = {out,
+                   cond,
+                   a,
+                   b,
+                   pdt_dtype_size(out->dtype),
+                   1,
+                   {linear_step(cond), linear_step(a), linear_step(b)}};
+    for (int k = 0; k < 3; k++)
+        if (j.step[k] < 0)
+            j.contiguous = 0;
+    pdt_cpu_parallel_for(pdt_tensor_numel(out), GRAIN, where_range, &j);
+    return PDT_OK;
+}
+
+/* ------------------------------------------------ index_select / index_put */
+
+/* The element offset in `t` of multi-index idx, with idx[dim] replaced by the
+ * (wrapped) index value. */
+static inline int64_t offset_with(const pdt_tensor *t, const int64_t *idx, int dim, int64_t at)
+{
+    int64_t off = 0;
+    for (int d = 0; d < t->ndim; d++)
+        off += (d == dim ? at : idx[d]) * t->strides[d];
+    return off;
+}
+
+static inline int64_t wrap(int64_t i, int64_t size) { return i < 0 ? i + size : i; }
+
+pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, int dim,
+                                const pdt_tensor *index)
+{
+    const size_t es = pdt_dtype_size(src->dtype);
+    const int64_t *ix = (const int64_t *)pdt_tensor_ptr(index);
+    const int64_t n = index->shape[0], size = src->shape[dim];
+    char *o = pdt_tensor_ptr(out);
+    const char *s = pdt_tensor_ptr(src);
+    if (pdt_tensor_is_contiguous(src)) {
+        /* (outer, size, inner) -> (outer, n, inner): one memcpy per row */
+        int64_t outer = 1, inner = 1;
+        for (int d = 0; d < dim; d++)
+            outer *= src->shape[d];
+        for (int d = dim + 1; d < src->ndim; d++)
+            inner *= src->shape[d];
+        const size_t row = (size_t)inner * es;
+        if (outer == 1 && inner == 1 && es == 8) { /* a take of 8-byte elements */
+            const uint64_t *from = (const uint64_t *)s;
+            uint64_t *to = (uint64_t *)o;
+            for (int64_t j = 0; j < n; j++)
+                to[j] = from[wrap(ix[j], size)];
+            return PDT_OK;
+        }
+        if (outer == 1 && inner == 1 && es == 4) {
+            const uint32_t *from = (const uint32_t *)s;
+            uint32_t *to = (uint32_t *)o;
+            for (int64_t j = 0; j < n; j++)
+                to[j] = from[wrap(ix[j], size)];
+            return PDT_OK;
+        }
+        for (int64_t p = 0; p < outer; p++)
+            for (int64_t j = 0; j < n; j++, o += row)
+                memcpy(o, s + ((p * size + wrap(ix[j], size)) * inner) * (int64_t)es, row);
+        return PDT_OK;
+    }
+    const pdt_tensor *ts[1] = {out};
+    cursor c;
+    int64_t total = pdt_tensor_numel(out);
+    cursor_init(&c, out->shape, out->ndim, 1, ts, 0);
+    for (int64_t i = 0; i < total; i++, cursor_next(&c)) {
+        int64_t at = wrap(ix[c.idx[dim]], size);
+        memcpy(o + i * (int64_t)es, s + offset_with(src, c.idx, dim, at) * (int64_t)es, es);
+    }
+    return PDT_OK;
+}
+
+pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *index,
+                             const pdt_tensor *src)
+{
+    const size_t es = pdt_dtype_size(dst->dtype);
+    const int64_t *ix = (const int64_t *)pdt_tensor_ptr(index);
+    const int64_t size = dst->shape[dim];
+    char *o = pdt_tensor_ptr(dst);
+    const char *s = pdt_tensor_ptr(src);
+    if (dst->ndim == 1 && es == 8) { /* a 1-d scatter of 8-byte elements */
+        uint64_t *to = (uint64_t *)o;
+        const uint64_t *from = (const uint64_t *)s;
+        const int64_t n = index->shape[0], ds = dst->strides[0], ss = src->strides[0];
+        for (int64_t j = 0; j < n; j++)
+            to[wrap(ix[j], size) * ds] = from[j * ss];
+        return PDT_OK;
+    }
+    const pdt_tensor *ts[1] = {src};
+    cursor c;
+    int64_t total = pdt_tensor_numel(src);
+    cursor_init(&c, src->shape, src->ndim, 1, ts, 0);
+    for (int64_t i = 0; i < total; i++, cursor_next(&c)) {
+        int64_t at = wrap(ix[c.idx[dim]], size);
+        memcpy(o + offset_with(dst, c.idx, dim, at) * (int64_t)es, s + c.off[0] * (int64_t)es, es);
+    }
+    return PDT_OK;
+}
+
+/* ------------------------------------------------------------------ sort */
+
+/* Note [sort order]
+ * ~~~~~~~~~~~~~~~~~
+ * Ascending order puts NaN last, descending order first (NaN is the largest
+ * value, as in PyTorch and NumPy).  Both are stable: equal keys keep their
+ * input order.  The CPU sorts each row with a bottom-up merge sort through the
+ * scratch buffers; the CUDA backend merges runs with one thread per element
+ * (cuda_index.cu).  Both use `before(a, b, descending)`: a goes strictly
+ * before b. */
+
+#define DEFINE_SORT(NAME, T, ISNAN)                                                                \
+    static inline int before_##NAME(T a, T b, int desc)                                            \
+    {                                                                                              \
+        if (desc)                                                                                  \
+            return ISNAN(a) ? !ISNAN(b) : (!ISNAN(b) && a > b);                                    \
+        return ISNAN(b) ? !ISNAN(a) : (!ISNAN(a) && a < b);                                        \
+    }                                                                                              \
+    static void sort_row_##NAME(T *v, int64_t *ix, T *sv, int64_t *si, int64_t n, int desc)        \
+    {                                                                                              \
+        T *src = v, *dst = sv;                                                                     \
+        int64_t *isrc = ix, *idst = si;                                                            \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            ix[i] = i;                                                                             \
+        for (int64_t w = 1; w < n; w *= 2) {                                                       \
+            for (int64_t lo = 0; lo < n; lo += 2 * w) {                                            \
+                int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;       \
+                int64_t i = lo, j = mid, k = lo;                                                   \
+                while (i < mid && j < hi) {                                                        \
+                    int take_right = before_##NAME(src[j], src[i], desc);                          \
+                    int64_t from = take_right ? j++ : i++;                                         \
+                    dst[k] = src[from];                                                            \
+                    idst[k++] = isrc[from];                                                        \
+                }                                                                                  \
+                for (; i < mid; i++, k++)                                                          \
+                    dst[k] = src[i], idst[k] = isrc[i];                                            \
+                for (; j < hi; j++, k++)                                                           \
+                    dst[k] = src[j], idst[k] = isrc[j];                                            \
+            }                                                                                      \
+            T *t = src;                                                                            \
+            src = dst, dst = t;                                                                    \
+            int64_t *u = isrc;                                                                     \
+            isrc = idst, idst = u;                                                                 \
+        }                                                                                          \
+        if (src != v) {                                                                            \
+            memcpy(v, src, sizeof(T) * (size_t)n);                                                 \
+            memcpy(ix, isrc, sizeof(int64_t) * (size_t)n);                                         \
+        }                                                                                          \
+    }
+
+#define NOT_NAN(x) 0
+#define IS_NAN(x) ((x) != (x))
+DEFINE_SORT(u8, uint8_t, NOT_NAN)
+DEFINE_SORT(i32, int32_t, NOT_NAN)
+DEFINE_SORT(i64, int64_t, NOT_NAN)
+DEFINE_SORT(f32, float, IS_NAN)
+DEFINE_SORT(f64, double, IS_NAN)
+
+typedef struct sort_job {
+    const pdt_tensor *v, *ix, *sv, *si;
+    int64_t n;
+    int desc;
+} sort_job;
+
+static void sort_range(int64_t begin, int64_t end, void *ctx)
+{
+    const sort_job *j = ctx;
+    const int64_t n = j->n;
+    const size_t es = pdt_dtype_size(j->v->dtype);
+    for (int64_t r = begin; r < end; r++) {
+        char *v = pdt_tensor_ptr(j->v) + r * n * (int64_t)es;
+        char *sv = pdt_tensor_ptr(j->sv) + r * n * (int64_t)es;
+        int64_t *ix = (int64_t *)pdt_tensor_ptr(j->ix) + r * n;
+        int64_t *si = (int64_t *)pdt_tensor_ptr(j->si) + r * n;
+        switch (j->v->dtype) {
+        case PDT_BOOL: sort_row_u8((uint8_t *)v, ix, (uint8_t *)sv, si, n, j->desc); break;
+        case PDT_INT32: sort_row_i32((int32_t *)v, ix, (int32_t *)sv, si, n, j->desc); break;
+        case PDT_INT64: sort_row_i64((int64_t *)v, ix, (int64_t *)sv, si, n, j->desc); break;
+        case PDT_FLOAT32: sort_row_f32((float *)v, ix, (float *)sv, si, n, j->desc); break;
+        case PDT_FLOAT64: sort_row_f64((double *)v, ix, (double *)sv, si, n, j->desc); break;
+        }
+    }
+}
+
+pdt_status pdt_cpu_sort(const pdt_tensor *values, const pdt_tensor *indices,
+                        const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
+                        int descending)
+{
+    const int64_t n = values->shape[values->ndim - 1];
+    const int64_t rows = n ? pdt_tensor_numel(values) / n : 0;
+    sort_job j = {values, indices, scratch_values, scratch_indices, n, descending};
+    pdt_cpu_parallel_for(rows, n >= GRAIN ? 1 : GRAIN / (n ? n : 1), sort_range, &j);
+    return PDT_OK;
+}
+
+/* ---------------------------------------------------------------- cumsum */
+
+#define DEFINE_CUMSUM(NAME, T)                                                                     \
+    static void cumsum_##NAME(T *out, const T *x, int64_t rows, int64_t n)                         \
+    {                                                                                              \
+        for (int64_t r = 0; r < rows; r++, out += n, x += n) {                                     \
+            T acc = 0;                                                                             \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                out[i] = acc = (T)(acc + x[i]);                                                    \
+        }                                                                                          \
+    }
+DEFINE_CUMSUM(i64, int64_t)
+DEFINE_CUMSUM(f32, float)
+DEFINE_CUMSUM(f64, double)
+
+pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x)
+{
+    const int64_t n = x->shape[x->ndim - 1];
+    const int64_t rows = n ? pdt_tensor_numel(x) / n : 0;
+    void *o = pdt_tensor_ptr(out);
+    const void *s = pdt_tensor_ptr(x);
+    switch (x->dtype) {
+    case PDT_INT64: cumsum_i64(o, s, rows, n); break;
+    case PDT_FLOAT32: cumsum_f32(o, s, rows, n); break;
+    case PDT_FLOAT64: cumsum_f64(o, s, rows, n); break;
+    default: return pdt_fail(PDT_ERR_UNSUPPORTED, "cumsum: %s", pdt_dtype_name(x->dtype));
+    }
+    return PDT_OK;
+}

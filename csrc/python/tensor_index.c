@@ -1,0 +1,184 @@
+/* tensor_index.c - the private module functions behind issue 17's everyday
+ * API: _where, _index_select, _index_put, _index_check, _sort, _cumsum and
+ * _expand.  pydevtensor/_ops_index.py, _ops_sort.py and _ops_join.py build the
+ * public functions and methods (with PyTorch's signatures) on top of these;
+ * the core (pdt_index.h) validates and does the work. */
+#include "args.h"
+#include "pdt_index.h"
+#include "pdt_view.h"
+
+/* Parses n tensors (and the extra format) from args; 0 or -1. */
+static pdt_state *state(PyObject *module) { return pdt_state_of_module(module); }
+
+/* Runs the core call between holding and releasing views of the tensors. */
+#define HOLD(h, x) ((x) = pdt_hold_view(&(h), (x)))
+
+static PyObject *done(pdt_state *S, pdt_hold *h, pdt_status st)
+{
+    pdt_hold_release(h);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    Py_RETURN_NONE;
+}
+
+/* _where(out, cond, a, b): out = cond ? a : b (all one shape). */
+static PyObject *f_where(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *o, *c, *a, *b;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!:_where", S->tensor_type, &o, S->tensor_type, &c,
+                          S->tensor_type, &a, S->tensor_type, &b))
+        return NULL;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *to = pdt_tensor_of(o), *tc = pdt_tensor_of(c), *ta = pdt_tensor_of(a),
+                     *tb = pdt_tensor_of(b);
+    HOLD(h, to), HOLD(h, tc), HOLD(h, ta), HOLD(h, tb);
+    pdt_status st;
+    if (pdt_tensor_numel(to) > PDT_GIL_RELEASE_NUMEL) {
+        Py_BEGIN_ALLOW_THREADS
+        st = pdt_where(to, tc, ta, tb);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = pdt_where(to, tc, ta, tb);
+    }
+    return done(S, &h, st);
+}
+
+/* _index_select(out, src, dim, index) and _index_put(dst, dim, index, values):
+ * the tensors in the order the core takes them (put: dim comes second). */
+static PyObject *index_move(PyObject *module, PyObject *args, int put)
+{
+    pdt_state *S = state(module);
+    PyObject *p[3];
+    long long dim;
+    int ok = put ? PyArg_ParseTuple(args, "O!LO!O!:_index_put", S->tensor_type, &p[0], &dim,
+                                    S->tensor_type, &p[1], S->tensor_type, &p[2])
+                 : PyArg_ParseTuple(args, "O!O!LO!:_index_select", S->tensor_type, &p[0],
+                                    S->tensor_type, &p[2], &dim, S->tensor_type, &p[1]);
+    if (!ok)
+        return NULL;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *first = pdt_tensor_of(p[0]), *index = pdt_tensor_of(p[1]),
+                     *other = pdt_tensor_of(p[2]);
+    HOLD(h, first), HOLD(h, index), HOLD(h, other);
+    return done(S, &h,
+                put ? pdt_index_put(first, dim, index, other)
+                    : pdt_index_select(first, other, dim, index));
+}
+
+static PyObject *f_index_select(PyObject *module, PyObject *args)
+{
+    return index_move(module, args, 0);
+}
+
+static PyObject *f_index_put(PyObject *module, PyObject *args)
+{
+    return index_move(module, args, 1);
+}
+
+/* _index_check(index, size, dim, op): IndexError unless -size <= index < size. */
+static PyObject *f_index_check(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *ix;
+    long long size;
+    int dim;
+    const char *op;
+    if (!PyArg_ParseTuple(args, "O!Lis:_index_check", S->tensor_type, &ix, &size, &dim, &op))
+        return NULL;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *ti = pdt_tensor_of(ix);
+    HOLD(h, ti);
+    return done(S, &h, pdt_index_check(op, ti, size, dim));
+}
+
+/* Wraps a new tensor, or raises; out is consumed either way. */
+static PyObject *wrap_or_raise(pdt_state *S, pdt_status st, pdt_tensor *out)
+{
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, out) : pdt_raise(S, st);
+}
+
+/* _sort(x, descending) -> (values, indices), along the last dim. */
+static PyObject *f_sort(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *x;
+    int descending;
+    if (!PyArg_ParseTuple(args, "O!p:_sort", S->tensor_type, &x, &descending))
+        return NULL;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *tx = pdt_tensor_of(x);
+    HOLD(h, tx);
+    pdt_tensor v, i;
+    pdt_status st;
+    if (pdt_tensor_numel(tx) > PDT_GIL_RELEASE_NUMEL) {
+        Py_BEGIN_ALLOW_THREADS
+        st = pdt_sort(tx, descending, &v, &i);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = pdt_sort(tx, descending, &v, &i);
+    }
+    pdt_hold_release(&h);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    PyObject *pv = pdt_tensor_wrap_new(S, &v);
+    if (!pv) {
+        pdt_tensor_release(&i);
+        return NULL;
+    }
+    PyObject *pi = pdt_tensor_wrap_new(S, &i);
+    if (!pi) {
+        Py_DECREF(pv);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", pv, pi);
+}
+
+/* _cumsum(x) -> a new tensor, along the last dim. */
+static PyObject *f_cumsum(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *x;
+    if (!PyArg_ParseTuple(args, "O!:_cumsum", S->tensor_type, &x))
+        return NULL;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *tx = pdt_tensor_of(x);
+    HOLD(h, tx);
+    pdt_tensor out;
+    pdt_status st = pdt_cumsum(tx, &out);
+    pdt_hold_release(&h);
+    return wrap_or_raise(S, st, &out);
+}
+
+/* _expand(x, shape) -> a view of x broadcast to shape (stride 0 where it grows). */
+static PyObject *f_expand(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *x, *shape_obj;
+    if (!PyArg_ParseTuple(args, "O!O!:_expand", S->tensor_type, &x, &PyTuple_Type, &shape_obj))
+        return NULL;
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    if (pdt_parse_sizes(&PyTuple_GET_ITEM(shape_obj, 0), PyTuple_GET_SIZE(shape_obj), &ndim, shape,
+                        "expand") < 0)
+        return NULL;
+    pdt_tensor out;
+    pdt_status st = pdt_expand("expand", pdt_tensor_of(x), ndim, shape, &out);
+    return wrap_or_raise(S, st, &out);
+}
+
+PyMethodDef pdt_index_functions[] = {
+    {"_where", f_where, METH_VARARGS, NULL},
+    {"_index_select", f_index_select, METH_VARARGS, NULL},
+    {"_index_put", f_index_put, METH_VARARGS, NULL},
+    {"_index_check", f_index_check, METH_VARARGS, NULL},
+    {"_sort", f_sort, METH_VARARGS, NULL},
+    {"_cumsum", f_cumsum, METH_VARARGS, NULL},
+    {"_expand", f_expand, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,531 @@
+"""Selection and indexing (issue 17): where, masked_fill, index_select, gather,
+nonzero, and advanced indexing in ``x[...]`` / ``x[...] = v``.
+
+The kernels are the core's where, index_select and index_put (csrc/core/pdt_index.h,
+one per backend); the rest is composed here from views, elementwise ops and
+cumsum, so it runs on every device.  Indices are checked against the sizes before
+any element moves (an IndexError naming the index, the dim and its size); on a
+CUDA device that check reads the index's min and max back to the host, a counted
+device-to-host copy of 8 bytes each (as PyTorch's nonzero and boolean masks also
+wait for the device).
+
+Advanced indexing follows NumPy's and PyTorch's rules: integer tensors, lists and
+boolean masks select elements and give a copy; when the advanced indices sit next
+to each other the result's new dims take their place, else they go first.
+"""
+import builtins
+import sys
+
+from . import _C
+
+_FLOAT_RANK = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
+_BY_RANK = {0: _C.bool, 1: _C.int32, 2: _C.int64, 3: _C.float32, 4: _C.float64}
+
+
+def _name(dtype):
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def result_type(a, b):
+    """The dtype of an op between a and b (Tensors or Python numbers), by the rules
+    the elementwise ops use: the higher category wins, a number only lifts the
+    category (int -> int64, float -> the default float)."""
+    def category(x):
+        if isinstance(x, _C.Tensor):
+            r = _FLOAT_RANK[_name(x.dtype)]
+            return (0 if r == 0 else 1 if r < 3 else 2), x.dtype
+        if isinstance(x, builtins.bool):
+            return 0, None
+        if isinstance(x, builtins.int):
+            return 1, None
+        if isinstance(x, builtins.float):
+            return 2, None
+        raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+
+    (ca, da), (cb, db) = category(a), category(b)
+    if da is not None and db is not None:
+        return _BY_RANK[builtins.max(_FLOAT_RANK[_name(da)], _FLOAT_RANK[_name(db)])]
+    default = {0: _C.bool, 1: _C.int64, 2: _C.empty(0).dtype}
+    if da is None and db is None:
+        return default[builtins.max(ca, cb)]
+    c, d = (cb, db) if da is None else (ca, da)
+    other = ca if da is None else cb
+    return default[other] if other > c else d
+
+
+def _tensor_arg(x, op, name="input"):
+    """x, or a TypeError naming op and the argument when x is not a Tensor."""
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(x).__name__}")
+    return x
+
+
+def _refuse_graph(op, *tensors):
+    """NotImplementedError when grad mode is on and one of tensors requires grad: the
+    op has no derivative yet, and composing it from kernels without one would drop
+    the graph silently (the result would look like a constant)."""
+    if _C.is_grad_enabled():
+        for t in tensors:
+            if isinstance(t, _C.Tensor) and t.requires_grad:
+                raise NotImplementedError(
+                    f"autograd: {op}() has no derivative in pydevtensor yet; call it under "
+                    f"pydevtensor.no_grad() or on detached tensors")
+
+
+def _int_arg(x, op, name):
+    if isinstance(x, builtins.bool) or not (isinstance(x, builtins.int) or hasattr(x, "__index__")
+                                            and not isinstance(x, _C.Tensor)):
+        raise TypeError(f"{op}(): argument '{name}' must be int, got {type(x).__name__}")
+    return x.__index__()
+
+
+def _broadcast_shape(*shapes):
+    nd = builtins.max(len(s) for s in shapes)
+    out = []
+    for i in range(nd):
+        size = 1
+        for s in shapes:
+            k = i - (nd - len(s))
+            if k < 0 or s[k] == 1:
+                continue
+            if size not in (1, s[k]):
+                names = [str(tuple(x)) for x in shapes]
+                raise ValueError(
+                    f"shapes {', '.join(names[:-1])} and {names[-1]} cannot be broadcast "
+                    f"together (size {size} against {s[k]} in dim {i})")
+            size = s[k]
+        out.append(size)
+    return tuple(out)
+
+
+def _as_tensor(x, dtype, device):
+    """x (a Tensor or a number) as a Tensor of dtype on device (a Tensor on another
+    device is refused by the op that uses it, naming both devices)."""
+    if isinstance(x, _C.Tensor):
+        return x if x.dtype == dtype else x.to(dtype)
+    return _C.full((), x, dtype=dtype, device=device)
+
+
+def where(condition, input=None, other=None):
+    """where(condition, input, other): input where condition is True, else other,
+    broadcast together (either may be a number).  where(condition) alone is
+    nonzero(condition, as_tuple=True)."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(condition, _C.Tensor):
+        raise TypeError(f"where(): condition must be a Tensor, got {type(condition).__name__}")
+    if _name(condition.dtype) != "bool":
+        raise TypeError(f"where(): condition must be a bool tensor, got {condition.dtype} "
+                        f"(on {condition.device})")
+    _refuse_graph("where", input, other)
+    device = condition.device
+    for t in (input, other):
+        if isinstance(t, _C.Tensor):
+            device = t.device
+            break
+    dtype = result_type(input, other)
+    a, b = _as_tensor(input, dtype, device), _as_tensor(other, dtype, device)
+    shape = _broadcast_shape(condition.shape, a.shape, b.shape)
+    out = _C.empty(shape, dtype=dtype, device=device)
+    _C._where(out, _C._expand(condition, shape), _C._expand(a, shape), _C._expand(b, shape))
+    return out
+
+
+def masked_fill(input, mask, value):
+    """input with the elements where mask is True replaced by value (a number or a
+    0-d Tensor); mask broadcasts to input's shape."""
+    _tensor_arg(input, "masked_fill")
+    _tensor_arg(mask, "masked_fill", "mask")
+    if isinstance(value, _C.Tensor) and value.ndim != 0:
+        raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s)")
+    out = where(mask, _as_tensor(value, input.dtype, input.device), input)
+    if tuple(out.shape) != tuple(input.shape):
+        raise RuntimeError(f"masked_fill: the mask of shape {tuple(mask.shape)} does not "
+                           f"broadcast to the input's shape {tuple(input.shape)}")
+    return out
+
+
+def masked_fill_(input, mask, value):
+    """In-place masked_fill; returns input."""
+    input.copy_(masked_fill(input, mask, value))
+    return input
+
+
+def _dim(dim, ndim, op):
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+                         f"[{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def _index_tensor(index, op):
+    if not isinstance(index, _C.Tensor):
+        raise TypeError(f"{op}(): index must be a Tensor, got {type(index).__name__}")
+    if _name(index.dtype) not in ("int32", "int64"):
+        raise IndexError(f"{op}(): Expected dtype int32/int64 for index, got {index.dtype}")
+    return index if _name(index.dtype) == "int64" else index.to(_C.int64)
+
+
+def index_select(input, dim, index):
+    """The entries of input along dim at positions index (a 1-d or 0-d integer
+    tensor); a new tensor."""
+    _tensor_arg(input, "index_select")
+    _refuse_graph("index_select", input)
+    dim = _int_arg(dim, "index_select", "dim")
+    index = _index_tensor(index, "index_select")
+    if index.ndim > 1:
+        raise IndexError(f"index_select(): Index is supposed to be a vector, got shape "
+                         f"{tuple(index.shape)}")
+    src = input if input.ndim else input.reshape(1)
+    d = _dim(dim, input.ndim, "index_select")
+    index = index.reshape(-1).contiguous()
+    shape = list(src.shape)
+    shape[d] = index.shape[0]
+    out = _C.empty(tuple(shape), dtype=input.dtype, device=input.device)
+    _C._index_select(out, src, d, index)
+    return out if input.ndim else out.reshape(())
+
+
+def _linear_offsets(shape, device):
+    """int64 tensor of `shape` holding each element's row-major offset."""
+    n = 1
+    for s in shape:
+        n *= s
+    return _C.arange(n, dtype=_C.int64, device=device).reshape(shape)
+
+
+def gather(input, dim, index):
+    """out[i][j][k] = input[index[i][j][k]][j][k] (for dim 0, and so on): index has
+    input's number of dims and, outside dim, sizes no larger than input's."""
+    _tensor_arg(input, "gather")
+    _refuse_graph("gather", input)
+    dim = _int_arg(dim, "gather", "dim")
+    index = _index_tensor(index, "gather")
+    d = _dim(dim, input.ndim, "gather")
+    if index.ndim != builtins.max(input.ndim, 1) and not (index.ndim == 0 and input.ndim == 0):
+        raise RuntimeError(f"gather(): Index tensor must have the same number of dimensions "
+                           f"as input tensor (index {tuple(index.shape)}, input "
+                           f"{tuple(input.shape)})")
+    src = input.contiguous().reshape(-1) if input.ndim else input.reshape(1)
+    ishape = tuple(index.shape) if index.ndim else (1,)
+    xshape = tuple(input.shape) if input.ndim else (1,)
+    for k, (a, b) in enumerate(zip(ishape, xshape)):
+        if k != d and a > b:
+            raise RuntimeError(f"gather(): Size does not match at dimension {k} expected index "
+                               f"{ishape} to be smaller than self {xshape} apart from "
+                               f"dimension {d}")
+    index = index.reshape(ishape)
+    _C._index_check(index.contiguous(), xshape[d], d, "gather")
+    # the flat offset: the other coordinates' offsets plus the wrapped index along d
+    strides = [1] * len(xshape)
+    for k in range(len(xshape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * xshape[k + 1]
+    flat = (index % xshape[d]) * strides[d] if xshape[d] else index
+    for k in range(len(xshape)):
+        if k != d and ishape[k] > 1:
+            shape = [1] * len(xshape)
+            shape[k] = ishape[k]
+            flat = flat + _C.arange(ishape[k], dtype=_C.int64,
+                                    device=input.device).reshape(shape) * strides[k]
+    flat = flat.reshape(-1).contiguous()
+    out = _C.empty((flat.shape[0],), dtype=input.dtype, device=input.device)
+    _C._index_select(out, src, 0, flat)
+    return out.reshape(tuple(index.shape) if input.ndim else ())
+
+
+def nonzero(input, *, as_tuple=False):
+    """The indices of the non-zero elements: an (n, ndim) int64 tensor, or with
+    as_tuple=True one 1-d tensor per dim.  The count n is read back to the host
+    (a counted copy on a GPU)."""
+    _tensor_arg(input, "nonzero")
+    mask = input if _name(input.dtype) == "bool" else input != 0
+    flat = mask.reshape(-1)
+    count = int(_count_of(flat))
+    ndim = input.ndim
+    positions = _compact(flat, count)
+    if as_tuple:
+        if ndim == 0:
+            return (positions,)
+        return tuple(_unravel(positions, tuple(input.shape)))
+    if ndim == 0:
+        return _C.zeros((count, 0), dtype=_C.int64, device=input.device)
+    from ._ops_join import stack
+    return stack(_unravel(positions, tuple(input.shape)), dim=1)
+
+
+def _count_of(flat_mask):
+    total = flat_mask.sum()
+    return total.cpu().item()
+
+
+def _compact(flat_mask, count):
+    """The positions (int64, ascending) where the 1-d bool flat_mask is True."""
+    n = flat_mask.shape[0]
+    device = flat_mask.device
+    out = _C.empty((count + 1,), dtype=_C.int64, device=device)
+    if n == 0:
+        return out[:count]
+    pos = _C._cumsum(flat_mask) - 1  # the slot of each True element
+    slots = where(flat_mask, pos, count)  # False elements all go to the spare slot
+    _C._index_put(out, 0, slots.contiguous(), _C.arange(n, dtype=_C.int64, device=device))
+    return out[:count]
+
+
+def _unravel(flat, shape):
+    coords = []
+    for s in reversed(shape):
+        coords.append(flat % s if s else flat)
+        flat = flat // s if s else flat
+    return coords[::-1]
+
+
+# ---------------------------------------------------------------- advanced indexing
+
+_basic_getitem = _C.Tensor.__getitem__
+_basic_setitem = _C.Tensor.__setitem__
+
+
+_ADVANCED = (_C.Tensor, list, builtins.bool)
+
+
+def _numpy_index(item):
+    """True for a NumPy array or NumPy bool (numpy is imported only by whoever made
+    one: `import pydevtensor` does not import it)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(item, (np.ndarray, np.bool_))
+
+
+def _is_advanced(item):
+    return isinstance(item, _ADVANCED) or _numpy_index(item)
+
+
+def _needs_advanced(idx):
+    if isinstance(idx, tuple):
+        for item in idx:
+            if _is_advanced(item):
+                return True
+        return False
+    return _is_advanced(idx)
+
+
+def _index_item(item, device):
+    """An advanced index item as an int64 Tensor, or a bool Tensor (a mask)."""
+    if _numpy_index(item) and item.ndim > 0:
+        if item.dtype.kind not in "biu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return _C.tensor(item if item.dtype.kind == "b" else item.astype("int64"),
+                         device=device)
+    if isinstance(item, builtins.bool) or _numpy_index(item):
+        return _C.tensor(builtins.bool(item), device=device)
+    if isinstance(item, list):
+        try:
+            item = _C.tensor(item, device=device)
+        except (TypeError, ValueError) as e:
+            raise IndexError(f"an index list must hold ints or bools: {e}") from None
+        if item.numel() == 0:
+            item = item.to(_C.int64)
+    kind = _name(item.dtype)
+    if kind not in ("bool", "int32", "int64"):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if item.device != device:  # a CPU index on a GPU tensor, as PyTorch allows: a counted copy
+        item = item.to(device)
+    if kind == "bool":
+        return item
+    if kind not in ("int32", "int64"):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return item if kind == "int64" else item.to(_C.int64)
+
+
+def _plan(x, idx):
+    """Splits idx into a basic-indexing view of x and the advanced indices on its
+    dims: (view, [(dim in view, int64 tensor)], adjacent)."""
+    items = list(idx) if isinstance(idx, tuple) else [idx]
+    consumed = 0  # dims of x the items use
+    for it in items:
+        if it is None or it is Ellipsis:
+            continue
+        if isinstance(it, _C.Tensor) and _name(it.dtype) == "bool":
+            consumed += it.ndim
+        elif isinstance(it, builtins.bool) or _numpy_index(it) and it.ndim == 0:
+            consumed += 0
+        elif _numpy_index(it) and it.dtype.kind == "b":
+            consumed += it.ndim
+        else:
+            consumed += 1
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    basic, advanced = [], []  # advanced: (position in basic's output dims, tensor)
+    out_dim = 0
+    for it in items:
+        if it is Ellipsis:
+            n = x.ndim - consumed
+            basic.append(Ellipsis)
+            out_dim += n
+            consumed = x.ndim  # a second Ellipsis is refused by basic indexing
+        elif it is None:
+            basic.append(None)
+            out_dim += 1
+        elif _is_advanced(it):
+            t = _index_item(it, x.device)
+            if _name(t.dtype) == "bool":
+                if t.ndim == 0:  # x[True]: a new dim of size 1 (size 0 for False)
+                    keep = it if isinstance(it, builtins.bool) else builtins.bool(t.cpu().item())
+                    basic.append(None)
+                    advanced.append((out_dim, _C.zeros(int(keep), dtype=_C.int64,
+                                                       device=x.device)))
+                    out_dim += 1
+                    continue
+                start = out_dim
+                for _ in range(t.ndim):
+                    basic.append(slice(None))
+                    out_dim += 1
+                advanced.append((start, ("mask", t)))
+            else:
+                basic.append(slice(None))
+                advanced.append((out_dim, t))
+                out_dim += 1
+        else:
+            basic.append(it)
+            if isinstance(it, slice):  # an int removes its dim
+                out_dim += 1
+    view = _basic_getitem(x, tuple(basic))
+    pairs = []
+    for dim, t in advanced:
+        if isinstance(t, tuple):
+            mask = t[1]
+            size = tuple(view.shape[dim:dim + mask.ndim])
+            if tuple(mask.shape) != size:
+                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {dim} does "
+                                 f"not match the shape of the indexed tensor {list(size)}")
+            for k, coord in enumerate(nonzero(mask, as_tuple=True)):
+                pairs.append((dim + k, coord))
+        else:
+            pairs.append((dim, t))
+    dims = [d for d, _ in pairs]
+    adjacent = dims == list(range(dims[0], dims[0] + len(dims))) if dims else True
+    return view, pairs, adjacent
+
+
+def _flat_index(view, pairs):
+    """Broadcasts the index tensors, checks them against their dims' sizes, and
+    gives (flat int64 index into the indexed dims merged, broadcast shape)."""
+    shape = _broadcast_shape(*[tuple(t.shape) for _, t in pairs])
+    flat = None
+    for d, t in pairs:
+        size = view.shape[d]
+        _C._index_check(t.contiguous(), size, d, "index")
+        t = t % size if size else t
+        flat = t if flat is None else flat * size + t
+    return _C._expand(flat, shape).contiguous().reshape(-1), shape
+
+
+def _front(view, dims):
+    """view with the indexed dims moved to the front (in order), then merged."""
+    rest = [d for d in range(view.ndim) if d not in dims]
+    return view.permute(*dims, *rest)
+
+
+def _advanced_getitem(x, idx):
+    _refuse_graph("index (advanced indexing)", x)
+    view, pairs, adjacent = _plan(x, idx)
+    if not pairs:
+        return view
+    dims = [d for d, _ in pairs]
+    flat, bshape = _flat_index(view, pairs)
+    front = _front(view, dims)
+    k = len(dims)
+    merged = front.reshape((-1,) + tuple(front.shape[k:]))
+    out = index_select(merged, 0, flat).reshape(bshape + tuple(front.shape[k:]))
+    if adjacent and dims[0] > 0:
+        nb = len(bshape)
+        order = list(range(nb, nb + dims[0])) + list(range(nb)) + list(
+            range(nb + dims[0], out.ndim))
+        out = out.permute(*order).contiguous()
+    return out
+
+
+def _advanced_setitem(x, idx, value):
+    _refuse_graph("index_put (advanced indexing)", x, value)
+    view, pairs, adjacent = _plan(x, idx)
+    if not pairs:
+        _basic_setitem(x, idx if not isinstance(idx, list) else tuple(idx), value)
+        return
+    dims = [d for d, _ in pairs]
+    flat, bshape = _flat_index(view, pairs)
+    front = _front(view, dims)
+    k = len(dims)
+    rest = tuple(front.shape[k:])
+    try:
+        target = front.view((-1,) + rest) if front.ndim else front.reshape(1)
+        direct = True
+    except (RuntimeError, ValueError):
+        target = front.contiguous().reshape((-1,) + rest)
+        direct = False
+    # the values, broadcast to the selection's shape as x[idx] shows it, then put
+    # in the order of `target` (the broadcast index dims first)
+    nb, d0 = len(bshape), dims[0]
+    moved = adjacent and d0 > 0
+    shown = rest[:d0] + bshape + rest[d0:] if moved else bshape + rest
+    v = _as_tensor(value, x.dtype, x.device)
+    if v.ndim > len(shown):
+        v = v.reshape(tuple(v.shape)[v.ndim - len(shown):]) if all(
+            s == 1 for s in tuple(v.shape)[:v.ndim - len(shown)]) else v
+    v = _C._expand(v, shown)
+    if moved:
+        v = v.permute(*range(d0, d0 + nb), *range(d0), *range(d0 + nb, v.ndim))
+    v = v.reshape((-1,) + rest)
+    _C._index_put(target, 0, flat, v)
+    if not direct:
+        front.copy_(target.reshape(tuple(front.shape)))
+
+
+def _leading_mask(x, idx):
+    """idx when it is one bool Tensor over x's leading dims (x[mask], the common
+    case, done without coordinates: the mask's flat positions select rows of x
+    with those dims merged), else None."""
+    if (isinstance(idx, _C.Tensor) and idx.ndim > 0 and _name(idx.dtype) == "bool"
+            and idx.device == x.device and tuple(idx.shape) == tuple(x.shape)[:idx.ndim]):
+        return idx
+    return None
+
+
+def _getitem(self, idx):
+    if _needs_advanced(idx):
+        mask = _leading_mask(self, idx)
+        _refuse_graph("index (advanced indexing)", self)
+        if mask is None:
+            return _advanced_getitem(self, idx)
+        flat = mask.reshape(-1)
+        rows = self.reshape((-1,) + tuple(self.shape)[mask.ndim:])
+        return index_select(rows, 0, _compact(flat, int(_count_of(flat))))
+    return _basic_getitem(self, idx)
+
+
+def _setitem(self, idx, value):
+    if _needs_advanced(idx):
+        mask = _leading_mask(self, idx)
+        _refuse_graph("index_put (advanced indexing)", self, value)
+        if mask is None or not self.is_contiguous():
+            return _advanced_setitem(self, idx, value)
+        flat = mask.reshape(-1)
+        rest = tuple(self.shape)[mask.ndim:]
+        positions = _compact(flat, int(_count_of(flat)))
+        v = _as_tensor(value, self.dtype, self.device)
+        v = _C._expand(v, (positions.shape[0],) + rest)
+        _C._index_put(self.view((-1,) + rest), 0, positions, v)
+        return None
+    return _basic_setitem(self, idx, value)
+
+
+_C.Tensor.__getitem__ = _getitem
+_C.Tensor.__setitem__ = _setitem
+_C.Tensor.masked_fill = masked_fill
+_C.Tensor.masked_fill_ = masked_fill_
+_C.Tensor.index_select = index_select
+_C.Tensor.gather = gather
+_C.Tensor.nonzero = nonzero
+_C.Tensor.where = lambda self, condition, other: where(condition, self, other)
+
+__all__ = ["gather", "index_select", "masked_fill", "nonzero", "where"]

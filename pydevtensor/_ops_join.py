@@ -1,0 +1,356 @@
+"""Joining, splitting and reshaping by copy (issue 17): cat, stack, split, chunk,
+expand, repeat, flip, tril, triu, outer and einsum.
+
+All are compositions of device-generic pieces - views, ``copy_`` into slices,
+``where``, broadcasting and ``matmul`` - so they run on every device without
+kernels of their own.  Every tensor argument must be on one device; a tensor on
+another is refused with a RuntimeError naming both (nothing is moved behind the
+caller's back).
+"""
+import builtins
+
+from . import _C
+from ._ops_index import (_basic_getitem, _dim, _int_arg, _refuse_graph, _tensor_arg,
+                         result_type, where)
+
+
+def _same_device(op, tensors):
+    first = tensors[0].device
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"{op}(): expected a sequence of Tensors, got "
+                            f"{type(t).__name__} at position {i}")
+        if t.device != first:
+            raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but "
+                               f"found at least two devices, {first} and {t.device} "
+                               f"(tensor 0 and tensor {i})")
+    return first
+
+
+def cat(tensors, dim=0, *, out=None):
+    """The tensors joined along dim (PyTorch's torch.cat; concat and concatenate are
+    aliases).  Sizes must match outside dim; 1-d empty tensors are skipped, as in
+    PyTorch; the dtype is the promoted one."""
+    if isinstance(tensors, _C.Tensor):
+        raise TypeError("cat(): argument 'tensors' must be a sequence of Tensors, got Tensor")
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("cat(): expected a non-empty list of Tensors")
+    device = _same_device("cat", tensors)
+    _refuse_graph("cat", *tensors)
+    parts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    ref = parts[0]
+    if ref.ndim == 0:
+        raise RuntimeError("cat(): zero-dimensional tensor (at position 0) cannot be "
+                           "concatenated")
+    d = _dim(dim, ref.ndim, "cat")
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = result_type(_C.empty(0, dtype=dtype), t)
+    total = 0
+    for t in parts:
+        if t.ndim != ref.ndim or any(a != b for k, (a, b) in enumerate(zip(t.shape, ref.shape))
+                                     if k != d):
+            raise RuntimeError(f"cat(): Sizes of tensors must match except in dimension {d}. "
+                               f"Expected {tuple(ref.shape)} but got {tuple(t.shape)} for "
+                               f"tensor number {[x is t for x in tensors].index(True)} in the list (on "
+                               f"{device})")
+        total += t.shape[d]
+    shape = list(ref.shape)
+    shape[d] = total
+    result = _C.empty(tuple(shape), dtype=dtype, device=device) if out is None else out
+    if out is not None and tuple(out.shape) != tuple(shape):
+        raise RuntimeError(f"cat(): out has shape {tuple(out.shape)}, expected {tuple(shape)}")
+    at = 0
+    lead = (slice(None),) * d
+    for t in parts:
+        n = t.shape[d]
+        if n:
+            _basic_getitem(result, lead + (slice(at, at + n),)).copy_(t)
+        at += n
+    return result
+
+
+def stack(tensors, dim=0, *, out=None):
+    """The tensors (all one shape) joined along a new dim."""
+    if isinstance(tensors, _C.Tensor):
+        raise TypeError("stack(): argument 'tensors' must be a sequence of Tensors, got Tensor")
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("stack(): expected a non-empty list of Tensors")
+    _same_device("stack", tensors)
+    shape = tuple(tensors[0].shape)
+    for i, t in enumerate(tensors):
+        if tuple(t.shape) != shape:
+            raise RuntimeError(f"stack(): stack expects each tensor to be equal size, but got "
+                               f"{shape} at entry 0 and {tuple(t.shape)} at entry {i}")
+    d = _dim(dim, len(shape) + 1, "stack")
+    return cat([t.unsqueeze(d) for t in tensors], d, out=out)
+
+
+def hstack(tensors):
+    """cat along dim 1, or dim 0 for 1-d tensors."""
+    tensors = list(tensors)
+    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    """cat along dim 0 of the tensors made at least 2-d."""
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Views of tensor along dim: pieces of split_size (the last may be smaller), or
+    of the sizes in a list (which must add up to the dim's size)."""
+    _tensor_arg(tensor, "split", "tensor")
+    d = _dim(dim, tensor.ndim, "split")
+    size = tensor.shape[d]
+    lead = (slice(None),) * d
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sections = [builtins.int(s) for s in split_size_or_sections]
+        if builtins.sum(sections) != size or any(s < 0 for s in sections):
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
+                               f"(input tensor's size at dimension {d}), but got split_sizes="
+                               f"{sections}")
+    else:
+        step = builtins.int(split_size_or_sections)
+        if step <= 0 and not (step == 0 and size == 0):
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={step}" if step < 0 else
+                               f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {size}")
+        sections = [builtins.min(step, size - a) for a in range(0, size, step)] if size else [0]
+    out, at = [], 0
+    for s in sections:
+        out.append(_basic_getitem(tensor, lead + (slice(at, at + s),)))
+        at += s
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):
+    """At most `chunks` views along dim, each of ceil(size / chunks) (the last may be
+    smaller, and fewer may come back), as PyTorch's chunk."""
+    _tensor_arg(input, "chunk")
+    chunks = _int_arg(chunks, "chunk", "chunks")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _dim(dim, input.ndim, "chunk")
+    size = input.shape[d]
+    step = -(-size // chunks) if size else 0
+    if step == 0:
+        return tuple(split(input, [0] * chunks if size == 0 else [size], d))
+    return split(input, step, d)
+
+
+def _sizes(args, op):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    return tuple(builtins.int(a) for a in args)
+
+
+def expand(input, *sizes):
+    """A view of input with size-1 dims (and new leading dims) repeated to sizes by a
+    stride of 0, no copy; -1 keeps a dim's size."""
+    sizes = _sizes(sizes, "expand")
+    _refuse_graph("expand", input)
+    if len(sizes) < input.ndim:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be "
+                           f"greater or equal to the number of dimensions in the tensor "
+                           f"({input.ndim})")
+    lead = len(sizes) - input.ndim
+    shape = []
+    for i, s in enumerate(sizes):
+        if s == -1:
+            if i < lead:
+                raise RuntimeError(f"expand: -1 is not allowed in a leading, non-existing "
+                                   f"dimension {i}")
+            s = input.shape[i - lead]
+        elif s < 0:
+            raise RuntimeError(f"expand: invalid size {s} in dimension {i}")
+        shape.append(s)
+    return _C._expand(input, tuple(shape))
+
+
+def expand_as(input, other):
+    return expand(input, tuple(other.shape))
+
+
+def repeat(input, *sizes):
+    """input tiled sizes[i] times along each dim (new copies; PyTorch's repeat,
+    NumPy's tile)."""
+    sizes = _sizes(sizes, "repeat")
+    _refuse_graph("repeat", input)
+    if len(sizes) < input.ndim:
+        raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than "
+                           f"number of dimensions of tensor ({len(sizes)} < {input.ndim})")
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {sizes}")
+    shape = (1,) * (len(sizes) - input.ndim) + tuple(input.shape)
+    x = input.reshape(shape)
+    inter, big, final = [], [], []
+    for r, s in zip(sizes, shape):
+        inter += [1, s]
+        big += [r, s]
+        final.append(r * s)
+    return _C._expand(x.reshape(tuple(inter)), tuple(big)).contiguous().reshape(tuple(final))
+
+
+def flip(input, dims):
+    """A copy of input with the order of elements along dims reversed."""
+    _tensor_arg(input, "flip")
+    dims = [dims] if isinstance(dims, builtins.int) else list(dims)
+    if input.ndim == 0:
+        for d in dims:
+            _dim(d, 0, "flip")
+        return input.clone()
+    item = [slice(None)] * input.ndim
+    for d in dims:
+        item[_dim(d, input.ndim, "flip")] = slice(None, None, -1)
+    view = _basic_getitem(input, tuple(item))
+    out = _C.empty(tuple(input.shape), dtype=input.dtype, device=input.device)
+    out.copy_(view)
+    return out
+
+
+def fliplr(input):
+    return flip(input, [1])
+
+
+def flipud(input):
+    return flip(input, [0])
+
+
+def _triangle(input, diagonal, lower, op):
+    _tensor_arg(input, op)
+    _refuse_graph(op, input)
+    diagonal = _int_arg(diagonal, op, "diagonal")
+    if input.ndim < 2:
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions, got "
+                           f"{input.ndim} (shape {tuple(input.shape)}, on {input.device})")
+    m, n = input.shape[-2], input.shape[-1]
+    row = _C.arange(m, dtype=_C.int64, device=input.device).reshape(m, 1)
+    col = _C.arange(n, dtype=_C.int64, device=input.device).reshape(1, n)
+    keep = (col - row <= diagonal) if lower else (col - row >= diagonal)
+    return where(keep, input, _C.zeros((), dtype=input.dtype, device=input.device))
+
+
+def tril(input, diagonal=0):
+    """The lower triangle of the last two dims (on and below `diagonal`), zeros above."""
+    return _triangle(input, diagonal, True, "tril")
+
+
+def triu(input, diagonal=0):
+    """The upper triangle of the last two dims (on and above `diagonal`), zeros below."""
+    return _triangle(input, diagonal, False, "triu")
+
+
+def outer(input, vec2):
+    """The outer product of two 1-d tensors: out[i, j] = input[i] * vec2[j]."""
+    _tensor_arg(input, "outer")
+    _tensor_arg(vec2, "outer", "vec2")
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"outer: expected 1-D tensors, got shapes {tuple(input.shape)} and "
+                           f"{tuple(vec2.shape)}")
+    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+
+
+def _parse_einsum(equation, n):
+    eq = equation.replace(" ", "")
+    if "." in eq:
+        raise NotImplementedError("einsum: '...' (ellipsis) is not supported yet")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != n:
+        raise ValueError(f"einsum(): {len(terms)} operand subscripts in {equation!r} for "
+                         f"{n} operands")
+    for t in terms:
+        if len(set(t)) != len(t):
+            raise NotImplementedError(f"einsum: a repeated subscript within one operand "
+                                      f"({t!r}: diagonals, traces) is not supported yet")
+        if not all(c.isalpha() for c in t):
+            raise ValueError(f"einsum(): invalid subscript in {equation!r}")
+    if not arrow:
+        counts = {}
+        for t in terms:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        rhs = "".join(sorted(c for c, k in counts.items() if k == 1))
+    if len(set(rhs)) != len(rhs) or any(c not in lhs for c in rhs):
+        raise ValueError(f"einsum(): invalid output subscripts in {equation!r}")
+    return terms, rhs
+
+
+def _sum_out(x, term, keep):
+    """x (subscripts term) summed over the letters not in keep; returns (x, term)."""
+    dims = [i for i, c in enumerate(term) if c not in keep]
+    if dims:
+        x = x.sum(dim=tuple(dims))
+        term = "".join(c for c in term if c in keep)
+    return x, term
+
+
+def einsum(equation, *operands):
+    """Einstein summation over one or two operands, through matmul: 'ij,jk->ik',
+    'bij,bjk->bik', 'i,i->', 'i,j->ij', 'ij,j->i', 'ij->ji', 'ij->j', ...
+    (no repeated subscript within one operand, no '...')."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if len(operands) not in (1, 2):
+        raise NotImplementedError("einsum: only one or two operands are supported")
+    for x in operands:
+        _tensor_arg(x, "einsum", "operands")
+    _refuse_graph("einsum", *operands)
+    terms, rhs = _parse_einsum(equation, len(operands))
+    for t, x in zip(terms, operands):
+        if len(t) != x.ndim:
+            raise RuntimeError(f"einsum(): the subscripts {t!r} have {len(t)} dims for an "
+                               f"operand of shape {tuple(x.shape)}")
+    if len(operands) == 1:
+        x, t = _sum_out(operands[0], terms[0], rhs)
+        return x.permute(*[t.index(c) for c in rhs]) if x.ndim else x
+    _same_device("einsum", list(operands))
+    (ta, tb), (a, b) = terms, operands
+    a, ta = _sum_out(a, ta, rhs + tb)
+    b, tb = _sum_out(b, tb, rhs + ta)
+    size = {}
+    for t, x in ((ta, a), (tb, b)):
+        for c, s in zip(t, x.shape):
+            if size.setdefault(c, s) != s and 1 not in (s, size[c]):
+                raise RuntimeError(f"einsum(): subscript {c!r} has size {size[c]} and {s}")
+            size[c] = builtins.max(size[c], s)
+    batch = [c for c in ta if c in tb and c in rhs]
+    contract = [c for c in ta if c in tb and c not in rhs]
+    free_a = [c for c in ta if c not in tb]
+    free_b = [c for c in tb if c not in ta]
+
+    def prod(letters):
+        p = 1
+        for c in letters:
+            p *= size[c]
+        return p
+
+    def arrange(x, t, order):
+        x = x.permute(*[t.index(c) for c in order]) if order else x
+        return _C._expand(x, tuple(size[c] for c in order)) if order else x
+
+    a3 = arrange(a, ta, batch + free_a + contract).reshape(prod(batch), prod(free_a),
+                                                            prod(contract))
+    b3 = arrange(b, tb, batch + contract + free_b).reshape(prod(batch), prod(contract),
+                                                            prod(free_b))
+    dtype = result_type(a, b)
+    out = _C.matmul(a3.to(dtype), b3.to(dtype))
+    got = batch + free_a + free_b
+    out = out.reshape(tuple(size[c] for c in got))
+    return out.permute(*[got.index(c) for c in rhs]) if rhs else out.reshape(())
+
+
+for _name_, _fn in (("expand", expand), ("repeat", repeat), ("flip", flip), ("tril", tril),
+                    ("triu", triu), ("outer", outer), ("split", split), ("chunk", chunk),
+                    ("expand_as", expand_as), ("fliplr", fliplr), ("flipud", flipud)):
+    setattr(_C.Tensor, _name_, _fn)
+_C.Tensor.ger = outer
+
+concat = concatenate = cat
+
+__all__ = ["cat", "chunk", "concat", "concatenate", "einsum", "flip", "fliplr",
+           "flipud", "hstack", "outer", "split", "stack", "tril", "triu", "vstack"]

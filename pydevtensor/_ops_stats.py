@@ -1,0 +1,212 @@
+"""Numerics composed from reductions and elementwise ops (issue 17): softmax,
+log_softmax, var, std, isnan, isinf, isfinite, allclose, equal; and two Tensor
+conveniences: ``format(t, '.3f')`` on 0-d tensors, and ``tensor([t0, t1, ...])``
+of 0-d tensors and numbers.  They run on every device through existing ops.
+"""
+import builtins
+import math
+
+from . import _C
+from ._ops_index import _broadcast_shape, _dim, _name, _tensor_arg, where
+
+
+def _floating(x, op):
+    _tensor_arg(x, op)
+    if not x.is_floating_point():
+        raise RuntimeError(f"{op}(): expected a floating point tensor, got {x.dtype} "
+                           f"(on {x.device})")
+
+
+def _shifted(input, dim, dtype, op):
+    """(input - its max along dim, the dim), or (None, None) for a 0-d input."""
+    if dtype is not None:
+        input = input.to(dtype)
+    _floating(input, op)
+    if input.ndim == 0:
+        _dim(dim, 0, op)
+        return None, None
+    d = _dim(dim, input.ndim, op)
+    return input - input.amax(d, keepdim=True), d
+
+
+def softmax(input, dim, dtype=None):
+    """exp(x) / sum(exp(x)) along dim, computed as exp(x - max) for range."""
+    shifted, d = _shifted(input, dim, dtype, "softmax")
+    if shifted is None:
+        return _C.ones_like(input if dtype is None else input.to(dtype))
+    e = shifted.exp()
+    return e / e.sum(d, keepdim=True)
+
+
+def log_softmax(input, dim, dtype=None):
+    """x - log(sum(exp(x))) along dim, computed as (x - max) - log(sum(exp(x - max)))."""
+    shifted, d = _shifted(input, dim, dtype, "log_softmax")
+    if shifted is None:
+        return _C.zeros_like(input if dtype is None else input.to(dtype))
+    return shifted - shifted.exp().sum(d, keepdim=True).log()
+
+
+def _var_args(dim, unbiased, keepdim, correction, op):
+    if isinstance(dim, builtins.bool):  # var(x, False): the old `unbiased` position
+        unbiased, dim = dim, None
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    elif unbiased is not None:
+        raise TypeError(f"{op}(): give unbiased or correction, not both")
+    return dim, correction, keepdim
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The variance over dim (all elements when None): sum((x - mean)^2) / (N -
+    correction); correction=1 (Bessel's) unless unbiased=False or correction= says."""
+    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "var")
+    _floating(input, "var")
+    dims = tuple(range(input.ndim)) if dim is None else (
+        (dim,) if isinstance(dim, builtins.int) else tuple(dim))
+    n = 1
+    for d in dims:
+        n *= input.shape[_dim(d, input.ndim, "var")] if input.ndim else 1
+    if input.ndim == 0:
+        dev = input - input
+        total = dev * dev
+    else:
+        dev = input - input.mean(dims, keepdim=True)
+        total = (dev * dev).sum(dims, keepdim=keepdim)
+    return total / builtins.max(n - correction, 0) if n - correction > 0 else total / 0.0
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The square root of var (same arguments)."""
+    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+
+
+def isnan(input):
+    """True where input is NaN (never for integers and bool)."""
+    _tensor_arg(input, "isnan")
+    if not input.is_floating_point():
+        return _C.zeros(tuple(input.shape), dtype=_C.bool, device=input.device)
+    return input != input
+
+
+def isinf(input):
+    """True where input is +inf or -inf."""
+    _tensor_arg(input, "isinf")
+    if not input.is_floating_point():
+        return _C.zeros(tuple(input.shape), dtype=_C.bool, device=input.device)
+    return input.abs() == math.inf
+
+
+def isfinite(input):
+    """True where input is neither NaN nor infinite (x - x is 0 exactly there)."""
+    _tensor_arg(input, "isfinite")
+    if not input.is_floating_point():
+        return _C.ones(tuple(input.shape), dtype=_C.bool, device=input.device)
+    return (input - input) == 0
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol * |other| elementwise (equal infinities are
+    close; NaN only with equal_nan)."""
+    _tensor_arg(input, "isclose")
+    _tensor_arg(other, "isclose", "other")
+    _broadcast_shape(tuple(input.shape), tuple(other.shape))
+    if input.device != other.device:
+        raise RuntimeError(f"isclose(): Expected all tensors to be on the same device, but "
+                           f"found at least two devices, {input.device} and {other.device}")
+    if not (input.is_floating_point() or other.is_floating_point()):
+        return input == other
+    diff = (input - other).abs()
+    close = where(input == other, True, diff <= atol + rtol * other.abs())
+    if equal_nan:
+        close = where(isnan(input), isnan(other), close)
+    return close
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when isclose holds everywhere (input and other broadcast); reads one
+    number back to the host."""
+    close = isclose(input, other, rtol, atol, equal_nan)
+    return builtins.bool(close.sum().cpu().item() == close.numel())
+
+
+def equal(input, other):
+    """True when input and other have the same shape and the same values."""
+    _tensor_arg(input, "equal")
+    _tensor_arg(other, "equal", "other")
+    if input.device != other.device:
+        raise RuntimeError(f"equal(): Expected all tensors to be on the same device, but "
+                           f"found at least two devices, {input.device} and {other.device}")
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    same = input == other
+    return builtins.bool(same.sum().cpu().item() == same.numel())
+
+
+def _format(self, spec):
+    if self.ndim == 0:
+        return format(self.item(), spec)
+    if spec:
+        raise TypeError(f"unsupported format string passed to Tensor.__format__: only 0-d "
+                        f"tensors take a format spec (this one has shape {tuple(self.shape)})")
+    return str(self)
+
+
+def _has_tensor(data):
+    if isinstance(data, _C.Tensor):
+        return True
+    return isinstance(data, (list, tuple)) and any(_has_tensor(x) for x in data)
+
+
+def _numbers(data):
+    """data with each Tensor replaced by its number: a 0-d CPU tensor directly, one
+    on a device through a counted device-to-host copy (.cpu())."""
+    if isinstance(data, _C.Tensor):
+        if data.numel() != 1:
+            raise ValueError(f"tensor(): only one element tensors can be converted to Python "
+                             f"scalars (got shape {tuple(data.shape)} on {data.device})")
+        return data.cpu().item()
+    if isinstance(data, (list, tuple)):
+        return [_numbers(x) for x in data]
+    return data
+
+
+def _dtype_of(data):
+    """The widest Tensor dtype inside data (None when it holds none)."""
+    if isinstance(data, _C.Tensor):
+        return data.dtype
+    best = None
+    if isinstance(data, (list, tuple)):
+        rank = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
+        for x in data:
+            d = _dtype_of(x)
+            if d is not None and (best is None or rank[_name(d)] > rank[_name(best)]):
+                best = d
+    return best
+
+
+def tensor(data, **kwargs):
+    """tensor(data, *, dtype=None, device=None, pin_memory=False): a new tensor holding a
+    copy of data (numbers, nested lists, arrays or tensors; a list may hold 0-d
+    tensors, as PyTorch accepts, each read through a counted copy when it lives on a
+    GPU).  Python ints give int64, floats float32, arrays keep their dtype."""
+    if isinstance(data, (list, tuple)) and _has_tensor(data):
+        inner = _dtype_of(data)
+        data = _numbers(data)
+        if kwargs.get("dtype") is None:
+            plain = _C.tensor(data)
+            rank = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
+            kwargs["dtype"] = inner if rank[_name(inner)] >= rank[_name(plain.dtype)] \
+                else plain.dtype
+    return _C.tensor(data, **kwargs)
+
+
+tensor.__wrapped__ = _C.tensor
+
+for _n, _f in (("softmax", softmax), ("log_softmax", log_softmax), ("var", var), ("std", std),
+               ("isnan", isnan), ("isinf", isinf), ("isfinite", isfinite),
+               ("isclose", isclose), ("allclose", allclose), ("equal", equal)):
+    setattr(_C.Tensor, _n, _f)
+_C.Tensor.__format__ = _format
+
+__all__ = ["allclose", "equal", "isclose", "isfinite", "isinf", "isnan", "log_softmax",
+           "softmax", "std", "var"]

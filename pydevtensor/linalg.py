@@ -1,0 +1,79 @@
+"""pydevtensor.linalg: norm, as torch.linalg.norm (issue 17), composed from the
+reductions so it runs on every device."""
+import math
+
+from . import _C
+from ._ops_index import _dim
+
+
+def _dims(dim, ndim):
+    if dim is None:
+        return None
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(_dim(d, ndim, "linalg.norm") for d in dims)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """(sum |x|^ord)^(1/ord) over dim (all elements when None); ord inf/-inf: max/min
+    of |x|; ord 0: the count of non-zeros."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.is_floating_point():
+        raise RuntimeError(f"linalg.vector_norm: expected a floating point input, got "
+                           f"{x.dtype} (on {x.device})")
+    dims = _dims(dim, x.ndim)
+    a = x.abs()
+    kw = {"keepdim": keepdim} if dims is not None else {}
+    reduce_dims = dims if dims is not None else tuple(range(x.ndim))
+    if ord == math.inf:
+        return a.amax(reduce_dims, **kw) if x.ndim else a
+    if ord == -math.inf:
+        return a.amin(reduce_dims, **kw) if x.ndim else a
+    if ord == 0:
+        return (a != 0).to(x.dtype).sum(reduce_dims, **kw)
+    if ord == 2:
+        return (a * a).sum(reduce_dims, **kw).sqrt()
+    if ord == 1:
+        return a.sum(reduce_dims, **kw)
+    return (a ** ord).sum(reduce_dims, **kw) ** (1.0 / ord)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """'fro' (Frobenius), 1 / -1 (max / min column sum of |A|), inf / -inf (max / min
+    row sum); 2, -2 and 'nuc' need singular values and are not supported."""
+    if dtype is not None:
+        A = A.to(dtype)
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
+                           f"dimensions (got shape {tuple(A.shape)})")
+    r, c = _dims(dim, A.ndim)
+    if ord == "fro":
+        return vector_norm(A, 2, (r, c), keepdim)
+    a = A.abs()
+    if ord in (1, -1):
+        s, red = a.sum(r, keepdim=True), c
+    elif ord in (math.inf, -math.inf):
+        s, red = a.sum(c, keepdim=True), r
+    else:
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, "
+                                  f"which pydevtensor does not compute yet")
+    out = s.amax(red, keepdim=True) if ord in (1, math.inf) else s.amin(red, keepdim=True)
+    return out if keepdim else out.squeeze((r, c) if r < c else (c, r))
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.norm: ord=None gives the 2-norm of the flattened input (the
+    Frobenius norm of a matrix); a vector ord with dim an int or None on 1-d input,
+    a matrix ord with two dims or a 2-d input."""
+    if isinstance(ord, str) or (ord is not None and dim is None and A.ndim == 2) or (
+            dim is not None and not isinstance(dim, int) and len(tuple(dim)) == 2
+            and ord is not None):
+        return matrix_norm(A, "fro" if ord is None else ord,
+                           (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if ord is not None and dim is None and A.ndim > 2:
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.ndim}D.")
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+__all__ = ["matrix_norm", "norm", "vector_norm"]

@@ -1,0 +1,128 @@
+"""Advanced indexing (issue 17): boolean masks, integer tensors and lists in
+x[...] and x[...] = v, on every device, against NumPy's own indexing (exact: the
+ops only move elements).  Small shapes: the cuda cases run on the emulated device
+in CI.
+"""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+
+
+def host(t):
+    return t.cpu().numpy()
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+A = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+MASK2 = (A[:, :, 0] % 3 == 0)  # (3, 4)
+IDX = np.array([2, 0, -1])
+
+
+def cases():
+    """(name, index as a function of the device, NumPy's index)."""
+    T = lambda dev, x: pdt.tensor(x, device=dev)  # noqa: E731
+    return [
+        ("mask_full", lambda d: T(d, A > 30), A > 30),
+        ("mask_leading", lambda d: T(d, MASK2), MASK2),
+        ("mask_row", lambda d: T(d, np.array([True, False, True])), np.array([True, False, True])),
+        ("int_tensor", lambda d: T(d, IDX), IDX),
+        ("list", lambda d: [0, 2, 2], [0, 2, 2]),
+        ("bool_list", lambda d: [True, False, True], np.array([True, False, True])),
+        ("2d_int", lambda d: T(d, np.array([[0, 1], [2, 0]])), np.array([[0, 1], [2, 0]])),
+        ("slice_then_int", lambda d: (slice(None), T(d, np.array([3, 1]))),
+         (slice(None), np.array([3, 1]))),
+        ("two_adjacent", lambda d: (slice(None), T(d, np.array([0, 3])), T(d, np.array([4, 1]))),
+         (slice(None), np.array([0, 3]), np.array([4, 1]))),
+        ("two_apart", lambda d: (T(d, np.array([0, 2])), slice(1, 3), T(d, np.array([4, 1]))),
+         (np.array([0, 2]), slice(1, 3), np.array([4, 1]))),
+        ("broadcast", lambda d: (T(d, np.array([[0], [2]])), T(d, np.array([1, 3]))),
+         (np.array([[0], [2]]), np.array([1, 3]))),
+        ("int_and_mask", lambda d: (1, T(d, np.array([True, False, True, True]))),
+         (1, np.array([True, False, True, True]))),
+        ("ellipsis_int", lambda d: (Ellipsis, T(d, np.array([4, 0]))),
+         (Ellipsis, np.array([4, 0]))),
+        ("none_and_int", lambda d: (None, T(d, np.array([1]))), (None, np.array([1]))),
+        ("negative_step_view", lambda d: (slice(None, None, -1), [0, 1]),
+         (slice(None, None, -1), [0, 1])),
+        ("empty_list", lambda d: [], np.array([], dtype=np.int64)),
+    ]
+
+
+@pytest.mark.parametrize("case", cases(), ids=lambda c: c[0])
+def test_getitem(dev, case):
+    _, make, ref = case
+    x = pdt.tensor(A, device=dev)
+    got = x[make(dev)]
+    np.testing.assert_array_equal(host(got), A[ref])
+    assert got.device == x.device
+
+
+@pytest.mark.parametrize("case", cases(), ids=lambda c: c[0])
+def test_setitem_number_and_tensor(dev, case):
+    _, make, ref = case
+    x = pdt.tensor(A, device=dev)
+    x[make(dev)] = -1.0
+    want = A.copy()
+    want[ref] = -1.0
+    np.testing.assert_array_equal(host(x), want)
+    shape = A[ref].shape
+    values = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) + 100
+    x = pdt.tensor(A, device=dev)
+    x[make(dev)] = pdt.tensor(values, device=dev)
+    want = A.copy()
+    want[ref] = values
+    np.testing.assert_array_equal(host(x), want)
+
+
+def test_setitem_broadcast_value_and_non_contiguous(dev):
+    x = pdt.tensor(A, device=dev)
+    x[pdt.tensor(MASK2, device=dev)] = pdt.tensor(np.arange(5.0), device=dev)
+    want = A.copy()
+    want[MASK2] = np.arange(5.0)
+    np.testing.assert_array_equal(host(x), want)
+    base = pdt.tensor(A, device=dev)
+    view = base.transpose(0, 2)  # (5, 4, 3), not contiguous: written through a copy
+    view[[1, 3]] = 0.0
+    want = A.copy()
+    want.transpose(2, 1, 0)[[1, 3]] = 0.0
+    np.testing.assert_array_equal(host(base), want)
+
+
+def test_errors(dev):
+    x = pdt.tensor(A, device=dev)
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or "
+                                         "bool tensors"):
+        x[pdt.tensor([0.0], device=dev)]
+    with pytest.raises(IndexError, match="tensors used as indices must be long"):
+        x[pdt.tensor([0.0], device=dev)] = 1.0
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        x[[0, 3]]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[:, pdt.tensor([-5], device=dev)] = 1.0
+    with pytest.raises(IndexError, match="shape of the mask"):
+        x[pdt.tensor(np.ones((3, 5), bool), device=dev)]
+    np.testing.assert_array_equal(host(x), A)  # nothing half-written
+
+
+@pytest.mark.cuda
+def test_cpu_index_on_a_gpu_tensor_is_one_counted_copy():
+    x = pdt.tensor(A, device="cuda:0")
+    index = pdt.tensor([2, 0])
+    pdt.reset_transfer_stats()
+    got = x[index]
+    assert pdt.transfer_stats()["host_to_device"]["count"] == 1  # the index, as PyTorch moves it
+    np.testing.assert_array_equal(host(got), A[[2, 0]])
+
+
+def test_basic_indexing_still_a_view(dev):
+    x = pdt.tensor(A, device=dev)
+    v = x[1, :, ::2]
+    assert v.data_ptr() != 0 and v._storage_refcount() >= 2
+    x[0, 0, 0] = 5.0
+    assert host(x)[0, 0, 0] == 5.0
