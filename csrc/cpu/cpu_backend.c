@@ -96,6 +96,8 @@ static pdt_status cpu_copy_bytes(pdt_copy_kind kind, int dst_index, void *dst, i
     return PDT_OK;
 }
 
+static pdt_library *const cpu_libraries[] = {&pdt_openblas_library, NULL};
+
 const pdt_backend pdt_cpu_backend = {
     .kind = PDT_CPU,
     .name = "cpu",
@@ -121,5 +123,5 @@ const pdt_backend pdt_cpu_backend = {
     .reduce = pdt_cpu_reduce,
     .gemm = pdt_cpu_gemm,
     .describe = pdt_cpu_blas_describe,
-    .add_library_path = pdt_cpu_blas_add_candidate,
+    .libraries = cpu_libraries,
 };

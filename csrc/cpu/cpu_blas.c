@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "cpu_blas.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,29 +10,26 @@
 #ifndef PDT_BLAS_LIBNAME
 #define PDT_BLAS_LIBNAME "libopenblas.so.0"
 #endif
+#ifndef PDT_BLAS_INSTALL /* setup.py says which provider the build was made for */
+#define PDT_BLAS_INSTALL "pip install scipy-openblas32"
+#endif
 
 static pdt_blas_table blas;
-static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t candidates_lock = PTHREAD_MUTEX_INITIALIZER;
-static char candidates[4][512];
-static int ncandidates;
-static char load_error[1024];
-
-void pdt_cpu_blas_add_candidate(const char *path)
-{
-    pthread_mutex_lock(&candidates_lock);
-    if (ncandidates < 4 && strlen(path) < sizeof candidates[0])
-        strcpy(candidates[ncandidates++], path);
-    pthread_mutex_unlock(&candidates_lock);
-}
-
-static void *load_symbol(void *lib, const char *name, int *missing)
-{
-    void *p = dlsym(lib, name);
-    if (!p)
-        *missing = 1;
-    return p;
-}
+static const pdt_library_symbol blas_symbols[] = {
+    /* POSIX dlsym returns void*; storing it in a function pointer is how the API is
+     * meant to be used. */
+    {PDT_BLAS_STR(PDT_BLAS_SYMBOL(sgemm)), (void **)&blas.sgemm},
+    {PDT_BLAS_STR(PDT_BLAS_SYMBOL(dgemm)), (void **)&blas.dgemm},
+    {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_config)), (void **)&blas.get_config},
+    {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_num_threads)), (void **)&blas.get_num_threads},
+};
+/* Searched in the directories the bindings add (the scipy-openblas32 wheel's lib/),
+ * then by name through the extension's RUNPATH (Note [where libraries are found]). */
+pdt_library pdt_openblas_library = PDT_LIBRARY("OpenBLAS", PDT_BLAS_LIBNAME, PDT_BLAS_INSTALL,
+                                               blas_symbols,
+                                               sizeof blas_symbols / sizeof blas_symbols[0], NULL,
+                                               NULL, 0);
+static pthread_once_t guards_once = PTHREAD_ONCE_INIT;
 
 /* Note [OpenBLAS and fork]
  * OpenBLAS registers a fork handler (blas_thread_shutdown_) that stops its thread
@@ -48,8 +44,8 @@ static void *load_symbol(void *lib, const char *name, int *missing)
  * until fork() has returned in the parent, for good at exit. */
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t guard_cond = PTHREAD_COND_INITIALIZER;
-static int in_flight;    /* calls into OpenBLAS now */
-static int held_back;    /* a fork is being prepared (1) or the process is exiting (2) */
+static int in_flight; /* calls into OpenBLAS now */
+static int held_back; /* a fork is being prepared (1) or the process is exiting (2) */
 
 void pdt_cpu_blas_enter(void)
 {
@@ -100,57 +96,18 @@ static void after_fork_in_child(void)
 
 static void at_exit(void) { quiesce(2); }
 
-static void blas_load(void)
+/* After dlopen(), so that these run before OpenBLAS's own (Note [OpenBLAS and fork]). */
+static void register_guards(void)
 {
-    void *lib = dlopen(PDT_BLAS_LIBNAME, RTLD_NOW | RTLD_LOCAL);
-    const char *from = PDT_BLAS_LIBNAME;
-    pthread_mutex_lock(&candidates_lock);
-    for (int i = 0; !lib && i < ncandidates; i++) {
-        lib = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
-        from = candidates[i];
-    }
-    pthread_mutex_unlock(&candidates_lock);
-    if (!lib) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error,
-                 "OpenBLAS could not be loaded (%s; tried %s and %d installed path%s): "
-                 "reinstall scipy-openblas32",
-                 why ? why : "unknown error", PDT_BLAS_LIBNAME, ncandidates,
-                 ncandidates == 1 ? "" : "s");
-        return;
-    }
-    int missing = 0;
-    /* POSIX dlsym returns void*; converting it to a function pointer is how
-     * the API is meant to be used. */
-    *(void **)&blas.get_config = load_symbol(lib, PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_config)),
-                                             &missing);
-    *(void **)&blas.get_num_threads =
-        load_symbol(lib, PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_num_threads)), &missing);
-    *(void **)&blas.sgemm = load_symbol(lib, PDT_BLAS_STR(PDT_BLAS_SYMBOL(sgemm)), &missing);
-    *(void **)&blas.dgemm = load_symbol(lib, PDT_BLAS_STR(PDT_BLAS_SYMBOL(dgemm)), &missing);
-    if (missing) {
-        snprintf(load_error, sizeof load_error,
-                 "the OpenBLAS at %s lacks the expected %s-prefixed symbols", from,
-                 PDT_BLAS_STR(PDT_BLAS_PREFIX) "");
-        memset(&blas, 0, sizeof blas);
-        dlclose(lib);
-        return;
-    }
-    /* after dlopen(), so that these run before OpenBLAS's own (Note [OpenBLAS and fork]) */
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
     atexit(at_exit);
-    Dl_info info;
-    if (dladdr(*(void **)&blas.sgemm, &info) && info.dli_fname)
-        snprintf(blas.path, sizeof blas.path, "%s", info.dli_fname);
-    else
-        snprintf(blas.path, sizeof blas.path, "%s", from);
 }
 
 pdt_status pdt_cpu_blas(const pdt_blas_table **out)
 {
-    pthread_once(&blas_once, blas_load);
-    if (!blas.sgemm)
-        return pdt_fail(PDT_ERR_BACKEND, "%s", load_error);
+    if (pdt_library_load(&pdt_openblas_library) != 0)
+        return pdt_fail(PDT_ERR_BACKEND, "%s", pdt_openblas_library.error);
+    pthread_once(&guards_once, register_guards);
     *out = &blas;
     return PDT_OK;
 }

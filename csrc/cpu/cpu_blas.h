@@ -13,6 +13,7 @@
 
 #include <cblas.h>
 
+#include "pdt_library.h"
 #include "pdt_status.h"
 
 #ifndef PDT_BLAS_PREFIX
@@ -31,13 +32,11 @@ typedef struct pdt_blas_table {
     int (*get_num_threads)(void);
     __typeof__(PDT_BLAS_SYMBOL(sgemm)) *sgemm;
     __typeof__(PDT_BLAS_SYMBOL(dgemm)) *dgemm;
-    char path[512]; /* where the library was loaded from */
 } pdt_blas_table;
 
-/* Adds a full path to try after the library's plain name (searched through the
- * extension's RUNPATH).  The bindings pass the installed wheel's path.  Must be
- * called before the first pdt_cpu_blas(). */
-void pdt_cpu_blas_add_candidate(const char *path);
+/* OpenBLAS for the shared loader (pdt_library.h): the bindings add the installed
+ * wheel's lib/ directory; the file loaded is pdt_openblas_library.path. */
+extern pdt_library pdt_openblas_library;
 /* The loaded table, loading it on first use; PDT_ERR_BACKEND naming the
  * places tried when OpenBLAS cannot be loaded. */
 pdt_status pdt_cpu_blas(const pdt_blas_table **out);
