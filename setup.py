@@ -47,12 +47,17 @@ entries (scipy-openblas32's directory; _emulated_cuda in the emulated build), th
 CUDA libraries that are loaded on first use (cuBLAS, NCCL) are searched for at run
 time (pydevtensor/_libraries.py: NVIDIA's wheels, CUDA_HOME, the system loader),
 and cudart is linked statically.  The extension is stripped of debug information
-unless PYDEVTENSOR_DEBUG=1.  CUDA 12: the code uses no CUDA-13-only runtime call;
+unless PYDEVTENSOR_DEBUG=1.  csrc/core/pdt_glibc_compat.h binds the few glibc calls
+whose symbol version moved in glibc 2.34 to their old versions, so that a CPU wheel
+built on this machine's glibc 2.36 is manylinux_2_17 (auditwheel show); a CUDA wheel
+also carries cudart_static's references, so release wheels are built in the
+manylinux_2_28 image (pyproject.toml, [tool.cibuildwheel]) and tagged manylinux_2_28.  CUDA 12: the code uses no CUDA-13-only runtime call;
 a CUDA 12 build needs a CUDA 12 toolkit (nvcc 12.x; cuBLAS 12's soname comes from
 cublas_api.h), the extra [cuda12] with nvidia-cublas-cu12 / nvidia-nccl-cu12, and
 driver 525 or newer; it could add sm_70 to the architecture list.
 """
 import os
+import platform
 import re
 from concurrent.futures import ThreadPoolExecutor
 import shlex
@@ -201,6 +206,9 @@ if SANITIZE:
     extra_link.append(f"-fsanitize={SANITIZE}")
 elif not DEBUG:
     extra_link.append("-Wl,--strip-debug")  # Python's own CFLAGS bring -g (Note [wheels])
+if (not SANITIZE and not EMULATE and platform.machine() == "x86_64"
+        and platform.libc_ver()[0] == "glibc"):  # the oldest glibc symbols (Note [wheels])
+    cflags += ["-include", "csrc/core/pdt_glibc_compat.h"]
 if WERROR:
     cflags.append("-Werror")
 
@@ -250,7 +258,9 @@ elif CUDA_HOME is not None:
     c_sources += sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc" / "cuda").glob("*.c"))
     cu_sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc" / "cuda").glob("*.cu"))
     include_dirs += ["csrc/cuda", str(CUDA_HOME / "include")]
-    lib64 = CUDA_HOME / "lib64"
+    # lib64 in a toolkit install; lib in NVIDIA's pip wheels (nvidia/cu13/lib), which
+    # the cibuildwheel configuration builds against (pyproject.toml).
+    lib64 = CUDA_HOME / "lib64" if (CUDA_HOME / "lib64").is_dir() else CUDA_HOME / "lib"
     library_dirs.append(str(lib64))
     # cudart statically: it loads the driver lazily, so import works without one.
     # cuBLAS and NCCL are dlopen()ed on first use (loading cuBLAS costs ~80 ms, which
@@ -375,6 +385,10 @@ class BuildExt(build_ext):
         self._emulator_built = None
         self._stamp = self._mode_stamp(ext)
         ext.depends = [*ext.depends, self._stamp]
+        if not EMULATE:  # an earlier emulated build's libraries must not ship in a wheel
+            stale = Path(self.get_ext_fullpath(ext.name)).parent / EMU_LIBDIR
+            if stale.exists():
+                shutil.rmtree(stale)
         if cu_sources and EMULATE:
             objects = self._build_emulated(ext)
         elif cu_sources:
