@@ -224,6 +224,13 @@ typedef struct pdt_backend {
     /* The libraries the backend loads on first use (OpenBLAS; cuBLAS and NCCL), for
      * pdt_backend_add_library_dir and the bindings' report; NULL-terminated, or NULL. */
     struct pdt_library *const *libraries;
+
+    /* --- threads (CPU only; NULL elsewhere) --- */
+    /* The backend's own loops and its BLAS use at most n threads (n >= 1); returns the
+     * number its loops now use. */
+    int (*set_num_threads)(int n);
+    /* The number of threads its loops use. */
+    int (*num_threads)(void);
 } pdt_backend;
 
 /* The tables the backends define. */

@@ -80,6 +80,18 @@ struct pdt_library *pdt_backend_library(int kind, int i)
     return b->libraries[i];
 }
 
+int pdt_backend_set_num_threads(int kind, int n)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    return b && b->set_num_threads ? b->set_num_threads(n) : -1;
+}
+
+int pdt_backend_num_threads(int kind)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    return b && b->num_threads ? b->num_threads() : -1;
+}
+
 void pdt_backend_add_library_dir(int kind, const char *dir)
 {
     struct pdt_library *lib;

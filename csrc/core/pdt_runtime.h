@@ -42,6 +42,10 @@ const char *pdt_available_devices(char *buf, size_t n);
 /* Adds a directory where the libraries kind's backend loads on first use may be
  * (Note [where libraries are found] in pdt_library.h); searched before the system's. */
 void pdt_backend_add_library_dir(int kind, const char *dir);
+/* Kind's backend uses at most n threads (n >= 1): returns the number used now, or -1
+ * when the backend has no threads of its own.  pdt_backend_num_threads: that number. */
+int pdt_backend_set_num_threads(int kind, int n);
+int pdt_backend_num_threads(int kind);
 /* The i-th library kind's backend loads on first use, or NULL past the last. */
 struct pdt_library *pdt_backend_library(int kind, int i);
 /* One line on the libraries behind kind's backend, into buf ("" if none). */

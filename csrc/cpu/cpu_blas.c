@@ -22,6 +22,7 @@ static const pdt_library_symbol blas_symbols[] = {
     {PDT_BLAS_STR(PDT_BLAS_SYMBOL(dgemm)), (void **)&blas.dgemm},
     {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_config)), (void **)&blas.get_config},
     {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_num_threads)), (void **)&blas.get_num_threads},
+    {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(set_num_threads)), (void **)&blas.set_num_threads},
 };
 /* Searched in the directories the bindings add (the scipy-openblas32 wheel's lib/),
  * then by name through the extension's RUNPATH (Note [where libraries are found]). */
@@ -119,4 +120,16 @@ void pdt_cpu_blas_describe(char *buf, size_t n)
         snprintf(buf, n, "unavailable: %s", pdt_last_error());
     else
         snprintf(buf, n, "%s, %d threads", b->get_config(), b->get_num_threads());
+}
+
+int pdt_cpu_blas_set_threads(int n)
+{
+    const pdt_blas_table *b;
+    if (pdt_cpu_blas(&b) != PDT_OK)
+        return -1;
+    pdt_cpu_blas_enter(); /* not while a fork or exit quiesces OpenBLAS */
+    b->set_num_threads(n);
+    int now = b->get_num_threads();
+    pdt_cpu_blas_leave();
+    return now;
 }

@@ -30,6 +30,7 @@
 typedef struct pdt_blas_table {
     char *(*get_config)(void);
     int (*get_num_threads)(void);
+    void (*set_num_threads)(int);
     __typeof__(PDT_BLAS_SYMBOL(sgemm)) *sgemm;
     __typeof__(PDT_BLAS_SYMBOL(dgemm)) *dgemm;
 } pdt_blas_table;
@@ -44,6 +45,9 @@ pdt_status pdt_cpu_blas(const pdt_blas_table **out);
  * waits while a fork is being prepared or the process exits; leave must follow. */
 void pdt_cpu_blas_enter(void);
 void pdt_cpu_blas_leave(void);
+/* Sizes OpenBLAS's thread pool (loads the library); the threads it now uses, or -1
+ * when OpenBLAS cannot be loaded. */
+int pdt_cpu_blas_set_threads(int n);
 /* "OpenBLAS 0.3.28 ... MAX_THREADS=64, 2 threads" (loads the library). */
 void pdt_cpu_blas_describe(char *buf, size_t n);
 

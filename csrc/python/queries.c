@@ -219,6 +219,34 @@ static PyObject *q_add_library_dir(PyObject *m, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *q_set_num_threads(PyObject *m, PyObject *n_obj)
+{
+    (void)m;
+    long n = PyLong_AsLong(n_obj);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 1 || n > 1 << 20) {
+        PyErr_Format(PyExc_ValueError,
+                     "set_num_threads(%ld): the number of threads must be at least 1", n);
+        return NULL;
+    }
+    int used;
+    Py_BEGIN_ALLOW_THREADS /* waits for a parallel loop; may load OpenBLAS */
+    used = pdt_backend_set_num_threads(PDT_CPU, (int)n);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(used);
+}
+
+static PyObject *q_get_num_threads(PyObject *m, PyObject *unused)
+{
+    (void)m, (void)unused;
+    int n;
+    Py_BEGIN_ALLOW_THREADS /* starts the pool on first use */
+    n = pdt_backend_num_threads(PDT_CPU);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(n);
+}
+
 /* "" -> None, else the text (file-system encoding: paths). */
 static PyObject *text_or_none(void *text)
 {
@@ -285,6 +313,9 @@ PyMethodDef pdt_query_functions[] = {
     {"_set_size_type", q_set_size_type, METH_O, NULL},
     {"_add_library_dir", q_add_library_dir, METH_VARARGS,
      "_add_library_dir(kind, dir): search dir first for the libraries kind loads on first use"},
+    {"_set_num_threads", q_set_num_threads, METH_O,
+     "_set_num_threads(n): the CPU pool and OpenBLAS use at most n threads; returns the pool's"},
+    {"_get_num_threads", q_get_num_threads, METH_NOARGS, "the CPU pool's thread count"},
     {"_libraries", q_libraries, METH_O,
      "_libraries(kind): [(name, soname, path, error, install, dirs)], loading each library"},
     {"transfer_stats", q_transfer_stats, METH_NOARGS,
