@@ -115,7 +115,7 @@ static int load_locked(pdt_library *lib)
     if (lib->nsymbols && dladdr(*lib->symbols[0].slot, &info) && info.dli_fname)
         snprintf(lib->path, sizeof lib->path, "%s", info.dli_fname);
     else
-        snprintf(lib->path, sizeof lib->path, "%s", candidate);
+        snprintf(lib->path, sizeof lib->path, "%.1000s", candidate);
     return 1;
 }
 
