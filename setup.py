@@ -9,14 +9,55 @@ Environment switches:
                              CUDA runtime, cuBLAS and NCCL, built beside the extension in
                              pydevtensor/_emulated_cuda/.  Needs the toolkit's include/
                              (CUDA_HOME, or nvcc on PATH), not nvcc.
-  PYDEVTENSOR_CUDA_ARCH      space-separated compute capabilities (default "80 90";
-                             PTX for the newest is always added).
+  PYDEVTENSOR_CUDA_ARCH      space-separated compute capabilities, e.g. "75 80 86 89 90"
+                             (the wheels' list, WHEEL_CUDA_ARCHS; PTX for the newest is
+                             always added).  Unset: the GPUs of this machine (nvidia-smi),
+                             so that a source install on a GPU machine compiles one
+                             architecture; "80 90" when no GPU is seen (CI, containers).
+                             "wheel" means WHEEL_CUDA_ARCHS.
   PYDEVTENSOR_BLAS=system    link a system OpenBLAS found by pkg-config instead of
                              PyPI's scipy-openblas32.
   PYDEVTENSOR_WERROR=1       add -Werror (CI sets it).
   PYDEVTENSOR_SANITIZE=...   e.g. "address,undefined": a sanitizer build (-O1 -g).
+  PYDEVTENSOR_DEBUG=1        keep debug information (-g); by default the extension is
+                             linked with --strip-debug, as release wheels must be.
+
+Note [build backend]
+~~~~~~~~~~~~~~~~~~~~
+The build stays on setuptools (issue 15 weighed scikit-build-core + CMake).  What
+CMake would bring - CUDA as a language, CMAKE_CUDA_ARCHITECTURES, Ninja, a complete
+sdist by default - this file already does in ~400 lines: nvcc per .cu file in
+parallel with -gencode per architecture, and a complete sdist through MANIFEST.in
+(tests/test_packaging.py checks it).  What moving would cost: the emulated build
+(PYDEVTENSOR_CUDA=emulate: the .cu files through g++ with a forced include, three
+shared libraries with their own sonames and RUNPATH $ORIGIN, copied beside an
+editable install), the build-mode stamp that relinks when the kind of build changes,
+_build_config.py (what build_info() and the emulator tests read), the sanitizer
+build the CI job uses, and the scipy-openblas32 discovery would all have to be
+rewritten in CMake and re-proved, while other work (SIMD dispatch) extends this
+file now.  scikit-build-core's editable installs are also still a redirect-import
+mechanism that the tests' in-tree layout (pydevtensor/_emulated_cuda beside _C)
+would have to be adapted to.  Revisit if the build grows a second compiled
+language or per-file flags that setuptools makes awkward.
+
+Note [wheels]
+~~~~~~~~~~~~~
+A wheel carries no path of the build machine: the RUNPATH has only $ORIGIN-relative
+entries (scipy-openblas32's directory; _emulated_cuda in the emulated build), the
+CUDA libraries that are loaded on first use (cuBLAS, NCCL) are searched for at run
+time (pydevtensor/_libraries.py: NVIDIA's wheels, CUDA_HOME, the system loader),
+and cudart is linked statically.  The extension is stripped of debug information
+unless PYDEVTENSOR_DEBUG=1.  csrc/core/pdt_glibc_compat.h binds the few glibc calls
+whose symbol version moved in glibc 2.34 to their old versions, so that a CPU wheel
+built on this machine's glibc 2.36 is manylinux_2_17 (auditwheel show); a CUDA wheel
+also carries cudart_static's references, so release wheels are built in the
+manylinux_2_28 image (pyproject.toml, [tool.cibuildwheel]) and tagged manylinux_2_28.  CUDA 12: the code uses no CUDA-13-only runtime call;
+a CUDA 12 build needs a CUDA 12 toolkit (nvcc 12.x; cuBLAS 12's soname comes from
+cublas_api.h), the extra [cuda12] with nvidia-cublas-cu12 / nvidia-nccl-cu12, and
+driver 525 or newer; it could add sm_70 to the architecture list.
 """
 import os
+import platform
 import re
 from concurrent.futures import ThreadPoolExecutor
 import shlex
@@ -85,7 +126,8 @@ def blas_config():
         version = " ".join(pc("--modversion"))
         libdirs = [f[2:] for f in libs if f.startswith("-L")]
         return ([f[2:] for f in cflags if f.startswith("-I")], libdirs,
-                [("PDT_BLAS_PREFIX", ""), ("PDT_BLAS_LIBNAME", '"libopenblas.so.0"')],
+                [("PDT_BLAS_PREFIX", ""), ("PDT_BLAS_LIBNAME", '"libopenblas.so.0"'),
+                 ("PDT_BLAS_INSTALL", '"the system\'s OpenBLAS (libopenblas.so.0)"')],
                 f"system OpenBLAS {version} (pkg-config)")
     try:
         import scipy_openblas32 as ob
@@ -93,9 +135,9 @@ def blas_config():
         sys.exit("pydevtensor needs OpenBLAS: pip install scipy-openblas32 "
                  "(or PYDEVTENSOR_BLAS=system with a pkg-config OpenBLAS)")
     version = ob.get_openblas_config().split()[1]
-    # OpenBLAS is dlopen()ed on first use (csrc/cpu/cpu_blas.h), by name through
-    # this RUNPATH: at run time the wheel sits beside us in site-packages.  For
-    # other layouts (editable installs) pydevtensor/__init__ passes its path.
+    # OpenBLAS is dlopen()ed on first use (csrc/core/pdt_library.h): from the
+    # directory pydevtensor/_libraries.py finds the wheel in, else by name through
+    # this RUNPATH (at run time the wheel sits beside us in site-packages).
     libname = f"lib{ob.get_library()}.so"
     return ([ob.get_include_dir()], ["$ORIGIN/../scipy_openblas32/lib"],
             [("PDT_BLAS_PREFIX", "scipy_"), ("PDT_BLAS_LIBNAME", f'"{libname}"')],
@@ -113,7 +155,37 @@ if want_cuda and CUDA_HOME is None:
 if EMULATE and not (CUDA_HOME / "include" / "cuda_runtime.h").exists():
     sys.exit(f"PYDEVTENSOR_CUDA=emulate needs the CUDA toolkit's headers: "
              f"{CUDA_HOME / 'include' / 'cuda_runtime.h'} not found")
-CUDA_ARCHS = os.environ.get("PYDEVTENSOR_CUDA_ARCH", "80 90").split()
+DEBUG = bool(env_flag("PYDEVTENSOR_DEBUG"))
+# The release wheels' architectures (Turing to Hopper, PTX of sm_90 for newer cards).
+WHEEL_CUDA_ARCHS = ["75", "80", "86", "89", "90"]
+DEFAULT_CUDA_ARCHS = ["80", "90"]
+
+
+def local_gpu_archs():
+    """The compute capabilities of this machine's GPUs ("86"), from nvidia-smi; [] when
+    there is none or nvidia-smi is missing."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return []
+    try:
+        out = subprocess.run([smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    caps = {line.strip().replace(".", "") for line in out.splitlines()}
+    return sorted((c for c in caps if c.isdigit()), key=int)
+
+
+def cuda_archs():
+    value = os.environ.get("PYDEVTENSOR_CUDA_ARCH", "").strip()
+    if value == "wheel":
+        return WHEEL_CUDA_ARCHS
+    if value:
+        return value.split()
+    return local_gpu_archs() or DEFAULT_CUDA_ARCHS
+
+
+CUDA_ARCHS = cuda_archs() if CUDA_HOME is not None and not EMULATE else []
 
 blas_inc, blas_rpaths, blas_macros, blas_desc = blas_config()
 
@@ -132,6 +204,11 @@ cflags = ["-std=c11", "-Wall", "-Wextra", "-fvisibility=hidden", "-ffp-contract=
 cflags += ["-O1", "-g", "-fno-omit-frame-pointer", f"-fsanitize={SANITIZE}"] if SANITIZE else ["-O3"]
 if SANITIZE:
     extra_link.append(f"-fsanitize={SANITIZE}")
+elif not DEBUG:
+    extra_link.append("-Wl,--strip-debug")  # Python's own CFLAGS bring -g (Note [wheels])
+if (not SANITIZE and not EMULATE and platform.machine() == "x86_64"
+        and platform.libc_ver()[0] == "glibc"):  # the oldest glibc symbols (Note [wheels])
+    cflags += ["-include", "csrc/core/pdt_glibc_compat.h"]
 if WERROR:
     cflags.append("-Werror")
 
@@ -181,13 +258,15 @@ elif CUDA_HOME is not None:
     c_sources += sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc" / "cuda").glob("*.c"))
     cu_sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc" / "cuda").glob("*.cu"))
     include_dirs += ["csrc/cuda", str(CUDA_HOME / "include")]
-    lib64 = CUDA_HOME / "lib64"
+    # lib64 in a toolkit install; lib in NVIDIA's pip wheels (nvidia/cu13/lib), which
+    # the cibuildwheel configuration builds against (pyproject.toml).
+    lib64 = CUDA_HOME / "lib64" if (CUDA_HOME / "lib64").is_dir() else CUDA_HOME / "lib"
     library_dirs.append(str(lib64))
     # cudart statically: it loads the driver lazily, so import works without one.
-    # cuBLAS is dlopen()ed on first use through this RUNPATH (loading it costs
-    # ~80 ms, which import must not pay).
+    # cuBLAS and NCCL are dlopen()ed on first use (loading cuBLAS costs ~80 ms, which
+    # import must not pay), searched for at run time: no RUNPATH into this toolkit
+    # (Note [wheels]).
     libraries += ["cudart_static", "rt", "stdc++"]  # the .cu objects are C++
-    rpaths.append(str(lib64))
     macros.append(("PDT_HAVE_CUDA", "1"))
     build_config.update(cuda=cuda_version(CUDA_HOME / "bin" / "nvcc"),
                         cublas=cublas_version(CUDA_HOME), cuda_archs=CUDA_ARCHS)
@@ -290,11 +369,26 @@ class BuildExt(build_ext):
             stamp.write_text(mode)
         return str(stamp)
 
+    def _drop_absolute_rpaths(self):
+        """Python's own link command can carry -Wl,-rpath,<its prefix> (pyenv, some
+        distributions' builds): a wheel must not name the build machine's paths
+        (Note [wheels]).  Our $ORIGIN entries come in extra_link_args, untouched."""
+        linker = getattr(self.compiler, "linker_so", None)
+        if linker:
+            self.compiler.linker_so = [
+                a for a in linker
+                if not (a.startswith(("-Wl,-rpath,", "-Wl,-R")) and "$ORIGIN" not in a)]
+
     def build_extension(self, ext):
+        self._drop_absolute_rpaths()
         objects = []
         self._emulator_built = None
         self._stamp = self._mode_stamp(ext)
         ext.depends = [*ext.depends, self._stamp]
+        if not EMULATE:  # an earlier emulated build's libraries must not ship in a wheel
+            stale = Path(self.get_ext_fullpath(ext.name)).parent / EMU_LIBDIR
+            if stale.exists():
+                shutil.rmtree(stale)
         if cu_sources and EMULATE:
             objects = self._build_emulated(ext)
         elif cu_sources:

@@ -23,6 +23,7 @@ from ._devices import (device_count, max_memory_allocated, memory_allocated, mem
 from ._tensor_py import Size
 from ._interop import as_tensor, from_dlpack, to_numpy  # the NumPy/DLPack boundary
 from ._guard import transfer_guard
+from ._threads import get_num_threads, set_num_threads
 from ._ops_math import *  # noqa: F401,F403  (elementwise ops)
 from ._ops_reduce import *  # noqa: F401,F403  (reductions)
 from ._ops_view import *  # noqa: F401,F403  (views and indexing)
@@ -70,6 +71,6 @@ __all__ = [
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
 __all__ += ["autograd", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 __all__ += ["as_tensor", "config", "distribute", "from_dlpack", "optim", "to_numpy",
-            "transfer_guard"]
+            "transfer_guard", "get_num_threads", "set_num_threads"]
 __all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__
 __all__ += ["linalg"]

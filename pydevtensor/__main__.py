@@ -41,8 +41,21 @@ def demo():
         print(f"  {kind:17s} {s['count']:3d} copies, {s['bytes']:6d} bytes")
 
 
+def libraries_report(info=None):
+    """Lines saying where each library loaded on first use came from, or what to install."""
+    info = pdt.build_info()["libraries"] if info is None else info
+    lines = ["", "== Libraries loaded on first use =="]
+    for name, lib in info.items():
+        if lib["path"]:
+            lines.append(f"{name:9s} {lib['path']}")
+        else:
+            lines.append(f"{name:9s} MISSING ({lib['soname']}): {lib['install']}")
+    return lines
+
+
 def main():
     smi_main()
+    print("\n".join(libraries_report()))
     demo()
     return 0
 

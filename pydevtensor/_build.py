@@ -35,7 +35,12 @@ def build_info():
     cudart versions (None without CUDA), the CUDA driver found now, and the OpenBLAS
     provider with its configuration and thread count.  ``cuda_emulated`` is True for a
     PYDEVTENSOR_CUDA=emulate build, whose CUDA devices are emulated on the CPU
-    (``cuda["device"]`` says so, ``cuda["emulator"]`` holds how to compile against it)."""
+    (``cuda["device"]`` says so, ``cuda["emulator"]`` holds how to compile against it).
+    ``libraries`` says, for each library loaded on first use (OpenBLAS; cuBLAS and NCCL
+    in a CUDA build; each is loaded now), the file it was loaded from (``path``), or
+    why not (``error``) and what to install (``install``), and the directories
+    searched before the system loader (``searched``)."""
+    from ._libraries import libraries
     try:
         from ._build_config import BUILD_CONFIG
     except ImportError:  # a build that predates the record
@@ -68,9 +73,11 @@ def build_info():
             "driver_version": _version(driver),
             "emulator": BUILD_CONFIG.get("emulator") if emulated else None,
         },
+        "libraries": libraries(),
         "blas": {
             "provider": BUILD_CONFIG.get("blas"),
             "config": config or blas,
-            "threads": int(threads.split()[0]) if threads else None,
+            "threads": int(threads.split()[0]) if threads.split()[:1] and
+                       threads.split()[0].isdigit() else None,
         },
     }

@@ -863,6 +863,14 @@ CASES = [
     C("functional-linear-1d-weight", "pdt.nn.functional.linear(pdt.zeros(2, 3), pdt.zeros(3))",
       "ValueError", r"weight must be 2-d"),
 
+    # ---- threads
+    C("set_num_threads-zero", "pdt.set_num_threads(0)", "ValueError",
+      r"set_num_threads\(0\): the number of threads must be at least 1"),
+    C("set_num_threads-float", "pdt.set_num_threads(2.5)", "TypeError",
+      r"'float' object cannot be interpreted as an integer"),
+    C("get_num_threads-argument", "pdt.get_num_threads(1)", "TypeError",
+      r"takes 0 positional arguments"),
+
     # ---- config, cuda, transfer guard
     C("transfer_guard-level", 'pdt.transfer_guard("bogus")', "ValueError",
       r"unknown transfer guard level 'bogus'"),

@@ -248,9 +248,16 @@ typedef struct pdt_backend {
     /* --- information --- */
     /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */
     void (*describe)(char *buf, size_t n);
-    /* A full path where the backend may find a library it loads on first use
-     * (before that first use); may be NULL. */
-    void (*add_library_path)(const char *path);
+    /* The libraries the backend loads on first use (OpenBLAS; cuBLAS and NCCL), for
+     * pdt_backend_add_library_dir and the bindings' report; NULL-terminated, or NULL. */
+    struct pdt_library *const *libraries;
+
+    /* --- threads (CPU only; NULL elsewhere) --- */
+    /* The backend's own loops and its BLAS use at most n threads (n >= 1); returns the
+     * number its loops now use. */
+    int (*set_num_threads)(int n);
+    /* The number of threads its loops use. */
+    int (*num_threads)(void);
 } pdt_backend;
 
 /* The tables the backends define. */

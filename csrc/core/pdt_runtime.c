@@ -2,6 +2,7 @@
  * accounting, transfer counters, hooks and the random generator's state. */
 #include "pdt_runtime.h"
 #include "pdt_internal.h"
+#include "pdt_library.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -68,11 +69,34 @@ pdt_status pdt_device_check(pdt_device d)
                     avail, count, kind, count == 1 ? "" : "s");
 }
 
-void pdt_backend_add_library_path(int kind, const char *path)
+struct pdt_library *pdt_backend_library(int kind, int i)
 {
     const pdt_backend *b = pdt_backend_of(kind);
-    if (b && b->add_library_path)
-        b->add_library_path(path);
+    if (!b || !b->libraries || i < 0)
+        return NULL;
+    for (int k = 0; k < i; k++)
+        if (!b->libraries[k])
+            return NULL;
+    return b->libraries[i];
+}
+
+int pdt_backend_set_num_threads(int kind, int n)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    return b && b->set_num_threads ? b->set_num_threads(n) : -1;
+}
+
+int pdt_backend_num_threads(int kind)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    return b && b->num_threads ? b->num_threads() : -1;
+}
+
+void pdt_backend_add_library_dir(int kind, const char *dir)
+{
+    struct pdt_library *lib;
+    for (int i = 0; (lib = pdt_backend_library(kind, i)) != NULL; i++)
+        pdt_library_add_dir(lib, dir);
 }
 
 void pdt_backend_describe(int kind, char *buf, size_t n)

@@ -39,8 +39,15 @@ int pdt_logical_index(int kind, int physical);
 pdt_status pdt_device_check(pdt_device d);
 /* "cpu, cuda:0, cuda:1" into buf. */
 const char *pdt_available_devices(char *buf, size_t n);
-/* Tells kind's backend a full path where a library it loads lazily may be. */
-void pdt_backend_add_library_path(int kind, const char *path);
+/* Adds a directory where the libraries kind's backend loads on first use may be
+ * (Note [where libraries are found] in pdt_library.h); searched before the system's. */
+void pdt_backend_add_library_dir(int kind, const char *dir);
+/* Kind's backend uses at most n threads (n >= 1): returns the number used now, or -1
+ * when the backend has no threads of its own.  pdt_backend_num_threads: that number. */
+int pdt_backend_set_num_threads(int kind, int n);
+int pdt_backend_num_threads(int kind);
+/* The i-th library kind's backend loads on first use, or NULL past the last. */
+struct pdt_library *pdt_backend_library(int kind, int i);
 /* One line on the libraries behind kind's backend, into buf ("" if none). */
 void pdt_backend_describe(int kind, char *buf, size_t n);
 /* The calling thread's current CUDA device (0 until set). */

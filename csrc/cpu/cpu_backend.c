@@ -9,6 +9,7 @@
 
 #include "cpu_blas.h"
 #include "cpu_kernels.h"
+#include "cpu_parallel.h"
 
 static int cpu_device_count(void) { return 1; }
 
@@ -96,6 +97,15 @@ static pdt_status cpu_copy_bytes(pdt_copy_kind kind, int dst_index, void *dst, i
     return PDT_OK;
 }
 
+static pdt_library *const cpu_libraries[] = {&pdt_openblas_library, NULL};
+
+static int cpu_set_num_threads(int n)
+{
+    int used = pdt_cpu_set_threads(n);
+    (void)pdt_cpu_blas_set_threads(n); /* without OpenBLAS, matmul reports why when used */
+    return used;
+}
+
 const pdt_backend pdt_cpu_backend = {
     .kind = PDT_CPU,
     .name = "cpu",
@@ -126,5 +136,7 @@ const pdt_backend pdt_cpu_backend = {
     .sort = pdt_cpu_sort,
     .cumsum = pdt_cpu_cumsum,
     .describe = pdt_cpu_blas_describe,
-    .add_library_path = pdt_cpu_blas_add_candidate,
+    .libraries = cpu_libraries,
+    .set_num_threads = cpu_set_num_threads,
+    .num_threads = pdt_cpu_threads,
 };

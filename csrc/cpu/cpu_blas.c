@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "cpu_blas.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,31 +11,27 @@
 #ifndef PDT_BLAS_LIBNAME
 #define PDT_BLAS_LIBNAME "libopenblas.so.0"
 #endif
+#ifndef PDT_BLAS_INSTALL /* setup.py says which provider the build was made for */
+#define PDT_BLAS_INSTALL "pip install scipy-openblas32"
+#endif
 
 static pdt_blas_table blas;
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static int
-    load_state; /* 0: not loaded yet (or failed for want of memory: try again), 1: loaded, -1: failed for good */
-static pthread_mutex_t candidates_lock = PTHREAD_MUTEX_INITIALIZER;
-static char candidates[4][512];
-static int ncandidates;
-static char load_error[1024];
-
-void pdt_cpu_blas_add_candidate(const char *path)
-{
-    pthread_mutex_lock(&candidates_lock);
-    if (ncandidates < 4 && strlen(path) < sizeof candidates[0])
-        strcpy(candidates[ncandidates++], path);
-    pthread_mutex_unlock(&candidates_lock);
-}
-
-static void *load_symbol(void *lib, const char *name, int *missing)
-{
-    void *p = dlsym(lib, name);
-    if (!p)
-        *missing = 1;
-    return p;
-}
+static const pdt_library_symbol blas_symbols[] = {
+    /* POSIX dlsym returns void*; storing it in a function pointer is how the API is
+     * meant to be used. */
+    {PDT_BLAS_STR(PDT_BLAS_SYMBOL(sgemm)), (void **)&blas.sgemm},
+    {PDT_BLAS_STR(PDT_BLAS_SYMBOL(dgemm)), (void **)&blas.dgemm},
+    {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_config)), (void **)&blas.get_config},
+    {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_num_threads)), (void **)&blas.get_num_threads},
+    {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(set_num_threads)), (void **)&blas.set_num_threads},
+};
+/* Searched in the directories the bindings add (the scipy-openblas32 wheel's lib/),
+ * then by name through the extension's RUNPATH (Note [where libraries are found]). */
+pdt_library pdt_openblas_library = PDT_LIBRARY("OpenBLAS", PDT_BLAS_LIBNAME, PDT_BLAS_INSTALL,
+                                               blas_symbols,
+                                               sizeof blas_symbols / sizeof blas_symbols[0], NULL,
+                                               NULL, 0);
+static pthread_once_t guards_once = PTHREAD_ONCE_INIT;
 
 /* Note [OpenBLAS and fork]
  * OpenBLAS registers a fork handler (blas_thread_shutdown_) that stops its thread
@@ -69,8 +64,9 @@ pdt_status pdt_cpu_blas_enter(pdt_blas_call *call, int64_t work)
         st = pdt_cpu_blas_probe_call(call->level, 1);
         if (st == PDT_OK && !call->buffered)
             small_probed = call->level;
-    } else if (call->buffered)
+    } else if (call->buffered) {
         st = pdt_cpu_blas_probe_call(call->level, 0);
+    }
     if (st != PDT_OK) {
         if (--in_flight == 0)
             pthread_cond_broadcast(&guard_cond);
@@ -137,81 +133,27 @@ static void after_fork_in_child(void)
 
 static void at_exit(void) { quiesce(2); }
 
-/* Loads the library into `blas`; 1 when loaded, -1 when it cannot be, 0 when it
- * could not for want of memory (load_error says which). */
-static int blas_load(void)
+/* After dlopen(), so that these run before OpenBLAS's own (Note [OpenBLAS and fork]). */
+static void register_guards(void)
 {
-    if (pdt_cpu_blas_probe_load() != PDT_OK) {
-        snprintf(load_error, sizeof load_error, "%s", pdt_last_error());
-        return 0;
-    }
-    void *lib = dlopen(PDT_BLAS_LIBNAME, RTLD_NOW | RTLD_LOCAL);
-    const char *from = PDT_BLAS_LIBNAME;
-    pthread_mutex_lock(&candidates_lock);
-    for (int i = 0; !lib && i < ncandidates; i++) {
-        lib = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
-        from = candidates[i];
-    }
-    pthread_mutex_unlock(&candidates_lock);
-    if (!lib) {
-        const char *why = dlerror();
-        if (why && (strstr(why, "Cannot allocate memory") || strstr(why, "failed to map"))) {
-            snprintf(load_error, sizeof load_error,
-                     "cpu: out of memory: OpenBLAS could not be loaded (%s)", why);
-            return 0;
-        }
-        snprintf(load_error, sizeof load_error,
-                 "OpenBLAS could not be loaded (%s; tried %s and %d installed path%s): "
-                 "reinstall scipy-openblas32",
-                 why ? why : "unknown error", PDT_BLAS_LIBNAME, ncandidates,
-                 ncandidates == 1 ? "" : "s");
-        return -1;
-    }
-    int missing = 0;
-    /* POSIX dlsym returns void*; converting it to a function pointer is how
-     * the API is meant to be used. */
-    *(void **)&blas.get_config = load_symbol(lib, PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_config)),
-                                             &missing);
-    *(void **)&blas.get_num_threads =
-        load_symbol(lib, PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_num_threads)), &missing);
-    *(void **)&blas.sgemm = load_symbol(lib, PDT_BLAS_STR(PDT_BLAS_SYMBOL(sgemm)), &missing);
-    *(void **)&blas.dgemm = load_symbol(lib, PDT_BLAS_STR(PDT_BLAS_SYMBOL(dgemm)), &missing);
-    if (missing) {
-        snprintf(load_error, sizeof load_error,
-                 "the OpenBLAS at %s lacks the expected %s-prefixed symbols", from,
-                 PDT_BLAS_STR(PDT_BLAS_PREFIX) "");
-        memset(&blas, 0, sizeof blas);
-        dlclose(lib);
-        return -1;
-    }
-    /* after dlopen(), so that these run before OpenBLAS's own (Note [OpenBLAS and fork]) */
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
     atexit(at_exit);
-    Dl_info info;
-    if (dladdr(*(void **)&blas.sgemm, &info) && info.dli_fname)
-        snprintf(blas.path, sizeof blas.path, "%s", info.dli_fname);
-    else
-        snprintf(blas.path, sizeof blas.path, "%s", from);
-    return 1;
 }
 
 pdt_status pdt_cpu_blas(const pdt_blas_table **out)
 {
-    int state = __atomic_load_n(&load_state, __ATOMIC_ACQUIRE);
-    if (state != 1) {
-        pthread_mutex_lock(&load_lock);
-        state = load_state;
-        if (state == 0) {
-            state = blas_load();
-            __atomic_store_n(&load_state, state, __ATOMIC_RELEASE);
-        }
-        pdt_status st = PDT_OK;
-        if (state != 1) /* load_error is written under load_lock */
-            st = pdt_fail(state == 0 ? PDT_ERR_OOM : PDT_ERR_BACKEND, "%s", load_error);
-        pthread_mutex_unlock(&load_lock);
+    /* Loading maps OpenBLAS's buffers, and it exits when it cannot (Note [OpenBLAS
+     * scratch memory]): probe first, until it is loaded. */
+    if (__atomic_load_n(&pdt_openblas_library.state, __ATOMIC_ACQUIRE) == 0) {
+        pdt_status st = pdt_cpu_blas_probe_load();
         if (st != PDT_OK)
             return st;
     }
+    int loaded = pdt_library_load(&pdt_openblas_library);
+    if (loaded != 0) /* -2: for want of memory, and a later call tries again */
+        return pdt_fail(loaded == -2 ? PDT_ERR_OOM : PDT_ERR_BACKEND, "%s",
+                        pdt_openblas_library.error);
+    pthread_once(&guards_once, register_guards);
     *out = &blas;
     return PDT_OK;
 }
@@ -223,4 +165,25 @@ void pdt_cpu_blas_describe(char *buf, size_t n)
         snprintf(buf, n, "unavailable: %s", pdt_last_error());
     else
         snprintf(buf, n, "%s, %d threads", b->get_config(), b->get_num_threads());
+}
+
+int pdt_cpu_blas_set_threads(int n)
+{
+    const pdt_blas_table *b;
+    if (pdt_cpu_blas(&b) != PDT_OK)
+        return -1;
+    pdt_blas_call call;
+    /* not while a fork or exit quiesces OpenBLAS; a bigger pool maps a buffer and a
+     * stack per new thread (Note [OpenBLAS scratch memory]) */
+    if (pdt_cpu_blas_enter(&call, 0) != PDT_OK)
+        return -2;
+    int now = b->get_num_threads();
+    if (n > now && pdt_cpu_blas_probe_threads(n - now) != PDT_OK) {
+        pdt_cpu_blas_leave(&call);
+        return -2;
+    }
+    b->set_num_threads(n);
+    now = b->get_num_threads();
+    pdt_cpu_blas_leave(&call);
+    return now;
 }

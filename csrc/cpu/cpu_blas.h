@@ -14,6 +14,7 @@
 
 #include <cblas.h>
 
+#include "pdt_library.h"
 #include "pdt_status.h"
 
 #ifndef PDT_BLAS_PREFIX
@@ -30,15 +31,14 @@
 typedef struct pdt_blas_table {
     char *(*get_config)(void);
     int (*get_num_threads)(void);
+    void (*set_num_threads)(int);
     __typeof__(PDT_BLAS_SYMBOL(sgemm)) *sgemm;
     __typeof__(PDT_BLAS_SYMBOL(dgemm)) *dgemm;
-    char path[512]; /* where the library was loaded from */
 } pdt_blas_table;
 
-/* Adds a full path to try after the library's plain name (searched through the
- * extension's RUNPATH).  The bindings pass the installed wheel's path.  Must be
- * called before the first pdt_cpu_blas(). */
-void pdt_cpu_blas_add_candidate(const char *path);
+/* OpenBLAS for the shared loader (pdt_library.h): the bindings add the installed
+ * wheel's lib/ directory; the file loaded is pdt_openblas_library.path. */
+extern pdt_library pdt_openblas_library;
 /* The loaded table, loading it on first use; PDT_ERR_BACKEND naming the
  * places tried when OpenBLAS cannot be loaded. */
 pdt_status pdt_cpu_blas(const pdt_blas_table **out);
@@ -58,6 +58,12 @@ void pdt_cpu_blas_leave(const pdt_blas_call *call);
  * calls in flight with it); new_buffer: the call may need a new scratch block. */
 pdt_status pdt_cpu_blas_probe_load(void);
 pdt_status pdt_cpu_blas_probe_call(int level, int new_buffer);
+/* ... and before the pool grows by `more` threads (set_num_threads). */
+pdt_status pdt_cpu_blas_probe_threads(int more);
+/* Sizes OpenBLAS's thread pool (loads the library); the threads it now uses, -1
+ * when OpenBLAS cannot be loaded, -2 when the bigger pool would not get its memory
+ * (pdt_last_error() says why in both cases). */
+int pdt_cpu_blas_set_threads(int n);
 
 /* "OpenBLAS 0.3.28 ... MAX_THREADS=64, 2 threads" (loads the library). */
 void pdt_cpu_blas_describe(char *buf, size_t n);

@@ -143,3 +143,10 @@ pdt_status pdt_cpu_blas_probe_call(int level, int new_buffer)
              level == 2 ? "" : "s", level == 2 ? "s" : "");
     return probe(OPENBLAS_BUFFER + OPENBLAS_CALL_EXTRA, level == 1 ? "its first product" : what);
 }
+
+pdt_status pdt_cpu_blas_probe_threads(int more)
+{
+    char what[96];
+    snprintf(what, sizeof what, "%d more thread%s in its pool", more, more == 1 ? "" : "s");
+    return probe((size_t)more * (OPENBLAS_BUFFER + thread_stack()), what);
+}

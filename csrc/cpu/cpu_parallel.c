@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #define PDT_POOL_MAX 16
@@ -11,8 +12,9 @@
 typedef struct pool {
     pthread_mutex_t lock;
     pthread_cond_t work_ready, work_done;
-    pthread_mutex_t busy; /* held by the one caller using the pool */
-    int started, nthreads;
+    pthread_mutex_t busy;     /* held by the one caller using the pool */
+    int started, nthreads;    /* nthreads: the workers + the caller */
+    int limit;                /* set_num_threads: at most this many slices (0: nthreads) */
     unsigned long generation; /* bumped for each job */
     int pending;              /* slices not finished */
     pdt_range_fn fn;
@@ -24,6 +26,7 @@ static pool P = {PTHREAD_MUTEX_INITIALIZER,
                  PTHREAD_COND_INITIALIZER,
                  PTHREAD_COND_INITIALIZER,
                  PTHREAD_MUTEX_INITIALIZER,
+                 0,
                  0,
                  0,
                  0,
@@ -79,9 +82,19 @@ static void after_fork_in_child(void)
     P.generation = 0;
 }
 
+/* OMP_NUM_THREADS, as PyTorch reads it: a positive whole number, else 0. */
+static int omp_num_threads(void)
+{
+    const char *v = getenv("OMP_NUM_THREADS");
+    char *end = NULL;
+    long n = v && *v ? strtol(v, &end, 10) : 0;
+    return end && *end == '\0' && n > 0 ? (n > PDT_POOL_MAX ? PDT_POOL_MAX : (int)n) : 0;
+}
+
 static void start_pool(void)
 {
-    int cores = count_cores();
+    int omp = omp_num_threads();
+    int cores = omp ? omp : count_cores();
     P.nthreads = cores < 1 ? 1 : cores > PDT_POOL_MAX ? PDT_POOL_MAX : cores;
     for (int i = 1; i < P.nthreads; i++) {
         pthread_t t;
@@ -107,9 +120,22 @@ int pdt_cpu_threads(void)
     pthread_mutex_lock(&P.lock);
     if (!P.started)
         start_pool();
-    int n = P.nthreads;
+    int n = P.limit > 0 && P.limit < P.nthreads ? P.limit : P.nthreads;
     pthread_mutex_unlock(&P.lock);
     return n;
+}
+
+int pdt_cpu_set_threads(int n)
+{
+    pthread_once(&atfork_once, register_atfork);
+    pthread_mutex_lock(&P.busy); /* no job in flight while the limit changes */
+    pthread_mutex_lock(&P.lock);
+    if (!P.started)
+        start_pool();
+    P.limit = n < 1 ? 1 : n;
+    pthread_mutex_unlock(&P.lock);
+    pthread_mutex_unlock(&P.busy);
+    return pdt_cpu_threads();
 }
 
 void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx)

@@ -19,7 +19,11 @@ typedef void (*pdt_range_fn)(int64_t begin, int64_t end, void *ctx);
  * the pool is busy run on their own thread). */
 void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx);
 
-/* Threads the pool uses (the cores this process may run on, at most 16). */
+/* Threads the pool uses: the cores this process may run on, or OMP_NUM_THREADS when
+ * set (as PyTorch reads it), at most 16; lowered by pdt_cpu_set_threads. */
 int pdt_cpu_threads(void);
+/* Uses at most n threads (n >= 1; no more than the pool has); returns the number now
+ * used.  Waits for a parallel loop in flight to finish. */
+int pdt_cpu_set_threads(int n);
 
 #endif /* PDT_CPU_PARALLEL_H */

@@ -31,6 +31,7 @@
 #include "cuda_blas.h"
 #include "cuda_check.h"
 #include "cuda_kernels.h"
+#include "cuda_library.h"
 #include "cuda_ops.h"
 #include "pdt_backend.h"
 #include "pdt_runtime.h" /* pdt_physical_index */
@@ -52,7 +53,7 @@ typedef struct cuda_device {
 
 static pthread_once_t cuda_once = PTHREAD_ONCE_INIT;
 static int cuda_count;        /* devices usable, <= PDT_MAX_DEVICES */
-static char cuda_reason[256]; /* why cuda_count is 0 */
+static char cuda_reason[512]; /* why cuda_count is 0 */
 static cuda_device cuda_devices[PDT_MAX_DEVICES];
 /* Serialises the rare set-up steps: stream/pool creation and peer access. */
 static pthread_mutex_t cuda_setup_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -75,9 +76,16 @@ static void cuda_describe_failure(cudaError_t err)
         snprintf(cuda_reason, sizeof cuda_reason,
                  "no CUDA driver was found (libcuda.so could not be loaded)");
     } else if (err == cudaErrorInsufficientDriver) {
+        /* The Linux driver each CUDA major needs (NVIDIA's CUDA Toolkit release notes,
+         * minor version compatibility): 13.x 580, 12.x 525, 11.x 450. */
+        int major = runtime / 1000;
+        const char *needed = major >= 13 ? "580" : major == 12 ? "525" : "450";
         snprintf(cuda_reason, sizeof cuda_reason,
-                 "the CUDA driver is too old for runtime %d.%d (the driver supports CUDA %d.%d)",
-                 runtime / 1000, (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10);
+                 "the NVIDIA driver is too old for this build: pydevtensor was built with CUDA "
+                 "%d.%d, which needs driver %s or newer; the installed driver supports CUDA "
+                 "%d.%d. Update the driver, or install a pydevtensor built for CUDA %d",
+                 major, (runtime % 1000) / 10, needed, driver / 1000, (driver % 1000) / 10,
+                 driver / 1000);
     } else {
         snprintf(cuda_reason, sizeof cuda_reason, "CUDA could not be initialised: %s (%s)",
                  cudaGetErrorName(err), cudaGetErrorString(err));
@@ -725,6 +733,8 @@ CUDA_KERNEL_ENTRY(cuda_arange, (const pdt_tensor *dst, double start, double step
 CUDA_KERNEL_ENTRY(cuda_random, (const pdt_tensor *dst, const pdt_random_spec *spec),
                   pdt_cuda_launch_random(dst, spec, d->stream))
 
+static pdt_library *const cuda_libraries[] = {&pdt_cublas_library, &pdt_nccl_library, NULL};
+
 const pdt_backend pdt_cuda_backend = {
     .kind = PDT_CUDA,
     .name = "cuda",
@@ -766,5 +776,5 @@ const pdt_backend pdt_cuda_backend = {
     .allreduce_sum = pdt_cuda_allreduce_sum,
     .allreduce_available = pdt_cuda_nccl_available,
     .describe = pdt_cublas_describe,
-    .add_library_path = NULL,
+    .libraries = cuda_libraries,
 };

@@ -10,57 +10,38 @@
 
 #include "cuda_library.h"
 
-#define PDT_STR2(x) #x
-#define PDT_STR(x) PDT_STR2(x)
-#define PDT_CUBLAS_SONAME "libcublas.so." PDT_STR(CUBLAS_VER_MAJOR)
+#define PDT_CUBLAS_SONAME "libcublas.so." PDT_CUDA_STR(CUBLAS_VER_MAJOR)
+/* NVIDIA's cuBLAS wheel: unsuffixed from CUDA 13 on, nvidia-cublas-cu12 before. */
+#if CUBLAS_VER_MAJOR >= 13
+#define PDT_CUBLAS_WHEEL "nvidia-cublas"
+#else
+#define PDT_CUBLAS_WHEEL "nvidia-cublas-cu" PDT_CUDA_STR(CUBLAS_VER_MAJOR)
+#endif
 
 static pdt_cublas_table cublas;
-static pthread_once_t cublas_once = PTHREAD_ONCE_INIT;
-static char cublas_error[768];
-
-static void cublas_load(void)
-{
-    void *lib = pdt_cuda_open_library(PDT_CUBLAS_SONAME, "cuBLAS", cublas_error,
-                                      sizeof cublas_error);
-    if (!lib)
-        return;
-    struct {
-        void **slot;
-        const char *name;
-    } symbols[] = {
-        {(void **)&cublas.create, "cublasCreate_v2"},
-        {(void **)&cublas.destroy, "cublasDestroy_v2"},
-        {(void **)&cublas.set_stream, "cublasSetStream_v2"},
-        {(void **)&cublas.set_math_mode, "cublasSetMathMode"},
-        {(void **)&cublas.get_property, "cublasGetProperty"},
-        {(void **)&cublas.status_string, "cublasGetStatusString"},
-        {(void **)&cublas.sgemm, "cublasSgemm_v2"},
-        {(void **)&cublas.dgemm, "cublasDgemm_v2"},
-        {(void **)&cublas.sgemm_strided_batched, "cublasSgemmStridedBatched"},
-        {(void **)&cublas.dgemm_strided_batched, "cublasDgemmStridedBatched"},
-    };
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        *symbols[i].slot = dlsym(lib, symbols[i].name);
-        if (!*symbols[i].slot) {
-            snprintf(cublas_error, sizeof cublas_error, "%s lacks the symbol %s", PDT_CUBLAS_SONAME,
-                     symbols[i].name);
-            memset(&cublas, 0, sizeof cublas);
-            dlclose(lib);
-            return;
-        }
-    }
-    Dl_info info;
-    if (dladdr(*(void **)&cublas.sgemm, &info) && info.dli_fname)
-        snprintf(cublas.path, sizeof cublas.path, "%s", info.dli_fname);
-    else
-        snprintf(cublas.path, sizeof cublas.path, "%s", PDT_CUBLAS_SONAME);
-}
+static const pdt_library_symbol cublas_symbols[] = {
+    {"cublasSgemm_v2", (void **)&cublas.sgemm}, /* first: its address names the file */
+    {"cublasCreate_v2", (void **)&cublas.create},
+    {"cublasDestroy_v2", (void **)&cublas.destroy},
+    {"cublasSetStream_v2", (void **)&cublas.set_stream},
+    {"cublasSetMathMode", (void **)&cublas.set_math_mode},
+    {"cublasGetProperty", (void **)&cublas.get_property},
+    {"cublasGetStatusString", (void **)&cublas.status_string},
+    {"cublasDgemm_v2", (void **)&cublas.dgemm},
+    {"cublasSgemmStridedBatched", (void **)&cublas.sgemm_strided_batched},
+    {"cublasDgemmStridedBatched", (void **)&cublas.dgemm_strided_batched},
+};
+pdt_library pdt_cublas_library = PDT_LIBRARY("cuBLAS", PDT_CUBLAS_SONAME,
+                                             PDT_CUDA_INSTALL(PDT_CUBLAS_WHEEL) PDT_CUDA_EXTRA,
+                                             cublas_symbols,
+                                             sizeof cublas_symbols / sizeof cublas_symbols[0],
+                                             PDT_CUDA_LIBRARY_CHECK, PDT_CUDA_LOCAL_DIR,
+                                             PDT_CUDA_NO_SYSTEM);
 
 pdt_status pdt_cublas(const pdt_cublas_table **out)
 {
-    pthread_once(&cublas_once, cublas_load);
-    if (!cublas.sgemm)
-        return pdt_fail(PDT_ERR_BACKEND, "%s", cublas_error);
+    if (pdt_library_load(&pdt_cublas_library) != 0)
+        return pdt_fail(PDT_ERR_BACKEND, "%s", pdt_cublas_library.error);
     *out = &cublas;
     return PDT_OK;
 }
@@ -82,5 +63,5 @@ void pdt_cublas_describe(char *buf, size_t n)
 #define PDT_CUDART_KIND "static"
 #endif
     snprintf(buf, n, "cuBLAS %d.%d.%d (%s), cudart %d.%d (" PDT_CUDART_KIND ")", major, minor,
-             patch, t->path, CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
+             patch, pdt_cublas_library.path, CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
 }

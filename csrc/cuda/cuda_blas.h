@@ -2,8 +2,9 @@
  *
  * Mapping libcublas and libcublasLt costs ~80 ms, which `import pydevtensor` must
  * not pay, and a missing cuBLAS must not stop the module from importing.  So the
- * library is dlopen()ed (through the extension's RUNPATH to the toolkit) the first
- * time a GEMM or its version is needed; its entry points are kept in a table.
+ * library is dlopen()ed by the shared loader (pdt_library.h, Note [where libraries
+ * are found]) the first time a GEMM or its version is needed; its entry points are
+ * kept in a table.
  */
 #ifndef PDT_CUDA_BLAS_H
 #define PDT_CUDA_BLAS_H
@@ -25,8 +26,8 @@ typedef struct pdt_cublas_table {
     __typeof__(cublasDgemm_v2) *dgemm;
     __typeof__(cublasSgemmStridedBatched) *sgemm_strided_batched;
     __typeof__(cublasDgemmStridedBatched) *dgemm_strided_batched;
-    char path[512];
 } pdt_cublas_table;
+/* The file loaded: pdt_cublas_library.path (cuda_library.h). */
 
 /* The loaded table, loading it on first use; PDT_ERR_BACKEND when it cannot be. */
 pdt_status pdt_cublas(const pdt_cublas_table **out);

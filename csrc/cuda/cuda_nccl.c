@@ -18,7 +18,6 @@
  * refused (PDT_ERR_UNSUPPORTED), and the caller falls back to copies.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,55 +51,46 @@ typedef struct nccl_comms {
 } nccl_comms;
 
 static nccl_table nccl;
-static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
+static pthread_once_t nccl_version_once = PTHREAD_ONCE_INIT;
 static char nccl_error[768];
 
 static pthread_mutex_t nccl_mutex = PTHREAD_MUTEX_INITIALIZER;
 static nccl_comms nccl_cache[PDT_NCCL_CACHE]; /* guarded by nccl_mutex */
 static unsigned long long nccl_clock;         /* guarded by nccl_mutex */
 
-static void nccl_load(void)
+static const pdt_library_symbol nccl_symbols[] = {
+    {"ncclAllReduce", (void **)&nccl.all_reduce}, /* first: its address names the file */
+    {"ncclCommInitAll", (void **)&nccl.comm_init_all},
+    {"ncclCommDestroy", (void **)&nccl.comm_destroy},
+    {"ncclGroupStart", (void **)&nccl.group_start},
+    {"ncclGroupEnd", (void **)&nccl.group_end},
+    {"ncclGetErrorString", (void **)&nccl.error_string},
+    {"ncclGetVersion", (void **)&nccl.get_version},
+};
+pdt_library pdt_nccl_library = PDT_LIBRARY("NCCL", PDT_NCCL_SONAME,
+                                           PDT_CUDA_INSTALL(PDT_NCCL_WHEEL) PDT_CUDA_EXTRA,
+                                           nccl_symbols,
+                                           sizeof nccl_symbols / sizeof nccl_symbols[0],
+                                           PDT_CUDA_LIBRARY_CHECK, PDT_CUDA_LOCAL_DIR,
+                                           PDT_CUDA_NO_SYSTEM);
+
+/* Once the library is loaded: NCCL 2 or later, or nccl_error says why not. */
+static void nccl_check_version(void)
 {
-    void *lib = pdt_cuda_open_library(PDT_NCCL_SONAME, "NCCL", nccl_error, sizeof nccl_error);
-    if (!lib)
-        return;
-    struct {
-        void **slot;
-        const char *name;
-    } symbols[] = {
-        {(void **)&nccl.comm_init_all, "ncclCommInitAll"},
-        {(void **)&nccl.comm_destroy, "ncclCommDestroy"},
-        {(void **)&nccl.all_reduce, "ncclAllReduce"},
-        {(void **)&nccl.group_start, "ncclGroupStart"},
-        {(void **)&nccl.group_end, "ncclGroupEnd"},
-        {(void **)&nccl.error_string, "ncclGetErrorString"},
-        {(void **)&nccl.get_version, "ncclGetVersion"},
-    };
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        *symbols[i].slot = dlsym(lib, symbols[i].name);
-        if (!*symbols[i].slot) {
-            snprintf(nccl_error, sizeof nccl_error, "%s lacks the symbol %s", PDT_NCCL_SONAME,
-                     symbols[i].name);
-            memset(&nccl, 0, sizeof nccl);
-            dlclose(lib);
-            return;
-        }
-    }
     int version = 0;
-    if (nccl.get_version(&version) != ncclSuccess || version < 20000) {
-        snprintf(nccl_error, sizeof nccl_error, "%s reports version %d; NCCL 2 is needed",
-                 PDT_NCCL_SONAME, version);
-        memset(&nccl, 0, sizeof nccl);
-        dlclose(lib);
-        return;
-    }
-    nccl.version = version;
+    if (nccl.get_version(&version) != ncclSuccess || version < 20000)
+        snprintf(nccl_error, sizeof nccl_error, "%s (%.640s) reports version %d; NCCL 2 is needed",
+                 PDT_NCCL_SONAME, pdt_nccl_library.path, version);
+    else
+        nccl.version = version;
 }
 
 static pdt_status nccl_get(const nccl_table **out)
 {
-    pthread_once(&nccl_once, nccl_load);
-    if (!nccl.all_reduce)
+    if (pdt_library_load(&pdt_nccl_library) != 0)
+        return pdt_fail(PDT_ERR_BACKEND, "%s", pdt_nccl_library.error);
+    pthread_once(&nccl_version_once, nccl_check_version);
+    if (!nccl.version)
         return pdt_fail(PDT_ERR_BACKEND, "%s", nccl_error);
     *out = &nccl;
     return PDT_OK;

@@ -3,6 +3,7 @@
  * transfer_stats() and build_info().  the modules in pydevtensor/ give them their public
  * names and shapes. */
 #include "args.h"
+#include "pdt_library.h"
 
 static int device_arg(pdt_state *S, PyObject *obj, pdt_device *out)
 {
@@ -207,15 +208,84 @@ static PyObject *q_describe(PyObject *m, PyObject *kind_obj)
     return PyUnicode_FromString(buf);
 }
 
-static PyObject *q_add_library_path(PyObject *m, PyObject *args)
+static PyObject *q_add_library_dir(PyObject *m, PyObject *args)
 {
     (void)m;
     int kind;
-    const char *path;
-    if (!PyArg_ParseTuple(args, "is:_add_library_path", &kind, &path))
+    const char *dir;
+    if (!PyArg_ParseTuple(args, "is:_add_library_dir", &kind, &dir))
         return NULL;
-    pdt_backend_add_library_path(kind, path);
+    pdt_backend_add_library_dir(kind, dir);
     Py_RETURN_NONE;
+}
+
+static PyObject *q_set_num_threads(PyObject *m, PyObject *n_obj)
+{
+    (void)m;
+    long n = PyLong_AsLong(n_obj);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 1 || n > 1 << 20) {
+        PyErr_Format(PyExc_ValueError,
+                     "set_num_threads(%ld): the number of threads must be at least 1", n);
+        return NULL;
+    }
+    int used;
+    Py_BEGIN_ALLOW_THREADS /* waits for a parallel loop; may load OpenBLAS */
+    used = pdt_backend_set_num_threads(PDT_CPU, (int)n);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(used);
+}
+
+static PyObject *q_get_num_threads(PyObject *m, PyObject *unused)
+{
+    (void)m, (void)unused;
+    int n;
+    Py_BEGIN_ALLOW_THREADS /* starts the pool on first use */
+    n = pdt_backend_num_threads(PDT_CPU);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(n);
+}
+
+/* "" -> None, else the text (file-system encoding: paths). */
+static PyObject *text_or_none(void *text)
+{
+    const char *s = text;
+    if (!s[0])
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeFSDefault(s);
+}
+
+/* _libraries(kind): for each library kind's backend loads on first use (loading it
+ * now), (name, soname, path or None, error or None, install, [directories searched]). */
+static PyObject *q_libraries(PyObject *m, PyObject *kind_obj)
+{
+    (void)m;
+    int kind = (int)PyLong_AsLong(kind_obj);
+    if (kind == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *out = PyList_New(0);
+    pdt_library *lib;
+    for (int i = 0; out && (lib = pdt_backend_library(kind, i)) != NULL; i++) {
+        char path[PDT_LIBRARY_PATH_MAX], error[sizeof lib->error];
+        Py_BEGIN_ALLOW_THREADS /* loads the library */
+        pdt_library_report(lib, path, sizeof path, error, sizeof error);
+        Py_END_ALLOW_THREADS
+        PyObject *dirs = PyList_New(0);
+        for (int d = 0; dirs && d < lib->ndirs; d++) { /* fixed once loading was tried */
+            PyObject *s = PyUnicode_DecodeFSDefault(lib->dirs[d]);
+            if (!s || PyList_Append(dirs, s) < 0)
+                Py_CLEAR(dirs);
+            Py_XDECREF(s);
+        }
+        PyObject *row = dirs ? Py_BuildValue("(ssO&O&sN)", lib->what, lib->soname, text_or_none,
+                                             path, text_or_none, error, lib->install, dirs)
+                             : NULL;
+        if (!row || PyList_Append(out, row) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(row);
+    }
+    return out;
 }
 
 static PyObject *q_set_size_type(PyObject *m, PyObject *tp)
@@ -241,7 +311,13 @@ PyMethodDef pdt_query_functions[] = {
     {"_versions", q_versions, METH_NOARGS, "(driver, runtime) as 1000*major + 10*minor"},
     {"_describe", q_describe, METH_O, NULL},
     {"_set_size_type", q_set_size_type, METH_O, NULL},
-    {"_add_library_path", q_add_library_path, METH_VARARGS, NULL},
+    {"_add_library_dir", q_add_library_dir, METH_VARARGS,
+     "_add_library_dir(kind, dir): search dir first for the libraries kind loads on first use"},
+    {"_set_num_threads", q_set_num_threads, METH_O,
+     "_set_num_threads(n): the CPU pool and OpenBLAS use at most n threads; returns the pool's"},
+    {"_get_num_threads", q_get_num_threads, METH_NOARGS, "the CPU pool's thread count"},
+    {"_libraries", q_libraries, METH_O,
+     "_libraries(kind): [(name, soname, path, error, install, dirs)], loading each library"},
     {"transfer_stats", q_transfer_stats, METH_NOARGS,
      "transfer_stats()\n--\n\nCounts and bytes of every copy between devices since the last "
      "reset: host_to_device, device_to_host, device_to_device and peer."},

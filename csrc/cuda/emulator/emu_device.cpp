@@ -105,10 +105,23 @@ using namespace pdt_emu;
 
 extern "C" {
 
+/* PYDEVTENSOR_EMULATED_DRIVER_VERSION: the CUDA version the "driver" supports. */
+static int driver_version()
+{
+    static const int v = env_int("PYDEVTENSOR_EMULATED_DRIVER_VERSION", CUDART_VERSION, 1000,
+                                 99990);
+    return v;
+}
+
 PDT_EMU_API cudaError_t cudaGetDeviceCount(int *count)
 {
     if (count == NULL)
         return set_error(cudaErrorInvalidValue);
+    /* As with a real driver older than the runtime: no device, InsufficientDriver. */
+    if (driver_version() < CUDART_VERSION) {
+        *count = 0;
+        return set_error(cudaErrorInsufficientDriver);
+    }
     *count = device_count();
     /* CUDA Runtime API, cudaGetDeviceCount: cudaErrorNoDevice when none. */
     return *count == 0 ? set_error(cudaErrorNoDevice) : cudaSuccess;
@@ -136,7 +149,7 @@ PDT_EMU_API cudaError_t cudaDriverGetVersion(int *v)
 {
     if (v == NULL)
         return set_error(cudaErrorInvalidValue);
-    *v = CUDART_VERSION;
+    *v = driver_version();
     return cudaSuccess;
 }
 

@@ -1,0 +1,53 @@
+"""set_num_threads() / get_num_threads(): the CPU's threads, as in PyTorch."""
+import operator
+
+from . import _C
+
+
+def set_num_threads(n):
+    """Use at most ``n`` threads on the CPU: for pydevtensor's own parallel loops
+    (elementwise operations, reductions) and for OpenBLAS (matmul).
+
+    Parameters
+    ----------
+    n : int
+        At least 1.  The pool never grows past the threads it started with (the cores
+        this process may use, or ``OMP_NUM_THREADS`` when that is set; at most 16), so a
+        larger ``n`` gives OpenBLAS ``n`` threads and the pool all of its own.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        When ``n`` is less than 1.  TypeError when it is not an int.
+
+    Example
+    -------
+    >>> import pydevtensor
+    >>> pydevtensor.set_num_threads(1)
+    >>> pydevtensor.get_num_threads()
+    1
+    """
+    _C._set_num_threads(operator.index(n))
+
+
+def get_num_threads():
+    """The number of threads pydevtensor's CPU loops use.
+
+    By default the cores this process may run on (at most 16), or ``OMP_NUM_THREADS`` when
+    the environment sets it, as PyTorch reads it; then what :func:`set_num_threads` set.
+
+    Returns
+    -------
+    int
+
+    Example
+    -------
+    >>> import pydevtensor
+    >>> pydevtensor.get_num_threads() >= 1
+    True
+    """
+    return _C._get_num_threads()

@@ -1,0 +1,71 @@
+"""set_num_threads() / get_num_threads() size the CPU pool and OpenBLAS; the pool's
+default honours OMP_NUM_THREADS as PyTorch does.  Each check runs in a fresh process,
+so that the thread counts of the rest of the suite stay as they were."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import pydevtensor as pdt
+
+
+def _run(code, **env):
+    environ = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    environ.update(env)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=environ, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split()
+
+
+def _cores():
+    return min(len(os.sched_getaffinity(0)), 16)
+
+
+def test_default_is_the_cores_this_process_may_use():
+    assert _run("import pydevtensor as p; print(p.get_num_threads())") == [str(_cores())]
+
+
+@pytest.mark.parametrize("omp", ["1", "3", "40"])
+def test_omp_num_threads_sets_the_default(omp):
+    out = _run("import pydevtensor as p; print(p.get_num_threads())", OMP_NUM_THREADS=omp)
+    assert out == [str(min(int(omp), 16))]
+
+
+def test_a_bad_omp_num_threads_is_ignored():
+    out = _run("import pydevtensor as p; print(p.get_num_threads())", OMP_NUM_THREADS="x2")
+    assert out == [str(_cores())]
+
+
+def test_set_num_threads_sizes_the_pool_and_openblas_and_results_stay_right():
+    code = ("import numpy as np, pydevtensor as p\n"
+            "p.set_num_threads(1)\n"
+            "print(p.get_num_threads(), p.build_info()['blas']['threads'])\n"
+            "a = np.random.default_rng(0).standard_normal((300, 400))\n"
+            "x = p.from_numpy(a)\n"
+            "print(abs((x.exp().sum()).item() - np.exp(a).sum()) <= 1e-9 * np.exp(a).sum())\n"
+            "print(np.allclose((x @ x.T).numpy(), a @ a.T, rtol=1e-12, atol=1e-10))\n"
+            "p.set_num_threads(3)\n"
+            "print(p.get_num_threads(), p.build_info()['blas']['threads'])\n")
+    out = _run(code, OMP_NUM_THREADS="4")
+    assert out[:4] == ["1", "1", "True", "True"]
+    assert out[4:] == ["3", "3"]
+
+
+def test_the_pool_does_not_grow_past_its_start_but_openblas_does():
+    out = _run("import pydevtensor as p; p.set_num_threads(8)\n"
+               "print(p.get_num_threads(), p.build_info()['blas']['threads'])",
+               OMP_NUM_THREADS="2")
+    assert out == ["2", "8"]
+
+
+@pytest.mark.parametrize("bad, exc", [(0, ValueError), (-3, ValueError), (2.5, TypeError),
+                                      ("2", TypeError), (None, TypeError)])
+def test_bad_thread_counts_raise_and_change_nothing(bad, exc):
+    before = pdt.get_num_threads()
+    with pytest.raises(exc) as info:
+        pdt.set_num_threads(bad)
+    if exc is ValueError:
+        assert f"set_num_threads({bad})" in str(info.value) and "at least 1" in str(info.value)
+    assert pdt.get_num_threads() == before
