@@ -41,9 +41,18 @@ def demo():
         print(f"  {kind:17s} {s['count']:3d} copies, {s['bytes']:6d} bytes")
 
 
-def main():
-    smi_main()
-    demo()
+def main(argv=None):
+    import argparse
+    parser = argparse.ArgumentParser(
+        prog="python -m pydevtensor",
+        description="Prints the device table (as pydevtensor-smi does), then runs the GPU "
+                    "chapter's demo on try_gpu(): a GPU when there is one, else the CPU.",
+        epilog="See README.md for a tour, and notebooks/ for the chapter and its exercises.")
+    parser.add_argument("--no-demo", action="store_true", help="print the device table only")
+    args = parser.parse_args(argv)
+    smi_main([])
+    if not args.no_demo:
+        demo()
     return 0
 
 

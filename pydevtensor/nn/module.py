@@ -105,6 +105,15 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
+    def __getstate__(self):
+        """What copy.deepcopy and pickle keep: everything but what forward kept for
+        backward and a MirroredStrategy's replicas (a copy is a model of its own)."""
+        state = dict(self.__dict__)
+        state["_saved"] = None
+        state.pop("_pdt_strategy", None)
+        state.pop("_pdt_replicas", None)
+        return state
+
     def __getattr__(self, name):
         d = self.__dict__
         if name in d.get("_parameters", ()):
