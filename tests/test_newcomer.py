@@ -76,3 +76,15 @@ def test_importing_the_source_tree_without_its_extension_says_why(tmp_path):
     assert last.startswith("ImportError: cannot import pydevtensor from")
     assert "this is the source tree" in last and "cd .." in last
     assert "circular import" not in last
+
+
+def test_a_dtype_error_in_a_layer_names_the_layer_and_the_parameter(device):
+    from pydevtensor import nn
+    net = nn.Sequential(nn.Linear(3, 2)).to(device)
+    with pytest.raises(TypeError) as exc:
+        net(pdt.ones(4, 3, dtype=pdt.float64, device=device))
+    msg = str(exc.value)
+    assert msg.startswith("the input is pydevtensor.float64 but the parameter 'weight' is "
+                          "pydevtensor.float32")
+    assert "(in layer '0': Linear(in_features=3, out_features=2, bias=True))" in msg
+    assert "'mat1'" not in msg and "'input' and" not in msg
