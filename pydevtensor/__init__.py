@@ -7,7 +7,11 @@ Learning* runs after ``import pydevtensor as torch``.
 """
 __version__ = "0.1.0"
 
-from . import _C
+try:
+    from . import _C
+except ImportError as _err:  # e.g. the source tree shadowing an installed copy
+    from ._build_errors import missing_extension_error as _missing
+    raise _missing(__path__[0], _err) from None
 from ._libraries import register_library_paths as _register_library_paths
 
 _register_library_paths()
@@ -18,8 +22,9 @@ from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, b
                  tensor, transfer_stats, zeros, zeros_like)
 from . import cuda
 from ._build import build_info
-from ._devices import (device_count, max_memory_allocated, memory_allocated, memory_reserved,
-                       memory_stats, reset_peak_memory_stats, try_all_gpus, try_gpu)
+from ._devices import (device_count, get_default_device, max_memory_allocated,
+                       memory_allocated, memory_reserved, memory_stats,
+                       reset_peak_memory_stats, set_default_device, try_all_gpus, try_gpu)
 from ._tensor_py import Size
 from ._interop import as_tensor, from_dlpack, to_numpy  # the NumPy/DLPack boundary
 from ._guard import transfer_guard
@@ -71,6 +76,7 @@ __all__ = [
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
 __all__ += ["autograd", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 __all__ += ["as_tensor", "config", "distribute", "from_dlpack", "optim", "to_numpy",
-            "transfer_guard", "get_num_threads", "set_num_threads"]
+            "transfer_guard", "get_num_threads", "set_num_threads", "get_default_device",
+            "set_default_device"]
 __all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__
 __all__ += ["linalg"]

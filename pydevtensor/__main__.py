@@ -53,10 +53,21 @@ def libraries_report(info=None):
     return lines
 
 
-def main():
-    smi_main()
+def main(argv=None):
+    import argparse
+    parser = argparse.ArgumentParser(
+        prog="python -m pydevtensor",
+        description="Prints the device table (as pydevtensor-smi does) and where each library "
+                    "was loaded from, then runs the GPU chapter's demo on try_gpu(): a GPU when "
+                    "there is one, else the CPU.",
+        epilog="See README.md for a tour, and notebooks/ for the chapter and its exercises.")
+    parser.add_argument("--no-demo", action="store_true",
+                        help="print the device table and the libraries only")
+    args = parser.parse_args(argv)
+    smi_main([])
     print("\n".join(libraries_report()))
-    demo()
+    if not args.no_demo:
+        demo()
     return 0
 
 

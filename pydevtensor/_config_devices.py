@@ -35,13 +35,24 @@ def _kind(device_type):
 
 
 class PhysicalDevice(namedtuple("PhysicalDevice", ["name", "device_type"])):
-    """A physical device, as ``tf.config.list_physical_devices`` returns it."""
+    """A physical device, as ``tf.config.list_physical_devices`` returns it.
+
+    Accepted wherever a device is (``ones(2, device=gpu)``, ``.to(gpu)``,
+    ``set_memory_growth(gpu, True)``): it stands for the first logical device on it."""
 
     __slots__ = ()
 
     @property
     def index(self):
         return int(self.name.rsplit(":", 1)[1])
+
+    @property
+    def _pdt_device(self):
+        kind = _KINDS[self.device_type]
+        logical = _C._logical_device_map(kind)
+        if self.index not in logical:
+            raise ValueError(f"{self.name} is not visible (set_visible_devices hid it)")
+        return device(_TORCH_TYPE[self.device_type], logical.index(self.index))
 
 
 class LogicalDevice(namedtuple("LogicalDevice", ["name", "device_type"])):
@@ -56,6 +67,8 @@ class LogicalDevice(namedtuple("LogicalDevice", ["name", "device_type"])):
     @property
     def device(self):
         return device(_TORCH_TYPE[self.device_type], self.index)
+
+    _pdt_device = device  # accepted wherever a device is
 
 
 class LogicalDeviceConfiguration(namedtuple("LogicalDeviceConfiguration", ["memory_limit"])):

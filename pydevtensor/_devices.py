@@ -29,14 +29,35 @@ def try_all_gpus():
 
 
 def _as_device(d, default_cuda=True):
-    """d (None, int, str or device) as a device object; None means the current CUDA device."""
+    """d (None, int, str, device, or config.PhysicalDevice/LogicalDevice) as a device
+    object; None means the current CUDA device."""
     if d is None:
         return device("cuda", _C._current_device()) if default_cuda else device("cpu")
     if isinstance(d, device):
         return d
     if isinstance(d, bool) or not isinstance(d, (int, str)):
-        raise TypeError(f"expected a device, a device string or a CUDA index, got {type(d).__name__}")
+        named = getattr(d, "_pdt_device", None)
+        if isinstance(named, device):
+            return named
+        raise TypeError(f"expected a device, a device string, a CUDA index or a "
+                        f"config.PhysicalDevice/LogicalDevice, got {type(d).__name__}")
     return device("cuda", d) if isinstance(d, int) else device(d)
+
+
+def set_default_device(d):
+    """Makes d the device factory functions (zeros, ones, rand, tensor, ..., and the
+    parameters of new layers) use when given no device=, in every thread that is not
+    inside a ``with pydevtensor.device(...)`` block.  ``None`` means the CPU again.
+
+    Unlike PyTorch's, this default is the process's, not the calling thread's (as
+    ``config.set_transfer_guard``): threads started by a library see it too.  See Note
+    [the default device] in csrc/python/default_device.c."""
+    _C._set_default_device(device("cpu") if d is None else _as_device(d))
+
+
+def get_default_device():
+    """The device factory functions use now on this thread when given none."""
+    return _C._get_default_device()
 
 
 def memory_stats(d=None):

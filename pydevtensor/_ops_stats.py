@@ -105,8 +105,8 @@ def isfinite(input):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|input - other| <= atol + rtol * |other| elementwise (equal infinities are
-    close; NaN only with equal_nan)."""
+    """Elementwise ``abs(input - other) <= atol + rtol * abs(other)`` (equal infinities
+    are close; NaN only with equal_nan)."""
     _tensor_arg(input, "isclose")
     _tensor_arg(other, "isclose", "other")
     _broadcast_shape(tuple(input.shape), tuple(other.shape))
@@ -185,7 +185,7 @@ def _dtype_of(data):
 
 
 def tensor(data, **kwargs):
-    """tensor(data, *, dtype=None, device=None, pin_memory=False): a new tensor holding a
+    """``tensor(data, *, dtype=None, device=None, pin_memory=False)``: a new tensor holding a
     copy of data (numbers, nested lists, arrays or tensors; a list may hold 0-d
     tensors, as PyTorch accepts, each read through a counted copy when it lives on a
     GPU).  Python ints give int64, floats float32, arrays keep their dtype."""

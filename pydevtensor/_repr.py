@@ -99,8 +99,8 @@ def tensor_repr(t, prefix="tensor("):
     a = host.numpy()
     dtype_name = t.dtype.name
     suffixes = []
-    if t.device.type != "cpu" or t.device.index != 0:
-        suffixes.append(f"device='{t.device}'")
+    if t.device.type != "cpu" or t.device.index != 0 or _C._device_count(_C._KIND_CPU) > 1:
+        suffixes.append(f"device='{t.device}'")  # cpu:0 too once the CPU is split
     indent = len(prefix)
     if a.size == 0:
         body = "[]"

@@ -1,8 +1,9 @@
-"""The parts of Tensor written in Python: Size, repr/str, and iteration.
+"""The parts of Tensor written in Python: Size, repr/str, iteration, and copies of
+the object (copy, deepcopy, pickle: pydevtensor/_copies.py).
 
 They are installed on the C type pydevtensor._C.Tensor at import.
 """
-from . import _C
+from . import _C, _copies
 from ._repr import tensor_repr
 
 
@@ -22,13 +23,15 @@ class Size(tuple):
 
 
 def _iter(self):
+    # iter() itself raises for a 0-d tensor, as PyTorch's: matplotlib (hist, boxplot)
+    # asks iter(x) whether x is a sequence
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
-    for i in range(len(self)):
-        yield self[i]
+    return (self[i] for i in range(len(self)))
 
 
 _C._set_size_type(Size)
 _C.Tensor.__repr__ = tensor_repr
 _C.Tensor.__str__ = tensor_repr
 _C.Tensor.__iter__ = _iter
+_copies.install()

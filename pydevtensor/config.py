@@ -6,10 +6,16 @@ where TensorFlow has the feature and PyTorch does not.
 - memory: set_memory_limit, set_memory_growth, get_memory_info;
 - placement: set_log_device_placement, set_soft_device_placement;
 - transfers: set_transfer_guard / get_transfer_guard, the default level of the transfer
-  guard (see ``pydevtensor.transfer_guard`` for the levels and a per-thread override).
+  guard (see ``pydevtensor.transfer_guard`` for the levels and a per-thread override);
+- ``config.experimental``: the same under the names TensorFlow keeps there
+  (``experimental.set_memory_growth``, ``experimental.set_virtual_device_configuration``...).
+
+Devices are given as PhysicalDevice/LogicalDevice objects, ``pydevtensor.device``
+objects, or strings in PyTorch's ('cuda:1') or TensorFlow's ('/GPU:1') form.
 """
 from ._config_devices import *  # noqa: F401,F403
 from ._config_devices import __all__ as _devices_all
 from ._guard import get_transfer_guard, set_transfer_guard
+from . import _config_experimental as experimental
 
-__all__ = list(_devices_all) + ["get_transfer_guard", "set_transfer_guard"]
+__all__ = list(_devices_all) + ["experimental", "get_transfer_guard", "set_transfer_guard"]

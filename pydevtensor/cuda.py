@@ -15,7 +15,7 @@ __all__ = [
     "get_device_properties", "get_device_capability", "mem_get_info", "memory_allocated",
     "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "memory_stats",
     "empty_cache", "synchronize", "is_built", "unavailable_reason", "Event",
-    "set_per_process_memory_fraction",
+    "set_per_process_memory_fraction", "device",
 ]
 
 # Event(enable_timing=True, device=None): record() / synchronize() / elapsed_time(end)
@@ -52,6 +52,36 @@ def current_device():
 def set_device(d):
     """Makes d the calling thread's current CUDA device: 'cuda' and .cuda() then mean it."""
     _C._set_device(_as_device(d))
+
+
+class device:
+    """``with pydevtensor.cuda.device(i):`` makes CUDA device i the calling thread's
+    current device for the block ('cuda' and ``.cuda()`` then mean it), and restores
+    the previous one after, as ``torch.cuda.device``.  i is an int, 'cuda:1' or a
+    device; None or a negative int does nothing.  Entering it for a device that does
+    not exist raises DeviceError."""
+
+    def __init__(self, device):
+        if device is None or (isinstance(device, int) and not isinstance(device, bool)
+                              and device < 0):
+            self.idx = -1
+        else:
+            dev = _as_device(device)
+            if dev.type != "cuda":
+                raise ValueError(f"cuda.device() expects a CUDA device, got {dev}")
+            self.idx = dev.index
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx >= 0:
+            self.prev_idx = _C._current_device()
+            _C._set_device(_C.device("cuda", self.idx))
+        return self
+
+    def __exit__(self, *exc):
+        if self.idx >= 0:
+            _C._set_device(_C.device("cuda", self.prev_idx))
+        return False
 
 
 def _cuda_device(d):

@@ -66,8 +66,20 @@ def cuda_summary():
     return f"CUDA: no device available ({cuda.unavailable_reason()}); everything runs on the CPU"
 
 
+def parser():
+    import argparse
+    p = argparse.ArgumentParser(
+        prog="pydevtensor-smi",
+        description="Prints the devices pydevtensor can use, like nvidia-smi: the CPU (cores, "
+                    "BLAS), then each CUDA GPU (name, memory used / total, compute capability, "
+                    "driver and runtime), and a line saying whether CUDA can be used and why not.",
+        epilog="`python -m pydevtensor` prints the same table, then runs the GPU chapter's demo.")
+    return p
+
+
 def main(argv=None):
     """Prints the device table."""
+    parser().parse_args(argv)
     print(f"pydevtensor {build_info()['version']} on {os.uname().nodename}")
     emulated = emulated_description()
     if emulated:

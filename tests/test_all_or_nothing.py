@@ -76,7 +76,7 @@ def test_module_to_out_of_memory_leaves_the_model_on_its_device():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["OutOfMemoryError", "['cpu']", "0", "True",
+    assert proc.stdout.splitlines() == ["OutOfMemoryError", "['cpu:0']", "0", "True",
                                         "(3, 262144)", "['pydevtensor.float64']"]
 
 

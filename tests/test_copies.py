@@ -111,7 +111,7 @@ def test_to_argument_forms():
     with pytest.raises(TypeError, match="twice"):
         x.to("cpu", device="cpu")
     with pytest.raises(ValueError, match="unknown device type"):
-        x.to("gpu")
+        x.to("tpu")
     with pytest.raises(TypeError, match="unexpected keyword"):
         x.to(devices="cpu")
 

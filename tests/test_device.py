@@ -26,7 +26,7 @@ def test_parse(args, type_, index, text, rep):
     assert repr(d) == rep
 
 
-BAD_STRINGS = ["gpu", "cuda:-1", "cuda:x", "tpu:0", "", "cuda:1:2", "CUDA", "cuda:", " cpu",
+BAD_STRINGS = ["tpu", "/TPU:0", "GPU:x", "cuda:-1", "cuda:x", "tpu:0", "", "cuda:1:2", "CUDA", "cuda:", " cpu",
                "cuda:1.5", "cpu:abc"]
 
 

@@ -106,7 +106,7 @@ def test_data_parallel_matches_single_device_training(dtype, atol, rtol):
     for key, r in out.items():
         n = int(key.split("/")[1])
         assert r["same"], f"{key}: the replicas differ"
-        assert r["devices"] == [f"cpu:{i}" if i else "cpu" for i in range(n)], key
+        assert r["devices"] == [f"cpu:{i}" for i in range(n)], key
         for got, ref in zip(r["got"], r["ref"]):
             got, ref = np.asarray(got), np.asarray(ref)
             err = np.abs(got - ref)
@@ -250,22 +250,22 @@ def test_bad_input_raises_clear_errors():
                 print(type(e).__name__, str(e).replace('\\n', ' '))
     """)[0].splitlines()
     assert out[0] == ("ValueError fit(): batch_size 2 is smaller than the number of replicas "
-                      "(3, on ['cpu', 'cpu:1', 'cpu:2']): every replica needs at least one "
+                      "(3, on ['cpu:0', 'cpu:1', 'cpu:2']): every replica needs at least one "
                       "sample of each global batch")
     assert out[1] == ("ValueError fit(): X has 20 samples but y has 19; they must have the "
                       "same length")
     assert out[2] == ("ValueError MirroredStrategy: got a model built outside strategy.scope(); "
                       "build the model inside `with strategy.scope():` so that it is replicated "
-                      "to ['cpu', 'cpu:1', 'cpu:2']")
+                      "to ['cpu:0', 'cpu:1', 'cpu:2']")
     assert out[3].startswith("ValueError MirroredStrategy: got a model built in the scope of "
-                             "another strategy (MirroredStrategy(devices=['cpu', 'cpu:1']))")
+                             "another strategy (MirroredStrategy(devices=['cpu:0', 'cpu:1']))")
     assert out[4].startswith("ValueError fit(): the optimizer holds a parameter (shape (16, 6) "
-                             "on cpu) that is not one of the model's")
+                             "on cpu:0) that is not one of the model's")
     assert out[5] == "ValueError fit(): the loss's reduction must be 'mean' or 'sum', got 'none'"
     assert out[6] == "ValueError fit(): X and y hold no samples"
     assert out[7] == ("ValueError MirroredStrategy: each device may appear once, got "
-                      "['cpu', 'cpu']")
-    assert out[8].startswith("DeviceError cpu:9 unknown device; available: cpu, cpu:1, cpu:2, "
+                      "['cpu:0', 'cpu:0']")
+    assert out[8].startswith("DeviceError cpu:9 unknown device; available: cpu:0, cpu:1, cpu:2, "
                              "cpu:3")
     assert out[9] == "ValueError MirroredStrategy needs at least one device, got an empty list"
 

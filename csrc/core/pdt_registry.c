@@ -135,7 +135,12 @@ void pdt_registry_initialize(void)
 
 static pdt_status frozen(const char *what)
 {
-    return pdt_fail(PDT_ERR_DEVICE, "%s cannot be modified after being initialized", what);
+    return pdt_fail(PDT_ERR_DEVICE,
+                    "%s cannot be modified after being initialized: a device was already used "
+                    "(a tensor made, a device queried).  Configure devices before anything else "
+                    "touches pydevtensor: first thing in the script or, in a notebook, restart "
+                    "the kernel and run the configuration cell first",
+                    what);
 }
 
 pdt_status pdt_set_visible_devices(int kind, int n, const int *physical)

@@ -92,9 +92,24 @@ int pdt_device_from_object_exact(pdt_state *S, PyObject *obj, pdt_device dflt, p
         out->index = (int)index;
         return 0;
     }
+    /* config.PhysicalDevice and LogicalDevice (and anything else that names a
+     * device) offer the device as a `_pdt_device` attribute. */
+    PyObject *named = PyObject_GetAttrString(obj, "_pdt_device");
+    if (!named) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+    } else {
+        int ok = Py_IS_TYPE(named, S->device_type);
+        if (ok)
+            *out = ((PdtDeviceObject *)named)->device;
+        Py_DECREF(named);
+        if (ok)
+            return 0;
+    }
     PyErr_Format(PyExc_TypeError,
-                 "expected a device, a device string like 'cpu' or 'cuda:0', or a CUDA index; "
-                 "got %.100s",
+                 "expected a device, a device string like 'cpu', 'cuda:0' or '/GPU:0', a CUDA "
+                 "index, or a config.PhysicalDevice/LogicalDevice; got %.100s",
                  Py_TYPE(obj)->tp_name);
     return -1;
 }
@@ -114,9 +129,12 @@ static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
                             "device('cuda:i')");
             return NULL;
         }
-        if (!PyUnicode_Check(type) && !Py_IS_TYPE(type, S->device_type)) {
+        if (!PyUnicode_Check(type) && !Py_IS_TYPE(type, S->device_type) &&
+            !PyObject_HasAttrString(type, "_pdt_device")) {
             PyErr_Format(PyExc_TypeError,
-                         "device() expects a string like 'cpu', 'cuda' or 'cuda:1'; got %.100s",
+                         "device() expects a string like 'cpu', 'cuda' or 'cuda:1' (or "
+                         "TensorFlow's '/GPU:0'), a device, or a config.PhysicalDevice/"
+                         "LogicalDevice; got %.100s",
                          Py_TYPE(type)->tp_name);
             return NULL;
         }
@@ -158,7 +176,7 @@ static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
 static PyObject *device_repr(PyObject *self)
 {
     pdt_device d = ((PdtDeviceObject *)self)->device;
-    if (d.kind == PDT_CPU && d.index == 0)
+    if (d.kind == PDT_CPU && d.index == 0 && !pdt_cpu_is_split())
         return PyUnicode_FromString("device(type='cpu')");
     return PyUnicode_FromFormat("device(type='%s', index=%d)", pdt_device_kind_name(d.kind),
                                 d.index);
@@ -219,6 +237,10 @@ static PyGetSetDef device_getset[] = {
 
 static PyMethodDef device_methods[] = {
     {"__reduce__", device_reduce, METH_NOARGS, NULL},
+    {"__enter__", pdt_device_enter, METH_NOARGS,
+     "`with device:` makes it the default device of the factory functions on this thread "
+     "for the block (Note [the default device] in default_device.c)."},
+    {"__exit__", (PyCFunction)(void (*)(void))pdt_device_exit, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -276,6 +276,31 @@ static PyObject *g_implicit_cpu(PyObject *m, PyObject *const *args, Py_ssize_t n
     return pdt_tensor_wrap_new(S, &h);
 }
 
+/* _copy_for(t, device, op, implicit): a copy of t on device (t's dtype), made
+ * on behalf of op ("pickle") and seen by the transfer guard as implicit or
+ * explicit; counted like every copy. */
+static PyObject *g_copy_for(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    const char *op;
+    pdt_device d;
+    int implicit;
+    if (nargs != 4 || !pdt_is_tensor(S, args[0]) || !(op = PyUnicode_AsUTF8(args[2]))) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "_copy_for(tensor, device, op: str, implicit)");
+        return NULL;
+    }
+    pdt_device cpu = {PDT_CPU, 0};
+    if (pdt_device_from_object(S, args[1], cpu, &d) < 0 ||
+        (implicit = PyObject_IsTrue(args[3])) < 0)
+        return NULL;
+    const pdt_tensor *t = pdt_tensor_of(args[0]);
+    pdt_tensor c;
+    if (pdt_copy_for(S, t, d, t->dtype, op, implicit, &c) < 0)
+        return NULL;
+    return pdt_tensor_wrap_new(S, &c);
+}
+
 /* _guard_probe(kind, op=None): runs the installed copy hook as the core would
  * before a transfer of a (2, 3) float32 tensor between cuda:0 and the CPU
  * (kind: "host_to_device", "device_to_host", "device_to_device" or "peer"),
@@ -321,5 +346,6 @@ PyMethodDef pdt_guard_functions[] = {
     {"_get_transfer_guard", g_get, METH_NOARGS, NULL},
     {"_implicit_cpu", (PyCFunction)(void (*)(void))g_implicit_cpu, METH_FASTCALL, NULL},
     {"_guard_probe", (PyCFunction)(void (*)(void))g_probe, METH_FASTCALL, NULL},
+    {"_copy_for", (PyCFunction)(void (*)(void))g_copy_for, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL},
 };

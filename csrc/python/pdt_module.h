@@ -80,6 +80,12 @@ PyObject *pdt_device_object(pdt_state *S, pdt_device d);
 int pdt_device_from_object(pdt_state *S, PyObject *obj, pdt_device dflt, pdt_device *out);
 /* The same without soft placement (for device() itself). */
 int pdt_device_from_object_exact(pdt_state *S, PyObject *obj, pdt_device dflt, pdt_device *out);
+/* The device factory functions use when given none (default_device.c, Note
+ * [the default device]); device.__enter__/__exit__ set it for a block. */
+pdt_device pdt_default_device(void);
+PyObject *pdt_device_enter(PyObject *self, PyObject *unused);
+PyObject *pdt_device_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+extern PyMethodDef pdt_default_device_functions[];
 
 int pdt_dtype_type_init(PyObject *module, pdt_state *S);
 /* obj: dtype, str, numpy dtype-like, or None (-> dflt, may be -1 for "infer"). */

@@ -330,9 +330,9 @@ static PyObject *f_tensor(PyObject *module, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     int dtype, pin, rg;
-    pdt_device cpu = {PDT_CPU, 0}, device;
+    pdt_device device;
     if (pdt_dtype_from_object(S, kw[0], -1, &dtype) < 0 ||
-        pdt_device_from_object(S, kw[1], cpu, &device) < 0 ||
+        pdt_device_from_object(S, kw[1], pdt_default_device(), &device) < 0 ||
         pdt_parse_bool(kw[2], 0, "pin_memory", &pin) < 0 ||
         pdt_parse_bool(kw[3], 0, "requires_grad", &rg) < 0)
         return NULL;

@@ -75,9 +75,8 @@ static int parse_create_opts(pdt_state *S, const char *fname, PyObject *const *k
 {
     if (pdt_parse_keywords(fname, kwvalues, kwnames, names, kw) < 0)
         return -1;
-    pdt_device cpu = {PDT_CPU, 0};
     if (pdt_dtype_from_object(S, kw[KW_DTYPE], -1, &o->dtype) < 0 ||
-        pdt_device_from_object(S, kw[KW_DEVICE], cpu, &o->device) < 0 ||
+        pdt_device_from_object(S, kw[KW_DEVICE], pdt_default_device(), &o->device) < 0 ||
         pdt_parse_bool(kw[KW_PIN], 0, "pin_memory", &o->pin) < 0)
         return -1;
     int rg = 0;

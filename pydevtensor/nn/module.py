@@ -68,6 +68,14 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
+    def __getstate__(self):
+        """What copy.deepcopy and pickle keep: everything but a MirroredStrategy's
+        replicas (a copy is a model of its own)."""
+        state = dict(self.__dict__)
+        state.pop("_pdt_strategy", None)
+        state.pop("_pdt_replicas", None)
+        return state
+
     def __getattr__(self, name):
         d = self.__dict__
         if name in d.get("_parameters", ()):
@@ -110,6 +118,25 @@ class Module:
             err = _C.DeviceError(f"{e} (in {where}{self._repr_line()})")
             err._pdt_layer = True
             raise err from e
+        except TypeError as e:  # a dtype mismatch: name the layer and the parameter
+            if getattr(e, "_pdt_layer", False) or "same dtype" not in str(e):
+                raise
+            raise self._dtype_error(e, args) from e
+
+    def _dtype_error(self, e, args):
+        x = next((a for a in args if isinstance(a, _C.Tensor)), None)
+        odd = [(n, p) for n, p in self._parameters.items()
+               if p is not None and x is not None and p.dtype != x.dtype]
+        if odd:
+            name, p = odd[0]
+            msg = (f"the input is {x.dtype} but the parameter '{name}' is {p.dtype}; convert "
+                   f"the input with .to({p.dtype}) or the layer with .to(dtype={x.dtype})")
+        else:
+            msg = str(e)
+        where = f"layer '{self._name}': " if self._name is not None else "layer "
+        err = TypeError(f"{msg} (in {where}{self._repr_line()})")
+        err._pdt_layer = True
+        return err
 
     def zero_grad(self, set_to_none=True):
         """Clears every parameter's gradient: ``.grad = None`` (the default, as in PyTorch,

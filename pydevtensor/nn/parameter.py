@@ -26,7 +26,3 @@ class Parameter(_C.Tensor):
         return "Parameter containing:\n" + _C.Tensor.__repr__(self)
 
     __str__ = __repr__
-
-    def __reduce__(self):
-        raise TypeError("Parameters are not pickled; use pydevtensor.save(module.state_dict(), "
-                        "path), which writes a NumPy .npz file")

@@ -1,0 +1,104 @@
+"""Copies of tensors as Python objects: ``copy.copy``, ``copy.deepcopy`` and ``pickle``.
+
+Note [copies of objects]
+~~~~~~~~~~~~~~~~~~~~~~~~
+- ``copy.copy(t)`` is a new tensor object sharing t's storage, as PyTorch's: no
+  copy of the values, so nothing is counted.  Matplotlib calls it on what it
+  plots, which is why ``plt.plot(t)`` needs it.
+- ``copy.deepcopy(t)`` is ``t.clone()`` on t's own device: a copy within one device,
+  counted by ``transfer_stats()`` with the other copies within a device, and never
+  a transfer (the guard lets it through at every level).
+- ``pickle.dumps(t)`` keeps the values, dtype, shape and device, and
+  ``requires_grad`` and ``grad``.  A deep copy or an unpickled tensor is a leaf,
+  also when the original was the result of an op that autograd recorded: the copy
+  does not join the original's graph (PyTorch refuses to deep-copy such a tensor).  Logical CPU devices are host memory: no
+  transfer either way.  For a tensor on a GPU it is an explicit
+  device-to-host transfer by "pickle" (you asked for the bytes), counted and seen by
+  the transfer guard as such; ``pickle.loads`` puts the values back on the device
+  they came from with an explicit host-to-device transfer by "unpickling", and
+  raises the usual DeviceError when that device does not exist here (move the
+  tensor to the CPU before pickling it to carry it to such a machine).
+- Views are copied as their values: two views of one storage pickled or
+  deep-copied together come back as two storages (PyTorch keeps the sharing).
+- Tensor subclasses (nn.Parameter) come back as the same class with the same
+  instance attributes, themselves copied (deepcopy, pickle) or shared (copy).
+
+``pydevtensor.save()`` does not use pickle: it writes a NumPy ``.npz``
+(pydevtensor/serialization.py).  Pickle runs code from the file it reads: unpickle
+only data you trust.
+"""
+import copy
+
+from . import _C
+
+# Autograd's attributes of every Tensor (set in C), kept by copies when set; the copy
+# is a leaf (Note [copies of objects]).
+_C_ATTRIBUTES = ("grad", "requires_grad")
+
+
+def _state(t):
+    """What t carries beside its values: its instance attributes."""
+    state = dict(getattr(t, "__dict__", ()))
+    for name in _C_ATTRIBUTES:
+        value = getattr(t, name)
+        if value is not None and value is not False:
+            state[name] = value
+    return state
+
+
+def _set(t, name, value):
+    if name in _C_ATTRIBUTES:
+        setattr(t, name, value)
+    else:
+        t.__dict__[name] = value
+
+
+def _as_class(cls, t, state):
+    """t as an instance of cls (a Tensor subclass) with the attributes in state."""
+    if cls is not _C.Tensor:
+        if not (isinstance(cls, type) and issubclass(cls, _C.Tensor)):
+            raise TypeError(f"cannot rebuild a tensor as {cls!r}: not a Tensor subclass")
+        t = _C.Tensor.__new__(cls, t)
+    for name, value in state.items():
+        _set(t, name, value)
+    return t
+
+
+def _tensor_copy(self):
+    return _as_class(type(self), _C.Tensor(self), _state(self))
+
+
+def _tensor_deepcopy(self, memo):
+    new = _as_class(type(self), self.detach().clone(), {})
+    memo[id(self)] = new
+    for name, value in _state(self).items():
+        _set(new, name, copy.deepcopy(value, memo))
+    return new
+
+
+def _tensor_reduce_ex(self, protocol):
+    plain = self.detach()  # the values; requires_grad and grad travel in the state
+    host = plain if plain.device.type == "cpu" else _C._copy_for(plain, "cpu", "pickle", False)
+    values = host.numpy()  # a view of the CPU memory; tobytes() makes it C-ordered
+    return (_rebuild, (type(self), values.tobytes(), values.dtype.str, tuple(self.shape),
+                       str(self.dtype).rsplit(".", 1)[-1], str(self.device), _state(self)))
+
+
+def _rebuild(cls, data, array_dtype, shape, dtype, device, state):
+    """Unpickles a tensor: its values on the CPU, then on `device` (see the Note)."""
+    import numpy as np
+
+    values = np.frombuffer(data, dtype=np.dtype(array_dtype)).reshape(shape)
+    target = _C.device(device)
+    if target.type == "cpu":  # host memory, logical CPU devices included: no transfer
+        t = _C.tensor(values, dtype=getattr(_C, dtype), device=target)
+    else:
+        t = _C._copy_for(_C.tensor(values, dtype=getattr(_C, dtype), device="cpu"), target,
+                         "unpickling", False)
+    return _as_class(cls, t, state)
+
+
+def install():
+    _C.Tensor.__copy__ = _tensor_copy
+    _C.Tensor.__deepcopy__ = _tensor_deepcopy
+    _C.Tensor.__reduce_ex__ = _tensor_reduce_ex

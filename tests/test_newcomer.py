@@ -1,0 +1,90 @@
+"""What a newcomer sees first (issue 17): the README's tour runs as written, with and
+without a GPU; the command-line tools print usage; importing the source tree without
+a compiled extension says what is wrong."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import pydevtensor as pdt
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def readme_code():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
+    assert blocks, "README.md has no python blocks"
+    return "\n".join(blocks)
+
+
+def run_readme(tmp_path, env):
+    script = tmp_path / "readme_tour.py"
+    script.write_text(readme_code())
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "MPLBACKEND": "Agg", **env},
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_readme_runs_top_to_bottom_without_a_gpu(tmp_path):
+    out = run_readme(tmp_path, {"CUDA_VISIBLE_DEVICES": "", "PYDEVTENSOR_EMULATED_DEVICES": "0"})
+    assert "cuda:1 unknown device" in out   # the caught error is printed
+    assert "True" in out
+
+
+@pytest.mark.cuda
+def test_readme_runs_top_to_bottom_with_a_gpu(tmp_path):
+    out = run_readme(tmp_path, {})
+    assert "device='cuda:0'" in out
+    assert "can't convert cuda:0 tensor to NumPy" in out
+
+
+@pytest.mark.parametrize("cmd", [[sys.executable, "-m", "pydevtensor", "--help"],
+                                 [sys.executable, "-c",
+                                  "import sys, pydevtensor.smi as s; sys.exit(s.main())",
+                                  "--help"]])
+def test_command_line_tools_print_usage(cmd):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: ")
+    assert "device table" in proc.stdout or "devices pydevtensor can use" in proc.stdout
+
+
+def test_smi_script_prints_usage():
+    exe = shutil.which("pydevtensor-smi")
+    if exe is None:
+        pytest.skip("pydevtensor-smi is not on PATH")
+    proc = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: pydevtensor-smi")
+
+
+def test_importing_the_source_tree_without_its_extension_says_why(tmp_path):
+    tree = tmp_path / "src"
+    shutil.copytree(os.path.dirname(pdt.__file__), tree / "pydevtensor",
+                    ignore=shutil.ignore_patterns("_C.*", "__pycache__", "_emulated_cuda"))
+    (tree / "setup.py").write_text("")
+    # -S: no site-packages, as after `pip install .` there is no editable finder
+    proc = subprocess.run([sys.executable, "-S", "-c", "import pydevtensor"], cwd=tree,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: cannot import pydevtensor from")
+    assert "this is the source tree" in last and "cd .." in last
+    assert "circular import" not in last
+
+
+def test_a_dtype_error_in_a_layer_names_the_layer_and_the_parameter(device):
+    from pydevtensor import nn
+    net = nn.Sequential(nn.Linear(3, 2)).to(device)
+    with pytest.raises(TypeError) as exc:
+        net(pdt.ones(4, 3, dtype=pdt.float64, device=device))
+    msg = str(exc.value)
+    assert msg.startswith("the input is pydevtensor.float64 but the parameter 'weight' is "
+                          "pydevtensor.float32")
+    assert "(in layer '0': Linear(in_features=3, out_features=2, bias=True))" in msg
+    assert "'mat1'" not in msg and "'input' and" not in msg
