@@ -135,14 +135,27 @@ int pdt_library_load(pdt_library *lib)
         }
         pthread_mutex_unlock(&lib->lock);
     }
-    if (state == 0) /* short of memory: not final (lib->error was written under lock) */
+    if (state == 0) /* short of memory: not final, and a retry rewrites lib->error */
         return -2;
     return state == 1 ? 0 : -1;
 }
 
-void pdt_library_report(pdt_library *lib, char *path, size_t npath, char *error, size_t nerror)
+int pdt_library_report(pdt_library *lib, char *path, size_t npath, char *error, size_t nerror)
 {
-    int ok = pdt_library_load(lib) == 0;
-    snprintf(path, npath, "%s", ok ? lib->path : "");
-    snprintf(error, nerror, "%s", ok ? "" : lib->error);
+    int loaded = pdt_library_load(lib);
+    pthread_mutex_lock(&lib->lock); /* path and error are final once state is; error is
+                                       not after a -2 */
+    snprintf(path, npath, "%s", loaded == 0 ? lib->path : "");
+    snprintf(error, nerror, "%s", loaded == 0 ? "" : lib->error);
+    pthread_mutex_unlock(&lib->lock);
+    return loaded;
+}
+
+pdt_status pdt_library_need(pdt_library *lib)
+{
+    if (pdt_library_load(lib) == 0)
+        return PDT_OK;
+    char why[sizeof lib->error];
+    int loaded = pdt_library_report(lib, NULL, 0, why, sizeof why);
+    return loaded == 0 ? PDT_OK : pdt_fail(loaded == -2 ? PDT_ERR_OOM : PDT_ERR_BACKEND, "%s", why);
 }

@@ -26,6 +26,8 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "pdt_status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -82,9 +84,16 @@ void pdt_library_add_dir(pdt_library *lib, const char *dir);
  * call tries again.  Thread-safe. */
 int pdt_library_load(pdt_library *lib);
 
-/* For the bindings: the library's state as text, loading it first.  Writes the
- * file loaded into path[n] (or ""), and into error[n] why not (or ""). */
-void pdt_library_report(pdt_library *lib, char *path, size_t npath, char *error, size_t nerror);
+/* The library's state as text, loading it first: writes the file loaded into
+ * path[n] (or ""), and into error[n] why not (or ""), and returns what
+ * pdt_library_load() returned.  Read lib->error through this, not directly: after a
+ * -2, another thread's retry may be rewriting it. */
+int pdt_library_report(pdt_library *lib, char *path, size_t npath, char *error, size_t nerror);
+
+/* For the backends: PDT_OK once the library is loaded (loading it on first use; a
+ * lock-free check after that), else pdt_fail() with lib->error: PDT_ERR_OOM when
+ * dlopen() was short of memory (a later call tries again), else PDT_ERR_BACKEND. */
+pdt_status pdt_library_need(pdt_library *lib);
 
 #ifdef __cplusplus
 }

@@ -144,15 +144,13 @@ pdt_status pdt_cpu_blas(const pdt_blas_table **out)
 {
     /* Loading maps OpenBLAS's buffers, and it exits when it cannot (Note [OpenBLAS
      * scratch memory]): probe first, until it is loaded. */
-    if (__atomic_load_n(&pdt_openblas_library.state, __ATOMIC_ACQUIRE) == 0) {
-        pdt_status st = pdt_cpu_blas_probe_load();
-        if (st != PDT_OK)
-            return st;
-    }
-    int loaded = pdt_library_load(&pdt_openblas_library);
-    if (loaded != 0) /* -2: for want of memory, and a later call tries again */
-        return pdt_fail(loaded == -2 ? PDT_ERR_OOM : PDT_ERR_BACKEND, "%s",
-                        pdt_openblas_library.error);
+    pdt_status st = PDT_OK;
+    if (__atomic_load_n(&pdt_openblas_library.state, __ATOMIC_ACQUIRE) == 0)
+        st = pdt_cpu_blas_probe_load();
+    if (st == PDT_OK)
+        st = pdt_library_need(&pdt_openblas_library);
+    if (st != PDT_OK)
+        return st;
     pthread_once(&guards_once, register_guards);
     *out = &blas;
     return PDT_OK;

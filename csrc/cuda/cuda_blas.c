@@ -40,8 +40,9 @@ pdt_library pdt_cublas_library = PDT_LIBRARY("cuBLAS", PDT_CUBLAS_SONAME,
 
 pdt_status pdt_cublas(const pdt_cublas_table **out)
 {
-    if (pdt_library_load(&pdt_cublas_library) != 0)
-        return pdt_fail(PDT_ERR_BACKEND, "%s", pdt_cublas_library.error);
+    pdt_status st = pdt_library_need(&pdt_cublas_library);
+    if (st != PDT_OK)
+        return st;
     *out = &cublas;
     return PDT_OK;
 }

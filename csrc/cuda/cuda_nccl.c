@@ -87,8 +87,9 @@ static void nccl_check_version(void)
 
 static pdt_status nccl_get(const nccl_table **out)
 {
-    if (pdt_library_load(&pdt_nccl_library) != 0)
-        return pdt_fail(PDT_ERR_BACKEND, "%s", pdt_nccl_library.error);
+    pdt_status st = pdt_library_need(&pdt_nccl_library);
+    if (st != PDT_OK)
+        return st;
     pthread_once(&nccl_version_once, nccl_check_version);
     if (!nccl.version)
         return pdt_fail(PDT_ERR_BACKEND, "%s", nccl_error);
