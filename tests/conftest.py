@@ -73,8 +73,21 @@ SPLIT_GPU = _split_gpu()
 CUDA_AVAILABLE = pdt.cuda.is_available()
 NO_CUDA_REASON = f"needs a CUDA device, and none can be used: {pdt.cuda.unavailable_reason()}"
 
-DEVICES = ["cpu"] + [
-    pytest.param(f"cuda:{i}", marks=pytest.mark.cuda) for i in range(pdt.device_count())]
+
+def _cuda_devices():
+    """The CUDA devices that single-device tests run on: all of them, or from cuda:K on
+    with ``PYDEVTENSOR_TEST_CUDA_FROM=K``.  CI's runs with two devices (and one split in
+    two) set K=1: the single-device tests already ran on cuda:0 in the one-device run,
+    and what those runs add is a device other than the first (kernels launched on the
+    wrong current device, memory on the wrong GPU) and the tests that use two devices,
+    which read ``device_count()`` themselves.  K past the last device keeps the last."""
+    n = pdt.device_count()
+    start = min(int(os.environ.get("PYDEVTENSOR_TEST_CUDA_FROM") or 0), max(n - 1, 0))
+    return [f"cuda:{i}" for i in range(start, n)]
+
+
+CUDA_DEVICES = _cuda_devices()
+DEVICES = ["cpu"] + [pytest.param(d, marks=pytest.mark.cuda) for d in CUDA_DEVICES]
 DTYPES = ["bool", "int32", "int64", "float32", "float64"]
 
 # Tolerances against NumPy in float64: |got - ref| <= ATOL + RTOL * |ref|.

@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import DEVICES, DTYPES
+from conftest import CUDA_DEVICES, DEVICES, DTYPES
 
 # At least one entry, so that without a GPU the tests show the cuda skip reason.
-GPU_DEVICES = [f"cuda:{i}" for i in range(pdt.device_count())] or ["cuda:0"]
+GPU_DEVICES = CUDA_DEVICES or ["cuda:0"]
 
 
 def sample(dtype, shape=(3, 5)):

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import pydevtensor as pdt
-from conftest import DTYPES
+from conftest import CUDA_DEVICES, DTYPES
 
-GPU_DEVICES = [f"cuda:{i}" for i in range(pdt.device_count())] or ["cuda:0"]
+GPU_DEVICES = CUDA_DEVICES or ["cuda:0"]
 TOL = {"float32": (2e-6, 2e-6), "float64": (1e-12, 1e-12)}
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
