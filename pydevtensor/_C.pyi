@@ -37,7 +37,7 @@ class device:
     def __hash__(self) -> _int: ...
 
 class dtype:
-    """An element type: float32, float64, int32, int64 or bool."""
+    """An element type: float32, float64, float16, bfloat16, int32, int64 or bool."""
     @property
     def is_floating_point(self) -> _bool: ...
     @property
@@ -50,6 +50,9 @@ _device: TypeAlias = device
 
 float32: dtype
 float64: dtype
+float16: dtype
+half: dtype
+bfloat16: dtype
 int32: dtype
 int64: dtype
 bool: dtype
@@ -124,6 +127,8 @@ class Tensor:
     def int(self) -> Tensor: ...
     def long(self) -> Tensor: ...
     def bool(self) -> Tensor: ...
+    def half(self) -> Tensor: ...
+    def bfloat16(self) -> Tensor: ...
     @overload
     def type(self) -> str: ...
     @overload

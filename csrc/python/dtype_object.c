@@ -12,10 +12,11 @@ static int dtype_from_name(const char *name, int *out)
     static const struct {
         const char *name;
         pdt_dtype dt;
-    } aliases[] = {{"bool", PDT_BOOL},     {"int32", PDT_INT32},     {"int", PDT_INT32},
-                   {"int64", PDT_INT64},   {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
-                   {"float", PDT_FLOAT32}, {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
-                   {"bool_", PDT_BOOL}};
+    } aliases[] = {{"bool", PDT_BOOL},        {"int32", PDT_INT32},     {"int", PDT_INT32},
+                   {"int64", PDT_INT64},      {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
+                   {"float", PDT_FLOAT32},    {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
+                   {"bool_", PDT_BOOL},       {"float16", PDT_FLOAT16}, {"half", PDT_FLOAT16},
+                   {"bfloat16", PDT_BFLOAT16}};
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(name, aliases[i].name) == 0) {
             *out = aliases[i].dt;
@@ -43,7 +44,9 @@ int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
         if (dtype_from_name(name, out) == 0)
             return 0;
         PyErr_Format(PyExc_TypeError,
-                     "unknown dtype %R: expected one of bool, int32, int64, float32, float64", obj);
+                     "unknown dtype %R: expected one of bool, int32, int64, float16, bfloat16, "
+                     "float32, float64",
+                     obj);
         return -1;
     }
     /* NumPy dtypes and scalar types: go through numpy.dtype(obj).name. */
@@ -66,8 +69,8 @@ int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
         return 0;
 unknown:
     PyErr_Format(PyExc_TypeError,
-                 "unknown dtype %R: expected pydevtensor.float32, float64, int32, int64 or "
-                 "bool (or its name)",
+                 "unknown dtype %R: expected pydevtensor.float32, float64, float16, bfloat16, "
+                 "int32, int64 or bool (or its name)",
                  obj);
     return -1;
 }
@@ -110,7 +113,8 @@ static void dtype_dealloc(PyObject *self)
 
 static PyGetSetDef dtype_getset[] = {
     {"itemsize", dtype_get_itemsize, NULL, "bytes per element", NULL},
-    {"is_floating_point", dtype_get_is_floating, NULL, "True for float32 and float64", NULL},
+    {"is_floating_point", dtype_get_is_floating, NULL,
+     "True for float16, bfloat16, float32 and float64", NULL},
     {"name", dtype_get_name, NULL, "'float32', ...", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -121,7 +125,8 @@ static PyMethodDef dtype_methods[] = {
 };
 
 static PyType_Slot dtype_slots[] = {
-    {Py_tp_doc, "An element type: pydevtensor.float32, float64, int32, int64 or bool."},
+    {Py_tp_doc, "An element type: pydevtensor.float32, float64, float16, bfloat16, int32, int64 or "
+                "bool."},
     {Py_tp_repr, dtype_repr},
     {Py_tp_dealloc, dtype_dealloc},
     {Py_tp_getset, dtype_getset},
@@ -141,7 +146,8 @@ int pdt_dtype_type_init(PyObject *module, pdt_state *S)
     S->dtype_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &dtype_spec, NULL);
     if (!S->dtype_type || PyModule_AddObjectRef(module, "dtype", (PyObject *)S->dtype_type) < 0)
         return -1;
-    static const char *const aliases[PDT_NUM_DTYPES] = {NULL, "int", "long", "float", "double"};
+    static const char *const aliases[PDT_NUM_DTYPES] = {NULL,     "int",  "long", "float",
+                                                        "double", "half", NULL};
     for (int dt = 0; dt < PDT_NUM_DTYPES; dt++) {
         PdtDTypeObject *o = PyObject_New(PdtDTypeObject, S->dtype_type);
         if (!o)
