@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
+from conftest import CUDA_EMULATED
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
@@ -160,6 +161,9 @@ def test_dtype_objects():
 def test_promotion(device, a, b, want):
     x, y = pdt.ones(3, dtype=dt(a), device=device), pdt.ones(3, dtype=dt(b), device=device)
     assert (x + y).dtype == dt(want) and (y * x).dtype == dt(want)
+    assert pdt.promote_types(dt(a), dt(b)) == dt(want) == pdt.promote_types(b, a)
+    assert pdt.where(x > 0, x, y).dtype == dt(want)
+    assert pdt.tensor([x[0], y[0]]).dtype == dt(want)
 
 
 def test_promotion_with_scalars_and_zero_dim(device):
@@ -386,3 +390,37 @@ def test_batched_matmul_and_addmm(device, name):
     assert np.all(np.abs(host(got) - ref) <= bound)
     with pytest.raises(TypeError, match="same dtype"):
         ta[0] @ tb.float()
+
+
+# ---- the reduced-precision reduction switches (Note [half precision GEMM])
+
+@pytest.mark.parametrize("name, attr", [
+    ("float16", "allow_fp16_reduced_precision_reduction"),
+    ("bfloat16", "allow_bf16_reduced_precision_reduction")])
+def test_reduced_precision_reduction_switches(device, name, attr):
+    m = pdt.backends.cuda.matmul
+    assert getattr(m, attr) is True  # PyTorch's default
+    k = 512  # >= the emulator's split-K size (Note [emulated reduced-precision reduction])
+    a = half_values(name, (6, k), 0.0, 1.0, seed=16)
+    b = half_values(name, (k, 5), 0.0, 1.0, seed=17)
+    ta, tb = (pdt.tensor(v, dtype=dt(name), device=device) for v in (a, b))
+    ref, mag = a @ b, np.abs(a) @ np.abs(b)
+    allowed = host(ta @ tb)
+    try:
+        setattr(m, attr, False)
+        assert getattr(m, attr) is False and attr in repr(m)
+        strict = host(ta @ tb)  # accumulated in float32 only
+    finally:
+        setattr(m, attr, True)
+    assert np.all(np.abs(strict - ref) <= k * U32 * mag + U_HALF[name] * np.abs(ref))
+    # allowed: partial sums may be rounded to the half type too
+    assert np.all(np.abs(allowed - ref) <= k * U32 * mag + U_HALF[name] * (mag + np.abs(ref)))
+    if device.type == "cpu":
+        assert allowed.tolist() == strict.tolist()  # the CPU always accumulates in float32
+    elif CUDA_EMULATED:
+        assert allowed.tolist() != strict.tolist()  # the emulator rounds its split-K halves
+
+
+def test_reduced_precision_reduction_bad_dtype():
+    with pytest.raises(TypeError, match="float16 or bfloat16, not float32"):
+        pdt._C._set_allow_reduced_reduction("float32", False)

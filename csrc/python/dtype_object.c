@@ -75,6 +75,31 @@ unknown:
     return -1;
 }
 
+/* promote_types(type1, type2): the dtype of an op between tensors of the two
+ * (pdt_promote: PyTorch's rules, float16 with bfloat16 giving float32). */
+static PyObject *f_promote_types(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    int a, b;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "promote_types() takes 2 dtypes (%zd given)", nargs);
+        return NULL;
+    }
+    if (pdt_dtype_from_object(S, args[0], -1, &a) < 0 ||
+        pdt_dtype_from_object(S, args[1], -1, &b) < 0)
+        return NULL;
+    return pdt_dtype_object(S, pdt_promote((pdt_dtype)a, (pdt_dtype)b));
+}
+
+PyMethodDef pdt_dtype_functions[] = {
+    {"promote_types", (PyCFunction)(void (*)(void))f_promote_types, METH_FASTCALL,
+     "promote_types(type1, type2)\n--\n\n"
+     "The dtype of an operation between tensors of type1 and type2, as in PyTorch: the "
+     "higher kind wins (bool < int32 < int64 < float16, bfloat16 < float32 < float64), and "
+     "float16 with bfloat16 gives float32."},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyObject *dtype_repr(PyObject *self)
 {
     return PyUnicode_FromFormat("pydevtensor.%s", pdt_dtype_name(((PdtDTypeObject *)self)->dtype));

@@ -91,6 +91,7 @@ int pdt_dtype_type_init(PyObject *module, pdt_state *S);
 /* obj: dtype, str, numpy dtype-like, or None (-> dflt, may be -1 for "infer"). */
 int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out);
 PyObject *pdt_dtype_object(pdt_state *S, pdt_dtype dt); /* new reference */
+extern PyMethodDef pdt_dtype_functions[];               /* promote_types */
 
 /* ---- tensors (tensor_object.c and friends) ---- */
 
