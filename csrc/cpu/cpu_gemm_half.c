@@ -21,33 +21,38 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "cpu_half.h"
 #include "cpu_kernels.h"
 #include "pdt_half.h"
 
 #define MB 512 /* rows of C per block */
 
-static float widen_one(pdt_dtype dt, uint16_t v)
-{
-    return dt == PDT_FLOAT16 ? pdt_f16_to_f32(v) : pdt_bf16_to_f32(v);
-}
-
 /* dst (rows, cols) contiguous = src (rows, cols) with leading dimension ld. */
 static void widen(pdt_dtype dt, float *dst, const uint16_t *src, int64_t rows, int64_t cols,
                   int64_t ld)
 {
-    for (int64_t r = 0; r < rows; r++)
+    for (int64_t r = 0; r < rows; r++) {
+        if (dt == PDT_FLOAT16) {
+            pdt_cpu_f16_to_f32(dst + r * cols, src + r * ld, cols);
+            continue;
+        }
         for (int64_t c = 0; c < cols; c++)
-            dst[r * cols + c] = widen_one(dt, src[r * ld + c]);
+            dst[r * cols + c] = pdt_bf16_to_f32(src[r * ld + c]);
+    }
 }
 
 /* dst (rows, cols) with leading dimension ld = src (rows, cols) contiguous, rounded. */
 static void narrow(pdt_dtype dt, uint16_t *dst, int64_t ld, const float *src, int64_t rows,
                    int64_t cols)
 {
-    for (int64_t r = 0; r < rows; r++)
+    for (int64_t r = 0; r < rows; r++) {
+        if (dt == PDT_FLOAT16) {
+            pdt_cpu_f32_to_f16(dst + r * ld, src + r * cols, cols);
+            continue;
+        }
         for (int64_t c = 0; c < cols; c++)
-            dst[r * ld + c] = dt == PDT_FLOAT16 ? pdt_f32_to_f16(src[r * cols + c])
-                                                : pdt_f32_to_bf16(src[r * cols + c]);
+            dst[r * ld + c] = pdt_f32_to_bf16(src[r * cols + c]);
+    }
 }
 
 pdt_status pdt_cpu_gemm_half(const pdt_gemm_args *g)

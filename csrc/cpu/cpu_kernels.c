@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu_half.h"
 #include "cpu_iter.h"
 #include "pdt_convert.h"
 #include "pdt_half.h"
@@ -64,6 +65,23 @@ CAST_ROWS_FROM(double, f64, TO_BOOL, F_TO_I32, F_TO_I64, TO_SAME, TO_F16, TO_BF1
 CAST_ROWS_FROM(uint16_t, f16, H16_TO_BOOL, H16_TO_I32, H16_TO_I64, H16, TO_SAME, H16_TO_BF16)
 CAST_ROWS_FROM(uint16_t, bf16, B16_TO_BOOL, B16_TO_I32, B16_TO_I64, B16, B16_TO_F16, TO_SAME)
 
+/* Contiguous float16 <-> float32 rows go through cpu_half.c (F16C where present). */
+static void cast_f16_to_f32_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
+{
+    if (ds == 4 && ss == 2)
+        pdt_cpu_f16_to_f32((float *)d, (const uint16_t *)s, n);
+    else
+        cast_f16_to_f32(d, ds, s, ss, n, ctx);
+}
+
+static void cast_f32_to_f16_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
+{
+    if (ds == 2 && ss == 4)
+        pdt_cpu_f32_to_f16((uint16_t *)d, (const float *)s, n);
+    else
+        cast_f32_to_f16(d, ds, s, ss, n, ctx);
+}
+
 #define CAST_ROW_TABLE(SN)                                                                         \
     {                                                                                              \
         cast_##SN##_to_bool, cast_##SN##_to_i32, cast_##SN##_to_i64, cast_##SN##_to_f32,           \
@@ -72,8 +90,15 @@ CAST_ROWS_FROM(uint16_t, bf16, B16_TO_BOOL, B16_TO_I32, B16_TO_I64, B16, B16_TO_
 
 /* cast_rows[src][dst], in pdt_dtype order */
 static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {
-    CAST_ROW_TABLE(bool), CAST_ROW_TABLE(i32), CAST_ROW_TABLE(i64), CAST_ROW_TABLE(f32),
-    CAST_ROW_TABLE(f64),  CAST_ROW_TABLE(f16), CAST_ROW_TABLE(bf16)};
+    CAST_ROW_TABLE(bool),
+    CAST_ROW_TABLE(i32),
+    CAST_ROW_TABLE(i64),
+    {cast_f32_to_bool, cast_f32_to_i32, cast_f32_to_i64, cast_f32_to_f32, cast_f32_to_f64,
+     cast_f32_to_f16_fast, cast_f32_to_bf16},
+    CAST_ROW_TABLE(f64),
+    {cast_f16_to_bool, cast_f16_to_i32, cast_f16_to_i64, cast_f16_to_f32_fast, cast_f16_to_f64,
+     cast_f16_to_f16, cast_f16_to_bf16},
+    CAST_ROW_TABLE(bf16)};
 
 static void copy_row(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
 {
