@@ -235,6 +235,16 @@ def test_numpy_boundary():
     assert float(b[2]) == 5.0
 
 
+def test_bfloat16_to_numpy_needs_ml_dtypes(monkeypatch):
+    import sys
+    t = pdt.tensor([1.5, -2.0], dtype=pdt.bfloat16)
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # as if it were not installed
+    with pytest.raises(TypeError, match=r"through the ml_dtypes package.*\.float\(\)"):
+        t.numpy()
+    assert repr(t) == "tensor([ 1.5000, -2.0000], dtype=pydevtensor.bfloat16)"  # no NumPy type
+    assert t.float().numpy().tolist() == [1.5, -2.0]
+
+
 def test_dlpack_roundtrip(device):
     for name in HALF:
         t = pdt.arange(6, dtype=dt(name), device=device).reshape(2, 3)
