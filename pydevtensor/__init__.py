@@ -15,11 +15,11 @@ except ImportError as _err:  # e.g. the source tree shadowing an installed copy
 from ._libraries import register_library_paths as _register_library_paths
 
 _register_library_paths()
-from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, bool, device,
-                 double, dtype, empty, empty_like, eye, float, float32, float64, from_numpy,
-                 full, full_like, initial_seed, int, int32, int64, linspace, long,
-                 manual_seed, ones, ones_like, rand, randint, randn, reset_transfer_stats,
-                 tensor, transfer_stats, zeros, zeros_like)
+from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, bfloat16, bool,
+                 device, double, dtype, empty, empty_like, eye, float, float16, float32,
+                 float64, from_numpy, full, full_like, half, initial_seed, int, int32, int64,
+                 linspace, long, manual_seed, ones, ones_like, promote_types, rand, randint,
+                 randn, reset_transfer_stats, tensor, transfer_stats, zeros, zeros_like)
 from . import cuda
 from ._build import build_info
 from ._devices import (device_count, get_default_device, max_memory_allocated,
@@ -68,9 +68,9 @@ def __dir__():
 __all__ = [
     "DeviceError", "OutOfMemoryError", "Size", "Tensor", "TransferError", "arange", "bool",
     "build_info", "config", "cuda", "debugging", "device", "load", "save", "nn", "device_count", "double", "dtype", "empty", "empty_like",
-    "eye", "float", "float32", "float64", "from_numpy", "full", "full_like", "initial_seed",
+    "eye", "float", "float32", "float64", "float16", "half", "bfloat16", "from_numpy", "full", "full_like", "initial_seed",
     "int", "int32", "int64", "linspace", "long", "manual_seed", "max_memory_allocated",
-    "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like", "rand",
+    "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like", "promote_types", "rand",
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__

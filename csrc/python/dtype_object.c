@@ -12,10 +12,11 @@ static int dtype_from_name(const char *name, int *out)
     static const struct {
         const char *name;
         pdt_dtype dt;
-    } aliases[] = {{"bool", PDT_BOOL},     {"int32", PDT_INT32},     {"int", PDT_INT32},
-                   {"int64", PDT_INT64},   {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
-                   {"float", PDT_FLOAT32}, {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
-                   {"bool_", PDT_BOOL}};
+    } aliases[] = {{"bool", PDT_BOOL},        {"int32", PDT_INT32},     {"int", PDT_INT32},
+                   {"int64", PDT_INT64},      {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
+                   {"float", PDT_FLOAT32},    {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
+                   {"bool_", PDT_BOOL},       {"float16", PDT_FLOAT16}, {"half", PDT_FLOAT16},
+                   {"bfloat16", PDT_BFLOAT16}};
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(name, aliases[i].name) == 0) {
             *out = aliases[i].dt;
@@ -43,7 +44,9 @@ int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
         if (dtype_from_name(name, out) == 0)
             return 0;
         PyErr_Format(PyExc_TypeError,
-                     "unknown dtype %R: expected one of bool, int32, int64, float32, float64", obj);
+                     "unknown dtype %R: expected one of bool, int32, int64, float16, bfloat16, "
+                     "float32, float64",
+                     obj);
         return -1;
     }
     /* NumPy dtypes and scalar types: go through numpy.dtype(obj).name. */
@@ -66,11 +69,36 @@ int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
         return 0;
 unknown:
     PyErr_Format(PyExc_TypeError,
-                 "unknown dtype %R: expected pydevtensor.float32, float64, int32, int64 or "
-                 "bool (or its name)",
+                 "unknown dtype %R: expected pydevtensor.float32, float64, float16, bfloat16, "
+                 "int32, int64 or bool (or its name)",
                  obj);
     return -1;
 }
+
+/* promote_types(type1, type2): the dtype of an op between tensors of the two
+ * (pdt_promote: PyTorch's rules, float16 with bfloat16 giving float32). */
+static PyObject *f_promote_types(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    int a, b;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "promote_types() takes 2 dtypes (%zd given)", nargs);
+        return NULL;
+    }
+    if (pdt_dtype_from_object(S, args[0], -1, &a) < 0 ||
+        pdt_dtype_from_object(S, args[1], -1, &b) < 0)
+        return NULL;
+    return pdt_dtype_object(S, pdt_promote((pdt_dtype)a, (pdt_dtype)b));
+}
+
+PyMethodDef pdt_dtype_functions[] = {
+    {"promote_types", (PyCFunction)(void (*)(void))f_promote_types, METH_FASTCALL,
+     "promote_types(type1, type2)\n--\n\n"
+     "The dtype of an operation between tensors of type1 and type2, as in PyTorch: the "
+     "higher kind wins (bool < int32 < int64 < float16, bfloat16 < float32 < float64), and "
+     "float16 with bfloat16 gives float32."},
+    {NULL, NULL, 0, NULL},
+};
 
 static PyObject *dtype_repr(PyObject *self)
 {
@@ -110,7 +138,8 @@ static void dtype_dealloc(PyObject *self)
 
 static PyGetSetDef dtype_getset[] = {
     {"itemsize", dtype_get_itemsize, NULL, "bytes per element", NULL},
-    {"is_floating_point", dtype_get_is_floating, NULL, "True for float32 and float64", NULL},
+    {"is_floating_point", dtype_get_is_floating, NULL,
+     "True for float16, bfloat16, float32 and float64", NULL},
     {"name", dtype_get_name, NULL, "'float32', ...", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -121,7 +150,8 @@ static PyMethodDef dtype_methods[] = {
 };
 
 static PyType_Slot dtype_slots[] = {
-    {Py_tp_doc, "An element type: pydevtensor.float32, float64, int32, int64 or bool."},
+    {Py_tp_doc, "An element type: pydevtensor.float32, float64, float16, bfloat16, int32, int64 or "
+                "bool."},
     {Py_tp_repr, dtype_repr},
     {Py_tp_dealloc, dtype_dealloc},
     {Py_tp_getset, dtype_getset},
@@ -141,7 +171,8 @@ int pdt_dtype_type_init(PyObject *module, pdt_state *S)
     S->dtype_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &dtype_spec, NULL);
     if (!S->dtype_type || PyModule_AddObjectRef(module, "dtype", (PyObject *)S->dtype_type) < 0)
         return -1;
-    static const char *const aliases[PDT_NUM_DTYPES] = {NULL, "int", "long", "float", "double"};
+    static const char *const aliases[PDT_NUM_DTYPES] = {NULL,     "int",  "long", "float",
+                                                        "double", "half", NULL};
     for (int dt = 0; dt < PDT_NUM_DTYPES; dt++) {
         PdtDTypeObject *o = PyObject_New(PdtDTypeObject, S->dtype_type);
         if (!o)

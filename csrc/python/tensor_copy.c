@@ -222,8 +222,10 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 static PyObject *t_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"dtype", "non_blocking", NULL};
-    static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor", "IntTensor", "LongTensor",
-                                                           "FloatTensor", "DoubleTensor"};
+    static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor",    "IntTensor",
+                                                           "LongTensor",    "FloatTensor",
+                                                           "DoubleTensor",  "HalfTensor",
+                                                           "BFloat16Tensor"};
     PyObject *kw[2] = {NULL};
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
@@ -270,6 +272,8 @@ DTYPE_METHOD(double, PDT_FLOAT64)
 DTYPE_METHOD(int, PDT_INT32)
 DTYPE_METHOD(long, PDT_INT64)
 DTYPE_METHOD(bool, PDT_BOOL)
+DTYPE_METHOD(half, PDT_FLOAT16)
+DTYPE_METHOD(bfloat16, PDT_BFLOAT16)
 
 PyMethodDef pdt_tensor_copy_methods[] = {
     {"to", FASTKW(t_to),
@@ -296,5 +300,7 @@ PyMethodDef pdt_tensor_copy_methods[] = {
     {"int", t_as_int, METH_NOARGS, "int()\n--\n\nThe tensor as int32."},
     {"long", t_as_long, METH_NOARGS, "long()\n--\n\nThe tensor as int64."},
     {"bool", t_as_bool, METH_NOARGS, "bool()\n--\n\nThe tensor as bool."},
+    {"half", t_as_half, METH_NOARGS, "half()\n--\n\nThe tensor as float16."},
+    {"bfloat16", t_as_bfloat16, METH_NOARGS, "bfloat16()\n--\n\nThe tensor as bfloat16."},
     {NULL, NULL, 0, NULL},
 };
