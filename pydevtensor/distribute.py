@@ -45,11 +45,12 @@ Note [mirrored training]
   'nccl': one in-place ncclAllReduce (sum) per dtype bucket over all the replicas'
   buckets, each on its device's stream (``_C._allreduce_sum``); the sum lands on
   every replica directly, with no broadcast and no receive buffer.  A collective is
-  not a copy pydevtensor makes (Note [collectives are not copies] in
+  not a copy pydevtensor makes (Note [collectives are counted] in
   csrc/core/pdt_collective.h): the ``peer`` counters of ``transfer_stats()`` stay at
-  zero for gradients, and the transfer guard does not see it.  Only float32 and float64
-  buckets are supported there.  Multi-node training still needs a rendezvous
-  (docs/multi_node.md).
+  zero for gradients and the transfer guard does not see it; it is counted under
+  ``transfer_stats()['collective']`` instead (2 (N - 1) P bytes per bucket, the ring
+  all-reduce's).  Only float32 and float64 buckets are supported there.  Several
+  processes: MultiWorkerMirroredStrategy (pydevtensor.distributed, docs/multi_node.md).
 - Identical replicas.  After the all-reduce every replica holds the same bits (NCCL's
   all-reduce gives every rank the same result; the copies broadcast one sum); each
   applies its own copy of the optimizer (same hyperparameters, state copied from the
