@@ -3,6 +3,7 @@
 Skipped when mpi4py or mpiexec is missing (pip install '.[distributed]')."""
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -20,50 +21,60 @@ except RuntimeError:  # pragma: no cover
     pytest.skip("no mpiexec", allow_module_level=True)
 
 
-def launch(n, script, *args, extra=(), timeout=120):
+def launch(n, script, *args, extra=(), timeout=120, results=None):
     cmd = [sys.executable, "-m", "pydevtensor.distributed.run", "-n", str(n), *extra,
            os.path.join(HERE, script), *args]
-    env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               PDT_DIST_RESULTS=str(results or ""))
     start = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     return p, time.monotonic() - start
 
 
-def ok_lines(p, n):
-    lines = [line for line in p.stdout.splitlines() if line.startswith("OK ")]
-    assert p.returncode == 0 and len(lines) == n, (p.returncode, p.stdout[-4000:],
+def results_of(p, n, where):
+    found = sorted(where.glob("*.json"))
+    assert p.returncode == 0 and len(found) == n, (p.returncode, p.stdout[-4000:],
                                                    p.stderr[-4000:])
-    return sorted((json.loads(line.split(" ", 2)[2]) for line in lines),
-                  key=lambda r: r["rank"])
+    return sorted((json.loads(f.read_text()) for f in found), key=lambda r: r["rank"])
 
 
 @pytest.mark.parametrize("n", [2, 4])
-def test_collectives_every_dtype_bad_input_and_counts(n):
+def test_collectives_every_dtype_bad_input_and_counts(n, tmp_path):
     """Every collective and reduction against NumPy for every dtype; mismatched shapes,
     dtypes and src fail on every rank with a message naming every rank's tensor; the
     collective byte counts."""
-    p, _ = launch(n, "distributed_worker.py", "all")
-    results = ok_lines(p, n)
+    p, _ = launch(n, "distributed_worker.py", "all", results=tmp_path)
+    results = results_of(p, n, tmp_path)
     assert [r["world"] for r in results] == [n] * n
 
 
-def test_ranks_on_logical_cpu_devices():
-    p, _ = launch(2, "distributed_worker.py", "logical")
-    ok_lines(p, 2)
+def test_ranks_on_logical_cpu_devices(tmp_path):
+    p, _ = launch(2, "distributed_worker.py", "logical", results=tmp_path)
+    results_of(p, 2, tmp_path)
 
 
-def test_a_killed_rank_makes_the_others_fail_within_the_timeout():
-    # hydra would kill the job itself when a rank dies; without that cleanup the
-    # survivors must notice on their own (the timeout, 2 s)
-    p, seconds = launch(3, "distributed_killed.py", extra=["-disable-auto-cleanup"], timeout=60)
-    raised = [line for line in p.stdout.splitlines() if line.startswith("RAISED")]
-    assert len(raised) == 2, (p.stdout, p.stderr[-3000:])
-    for line in raised:
-        assert "all_reduce" in line and "timed out after 2 seconds" in line, line
-        assert float(line.split()[3]) < 10, line
-    assert sum("process group is unusable" in line for line in p.stdout.splitlines()) == 2
-    assert p.returncode != 0
-    assert seconds < 40
+def test_a_stuck_rank_makes_the_others_fail_within_the_timeout(tmp_path):
+    """The last rank stops taking part (alive, asleep for 60 s): the others raise a
+    RuntimeError naming the rank, the collective and the timeout (2 s), later calls
+    raise at once, and their exit aborts the job (the sleeper does not keep it alive)."""
+    p, seconds = launch(3, "distributed_killed.py", "stuck", timeout=60, results=tmp_path)
+    text = "".join(f.read_text() for f in sorted(tmp_path.glob("*.txt")))
+    raised = re.findall(r"RAISED \d after ([0-9.]+) s: all_reduce.{0,40} on rank \d \(of 3\) "
+                        r"timed out after 2 seconds", text)
+    assert len(raised) == 2, (text, p.stdout, p.stderr[-3000:])
+    assert all(float(s) < 10 for s in raised), raised
+    assert text.count("process group is unusable") == 2, text
+    assert p.returncode != 0 and seconds < 30, (p.returncode, seconds)
+
+
+def test_a_killed_rank_ends_the_job_within_the_timeout(tmp_path):
+    """The last rank is SIGKILLed midway: the job ends (MPICH's runtime tears down the
+    survivors, or their timeout fires first), it does not hang."""
+    p, seconds = launch(3, "distributed_killed.py", "kill", extra=["-disable-auto-cleanup"],
+                        timeout=60, results=tmp_path)
+    text = "".join(f.read_text() for f in sorted(tmp_path.glob("*.txt")))
+    assert "NO ERROR" not in text, text
+    assert p.returncode != 0 and seconds < 15, (p.returncode, seconds)
 
 
 def test_launcher_command_line():
@@ -96,3 +107,32 @@ def test_errors_without_a_group():
         dist.init_process_group("gloo")
     with pytest.raises(ValueError, match="timeout must be positive"):
         dist.init_process_group("mpi", timeout=0)
+
+
+def test_post_accumulate_grad_hooks():
+    """Parameter.register_post_accumulate_grad_hook (what DDP's buckets start from):
+    called once per backward after the gradient is accumulated; remove() ends it."""
+    import numpy as np
+
+    import pydevtensor as pdt
+    from pydevtensor import nn
+    layer = nn.Linear(2, 3)
+    seen = []
+    handle = layer.weight.register_post_accumulate_grad_hook(
+        lambda p: seen.append(p.grad.numpy().copy()))
+    x = pdt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    layer(x).sum().backward()
+    layer(x).sum().backward()
+    assert len(seen) == 2
+    np.testing.assert_allclose(seen[1], 2 * seen[0])  # after accumulation
+    handle.remove()
+    layer(x).sum().backward()
+    assert len(seen) == 2
+    with pytest.raises(TypeError, match="must be callable"):
+        layer.bias.register_post_accumulate_grad_hook(3)
+
+
+def test_ddp_needs_a_group():
+    from pydevtensor import nn
+    with pytest.raises(RuntimeError, match="not initialized"):
+        nn.parallel.DistributedDataParallel(nn.Linear(2, 2))

@@ -41,6 +41,9 @@ class _Group:
     def __init__(self, MPI, backend, timeout):
         self.MPI = MPI
         self.comm = MPI.COMM_WORLD.Dup()
+        # an MPI error (a peer's connection lost) raises in Test() instead of aborting
+        # at once, and becomes our RuntimeError naming the rank and the collective
+        self.comm.Set_errhandler(MPI.ERRORS_RETURN)
         self.rank = self.comm.Get_rank()
         self.size = self.comm.Get_size()
         self.backend = backend
@@ -227,21 +230,26 @@ class Work:
         if timeout is not None:
             deadline = min(deadline, time.monotonic() + _seconds(timeout))
         spins = 0
-        while not self._request.Test():
-            spins += 1
-            if spins > 64:
-                now = time.monotonic()
-                if now > deadline:
-                    self._time_out()
-                time.sleep(min(1e-3, 1e-6 * (spins - 64)))
+        try:
+            while not self._request.Test():
+                spins += 1
+                if spins > 64:
+                    now = time.monotonic()
+                    if now > deadline:
+                        self._fail(f"timed out after {self._group.timeout:g} seconds: another "
+                                   f"rank did not take part (it died, or is stuck, or called a "
+                                   f"different collective)")
+                    time.sleep(min(1e-3, 1e-6 * (spins - 64)))
+        except self._group.MPI.Exception as exc:
+            self._fail(f"failed in MPI ({exc.Get_error_string()}): another rank died or "
+                       f"cannot be reached")
         self._complete()
         return True
 
-    def _time_out(self):
+    def _fail(self, why):
         g = self._group
-        msg = (f"{self._what} on rank {g.rank} (of {g.size}) timed out after {g.timeout:g} "
-               f"seconds: another rank did not take part (it died, or is stuck, or called a "
-               f"different collective); the job is aborted when this process exits")
+        msg = (f"{self._what} on rank {g.rank} (of {g.size}) {why}; the job is aborted when "
+               f"this process exits")
         g.broken = msg
         # MPI may still write into these buffers: they are never freed.
         g.stranded.append(self._holds)
