@@ -156,6 +156,9 @@ def main():
     device = f"cpu:{rank % 2}" if mode == "logical" else "cpu"
     result = {"rank": rank, "world": W}
     collectives(rank, W, device)
+    if mode == "logical":  # two local replicas per worker
+        from distributed_ddp import mwms_check
+        mwms_check(rank, W, ["cpu:0", "cpu:1"])
     if mode == "all":
         bad_input(rank, W)
         counting(rank, W)
