@@ -142,6 +142,26 @@ def counting(rank, W):
     assert got == {"count": 3, "bytes": want}, (got, want)
 
 
+def nccl_checks(rank, W):
+    """What surrounds NCCL, on the CPU (Note [NCCL ranks] in distributed/_nccl.py)."""
+    from pydevtensor.distributed import _group, _nccl
+    comm = _group._group.comm
+    local, size = _nccl.local_rank(comm)
+    assert (local, size) == (rank, W), (local, size)  # one node
+    assert _nccl.local_rank(comm, {"OMPI_COMM_WORLD_LOCAL_RANK": "5"}) == (5, W)
+    assert _nccl.choose_device(rank, local, size, W) == rank
+    if W > 1:
+        expect_error(RuntimeError, [f"rank {rank}", f"{W} ranks on this node", "1 CUDA"],
+                     lambda: _nccl.choose_device(rank, local, size, 1))
+    uid = _nccl.exchange_unique_id(comm, rank, lambda: bytes(range(128)) if rank == 0
+                                   else b"never called")
+    assert uid == bytes(range(128))
+    assert _nccl.nccl_dtype("float32", rank) == 7 and _nccl.nccl_dtype("int64", rank) == 4
+    assert _nccl.nccl_op("MAX", "bool", rank) == 2 and _nccl.nccl_op("AVG", "float64", 0) == 4
+    expect_error(TypeError, ["AVG needs a floating dtype"],
+                 lambda: _nccl.nccl_op("AVG", "int32", rank))
+
+
 def main():
     mode = sys.argv[1]
     if mode == "logical":  # two logical CPU devices; odd ranks use cpu:1
@@ -162,11 +182,16 @@ def main():
     if mode == "all":
         bad_input(rank, W)
         counting(rank, W)
+        nccl_checks(rank, W)
         from distributed_ddp import ddp_checks
         result.update(ddp_checks(rank, W))
     dist.barrier()
     dist.destroy_process_group()
     assert not dist.is_initialized() and top is pdt
+    if mode == "all" and not pdt.cuda.is_available():  # a clear error, no group left behind
+        expect_error(RuntimeError, [f"rank {rank}", "no CUDA"],
+                     lambda: dist.init_process_group("nccl"))
+        assert not dist.is_initialized()
     # a file per rank: the ranks' stdout may interleave inside a line
     with open(os.path.join(os.environ["PDT_DIST_RESULTS"], f"{rank}.json"), "w") as f:
         json.dump(result, f)
