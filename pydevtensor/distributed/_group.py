@@ -20,6 +20,7 @@ _BACKENDS = ("mpi", "nccl")
 _MAX_DIMS = 8
 # the metadata row each rank contributes before a collective (int64)
 _ROW = 8 + _MAX_DIMS
+_SPIN_SECONDS = 0.5  # Work.wait's busy polling before it sleeps between tests
 
 
 class ReduceOp(enum.Enum):
@@ -229,17 +230,22 @@ class Work:
         deadline = self._deadline
         if timeout is not None:
             deadline = min(deadline, time.monotonic() + _seconds(timeout))
-        spins = 0
+        # MPI progresses a nonblocking collective only inside MPI calls (MPICH has no
+        # progress thread by default): Test() back to back, as MPI_Wait itself spins,
+        # for _SPIN_SECONDS; after that the peers are late (dead, stuck, or slow) and a
+        # 1 ms sleep between tests spares the CPU.
+        spins, start = 0, time.monotonic()
         try:
             while not self._request.Test():
                 spins += 1
-                if spins > 64:
+                if spins & 255 == 0:
                     now = time.monotonic()
                     if now > deadline:
                         self._fail(f"timed out after {self._group.timeout:g} seconds: another "
                                    f"rank did not take part (it died, or is stuck, or called a "
                                    f"different collective)")
-                    time.sleep(min(1e-3, 1e-6 * (spins - 64)))
+                    if now - start > _SPIN_SECONDS:
+                        time.sleep(1e-3)
         except self._group.MPI.Exception as exc:
             self._fail(f"failed in MPI ({exc.Get_error_string()}): another rank died or "
                        f"cannot be reached")

@@ -49,7 +49,7 @@ def mpiexec_command(nproc, argv, mpiexec_args=(), mpiexec=None):
 def _parse(args):
     """(nproc, mpiexec options, the script and its arguments) from the command line:
     options before the script are -n/--nproc and mpiexec's own; the script is the first
-    word ending in .py, or ``-m module``, or what follows ``--``."""
+    word ending in .py, or ``-m module``, or what follows ``--`` (all run by this Python)."""
     nproc, extra, i = None, [], 0
     while i < len(args):
         a = args[i]
@@ -75,8 +75,8 @@ def _parse(args):
 
 
 PROG = "python -m pydevtensor.distributed.run"
-USAGE = (f"usage: {PROG} -n N [mpiexec options] script.py [args]  (or -m module, or -- "
-         f"command)")
+USAGE = (f"usage: {PROG} -n N [mpiexec options] script.py [args]  (or -m module [args], or -- "
+         f"script [args])")
 
 
 def main(args=None):
