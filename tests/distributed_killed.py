@@ -1,6 +1,7 @@
 """Run by tests/test_distributed.py.  After one collective the last rank either dies
-(argv[1] == 'kill': SIGKILL) or gets stuck (argv[1] == 'stuck': sleeps 60 s outside
-any collective); the others must fail within the timeout (2 s), not hang.  Each
+(argv[1] == 'kill': SIGKILL), or gets stuck (argv[1] == 'stuck': sleeps 60 s outside
+any collective), or raises (argv[1] == 'raise'); the others must fail within the
+timeout (2 s), or at once for the uncaught exception (the timeout is then 60 s).  Each
 survivor writes what it saw to $PDT_DIST_RESULTS/<rank>.txt."""
 import os
 import signal
@@ -10,7 +11,7 @@ import time
 import pydevtensor as pdt
 import pydevtensor.distributed as dist
 
-dist.init_process_group("mpi", timeout=2)
+dist.init_process_group("mpi", timeout=60 if sys.argv[1] == "raise" else 2)
 rank, W = dist.get_rank(), dist.get_world_size()
 t = pdt.ones(1000)
 dist.all_reduce(t)
@@ -19,6 +20,8 @@ if rank == W - 1:
     time.sleep(0.3)  # the others are past the barrier, in the loop below
     if sys.argv[1] == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
+    if sys.argv[1] == "raise":
+        raise ValueError("an error in the training script")
     time.sleep(60)
     sys.exit(0)
 out = open(os.path.join(os.environ["PDT_DIST_RESULTS"], f"{rank}.txt"), "w", buffering=1)

@@ -1,10 +1,10 @@
 """Run in every rank by tests/test_distributed.py (through mpiexec): many checks per
-launch, since a launch costs about a second.  Each check asserts; a rank that fails
-prints the traceback and exits 1.  Each rank writes its results to $PDT_DIST_RESULTS/<rank>.json."""
+launch, since a launch costs about a second.  Each check asserts; an uncaught error on
+one rank aborts the whole job (the others do not wait for the timeout).  Each rank
+writes its results to $PDT_DIST_RESULTS/<rank>.json."""
 import json
 import os
 import sys
-import traceback
 
 import numpy as np
 
@@ -175,7 +175,15 @@ def main():
     assert dist.is_initialized() and dist.get_backend() == "mpi"
     device = f"cpu:{rank % 2}" if mode == "logical" else "cpu"
     result = {"rank": rank, "world": W}
-    collectives(rank, W, device)
+    if mode == "mixed":  # rank 1's tensor on a GPU, the others' on the CPU
+        t = pdt.ones(3, device="cuda:0" if rank == 1 else "cpu")
+        if rank == 1:
+            expect_error(RuntimeError, ["rank 1", "cuda:0", "backend is 'mpi'"],
+                         lambda: dist.all_reduce(t))
+        else:
+            expect_error(RuntimeError, ["rank(s) [1] rejected"], lambda: dist.all_reduce(t))
+    else:
+        collectives(rank, W, device)
     if mode == "logical":  # two local replicas per worker
         from distributed_ddp import mwms_check
         mwms_check(rank, W, ["cpu:0", "cpu:1"])
@@ -198,10 +206,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BaseException:
-        traceback.print_exc()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        sys.exit(1)
+    main()  # an uncaught error aborts the job (pydevtensor.distributed's excepthook)

@@ -53,6 +53,14 @@ def test_ranks_on_logical_cpu_devices(tmp_path):
     results_of(p, 2, tmp_path)
 
 
+@pytest.mark.cuda
+def test_mixed_devices_fail_naming_the_rank(tmp_path):
+    """A CUDA tensor on one rank of an 'mpi' group: that rank says why, the others name
+    it; nobody hangs."""
+    p, _ = launch(2, "distributed_worker.py", "mixed", results=tmp_path)
+    results_of(p, 2, tmp_path)
+
+
 def test_a_stuck_rank_makes_the_others_fail_within_the_timeout(tmp_path):
     """The last rank stops taking part (alive, asleep for 60 s): the others raise a
     RuntimeError naming the rank, the collective and the timeout (2 s), later calls
@@ -75,6 +83,14 @@ def test_a_killed_rank_ends_the_job_within_the_timeout(tmp_path):
     text = "".join(f.read_text() for f in sorted(tmp_path.glob("*.txt")))
     assert "NO ERROR" not in text, text
     assert p.returncode != 0 and seconds < 15, (p.returncode, seconds)
+
+
+def test_an_uncaught_exception_on_one_rank_ends_the_job_at_once(tmp_path):
+    """The last rank raises outside any collective: its exit aborts the job, so the
+    others do not wait for the 60 s timeout."""
+    p, seconds = launch(3, "distributed_killed.py", "raise", timeout=120, results=tmp_path)
+    assert "an uncaught ValueError on rank 2" in p.stderr, p.stderr[-3000:]
+    assert p.returncode != 0 and seconds < 20, (p.returncode, seconds)
 
 
 def test_launcher_command_line():

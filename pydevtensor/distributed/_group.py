@@ -139,7 +139,20 @@ def init_process_group(backend="mpi", init_method=None, timeout=None, world_size
     _group = group
     if not _abort_registered:  # after mpi4py's own atexit (MPI_Finalize): runs before it
         atexit.register(_abort_if_broken)
+        sys.excepthook = _aborting_excepthook(sys.excepthook)
         _abort_registered = True
+
+
+def _aborting_excepthook(previous):
+    """An uncaught exception on one rank ends the job when that process exits (as
+    ``python -m mpi4py`` does), instead of leaving the others waiting for the
+    timeout in their next collective."""
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        g = _group
+        if g is not None and g.broken is None:
+            g.broken = f"an uncaught {kind.__name__} on rank {g.rank}"
+    return hook
 
 
 def _abort_if_broken():
