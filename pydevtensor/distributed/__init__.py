@@ -35,7 +35,9 @@ Note [distributed processes]
   then unusable (its buffers are never freed: MPI may still write into them), later
   collectives raise at once, and when the process exits it calls MPI_Abort, which ends
   the whole job (as PyTorch's NCCL async error handling tears the process down) rather
-  than hanging in MPI_Finalize.
+  than hanging in MPI_Finalize.  An uncaught exception on one rank does the same when
+  that process exits (a sys.excepthook set by init_process_group, as ``python -m
+  mpi4py`` does), so the others do not wait for the timeout.
 - Reductions: SUM, PRODUCT, MAX, MIN on every dtype (bool: logical or for SUM and MAX,
   logical and for MIN and PRODUCT); AVG on floating dtypes only (an integer tensor
   raises TypeError), as a sum divided by world_size on every rank (the same bits).
