@@ -43,11 +43,12 @@ from ._ops_stats import *  # noqa: F401,F403  (softmax, var, std, isnan, allclos
 from ._ops_stats import tensor  # also takes lists of 0-d tensors
 from . import _ops_index, _ops_join, _ops_sort, _ops_stats, linalg
 
-# Note [lazy submodules]: nn, optim, distribute, config, debugging and save/load
+# Note [lazy submodules]: nn, optim, distribute, distributed, config, debugging and save/load
 # are imported on first use.  They pull in logging, json, threading and queue, which
 # would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
 # on top of NumPy; benchmarks/bench_import.py measures it).
-_LAZY_SUBMODULES = ("nn", "optim", "distribute", "config", "debugging", "serialization")
+_LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
+                    "serialization")
 
 
 def __getattr__(name):
@@ -75,7 +76,8 @@ __all__ = [
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
 __all__ += ["autograd", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
-__all__ += ["as_tensor", "config", "distribute", "from_dlpack", "optim", "to_numpy",
+__all__ += ["as_tensor", "config", "distribute", "distributed", "from_dlpack", "optim",
+            "to_numpy",
             "transfer_guard", "get_num_threads", "set_num_threads", "get_default_device",
             "set_default_device"]
 __all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__

@@ -15,6 +15,7 @@ from . import config as config
 from . import cuda as cuda
 from . import debugging as debugging
 from . import distribute as distribute
+from . import distributed as distributed
 from . import nn as nn
 from . import optim as optim
 from . import serialization as serialization

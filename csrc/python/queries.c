@@ -173,6 +173,13 @@ static PyObject *q_transfer_stats(PyObject *m, PyObject *unused)
         }
         Py_DECREF(v);
     }
+    /* Note [collectives are counted] in pdt_collective.h */
+    PyObject *v = d ? Py_BuildValue("{s:K,s:K}", "count", (unsigned long long)ts.collective_count,
+                                    "bytes", (unsigned long long)ts.collective_bytes)
+                    : NULL;
+    if (d && (!v || PyDict_SetItemString(d, "collective", v) < 0))
+        Py_CLEAR(d);
+    Py_XDECREF(v);
     return d;
 }
 
@@ -320,7 +327,8 @@ PyMethodDef pdt_query_functions[] = {
      "_libraries(kind): [(name, soname, path, error, install, dirs)], loading each library"},
     {"transfer_stats", q_transfer_stats, METH_NOARGS,
      "transfer_stats()\n--\n\nCounts and bytes of every copy between devices since the last "
-     "reset: host_to_device, device_to_host, device_to_device and peer."},
+     "reset: host_to_device, device_to_host, device_to_device and peer; and collective: "
+     "collective calls and the bytes this process sent in them."},
     {"reset_transfer_stats", q_reset_transfer_stats, METH_NOARGS,
      "reset_transfer_stats()\n--\n\nSets every transfer counter to zero."},
     {NULL, NULL, 0, NULL},
