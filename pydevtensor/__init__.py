@@ -22,7 +22,7 @@ from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, b
                  randn, reset_transfer_stats, tensor, transfer_stats, zeros, zeros_like)
 from . import cuda
 from ._build import build_info
-from ._devices import (device_count, get_default_device, max_memory_allocated,
+from ._devices import (device_count, empty_cache, get_default_device, max_memory_allocated,
                        memory_allocated, memory_reserved, memory_stats,
                        reset_peak_memory_stats, set_default_device, try_all_gpus, try_gpu)
 from ._tensor_py import Size
@@ -71,7 +71,8 @@ __all__ = [
     "build_info", "config", "cuda", "debugging", "device", "load", "save", "nn", "device_count", "double", "dtype", "empty", "empty_like",
     "eye", "float", "float32", "float64", "float16", "half", "bfloat16", "from_numpy", "full", "full_like", "initial_seed",
     "int", "int32", "int64", "linspace", "long", "manual_seed", "max_memory_allocated",
-    "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like", "promote_types", "rand",
+    "empty_cache", "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like",
+    "promote_types", "rand",
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__

@@ -80,5 +80,12 @@ def memory_reserved(d=None):
     return memory_stats(d)["reserved"]
 
 
+def empty_cache(d=None):
+    """Frees the cached, unused blocks of device d's allocator (the current CUDA device
+    by default; 'cpu' or 'cpu:1' for the CPU's cache of large blocks, Note [CPU block
+    cache]); memory_reserved(d) drops to what live tensors hold."""
+    _C._empty_cache(_as_device(d))
+
+
 def reset_peak_memory_stats(d=None):
     _C._reset_peak(_as_device(d))

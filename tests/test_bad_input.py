@@ -374,6 +374,8 @@ CASES = [
       r"expected a device.*got float"),
     C("memory_reserved-cuda-63", 'pdt.memory_reserved("cuda:63")', "pydevtensor.DeviceError",
       NO_CUDA_63),
+    C("empty_cache-cpu-7", 'pdt.empty_cache("cpu:7")', "pydevtensor.DeviceError",
+      r"cpu:7"),
     C("memory_stats-cuda-63", 'pdt.memory_stats("cuda:63")', "pydevtensor.DeviceError",
       NO_CUDA_63),
     C("reset_peak-unknown", 'pdt.reset_peak_memory_stats("tpu")', "ValueError",
