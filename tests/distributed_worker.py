@@ -13,22 +13,38 @@ import pydevtensor.distributed as dist
 from pydevtensor import config
 
 R = dist.ReduceOp
-DTYPES = ["bool", "int32", "int64", "float32", "float64"]
+DTYPES = ["bool", "int32", "int64", "float32", "float64", "float16", "bfloat16"]
+HALF = ("float16", "bfloat16")
+# 16-bit floats are reduced in float32 and rounded once: within half a unit in the last
+# place of the result (2^-11 relative for float16, 2^-8 for bfloat16), plus float32's
+# own error; broadcast and all_gather move their bits exactly.
+TOL = {"float32": 1e-6, "float64": 1e-13, "float16": 2.0**-11 + 1e-6,
+       "bfloat16": 2.0**-8 + 1e-6}
 
 
 def data(rank, dtype, shape=(3, 5)):
+    """Rank r's values as a NumPy array (16-bit floats: float64 values they hold exactly)."""
     rng = np.random.default_rng(1000 + rank)
     if dtype == "bool":
         return rng.random(shape) < 0.5
     if dtype.startswith("int"):
         return rng.integers(-4, 5, shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
+    x = rng.standard_normal(shape).astype("float32")
+    if dtype in HALF:
+        return pdt.tensor(x).to(getattr(pdt, dtype)).float().numpy().astype(np.float64)
+    return x.astype(dtype)
+
+
+def tensor(values, dtype):
+    t = pdt.tensor(values)
+    return t.to(getattr(pdt, dtype)) if dtype in HALF else t
 
 
 def close(got, want, dtype):
-    if dtype.startswith("float"):
-        tol = 1e-6 if dtype == "float32" else 1e-13
-        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    if dtype.startswith("float") or dtype in HALF:
+        got = np.asarray(got, dtype=np.float64)
+        tol = TOL[dtype]
+        np.testing.assert_allclose(got, want, rtol=tol, atol=1e-6 if dtype in HALF else tol)
     else:
         np.testing.assert_array_equal(got, want)
 
@@ -45,31 +61,31 @@ def collectives(rank, W, device):
         else:
             want[R.AVG] = np.mean(as64, 0)
         for op, expected in want.items():
-            if op is R.AVG and not dtype.startswith("float"):
+            if op is R.AVG and not (dtype.startswith("float") or dtype in HALF):
                 continue
-            t = pdt.tensor(data(rank, dtype)).to(device)
+            t = tensor(data(rank, dtype), dtype).to(device)
             work = dist.all_reduce(t, op=op, async_op=(op is R.MAX))
             if work is not None:
                 assert work.wait() and work.is_completed()
             close(t.numpy(), expected, dtype)
-        if not dtype.startswith("float"):
-            t = pdt.tensor(data(rank, dtype)).to(device)
+        if not (dtype.startswith("float") or dtype in HALF):
+            t = tensor(data(rank, dtype), dtype).to(device)
             try:
                 dist.all_reduce(t, op=R.AVG)
                 raise AssertionError("AVG on an integer tensor did not raise")
             except TypeError as exc:
                 assert "ReduceOp.AVG needs a floating dtype" in str(exc), exc
         # broadcast from the last rank
-        t = pdt.tensor(data(rank, dtype)).to(device)
+        t = tensor(data(rank, dtype), dtype).to(device)
         dist.broadcast(t, src=W - 1)
         close(t.numpy(), everyone[W - 1], dtype)
         # all_gather (list and tensor forms)
         outs = [pdt.zeros(3, 5, dtype=getattr(pdt, dtype)).to(device) for _ in range(W)]
-        dist.all_gather(outs, pdt.tensor(data(rank, dtype)).to(device))
+        dist.all_gather(outs, tensor(data(rank, dtype), dtype).to(device))
         for r in range(W):
             close(outs[r].numpy(), everyone[r], dtype)
         out = pdt.zeros(W * 3, 5, dtype=getattr(pdt, dtype)).to(device)
-        work = dist.all_gather_into_tensor(out, pdt.tensor(data(rank, dtype)).to(device),
+        work = dist.all_gather_into_tensor(out, tensor(data(rank, dtype), dtype).to(device),
                                            async_op=True)
         work.wait()
         close(out.numpy(), np.concatenate(everyone), dtype)
@@ -77,12 +93,12 @@ def collectives(rank, W, device):
         blocks = [data(r, dtype, (W, 4)) for r in range(W)]
         op = R.SUM if dtype != "bool" else R.MAX
         out = pdt.zeros(4, dtype=getattr(pdt, dtype)).to(device)
-        dist.reduce_scatter(out, [pdt.tensor(b).to(device) for b in blocks[rank]], op=op)
+        dist.reduce_scatter(out, [tensor(b, dtype).to(device) for b in blocks[rank]], op=op)
         total = np.any(blocks, 0) if dtype == "bool" else np.sum(
             [b.astype(np.float64) for b in blocks], 0)
         close(out.numpy(), total[rank], dtype)
         out = pdt.zeros(4, dtype=getattr(pdt, dtype)).to(device)
-        dist.reduce_scatter_tensor(out, pdt.tensor(blocks[rank].reshape(-1)).to(device), op=op)
+        dist.reduce_scatter_tensor(out, tensor(blocks[rank].reshape(-1), dtype).to(device), op=op)
         close(out.numpy(), total[rank], dtype)
     if W > 1:
         t = pdt.tensor(data(rank, "float32")).to(device)

@@ -7,9 +7,15 @@ import numpy as np
 from .. import _C
 from ._group import ReduceOp, _require, _start, check_agreement
 
-# The dtypes MPI reduces (by name; bool reduces with logical or / and).
-_MPI_DTYPES = ("bool", "int32", "int64", "float32", "float64")
-_FLOATING = ("float32", "float64")
+# The dtypes the MPI path carries (by name; bool reduces with logical or / and).
+# float16 and bfloat16 (MPI has no standard 16-bit float type) move as their 16-bit
+# patterns where nothing is computed (broadcast, all_gather), and are reduced in float32
+# and rounded once, as every op on them computes (Note [half precision arithmetic] in
+# csrc/core/pdt_half.h): a float32 copy of the tensor goes through MPI instead of the
+# tensor itself, so those reductions are not zero-copy.
+_HALF = ("float16", "bfloat16")
+_MPI_DTYPES = ("bool", "int32", "int64", "float32", "float64") + _HALF
+_FLOATING = ("float32", "float64") + _HALF
 
 
 def _dtype_name(t):
@@ -68,6 +74,35 @@ def _check_list(g, ts, like, what, label):
     return None
 
 
+def _bits(t):
+    """A view of t's memory for MPI to move: 16-bit floats as their bit patterns."""
+    arr = np.asarray(t)
+    return arr.view(np.uint16) if _dtype_name(t) in _HALF else arr
+
+
+def _reducible(t):
+    """(array MPI reduces, writeback or None): t's own memory, or for a 16-bit float a
+    float32 copy whose result is rounded back into t once MPI is done."""
+    if _dtype_name(t) not in _HALF:
+        return np.asarray(t), None
+    wide = t.float()
+
+    def writeback():
+        t.copy_(wide)
+    return wide.numpy(), writeback
+
+
+def _then(*steps):
+    steps = [s for s in steps if s is not None]
+    if not steps:
+        return None
+
+    def run():
+        for step in steps:
+            step()
+    return run
+
+
 def _nbytes(t):
     return t.numel() * t.element_size()
 
@@ -104,11 +139,11 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = _begin("all_reduce", tensor, op=op)
     if tensor.device.type == "cuda":
         return g.nccl.all_reduce(tensor, op, async_op)
-    arr = np.asarray(tensor)
+    arr, writeback = _reducible(tensor)
     _C._count_collective(2 * (g.size - 1) * _nbytes(tensor) // g.size)
     mpi_op = _mpi_op(g, op, tensor, "all_reduce")
     return _start(g, "all_reduce", lambda: g.comm.Iallreduce(g.MPI.IN_PLACE, arr, mpi_op),
-                  (tensor, arr), _averager(g, arr, op), async_op)
+                  (tensor, arr), _then(_averager(g, arr, op), writeback), async_op)
 
 
 def broadcast(tensor, src, group=None, async_op=False):
@@ -121,7 +156,7 @@ def broadcast(tensor, src, group=None, async_op=False):
     g = _begin("broadcast", tensor, bad, extra=(src + 1) if bad is None else 0)
     if tensor.device.type == "cuda":
         return g.nccl.broadcast(tensor, src, async_op)
-    arr = np.asarray(tensor)
+    arr = _bits(tensor)
     _C._count_collective(_nbytes(tensor) if g.rank == src and g.size > 1 else 0)
     return _start(g, "broadcast", lambda: g.comm.Ibcast(arr, root=src), (tensor, arr),
                   None, async_op)
@@ -144,7 +179,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     g = _begin("all_gather_into_tensor", input_tensor, bad)
     if input_tensor.device.type == "cuda":
         return g.nccl.all_gather(output_tensor, input_tensor, async_op)
-    src, dst = np.asarray(input_tensor), np.asarray(output_tensor)
+    src, dst = _bits(input_tensor), _bits(output_tensor)
     _C._count_collective((g.size - 1) * _nbytes(input_tensor))
     return _start(g, "all_gather_into_tensor", lambda: g.comm.Iallgather(src, dst),
                   (input_tensor, output_tensor, src, dst), None, async_op)
@@ -158,13 +193,13 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     g = _begin("all_gather", tensor, bad)
     if tensor.device.type == "cuda":
         return g.nccl.all_gather_list(tensor_list, tensor, async_op)
-    src = np.asarray(tensor)
+    src = _bits(tensor)
     recv = np.empty((g.size,) + src.shape, dtype=src.dtype)
     outs = list(tensor_list)
 
     def finish():
         for r, out in enumerate(outs):
-            np.asarray(out)[...] = recv[r]
+            _bits(out)[...] = recv[r]
     _C._count_collective((g.size - 1) * _nbytes(tensor))
     return _start(g, "all_gather", lambda: g.comm.Iallgather(src, recv),
                   (tensor, src, recv, outs), finish, async_op)
@@ -185,12 +220,13 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     g = _begin("reduce_scatter_tensor", output, bad, op=op)
     if output.device.type == "cuda":
         return g.nccl.reduce_scatter(output, input, op, async_op)
-    src, dst = np.asarray(input), np.asarray(output)
+    src, _ = _reducible(input)
+    dst, writeback = _reducible(output)
     mpi_op = _mpi_op(g, op, output, "reduce_scatter_tensor")
     _C._count_collective((g.size - 1) * _nbytes(output))
     return _start(g, "reduce_scatter_tensor",
                   lambda: g.comm.Ireduce_scatter_block(src, dst, mpi_op),
-                  (input, output, src, dst), _averager(g, dst, op), async_op)
+                  (input, output, src, dst), _then(_averager(g, dst, op), writeback), async_op)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -203,9 +239,9 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
         return g.nccl.reduce_scatter_list(output, input_list, op, async_op)
     # MPI takes one send buffer: the blocks are gathered into it (host memory, no
     # device copy)
-    src = np.concatenate([np.asarray(t).reshape(-1) for t in input_list])
-    dst = np.asarray(output)
+    src = np.concatenate([_reducible(t)[0].reshape(-1) for t in input_list])
+    dst, writeback = _reducible(output)
     mpi_op = _mpi_op(g, op, output, "reduce_scatter")
     _C._count_collective((g.size - 1) * _nbytes(output))
     return _start(g, "reduce_scatter", lambda: g.comm.Ireduce_scatter_block(src, dst, mpi_op),
-                  (output, src, dst), _averager(g, dst, op), async_op)
+                  (output, src, dst), _then(_averager(g, dst, op), writeback), async_op)
