@@ -33,11 +33,37 @@ LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
 def transfer_guard(level):
     """A context manager (and decorator) setting this thread's transfer guard.
 
-    >>> with pydevtensor.transfer_guard("disallow"):
-    ...     y = x.cpu()      # explicit: fine
-    ...     print(x)         # implicit: raises pydevtensor.TransferError
+    Parameters
+    ----------
+    level : str
+        One of ``LEVELS``: "allow", "log", "disallow", "log_explicit",
+        "disallow_explicit".
 
-    An unknown level raises ``ValueError`` at once.
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Sets the level on entry and restores the previous one on exit.
+
+    Raises
+    ------
+    ValueError
+        At once, for an unknown level.
+
+    Examples
+    --------
+    A CPU tensor crosses no device, so printing it is allowed:
+
+    >>> x = pydevtensor.ones(2)
+    >>> with pydevtensor.transfer_guard("disallow"):
+    ...     print(x)
+    tensor([1., 1.])
+
+    With a GPU (skipped here: it needs one), an implicit copy raises:
+
+    >>> g = pydevtensor.ones(2, device="cuda")  # doctest: +SKIP
+    >>> with pydevtensor.transfer_guard("disallow"):  # doctest: +SKIP
+    ...     y = g.cpu()      # explicit: fine
+    ...     print(g)         # implicit: raises pydevtensor.TransferError
     """
     _C._check_transfer_guard(level)
     return _thread_level(level)
