@@ -23,8 +23,12 @@ PyTorch's Adam (not AdamW: the decay is added to the gradient), at step t:
     m = beta1 * m + (1 - beta1) * d;   v = beta2 * v + (1 - beta2) * d * d
     p -= (lr / (1 - beta1 ** t)) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps)
 """
+from __future__ import annotations
+
 import math
 import numbers
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from . import _C
 from .autograd.grad_mode import no_grad as _no_grad
@@ -38,10 +42,11 @@ class Optimizer:
     """Parameter groups (``param_groups``: dicts holding 'params' and the
     hyperparameters), per-parameter ``state``, ``zero_grad`` and ``step``."""
 
-    def __init__(self, params, defaults):
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
+                 defaults: dict[str, Any]) -> None:
         object.__setattr__(self, "defaults", dict(defaults))
-        self.state = {}  # id(param) -> {name: Tensor}
-        self.param_groups = []
+        self.state: dict[int, dict[str, Any]] = {}  # id(param) -> {name: Tensor}
+        self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, _C.Tensor):
             raise TypeError(f"{type(self).__name__}: params must be an iterable of Parameters "
                             f"or of dicts, got a single Tensor; pass [tensor] or "
@@ -55,7 +60,7 @@ class Optimizer:
         for g in groups:
             self.add_param_group(g, seen)
 
-    def add_param_group(self, group, _seen=None):
+    def add_param_group(self, group: dict[str, Any], _seen: set[int] | None = None) -> None:
         seen = _seen if _seen is not None else {id(p) for p in self._all_params()}
         group = dict(group)
         params = group["params"]
@@ -77,11 +82,11 @@ class Optimizer:
     def _check_group(self, group):
         pass
 
-    def _all_params(self):
+    def _all_params(self) -> Iterator[_C.Tensor]:
         for g in self.param_groups:
             yield from g["params"]
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """``.grad = None`` for every parameter (the default, as in PyTorch), or zeroed in
         place with set_to_none=False."""
         for p in self._all_params():
@@ -90,7 +95,7 @@ class Optimizer:
             elif getattr(p, "grad", None) is not None:
                 p.grad.zero_()
 
-    def step(self):
+    def step(self) -> None:
         raise NotImplementedError
 
     def _replica(self, mapping):
@@ -112,7 +117,7 @@ class Optimizer:
                                             else v) for k, v in self.state[id(p)].items()}
         return new
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
         for i, g in enumerate(self.param_groups):
             lines.append(f"Parameter Group {i}")
@@ -147,7 +152,8 @@ class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum and weight decay (PyTorch's
     rule, see the module docstring)."""
 
-    def __init__(self, params, lr, momentum=0.0, weight_decay=0.0):
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float,
+                 momentum: float = 0.0, weight_decay: float = 0.0) -> None:
         super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay})
 
     def _check_group(self, group):
@@ -155,7 +161,7 @@ class SGD(Optimizer):
             group[name] = _nonnegative(group[name], name, "SGD")
 
     @_C_no_grad
-    def step(self):
+    def step(self) -> None:
         """One update of every parameter, all or nothing: every new momentum buffer and
         every update is computed first (this is what can run out of memory), then all
         are committed, with in-place subtractions and assignments that allocate
@@ -187,7 +193,9 @@ class Adam(Optimizer):
     exp_avg (m) and exp_avg_sq (v) on the parameter's device.  Like SGD.step(), every
     new state and update is computed before any is committed."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.0) -> None:
         super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
                                   "weight_decay": weight_decay})
 
@@ -201,7 +209,7 @@ class Adam(Optimizer):
         group["betas"] = tuple(float(b) for b in betas)
 
     @_C_no_grad
-    def step(self):
+    def step(self) -> None:
         pending = []
         for group in self.param_groups:
             lr, (b1, b2), eps, wd = (group["lr"], group["betas"], group["eps"],

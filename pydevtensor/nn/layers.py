@@ -1,11 +1,18 @@
 """The layers: Linear, Sequential, the activations, Flatten and Identity."""
+from __future__ import annotations
+
 import math
 from collections import OrderedDict
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
+
+if TYPE_CHECKING:
+    from .._C import Tensor, device, dtype
 
 
 class Linear(Module):
@@ -15,7 +22,8 @@ class Linear(Module):
     here from the Philox generator, so one seed gives the same layer on every device.
     """
 
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         for name, v in (("in_features", in_features), ("out_features", out_features)):
             if isinstance(v, bool) or not isinstance(v, int):
@@ -34,10 +42,10 @@ class Linear(Module):
         else:
             self.register_parameter("bias", None)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
 
@@ -45,7 +53,7 @@ class Linear(Module):
 class Sequential(Module):
     """Modules run one after the other: net[0], net[1:], len(net), iteration, append."""
 
-    def __init__(self, *modules):
+    def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):
             for name, m in modules[0].items():
@@ -57,7 +65,7 @@ class Sequential(Module):
                                     f"not an nn.Module")
                 self.add_module(str(i), m)
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: int | slice) -> Any:
         items = list(self._modules.items())
         if isinstance(idx, slice):
             return Sequential(OrderedDict(items[idx]))
@@ -67,19 +75,19 @@ class Sequential(Module):
             raise IndexError(f"index {idx} is out of range for a Sequential of {len(items)}")
         return items[idx][1]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._modules)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def append(self, module):
+    def append(self, module: Module) -> Sequential:
         if not isinstance(module, Module):
             raise TypeError(f"Sequential.append: expected an nn.Module, got {type(module).__name__}")
         self.add_module(str(len(self)), module)
         return self
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         for m in self._modules.values():
             input = m(input)
         return input
@@ -88,7 +96,7 @@ class Sequential(Module):
 class _Activation(Module):
     """An element-wise activation (autograd records its backward)."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return self._apply(input)
 
 
@@ -110,18 +118,18 @@ class Tanh(_Activation):
 
 
 class Identity(Module):
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return input
 
 
 class Flatten(Module):
-    def __init__(self, start_dim=1, end_dim=-1):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.flatten(input, self.start_dim, self.end_dim)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

@@ -3,25 +3,32 @@
 ``loss = loss_fn(pred, target)`` returns a 0-d tensor (with reduction='mean' or 'sum')
 made of package ops, so ``loss.backward()`` (autograd) gives d loss / d every parameter.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import _C
 from . import functional as F
 from .module import Module
 
+if TYPE_CHECKING:
+    from .._C import Tensor
+
 
 class _Loss(Module):
-    def __init__(self, reduction="mean"):
+    def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
         F._check_reduction(reduction, type(self).__name__)
         self.reduction = reduction
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"reduction={self.reduction!r}" if self.reduction != "mean" else ""
 
 
 class MSELoss(_Loss):
     """mean (or sum) of (pred - target) ** 2."""
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, self.reduction)
 
 
@@ -29,5 +36,5 @@ class CrossEntropyLoss(_Loss):
     """Softmax cross-entropy of (N, C) logits against (N,) integer class indices,
     computed after subtracting each row's max (exp never overflows)."""
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.cross_entropy(input, target, self.reduction)

@@ -1,12 +1,20 @@
 """nn.Module: parameters, children, moving between devices and state dicts (training
 runs on autograd: Note [training with autograd])."""
+from __future__ import annotations
+
 import inspect
 import threading
 from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
 from .parameter import Parameter
+
+if TYPE_CHECKING:
+    from .._C import Tensor, device, dtype
+
+_M = TypeVar("_M", bound="Module")
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -39,7 +47,7 @@ def _pop_scope(owner):
 class Module:
     """Base class of layers and networks, with PyTorch's interface."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
@@ -49,7 +57,7 @@ class Module:
             stack[-1]._track(self)
 
     # ---- attributes ----
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
         if params is None:
             raise AttributeError("call Module.__init__() before assigning attributes")
@@ -76,7 +84,7 @@ class Module:
         state.pop("_pdt_replicas", None)
         return state
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         d = self.__dict__
         if name in d.get("_parameters", ()):
             return d["_parameters"][name]
@@ -84,7 +92,7 @@ class Module:
             return d["_modules"][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._modules:
@@ -92,12 +100,12 @@ class Module:
         else:
             object.__delattr__(self, name)
 
-    def register_parameter(self, name, param):
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: expected nn.Parameter, got {type(param).__name__}")
         self._parameters[name] = param
 
-    def add_module(self, name, module):
+    def add_module(self, name: str, module: Module | None) -> None:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: expected nn.Module, got {type(module).__name__}")
         self._modules[name] = module
@@ -105,10 +113,10 @@ class Module:
             object.__setattr__(module, "_name", name)
 
     # ---- running ----
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return self.forward(*args, **kwargs)
         except _C.DeviceError as e:
@@ -138,7 +146,7 @@ class Module:
         err._pdt_layer = True
         return err
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Clears every parameter's gradient: ``.grad = None`` (the default, as in PyTorch,
         so the next backward allocates it), or with set_to_none=False zeroes it in place."""
         for p in self.parameters():
@@ -147,25 +155,25 @@ class Module:
             elif p.grad is not None:
                 p.grad.zero_()
 
-    def train(self, mode=True):
+    def train(self: _M, mode: bool = True) -> _M:
         for m in self.modules():
             object.__setattr__(m, "training", bool(mode))
         return self
 
-    def eval(self):
+    def eval(self: _M) -> _M:
         return self.train(False)
 
     # ---- walking the tree ----
-    def named_children(self):
+    def named_children(self) -> Iterator[tuple[str, Module]]:
         for name, m in self._modules.items():
             if m is not None:
                 yield name, m
 
-    def children(self):
+    def children(self) -> Iterator[Module]:
         for _, m in self.named_children():
             yield m
 
-    def named_modules(self, prefix=""):
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
         seen = set()
         stack = [(prefix, self)]
         while stack:
@@ -176,11 +184,12 @@ class Module:
             yield name, m
             stack[0:0] = [(f"{name}.{n}" if name else n, c) for n, c in m.named_children()]
 
-    def modules(self):
+    def modules(self) -> Iterator[Module]:
         for _, m in self.named_modules():
             yield m
 
-    def named_parameters(self, prefix="", recurse=True):
+    def named_parameters(self, prefix: str = "",
+                         recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
         seen = set()
         mods = self.named_modules(prefix) if recurse else [(prefix, self)]
         for mname, m in mods:
@@ -190,12 +199,12 @@ class Module:
                 seen.add(id(p))
                 yield (f"{mname}.{pname}" if mname else pname), p
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     # ---- devices and dtypes ----
-    def to(self, *args, **kwargs):
+    def to(self: _M, *args: Any, **kwargs: Any) -> _M:
         """Moves (and/or casts) every parameter in place: the Parameter objects stay
         the same, so code holding them keeps working, as in PyTorch.  All or nothing:
         if a copy fails (out of memory on the target device), no parameter has moved."""
@@ -213,25 +222,26 @@ class Module:
             p.data = moved
         return self
 
-    def cpu(self):
+    def cpu(self: _M) -> _M:
         return self.to("cpu")
 
-    def cuda(self, device=None):
+    def cuda(self: _M, device: int | str | device | None = None) -> _M:
         return self.to(_C.device("cuda", device) if isinstance(device, int) else
                        device if device is not None else _C.device("cuda"))
 
-    def float(self):
+    def float(self: _M) -> _M:
         return self.to(dtype=_C.float32)
 
-    def double(self):
+    def double(self: _M) -> _M:
         return self.to(dtype=_C.float64)
 
     # ---- state ----
-    def state_dict(self, prefix=""):
+    def state_dict(self, prefix: str = "") -> OrderedDict[str, Tensor]:
         """name -> plain Tensor sharing each parameter's storage, in registration order."""
         return OrderedDict((name, p.data) for name, p in self.named_parameters(prefix))
 
-    def load_state_dict(self, state_dict, strict=True):
+    def load_state_dict(self, state_dict: Mapping[str, Tensor],
+                        strict: bool = True) -> IncompatibleKeys:
         """Copies the values of state_dict into the parameters (across devices and dtypes
         as needed; each copy is counted).  With strict, missing keys, unexpected keys and
         shape mismatches raise before anything is written."""
@@ -262,13 +272,13 @@ class Module:
         return IncompatibleKeys(missing, unexpected)
 
     # ---- printing ----
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return ""
 
     def _repr_line(self):
         return f"{type(self).__name__}({self.extra_repr()})"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         children = [(n, m) for n, m in self._modules.items() if m is not None]
         if not children:
             return self._repr_line()

@@ -1,4 +1,6 @@
 """nn.Parameter: a tensor marked as a module's parameter."""
+from __future__ import annotations
+
 from .. import _C
 
 
@@ -11,18 +13,18 @@ class Parameter(_C.Tensor):
     ``Module.to()`` moves parameters in place.
     """
 
-    def __new__(cls, data=None, requires_grad=True):
+    def __new__(cls, data: _C.Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
             data = _C.empty(0)
         if not isinstance(data, _C.Tensor):
             raise TypeError(f"Parameter(data) needs a Tensor, got {type(data).__name__}")
         return _C.Tensor.__new__(cls, data)
 
-    def __init__(self, data=None, requires_grad=True):
+    def __init__(self, data: _C.Tensor | None = None, requires_grad: bool = True) -> None:
         self.requires_grad = bool(requires_grad)
         self.grad = None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Parameter containing:\n" + _C.Tensor.__repr__(self)
 
     __str__ = __repr__
