@@ -111,7 +111,7 @@
     "float32); 'floor' rounds toward -inf, as floor_divide.\n"
 
 PyDoc_STRVAR(doc_fn_add,
-             "add(input, other, *, alpha=1, out=None)\n--\n\ninput + alpha * other "
+             "add(input, other, *, alpha=1, out=None)\n--\n\n``input + alpha * other`` "
              "elementwise" DOC_BROADCAST "\n\nParameters\n----------\ninput : Tensor or "
              "number\n    The left operand.\nother : Tensor or number\n    The right "
              "operand.\n" DOC_ALPHA_PARAM DOC_OUT_PARAM "\n" DOC_RETURNS_NEW DOC_RAISES_BINARY
@@ -119,7 +119,7 @@ PyDoc_STRVAR(doc_fn_add,
                                         ">>> pydevtensor.add(x, 2, alpha=10)\n"
                                         "tensor([21., 22., 23.])\n");
 PyDoc_STRVAR(doc_fn_sub,
-             "sub(input, other, *, alpha=1, out=None)\n--\n\ninput - alpha * other "
+             "sub(input, other, *, alpha=1, out=None)\n--\n\n``input - alpha * other`` "
              "elementwise" DOC_BROADCAST "\n\nParameters\n----------\ninput : Tensor or "
              "number\n    The left operand.\nother : Tensor or number\n    The right "
              "operand.\n" DOC_ALPHA_PARAM DOC_OUT_PARAM "\n" DOC_RETURNS_NEW DOC_RAISES_BINARY
@@ -133,7 +133,7 @@ PyDoc_STRVAR(doc_fn_div,
                                          "tensor([-1.5000,  1.0000,  3.5000])\n"
                                          ">>> pydevtensor.div(x, 2, rounding_mode='floor')\n"
                                          "tensor([-2.,  1.,  3.])\n");
-PyDoc_STRVAR(doc_fn_pow, "pow(input, exponent, *, out=None)\n--\n\ninput ** exponent "
+PyDoc_STRVAR(doc_fn_pow, "pow(input, exponent, *, out=None)\n--\n\n``input ** exponent`` "
                          "elementwise" DOC_BROADCAST "\n\nParameters\n----------\ninput : "
                          "Tensor or number\n    The base.\nexponent : Tensor or number\n    "
                          "The exponent.\n" DOC_OUT_PARAM "\n" DOC_RETURNS_NEW DOC_RAISES_BINARY
@@ -169,11 +169,11 @@ PyDoc_STRVAR(doc_m_fill_,
 PyDoc_STRVAR(doc_m_zero_, "zero_()\n--\n\nEvery element becomes 0.\n\n" DOC_RETURNS_SELF DOC_EX(
                               "[1., 2., 3.]") ">>> x.zero_()\ntensor([0., 0., 0.])\n");
 PyDoc_STRVAR(doc_m_pow,
-             "pow(exponent)\n--\n\nself ** exponent elementwise, as pydevtensor.pow(self, "
+             "pow(exponent)\n--\n\n``self ** exponent`` elementwise, as pydevtensor.pow(self, "
              "exponent).\n\nParameters\n----------\nexponent : Tensor or number\n    "
              "Broadcast to self's shape.\n\n" DOC_RETURNS_M DOC_RAISES_BINARY
                  DOC_EX("[1., 2., 3.]") ">>> x.pow(2)\ntensor([1., 4., 9.])\n");
-PyDoc_STRVAR(doc_m_pow_, "pow_(exponent)\n--\n\nself **= exponent elementwise, in place.\n\n"
+PyDoc_STRVAR(doc_m_pow_, "pow_(exponent)\n--\n\n``self **= exponent`` elementwise, in place.\n\n"
                          "Parameters\n----------\nexponent : Tensor or number\n    Broadcast to "
                          "self's shape.\n\n" DOC_RETURNS_SELF DOC_RAISES_BINARY
                              DOC_EX("[1., 2., 3.]") ">>> x.pow_(2)\ntensor([1., 4., 9.])\n");
