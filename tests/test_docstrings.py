@@ -71,9 +71,8 @@ OBJECTS = _objects()
 
 
 def _takes_arguments(obj, kind):
-    target = obj.__init__ if kind == "class" else obj
     try:
-        sig = inspect.signature(target)
+        sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return True  # no signature to read: say what it takes
     params = [p for p in sig.parameters.values() if p.name not in ("self", "cls")]
