@@ -5,6 +5,8 @@
 #ifndef PDT_DOCSTRINGS_CREATE_H
 #define PDT_DOCSTRINGS_CREATE_H
 
+#include "pdt_module.h" /* PyDoc_STRVAR */
+
 #define DOC_SIZE_PARAM                                                                             \
     "*size : int or sequence of ints\n    The shape: zeros(2, 3) or zeros((2, 3)).\n"
 #define DOC_DTYPE_PARAM(DEFAULT)                                                                   \

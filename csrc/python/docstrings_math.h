@@ -8,6 +8,8 @@
 #ifndef PDT_DOCSTRINGS_MATH_H
 #define PDT_DOCSTRINGS_MATH_H
 
+#include "pdt_module.h" /* PyDoc_STRVAR */
+
 #define DOC_OUT_PARAM                                                                              \
     "out : Tensor, optional\n    Receives the result (its shape, dtype and device must match; "    \
     "outputs are not resized).\n"

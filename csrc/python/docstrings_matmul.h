@@ -4,6 +4,8 @@
 #ifndef PDT_DOCSTRINGS_MATMUL_H
 #define PDT_DOCSTRINGS_MATMUL_H
 
+#include "pdt_module.h" /* PyDoc_STRVAR */
+
 PyDoc_STRVAR(doc_fn_matmul,
              "matmul(input, other)\n--\n\n"
              "The matrix product, with torch.matmul's rules: 1-D . 1-D is a 0-d dot product; a 1-D "

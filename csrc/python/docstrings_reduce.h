@@ -4,6 +4,8 @@
 #ifndef PDT_DOCSTRINGS_REDUCE_H
 #define PDT_DOCSTRINGS_REDUCE_H
 
+#include "pdt_module.h" /* PyDoc_STRVAR */
+
 PyDoc_STRVAR(doc_fn_sum, "sum(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
                          "The sum of the elements over dim.  Integers and bool sum to int64; "
                          "float32 accumulates in double.\n"

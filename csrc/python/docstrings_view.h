@@ -3,6 +3,8 @@
 #ifndef PDT_DOCSTRINGS_VIEW_H
 #define PDT_DOCSTRINGS_VIEW_H
 
+#include "pdt_module.h" /* PyDoc_STRVAR */
+
 PyDoc_STRVAR(doc_fn_reshape, "reshape(input, shape)\n--\n\n"
                              "The tensor with a new shape (one size may be -1, inferred): a view "
                              "when the strides allow one, else a contiguous copy.\n"
