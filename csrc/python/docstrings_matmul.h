@@ -6,6 +6,22 @@
 
 #include "pdt_module.h" /* PyDoc_STRVAR */
 
+#define DOC_MATMUL_TAIL                                                                            \
+    "\n"                                                                                           \
+    "Returns\n"                                                                                    \
+    "-------\n"                                                                                    \
+    "Tensor\n"                                                                                     \
+    "    A new tensor on the operands' device; 0-d for 1-D . 1-D.\n"                               \
+    "\n"                                                                                           \
+    "Raises\n"                                                                                     \
+    "------\n"                                                                                     \
+    "ValueError\n"                                                                                 \
+    "    When the shapes do not fit.\n"                                                            \
+    "TypeError\n"                                                                                  \
+    "    When the dtypes differ.\n"                                                                \
+    "pydevtensor.DeviceError\n"                                                                    \
+    "    When the tensors are on different devices.\n"
+
 PyDoc_STRVAR(doc_fn_matmul,
              "matmul(input, other)\n--\n\n"
              "The matrix product, with torch.matmul's rules: 1-D . 1-D is a 0-d dot product; a 1-D "
@@ -18,22 +34,7 @@ PyDoc_STRVAR(doc_fn_matmul,
              "input : Tensor\n"
              "    The left operand.\n"
              "other : Tensor\n"
-             "    The right operand, on input's device and of its dtype.\n"
-             "\n"
-             "Returns\n"
-             "-------\n"
-             "Tensor\n"
-             "    A new tensor on the operands' device; 0-d for 1-D . 1-D.\n"
-             "\n"
-             "Raises\n"
-             "------\n"
-             "ValueError\n"
-             "    When the shapes do not fit.\n"
-             "TypeError\n"
-             "    When the dtypes differ.\n"
-             "pydevtensor.DeviceError\n"
-             "    When the tensors are on different devices.\n"
-             "\n"
+             "    The right operand, on input's device and of its dtype.\n" DOC_MATMUL_TAIL "\n"
              "Examples\n"
              "--------\n"
              ">>> a = pydevtensor.tensor([[1., 2.], [3., 4.]])\n"
@@ -53,22 +54,7 @@ PyDoc_STRVAR(doc_m_matmul,
              "Parameters\n"
              "----------\n"
              "other : Tensor\n"
-             "    The right operand, on self's device and of its dtype.\n"
-             "\n"
-             "Returns\n"
-             "-------\n"
-             "Tensor\n"
-             "    A new tensor on the operands' device; 0-d for 1-D . 1-D.\n"
-             "\n"
-             "Raises\n"
-             "------\n"
-             "ValueError\n"
-             "    When the shapes do not fit.\n"
-             "TypeError\n"
-             "    When the dtypes differ.\n"
-             "pydevtensor.DeviceError\n"
-             "    When the tensors are on different devices.\n"
-             "\n"
+             "    The right operand, on self's device and of its dtype.\n" DOC_MATMUL_TAIL "\n"
              "Examples\n"
              "--------\n"
              ">>> a = pydevtensor.tensor([[1., 2.], [3., 4.]])\n"
@@ -78,30 +64,33 @@ PyDoc_STRVAR(doc_m_matmul,
              "        [7.]])\n"
              ">>> (a @ b).shape\n"
              "pydevtensor.Size([2, 1])\n");
+#define DOC_MM_PARAMS                                                                              \
+    "mat2 : Tensor\n"                                                                              \
+    "    Of shape (k, n).\n"
+
+#define DOC_MM_TAIL                                                                                \
+    "\n"                                                                                           \
+    "Returns\n"                                                                                    \
+    "-------\n"                                                                                    \
+    "Tensor\n"                                                                                     \
+    "    A new tensor on the operands' device.\n"                                                  \
+    "\n"                                                                                           \
+    "Raises\n"                                                                                     \
+    "------\n"                                                                                     \
+    "ValueError\n"                                                                                 \
+    "    When the shapes do not fit.\n"                                                            \
+    "TypeError\n"                                                                                  \
+    "    When the dtypes differ.\n"                                                                \
+    "pydevtensor.DeviceError\n"                                                                    \
+    "    When the tensors are on different devices.\n"
+
 PyDoc_STRVAR(doc_fn_mm, "mm(input, mat2)\n--\n\n"
                         "The matrix product of two 2-D tensors: (m, k) @ (k, n) gives (m, n).\n"
                         "\n"
                         "Parameters\n"
                         "----------\n"
                         "input : Tensor\n"
-                        "    Of shape (m, k).\n"
-                        "mat2 : Tensor\n"
-                        "    Of shape (k, n).\n"
-                        "\n"
-                        "Returns\n"
-                        "-------\n"
-                        "Tensor\n"
-                        "    A new tensor on the operands' device.\n"
-                        "\n"
-                        "Raises\n"
-                        "------\n"
-                        "ValueError\n"
-                        "    When the shapes do not fit.\n"
-                        "TypeError\n"
-                        "    When the dtypes differ.\n"
-                        "pydevtensor.DeviceError\n"
-                        "    When the tensors are on different devices.\n"
-                        "\n"
+                        "    Of shape (m, k).\n" DOC_MM_PARAMS DOC_MM_TAIL "\n"
                         "Examples\n"
                         "--------\n"
                         ">>> a = pydevtensor.tensor([[1., 2.], [3., 4.]])\n"
@@ -113,24 +102,7 @@ PyDoc_STRVAR(doc_m_mm, "mm(mat2)\n--\n\n"
                        "The matrix product of two 2-D tensors: (m, k) @ (k, n) gives (m, n).\n"
                        "\n"
                        "Parameters\n"
-                       "----------\n"
-                       "mat2 : Tensor\n"
-                       "    Of shape (k, n).\n"
-                       "\n"
-                       "Returns\n"
-                       "-------\n"
-                       "Tensor\n"
-                       "    A new tensor on the operands' device.\n"
-                       "\n"
-                       "Raises\n"
-                       "------\n"
-                       "ValueError\n"
-                       "    When the shapes do not fit.\n"
-                       "TypeError\n"
-                       "    When the dtypes differ.\n"
-                       "pydevtensor.DeviceError\n"
-                       "    When the tensors are on different devices.\n"
-                       "\n"
+                       "----------\n" DOC_MM_PARAMS DOC_MM_TAIL "\n"
                        "Examples\n"
                        "--------\n"
                        ">>> a = pydevtensor.tensor([[1., 2.], [3., 4.]])\n"
@@ -138,6 +110,26 @@ PyDoc_STRVAR(doc_m_mm, "mm(mat2)\n--\n\n"
                        ">>> a.mm(b)\n"
                        "tensor([[3.],\n"
                        "        [7.]])\n");
+#define DOC_BMM_PARAMS                                                                             \
+    "mat2 : Tensor\n"                                                                              \
+    "    Of shape (b, k, n).\n"
+
+#define DOC_BMM_TAIL                                                                               \
+    "\n"                                                                                           \
+    "Returns\n"                                                                                    \
+    "-------\n"                                                                                    \
+    "Tensor\n"                                                                                     \
+    "    A new tensor on the operands' device.\n"                                                  \
+    "\n"                                                                                           \
+    "Raises\n"                                                                                     \
+    "------\n"                                                                                     \
+    "ValueError\n"                                                                                 \
+    "    When the shapes do not fit.\n"                                                            \
+    "TypeError\n"                                                                                  \
+    "    When the dtypes differ.\n"                                                                \
+    "pydevtensor.DeviceError\n"                                                                    \
+    "    When the tensors are on different devices.\n"
+
 PyDoc_STRVAR(doc_fn_bmm, "bmm(input, mat2)\n--\n\n"
                          "The batched matrix product of two 3-D tensors with the same batch size "
                          "(no broadcasting): (b, m, k) @ (b, k, n) gives (b, m, n).\n"
@@ -145,24 +137,7 @@ PyDoc_STRVAR(doc_fn_bmm, "bmm(input, mat2)\n--\n\n"
                          "Parameters\n"
                          "----------\n"
                          "input : Tensor\n"
-                         "    Of shape (b, m, k).\n"
-                         "mat2 : Tensor\n"
-                         "    Of shape (b, k, n).\n"
-                         "\n"
-                         "Returns\n"
-                         "-------\n"
-                         "Tensor\n"
-                         "    A new tensor on the operands' device.\n"
-                         "\n"
-                         "Raises\n"
-                         "------\n"
-                         "ValueError\n"
-                         "    When the shapes do not fit.\n"
-                         "TypeError\n"
-                         "    When the dtypes differ.\n"
-                         "pydevtensor.DeviceError\n"
-                         "    When the tensors are on different devices.\n"
-                         "\n"
+                         "    Of shape (b, m, k).\n" DOC_BMM_PARAMS DOC_BMM_TAIL "\n"
                          "Examples\n"
                          "--------\n"
                          ">>> x, y = pydevtensor.ones(4, 2, 3), pydevtensor.ones(4, 3, 5)\n"
@@ -173,29 +148,38 @@ PyDoc_STRVAR(doc_m_bmm, "bmm(mat2)\n--\n\n"
                         "(no broadcasting): (b, m, k) @ (b, k, n) gives (b, m, n).\n"
                         "\n"
                         "Parameters\n"
-                        "----------\n"
-                        "mat2 : Tensor\n"
-                        "    Of shape (b, k, n).\n"
-                        "\n"
-                        "Returns\n"
-                        "-------\n"
-                        "Tensor\n"
-                        "    A new tensor on the operands' device.\n"
-                        "\n"
-                        "Raises\n"
-                        "------\n"
-                        "ValueError\n"
-                        "    When the shapes do not fit.\n"
-                        "TypeError\n"
-                        "    When the dtypes differ.\n"
-                        "pydevtensor.DeviceError\n"
-                        "    When the tensors are on different devices.\n"
-                        "\n"
+                        "----------\n" DOC_BMM_PARAMS DOC_BMM_TAIL "\n"
                         "Examples\n"
                         "--------\n"
                         ">>> x, y = pydevtensor.ones(4, 2, 3), pydevtensor.ones(4, 3, 5)\n"
                         ">>> x.bmm(y).shape\n"
                         "pydevtensor.Size([4, 2, 5])\n");
+#define DOC_ADDMM_PARAMS                                                                           \
+    "mat1 : Tensor\n"                                                                              \
+    "    Of shape (m, k).\n"                                                                       \
+    "mat2 : Tensor\n"                                                                              \
+    "    Of shape (k, n).\n"                                                                       \
+    "beta : number, optional\n"                                                                    \
+    "    Scales input (default 1); 0 ignores input's values, NaN included.\n"                      \
+    "alpha : number, optional\n"                                                                   \
+    "    Scales the product (default 1).\n"
+
+#define DOC_ADDMM_TAIL                                                                             \
+    "\n"                                                                                           \
+    "Returns\n"                                                                                    \
+    "-------\n"                                                                                    \
+    "Tensor\n"                                                                                     \
+    "    A new tensor on the operands' device.\n"                                                  \
+    "\n"                                                                                           \
+    "Raises\n"                                                                                     \
+    "------\n"                                                                                     \
+    "ValueError\n"                                                                                 \
+    "    When the shapes do not fit.\n"                                                            \
+    "TypeError\n"                                                                                  \
+    "    When the dtypes differ.\n"                                                                \
+    "pydevtensor.DeviceError\n"                                                                    \
+    "    When the tensors are on different devices.\n"
+
 PyDoc_STRVAR(doc_fn_addmm,
              "addmm(input, mat1, mat2, *, beta=1, alpha=1)\n--\n\n"
              "``beta * input + alpha * (mat1 @ mat2)``, with input broadcast to (m, n); one GEMM.\n"
@@ -203,30 +187,7 @@ PyDoc_STRVAR(doc_fn_addmm,
              "Parameters\n"
              "----------\n"
              "input : Tensor\n"
-             "    Added to the product; broadcast to (m, n).\n"
-             "mat1 : Tensor\n"
-             "    Of shape (m, k).\n"
-             "mat2 : Tensor\n"
-             "    Of shape (k, n).\n"
-             "beta : number, optional\n"
-             "    Scales input (default 1); 0 ignores input's values, NaN included.\n"
-             "alpha : number, optional\n"
-             "    Scales the product (default 1).\n"
-             "\n"
-             "Returns\n"
-             "-------\n"
-             "Tensor\n"
-             "    A new tensor on the operands' device.\n"
-             "\n"
-             "Raises\n"
-             "------\n"
-             "ValueError\n"
-             "    When the shapes do not fit.\n"
-             "TypeError\n"
-             "    When the dtypes differ.\n"
-             "pydevtensor.DeviceError\n"
-             "    When the tensors are on different devices.\n"
-             "\n"
+             "    Added to the product; broadcast to (m, n).\n" DOC_ADDMM_PARAMS DOC_ADDMM_TAIL "\n"
              "Examples\n"
              "--------\n"
              ">>> a = pydevtensor.tensor([[1., 2.], [3., 4.]])\n"
@@ -243,30 +204,7 @@ PyDoc_STRVAR(doc_m_addmm,
              "``beta * input + alpha * (mat1 @ mat2)``, with input broadcast to (m, n); one GEMM.\n"
              "\n"
              "Parameters\n"
-             "----------\n"
-             "mat1 : Tensor\n"
-             "    Of shape (m, k).\n"
-             "mat2 : Tensor\n"
-             "    Of shape (k, n).\n"
-             "beta : number, optional\n"
-             "    Scales input (default 1); 0 ignores input's values, NaN included.\n"
-             "alpha : number, optional\n"
-             "    Scales the product (default 1).\n"
-             "\n"
-             "Returns\n"
-             "-------\n"
-             "Tensor\n"
-             "    A new tensor on the operands' device.\n"
-             "\n"
-             "Raises\n"
-             "------\n"
-             "ValueError\n"
-             "    When the shapes do not fit.\n"
-             "TypeError\n"
-             "    When the dtypes differ.\n"
-             "pydevtensor.DeviceError\n"
-             "    When the tensors are on different devices.\n"
-             "\n"
+             "----------\n" DOC_ADDMM_PARAMS DOC_ADDMM_TAIL "\n"
              "Examples\n"
              "--------\n"
              ">>> a = pydevtensor.tensor([[1., 2.], [3., 4.]])\n"
@@ -278,6 +216,22 @@ PyDoc_STRVAR(doc_m_addmm,
              ">>> c.addmm(a, b, beta=0, alpha=2)\n"
              "tensor([[ 6.],\n"
              "        [14.]])\n");
+#define DOC_DOT_TAIL                                                                               \
+    "\n"                                                                                           \
+    "Returns\n"                                                                                    \
+    "-------\n"                                                                                    \
+    "Tensor\n"                                                                                     \
+    "    A new tensor on the operands' device; 0-d for 1-D . 1-D.\n"                               \
+    "\n"                                                                                           \
+    "Raises\n"                                                                                     \
+    "------\n"                                                                                     \
+    "ValueError\n"                                                                                 \
+    "    When the shapes do not fit.\n"                                                            \
+    "TypeError\n"                                                                                  \
+    "    When the dtypes differ.\n"                                                                \
+    "pydevtensor.DeviceError\n"                                                                    \
+    "    When the tensors are on different devices.\n"
+
 PyDoc_STRVAR(doc_fn_dot, "dot(input, tensor)\n--\n\n"
                          "The dot product of two 1-D tensors of the same length.\n"
                          "\n"
@@ -286,22 +240,7 @@ PyDoc_STRVAR(doc_fn_dot, "dot(input, tensor)\n--\n\n"
                          "input : Tensor\n"
                          "    1-D.\n"
                          "tensor : Tensor\n"
-                         "    1-D, of input's length.\n"
-                         "\n"
-                         "Returns\n"
-                         "-------\n"
-                         "Tensor\n"
-                         "    A new tensor on the operands' device; 0-d for 1-D . 1-D.\n"
-                         "\n"
-                         "Raises\n"
-                         "------\n"
-                         "ValueError\n"
-                         "    When the shapes do not fit.\n"
-                         "TypeError\n"
-                         "    When the dtypes differ.\n"
-                         "pydevtensor.DeviceError\n"
-                         "    When the tensors are on different devices.\n"
-                         "\n"
+                         "    1-D, of input's length.\n" DOC_DOT_TAIL "\n"
                          "Examples\n"
                          "--------\n"
                          ">>> x = pydevtensor.tensor([1., 2.])\n"
@@ -313,22 +252,7 @@ PyDoc_STRVAR(doc_m_dot, "dot(tensor)\n--\n\n"
                         "Parameters\n"
                         "----------\n"
                         "tensor : Tensor\n"
-                        "    1-D, of self's length.\n"
-                        "\n"
-                        "Returns\n"
-                        "-------\n"
-                        "Tensor\n"
-                        "    A new tensor on the operands' device; 0-d for 1-D . 1-D.\n"
-                        "\n"
-                        "Raises\n"
-                        "------\n"
-                        "ValueError\n"
-                        "    When the shapes do not fit.\n"
-                        "TypeError\n"
-                        "    When the dtypes differ.\n"
-                        "pydevtensor.DeviceError\n"
-                        "    When the tensors are on different devices.\n"
-                        "\n"
+                        "    1-D, of self's length.\n" DOC_DOT_TAIL "\n"
                         "Examples\n"
                         "--------\n"
                         ">>> x = pydevtensor.tensor([1., 2.])\n"
