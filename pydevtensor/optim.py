@@ -40,7 +40,29 @@ __all__ = ["Adam", "Optimizer", "SGD"]
 
 class Optimizer:
     """Parameter groups (``param_groups``: dicts holding 'params' and the
-    hyperparameters), per-parameter ``state``, ``zero_grad`` and ``step``."""
+    hyperparameters), per-parameter ``state``, ``zero_grad`` and ``step``.
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters, or parameter groups ({'params': [...], and hyperparameters}).
+    defaults : dict
+        The hyperparameters of groups that do not set them.
+
+    Raises
+    ------
+    TypeError
+        When params is a single Tensor.
+    ValueError
+        When params is empty.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+    >>> len(opt.param_groups), opt.param_groups[0]['lr']
+    (1, 0.1)
+    """
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
                  defaults: dict[str, Any]) -> None:
@@ -61,6 +83,30 @@ class Optimizer:
             self.add_param_group(g, seen)
 
     def add_param_group(self, group: dict[str, Any], _seen: set[int] | None = None) -> None:
+        """Adds a parameter group (its hyperparameters default to the optimizer's).
+
+        Parameters
+        ----------
+        group : dict
+            {'params': [...], and any hyperparameters}.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        ValueError
+            When a parameter is already in another group.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+        >>> opt.add_param_group({'params': [nn.Parameter(pydevtensor.ones(1))], 'lr': 0.01})
+        >>> len(opt.param_groups)
+        2
+        """
         seen = _seen if _seen is not None else {id(p) for p in self._all_params()}
         group = dict(group)
         params = group["params"]
@@ -88,7 +134,27 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """``.grad = None`` for every parameter (the default, as in PyTorch), or zeroed in
-        place with set_to_none=False."""
+        place with set_to_none=False.
+
+        Parameters
+        ----------
+        set_to_none : bool, optional
+            None instead of zeros (default True).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+        >>> opt = optim.SGD([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.zero_grad()
+        >>> w.grad is None
+        True
+        """
         for p in self._all_params():
             if set_to_none:
                 p.grad = None
@@ -96,6 +162,29 @@ class Optimizer:
                 p.grad.zero_()
 
     def step(self) -> None:
+        """Updates every parameter that has a gradient, in place on its device; all or
+        nothing (nothing changes when it fails midway).  Subclasses define it.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        NotImplementedError
+            On the base class.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+        >>> opt = optim.SGD([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w
+        Parameter containing:
+        tensor([0.8000, 1.6000], requires_grad=True)
+        """
         raise NotImplementedError
 
     def _replica(self, mapping):
@@ -149,8 +238,35 @@ def _decayed_grads(params, wd, where):
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent with optional momentum and weight decay (PyTorch's
-    rule, see the module docstring)."""
+    """Stochastic gradient descent with momentum and weight decay, PyTorch's rule (see the
+    module's docstring).
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float
+        The learning rate.
+    momentum : float, optional
+        Default 0.
+    weight_decay : float, optional
+        Added to the gradient times the parameter (default 0).
+
+    Raises
+    ------
+    ValueError
+        For a negative lr, momentum or weight_decay.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.SGD([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.8000, 1.6000])
+    """
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float,
                  momentum: float = 0.0, weight_decay: float = 0.0) -> None:
@@ -189,9 +305,37 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (PyTorch's rule, see the module docstring), state per parameter: step,
-    exp_avg (m) and exp_avg_sq (v) on the parameter's device.  Like SGD.step(), every
-    new state and update is computed before any is committed."""
+    """Adam, PyTorch's rule (not AdamW: the decay is added to the gradient; see the module's
+    docstring).
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float, optional
+        The learning rate (default 1e-3).
+    betas : (float, float), optional
+        The decay rates of the two moments (default (0.9, 0.999)).
+    eps : float, optional
+        Added to the denominator (default 1e-8).
+    weight_decay : float, optional
+        Added to the gradient times the parameter (default 0).
+
+    Raises
+    ------
+    ValueError
+        For an lr, eps or weight_decay below 0, or a beta outside [0, 1).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.Adam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.9000, 1.9000])
+    """
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,

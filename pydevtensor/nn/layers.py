@@ -20,6 +20,35 @@ class Linear(Module):
 
     PyTorch's default initialisation: W and b drawn from U(-1/sqrt(in), 1/sqrt(in)),
     here from the Philox generator, so one seed gives the same layer on every device.
+
+    Parameters
+    ----------
+    in_features : int
+        The size of each input's last dimension.
+    out_features : int
+        The size of each output's last dimension.
+    bias : bool, optional
+        Whether to add a learned bias (default True).
+    device : str or pydevtensor.device, optional
+        Where the parameters live.
+    dtype : pydevtensor.dtype, optional
+        Their dtype (default float32).
+
+    Raises
+    ------
+    TypeError
+        When a size is not an int.
+    ValueError
+        When a size is negative.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> layer = nn.Linear(2, 3)
+    >>> layer.weight.shape, layer.bias.shape
+    (pydevtensor.Size([3, 2]), pydevtensor.Size([3]))
+    >>> layer(pydevtensor.ones(4, 2)).shape
+    pydevtensor.Size([4, 3])
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
@@ -51,7 +80,31 @@ class Linear(Module):
 
 
 class Sequential(Module):
-    """Modules run one after the other: net[0], net[1:], len(net), iteration, append."""
+    """Modules run one after the other: net[0], net[1:], len(net), iteration, append.
+
+    Parameters
+    ----------
+    *modules : nn.Module, or one OrderedDict of name to Module
+        The modules, in order.
+
+    Raises
+    ------
+    TypeError
+        When an argument is not a Module.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    >>> net
+    Sequential(
+      (0): Linear(in_features=2, out_features=3, bias=True)
+      (1): ReLU()
+      (2): Linear(in_features=3, out_features=1, bias=True)
+    )
+    >>> net(pydevtensor.ones(4, 2)).shape
+    pydevtensor.Size([4, 1])
+    """
 
     def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
         super().__init__()
@@ -82,6 +135,29 @@ class Sequential(Module):
         return iter(self._modules.values())
 
     def append(self, module: Module) -> Sequential:
+        """Adds module at the end.
+
+        Parameters
+        ----------
+        module : nn.Module
+            The module.
+
+        Returns
+        -------
+        Sequential
+            self.
+
+        Raises
+        ------
+        TypeError
+            When module is not a Module.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> len(nn.Sequential().append(nn.ReLU()))
+        1
+        """
         if not isinstance(module, Module):
             raise TypeError(f"Sequential.append: expected an nn.Module, got {type(module).__name__}")
         self.add_module(str(len(self)), module)
@@ -101,28 +177,74 @@ class _Activation(Module):
 
 
 class ReLU(_Activation):
-    """relu(x) (gradient 0 at x = 0, as in PyTorch)."""
+    """max(x, 0) elementwise, as a layer.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.ReLU()(pydevtensor.tensor([-1., 2.]))
+    tensor([0., 2.])
+    """
 
     def _apply(self, input):
         return F.relu(input)
 
 
 class Sigmoid(_Activation):
+    """1 / (1 + exp(-x)) elementwise, as a layer.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Sigmoid()(pydevtensor.tensor([0.]))
+    tensor([0.5000])
+    """
     def _apply(self, input):
         return F.sigmoid(input)
 
 
 class Tanh(_Activation):
+    """The hyperbolic tangent elementwise, as a layer.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Tanh()(pydevtensor.tensor([0.]))
+    tensor([0.])
+    """
     def _apply(self, input):
         return F.tanh(input)
 
 
 class Identity(Module):
+    """Returns its input unchanged (a placeholder layer).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Identity()(pydevtensor.tensor([1., 2.]))
+    tensor([1., 2.])
+    """
     def forward(self, input: Tensor) -> Tensor:
         return input
 
 
 class Flatten(Module):
+    """Merges dimensions start_dim to end_dim of its input into one.
+
+    Parameters
+    ----------
+    start_dim : int, optional
+        The first dimension to merge (default 1: keep the batch).
+    end_dim : int, optional
+        The last (default -1).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Flatten()(pydevtensor.ones(2, 3, 4)).shape
+    pydevtensor.Size([2, 12])
+    """
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim = start_dim

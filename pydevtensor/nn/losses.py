@@ -26,7 +26,26 @@ class _Loss(Module):
 
 
 class MSELoss(_Loss):
-    """mean (or sum) of (pred - target) ** 2."""
+    """The mean (or sum) of ``(input - target) ** 2``; call it as ``loss_fn(input, target)``.
+
+    Parameters
+    ----------
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the squared errors are combined (default 'mean').
+
+    Raises
+    ------
+    ValueError
+        For an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.MSELoss()(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1., 4.]))
+    tensor(2.)
+    >>> nn.MSELoss(reduction='sum')(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1., 4.]))
+    tensor(4.)
+    """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, self.reduction)
@@ -34,7 +53,26 @@ class MSELoss(_Loss):
 
 class CrossEntropyLoss(_Loss):
     """Softmax cross-entropy of (N, C) logits against (N,) integer class indices,
-    computed after subtracting each row's max (exp never overflows)."""
+    computed after subtracting each row's max (exp never overflows).  Call it as
+    ``loss_fn(logits, target)``.
+
+    Parameters
+    ----------
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the per-sample losses are combined (default 'mean').
+
+    Raises
+    ------
+    ValueError
+        For an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> logits = pydevtensor.tensor([[2., 0.], [0., 2.]])
+    >>> nn.CrossEntropyLoss()(logits, pydevtensor.tensor([0, 1]))
+    tensor(0.1269)
+    """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.cross_entropy(input, target, self.reduction)

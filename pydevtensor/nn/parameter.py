@@ -11,6 +11,25 @@ class Parameter(_C.Tensor):
     Tensor (so the chapter's ``net[0].weight.data.device`` works), and assigning
     ``.data`` moves the parameter while keeping the object, which is how
     ``Module.to()`` moves parameters in place.
+
+    Parameters
+    ----------
+    data : Tensor, optional
+        The values (shared, not copied); an empty tensor by default.
+    requires_grad : bool, optional
+        Default True.
+
+    Raises
+    ------
+    TypeError
+        When data is not a Tensor.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Parameter(pydevtensor.ones(2))
+    Parameter containing:
+    tensor([1., 1.], requires_grad=True)
     """
 
     def __new__(cls, data: _C.Tensor | None = None, requires_grad: bool = True) -> Parameter:
