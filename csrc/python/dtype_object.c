@@ -1,6 +1,7 @@
 /* dtype_object.c - pydevtensor.float32 and friends: one singleton per dtype.
  * Anything naming a dtype is accepted where a dtype is: the singletons, their
  * names ('float32'), NumPy dtypes and scalar types (np.float64). */
+#include "docstrings_types.h"
 #include "pdt_module.h"
 
 #include <string.h>
@@ -109,9 +110,9 @@ static void dtype_dealloc(PyObject *self)
 }
 
 static PyGetSetDef dtype_getset[] = {
-    {"itemsize", dtype_get_itemsize, NULL, "bytes per element", NULL},
-    {"is_floating_point", dtype_get_is_floating, NULL, "True for float32 and float64", NULL},
-    {"name", dtype_get_name, NULL, "'float32', ...", NULL},
+    {"itemsize", dtype_get_itemsize, NULL, doc_dtype_itemsize, NULL},
+    {"is_floating_point", dtype_get_is_floating, NULL, doc_dtype_is_floating_point, NULL},
+    {"name", dtype_get_name, NULL, doc_dtype_name, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -121,12 +122,9 @@ static PyMethodDef dtype_methods[] = {
 };
 
 static PyType_Slot dtype_slots[] = {
-    {Py_tp_doc, "An element type: pydevtensor.float32, float64, int32, int64 or bool."},
-    {Py_tp_repr, dtype_repr},
-    {Py_tp_dealloc, dtype_dealloc},
-    {Py_tp_getset, dtype_getset},
-    {Py_tp_methods, dtype_methods},
-    {0, NULL},
+    {Py_tp_doc, (void *)doc_dtype_type}, {Py_tp_repr, dtype_repr},
+    {Py_tp_dealloc, dtype_dealloc},      {Py_tp_getset, dtype_getset},
+    {Py_tp_methods, dtype_methods},      {0, NULL},
 };
 
 static PyType_Spec dtype_spec = {

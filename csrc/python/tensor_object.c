@@ -3,6 +3,7 @@
  * indexing (so iteration walks the first dimension).  Copies live in
  * tensor_copy.c and conversions in tensor_convert.c. */
 #include "docstrings_tensor.h"
+#include "docstrings_types.h"
 #include "pdt_module.h"
 
 #include <string.h>
@@ -376,8 +377,7 @@ static PyObject *tensor_item(PyObject *self, Py_ssize_t i)
 static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs);
 
 static PyType_Slot tensor_slots[] = {
-    {Py_tp_doc, "A tensor on a device.  Make one with pydevtensor.tensor(), zeros(), ones(), "
-                "rand(), ...; Tensor(t) is a new Tensor sharing t's storage."},
+    {Py_tp_doc, (void *)doc_tensor_type},
     {Py_tp_new, tensor_new},
     {Py_tp_dealloc, tensor_dealloc},
     {Py_sq_length, tensor_len},
