@@ -283,7 +283,22 @@ class SGD(Optimizer):
         are committed, with in-place subtractions and assignments that allocate
         nothing.  An OutOfMemoryError on the last parameter thus leaves every parameter
         and every buffer as it was.  The price is holding the updates (and the new
-        buffers, with momentum) of all parameters at once."""
+        buffers, with momentum) of all parameters at once.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+        >>> opt = optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.data
+        tensor([0.8000, 1.6000])
+        """
         pending = []  # (param data, update, momentum state or None, new buffer)
         for group in self.param_groups:
             lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
