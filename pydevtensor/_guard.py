@@ -79,11 +79,46 @@ def _thread_level(level):
 
 
 def set_transfer_guard(level):
-    """Sets the default transfer guard level for every thread (see LEVELS)."""
+    """Sets the default transfer guard level for every thread (see LEVELS).
+
+    Parameters
+    ----------
+    level : str
+        One of LEVELS: 'allow', 'log', 'disallow', 'log_explicit', 'disallow_explicit'.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        For an unknown level.
+
+    Examples
+    --------
+    >>> pydevtensor.config.set_transfer_guard('log')
+    >>> pydevtensor.config.get_transfer_guard()
+    'log'
+    >>> pydevtensor.config.set_transfer_guard('allow')
+    """
     _C._set_transfer_guard(level)
 
 
 def get_transfer_guard():
     """The level in effect on the calling thread: its ``transfer_guard`` block's,
-    else the default."""
+    else the default.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> pydevtensor.config.get_transfer_guard()
+    'allow'
+    >>> with pydevtensor.transfer_guard('disallow'):
+    ...     pydevtensor.config.get_transfer_guard()
+    'disallow'
+    """
     return _C._get_transfer_guard()
