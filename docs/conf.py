@@ -14,7 +14,16 @@ napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 autosummary_generate = True
 autosummary_generate_overwrite = True
-autodoc_default_options = {"members": False}
+# The submodules' pages list what their __all__ names, imported from where it is defined
+# (nn.Linear lives in nn/layers.py); the class template renders every documented method.
+autosummary_imported_members = True
+autosummary_ignore_module_all = False
+# The parameter types are in each docstring's Parameters section; the annotations of nn
+# and optim would add ambiguous cross-references (``device``: pydevtensor.device or
+# pydevtensor.cuda.device).
+autodoc_typehints = "none"
+templates_path = ["_templates"]
+autodoc_default_options = {}
 # The C functions' older one-line docstrings are plain text ("|input|", "*size"), not
 # reStructuredText; those written in numpydoc form (with an "Examples" section) are.
 autodoc_docstring_signature = True
