@@ -30,4 +30,5 @@ GROUP_MODULES = (
     "benchmarks.bench_training",
     "benchmarks.bench_autograd",
     "benchmarks.bench_threads",
+    "benchmarks.bench_half",
 )

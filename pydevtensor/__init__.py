@@ -15,14 +15,14 @@ except ImportError as _err:  # e.g. the source tree shadowing an installed copy
 from ._libraries import register_library_paths as _register_library_paths
 
 _register_library_paths()
-from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, bool, device,
-                 double, dtype, empty, empty_like, eye, float, float32, float64, from_numpy,
-                 full, full_like, initial_seed, int, int32, int64, linspace, long,
-                 manual_seed, ones, ones_like, rand, randint, randn, reset_transfer_stats,
-                 tensor, transfer_stats, zeros, zeros_like)
+from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, bfloat16, bool,
+                 device, double, dtype, empty, empty_like, eye, float, float16, float32,
+                 float64, from_numpy, full, full_like, half, initial_seed, int, int32, int64,
+                 linspace, long, manual_seed, ones, ones_like, promote_types, rand, randint,
+                 randn, reset_transfer_stats, tensor, transfer_stats, zeros, zeros_like)
 from . import cuda
 from ._build import build_info
-from ._devices import (device_count, get_default_device, max_memory_allocated,
+from ._devices import (device_count, empty_cache, get_default_device, max_memory_allocated,
                        memory_allocated, memory_reserved, memory_stats,
                        reset_peak_memory_stats, set_default_device, try_all_gpus, try_gpu)
 from ._tensor_py import Size
@@ -43,11 +43,12 @@ from ._ops_stats import *  # noqa: F401,F403  (softmax, var, std, isnan, allclos
 from ._ops_stats import tensor  # also takes lists of 0-d tensors
 from . import _ops_index, _ops_join, _ops_sort, _ops_stats, linalg
 
-# Note [lazy submodules]: nn, optim, distribute, config, debugging and save/load
+# Note [lazy submodules]: nn, optim, distribute, distributed, config, debugging and save/load
 # are imported on first use.  They pull in logging, json, threading and queue, which
 # would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
 # on top of NumPy; benchmarks/bench_import.py measures it).
-_LAZY_SUBMODULES = ("nn", "optim", "distribute", "config", "debugging", "serialization")
+_LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
+                    "serialization")
 
 
 def __getattr__(name):
@@ -68,14 +69,16 @@ def __dir__():
 __all__ = [
     "DeviceError", "OutOfMemoryError", "Size", "Tensor", "TransferError", "arange", "bool",
     "build_info", "config", "cuda", "debugging", "device", "load", "save", "nn", "device_count", "double", "dtype", "empty", "empty_like",
-    "eye", "float", "float32", "float64", "from_numpy", "full", "full_like", "initial_seed",
+    "eye", "float", "float32", "float64", "float16", "half", "bfloat16", "from_numpy", "full", "full_like", "initial_seed",
     "int", "int32", "int64", "linspace", "long", "manual_seed", "max_memory_allocated",
-    "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like", "rand",
+    "empty_cache", "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like",
+    "promote_types", "rand",
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
 __all__ += ["autograd", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
-__all__ += ["as_tensor", "config", "distribute", "from_dlpack", "optim", "to_numpy",
+__all__ += ["as_tensor", "config", "distribute", "distributed", "from_dlpack", "optim",
+            "to_numpy",
             "transfer_guard", "get_num_threads", "set_num_threads", "get_default_device",
             "set_default_device"]
 __all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__

@@ -236,6 +236,34 @@ def memory_reserved(d=None):
     return memory_stats(d)["reserved"]
 
 
+def empty_cache(d=None):
+    """Frees the cached, unused blocks of device d's allocator (the current CUDA device
+    by default; 'cpu' or 'cpu:1' for the CPU's cache of large blocks, Note [CPU block
+    cache]); memory_reserved(d) drops to what live tensors hold.
+
+    Parameters
+    ----------
+    d : str, int, pydevtensor.device or config device, optional
+        The device (default: the current CUDA device).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When the device does not exist.
+
+    Examples
+    --------
+    >>> pydevtensor.empty_cache('cpu')
+    >>> pydevtensor.memory_reserved('cpu') >= pydevtensor.memory_allocated('cpu')
+    True
+    """
+    _C._empty_cache(_as_device(d))
+
+
 def reset_peak_memory_stats(d=None):
     """Sets the peak of d to what is allocated now.
 

@@ -18,10 +18,6 @@ import sys
 
 from . import _C
 
-_FLOAT_RANK = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
-_BY_RANK = {0: _C.bool, 1: _C.int32, 2: _C.int64, 3: _C.float32, 4: _C.float64}
-
-
 def _name(dtype):
     return str(dtype).rsplit(".", 1)[-1]
 
@@ -32,8 +28,8 @@ def result_type(a, b):
     category (int -> int64, float -> the default float)."""
     def category(x):
         if isinstance(x, _C.Tensor):
-            r = _FLOAT_RANK[_name(x.dtype)]
-            return (0 if r == 0 else 1 if r < 3 else 2), x.dtype
+            d = x.dtype
+            return (0 if d == _C.bool else 2 if d.is_floating_point else 1), d
         if isinstance(x, builtins.bool):
             return 0, None
         if isinstance(x, builtins.int):
@@ -44,7 +40,7 @@ def result_type(a, b):
 
     (ca, da), (cb, db) = category(a), category(b)
     if da is not None and db is not None:
-        return _BY_RANK[builtins.max(_FLOAT_RANK[_name(da)], _FLOAT_RANK[_name(db)])]
+        return _C.promote_types(da, db)
     default = {0: _C.bool, 1: _C.int64, 2: _C.empty(0).dtype}
     if da is None and db is None:
         return default[builtins.max(ca, cb)]

@@ -421,11 +421,10 @@ def _dtype_of(data):
         return data.dtype
     best = None
     if isinstance(data, (list, tuple)):
-        rank = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
         for x in data:
             d = _dtype_of(x)
-            if d is not None and (best is None or rank[_name(d)] > rank[_name(best)]):
-                best = d
+            if d is not None:
+                best = d if best is None else _C.promote_types(best, d)
     return best
 
 
@@ -471,10 +470,11 @@ def tensor(data, **kwargs):
         inner = _dtype_of(data)
         data = _numbers(data)
         if kwargs.get("dtype") is None:
-            plain = _C.tensor(data)
-            rank = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
-            kwargs["dtype"] = inner if rank[_name(inner)] >= rank[_name(plain.dtype)] \
-                else plain.dtype
+            plain = _C.tensor(data)  # its dtype says which kinds of numbers it holds
+
+            def kind(d):
+                return 0 if d == _C.bool else 2 if d.is_floating_point else 1
+            kwargs["dtype"] = inner if kind(inner) >= kind(plain.dtype) else plain.dtype
     return _C.tensor(data, **kwargs)
 
 

@@ -96,8 +96,9 @@ def _format(a, full_shape, fmt, indent, summarize):
 def tensor_repr(t, prefix="tensor("):
     # An implicit transfer: the transfer guard may log or refuse it.
     host = _C._implicit_cpu(t.detach(), "repr()")
-    a = host.numpy()
     dtype_name = t.dtype.name
+    # the half types print from their exact float32 values (bfloat16 needs no ml_dtypes)
+    a = (host.float() if dtype_name in ("float16", "bfloat16") else host).numpy()
     suffixes = []
     if t.device.type != "cpu" or t.device.index != 0 or _C._device_count(_C._KIND_CPU) > 1:
         suffixes.append(f"device='{t.device}'")  # cpu:0 too once the CPU is split

@@ -45,11 +45,12 @@ Note [mirrored training]
   'nccl': one in-place ncclAllReduce (sum) per dtype bucket over all the replicas'
   buckets, each on its device's stream (``_C._allreduce_sum``); the sum lands on
   every replica directly, with no broadcast and no receive buffer.  A collective is
-  not a copy pydevtensor makes (Note [collectives are not copies] in
+  not a copy pydevtensor makes (Note [collectives are counted] in
   csrc/core/pdt_collective.h): the ``peer`` counters of ``transfer_stats()`` stay at
-  zero for gradients, and the transfer guard does not see it.  Only float32 and float64
-  buckets are supported there.  Multi-node training still needs a rendezvous
-  (docs/multi_node.md).
+  zero for gradients and the transfer guard does not see it; it is counted under
+  ``transfer_stats()['collective']`` instead (2 (N - 1) P bytes per bucket, the ring
+  all-reduce's).  Only float32 and float64 buckets are supported there.  Several
+  processes: MultiWorkerMirroredStrategy (pydevtensor.distributed, docs/multi_node.md).
 - Identical replicas.  After the all-reduce every replica holds the same bits (NCCL's
   all-reduce gives every rank the same result; the copies broadcast one sum); each
   applies its own copy of the optimizer (same hyperparameters, state copied from the
@@ -78,7 +79,7 @@ from ._devices import try_all_gpus
 from .nn.module import Module, _pop_scope, _push_scope
 from .nn.parameter import Parameter
 
-__all__ = ["History", "MirroredStrategy"]
+__all__ = ["History", "MirroredStrategy", "MultiWorkerMirroredStrategy"]
 
 # Module attributes a replica does not copy: its own tree, what forward kept, and the
 # strategy's bookkeeping.
@@ -532,6 +533,93 @@ class MirroredStrategy:
             mapping = {id(p): q for p, q in zip(mine, r.parameters())}
             result.append(optimizer._replica(mapping))
         return result
+
+
+class MultiWorkerMirroredStrategy(MirroredStrategy):
+    """MirroredStrategy across the processes of pydevtensor.distributed (TensorFlow's
+    name): each process (worker) holds replicas on its own ``devices`` (default: its
+    GPUs, or the CPU), and fit() trains on global batches of batch_size samples split
+    first across the workers by rank, then across each worker's replicas.  Every worker
+    calls fit() with the same data.  Starts the default process group ('mpi') when
+    none is initialized.
+
+    One step: the worker's replicas sum their gradients as in MirroredStrategy (Note
+    [mirrored training]), weighted by their share of the worker's shard; the first
+    replica's buckets are scaled by the shard's share of the global batch and summed
+    across workers (pydevtensor.distributed.all_reduce, in place, one call per bucket),
+    then copied to the worker's other replicas.  Every worker ends with the same bits,
+    so the weights stay identical everywhere; the parameters are broadcast from rank 0
+    at the start of each fit().  The loss in the history is the global batch's.
+
+    Parameters
+    ----------
+    devices : sequence of devices, optional
+        This worker's devices (default: its GPUs, or the CPU).
+    all_reduce : str, optional
+        How the worker's replicas sum their gradients: 'auto' (the default), 'nccl' or 'copies'.
+
+    Examples
+    --------
+    Under an MPI launcher with pydevtensor.distributed (skipped here: it needs one):
+
+    >>> from pydevtensor import distribute, nn  # doctest: +SKIP
+    >>> strategy = distribute.MultiWorkerMirroredStrategy()  # doctest: +SKIP
+    >>> with strategy.scope():  # doctest: +SKIP
+    ...     net = nn.Sequential(nn.Linear(20, 1))
+    """
+
+    def __init__(self, devices=None, all_reduce="auto"):
+        super().__init__(devices, all_reduce)
+        from . import distributed as dist
+        if not dist.is_initialized():
+            dist.init_process_group("mpi")
+        self._dist = dist
+        self._share = 1.0
+
+    @property
+    def num_replicas_in_sync(self):
+        return len(self._devices) * self._dist.get_world_size()
+
+    def __repr__(self):
+        return (f"MultiWorkerMirroredStrategy(rank={self._dist.get_rank()}, world_size="
+                f"{self._dist.get_world_size()}, devices={[str(d) for d in self._devices]})")
+
+    def fit(self, model, X, y, loss, optimizer, epochs=1, batch_size=32, verbose=1):
+        need = self.num_replicas_in_sync
+        if isinstance(batch_size, int) and not isinstance(batch_size, bool) and \
+                0 < batch_size < need:
+            raise ValueError(f"fit(): batch_size {batch_size} is smaller than the number of "
+                             f"replicas in sync ({need}: {len(self._devices)} per worker, "
+                             f"{self._dist.get_world_size()} workers)")
+        return super().fit(model, X, y, loss, optimizer, epochs, batch_size,
+                           verbose if self._dist.get_rank() == 0 else 0)
+
+    def _step(self, X, y, start, stop, *rest):
+        W, r = self._dist.get_world_size(), self._dist.get_rank()
+        size = stop - start
+        sizes = [size // W + (1 if i < size % W else 0) for i in range(W)]
+        lo = start + sum(sizes[:r])
+        reduction = rest[-2]
+        self._share = sizes[r] / size if reduction == "mean" else 1.0
+        # an empty shard still takes part: zero gradients into the all-reduce
+        local = super()._step(X, y, lo, lo + sizes[r], *rest)
+        total = _C.tensor([local * self._share], dtype=_C.float64)
+        self._dist.all_reduce(total)  # the global batch's loss, for the history
+        return total.item()
+
+    def _all_reduce(self, buckets, receive):
+        super()._all_reduce(buckets, receive)
+        for k, flat in enumerate(buckets[0].flats):
+            if self._share != 1.0:
+                flat.mul_(self._share)
+            self._dist.all_reduce(flat)
+            for b in buckets[1:]:
+                b.flats[k].copy_(flat)
+
+    def _broadcast_parameters(self, replicas):
+        for p in replicas[0].parameters():
+            self._dist.broadcast(p.data, src=0)
+        super()._broadcast_parameters(replicas)
 
 
 _ALL_REDUCE_METHODS = ("auto", "nccl", "copies")

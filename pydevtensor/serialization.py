@@ -65,7 +65,10 @@ def save(obj, f):
                              f"got {name!r}")
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"save(): '{name}' is a {type(t).__name__}, not a Tensor")
-        arrays[name] = t.cpu().numpy()  # the explicit, counted device-to-host copy
+        # the explicit, counted device-to-host copy; bfloat16 (which NumPy lacks) is
+        # stored as its uint16 bits, recorded as bfloat16 in the metadata
+        host = t.cpu()
+        arrays[name] = np.asarray(memoryview(host)) if t.dtype == _C.bfloat16 else host.numpy()
         entries[name] = {"device": str(t.device), "dtype": t.dtype.name}
     meta = {"format": FORMAT, "version": VERSION, "kind": kind, "tensors": entries}
     arrays[META_KEY] = np.array(json.dumps(meta))
@@ -305,10 +308,12 @@ def _parse(fh, json):
         info, fp = _open_member(zf, members, name)
         with fp:
             shape, fortran, dtype, used = _npy_header(fp, name, info.file_size)
-        if dtype.name != e["dtype"]:
+        bits = e["dtype"] == "bfloat16" and dtype.name == "uint16"  # see save()
+        if dtype.name != e["dtype"] and not bits:
             raise FormatError(f"tensor '{name}' is recorded as {e['dtype']} but holds "
                               f"{dtype.name}")
-        pdtype = getattr(_C, dtype.name, None) if dtype.kind in "biuf" else None
+        pdtype = _C.bfloat16 if bits else \
+            getattr(_C, dtype.name, None) if dtype.kind in "biuf" else None
         if not isinstance(pdtype, _C.dtype):
             raise FormatError(f"tensor '{name}' holds an array of dtype {dtype}, which "
                               f"pydevtensor does not have" + (
@@ -355,7 +360,7 @@ def _read_tensor(zf, members, spec, dev):
     name, _, shape, fortran, dtype, pdtype, used, nbytes = spec
     host = dev if dev.type == "cpu" else _C.device("cpu")
     t = _C.empty(tuple(reversed(shape)) if fortran else shape, dtype=pdtype, device=host)
-    arr = t.numpy()
+    arr = np.asarray(memoryview(t))  # bfloat16: its uint16 bits
     view = memoryview(arr.reshape(-1).view(np.uint8)) if nbytes else None
     info, fp = _open_member(zf, members, name)
     with fp:

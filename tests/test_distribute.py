@@ -468,11 +468,16 @@ def test_nccl_all_reduce_matches_the_copies_path_on_two_gpus():
         strategy.fit(net, X, y, nn.CrossEntropyLoss(), optim.SGD(net.parameters(), lr=0.1),
                      epochs=1, batch_size=8, verbose=0)
         peer = pdt.transfer_stats()["peer"]
+        collective = pdt.transfer_stats()["collective"]  # Note [collectives are counted]
         replicas = strategy.replicas(net)
         ws = [[p.detach().cpu().numpy() for p in r.parameters()] for r in replicas]
         assert all(np.array_equal(u, v) for u, v in zip(ws[0], ws[1]))
         if method == "nccl":  # only the parameter broadcast at the start of fit
             assert peer["count"] == len(ws[0])
+            nbytes = sum(w.nbytes for w in ws[0])  # 8 steps, one float32 bucket
+            assert collective == {"count": 8, "bytes": 8 * 2 * (len(devices) - 1) * nbytes}
+        else:
+            assert collective == {"count": 0, "bytes": 0}
         weights[method] = ws[0]
     for u, v in zip(weights["nccl"], weights["copies"]):
         assert np.all(np.abs(u - v) <= 1e-6 + 1e-5 * np.abs(v))

@@ -273,3 +273,33 @@ def test_planted_kernel_given_a_pointer_of_another_device(libs):
     assert value(f"print(lib({libs['planted']!r}).kernel_other_device(0))") == "2"
     aborts(f"lib({libs['planted']!r}).kernel_other_device(1)", "fill_kernel",
            "runs on cuda:0")
+
+
+# ------------------------------------------------------------------ cuBLAS GemmEx
+
+# cudaDataType_t (library_types.h), cublasComputeType_t, cublasGemmAlgo_t, cublasStatus_t
+R_32F, R_16F, R_8I, R_16BF = 0, 2, 3, 14
+COMPUTE_16F, COMPUTE_32F = 64, 68
+GEMM_DEFAULT = -1
+CUBLAS_STATUS_SUCCESS, CUBLAS_STATUS_NOT_SUPPORTED = 0, 15
+
+
+@pytest.mark.parametrize("a, b, c, compute, algo, m, want", [
+    (R_16F, R_16F, R_16F, COMPUTE_32F, GEMM_DEFAULT, 1, CUBLAS_STATUS_SUCCESS),
+    (R_16BF, R_16BF, R_16BF, COMPUTE_32F, GEMM_DEFAULT, 1, CUBLAS_STATUS_SUCCESS),
+    (R_16F, R_16BF, R_16F, COMPUTE_32F, GEMM_DEFAULT, 1, CUBLAS_STATUS_NOT_SUPPORTED),
+    (R_16F, R_16F, R_16F, COMPUTE_16F, GEMM_DEFAULT, 1, CUBLAS_STATUS_NOT_SUPPORTED),
+    (R_8I, R_8I, R_32F, COMPUTE_32F, GEMM_DEFAULT, 1, CUBLAS_STATUS_NOT_SUPPORTED),
+    (R_16F, R_16F, R_16F, COMPUTE_32F, 12345, 1, CUBLAS_STATUS_NOT_SUPPORTED),
+    (R_16F, R_16F, R_16F, COMPUTE_32F, GEMM_DEFAULT, -1, CUBLAS_STATUS_INVALID_VALUE)])
+def test_gemm_ex_type_rules(libs, a, b, c, compute, algo, m, want):
+    """The emulated cublasGemmEx takes the type rows pydevtensor uses and refuses the rest
+    with cuBLAS's statuses.  The float16 product [1, 1 + 2^-10] . [1, 2^-11] is
+    1 + 2^-11 + 2^-21 in float32, just above float16's tie at 1 + 2^-11: rounded once, it
+    is 1 + 2^-10 (bits 0x3c01)."""
+    got = value(f"out = ctypes.c_uint32(0)\n"
+                f"st = lib({libs['rules']!r}).gemm_ex_status({a}, {b}, {c}, {compute}, {algo}, "
+                f"{m}, ctypes.byref(out))\nprint(st, out.value)").split()
+    assert int(got[0]) == want
+    if want == CUBLAS_STATUS_SUCCESS and a == R_16F:
+        assert int(got[1]) == 0x3c01

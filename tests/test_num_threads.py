@@ -69,3 +69,42 @@ def test_bad_thread_counts_raise_and_change_nothing(bad, exc):
     if exc is ValueError:
         assert f"set_num_threads({bad})" in str(info.value) and "at least 1" in str(info.value)
     assert pdt.get_num_threads() == before
+
+
+# The pool's hand-off (Note [pool hand-off] in csrc/cpu/cpu_parallel.c): workers and
+# the caller spin before they sleep; OMP_WAIT_POLICY=passive and
+# PYDEVTENSOR_POOL_SPIN_US=0 make them sleep at once, a huge budget makes them never
+# sleep in this test.  Every wait path must give the same, right results, job after job,
+# with gaps between jobs longer and shorter than the budget (so that both the spinning
+# and the sleeping wake-up run), from two threads calling at once (one gets the pool,
+# the other runs on its own thread).
+_HANDOFF = """
+import threading, time
+import numpy as np, pydevtensor as p
+rng = np.random.default_rng(1)
+n = 300_000                       # several slices: above the pool's grain
+a = rng.standard_normal(n).astype(np.float32); b = rng.standard_normal(n).astype(np.float32)
+x, y, out = p.from_numpy(a), p.from_numpy(b), p.empty(n)
+want = (a.astype(np.float64) + b) * 2
+bad = []
+def loop(k):
+    for i in range(k):
+        p.add(x, y, out=out) if threading.current_thread() is threading.main_thread() else None
+        got = ((x + y) * 2).numpy()
+        if not np.array_equal(got, want.astype(np.float32)):
+            bad.append(i)
+        if i % 7 == 0:
+            time.sleep(0.0003)    # longer than the default budget: workers go to sleep
+t = threading.Thread(target=loop, args=(40,))
+t.start(); loop(60); t.join()
+print(p.get_num_threads(), len(bad))
+"""
+
+
+@pytest.mark.parametrize("env", [{}, {"OMP_WAIT_POLICY": "passive"},
+                                 {"PYDEVTENSOR_POOL_SPIN_US": "0"},
+                                 {"PYDEVTENSOR_POOL_SPIN_US": "1000000"}],
+                         ids=["default", "passive", "spin0", "spin1s"])
+def test_the_pool_hands_off_right_with_every_wait_policy(env):
+    out = _run(_HANDOFF, OMP_NUM_THREADS="3", **env)
+    assert out == ["3", "0"]

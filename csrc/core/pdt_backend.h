@@ -120,7 +120,8 @@ typedef enum pdt_reduce_op {
  * Note [row-major cuBLAS] in csrc/cuda for how the CUDA side maps this. */
 typedef struct pdt_gemm_args {
     int device_index;
-    pdt_dtype dtype; /* float32 or float64 (integers: a plain loop/kernel) */
+    pdt_dtype dtype; /* float32 or float64, float16 or bfloat16 (accumulated in float32),
+                        or an integer dtype (a plain loop/kernel) */
     int trans_a;     /* op(A) = A^T: A is stored (k, m) */
     int trans_b;     /* op(B) = B^T: B is stored (n, k) */
     int64_t m, n, k; /* op(A): (m, k), op(B): (k, n), C: (m, n) */
@@ -132,6 +133,10 @@ typedef struct pdt_gemm_args {
     void *c; /* C row-major with leading dimension ldc */
     int64_t ldc, stride_c;
     int64_t batch; /* >= 1; stride 0 broadcasts an operand over the batch */
+    /* float16/bfloat16: whether the backend may reduce in the half type (cuBLAS
+     * without CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION), from
+     * pdt_set_allow_reduced_precision_reduction; else 0 */
+    int allow_reduced_reduction;
 } pdt_gemm_args;
 
 typedef struct pdt_backend {

@@ -64,6 +64,8 @@ pdt_status pdt_allreduce_sum(int n, const pdt_tensor *const *ts)
     }
     for (int i = 0; i < n; i++)
         pdt_note_op("allreduce", ts[i]->device);
-    /* Not counted in transfer_stats: Note [collectives are not copies]. */
-    return b->allreduce_sum(n, indices, buffers, (size_t)numel, t0->dtype);
+    pdt_status st = b->allreduce_sum(n, indices, buffers, (size_t)numel, t0->dtype);
+    if (st == PDT_OK && n > 1) /* Note [collectives are counted] */
+        pdt_collective_count(2 * (uint64_t)(n - 1) * (uint64_t)numel * pdt_dtype_size(t0->dtype));
+    return st;
 }

@@ -1,9 +1,9 @@
 /* pdt_dtype.c - dtype sizes, names and promotion. */
 #include "pdt_dtype.h"
 
-static const size_t dtype_sizes[PDT_NUM_DTYPES] = {1, 4, 8, 4, 8};
-static const char *const dtype_names[PDT_NUM_DTYPES] = {"bool", "int32", "int64", "float32",
-                                                        "float64"};
+static const size_t dtype_sizes[PDT_NUM_DTYPES] = {1, 4, 8, 4, 8, 2, 2};
+static const char *const dtype_names[PDT_NUM_DTYPES] = {"bool",    "int32",   "int64",   "float32",
+                                                        "float64", "float16", "bfloat16"};
 
 int pdt_dtype_valid(int dt) { return dt >= 0 && dt < PDT_NUM_DTYPES; }
 size_t pdt_dtype_size(pdt_dtype dt) { return pdt_dtype_valid((int)dt) ? dtype_sizes[dt] : 0; }
@@ -11,13 +11,31 @@ const char *pdt_dtype_name(pdt_dtype dt)
 {
     return pdt_dtype_valid((int)dt) ? dtype_names[dt] : "invalid";
 }
-int pdt_dtype_is_floating(pdt_dtype dt) { return dt == PDT_FLOAT32 || dt == PDT_FLOAT64; }
+int pdt_dtype_is_half(pdt_dtype dt) { return dt == PDT_FLOAT16 || dt == PDT_BFLOAT16; }
+int pdt_dtype_is_floating(pdt_dtype dt)
+{
+    return dt == PDT_FLOAT32 || dt == PDT_FLOAT64 || pdt_dtype_is_half(dt);
+}
+pdt_dtype pdt_compute_dtype(pdt_dtype dt) { return pdt_dtype_is_half(dt) ? PDT_FLOAT32 : dt; }
+
+/* The rank of each dtype in bool < int32 < int64 < {float16, bfloat16} <
+ * float32 < float64. */
+static int rank(pdt_dtype dt)
+{
+    static const int ranks[PDT_NUM_DTYPES] = {0, 1, 2, 4, 5, 3, 3};
+    return ranks[dt];
+}
 
 pdt_dtype pdt_promote(pdt_dtype a, pdt_dtype b)
 {
-    /* bool < int32 < int64 < float32 < float64 covers every pair of our dtypes
-     * the way PyTorch promotes tensors of the same category: int64 with float32 is
-     * float32 (PyTorch), while NumPy would give float64.  We follow PyTorch here,
-     * as DESIGN.md asks for PyTorch meaning wherever PyTorch has the feature. */
-    return a > b ? a : b;
+    /* The ranks cover every pair of our dtypes the way PyTorch promotes tensors
+     * of the same category: int64 with float32 is float32 (PyTorch), while
+     * NumPy would give float64; int64 with float16 is float16.  float16 with
+     * bfloat16 is float32, the smallest type holding both (PyTorch's table).
+     * We follow PyTorch, as DESIGN.md asks wherever PyTorch has the feature. */
+    if (a == b)
+        return a;
+    if (pdt_dtype_is_half(a) && pdt_dtype_is_half(b))
+        return PDT_FLOAT32;
+    return rank(a) > rank(b) ? a : b;
 }

@@ -9,15 +9,18 @@
 extern "C" {
 #endif
 
-/* Ordered so that a larger value is a "higher" kind for promotion. */
+/* The order of the values is the order of every table indexed by dtype; the
+ * half types came last, so promotion goes through pdt_promote, not `<`. */
 typedef enum pdt_dtype {
     PDT_BOOL = 0,
     PDT_INT32 = 1,
     PDT_INT64 = 2,
     PDT_FLOAT32 = 3,
     PDT_FLOAT64 = 4,
+    PDT_FLOAT16 = 5,  /* IEEE 754-2008 binary16 (Note [half precision] in pdt_half.h) */
+    PDT_BFLOAT16 = 6, /* bfloat16: the upper 16 bits of a float32 */
 } pdt_dtype;
-#define PDT_NUM_DTYPES 5
+#define PDT_NUM_DTYPES 7
 
 /* A Python-side scalar: either an integer (bool included) or a float. */
 typedef struct pdt_scalar {
@@ -30,7 +33,12 @@ size_t pdt_dtype_size(pdt_dtype dt);
 const char *pdt_dtype_name(pdt_dtype dt); /* "float32", ... */
 int pdt_dtype_is_floating(pdt_dtype dt);
 int pdt_dtype_valid(int dt);
-/* The result dtype of a binary op between a and b (NumPy/PyTorch rules). */
+/* 1 for float16 and bfloat16. */
+int pdt_dtype_is_half(pdt_dtype dt);
+/* The dtype a kernel computes dt in: float32 for the half types (Note
+ * [half precision arithmetic] in pdt_half.h), else dt itself. */
+pdt_dtype pdt_compute_dtype(pdt_dtype dt);
+/* The result dtype of a binary op between a and b (PyTorch's rules). */
 pdt_dtype pdt_promote(pdt_dtype a, pdt_dtype b);
 
 #ifdef __cplusplus

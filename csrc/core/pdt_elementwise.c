@@ -70,7 +70,7 @@ static pdt_status binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, p
                         "%s: not supported for two bool operands (as in PyTorch); convert one "
                         "with .int() or .float() first%s",
                         name, op == PDT_OP_SUB ? ", or use `!=` for a logical xor" : "");
-    *compute = c;
+    *compute = pdt_compute_dtype(c); /* Note [half precision arithmetic] in pdt_half.h */
     *res = is_comparison(op) ? PDT_BOOL : c;
     return PDT_OK;
 }
@@ -298,24 +298,31 @@ static pdt_status prepare(pdt_arg x, pdt_dtype compute, const pdt_tensor *target
     return PDT_OK;
 }
 
-/* Where the backend writes: the new result, the output itself, or (when the
- * output's dtype differs from the result's) a temporary cast into it after. */
-static pdt_status make_target(pdt_device dev, pdt_dtype res, int ndim, const int64_t *shape,
-                              const pdt_tensor *out, pdt_tensor *result, prepared *tmp,
-                              const pdt_tensor **target)
+/* Where the backend writes: the new result (of dtype res), the output itself,
+ * or, when the destination's dtype differs from the dtype the backend writes
+ * (wide: res, or float32 for a half res), a temporary cast into it after.
+ * *dest: the new result or the output. */
+static pdt_status make_target(pdt_device dev, pdt_dtype res, pdt_dtype wide, int ndim,
+                              const int64_t *shape, const pdt_tensor *out, pdt_tensor *result,
+                              prepared *tmp, const pdt_tensor **target, const pdt_tensor **dest)
 {
     pdt_status st = PDT_OK;
     tmp->has_tmp = 0;
     if (!out) {
         st = pdt_tensor_empty(dev, res, ndim, shape, 0, result);
-        *target = result;
-    } else if (out->dtype == res) {
-        *target = out;
+        *target = *dest = result;
+        if (st != PDT_OK || res == wide)
+            return st;
     } else {
-        st = pdt_tensor_empty(dev, res, ndim, shape, 0, &tmp->tmp);
-        tmp->has_tmp = st == PDT_OK;
-        *target = &tmp->tmp;
+        *target = *dest = out;
+        if (out->dtype == wide)
+            return PDT_OK;
     }
+    st = pdt_tensor_empty(dev, wide, ndim, shape, 0, &tmp->tmp);
+    tmp->has_tmp = st == PDT_OK;
+    *target = &tmp->tmp;
+    if (st != PDT_OK && !out)
+        pdt_tensor_release(result);
     return st;
 }
 
@@ -332,6 +339,8 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
         !pdt_device_eq(a.t->device, b.t->device) || !pdt_same_shape(a.t, b.t))
         return 0;
     pdt_dtype dt = a.t->dtype;
+    if (pdt_dtype_is_half(dt))
+        return 0; /* computed in float32 */
     if (!pdt_dtype_is_floating(dt) &&
         (op == PDT_OP_DIV || (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV ||
                                                  op == PDT_OP_REMAINDER || op == PDT_OP_POW))))
@@ -350,11 +359,14 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
     return 1;
 }
 
-pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
-                      const pdt_tensor *out, pdt_tensor *result)
+/* pdt_binary, with the result dtype forced to `forced` when it is >= 0 (for
+ * add and sub with alpha, whose scaled operand is already in the compute
+ * dtype). */
+static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+                              const pdt_tensor *out, pdt_tensor *result, int forced)
 {
     pdt_status st;
-    if (binary_same_shape(name, op, a, b, out, result, &st))
+    if (forced < 0 && binary_same_shape(name, op, a, b, out, result, &st))
         return st;
     static const char *const arg_names[3] = {"input", "other", "out"};
     const pdt_tensor *ts[3] = {a.t, b.t, out};
@@ -366,6 +378,8 @@ pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
     st = pdt_same_device(name, 3, ts, arg_names, &dev);
     if (st == PDT_OK)
         st = binary_dtypes(name, op, a, b, &compute, &res);
+    if (st == PDT_OK && forced >= 0)
+        res = (pdt_dtype)forced, compute = pdt_compute_dtype(res);
     if (st == PDT_OK)
         st = broadcast_shape(name, a.t, b.t, &ndim, shape);
     if (st == PDT_OK && out)
@@ -384,9 +398,10 @@ pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
 
     /* Nothing below fails for a reason the checks above could have seen. */
     prepared pa, pb, tmp_out;
-    const pdt_tensor *target = NULL;
+    const pdt_tensor *target = NULL, *dest = NULL;
     pa.has_tmp = pb.has_tmp = 0;
-    st = make_target(dev, res, ndim, shape, out, result, &tmp_out, &target);
+    st = make_target(dev, res, is_comparison(op) ? PDT_BOOL : compute, ndim, shape, out, result,
+                     &tmp_out, &target, &dest);
     if (st != PDT_OK)
         return st;
     pdt_note_op(name, dev);
@@ -398,7 +413,7 @@ pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
     if (st == PDT_OK)
         st = pdt_backend_of(dev.kind)->binary(op, target, pa.op, pb.op);
     if (st == PDT_OK && tmp_out.has_tmp)
-        st = pdt_backend_of(dev.kind)->copy_cast(out, &tmp_out.tmp);
+        st = pdt_backend_of(dev.kind)->copy_cast(dest, &tmp_out.tmp);
 done:
     prepared_release(&pa);
     prepared_release(&pb);
@@ -406,6 +421,12 @@ done:
     if (st != PDT_OK && !out)
         pdt_tensor_release(result);
     return st;
+}
+
+pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+                      const pdt_tensor *out, pdt_tensor *result)
+{
+    return binary_impl(name, op, a, b, out, result, -1);
 }
 
 /* ---- add and sub with alpha ---- */
@@ -508,7 +529,7 @@ pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_a
     }
     if (st == PDT_OK) {
         b.t = &scaled;
-        st = pdt_binary(name, op, a, b, out, result);
+        st = binary_impl(name, op, a, b, out, result, (int)res);
     }
     pdt_tensor_release(&scaled);
     return st;
@@ -598,19 +619,20 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
     pdt_scalar hi_v = bound_for(res, op == PDT_OP_CLAMP ? hi : NULL, 1);
 
     prepared px, tmp_out;
-    const pdt_tensor *target = NULL;
+    const pdt_tensor *target = NULL, *dest = NULL;
+    pdt_dtype compute = pdt_compute_dtype(res); /* Note [half precision arithmetic] */
     px.has_tmp = 0;
-    st = make_target(dev, res, x->ndim, x->shape, out, result, &tmp_out, &target);
+    st = make_target(dev, res, compute, x->ndim, x->shape, out, result, &tmp_out, &target, &dest);
     if (st != PDT_OK)
         return st;
     pdt_note_op(name, dev);
     if (numel_of(x->ndim, x->shape) == 0)
         goto done;
-    st = prepare((pdt_arg){x, {0, 0, 0}, 0}, res, target, target != out, &px);
+    st = prepare((pdt_arg){x, {0, 0, 0}, 0}, compute, target, target != out, &px);
     if (st == PDT_OK)
         st = pdt_backend_of(dev.kind)->unary(op, target, px.op.t, lo_v, hi_v);
     if (st == PDT_OK && tmp_out.has_tmp)
-        st = pdt_backend_of(dev.kind)->copy_cast(out, &tmp_out.tmp);
+        st = pdt_backend_of(dev.kind)->copy_cast(dest, &tmp_out.tmp);
 done:
     prepared_release(&px);
     prepared_release(&tmp_out);

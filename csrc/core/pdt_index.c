@@ -177,17 +177,26 @@ pdt_status pdt_sort(const pdt_tensor *x, int descending, pdt_tensor *values, pdt
     if (x->ndim == 0)
         return pdt_fail(PDT_ERR_VALUE, "sort: expected a tensor with at least one dim");
     pdt_device d = x->device;
-    pdt_status st = pdt_copy_to_new(x, d, x->dtype, 0, 0, values);
+    /* the half types sort as float32, exactly (Note [half precision arithmetic]) */
+    pdt_dtype wide = pdt_compute_dtype(x->dtype);
+    pdt_status st = pdt_copy_to_new(x, d, wide, 0, 0, values);
     if (st == PDT_OK)
         st = pdt_tensor_empty(d, PDT_INT64, x->ndim, x->shape, 0, indices);
     if (st == PDT_OK)
-        st = pdt_tensor_empty(d, x->dtype, x->ndim, x->shape, 0, &sv);
+        st = pdt_tensor_empty(d, wide, x->ndim, x->shape, 0, &sv);
     if (st == PDT_OK)
         st = pdt_tensor_empty(d, PDT_INT64, x->ndim, x->shape, 0, &si);
     if (st == PDT_OK) {
         pdt_note_op("sort", d);
         if (pdt_tensor_numel(x) > 0)
             st = pdt_backend_of(d.kind)->sort(values, indices, &sv, &si, descending);
+    }
+    if (st == PDT_OK && wide != x->dtype) {
+        pdt_tensor narrow = *values;
+        st = pdt_copy_to_new(&narrow, d, x->dtype, 0, 0, values);
+        pdt_tensor_release(&narrow);
+        if (st != PDT_OK)
+            memset(values, 0, sizeof *values);
     }
     pdt_tensor_release(&sv);
     pdt_tensor_release(&si);
@@ -204,11 +213,19 @@ pdt_status pdt_cumsum(const pdt_tensor *x, pdt_tensor *out)
     if (x->ndim == 0)
         return pdt_fail(PDT_ERR_VALUE, "cumsum: expected a tensor with at least one dim");
     pdt_dtype dt = pdt_dtype_is_floating(x->dtype) ? x->dtype : PDT_INT64;
-    pdt_status st = pdt_copy_to_new(x, x->device, dt, 0, 0, out);
+    pdt_dtype wide = pdt_compute_dtype(dt); /* half: sums in float32, rounded once */
+    pdt_status st = pdt_copy_to_new(x, x->device, wide, 0, 0, out);
     if (st == PDT_OK) {
         pdt_note_op("cumsum", x->device);
         if (pdt_tensor_numel(out) > 0)
             st = pdt_backend_of(x->device.kind)->cumsum(out, out);
+    }
+    if (st == PDT_OK && wide != dt) {
+        pdt_tensor sums = *out;
+        st = pdt_copy_to_new(&sums, x->device, dt, 0, 0, out);
+        pdt_tensor_release(&sums);
+        if (st != PDT_OK)
+            memset(out, 0, sizeof *out);
     }
     if (st != PDT_OK)
         pdt_tensor_release(out);

@@ -37,6 +37,7 @@
 #define GEMM_INT_MAX ((int64_t)INT_MAX) /* BLAS and cuBLAS sizes are 32-bit ints */
 
 static atomic_int allow_tf32;
+static atomic_int disallow_reduced_f16, disallow_reduced_bf16; /* 0: allowed (the default) */
 
 /* ---------------------------------------------------------------- checks */
 
@@ -141,6 +142,36 @@ static void batch_strides(const pdt_tensor *x, int nb, int64_t *strides)
     }
 }
 
+/* c = beta * c for a half c (contiguous): widened to float32, scaled by the
+ * backend's float32 k == 0 GEMM, rounded back. */
+static pdt_status scale_half(const pdt_tensor *c, double beta)
+{
+    const pdt_backend *be = pdt_backend_of(c->device.kind);
+    pdt_tensor wide;
+    pdt_status st = pdt_tensor_empty(c->device, PDT_FLOAT32, c->ndim, c->shape, 0, &wide);
+    if (st != PDT_OK)
+        return st;
+    int64_t n = c->shape[c->ndim - 1];
+    pdt_gemm_args g = {.device_index = c->device.index,
+                       .dtype = PDT_FLOAT32,
+                       .m = pdt_tensor_numel(c) / n,
+                       .n = n,
+                       .k = 0,
+                       .beta = beta,
+                       .lda = 1,
+                       .ldb = n,
+                       .c = pdt_tensor_ptr(&wide),
+                       .ldc = n,
+                       .batch = 1};
+    st = be->copy_cast(&wide, c);
+    if (st == PDT_OK)
+        st = be->gemm(&g);
+    if (st == PDT_OK)
+        st = be->copy_cast(c, &wide);
+    pdt_tensor_release(&wide);
+    return st;
+}
+
 /* c = alpha * a @ b + beta * c.  a: (batch_a..., m, k), b: (batch_b..., k, n),
  * c: (batch..., m, n) contiguous, where batch (nb dims) is the broadcast of
  * batch_a and batch_b.  Everything was validated by the caller. */
@@ -170,6 +201,8 @@ static pdt_status run_gemm(const pdt_tensor *a, const pdt_tensor *b, const pdt_t
             return be->fill(c, (pdt_scalar){0, 0.0, 0});
         if (beta == 1.0)
             return PDT_OK;
+        if (pdt_dtype_is_half(c->dtype)) /* beta * c in float32, rounded once */
+            return scale_half(c, beta);
         pdt_gemm_args g = {.device_index = c->device.index,
                            .dtype = c->dtype,
                            .m = pdt_tensor_numel(c) / n,
@@ -237,6 +270,7 @@ static pdt_status run_gemm(const pdt_tensor *a, const pdt_tensor *b, const pdt_t
         .stride_b = nd > 0 ? sb[nd - 1] : 0,
         .ldc = C.ld,
         .stride_c = nd > 0 ? sc[nd - 1] : 0,
+        .allow_reduced_reduction = pdt_get_allow_reduced_precision_reduction(c->dtype),
     };
     int64_t inner = nd > 0 ? size[nd - 1] : 1, outer = 1;
     for (int d = 0; d + 1 < nd; d++)
@@ -470,3 +504,22 @@ void pdt_set_allow_tf32(int allow)
 }
 
 int pdt_get_allow_tf32(void) { return atomic_load(&allow_tf32); }
+
+/* ------------------------------------------- half-precision reductions */
+
+void pdt_set_allow_reduced_precision_reduction(pdt_dtype dtype, int allow)
+{
+    if (dtype == PDT_FLOAT16)
+        atomic_store(&disallow_reduced_f16, !allow);
+    else if (dtype == PDT_BFLOAT16)
+        atomic_store(&disallow_reduced_bf16, !allow);
+}
+
+int pdt_get_allow_reduced_precision_reduction(pdt_dtype dtype)
+{
+    if (dtype == PDT_FLOAT16)
+        return !atomic_load(&disallow_reduced_f16);
+    if (dtype == PDT_BFLOAT16)
+        return !atomic_load(&disallow_reduced_bf16);
+    return 0;
+}

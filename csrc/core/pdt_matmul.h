@@ -38,6 +38,13 @@ pdt_status pdt_dot(const pdt_tensor *a, const pdt_tensor *b, pdt_tensor *out);
 void pdt_set_allow_tf32(int allow);
 int pdt_get_allow_tf32(void);
 
+/* Whether float16 (dtype PDT_FLOAT16) or bfloat16 GEMMs on CUDA may use
+ * reduced-precision reductions (cuBLAS's default; on by default, as PyTorch's
+ * allow_fp16/bf16_reduced_precision_reduction); off sets
+ * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION.  Other dtypes: ignored, 0. */
+void pdt_set_allow_reduced_precision_reduction(pdt_dtype dtype, int allow);
+int pdt_get_allow_reduced_precision_reduction(pdt_dtype dtype);
+
 #ifdef __cplusplus
 }
 #endif

@@ -202,14 +202,30 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, dou
     if (numel == 0)
         return PDT_OK;
     /* Note [Philox layout] in pdt_philox.h: 4 float32 uniforms per block, else 2. */
-    int64_t per_block = (kind == PDT_RANDOM_UNIFORM && dst->dtype == PDT_FLOAT32) ? 4 : 2;
+    /* A half dst takes float32 numbers rounded once (Note [half precision
+     * arithmetic] in pdt_half.h): the same on every device. */
+    pdt_dtype gen = pdt_compute_dtype(dst->dtype);
+    int64_t per_block = (kind == PDT_RANDOM_UNIFORM && gen == PDT_FLOAT32) ? 4 : 2;
     pdt_random_spec spec = {kind, 0, 0, a, b, low, high};
+    const pdt_backend *be = pdt_backend_of(dst->device.kind);
+    pdt_tensor wide;
+    if (gen != dst->dtype) {
+        pdt_status st = pdt_tensor_empty(dst->device, gen, dst->ndim, dst->shape, 0, &wide);
+        if (st != PDT_OK)
+            return st;
+    }
     pdt_random_claim((uint64_t)((numel + per_block - 1) / per_block), &spec);
     pdt_note_op(kind == PDT_RANDOM_INT      ? "randint"
                 : kind == PDT_RANDOM_NORMAL ? "randn"
                                             : "rand",
                 dst->device);
-    return pdt_backend_of(dst->device.kind)->random(dst, &spec);
+    if (gen == dst->dtype)
+        return be->random(dst, &spec);
+    pdt_status st = be->random(&wide, &spec);
+    if (st == PDT_OK)
+        st = be->copy_cast(dst, &wide);
+    pdt_tensor_release(&wide);
+    return st;
 }
 
 pdt_status pdt_synchronize(pdt_device d)

@@ -226,8 +226,10 @@ pdt_status pdt_reduce(pdt_reduce_op op, const pdt_tensor *x, int ndims, const in
         if (st != PDT_OK)
             return st;
     }
-    /* sum(dtype=int32) reduces in int64 and narrows at the end, as PyTorch. */
+    /* sum(dtype=int32) reduces in int64 and narrows at the end, as PyTorch;
+     * the half types reduce in float32 (Note [half precision arithmetic]). */
     pdt_dtype final_dtype = dtype >= 0 ? (pdt_dtype)dtype : pdt_reduce_out_dtype(op, as);
+    as = pdt_compute_dtype(as);
     plan p;
     st = plan_reduce(name, op, x, ndims, dims, keepdim, as, &p);
     if (st != PDT_OK)
@@ -244,13 +246,14 @@ pdt_status pdt_reduce_with_indices(pdt_reduce_op op, const pdt_tensor *x, int64_
         return pdt_fail(PDT_ERR_VALUE, "reduce with indices: op must be max or min");
     pdt_reduce_op arg = op == PDT_REDUCE_MAX ? PDT_REDUCE_ARGMAX : PDT_REDUCE_ARGMIN;
     plan p;
-    pdt_status st = plan_reduce(op_name(op), op, x, 1, &dim, keepdim, x->dtype, &p);
+    pdt_dtype as = pdt_compute_dtype(x->dtype);
+    pdt_status st = plan_reduce(op_name(op), op, x, 1, &dim, keepdim, as, &p);
     if (st != PDT_OK)
         return st;
     pdt_tensor v = {0}, i = {0};
-    st = run_plan(op, &p, x, x->dtype, x->dtype, 0, &v);
+    st = run_plan(op, &p, x, as, x->dtype, 0, &v);
     if (st == PDT_OK)
-        st = run_plan(arg, &p, x, x->dtype, PDT_INT64, 0, &i);
+        st = run_plan(arg, &p, x, as, PDT_INT64, 0, &i);
     pdt_tensor_release(&p.rows);
     if (st != PDT_OK) {
         pdt_tensor_release(&v);
@@ -277,10 +280,11 @@ pdt_status pdt_norm(const pdt_tensor *x, double p, int ndims, const int64_t *dim
         return st;
     pdt_reduce_op op = p == 1.0 ? PDT_REDUCE_SUM_ABS : PDT_REDUCE_SUM_SQUARES;
     plan pl;
-    st = plan_reduce("norm", op, x, ndims, dims, keepdim, as, &pl);
+    pdt_dtype wide = pdt_compute_dtype(as);
+    st = plan_reduce("norm", op, x, ndims, dims, keepdim, wide, &pl);
     if (st != PDT_OK)
         return st;
-    st = run_plan(op, &pl, x, as, as, p == 2.0, out);
+    st = run_plan(op, &pl, x, wide, as, p == 2.0, out);
     pdt_tensor_release(&pl.rows);
     return st;
 }

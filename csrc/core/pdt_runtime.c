@@ -273,6 +273,7 @@ void pdt_scratch_free(pdt_device d, void *ptr, size_t nbytes)
 /* ---- transfers ---- */
 
 static _Atomic uint64_t transfer_count[5], transfer_bytes[5];
+static _Atomic uint64_t collective_count, collective_bytes;
 
 void pdt_transfer_stats_get(pdt_transfer_stats *out)
 {
@@ -280,6 +281,8 @@ void pdt_transfer_stats_get(pdt_transfer_stats *out)
         out->count[k] = atomic_load(&transfer_count[k]);
         out->bytes[k] = atomic_load(&transfer_bytes[k]);
     }
+    out->collective_count = atomic_load(&collective_count);
+    out->collective_bytes = atomic_load(&collective_bytes);
 }
 
 void pdt_transfer_stats_reset(void)
@@ -288,6 +291,14 @@ void pdt_transfer_stats_reset(void)
         atomic_store(&transfer_count[k], 0);
         atomic_store(&transfer_bytes[k], 0);
     }
+    atomic_store(&collective_count, 0);
+    atomic_store(&collective_bytes, 0);
+}
+
+void pdt_collective_count(uint64_t nbytes)
+{
+    atomic_fetch_add(&collective_count, 1);
+    atomic_fetch_add(&collective_bytes, nbytes);
 }
 
 void pdt_transfer_count(pdt_copy_kind kind, size_t nbytes)

@@ -110,10 +110,15 @@ void pdt_scratch_free(pdt_device d, void *ptr, size_t nbytes);
 typedef struct pdt_transfer_stats {
     uint64_t count[5]; /* indexed by pdt_copy_kind; H2H is never counted */
     uint64_t bytes[5];
+    /* collectives (Note [collectives are counted] in pdt_collective.h): calls, and the
+     * bytes this process sent under the ring model */
+    uint64_t collective_count, collective_bytes;
 } pdt_transfer_stats;
 
 void pdt_transfer_stats_get(pdt_transfer_stats *out);
 void pdt_transfer_stats_reset(void);
+/* Counts one collective call that sent nbytes from this process. */
+void pdt_collective_count(uint64_t nbytes);
 
 /* ---- hooks installed by the bindings (NULL: off) ---- */
 

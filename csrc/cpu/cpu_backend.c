@@ -1,6 +1,7 @@
-/* cpu_backend.c - the CPU's table: 64-byte aligned memory, memcpy copies, the
- * machine's name and memory for the device table. */
+/* cpu_backend.c - the CPU's table: 64-byte aligned memory (large blocks cached for
+ * reuse), memcpy copies, the machine's name and memory for the device table. */
 #define _GNU_SOURCE
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "cpu_blas.h"
+#include "cpu_cache.h"
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
 
@@ -66,27 +68,56 @@ static void cpu_versions(int *driver, int *runtime) { *driver = *runtime = 0; }
 /* Note [huge pages]: a fresh 256 MiB result takes 65536 page faults to touch
  * with 4 KiB pages; aligned to 2 MiB and marked MADV_HUGEPAGE it takes 128, which
  * doubles the speed of an allocating 64M-element add.  Small tensors keep the
- * 64-byte alignment, so they do not waste memory. */
+ * 64-byte alignment, so they do not waste memory.
+ *
+ * Blocks of 64 KiB and more are allocated at their size class and kept for reuse
+ * when freed (Note [CPU block cache] in cpu_cache.c); `in_use` counts the bytes
+ * handed out, rounding included, so that memory_reserved() is exact. */
+static _Atomic size_t in_use[PDT_MAX_DEVICES];
+
+static size_t block_size(size_t nbytes, size_t *align)
+{
+    *align = nbytes >= PDT_CPU_HUGE_MIN ? PDT_CPU_HUGE_ALIGN : PDT_CPU_ALIGN;
+    size_t cls = pdt_cpu_cache_class(nbytes);
+    size_t rounded = (cls + *align - 1) / *align * *align;
+    return rounded >= nbytes ? rounded : 0;
+}
+
 static pdt_status cpu_alloc(int index, size_t nbytes, void **out)
 {
-    (void)index;
-    size_t align = nbytes >= PDT_CPU_HUGE_MIN ? PDT_CPU_HUGE_ALIGN : PDT_CPU_ALIGN;
-    size_t rounded = (nbytes + align - 1) / align * align;
-    void *p = rounded >= nbytes ? aligned_alloc(align, rounded) : NULL;
-    if (!p)
-        return pdt_fail(PDT_ERR_OOM, "aligned_alloc of %zu bytes failed", nbytes);
+    size_t align, size = block_size(nbytes, &align);
+    void *p = size ? pdt_cpu_cache_take(index, size) : NULL;
+    if (!p) {
+        p = size ? aligned_alloc(align, size) : NULL;
+        if (!p)
+            return pdt_fail(PDT_ERR_OOM, "aligned_alloc of %zu bytes failed", nbytes);
 #ifdef MADV_HUGEPAGE
-    if (align == PDT_CPU_HUGE_ALIGN)
-        (void)madvise(p, rounded, MADV_HUGEPAGE); /* advice only: failure is harmless */
+        if (align == PDT_CPU_HUGE_ALIGN)
+            (void)madvise(p, size, MADV_HUGEPAGE); /* advice only: failure is harmless */
 #endif
+    }
+    if (index >= 0 && index < PDT_MAX_DEVICES)
+        atomic_fetch_add(&in_use[index], size);
     *out = p;
     return PDT_OK;
 }
 
 static void cpu_free(int index, void *ptr, size_t nbytes)
 {
-    (void)index, (void)nbytes;
-    free(ptr);
+    if (!ptr)
+        return;
+    size_t align, size = block_size(nbytes, &align);
+    if (index >= 0 && index < PDT_MAX_DEVICES)
+        atomic_fetch_sub(&in_use[index], size);
+    if (!pdt_cpu_cache_give(index, ptr, size))
+        free(ptr);
+}
+
+static size_t cpu_reserved(int index)
+{
+    if (index < 0 || index >= PDT_MAX_DEVICES)
+        return 0;
+    return atomic_load(&in_use[index]) + pdt_cpu_cache_bytes(index);
 }
 
 static pdt_status cpu_copy_bytes(pdt_copy_kind kind, int dst_index, void *dst, int src_index,
@@ -117,8 +148,8 @@ const pdt_backend pdt_cpu_backend = {
     .versions = cpu_versions,
     .alloc = cpu_alloc,
     .free = cpu_free,
-    .reserved = NULL,
-    .empty_cache = NULL,
+    .reserved = cpu_reserved,
+    .empty_cache = pdt_cpu_cache_empty,
     .host_alloc = NULL,
     .host_free = NULL,
     .copy_bytes = cpu_copy_bytes,

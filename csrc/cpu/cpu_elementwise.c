@@ -397,6 +397,7 @@ static void scalar_store(pdt_dtype dt, pdt_scalar s, scalar_slot *slot)
     case PDT_INT64: slot->i64 = i; break;
     case PDT_FLOAT32: slot->f32 = (float)f; break;
     case PDT_FLOAT64: slot->f64 = f; break;
+    default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
     }
 }
 
@@ -447,6 +448,7 @@ static void clamp_bounds_init(pdt_dtype dt, pdt_scalar lo, pdt_scalar hi, clamp_
         case PDT_INT32: out->i32[k] = (int32_t)v[k].i; break;
         case PDT_INT64: out->i64[k] = v[k].i; break;
         case PDT_BOOL: out->b[k] = (uint8_t)k; break;
+        default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
         }
     }
 }

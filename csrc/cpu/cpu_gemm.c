@@ -132,6 +132,8 @@ pdt_status pdt_cpu_gemm(const pdt_gemm_args *g)
         return PDT_OK;
     case PDT_INT32:
     case PDT_INT64: return gemm_int(g);
+    case PDT_FLOAT16:
+    case PDT_BFLOAT16: return pdt_cpu_gemm_half(g); /* cpu_gemm_half.c */
     default:
         return pdt_fail(PDT_ERR_UNSUPPORTED, "matmul: %s is not supported on the CPU",
                         pdt_dtype_name(g->dtype));

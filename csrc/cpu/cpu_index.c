@@ -104,6 +104,7 @@ static void where_range(int64_t begin, int64_t end, void *ctx)
         cursor_init(&c, j->out->shape, j->out->ndim, 3, ts, begin);
     switch (j->es) {
     case 1: WHERE_LOOPS(uint8_t); break;
+    case 2: WHERE_LOOPS(uint16_t); break;
     case 4: WHERE_LOOPS(uint32_t); break;
     default: WHERE_LOOPS(uint64_t); break;
     }
@@ -293,6 +294,7 @@ static void sort_range(int64_t begin, int64_t end, void *ctx)
         case PDT_INT64: sort_row_i64((int64_t *)v, ix, (int64_t *)sv, si, n, j->desc); break;
         case PDT_FLOAT32: sort_row_f32((float *)v, ix, (float *)sv, si, n, j->desc); break;
         case PDT_FLOAT64: sort_row_f64((double *)v, ix, (double *)sv, si, n, j->desc); break;
+        default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
         }
     }
 }

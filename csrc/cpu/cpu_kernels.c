@@ -5,17 +5,37 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu_half.h"
 #include "cpu_iter.h"
 #include "pdt_convert.h"
+#include "pdt_half.h"
 #include "pdt_philox.h"
 
-/* ---- conversions between the five dtypes ---- */
+/* ---- conversions between the dtypes ---- */
 
 #define TO_BOOL(x) ((uint8_t)((x) != 0))
 #define TO_SAME(x) (x)
 #define BOOL_IN(x) ((x) != 0) /* a stray non-0/1 bool byte reads as 1, as on the GPU */
 #define F_TO_I32(x) pdt_f64_to_i32((double)(x)) /* Note [float to int] */
 #define F_TO_I64(x) pdt_f64_to_i64((double)(x))
+/* into the half types: Note [half precision] in pdt_half.h (one rounding) */
+#define TO_F16(x) pdt_f64_to_f16((double)(x))
+#define TO_BF16(x) pdt_f64_to_bf16((double)(x))
+#define F32_TO_F16(x) pdt_f32_to_f16(x)
+#define F32_TO_BF16(x) pdt_f32_to_bf16(x)
+#define BOOL_TO_F16(x) pdt_f32_to_f16((float)BOOL_IN(x))
+#define BOOL_TO_BF16(x) pdt_f32_to_bf16((float)BOOL_IN(x))
+/* out of the half types: exact in float32 first */
+#define H16(x) pdt_f16_to_f32(x)
+#define B16(x) pdt_bf16_to_f32(x)
+#define H16_TO_BOOL(x) TO_BOOL(H16(x))
+#define H16_TO_I32(x) F_TO_I32(H16(x))
+#define H16_TO_I64(x) F_TO_I64(H16(x))
+#define H16_TO_BF16(x) pdt_f32_to_bf16(H16(x))
+#define B16_TO_BOOL(x) TO_BOOL(B16(x))
+#define B16_TO_I32(x) F_TO_I32(B16(x))
+#define B16_TO_I64(x) F_TO_I64(B16(x))
+#define B16_TO_F16(x) pdt_f32_to_f16(B16(x))
 
 /* Row kernels for dst type D from src type S: d: (n,) stride ds; s: (n,) stride ss. */
 #define CAST_ROW(NAME, D, S, CONV)                                                                 \
@@ -26,33 +46,59 @@
             *(D *)(d + i * ds) = (D)CONV(*(const S *)(s + i * ss));                                \
     }
 
-/* One row kernel per destination, with the conversion into each integer
- * dtype (TO_I32, TO_I64) and into the float dtypes (TO_F) given explicitly. */
-#define CAST_ROWS_FROM(S, SN, TO_I32, TO_I64, TO_F)                                                \
-    CAST_ROW(cast_##SN##_to_bool, uint8_t, S, TO_BOOL)                                             \
+/* One row kernel per destination, with the conversion into each dtype given
+ * explicitly (bool, int32, int64, the float dtypes, float16, bfloat16). */
+#define CAST_ROWS_FROM(S, SN, TO_B, TO_I32, TO_I64, TO_F, TO_H, TO_BH)                             \
+    CAST_ROW(cast_##SN##_to_bool, uint8_t, S, TO_B)                                                \
     CAST_ROW(cast_##SN##_to_i32, int32_t, S, TO_I32)                                               \
     CAST_ROW(cast_##SN##_to_i64, int64_t, S, TO_I64)                                               \
     CAST_ROW(cast_##SN##_to_f32, float, S, TO_F)                                                   \
-    CAST_ROW(cast_##SN##_to_f64, double, S, TO_F)
+    CAST_ROW(cast_##SN##_to_f64, double, S, TO_F)                                                  \
+    CAST_ROW(cast_##SN##_to_f16, uint16_t, S, TO_H)                                                \
+    CAST_ROW(cast_##SN##_to_bf16, uint16_t, S, TO_BH)
 
-CAST_ROWS_FROM(uint8_t, bool, BOOL_IN, BOOL_IN, BOOL_IN)
-CAST_ROWS_FROM(int32_t, i32, TO_SAME, TO_SAME, TO_SAME)
-CAST_ROWS_FROM(int64_t, i64, TO_SAME, TO_SAME, TO_SAME)
-CAST_ROWS_FROM(float, f32, F_TO_I32, F_TO_I64, TO_SAME)
-CAST_ROWS_FROM(double, f64, F_TO_I32, F_TO_I64, TO_SAME)
+CAST_ROWS_FROM(uint8_t, bool, TO_BOOL, BOOL_IN, BOOL_IN, BOOL_IN, BOOL_TO_F16, BOOL_TO_BF16)
+CAST_ROWS_FROM(int32_t, i32, TO_BOOL, TO_SAME, TO_SAME, TO_SAME, TO_F16, TO_BF16)
+CAST_ROWS_FROM(int64_t, i64, TO_BOOL, TO_SAME, TO_SAME, TO_SAME, TO_F16, TO_BF16)
+CAST_ROWS_FROM(float, f32, TO_BOOL, F_TO_I32, F_TO_I64, TO_SAME, F32_TO_F16, F32_TO_BF16)
+CAST_ROWS_FROM(double, f64, TO_BOOL, F_TO_I32, F_TO_I64, TO_SAME, TO_F16, TO_BF16)
+CAST_ROWS_FROM(uint16_t, f16, H16_TO_BOOL, H16_TO_I32, H16_TO_I64, H16, TO_SAME, H16_TO_BF16)
+CAST_ROWS_FROM(uint16_t, bf16, B16_TO_BOOL, B16_TO_I32, B16_TO_I64, B16, B16_TO_F16, TO_SAME)
+
+/* Contiguous float16 <-> float32 rows go through cpu_half.c (F16C where present). */
+static void cast_f16_to_f32_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
+{
+    if (ds == 4 && ss == 2)
+        pdt_cpu_f16_to_f32((float *)d, (const uint16_t *)s, n);
+    else
+        cast_f16_to_f32(d, ds, s, ss, n, ctx);
+}
+
+static void cast_f32_to_f16_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
+{
+    if (ds == 2 && ss == 4)
+        pdt_cpu_f32_to_f16((uint16_t *)d, (const float *)s, n);
+    else
+        cast_f32_to_f16(d, ds, s, ss, n, ctx);
+}
 
 #define CAST_ROW_TABLE(SN)                                                                         \
     {                                                                                              \
         cast_##SN##_to_bool, cast_##SN##_to_i32, cast_##SN##_to_i64, cast_##SN##_to_f32,           \
-            cast_##SN##_to_f64                                                                     \
+            cast_##SN##_to_f64, cast_##SN##_to_f16, cast_##SN##_to_bf16                            \
     }
 
 /* cast_rows[src][dst], in pdt_dtype order */
-static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {CAST_ROW_TABLE(bool),
-                                                                         CAST_ROW_TABLE(i32),
-                                                                         CAST_ROW_TABLE(i64),
-                                                                         CAST_ROW_TABLE(f32),
-                                                                         CAST_ROW_TABLE(f64)};
+static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {
+    CAST_ROW_TABLE(bool),
+    CAST_ROW_TABLE(i32),
+    CAST_ROW_TABLE(i64),
+    {cast_f32_to_bool, cast_f32_to_i32, cast_f32_to_i64, cast_f32_to_f32, cast_f32_to_f64,
+     cast_f32_to_f16_fast, cast_f32_to_bf16},
+    CAST_ROW_TABLE(f64),
+    {cast_f16_to_bool, cast_f16_to_i32, cast_f16_to_i64, cast_f16_to_f32_fast, cast_f16_to_f64,
+     cast_f16_to_f16, cast_f16_to_bf16},
+    CAST_ROW_TABLE(bf16)};
 
 static void copy_row(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
 {
@@ -84,6 +130,7 @@ typedef union fill_value {
     int64_t i64;
     float f32;
     double f64;
+    uint16_t h; /* float16 or bfloat16 bits */
 } fill_value;
 
 #define FILL_ROW(NAME, T, FIELD)                                                                   \
@@ -105,9 +152,10 @@ FILL_ROW(fill_i32, int32_t, i32)
 FILL_ROW(fill_i64, int64_t, i64)
 FILL_ROW(fill_f32, float, f32)
 FILL_ROW(fill_f64, double, f64)
+FILL_ROW(fill_half, uint16_t, h)
 
-static const pdt_cpu_row_fn fill_rows[PDT_NUM_DTYPES] = {fill_bool, fill_i32, fill_i64, fill_f32,
-                                                         fill_f64};
+static const pdt_cpu_row_fn fill_rows[PDT_NUM_DTYPES] = {fill_bool, fill_i32,  fill_i64, fill_f32,
+                                                         fill_f64,  fill_half, fill_half};
 
 pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value)
 {
@@ -118,6 +166,8 @@ pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value)
     case PDT_INT64: v.i64 = value.is_float ? pdt_f64_to_i64(value.f) : value.i; break;
     case PDT_FLOAT32: v.f32 = value.is_float ? (float)value.f : (float)value.i; break;
     case PDT_FLOAT64: v.f64 = value.is_float ? value.f : (double)value.i; break;
+    case PDT_FLOAT16: v.h = pdt_f64_to_f16(value.is_float ? value.f : (double)value.i); break;
+    case PDT_BFLOAT16: v.h = pdt_f64_to_bf16(value.is_float ? value.f : (double)value.i); break;
     }
     pdt_cpu_for_each_row(dst, NULL, fill_rows[dst->dtype], &v);
     return PDT_OK;
@@ -137,6 +187,8 @@ pdt_status pdt_cpu_arange(const pdt_tensor *dst, double start, double step)
         case PDT_INT64: ((int64_t *)p)[i] = pdt_f64_to_i64(v); break;
         case PDT_FLOAT32: ((float *)p)[i] = (float)v; break;
         case PDT_FLOAT64: ((double *)p)[i] = v; break;
+        case PDT_FLOAT16: ((uint16_t *)p)[i] = pdt_f64_to_f16(v); break;
+        case PDT_BFLOAT16: ((uint16_t *)p)[i] = pdt_f64_to_bf16(v); break;
         }
     }
     return PDT_OK;
@@ -176,6 +228,7 @@ pdt_status pdt_cpu_random(const pdt_tensor *dst, const pdt_random_spec *spec)
             case PDT_INT64: ((int64_t *)p)[i] = is_int ? iv : pdt_f64_to_i64(v); break;
             case PDT_FLOAT32: ((float *)p)[i] = is_int ? (float)iv : (float)v; break;
             case PDT_FLOAT64: ((double *)p)[i] = is_int ? (double)iv : v; break;
+            default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
             }
         }
     }

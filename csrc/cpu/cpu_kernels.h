@@ -17,6 +17,8 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
 pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
 /* cpu_gemm.c */
 pdt_status pdt_cpu_gemm(const pdt_gemm_args *g);
+/* cpu_gemm_half.c: float16 and bfloat16 through float32 blocks and sgemm */
+pdt_status pdt_cpu_gemm_half(const pdt_gemm_args *g);
 /* cpu_index.c */
 pdt_status pdt_cpu_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_tensor *a,
                          const pdt_tensor *b);

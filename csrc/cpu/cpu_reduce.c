@@ -412,6 +412,7 @@ static void store_row(const job *j, int64_t r, acc a)
     case PDT_INT64: *(int64_t *)p = i; break;
     case PDT_FLOAT32: *(float *)p = (float)f; break;
     case PDT_FLOAT64: *(double *)p = f; break;
+    default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
     }
 }
 

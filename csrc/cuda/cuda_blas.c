@@ -30,6 +30,8 @@ static const pdt_library_symbol cublas_symbols[] = {
     {"cublasDgemm_v2", (void **)&cublas.dgemm},
     {"cublasSgemmStridedBatched", (void **)&cublas.sgemm_strided_batched},
     {"cublasDgemmStridedBatched", (void **)&cublas.dgemm_strided_batched},
+    {"cublasGemmEx", (void **)&cublas.gemm_ex},
+    {"cublasGemmStridedBatchedEx", (void **)&cublas.gemm_strided_batched_ex},
 };
 pdt_library pdt_cublas_library = PDT_LIBRARY("cuBLAS", PDT_CUBLAS_SONAME,
                                              PDT_CUDA_INSTALL(PDT_CUBLAS_WHEEL) PDT_CUDA_EXTRA,

@@ -26,6 +26,9 @@ typedef struct pdt_cublas_table {
     __typeof__(cublasDgemm_v2) *dgemm;
     __typeof__(cublasSgemmStridedBatched) *sgemm_strided_batched;
     __typeof__(cublasDgemmStridedBatched) *dgemm_strided_batched;
+    /* float16 and bfloat16 (cuda_gemm.c, Note [half precision GEMM]) */
+    __typeof__(cublasGemmEx) *gemm_ex;
+    __typeof__(cublasGemmStridedBatchedEx) *gemm_strided_batched_ex;
 } pdt_cublas_table;
 /* The file loaded: pdt_cublas_library.path (cuda_library.h). */
 

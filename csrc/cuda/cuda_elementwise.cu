@@ -581,6 +581,7 @@ extern "C" pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, p
     case PDT_INT64: PDT_CUDA_CHECK(binary_by_op<PDT_INT64>(op, out, a, b, stream)); break;
     case PDT_FLOAT32: PDT_CUDA_CHECK(binary_by_op<PDT_FLOAT32>(op, out, a, b, stream)); break;
     case PDT_FLOAT64: PDT_CUDA_CHECK(binary_by_op<PDT_FLOAT64>(op, out, a, b, stream)); break;
+    default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
     }
 fail:
     pdt_cuda_guard_exit(&g);
@@ -605,6 +606,7 @@ extern "C" pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, con
     case PDT_INT64: PDT_CUDA_CHECK(unary_by_op<PDT_INT64>(op, out, x, lo, hi, stream)); break;
     case PDT_FLOAT32: PDT_CUDA_CHECK(unary_by_op<PDT_FLOAT32>(op, out, x, lo, hi, stream)); break;
     case PDT_FLOAT64: PDT_CUDA_CHECK(unary_by_op<PDT_FLOAT64>(op, out, x, lo, hi, stream)); break;
+    default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
     }
 fail:
     pdt_cuda_guard_exit(&g);

@@ -1,6 +1,7 @@
 /* cuda_gemm.c - the CUDA backend's GEMM: float32 and float64 through cuBLAS
- * (loaded on first use, cuda_blas.h), integers and k == 0 through the tiled
- * kernel of cuda_gemm_int.cu, and the TF32 switch.
+ * (loaded on first use, cuda_blas.h), float16 and bfloat16 through
+ * cublasGemmEx, integers and k == 0 through the tiled kernel of
+ * cuda_gemm_int.cu, and the TF32 switch.
  *
  * One cuBLAS handle per physical GPU (a handle belongs to the device that was
  * current when it was made; two logical devices of one GPU share it, as they
@@ -28,6 +29,22 @@
  * row-major (m, n): no copy and no transpose kernel anywhere.  The leading
  * dimensions satisfy cuBLAS's rules (ldb >= n for N, >= k for T, ldc >= n)
  * because they are the row-major ones the core checked.
+ */
+/* Note [half precision GEMM]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * float16 and bfloat16 products go to cublasGemmEx (cuBLAS Library User Guide,
+ * "cublasGemmEx()") with A, B and C of type CUDA_R_16F or CUDA_R_16BF and
+ * computeType CUBLAS_COMPUTE_32F, whose scaleType is CUDA_R_32F: alpha and beta
+ * are floats, products are accumulated in float32, and C is rounded to the half
+ * type once; cuBLAS runs this on tensor cores (the default algorithm
+ * CUBLAS_GEMM_DEFAULT; tensor cores are used for these types without any math
+ * mode since cuBLAS 11).  The same bound as Note [half precision matmul] in
+ * cpu_gemm_half.c holds.  "cublasMath_t": unless the handle's math mode carries
+ * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, cuBLAS may also reduce
+ * partial sums (split-K) in the output type, which adds up to u_half*|a|@|b|;
+ * pdt_gemm_args.allow_reduced_reduction (backends.cuda.matmul.allow_fp16/bf16_
+ * reduced_precision_reduction, default True as in PyTorch) chooses it.  The
+ * batched form is cublasGemmStridedBatchedEx with the same types.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* pthread_* under -std=c11 */
@@ -111,7 +128,12 @@ static pdt_status cublas_gemm_locked(const pdt_cublas_table *t, cublas_slot *s, 
         PDT_CUBLAS_CHECK(t->set_stream(s->handle, stream));
         s->stream = stream;
     }
-    cublasMath_t math = atomic_load(&allow_tf32) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+    cublasMath_t math = CUBLAS_DEFAULT_MATH;
+    if (g->dtype == PDT_FLOAT32 && atomic_load(&allow_tf32))
+        math = CUBLAS_TF32_TENSOR_OP_MATH;
+    else if ((g->dtype == PDT_FLOAT16 || g->dtype == PDT_BFLOAT16) && !g->allow_reduced_reduction)
+        math = (cublasMath_t)(CUBLAS_DEFAULT_MATH |
+                              CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
     if (s->math != math) {
         PDT_CUBLAS_CHECK(t->set_math_mode(s->handle, math));
         s->math = math;
@@ -122,10 +144,24 @@ static pdt_status cublas_gemm_locked(const pdt_cublas_table *t, cublas_slot *s, 
     cublasOperation_t op_a = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     int m = (int)g->m, n = (int)g->n, k = (int)g->k; /* the core checked <= INT_MAX */
     int lda = (int)g->lda, ldb = (int)g->ldb, ldc = (int)g->ldc, batch = (int)g->batch;
-    if (g->dtype == PDT_FLOAT32)
+    if (g->dtype == PDT_FLOAT32) {
         CUBLAS_GEMM(float, sgemm, sgemm_strided_batched);
-    else
+    } else if (g->dtype == PDT_FLOAT64) {
         CUBLAS_GEMM(double, dgemm, dgemm_strided_batched);
+    } else { /* Note [half precision GEMM] */
+        cudaDataType_t type = g->dtype == PDT_FLOAT16 ? CUDA_R_16F : CUDA_R_16BF;
+        float alpha = (float)g->alpha, beta = (float)g->beta;
+        if (batch == 1)
+            PDT_CUBLAS_CHECK(t->gemm_ex(s->handle, op_b, op_a, n, m, k, &alpha, g->b, type, ldb,
+                                        g->a, type, lda, &beta, g->c, type, ldc, CUBLAS_COMPUTE_32F,
+                                        CUBLAS_GEMM_DEFAULT));
+        else
+            PDT_CUBLAS_CHECK(t->gemm_strided_batched_ex(s->handle, op_b, op_a, n, m, k, &alpha,
+                                                        g->b, type, ldb, g->stride_b, g->a, type,
+                                                        lda, g->stride_a, &beta, g->c, type, ldc,
+                                                        g->stride_c, batch, CUBLAS_COMPUTE_32F,
+                                                        CUBLAS_GEMM_DEFAULT));
+    }
 fail:
     return st;
 }
@@ -138,8 +174,10 @@ pdt_status pdt_cuda_gemm(const pdt_gemm_args *g)
     pdt_cuda_guard guard = PDT_CUDA_GUARD_INIT; /* Note [device guard] in cuda_ops.h */
     if ((st = pdt_cuda_stream(&guard, g->device_index, &stream)) != PDT_OK)
         goto fail;
-    if (g->dtype != PDT_FLOAT32 && g->dtype != PDT_FLOAT64) {
-        if (g->dtype != PDT_INT32 && g->dtype != PDT_INT64) {
+    int via_cublas = g->dtype == PDT_FLOAT32 || g->dtype == PDT_FLOAT64 ||
+                     g->dtype == PDT_FLOAT16 || g->dtype == PDT_BFLOAT16;
+    if (!via_cublas || (g->k == 0 && pdt_dtype_is_half(g->dtype))) {
+        if (g->dtype != PDT_INT32 && g->dtype != PDT_INT64) { /* the core scales half C itself */
             st = pdt_fail(PDT_ERR_UNSUPPORTED, "matmul: %s is not supported on CUDA",
                           pdt_dtype_name(g->dtype));
             goto fail;

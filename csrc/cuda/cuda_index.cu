@@ -96,6 +96,10 @@ __global__ void index_move_kernel(T *walked, T *other, const int64_t *index, dim
         typedef uint8_t T;                                                                         \
         __VA_ARGS__;                                                                               \
     } break;                                                                                       \
+    case 2: {                                                                                      \
+        typedef uint16_t T;                                                                        \
+        __VA_ARGS__;                                                                               \
+    } break;                                                                                       \
     case 4: {                                                                                      \
         typedef uint32_t T;                                                                        \
         __VA_ARGS__;                                                                               \
@@ -330,6 +334,7 @@ extern "C" pdt_status pdt_cuda_sort(const pdt_tensor *values, const pdt_tensor *
         case PDT_FLOAT64:
             st = sort_typed<double>(values, indices, sv, si, descending, stream);
             break;
+        default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
         }
     }
     pdt_cuda_guard_exit(&g);

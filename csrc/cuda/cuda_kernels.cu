@@ -9,6 +9,7 @@
  */
 #include <type_traits>
 
+#include "cuda_half.cuh"
 #include "cuda_kernels.h"
 #include "cuda_launch.h"
 #include "cuda_layout.cuh"
@@ -43,10 +44,17 @@ template <> struct dtype_traits<PDT_FLOAT32> {
 template <> struct dtype_traits<PDT_FLOAT64> {
     typedef double type;
 };
+template <> struct dtype_traits<PDT_FLOAT16> { /* cuda_half.cuh */
+    typedef f16 type;
+};
+template <> struct dtype_traits<PDT_BFLOAT16> {
+    typedef bf16 type;
+};
 template <pdt_dtype DT> using elem_t = typename dtype_traits<DT>::type;
 
-/* (T)v as in C, except that bool stores v != 0 (NaN -> 1, as C's _Bool) and
- * floats go to integers by Note [float to int] (pdt_convert.h), as on the CPU. */
+/* (T)v as in C, except that bool stores v != 0 (NaN -> 1, as C's _Bool),
+ * floats go to integers by Note [float to int] (pdt_convert.h), as on the CPU,
+ * and the half types round once (Note [half precision] in pdt_half.h). */
 template <pdt_dtype D, typename V> __host__ __device__ __forceinline__ elem_t<D> convert(V v)
 {
     if constexpr (D == PDT_BOOL)
@@ -55,6 +63,8 @@ template <pdt_dtype D, typename V> __host__ __device__ __forceinline__ elem_t<D>
         return pdt_f64_to_i32((double)v);
     else if constexpr (D == PDT_INT64 && std::is_floating_point<V>::value)
         return pdt_f64_to_i64((double)v);
+    else if constexpr (D == PDT_FLOAT16 || D == PDT_BFLOAT16)
+        return half_from<elem_t<D>>(v);
     else
         return (elem_t<D>)v;
 }
@@ -65,6 +75,8 @@ template <pdt_dtype D, pdt_dtype S> __host__ __device__ __forceinline__ elem_t<D
 {
     if constexpr (S == PDT_BOOL)
         return convert<D>((int)(v != 0));
+    else if constexpr (S == PDT_FLOAT16 || S == PDT_BFLOAT16)
+        return convert<D>(to_float(v)); /* exact */
     else
         return convert<D>(v);
 }
@@ -77,6 +89,8 @@ size_t elsize(pdt_dtype dt)
     case PDT_INT64: return 8;
     case PDT_FLOAT32: return 4;
     case PDT_FLOAT64: return 8;
+    case PDT_FLOAT16:
+    case PDT_BFLOAT16: return 2;
     }
     return 0;
 }
@@ -195,6 +209,8 @@ cudaError_t cast_launch_src(pdt_dtype s, char *dst, const char *src, const layou
     case PDT_INT64: return cast_launch<D, PDT_INT64>(dst, src, L, contiguous, n, stream);
     case PDT_FLOAT32: return cast_launch<D, PDT_FLOAT32>(dst, src, L, contiguous, n, stream);
     case PDT_FLOAT64: return cast_launch<D, PDT_FLOAT64>(dst, src, L, contiguous, n, stream);
+    case PDT_FLOAT16: return cast_launch<D, PDT_FLOAT16>(dst, src, L, contiguous, n, stream);
+    case PDT_BFLOAT16: return cast_launch<D, PDT_BFLOAT16>(dst, src, L, contiguous, n, stream);
     }
     return cudaErrorInvalidValue;
 }
@@ -368,6 +384,8 @@ extern "C" cudaError_t pdt_cuda_launch_fill(const pdt_tensor *dst, pdt_scalar va
     case PDT_INT64: scalar_bytes<PDT_INT64>(value, bytes); break;
     case PDT_FLOAT32: scalar_bytes<PDT_FLOAT32>(value, bytes); break;
     case PDT_FLOAT64: scalar_bytes<PDT_FLOAT64>(value, bytes); break;
+    case PDT_FLOAT16: scalar_bytes<PDT_FLOAT16>(value, bytes); break;
+    case PDT_BFLOAT16: scalar_bytes<PDT_BFLOAT16>(value, bytes); break;
     default: return cudaErrorInvalidValue;
     }
     const size_t size = elsize(dst->dtype);
@@ -386,6 +404,7 @@ extern "C" cudaError_t pdt_cuda_launch_fill(const pdt_tensor *dst, pdt_scalar va
     }
     switch (size) {
     case 1: return fill_launch<uint8_t>(p, L, contiguous, (uint64_t)n, bytes, stream);
+    case 2: return fill_launch<uint16_t>(p, L, contiguous, (uint64_t)n, bytes, stream);
     case 4: return fill_launch<uint32_t>(p, L, contiguous, (uint64_t)n, bytes, stream);
     case 8: return fill_launch<uint64_t>(p, L, contiguous, (uint64_t)n, bytes, stream);
     }
@@ -421,6 +440,12 @@ extern "C" cudaError_t pdt_cuda_launch_copy_cast(const pdt_tensor *dst, const pd
     case PDT_FLOAT64:
         err = cast_launch_src<PDT_FLOAT64>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
         break;
+    case PDT_FLOAT16:
+        err = cast_launch_src<PDT_FLOAT16>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
+        break;
+    case PDT_BFLOAT16:
+        err = cast_launch_src<PDT_BFLOAT16>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
+        break;
     }
     return err != cudaSuccess ? err : cudaGetLastError();
 }
@@ -443,6 +468,10 @@ extern "C" cudaError_t pdt_cuda_launch_arange(const pdt_tensor *dst, double star
         return arange_launch<PDT_FLOAT32>(p, stride, start, step, (uint64_t)n, stream);
     case PDT_FLOAT64:
         return arange_launch<PDT_FLOAT64>(p, stride, start, step, (uint64_t)n, stream);
+    case PDT_FLOAT16:
+        return arange_launch<PDT_FLOAT16>(p, stride, start, step, (uint64_t)n, stream);
+    case PDT_BFLOAT16:
+        return arange_launch<PDT_BFLOAT16>(p, stride, start, step, (uint64_t)n, stream);
     }
     return cudaErrorInvalidValue;
 }
@@ -461,6 +490,7 @@ extern "C" cudaError_t pdt_cuda_launch_random(const pdt_tensor *dst, const pdt_r
     case PDT_INT64: return random_launch<PDT_INT64>(p, spec, (uint64_t)n, stream);
     case PDT_FLOAT32: return random_launch<PDT_FLOAT32>(p, spec, (uint64_t)n, stream);
     case PDT_FLOAT64: return random_launch<PDT_FLOAT64>(p, spec, (uint64_t)n, stream);
+    default: break; /* the half types: float32 numbers rounded by the core (pdt_random) */
     }
     return cudaErrorInvalidValue;
 }

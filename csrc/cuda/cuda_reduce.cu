@@ -499,6 +499,7 @@ template <template <typename> class Op> pdt_status all_dtypes(const launch_ctx &
     case PDT_INT64: return launch<Op<int64_t>>(c);
     case PDT_FLOAT32: return launch<Op<float>>(c);
     case PDT_FLOAT64: return launch<Op<double>>(c);
+    default: break; /* float16, bfloat16: reduced in float32 (pdt_half.h) */
     }
     return pdt_fail(PDT_ERR_TYPE, "CUDA reduction: invalid dtype %d", (int)c.x->dtype);
 }

@@ -59,7 +59,21 @@ static PyObject *c_nccl_available(PyObject *m, PyObject *unused)
     return PyBool_FromLong(ok);
 }
 
+/* _count_collective(nbytes): counts one collective that sent nbytes from this process
+ * (pydevtensor.distributed; Note [collectives are counted] in pdt_collective.h). */
+static PyObject *c_count_collective(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    unsigned long long n = PyLong_AsUnsignedLongLong(arg);
+    if (n == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    pdt_collective_count((uint64_t)n);
+    Py_RETURN_NONE;
+}
+
 PyMethodDef pdt_collective_functions[] = {
+    {"_count_collective", c_count_collective, METH_O,
+     "_count_collective(nbytes): counts one collective that sent nbytes from this process"},
     {"_allreduce_sum", c_allreduce_sum, METH_O,
      "_allreduce_sum(tensors): in-place sum over tensors on distinct GPUs (NCCL)"},
     {"_nccl_available", c_nccl_available, METH_NOARGS,

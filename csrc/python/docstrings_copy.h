@@ -233,4 +233,29 @@ PyDoc_STRVAR(doc_as_bool, "bool()\n--\n\n"
                           ">>> pydevtensor.tensor([0., 2.]).bool()\n"
                           "tensor([False,  True])\n");
 
+PyDoc_STRVAR(doc_as_half,
+             "half()\n--\n\n"
+             "The tensor as float16: itself when it already is, else a converted copy.\n"
+             "\n"
+             "Returns\n"
+             "-------\n"
+             "Tensor\n"
+             "\n"
+             "Examples\n"
+             "--------\n"
+             ">>> pydevtensor.tensor([0., 2.]).half().dtype\n"
+             "pydevtensor.float16\n");
+PyDoc_STRVAR(doc_as_bfloat16, "bfloat16()\n--\n\n"
+                              "The tensor as bfloat16: itself when it already is, else a converted "
+                              "copy.\n"
+                              "\n"
+                              "Returns\n"
+                              "-------\n"
+                              "Tensor\n"
+                              "\n"
+                              "Examples\n"
+                              "--------\n"
+                              ">>> pydevtensor.tensor([0., 2.]).bfloat16().dtype\n"
+                              "pydevtensor.bfloat16\n");
+
 #endif

@@ -41,15 +41,17 @@ PyDoc_STRVAR(doc_device_index,
              "--------\n"
              ">>> pydevtensor.device('cuda:1').index\n"
              "1\n");
-PyDoc_STRVAR(doc_dtype_type, "An element type: pydevtensor.float32, float64, int32, int64 or bool "
-                             "(also under PyTorch's aliases float, double, int, long).\n"
-                             "\n"
-                             "Examples\n"
-                             "--------\n"
-                             ">>> pydevtensor.ones(2, dtype=pydevtensor.float64).dtype\n"
-                             "pydevtensor.float64\n"
-                             ">>> pydevtensor.float is pydevtensor.float32\n"
-                             "True\n");
+PyDoc_STRVAR(
+    doc_dtype_type,
+    "An element type: pydevtensor.float32, float64, float16, bfloat16, int32, int64 or bool "
+    "(also under PyTorch's aliases float, double, int, long).\n"
+    "\n"
+    "Examples\n"
+    "--------\n"
+    ">>> pydevtensor.ones(2, dtype=pydevtensor.float64).dtype\n"
+    "pydevtensor.float64\n"
+    ">>> pydevtensor.float is pydevtensor.float32\n"
+    "True\n");
 PyDoc_STRVAR(doc_dtype_itemsize, "The bytes per element.\n"
                                  "\n"
                                  "Examples\n"
@@ -57,7 +59,7 @@ PyDoc_STRVAR(doc_dtype_itemsize, "The bytes per element.\n"
                                  ">>> pydevtensor.float64.itemsize\n"
                                  "8\n");
 PyDoc_STRVAR(doc_dtype_is_floating_point,
-             "True for float32 and float64.\n"
+             "True for float16, bfloat16, float32 and float64.\n"
              "\n"
              "Examples\n"
              "--------\n"
@@ -119,5 +121,32 @@ PyDoc_STRVAR(doc_device_error, "A device that is unknown, unavailable, or not th
                                "... except pydevtensor.DeviceError:\n"
                                "...     print('no such device')\n"
                                "no such device\n");
+
+PyDoc_STRVAR(doc_promote_types,
+             "promote_types(type1, type2)\n--\n\n"
+             "The dtype of an operation between tensors of type1 and type2, as in PyTorch: the "
+             "higher kind wins (bool < int32 < int64 < float16, bfloat16 < float32 < float64), and "
+             "float16 with bfloat16 gives float32.\n"
+             "\n"
+             "Parameters\n"
+             "----------\n"
+             "type1, type2 : pydevtensor.dtype or str\n"
+             "    The dtypes, or their names.\n"
+             "\n"
+             "Returns\n"
+             "-------\n"
+             "pydevtensor.dtype\n"
+             "\n"
+             "Raises\n"
+             "------\n"
+             "TypeError\n"
+             "    For something that is not a dtype.\n"
+             "\n"
+             "Examples\n"
+             "--------\n"
+             ">>> pydevtensor.promote_types(pydevtensor.int64, pydevtensor.float16)\n"
+             "pydevtensor.float16\n"
+             ">>> pydevtensor.promote_types('float16', 'bfloat16')\n"
+             "pydevtensor.float32\n");
 
 #endif

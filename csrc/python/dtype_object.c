@@ -13,10 +13,11 @@ static int dtype_from_name(const char *name, int *out)
     static const struct {
         const char *name;
         pdt_dtype dt;
-    } aliases[] = {{"bool", PDT_BOOL},     {"int32", PDT_INT32},     {"int", PDT_INT32},
-                   {"int64", PDT_INT64},   {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
-                   {"float", PDT_FLOAT32}, {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
-                   {"bool_", PDT_BOOL}};
+    } aliases[] = {{"bool", PDT_BOOL},        {"int32", PDT_INT32},     {"int", PDT_INT32},
+                   {"int64", PDT_INT64},      {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
+                   {"float", PDT_FLOAT32},    {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
+                   {"bool_", PDT_BOOL},       {"float16", PDT_FLOAT16}, {"half", PDT_FLOAT16},
+                   {"bfloat16", PDT_BFLOAT16}};
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(name, aliases[i].name) == 0) {
             *out = aliases[i].dt;
@@ -44,7 +45,9 @@ int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
         if (dtype_from_name(name, out) == 0)
             return 0;
         PyErr_Format(PyExc_TypeError,
-                     "unknown dtype %R: expected one of bool, int32, int64, float32, float64", obj);
+                     "unknown dtype %R: expected one of bool, int32, int64, float16, bfloat16, "
+                     "float32, float64",
+                     obj);
         return -1;
     }
     /* NumPy dtypes and scalar types: go through numpy.dtype(obj).name. */
@@ -67,11 +70,33 @@ int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
         return 0;
 unknown:
     PyErr_Format(PyExc_TypeError,
-                 "unknown dtype %R: expected pydevtensor.float32, float64, int32, int64 or "
-                 "bool (or its name)",
+                 "unknown dtype %R: expected pydevtensor.float32, float64, float16, bfloat16, "
+                 "int32, int64 or bool (or its name)",
                  obj);
     return -1;
 }
+
+/* promote_types(type1, type2): the dtype of an op between tensors of the two
+ * (pdt_promote: PyTorch's rules, float16 with bfloat16 giving float32). */
+static PyObject *f_promote_types(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    int a, b;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "promote_types() takes 2 dtypes (%zd given)", nargs);
+        return NULL;
+    }
+    if (pdt_dtype_from_object(S, args[0], -1, &a) < 0 ||
+        pdt_dtype_from_object(S, args[1], -1, &b) < 0)
+        return NULL;
+    return pdt_dtype_object(S, pdt_promote((pdt_dtype)a, (pdt_dtype)b));
+}
+
+PyMethodDef pdt_dtype_functions[] = {
+    {"promote_types", (PyCFunction)(void (*)(void))f_promote_types, METH_FASTCALL,
+     doc_promote_types},
+    {NULL, NULL, 0, NULL},
+};
 
 static PyObject *dtype_repr(PyObject *self)
 {
@@ -139,7 +164,8 @@ int pdt_dtype_type_init(PyObject *module, pdt_state *S)
     S->dtype_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &dtype_spec, NULL);
     if (!S->dtype_type || PyModule_AddObjectRef(module, "dtype", (PyObject *)S->dtype_type) < 0)
         return -1;
-    static const char *const aliases[PDT_NUM_DTYPES] = {NULL, "int", "long", "float", "double"};
+    static const char *const aliases[PDT_NUM_DTYPES] = {NULL,     "int",  "long", "float",
+                                                        "double", "half", NULL};
     for (int dt = 0; dt < PDT_NUM_DTYPES; dt++) {
         PdtDTypeObject *o = PyObject_New(PdtDTypeObject, S->dtype_type);
         if (!o)

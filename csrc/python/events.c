@@ -197,7 +197,46 @@ static PyObject *f_get_allow_tf32(PyObject *module, PyObject *unused)
     return PyBool_FromLong(pdt_get_allow_tf32());
 }
 
+/* ---- the half-precision reduction switches ---- */
+
+/* _set_allow_reduced_reduction(dtype_name, flag) */
+static PyObject *f_set_allow_reduced(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    int dt, allow;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "_set_allow_reduced_reduction(dtype, flag)");
+        return NULL;
+    }
+    if (pdt_dtype_from_object(S, args[0], -1, &dt) < 0 || (allow = PyObject_IsTrue(args[1])) < 0)
+        return NULL;
+    if (!pdt_dtype_is_half((pdt_dtype)dt)) {
+        PyErr_Format(PyExc_TypeError, "reduced-precision reductions: float16 or bfloat16, not %s",
+                     pdt_dtype_name((pdt_dtype)dt));
+        return NULL;
+    }
+    pdt_set_allow_reduced_precision_reduction((pdt_dtype)dt, allow);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_get_allow_reduced(PyObject *module, PyObject *dtype)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    int dt;
+    if (pdt_dtype_from_object(S, dtype, -1, &dt) < 0)
+        return NULL;
+    return PyBool_FromLong(pdt_get_allow_reduced_precision_reduction((pdt_dtype)dt));
+}
+
 PyMethodDef pdt_event_functions[] = {
+    {"_set_allow_reduced_reduction", (PyCFunction)(void (*)(void))f_set_allow_reduced,
+     METH_FASTCALL,
+     "_set_allow_reduced_reduction(dtype, flag)\n--\n\n"
+     "Reduced-precision reductions in float16 or bfloat16 GEMMs on CUDA "
+     "(backends.cuda.matmul.allow_fp16/bf16_reduced_precision_reduction)."},
+    {"_get_allow_reduced_reduction", f_get_allow_reduced, METH_O,
+     "_get_allow_reduced_reduction(dtype)\n--\n\n"
+     "Whether float16 or bfloat16 GEMMs on CUDA may reduce in reduced precision."},
     {"_set_allow_tf32", f_set_allow_tf32, METH_O,
      "_set_allow_tf32(flag)\n--\n\n"
      "TF32 tensor-core math for float32 GEMMs on CUDA (backends.cuda.matmul.allow_tf32)."},

@@ -25,21 +25,24 @@
 /* ---- element types ---- */
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-static const char *const typestrs[PDT_NUM_DTYPES] = {"|b1", ">i4", ">i8", ">f4", ">f8"};
+/* bfloat16 has no typestr of its own: NumPy's ml_dtypes shows it as "V2". */
+static const char *const typestrs[PDT_NUM_DTYPES] = {"|b1", ">i4", ">i8", ">f4",
+                                                     ">f8", ">f2", ">V2"};
 #define NATIVE_ORDER '>'
 #else
-static const char *const typestrs[PDT_NUM_DTYPES] = {"|b1", "<i4", "<i8", "<f4", "<f8"};
+static const char *const typestrs[PDT_NUM_DTYPES] = {"|b1", "<i4", "<i8", "<f4",
+                                                     "<f8", "<f2", "<V2"};
 #define NATIVE_ORDER '<'
 #endif
 
-static const char *const supported = "supported: bool, int32, int64, float32, float64";
+static const char *const supported = "supported: bool, int32, int64, float16, float32, float64";
 
 /* The dtype of an array-interface typestr ("<f4"), or -1 with TypeError. */
 static int dtype_from_typestr(const char *s, const char *where)
 {
     if (strlen(s) == 3 && (s[0] == NATIVE_ORDER || s[0] == '|' || s[0] == '=')) {
-        for (int i = 0; i < PDT_NUM_DTYPES; i++)
-            if (strcmp(s + 1, typestrs[i] + 1) == 0)
+        for (int i = 0; i < PDT_NUM_DTYPES; i++) /* "V2" is any 2-byte record: not taken */
+            if (i != PDT_BFLOAT16 && strcmp(s + 1, typestrs[i] + 1) == 0)
                 return i;
     }
     PyErr_Format(PyExc_TypeError, "%s: unsupported element type '%s' (%s)", where, s, supported);

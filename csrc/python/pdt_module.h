@@ -91,6 +91,7 @@ int pdt_dtype_type_init(PyObject *module, pdt_state *S);
 /* obj: dtype, str, numpy dtype-like, or None (-> dflt, may be -1 for "infer"). */
 int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out);
 PyObject *pdt_dtype_object(pdt_state *S, pdt_dtype dt); /* new reference */
+extern PyMethodDef pdt_dtype_functions[];               /* promote_types */
 
 /* ---- tensors (tensor_object.c and friends) ---- */
 
@@ -191,6 +192,12 @@ int pdt_foreign_byte_order(PyObject *obj);
 /* A NumPy array sharing CPU tensor `tensor`'s memory (its base holds the
  * storage: Note [exports hold the storage]) (tensor_convert.c). */
 PyObject *pdt_numpy_view(PyObject *tensor);
+/* numpy_bfloat16.c: when obj is a NumPy array of ml_dtypes.bfloat16, 1 and
+ * *as_bits a new float16 view of its memory; else 0 (-1 with an exception). */
+int pdt_bf16_array_view(PyObject *obj, PyObject **as_bits);
+/* The ml_dtypes.bfloat16 view of a uint16 array of bfloat16 bits (new
+ * reference), or NULL with TypeError when ml_dtypes is not installed. */
+PyObject *pdt_bf16_numpy_from_bits(PyObject *bits);
 
 /* ---- the NumPy/DLPack boundary (interop.c) and the transfer guard (guard.c) ---- */
 extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c */

@@ -174,6 +174,13 @@ static PyObject *q_transfer_stats(PyObject *m, PyObject *unused)
         }
         Py_DECREF(v);
     }
+    /* Note [collectives are counted] in pdt_collective.h */
+    PyObject *v = d ? Py_BuildValue("{s:K,s:K}", "count", (unsigned long long)ts.collective_count,
+                                    "bytes", (unsigned long long)ts.collective_bytes)
+                    : NULL;
+    if (d && (!v || PyDict_SetItemString(d, "collective", v) < 0))
+        Py_CLEAR(d);
+    Py_XDECREF(v);
     return d;
 }
 

@@ -36,7 +36,9 @@ static void ref_dealloc(PyObject *self)
     Py_DECREF(tp);
 }
 
-static const char *const buffer_formats[PDT_NUM_DTYPES] = {"?", "i", "q", "f", "d"};
+/* bfloat16 has no buffer format: its bits go out as uint16 ("H"), and
+ * pdt_numpy_view gives NumPy's ml_dtypes.bfloat16 view of them. */
+static const char *const buffer_formats[PDT_NUM_DTYPES] = {"?", "i", "q", "f", "d", "e", "H"};
 
 /* The held view's memory as a buffer (CPU only; t_getbuffer checked). */
 static int ref_getbuffer(PyObject *self, Py_buffer *view, int flags)

@@ -9,6 +9,7 @@
 #include "args.h"
 #include "docstrings_tensor.h"
 #include "pdt_convert.h"
+#include "pdt_half.h"
 
 /* ---- nested sequences ---- */
 
@@ -113,6 +114,8 @@ static int write_nested(PyObject *o, int depth, int ndim, pdt_dtype dt, char **p
     case PDT_INT64: *(int64_t *)*p = v.is_float ? pdt_f64_to_i64(v.f) : v.i; break;
     case PDT_FLOAT32: *(float *)*p = v.is_float ? (float)v.f : (float)v.i; break;
     case PDT_FLOAT64: *(double *)*p = v.is_float ? v.f : (double)v.i; break;
+    case PDT_FLOAT16: *(uint16_t *)*p = pdt_f64_to_f16(v.is_float ? v.f : (double)v.i); break;
+    case PDT_BFLOAT16: *(uint16_t *)*p = pdt_f64_to_bf16(v.is_float ? v.f : (double)v.i); break;
     }
     *p += pdt_dtype_size(dt);
     return 0;
@@ -129,6 +132,7 @@ static int dtype_from_format(const char *fmt, Py_ssize_t itemsize, int *out)
         case '?': *out = PDT_BOOL; return 0;
         case 'f': *out = PDT_FLOAT32; return itemsize == 4 ? 0 : -1;
         case 'd': *out = PDT_FLOAT64; return itemsize == 8 ? 0 : -1;
+        case 'e': *out = PDT_FLOAT16; return itemsize == 2 ? 0 : -1;
         case 'i':
         case 'l':
         case 'q':
@@ -155,7 +159,24 @@ static void release_buffer(void *ctx)
     PyGILState_Release(g);
 }
 
+static int wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where,
+                       pdt_tensor *out);
+
 int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where, pdt_tensor *out)
+{
+    PyObject *bits;
+    int bf16 = pdt_bf16_array_view(obj, &bits);
+    if (bf16 <= 0)
+        return bf16 < 0 ? -1 : wrap_buffer(S, obj, writable, where, out);
+    int r = wrap_buffer(S, bits, writable, where, out); /* holds the view, which holds obj */
+    Py_DECREF(bits);
+    if (r == 0)
+        out->dtype = PDT_BFLOAT16; /* the same bits, relabelled */
+    return r;
+}
+
+static int wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where,
+                       pdt_tensor *out)
 {
     Py_buffer *view = PyMem_RawCalloc(1, sizeof *view);
     if (!view) {
@@ -184,7 +205,7 @@ int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where
     if (dtype_from_format(fmt, view->itemsize, &dt) < 0) {
         PyErr_Format(PyExc_TypeError,
                      "%s: unsupported element type '%s' (%zd bytes); supported: bool, int32, "
-                     "int64, float32, float64",
+                     "int64, float16, float32, float64 (bfloat16 through ml_dtypes arrays)",
                      where, fmt, view->itemsize);
         goto fail;
     }
@@ -395,6 +416,8 @@ static PyObject *element_object(const char *p, pdt_dtype dt)
     case PDT_INT64: return PyLong_FromLongLong(*(const int64_t *)p);
     case PDT_FLOAT32: return PyFloat_FromDouble(*(const float *)p);
     case PDT_FLOAT64: return PyFloat_FromDouble(*(const double *)p);
+    case PDT_FLOAT16: return PyFloat_FromDouble(pdt_f16_to_f32(*(const uint16_t *)p));
+    case PDT_BFLOAT16: return PyFloat_FromDouble(pdt_bf16_to_f32(*(const uint16_t *)p));
     }
     return NULL;
 }
@@ -528,6 +551,8 @@ PyObject *pdt_numpy_view(PyObject *tensor)
     PyObject *arr = asarray ? PyObject_CallOneArg(asarray, tensor) : NULL;
     Py_XDECREF(asarray);
     Py_XDECREF(imported);
+    if (arr && pdt_tensor_of(tensor)->dtype == PDT_BFLOAT16)
+        Py_SETREF(arr, pdt_bf16_numpy_from_bits(arr));
     return arr;
 }
 

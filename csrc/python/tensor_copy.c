@@ -223,8 +223,10 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 static PyObject *t_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"dtype", "non_blocking", NULL};
-    static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor", "IntTensor", "LongTensor",
-                                                           "FloatTensor", "DoubleTensor"};
+    static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor",    "IntTensor",
+                                                           "LongTensor",    "FloatTensor",
+                                                           "DoubleTensor",  "HalfTensor",
+                                                           "BFloat16Tensor"};
     PyObject *kw[2] = {NULL};
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
@@ -271,6 +273,8 @@ DTYPE_METHOD(double, PDT_FLOAT64)
 DTYPE_METHOD(int, PDT_INT32)
 DTYPE_METHOD(long, PDT_INT64)
 DTYPE_METHOD(bool, PDT_BOOL)
+DTYPE_METHOD(half, PDT_FLOAT16)
+DTYPE_METHOD(bfloat16, PDT_BFLOAT16)
 
 PyMethodDef pdt_tensor_copy_methods[] = {
     {"to", FASTKW(t_to), doc_to},
@@ -286,5 +290,7 @@ PyMethodDef pdt_tensor_copy_methods[] = {
     {"int", t_as_int, METH_NOARGS, doc_as_int},
     {"long", t_as_long, METH_NOARGS, doc_as_long},
     {"bool", t_as_bool, METH_NOARGS, doc_as_bool},
+    {"half", t_as_half, METH_NOARGS, doc_as_half},
+    {"bfloat16", t_as_bfloat16, METH_NOARGS, doc_as_bfloat16},
     {NULL, NULL, 0, NULL},
 };

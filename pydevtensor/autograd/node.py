@@ -181,6 +181,11 @@ class AccumulateGrad(Node):
             leaf.grad = g if fresh else g.clone()
         else:
             old.add_(g)
+        # Parameter.register_post_accumulate_grad_hook (DistributedDataParallel's buckets)
+        hooks = getattr(leaf, "_post_accumulate_grad_hooks", None)
+        if hooks:
+            for hook in tuple(hooks.values()):
+                hook(leaf)
 
 
 def accumulator(leaf):

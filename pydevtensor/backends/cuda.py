@@ -6,10 +6,29 @@ matrix products on CUDA may use TF32 tensor cores (cuBLAS's
 inputs rounded to 10 mantissa bits (a relative error of about 1e-3 instead of
 1e-6).  float64 products and the CPU are never affected.  The switch is process-wide
 and takes effect at the next product.
+
+``matmul.allow_fp16_reduced_precision_reduction`` and
+``matmul.allow_bf16_reduced_precision_reduction`` (default True, as in PyTorch):
+float16 and bfloat16 products on CUDA always multiply on tensor cores and accumulate
+in float32 (``cublasGemmEx`` with ``CUBLAS_COMPUTE_32F``); when these are True, cuBLAS
+may still reduce partial sums (split-K) in the half type.  False sets
+``CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION``.  The CPU always accumulates in
+float32.
 """
 from .. import _C
 
 __all__ = ["matmul", "is_built"]
+
+
+def _reduced_switch(dtype_name):
+    """The property for one half type's reduced-precision reduction switch."""
+    def get(self):
+        return _C._get_allow_reduced_reduction(dtype_name)
+
+    def set(self, value):
+        _C._set_allow_reduced_reduction(dtype_name, bool(value))
+    return property(get, set, doc=f"Whether {dtype_name} GEMMs on CUDA may reduce partial "
+                                  f"sums in {dtype_name} (default True, as in PyTorch).")
 
 
 class _CublasSettings:
@@ -26,8 +45,15 @@ class _CublasSettings:
     def allow_tf32(self, value):
         _C._set_allow_tf32(bool(value))
 
+    allow_fp16_reduced_precision_reduction = _reduced_switch("float16")
+    allow_bf16_reduced_precision_reduction = _reduced_switch("bfloat16")
+
     def __repr__(self):
-        return f"<pydevtensor.backends.cuda.matmul allow_tf32={self.allow_tf32}>"
+        return (f"<pydevtensor.backends.cuda.matmul allow_tf32={self.allow_tf32} "
+                f"allow_fp16_reduced_precision_reduction="
+                f"{self.allow_fp16_reduced_precision_reduction} "
+                f"allow_bf16_reduced_precision_reduction="
+                f"{self.allow_bf16_reduced_precision_reduction}>")
 
 
 matmul = _CublasSettings()

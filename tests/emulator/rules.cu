@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include "cuda_launch.h"
@@ -196,4 +197,36 @@ extern "C" int record_on_other_device(void)
     X(cudaSetDevice(1));
     X(cudaStreamCreate(&s));
     return (int)cudaEventRecord(e, s);
+}
+
+/* ------------------------------------------------------------- cuBLAS */
+
+/* cublasGemmEx on 1 x 2 by 2 x 1 matrices of the given types (cudaDataType_t,
+ * cublasComputeType_t, cublasGemmAlgo_t): its status ("cublasGemmEx()" type
+ * table); m = -1 breaks the size rule instead.  With 16-bit types, C holds
+ * the product rounded once, returned as bits in *out. */
+extern "C" int gemm_ex_status(int atype, int btype, int ctype, int compute, int algo, int m,
+                              uint32_t *out)
+{
+    cublasHandle_t h;
+    uint16_t host_a[2] = {0x3c00, 0x3c01}, host_b[2] = {0x3c00, 0x1000}; /* float16 bits */
+    void *a, *b, *c;
+    float one = 1.0f, zero = 0.0f;
+    X(cudaMalloc(&a, 16));
+    X(cudaMalloc(&b, 16));
+    X(cudaMalloc(&c, 16));
+    X(cudaMemset(c, 0, 16));
+    X(cudaMemcpy(a, host_a, sizeof host_a, cudaMemcpyHostToDevice));
+    X(cudaMemcpy(b, host_b, sizeof host_b, cudaMemcpyHostToDevice));
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
+        return -1;
+    int st = (int)cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, 2, &one, a, (cudaDataType_t)atype,
+                               m > 0 ? m : 1, b, (cudaDataType_t)btype, 2, &zero, c,
+                               (cudaDataType_t)ctype, m > 0 ? m : 1, (cublasComputeType_t)compute,
+                               (cublasGemmAlgo_t)algo);
+    X(cudaDeviceSynchronize());
+    *out = 0;
+    X(cudaMemcpy(out, c, ctype == CUDA_R_32F ? 4 : 2, cudaMemcpyDeviceToHost));
+    cublasDestroy(h);
+    return st;
 }

@@ -13,8 +13,10 @@
 
 #include <algorithm>
 #include <mutex>
+#include <type_traits>
 
 #include "emu.h"
+#include "pdt_half.h"
 
 #define EMU_CUBLAS_API extern "C" __attribute__((visibility("default")))
 
@@ -100,23 +102,34 @@ void check_operand(const char *who, const char *what, int dev, const T *base, in
     pdt_emu::check_device_access(who, what, dev, first, (size_t)(hi - lo) * sizeof(T));
 }
 
-/* One GEMM call's arguments, copied when it is queued. */
-template <typename T> struct gemm_call {
+/* The 16-bit storage types of cublasGemmEx (CUDA_R_16F, CUDA_R_16BF): bits
+ * converted by pdt_half.h (IEEE binary16 and bfloat16, round to nearest even). */
+struct f16 {
+    uint16_t bits;
+};
+struct bf16 {
+    uint16_t bits;
+};
+
+/* One GEMM call's arguments, copied when it is queued: matrices of storage
+ * type S, alpha, beta and the accumulation in the scale type T. */
+template <typename S, typename T = S> struct gemm_call {
     const char *name;
     int device;
     int ta, tb, m, n, k;
     T alpha, beta;
-    const T *a;
+    const S *a;
     int lda;
     long long sa;
-    const T *b;
+    const S *b;
     int ldb;
     long long sb;
-    T *c;
+    S *c;
     int ldc;
     long long sc;
     int batch;
     bool tf32;
+    bool reduced; /* Note [emulated reduced-precision reduction] */
 };
 
 template <typename T> T load(const T *p, bool tf32)
@@ -125,11 +138,49 @@ template <typename T> T load(const T *p, bool tf32)
     return *p;
 }
 template <> float load<float>(const float *p, bool tf32) { return tf32 ? round_tf32(*p) : *p; }
+float load(const f16 *p, bool) { return pdt_f16_to_f32(p->bits); }
+float load(const bf16 *p, bool) { return pdt_bf16_to_f32(p->bits); }
+
+template <typename S, typename T> void store(S *p, T v) { *p = (S)v; }
+void store(f16 *p, float v) { p->bits = pdt_f32_to_f16(v); }
+void store(bf16 *p, float v) { p->bits = pdt_f32_to_bf16(v); }
+
+/* v rounded to the storage type S and back (the identity for float and double). */
+template <typename S, typename T> T through(T v)
+{
+    S s;
+    store(&s, v);
+    return load(&s, false);
+}
+
+/* Note [emulated reduced-precision reduction]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * "cublasMath_t": unless CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION is
+ * set, a GEMM with a lower-precision output may reduce partial results in that
+ * precision (cuBLAS's split-K).  The emulator is strict where cuBLAS is loose:
+ * when it is allowed and the output is 16-bit, products with k >= kSplitK are
+ * summed in two halves of k, each rounded to the output type before they are
+ * added; with the flag set, everything is accumulated in the compute type. */
+constexpr int kSplitK = 256;
+
+/* sum over l in [l0, l1) of op(A)(i, l) * op(B)(l, j), accumulated in T */
+template <typename S, typename T>
+T dot(const gemm_call<S, T> &g, const S *a, const S *b, int i, int j, int l0, int l1)
+{
+    T acc = T(0);
+    for (int l = l0; l < l1; l++) {
+        const S *ail = g.ta ? a + l + (int64_t)i * g.lda : a + i + (int64_t)l * g.lda;
+        const S *blj = g.tb ? b + j + (int64_t)l * g.ldb : b + l + (int64_t)j * g.ldb;
+        acc += load(ail, g.tf32) * load(blj, g.tf32);
+    }
+    return acc;
+}
 
 /* The reference GEMM, run when the stream reaches it ("cublas<t>gemm()"):
  * C = alpha op(A) op(B) + beta C, column-major, accumulated in T in the order
- * l = 0 .. k-1, so results are deterministic. */
-template <typename T> void run_gemm(const gemm_call<T> &g)
+ * l = 0 .. k-1, so results are deterministic; a 16-bit C is rounded once
+ * ("cublasGemmEx()"), or per Note [emulated reduced-precision reduction]. */
+template <typename S, typename T> void run_gemm(const gemm_call<S, T> &g)
 {
     const char *who = g.name;
     int a_rows = g.ta ? g.k : g.m, a_cols = g.ta ? g.m : g.k;
@@ -139,38 +190,40 @@ template <typename T> void run_gemm(const gemm_call<T> &g)
     check_operand(who, "A", g.device, g.a, matrix_elems(a_rows, a_cols, g.lda), g.sa, g.batch);
     check_operand(who, "B", g.device, g.b, matrix_elems(b_rows, b_cols, g.ldb), g.sb, g.batch);
     check_operand(who, "C", g.device, g.c, matrix_elems(g.m, g.n, g.ldc), g.sc, g.batch);
+    const bool split = g.reduced && g.k >= kSplitK;
     for (int p = 0; p < g.batch; p++) {
-        const T *a = g.a + (int64_t)g.sa * p, *b = g.b + (int64_t)g.sb * p;
-        T *c = g.c + (int64_t)g.sc * p;
+        const S *a = g.a + (int64_t)g.sa * p, *b = g.b + (int64_t)g.sb * p;
+        S *c = g.c + (int64_t)g.sc * p;
         for (int j = 0; j < g.n; j++) {
             for (int i = 0; i < g.m; i++) {
-                T *cij = c + i + (int64_t)j * g.ldc;
+                S *cij = c + i + (int64_t)j * g.ldc;
                 if (g.k == 0) {
                     /* "cublas<t>gemm()": C = beta C; with beta == 0, C is not an
                      * input (BLAS convention) and is set to zero. */
-                    *cij = g.beta == T(0) ? T(0) : g.beta * *cij;
+                    store(cij, g.beta == T(0) ? T(0) : g.beta * load(cij, false));
                     continue;
                 }
-                T acc = T(0);
-                for (int l = 0; l < g.k; l++) {
-                    const T *ail = g.ta ? a + l + (int64_t)i * g.lda : a + i + (int64_t)l * g.lda;
-                    const T *blj = g.tb ? b + j + (int64_t)l * g.ldb : b + l + (int64_t)j * g.ldb;
-                    acc += load(ail, g.tf32) * load(blj, g.tf32);
-                }
+                T acc;
+                if (split) /* the partial sums in the output type */
+                    acc = through<S>(dot(g, a, b, i, j, 0, g.k / 2)) +
+                          through<S>(dot(g, a, b, i, j, g.k / 2, g.k));
+                else
+                    acc = dot(g, a, b, i, j, 0, g.k);
                 /* "cublas<t>gemm()": "if beta == 0 then C does not have to be a
                  * valid input": never read, so NaN or Inf there cannot leak. */
-                *cij = g.beta == T(0) ? g.alpha * acc : g.alpha * acc + g.beta * *cij;
+                store(cij, g.beta == T(0) ? g.alpha * acc
+                                          : g.alpha * acc + g.beta * load(cij, false));
             }
         }
     }
 }
 
-/* Validates and queues one (batched) GEMM; the shared body of the four entry
+/* Validates and queues one (batched) GEMM; the shared body of the entry
  * points.  Returns the cuBLAS status; nothing is queued unless SUCCESS. */
-template <typename T>
+template <typename S, typename T = S>
 cublasStatus_t gemm(const char *name, cublasHandle_t handle, cublasOperation_t transa,
-                    cublasOperation_t transb, int m, int n, int k, const T *alpha, const T *A,
-                    int lda, long long sa, const T *B, int ldb, long long sb, const T *beta, T *C,
+                    cublasOperation_t transb, int m, int n, int k, const T *alpha, const S *A,
+                    int lda, long long sa, const S *B, int ldb, long long sb, const T *beta, S *C,
                     int ldc, long long sc, int batch)
 {
     /* "cublas<t>gemm()", return values: CUBLAS_STATUS_NOT_INITIALIZED when the
@@ -230,7 +283,7 @@ cublasStatus_t gemm(const char *name, cublasHandle_t handle, cublasOperation_t t
                            "handle %p of device %d has stream %p of device %d", (void *)handle,
                            device, (void *)stream, pdt_emu::stream_device(s));
 
-    gemm_call<T> g;
+    gemm_call<S, T> g;
     g.name = name;
     g.device = device;
     g.ta = ta;
@@ -250,12 +303,13 @@ cublasStatus_t gemm(const char *name, cublasHandle_t handle, cublasOperation_t t
     g.ldc = ldc;
     g.sc = sc;
     g.batch = batch;
-    /* "cuBLAS Datatypes Reference", cublasMath_t (low 4 bits; the
-     * DISALLOW_REDUCED_PRECISION_REDUCTION flag does not matter for these
-     * types): only CUBLAS_TF32_TENSOR_OP_MATH lets single-precision routines
-     * round inputs to TF32; DEFAULT and PEDANTIC do not, and double precision
-     * is never affected. */
-    g.tf32 = sizeof(T) == sizeof(float) && (math & 0xf) == CUBLAS_TF32_TENSOR_OP_MATH;
+    /* "cuBLAS Datatypes Reference", cublasMath_t (low 4 bits): only
+     * CUBLAS_TF32_TENSOR_OP_MATH lets single-precision routines round inputs
+     * to TF32; DEFAULT and PEDANTIC do not, and double precision is never
+     * affected.  The DISALLOW_REDUCED_PRECISION_REDUCTION flag matters for the
+     * 16-bit outputs only (Note [emulated reduced-precision reduction]). */
+    g.tf32 = std::is_same<S, float>::value && (math & 0xf) == CUBLAS_TF32_TENSOR_OP_MATH;
+    g.reduced = sizeof(S) == 2 && !(math & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
     /* Work is asynchronous and ordered in the handle's stream ("cublasSetStream()"). */
     pdt_emu::enqueue(s, name, [g]() { run_gemm(g); });
     return CUBLAS_STATUS_SUCCESS;
@@ -457,4 +511,89 @@ EMU_CUBLAS_API cublasStatus_t cublasDgemmStridedBatched(
 {
     return gemm<double>("cublasDgemmStridedBatched", handle, transa, transb, m, n, k, alpha, A, lda,
                         strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
+
+/* --------------------------------------------------------------- GEMM Ex */
+
+namespace {
+
+/* "cublasGemmEx()": the type combinations of its table that are emulated,
+ * all with computeType CUBLAS_COMPUTE_32F or CUBLAS_COMPUTE_32F_PEDANTIC and
+ * scaleType CUDA_R_32F (alpha and beta are floats): Atype == Btype in
+ * {CUDA_R_16F, CUDA_R_16BF, CUDA_R_32F} and Ctype the same.  The table's
+ * other rows (a 16-bit A and B with a CUDA_R_32F C, 8-bit integers, complex types, CUBLAS_COMPUTE_16F, _64F, _32I and the
+ * FAST_* compute types) are not emulated and, like any combination outside
+ * the table, return CUBLAS_STATUS_NOT_SUPPORTED ("the combination of the
+ * parameters Atype, Btype and Ctype and the algorithm type, algo, is not
+ * supported").  algo: CUBLAS_GEMM_DEFAULT or CUBLAS_GEMM_DEFAULT_TENSOR_OP
+ * (the others are hints the emulator does not model: NOT_SUPPORTED too). */
+template <typename S>
+cublasStatus_t gemm_ex_typed(const char *name, cublasHandle_t handle, cublasOperation_t transa,
+                             cublasOperation_t transb, int m, int n, int k, const void *alpha,
+                             const void *A, int lda, long long sa, const void *B, int ldb,
+                             long long sb, const void *beta, void *C, int ldc, long long sc,
+                             int batch)
+{
+    return gemm<S, float>(name, handle, transa, transb, m, n, k, (const float *)alpha,
+                          (const S *)A, lda, sa, (const S *)B, ldb, sb, (const float *)beta,
+                          (S *)C, ldc, sc, batch);
+}
+
+cublasStatus_t gemm_ex(const char *name, cublasHandle_t handle, cublasOperation_t transa,
+                       cublasOperation_t transb, int m, int n, int k, const void *alpha,
+                       const void *A, cudaDataType_t Atype, int lda, long long sa, const void *B,
+                       cudaDataType_t Btype, int ldb, long long sb, const void *beta, void *C,
+                       cudaDataType_t Ctype, int ldc, long long sc, int batch,
+                       cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (computeType != CUBLAS_COMPUTE_32F && computeType != CUBLAS_COMPUTE_32F_PEDANTIC)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (algo != CUBLAS_GEMM_DEFAULT && algo != CUBLAS_GEMM_DEFAULT_TENSOR_OP)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    /* in the table but not emulated: a 16-bit A and B with a CUDA_R_32F C */
+    if (Atype != Btype || Ctype != Atype)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    switch (Atype) {
+    case CUDA_R_16F:
+        return gemm_ex_typed<f16>(name, handle, transa, transb, m, n, k, alpha, A, lda, sa, B,
+                                  ldb, sb, beta, C, ldc, sc, batch);
+    case CUDA_R_16BF:
+        return gemm_ex_typed<bf16>(name, handle, transa, transb, m, n, k, alpha, A, lda, sa, B,
+                                   ldb, sb, beta, C, ldc, sc, batch);
+    case CUDA_R_32F:
+        return gemm_ex_typed<float>(name, handle, transa, transb, m, n, k, alpha, A, lda, sa, B,
+                                    ldb, sb, beta, C, ldc, sc, batch);
+    default: return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+}
+
+} // namespace
+
+/* "cublasGemmEx()" */
+EMU_CUBLAS_API cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+                                           cublasOperation_t transb, int m, int n, int k,
+                                           const void *alpha, const void *A, cudaDataType_t Atype,
+                                           int lda, const void *B, cudaDataType_t Btype, int ldb,
+                                           const void *beta, void *C, cudaDataType_t Ctype,
+                                           int ldc, cublasComputeType_t computeType,
+                                           cublasGemmAlgo_t algo)
+{
+    return gemm_ex("cublasGemmEx", handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B,
+                   Btype, ldb, 0, beta, C, Ctype, ldc, 0, 1, computeType, algo);
+}
+
+/* "cublasGemmStridedBatchedEx()": cublasGemmEx's types, batchCount GEMMs on
+ * A + i * strideA, B + i * strideB, C + i * strideC. */
+EMU_CUBLAS_API cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const void *alpha, const void *A, cudaDataType_t Atype, int lda, long long int strideA,
+    const void *B, cudaDataType_t Btype, int ldb, long long int strideB, const void *beta, void *C,
+    cudaDataType_t Ctype, int ldc, long long int strideC, int batchCount,
+    cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    return gemm_ex("cublasGemmStridedBatchedEx", handle, transa, transb, m, n, k, alpha, A, Atype,
+                   lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount,
+                   computeType, algo);
 }

@@ -1,0 +1,57 @@
+"""pydevtensor.distributed: several processes, one rank each, with
+torch.distributed's names, on MPI (mpi4py) and NCCL.
+
+    # mpiexec -n 4 python train.py     (or: python -m pydevtensor.distributed.run -n 4 train.py)
+    import pydevtensor as pdt
+    import pydevtensor.distributed as dist
+    dist.init_process_group("mpi")               # 'nccl' for CUDA tensors
+    x = pdt.ones(3) * dist.get_rank()
+    dist.all_reduce(x)                           # every rank: 0 + 1 + 2 + 3
+    dist.destroy_process_group()
+
+Importing pydevtensor never imports mpi4py; init_process_group() does.
+
+Note [distributed processes]
+- Rendezvous: MPI's.  The processes are started by mpiexec (MPICH's wheel from the
+  ``distributed`` extra puts it in the environment's bin); rank and world size are
+  MPI_COMM_WORLD's, and the group works on a duplicate of it.
+- Data path: a CPU tensor (any logical CPU device: it is host memory) is handed to MPI
+  as a NumPy view of its own memory (the buffer protocol; the view keeps the tensor, so
+  its storage, alive), so no copy is made except where MPI needs one buffer of several
+  tensors (all_gather / reduce_scatter with lists: use the *_tensor forms to avoid it).
+  CUDA tensors go through NCCL (backend='nccl', pydevtensor/distributed/_nccl.py).
+- Every collective is an MPI nonblocking one (MPI_Iallreduce, MPI_Ibcast, ...).  With
+  async_op=True it returns a Work (``wait()``, ``is_completed()``); the tensors must not
+  be touched until then.  Otherwise it waits for it.
+- Agreement check: before each collective the ranks exchange a small row (the op, the
+  dtype, the device type, the shape; broadcast's src) with one MPI_Iallgather, so a
+  shape, dtype or device mismatch, or a bad argument on one rank, raises on every rank
+  a ValueError / RuntimeError listing what each rank passed, instead of a hang or wrong
+  bytes.  It costs one small collective per call (benchmarks/distributed_allreduce.py).
+- Timeout: ``init_process_group(timeout=...)``, default ``default_pg_timeout`` = 30
+  minutes (PyTorch's default outside NCCL; its NCCL default is 10 minutes).  MPI
+  collectives cannot be cancelled, so a wait polls MPI_Test until the deadline, then
+  raises a RuntimeError naming the rank, the collective and the timeout.  The group is
+  then unusable (its buffers are never freed: MPI may still write into them), later
+  collectives raise at once, and when the process exits it calls MPI_Abort, which ends
+  the whole job (as PyTorch's NCCL async error handling tears the process down) rather
+  than hanging in MPI_Finalize.  An uncaught exception on one rank does the same when
+  that process exits (a sys.excepthook set by init_process_group, as ``python -m
+  mpi4py`` does), so the others do not wait for the timeout.
+- Reductions: SUM, PRODUCT, MAX, MIN on every dtype (bool: logical or for SUM and MAX,
+  logical and for MIN and PRODUCT); AVG on floating dtypes only (an integer tensor
+  raises TypeError), as a sum divided by world_size on every rank (the same bits).
+- Counting: every collective adds to ``transfer_stats()['collective']`` the bytes this
+  rank sends under the ring model (Note [collectives are counted] in
+  csrc/core/pdt_collective.h); the agreement check is not counted.
+"""
+from ._collectives import (all_gather, all_gather_into_tensor, all_reduce, broadcast,
+                           reduce_scatter, reduce_scatter_tensor)
+from ._group import (ReduceOp, Work, barrier, default_pg_timeout, destroy_process_group,
+                     get_backend, get_rank, get_world_size, init_process_group, is_available,
+                     is_initialized)
+
+__all__ = ["ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_reduce", "barrier",
+           "broadcast", "default_pg_timeout", "destroy_process_group", "get_backend",
+           "get_rank", "get_world_size", "init_process_group", "is_available",
+           "is_initialized", "reduce_scatter", "reduce_scatter_tensor"]

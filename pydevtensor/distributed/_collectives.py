@@ -1,0 +1,211 @@
+"""The collectives of pydevtensor.distributed: all_reduce, broadcast, all_gather,
+reduce_scatter (and the *_tensor forms).  CPU tensors go through MPI's nonblocking
+collectives on views of their own memory (zero-copy); CUDA tensors through NCCL.
+Note [distributed processes] in pydevtensor/distributed/__init__.py."""
+import numpy as np
+
+from .. import _C
+from ._group import ReduceOp, _require, _start, check_agreement
+
+# The dtypes MPI reduces (by name; bool reduces with logical or / and).
+_MPI_DTYPES = ("bool", "int32", "int64", "float32", "float64")
+_FLOATING = ("float32", "float64")
+
+
+def _dtype_name(t):
+    return str(t.dtype).replace("pydevtensor.", "")
+
+
+def _mpi_op(g, op, t, what):
+    """The MPI reduction for op on t's dtype, or raises (the message names the rank)."""
+    if not isinstance(op, ReduceOp):
+        raise TypeError(f"{what} on rank {g.rank}: op must be a ReduceOp (SUM, AVG, PRODUCT, "
+                        f"MAX, MIN), got {op!r}")
+    name = _dtype_name(t)
+    MPI = g.MPI
+    if op is ReduceOp.AVG and name not in _FLOATING:
+        raise TypeError(f"{what} on rank {g.rank}: ReduceOp.AVG needs a floating dtype, got a "
+                        f"{name} tensor of shape {tuple(t.shape)}; use ReduceOp.SUM and divide")
+    if name == "bool":
+        return MPI.LAND if op in (ReduceOp.MIN, ReduceOp.PRODUCT) else MPI.LOR
+    return {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD,
+            ReduceOp.MAX: MPI.MAX, ReduceOp.MIN: MPI.MIN}[op]
+
+
+def _check_tensor(g, t, what, label="tensor"):
+    """Local checks of one tensor argument; returns an exception or None."""
+    if not isinstance(t, _C.Tensor):
+        return TypeError(f"{what} on rank {g.rank}: {label} must be a pydevtensor Tensor, got "
+                         f"{type(t).__name__}")
+    if t.device.type == "cuda":
+        if g.nccl is None:
+            return RuntimeError(f"{what} on rank {g.rank}: {label} is on {t.device}, but the "
+                                f"process group's backend is {g.backend!r}, which carries CPU "
+                                f"tensors; use init_process_group('nccl') for CUDA tensors")
+    elif _dtype_name(t) not in _MPI_DTYPES:
+        return TypeError(f"{what} on rank {g.rank}: {label} has dtype {_dtype_name(t)}, which "
+                         f"MPI does not reduce; supported: {list(_MPI_DTYPES)}")
+    if not t.is_contiguous():
+        return ValueError(f"{what} on rank {g.rank}: {label} (shape {tuple(t.shape)} on "
+                          f"{t.device}) is not contiguous; call .contiguous() first")
+    return None
+
+
+def _check_list(g, ts, like, what, label):
+    if not isinstance(ts, (list, tuple)) or len(ts) != g.size:
+        n = len(ts) if isinstance(ts, (list, tuple)) else type(ts).__name__
+        return ValueError(f"{what} on rank {g.rank}: {label} must be a list of world_size "
+                          f"({g.size}) tensors, got {n}")
+    for i, t in enumerate(ts):
+        err = _check_tensor(g, t, what, f"{label}[{i}]")
+        if err is None and (tuple(t.shape) != tuple(like.shape) or t.dtype != like.dtype
+                            or t.device != like.device):
+            err = ValueError(f"{what} on rank {g.rank}: {label}[{i}] is {tuple(t.shape)} "
+                             f"{_dtype_name(t)} on {t.device}, but the tensor is "
+                             f"{tuple(like.shape)} {_dtype_name(like)} on {like.device}")
+        if err is not None:
+            return err
+    return None
+
+
+def _nbytes(t):
+    return t.numel() * t.element_size()
+
+
+def _begin(what, tensor, local_error=None, extra=0, op=None):
+    """The group, after the local checks and the agreement of every rank."""
+    g = _require(what)
+    g.check_usable(what)
+    if local_error is None and isinstance(tensor, _C.Tensor):
+        local_error = _check_tensor(g, tensor, what)
+        if local_error is None and op is not None:
+            try:
+                _mpi_op(g, op, tensor, what)
+            except TypeError as exc:
+                local_error = exc
+    check_agreement(g, what, tensor if isinstance(tensor, _C.Tensor) else None,
+                    local_error if isinstance(tensor, _C.Tensor) else
+                    (local_error or _check_tensor(g, tensor, what)), extra)
+    return g
+
+
+def _averager(g, arr, op):
+    if op is not ReduceOp.AVG:
+        return None
+
+    def finish():
+        np.divide(arr, g.size, out=arr)
+    return finish
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces tensor across every rank in place: every rank ends up holding the
+    result (SUM, AVG for floating dtypes, PRODUCT, MAX, MIN)."""
+    g = _begin("all_reduce", tensor, op=op)
+    if tensor.device.type == "cuda":
+        return g.nccl.all_reduce(tensor, op, async_op)
+    arr = np.asarray(tensor)
+    _C._count_collective(2 * (g.size - 1) * _nbytes(tensor) // g.size)
+    mpi_op = _mpi_op(g, op, tensor, "all_reduce")
+    return _start(g, "all_reduce", lambda: g.comm.Iallreduce(g.MPI.IN_PLACE, arr, mpi_op),
+                  (tensor, arr), _averager(g, arr, op), async_op)
+
+
+def broadcast(tensor, src, group=None, async_op=False):
+    """Copies rank src's tensor into tensor on every other rank."""
+    g = _require("broadcast")
+    bad = None
+    if isinstance(src, bool) or not isinstance(src, int) or not 0 <= src < g.size:
+        bad = ValueError(f"broadcast on rank {g.rank}: src must be a rank in 0 .. "
+                         f"{g.size - 1}, got {src!r}")
+    g = _begin("broadcast", tensor, bad, extra=(src + 1) if bad is None else 0)
+    if tensor.device.type == "cuda":
+        return g.nccl.broadcast(tensor, src, async_op)
+    arr = np.asarray(tensor)
+    _C._count_collective(_nbytes(tensor) if g.rank == src and g.size > 1 else 0)
+    return _start(g, "broadcast", lambda: g.comm.Ibcast(arr, root=src), (tensor, arr),
+                  None, async_op)
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """Gathers every rank's input_tensor into output_tensor (world_size times as many
+    elements, rank r's at the r-th place), zero-copy."""
+    g = _require("all_gather_into_tensor")
+    bad = _check_tensor(g, output_tensor, "all_gather_into_tensor", "output_tensor")
+    if bad is None and isinstance(input_tensor, _C.Tensor) and (
+            output_tensor.numel() != g.size * input_tensor.numel()
+            or output_tensor.dtype != input_tensor.dtype
+            or output_tensor.device != input_tensor.device):
+        bad = ValueError(f"all_gather_into_tensor on rank {g.rank}: output_tensor "
+                         f"{tuple(output_tensor.shape)} {_dtype_name(output_tensor)} on "
+                         f"{output_tensor.device} must hold world_size ({g.size}) times the "
+                         f"input {tuple(input_tensor.shape)} {_dtype_name(input_tensor)} on "
+                         f"{input_tensor.device}")
+    g = _begin("all_gather_into_tensor", input_tensor, bad)
+    if input_tensor.device.type == "cuda":
+        return g.nccl.all_gather(output_tensor, input_tensor, async_op)
+    src, dst = np.asarray(input_tensor), np.asarray(output_tensor)
+    _C._count_collective((g.size - 1) * _nbytes(input_tensor))
+    return _start(g, "all_gather_into_tensor", lambda: g.comm.Iallgather(src, dst),
+                  (input_tensor, output_tensor, src, dst), None, async_op)
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    """Fills tensor_list[r] with rank r's tensor, on every rank."""
+    g = _require("all_gather")
+    bad = (_check_list(g, tensor_list, tensor, "all_gather", "tensor_list")
+           if isinstance(tensor, _C.Tensor) else None)
+    g = _begin("all_gather", tensor, bad)
+    if tensor.device.type == "cuda":
+        return g.nccl.all_gather_list(tensor_list, tensor, async_op)
+    src = np.asarray(tensor)
+    recv = np.empty((g.size,) + src.shape, dtype=src.dtype)
+    outs = list(tensor_list)
+
+    def finish():
+        for r, out in enumerate(outs):
+            np.asarray(out)[...] = recv[r]
+    _C._count_collective((g.size - 1) * _nbytes(tensor))
+    return _start(g, "all_gather", lambda: g.comm.Iallgather(src, recv),
+                  (tensor, src, recv, outs), finish, async_op)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces input (world_size times output's elements) across ranks and leaves the
+    r-th block of the result in rank r's output, zero-copy."""
+    g = _require("reduce_scatter_tensor")
+    bad = _check_tensor(g, input, "reduce_scatter_tensor", "input")
+    if bad is None and isinstance(output, _C.Tensor) and (
+            input.numel() != g.size * output.numel() or output.dtype != input.dtype
+            or output.device != input.device):
+        bad = ValueError(f"reduce_scatter_tensor on rank {g.rank}: input {tuple(input.shape)} "
+                         f"{_dtype_name(input)} on {input.device} must hold world_size "
+                         f"({g.size}) times the output {tuple(output.shape)} "
+                         f"{_dtype_name(output)} on {output.device}")
+    g = _begin("reduce_scatter_tensor", output, bad, op=op)
+    if output.device.type == "cuda":
+        return g.nccl.reduce_scatter(output, input, op, async_op)
+    src, dst = np.asarray(input), np.asarray(output)
+    mpi_op = _mpi_op(g, op, output, "reduce_scatter_tensor")
+    _C._count_collective((g.size - 1) * _nbytes(output))
+    return _start(g, "reduce_scatter_tensor",
+                  lambda: g.comm.Ireduce_scatter_block(src, dst, mpi_op),
+                  (input, output, src, dst), _averager(g, dst, op), async_op)
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces input_list[r] across ranks into rank r's output."""
+    g = _require("reduce_scatter")
+    bad = (_check_list(g, input_list, output, "reduce_scatter", "input_list")
+           if isinstance(output, _C.Tensor) else None)
+    g = _begin("reduce_scatter", output, bad, op=op)
+    if output.device.type == "cuda":
+        return g.nccl.reduce_scatter_list(output, input_list, op, async_op)
+    # MPI takes one send buffer: the blocks are gathered into it (host memory, no
+    # device copy)
+    src = np.concatenate([np.asarray(t).reshape(-1) for t in input_list])
+    dst = np.asarray(output)
+    mpi_op = _mpi_op(g, op, output, "reduce_scatter")
+    _C._count_collective((g.size - 1) * _nbytes(output))
+    return _start(g, "reduce_scatter", lambda: g.comm.Ireduce_scatter_block(src, dst, mpi_op),
+                  (output, src, dst), _averager(g, dst, op), async_op)

@@ -1,0 +1,150 @@
+"""nn.parallel.DistributedDataParallel: one replica of a module per process of
+pydevtensor.distributed, gradients averaged across the processes during backward.
+
+Note [DistributedDataParallel]
+- Wrapping broadcasts every parameter from rank 0 (so every rank starts from the same
+  bits; the agreement check of each broadcast catches ranks whose models differ).
+- Buckets: the parameters that require a gradient are taken in reverse order (the
+  order backward tends to produce their gradients), by device and dtype, into buckets
+  of at most bucket_cap_mb (PyTorch's default, 25 MB); each bucket is one flat buffer
+  and each ``param.grad`` a view into it (PyTorch's gradient_as_bucket_view).
+- Hooks: a post-accumulate-grad hook on every parameter
+  (Parameter.register_post_accumulate_grad_hook, called by autograd's AccumulateGrad)
+  brings the gradient into its view (a copy when backward made a new tensor, e.g.
+  after ``zero_grad()`` set it to None) and counts it; when a bucket's last gradient
+  is in, its all-reduce starts (``all_reduce(flat, ReduceOp.AVG, async_op=True)``),
+  and when the last bucket has started, the hook waits for all of them, so
+  ``loss.backward()`` returns with averaged gradients.  How much communication
+  overlaps the rest of backward is MPI's: MPICH progresses a nonblocking collective
+  only inside MPI calls (the next bucket's start, the final wait) unless its
+  asynchronous progress thread is on (MPIR_CVAR_ASYNC_PROGRESS=1).
+- Every parameter that requires a gradient must get one in each backward (PyTorch's
+  find_unused_parameters=False): otherwise its bucket never starts and the other ranks
+  time out (the group's timeout).  ``no_sync()`` skips the all-reduce (gradient
+  accumulation); the next backward outside it averages the accumulated sums.
+- Replicas stay bitwise identical: the all-reduce hands every rank the same bits and
+  the optimizers do the same arithmetic.
+"""
+import contextlib
+
+from .. import _C
+from .module import Module
+
+
+class DistributedDataParallel(Module):
+    """Wraps module for data-parallel training across the processes of the default
+    process group (pydevtensor.distributed.init_process_group): ``forward`` is the
+    module's; backward averages the gradients across the ranks (Note
+    [DistributedDataParallel] in this module)."""
+
+    def __init__(self, module, device_ids=None, output_device=None, broadcast_buffers=True,
+                 bucket_cap_mb=25, gradient_as_bucket_view=True):
+        super().__init__()
+        from .. import distributed as dist
+        if not isinstance(module, Module):
+            raise TypeError(f"DistributedDataParallel: expected an nn.Module, got "
+                            f"{type(module).__name__}")
+        if not dist.is_initialized():
+            raise RuntimeError("DistributedDataParallel: the default process group is not "
+                               "initialized; call pydevtensor.distributed.init_process_group() "
+                               "first")
+        if not bucket_cap_mb > 0:
+            raise ValueError(f"DistributedDataParallel: bucket_cap_mb must be positive, got "
+                             f"{bucket_cap_mb}")
+        self.module = module
+        object.__setattr__(self, "_dist", dist)
+        object.__setattr__(self, "_sync", True)
+        with _no_grad():
+            for p in module.parameters():
+                dist.broadcast(p.data if isinstance(p.data, _C.Tensor) else p, src=0)
+        params = [p for p in module.parameters() if p.requires_grad]
+        object.__setattr__(self, "_buckets", _make_buckets(params[::-1], bucket_cap_mb))
+        object.__setattr__(self, "_pending", [])
+        object.__setattr__(self, "_handles", [])
+        for b in self._buckets:
+            for p in b.params:
+                self._handles.append(p.register_post_accumulate_grad_hook(
+                    self._make_hook(b)))
+
+    def forward(self, *args, **kwargs):
+        return self.module(*args, **kwargs)
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Gradients accumulate locally inside; the next synchronized backward averages."""
+        old = self._sync
+        object.__setattr__(self, "_sync", False)
+        try:
+            yield
+        finally:
+            object.__setattr__(self, "_sync", old)
+
+    def _make_hook(self, bucket):
+        def hook(p):
+            bucket.collect(p)
+            if not self._sync:
+                return
+            bucket.ready += 1
+            if bucket.ready < len(bucket.params):
+                return
+            bucket.ready = 0
+            self._pending.append(self._dist.all_reduce(bucket.flat, self._dist.ReduceOp.AVG,
+                                                       async_op=True))
+            if len(self._pending) == len(self._buckets):
+                pending = list(self._pending)
+                self._pending.clear()
+                for work in pending:
+                    work.wait()
+        return hook
+
+    def remove_hooks(self):
+        """Unregisters the gradient hooks (the module trains alone again)."""
+        for h in self._handles:
+            h.remove()
+        self._handles.clear()
+
+
+class _Bucket:
+    def __init__(self, params):
+        self.params = params
+        self.ready = 0
+        p0 = params[0]
+        self.flat = _C.zeros(sum(p.numel() for p in params), dtype=p0.dtype, device=p0.device)
+        self.views = {}
+        offset = 0
+        for p in params:
+            n = p.numel()
+            self.views[id(p)] = self.flat[offset:offset + n].reshape(*p.shape)
+            offset += n
+            if p.grad is not None:
+                self.views[id(p)].copy_(p.grad)
+            p.grad = self.views[id(p)]
+
+    def collect(self, p):
+        view = self.views[id(p)]
+        if p.grad is not view:
+            view.copy_(p.grad)
+            p.grad = view
+
+
+def _make_buckets(params, cap_mb):
+    cap = cap_mb * 1024 * 1024
+    open_, buckets = {}, []
+    for p in params:
+        key = (str(p.device), p.dtype)
+        group = open_.setdefault(key, [])
+        size = sum(q.numel() * q.element_size() for q in group)
+        if group and size + p.numel() * p.element_size() > cap:
+            buckets.append(_Bucket(group))
+            group = open_[key] = []
+        group.append(p)
+    buckets.extend(_Bucket(g) for g in open_.values() if g)
+    return buckets
+
+
+def _no_grad():
+    from ..autograd import no_grad
+    return no_grad()
+
+
+__all__ = ["DistributedDataParallel"]

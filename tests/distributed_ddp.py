@@ -1,0 +1,107 @@
+"""DistributedDataParallel and MultiWorkerMirroredStrategy checks, run in every rank by
+tests/distributed_worker.py (mode 'all')."""
+import numpy as np
+
+import pydevtensor as pdt
+import pydevtensor.distributed as dist
+from pydevtensor import nn, optim
+
+B = 24  # the global batch: 12 per rank on 2 ranks, 6 on 4
+
+
+def mlp(seed):
+    pdt.manual_seed(seed)
+    return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 16), nn.ReLU(),
+                         nn.Linear(16, 3))
+
+
+def batches(steps):
+    rng = np.random.default_rng(7)
+    return [(rng.standard_normal((B, 6)).astype(np.float32), rng.integers(0, 3, B))
+            for _ in range(steps)]
+
+
+def flat(module):
+    return np.concatenate([p.detach().numpy().reshape(-1) for p in module.parameters()])
+
+
+def same_on_every_rank(values, W):
+    gathered = [pdt.zeros(values.size) for _ in range(W)]
+    dist.all_gather(gathered, pdt.tensor(values))
+    return all(np.array_equal(g.numpy(), values) for g in gathered)
+
+
+def ddp_checks(rank, W):
+    lo, hi = rank * B // W, (rank + 1) * B // W
+    ref = mlp(0)  # rank 0's initial weights: what the wrap broadcasts
+    ref_opt = optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    model = nn.parallel.DistributedDataParallel(mlp(rank), bucket_cap_mb=0.001)  # ~4 buckets
+    assert len(model._buckets) >= 3, len(model._buckets)
+    opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    assert np.array_equal(flat(model.module), flat(ref))
+    loss = nn.CrossEntropyLoss()
+    worst = 0.0
+    for step, (X, y) in enumerate(batches(4)):
+        ref_opt.zero_grad()
+        loss(ref(pdt.tensor(X)), pdt.tensor(y)).backward()
+        ref_opt.step()
+        opt.zero_grad(set_to_none=(step % 2 == 0))  # both ways of clearing
+        loss(model(pdt.tensor(X[lo:hi])), pdt.tensor(y[lo:hi])).backward()
+        opt.step()
+        mine = flat(model.module)
+        assert same_on_every_rank(mine, W), f"replicas differ after step {step}"
+        err = np.abs(mine.astype(np.float64) - flat(ref))
+        tol = 1e-6 + 1e-5 * np.abs(flat(ref))
+        assert np.all(err <= tol), (step, float(err.max()))
+        worst = max(worst, float(err.max()))
+    # no_sync: local accumulation, then one averaged backward equals the sum of both
+    model.zero_grad(set_to_none=False)
+    X, y = batches(1)[0]
+    with model.no_sync():
+        loss(model(pdt.tensor(X[lo:hi])), pdt.tensor(y[lo:hi])).backward()
+    loss(model(pdt.tensor(X[lo:hi])), pdt.tensor(y[lo:hi])).backward()
+    ref.zero_grad()
+    loss(ref(pdt.tensor(X)), pdt.tensor(y)).backward()
+    for p, q in zip(model.module.parameters(), ref.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), 2 * q.grad.numpy(), rtol=1e-5, atol=1e-6)
+    model.remove_hooks()
+    mwms_check(rank, W, ["cpu"])
+    return {"ddp_max_error": worst, "buckets": len(model._buckets)}
+
+
+def mwms_check(rank, W, devices):
+    """MultiWorkerMirroredStrategy with len(devices) replicas per worker equals plain
+    training on the same global batches; every worker holds the same bits."""
+    from pydevtensor import distribute
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((50, 6)).astype(np.float32)  # 50: the last batch is partial
+    y = rng.integers(0, 3, 50)
+    strategy = distribute.MultiWorkerMirroredStrategy(devices)
+    assert strategy.num_replicas_in_sync == W * len(devices)
+    with strategy.scope():
+        net = mlp(100 + rank)  # differs per rank until fit's broadcast
+    opt = optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    pdt.reset_transfer_stats()
+    history = strategy.fit(net, X, y, nn.CrossEntropyLoss(), opt, epochs=2, batch_size=16,
+                           verbose=0)
+    assert pdt.transfer_stats()["collective"]["count"] > 0
+    ref = mlp(100)
+    ref_opt = optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    losses = []
+    for _ in range(2):
+        total = 0.0
+        for s in range(0, 50, 16):
+            ref_opt.zero_grad()
+            out = nn.CrossEntropyLoss()(ref(pdt.tensor(X[s:s + 16])), pdt.tensor(y[s:s + 16]))
+            out.backward()
+            ref_opt.step()
+            total += out.item() * len(X[s:s + 16])
+        losses.append(total / 50)
+    mine = flat(strategy.replicas(net)[0])
+    want = flat(ref)
+    assert same_on_every_rank(mine, W)
+    assert np.all(np.abs(mine - want) <= 1e-6 + 1e-5 * np.abs(want)), \
+        float(np.abs(mine - want).max())
+    np.testing.assert_allclose(history.history["loss"], losses, rtol=1e-5)
+    for r in strategy.replicas(net)[1:]:
+        assert np.array_equal(flat(r), mine)
