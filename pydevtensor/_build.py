@@ -39,7 +39,20 @@ def build_info():
     ``libraries`` says, for each library loaded on first use (OpenBLAS; cuBLAS and NCCL
     in a CUDA build; each is loaded now), the file it was loaded from (``path``), or
     why not (``error``) and what to install (``install``), and the directories
-    searched before the system loader (``searched``)."""
+    searched before the system loader (``searched``).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> info = pydevtensor.build_info()
+    >>> info["version"] == pydevtensor.__version__
+    True
+    >>> "OpenBLAS" in info["libraries"]
+    True
+    """
     from ._libraries import libraries
     try:
         from ._build_config import BUILD_CONFIG

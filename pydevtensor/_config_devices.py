@@ -38,12 +38,38 @@ class PhysicalDevice(namedtuple("PhysicalDevice", ["name", "device_type"])):
     """A physical device, as ``tf.config.list_physical_devices`` returns it.
 
     Accepted wherever a device is (``ones(2, device=gpu)``, ``.to(gpu)``,
-    ``set_memory_growth(gpu, True)``): it stands for the first logical device on it."""
+    ``set_memory_growth(gpu, True)``): it stands for the first logical device on it.
+
+    Parameters
+    ----------
+    name : str
+        '/physical_device:GPU:0', ...
+    device_type : {'CPU', 'GPU'}
+        The kind.
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> cpu = config.list_physical_devices('CPU')[0]
+    >>> cpu
+    PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')
+    >>> pydevtensor.ones(1, device=cpu).device
+    device(type='cpu')
+    """
 
     __slots__ = ()
 
     @property
     def index(self):
+        """The device's index among the physical devices of its kind.
+
+        Examples
+        --------
+        >>> config = pydevtensor.config
+        >>> cpu = config.list_physical_devices('CPU')[0]
+        >>> cpu.index
+        0
+        """
         return int(self.name.rsplit(":", 1)[1])
 
     @property
@@ -56,23 +82,70 @@ class PhysicalDevice(namedtuple("PhysicalDevice", ["name", "device_type"])):
 
 
 class LogicalDevice(namedtuple("LogicalDevice", ["name", "device_type"])):
-    """A logical device; ``.device`` is the ``pydevtensor.device`` to put tensors on."""
+    """A logical device; ``.device`` is the ``pydevtensor.device`` to put tensors on.
+
+    Parameters
+    ----------
+    name : str
+        '/device:GPU:0', ...
+    device_type : {'CPU', 'GPU'}
+        The kind.
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.list_logical_devices('CPU')[0]
+    LogicalDevice(name='/device:CPU:0', device_type='CPU')
+    """
 
     __slots__ = ()
 
     @property
     def index(self):
+        """The device's index among the logical devices of its kind.
+
+        Examples
+        --------
+        >>> config = pydevtensor.config
+        >>> config.list_logical_devices('CPU')[0].index
+        0
+        """
         return int(self.name.rsplit(":", 1)[1])
 
     @property
     def device(self):
+        """The pydevtensor.device to put tensors on.
+
+        Examples
+        --------
+        >>> config = pydevtensor.config
+        >>> config.list_logical_devices('CPU')[0].device
+        device(type='cpu')
+        """
         return device(_TORCH_TYPE[self.device_type], self.index)
 
     _pdt_device = device  # accepted wherever a device is
 
 
 class LogicalDeviceConfiguration(namedtuple("LogicalDeviceConfiguration", ["memory_limit"])):
-    """One logical device of a physical one; memory_limit in MB (None: no limit), as in TF."""
+    """One logical device of a physical one; memory_limit in MB (None: no limit), as in TF.
+
+    Parameters
+    ----------
+    memory_limit : float, optional
+        MB; None: no limit.
+
+    Raises
+    ------
+    ValueError
+        When memory_limit is not a positive number.
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.LogicalDeviceConfiguration(memory_limit=512)
+    LogicalDeviceConfiguration(memory_limit=512)
+    """
 
     __slots__ = ()
 
@@ -87,20 +160,84 @@ def _types(device_type):
 
 
 def list_physical_devices(device_type=None):
-    """Every physical device of device_type ('CPU' or 'GPU'; None: both)."""
+    """Every physical device of device_type ('CPU' or 'GPU'; None: both).
+
+    Parameters
+    ----------
+    device_type : {'CPU', 'GPU'}, optional
+        The kind ('cuda' is 'GPU'); None: both.
+
+    Returns
+    -------
+    list of PhysicalDevice
+
+    Raises
+    ------
+    ValueError
+        For an unknown device_type.
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.list_physical_devices('CPU')
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
     return [PhysicalDevice(f"/physical_device:{t}:{i}", t) for t in _types(device_type)
             for i in range(_C._physical_device_count(_KINDS[t]))]
 
 
 def list_logical_devices(device_type=None):
     """Every logical device.  Like TensorFlow's, this initialises the devices, after
-    which visible and logical devices can no longer be configured."""
+    which visible and logical devices can no longer be configured.
+
+    Parameters
+    ----------
+    device_type : {'CPU', 'GPU'}, optional
+        The kind ('cuda' is 'GPU'); None: both.
+
+    Returns
+    -------
+    list of LogicalDevice
+
+    Raises
+    ------
+    ValueError
+        For an unknown device_type.
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> [d.device for d in config.list_logical_devices('CPU')]
+    [device(type='cpu')]
+    """
     _C._check_device(device("cpu"))  # first use: freezes the configuration
     return [LogicalDevice(f"/device:{t}:{i}", t) for t in _types(device_type)
             for i in range(len(_C._logical_device_map(_KINDS[t])))]
 
 
 def get_visible_devices(device_type=None):
+    """The physical devices that are visible (all unless set_visible_devices hid some).
+
+    Parameters
+    ----------
+    device_type : {'CPU', 'GPU'}, optional
+        The kind ('cuda' is 'GPU'); None: both.
+
+    Returns
+    -------
+    list of PhysicalDevice
+
+    Raises
+    ------
+    ValueError
+        For an unknown device_type.
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.get_visible_devices('CPU')
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
     return [PhysicalDevice(f"/physical_device:{t}:{i}", t) for t in _types(device_type)
             for i in _C._get_visible_devices(_KINDS[t])]
 
@@ -124,6 +261,33 @@ def set_visible_devices(devices, device_type=None):
     ``set_visible_devices([], 'GPU')`` hides every GPU.  Raises RuntimeError
     ("Visible devices cannot be modified after being initialized") once a device
     has been used.
+
+    Parameters
+    ----------
+    devices : PhysicalDevice or list of PhysicalDevice
+        The devices to keep.
+    device_type : {'CPU', 'GPU'}, optional
+        The kind to configure (default: the devices').
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        When an entry is not a PhysicalDevice.
+    pydevtensor.DeviceError
+        Once a device has been used (the configuration is frozen then).
+
+    Examples
+    --------
+    In a fresh process, before any tensor is made (skipped here, where devices are in use):
+
+    >>> config = pydevtensor.config
+    >>> config.set_visible_devices([], 'GPU')  # doctest: +SKIP
+    >>> pydevtensor.cuda.device_count()  # doctest: +SKIP
+    0
     """
     devices = _as_list(devices)
     types = _types(device_type) if device_type is not None else sorted(
@@ -137,7 +301,37 @@ def set_visible_devices(devices, device_type=None):
 def set_logical_device_configuration(device_, logical_devices):
     """Splits a physical device into logical ones, each with its own index, memory
     accounting and limit (memory_limit in MB).  Works for GPUs and for the CPU, whose
-    logical devices are cpu:0, cpu:1, ...  Before first use only."""
+    logical devices are cpu:0, cpu:1, ...  Before first use only.
+
+    Parameters
+    ----------
+    device_ : PhysicalDevice
+        The device to split.
+    logical_devices : list of LogicalDeviceConfiguration
+        One per logical device.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        For arguments of the wrong types.
+    pydevtensor.DeviceError
+        Once a device has been used (the configuration is frozen then).
+
+    Examples
+    --------
+    In a fresh process, before any tensor is made (skipped here, where devices are in use):
+
+    >>> config = pydevtensor.config
+    >>> cpu = config.list_physical_devices('CPU')[0]
+    >>> config.set_logical_device_configuration(  # doctest: +SKIP
+    ...     cpu, [config.LogicalDeviceConfiguration()] * 2)
+    >>> pydevtensor.ones(2, device='cpu:1').device  # doctest: +SKIP
+    device(type='cpu', index=1)
+    """
     if not isinstance(device_, PhysicalDevice):
         raise TypeError(f"expected a PhysicalDevice, got {type(device_).__name__}")
     configs = list(logical_devices or [])
@@ -149,6 +343,24 @@ def set_logical_device_configuration(device_, logical_devices):
 
 
 def get_logical_device_configuration(device_):
+    """The logical devices a physical one was split into, or None when it was not.
+
+    Parameters
+    ----------
+    device_ : PhysicalDevice
+        The device.
+
+    Returns
+    -------
+    list of LogicalDeviceConfiguration or None
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> cpu = config.list_physical_devices('CPU')[0]
+    >>> config.get_logical_device_configuration(cpu) is None
+    True
+    """
     limits = _C._get_logical_devices(_KINDS[device_.device_type], device_.index)
     return [LogicalDeviceConfiguration(None if b == 0 else b / 2**20) for b in limits] or None
 
@@ -158,6 +370,33 @@ def set_memory_limit(device_, limit_bytes):
 
     The limit is checked before an allocation is tried, so going over it raises
     OutOfMemoryError without touching the device (PyTorch checks after: pytorch#69688).
+
+    Parameters
+    ----------
+    device_ : PhysicalDevice, LogicalDevice, str or pydevtensor.device
+        The device.
+    limit_bytes : int or None
+        The cap; None or 0: none.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        For a negative limit.
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.set_memory_limit('cpu', 2 ** 20)
+    >>> try:
+    ...     pydevtensor.empty(2 ** 20)  # 4 MiB
+    ... except pydevtensor.OutOfMemoryError:
+    ...     print('over the limit')
+    over the limit
+    >>> config.set_memory_limit('cpu', None)
     """
     limit = 0 if limit_bytes is None else int(limit_bytes)
     if limit < 0:
@@ -170,7 +409,31 @@ _growth = {}
 
 def set_memory_growth(device_, enable):
     """Memory is taken on demand by default (growth on).  With growth off, the
-    device's memory limit is reserved up front: on a GPU the pool keeps it."""
+    device's memory limit is reserved up front: on a GPU the pool keeps it.
+
+    Parameters
+    ----------
+    device_ : PhysicalDevice, LogicalDevice, str or pydevtensor.device
+        The device.
+    enable : bool
+        True: take memory on demand.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        When turning growth off on a device without a memory limit.
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.set_memory_growth('cpu', True)
+    >>> config.get_memory_growth('cpu')
+    True
+    """
     dev = _as_device(device_)
     _growth[dev] = bool(enable)
     if not enable:
@@ -186,11 +449,45 @@ def set_memory_growth(device_, enable):
 
 
 def get_memory_growth(device_):
+    """Whether memory is taken on demand on the device (the default).
+
+    Parameters
+    ----------
+    device_ : PhysicalDevice, LogicalDevice, str or pydevtensor.device
+        The device.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.get_memory_growth('cpu')
+    True
+    """
     return _growth.get(_as_device(device_), True)
 
 
 def get_memory_info(device_):
-    """{'current': bytes allocated now, 'peak': the most since the last reset}."""
+    """{'current': bytes allocated now, 'peak': the most since the last reset}.
+
+    Parameters
+    ----------
+    device_ : PhysicalDevice, LogicalDevice, str or pydevtensor.device
+        The device.
+
+    Returns
+    -------
+    dict
+        {'current': int, 'peak': int}.
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> sorted(config.get_memory_info('cpu'))
+    ['current', 'peak']
+    """
     s = memory_stats(_as_device(device_))
     return {"current": s["allocated"], "peak": s["peak"]}
 
@@ -202,7 +499,25 @@ _placement_on = False
 def set_log_device_placement(enabled):
     """Logs every op and copy to the ``pydevtensor.placement`` logger:
     ``Executing op matmul in device cuda:0``, ``Copying 24 bytes from cpu to cuda:0``.
-    Shows in a terminal and in Jupyter with no logging setup of yours."""
+    Shows in a terminal and in Jupyter with no logging setup of yours.
+
+    Parameters
+    ----------
+    enabled : bool
+        On or off.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.set_log_device_placement(True)
+    >>> config.get_log_device_placement()
+    True
+    >>> config.set_log_device_placement(False)
+    """
     global _placement_on
     _placement_on = bool(enabled)
     if _placement_on:
@@ -218,15 +533,57 @@ def set_log_device_placement(enabled):
 
 
 def get_log_device_placement():
+    """Whether ops and copies are logged (set_log_device_placement).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.get_log_device_placement()
+    False
+    """
     return _placement_on
 
 
 def set_soft_device_placement(enabled):
     """On: a device that does not exist (cuda:2 on a one-GPU machine) resolves to the
     nearest that does (cuda:0, else the CPU), with a warning on the placement logger.
-    Off (the default): RuntimeError("cuda:2 unknown device; available: cpu, cuda:0")."""
+    Off (the default): RuntimeError("cuda:2 unknown device; available: cpu, cuda:0").
+
+    Parameters
+    ----------
+    enabled : bool
+        On or off.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.set_soft_device_placement(True)
+    >>> config.get_soft_device_placement()
+    True
+    >>> config.set_soft_device_placement(False)
+    """
     _C._set_soft_device_placement(bool(enabled))
 
 
 def get_soft_device_placement():
+    """Whether a missing device resolves to the nearest that exists (set_soft_device_placement).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> config = pydevtensor.config
+    >>> config.get_soft_device_placement()
+    False
+    """
     return _C._soft_device_placement()

@@ -5,12 +5,46 @@ device = _C.device
 
 
 def device_count():
-    """Number of CUDA devices that can be used now (0 with no driver or no GPU; never raises)."""
+    """The number of CUDA devices that can be used now; 0 with no driver or no GPU.  Never
+    raises.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> pydevtensor.device_count() >= 0
+    True
+    """
     return _C._device_count(_C._KIND_CUDA)
 
 
 def try_gpu(i=0):
-    """The i-th GPU if it exists, else the CPU (D2L's ``try_gpu``)."""
+    """The i-th GPU if it exists, else the CPU (D2L's ``try_gpu``).
+
+    Parameters
+    ----------
+    i : int, optional
+        The GPU's index (default 0).
+
+    Returns
+    -------
+    pydevtensor.device
+
+    Raises
+    ------
+    TypeError
+        When i is not an int.
+
+    Examples
+    --------
+    >>> d = pydevtensor.try_gpu()
+    >>> d.type == ("cuda" if pydevtensor.device_count() else "cpu")
+    True
+    >>> pydevtensor.ones(2, device=d).device == d
+    True
+    """
     if isinstance(i, bool) or not isinstance(i, int):
         raise TypeError(f"try_gpu(): i must be an int, got {type(i).__name__}")
     if device_count() >= i + 1:
@@ -23,6 +57,15 @@ def try_all_gpus():
 
     D2L's docstring promises this; its code returns ``[]``.  We keep the promise, so
     code that splits work over ``try_all_gpus()`` always has a device to run on.
+
+    Returns
+    -------
+    list of pydevtensor.device
+
+    Examples
+    --------
+    >>> len(pydevtensor.try_all_gpus()) == max(pydevtensor.device_count(), 1)
+    True
     """
     n = device_count()
     return [device("cuda", i) for i in range(n)] or [device("cpu")]
@@ -45,47 +88,203 @@ def _as_device(d, default_cuda=True):
 
 
 def set_default_device(d):
-    """Makes d the device factory functions (zeros, ones, rand, tensor, ..., and the
+    """Makes d the device that factory functions (zeros, ones, rand, tensor, ..., and the
     parameters of new layers) use when given no device=, in every thread that is not
-    inside a ``with pydevtensor.device(...)`` block.  ``None`` means the CPU again.
+    inside a ``with pydevtensor.device(...)`` block.
 
     Unlike PyTorch's, this default is the process's, not the calling thread's (as
     ``config.set_transfer_guard``): threads started by a library see it too.  See Note
-    [the default device] in csrc/python/default_device.c."""
+    [the default device] in csrc/python/default_device.c.
+
+    Parameters
+    ----------
+    d : str, int, pydevtensor.device or None
+        The device; None means the CPU again.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When the device does not exist.
+
+    Examples
+    --------
+    >>> pydevtensor.set_default_device("cpu")
+    >>> pydevtensor.zeros(2).device
+    device(type='cpu')
+    >>> pydevtensor.set_default_device(None)
+    """
     _C._set_default_device(device("cpu") if d is None else _as_device(d))
 
 
 def get_default_device():
-    """The device factory functions use now on this thread when given none."""
+    """The device factory functions use now on this thread when given none.
+
+    Returns
+    -------
+    pydevtensor.device
+
+    Examples
+    --------
+    >>> pydevtensor.get_default_device()
+    device(type='cpu')
+    """
     return _C._get_default_device()
 
 
 def memory_stats(d=None):
-    """allocated, peak, reserved and limit in bytes for device d (any device)."""
+    """allocated, peak, reserved and limit, in bytes, of device d (any device).
+
+    Parameters
+    ----------
+    d : str, int, pydevtensor.device or config device, optional
+        The device (default: the current CUDA device; "cpu" works too).
+
+    Returns
+    -------
+    dict
+        {'allocated': int, 'peak': int, 'reserved': int, 'limit': int}; limit 0 is none.
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When the device does not exist.
+
+    Examples
+    --------
+    >>> sorted(pydevtensor.memory_stats('cpu'))
+    ['allocated', 'limit', 'peak', 'reserved']
+    """
     return _C._memory_stats(_as_device(d))
 
 
 def memory_allocated(d=None):
-    """Bytes of live tensors on d (a CUDA device by default; 'cpu' works too)."""
+    """The bytes of live tensors on d.
+
+    Parameters
+    ----------
+    d : str, int, pydevtensor.device or config device, optional
+        The device (default: the current CUDA device; "cpu" works too).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When the device does not exist.
+
+    Examples
+    --------
+    >>> pydevtensor.memory_allocated('cpu') >= 0
+    True
+    """
     return memory_stats(d)["allocated"]
 
 
 def max_memory_allocated(d=None):
-    """The peak of memory_allocated(d) since the last reset_peak_memory_stats(d)."""
+    """The peak of memory_allocated(d) since the last reset_peak_memory_stats(d).
+
+    Parameters
+    ----------
+    d : str, int, pydevtensor.device or config device, optional
+        The device (default: the current CUDA device; "cpu" works too).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When the device does not exist.
+
+    Examples
+    --------
+    >>> pydevtensor.max_memory_allocated('cpu') >= pydevtensor.memory_allocated('cpu')
+    True
+    """
     return memory_stats(d)["peak"]
 
 
 def memory_reserved(d=None):
-    """Bytes the device's allocator holds: live tensors plus its cached pool."""
+    """The bytes the device's allocator holds: live tensors plus its cached pool.
+
+    Parameters
+    ----------
+    d : str, int, pydevtensor.device or config device, optional
+        The device (default: the current CUDA device; "cpu" works too).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When the device does not exist.
+
+    Examples
+    --------
+    >>> pydevtensor.memory_reserved('cpu') >= pydevtensor.memory_allocated('cpu')
+    True
+    """
     return memory_stats(d)["reserved"]
 
 
 def empty_cache(d=None):
     """Frees the cached, unused blocks of device d's allocator (the current CUDA device
     by default; 'cpu' or 'cpu:1' for the CPU's cache of large blocks, Note [CPU block
-    cache]); memory_reserved(d) drops to what live tensors hold."""
+    cache]); memory_reserved(d) drops to what live tensors hold.
+
+    Parameters
+    ----------
+    d : str, int, pydevtensor.device or config device, optional
+        The device (default: the current CUDA device).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When the device does not exist.
+
+    Examples
+    --------
+    >>> pydevtensor.empty_cache('cpu')
+    >>> pydevtensor.memory_reserved('cpu') >= pydevtensor.memory_allocated('cpu')
+    True
+    """
     _C._empty_cache(_as_device(d))
 
 
 def reset_peak_memory_stats(d=None):
+    """Sets the peak of d to what is allocated now.
+
+    Parameters
+    ----------
+    d : str, int, pydevtensor.device or config device, optional
+        The device (default: the current CUDA device; "cpu" works too).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When the device does not exist.
+
+    Examples
+    --------
+    >>> pydevtensor.reset_peak_memory_stats('cpu')
+    >>> pydevtensor.max_memory_allocated('cpu') == pydevtensor.memory_allocated('cpu')
+    True
+    """
     _C._reset_peak(_as_device(d))

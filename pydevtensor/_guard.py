@@ -33,11 +33,37 @@ LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
 def transfer_guard(level):
     """A context manager (and decorator) setting this thread's transfer guard.
 
-    >>> with pydevtensor.transfer_guard("disallow"):
-    ...     y = x.cpu()      # explicit: fine
-    ...     print(x)         # implicit: raises pydevtensor.TransferError
+    Parameters
+    ----------
+    level : str
+        One of ``LEVELS``: "allow", "log", "disallow", "log_explicit",
+        "disallow_explicit".
 
-    An unknown level raises ``ValueError`` at once.
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Sets the level on entry and restores the previous one on exit.
+
+    Raises
+    ------
+    ValueError
+        At once, for an unknown level.
+
+    Examples
+    --------
+    A CPU tensor crosses no device, so printing it is allowed:
+
+    >>> x = pydevtensor.ones(2)
+    >>> with pydevtensor.transfer_guard("disallow"):
+    ...     print(x)
+    tensor([1., 1.])
+
+    With a GPU (skipped here: it needs one), an implicit copy raises:
+
+    >>> g = pydevtensor.ones(2, device="cuda")  # doctest: +SKIP
+    >>> with pydevtensor.transfer_guard("disallow"):  # doctest: +SKIP
+    ...     y = g.cpu()      # explicit: fine
+    ...     print(g)         # implicit: raises pydevtensor.TransferError
     """
     _C._check_transfer_guard(level)
     return _thread_level(level)
@@ -53,11 +79,46 @@ def _thread_level(level):
 
 
 def set_transfer_guard(level):
-    """Sets the default transfer guard level for every thread (see LEVELS)."""
+    """Sets the default transfer guard level for every thread (see LEVELS).
+
+    Parameters
+    ----------
+    level : str
+        One of LEVELS: 'allow', 'log', 'disallow', 'log_explicit', 'disallow_explicit'.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        For an unknown level.
+
+    Examples
+    --------
+    >>> pydevtensor.config.set_transfer_guard('log')
+    >>> pydevtensor.config.get_transfer_guard()
+    'log'
+    >>> pydevtensor.config.set_transfer_guard('allow')
+    """
     _C._set_transfer_guard(level)
 
 
 def get_transfer_guard():
     """The level in effect on the calling thread: its ``transfer_guard`` block's,
-    else the default."""
+    else the default.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> pydevtensor.config.get_transfer_guard()
+    'allow'
+    >>> with pydevtensor.transfer_guard('disallow'):
+    ...     pydevtensor.config.get_transfer_guard()
+    'disallow'
+    """
     return _C._get_transfer_guard()

@@ -103,9 +103,36 @@ def _as_tensor(x, dtype, device):
 
 
 def where(condition, input=None, other=None):
-    """where(condition, input, other): input where condition is True, else other,
-    broadcast together (either may be a number).  where(condition) alone is
-    nonzero(condition, as_tuple=True)."""
+    """input where condition is True, else other, broadcast together; either may be a
+    number.  ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
+
+    Parameters
+    ----------
+    condition : Tensor
+        bool.
+    input, other : Tensor or number, optional
+        The values to choose from, on condition's device.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        A new tensor of the broadcast shape; with condition alone, its indices.
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not broadcast.
+    TypeError
+        When condition is not bool.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., -2., 3.])
+    >>> pydevtensor.where(x > 0, x, 0.)
+    tensor([1., 0., 3.])
+    >>> pydevtensor.where(x > 0)
+    (tensor([0, 2]),)
+    """
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, _C.Tensor):
@@ -128,8 +155,33 @@ def where(condition, input=None, other=None):
 
 
 def masked_fill(input, mask, value):
-    """input with the elements where mask is True replaced by value (a number or a
-    0-d Tensor); mask broadcasts to input's shape."""
+    """input with the elements where mask is True replaced by value.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.masked_fill(mask, value)``).
+    mask : Tensor
+        bool, broadcast to input's shape.
+    value : number or 0-d Tensor
+        The new value.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When mask is not bool.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., -2., 3.])
+    >>> x.masked_fill(x < 0, 0.)
+    tensor([1., 0., 3.])
+    """
     _tensor_arg(input, "masked_fill")
     _tensor_arg(mask, "masked_fill", "mask")
     if isinstance(value, _C.Tensor) and value.ndim != 0:
@@ -143,7 +195,33 @@ def masked_fill(input, mask, value):
 
 
 def masked_fill_(input, mask, value):
-    """In-place masked_fill; returns input."""
+    """masked_fill in place.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor to change (also the method ``x.masked_fill_(mask, value)``).
+    mask : Tensor
+        bool, broadcast to input's shape.
+    value : number or 0-d Tensor
+        The new value.
+
+    Returns
+    -------
+    Tensor
+        input.
+
+    Raises
+    ------
+    TypeError
+        When mask is not bool.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., -2., 3.])
+    >>> x.masked_fill_(x < 0, 0.)
+    tensor([1., 0., 3.])
+    """
     input.copy_(masked_fill(input, mask, value))
     return input
 
@@ -165,8 +243,35 @@ def _index_tensor(index, op):
 
 
 def index_select(input, dim, index):
-    """The entries of input along dim at positions index (a 1-d or 0-d integer
-    tensor); a new tensor."""
+    """The entries of input along dim at the positions in index.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.index_select(dim, index)``).
+    dim : int
+        The dimension to index.
+    index : Tensor
+        1-D or 0-d, integer.
+
+    Returns
+    -------
+    Tensor
+        A new tensor, of index's length along dim.
+
+    Raises
+    ------
+    IndexError
+        When an index or dim is out of range.
+
+    Examples
+    --------
+    >>> a = pydevtensor.tensor([[1, 2], [3, 4]])
+    >>> pydevtensor.index_select(a, 0, pydevtensor.tensor([1, 0, 1]))
+    tensor([[3, 4],
+            [1, 2],
+            [3, 4]])
+    """
     _tensor_arg(input, "index_select")
     _refuse_graph("index_select", input)
     dim = _int_arg(dim, "index_select", "dim")
@@ -193,8 +298,36 @@ def _linear_offsets(shape, device):
 
 
 def gather(input, dim, index):
-    """out[i][j][k] = input[index[i][j][k]][j][k] (for dim 0, and so on): index has
-    input's number of dims and, outside dim, sizes no larger than input's."""
+    """Values of input picked along dim: ``out[i][j] = input[index[i][j]][j]`` for dim 0,
+    ``input[i][index[i][j]]`` for dim 1, and so on.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.gather(dim, index)``).
+    dim : int
+        The dimension to index.
+    index : Tensor
+        int32 or int64, with input's number of dimensions and, outside dim, sizes no
+        larger than input's.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of index's shape.
+
+    Raises
+    ------
+    IndexError
+        When an index or dim is out of range, or index is not an integer tensor.
+
+    Examples
+    --------
+    >>> a = pydevtensor.tensor([[1, 2], [3, 4]])
+    >>> pydevtensor.gather(a, 1, pydevtensor.tensor([[0, 0], [1, 0]]))
+    tensor([[1, 1],
+            [4, 3]])
+    """
     _tensor_arg(input, "gather")
     _refuse_graph("gather", input)
     dim = _int_arg(dim, "gather", "dim")
@@ -232,9 +365,30 @@ def gather(input, dim, index):
 
 
 def nonzero(input, *, as_tuple=False):
-    """The indices of the non-zero elements: an (n, ndim) int64 tensor, or with
-    as_tuple=True one 1-d tensor per dim.  The count n is read back to the host
-    (a counted copy on a GPU)."""
+    """The indices of the non-zero elements.  Their count is read back to the host (a
+    counted copy on a GPU).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.nonzero()``).
+    as_tuple : bool, optional
+        One 1-D tensor per dimension instead of one (n, ndim) tensor.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        int64 indices.
+
+    Examples
+    --------
+    >>> pydevtensor.nonzero(pydevtensor.tensor([[0, 1], [1, 1]]))
+    tensor([[0, 1],
+            [1, 0],
+            [1, 1]])
+    >>> pydevtensor.nonzero(pydevtensor.tensor([0, 1, 1]), as_tuple=True)
+    (tensor([1, 2]),)
+    """
     _tensor_arg(input, "nonzero")
     mask = input if _name(input.dtype) == "bool" else input != 0
     flat = mask.reshape(-1)
@@ -522,6 +676,33 @@ _C.Tensor.masked_fill_ = masked_fill_
 _C.Tensor.index_select = index_select
 _C.Tensor.gather = gather
 _C.Tensor.nonzero = nonzero
-_C.Tensor.where = lambda self, condition, other: where(condition, self, other)
+
+
+def _tensor_where(self, condition, other):
+    """self where condition is True, else other: ``where(condition, self, other)``.
+
+    Parameters
+    ----------
+    condition : Tensor
+        bool, broadcast with self and other.
+    other : Tensor or number
+        The values where condition is False.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of the broadcast shape.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., -2., 3.])
+    >>> x.where(x > 0, 0.)
+    tensor([1., 0., 3.])
+    """
+    return where(condition, self, other)
+
+
+_tensor_where.__name__ = _tensor_where.__qualname__ = "where"
+_C.Tensor.where = _tensor_where
 
 __all__ = ["gather", "index_select", "masked_fill", "nonzero", "where"]

@@ -30,7 +30,40 @@ def _same_device(op, tensors):
 def cat(tensors, dim=0, *, out=None):
     """The tensors joined along dim (PyTorch's torch.cat; concat and concatenate are
     aliases).  Sizes must match outside dim; 1-d empty tensors are skipped, as in
-    PyTorch; the dtype is the promoted one."""
+    PyTorch; the dtype is the promoted one.
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        On one device; their dtypes promote.
+    dim : int, optional
+        The dimension to join along (default 0).
+    out : Tensor, optional
+        Receives the result.
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Raises
+    ------
+    ValueError
+        When tensors is empty.
+    RuntimeError
+        When the sizes differ outside dim, or the devices differ.
+
+    Examples
+    --------
+    >>> a = pydevtensor.tensor([[1, 2], [3, 4]])
+    >>> pydevtensor.cat([a, pydevtensor.tensor([[5, 6]])])
+    tensor([[1, 2],
+            [3, 4],
+            [5, 6]])
+    >>> pydevtensor.cat([a, a], dim=1)
+    tensor([[1, 2, 1, 2],
+            [3, 4, 3, 4]])
+    """
     if isinstance(tensors, _C.Tensor):
         raise TypeError("cat(): argument 'tensors' must be a sequence of Tensors, got Tensor")
     tensors = list(tensors)
@@ -72,7 +105,33 @@ def cat(tensors, dim=0, *, out=None):
 
 
 def stack(tensors, dim=0, *, out=None):
-    """The tensors (all one shape) joined along a new dim."""
+    """The tensors (all one shape) joined along a new dim.
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        Of one shape, on one device.
+    dim : int, optional
+        Where the new dimension goes (default 0).
+    out : Tensor, optional
+        Receives the result.
+
+    Returns
+    -------
+    Tensor
+        A new tensor with one more dimension.
+
+    Raises
+    ------
+    RuntimeError
+        When the shapes or the devices differ.
+
+    Examples
+    --------
+    >>> pydevtensor.stack([pydevtensor.tensor([1, 2]), pydevtensor.tensor([3, 4])], dim=1)
+    tensor([[1, 3],
+            [2, 4]])
+    """
     if isinstance(tensors, _C.Tensor):
         raise TypeError("stack(): argument 'tensors' must be a sequence of Tensors, got Tensor")
     tensors = list(tensors)
@@ -89,19 +148,92 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def hstack(tensors):
-    """cat along dim 1, or dim 0 for 1-d tensors."""
+    """cat along dim 1, or dim 0 for 1-d tensors.
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        On one device.
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Raises
+    ------
+    RuntimeError
+        When the sizes or the devices do not fit.
+
+    Examples
+    --------
+    >>> pydevtensor.hstack([pydevtensor.tensor([1, 2]), pydevtensor.tensor([3])])
+    tensor([1, 2, 3])
+    """
     tensors = list(tensors)
     return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
-    """cat along dim 0 of the tensors made at least 2-d."""
+    """cat along dim 0 of the tensors made at least 2-d.
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+        On one device.
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Raises
+    ------
+    RuntimeError
+        When the sizes or the devices do not fit.
+
+    Examples
+    --------
+    >>> pydevtensor.vstack([pydevtensor.tensor([1, 2]), pydevtensor.tensor([3, 4])])
+    tensor([[1, 2],
+            [3, 4]])
+    """
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
 
 
 def split(tensor, split_size_or_sections, dim=0):
     """Views of tensor along dim: pieces of split_size (the last may be smaller), or
-    of the sizes in a list (which must add up to the dim's size)."""
+    of the sizes in a list (which must add up to the dim's size).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to split (also the method ``x.split(size)``).
+    split_size_or_sections : int or list of ints
+        The size of each piece, or the sizes of all of them.
+    dim : int, optional
+        The dimension to split (default 0).
+
+    Returns
+    -------
+    tuple of Tensor
+        Views of tensor.
+
+    Raises
+    ------
+    RuntimeError
+        When the sizes do not add up, or a size is 0 for a dimension that is not.
+    IndexError
+        When a dim is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.arange(5)
+    >>> pydevtensor.split(x, 2)
+    (tensor([0, 1]), tensor([2, 3]), tensor([4]))
+    >>> x.split([1, 4])
+    (tensor([0]), tensor([1, 2, 3, 4]))
+    """
     _tensor_arg(tensor, "split", "tensor")
     d = _dim(dim, tensor.ndim, "split")
     size = tensor.shape[d]
@@ -129,7 +261,34 @@ def split(tensor, split_size_or_sections, dim=0):
 
 def chunk(input, chunks, dim=0):
     """At most `chunks` views along dim, each of ceil(size / chunks) (the last may be
-    smaller, and fewer may come back), as PyTorch's chunk."""
+    smaller, and fewer may come back), as PyTorch's chunk.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor to split (also the method ``x.chunk(n)``).
+    chunks : int
+        How many pieces at most (> 0).
+    dim : int, optional
+        The dimension to split (default 0).
+
+    Returns
+    -------
+    tuple of Tensor
+        Views of input.
+
+    Raises
+    ------
+    RuntimeError
+        When chunks is not positive.
+    IndexError
+        When a dim is out of range.
+
+    Examples
+    --------
+    >>> pydevtensor.chunk(pydevtensor.arange(5), 2)
+    (tensor([0, 1, 2]), tensor([3, 4]))
+    """
     _tensor_arg(input, "chunk")
     chunks = _int_arg(chunks, "chunk", "chunks")
     if chunks <= 0:
@@ -150,7 +309,31 @@ def _sizes(args, op):
 
 def expand(input, *sizes):
     """A view of input with size-1 dims (and new leading dims) repeated to sizes by a
-    stride of 0, no copy; -1 keeps a dim's size."""
+    stride of 0, no copy; -1 keeps a dim's size.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor (also the method ``x.expand(*sizes)``).
+    *sizes : int or tuple of ints
+        The new shape; -1 keeps a dimension's size.
+
+    Returns
+    -------
+    Tensor
+        A view (stride 0 along the repeated dimensions); write to it only through a copy.
+
+    Raises
+    ------
+    ValueError
+        When input's shape does not broadcast to sizes.
+
+    Examples
+    --------
+    >>> pydevtensor.tensor([[1], [2]]).expand(2, 3)
+    tensor([[1, 1, 1],
+            [2, 2, 2]])
+    """
     sizes = _sizes(sizes, "expand")
     _refuse_graph("expand", input)
     if len(sizes) < input.ndim:
@@ -172,12 +355,61 @@ def expand(input, *sizes):
 
 
 def expand_as(input, other):
+    """input expanded to other's shape: ``input.expand(other.shape)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor (also the method ``x.expand_as(y)``).
+    other : Tensor
+        Gives the shape.
+
+    Returns
+    -------
+    Tensor
+        A view.
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not broadcast.
+
+    Examples
+    --------
+    >>> pydevtensor.tensor([1, 2]).expand_as(pydevtensor.ones(2, 2))
+    tensor([[1, 2],
+            [1, 2]])
+    """
     return expand(input, tuple(other.shape))
 
 
 def repeat(input, *sizes):
     """input tiled sizes[i] times along each dim (new copies; PyTorch's repeat,
-    NumPy's tile)."""
+    NumPy's tile).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor (also the method ``x.repeat(*sizes)``).
+    *sizes : int or tuple of ints
+        How many times along each dimension (at least input's number of dimensions).
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Raises
+    ------
+    RuntimeError
+        When there are fewer sizes than dimensions.
+
+    Examples
+    --------
+    >>> pydevtensor.tensor([1, 2]).repeat(2, 2)
+    tensor([[1, 2, 1, 2],
+            [1, 2, 1, 2]])
+    """
     sizes = _sizes(sizes, "repeat")
     _refuse_graph("repeat", input)
     if len(sizes) < input.ndim:
@@ -196,7 +428,32 @@ def repeat(input, *sizes):
 
 
 def flip(input, dims):
-    """A copy of input with the order of elements along dims reversed."""
+    """A copy of input with the order of elements along dims reversed.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor (also the method ``x.flip(dims)``).
+    dims : int or sequence of ints
+        The dimensions to reverse.
+
+    Returns
+    -------
+    Tensor
+        A new tensor (a copy, as in PyTorch).
+
+    Raises
+    ------
+    IndexError
+        When a dim is out of range.
+
+    Examples
+    --------
+    >>> a = pydevtensor.tensor([[1, 2], [3, 4]])
+    >>> pydevtensor.flip(a, (0, 1))
+    tensor([[4, 3],
+            [2, 1]])
+    """
     _tensor_arg(input, "flip")
     dims = [dims] if isinstance(dims, builtins.int) else list(dims)
     if input.ndim == 0:
@@ -213,10 +470,51 @@ def flip(input, dims):
 
 
 def fliplr(input):
+    """input expanded to other's shape: ``input.expand(other.shape)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-D (also the method ``x.fliplr()``).
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Raises
+    ------
+    IndexError
+        When input has fewer than 2 dimensions.
+
+    Examples
+    --------
+    >>> pydevtensor.fliplr(pydevtensor.tensor([[1, 2], [3, 4]]))
+    tensor([[2, 1],
+            [4, 3]])
+    """
     return flip(input, [1])
 
 
 def flipud(input):
+    """input expanded to other's shape: ``input.expand(other.shape)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 1-D (also the method ``x.flipud()``).
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Examples
+    --------
+    >>> pydevtensor.flipud(pydevtensor.tensor([[1, 2], [3, 4]]))
+    tensor([[3, 4],
+            [1, 2]])
+    """
     return flip(input, [0])
 
 
@@ -235,17 +533,91 @@ def _triangle(input, diagonal, lower, op):
 
 
 def tril(input, diagonal=0):
-    """The lower triangle of the last two dims (on and below `diagonal`), zeros above."""
+    """The lower triangle of the last two dims (on and below `diagonal`), zeros above.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-D; the last two dimensions are the matrices (also the method ``x.tril()``).
+    diagonal : int, optional
+        0 (the default) is the main diagonal, positive ones lie above it.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape.
+
+    Raises
+    ------
+    RuntimeError
+        When input has fewer than 2 dimensions.
+
+    Examples
+    --------
+    >>> pydevtensor.tril(pydevtensor.ones(3, 3))
+    tensor([[1., 0., 0.],
+            [1., 1., 0.],
+            [1., 1., 1.]])
+    """
     return _triangle(input, diagonal, True, "tril")
 
 
 def triu(input, diagonal=0):
-    """The upper triangle of the last two dims (on and above `diagonal`), zeros below."""
+    """The upper triangle of the last two dims (on and above `diagonal`), zeros below.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-D; the last two dimensions are the matrices (also the method ``x.triu()``).
+    diagonal : int, optional
+        0 (the default) is the main diagonal, positive ones lie above it.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape.
+
+    Raises
+    ------
+    RuntimeError
+        When input has fewer than 2 dimensions.
+
+    Examples
+    --------
+    >>> pydevtensor.ones(3, 3).triu(1)
+    tensor([[0., 1., 1.],
+            [0., 0., 1.],
+            [0., 0., 0.]])
+    """
     return _triangle(input, diagonal, False, "triu")
 
 
 def outer(input, vec2):
-    """The outer product of two 1-d tensors: out[i, j] = input[i] * vec2[j]."""
+    """The outer product of two 1-d tensors: out[i, j] = input[i] * vec2[j].
+
+    Parameters
+    ----------
+    input : Tensor
+        1-D, of size n (also the methods ``x.outer(y)`` and ``x.ger(y)``).
+    vec2 : Tensor
+        1-D, of size m.
+
+    Returns
+    -------
+    Tensor
+        Of shape (n, m).
+
+    Raises
+    ------
+    RuntimeError
+        When an operand is not 1-D.
+
+    Examples
+    --------
+    >>> pydevtensor.outer(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1., 10., 100.]))
+    tensor([[  1.,  10., 100.],
+            [  2.,  20., 200.]])
+    """
     _tensor_arg(input, "outer")
     _tensor_arg(vec2, "outer", "vec2")
     if input.ndim != 1 or vec2.ndim != 1:
@@ -292,7 +664,34 @@ def _sum_out(x, term, keep):
 def einsum(equation, *operands):
     """Einstein summation over one or two operands, through matmul: 'ij,jk->ik',
     'bij,bjk->bik', 'i,i->', 'i,j->ij', 'ij,j->i', 'ij->ji', 'ij->j', ...
-    (no repeated subscript within one operand, no '...')."""
+    (no repeated subscript within one operand, no '...').
+
+    Parameters
+    ----------
+    equation : str
+        The subscripts, as 'ij,jk->ik'.
+    *operands : Tensor
+        One or two tensors (or one list of them).
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Raises
+    ------
+    ValueError
+        When the equation does not fit the operands.
+    NotImplementedError
+        For a repeated subscript within one operand, or '...'.
+
+    Examples
+    --------
+    >>> a = pydevtensor.tensor([[1, 2], [3, 4]])
+    >>> pydevtensor.einsum("ij,jk->ik", a, a)
+    tensor([[ 7, 10],
+            [15, 22]])
+    """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if len(operands) not in (1, 2):

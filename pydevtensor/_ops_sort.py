@@ -32,23 +32,114 @@ def _along_last(input, dim, op, fn):
 
 
 def sort(input, dim=-1, descending=False, stable=False):
-    """(values, indices) of input sorted along dim; always stable (equal values keep
-    their order); NaN sorts as the largest value."""
+    """The values of input sorted along dim, and their indices; the sort is always stable
+    (equal values keep their order) and NaN sorts as the largest value.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values to sort (also the method ``x.sort()``).
+    dim : int, optional
+        The dimension to sort along (default -1, the last).
+    descending : bool, optional
+        Largest first (default False).
+    stable : bool, optional
+        Accepted for PyTorch's signature; every sort is stable.
+
+    Returns
+    -------
+    pydevtensor.return_types.sort
+        (values, indices): values of input's dtype, int64 indices, both of input's shape.
+
+    Raises
+    ------
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([3., 1., 2., 1.])
+    >>> pydevtensor.sort(x)
+    sort(values=tensor([1., 1., 2., 3.]), indices=tensor([1, 3, 2, 0]))
+    >>> x.sort(descending=True).values
+    tensor([3., 2., 1., 1.])
+    """
     _refuse_graph("sort", input)
     values, indices = _along_last(input, dim, "sort", lambda x: _C._sort(x, bool(descending)))
     return return_types.sort(values, indices)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
-    """The indices that sort input along dim (sort(...).indices)."""
+    """The indices that sort input along dim: ``sort(input, dim, descending).indices``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values to sort (also the method ``x.argsort()``).
+    dim : int, optional
+        The dimension to sort along (default -1, the last).
+    descending : bool, optional
+        Largest first (default False).
+    stable : bool, optional
+        Accepted for PyTorch's signature; every sort is stable.
+
+    Returns
+    -------
+    Tensor
+        int64 indices of input's shape.
+
+    Raises
+    ------
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> pydevtensor.argsort(pydevtensor.tensor([3., 1., 2., 1.]))
+    tensor([1, 3, 2, 0])
+    """
     (indices,) = _along_last(input, dim, "argsort",
                              lambda x: _C._sort(x, bool(descending))[1:])  # no gradient
     return indices
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """(values, indices) of the k largest (largest=False: smallest) entries along dim,
-    in sorted order (a full sort underneath)."""
+    """The k largest (or smallest) entries along dim and their indices, in sorted order
+    (a full sort underneath).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.topk(k)``).
+    k : int
+        How many, 0 <= k <= the size of dim.
+    dim : int, optional
+        The dimension to search (default -1, the last).
+    largest : bool, optional
+        The largest entries (default True) or the smallest.
+    sorted : bool, optional
+        Accepted for PyTorch's signature; the result is always sorted.
+
+    Returns
+    -------
+    pydevtensor.return_types.topk
+        (values, indices), with k entries along dim; indices are int64.
+
+    Raises
+    ------
+    RuntimeError
+        When k is out of range.
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([3., 1., 2., 1.])
+    >>> pydevtensor.topk(x, 2)
+    topk(values=tensor([3., 2.]), indices=tensor([0, 2]))
+    >>> x.topk(2, largest=False).indices
+    tensor([1, 3])
+    """
     _tensor_arg(input, "topk")
     k = _int_arg(k, "topk", "k")
     d = _dim(_int_arg(dim, "topk", "dim"), input.ndim, "topk")
@@ -65,8 +156,33 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 
 def cumsum(input, dim, *, dtype=None):
-    """Running sums along dim: float inputs keep their dtype, integers and bool give
-    int64 (or dtype=, applied to the input first)."""
+    """Running sums along dim.  Floating inputs keep their dtype; integers and bool give
+    int64.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.cumsum(dim)``).
+    dim : int
+        The dimension to sum along.
+    dtype : pydevtensor.dtype, optional
+        Converts input to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape.
+
+    Raises
+    ------
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> pydevtensor.cumsum(pydevtensor.tensor([1, 2, 3]), 0)
+    tensor([1, 3, 6])
+    """
     _refuse_graph("cumsum", input)
     if dtype is not None:
         input = input.to(dtype)

@@ -30,7 +30,34 @@ def _shifted(input, dim, dtype, op):
 
 
 def softmax(input, dim, dtype=None):
-    """exp(x) / sum(exp(x)) along dim, computed as exp(x - max) for range."""
+    """``exp(x) / sum(exp(x))`` along dim, computed as ``exp(x - max)`` so it never overflows.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (also the method ``x.softmax(dim)``).
+    dim : int
+        The dimension whose entries sum to 1.
+    dtype : pydevtensor.dtype, optional
+        Converts input to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape.
+
+    Raises
+    ------
+    RuntimeError
+        When input is not floating point.
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> pydevtensor.softmax(pydevtensor.tensor([1., 2., 3.]), 0)
+    tensor([0.0900, 0.2447, 0.6652])
+    """
     shifted, d = _shifted(input, dim, dtype, "softmax")
     if shifted is None:
         return _C.ones_like(input if dtype is None else input.to(dtype))
@@ -39,7 +66,34 @@ def softmax(input, dim, dtype=None):
 
 
 def log_softmax(input, dim, dtype=None):
-    """x - log(sum(exp(x))) along dim, computed as (x - max) - log(sum(exp(x - max)))."""
+    """``x - log(sum(exp(x)))`` along dim, computed as ``(x - max) - log(sum(exp(x - max)))``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (also the method ``x.log_softmax(dim)``).
+    dim : int
+        The dimension to normalise along.
+    dtype : pydevtensor.dtype, optional
+        Converts input to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape.
+
+    Raises
+    ------
+    RuntimeError
+        When input is not floating point.
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> pydevtensor.log_softmax(pydevtensor.tensor([1., 2., 3.]), 0)
+    tensor([-2.4076, -1.4076, -0.4076])
+    """
     shifted, d = _shifted(input, dim, dtype, "log_softmax")
     if shifted is None:
         return _C.zeros_like(input if dtype is None else input.to(dtype))
@@ -57,8 +111,44 @@ def _var_args(dim, unbiased, keepdim, correction, op):
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """The variance over dim (all elements when None): sum((x - mean)^2) / (N -
-    correction); correction=1 (Bessel's) unless unbiased=False or correction= says."""
+    """The variance over dim: ``sum((x - mean)**2) / (N - correction)``, with Bessel's
+    correction 1 unless unbiased=False or correction says otherwise.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (also the method ``x.var()``).
+    dim : int or tuple of ints, optional
+        The dimensions to reduce (default: every one).
+    unbiased : bool, optional
+        False: divide by N (correction 0).
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1 (default False).
+    correction : int, optional
+        Subtracted from N (default 1); not together with unbiased.
+
+    Returns
+    -------
+    Tensor
+        0-d when every dimension is reduced.
+
+    Raises
+    ------
+    RuntimeError
+        When input is not floating point.
+    TypeError
+        When both unbiased and correction are given.
+
+    Examples
+    --------
+    >>> m = pydevtensor.tensor([[1., 2.], [3., 5.]])
+    >>> pydevtensor.var(m)
+    tensor(2.9167)
+    >>> m.var(0)
+    tensor([2.0000, 4.5000])
+    >>> m.var(correction=0)
+    tensor(2.1875)
+    """
     dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "var")
     _floating(input, "var")
     dims = tuple(range(input.ndim)) if dim is None else (
@@ -76,12 +166,57 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """The square root of var (same arguments)."""
+    """The standard deviation over dim: the square root of ``var`` with the same arguments.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (also the method ``x.std()``).
+    dim : int or tuple of ints, optional
+        The dimensions to reduce (default: every one).
+    unbiased : bool, optional
+        False: divide by N (correction 0).
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1 (default False).
+    correction : int, optional
+        Subtracted from N (default 1); not together with unbiased.
+
+    Returns
+    -------
+    Tensor
+        0-d when every dimension is reduced.
+
+    Raises
+    ------
+    RuntimeError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> pydevtensor.std(pydevtensor.tensor([[1., 2.], [3., 5.]]), 1)
+    tensor([0.7071, 1.4142])
+    """
     return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
 
 
 def isnan(input):
-    """True where input is NaN (never for integers and bool)."""
+    """Where input is NaN (never for integers and bool).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.isnan()``).
+
+    Returns
+    -------
+    Tensor
+        bool, of input's shape.
+
+    Examples
+    --------
+    >>> pydevtensor.isnan(pydevtensor.tensor([1., float("nan")]))
+    tensor([False,  True])
+    """
     _tensor_arg(input, "isnan")
     if not input.is_floating_point():
         return _C.zeros(tuple(input.shape), dtype=_C.bool, device=input.device)
@@ -89,7 +224,23 @@ def isnan(input):
 
 
 def isinf(input):
-    """True where input is +inf or -inf."""
+    """Where input is +inf or -inf.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.isinf()``).
+
+    Returns
+    -------
+    Tensor
+        bool, of input's shape.
+
+    Examples
+    --------
+    >>> pydevtensor.isinf(pydevtensor.tensor([1., float("inf"), float("nan")]))
+    tensor([False,  True, False])
+    """
     _tensor_arg(input, "isinf")
     if not input.is_floating_point():
         return _C.zeros(tuple(input.shape), dtype=_C.bool, device=input.device)
@@ -97,7 +248,23 @@ def isinf(input):
 
 
 def isfinite(input):
-    """True where input is neither NaN nor infinite (x - x is 0 exactly there)."""
+    """Where input is neither NaN nor infinite.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.isfinite()``).
+
+    Returns
+    -------
+    Tensor
+        bool, of input's shape.
+
+    Examples
+    --------
+    >>> pydevtensor.isfinite(pydevtensor.tensor([1., float("inf"), float("nan")]))
+    tensor([ True, False, False])
+    """
     _tensor_arg(input, "isfinite")
     if not input.is_floating_point():
         return _C.ones(tuple(input.shape), dtype=_C.bool, device=input.device)
@@ -105,8 +272,37 @@ def isfinite(input):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Elementwise ``abs(input - other) <= atol + rtol * abs(other)`` (equal infinities
-    are close; NaN only with equal_nan)."""
+    """Elementwise ``abs(input - other) <= atol + rtol * abs(other)``; equal infinities
+    are close, NaN only with equal_nan.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Broadcast together, on one device (also the method ``x.isclose(y)``).
+    rtol : float, optional
+        The relative tolerance (default 1e-05).
+    atol : float, optional
+        The absolute tolerance (default 1e-08).
+    equal_nan : bool, optional
+        Whether NaN is close to NaN (default False).
+
+    Returns
+    -------
+    Tensor
+        bool, of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not broadcast.
+    RuntimeError
+        When the tensors are on different devices.
+
+    Examples
+    --------
+    >>> pydevtensor.isclose(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1.000001, 2.1]))
+    tensor([ True, False])
+    """
     _tensor_arg(input, "isclose")
     _tensor_arg(other, "isclose", "other")
     _broadcast_shape(tuple(input.shape), tuple(other.shape))
@@ -123,14 +319,63 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """True when isclose holds everywhere (input and other broadcast); reads one
-    number back to the host."""
+    """Whether isclose holds everywhere; reads one number back to the host.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Broadcast together, on one device (also the method ``x.allclose(y)``).
+    rtol : float, optional
+        The relative tolerance (default 1e-05).
+    atol : float, optional
+        The absolute tolerance (default 1e-08).
+    equal_nan : bool, optional
+        Whether NaN is close to NaN (default False).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not broadcast.
+    RuntimeError
+        When the tensors are on different devices.
+
+    Examples
+    --------
+    >>> pydevtensor.allclose(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1.000001, 2.]))
+    True
+    """
     close = isclose(input, other, rtol, atol, equal_nan)
     return builtins.bool(close.sum().cpu().item() == close.numel())
 
 
 def equal(input, other):
-    """True when input and other have the same shape and the same values."""
+    """Whether input and other have the same shape and the same values.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        On one device (also the method ``x.equal(y)``).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    RuntimeError
+        When the tensors are on different devices.
+
+    Examples
+    --------
+    >>> pydevtensor.equal(pydevtensor.tensor([1, 2]), pydevtensor.tensor([1, 2]))
+    True
+    >>> pydevtensor.equal(pydevtensor.tensor([1, 2]), pydevtensor.tensor([1, 2, 3]))
+    False
+    """
     _tensor_arg(input, "equal")
     _tensor_arg(other, "equal", "other")
     if input.device != other.device:
@@ -184,10 +429,43 @@ def _dtype_of(data):
 
 
 def tensor(data, **kwargs):
-    """``tensor(data, *, dtype=None, device=None, pin_memory=False)``: a new tensor holding a
-    copy of data (numbers, nested lists, arrays or tensors; a list may hold 0-d
-    tensors, as PyTorch accepts, each read through a counted copy when it lives on a
-    GPU).  Python ints give int64, floats float32, arrays keep their dtype."""
+    """``tensor(data, *, dtype=None, device=None, pin_memory=False)``: a new tensor holding
+    a copy of data.
+
+    Python ints give int64, floats float32, arrays keep their dtype.  A list may hold
+    0-d tensors, as PyTorch accepts, each read through a counted copy when it lives on
+    a GPU.
+
+    Parameters
+    ----------
+    data : number, nested list or tuple, array or Tensor
+        The values.
+    **kwargs
+        dtype (pydevtensor.dtype), device (str or pydevtensor.device, default
+        ``get_default_device()``), pin_memory (bool) and requires_grad (bool).
+
+    Returns
+    -------
+    Tensor
+        A copy, never a view of data.
+
+    Raises
+    ------
+    TypeError
+        When data is not numbers, lists, an array or a tensor.
+    ValueError
+        When the nested lists are ragged.
+
+    Examples
+    --------
+    >>> pydevtensor.tensor([[1, 2], [3, 4]])
+    tensor([[1, 2],
+            [3, 4]])
+    >>> pydevtensor.tensor([1.5, 2], dtype=pydevtensor.float64)
+    tensor([1.5000, 2.0000], dtype=pydevtensor.float64)
+    >>> pydevtensor.tensor(3)
+    tensor(3)
+    """
     if isinstance(data, (list, tuple)) and _has_tensor(data):
         inner = _dtype_of(data)
         data = _numbers(data)

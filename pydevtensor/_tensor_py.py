@@ -8,7 +8,21 @@ from ._repr import tensor_repr
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple of ints that prints as ``pydevtensor.Size([2, 3])``."""
+    """A tensor's shape: a tuple of ints that prints as ``pydevtensor.Size([2, 3])``.
+
+    Parameters
+    ----------
+    iterable : iterable of int, optional
+        The sizes.
+
+    Examples
+    --------
+    >>> s = pydevtensor.ones(2, 3).shape
+    >>> s
+    pydevtensor.Size([2, 3])
+    >>> s == (2, 3), s[0]
+    (True, 2)
+    """
 
     __slots__ = ()
 
@@ -16,6 +30,17 @@ class Size(tuple):
         return f"pydevtensor.Size({list(self)})"
 
     def numel(self):
+        """The number of elements of a tensor of this shape: the product of the sizes.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> pydevtensor.Size([2, 3]).numel()
+        6
+        """
         n = 1
         for s in self:
             n *= s

@@ -24,12 +24,13 @@ def set_num_threads(n):
     ValueError
         When ``n`` is less than 1.  TypeError when it is not an int.
 
-    Example
-    -------
-    >>> import pydevtensor
+    Examples
+    --------
+    >>> before = pydevtensor.get_num_threads()
     >>> pydevtensor.set_num_threads(1)
     >>> pydevtensor.get_num_threads()
     1
+    >>> pydevtensor.set_num_threads(before)
     """
     _C._set_num_threads(operator.index(n))
 
@@ -44,9 +45,8 @@ def get_num_threads():
     -------
     int
 
-    Example
-    -------
-    >>> import pydevtensor
+    Examples
+    --------
     >>> pydevtensor.get_num_threads() >= 1
     True
     """

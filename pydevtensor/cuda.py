@@ -27,17 +27,47 @@ DeviceProperties = namedtuple(
 
 
 def is_built():
-    """True when this copy of pydevtensor was compiled with its CUDA backend."""
+    """True when this copy of pydevtensor was compiled with its CUDA backend.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> isinstance(pydevtensor.cuda.is_built(), bool)
+    True
+    """
     return _C._cuda_status()[0]
 
 
 def is_available():
-    """True when at least one CUDA device can be used."""
+    """True when at least one CUDA device can be used.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.is_available() == (pydevtensor.cuda.device_count() > 0)
+    True
+    """
     return device_count() > 0
 
 
 def unavailable_reason():
-    """Why no CUDA device can be used (None when one can)."""
+    """Why no CUDA device can be used (None when one can).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> (pydevtensor.cuda.unavailable_reason() is None) == pydevtensor.cuda.is_available()
+    True
+    """
     built, why = _C._cuda_status()
     if not built:
         return "pydevtensor was built without CUDA"
@@ -45,12 +75,45 @@ def unavailable_reason():
 
 
 def current_device():
-    """Index of the calling thread's current CUDA device (0 until set_device)."""
+    """Index of the calling thread's current CUDA device (0 until set_device).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.current_device()
+    0
+    """
     return _C._current_device()
 
 
 def set_device(d):
-    """Makes d the calling thread's current CUDA device: 'cuda' and .cuda() then mean it."""
+    """Makes d the calling thread's current CUDA device: 'cuda' and .cuda() then mean it.
+
+    Parameters
+    ----------
+    d : int, str or pydevtensor.device
+        A CUDA device.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When there is no such CUDA device (the message says why).
+
+    Examples
+    --------
+    With a GPU (skipped here: it needs one):
+
+    >>> pydevtensor.cuda.set_device(0)  # doctest: +SKIP
+    >>> pydevtensor.cuda.current_device()  # doctest: +SKIP
+    0
+    """
     _C._set_device(_as_device(d))
 
 
@@ -59,7 +122,26 @@ class device:
     current device for the block ('cuda' and ``.cuda()`` then mean it), and restores
     the previous one after, as ``torch.cuda.device``.  i is an int, 'cuda:1' or a
     device; None or a negative int does nothing.  Entering it for a device that does
-    not exist raises DeviceError."""
+    not exist raises DeviceError.
+
+    Parameters
+    ----------
+    device : int, str, pydevtensor.device or None
+        The CUDA device.
+
+    Raises
+    ------
+    ValueError
+        For a device that is not a CUDA one.
+    pydevtensor.DeviceError
+        On entering, for a device that does not exist.
+
+    Examples
+    --------
+    >>> with pydevtensor.cuda.device(None):  # None: does nothing, on any machine
+    ...     pydevtensor.cuda.current_device()
+    0
+    """
 
     def __init__(self, device):
         if device is None or (isinstance(device, int) and not isinstance(device, bool)
@@ -92,21 +174,113 @@ def _cuda_device(d):
 
 
 def get_device_properties(d=None):
-    """name, total_memory (bytes), multi_processor_count, major, minor of a CUDA device."""
+    """name, total_memory (bytes), multi_processor_count, major, minor of a CUDA device.
+
+    Parameters
+    ----------
+    d : int, str or pydevtensor.device, optional
+        A CUDA device (default: the current one).
+
+    Returns
+    -------
+    DeviceProperties
+        A named tuple.
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When there is no such CUDA device (the message says why).
+
+    Examples
+    --------
+    With a GPU (skipped here: it needs one):
+
+    >>> pydevtensor.cuda.get_device_properties(0).total_memory > 0  # doctest: +SKIP
+    True
+    """
     return DeviceProperties(**_C._properties(_cuda_device(d)))
 
 
 def get_device_name(d=None):
+    """The name of a CUDA device, as the driver gives it.
+
+    Parameters
+    ----------
+    d : int, str or pydevtensor.device, optional
+        A CUDA device (default: the current one).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When there is no such CUDA device (the message says why).
+
+    Examples
+    --------
+    With a GPU (skipped here: it needs one):
+
+    >>> pydevtensor.cuda.get_device_name(0)  # doctest: +SKIP
+    'NVIDIA H100 80GB HBM3'
+    """
     return get_device_properties(d).name
 
 
 def get_device_capability(d=None):
+    """The compute capability (major, minor) of a CUDA device.
+
+    Parameters
+    ----------
+    d : int, str or pydevtensor.device, optional
+        A CUDA device (default: the current one).
+
+    Returns
+    -------
+    tuple of (int, int)
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When there is no such CUDA device (the message says why).
+
+    Examples
+    --------
+    With a GPU (skipped here: it needs one):
+
+    >>> pydevtensor.cuda.get_device_capability(0)  # doctest: +SKIP
+    (9, 0)
+    """
     p = get_device_properties(d)
     return (p.major, p.minor)
 
 
 def mem_get_info(d=None):
-    """(free, total) bytes of a CUDA device, as the driver reports them."""
+    """(free, total) bytes of a CUDA device, as the driver reports them.
+
+    Parameters
+    ----------
+    d : int, str or pydevtensor.device, optional
+        A CUDA device (default: the current one).
+
+    Returns
+    -------
+    tuple of (int, int)
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When there is no such CUDA device (the message says why).
+
+    Examples
+    --------
+    With a GPU (skipped here: it needs one):
+
+    >>> free, total = pydevtensor.cuda.mem_get_info()  # doctest: +SKIP
+    >>> free <= total  # doctest: +SKIP
+    True
+    """
     return _C._mem_get_info(_cuda_device(d))
 
 
@@ -114,6 +288,24 @@ def empty_cache(d=None):
     """Returns the cached, unused memory of the device's pool to the driver.
 
     With no CUDA device this does nothing, so notebooks can call it unconditionally.
+
+    Parameters
+    ----------
+    d : int, str or pydevtensor.device, optional
+        A CUDA device (default: the current one).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When there is no such CUDA device (the message says why).  Not raised without an argument.
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.empty_cache()  # does nothing without a GPU
     """
     if d is None and not is_available():
         return
@@ -125,6 +317,25 @@ def synchronize(d=None):
 
     With no CUDA device and no argument this does nothing, so timing code written for
     a GPU also runs on the CPU, where ops are synchronous.
+
+    Parameters
+    ----------
+    d : int, str or pydevtensor.device, optional
+        A CUDA device (default: the current one).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When there is no such CUDA device (the message says why).  Not raised without an argument.
+
+    Examples
+    --------
+    >>> y = pydevtensor.ones(3, device=pydevtensor.try_gpu()) * 2
+    >>> pydevtensor.cuda.synchronize()  # y is computed now, on any device
     """
     if d is None and not is_available():
         return
@@ -136,6 +347,34 @@ def set_per_process_memory_fraction(fraction, device=None):
 
     Checked before each allocation is tried, so going over raises OutOfMemoryError
     without touching the device (PyTorch checks after: pytorch#69688).
+
+    Parameters
+    ----------
+    fraction : float
+        In [0, 1].
+    device : int, str or pydevtensor.device, optional
+        A CUDA device (default: the current one).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        When fraction is outside [0, 1].
+    pydevtensor.DeviceError
+        When there is no such CUDA device (the message says why).
+
+    Examples
+    --------
+    With a GPU (skipped here: it needs one):
+
+    >>> pydevtensor.cuda.set_per_process_memory_fraction(0.5, 0)  # doctest: +SKIP
+    >>> pydevtensor.empty(2 ** 40, device='cuda')  # doctest: +SKIP
+    Traceback (most recent call last):
+    ...
+    pydevtensor.OutOfMemoryError: ...
     """
     if isinstance(fraction, bool) or not 0 <= fraction <= 1:
         raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")

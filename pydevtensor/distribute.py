@@ -105,7 +105,13 @@ def _as_device(d):
 
 class History:
     """What fit() returns, as in Keras: ``history.history['loss']`` is the list of
-    per-epoch losses, ``history.epoch`` the epoch numbers (from 0)."""
+    per-epoch losses, ``history.epoch`` the epoch numbers (from 0).
+
+    Examples
+    --------
+    >>> pydevtensor.distribute.History()
+    History(epoch=[], history={'loss': []})
+    """
 
     def __init__(self):
         self.history = {"loss": []}
@@ -187,7 +193,29 @@ class MirroredStrategy:
     """Synchronous data parallelism over ``devices`` (default ``try_all_gpus()``: every
     GPU, or the CPU alone); any devices work, logical CPU devices
     (``config.set_logical_device_configuration``) included.  See Note [mirrored
-    training] in this module for what happens, and the exact transfer counts."""
+    training] in this module for what happens, and the exact transfer counts.
+
+    Parameters
+    ----------
+    devices : sequence of devices, optional
+        pydevtensor.device, 'cuda:0', '/gpu:0' or config.LogicalDevice objects (default try_all_gpus()).
+    all_reduce : str, optional
+        How gradients are summed: 'auto' (the default), 'nccl' or 'copies'.
+
+    Raises
+    ------
+    ValueError
+        For an empty or repeated device list, or an unknown all_reduce.
+    pydevtensor.DeviceError
+        For a device that does not exist.
+
+    Examples
+    --------
+    >>> from pydevtensor import distribute, nn, optim
+    >>> strategy = distribute.MirroredStrategy(['cpu'])
+    >>> strategy
+    MirroredStrategy(devices=['cpu'])
+    """
 
     def __init__(self, devices=None, all_reduce="auto"):
         if all_reduce not in _ALL_REDUCE_METHODS:
@@ -206,15 +234,41 @@ class MirroredStrategy:
 
     @property
     def devices(self):
+        """The devices, one replica on each, in order.
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute, nn, optim
+        >>> strategy = distribute.MirroredStrategy(['cpu'])
+        >>> strategy.devices
+        (device(type='cpu'),)
+        """
         return self._devices
 
     @property
     def all_reduce_method(self):
-        """How gradients are summed: 'nccl' or 'copies' (Note [mirrored training])."""
+        """How gradients are summed: 'nccl' or 'copies' (Note [mirrored training]).
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute, nn, optim
+        >>> strategy = distribute.MirroredStrategy(['cpu'])
+        >>> strategy.all_reduce_method
+        'copies'
+        """
         return self._all_reduce_method
 
     @property
     def num_replicas_in_sync(self):
+        """The number of replicas: one per device.
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute, nn, optim
+        >>> strategy = distribute.MirroredStrategy(['cpu'])
+        >>> strategy.num_replicas_in_sync
+        1
+        """
         return len(self._devices)
 
     def __repr__(self):
@@ -224,7 +278,22 @@ class MirroredStrategy:
     @contextlib.contextmanager
     def scope(self):
         """Models built inside are moved to the first device and replicated to the
-        others when the block ends (Note [mirrored training])."""
+        others when the block ends (Note [mirrored training]).
+
+        Returns
+        -------
+        contextlib.AbstractContextManager
+            Gives the strategy on entry.
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute, nn, optim
+        >>> strategy = distribute.MirroredStrategy(['cpu'])
+        >>> with strategy.scope():
+        ...     net = nn.Sequential(nn.Linear(2, 1))
+        >>> strategy.replicas(net)[0] is net
+        True
+        """
         built = []
         owner = _ScopeOwner(built)
         _push_scope(owner)
@@ -245,7 +314,33 @@ class MirroredStrategy:
             object.__setattr__(m, "_pdt_replicas", replicas)
 
     def replicas(self, model):
-        """The model's replicas, one per device in order; the model itself first."""
+        """The model's replicas, one per device in order; the model itself first.
+
+        Parameters
+        ----------
+        model : nn.Module
+            A model built inside scope().
+
+        Returns
+        -------
+        list of nn.Module
+
+        Raises
+        ------
+        ValueError
+            For a model built outside this strategy's scope.
+        RuntimeError
+            When the model's parameters changed after it was replicated.
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute, nn, optim
+        >>> strategy = distribute.MirroredStrategy(['cpu'])
+        >>> with strategy.scope():
+        ...     net = nn.Sequential(nn.Linear(2, 1))
+        >>> len(strategy.replicas(net))
+        1
+        """
         owner = model.__dict__.get("_pdt_strategy") if isinstance(model, Module) else None
         if owner is not self:
             what = (f"a {type(model).__name__}, not an nn.Module" if not isinstance(model, Module)
@@ -269,7 +364,46 @@ class MirroredStrategy:
         batch of batch_size samples split across the replicas; returns a History whose
         ``history['loss']`` has one loss per epoch.  verbose=1 shows a progress bar per
         epoch with the running loss (when tqdm is installed), verbose=0 none.  The
-        replicas are put in training mode (``train()``) and stay in it."""
+        replicas are put in training mode (``train()``) and stay in it.
+
+        Parameters
+        ----------
+        model : nn.Module
+            Built inside scope().
+        X, y : Tensor or array
+            The samples and targets, first dimension the samples.
+        loss : callable
+            loss(prediction, target), e.g. nn.MSELoss().
+        optimizer : optim.Optimizer
+            Over model.parameters().
+        epochs : int, optional
+            Default 1.
+        batch_size : int, optional
+            The global batch (default 32).
+        verbose : {0, 1}, optional
+            Progress bars (default 1).
+
+        Returns
+        -------
+        History
+
+        Raises
+        ------
+        ValueError
+            When X and y do not fit, or for a bad epochs or batch_size.
+
+        Examples
+        --------
+        >>> from pydevtensor import distribute, nn, optim
+        >>> strategy = distribute.MirroredStrategy(['cpu'])
+        >>> with strategy.scope():
+        ...     net = nn.Sequential(nn.Linear(2, 1))
+        >>> X, y = pydevtensor.ones(8, 2), pydevtensor.ones(8, 1)
+        >>> opt = optim.SGD(net.parameters(), lr=0.1)
+        >>> history = strategy.fit(net, X, y, nn.MSELoss(), opt, epochs=2, batch_size=4, verbose=0)
+        >>> history.epoch, len(history.history['loss'])
+        ([0, 1], 2)
+        """
         replicas = self.replicas(model)
         X, y = _as_tensor(X, "X"), _as_tensor(y, "y")
         n = len(replicas)
@@ -415,7 +549,24 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     across workers (pydevtensor.distributed.all_reduce, in place, one call per bucket),
     then copied to the worker's other replicas.  Every worker ends with the same bits,
     so the weights stay identical everywhere; the parameters are broadcast from rank 0
-    at the start of each fit().  The loss in the history is the global batch's."""
+    at the start of each fit().  The loss in the history is the global batch's.
+
+    Parameters
+    ----------
+    devices : sequence of devices, optional
+        This worker's devices (default: its GPUs, or the CPU).
+    all_reduce : str, optional
+        How the worker's replicas sum their gradients: 'auto' (the default), 'nccl' or 'copies'.
+
+    Examples
+    --------
+    Under an MPI launcher with pydevtensor.distributed (skipped here: it needs one):
+
+    >>> from pydevtensor import distribute, nn  # doctest: +SKIP
+    >>> strategy = distribute.MultiWorkerMirroredStrategy()  # doctest: +SKIP
+    >>> with strategy.scope():  # doctest: +SKIP
+    ...     net = nn.Sequential(nn.Linear(20, 1))
+    """
 
     def __init__(self, devices=None, all_reduce="auto"):
         super().__init__(devices, all_reduce)

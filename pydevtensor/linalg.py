@@ -14,8 +14,39 @@ def _dims(dim, ndim):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """(sum |x|^ord)^(1/ord) over dim (all elements when None); ord inf/-inf: max/min
-    of |x|; ord 0: the count of non-zeros."""
+    """``(sum |x|**ord)**(1/ord)`` over dim (every element when None); ord inf / -inf gives
+    the max / min of ``|x|``, ord 0 the count of non-zeros.
+
+    Parameters
+    ----------
+    x : Tensor
+        Floating point.
+    ord : float, optional
+        The order (default 2).
+    dim : int or tuple of ints, optional
+        The dimensions to reduce (default: every one).
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    dtype : pydevtensor.dtype, optional
+        Converts x to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        0-d when every dimension is reduced.
+
+    Raises
+    ------
+    RuntimeError
+        When x is not floating point.
+
+    Examples
+    --------
+    >>> pydevtensor.linalg.vector_norm(pydevtensor.tensor([3., -4.]))
+    tensor(5.)
+    >>> pydevtensor.linalg.vector_norm(pydevtensor.tensor([3., -4.]), float("inf"))
+    tensor(4.)
+    """
     if dtype is not None:
         x = x.to(dtype)
     if not x.is_floating_point():
@@ -39,8 +70,42 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """'fro' (Frobenius), 1 / -1 (max / min column sum of |A|), inf / -inf (max / min
-    row sum); 2, -2 and 'nuc' need singular values and are not supported."""
+    """The matrix norm over the two dimensions dim: 'fro' (Frobenius), 1 / -1 (the max /
+    min column sum of ``|A|``), inf / -inf (the max / min row sum).
+
+    Parameters
+    ----------
+    A : Tensor
+        At least 2-D, floating point.
+    ord : {'fro', 1, -1, inf, -inf}, optional
+        The norm (default 'fro'); 2, -2 and 'nuc' need singular values.
+    dim : tuple of two ints, optional
+        The matrix dimensions (default the last two).
+    keepdim : bool, optional
+        Keep them with size 1.
+    dtype : pydevtensor.dtype, optional
+        Converts A to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        One norm per matrix.
+
+    Raises
+    ------
+    RuntimeError
+        When A has fewer than 2 dimensions.
+    NotImplementedError
+        For ord 2, -2 and 'nuc'.
+
+    Examples
+    --------
+    >>> A = pydevtensor.tensor([[1., -2.], [3., 4.]])
+    >>> pydevtensor.linalg.matrix_norm(A)
+    tensor(5.4772)
+    >>> pydevtensor.linalg.matrix_norm(A, 1)
+    tensor(6.)
+    """
     if dtype is not None:
         A = A.to(dtype)
     if A.ndim < 2:
@@ -62,9 +127,39 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
-    """torch.linalg.norm: ord=None gives the 2-norm of the flattened input (the
-    Frobenius norm of a matrix); a vector ord with dim an int or None on 1-d input,
-    a matrix ord with two dims or a 2-d input."""
+    """torch.linalg.norm: ord=None gives the 2-norm of the flattened input (the Frobenius
+    norm of a matrix); a vector ord with dim an int or None on 1-D input, a matrix ord
+    with two dims or a 2-D input.
+
+    Parameters
+    ----------
+    A : Tensor
+        Floating point.
+    ord : float or str, optional
+        As vector_norm or matrix_norm.
+    dim : int or tuple of ints, optional
+        One dim: a vector norm; two: a matrix norm.
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    dtype : pydevtensor.dtype, optional
+        Converts A to this dtype first.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        When ord is given without dim for an input of more than 2 dimensions.
+
+    Examples
+    --------
+    >>> pydevtensor.linalg.norm(pydevtensor.tensor([[1., -2.], [3., 4.]]))
+    tensor(5.4772)
+    >>> pydevtensor.linalg.norm(pydevtensor.tensor([3., -4.]), 1)
+    tensor(7.)
+    """
     if isinstance(ord, str) or (ord is not None and dim is None and A.ndim == 2) or (
             dim is not None and not isinstance(dim, int) and len(tuple(dim)) == 2
             and ord is not None):

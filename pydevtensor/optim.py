@@ -23,8 +23,12 @@ PyTorch's Adam (not AdamW: the decay is added to the gradient), at step t:
     m = beta1 * m + (1 - beta1) * d;   v = beta2 * v + (1 - beta2) * d * d
     p -= (lr / (1 - beta1 ** t)) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps)
 """
+from __future__ import annotations
+
 import math
 import numbers
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from . import _C
 from .autograd.grad_mode import no_grad as _no_grad
@@ -36,12 +40,35 @@ __all__ = ["Adam", "Optimizer", "SGD"]
 
 class Optimizer:
     """Parameter groups (``param_groups``: dicts holding 'params' and the
-    hyperparameters), per-parameter ``state``, ``zero_grad`` and ``step``."""
+    hyperparameters), per-parameter ``state``, ``zero_grad`` and ``step``.
 
-    def __init__(self, params, defaults):
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters, or parameter groups ({'params': [...], and hyperparameters}).
+    defaults : dict
+        The hyperparameters of groups that do not set them.
+
+    Raises
+    ------
+    TypeError
+        When params is a single Tensor.
+    ValueError
+        When params is empty.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+    >>> len(opt.param_groups), opt.param_groups[0]['lr']
+    (1, 0.1)
+    """
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
+                 defaults: dict[str, Any]) -> None:
         object.__setattr__(self, "defaults", dict(defaults))
-        self.state = {}  # id(param) -> {name: Tensor}
-        self.param_groups = []
+        self.state: dict[int, dict[str, Any]] = {}  # id(param) -> {name: Tensor}
+        self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, _C.Tensor):
             raise TypeError(f"{type(self).__name__}: params must be an iterable of Parameters "
                             f"or of dicts, got a single Tensor; pass [tensor] or "
@@ -55,7 +82,31 @@ class Optimizer:
         for g in groups:
             self.add_param_group(g, seen)
 
-    def add_param_group(self, group, _seen=None):
+    def add_param_group(self, group: dict[str, Any], _seen: set[int] | None = None) -> None:
+        """Adds a parameter group (its hyperparameters default to the optimizer's).
+
+        Parameters
+        ----------
+        group : dict
+            {'params': [...], and any hyperparameters}.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        ValueError
+            When a parameter is already in another group.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+        >>> opt.add_param_group({'params': [nn.Parameter(pydevtensor.ones(1))], 'lr': 0.01})
+        >>> len(opt.param_groups)
+        2
+        """
         seen = _seen if _seen is not None else {id(p) for p in self._all_params()}
         group = dict(group)
         params = group["params"]
@@ -77,20 +128,63 @@ class Optimizer:
     def _check_group(self, group):
         pass
 
-    def _all_params(self):
+    def _all_params(self) -> Iterator[_C.Tensor]:
         for g in self.param_groups:
             yield from g["params"]
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """``.grad = None`` for every parameter (the default, as in PyTorch), or zeroed in
-        place with set_to_none=False."""
+        place with set_to_none=False.
+
+        Parameters
+        ----------
+        set_to_none : bool, optional
+            None instead of zeros (default True).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+        >>> opt = optim.SGD([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.zero_grad()
+        >>> w.grad is None
+        True
+        """
         for p in self._all_params():
             if set_to_none:
                 p.grad = None
             elif getattr(p, "grad", None) is not None:
                 p.grad.zero_()
 
-    def step(self):
+    def step(self) -> None:
+        """Updates every parameter that has a gradient, in place on its device; all or
+        nothing (nothing changes when it fails midway).  Subclasses define it.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        NotImplementedError
+            On the base class.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+        >>> opt = optim.SGD([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w
+        Parameter containing:
+        tensor([0.8000, 1.6000], requires_grad=True)
+        """
         raise NotImplementedError
 
     def _replica(self, mapping):
@@ -112,7 +206,7 @@ class Optimizer:
                                             else v) for k, v in self.state[id(p)].items()}
         return new
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
         for i, g in enumerate(self.param_groups):
             lines.append(f"Parameter Group {i}")
@@ -144,10 +238,38 @@ def _decayed_grads(params, wd, where):
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent with optional momentum and weight decay (PyTorch's
-    rule, see the module docstring)."""
+    """Stochastic gradient descent with momentum and weight decay, PyTorch's rule (see the
+    module's docstring).
 
-    def __init__(self, params, lr, momentum=0.0, weight_decay=0.0):
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float
+        The learning rate.
+    momentum : float, optional
+        Default 0.
+    weight_decay : float, optional
+        Added to the gradient times the parameter (default 0).
+
+    Raises
+    ------
+    ValueError
+        For a negative lr, momentum or weight_decay.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.SGD([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.8000, 1.6000])
+    """
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float,
+                 momentum: float = 0.0, weight_decay: float = 0.0) -> None:
         super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay})
 
     def _check_group(self, group):
@@ -155,13 +277,28 @@ class SGD(Optimizer):
             group[name] = _nonnegative(group[name], name, "SGD")
 
     @_C_no_grad
-    def step(self):
+    def step(self) -> None:
         """One update of every parameter, all or nothing: every new momentum buffer and
         every update is computed first (this is what can run out of memory), then all
         are committed, with in-place subtractions and assignments that allocate
         nothing.  An OutOfMemoryError on the last parameter thus leaves every parameter
         and every buffer as it was.  The price is holding the updates (and the new
-        buffers, with momentum) of all parameters at once."""
+        buffers, with momentum) of all parameters at once.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+        >>> opt = optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.data
+        tensor([0.8000, 1.6000])
+        """
         pending = []  # (param data, update, momentum state or None, new buffer)
         for group in self.param_groups:
             lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
@@ -183,11 +320,41 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (PyTorch's rule, see the module docstring), state per parameter: step,
-    exp_avg (m) and exp_avg_sq (v) on the parameter's device.  Like SGD.step(), every
-    new state and update is computed before any is committed."""
+    """Adam, PyTorch's rule (not AdamW: the decay is added to the gradient; see the module's
+    docstring).
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float, optional
+        The learning rate (default 1e-3).
+    betas : (float, float), optional
+        The decay rates of the two moments (default (0.9, 0.999)).
+    eps : float, optional
+        Added to the denominator (default 1e-8).
+    weight_decay : float, optional
+        Added to the gradient times the parameter (default 0).
+
+    Raises
+    ------
+    ValueError
+        For an lr, eps or weight_decay below 0, or a beta outside [0, 1).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.Adam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.9000, 1.9000])
+    """
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.0) -> None:
         super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
                                   "weight_decay": weight_decay})
 
@@ -201,7 +368,7 @@ class Adam(Optimizer):
         group["betas"] = tuple(float(b) for b in betas)
 
     @_C_no_grad
-    def step(self):
+    def step(self) -> None:
         pending = []
         for group in self.param_groups:
             lr, (b1, b2), eps, wd = (group["lr"], group["betas"], group["eps"],

@@ -24,7 +24,32 @@ def save(obj, f):
     The name is used as given: no '.npz' is appended.  A path is written atomically:
     to a temporary file in the same folder, flushed, fsynced and renamed over f, so a
     failure or a crash midway leaves the old file as it was (and no temporary file,
-    except after kill -9 or a power cut: ``.NAME.*.tmp`` beside it)."""
+    except after kill -9 or a power cut: ``.NAME.*.tmp`` beside it).
+
+    Parameters
+    ----------
+    obj : Tensor or dict of str to Tensor
+        What to write (a state_dict is such a dict).
+    f : str, os.PathLike or binary file
+        Where to.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        When obj is not a tensor or a dict of tensors.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "w.pdt")
+    >>> pydevtensor.save({"w": pydevtensor.ones(2)}, path)
+    >>> pydevtensor.load(path)
+    OrderedDict([('w', tensor([1., 1.]))])
+    """
     import json  # here, not at import: Note [lazy submodules] in __init__.py
     if isinstance(obj, _C.Tensor):
         kind, tensors = "tensor", {"tensor": obj}
@@ -374,7 +399,29 @@ def load(f, map_location=None):
     - FileNotFoundError, PermissionError and other OSErrors as open() raises them.
 
     Only headers are read before the sizes are checked, and each tensor is then read
-    once, straight into its storage."""
+    once, straight into its storage.
+
+    Parameters
+    ----------
+    f : str, os.PathLike or binary file
+        What save() wrote.
+    map_location : str, pydevtensor.device or dict, optional
+        Where the tensors go: one device for all, or {'cuda:0': 'cpu', ...}.
+
+    Returns
+    -------
+    Tensor or OrderedDict of str to Tensor
+        What was saved.
+
+    Examples
+    --------
+    >>> import io
+    >>> buf = io.BytesIO()
+    >>> pydevtensor.save(pydevtensor.arange(3), buf)
+    >>> _ = buf.seek(0)
+    >>> pydevtensor.load(buf, map_location="cpu")
+    tensor([0, 1, 2])
+    """
     import json
     if map_location is not None and not isinstance(map_location, (dict, str, _C.device)):
         raise TypeError(f"map_location must be a device, a string or a dict, "

@@ -15,6 +15,7 @@ from pydevtensor import _C
 
 PACKAGE = Path(pdt.__file__).resolve().parent
 TOUR = Path(__file__).resolve().parent / "typing" / "tour.py"
+TRAINING = Path(__file__).resolve().parent / "typing" / "training.py"  # nn and optim
 
 
 def _stub_names(path, cls=None):
@@ -55,7 +56,7 @@ def test_every_name_in_dunder_all_is_in_the_package_stub():
     assert not missing, f"add to pydevtensor/__init__.pyi: {missing}"
 
 
-def test_mypy_strict_accepts_the_tour_and_infers_tensor(tmp_path):
+def test_mypy_strict_accepts_the_tour_and_a_training_script(tmp_path):
     pytest.importorskip("mypy", reason="mypy is in the test extra")
     root = PACKAGE.parent
     # pydevtensor found through mypy_path (an editable install's import hook is invisible
@@ -69,16 +70,18 @@ def test_mypy_strict_accepts_the_tour_and_infers_tensor(tmp_path):
     bad.write_text("import pydevtensor as torch\n"
                    "torch.ones(2, 3).no_such_method()\n"
                    "torch.ones(2, 3).to(device=3.5)\n"
-                   "n: str = torch.device_count()\n")
+                   "n: str = torch.device_count()\n"
+                   "torch.nn.Linear('3', 1)\n"
+                   "torch.optim.SGD(torch.nn.Linear(3, 1).parameters(), lr='big')\n")
     # Not under the sanitizer job's preloaded runtimes: mypy is not our code.
     env = {k: v for k, v in os.environ.items() if k not in ("MYPYPATH", "LD_PRELOAD")}
     proc = subprocess.run([sys.executable, "-m", "mypy", "--config-file",
-                           str(tmp_path / "mypy.ini"), str(TOUR), str(bad)],
+                           str(tmp_path / "mypy.ini"), str(TOUR), str(TRAINING), str(bad)],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
     lines = proc.stdout.splitlines()
     notes = [line for line in lines if "Revealed type" in line]
     errors = [line for line in lines if ": error:" in line]
     assert all(e.startswith(("bad.py:", str(bad))) for e in errors), proc.stdout
     assert len(notes) == 2 and all('"pydevtensor._C.Tensor"' in n for n in notes), proc.stdout
-    assert [int(e.split(".py:")[1].split(":")[0]) for e in errors] == [2, 3, 4], proc.stdout
+    assert [int(e.split(".py:")[1].split(":")[0]) for e in errors] == [2, 3, 4, 5, 6], proc.stdout
     assert '"Tensor" has no attribute "no_such_method"' in errors[0]

@@ -34,6 +34,7 @@
  * was chosen for the time it takes to write and to extend (issue 17's ops add
  * one class each). */
 #include "args.h"
+#include "docstrings_autograd.h"
 
 PyObject *pdt_autograd_dispatcher;
 PyTypeObject *pdt_autograd_tensor_type;
@@ -143,9 +144,7 @@ static PyObject *f_set_autograd_dispatcher(PyObject *module, PyObject *fn)
 }
 
 PyMethodDef pdt_autograd_functions[] = {
-    {"is_grad_enabled", f_is_grad_enabled, METH_NOARGS,
-     "is_grad_enabled()\n--\n\nTrue when ops record a graph in this thread (no_grad turns it "
-     "off)."},
+    {"is_grad_enabled", f_is_grad_enabled, METH_NOARGS, doc_is_grad_enabled},
     {"_set_grad_enabled", f_set_grad_enabled, METH_O, NULL},
     {"_set_autograd_dispatcher", f_set_autograd_dispatcher, METH_O, NULL},
     {NULL, NULL, 0, NULL},
@@ -260,13 +259,12 @@ static int set_accumulator(PyObject *self, PyObject *value, void *c)
 }
 
 PyGetSetDef pdt_autograd_getset[] = {
-    {"requires_grad", get_requires_grad, set_requires_grad,
-     "True when ops on this tensor record how their results were made", NULL},
-    {"grad", get_grad, set_grad, "the gradient accumulated by backward() (a leaf), or None", NULL},
-    {"grad_fn", get_grad_fn, NULL, "the Node that made this tensor, None for a leaf", NULL},
-    {"is_leaf", get_is_leaf, NULL, "True unless a recorded op made this tensor", NULL},
+    {"requires_grad", get_requires_grad, set_requires_grad, doc_requires_grad, NULL},
+    {"grad", get_grad, set_grad, doc_grad, NULL},
+    {"grad_fn", get_grad_fn, NULL, doc_grad_fn, NULL},
+    {"is_leaf", get_is_leaf, NULL, doc_is_leaf, NULL},
     {"_version", get_version, NULL, "writes in place to this tensor's storage so far", NULL},
-    {"output_nr", get_output_nr, NULL, "which output of grad_fn this tensor is", NULL},
+    {"output_nr", get_output_nr, NULL, doc_output_nr, NULL},
     {"_accumulator", get_accumulator, set_accumulator, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -341,13 +339,9 @@ static PyObject *t_bump_version(PyObject *self, PyObject *unused)
 }
 
 PyMethodDef pdt_autograd_methods[] = {
-    {"requires_grad_", FASTKW(t_requires_grad_),
-     "requires_grad_(requires_grad=True)\n--\n\nSets requires_grad in place (a leaf only); "
-     "returns self."},
-    {"detach", t_detach, METH_NOARGS,
-     "detach()\n--\n\nA new tensor sharing storage with this one, outside the graph."},
-    {"detach_", t_detach_, METH_NOARGS,
-     "detach_()\n--\n\nTakes this tensor out of the graph: it becomes a leaf."},
+    {"requires_grad_", FASTKW(t_requires_grad_), doc_requires_grad_},
+    {"detach", t_detach, METH_NOARGS, doc_detach},
+    {"detach_", t_detach_, METH_NOARGS, doc_detach_},
     {"_set_grad_fn", (PyCFunction)(void (*)(void))t_set_grad_fn, METH_FASTCALL, NULL},
     {"_bump_version", t_bump_version, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},

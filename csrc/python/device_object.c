@@ -4,6 +4,7 @@
  * 'cuda' without an index resolves at construction to the current CUDA device,
  * so device('cuda') == device('cuda:0') by default and both hash alike; see the
  * README's "cuda means the current device". */
+#include "docstrings_types.h"
 #include "pdt_module.h"
 
 #include <stdio.h>
@@ -230,8 +231,8 @@ static void device_dealloc(PyObject *self)
 }
 
 static PyGetSetDef device_getset[] = {
-    {"type", device_get_type, NULL, "'cpu' or 'cuda'", NULL},
-    {"index", device_get_index, NULL, "the device's index (0 for the CPU)", NULL},
+    {"type", device_get_type, NULL, doc_device_type_attr, NULL},
+    {"index", device_get_index, NULL, doc_device_index, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -245,9 +246,7 @@ static PyMethodDef device_methods[] = {
 };
 
 static PyType_Slot device_slots[] = {
-    {Py_tp_doc, "device(type, index=None)\n--\n\n"
-                "A device: the CPU or the i-th CUDA GPU.  device('cuda') is the current "
-                "CUDA device and equals device('cuda:0') by default."},
+    {Py_tp_doc, (void *)doc_device_type},
     {Py_tp_new, device_new},
     {Py_tp_dealloc, device_dealloc},
     {Py_tp_repr, device_repr},

@@ -1,6 +1,7 @@
 /* dtype_object.c - pydevtensor.float32 and friends: one singleton per dtype.
  * Anything naming a dtype is accepted where a dtype is: the singletons, their
  * names ('float32'), NumPy dtypes and scalar types (np.float64). */
+#include "docstrings_types.h"
 #include "pdt_module.h"
 
 #include <string.h>
@@ -93,10 +94,7 @@ static PyObject *f_promote_types(PyObject *module, PyObject *const *args, Py_ssi
 
 PyMethodDef pdt_dtype_functions[] = {
     {"promote_types", (PyCFunction)(void (*)(void))f_promote_types, METH_FASTCALL,
-     "promote_types(type1, type2)\n--\n\n"
-     "The dtype of an operation between tensors of type1 and type2, as in PyTorch: the "
-     "higher kind wins (bool < int32 < int64 < float16, bfloat16 < float32 < float64), and "
-     "float16 with bfloat16 gives float32."},
+     doc_promote_types},
     {NULL, NULL, 0, NULL},
 };
 
@@ -137,10 +135,9 @@ static void dtype_dealloc(PyObject *self)
 }
 
 static PyGetSetDef dtype_getset[] = {
-    {"itemsize", dtype_get_itemsize, NULL, "bytes per element", NULL},
-    {"is_floating_point", dtype_get_is_floating, NULL,
-     "True for float16, bfloat16, float32 and float64", NULL},
-    {"name", dtype_get_name, NULL, "'float32', ...", NULL},
+    {"itemsize", dtype_get_itemsize, NULL, doc_dtype_itemsize, NULL},
+    {"is_floating_point", dtype_get_is_floating, NULL, doc_dtype_is_floating_point, NULL},
+    {"name", dtype_get_name, NULL, doc_dtype_name, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -150,13 +147,9 @@ static PyMethodDef dtype_methods[] = {
 };
 
 static PyType_Slot dtype_slots[] = {
-    {Py_tp_doc, "An element type: pydevtensor.float32, float64, float16, bfloat16, int32, int64 or "
-                "bool."},
-    {Py_tp_repr, dtype_repr},
-    {Py_tp_dealloc, dtype_dealloc},
-    {Py_tp_getset, dtype_getset},
-    {Py_tp_methods, dtype_methods},
-    {0, NULL},
+    {Py_tp_doc, (void *)doc_dtype_type}, {Py_tp_repr, dtype_repr},
+    {Py_tp_dealloc, dtype_dealloc},      {Py_tp_getset, dtype_getset},
+    {Py_tp_methods, dtype_methods},      {0, NULL},
 };
 
 static PyType_Spec dtype_spec = {

@@ -1,5 +1,6 @@
 /* errors.c - the one place where a core status becomes a Python exception.
  * The exception classes live in the module state. */
+#include "docstrings_types.h"
 #include "pdt_module.h"
 
 PyObject *pdt_raise(pdt_state *S, pdt_status st)
@@ -30,19 +31,12 @@ int pdt_raise_int(pdt_state *S, pdt_status st)
 
 int pdt_errors_init(PyObject *module, pdt_state *S)
 {
-    S->OutOfMemoryError = PyErr_NewExceptionWithDoc(
-        "pydevtensor.OutOfMemoryError",
-        "A device ran out of memory, or an allocation would pass the device's memory "
-        "limit.  The message names the device, the request, what is allocated, the "
-        "limit and what is free.  Nothing is left half-allocated: the process goes on.",
-        PyExc_MemoryError, NULL);
-    S->TransferError = PyErr_NewExceptionWithDoc(
-        "pydevtensor.TransferError", "A copy between devices that the transfer guard forbids.",
-        PyExc_RuntimeError, NULL);
-    S->DeviceError = PyErr_NewExceptionWithDoc(
-        "pydevtensor.DeviceError",
-        "A device that is unknown, unavailable, or not the one the other inputs are on.",
-        PyExc_RuntimeError, NULL);
+    S->OutOfMemoryError = PyErr_NewExceptionWithDoc("pydevtensor.OutOfMemoryError", doc_oom_error,
+                                                    PyExc_MemoryError, NULL);
+    S->TransferError = PyErr_NewExceptionWithDoc("pydevtensor.TransferError", doc_transfer_error,
+                                                 PyExc_RuntimeError, NULL);
+    S->DeviceError = PyErr_NewExceptionWithDoc("pydevtensor.DeviceError", doc_device_error,
+                                               PyExc_RuntimeError, NULL);
     if (!S->OutOfMemoryError || !S->TransferError || !S->DeviceError)
         return -1;
     if (PyModule_AddObjectRef(module, "OutOfMemoryError", S->OutOfMemoryError) < 0 ||

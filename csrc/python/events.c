@@ -6,6 +6,7 @@
  * module's _Event attribute: its methods find the module state through their
  * own type, and nothing else needs the type pointer. */
 #include "args.h"
+#include "docstrings_events.h"
 #include "pdt_events.h"
 #include "pdt_matmul.h"
 
@@ -149,20 +150,15 @@ static PyObject *event_repr(PyObject *self)
 
 static PyMethodDef event_methods[] = {
     {"record", (PyCFunction)(void (*)(void))event_record, METH_FASTCALL | METH_KEYWORDS,
-     "record(stream=None)\n--\n\n"
-     "Records the event on its device's stream, after every op queued there so far."},
-    {"synchronize", event_synchronize, METH_NOARGS,
-     "synchronize()\n--\n\nWaits until the work queued before record() has run."},
-    {"elapsed_time", event_elapsed_time, METH_O,
-     "elapsed_time(end_event)\n--\n\n"
-     "Milliseconds of GPU time between this event's record() and end_event's (both on one "
-     "device).  Waits for both events to complete first."},
+     doc_event_record},
+    {"synchronize", event_synchronize, METH_NOARGS, doc_event_synchronize},
+    {"elapsed_time", event_elapsed_time, METH_O, doc_event_elapsed_time},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef event_getset[] = {
-    {"device", event_device, NULL, "The CUDA device whose stream the event records on.", NULL},
-    {"cuda_event", event_handle, NULL, "The cudaEvent_t handle, as an integer.", NULL},
+    {"device", event_device, NULL, doc_event_device, NULL},
+    {"cuda_event", event_handle, NULL, doc_event_handle, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -172,11 +168,7 @@ static PyType_Slot event_slots[] = {
     {Py_tp_repr, event_repr},
     {Py_tp_methods, event_methods},
     {Py_tp_getset, event_getset},
-    {Py_tp_doc, "Event(enable_timing=True, device=None)\n--\n\n"
-                "A CUDA event for timing GPU work, as torch.cuda.Event (whose enable_timing "
-                "defaults to False).  record() it before and after the work, then "
-                "start.elapsed_time(end) gives the milliseconds between.  Needs a usable CUDA "
-                "device: without one, making an Event raises DeviceError saying why."},
+    {Py_tp_doc, (void *)doc_event_type},
     {0, NULL},
 };
 

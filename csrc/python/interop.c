@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "docstrings_interop.h"
 #include "pdt_interop.h"
 
 /* ---- element types ---- */
@@ -532,14 +533,8 @@ static PyObject *f_as_tensor(PyObject *module, PyObject *const *args, Py_ssize_t
 
 PyMethodDef pdt_interop_functions[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))f_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
-     "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
-     "A tensor sharing the memory of x, an object with __dlpack__ (NumPy, PyTorch, CuPy, JAX "
-     "arrays) or a DLPack capsule.  A device that differs, or copy=True, copies it; "
-     "read-only memory raises ValueError unless copy=True."},
+     doc_from_dlpack},
     {"as_tensor", (PyCFunction)(void (*)(void))f_as_tensor, METH_FASTCALL | METH_KEYWORDS,
-     "as_tensor(data, dtype=None, device=None)\n--\n\n"
-     "data as a tensor without copying where it can: a tensor (itself), an array with the "
-     "buffer protocol, __array_interface__, __cuda_array_interface__ or __dlpack__.  A dtype "
-     "or device that differs, read-only memory, and nested lists are copied."},
+     doc_as_tensor},
     {NULL, NULL, 0, NULL},
 };

@@ -3,6 +3,7 @@
  * transfer_stats() and build_info().  the modules in pydevtensor/ give them their public
  * names and shapes. */
 #include "args.h"
+#include "docstrings_queries.h"
 #include "pdt_library.h"
 
 static int device_arg(pdt_state *S, PyObject *obj, pdt_device *out)
@@ -325,11 +326,7 @@ PyMethodDef pdt_query_functions[] = {
     {"_get_num_threads", q_get_num_threads, METH_NOARGS, "the CPU pool's thread count"},
     {"_libraries", q_libraries, METH_O,
      "_libraries(kind): [(name, soname, path, error, install, dirs)], loading each library"},
-    {"transfer_stats", q_transfer_stats, METH_NOARGS,
-     "transfer_stats()\n--\n\nCounts and bytes of every copy between devices since the last "
-     "reset: host_to_device, device_to_host, device_to_device and peer; and collective: "
-     "collective calls and the bytes this process sent in them."},
-    {"reset_transfer_stats", q_reset_transfer_stats, METH_NOARGS,
-     "reset_transfer_stats()\n--\n\nSets every transfer counter to zero."},
+    {"transfer_stats", q_transfer_stats, METH_NOARGS, doc_transfer_stats},
+    {"reset_transfer_stats", q_reset_transfer_stats, METH_NOARGS, doc_reset_transfer_stats},
     {NULL, NULL, 0, NULL},
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "docstrings_tensor.h"
 #include "pdt_convert.h"
 #include "pdt_half.h"
 
@@ -400,11 +401,8 @@ PyMethodDef pdt_convert_functions[] = {
      "tensor(data, *, dtype=None, device=None, pin_memory=False)\n--\n\n"
      "A new tensor holding a copy of data (numbers, nested lists, arrays or tensors).  "
      "Python ints give int64, floats float32, arrays keep their dtype."},
-    {"from_numpy", f_from_numpy, METH_O,
-     "from_numpy(a)\n--\n\nA CPU tensor sharing a's memory (no copy); writes show both ways."},
-    {"to_numpy", f_to_numpy, METH_O,
-     "to_numpy(t)\n--\n\nt as a NumPy array: sharing memory for a CPU tensor, else an "
-     "explicit, counted copy to the host."},
+    {"from_numpy", f_from_numpy, METH_O, doc_from_numpy},
+    {"to_numpy", f_to_numpy, METH_O, doc_to_numpy},
     {NULL, NULL, 0, NULL},
 };
 
@@ -620,14 +618,9 @@ static PyObject *f_to_numpy(PyObject *module, PyObject *t)
 }
 
 PyMethodDef pdt_tensor_convert_methods[] = {
-    {"tolist", t_tolist, METH_NOARGS,
-     "tolist()\n--\n\nThe values as nested Python lists (a counted copy for GPU tensors)."},
-    {"item", t_item, METH_NOARGS,
-     "item()\n--\n\nThe one value as a Python number (a counted copy for GPU tensors)."},
-    {"numpy", (PyCFunction)(void (*)(void))t_numpy, METH_FASTCALL | METH_KEYWORDS,
-     "numpy(*, force=False)\n--\n\n"
-     "A NumPy array sharing a CPU tensor's memory.  A GPU tensor raises TypeError "
-     "unless force=True, which copies to the host."},
+    {"tolist", t_tolist, METH_NOARGS, doc_tolist},
+    {"item", t_item, METH_NOARGS, doc_item},
+    {"numpy", (PyCFunction)(void (*)(void))t_numpy, METH_FASTCALL | METH_KEYWORDS, doc_numpy},
     {NULL, NULL, 0, NULL},
 };
 

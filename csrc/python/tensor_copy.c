@@ -3,6 +3,7 @@
  * A tensor already where it is asked to be comes back itself (X.cpu() is X)
  * unless copy=True.  Every copy goes through pdt_copy(), which counts it. */
 #include "args.h"
+#include "docstrings_copy.h"
 
 /* Copies src into a new tensor on device with dtype.  The GIL is released for
  * large tensors. */
@@ -276,31 +277,20 @@ DTYPE_METHOD(half, PDT_FLOAT16)
 DTYPE_METHOD(bfloat16, PDT_BFLOAT16)
 
 PyMethodDef pdt_tensor_copy_methods[] = {
-    {"to", FASTKW(t_to),
-     "to(device=None, dtype=None, non_blocking=False, copy=False)\n--\n\n"
-     "The tensor on device with dtype: itself when nothing changes (unless copy=True), "
-     "else a counted copy.  Also to(dtype) and to(other_tensor)."},
-    {"cuda", FASTKW(t_cuda),
-     "cuda(device=None, non_blocking=False)\n--\n\n"
-     "The tensor on a CUDA device (the current one by default); itself when already there."},
-    {"cpu", t_cpu, METH_NOARGS,
-     "cpu()\n--\n\nThe tensor in host memory; itself when already there."},
-    {"clone", t_clone, METH_NOARGS, "clone()\n--\n\nA contiguous copy on the same device."},
-    {"contiguous", t_contiguous, METH_NOARGS,
-     "contiguous()\n--\n\nItself when row-major contiguous, else a contiguous copy."},
-    {"copy_", FASTKW(t_copy_),
-     "copy_(src, non_blocking=False)\n--\n\n"
-     "Copies src (same shape, any device or dtype) into this tensor; returns it."},
-    {"type", FASTKW(t_type),
-     "type(dtype=None)\n--\n\nThe type name ('pydevtensor.FloatTensor'), or a dtype conversion."},
-    {"pin_memory", t_pin_memory, METH_NOARGS,
-     "pin_memory()\n--\n\nA copy in page-locked host memory (needs a CUDA device)."},
-    {"float", t_as_float, METH_NOARGS, "float()\n--\n\nThe tensor as float32."},
-    {"double", t_as_double, METH_NOARGS, "double()\n--\n\nThe tensor as float64."},
-    {"int", t_as_int, METH_NOARGS, "int()\n--\n\nThe tensor as int32."},
-    {"long", t_as_long, METH_NOARGS, "long()\n--\n\nThe tensor as int64."},
-    {"bool", t_as_bool, METH_NOARGS, "bool()\n--\n\nThe tensor as bool."},
-    {"half", t_as_half, METH_NOARGS, "half()\n--\n\nThe tensor as float16."},
-    {"bfloat16", t_as_bfloat16, METH_NOARGS, "bfloat16()\n--\n\nThe tensor as bfloat16."},
+    {"to", FASTKW(t_to), doc_to},
+    {"cuda", FASTKW(t_cuda), doc_cuda},
+    {"cpu", t_cpu, METH_NOARGS, doc_cpu},
+    {"clone", t_clone, METH_NOARGS, doc_clone},
+    {"contiguous", t_contiguous, METH_NOARGS, doc_contiguous},
+    {"copy_", FASTKW(t_copy_), doc_copy_},
+    {"type", FASTKW(t_type), doc_type},
+    {"pin_memory", t_pin_memory, METH_NOARGS, doc_pin_memory},
+    {"float", t_as_float, METH_NOARGS, doc_as_float},
+    {"double", t_as_double, METH_NOARGS, doc_as_double},
+    {"int", t_as_int, METH_NOARGS, doc_as_int},
+    {"long", t_as_long, METH_NOARGS, doc_as_long},
+    {"bool", t_as_bool, METH_NOARGS, doc_as_bool},
+    {"half", t_as_half, METH_NOARGS, doc_as_half},
+    {"bfloat16", t_as_bfloat16, METH_NOARGS, doc_as_bfloat16},
     {NULL, NULL, 0, NULL},
 };

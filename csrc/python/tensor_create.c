@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "docstrings_create.h"
 
 /* A ValueError whose message has numbers in it: PyErr_Format knows no %g. */
 static void value_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -598,11 +599,8 @@ static PyObject *t_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nar
 
 PyMethodDef pdt_tensor_random_methods[] = {
     {"uniform_", (PyCFunction)(void (*)(void))t_uniform_, METH_FASTCALL | METH_KEYWORDS,
-     "uniform_(from=0, to=1)\n--\n\nFills the tensor with U[from, to) from the Philox "
-     "generator (the same values on every device); returns it."},
-    {"normal_", (PyCFunction)(void (*)(void))t_normal_, METH_FASTCALL | METH_KEYWORDS,
-     "normal_(mean=0, std=1)\n--\n\nFills the tensor with N(mean, std^2) from the Philox "
-     "generator; returns it."},
+     doc_uniform_},
+    {"normal_", (PyCFunction)(void (*)(void))t_normal_, METH_FASTCALL | METH_KEYWORDS, doc_normal_},
     {NULL, NULL, 0, NULL},
 };
 
@@ -650,40 +648,21 @@ RG_WRAP(randn)
 RG_WRAP(randint)
 
 PyMethodDef pdt_create_functions[] = {
-    {"empty", FASTKW(f_empty_rg),
-     "empty(*size, dtype=None, device=None, pin_memory=False)\n--\n\n"
-     "A tensor with uninitialised contents."},
-    {"zeros", FASTKW(f_zeros_rg),
-     "zeros(*size, dtype=None, device=None, pin_memory=False)\n--\n\nA tensor of zeros."},
-    {"ones", FASTKW(f_ones_rg),
-     "ones(*size, dtype=None, device=None, pin_memory=False)\n--\n\nA tensor of ones."},
-    {"full", FASTKW(f_full_rg),
-     "full(size, fill_value, *, dtype=None, device=None)\n--\n\n"
-     "A tensor filled with fill_value; the dtype follows fill_value when not given."},
-    {"empty_like", FASTKW(f_empty_like_rg),
-     "empty_like(input, *, dtype=None, device=None)\n--\n\n"},
-    {"zeros_like", FASTKW(f_zeros_like_rg),
-     "zeros_like(input, *, dtype=None, device=None)\n--\n\n"},
-    {"ones_like", FASTKW(f_ones_like_rg), "ones_like(input, *, dtype=None, device=None)\n--\n\n"},
-    {"full_like", FASTKW(f_full_like_rg),
-     "full_like(input, fill_value, *, dtype=None, device=None)\n--\n\n"},
-    {"arange", FASTKW(f_arange_rg),
-     "arange(start=0, end, step=1, *, dtype=None, device=None)\n--\n\n"
-     "Values from start up to (not including) end; int64 unless an argument is a float."},
-    {"linspace", FASTKW(f_linspace_rg),
-     "linspace(start, end, steps, *, dtype=None, device=None)\n--\n\n"
-     "steps values evenly spaced from start to end inclusive."},
-    {"eye", FASTKW(f_eye_rg), "eye(n, m=None, *, dtype=None, device=None)\n--\n\nThe identity."},
-    {"rand", FASTKW(f_rand_rg),
-     "rand(*size, dtype=None, device=None)\n--\n\n"
-     "Uniform on [0, 1) from the Philox generator: the same bits on every device."},
-    {"randn", FASTKW(f_randn_rg),
-     "randn(*size, dtype=None, device=None)\n--\n\nStandard normal from the Philox generator."},
-    {"randint", FASTKW(f_randint_rg),
-     "randint(low=0, high, size, *, dtype=int64, device=None)\n--\n\n"
-     "Integers in [low, high) from the Philox generator."},
-    {"manual_seed", f_manual_seed, METH_O,
-     "manual_seed(seed)\n--\n\nSeeds the generator every device draws from and rewinds it."},
-    {"initial_seed", f_initial_seed, METH_NOARGS, "initial_seed()\n--\n\nThe current seed."},
+    {"empty", FASTKW(f_empty_rg), doc_empty},
+    {"zeros", FASTKW(f_zeros_rg), doc_zeros},
+    {"ones", FASTKW(f_ones_rg), doc_ones},
+    {"full", FASTKW(f_full_rg), doc_full},
+    {"empty_like", FASTKW(f_empty_like_rg), doc_empty_like},
+    {"zeros_like", FASTKW(f_zeros_like_rg), doc_zeros_like},
+    {"ones_like", FASTKW(f_ones_like_rg), doc_ones_like},
+    {"full_like", FASTKW(f_full_like_rg), doc_full_like},
+    {"arange", FASTKW(f_arange_rg), doc_arange},
+    {"linspace", FASTKW(f_linspace_rg), doc_linspace},
+    {"eye", FASTKW(f_eye_rg), doc_eye},
+    {"rand", FASTKW(f_rand_rg), doc_rand},
+    {"randn", FASTKW(f_randn_rg), doc_randn},
+    {"randint", FASTKW(f_randint_rg), doc_randint},
+    {"manual_seed", f_manual_seed, METH_O, doc_manual_seed},
+    {"initial_seed", f_initial_seed, METH_NOARGS, doc_initial_seed},
     {NULL, NULL, 0, NULL},
 };

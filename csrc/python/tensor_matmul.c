@@ -3,6 +3,7 @@
  * same names.  The core (pdt_matmul.h) validates and runs them; here we parse
  * arguments and release the GIL around the BLAS or cuBLAS work. */
 #include "args.h"
+#include "docstrings_matmul.h"
 #include "pdt_matmul.h"
 
 typedef pdt_status (*product_fn)(const pdt_tensor *a, const pdt_tensor *b, pdt_tensor *out);
@@ -204,36 +205,16 @@ static PyObject *nb_inplace_matmul(PyObject *a, PyObject *b)
 
 #define FASTKW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
-#define MATMUL_DOC                                                                                 \
-    "Matrix product with torch.matmul's rules: 1-D . 1-D is a 0-d dot product; a 1-D "             \
-    "operand is a row (left) or a column (right) and that dimension is dropped from the "          \
-    "result; (..., m, k) @ (..., k, n) -> (..., m, n) with the batch dimensions broadcast. "       \
-    "Both tensors on one device, with one dtype.  Transposed views are read in place."
-#define MM_DOC "Matrix product of two 2-D tensors: (m, k) @ (k, n) -> (m, n)."
-#define BMM_DOC                                                                                    \
-    "Batched matrix product of two 3-D tensors with the same batch size (no broadcasting): "       \
-    "(b, m, k) @ (b, k, n) -> (b, m, n)."
-#define ADDMM_DOC                                                                                  \
-    "beta * input + alpha * (mat1 @ mat2), with input broadcast to (m, n); one GEMM.  "            \
-    "beta=0 ignores input's values (NaN included)."
-#define DOT_DOC "Dot product of two 1-D tensors of the same length: a 0-d tensor."
-
 PyMethodDef pdt_matmul_methods[] = {
-    {"matmul", FASTKW(t_matmul), "matmul(other)\n--\n\n" MATMUL_DOC},
-    {"mm", FASTKW(t_mm), "mm(mat2)\n--\n\n" MM_DOC},
-    {"bmm", FASTKW(t_bmm), "bmm(mat2)\n--\n\n" BMM_DOC},
-    {"addmm", FASTKW(t_addmm), "addmm(mat1, mat2, *, beta=1, alpha=1)\n--\n\n" ADDMM_DOC},
-    {"dot", FASTKW(t_dot), "dot(tensor)\n--\n\n" DOT_DOC},
-    {NULL, NULL, 0, NULL},
+    {"matmul", FASTKW(t_matmul), doc_m_matmul}, {"mm", FASTKW(t_mm), doc_m_mm},
+    {"bmm", FASTKW(t_bmm), doc_m_bmm},          {"addmm", FASTKW(t_addmm), doc_m_addmm},
+    {"dot", FASTKW(t_dot), doc_m_dot},          {NULL, NULL, 0, NULL},
 };
 
 PyMethodDef pdt_matmul_functions[] = {
-    {"matmul", FASTKW(f_matmul), "matmul(input, other)\n--\n\n" MATMUL_DOC},
-    {"mm", FASTKW(f_mm), "mm(input, mat2)\n--\n\n" MM_DOC},
-    {"bmm", FASTKW(f_bmm), "bmm(input, mat2)\n--\n\n" BMM_DOC},
-    {"addmm", FASTKW(f_addmm), "addmm(input, mat1, mat2, *, beta=1, alpha=1)\n--\n\n" ADDMM_DOC},
-    {"dot", FASTKW(f_dot), "dot(input, tensor)\n--\n\n" DOT_DOC},
-    {NULL, NULL, 0, NULL},
+    {"matmul", FASTKW(f_matmul), doc_fn_matmul}, {"mm", FASTKW(f_mm), doc_fn_mm},
+    {"bmm", FASTKW(f_bmm), doc_fn_bmm},          {"addmm", FASTKW(f_addmm), doc_fn_addmm},
+    {"dot", FASTKW(f_dot), doc_fn_dot},          {NULL, NULL, 0, NULL},
 };
 
 PyType_Slot pdt_matmul_slots[] = {

@@ -2,6 +2,8 @@
  * (.device, .dtype, .shape, ...), size queries, len() and first-dimension
  * indexing (so iteration walks the first dimension).  Copies live in
  * tensor_copy.c and conversions in tensor_convert.c. */
+#include "docstrings_tensor.h"
+#include "docstrings_types.h"
 #include "pdt_module.h"
 
 #include <string.h>
@@ -190,17 +192,14 @@ static int set_data(PyObject *self, PyObject *value, void *c)
 }
 
 static PyGetSetDef tensor_getset[] = {
-    {"device", get_device, NULL, "the device that holds the tensor", NULL},
-    {"dtype", get_dtype, NULL, "the element type", NULL},
-    {"shape", get_shape, NULL, "the sizes, as a pydevtensor.Size (a tuple)", NULL},
-    {"ndim", get_ndim, NULL, "number of dimensions", NULL},
-    {"is_cuda", get_is_cuda, NULL, "True when a CUDA device holds the tensor", NULL},
-    {"nbytes", get_nbytes, NULL, "bytes of the elements the tensor views", NULL},
-    {"itemsize", get_itemsize, NULL, "bytes per element", NULL},
-    {"data", get_data, set_data,
-     "the tensor as a plain Tensor sharing storage; assigning a Tensor makes this one view "
-     "that tensor's storage",
-     NULL},
+    {"device", get_device, NULL, doc_device, NULL},
+    {"dtype", get_dtype, NULL, doc_dtype, NULL},
+    {"shape", get_shape, NULL, doc_shape, NULL},
+    {"ndim", get_ndim, NULL, doc_ndim, NULL},
+    {"is_cuda", get_is_cuda, NULL, doc_is_cuda, NULL},
+    {"nbytes", get_nbytes, NULL, doc_nbytes, NULL},
+    {"itemsize", get_itemsize, NULL, doc_itemsize, NULL},
+    {"data", get_data, set_data, doc_data, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -314,26 +313,18 @@ static PyObject *t_get_device(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef tensor_methods[] = {
-    {"numel", t_numel, METH_NOARGS, "numel()\n--\n\nNumber of elements."},
-    {"nelement", t_numel, METH_NOARGS, "nelement()\n--\n\nNumber of elements."},
-    {"dim", t_dim, METH_NOARGS, "dim()\n--\n\nNumber of dimensions."},
-    {"size", (PyCFunction)(void (*)(void))t_size, METH_FASTCALL | METH_KEYWORDS,
-     "size(dim=None)\n--\n\nThe shape, or the size of one dimension."},
-    {"stride", (PyCFunction)(void (*)(void))t_stride, METH_FASTCALL | METH_KEYWORDS,
-     "stride(dim=None)\n--\n\nThe strides in elements, or the stride of one dimension."},
-    {"is_contiguous", t_is_contiguous, METH_NOARGS,
-     "is_contiguous()\n--\n\nTrue when the elements are laid out in row-major order."},
-    {"element_size", t_element_size, METH_NOARGS, "element_size()\n--\n\nBytes per element."},
-    {"data_ptr", t_data_ptr, METH_NOARGS,
-     "data_ptr()\n--\n\nAddress of the first element (a device address for GPU tensors)."},
-    {"storage_offset", t_storage_offset, METH_NOARGS,
-     "storage_offset()\n--\n\nOffset of the first element in its storage, in elements."},
-    {"is_pinned", t_is_pinned, METH_NOARGS,
-     "is_pinned()\n--\n\nTrue for CPU tensors in page-locked memory."},
-    {"is_floating_point", t_is_floating_point, METH_NOARGS,
-     "is_floating_point()\n--\n\nTrue for float32 and float64 tensors."},
-    {"get_device", t_get_device, METH_NOARGS,
-     "get_device()\n--\n\nThe CUDA index, or -1 for a CPU tensor (as in PyTorch)."},
+    {"numel", t_numel, METH_NOARGS, doc_numel},
+    {"nelement", t_numel, METH_NOARGS, doc_nelement},
+    {"dim", t_dim, METH_NOARGS, doc_dim},
+    {"size", (PyCFunction)(void (*)(void))t_size, METH_FASTCALL | METH_KEYWORDS, doc_size},
+    {"stride", (PyCFunction)(void (*)(void))t_stride, METH_FASTCALL | METH_KEYWORDS, doc_stride},
+    {"is_contiguous", t_is_contiguous, METH_NOARGS, doc_is_contiguous},
+    {"element_size", t_element_size, METH_NOARGS, doc_element_size},
+    {"data_ptr", t_data_ptr, METH_NOARGS, doc_data_ptr},
+    {"storage_offset", t_storage_offset, METH_NOARGS, doc_storage_offset},
+    {"is_pinned", t_is_pinned, METH_NOARGS, doc_is_pinned},
+    {"is_floating_point", t_is_floating_point, METH_NOARGS, doc_is_floating_point},
+    {"get_device", t_get_device, METH_NOARGS, doc_get_device},
     {"_storage_refcount", t_storage_refcount, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
@@ -386,8 +377,7 @@ static PyObject *tensor_item(PyObject *self, Py_ssize_t i)
 static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs);
 
 static PyType_Slot tensor_slots[] = {
-    {Py_tp_doc, "A tensor on a device.  Make one with pydevtensor.tensor(), zeros(), ones(), "
-                "rand(), ...; Tensor(t) is a new Tensor sharing t's storage."},
+    {Py_tp_doc, (void *)doc_tensor_type},
     {Py_tp_new, tensor_new},
     {Py_tp_dealloc, tensor_dealloc},
     {Py_sq_length, tensor_len},

@@ -7,6 +7,7 @@
  * pydevtensor.return_types.max / .min, like torch.return_types; max(other)
  * with a Tensor is the elementwise pydevtensor.maximum, as in PyTorch. */
 #include "args.h"
+#include "docstrings_reduce.h"
 #include "pdt_reduce.h"
 
 /* One parsed call. */
@@ -358,73 +359,31 @@ static PyObject *f_return_types(PyObject *module, PyObject *unused)
 
 /* ------------------------------------------------------------- tables */
 
-#define DOC_DIM "dim: an int, a tuple of ints, or None (every dim); keepdim keeps them with size 1."
-
 PyMethodDef pdt_reduce_methods[] = {
-    {"sum", FASTKW(t_sum),
-     "sum(dim=None, keepdim=False, *, dtype=None)\n--\n\nThe sum over dim.  " DOC_DIM
-     "  Integers and bool sum to int64; float32 accumulates in double."},
-    {"mean", FASTKW(t_mean),
-     "mean(dim=None, keepdim=False, *, dtype=None)\n--\n\nThe mean over dim (a floating dtype "
-     "is needed).  " DOC_DIM},
-    {"prod", FASTKW(t_prod),
-     "prod(dim=None, keepdim=False, *, dtype=None)\n--\n\nThe product over dim.  " DOC_DIM},
-    {"max", FASTKW(t_max),
-     "max(dim=None, keepdim=False)\n--\n\nThe largest element (0-d); with dim, (values, "
-     "indices) along it; max(other) is maximum(self, other).  NaN propagates."},
-    {"min", FASTKW(t_min),
-     "min(dim=None, keepdim=False)\n--\n\nThe smallest element (0-d); with dim, (values, "
-     "indices) along it; min(other) is minimum(self, other).  NaN propagates."},
-    {"amax", FASTKW(t_amax),
-     "amax(dim=None, keepdim=False)\n--\n\nThe maximum over dim (no indices).  " DOC_DIM},
-    {"amin", FASTKW(t_amin),
-     "amin(dim=None, keepdim=False)\n--\n\nThe minimum over dim (no indices).  " DOC_DIM},
-    {"argmax", FASTKW(t_argmax),
-     "argmax(dim=None, keepdim=False)\n--\n\nThe int64 index of the first maximum along dim, or "
-     "into the flattened tensor (keepdim: every dim kept with size 1); a NaN counts as the "
-     "maximum."},
-    {"argmin", FASTKW(t_argmin),
-     "argmin(dim=None, keepdim=False)\n--\n\nThe int64 index of the first minimum along dim, or "
-     "into the flattened tensor (keepdim: every dim kept with size 1); a NaN counts as the "
-     "minimum."},
-    {"norm", FASTKW(t_norm),
-     "norm(p='fro', dim=None, keepdim=False, dtype=None)\n--\n\nThe vector p-norm over dim "
-     "(every element by default): 'fro' and 2 give the square root of the sum of squares, 1 "
-     "the sum of absolute values."},
+    {"sum", FASTKW(t_sum), doc_m_sum},
+    {"mean", FASTKW(t_mean), doc_m_mean},
+    {"prod", FASTKW(t_prod), doc_m_prod},
+    {"max", FASTKW(t_max), doc_m_max},
+    {"min", FASTKW(t_min), doc_m_min},
+    {"amax", FASTKW(t_amax), doc_m_amax},
+    {"amin", FASTKW(t_amin), doc_m_amin},
+    {"argmax", FASTKW(t_argmax), doc_m_argmax},
+    {"argmin", FASTKW(t_argmin), doc_m_argmin},
+    {"norm", FASTKW(t_norm), doc_m_norm},
     {NULL, NULL, 0, NULL},
 };
 
 PyMethodDef pdt_reduce_functions[] = {
-    {"sum", FASTKW(f_sum),
-     "sum(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
-     "The sum of input over dim; see Tensor.sum."},
-    {"mean", FASTKW(f_mean),
-     "mean(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
-     "The mean of input over dim; see Tensor.mean."},
-    {"prod", FASTKW(f_prod),
-     "prod(input, dim=None, keepdim=False, *, dtype=None)\n--\n\n"
-     "The product of input over dim; see Tensor.prod."},
-    {"max", FASTKW(f_max),
-     "max(input, dim=None, keepdim=False)\n--\n\n"
-     "The largest element, or (values, indices) along dim; see Tensor.max."},
-    {"min", FASTKW(f_min),
-     "min(input, dim=None, keepdim=False)\n--\n\n"
-     "The smallest element, or (values, indices) along dim; see Tensor.min."},
-    {"amax", FASTKW(f_amax),
-     "amax(input, dim=None, keepdim=False)\n--\n\n"
-     "The maximum of input over dim; see Tensor.amax."},
-    {"amin", FASTKW(f_amin),
-     "amin(input, dim=None, keepdim=False)\n--\n\n"
-     "The minimum of input over dim; see Tensor.amin."},
-    {"argmax", FASTKW(f_argmax),
-     "argmax(input, dim=None, keepdim=False)\n--\n\n"
-     "The index of the first maximum; see Tensor.argmax."},
-    {"argmin", FASTKW(f_argmin),
-     "argmin(input, dim=None, keepdim=False)\n--\n\n"
-     "The index of the first minimum; see Tensor.argmin."},
-    {"norm", FASTKW(f_norm),
-     "norm(input, p='fro', dim=None, keepdim=False, dtype=None)\n--\n\n"
-     "The vector p-norm (p = 'fro', 2 or 1); see Tensor.norm."},
+    {"sum", FASTKW(f_sum), doc_fn_sum},
+    {"mean", FASTKW(f_mean), doc_fn_mean},
+    {"prod", FASTKW(f_prod), doc_fn_prod},
+    {"max", FASTKW(f_max), doc_fn_max},
+    {"min", FASTKW(f_min), doc_fn_min},
+    {"amax", FASTKW(f_amax), doc_fn_amax},
+    {"amin", FASTKW(f_amin), doc_fn_amin},
+    {"argmax", FASTKW(f_argmax), doc_fn_argmax},
+    {"argmin", FASTKW(f_argmin), doc_fn_argmin},
+    {"norm", FASTKW(f_norm), doc_fn_norm},
     {"_return_types", f_return_types, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

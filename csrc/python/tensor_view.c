@@ -8,6 +8,7 @@
  * tensor as an index (NumPy's advanced indexing) raises NotImplementedError.
  */
 #include "args.h"
+#include "docstrings_view.h"
 #include "pdt_view.h"
 
 /* Up to n ints by position or by name (names[i]) into vals (defaults preset);
@@ -478,49 +479,30 @@ static PyObject *f_t(PyObject *module, PyObject *const *args, Py_ssize_t nargs, 
 /* ------------------------------------------------------------- tables */
 
 PyMethodDef pdt_view_methods[] = {
-    {"reshape", FASTKW(t_reshape),
-     "reshape(*shape)\n--\n\nThe tensor with a new shape (one size may be -1): a view when the "
-     "strides allow it, else a contiguous copy."},
-    {"view", FASTKW(t_view),
-     "view(*shape)\n--\n\nA view with a new shape (one size may be -1); raises when the strides "
-     "do not allow one (use reshape())."},
-    {"flatten", FASTKW(t_flatten),
-     "flatten(start_dim=0, end_dim=-1)\n--\n\nDims start_dim..end_dim merged into one (a view "
-     "when possible, else a copy)."},
-    {"transpose", FASTKW(t_transpose),
-     "transpose(dim0, dim1)\n--\n\nA view with dims dim0 and dim1 swapped."},
-    {"t", t_t, METH_NOARGS,
-     "t()\n--\n\nThe transpose of a tensor with at most 2 dimensions (a view)."},
-    {"permute", FASTKW(t_permute),
-     "permute(*dims)\n--\n\nA view whose dim i is this tensor's dim dims[i]."},
-    {"squeeze", FASTKW(t_squeeze),
-     "squeeze(dim=None)\n--\n\nA view without the size-1 dims (all, or those in dim: an int or "
-     "a tuple; a listed dim of another size stays)."},
-    {"unsqueeze", FASTKW(t_unsqueeze),
-     "unsqueeze(dim)\n--\n\nA view with a new dim of size 1 at position dim."},
+    {"reshape", FASTKW(t_reshape), doc_m_reshape},
+    {"view", FASTKW(t_view), doc_m_view},
+    {"flatten", FASTKW(t_flatten), doc_m_flatten},
+    {"transpose", FASTKW(t_transpose), doc_m_transpose},
+    {"t", t_t, METH_NOARGS, doc_m_t},
+    {"permute", FASTKW(t_permute), doc_m_permute},
+    {"squeeze", FASTKW(t_squeeze), doc_m_squeeze},
+    {"unsqueeze", FASTKW(t_unsqueeze), doc_m_unsqueeze},
     {NULL, NULL, 0, NULL},
 };
 
 PyMethodDef pdt_view_functions[] = {
-    {"reshape", FASTKW(f_reshape),
-     "reshape(input, shape)\n--\n\ninput with a new shape: a view when possible, else a copy."},
-    {"flatten", FASTKW(f_flatten),
-     "flatten(input, start_dim=0, end_dim=-1)\n--\n\nDims start_dim..end_dim merged into one."},
-    {"transpose", FASTKW(f_transpose),
-     "transpose(input, dim0, dim1)\n--\n\nA view of input with dim0 and dim1 swapped."},
-    {"t", FASTKW(f_t), "t(input)\n--\n\nThe transpose of a tensor with at most 2 dimensions."},
-    {"permute", FASTKW(f_permute),
-     "permute(input, dims)\n--\n\nA view of input whose dim i is input's dim dims[i]."},
-    {"squeeze", FASTKW(f_squeeze),
-     "squeeze(input, dim=None)\n--\n\nA view of input without its size-1 dims."},
-    {"unsqueeze", FASTKW(f_unsqueeze),
-     "unsqueeze(input, dim)\n--\n\nA view of input with a new dim of size 1 at position dim."},
+    {"reshape", FASTKW(f_reshape), doc_fn_reshape},
+    {"flatten", FASTKW(f_flatten), doc_fn_flatten},
+    {"transpose", FASTKW(f_transpose), doc_fn_transpose},
+    {"t", FASTKW(f_t), doc_fn_t},
+    {"permute", FASTKW(f_permute), doc_fn_permute},
+    {"squeeze", FASTKW(f_squeeze), doc_fn_squeeze},
+    {"unsqueeze", FASTKW(f_unsqueeze), doc_fn_unsqueeze},
     {NULL, NULL, 0, NULL},
 };
 
 PyGetSetDef pdt_view_getset[] = {
-    {"T", t_T, NULL, "The tensor with its dims reversed (the transpose of a matrix), as a view.",
-     NULL},
+    {"T", t_T, NULL, doc_T, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -32,7 +32,40 @@ def _check_create_graph(create_graph):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulates d(tensors)/d(leaf) into each leaf's .grad (as torch.autograd.backward)."""
+    """Accumulates d(tensors)/d(leaf) into each leaf's ``.grad`` (as
+    torch.autograd.backward).
+
+    Parameters
+    ----------
+    tensors : Tensor or sequence of Tensor
+        The outputs to differentiate.
+    grad_tensors : Tensor or sequence of Tensor, optional
+        d(loss)/d(each output); needed unless an output has one element.
+    retain_graph : bool, optional
+        Keep the graph's saved tensors for another backward.
+    create_graph : bool, optional
+        Not supported (must be False).
+    inputs : sequence of Tensor, optional
+        Accumulate only into these leaves.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    RuntimeError
+        When the counts of tensors and grad_tensors differ, or the graph was freed.
+    NotImplementedError
+        For create_graph=True.
+
+    Examples
+    --------
+    >>> w = pydevtensor.ones(2, requires_grad=True)
+    >>> pydevtensor.autograd.backward((w * 3).sum())
+    >>> w.grad
+    tensor([3., 3.])
+    """
     _check_create_graph(create_graph)
     tensors = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) or (None,) * len(tensors)
@@ -44,7 +77,41 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=False):
-    """The gradients of outputs with respect to inputs, as a tuple; .grad is left alone."""
+    """The gradients of outputs with respect to inputs, as a tuple; ``.grad`` is left
+    alone.
+
+    Parameters
+    ----------
+    outputs : Tensor or sequence of Tensor
+        What to differentiate.
+    inputs : Tensor or sequence of Tensor
+        With respect to what.
+    grad_outputs : Tensor or sequence of Tensor, optional
+        d(loss)/d(each output); needed unless an output has one element.
+    retain_graph : bool, optional
+        Keep the graph's saved tensors for another backward.
+    create_graph : bool, optional
+        Not supported (must be False).
+    allow_unused : bool, optional
+        Give None for an input the outputs do not depend on, instead of raising.
+
+    Returns
+    -------
+    tuple of Tensor
+
+    Raises
+    ------
+    RuntimeError
+        When an input was not used (without allow_unused).
+    NotImplementedError
+        For create_graph=True.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., 2.], requires_grad=True)
+    >>> pydevtensor.autograd.grad((x * x).sum(), x)
+    (tensor([2., 4.]),)
+    """
     _check_create_graph(create_graph)
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
@@ -61,13 +128,62 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    """Computes the gradient of this tensor with respect to the graph's leaves and adds
-    it into their .grad; gradient is required unless the tensor has one element."""
+    """Computes the gradient of this tensor with respect to the graph's leaves and adds it
+    into their ``.grad``.
+
+    Parameters
+    ----------
+    gradient : Tensor, optional
+        d(loss)/d(self); needed unless self has one element.
+    retain_graph : bool, optional
+        Keep the graph's saved tensors for another backward.
+    create_graph : bool, optional
+        Not supported (must be False).
+    inputs : sequence of Tensor, optional
+        Accumulate only into these leaves.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    RuntimeError
+        When self has more than one element and no gradient is given.
+
+    Examples
+    --------
+    >>> w = pydevtensor.ones(2, requires_grad=True)
+    >>> loss = (w * 3).sum()
+    >>> loss.backward()
+    >>> w.grad
+    tensor([3., 3.])
+    """
     backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph,
              inputs)
 
 
 def _retain_grad(self):
+    """Not supported: pydevtensor's autograd keeps gradients of leaves only; use
+    ``autograd.grad(output, tensor)`` to get a non-leaf's gradient.
+
+    Returns
+    -------
+    None
+        It always raises.
+
+    Raises
+    ------
+    NotImplementedError
+        Always.
+
+    Examples
+    --------
+    >>> x = pydevtensor.ones(2, requires_grad=True)
+    >>> y = x * 2
+    >>> pydevtensor.autograd.grad(y.sum(), y)
+    (tensor([1., 1.]),)
+    """
     raise NotImplementedError("retain_grad() is not supported by pydevtensor's autograd; use "
                               "autograd.grad(output, tensor) to get a non-leaf's gradient")
 

@@ -37,20 +37,60 @@ class _GradMode:
 
 
 class no_grad(_GradMode):
-    """Ops inside record nothing: results do not require grad (as torch.no_grad)."""
+    """A context manager (and decorator) inside which operations record nothing: results
+    do not require grad (as torch.no_grad).
+
+    Examples
+    --------
+    >>> w = pydevtensor.ones(2, requires_grad=True)
+    >>> with pydevtensor.no_grad():
+    ...     y = w * 2
+    >>> y.requires_grad
+    False
+    """
 
     _mode = False
 
 
 class enable_grad(_GradMode):
-    """Turns recording back on inside a no_grad block (as torch.enable_grad)."""
+    """A context manager (and decorator) that turns recording back on inside a no_grad
+    block (as torch.enable_grad).
+
+    Examples
+    --------
+    >>> w = pydevtensor.ones(2, requires_grad=True)
+    >>> with pydevtensor.no_grad():
+    ...     with pydevtensor.enable_grad():
+    ...         y = w * 2
+    >>> y.requires_grad
+    True
+    """
 
     _mode = True
 
 
 class set_grad_enabled(_GradMode):
-    """set_grad_enabled(mode): sets grad mode at once (as a function call), and restores
-    the previous mode on leaving when used with ``with`` or as a decorator."""
+    """Sets grad mode at once (as a function call), and restores the previous mode on
+    leaving when used with ``with`` or as a decorator.
+
+    Parameters
+    ----------
+    mode : bool
+        Whether operations record the graph.
+
+    Raises
+    ------
+    TypeError
+        When mode is not a bool.
+
+    Examples
+    --------
+    >>> with pydevtensor.set_grad_enabled(False):
+    ...     pydevtensor.is_grad_enabled()
+    False
+    >>> pydevtensor.is_grad_enabled()
+    True
+    """
 
     def __init__(self, mode):
         if not isinstance(mode, bool):

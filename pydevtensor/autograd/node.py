@@ -26,7 +26,17 @@ class Node:
     """One recorded op.  Subclasses (derivatives.py) define ``save(out, *args, **kw)``,
     called once after the forward with the op's own arguments, which stores what the
     backward needs and returns the differentiable inputs in order; and
-    ``backward(grad)``, which returns one gradient (or None) per such input."""
+    ``backward(grad)``, which returns one gradient (or None) per such input.
+
+    Examples
+    --------
+    >>> w = pydevtensor.ones(2, requires_grad=True)
+    >>> y = w * w
+    >>> y.grad_fn
+    <MulBackward0 object at 0x...>
+    >>> isinstance(y.grad_fn, pydevtensor.autograd.Node)
+    True
+    """
 
     __slots__ = ("next_functions", "needs_input_grad", "_saved", "_versions", "__weakref__",
                  "__dict__")
@@ -35,18 +45,57 @@ class Node:
     pick = None  # or a function of the op's arguments choosing the Node class
 
     def name(self):
+        """The class's name, as PyTorch's Node.name().
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> w = pydevtensor.ones(2, requires_grad=True)
+        >>> y = w * w
+        >>> y.grad_fn.name()
+        'MulBackward0'
+        """
         return type(self).__name__
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
     def save_tensors(self, *tensors):
-        """Keeps tensors for backward, with their versions (Note [version counter])."""
+        """Keeps tensors for backward, with their versions (Note [version counter]).
+
+        Parameters
+        ----------
+        *tensors : Tensor
+            What backward will need.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> w = pydevtensor.ones(2, requires_grad=True)
+        >>> y = w * w
+        >>> len(y.grad_fn.saved_tensors)
+        2
+        """
         self._saved = tensors
         self._versions = tuple(t._version for t in tensors)
 
     @property
     def saved_tensors(self):
+        """The tensors save_tensors kept.  Raises RuntimeError when they were freed by a backward without retain_graph, or one was modified in place since (its version changed).
+
+        Examples
+        --------
+        >>> w = pydevtensor.ones(2, requires_grad=True)
+        >>> y = w * w
+        >>> [t.shape for t in y.grad_fn.saved_tensors]
+        [pydevtensor.Size([2]), pydevtensor.Size([2])]
+        """
         saved = self._saved
         if saved is None:
             raise RuntimeError(FREED_MSG)
@@ -63,12 +112,47 @@ class Node:
         return saved
 
     def release(self):
-        """Frees what was saved (after a backward without retain_graph)."""
+        """Frees what was saved (after a backward without retain_graph).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> w = pydevtensor.ones(2, requires_grad=True)
+        >>> y = w * w
+        >>> y.grad_fn.release()
+        >>> try:
+        ...     y.grad_fn.saved_tensors
+        ... except RuntimeError:
+        ...     print('freed')
+        freed
+        """
         if self._saved:
             self._saved = None
             self.__dict__.clear()
 
     def apply(self, grads):
+        """The gradients of this op's inputs from the gradient of its output: ``backward(grads[0])`` as a tuple.
+
+        Parameters
+        ----------
+        grads : sequence of Tensor
+            The gradient of each output.
+
+        Returns
+        -------
+        tuple of Tensor or None
+
+        Examples
+        --------
+        >>> w = pydevtensor.ones(2, requires_grad=True)
+        >>> y = w * w
+        >>> with pydevtensor.no_grad():  # as the engine runs it
+        ...     y.grad_fn.apply((pydevtensor.ones(2),))
+        (tensor([1., 1.]), tensor([1., 1.]))
+        """
         g = self.backward(grads[0])
         return g if type(g) is tuple else (g,)
 

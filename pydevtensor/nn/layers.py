@@ -1,11 +1,18 @@
 """The layers: Linear, Sequential, the activations, Flatten and Identity."""
+from __future__ import annotations
+
 import math
 from collections import OrderedDict
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
+
+if TYPE_CHECKING:
+    from .._C import Tensor, device, dtype
 
 
 class Linear(Module):
@@ -13,9 +20,39 @@ class Linear(Module):
 
     PyTorch's default initialisation: W and b drawn from U(-1/sqrt(in), 1/sqrt(in)),
     here from the Philox generator, so one seed gives the same layer on every device.
+
+    Parameters
+    ----------
+    in_features : int
+        The size of each input's last dimension.
+    out_features : int
+        The size of each output's last dimension.
+    bias : bool, optional
+        Whether to add a learned bias (default True).
+    device : str or pydevtensor.device, optional
+        Where the parameters live.
+    dtype : pydevtensor.dtype, optional
+        Their dtype (default float32).
+
+    Raises
+    ------
+    TypeError
+        When a size is not an int.
+    ValueError
+        When a size is negative.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> layer = nn.Linear(2, 3)
+    >>> layer.weight.shape, layer.bias.shape
+    (pydevtensor.Size([3, 2]), pydevtensor.Size([3]))
+    >>> layer(pydevtensor.ones(4, 2)).shape
+    pydevtensor.Size([4, 3])
     """
 
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         for name, v in (("in_features", in_features), ("out_features", out_features)):
             if isinstance(v, bool) or not isinstance(v, int):
@@ -34,18 +71,42 @@ class Linear(Module):
         else:
             self.register_parameter("bias", None)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
 
 
 class Sequential(Module):
-    """Modules run one after the other: net[0], net[1:], len(net), iteration, append."""
+    """Modules run one after the other: net[0], net[1:], len(net), iteration, append.
 
-    def __init__(self, *modules):
+    Parameters
+    ----------
+    *modules : nn.Module, or one OrderedDict of name to Module
+        The modules, in order.
+
+    Raises
+    ------
+    TypeError
+        When an argument is not a Module.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    >>> net
+    Sequential(
+      (0): Linear(in_features=2, out_features=3, bias=True)
+      (1): ReLU()
+      (2): Linear(in_features=3, out_features=1, bias=True)
+    )
+    >>> net(pydevtensor.ones(4, 2)).shape
+    pydevtensor.Size([4, 1])
+    """
+
+    def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):
             for name, m in modules[0].items():
@@ -57,7 +118,7 @@ class Sequential(Module):
                                     f"not an nn.Module")
                 self.add_module(str(i), m)
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: int | slice) -> Any:
         items = list(self._modules.items())
         if isinstance(idx, slice):
             return Sequential(OrderedDict(items[idx]))
@@ -67,19 +128,42 @@ class Sequential(Module):
             raise IndexError(f"index {idx} is out of range for a Sequential of {len(items)}")
         return items[idx][1]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._modules)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def append(self, module):
+    def append(self, module: Module) -> Sequential:
+        """Adds module at the end.
+
+        Parameters
+        ----------
+        module : nn.Module
+            The module.
+
+        Returns
+        -------
+        Sequential
+            self.
+
+        Raises
+        ------
+        TypeError
+            When module is not a Module.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> len(nn.Sequential().append(nn.ReLU()))
+        1
+        """
         if not isinstance(module, Module):
             raise TypeError(f"Sequential.append: expected an nn.Module, got {type(module).__name__}")
         self.add_module(str(len(self)), module)
         return self
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         for m in self._modules.values():
             input = m(input)
         return input
@@ -88,40 +172,86 @@ class Sequential(Module):
 class _Activation(Module):
     """An element-wise activation (autograd records its backward)."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return self._apply(input)
 
 
 class ReLU(_Activation):
-    """relu(x) (gradient 0 at x = 0, as in PyTorch)."""
+    """max(x, 0) elementwise, as a layer.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.ReLU()(pydevtensor.tensor([-1., 2.]))
+    tensor([0., 2.])
+    """
 
     def _apply(self, input):
         return F.relu(input)
 
 
 class Sigmoid(_Activation):
+    """1 / (1 + exp(-x)) elementwise, as a layer.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Sigmoid()(pydevtensor.tensor([0.]))
+    tensor([0.5000])
+    """
     def _apply(self, input):
         return F.sigmoid(input)
 
 
 class Tanh(_Activation):
+    """The hyperbolic tangent elementwise, as a layer.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Tanh()(pydevtensor.tensor([0.]))
+    tensor([0.])
+    """
     def _apply(self, input):
         return F.tanh(input)
 
 
 class Identity(Module):
-    def forward(self, input):
+    """Returns its input unchanged (a placeholder layer).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Identity()(pydevtensor.tensor([1., 2.]))
+    tensor([1., 2.])
+    """
+    def forward(self, input: Tensor) -> Tensor:
         return input
 
 
 class Flatten(Module):
-    def __init__(self, start_dim=1, end_dim=-1):
+    """Merges dimensions start_dim to end_dim of its input into one.
+
+    Parameters
+    ----------
+    start_dim : int, optional
+        The first dimension to merge (default 1: keep the batch).
+    end_dim : int, optional
+        The last (default -1).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Flatten()(pydevtensor.ones(2, 3, 4)).shape
+    pydevtensor.Size([2, 12])
+    """
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.flatten(input, self.start_dim, self.end_dim)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

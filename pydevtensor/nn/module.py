@@ -1,12 +1,20 @@
 """nn.Module: parameters, children, moving between devices and state dicts (training
 runs on autograd: Note [training with autograd])."""
+from __future__ import annotations
+
 import inspect
 import threading
 from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
 from .parameter import Parameter
+
+if TYPE_CHECKING:
+    from .._C import Tensor, device, dtype
+
+_M = TypeVar("_M", bound="Module")
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -37,9 +45,24 @@ def _pop_scope(owner):
 
 
 class Module:
-    """Base class of layers and networks, with PyTorch's interface."""
+    """Base class of layers and networks, with PyTorch's interface: subclasses set
+    Parameters and Modules as attributes in ``__init__`` and compute in ``forward``; calling
+    the module calls forward.
 
-    def __init__(self):
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> class Scale(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.s = nn.Parameter(pydevtensor.tensor([2.]))
+    ...     def forward(self, x):
+    ...         return x * self.s
+    >>> Scale()(pydevtensor.tensor([1., 3.]))
+    tensor([2., 6.], grad_fn=<MulBackward0>)
+    """
+
+    def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
@@ -49,7 +72,7 @@ class Module:
             stack[-1]._track(self)
 
     # ---- attributes ----
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
         if params is None:
             raise AttributeError("call Module.__init__() before assigning attributes")
@@ -76,7 +99,7 @@ class Module:
         state.pop("_pdt_replicas", None)
         return state
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         d = self.__dict__
         if name in d.get("_parameters", ()):
             return d["_parameters"][name]
@@ -84,7 +107,7 @@ class Module:
             return d["_modules"][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._modules:
@@ -92,12 +115,64 @@ class Module:
         else:
             object.__delattr__(self, name)
 
-    def register_parameter(self, name, param):
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Registers param under name (None reserves the name, as a Linear without bias does).
+
+        Parameters
+        ----------
+        name : str
+            The attribute's name.
+        param : nn.Parameter or None
+            The parameter.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            When param is not a Parameter.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> m = nn.Module()
+        >>> m.register_parameter('s', nn.Parameter(pydevtensor.ones(1)))
+        >>> [name for name, _ in m.named_parameters()]
+        ['s']
+        """
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: expected nn.Parameter, got {type(param).__name__}")
         self._parameters[name] = param
 
-    def add_module(self, name, module):
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Registers module as a child under name.
+
+        Parameters
+        ----------
+        name : str
+            The attribute's name.
+        module : nn.Module or None
+            The child.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            When module is not a Module.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> m = nn.Module()
+        >>> m.add_module('lin', nn.Linear(1, 1))
+        >>> m.lin
+        Linear(in_features=1, out_features=1, bias=True)
+        """
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: expected nn.Module, got {type(module).__name__}")
         self._modules[name] = module
@@ -105,10 +180,34 @@ class Module:
             object.__setattr__(module, "_name", name)
 
     # ---- running ----
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The computation; subclasses define it, and calling the module calls it (naming
+        the layer in device and dtype errors).
+
+        Parameters
+        ----------
+        *args, **kwargs
+            What the module takes.
+
+        Returns
+        -------
+        Any
+            What the module computes (a Tensor for the layers here).
+
+        Raises
+        ------
+        NotImplementedError
+            On a Module that does not define it.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> nn.ReLU()(pydevtensor.tensor([-1., 2.]))
+        tensor([0., 2.])
+        """
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return self.forward(*args, **kwargs)
         except _C.DeviceError as e:
@@ -138,34 +237,130 @@ class Module:
         err._pdt_layer = True
         return err
 
-    def zero_grad(self, set_to_none=True):
-        """Clears every parameter's gradient: ``.grad = None`` (the default, as in PyTorch,
-        so the next backward allocates it), or with set_to_none=False zeroes it in place."""
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clears the gradients of every parameter: ``.grad = None`` (the default, as in
+        PyTorch), or zeroed in place with set_to_none=False.
+
+        Parameters
+        ----------
+        set_to_none : bool, optional
+            None instead of zeros (default True).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net(pydevtensor.ones(1, 2)).sum().backward()
+        >>> net.zero_grad()
+        >>> net[0].weight.grad is None
+        True
+        """
         for p in self.parameters():
             if set_to_none:
                 p.grad = None
             elif p.grad is not None:
                 p.grad.zero_()
 
-    def train(self, mode=True):
+    def train(self: _M, mode: bool = True) -> _M:
+        """Sets training mode on this module and its children.
+
+        Parameters
+        ----------
+        mode : bool, optional
+            True for training (default), False for evaluation.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.train(False).training
+        False
+        """
         for m in self.modules():
             object.__setattr__(m, "training", bool(mode))
         return self
 
-    def eval(self):
+    def eval(self: _M) -> _M:
+        """Sets evaluation mode: ``train(False)``.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.eval().training
+        False
+        """
         return self.train(False)
 
     # ---- walking the tree ----
-    def named_children(self):
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """The direct children with their names.
+
+        Returns
+        -------
+        iterator of (str, Module)
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> [name for name, _ in net.named_children()]
+        ['0', '1', '2']
+        """
         for name, m in self._modules.items():
             if m is not None:
                 yield name, m
 
-    def children(self):
+    def children(self) -> Iterator[Module]:
+        """The direct children.
+
+        Returns
+        -------
+        iterator of Module
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> [type(m).__name__ for m in net.children()]
+        ['Linear', 'ReLU', 'Linear']
+        """
         for _, m in self.named_children():
             yield m
 
-    def named_modules(self, prefix=""):
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """This module and every descendant, with their dotted names ('' for this one).
+
+        Parameters
+        ----------
+        prefix : str, optional
+            Put before every name.
+
+        Returns
+        -------
+        iterator of (str, Module)
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> [name for name, _ in net.named_modules()]
+        ['', '0', '1', '2']
+        """
         seen = set()
         stack = [(prefix, self)]
         while stack:
@@ -176,11 +371,45 @@ class Module:
             yield name, m
             stack[0:0] = [(f"{name}.{n}" if name else n, c) for n, c in m.named_children()]
 
-    def modules(self):
+    def modules(self) -> Iterator[Module]:
+        """This module and every descendant.
+
+        Returns
+        -------
+        iterator of Module
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> len(list(net.modules()))
+        4
+        """
         for _, m in self.named_modules():
             yield m
 
-    def named_parameters(self, prefix="", recurse=True):
+    def named_parameters(self, prefix: str = "",
+                         recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """The parameters with their dotted names, in registration order.
+
+        Parameters
+        ----------
+        prefix : str, optional
+            Put before every name.
+        recurse : bool, optional
+            Include the children's (default True).
+
+        Returns
+        -------
+        iterator of (str, nn.Parameter)
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> [name for name, _ in net.named_parameters()]
+        ['0.weight', '0.bias', '2.weight', '2.bias']
+        """
         seen = set()
         mods = self.named_modules(prefix) if recurse else [(prefix, self)]
         for mname, m in mods:
@@ -190,15 +419,59 @@ class Module:
                 seen.add(id(p))
                 yield (f"{mname}.{pname}" if mname else pname), p
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """The parameters, in registration order (what an optimizer takes).
+
+        Parameters
+        ----------
+        recurse : bool, optional
+            Include the children's (default True).
+
+        Returns
+        -------
+        iterator of nn.Parameter
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> [tuple(p.shape) for p in net.parameters()]
+        [(3, 2), (3,), (1, 3), (1,)]
+        """
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     # ---- devices and dtypes ----
-    def to(self, *args, **kwargs):
+    def to(self: _M, *args: Any, **kwargs: Any) -> _M:
         """Moves (and/or casts) every parameter in place: the Parameter objects stay
         the same, so code holding them keeps working, as in PyTorch.  All or nothing:
-        if a copy fails (out of memory on the target device), no parameter has moved."""
+        if a copy fails (out of memory on the target device), no parameter has moved.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As Tensor.to: a device, a dtype, or both (device=, dtype=).
+
+        Returns
+        -------
+        Module
+            self.
+
+        Raises
+        ------
+        pydevtensor.DeviceError
+            When the device does not exist.
+        pydevtensor.OutOfMemoryError
+            When a copy fails (no parameter has moved).
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> dev = pydevtensor.try_gpu()
+        >>> net.to(dev)[0].weight.device == dev
+        True
+        """
         device, dtype = _parse_to(args, kwargs)
         # All or nothing: copy every parameter first (what can run out of memory or
         # fail), then assign them all, so a failure leaves the whole model where it was
@@ -213,28 +486,139 @@ class Module:
             p.data = moved
         return self
 
-    def cpu(self):
+    def cpu(self: _M) -> _M:
+        """Moves every parameter to the CPU: ``to('cpu')``.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.cpu()[0].weight.device
+        device(type='cpu')
+        """
         return self.to("cpu")
 
-    def cuda(self, device=None):
+    def cuda(self: _M, device: int | str | device | None = None) -> _M:
+        """Moves every parameter to a CUDA device (the current one by default).
+
+        Parameters
+        ----------
+        device : int, str or pydevtensor.device, optional
+            The CUDA device.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Raises
+        ------
+        pydevtensor.DeviceError
+            When there is no such CUDA device.
+
+        Examples
+        --------
+        With a GPU (skipped here):
+
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.cuda()[0].weight.device  # doctest: +SKIP
+        device(type='cuda', index=0)
+        """
         return self.to(_C.device("cuda", device) if isinstance(device, int) else
                        device if device is not None else _C.device("cuda"))
 
-    def float(self):
+    def float(self: _M) -> _M:
+        """Casts every parameter to float32.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.float()[0].weight.dtype
+        pydevtensor.float32
+        """
         return self.to(dtype=_C.float32)
 
-    def double(self):
+    def double(self: _M) -> _M:
+        """Casts every parameter to float64.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.double()[0].weight.dtype
+        pydevtensor.float64
+        """
         return self.to(dtype=_C.float64)
 
     # ---- state ----
-    def state_dict(self, prefix=""):
-        """name -> plain Tensor sharing each parameter's storage, in registration order."""
+    def state_dict(self, prefix: str = "") -> OrderedDict[str, Tensor]:
+        """name -> plain Tensor sharing each parameter's storage, in registration order.
+
+        Parameters
+        ----------
+        prefix : str, optional
+            Put before every name.
+
+        Returns
+        -------
+        OrderedDict of str to Tensor
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> list(net.state_dict())
+        ['0.weight', '0.bias', '2.weight', '2.bias']
+        """
         return OrderedDict((name, p.data) for name, p in self.named_parameters(prefix))
 
-    def load_state_dict(self, state_dict, strict=True):
+    def load_state_dict(self, state_dict: Mapping[str, Tensor],
+                        strict: bool = True) -> IncompatibleKeys:
         """Copies the values of state_dict into the parameters (across devices and dtypes
         as needed; each copy is counted).  With strict, missing keys, unexpected keys and
-        shape mismatches raise before anything is written."""
+        shape mismatches raise before anything is written.
+
+        Parameters
+        ----------
+        state_dict : mapping of str to Tensor
+            As state_dict() gives.
+        strict : bool, optional
+            Raise on missing or unexpected keys (default True).
+
+        Returns
+        -------
+        IncompatibleKeys
+            (missing_keys, unexpected_keys).
+
+        Raises
+        ------
+        RuntimeError
+            On missing or unexpected keys (strict) or a shape mismatch.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.load_state_dict(net.state_dict())
+        IncompatibleKeys(missing_keys=[], unexpected_keys=[])
+        """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"load_state_dict(): expected a dict of Tensors (a state_dict), "
                             f"got {type(state_dict).__name__}")
@@ -262,13 +646,25 @@ class Module:
         return IncompatibleKeys(missing, unexpected)
 
     # ---- printing ----
-    def extra_repr(self):
+    def extra_repr(self) -> str:
+        """The text inside this module's parentheses in its repr; subclasses override it.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> nn.Linear(2, 3).extra_repr()
+        'in_features=2, out_features=3, bias=True'
+        """
         return ""
 
     def _repr_line(self):
         return f"{type(self).__name__}({self.extra_repr()})"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         children = [(n, m) for n, m in self._modules.items() if m is not None]
         if not children:
             return self._repr_line()

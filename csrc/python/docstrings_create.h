@@ -1,0 +1,170 @@
+/* Docstrings of the creation functions and the random fills (csrc/python/tensor_create.c),
+ * in numpydoc form under CPython's text signature; every example runs as a doctest in
+ * tests/test_docstrings.py.  arange and randint take two call forms, which no text
+ * signature can say: their first line names both. */
+#ifndef PDT_DOCSTRINGS_CREATE_H
+#define PDT_DOCSTRINGS_CREATE_H
+
+#include "pdt_module.h" /* PyDoc_STRVAR */
+
+#define DOC_SIZE_PARAM                                                                             \
+    "*size : int or sequence of ints\n    The shape: zeros(2, 3) or zeros((2, 3)).\n"
+#define DOC_DTYPE_PARAM(DEFAULT)                                                                   \
+    "dtype : pydevtensor.dtype, optional\n    The element type (default: " DEFAULT ").\n"
+#define DOC_DEVICE_PARAM                                                                           \
+    "device : str or pydevtensor.device, optional\n    Where the tensor lives (default: "          \
+    "pydevtensor.get_default_device()).\n"
+#define DOC_PIN_PARAM                                                                              \
+    "pin_memory : bool, optional\n    Page-locked host memory, for faster copies to a GPU "        \
+    "(CPU tensors only).\n"
+#define DOC_RG_PARAM                                                                               \
+    "requires_grad : bool, optional\n    Whether autograd records operations on the result.\n"
+#define DOC_LIKE_PARAMS(WHAT)                                                                      \
+    "Parameters\n----------\ninput : Tensor\n    Gives the shape, and the dtype and device "       \
+    "unless given.\n" WHAT DOC_DTYPE_PARAM("input's") "device : str or pydevtensor.device, "       \
+                                                      "optional\n    Where the tensor lives "      \
+                                                      "(default: input's device).\n" DOC_RG_PARAM  \
+                                                      "\n"
+#define DOC_RAISES_SHAPE_DEVICE                                                                    \
+    "Raises\n------\nValueError\n    When a size is negative.\npydevtensor.DeviceError\n    "      \
+    "When the device does not exist.\npydevtensor.OutOfMemoryError\n    When the device has no "   \
+    "room for it.\n\n"
+#define DOC_RETURNS_T(WHAT) "Returns\n-------\nTensor\n    " WHAT "\n\n"
+#define DOC_SIZE_FN(NAME, WHAT, RET, EXAMPLE)                                                      \
+    NAME "(*size, dtype=None, device=None, pin_memory=False, requires_grad=False)\n--\n\n" WHAT    \
+         "\n\nParameters\n----------\n" DOC_SIZE_PARAM DOC_DTYPE_PARAM("float32")                  \
+             DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T(RET)                   \
+                 DOC_RAISES_SHAPE_DEVICE "Examples\n--------\n" EXAMPLE
+#define DOC_LIKE_FN(NAME, SIG, WHAT, EXTRA, EXAMPLE)                                               \
+    NAME "(input" SIG ", *, dtype=None, device=None, requires_grad=False)\n--\n\n" WHAT            \
+         "\n\n" DOC_LIKE_PARAMS(EXTRA) DOC_RETURNS_T(                                              \
+             "A new tensor of input's shape.") "Examples\n--------\n>>> x = "                      \
+                                               "pydevtensor.tensor([[1, 2], [3, 4]])\n" EXAMPLE
+
+PyDoc_STRVAR(doc_empty, DOC_SIZE_FN("empty", "A tensor whose contents are not initialised.",
+                                    "Of the given shape; read it only after writing it.",
+                                    ">>> pydevtensor.empty(2, 3).shape\n"
+                                    "pydevtensor.Size([2, 3])\n"));
+PyDoc_STRVAR(doc_zeros,
+             DOC_SIZE_FN("zeros", "A tensor of zeros.", "Of the given shape, filled with 0.",
+                         ">>> pydevtensor.zeros(2, 3)\ntensor([[0., 0., 0.],\n        "
+                         "[0., 0., 0.]])\n"));
+PyDoc_STRVAR(doc_ones,
+             DOC_SIZE_FN("ones", "A tensor of ones.", "Of the given shape, filled with 1.",
+                         ">>> pydevtensor.ones((2,), dtype=pydevtensor.int64)\n"
+                         "tensor([1, 1])\n"));
+PyDoc_STRVAR(doc_full,
+             "full(size, fill_value, *, dtype=None, device=None, requires_grad=False)\n--\n\n"
+             "A tensor filled with fill_value.\n\nParameters\n----------\nsize : sequence of "
+             "ints\n    The shape.\nfill_value : bool, int or float\n    Every element's "
+             "value.\n" DOC_DTYPE_PARAM("from fill_value: bool, int64 or float32")
+                 DOC_DEVICE_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T("Of the given shape.")
+                     DOC_RAISES_SHAPE_DEVICE
+             "TypeError\n    When fill_value is not a real number.\n\nExamples\n--------\n"
+             ">>> pydevtensor.full((2, 2), 7)\ntensor([[7, 7],\n        [7, 7]])\n"
+             ">>> pydevtensor.full((2,), 1.5)\ntensor([1.5000, 1.5000])\n");
+PyDoc_STRVAR(doc_empty_like,
+             DOC_LIKE_FN("empty_like", "", "An uninitialised tensor shaped like input.", "",
+                         ">>> pydevtensor.empty_like(x).shape\npydevtensor.Size([2, 2])\n"));
+PyDoc_STRVAR(doc_zeros_like,
+             DOC_LIKE_FN("zeros_like", "", "Zeros shaped like input.", "",
+                         ">>> pydevtensor.zeros_like(x)\ntensor([[0, 0],\n        [0, 0]])\n"));
+PyDoc_STRVAR(doc_ones_like, DOC_LIKE_FN("ones_like", "", "Ones shaped like input.", "",
+                                        ">>> pydevtensor.ones_like(x, dtype=pydevtensor.float32)\n"
+                                        "tensor([[1., 1.],\n        [1., 1.]])\n"));
+PyDoc_STRVAR(doc_full_like,
+             DOC_LIKE_FN("full_like", ", fill_value", "fill_value everywhere, shaped like input.",
+                         "fill_value : bool, int or float\n    Every element's value.\n",
+                         ">>> pydevtensor.full_like(x, 9)\ntensor([[9, 9],\n        [9, 9]])\n"));
+PyDoc_STRVAR(
+    doc_arange, "arange(end) or arange(start, end, step=1, *, dtype=None, device=None, "
+                "requires_grad=False)\n\nValues from start up to (not including) end, step "
+                "apart.\n\nParameters\n----------\nstart : number, optional\n    The first value "
+                "(default 0).\nend : number\n    The bound, not included.\nstep : number, "
+                "optional\n    The spacing (default 1); non-zero, pointing from start to "
+                "end.\n" DOC_DTYPE_PARAM("int64, or float32 when an argument is a float")
+                    DOC_DEVICE_PARAM DOC_RG_PARAM
+    "\n" DOC_RETURNS_T(
+        "1-d, of ceil((end - start) / step) elements.") "Raises\n------\n"
+                                                        "ValueError\n    When step is 0 or points "
+                                                        "away from end, or a bound is not "
+                                                        "finite.\n\nExamples\n--------\n>>> "
+                                                        "pydevtensor.arange(5)\n"
+                                                        "tensor([0, 1, 2, 3, 4])\n>>> "
+                                                        "pydevtensor.arange(1, 2, 0.25)\n"
+                                                        "tensor([1.0000, 1.2500, 1.5000, "
+                                                        "1.7500])\n");
+PyDoc_STRVAR(
+    doc_linspace,
+    "linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)\n--\n\n"
+    "steps values evenly spaced from start to end, both included.\n\nParameters\n"
+    "----------\nstart, end : number\n    The first and the last value.\nsteps : int\n"
+    "    How many values (>= 0).\n" DOC_DTYPE_PARAM("float32") DOC_DEVICE_PARAM DOC_RG_PARAM
+    "\n" DOC_RETURNS_T(
+        "1-d, of steps elements.") "Raises\n------\n"
+                                   "ValueError\n    When steps is negative.\n\nExamples\n--------\n"
+                                   ">>> pydevtensor.linspace(0, 1, 5)\n"
+                                   "tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])\n");
+PyDoc_STRVAR(doc_eye,
+             "eye(n, m=None, *, dtype=None, device=None, requires_grad=False)\n--\n\n"
+             "The identity matrix: ones on the diagonal, zeros elsewhere.\n\nParameters\n"
+             "----------\nn : int\n    The number of rows.\nm : int, optional\n    The number "
+             "of columns (default n).\n" DOC_DTYPE_PARAM("float32") DOC_DEVICE_PARAM DOC_RG_PARAM
+             "\n" DOC_RETURNS_T("Of shape (n, m).") DOC_RAISES_SHAPE_DEVICE
+             "Examples\n--------\n>>> pydevtensor.eye(2)\ntensor([[1., 0.],\n        [0., 1.]])\n"
+             ">>> pydevtensor.eye(2, 3, dtype=pydevtensor.int64)\n"
+             "tensor([[1, 0, 0],\n        [0, 1, 0]])\n");
+PyDoc_STRVAR(doc_rand, DOC_SIZE_FN("rand",
+                                   "Uniform samples on [0, 1) from the Philox generator: the same "
+                                   "values on every device for one seed.",
+                                   "Of the given shape, in a floating dtype.",
+                                   ">>> pydevtensor.manual_seed(0)\n>>> pydevtensor.rand(3)\n"
+                                   "tensor([0.3990, 0.8805, 0.7357])\n"));
+PyDoc_STRVAR(doc_randn, DOC_SIZE_FN("randn",
+                                    "Standard normal samples from the Philox generator: the same "
+                                    "values on every device for one seed.",
+                                    "Of the given shape, in a floating dtype.",
+                                    ">>> pydevtensor.manual_seed(0)\n>>> pydevtensor.randn(3)\n"
+                                    "tensor([ 0.9911, -0.6176, -0.1536])\n"));
+PyDoc_STRVAR(
+    doc_randint,
+    "randint(high, size) or randint(low, high, size, *, dtype=int64, device=None, "
+    "requires_grad=False)\n\nIntegers drawn uniformly from [low, high) by the Philox "
+    "generator.\n\nParameters\n----------\nlow : int, optional\n    The smallest value "
+    "(default 0).\nhigh : int\n    The bound, not included (> low).\nsize : sequence "
+    "of ints\n    The shape.\n" DOC_DTYPE_PARAM("int64") DOC_DEVICE_PARAM DOC_RG_PARAM
+    "\n" DOC_RETURNS_T(
+        "Of the given shape.") "Raises\n------\nValueError\n    When high "
+                               "<= low or a size is negative.\n\nExamples\n--------\n>>> "
+                               "pydevtensor.manual_seed(0)"
+                               "\n>>> pydevtensor.randint(10, (5,))\ntensor([9, 8, 8, 1, 9])\n");
+PyDoc_STRVAR(doc_manual_seed,
+             "manual_seed(seed)\n--\n\nSeeds the generator every device draws from, and rewinds "
+             "it: after manual_seed(s) every device draws the same values.\n\nParameters\n"
+             "----------\nseed : int\n    Any int; taken modulo 2**64.\n\nReturns\n-------\n"
+             "None\n\nRaises\n------\nTypeError\n    When seed is not an int.\n\nExamples\n"
+             "--------\n>>> pydevtensor.manual_seed(0)\n>>> a = pydevtensor.rand(2)\n"
+             ">>> pydevtensor.manual_seed(0)\n>>> pydevtensor.equal(a, pydevtensor.rand(2))\n"
+             "True\n");
+PyDoc_STRVAR(doc_initial_seed, "initial_seed()\n--\n\nThe seed last given to manual_seed (0 "
+                               "before any).\n\nReturns\n-------\nint\n    The seed.\n\nExamples\n"
+                               "--------\n>>> pydevtensor.manual_seed(42)\n"
+                               ">>> pydevtensor.initial_seed()\n42\n");
+PyDoc_STRVAR(doc_uniform_,
+             "uniform_(from=0, to=1)\n\nFills self with samples of U[from, to) from the Philox "
+             "generator (the same values on every device).\n\nParameters\n----------\nfrom : "
+             "float, optional\n    The lower bound (default 0), passed by position or as "
+             "from=.\nto : float, optional\n    The upper bound (default 1).\n\nReturns\n-------\n"
+             "Tensor\n    self.\n\nExamples\n--------\n>>> pydevtensor.manual_seed(0)\n"
+             ">>> pydevtensor.empty(4).uniform_(-1, 1)\n"
+             "tensor([-0.2019,  0.7610,  0.4714,  0.2110])\n");
+PyDoc_STRVAR(doc_normal_,
+             "normal_(mean=0, std=1)\n--\n\nFills self with samples of N(mean, std**2) from the "
+             "Philox generator (the same values on every device).\n\nParameters\n----------\n"
+             "mean : float, optional\n    The mean (default 0).\nstd : float, optional\n    The "
+             "standard deviation (default 1, >= 0).\n\nReturns\n-------\nTensor\n    self.\n\n"
+             "Raises\n------\nValueError\n    When std is negative.\n\nExamples\n--------\n"
+             ">>> pydevtensor.manual_seed(0)\n>>> pydevtensor.zeros(3).normal_(0, 2)\n"
+             "tensor([ 1.9823, -1.2352, -0.3073])\n");
+
+#endif

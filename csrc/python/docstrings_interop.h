@@ -1,0 +1,72 @@
+/* Docstrings of from_dlpack and as_tensor (csrc/python/interop.c), in numpydoc form under CPython's
+ * text signature; the examples run as doctests in tests/test_docstrings.py. */
+#ifndef PDT_DOCSTRINGS_INTEROP_H
+#define PDT_DOCSTRINGS_INTEROP_H
+
+#include "pdt_module.h" /* PyDoc_STRVAR */
+
+PyDoc_STRVAR(doc_from_dlpack, "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
+                              "A tensor sharing the memory of x, an object with ``__dlpack__`` "
+                              "(NumPy, PyTorch, CuPy, JAX arrays) or a DLPack capsule.\n"
+                              "\n"
+                              "Parameters\n"
+                              "----------\n"
+                              "x : object\n"
+                              "    The array or capsule.\n"
+                              "device : str or pydevtensor.device, optional\n"
+                              "    Where the tensor goes; a device that differs copies.\n"
+                              "copy : bool, optional\n"
+                              "    True always copies; False never does (raising where it must).\n"
+                              "\n"
+                              "Returns\n"
+                              "-------\n"
+                              "Tensor\n"
+                              "\n"
+                              "Raises\n"
+                              "------\n"
+                              "ValueError\n"
+                              "    For read-only memory without copy=True.\n"
+                              "TypeError\n"
+                              "    When x does not speak DLPack.\n"
+                              "\n"
+                              "Examples\n"
+                              "--------\n"
+                              ">>> import numpy as np\n"
+                              ">>> pydevtensor.from_dlpack(np.arange(3))\n"
+                              "tensor([0, 1, 2])\n");
+PyDoc_STRVAR(
+    doc_as_tensor,
+    "as_tensor(data, dtype=None, device=None)\n--\n\n"
+    "data as a tensor without copying where it can: a tensor (itself), an array with the buffer "
+    "protocol, ``__array_interface__``, ``__cuda_array_interface__`` or ``__dlpack__``.  A dtype "
+    "or device that differs, read-only memory, and nested lists are copied.\n"
+    "\n"
+    "Parameters\n"
+    "----------\n"
+    "data : array_like or Tensor\n"
+    "    The values.\n"
+    "dtype : pydevtensor.dtype, optional\n"
+    "    The element type.\n"
+    "device : str or pydevtensor.device, optional\n"
+    "    Where the tensor lives.\n"
+    "\n"
+    "Returns\n"
+    "-------\n"
+    "Tensor\n"
+    "    Sharing data's memory when nothing needs converting.\n"
+    "\n"
+    "Raises\n"
+    "------\n"
+    "TypeError\n"
+    "    When data cannot be read as an array.\n"
+    "\n"
+    "Examples\n"
+    "--------\n"
+    ">>> import numpy as np\n"
+    ">>> a = np.array([1., 2.])\n"
+    ">>> t = pydevtensor.as_tensor(a)\n"
+    ">>> a[0] = 9\n"
+    ">>> t\n"
+    "tensor([9., 2.], dtype=pydevtensor.float64)\n");
+
+#endif
