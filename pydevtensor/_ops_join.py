@@ -10,8 +10,8 @@ caller's back).
 import builtins
 
 from . import _C
-from ._ops_index import (_basic_getitem, _dim, _int_arg, _refuse_graph, _tensor_arg,
-                         result_type, where)
+from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg, result_type, where
+from .autograd.dispatch import recorded
 
 
 def _same_device(op, tensors):
@@ -27,6 +27,7 @@ def _same_device(op, tensors):
     return first
 
 
+@recorded("cat")
 def cat(tensors, dim=0, *, out=None):
     """The tensors joined along dim (PyTorch's torch.cat; concat and concatenate are
     aliases).  Sizes must match outside dim; 1-d empty tensors are skipped, as in
@@ -37,7 +38,6 @@ def cat(tensors, dim=0, *, out=None):
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
     device = _same_device("cat", tensors)
-    _refuse_graph("cat", *tensors)
     parts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     ref = parts[0]
     if ref.ndim == 0:
@@ -71,6 +71,7 @@ def cat(tensors, dim=0, *, out=None):
     return result
 
 
+@recorded("stack")
 def stack(tensors, dim=0, *, out=None):
     """The tensors (all one shape) joined along a new dim."""
     if isinstance(tensors, _C.Tensor):
@@ -148,11 +149,11 @@ def _sizes(args, op):
     return tuple(builtins.int(a) for a in args)
 
 
+@recorded("expand")
 def expand(input, *sizes):
     """A view of input with size-1 dims (and new leading dims) repeated to sizes by a
     stride of 0, no copy; -1 keeps a dim's size."""
     sizes = _sizes(sizes, "expand")
-    _refuse_graph("expand", input)
     if len(sizes) < input.ndim:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be "
                            f"greater or equal to the number of dimensions in the tensor "
@@ -175,11 +176,11 @@ def expand_as(input, other):
     return expand(input, tuple(other.shape))
 
 
+@recorded("repeat")
 def repeat(input, *sizes):
     """input tiled sizes[i] times along each dim (new copies; PyTorch's repeat,
     NumPy's tile)."""
     sizes = _sizes(sizes, "repeat")
-    _refuse_graph("repeat", input)
     if len(sizes) < input.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than "
                            f"number of dimensions of tensor ({len(sizes)} < {input.ndim})")
@@ -222,7 +223,6 @@ def flipud(input):
 
 def _triangle(input, diagonal, lower, op):
     _tensor_arg(input, op)
-    _refuse_graph(op, input)
     diagonal = _int_arg(diagonal, op, "diagonal")
     if input.ndim < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions, got "
@@ -234,11 +234,13 @@ def _triangle(input, diagonal, lower, op):
     return where(keep, input, _C.zeros((), dtype=input.dtype, device=input.device))
 
 
+@recorded("tril")
 def tril(input, diagonal=0):
     """The lower triangle of the last two dims (on and below `diagonal`), zeros above."""
     return _triangle(input, diagonal, True, "tril")
 
 
+@recorded("triu")
 def triu(input, diagonal=0):
     """The upper triangle of the last two dims (on and above `diagonal`), zeros below."""
     return _triangle(input, diagonal, False, "triu")
@@ -299,7 +301,6 @@ def einsum(equation, *operands):
         raise NotImplementedError("einsum: only one or two operands are supported")
     for x in operands:
         _tensor_arg(x, "einsum", "operands")
-    _refuse_graph("einsum", *operands)
     terms, rhs = _parse_einsum(equation, len(operands))
     for t, x in zip(terms, operands):
         if len(t) != x.ndim:
@@ -331,7 +332,7 @@ def einsum(equation, *operands):
 
     def arrange(x, t, order):
         x = x.permute(*[t.index(c) for c in order]) if order else x
-        return _C._expand(x, tuple(size[c] for c in order)) if order else x
+        return expand(x, tuple(size[c] for c in order)) if order else x
 
     a3 = arrange(a, ta, batch + free_a + contract).reshape(prod(batch), prod(free_a),
                                                             prod(contract))

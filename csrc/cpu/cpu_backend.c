@@ -133,6 +133,7 @@ const pdt_backend pdt_cpu_backend = {
     .where = pdt_cpu_where,
     .index_select = pdt_cpu_index_select,
     .index_put = pdt_cpu_index_put,
+    .index_add = pdt_cpu_index_add,
     .sort = pdt_cpu_sort,
     .cumsum = pdt_cpu_cumsum,
     .describe = pdt_cpu_blas_describe,

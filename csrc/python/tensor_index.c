@@ -45,15 +45,17 @@ static PyObject *f_where(PyObject *module, PyObject *args)
     return done(S, &h, st);
 }
 
-/* _index_select(out, src, dim, index) and _index_put(dst, dim, index, values):
- * the tensors in the order the core takes them (put: dim comes second). */
+/* _index_select(out, src, dim, index), _index_put(dst, dim, index, values) and
+ * _index_add(dst, dim, index, values) (put 0, 1, 2): the tensors in the order
+ * the core takes them (put and add: dim comes second). */
 static PyObject *index_move(PyObject *module, PyObject *args, int put)
 {
     pdt_state *S = state(module);
     PyObject *p[3];
     long long dim;
-    int ok = put ? PyArg_ParseTuple(args, "O!LO!O!:_index_put", S->tensor_type, &p[0], &dim,
-                                    S->tensor_type, &p[1], S->tensor_type, &p[2])
+    int ok = put ? PyArg_ParseTuple(args, put == 2 ? "O!LO!O!:_index_add" : "O!LO!O!:_index_put",
+                                    S->tensor_type, &p[0], &dim, S->tensor_type, &p[1],
+                                    S->tensor_type, &p[2])
                  : PyArg_ParseTuple(args, "O!O!LO!:_index_select", S->tensor_type, &p[0],
                                     S->tensor_type, &p[2], &dim, S->tensor_type, &p[1]);
     if (!ok)
@@ -64,8 +66,9 @@ static PyObject *index_move(PyObject *module, PyObject *args, int put)
                      *other = pdt_tensor_of(p[2]);
     HOLD(h, first), HOLD(h, index), HOLD(h, other);
     return done(S, &h,
-                put ? pdt_index_put(first, dim, index, other)
-                    : pdt_index_select(first, other, dim, index));
+                put == 2 ? pdt_index_add(first, dim, index, other)
+                : put    ? pdt_index_put(first, dim, index, other)
+                         : pdt_index_select(first, other, dim, index));
 }
 
 static PyObject *f_index_select(PyObject *module, PyObject *args)
@@ -76,6 +79,11 @@ static PyObject *f_index_select(PyObject *module, PyObject *args)
 static PyObject *f_index_put(PyObject *module, PyObject *args)
 {
     return index_move(module, args, 1);
+}
+
+static PyObject *f_index_add(PyObject *module, PyObject *args)
+{
+    return index_move(module, args, 2);
 }
 
 /* _index_check(index, size, dim, op): IndexError unless -size <= index < size. */
@@ -176,6 +184,7 @@ PyMethodDef pdt_index_functions[] = {
     {"_where", f_where, METH_VARARGS, NULL},
     {"_index_select", f_index_select, METH_VARARGS, NULL},
     {"_index_put", f_index_put, METH_VARARGS, NULL},
+    {"_index_add", f_index_add, METH_VARARGS, NULL},
     {"_index_check", f_index_check, METH_VARARGS, NULL},
     {"_sort", f_sort, METH_VARARGS, NULL},
     {"_cumsum", f_cumsum, METH_VARARGS, NULL},
