@@ -276,8 +276,21 @@ def test_outer_einsum(dev, dtype):
                     ("ij,ij->ij", (a, a)), ("ij,kj->ik", (a, a))):
         close(pdt.einsum(eq, *[T(x) for x in ops]),
               np.einsum(eq, *[x.astype(np.float64) for x in ops]), dtype)
-    with pytest.raises(NotImplementedError, match="repeated subscript"):
-        pdt.einsum("ii->i", T(a[:3, :3]))
+    # '...' (broadcast dims), repeated subscripts (diagonals, traces), three operands
+    s, d = data((3, 3), dtype, 6), data((3, 4, 4), dtype, 7)
+    e = data((1, 4, 5), dtype, 9)
+    for eq, ops in (("...ij,...jk->...ik", (c, b)), ("...ij,...jk", (c, e)), ("ii->i", (s,)),
+                    ("ii", (s,)), ("ii->", (s,)), ("bii->b", (d,)), ("bjj->bj", (d,)),
+                    ("...ii->...i", (d,)), ("i...->...", (c,)), ("...", (c,)),
+                    ("ij...,jk...->ik...", (c.transpose(1, 2, 0), b[:, :, None])),
+                    ("iij->ij", (d.transpose(1, 2, 0),)), ("ijk,ikj->i", (d, d)),
+                    ("ij,jk,kl->il", (s, s, s)), ("i,i,i->i", (u, u, u)), ("ab,bc,cd,de", (s,) * 4)):
+        close(pdt.einsum(eq, *[T(np.ascontiguousarray(x)) for x in ops]),
+              np.einsum(eq, *[x.astype(np.float64) for x in ops]), dtype)
+    with pytest.raises(RuntimeError, match="repeated for dims of sizes 3 and 4"):
+        pdt.einsum("ii->i", T(a))
+    with pytest.raises(ValueError, match="invalid subscript"):
+        pdt.einsum("i.j->i", T(a))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
