@@ -134,6 +134,7 @@ const pdt_backend pdt_cpu_backend = {
     .index_select = pdt_cpu_index_select,
     .index_put = pdt_cpu_index_put,
     .index_add = pdt_cpu_index_add,
+    .singular_values = pdt_cpu_singular_values,
     .sort = pdt_cpu_sort,
     .cumsum = pdt_cpu_cumsum,
     .describe = pdt_cpu_blas_describe,

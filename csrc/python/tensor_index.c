@@ -5,6 +5,7 @@
  * the core (pdt_index.h) validates and does the work. */
 #include "args.h"
 #include "pdt_index.h"
+#include "pdt_linalg.h"
 #include "pdt_view.h"
 
 /* Parses n tensors (and the extra format) from args; 0 or -1. */
@@ -103,6 +104,25 @@ static PyObject *f_index_check(PyObject *module, PyObject *args)
     return done(S, &h, pdt_index_check(op, ti, size, dim));
 }
 
+/* _singular_values(x, out): out = the singular values of x's matrices
+ * (pdt_linalg.h; pydevtensor/linalg.py's matrix norms). */
+static PyObject *f_singular_values(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *x, *o;
+    if (!PyArg_ParseTuple(args, "O!O!:_singular_values", S->tensor_type, &x, S->tensor_type, &o))
+        return NULL;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *tx = pdt_tensor_of(x), *to = pdt_tensor_of(o);
+    HOLD(h, tx), HOLD(h, to);
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_singular_values(tx, to);
+    Py_END_ALLOW_THREADS
+    return done(S, &h, st);
+}
+
 /* Wraps a new tensor, or raises; out is consumed either way. */
 static PyObject *wrap_or_raise(pdt_state *S, pdt_status st, pdt_tensor *out)
 {
@@ -185,6 +205,7 @@ PyMethodDef pdt_index_functions[] = {
     {"_index_select", f_index_select, METH_VARARGS, NULL},
     {"_index_put", f_index_put, METH_VARARGS, NULL},
     {"_index_add", f_index_add, METH_VARARGS, NULL},
+    {"_singular_values", f_singular_values, METH_VARARGS, NULL},
     {"_index_check", f_index_check, METH_VARARGS, NULL},
     {"_sort", f_sort, METH_VARARGS, NULL},
     {"_cumsum", f_cumsum, METH_VARARGS, NULL},
