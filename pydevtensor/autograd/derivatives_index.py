@@ -26,10 +26,16 @@ def _zeros(m):
     return _C.zeros(shape, dtype=dtype, device=device)
 
 
+def _wide(g):
+    """g in a dtype index_add adds in: float32 for a narrower float (float16 and
+    bfloat16 gradients are summed in float32, then brought back by reduce_grad)."""
+    return g if g.dtype in (_C.float32, _C.float64) else g.to(_C.float32)
+
+
 def scatter_add_along(m, dim, index, g):
     """A zero tensor of meta m with g added at index (a tensor of g's shape holding
     positions along dim, as gather's index), in m's dtype: gather's backward."""
-    shape = m[0]
+    shape, g = m[0], _wide(g)
     flat = _ops().gather_offsets(shape, g.device, dim, index)
     n = 1
     for s in shape:
@@ -68,7 +74,7 @@ class IndexSelectBackward0(Node):
         return (input,)
 
     def backward(self, g):
-        ops = _ops()
+        ops, g = _ops(), _wide(g)
         shape = self.in_meta[0]
         out = _C.zeros(shape if shape else (1,), dtype=g.dtype, device=g.device)
         d = ops._dim(ops._int_arg(self.dim, "index_select", "dim"), len(shape),
@@ -101,6 +107,7 @@ class IndexBackward0(Node):
         return (input,)
 
     def backward(self, g):
+        g = _wide(g)
         out = _C.zeros(self.in_meta[0], dtype=g.dtype, device=g.device)
         _ops()._index_put_(out, self.key, g, accumulate=True)
         return reduce_grad(out, self.in_meta)
