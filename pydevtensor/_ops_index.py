@@ -17,6 +17,7 @@ import builtins
 import sys
 
 from . import _C
+from .autograd.dispatch import record_setitem, recorded
 
 def _name(dtype):
     return str(dtype).rsplit(".", 1)[-1]
@@ -56,18 +57,6 @@ def _tensor_arg(x, op, name="input"):
     return x
 
 
-def _refuse_graph(op, *tensors):
-    """NotImplementedError when grad mode is on and one of tensors requires grad: the
-    op has no derivative yet, and composing it from kernels without one would drop
-    the graph silently (the result would look like a constant)."""
-    if _C.is_grad_enabled():
-        for t in tensors:
-            if isinstance(t, _C.Tensor) and t.requires_grad:
-                raise NotImplementedError(
-                    f"autograd: {op}() has no derivative in pydevtensor yet; call it under "
-                    f"pydevtensor.no_grad() or on detached tensors")
-
-
 def _int_arg(x, op, name):
     if isinstance(x, builtins.bool) or not (isinstance(x, builtins.int) or hasattr(x, "__index__")
                                             and not isinstance(x, _C.Tensor)):
@@ -102,6 +91,7 @@ def _as_tensor(x, dtype, device):
     return _C.full((), x, dtype=dtype, device=device)
 
 
+@recorded("where")
 def where(condition, input=None, other=None):
     """input where condition is True, else other, broadcast together; either may be a
     number.  ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
@@ -140,7 +130,6 @@ def where(condition, input=None, other=None):
     if _name(condition.dtype) != "bool":
         raise TypeError(f"where(): condition must be a bool tensor, got {condition.dtype} "
                         f"(on {condition.device})")
-    _refuse_graph("where", input, other)
     device = condition.device
     for t in (input, other):
         if isinstance(t, _C.Tensor):
@@ -242,6 +231,7 @@ def _index_tensor(index, op):
     return index if _name(index.dtype) == "int64" else index.to(_C.int64)
 
 
+@recorded("index_select")
 def index_select(input, dim, index):
     """The entries of input along dim at the positions in index.
 
@@ -273,7 +263,6 @@ def index_select(input, dim, index):
             [3, 4]])
     """
     _tensor_arg(input, "index_select")
-    _refuse_graph("index_select", input)
     dim = _int_arg(dim, "index_select", "dim")
     index = _index_tensor(index, "index_select")
     if index.ndim > 1:
@@ -297,6 +286,7 @@ def _linear_offsets(shape, device):
     return _C.arange(n, dtype=_C.int64, device=device).reshape(shape)
 
 
+@recorded("gather")
 def gather(input, dim, index):
     """Values of input picked along dim: ``out[i][j] = input[index[i][j]][j]`` for dim 0,
     ``input[i][index[i][j]]`` for dim 1, and so on.
@@ -329,17 +319,27 @@ def gather(input, dim, index):
             [4, 3]])
     """
     _tensor_arg(input, "gather")
-    _refuse_graph("gather", input)
+    flat = gather_offsets(tuple(input.shape), input.device, dim, index)
+    src = input.contiguous().reshape(-1) if input.ndim else input.reshape(1)
+    out = _C.empty((flat.shape[0],), dtype=input.dtype, device=input.device)
+    _C._index_select(out, src, 0, flat)
+    return out.reshape(tuple(index.shape) if input.ndim else ())
+
+
+def gather_offsets(in_shape, device, dim, index):
+    """gather's index as row-major offsets into an input of in_shape on device (1-d
+    contiguous int64), after the checks; scatter-adding into those offsets is
+    gather's backward."""
     dim = _int_arg(dim, "gather", "dim")
     index = _index_tensor(index, "gather")
-    d = _dim(dim, input.ndim, "gather")
-    if index.ndim != builtins.max(input.ndim, 1) and not (index.ndim == 0 and input.ndim == 0):
+    ndim = len(in_shape)
+    d = _dim(dim, ndim, "gather")
+    if index.ndim != builtins.max(ndim, 1) and not (index.ndim == 0 and ndim == 0):
         raise RuntimeError(f"gather(): Index tensor must have the same number of dimensions "
                            f"as input tensor (index {tuple(index.shape)}, input "
-                           f"{tuple(input.shape)})")
-    src = input.contiguous().reshape(-1) if input.ndim else input.reshape(1)
+                           f"{in_shape})")
     ishape = tuple(index.shape) if index.ndim else (1,)
-    xshape = tuple(input.shape) if input.ndim else (1,)
+    xshape = in_shape if ndim else (1,)
     for k, (a, b) in enumerate(zip(ishape, xshape)):
         if k != d and a > b:
             raise RuntimeError(f"gather(): Size does not match at dimension {k} expected index "
@@ -357,11 +357,8 @@ def gather(input, dim, index):
             shape = [1] * len(xshape)
             shape[k] = ishape[k]
             flat = flat + _C.arange(ishape[k], dtype=_C.int64,
-                                    device=input.device).reshape(shape) * strides[k]
-    flat = flat.reshape(-1).contiguous()
-    out = _C.empty((flat.shape[0],), dtype=input.dtype, device=input.device)
-    _C._index_select(out, src, 0, flat)
-    return out.reshape(tuple(index.shape) if input.ndim else ())
+                                    device=device).reshape(shape) * strides[k]
+    return flat.reshape(-1).contiguous()
 
 
 def nonzero(input, *, as_tuple=False):
@@ -578,7 +575,6 @@ def _front(view, dims):
 
 
 def _advanced_getitem(x, idx):
-    _refuse_graph("index (advanced indexing)", x)
     view, pairs, adjacent = _plan(x, idx)
     if not pairs:
         return view
@@ -596,11 +592,13 @@ def _advanced_getitem(x, idx):
     return out
 
 
-def _advanced_setitem(x, idx, value):
-    _refuse_graph("index_put (advanced indexing)", x, value)
+def _advanced_setitem(x, idx, value, accumulate=False):
     view, pairs, adjacent = _plan(x, idx)
     if not pairs:
-        _basic_setitem(x, idx if not isinstance(idx, list) else tuple(idx), value)
+        if accumulate:
+            view.add_(value)
+        else:
+            _basic_setitem(x, idx if not isinstance(idx, list) else tuple(idx), value)
         return
     dims = [d for d, _ in pairs]
     flat, bshape = _flat_index(view, pairs)
@@ -626,7 +624,7 @@ def _advanced_setitem(x, idx, value):
     if moved:
         v = v.permute(*range(d0, d0 + nb), *range(d0), *range(d0 + nb, v.ndim))
     v = v.reshape((-1,) + rest)
-    _C._index_put(target, 0, flat, v)
+    (_C._index_add if accumulate else _C._index_put)(target, 0, flat, v)
     if not direct:
         front.copy_(target.reshape(tuple(front.shape)))
 
@@ -641,31 +639,46 @@ def _leading_mask(x, idx):
     return None
 
 
+@recorded("index")
+def _advanced_index(self, idx):
+    """self[idx] with advanced indices (a copy)."""
+    mask = _leading_mask(self, idx)
+    if mask is None:
+        return _advanced_getitem(self, idx)
+    flat = mask.reshape(-1)
+    rows = self.reshape((-1,) + tuple(self.shape)[mask.ndim:])
+    return index_select(rows, 0, _compact(flat, int(_count_of(flat))))
+
+
 def _getitem(self, idx):
     if _needs_advanced(idx):
-        mask = _leading_mask(self, idx)
-        _refuse_graph("index (advanced indexing)", self)
-        if mask is None:
-            return _advanced_getitem(self, idx)
-        flat = mask.reshape(-1)
-        rows = self.reshape((-1,) + tuple(self.shape)[mask.ndim:])
-        return index_select(rows, 0, _compact(flat, int(_count_of(flat))))
+        return _advanced_index(self, idx)
     return _basic_getitem(self, idx)
+
+
+def _index_put_(x, idx, value, accumulate=False):
+    """x[idx] = value (advanced or basic indices; value a Tensor or a number,
+    broadcast), in place; with accumulate=True the values are added instead, and
+    values for a repeated index all add up (scatter-add)."""
+    mask = _leading_mask(x, idx)
+    if mask is None or not x.is_contiguous():
+        return _advanced_setitem(x, idx, value, accumulate)
+    flat = mask.reshape(-1)
+    rest = tuple(x.shape)[mask.ndim:]
+    positions = _compact(flat, int(_count_of(flat)))
+    v = _as_tensor(value, x.dtype, x.device)
+    v = _C._expand(v, (positions.shape[0],) + rest)
+    (_C._index_add if accumulate else _C._index_put)(x.view((-1,) + rest), 0, positions, v)
+    return None
 
 
 def _setitem(self, idx, value):
     if _needs_advanced(idx):
-        mask = _leading_mask(self, idx)
-        _refuse_graph("index_put (advanced indexing)", self, value)
-        if mask is None or not self.is_contiguous():
-            return _advanced_setitem(self, idx, value)
-        flat = mask.reshape(-1)
-        rest = tuple(self.shape)[mask.ndim:]
-        positions = _compact(flat, int(_count_of(flat)))
-        v = _as_tensor(value, self.dtype, self.device)
-        v = _C._expand(v, (positions.shape[0],) + rest)
-        _C._index_put(self.view((-1,) + rest), 0, positions, v)
-        return None
+        if (self.requires_grad or isinstance(value, _C.Tensor) and value.requires_grad) and \
+                _C.is_grad_enabled():
+            from .autograd.derivatives_index import IndexPutBackward0
+            return record_setitem(self, idx, value, IndexPutBackward0)
+        return _index_put_(self, idx, value)
     return _basic_setitem(self, idx, value)
 
 

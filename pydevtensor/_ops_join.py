@@ -10,8 +10,8 @@ caller's back).
 import builtins
 
 from . import _C
-from ._ops_index import (_basic_getitem, _dim, _int_arg, _refuse_graph, _tensor_arg,
-                         result_type, where)
+from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg, result_type, where
+from .autograd.dispatch import recorded
 
 
 def _same_device(op, tensors):
@@ -27,6 +27,7 @@ def _same_device(op, tensors):
     return first
 
 
+@recorded("cat")
 def cat(tensors, dim=0, *, out=None):
     """The tensors joined along dim (PyTorch's torch.cat; concat and concatenate are
     aliases).  Sizes must match outside dim; 1-d empty tensors are skipped, as in
@@ -70,7 +71,6 @@ def cat(tensors, dim=0, *, out=None):
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
     device = _same_device("cat", tensors)
-    _refuse_graph("cat", *tensors)
     parts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     ref = parts[0]
     if ref.ndim == 0:
@@ -104,6 +104,7 @@ def cat(tensors, dim=0, *, out=None):
     return result
 
 
+@recorded("stack")
 def stack(tensors, dim=0, *, out=None):
     """The tensors (all one shape) joined along a new dim.
 
@@ -307,6 +308,7 @@ def _sizes(args, op):
     return tuple(builtins.int(a) for a in args)
 
 
+@recorded("expand")
 def expand(input, *sizes):
     """A view of input with size-1 dims (and new leading dims) repeated to sizes by a
     stride of 0, no copy; -1 keeps a dim's size.
@@ -335,7 +337,6 @@ def expand(input, *sizes):
             [2, 2, 2]])
     """
     sizes = _sizes(sizes, "expand")
-    _refuse_graph("expand", input)
     if len(sizes) < input.ndim:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be "
                            f"greater or equal to the number of dimensions in the tensor "
@@ -383,6 +384,7 @@ def expand_as(input, other):
     return expand(input, tuple(other.shape))
 
 
+@recorded("repeat")
 def repeat(input, *sizes):
     """input tiled sizes[i] times along each dim (new copies; PyTorch's repeat,
     NumPy's tile).
@@ -411,7 +413,6 @@ def repeat(input, *sizes):
             [1, 2, 1, 2]])
     """
     sizes = _sizes(sizes, "repeat")
-    _refuse_graph("repeat", input)
     if len(sizes) < input.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than "
                            f"number of dimensions of tensor ({len(sizes)} < {input.ndim})")
@@ -520,7 +521,6 @@ def flipud(input):
 
 def _triangle(input, diagonal, lower, op):
     _tensor_arg(input, op)
-    _refuse_graph(op, input)
     diagonal = _int_arg(diagonal, op, "diagonal")
     if input.ndim < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions, got "
@@ -532,6 +532,7 @@ def _triangle(input, diagonal, lower, op):
     return where(keep, input, _C.zeros((), dtype=input.dtype, device=input.device))
 
 
+@recorded("tril")
 def tril(input, diagonal=0):
     """The lower triangle of the last two dims (on and below `diagonal`), zeros above.
 
@@ -562,6 +563,7 @@ def tril(input, diagonal=0):
     return _triangle(input, diagonal, True, "tril")
 
 
+@recorded("triu")
 def triu(input, diagonal=0):
     """The upper triangle of the last two dims (on and above `diagonal`), zeros below.
 
@@ -626,28 +628,47 @@ def outer(input, vec2):
     return input.reshape(-1, 1) * vec2.reshape(1, -1)
 
 
-def _parse_einsum(equation, n):
+def _parse_einsum(equation, operands):
+    """(terms, rhs): one string of subscripts per operand and the output's, with
+    each '...' replaced by letters of its own (the broadcast dims, right-aligned
+    across the operands, as NumPy and PyTorch align them)."""
     eq = equation.replace(" ", "")
-    if "." in eq:
-        raise NotImplementedError("einsum: '...' (ellipsis) is not supported yet")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
-    if len(terms) != n:
+    if len(terms) != len(operands):
         raise ValueError(f"einsum(): {len(terms)} operand subscripts in {equation!r} for "
-                         f"{n} operands")
-    for t in terms:
-        if len(set(t)) != len(t):
-            raise NotImplementedError(f"einsum: a repeated subscript within one operand "
-                                      f"({t!r}: diagonals, traces) is not supported yet")
-        if not all(c.isalpha() for c in t):
-            raise ValueError(f"einsum(): invalid subscript in {equation!r}")
+                         f"{len(operands)} operands")
+    for t in terms + [rhs]:
+        if not all(c.isascii() and c.isalpha() for c in t.replace("...", "", 1)):
+            raise ValueError(f"einsum(): invalid subscript in {equation!r} (letters, and at "
+                             f"most one '...' per operand)")
+    ell = 0  # the most dims an ellipsis stands for
+    for t, x in zip(terms, operands):
+        if "..." in t:
+            ell = builtins.max(ell, x.ndim - (len(t) - 3))
+    fresh = [chr(0x100 + k) for k in range(ell)]  # letters no equation uses
+
+    def expand_term(t, ndim):
+        if "..." not in t:
+            return t
+        n = ndim - (len(t) - 3)
+        if n < 0:
+            raise RuntimeError(f"einsum(): the subscripts {t!r} have more dims than the "
+                               f"operand's {ndim}")
+        return t.replace("...", "".join(fresh[ell - n:]))
+
+    terms = [expand_term(t, x.ndim) for t, x in zip(terms, operands)]
     if not arrow:
         counts = {}
         for t in terms:
             for c in t:
                 counts[c] = counts.get(c, 0) + 1
-        rhs = "".join(sorted(c for c, k in counts.items() if k == 1))
-    if len(set(rhs)) != len(rhs) or any(c not in lhs for c in rhs):
+        rhs = "".join(fresh) + "".join(sorted(c for c, k in counts.items()
+                                              if k == 1 and c not in fresh))
+    else:  # an output without '...' sums the ellipsis dims
+        rhs = rhs.replace("...", "".join(fresh))
+    used = "".join(terms)
+    if len(set(rhs)) != len(rhs) or any(c not in used for c in rhs):
         raise ValueError(f"einsum(): invalid output subscripts in {equation!r}")
     return terms, rhs
 
@@ -661,54 +682,29 @@ def _sum_out(x, term, keep):
     return x, term
 
 
-def einsum(equation, *operands):
-    """Einstein summation over one or two operands, through matmul: 'ij,jk->ik',
-    'bij,bjk->bik', 'i,i->', 'i,j->ij', 'ij,j->i', 'ij->ji', 'ij->j', ...
-    (no repeated subscript within one operand, no '...').
+def _diagonals(x, term):
+    """x with each repeated subscript reduced to its diagonal (the diagonal's dim
+    goes last): 'ii' -> 'i'.  A permuted copy whose two dims merge into one, of
+    which every (n+1)-th element is the diagonal: a slice, so it is differentiable
+    and keeps inf and NaN off the diagonal out of the result."""
+    while len(set(term)) != len(term):
+        c = next(ch for k, ch in enumerate(term) if ch in term[k + 1:])
+        i = term.index(c)
+        j = term.index(c, i + 1)
+        n = x.shape[i]
+        if x.shape[j] != n:
+            raise RuntimeError(f"einsum(): subscript {c!r} is repeated for dims of sizes {n} "
+                               f"and {x.shape[j]} (operand of shape {tuple(x.shape)})")
+        rest = [k for k in range(x.ndim) if k not in (i, j)]
+        x = x.permute(*rest, i, j).contiguous()
+        x = x.reshape(tuple(x.shape[:-2]) + (n * n,))[..., ::n + 1]
+        term = "".join(term[k] for k in rest) + c
+    return x, term
 
-    Parameters
-    ----------
-    equation : str
-        The subscripts, as 'ij,jk->ik'.
-    *operands : Tensor
-        One or two tensors (or one list of them).
 
-    Returns
-    -------
-    Tensor
-        A new tensor.
-
-    Raises
-    ------
-    ValueError
-        When the equation does not fit the operands.
-    NotImplementedError
-        For a repeated subscript within one operand, or '...'.
-
-    Examples
-    --------
-    >>> a = pydevtensor.tensor([[1, 2], [3, 4]])
-    >>> pydevtensor.einsum("ij,jk->ik", a, a)
-    tensor([[ 7, 10],
-            [15, 22]])
-    """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    if len(operands) not in (1, 2):
-        raise NotImplementedError("einsum: only one or two operands are supported")
-    for x in operands:
-        _tensor_arg(x, "einsum", "operands")
-    _refuse_graph("einsum", *operands)
-    terms, rhs = _parse_einsum(equation, len(operands))
-    for t, x in zip(terms, operands):
-        if len(t) != x.ndim:
-            raise RuntimeError(f"einsum(): the subscripts {t!r} have {len(t)} dims for an "
-                               f"operand of shape {tuple(x.shape)}")
-    if len(operands) == 1:
-        x, t = _sum_out(operands[0], terms[0], rhs)
-        return x.permute(*[t.index(c) for c in rhs]) if x.ndim else x
-    _same_device("einsum", list(operands))
-    (ta, tb), (a, b) = terms, operands
+def _contract(a, ta, b, tb, rhs):
+    """The product of a (subscripts ta) and b (tb) summed over the letters not in rhs,
+    through one batched matmul; the result's subscripts are rhs."""
     a, ta = _sum_out(a, ta, rhs + tb)
     b, tb = _sum_out(b, tb, rhs + ta)
     size = {}
@@ -730,7 +726,7 @@ def einsum(equation, *operands):
 
     def arrange(x, t, order):
         x = x.permute(*[t.index(c) for c in order]) if order else x
-        return _C._expand(x, tuple(size[c] for c in order)) if order else x
+        return expand(x, tuple(size[c] for c in order)) if order else x
 
     a3 = arrange(a, ta, batch + free_a + contract).reshape(prod(batch), prod(free_a),
                                                             prod(contract))
@@ -741,6 +737,69 @@ def einsum(equation, *operands):
     got = batch + free_a + free_b
     out = out.reshape(tuple(size[c] for c in got))
     return out.permute(*[got.index(c) for c in rhs]) if rhs else out.reshape(())
+
+
+def einsum(equation, *operands):
+    """Einstein summation, with PyTorch's (and NumPy's) meaning.
+
+    'ij,jk->ik', 'bij,bjk->bik', 'i,i->', 'ij->ji', '...ij,...jk->...ik' (broadcast
+    dims), 'ii->i' and 'ii' (diagonal, trace), and more than two operands (contracted
+    left to right, each pair through one batched matmul).  Composed of differentiable
+    views, sums and matmul, so it has a gradient.
+
+    Parameters
+    ----------
+    equation : str
+        The subscripts, as 'ij,jk->ik'; without '->' the output is the letters used
+        once, in alphabetical order.
+    *operands : Tensor
+        One or more tensors (or one list of them), on one device.
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Raises
+    ------
+    ValueError
+        When there is no operand.
+    RuntimeError
+        When the equation does not fit the operands' shapes or devices.
+
+    Examples
+    --------
+    >>> a = pydevtensor.tensor([[1, 2], [3, 4]])
+    >>> pydevtensor.einsum("ij,jk->ik", a, a)
+    tensor([[ 7, 10],
+            [15, 22]])
+    >>> pydevtensor.einsum("ii", a)
+    tensor(5)
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise ValueError("einsum(): must provide at least one operand")
+    for x in operands:
+        _tensor_arg(x, "einsum", "operands")
+    terms, rhs = _parse_einsum(equation, operands)
+    for t, x in zip(terms, operands):
+        if len(t) != x.ndim:
+            raise RuntimeError(f"einsum(): the subscripts {t!r} have {len(t)} dims for an "
+                               f"operand of shape {tuple(x.shape)}")
+    _same_device("einsum", list(operands))
+    pairs = [_diagonals(x, t) for x, t in zip(operands, terms)]
+    acc, tacc = pairs[0]
+    if len(pairs) == 1:
+        acc, tacc = _sum_out(acc, tacc, rhs)
+        return acc.permute(*[tacc.index(c) for c in rhs]) if acc.ndim else acc
+    for k in range(1, len(pairs)):
+        b, tb = pairs[k]
+        later = rhs + "".join(t for _, t in pairs[k + 1:])
+        keep = "".join(dict.fromkeys(c for c in tacc + tb if c in later))
+        acc = _contract(acc, tacc, b, tb, rhs if k == len(pairs) - 1 else keep)
+        tacc = rhs if k == len(pairs) - 1 else keep
+    return acc
 
 
 for _name_, _fn in (("expand", expand), ("repeat", repeat), ("flip", flip), ("tril", tril),

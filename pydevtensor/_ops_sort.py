@@ -9,8 +9,9 @@ sort and topk return ``(values, indices)`` as ``return_types.sort`` /
 import collections
 
 from . import _C
-from ._ops_index import _basic_getitem, _dim, _int_arg, _refuse_graph, _tensor_arg
+from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
 from ._ops_reduce import return_types
+from .autograd.dispatch import recorded
 
 return_types.sort = collections.namedtuple("sort", ["values", "indices"])
 return_types.topk = collections.namedtuple("topk", ["values", "indices"])
@@ -31,6 +32,7 @@ def _along_last(input, dim, op, fn):
     return tuple(t if d == last else t.transpose(d, last).contiguous() for t in outs)
 
 
+@recorded("sort")
 def sort(input, dim=-1, descending=False, stable=False):
     """The values of input sorted along dim, and their indices; the sort is always stable
     (equal values keep their order) and NaN sorts as the largest value.
@@ -64,7 +66,6 @@ def sort(input, dim=-1, descending=False, stable=False):
     >>> x.sort(descending=True).values
     tensor([3., 2., 1., 1.])
     """
-    _refuse_graph("sort", input)
     values, indices = _along_last(input, dim, "sort", lambda x: _C._sort(x, bool(descending)))
     return return_types.sort(values, indices)
 
@@ -103,6 +104,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return indices
 
 
+@recorded("topk")
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) entries along dim and their indices, in sorted order
     (a full sort underneath).
@@ -155,6 +157,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
                              _basic_getitem(indices, item).contiguous())
 
 
+@recorded("cumsum")
 def cumsum(input, dim, *, dtype=None):
     """Running sums along dim.  Floating inputs keep their dtype; integers and bool give
     int64.
@@ -183,7 +186,6 @@ def cumsum(input, dim, *, dtype=None):
     >>> pydevtensor.cumsum(pydevtensor.tensor([1, 2, 3]), 0)
     tensor([1, 3, 6])
     """
-    _refuse_graph("cumsum", input)
     if dtype is not None:
         input = input.to(dtype)
     (out,) = _along_last(input, dim, "cumsum", lambda x: (_C._cumsum(x),))

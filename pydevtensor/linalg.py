@@ -1,5 +1,8 @@
 """pydevtensor.linalg: norm, as torch.linalg.norm (issue 17), composed from the
-reductions so it runs on every device."""
+reductions so it runs on every device (and has their gradients); the matrix norms
+ord 2, -2 and 'nuc' come from singular values, which the CPU computes (one-sided
+Jacobi in float64, csrc/cpu/cpu_linalg.c) and the CUDA backend does not (no
+cuSOLVER: a NotImplementedError names the device and says to move the matrix)."""
 import math
 
 from . import _C
@@ -71,14 +74,16 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm over the two dimensions dim: 'fro' (Frobenius), 1 / -1 (the max /
-    min column sum of ``|A|``), inf / -inf (the max / min row sum).
+    min column sum of ``|A|``), inf / -inf (the max / min row sum), 2 / -2 (the largest /
+    smallest singular value), 'nuc' (the sum of the singular values).
 
     Parameters
     ----------
     A : Tensor
         At least 2-D, floating point.
-    ord : {'fro', 1, -1, inf, -inf}, optional
-        The norm (default 'fro'); 2, -2 and 'nuc' need singular values.
+    ord : {'fro', 1, -1, inf, -inf, 2, -2, 'nuc'}, optional
+        The norm (default 'fro'). 2, -2 and 'nuc' take singular values (one-sided Jacobi
+        in float64), on CPU devices only, and have no gradient.
     dim : tuple of two ints, optional
         The matrix dimensions (default the last two).
     keepdim : bool, optional
@@ -96,7 +101,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     RuntimeError
         When A has fewer than 2 dimensions.
     NotImplementedError
-        For ord 2, -2 and 'nuc'.
+        For ord 2, -2 and 'nuc' on a CUDA tensor (call ``.cpu()`` first), or when A
+        requires grad.
 
     Examples
     --------
@@ -105,6 +111,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     tensor(5.4772)
     >>> pydevtensor.linalg.matrix_norm(A, 1)
     tensor(6.)
+    >>> pydevtensor.linalg.matrix_norm(pydevtensor.tensor([[3., 0.], [0., 4.]]), 2)
+    tensor(4.)
     """
     if dtype is not None:
         A = A.to(dtype)
@@ -119,11 +127,39 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         s, red = a.sum(r, keepdim=True), c
     elif ord in (math.inf, -math.inf):
         s, red = a.sum(c, keepdim=True), r
+    elif ord in (2, -2, "nuc"):
+        return _singular_norm(A, ord, r, c, keepdim)
     else:
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, "
-                                  f"which pydevtensor does not compute yet")
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord!r} not supported (fro, nuc, 1, "
+                           f"-1, 2, -2, inf, -inf)")
     out = s.amax(red, keepdim=True) if ord in (1, math.inf) else s.amin(red, keepdim=True)
     return out if keepdim else out.squeeze((r, c) if r < c else (c, r))
+
+
+def _singular_norm(A, ord, r, c, keepdim):
+    """The largest (2) or smallest (-2) singular value, or their sum ('nuc'), of the
+    matrices in dims r and c of A, in A's dtype."""
+    if A.requires_grad and _C.is_grad_enabled():
+        raise NotImplementedError(f"autograd: linalg.matrix_norm(ord={ord!r}) has no derivative "
+                                  "in pydevtensor yet (it needs the singular vectors); call it "
+                                  "under pydevtensor.no_grad() or on a detached tensor")
+    if not A.is_floating_point():
+        raise RuntimeError(f"linalg.matrix_norm: expected a floating point input, got "
+                           f"{A.dtype} (on {A.device})")
+    rest = [d for d in range(A.ndim) if d not in (r, c)]
+    x = A.permute(*rest, r, c).to(_C.float64).contiguous()
+    m, n = x.shape[-2], x.shape[-1]
+    if m == 0 or n == 0:
+        raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} of an empty matrix "
+                           f"{tuple(A.shape)} (on {A.device})")
+    sv = _C.empty(tuple(x.shape[:-2]) + (min(m, n),), dtype=_C.float64, device=A.device)
+    _C._singular_values(x, sv)
+    out = sv.sum(-1) if ord == "nuc" else sv[..., 0] if ord == 2 else sv[..., -1]
+    out = out.to(A.dtype)
+    if keepdim:
+        for d in sorted((r, c)):
+            out = out.unsqueeze(d)
+    return out
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):

@@ -239,3 +239,38 @@ def test_tensorflow_style_configuration_runs_unchanged():
         print(logical[1].name, x.device, pdt.ones(1, device=logical[1]).device)
     """)
     assert out.strip() == "/device:CPU:1 cpu:1 cpu:1"
+
+
+def test_as_tensor_follows_the_default_device(device):
+    """as_tensor with no device= lands on the default device, as PyTorch's device
+    context applies to it: arrays, lists and tensors on another device are copied
+    there (a counted copy); device= still wins; with the CPU as the default a tensor
+    stays where it is and an array is shared, not copied."""
+    np = pytest.importorskip("numpy")
+    a = np.arange(3.0)
+    with pdt.device(device):
+        assert pdt.as_tensor(a).device == device
+        assert pdt.as_tensor([1, 2]).device == device
+        assert pdt.as_tensor(a, device="cpu").device == pdt.device("cpu")
+        t = pdt.as_tensor(pdt.ones(2, device="cpu"))
+        assert t.device == device
+    pdt.set_default_device(device)
+    assert pdt.as_tensor(a, dtype=pdt.float32).device == device
+    pdt.set_default_device(None)
+    shared = pdt.as_tensor(a)
+    a[0] = 7.0
+    assert shared.device == pdt.device("cpu") and shared[0].item() == 7.0
+    x = pdt.ones(2, device=device)
+    assert pdt.as_tensor(x) is x
+
+
+def test_as_tensor_on_a_logical_cpu_default():
+    out = run(setup=SPLIT3, code="""
+        import numpy as np
+        pdt.reset_transfer_stats()
+        with pdt.device('cpu:1'):
+            t = pdt.as_tensor(np.ones(4, dtype=np.float32))
+            u = pdt.as_tensor(pdt.zeros(2, device='cpu:0'))
+        print(t.device, u.device, sum(v['count'] for v in pdt.transfer_stats().values()) >= 2)
+    """)
+    assert out.split() == ["cpu:1", "cpu:1", "True"]

@@ -238,6 +238,14 @@ typedef struct pdt_backend {
      * (0 where broadcast) of dst's dtype; index as for index_select. */
     pdt_status (*index_put)(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                             const pdt_tensor *src);
+    /* dst[.., index[j], ..] += src[.., j, ..]: as index_put, but duplicate
+     * indices accumulate; dtype int32, int64, float32 or float64. */
+    pdt_status (*index_add)(const pdt_tensor *dst, int dim, const pdt_tensor *index,
+                            const pdt_tensor *src);
+    /* The singular values of each matrix of x, descending (pdt_linalg.h; the
+     * core checked the shapes, float64, contiguous).  NULL where the backend
+     * does not compute them. */
+    pdt_status (*singular_values)(const pdt_tensor *x, const pdt_tensor *out);
     /* Stable sort of each row (last dim) of values, in place, carrying indices
      * (int64) along: on entry values holds the input and indices is filled by
      * the backend with 0..n-1.  NaN sorts as the largest value.  scratch_values

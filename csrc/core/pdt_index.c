@@ -151,20 +151,49 @@ pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_
     return pdt_backend_of(src->device.kind)->index_select(out, src, (int)dim, index);
 }
 
-pdt_status pdt_index_put(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
-                         const pdt_tensor *src)
+/* What index_put and index_add share: the checks, and nothing to do when src
+ * is empty (*empty set). */
+static pdt_status check_put(const char *op, const pdt_tensor *dst, int64_t dim,
+                            const pdt_tensor *index, const pdt_tensor *src, int *empty)
 {
-    pdt_status st = check_indexing("index_put", dst, src, dim, index, "values");
+    pdt_status st = check_indexing(op, dst, src, dim, index, "values");
     if (st != PDT_OK)
         return st;
     if (pdt_tensor_internal_overlap(dst))
         return pdt_fail(PDT_ERR_VALUE,
-                        "index_put: more than one element of the written-to tensor refers to a "
-                        "single memory location; clone() it first");
-    pdt_note_op("index_put", dst->device);
-    if (pdt_tensor_numel(src) == 0)
-        return PDT_OK;
+                        "%s: more than one element of the written-to tensor refers to a "
+                        "single memory location; clone() it first",
+                        op);
+    pdt_note_op(op, dst->device);
+    *empty = pdt_tensor_numel(src) == 0;
+    return PDT_OK;
+}
+
+pdt_status pdt_index_put(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
+                         const pdt_tensor *src)
+{
+    int empty = 0;
+    pdt_status st = check_put("index_put", dst, dim, index, src, &empty);
+    if (st != PDT_OK || empty)
+        return st;
     return pdt_backend_of(dst->device.kind)->index_put(dst, (int)dim, index, src);
+}
+
+pdt_status pdt_index_add(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
+                         const pdt_tensor *src)
+{
+    char dn[32];
+    if (dst->dtype != PDT_INT32 && dst->dtype != PDT_INT64 && dst->dtype != PDT_FLOAT32 &&
+        dst->dtype != PDT_FLOAT64)
+        return pdt_fail(PDT_ERR_UNSUPPORTED,
+                        "index_add: dtype %s is not supported (int32, int64, float32 or "
+                        "float64; on %s)",
+                        pdt_dtype_name(dst->dtype), pdt_device_str(dst->device, dn, sizeof dn));
+    int empty = 0;
+    pdt_status st = check_put("index_add", dst, dim, index, src, &empty);
+    if (st != PDT_OK || empty)
+        return st;
+    return pdt_backend_of(dst->device.kind)->index_add(dst, (int)dim, index, src);
 }
 
 pdt_status pdt_sort(const pdt_tensor *x, int descending, pdt_tensor *values, pdt_tensor *indices)

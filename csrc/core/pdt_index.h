@@ -33,6 +33,13 @@ pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_
 pdt_status pdt_index_put(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
                          const pdt_tensor *src);
 
+/* dst.index_add along dim: dst[.., index[j], ..] += src[.., j, ..], with
+ * duplicate indices accumulating (scatter-add; autograd's backward of
+ * gathers and advanced indexing).  As index_put; dtype int32, int64, float32
+ * or float64 (bool is refused). */
+pdt_status pdt_index_add(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
+                         const pdt_tensor *src);
+
 /* Stable sort along the last dim: values (x's dtype) and indices (int64) are
  * new contiguous tensors of x's shape.  NaN is the largest value. */
 pdt_status pdt_sort(const pdt_tensor *x, int descending, pdt_tensor *values, pdt_tensor *indices);

@@ -214,6 +214,40 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
     return PDT_OK;
 }
 
+/* index_add: the walk of index_put with += (serial, so duplicates add in
+ * the order of the values: deterministic). */
+#define DEFINE_INDEX_ADD(T)                                                                        \
+    static void index_add_##T(const pdt_tensor *dst, int dim, const int64_t *ix,                   \
+                              const pdt_tensor *src)                                               \
+    {                                                                                              \
+        const int64_t size = dst->shape[dim], total = pdt_tensor_numel(src);                       \
+        T *o = (T *)pdt_tensor_ptr(dst);                                                           \
+        const T *s = (const T *)pdt_tensor_ptr(src);                                               \
+        const pdt_tensor *ts[1] = {src};                                                           \
+        cursor c;                                                                                  \
+        cursor_init(&c, src->shape, src->ndim, 1, ts, 0);                                          \
+        for (int64_t i = 0; i < total; i++, cursor_next(&c))                                       \
+            o[offset_with(dst, c.idx, dim, wrap(ix[c.idx[dim]], size))] += s[c.off[0]];            \
+    }
+DEFINE_INDEX_ADD(float)
+DEFINE_INDEX_ADD(double)
+DEFINE_INDEX_ADD(int32_t)
+DEFINE_INDEX_ADD(int64_t)
+
+pdt_status pdt_cpu_index_add(const pdt_tensor *dst, int dim, const pdt_tensor *index,
+                             const pdt_tensor *src)
+{
+    const int64_t *ix = (const int64_t *)pdt_tensor_ptr(index);
+    switch (dst->dtype) {
+    case PDT_FLOAT32: index_add_float(dst, dim, ix, src); break;
+    case PDT_FLOAT64: index_add_double(dst, dim, ix, src); break;
+    case PDT_INT32: index_add_int32_t(dst, dim, ix, src); break;
+    case PDT_INT64: index_add_int64_t(dst, dim, ix, src); break;
+    default: return pdt_fail(PDT_ERR_UNSUPPORTED, "index_add: unsupported dtype");
+    }
+    return PDT_OK;
+}
+
 /* ------------------------------------------------------------------ sort */
 
 /* Note [sort order]

@@ -26,6 +26,10 @@ pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, in
                                 const pdt_tensor *index);
 pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                              const pdt_tensor *src);
+pdt_status pdt_cpu_index_add(const pdt_tensor *dst, int dim, const pdt_tensor *index,
+                             const pdt_tensor *src);
+/* cpu_linalg.c */
+pdt_status pdt_cpu_singular_values(const pdt_tensor *x, const pdt_tensor *out);
 pdt_status pdt_cpu_sort(const pdt_tensor *values, const pdt_tensor *indices,
                         const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
                         int descending);

@@ -762,6 +762,7 @@ const pdt_backend pdt_cuda_backend = {
     .where = pdt_cuda_where,
     .index_select = pdt_cuda_index_select,
     .index_put = pdt_cuda_index_put,
+    .index_add = pdt_cuda_index_add,
     .sort = pdt_cuda_sort,
     .cumsum = pdt_cuda_cumsum,
     .set_allow_tf32 = pdt_cuda_set_allow_tf32,

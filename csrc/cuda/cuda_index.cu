@@ -88,6 +88,20 @@ __global__ void index_move_kernel(T *walked, T *other, const int64_t *index, dim
     }
 }
 
+/* index_add: walked = values, dst[mapped i] += values[i] (atomically, so
+ * duplicate indices accumulate; their order, and so float rounding, may vary
+ * from run to run on a GPU, as in PyTorch). */
+template <typename T, typename A>
+__global__ void index_add_kernel(const T *walked, T *other, const int64_t *index, dims_of D,
+                                 int64_t n)
+{
+    for (int64_t i = gs_first<int64_t>(); i < n; i += gs_step<int64_t>()) {
+        int64_t own, mapped;
+        map_offsets(D, i, index, &own, &mapped);
+        atomicAdd((A *)(other + mapped), (A)walked[own]);
+    }
+}
+
 /* Launches K<T> with T the unsigned type of the dtype's size: these kernels
  * only move elements. */
 #define BY_SIZE(ES, ...)                                                                           \
@@ -309,6 +323,46 @@ extern "C" pdt_status pdt_cuda_index_put(const pdt_tensor *dst, int dim, const p
                                          const pdt_tensor *src)
 {
     return index_move<true>(src, dst, dim, index);
+}
+
+/* int64 adds through the unsigned 64-bit atomicAdd (two's complement). */
+template <typename T, typename A>
+static pdt_status launch_index_add(const dims_of &D, const pdt_tensor *src, const pdt_tensor *dst,
+                                   const pdt_tensor *index, int64_t n, cudaStream_t stream)
+{
+    PDT_LAUNCH((index_add_kernel<T, A>), (grid_for<index_add_kernel<T, A>>((uint64_t)n)), kThreads,
+               0, stream, (const T *)pdt_tensor_ptr(src), (T *)pdt_tensor_ptr(dst),
+               (const int64_t *)pdt_tensor_ptr(index), D, n);
+    return PDT_OK;
+}
+
+extern "C" pdt_status pdt_cuda_index_add(const pdt_tensor *dst, int dim, const pdt_tensor *index,
+                                         const pdt_tensor *src)
+{
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    cudaStream_t stream;
+    pdt_status st = pdt_cuda_stream(&g, src->device.index, &stream);
+    if (st == PDT_OK) {
+        const dims_of D = make_dims(src, dst, dim);
+        const int64_t n = pdt_tensor_numel(src);
+        switch (dst->dtype) {
+        case PDT_FLOAT32: st = launch_index_add<float, float>(D, src, dst, index, n, stream); break;
+        case PDT_FLOAT64:
+            st = launch_index_add<double, double>(D, src, dst, index, n, stream);
+            break;
+        case PDT_INT32: st = launch_index_add<int32_t, int>(D, src, dst, index, n, stream); break;
+        case PDT_INT64:
+            st = launch_index_add<int64_t, unsigned long long>(D, src, dst, index, n, stream);
+            break;
+        default: st = pdt_fail(PDT_ERR_UNSUPPORTED, "index_add: unsupported dtype"); break;
+        }
+        if (st == PDT_OK) {
+            PDT_CUDA_CHECK(cudaGetLastError());
+        }
+    }
+fail:
+    pdt_cuda_guard_exit(&g);
+    return st;
 }
 
 extern "C" pdt_status pdt_cuda_sort(const pdt_tensor *values, const pdt_tensor *indices,

@@ -87,6 +87,8 @@ pdt_status pdt_cuda_index_select(const pdt_tensor *out, const pdt_tensor *src, i
                                  const pdt_tensor *index);
 pdt_status pdt_cuda_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                               const pdt_tensor *src);
+pdt_status pdt_cuda_index_add(const pdt_tensor *dst, int dim, const pdt_tensor *index,
+                              const pdt_tensor *src);
 pdt_status pdt_cuda_sort(const pdt_tensor *values, const pdt_tensor *indices,
                          const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
                          int descending);

@@ -500,12 +500,17 @@ static PyObject *f_as_tensor(PyObject *module, PyObject *const *args, Py_ssize_t
         return NULL;
     }
     PyObject *dtype_obj = nargs >= 2 ? args[1] : kw[0], *device_obj = nargs == 3 ? args[2] : kw[1];
-    pdt_device cpu = {PDT_CPU, 0}, device;
+    pdt_device cpu = {PDT_CPU, 0}, fallback = pdt_default_device(), device;
     int dtype, have_device = device_obj && device_obj != Py_None;
     pdt_tensor t;
     if (pdt_dtype_from_object(S, dtype_obj, -1, &dtype) < 0 ||
-        pdt_device_from_object(S, device_obj, cpu, &device) < 0)
+        pdt_device_from_object(S, device_obj, fallback, &device) < 0)
         return NULL;
+    /* No device given: the default one (`with pydevtensor.device(d):`,
+     * set_default_device) when it is not the CPU, as PyTorch's device context
+     * applies to as_tensor; a tensor on another device is then copied there. */
+    if (!have_device && !pdt_device_eq(fallback, cpu))
+        have_device = 1;
     if (pdt_is_tensor(S, data)) {
         pdt_tensor_share(&t, pdt_tensor_of(data));
         if ((!have_device || pdt_device_eq(device, t.device)) &&

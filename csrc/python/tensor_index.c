@@ -5,6 +5,7 @@
  * the core (pdt_index.h) validates and does the work. */
 #include "args.h"
 #include "pdt_index.h"
+#include "pdt_linalg.h"
 #include "pdt_view.h"
 
 /* Parses n tensors (and the extra format) from args; 0 or -1. */
@@ -45,15 +46,17 @@ static PyObject *f_where(PyObject *module, PyObject *args)
     return done(S, &h, st);
 }
 
-/* _index_select(out, src, dim, index) and _index_put(dst, dim, index, values):
- * the tensors in the order the core takes them (put: dim comes second). */
+/* _index_select(out, src, dim, index), _index_put(dst, dim, index, values) and
+ * _index_add(dst, dim, index, values) (put 0, 1, 2): the tensors in the order
+ * the core takes them (put and add: dim comes second). */
 static PyObject *index_move(PyObject *module, PyObject *args, int put)
 {
     pdt_state *S = state(module);
     PyObject *p[3];
     long long dim;
-    int ok = put ? PyArg_ParseTuple(args, "O!LO!O!:_index_put", S->tensor_type, &p[0], &dim,
-                                    S->tensor_type, &p[1], S->tensor_type, &p[2])
+    int ok = put ? PyArg_ParseTuple(args, put == 2 ? "O!LO!O!:_index_add" : "O!LO!O!:_index_put",
+                                    S->tensor_type, &p[0], &dim, S->tensor_type, &p[1],
+                                    S->tensor_type, &p[2])
                  : PyArg_ParseTuple(args, "O!O!LO!:_index_select", S->tensor_type, &p[0],
                                     S->tensor_type, &p[2], &dim, S->tensor_type, &p[1]);
     if (!ok)
@@ -64,8 +67,9 @@ static PyObject *index_move(PyObject *module, PyObject *args, int put)
                      *other = pdt_tensor_of(p[2]);
     HOLD(h, first), HOLD(h, index), HOLD(h, other);
     return done(S, &h,
-                put ? pdt_index_put(first, dim, index, other)
-                    : pdt_index_select(first, other, dim, index));
+                put == 2 ? pdt_index_add(first, dim, index, other)
+                : put    ? pdt_index_put(first, dim, index, other)
+                         : pdt_index_select(first, other, dim, index));
 }
 
 static PyObject *f_index_select(PyObject *module, PyObject *args)
@@ -76,6 +80,11 @@ static PyObject *f_index_select(PyObject *module, PyObject *args)
 static PyObject *f_index_put(PyObject *module, PyObject *args)
 {
     return index_move(module, args, 1);
+}
+
+static PyObject *f_index_add(PyObject *module, PyObject *args)
+{
+    return index_move(module, args, 2);
 }
 
 /* _index_check(index, size, dim, op): IndexError unless -size <= index < size. */
@@ -93,6 +102,25 @@ static PyObject *f_index_check(PyObject *module, PyObject *args)
     const pdt_tensor *ti = pdt_tensor_of(ix);
     HOLD(h, ti);
     return done(S, &h, pdt_index_check(op, ti, size, dim));
+}
+
+/* _singular_values(x, out): out = the singular values of x's matrices
+ * (pdt_linalg.h; pydevtensor/linalg.py's matrix norms). */
+static PyObject *f_singular_values(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *x, *o;
+    if (!PyArg_ParseTuple(args, "O!O!:_singular_values", S->tensor_type, &x, S->tensor_type, &o))
+        return NULL;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *tx = pdt_tensor_of(x), *to = pdt_tensor_of(o);
+    HOLD(h, tx), HOLD(h, to);
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_singular_values(tx, to);
+    Py_END_ALLOW_THREADS
+    return done(S, &h, st);
 }
 
 /* Wraps a new tensor, or raises; out is consumed either way. */
@@ -176,6 +204,8 @@ PyMethodDef pdt_index_functions[] = {
     {"_where", f_where, METH_VARARGS, NULL},
     {"_index_select", f_index_select, METH_VARARGS, NULL},
     {"_index_put", f_index_put, METH_VARARGS, NULL},
+    {"_index_add", f_index_add, METH_VARARGS, NULL},
+    {"_singular_values", f_singular_values, METH_VARARGS, NULL},
     {"_index_check", f_index_check, METH_VARARGS, NULL},
     {"_sort", f_sort, METH_VARARGS, NULL},
     {"_cumsum", f_cumsum, METH_VARARGS, NULL},

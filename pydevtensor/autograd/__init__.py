@@ -6,10 +6,12 @@
 graph is recorded and what that costs: Note [where the graph is recorded] in
 csrc/python/autograd.c.  Files: grad_mode.py (the thread-local switch), node.py (Node,
 AccumulateGrad, saved tensors), dispatch.py (the recorder and in-place ops),
-derivatives.py and derivatives_shape.py (one Node class per op), engine.py (backward).
+derivatives.py, derivatives_shape.py, derivatives_index.py and derivatives_join.py (one
+Node class per op), engine.py (backward).
 """
 from .. import _C
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)
+from . import derivatives_index, derivatives_join  # noqa: F401
 from .dispatch import dispatch as _dispatch
 from .engine import run_backward as _run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

@@ -109,6 +109,49 @@ def dispatch(name, method, args, kwargs):
     return record(rule, out, args, kwargs)
 
 
+# ---- ops written in Python ----
+
+def _wants_grad(args, kwargs):
+    """Grad mode is on and a Tensor among args/kwargs (or in a list or tuple there)
+    requires grad."""
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(a, _C.Tensor):
+            if a.requires_grad:
+                return _C.is_grad_enabled()
+        elif isinstance(a, (list, tuple)):
+            for t in a:
+                if isinstance(t, _C.Tensor) and t.requires_grad:
+                    return _C.is_grad_enabled()
+    return False
+
+
+def recorded(name):
+    """Decorator for an op written in Python (pydevtensor/_ops_*.py) whose kernels
+    have no derivative of their own: when grad mode is on and an argument requires
+    grad, the op runs with grad mode off and RULES[name] records it, as dispatch()
+    does for the C bindings.  Otherwise the call costs one flag test more."""
+
+    def wrap(fn):
+        def op(*args, **kwargs):
+            if not _wants_grad(args, kwargs):
+                return fn(*args, **kwargs)
+            if kwargs.get("out") is not None:
+                raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                                   "automatic differentiation, but one of the arguments "
+                                   "requires grad.")
+            out = run_no_grad(fn, *args, **kwargs)
+            rule = RULES[name]
+            if rule.pick is not None:
+                rule = rule.pick(*args, **kwargs)
+            return record(rule, out, args, kwargs)
+
+        op.__name__, op.__qualname__, op.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+        op.__module__, op.__wrapped__ = fn.__module__, fn
+        return op
+
+    return wrap
+
+
 # ---- in place ----
 
 LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -214,14 +257,22 @@ def _copy_(x, src, *args, **kwargs):
     return _overwrite(CopyBackwards, x, src, lambda: _C.Tensor.copy_(x, src, *args, **kwargs))
 
 
-def _setitem(x, key, value):
-    from .derivatives_shape import CopySlices
+def record_setitem(x, key, value, cls):
+    """x[key] = value (advanced indexing, written in Python) on a tensor in the
+    graph, recorded as a cls Node (IndexPutBackward0)."""
+    _check_in_place(x)
+    return _setitem(x, key, value, cls)
+
+
+def _setitem(x, key, value, cls=None):
+    if cls is None:
+        from .derivatives_shape import CopySlices as cls
     prev_edge = edge_of(x)
     value_edge = edge_of(value)
     run_no_grad(_C.Tensor.__setitem__, x, key, value)
     if prev_edge is None and value_edge is None:
         return None
-    node = CopySlices.__new__(CopySlices)
+    node = cls.__new__(cls)
     node._saved = ()
     node.key = key
     node.value_meta = (tuple(value.shape), value.dtype, value.device) \

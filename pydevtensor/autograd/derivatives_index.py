@@ -1,0 +1,149 @@
+"""The derivatives of selection and indexing (issue 17): where, index_select, gather,
+advanced indexing (``x[mask]``, ``x[idx]`` and ``x[idx] = v``), sort and topk.
+
+Their backwards put the incoming gradient back where the forward took it from: a
+zero tensor of the input's shape receives it through the core's index_add
+(pdt_index.h), so an element selected more than once (a repeated index) gets the sum
+of its gradients, as PyTorch's scatter-add does.  The ops themselves are written in
+Python (pydevtensor/_ops_index.py, _ops_sort.py) and recorded through
+``dispatch.recorded``: their kernels (_index_select, _index_put, _sort) have no
+derivative, so composing their backward from them would not record a graph.
+"""
+from .. import _C
+from .derivatives import meta, reduce_grad
+from .derivatives_shape import CopySlices
+from .dispatch import derivative
+from .node import Node
+
+
+def _ops():
+    from .. import _ops_index  # imported late: _ops_index imports the recorder
+    return _ops_index
+
+
+def _zeros(m):
+    shape, dtype, device = m
+    return _C.zeros(shape, dtype=dtype, device=device)
+
+
+def _wide(g):
+    """g in a dtype index_add adds in: float32 for a narrower float (float16 and
+    bfloat16 gradients are summed in float32, then brought back by reduce_grad)."""
+    return g if g.dtype in (_C.float32, _C.float64) else g.to(_C.float32)
+
+
+def scatter_add_along(m, dim, index, g):
+    """A zero tensor of meta m with g added at index (a tensor of g's shape holding
+    positions along dim, as gather's index), in m's dtype: gather's backward."""
+    shape, g = m[0], _wide(g)
+    flat = _ops().gather_offsets(shape, g.device, dim, index)
+    n = 1
+    for s in shape:
+        n *= s
+    out = _C.zeros((n,), dtype=g.dtype, device=g.device)
+    _C._index_add(out, 0, flat, g.reshape(-1))
+    return reduce_grad(out.reshape(shape), m)
+
+
+@derivative("where")
+class WhereBackward0(Node):
+    """input where condition, else other: each gets the gradient where it was
+    chosen (zero elsewhere), summed back to its own shape."""
+
+    def save(self, result, condition, input=None, other=None):
+        self.condition = condition
+        self.metas = (meta(input), meta(other))
+        return input, other
+
+    def backward(self, g):
+        zero = _C.zeros((), dtype=g.dtype, device=g.device)
+        where = _ops().where.__wrapped__
+        need_a, need_b = self.needs_input_grad
+        ma, mb = self.metas
+        ga = reduce_grad(where(self.condition, g, zero), ma) if need_a else None
+        gb = reduce_grad(where(self.condition, zero, g), mb) if need_b else None
+        return ga, gb
+
+
+@derivative("index_select")
+class IndexSelectBackward0(Node):
+    def save(self, result, input, dim, index):
+        self.in_meta = meta(input)
+        self.dim = dim
+        self.index = index
+        return (input,)
+
+    def backward(self, g):
+        ops, g = _ops(), _wide(g)
+        shape = self.in_meta[0]
+        out = _C.zeros(shape if shape else (1,), dtype=g.dtype, device=g.device)
+        d = ops._dim(ops._int_arg(self.dim, "index_select", "dim"), len(shape),
+                     "index_select")
+        index = ops._index_tensor(self.index, "index_select").reshape(-1).contiguous()
+        _C._index_add(out, d, index, g if shape else g.reshape(1))
+        out = out if shape else out.reshape(())
+        return reduce_grad(out, self.in_meta)
+
+
+@derivative("gather")
+class GatherBackward0(Node):
+    def save(self, result, input, dim, index):
+        self.in_meta = meta(input)
+        self.dim, self.index = dim, index
+        return (input,)
+
+    def backward(self, g):
+        return scatter_add_along(self.in_meta, self.dim, self.index, g)
+
+
+@derivative("index")
+class IndexBackward0(Node):
+    """x[idx] with advanced indices: the gradient is added at idx into zeros of x's
+    shape (an element picked twice gets both gradients)."""
+
+    def save(self, result, input, key):
+        self.in_meta = meta(input)
+        self.key = key
+        return (input,)
+
+    def backward(self, g):
+        g = _wide(g)
+        out = _C.zeros(self.in_meta[0], dtype=g.dtype, device=g.device)
+        _ops()._index_put_(out, self.key, g, accumulate=True)
+        return reduce_grad(out, self.in_meta)
+
+
+class IndexPutBackward0(CopySlices):
+    """x[idx] = value with advanced indices: x's old value gets the gradient outside
+    idx, value gets g[idx] summed back to its shape (CopySlices' formula; the
+    indexing on g is the advanced one)."""
+
+
+class _Scatter(Node):
+    """sort/topk: the values' gradient goes back to the positions the indices
+    name (a permutation, or part of one, along dim)."""
+
+    def save(self, result, input, *args, **kw):
+        self.in_meta = meta(input)
+        self.dim = self.dim_of(input, *args, **kw)
+        self.indices = result[1]
+        return (input,)
+
+    def backward(self, g):
+        if not self.in_meta[0]:
+            return g.reshape(())
+        return scatter_add_along(self.in_meta, self.dim, self.indices, g)
+
+
+@derivative("sort")
+class SortBackward0(_Scatter):
+    @staticmethod
+    def dim_of(input, dim=-1, *args, **kw):
+        return dim
+
+
+@derivative("topk")
+class TopkBackward0(_Scatter):
+    @staticmethod
+    def dim_of(input, k, dim=-1, *args, **kw):
+        return dim

@@ -1,0 +1,134 @@
+"""The derivatives of joining, broadcasting and scans (issue 17): cat, stack,
+expand, repeat, tril, triu and cumsum.
+
+The ops are written in Python (pydevtensor/_ops_join.py, _ops_sort.py) on kernels
+without a derivative of their own (a copy into slices of a new tensor, the
+stride-0 view of _expand, the cumsum kernel), so each is recorded whole through
+``dispatch.recorded``, with PyTorch's Node name.  The ops composed of
+differentiable pieces need nothing here: split and chunk (slices), flip (a copy of
+a reversed view), hstack/vstack (cat), masked_fill (where), outer (a product of
+reshapes), einsum (permutes, expand, sums and matmul), softmax/log_softmax,
+var/std and linalg's norms (elementwise ops and reductions).
+"""
+from .. import _C
+from .derivatives import meta, reduce_grad
+from .dispatch import derivative
+from .node import Node
+
+
+def _dim(dim, ndim, op):
+    from .._ops_index import _dim as check  # imported late: _ops_index imports the recorder
+    return check(dim, ndim, op)
+
+
+@derivative("cat")
+class CatBackward0(Node):
+    """Each input gets its slice of the gradient along dim (an empty 1-d input,
+    which cat skips, gets an empty gradient)."""
+
+    def save(self, result, tensors, dim=0, **kw):
+        tensors = list(tensors)
+        self.metas = tuple(meta(t) for t in tensors)
+        self.dim = _dim(dim, result.ndim, "cat")
+        return tuple(tensors)
+
+    def backward(self, g):
+        d, at, grads = self.dim, 0, []
+        lead = (slice(None),) * d
+        for m, need in zip(self.metas, self.needs_input_grad):
+            shape = m[0]
+            skipped = len(shape) == 1 and shape[0] == 0 and g.ndim != 1
+            n = 0 if skipped else shape[d]
+            if need:
+                part = _C.zeros(shape, dtype=g.dtype, device=g.device) if skipped else \
+                    g[lead + (slice(at, at + n),)]
+                grads.append(reduce_grad(part, m))
+            else:
+                grads.append(None)
+            at += n
+        return tuple(grads)
+
+
+@derivative("stack")
+class StackBackward0(Node):
+    def save(self, result, tensors, dim=0, **kw):
+        tensors = list(tensors)
+        self.metas = tuple(meta(t) for t in tensors)
+        self.dim = _dim(dim, result.ndim, "stack")
+        return tuple(tensors)
+
+    def backward(self, g):
+        lead = (slice(None),) * self.dim
+        return tuple(reduce_grad(g[lead + (i,)], m) if need else None
+                     for i, (m, need) in enumerate(zip(self.metas, self.needs_input_grad)))
+
+
+@derivative("expand")
+class ExpandBackward0(Node):
+    """A broadcast view: the gradient is summed over the repeated dims."""
+
+    is_view = True
+
+    def save(self, result, input, *sizes):
+        self.in_meta = meta(input)
+        return (input,)
+
+    def backward(self, g):
+        return reduce_grad(g, self.in_meta)
+
+
+@derivative("repeat")
+class RepeatBackward0(Node):
+    """input tiled r_i times along dim i: the gradient of each tile, summed."""
+
+    def save(self, result, input, *sizes):
+        self.in_meta = meta(input)
+        self.repeats = tuple(result.shape[i] // max(s, 1) for i, s in enumerate(
+            (1,) * (result.ndim - input.ndim) + tuple(input.shape)))
+        return (input,)
+
+    def backward(self, g):
+        shape = self.in_meta[0]
+        full = (1,) * (g.ndim - len(shape)) + tuple(shape)
+        split = []
+        for r, s in zip(self.repeats, full):
+            split += [r, s]
+        g = g.reshape(tuple(split)).sum(dim=tuple(range(0, 2 * g.ndim, 2))) if g.ndim else g
+        return reduce_grad(g.reshape(shape), self.in_meta)
+
+
+class _Triangle(Node):
+    def save(self, result, input, diagonal=0):
+        self.diagonal = diagonal
+        return (input,)
+
+    def backward(self, g):
+        from .. import _ops_join
+        return getattr(_ops_join, self.op).__wrapped__(g, self.diagonal)
+
+
+@derivative("tril")
+class TrilBackward0(_Triangle):
+    op = "tril"
+
+
+@derivative("triu")
+class TriuBackward0(_Triangle):
+    op = "triu"
+
+
+@derivative("cumsum")
+class CumsumBackward0(Node):
+    """The gradient of a running sum is the reversed running sum of the gradient."""
+
+    def save(self, result, input, dim, *, dtype=None):
+        self.in_meta = meta(input)
+        self.dim = _dim(dim, input.ndim, "cumsum")
+        return (input,)
+
+    def backward(self, g):
+        if g.ndim == 0:
+            return reduce_grad(g, self.in_meta)
+        from .._ops_sort import cumsum
+        d = self.dim
+        return reduce_grad(cumsum(g.flip(d), d).flip(d), self.in_meta)
