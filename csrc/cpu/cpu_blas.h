@@ -34,6 +34,8 @@ typedef struct pdt_blas_table {
     void (*set_num_threads)(int);
     __typeof__(PDT_BLAS_SYMBOL(sgemm)) *sgemm;
     __typeof__(PDT_BLAS_SYMBOL(dgemm)) *dgemm;
+    __typeof__(PDT_BLAS_SYMBOL(sgemv)) *sgemv;
+    __typeof__(PDT_BLAS_SYMBOL(dgemv)) *dgemv;
 } pdt_blas_table;
 
 /* OpenBLAS for the shared loader (pdt_library.h): the bindings add the installed
