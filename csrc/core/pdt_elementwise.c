@@ -640,3 +640,14 @@ done:
         pdt_tensor_release(result);
     return st;
 }
+
+/* ---- the result dtype, for reusing a temporary (Note [temporary elision]) ---- */
+
+pdt_dtype pdt_binary_result_dtype(pdt_binary_op op, pdt_arg a, pdt_arg b)
+{
+    pdt_arg args[2] = {a, b};
+    pdt_dtype c = result_type(2, args);
+    if (op == PDT_OP_DIV && !pdt_dtype_is_floating(c))
+        c = DEFAULT_FLOAT;
+    return is_comparison(op) ? PDT_BOOL : c;
+}

@@ -95,6 +95,12 @@ pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
 pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b, pdt_arg alpha,
                             const pdt_tensor *out, pdt_tensor *result);
 
+/* The dtype pdt_binary(op, a, b) returns, without checking anything else (a
+ * pair the op refuses, such as two bools for `-`, still gets a dtype here).
+ * The bindings use it to decide whether a temporary operand can hold the
+ * result (Note [temporary elision] in csrc/python/elide.c). */
+pdt_dtype pdt_binary_result_dtype(pdt_binary_op op, pdt_arg a, pdt_arg b);
+
 /* out = op(x), the same shape.  lo and hi are the scalar bounds of
  * PDT_OP_CLAMP (NULL: no bound on that side; at least one is given; a NaN
  * bound counts as none; integer bounds of an integer result stay integers,

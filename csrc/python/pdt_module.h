@@ -87,6 +87,16 @@ PyObject *pdt_device_enter(PyObject *self, PyObject *unused);
 PyObject *pdt_device_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 extern PyMethodDef pdt_default_device_functions[];
 
+/* ---- reuse of temporaries (elide.c, Note [temporary elision]) ---- */
+
+struct pdt_arg;
+
+/* a or b (borrowed), when `a op b` may write its result into that operand
+ * (x and y: a and b as operands); NULL otherwise.  Sets no exception. */
+PyObject *pdt_elide_target(pdt_state *S, PyObject *a, PyObject *b, pdt_binary_op op,
+                           const struct pdt_arg *x, const struct pdt_arg *y);
+extern PyMethodDef pdt_elide_functions[];
+
 int pdt_dtype_type_init(PyObject *module, pdt_state *S);
 /* obj: dtype, str, numpy dtype-like, or None (-> dflt, may be -1 for "infer"). */
 int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out);

@@ -219,7 +219,8 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
             return NULL;
         Py_RETURN_NOTIMPLEMENTED;
     }
-    return run_binary(S, name, op, x, y, NULL, in_place ? a : NULL);
+    PyObject *out = in_place ? a : pdt_elide_target(S, a, b, op, &x, &y);
+    return run_binary(S, name, op, x, y, NULL, out);
 }
 
 #define NUMBER_SLOTS(SLOT, OP, NAME)                                                               \
