@@ -32,3 +32,32 @@ GROUP_MODULES = (
     "benchmarks.bench_threads",
     "benchmarks.bench_half",
 )
+
+
+def _prefer_the_installed_package():
+    """Run from the repository root, ``import pydevtensor`` finds the source folder
+    ``pydevtensor/`` before the installed package.  With the README's editable install
+    (``pip install -e .``) that folder holds the built extension and is the package, so
+    nothing changes.  After a non-editable install it holds no extension: then the
+    repository root leaves sys.path (this package is already imported, and its modules
+    load through its own __path__), so the installed pydevtensor is the one imported.
+    When none is installed, the import error says what to do (harness.environment)."""
+    import importlib.machinery
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    source = root / "pydevtensor"
+    built = any(next(source.glob(f"_C*{suffix}"), None)
+                for suffix in importlib.machinery.EXTENSION_SUFFIXES)
+    if not source.is_dir() or built:
+        return
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != root]
+
+
+_prefer_the_installed_package()
+
+NOT_INSTALLED = ("pydevtensor cannot be imported: the benchmarks need it installed. From the "
+                 "repository root, `pip install -e .` (the README's command) builds it in "
+                 "place; a non-editable `pip install .` works too (the benchmarks then use "
+                 "the installed copy).")

@@ -219,11 +219,25 @@ class Timed:
     info: dict = field(default_factory=dict)
 
 
+def elsewhere():
+    """The result of a library this worker does not time: another process does
+    (cfg['libs'], see isolate below)."""
+    return {"status": "elsewhere"}
+
+
+def mine(cfg, lib):
+    """Whether this worker times lib: every library, unless cfg['libs'] names some."""
+    return "libs" not in cfg or lib in cfg["libs"]
+
+
 def compare_statements(cfg, impls):
     """{library: Stmt} -> {library: result}, the loops of every library interleaved."""
     number = cfg["number"]
     results, timed = {}, {}
     for lib, s in impls.items():
+        if not mine(cfg, lib):
+            results[lib] = elsewhere()
+            continue
         ns = {}
         try:
             exec(s.setup, ns)
@@ -254,6 +268,9 @@ def compare_timed(cfg, timed):
     rotating order (so that no library always runs first), median of each."""
     results, samples, extras = {}, {}, {}
     for lib, t in timed.items():
+        if not mine(cfg, lib):
+            results[lib] = elsewhere()
+            continue
         try:
             for _ in range(t.warmup):
                 t.once()
@@ -357,7 +374,9 @@ def run_worker(entry_id, result_path, cfg):
         entry = REGISTRY[entry_id]
         t0 = time.perf_counter()
         try:
-            payload = {"status": "ok", "impls": entry.func(cfg)}
+            impls = entry.func(cfg)
+            payload = {"status": "ok", "impls": {lib: r if mine(cfg, lib) else elsewhere()
+                                                 for lib, r in impls.items()}}
         except Skip as exc:
             payload = {"status": "skipped", "reason": str(exc)}
         except Exception:  # noqa: BLE001
@@ -386,6 +405,14 @@ def environment():
                           "total_memory": p.total_memory, "sms": p.multi_processor_count}
     except Exception as exc:  # noqa: BLE001
         env["libraries"]["pydevtensor"] = {"error": f"{type(exc).__name__}: {exc}"}
+    try:
+        from benchmarks import _blas
+        _blas.load_blas_libraries()
+        env["blas"] = {"openblas": _blas.openblas_info(),
+                       "variables": {v: os.environ[v] for v in _blas.ENV_VARS
+                                     if v in os.environ}}
+    except Exception as exc:  # noqa: BLE001
+        env["blas"] = {"error": f"{type(exc).__name__}: {exc}"}
     for name in ("torch", "cupy"):
         try:
             mod = importlib.import_module(name)
@@ -435,6 +462,27 @@ def spawn(entry_id, cfg, timeout_s):
         os.unlink(path)
     payload.setdefault("wall_s", time.perf_counter() - t0)
     payload["process_s"] = time.perf_counter() - t0
+    return payload
+
+
+def run_entry(entry, cfg, args):
+    """One entry's payload.  Each library is timed in a process of its own (pydevtensor
+    first; its worker lists the others as 'elsewhere'), so that no library's idle
+    threads (OpenBLAS's spin after every BLAS call) run during another's timings;
+    --same-process times them all in one process, interleaved, as before."""
+    timeout = args.timeout or entry.timeout_s
+    if args.same_process:
+        return spawn(entry.id, cfg, timeout)
+    payload = spawn(entry.id, dict(cfg, libs=["pydevtensor"]), timeout)
+    impls = payload.get("impls") or {}
+    for lib in [lib for lib, r in impls.items() if r.get("status") == "elsewhere"]:
+        other = spawn(entry.id, dict(cfg, libs=[lib]), timeout)
+        r = (other.get("impls") or {}).get(lib)
+        if r is None:
+            why = f"its own process ended {other.get('status')}: {other.get('reason', '')}"
+            r = unavailable(why) if other.get("status") == "skipped" else failed(why)
+        impls[lib] = r
+        payload["process_s"] += other.get("process_s", 0.0)
     return payload
 
 
@@ -585,8 +633,19 @@ def describe_env(env):
             parts.append(f"{name} {rec.get('version', '?')}{extra}")
     gpu = env.get("gpu")
     where = f"{gpu['name']} (sm_{gpu['capability'].replace('.', '')})" if gpu else "no GPU"
+    blas = env.get("blas", {})
+    blas_lines = [f"BLAS: {blas['error']}"] if "error" in blas else [
+        f"BLAS: {os.path.basename(r['path'])}: "
+        + (r["error"] if "error" in r else f"core {r['corename']}, {r['threads']} threads")
+        for r in blas.get("openblas", [])]
+    variables = blas.get("variables") or {}
+    blas_lines.append("BLAS variables: " + (", ".join(f"{k}={v}" for k, v in variables.items())
+                                            or "none set"))
+    mode = env.get("isolation")
+    if mode:
+        blas_lines.append(f"timing: {mode}")
     return (f"Python {env.get('python')} on {env.get('machine')}, {env.get('cpu_count')} cores, "
-            f"{where}\n" + "; ".join(parts))
+            f"{where}\n" + "; ".join(parts) + "\n" + "\n".join(blas_lines))
 
 
 def select(entries, only):
@@ -619,11 +678,18 @@ def run_all(args):
     entries = select(load_entries(), args.only)
     out_dir = output_dir(args.out)
     started = time.perf_counter()
-    print(f"pydevtensor benchmarks: {len(entries)} comparisons, one process each"
+    print(f"pydevtensor benchmarks: {len(entries)} comparisons, one process per library each"
           f"{' (--quick)' if args.quick else ''}", flush=True)
     env = spawn("_env", {}, 120)
+    env["isolation"] = ("every library in one process, interleaved (--same-process)"
+                        if args.same_process else "each library in its own process")
     if env.get("status") == "error":
         print(f"could not probe the environment:\n{env['reason']}", flush=True)
+    pdt_env = env.get("libraries", {}).get("pydevtensor", {})
+    if "error" in pdt_env:
+        from benchmarks import NOT_INSTALLED
+        print(f"{NOT_INSTALLED}\n({pdt_env['error']})", flush=True)
+        return 2
     print(describe_env(env), flush=True)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     env["load_average_at_start"] = load
@@ -635,7 +701,7 @@ def run_all(args):
     for i, entry in enumerate(entries, 1):
         cfg = entry.config(args.quick, args.number, args.repeat)
         print(f"[{i}/{len(entries)}] {entry.group}: {entry.name} ...", end=" ", flush=True)
-        rec = finish(entry, spawn(entry.id, cfg, args.timeout or entry.timeout_s))
+        rec = finish(entry, run_entry(entry, cfg, args))
         rec["config"] = cfg
         records.append(rec)
         print(progress_line(rec), flush=True)
@@ -717,6 +783,9 @@ def main(argv=None):
     p.add_argument("--number", type=int, help="override every entry's loop length")
     p.add_argument("--timeout", type=float, help="seconds allowed per comparison process")
     p.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    p.add_argument("--same-process", action="store_true",
+                   help="time every library of a comparison in one process, interleaved "
+                        "(default: each library in its own process)")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--result", help=argparse.SUPPRESS)
     p.add_argument("--config", help=argparse.SUPPRESS)

@@ -466,15 +466,20 @@ def tensor(data, **kwargs):
     >>> pydevtensor.tensor(3)
     tensor(3)
     """
-    if isinstance(data, (list, tuple)) and _has_tensor(data):
-        inner = _dtype_of(data)
-        data = _numbers(data)
-        if kwargs.get("dtype") is None:
-            plain = _C.tensor(data)  # its dtype says which kinds of numbers it holds
+    try:  # the common case first: no tensors inside (the C call says when there are)
+        return _C.tensor(data, **kwargs)
+    except TypeError:
+        if not (isinstance(data, (list, tuple)) and _has_tensor(data)):
+            raise
+    # lists holding 0-d tensors
+    inner = _dtype_of(data)
+    data = _numbers(data)
+    if kwargs.get("dtype") is None:
+        plain = _C.tensor(data)  # its dtype says which kinds of numbers it holds
 
-            def kind(d):
-                return 0 if d == _C.bool else 2 if d.is_floating_point else 1
-            kwargs["dtype"] = inner if kind(inner) >= kind(plain.dtype) else plain.dtype
+        def kind(d):
+            return 0 if d == _C.bool else 2 if d.is_floating_point else 1
+        kwargs["dtype"] = inner if kind(inner) >= kind(plain.dtype) else plain.dtype
     return _C.tensor(data, **kwargs)
 
 
