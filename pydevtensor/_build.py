@@ -39,7 +39,10 @@ def build_info():
     ``libraries`` says, for each library loaded on first use (OpenBLAS; cuBLAS and NCCL
     in a CUDA build; each is loaded now), the file it was loaded from (``path``), or
     why not (``error``) and what to install (``install``), and the directories
-    searched before the system loader (``searched``).
+    searched before the system loader (``searched``).  ``cpu`` gives the instruction-set
+    level the CPU kernels run at (``simd_level``: baseline, avx2 or avx512, the best the
+    processor supports unless PYDEVTENSOR_CPU_LEVEL names a lower one) and the levels
+    this processor supports (``simd_supported``).
 
     Returns
     -------
@@ -59,6 +62,7 @@ def build_info():
     except ImportError:  # a build that predates the record
         BUILD_CONFIG = {}
     driver, runtime = _C._versions()
+    level, supported = _C._cpu_simd_level()
     blas = _C._describe(_C._KIND_CPU) or ""
     cublas = _C._describe(_C._KIND_CUDA) if _C._cuda_status()[0] else None
     config, _, threads = blas.rpartition(", ")
@@ -93,4 +97,5 @@ def build_info():
             "threads": int(threads.split()[0]) if threads.split()[:1] and
                        threads.split()[0].isdigit() else None,
         },
+        "cpu": {"simd_level": level, "simd_supported": list(supported)},
     }

@@ -22,7 +22,7 @@ def device_rows():
         "name": cpu["name"],
         "memory": f"{_gib(total - free)} / {_gib(total)}",
         "capability": "-",
-        "detail": f"{cpu['multi_processor_count']} cores, "
+        "detail": f"{cpu['multi_processor_count']} cores, {info['cpu']['simd_level']} kernels, "
                   f"{(blas['provider'] or 'OpenBLAS')} ({blas['threads']} threads)",
     }]
     driver = info["cuda"]["driver_version"] or "-"

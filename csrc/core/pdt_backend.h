@@ -271,6 +271,13 @@ typedef struct pdt_backend {
     int (*set_num_threads)(int n);
     /* The number of threads its loops use. */
     int (*num_threads)(void);
+
+    /* --- instruction-set level of the kernels (CPU only; NULL elsewhere) --- */
+    /* The level in use ("baseline", "avx2", "avx512"), with the levels the
+     * processor supports written into buf, comma-separated. */
+    const char *(*simd_level)(char *buf, size_t n);
+    /* Switches to the level named; -1 when unknown or unsupported here. */
+    int (*set_simd_level)(const char *name);
 } pdt_backend;
 
 /* The tables the backends define. */

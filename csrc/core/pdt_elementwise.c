@@ -248,10 +248,13 @@ static void prepared_release(prepared *p)
     p->has_tmp = 0;
 }
 
-/* Copies x (cast to dtype) into p->tmp, a new contiguous tensor. */
+/* Copies x (cast to dtype) into p->tmp, a new dense tensor in x's memory order. */
 static pdt_status copy_to_temp(const pdt_tensor *x, pdt_dtype dtype, prepared *p)
 {
-    pdt_status st = pdt_tensor_empty(x->device, dtype, x->ndim, x->shape, 0, &p->tmp);
+    int perm[PDT_MAX_DIMS]; /* x's memory order, so that the cast reads x front to back */
+    pdt_status st = pdt_tensor_empty_in_order(
+        x->device, dtype, x->ndim, x->shape,
+        !pdt_tensor_is_contiguous(x) && pdt_memory_order(x, perm) ? perm : NULL, &p->tmp);
     if (st != PDT_OK)
         return st;
     p->has_tmp = 1;
@@ -302,14 +305,33 @@ static pdt_status prepare(pdt_arg x, pdt_dtype compute, const pdt_tensor *target
  * or, when the destination's dtype differs from the dtype the backend writes
  * (wide: res, or float32 for a half res), a temporary cast into it after.
  * *dest: the new result or the output. */
+/* The memory order a new result takes (Note [memory order] in pdt_tensor.h):
+ * that of the first of t0, t1 with the result's shape, into perm; NULL when
+ * row-major (the common case, checked first). */
+static const int *result_order(const pdt_tensor *t0, const pdt_tensor *t1, int ndim,
+                               const int64_t *shape, int *perm)
+{
+    const pdt_tensor *ts[2] = {t0, t1};
+    for (int k = 0; k < 2; k++) {
+        const pdt_tensor *t = ts[k];
+        if (!t || t->ndim != ndim || memcmp(t->shape, shape, (size_t)ndim * sizeof *shape))
+            continue;
+        if (pdt_tensor_is_contiguous(t))
+            return NULL;
+        return pdt_memory_order(t, perm) ? perm : NULL;
+    }
+    return NULL;
+}
+
 static pdt_status make_target(pdt_device dev, pdt_dtype res, pdt_dtype wide, int ndim,
-                              const int64_t *shape, const pdt_tensor *out, pdt_tensor *result,
-                              prepared *tmp, const pdt_tensor **target, const pdt_tensor **dest)
+                              const int64_t *shape, const int *perm, const pdt_tensor *out,
+                              pdt_tensor *result, prepared *tmp, const pdt_tensor **target,
+                              const pdt_tensor **dest)
 {
     pdt_status st = PDT_OK;
     tmp->has_tmp = 0;
     if (!out) {
-        st = pdt_tensor_empty(dev, res, ndim, shape, 0, result);
+        st = pdt_tensor_empty_in_order(dev, res, ndim, shape, perm, result);
         *target = *dest = result;
         if (st != PDT_OK || res == wide)
             return st;
@@ -318,7 +340,7 @@ static pdt_status make_target(pdt_device dev, pdt_dtype res, pdt_dtype wide, int
         if (out->dtype == wide)
             return PDT_OK;
     }
-    st = pdt_tensor_empty(dev, wide, ndim, shape, 0, &tmp->tmp);
+    st = pdt_tensor_empty_in_order(dev, wide, ndim, shape, out ? NULL : perm, &tmp->tmp);
     tmp->has_tmp = st == PDT_OK;
     *target = &tmp->tmp;
     if (st != PDT_OK && !out)
@@ -345,8 +367,10 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
         (op == PDT_OP_DIV || (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV ||
                                                  op == PDT_OP_REMAINDER || op == PDT_OP_POW))))
         return 0;
-    *st = pdt_tensor_empty(a.t->device, is_comparison(op) ? PDT_BOOL : dt, a.t->ndim, a.t->shape, 0,
-                           result);
+    int perm[PDT_MAX_DIMS];
+    *st = pdt_tensor_empty_in_order(a.t->device, is_comparison(op) ? PDT_BOOL : dt, a.t->ndim,
+                                    a.t->shape,
+                                    result_order(a.t, NULL, a.t->ndim, a.t->shape, perm), result);
     if (*st != PDT_OK)
         return 1;
     pdt_note_op(name, a.t->device);
@@ -400,8 +424,10 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
     prepared pa, pb, tmp_out;
     const pdt_tensor *target = NULL, *dest = NULL;
     pa.has_tmp = pb.has_tmp = 0;
-    st = make_target(dev, res, is_comparison(op) ? PDT_BOOL : compute, ndim, shape, out, result,
-                     &tmp_out, &target, &dest);
+    int perm[PDT_MAX_DIMS];
+    st = make_target(dev, res, is_comparison(op) ? PDT_BOOL : compute, ndim, shape,
+                     result_order(a.t, b.t, ndim, shape, perm), out, result, &tmp_out, &target,
+                     &dest);
     if (st != PDT_OK)
         return st;
     pdt_note_op(name, dev);
@@ -622,7 +648,10 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
     const pdt_tensor *target = NULL, *dest = NULL;
     pdt_dtype compute = pdt_compute_dtype(res); /* Note [half precision arithmetic] */
     px.has_tmp = 0;
-    st = make_target(dev, res, compute, x->ndim, x->shape, out, result, &tmp_out, &target, &dest);
+    int perm[PDT_MAX_DIMS];
+    st = make_target(dev, res, compute, x->ndim, x->shape,
+                     result_order(x, NULL, x->ndim, x->shape, perm), out, result, &tmp_out, &target,
+                     &dest);
     if (st != PDT_OK)
         return st;
     pdt_note_op(name, dev);

@@ -92,6 +92,18 @@ int pdt_backend_num_threads(int kind)
     return b && b->num_threads ? b->num_threads() : -1;
 }
 
+const char *pdt_backend_simd_level(int kind, char *buf, size_t n)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    return b && b->simd_level ? b->simd_level(buf, n) : NULL;
+}
+
+int pdt_backend_set_simd_level(int kind, const char *name)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    return b && b->set_simd_level ? b->set_simd_level(name) : -1;
+}
+
 void pdt_backend_add_library_dir(int kind, const char *dir)
 {
     struct pdt_library *lib;

@@ -46,6 +46,12 @@ void pdt_backend_add_library_dir(int kind, const char *dir);
  * when the backend has no threads of its own.  pdt_backend_num_threads: that number. */
 int pdt_backend_set_num_threads(int kind, int n);
 int pdt_backend_num_threads(int kind);
+/* The CPU kernels' instruction-set level (Note [CPU dispatch levels] in
+ * csrc/cpu/cpu_simd.h): the name in use, NULL when the backend has none; the
+ * supported ones into buf.  pdt_backend_set_simd_level: 0, or -1 (unknown or
+ * unsupported level, or no levels on that backend). */
+const char *pdt_backend_simd_level(int kind, char *buf, size_t n);
+int pdt_backend_set_simd_level(int kind, const char *name);
 /* The i-th library kind's backend loads on first use, or NULL past the last. */
 struct pdt_library *pdt_backend_library(int kind, int i);
 /* One line on the libraries behind kind's backend, into buf ("" if none). */

@@ -324,3 +324,47 @@ int pdt_tensor_internal_overlap(const pdt_tensor *t)
     }
     return 0;
 }
+
+/* ---- memory order (Note [memory order] in pdt_tensor.h) ---- */
+
+/* 1 when dim d of t lies outside dim e in memory (a larger stride), as far as
+ * the strides can say: size-1 dims, stride 0 and negative strides say nothing. */
+static int outside(const pdt_tensor *t, int d, int e)
+{
+    return t->shape[d] > 1 && t->shape[e] > 1 && t->strides[d] > 0 && t->strides[e] > 0 &&
+           t->strides[d] > t->strides[e];
+}
+
+int pdt_memory_order(const pdt_tensor *t, int *perm)
+{
+    int moved = 0;
+    for (int i = 0; i < t->ndim; i++)
+        perm[i] = i;
+    for (int i = 1; i < t->ndim; i++) { /* insertion sort: stable, and a no-op when sorted */
+        int d = perm[i], j = i;
+        for (; j > 0 && outside(t, d, perm[j - 1]); j--)
+            perm[j] = perm[j - 1];
+        perm[j] = d;
+        moved |= j != i;
+    }
+    return moved;
+}
+
+pdt_status pdt_tensor_empty_in_order(pdt_device device, pdt_dtype dtype, int ndim,
+                                     const int64_t *shape, const int *perm, pdt_tensor *out)
+{
+    if (!perm)
+        return pdt_tensor_empty(device, dtype, ndim, shape, 0, out);
+    int64_t pshape[PDT_MAX_DIMS] = {0}, pstrides[PDT_MAX_DIMS];
+    for (int i = 0; i < ndim; i++)
+        pshape[i] = shape[perm[i]];
+    pdt_status st = pdt_tensor_empty(device, dtype, ndim, pshape, 0, out);
+    if (st != PDT_OK)
+        return st;
+    memcpy(pstrides, out->strides, (size_t)ndim * sizeof *pstrides);
+    for (int i = 0; i < ndim; i++) {
+        out->shape[perm[i]] = pshape[i];
+        out->strides[perm[i]] = pstrides[i];
+    }
+    return PDT_OK;
+}

@@ -62,6 +62,27 @@ pdt_status pdt_check_shape(int ndim, const int64_t *shape, pdt_dtype dtype, int6
 /* A new contiguous tensor with uninitialised contents on device. */
 pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const int64_t *shape,
                             int storage_flags, pdt_tensor *out);
+/* Note [memory order]
+ * ~~~~~~~~~~~~~~~~~~~
+ * A tensor's memory order is its dims sorted by stride, outermost first: the
+ * identity for a row-major tensor, reversed for a transposed matrix.  The
+ * result of an elementwise op (no out=) takes the memory order of its first
+ * tensor operand that has the result's shape, as PyTorch's TensorIterator
+ * gives results its operands' layout; contiguous operands keep giving
+ * contiguous results.  So a.T + b.T, relu(a.T) and exp(a.T) read and write
+ * their memory front to back, at the speed of contiguous inputs, and their
+ * results are transposed (is_contiguous() False), on every device: the rule
+ * lives in the core (pdt_elementwise.c), and the CPU loops then walk the dims
+ * in the output's memory order (cpu_elementwise.c).  Size-1 dims, stride-0
+ * dims and negative strides say nothing about the order and stay in place. */
+
+/* perm (t->ndim entries): t's dims in memory order, outermost first.  Returns
+ * 1 when that differs from the identity (t is not row-major). */
+int pdt_memory_order(const pdt_tensor *t, int *perm);
+/* pdt_tensor_empty with the dims laid out in the order perm gives (outermost
+ * first), dense; perm NULL: row-major. */
+pdt_status pdt_tensor_empty_in_order(pdt_device device, pdt_dtype dtype, int ndim,
+                                     const int64_t *shape, const int *perm, pdt_tensor *out);
 /* A CPU tensor over foreign memory; release(ctx) runs when the last view dies. */
 pdt_status pdt_tensor_wrap(pdt_device device, pdt_dtype dtype, int ndim, const int64_t *shape,
                            const int64_t *strides, void *data, size_t nbytes,

@@ -12,6 +12,7 @@
 #include "cpu_cache.h"
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
+#include "cpu_simd.h"
 
 static int cpu_device_count(void) { return 1; }
 
@@ -137,6 +138,26 @@ static int cpu_set_num_threads(int n)
     return used;
 }
 
+static const char *cpu_simd_level(char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n)
+        buf[0] = '\0';
+    for (int k = 0; k < PDT_CPU_LEVELS; k++)
+        if (pdt_cpu_simd_supported(k) && used < n)
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? "," : "",
+                                     pdt_cpu_simd_name(k));
+    return pdt_cpu_simd_name(pdt_cpu_simd_level());
+}
+
+static int cpu_set_simd_level(const char *name)
+{
+    for (int k = 0; k < PDT_CPU_LEVELS; k++)
+        if (strcmp(name, pdt_cpu_simd_name(k)) == 0)
+            return pdt_cpu_simd_set(k);
+    return -1;
+}
+
 const pdt_backend pdt_cpu_backend = {
     .kind = PDT_CPU,
     .name = "cpu",
@@ -172,4 +193,6 @@ const pdt_backend pdt_cpu_backend = {
     .libraries = cpu_libraries,
     .set_num_threads = cpu_set_num_threads,
     .num_threads = pdt_cpu_threads,
+    .simd_level = cpu_simd_level,
+    .set_simd_level = cpu_set_simd_level,
 };

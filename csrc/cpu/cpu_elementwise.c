@@ -25,6 +25,7 @@
 
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
+#include "cpu_simd.h"
 #include "pdt_convert.h"
 
 /* Elements per thread below which an op stays on one thread. */
@@ -237,17 +238,19 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
 #define FLOAT_UNARY_ROWS(SN, T, F)                                                                 \
     UNARY_ROW(neg_##SN, T, -x)                                                                     \
     UNARY_ROW(abs_##SN, T, fabs##F(x))                                                             \
-    UNARY_ROW(exp_##SN, T, exp##F(x))                                                              \
-    UNARY_ROW(log_##SN, T, log##F(x))                                                              \
     UNARY_ROW(sqrt_##SN, T, sqrt##F(x))                                                            \
-    UNARY_ROW(sin_##SN, T, sin##F(x))                                                              \
-    UNARY_ROW(cos_##SN, T, cos##F(x))                                                              \
-    UNARY_ROW(tanh_##SN, T, tanh##F(x))                                                            \
-    UNARY_ROW(sigmoid_##SN, T, (T)1 / ((T)1 + exp##F(-x)))                                         \
     UNARY_ROW(relu_##SN, T, x < 0 ? (T)0 : x)                                                      \
     UNARY_ROW(clamp_##SN, T, CLAMP(x))
 FLOAT_UNARY_ROWS(f32, float, f)
 FLOAT_UNARY_ROWS(f64, double, )
+
+/* float64's transcendental functions: the C library's (float32's: VM_ROW below). */
+UNARY_ROW(exp_f64, double, exp(x))
+UNARY_ROW(log_f64, double, log(x))
+UNARY_ROW(sin_f64, double, sin(x))
+UNARY_ROW(cos_f64, double, cos(x))
+UNARY_ROW(tanh_f64, double, tanh(x))
+UNARY_ROW(sigmoid_f64, double, 1.0 / (1.0 + exp(-x)))
 
 #define INT_UNARY_ROWS(SN, T, U)                                                                   \
     UNARY_ROW(neg_##SN, T, (U)0 - (U)x)                                                            \
@@ -259,14 +262,44 @@ INT_UNARY_ROWS(i64, int64_t, uint64_t)
 
 UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs and relu of a bool */
 
-#define FLOAT_ONLY(NAME) ROWS_5(NULL, NULL, NULL, NAME##_f32, NAME##_f64)
+/* float32 exp, log, sin, cos, tanh and sigmoid: the vectorised kernels of the
+ * level in use (cpu_vmath.h, Note [vector math accuracy]); a strided row goes
+ * through a small buffer, so that every element gets the same function. */
+#define VM_ROW(NAME, FIELD)                                                                        \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        (void)b, (void)sb, (void)extra;                                                            \
+        pdt_vm_row f = pdt_cpu_simd()->FIELD;                                                      \
+        if (so == sizeof(float) && sa == sizeof(float)) {                                          \
+            f((float *)o, (const float *)a, n);                                                    \
+            return;                                                                                \
+        }                                                                                          \
+        float buf[256];                                                                            \
+        for (int64_t i = 0; i < n; i += 256) {                                                     \
+            int64_t m = n - i < 256 ? n - i : 256;                                                 \
+            for (int64_t j = 0; j < m; j++)                                                        \
+                memcpy(buf + j, a + (i + j) * sa, sizeof(float));                                  \
+            f(buf, buf, m);                                                                        \
+            for (int64_t j = 0; j < m; j++)                                                        \
+                memcpy(o + (i + j) * so, buf + j, sizeof(float));                                  \
+        }                                                                                          \
+    }
+VM_ROW(vexp_f32, exp_f32)
+VM_ROW(vlog_f32, log_f32)
+VM_ROW(vsin_f32, sin_f32)
+VM_ROW(vcos_f32, cos_f32)
+VM_ROW(vtanh_f32, tanh_f32)
+VM_ROW(vsigmoid_f32, sigmoid_f32)
+
+#define FLOAT_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
 
 static const ew_row_fn unary_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_NEG] = ROWS_NUM(neg),
     [PDT_OP_ABS] = ROWS_5(identity_bool, abs_i32, abs_i64, abs_f32, abs_f64),
     [PDT_OP_EXP] = FLOAT_ONLY(exp),
     [PDT_OP_LOG] = FLOAT_ONLY(log),
-    [PDT_OP_SQRT] = FLOAT_ONLY(sqrt),
+    [PDT_OP_SQRT] = ROWS_5(NULL, NULL, NULL, sqrt_f32, sqrt_f64),
     [PDT_OP_SIN] = FLOAT_ONLY(sin),
     [PDT_OP_COS] = FLOAT_ONLY(cos),
     [PDT_OP_TANH] = FLOAT_ONLY(tanh),
@@ -304,7 +337,10 @@ static void job_init(ew_job *job, const pdt_tensor *out, const pdt_tensor *const
         }
         return;
     }
-    for (int i = 0; i < out->ndim; i++) {
+    int perm[PDT_MAX_DIMS]; /* the walk runs in out's memory order (Note [memory order]) */
+    pdt_memory_order(out, perm);
+    for (int ii = 0; ii < out->ndim; ii++) {
+        int i = perm[ii];
         int64_t s = out->shape[i];
         if (s == 1)
             continue;

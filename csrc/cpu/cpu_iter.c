@@ -8,8 +8,12 @@ void pdt_cpu_for_each_row(const pdt_tensor *a, const pdt_tensor *b, pdt_cpu_row_
     int64_t shape[PDT_MAX_DIMS], strides[2][PDT_MAX_DIMS];
     int ndim = 0;
 
-    /* Drop size-1 dims and merge dims that are back to back in every operand. */
-    for (int i = 0; i < a->ndim; i++) {
+    /* In a's memory order (Note [memory order]), drop size-1 dims and merge
+     * dims that are back to back in every operand. */
+    int perm[PDT_MAX_DIMS];
+    pdt_memory_order(a, perm);
+    for (int ii = 0; ii < a->ndim; ii++) {
+        int i = perm[ii];
         if (a->shape[i] == 0)
             return;
         if (a->shape[i] == 1)

@@ -208,6 +208,34 @@ static PyObject *c_initialized(PyObject *m, PyObject *unused)
     return PyBool_FromLong(pdt_runtime_initialized());
 }
 
+/* _cpu_simd_level(name=None) -> (level in use, (supported levels)); with a
+ * name, switches first (Note [CPU dispatch levels] in csrc/cpu/cpu_simd.h). */
+static PyObject *c_cpu_simd_level(PyObject *m, PyObject *args)
+{
+    (void)m;
+    const char *name = NULL;
+    char buf[64];
+    if (!PyArg_ParseTuple(args, "|z:_cpu_simd_level", &name))
+        return NULL;
+    const char *now = pdt_backend_simd_level(PDT_CPU, buf, sizeof buf);
+    if (name && pdt_backend_set_simd_level(PDT_CPU, name) < 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "CPU level '%s' is unknown or not supported by this processor (supported: %s)",
+                     name, buf);
+        return NULL;
+    }
+    now = pdt_backend_simd_level(PDT_CPU, buf, sizeof buf);
+    PyObject *supported = PyUnicode_FromString(buf), *sep = PyUnicode_FromString(",");
+    PyObject *parts = supported && sep ? PyUnicode_Split(supported, sep, -1) : NULL;
+    Py_XDECREF(supported);
+    Py_XDECREF(sep);
+    if (!parts)
+        return NULL;
+    PyObject *r = Py_BuildValue("(sN)", now ? now : "none", PySequence_Tuple(parts));
+    Py_DECREF(parts);
+    return r;
+}
+
 static PyObject *c_set_soft_placement(PyObject *m, PyObject *on)
 {
     (void)m;
@@ -234,6 +262,7 @@ PyMethodDef pdt_config_functions[] = {
     {"_get_logical_devices", c_get_logical, METH_VARARGS, NULL},
     {"_set_logical_devices", c_set_logical, METH_VARARGS, NULL},
     {"_initialized", c_initialized, METH_NOARGS, NULL},
+    {"_cpu_simd_level", c_cpu_simd_level, METH_VARARGS, NULL},
     {"_set_soft_device_placement", c_set_soft_placement, METH_O, NULL},
     {"_soft_device_placement", c_soft_placement, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},

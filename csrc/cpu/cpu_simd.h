@@ -1,0 +1,41 @@
+/* cpu_simd.h - the CPU kernels built once per instruction-set level, and the
+ * choice between them.
+ *
+ * Note [CPU dispatch levels]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A wheel runs on processors newer and older than the one that built it, so
+ * the build assumes only x86-64's baseline (SSE2), and the kernels that gain
+ * from wider vectors are compiled three times, each in its own file under
+ * `#pragma GCC target`: baseline, AVX2 with FMA (x86-64-v3), and AVX-512
+ * (F, VL, DQ, BW: x86-64-v4).  At the first kernel call the backend picks the
+ * best level the processor supports (__builtin_cpu_supports, as NumPy's
+ * dispatcher does), or the one PYDEVTENSOR_CPU_LEVEL names (baseline, avx2,
+ * avx512; a level above what the processor has is refused with a warning on
+ * stderr, and the best supported one is used).  The levels run the same
+ * operations in the same order, with no fused multiply-add (-ffp-contract=off
+ * and no fma() in the kernels), so they give identical bits: only the speed
+ * differs.  pdt_cpu_simd_set lets the tests run every level in one process.
+ */
+#ifndef PDT_CPU_SIMD_H
+#define PDT_CPU_SIMD_H
+
+#include <stdint.h>
+
+typedef void (*pdt_vm_row)(float *o, const float *a, int64_t n);
+
+typedef struct pdt_cpu_simd_table {
+    pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
+} pdt_cpu_simd_table;
+
+#define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */
+
+/* The kernels of the level in use (chosen at the first call). */
+const pdt_cpu_simd_table *pdt_cpu_simd(void);
+/* The level in use, and whether the processor supports level k. */
+int pdt_cpu_simd_level(void);
+int pdt_cpu_simd_supported(int k);
+const char *pdt_cpu_simd_name(int k);
+/* Switches to level k; -1 when the processor lacks it (nothing changes). */
+int pdt_cpu_simd_set(int k);
+
+#endif /* PDT_CPU_SIMD_H */

@@ -1,0 +1,10 @@
+/* cpu_simd_avx2.c - the kernels for AVX2 with FMA (x86-64-v3); FMA is in the
+ * target for the compiler's cost model only: -ffp-contract=off keeps every
+ * multiply and add separate (Note [CPU dispatch levels] in cpu_simd.h). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#pragma GCC target("avx2,fma,bmi,bmi2,f16c,movbe")
+#define PDT_SIMD_LEVEL avx2
+#include "cpu_vmath.h"
+#else
+typedef int pdt_cpu_simd_avx2_unused; /* not an x86-64 build */
+#endif

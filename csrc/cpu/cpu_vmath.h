@@ -1,0 +1,292 @@
+/* cpu_vmath.h - float32 exp, log, tanh, sigmoid, sin and cos over arrays,
+ * written for the compiler to vectorise: the loop bodies hold no branch and
+ * no call, only arithmetic, selects and bit moves.  This header is the body
+ * of one instruction-set level: cpu_simd_baseline.c, cpu_simd_avx2.c and
+ * cpu_simd_avx512.c each include it once, under their own `#pragma GCC
+ * target`, with PDT_SIMD_LEVEL naming the table it defines (Note [CPU
+ * dispatch levels] in cpu_simd.h).
+ *
+ * Note [vector math accuracy]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Each function widens its float32 argument to double, evaluates there, and
+ * rounds the result to float32 once.  The double evaluation is accurate to
+ * a few units in 2^-50 relative, far below float32's half unit in the last
+ * place (2^-24), so the result is the correctly rounded value except when
+ * the exact value lies within that tiny distance of a rounding boundary:
+ * the error is at most 1 ulp, the bound tests/test_vmath.py asserts over
+ * every float32 exponent with 1000 random mantissas each, both signs, and the
+ * special values (255,027 arguments).  Measured there: 0.500 ulp for exp,
+ * log, tanh and sigmoid, and for sin and cos up to |x| = 2^20 (the nearest
+ * float every time); 0.56 ulp for sin and cos past 2^20 (the C library's).
+ * NumPy 2.4's float32 functions, on the same sample: exp 1.85, log 2.44, tanh
+ * 1.33, sin 1.31, cos 1.39 ulp.
+ *   exp    y = n ln2 + r, n = rint(y / ln2) (the 1.5 * 2^52 shift, so no
+ *          conversion instruction is needed), ln2 in two parts (Cody and
+ *          Waite), |r| <= ln2 / 2; e^r by its Taylor series to r^11 (the
+ *          next term is below 7e-15 relative); 2^n built in the exponent
+ *          field.  Arguments are clamped to [-120, 120] first, which keeps
+ *          every result float32 can tell apart (overflow past 88.72 and
+ *          underflow past -103.97 round to inf and 0).
+ *   log    x = 2^e m, m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^24
+ *          first); log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172,
+ *          by its odd series to s^15 (next term below 2e-13 relative).
+ *   sigmoid  1 / (1 + exp(-x)) with the double exp above.
+ *   tanh   sign(x) em / (em + 2), em = e^(2|x|) - 1: for 2|x| < 1 by the
+ *          Taylor series of e^v - 1 to v^14 (no cancellation), above it
+ *          from exp; |x| is clamped to 20 (tanh is 1 in float32 past 9.01).
+ *   sin, cos  y = n pi/2 + r, |r| <= pi/4, pi/2 in three parts of 33 bits
+ *          (fdlibm's pio2_1, pio2_2, pio2_2t), exact for |n| < 2^20; Taylor
+ *          series of sin to r^13 and cos to r^14, chosen by n mod 4.  Past
+ *          |x| = 2^20 a block falls back to the C library's sinf and cosf
+ *          (glibc documents them within 1 ulp), element by element.
+ * Special values: NaN stays NaN; exp(+-inf) = inf, 0; log(0) = -inf,
+ * log(x < 0) = NaN, log(inf) = inf; sigmoid(-inf) = 0, sigmoid(inf) = 1;
+ * tanh(+-inf) = +-1; sin and cos of +-inf are NaN; the sign of a zero is kept
+ * by exp, tanh and sin.
+ *
+ * The same operations, in the same order, run at every level (no fused
+ * multiply-add: the build uses -ffp-contract=off), so every level gives the
+ * same bits; only the vector width changes.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu_simd.h"
+
+#ifndef PDT_SIMD_LEVEL
+#error "define PDT_SIMD_LEVEL before including cpu_vmath.h"
+#endif
+
+/* The selects below (clamps, special values) are comparisons that the
+ * compiler must be free to evaluate for every lane: with the default
+ * -ftrapping-math it keeps them as branches, and the loops stay scalar.  No
+ * value changes (no reassociation, no contraction: -ffp-contract=off stays);
+ * only the floating-point exception flags, which nothing here reads, may be
+ * raised for lanes whose result is then not selected. */
+#pragma GCC optimize("no-trapping-math")
+
+#define VM_CAT2(a, b) a##b
+#define VM_CAT(a, b) VM_CAT2(a, b)
+#define VM(name) VM_CAT(name##_, PDT_SIMD_LEVEL)
+
+static inline uint64_t VM(bits64)(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static inline double VM(from_bits64)(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static inline uint32_t VM(bits32)(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline float VM(from_bits32)(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+#define VM_SHIFT 0x1.8p52 /* adding it rounds a double below 2^51 to an integer */
+
+/* e^y for y in [-120, 120] (or NaN), in double. */
+static inline double VM(exp_d)(double y)
+{
+    const double ln2_hi = 0x1.62e42feep-1, ln2_lo = 0x1.a39ef35793c76p-33;
+    double t = y * 0x1.71547652b82fep0 + VM_SHIFT; /* y / ln2, rounded, in t's low bits */
+    double n = t - VM_SHIFT;
+    double r = (y - n * ln2_hi) - n * ln2_lo;
+    double p = 1.0 / 39916800;
+    p = p * r + 1.0 / 3628800;
+    p = p * r + 1.0 / 362880;
+    p = p * r + 1.0 / 40320;
+    p = p * r + 1.0 / 5040;
+    p = p * r + 1.0 / 720;
+    p = p * r + 1.0 / 120;
+    p = p * r + 1.0 / 24;
+    p = p * r + 1.0 / 6;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    /* 2^n: n + 1023 into the exponent field (t's low bits hold n in two's
+     * complement; the shift drops everything above them). */
+    return p * VM(from_bits64)((VM(bits64)(t) + 1023) << 52);
+}
+
+static inline double VM(clamp_d)(double y, double lo, double hi)
+{
+    y = y < lo ? lo : y; /* NaN stays NaN: both comparisons are false */
+    return y > hi ? hi : y;
+}
+
+static inline float VM(expf)(float x)
+{
+    return (float)VM(exp_d)(VM(clamp_d)((double)x, -120.0, 120.0));
+}
+
+static inline float VM(sigmoidf)(float x)
+{
+    return (float)(1.0 / (1.0 + VM(exp_d)(VM(clamp_d)(-(double)x, -120.0, 120.0))));
+}
+
+/* e^v - 1 for v in [0, 40] (or NaN). */
+static inline double VM(expm1_d)(double v)
+{
+    double p = 1.0 / 87178291200; /* 1/14! */
+    p = p * v + 1.0 / 6227020800;
+    p = p * v + 1.0 / 479001600;
+    p = p * v + 1.0 / 39916800;
+    p = p * v + 1.0 / 3628800;
+    p = p * v + 1.0 / 362880;
+    p = p * v + 1.0 / 40320;
+    p = p * v + 1.0 / 5040;
+    p = p * v + 1.0 / 720;
+    p = p * v + 1.0 / 120;
+    p = p * v + 1.0 / 24;
+    p = p * v + 1.0 / 6;
+    p = p * v + 0.5;
+    p = p * v + 1.0;
+    double small = p * v;
+    double large = VM(exp_d)(v) - 1.0;
+    return v < 1.0 ? small : large;
+}
+
+static inline float VM(tanhf)(float x)
+{
+    double y = (double)x;
+    double a = VM(clamp_d)(fabs(y), 0.0, 20.0);
+    double em = VM(expm1_d)(2.0 * a);
+    return (float)copysign(em / (em + 2.0), y);
+}
+
+static inline float VM(logf)(float x)
+{
+    const double ln2 = 0x1.62e42fefa39efp-1;
+    int sub = VM(bits32)(x) < 0x00800000u; /* +0 or a positive subnormal */
+    float xs = sub ? x * 0x1p24f : x;
+    uint32_t ix = VM(bits32)(xs);
+    int32_t e = (int32_t)((ix >> 23) & 0xff) - 127 - (sub ? 24 : 0);
+    float m = VM(from_bits32)((ix & 0x007fffffu) | 0x3f800000u); /* [1, 2) */
+    int big = m > 1.41421356f;
+    m = big ? m * 0.5f : m;
+    e += big;
+    double f = (double)m - 1.0;
+    double s = f / (2.0 + f), z = s * s;
+    double p = 1.0 / 15;
+    p = p * z + 1.0 / 13;
+    p = p * z + 1.0 / 11;
+    p = p * z + 1.0 / 9;
+    p = p * z + 1.0 / 7;
+    p = p * z + 1.0 / 5;
+    p = p * z + 1.0 / 3;
+    p = p * z + 1.0;
+    float r = (float)((double)e * ln2 + 2.0 * s * p);
+    r = x == 0.0f ? -INFINITY : r;
+    r = x < 0.0f ? NAN : r;
+    r = x == INFINITY ? x : r;
+    return x != x ? x : r;
+}
+
+#define VM_SIN_COS_LIMIT 0x1p20f /* beyond it, the C library (see the Note) */
+
+/* sin (want_cos 0) or cos (1) of x, |x| <= 2^20 or NaN. */
+static inline float VM(sincosf)(float x, int want_cos)
+{
+    const double pio2_1 = 0x1.921fb544p0, pio2_2 = 0x1.0b4611a6p-34,
+                 pio2_2t = 0x1.3198a2e037073p-69; /* pi/2 - pio2_1 - pio2_2 */
+    double y = (double)x;
+    double t = y * 0x1.45f306dc9c883p-1 + VM_SHIFT; /* y / (pi/2), rounded */
+    double n = t - VM_SHIFT;
+    double r = ((y - n * pio2_1) - n * pio2_2) - n * pio2_2t;
+    double z = r * r;
+    double s = -1.0 / 6227020800; /* sin: r + r^3 (-1/3! + ... - 1/13!) */
+    s = s * z + 1.0 / 39916800;
+    s = s * z - 1.0 / 362880;
+    s = s * z + 1.0 / 5040;
+    s = s * z - 1.0 / 120;
+    s = s * z + 1.0 / 6;
+    s = z == 0.0 ? r : r - r * z * s; /* r itself keeps the sign of a zero */
+    double c = 1.0 / 87178291200;     /* cos: 1 - z/2 + ... + z^7/14! */
+    c = c * z - 1.0 / 479001600;
+    c = c * z + 1.0 / 3628800;
+    c = c * z - 1.0 / 40320;
+    c = c * z + 1.0 / 720;
+    c = c * z - 1.0 / 24;
+    c = c * z + 0.5;
+    c = 1.0 - z * c;
+    uint64_t q = (VM(bits64)(t) + (uint64_t)want_cos) & 3; /* cos x = sin(x + pi/2) */
+    double v = (q & 1) ? c : s;
+    return (float)((q & 2) ? -v : v);
+}
+
+/* ---- the rows ---- */
+
+static void VM(exp_row)(float *o, const float *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        o[i] = VM(expf)(a[i]);
+}
+
+static void VM(log_row)(float *o, const float *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        o[i] = VM(logf)(a[i]);
+}
+
+static void VM(sigmoid_row)(float *o, const float *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        o[i] = VM(sigmoidf)(a[i]);
+}
+
+static void VM(tanh_row)(float *o, const float *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        o[i] = VM(tanhf)(a[i]);
+}
+
+/* Blocks of 256: a block with an argument past the limit (or inf) goes
+ * element by element, choosing the C library there; o may be a. */
+#define VM_SINCOS_ROW(NAME, WANT_COS, LIBM)                                                        \
+    static void VM(NAME)(float *o, const float *a, int64_t n)                                      \
+    {                                                                                              \
+        for (int64_t b = 0; b < n; b += 256) {                                                     \
+            int64_t m = n - b < 256 ? n - b : 256;                                                 \
+            float big = 0.0f;                                                                      \
+            for (int64_t i = 0; i < m; i++) {                                                      \
+                float v = fabsf(a[b + i]);                                                         \
+                big = v > big ? v : big; /* NaN: not past the limit */                             \
+            }                                                                                      \
+            if (big <= VM_SIN_COS_LIMIT) {                                                         \
+                for (int64_t i = 0; i < m; i++)                                                    \
+                    o[b + i] = VM(sincosf)(a[b + i], WANT_COS);                                    \
+            } else {                                                                               \
+                for (int64_t i = 0; i < m; i++) {                                                  \
+                    float x = a[b + i];                                                            \
+                    o[b + i] = fabsf(x) <= VM_SIN_COS_LIMIT ? VM(sincosf)(x, WANT_COS) : LIBM(x);  \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+VM_SINCOS_ROW(sin_row, 0, sinf)
+VM_SINCOS_ROW(cos_row, 1, cosf)
+
+const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
+    .exp_f32 = VM(exp_row),
+    .log_f32 = VM(log_row),
+    .sigmoid_f32 = VM(sigmoid_row),
+    .tanh_f32 = VM(tanh_row),
+    .sin_f32 = VM(sin_row),
+    .cos_f32 = VM(cos_row),
+};

@@ -1,0 +1,173 @@
+"""Elementwise ops on transposed and permuted inputs (Note [memory order] in
+csrc/core/pdt_tensor.h): the result takes the memory order of its first tensor operand
+that has the result's shape, as PyTorch's results do, and as NumPy's empty_like(order='K')
+lays it out; contiguous operands keep giving contiguous results.  The same rule on every
+device.  Values against NumPy in float64: float32 within 1e-6 + 1e-6 |ref| (exp, tanh,
+sigmoid within 2e-6 relative), float64 within 1e-12 + 1e-12 |ref|, integers and bools
+exactly.
+"""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+
+from conftest import DEVICES
+
+RNG = np.random.default_rng(7)
+
+
+def dense_strides_like(arr):
+    """The element strides NumPy's empty_like(order='K') gives arr's shape: arr's memory
+    order, dense."""
+    e = np.empty_like(arr, order="K")
+    return tuple(s // e.itemsize for s in e.strides)
+
+
+def check(got, ref, dtype="float32", rtol=1e-6, atol=1e-6):
+    got = np.asarray(got.cpu()).astype(np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    if dtype == "float32":
+        np.testing.assert_allclose(got, ref, rtol=rtol, atol=atol)
+    elif dtype == "float64":
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(got, ref)
+
+
+def layouts():
+    """(name, make(arr) -> strided view, the same view of a NumPy array)."""
+    return {
+        "T": lambda a: a.T,
+        "permute3": lambda a: a.transpose(2, 0, 1),
+        "permute3b": lambda a: a.transpose(1, 2, 0),
+        "T_sliced": lambda a: a[::2].T,
+    }
+
+
+SHAPES = {"T": (37, 53), "permute3": (5, 7, 9), "permute3b": (5, 7, 9), "T_sliced": (38, 21)}
+
+
+def pair(device, layout, dtype="float32"):
+    shape = SHAPES[layout]
+    a = RNG.standard_normal(shape).astype(dtype)
+    b = RNG.standard_normal(shape).astype(dtype)
+    f = layouts()[layout]
+    ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+    if layout.startswith("permute"):
+        axes = (2, 0, 1) if layout == "permute3" else (1, 2, 0)
+        return np.transpose(a, axes), np.transpose(b, axes), ta.permute(*axes), tb.permute(*axes)
+    return f(a), f(b), f(ta), f(tb)
+
+
+BINARY = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+          "div": lambda x, y: x / y}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", list(SHAPES))
+@pytest.mark.parametrize("op", list(BINARY))
+def test_binary_follows_its_operands(device, layout, op):
+    a, b, ta, tb = pair(device, layout)
+    r = BINARY[op](ta, tb)
+    check(r, BINARY[op](a.astype(np.float64), b))
+    assert r.stride() == dense_strides_like(a)
+    assert not r.is_contiguous()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", list(SHAPES))
+def test_comparison_scalar_and_maximum(device, layout):
+    a, b, ta, tb = pair(device, layout)
+    r = ta > tb
+    check(r, a > b, "bool")
+    assert r.stride() == dense_strides_like(a)
+    r = ta * 2.5
+    check(r, a.astype(np.float64) * np.float32(2.5))
+    assert r.stride() == dense_strides_like(a)
+    r = pdt.maximum(ta, tb)
+    check(r, np.maximum(a, b))
+    assert r.stride() == dense_strides_like(a)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", list(SHAPES))
+@pytest.mark.parametrize("op", ["exp", "tanh", "sigmoid", "relu", "neg", "abs", "clamp"])
+def test_unary_follows_its_input(device, layout, op):
+    a, _, ta, _ = pair(device, layout)
+    a64 = a.astype(np.float64)
+    ref = {"exp": np.exp(a64), "tanh": np.tanh(a64), "sigmoid": 1 / (1 + np.exp(-a64)),
+           "relu": np.maximum(a64, 0), "neg": -a64, "abs": np.abs(a64),
+           "clamp": np.clip(a64, -0.5, 0.5)}[op]
+    r = {"exp": pdt.exp, "tanh": pdt.tanh, "sigmoid": pdt.sigmoid, "relu": pdt.relu,
+         "neg": lambda t: -t, "abs": pdt.abs,
+         "clamp": lambda t: pdt.clamp(t, -0.5, 0.5)}[op](ta)
+    check(r, ref, rtol=2e-6)
+    assert r.stride() == dense_strides_like(a)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_first_full_shape_operand_decides(device):
+    a, b, ta, tb = pair(device, "T")
+    c = np.ascontiguousarray(b)
+    tc = pdt.tensor(c, device=device)
+    r = ta + tc  # the transposed operand comes first: the result is transposed
+    check(r, a.astype(np.float64) + c)
+    assert r.stride() == dense_strides_like(a)
+    r = tc + ta  # the contiguous one comes first: row-major
+    check(r, c.astype(np.float64) + a)
+    assert r.is_contiguous()
+    bias = RNG.standard_normal(a.shape[1]).astype(np.float32)
+    r = pdt.tensor(bias, device=device) + ta  # the bias does not have the result's shape
+    check(r, bias.astype(np.float64) + a)
+    assert r.stride() == dense_strides_like(a)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_contiguous_inputs_give_contiguous_results(device):
+    a = RNG.standard_normal((6, 4)).astype(np.float32)
+    t = pdt.tensor(a, device=device)
+    for r in (t + t, pdt.exp(t), t * 2, t > 0, t[:, :1] + t, t + 1.0):
+        assert r.is_contiguous()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_out_keeps_its_own_layout(device):
+    a, b, ta, tb = pair(device, "T")
+    out = pdt.empty(*a.shape, device=device)
+    pdt.add(ta, tb, out=out)
+    assert out.is_contiguous()
+    check(out, a.astype(np.float64) + b)
+    ta.add_(tb)  # in place into a transposed tensor
+    check(ta, a.astype(np.float64) + b)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_promotion_and_half(device):
+    a, _, ta, _ = pair(device, "T")
+    ti = (ta * 10).int()
+    r = ti + 0.5
+    assert r.dtype == pdt.float32
+    check(r, np.trunc(a.astype(np.float32) * 10) + 0.5)
+    h = pdt.tensor(np.ascontiguousarray(a.T).astype(np.float16), device=device).T
+    r = h * h  # computed in float32, rounded into a transposed float16 result
+    assert r.dtype == pdt.float16 and r.stride() == dense_strides_like(a)
+    ref = (a.astype(np.float16).astype(np.float32) ** 2).astype(np.float16)
+    np.testing.assert_array_equal(np.asarray(r.cpu()), ref)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_results_of_transposed_ops_flow_on(device):
+    """A transposed result feeds views, reductions, products, NumPy and autograd."""
+    a, b, ta, tb = pair(device, "T")
+    r = ta + tb
+    ref = a.astype(np.float64) + b
+    check(r.T, ref.T)
+    check(r.reshape(-1), ref.reshape(-1))
+    check(r.sum(0), ref.sum(0), rtol=1e-5)
+    # a sum of 37 float32 products: within 1e-5 of its terms' scale
+    check(r @ tb.T, ref @ b.T.astype(np.float64), rtol=1e-5, atol=1e-4)
+    check(r.contiguous(), ref)
+    w = pdt.tensor(np.ascontiguousarray(a.T), device=device, requires_grad=True)
+    y = (w.T * tb).sum()
+    y.backward()
+    check(w.grad, b.T)

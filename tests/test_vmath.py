@@ -1,0 +1,184 @@
+"""float32 exp, log, tanh, sigmoid, sin and cos on the CPU (Note [vector math accuracy] in
+csrc/cpu/cpu_vmath.h), at every instruction-set level this processor supports (Note [CPU
+dispatch levels] in csrc/cpu/cpu_simd.h).
+
+The sample: every float32 exponent (subnormals included), both signs, random mantissas,
+plus the special values and the overflow and underflow edges.  The reference is NumPy's
+float64 function of the same argument.  An error in ulps is |got - ref| over the spacing
+of float32 at |ref| (2^-149 in the subnormal range).  The bound is 1 ulp for every
+function on the CPU, at every level; every level gives the same bits.  Against a CUDA
+device the two results differ by at most the sum of the two bounds: CUDA's expf, tanhf,
+sinf, cosf are within 2 ulp and logf within 1 ulp (CUDA C++ Programming Guide, appendix
+"Mathematical Functions", single precision, default flags), and sigmoid is
+1 / (1 + expf(-x)) there, within 4 ulp (expf's 2 and two roundings); so 3 ulp (log 2,
+sigmoid 5).
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import _C
+
+from conftest import CUDA_DEVICES
+
+FUNCS = {
+    "exp": np.exp,
+    "log": np.log,
+    "tanh": np.tanh,
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "sin": np.sin,
+    "cos": np.cos,
+}
+CPU_BOUND_ULP = 1.0
+GPU_BOUND_ULP = {"exp": 3.0, "log": 2.0, "tanh": 3.0, "sigmoid": 5.0, "sin": 3.0, "cos": 3.0}
+LEVELS = _C._cpu_simd_level()[1]
+
+SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0,
+                    np.finfo(np.float32).max, -np.finfo(np.float32).max,
+                    np.finfo(np.float32).tiny, -np.finfo(np.float32).tiny,
+                    np.float32(2.0**-149), -np.float32(2.0**-149),
+                    88.72283935546875, 88.7228469848632812, -103.972084045410156,
+                    -103.97208404541016 - 1e-5, -87.33654022216797, 9.01, -9.01,
+                    2.0**20, -2.0**20, 2.0**20 + 1, 1e30, -1e30, np.pi / 4, 3 * np.pi / 2],
+                   dtype=np.float32)
+
+
+def dense_sample(per_exponent=1000, seed=0):
+    """Every float32 exponent field 0..254, both signs, random mantissas; plus SPECIAL."""
+    rng = np.random.default_rng(seed)
+    exps = np.repeat(np.arange(255, dtype=np.uint32), per_exponent)
+    mant = rng.integers(0, 1 << 23, exps.size, dtype=np.uint32)
+    sign = rng.integers(0, 2, exps.size, dtype=np.uint32)
+    bits = (sign << 31) | (exps << 23) | mant
+    return np.concatenate([bits.view(np.float32), SPECIAL])
+
+
+def ulp_errors(got, x, ref_fn):
+    """|got - ref| in float32 ulps at the reference; inf where they disagree on NaN, inf
+    or finiteness (NaN == NaN and inf == inf of one sign count as exact)."""
+    with np.errstate(all="ignore"):
+        ref = ref_fn(x.astype(np.float64))
+        got64 = got.astype(np.float64)
+        ref32 = ref.astype(np.float32)  # overflows to inf exactly where float32 would
+        spacing = np.spacing(np.abs(ref32)).astype(np.float64)
+        spacing = np.where(np.isfinite(spacing), np.maximum(spacing, 2.0**-149), np.inf)
+        err = np.abs(got64 - ref) / spacing
+    both_nan = np.isnan(got64) & np.isnan(ref)
+    same_inf = np.isinf(got64) & np.isinf(ref32) & (np.sign(got64) == np.sign(ref32))
+    # a finite reference beyond float32's range must give inf of its sign
+    err = np.where(both_nan | same_inf, 0.0, err)
+    err = np.where(np.isnan(err), np.inf, err)
+    return err
+
+
+@pytest.fixture
+def level_restored():
+    old = _C._cpu_simd_level()[0]
+    yield
+    _C._cpu_simd_level(old)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_within_one_ulp_everywhere(name, level, level_restored):
+    _C._cpu_simd_level(level)
+    x = dense_sample()
+    if name == "log":
+        x = np.abs(x)  # the negative half is NaN, checked below
+    got = np.asarray(getattr(pdt, name)(pdt.tensor(x)))
+    err = ulp_errors(got, x, FUNCS[name])
+    worst = int(np.argmax(err))
+    assert err[worst] <= CPU_BOUND_ULP, (
+        f"{name} at level {level}: {err[worst]:.3f} ulp at x={x[worst]!r} "
+        f"(got {got[worst]!r}, want {FUNCS[name](np.float64(x[worst]))!r})")
+
+
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_every_level_gives_the_same_bits(name, level_restored):
+    x = dense_sample(per_exponent=100, seed=1)
+    outs = []
+    for level in LEVELS:
+        _C._cpu_simd_level(level)
+        outs.append(np.asarray(getattr(pdt, name)(pdt.tensor(x))).view(np.uint32))
+    for level, out in zip(LEVELS[1:], outs[1:]):
+        differ = np.flatnonzero(out != outs[0])
+        assert differ.size == 0, f"{name}: {LEVELS[0]} and {level} differ at x={x[differ[:5]]}"
+
+
+def test_special_values():
+    f = lambda name, v: float(getattr(pdt, name)(pdt.tensor([v], dtype=pdt.float32))[0])  # noqa: E731
+    inf, nan = float("inf"), float("nan")
+    assert f("exp", inf) == inf and f("exp", -inf) == 0.0 and np.isnan(f("exp", nan))
+    assert f("exp", 89.0) == inf and f("exp", -104.0) == 0.0
+    assert f("log", 0.0) == -inf and f("log", -0.0) == -inf and np.isnan(f("log", -1.0))
+    assert f("log", inf) == inf and np.isnan(f("log", nan)) and f("log", 1.0) == 0.0
+    assert f("sigmoid", -inf) == 0.0 and f("sigmoid", inf) == 1.0
+    assert f("tanh", inf) == 1.0 and f("tanh", -inf) == -1.0
+    assert np.isnan(f("sin", inf)) and np.isnan(f("cos", -inf)) and np.isnan(f("sin", nan))
+    for name in ("exp", "tanh", "sin"):  # the sign of a zero
+        r = getattr(pdt, name)(pdt.tensor([-0.0], dtype=pdt.float32))
+        want = 1.0 if name == "exp" else -0.0
+        assert np.asarray(r)[0] == want and np.signbit(np.asarray(r)[0]) == np.signbit(want)
+
+
+def test_strided_and_contiguous_agree():
+    """A strided row goes through a buffer to the same kernel: the same bits."""
+    x = dense_sample(per_exponent=20).astype(np.float32)
+    x = x[: (x.size // 2) * 2].reshape(2, -1)
+    t = pdt.tensor(x)
+    for name in FUNCS:
+        f = getattr(pdt, name)
+        a = np.asarray(f(t.T.contiguous())).view(np.uint32)
+        b = np.asarray(f(t.T)).T.copy().T.view(np.uint32)  # the op on a transposed view
+        np.testing.assert_array_equal(a, np.ascontiguousarray(b), err_msg=name)
+        c = np.asarray(f(t[:, ::3])).view(np.uint32)
+        d = np.asarray(f(t[:, ::3].contiguous())).view(np.uint32)
+        np.testing.assert_array_equal(c, d, err_msg=name)
+
+
+def test_level_switch_and_environment_variable():
+    now, supported = _C._cpu_simd_level()
+    assert now in supported and supported[0] == "baseline"
+    with pytest.raises(ValueError, match="not supported by this processor"):
+        _C._cpu_simd_level("sse9")
+    code = "from pydevtensor import _C; import pydevtensor as pdt; pdt.exp(pdt.ones(3)); " \
+           "print(_C._cpu_simd_level()[0])"
+    for want in ("baseline", "avx512", "nonsense"):
+        env = dict(os.environ, PYDEVTENSOR_CPU_LEVEL=want)
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        if want == "baseline" or want in supported:
+            assert proc.stdout.strip() == want and proc.stderr == ""
+        else:
+            assert proc.stdout.strip() == supported[-1]
+            assert "PYDEVTENSOR_CPU_LEVEL" in proc.stderr
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("device", CUDA_DEVICES)
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_cpu_and_cuda_agree_within_the_stated_bound(device, name):
+    x = dense_sample(per_exponent=40, seed=2)
+    if name == "log":
+        x = np.abs(x)
+    cpu = np.asarray(getattr(pdt, name)(pdt.tensor(x)))
+    gpu = np.asarray(getattr(pdt, name)(pdt.tensor(x, device=device)).cpu())
+    ref = FUNCS[name]
+    err = ulp_errors(cpu, x, ref) + ulp_errors(gpu, x, ref)
+    worst = int(np.argmax(err))
+    assert err[worst] <= GPU_BOUND_ULP[name], (
+        f"{name}: CPU {cpu[worst]!r} and {device} {gpu[worst]!r} at x={x[worst]!r}")
+
+
+def test_build_info_and_device_table_name_the_level():
+    info = pdt.build_info()["cpu"]
+    assert info["simd_level"] == _C._cpu_simd_level()[0]
+    assert info["simd_supported"] == list(LEVELS)
+    out = subprocess.run([sys.executable, "-m", "pydevtensor"], capture_output=True, text=True,
+                         timeout=120).stdout
+    assert f"{info['simd_level']} kernels" in out
