@@ -182,3 +182,31 @@ def test_build_info_and_device_table_name_the_level():
     out = subprocess.run([sys.executable, "-m", "pydevtensor"], capture_output=True, text=True,
                          timeout=120).stdout
     assert f"{info['simd_level']} kernels" in out
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_one_pass_extremes_at_every_level(level, dtype, level_restored):
+    """max, min, argmax, argmin through the one-pass kernels (csrc/cpu/cpu_vreduce.h):
+    the first index of the extreme when it repeats, the first NaN when there is one,
+    at lengths around the vector widths and across chunk boundaries; exactly NumPy's."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 7, 16, 31, 32, 33, 65, 1000, 65536 + 17, 300_001):
+        x = rng.standard_normal(n).astype(dtype)
+        x[rng.integers(0, n, 3)] = x.max()  # ties: the first must win
+        x[rng.integers(0, n, 2)] = x.min()
+        t = pdt.tensor(x)
+        assert int(t.argmax()) == int(np.argmax(x)) and int(t.argmin()) == int(np.argmin(x))
+        assert float(t.max()) == float(x.max()) and float(t.min()) == float(x.min())
+        m = np.asarray(pdt.tensor(x.reshape(1, -1)).argmax(1))
+        assert int(m[0]) == int(np.argmax(x))
+        if n > 2:
+            y = x.copy()
+            y[[n // 3, n - 1]] = np.nan
+            ty = pdt.tensor(y)
+            assert int(ty.argmax()) == n // 3 == int(np.argmax(y))
+            assert int(ty.argmin()) == n // 3 == int(np.argmin(y))
+            assert np.isnan(float(ty.max())) and np.isnan(float(ty.min()))
+    x = np.full(100, -np.inf, dtype=dtype)
+    assert int(pdt.tensor(x).argmax()) == 0 and float(pdt.tensor(x).max()) == -np.inf

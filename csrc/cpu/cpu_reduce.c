@@ -29,6 +29,7 @@
 
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
+#include "cpu_simd.h"
 
 #define CHUNK ((int64_t)1 << 16) /* elements per partial result */
 #define GRAIN ((int64_t)1 << 15) /* elements below which a thread is not worth it */
@@ -113,43 +114,9 @@ static inline acc int_acc(uint64_t i, int64_t idx)
 #define FLOAT_NAN(v) ((v) != (v))
 #define INT_NAN(v) 0
 
-/* The max (CMP >) or min (CMP <) of x[0..n) (n >= 1), NaNs left out, and in
- * *nan whether there was one.  Floats: two 16-byte vectors of running
- * extremes (GCC vector extensions: compare, then select); integers: 8 scalar
- * lanes, which the compiler vectorises itself. */
-#define FLOAT_LANES(NAME, T, VT, VI, CMP)                                                          \
-    static T NAME(const T *x, int64_t n, int *nan)                                                 \
-    {                                                                                              \
-        enum { W = 16 / sizeof(T) };                                                               \
-        VT a, b;                                                                                   \
-        VI seen = {0};                                                                             \
-        int64_t i = 0;                                                                             \
-        for (int w = 0; w < W; w++)                                                                \
-            a[w] = b[w] = x[0];                                                                    \
-        for (; i + 2 * W <= n; i += 2 * W) {                                                       \
-            VT u, v;                                                                               \
-            memcpy(&u, x + i, sizeof u);                                                           \
-            memcpy(&v, x + i + W, sizeof v);                                                       \
-            VI mu = u CMP a, mv = v CMP b;                                                         \
-            a = (VT)(((VI)u & mu) | ((VI)a & ~mu));                                                \
-            b = (VT)(((VI)v & mv) | ((VI)b & ~mv));                                                \
-            seen |= (u != u) | (v != v);                                                           \
-        }                                                                                          \
-        T best = x[0];                                                                             \
-        int any = 0;                                                                               \
-        for (int w = 0; w < W; w++) {                                                              \
-            best = a[w] CMP best ? a[w] : best;                                                    \
-            best = b[w] CMP best ? b[w] : best;                                                    \
-            any |= seen[w] != 0;                                                                   \
-        }                                                                                          \
-        for (; i < n; i++) {                                                                       \
-            best = x[i] CMP best ? x[i] : best;                                                    \
-            any |= x[i] != x[i];                                                                   \
-        }                                                                                          \
-        *nan = any;                                                                                \
-        return best;                                                                               \
-    }
-
+/* The max (CMP >) or min (CMP <) of the integers x[0..n) (n >= 1) in 8
+ * scalar lanes, which the compiler vectorises itself.  (Floats: the one-pass
+ * kernels of cpu_vreduce.h, at the dispatch level in use.) */
 #define INT_LANES(NAME, T, V, CONV, CMP)                                                           \
     static V NAME(const T *x, int64_t n, int *nan)                                                 \
     {                                                                                              \
@@ -197,11 +164,6 @@ static inline acc int_acc(uint64_t i, int64_t idx)
     EXTREME_CHUNK(argmax_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 1)                         \
     EXTREME_CHUNK(argmin_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 1)
 
-typedef float v4f __attribute__((vector_size(16)));
-typedef int32_t v4i __attribute__((vector_size(16)));
-typedef double v2d __attribute__((vector_size(16)));
-typedef int64_t v2l __attribute__((vector_size(16)));
-
 #define INT_CHUNKS(SN, T, V, CONV)                                                                 \
     INT_LANES(max_lanes_##SN, T, V, CONV, >)                                                       \
     INT_LANES(min_lanes_##SN, T, V, CONV, <)                                                       \
@@ -209,20 +171,37 @@ typedef int64_t v2l __attribute__((vector_size(16)));
     LANES_CHUNK(prod_##SN, T, uint64_t, (int64_t)CONV, 1, *=, int_acc)                             \
     EXTREME_CHUNKS(SN, T, V, CONV, INT_NAN, int_acc)
 
-#define FLOAT_CHUNKS(SN, T, VT, VI)                                                                \
-    FLOAT_LANES(max_lanes_##SN, T, VT, VI, >)                                                      \
-    FLOAT_LANES(min_lanes_##SN, T, VT, VI, <)                                                      \
+/* Float max/min and their index: one pass of the dispatched kernel (the
+ * first extreme, or the first NaN), whose element is the value. */
+#define SIMD_EXTREME_CHUNK(NAME, T, FIELD)                                                         \
+    static acc NAME(const char *row, int64_t begin, int64_t n)                                     \
+    {                                                                                              \
+        const T *x = (const T *)row + begin;                                                       \
+        int64_t at = pdt_cpu_simd()->FIELD(x, n);                                                  \
+        return float_acc((double)x[at], begin + at);                                               \
+    }
+
+#define SIMD_VALUE_CHUNK(NAME, T, FIELD)                                                           \
+    static acc NAME(const char *row, int64_t begin, int64_t n)                                     \
+    {                                                                                              \
+        return float_acc((double)pdt_cpu_simd()->FIELD((const T *)row + begin, n), 0);             \
+    }
+
+#define FLOAT_CHUNKS(SN, T)                                                                        \
     FLOAT_SUM_CHUNK(sum_##SN, T, AS_IS)                                                            \
     FLOAT_SUM_CHUNK(sumsq_##SN, T, SQUARE)                                                         \
     FLOAT_SUM_CHUNK(sumabs_##SN, T, fabs)                                                          \
     LANES_CHUNK(prod_##SN, T, double, AS_IS, 1.0, *=, float_acc)                                   \
-    EXTREME_CHUNKS(SN, T, T, AS_IS, FLOAT_NAN, float_acc)
+    SIMD_VALUE_CHUNK(max_##SN, T, max_##SN)                                                        \
+    SIMD_VALUE_CHUNK(min_##SN, T, min_##SN)                                                        \
+    SIMD_EXTREME_CHUNK(argmax_##SN, T, argmax_##SN)                                                \
+    SIMD_EXTREME_CHUNK(argmin_##SN, T, argmin_##SN)
 
 INT_CHUNKS(b8, uint8_t, int32_t, AS_BOOL)
 INT_CHUNKS(i32, int32_t, int32_t, AS_IS)
 INT_CHUNKS(i64, int64_t, int64_t, AS_IS)
-FLOAT_CHUNKS(f32, float, v4f, v4i)
-FLOAT_CHUNKS(f64, double, v2d, v2l)
+FLOAT_CHUNKS(f32, float)
+FLOAT_CHUNKS(f64, double)
 
 /* --------------------------------------------------------- column kernels */
 

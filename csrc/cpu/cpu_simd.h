@@ -23,8 +23,17 @@
 
 typedef void (*pdt_vm_row)(float *o, const float *a, int64_t n);
 
+/* The index of the first maximum (minimum) of x[0..n), or of the first NaN;
+ * 1 <= n (< 2^31 for float32).  cpu_vreduce.h. */
+typedef int64_t (*pdt_vr_arg_f32)(const float *x, int64_t n);
+typedef int64_t (*pdt_vr_arg_f64)(const double *x, int64_t n);
+
 typedef struct pdt_cpu_simd_table {
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
+    pdt_vr_arg_f32 argmax_f32, argmin_f32;
+    pdt_vr_arg_f64 argmax_f64, argmin_f64;
+    float (*max_f32)(const float *x, int64_t n), (*min_f32)(const float *x, int64_t n);
+    double (*max_f64)(const double *x, int64_t n), (*min_f64)(const double *x, int64_t n);
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

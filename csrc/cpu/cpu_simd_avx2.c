@@ -4,6 +4,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #pragma GCC target("avx2,fma,bmi,bmi2,f16c,movbe")
 #define PDT_SIMD_LEVEL avx2
+#define PDT_SIMD_BYTES 32
 #include "cpu_vmath.h"
 #else
 typedef int pdt_cpu_simd_avx2_unused; /* not an x86-64 build */

@@ -230,6 +230,8 @@ static inline float VM(sincosf)(float x, int want_cos)
     return (float)((q & 2) ? -v : v);
 }
 
+#include "cpu_vreduce.h"
+
 /* ---- the rows ---- */
 
 static void VM(exp_row)(float *o, const float *a, int64_t n)
@@ -289,4 +291,12 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .tanh_f32 = VM(tanh_row),
     .sin_f32 = VM(sin_row),
     .cos_f32 = VM(cos_row),
+    .argmax_f32 = VM(argmax_f32),
+    .argmin_f32 = VM(argmin_f32),
+    .argmax_f64 = VM(argmax_f64),
+    .argmin_f64 = VM(argmin_f64),
+    .max_f32 = VM(max_f32),
+    .min_f32 = VM(min_f32),
+    .max_f64 = VM(max_f64),
+    .min_f64 = VM(min_f64),
 };
