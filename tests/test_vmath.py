@@ -10,8 +10,8 @@ function on the CPU, at every level; every level gives the same bits.  Against a
 device the two results differ by at most the sum of the two bounds: CUDA's expf, tanhf,
 sinf, cosf are within 2 ulp and logf within 1 ulp (CUDA C++ Programming Guide, appendix
 "Mathematical Functions", single precision, default flags), and sigmoid is
-1 / (1 + expf(-x)) there, within 4 ulp (expf's 2 and two roundings); so 3 ulp (log 2,
-sigmoid 5).
+e / (1 + e) with e = expf(-|x|) there (1 / (1 + e) for x >= 0), within 4 ulp (expf's 2
+and two roundings); so 3 ulp (log 2, sigmoid 5).
 """
 import os
 import subprocess

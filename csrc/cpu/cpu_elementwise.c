@@ -250,7 +250,8 @@ UNARY_ROW(log_f64, double, log(x))
 UNARY_ROW(sin_f64, double, sin(x))
 UNARY_ROW(cos_f64, double, cos(x))
 UNARY_ROW(tanh_f64, double, tanh(x))
-UNARY_ROW(sigmoid_f64, double, 1.0 / (1.0 + exp(-x)))
+/* sigmoid: e^x / (1 + e^x) below 0, so that e^-x never overflows (as on CUDA) */
+UNARY_ROW(sigmoid_f64, double, x < 0 ? exp(x) / (1.0 + exp(x)) : 1.0 / (1.0 + exp(-x)))
 
 #define INT_UNARY_ROWS(SN, T, U)                                                                   \
     UNARY_ROW(neg_##SN, T, (U)0 - (U)x)                                                            \

@@ -25,6 +25,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu_kernels.h"
@@ -320,9 +321,11 @@ typedef struct job {
     const char *x;  /* (m, k) */
     int64_t m, k;
     int64_t row_bytes;
-    int64_t width; /* columns per block (columns layout) */
-    char *out;     /* (m,) */
+    int64_t elem_bytes, elsize; /* strided rows: elem_bytes apart, not elsize */
+    int64_t width;              /* columns per block (columns layout) */
+    char *out;                  /* (m,) */
     pdt_dtype out_dtype;
+    int oom; /* a gather buffer could not be allocated */
     /* one row split across threads */
     const char *row;
     int64_t first_chunk;
@@ -362,12 +365,48 @@ static int64_t chunk_len(const job *j, int64_t begin)
     return j->k - begin < CHUNK ? j->k - begin : CHUNK;
 }
 
-static acc reduce_row(const job *j, const char *row)
+/* The partial of x[begin .. begin + n) of a row; a strided row's chunk is
+ * first gathered into buf (CHUNK elements), so that it is reduced exactly as
+ * the same values laid out contiguously would be. */
+static acc run_chunk(const job *j, const char *row, int64_t begin, int64_t n, char *buf)
+{
+    if (!buf)
+        return j->chunk(row, begin, n);
+    const char *src = row + begin * j->elem_bytes;
+    const int64_t s = j->elem_bytes;
+#define GATHER(T)                                                                                  \
+    for (int64_t i = 0; i < n; i++)                                                                \
+        memcpy((T *)buf + i, src + i * s, sizeof(T));
+    switch (j->elsize) {
+    case 1: GATHER(uint8_t) break;
+    case 2: GATHER(uint16_t) break;
+    case 4: GATHER(uint32_t) break;
+    default: GATHER(uint64_t) break;
+    }
+#undef GATHER
+    acc a = j->chunk(buf, 0, n);
+    a.idx += begin;
+    return a;
+}
+
+/* A gather buffer for strided rows (NULL for contiguous ones, or when it
+ * cannot be had: then *failed is set). */
+static char *gather_buffer(const job *j, int *failed)
+{
+    if (j->elem_bytes == j->elsize)
+        return NULL;
+    char *buf = malloc((size_t)(CHUNK * j->elsize));
+    if (!buf)
+        *failed = 1;
+    return buf;
+}
+
+static acc reduce_row(const job *j, const char *row, char *buf)
 {
     int prod = j->op == PDT_REDUCE_PROD;
     acc a = {prod ? 1.0 : 0.0, prod ? 1 : 0, 0}; /* k == 0: only sums and products */
     for (int64_t c = 0; c < j->k; c += CHUNK) {
-        acc b = j->chunk(row, c, chunk_len(j, c));
+        acc b = run_chunk(j, row, c, chunk_len(j, c), buf);
         if (c == 0)
             a = b;
         else
@@ -397,18 +436,32 @@ static void store_row(const job *j, int64_t r, acc a)
 
 static void rows_range(int64_t begin, int64_t end, void *ctx)
 {
-    const job *j = ctx;
+    job *j = ctx;
+    int failed = 0;
+    char *buf = gather_buffer(j, &failed);
+    if (failed) {
+        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+        return;
+    }
     for (int64_t r = begin; r < end; r++)
-        store_row(j, r, reduce_row(j, j->x + r * j->row_bytes));
+        store_row(j, r, reduce_row(j, j->x + r * j->row_bytes, buf));
+    free(buf);
 }
 
 static void chunks_range(int64_t begin, int64_t end, void *ctx)
 {
     job *j = ctx;
+    int failed = 0;
+    char *buf = gather_buffer(j, &failed);
+    if (failed) {
+        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+        return;
+    }
     for (int64_t c = begin; c < end; c++) {
         int64_t start = (j->first_chunk + c) * CHUNK;
-        j->partials[c] = j->chunk(j->row, start, chunk_len(j, start));
+        j->partials[c] = run_chunk(j, j->row, start, chunk_len(j, start), buf);
     }
+    free(buf);
 }
 
 static void cols_range(int64_t begin, int64_t end, void *ctx)
@@ -462,7 +515,8 @@ static void split_row(job *j, int64_t r)
 
 pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x)
 {
-    /* x: (m, k), rows (strides (k, 1)) or columns (strides (1, m)); out: (m,) */
+    /* x: (m, k), rows (strides (k, 1)), columns (strides (1, m)), or strided
+     * rows (strides (r, s), s > 1: a view reduced in place); out: (m,) */
     if ((unsigned)op >= PDT_NUM_REDUCE_OPS || !chunk_fns[op][x->dtype])
         return pdt_fail(PDT_ERR_UNSUPPORTED, "reduction %d is not defined for %s on the CPU",
                         (int)op, pdt_dtype_name(x->dtype));
@@ -474,13 +528,17 @@ pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_ten
         .x = pdt_tensor_ptr(x),
         .m = x->shape[0],
         .k = x->shape[1],
-        .row_bytes = x->shape[1] * (int64_t)pdt_dtype_size(x->dtype),
+        .row_bytes = x->strides[0] * (int64_t)pdt_dtype_size(x->dtype),
+        .elem_bytes = x->strides[1] * (int64_t)pdt_dtype_size(x->dtype),
+        .elsize = (int64_t)pdt_dtype_size(x->dtype),
         .out = pdt_tensor_ptr(out),
         .out_dtype = out->dtype,
     };
     job *j = &jb;
     int64_t m = x->shape[0], k = x->shape[1];
-    if (k > 1 && x->strides[1] != 1) {
+    if (k <= 1)
+        jb.elem_bytes = jb.elsize; /* one element a row: contiguous either way */
+    if (k > 1 && x->strides[1] != 1 && x->strides[0] == 1 && x->strides[1] == m) {
         reduce_cols(j);
     } else if (k == 0 || m * k < 2 * GRAIN) {
         rows_range(0, m, j);
@@ -491,5 +549,10 @@ pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_ten
         int64_t grain = (GRAIN + k - 1) / k;
         pdt_cpu_parallel_for(m, grain, rows_range, j);
     }
+    if (jb.oom)
+        return pdt_fail(PDT_ERR_OOM,
+                        "out of memory: a %lld-byte buffer to reduce a strided view of shape "
+                        "(%lld, %lld) on the CPU",
+                        (long long)(CHUNK * jb.elsize), (long long)m, (long long)k);
     return PDT_OK;
 }

@@ -276,8 +276,11 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
         return f32 ? cosf(x) : cos(x);
     else if constexpr (OP == PDT_OP_TANH)
         return f32 ? tanhf(x) : tanh(x);
-    else
-        return (T)1 / ((T)1 + (f32 ? expf(-x) : exp(-x))); /* sigmoid */
+    else { /* sigmoid: e^x / (1 + e^x) below 0, so that e^-x never overflows and the
+              subnormal results stay (1 / (1 + inf) would be 0 there) */
+        T e = f32 ? expf(x < 0 ? x : -x) : exp(x < 0 ? x : -x);
+        return x < 0 ? e / ((T)1 + e) : (T)1 / ((T)1 + e);
+    }
 }
 
 /* Launch geometry, grid-stride indices and the strided layout: cuda_layout.cuh. */
