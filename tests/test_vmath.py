@@ -210,3 +210,35 @@ def test_one_pass_extremes_at_every_level(level, dtype, level_restored):
             assert np.isnan(float(ty.max())) and np.isnan(float(ty.min()))
     x = np.full(100, -np.inf, dtype=dtype)
     assert int(pdt.tensor(x).argmax()) == 0 and float(pdt.tensor(x).max()) == -np.inf
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_arithmetic_is_exact_at_every_level(dtype, level_restored):
+    """+, -, *, / of contiguous rows run the level's kernels: each is the single IEEE
+    operation (no fused multiply-add), so every level, the strided loop and NumPy give
+    the same bits, for two tensors, a scalar on either side, and in place."""
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(10_007) * 10.0 ** rng.integers(-30, 30, 10_007)).astype(dtype)
+    b = (rng.standard_normal(10_007) * 10.0 ** rng.integers(-30, 30, 10_007)).astype(dtype)
+    b[::97] = 0.0  # x / 0
+    ops = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
+    s = np.array(1.7, dtype=dtype)
+    with np.errstate(all="ignore"):
+        for level in LEVELS:
+            _C._cpu_simd_level(level)
+            ta, tb = pdt.tensor(a), pdt.tensor(b)
+            for sym, f in ops.items():
+                pyop = {"+": lambda x, y: x + y, "-": lambda x, y: x - y,
+                        "*": lambda x, y: x * y, "/": lambda x, y: x / y}[sym]
+                cases = [(pyop(ta, tb), f(a, b)), (pyop(ta, float(s)), f(a, s)),
+                         (pyop(float(s), tb), f(s, b)),
+                         (pyop(ta[::2], tb[::2]), f(a[::2], b[::2]))]
+                t = ta.clone()
+                t.__iadd__(tb) if sym == "+" else t.__isub__(tb) if sym == "-" else \
+                    t.__imul__(tb) if sym == "*" else t.__itruediv__(tb)
+                cases.append((t, f(a, b)))
+                for k, (got, want) in enumerate(cases):
+                    g, w = np.asarray(got), np.asarray(want, dtype=dtype)
+                    same = (g.view(f"u{g.itemsize}") == w.view(f"u{w.itemsize}")) | (
+                        np.isnan(g) & np.isnan(w))
+                    assert same.all(), f"{sym} case {k} at level {level}"

@@ -87,6 +87,13 @@ static int class_of(size_t n, size_t *size)
     return (k - PDT_CPU_CACHE_MIN_LOG2) * 4 + (int)(q - 4);
 }
 
+/* The size of class c (class_of's inverse). */
+static size_t class_size(int c)
+{
+    int k = c / 4 + PDT_CPU_CACHE_MIN_LOG2;
+    return (size_t)(c % 4 + 4) << (k - 2);
+}
+
 static void child_after_fork(void) { pthread_mutex_init(&lock, NULL); }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -178,7 +185,7 @@ void pdt_cpu_cache_empty(int index)
     for (int c = 0; c < NUM_CLASSES; c++)
         while (all[c]) {
             block *next = all[c]->next;
-            free(all[c]);
+            pdt_cpu_block_free(all[c], class_size(c));
             all[c] = next;
         }
 }

@@ -17,5 +17,8 @@ int pdt_cpu_cache_give(int index, void *block, size_t cls);
 size_t pdt_cpu_cache_bytes(int index);
 /* Frees every block cached for device `index`. */
 void pdt_cpu_cache_empty(int index);
+/* Frees a block of the backend's of this size (cpu_backend.c: a huge block
+ * from its 2 MiB boundary, Note [block colouring]). */
+void pdt_cpu_block_free(void *ptr, size_t size);
 
 #endif /* PDT_CPU_CACHE_H */

@@ -8,10 +8,15 @@
  *   - one input a scalar (stride 0), the rest unit strides: the scalar is
  *     loaded once, and the loop vectorises again;
  *   - anything else: the same loop over byte strides.
- * Rows come from a three-operand walk (out, a, b) that first drops size-1
+ * Rows come from a three-operand walk (out, a, b) that takes the dims in the
+ * output's memory order (Note [memory order] in pdt_tensor.h), drops size-1
  * dims and merges dims laid out back to back in every operand (so contiguous
- * tensors are one row).  Ops over more than ~64K elements are split over the
- * cores by element range; smaller ones run on the calling thread.
+ * tensors, and transposed ones whose result is transposed too, are one row).
+ * Ops over more than ~64K elements are split over the cores by element range;
+ * smaller ones run on the calling thread.  float32 exp, log, sin, cos, tanh
+ * and sigmoid run the vectorised kernels of the instruction-set level chosen
+ * at load (cpu_simd.h, cpu_vmath.h); the other rows are built once, for the
+ * baseline.
  *
  * Semantics shared with the CUDA kernels (cuda_elementwise.cu), element for
  * element: Python's floor division and remainder (Note [integer division by
@@ -150,11 +155,25 @@ typedef void (*ew_row_fn)(char *o, int64_t so, const char *a, int64_t sa, const 
 #define AS_IS(v) (v)
 #define AS_BOOL(v) ((v) != 0)
 
+/* float +, -, *, /: contiguous rows (and a scalar with one) go to the kernels
+ * of the dispatch level (cpu_vmath.h), the strided ones to the loops above. */
+#define DISPATCHED_ROW(NAME, T, OP)                                                                \
+    BINARY_ROW(NAME##_strided, T, T, x OP y)                                                       \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        const int64_t e = sizeof(T);                                                               \
+        if (so == e && (sa == e || sa == 0) && (sb == e || sb == 0) && (sa | sb))                  \
+            pdt_cpu_simd()->NAME(o, a, b, n, sa == 0 ? 1 : sb == 0 ? 2 : 0);                       \
+        else                                                                                       \
+            NAME##_strided(o, so, a, sa, b, sb, n, extra);                                         \
+    }
+
 #define FLOAT_BINARY_ROWS(SN, T, F)                                                                \
-    BINARY_ROW(add_##SN, T, T, x + y)                                                              \
-    BINARY_ROW(sub_##SN, T, T, x - y)                                                              \
-    BINARY_ROW(mul_##SN, T, T, x *y)                                                               \
-    BINARY_ROW(div_##SN, T, T, x / y)                                                              \
+    DISPATCHED_ROW(add_##SN, T, +)                                                                 \
+    DISPATCHED_ROW(sub_##SN, T, -)                                                                 \
+    DISPATCHED_ROW(mul_##SN, T, *)                                                                 \
+    DISPATCHED_ROW(div_##SN, T, /)                                                                 \
     BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
     BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
     BINARY_ROW(pow_row_##SN, T, T, pow##F(x, y))                                                   \

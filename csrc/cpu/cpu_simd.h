@@ -28,7 +28,12 @@ typedef void (*pdt_vm_row)(float *o, const float *a, int64_t n);
 typedef int64_t (*pdt_vr_arg_f32)(const float *x, int64_t n);
 typedef int64_t (*pdt_vr_arg_f64)(const double *x, int64_t n);
 
+/* o[i] = a[i] op b[i] over contiguous rows; mode 1: a is one value (a[0]
+ * for every i), 2: b is.  o may be a or b.  cpu_vmath.h. */
+typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int mode);
+
 typedef struct pdt_cpu_simd_table {
+    pdt_vb_row add_f32, sub_f32, mul_f32, div_f32, add_f64, sub_f64, mul_f64, div_f64;
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
     pdt_vr_arg_f32 argmax_f32, argmin_f32;
     pdt_vr_arg_f64 argmax_f64, argmin_f64;

@@ -232,6 +232,70 @@ static inline float VM(sincosf)(float x, int want_cos)
 
 #include "cpu_vreduce.h"
 
+/* ---- +, -, *, / of contiguous rows: exact IEEE operations, no contraction,
+ * so every level gives the same bits (and the CUDA kernels, which compute the
+ * same single operations, too) ---- */
+/* The core copies an input that partly overlaps the output, so o is either
+ * exactly a or b, or apart from both: restrict says so, and the loops need no
+ * run-time overlap checks. */
+#define VB_ROW(NAME, T, OP)                                                                        \
+    static void VM(NAME)(char *o, const char *a, const char *b, int64_t n, int mode)               \
+    {                                                                                              \
+        T *const po = (T *)o;                                                                      \
+        const T *const pa = (const T *)a, *const pb = (const T *)b;                                \
+        if (mode == 0 && po == pa && po == pb) {                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                po[i] = po[i] OP po[i];                                                            \
+        } else if (mode == 0 && po == pa) {                                                        \
+            T *restrict p = po;                                                                    \
+            const T *restrict y = pb;                                                              \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = p[i] OP y[i];                                                               \
+        } else if (mode == 0 && po == pb) {                                                        \
+            T *restrict p = po;                                                                    \
+            const T *restrict x = pa;                                                              \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = x[i] OP p[i];                                                               \
+        } else if (mode == 0) {                                                                    \
+            T *restrict p = po;                                                                    \
+            const T *restrict x = pa, *restrict y = pb;                                            \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = x[i] OP y[i];                                                               \
+        } else if (mode == 1) {                                                                    \
+            const T x = pa[0];                                                                     \
+            if (po == pb) {                                                                        \
+                T *restrict p = po;                                                                \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    p[i] = x OP p[i];                                                              \
+            } else {                                                                               \
+                T *restrict p = po;                                                                \
+                const T *restrict y = pb;                                                          \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    p[i] = x OP y[i];                                                              \
+            }                                                                                      \
+        } else {                                                                                   \
+            const T y = pb[0];                                                                     \
+            if (po == pa) {                                                                        \
+                T *restrict p = po;                                                                \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    p[i] = p[i] OP y;                                                              \
+            } else {                                                                               \
+                T *restrict p = po;                                                                \
+                const T *restrict x = pa;                                                          \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    p[i] = x[i] OP y;                                                              \
+            }                                                                                      \
+        }                                                                                          \
+    }
+VB_ROW(add_f32, float, +)
+VB_ROW(sub_f32, float, -)
+VB_ROW(mul_f32, float, *)
+VB_ROW(div_f32, float, /)
+VB_ROW(add_f64, double, +)
+VB_ROW(sub_f64, double, -)
+VB_ROW(mul_f64, double, *)
+VB_ROW(div_f64, double, /)
+
 /* ---- the rows ---- */
 
 static void VM(exp_row)(float *o, const float *a, int64_t n)
@@ -285,6 +349,14 @@ VM_SINCOS_ROW(sin_row, 0, sinf)
 VM_SINCOS_ROW(cos_row, 1, cosf)
 
 const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
+    .add_f32 = VM(add_f32),
+    .sub_f32 = VM(sub_f32),
+    .mul_f32 = VM(mul_f32),
+    .div_f32 = VM(div_f32),
+    .add_f64 = VM(add_f64),
+    .sub_f64 = VM(sub_f64),
+    .mul_f64 = VM(mul_f64),
+    .div_f64 = VM(div_f64),
     .exp_f32 = VM(exp_row),
     .log_f32 = VM(log_row),
     .sigmoid_f32 = VM(sigmoid_row),

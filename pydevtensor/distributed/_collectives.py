@@ -18,8 +18,14 @@ _MPI_DTYPES = ("bool", "int32", "int64", "float32", "float64") + _HALF
 _FLOATING = ("float32", "float64") + _HALF
 
 
+_NAMES = {}  # dtype -> its name without the module ("float32")
+
+
 def _dtype_name(t):
-    return str(t.dtype).replace("pydevtensor.", "")
+    name = _NAMES.get(t.dtype)
+    if name is None:
+        name = _NAMES[t.dtype] = str(t.dtype).replace("pydevtensor.", "")
+    return name
 
 
 def _mpi_op(g, op, t, what):
@@ -34,8 +40,12 @@ def _mpi_op(g, op, t, what):
                         f"{name} tensor of shape {tuple(t.shape)}; use ReduceOp.SUM and divide")
     if name == "bool":
         return MPI.LAND if op in (ReduceOp.MIN, ReduceOp.PRODUCT) else MPI.LOR
-    return {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD,
-            ReduceOp.MAX: MPI.MAX, ReduceOp.MIN: MPI.MIN}[op]
+    ops = getattr(g, "_mpi_ops", None)
+    if ops is None:
+        ops = g._mpi_ops = {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM,
+                            ReduceOp.PRODUCT: MPI.PROD, ReduceOp.MAX: MPI.MAX,
+                            ReduceOp.MIN: MPI.MIN}
+    return ops[op]
 
 
 def _check_tensor(g, t, what, label="tensor"):

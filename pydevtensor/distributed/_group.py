@@ -54,6 +54,14 @@ class _Group:
         self.stranded = []  # buffers of requests that never completed: never freed
         self.nccl = None
 
+    def agreement_rows(self):
+        """The (size, _ROW) buffer the agreement check gathers into, reused: MPI is
+        done with it when check_agreement reads it (it waits for the gather)."""
+        rows = getattr(self, "_rows", None)
+        if rows is None or self.broken is not None:
+            rows = self._rows = np.empty((self.size, _ROW), dtype=np.int64)
+        return rows
+
     def check_usable(self, what):
         if self.broken is not None:
             raise RuntimeError(f"{what} on rank {self.rank}: the process group is unusable "
@@ -280,7 +288,16 @@ class Work:
 def _start(group, what, start, holds, finish=None, async_op=False):
     """Starts a nonblocking MPI call (start() returns its request) and returns its Work
     when async_op, else waits for it (within the timeout) and returns None."""
-    work = Work(group, start(), what, holds, finish)
+    request = start()
+    try:
+        done = not async_op and request.Test()  # small messages are done at once
+    except group.MPI.Exception:
+        done = False  # Work.wait meets the error again and reports it
+    if done:
+        if finish is not None:
+            finish()
+        return None
+    work = Work(group, request, what, holds, finish)
     if async_op:
         return work
     work.wait()
@@ -307,29 +324,52 @@ def _describe(row):
     return shape, ndim
 
 
+_ROWS_CACHE = {}  # (what, dtype, device type, shape, extra) -> this rank's row
+
+
+def _row(what, tensor, local_error, extra):
+    """This rank's row of the agreement check; rows of good arguments are cached by
+    their signature (they never change), so a repeated call builds nothing."""
+    if local_error is not None:
+        row = np.zeros(_ROW, dtype=np.int64)
+        row[0] = 1
+        row[1] = zlib.crc32(what.encode()) & 0x7FFFFFFF
+        return row
+    shape = tuple(tensor.shape)
+    dev = tensor.device.type
+    key = (what, tensor.dtype, dev, shape, extra)
+    row = _ROWS_CACHE.get(key)
+    if row is None:
+        row = np.zeros(_ROW, dtype=np.int64)
+        row[1] = zlib.crc32(what.encode()) & 0x7FFFFFFF
+        row[2] = _dtype_code(tensor.dtype)
+        row[3] = 1 if dev == "cuda" else 0
+        row[4] = len(shape)
+        row[5] = int(np.prod(shape, dtype=np.int64))
+        row[6] = extra
+        for i, n in enumerate(shape[:_MAX_DIMS]):
+            row[8 + i] = n
+        row.flags.writeable = False
+        if len(_ROWS_CACHE) > 4096:
+            _ROWS_CACHE.clear()
+        _ROWS_CACHE[key] = row
+    return row
+
+
 def check_agreement(g, what, tensor, local_error=None, extra=0, same_shape=True):
     """Every rank contributes (status, op, dtype, device type, shape, extra); if they
     disagree, every rank raises the same ValueError naming each rank's tensor (not a
     hang).  local_error: this rank's own message when its arguments are bad: it is
     raised here, and the other ranks raise naming this rank.  extra: broadcast's
     src + 1 (0: none)."""
-    row = np.zeros(_ROW, dtype=np.int64)
-    row[1] = zlib.crc32(what.encode()) & 0x7FFFFFFF
-    if local_error is not None:
-        row[0] = 1
-    else:
-        row[2] = _dtype_code(tensor.dtype)
-        row[3] = 1 if tensor.device.type == "cuda" else 0
-        row[4] = tensor.ndim
-        row[5] = tensor.numel()
-        row[6] = extra
-        for i, n in enumerate(tuple(tensor.shape)[:_MAX_DIMS]):
-            row[8 + i] = n
-    rows = np.empty((g.size, _ROW), dtype=np.int64)
+    row = _row(what, tensor, local_error, extra)
+    rows = g.agreement_rows()
     _start(g, f"{what} (the agreement check before it)",
            lambda: g.comm.Iallgather(row, rows), (row, rows))
     if local_error is not None:
         raise local_error
+    if (rows == row).all():  # the common case: every rank passed what this one did
+        return
     bad = [r for r in range(g.size) if rows[r, 0]]
     if bad:
         raise RuntimeError(f"{what} on rank {g.rank}: rank(s) {bad} rejected their arguments "
