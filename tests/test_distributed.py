@@ -154,16 +154,26 @@ def test_ddp_needs_a_group():
         nn.parallel.DistributedDataParallel(nn.Linear(2, 2))
 
 
+@pytest.mark.cuda
+def test_nccl_rank_communicator_every_collective(tmp_path):
+    """backend='nccl' with one rank on cuda:0 (the emulated NCCL joins no other process;
+    on a real GPU, NCCL's own): every collective and dtype through ncclCommInitRank's
+    communicator, async_op, the collective count, and AVG of integers refused."""
+    p, _ = launch(1, "distributed_nccl.py", results=tmp_path)
+    results = results_of(p, 1, tmp_path)
+    assert results[0]["world"] == 1
+
+
 def _two_gpus_and_nccl_ranks():
     import pydevtensor as pdt
     return (pdt.cuda.device_count() >= 2 and pdt._C._nccl_available()
-            and hasattr(pdt._C, "_nccl_comm_init_rank"))
+            and hasattr(pdt._C, "_comm_init"))
 
 
 @pytest.mark.cuda
 @pytest.mark.real_gpu("NCCL across processes needs real GPUs, one per rank")
 @pytest.mark.skipif(not _two_gpus_and_nccl_ranks(),
-                    reason="needs 2 GPUs and the multi-process NCCL binding (not built yet)")
+                    reason="needs 2 GPUs, one per rank, and NCCL")
 def test_nccl_all_reduce_across_two_processes(tmp_path):
     """Ready for when backend='nccl' has its communicator: 2 ranks, one GPU each."""
     script = tmp_path / "nccl.py"

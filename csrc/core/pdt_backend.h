@@ -220,6 +220,15 @@ typedef struct pdt_backend {
      * core has checked dtypes, sizes and that the devices are distinct. */
     pdt_status (*allreduce_sum)(int n, const int *indices, void *const *buffers, size_t count,
                                 pdt_dtype dtype);
+    /* Rank communicators (pdt_collective.h; CUDA with NCCL, NULL elsewhere):
+     * an id; this rank's communicator on device `index` (blocking until every
+     * rank joined); its destruction; one collective (count: elements per
+     * rank's block, as NCCL counts them; op and root as pdt_comm_run). */
+    pdt_status (*comm_unique_id)(unsigned char *id);
+    pdt_status (*comm_init)(int index, const unsigned char *id, int nranks, int rank, void **comm);
+    void (*comm_destroy)(int index, void *comm);
+    pdt_status (*comm_run)(void *comm, int index, int what, const void *send, void *recv,
+                           size_t count, pdt_dtype dtype, int op, int root);
     /* 1 when allreduce_sum can run (its library loads), else 0; may load it. */
     int (*allreduce_available)(void);
 

@@ -69,3 +69,94 @@ pdt_status pdt_allreduce_sum(int n, const pdt_tensor *const *ts)
         pdt_collective_count(2 * (uint64_t)(n - 1) * (uint64_t)numel * pdt_dtype_size(t0->dtype));
     return st;
 }
+
+/* ---- rank communicators ---- */
+
+static const pdt_backend *comm_backend(int kind, const char *what)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    if (!b || !b->comm_init) {
+        pdt_fail(PDT_ERR_UNSUPPORTED,
+                 "%s: rank communicators run on CUDA devices with NCCL only; this build or "
+                 "device kind has none",
+                 what);
+        return NULL;
+    }
+    return b;
+}
+
+pdt_status pdt_comm_unique_id(int kind, unsigned char id[PDT_COMM_ID_BYTES])
+{
+    const pdt_backend *b = comm_backend(kind, "comm_unique_id");
+    return b ? b->comm_unique_id(id) : PDT_ERR_UNSUPPORTED;
+}
+
+pdt_status pdt_comm_init(pdt_device device, const unsigned char id[PDT_COMM_ID_BYTES], int nranks,
+                         int rank, void **comm)
+{
+    char d[32];
+    const pdt_backend *b = comm_backend(device.kind, "comm_init");
+    if (!b)
+        return PDT_ERR_UNSUPPORTED;
+    pdt_status st = pdt_device_check(device);
+    if (st != PDT_OK)
+        return st;
+    if (nranks < 1 || rank < 0 || rank >= nranks)
+        return pdt_fail(PDT_ERR_VALUE, "comm_init on %s: rank %d of %d ranks (0 <= rank < nranks)",
+                        pdt_device_str(device, d, sizeof d), rank, nranks);
+    return b->comm_init(device.index, id, nranks, rank, comm);
+}
+
+void pdt_comm_destroy(pdt_device device, void *comm)
+{
+    const pdt_backend *b = pdt_backend_of(device.kind);
+    if (b && b->comm_destroy && comm)
+        b->comm_destroy(device.index, comm);
+}
+
+pdt_status pdt_comm_run(void *comm, pdt_device device, int nranks, int rank, pdt_comm_kind what,
+                        const pdt_tensor *send, const pdt_tensor *recv, pdt_comm_op op, int root)
+{
+    static const char *const names[4] = {"all_reduce", "broadcast", "all_gather", "reduce_scatter"};
+    char d[32], s1[32];
+    if ((unsigned)what > PDT_COMM_REDUCE_SCATTER)
+        return pdt_fail(PDT_ERR_VALUE, "comm_run: unknown collective %d", (int)what);
+    const char *name = names[what];
+    const pdt_backend *b = comm_backend(device.kind, name);
+    if (!b)
+        return PDT_ERR_UNSUPPORTED;
+    const pdt_tensor *ts[2] = {send, recv};
+    for (int k = 0; k < 2; k++) {
+        if (!pdt_device_eq(ts[k]->device, device))
+            return pdt_fail(PDT_ERR_DEVICE,
+                            "%s on rank %d: the %s tensor is on %s, the communicator on %s", name,
+                            rank, k ? "output" : "input",
+                            pdt_device_str(ts[k]->device, s1, sizeof s1),
+                            pdt_device_str(device, d, sizeof d));
+        if (!pdt_tensor_is_contiguous(ts[k]))
+            return pdt_fail(PDT_ERR_VALUE, "%s on rank %d: the %s tensor is not contiguous", name,
+                            rank, k ? "output" : "input");
+    }
+    if (send->dtype != recv->dtype)
+        return pdt_fail(PDT_ERR_TYPE, "%s on rank %d: input %s and output %s differ", name, rank,
+                        pdt_dtype_name(send->dtype), pdt_dtype_name(recv->dtype));
+    if ((unsigned)op > PDT_COMM_AVG || (op == PDT_COMM_AVG && !pdt_dtype_is_floating(send->dtype)))
+        return pdt_fail(PDT_ERR_TYPE, "%s on rank %d: op %d is not defined for %s", name, rank,
+                        (int)op, pdt_dtype_name(send->dtype));
+    if (what == PDT_COMM_BROADCAST && (root < 0 || root >= nranks))
+        return pdt_fail(PDT_ERR_VALUE, "broadcast on rank %d: root %d of %d ranks", rank, root,
+                        nranks);
+    int64_t ns = pdt_tensor_numel(send), nr = pdt_tensor_numel(recv);
+    int64_t count = what == PDT_COMM_ALL_GATHER ? ns : nr;
+    int64_t want_s = what == PDT_COMM_REDUCE_SCATTER ? nr * nranks : count;
+    int64_t want_r = what == PDT_COMM_ALL_GATHER ? ns * nranks : count;
+    if (ns != want_s || nr != want_r)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s on rank %d: %lld input and %lld output elements do not fit %d ranks",
+                        name, rank, (long long)ns, (long long)nr, nranks);
+    pdt_note_op(name, device);
+    if (count == 0)
+        return PDT_OK;
+    return b->comm_run(comm, device.index, (int)what, pdt_tensor_ptr(send), pdt_tensor_ptr(recv),
+                       (size_t)count, send->dtype, (int)op, root);
+}

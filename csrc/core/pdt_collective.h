@@ -36,6 +36,48 @@ pdt_status pdt_allreduce_sum(int n, const pdt_tensor *const *ts);
 /* 1 when kind's backend can run collectives (CUDA with NCCL loadable), else 0. */
 int pdt_allreduce_available(int kind);
 
+/* ---- rank communicators: one process (rank) per device, as NCCL's
+ * ncclCommInitRank makes them (pydevtensor.distributed's 'nccl' backend) ----
+ *
+ * Rank 0 makes an id (pdt_comm_unique_id), every rank receives it by other
+ * means (MPI), and every rank makes its communicator with it, for its own
+ * device.  A collective on a communicator runs on pydevtensor's stream of
+ * that device, asynchronously like every op, ordered after the work that
+ * wrote its inputs.  Each rank must call the same collectives in the same
+ * order with matching sizes (the caller checks that first). */
+
+#define PDT_COMM_ID_BYTES 128
+
+typedef enum pdt_comm_kind {
+    PDT_COMM_ALL_REDUCE = 0,     /* recv = op over the ranks of send (send may be recv) */
+    PDT_COMM_BROADCAST = 1,      /* recv = root's send (send may be recv) */
+    PDT_COMM_ALL_GATHER = 2,     /* recv = every rank's send, rank order: nranks x send */
+    PDT_COMM_REDUCE_SCATTER = 3, /* recv = block `rank` of op over the ranks of send */
+} pdt_comm_kind;
+
+typedef enum pdt_comm_op {
+    PDT_COMM_SUM = 0,
+    PDT_COMM_PROD = 1,
+    PDT_COMM_MAX = 2,
+    PDT_COMM_MIN = 3,
+    PDT_COMM_AVG = 4, /* floating dtypes only */
+} pdt_comm_op;
+
+/* A new id for kind's communicators (CUDA: ncclGetUniqueId). */
+pdt_status pdt_comm_unique_id(int kind, unsigned char id[PDT_COMM_ID_BYTES]);
+/* This rank's communicator on device (CUDA: ncclCommInitRank); blocks until
+ * every rank has joined, as NCCL does. */
+pdt_status pdt_comm_init(pdt_device device, const unsigned char id[PDT_COMM_ID_BYTES], int nranks,
+                         int rank, void **comm);
+/* Destroys a communicator made on device. */
+void pdt_comm_destroy(pdt_device device, void *comm);
+/* One collective on comm (made on device for nranks ranks, this one `rank`):
+ * send and recv contiguous, on that device, of one dtype, with the sizes
+ * pdt_comm_kind gives; op for the reductions, root for broadcast.  Not
+ * counted here (the caller counts its share, Note [collectives are counted]). */
+pdt_status pdt_comm_run(void *comm, pdt_device device, int nranks, int rank, pdt_comm_kind what,
+                        const pdt_tensor *send, const pdt_tensor *recv, pdt_comm_op op, int root);
+
 #ifdef __cplusplus
 }
 #endif

@@ -115,9 +115,14 @@ static pdt_status cpu_alloc(int index, size_t nbytes, void **out)
     void *p = size ? pdt_cpu_cache_take(index, size) : NULL;
     if (!p) {
         size_t pad = align == PDT_CPU_HUGE_ALIGN ? PDT_CPU_COLOUR_PAD : 0;
-        p = size && size + pad >= size ? aligned_alloc(align, size + pad) : NULL;
+        /* posix_memalign, not aligned_alloc: C11 wants aligned_alloc's size to be
+         * a multiple of the alignment (AddressSanitizer enforces it), and the
+         * colour pad makes a huge block's size not one */
+        p = NULL;
+        if (!size || size + pad < size || posix_memalign(&p, align, size + pad) != 0)
+            p = NULL;
         if (!p)
-            return pdt_fail(PDT_ERR_OOM, "aligned_alloc of %zu bytes failed", nbytes);
+            return pdt_fail(PDT_ERR_OOM, "posix_memalign of %zu bytes failed", nbytes);
 #ifdef MADV_HUGEPAGE
         if (align == PDT_CPU_HUGE_ALIGN)
             (void)madvise(p, size, MADV_HUGEPAGE); /* advice only: failure is harmless */

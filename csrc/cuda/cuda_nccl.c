@@ -33,6 +33,11 @@
 #define PDT_NCCL_CACHE 8
 
 typedef struct nccl_table {
+    __typeof__(ncclGetUniqueId) *get_unique_id;
+    __typeof__(ncclCommInitRank) *comm_init_rank;
+    __typeof__(ncclBroadcast) *broadcast;
+    __typeof__(ncclAllGather) *all_gather;
+    __typeof__(ncclReduceScatter) *reduce_scatter;
     __typeof__(ncclCommInitAll) *comm_init_all;
     __typeof__(ncclCommDestroy) *comm_destroy;
     __typeof__(ncclAllReduce) *all_reduce;
@@ -61,6 +66,11 @@ static unsigned long long nccl_clock;         /* guarded by nccl_mutex */
 static const pdt_library_symbol nccl_symbols[] = {
     {"ncclAllReduce", (void **)&nccl.all_reduce}, /* first: its address names the file */
     {"ncclCommInitAll", (void **)&nccl.comm_init_all},
+    {"ncclGetUniqueId", (void **)&nccl.get_unique_id},
+    {"ncclCommInitRank", (void **)&nccl.comm_init_rank},
+    {"ncclBroadcast", (void **)&nccl.broadcast},
+    {"ncclAllGather", (void **)&nccl.all_gather},
+    {"ncclReduceScatter", (void **)&nccl.reduce_scatter},
     {"ncclCommDestroy", (void **)&nccl.comm_destroy},
     {"ncclGroupStart", (void **)&nccl.group_start},
     {"ncclGroupEnd", (void **)&nccl.group_end},
@@ -198,6 +208,125 @@ pdt_status pdt_cuda_allreduce_sum(int n, const int *logical_devices, void *const
         pdt_status end = nccl_check(t, t->group_end(), "ncclGroupEnd");
         if (st == PDT_OK)
             st = end;
+    }
+    pthread_mutex_unlock(&nccl_mutex);
+    pdt_cuda_guard_exit(&g);
+    return st;
+}
+
+/* ---- rank communicators (pdt_collective.h): one process per GPU ----
+ *
+ * Note [NCCL rank communicators]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * pydevtensor.distributed's 'nccl' backend: rank 0's ncclGetUniqueId travels
+ * over MPI, and each process makes its own communicator with
+ * ncclCommInitRank on its device ("Each rank is associated to a CUDA device,
+ * which has to be set before calling ncclCommInitRank": the device guard sets
+ * it, and puts the caller's back after).  Collectives run on pydevtensor's
+ * stream of that device, like the single-process all-reduce above, under the
+ * same mutex.  bool travels as uint8, its sum and maximum as ncclMax (or) and
+ * its product and minimum as ncclMin (and); float16 and bfloat16 are NCCL's
+ * own types, reduced by NCCL. */
+
+pdt_status pdt_cuda_comm_unique_id(unsigned char *id)
+{
+    const nccl_table *t = NULL;
+    pdt_status st = nccl_get(&t);
+    if (st != PDT_OK)
+        return st;
+    ncclUniqueId u;
+    st = nccl_check(t, t->get_unique_id(&u), "ncclGetUniqueId");
+    if (st == PDT_OK)
+        memcpy(id, u.internal, NCCL_UNIQUE_ID_BYTES);
+    return st;
+}
+
+pdt_status pdt_cuda_comm_init(int index, const unsigned char *id, int nranks, int rank, void **comm)
+{
+    const nccl_table *t = NULL;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    cudaStream_t stream;
+    pdt_status st = nccl_get(&t);
+    if (st == PDT_OK)
+        st = pdt_cuda_stream(&g, index, &stream); /* makes the device current */
+    if (st == PDT_OK) {
+        ncclUniqueId u;
+        ncclComm_t c = NULL;
+        memcpy(u.internal, id, NCCL_UNIQUE_ID_BYTES);
+        st = nccl_check(t, t->comm_init_rank(&c, nranks, u, rank), "ncclCommInitRank");
+        if (st == PDT_OK)
+            *comm = c;
+    }
+    pdt_cuda_guard_exit(&g);
+    return st;
+}
+
+void pdt_cuda_comm_destroy(int index, void *comm)
+{
+    const nccl_table *t = NULL;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    cudaStream_t stream;
+    if (nccl_get(&t) != PDT_OK || pdt_cuda_stream(&g, index, &stream) != PDT_OK) {
+        pdt_cuda_guard_exit(&g);
+        return;
+    }
+    pthread_mutex_lock(&nccl_mutex);
+    (void)t->comm_destroy((ncclComm_t)comm);
+    pthread_mutex_unlock(&nccl_mutex);
+    pdt_cuda_guard_exit(&g);
+}
+
+static int nccl_type_of(pdt_dtype dt, ncclDataType_t *out)
+{
+    switch (dt) {
+    case PDT_BOOL: *out = ncclUint8; return 1;
+    case PDT_INT32: *out = ncclInt32; return 1;
+    case PDT_INT64: *out = ncclInt64; return 1;
+    case PDT_FLOAT16: *out = ncclFloat16; return 1;
+    case PDT_BFLOAT16: *out = ncclBfloat16; return 1;
+    case PDT_FLOAT32: *out = ncclFloat32; return 1;
+    case PDT_FLOAT64: *out = ncclFloat64; return 1;
+    default: return 0;
+    }
+}
+
+pdt_status pdt_cuda_comm_run(void *comm, int index, int what, const void *send, void *recv,
+                             size_t count, pdt_dtype dtype, int op, int root)
+{
+    static const ncclRedOp_t ops[5] = {ncclSum, ncclProd, ncclMax, ncclMin, ncclAvg};
+    static const ncclRedOp_t bool_ops[5] = {ncclMax, ncclMin, ncclMax, ncclMin, ncclMax};
+    const nccl_table *t = NULL;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    cudaStream_t stream;
+    ncclDataType_t type;
+    if (!nccl_type_of(dtype, &type))
+        return pdt_fail(PDT_ERR_TYPE, "NCCL has no type for %s", pdt_dtype_name(dtype));
+    if (op < 0 || op > 4)
+        return pdt_fail(PDT_ERR_VALUE, "NCCL: unknown reduction %d", op);
+    ncclRedOp_t rop = dtype == PDT_BOOL ? bool_ops[op] : ops[op];
+    pdt_status st = nccl_get(&t);
+    if (st == PDT_OK)
+        st = pdt_cuda_stream(&g, index, &stream);
+    if (st != PDT_OK) {
+        pdt_cuda_guard_exit(&g);
+        return st;
+    }
+    ncclComm_t c = (ncclComm_t)comm;
+    pthread_mutex_lock(&nccl_mutex);
+    switch (what) {
+    case 0:
+        st = nccl_check(t, t->all_reduce(send, recv, count, type, rop, c, stream), "ncclAllReduce");
+        break;
+    case 1:
+        st = nccl_check(t, t->broadcast(send, recv, count, type, root, c, stream), "ncclBroadcast");
+        break;
+    case 2:
+        st = nccl_check(t, t->all_gather(send, recv, count, type, c, stream), "ncclAllGather");
+        break;
+    default:
+        st = nccl_check(t, t->reduce_scatter(send, recv, count, type, rop, c, stream),
+                        "ncclReduceScatter");
+        break;
     }
     pthread_mutex_unlock(&nccl_mutex);
     pdt_cuda_guard_exit(&g);

@@ -109,6 +109,14 @@ pdt_status pdt_cuda_allreduce_sum(int n, const int *logical_devices, void *const
                                   size_t count, pdt_dtype dtype);
 /* 1 when libnccl.so.2 loads (loading it on first call), else 0. */
 int pdt_cuda_nccl_available(void);
+/* Rank communicators (Note [NCCL rank communicators] in cuda_nccl.c): the
+ * backend's comm_* entries. */
+pdt_status pdt_cuda_comm_unique_id(unsigned char *id);
+pdt_status pdt_cuda_comm_init(int index, const unsigned char *id, int nranks, int rank,
+                              void **comm);
+void pdt_cuda_comm_destroy(int index, void *comm);
+pdt_status pdt_cuda_comm_run(void *comm, int index, int what, const void *send, void *recv,
+                             size_t count, pdt_dtype dtype, int op, int root);
 
 #ifdef __cplusplus
 }

@@ -72,7 +72,24 @@ typedef enum {
     ncclMaxRedOp = 0x7fffffff
 } ncclRedOp_t;
 
+/* "ncclUniqueId: ... an opaque structure used to identify a communicator",
+ * NCCL_UNIQUE_ID_BYTES (128) bytes, made by one rank and passed to the others. */
+#define NCCL_UNIQUE_ID_BYTES 128
+typedef struct {
+    char internal[NCCL_UNIQUE_ID_BYTES];
+} ncclUniqueId;
+
 /* ---- NCCL API: Communicator Creation and Management Functions */
+
+/* "ncclGetUniqueId: Generates an Id to be used in ncclCommInitRank.
+ * ncclGetUniqueId should be called once by a single rank and the Id should be
+ * distributed to all ranks in the communicator before using it." */
+ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId);
+/* "ncclCommInitRank: Creates a new communicator (multi thread/process version).
+ * rank must be between 0 and nranks-1 and unique within a communicator clique.
+ * Each rank is associated to a CUDA device, which has to be set before calling
+ * ncclCommInitRank." */
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
 
 /* "ncclGetVersion: The NCCL_VERSION_CODE of the NCCL library in *version." */
 ncclResult_t ncclGetVersion(int *version);
@@ -93,6 +110,22 @@ const char *ncclGetErrorString(ncclResult_t result);
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                            cudaStream_t stream);
+
+/* "ncclBroadcast: Copies count elements from sendbuff on the root rank to all
+ * ranks' recvbuff. sendbuff is only used on rank root and ignored for other
+ * ranks. In-place operation will happen if sendbuff == recvbuff." */
+ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+                           ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+/* "ncclAllGather: Gathers sendcount values from all GPUs into recvbuff,
+ * receiving data from rank i at offset i*sendcount." */
+ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
+                           ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+/* "ncclReduceScatter: Reduces data in sendbuff using the op operation and
+ * leaves reduced result scattered over the devices so that the recvbuff on rank
+ * i will contain the i-th block of the result." */
+ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
+                               ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                               cudaStream_t stream);
 
 /* ---- NCCL API: Group Calls ("ncclGroupStart", "ncclGroupEnd"): a thread that
  * drives several devices must put their calls of one collective in a group. */

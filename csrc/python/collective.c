@@ -1,6 +1,10 @@
 /* collective.c - _C._allreduce_sum and _C._nccl_available, behind
- * pydevtensor.distribute.MirroredStrategy's NCCL path (Note [mirrored training]).
- * Both are private: the strategy picks the method (distribute.py). */
+ * pydevtensor.distribute.MirroredStrategy's NCCL path (Note [mirrored training]),
+ * and the rank communicators of pydevtensor.distributed's 'nccl' backend
+ * (_comm_unique_id, _comm_init, _comm_run; pdt_collective.h).  All private:
+ * the Python layers check the arguments and name the rank in their messages. */
+#include <string.h>
+
 #include "args.h"
 #include "pdt_collective.h"
 
@@ -71,7 +75,120 @@ static PyObject *c_count_collective(PyObject *m, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* ---- rank communicators ---- */
+
+#define COMM_CAPSULE "pydevtensor._comm"
+
+typedef struct {
+    void *comm;
+    pdt_device device;
+    int nranks, rank;
+} comm_box;
+
+static void comm_capsule_free(PyObject *capsule)
+{
+    comm_box *box = PyCapsule_GetPointer(capsule, COMM_CAPSULE);
+    if (!box)
+        return;
+    Py_BEGIN_ALLOW_THREADS
+    pdt_comm_destroy(box->device, box->comm);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(box);
+}
+
+/* _comm_unique_id() -> bytes: a new id for CUDA rank communicators (NCCL's). */
+static PyObject *c_comm_unique_id(PyObject *m, PyObject *unused)
+{
+    (void)unused;
+    pdt_state *S = pdt_state_of_module(m);
+    unsigned char id[PDT_COMM_ID_BYTES];
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_comm_unique_id(PDT_CUDA, id);
+    Py_END_ALLOW_THREADS
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return PyBytes_FromStringAndSize((const char *)id, PDT_COMM_ID_BYTES);
+}
+
+/* _comm_init(device, id, nranks, rank) -> communicator (a capsule that
+ * destroys it when collected). */
+static PyObject *c_comm_init(PyObject *m, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    PyObject *dev_obj;
+    const char *id;
+    Py_ssize_t id_len;
+    int nranks, rank;
+    pdt_device dev;
+    if (!PyArg_ParseTuple(args, "Oy#ii:_comm_init", &dev_obj, &id, &id_len, &nranks, &rank))
+        return NULL;
+    if (id_len != PDT_COMM_ID_BYTES)
+        return PyErr_Format(PyExc_ValueError, "_comm_init: an id has %d bytes, got %zd",
+                            PDT_COMM_ID_BYTES, id_len);
+    if (pdt_device_from_object_exact(S, dev_obj, pdt_default_device(), &dev) < 0)
+        return NULL;
+    unsigned char copy[PDT_COMM_ID_BYTES];
+    memcpy(copy, id, PDT_COMM_ID_BYTES);
+    void *comm = NULL;
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_comm_init(dev, copy, nranks, rank, &comm);
+    Py_END_ALLOW_THREADS
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    comm_box *box = PyMem_Malloc(sizeof *box);
+    if (!box) {
+        pdt_comm_destroy(dev, comm);
+        return PyErr_NoMemory();
+    }
+    box->comm = comm, box->device = dev, box->nranks = nranks, box->rank = rank;
+    PyObject *cap = PyCapsule_New(box, COMM_CAPSULE, comm_capsule_free);
+    if (!cap) {
+        pdt_comm_destroy(dev, comm);
+        PyMem_Free(box);
+    }
+    return cap;
+}
+
+/* _comm_run(comm, what, send, recv, op, root): one collective (pdt_comm_kind
+ * what, pdt_comm_op op) on comm's device stream; the storages are held while
+ * the GIL is released (Note [the GIL and storages]). */
+static PyObject *c_comm_run(PyObject *m, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    PyObject *cap, *send_obj, *recv_obj;
+    int what, op, root;
+    if (!PyArg_ParseTuple(args, "OiO!O!ii:_comm_run", &cap, &what, S->tensor_type, &send_obj,
+                          S->tensor_type, &recv_obj, &op, &root))
+        return NULL;
+    comm_box *box = PyCapsule_GetPointer(cap, COMM_CAPSULE);
+    if (!box)
+        return NULL;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *send = pdt_hold_view(&h, pdt_tensor_of(send_obj));
+    const pdt_tensor *recv = pdt_hold_view(&h, pdt_tensor_of(recv_obj));
+    pdt_status st;
+    /* the capsule (an argument) stays alive for the call */
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_comm_run(box->comm, box->device, box->nranks, box->rank, (pdt_comm_kind)what, send,
+                      recv, (pdt_comm_op)op, root);
+    Py_END_ALLOW_THREADS
+    pdt_hold_release(&h);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    pdt_bump_version(recv_obj); /* Note [version counter] */
+    Py_RETURN_NONE;
+}
+
 PyMethodDef pdt_collective_functions[] = {
+    {"_comm_unique_id", c_comm_unique_id, METH_NOARGS,
+     "_comm_unique_id(): a new id for CUDA rank communicators (NCCL's ncclGetUniqueId)"},
+    {"_comm_init", c_comm_init, METH_VARARGS,
+     "_comm_init(device, id, nranks, rank): this rank's communicator (ncclCommInitRank)"},
+    {"_comm_run", c_comm_run, METH_VARARGS,
+     "_comm_run(comm, what, send, recv, op, root): one collective on comm's device"},
     {"_count_collective", c_count_collective, METH_O,
      "_count_collective(nbytes): counts one collective that sent nbytes from this process"},
     {"_allreduce_sum", c_allreduce_sum, METH_O,

@@ -1,8 +1,9 @@
 """backend='nccl' of pydevtensor.distributed: CUDA tensors through NCCL, one process per
-GPU.  What is here runs (and is tested) without a GPU: the local rank and the device it
-binds to, the exchange of NCCL's unique id over MPI, the dtype and op mapping.  The
-communicator itself (ncclCommInitRank and the collectives on it) needs bindings in
-csrc/cuda/cuda_nccl.c that are not built yet (docs/multi_node.md): NcclState says so.
+GPU.  The local rank and the device it binds to, the exchange of NCCL's unique id over
+MPI and the dtype and op mapping run (and are tested) without a GPU; the communicator
+(ncclCommInitRank, Note [NCCL rank communicators] in csrc/cuda/cuda_nccl.c) and its
+collectives run on the emulated device in CI with one rank (the emulated NCCL joins no
+other process), and across processes only on a machine with a GPU per rank.
 
 Note [NCCL ranks]
 - Local rank: the launcher's (OMPI_COMM_WORLD_LOCAL_RANK for Open MPI,
@@ -11,7 +12,16 @@ Note [NCCL ranks]
 - Device: cuda:<local rank>; a node with more ranks than GPUs is refused (NCCL does not
   put two ranks on one GPU), naming the rank, its local rank and the device count.
 - Rendezvous: rank 0 makes the 128-byte ncclUniqueId and MPI_Bcast hands it to every
-  rank; only this id travels over MPI.
+  rank, with a flag that says whether rank 0 could make it (if not, every rank raises,
+  naming rank 0, rather than waiting); only this id travels over MPI.
+- Then every rank calls ncclCommInitRank, which blocks until all ranks have joined: a
+  rank that fails before joining leaves the others waiting there (NCCL has no timeout
+  for it); the launcher ends the job when that rank exits with its error.
+- Collectives are enqueued on pydevtensor's stream of the device, like every op, so
+  they are ordered after the work that wrote their inputs and before what reads their
+  outputs; the host does not wait.  Work.wait() (async_op=True) synchronizes the device.
+  The group's timeout covers the MPI exchanges and the agreement check before each
+  collective, not a collective already on the GPU.
 """
 import os
 
@@ -77,16 +87,27 @@ def choose_device(rank, local, local_size, device_count):
 
 
 def exchange_unique_id(comm, rank, make_id):
-    """Rank 0's make_id() (128 bytes), broadcast over MPI to every rank."""
-    buf = np.zeros(NCCL_UNIQUE_ID_BYTES, dtype=np.uint8)
+    """Rank 0's make_id() (128 bytes), broadcast over MPI to every rank.  When rank 0
+    cannot make it, every rank raises (rank 0 its own error) instead of waiting."""
+    buf = np.zeros(NCCL_UNIQUE_ID_BYTES + 1, dtype=np.uint8)  # the id, then "made"
+    error = None
     if rank == 0:
-        uid = bytes(make_id())
-        if len(uid) != NCCL_UNIQUE_ID_BYTES:
-            raise ValueError(f"an NCCL unique id has {NCCL_UNIQUE_ID_BYTES} bytes, got "
-                             f"{len(uid)}")
-        buf[:] = np.frombuffer(uid, dtype=np.uint8)
+        try:
+            uid = bytes(make_id())
+            if len(uid) != NCCL_UNIQUE_ID_BYTES:
+                raise ValueError(f"an NCCL unique id has {NCCL_UNIQUE_ID_BYTES} bytes, got "
+                                 f"{len(uid)}")
+            buf[:NCCL_UNIQUE_ID_BYTES] = np.frombuffer(uid, dtype=np.uint8)
+            buf[NCCL_UNIQUE_ID_BYTES] = 1
+        except Exception as exc:  # noqa: BLE001 - re-raised below, after the broadcast
+            error = exc
     comm.Bcast(buf, root=0)
-    return buf.tobytes()
+    if error is not None:
+        raise error
+    if not buf[NCCL_UNIQUE_ID_BYTES]:
+        raise RuntimeError(f"init_process_group('nccl') on rank {rank}: rank 0 could not "
+                           f"make the NCCL unique id (see its error)")
+    return buf[:NCCL_UNIQUE_ID_BYTES].tobytes()
 
 
 def _mpi():
@@ -94,10 +115,34 @@ def _mpi():
     return MPI
 
 
+_ALL_REDUCE, _BROADCAST, _ALL_GATHER, _REDUCE_SCATTER = 0, 1, 2, 3  # pdt_comm_kind
+
+
+class _NcclWork:
+    """async_op=True on the NCCL path: the collective is already ordered on the
+    device's stream; wait() also makes the host wait for it (synchronizes the device)."""
+
+    def __init__(self, device):
+        self._device = device
+        self._done = False
+
+    def wait(self, timeout=None):
+        if not self._done:
+            from .. import cuda
+            cuda.synchronize(self._device)
+            self._done = True
+        return True
+
+    def is_completed(self):
+        return self.wait()
+
+    def is_success(self):
+        return self.is_completed()
+
+
 class NcclState:
-    """The NCCL side of a process group: binds this rank to its GPU.  The multi-process
-    communicator needs ncclGetUniqueId / ncclCommInitRank bindings in the C extension,
-    which are not built yet: this raises, naming what is missing."""
+    """The NCCL side of a process group: this rank's communicator on its GPU
+    (Note [NCCL ranks])."""
 
     def __init__(self, group, device_id=None):
         from .. import _C
@@ -108,11 +153,58 @@ class NcclState:
         local, local_size = local_rank(group.comm)
         self.device = choose_device(group.rank, local, local_size,
                                     _C._device_count(_C._KIND_CUDA))
-        raise NotImplementedError(
-            f"init_process_group('nccl') on rank {group.rank}: the multi-process NCCL "
-            f"communicator (ncclGetUniqueId + ncclCommInitRank, exchanged over MPI) has no "
-            f"binding in pydevtensor's C extension yet (docs/multi_node.md); use "
-            f"backend='mpi' with CPU tensors, or MirroredStrategy inside one process")
+        self.rank, self.size = group.rank, group.size
+        uid = exchange_unique_id(group.comm, group.rank, _C._comm_unique_id)
+        try:
+            self.comm = _C._comm_init(f"cuda:{self.device}", uid, group.size, group.rank)
+        except Exception as exc:
+            raise RuntimeError(f"init_process_group('nccl') on rank {group.rank} (cuda:"
+                               f"{self.device}): {exc}") from exc
+
+    def _run(self, what, send, recv, op, root, async_op, nbytes):
+        from .. import _C
+        _C._count_collective(nbytes)
+        op_code = NCCL_OPS[op.name if hasattr(op, "name") else str(op)]
+        _C._comm_run(self.comm, what, send, recv, op_code, root)
+        return _NcclWork(f"cuda:{self.device}") if async_op else None
+
+    def all_reduce(self, tensor, op, async_op):
+        n = tensor.numel() * tensor.element_size()
+        return self._run(_ALL_REDUCE, tensor, tensor, op, 0, async_op,
+                         2 * (self.size - 1) * n // self.size)
+
+    def broadcast(self, tensor, src, async_op):
+        n = tensor.numel() * tensor.element_size()
+        return self._run(_BROADCAST, tensor, tensor, _SUM, src, async_op,
+                         n if self.rank == src and self.size > 1 else 0)
+
+    def all_gather(self, output, input, async_op):
+        n = input.numel() * input.element_size()
+        return self._run(_ALL_GATHER, input, output, _SUM, 0, async_op, (self.size - 1) * n)
+
+    def all_gather_list(self, tensor_list, tensor, async_op):
+        from .. import empty
+        flat = empty(self.size * tensor.numel(), dtype=tensor.dtype, device=tensor.device)
+        work = self.all_gather(flat, tensor.reshape(-1), False)
+        for r, out in enumerate(tensor_list):
+            out.copy_(flat[r * tensor.numel():(r + 1) * tensor.numel()].reshape(out.shape))
+        return work if not async_op else _NcclWork(f"cuda:{self.device}")
+
+    def reduce_scatter(self, output, input, op, async_op):
+        n = output.numel() * output.element_size()
+        return self._run(_REDUCE_SCATTER, input, output, op, 0, async_op, (self.size - 1) * n)
+
+    def reduce_scatter_list(self, output, input_list, op, async_op):
+        from .. import cat
+        flat = cat([t.reshape(-1) for t in input_list])
+        return self.reduce_scatter(output, flat, op, async_op)
 
     def close(self):
-        pass
+        self.comm = None  # the capsule destroys the communicator
+
+
+class _Sum:
+    name = "SUM"
+
+
+_SUM = _Sum()

@@ -1,6 +1,8 @@
 /* emu_nccl.cpp - the emulated NCCL (libnccl.so.2): single-process communicator
- * cliques (ncclCommInitAll), group calls and ncclAllReduce across the emulated
- * devices, declared by ../nccl_api.h.  Each rank's part of a collective is an
+ * cliques (ncclCommInitAll; ncclCommInitRank with one rank, since each process
+ * has its own emulator and no process can join another's), group calls, and
+ * ncclAllReduce, ncclBroadcast, ncclAllGather and ncclReduceScatter across the
+ * emulated devices, declared by ../nccl_api.h.  Each rank's part of a collective is an
  * operation on that rank's stream (emu.h, Note [emulated streams]); the first
  * part to run brings every other rank's stream up to its own part, then
  * reduces all ranks' buffers at once.  Sections cited are those of the NCCL
@@ -12,6 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -50,8 +55,14 @@ struct part {
     uint64_t group = 0; /* the calling thread's group, 0 outside one */
 };
 
+enum kind { ALL_REDUCE, BROADCAST, ALL_GATHER, REDUCE_SCATTER };
+const char *const KIND_NAMES[4] = {"ncclAllReduce", "ncclBroadcast", "ncclAllGather",
+                                   "ncclReduceScatter"};
+
 /* One collective: the calls numbered `seq` of every rank's communicator. */
 struct collective {
+    kind what = ALL_REDUCE;
+    int root = 0;
     size_t count = 0;
     ncclDataType_t type = ncclFloat32;
     ncclRedOp_t op = ncclSum;
@@ -206,23 +217,50 @@ void run_part(const std::shared_ptr<clique> &cl, uint64_t seq, int rank)
     auto it = cl->pending.find(seq);
     collective &c = it->second;
     if (!c.done) {
-        size_t bytes = c.count * type_size(c.type);
+        const size_t n = c.parts.size(), bytes = c.count * type_size(c.type);
+        /* bytes each rank's buffers hold ("Collective Communication Functions") */
+        const size_t send_bytes = c.what == REDUCE_SCATTER ? n * bytes : bytes;
+        const size_t recv_bytes = c.what == ALL_GATHER ? n * bytes : bytes;
+        const char *name = KIND_NAMES[c.what];
         std::vector<const void *> in;
         std::vector<void *> out;
-        for (size_t q = 0; q < c.parts.size(); q++) {
+        for (size_t q = 0; q < n; q++) {
             char what[64];
             /* emu.h pointer rule: each rank's buffers are live memory its
-             * device may access. */
+             * device may access (broadcast reads the root's sendbuff only). */
             snprintf(what, sizeof what, "sendbuff of rank %zu", q);
-            pdt_emu::check_device_access("ncclAllReduce", what, cl->devices[q], c.parts[q].send,
-                                         bytes);
+            if (c.what != BROADCAST || (int)q == c.root)
+                pdt_emu::check_device_access(name, what, cl->devices[q], c.parts[q].send,
+                                             send_bytes);
             snprintf(what, sizeof what, "recvbuff of rank %zu", q);
-            pdt_emu::check_device_access("ncclAllReduce", what, cl->devices[q], c.parts[q].recv,
-                                         bytes);
+            pdt_emu::check_device_access(name, what, cl->devices[q], c.parts[q].recv, recv_bytes);
             in.push_back(c.parts[q].send);
             out.push_back(c.parts[q].recv);
         }
-        reduce_any(c.type, in, out, c.count, c.op);
+        if (c.what == ALL_REDUCE) {
+            reduce_any(c.type, in, out, c.count, c.op);
+        } else if (c.what == BROADCAST) { /* "ncclBroadcast": in place when equal */
+            std::vector<char> v((const char *)in[c.root], (const char *)in[c.root] + bytes);
+            for (size_t q = 0; q < n; q++)
+                memcpy(out[q], v.data(), bytes);
+        } else if (c.what == ALL_GATHER) { /* rank q's send at offset q * count */
+            std::vector<char> v(n * bytes);
+            for (size_t q = 0; q < n; q++)
+                memcpy(v.data() + q * bytes, in[q], bytes);
+            for (size_t q = 0; q < n; q++) /* after every read: in place is allowed */
+                memcpy(out[q], v.data(), n * bytes);
+        } else { /* "ncclReduceScatter": rank b gets block b of the reduction */
+            std::vector<std::vector<char>> blocks(n, std::vector<char>(bytes));
+            for (size_t b = 0; b < n; b++) {
+                std::vector<const void *> part_in;
+                for (size_t q = 0; q < n; q++)
+                    part_in.push_back((const char *)in[q] + b * bytes);
+                std::vector<void *> part_out = {blocks[b].data()};
+                reduce_any(c.type, part_in, part_out, c.count, c.op);
+            }
+            for (size_t b = 0; b < n; b++)
+                memcpy(out[b], blocks[b].data(), bytes);
+        }
         c.done = true;
     }
     if (++c.ran == (int)c.parts.size())
@@ -239,7 +277,12 @@ void enqueue_part(std::shared_ptr<clique> cl, uint64_t seq, int rank, pdt_emu::s
         p.position = pdt_emu::stream_position(s);
         p.enqueued = true;
     }
-    pdt_emu::enqueue(s, "ncclAllReduce", [cl, seq, rank]() { run_part(cl, seq, rank); });
+    const char *name;
+    {
+        std::lock_guard<std::mutex> lock(cl->mu);
+        name = KIND_NAMES[cl->pending.at(seq).what];
+    }
+    pdt_emu::enqueue(s, name, [cl, seq, rank]() { run_part(cl, seq, rank); });
 }
 
 /* The stream a call names on the communicator's device: 0, cudaStreamLegacy
@@ -314,6 +357,48 @@ EMU_NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int
     return ncclSuccess;
 }
 
+/* "ncclGetUniqueId": the id of a communicator to be made by ncclCommInitRank;
+ * here a marker, this process's id and a counter, in 128 bytes. */
+EMU_NCCL_API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
+{
+    static std::atomic<unsigned long long> made{0};
+    if (!uniqueId)
+        return ncclInvalidArgument;
+    memset(uniqueId->internal, 0, sizeof uniqueId->internal);
+    snprintf(uniqueId->internal, sizeof uniqueId->internal, "pdt-emu-nccl %d %llu", (int)getpid(),
+             ++made);
+    return ncclSuccess;
+}
+
+/* "ncclCommInitRank": rank `rank` of nranks, on the current device.  The
+ * emulator lives inside one process, and a communicator of several ranks
+ * joins several processes' devices: only one-rank communicators are
+ * emulated; more ranks give ncclInvalidUsage, with the reason on stderr.  An
+ * id that ncclGetUniqueId did not make is ncclInvalidArgument. */
+EMU_NCCL_API ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId,
+                                           int rank)
+{
+    if (!comm || nranks < 1 || rank < 0 || rank >= nranks)
+        return ncclInvalidArgument;
+    if (strncmp(commId.internal, "pdt-emu-nccl ", 13) != 0)
+        return ncclInvalidArgument;
+    if (nranks > 1) {
+        fprintf(stderr,
+                "emulated NCCL: ncclCommInitRank with %d ranks: every process has its own "
+                "emulated devices, so only one-rank communicators are emulated\n",
+                nranks);
+        return ncclInvalidUsage;
+    }
+    auto cl = std::make_shared<clique>();
+    cl->devices.push_back(pdt_emu::current_device());
+    ncclComm *c = new ncclComm;
+    c->cl = cl;
+    c->rank = 0;
+    c->device = cl->devices[0];
+    *comm = c;
+    return ncclSuccess;
+}
+
 /* "ncclCommDestroy": frees the communicator (NULL is accepted).  Parts already
  * on streams keep their clique and still run.  The object is kept, marked, so
  * that a later use is reported rather than reading freed memory. */
@@ -361,33 +446,38 @@ EMU_NCCL_API ncclResult_t ncclGroupEnd(void)
 
 /* ------------------------------------------ Collective Communication Functions */
 
-/* "ncclAllReduce": reduces count elements of every rank's sendbuff with op and
- * leaves the result in every rank's recvbuff (in place when they are equal),
- * on each rank's stream. */
-EMU_NCCL_API ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
-                                        ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                                        cudaStream_t stream)
+namespace {
+
+/* One rank's call of a collective of kind `what` (the shared part of the four
+ * functions below). */
+ncclResult_t call_collective(kind what, const void *sendbuff, void *recvbuff, size_t count,
+                             ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
+                             cudaStream_t stream)
 {
+    const char *name = KIND_NAMES[what];
     /* Invalid arguments are ncclInvalidArgument ("ncclResult_t"): no
      * communicator, a type or operator that is not one of "ncclDataType_t" /
-     * "ncclRedOp_t" (half, bfloat16 and fp8 are not emulated), NULL buffers. */
+     * "ncclRedOp_t" (half, bfloat16 and fp8 are not emulated), NULL buffers, a
+     * root that is not a rank. */
     if (!comm)
         return ncclInvalidArgument;
     if (comm->destroyed)
-        pdt_emu::violation("ncclAllReduce",
+        pdt_emu::violation(name,
                            "NCCL User Guide, \"ncclCommDestroy\": a destroyed communicator "
                            "must not be used",
                            "communicator %p (rank %d) was destroyed", (void *)comm, comm->rank);
     if (type_size(datatype) == 0 || (int)op < 0 || op >= ncclNumOps)
         return ncclInvalidArgument;
-    if (count > 0 && (!sendbuff || !recvbuff))
+    if (what == BROADCAST && (root < 0 || root >= (int)comm->cl->devices.size()))
+        return ncclInvalidArgument;
+    if (count > 0 && ((!sendbuff && (what != BROADCAST || comm->rank == root)) || !recvbuff))
         return ncclInvalidArgument;
 
     /* "Collective Communication Functions": the operation runs on `stream`,
      * which must be a stream of the communicator's device. */
     pdt_emu::stream *s = comm_stream(comm, stream);
     if (pdt_emu::stream_device(s) != comm->device)
-        pdt_emu::violation("ncclAllReduce",
+        pdt_emu::violation(name,
                            "NCCL User Guide, \"Collective Communication Functions\" and "
                            "\"ncclCommInitAll\": a rank's stream must belong to its device",
                            "rank %d of communicator %p is on device %d, stream %p on device %d",
@@ -405,18 +495,24 @@ EMU_NCCL_API ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, si
         collective &c = cl->pending[seq];
         if (c.parts.empty()) {
             c.parts.resize(cl->devices.size());
+            c.what = what;
+            c.root = root;
             c.count = count;
             c.type = datatype;
             c.op = op;
-        } else if (c.count != count || c.type != datatype || c.op != op) {
-            /* "ncclAllReduce": one collective, so every rank passes the same
-             * count, datatype and op. */
-            pdt_emu::violation("ncclAllReduce",
+        } else if (c.what != what || c.root != root || c.count != count || c.type != datatype ||
+                   c.op != op) {
+            /* one collective: every rank calls the same function with the
+             * same count, datatype, op and root. */
+            pdt_emu::violation(name,
                                "NCCL User Guide, \"Collective Communication Functions\": the ranks "
-                               "of one collective pass the same count, datatype and op",
-                               "rank %d passes (count %zu, type %d, op %d), another rank passed "
-                               "(count %zu, type %d, op %d) for collective #%llu",
-                               rank, count, (int)datatype, (int)op, c.count, (int)c.type, (int)c.op,
+                               "of one collective call the same function with the same count, "
+                               "datatype, op and root",
+                               "rank %d calls %s (count %zu, type %d, op %d, root %d), another "
+                               "rank called %s (count %zu, type %d, op %d, root %d) for "
+                               "collective #%llu",
+                               rank, name, count, (int)datatype, (int)op, root,
+                               KIND_NAMES[c.what], c.count, (int)c.type, (int)c.op, c.root,
                                (unsigned long long)seq);
         }
         std::thread::id self = std::this_thread::get_id();
@@ -424,10 +520,10 @@ EMU_NCCL_API ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, si
         for (size_t q = 0; q < c.parts.size(); q++) {
             const part &o = c.parts[q];
             if (o.called && o.thread == self && (group == 0 || o.group != group))
-                pdt_emu::violation("ncclAllReduce", DOC_GROUP,
-                                   "this thread called ncclAllReduce for rank %zu and then rank %d "
+                pdt_emu::violation(name, DOC_GROUP,
+                                   "this thread called %s for rank %zu and then rank %d "
                                    "of collective #%llu, not within one group",
-                                   q, rank, (unsigned long long)seq);
+                                   name, q, rank, (unsigned long long)seq);
         }
         part &p = c.parts[rank];
         p.called = true;
@@ -442,4 +538,45 @@ EMU_NCCL_API ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, si
     else
         enqueue_part(cl, seq, rank, s);
     return ncclSuccess;
+}
+
+} // namespace
+
+/* "ncclAllReduce": reduces count elements of every rank's sendbuff with op and
+ * leaves the result in every rank's recvbuff (in place when they are equal),
+ * on each rank's stream. */
+EMU_NCCL_API ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+                                        ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                        cudaStream_t stream)
+{
+    return call_collective(ALL_REDUCE, sendbuff, recvbuff, count, datatype, op, 0, comm, stream);
+}
+
+/* "ncclBroadcast": root's count elements into every rank's recvbuff. */
+EMU_NCCL_API ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+                                        ncclDataType_t datatype, int root, ncclComm_t comm,
+                                        cudaStream_t stream)
+{
+    return call_collective(BROADCAST, sendbuff, recvbuff, count, datatype, ncclSum, root, comm,
+                           stream);
+}
+
+/* "ncclAllGather": rank i's sendcount elements at offset i * sendcount of
+ * every rank's recvbuff. */
+EMU_NCCL_API ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
+                                        ncclDataType_t datatype, ncclComm_t comm,
+                                        cudaStream_t stream)
+{
+    return call_collective(ALL_GATHER, sendbuff, recvbuff, sendcount, datatype, ncclSum, 0, comm,
+                           stream);
+}
+
+/* "ncclReduceScatter": block i (recvcount elements) of the reduction into
+ * rank i's recvbuff. */
+EMU_NCCL_API ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
+                                            size_t recvcount, ncclDataType_t datatype,
+                                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    return call_collective(REDUCE_SCATTER, sendbuff, recvbuff, recvcount, datatype, op, 0, comm,
+                           stream);
 }
