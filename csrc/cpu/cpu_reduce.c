@@ -19,8 +19,10 @@
  *   - few long rows: each row's chunks are split between the threads, the
  *     partials gathered in a small array and combined in order.
  * Columns: each column is folded over its k elements in order (sums in
- * double), blocks of up to COL_BLOCK neighbouring columns at a time, the
- * blocks split between the threads; again independent of the thread count.
+ * double; float32 sums add four rows at a time, (r0 + r1) + (r2 + r3), then
+ * to the running sum), blocks of up to COL_BLOCK neighbouring columns at a
+ * time, the blocks split between the threads; again independent of the
+ * thread count.
  * Loops over fewer than 2 * GRAIN elements stay on the calling thread.
  */
 #include <math.h>
@@ -267,7 +269,6 @@ typedef void (*cols_fn)(const char *x, int64_t m, int64_t k, int64_t j0, int64_t
     COLS_EXTREMES(SN, T, V, CONV, INT_NAN, int_acc)
 
 #define FLOAT_COLS(SN, T)                                                                          \
-    COLS_FOLD(cols_sum_##SN, T, double, AS_DOUBLE, 0.0, +=, float_acc)                             \
     COLS_FOLD(cols_sumsq_##SN, T, double, SQUARE_DOUBLE, 0.0, +=, float_acc)                       \
     COLS_FOLD(cols_sumabs_##SN, T, double, ABS_DOUBLE, 0.0, +=, float_acc)                         \
     COLS_FOLD(cols_prod_##SN, T, double, AS_DOUBLE, 1.0, *=, float_acc)                            \
@@ -278,6 +279,17 @@ INT_COLS(i32, int32_t, int32_t, AS_IS)
 INT_COLS(i64, int64_t, int64_t, AS_IS)
 FLOAT_COLS(f32, float)
 FLOAT_COLS(f64, double)
+COLS_FOLD(cols_sum_f64, double, double, AS_DOUBLE, 0.0, +=, float_acc)
+
+/* float32 column sums: the dispatched kernel (double lanes of the level's width,
+ * the same bits as the fold above would give). */
+static void cols_sum_f32(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)
+{
+    double r[COL_BLOCK];
+    pdt_cpu_simd()->cols_sum_f32((const float *)x, m, k, j0, nj, r);
+    for (int64_t q = 0; q < nj; q++)
+        a[q] = float_acc(r[q], 0);
+}
 
 #define ALL_DTYPES(K)                                                                              \
     {                                                                                              \

@@ -296,6 +296,31 @@ VB_ROW(sub_f64, double, -)
 VB_ROW(mul_f64, double, *)
 VB_ROW(div_f64, double, /)
 
+/* Column sums of float32 in double lanes: each column's running sum in its
+ * own lane (the level's full width), four rows added at a time, (r0 + r1) +
+ * (r2 + r3), then to the sum; the rows in order, so every level gives the
+ * same bits. */
+static void VM(cols_sum_f32)(const float *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                             double *r)
+{
+    for (int64_t q = 0; q < nj; q++)
+        r[q] = 0.0;
+    int64_t i = 0;
+    for (; i + 4 <= k; i += 4) {
+        const float *restrict r0 = x + i * m + j0, *restrict r1 = r0 + m, *restrict r2 = r1 + m,
+                              *restrict r3 = r2 + m;
+        double *restrict acc = r;
+        for (int64_t q = 0; q < nj; q++)
+            acc[q] += ((double)r0[q] + (double)r1[q]) + ((double)r2[q] + (double)r3[q]);
+    }
+    for (; i < k; i++) {
+        const float *restrict row = x + i * m + j0;
+        double *restrict acc = r;
+        for (int64_t q = 0; q < nj; q++)
+            acc[q] += (double)row[q];
+    }
+}
+
 /* ---- the rows ---- */
 
 static void VM(exp_row)(float *o, const float *a, int64_t n)
@@ -367,6 +392,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .argmin_f32 = VM(argmin_f32),
     .argmax_f64 = VM(argmax_f64),
     .argmin_f64 = VM(argmin_f64),
+    .cols_sum_f32 = VM(cols_sum_f32),
     .max_f32 = VM(max_f32),
     .min_f32 = VM(min_f32),
     .max_f64 = VM(max_f64),
