@@ -442,3 +442,33 @@ def test_failure_midway_leaves_nothing_allocated():
     finally:
         pdt._C._set_memory_limit(cpu, 0)
     check_product(a @ b, a.numpy(), b.numpy(), "float64")
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_integer_matmul_across_its_blocks(device, dtype):
+    """Note [integer GEMM]: shapes past the row block (32), the k panel (128) and the
+    column panel (512 int32, 256 int64), B transposed (packed), a broadcast batch and
+    addmm's alpha and beta; exact, against NumPy in int64 (no overflow at these values),
+    at every CPU dispatch level."""
+    from pydevtensor import _C
+    rng = np.random.default_rng(9)
+    a = rng.integers(-100, 100, (70, 300)).astype(dtype)
+    b = rng.integers(-100, 100, (300, 600)).astype(dtype)
+    c = rng.integers(-100, 100, (70, 600)).astype(dtype)
+    want = a.astype(np.int64) @ b.astype(np.int64)
+    levels = _C._cpu_simd_level()[1] if device == "cpu" else [None]
+    old = _C._cpu_simd_level()[0]
+    try:
+        for level in levels:
+            if level:
+                _C._cpu_simd_level(level)
+            ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+            np.testing.assert_array_equal(host(ta @ tb), want)
+            np.testing.assert_array_equal(host(ta @ column_major(b, device)), want)
+            np.testing.assert_array_equal(host(column_major(a, device) @ tb), want)
+            batch = pdt.tensor(np.stack([a, -a]), device=device) @ tb  # B broadcast
+            np.testing.assert_array_equal(host(batch), np.stack([want, -want]))
+            got = pdt.addmm(pdt.tensor(c, device=device), ta, tb, beta=3, alpha=2)
+            np.testing.assert_array_equal(host(got), 3 * c.astype(np.int64) + 2 * want)
+    finally:
+        _C._cpu_simd_level(old)

@@ -38,6 +38,9 @@ typedef struct pdt_cpu_simd_table {
     pdt_vr_arg_f32 argmax_f32, argmin_f32;
     pdt_vr_arg_f64 argmax_f64, argmin_f64;
     float (*max_f32)(const float *x, int64_t n), (*min_f32)(const float *x, int64_t n);
+    /* c[j] += s * b[j], j < n, wrapping (the integer GEMM's inner loop) */
+    void (*axpy_u32)(uint32_t *c, const uint32_t *b, uint32_t s, int64_t n);
+    void (*axpy_u64)(uint64_t *c, const uint64_t *b, uint64_t s, int64_t n);
     /* r[q] = the sum over i < k of x[i m + j0 + q], q < nj, in double, i in
      * order (columns of a (k, m) row-major float32 block; cpu_reduce.c) */
     void (*cols_sum_f32)(const float *x, int64_t m, int64_t k, int64_t j0, int64_t nj, double *r);

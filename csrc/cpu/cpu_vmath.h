@@ -321,6 +321,24 @@ static void VM(cols_sum_f32)(const float *x, int64_t m, int64_t k, int64_t j0, i
     }
 }
 
+/* The integer GEMM's inner loop (cpu_gemm.c): unsigned, so that products and
+ * sums wrap as the integer dtypes do. */
+static void VM(axpy_u32)(uint32_t *c, const uint32_t *b, uint32_t s, int64_t n)
+{
+    uint32_t *restrict cc = c;
+    const uint32_t *restrict bb = b;
+    for (int64_t j = 0; j < n; j++)
+        cc[j] += s * bb[j];
+}
+
+static void VM(axpy_u64)(uint64_t *c, const uint64_t *b, uint64_t s, int64_t n)
+{
+    uint64_t *restrict cc = c;
+    const uint64_t *restrict bb = b;
+    for (int64_t j = 0; j < n; j++)
+        cc[j] += s * bb[j];
+}
+
 /* ---- the rows ---- */
 
 static void VM(exp_row)(float *o, const float *a, int64_t n)
@@ -393,6 +411,8 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .argmax_f64 = VM(argmax_f64),
     .argmin_f64 = VM(argmin_f64),
     .cols_sum_f32 = VM(cols_sum_f32),
+    .axpy_u32 = VM(axpy_u32),
+    .axpy_u64 = VM(axpy_u64),
     .max_f32 = VM(max_f32),
     .min_f32 = VM(min_f32),
     .max_f64 = VM(max_f64),
