@@ -171,3 +171,55 @@ def test_results_of_transposed_ops_flow_on(device):
     y = (w.T * tb).sum()
     y.backward()
     check(w.grad, b.T)
+
+
+COPIES = {
+    "clone": (lambda t: t.clone(), lambda a: a),
+    "to_float64": (lambda t: t.to(pdt.float64), lambda a: a.astype(np.float64)),
+    "double": (lambda t: t.double(), lambda a: a.astype(np.float64)),
+    "to_int32": (lambda t: t.to(pdt.int32), lambda a: a.astype(np.int32)),
+    "to_bool": (lambda t: t.to(pdt.bool), lambda a: a.astype(bool)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", list(SHAPES))
+@pytest.mark.parametrize("op", list(COPIES))
+def test_copies_within_a_device_keep_the_order(device, layout, op):
+    """clone() and to(dtype) keep the source's memory order (PyTorch's preserve_format,
+    NumPy's astype(order='K')); values exact (the casts are exact or truncate the same way
+    as NumPy's for these values)."""
+    a, _, ta, _ = pair(device, layout)
+    a = a * 10
+    ta = ta * 10
+    ours, ref = COPIES[op]
+    r = ours(ta)
+    expect = ref(a)
+    assert r.stride() == dense_strides_like(expect)
+    assert not r.is_contiguous()
+    np.testing.assert_array_equal(np.asarray(r.cpu()), expect)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_contiguous_and_crossing_devices_give_row_major(device):
+    a, _, ta, _ = pair(device, "permute3")
+    for r in (ta.contiguous(), ta.cpu() if device != "cpu" else ta.contiguous()):
+        assert r.is_contiguous()
+        np.testing.assert_array_equal(np.asarray(r.cpu()), a)
+    c = pdt.tensor(np.ascontiguousarray(a), device=device)
+    assert c.clone().is_contiguous() and c.to(pdt.float64).is_contiguous()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_copies_with_grad(device):
+    """contiguous() of a tensor that needs grad is row-major and records a copy; clone()
+    keeps the order; the grads have the leaf's shape and values."""
+    x = pdt.tensor(RNG.standard_normal((4, 6)).astype(np.float32), device=device,
+                   requires_grad=True)
+    c = x.T.contiguous()
+    d = x.T.clone()
+    assert c.is_contiguous() and c.grad_fn is not None
+    assert d.stride() == (1, 6) and d.grad_fn is not None
+    w = RNG.standard_normal((6, 4)).astype(np.float32)
+    (c * pdt.tensor(w, device=device) + d * 2).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad.cpu()), w.T + 2, rtol=1e-6, atol=1e-6)

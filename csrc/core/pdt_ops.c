@@ -133,6 +133,20 @@ pdt_status pdt_copy_to_new(const pdt_tensor *src, pdt_device device, pdt_dtype d
     return st;
 }
 
+pdt_status pdt_copy_to_new_in_order(const pdt_tensor *src, pdt_dtype dtype, pdt_tensor *out)
+{
+    int perm[PDT_MAX_DIMS];
+    int moved = !pdt_tensor_is_contiguous(src) && pdt_memory_order(src, perm);
+    pdt_status st = pdt_tensor_empty_in_order(src->device, dtype, src->ndim, src->shape,
+                                              moved ? perm : NULL, out);
+    if (st != PDT_OK)
+        return st;
+    st = pdt_copy(out, src, 0);
+    if (st != PDT_OK)
+        pdt_tensor_release(out);
+    return st;
+}
+
 pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value)
 {
     /* An int that int32 cannot hold is refused, not wrapped (floats saturate, Note

@@ -17,6 +17,11 @@ pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags);
 /* A new contiguous tensor on device with dtype holding src's values. */
 pdt_status pdt_copy_to_new(const pdt_tensor *src, pdt_device device, pdt_dtype dtype,
                            int storage_flags, int copy_flags, pdt_tensor *out);
+/* The same within one device, with out laid out in src's memory order (Note
+ * [memory order] in pdt_tensor.h), as PyTorch's preserve_format: clone() and
+ * to(dtype) of a transposed tensor stay transposed; a contiguous src gives a
+ * contiguous out. */
+pdt_status pdt_copy_to_new_in_order(const pdt_tensor *src, pdt_dtype dtype, pdt_tensor *out);
 
 pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value);
 /* dst contiguous 1-D. */

@@ -73,7 +73,10 @@ pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const 
  * their memory front to back, at the speed of contiguous inputs, and their
  * results are transposed (is_contiguous() False), on every device: the rule
  * lives in the core (pdt_elementwise.c), and the CPU loops then walk the dims
- * in the output's memory order (cpu_elementwise.c).  Size-1 dims, stride-0
+ * in the output's memory order (cpu_elementwise.c).  Copies within one device
+ * (clone(), to(dtype), float()...) keep their source's memory order the same
+ * way (pdt_copy_to_new_in_order, PyTorch's preserve_format); copies between
+ * devices and contiguous() give row-major tensors.  Size-1 dims, stride-0
  * dims and negative strides say nothing about the order and stay in place. */
 
 /* perm (t->ndim entries): t's dims in memory order, outermost first.  Returns

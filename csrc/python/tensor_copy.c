@@ -1,26 +1,33 @@
 /* tensor_copy.c - the copying methods: to(), cuda(), cpu(), clone(), copy_(),
  * contiguous(), type(), pin_memory() and float()/double()/int()/long()/bool().
  * A tensor already where it is asked to be comes back itself (X.cpu() is X)
- * unless copy=True.  Every copy goes through pdt_copy(), which counts it. */
+ * unless copy=True.  Every copy goes through pdt_copy(), which counts it.
+ * Copies within one device keep their source's memory order (clone() of a.T
+ * is transposed, Note [memory order] in csrc/core/pdt_tensor.h); contiguous(),
+ * pin_memory() and copies between devices give row-major tensors. */
 #include "args.h"
 #include "docstrings_copy.h"
 
 /* Copies src into a new tensor on device with dtype.  The GIL is released for
  * large tensors. */
 static PyObject *copy_new(pdt_state *S, const pdt_tensor *src, pdt_device device, pdt_dtype dtype,
-                          int storage_flags, int copy_flags)
+                          int storage_flags, int copy_flags, int row_major)
 {
     pdt_tensor out;
     pdt_status st;
     pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
     h.n = 0;
     src = pdt_hold_view(&h, src);
+    /* Within one device the copy keeps src's memory order (Note [memory order]) */
+    int keep = !row_major && pdt_device_eq(device, src->device) && !storage_flags && !copy_flags;
     if (pdt_tensor_numel(src) > PDT_GIL_RELEASE_NUMEL || device.kind != src->device.kind) {
         Py_BEGIN_ALLOW_THREADS
-        st = pdt_copy_to_new(src, device, dtype, storage_flags, copy_flags, &out);
+        st = keep ? pdt_copy_to_new_in_order(src, dtype, &out)
+                  : pdt_copy_to_new(src, device, dtype, storage_flags, copy_flags, &out);
         Py_END_ALLOW_THREADS
     } else {
-        st = pdt_copy_to_new(src, device, dtype, storage_flags, copy_flags, &out);
+        st = keep ? pdt_copy_to_new_in_order(src, dtype, &out)
+                  : pdt_copy_to_new(src, device, dtype, storage_flags, copy_flags, &out);
     }
     pdt_hold_release(&h);
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
@@ -45,7 +52,7 @@ static PyObject *to_impl(PyObject *self, pdt_device device, pdt_dtype dtype, int
         Py_XDECREF(dev);
         return r;
     }
-    return copy_new(S, t, device, dtype, 0, non_blocking ? PDT_COPY_NON_BLOCKING : 0);
+    return copy_new(S, t, device, dtype, 0, non_blocking ? PDT_COPY_NON_BLOCKING : 0, 0);
 }
 
 /* to(device=None, dtype=None, non_blocking=False, copy=False), also to(dtype),
@@ -164,9 +171,14 @@ static PyObject *t_contiguous(PyObject *self, PyObject *unused)
 {
     (void)unused;
     const pdt_tensor *t = pdt_tensor_of(self);
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S)
+        return NULL;
     if (pdt_tensor_is_contiguous(t))
         return Py_NewRef(self);
-    return to_impl(self, t->device, t->dtype, 0, 1);
+    if (pdt_autograd_wanted(self, NULL, 0, NULL))
+        return pdt_autograd_call("contiguous", 1, self, NULL, 0, NULL);
+    return copy_new(S, t, t->device, t->dtype, 0, 0, 1); /* row-major, not t's order */
 }
 
 /* copy_(src, non_blocking=False): writes src's values (any device or dtype, same
@@ -259,7 +271,7 @@ static PyObject *t_pin_memory(PyObject *self, PyObject *unused)
     }
     if (pdt_tensor_is_pinned(t))
         return Py_NewRef(self);
-    return copy_new(S, t, t->device, t->dtype, PDT_STORAGE_PINNED, 0);
+    return copy_new(S, t, t->device, t->dtype, PDT_STORAGE_PINNED, 0, 1);
 }
 
 #define DTYPE_METHOD(NAME, DT)                                                                     \

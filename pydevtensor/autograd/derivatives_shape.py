@@ -162,6 +162,7 @@ class ToCopyBackward0(_Copy):
     pass
 
 
+@derivative("contiguous")
 class CloneBackward0(_Copy):
     pass
 
