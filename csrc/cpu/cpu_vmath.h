@@ -10,15 +10,15 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * Each function widens its float32 argument to double, evaluates there, and
  * rounds the result to float32 once.  The double evaluation is accurate to
- * 2^-30 relative or better (exp's series stops at r^8; log, sin and cos are
- * near 2^-50), far below float32's half unit in the last place (2^-24), so
+ * 2^-30 relative or better (the series of exp, sin and cos stop early;
+ * log's is near 2^-50), far below float32's half unit in the last place (2^-24), so
  * the result is the correctly rounded value except when the exact value lies
  * within that small distance of a rounding boundary: the error is at most
  * 1 ulp, the bound tests/test_vmath.py asserts over every float32 exponent
  * with 1000 random mantissas each, both signs, and the special values
  * (255,027 arguments).  Measured there: exp 0.501, sigmoid 0.501, tanh
- * 0.506, log 0.500 ulp, and sin and cos up to |x| = 2^20 0.500 (the nearest
- * float every time); 0.56 ulp for sin and cos past 2^20 (the C library's).
+ * 0.506, log 0.500, sin 0.501 and cos 0.500 ulp up to |x| = 2^20; 0.56 ulp
+ * for sin and cos past 2^20 (the C library's).
  * NumPy 2.4's float32 functions, on the same sample: exp 1.85, log 2.44, tanh
  * 1.33, sin 1.31, cos 1.39 ulp.
  *   exp    y = n ln2 + r, n = rint(y / ln2) (the 1.5 * 2^52 shift, so no
@@ -39,7 +39,8 @@
  *          9.01).
  *   sin, cos  y = n pi/2 + r, |r| <= pi/4, pi/2 in three parts of 33 bits
  *          (fdlibm's pio2_1, pio2_2, pio2_2t), exact for |n| < 2^20; Taylor
- *          series of sin to r^13 and cos to r^14, chosen by n mod 4.  Past
+ *          series of sin to r^11 and cos to r^10 (next terms below 2^-36 and
+ *          2^-32 relative), chosen by n mod 4.  Past
  *          |x| = 2^20 a block falls back to the C library's sinf and cosf
  *          (glibc documents them within 1 ulp), element by element.
  * Special values: NaN stays NaN; exp(+-inf) = inf, 0; log(0) = -inf,
@@ -214,16 +215,13 @@ static inline float VM(sincosf)(float x, int want_cos)
     double n = t - VM_SHIFT;
     double r = ((y - n * pio2_1) - n * pio2_2) - n * pio2_2t;
     double z = r * r;
-    double s = -1.0 / 6227020800; /* sin: r + r^3 (-1/3! + ... - 1/13!) */
-    s = s * z + 1.0 / 39916800;
+    double s = 1.0 / 39916800; /* sin: r - r z (1/3! - ... + z^4/11!) */
     s = s * z - 1.0 / 362880;
     s = s * z + 1.0 / 5040;
     s = s * z - 1.0 / 120;
     s = s * z + 1.0 / 6;
     s = z == 0.0 ? r : r - r * z * s; /* r itself keeps the sign of a zero */
-    double c = 1.0 / 87178291200;     /* cos: 1 - z/2 + ... + z^7/14! */
-    c = c * z - 1.0 / 479001600;
-    c = c * z + 1.0 / 3628800;
+    double c = 1.0 / 3628800;         /* cos: 1 - z/2 + ... - z^5/10! */
     c = c * z - 1.0 / 40320;
     c = c * z + 1.0 / 720;
     c = c * z - 1.0 / 24;
