@@ -10,20 +10,21 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * Each function widens its float32 argument to double, evaluates there, and
  * rounds the result to float32 once.  The double evaluation is accurate to
- * a few units in 2^-50 relative, far below float32's half unit in the last
- * place (2^-24), so the result is the correctly rounded value except when
- * the exact value lies within that tiny distance of a rounding boundary:
- * the error is at most 1 ulp, the bound tests/test_vmath.py asserts over
- * every float32 exponent with 1000 random mantissas each, both signs, and the
- * special values (255,027 arguments).  Measured there: 0.500 ulp for exp,
- * log, tanh and sigmoid, and for sin and cos up to |x| = 2^20 (the nearest
- * float every time); 0.56 ulp for sin and cos past 2^20 (the C library's).
+ * 2^-30 relative or better (the series of exp, sin and cos stop early;
+ * log's is near 2^-50), far below float32's half unit in the last place (2^-24), so
+ * the result is the correctly rounded value except when the exact value lies
+ * within that small distance of a rounding boundary: the error is at most
+ * 1 ulp, the bound tests/test_vmath.py asserts over every float32 exponent
+ * with 1000 random mantissas each, both signs, and the special values
+ * (255,027 arguments).  Measured there: exp 0.501, sigmoid 0.501, tanh
+ * 0.506, log 0.500, sin 0.501 and cos 0.500 ulp up to |x| = 2^20; 0.56 ulp
+ * for sin and cos past 2^20 (the C library's).
  * NumPy 2.4's float32 functions, on the same sample: exp 1.85, log 2.44, tanh
  * 1.33, sin 1.31, cos 1.39 ulp.
  *   exp    y = n ln2 + r, n = rint(y / ln2) (the 1.5 * 2^52 shift, so no
  *          conversion instruction is needed), ln2 in two parts (Cody and
- *          Waite), |r| <= ln2 / 2; e^r by its Taylor series to r^11 (the
- *          next term is below 7e-15 relative); 2^n built in the exponent
+ *          Waite), |r| <= ln2 / 2; e^r by its Taylor series to r^8 (the
+ *          next term is below 2^-31 relative); 2^n built in the exponent
  *          field.  Arguments are clamped to [-120, 120] first, which keeps
  *          every result float32 can tell apart (overflow past 88.72 and
  *          underflow past -103.97 round to inf and 0).
@@ -31,12 +32,15 @@
  *          first); log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172,
  *          by its odd series to s^15 (next term below 2e-13 relative).
  *   sigmoid  1 / (1 + exp(-x)) with the double exp above.
- *   tanh   sign(x) em / (em + 2), em = e^(2|x|) - 1: for 2|x| < 1 by the
- *          Taylor series of e^v - 1 to v^14 (no cancellation), above it
- *          from exp; |x| is clamped to 20 (tanh is 1 in float32 past 9.01).
+ *   tanh   sign(x) em / (em + 2), em = e^v - 1, v = 2|x|, from exp's
+ *          reduction: em = 2^n (e^r - 1) + (2^n - 1), with e^r - 1 the same
+ *          series less its 1 (for v < ln2 / 2, n = 0 and em = e^v - 1 with no
+ *          cancellation); |x| is clamped to 20 (tanh is 1 in float32 past
+ *          9.01).
  *   sin, cos  y = n pi/2 + r, |r| <= pi/4, pi/2 in three parts of 33 bits
  *          (fdlibm's pio2_1, pio2_2, pio2_2t), exact for |n| < 2^20; Taylor
- *          series of sin to r^13 and cos to r^14, chosen by n mod 4.  Past
+ *          series of sin to r^11 and cos to r^10 (next terms below 2^-36 and
+ *          2^-32 relative), chosen by n mod 4.  Past
  *          |x| = 2^20 a block falls back to the C library's sinf and cosf
  *          (glibc documents them within 1 ulp), element by element.
  * Special values: NaN stays NaN; exp(+-inf) = inf, 0; log(0) = -inf,
@@ -100,17 +104,22 @@ static inline float VM(from_bits32)(uint32_t u)
 
 #define VM_SHIFT 0x1.8p52 /* adding it rounds a double below 2^51 to an integer */
 
-/* e^y for y in [-120, 120] (or NaN), in double. */
-static inline double VM(exp_d)(double y)
+/* y = n ln2 + r, |r| <= ln2 / 2 (or NaN): returns t, whose low bits hold n
+ * in two's complement, and sets *r. */
+static inline double VM(exp_reduce)(double y, double *r)
 {
     const double ln2_hi = 0x1.62e42feep-1, ln2_lo = 0x1.a39ef35793c76p-33;
     double t = y * 0x1.71547652b82fep0 + VM_SHIFT; /* y / ln2, rounded, in t's low bits */
     double n = t - VM_SHIFT;
-    double r = (y - n * ln2_hi) - n * ln2_lo;
-    double p = 1.0 / 39916800;
-    p = p * r + 1.0 / 3628800;
-    p = p * r + 1.0 / 362880;
-    p = p * r + 1.0 / 40320;
+    *r = (y - n * ln2_hi) - n * ln2_lo;
+    return t;
+}
+
+/* e^r - 1 for |r| <= ln2 / 2, by its Taylor series to r^8 (the next term is
+ * below 2^-31 of the result). */
+static inline double VM(expm1_r)(double r)
+{
+    double p = 1.0 / 40320;
     p = p * r + 1.0 / 5040;
     p = p * r + 1.0 / 720;
     p = p * r + 1.0 / 120;
@@ -118,10 +127,18 @@ static inline double VM(exp_d)(double y)
     p = p * r + 1.0 / 6;
     p = p * r + 0.5;
     p = p * r + 1.0;
-    p = p * r + 1.0;
-    /* 2^n: n + 1023 into the exponent field (t's low bits hold n in two's
-     * complement; the shift drops everything above them). */
-    return p * VM(from_bits64)((VM(bits64)(t) + 1023) << 52);
+    return p * r;
+}
+
+/* 2^n for the t of exp_reduce: n + 1023 into the exponent field (the shift
+ * drops everything above n's bits); n in [-1022, 1023]. */
+static inline double VM(pow2_t)(double t) { return VM(from_bits64)((VM(bits64)(t) + 1023) << 52); }
+
+/* e^y for y in [-120, 120] (or NaN), in double. */
+static inline double VM(exp_d)(double y)
+{
+    double r, t = VM(exp_reduce)(y, &r);
+    return (VM(expm1_r)(r) + 1.0) * VM(pow2_t)(t);
 }
 
 static inline double VM(clamp_d)(double y, double lo, double hi)
@@ -140,26 +157,14 @@ static inline float VM(sigmoidf)(float x)
     return (float)(1.0 / (1.0 + VM(exp_d)(VM(clamp_d)(-(double)x, -120.0, 120.0))));
 }
 
-/* e^v - 1 for v in [0, 40] (or NaN). */
+/* e^v - 1 for v in [0, 40] (or NaN): 2^n (e^r - 1) + (2^n - 1), one
+ * polynomial; for v < ln2 / 2, n = 0 and r = v, so nothing cancels, and
+ * above it the two terms have the same sign or |e^r - 1| < 0.42 <= 2^n - 1. */
 static inline double VM(expm1_d)(double v)
 {
-    double p = 1.0 / 87178291200; /* 1/14! */
-    p = p * v + 1.0 / 6227020800;
-    p = p * v + 1.0 / 479001600;
-    p = p * v + 1.0 / 39916800;
-    p = p * v + 1.0 / 3628800;
-    p = p * v + 1.0 / 362880;
-    p = p * v + 1.0 / 40320;
-    p = p * v + 1.0 / 5040;
-    p = p * v + 1.0 / 720;
-    p = p * v + 1.0 / 120;
-    p = p * v + 1.0 / 24;
-    p = p * v + 1.0 / 6;
-    p = p * v + 0.5;
-    p = p * v + 1.0;
-    double small = p * v;
-    double large = VM(exp_d)(v) - 1.0;
-    return v < 1.0 ? small : large;
+    double r, t = VM(exp_reduce)(v, &r);
+    double s = VM(pow2_t)(t);
+    return s * VM(expm1_r)(r) + (s - 1.0);
 }
 
 static inline float VM(tanhf)(float x)
@@ -210,16 +215,13 @@ static inline float VM(sincosf)(float x, int want_cos)
     double n = t - VM_SHIFT;
     double r = ((y - n * pio2_1) - n * pio2_2) - n * pio2_2t;
     double z = r * r;
-    double s = -1.0 / 6227020800; /* sin: r + r^3 (-1/3! + ... - 1/13!) */
-    s = s * z + 1.0 / 39916800;
+    double s = 1.0 / 39916800; /* sin: r - r z (1/3! - ... + z^4/11!) */
     s = s * z - 1.0 / 362880;
     s = s * z + 1.0 / 5040;
     s = s * z - 1.0 / 120;
     s = s * z + 1.0 / 6;
     s = z == 0.0 ? r : r - r * z * s; /* r itself keeps the sign of a zero */
-    double c = 1.0 / 87178291200;     /* cos: 1 - z/2 + ... + z^7/14! */
-    c = c * z - 1.0 / 479001600;
-    c = c * z + 1.0 / 3628800;
+    double c = 1.0 / 3628800;         /* cos: 1 - z/2 + ... - z^5/10! */
     c = c * z - 1.0 / 40320;
     c = c * z + 1.0 / 720;
     c = c * z - 1.0 / 24;
