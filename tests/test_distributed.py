@@ -171,11 +171,12 @@ def _two_gpus_and_nccl_ranks():
 
 
 @pytest.mark.cuda
-@pytest.mark.real_gpu("NCCL across processes needs real GPUs, one per rank")
+@pytest.mark.real_gpu("NCCL across processes needs real GPUs, one per rank: each process "
+                      "would have its own emulator, which joins no other process")
 @pytest.mark.skipif(not _two_gpus_and_nccl_ranks(),
                     reason="needs 2 GPUs, one per rank, and NCCL")
 def test_nccl_all_reduce_across_two_processes(tmp_path):
-    """Ready for when backend='nccl' has its communicator: 2 ranks, one GPU each."""
+    """backend='nccl' across 2 processes, one GPU each: ncclCommInitRank joins them."""
     script = tmp_path / "nccl.py"
     script.write_text(
         "import pydevtensor as pdt, pydevtensor.distributed as dist\n"
