@@ -12,7 +12,7 @@ import numpy as np
 
 import pydevtensor as pdt
 import pydevtensor.distributed as dist
-from pydevtensor.distributed import ReduceOp
+from pydevtensor.distributed import ReduceOp, _group
 
 DTYPES = ["bool", "int32", "int64", "float32", "float64"]
 
@@ -53,7 +53,7 @@ def check(t, want, dtype, what):
 def main():
     dist.init_process_group("nccl")
     r, W = dist.get_rank(), dist.get_world_size()
-    dev = f"cuda:{r}"
+    dev = f"cuda:{_group._group.nccl.device}"  # the local rank's GPU (Note [NCCL ranks])
     ops = [ReduceOp.SUM, ReduceOp.PRODUCT, ReduceOp.MAX, ReduceOp.MIN]
     for dtype in DTYPES:
         for op in ops + ([ReduceOp.AVG] if dtype.startswith("float") else []):

@@ -176,16 +176,8 @@ def _two_gpus_and_nccl_ranks():
 @pytest.mark.skipif(not _two_gpus_and_nccl_ranks(),
                     reason="needs 2 GPUs, one per rank, and NCCL")
 def test_nccl_all_reduce_across_two_processes(tmp_path):
-    """backend='nccl' across 2 processes, one GPU each: ncclCommInitRank joins them."""
-    script = tmp_path / "nccl.py"
-    script.write_text(
-        "import pydevtensor as pdt, pydevtensor.distributed as dist\n"
-        "dist.init_process_group('nccl')\n"
-        "r = dist.get_rank()\n"
-        "x = pdt.ones(1 << 20, device=f'cuda:{r}') * (r + 1)\n"
-        "dist.all_reduce(x)\n"
-        "assert x.cpu().numpy().min() == x.cpu().numpy().max() == 3.0\n"
-        "dist.destroy_process_group()\n")
-    p = subprocess.run([sys.executable, "-m", "pydevtensor.distributed.run", "-n", "2",
-                        str(script)], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, (p.stdout, p.stderr)
+    """backend='nccl' across 2 processes, one GPU each: ncclCommInitRank joins them, and
+    tests/distributed_nccl.py runs every collective and dtype with rank r holding
+    (r + 1) * base."""
+    p, _ = launch(2, "distributed_nccl.py", results=tmp_path)
+    assert [r["world"] for r in results_of(p, 2, tmp_path)] == [2, 2]
