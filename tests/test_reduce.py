@@ -264,6 +264,31 @@ def test_cpu_split_rows_are_bit_identical():
     np.testing.assert_array_equal(means, np.array([host(t[i:i + 1].mean()) for i in range(20)]))
 
 
+def test_cpu_column_bands_do_not_depend_on_the_thread_count():
+    """Note [CPU reduction order]: a tall matrix's column reductions are cut into bands
+    of rows whose partials combine in band order, so one thread and two give the same
+    bits; integer sums and the first index of a tie are exact across the bands."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((3 * 4096 + 77, 37)).astype(np.float32)
+    ai = rng.integers(-3, 4, a.shape).astype(np.int32)
+    ai[[100, 9000], 4] = 50  # a tie for the maximum, in different bands
+    t, ti = pdt.tensor(a), pdt.tensor(ai)
+    old = pdt.get_num_threads()
+    try:
+        got = []
+        for n in (1, 2):
+            pdt.set_num_threads(n)
+            got.append((host(t.sum(0)), host(t.mean(0)), host(ti.sum(0)), host(ti.argmax(0))))
+    finally:
+        pdt.set_num_threads(old)
+    for one, two in zip(*got):
+        np.testing.assert_array_equal(one, two)
+    np.testing.assert_allclose(got[0][0], a.astype(np.float64).sum(0), rtol=1e-6, atol=1e-4)
+    np.testing.assert_array_equal(got[0][2], ai.astype(np.int64).sum(0))
+    np.testing.assert_array_equal(got[0][3], ai.argmax(0))
+    assert got[0][3][4] == 100
+
+
 def test_int_sums_wrap_and_promote(device):
     a = np.array([2 ** 62, 2 ** 62, 2 ** 62, 7], dtype=np.int64)
     t = pdt.tensor(a, device=device)

@@ -19,10 +19,15 @@
  *   - few long rows: each row's chunks are split between the threads, the
  *     partials gathered in a small array and combined in order.
  * Columns: each column is folded over its k elements in order (sums in
- * double; float32 sums add four rows at a time, (r0 + r1) + (r2 + r3), then
- * to the running sum), blocks of up to COL_BLOCK neighbouring columns at a
+ * double, one row at a time), blocks of up to COL_BLOCK neighbouring columns at a
  * time, the blocks split between the threads; again independent of the
- * thread count.
+ * thread count.  A tall block (k > 2 COL_ROWS rows of at most COL_ROWS_MAX_M
+ * columns: sum(0) of a (1e6, 256) matrix) is instead cut into bands of
+ * COL_ROWS rows: each band's columns are folded as above into partials, the
+ * bands split between the threads (so that each thread streams through
+ * memory in order, instead of every thread reading a slice of every row),
+ * and each column's partials combined in band order.  Whether a matrix is
+ * cut depends only on its shape, never on the thread count.
  * Loops over fewer than 2 * GRAIN elements stay on the calling thread.
  */
 #include <math.h>
@@ -38,6 +43,8 @@
 #define GRAIN ((int64_t)1 << 15) /* elements below which a thread is not worth it */
 #define CHUNKS_PER_ROUND 256     /* partials gathered at once when a row is split */
 #define COL_BLOCK 1024           /* columns folded together in the columns layout */
+#define COL_ROWS 4096            /* rows per partial when a tall columns layout is split */
+#define COL_ROWS_MAX_M 4096      /* ... and at most this many columns */
 
 /* A partial result: f for floating inputs, i for integer ones (sums wrap as
  * uint64), idx the position of a max/min within the row. */
@@ -337,7 +344,8 @@ typedef struct job {
     int64_t width;              /* columns per block (columns layout) */
     char *out;                  /* (m,) */
     pdt_dtype out_dtype;
-    int oom; /* a gather buffer could not be allocated */
+    int oom;    /* a gather buffer (or the bands' partials) could not be allocated */
+    acc *bands; /* a tall columns layout: (k / COL_ROWS, m) partials */
     /* one row split across threads */
     const char *row;
     int64_t first_chunk;
@@ -402,14 +410,16 @@ static acc run_chunk(const job *j, const char *row, int64_t begin, int64_t n, ch
 }
 
 /* A gather buffer for strided rows (NULL for contiguous ones, or when it
- * cannot be had: then *failed is set). */
-static char *gather_buffer(const job *j, int *failed)
+ * cannot be had: then *failed and j->oom are set). */
+static char *gather_buffer(job *j, int *failed)
 {
     if (j->elem_bytes == j->elsize)
         return NULL;
     char *buf = malloc((size_t)(CHUNK * j->elsize));
-    if (!buf)
+    if (!buf) {
         *failed = 1;
+        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+    }
     return buf;
 }
 
@@ -451,10 +461,8 @@ static void rows_range(int64_t begin, int64_t end, void *ctx)
     job *j = ctx;
     int failed = 0;
     char *buf = gather_buffer(j, &failed);
-    if (failed) {
-        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+    if (failed)
         return;
-    }
     for (int64_t r = begin; r < end; r++)
         store_row(j, r, reduce_row(j, j->x + r * j->row_bytes, buf));
     free(buf);
@@ -465,10 +473,8 @@ static void chunks_range(int64_t begin, int64_t end, void *ctx)
     job *j = ctx;
     int failed = 0;
     char *buf = gather_buffer(j, &failed);
-    if (failed) {
-        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+    if (failed)
         return;
-    }
     for (int64_t c = begin; c < end; c++) {
         int64_t start = (j->first_chunk + c) * CHUNK;
         j->partials[c] = run_chunk(j, j->row, start, chunk_len(j, start), buf);
@@ -488,11 +494,53 @@ static void cols_range(int64_t begin, int64_t end, void *ctx)
     }
 }
 
+/* Bands [begin, end) of COL_ROWS rows of a tall columns layout: each band's
+ * partials into j->bands, COL_BLOCK columns at a time. */
+static void bands_range(int64_t begin, int64_t end, void *ctx)
+{
+    const job *j = ctx;
+    int arg = j->op == PDT_REDUCE_ARGMAX || j->op == PDT_REDUCE_ARGMIN;
+    for (int64_t b = begin; b < end; b++) {
+        int64_t r0 = b * COL_ROWS, rows = j->k - r0 < COL_ROWS ? j->k - r0 : COL_ROWS;
+        const char *x = j->x + r0 * j->m * j->elsize;
+        acc *part = j->bands + b * j->m;
+        for (int64_t j0 = 0; j0 < j->m; j0 += COL_BLOCK) {
+            int64_t nj = j->m - j0 < COL_BLOCK ? j->m - j0 : COL_BLOCK;
+            j->cols(x, j->m, rows, j0, nj, part + j0);
+        }
+        for (int64_t q = 0; arg && q < j->m; q++)
+            part[q].idx += r0;
+    }
+}
+
+/* A tall columns layout, cut into bands (Note [CPU reduction order]). */
+static void reduce_bands(job *j)
+{
+    int64_t nb = (j->k + COL_ROWS - 1) / COL_ROWS;
+    j->bands = malloc((size_t)(nb * j->m) * sizeof(acc));
+    if (!j->bands) {
+        j->oom = 1;
+        return;
+    }
+    pdt_cpu_parallel_for(nb, 1, bands_range, j);
+    for (int64_t q = 0; q < j->m; q++) {
+        acc a = j->bands[q];
+        for (int64_t b = 1; b < nb; b++)
+            combine(j, &a, &j->bands[b * j->m + q]);
+        store_row(j, q, a);
+    }
+    free(j->bands);
+}
+
 /* The columns layout: blocks of neighbouring columns split over the threads
  * (narrower blocks when there are few columns, so that each thread has some). */
 static void reduce_cols(job *j)
 {
     int64_t m = j->m, k = j->k;
+    if (k > 2 * COL_ROWS && m <= COL_ROWS_MAX_M) {
+        reduce_bands(j);
+        return;
+    }
     j->width = COL_BLOCK;
     if (m * k >= 2 * GRAIN) {
         int64_t threads = pdt_cpu_threads(), w = (m + threads - 1) / threads;
@@ -563,8 +611,8 @@ pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_ten
     }
     if (jb.oom)
         return pdt_fail(PDT_ERR_OOM,
-                        "out of memory: a %lld-byte buffer to reduce a strided view of shape "
-                        "(%lld, %lld) on the CPU",
-                        (long long)(CHUNK * jb.elsize), (long long)m, (long long)k);
+                        "out of memory: a work buffer to reduce a view of shape (%lld, %lld) "
+                        "on the CPU",
+                        (long long)m, (long long)k);
     return PDT_OK;
 }
