@@ -33,8 +33,11 @@
 #include "cpu_simd.h"
 #include "pdt_convert.h"
 
-/* Elements per thread below which an op stays on one thread. */
+/* Elements per thread below which an op stays on one thread; an op that
+ * costs about as much as a transcendental function per element (the unary
+ * ops of costly_unary) splits at an eighth of that. */
 #define EW_GRAIN 32768
+#define EW_GRAIN_COSTLY (EW_GRAIN / 8)
 
 /* ---- element functions that are more than an operator ---- */
 
@@ -426,12 +429,18 @@ static void job_run_range(int64_t begin, int64_t end, void *ctx)
     }
 }
 
-static void job_run(ew_job *job, int64_t numel)
+static void job_run(ew_job *job, int64_t numel, int64_t grain)
 {
-    if (numel < 2 * EW_GRAIN)
+    if (numel < 2 * grain)
         job_run_range(0, numel, job);
     else
-        pdt_cpu_parallel_for(numel, EW_GRAIN, job_run_range, job);
+        pdt_cpu_parallel_for(numel, grain, job_run_range, job);
+}
+
+static int costly_unary(pdt_unary_op op)
+{
+    return op == PDT_OP_EXP || op == PDT_OP_LOG || op == PDT_OP_SIN || op == PDT_OP_COS ||
+           op == PDT_OP_TANH || op == PDT_OP_SIGMOID;
 }
 
 /* A scalar operand's value in dtype dt, at a stable address. */
@@ -479,7 +488,7 @@ pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a
         scalar_store(dt, b.s, &sb);
         job.base[2] = (char *)&sb;
     }
-    job_run(&job, pdt_tensor_numel(out));
+    job_run(&job, pdt_tensor_numel(out), EW_GRAIN);
     return PDT_OK;
 }
 
@@ -525,6 +534,6 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
     job.extra = &bounds;
     job_init(&job, out, ops);
     job.base[2] = &unused;
-    job_run(&job, pdt_tensor_numel(out));
+    job_run(&job, pdt_tensor_numel(out), costly_unary(op) ? EW_GRAIN_COSTLY : EW_GRAIN);
     return PDT_OK;
 }

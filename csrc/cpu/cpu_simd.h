@@ -11,10 +11,15 @@
  * best level the processor supports (__builtin_cpu_supports, as NumPy's
  * dispatcher does), or the one PYDEVTENSOR_CPU_LEVEL names (baseline, avx2,
  * avx512; a level above what the processor has is refused with a warning on
- * stderr, and the best supported one is used).  The levels run the same
- * operations in the same order, with no fused multiply-add (-ffp-contract=off
- * and no fma() in the kernels), so they give identical bits: only the speed
- * differs.  pdt_cpu_simd_set lets the tests run every level in one process.
+ * stderr, and the best supported one is used).  +, -, *, /, the reductions
+ * and the column sums run the same operations in the same order at every
+ * level, with no fused multiply-add (-ffp-contract=off), so they give
+ * identical bits: only the speed differs.  The float32 functions (exp, log,
+ * tanh, sigmoid, sin, cos) are evaluated in double at the baseline and in
+ * float32 with explicit FMAs at AVX2 and AVX-512 (Note [float32 evaluation
+ * with FMA] in cpu_vmathf.h): the two FMA levels agree bit for bit, the
+ * baseline within the stated bounds.  pdt_cpu_simd_set lets the tests run
+ * every level in one process.
  */
 #ifndef PDT_CPU_SIMD_H
 #define PDT_CPU_SIMD_H

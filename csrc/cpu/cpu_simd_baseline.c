@@ -2,4 +2,5 @@
  * other processor (Note [CPU dispatch levels] in cpu_simd.h). */
 #define PDT_SIMD_LEVEL baseline
 #define PDT_SIMD_BYTES 16
+#define PDT_SIMD_FMA 0
 #include "cpu_vmath.h"
