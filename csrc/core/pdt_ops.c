@@ -121,16 +121,20 @@ done:
     return st;
 }
 
+/* Copies src into the freshly made out, releasing out when the copy fails. */
+static pdt_status fill_new(pdt_tensor *out, const pdt_tensor *src, int copy_flags)
+{
+    pdt_status st = pdt_copy(out, src, copy_flags);
+    if (st != PDT_OK)
+        pdt_tensor_release(out);
+    return st;
+}
+
 pdt_status pdt_copy_to_new(const pdt_tensor *src, pdt_device device, pdt_dtype dtype,
                            int storage_flags, int copy_flags, pdt_tensor *out)
 {
     pdt_status st = pdt_tensor_empty(device, dtype, src->ndim, src->shape, storage_flags, out);
-    if (st != PDT_OK)
-        return st;
-    st = pdt_copy(out, src, copy_flags);
-    if (st != PDT_OK)
-        pdt_tensor_release(out);
-    return st;
+    return st != PDT_OK ? st : fill_new(out, src, copy_flags);
 }
 
 pdt_status pdt_copy_to_new_in_order(const pdt_tensor *src, pdt_dtype dtype, pdt_tensor *out)
@@ -139,12 +143,7 @@ pdt_status pdt_copy_to_new_in_order(const pdt_tensor *src, pdt_dtype dtype, pdt_
     int moved = !pdt_tensor_is_contiguous(src) && pdt_memory_order(src, perm);
     pdt_status st = pdt_tensor_empty_in_order(src->device, dtype, src->ndim, src->shape,
                                               moved ? perm : NULL, out);
-    if (st != PDT_OK)
-        return st;
-    st = pdt_copy(out, src, 0);
-    if (st != PDT_OK)
-        pdt_tensor_release(out);
-    return st;
+    return st != PDT_OK ? st : fill_new(out, src, 0);
 }
 
 pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value)

@@ -27,6 +27,8 @@ import os
 
 import numpy as np
 
+from ._group import ReduceOp
+
 NCCL_UNIQUE_ID_BYTES = 128
 
 # pydevtensor dtype name -> ncclDataType_t (the values of csrc/cuda/nccl_api.h);
@@ -175,12 +177,12 @@ class NcclState:
 
     def broadcast(self, tensor, src, async_op):
         n = tensor.numel() * tensor.element_size()
-        return self._run(_BROADCAST, tensor, tensor, _SUM, src, async_op,
+        return self._run(_BROADCAST, tensor, tensor, ReduceOp.SUM, src, async_op,
                          n if self.rank == src and self.size > 1 else 0)
 
     def all_gather(self, output, input, async_op):
         n = input.numel() * input.element_size()
-        return self._run(_ALL_GATHER, input, output, _SUM, 0, async_op, (self.size - 1) * n)
+        return self._run(_ALL_GATHER, input, output, ReduceOp.SUM, 0, async_op, (self.size - 1) * n)
 
     def all_gather_list(self, tensor_list, tensor, async_op):
         from .. import empty
@@ -202,9 +204,3 @@ class NcclState:
     def close(self):
         self.comm = None  # the capsule destroys the communicator
 
-
-class _Sum:
-    name = "SUM"
-
-
-_SUM = _Sum()
