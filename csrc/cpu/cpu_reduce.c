@@ -349,7 +349,7 @@ typedef struct job {
     /* one row split across threads */
     const char *row;
     int64_t first_chunk;
-    acc partials[CHUNKS_PER_ROUND];
+    acc *partials; /* CHUNKS_PER_ROUND, on split_row's stack (not zeroed with the job) */
 } job;
 
 /* a = a then b (b covers later elements of the row than a). */
@@ -557,7 +557,8 @@ static void reduce_cols(job *j)
 static void split_row(job *j, int64_t r)
 {
     int64_t nchunks = (j->k + CHUNK - 1) / CHUNK;
-    acc a = {0, 0, 0};
+    acc a = {0, 0, 0}, partials[CHUNKS_PER_ROUND];
+    j->partials = partials;
     j->row = j->x + r * j->row_bytes;
     for (int64_t c0 = 0; c0 < nchunks; c0 += CHUNKS_PER_ROUND) {
         int64_t count = nchunks - c0 < CHUNKS_PER_ROUND ? nchunks - c0 : CHUNKS_PER_ROUND;

@@ -21,40 +21,41 @@ typedef int64_t VM(vi64) __attribute__((vector_size(PDT_SIMD_BYTES)));
     static int64_t VM(NAME)(const T *x, int64_t n)                                                 \
     {                                                                                              \
         enum { W = PDT_SIMD_BYTES / sizeof(T) };                                                   \
-        VT b0, b1, v0, v1;                                                                         \
-        VI a0, a1, n0 = {0}, n1 = {0}, i0, i1;                                                     \
-        for (int j = 0; j < W; j++) {                                                              \
-            b0[j] = b1[j] = x[0];                                                                  \
-            a0[j] = a1[j] = 0;                                                                     \
-            i0[j] = (IT)j;                                                                         \
-            i1[j] = (IT)(j + W);                                                                   \
-        }                                                                                          \
-        int64_t i = 0;                                                                             \
-        for (; i + 2 * W <= n; i += 2 * W) {                                                       \
-            memcpy(&v0, x + i, sizeof v0);                                                         \
-            memcpy(&v1, x + i + W, sizeof v1);                                                     \
-            VI m0 = v0 CMP b0, m1 = v1 CMP b1;                                                     \
-            b0 = (VT)(((VI)v0 & m0) | ((VI)b0 & ~m0));                                             \
-            b1 = (VT)(((VI)v1 & m1) | ((VI)b1 & ~m1));                                             \
-            a0 = (i0 & m0) | (a0 & ~m0);                                                           \
-            a1 = (i1 & m1) | (a1 & ~m1);                                                           \
-            n0 |= v0 != v0;                                                                        \
-            n1 |= v1 != v1;                                                                        \
-            i0 += 2 * W;                                                                           \
-            i1 += 2 * W;                                                                           \
-        }                                                                                          \
         T b = x[0];                                                                                \
-        int64_t r = 0;                                                                             \
+        int64_t r = 0, i = 0;                                                                      \
         int any = x[0] != x[0];                                                                    \
-        for (int j = 0; j < W; j++) {                                                              \
-            const T bj[2] = {b0[j], b1[j]};                                                        \
-            const int64_t aj[2] = {a0[j], a1[j]};                                                  \
-            any |= n0[j] != 0 || n1[j] != 0;                                                       \
-            for (int k = 0; k < 2; k++)                                                            \
-                if (bj[k] CMP b || (bj[k] == b && aj[k] < r)) {                                    \
-                    b = bj[k];                                                                     \
-                    r = aj[k];                                                                     \
-                }                                                                                  \
+        if (n >= 2 * W) { /* a shorter run goes straight to the scalar loop */                     \
+            VT b0, b1, v0, v1;                                                                     \
+            VI a0, a1, n0 = {0}, n1 = {0}, i0, i1;                                                 \
+            for (int j = 0; j < W; j++) {                                                          \
+                b0[j] = b1[j] = x[0];                                                              \
+                a0[j] = a1[j] = 0;                                                                 \
+                i0[j] = (IT)j;                                                                     \
+                i1[j] = (IT)(j + W);                                                               \
+            }                                                                                      \
+            for (; i + 2 * W <= n; i += 2 * W) {                                                   \
+                memcpy(&v0, x + i, sizeof v0);                                                     \
+                memcpy(&v1, x + i + W, sizeof v1);                                                 \
+                VI m0 = v0 CMP b0, m1 = v1 CMP b1;                                                 \
+                b0 = (VT)(((VI)v0 & m0) | ((VI)b0 & ~m0));                                         \
+                b1 = (VT)(((VI)v1 & m1) | ((VI)b1 & ~m1));                                         \
+                a0 = (i0 & m0) | (a0 & ~m0);                                                       \
+                a1 = (i1 & m1) | (a1 & ~m1);                                                       \
+                n0 |= v0 != v0;                                                                    \
+                n1 |= v1 != v1;                                                                    \
+                i0 += 2 * W;                                                                       \
+                i1 += 2 * W;                                                                       \
+            }                                                                                      \
+            for (int j = 0; j < W; j++) {                                                          \
+                const T bj[2] = {b0[j], b1[j]};                                                    \
+                const int64_t aj[2] = {a0[j], a1[j]};                                              \
+                any |= n0[j] != 0 || n1[j] != 0;                                                   \
+                for (int k = 0; k < 2; k++)                                                        \
+                    if (bj[k] CMP b || (bj[k] == b && aj[k] < r)) {                                \
+                        b = bj[k];                                                                 \
+                        r = aj[k];                                                                 \
+                    }                                                                              \
+            }                                                                                      \
         }                                                                                          \
         for (; i < n; i++) {                                                                       \
             any |= x[i] != x[i];                                                                   \
