@@ -245,7 +245,7 @@ void pdt_tensor_share(pdt_tensor *out, const pdt_tensor *src)
 void pdt_tensor_release(pdt_tensor *t)
 {
     pdt_storage *s = t->storage;
-    memset(t, 0, sizeof *t);
+    pdt_tensor_forget(t);
     storage_decref(s);
 }
 

@@ -79,6 +79,18 @@ pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const 
  * devices and contiguous() give row-major tensors.  Size-1 dims, stride-0
  * dims and negative strides say nothing about the order and stay in place. */
 
+/* Marks t as released, without touching its shape and strides: no storage,
+ * no data, no dimensions (what a released tensor is read as).  Cheaper than
+ * zeroing the whole struct, which on every op's temporaries showed as a
+ * `rep stos` of 300 bytes in profiles. */
+static inline void pdt_tensor_forget(pdt_tensor *t)
+{
+    t->storage = NULL;
+    t->data = NULL;
+    t->ndim = 0;
+    t->offset = 0;
+}
+
 /* perm (t->ndim entries): t's dims in memory order, outermost first.  Returns
  * 1 when that differs from the identity (t is not row-major). */
 int pdt_memory_order(const pdt_tensor *t, int *perm);
@@ -92,7 +104,8 @@ pdt_status pdt_tensor_wrap(pdt_device device, pdt_dtype dtype, int ndim, const i
                            void (*release)(void *ctx), void *ctx, pdt_tensor *out);
 /* out becomes a new view of src (same storage, one more reference). */
 void pdt_tensor_share(pdt_tensor *out, const pdt_tensor *src);
-/* Drops t's storage reference; t is left zeroed.  Safe on a zeroed tensor. */
+/* Drops t's storage reference; t is left released (pdt_tensor_forget).  Safe
+ * on a released or zeroed tensor. */
 void pdt_tensor_release(pdt_tensor *t);
 
 int pdt_tensor_is_pinned(const pdt_tensor *t);

@@ -18,7 +18,7 @@ PyObject *pdt_tensor_wrap_new(pdt_state *S, pdt_tensor *t)
         return NULL;
     }
     memcpy(&o->t, t, sizeof *t);
-    memset(t, 0, sizeof *t);
+    pdt_tensor_forget(t);
     return (PyObject *)o;
 }
 
