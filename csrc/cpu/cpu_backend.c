@@ -67,7 +67,7 @@ static void cpu_versions(int *driver, int *runtime) { *driver = *runtime = 0; }
 #define PDT_CPU_HUGE_MIN ((size_t)4 << 20)
 #define PDT_CPU_COLOURS 32 /* Note [block colouring]: offsets 0, 64, ..., 1984 bytes */
 #define PDT_CPU_COLOUR_PAD ((size_t)PDT_CPU_COLOURS * PDT_CPU_ALIGN)
-#define PDT_CPU_SMALL_MAX 1024 /* Note [small blocks] */
+#define PDT_CPU_SMALL_MAX (((size_t)64 << 10) - 1) /* Note [small blocks] */
 
 /* Note [huge pages]: a fresh 256 MiB result takes 65536 page faults to touch
  * with 4 KiB pages; aligned to 2 MiB and marked MADV_HUGEPAGE it takes 128, which
@@ -97,10 +97,11 @@ static void cpu_versions(int *driver, int *runtime) { *driver = *runtime = 0; }
  * posix_memalign(64, n) for a small n makes glibc carve a larger chunk and
  * free its leading and trailing pieces, which sends every later malloc down
  * its slow path (malloc_consolidate, unlink_chunk): a sixth of the time of
- * `a.clone()` on one element went there.  A block of up to PDT_CPU_SMALL_MAX
- * bytes is instead malloc(n + 64), served from glibc's per-thread cache, and
- * aligned by hand; the pointer malloc gave is kept in the 8 bytes just below
- * the aligned address, where pdt_cpu_block_free finds it. */
+ * `a.clone()` on one element went there.  A block below 64 KiB (the block
+ * cache's smallest class) is instead malloc(n + 64), served from glibc's
+ * per-thread cache or bins, and aligned by hand; the pointer malloc gave is
+ * kept in the 8 bytes just below the aligned address, where
+ * pdt_cpu_block_free finds it. */
 static _Atomic size_t in_use[PDT_MAX_DEVICES];
 
 static size_t block_size(size_t nbytes, size_t *align)
