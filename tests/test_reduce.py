@@ -287,6 +287,13 @@ def test_cpu_column_bands_do_not_depend_on_the_thread_count():
     np.testing.assert_array_equal(got[0][2], ai.astype(np.int64).sum(0))
     np.testing.assert_array_equal(got[0][3], ai.argmax(0))
     assert got[0][3][4] == 100
+    # every other row, read in place as columns whose rows are 2 * 37 apart
+    v, vi = t[::2], ti[1::2]
+    np.testing.assert_allclose(host(v.sum(0)), a[::2].astype(np.float64).sum(0), rtol=1e-6,
+                               atol=1e-4)
+    np.testing.assert_array_equal(host(vi.sum(0)), ai[1::2].astype(np.int64).sum(0))
+    np.testing.assert_array_equal(host(vi.argmin(0)), ai[1::2].argmin(0))
+    np.testing.assert_array_equal(host(v.max(0)[0]), a[::2].max(0))
 
 
 def test_int_sums_wrap_and_promote(device):

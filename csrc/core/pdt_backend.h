@@ -186,7 +186,9 @@ typedef struct pdt_backend {
     pdt_status (*unary)(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, pdt_scalar lo,
                         pdt_scalar hi);
     /* x (m, k) with contiguous rows (strides (k, 1)) or, for k > 1, contiguous
-     * columns (strides (1, m)); out contiguous (m,) = op over each row of k.  out's
+     * columns (strides (1, m)); on the CPU also strided rows (strides (r, s)) and
+     * columns with a pitch (strides (1, p), p > m: Note [strided reductions] in
+     * pdt_reduce.c); out contiguous (m,) = op over each row of k.  out's
      * dtype is pdt_reduce_out_dtype(op, x's dtype) (pdt_reduce.h): int64 for the
      * arg ops and for SUM/PROD of bool and integers, float64 for SUM_SQUARES of
      * floats, else x's. */

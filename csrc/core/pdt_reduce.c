@@ -61,8 +61,11 @@ static int needs_values(pdt_reduce_op op)
  * chunk of a row at a time into a small buffer (so the sum is formed exactly
  * as for the same values laid out contiguously), instead of copying the whole
  * view first: a[:, ::2].sum(1) of a 1e8-element float32 matrix no longer
- * allocates 200 MB.  Other layouts, dtype casts and the CUDA backend still
- * copy into a contiguous (m, k) block. */
+ * allocates 200 MB.  When the kept stride is 1 and the reduced one at least
+ * m (a[::2].sum(0)), the backend reads it as columns whose rows are that
+ * stride apart, row by row, as it reads a row-major matrix's sum(0), instead
+ * of gathering each output's elements down a column.  Other layouts, dtype
+ * casts and the CUDA backend still copy into a contiguous (m, k) block. */
 
 /* The single stride of dims [from, to) of t (size-1 dims skipped) into *s,
  * when they merge into one dim; 1 if so.  No dims: any stride (1). */

@@ -2,8 +2,9 @@
  * (m,), contiguous, with the dtype pdt_reduce_out_dtype() gives (see
  * pdt_reduce.h).  x comes in one of two layouts:
  *   rows     strides (k, 1): each row of k is contiguous (the common case);
- *   columns  strides (1, m): x is a (k, m) row-major block whose columns are
- *            reduced (sum(0) of a matrix), read row by row without a copy.
+ *   columns  strides (1, p), p >= m: x is a (k, m) block, its rows p elements
+ *            apart (p = m: row-major; p > m: a[::2].sum(0)), whose columns
+ *            are reduced (sum(0) of a matrix), read row by row without a copy.
  * k may be 0 for the sums and the product (0 and 1; mean nan).
  *
  * Note [CPU reduction order]
@@ -215,8 +216,9 @@ FLOAT_CHUNKS(f64, double)
 
 /* --------------------------------------------------------- column kernels */
 
-/* Folds the k rows of columns [j0, j0 + nj) (nj <= COL_BLOCK) of x, a (k, m)
- * row-major block, into a[0..nj): each column in row order. */
+/* Folds the k rows of columns [j0, j0 + nj) (nj <= COL_BLOCK) of x, a block
+ * whose rows are m elements apart (m: the pitch), into a[0..nj): each column
+ * in row order. */
 typedef void (*cols_fn)(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a);
 
 #define AS_DOUBLE(v) ((double)(v))
@@ -342,6 +344,7 @@ typedef struct job {
     int64_t row_bytes;
     int64_t elem_bytes, elsize; /* strided rows: elem_bytes apart, not elsize */
     int64_t width;              /* columns per block (columns layout) */
+    int64_t pitch;              /* columns layout: elements from one row to the next (>= m) */
     char *out;                  /* (m,) */
     pdt_dtype out_dtype;
     int oom;    /* a gather buffer (or the bands' partials) could not be allocated */
@@ -488,7 +491,7 @@ static void cols_range(int64_t begin, int64_t end, void *ctx)
     acc a[COL_BLOCK];
     for (int64_t b = begin; b < end; b++) {
         int64_t j0 = b * j->width, nj = j->m - j0 < j->width ? j->m - j0 : j->width;
-        j->cols(j->x, j->m, j->k, j0, nj, a);
+        j->cols(j->x, j->pitch, j->k, j0, nj, a);
         for (int64_t q = 0; q < nj; q++)
             store_row(j, j0 + q, a[q]);
     }
@@ -502,11 +505,11 @@ static void bands_range(int64_t begin, int64_t end, void *ctx)
     int arg = j->op == PDT_REDUCE_ARGMAX || j->op == PDT_REDUCE_ARGMIN;
     for (int64_t b = begin; b < end; b++) {
         int64_t r0 = b * COL_ROWS, rows = j->k - r0 < COL_ROWS ? j->k - r0 : COL_ROWS;
-        const char *x = j->x + r0 * j->m * j->elsize;
+        const char *x = j->x + r0 * j->pitch * j->elsize;
         acc *part = j->bands + b * j->m;
         for (int64_t j0 = 0; j0 < j->m; j0 += COL_BLOCK) {
             int64_t nj = j->m - j0 < COL_BLOCK ? j->m - j0 : COL_BLOCK;
-            j->cols(x, j->m, rows, j0, nj, part + j0);
+            j->cols(x, j->pitch, rows, j0, nj, part + j0);
         }
         for (int64_t q = 0; arg && q < j->m; q++)
             part[q].idx += r0;
@@ -576,8 +579,8 @@ static void split_row(job *j, int64_t r)
 
 pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x)
 {
-    /* x: (m, k), rows (strides (k, 1)), columns (strides (1, m)), or strided
-     * rows (strides (r, s), s > 1: a view reduced in place); out: (m,) */
+    /* x: (m, k), rows (strides (k, 1)), columns (strides (1, p), p >= m), or
+     * strided rows (strides (r, s), s > 1: a view reduced in place); out: (m,) */
     if ((unsigned)op >= PDT_NUM_REDUCE_OPS || !chunk_fns[op][x->dtype])
         return pdt_fail(PDT_ERR_UNSUPPORTED, "reduction %d is not defined for %s on the CPU",
                         (int)op, pdt_dtype_name(x->dtype));
@@ -599,7 +602,8 @@ pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_ten
     int64_t m = x->shape[0], k = x->shape[1];
     if (k <= 1)
         jb.elem_bytes = jb.elsize; /* one element a row: contiguous either way */
-    if (k > 1 && x->strides[1] != 1 && x->strides[0] == 1 && x->strides[1] == m) {
+    if (k > 1 && m > 1 && x->strides[0] == 1 && x->strides[1] >= m) {
+        jb.pitch = x->strides[1]; /* columns, each row of m followed by a gap when pitch > m */
         reduce_cols(j);
     } else if (k == 0 || m * k < 2 * GRAIN) {
         rows_range(0, m, j);
