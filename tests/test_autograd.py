@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import assert_close
+from conftest import DEVICES, assert_close
 from pydevtensor import autograd, nn
 
 
@@ -322,3 +322,32 @@ def test_d2l_linear_regression_from_scratch(device):
     assert w.is_leaf and w.requires_grad and w.grad.device == w.device
     got = w.detach().cpu().numpy().ravel().tolist() + [b.item()]
     assert np.allclose(got, [2.0, -3.4, 4.2], atol=1e-3), got
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_matmul_gradients_are_laid_out_like_their_operands(device):
+    """linear() multiplies by weight.T: the weight's gradient is formed as (g.T @ x), the
+    same GEMM with the transposes as flags, so it reaches the weight row-major like the
+    weight (PyTorch's gradient layout contract), and an optimizer's updates run on
+    matching layouts.  A leaf that is itself a transposed matrix gets its gradient in its
+    own layout.  Values against NumPy in float64."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    w = rng.standard_normal((3, 5)).astype(np.float32)
+    lin = nn.Linear(5, 3).to(device)
+    with pdt.no_grad():
+        lin.weight.copy_(pdt.tensor(w, device=device))
+    lin(pdt.tensor(x, device=device)).sum().backward()
+    want = np.ones((4, 3)).T @ x.astype(np.float64)
+    assert lin.weight.grad.is_contiguous() and lin.weight.grad.stride() == (5, 1)
+    assert_close(lin.weight.grad, want)
+    W = pdt.tensor(w, device=device, requires_grad=True)
+    (pdt.tensor(x, device=device) @ W.T).sum().backward()
+    assert W.grad.stride() == (5, 1)
+    assert_close(W.grad, want)
+    P = pdt.tensor(w.T.copy(), device=device).T.detach().requires_grad_()  # (3, 5), strides (1, 3)
+    assert P.stride() == (1, 3)
+    v = pdt.tensor(rng.standard_normal((5, 2)).astype(np.float32), device=device)
+    (P @ v).sum().backward()
+    assert P.grad.stride() == P.stride()
+    assert_close(P.grad, np.ones((3, 2)) @ np.asarray(v.cpu(), dtype=np.float64).T)

@@ -182,6 +182,17 @@ def _mT(x):
     return x.transpose(-2, -1)
 
 
+def _mm_like(x, left, right):
+    """left @ right for the gradient of the 2-d operand x, laid out as x is: when x is the
+    transpose of a row-major matrix (linear()'s weight.T), the product is formed as
+    (right.T @ left.T).T, the same GEMM with the transposes as flags, so that the gradient
+    reaching the weight is row-major like the weight (PyTorch's gradient layout contract)
+    and the optimizer's updates run on matching layouts."""
+    if x.ndim == 2 and not x.is_contiguous() and x.T.is_contiguous():
+        return _C.mm(right.T, left.T).T
+    return _C.mm(left, right)
+
+
 class _Product(Node):
     def save(self, result, input, other, **kw):
         self.save_tensors(input, other)
@@ -203,13 +214,14 @@ class _Product(Node):
         if b.ndim == 1:
             g2 = g2.unsqueeze(-1)
         ga = gb = None
+        flat = a2.ndim == 2 and b2.ndim == 2
         if need_a:
-            ga = _C.matmul(g2, _mT(b2))
+            ga = _mm_like(a, g2, _mT(b2)) if flat else _C.matmul(g2, _mT(b2))
             if a.ndim == 1:
                 ga = ga.squeeze(-2)
             ga = reduce_grad(ga, ma)
         if need_b:
-            gb = _C.matmul(_mT(a2), g2)
+            gb = _mm_like(b, _mT(a2), g2) if flat else _C.matmul(_mT(a2), g2)
             if b.ndim == 1:
                 gb = gb.squeeze(-1)
             gb = reduce_grad(gb, mb)
@@ -265,11 +277,11 @@ class AddmmBackward0(Node):
         if need_in:
             ga = reduce_grad(g if self.beta == 1 else g * self.beta, self.in_meta)
         if need_1:
-            g1 = _C.mm(g, m2.T)
+            g1 = _mm_like(m1, g, m2.T)
             if self.alpha != 1:
                 g1 = g1 * self.alpha
         if need_2:
-            g2 = _C.mm(m1.T, g)
+            g2 = _mm_like(m2, m1.T, g)
             if self.alpha != 1:
                 g2 = g2 * self.alpha
         return ga, g1, g2
