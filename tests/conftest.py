@@ -26,6 +26,8 @@ import collections
 import functools
 import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -254,3 +256,15 @@ def pytest_terminal_summary(terminalreporter, config):
             and not config.option.markexpr:
         terminalreporter.write_line(f"fewer than the {MIN_EXAMPLES_CI} examples a CI run "
                                     f"must reach", red=True)
+
+
+def run_python(code, drop=(), **env):
+    """Runs `code` in a fresh interpreter with this environment, less the variables in
+    `drop`, plus `env`; asserts it succeeded and returns its stdout split in words."""
+    environ = {k: v for k, v in os.environ.items() if k not in drop}
+    environ.update(env)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=environ, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split()
+

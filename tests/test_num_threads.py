@@ -2,21 +2,15 @@
 default honours OMP_NUM_THREADS as PyTorch does.  Each check runs in a fresh process,
 so that the thread counts of the rest of the suite stay as they were."""
 import os
-import subprocess
-import sys
 
 import pytest
 
 import pydevtensor as pdt
+from conftest import run_python
 
 
 def _run(code, **env):
-    environ = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
-    environ.update(env)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=environ, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.split()
+    return run_python(code, drop=("OMP_NUM_THREADS",), **env)
 
 
 def _cores():

@@ -2,11 +2,11 @@
 OPENBLAS_THREAD_TIMEOUT is set only for the moment OpenBLAS loads, and only when the user
 set neither it nor GOTO_THREAD_TIMEOUT; afterwards the process environment (what C code
 and child processes see, not only os.environ) is as it was."""
-import os
 import subprocess
 import sys
 
 import pytest
+from conftest import run_python
 
 CHECK = """
 import ctypes, os, subprocess, sys
@@ -22,13 +22,8 @@ print(libc.getenv(b'OPENBLAS_THREAD_TIMEOUT'), os.environ.get('OPENBLAS_THREAD_T
 
 
 def run(extra_env):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT")}
-    env.update(extra_env)
-    proc = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True,
-                          env=env, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.split()
+    return run_python(CHECK, drop=("OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT"),
+                      **extra_env)
 
 
 def test_the_spin_setting_does_not_outlive_the_load():
