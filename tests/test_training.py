@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pydevtensor as pdt
-from conftest import assert_close
+from conftest import DEVICES, assert_close
 from pydevtensor import nn, optim
 
 FD_H = 1e-6
@@ -139,6 +139,30 @@ def test_cross_entropy_backward_finite_differences(reduction):
     rng = np.random.default_rng(3)
     check_loss_backward(nn.CrossEntropyLoss(reduction=reduction),
                         3 * rng.standard_normal((6, 4)), pdt.tensor([0, 3, 1, 1, 2, 3]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_is_one_node_whose_gradient_is_softmax_less_one_hot(device, reduction):
+    """cross_entropy records one node (NllLossBackward0, PyTorch's name) instead of a
+    dozen; its gradient is (softmax - one-hot) times the incoming gradient, against NumPy
+    in float64; a masked (-inf) logit gets a zero gradient."""
+    rng = np.random.default_rng(8)
+    x = (3 * rng.standard_normal((5, 4))).astype(np.float32)
+    x[2, 1] = -np.inf
+    target = np.array([0, 3, 2, 1, 3])
+    logits = pdt.tensor(x, device=device, requires_grad=True)
+    loss = nn.functional.cross_entropy(logits, pdt.tensor(target, device=device), reduction)
+    assert loss.grad_fn.name() == "NllLossBackward0"
+    g = rng.standard_normal(5).astype(np.float32) if reduction == "none" else np.float32(1.5)
+    loss.backward(pdt.tensor(g, device=device))
+    x64 = x.astype(np.float64)
+    soft = np.exp(x64 - x64.max(1, keepdims=True))
+    soft /= soft.sum(1, keepdims=True)
+    want = soft - np.eye(4)[target]
+    want *= g.reshape(5, 1) if reduction == "none" else (g / 5 if reduction == "mean" else g)
+    assert_close(logits.grad, want)
+    assert logits.grad.cpu().numpy()[2, 1] == 0.0
 
 
 def test_a_users_module_trains_through_autograd():

@@ -1,5 +1,7 @@
 """nn.functional: the layers' computations as functions."""
 from .. import _C
+from ..autograd.dispatch import derivative, recorded
+from ..autograd.node import Node
 
 
 def linear(input, weight, bias=None):
@@ -106,32 +108,62 @@ def one_hot_like(target, logits):
         if lo < 0 or hi >= c:
             bad = lo if lo < 0 else hi
             raise IndexError(f"cross_entropy(): target {bad} is out of bounds for {c} classes")
+    return _one_hot(target, n, c, logits.dtype)
+
+
+def _one_hot(target, n, c, dtype):
     classes = _C.arange(c, dtype=target.dtype, device=target.device)
-    return (classes == target.reshape(n, 1)).to(logits.dtype)
+    return (classes == target.reshape(n, 1)).to(dtype)
 
 
-def _cross_entropy_parts(input, target):
-    """(per-sample loss (N,), softmax (N, C), one-hot (N, C)) for 2-d logits."""
+def _check_logits(input, target):
     if not isinstance(input, _C.Tensor) or not isinstance(target, _C.Tensor):
         raise TypeError(f"cross_entropy(): input and target must be Tensors, got "
                         f"{type(input).__name__} and {type(target).__name__}")
     if input.ndim != 2:
         raise ValueError(f"cross_entropy(): input must be (N, C) logits, got shape "
                          f"{tuple(input.shape)}")
-    onehot = one_hot_like(target, input)
-    # -inf logits (masked classes) stay finite, so that -inf * 0 does not make a NaN
-    # when the one-hot picks the target's logit; exp of the clamped value is still 0.
+
+
+def _shifted_logits(input):
+    """The logits less each row's max.  -inf logits (masked classes) stay finite, so that
+    -inf * 0 does not make a NaN when the one-hot picks the target's logit; exp of the
+    clamped value is still 0."""
     lowest = -3.4028234663852886e38 if input.dtype == _C.float32 else -1.7976931348623157e308
-    shifted = (input - input.amax(1, keepdim=True)).clamp(min=lowest)
-    e = shifted.exp()
-    s = e.sum(1, keepdim=True)
-    per_sample = (s.log() - (shifted * onehot).sum(1, keepdim=True)).reshape(input.shape[0])
-    return per_sample, e / s, onehot
+    return (input - input.amax(1, keepdim=True)).clamp(min=lowest)
 
 
+@recorded("cross_entropy")
 def cross_entropy(input, target, reduction="mean"):
     """Softmax cross-entropy of (N, C) logits against (N,) integer classes: the mean (or
     sum) over samples of logsumexp(row) - row[target], computed after subtracting the row
-    max so that exp never overflows."""
+    max so that exp never overflows.  Recorded for autograd as one node
+    (NllLossBackward0, as PyTorch names it), whose backward is softmax - one-hot."""
     _check_reduction(reduction, "cross_entropy()")
-    return _reduce(_cross_entropy_parts(input, target)[0], reduction)
+    _check_logits(input, target)
+    onehot = one_hot_like(target, input)
+    shifted = _shifted_logits(input)
+    s = shifted.exp().sum(1, keepdim=True)
+    per_sample = (s.log() - (shifted * onehot).sum(1, keepdim=True)).reshape(input.shape[0])
+    return _reduce(per_sample, reduction)
+
+
+@derivative("cross_entropy")
+class NllLossBackward0(Node):
+    """cross_entropy's gradient for the logits: (softmax(input) - one-hot(target)) times
+    the incoming gradient (over N for the mean, per sample for reduction='none'); the
+    softmax is recomputed from the saved logits."""
+
+    def save(self, out, input, target, reduction="mean"):
+        self.save_tensors(input, target)
+        self.reduction = reduction
+        return (input,)
+
+    def backward(self, g):
+        input, target = self.saved_tensors
+        n, c = input.shape
+        e = _shifted_logits(input).exp()
+        d = e / e.sum(1, keepdim=True) - _one_hot(target, n, c, input.dtype)
+        if self.reduction == "none":
+            return (d * g.reshape(n, 1),)
+        return (d * (g / n if self.reduction == "mean" else g),)
