@@ -142,49 +142,15 @@ static void register_guards(void)
     atexit(at_exit);
 }
 
-/* Note [OpenBLAS's spin]
- * ~~~~~~~~~~~~~~~~~~~~~~
- * OpenBLAS's worker threads spin after each threaded call for 2^28 cycles (about
- * 0.1 s) before they sleep.  Between the GEMMs of a training step our own pool runs
- * the elementwise ops on every core, so on a 2-core machine its worker shared a core
- * with a spinning OpenBLAS thread: the MLP step of benchmarks/bench_autograd.py
- * (784-256-10, batch 64) took 920 to 1050 us with the default spin and 700 to 780 us
- * with 2^14 cycles (a few microseconds), while a loop of 64x784x256 or 512^3 GEMMs
- * alone did not change (155 and 1300 us either way).  OpenBLAS reads its spin from
- * OPENBLAS_THREAD_TIMEOUT (a power of two, 4 to 30) once, when it loads; so when the
- * user has set neither that nor GOTO_THREAD_TIMEOUT, the variable is set to 14 for
- * the moment of our dlopen() and removed again at once, under a lock, so that no
- * other library, nor a child process, sees it. */
-#define PDT_OPENBLAS_SPIN "14"
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static pdt_status load_openblas(void)
-{
-    pthread_mutex_lock(&load_lock);
-    pdt_status st = PDT_OK;
-    if (__atomic_load_n(&pdt_openblas_library.state, __ATOMIC_ACQUIRE) == 0) {
-        /* Loading maps OpenBLAS's buffers, and it exits when it cannot (Note
-         * [OpenBLAS scratch memory]): probe first, until it is loaded. */
-        st = pdt_cpu_blas_probe_load();
-        int ours = !getenv("OPENBLAS_THREAD_TIMEOUT") && !getenv("GOTO_THREAD_TIMEOUT");
-        if (st == PDT_OK && ours)
-            ours = setenv("OPENBLAS_THREAD_TIMEOUT", PDT_OPENBLAS_SPIN, 0) == 0;
-        if (st == PDT_OK)
-            st = pdt_library_need(&pdt_openblas_library);
-        if (ours)
-            unsetenv("OPENBLAS_THREAD_TIMEOUT");
-    } else {
-        st = pdt_library_need(&pdt_openblas_library);
-    }
-    pthread_mutex_unlock(&load_lock);
-    return st;
-}
-
 pdt_status pdt_cpu_blas(const pdt_blas_table **out)
 {
-    pdt_status st = __atomic_load_n(&pdt_openblas_library.state, __ATOMIC_ACQUIRE) > 0
-                        ? pdt_library_need(&pdt_openblas_library)
-                        : load_openblas();
+    /* Loading maps OpenBLAS's buffers, and it exits when it cannot (Note [OpenBLAS
+     * scratch memory]): probe first, until it is loaded. */
+    pdt_status st = PDT_OK;
+    if (__atomic_load_n(&pdt_openblas_library.state, __ATOMIC_ACQUIRE) == 0)
+        st = pdt_cpu_blas_probe_load();
+    if (st == PDT_OK)
+        st = pdt_library_need(&pdt_openblas_library);
     if (st != PDT_OK)
         return st;
     pthread_once(&guards_once, register_guards);
