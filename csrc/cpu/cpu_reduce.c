@@ -398,9 +398,20 @@ static acc run_chunk(const job *j, const char *row, int64_t begin, int64_t n, ch
         return j->chunk(row, begin, n);
     const char *src = row + begin * j->elem_bytes;
     const int64_t s = j->elem_bytes;
-#define GATHER(T)                                                                                  \
+    /* Strides of 2 and 3 elements (a[::2], a[:, ::3]) as constants, which the
+     * compiler turns into vector loads and shuffles; any other one element by
+     * element.  memcpy: the bytes, whatever the dtype (no aliasing question). */
+#define GATHER_BY(T, K)                                                                            \
     for (int64_t i = 0; i < n; i++)                                                                \
-        memcpy((T *)buf + i, src + i * s, sizeof(T));
+        memcpy((T *)buf + i, src + i * (K), sizeof(T));
+#define GATHER(T)                                                                                  \
+    if (s == 2 * (int64_t)sizeof(T)) {                                                             \
+        GATHER_BY(T, 2 * (int64_t)sizeof(T))                                                       \
+    } else if (s == 3 * (int64_t)sizeof(T)) {                                                      \
+        GATHER_BY(T, 3 * (int64_t)sizeof(T))                                                       \
+    } else {                                                                                       \
+        GATHER_BY(T, s)                                                                            \
+    }
     switch (j->elsize) {
     case 1: GATHER(uint8_t) break;
     case 2: GATHER(uint16_t) break;
@@ -408,6 +419,7 @@ static acc run_chunk(const job *j, const char *row, int64_t begin, int64_t n, ch
     default: GATHER(uint64_t) break;
     }
 #undef GATHER
+#undef GATHER_BY
     acc a = j->chunk(buf, 0, n);
     a.idx += begin;
     return a;
