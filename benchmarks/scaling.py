@@ -2,14 +2,17 @@
 time over NumPy's (and PyTorch's when it imports), and for the large sizes the fraction
 of the machine's limit that the op reaches.
 
-    python -m benchmarks.scaling                 # the whole table (a few minutes)
-    python -m benchmarks.scaling --quick         # fewer repeats
+    python -m benchmarks.scaling                 # the whole table (about 10 minutes)
+    python -m benchmarks.scaling --quick         # fewer repeats, one round
     python -m benchmarks.scaling --sizes 1e3,1e6 --ops add,exp
 
 Each library runs in a process of its own (``--worker LIB``), one after the other, so
 that no library's idle threads (OpenBLAS's spin after a BLAS call) run while another is
 timed.  A figure is the median of the repeats; each repeat times a loop long enough to
-take about 20 ms (one call for the largest sizes).
+take about 20 ms (one call for the largest sizes).  The libraries' processes run in
+turn for ``--rounds`` rounds (3; 1 with ``--quick``) and each figure is the median over
+the rounds: on a shared virtual machine one process can be slowed throughout, which
+with a single round moved some ratios by 1.5x from one run to the next.
 
 The limits, for the last columns:
   - memory: the best bandwidth that an out= add reaches at the largest size in any of
@@ -236,6 +239,21 @@ def _spawn(lib, args):
     return json.loads(text)
 
 
+def _median_of_rounds(rounds):
+    """{op: {size: median seconds}} over the rounds of one library (Note in the module
+    docstring: on a shared machine one process's run can be slowed throughout, so a
+    single round per library gave ratios off by 1.5x at times)."""
+    if not rounds or any("error" in r for r in rounds):
+        return next((r for r in rounds if "error" in r), {"error": "not run"})
+    out = {}
+    for op in rounds[0]:
+        out[op] = {}
+        for n in rounds[0][op]:
+            vals = [r[op][n] for r in rounds if r[op].get(n) is not None]
+            out[op][n] = statistics.median(vals) if vals else None
+    return out
+
+
 def _fmt_ratio(x):
     return "-" if x is None else f"{x:.2f}"
 
@@ -345,6 +363,9 @@ def main(argv=None):
     p.add_argument("--sizes", default=",".join(str(n) for n in SIZES))
     p.add_argument("--ops", default=None, help="comma-separated op classes (default: all)")
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--rounds", type=int, default=0,
+                   help="processes per library, taken in turn; each figure is the median "
+                        "over them (default 3, 1 with --quick)")
     p.add_argument("--out", help="results folder (default: $OUT, else benchmarks/results)")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--result", help=argparse.SUPPRESS)
@@ -360,17 +381,22 @@ def main(argv=None):
         Path(args.result).write_text(json.dumps(times))
         return 0
     t0 = time.perf_counter()
-    times = {}
-    for lib in LIBS:
-        print(f"timing {lib} in its own process ...", flush=True)
-        times[lib] = _spawn(lib, args)
-        if "error" in times[lib]:
-            print(f"  {lib}: {times[lib]['error']}", flush=True)
+    rounds = args.rounds or (1 if args.quick else 3)
+    runs = {lib: [] for lib in LIBS}
+    for r in range(rounds):
+        for lib in LIBS:
+            if runs[lib] and "error" in runs[lib][0]:
+                continue  # it cannot run here (not installed): said once
+            print(f"round {r + 1}/{rounds}: timing {lib} in its own process ...", flush=True)
+            runs[lib].append(_spawn(lib, args))
+            if "error" in runs[lib][-1]:
+                print(f"  {lib}: {runs[lib][-1]['error']}", flush=True)
+    times = {lib: _median_of_rounds(rs) for lib, rs in runs.items()}
     if "error" in times["pydevtensor"] or "error" in times["numpy"]:
         return 1
     ratios, fractions, limits = analyse(times, args.sizes, args.ops)
-    result = {"sizes": args.sizes, "ops": args.ops, "times": times, "ratios": ratios,
-              "fractions": fractions, "limits": limits, "quick": args.quick,
+    result = {"sizes": args.sizes, "ops": args.ops, "times": times, "rounds": runs,
+              "ratios": ratios, "fractions": fractions, "limits": limits, "quick": args.quick,
               "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
               "total_s": time.perf_counter() - t0}
     out = Path(args.out or os.environ.get("OUT") or ROOT / "benchmarks" / "results")
