@@ -176,7 +176,7 @@ sys.setswitchinterval(1e-5)
 M, DEV, ROUNDS = 1 << 18, {device!r}, {rounds}
 x = pdt.ones(M, dtype=pdt.float64, device=DEV)
 w = pdt.ones(M, dtype=pdt.float64, device=DEV)
-stop, bad, done = threading.Event(), [], [0]
+stop, bad, done = threading.Event(), [], [0, 0, 0]  # a count per worker: += is not atomic
 def swapper():
     while not stop.is_set():
         x.data = pdt.ones(M, dtype=pdt.float64, device=DEV)
@@ -195,14 +195,14 @@ def worker(k):
         v = ops[(i + k) % len(ops)]()
         if v not in (1.0, 2.0):
             bad.append(v)
-        done[0] += 1
+        done[k] += 1
 s = threading.Thread(target=swapper)
 s.start()
 ws = [threading.Thread(target=worker, args=(k,)) for k in range(3)]
 for t in ws: t.start()
 for t in ws: t.join()
 stop.set(); s.join()
-print(done[0], bad[:5])
+print(sum(done), bad[:5])
 """
 
 
