@@ -145,7 +145,7 @@ static pdt_status cpu_alloc(int index, size_t nbytes, void **out)
             p = NULL;
         }
         if (!p)
-            return pdt_fail(PDT_ERR_OOM, "posix_memalign of %zu bytes failed", nbytes);
+            return pdt_fail(PDT_ERR_OOM, "allocating %zu bytes failed", nbytes);
 #ifdef MADV_HUGEPAGE
         if (align == PDT_CPU_HUGE_ALIGN)
             (void)madvise(p, size, MADV_HUGEPAGE); /* advice only: failure is harmless */

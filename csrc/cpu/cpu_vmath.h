@@ -152,6 +152,28 @@ static inline double VM(clamp_d)(double y, double lo, double hi)
     return y > hi ? hi : y;
 }
 
+/* log's reduction, shared by both evaluations: x = 2^e m with m in
+ * [sqrt(1/2), sqrt(2)) (a subnormal scaled by 2^24 first); x >= 0. */
+static inline float VM(log_split)(float x, int32_t *e)
+{
+    int sub = VM(bits32)(x) < 0x00800000u; /* +0 or a positive subnormal */
+    float xs = sub ? x * 0x1p24f : x;
+    uint32_t ix = VM(bits32)(xs);
+    float m = VM(from_bits32)((ix & 0x007fffffu) | 0x3f800000u); /* [1, 2) */
+    int big = m > 1.41421356f;
+    *e = (int32_t)((ix >> 23) & 0xff) - 127 - (sub ? 24 : 0) + big;
+    return big ? m * 0.5f : m;
+}
+
+/* log x from r, its value for a finite positive x: the special values. */
+static inline float VM(log_special)(float x, float r)
+{
+    r = x == 0.0f ? -INFINITY : r;
+    r = x < 0.0f ? NAN : r;
+    r = x == INFINITY ? x : r;
+    return x != x ? x : r;
+}
+
 #if PDT_SIMD_FMA
 #include "cpu_vmathf.h" /* float32 lanes with FMA: exp, sigmoid, tanh, log, sin, cos */
 #else
@@ -182,21 +204,12 @@ static inline float VM(tanhf)(float x)
     double em = VM(expm1_d)(2.0 * a);
     return (float)copysign(em / (em + 2.0), y);
 }
-#endif
 
-#if !PDT_SIMD_FMA
 static inline float VM(logf)(float x)
 {
     const double ln2 = 0x1.62e42fefa39efp-1;
-    int sub = VM(bits32)(x) < 0x00800000u; /* +0 or a positive subnormal */
-    float xs = sub ? x * 0x1p24f : x;
-    uint32_t ix = VM(bits32)(xs);
-    int32_t e = (int32_t)((ix >> 23) & 0xff) - 127 - (sub ? 24 : 0);
-    float m = VM(from_bits32)((ix & 0x007fffffu) | 0x3f800000u); /* [1, 2) */
-    int big = m > 1.41421356f;
-    m = big ? m * 0.5f : m;
-    e += big;
-    double f = (double)m - 1.0;
+    int32_t e;
+    double f = (double)VM(log_split)(x, &e) - 1.0;
     double s = f / (2.0 + f), z = s * s;
     double p = 1.0 / 15;
     p = p * z + 1.0 / 13;
@@ -206,11 +219,7 @@ static inline float VM(logf)(float x)
     p = p * z + 1.0 / 5;
     p = p * z + 1.0 / 3;
     p = p * z + 1.0;
-    float r = (float)((double)e * ln2 + 2.0 * s * p);
-    r = x == 0.0f ? -INFINITY : r;
-    r = x < 0.0f ? NAN : r;
-    r = x == INFINITY ? x : r;
-    return x != x ? x : r;
+    return VM(log_special)(x, (float)((double)e * ln2 + 2.0 * s * p));
 }
 #endif
 

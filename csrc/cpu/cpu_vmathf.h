@@ -122,7 +122,7 @@ static inline float VM(tanhf)(float x)
 }
 
 /* log x: x = 2^k m, m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^24
- * first), f = m - 1 (exact), s = f / (2 + f); log m = 2 atanh(s) = f - f^2/2
+ * first, log_split in cpu_vmath.h), f = m - 1 (exact), s = f / (2 + f); log m = 2 atanh(s) = f - f^2/2
  * + s (f^2/2 + R), R = z Q(z), z = s^2, Q of degree 3 fitted here to
  * (2 atanh(s) / s - 2) / z on z <= 0.0295 (its error below 2^-31 of the
  * result).  f is the large term and stays exact; only the small correction
@@ -130,26 +130,15 @@ static inline float VM(tanhf)(float x)
  * is exact). */
 static inline float VM(logf)(float x)
 {
-    int sub = VM(bits32)(x) < 0x00800000u; /* +0 or a positive subnormal */
-    float xs = sub ? x * 0x1p24f : x;
-    uint32_t ix = VM(bits32)(xs);
-    int32_t k = (int32_t)((ix >> 23) & 0xff) - 127 - (sub ? 24 : 0);
-    float m = VM(from_bits32)((ix & 0x007fffffu) | 0x3f800000u); /* [1, 2) */
-    int big = m > 1.41421356f;
-    m = big ? m * 0.5f : m;
-    k += big;
-    float f = m - 1.0f, s = f / (2.0f + f), z = s * s, dk = (float)k;
+    int32_t k;
+    float f = VM(log_split)(x, &k) - 1.0f, s = f / (2.0f + f), z = s * s, dk = (float)k;
     float q = 0x1.dda0e2p-3f;
     q = __builtin_fmaf(q, z, 0x1.245d8p-2f);
     q = __builtin_fmaf(q, z, 0x1.9999e6p-2f);
     q = __builtin_fmaf(q, z, 0x1.555556p-1f);
     float hfsq = 0.5f * f * f, R = z * q;
     float lo = __builtin_fmaf(s, hfsq + R, dk * 0x1.2fefa4p-17f); /* ln2 - ln2_hi */
-    float r = __builtin_fmaf(dk, 0x1.62e3p-1f, f - (hfsq - lo));
-    r = x == 0.0f ? -INFINITY : r;
-    r = x < 0.0f ? NAN : r;
-    r = x == INFINITY ? x : r;
-    return x != x ? x : r;
+    return VM(log_special)(x, __builtin_fmaf(dk, 0x1.62e3p-1f, f - (hfsq - lo)));
 }
 
 /* sin (want_cos 0) or cos (1) of x, |x| <= VMF_SIN_COS_LIMIT or NaN: y = n
