@@ -30,6 +30,11 @@ def emulated_description():
             "\u2014 not a real GPU")
 
 
+# Where OpenBLAS runs its parallel parts (Note [OpenBLAS on our pool] in
+# csrc/cpu/cpu_blas.c): our pool when the library can hand them over (0.3.27 and later).
+_BLAS_RUNS_ON = ("pydevtensor's pool", "OpenBLAS's own threads")
+
+
 def build_info():
     """A dict: the package version, the compiler and flags, the CUDA toolkit, cuBLAS and
     cudart versions (None without CUDA), the CUDA driver found now, and the OpenBLAS
@@ -65,7 +70,10 @@ def build_info():
     level, supported = _C._cpu_simd_level()
     blas = _C._describe(_C._KIND_CPU) or ""
     cublas = _C._describe(_C._KIND_CUDA) if _C._cuda_status()[0] else None
-    config, _, threads = blas.rpartition(", ")
+    head, _, runs_on = blas.rpartition(", ")  # "<config>, <n> threads, <where they run>"
+    if runs_on not in _BLAS_RUNS_ON:
+        head, runs_on = blas, None
+    config, _, threads = head.rpartition(", ")
     from . import __version__
     built = _C._cuda_status()[0]
     emulated = bool(BUILD_CONFIG.get("cuda_emulated")) and built
@@ -96,6 +104,7 @@ def build_info():
             "config": config or blas,
             "threads": int(threads.split()[0]) if threads.split()[:1] and
                        threads.split()[0].isdigit() else None,
+            "runs_on": runs_on,
         },
         "cpu": {"simd_level": level, "simd_supported": list(supported)},
     }

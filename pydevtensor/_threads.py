@@ -5,15 +5,16 @@ from . import _C
 
 
 def set_num_threads(n):
-    """Use at most ``n`` threads on the CPU: for pydevtensor's own parallel loops
-    (elementwise operations, reductions) and for OpenBLAS (matmul).
+    """Use ``n`` threads on the CPU: for pydevtensor's own parallel loops (elementwise
+    operations, reductions) and for OpenBLAS (matmul), which runs its parallel parts on
+    the same pool of threads (``build_info()["blas"]["runs_on"]``).
 
     Parameters
     ----------
     n : int
-        At least 1.  The pool never grows past the threads it started with (the cores
-        this process may use, or ``OMP_NUM_THREADS`` when that is set; at most 16), so a
-        larger ``n`` gives OpenBLAS ``n`` threads and the pool all of its own.
+        At least 1.  The pool starts with the cores this process may use, or
+        ``OMP_NUM_THREADS`` when that is set, and grows to ``n`` threads when ``n`` is
+        larger, at most 16.  It never shrinks: a smaller ``n`` leaves threads idle.
 
     Returns
     -------

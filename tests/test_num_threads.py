@@ -47,11 +47,24 @@ def test_set_num_threads_sizes_the_pool_and_openblas_and_results_stay_right():
     assert out[4:] == ["3", "3"]
 
 
-def test_the_pool_does_not_grow_past_its_start_but_openblas_does():
-    out = _run("import pydevtensor as p; p.set_num_threads(8)\n"
-               "print(p.get_num_threads(), p.build_info()['blas']['threads'])",
+def test_the_pool_grows_past_its_start_and_openblas_follows_it():
+    # OpenBLAS runs its parts on the pool (Note [OpenBLAS on our pool] in
+    # csrc/cpu/cpu_blas.c), so both have the same count; the pool stops at 16.
+    out = _run("import numpy as np, pydevtensor as p; p.set_num_threads(8)\n"
+               "print(p.get_num_threads(), p.build_info()['blas']['threads'])\n"
+               "a = np.random.default_rng(0).standard_normal((300, 200))\n"
+               "print(np.allclose((p.from_numpy(a) @ p.from_numpy(a.T)).numpy(), a @ a.T))\n"
+               "p.set_num_threads(40)\n"
+               "print(p.get_num_threads(), p.build_info()['blas']['threads'])\n",
                OMP_NUM_THREADS="2")
-    assert out == ["2", "8"]
+    assert out == ["8", "8", "True", "16", "16"]
+
+
+def test_openblas_starts_with_the_pools_thread_count():
+    out = _run("import pydevtensor as p\n"
+               "print(p.get_num_threads(), p.build_info()['blas']['threads'])",
+               OMP_NUM_THREADS="3", OPENBLAS_NUM_THREADS="5")
+    assert out == ["3", "3"]
 
 
 @pytest.mark.parametrize("bad, exc", [(0, ValueError), (-3, ValueError), (2.5, TypeError),

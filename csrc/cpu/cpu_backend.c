@@ -190,7 +190,9 @@ static pdt_library *const cpu_libraries[] = {&pdt_openblas_library, NULL};
 static int cpu_set_num_threads(int n)
 {
     int used = pdt_cpu_set_threads(n);
-    (void)pdt_cpu_blas_set_threads(n); /* without OpenBLAS, matmul reports why when used */
+    /* OpenBLAS runs on the pool (Note [OpenBLAS on our pool]); without OpenBLAS,
+     * matmul reports why when used */
+    (void)pdt_cpu_blas_set_threads(used);
     return used;
 }
 

@@ -2,11 +2,14 @@
 #define _GNU_SOURCE
 #include "cpu_blas.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "cpu_parallel.h"
 
 #ifndef PDT_BLAS_LIBNAME
 #define PDT_BLAS_LIBNAME "libopenblas.so.0"
@@ -27,12 +30,79 @@ static const pdt_library_symbol blas_symbols[] = {
     {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_num_threads)), (void **)&blas.get_num_threads},
     {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(set_num_threads)), (void **)&blas.set_num_threads},
 };
+
+/* Note [OpenBLAS on our pool]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * OpenBLAS's own threads spin for 2^28 cycles (about 0.1 s) after each parallel
+ * GEMM before they sleep (THREAD_TIMEOUT, driver/others/blas_server.c), and our
+ * pool's workers spin too (Note [pool hand-off]).  With both pools on two cores, the
+ * ops between GEMMs (a training step's bias adds, ReLU and update) fought OpenBLAS's
+ * spinning threads for the cores, and the next GEMM fought ours: an SGD update of
+ * 200,000 floats took 343 us inside a training step and 35 us alone.  So, as
+ * PyTorch shares one OpenMP pool with its BLAS, OpenBLAS runs its parallel work on
+ * our pool: OpenBLAS 0.3.27 and later call a function set with
+ * openblas_set_threads_callback_function (cblas.h) with the parts of each parallel
+ * section, dojob(i, jobs + i * size, data) for i < numjobs, instead of waking their
+ * own threads, which then sleep for good.  The parts wait on each other, so they run
+ * with pdt_cpu_parallel_together.  Part i uses OpenBLAS's per-thread scratch block
+ * i (exec_threads), so one group of parts runs at a time (`parts_lock`), and
+ * OpenBLAS's thread count follows the pool's (pdt_cpu_blas_set_threads).  An
+ * OpenBLAS without the function (a system library older than 0.3.27) keeps its own
+ * threads. */
+typedef void (*ob_dojob)(int part, void *job, int data);
+typedef void (*ob_threads_fn)(int sync, ob_dojob dojob, int numjobs, size_t job_size, void *jobs,
+                              int data);
+static void (*set_threads_callback)(ob_threads_fn);
+static pthread_mutex_t parts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct ob_parts {
+    ob_dojob dojob;
+    char *jobs;
+    size_t job_size;
+    int data;
+} ob_parts;
+
+static void run_parts(int64_t begin, int64_t end, void *ctx)
+{
+    const ob_parts *p = ctx;
+    for (int64_t i = begin; i < end; i++)
+        p->dojob((int)i, p->jobs + (size_t)i * p->job_size, p->data);
+}
+
+static void run_on_pool(int sync, ob_dojob dojob, int numjobs, size_t job_size, void *jobs,
+                        int data)
+{
+    (void)sync; /* exec_blas waits for the parts; so does this */
+    ob_parts p = {dojob, jobs, job_size, data};
+    pthread_mutex_lock(&parts_lock);
+    if (pdt_cpu_parallel_together(numjobs, run_parts, &p) != 0) {
+        /* No way back into OpenBLAS with an error, and the parts cannot run one after
+         * another: OpenBLAS itself ends the process when it cannot start a thread. */
+        fprintf(stderr,
+                "pydevtensor: could not start the %d threads an OpenBLAS product needs"
+                " at once\n",
+                numjobs);
+        abort();
+    }
+    pthread_mutex_unlock(&parts_lock);
+}
+
+/* Accepts every candidate; notes whether it can run its parts on our pool. */
+static int find_threads_callback(void *handle, char *why, size_t n)
+{
+    (void)why, (void)n;
+    /* dlsym's void* to a function pointer: how the POSIX API is meant to be used */
+    *(void **)&set_threads_callback = dlsym(handle, PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(
+                                                        set_threads_callback_function)));
+    return 0;
+}
+
 /* Searched in the directories the bindings add (the scipy-openblas32 wheel's lib/),
  * then by name through the extension's RUNPATH (Note [where libraries are found]). */
 pdt_library pdt_openblas_library = PDT_LIBRARY("OpenBLAS", PDT_BLAS_LIBNAME, PDT_BLAS_INSTALL,
                                                blas_symbols,
-                                               sizeof blas_symbols / sizeof blas_symbols[0], NULL,
-                                               NULL, 0);
+                                               sizeof blas_symbols / sizeof blas_symbols[0],
+                                               find_threads_callback, NULL, 0);
 static pthread_once_t guards_once = PTHREAD_ONCE_INIT;
 
 /* Note [OpenBLAS and fork]
@@ -135,11 +205,21 @@ static void after_fork_in_child(void)
 
 static void at_exit(void) { quiesce(2); }
 
-/* After dlopen(), so that these run before OpenBLAS's own (Note [OpenBLAS and fork]). */
+/* After dlopen(), so that these run before OpenBLAS's own (Note [OpenBLAS and fork]);
+ * and before any call, the pool (Note [OpenBLAS on our pool]). */
 static void register_guards(void)
 {
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
     atexit(at_exit);
+    if (set_threads_callback) {
+        set_threads_callback(run_on_pool);
+        int pool = pdt_cpu_threads(), now = blas.get_num_threads();
+        /* OpenBLAS caps its count at the cores; the pool follows OMP_NUM_THREADS
+         * above them too.  More threads need their memory (Note [OpenBLAS scratch
+         * memory]); without it OpenBLAS keeps the count it has. */
+        if (now > pool || (now < pool && pdt_cpu_blas_probe_threads(pool - now) == PDT_OK))
+            blas.set_num_threads(pool);
+    }
 }
 
 pdt_status pdt_cpu_blas(const pdt_blas_table **out)
@@ -164,7 +244,8 @@ void pdt_cpu_blas_describe(char *buf, size_t n)
     if (pdt_cpu_blas(&b) != PDT_OK)
         snprintf(buf, n, "unavailable: %s", pdt_last_error());
     else
-        snprintf(buf, n, "%s, %d threads", b->get_config(), b->get_num_threads());
+        snprintf(buf, n, "%s, %d threads, %s", b->get_config(), b->get_num_threads(),
+                 set_threads_callback ? "pydevtensor's pool" : "OpenBLAS's own threads");
 }
 
 int pdt_cpu_blas_set_threads(int n)
@@ -182,7 +263,9 @@ int pdt_cpu_blas_set_threads(int n)
         pdt_cpu_blas_leave(&call);
         return -2;
     }
+    pthread_mutex_lock(&parts_lock); /* no parts running on the scratch blocks it frees */
     b->set_num_threads(n);
+    pthread_mutex_unlock(&parts_lock);
     now = b->get_num_threads();
     pdt_cpu_blas_leave(&call);
     return now;

@@ -39,6 +39,19 @@
  * job never reads a field that the next job may be writing.  fn, ctx and n are read
  * only by workers that have a slice, and the caller waits for all of them before it
  * returns (and before the next job can rewrite the fields).
+ *
+ * Note [parts that wait on each other]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A parallel loop may run its slices one after another (the pool is busy, or the
+ * loop is small), since no slice waits for another.  OpenBLAS's threaded GEMM is not
+ * like that: each part packs a panel of B that the others read, and spins until the
+ * others have packed theirs (driver/level3/level3_thread.c), so its parts must all
+ * run at once.  pdt_cpu_parallel_together gives each part a thread: the caller and
+ * the pool's workers (waiting, not skipping, when another caller has the pool), and
+ * threads started for the group for parts the pool has no thread for (more parts
+ * than threads, or a call made from inside a job, which must not wait for the pool).
+ * Those threads wait at a gate until all of them have started, so that a failure to
+ * start one runs no part at all.
  */
 #define _GNU_SOURCE
 #include "cpu_parallel.h"
@@ -70,6 +83,11 @@ typedef struct pool {
     void *ctx;
     int64_t n;
 } pool;
+
+/* Set while this thread runs a slice of a job or holds `busy`: a parallel loop or a
+ * group started from there must not wait for the pool (Note [parts that wait on
+ * each other]). */
+static __thread int in_pool;
 
 static pool P = {.lock = PTHREAD_MUTEX_INITIALIZER,
                  .work_ready = PTHREAD_COND_INITIALIZER,
@@ -137,16 +155,25 @@ static unsigned long next_job(unsigned long seen)
     return atomic_load(&P.job);
 }
 
+typedef struct worker_start {
+    int64_t id;         /* 1 .. nthreads-1; the caller is slice 0 */
+    unsigned long seen; /* the job word when it was started, with no job in flight */
+} worker_start;
+
 static void *worker(void *arg)
 {
-    int64_t id = (int64_t)(intptr_t)arg; /* 1 .. nthreads-1; the caller is slice 0 */
-    unsigned long seen = 0;              /* workers start before the first job */
+    worker_start start = *(worker_start *)arg;
+    free(arg);
+    int64_t id = start.id;
+    unsigned long seen = start.seen;
     for (;;) {
         seen = next_job(seen);
         int64_t slices = (int64_t)(seen & ((1UL << JOB_SLICE_BITS) - 1));
         if (id >= slices)
             continue;
+        in_pool = 1;
         run_slice(id, slices);
+        in_pool = 0;
         if (atomic_fetch_sub(&P.pending, 1) == 1 && atomic_load(&P.caller_waits)) {
             pthread_mutex_lock(&P.lock);
             pthread_cond_signal(&P.work_done);
@@ -201,24 +228,39 @@ static long spin_budget(void)
     return end && *end == '\0' && n >= 0 && n <= 1000000 ? n * 1000 : PDT_POOL_SPIN_NS;
 }
 
+/* Starts workers until the pool has `want` threads (the caller counted), at most
+ * PDT_POOL_MAX; with fewer when the system refuses a thread.  Under P.lock, with no
+ * job in flight (a worker reads the job word from its start). */
+static void add_workers(int want)
+{
+    if (want > PDT_POOL_MAX)
+        want = PDT_POOL_MAX;
+    while (P.nthreads < want) {
+        worker_start *start = malloc(sizeof *start);
+        if (!start)
+            break; /* run with the workers we got */
+        *start = (worker_start){P.nthreads, atomic_load(&P.job)};
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int failed = pthread_create(&t, &attr, worker, start) != 0;
+        pthread_attr_destroy(&attr);
+        if (failed) {
+            free(start);
+            break;
+        }
+        P.nthreads++;
+    }
+}
+
 static void start_pool(void)
 {
     int omp = omp_num_threads();
     int cores = omp ? omp : count_cores();
     P.spin_ns = spin_budget();
-    P.nthreads = cores < 1 ? 1 : cores > PDT_POOL_MAX ? PDT_POOL_MAX : cores;
-    for (int i = 1; i < P.nthreads; i++) {
-        pthread_t t;
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        if (pthread_create(&t, &attr, worker, (void *)(intptr_t)i) != 0) {
-            P.nthreads = i; /* run with the workers we got */
-            pthread_attr_destroy(&attr);
-            break;
-        }
-        pthread_attr_destroy(&attr);
-    }
+    P.nthreads = 1;
+    add_workers(cores < 1 ? 1 : cores);
     P.started = 1;
 }
 
@@ -243,6 +285,7 @@ int pdt_cpu_set_threads(int n)
     pthread_mutex_lock(&P.lock);
     if (!P.started)
         start_pool();
+    add_workers(n); /* the pool grows as PyTorch's does; it never shrinks */
     P.limit = n < 1 ? 1 : n;
     pthread_mutex_unlock(&P.lock);
     pthread_mutex_unlock(&P.busy);
@@ -255,18 +298,11 @@ static int all_done(const void *unused)
     return atomic_load(&P.pending) == 0;
 }
 
-void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx)
+/* Runs fn over [0, n) in `slices` slices, slice 0 on the calling thread, which holds
+ * P.busy; returns when every slice is done. */
+static void run_job(int64_t n, int64_t slices, pdt_range_fn fn, void *ctx)
 {
-    if (n <= 0)
-        return;
-    if (grain < 1)
-        grain = 1;
-    int threads = n >= 2 * grain ? pdt_cpu_threads() : 1;
-    int64_t slices = n / grain < threads ? n / grain : threads;
-    if (slices <= 1 || pthread_mutex_trylock(&P.busy) != 0) {
-        fn(0, n, ctx); /* small, or the pool is busy with another caller */
-        return;
-    }
+    in_pool = 1;
     /* Publish the job (Note [pool hand-off]): the fields, then the job word. */
     P.fn = fn;
     P.ctx = ctx;
@@ -288,5 +324,104 @@ void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx)
         atomic_store(&P.caller_waits, 0);
         pthread_mutex_unlock(&P.lock);
     }
+    in_pool = 0;
+}
+
+void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx)
+{
+    if (n <= 0)
+        return;
+    if (grain < 1)
+        grain = 1;
+    int threads = n >= 2 * grain ? pdt_cpu_threads() : 1;
+    int64_t slices = n / grain < threads ? n / grain : threads;
+    if (slices <= 1 || pthread_mutex_trylock(&P.busy) != 0) {
+        fn(0, n, ctx); /* small, or the pool is busy with another caller */
+        return;
+    }
+    run_job(n, slices, fn, ctx);
     pthread_mutex_unlock(&P.busy);
+}
+
+/* ---------------------------------------------------------- parts together */
+
+/* Parts that the pool has no thread for run on threads of their own, started for
+ * the group and held at a gate until every one of them has started. */
+typedef struct extra_threads {
+    pthread_mutex_t lock;
+    pthread_cond_t open;
+    int state; /* 0: wait at the gate, 1: run, -1: a thread failed to start: return */
+    pdt_range_fn fn;
+    void *ctx;
+} extra_threads;
+
+typedef struct extra_part {
+    extra_threads *group;
+    int64_t part;
+} extra_part;
+
+static void *extra_thread(void *arg)
+{
+    extra_part *p = arg;
+    extra_threads *g = p->group;
+    pthread_mutex_lock(&g->lock);
+    while (g->state == 0)
+        pthread_cond_wait(&g->open, &g->lock);
+    int run = g->state == 1;
+    pthread_mutex_unlock(&g->lock);
+    if (run) {
+        in_pool = 1;
+        g->fn(p->part, p->part + 1, g->ctx);
+    }
+    return NULL;
+}
+
+static void open_gate(extra_threads *g, int state)
+{
+    pthread_mutex_lock(&g->lock);
+    g->state = state;
+    pthread_cond_broadcast(&g->open);
+    pthread_mutex_unlock(&g->lock);
+}
+
+int pdt_cpu_parallel_together(int64_t n, pdt_range_fn fn, void *ctx)
+{
+    if (n <= 1) {
+        if (n == 1)
+            fn(0, 1, ctx);
+        return 0;
+    }
+    int64_t pooled = 0; /* parts 0 .. pooled-1 run on the pool */
+    if (!in_pool) {
+        pdt_cpu_threads();           /* starts the pool */
+        pthread_mutex_lock(&P.busy); /* waits for another caller's loop to end */
+        pooled = P.nthreads < n ? P.nthreads : n;
+    }
+    int64_t extra = n - pooled;
+    extra_threads g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, fn, ctx};
+    pthread_t *threads = extra ? malloc((size_t)extra * sizeof *threads) : NULL;
+    extra_part *parts = extra ? malloc((size_t)extra * sizeof *parts) : NULL;
+    int64_t started = 0;
+    if (!extra || (threads && parts)) {
+        for (; started < extra; started++) {
+            parts[started] = (extra_part){&g, pooled + started};
+            if (pthread_create(&threads[started], NULL, extra_thread, &parts[started]) != 0)
+                break;
+        }
+    }
+    int ok = started == extra;
+    open_gate(&g, ok ? 1 : -1);
+    if (ok) {
+        if (pooled > 1)
+            run_job(pooled, pooled, fn, ctx);
+        else if (pooled == 1)
+            fn(0, 1, ctx);
+    }
+    for (int64_t i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    free(threads);
+    free(parts);
+    if (pooled)
+        pthread_mutex_unlock(&P.busy);
+    return ok ? 0 : -1;
 }

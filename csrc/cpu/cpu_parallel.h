@@ -19,11 +19,17 @@ typedef void (*pdt_range_fn)(int64_t begin, int64_t end, void *ctx);
  * the pool is busy run on their own thread). */
 void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx);
 
+/* Runs fn(i, i + 1, ctx) for every part i of [0, n) at the same time, each on a thread
+ * of its own, for parts that wait on each other (Note [parts that wait on each other]
+ * in cpu_parallel.c).  Waits for the pool when another caller has it.  Returns 0
+ * when every part ran, -1 when a thread could not be started (then none ran). */
+int pdt_cpu_parallel_together(int64_t n, pdt_range_fn fn, void *ctx);
+
 /* Threads the pool uses: the cores this process may run on, or OMP_NUM_THREADS when
  * set (as PyTorch reads it), at most 16; lowered by pdt_cpu_set_threads. */
 int pdt_cpu_threads(void);
-/* Uses at most n threads (n >= 1; no more than the pool has); returns the number now
- * used.  Waits for a parallel loop in flight to finish. */
+/* Uses n threads (n >= 1), starting workers when the pool has fewer (at most 16);
+ * returns the number now used.  Waits for a parallel loop in flight to finish. */
 int pdt_cpu_set_threads(int n);
 
 #endif /* PDT_CPU_PARALLEL_H */

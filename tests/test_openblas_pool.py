@@ -1,0 +1,100 @@
+"""OpenBLAS runs its parallel parts on pydevtensor's pool (Note [OpenBLAS on our pool] in
+csrc/cpu/cpu_blas.c, Note [parts that wait on each other] in csrc/cpu/cpu_parallel.c).
+
+The parts of a threaded GEMM wait on each other, so every part must get a thread at
+once: on the pool, waiting for it when another caller has it, and on threads started for
+the group when OpenBLAS has more parts than the pool has threads.  Each check runs in a
+fresh process with a known thread count; a deadlock shows as run_python's timeout."""
+import pytest
+
+import pydevtensor as pdt
+from conftest import run_python
+
+pytestmark = pytest.mark.skipif(
+    pdt.build_info()["blas"]["runs_on"] != "pydevtensor's pool",
+    reason="this OpenBLAS cannot hand its parts over (older than 0.3.27)")
+
+# Sizes big enough for OpenBLAS to split a product into parts (m*n*k well above its
+# threshold of 65,536 per thread), in float32 and float64, square and skinny.
+_PRODUCTS = """
+import numpy as np, pydevtensor as p
+rng = np.random.default_rng(7)
+cases = [rng.standard_normal(s).astype(t) for s, t in
+         [((256, 300), np.float32), ((300, 200), np.float32),
+          ((64, 784), np.float64), ((784, 256), np.float64)]]
+def check():
+    bad = 0
+    for a, b in [(cases[0], cases[1]), (cases[2], cases[3])]:
+        got = (p.from_numpy(a) @ p.from_numpy(b)).numpy().astype(np.float64)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        tol = 1e-4 if a.dtype == np.float32 else 1e-12
+        bad += not np.allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+    return bad
+"""
+
+
+def _set_blas_threads():
+    """The loaded OpenBLAS's own openblas_set_num_threads, as a line of Python."""
+    prefix = "scipy_" if pdt.build_info()["blas"]["provider"].startswith("scipy") else ""
+    path = pdt.build_info()["libraries"]["OpenBLAS"]["path"]
+    return f"ctypes.CDLL({path!r}).{prefix}openblas_set_num_threads"
+
+
+def test_openblas_reports_the_pool_and_its_thread_count():
+    out = run_python("import pydevtensor as p; b = p.build_info()['blas']\n"
+                     "print(p.get_num_threads(), b['threads'], b['runs_on'])",
+                     OMP_NUM_THREADS="3")
+    assert out == ["3", "3", "pydevtensor's", "pool"]
+
+
+@pytest.mark.parametrize("blas_threads", [3, 5])
+def test_more_parts_than_the_pool_has_threads_run_on_threads_of_their_own(blas_threads):
+    # OpenBLAS told directly (as threadpoolctl would) to use more threads than the
+    # pool has: the parts beyond the pool's 2 get threads started for the group.
+    code = (_PRODUCTS + "import ctypes\n"
+            "p.ones(2, 2) @ p.ones(2, 2)  # loads OpenBLAS and hands it the pool\n"
+            f"{_set_blas_threads()}({blas_threads})\n"
+            "print(p.build_info()['blas']['threads'], p.get_num_threads())\n"
+            "print(sum(check() for _ in range(5)))\n")
+    out = run_python(code, OMP_NUM_THREADS="2")
+    assert out == [str(blas_threads), "2", "0"]
+
+
+def test_products_and_loops_from_several_threads_share_the_pool_and_stay_right():
+    # Two threads multiply while a third runs loops big enough for the pool: a group
+    # of parts waits for the pool instead of running its parts one after another
+    # (which would deadlock), and a loop finding the pool taken runs on its own thread.
+    code = (_PRODUCTS + "import threading\n"
+            "x = p.from_numpy(rng.standard_normal(400_000).astype(np.float32))\n"
+            "want = (x.numpy().astype(np.float64) * 2 + 1).astype(np.float32)\n"
+            "bad = []\n"
+            "def products():\n"
+            "    bad.append(sum(check() for _ in range(15)))\n"
+            "def loops():\n"
+            "    bad.append(sum(not np.array_equal((x * 2 + 1).numpy(), want) for _ in range(60)))\n"
+            "ts = [threading.Thread(target=f) for f in (products, products, loops)]\n"
+            "[t.start() for t in ts]; [t.join() for t in ts]\n"
+            "print(len(bad), sum(bad))\n")
+    assert run_python(code, OMP_NUM_THREADS="2") == ["3", "0"]
+
+
+def test_a_single_thread_runs_products_without_the_pool():
+    code = _PRODUCTS + "p.set_num_threads(1)\nprint(p.build_info()['blas']['threads'], check())\n"
+    assert run_python(code, OMP_NUM_THREADS="2") == ["1", "0"]
+
+
+def test_products_stay_right_after_the_pool_grows():
+    code = (_PRODUCTS + "a = check()\np.set_num_threads(4)\n"
+            "print(p.build_info()['blas']['threads'], a, check())\n")
+    assert run_python(code, OMP_NUM_THREADS="2") == ["4", "0", "0"]
+
+
+def test_the_parent_still_multiplies_after_a_fork_and_so_does_the_child():
+    code = (_PRODUCTS + "import os\nprint(check())\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    os._exit(10 + check())\n"
+            "_, status = os.waitpid(pid, 0)\n"
+            "print(os.waitstatus_to_exitcode(status), check())\n")
+    assert run_python(code, OMP_NUM_THREADS="2") == ["0", "10", "0"]
+
