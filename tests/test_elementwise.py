@@ -339,6 +339,39 @@ def test_float_specials(device):
     assert values_of(a != a) == [False, False, False, True, False]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_float_times_a_mask_has_the_bits_of_casting_the_mask_first(device, dtype):
+    # Note [a float times a mask] in csrc/core/pdt_elementwise.c: the CPU reads the
+    # mask's bytes in the multiply; every layout, both orders, in place and out=
+    # must give NumPy's bits for g * mask.astype(dtype), NaN, infinities and -0 too.
+    rng = np.random.default_rng(5)
+    g = rng.standard_normal((70, 300)).astype(dtype)
+    g[0, :5] = [math.nan, math.inf, -math.inf, -1.5, -0.0]
+    keep = rng.random((70, 300)) < 0.5
+    keep[0, :5] = False
+    G, M = pdt.from_numpy(g).to(device), pdt.from_numpy(keep).to(device)
+
+    def same_bits(got, want):
+        got = np.ascontiguousarray(got.cpu().numpy())
+        want = np.ascontiguousarray(want)
+        return got.dtype == want.dtype and np.array_equal(got.view(np.uint8),
+                                                          want.view(np.uint8))
+
+    with np.errstate(invalid="ignore"):
+        mask = keep.astype(dtype)
+        assert same_bits(G * M, g * mask) and same_bits(M * G, mask * g)
+        assert same_bits(G.T * M.T, (g * mask).T)
+        assert same_bits(G[:, ::3] * M[:, ::3], g[:, ::3] * mask[:, ::3])
+        assert same_bits(G * M[5], g * mask[5]) and same_bits(M[:, :1] * G, mask[:, :1] * g)
+        out = pdt.empty(70, 300, dtype=dtype, device=device)
+        pdt.mul(G, M, out=out)
+        assert same_bits(out, g * mask)
+        inplace = G.clone()
+        inplace.mul_(M)
+        assert same_bits(inplace, g * mask)
+    assert [math.copysign(1, v) for v in values_of(G[0, 3:5] * M[0, 3:5])] == [-1, -1]
+
+
 def test_integer_powers(device):
     base = t([2, -3, 1, -1, -1, 0, 5], device, "int64")
     assert values_of(base ** 3) == [8, -27, 1, -1, -1, 0, 125]

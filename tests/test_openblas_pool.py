@@ -71,7 +71,8 @@ def test_products_and_loops_from_several_threads_share_the_pool_and_stay_right()
             "def products():\n"
             "    bad.append(sum(check() for _ in range(15)))\n"
             "def loops():\n"
-            "    bad.append(sum(not np.array_equal((x * 2 + 1).numpy(), want) for _ in range(60)))\n"
+            "    bad.append(sum(not np.array_equal((x * 2 + 1).numpy(), want)\n"
+            "                   for _ in range(60)))\n"
             "ts = [threading.Thread(target=f) for f in (products, products, loops)]\n"
             "[t.start() for t in ts]; [t.join() for t in ts]\n"
             "print(len(bad), sum(bad))\n")

@@ -179,6 +179,11 @@ typedef struct pdt_backend {
      * dtype; out has it too, or bool for comparisons.  out may be a's tensor
      * (in place); the core copies an operand that partly overlaps out. */
     pdt_status (*binary)(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);
+    /* 1: binary(PDT_OP_MUL, ...) also takes, as either operand, a bool tensor with
+     * the other operand and out float32 or float64, and computes other * (T)mask:
+     * the bits of casting the mask first, without its temporary (Note [a float
+     * times a mask] in pdt_elementwise.c).  0: the core casts it first. */
+    int binary_mul_mask;
     /* out = op(x) elementwise, same shape and dtype; lo/hi for PDT_OP_CLAMP:
      * both given, in x's dtype (f for floating dtypes, i for integers, which
      * the core has already saturated to the dtype's range; ignored for bool),

@@ -237,6 +237,7 @@ const pdt_backend pdt_cpu_backend = {
     .arange = pdt_cpu_arange,
     .random = pdt_cpu_random,
     .binary = pdt_cpu_binary,
+    .binary_mul_mask = 1,
     .unary = pdt_cpu_unary,
     .reduce = pdt_cpu_reduce,
     .gemm = pdt_cpu_gemm,

@@ -204,6 +204,39 @@ BINARY_ROW(or_bool, uint8_t, uint8_t, (x | y) != 0)
 BINARY_ROW(and_bool, uint8_t, uint8_t, (x != 0) & (y != 0))
 COMPARE_ROWS(bool, uint8_t, AS_BOOL)
 
+/* float * bool (Note [a float times a mask] in pdt_elementwise.c): a is the float
+ * operand, b the mask's bytes, each made 0 or 1 in T as the cast would.  The factor
+ * is built from its bits (ONE's bits, or 0): written as (T)(m != 0), gcc folds
+ * x * 1 to x and branches on every byte, which a random mask mispredicts half the
+ * time (11x slower at 1e6 here); this form vectorises. */
+#define MASK_MUL_ROW(NAME, T, U, ONE)                                                              \
+    static inline T NAME##_factor(uint8_t m)                                                       \
+    {                                                                                              \
+        U bits = (U)0 - (U)(m != 0);                                                               \
+        bits &= ONE;                                                                               \
+        T f;                                                                                       \
+        memcpy(&f, &bits, sizeof f);                                                               \
+        return f;                                                                                  \
+    }                                                                                              \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        (void)extra;                                                                               \
+        if (so == sizeof(T) && sa == sizeof(T) && sb == 1) {                                       \
+            T *po = (T *)o;                                                                        \
+            const T *pa = (const T *)a;                                                            \
+            const uint8_t *pb = (const uint8_t *)b;                                                \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                po[i] = pa[i] * NAME##_factor(pb[i]);                                              \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                *(T *)(o + i * so) = *(const T *)(a + i * sa) *                                    \
+                                     NAME##_factor(*(const uint8_t *)(b + i * sb));                \
+        }                                                                                          \
+    }
+MASK_MUL_ROW(mul_mask_f32, float, uint32_t, 0x3f800000u)
+MASK_MUL_ROW(mul_mask_f64, double, uint64_t, 0x3ff0000000000000ull)
+
 #define ROWS_5(B, I32, I64, F32, F64)                                                              \
     {                                                                                              \
         B, I32, I64, F32, F64                                                                      \
@@ -471,6 +504,18 @@ pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a
     /* The compute dtype: out's, except for comparisons (whose out is bool). */
     pdt_dtype dt = a.t ? a.t->dtype : b.t ? b.t->dtype : out->dtype;
     ew_row_fn fn = (unsigned)op < PDT_NUM_BINARY_OPS ? binary_rows[op][dt] : NULL;
+    if (op == PDT_OP_MUL && a.t && b.t && a.t->dtype != b.t->dtype) {
+        if (a.t->dtype == PDT_BOOL) { /* the float operand first: x * m is m * x */
+            pdt_operand t = a;
+            a = b;
+            b = t;
+        }
+        dt = a.t->dtype;
+        fn = b.t->dtype != PDT_BOOL ? NULL
+             : dt == PDT_FLOAT32    ? mul_mask_f32
+             : dt == PDT_FLOAT64    ? mul_mask_f64
+                                    : NULL;
+    }
     if (!fn)
         return pdt_fail(PDT_ERR_UNSUPPORTED, "binary op %d is not implemented for %s on the CPU",
                         (int)op, pdt_dtype_name(dt));

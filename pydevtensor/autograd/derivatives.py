@@ -215,7 +215,8 @@ _unary("sin", "SinBackward0", "input", lambda g, x: g * x.cos())
 _unary("cos", "CosBackward0", "input", lambda g, x: -g * x.sin())
 _unary("tanh", "TanhBackward0", "result", lambda g, y: g * (1.0 - y * y))
 _unary("sigmoid", "SigmoidBackward0", "result", lambda g, y: g * y * (1.0 - y))
-_unary("relu", "ReluBackward0", "result", lambda g, y: g * as_float(y > 0, g))
+# g times the bool mask itself: no float copy of it (Note [a float times a mask])
+_unary("relu", "ReluBackward0", "result", lambda g, y: g * (y > 0))
 
 
 @derivative("clamp")
