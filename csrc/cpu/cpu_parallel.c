@@ -77,6 +77,9 @@ typedef struct pool {
     long spin_ns;          /* how long either side spins before it sleeps */
     atomic_ulong job;      /* generation << JOB_SLICE_BITS | slices */
     atomic_int pending;    /* slices of the job not finished, the caller's excepted */
+    atomic_int unstarted;  /* slices of the job no worker has begun (a group's parts) */
+    int together;          /* the job's slices wait on each other */
+    int caller_cpu;        /* where the caller of such a job runs, or -1 */
     atomic_int sleepers;   /* workers asleep, or about to be, on work_ready */
     atomic_int caller_waits;
     pdt_range_fn fn;
@@ -155,6 +158,27 @@ static unsigned long next_job(unsigned long seen)
     return atomic_load(&P.job);
 }
 
+/* Note [parts on one core]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * The parts of a group spin on each other without yielding (OpenBLAS's YIELDING is
+ * a run of nops on x86-64, common.h).  A worker woken onto the core its caller runs
+ * on then waits for the caller's part, and the caller for the worker's, until the
+ * scheduler's next tick moves one of them: GEMMs of 150 us took 4, 8 or 16 ms
+ * (whole ticks of a 250 Hz kernel), in most bursts of a training step after a
+ * pause, on the 2-vCPU CI machine, where the kernel placed the woken worker on the
+ * caller's core about once a burst.  So a worker that starts a part on its caller's
+ * core moves itself off it for the part (sched_setaffinity without that core, which
+ * migrates at once), and returns to the cores it had after.  Returns 1 when it moved,
+ * with the cores it had in *had. */
+static int away_from(int cpu, cpu_set_t *had)
+{
+    if (cpu < 0 || sched_getcpu() != cpu || sched_getaffinity(0, sizeof *had, had) != 0)
+        return 0;
+    cpu_set_t others = *had;
+    CPU_CLR(cpu, &others);
+    return CPU_COUNT(&others) > 0 && sched_setaffinity(0, sizeof others, &others) == 0;
+}
+
 typedef struct worker_start {
     int64_t id;         /* 1 .. nthreads-1; the caller is slice 0 */
     unsigned long seen; /* the job word when it was started, with no job in flight */
@@ -172,7 +196,12 @@ static void *worker(void *arg)
         if (id >= slices)
             continue;
         in_pool = 1;
+        cpu_set_t had;
+        int moved = P.together && away_from(P.caller_cpu, &had);
+        atomic_fetch_sub(&P.unstarted, 1);
         run_slice(id, slices);
+        if (moved)
+            (void)sched_setaffinity(0, sizeof had, &had);
         in_pool = 0;
         if (atomic_fetch_sub(&P.pending, 1) == 1 && atomic_load(&P.caller_waits)) {
             pthread_mutex_lock(&P.lock);
@@ -299,8 +328,10 @@ static int all_done(const void *unused)
 }
 
 /* Runs fn over [0, n) in `slices` slices, slice 0 on the calling thread, which holds
- * P.busy; returns when every slice is done. */
-static void run_job(int64_t n, int64_t slices, pdt_range_fn fn, void *ctx)
+ * P.busy; returns when every slice is done.  together: the slices wait on each other
+ * (Note [parts that wait on each other]), so the caller starts its own only once
+ * every worker has started, yielding its core meanwhile. */
+static void run_job(int64_t n, int64_t slices, pdt_range_fn fn, void *ctx, int together)
 {
     in_pool = 1;
     /* Publish the job (Note [pool hand-off]): the fields, then the job word. */
@@ -308,12 +339,20 @@ static void run_job(int64_t n, int64_t slices, pdt_range_fn fn, void *ctx)
     P.ctx = ctx;
     P.n = n;
     atomic_store(&P.pending, (int)slices - 1);
+    atomic_store(&P.unstarted, (int)slices - 1);
+    P.together = together;
+    P.caller_cpu = together ? sched_getcpu() : -1; /* Note [parts on one core] */
     unsigned long generation = (atomic_load(&P.job) >> JOB_SLICE_BITS) + 1;
     atomic_store(&P.job, generation << JOB_SLICE_BITS | (unsigned long)slices);
     if (atomic_load(&P.sleepers) > 0) {
         pthread_mutex_lock(&P.lock);
         pthread_cond_broadcast(&P.work_ready);
         pthread_mutex_unlock(&P.lock);
+    }
+    while (together && atomic_load(&P.unstarted) > 0) {
+        for (int i = 0; i < 64; i++)
+            cpu_relax();
+        sched_yield();
     }
     run_slice(0, slices);
     if (!spin_until(all_done, NULL)) {
@@ -339,7 +378,7 @@ void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx)
         fn(0, n, ctx); /* small, or the pool is busy with another caller */
         return;
     }
-    run_job(n, slices, fn, ctx);
+    run_job(n, slices, fn, ctx, 0);
     pthread_mutex_unlock(&P.busy);
 }
 
@@ -413,7 +452,7 @@ int pdt_cpu_parallel_together(int64_t n, pdt_range_fn fn, void *ctx)
     open_gate(&g, ok ? 1 : -1);
     if (ok) {
         if (pooled > 1)
-            run_job(pooled, pooled, fn, ctx);
+            run_job(pooled, pooled, fn, ctx, 1);
         else if (pooled == 1)
             fn(0, 1, ctx);
     }
