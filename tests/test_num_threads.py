@@ -101,7 +101,7 @@ def loop(k):
         if not np.array_equal(got, want.astype(np.float32)):
             bad.append(i)
         if i % 7 == 0:
-            time.sleep(0.0003)    # longer than the default budget: workers go to sleep
+            time.sleep(0.0015)    # longer than the default budget: workers go to sleep
 t = threading.Thread(target=loop, args=(40,))
 t.start(); loop(60); t.join()
 print(p.get_num_threads(), len(bad))

@@ -14,10 +14,15 @@
  *   - the caller, once its own slice is done, spins on `pending` for up to the same
  *     budget before it sleeps on `work_done`.
  *
- * The budget is bounded (100 us, a few hundred thousand cycles, as GNU OpenMP's
- * default spin count is), so an idle pool costs nothing after it; OMP_WAIT_POLICY=
+ * The budget is bounded (1 ms), so an idle pool costs nothing after it; OMP_WAIT_POLICY=
  * passive sets it to 0 (sleep at once), as it does for OpenMP runtimes, and
- * PYDEVTENSOR_POOL_SPIN_US sets it in microseconds.
+ * PYDEVTENSOR_POOL_SPIN_US sets it in microseconds.  It was 100 us until OpenBLAS ran
+ * on the pool (Note [OpenBLAS on our pool] in cpu_blas.c): the GEMMs of a training
+ * step come 100 to 300 us apart, and a worker asleep between them is woken for every
+ * one (MLP 784-256-10 at batch 64, 8 steps after a pause of 0.2 s: 678 to 710 us a
+ * step with 100 us, 617 to 622 us with 1 ms, 615 to 622 us with 3 ms; NumPy 575 to
+ * 585 in the same runs).  GNU OpenMP's default spin (300,000 pauses) is a few ms on
+ * current cores, Intel's 200 ms, OpenBLAS's own 2^28 cycles.
  *
  * The spin yields the core every 64 pauses (a few microseconds).  Without that, a
  * machine with more runnable threads than cores was 7 times slower than sleeping at
@@ -65,7 +70,7 @@
 #include <unistd.h>
 
 #define PDT_POOL_MAX 16
-#define PDT_POOL_SPIN_NS 100000 /* Note [pool hand-off] */
+#define PDT_POOL_SPIN_NS 1000000 /* Note [pool hand-off] */
 #define JOB_SLICE_BITS 16
 
 typedef struct pool {
