@@ -7,7 +7,8 @@ from . import _C
 def set_num_threads(n):
     """Use ``n`` threads on the CPU: for pydevtensor's own parallel loops (elementwise
     operations, reductions) and for OpenBLAS (matmul), which runs its parallel parts on
-    the same pool of threads (``build_info()["blas"]["runs_on"]``).
+    the same pool of threads (``build_info()["blas"]["runs_on"]``), at most one a core
+    (its parts wait on each other, so more of them than cores only wait longer).
 
     Parameters
     ----------

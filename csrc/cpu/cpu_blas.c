@@ -46,7 +46,9 @@ static const pdt_library_symbol blas_symbols[] = {
  * own threads, which then sleep for good.  The parts wait on each other, so they run
  * with pdt_cpu_parallel_together.  Part i uses OpenBLAS's per-thread scratch block
  * i (exec_threads), so one group of parts runs at a time (`parts_lock`), and
- * OpenBLAS's thread count follows the pool's (pdt_cpu_blas_set_threads).  An
+ * OpenBLAS's thread count follows the pool's (pdt_cpu_blas_set_threads), capped at
+ * the cores, as OpenBLAS caps its own: parts that spin on each other with more of
+ * them than cores wait whole scheduler ticks for the ones not running.  An
  * OpenBLAS without the function (a system library older than 0.3.27) keeps its own
  * threads. */
 typedef void (*ob_dojob)(int part, void *job, int data);
@@ -213,7 +215,9 @@ static void register_guards(void)
     atexit(at_exit);
     if (set_threads_callback) {
         set_threads_callback(run_on_pool);
-        int pool = pdt_cpu_threads(), now = blas.get_num_threads();
+        int pool = pdt_cpu_threads(), cores = pdt_cpu_cores(), now = blas.get_num_threads();
+        if (pool > cores)
+            pool = cores;
         /* OpenBLAS caps its count at the cores; the pool follows OMP_NUM_THREADS
          * above them too.  More threads need their memory (Note [OpenBLAS scratch
          * memory]); without it OpenBLAS keeps the count it has. */

@@ -217,7 +217,7 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static int count_cores(void)
+int pdt_cpu_cores(void)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0)
@@ -291,7 +291,7 @@ static void add_workers(int want)
 static void start_pool(void)
 {
     int omp = omp_num_threads();
-    int cores = omp ? omp : count_cores();
+    int cores = omp ? omp : pdt_cpu_cores();
     P.spin_ns = spin_budget();
     P.nthreads = 1;
     add_workers(cores < 1 ? 1 : cores);

@@ -25,6 +25,9 @@ void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx);
  * when every part ran, -1 when a thread could not be started (then none ran). */
 int pdt_cpu_parallel_together(int64_t n, pdt_range_fn fn, void *ctx);
 
+/* The cores this process may run on (its affinity mask). */
+int pdt_cpu_cores(void);
+
 /* Threads the pool uses: the cores this process may run on, or OMP_NUM_THREADS when
  * set (as PyTorch reads it), at most 16; lowered by pdt_cpu_set_threads. */
 int pdt_cpu_threads(void);
