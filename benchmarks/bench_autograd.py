@@ -4,7 +4,10 @@
   ``l = loss(net(X), y); opt.zero_grad(); l.backward(); opt.step()`` (float32, ReLU,
   softmax cross-entropy, SGD with momentum 0.9), per step, against PyTorch's same loop
   when torch imports and the same step written by hand in NumPy.  Before timing, two
-  steps from the same weights must agree with the NumPy step (1e-4).
+  steps from the same weights must agree with the NumPy step (1e-4).  The "beside a
+  busy process" variant times batch 64 while a process that spins on one core runs
+  next to each library's (a shared machine; Note [spinning under load] in
+  csrc/cpu/cpu_parallel.c).
 - "op overhead, requires_grad=True: ...": ``a + b`` on 4x4 tensors, ``a @ b`` on 16x16,
   ``a.sum()`` on 4x4, with ``a`` requiring grad (so the op is recorded: Note [where the
   graph is recorded] in csrc/python/autograd.c).  Here the **raw** column is
@@ -26,10 +29,28 @@ def _data(np, batch):
     return X, y
 
 
-def _per_step(run):
+_neighbour = []
+
+
+def _busy_neighbour():
+    """Starts, once per process, a process that keeps one core busy for as long as this
+    one lives: the machine a training step often shares (Note [spinning under load] in
+    csrc/cpu/cpu_parallel.c)."""
+    if not _neighbour:
+        import atexit
+        import subprocess
+        import sys
+        proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        atexit.register(proc.kill)
+        _neighbour.append(proc)
+
+
+def _per_step(run, busy=False):
     import time
 
     def once():
+        if busy:
+            _busy_neighbour()
         time.sleep(0.2)  # Note [BLAS spin] in bench_training.py
         t0 = time.perf_counter()
         run()
@@ -37,7 +58,7 @@ def _per_step(run):
     return once
 
 
-def _step_entry(batch):
+def _step_entry(batch, busy=False):
     import numpy as np
     X, y = _data(np, batch)
     timed = {}
@@ -63,7 +84,7 @@ def _step_entry(batch):
                   for p, r in zip(net.parameters(), ref.params))
         if err > 1e-4:
             raise AssertionError(f"two steps differ from the NumPy step by {err:.3g}")
-        timed["pydevtensor"] = Timed(_per_step(lambda: steps(STEPS)), "autograd step loop")
+        timed["pydevtensor"] = Timed(_per_step(lambda: steps(STEPS), busy), "autograd step loop")
     except Exception as exc:  # noqa: BLE001
         return {"pydevtensor": import_problem("pydevtensor", exc)}
     model = NumpyMLP(np, _init_weights(np))
@@ -71,7 +92,7 @@ def _step_entry(batch):
     def numpy_steps():
         for _ in range(STEPS):
             model.step(X, y)
-    timed["numpy"] = Timed(_per_step(numpy_steps), "NumPy step written by hand")
+    timed["numpy"] = Timed(_per_step(numpy_steps, busy), "NumPy step written by hand")
     results = {}
     try:
         import torch
@@ -90,7 +111,7 @@ def _step_entry(batch):
                 topt.zero_grad()
                 loss.backward()
                 topt.step()
-        timed["torch"] = Timed(_per_step(torch_steps), "torch autograd step loop (CPU)")
+        timed["torch"] = Timed(_per_step(torch_steps, busy), "torch autograd step loop (CPU)")
     except Exception as exc:  # noqa: BLE001
         results["torch"] = import_problem("torch", exc)
     return results, timed
@@ -100,6 +121,19 @@ def _step_entry(batch):
            repeat=7)
 def step_batch_64(cfg):
     out = _step_entry(64)
+    if isinstance(out, dict):
+        return out
+    results, timed = out
+    results.update(compare_timed(cfg, timed))
+    return results
+
+
+@benchmark("autograd", "autograd step, MLP 784-256-10, batch 64, beside a busy process",
+           unit="us", number=1, repeat=7)
+def step_batch_64_beside_a_busy_process(cfg):
+    """The batch-64 step while another process keeps one core busy (Note [spinning
+    under load] in csrc/cpu/cpu_parallel.c): each library's process starts its own."""
+    out = _step_entry(64, busy=True)
     if isinstance(out, dict):
         return out
     results, timed = out

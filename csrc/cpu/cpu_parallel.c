@@ -49,7 +49,11 @@
  * the time alone is not enough on a virtual machine, where the host takes the core
  * away too (steal time), nor the switch alone, since kernel threads run for
  * microseconds now and then (either test alone stopped the spinning for a good part
- * of an idle run here).  With both: 1.4 to 1.9 ms a step beside the busy process,
+ * of an idle run here).  A worker that shares its core with the caller (the latest
+ * job's caller ran there) goes to sleep too, but without the 100 ms: the thread that
+ * ran was most likely the caller, which is no load (with it counted, 8-step bursts
+ * after a pause ran without spinning in most runs, 1.5 times NumPy's time a step).
+ * With both tests: 1.4 to 1.9 ms a step beside the busy process,
  * and on the idle machine 509 to 522 us against NumPy's 518 to 554 in the same
  * minutes, with one such pause a run (at start, beside OpenBLAS's own threads, which
  * spin for 0.1 s after it is loaded).
@@ -104,16 +108,17 @@
 typedef struct pool {
     pthread_mutex_t lock;
     pthread_cond_t work_ready, work_done;
-    pthread_mutex_t busy;  /* held by the one caller using the pool */
-    int started, nthreads; /* nthreads: the workers + the caller */
-    int limit;             /* set_num_threads: at most this many slices (0: nthreads) */
-    long spin_ns;          /* how long either side spins before it sleeps */
-    atomic_ulong job;      /* generation << JOB_GEN_SHIFT | JOB_TOGETHER? | slices */
-    atomic_ulong claim;    /* generation << JOB_GEN_SHIFT | the next slice to claim */
-    atomic_int pending;    /* slices of the job not finished, the caller's excepted */
-    atomic_int unstarted;  /* slices of the job no worker has begun (a group's parts) */
-    int caller_cpu;        /* where the caller of a group runs, or -1 */
-    atomic_int sleepers;   /* workers asleep, or about to be, on work_ready */
+    pthread_mutex_t busy;       /* held by the one caller using the pool */
+    int started, nthreads;      /* nthreads: the workers + the caller */
+    int limit;                  /* set_num_threads: at most this many slices (0: nthreads) */
+    long spin_ns;               /* how long either side spins before it sleeps */
+    atomic_ulong job;           /* generation << JOB_GEN_SHIFT | JOB_TOGETHER? | slices */
+    atomic_ulong claim;         /* generation << JOB_GEN_SHIFT | the next slice to claim */
+    atomic_int pending;         /* slices of the job not finished, the caller's excepted */
+    atomic_int unstarted;       /* slices of the job no worker has begun (a group's parts) */
+    int caller_cpu;             /* where the caller of a group runs, or -1 */
+    atomic_int last_caller_cpu; /* where the caller of the latest job ran */
+    atomic_int sleepers;        /* workers asleep, or about to be, on work_ready */
     atomic_int caller_waits;
     atomic_long contended_until; /* no spinning before this time (Note [spinning under load]) */
     pdt_range_fn fn;
@@ -179,9 +184,11 @@ static int spin_until(int (*done)(const void *), const void *arg)
         sched_yield(); /* a thread that shares this core runs (Note [pool hand-off]) */
         long after = now_ns();
         if (after - t > PDT_POOL_HOG_NS && involuntary_switches() != switches) {
-            /* one did, for long: the core is wanted (Note [spinning under load]) */
-            atomic_store_explicit(&P.contended_until, after + PDT_POOL_CONTENDED_NS,
-                                  memory_order_relaxed);
+            /* one did, for long: the core is wanted (Note [spinning under load]);
+             * when it is the caller's core, it was the caller, which is no load */
+            if (sched_getcpu() != atomic_load_explicit(&P.last_caller_cpu, memory_order_relaxed))
+                atomic_store_explicit(&P.contended_until, after + PDT_POOL_CONTENDED_NS,
+                                      memory_order_relaxed);
             return 0;
         }
     }
@@ -435,7 +442,9 @@ static void run_job(int64_t n, int64_t slices, pdt_range_fn fn, void *ctx, int t
     P.n = n;
     atomic_store(&P.pending, (int)slices - 1);
     atomic_store(&P.unstarted, (int)slices - 1);
-    P.caller_cpu = together ? sched_getcpu() : -1; /* Note [parts on one core] */
+    int cpu = sched_getcpu();
+    atomic_store_explicit(&P.last_caller_cpu, cpu, memory_order_relaxed);
+    P.caller_cpu = together ? cpu : -1; /* Note [parts on one core] */
     unsigned long generation = (atomic_load(&P.job) >> JOB_GEN_SHIFT) + 1;
     atomic_store(&P.claim, generation << JOB_GEN_SHIFT | 1); /* slice 0 is the caller's */
     atomic_store(&P.job, generation << JOB_GEN_SHIFT | (together ? JOB_TOGETHER : 0) |
