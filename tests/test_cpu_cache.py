@@ -100,3 +100,27 @@ for frac in (0.3, 0.7, 1.1):               # classes round up by 25% at most
     p.empty_cache('cpu')
 """)
     assert out == ["True", "True", "False"]  # 0.7: in the class of at most 0.875
+
+
+@pytest.mark.skipif(SANITIZED, reason="the cache is off under AddressSanitizer")
+def test_a_freed_block_evicts_the_devices_larger_blocks_to_fit():
+    """A block freed when the cap is taken makes room by evicting the same device's
+    cached blocks, largest first; blocks of other devices stay, and one that would
+    need them is freed instead."""
+    out = _run("""
+import os, pydevtensor as p
+from pydevtensor import config
+cpu = config.list_physical_devices('CPU')[0]
+config.set_logical_device_configuration(cpu, [config.LogicalDeviceConfiguration()] * 2)
+cap = min(1 << 30, os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGESIZE') // 16)
+def cached(d):
+    return p.memory_reserved(d) - p.memory_allocated(d)
+small, big = int(cap * 0.4) // 4, int(cap * 0.55) // 4   # classes: <= 0.5 and <= 0.69 cap
+x = p.empty(small); y = p.empty(small); del x, y           # two blocks: 0.8 to 1.0 of the cap
+two = cached('cpu:0')
+z = p.empty(big); del z                                    # evicts enough of them to fit
+print(two >= 2 * 4 * small, cached('cpu:0') >= 4 * big, cached('cpu:0') < two + 4 * big)
+w = p.empty(big, device='cpu:1'); del w                    # cpu:0's blocks are not its to evict
+print(cached('cpu:1') == 0, cached('cpu:0') >= 4 * big)
+""")
+    assert out == ["True"] * 5

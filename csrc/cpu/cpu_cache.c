@@ -21,15 +21,17 @@
  * visible and bounded.  Sizes from 64 KiB up are rounded to classes of four per
  * power of two (at most 25% more than asked; the class, not the request, is what is
  * allocated and cached).  The cache holds at most PDT_CPU_CACHE_CAP bytes in all (or
- * 1/16 of the machine's memory when that is less); a block that does not fit in
- * what is left is freed at once.  (A single block was limited to a quarter of the
+ * 1/16 of the machine's memory when that is less).  (A single block was limited to a quarter of the
  * cap, then to half: then the 400 MB result of an op on 1e8 float32 was never
  * kept, and each such op faulted its result in again, zeroed by the kernel page by
  * page: `a + b` at 1e8 reached 72% of the bandwidth of an add into an existing
  * tensor; and the 800 MB float64 result of casting 1e8 float32 took 53 ms against
  * 34 ms when kept, where an add moving the same bytes takes 31.  Any one block may
- * now take the whole cap: what the cache can hold at most is the same.)  Accounting
- * stays exact:
+ * now take the whole cap: what the cache can hold at most is the same.)  A freed
+ * block that does not fit makes room for itself by evicting the same device's
+ * cached blocks, largest first, when they can free enough: a loop of ops on 1e8
+ * floats following other big ops found the cap taken by their 400 MB results, and
+ * its own 800 MB result was freed each time.  Accounting stays exact:
  * memory_allocated() counts what tensors hold, as before; memory_reserved() adds the
  * cached blocks and the rounding; empty_cache() frees the cached blocks.  A block is
  * reused only on the logical CPU device that freed it, so each device's figures and
@@ -66,6 +68,7 @@
 
 typedef struct block {
     struct block *next; /* written into the free block itself */
+    size_t size;        /* its class's size, for a block being evicted */
 } block;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -153,7 +156,22 @@ int pdt_cpu_cache_give(int index, void *p, size_t cls)
     if (size != cls || cls > cap)
         return 0;
     int taken = 0;
+    block *evicted = NULL; /* freed after the lock */
     pthread_mutex_lock(&lock);
+    /* Room for the block just freed, from this device's largest blocks down, when they
+     * can make it (Note [CPU block cache]: the latest is the likeliest to be reused). */
+    if (cached_total + cls > cap && cached[index] >= cached_total + cls - cap) {
+        for (int e = NUM_CLASSES - 1; e >= 0 && cached_total + cls > cap; e--)
+            while (heads[index][e] && cached_total + cls > cap) {
+                block *b = heads[index][e];
+                heads[index][e] = b->next;
+                cached[index] -= class_size(e);
+                cached_total -= class_size(e);
+                b->size = class_size(e);
+                b->next = evicted;
+                evicted = b;
+            }
+    }
     if (cached_total + cls <= cap) {
         block *b = p;
         b->next = heads[index][c];
@@ -163,6 +181,11 @@ int pdt_cpu_cache_give(int index, void *p, size_t cls)
         taken = 1;
     }
     pthread_mutex_unlock(&lock);
+    while (evicted) {
+        block *next = evicted->next;
+        pdt_cpu_block_free(evicted, evicted->size);
+        evicted = next;
+    }
     return taken;
 }
 
