@@ -38,7 +38,9 @@ _BLAS_RUNS_ON = ("pydevtensor's pool", "OpenBLAS's own threads")
 def build_info():
     """A dict: the package version, the compiler and flags, the CUDA toolkit, cuBLAS and
     cudart versions (None without CUDA), the CUDA driver found now, and the OpenBLAS
-    provider with its configuration and thread count.  ``cuda_emulated`` is True for a
+    provider with its configuration, thread count and ``runs_on``: "pydevtensor's
+    pool" when OpenBLAS runs its parallel parts on pydevtensor's CPU threads (OpenBLAS
+    0.3.27 and later), "OpenBLAS's own threads" otherwise.  ``cuda_emulated`` is True for a
     PYDEVTENSOR_CUDA=emulate build, whose CUDA devices are emulated on the CPU
     (``cuda["device"]`` says so, ``cuda["emulator"]`` holds how to compile against it).
     ``libraries`` says, for each library loaded on first use (OpenBLAS; cuBLAS and NCCL
