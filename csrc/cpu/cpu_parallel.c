@@ -43,14 +43,18 @@
  * sleeping at once, 1.24 ms for the build with OpenBLAS's own threads; a GEMM's
  * worker started its part 3.5 ms late in about one GEMM of ten.  So a sched_yield
  * that let another thread run for more than PDT_POOL_HOG_NS (0.5 ms) stops the
- * pool's spinning for the next 100 ms (PDT_POOL_CONTENDED_NS): its threads sleep at
- * once.  "Let another thread run" is the thread's count of involuntary context
+ * pool's spinning for a while (hold_spinning): its threads sleep at once.  The pause
+ * is 10 ms after a quiet spell and doubles, up to 100 ms, while such yields keep
+ * coming, so that steady load costs a time slice per 100 ms and a stray event on an
+ * idle machine 10 ms of sleeping (a fixed 100 ms slowed whole bursts of steps to
+ * the sleeping pool's 800 us in about one burst of four here).  "Let another thread
+ * run" is the thread's count of involuntary context
  * switches moving (a yield on a core with nothing else to run switches nothing);
  * the time alone is not enough on a virtual machine, where the host takes the core
  * away too (steal time), nor the switch alone, since kernel threads run for
  * microseconds now and then (either test alone stopped the spinning for a good part
  * of an idle run here).  A worker that shares its core with the caller (the latest
- * job's caller ran there) goes to sleep too, but without the 100 ms: the thread that
+ * job's caller ran there) goes to sleep too, but without the pause: the thread that
  * ran was most likely the caller, which is no load (with it counted, 8-step bursts
  * after a pause ran without spinning in most runs, 1.5 times NumPy's time a step).
  * With both tests: 1.4 to 1.9 ms a step beside the busy process,
@@ -97,9 +101,11 @@
 #include <unistd.h>
 
 #define PDT_POOL_MAX 16
-#define PDT_POOL_SPIN_NS 1000000         /* Note [pool hand-off] */
-#define PDT_POOL_CONTENDED_NS 100000000L /* 100 ms */
-#define PDT_POOL_HOG_NS 500000L          /* 0.5 ms */
+#define PDT_POOL_SPIN_NS 1000000               /* Note [pool hand-off] */
+#define PDT_POOL_CONTENDED_MIN_NS 10000000L    /* 10 ms */
+#define PDT_POOL_CONTENDED_MAX_NS 100000000L   /* 100 ms */
+#define PDT_POOL_CONTENDED_QUIET_NS 200000000L /* 200 ms */
+#define PDT_POOL_HOG_NS 500000L                /* 0.5 ms */
 #define JOB_SLICE_BITS 16
 #define JOB_TOGETHER (1UL << JOB_SLICE_BITS) /* the slices wait on each other */
 #define JOB_GEN_SHIFT (JOB_SLICE_BITS + 1)
@@ -121,6 +127,7 @@ typedef struct pool {
     atomic_int sleepers;        /* workers asleep, or about to be, on work_ready */
     atomic_int caller_waits;
     atomic_long contended_until; /* no spinning before this time (Note [spinning under load]) */
+    atomic_long contended_hold;  /* the length of the latest such pause */
     pdt_range_fn fn;
     void *ctx;
     int64_t n;
@@ -160,6 +167,21 @@ static long involuntary_switches(void)
     return getrusage(RUSAGE_THREAD, &u) == 0 ? u.ru_nivcsw : -1;
 }
 
+/* Stops the pool's spinning from `now` on (Note [spinning under load]): for 10 ms
+ * after a quiet spell, twice the last pause (at most 100 ms) when this comes within
+ * 200 ms of the last pause's end. */
+static void hold_spinning(long now)
+{
+    long until = atomic_load_explicit(&P.contended_until, memory_order_relaxed);
+    long hold = atomic_load_explicit(&P.contended_hold, memory_order_relaxed);
+    hold = now - until < PDT_POOL_CONTENDED_QUIET_NS ? 2 * hold : 0;
+    hold = hold < PDT_POOL_CONTENDED_MIN_NS   ? PDT_POOL_CONTENDED_MIN_NS
+           : hold > PDT_POOL_CONTENDED_MAX_NS ? PDT_POOL_CONTENDED_MAX_NS
+                                              : hold;
+    atomic_store_explicit(&P.contended_hold, hold, memory_order_relaxed);
+    atomic_store_explicit(&P.contended_until, now + hold, memory_order_relaxed);
+}
+
 /* Spins until done(arg) or the spin budget is spent; returns done(arg). */
 static int spin_until(int (*done)(const void *), const void *arg)
 {
@@ -187,8 +209,7 @@ static int spin_until(int (*done)(const void *), const void *arg)
             /* one did, for long: the core is wanted (Note [spinning under load]);
              * when it is the caller's core, it was the caller, which is no load */
             if (sched_getcpu() != atomic_load_explicit(&P.last_caller_cpu, memory_order_relaxed))
-                atomic_store_explicit(&P.contended_until, after + PDT_POOL_CONTENDED_NS,
-                                      memory_order_relaxed);
+                hold_spinning(after);
             return 0;
         }
     }
