@@ -105,3 +105,23 @@ def test_the_parent_still_multiplies_after_a_fork_and_so_does_the_child():
             "print(os.waitstatus_to_exitcode(status), check())\n")
     assert run_python(code, OMP_NUM_THREADS="2") == ["0", "10", "0"]
 
+
+
+def test_products_and_loops_stay_right_beside_a_busy_process():
+    # A process spinning beside this one makes the pool's threads lose their cores, so
+    # loops take the path where the caller runs slices no worker started (Note [claimed
+    # slices]) and spinning stops under load (Note [spinning under load]); the values
+    # must not change.
+    code = (_PRODUCTS + "import subprocess, sys, threading\n"
+            "busy = subprocess.Popen([sys.executable, '-c', 'while True: pass'])\n"
+            "try:\n"
+            "    x = p.from_numpy(rng.standard_normal(400_000).astype(np.float32))\n"
+            "    want = (x.numpy().astype(np.float64) * 2 + 1).astype(np.float32)\n"
+            "    bad = [check() for _ in range(10)]\n"
+            "    bad += [not np.array_equal((x * 2 + 1).numpy(), want) for _ in range(100)]\n"
+            "    s = [x.sum().item() for _ in range(20)]\n"
+            "    bad.append(len(set(s)) != 1)\n"
+            "finally:\n"
+            "    busy.kill()\n"
+            "print(sum(bad))\n")
+    assert run_python(code, OMP_NUM_THREADS="2") == ["0"]
