@@ -258,6 +258,11 @@ def pytest_terminal_summary(terminalreporter, config):
                                     f"must reach", red=True)
 
 
+def usable_cores():
+    """The cores this process may run on, as the CPU pool counts them (at most 16)."""
+    return min(len(os.sched_getaffinity(0)), 16)
+
+
 def run_python(code, drop=(), **env):
     """Runs `code` in a fresh interpreter with this environment, less the variables in
     `drop`, plus `env`; asserts it succeeded and returns its stdout split in words."""

@@ -1,24 +1,18 @@
 """set_num_threads() / get_num_threads() size the CPU pool and OpenBLAS; the pool's
 default honours OMP_NUM_THREADS as PyTorch does.  Each check runs in a fresh process,
 so that the thread counts of the rest of the suite stay as they were."""
-import os
-
 import pytest
 
 import pydevtensor as pdt
-from conftest import run_python
+from conftest import run_python, usable_cores
 
 
 def _run(code, **env):
     return run_python(code, drop=("OMP_NUM_THREADS",), **env)
 
 
-def _cores():
-    return min(len(os.sched_getaffinity(0)), 16)
-
-
 def test_default_is_the_cores_this_process_may_use():
-    assert _run("import pydevtensor as p; print(p.get_num_threads())") == [str(_cores())]
+    assert _run("import pydevtensor as p; print(p.get_num_threads())") == [str(usable_cores())]
 
 
 @pytest.mark.parametrize("omp", ["1", "3", "40"])
@@ -29,7 +23,7 @@ def test_omp_num_threads_sets_the_default(omp):
 
 def test_a_bad_omp_num_threads_is_ignored():
     out = _run("import pydevtensor as p; print(p.get_num_threads())", OMP_NUM_THREADS="x2")
-    assert out == [str(_cores())]
+    assert out == [str(usable_cores())]
 
 
 def test_set_num_threads_sizes_the_pool_and_openblas_and_results_stay_right():
@@ -44,7 +38,7 @@ def test_set_num_threads_sizes_the_pool_and_openblas_and_results_stay_right():
             "print(p.get_num_threads(), p.build_info()['blas']['threads'])\n")
     out = _run(code, OMP_NUM_THREADS="4")
     assert out[:4] == ["1", "1", "True", "True"]
-    assert out[4:] == ["3", str(min(3, _cores()))]  # OpenBLAS: at most a thread a core
+    assert out[4:] == ["3", str(min(3, usable_cores()))]  # OpenBLAS: at most a thread a core
 
 
 def test_the_pool_grows_past_its_start_and_openblas_follows_it():
@@ -58,14 +52,14 @@ def test_the_pool_grows_past_its_start_and_openblas_follows_it():
                "p.set_num_threads(40)\n"
                "print(p.get_num_threads(), p.build_info()['blas']['threads'])\n",
                OMP_NUM_THREADS="2")
-    assert out == ["8", str(min(8, _cores())), "True", "16", str(_cores())]
+    assert out == ["8", str(min(8, usable_cores())), "True", "16", str(usable_cores())]
 
 
 def test_openblas_starts_with_the_pools_thread_count():
     out = _run("import pydevtensor as p\n"
                "print(p.get_num_threads(), p.build_info()['blas']['threads'])",
                OMP_NUM_THREADS="3", OPENBLAS_NUM_THREADS="5")
-    assert out == ["3", str(min(3, _cores()))]
+    assert out == ["3", str(min(3, usable_cores()))]
 
 
 @pytest.mark.parametrize("bad, exc", [(0, ValueError), (-3, ValueError), (2.5, TypeError),

@@ -5,12 +5,10 @@ The parts of a threaded GEMM wait on each other, so every part must get a thread
 once: on the pool, waiting for it when another caller has it, and on threads started for
 the group when OpenBLAS has more parts than the pool has threads.  Each check runs in a
 fresh process with a known thread count; a deadlock shows as run_python's timeout."""
-import os
-
 import pytest
 
 import pydevtensor as pdt
-from conftest import run_python
+from conftest import run_python, usable_cores
 
 pytestmark = pytest.mark.skipif(
     pdt.build_info()["blas"]["runs_on"] != "pydevtensor's pool",
@@ -35,10 +33,6 @@ def check():
 """
 
 
-def _cores():
-    return min(len(os.sched_getaffinity(0)), 16)
-
-
 def _set_blas_threads():
     """The loaded OpenBLAS's own openblas_set_num_threads, as a line of Python."""
     prefix = "scipy_" if pdt.build_info()["blas"]["provider"].startswith("scipy") else ""
@@ -50,7 +44,7 @@ def test_openblas_reports_the_pool_and_its_thread_count():
     out = run_python("import pydevtensor as p; b = p.build_info()['blas']\n"
                      "print(p.get_num_threads(), b['threads'], b['runs_on'])",
                      OMP_NUM_THREADS="3")
-    assert out == ["3", str(min(3, _cores())), "pydevtensor's", "pool"]
+    assert out == ["3", str(min(3, usable_cores())), "pydevtensor's", "pool"]
 
 
 @pytest.mark.parametrize("blas_threads", [3, 5])
@@ -93,7 +87,7 @@ def test_a_single_thread_runs_products_without_the_pool():
 def test_products_stay_right_after_the_pool_grows():
     code = (_PRODUCTS + "a = check()\np.set_num_threads(4)\n"
             "print(p.build_info()['blas']['threads'], a, check())\n")
-    assert run_python(code, OMP_NUM_THREADS="2") == [str(min(4, _cores())), "0", "0"]
+    assert run_python(code, OMP_NUM_THREADS="2") == [str(min(4, usable_cores())), "0", "0"]
 
 
 def test_the_parent_still_multiplies_after_a_fork_and_so_does_the_child():

@@ -459,7 +459,7 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
     if (st == PDT_OK)
         st = be->binary(op, target, pa.op, pb.op);
     if (st == PDT_OK && tmp_out.has_tmp)
-        st = pdt_backend_of(dev.kind)->copy_cast(dest, &tmp_out.tmp);
+        st = be->copy_cast(dest, &tmp_out.tmp);
 done:
     prepared_release(&pa);
     prepared_release(&pb);

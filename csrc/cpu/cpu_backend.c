@@ -189,10 +189,8 @@ static pdt_library *const cpu_libraries[] = {&pdt_openblas_library, NULL};
 
 static int cpu_set_num_threads(int n)
 {
-    int used = pdt_cpu_set_threads(n), cores = pdt_cpu_cores();
-    /* OpenBLAS runs on the pool, with at most a thread a core (Note [OpenBLAS on our
-     * pool]); without OpenBLAS, matmul reports why when used */
-    (void)pdt_cpu_blas_set_threads(used < cores ? used : cores);
+    int used = pdt_cpu_set_threads(n);
+    (void)pdt_cpu_blas_set_threads(used); /* without OpenBLAS, matmul reports why when used */
     return used;
 }
 
