@@ -21,10 +21,10 @@
  * visible and bounded.  Sizes from 64 KiB up are rounded to classes of four per
  * power of two (at most 25% more than asked; the class, not the request, is what is
  * allocated and cached).  The cache holds at most PDT_CPU_CACHE_CAP bytes in all (or
- * 1/16 of the machine's memory when that is less).  (A single block was limited to a quarter of the
- * cap, then to half: then the 400 MB result of an op on 1e8 float32 was never
- * kept, and each such op faulted its result in again, zeroed by the kernel page by
- * page: `a + b` at 1e8 reached 72% of the bandwidth of an add into an existing
+ * 1/16 of the machine's memory when that is less).  (A single block was limited to
+ * a quarter of the cap, then to half: then the 400 MB result of an op on 1e8
+ * float32 was never kept, and each such op faulted its result in again, zeroed by
+ * the kernel page by page: `a + b` at 1e8 reached 72% of the bandwidth of an add into an existing
  * tensor; and the 800 MB float64 result of casting 1e8 float32 took 53 ms against
  * 34 ms when kept, where an add moving the same bytes takes 31.  Any one block may
  * now take the whole cap: what the cache can hold at most is the same.)  A freed

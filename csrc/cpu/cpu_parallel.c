@@ -32,6 +32,21 @@
  * sleeping at once, 65 us spinning with sched_yield).  sched_yield on a core with
  * nothing else to run returns at once.
  *
+ * Sleeping without losing a wake-up is the Dekker pattern with sequentially
+ * consistent atomics: a worker going to sleep first counts itself in `sleepers`, then
+ * rereads the job word under the lock; the caller first publishes the job word, then
+ * reads `sleepers` and, when any sleep, broadcasts under the lock.  One of the two
+ * sees the other's write.  The caller's sleep on `work_done` pairs `caller_waits` with
+ * `pending` the same way.
+ *
+ * The job word packs the job's generation (high bits), whether its slices are a
+ * group's parts (JOB_TOGETHER) and its slice count (low 16 bits), so a worker reads
+ * them in one atomic load: a worker with no slice in this job never reads a field
+ * that the next job may be writing.  fn, ctx and n are read only by workers that
+ * have a slice (their own part, or one claimed: Note [claimed slices]), and the
+ * caller waits for all of them before it returns (and before the next job can
+ * rewrite the fields).
+ *
  * Note [spinning under load]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * Spinning pays only while the core has nothing else to run.  When another process
@@ -48,32 +63,18 @@
  * coming, so that steady load costs a time slice per 100 ms and a stray event on an
  * idle machine 10 ms of sleeping (a fixed 100 ms slowed whole bursts of steps to
  * the sleeping pool's 800 us in about one burst of four here).  "Let another thread
- * run" is the thread's count of involuntary context
- * switches moving (a yield on a core with nothing else to run switches nothing);
- * the time alone is not enough on a virtual machine, where the host takes the core
- * away too (steal time), nor the switch alone, since kernel threads run for
- * microseconds now and then (either test alone stopped the spinning for a good part
- * of an idle run here).  A worker that shares its core with the caller (the latest
+ * run" is the thread's count of involuntary context switches moving (a yield on a
+ * core with nothing else to run switches nothing); the time alone is not enough on
+ * a virtual machine, where the host takes the core away too (steal time), nor the
+ * switch alone, since kernel threads run for microseconds now and then (either test
+ * alone stopped the spinning for a good part of an idle run here).  A worker that shares its core with the caller (the latest
  * job's caller ran there) goes to sleep too, but without the pause: the thread that
  * ran was most likely the caller, which is no load (with it counted, 8-step bursts
  * after a pause ran without spinning in most runs, 1.5 times NumPy's time a step).
- * With both tests: 1.4 to 1.9 ms a step beside the busy process,
- * and on the idle machine 509 to 522 us against NumPy's 518 to 554 in the same
- * minutes, with one such pause a run (at start, beside OpenBLAS's own threads, which
- * spin for 0.1 s after it is loaded).
- *
- * Sleeping without losing a wake-up is the Dekker pattern with sequentially
- * consistent atomics: a worker going to sleep first counts itself in `sleepers`, then
- * rereads the job word under the lock; the caller first publishes the job word, then
- * reads `sleepers` and, when any sleep, broadcasts under the lock.  One of the two
- * sees the other's write.  The caller's sleep on `work_done` pairs `caller_waits` with
- * `pending` the same way.
- *
- * The job word packs the job's generation (high bits) with its slice count (low 16
- * bits), so a worker reads both in one atomic load: a worker with no slice in this
- * job never reads a field that the next job may be writing.  fn, ctx and n are read
- * only by workers that have a slice, and the caller waits for all of them before it
- * returns (and before the next job can rewrite the fields).
+ * With all this, in alternation with NumPy: bursts of 8 idle steps after a pause,
+ * median 582 to 680 us a step (NumPy 537 to 630); beside the busy process, 1.1 to
+ * 5.5 ms a step in a tight loop, mostly 1.1 to 3.3.  One pause comes at start-up:
+ * OpenBLAS's own threads spin for 0.1 s after it is loaded.
  *
  * Note [parts that wait on each other]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -273,8 +274,9 @@ typedef struct worker_start {
  * started by then (asleep, or waiting for a core that another process holds) then
  * costs nothing: the caller runs its slice as well and returns, where it used to wait
  * for the worker to get a core (a scheduler tick or more under load; not timed apart
- * from Note [spinning under load], which came with it).  The claim word carries the job's generation, so a worker late for a job finished
- * meanwhile claims nothing from the next one; a successful claim holds `pending`
+ * from Note [spinning under load], which came with it).  The claim word carries the
+ * job's generation, so a worker late for a job finished meanwhile claims nothing
+ * from the next one; a successful claim holds `pending`
  * above 0, so the job's fields stay as they are while the slice runs.  A group's parts
  * (JOB_TOGETHER) are not claimed: each must run on its own thread. */
 static int64_t claim_slice(unsigned long generation, int64_t slices)
