@@ -122,10 +122,10 @@ static inline float VM(tanhf)(float x)
 }
 
 /* log x: x = 2^k m, m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^24
- * first, log_split in cpu_vmath.h), f = m - 1 (exact), s = f / (2 + f); log m = 2 atanh(s) = f - f^2/2
- * + s (f^2/2 + R), R = z Q(z), z = s^2, Q of degree 3 fitted here to
- * (2 atanh(s) / s - 2) / z on z <= 0.0295 (its error below 2^-31 of the
- * result).  f is the large term and stays exact; only the small correction
+ * first, log_split in cpu_vmath.h), f = m - 1 (exact), s = f / (2 + f);
+ * log m = 2 atanh(s) = f - f^2/2 + s (f^2/2 + R), R = z Q(z), z = s^2, Q of
+ * degree 3 fitted here to (2 atanh(s) / s - 2) / z on z <= 0.0295 (its error
+ * below 2^-31 of the result).  f is the large term and stays exact; only the small correction
  * carries s's rounding.  k ln2 in two parts (ln2_hi of 16 bits, so k ln2_hi
  * is exact). */
 static inline float VM(logf)(float x)
