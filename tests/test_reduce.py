@@ -250,6 +250,30 @@ def test_long_columns(device, shape, dtype):
     assert host(t.argmin(0))[1] == 1 and host(t.argmax(0))[0] == k // 3
 
 
+@pytest.mark.parametrize("shape", [(1, 1000), (3, 1000), (1, 5000), (2, 37)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_short_wide_columns(device, shape, dtype):
+    """sum(0) and friends of a few rows of many columns (one row: one element per
+    output), against NumPy, for every dtype; a one-row sum is the row itself."""
+    rng = np.random.default_rng(13)
+    a = make(shape, dtype, rng)
+    t = pdt.tensor(a, device=device)
+    for op in ("sum", "prod", "amax", "amin", "argmax", "argmin"):
+        ref, dt, tol = expect(op, a, 0, False)
+        got = run_op(op, t, 0, False)
+        assert str(got.dtype).split(".")[-1] == dt
+        if tol is None:
+            np.testing.assert_array_equal(host(got), ref)
+        else:
+            check_float(host(got), ref, tol)
+    if dtype in FLOATS:
+        check_float(host(t.mean(0)), a.astype(np.float64).mean(0),
+                    U32 * np.abs(a).max() + 2 * U64 * np.abs(a.astype(np.float64)).sum(0))
+        if shape[0] == 1:
+            np.testing.assert_array_equal(host(t.sum(0)), a[0])
+            np.testing.assert_array_equal(host(t.sum(0, keepdim=True)), a)
+
+
 def test_cpu_split_rows_are_bit_identical():
     """Note [CPU reduction order]: a row reduced alone (its chunks spread over the
     threads) and the same row among many (rows spread over the threads) give the
