@@ -237,6 +237,34 @@ def test_one_pass_extremes_at_every_level(level, dtype, level_restored):
     assert int(pdt.tensor(x).argmax()) == 0 and float(pdt.tensor(x).max()) == -np.inf
 
 
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_one_pass_extremes_at_every_length(level, dtype, level_restored):
+    """Every length from 1 to 300 (the chains, the single vectors and the last vector
+    that overlaps what was read, at every width): ties placed anywhere, in the
+    overlapped tail too, all-equal runs, a NaN only at the start or only at the end;
+    exactly NumPy's index and value."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(17)
+    for n in range(1, 301):
+        x = rng.integers(-4, 5, n).astype(dtype)  # few values: many ties
+        cases = [x, np.zeros(n, dtype), x[::-1].copy()]
+        y = x.copy()
+        y[-1] = y.max() + 1  # the extreme in the last element only
+        cases.append(y)
+        for c in cases:
+            t = pdt.tensor(c)
+            assert int(t.argmax()) == int(np.argmax(c)), (n, c)
+            assert int(t.argmin()) == int(np.argmin(c)), (n, c)
+            assert float(t.max()) == float(c.max()) and float(t.min()) == float(c.min())
+        for at in {0, n - 1}:
+            z = x.copy()
+            z[at] = np.nan
+            tz = pdt.tensor(z)
+            assert int(tz.argmax()) == at == int(tz.argmin())
+            assert np.isnan(float(tz.max())) and np.isnan(float(tz.min()))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_arithmetic_is_exact_at_every_level(dtype, level_restored):
     """+, -, *, / of contiguous rows run the level's kernels: each is the single IEEE

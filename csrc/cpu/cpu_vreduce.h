@@ -2,60 +2,128 @@
  * float64 run, in one pass; included by cpu_vmath.h, so built once per
  * instruction-set level (Note [CPU dispatch levels] in cpu_simd.h).
  *
- * Two vectors of the level's width (GCC's vector extensions, PDT_SIMD_BYTES:
- * 16 at the baseline, 32 for AVX2, 64 for AVX-512) keep, lane by lane,
- * the running extreme, the index where it was first seen and whether a NaN
- * passed.  A strict comparison keeps the first index of a tie within a lane;
- * the lanes are merged by value, then by the smaller index.  So the answer is
- * the first index of the extreme, as NumPy's and PyTorch's argmax give, from
- * one read of the data (the previous kernel found the extreme, then scanned
- * again for its index).  A NaN wins: with one, the answer is the first NaN
- * (a second, scalar scan, only then).
+ * VR_CHAINS vectors of the level's width (GCC's vector extensions,
+ * PDT_SIMD_BYTES: 16 at the baseline, 32 for AVX2, 64 for AVX-512) keep, lane
+ * by lane, the running extreme and the index where it was first seen, and one
+ * more whether a NaN passed.  A strict comparison keeps the first index of a
+ * tie within a lane; the chains and then the lanes (a tree, in registers) are
+ * merged by value, then by the smaller index.  So the answer is the first
+ * index of the extreme, as NumPy's and PyTorch's argmax give, from one read of
+ * the data.  A run's end that fills no whole vector is read as one vector
+ * ending at the run's end, overlapping elements already seen (with their own
+ * indices, so nothing changes); only a run shorter than a vector is scalar.
+ * A NaN wins: with one, the answer is the first NaN (a second, scalar scan,
+ * only then).
  */
 typedef float VM(vf32) __attribute__((vector_size(PDT_SIMD_BYTES)));
 typedef int32_t VM(vi32) __attribute__((vector_size(PDT_SIMD_BYTES)));
 typedef double VM(vf64) __attribute__((vector_size(PDT_SIMD_BYTES)));
 typedef int64_t VM(vi64) __attribute__((vector_size(PDT_SIMD_BYTES)));
 
+/* independent running extremes a kernel keeps (a compare and a select each: four
+ * hide the compare's latency, where two left argmax of 1e3 floats latency-bound) */
+#ifndef VR_CHAINS
+#define VR_CHAINS 4
+#endif
+
+/* 0, 1, 2, ...: lane numbers, read as a whole vector (VR_IOTA).  Vectors are
+ * never built lane by lane: a vector load after lane-sized stores misses store
+ * forwarding, which cost max() 20 ns before its first element. */
+static const int64_t VM(iota64)[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12,
+                                       13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+                                       26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
+                                       39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51,
+                                       52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+static const int32_t VM(iota32)[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12,
+                                       13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+                                       26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
+                                       39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51,
+                                       52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+#define VR_IOTA(VI)                                                                                \
+    __extension__({                                                                                \
+        VI vr_iota;                                                                                \
+        if (sizeof vr_iota[0] == 8)                                                                \
+            memcpy(&vr_iota, VM(iota64), sizeof vr_iota);                                          \
+        else                                                                                       \
+            memcpy(&vr_iota, VM(iota32), sizeof vr_iota);                                          \
+        vr_iota;                                                                                   \
+    })
+
+/* v with its lanes j and j ^ h swapped (W lanes, h a power of two below W): a
+ * step of a horizontal reduction that stays in registers.  (Reading the lanes
+ * back from memory one by one, or in halves, stalled on store forwarding: the
+ * merge of argmax's lanes cost 45 ns, more than scanning 1,000 floats.)  Clang
+ * has no run-time shuffle: a lane loop there. */
+#if defined(__clang__)
+#define VR_SWAP(v, h, W)                                                                           \
+    __extension__({                                                                                \
+        __typeof__(v) vr_in = (v), vr_out;                                                         \
+        for (int vr_j = 0; vr_j < (W); vr_j++)                                                     \
+            vr_out[vr_j] = vr_in[vr_j ^ (h)];                                                      \
+        vr_out;                                                                                    \
+    })
+#else
+#define VR_SWAP(v, h, W) __builtin_shuffle((v), VR_IOTA(__typeof__(v)) ^ (h))
+#endif
+
 #define VR_EXTREME(NAME, T, IT, VT, VI, CMP)                                                       \
     static int64_t VM(NAME)(const T *x, int64_t n)                                                 \
     {                                                                                              \
-        enum { W = PDT_SIMD_BYTES / sizeof(T) };                                                   \
+        enum { W = PDT_SIMD_BYTES / sizeof(T), C = VR_CHAINS };                                    \
         T b = x[0];                                                                                \
         int64_t r = 0, i = 0;                                                                      \
         int any = x[0] != x[0];                                                                    \
-        if (n >= 2 * W) { /* a shorter run goes straight to the scalar loop */                     \
-            VT b0, b1, v0, v1;                                                                     \
-            VI a0, a1, n0 = {0}, n1 = {0}, i0, i1;                                                 \
-            for (int j = 0; j < W; j++) {                                                          \
-                b0[j] = b1[j] = x[0];                                                              \
-                a0[j] = a1[j] = 0;                                                                 \
-                i0[j] = (IT)j;                                                                     \
-                i1[j] = (IT)(j + W);                                                               \
+        if (n >= W) { /* a shorter run goes straight to the scalar loop */                         \
+            VT best[C], v;                                                                         \
+            VI at[C], idx[C], nan = {0};                                                           \
+            for (int k = 0; k < C; k++) {                                                          \
+                best[k] = (VT){0} + x[0];                                                          \
+                at[k] = (VI){0};                                                                   \
+                idx[k] = VR_IOTA(VI) + (IT)(k * W);                                                \
             }                                                                                      \
-            for (; i + 2 * W <= n; i += 2 * W) {                                                   \
-                memcpy(&v0, x + i, sizeof v0);                                                     \
-                memcpy(&v1, x + i + W, sizeof v1);                                                 \
-                VI m0 = v0 CMP b0, m1 = v1 CMP b1;                                                 \
-                b0 = (VT)(((VI)v0 & m0) | ((VI)b0 & ~m0));                                         \
-                b1 = (VT)(((VI)v1 & m1) | ((VI)b1 & ~m1));                                         \
-                a0 = (i0 & m0) | (a0 & ~m0);                                                       \
-                a1 = (i1 & m1) | (a1 & ~m1);                                                       \
-                n0 |= v0 != v0;                                                                    \
-                n1 |= v1 != v1;                                                                    \
-                i0 += 2 * W;                                                                       \
-                i1 += 2 * W;                                                                       \
+            for (; i + C * W <= n; i += C * W)                                                     \
+                for (int k = 0; k < C; k++) {                                                      \
+                    memcpy(&v, x + i + k * W, sizeof v);                                           \
+                    VI m = v CMP best[k];                                                          \
+                    best[k] = (VT)(((VI)v & m) | ((VI)best[k] & ~m));                              \
+                    at[k] = (idx[k] & m) | (at[k] & ~m);                                           \
+                    nan |= v != v;                                                                 \
+                    idx[k] += C * W;                                                               \
+                }                                                                                  \
+            /* then single vectors, and a last one that ends at n, overlapping what was \
+             * read (an element seen twice, under the same index, changes nothing) */          \
+            for (; i < n; i += W) {                                                                \
+                if (i + W > n) {                                                                   \
+                    i = n - W;                                                                     \
+                    idx[0] = VR_IOTA(VI) + (IT)i;                                                  \
+                }                                                                                  \
+                memcpy(&v, x + i, sizeof v);                                                       \
+                VI m = v CMP best[0];                                                              \
+                best[0] = (VT)(((VI)v & m) | ((VI)best[0] & ~m));                                  \
+                at[0] = (idx[0] & m) | (at[0] & ~m);                                               \
+                nan |= v != v;                                                                     \
+                idx[0] += W;                                                                       \
             }                                                                                      \
-            for (int j = 0; j < W; j++) {                                                          \
-                const T bj[2] = {b0[j], b1[j]};                                                    \
-                const int64_t aj[2] = {a0[j], a1[j]};                                              \
-                any |= n0[j] != 0 || n1[j] != 0;                                                   \
-                for (int k = 0; k < 2; k++)                                                        \
-                    if (bj[k] CMP b || (bj[k] == b && aj[k] < r)) {                                \
-                        b = bj[k];                                                                 \
-                        r = aj[k];                                                                 \
-                    }                                                                              \
+            /* the chains into the first, lane by lane: the extreme, then the first index */       \
+            for (int k = 1; k < C; k++) {                                                          \
+                VI m = (best[k] CMP best[0]) | ((best[k] == best[0]) & (at[k] < at[0]));           \
+                best[0] = (VT)(((VI)best[k] & m) | ((VI)best[0] & ~m));                            \
+                at[0] = (at[k] & m) | (at[0] & ~m);                                                \
             }                                                                                      \
+            /* the lanes as a tree, in registers: half onto half (VR_SWAP) */                      \
+            VT bv = best[0];                                                                       \
+            VI av = at[0];                                                                         \
+            for (int h = W / 2; h > 0; h /= 2) {                                                   \
+                VT ob = (VT)VR_SWAP((VI)bv, h, W);                                                 \
+                VI oa = VR_SWAP(av, h, W);                                                         \
+                VI m = (ob CMP bv) | ((ob == bv) & (oa < av));                                     \
+                bv = (VT)(((VI)ob & m) | ((VI)bv & ~m));                                           \
+                av = (oa & m) | (av & ~m);                                                         \
+                nan |= VR_SWAP(nan, h, W);                                                         \
+            }                                                                                      \
+            any |= nan[0] != 0;                                                                    \
+            b = bv[0]; /* every lane started at x[0], index 0 */                                   \
+            r = av[0];                                                                             \
         }                                                                                          \
         for (; i < n; i++) {                                                                       \
             any |= x[i] != x[i];                                                                   \
@@ -75,31 +143,45 @@ VR_EXTREME(argmin_f32, float, int32_t, VM(vf32), VM(vi32), <)
 VR_EXTREME(argmax_f64, double, int64_t, VM(vf64), VM(vi64), >)
 VR_EXTREME(argmin_f64, double, int64_t, VM(vf64), VM(vi64), <)
 
-/* The maximum (minimum) value of x[0..n), n >= 1, NaN when there is one: four
- * vectors of running extremes and NaN flags, no indices. */
+/* The maximum (minimum) value of x[0..n), n >= 1, NaN when there is one:
+ * VR_CHAINS vectors of running extremes and NaN flags, no indices. */
 #define VR_VALUE(NAME, T, VT, VI, CMP)                                                             \
     static T VM(NAME)(const T *x, int64_t n)                                                       \
     {                                                                                              \
-        enum { W = PDT_SIMD_BYTES / sizeof(T) };                                                   \
-        VT b[4], v;                                                                                \
-        VI nan = {0};                                                                              \
-        for (int k = 0; k < 4; k++)                                                                \
-            for (int j = 0; j < W; j++)                                                            \
-                b[k][j] = x[0];                                                                    \
-        int64_t i = 0;                                                                             \
-        for (; i + 4 * W <= n; i += 4 * W)                                                         \
-            for (int k = 0; k < 4; k++) {                                                          \
-                memcpy(&v, x + i + k * W, sizeof v);                                               \
-                VI m = v CMP b[k];                                                                 \
-                b[k] = (VT)(((VI)v & m) | ((VI)b[k] & ~m));                                        \
-                nan |= v != v;                                                                     \
-            }                                                                                      \
+        enum { W = PDT_SIMD_BYTES / sizeof(T), C = VR_CHAINS };                                    \
         T r = x[0];                                                                                \
         int any = r != r;                                                                          \
-        for (int j = 0; j < W; j++) {                                                              \
-            any |= nan[j] != 0;                                                                    \
-            for (int k = 0; k < 4; k++)                                                            \
-                r = b[k][j] CMP r ? b[k][j] : r;                                                   \
+        int64_t i = 0;                                                                             \
+        if (n >= W) { /* a shorter run goes straight to the scalar loop */                         \
+            VT b[C], v;                                                                            \
+            VI nan = {0};                                                                          \
+            for (int k = 0; k < C; k++)                                                            \
+                b[k] = (VT){0} + x[0];                                                             \
+            for (; i + C * W <= n; i += C * W)                                                     \
+                for (int k = 0; k < C; k++) {                                                      \
+                    memcpy(&v, x + i + k * W, sizeof v);                                           \
+                    VI m = v CMP b[k];                                                             \
+                    b[k] = (VT)(((VI)v & m) | ((VI)b[k] & ~m));                                    \
+                    nan |= v != v;                                                                 \
+                }                                                                                  \
+            for (; i < n; i += W) { /* single vectors, the last one ending at n */                 \
+                memcpy(&v, x + (i + W <= n ? i : n - W), sizeof v);                                \
+                VI m = v CMP b[0];                                                                 \
+                b[0] = (VT)(((VI)v & m) | ((VI)b[0] & ~m));                                        \
+                nan |= v != v;                                                                     \
+            }                                                                                      \
+            for (int k = 1; k < C; k++) {                                                          \
+                VI m = b[k] CMP b[0];                                                              \
+                b[0] = (VT)(((VI)b[k] & m) | ((VI)b[0] & ~m));                                     \
+            }                                                                                      \
+            for (int h = W / 2; h > 0; h /= 2) {                                                   \
+                VT o = (VT)VR_SWAP((VI)b[0], h, W);                                                \
+                VI m = o CMP b[0];                                                                 \
+                b[0] = (VT)(((VI)o & m) | ((VI)b[0] & ~m));                                        \
+                nan |= VR_SWAP(nan, h, W);                                                         \
+            }                                                                                      \
+            any |= nan[0] != 0;                                                                    \
+            r = b[0][0]; /* every lane started at x[0] */                                          \
         }                                                                                          \
         for (; i < n; i++) {                                                                       \
             any |= x[i] != x[i];                                                                   \
