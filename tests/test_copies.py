@@ -58,6 +58,26 @@ def test_clone_and_contiguous(device):
     assert x.cpu().numpy().any() and not c.cpu().numpy().any()
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [(1 << 17) - 1, 1_000_003])
+def test_large_clone_and_copy_are_exact(device, dtype, n):
+    """Copies of half a megabyte and more are split across the CPU's threads in
+    256 KiB pieces: sizes that are no multiple of a piece, into a fresh tensor
+    (clone) and into an existing one (copy_), every byte in place."""
+    a = (np.arange(n) * 7919 % 1013 - 500).astype(dtype)
+    x = pdt.tensor(a, device=device)
+    c = x.clone()
+    assert c.data_ptr() != x.data_ptr()
+    np.testing.assert_array_equal(c.cpu().numpy(), a)
+    d = pdt.zeros(n, dtype=dtype, device=device)
+    d.copy_(x)
+    np.testing.assert_array_equal(d.cpu().numpy(), a)
+    e = pdt.zeros(n + 5, dtype=dtype, device=device)
+    e[3:n + 3].copy_(x)  # an offset destination
+    np.testing.assert_array_equal(e.cpu().numpy()[3:n + 3], a)
+    assert not e.cpu().numpy()[[0, 1, 2, n + 3, n + 4]].any()
+
+
 def test_views_share_storage(device):
     x = pdt.zeros(3, 4, device=device)
     row = x[1]
