@@ -379,8 +379,28 @@ class BuildExt(build_ext):
                 a for a in linker
                 if not (a.startswith(("-Wl,-rpath,", "-Wl,-R")) and "$ORIGIN" not in a)]
 
+    def _accepts(self, flag):
+        """Whether the C compiler takes flag (GCC's x86 options are not Clang's)."""
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "probe.c"
+            src.write_text("int pdt_probe(void) { return 0; }\n")
+            try:
+                self.compiler.compile([str(src)], output_dir=tmp, extra_postargs=[flag, "-Werror"])
+            except Exception:
+                return False
+        return True
+
     def build_extension(self, ext):
         self._drop_absolute_rpaths()
+        # Struct copies and clears of a fixed size (a pdt_tensor is 304 bytes) call
+        # memcpy/memset instead of GCC's inline `rep movsq`/`rep stosq`, whose start-up
+        # cost was a tenth of a reduction of one element (argmax 0.233 -> 0.207 us);
+        # glibc's memcpy picks its method for the CPU it runs on.
+        strategy = "-mstringop-strategy=libcall"
+        if (platform.machine() == "x86_64" and strategy not in ext.extra_compile_args
+                and self._accepts(strategy)):
+            ext.extra_compile_args = [*ext.extra_compile_args, strategy]
         objects = []
         self._emulator_built = None
         self._stamp = self._mode_stamp(ext)

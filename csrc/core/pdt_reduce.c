@@ -41,7 +41,10 @@ pdt_dtype pdt_reduce_out_dtype(pdt_reduce_op op, pdt_dtype x_dtype)
 
 /* An input laid out for the backend, and the output's shape. */
 typedef struct plan {
-    pdt_tensor rows; /* (m, k) contiguous: a view of the input, or a copy */
+    /* (m, k): a borrowed view of the input (no storage reference of its own: the
+     * input outlives the plan), or, when owned, a contiguous copy */
+    pdt_tensor rows;
+    int owned;
     int64_t m, k;
     int out_ndim;
     int64_t out_shape[PDT_MAX_DIMS];
@@ -97,6 +100,7 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
     char shape[200];
     pdt_tensor_forget(&p->rows); /* the rest is set below (zeroing the whole plan cost a */
                                  /* 450-byte memset a reduction) */
+    p->owned = 0;
     p->out_ndim = 0;
     if (ndims > PDT_MAX_DIMS && x->ndim > 0)
         return pdt_fail(PDT_ERR_VALUE, "%s(): %d dims given for a tensor with %d dimensions", name,
@@ -145,9 +149,10 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
 
     /* rows: (kept..., reduced...) is contiguous; columns: (reduced...,
      * kept...) is, and the backend reads the (m, k) view with strides (1, m). */
-    pdt_tensor perm, cols; /* cols: only its dims are looked at */
+    pdt_tensor perm, cols; /* perm: borrowed (no reference taken); cols: only its dims */
     cols.ndim = x->ndim;
-    pdt_tensor_share(&perm, x);
+    perm.storage = x->storage, perm.data = x->data, perm.device = x->device;
+    perm.dtype = x->dtype, perm.ndim = x->ndim, perm.offset = x->offset;
     for (int i = 0; i < n; i++) {
         perm.shape[i] = x->shape[order[i]];
         perm.strides[i] = x->strides[order[i]];
@@ -172,11 +177,11 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
         st = pdt_tensor_empty(x->device, as, perm.ndim, perm.shape, 0, &p->rows);
         if (st == PDT_OK)
             st = pdt_backend_of(x->device.kind)->copy_cast(&p->rows, &perm);
-        pdt_tensor_release(&perm);
         if (st != PDT_OK) {
             pdt_tensor_release(&p->rows);
             return st;
         }
+        p->owned = 1;
     }
     p->rows.ndim = 2;
     p->rows.shape[0] = p->m, p->rows.shape[1] = p->k;
@@ -185,6 +190,13 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
 }
 
 /* A new output of dtype dt in the plan's output shape, and its (m,) view. */
+static void plan_release(plan *p)
+{
+    if (p->owned)
+        pdt_tensor_release(&p->rows);
+    p->owned = 0;
+}
+
 static pdt_status plan_output(const plan *p, const pdt_tensor *x, pdt_dtype dt, pdt_tensor *out,
                               pdt_tensor *flat)
 {
@@ -277,7 +289,7 @@ pdt_status pdt_reduce(pdt_reduce_op op, const pdt_tensor *x, int ndims, const in
     if (st != PDT_OK)
         return st;
     st = run_plan(op, &p, x, as, final_dtype, 0, out);
-    pdt_tensor_release(&p.rows);
+    plan_release(&p);
     return st;
 }
 
@@ -296,7 +308,7 @@ pdt_status pdt_reduce_with_indices(pdt_reduce_op op, const pdt_tensor *x, int64_
     st = run_plan(op, &p, x, as, x->dtype, 0, &v);
     if (st == PDT_OK)
         st = run_plan(arg, &p, x, as, PDT_INT64, 0, &i);
-    pdt_tensor_release(&p.rows);
+    plan_release(&p);
     if (st != PDT_OK) {
         pdt_tensor_release(&v);
         pdt_tensor_release(&i);
@@ -327,6 +339,6 @@ pdt_status pdt_norm(const pdt_tensor *x, double p, int ndims, const int64_t *dim
     if (st != PDT_OK)
         return st;
     st = run_plan(op, &pl, x, wide, as, p == 2.0, out);
-    pdt_tensor_release(&pl.rows);
+    plan_release(&pl);
     return st;
 }

@@ -69,14 +69,12 @@ static pdt_status execute(const pdt_tensor *x, const request *rq, pdt_tensor *ou
     return pdt_reduce(rq->op, x, rq->ndims, rq->dims, rq->keepdim, rq->dtype, out);
 }
 
-static PyObject *run(PyObject *self, const request *rq)
+/* S: self's module state, which the caller has looked up */
+static PyObject *run(pdt_state *S, PyObject *self, const request *rq)
 {
-    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *x = pdt_tensor_of(self);
     pdt_tensor out;
     pdt_status st;
-    if (!S)
-        return NULL;
     pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
     h.n = 0;
     x = pdt_hold_view(&h, x);
@@ -103,7 +101,7 @@ static PyObject *reduce_method(PyObject *self, PyObject *const *args, Py_ssize_t
     if (!S || parse_call(fname, args, nargs, kwnames, 0, with_dtype, kw) < 0 ||
         fill_request(S, fname, kw, &rq) < 0)
         return NULL;
-    return run(self, &rq);
+    return run(S, self, &rq);
 }
 
 #define REDUCE_METHOD(NAME, OP, WITH_DTYPE)                                                        \
@@ -135,7 +133,7 @@ static PyObject *arg_method(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     if (fill_request(S, fname, kw, &rq) < 0)
         return NULL;
-    return run(self, &rq);
+    return run(S, self, &rq);
 }
 
 static PyObject *t_argmax(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -248,7 +246,7 @@ static PyObject *extreme_method(PyObject *self, PyObject *const *args, Py_ssize_
             return NULL;
         }
         request rq = {.op = which ? PDT_REDUCE_MIN : PDT_REDUCE_MAX, .ndims = -1, .dtype = -1};
-        return run(self, &rq);
+        return run(S, self, &rq);
     }
     if (PyTuple_Check(dim) || PyList_Check(dim)) {
         PyErr_Format(PyExc_TypeError,
@@ -325,7 +323,7 @@ static PyObject *t_norm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                         "norm(): p=0 is not supported; use 'fro' (the default), 2 or 1");
         return NULL;
     }
-    return run(self, &rq);
+    return run(S, self, &rq);
 }
 
 /* ------------------------------------------------------- function forms */
