@@ -156,6 +156,8 @@ if EMULATE and not (CUDA_HOME / "include" / "cuda_runtime.h").exists():
     sys.exit(f"PYDEVTENSOR_CUDA=emulate needs the CUDA toolkit's headers: "
              f"{CUDA_HOME / 'include' / 'cuda_runtime.h'} not found")
 DEBUG = bool(env_flag("PYDEVTENSOR_DEBUG"))
+# Link-time optimisation (GCC): on unless PYDEVTENSOR_LTO=0; never with a sanitizer.
+LTO = env_flag("PYDEVTENSOR_LTO") is not False
 # The release wheels' architectures (Turing to Hopper, PTX of sm_90 for newer cards).
 WHEEL_CUDA_ARCHS = ["75", "80", "86", "89", "90"]
 DEFAULT_CUDA_ARCHS = ["80", "90"]
@@ -401,6 +403,17 @@ class BuildExt(build_ext):
         if (platform.machine() == "x86_64" and strategy not in ext.extra_compile_args
                 and self._accepts(strategy)):
             ext.extra_compile_args = [*ext.extra_compile_args, strategy]
+        # One optimisation unit across the files: the core's small functions
+        # (pdt_dtype_size, pdt_backend_of, ...) inline into the bindings and backends
+        # (an op on one element: add 0.191 -> 0.172 us, clone 0.142 -> 0.130).  One
+        # partition, so that pdt_glibc_compat.h's .symver lines land in the same
+        # assembly as the calls they bind.
+        lto = ["-flto", "-flto-partition=one"]
+        if (LTO and not SANITIZE and "-flto" not in ext.extra_compile_args
+                and self._accepts(lto[1])):
+            ext.extra_compile_args = [*ext.extra_compile_args, *lto]
+            opt = [a for a in ext.extra_compile_args if a.startswith(("-O", "-ffp-contract"))]
+            ext.extra_link_args = [*ext.extra_link_args, *lto, *opt]
         objects = []
         self._emulator_built = None
         self._stamp = self._mode_stamp(ext)

@@ -157,6 +157,8 @@ pdt_status pdt_memory_get(pdt_device d, pdt_memory_stats *out)
         return st;
     memory_counter *c = counter_of(d);
     const pdt_backend *b = pdt_backend_of(d.kind);
+    if (!c || !b) /* not after pdt_device_check; said for the compiler's flow analysis */
+        return pdt_fail(PDT_ERR_DEVICE, "invalid device for memory statistics");
     out->allocated = atomic_load(&c->allocated);
     out->peak = atomic_load(&c->peak);
     out->limit = atomic_load(&c->limit);
