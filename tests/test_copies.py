@@ -61,9 +61,8 @@ def test_clone_and_contiguous(device):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", [(1 << 17) - 1, 1_000_003])
 def test_large_clone_and_copy_are_exact(device, dtype, n):
-    """Copies of half a megabyte and more are split across the CPU's threads in
-    256 KiB pieces: sizes that are no multiple of a piece, into a fresh tensor
-    (clone) and into an existing one (copy_), every byte in place."""
+    """Large copies of odd sizes, into a fresh tensor (clone), into an existing one
+    (copy_) and into an offset view, every byte in place and nothing around it."""
     a = (np.arange(n) * 7919 % 1013 - 500).astype(dtype)
     x = pdt.tensor(a, device=device)
     c = x.clone()
@@ -76,6 +75,18 @@ def test_large_clone_and_copy_are_exact(device, dtype, n):
     e[3:n + 3].copy_(x)  # an offset destination
     np.testing.assert_array_equal(e.cpu().numpy()[3:n + 3], a)
     assert not e.cpu().numpy()[[0, 1, 2, n + 3, n + 4]].any()
+
+
+def test_overlapping_copy_is_ordered(device):
+    """x[1:].copy_(x[:-1]) within one storage: every element moves up by one, as
+    NumPy's assignment of overlapping slices does (a memmove, not a memcpy)."""
+    n = 300_001
+    a = np.arange(n, dtype=np.float32)
+    x = pdt.tensor(a, device=device)
+    x[1:].copy_(x[:-1])
+    ref = a.copy()
+    ref[1:] = ref[:-1]
+    np.testing.assert_array_equal(x.cpu().numpy(), ref)
 
 
 def test_views_share_storage(device):

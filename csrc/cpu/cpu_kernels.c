@@ -135,18 +135,6 @@ static void cast_range(int64_t begin, int64_t end, void *ctx)
 }
 
 #define CAST_GRAIN 32768 /* elements a thread takes at least */
-/* A contiguous same-dtype copy is split across the pool from this many bytes
- * (one thread's memcpy of 400 MB reached 69% of the machine's bandwidth for an
- * add, where two threads' reach it all). */
-#define COPY_GRAIN_BYTES ((int64_t)1 << 18)
-
-static void copy_range(int64_t begin, int64_t end, void *ctx)
-{
-    const cast_job *j = ctx;
-    memcpy(j->d + begin * COPY_GRAIN_BYTES, j->s + begin * COPY_GRAIN_BYTES,
-           (size_t)((end * COPY_GRAIN_BYTES < j->dsize ? end * COPY_GRAIN_BYTES : j->dsize) -
-                    begin * COPY_GRAIN_BYTES));
-}
 
 pdt_status pdt_cpu_copy_cast(const pdt_tensor *dst, const pdt_tensor *src)
 {
@@ -156,16 +144,6 @@ pdt_status pdt_cpu_copy_cast(const pdt_tensor *dst, const pdt_tensor *src)
         cast_job j = {cast_rows[src->dtype][dst->dtype], pdt_tensor_ptr(dst), pdt_tensor_ptr(src),
                       (int64_t)pdt_dtype_size(dst->dtype), (int64_t)pdt_dtype_size(src->dtype)};
         pdt_cpu_parallel_for(n, CAST_GRAIN, cast_range, &j);
-        return PDT_OK;
-    }
-    if (dst->dtype == src->dtype &&
-        n * (int64_t)pdt_dtype_size(dst->dtype) >= 2 * COPY_GRAIN_BYTES &&
-        pdt_tensor_is_contiguous(dst) && pdt_tensor_is_contiguous(src)) {
-        /* dsize: the whole copy's bytes, cut into COPY_GRAIN_BYTES pieces */
-        cast_job j = {NULL, pdt_tensor_ptr(dst), pdt_tensor_ptr(src),
-                      n * (int64_t)pdt_dtype_size(dst->dtype), 0};
-        pdt_cpu_parallel_for((j.dsize + COPY_GRAIN_BYTES - 1) / COPY_GRAIN_BYTES, 1, copy_range,
-                             &j);
         return PDT_OK;
     }
     if (dst->dtype == src->dtype) {
