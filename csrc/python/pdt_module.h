@@ -285,6 +285,12 @@ static inline int pdt_autograd_wanted(PyObject *self, PyObject *const *args, Py_
  * Tensor.name, 0 for the function pydevtensor._C.name. */
 PyObject *pdt_autograd_call(const char *name, int method, PyObject *self, PyObject *const *args,
                             Py_ssize_t nargs, PyObject *kwnames);
+/* The recorder's common case in C (autograd_record.c, Note [recording in C]):
+ * sets *handled and returns the result (NULL: an exception) when it took the
+ * call; otherwise *handled is 0 and the Python dispatcher is to run. */
+PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kwnames, int *handled);
+extern PyMethodDef pdt_autograd_record_functions[];
 /* The hook each op binding starts with: one place per op. */
 #define PDT_AUTOGRAD_HOOK(NAME, METHOD, SELF, ARGS, NARGS, KWNAMES)                                \
     do {                                                                                           \

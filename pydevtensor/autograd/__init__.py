@@ -12,6 +12,7 @@ Node class per op), engine.py (backward).
 from .. import _C
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)
 from . import derivatives_index, derivatives_join  # noqa: F401
+from . import dispatch as _dispatch_module, node as _node_module
 from .dispatch import dispatch as _dispatch
 from .engine import run_backward as _run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -193,3 +194,16 @@ def _retain_grad(self):
 _C.Tensor.backward = _tensor_backward
 _C.Tensor.retain_grad = _retain_grad
 _C._set_autograd_dispatcher(_dispatch)
+
+
+def _use_c_recorder(on=True):
+    """Records the common case of dispatch() and record() in C (Note [recording in C]
+    in csrc/python/autograd_record.c), or, off, everything in Python (for tests)."""
+    if on:
+        _C._set_autograd_recorder(_dispatch_module.RULES, _dispatch_module.NOT_DIFFERENTIABLE,
+                                  _dispatch_module._forward, _node_module.accumulator)
+    else:
+        _C._set_autograd_recorder(None)
+
+
+_use_c_recorder(True)

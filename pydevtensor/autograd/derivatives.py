@@ -14,9 +14,9 @@ from .node import Node
 not_differentiable("eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin")
 
 
-def meta(x):
-    """What a gradient must match: (shape, dtype, device), None for a number."""
-    return (tuple(x.shape), x.dtype, x.device) if isinstance(x, _C.Tensor) else None
+# meta(x): what a gradient for x must match, (shape as a tuple, dtype, device), or None
+# for a number (in C: every binary op's save() calls it twice)
+meta = _C._meta
 
 
 def reduce_grad(g, m):
@@ -84,10 +84,8 @@ class SubBackward0(AddBackward0):
 @derivative("mul")
 class MulBackward0(_Binary):
     def save(self, result, input, other, **kw):
-        a = input if isinstance(input, _C.Tensor) else None
-        b = other if isinstance(other, _C.Tensor) else None
         self.scalars = (input, other)
-        self.save_tensors(*(t for t in (a, b) if t is not None))
+        self.save_tensors(*[t for t in (input, other) if isinstance(t, _C.Tensor)])
         return super().save(result, input, other)
 
     def _values(self):

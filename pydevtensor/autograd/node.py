@@ -83,7 +83,7 @@ class Node:
         2
         """
         self._saved = tensors
-        self._versions = tuple(t._version for t in tensors)
+        self._versions = tuple([t._version for t in tensors])
 
     @property
     def saved_tensors(self):

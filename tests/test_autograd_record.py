@@ -1,0 +1,116 @@
+"""The recorder in C (Note [recording in C] in csrc/python/autograd_record.c) builds the
+same graph as the recorder in Python (pydevtensor/autograd/dispatch.py): the same Node
+classes, edges, needs_input_grad, output numbers and saved values, and the same
+gradients to the bit, on every device; and the cases it leaves to Python still work."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import _C, autograd
+
+
+@pytest.fixture
+def both_recorders():
+    """Runs a function with the C recorder on, then off; returns both results."""
+    def run(fn):
+        out = []
+        try:
+            for on in (True, False):
+                autograd._use_c_recorder(on)
+                out.append(fn())
+        finally:
+            autograd._use_c_recorder(True)
+        return out
+    return run
+
+
+def graph(t):
+    """The graph behind t as nested tuples: (node class, needs_input_grad, the edges'
+    output numbers and graphs); leaves as ("leaf", shape)."""
+    def walk(node):
+        if type(node).__name__ == "AccumulateGrad":
+            return ("leaf", tuple(node.variable.shape))
+        edges = tuple(None if e is None else (e[1], walk(e[0])) for e in node.next_functions)
+        return (type(node).__name__, node.needs_input_grad, edges)
+    return (t.output_nr, walk(t.grad_fn)) if t.grad_fn is not None else None
+
+
+def program(device):
+    """A small program touching the recorder's paths: binary ops with tensors and
+    numbers, keyword arguments, methods and functions, a reduction, a view, a matrix
+    product, a two-output op (picked in Python), an op without a derivative (argmax),
+    an in-place op (Python) and a dtype change (picked in Python)."""
+    rng = np.random.default_rng(7)
+    a = pdt.tensor(rng.standard_normal((3, 4)), device=device, requires_grad=True)
+    b = pdt.tensor(rng.standard_normal((4, 2)), device=device, requires_grad=True)
+    c = pdt.tensor(rng.standard_normal((3, 4)), device=device)  # no grad
+    h = (a * c + a * 2.0 - 1.5).relu()
+    h = pdt.add(h, a, alpha=0.5)
+    m = h @ b
+    v, i = m.max(dim=1)
+    s = m.sum(dim=0, keepdim=True).T.exp()
+    idx = m.argmax()
+    w = m.clone()
+    w.mul_(3.0)
+    f = w.to(pdt.float32).double()
+    loss = v.sum() + s.sum() + f.mean() + (a ** 2).sum() * 0.1
+    outs = {"h": h, "m": m, "v": v, "i": i, "s": s, "idx": idx, "w": w, "f": f, "loss": loss}
+    loss.backward()
+    return outs, a.grad, b.grad
+
+
+def test_same_graph_and_gradients(device, both_recorders):
+    (outs_c, ga_c, gb_c), (outs_py, ga_py, gb_py) = both_recorders(lambda: program(device))
+    for name in outs_c:
+        oc, op = outs_c[name], outs_py[name]
+        assert oc.requires_grad == op.requires_grad, name
+        assert graph(oc) == graph(op), name
+        np.testing.assert_array_equal(oc.detach().cpu().numpy(), op.detach().cpu().numpy())
+    assert outs_c["i"].grad_fn is None and outs_c["idx"].grad_fn is None  # integer results
+    assert outs_c["v"].grad_fn.name() == "MaxBackward0" and outs_c["v"].output_nr == 0
+    np.testing.assert_array_equal(ga_c.cpu().numpy(), ga_py.cpu().numpy())
+    np.testing.assert_array_equal(gb_c.cpu().numpy(), gb_py.cpu().numpy())
+
+
+def test_saved_tensors_and_versions(device):
+    a = pdt.ones(3, device=device, requires_grad=True)
+    b = pdt.full((3,), 2.0, device=device)
+    y = a * b
+    assert [t.shape for t in y.grad_fn.saved_tensors] == [(3,), (3,)]
+    b.add_(1.0)  # b was saved: its version moved
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_leaves_share_one_accumulator(device):
+    a = pdt.ones(2, device=device, requires_grad=True)
+    y1, y2 = a * 2.0, a + 1.0
+    acc1, acc2 = y1.grad_fn.next_functions[0][0], y2.grad_fn.next_functions[0][0]
+    assert acc1 is acc2 and acc1.variable is a
+    (y1.sum() + y2.sum()).backward()
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), [3.0, 3.0])
+
+
+def test_cases_left_to_python_still_raise(device):
+    a = pdt.ones(2, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="out=... arguments don't support"):
+        pdt.add(a, a, out=pdt.empty(2, device=device))
+    with pytest.raises(NotImplementedError, match=r"floor_divide\(\) has no derivative"):
+        pdt.floor_divide(a, a)
+
+
+def test_no_grad_and_errors_in_the_forward(device):
+    a = pdt.ones(2, device=device, requires_grad=True)
+    with pdt.no_grad():
+        assert (a * 2.0).grad_fn is None
+    with pytest.raises(ValueError, match="size"):
+        a + pdt.ones(3, device=device)
+    assert _C.is_grad_enabled()  # the failed forward left grad mode as it was
+    assert (a * 2.0).grad_fn.name() == "MulBackward0"
+
+
+def test_recorder_switch_rejects_bad_arguments():
+    with pytest.raises(TypeError, match="_set_autograd_recorder"):
+        _C._set_autograd_recorder(1, 2)
+    with pytest.raises(TypeError, match="_set_autograd_recorder"):
+        _C._set_autograd_recorder({}, None, None, None)
