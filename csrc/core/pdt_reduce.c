@@ -189,7 +189,7 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
     return PDT_OK;
 }
 
-/* A new output of dtype dt in the plan's output shape, and its (m,) view. */
+/* Drops the plan's copy of the input, if it made one. */
 static void plan_release(plan *p)
 {
     if (p->owned)
@@ -197,6 +197,7 @@ static void plan_release(plan *p)
     p->owned = 0;
 }
 
+/* A new output of dtype dt in the plan's output shape, and its (m,) view. */
 static pdt_status plan_output(const plan *p, const pdt_tensor *x, pdt_dtype dt, pdt_tensor *out,
                               pdt_tensor *flat)
 {
