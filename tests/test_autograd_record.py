@@ -37,9 +37,10 @@ def graph(t):
 
 def program(device):
     """A small program touching the recorder's paths: binary ops with tensors and
-    numbers, keyword arguments, methods and functions, a reduction, a view, a matrix
-    product, a two-output op (picked in Python), an op without a derivative (argmax),
-    an in-place op (Python) and a dtype change (picked in Python)."""
+    numbers, keyword arguments, methods and functions, a reduction, a view, matrix
+    products whose Node class is picked from the operands (mm, dot, batched), indexing
+    (picked from the key), a two-output op (picked), an op without a derivative
+    (argmax), an in-place op (left to Python) and a dtype change (picked)."""
     rng = np.random.default_rng(7)
     a = pdt.tensor(rng.standard_normal((3, 4)), device=device, requires_grad=True)
     b = pdt.tensor(rng.standard_normal((4, 2)), device=device, requires_grad=True)
@@ -53,8 +54,11 @@ def program(device):
     w = m.clone()
     w.mul_(3.0)
     f = w.to(pdt.float32).double()
-    loss = v.sum() + s.sum() + f.mean() + (a ** 2).sum() * 0.1
-    outs = {"h": h, "m": m, "v": v, "i": i, "s": s, "idx": idx, "w": w, "f": f, "loss": loss}
+    d = a[0] @ a[1]
+    e = pdt.matmul(a[1:].reshape(1, 2, 4), b)
+    loss = v.sum() + s.sum() + f.mean() + (a ** 2).sum() * 0.1 + d + e.sum()
+    outs = {"h": h, "m": m, "v": v, "i": i, "s": s, "idx": idx, "w": w, "f": f, "d": d,
+            "e": e, "loss": loss}
     loss.backward()
     return outs, a.grad, b.grad
 
@@ -68,6 +72,9 @@ def test_same_graph_and_gradients(device, both_recorders):
         np.testing.assert_array_equal(oc.detach().cpu().numpy(), op.detach().cpu().numpy())
     assert outs_c["i"].grad_fn is None and outs_c["idx"].grad_fn is None  # integer results
     assert outs_c["v"].grad_fn.name() == "MaxBackward0" and outs_c["v"].output_nr == 0
+    assert outs_c["d"].grad_fn.name() == "DotBackward0"
+    assert outs_c["e"].grad_fn.name() == "MatmulBackward0"
+    assert outs_c["m"].grad_fn.name() == "MmBackward0"
     np.testing.assert_array_equal(ga_c.cpu().numpy(), ga_py.cpu().numpy())
     np.testing.assert_array_equal(gb_c.cpu().numpy(), gb_py.cpu().numpy())
 

@@ -13,8 +13,9 @@
  * for a leaf met for the first time.  The Node classes and their save() and
  * backward() stay in Python.  Whatever is not the common case goes to the
  * Python dispatcher as before: in-place ops, an out= argument, an op without a
- * rule (which raises there), a rule that picks its class from the arguments
- * (`pick`), more than RECORD_MAX_ARGS arguments.
+ * rule (which raises there), more than RECORD_MAX_ARGS arguments.  A rule that
+ * picks its class from the arguments (`pick`: matmul, max, indexing, to) is
+ * asked after the forward, as dispatch.py asks it.
  *
  * _set_autograd_recorder(None) turns this off, so that tests can check that
  * both paths record the same graph. */
@@ -197,21 +198,23 @@ PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyOb
             goto failed;
         return NULL; /* no derivative: the dispatcher raises */
     }
-    Py_INCREF(rule); /* what follows may run Python that changes RULES */
+    Py_INCREF(rule);       /* what follows may run Python that changes RULES */
+    PyObject *pick = NULL; /* a function of the op's arguments choosing the Node class */
     if (rule != not_diff) {
-        PyObject *pick = PyObject_GetAttr(rule, s_pick);
-        if (!pick) {
+        if (!(pick = PyObject_GetAttr(rule, s_pick))) {
             Py_DECREF(rule);
             goto failed;
         }
-        Py_DECREF(pick); /* only compared with None below */
-        if (pick != Py_None || !PyType_Check(rule)) {
+        if (pick == Py_None)
+            Py_CLEAR(pick);
+        if (!pick && !PyType_Check(rule)) {
             Py_DECREF(rule);
             return NULL;
         }
     }
     PyObject *f = Py_XNewRef(forward_for(key, method)); /* held: the call may clear the cache */
     if (!f) {
+        Py_XDECREF(pick);
         Py_DECREF(rule);
         goto failed;
     }
@@ -226,8 +229,22 @@ PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyOb
     int was = pdt_grad_set(0);
     PyObject *out = PyObject_Vectorcall(f, argv, (size_t)n, kwnames);
     pdt_grad_set(was);
-    PyObject *r = !out || rule == not_diff ? Py_XNewRef(out) : record(rule, out, argv, n, kwnames);
+    PyObject *r = NULL, *cls = NULL;
+    if (!out || rule == not_diff) {
+        r = Py_XNewRef(out);
+    } else if (pick) { /* picked after the forward, as dispatch.py does */
+        cls = PyObject_Vectorcall(pick, argv, (size_t)n, kwnames);
+        if (cls && !PyType_Check(cls))
+            PyErr_Format(PyExc_TypeError, "%s: pick() must return a Node class, not %.100s", name,
+                         Py_TYPE(cls)->tp_name);
+        else if (cls)
+            r = record(cls, out, argv, n, kwnames);
+    } else {
+        r = record(rule, out, argv, n, kwnames);
+    }
+    Py_XDECREF(cls);
     Py_XDECREF(out);
+    Py_XDECREF(pick);
     Py_DECREF(f);
     Py_DECREF(rule);
     return r;
