@@ -121,3 +121,44 @@ def test_recorder_switch_rejects_bad_arguments():
         _C._set_autograd_recorder(1, 2)
     with pytest.raises(TypeError, match="_set_autograd_recorder"):
         _C._set_autograd_recorder({}, None, None, None)
+
+
+@pytest.fixture
+def exp_rule():
+    """RULES["exp"] replaced for one test, then put back with the recorder as it was."""
+    from pydevtensor.autograd import dispatch
+    old = dispatch.RULES["exp"]
+    yield dispatch.RULES
+    dispatch.RULES["exp"] = old
+    _C._set_autograd_dispatcher(autograd._dispatch)
+    autograd._use_c_recorder(True)
+
+
+def test_a_rule_that_is_no_node_class_raises(exp_rule):
+    a = pdt.ones(2, requires_grad=True)
+
+    class Picky(autograd.Node):
+        pick = staticmethod(lambda *args, **kwargs: type(iter([])))  # no __new__ at all
+
+    exp_rule["exp"] = Picky  # must raise, not crash
+    with pytest.raises(TypeError, match="not a Node class"):
+        a.exp()
+    exp_rule["exp"] = type(iter([]))  # not even a Node: as in Python, no pick attribute
+    with pytest.raises(AttributeError, match="pick"):
+        a.exp()
+    exp_rule["exp"] = None  # as if missing: the dispatcher's error
+    with pytest.raises(NotImplementedError, match=r"exp\(\) has no derivative"):
+        a.exp()
+
+
+def test_a_new_dispatcher_sees_every_call(exp_rule):
+    seen = []
+
+    def spy(name, method, args, kwargs):
+        seen.append(name)
+        return autograd._dispatch(name, method, args, kwargs)
+
+    _C._set_autograd_dispatcher(spy)  # turns the C recorder off
+    a = pdt.ones(2, requires_grad=True)
+    (a * 2.0).exp().sum()
+    assert seen == ["mul", "exp", "sum"]

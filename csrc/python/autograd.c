@@ -147,6 +147,9 @@ static PyObject *f_set_autograd_dispatcher(PyObject *module, PyObject *fn)
         return NULL;
     }
     Py_XSETREF(pdt_autograd_dispatcher, Py_NewRef(fn));
+    /* a new dispatcher sees every call: the C recorder, which stands for the
+     * old one's common case, is off until installed again (Note [recording in C]) */
+    pdt_autograd_recorder_off();
     Py_RETURN_NONE;
 }
 

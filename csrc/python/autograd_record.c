@@ -17,18 +17,23 @@
  * picks its class from the arguments (`pick`: matmul, max, indexing, to) is
  * asked after the forward, as dispatch.py asks it.
  *
- * _set_autograd_recorder(None) turns this off, so that tests can check that
- * both paths record the same graph. */
+ * The objects are taken when the recorder is installed: rebinding RULES or
+ * replacing the dispatcher (_set_autograd_dispatcher, which turns this
+ * recorder off) is not seen here until it is installed again.
+ * _set_autograd_recorder(None) turns it off, so that tests can check that both
+ * paths record the same graph.  Op names are looked up by the address of the
+ * bindings' string literals (name_object). */
 #include "pdt_module.h"
 
 #define RECORD_MAX_ARGS 14 /* positional and keyword values, self included */
 
-static PyObject *rules;       /* RULES: op name -> Node class or NOT_DIFFERENTIABLE */
-static PyObject *not_diff;    /* NOT_DIFFERENTIABLE */
-static PyObject *forward_of;  /* _forward(name, method) -> the C binding to run */
-static PyObject *accumulator; /* accumulator(leaf) -> its AccumulateGrad */
-static PyObject *forwards[2]; /* {name: binding}, functions and methods */
-static PyObject *empty_tuple; /* () */
+static PyObject *rules;         /* RULES: op name -> Node class or NOT_DIFFERENTIABLE */
+static PyObject *not_diff;      /* NOT_DIFFERENTIABLE */
+static PyObject *forward_of;    /* _forward(name, method) -> the C binding to run */
+static PyObject *accumulator;   /* accumulator(leaf) -> its AccumulateGrad */
+static PyTypeObject *node_type; /* Node: every rule is a subclass */
+static PyObject *forwards[2];   /* {name: binding}, functions and methods */
+static PyObject *empty_tuple;   /* () */
 static PyObject *s_saved, *s_save, *s_pick, *s_next, *s_needs, *s_num_outputs;
 
 /* The name's str, interned, borrowed (the names are the bindings' literals, a
@@ -66,19 +71,20 @@ static int in_place(const char *name)
     return n > 0 && name[n - 1] == '_' && !(n > 1 && name[n - 2] == '_');
 }
 
-/* The binding to run with grad mode off (borrowed). */
+/* The binding to run with grad mode off (a new reference). */
 static PyObject *forward_for(PyObject *name, int method)
 {
     PyObject *f = PyDict_GetItemWithError(forwards[method], name);
     if (f || PyErr_Occurred())
-        return f;
-    PyObject *call[2] = {name, method ? Py_True : Py_False};
-    f = PyObject_Vectorcall(forward_of, call, 2, NULL);
-    if (!f)
-        return NULL;
-    int bad = PyDict_SetItem(forwards[method], name, f);
-    Py_DECREF(f); /* the dict holds it */
-    return bad < 0 ? NULL : f;
+        return Py_XNewRef(f);
+    PyObject *call[2] = {name, method ? Py_True : Py_False}, *of = Py_NewRef(forward_of);
+    PyObject *cache = Py_NewRef(forwards[method]); /* the call may reinstall the recorder */
+    f = PyObject_Vectorcall(of, call, 2, NULL);
+    if (f && PyDict_SetItem(cache, name, f) < 0)
+        Py_CLEAR(f);
+    Py_DECREF(cache);
+    Py_DECREF(of);
+    return f;
 }
 
 /* edge_of(x) of node.py: (grad_fn, output_nr), (AccumulateGrad, 0), or None. */
@@ -100,8 +106,13 @@ static PyObject *edge_of(PyObject *x)
             acc = Py_NewRef(alive);
 #endif
     }
-    if (!acc && !(acc = PyObject_CallOneArg(accumulator, x)))
-        return NULL;
+    if (!acc) {
+        PyObject *make = Py_NewRef(accumulator); /* the call may reinstall the recorder */
+        acc = PyObject_CallOneArg(make, x);
+        Py_DECREF(make);
+        if (!acc)
+            return NULL;
+    }
     PyObject *edge = Py_BuildValue("(Oi)", acc, 0);
     Py_DECREF(acc);
     return edge;
@@ -124,20 +135,26 @@ static void mark(PyObject *t, PyObject *node, int nr)
 static PyObject *record(PyObject *cls, PyObject *out, PyObject **argv, Py_ssize_t nargs,
                         PyObject *kwnames)
 {
-    PyObject *node = ((PyTypeObject *)cls)->tp_new((PyTypeObject *)cls, empty_tuple, NULL);
-    PyObject *inputs = NULL, *seq = NULL, *edges = NULL, *needs = NULL, *result = NULL;
+    PyObject *node = NULL, *inputs = NULL, *seq = NULL, *edges = NULL, *needs = NULL;
+    PyObject *result = NULL;
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, node_type) ||
+        !((PyTypeObject *)cls)->tp_new) {
+        PyErr_Format(PyExc_TypeError, "autograd: the rule %R is not a Node class", cls);
+        return NULL;
+    }
+    node = ((PyTypeObject *)cls)->tp_new((PyTypeObject *)cls, empty_tuple, NULL);
     if (!node || PyObject_SetAttr(node, s_saved, empty_tuple) < 0)
         goto done;
     argv[-2] = node, argv[-1] = out;
     inputs = PyObject_VectorcallMethod(s_save, argv - 2, (size_t)(nargs + 2), kwnames);
-    if (!inputs || !(seq = PySequence_Fast(inputs, "save() must return the inputs")))
+    if (!inputs || !(seq = PySequence_Tuple(inputs))) /* ours: edge_of may run Python */
         goto done;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t n = PyTuple_GET_SIZE(seq);
     int any = 0;
     if (!(edges = PyTuple_New(n)) || !(needs = PyTuple_New(n)))
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *e = edge_of(PySequence_Fast_GET_ITEM(seq, i));
+        PyObject *e = edge_of(PyTuple_GET_ITEM(seq, i));
         if (!e)
             goto done;
         PyTuple_SET_ITEM(edges, i, e);
@@ -193,14 +210,15 @@ PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyOb
         return NULL;
     }
     PyObject *rule = PyDict_GetItemWithError(rules, key); /* borrowed */
-    if (!rule) {
+    if (!rule || rule == Py_None) {
         if (PyErr_Occurred())
             goto failed;
         return NULL; /* no derivative: the dispatcher raises */
     }
-    Py_INCREF(rule);       /* what follows may run Python that changes RULES */
-    PyObject *pick = NULL; /* a function of the op's arguments choosing the Node class */
-    if (rule != not_diff) {
+    Py_INCREF(rule);                 /* what follows may run Python that changes RULES */
+    const int nd = rule == not_diff; /* decided now: the forward may reinstall the recorder */
+    PyObject *pick = NULL;           /* a function of the op's arguments choosing the class */
+    if (!nd) {
         if (!(pick = PyObject_GetAttr(rule, s_pick))) {
             Py_DECREF(rule);
             goto failed;
@@ -212,7 +230,7 @@ PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyOb
             return NULL;
         }
     }
-    PyObject *f = Py_XNewRef(forward_for(key, method)); /* held: the call may clear the cache */
+    PyObject *f = forward_for(key, method); /* held: the call may clear the cache */
     if (!f) {
         Py_XDECREF(pick);
         Py_DECREF(rule);
@@ -230,7 +248,7 @@ PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyOb
     PyObject *out = PyObject_Vectorcall(f, argv, (size_t)n, kwnames);
     pdt_grad_set(was);
     PyObject *r = NULL, *cls = NULL;
-    if (!out || rule == not_diff) {
+    if (!out || nd) {
         r = Py_XNewRef(out);
     } else if (pick) { /* picked after the forward, as dispatch.py does */
         cls = PyObject_Vectorcall(pick, argv, (size_t)n, kwnames);
@@ -253,39 +271,51 @@ failed:
     return NULL;
 }
 
-/* _set_autograd_recorder(rules, not_differentiable, forward_of, accumulator), or
- * (None): install (or turn off) the C recorder. */
+/* _set_autograd_recorder(rules, not_differentiable, forward_of, accumulator,
+ * Node), or (None): install (or turn off) the C recorder. */
+void pdt_autograd_recorder_off(void) { Py_CLEAR(rules); }
+
 static PyObject *f_set_autograd_recorder(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
     if (nargs == 1 && args[0] == Py_None) {
-        Py_CLEAR(rules);
+        pdt_autograd_recorder_off();
         Py_RETURN_NONE;
     }
-    if (nargs != 4 || !PyDict_Check(args[0]) || !PyCallable_Check(args[2]) ||
-        !PyCallable_Check(args[3])) {
-        PyErr_SetString(PyExc_TypeError, "_set_autograd_recorder(rules: dict, "
-                                         "not_differentiable, forward_of, accumulator) or (None)");
+    if (nargs != 5 || !PyDict_Check(args[0]) || !PyCallable_Check(args[2]) ||
+        !PyCallable_Check(args[3]) || !PyType_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_set_autograd_recorder(rules: dict, not_differentiable, forward_of, "
+                        "accumulator, Node) or (None)");
         return NULL;
     }
-    if (!empty_tuple) {
-        if (!(empty_tuple = PyTuple_New(0)) || !(s_saved = PyUnicode_InternFromString("_saved")) ||
-            !(s_save = PyUnicode_InternFromString("save")) ||
-            !(s_pick = PyUnicode_InternFromString("pick")) ||
-            !(s_next = PyUnicode_InternFromString("next_functions")) ||
-            !(s_needs = PyUnicode_InternFromString("needs_input_grad")) ||
-            !(s_num_outputs = PyUnicode_InternFromString("num_outputs")) ||
-            !(forwards[0] = PyDict_New()) || !(forwards[1] = PyDict_New())) {
-            Py_CLEAR(empty_tuple);
-            return NULL;
-        }
+    /* the constants, once (each kept when made: a failure leaves nothing to leak) */
+    if ((!empty_tuple && !(empty_tuple = PyTuple_New(0))) ||
+        (!s_saved && !(s_saved = PyUnicode_InternFromString("_saved"))) ||
+        (!s_save && !(s_save = PyUnicode_InternFromString("save"))) ||
+        (!s_pick && !(s_pick = PyUnicode_InternFromString("pick"))) ||
+        (!s_next && !(s_next = PyUnicode_InternFromString("next_functions"))) ||
+        (!s_needs && !(s_needs = PyUnicode_InternFromString("needs_input_grad"))) ||
+        (!s_num_outputs && !(s_num_outputs = PyUnicode_InternFromString("num_outputs"))))
+        return NULL;
+    PyObject *fresh[2] = {PyDict_New(), PyDict_New()};
+    if (!fresh[0] || !fresh[1]) {
+        Py_XDECREF(fresh[0]);
+        Py_XDECREF(fresh[1]);
+        return NULL;
     }
-    PyDict_Clear(forwards[0]);
-    PyDict_Clear(forwards[1]);
-    Py_XSETREF(rules, Py_NewRef(args[0]));
-    Py_XSETREF(not_diff, Py_NewRef(args[1]));
-    Py_XSETREF(forward_of, Py_NewRef(args[2]));
-    Py_XSETREF(accumulator, Py_NewRef(args[3]));
+    /* all the new values first, then the old ones dropped (which may run code) */
+    PyObject *old[7] = {rules,       not_diff,   forward_of, accumulator, (PyObject *)node_type,
+                        forwards[0], forwards[1]};
+    rules = Py_NewRef(args[0]);
+    not_diff = Py_NewRef(args[1]);
+    forward_of = Py_NewRef(args[2]);
+    accumulator = Py_NewRef(args[3]);
+    node_type = (PyTypeObject *)Py_NewRef(args[4]);
+    forwards[0] = fresh[0];
+    forwards[1] = fresh[1];
+    for (int i = 0; i < 7; i++)
+        Py_XDECREF(old[i]);
     Py_RETURN_NONE;
 }
 

@@ -94,6 +94,11 @@ static void module_free(void *module) { module_clear((PyObject *)module); }
 
 static PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, module_exec},
+#if PY_VERSION_HEX >= 0x030C0000
+    /* the autograd hooks and the C recorder are process-wide (autograd.c,
+     * autograd_record.c): one interpreter at a time */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#endif
     {0, NULL},
 };
 

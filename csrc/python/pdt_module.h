@@ -290,8 +290,11 @@ PyObject *pdt_autograd_call(const char *name, int method, PyObject *self, PyObje
  * call; otherwise *handled is 0 and the Python dispatcher is to run. */
 PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyObject *const *args,
                               Py_ssize_t nargs, PyObject *kwnames, int *handled);
+/* Turns the C recorder off (a new dispatcher must see every call). */
+void pdt_autograd_recorder_off(void);
 extern PyMethodDef pdt_autograd_record_functions[];
-/* The hook each op binding starts with: one place per op. */
+/* The hook each op binding starts with: one place per op.  NAME must be a
+ * string literal: the C recorder keys its cache by the address. */
 #define PDT_AUTOGRAD_HOOK(NAME, METHOD, SELF, ARGS, NARGS, KWNAMES)                                \
     do {                                                                                           \
         if (pdt_autograd_wanted(SELF, ARGS, NARGS, KWNAMES))                                       \

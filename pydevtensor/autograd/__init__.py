@@ -201,7 +201,7 @@ def _use_c_recorder(on=True):
     in csrc/python/autograd_record.c), or, off, everything in Python (for tests)."""
     if on:
         _C._set_autograd_recorder(_dispatch_module.RULES, _dispatch_module.NOT_DIFFERENTIABLE,
-                                  _dispatch_module._forward, _node_module.accumulator)
+                                  _dispatch_module._forward, _node_module.accumulator, Node)
     else:
         _C._set_autograd_recorder(None)
 
