@@ -169,6 +169,9 @@ def _abort_if_broken():
         sys.stderr.write(f"pydevtensor.distributed: rank {g.rank} aborts the job: "
                          f"{g.broken}\n")
         sys.stderr.flush()
+        # The abort kills the launcher's output forwarding with the job; give it a
+        # moment to pass the line on (a CI run on a loaded machine lost it once).
+        time.sleep(0.2)
         g.MPI.COMM_WORLD.Abort(1)
 
 
