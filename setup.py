@@ -18,6 +18,8 @@ Environment switches:
   PYDEVTENSOR_BLAS=system    link a system OpenBLAS found by pkg-config instead of
                              PyPI's scipy-openblas32.
   PYDEVTENSOR_WERROR=1       add -Werror (CI sets it).
+  PYDEVTENSOR_LTO=0          no link-time optimisation (on by default where GCC's LTO
+                             links; never in sanitizer builds).
   PYDEVTENSOR_SANITIZE=...   e.g. "address,undefined": a sanitizer build (-O1 -g).
   PYDEVTENSOR_DEBUG=1        keep debug information (-g); by default the extension is
                              linked with --strip-debug, as release wheels must be.
@@ -381,17 +383,26 @@ class BuildExt(build_ext):
                 a for a in linker
                 if not (a.startswith(("-Wl,-rpath,", "-Wl,-R")) and "$ORIGIN" not in a)]
 
-    def _accepts(self, flag):
-        """Whether the C compiler takes flag (GCC's x86 options are not Clang's)."""
+    def _accepts(self, *flags, link=False):
+        """Whether the C compiler takes flags (GCC's x86 options are not Clang's); with
+        link, whether a shared object built with them links and still defines its
+        symbol (an LTO object handed to a linker without GCC's plugin gives an empty
+        one)."""
+        import ctypes
         import tempfile
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / "probe.c"
-            src.write_text("int pdt_probe(void) { return 0; }\n")
+            src.write_text("int pdt_probe(void) { return 42; }\n")
             try:
-                self.compiler.compile([str(src)], output_dir=tmp, extra_postargs=[flag, "-Werror"])
+                objs = self.compiler.compile([str(src)], output_dir=tmp,
+                                             extra_postargs=[*flags, "-fPIC", "-Werror"])
+                if not link:
+                    return True
+                lib = str(Path(tmp) / "probe.so")
+                self.compiler.link_shared_object(objs, lib, extra_postargs=list(flags))
+                return ctypes.CDLL(lib).pdt_probe() == 42
             except Exception:
                 return False
-        return True
 
     def build_extension(self, ext):
         self._drop_absolute_rpaths()
@@ -408,11 +419,15 @@ class BuildExt(build_ext):
         # (an op on one element: add 0.191 -> 0.172 us, clone 0.142 -> 0.130).  One
         # partition, so that pdt_glibc_compat.h's .symver lines land in the same
         # assembly as the calls they bind.
+        # The link is where LTO optimises, so it gets the optimisation and warning
+        # flags too: without -Wall/-Werror there, warnings that need the optimiser
+        # (-Wmaybe-uninitialized, -Wstringop-overflow) would go unseen.
         lto = ["-flto", "-flto-partition=one"]
         if (LTO and not SANITIZE and "-flto" not in ext.extra_compile_args
-                and self._accepts(lto[1])):
+                and self._accepts(*lto, link=True)):
             ext.extra_compile_args = [*ext.extra_compile_args, *lto]
-            opt = [a for a in ext.extra_compile_args if a.startswith(("-O", "-ffp-contract"))]
+            keep = ("-O", "-ffp-contract", "-W", "-mstringop-strategy")
+            opt = [a for a in ext.extra_compile_args if a.startswith(keep)]
             ext.extra_link_args = [*ext.extra_link_args, *lto, *opt]
         objects = []
         self._emulator_built = None

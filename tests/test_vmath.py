@@ -257,6 +257,13 @@ def test_one_pass_extremes_at_every_length(level, dtype, level_restored):
             assert int(t.argmax()) == int(np.argmax(c)), (n, c)
             assert int(t.argmin()) == int(np.argmin(c)), (n, c)
             assert float(t.max()) == float(c.max()) and float(t.min()) == float(c.min())
+        zeros = np.full(n, -0.0, dtype)  # -0.0 stays -0.0 (not +0.0 + -0.0)
+        below = -np.abs(x) - 1.0
+        below[0] = -0.0  # the maximum is the first element, -0.0
+        for c in (zeros, below):
+            t = pdt.tensor(c)
+            assert np.signbit(float(t.max())) and int(t.argmax()) == 0, (n, c)
+        assert np.signbit(float(pdt.tensor(zeros).min())), n
         for at in {0, n - 1}:
             z = x.copy()
             z[at] = np.nan

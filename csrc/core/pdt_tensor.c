@@ -206,7 +206,7 @@ static void storage_decref(pdt_storage *s)
 pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const int64_t *shape,
                             int storage_flags, pdt_tensor *out)
 {
-    int64_t numel;
+    int64_t numel = 0; /* set on success; 0 for the compiler's flow analysis */
     pdt_status st = pdt_check_shape(ndim, shape, dtype, &numel);
     if (st != PDT_OK)
         return st;

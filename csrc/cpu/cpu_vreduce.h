@@ -77,7 +77,7 @@ static const int32_t VM(iota32)[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  1
             VT best[C], v;                                                                         \
             VI at[C], idx[C], nan = {0};                                                           \
             for (int k = 0; k < C; k++) {                                                          \
-                best[k] = (VT){0} + x[0];                                                          \
+                best[k] = x[0] - (VT){0}; /* x - (+0): keeps -0.0 (and NaN) */                     \
                 at[k] = (VI){0};                                                                   \
                 idx[k] = VR_IOTA(VI) + (IT)(k * W);                                                \
             }                                                                                      \
@@ -137,7 +137,8 @@ static const int32_t VM(iota32)[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  1
                 ;                                                                                  \
         return r;                                                                                  \
     }
-/* float32 indices are int32 lanes, one per float: n < 2^31 */
+/* float32 indices are int32 lanes, one per float, and run past n by up to two
+ * vectors a chain: n <= 2^31 - 2 VR_CHAINS W (callers pass at most CHUNK, 2^16) */
 VR_EXTREME(argmax_f32, float, int32_t, VM(vf32), VM(vi32), >)
 VR_EXTREME(argmin_f32, float, int32_t, VM(vf32), VM(vi32), <)
 VR_EXTREME(argmax_f64, double, int64_t, VM(vf64), VM(vi64), >)
@@ -156,7 +157,7 @@ VR_EXTREME(argmin_f64, double, int64_t, VM(vf64), VM(vi64), <)
             VT b[C], v;                                                                            \
             VI nan = {0};                                                                          \
             for (int k = 0; k < C; k++)                                                            \
-                b[k] = (VT){0} + x[0];                                                             \
+                b[k] = x[0] - (VT){0}; /* x - (+0): keeps -0.0 (+0 + -0 is +0) */                  \
             for (; i + C * W <= n; i += C * W)                                                     \
                 for (int k = 0; k < C; k++) {                                                      \
                     memcpy(&v, x + i + k * W, sizeof v);                                           \

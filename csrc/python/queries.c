@@ -99,7 +99,7 @@ static PyObject *q_memory_stats(PyObject *m, PyObject *obj)
 {
     pdt_state *S = pdt_state_of_module(m);
     pdt_device d;
-    pdt_memory_stats ms;
+    pdt_memory_stats ms = {0};
     if (device_arg(S, obj, &d) < 0)
         return NULL;
     pdt_status st = pdt_memory_get(d, &ms);
