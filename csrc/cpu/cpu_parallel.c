@@ -67,10 +67,11 @@
  * core with nothing else to run switches nothing); the time alone is not enough on
  * a virtual machine, where the host takes the core away too (steal time), nor the
  * switch alone, since kernel threads run for microseconds now and then (either test
- * alone stopped the spinning for a good part of an idle run here).  A worker that shares its core with the caller (the latest
- * job's caller ran there) goes to sleep too, but without the pause: the thread that
- * ran was most likely the caller, which is no load (with it counted, 8-step bursts
- * after a pause ran without spinning in most runs, 1.5 times NumPy's time a step).
+ * alone stopped the spinning for a good part of an idle run here).  A worker that
+ * shares its core with the caller (the latest job's caller ran there) goes to sleep
+ * too, but without the pause: the thread that ran was most likely the caller, which
+ * is no load (with it counted, 8-step bursts after a pause ran without spinning in
+ * most runs, 1.5 times NumPy's time a step).
  * With all this, in alternation with NumPy: bursts of 8 idle steps after a pause,
  * median 582 to 680 us a step (NumPy 537 to 630); beside the busy process, 1.1 to
  * 5.5 ms a step in a tight loop, mostly 1.1 to 3.3.  One pause comes at start-up:

@@ -66,6 +66,11 @@ static const int32_t VM(iota32)[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  1
 #define VR_SWAP(v, h, W) __builtin_shuffle((v), VR_IOTA(__typeof__(v)) ^ (h))
 #endif
 
+/* a where the mask m (a comparison's result, all ones or zeros a lane) is set,
+ * else b, lane by lane, in b's type */
+#define VR_PICK(m, a, b)                                                                           \
+    ((__typeof__(b))((((__typeof__(m))(a)) & (m)) | (((__typeof__(m))(b)) & ~(m))))
+
 #define VR_EXTREME(NAME, T, IT, VT, VI, CMP)                                                       \
     static int64_t VM(NAME)(const T *x, int64_t n)                                                 \
     {                                                                                              \
@@ -85,8 +90,8 @@ static const int32_t VM(iota32)[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  1
                 for (int k = 0; k < C; k++) {                                                      \
                     memcpy(&v, x + i + k * W, sizeof v);                                           \
                     VI m = v CMP best[k];                                                          \
-                    best[k] = (VT)(((VI)v & m) | ((VI)best[k] & ~m));                              \
-                    at[k] = (idx[k] & m) | (at[k] & ~m);                                           \
+                    best[k] = VR_PICK(m, v, best[k]);                                              \
+                    at[k] = VR_PICK(m, idx[k], at[k]);                                             \
                     nan |= v != v;                                                                 \
                     idx[k] += C * W;                                                               \
                 }                                                                                  \
@@ -99,16 +104,16 @@ static const int32_t VM(iota32)[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  1
                 }                                                                                  \
                 memcpy(&v, x + i, sizeof v);                                                       \
                 VI m = v CMP best[0];                                                              \
-                best[0] = (VT)(((VI)v & m) | ((VI)best[0] & ~m));                                  \
-                at[0] = (idx[0] & m) | (at[0] & ~m);                                               \
+                best[0] = VR_PICK(m, v, best[0]);                                                  \
+                at[0] = VR_PICK(m, idx[0], at[0]);                                                 \
                 nan |= v != v;                                                                     \
                 idx[0] += W;                                                                       \
             }                                                                                      \
             /* the chains into the first, lane by lane: the extreme, then the first index */       \
             for (int k = 1; k < C; k++) {                                                          \
                 VI m = (best[k] CMP best[0]) | ((best[k] == best[0]) & (at[k] < at[0]));           \
-                best[0] = (VT)(((VI)best[k] & m) | ((VI)best[0] & ~m));                            \
-                at[0] = (at[k] & m) | (at[0] & ~m);                                                \
+                best[0] = VR_PICK(m, best[k], best[0]);                                            \
+                at[0] = VR_PICK(m, at[k], at[0]);                                                  \
             }                                                                                      \
             /* the lanes as a tree, in registers: half onto half (VR_SWAP) */                      \
             VT bv = best[0];                                                                       \
@@ -117,8 +122,8 @@ static const int32_t VM(iota32)[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  1
                 VT ob = (VT)VR_SWAP((VI)bv, h, W);                                                 \
                 VI oa = VR_SWAP(av, h, W);                                                         \
                 VI m = (ob CMP bv) | ((ob == bv) & (oa < av));                                     \
-                bv = (VT)(((VI)ob & m) | ((VI)bv & ~m));                                           \
-                av = (oa & m) | (av & ~m);                                                         \
+                bv = VR_PICK(m, ob, bv);                                                           \
+                av = VR_PICK(m, oa, av);                                                           \
                 nan |= VR_SWAP(nan, h, W);                                                         \
             }                                                                                      \
             any |= nan[0] != 0;                                                                    \
@@ -162,23 +167,23 @@ VR_EXTREME(argmin_f64, double, int64_t, VM(vf64), VM(vi64), <)
                 for (int k = 0; k < C; k++) {                                                      \
                     memcpy(&v, x + i + k * W, sizeof v);                                           \
                     VI m = v CMP b[k];                                                             \
-                    b[k] = (VT)(((VI)v & m) | ((VI)b[k] & ~m));                                    \
+                    b[k] = VR_PICK(m, v, b[k]);                                                    \
                     nan |= v != v;                                                                 \
                 }                                                                                  \
             for (; i < n; i += W) { /* single vectors, the last one ending at n */                 \
                 memcpy(&v, x + (i + W <= n ? i : n - W), sizeof v);                                \
                 VI m = v CMP b[0];                                                                 \
-                b[0] = (VT)(((VI)v & m) | ((VI)b[0] & ~m));                                        \
+                b[0] = VR_PICK(m, v, b[0]);                                                        \
                 nan |= v != v;                                                                     \
             }                                                                                      \
             for (int k = 1; k < C; k++) {                                                          \
                 VI m = b[k] CMP b[0];                                                              \
-                b[0] = (VT)(((VI)b[k] & m) | ((VI)b[0] & ~m));                                     \
+                b[0] = VR_PICK(m, b[k], b[0]);                                                     \
             }                                                                                      \
             for (int h = W / 2; h > 0; h /= 2) {                                                   \
                 VT o = (VT)VR_SWAP((VI)b[0], h, W);                                                \
                 VI m = o CMP b[0];                                                                 \
-                b[0] = (VT)(((VI)o & m) | ((VI)b[0] & ~m));                                        \
+                b[0] = VR_PICK(m, o, b[0]);                                                        \
                 nan |= VR_SWAP(nan, h, W);                                                         \
             }                                                                                      \
             any |= nan[0] != 0;                                                                    \

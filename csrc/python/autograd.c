@@ -52,6 +52,13 @@ int pdt_grad_set(int on)
     return was;
 }
 
+void pdt_autograd_set_grad_fn(PdtTensorObject *o, PyObject *node, int nr)
+{
+    Py_XSETREF(o->grad_fn, Py_XNewRef(node));
+    o->requires_grad = node != NULL;
+    o->output_nr = nr;
+}
+
 void pdt_autograd_clear(PdtTensorObject *o)
 {
     Py_CLEAR(o->grad);
@@ -335,9 +342,7 @@ static PyObject *t_set_grad_fn(PyObject *self, PyObject *const *args, Py_ssize_t
     int nr = (int)PyLong_AsLong(args[1]);
     if (nr == -1 && PyErr_Occurred())
         return NULL;
-    Py_XSETREF(o->grad_fn, args[0] == Py_None ? NULL : Py_NewRef(args[0]));
-    o->requires_grad = o->grad_fn != NULL;
-    o->output_nr = nr;
+    pdt_autograd_set_grad_fn(o, args[0] == Py_None ? NULL : args[0], nr);
     return Py_NewRef(self);
 }
 

@@ -125,9 +125,7 @@ static void mark(PyObject *t, PyObject *node, int nr)
     PdtTensorObject *o = (PdtTensorObject *)t;
     if (!pdt_dtype_is_floating(o->t.dtype))
         return;
-    Py_XSETREF(o->grad_fn, Py_NewRef(node));
-    o->requires_grad = 1;
-    o->output_nr = nr;
+    pdt_autograd_set_grad_fn(o, node, nr);
 }
 
 /* record() of dispatch.py: out = op(*argv, **kw) has been computed; argv[-2]

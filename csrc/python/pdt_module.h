@@ -308,6 +308,9 @@ int pdt_set_requires_grad(PyObject *t, int flag, const char *fname);
  * requires_grad (among kwnames, values at kwvalues) is true. */
 PyObject *pdt_finish_requires_grad(PyObject *r, PyObject *const *kwvalues, PyObject *kwnames,
                                    const char *fname);
+/* Marks o as output nr of node (a new reference is taken), or, node NULL, as a
+ * leaf that requires no grad (_set_grad_fn, the C recorder). */
+void pdt_autograd_set_grad_fn(PdtTensorObject *o, PyObject *node, int nr);
 /* Drops the autograd fields (dealloc). */
 void pdt_autograd_clear(PdtTensorObject *o);
 
