@@ -272,6 +272,42 @@ def test_one_pass_extremes_at_every_length(level, dtype, level_restored):
             assert np.isnan(float(tz.max())) and np.isnan(float(tz.min()))
 
 
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_index_kernels_across_blocks(level, dtype, level_restored):
+    """The index kernels read blocks of 16 vectors (64 to 256 elements by level and
+    dtype), each read again only when it holds a new extreme (Note [one-pass extremes]
+    in csrc/cpu/cpu_vreduce.h): lengths at every block edge of every width; a sorted run
+    (a new extreme in every block), a reversed one (none after the first element), the
+    extreme repeated in later blocks (the first must win), -0.0 before +0.0 in another
+    block, in the last block's overlapped end, and a NaN in a late block only."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(29)
+    lengths = set()
+    for block in (32, 64, 128, 256):
+        for k in (1, 2, 3):
+            lengths |= {k * block - 1, k * block, k * block + 1, k * block + 15}
+    for n in sorted(lengths | {1000, 4099}):
+        up = np.arange(n, dtype=dtype)
+        few = rng.integers(-3, 4, n).astype(dtype)
+        spread = rng.standard_normal(n).astype(dtype)
+        spread[[n // 5, n // 2, n - 1]] = spread.max() + 1  # ties in three blocks
+        zeros = -np.abs(spread) - 1
+        zeros[n // 3] = -0.0
+        zeros[n - 2:] = 0.0  # +0.0 later, in the last vector: ties, the -0.0 stays first
+        for c in (up, up[::-1].copy(), few, spread, zeros, -spread):
+            t = pdt.tensor(c)
+            assert int(t.argmax()) == int(np.argmax(c)), (level, n)
+            assert int(t.argmin()) == int(np.argmin(c)), (level, n)
+            assert float(t.max()) == float(c.max()) and float(t.min()) == float(c.min())
+        late = spread.copy()
+        late[n - 3] = np.nan
+        late[n - 1] = np.nan
+        t = pdt.tensor(late)
+        assert int(t.argmax()) == n - 3 == int(t.argmin()), (level, n)
+        assert np.isnan(float(t.max())) and np.isnan(float(t.min()))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_arithmetic_is_exact_at_every_level(dtype, level_restored):
     """+, -, *, / of contiguous rows run the level's kernels: each is the single IEEE

@@ -149,34 +149,38 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
 
     /* rows: (kept..., reduced...) is contiguous; columns: (reduced...,
      * kept...) is, and the backend reads the (m, k) view with strides (1, m). */
-    pdt_tensor perm, cols; /* perm: borrowed (no reference taken); cols: only its dims */
+    /* perm, built in place in p->rows: borrowed (no reference taken); cols:
+     * only its dims */
+    pdt_tensor *perm = &p->rows, cols;
     cols.ndim = x->ndim;
-    perm.storage = x->storage, perm.data = x->data, perm.device = x->device;
-    perm.dtype = x->dtype, perm.ndim = x->ndim, perm.offset = x->offset;
+    perm->storage = x->storage, perm->data = x->data, perm->device = x->device;
+    perm->dtype = x->dtype, perm->ndim = x->ndim, perm->offset = x->offset;
     for (int i = 0; i < n; i++) {
-        perm.shape[i] = x->shape[order[i]];
-        perm.strides[i] = x->strides[order[i]];
+        perm->shape[i] = x->shape[order[i]];
+        perm->strides[i] = x->strides[order[i]];
         int c = (i + nkept) % n; /* the reduced dims first */
         cols.shape[i] = x->shape[order[c]];
         cols.strides[i] = x->strides[order[c]];
     }
     int64_t row_stride = p->k, col_stride = 1;
     pdt_status st = PDT_OK;
-    if (as == x->dtype && pdt_tensor_is_contiguous(&perm)) {
-        p->rows = perm;
+    if (as == x->dtype && pdt_tensor_is_contiguous(perm)) {
+        /* rows as they are */
     } else if (as == x->dtype && pdt_tensor_is_contiguous(&cols)) {
-        p->rows = perm;
         row_stride = 1, col_stride = p->m;
     } else if (as == x->dtype && x->device.kind == PDT_CPU &&
-               merged_stride(&perm, 0, nkept, &row_stride) &&
-               merged_stride(&perm, nkept, n, &col_stride) && col_stride > 0 && row_stride >= 0) {
-        p->rows = perm; /* read in place (Note [strided reductions]) */
+               merged_stride(perm, 0, nkept, &row_stride) &&
+               merged_stride(perm, nkept, n, &col_stride) && col_stride > 0 && row_stride >= 0) {
+        /* read in place (Note [strided reductions]) */
     } else {
         row_stride = p->k, col_stride = 1;
+        pdt_tensor src;
+        pdt_tensor_assign(&src, perm);
+        pdt_tensor_forget(&p->rows);
         /* An internal layout copy (not a transfer: it is not counted). */
-        st = pdt_tensor_empty(x->device, as, perm.ndim, perm.shape, 0, &p->rows);
+        st = pdt_tensor_empty(x->device, as, src.ndim, src.shape, 0, &p->rows);
         if (st == PDT_OK)
-            st = pdt_backend_of(x->device.kind)->copy_cast(&p->rows, &perm);
+            st = pdt_backend_of(x->device.kind)->copy_cast(&p->rows, &src);
         if (st != PDT_OK) {
             pdt_tensor_release(&p->rows);
             return st;
@@ -204,7 +208,7 @@ static pdt_status plan_output(const plan *p, const pdt_tensor *x, pdt_dtype dt, 
     pdt_status st = pdt_tensor_empty(x->device, dt, p->out_ndim, p->out_shape, 0, out);
     if (st != PDT_OK)
         return st;
-    *flat = *out; /* borrowed: not a new reference */
+    pdt_tensor_assign(flat, out); /* borrowed: not a new reference */
     flat->ndim = 1;
     flat->shape[0] = p->m;
     flat->strides[0] = 1;
@@ -230,13 +234,14 @@ static pdt_status need_floating(const char *name, pdt_dtype dt)
 }
 
 /* Runs op over p's rows into a new tensor of the backend's dtype, then casts
- * it to final_dtype when that differs.  sqrt_after: the 2-norm's square root. */
+ * it to final_dtype when that differs.  sqrt_after: the 2-norm's square root.
+ * On failure *out is left released. */
 static pdt_status run_plan(pdt_reduce_op op, const plan *p, const pdt_tensor *x, pdt_dtype as,
                            pdt_dtype final_dtype, int sqrt_after, pdt_tensor *out)
 {
     const pdt_backend *b = pdt_backend_of(x->device.kind);
-    pdt_tensor res, flat;
-    pdt_status st = plan_output(p, x, pdt_reduce_out_dtype(op, as), &res, &flat);
+    pdt_tensor flat;
+    pdt_status st = plan_output(p, x, pdt_reduce_out_dtype(op, as), out, &flat);
     if (st != PDT_OK)
         return st;
     if (p->m > 0) {
@@ -246,20 +251,18 @@ static pdt_status run_plan(pdt_reduce_op op, const plan *p, const pdt_tensor *x,
             st = b->unary(PDT_OP_SQRT, &flat, &flat, none, none);
         }
     }
-    if (st == PDT_OK && res.dtype != final_dtype) {
-        pdt_tensor cast = {0};
-        st = pdt_tensor_empty(x->device, final_dtype, res.ndim, res.shape, 0, &cast);
+    if (st == PDT_OK && out->dtype != final_dtype) {
+        pdt_tensor res; /* takes over out's reference */
+        pdt_tensor_assign(&res, out);
+        pdt_tensor_forget(out); /* stays released if pdt_tensor_empty fails */
+        st = pdt_tensor_empty(x->device, final_dtype, res.ndim, res.shape, 0, out);
         if (st == PDT_OK && p->m > 0)
-            st = b->copy_cast(&cast, &res);
+            st = b->copy_cast(out, &res);
         pdt_tensor_release(&res);
-        res = cast; /* still zeroed if pdt_tensor_empty failed */
     }
-    if (st != PDT_OK) {
-        pdt_tensor_release(&res);
-        return st;
-    }
-    *out = res;
-    return PDT_OK;
+    if (st != PDT_OK)
+        pdt_tensor_release(out);
+    return st;
 }
 
 pdt_status pdt_reduce(pdt_reduce_op op, const pdt_tensor *x, int ndims, const int64_t *dims,
@@ -305,18 +308,18 @@ pdt_status pdt_reduce_with_indices(pdt_reduce_op op, const pdt_tensor *x, int64_
     pdt_status st = plan_reduce(op_name(op), op, x, 1, &dim, keepdim, as, &p);
     if (st != PDT_OK)
         return st;
-    pdt_tensor v = {0}, i = {0};
+    pdt_tensor v, i; /* run_plan leaves its output released when it fails */
     st = run_plan(op, &p, x, as, x->dtype, 0, &v);
-    if (st == PDT_OK)
+    if (st == PDT_OK) {
         st = run_plan(arg, &p, x, as, PDT_INT64, 0, &i);
-    plan_release(&p);
-    if (st != PDT_OK) {
-        pdt_tensor_release(&v);
-        pdt_tensor_release(&i);
-        return st;
+        if (st != PDT_OK)
+            pdt_tensor_release(&v);
     }
-    *values = v;
-    *indices = i;
+    plan_release(&p);
+    if (st != PDT_OK)
+        return st;
+    pdt_tensor_assign(values, &v);
+    pdt_tensor_assign(indices, &i);
     return PDT_OK;
 }
 

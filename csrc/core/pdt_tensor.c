@@ -260,13 +260,8 @@ void pdt_tensor_share(pdt_tensor *out, const pdt_tensor *src)
 {
     if (src->storage)
         atomic_fetch_add(&src->storage->refcount, 1);
-    if (out == src)
-        return;
-    /* the header and the ndim sizes and strides in use, not all PDT_MAX_DIMS of
-     * them (304 bytes a copy, made several times an op) */
-    memcpy(out, src, offsetof(pdt_tensor, shape));
-    memcpy(out->shape, src->shape, (size_t)src->ndim * sizeof src->shape[0]);
-    memcpy(out->strides, src->strides, (size_t)src->ndim * sizeof src->strides[0]);
+    if (out != src)
+        pdt_tensor_assign(out, src);
 }
 
 void pdt_tensor_release(pdt_tensor *t)

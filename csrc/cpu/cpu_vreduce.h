@@ -1,29 +1,51 @@
 /* cpu_vreduce.h - the index of the first maximum or minimum of a float32 or
- * float64 run, in one pass; included by cpu_vmath.h, so built once per
- * instruction-set level (Note [CPU dispatch levels] in cpu_simd.h).
+ * float64 run, and its value, in one read of the data; included by
+ * cpu_vmath.h, so built once per instruction-set level (Note [CPU dispatch
+ * levels] in cpu_simd.h).
  *
- * VR_CHAINS vectors of the level's width (GCC's vector extensions,
- * PDT_SIMD_BYTES: 16 at the baseline, 32 for AVX2, 64 for AVX-512) keep, lane
- * by lane, the running extreme and the index where it was first seen, and one
- * more whether a NaN passed.  A strict comparison keeps the first index of a
- * tie within a lane; the chains and then the lanes (a tree, in registers) are
- * merged by value, then by the smaller index.  So the answer is the first
- * index of the extreme, as NumPy's and PyTorch's argmax give, from one read of
- * the data.  A run's end that fills no whole vector is read as one vector
- * ending at the run's end, overlapping elements already seen (with their own
- * indices, so nothing changes); only a run shorter than a vector is scalar.
- * A NaN wins: with one, the answer is the first NaN (a second, scalar scan,
- * only then).
+ * Note [one-pass extremes]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * Vectors of the level's width (GCC's vector extensions, PDT_SIMD_BYTES: 16
+ * at the baseline, 32 for AVX2, 64 for AVX-512) in four chains (the
+ * operation's latency hidden) keep the running extreme lane by lane, with
+ * VR_SEL: a lane loop the compiler turns into maxps/minps, one instruction a
+ * vector, whose rule is the kernels' own (the new value only when strictly
+ * greater, or less: a NaN never enters).  Whether a NaN passed is a second
+ * accumulator, one unordered compare for two vectors.
+ *
+ * The value kernels merge the chains and then the lanes (a tree in
+ * registers) at the end.  The index kernels keep no indices in the loop: they
+ * read the run in blocks of VR_BLOCK vectors, each block's chains starting at
+ * the extreme so far, b; when some lane ends beyond b (a compare and a mask
+ * test a block), the block's extreme is found as above and the block is read
+ * again, from L1, for the first element equal to it.  On random data that
+ * happens about ln(n / block) times; on a sorted run, once a block, which
+ * then costs about two reads of it.  The answer is the first index of the
+ * extreme, as NumPy's and PyTorch's argmax give (a later element that only
+ * ties with b, -0.0 with +0.0 too, never replaces it).  The last block takes
+ * the run's end (between one and two blocks), and a block's end that fills no
+ * whole vector is read as one vector ending there, overlapping what was read:
+ * an element seen twice changes neither the extreme nor the first index equal
+ * to it.  Only a run shorter than a vector is scalar.  A NaN wins: with one,
+ * the answer is the first NaN (a second, scalar scan, only then).
+ *
+ * This replaced kernels that carried an index vector beside each chain (a
+ * compare, two selects and an add a vector, six instructions with the NaN
+ * test): argmax of 1,000 float32 took 84 ns on AVX-512 here, the value
+ * alone 64 ns.
  */
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 typedef float VM(vf32) __attribute__((vector_size(PDT_SIMD_BYTES)));
 typedef int32_t VM(vi32) __attribute__((vector_size(PDT_SIMD_BYTES)));
 typedef double VM(vf64) __attribute__((vector_size(PDT_SIMD_BYTES)));
 typedef int64_t VM(vi64) __attribute__((vector_size(PDT_SIMD_BYTES)));
 
-/* independent running extremes a kernel keeps (a compare and a select each: four
- * hide the compare's latency, where two left argmax of 1e3 floats latency-bound) */
-#ifndef VR_CHAINS
-#define VR_CHAINS 4
+/* vectors a block of the index kernels (256 float32 on AVX-512: 1 KiB) */
+#ifndef VR_BLOCK
+#define VR_BLOCK 16
 #endif
 
 /* 0, 1, 2, ...: lane numbers, read as a whole vector (VR_IOTA).  Vectors are
@@ -66,69 +88,133 @@ static const int32_t VM(iota32)[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  1
 #define VR_SWAP(v, h, W) __builtin_shuffle((v), VR_IOTA(__typeof__(v)) ^ (h))
 #endif
 
+/* VR_SEL(OP, SZ, a, b), OP GT or LT, SZ 32 or 64 (float or double lanes): a
+ * where a > b (a < b), else b, lane by lane.  That is maxps's (minps's) rule,
+ * b on a tie and when either is NaN, so on x86 it is that one instruction;
+ * elsewhere a compare and a select.  (The lane loop `a[j] > b[j] ? a[j] :
+ * b[j]` becomes maxps too, but only where GCC's vectoriser takes it: in the
+ * loop over single vectors it stayed lane by lane, ten times slower.)
+ * VR_NAN(SZ, a, b): bit j set where lane j of a or of b is NaN (one unordered
+ * compare for two vectors).  VR_BITS(SZ, m): bit j set where lane j of the
+ * compare result m is. */
+#define VR_SEL(OP, SZ, a, b) VR_SEL_##OP##SZ(a, b)
+#define VR_NAN(SZ, a, b) VR_NAN_##SZ(a, b)
+#define VR_BITS(SZ, m) VR_BITS_##SZ(m)
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512DQ__)
+#define VR_SEL_GT32(a, b) ((__typeof__(b))_mm512_max_ps((__m512)(a), (__m512)(b)))
+#define VR_SEL_LT32(a, b) ((__typeof__(b))_mm512_min_ps((__m512)(a), (__m512)(b)))
+#define VR_SEL_GT64(a, b) ((__typeof__(b))_mm512_max_pd((__m512d)(a), (__m512d)(b)))
+#define VR_SEL_LT64(a, b) ((__typeof__(b))_mm512_min_pd((__m512d)(a), (__m512d)(b)))
+#define VR_NAN_32(a, b) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), _CMP_UNORD_Q))
+#define VR_NAN_64(a, b) ((unsigned)_mm512_cmp_pd_mask((__m512d)(a), (__m512d)(b), _CMP_UNORD_Q))
+#define VR_BITS_32(m) ((unsigned)_mm512_movepi32_mask((__m512i)(m)))
+#define VR_BITS_64(m) ((unsigned)_mm512_movepi64_mask((__m512i)(m)))
+#elif PDT_SIMD_BYTES == 32 && defined(__AVX__)
+#define VR_SEL_GT32(a, b) ((__typeof__(b))_mm256_max_ps((__m256)(a), (__m256)(b)))
+#define VR_SEL_LT32(a, b) ((__typeof__(b))_mm256_min_ps((__m256)(a), (__m256)(b)))
+#define VR_SEL_GT64(a, b) ((__typeof__(b))_mm256_max_pd((__m256d)(a), (__m256d)(b)))
+#define VR_SEL_LT64(a, b) ((__typeof__(b))_mm256_min_pd((__m256d)(a), (__m256d)(b)))
+#define VR_NAN_32(a, b)                                                                            \
+    ((unsigned)_mm256_movemask_ps(_mm256_cmp_ps((__m256)(a), (__m256)(b), _CMP_UNORD_Q)))
+#define VR_NAN_64(a, b)                                                                            \
+    ((unsigned)_mm256_movemask_pd(_mm256_cmp_pd((__m256d)(a), (__m256d)(b), _CMP_UNORD_Q)))
+#define VR_BITS_32(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
+#define VR_BITS_64(m) ((unsigned)_mm256_movemask_pd((__m256d)(m)))
+#elif PDT_SIMD_BYTES == 16 && defined(__SSE2__)
+#define VR_SEL_GT32(a, b) ((__typeof__(b))_mm_max_ps((__m128)(a), (__m128)(b)))
+#define VR_SEL_LT32(a, b) ((__typeof__(b))_mm_min_ps((__m128)(a), (__m128)(b)))
+#define VR_SEL_GT64(a, b) ((__typeof__(b))_mm_max_pd((__m128d)(a), (__m128d)(b)))
+#define VR_SEL_LT64(a, b) ((__typeof__(b))_mm_min_pd((__m128d)(a), (__m128d)(b)))
+#define VR_NAN_32(a, b) ((unsigned)_mm_movemask_ps(_mm_cmpunord_ps((__m128)(a), (__m128)(b))))
+#define VR_NAN_64(a, b) ((unsigned)_mm_movemask_pd(_mm_cmpunord_pd((__m128d)(a), (__m128d)(b))))
+#define VR_BITS_32(m) ((unsigned)_mm_movemask_ps((__m128)(m)))
+#define VR_BITS_64(m) ((unsigned)_mm_movemask_pd((__m128d)(m)))
+#else
 /* a where the mask m (a comparison's result, all ones or zeros a lane) is set,
  * else b, lane by lane, in b's type */
 #define VR_PICK(m, a, b)                                                                           \
     ((__typeof__(b))((((__typeof__(m))(a)) & (m)) | (((__typeof__(m))(b)) & ~(m))))
+#define VR_SEL_GT32(a, b) VR_PICK((a) > (b), a, b)
+#define VR_SEL_LT32(a, b) VR_PICK((a) < (b), a, b)
+#define VR_SEL_GT64(a, b) VR_PICK((a) > (b), a, b)
+#define VR_SEL_LT64(a, b) VR_PICK((a) < (b), a, b)
+#define VR_NAN_32(a, b) VR_BITS_32(((a) != (a)) | ((b) != (b)))
+#define VR_NAN_64(a, b) VR_BITS_32(((a) != (a)) | ((b) != (b)))
+#define VR_BITS_64(m) VR_BITS_32(m)
+#define VR_BITS_32(m)                                                                              \
+    __extension__({                                                                                \
+        __typeof__(m) vr_m = (m);                                                                  \
+        unsigned vr_bits = 0;                                                                      \
+        for (unsigned vr_j = 0; vr_j < sizeof vr_m / sizeof vr_m[0]; vr_j++)                       \
+            vr_bits |= (unsigned)(vr_m[vr_j] != 0) << vr_j;                                        \
+        vr_bits;                                                                                   \
+    })
+#endif
 
-#define VR_EXTREME(NAME, T, IT, VT, VI, CMP)                                                       \
+/* Four chains a0..a3 over x[j, e) from j, e - j >= W: vectors four at a time,
+ * then single ones, the last ending at e; NaN lanes into the bits nan (Note
+ * [one-pass extremes]).  Then the chains into a0. */
+#define VR_SCAN(x, j, e, a0, a1, a2, a3, nan, VT, OP, SZ, W)                                       \
+    do {                                                                                           \
+        VT vr_v0, vr_v1, vr_v2, vr_v3;                                                             \
+        for (; (j) + 4 * (W) <= (e); (j) += 4 * (W)) {                                             \
+            memcpy(&vr_v0, (x) + (j), sizeof vr_v0);                                               \
+            memcpy(&vr_v1, (x) + (j) + (W), sizeof vr_v1);                                         \
+            memcpy(&vr_v2, (x) + (j) + 2 * (W), sizeof vr_v2);                                     \
+            memcpy(&vr_v3, (x) + (j) + 3 * (W), sizeof vr_v3);                                     \
+            a0 = VR_SEL(OP, SZ, vr_v0, a0);                                                        \
+            a1 = VR_SEL(OP, SZ, vr_v1, a1);                                                        \
+            a2 = VR_SEL(OP, SZ, vr_v2, a2);                                                        \
+            a3 = VR_SEL(OP, SZ, vr_v3, a3);                                                        \
+            nan |= VR_NAN(SZ, vr_v0, vr_v1) | VR_NAN(SZ, vr_v2, vr_v3);                            \
+        }                                                                                          \
+        for (; (j) < (e); (j) += (W)) {                                                            \
+            memcpy(&vr_v0, (x) + ((j) + (W) <= (e) ? (j) : (e) - (W)), sizeof vr_v0);              \
+            a0 = VR_SEL(OP, SZ, vr_v0, a0);                                                        \
+            nan |= VR_NAN(SZ, vr_v0, vr_v0);                                                       \
+        }                                                                                          \
+        a0 = VR_SEL(OP, SZ, VR_SEL(OP, SZ, a0, a1), VR_SEL(OP, SZ, a2, a3));                       \
+    } while (0)
+
+/* a's extreme in every lane: half onto half, in registers (VR_SWAP) */
+#define VR_SPREAD(a, VT, VI, OP, SZ, W)                                                            \
+    do {                                                                                           \
+        for (int vr_h = (W) / 2; vr_h > 0; vr_h /= 2)                                              \
+            a = VR_SEL(OP, SZ, (VT)VR_SWAP((VI)a, vr_h, W), a);                                    \
+    } while (0)
+
+#define VR_EXTREME(NAME, T, VT, VI, CMP, OP, SZ)                                                   \
     static int64_t VM(NAME)(const T *x, int64_t n)                                                 \
     {                                                                                              \
-        enum { W = PDT_SIMD_BYTES / sizeof(T), C = VR_CHAINS };                                    \
+        enum { W = PDT_SIMD_BYTES / sizeof(T), B = VR_BLOCK * W };                                 \
         T b = x[0];                                                                                \
         int64_t r = 0, i = 0;                                                                      \
         int any = x[0] != x[0];                                                                    \
-        if (n >= W) { /* a shorter run goes straight to the scalar loop */                         \
-            VT best[C], v;                                                                         \
-            VI at[C], idx[C], nan = {0};                                                           \
-            for (int k = 0; k < C; k++) {                                                          \
-                best[k] = x[0] - (VT){0}; /* x - (+0): keeps -0.0 (and NaN) */                     \
-                at[k] = (VI){0};                                                                   \
-                idx[k] = VR_IOTA(VI) + (IT)(k * W);                                                \
-            }                                                                                      \
-            for (; i + C * W <= n; i += C * W)                                                     \
-                for (int k = 0; k < C; k++) {                                                      \
-                    memcpy(&v, x + i + k * W, sizeof v);                                           \
-                    VI m = v CMP best[k];                                                          \
-                    best[k] = VR_PICK(m, v, best[k]);                                              \
-                    at[k] = VR_PICK(m, idx[k], at[k]);                                             \
-                    nan |= v != v;                                                                 \
-                    idx[k] += C * W;                                                               \
+        if (n >= W) {               /* a shorter run goes straight to the scalar loop */           \
+            VT bv = x[0] - (VT){0}; /* b in every lane; x - (+0) keeps -0.0 */                     \
+            unsigned nan = 0;                                                                      \
+            while (i < n) {                                                                        \
+                int64_t e = n - i < B + W ? n : i + B, j = i; /* the last: W to B + W - 1 */       \
+                VT a0 = bv, a1 = bv, a2 = bv, a3 = bv;                                             \
+                VR_SCAN(x, j, e, a0, a1, a2, a3, nan, VT, OP, SZ, W);                              \
+                if (VR_BITS(SZ, a0 CMP bv)) { /* the block beats b: its first extreme */           \
+                    VR_SPREAD(a0, VT, VI, OP, SZ, W);                                              \
+                    bv = a0;                                                                       \
+                    b = a0[0];                                                                     \
+                    for (j = i; j < e; j += W) {                                                   \
+                        int64_t at = j + W <= e ? j : e - W;                                       \
+                        VT v;                                                                      \
+                        memcpy(&v, x + at, sizeof v);                                              \
+                        unsigned hit = VR_BITS(SZ, v == bv);                                       \
+                        if (hit) {                                                                 \
+                            r = at + __builtin_ctz(hit);                                           \
+                            break;                                                                 \
+                        }                                                                          \
+                    }                                                                              \
                 }                                                                                  \
-            /* then single vectors, and a last one that ends at n, overlapping what was \
-             * read (an element seen twice, under the same index, changes nothing) */          \
-            for (; i < n; i += W) {                                                                \
-                if (i + W > n) {                                                                   \
-                    i = n - W;                                                                     \
-                    idx[0] = VR_IOTA(VI) + (IT)i;                                                  \
-                }                                                                                  \
-                memcpy(&v, x + i, sizeof v);                                                       \
-                VI m = v CMP best[0];                                                              \
-                best[0] = VR_PICK(m, v, best[0]);                                                  \
-                at[0] = VR_PICK(m, idx[0], at[0]);                                                 \
-                nan |= v != v;                                                                     \
-                idx[0] += W;                                                                       \
+                i = e;                                                                             \
             }                                                                                      \
-            /* the chains into the first, lane by lane: the extreme, then the first index */       \
-            for (int k = 1; k < C; k++) {                                                          \
-                VI m = (best[k] CMP best[0]) | ((best[k] == best[0]) & (at[k] < at[0]));           \
-                best[0] = VR_PICK(m, best[k], best[0]);                                            \
-                at[0] = VR_PICK(m, at[k], at[0]);                                                  \
-            }                                                                                      \
-            /* the lanes as a tree, in registers: half onto half (VR_SWAP) */                      \
-            VT bv = best[0];                                                                       \
-            VI av = at[0];                                                                         \
-            for (int h = W / 2; h > 0; h /= 2) {                                                   \
-                VT ob = (VT)VR_SWAP((VI)bv, h, W);                                                 \
-                VI oa = VR_SWAP(av, h, W);                                                         \
-                VI m = (ob CMP bv) | ((ob == bv) & (oa < av));                                     \
-                bv = VR_PICK(m, ob, bv);                                                           \
-                av = VR_PICK(m, oa, av);                                                           \
-                nan |= VR_SWAP(nan, h, W);                                                         \
-            }                                                                                      \
-            any |= nan[0] != 0;                                                                    \
-            b = bv[0]; /* every lane started at x[0], index 0 */                                   \
-            r = av[0];                                                                             \
+            any |= nan != 0;                                                                       \
         }                                                                                          \
         for (; i < n; i++) {                                                                       \
             any |= x[i] != x[i];                                                                   \
@@ -142,52 +228,26 @@ static const int32_t VM(iota32)[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  1
                 ;                                                                                  \
         return r;                                                                                  \
     }
-/* float32 indices are int32 lanes, one per float, and run past n by up to two
- * vectors a chain: n <= 2^31 - 2 VR_CHAINS W (callers pass at most CHUNK, 2^16) */
-VR_EXTREME(argmax_f32, float, int32_t, VM(vf32), VM(vi32), >)
-VR_EXTREME(argmin_f32, float, int32_t, VM(vf32), VM(vi32), <)
-VR_EXTREME(argmax_f64, double, int64_t, VM(vf64), VM(vi64), >)
-VR_EXTREME(argmin_f64, double, int64_t, VM(vf64), VM(vi64), <)
+VR_EXTREME(argmax_f32, float, VM(vf32), VM(vi32), >, GT, 32)
+VR_EXTREME(argmin_f32, float, VM(vf32), VM(vi32), <, LT, 32)
+VR_EXTREME(argmax_f64, double, VM(vf64), VM(vi64), >, GT, 64)
+VR_EXTREME(argmin_f64, double, VM(vf64), VM(vi64), <, LT, 64)
 
-/* The maximum (minimum) value of x[0..n), n >= 1, NaN when there is one:
- * VR_CHAINS vectors of running extremes and NaN flags, no indices. */
-#define VR_VALUE(NAME, T, VT, VI, CMP)                                                             \
+/* The maximum (minimum) value of x[0..n), n >= 1, NaN when there is one. */
+#define VR_VALUE(NAME, T, VT, VI, CMP, OP, SZ)                                                     \
     static T VM(NAME)(const T *x, int64_t n)                                                       \
     {                                                                                              \
-        enum { W = PDT_SIMD_BYTES / sizeof(T), C = VR_CHAINS };                                    \
+        enum { W = PDT_SIMD_BYTES / sizeof(T) };                                                   \
         T r = x[0];                                                                                \
         int any = r != r;                                                                          \
         int64_t i = 0;                                                                             \
         if (n >= W) { /* a shorter run goes straight to the scalar loop */                         \
-            VT b[C], v;                                                                            \
-            VI nan = {0};                                                                          \
-            for (int k = 0; k < C; k++)                                                            \
-                b[k] = x[0] - (VT){0}; /* x - (+0): keeps -0.0 (+0 + -0 is +0) */                  \
-            for (; i + C * W <= n; i += C * W)                                                     \
-                for (int k = 0; k < C; k++) {                                                      \
-                    memcpy(&v, x + i + k * W, sizeof v);                                           \
-                    VI m = v CMP b[k];                                                             \
-                    b[k] = VR_PICK(m, v, b[k]);                                                    \
-                    nan |= v != v;                                                                 \
-                }                                                                                  \
-            for (; i < n; i += W) { /* single vectors, the last one ending at n */                 \
-                memcpy(&v, x + (i + W <= n ? i : n - W), sizeof v);                                \
-                VI m = v CMP b[0];                                                                 \
-                b[0] = VR_PICK(m, v, b[0]);                                                        \
-                nan |= v != v;                                                                     \
-            }                                                                                      \
-            for (int k = 1; k < C; k++) {                                                          \
-                VI m = b[k] CMP b[0];                                                              \
-                b[0] = VR_PICK(m, b[k], b[0]);                                                     \
-            }                                                                                      \
-            for (int h = W / 2; h > 0; h /= 2) {                                                   \
-                VT o = (VT)VR_SWAP((VI)b[0], h, W);                                                \
-                VI m = o CMP b[0];                                                                 \
-                b[0] = VR_PICK(m, o, b[0]);                                                        \
-                nan |= VR_SWAP(nan, h, W);                                                         \
-            }                                                                                      \
-            any |= nan[0] != 0;                                                                    \
-            r = b[0][0]; /* every lane started at x[0] */                                          \
+            VT a0 = x[0] - (VT){0}, a1 = a0, a2 = a0, a3 = a0; /* keeps -0.0 */                    \
+            unsigned nan = 0;                                                                      \
+            VR_SCAN(x, i, n, a0, a1, a2, a3, nan, VT, OP, SZ, W);                                  \
+            VR_SPREAD(a0, VT, VI, OP, SZ, W);                                                      \
+            any |= nan != 0;                                                                       \
+            r = a0[0];                                                                             \
         }                                                                                          \
         for (; i < n; i++) {                                                                       \
             any |= x[i] != x[i];                                                                   \
@@ -195,7 +255,7 @@ VR_EXTREME(argmin_f64, double, int64_t, VM(vf64), VM(vi64), <)
         }                                                                                          \
         return any ? (T)NAN : r;                                                                   \
     }
-VR_VALUE(max_f32, float, VM(vf32), VM(vi32), >)
-VR_VALUE(min_f32, float, VM(vf32), VM(vi32), <)
-VR_VALUE(max_f64, double, VM(vf64), VM(vi64), >)
-VR_VALUE(min_f64, double, VM(vf64), VM(vi64), <)
+VR_VALUE(max_f32, float, VM(vf32), VM(vi32), >, GT, 32)
+VR_VALUE(min_f32, float, VM(vf32), VM(vi32), <, LT, 32)
+VR_VALUE(max_f64, double, VM(vf64), VM(vi64), >, GT, 64)
+VR_VALUE(min_f64, double, VM(vf64), VM(vi64), <, LT, 64)

@@ -108,8 +108,8 @@ PyObject *pdt_storage_ref_steal(pdt_state *S, pdt_tensor *t)
         pdt_tensor_release(t);
         return NULL;
     }
-    memcpy(&o->t, t, sizeof *t);
-    memset(t, 0, sizeof *t);
+    pdt_tensor_assign(&o->t, t);
+    pdt_tensor_forget(t);
     return (PyObject *)o;
 }
 

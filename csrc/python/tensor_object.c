@@ -17,7 +17,7 @@ PyObject *pdt_tensor_wrap_new(pdt_state *S, pdt_tensor *t)
         pdt_tensor_release(t);
         return NULL;
     }
-    memcpy(&o->t, t, sizeof *t);
+    pdt_tensor_assign(&o->t, t);
     pdt_tensor_forget(t);
     return (PyObject *)o;
 }
