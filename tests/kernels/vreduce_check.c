@@ -1,0 +1,101 @@
+/* vreduce_check.c - the one-pass extremes kernels of one instruction-set level
+ * (csrc/cpu/cpu_vreduce.h, Note [one-pass extremes]) against a scalar
+ * reference, on random runs: lengths 1 to 4,999 at every alignment of a float,
+ * patterns with many ties, sorted and reversed runs, -0.0 beside +0.0, NaNs and
+ * infinities.  Built and run by tests/test_vreduce_kernels.py with
+ * -DLEVEL_FILE="cpu_simd_<level>.c", and with -DPDT_VR_GENERIC for the
+ * portable form (what a processor other than x86 runs).  Prints the first
+ * mismatches; exits 1 if there was one. */
+#include LEVEL_FILE
+
+#include <stdio.h>
+
+#define LEVEL_NAME(f, l) LEVEL_NAME2(f, l)
+#define LEVEL_NAME2(f, l) f##_##l
+#define K(f) LEVEL_NAME(f, PDT_SIMD_LEVEL)
+
+static uint64_t state = 88172645463325252ull;
+static uint64_t next(void) /* xorshift64 */
+{
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+}
+
+/* the first NaN, else the first index of the extreme */
+#define REFERENCE(NAME, T, CMP)                                                                    \
+    static int64_t NAME(const T *x, int64_t n)                                                     \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            if (x[i] != x[i])                                                                      \
+                return i;                                                                          \
+        int64_t r = 0;                                                                             \
+        for (int64_t i = 1; i < n; i++)                                                            \
+            if (x[i] CMP x[r])                                                                     \
+                r = i;                                                                             \
+        return r;                                                                                  \
+    }
+REFERENCE(ref_argmax_f32, float, >)
+REFERENCE(ref_argmin_f32, float, <)
+REFERENCE(ref_argmax_f64, double, >)
+REFERENCE(ref_argmin_f64, double, <)
+
+#define FILL(T, x, n, pattern)                                                                     \
+    for (int64_t i = 0; i < (n); i++) {                                                            \
+        switch (pattern) {                                                                         \
+        case 0: x[i] = (T)((int64_t)(next() % 2000001) - 1000000) / 7; break;                      \
+        case 1: x[i] = (T)((int)(next() % 7) - 3); break;                                          \
+        case 2: x[i] = (T)i; break;                                                                \
+        case 3: x[i] = (T)((n) - i); break;                                                        \
+        case 4: x[i] = next() % 3 == 0 ? (T)0.0 : next() % 2 ? (T)-0.0 : (T)-1; break;             \
+        case 5: x[i] = next() % 50 == 0 ? (T)NAN : (T)((int)(next() % 5) - 2); break;              \
+        default:                                                                                   \
+            x[i] = next() % 40 == 0 ? (next() % 2 ? (T)INFINITY : -(T)INFINITY)                    \
+                                    : (T)(int)(next() % 100);                                      \
+        }                                                                                          \
+    }
+
+/* same value, and the same sign for a zero; NaN for NaN */
+#define SAME(a, b) ((a) != (a) ? (b) != (b) : (a) == (b) && signbit(a) == signbit(b))
+
+int main(int argc, char **argv)
+{
+    static float xf[5000];
+    static double xd[5000];
+    long runs = argc > 1 ? atol(argv[1]) : 20000, bad = 0;
+    for (long it = 0; it < runs; it++) {
+        int off = (int)(next() % 16);
+        int64_t n = 1 + (int64_t)(next() % (it % 10 == 0 ? 4999 : 700));
+        int pattern = (int)(next() % 7);
+        if (n + off > 5000)
+            n = 5000 - off;
+        float *f = xf + off;
+        double *d = xd + off;
+        FILL(float, f, n, pattern)
+        FILL(double, d, n, pattern)
+        int64_t got[4] = {K(argmax_f32)(f, n), K(argmin_f32)(f, n), K(argmax_f64)(d, n),
+                          K(argmin_f64)(d, n)};
+        int64_t want[4] = {ref_argmax_f32(f, n), ref_argmin_f32(f, n), ref_argmax_f64(d, n),
+                           ref_argmin_f64(d, n)};
+        /* the value kernels: the element at the reference's index (a zero's sign
+         * may differ only when zeros of both signs tie) */
+        float mx = K(max_f32)(f, n), mn = K(min_f32)(f, n);
+        double dx = K(max_f64)(d, n), dn = K(min_f64)(d, n);
+        int ok = 1;
+        for (int q = 0; q < 4; q++)
+            ok &= got[q] == want[q];
+        ok &= pattern == 4 ? mx == f[want[0]] && mn == f[want[1]] && dx == d[want[2]] &&
+                                 dn == d[want[3]]
+                           : SAME(mx, f[want[0]]) && SAME(mn, f[want[1]]) &&
+                                 SAME(dx, d[want[2]]) && SAME(dn, d[want[3]]);
+        if (!ok && bad++ < 5)
+            printf("mismatch: n=%lld pattern=%d offset=%d: argmax_f32 %lld (want %lld), "
+                   "argmin_f32 %lld (%lld), argmax_f64 %lld (%lld), argmin_f64 %lld (%lld)\n",
+                   (long long)n, pattern, off, (long long)got[0], (long long)want[0],
+                   (long long)got[1], (long long)want[1], (long long)got[2], (long long)want[2],
+                   (long long)got[3], (long long)want[3]);
+    }
+    printf("%ld runs, %ld mismatches\n", runs, bad);
+    return bad != 0;
+}
