@@ -177,10 +177,37 @@ static size_t cpu_reserved(int index)
     return atomic_load(&in_use[index]) + pdt_cpu_cache_bytes(index);
 }
 
+/* A copy of 2 COPY_GRAIN bytes or more whose ends do not overlap is split
+ * across the pool in pieces of COPY_GRAIN bytes, a memcpy each; an overlapping
+ * one (x[1:].copy_(x[:-1])) stays one memmove.  One thread's memmove moved
+ * 1e5 float32 (400 KB) in 10.1 us and 1e7 in 2.29 ms here, where the pool's
+ * x * 1.0 took 5.6 us and 1.55 ms (clone, NumPy's copy and PyTorch's clone
+ * are each one thread's copy). */
+#define COPY_GRAIN ((size_t)1 << 17)
+
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t nbytes;
+} copy_job;
+
+static void copy_range(int64_t begin, int64_t end, void *ctx)
+{
+    const copy_job *j = ctx;
+    size_t from = (size_t)begin * COPY_GRAIN, to = (size_t)end * COPY_GRAIN;
+    memcpy(j->dst + from, j->src + from, (to < j->nbytes ? to : j->nbytes) - from);
+}
+
 static pdt_status cpu_copy_bytes(pdt_copy_kind kind, int dst_index, void *dst, int src_index,
                                  const void *src, size_t nbytes, int flags)
 {
     (void)kind, (void)dst_index, (void)src_index, (void)flags;
+    uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+    if (nbytes >= 2 * COPY_GRAIN && (d + nbytes <= s || s + nbytes <= d)) {
+        copy_job j = {dst, src, nbytes};
+        pdt_cpu_parallel_for((int64_t)((nbytes + COPY_GRAIN - 1) / COPY_GRAIN), 1, copy_range, &j);
+        return PDT_OK;
+    }
     memmove(dst, src, nbytes);
     return PDT_OK;
 }
