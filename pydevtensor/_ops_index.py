@@ -17,7 +17,7 @@ import builtins
 import sys
 
 from . import _C
-from .autograd.dispatch import record_setitem, recorded
+from .autograd.dispatch import record_setitem, recorded, register_forward
 
 def _name(dtype):
     return str(dtype).rsplit(".", 1)[-1]
@@ -651,6 +651,8 @@ def _advanced_index(self, idx):
 
 
 def _getitem(self, idx):
+    if type(idx) is int or type(idx) is slice:  # the common keys, at once
+        return _basic_getitem(self, idx)
     if _needs_advanced(idx):
         return _advanced_index(self, idx)
     return _basic_getitem(self, idx)
@@ -683,6 +685,7 @@ def _setitem(self, idx, value):
 
 
 _C.Tensor.__getitem__ = _getitem
+register_forward("__getitem__", _basic_getitem)  # the recorded x[key] are basic
 _C.Tensor.__setitem__ = _setitem
 _C.Tensor.masked_fill = masked_fill
 _C.Tensor.masked_fill_ = masked_fill_

@@ -98,6 +98,42 @@ def test_leaves_share_one_accumulator(device):
     np.testing.assert_array_equal(a.grad.cpu().numpy(), [3.0, 3.0])
 
 
+def test_basic_indexing_is_recorded_once(device, both_recorders, monkeypatch):
+    """x[key] for the basic keys: the recorded forward is the C indexing itself
+    (dispatch.register_forward), so the Python dispatcher over basic and advanced
+    indices runs at most once a call; values, Node classes and gradients as before,
+    with either recorder."""
+    from pydevtensor import _ops_index
+    calls = []
+    real = _ops_index._needs_advanced
+    monkeypatch.setattr(_ops_index, "_needs_advanced", lambda idx: calls.append(idx) or real(idx))
+    keys = [1, -1, slice(1, 3), (1, 2), (Ellipsis, 0), (None, 1), (slice(None), slice(0, 4, 2))]
+
+    def run():
+        a = pdt.tensor(np.arange(12, dtype=np.float32).reshape(3, 4), device=device,
+                       requires_grad=True)
+        outs = []
+        for k in keys:
+            calls.clear()
+            y = a[k]
+            assert len(calls) <= 1, k  # int and slice keys: none at all
+            assert (len(calls) == 0) == (type(k) in (int, slice)), k
+            outs.append((y.detach().cpu().numpy(), y.grad_fn.name()))
+            (y * 2.0).sum().backward()
+        return outs, a.grad.cpu().numpy()
+
+    (outs_c, grad_c), (outs_py, grad_py) = both_recorders(run)
+    ref = np.arange(12, dtype=np.float32).reshape(3, 4)
+    want = np.zeros((3, 4), np.float32)
+    for k, (value, name) in zip(keys, outs_c):
+        np.testing.assert_array_equal(value, ref[k])
+        assert name == ("SelectBackward0" if isinstance(k, int) else "SliceBackward0"), k
+        np.add.at(want, k if not isinstance(k, tuple) or None not in k else k[1:], 2.0)
+    np.testing.assert_array_equal(grad_c, want)
+    np.testing.assert_array_equal(grad_py, grad_c)
+    assert [n for _, n in outs_py] == [n for _, n in outs_c]
+
+
 def test_cases_left_to_python_still_raise(device):
     a = pdt.ones(2, device=device, requires_grad=True)
     with pytest.raises(RuntimeError, match="out=... arguments don't support"):

@@ -85,8 +85,15 @@ class SubBackward0(AddBackward0):
 class MulBackward0(_Binary):
     def save(self, result, input, other, **kw):
         self.scalars = (input, other)
-        self.save_tensors(*[t for t in (input, other) if isinstance(t, _C.Tensor)])
-        return super().save(result, input, other)
+        if isinstance(input, _C.Tensor):
+            if isinstance(other, _C.Tensor):
+                self.save_tensors(input, other)
+            else:
+                self.save_tensors(input)
+        elif isinstance(other, _C.Tensor):
+            self.save_tensors(other)
+        self.metas = (meta(input), meta(other))  # _Binary.save, without a second call
+        return input, other
 
     def _values(self):
         saved = list(self.saved_tensors)

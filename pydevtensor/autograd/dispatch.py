@@ -46,6 +46,14 @@ def _to(x, device, dtype, non_blocking=False, copy=False):
 _SPECIAL_FORWARDS = {"T": _get_T, "to": _to}
 
 
+def register_forward(name, f):
+    """f runs the method `name` when it is recorded (instead of Tensor.name): for
+    __getitem__, the C basic indexing that the recorded calls always are, not the
+    Python dispatcher over basic and advanced indices, which would run twice."""
+    _SPECIAL_FORWARDS[name] = f
+    _forwards.pop((name, True), None)
+
+
 def _forward(name, method):
     f = _forwards.get((name, method))
     if f is None:

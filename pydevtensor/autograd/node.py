@@ -83,7 +83,12 @@ class Node:
         2
         """
         self._saved = tensors
-        self._versions = tuple([t._version for t in tensors])
+        # one or two tensors without a comprehension: in Python 3.11 each one makes
+        # a function object, a sizeable part of recording an op (Note [recording in C])
+        n = len(tensors)
+        self._versions = ((tensors[0]._version,) if n == 1 else
+                          (tensors[0]._version, tensors[1]._version) if n == 2 else
+                          tuple([t._version for t in tensors]))
 
     @property
     def saved_tensors(self):
