@@ -241,6 +241,7 @@ static pdt_status run_plan(pdt_reduce_op op, const plan *p, const pdt_tensor *x,
 {
     const pdt_backend *b = pdt_backend_of(x->device.kind);
     pdt_tensor flat;
+    pdt_tensor_forget(out); /* released, also when plan_output fails */
     pdt_status st = plan_output(p, x, pdt_reduce_out_dtype(op, as), out, &flat);
     if (st != PDT_OK)
         return st;

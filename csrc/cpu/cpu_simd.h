@@ -29,7 +29,8 @@
 typedef void (*pdt_vm_row)(float *o, const float *a, int64_t n);
 
 /* The index of the first maximum (minimum) of x[0..n), or of the first NaN;
- * 1 <= n.  cpu_vreduce.h. */
+ * 1 <= n < 2^31 blocks (int32 block numbers for float32: 2^37 elements at the
+ * least; the callers pass at most 2^16).  cpu_vreduce.h. */
 typedef int64_t (*pdt_vr_arg_f32)(const float *x, int64_t n);
 typedef int64_t (*pdt_vr_arg_f64)(const double *x, int64_t n);
 

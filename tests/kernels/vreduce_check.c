@@ -9,6 +9,7 @@
 #include LEVEL_FILE
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #define LEVEL_NAME(f, l) LEVEL_NAME2(f, l)
 #define LEVEL_NAME2(f, l) f##_##l
@@ -61,17 +62,20 @@ REFERENCE(ref_argmin_f64, double, <)
 
 int main(int argc, char **argv)
 {
-    static float xf[5000];
-    static double xd[5000];
     long runs = argc > 1 ? atol(argv[1]) : 20000, bad = 0;
     for (long it = 0; it < runs; it++) {
-        int off = (int)(next() % 16);
+        /* each run at the end of a heap block (so that AddressSanitizer sees a read
+         * past it), at every alignment of a float: off elements before it, none in
+         * every other run (which then sees a read before it too) */
+        int off = it % 2 ? (int)(next() % 16) : 0;
         int64_t n = 1 + (int64_t)(next() % (it % 10 == 0 ? 4999 : 700));
         int pattern = (int)(next() % 7);
-        if (n + off > 5000)
-            n = 5000 - off;
-        float *f = xf + off;
-        double *d = xd + off;
+        float *fb = malloc((size_t)(n + off) * sizeof(float));
+        double *db = malloc((size_t)(n + off) * sizeof(double));
+        if (!fb || !db)
+            return 2;
+        float *f = fb + off;
+        double *d = db + off;
         FILL(float, f, n, pattern)
         FILL(double, d, n, pattern)
         int64_t got[4] = {K(argmax_f32)(f, n), K(argmin_f32)(f, n), K(argmax_f64)(d, n),
@@ -95,6 +99,8 @@ int main(int argc, char **argv)
                    (long long)n, pattern, off, (long long)got[0], (long long)want[0],
                    (long long)got[1], (long long)want[1], (long long)got[2], (long long)want[2],
                    (long long)got[3], (long long)want[3]);
+        free(fb);
+        free(db);
     }
     printf("%ld runs, %ld mismatches\n", runs, bad);
     return bad != 0;
