@@ -50,6 +50,10 @@ typedef struct pdt_cpu_simd_table {
     /* r[q] = the sum over i < k of x[i m + j0 + q], q < nj, in double, i in
      * order (columns of a (k, m) row-major float32 block; cpu_reduce.c) */
     void (*cols_sum_f32)(const float *x, int64_t m, int64_t k, int64_t j0, int64_t nj, double *r);
+    /* four leaves of len elements of the pairwise sum, x[0 .. 4 len), len a
+     * multiple of 8 up to 128: (L0 + L1) + (L2 + L3) (cpu_vmath.h, cpu_reduce.c) */
+    double (*sum4_f32)(const float *x, int64_t len);
+    double (*sum4_f64)(const double *x, int64_t len);
     double (*max_f64)(const double *x, int64_t n), (*min_f64)(const double *x, int64_t n);
 } pdt_cpu_simd_table;
 

@@ -1,0 +1,79 @@
+"""Float sums on the CPU follow Note [CPU reduction order] (csrc/cpu/cpu_reduce.c) to the
+bit: chunks of 65,536 elements combined in order, each a pairwise tree down to leaves of
+at most 128, a leaf in 8 double lanes.  The dispatched kernel that sums four leaves side by
+side (cpu_vmath.h, sum4) and the one-leaf-at-a-time path for inputs past 16 MiB must both
+give exactly the tree's result, at every instruction-set level; checked against the tree
+written out here in Python."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import _C
+
+LEVELS = _C._cpu_simd_level()[1]
+CHUNK = 1 << 16
+
+
+def _tree(x):
+    """The pairwise sum of x (float64) as the CPU forms it."""
+    n = len(x)
+    if n > 128:
+        h = (n // 2) & ~7
+        return _tree(x[:h]) + _tree(x[h:])
+    m = n - n % 8
+    lanes = np.cumsum(x[:m].reshape(-1, 8), axis=0)[-1] if m else np.zeros(8)
+    r = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) +
+                                                          (lanes[6] + lanes[7]))
+    for v in x[m:]:
+        r += v
+    return r
+
+
+def _reference(x):
+    wide = x.astype(np.float64)
+    total = None
+    for c in range(0, len(wide), CHUNK):
+        part = _tree(wide[c:c + CHUNK])
+        total = part if total is None else total + part
+    return total
+
+
+@pytest.fixture
+def level_restored():
+    old = _C._cpu_simd_level()[0]
+    yield
+    _C._cpu_simd_level(old)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sums_are_the_tree_to_the_bit(level, dtype, level_restored):
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(41)
+    # regular subtrees of four leaves (512, 1024, whole chunks), irregular ones, and a
+    # last chunk of each kind
+    for n in (8, 100, 129, 300, 512, 544, 1000, 1024, 4104, CHUNK, CHUNK + 512, 100_000,
+              3 * CHUNK + 4096):
+        x = (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)).astype(dtype)
+        want = _reference(x)
+        got = pdt.tensor(x).sum()
+        assert float(got) == float(np.asarray(want).astype(dtype)), (level, n)
+        if dtype == "float64":
+            assert float(pdt.tensor(x).mean()) == want / n, (level, n)
+        rows = pdt.tensor(np.stack([x, -x]))  # each row of a matrix: the same tree
+        np.testing.assert_array_equal(np.asarray(rows.sum(1)),
+                                      np.asarray([want, -want]).astype(dtype))
+
+
+def test_a_large_sum_is_the_same_tree():
+    """Past 16 MiB the leaves are summed one at a time (four streams side by side were
+    slower from memory): the same bits as the tree, and as the same values in parts
+    that stay below it."""
+    rng = np.random.default_rng(43)
+    n = (4 << 20) + 4096  # float32: 16 MiB and 16 KiB
+    x = rng.standard_normal(n).astype(np.float32)
+    want = _reference(x)
+    assert float(pdt.tensor(x).sum()) == float(np.float32(want))
+    halves = [_reference(x[:n // 2]), _reference(x[n // 2:])]
+    got = [float(pdt.tensor(x[:n // 2]).sum()), float(pdt.tensor(x[n // 2:]).sum())]
+    assert got == [float(np.float32(h)) for h in halves]
