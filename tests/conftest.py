@@ -273,3 +273,12 @@ def run_python(code, drop=(), **env):
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split()
 
+
+@pytest.fixture
+def level_restored():
+    """Puts back the CPU's instruction-set level (pydevtensor._C._cpu_simd_level) that a
+    test switched."""
+    from pydevtensor import _C
+    old = _C._cpu_simd_level()[0]
+    yield
+    _C._cpu_simd_level(old)

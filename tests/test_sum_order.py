@@ -38,13 +38,6 @@ def _reference(x):
     return total
 
 
-@pytest.fixture
-def level_restored():
-    old = _C._cpu_simd_level()[0]
-    yield
-    _C._cpu_simd_level(old)
-
-
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_sums_are_the_tree_to_the_bit(level, dtype, level_restored):

@@ -90,13 +90,6 @@ def ulp_errors(got, x, ref_fn):
     return err
 
 
-@pytest.fixture
-def level_restored():
-    old = _C._cpu_simd_level()[0]
-    yield
-    _C._cpu_simd_level(old)
-
-
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("name", list(FUNCS))
 def test_within_the_bound_everywhere(name, level, level_restored):
