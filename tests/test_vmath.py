@@ -301,6 +301,30 @@ def test_index_kernels_across_blocks(level, dtype, level_restored):
         assert np.isnan(float(t.max())) and np.isnan(float(t.min()))
 
 
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_simple_unary_ops_are_exact_at_every_level(level, dtype, level_restored):
+    """neg, abs, sqrt and relu: contiguous rows run the level's kernels, strided ones the
+    shared expression (cpu_simd.h); both give NumPy's bits, -0.0, NaN and inf included
+    (relu keeps -0.0 and NaN, as x < 0 ? 0 : x)."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(4099) * 10.0 ** rng.integers(-30, 30, 4099)).astype(dtype)
+    x[:6] = [-0.0, 0.0, np.nan, np.inf, -np.inf, -1.0]
+    want = {"neg": -x, "abs": np.abs(x), "relu": np.where(x < 0, 0, x).astype(dtype)}
+    with np.errstate(invalid="ignore"):
+        want["sqrt"] = np.sqrt(x)
+    t = pdt.tensor(x)
+    for name, w in want.items():
+        f = getattr(pdt, name)
+        for got, ref in ((f(t), w), (f(t[::3]), w[::3])):
+            g = np.asarray(got)
+            assert (g.view(f"u{g.itemsize}") == ref.view(f"u{ref.itemsize}")).all() or \
+                np.array_equal(np.isnan(g), np.isnan(ref)) and \
+                (g[~np.isnan(g)].view(f"u{g.itemsize}") ==
+                 ref[~np.isnan(ref)].view(f"u{ref.itemsize}")).all(), (name, level)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_arithmetic_is_exact_at_every_level(dtype, level_restored):
     """+, -, *, / of contiguous rows run the level's kernels: each is the single IEEE

@@ -290,14 +290,31 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
 /* clamp(x) = min(max(x, lo), hi); a NaN x stays NaN; lo > hi gives hi. */
 #define CLAMP(x) ((x) < lo ? (lo > hi ? hi : lo) : (x) > hi ? hi : (x))
 
-#define FLOAT_UNARY_ROWS(SN, T, F)                                                                 \
-    UNARY_ROW(neg_##SN, T, -x)                                                                     \
-    UNARY_ROW(abs_##SN, T, fabs##F(x))                                                             \
-    UNARY_ROW(sqrt_##SN, T, sqrt##F(x))                                                            \
-    UNARY_ROW(relu_##SN, T, x < 0 ? (T)0 : x)                                                      \
+/* neg, abs, sqrt and relu of floats: contiguous rows go to the level's kernel
+ * (cpu_vmath.h), strided ones here, with the same expression (cpu_simd.h) */
+#define SIMD_UNARY_ROW(NAME, T, EXPR)                                                              \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        (void)b, (void)sb, (void)extra;                                                            \
+        if (so == sizeof(T) && sa == sizeof(T)) {                                                  \
+            pdt_cpu_simd()->NAME(o, a, n);                                                         \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            T x = *(const T *)(a + i * sa);                                                        \
+            *(T *)(o + i * so) = (T)EXPR(x);                                                       \
+        }                                                                                          \
+    }
+
+#define FLOAT_UNARY_ROWS(SN, T)                                                                    \
+    SIMD_UNARY_ROW(neg_##SN, T, PDT_NEG)                                                           \
+    SIMD_UNARY_ROW(abs_##SN, T, PDT_ABS)                                                           \
+    SIMD_UNARY_ROW(sqrt_##SN, T, PDT_SQRT)                                                         \
+    SIMD_UNARY_ROW(relu_##SN, T, PDT_RELU)                                                         \
     UNARY_ROW(clamp_##SN, T, CLAMP(x))
-FLOAT_UNARY_ROWS(f32, float, f)
-FLOAT_UNARY_ROWS(f64, double, )
+FLOAT_UNARY_ROWS(f32, float)
+FLOAT_UNARY_ROWS(f64, double)
 
 /* float64's transcendental functions: the C library's (float32's: VM_ROW below). */
 UNARY_ROW(exp_f64, double, exp(x))

@@ -38,9 +38,20 @@ typedef int64_t (*pdt_vr_arg_f64)(const double *x, int64_t n);
  * for every i), 2: b is.  o may be a or b.  cpu_vmath.h. */
 typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int mode);
 
+/* o[i] = f(a[i]) over contiguous rows, o may be a: neg, abs, sqrt and relu of
+ * float32 and float64 at the level's width.  Their expressions are these,
+ * shared with cpu_elementwise.c's strided rows, so every level and layout
+ * gives the same bits.  cpu_vmath.h. */
+typedef void (*pdt_vu_row)(char *o, const char *a, int64_t n);
+#define PDT_NEG(x) (-(x))
+#define PDT_ABS(x) _Generic((x), float : fabsf, default : fabs)(x)
+#define PDT_SQRT(x) _Generic((x), float : sqrtf, default : sqrt)(x)
+#define PDT_RELU(x) ((x) < 0 ? 0 : (x)) /* -0.0 and NaN stay */
+
 typedef struct pdt_cpu_simd_table {
     pdt_vb_row add_f32, sub_f32, mul_f32, div_f32, add_f64, sub_f64, mul_f64, div_f64;
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
+    pdt_vu_row neg_f32, abs_f32, sqrt_f32, relu_f32, neg_f64, abs_f64, sqrt_f64, relu_f64;
     pdt_vr_arg_f32 argmax_f32, argmin_f32;
     pdt_vr_arg_f64 argmax_f64, argmin_f64;
     float (*max_f32)(const float *x, int64_t n), (*min_f32)(const float *x, int64_t n);

@@ -318,6 +318,24 @@ VB_ROW(sub_f64, double, -)
 VB_ROW(mul_f64, double, *)
 VB_ROW(div_f64, double, /)
 
+/* neg, abs, sqrt and relu of contiguous float rows (cpu_simd.h's expressions;
+ * at the baseline level relu of 1e5 float32 took 15 us, an add 5) */
+#define VM_UNARY(NAME, T, EXPR)                                                                    \
+    static void VM(NAME)(char *o, const char *a, int64_t n)                                        \
+    {                                                                                              \
+        T *po = (T *)o;                                                                            \
+        const T *pa = (const T *)a;                                                                \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            po[i] = (T)EXPR(pa[i]);                                                                \
+    }
+#define VM_UNARY_FLOATS(NAME, EXPR)                                                                \
+    VM_UNARY(NAME##_f32, float, EXPR)                                                              \
+    VM_UNARY(NAME##_f64, double, EXPR)
+VM_UNARY_FLOATS(neg, PDT_NEG)
+VM_UNARY_FLOATS(abs, PDT_ABS)
+VM_UNARY_FLOATS(sqrt, PDT_SQRT)
+VM_UNARY_FLOATS(relu, PDT_RELU)
+
 /* Four neighbouring leaves of the pairwise sum (Note [CPU reduction order] in
  * cpu_reduce.c), x[k len .. (k + 1) len) for k < 4, len a multiple of 8 up to
  * 128: each leaf in 8 double lanes, lane j the sum in order of x[j], x[8 + j],
@@ -485,6 +503,14 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .argmin_f32 = VM(argmin_f32),
     .argmax_f64 = VM(argmax_f64),
     .argmin_f64 = VM(argmin_f64),
+    .neg_f32 = VM(neg_f32),
+    .abs_f32 = VM(abs_f32),
+    .sqrt_f32 = VM(sqrt_f32),
+    .relu_f32 = VM(relu_f32),
+    .neg_f64 = VM(neg_f64),
+    .abs_f64 = VM(abs_f64),
+    .sqrt_f64 = VM(sqrt_f64),
+    .relu_f64 = VM(relu_f64),
     .cols_sum_f32 = VM(cols_sum_f32),
     .sum4_f32 = VM(sum4_f32),
     .sum4_f64 = VM(sum4_f64),
