@@ -325,6 +325,29 @@ def test_simple_unary_ops_are_exact_at_every_level(level, dtype, level_restored)
                  ref[~np.isnan(ref)].view(f"u{ref.itemsize}")).all(), (name, level)
 
 
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_comparisons_at_every_level(level, dtype, level_restored):
+    """The six comparisons of contiguous float rows run the level's kernels (two rows, a
+    row and a number either side), strided ones the loops of cpu_elementwise.c: NumPy's
+    answers, NaN (unequal to everything), -0.0 == 0.0 and the infinities included."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(13)
+    x = rng.integers(-3, 4, 2053).astype(dtype)
+    y = rng.integers(-3, 4, 2053).astype(dtype)
+    x[:5] = [np.nan, -0.0, np.inf, -np.inf, 1.0]
+    y[:5] = [np.nan, 0.0, np.inf, 1.0, np.nan]
+    tx, ty = pdt.tensor(x), pdt.tensor(y)
+    ops = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+           "gt": np.greater, "ge": np.greater_equal}
+    for name, ref in ops.items():
+        f = getattr(pdt, name)
+        cases = [(f(tx, ty), ref(x, y)), (f(tx, 0.0), ref(x, 0.0)), (f(-0.0, ty), ref(-0.0, y)),
+                 (f(tx[::2], ty[::2]), ref(x[::2], y[::2]))]
+        for got, want in cases:
+            np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name} {level}")
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_arithmetic_is_exact_at_every_level(dtype, level_restored):
     """+, -, *, / of contiguous rows run the level's kernels: each is the single IEEE

@@ -158,31 +158,37 @@ typedef void (*ew_row_fn)(char *o, int64_t so, const char *a, int64_t sa, const 
 #define AS_IS(v) (v)
 #define AS_BOOL(v) ((v) != 0)
 
-/* float +, -, *, /: contiguous rows (and a scalar with one) go to the kernels
- * of the dispatch level (cpu_vmath.h), the strided ones to the loops above. */
-#define DISPATCHED_ROW(NAME, T, OP)                                                                \
-    BINARY_ROW(NAME##_strided, T, T, x OP y)                                                       \
+/* float +, -, *, / and the comparisons: contiguous rows (and a scalar with
+ * one) go to the kernels of the dispatch level (cpu_vmath.h), the strided ones
+ * to the loops above.  O: the output's element type. */
+#define DISPATCHED_ROW(NAME, T, O, OP)                                                             \
+    BINARY_ROW(NAME##_strided, T, O, x OP y)                                                       \
     static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
                      int64_t n, const void *extra)                                                 \
     {                                                                                              \
         const int64_t e = sizeof(T);                                                               \
-        if (so == e && (sa == e || sa == 0) && (sb == e || sb == 0) && (sa | sb))                  \
+        if (so == sizeof(O) && (sa == e || sa == 0) && (sb == e || sb == 0) && (sa | sb))          \
             pdt_cpu_simd()->NAME(o, a, b, n, sa == 0 ? 1 : sb == 0 ? 2 : 0);                       \
         else                                                                                       \
             NAME##_strided(o, so, a, sa, b, sb, n, extra);                                         \
     }
 
 #define FLOAT_BINARY_ROWS(SN, T, F)                                                                \
-    DISPATCHED_ROW(add_##SN, T, +)                                                                 \
-    DISPATCHED_ROW(sub_##SN, T, -)                                                                 \
-    DISPATCHED_ROW(mul_##SN, T, *)                                                                 \
-    DISPATCHED_ROW(div_##SN, T, /)                                                                 \
+    DISPATCHED_ROW(add_##SN, T, T, +)                                                              \
+    DISPATCHED_ROW(sub_##SN, T, T, -)                                                              \
+    DISPATCHED_ROW(mul_##SN, T, T, *)                                                              \
+    DISPATCHED_ROW(div_##SN, T, T, /)                                                              \
+    DISPATCHED_ROW(eq_##SN, T, uint8_t, ==)                                                        \
+    DISPATCHED_ROW(ne_##SN, T, uint8_t, !=)                                                        \
+    DISPATCHED_ROW(lt_##SN, T, uint8_t, <)                                                         \
+    DISPATCHED_ROW(le_##SN, T, uint8_t, <=)                                                        \
+    DISPATCHED_ROW(gt_##SN, T, uint8_t, >)                                                         \
+    DISPATCHED_ROW(ge_##SN, T, uint8_t, >=)                                                        \
     BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
     BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
     BINARY_ROW(pow_row_##SN, T, T, pow##F(x, y))                                                   \
     BINARY_ROW(max_##SN, T, T, NAN_MAX(x, y))                                                      \
-    BINARY_ROW(min_##SN, T, T, NAN_MIN(x, y))                                                      \
-    COMPARE_ROWS(SN, T, AS_IS)
+    BINARY_ROW(min_##SN, T, T, NAN_MIN(x, y))
 FLOAT_BINARY_ROWS(f32, float, f)
 FLOAT_BINARY_ROWS(f64, double, )
 

@@ -50,6 +50,9 @@ typedef void (*pdt_vu_row)(char *o, const char *a, int64_t n);
 
 typedef struct pdt_cpu_simd_table {
     pdt_vb_row add_f32, sub_f32, mul_f32, div_f32, add_f64, sub_f64, mul_f64, div_f64;
+    /* the comparisons, into bool bytes (o: n bytes) */
+    pdt_vb_row eq_f32, ne_f32, lt_f32, le_f32, gt_f32, ge_f32;
+    pdt_vb_row eq_f64, ne_f64, lt_f64, le_f64, gt_f64, ge_f64;
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
     pdt_vu_row neg_f32, abs_f32, sqrt_f32, relu_f32, neg_f64, abs_f64, sqrt_f64, relu_f64;
     pdt_vr_arg_f32 argmax_f32, argmin_f32;

@@ -318,6 +318,38 @@ VB_ROW(sub_f64, double, -)
 VB_ROW(mul_f64, double, *)
 VB_ROW(div_f64, double, /)
 
+/* The six comparisons of contiguous float rows into bool bytes (mode as for
+ * VB_ROW: 1, a is one value; 2, b is); the output never overlaps a float
+ * input.  At the baseline level x > 0 over 1e5 float32 took 12.5 us, NumPy's
+ * 5.8. */
+#define VC_ROW(NAME, T, OP)                                                                        \
+    static void VM(NAME)(char *o, const char *a, const char *b, int64_t n, int mode)               \
+    {                                                                                              \
+        uint8_t *restrict p = (uint8_t *)o;                                                        \
+        const T *restrict x = (const T *)a, *restrict y = (const T *)b;                            \
+        if (mode == 1) {                                                                           \
+            const T s = x[0];                                                                      \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = s OP y[i];                                                                  \
+        } else if (mode == 2) {                                                                    \
+            const T s = y[0];                                                                      \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = x[i] OP s;                                                                  \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = x[i] OP y[i];                                                               \
+        }                                                                                          \
+    }
+#define VC_ROWS(SN, T)                                                                             \
+    VC_ROW(eq_##SN, T, ==)                                                                         \
+    VC_ROW(ne_##SN, T, !=)                                                                         \
+    VC_ROW(lt_##SN, T, <)                                                                          \
+    VC_ROW(le_##SN, T, <=)                                                                         \
+    VC_ROW(gt_##SN, T, >)                                                                          \
+    VC_ROW(ge_##SN, T, >=)
+VC_ROWS(f32, float)
+VC_ROWS(f64, double)
+
 /* neg, abs, sqrt and relu of contiguous float rows (cpu_simd.h's expressions;
  * at the baseline level relu of 1e5 float32 took 15 us, an add 5) */
 #define VM_UNARY(NAME, T, EXPR)                                                                    \
@@ -503,6 +535,18 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .argmin_f32 = VM(argmin_f32),
     .argmax_f64 = VM(argmax_f64),
     .argmin_f64 = VM(argmin_f64),
+    .eq_f32 = VM(eq_f32),
+    .ne_f32 = VM(ne_f32),
+    .lt_f32 = VM(lt_f32),
+    .le_f32 = VM(le_f32),
+    .gt_f32 = VM(gt_f32),
+    .ge_f32 = VM(ge_f32),
+    .eq_f64 = VM(eq_f64),
+    .ne_f64 = VM(ne_f64),
+    .lt_f64 = VM(lt_f64),
+    .le_f64 = VM(le_f64),
+    .gt_f64 = VM(gt_f64),
+    .ge_f64 = VM(ge_f64),
     .neg_f32 = VM(neg_f32),
     .abs_f32 = VM(abs_f32),
     .sqrt_f32 = VM(sqrt_f32),
