@@ -346,6 +346,16 @@ def test_comparisons_at_every_level(level, dtype, level_restored):
                  (f(tx[::2], ty[::2]), ref(x[::2], y[::2]))]
         for got, want in cases:
             np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name} {level}")
+    # a float row times a bool row (Note [a float times a mask]): the level's kernel for
+    # contiguous rows; the bits of x * 1.0 and x * 0.0 (-0.0 for a negative x, NaN for
+    # NaN and the infinities)
+    m = ty > 0
+    for got, want in ((tx * m, x * (y > 0)), (tx[::2] * m[::2], x[::2] * (y[::2] > 0))):
+        g = np.asarray(got)
+        assert g.dtype == want.dtype
+        same = (g.view(f"u{g.itemsize}") == want.view(f"u{g.itemsize}")) | \
+            (np.isnan(g) & np.isnan(want))
+        assert same.all(), level
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -211,29 +211,16 @@ BINARY_ROW(and_bool, uint8_t, uint8_t, (x != 0) & (y != 0))
 COMPARE_ROWS(bool, uint8_t, AS_BOOL)
 
 /* float * bool (Note [a float times a mask] in pdt_elementwise.c): a is the float
- * operand, b the mask's bytes, each made 0 or 1 in T as the cast would.  The factor
- * is built from its bits (ONE's bits, or 0): written as (T)(m != 0), gcc folds
- * x * 1 to x and branches on every byte, which a random mask mispredicts half the
- * time (11x slower at 1e6 here); this form vectorises. */
+ * operand, b the mask's bytes (PDT_MASK_FACTOR in cpu_simd.h); contiguous rows go to
+ * the dispatch level's kernel (cpu_vmath.h). */
 #define MASK_MUL_ROW(NAME, T, U, ONE)                                                              \
-    static inline T NAME##_factor(uint8_t m)                                                       \
-    {                                                                                              \
-        U bits = (U)0 - (U)(m != 0);                                                               \
-        bits &= ONE;                                                                               \
-        T f;                                                                                       \
-        memcpy(&f, &bits, sizeof f);                                                               \
-        return f;                                                                                  \
-    }                                                                                              \
+    PDT_MASK_FACTOR(NAME##_factor, T, U, ONE)                                                      \
     static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
                      int64_t n, const void *extra)                                                 \
     {                                                                                              \
         (void)extra;                                                                               \
         if (so == sizeof(T) && sa == sizeof(T) && sb == 1) {                                       \
-            T *po = (T *)o;                                                                        \
-            const T *pa = (const T *)a;                                                            \
-            const uint8_t *pb = (const uint8_t *)b;                                                \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                po[i] = pa[i] * NAME##_factor(pb[i]);                                              \
+            pdt_cpu_simd()->NAME(o, a, (const uint8_t *)b, n);                                     \
         } else {                                                                                   \
             for (int64_t i = 0; i < n; i++)                                                        \
                 *(T *)(o + i * so) = *(const T *)(a + i * sa) *                                    \
