@@ -378,8 +378,52 @@ VM_MASK_MUL(mul_mask_f64, double, uint64_t, 0x3ff0000000000000ull)
     VM_UNARY(NAME##_f64, double, EXPR)
 VM_UNARY_FLOATS(neg, PDT_NEG)
 VM_UNARY_FLOATS(abs, PDT_ABS)
-VM_UNARY_FLOATS(sqrt, PDT_SQRT)
 VM_UNARY_FLOATS(relu, PDT_RELU)
+
+/* sqrt: GCC keeps the C library's sqrtf in a loop for its errno (no
+ * -fno-math-errno here), so on x86 the vectors go through the instruction
+ * itself, correctly rounded as sqrtf is, the same bits (a negative's NaN too:
+ * both give the default NaN); the tail, and other processors, the loop. */
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
+#define VM_SQRT_PS(v) _mm512_sqrt_ps(v)
+#define VM_SQRT_PD(v) _mm512_sqrt_pd(v)
+typedef __m512 VM(sqrt_vf);
+typedef __m512d VM(sqrt_vd);
+#elif PDT_SIMD_BYTES == 32 && defined(__AVX__)
+#define VM_SQRT_PS(v) _mm256_sqrt_ps(v)
+#define VM_SQRT_PD(v) _mm256_sqrt_pd(v)
+typedef __m256 VM(sqrt_vf);
+typedef __m256d VM(sqrt_vd);
+#elif defined(__SSE2__)
+#define VM_SQRT_PS(v) _mm_sqrt_ps(v)
+#define VM_SQRT_PD(v) _mm_sqrt_pd(v)
+typedef __m128 VM(sqrt_vf);
+typedef __m128d VM(sqrt_vd);
+#endif
+#ifdef VM_SQRT_PS
+#define VM_SQRT_ROW(NAME, T, VT, SQRT)                                                             \
+    static void VM(NAME)(char *o, const char *a, int64_t n)                                        \
+    {                                                                                              \
+        enum { W = sizeof(VT) / sizeof(T) };                                                       \
+        int64_t i = 0;                                                                             \
+        for (; i + W <= n; i += W) {                                                               \
+            VT v;                                                                                  \
+            memcpy(&v, a + i * (int64_t)sizeof(T), sizeof v);                                      \
+            v = SQRT(v);                                                                           \
+            memcpy(o + i * (int64_t)sizeof(T), &v, sizeof v);                                      \
+        }                                                                                          \
+        for (; i < n; i++) {                                                                       \
+            T x;                                                                                   \
+            memcpy(&x, a + i * (int64_t)sizeof(T), sizeof x);                                      \
+            x = PDT_SQRT(x);                                                                       \
+            memcpy(o + i * (int64_t)sizeof(T), &x, sizeof x);                                      \
+        }                                                                                          \
+    }
+VM_SQRT_ROW(sqrt_f32, float, VM(sqrt_vf), VM_SQRT_PS)
+VM_SQRT_ROW(sqrt_f64, double, VM(sqrt_vd), VM_SQRT_PD)
+#else
+VM_UNARY_FLOATS(sqrt, PDT_SQRT)
+#endif
 
 /* Four neighbouring leaves of the pairwise sum (Note [CPU reduction order] in
  * cpu_reduce.c), x[k len .. (k + 1) len) for k < 4, len a multiple of 8 up to
