@@ -525,6 +525,9 @@ class BuildExt(build_ext):
 ext = Extension(
     "pydevtensor._C",
     sources=c_sources,
+    # a changed header rebuilds the extension (without it, an edit of cpu_vmath.h alone
+    # left the level files, and the .so, as they were)
+    depends=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc").rglob("*.h")),
     include_dirs=include_dirs,
     library_dirs=library_dirs,
     libraries=libraries,
