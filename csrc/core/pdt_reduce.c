@@ -309,19 +309,15 @@ pdt_status pdt_reduce_with_indices(pdt_reduce_op op, const pdt_tensor *x, int64_
     pdt_status st = plan_reduce(op_name(op), op, x, 1, &dim, keepdim, as, &p);
     if (st != PDT_OK)
         return st;
-    pdt_tensor v, i; /* run_plan leaves its output released when it fails */
-    st = run_plan(op, &p, x, as, x->dtype, 0, &v);
+    /* run_plan leaves its output released when it fails */
+    st = run_plan(op, &p, x, as, x->dtype, 0, values);
     if (st == PDT_OK) {
-        st = run_plan(arg, &p, x, as, PDT_INT64, 0, &i);
+        st = run_plan(arg, &p, x, as, PDT_INT64, 0, indices);
         if (st != PDT_OK)
-            pdt_tensor_release(&v);
+            pdt_tensor_release(values);
     }
     plan_release(&p);
-    if (st != PDT_OK)
-        return st;
-    pdt_tensor_assign(values, &v);
-    pdt_tensor_assign(indices, &i);
-    return PDT_OK;
+    return st;
 }
 
 pdt_status pdt_norm(const pdt_tensor *x, double p, int ndims, const int64_t *dims, int keepdim,
