@@ -719,3 +719,47 @@ def test_op_cycles_leave_accounting_and_refcounts_flat():
         cycle()
     assert pdt.memory_allocated("cpu") == allocated
     assert [sys.getrefcount(o) for o in (x, y, out, i)] == refs
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_a_square_has_the_bits_of_the_product(device, dtype):
+    # Note [squares] in csrc/core/pdt_elementwise.c: x ** 2 is computed as x * x on
+    # every device; the bits must be NumPy's x * x (the correctly rounded square, what
+    # a correctly rounded pow gives), the special values and integer wrap-around too,
+    # in every layout and form.
+    rng = np.random.default_rng(11)
+    if dtype.startswith("float"):
+        a = (rng.standard_normal((40, 50)) * 10.0 ** rng.integers(-30, 30, (40, 50)))
+        a = a.astype(dtype)
+        a[0, :8] = [math.nan, math.inf, -math.inf, -0.0, 0.0, 1e30, -1e-30, 3.0]
+    else:
+        a = rng.integers(-100000, 100000, (40, 50)).astype(dtype)
+        a[0, :3] = [np.iinfo(dtype).max, np.iinfo(dtype).min, -3]
+    x = pdt.from_numpy(a).to(device)
+
+    def same_bits(got, want):
+        got = np.ascontiguousarray(got.cpu().numpy())
+        want = np.ascontiguousarray(want)
+        return got.dtype == want.dtype and np.array_equal(got.view(np.uint8),
+                                                          want.view(np.uint8))
+
+    with np.errstate(all="ignore"):
+        sq = a * a
+        assert same_bits(x ** 2, sq) and same_bits(x.pow(2), sq)
+        assert same_bits(pdt.pow(x, 2.0 if dtype.startswith("float") else 2), sq)
+        assert same_bits(x.T ** 2, sq.T) and same_bits(x[:, ::3] ** 2, sq[:, ::3])
+        out = pdt.empty(40, 50, dtype=dtype, device=device)
+        pdt.pow(x, 2, out=out)
+        assert same_bits(out, sq)
+        inplace = x.clone()
+        inplace.pow_(2)
+        assert same_bits(inplace, sq)
+        if dtype == "float32":
+            # a float exponent on an integer tensor: the square in float32
+            i = pdt.from_numpy(np.arange(-5, 5, dtype=np.int32)).to(device)
+            assert same_bits(i ** 2.0, np.arange(-5, 5).astype(np.float32) ** 2)
+    assert math.copysign(1, values_of(x[0, 3:4] ** 2)[0]) == 1  # (-0) ** 2 is +0
+    # other exponents are still powers
+    if dtype.startswith("float"):
+        b = np.abs(a[1:3]) + 0.5
+        check(pdt.from_numpy(b).to(device) ** 3, b.astype(np.float64) ** 3, dtype)
