@@ -65,6 +65,24 @@ def test_arange_matches_numpy(device, args, kwargs):
     assert_close(host(t).astype(np.float64), expected.astype(np.float64), "float32")
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64", "bool"])
+@pytest.mark.parametrize("start,step", [(0, 1), (-70000, 3), (2.5, -0.75), (-3.25, 0.125),
+                                        (1e6, 1.0), (0, 1e-3)])
+def test_arange_has_the_bits_of_its_formula(device, dtype, start, step):
+    # Element i is start + (double)i * step cast to the dtype (truncated toward zero
+    # for an integer dtype), on every device and whatever path computes it: counted
+    # in integers, split across threads (n above the grain twice), or vectorised.
+    n = 300_001
+    exact = start + np.arange(n, dtype=np.float64) * step
+    if dtype in ("int32", "int64"):
+        want = np.trunc(exact).astype(dtype)
+    else:
+        want = exact.astype(dtype) if dtype != "bool" else exact != 0
+    got = host(pdt.arange(start, start + n * step, step, dtype=dtype, device=device))
+    assert got.shape == (n,) and got.dtype == want.dtype
+    assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 @pytest.mark.parametrize("start,end,steps", [(0, 1, 5), (-2, 2, 1), (0, 10, 0), (1, -1, 7),
                                              (0, 1, 1000)])
 def test_linspace_matches_numpy(device, start, end, steps):

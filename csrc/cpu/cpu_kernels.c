@@ -2,6 +2,7 @@
  * Philox random fills (the same functions the CUDA kernels compute). */
 #include "cpu_kernels.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -208,22 +209,82 @@ pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value)
 
 /* ---- arange: dst (n,) contiguous ---- */
 
-pdt_status pdt_cpu_arange(const pdt_tensor *dst, double start, double step)
+/* Element i is start + (double)i * step, cast to the dtype (the core has checked that
+ * both ends fit an integer dtype).  The loops below keep those bits while letting the
+ * compiler vectorise: (double)i is written (double)base + (double)k with k a 32-bit
+ * offset in a piece of at most 2^30 elements, exact since i < 2^53; an integer dtype
+ * whose start, step and last value are whole numbers of at most 2^52 counts in
+ * integers, which is what the double formula gives there. */
+typedef struct {
+    char *p;
+    pdt_dtype dtype;
+    double start, step;
+    int whole; /* integer dtype, start and step whole: count in integers */
+} arange_job;
+
+#define ARANGE_PIECE (1 << 30)
+#define ARANGE_GRAIN 65536
+
+#define ARANGE_FLOAT(T)                                                                            \
+    for (int64_t base = begin; base < end; base += ARANGE_PIECE) {                                 \
+        int32_t m = (int32_t)(end - base < ARANGE_PIECE ? end - base : ARANGE_PIECE);              \
+        T *o = (T *)j->p + base;                                                                   \
+        double db = (double)base;                                                                  \
+        for (int32_t k = 0; k < m; k++)                                                            \
+            o[k] = (T)(j->start + (db + (double)k) * j->step);                                     \
+    }
+
+#define ARANGE_WHOLE(T)                                                                            \
+    do {                                                                                           \
+        T *o = (T *)j->p, v = (T)((int64_t)j->start + begin * (int64_t)j->step);                   \
+        T d = (T)(int64_t)j->step;                                                                 \
+        for (int64_t i = begin; i < end; i++, v += d)                                              \
+            o[i] = v;                                                                              \
+    } while (0)
+
+static void arange_range(int64_t begin, int64_t end, void *ctx)
 {
-    int64_t n = dst->shape[0];
-    char *p = pdt_tensor_ptr(dst);
-    for (int64_t i = 0; i < n; i++) {
-        double v = start + (double)i * step;
-        switch (dst->dtype) {
+    const arange_job *j = ctx;
+    if (j->whole && j->dtype == PDT_INT32) {
+        ARANGE_WHOLE(int32_t);
+        return;
+    }
+    if (j->whole) {
+        ARANGE_WHOLE(int64_t);
+        return;
+    }
+    if (j->dtype == PDT_FLOAT32) {
+        ARANGE_FLOAT(float)
+        return;
+    }
+    if (j->dtype == PDT_FLOAT64) {
+        ARANGE_FLOAT(double)
+        return;
+    }
+    char *p = j->p;
+    for (int64_t i = begin; i < end; i++) {
+        double v = j->start + (double)i * j->step;
+        switch (j->dtype) {
         case PDT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
         case PDT_INT32: ((int32_t *)p)[i] = pdt_f64_to_i32(v); break;
         case PDT_INT64: ((int64_t *)p)[i] = pdt_f64_to_i64(v); break;
-        case PDT_FLOAT32: ((float *)p)[i] = (float)v; break;
-        case PDT_FLOAT64: ((double *)p)[i] = v; break;
         case PDT_FLOAT16: ((uint16_t *)p)[i] = pdt_f64_to_f16(v); break;
         case PDT_BFLOAT16: ((uint16_t *)p)[i] = pdt_f64_to_bf16(v); break;
+        default: break;
         }
     }
+}
+
+static int is_whole(double v) { return fabs(v) <= 0x1p52 && v == floor(v); }
+
+pdt_status pdt_cpu_arange(const pdt_tensor *dst, double start, double step)
+{
+    int64_t n = dst->shape[0];
+    int int_dtype = dst->dtype == PDT_INT32 || dst->dtype == PDT_INT64;
+    arange_job j = {pdt_tensor_ptr(dst), dst->dtype, start, step,
+                    int_dtype && is_whole(start) && is_whole(step) &&
+                        is_whole(start + (double)(n - 1) * step)};
+    pdt_cpu_parallel_for(n, ARANGE_GRAIN, arange_range, &j);
     return PDT_OK;
 }
 
