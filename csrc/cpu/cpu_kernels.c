@@ -111,17 +111,6 @@ static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {
      cast_f16_to_f16, cast_f16_to_bf16},
     CAST_ROW_TABLE(bf16)};
 
-static void copy_row(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
-{
-    size_t elsize = *(const size_t *)ctx;
-    if (ds == (int64_t)elsize && ss == (int64_t)elsize) {
-        memcpy(d, s, (size_t)n * elsize);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++)
-        memcpy(d + i * ds, s + i * ss, elsize);
-}
-
 /* A cast of two contiguous tensors, split across the pool. */
 typedef struct cast_job {
     pdt_cpu_row_fn fn;
@@ -147,12 +136,10 @@ pdt_status pdt_cpu_copy_cast(const pdt_tensor *dst, const pdt_tensor *src)
         pdt_cpu_parallel_for(n, CAST_GRAIN, cast_range, &j);
         return PDT_OK;
     }
-    if (dst->dtype == src->dtype) {
-        size_t elsize = pdt_dtype_size(dst->dtype);
-        pdt_cpu_for_each_row(dst, src, copy_row, &elsize);
-    } else {
+    if (dst->dtype == src->dtype)
+        pdt_cpu_copy_strided(dst, src);
+    else
         pdt_cpu_for_each_row(dst, src, cast_rows[src->dtype][dst->dtype], NULL);
-    }
     return PDT_OK;
 }
 

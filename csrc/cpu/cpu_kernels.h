@@ -8,6 +8,8 @@ pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value);
 pdt_status pdt_cpu_copy_cast(const pdt_tensor *dst, const pdt_tensor *src);
 pdt_status pdt_cpu_arange(const pdt_tensor *dst, double start, double step);
 pdt_status pdt_cpu_random(const pdt_tensor *dst, const pdt_random_spec *spec);
+/* cpu_copy.c: dst and src of one dtype and shape, not overlapping */
+void pdt_cpu_copy_strided(const pdt_tensor *dst, const pdt_tensor *src);
 
 /* cpu_elementwise.c */
 pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);

@@ -1,0 +1,88 @@
+"""Copies of strided views into new or strided tensors, one dtype (Note [strided
+copies] in csrc/cpu/cpu_copy.c): contiguous(), clone() of a view, flip, copy_ into a
+view.  The CPU copies rows with a loop of the element's type, transposes in tiles and
+cuts long rows into pieces across threads; every such path and its ragged edges must
+give NumPy's bytes, for every element size, on every device."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+
+DTYPES = ["bool", "float16", "int32", "float32", "int64", "float64"]
+
+
+def source(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype.startswith("int"):
+        return rng.integers(-2**30, 2**30, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def to_device(a, device):
+    if a.dtype == np.float16:  # in through float32, which holds every float16 exactly
+        return pdt.from_numpy(a.astype(np.float32)).to(device).half()
+    return pdt.from_numpy(a).to(device)
+
+
+def host_bytes(t):
+    if t.dtype == pdt.float16:
+        got = t.float().cpu().numpy().astype(np.float16)
+    else:
+        got = t.cpu().numpy()
+    return np.ascontiguousarray(got)
+
+
+def same(t, want):
+    got = host_bytes(t)
+    want = np.ascontiguousarray(want)
+    return got.shape == want.shape and np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+# (shape, permutation): transposes whose sizes are not whole tiles, a permute whose
+# contiguous source dim is not next to the innermost, batched transposes, one long
+# row and one long transposed pair (more than two pieces of columns)
+PERMUTES = [((37, 70), (1, 0)), ((1, 65), (1, 0)), ((33, 1), (1, 0)),
+            ((3, 45, 66), (0, 2, 1)), ((5, 7, 40), (2, 0, 1)), ((4, 3, 5, 34), (3, 1, 2, 0)),
+            ((2, 70_000), (1, 0)), ((140_000, 2), (1, 0))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,perm", PERMUTES)
+def test_a_permuted_view_copies_to_numpys_bytes(device, dtype, shape, perm):
+    a = source(shape, dtype)
+    x = to_device(a, device)
+    want = a.transpose(perm)
+    assert same(x.permute(*perm).contiguous(), want)
+    assert same(x.permute(*perm).clone(), want)
+    out = pdt.empty(*want.shape, dtype=x.dtype, device=device)
+    out.copy_(x.permute(*perm))
+    assert same(out, want)
+    # and into a permuted destination: the source contiguous, the destination not
+    back = pdt.empty(*shape, dtype=x.dtype, device=device)
+    back.permute(*perm).copy_(x.permute(*perm))
+    assert same(back, a)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [1, 31, 1000, 70_001])
+def test_flips_and_steps_copy_to_numpys_bytes(device, dtype, n):
+    a = source((n,), dtype, seed=n)
+    x = to_device(a, device)
+    assert same(pdt.flip(x, [0]), a[::-1])
+    assert same(x[::2].contiguous(), a[::2])
+    assert same(x[1::3].clone(), a[1::3])
+    m = source((9, n), dtype, seed=n + 1)
+    y = to_device(m, device)
+    assert same(pdt.flip(y, [1]), m[:, ::-1])
+    assert same(pdt.flip(y, [0, 1]), m[::-1, ::-1])
+    assert same(pdt.flip(y.T, [0]), m.T[::-1])
+    assert same(y[:, ::2].T.contiguous(), m[:, ::2].T)
+    # a broadcast source (stride 0) and a strided destination
+    assert same(x[:1].expand(5, 1).contiguous() if n > 0 else x, np.broadcast_to(a[:1], (5, 1)))
+    dst = pdt.zeros(2 * n, dtype=x.dtype, device=device)
+    dst[::2].copy_(pdt.flip(x, [0]))
+    want = np.zeros(2 * n, dtype=a.dtype)
+    want[::2] = a[::-1]
+    assert same(dst, want)
