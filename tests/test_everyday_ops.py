@@ -119,6 +119,31 @@ def test_where_masked_fill(dev, dtype):
         pdt.where(ta, ta, tb)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "float64"])
+def test_where_selects_the_bits_of_either_side(dev, dtype):
+    # Long contiguous operands, each side a tensor or a number, split across
+    # threads, with -0.0 and NaN, and a condition whose True bytes are not all 1
+    # (a NumPy bool view of other bytes): NumPy's bytes in every case.
+    n = 200_003
+    rng = np.random.default_rng(4)
+    a, b = data((n,), dtype, 5), data((n,), dtype, 6)
+    if dtype.startswith("float"):
+        a[:3] = [-0.0, np.nan, np.inf]
+        b[:3] = [np.nan, -0.0, -np.inf]
+    c = (rng.integers(0, 4, n).astype(np.uint8) * 85).view(bool)
+    ta, tb, tc = pdt.from_numpy(a).to(dev), pdt.from_numpy(b).to(dev), pdt.from_numpy(c).to(dev)
+    cases = [(ta, tb, a, b), (ta, b[7].item(), a, b[7]), (a[9].item(), tb, a[9], b),
+             (a[9].item(), b[7].item(), a[9], b[7])]
+    for x, y, xn, yn in cases:
+        got = host(pdt.where(tc, x, y))
+        numbers = not isinstance(x, pdt.Tensor) and not isinstance(y, pdt.Tensor)
+        # two numbers give the default dtype of their kind, as in PyTorch
+        kind = {"int32": "int64", "float64": "float32"}.get(dtype, dtype) if numbers else dtype
+        want = np.where(c, xn, yn).astype(kind)
+        assert got.dtype == want.dtype
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 def test_where_strided_and_promoted(dev):
     a = data((4, 3), "float64", 1)
     c = data((3, 4), "bool", 2)

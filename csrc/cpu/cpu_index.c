@@ -77,13 +77,32 @@ static int64_t linear_step(const pdt_tensor *t)
 }
 
 /* One typed loop per element size: the compiler turns each into plain loads
- * and stores (a memcpy call per element would dominate). */
+ * and stores (a memcpy call per element would dominate).  A contiguous condition
+ * with contiguous or single-number operands gets loops whose steps are constants
+ * and whose loads are unconditional, the choice made with a mask (T is unsigned),
+ * which the compiler turns into vector selects
+ * (the branch on each element mispredicted half the time on a random mask: 1e6
+ * float32 took 1.8 ms). */
+#define WHERE_SELECT(T, SA, SB)                                                                    \
+    for (int64_t i = begin; i < end; i++) {                                                        \
+        T x = pa[i * (SA)], y = pb[i * (SB)];                                                      \
+        o[i] = y ^ ((x ^ y) & (T) - (T)(cond[i] != 0));                                            \
+    }
 #define WHERE_LOOPS(T)                                                                             \
     do {                                                                                           \
         T *o = (T *)out;                                                                           \
         const T *pa = (const T *)a, *pb = (const T *)b;                                            \
-        if (j->contiguous) {                                                                       \
-            const int64_t sc = j->step[0], sa = j->step[1], sb = j->step[2];                       \
+        const int64_t sc = j->step[0], sa = j->step[1], sb = j->step[2];                           \
+        if (j->contiguous && sc == 1) {                                                            \
+            if (sa && sb)                                                                          \
+                WHERE_SELECT(T, 1, 1)                                                              \
+            else if (sa)                                                                           \
+                WHERE_SELECT(T, 1, 0)                                                              \
+            else if (sb)                                                                           \
+                WHERE_SELECT(T, 0, 1)                                                              \
+            else                                                                                   \
+                WHERE_SELECT(T, 0, 0)                                                              \
+        } else if (j->contiguous) {                                                                \
             for (int64_t i = begin; i < end; i++)                                                  \
                 o[i] = cond[i * sc] ? pa[i * sa] : pb[i * sb];                                     \
         } else {                                                                                   \
