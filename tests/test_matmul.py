@@ -135,6 +135,31 @@ def test_mm_bmm_dot(device):
     assert pdt.dot(*ints).item() == 32
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_a_row_times_a_column_in_every_layout(device, dtype):
+    # m == n == 1 is the BLAS dot on the CPU (Note [matrix times vector] in
+    # cpu_gemm.c): strided vectors, a (1, k) row and a (k, 1) column stored either
+    # way, addmm's alpha and beta, and a NaN result buffer that beta == 0 ignores.
+    k = 1000
+    v, w = sample((3 * k,), dtype, 7), sample((2 * k,), dtype, 8)
+    tv, tw = pdt.tensor(v, device=device), pdt.tensor(w, device=device)
+    check_product(pdt.dot(tv[::3], tw[::2]), v[::3], w[::2], dtype)
+    check_product(pdt.dot(tv[:k], tw[k:]), v[:k], w[k:], dtype)
+    row, col = v[:k].reshape(1, k), w[:k].reshape(k, 1)
+    tr, tc = pdt.tensor(row, device=device), pdt.tensor(col, device=device)
+    check_product(tr @ tc, row, col, dtype)
+    check_product(tc.T.contiguous().T.T @ tr.T.contiguous().T.T, row, col, dtype)
+    check_product(transposed(pdt.tensor(row.T.copy(), device=device)) @
+                  transposed(pdt.tensor(col.T.copy(), device=device)), row, col, dtype)
+    c = pdt.full((1, 1), float("nan"), dtype=dtype, device=device)
+    check_product(pdt.addmm(c, tr, tc, beta=0), row, col, dtype)
+    c0 = np.array([[3.0]], dtype=dtype)
+    got = host(pdt.addmm(pdt.tensor(c0, device=device), tr, tc, beta=0.5, alpha=2.0))
+    want = 0.5 * 3.0 + 2.0 * (row.astype(np.float64) @ col.astype(np.float64))
+    bound = 1.5 + 2.0 * (np.abs(row.astype(np.float64)) @ np.abs(col.astype(np.float64)))
+    assert abs(got[0, 0] - want[0, 0]) <= 4 * k * EPS[dtype] * bound[0, 0]
+
+
 # ---- transposed views: read in place through the BLAS flags -------------------------
 
 

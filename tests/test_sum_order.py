@@ -29,13 +29,17 @@ def _tree(x):
     return r
 
 
-def _reference(x):
-    wide = x.astype(np.float64)
+def _reference_of(wide):
+    """The CPU's sum of the float64 values wide: chunks of CHUNK in order, each a tree."""
     total = None
     for c in range(0, len(wide), CHUNK):
         part = _tree(wide[c:c + CHUNK])
         total = part if total is None else total + part
     return total
+
+
+def _reference(x):
+    return _reference_of(x.astype(np.float64))
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -70,3 +74,25 @@ def test_a_large_sum_is_the_same_tree():
     halves = [_reference(x[:n // 2]), _reference(x[n // 2:])]
     got = [float(pdt.tensor(x[:n // 2]).sum()), float(pdt.tensor(x[n // 2:]).sum())]
     assert got == [float(np.float32(h)) for h in halves]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_norm_is_the_tree_of_the_squares_to_the_bit(level, dtype, level_restored):
+    """norm's sum of squares goes through the same four-leaf kernel (sumsq4): the tree
+    of (double)x * (double)x, then its square root, at every level; and past 16 MiB
+    one leaf at a time, the same bits."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(47)
+    for n in (100, 512, 1000, CHUNK + 512, 3 * CHUNK + 4096):
+        x = (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)).astype(dtype)
+        wide = x.astype(np.float64)
+        want = np.sqrt(_reference_of(wide * wide))
+        assert float(pdt.norm(pdt.tensor(x))) == float(np.asarray(want).astype(dtype)), n
+
+
+def test_a_large_norm_is_the_same_tree():
+    rng = np.random.default_rng(53)
+    x = rng.standard_normal((4 << 20) + 4096).astype(np.float32)
+    wide = x.astype(np.float64)
+    assert float(pdt.norm(pdt.tensor(x))) == float(np.float32(np.sqrt(_reference_of(wide * wide))))

@@ -26,6 +26,8 @@ static const pdt_library_symbol blas_symbols[] = {
     {PDT_BLAS_STR(PDT_BLAS_SYMBOL(dgemm)), (void **)&blas.dgemm},
     {PDT_BLAS_STR(PDT_BLAS_SYMBOL(sgemv)), (void **)&blas.sgemv},
     {PDT_BLAS_STR(PDT_BLAS_SYMBOL(dgemv)), (void **)&blas.dgemv},
+    {PDT_BLAS_STR(PDT_BLAS_SYMBOL(sdot)), (void **)&blas.sdot},
+    {PDT_BLAS_STR(PDT_BLAS_SYMBOL(ddot)), (void **)&blas.ddot},
     {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_config)), (void **)&blas.get_config},
     {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(get_num_threads)), (void **)&blas.get_num_threads},
     {PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(set_num_threads)), (void **)&blas.set_num_threads},

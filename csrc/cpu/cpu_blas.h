@@ -36,6 +36,8 @@ typedef struct pdt_blas_table {
     __typeof__(PDT_BLAS_SYMBOL(dgemm)) *dgemm;
     __typeof__(PDT_BLAS_SYMBOL(sgemv)) *sgemv;
     __typeof__(PDT_BLAS_SYMBOL(dgemv)) *dgemv;
+    __typeof__(PDT_BLAS_SYMBOL(sdot)) *sdot;
+    __typeof__(PDT_BLAS_SYMBOL(ddot)) *ddot;
 } pdt_blas_table;
 
 /* OpenBLAS for the shared loader (pdt_library.h): the bindings add the installed

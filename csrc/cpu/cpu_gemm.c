@@ -38,14 +38,20 @@ SCALE_FN(scale_f64, double)
  *   m == 1: C's row = op(A)'s row op(B), i.e. y = alpha op(B)^T x + beta y, with
  *           op(B)^T = B^T when B is stored (k, n) and B when stored (n, k).
  * With beta == 0, y is zeroed first and never read: a result block may hold NaNs
- * (the CPU block cache reuses memory), and some OpenBLAS versions compute 0 * y. */
-#define GEMV_FN(NAME, T, FN)                                                                       \
+ * (the CPU block cache reuses memory), and some OpenBLAS versions compute 0 * y.
+ * With m == n == 1 (dot, a row times a column) it is the BLAS dot itself, as NumPy's
+ * dot: gemv with one row took 1.3 to 1.6 times NumPy's time from 1e5 elements. */
+#define GEMV_FN(NAME, T, FN, DOT)                                                                  \
     static void NAME(const pdt_blas_table *t, const pdt_gemm_args *g, const T *a, const T *b,      \
                      T *c)                                                                         \
     {                                                                                              \
         T alpha = (T)g->alpha, beta = (T)g->beta;                                                  \
         blasint k = (blasint)g->k;                                                                 \
-        if (g->n == 1) {                                                                           \
+        if (g->n == 1 && g->m == 1) {                                                              \
+            T d = t->DOT(k, a, g->trans_a ? (blasint)g->lda : 1, b,                                \
+                         g->trans_b ? 1 : (blasint)g->ldb);                                        \
+            c[0] = beta == 0 ? alpha * d : alpha * d + beta * c[0];                                \
+        } else if (g->n == 1) {                                                                    \
             blasint m = (blasint)g->m, ldc = (blasint)g->ldc;                                      \
             if (beta == 0)                                                                         \
                 for (blasint i = 0; i < m; i++)                                                    \
@@ -63,8 +69,8 @@ SCALE_FN(scale_f64, double)
                   g->trans_a ? (blasint)g->lda : 1, beta, c, 1);                                   \
         }                                                                                          \
     }
-GEMV_FN(gemv_f32, float, sgemv)
-GEMV_FN(gemv_f64, double, dgemv)
+GEMV_FN(gemv_f32, float, sgemv, sdot)
+GEMV_FN(gemv_f64, double, dgemv, ddot)
 
 static pdt_status gemm_float(const pdt_gemm_args *g)
 {

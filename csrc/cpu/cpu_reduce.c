@@ -189,13 +189,6 @@ static inline acc int_acc(uint64_t i, int64_t idx)
     EXTREME_CHUNK(argmax_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 1)                         \
     EXTREME_CHUNK(argmin_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 1)
 
-#define INT_CHUNKS(SN, T, V, CONV)                                                                 \
-    INT_LANES(max_lanes_##SN, T, V, CONV, >)                                                       \
-    INT_LANES(min_lanes_##SN, T, V, CONV, <)                                                       \
-    LANES_CHUNK(sum_##SN, T, uint64_t, (int64_t)CONV, 0, +=, int_acc)                              \
-    LANES_CHUNK(prod_##SN, T, uint64_t, (int64_t)CONV, 1, *=, int_acc)                             \
-    EXTREME_CHUNKS(SN, T, V, CONV, INT_NAN, int_acc)
-
 /* Float max/min and their index: one pass of the dispatched kernel (the
  * first extreme, or the first NaN), whose element is the value. */
 #define SIMD_EXTREME_CHUNK(NAME, T, FIELD)                                                         \
@@ -218,7 +211,8 @@ static inline acc int_acc(uint64_t i, int64_t idx)
     PAIRWISE(fabs_pairwise_##T, T, fabs)                                                           \
     FLOAT_SUM_CHUNK(sum_##SN, T, AS_IS, pdt_cpu_simd()->sum4_##SN)                                 \
     FLOAT_SUM_CHUNK(sumseq_##SN, T, AS_IS, NULL)                                                   \
-    FLOAT_SUM_CHUNK(sumsq_##SN, T, SQUARE, NULL)                                                   \
+    FLOAT_SUM_CHUNK(sumsq_##SN, T, SQUARE, pdt_cpu_simd()->sumsq4_##SN)                            \
+    FLOAT_SUM_CHUNK(sumsqseq_##SN, T, SQUARE, NULL)                                                \
     FLOAT_SUM_CHUNK(sumabs_##SN, T, fabs, NULL)                                                    \
     LANES_CHUNK(prod_##SN, T, double, AS_IS, 1.0, *=, float_acc)                                   \
     SIMD_VALUE_CHUNK(max_##SN, T, max_##SN)                                                        \
@@ -226,9 +220,34 @@ static inline acc int_acc(uint64_t i, int64_t idx)
     SIMD_EXTREME_CHUNK(argmax_##SN, T, argmax_##SN)                                                \
     SIMD_EXTREME_CHUNK(argmin_##SN, T, argmin_##SN)
 
-INT_CHUNKS(b8, uint8_t, int32_t, AS_BOOL)
-INT_CHUNKS(i32, int32_t, int32_t, AS_IS)
-INT_CHUNKS(i64, int64_t, int64_t, AS_IS)
+/* int32 and int64 sums, maxima and minima, and the bool sum (a count), through
+ * the dispatch level's kernels (cpu_vint.h); the products and bool extremes
+ * through the lanes above. */
+#define SIMD_INT_LANES(NAME, T, FIELD)                                                             \
+    static T NAME(const T *x, int64_t n, int *nan)                                                 \
+    {                                                                                              \
+        *nan = 0;                                                                                  \
+        return pdt_cpu_simd()->FIELD(x, n);                                                        \
+    }
+#define SIMD_INT_SUM(NAME, T, FIELD)                                                               \
+    static acc NAME(const char *row, int64_t begin, int64_t n)                                     \
+    {                                                                                              \
+        return int_acc(pdt_cpu_simd()->FIELD((const T *)row + begin, n), 0);                       \
+    }
+#define SIMD_INT_CHUNKS(SN, T)                                                                     \
+    SIMD_INT_LANES(max_lanes_##SN, T, max_##SN)                                                    \
+    SIMD_INT_LANES(min_lanes_##SN, T, min_##SN)                                                    \
+    SIMD_INT_SUM(sum_##SN, T, sum_##SN)                                                            \
+    LANES_CHUNK(prod_##SN, T, uint64_t, (int64_t)AS_IS, 1, *=, int_acc)                            \
+    EXTREME_CHUNKS(SN, T, T, AS_IS, INT_NAN, int_acc)
+
+INT_LANES(max_lanes_b8, uint8_t, int32_t, AS_BOOL, >)
+INT_LANES(min_lanes_b8, uint8_t, int32_t, AS_BOOL, <)
+SIMD_INT_SUM(sum_b8, uint8_t, count_b8)
+LANES_CHUNK(prod_b8, uint8_t, uint64_t, (int64_t)AS_BOOL, 1, *=, int_acc)
+EXTREME_CHUNKS(b8, uint8_t, int32_t, AS_BOOL, INT_NAN, int_acc)
+SIMD_INT_CHUNKS(i32, int32_t)
+SIMD_INT_CHUNKS(i64, int64_t)
 FLOAT_CHUNKS(f32, float)
 FLOAT_CHUNKS(f64, double)
 
@@ -668,10 +687,14 @@ pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_ten
     };
     job *j = &jb;
     int64_t m = x->shape[0], k = x->shape[1];
-    if ((op == PDT_REDUCE_SUM || op == PDT_REDUCE_MEAN) && m * k * jb.elsize > SUM4_MAX_BYTES)
-        jb.chunk = x->dtype == PDT_FLOAT32   ? sumseq_f32
-                   : x->dtype == PDT_FLOAT64 ? sumseq_f64
-                                             : jb.chunk;
+    int is_float = x->dtype == PDT_FLOAT32 || x->dtype == PDT_FLOAT64;
+    if (is_float && m * k * jb.elsize > SUM4_MAX_BYTES) {
+        int f32 = x->dtype == PDT_FLOAT32;
+        if (op == PDT_REDUCE_SUM || op == PDT_REDUCE_MEAN)
+            jb.chunk = f32 ? sumseq_f32 : sumseq_f64;
+        else if (op == PDT_REDUCE_SUM_SQUARES)
+            jb.chunk = f32 ? sumsqseq_f32 : sumsqseq_f64;
+    }
     if (k <= 1)
         jb.elem_bytes = jb.elsize; /* one element a row: contiguous either way */
     if (k > 1 && m > 1 && x->strides[0] == 1 && x->strides[1] >= m) {

@@ -87,7 +87,16 @@ typedef struct pdt_cpu_simd_table {
      * multiple of 8 up to 128: (L0 + L1) + (L2 + L3) (cpu_vmath.h, cpu_reduce.c) */
     double (*sum4_f32)(const float *x, int64_t len);
     double (*sum4_f64)(const double *x, int64_t len);
+    /* the same of the squares (norm's sum of squares) */
+    double (*sumsq4_f32)(const float *x, int64_t len);
+    double (*sumsq4_f64)(const double *x, int64_t len);
     double (*max_f64)(const double *x, int64_t n), (*min_f64)(const double *x, int64_t n);
+    /* wrapping integer sums, the count of non-zero bytes, and integer maxima and
+     * minima (n >= 1) of contiguous rows (cpu_vint.h) */
+    uint64_t (*sum_i32)(const int32_t *x, int64_t n), (*sum_i64)(const int64_t *x, int64_t n);
+    uint64_t (*count_b8)(const uint8_t *x, int64_t n);
+    int32_t (*max_i32)(const int32_t *x, int64_t n), (*min_i32)(const int32_t *x, int64_t n);
+    int64_t (*max_i64)(const int64_t *x, int64_t n), (*min_i64)(const int64_t *x, int64_t n);
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

@@ -252,6 +252,7 @@ static inline float VM(sincosf)(float x, int want_cos)
     return (float)((q & 2) ? -v : v);
 }
 
+#include "cpu_vint.h" /* integer sums, maxima and minima, the bool count */
 #include "cpu_vreduce.h"
 
 /* ---- +, -, *, / of contiguous rows: exact IEEE operations, no contraction,
@@ -458,21 +459,31 @@ typedef float VM(vf8) __attribute__((vector_size(32)));
         vm_v;                                                                                      \
     })
 
-#define VM_SUM4(NAME, T, LOAD)                                                                     \
+/* F: each element as it is added (itself, or its square for the sums of squares
+ * of norm, (double)x * (double)x as cpu_reduce.c's leaves compute it). */
+#define VM_SUM4(NAME, T, LOAD, F)                                                                  \
     static double VM(NAME)(const T *x, int64_t len)                                                \
     {                                                                                              \
         VM(vd8) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};                                            \
         for (int64_t i = 0; i < len; i += 8) {                                                     \
-            s0 += LOAD(x + i);                                                                     \
-            s1 += LOAD(x + len + i);                                                               \
-            s2 += LOAD(x + 2 * len + i);                                                           \
-            s3 += LOAD(x + 3 * len + i);                                                           \
+            s0 += F(LOAD(x + i));                                                                  \
+            s1 += F(LOAD(x + len + i));                                                            \
+            s2 += F(LOAD(x + 2 * len + i));                                                        \
+            s3 += F(LOAD(x + 3 * len + i));                                                        \
         }                                                                                          \
         return ((VM_FOLD8(s0)) + (VM_FOLD8(s1))) + ((VM_FOLD8(s2)) + (VM_FOLD8(s3)));              \
     }
+#define VM_ITSELF(v) (v)
+#define VM_SQUARE(v)                                                                               \
+    ({                                                                                             \
+        VM(vd8) vm_q = (v);                                                                        \
+        vm_q *vm_q;                                                                                \
+    })
 
-VM_SUM4(sum4_f32, float, VM_LOAD8_F32)
-VM_SUM4(sum4_f64, double, VM_LOAD8_F64)
+VM_SUM4(sum4_f32, float, VM_LOAD8_F32, VM_ITSELF)
+VM_SUM4(sum4_f64, double, VM_LOAD8_F64, VM_ITSELF)
+VM_SUM4(sumsq4_f32, float, VM_LOAD8_F32, VM_SQUARE)
+VM_SUM4(sumsq4_f64, double, VM_LOAD8_F64, VM_SQUARE)
 
 /* Column sums of float32 in double lanes: each column's running sum in its
  * own lane (the level's full width), one row at a time, in order, so every
@@ -617,10 +628,19 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .cols_sum_f32 = VM(cols_sum_f32),
     .sum4_f32 = VM(sum4_f32),
     .sum4_f64 = VM(sum4_f64),
+    .sumsq4_f32 = VM(sumsq4_f32),
+    .sumsq4_f64 = VM(sumsq4_f64),
     .axpy_u32 = VM(axpy_u32),
     .axpy_u64 = VM(axpy_u64),
     .max_f32 = VM(max_f32),
     .min_f32 = VM(min_f32),
     .max_f64 = VM(max_f64),
     .min_f64 = VM(min_f64),
+    .sum_i32 = VM(sum_i32),
+    .sum_i64 = VM(sum_i64),
+    .count_b8 = VM(count_b8),
+    .max_i32 = VM(max_i32),
+    .min_i32 = VM(min_i32),
+    .max_i64 = VM(max_i64),
+    .min_i64 = VM(min_i64),
 };
