@@ -387,10 +387,17 @@ def nonzero(input, *, as_tuple=False):
     (tensor([1, 2]),)
     """
     _tensor_arg(input, "nonzero")
-    mask = input if _name(input.dtype) == "bool" else input != 0
-    flat = mask.reshape(-1)
-    count = int(_count_of(flat))
+    mask = input if input.dtype == _C.bool else input != 0
+    count = int(_count_of(mask))
     ndim = input.ndim
+    # the backend's kernel where it has one (the CPU: Note [nonzero on the CPU])
+    coords = _C._nonzero(mask.contiguous(), count) if ndim else None
+    if coords is not None:
+        if not as_tuple:
+            return coords
+        return tuple(coords[:, k].contiguous() for k in range(ndim)) if ndim > 1 \
+            else (coords.reshape(-1),)
+    flat = mask.reshape(-1)
     positions = _compact(flat, count)
     if as_tuple:
         if ndim == 0:

@@ -273,6 +273,12 @@ typedef struct pdt_backend {
     /* Inclusive prefix sum of each row (last dim): out and x contiguous, one
      * dtype (float32, float64 or int64); out may be x. */
     pdt_status (*cumsum)(const pdt_tensor *out, const pdt_tensor *x);
+    /* The coordinates of mask's non-zero bytes in row-major order: mask a contiguous
+     * bool tensor of ndim >= 1 dims, out contiguous int64 (count, ndim).  The backend
+     * counts again and returns PDT_ERR_VALUE, writing nothing past out, when mask
+     * holds other than count non-zero bytes.  May be NULL: the bindings then compose
+     * nonzero from cumsum and index_put (pydevtensor/_ops_index.py). */
+    pdt_status (*nonzero)(const pdt_tensor *mask, const pdt_tensor *out);
 
     /* --- information --- */
     /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */

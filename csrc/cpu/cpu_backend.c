@@ -273,6 +273,7 @@ const pdt_backend pdt_cpu_backend = {
     .singular_values = pdt_cpu_singular_values,
     .sort = pdt_cpu_sort,
     .cumsum = pdt_cpu_cumsum,
+    .nonzero = pdt_cpu_nonzero,
     .describe = pdt_cpu_blas_describe,
     .libraries = cpu_libraries,
     .set_num_threads = cpu_set_num_threads,

@@ -183,6 +183,31 @@ static PyObject *f_cumsum(PyObject *module, PyObject *args)
     return wrap_or_raise(S, st, &out);
 }
 
+/* _nonzero(mask, count) -> the (count, ndim) int64 coordinates of mask's true
+ * elements, or None when mask's device has no kernel for it (the caller composes
+ * it).  mask: contiguous bool, ndim >= 1. */
+static PyObject *f_nonzero(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *x;
+    long long count;
+    if (!PyArg_ParseTuple(args, "O!L:_nonzero", S->tensor_type, &x, &count))
+        return NULL;
+    const pdt_tensor *tm = pdt_tensor_of(x);
+    pdt_hold h;
+    h.n = 0;
+    HOLD(h, tm);
+    pdt_tensor out;
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_nonzero(tm, (int64_t)count, &out);
+    Py_END_ALLOW_THREADS
+    pdt_hold_release(&h);
+    if (st == PDT_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    return wrap_or_raise(S, st, &out);
+}
+
 /* _expand(x, shape) -> a view of x broadcast to shape (stride 0 where it grows). */
 static PyObject *f_expand(PyObject *module, PyObject *args)
 {
@@ -209,6 +234,7 @@ PyMethodDef pdt_index_functions[] = {
     {"_index_check", f_index_check, METH_VARARGS, NULL},
     {"_sort", f_sort, METH_VARARGS, NULL},
     {"_cumsum", f_cumsum, METH_VARARGS, NULL},
+    {"_nonzero", f_nonzero, METH_VARARGS, NULL},
     {"_expand", f_expand, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
