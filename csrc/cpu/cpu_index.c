@@ -1,5 +1,5 @@
-/* cpu_index.c - the CPU backend's where, index_select, index_put, sort and
- * cumsum (pdt_backend.h states each contract; the core validated the inputs).
+/* cpu_index.c - the CPU backend's where, index_select, index_put and cumsum (sort:
+ * cpu_sort.c); pdt_backend.h states each contract, the core validated the inputs.
  *
  * Strided operands are walked with a cursor: the multi-index of the first
  * element of a slice is computed once, then carried forward one element at a
@@ -264,102 +264,6 @@ pdt_status pdt_cpu_index_add(const pdt_tensor *dst, int dim, const pdt_tensor *i
     case PDT_INT64: index_add_int64_t(dst, dim, ix, src); break;
     default: return pdt_fail(PDT_ERR_UNSUPPORTED, "index_add: unsupported dtype");
     }
-    return PDT_OK;
-}
-
-/* ------------------------------------------------------------------ sort */
-
-/* Note [sort order]
- * ~~~~~~~~~~~~~~~~~
- * Ascending order puts NaN last, descending order first (NaN is the largest
- * value, as in PyTorch and NumPy).  Both are stable: equal keys keep their
- * input order.  The CPU sorts each row with a bottom-up merge sort through the
- * scratch buffers; the CUDA backend merges runs with one thread per element
- * (cuda_index.cu).  Both use `before(a, b, descending)`: a goes strictly
- * before b. */
-
-#define DEFINE_SORT(NAME, T, ISNAN)                                                                \
-    static inline int before_##NAME(T a, T b, int desc)                                            \
-    {                                                                                              \
-        if (desc)                                                                                  \
-            return ISNAN(a) ? !ISNAN(b) : (!ISNAN(b) && a > b);                                    \
-        return ISNAN(b) ? !ISNAN(a) : (!ISNAN(a) && a < b);                                        \
-    }                                                                                              \
-    static void sort_row_##NAME(T *v, int64_t *ix, T *sv, int64_t *si, int64_t n, int desc)        \
-    {                                                                                              \
-        T *src = v, *dst = sv;                                                                     \
-        int64_t *isrc = ix, *idst = si;                                                            \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            ix[i] = i;                                                                             \
-        for (int64_t w = 1; w < n; w *= 2) {                                                       \
-            for (int64_t lo = 0; lo < n; lo += 2 * w) {                                            \
-                int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;       \
-                int64_t i = lo, j = mid, k = lo;                                                   \
-                while (i < mid && j < hi) {                                                        \
-                    int take_right = before_##NAME(src[j], src[i], desc);                          \
-                    int64_t from = take_right ? j++ : i++;                                         \
-                    dst[k] = src[from];                                                            \
-                    idst[k++] = isrc[from];                                                        \
-                }                                                                                  \
-                for (; i < mid; i++, k++)                                                          \
-                    dst[k] = src[i], idst[k] = isrc[i];                                            \
-                for (; j < hi; j++, k++)                                                           \
-                    dst[k] = src[j], idst[k] = isrc[j];                                            \
-            }                                                                                      \
-            T *t = src;                                                                            \
-            src = dst, dst = t;                                                                    \
-            int64_t *u = isrc;                                                                     \
-            isrc = idst, idst = u;                                                                 \
-        }                                                                                          \
-        if (src != v) {                                                                            \
-            memcpy(v, src, sizeof(T) * (size_t)n);                                                 \
-            memcpy(ix, isrc, sizeof(int64_t) * (size_t)n);                                         \
-        }                                                                                          \
-    }
-
-#define NOT_NAN(x) 0
-#define IS_NAN(x) ((x) != (x))
-DEFINE_SORT(u8, uint8_t, NOT_NAN)
-DEFINE_SORT(i32, int32_t, NOT_NAN)
-DEFINE_SORT(i64, int64_t, NOT_NAN)
-DEFINE_SORT(f32, float, IS_NAN)
-DEFINE_SORT(f64, double, IS_NAN)
-
-typedef struct sort_job {
-    const pdt_tensor *v, *ix, *sv, *si;
-    int64_t n;
-    int desc;
-} sort_job;
-
-static void sort_range(int64_t begin, int64_t end, void *ctx)
-{
-    const sort_job *j = ctx;
-    const int64_t n = j->n;
-    const size_t es = pdt_dtype_size(j->v->dtype);
-    for (int64_t r = begin; r < end; r++) {
-        char *v = pdt_tensor_ptr(j->v) + r * n * (int64_t)es;
-        char *sv = pdt_tensor_ptr(j->sv) + r * n * (int64_t)es;
-        int64_t *ix = (int64_t *)pdt_tensor_ptr(j->ix) + r * n;
-        int64_t *si = (int64_t *)pdt_tensor_ptr(j->si) + r * n;
-        switch (j->v->dtype) {
-        case PDT_BOOL: sort_row_u8((uint8_t *)v, ix, (uint8_t *)sv, si, n, j->desc); break;
-        case PDT_INT32: sort_row_i32((int32_t *)v, ix, (int32_t *)sv, si, n, j->desc); break;
-        case PDT_INT64: sort_row_i64((int64_t *)v, ix, (int64_t *)sv, si, n, j->desc); break;
-        case PDT_FLOAT32: sort_row_f32((float *)v, ix, (float *)sv, si, n, j->desc); break;
-        case PDT_FLOAT64: sort_row_f64((double *)v, ix, (double *)sv, si, n, j->desc); break;
-        default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
-        }
-    }
-}
-
-pdt_status pdt_cpu_sort(const pdt_tensor *values, const pdt_tensor *indices,
-                        const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
-                        int descending)
-{
-    const int64_t n = values->shape[values->ndim - 1];
-    const int64_t rows = n ? pdt_tensor_numel(values) / n : 0;
-    sort_job j = {values, indices, scratch_values, scratch_indices, n, descending};
-    pdt_cpu_parallel_for(rows, n >= GRAIN ? 1 : GRAIN / (n ? n : 1), sort_range, &j);
     return PDT_OK;
 }
 

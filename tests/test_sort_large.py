@@ -1,0 +1,70 @@
+"""Sorting rows long enough for the CPU's radix sort (Note [radix sort] in
+csrc/cpu/cpu_sort.c, from 512 elements) on every device: stable in both
+directions, NaN the largest value (last ascending, first descending) whatever its
+payload, -0.0 equal to 0.0, and the values moved with their bits.  The expected
+order is Python's stable sorted() on the same keys."""
+import math
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+
+
+def expected_order(x, descending):
+    def key(i):
+        v = float(x[i])
+        if math.isnan(v):
+            return (not descending, 0.0)
+        return (descending, -v if descending else v)
+    return sorted(range(len(x)), key=key)
+
+
+def row_of(dtype, n, seed):
+    rng = np.random.default_rng(seed)
+    if dtype.startswith("float"):
+        x = rng.standard_normal(n).astype(dtype)
+        x[rng.integers(0, n, n // 8)] = rng.choice([0.0, -0.0, 1.5, -2.25], n // 8)  # ties
+        nan_bits = {"float32": [0x7fc00000, 0xffc00001, 0x7f800123],
+                    "float64": [0x7ff8000000000000, 0xfff8000000000001, 0x7ff0000000000123]}
+        u = np.array(nan_bits[dtype], dtype=np.uint32 if dtype == "float32" else np.uint64)
+        x[rng.integers(0, n, 3)] = u.view(dtype)
+        x[:2] = [np.inf, -np.inf]
+        return x
+    info = np.iinfo(dtype)
+    wide = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    narrow = rng.integers(-3, 4, n).astype(dtype)  # many ties; most key bytes shared
+    return np.where(rng.random(n) < 0.5, wide, narrow).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("n", [512, 1000, 70_001])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_sort_stably_with_their_bits(device, dtype, n, descending):
+    x = row_of(dtype, n, seed=n + len(dtype))
+    values, indices = pdt.sort(pdt.from_numpy(x).to(device), descending=descending)
+    want = np.array(expected_order(x, descending), dtype=np.int64)
+    np.testing.assert_array_equal(indices.cpu().numpy(), want)
+    got = np.ascontiguousarray(values.cpu().numpy())
+    assert np.array_equal(got.view(np.uint8), x[want].view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_rows_of_a_matrix_sort_independently(device, dtype):
+    rows = [row_of("float32" if dtype == "bool" else dtype, 600, seed=s) for s in range(5)]
+    m = np.stack(rows)
+    if dtype == "bool":
+        m = (m > 0) | np.isnan(m)
+    for descending in (False, True):
+        values, indices = pdt.sort(pdt.from_numpy(m).to(device), dim=1, descending=descending)
+        for r in range(len(m)):
+            want = np.array(expected_order(m[r].astype(np.float64) if dtype == "bool" else m[r],
+                                           descending), dtype=np.int64)
+            np.testing.assert_array_equal(indices[r].cpu().numpy(), want)
+            np.testing.assert_array_equal(values[r].cpu().numpy(), m[r][want])
+        # along dim 0 (moved last and back): each column of 5 sorted alone
+        cols = pdt.argsort(pdt.from_numpy(m).to(device), dim=0, descending=descending)
+        for c in (0, 299, 599):
+            want = expected_order(m[:, c].astype(np.float64) if dtype == "bool" else m[:, c],
+                                  descending)
+            np.testing.assert_array_equal(cols[:, c].cpu().numpy(), want)
