@@ -9,6 +9,7 @@
 #include "cpu_half.h"
 #include "cpu_iter.h"
 #include "cpu_parallel.h"
+#include "cpu_simd.h"
 #include "pdt_convert.h"
 #include "pdt_half.h"
 #include "pdt_philox.h"
@@ -277,41 +278,82 @@ pdt_status pdt_cpu_arange(const pdt_tensor *dst, double start, double step)
 
 /* ---- random: Note [Philox layout] in pdt_philox.h; dst (n,) contiguous ---- */
 
+/* The blocks are made RND_TILE at a time by the dispatch level's kernel (16 side
+ * by side, the same bits as pdt_philox_block) into a buffer on the stack, and
+ * ranges of blocks split across the pool: a block's words depend only on its
+ * number, so the split changes nothing.  Uniform floats are written out here
+ * without pdt_uniform_f32's (f64's) volatile, which kept the loop from vectorising: this
+ * file is built with -ffp-contract=off, so the product and the sum are still
+ * rounded separately, as on the GPU. */
+#define RND_TILE 256
+#define RND_GRAIN 2048 /* blocks a thread takes at least */
+
+typedef struct {
+    const pdt_random_spec *spec;
+    char *p;
+    pdt_dtype dtype;
+    int64_t n;
+    int per_block; /* elements a block gives: 4 (float32 uniform) or 2 */
+} rnd_job;
+
+static void rnd_element(const rnd_job *j, int64_t i, uint32_t lo, uint32_t hi)
+{
+    const pdt_random_spec *spec = j->spec;
+    double v = 0;
+    int64_t iv = 0;
+    switch (spec->kind) {
+    case PDT_RANDOM_UNIFORM: v = pdt_uniform_f64(lo, hi, spec->a, spec->b); break;
+    case PDT_RANDOM_NORMAL: v = pdt_normal_f64(lo, hi, spec->a, spec->b); break;
+    case PDT_RANDOM_INT: iv = pdt_randint(lo, hi, spec->low, spec->high); break;
+    }
+    int is_int = spec->kind == PDT_RANDOM_INT;
+    char *p = j->p;
+    switch (j->dtype) {
+    case PDT_BOOL: ((uint8_t *)p)[i] = is_int ? iv != 0 : v != 0; break;
+    case PDT_INT32: ((int32_t *)p)[i] = is_int ? (int32_t)iv : pdt_f64_to_i32(v); break;
+    case PDT_INT64: ((int64_t *)p)[i] = is_int ? iv : pdt_f64_to_i64(v); break;
+    case PDT_FLOAT32: ((float *)p)[i] = is_int ? (float)iv : (float)v; break;
+    case PDT_FLOAT64: ((double *)p)[i] = is_int ? (double)iv : v; break;
+    default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
+    }
+}
+
+static void rnd_range(int64_t b0, int64_t b1, void *ctx)
+{
+    const rnd_job *j = ctx;
+    const pdt_random_spec *spec = j->spec;
+    uint32_t words[4 * RND_TILE];
+    for (int64_t blk = b0; blk < b1; blk += RND_TILE) {
+        int64_t nb = b1 - blk < RND_TILE ? b1 - blk : RND_TILE;
+        pdt_cpu_simd()->philox_blocks(spec->seed, spec->offset + (uint64_t)blk, nb, words);
+        int64_t e0 = blk * j->per_block, e1 = (blk + nb) * j->per_block;
+        if (e1 > j->n)
+            e1 = j->n;
+        if (j->per_block == 4) {
+            float *out = (float *)j->p + e0, a = (float)spec->a, d = (float)spec->b - a;
+            for (int64_t k = 0; k < e1 - e0; k++) {
+                float u = (float)(words[k] >> 8) * 0x1p-24f;
+                out[k] = a + d * u;
+            }
+            continue;
+        }
+        if (spec->kind == PDT_RANDOM_UNIFORM && j->dtype == PDT_FLOAT64) { /* likewise */
+            double *out = (double *)j->p + e0, a = spec->a, d = spec->b - a;
+            for (int64_t k = 0; k < e1 - e0; k++) {
+                uint64_t bits = ((uint64_t)words[2 * k + 1] << 32) | words[2 * k];
+                out[k] = a + d * ((double)(bits >> 11) * 0x1p-53);
+            }
+            continue;
+        }
+        for (int64_t i = e0; i < e1; i++)
+            rnd_element(j, i, words[2 * (i - e0)], words[2 * (i - e0) + 1]);
+    }
+}
+
 pdt_status pdt_cpu_random(const pdt_tensor *dst, const pdt_random_spec *spec)
 {
-    int64_t n = pdt_tensor_numel(dst);
-    char *p = pdt_tensor_ptr(dst);
-    if (spec->kind == PDT_RANDOM_UNIFORM && dst->dtype == PDT_FLOAT32) {
-        float *out = (float *)p, a = (float)spec->a, b = (float)spec->b;
-        for (int64_t blk = 0; blk * 4 < n; blk++) {
-            pdt_u32x4 r = pdt_philox_block(spec->seed, spec->offset + (uint64_t)blk);
-            for (int lane = 0; lane < 4 && blk * 4 + lane < n; lane++)
-                out[blk * 4 + lane] = pdt_uniform_f32(r.v[lane], a, b);
-        }
-        return PDT_OK;
-    }
-    for (int64_t blk = 0; blk * 2 < n; blk++) {
-        pdt_u32x4 r = pdt_philox_block(spec->seed, spec->offset + (uint64_t)blk);
-        for (int half = 0; half < 2 && blk * 2 + half < n; half++) {
-            int64_t i = blk * 2 + half;
-            uint32_t lo = r.v[2 * half], hi = r.v[2 * half + 1];
-            double v = 0;
-            int64_t iv = 0;
-            switch (spec->kind) {
-            case PDT_RANDOM_UNIFORM: v = pdt_uniform_f64(lo, hi, spec->a, spec->b); break;
-            case PDT_RANDOM_NORMAL: v = pdt_normal_f64(lo, hi, spec->a, spec->b); break;
-            case PDT_RANDOM_INT: iv = pdt_randint(lo, hi, spec->low, spec->high); break;
-            }
-            int is_int = spec->kind == PDT_RANDOM_INT;
-            switch (dst->dtype) {
-            case PDT_BOOL: ((uint8_t *)p)[i] = is_int ? iv != 0 : v != 0; break;
-            case PDT_INT32: ((int32_t *)p)[i] = is_int ? (int32_t)iv : pdt_f64_to_i32(v); break;
-            case PDT_INT64: ((int64_t *)p)[i] = is_int ? iv : pdt_f64_to_i64(v); break;
-            case PDT_FLOAT32: ((float *)p)[i] = is_int ? (float)iv : (float)v; break;
-            case PDT_FLOAT64: ((double *)p)[i] = is_int ? (double)iv : v; break;
-            default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
-            }
-        }
-    }
+    rnd_job j = {spec, pdt_tensor_ptr(dst), dst->dtype, pdt_tensor_numel(dst),
+                 spec->kind == PDT_RANDOM_UNIFORM && dst->dtype == PDT_FLOAT32 ? 4 : 2};
+    pdt_cpu_parallel_for((j.n + j.per_block - 1) / j.per_block, RND_GRAIN, rnd_range, &j);
     return PDT_OK;
 }

@@ -97,6 +97,9 @@ typedef struct pdt_cpu_simd_table {
     uint64_t (*count_b8)(const uint8_t *x, int64_t n);
     int32_t (*max_i32)(const int32_t *x, int64_t n), (*min_i32)(const int32_t *x, int64_t n);
     int64_t (*max_i64)(const int64_t *x, int64_t n), (*min_i64)(const int64_t *x, int64_t n);
+    /* out[4 j + w] = word w of Philox block first + j under seed (pdt_philox.h),
+     * j < nblocks (cpu_vphilox.h) */
+    void (*philox_blocks)(uint64_t seed, uint64_t first, int64_t nblocks, uint32_t *out);
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

@@ -252,7 +252,8 @@ static inline float VM(sincosf)(float x, int want_cos)
     return (float)((q & 2) ? -v : v);
 }
 
-#include "cpu_vint.h" /* integer sums, maxima and minima, the bool count */
+#include "cpu_vint.h"    /* integer sums, maxima and minima, the bool count */
+#include "cpu_vphilox.h" /* Philox blocks side by side */
 #include "cpu_vreduce.h"
 
 /* ---- +, -, *, / of contiguous rows: exact IEEE operations, no contraction,
@@ -643,4 +644,5 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .min_i32 = VM(min_i32),
     .max_i64 = VM(max_i64),
     .min_i64 = VM(min_i64),
+    .philox_blocks = VM(philox_blocks),
 };
