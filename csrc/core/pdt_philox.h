@@ -16,8 +16,9 @@
  *    lo = 2*(i%2) and hi = 2*(i%2)+1 of block offset + i / 2.
  *    float64 uniform: u = (((hi << 32) | lo) >> 11) * 2^-53.
  *    normal: Box-Muller in double, u1 = (lo + 1) * 2^-32 in (0, 1],
- *            u2 = hi * 2^-32, z = sqrt(-2 ln u1) * cos(2 pi u2); libm differences
- *            between devices can change the last bit of a float64 result.
+ *            u2 = hi * 2^-32, z = sqrt(-2 ln u1) * cos(2 pi u2); the CPU evaluates
+ *            ln and cos itself (Note [normal on the CPU], cpu_vnormal.h), CUDA
+ *            with its own: the last bits of a float64 result can differ.
  *    integers: low + ((hi << 32) | lo) mod (high - low).  The modulo bias is
  *            below 2^-32 for ranges under 2^32.
  */

@@ -296,17 +296,10 @@ typedef struct {
     int per_block; /* elements a block gives: 4 (float32 uniform) or 2 */
 } rnd_job;
 
-static void rnd_element(const rnd_job *j, int64_t i, uint32_t lo, uint32_t hi)
+/* Element i: the double v, or the integer iv for PDT_RANDOM_INT, in the dtype. */
+static void rnd_store(const rnd_job *j, int64_t i, double v, int64_t iv)
 {
-    const pdt_random_spec *spec = j->spec;
-    double v = 0;
-    int64_t iv = 0;
-    switch (spec->kind) {
-    case PDT_RANDOM_UNIFORM: v = pdt_uniform_f64(lo, hi, spec->a, spec->b); break;
-    case PDT_RANDOM_NORMAL: v = pdt_normal_f64(lo, hi, spec->a, spec->b); break;
-    case PDT_RANDOM_INT: iv = pdt_randint(lo, hi, spec->low, spec->high); break;
-    }
-    int is_int = spec->kind == PDT_RANDOM_INT;
+    int is_int = j->spec->kind == PDT_RANDOM_INT;
     char *p = j->p;
     switch (j->dtype) {
     case PDT_BOOL: ((uint8_t *)p)[i] = is_int ? iv != 0 : v != 0; break;
@@ -316,6 +309,15 @@ static void rnd_element(const rnd_job *j, int64_t i, uint32_t lo, uint32_t hi)
     case PDT_FLOAT64: ((double *)p)[i] = is_int ? (double)iv : v; break;
     default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
     }
+}
+
+static void rnd_element(const rnd_job *j, int64_t i, uint32_t lo, uint32_t hi)
+{
+    const pdt_random_spec *spec = j->spec;
+    if (spec->kind == PDT_RANDOM_INT)
+        rnd_store(j, i, 0, pdt_randint(lo, hi, spec->low, spec->high));
+    else
+        rnd_store(j, i, pdt_uniform_f64(lo, hi, spec->a, spec->b), 0);
 }
 
 static void rnd_range(int64_t b0, int64_t b1, void *ctx)
@@ -343,6 +345,13 @@ static void rnd_range(int64_t b0, int64_t b1, void *ctx)
                 uint64_t bits = ((uint64_t)words[2 * k + 1] << 32) | words[2 * k];
                 out[k] = a + d * ((double)(bits >> 11) * 0x1p-53);
             }
+            continue;
+        }
+        if (spec->kind == PDT_RANDOM_NORMAL) { /* Note [normal on the CPU] */
+            double z[2 * RND_TILE];
+            pdt_cpu_simd()->normal_words(words, e1 - e0, z);
+            for (int64_t i = e0; i < e1; i++)
+                rnd_store(j, i, spec->a + spec->b * z[i - e0], 0);
             continue;
         }
         for (int64_t i = e0; i < e1; i++)

@@ -100,6 +100,8 @@ typedef struct pdt_cpu_simd_table {
     /* out[4 j + w] = word w of Philox block first + j under seed (pdt_philox.h),
      * j < nblocks (cpu_vphilox.h) */
     void (*philox_blocks)(uint64_t seed, uint64_t first, int64_t nblocks, uint32_t *out);
+    /* z[i] = the standard normal of words w[2 i], w[2 i + 1], i < n (cpu_vnormal.h) */
+    void (*normal_words)(const uint32_t *w, int64_t n, double *z);
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

@@ -585,6 +585,8 @@ static void VM(tanh_row)(float *o, const float *a, int64_t n)
 VM_SINCOS_ROW(sin_row, 0, sinf)
 VM_SINCOS_ROW(cos_row, 1, cosf)
 
+#include "cpu_vnormal.h" /* Box-Muller of Philox words (after the sqrt rows) */
+
 const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .add_f32 = VM(add_f32),
     .sub_f32 = VM(sub_f32),
@@ -645,4 +647,5 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .max_i64 = VM(max_i64),
     .min_i64 = VM(min_i64),
     .philox_blocks = VM(philox_blocks),
+    .normal_words = VM(normal_words),
 };
