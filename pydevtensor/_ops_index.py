@@ -127,10 +127,17 @@ def where(condition, input=None, other=None):
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, _C.Tensor):
         raise TypeError(f"where(): condition must be a Tensor, got {type(condition).__name__}")
-    if _name(condition.dtype) != "bool":
+    if condition.dtype != _C.bool:
         raise TypeError(f"where(): condition must be a bool tensor, got {condition.dtype} "
                         f"(on {condition.device})")
     device = condition.device
+    if (type(input) is _C.Tensor and type(other) is _C.Tensor and input.dtype == other.dtype
+            and input.device == device and other.device == device
+            and input.shape == condition.shape and other.shape == condition.shape):
+        # the common case, kept short (issue 20: 4.4 us at 1,000 elements, NumPy 1.7)
+        out = _C.empty(condition.shape, dtype=input.dtype, device=device)
+        _C._where(out, condition, input, other)
+        return out
     for t in (input, other):
         if isinstance(t, _C.Tensor):
             device = t.device
@@ -176,6 +183,14 @@ def masked_fill(input, mask, value):
     if isinstance(value, _C.Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s)")
+    if (type(mask) is _C.Tensor and mask.dtype == _C.bool and mask.shape == input.shape
+            and mask.device == input.device and not input.requires_grad
+            and not isinstance(value, _C.Tensor)):
+        # the common case, kept short (issue 20); with grad, through where's record
+        out = _C.empty(input.shape, dtype=input.dtype, device=input.device)
+        fill = _as_tensor(value, input.dtype, input.device)
+        _C._where(out, mask, _C._expand(fill, input.shape), input)
+        return out
     out = where(mask, _as_tensor(value, input.dtype, input.device), input)
     if tuple(out.shape) != tuple(input.shape):
         raise RuntimeError(f"masked_fill: the mask of shape {tuple(mask.shape)} does not "
@@ -228,7 +243,7 @@ def _index_tensor(index, op):
         raise TypeError(f"{op}(): index must be a Tensor, got {type(index).__name__}")
     if _name(index.dtype) not in ("int32", "int64"):
         raise IndexError(f"{op}(): Expected dtype int32/int64 for index, got {index.dtype}")
-    return index if _name(index.dtype) == "int64" else index.to(_C.int64)
+    return index if index.dtype == _C.int64 else index.to(_C.int64)
 
 
 @recorded("index_select")
@@ -500,7 +515,7 @@ def _plan(x, idx):
     for it in items:
         if it is None or it is Ellipsis:
             continue
-        if isinstance(it, _C.Tensor) and _name(it.dtype) == "bool":
+        if isinstance(it, _C.Tensor) and it.dtype == _C.bool:
             consumed += it.ndim
         elif isinstance(it, builtins.bool) or _numpy_index(it) and it.ndim == 0:
             consumed += 0
@@ -523,7 +538,7 @@ def _plan(x, idx):
             out_dim += 1
         elif _is_advanced(it):
             t = _index_item(it, x.device)
-            if _name(t.dtype) == "bool":
+            if t.dtype == _C.bool:
                 if t.ndim == 0:  # x[True]: a new dim of size 1 (size 0 for False)
                     keep = it if isinstance(it, builtins.bool) else builtins.bool(t.cpu().item())
                     basic.append(None)
@@ -640,7 +655,7 @@ def _leading_mask(x, idx):
     """idx when it is one bool Tensor over x's leading dims (x[mask], the common
     case, done without coordinates: the mask's flat positions select rows of x
     with those dims merged), else None."""
-    if (isinstance(idx, _C.Tensor) and idx.ndim > 0 and _name(idx.dtype) == "bool"
+    if (isinstance(idx, _C.Tensor) and idx.ndim > 0 and idx.dtype == _C.bool
             and idx.device == x.device and tuple(idx.shape) == tuple(x.shape)[:idx.ndim]):
         return idx
     return None

@@ -67,29 +67,37 @@ def cat(tensors, dim=0, *, out=None):
     """
     if isinstance(tensors, _C.Tensor):
         raise TypeError("cat(): argument 'tensors' must be a sequence of Tensors, got Tensor")
+    if out is None and type(dim) is builtins.int:
+        joined = _C._cat_fast(tensors, dim)  # the common case, in C; None: see below
+        if joined is not None:
+            return joined
     tensors = list(tensors)
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
     device = _same_device("cat", tensors)
-    parts = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    parts = [t for t in tensors if t.ndim != 1 or t.shape[0] != 0] or tensors[:1]
     ref = parts[0]
     if ref.ndim == 0:
         raise RuntimeError("cat(): zero-dimensional tensor (at position 0) cannot be "
                            "concatenated")
     d = _dim(dim, ref.ndim, "cat")
     dtype = tensors[0].dtype
-    for t in tensors[1:]:
-        dtype = result_type(_C.empty(0, dtype=dtype), t)
+    for t in tensors:
+        if t.dtype != dtype:  # promote only when the dtypes differ (kept short: issue 20)
+            for u in tensors[1:]:
+                dtype = result_type(_C.empty(0, dtype=dtype), u)
+            break
+    shape = list(ref.shape)
+    rest = shape[:d] + shape[d + 1:]
     total = 0
     for t in parts:
-        if t.ndim != ref.ndim or any(a != b for k, (a, b) in enumerate(zip(t.shape, ref.shape))
-                                     if k != d):
+        s = list(t.shape)
+        if s[:d] + s[d + 1:] != rest or len(s) != len(shape):
             raise RuntimeError(f"cat(): Sizes of tensors must match except in dimension {d}. "
                                f"Expected {tuple(ref.shape)} but got {tuple(t.shape)} for "
                                f"tensor number {[x is t for x in tensors].index(True)} in the list (on "
                                f"{device})")
-        total += t.shape[d]
-    shape = list(ref.shape)
+        total += s[d]
     shape[d] = total
     result = _C.empty(tuple(shape), dtype=dtype, device=device) if out is None else out
     if out is not None and tuple(out.shape) != tuple(shape):

@@ -64,6 +64,22 @@ def test_cat_stack(dev, dtype):
     exact(pdt.stack([ta, ta]), np.stack([a, a]))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+def test_cat_of_views_and_many_parts(dev, dtype):
+    # the C fast path (one dtype and device, up to 8 parts) and the Python path (more
+    # parts, a generator) give NumPy's result: 3-d parts along every dim, transposed
+    # and strided parts, parts of length 0 along dim, a tuple
+    a, b, c = (data(s, dtype, k) for k, s in enumerate([(4, 3, 5), (4, 2, 5), (4, 0, 5)]))
+    ta, tb, tc = (pdt.tensor(x, device=dev) for x in (a, b, c))
+    exact(pdt.cat((ta, tb, tc, ta), 1), np.concatenate([a, b, c, a], 1))
+    exact(pdt.cat([ta, ta[:, :, ::2][:, :, :2]], 2), np.concatenate([a, a[:, :, ::2][:, :, :2]], 2))
+    exact(pdt.cat([ta.transpose(0, 2)] * 2, 0), np.concatenate([a.transpose(2, 1, 0)] * 2, 0))
+    exact(pdt.cat([ta[1:3, ::2], ta[:2, 1:]], -3), np.concatenate([a[1:3, ::2], a[:2, 1:]], 0))
+    for n in (8, 9):  # 9: past the fast path
+        exact(pdt.cat([ta] * n, -1), np.concatenate([a] * n, -1))
+    exact(pdt.cat(iter([ta, tb]), 1), np.concatenate([a, b], 1))  # not a list: Python's path
+
+
 def test_cat_promotes_and_refuses(dev):
     a = pdt.tensor([1, 2], dtype=pdt.int32, device=dev)
     b = pdt.tensor([0.5], dtype=pdt.float64, device=dev)

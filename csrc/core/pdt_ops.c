@@ -277,3 +277,28 @@ pdt_status pdt_same_device(const char *op, int n, const pdt_tensor *const *ts,
     *device = ts[first]->device;
     return PDT_OK;
 }
+
+pdt_status pdt_cat_checked(int n, const pdt_tensor *const *ts, int dim, pdt_tensor *result)
+{
+    int64_t shape[PDT_MAX_DIMS];
+    for (int k = 0; k < ts[0]->ndim; k++)
+        shape[k] = ts[0]->shape[k];
+    shape[dim] = 0;
+    for (int i = 0; i < n; i++)
+        shape[dim] += ts[i]->shape[dim];
+    pdt_status st = pdt_tensor_empty(ts[0]->device, ts[0]->dtype, ts[0]->ndim, shape, 0, result);
+    int64_t at = 0;
+    for (int i = 0; i < n && st == PDT_OK; i++) {
+        int64_t len = ts[i]->shape[dim];
+        if (len == 0)
+            continue;
+        pdt_tensor part = *result; /* borrowed: result's slice [at, at + len) along dim */
+        part.shape[dim] = len;
+        part.offset += at * result->strides[dim];
+        st = pdt_copy(&part, ts[i], 0);
+        at += len;
+    }
+    if (st != PDT_OK)
+        pdt_tensor_release(result);
+    return st;
+}

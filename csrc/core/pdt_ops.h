@@ -22,6 +22,10 @@ pdt_status pdt_copy_to_new(const pdt_tensor *src, pdt_device device, pdt_dtype d
  * to(dtype) of a transposed tensor stay transposed; a contiguous src gives a
  * contiguous out. */
 pdt_status pdt_copy_to_new_in_order(const pdt_tensor *src, pdt_dtype dtype, pdt_tensor *out);
+/* result = the n tensors joined along dim, a new contiguous tensor.  The caller has
+ * checked what torch.cat requires: n >= 1, one dtype and device, ndim >= 1 and the
+ * same sizes outside dim (pydevtensor/_ops_join.py checks and reports the rest). */
+pdt_status pdt_cat_checked(int n, const pdt_tensor *const *ts, int dim, pdt_tensor *result);
 
 pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value);
 /* dst contiguous 1-D. */
