@@ -222,12 +222,17 @@ def _fma_peak():
 
 
 def _spawn(lib, args):
+    return run_worker("benchmarks.scaling", lib, args.sizes, args.ops,
+                      ["--quick"] if args.quick else [])
+
+
+def run_worker(module, lib, sizes, ops, extra=()):
+    """Runs ``python -m module --worker lib`` in a process of its own; its JSON result,
+    or {"error": its last line}.  (benchmarks.breadth uses it too.)"""
     fd, path = tempfile.mkstemp(suffix=".json")
     os.close(fd)
-    cmd = [sys.executable, "-m", "benchmarks.scaling", "--worker", lib, "--result", path,
-           "--sizes", ",".join(str(n) for n in args.sizes), "--ops", ",".join(args.ops)]
-    if args.quick:
-        cmd.append("--quick")
+    cmd = [sys.executable, "-m", module, "--worker", lib, "--result", path,
+           "--sizes", ",".join(str(n) for n in sizes), "--ops", ",".join(ops), *extra]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     try:
         text = Path(path).read_text()

@@ -323,6 +323,15 @@ def test_simple_unary_ops_are_exact_at_every_level(level, dtype, level_restored)
                 np.array_equal(np.isnan(g), np.isnan(ref)) and \
                 (g[~np.isnan(g)].view(f"u{g.itemsize}") ==
                  ref[~np.isnan(ref)].view(f"u{ref.itemsize}")).all(), (name, level)
+    # clamp: x < lo ? (lo > hi ? hi : lo) : x > hi ? hi : x; a NaN stays NaN
+    for lo, hi in ((-1.5, 2.0), (3.0, -1.0), (-np.inf, 0.0)):
+        ref = np.where(x < lo, hi if lo > hi else lo, np.where(x > hi, hi, x)).astype(dtype)
+        for got, r in ((t.clamp(lo, hi), ref), (t[::3].clamp(lo, hi), ref[::3])):
+            g = np.asarray(got)
+            assert np.array_equal(np.isnan(g), np.isnan(r)), (lo, hi, level)
+            g, r = g[~np.isnan(g)], r[~np.isnan(r)]  # the rest to the bit (-0.0 too)
+            assert np.array_equal(g.view(f"u{g.itemsize}"), r.view(f"u{r.itemsize}")), \
+                (lo, hi, level)
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -280,8 +280,21 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
         }                                                                                          \
     }
 
-/* clamp(x) = min(max(x, lo), hi); a NaN x stays NaN; lo > hi gives hi. */
-#define CLAMP(x) ((x) < lo ? (lo > hi ? hi : lo) : (x) > hi ? hi : (x))
+/* clamp(x) = min(max(x, lo), hi) (cpu_simd.h) */
+#define CLAMP(x) PDT_CLAMP(x, lo, hi)
+
+/* clamp of floats: contiguous rows to the level's kernel (cpu_vmath.h), strided
+ * ones through the same expression */
+#define SIMD_CLAMP_ROW(NAME, T)                                                                    \
+    UNARY_ROW(NAME##_strided, T, CLAMP(x))                                                         \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        if (so == sizeof(T) && sa == sizeof(T))                                                    \
+            pdt_cpu_simd()->NAME(o, a, n, extra);                                                  \
+        else                                                                                       \
+            NAME##_strided(o, so, a, sa, b, sb, n, extra);                                         \
+    }
 
 /* neg, abs, sqrt and relu of floats: contiguous rows go to the level's kernel
  * (cpu_vmath.h), strided ones here, with the same expression (cpu_simd.h) */
@@ -305,7 +318,7 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     SIMD_UNARY_ROW(abs_##SN, T, PDT_ABS)                                                           \
     SIMD_UNARY_ROW(sqrt_##SN, T, PDT_SQRT)                                                         \
     SIMD_UNARY_ROW(relu_##SN, T, PDT_RELU)                                                         \
-    UNARY_ROW(clamp_##SN, T, CLAMP(x))
+    SIMD_CLAMP_ROW(clamp_##SN, T)
 FLOAT_UNARY_ROWS(f32, float)
 FLOAT_UNARY_ROWS(f64, double)
 

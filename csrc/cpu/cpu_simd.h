@@ -48,6 +48,11 @@ typedef void (*pdt_vu_row)(char *o, const char *a, int64_t n);
 #define PDT_ABS(x) _Generic((x), float : fabsf, default : fabs)(x)
 #define PDT_SQRT(x) _Generic((x), float : sqrtf, default : sqrt)(x)
 #define PDT_RELU(x) ((x) < 0 ? 0 : (x)) /* -0.0 and NaN stay */
+/* clamp(x) = min(max(x, lo), hi); a NaN x stays NaN; lo > hi gives hi */
+#define PDT_CLAMP(x, lo, hi) ((x) < (lo) ? ((lo) > (hi) ? (hi) : (lo)) : (x) > (hi) ? (hi) : (x))
+/* o[i] = PDT_CLAMP(a[i], bounds[0], bounds[1]) over contiguous rows of T (float32 or
+ * float64; bounds: two T), o may be a.  cpu_vmath.h. */
+typedef void (*pdt_vclamp_row)(char *o, const char *a, int64_t n, const void *bounds);
 
 /* float * bool (Note [a float times a mask] in pdt_elementwise.c): the mask
  * byte m made 0 or 1 in T as the cast would, built from its bits (ONE's bits,
@@ -74,6 +79,7 @@ typedef struct pdt_cpu_simd_table {
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
     pdt_vu_row neg_f32, abs_f32, sqrt_f32, relu_f32, neg_f64, abs_f64, sqrt_f64, relu_f64;
     pdt_vmask_row mul_mask_f32, mul_mask_f64;
+    pdt_vclamp_row clamp_f32, clamp_f64;
     pdt_vr_arg_f32 argmax_f32, argmin_f32;
     pdt_vr_arg_f64 argmax_f64, argmin_f64;
     float (*max_f32)(const float *x, int64_t n), (*min_f32)(const float *x, int64_t n);

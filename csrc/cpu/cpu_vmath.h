@@ -382,6 +382,19 @@ VM_UNARY_FLOATS(neg, PDT_NEG)
 VM_UNARY_FLOATS(abs, PDT_ABS)
 VM_UNARY_FLOATS(relu, PDT_RELU)
 
+/* clamp of contiguous float rows (at the baseline level 1e6 float32 took 1.13 to
+ * 1.17 times NumPy's clip) */
+#define VM_CLAMP(NAME, T)                                                                          \
+    static void VM(NAME)(char *o, const char *a, int64_t n, const void *bounds)                    \
+    {                                                                                              \
+        T *po = (T *)o;                                                                            \
+        const T *pa = (const T *)a, lo = ((const T *)bounds)[0], hi = ((const T *)bounds)[1];      \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            po[i] = PDT_CLAMP(pa[i], lo, hi);                                                      \
+    }
+VM_CLAMP(clamp_f32, float)
+VM_CLAMP(clamp_f64, double)
+
 /* sqrt: GCC keeps the C library's sqrtf in a loop for its errno (no
  * -fno-math-errno here), so on x86 the vectors go through the instruction
  * itself, correctly rounded as sqrtf is, the same bits (a negative's NaN too:
@@ -620,6 +633,8 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .ge_f64 = VM(ge_f64),
     .mul_mask_f32 = VM(mul_mask_f32),
     .mul_mask_f64 = VM(mul_mask_f64),
+    .clamp_f32 = VM(clamp_f32),
+    .clamp_f64 = VM(clamp_f64),
     .neg_f32 = VM(neg_f32),
     .abs_f32 = VM(abs_f32),
     .sqrt_f32 = VM(sqrt_f32),

@@ -1,0 +1,199 @@
+"""The breadth table: the ops outside benchmarks.scaling's classes (integer arithmetic and
+reductions, selection, sorting, creation and random fills, copies of views, joins), our
+time over NumPy's at 1e3, 1e5 and 1e6 elements.
+
+    python -m benchmarks.breadth                  # the whole table (about 3 minutes)
+    python -m benchmarks.breadth --ops sort,where --sizes 1e3,1e6 --rounds 1
+
+As in benchmarks.scaling, each library runs in a process of its own (``--worker LIB``),
+in turn, for ``--rounds`` rounds (2), and a figure is the median over the rounds of the
+median of 7 repeats, each a loop of about 20 ms.  float32 unless the name says
+otherwise.  Where the two libraries' calls differ, NumPy's is the one that gives the
+same result: ``sort`` returns values and indices (PyTorch's sort), so NumPy's side is a
+stable argsort and a take; ``nonzero`` gives the (n, ndim) coordinates (np.argwhere);
+``randn`` and ``rand`` are NumPy's default Generator; ``pow2`` is ``x ** 2``.
+A sweep like this one found the cells fixed in stop 29 (x ** 2 at 60 times NumPy's
+time, nonzero 12, flip 7, arange 5, sort 4, randn 3.5; see the note on issue 20).
+
+Results go to ``breadth.json`` and ``breadth.txt`` under ``$OUT`` when it is set, else
+``benchmarks/results/``.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+from .scaling import _time, run_worker
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZES = (10**3, 10**5, 10**6)
+
+
+def _cases(lib):
+    """{name: build(n) -> zero-argument callable} for "pydevtensor" or "numpy"."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    ours = lib == "pydevtensor"
+    if ours:
+        import pydevtensor as P
+
+        def arr(a):
+            return P.from_numpy(np.ascontiguousarray(a))
+    else:
+        def arr(a):
+            return np.ascontiguousarray(a)
+
+    def f32(n, low=-1.0):
+        return arr((rng.random(n, dtype=np.float32) * (1 - low) + low).astype(np.float32))
+
+    def ints(n, dtype):
+        return arr(rng.integers(-1000, 1000, n).astype(dtype))
+
+    def square(n):
+        s = max(1, int(n ** 0.5))
+        return arr(rng.random((s, s), dtype=np.float32))
+
+    def two(make, fo, fn):
+        def build(n):
+            a, b = make(n), make(n)
+            return (lambda: fo(a, b)) if ours else (lambda: fn(a, b))
+        return build
+
+    def one(make, fo, fn):
+        def build(n):
+            a = make(n)
+            return (lambda: fo(a)) if ours else (lambda: fn(a))
+        return build
+
+    def i32(n):
+        return ints(n, np.int32)
+
+    def i64(n):
+        return ints(n, np.int64)
+
+    def f64(n):
+        return arr(rng.random(n))
+
+    def pos(n):
+        return f32(n, 0.1)
+
+    def mask(n):
+        return f32(n) > 0
+
+    P_ = P if ours else None
+    c = {
+        "add_i32": two(i32, lambda a, b: a + b, np.add),
+        "mul_i64": two(i64, lambda a, b: a * b, np.multiply),
+        "add_f64": two(f64, lambda a, b: a + b, np.add),
+        "maximum": two(f32, lambda a, b: P_.maximum(a, b), np.maximum),
+        "clamp": one(f32, lambda a: a.clamp(-0.5, 0.5), lambda a: np.clip(a, -0.5, 0.5)),
+        "pow2": one(f32, lambda a: a ** 2, lambda a: a ** 2),
+        "log": one(pos, lambda a: P_.log(a), np.log),
+        "sin": one(f32, lambda a: P_.sin(a), np.sin),
+        "sigmoid": one(f32, lambda a: P_.sigmoid(a), lambda a: 1 / (1 + np.exp(-a))),
+        "floor_divide_i32": two(i32, lambda a, b: a // (b.abs() + 1),
+                                lambda a, b: a // (np.abs(b) + 1)),
+        "sum_i32": one(i32, lambda a: a.sum(), np.sum),
+        "max_i32": one(i32, lambda a: a.max(), np.max),
+        "sum_bool": one(mask, lambda a: a.sum(), np.count_nonzero),
+        "norm": one(f32, lambda a: P_.norm(a), np.linalg.norm),
+        "dot": two(f32, lambda a, b: P_.dot(a, b), np.dot),
+        "var": one(f32, lambda a: a.var(), lambda a: a.var(ddof=1)),
+        "cumsum": one(f32, lambda a: P_.cumsum(a, 0), np.cumsum),
+        "where": two(f32, lambda a, b: P_.where(a > 0, a, b), lambda a, b: np.where(a > 0, a, b)),
+        "masked_fill": one(f32, lambda a: a.masked_fill(a > 0, 0.0),
+                           lambda a: np.where(a > 0, np.float32(0), a)),
+        "nonzero": one(f32, lambda a: P_.nonzero(a > 0), lambda a: np.argwhere(a > 0)),
+        "sort": one(f32, lambda a: P_.sort(a),
+                    lambda a: (lambda i: (a[i], i))(np.argsort(a, kind="stable"))),
+        "isnan": one(f32, lambda a: P_.isnan(a), np.isnan),
+        "isfinite": one(f32, lambda a: P_.isfinite(a), np.isfinite),
+        "cast_i32_f32": one(i32, lambda a: a.float(), lambda a: a.astype(np.float32)),
+        "flip": one(f32, lambda a: P_.flip(a, [0]), lambda a: np.flip(a).copy()),
+        "stride2_copy": one(f32, lambda a: a[::2].contiguous(),
+                            lambda a: np.ascontiguousarray(a[::2])),
+        "transpose_copy": one(square, lambda a: a.T.contiguous(), lambda a: a.T.copy()),
+        "cat": two(f32, lambda a, b: P_.cat([a, b]), lambda a, b: np.concatenate([a, b])),
+        "arange_i64": lambda n: ((lambda: P_.arange(n)) if ours else (lambda: np.arange(n))),
+        "zeros": lambda n: ((lambda: P_.zeros(n)) if ours
+                            else (lambda: np.zeros(n, np.float32))),
+        "rand": lambda n: ((lambda: P_.rand(n)) if ours
+                           else (lambda: rng.random(n, dtype=np.float32))),
+        "randn": lambda n: ((lambda: P_.randn(n)) if ours
+                            else (lambda: rng.standard_normal(n, dtype=np.float32))),
+    }
+    return c
+
+
+def worker(lib, sizes, ops):
+    cases = _cases(lib)
+    out = {}
+    for op in ops:
+        out[op] = {str(n): _time(cases[op](n), False) for n in sizes}
+    return out
+
+
+def _spawn(lib, args):
+    result = run_worker("benchmarks.breadth", lib, args.sizes, args.ops)
+    if "error" in result:
+        raise SystemExit(f"the {lib} worker failed: {result['error']}")
+    return result
+
+
+def render(times, sizes, ops):
+    head = f"{'op':18s}" + "".join(f"{'pdt/numpy ' + _size(n):>18s}" for n in sizes)
+    lines = ["our time over NumPy's (each library in its own process; median of rounds)",
+             head]
+    for op in ops:
+        cells = []
+        for n in sizes:
+            ours, theirs = times["pydevtensor"][op][str(n)], times["numpy"][op][str(n)]
+            cells.append(f"{ours / theirs:7.2f} ({ours * 1e6:8.1f} us)")
+        lines.append(f"{op:18s}" + "".join(f"{c:>18s}" for c in cells))
+    return "\n".join(lines)
+
+
+def _size(n):
+    return f"1e{len(str(n)) - 1}" if str(n).strip("0") == "1" else str(n)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default=",".join(str(n) for n in SIZES))
+    ap.add_argument("--ops", default=None)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--worker", choices=("pydevtensor", "numpy"))
+    ap.add_argument("--result")
+    ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "benchmarks" / "results")))
+    args = ap.parse_args(argv)
+    args.sizes = [int(float(s)) for s in args.sizes.split(",")]
+    known = list(_cases("numpy"))
+    args.ops = known if args.ops is None else args.ops.split(",")
+    unknown = [op for op in args.ops if op not in known]
+    if unknown:
+        ap.error(f"unknown ops {unknown}; known: {', '.join(known)}")
+    if args.worker:
+        Path(args.result).write_text(json.dumps(worker(args.worker, args.sizes, args.ops)))
+        return 0
+    rounds = {"pydevtensor": [], "numpy": []}
+    for r in range(args.rounds):
+        for lib in rounds:
+            print(f"round {r + 1}/{args.rounds}: timing {lib} in its own process ...",
+                  file=sys.stderr, flush=True)
+            rounds[lib].append(_spawn(lib, args))
+    times = {lib: {op: {str(n): statistics.median(rr[op][str(n)] for rr in rs)
+                        for n in args.sizes} for op in args.ops}
+             for lib, rs in rounds.items()}
+    text = render(times, args.sizes, args.ops)
+    print(text)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "breadth.txt").write_text(text + "\n")
+    (out / "breadth.json").write_text(json.dumps(times, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
