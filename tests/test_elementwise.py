@@ -282,6 +282,13 @@ def t(values, device, dtype=None):
     return pdt.tensor(np.asarray(values, dtype=dtype), device=device)
 
 
+def same_bits(got, want):
+    """got (a Tensor on any device) has want's dtype and bytes."""
+    got = np.ascontiguousarray(got.cpu().numpy())
+    want = np.ascontiguousarray(want)
+    return got.dtype == want.dtype and np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 def values_of(x):
     return x.cpu().numpy().tolist()
 
@@ -350,12 +357,6 @@ def test_a_float_times_a_mask_has_the_bits_of_casting_the_mask_first(device, dty
     keep = rng.random((70, 300)) < 0.5
     keep[0, :5] = False
     G, M = pdt.from_numpy(g).to(device), pdt.from_numpy(keep).to(device)
-
-    def same_bits(got, want):
-        got = np.ascontiguousarray(got.cpu().numpy())
-        want = np.ascontiguousarray(want)
-        return got.dtype == want.dtype and np.array_equal(got.view(np.uint8),
-                                                          want.view(np.uint8))
 
     with np.errstate(invalid="ignore"):
         mask = keep.astype(dtype)
@@ -736,12 +737,6 @@ def test_a_square_has_the_bits_of_the_product(device, dtype):
         a = rng.integers(-100000, 100000, (40, 50)).astype(dtype)
         a[0, :3] = [np.iinfo(dtype).max, np.iinfo(dtype).min, -3]
     x = pdt.from_numpy(a).to(device)
-
-    def same_bits(got, want):
-        got = np.ascontiguousarray(got.cpu().numpy())
-        want = np.ascontiguousarray(want)
-        return got.dtype == want.dtype and np.array_equal(got.view(np.uint8),
-                                                          want.view(np.uint8))
 
     with np.errstate(all="ignore"):
         sq = a * a

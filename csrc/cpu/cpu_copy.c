@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include "cpu_iter.h"
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
 
@@ -136,30 +137,13 @@ void pdt_cpu_copy_strided(const pdt_tensor *dst, const pdt_tensor *src)
     p.el = pdt_dtype_size(dst->dtype);
     p.d = pdt_tensor_ptr(dst);
     p.s = pdt_tensor_ptr(src);
-    /* A leading dim of 1 so that there is always a row dim. */
+    /* A leading dim of 1 so that there is always a row dim, then the merged dims. */
     p.shape[0] = 1;
     p.ds[0] = p.ss[0] = 0;
-    int n = 1;
-    int perm[PDT_MAX_DIMS];
-    pdt_memory_order(dst, perm);
-    for (int ii = 0; ii < dst->ndim; ii++) {
-        int i = perm[ii];
-        if (dst->shape[i] == 0)
-            return;
-        if (dst->shape[i] == 1)
-            continue;
-        if (n > 1 && p.ds[n - 1] == dst->strides[i] * dst->shape[i] &&
-            p.ss[n - 1] == src->strides[i] * dst->shape[i]) {
-            p.shape[n - 1] *= dst->shape[i];
-            p.ds[n - 1] = dst->strides[i];
-            p.ss[n - 1] = src->strides[i];
-        } else {
-            p.shape[n] = dst->shape[i];
-            p.ds[n] = dst->strides[i];
-            p.ss[n] = src->strides[i];
-            n++;
-        }
-    }
+    int merged = pdt_cpu_merge_dims(dst, src, p.shape + 1, p.ds + 1, p.ss + 1);
+    if (merged < 0)
+        return;
+    int n = 1 + merged;
     for (int k = 0; k < n; k++)
         p.ds[k] *= (int64_t)p.el, p.ss[k] *= (int64_t)p.el;
     if (n == 1) { /* one element */

@@ -1,11 +1,12 @@
 /* cpu_iter.c - row iteration over strided tensors (see cpu_iter.h). */
 #include "cpu_iter.h"
 
-void pdt_cpu_for_each_row(const pdt_tensor *a, const pdt_tensor *b, pdt_cpu_row_fn fn, void *ctx)
+int pdt_cpu_merge_dims(const pdt_tensor *a, const pdt_tensor *b, int64_t *shape, int64_t *sa,
+                       int64_t *sb)
 {
     const int nops = b ? 2 : 1;
     const pdt_tensor *ops[2] = {a, b};
-    int64_t shape[PDT_MAX_DIMS], strides[2][PDT_MAX_DIMS];
+    int64_t *strides[2] = {sa, sb};
     int ndim = 0;
 
     /* In a's memory order (Note [memory order]), drop size-1 dims and merge
@@ -15,7 +16,7 @@ void pdt_cpu_for_each_row(const pdt_tensor *a, const pdt_tensor *b, pdt_cpu_row_
     for (int ii = 0; ii < a->ndim; ii++) {
         int i = perm[ii];
         if (a->shape[i] == 0)
-            return;
+            return -1;
         if (a->shape[i] == 1)
             continue;
         int merge = ndim > 0;
@@ -32,6 +33,16 @@ void pdt_cpu_for_each_row(const pdt_tensor *a, const pdt_tensor *b, pdt_cpu_row_
             ndim++;
         }
     }
+    return ndim;
+}
+
+void pdt_cpu_for_each_row(const pdt_tensor *a, const pdt_tensor *b, pdt_cpu_row_fn fn, void *ctx)
+{
+    const int nops = b ? 2 : 1;
+    int64_t shape[PDT_MAX_DIMS], strides[2][PDT_MAX_DIMS];
+    int ndim = pdt_cpu_merge_dims(a, b, shape, strides[0], strides[1]);
+    if (ndim < 0)
+        return;
     if (ndim == 0) { /* a single element */
         shape[0] = 1;
         strides[0][0] = strides[1][0] = 0;
