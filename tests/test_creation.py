@@ -83,6 +83,17 @@ def test_arange_has_the_bits_of_its_formula(device, dtype, start, step):
     assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
+def test_arange_at_the_ends_of_int32(device):
+    # counted in int64: the step after the last element would pass INT32_MAX (the
+    # sanitizer job's UBSan stops on a signed overflow)
+    got = pdt.arange(0, 2 ** 31 - 1, 2 ** 30, dtype=pdt.int32, device=device)
+    assert host(got).tolist() == [0, 2 ** 30]
+    got = pdt.arange(2 ** 31 - 3, 2 ** 31, dtype=pdt.int32, device=device)
+    assert host(got).tolist() == [2 ** 31 - 3, 2 ** 31 - 2, 2 ** 31 - 1]
+    got = pdt.arange(-2 ** 31 + 2, -2 ** 31 - 1, -1, dtype=pdt.int32, device=device)
+    assert host(got).tolist() == [-2 ** 31 + 2, -2 ** 31 + 1, -2 ** 31]
+
+
 @pytest.mark.parametrize("start,end,steps", [(0, 1, 5), (-2, 2, 1), (0, 10, 0), (1, -1, 7),
                                              (0, 1, 1000)])
 def test_linspace_matches_numpy(device, start, end, steps):

@@ -80,6 +80,16 @@ def test_cat_of_views_and_many_parts(dev, dtype):
     exact(pdt.cat(iter([ta, tb]), 1), np.concatenate([a, b], 1))  # not a list: Python's path
 
 
+def test_a_cat_too_large_is_out_of_memory_and_a_huge_dim_an_index_error(dev):
+    # the C fast path: a result it cannot allocate raises (it released garbage once),
+    # and a dim past any integer range goes to the Python path's message
+    x = pdt.zeros(1, device=dev).expand(2 ** 40)
+    with pytest.raises(pdt.OutOfMemoryError, match="out of memory"):
+        pdt.cat([x, x])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        pdt.cat([pdt.zeros(2, device=dev)] * 2, dim=2 ** 70)
+
+
 def test_cat_promotes_and_refuses(dev):
     a = pdt.tensor([1, 2], dtype=pdt.int32, device=dev)
     b = pdt.tensor([0.5], dtype=pdt.float64, device=dev)

@@ -280,13 +280,21 @@ pdt_status pdt_same_device(const char *op, int n, const pdt_tensor *const *ts,
 
 pdt_status pdt_cat_checked(int n, const pdt_tensor *const *ts, int dim, pdt_tensor *result)
 {
+    memset(result, 0, sizeof *result);
     int64_t shape[PDT_MAX_DIMS];
     for (int k = 0; k < ts[0]->ndim; k++)
         shape[k] = ts[0]->shape[k];
     shape[dim] = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        /* each size is below 2^62 (PDT_MAX_NUMEL); the sum saturates there, and the
+         * allocation below refuses it with the sizes in its message */
         shape[dim] += ts[i]->shape[dim];
+        if (shape[dim] > PDT_MAX_NUMEL)
+            shape[dim] = PDT_MAX_NUMEL;
+    }
     pdt_status st = pdt_tensor_empty(ts[0]->device, ts[0]->dtype, ts[0]->ndim, shape, 0, result);
+    if (st != PDT_OK)
+        return st;
     int64_t at = 0;
     for (int i = 0; i < n && st == PDT_OK; i++) {
         int64_t len = ts[i]->shape[dim];

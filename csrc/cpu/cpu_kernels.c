@@ -202,7 +202,8 @@ pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value)
  * compiler vectorise: (double)i is written (double)base + (double)k with k a 32-bit
  * offset in a piece of at most 2^30 elements, exact since i < 2^53; an integer dtype
  * whose start, step and last value are whole numbers of at most 2^52 counts in
- * integers, which is what the double formula gives there. */
+ * int64, which is what the double formula gives there (every i step is at most
+ * |last - start| <= 2^53, so the products and sums are exact in either). */
 typedef struct {
     char *p;
     pdt_dtype dtype;
@@ -224,10 +225,11 @@ typedef struct {
 
 #define ARANGE_WHOLE(T)                                                                            \
     do {                                                                                           \
-        T *o = (T *)j->p, v = (T)((int64_t)j->start + begin * (int64_t)j->step);                   \
-        T d = (T)(int64_t)j->step;                                                                 \
+        T *o = (T *)j->p;                                                                          \
+        const int64_t d = (int64_t)j->step;                                                        \
+        int64_t v = (int64_t)j->start + begin * d; /* in int64: |v| <= 2^52 + |d| */               \
         for (int64_t i = begin; i < end; i++, v += d)                                              \
-            o[i] = v;                                                                              \
+            o[i] = (T)v;                                                                           \
     } while (0)
 
 static void arange_range(int64_t begin, int64_t end, void *ctx)

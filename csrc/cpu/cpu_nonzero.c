@@ -11,7 +11,9 @@
  * A row is written for every element and the row index advanced by the mask byte,
  * with no branch on it (a random mask mispredicts half its branches); the write of
  * an element past the chunk's last row goes to a scratch row, so a mask that
- * changed since it was counted writes nothing outside out, and is reported. */
+ * changed since it was counted writes nothing outside out, and is reported (a
+ * chunk that wrote other than its counted rows sets `changed`). */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "cpu_kernels.h"
@@ -28,6 +30,7 @@ typedef struct {
     int64_t *out;
     int64_t *first; /* chunk c's first row; first[chunks] = the total */
     int64_t chunks;
+    _Atomic int changed; /* a chunk wrote other than its counted rows */
 } nz_job;
 
 static void nz_count(int64_t begin, int64_t end, void *ctx)
@@ -55,6 +58,8 @@ static void nz_write(int64_t begin, int64_t end, void *ctx)
                 *row = i;
                 k += j->m[i] != 0;
             }
+            if (k != j->first[c + 1])
+                atomic_store(&((nz_job *)ctx)->changed, 1);
             continue;
         }
         /* the coordinates of element `at`, then counted up along the last dim */
@@ -79,6 +84,8 @@ static void nz_write(int64_t begin, int64_t end, void *ctx)
                 coord[d - 1]++;
             }
         }
+        if (k != j->first[c + 1])
+            atomic_store(&((nz_job *)ctx)->changed, 1);
     }
 }
 
@@ -91,6 +98,7 @@ pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, const pdt_tensor *out)
                 mask->shape,
                 (int64_t *)pdt_tensor_ptr(out),
                 NULL,
+                0,
                 0};
     j.chunks = (j.n + NZ_CHUNK - 1) / NZ_CHUNK;
     int64_t small[17];
@@ -106,7 +114,7 @@ pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, const pdt_tensor *out)
     pdt_cpu_parallel_for(j.chunks, 1, nz_write, &j);
     if (j.first != small)
         free(j.first);
-    if (total != j.count)
+    if (total != j.count || atomic_load(&j.changed))
         return pdt_fail(PDT_ERR_VALUE,
                         "nonzero: the mask of %lld elements holds %lld true elements, not the "
                         "%lld counted before (was it changed meanwhile?) (on cpu)",

@@ -218,12 +218,13 @@ static PyObject *f_nonzero(PyObject *module, PyObject *args)
 static PyObject *f_cat_fast(PyObject *module, PyObject *args)
 {
     pdt_state *S = state(module);
-    PyObject *seq;
-    long long d;
-    if (!PyArg_ParseTuple(args, "OL:_cat_fast", &seq, &d))
+    PyObject *seq, *dim_obj;
+    if (!PyArg_ParseTuple(args, "OO!:_cat_fast", &seq, &PyLong_Type, &dim_obj))
         return NULL;
-    if (!PyList_Check(seq) && !PyTuple_Check(seq))
-        Py_RETURN_NONE;
+    int overflow;
+    long long d = PyLong_AsLongLongAndOverflow(dim_obj, &overflow);
+    if (overflow || (!PyList_Check(seq) && !PyTuple_Check(seq)))
+        Py_RETURN_NONE; /* a dim out of any range: the Python path reports it */
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject **items = PySequence_Fast_ITEMS(seq);
     if (n < 1 || n > CAT_FAST)
