@@ -215,7 +215,14 @@ def test_pow_matches_numpy(device, pair):
         with pytest.raises(ValueError, match="negative integer powers"):
             x ** y
         return
-    power = integer_power if CATEGORY[compute] == 1 else np.power
+    def whole_power(p, q):
+        # a tensor exponent is a power even where it is 0.5 (Note [squares]); NumPy
+        # takes the square root for any exponent its loop broadcasts (a 0-d array),
+        # so the reference gets the exponent as a whole array
+        return np.power(p, np.broadcast_to(q, np.broadcast(p, q).shape).copy())
+
+    power = (integer_power if CATEGORY[compute] == 1 else
+             whole_power if isinstance(y, pdt.Tensor) else np.power)
     dtype, values = reference_binary("pow", power, a, b)
     check(x ** y, values, dtype)
 
@@ -722,6 +729,15 @@ def test_op_cycles_leave_accounting_and_refcounts_flat():
     assert [sys.getrefcount(o) for o in (x, y, out, i)] == refs
 
 
+def assert_out_and_in_place_powers(x, exponent, want):
+    out = pdt.empty(*x.shape, dtype=x.dtype, device=x.device)
+    pdt.pow(x, exponent, out=out)
+    assert same_bits(out, want)
+    inplace = x.clone()
+    inplace.pow_(exponent)
+    assert same_bits(inplace, want)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
 def test_a_square_has_the_bits_of_the_product(device, dtype):
     # Note [squares] in csrc/core/pdt_elementwise.c: x ** 2 is computed as x * x on
@@ -743,12 +759,7 @@ def test_a_square_has_the_bits_of_the_product(device, dtype):
         assert same_bits(x ** 2, sq) and same_bits(x.pow(2), sq)
         assert same_bits(pdt.pow(x, 2.0 if dtype.startswith("float") else 2), sq)
         assert same_bits(x.T ** 2, sq.T) and same_bits(x[:, ::3] ** 2, sq[:, ::3])
-        out = pdt.empty(40, 50, dtype=dtype, device=device)
-        pdt.pow(x, 2, out=out)
-        assert same_bits(out, sq)
-        inplace = x.clone()
-        inplace.pow_(2)
-        assert same_bits(inplace, sq)
+        assert_out_and_in_place_powers(x, 2, sq)
         if dtype == "float32":
             # a float exponent on an integer tensor: the square in float32
             i = pdt.from_numpy(np.arange(-5, 5, dtype=np.int32)).to(device)
@@ -758,3 +769,29 @@ def test_a_square_has_the_bits_of_the_product(device, dtype):
     if dtype.startswith("float"):
         b = np.abs(a[1:3]) + 0.5
         check(pdt.from_numpy(b).to(device) ** 3, b.astype(np.float64) ** 3, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_a_power_of_one_half_is_the_square_root(device, dtype):
+    # Note [squares]: x ** 0.5 is sqrt(x), as NumPy and PyTorch special-case it:
+    # NumPy's bits, sqrt's special values ((-inf) ** 0.5 is NaN, where C's pow gives
+    # +inf; (-0.0) ** 0.5 is -0.0), every layout, out= and in place; a tensor exponent
+    # stays a power
+    rng = np.random.default_rng(17)
+    if dtype == "int64":
+        a = rng.integers(0, 10 ** 6, (30, 40))
+        want = np.sqrt(a.astype(np.float32))
+    else:
+        a = (rng.random((30, 40)) * 10.0 ** rng.integers(-20, 20, (30, 40))).astype(dtype)
+        a[0, :6] = [-np.inf, -0.0, 0.0, np.inf, np.nan, -2.0]
+        with np.errstate(invalid="ignore"):
+            want = np.sqrt(a)
+    x = pdt.from_numpy(a).to(device)
+    assert same_bits(x ** 0.5, want) and same_bits(pdt.pow(x, 0.5), want)
+    assert same_bits(x.T ** 0.5, want.T) and same_bits(x[:, ::3] ** 0.5, want[:, ::3])
+    if dtype != "int64":
+        assert math.copysign(1, values_of(x[0, 1:2] ** 0.5)[0]) == -1
+        assert_out_and_in_place_powers(x, 0.5, want)
+        halves = pdt.full((30, 40), 0.5, dtype=dtype, device=device)
+        power = values_of(x[0, :1] ** halves[0, :1])[0]  # a tensor exponent: C's pow
+        assert power == math.inf

@@ -410,10 +410,19 @@ static int mask_operand(const pdt_backend *be, pdt_binary_op op, pdt_dtype compu
  * square is exact in double before its one rounding, so glibc's powf agrees; an
  * integer square wraps as squaring does), and so are the special values (NaN,
  * the infinities, -0 squared is +0, overflow to inf).  The scalar has already
- * been converted to the compute dtype. */
+ * been converted to the compute dtype.
+ *
+ * Likewise a floating tensor to the scalar power 0.5 is its square root, as in
+ * NumPy and PyTorch (both special-case it): correctly rounded, and sqrt's special
+ * values, which are not pow's: (-inf) ** 0.5 is NaN (C's pow: +inf), (-0.0) ** 0.5
+ * is -0.0 (pow: +0.0).  A tensor exponent stays a power. */
 static int is_square(pdt_arg a, pdt_arg b)
 {
     return a.t && !b.t && (b.s.is_float ? b.s.f == 2.0 : b.s.i == 2);
+}
+static int is_square_root(pdt_arg a, pdt_arg b)
+{
+    return a.t && !b.t && b.s.is_float && b.s.f == 0.5;
 }
 
 /* pdt_binary, with the result dtype forced to `forced` when it is >= 0 (for
@@ -454,6 +463,7 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
         return st;
     if (op == PDT_OP_POW && is_square(a, b))
         op = PDT_OP_MUL, b = a;
+    const int square_root = op == PDT_OP_POW && is_square_root(a, b); /* Note [squares] */
 
     /* Nothing below fails for a reason the checks above could have seen. */
     prepared pa, pb, tmp_out;
@@ -474,7 +484,9 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
     if (st == PDT_OK)
         st = prepare(b, mask_operand(be, op, compute, b, a) ? PDT_BOOL : compute, target,
                      target != out, &pb);
-    if (st == PDT_OK)
+    if (st == PDT_OK && square_root)
+        st = be->unary(PDT_OP_SQRT, target, pa.op.t, pb.op.s, pb.op.s);
+    else if (st == PDT_OK)
         st = be->binary(op, target, pa.op, pb.op);
     if (st == PDT_OK && tmp_out.has_tmp)
         st = be->copy_cast(dest, &tmp_out.tmp);
