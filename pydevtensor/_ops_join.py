@@ -147,13 +147,14 @@ def stack(tensors, dim=0, *, out=None):
     if not tensors:
         raise ValueError("stack(): expected a non-empty list of Tensors")
     _same_device("stack", tensors)
-    shape = tuple(tensors[0].shape)
+    shape = tensors[0].shape
     for i, t in enumerate(tensors):
-        if tuple(t.shape) != shape:
+        if t.shape != shape:
             raise RuntimeError(f"stack(): stack expects each tensor to be equal size, but got "
-                               f"{shape} at entry 0 and {tuple(t.shape)} at entry {i}")
+                               f"{tuple(shape)} at entry 0 and {tuple(t.shape)} at entry {i}")
     d = _dim(dim, len(shape) + 1, "stack")
-    return cat([t.unsqueeze(d) for t in tensors], d, out=out)
+    # cat's body: stack records its own gradient, so cat's recording wrapper is skipped
+    return cat.__wrapped__([t.unsqueeze(d) for t in tensors], d, out=out)
 
 
 def hstack(tensors):
