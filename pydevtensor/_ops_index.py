@@ -130,14 +130,10 @@ def where(condition, input=None, other=None):
     if condition.dtype != _C.bool:
         raise TypeError(f"where(): condition must be a bool tensor, got {condition.dtype} "
                         f"(on {condition.device})")
-    device = condition.device
-    if (type(input) is _C.Tensor and type(other) is _C.Tensor and input.dtype == other.dtype
-            and input.device == device and other.device == device
-            and input.shape == condition.shape and other.shape == condition.shape):
-        # the common case, kept short (issue 20: 4.4 us at 1,000 elements, NumPy 1.7)
-        out = _C.empty(condition.shape, dtype=input.dtype, device=device)
-        _C._where(out, condition, input, other)
+    out = _where_same_shape(condition, input, other)
+    if out is not None:
         return out
+    device = condition.device
     for t in (input, other):
         if isinstance(t, _C.Tensor):
             device = t.device
@@ -148,6 +144,20 @@ def where(condition, input=None, other=None):
     out = _C.empty(shape, dtype=dtype, device=device)
     _C._where(out, _C._expand(condition, shape), _C._expand(a, shape), _C._expand(b, shape))
     return out
+
+
+def _where_same_shape(condition, input, other):
+    """where() of a bool condition and two tensors of one dtype, all of one shape and
+    device, kept short (issue 20: 4.4 us at 1,000 elements through the general path,
+    NumPy 1.7); None for any other call."""
+    device = condition.device
+    if (type(input) is _C.Tensor and type(other) is _C.Tensor and input.dtype == other.dtype
+            and input.device == device and other.device == device
+            and input.shape == condition.shape and other.shape == condition.shape):
+        out = _C.empty(condition.shape, dtype=input.dtype, device=device)
+        _C._where(out, condition, input, other)
+        return out
+    return None
 
 
 def masked_fill(input, mask, value):
@@ -183,15 +193,15 @@ def masked_fill(input, mask, value):
     if isinstance(value, _C.Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s)")
-    if (type(mask) is _C.Tensor and mask.dtype == _C.bool and mask.shape == input.shape
-            and mask.device == input.device and not input.requires_grad
-            and not isinstance(value, _C.Tensor)):
-        # the common case, kept short (issue 20); with grad, through where's record
-        out = _C.empty(input.shape, dtype=input.dtype, device=input.device)
-        fill = _as_tensor(value, input.dtype, input.device)
-        _C._where(out, mask, _C._expand(fill, input.shape), input)
-        return out
-    out = where(mask, _as_tensor(value, input.dtype, input.device), input)
+    fill = _as_tensor(value, input.dtype, input.device)
+    if (not isinstance(value, _C.Tensor) and not input.requires_grad and type(mask) is _C.Tensor
+            and mask.dtype == _C.bool and mask.shape == input.shape):
+        # a number under a mask of input's shape, without grad: where's short path
+        # (with grad, or a tensor value, through where's record below)
+        out = _where_same_shape(mask, _C._expand(fill, input.shape), input)
+        if out is not None:
+            return out
+    out = where(mask, fill, input)
     if tuple(out.shape) != tuple(input.shape):
         raise RuntimeError(f"masked_fill: the mask of shape {tuple(mask.shape)} does not "
                            f"broadcast to the input's shape {tuple(input.shape)}")
@@ -406,7 +416,7 @@ def nonzero(input, *, as_tuple=False):
     count = int(_count_of(mask))
     ndim = input.ndim
     # the backend's kernel where it has one (the CPU: Note [nonzero on the CPU])
-    coords = _C._nonzero(mask.contiguous(), count) if ndim else None
+    coords = _C._nonzero(mask, count) if ndim else None
     if coords is not None:
         if not as_tuple:
             return coords

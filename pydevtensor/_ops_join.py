@@ -82,11 +82,8 @@ def cat(tensors, dim=0, *, out=None):
                            "concatenated")
     d = _dim(dim, ref.ndim, "cat")
     dtype = tensors[0].dtype
-    for t in tensors:
-        if t.dtype != dtype:  # promote only when the dtypes differ (kept short: issue 20)
-            for u in tensors[1:]:
-                dtype = result_type(_C.empty(0, dtype=dtype), u)
-            break
+    for t in tensors[1:]:
+        dtype = result_type(_C.empty(0, dtype=dtype), t)
     shape = list(ref.shape)
     rest = shape[:d] + shape[d + 1:]
     total = 0

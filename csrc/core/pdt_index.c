@@ -244,22 +244,32 @@ pdt_status pdt_nonzero(const pdt_tensor *mask, int64_t count, pdt_tensor *out)
     if (!be->nonzero)
         return pdt_fail(PDT_ERR_UNSUPPORTED, "nonzero: no kernel on %s",
                         pdt_device_str(mask->device, dev, sizeof dev));
-    if (mask->dtype != PDT_BOOL || mask->ndim < 1 || !pdt_tensor_is_contiguous(mask) || count < 0 ||
-        count > pdt_tensor_numel(mask))
+    if (mask->dtype != PDT_BOOL || mask->ndim < 1 || count < 0 || count > pdt_tensor_numel(mask))
         return pdt_fail(PDT_ERR_VALUE,
-                        "nonzero: expected a contiguous bool tensor of at least one dim and a "
-                        "count within its %lld elements, got %s with %d dims and count %lld "
-                        "(on %s)",
+                        "nonzero: expected a bool tensor of at least one dim and a count within "
+                        "its %lld elements, got %s with %d dims and count %lld (on %s)",
                         (long long)pdt_tensor_numel(mask), pdt_dtype_name(mask->dtype), mask->ndim,
                         (long long)count, pdt_device_str(mask->device, dev, sizeof dev));
+    /* the kernel reads a contiguous mask: a view is copied here, after the check
+     * above, so that a device without the kernel copies nothing */
+    pdt_tensor copy = {0};
+    pdt_status st = PDT_OK;
+    if (!pdt_tensor_is_contiguous(mask)) {
+        st = pdt_copy_to_new(mask, mask->device, PDT_BOOL, 0, 0, &copy);
+        if (st != PDT_OK)
+            return st;
+        mask = &copy;
+    }
     int64_t shape[2] = {count, mask->ndim};
-    pdt_status st = pdt_tensor_empty(mask->device, PDT_INT64, 2, shape, 0, out);
-    if (st != PDT_OK)
-        return st;
-    pdt_note_op("nonzero", mask->device);
-    st = be->nonzero(mask, out); /* even for count 0: it checks the count */
-    if (st != PDT_OK)
-        pdt_tensor_release(out);
+    st = pdt_tensor_empty(mask->device, PDT_INT64, 2, shape, 0, out);
+    if (st == PDT_OK) {
+        pdt_note_op("nonzero", mask->device);
+        st = be->nonzero(mask, out); /* even for count 0: it checks the count */
+        if (st != PDT_OK)
+            pdt_tensor_release(out);
+    }
+    if (copy.storage)
+        pdt_tensor_release(&copy);
     return st;
 }
 

@@ -49,7 +49,8 @@ pdt_status pdt_sort(const pdt_tensor *x, int descending, pdt_tensor *values, pdt
 pdt_status pdt_cumsum(const pdt_tensor *x, pdt_tensor *out);
 
 /* The coordinates of mask's count non-zero elements, a new contiguous int64 (count,
- * ndim) tensor on mask's device: mask bool, contiguous, of at least one dim.
+ * ndim) tensor on mask's device: mask bool, of at least one dim (a view is copied
+ * contiguous first).
  * PDT_ERR_UNSUPPORTED when the backend has no kernel for it (the caller composes
  * it), PDT_ERR_VALUE when count is not mask's number of non-zero elements. */
 pdt_status pdt_nonzero(const pdt_tensor *mask, int64_t count, pdt_tensor *out);

@@ -186,7 +186,7 @@ static PyObject *f_cumsum(PyObject *module, PyObject *args)
 
 /* _nonzero(mask, count) -> the (count, ndim) int64 coordinates of mask's true
  * elements, or None when mask's device has no kernel for it (the caller composes
- * it).  mask: contiguous bool, ndim >= 1. */
+ * it).  mask: bool, ndim >= 1. */
 static PyObject *f_nonzero(PyObject *module, PyObject *args)
 {
     pdt_state *S = state(module);
