@@ -158,6 +158,39 @@ def test_strided_and_contiguous_agree():
         np.testing.assert_array_equal(c, d, err_msg=name)
 
 
+# One value in a block of 256 that takes a row's general path (Note [block fast paths] in
+# csrc/cpu/cpu_vmath.h): for log anything but a positive normal float, for sin and cos an
+# argument past 2^13 (the FMA levels) or 2^20 (the baseline), inf or NaN.
+SLOW_PATH_VALUES = {"log": [0.0, 1e-40, -1.0, np.inf, np.nan],
+                    "sin": [1e4, 3e6, np.inf, -np.nan], "cos": [-1e4, -3e6, -np.inf, np.nan]}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("name", list(SLOW_PATH_VALUES))
+def test_block_fast_path_gives_the_general_paths_bits(name, level, level_restored):
+    """A block of ordinary arguments (the fast path) and the same arguments in a block
+    that holds one value for the general path: the same bits, at every offset of the
+    odd value and for rows that end inside a block."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(5)
+    x = np.exp2(rng.uniform(-126, 127 if name == "log" else 13, 1027)).astype(np.float32)
+    if name != "log":
+        x *= rng.choice(np.array([-1, 1], dtype=np.float32), x.size)
+    f = getattr(pdt, name)
+    fast = np.asarray(f(pdt.tensor(x))).view(np.uint32)
+    for k, odd in enumerate(SLOW_PATH_VALUES[name]):
+        y = x.copy()
+        at = np.array([0, 255, 256 + 17 * k, 700, 1026])
+        y[at] = odd
+        mixed = np.asarray(f(pdt.tensor(y)))
+        keep = np.ones(x.size, bool)
+        keep[at] = False
+        np.testing.assert_array_equal(mixed.view(np.uint32)[keep], fast[keep],
+                                      err_msg=f"{name} at {level} next to {odd}")
+        err = ulp_errors(mixed[at], y[at], FUNCS[name])
+        assert (err <= cpu_bound(name, level)).all(), (name, level, odd, mixed[at])
+
+
 def test_level_switch_and_environment_variable():
     now, supported = _C._cpu_simd_level()
     assert now in supported and supported[0] == "baseline"

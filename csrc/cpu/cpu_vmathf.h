@@ -128,17 +128,16 @@ static inline float VM(tanhf)(float x)
  * below 2^-31 of the result).  f is the large term and stays exact; only the small correction
  * carries s's rounding.  k ln2 in two parts (ln2_hi of 16 bits, so k ln2_hi
  * is exact). */
-static inline float VM(logf)(float x)
+static inline float VM(log_fe)(float m, int32_t k)
 {
-    int32_t k;
-    float f = VM(log_split)(x, &k) - 1.0f, s = f / (2.0f + f), z = s * s, dk = (float)k;
+    float f = m - 1.0f, s = f / (2.0f + f), z = s * s, dk = (float)k;
     float q = 0x1.dda0e2p-3f;
     q = __builtin_fmaf(q, z, 0x1.245d8p-2f);
     q = __builtin_fmaf(q, z, 0x1.9999e6p-2f);
     q = __builtin_fmaf(q, z, 0x1.555556p-1f);
     float hfsq = 0.5f * f * f, R = z * q;
     float lo = __builtin_fmaf(s, hfsq + R, dk * 0x1.2fefa4p-17f); /* ln2 - ln2_hi */
-    return VM(log_special)(x, __builtin_fmaf(dk, 0x1.62e3p-1f, f - (hfsq - lo)));
+    return __builtin_fmaf(dk, 0x1.62e3p-1f, f - (hfsq - lo));
 }
 
 /* sin (want_cos 0) or cos (1) of x, |x| <= VMF_SIN_COS_LIMIT or NaN: y = n
