@@ -357,6 +357,22 @@ def test_linalg_norm(dev, dtype):
     for ord_ in ("fro", 1, -1, math.inf, -math.inf):
         close(pdt.linalg.norm(t, ord=ord_), np.linalg.norm(x, ord_), dtype)
     close(pdt.linalg.vector_norm(t, ord=2, dim=(0, 1)), np.linalg.norm(x), dtype)
+    for ord_ in (2, 1, 3, math.inf, 0):  # keepdim with every dim reduced keeps them all
+        got = pdt.linalg.vector_norm(t, ord=ord_, keepdim=True)
+        want = np.linalg.vector_norm(x, ord=ord_, keepdims=True)
+        assert tuple(got.shape) == want.shape == (1, 1), (ord_, got.shape)
+        close(got, want, dtype)
+
+
+def test_linalg_norm_gradient_at_zero(dev):
+    """As PyTorch's: the gradient of a zero 2-norm is zero, not 0 / 0."""
+    for dim in (None, 1):
+        t = pdt.zeros(2, 3, device=dev, requires_grad=True)
+        pdt.linalg.norm(t, dim=dim).sum().backward()
+        assert np.array_equal(np.asarray(t.grad.cpu()), np.zeros((2, 3), np.float32)), dim
+    t = pdt.tensor([[0.0, 0.0], [3.0, -4.0]], device=dev, requires_grad=True)
+    pdt.linalg.vector_norm(t, dim=1).sum().backward()
+    np.testing.assert_allclose(np.asarray(t.grad.cpu()), [[0, 0], [0.6, -0.8]], rtol=1e-6)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
