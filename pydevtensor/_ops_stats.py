@@ -7,7 +7,7 @@ import builtins
 import math
 
 from . import _C
-from ._ops_index import _broadcast_shape, _dim, _name, _tensor_arg, where
+from ._ops_index import _broadcast_shape, _dim, _tensor_arg, where
 
 
 def _floating(x, op):
@@ -17,16 +17,33 @@ def _floating(x, op):
                            f"(on {x.device})")
 
 
-def _shifted(input, dim, dtype, op):
-    """(input - its max along dim, the dim), or (None, None) for a 0-d input."""
+def _along(input, dim, dtype, op):
+    """(input in dtype, dim as a non-negative int), or (input, None) for a 0-d input."""
     if dtype is not None:
         input = input.to(dtype)
     _floating(input, op)
     if input.ndim == 0:
         _dim(dim, 0, op)
-        return None, None
-    d = _dim(dim, input.ndim, op)
-    return input - input.amax(d, keepdim=True), d
+        return input, None
+    return input, _dim(dim, input.ndim, op)
+
+
+def _softmax(input, dim, dtype, log):
+    """softmax or log_softmax: from the device's row kernel along the last dim (Note
+    [softmax rows] in csrc/cpu/cpu_softmax.c) when it has one and no gradient is being
+    recorded, else composed (its gradient comes from the ops)."""
+    x, d = _along(input, dim, dtype, "log_softmax" if log else "softmax")
+    if d is None:
+        return _C.zeros_like(x) if log else _C.ones_like(x)
+    if d == x.ndim - 1 and not (x.requires_grad and _C.is_grad_enabled()):
+        rows = _C._softmax_rows(x, log)
+        if rows is not None:
+            return rows
+    shifted = x - x.amax(d, keepdim=True)
+    if log:
+        return shifted - shifted.exp().sum(d, keepdim=True).log()
+    e = shifted.exp()
+    return e / e.sum(d, keepdim=True)
 
 
 def softmax(input, dim, dtype=None):
@@ -58,11 +75,7 @@ def softmax(input, dim, dtype=None):
     >>> pydevtensor.softmax(pydevtensor.tensor([1., 2., 3.]), 0)
     tensor([0.0900, 0.2447, 0.6652])
     """
-    shifted, d = _shifted(input, dim, dtype, "softmax")
-    if shifted is None:
-        return _C.ones_like(input if dtype is None else input.to(dtype))
-    e = shifted.exp()
-    return e / e.sum(d, keepdim=True)
+    return _softmax(input, dim, dtype, False)
 
 
 def log_softmax(input, dim, dtype=None):
@@ -94,10 +107,7 @@ def log_softmax(input, dim, dtype=None):
     >>> pydevtensor.log_softmax(pydevtensor.tensor([1., 2., 3.]), 0)
     tensor([-2.4076, -1.4076, -0.4076])
     """
-    shifted, d = _shifted(input, dim, dtype, "log_softmax")
-    if shifted is None:
-        return _C.zeros_like(input if dtype is None else input.to(dtype))
-    return shifted - shifted.exp().sum(d, keepdim=True).log()
+    return _softmax(input, dim, dtype, True)
 
 
 def _var_args(dim, unbiased, keepdim, correction, op):

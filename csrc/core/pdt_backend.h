@@ -279,6 +279,11 @@ typedef struct pdt_backend {
      * holds other than count non-zero bytes.  May be NULL: the bindings then compose
      * nonzero from cumsum and index_put (pydevtensor/_ops_index.py). */
     pdt_status (*nonzero)(const pdt_tensor *mask, const pdt_tensor *out);
+    /* Softmax (log 0) or log-softmax (log 1) of each row (the last dim) of x: x and
+     * out contiguous, of one shape and dtype (float32 or float64), not empty.  May be
+     * NULL: the bindings then compose it from max, exp, sum and division
+     * (pydevtensor/_ops_stats.py). */
+    pdt_status (*softmax)(const pdt_tensor *out, const pdt_tensor *x, int log);
 
     /* --- information --- */
     /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */

@@ -274,6 +274,7 @@ const pdt_backend pdt_cpu_backend = {
     .sort = pdt_cpu_sort,
     .cumsum = pdt_cpu_cumsum,
     .nonzero = pdt_cpu_nonzero,
+    .softmax = pdt_cpu_softmax,
     .describe = pdt_cpu_blas_describe,
     .libraries = cpu_libraries,
     .set_num_threads = cpu_set_num_threads,

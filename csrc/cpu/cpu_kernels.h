@@ -17,6 +17,9 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
                          pdt_scalar hi);
 /* cpu_reduce.c */
 pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
+/* The sum, in double, of a contiguous float32 or float64 row of k elements, exactly as
+ * pdt_cpu_reduce's PDT_REDUCE_SUM forms it for one row (Note [CPU reduction order]). */
+double pdt_cpu_row_sum(pdt_dtype dt, const void *x, int64_t k);
 /* cpu_gemm.c */
 pdt_status pdt_cpu_gemm(const pdt_gemm_args *g);
 /* cpu_gemm_half.c: float16 and bfloat16 through float32 blocks and sgemm */
@@ -38,5 +41,7 @@ pdt_status pdt_cpu_sort(const pdt_tensor *values, const pdt_tensor *indices,
 pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x);
 /* cpu_nonzero.c */
 pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, const pdt_tensor *out);
+/* cpu_softmax.c */
+pdt_status pdt_cpu_softmax(const pdt_tensor *out, const pdt_tensor *x, int log);
 
 #endif /* PDT_CPU_KERNELS_H */

@@ -664,6 +664,17 @@ static void split_row(job *j, int64_t r)
     store_row(j, r, a);
 }
 
+double pdt_cpu_row_sum(pdt_dtype dt, const void *x, int64_t k)
+{
+    double s = 0.0;
+    for (int64_t c = 0; c < k; c += CHUNK) {
+        int64_t n = k - c < CHUNK ? k - c : CHUNK;
+        acc a = dt == PDT_FLOAT32 ? sum_f32(x, c, n) : sum_f64(x, c, n);
+        s = c == 0 ? a.f : s + a.f; /* combine(): chunks in order */
+    }
+    return s;
+}
+
 pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x)
 {
     /* x: (m, k), rows (strides (k, 1)), columns (strides (1, p), p >= m), or

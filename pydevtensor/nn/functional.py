@@ -1,5 +1,6 @@
 """nn.functional: the layers' computations as functions."""
 from .. import _C
+from .. import _ops_stats as _stats
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 
@@ -82,13 +83,11 @@ def mse_loss(input, target, reduction="mean"):
 
 def log_softmax(input, dim=-1):
     """input - max - log(sum(exp(input - max))) along dim: exp never overflows."""
-    shifted = input - input.amax(dim, keepdim=True)
-    return shifted - shifted.exp().sum(dim, keepdim=True).log()
+    return _stats.log_softmax(input, dim)
 
 
 def softmax(input, dim=-1):
-    e = (input - input.amax(dim, keepdim=True)).exp()
-    return e / e.sum(dim, keepdim=True)
+    return _stats.softmax(input, dim)
 
 
 def one_hot_like(target, logits):
@@ -96,6 +95,12 @@ def one_hot_like(target, logits):
     arange(C) with the targets (there is no gather).  Classes are checked to lie in
     [0, C) on the CPU, where reading them is free; on a GPU that check would be a
     device-to-host copy, so an out-of-range class there gives a row of zeros."""
+    _check_target(target, logits)
+    n, c = logits.shape
+    return _one_hot(target, n, c, logits.dtype)
+
+
+def _check_target(target, logits):
     n, c = logits.shape
     if target.dtype not in (_C.int32, _C.int64):
         raise TypeError(f"cross_entropy(): target must hold integer class indices (int64 or "
@@ -108,7 +113,6 @@ def one_hot_like(target, logits):
         if lo < 0 or hi >= c:
             bad = lo if lo < 0 else hi
             raise IndexError(f"cross_entropy(): target {bad} is out of bounds for {c} classes")
-    return _one_hot(target, n, c, logits.dtype)
 
 
 def _one_hot(target, n, c, dtype):
@@ -141,10 +145,20 @@ def cross_entropy(input, target, reduction="mean"):
     (NllLossBackward0, as PyTorch names it), whose backward is softmax - one-hot."""
     _check_reduction(reduction, "cross_entropy()")
     _check_logits(input, target)
-    onehot = one_hot_like(target, input)
+    _check_target(target, input)
+    n, c = input.shape
+    if target.device.type == "cpu":  # where the classes have been checked
+        log_p = _C._softmax_rows(input, True)
+        if log_p is not None:
+            # each sample's log-probability of its class, read at n * c-apart offsets:
+            # -((x_t - max) - log s), the same bits as log s - (x_t - max) below
+            at = target.to(_C.int64) + _C.arange(0, n * c, c, dtype=_C.int64,
+                                                 device=target.device)
+            return _reduce(-log_p.reshape(n * c).index_select(0, at), reduction)
+    onehot = _one_hot(target, n, c, input.dtype)
     shifted = _shifted_logits(input)
     s = shifted.exp().sum(1, keepdim=True)
-    per_sample = (s.log() - (shifted * onehot).sum(1, keepdim=True)).reshape(input.shape[0])
+    per_sample = (s.log() - (shifted * onehot).sum(1, keepdim=True)).reshape(n)
     return _reduce(per_sample, reduction)
 
 
@@ -162,8 +176,11 @@ class NllLossBackward0(Node):
     def backward(self, g):
         input, target = self.saved_tensors
         n, c = input.shape
-        e = _shifted_logits(input).exp()
-        d = e / e.sum(1, keepdim=True) - _one_hot(target, n, c, input.dtype)
+        d = _C._softmax_rows(input, False)
+        if d is None:
+            e = _shifted_logits(input).exp()
+            d = e / e.sum(1, keepdim=True)
+        d.sub_(_one_hot(target, n, c, input.dtype))  # d is this function's own
         if self.reduction == "none":
-            return (d * g.reshape(n, 1),)
-        return (d * (g / n if self.reduction == "mean" else g),)
+            return (d.mul_(g.reshape(n, 1)),)
+        return (d.mul_(g / n if self.reduction == "mean" else g),)
