@@ -415,7 +415,10 @@ static int mask_operand(const pdt_backend *be, pdt_binary_op op, pdt_dtype compu
  * Likewise a floating tensor to the scalar power 0.5 is its square root, as in
  * NumPy and PyTorch (both special-case it): correctly rounded, and sqrt's special
  * values, which are not pow's: (-inf) ** 0.5 is NaN (C's pow: +inf), (-0.0) ** 0.5
- * is -0.0 (pow: +0.0).  A tensor exponent stays a power. */
+ * is -0.0 (pow: +0.0).  And a floating tensor to the scalar power -1 is 1 / x,
+ * NumPy's reciprocal: correctly rounded, as a correctly rounded pow is, with the
+ * same special values (+-0 -> +-inf, +-inf -> +-0).  A tensor exponent stays a
+ * power; the other float32 powers: Note [float32 powers] in csrc/cpu/cpu_vpow.h. */
 static int is_square(pdt_arg a, pdt_arg b)
 {
     return a.t && !b.t && (b.s.is_float ? b.s.f == 2.0 : b.s.i == 2);
@@ -423,6 +426,10 @@ static int is_square(pdt_arg a, pdt_arg b)
 static int is_square_root(pdt_arg a, pdt_arg b)
 {
     return a.t && !b.t && b.s.is_float && b.s.f == 0.5;
+}
+static int is_reciprocal(pdt_arg a, pdt_arg b)
+{
+    return a.t && !b.t && b.s.is_float && b.s.f == -1.0;
 }
 
 /* pdt_binary, with the result dtype forced to `forced` when it is >= 0 (for
@@ -463,6 +470,11 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
         return st;
     if (op == PDT_OP_POW && is_square(a, b))
         op = PDT_OP_MUL, b = a;
+    if (op == PDT_OP_POW && is_reciprocal(a, b)) { /* 1 / x */
+        pdt_arg one = b; /* the scalar -1.0 in the compute dtype, made 1.0 */
+        one.s.f = 1.0;
+        op = PDT_OP_DIV, b = a, a = one;
+    }
     const int square_root = op == PDT_OP_POW && is_square_root(a, b); /* Note [squares] */
 
     /* Nothing below fails for a reason the checks above could have seen. */

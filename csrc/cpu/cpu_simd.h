@@ -108,6 +108,10 @@ typedef struct pdt_cpu_simd_table {
     void (*philox_blocks)(uint64_t seed, uint64_t first, int64_t nblocks, uint32_t *out);
     /* z[i] = the standard normal of words w[2 i], w[2 i + 1], i < n (cpu_vnormal.h) */
     void (*normal_words)(const uint32_t *w, int64_t n, double *z);
+    /* float32 powers (cpu_vpow.h): o[i] = a[i] ** y over a contiguous row (o may
+     * be a), and one x ** y */
+    void (*powc_f32)(float *o, const float *a, float y, int64_t n);
+    float (*pow_f32)(float x, float y);
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

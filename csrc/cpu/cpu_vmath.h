@@ -107,6 +107,24 @@ static inline float VM(from_bits32)(uint32_t u)
     return f;
 }
 
+/* a * b + c in double for the evaluations below: one fused operation at the
+ * levels with FMA, two roundings at the baseline.  At the FMA levels only the
+ * powers (cpu_vpow.h) evaluate in double, so this changes no other function. */
+#if PDT_SIMD_FMA
+#define VM_MAD(a, b, c) __builtin_fma((a), (b), (c))
+#else
+#define VM_MAD(a, b, c) ((a) * (b) + (c))
+#endif
+
+/* c[0] x^(n-1) + ... + c[n-1] by Horner's rule (the loop is unrolled). */
+static inline double VM(horner_d)(double x, const double *c, int n)
+{
+    double p = c[0];
+    for (int i = 1; i < n; i++)
+        p = VM_MAD(p, x, c[i]);
+    return p;
+}
+
 #define VM_SHIFT 0x1.8p52 /* adding it rounds a double below 2^51 to an integer */
 
 /* y = n ln2 + r, |r| <= ln2 / 2 (or NaN): returns t, whose low bits hold n
@@ -124,15 +142,9 @@ static inline double VM(exp_reduce)(double y, double *r)
  * below 2^-31 of the result). */
 static inline double VM(expm1_r)(double r)
 {
-    double p = 1.0 / 40320;
-    p = p * r + 1.0 / 5040;
-    p = p * r + 1.0 / 720;
-    p = p * r + 1.0 / 120;
-    p = p * r + 1.0 / 24;
-    p = p * r + 1.0 / 6;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    return p * r;
+    static const double c[8] = {1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120,
+                                1.0 / 24,    1.0 / 6,    0.5,       1.0};
+    return VM(horner_d)(r, c, 8) * r;
 }
 
 /* 2^n for the t of exp_reduce: n + 1023 into the exponent field (the shift
@@ -182,6 +194,20 @@ static inline float VM(log_special)(float x, float r)
     return x != x ? x : r;
 }
 
+/* log of 2^e m (m of log_split), in double: f = m - 1, s = f / (2 + f), log m =
+ * 2 atanh(s) by its series to s^15 (s <= 0.172: the next term is below 2^-50 of
+ * the result).  The baseline's float32 log rounds it once; the powers
+ * (cpu_vpow.h) keep it in double. */
+static inline double VM(log_dm)(float m, int32_t e)
+{
+    const double ln2 = 0x1.62e42fefa39efp-1;
+    double f = (double)m - 1.0;
+    double s = f / (2.0 + f), z = s * s;
+    static const double c[8] = {1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9,
+                                1.0 / 7,  1.0 / 5,  1.0 / 3,  1.0};
+    return VM_MAD((double)e, ln2, 2.0 * s * VM(horner_d)(z, c, 8));
+}
+
 #if PDT_SIMD_FMA
 #include "cpu_vmathf.h" /* float32 lanes with FMA: exp, sigmoid, tanh, log, sin, cos */
 #else
@@ -213,22 +239,7 @@ static inline float VM(tanhf)(float x)
     return (float)copysign(em / (em + 2.0), y);
 }
 
-/* log of 2^e (f + 1), f = m - 1 of log_split. */
-static inline float VM(log_fe)(float m, int32_t e)
-{
-    const double ln2 = 0x1.62e42fefa39efp-1;
-    double f = (double)m - 1.0;
-    double s = f / (2.0 + f), z = s * s;
-    double p = 1.0 / 15;
-    p = p * z + 1.0 / 13;
-    p = p * z + 1.0 / 11;
-    p = p * z + 1.0 / 9;
-    p = p * z + 1.0 / 7;
-    p = p * z + 1.0 / 5;
-    p = p * z + 1.0 / 3;
-    p = p * z + 1.0;
-    return (float)((double)e * ln2 + 2.0 * s * p);
-}
+static inline float VM(log_fe)(float m, int32_t e) { return (float)VM(log_dm)(m, e); }
 #endif
 
 static inline float VM(logf)(float x)
@@ -643,6 +654,7 @@ VM_SINCOS_ROW(sin_row, 0, sinf)
 VM_SINCOS_ROW(cos_row, 1, cosf)
 
 #include "cpu_vnormal.h" /* Box-Muller of Philox words (after the sqrt rows) */
+#include "cpu_vpow.h"    /* float32 powers */
 
 const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .add_f32 = VM(add_f32),
@@ -691,6 +703,8 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .sum4_f32 = VM(sum4_f32),
     .sum4_f64 = VM(sum4_f64),
     .sumsq4_f32 = VM(sumsq4_f32),
+    .powc_f32 = VM(powc_f32),
+    .pow_f32 = VM(pow_f32),
     .sumsq4_f64 = VM(sumsq4_f64),
     .axpy_u32 = VM(axpy_u32),
     .axpy_u64 = VM(axpy_u64),
