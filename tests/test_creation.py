@@ -26,6 +26,28 @@ def test_zeros_ones_full_empty(device, dtype, shape):
     np.testing.assert_array_equal(host(f), np.full(shape, 3, dtype=dtype))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "float64", "float16",
+                                   "bfloat16"])
+def test_large_fills_every_element(device, dtype):
+    """Fills past the CPU's split into pieces (2 x 128 KB: memset for zero bits, the
+    row loop for others), of a length that ends inside a piece, and through a view."""
+    n = 300007
+    values = [0, 1, 3] if dtype in ("bool", "int32", "int64") else [0.0, -0.0, 1.5, -2.25]
+    for v in values:
+        t = pdt.full((n,), v, dtype=dtype, device=device)
+        got = host(t.float() if dtype in ("float16", "bfloat16") else t)
+        want = np.full(n, v, dtype=np.float32 if dtype in ("float16", "bfloat16") else dtype)
+        np.testing.assert_array_equal(got, want)
+        if dtype.startswith("float"):
+            assert (np.signbit(got) == np.signbit(np.float32(v))).all(), v
+    t = pdt.ones(2 * n, dtype=dtype, device=device)
+    t[1::2].zero_()  # a strided view: only it changes
+    got = host(t.float() if dtype in ("float16", "bfloat16") else t)
+    np.testing.assert_array_equal(got, np.tile(np.array([1, 0], got.dtype), n))
+    t.zero_()
+    assert not host(t.to(pdt.bool)).any()
+
+
 def test_sizes_as_varargs_tuple_or_list():
     assert pdt.zeros(2, 3).shape == pdt.zeros((2, 3)).shape == pdt.zeros([2, 3]).shape == (2, 3)
     assert pdt.ones(np.int64(4)).shape == (4,)

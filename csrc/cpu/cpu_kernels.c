@@ -179,6 +179,32 @@ FILL_ROW(fill_half, uint16_t, h)
 static const pdt_cpu_row_fn fill_rows[PDT_NUM_DTYPES] = {fill_bool, fill_i32,  fill_i64, fill_f32,
                                                          fill_f64,  fill_half, fill_half};
 
+/* A contiguous fill of 2 FILL_GRAIN bytes or more is split across the pool in
+ * pieces of FILL_GRAIN bytes, a memset each when the value's bits are zero
+ * (zeros(1000, 1000) float32 on one thread: 70-120 us here; NumPy's calloc
+ * leaves the zeroing to the page faults of the first writes). */
+#define FILL_GRAIN ((size_t)1 << 17)
+
+typedef struct {
+    char *p;
+    int64_t n, esize;
+    pdt_cpu_row_fn row;
+    fill_value *v;
+    int zero; /* the value's bits are all zero */
+} fill_job;
+
+static void fill_range(int64_t begin, int64_t end, void *ctx)
+{
+    const fill_job *j = ctx;
+    int64_t per = (int64_t)FILL_GRAIN / j->esize, from = begin * per;
+    int64_t to = end * per < j->n ? end * per : j->n;
+    char *d = j->p + from * j->esize;
+    if (j->zero)
+        memset(d, 0, (size_t)((to - from) * j->esize));
+    else
+        j->row(d, j->esize, NULL, 0, to - from, j->v);
+}
+
 pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value)
 {
     fill_value v;
@@ -190,6 +216,16 @@ pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value)
     case PDT_FLOAT64: v.f64 = value.is_float ? value.f : (double)value.i; break;
     case PDT_FLOAT16: v.h = pdt_f64_to_f16(value.is_float ? value.f : (double)value.i); break;
     case PDT_BFLOAT16: v.h = pdt_f64_to_bf16(value.is_float ? value.f : (double)value.i); break;
+    }
+    const size_t esize = pdt_dtype_size(dst->dtype);
+    const int64_t n = pdt_tensor_numel(dst);
+    if ((size_t)n * esize >= 2 * FILL_GRAIN && pdt_tensor_is_contiguous(dst)) {
+        static const fill_value zero;
+        fill_job j = {pdt_tensor_ptr(dst),   n,  (int64_t)esize,
+                      fill_rows[dst->dtype], &v, memcmp(&v, &zero, esize) == 0};
+        int64_t per = (int64_t)(FILL_GRAIN / esize);
+        pdt_cpu_parallel_for((n + per - 1) / per, 1, fill_range, &j);
+        return PDT_OK;
     }
     pdt_cpu_for_each_row(dst, NULL, fill_rows[dst->dtype], &v);
     return PDT_OK;
