@@ -76,23 +76,42 @@ def test_a_large_sum_is_the_same_tree():
     assert got == [float(np.float32(h)) for h in halves]
 
 
+def _lanes32_of(wide):
+    """The CPU's sum of squares of float32 values (Note [float32 sums of squares] in
+    csrc/cpu/cpu_reduce.c): per chunk, element i into double lane i % 32 in order, the
+    lanes folded in halves; the chunks added in order.  wide: the squares, exact."""
+    total = None
+    for c in range(0, len(wide), CHUNK):
+        part = wide[c:c + CHUNK]
+        padded = np.concatenate([part, np.zeros(-len(part) % 32)])  # + 0.0 changes nothing
+        lanes = np.cumsum(padded.reshape(-1, 32), axis=0)[-1]  # each lane in order
+        w = 16
+        while w:
+            lanes[:w] = lanes[:w] + lanes[w:2 * w]
+            w //= 2
+        total = lanes[0] if total is None else total + lanes[0]
+    return total
+
+
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_norm_is_the_tree_of_the_squares_to_the_bit(level, dtype, level_restored):
-    """norm's sum of squares goes through the same four-leaf kernel (sumsq4): the tree
-    of (double)x * (double)x, then its square root, at every level; and past 16 MiB
-    one leaf at a time, the same bits."""
+def test_norm_is_the_order_of_the_squares_to_the_bit(level, dtype, level_restored):
+    """norm's sum of squares: float64 through the four-leaf kernel (sumsq4), the tree of
+    x * x; float32 in 32 double lanes; then the square root, at every level."""
     _C._cpu_simd_level(level)
     rng = np.random.default_rng(47)
-    for n in (100, 512, 1000, CHUNK + 512, 3 * CHUNK + 4096):
+    for n in (1, 31, 33, 100, 512, 1000, CHUNK + 512, 3 * CHUNK + 4096):
         x = (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)).astype(dtype)
         wide = x.astype(np.float64)
-        want = np.sqrt(_reference_of(wide * wide))
+        order = _lanes32_of if dtype == "float32" else _reference_of
+        want = np.sqrt(order(wide * wide))
         assert float(pdt.norm(pdt.tensor(x))) == float(np.asarray(want).astype(dtype)), n
 
 
-def test_a_large_norm_is_the_same_tree():
+def test_a_large_norm_is_the_same_order():
     rng = np.random.default_rng(53)
     x = rng.standard_normal((4 << 20) + 4096).astype(np.float32)
     wide = x.astype(np.float64)
-    assert float(pdt.norm(pdt.tensor(x))) == float(np.float32(np.sqrt(_reference_of(wide * wide))))
+    assert float(pdt.norm(pdt.tensor(x))) == float(np.float32(np.sqrt(_lanes32_of(wide * wide))))
+    y = rng.standard_normal((2 << 20) + 512)  # float64 past 16 MiB: one leaf at a time
+    assert float(pdt.norm(pdt.tensor(y))) == float(np.sqrt(_reference_of(y * y)))

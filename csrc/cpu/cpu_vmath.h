@@ -525,6 +525,31 @@ VM_SUM4(sum4_f64, double, VM_LOAD8_F64, VM_ITSELF)
 VM_SUM4(sumsq4_f32, float, VM_LOAD8_F32, VM_SQUARE)
 VM_SUM4(sumsq4_f64, double, VM_LOAD8_F64, VM_SQUARE)
 
+/* The sum of squares of a float32 chunk (Note [float32 sums of squares] in
+ * cpu_reduce.c): element i into running double lane i % 32, four vectors of 8
+ * lanes at once, then the lanes folded in a fixed tree.  A square of a float32
+ * is exact in double, so each lane's sum is the same bits at every level. */
+static double VM(sumsq32_f32)(const float *x, int64_t n)
+{
+    VM(vd8) s[4] = {{0}, {0}, {0}, {0}};
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int q = 0; q < 4; q++) {
+            VM(vd8) v = VM_LOAD8_F32(x + i + 8 * q);
+            s[q] += v * v;
+        }
+    double lane[32];
+    memcpy(lane, s, sizeof lane);
+    for (int64_t j = 0; i + j < n; j++) {
+        double v = (double)x[i + j];
+        lane[j] += v * v;
+    }
+    for (int w = 16; w >= 1; w /= 2) /* (l0 + l16), ... then halves again */
+        for (int q = 0; q < w; q++)
+            lane[q] += lane[q + w];
+    return lane[0];
+}
+
 /* Column sums of float32 in double lanes: each column's running sum in its
  * own lane (the level's full width), one row at a time, in order, so every
  * level gives the same bits.  (Adding four rows at a time, (r0 + r1) +
@@ -705,6 +730,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .sumsq4_f32 = VM(sumsq4_f32),
     .powc_f32 = VM(powc_f32),
     .pow_f32 = VM(pow_f32),
+    .sumsq32_f32 = VM(sumsq32_f32),
     .sumsq4_f64 = VM(sumsq4_f64),
     .axpy_u32 = VM(axpy_u32),
     .axpy_u64 = VM(axpy_u64),
