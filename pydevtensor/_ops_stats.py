@@ -35,6 +35,8 @@ def _softmax(input, dim, dtype, log):
     x, d = _along(input, dim, dtype, "log_softmax" if log else "softmax")
     if d is None:
         return _C.zeros_like(x) if log else _C.ones_like(x)
+    if x.numel() == 0:  # nothing to normalise (a dim of size 0 has no max)
+        return x.clone()
     if d == x.ndim - 1 and not (x.requires_grad and _C.is_grad_enabled()):
         rows = _C._softmax_rows(x, log)
         if rows is not None:

@@ -88,7 +88,10 @@ def test_composed_where_there_is_no_row_kernel(dev, log):
                                   np.asarray(f(view.contiguous(), -1).cpu()))
     assert _C._softmax_rows(t.to(pdt.float16), log) is None
     assert _C._softmax_rows(pdt.zeros(0, 3, device=dev), log) is None
-    assert tuple(f(pdt.zeros(0, 3, device=dev), 1).shape) == (0, 3)
+    for shape in ((0, 3), (5, 0)):  # empty, also along a dim of size 0 (as PyTorch)
+        for dim in (0, 1):
+            r = f(pdt.zeros(shape, device=dev), dim)
+            assert tuple(r.shape) == shape and r.dtype == pdt.float32 and r.device == t.device
     if pdt.device(dev).type == "cuda":
         assert _C._softmax_rows(t, log) is None  # no CUDA kernel: composed
 
@@ -100,8 +103,9 @@ def test_cross_entropy_row_kernel_gives_the_composed_bits(dev, reduction):
     rng = np.random.default_rng(11)
     x = (3 * rng.standard_normal((37, 13))).astype(np.float32)
     x[4, 2] = -np.inf  # masked, not the target
+    x[9, 3] = -np.inf  # masked, the target: an infinite loss, as in PyTorch
     target = pdt.tensor(rng.integers(0, 13, 37), device=dev)
-    target[4] = 5
+    target[4], target[9] = 5, 3
     fast = pdt.tensor(x, device=dev, requires_grad=True)
     slow_base = pdt.tensor(np.ascontiguousarray(x.T), device=dev, requires_grad=True)
     slow = slow_base.T  # the same values, a view: no row kernel
@@ -116,6 +120,7 @@ def test_cross_entropy_row_kernel_gives_the_composed_bits(dev, reduction):
     np.testing.assert_array_equal(g_fast.view(np.uint32), g_slow.view(np.uint32))
     assert g_fast[4, 2] == 0.0
     want = -reference(x, True)[np.arange(37), np.asarray(target.cpu())]
+    assert np.isposinf(want[9])
     want = want.mean() if reduction == "mean" else want.sum() if reduction == "sum" else want
     np.testing.assert_allclose(losses[0], want, rtol=2e-6)
 

@@ -138,14 +138,14 @@ static inline double VM(exp_reduce)(double y, double *r)
     return t;
 }
 
+/* The Taylor coefficients of (e^r - 1) / r from r^11 down: 1/12!, ..., 1/2, 1. */
+static const double VM(expm1_c)[12] = {1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880,
+                                       1.0 / 40320,     1.0 / 5040,     1.0 / 720,     1.0 / 120,
+                                       1.0 / 24,        1.0 / 6,        0.5,           1.0};
+
 /* e^r - 1 for |r| <= ln2 / 2, by its Taylor series to r^8 (the next term is
  * below 2^-31 of the result). */
-static inline double VM(expm1_r)(double r)
-{
-    static const double c[8] = {1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120,
-                                1.0 / 24,    1.0 / 6,    0.5,       1.0};
-    return VM(horner_d)(r, c, 8) * r;
-}
+static inline double VM(expm1_r)(double r) { return VM(horner_d)(r, VM(expm1_c) + 4, 8) * r; }
 
 /* 2^n for the t of exp_reduce: n + 1023 into the exponent field (the shift
  * drops everything above n's bits); n in [-1022, 1023]. */
@@ -156,6 +156,13 @@ static inline double VM(exp_d)(double y)
 {
     double r, t = VM(exp_reduce)(y, &r);
     return (VM(expm1_r)(r) + 1.0) * VM(pow2_t)(t);
+}
+
+/* The same to r^11 (the next term below 2^-47 of the result), for the powers. */
+static inline double VM(exp_d_long)(double y)
+{
+    double r, t = VM(exp_reduce)(y, &r);
+    return (VM(horner_d)(r, VM(expm1_c) + 1, 11) * r + 1.0) * VM(pow2_t)(t);
 }
 
 static inline double VM(clamp_d)(double y, double lo, double hi)
@@ -195,18 +202,20 @@ static inline float VM(log_special)(float x, float r)
 }
 
 /* log of 2^e m (m of log_split), in double: f = m - 1, s = f / (2 + f), log m =
- * 2 atanh(s) by its series to s^15 (s <= 0.172: the next term is below 2^-50 of
- * the result).  The baseline's float32 log rounds it once; the powers
- * (cpu_vpow.h) keep it in double. */
-static inline double VM(log_dm)(float m, int32_t e)
+ * 2 atanh(s) by its series, to s^(2 terms - 1): 8 terms (to s^15, s <= 0.172:
+ * the next term is below 2^-44 of the result) for the baseline's float32 log,
+ * which rounds it once; 10 (below 2^-53) for the powers (cpu_vpow.h), which
+ * keep it in double. */
+static inline double VM(log_dm_n)(float m, int32_t e, int terms)
 {
+    static const double c[10] = {1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11,
+                                 1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3,  1.0};
     const double ln2 = 0x1.62e42fefa39efp-1;
     double f = (double)m - 1.0;
     double s = f / (2.0 + f), z = s * s;
-    static const double c[8] = {1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9,
-                                1.0 / 7,  1.0 / 5,  1.0 / 3,  1.0};
-    return VM_MAD((double)e, ln2, 2.0 * s * VM(horner_d)(z, c, 8));
+    return VM_MAD((double)e, ln2, 2.0 * s * VM(horner_d)(z, c + 10 - terms, terms));
 }
+static inline double VM(log_dm)(float m, int32_t e) { return VM(log_dm_n)(m, e, 8); }
 
 #if PDT_SIMD_FMA
 #include "cpu_vmathf.h" /* float32 lanes with FMA: exp, sigmoid, tanh, log, sin, cos */

@@ -5,23 +5,30 @@
  * The C library's powf is a call per element: `x ** 3` of 1e5 float32 took 630 us
  * here, `x ** 1.7` 310 (NumPy 138), `x ** -1.0` 580 (NumPy 84).  For an ordinary
  * pair, x normal and finite and y finite and not 0, with x > 0 or y an integer,
- * x ** y = sign * exp(y log |x|) in double: log |x| by log_split and log_dm
- * (relative error below 2^-50), the product rounded once, clamped to [-120, 120]
- * (beyond it the float result is inf or 0 either way), exp_d (below 2^-30); the
- * sign is - for a negative x and an odd integer y.  One rounding to float32 then
- * gives a result within 0.5 + 2^-6 ulp of x ** y, exact whenever x ** y is a
- * float (x ** 1 is x, 2 ** 10 is 1024).  Every other pair (zeros, subnormals,
- * infinities, NaN, a negative x to a fraction, y 0, inf or NaN) is the C library's
- * powf, whose special values are C's (Annex F.10.4.4).  Only +, -, * and / of
- * doubles are used, so every level gives the same bits, and the same bits for
- * an element whatever its neighbours (Note [block fast paths]) or its layout.
- * The core turns x ** 2 into x * x and x ** 0.5 into sqrt (Note [squares]).
- * tests/test_vmath.py checks the bound on a dense sample (measured: 0.503 ulp at
- * every level), and that layout and neighbours do not change a bit.  One thread,
- * AVX-512, 1e5 float32: x ** 3 (half the bases negative) 630 -> 227 us (NumPy
- * 6,040: its vector power leaves negative bases to a scalar loop), |x| ** 1.7
- * 310 -> 213 (NumPy 119, in float32 lanes; ours are double); x ** -1 (1 / x) 580
- * -> 11 (NumPy 83). */
+ * x ** y = sign * exp(y log |x|) in double: log |x| by log_split and log_dm_n's
+ * ten terms (below 2^-53), the product rounded once, clamped to [-120, 120]
+ * (beyond it the float result is inf or 0 either way), exp_d_long (below 2^-47);
+ * the sign is - for a negative x and an odd integer y.  The double result is
+ * within 2^-44 of x ** y (|y log x| <= 120 bounds what the errors of the log
+ * become).  Rounded to float32 it is the correctly rounded power unless x ** y
+ * lies within 2^-44 of a rounding boundary (a midpoint between floats, or an
+ * exact tie: 261 ** 3 = 17779581); so where the double result lies within 2^-40
+ * of one (checked by rounding it 2^-40 up and down), and for every pair that is
+ * not ordinary (zeros, subnormals, infinities, NaN, a negative x to a fraction,
+ * y 0, inf or NaN), the element is the C library's double pow rounded once
+ * (pow_by_double: C's special values, Annex F.10.4.4; exact ties go to even).
+ * That is correctly rounded but where double pow's own error (0.52 ulp of double)
+ * straddles a float32 midpoint.  x ** y's bits are then the same at every level
+ * (the FMA levels fuse the polynomials' steps, the baseline rounds twice: both
+ * far inside 2^-40), whatever an element's neighbours (Note [block fast paths])
+ * or its layout.  The core turns x ** 2 into x * x, x ** 0.5 into sqrt and x ** -1
+ * into 1 / x (Note [squares]).  tests/test_vmath.py checks the result on a dense
+ * sample (measured: 0.49999966 ulp from the float64 power, every level the same
+ * bits), integer powers against exact ones, and layouts and neighbours.  One
+ * thread, AVX-512, 1e5 float32: x ** 3 (half the bases negative) 630 -> 259 us
+ * (NumPy 6,040: its vector power leaves negative bases to a scalar loop), |x| **
+ * 1.7 310 -> 255 (NumPy 119, in float32 lanes and within 1 ulp or so; ours are
+ * double lanes), x ** -1 (1 / x) 580 -> 11 (NumPy 83). */
 
 /* 0: y is not an integer (or not finite); 1: an even one; 2: an odd one. */
 static inline int VM(pow_int_kind)(float y)
@@ -33,15 +40,26 @@ static inline int VM(pow_int_kind)(float y)
     return (float)i != t ? 0 : (i & 1) ? 2 : 1;
 }
 
-/* sign * exp(y log a), a positive normal float; see the Note. */
+/* sign * exp(y log a), a positive normal float, or NaN (which no ordinary pair
+ * has) when the double result is within 2^-40 of a float32 rounding boundary,
+ * where its error (below 2^-44) could pick the wrong side; see the Note. */
 static inline float VM(pow_ordinary)(float a, float y, int negative)
 {
     int32_t e;
     float m = VM(log_split_normal)(a, &e);
-    double t = VM(clamp_d)((double)y * VM(log_dm)(m, e), -120.0, 120.0);
-    double r = VM(exp_d)(t);
-    return (float)(negative ? -r : r);
+    double t = VM(clamp_d)((double)y * VM(log_dm_n)(m, e, 10), -120.0, 120.0);
+    double r = VM(exp_d_long)(t);
+    float up = (float)(r * (1.0 + 0x1p-40)), down = (float)(r * (1.0 - 0x1p-40));
+    float v = up == down ? up : NAN;
+    return negative ? -v : v;
 }
+
+/* x ** y by the C library's double pow, rounded once to float32: for the pairs
+ * that are not ordinary (C's special values, Annex F.10.4.4, which pow and powf
+ * share) and those near a rounding boundary.  glibc's pow is within 0.52 ulp of
+ * double, exact when x ** y is a double (so a tie, 261 ** 3 = 17779581, rounds to
+ * even: 17779580, where glibc's powf gives 17779582). */
+static inline float VM(pow_by_double)(float x, float y) { return (float)pow((double)x, (double)y); }
 
 /* Whether (x, y) is ordinary; kind: pow_int_kind(y). */
 static inline int VM(pow_is_ordinary)(float x, float y, int kind)
@@ -53,9 +71,12 @@ static inline int VM(pow_is_ordinary)(float x, float y, int kind)
 static float VM(pow_f32)(float x, float y)
 {
     int kind = VM(pow_int_kind)(y);
-    if (VM(pow_is_ordinary)(x, y, kind))
-        return VM(pow_ordinary)(fabsf(x), y, x < 0.0f && kind == 2);
-    return powf(x, y);
+    if (VM(pow_is_ordinary)(x, y, kind)) {
+        float r = VM(pow_ordinary)(fabsf(x), y, x < 0.0f && kind == 2);
+        if (r == r)
+            return r;
+    }
+    return VM(pow_by_double)(x, y);
 }
 
 /* o[i] = a[i] ** y (o may be a), in blocks of 256: a block of ordinary pairs only
@@ -66,7 +87,7 @@ static void VM(powc_f32)(float *o, const float *a, float y, int64_t n)
     const int kind = VM(pow_int_kind)(y);
     if (!isfinite(y) || y == 0.0f) {
         for (int64_t i = 0; i < n; i++)
-            o[i] = powf(a[i], y);
+            o[i] = VM(pow_by_double)(a[i], y);
         return;
     }
     const uint32_t keep = kind ? 0x7fffffffu : 0xffffffffu; /* a negative x: ordinary or not */
@@ -80,12 +101,24 @@ static void VM(powc_f32)(float *o, const float *a, float y, int64_t n)
         if (off >= 0x7f000000u) {
             for (int64_t i = 0; i < m; i++)
                 o[b + i] = VM(pow_f32)(a[b + i], y);
-        } else if (kind == 2) {
+            continue;
+        }
+        float r[256];
+        uint32_t near = 0; /* a NaN's bits are above inf's */
+        if (kind == 2) {
             for (int64_t i = 0; i < m; i++)
-                o[b + i] = VM(pow_ordinary)(fabsf(a[b + i]), y, a[b + i] < 0.0f);
+                r[i] = VM(pow_ordinary)(fabsf(a[b + i]), y, a[b + i] < 0.0f);
         } else {
             for (int64_t i = 0; i < m; i++)
-                o[b + i] = VM(pow_ordinary)(fabsf(a[b + i]), y, 0);
+                r[i] = VM(pow_ordinary)(fabsf(a[b + i]), y, 0);
         }
+        for (int64_t i = 0; i < m; i++) {
+            uint32_t v = VM(bits32)(r[i]) & 0x7fffffffu;
+            near = v > near ? v : near;
+        }
+        if (near > 0x7f800000u) /* a tie or nearly: the C library's double pow */
+            for (int64_t i = 0; i < m; i++)
+                r[i] = r[i] == r[i] ? r[i] : VM(pow_by_double)(a[b + i], y);
+        memcpy(o + b, r, (size_t)m * sizeof(float));
     }
 }

@@ -129,14 +129,6 @@ def _check_logits(input, target):
                          f"{tuple(input.shape)}")
 
 
-def _shifted_logits(input):
-    """The logits less each row's max.  -inf logits (masked classes) stay finite, so that
-    -inf * 0 does not make a NaN when the one-hot picks the target's logit; exp of the
-    clamped value is still 0."""
-    lowest = -3.4028234663852886e38 if input.dtype == _C.float32 else -1.7976931348623157e308
-    return (input - input.amax(1, keepdim=True)).clamp(min=lowest)
-
-
 @recorded("cross_entropy")
 def cross_entropy(input, target, reduction="mean"):
     """Softmax cross-entropy of (N, C) logits against (N,) integer classes: the mean (or
@@ -155,10 +147,12 @@ def cross_entropy(input, target, reduction="mean"):
             at = target.to(_C.int64) + _C.arange(0, n * c, c, dtype=_C.int64,
                                                  device=target.device)
             return _reduce(-log_p.reshape(n * c).index_select(0, at), reduction)
-    onehot = _one_hot(target, n, c, input.dtype)
-    shifted = _shifted_logits(input)
+    shifted = input - input.amax(1, keepdim=True)
     s = shifted.exp().sum(1, keepdim=True)
-    per_sample = (s.log() - (shifted * onehot).sum(1, keepdim=True)).reshape(n)
+    # the target's shifted logit: the others masked to 0 (a product with a one-hot
+    # would make -inf * 0 = NaN of a masked class); a -inf one gives an inf loss
+    others = _C.arange(c, dtype=target.dtype, device=target.device) != target.reshape(n, 1)
+    per_sample = (s.log() - shifted.masked_fill(others, 0.0).sum(1, keepdim=True)).reshape(n)
     return _reduce(per_sample, reduction)
 
 
@@ -178,7 +172,7 @@ class NllLossBackward0(Node):
         n, c = input.shape
         d = _C._softmax_rows(input, False)
         if d is None:
-            e = _shifted_logits(input).exp()
+            e = (input - input.amax(1, keepdim=True)).exp()
             d = e / e.sum(1, keepdim=True)
         d.sub_(_one_hot(target, n, c, input.dtype))  # d is this function's own
         if self.reduction == "none":
