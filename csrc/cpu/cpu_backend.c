@@ -13,6 +13,7 @@
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
 #include "cpu_simd.h"
+#include "cpu_stream.h"
 
 static int cpu_device_count(void) { return 1; }
 
@@ -195,7 +196,19 @@ static void copy_range(int64_t begin, int64_t end, void *ctx)
 {
     const copy_job *j = ctx;
     size_t from = (size_t)begin * COPY_GRAIN, to = (size_t)end * COPY_GRAIN;
-    memcpy(j->dst + from, j->src + from, (to < j->nbytes ? to : j->nbytes) - from);
+    to = to < j->nbytes ? to : j->nbytes;
+    if (j->nbytes < (size_t)PDT_STREAM_MIN_BYTES) {
+        memcpy(j->dst + from, j->src + from, to - from);
+        return;
+    }
+    /* Note [streamed outputs]: the whole aligned lines with non-temporal stores */
+    size_t head = (64 - ((uintptr_t)(j->dst + from) & 63)) & 63;
+    head = head < to - from ? head : to - from;
+    memcpy(j->dst + from, j->src + from, head);
+    size_t lines = (to - from - head) & ~(size_t)63;
+    pdt_cpu_simd()->stream_copy(j->dst + from + head, j->src + from + head, (int64_t)lines);
+    memcpy(j->dst + from + head + lines, j->src + from + head + lines, to - from - head - lines);
+    pdt_cpu_simd()->stream_fence();
 }
 
 static pdt_status cpu_copy_bytes(pdt_copy_kind kind, int dst_index, void *dst, int src_index,

@@ -31,6 +31,7 @@
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
 #include "cpu_simd.h"
+#include "cpu_stream.h"
 #include "pdt_convert.h"
 
 /* Elements per thread below which an op stays on one thread; an op that
@@ -428,6 +429,7 @@ static const ew_row_fn unary_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
 typedef struct ew_job {
     ew_row_fn fn;
     const void *extra;
+    int stream; /* one contiguous row with a large output: Note [streamed outputs] */
     int ndim;
     int64_t shape[PDT_MAX_DIMS];
     int64_t strides[3][PDT_MAX_DIMS];
@@ -440,9 +442,11 @@ static void job_init(ew_job *job, const pdt_tensor *out, const pdt_tensor *const
     int ndim = 0, dense = 1;
     for (int k = 0; k < 3 && dense; k++)
         dense = !ops[k] || pdt_tensor_is_contiguous(ops[k]);
+    job->stream = 0;
     if (dense) { /* every tensor contiguous: one row, unit strides */
         job->ndim = 1;
         job->shape[0] = pdt_tensor_numel(out);
+        job->stream = job->shape[0] * (int64_t)pdt_dtype_size(out->dtype) >= PDT_STREAM_MIN_BYTES;
         for (int k = 0; k < 3; k++) {
             job->strides[k][0] = ops[k] ? (int64_t)pdt_dtype_size(ops[k]->dtype) : 0;
             if (ops[k])
@@ -483,11 +487,39 @@ static void job_init(ew_job *job, const pdt_tensor *out, const pdt_tensor *const
     }
 }
 
+/* The contiguous row's elements [begin, end), the output's whole aligned blocks
+ * computed into an L1 buffer and streamed out (Note [streamed outputs]). */
+static void run_streamed(const ew_job *job, int64_t begin, int64_t end)
+{
+    const int64_t so = job->strides[0][0], sa = job->strides[1][0], sb = job->strides[2][0];
+    char *o = job->base[0] + begin * so, *a = job->base[1] + begin * sa;
+    char *b = job->base[2] + begin * sb;
+    int64_t n = end - begin, head = (int64_t)((64 - ((uintptr_t)o & 63)) & 63) / so;
+    head = head < n ? head : n;
+    if (head)
+        job->fn(o, so, a, sa, b, sb, head, job->extra);
+    o += head * so, a += head * sa, b += head * sb, n -= head;
+    _Alignas(64) char buf[PDT_STREAM_BLOCK];
+    const int64_t per = PDT_STREAM_BLOCK / so;
+    const pdt_cpu_simd_table *t = pdt_cpu_simd();
+    for (; n >= per; n -= per, o += PDT_STREAM_BLOCK, a += per * sa, b += per * sb) {
+        job->fn(buf, so, a, sa, b, sb, per, job->extra);
+        t->stream_copy(o, buf, PDT_STREAM_BLOCK);
+    }
+    if (n)
+        job->fn(o, so, a, sa, b, sb, n, job->extra);
+    t->stream_fence();
+}
+
 /* Runs the rows covering elements [begin, end) in row-major order. */
 static void job_run_range(int64_t begin, int64_t end, void *ctx)
 {
     const ew_job *job = (const ew_job *)ctx;
     const int last = job->ndim - 1;
+    if (last == 0 && job->stream) {
+        run_streamed(job, begin, end);
+        return;
+    }
     if (last == 0) { /* one row: the contiguous case */
         job->fn(job->base[0] + begin * job->strides[0][0], job->strides[0][0],
                 job->base[1] + begin * job->strides[1][0], job->strides[1][0],
@@ -590,6 +622,7 @@ pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a
         scalar_store(dt, b.s, &sb);
         job.base[2] = (char *)&sb;
     }
+    job.stream &= op != PDT_OP_POW; /* compute-bound, as costly_unary's */
     job_run(&job, pdt_tensor_numel(out), EW_GRAIN);
     return PDT_OK;
 }
@@ -636,6 +669,7 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
     job.extra = &bounds;
     job_init(&job, out, ops);
     job.base[2] = &unused;
+    job.stream &= !costly_unary(op); /* compute-bound: exp of 1e8 ran 10-20% slower streamed */
     job_run(&job, pdt_tensor_numel(out), costly_unary(op) ? EW_GRAIN_COSTLY : EW_GRAIN);
     return PDT_OK;
 }

@@ -10,6 +10,7 @@
 #include "cpu_iter.h"
 #include "cpu_parallel.h"
 #include "cpu_simd.h"
+#include "cpu_stream.h"
 #include "pdt_convert.h"
 #include "pdt_half.h"
 #include "pdt_philox.h"
@@ -117,12 +118,17 @@ typedef struct cast_job {
     pdt_cpu_row_fn fn;
     char *d, *s;
     int64_t dsize, ssize;
+    int stream; /* Note [streamed outputs] */
 } cast_job;
 
 static void cast_range(int64_t begin, int64_t end, void *ctx)
 {
     const cast_job *j = ctx;
-    j->fn(j->d + begin * j->dsize, j->dsize, j->s + begin * j->ssize, j->ssize, end - begin, NULL);
+    char *d = j->d + begin * j->dsize, *s = j->s + begin * j->ssize;
+    if (j->stream)
+        pdt_cpu_row_streamed(j->fn, d, j->dsize, s, j->ssize, end - begin, NULL);
+    else
+        j->fn(d, j->dsize, s, j->ssize, end - begin, NULL);
 }
 
 #define CAST_GRAIN 32768 /* elements a thread takes at least */
@@ -132,8 +138,12 @@ pdt_status pdt_cpu_copy_cast(const pdt_tensor *dst, const pdt_tensor *src)
     int64_t n = pdt_tensor_numel(dst);
     if (dst->dtype != src->dtype && n >= 2 * CAST_GRAIN && pdt_tensor_is_contiguous(dst) &&
         pdt_tensor_is_contiguous(src)) {
-        cast_job j = {cast_rows[src->dtype][dst->dtype], pdt_tensor_ptr(dst), pdt_tensor_ptr(src),
-                      (int64_t)pdt_dtype_size(dst->dtype), (int64_t)pdt_dtype_size(src->dtype)};
+        cast_job j = {cast_rows[src->dtype][dst->dtype],
+                      pdt_tensor_ptr(dst),
+                      pdt_tensor_ptr(src),
+                      (int64_t)pdt_dtype_size(dst->dtype),
+                      (int64_t)pdt_dtype_size(src->dtype),
+                      n * (int64_t)pdt_dtype_size(dst->dtype) >= PDT_STREAM_MIN_BYTES};
         pdt_cpu_parallel_for(n, CAST_GRAIN, cast_range, &j);
         return PDT_OK;
     }

@@ -689,6 +689,7 @@ VM_SINCOS_ROW(cos_row, 1, cosf)
 
 #include "cpu_vnormal.h" /* Box-Muller of Philox words (after the sqrt rows) */
 #include "cpu_vpow.h"    /* float32 powers */
+#include "cpu_vstream.h" /* non-temporal copies */
 
 const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .add_f32 = VM(add_f32),
@@ -740,6 +741,8 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .powc_f32 = VM(powc_f32),
     .pow_f32 = VM(pow_f32),
     .sumsq32_f32 = VM(sumsq32_f32),
+    .stream_copy = VM(stream_copy),
+    .stream_fence = VM(stream_fence),
     .sumsq4_f64 = VM(sumsq4_f64),
     .axpy_u32 = VM(axpy_u32),
     .axpy_u64 = VM(axpy_u64),

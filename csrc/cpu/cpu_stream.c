@@ -1,0 +1,43 @@
+/* cpu_stream.c - writing large outputs with non-temporal stores.
+ *
+ * Note [streamed outputs]
+ * ~~~~~~~~~~~~~~~~~~~~~~~
+ * An ordinary store to a line that is not in the cache reads the line first
+ * (read for ownership), so an op writing an output past the caches moves its
+ * bytes twice: float32 -> float64 of 1e8 elements moved 4 + 8 + 8 bytes an element
+ * for the 12 it needs.  Past STREAM_MIN_BYTES of output (most of this machine's
+ * 32 MiB L3, where the output cannot stay cached for the next op anyway), a row
+ * is computed block by block into an L1-sized buffer by its usual kernel and the
+ * buffer copied out with non-temporal stores, which skip the read; the values are
+ * the kernel's, bit for bit.  The ends that are not whole aligned blocks are
+ * written directly.  Each thread fences its streamed stores before its range ends.
+ */
+#include "cpu_stream.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu_simd.h"
+
+void pdt_cpu_row_streamed(pdt_cpu_row_fn fn, char *d, int64_t dsize, char *s, int64_t ssize,
+                          int64_t n, void *ctx)
+{
+    int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63) / dsize;
+    head = head < n ? head : n;
+    if (head)
+        fn(d, dsize, s, ssize, head, ctx);
+    d += head * dsize, s += head * ssize, n -= head;
+    _Alignas(64) char buf[PDT_STREAM_BLOCK];
+    const int64_t per = PDT_STREAM_BLOCK / dsize;
+    const pdt_cpu_simd_table *t = pdt_cpu_simd();
+    int streamed = 0;
+    for (; n >= per; n -= per, d += PDT_STREAM_BLOCK, s += per * ssize) {
+        fn(buf, dsize, s, ssize, per, ctx);
+        t->stream_copy(d, buf, PDT_STREAM_BLOCK);
+        streamed = 1;
+    }
+    if (n)
+        fn(d, dsize, s, ssize, n, ctx);
+    if (streamed)
+        t->stream_fence();
+}

@@ -1,0 +1,48 @@
+"""Outputs past 24 MiB are written with non-temporal stores (Note [streamed outputs] in
+csrc/cpu/cpu_stream.c): the values must be the ordinary kernels', bit for bit, for
+outputs that start off a cache line, end inside a block, overlap their input (in
+place), and on one thread or two."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+
+N = 6_500_017  # float32: 26 MB, past the threshold, not a whole number of blocks
+
+
+@pytest.fixture(params=[1, 2])
+def threads(request):
+    old = pdt.get_num_threads()
+    pdt.set_num_threads(request.param)
+    yield request.param
+    pdt.set_num_threads(old)
+
+
+def bits(t):
+    a = np.asarray(t)
+    return a.view(f"u{a.itemsize}") if a.dtype.kind == "f" else a
+
+
+def test_streamed_elementwise_ops_give_the_kernels_bits(threads):
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal(N + 3).astype(np.float32)
+    b = rng.standard_normal(N + 3).astype(np.float32)
+    ta, tb = pdt.from_numpy(a.copy()), pdt.from_numpy(b.copy())
+    for off in (0, 1, 3):  # the output's start: on a line, off one
+        x, y = ta[off:off + N], tb[off:off + N]
+        xa, ya = a[off:off + N], b[off:off + N]
+        np.testing.assert_array_equal(bits(x + y), bits(xa + ya))
+        np.testing.assert_array_equal(bits(x * 2.5), bits(xa * np.float32(2.5)))
+        np.testing.assert_array_equal(bits(x / y), bits(xa / ya))
+        np.testing.assert_array_equal(bits(pdt.relu(x)), bits(np.maximum(xa, 0) + 0 * xa))
+        np.testing.assert_array_equal(bits(x.double()), bits(xa.astype(np.float64)))
+        np.testing.assert_array_equal(bits(x.clone()), bits(xa))
+        o = pdt.empty(N + 1)
+        pdt.add(x, y, out=o[1:])  # out= into a view off a line
+        np.testing.assert_array_equal(bits(o[1:]), bits(xa + ya))
+    c = pdt.from_numpy(a.copy())
+    c += tb  # in place: the output is the input
+    np.testing.assert_array_equal(bits(c), bits(a + b))
+    h = pdt.from_numpy(np.repeat(a[:N], 2)).half()  # 26 MB of float16
+    np.testing.assert_array_equal(np.asarray(h.float()),
+                                  np.repeat(a[:N], 2).astype(np.float16).astype(np.float32))
