@@ -27,8 +27,8 @@ def test_streamed_elementwise_ops_give_the_kernels_bits(threads):
     rng = np.random.default_rng(9)
     a = rng.standard_normal(N + 3).astype(np.float32)
     b = rng.standard_normal(N + 3).astype(np.float32)
-    ta, tb = pdt.from_numpy(a.copy()), pdt.from_numpy(b.copy())
-    for off in (0, 1, 3):  # the output's start: on a line, off one
+    ta, tb = pdt.tensor(a), pdt.tensor(b)  # the package's allocations: on a cache line
+    for off in (0, 1, 3):  # the views' and outputs' starts: on a line, off one
         x, y = ta[off:off + N], tb[off:off + N]
         xa, ya = a[off:off + N], b[off:off + N]
         np.testing.assert_array_equal(bits(x + y), bits(xa + ya))

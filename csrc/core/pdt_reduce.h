@@ -28,15 +28,18 @@
  * Note [reduction accuracy]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~
  * Sums of float32 (sum, mean, the norms) accumulate in double on every device,
- * in a fixed order (CPU rows: pairwise within chunks of 64K elements, chunks
- * added in order; CPU columns: in row order; CUDA: per-thread running sums
- * combined by warp-shuffle trees), and round once to float32 at the end.
+ * in a fixed order (CPU rows: pairwise within chunks of 64K elements, or, for
+ * float32 sums of squares, in 32 running lanes (Note [float32 sums of squares] in
+ * csrc/cpu/cpu_reduce.c), chunks added in order; CPU columns: in row order;
+ * CUDA: per-thread running sums combined by warp-shuffle trees), and round once
+ * to float32 at the end.
  * Against the exact result on the same values, for a row of k elements x:
  *     |got - ref| <= 2^-24 |ref| + k 2^-53 sum(|x|)     (float32 results)
  *     |got - ref| <= k 2^-53 sum(|x|)                   (float64 results)
  * The first term is the final rounding; the second, the worst case of double
  * accumulation in any order, is far below it for any k that fits in memory
- * (pairwise summation does much better than the bound).  mean divides the
+ * (pairwise summation does much better than the bound, and 32 lanes about
+ * (k / 32 + 5) 2^-53).  mean divides the
  * second term by k.  prod accumulates in double: (2^-24 + k 2^-53) |ref| for
  * float32 (while in range).  The 2-norm takes the square root of the sum of
  * squares in double and rounds once after it, so a float32 norm neither

@@ -94,7 +94,6 @@ typedef struct pdt_cpu_simd_table {
     double (*sum4_f32)(const float *x, int64_t len);
     double (*sum4_f64)(const double *x, int64_t len);
     /* the same of the squares (norm's sum of squares) */
-    double (*sumsq4_f32)(const float *x, int64_t len);
     double (*sumsq4_f64)(const double *x, int64_t len);
     /* the sum of squares of x[0 .. n) in 32 double lanes (cpu_reduce.c's float32
      * chunks of norm) */

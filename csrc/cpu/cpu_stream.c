@@ -9,8 +9,11 @@
  * 32 MiB L3, where the output cannot stay cached for the next op anyway), a row
  * is computed block by block into an L1-sized buffer by its usual kernel and the
  * buffer copied out with non-temporal stores, which skip the read; the values are
- * the kernel's, bit for bit.  The ends that are not whole aligned blocks are
- * written directly.  Each thread fences its streamed stores before its range ends.
+ * the kernel's.  The ends that are not whole aligned blocks are written directly,
+ * by a call of their own: a kernel whose vector body and scalar tail differ
+ * (float16 -> float32 through F16C quiets a signalling NaN, its scalar tail keeps
+ * it) may give such a value other bits there, as it already does at the threads'
+ * range boundaries.  Each thread fences its streamed stores before its range ends.
  */
 #include "cpu_stream.h"
 

@@ -508,8 +508,8 @@ typedef float VM(vf8) __attribute__((vector_size(32)));
         vm_v;                                                                                      \
     })
 
-/* F: each element as it is added (itself, or its square for the sums of squares
- * of norm, (double)x * (double)x as cpu_reduce.c's leaves compute it). */
+/* F: each element as it is added (itself, or its square for float64 norms' sums
+ * of squares, x * x as cpu_reduce.c's leaves compute it). */
 #define VM_SUM4(NAME, T, LOAD, F)                                                                  \
     static double VM(NAME)(const T *x, int64_t len)                                                \
     {                                                                                              \
@@ -531,7 +531,6 @@ typedef float VM(vf8) __attribute__((vector_size(32)));
 
 VM_SUM4(sum4_f32, float, VM_LOAD8_F32, VM_ITSELF)
 VM_SUM4(sum4_f64, double, VM_LOAD8_F64, VM_ITSELF)
-VM_SUM4(sumsq4_f32, float, VM_LOAD8_F32, VM_SQUARE)
 VM_SUM4(sumsq4_f64, double, VM_LOAD8_F64, VM_SQUARE)
 
 /* The sum of squares of a float32 chunk (Note [float32 sums of squares] in
@@ -737,7 +736,6 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .cols_sum_f32 = VM(cols_sum_f32),
     .sum4_f32 = VM(sum4_f32),
     .sum4_f64 = VM(sum4_f64),
-    .sumsq4_f32 = VM(sumsq4_f32),
     .powc_f32 = VM(powc_f32),
     .pow_f32 = VM(pow_f32),
     .sumsq32_f32 = VM(sumsq32_f32),
