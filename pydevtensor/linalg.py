@@ -201,6 +201,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     >>> pydevtensor.linalg.norm(pydevtensor.tensor([3., -4.]), 1)
     tensor(7.)
     """
+    if ord is None and dim is None and dtype is None and isinstance(A, _C.Tensor) and \
+            A.is_floating_point():
+        return A.norm(keepdim=keepdim)  # the 2-norm of every element: norm's one call
     if isinstance(ord, str) or (ord is not None and dim is None and A.ndim == 2) or (
             dim is not None and not isinstance(dim, int) and len(tuple(dim)) == 2
             and ord is not None):
