@@ -232,6 +232,9 @@ def isnan(input):
     _tensor_arg(input, "isnan")
     if not input.is_floating_point():
         return _C.zeros(tuple(input.shape), dtype=_C.bool, device=input.device)
+    fast = _C._classify(input, 0)  # one pass from the bits, where the device has it
+    if fast is not None:
+        return fast
     return input != input
 
 
@@ -256,6 +259,9 @@ def isinf(input):
     _tensor_arg(input, "isinf")
     if not input.is_floating_point():
         return _C.zeros(tuple(input.shape), dtype=_C.bool, device=input.device)
+    fast = _C._classify(input, 1)  # one pass from the bits, where the device has it
+    if fast is not None:
+        return fast
     return input.abs() == math.inf
 
 
@@ -280,6 +286,9 @@ def isfinite(input):
     _tensor_arg(input, "isfinite")
     if not input.is_floating_point():
         return _C.ones(tuple(input.shape), dtype=_C.bool, device=input.device)
+    fast = _C._classify(input, 2)  # one pass from the bits, where the device has it
+    if fast is not None:
+        return fast
     return (input - input) == 0
 
 

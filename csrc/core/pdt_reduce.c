@@ -343,25 +343,3 @@ pdt_status pdt_norm(const pdt_tensor *x, double p, int ndims, const int64_t *dim
     plan_release(&pl);
     return st;
 }
-
-pdt_status pdt_softmax_last(const pdt_tensor *x, int log, pdt_tensor *result)
-{
-    const char *name = log ? "log_softmax" : "softmax";
-    const pdt_backend *be = pdt_backend_of(x->device.kind);
-    memset(result, 0, sizeof *result);
-    if (!be->softmax || x->ndim < 1 || (x->dtype != PDT_FLOAT32 && x->dtype != PDT_FLOAT64) ||
-        pdt_tensor_numel(x) == 0 || !pdt_tensor_is_contiguous(x)) {
-        char dev[32];
-        return pdt_fail(PDT_ERR_UNSUPPORTED, "%s: no row kernel for a %s tensor of %d dims on %s",
-                        name, pdt_dtype_name(x->dtype), x->ndim,
-                        pdt_device_str(x->device, dev, sizeof dev));
-    }
-    pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, x->shape, 0, result);
-    if (st != PDT_OK)
-        return st;
-    pdt_note_op(name, x->device);
-    st = be->softmax(result, x, log);
-    if (st != PDT_OK)
-        pdt_tensor_release(result);
-    return st;
-}

@@ -88,12 +88,6 @@ pdt_status pdt_reduce_with_indices(pdt_reduce_op op, const pdt_tensor *x, int64_
 pdt_status pdt_norm(const pdt_tensor *x, double p, int ndims, const int64_t *dims, int keepdim,
                     int dtype, pdt_tensor *out);
 
-/* Softmax (log 0) or log-softmax (log 1) of x along its last dim into a new
- * contiguous *result, for a contiguous float32 or float64 x with at least one
- * element, on a device whose backend has the kernel (pdt_backend.softmax).  Any
- * other x: PDT_ERR_UNSUPPORTED, nothing allocated, and the bindings compose it. */
-pdt_status pdt_softmax_last(const pdt_tensor *x, int log, pdt_tensor *result);
-
 #ifdef __cplusplus
 }
 #endif

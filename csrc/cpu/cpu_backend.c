@@ -288,6 +288,7 @@ const pdt_backend pdt_cpu_backend = {
     .cumsum = pdt_cpu_cumsum,
     .nonzero = pdt_cpu_nonzero,
     .softmax = pdt_cpu_softmax,
+    .classify = pdt_cpu_classify,
     .describe = pdt_cpu_blas_describe,
     .libraries = cpu_libraries,
     .set_num_threads = cpu_set_num_threads,

@@ -118,6 +118,10 @@ typedef struct pdt_cpu_simd_table {
      * that orders them (cpu_vstream.h) */
     void (*stream_copy)(char *dst, const char *src, int64_t n);
     void (*stream_fence)(void);
+    /* o[i] = whether x[i] is NaN, +-inf or finite (which: PDT_IS_* of pdt_backend.h),
+     * float32 and float64 rows (cpu_vclassify.h) */
+    void (*classify_f32)(uint8_t *o, const void *x, int64_t n, int which);
+    void (*classify_f64)(uint8_t *o, const void *x, int64_t n, int which);
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

@@ -686,9 +686,10 @@ static void VM(tanh_row)(float *o, const float *a, int64_t n)
 VM_SINCOS_ROW(sin_row, 0, sinf)
 VM_SINCOS_ROW(cos_row, 1, cosf)
 
-#include "cpu_vnormal.h" /* Box-Muller of Philox words (after the sqrt rows) */
-#include "cpu_vpow.h"    /* float32 powers */
-#include "cpu_vstream.h" /* non-temporal copies */
+#include "cpu_vclassify.h" /* isnan, isinf, isfinite from the bits */
+#include "cpu_vnormal.h"   /* Box-Muller of Philox words (after the sqrt rows) */
+#include "cpu_vpow.h"      /* float32 powers */
+#include "cpu_vstream.h"   /* non-temporal copies */
 
 const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .add_f32 = VM(add_f32),
@@ -739,6 +740,8 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .powc_f32 = VM(powc_f32),
     .pow_f32 = VM(pow_f32),
     .sumsq32_f32 = VM(sumsq32_f32),
+    .classify_f32 = VM(classify_f32),
+    .classify_f64 = VM(classify_f64),
     .stream_copy = VM(stream_copy),
     .stream_fence = VM(stream_fence),
     .sumsq4_f64 = VM(sumsq4_f64),

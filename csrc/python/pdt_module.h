@@ -212,6 +212,7 @@ PyObject *pdt_bf16_numpy_from_bits(PyObject *bits);
 /* ---- the NumPy/DLPack boundary (interop.c) and the transfer guard (guard.c) ---- */
 extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c */
 extern PyMethodDef pdt_index_functions[];                          /* tensor_index.c (issue 17) */
+extern PyMethodDef pdt_optional_functions[];                       /* optional.c */
 extern PyGetSetDef pdt_interop_getset[];
 extern PyMethodDef pdt_guard_functions[]; /* guard.c   */
 /* Installs the transfer guard's copy hook (once per process). */
@@ -316,5 +317,17 @@ void pdt_autograd_clear(PdtTensorObject *o);
 
 /* Releases the GIL around work on more than this many elements. */
 #define PDT_GIL_RELEASE_NUMEL 65536
+/* Runs STMT (which touches no Python object) without the GIL when numel is past
+ * PDT_GIL_RELEASE_NUMEL, else with it; the caller holds the storages it uses. */
+#define PDT_RUN_RELEASING_GIL(numel, STMT)                                                         \
+    do {                                                                                           \
+        if ((numel) > PDT_GIL_RELEASE_NUMEL) {                                                     \
+            Py_BEGIN_ALLOW_THREADS                                                                 \
+            STMT;                                                                                  \
+            Py_END_ALLOW_THREADS                                                                   \
+        } else {                                                                                   \
+            STMT;                                                                                  \
+        }                                                                                          \
+    } while (0)
 
 #endif /* PDT_MODULE_H */

@@ -17,8 +17,7 @@ typedef struct request {
     int ndims; /* -1: every dim */
     int64_t dims[PDT_MAX_DIMS];
     int keepdim;
-    int dtype;   /* -1: not given */
-    int softmax; /* 1 softmax, 2 log_softmax along the last dim (_softmax_rows); else 0 */
+    int dtype; /* -1: not given */
 } request;
 
 enum { ARG_P, ARG_DIM, ARG_KEEPDIM, ARG_DTYPE, ARG_COUNT };
@@ -65,8 +64,6 @@ static int fill_request(pdt_state *S, const char *fname, PyObject **kw, request 
 
 static pdt_status execute(const pdt_tensor *x, const request *rq, pdt_tensor *out)
 {
-    if (rq->softmax)
-        return pdt_softmax_last(x, rq->softmax == 2, out);
     if (rq->p != 0)
         return pdt_norm(x, rq->p, rq->ndims, rq->dims, rq->keepdim, rq->dtype, out);
     return pdt_reduce(rq->op, x, rq->ndims, rq->dims, rq->keepdim, rq->dtype, out);
@@ -81,16 +78,8 @@ static PyObject *run(pdt_state *S, PyObject *self, const request *rq)
     pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
     h.n = 0;
     x = pdt_hold_view(&h, x);
-    if (pdt_tensor_numel(x) > PDT_GIL_RELEASE_NUMEL) {
-        Py_BEGIN_ALLOW_THREADS
-        st = execute(x, rq, &out);
-        Py_END_ALLOW_THREADS
-    } else {
-        st = execute(x, rq, &out);
-    }
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(x), st = execute(x, rq, &out));
     pdt_hold_release(&h);
-    if (st == PDT_ERR_UNSUPPORTED && rq->softmax)
-        Py_RETURN_NONE; /* no row kernel for x: the caller composes softmax */
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 
@@ -350,22 +339,6 @@ FUNCTION_FORM(max)
 FUNCTION_FORM(min)
 FUNCTION_FORM(norm)
 
-/* _softmax_rows(x, log) -> softmax (log False) or log_softmax (log True) of x along
- * its last dim in one pass over each row (Note [softmax rows] in
- * csrc/cpu/cpu_softmax.c), or None when x's device has no such kernel or x is not
- * a contiguous, non-empty float32 or float64 tensor (the caller composes it).  No
- * autograd: the caller records. */
-static PyObject *f_softmax_rows(PyObject *module, PyObject *args)
-{
-    pdt_state *S = pdt_state_of_module(module);
-    PyObject *x;
-    int log;
-    if (!PyArg_ParseTuple(args, "O!p:_softmax_rows", S->tensor_type, &x, &log))
-        return NULL;
-    request rq = {.softmax = log ? 2 : 1};
-    return run(S, x, &rq);
-}
-
 /* _return_types(): (return_types.max, return_types.min), for pydevtensor. */
 static PyObject *f_return_types(PyObject *module, PyObject *unused)
 {
@@ -404,6 +377,5 @@ PyMethodDef pdt_reduce_functions[] = {
     {"argmin", FASTKW(f_argmin), doc_fn_argmin},
     {"norm", FASTKW(f_norm), doc_fn_norm},
     {"_return_types", f_return_types, METH_NOARGS, NULL},
-    {"_softmax_rows", f_softmax_rows, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -1,0 +1,53 @@
+/* pdt_optional.c - the entry points of the backend table's optional kernels
+ * (pdt_optional.h). */
+#include "pdt_optional.h"
+
+#include <string.h>
+
+#include "pdt_internal.h"
+
+/* PDT_ERR_UNSUPPORTED for op on x: the caller composes it. */
+static pdt_status unsupported(const char *op, const pdt_tensor *x)
+{
+    char dev[32];
+    return pdt_fail(PDT_ERR_UNSUPPORTED, "%s: no kernel for a %s tensor of %d dims on %s", op,
+                    pdt_dtype_name(x->dtype), x->ndim, pdt_device_str(x->device, dev, sizeof dev));
+}
+
+pdt_status pdt_softmax_last(const pdt_tensor *x, int log, pdt_tensor *result)
+{
+    const char *name = log ? "log_softmax" : "softmax";
+    const pdt_backend *be = pdt_backend_of(x->device.kind);
+    memset(result, 0, sizeof *result);
+    if (!be->softmax || x->ndim < 1 || (x->dtype != PDT_FLOAT32 && x->dtype != PDT_FLOAT64) ||
+        pdt_tensor_numel(x) == 0 || !pdt_tensor_is_contiguous(x))
+        return unsupported(name, x);
+    pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, x->shape, 0, result);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op(name, x->device);
+    st = be->softmax(result, x, log);
+    if (st != PDT_OK)
+        pdt_tensor_release(result);
+    return st;
+}
+
+pdt_status pdt_classify(const pdt_tensor *x, int which, pdt_tensor *result)
+{
+    static const char *const names[3] = {"isnan", "isinf", "isfinite"};
+    const pdt_backend *be = pdt_backend_of(x->device.kind);
+    memset(result, 0, sizeof *result);
+    if (which < 0 || which > 2)
+        return pdt_fail(PDT_ERR_VALUE, "classify: which must be 0, 1 or 2, got %d", which);
+    if (!be->classify || !pdt_dtype_is_floating(x->dtype) || pdt_tensor_numel(x) == 0 ||
+        !pdt_tensor_is_contiguous(x))
+        return unsupported(names[which], x);
+    pdt_status st = pdt_tensor_empty(x->device, PDT_BOOL, x->ndim, x->shape, 0, result);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op(names[which], x->device);
+    st = be->classify(result, x, which);
+    if (st != PDT_OK)
+        pdt_tensor_release(result);
+    return st;
+}

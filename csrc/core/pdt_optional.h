@@ -1,0 +1,27 @@
+/* pdt_optional.h - the entry points of the backend table's optional kernels
+ * (softmax rows, the classification of floats): each returns PDT_ERR_UNSUPPORTED,
+ * allocating nothing, for a device whose backend lacks the kernel or an input it
+ * does not take, and the bindings then compose the op from others. */
+#ifndef PDT_OPTIONAL_H
+#define PDT_OPTIONAL_H
+
+#include "pdt_backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Softmax (log 0) or log-softmax (log 1) of x along its last dim into a new
+ * contiguous *result, for a contiguous float32 or float64 x with at least one
+ * element (pdt_backend.softmax). */
+pdt_status pdt_softmax_last(const pdt_tensor *x, int log, pdt_tensor *result);
+
+/* isnan (which PDT_IS_NAN), isinf (PDT_IS_INF) or isfinite (PDT_IS_FINITE) of a
+ * contiguous floating x with at least one element, into a new bool *result of its
+ * shape (pdt_backend.classify). */
+pdt_status pdt_classify(const pdt_tensor *x, int which, pdt_tensor *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PDT_OPTIONAL_H */

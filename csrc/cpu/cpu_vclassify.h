@@ -1,0 +1,24 @@
+/* cpu_vclassify.h - isnan, isinf and isfinite of float32 and float64 rows from their
+ * bits, included by cpu_vmath.h once per level (cpu_classify.c calls them): with the
+ * sign cleared, a float is NaN above the infinity's bits, an infinity at them and
+ * finite below them.  The masked bits fit the signed range, so the comparisons are
+ * the level's signed integer compares, packed into bytes. */
+#include "pdt_backend.h" /* PDT_IS_NAN, PDT_IS_INF */
+
+#define VM_CLASSIFY_ROW(NAME, U, S, MAG, INF)                                                      \
+    static void VM(NAME)(uint8_t * o, const void *x, int64_t n, int which)                         \
+    {                                                                                              \
+        const U *restrict b = (const U *)x;                                                        \
+        uint8_t *restrict r = o;                                                                   \
+        if (which == PDT_IS_NAN)                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                r[i] = (uint8_t)((S)(b[i] & (MAG)) > (S)(INF));                                    \
+        else if (which == PDT_IS_INF)                                                              \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                r[i] = (uint8_t)((S)(b[i] & (MAG)) == (S)(INF));                                   \
+        else                                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                r[i] = (uint8_t)((S)(b[i] & (MAG)) < (S)(INF));                                    \
+    }
+VM_CLASSIFY_ROW(classify_f32, uint32_t, int32_t, 0x7fffffffu, 0x7f800000u)
+VM_CLASSIFY_ROW(classify_f64, uint64_t, int64_t, 0x7fffffffffffffffu, 0x7ff0000000000000u)

@@ -1,0 +1,50 @@
+/* optional.c - the bindings of the backend table's optional kernels
+ * (csrc/core/pdt_optional.h): each returns the result, or None where x's device
+ * has no such kernel or x is not an input it takes, and the Python caller then
+ * composes the op.  No autograd: the callers record or check for it. */
+#include "args.h"
+#include "pdt_module.h"
+#include "pdt_optional.h"
+
+typedef pdt_status (*optional_fn)(const pdt_tensor *x, int arg, pdt_tensor *out);
+
+static PyObject *call(PyObject *module, PyObject *args, const char *format, optional_fn fn)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *x;
+    int arg;
+    if (!PyArg_ParseTuple(args, format, S->tensor_type, &x, &arg))
+        return NULL;
+    const pdt_tensor *tx = pdt_tensor_of(x);
+    pdt_tensor out;
+    pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    tx = pdt_hold_view(&h, tx);
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx), st = fn(tx, arg, &out));
+    pdt_hold_release(&h);
+    if (st == PDT_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
+/* _softmax_rows(x, log) -> softmax (log False) or log_softmax (log True) of x along
+ * its last dim in one pass over each row (Note [softmax rows] in
+ * csrc/cpu/cpu_softmax.c), or None. */
+static PyObject *f_softmax_rows(PyObject *module, PyObject *args)
+{
+    return call(module, args, "O!p:_softmax_rows", pdt_softmax_last);
+}
+
+/* _classify(x, which) -> isnan (0), isinf (1) or isfinite (2) of a floating x in one
+ * pass (csrc/cpu/cpu_classify.c), or None. */
+static PyObject *f_classify(PyObject *module, PyObject *args)
+{
+    return call(module, args, "O!i:_classify", pdt_classify);
+}
+
+PyMethodDef pdt_optional_functions[] = {
+    {"_softmax_rows", f_softmax_rows, METH_VARARGS, NULL},
+    {"_classify", f_classify, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
