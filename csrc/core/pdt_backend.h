@@ -292,6 +292,13 @@ typedef struct pdt_backend {
      * bfloat16, not empty; out a contiguous bool tensor of x's shape.  May be NULL:
      * the bindings then compose them from comparisons (pydevtensor/_ops_stats.py). */
     pdt_status (*classify)(const pdt_tensor *out, const pdt_tensor *x, int which);
+    /* The k first elements of each row (the last dim) of x in the stable sort's order
+     * (descending for largest, NaN the largest value): values (x's dtype) and int64
+     * indices, contiguous (..., k); x contiguous, 1 <= k <= its rows' length.  May be
+     * NULL, or refuse a dtype with PDT_ERR_UNSUPPORTED: the bindings then sort and
+     * slice (pydevtensor/_ops_sort.py). */
+    pdt_status (*topk)(const pdt_tensor *values, const pdt_tensor *indices, const pdt_tensor *x,
+                       int64_t k, int largest);
 
     /* --- information --- */
     /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */

@@ -21,6 +21,12 @@ pdt_status pdt_softmax_last(const pdt_tensor *x, int log, pdt_tensor *result);
  * shape (pdt_backend.classify). */
 pdt_status pdt_classify(const pdt_tensor *x, int which, pdt_tensor *result);
 
+/* topk of x along its last dim by selection (pdt_backend.topk), for a contiguous x
+ * of at least one dim whose rows hold n >= 16 k elements, 1 <= k <= 1024 (beyond,
+ * a sort is as fast): new contiguous *values and int64 *indices of shape (..., k). */
+pdt_status pdt_topk_last(const pdt_tensor *x, int64_t k, int largest, pdt_tensor *values,
+                         pdt_tensor *indices);
+
 #ifdef __cplusplus
 }
 #endif

@@ -289,6 +289,7 @@ const pdt_backend pdt_cpu_backend = {
     .nonzero = pdt_cpu_nonzero,
     .softmax = pdt_cpu_softmax,
     .classify = pdt_cpu_classify,
+    .topk = pdt_cpu_topk,
     .describe = pdt_cpu_blas_describe,
     .libraries = cpu_libraries,
     .set_num_threads = cpu_set_num_threads,

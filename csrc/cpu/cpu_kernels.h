@@ -43,6 +43,9 @@ pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x);
 pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, const pdt_tensor *out);
 /* cpu_classify.c: isnan, isinf, isfinite (which: PDT_IS_*) */
 pdt_status pdt_cpu_classify(const pdt_tensor *out, const pdt_tensor *x, int which);
+/* cpu_topk.c */
+pdt_status pdt_cpu_topk(const pdt_tensor *values, const pdt_tensor *indices, const pdt_tensor *x,
+                        int64_t k, int largest);
 /* cpu_softmax.c */
 pdt_status pdt_cpu_softmax(const pdt_tensor *out, const pdt_tensor *x, int log);
 

@@ -29,6 +29,7 @@
 
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
+#include "cpu_sort_keys.h"
 
 #define GRAIN 32768
 #define RADIX_MIN 512
@@ -125,31 +126,6 @@ DEFINE_SORT(f64, double, IS_NAN)
     }
 DEFINE_RADIX(uint32_t)
 DEFINE_RADIX(uint64_t)
-
-static inline uint32_t key_f32(float x, int desc)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    u = x != x ? 0xffffffffu : x == 0 ? 0x80000000u : (u >> 31) ? ~u : u | 0x80000000u;
-    return desc ? ~u : u;
-}
-static inline uint64_t key_f64(double x, int desc)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    u = x != x ? ~(uint64_t)0 : x == 0 ? (uint64_t)1 << 63 : (u >> 63) ? ~u : u | (uint64_t)1 << 63;
-    return desc ? ~u : u;
-}
-static inline uint32_t key_i32(int32_t x, int desc)
-{
-    uint32_t u = (uint32_t)x ^ 0x80000000u;
-    return desc ? ~u : u;
-}
-static inline uint64_t key_i64(int64_t x, int desc)
-{
-    uint64_t u = (uint64_t)x ^ ((uint64_t)1 << 63);
-    return desc ? ~u : u;
-}
 
 /* One row of n >= RADIX_MIN: keys into kbuf (2 n K: the scatter goes back and
  * forth between its halves), the indices through ix and si; then v = v gathered

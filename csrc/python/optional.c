@@ -43,7 +43,32 @@ static PyObject *f_classify(PyObject *module, PyObject *args)
     return call(module, args, "O!i:_classify", pdt_classify);
 }
 
+/* _topk_rows(x, k, largest) -> (values, indices) of topk along x's last dim by
+ * selection (Note [top-k by selection] in csrc/cpu/cpu_topk.c), or None. */
+static PyObject *f_topk_rows(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *x;
+    long long k;
+    int largest;
+    if (!PyArg_ParseTuple(args, "O!Lp:_topk_rows", S->tensor_type, &x, &k, &largest))
+        return NULL;
+    const pdt_tensor *tx = pdt_tensor_of(x);
+    pdt_tensor values, indices;
+    pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    tx = pdt_hold_view(&h, tx);
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx),
+                          st = pdt_topk_last(tx, (int64_t)k, largest, &values, &indices));
+    pdt_hold_release(&h);
+    if (st == PDT_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    return st == PDT_OK ? pdt_tensor_wrap_pair(S, &values, &indices) : pdt_raise(S, st);
+}
+
 PyMethodDef pdt_optional_functions[] = {
+    {"_topk_rows", f_topk_rows, METH_VARARGS, NULL},
     {"_softmax_rows", f_softmax_rows, METH_VARARGS, NULL},
     {"_classify", f_classify, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},

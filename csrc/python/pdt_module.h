@@ -109,6 +109,22 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S);
 /* Wraps t (takes over its storage reference) in a new Tensor; on failure
  * releases t and returns NULL. */
 PyObject *pdt_tensor_wrap_new(pdt_state *S, pdt_tensor *t);
+/* The tuple (a, b) of two new Tensors wrapping a and b (taken over); on failure
+ * releases what is not yet wrapped and returns NULL. */
+static inline PyObject *pdt_tensor_wrap_pair(pdt_state *S, pdt_tensor *a, pdt_tensor *b)
+{
+    PyObject *pa = pdt_tensor_wrap_new(S, a);
+    if (!pa) {
+        pdt_tensor_release(b);
+        return NULL;
+    }
+    PyObject *pb = pdt_tensor_wrap_new(S, b);
+    if (!pb) {
+        Py_DECREF(pa);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", pa, pb);
+}
 static inline int pdt_is_tensor(pdt_state *S, PyObject *o)
 {
     return PyObject_TypeCheck(o, S->tensor_type);

@@ -154,17 +154,7 @@ static PyObject *f_sort(PyObject *module, PyObject *args)
     pdt_hold_release(&h);
     if (st != PDT_OK)
         return pdt_raise(S, st);
-    PyObject *pv = pdt_tensor_wrap_new(S, &v);
-    if (!pv) {
-        pdt_tensor_release(&i);
-        return NULL;
-    }
-    PyObject *pi = pdt_tensor_wrap_new(S, &i);
-    if (!pi) {
-        Py_DECREF(pv);
-        return NULL;
-    }
-    return Py_BuildValue("(NN)", pv, pi);
+    return pdt_tensor_wrap_pair(S, &v, &i);
 }
 
 /* _cumsum(x) -> a new tensor, along the last dim. */

@@ -1,0 +1,36 @@
+/* cpu_sort_keys.h - the sort's unsigned keys (Note [radix sort] in cpu_sort.c):
+ * a key's ascending order is the sort's order (desc: descending), equal values
+ * (-0.0 and 0.0, any two NaNs) get equal keys, and NaN is the largest value.
+ * cpu_sort.c's radix sort and cpu_topk.c's selection order by them. */
+#ifndef PDT_CPU_SORT_KEYS_H
+#define PDT_CPU_SORT_KEYS_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline uint32_t key_f32(float x, int desc)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    u = x != x ? 0xffffffffu : x == 0 ? 0x80000000u : (u >> 31) ? ~u : u | 0x80000000u;
+    return desc ? ~u : u;
+}
+static inline uint64_t key_f64(double x, int desc)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    u = x != x ? ~(uint64_t)0 : x == 0 ? (uint64_t)1 << 63 : (u >> 63) ? ~u : u | (uint64_t)1 << 63;
+    return desc ? ~u : u;
+}
+static inline uint32_t key_i32(int32_t x, int desc)
+{
+    uint32_t u = (uint32_t)x ^ 0x80000000u;
+    return desc ? ~u : u;
+}
+static inline uint64_t key_i64(int64_t x, int desc)
+{
+    uint64_t u = (uint64_t)x ^ ((uint64_t)1 << 63);
+    return desc ? ~u : u;
+}
+
+#endif /* PDT_CPU_SORT_KEYS_H */
