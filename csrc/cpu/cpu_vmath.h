@@ -116,13 +116,19 @@ static inline float VM(from_bits32)(uint32_t u)
 #define VM_MAD(a, b, c) ((a) * (b) + (c))
 #endif
 
-/* c[0] x^(n-1) + ... + c[n-1] by Horner's rule (the loop is unrolled). */
-static inline double VM(horner_d)(double x, const double *c, int n)
+/* c[0] x^(n-1) + ... + c[n-1] by Horner's rule (the loop is unrolled): each step
+ * VM_MAD when fused (one rounding at the FMA levels), else a product and a sum
+ * rounded apart at every level, so the same bits everywhere. */
+static inline double VM(horner_steps)(double x, const double *c, int n, int fused)
 {
     double p = c[0];
     for (int i = 1; i < n; i++)
-        p = VM_MAD(p, x, c[i]);
+        p = fused ? VM_MAD(p, x, c[i]) : p * x + c[i];
     return p;
+}
+static inline double VM(horner_d)(double x, const double *c, int n)
+{
+    return VM(horner_steps)(x, c, n, 1);
 }
 
 #define VM_SHIFT 0x1.8p52 /* adding it rounds a double below 2^51 to an integer */

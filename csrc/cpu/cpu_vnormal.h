@@ -60,25 +60,27 @@ static inline double VM(cos_turn)(double x) /* x in [0, 2 pi) */
     uint64_t q = VM(bits64)(t);
     double k = t - 0x1.8p52;
     double r = (x - k * pio2_hi) - k * pio2_lo, z = r * r;
-    double sn = -1.0 / 121645100408832000; /* -1/19! */
-    sn = sn * z + 1.0 / 355687428096000;
-    sn = sn * z - 1.0 / 1307674368000;
-    sn = sn * z + 1.0 / 6227020800;
-    sn = sn * z - 1.0 / 39916800;
-    sn = sn * z + 1.0 / 362880;
-    sn = sn * z - 1.0 / 5040;
-    sn = sn * z + 1.0 / 120;
-    sn = sn * z - 1.0 / 6;
-    sn = r + r * z * sn;
-    double cs = 1.0 / 2432902008176640000; /* 1/20! */
-    cs = cs * z - 1.0 / 6402373705728000;
-    cs = cs * z + 1.0 / 20922789888000;
-    cs = cs * z - 1.0 / 87178291200;
-    cs = cs * z + 1.0 / 479001600;
-    cs = cs * z - 1.0 / 3628800;
-    cs = cs * z + 1.0 / 40320;
-    cs = cs * z - 1.0 / 720;
-    cs = cs * z + 1.0 / 24;
+    /* sin's series from -1/19!, cos's from 1/20!, in z, unfused at every level */
+    static const double sc[9] = {-1.0 / 121645100408832000,
+                                 1.0 / 355687428096000,
+                                 -1.0 / 1307674368000,
+                                 1.0 / 6227020800,
+                                 -1.0 / 39916800,
+                                 1.0 / 362880,
+                                 -1.0 / 5040,
+                                 1.0 / 120,
+                                 -1.0 / 6};
+    static const double cc[9] = {1.0 / 2432902008176640000,
+                                 -1.0 / 6402373705728000,
+                                 1.0 / 20922789888000,
+                                 -1.0 / 87178291200,
+                                 1.0 / 479001600,
+                                 -1.0 / 3628800,
+                                 1.0 / 40320,
+                                 -1.0 / 720,
+                                 1.0 / 24};
+    double sn = r + r * z * VM(horner_steps)(z, sc, 9, 0);
+    double cs = VM(horner_steps)(z, cc, 9, 0);
     double hz = 0.5 * z, w = 1.0 - hz;
     cs = w + (((1.0 - w) - hz) + z * z * cs);
     /* cos(k pi/2 + r): k mod 4 = 0: cos r, 1: -sin r, 2: -cos r, 3: sin r */
