@@ -609,6 +609,18 @@ static void VM(exp_row)(float *o, const float *a, int64_t n)
         o[i] = VM(expf)(a[i]);
 }
 
+/* The largest of (bits(a[i]) & keep) - sub, i < m, unsigned (wrapping below sub):
+ * a block's scan for its fast path, a maximum that vectorises. */
+static inline uint32_t VM(max_bits)(const float *a, int64_t m, uint32_t keep, uint32_t sub)
+{
+    uint32_t big = 0;
+    for (int64_t i = 0; i < m; i++) {
+        uint32_t v = (VM(bits32)(a[i]) & keep) - sub;
+        big = v > big ? v : big;
+    }
+    return big;
+}
+
 /* Note [block fast paths]
  * ~~~~~~~~~~~~~~~~~~~~~~~
  * log, sin and cos look at a block of 256 arguments first: an unsigned
@@ -626,12 +638,8 @@ static void VM(log_row)(float *o, const float *a, int64_t n)
 {
     for (int64_t b = 0; b < n; b += 256) {
         int64_t m = n - b < 256 ? n - b : 256;
-        uint32_t off = 0; /* below 0x7f000000 for every positive normal float */
-        for (int64_t i = 0; i < m; i++) {
-            uint32_t v = VM(bits32)(a[b + i]) - 0x00800000u;
-            off = v > off ? v : off;
-        }
-        if (off < 0x7f000000u) {
+        /* below 0x7f000000 for every positive normal float */
+        if (VM(max_bits)(a + b, m, 0xffffffffu, 0x00800000u) < 0x7f000000u) {
             for (int64_t i = 0; i < m; i++) {
                 int32_t e;
                 float mm = VM(log_split_normal)(a[b + i], &e);
@@ -671,12 +679,8 @@ static void VM(tanh_row)(float *o, const float *a, int64_t n)
     {                                                                                              \
         for (int64_t b = 0; b < n; b += 256) {                                                     \
             int64_t m = n - b < 256 ? n - b : 256;                                                 \
-            uint32_t big = 0; /* the largest |x| as bits (NaN: above inf's) */                     \
-            for (int64_t i = 0; i < m; i++) {                                                      \
-                uint32_t v = VM(bits32)(a[b + i]) & 0x7fffffffu;                                   \
-                big = v > big ? v : big;                                                           \
-            }                                                                                      \
-            if (big <= VM(bits32)(VM_SINCOS_FAST_LIMIT)) {                                         \
+            /* the largest |x| as bits (NaN: above inf's) */                                       \
+            if (VM(max_bits)(a + b, m, 0x7fffffffu, 0) <= VM(bits32)(VM_SINCOS_FAST_LIMIT)) {      \
                 for (int64_t i = 0; i < m; i++)                                                    \
                     o[b + i] = VM_SINCOS_FAST(a[b + i], WANT_COS);                                 \
             } else {                                                                               \

@@ -93,18 +93,12 @@ static void VM(powc_f32)(float *o, const float *a, float y, int64_t n)
     const uint32_t keep = kind ? 0x7fffffffu : 0xffffffffu; /* a negative x: ordinary or not */
     for (int64_t b = 0; b < n; b += 256) {
         int64_t m = n - b < 256 ? n - b : 256;
-        uint32_t off = 0;
-        for (int64_t i = 0; i < m; i++) {
-            uint32_t v = (VM(bits32)(a[b + i]) & keep) - 0x00800000u;
-            off = v > off ? v : off;
-        }
-        if (off >= 0x7f000000u) {
+        if (VM(max_bits)(a + b, m, keep, 0x00800000u) >= 0x7f000000u) {
             for (int64_t i = 0; i < m; i++)
                 o[b + i] = VM(pow_f32)(a[b + i], y);
             continue;
         }
         float r[256];
-        uint32_t near = 0; /* a NaN's bits are above inf's */
         if (kind == 2) {
             for (int64_t i = 0; i < m; i++)
                 r[i] = VM(pow_ordinary)(fabsf(a[b + i]), y, a[b + i] < 0.0f);
@@ -112,11 +106,8 @@ static void VM(powc_f32)(float *o, const float *a, float y, int64_t n)
             for (int64_t i = 0; i < m; i++)
                 r[i] = VM(pow_ordinary)(fabsf(a[b + i]), y, 0);
         }
-        for (int64_t i = 0; i < m; i++) {
-            uint32_t v = VM(bits32)(r[i]) & 0x7fffffffu;
-            near = v > near ? v : near;
-        }
-        if (near > 0x7f800000u) /* a tie or nearly: the C library's double pow */
+        /* a NaN's bits are above inf's: a tie or nearly, the C library's double pow */
+        if (VM(max_bits)(r, m, 0x7fffffffu, 0) > 0x7f800000u)
             for (int64_t i = 0; i < m; i++)
                 r[i] = r[i] == r[i] ? r[i] : VM(pow_by_double)(a[b + i], y);
         memcpy(o + b, r, (size_t)m * sizeof(float));
