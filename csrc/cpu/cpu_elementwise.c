@@ -487,28 +487,20 @@ static void job_init(ew_job *job, const pdt_tensor *out, const pdt_tensor *const
     }
 }
 
-/* The contiguous row's elements [begin, end), the output's whole aligned blocks
- * computed into an L1 buffer and streamed out (Note [streamed outputs]). */
-static void run_streamed(const ew_job *job, int64_t begin, int64_t end)
+/* The contiguous row's elements from `at` on, for pdt_cpu_streamed (Note
+ * [streamed outputs]). */
+typedef struct streamed_part {
+    const ew_job *job;
+    int64_t at;
+} streamed_part;
+
+static void run_part(const void *ctx, char *dst, int64_t first, int64_t n)
 {
-    const int64_t so = job->strides[0][0], sa = job->strides[1][0], sb = job->strides[2][0];
-    char *o = job->base[0] + begin * so, *a = job->base[1] + begin * sa;
-    char *b = job->base[2] + begin * sb;
-    int64_t n = end - begin, head = (int64_t)((64 - ((uintptr_t)o & 63)) & 63) / so;
-    head = head < n ? head : n;
-    if (head)
-        job->fn(o, so, a, sa, b, sb, head, job->extra);
-    o += head * so, a += head * sa, b += head * sb, n -= head;
-    _Alignas(64) char buf[PDT_STREAM_BLOCK];
-    const int64_t per = PDT_STREAM_BLOCK / so;
-    const pdt_cpu_simd_table *t = pdt_cpu_simd();
-    for (; n >= per; n -= per, o += PDT_STREAM_BLOCK, a += per * sa, b += per * sb) {
-        job->fn(buf, so, a, sa, b, sb, per, job->extra);
-        t->stream_copy(o, buf, PDT_STREAM_BLOCK);
-    }
-    if (n)
-        job->fn(o, so, a, sa, b, sb, n, job->extra);
-    t->stream_fence();
+    const streamed_part *p = ctx;
+    const ew_job *job = p->job;
+    const int64_t sa = job->strides[1][0], sb = job->strides[2][0], i = p->at + first;
+    job->fn(dst, job->strides[0][0], job->base[1] + i * sa, sa, job->base[2] + i * sb, sb, n,
+            job->extra);
 }
 
 /* Runs the rows covering elements [begin, end) in row-major order. */
@@ -517,7 +509,9 @@ static void job_run_range(int64_t begin, int64_t end, void *ctx)
     const ew_job *job = (const ew_job *)ctx;
     const int last = job->ndim - 1;
     if (last == 0 && job->stream) {
-        run_streamed(job, begin, end);
+        const int64_t so = job->strides[0][0];
+        streamed_part p = {job, begin};
+        pdt_cpu_streamed(job->base[0] + begin * so, so, end - begin, run_part, &p);
         return;
     }
     if (last == 0) { /* one row: the contiguous case */

@@ -22,25 +22,43 @@
 
 #include "cpu_simd.h"
 
-void pdt_cpu_row_streamed(pdt_cpu_row_fn fn, char *d, int64_t dsize, char *s, int64_t ssize,
-                          int64_t n, void *ctx)
+void pdt_cpu_streamed(char *d, int64_t dsize, int64_t n, pdt_stream_fn fn, const void *ctx)
 {
     int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63) / dsize;
     head = head < n ? head : n;
     if (head)
-        fn(d, dsize, s, ssize, head, ctx);
-    d += head * dsize, s += head * ssize, n -= head;
+        fn(ctx, d, 0, head);
     _Alignas(64) char buf[PDT_STREAM_BLOCK];
     const int64_t per = PDT_STREAM_BLOCK / dsize;
     const pdt_cpu_simd_table *t = pdt_cpu_simd();
-    int streamed = 0;
-    for (; n >= per; n -= per, d += PDT_STREAM_BLOCK, s += per * ssize) {
-        fn(buf, dsize, s, ssize, per, ctx);
-        t->stream_copy(d, buf, PDT_STREAM_BLOCK);
-        streamed = 1;
+    int64_t at = head;
+    for (; n - at >= per; at += per) {
+        fn(ctx, buf, at, per);
+        t->stream_copy(d + at * dsize, buf, PDT_STREAM_BLOCK);
     }
-    if (n)
-        fn(d, dsize, s, ssize, n, ctx);
-    if (streamed)
+    if (at < n)
+        fn(ctx, d + at * dsize, at, n - at);
+    if (at > head)
         t->stream_fence();
+}
+
+/* pdt_cpu_row_streamed's rows: elements [first, first + n) of the input row. */
+typedef struct row_call {
+    pdt_cpu_row_fn fn;
+    char *s;
+    int64_t dsize, ssize;
+    void *ctx;
+} row_call;
+
+static void row_part(const void *ctx, char *dst, int64_t first, int64_t n)
+{
+    const row_call *c = ctx;
+    c->fn(dst, c->dsize, c->s + first * c->ssize, c->ssize, n, c->ctx);
+}
+
+void pdt_cpu_row_streamed(pdt_cpu_row_fn fn, char *d, int64_t dsize, char *s, int64_t ssize,
+                          int64_t n, void *ctx)
+{
+    row_call c = {fn, s, dsize, ssize, ctx};
+    pdt_cpu_streamed(d, dsize, n, row_part, &c);
 }

@@ -11,6 +11,15 @@
 #define PDT_STREAM_MIN_BYTES ((int64_t)24 << 20)
 #define PDT_STREAM_BLOCK 8192
 
+/* Elements [first, first + n) of an output into dst (the output's own place, or an
+ * aligned buffer that is then streamed to it). */
+typedef void (*pdt_stream_fn)(const void *ctx, char *dst, int64_t first, int64_t n);
+
+/* The n elements of dsize bytes (1, 2, 4 or 8) of a contiguous output at d, by
+ * fn: the whole aligned blocks computed into a buffer and written with
+ * non-temporal stores, the ends directly; fenced before it returns. */
+void pdt_cpu_streamed(char *d, int64_t dsize, int64_t n, pdt_stream_fn fn, const void *ctx);
+
 /* fn over a contiguous output row d of n elements of dsize bytes (1, 2, 4 or 8) and
  * its input s (ssize bytes apart): the same values as fn(d, dsize, s, ssize, n,
  * ctx), whole aligned blocks of the output written with non-temporal stores. */
