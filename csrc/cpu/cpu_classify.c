@@ -1,8 +1,8 @@
 /* cpu_classify.c - isnan, isinf and isfinite of contiguous floats on the CPU, from
- * the bits, in one pass into the bool output: float32 and float64 rows through the
- * level's kernels (cpu_vclassify.h), the half types here.  (Composed, isfinite was
- * (x - x) == 0 and isinf |x| == inf, two passes each: 1e6 float32 isfinite 73 us
- * against NumPy's 62.) */
+ * the bits, in one pass into the bool output: the rows through the level's kernels
+ * (cpu_vclassify.h), split across the pool.  (Composed, isfinite was (x - x) == 0
+ * and isinf |x| == inf, two passes each: 1e6 float32 isfinite 73 us against
+ * NumPy's 62.) */
 #include <stdint.h>
 
 #include "cpu_kernels.h"
@@ -18,39 +18,12 @@ typedef struct classify_job {
     int which;
 } classify_job;
 
-/* The loops over the bits (U) of a half type, sign cleared, against the infinity's. */
-#define CLASSIFY(U, MAG, INF)                                                                      \
-    do {                                                                                           \
-        const U *b = (const U *)j->x + begin;                                                      \
-        uint8_t *o = j->out + begin;                                                               \
-        int64_t n = end - begin;                                                                   \
-        if (j->which == PDT_IS_NAN)                                                                \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                o[i] = (uint8_t)((U)(b[i] & (MAG)) > (U)(INF));                                    \
-        else if (j->which == PDT_IS_INF)                                                           \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                o[i] = (uint8_t)((U)(b[i] & (MAG)) == (U)(INF));                                   \
-        else                                                                                       \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                o[i] = (uint8_t)((U)(b[i] & (MAG)) < (U)(INF));                                    \
-    } while (0)
-
 static void classify_range(int64_t begin, int64_t end, void *ctx)
 {
     const classify_job *j = ctx;
-    switch (j->dtype) {
-    case PDT_FLOAT32:
-        pdt_cpu_simd()->classify_f32(j->out + begin, (const uint32_t *)j->x + begin, end - begin,
-                                     j->which);
-        break;
-    case PDT_FLOAT64:
-        pdt_cpu_simd()->classify_f64(j->out + begin, (const uint64_t *)j->x + begin, end - begin,
-                                     j->which);
-        break;
-    case PDT_FLOAT16: CLASSIFY(uint16_t, 0x7fffu, 0x7c00u); break;
-    case PDT_BFLOAT16: CLASSIFY(uint16_t, 0x7fffu, 0x7f80u); break;
-    default: break; /* the core sends floating dtypes only */
-    }
+    const int64_t es = (int64_t)pdt_dtype_size(j->dtype);
+    pdt_cpu_simd()->classify(j->out + begin, j->x + begin * es, end - begin, (int)j->dtype,
+                             j->which);
 }
 
 pdt_status pdt_cpu_classify(const pdt_tensor *out, const pdt_tensor *x, int which)

@@ -119,9 +119,8 @@ typedef struct pdt_cpu_simd_table {
     void (*stream_copy)(char *dst, const char *src, int64_t n);
     void (*stream_fence)(void);
     /* o[i] = whether x[i] is NaN, +-inf or finite (which: PDT_IS_* of pdt_backend.h),
-     * float32 and float64 rows (cpu_vclassify.h) */
-    void (*classify_f32)(uint8_t *o, const void *x, int64_t n, int which);
-    void (*classify_f64)(uint8_t *o, const void *x, int64_t n, int which);
+     * x a row of the floating dtype dt (cpu_vclassify.h) */
+    void (*classify)(uint8_t *o, const void *x, int64_t n, int dt, int which);
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

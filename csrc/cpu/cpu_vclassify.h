@@ -1,5 +1,5 @@
-/* cpu_vclassify.h - isnan, isinf and isfinite of float32 and float64 rows from their
- * bits, included by cpu_vmath.h once per level (cpu_classify.c calls them): with the
+/* cpu_vclassify.h - isnan, isinf and isfinite of floating rows from their bits,
+ * included by cpu_vmath.h once per level (cpu_classify.c calls them): with the
  * sign cleared, a float is NaN above the infinity's bits, an infinity at them and
  * finite below them.  The masked bits fit the signed range, so the comparisons are
  * the level's signed integer compares, packed into bytes. */
@@ -22,3 +22,16 @@
     }
 VM_CLASSIFY_ROW(classify_f32, uint32_t, int32_t, 0x7fffffffu, 0x7f800000u)
 VM_CLASSIFY_ROW(classify_f64, uint64_t, int64_t, 0x7fffffffffffffffu, 0x7ff0000000000000u)
+VM_CLASSIFY_ROW(classify_f16, uint16_t, int16_t, 0x7fffu, 0x7c00u)
+VM_CLASSIFY_ROW(classify_bf16, uint16_t, int16_t, 0x7fffu, 0x7f80u)
+
+/* The row of x's dtype (a floating one). */
+static void VM(classify)(uint8_t *o, const void *x, int64_t n, int dt, int which)
+{
+    switch (dt) {
+    case PDT_FLOAT32: VM(classify_f32)(o, x, n, which); break;
+    case PDT_FLOAT64: VM(classify_f64)(o, x, n, which); break;
+    case PDT_FLOAT16: VM(classify_f16)(o, x, n, which); break;
+    default: VM(classify_bf16)(o, x, n, which); break;
+    }
+}
