@@ -211,6 +211,18 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
 
 
+def _float_class(input, op, which, integers, composed):
+    """isnan (which 0), isinf (1) or isfinite (2): for integers and bools the constant
+    `integers`; for floats one pass from the bits where the device has the kernel
+    (pydevtensor._C._classify), else composed(input)."""
+    _tensor_arg(input, op)
+    if not input.is_floating_point():
+        make = _C.ones if integers else _C.zeros
+        return make(tuple(input.shape), dtype=_C.bool, device=input.device)
+    fast = _C._classify(input, which)
+    return fast if fast is not None else composed(input)
+
+
 def isnan(input):
     """Where input is NaN (never for integers and bool).
 
@@ -229,13 +241,7 @@ def isnan(input):
     >>> pydevtensor.isnan(pydevtensor.tensor([1., float("nan")]))
     tensor([False,  True])
     """
-    _tensor_arg(input, "isnan")
-    if not input.is_floating_point():
-        return _C.zeros(tuple(input.shape), dtype=_C.bool, device=input.device)
-    fast = _C._classify(input, 0)  # one pass from the bits, where the device has it
-    if fast is not None:
-        return fast
-    return input != input
+    return _float_class(input, "isnan", 0, False, lambda x: x != x)
 
 
 def isinf(input):
@@ -256,13 +262,7 @@ def isinf(input):
     >>> pydevtensor.isinf(pydevtensor.tensor([1., float("inf"), float("nan")]))
     tensor([False,  True, False])
     """
-    _tensor_arg(input, "isinf")
-    if not input.is_floating_point():
-        return _C.zeros(tuple(input.shape), dtype=_C.bool, device=input.device)
-    fast = _C._classify(input, 1)  # one pass from the bits, where the device has it
-    if fast is not None:
-        return fast
-    return input.abs() == math.inf
+    return _float_class(input, "isinf", 1, False, lambda x: x.abs() == math.inf)
 
 
 def isfinite(input):
@@ -283,13 +283,7 @@ def isfinite(input):
     >>> pydevtensor.isfinite(pydevtensor.tensor([1., float("inf"), float("nan")]))
     tensor([ True, False, False])
     """
-    _tensor_arg(input, "isfinite")
-    if not input.is_floating_point():
-        return _C.ones(tuple(input.shape), dtype=_C.bool, device=input.device)
-    fast = _C._classify(input, 2)  # one pass from the bits, where the device has it
-    if fast is not None:
-        return fast
-    return (input - input) == 0
+    return _float_class(input, "isfinite", 2, True, lambda x: (x - x) == 0)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
