@@ -174,6 +174,39 @@ typedef void (*ew_row_fn)(char *o, int64_t so, const char *a, int64_t sa, const 
             NAME##_strided(o, so, a, sa, b, sb, n, extra);                                         \
     }
 
+/* A float32 row kernel of the level: f (exp, log, ...), or with y the powers to y. */
+typedef struct vm_call {
+    pdt_vm_row f;
+    const float *y;
+} vm_call;
+
+static void vm_apply(const vm_call *c, float *o, const float *a, int64_t n)
+{
+    if (c->y)
+        pdt_cpu_simd()->powc_f32(o, a, *c->y, n);
+    else
+        c->f(o, a, n);
+}
+
+/* c over a float32 row of any strides: a strided one through a small buffer, so
+ * that every element gets the same function whatever its layout. */
+static void vm_row_any(char *o, int64_t so, const char *a, int64_t sa, int64_t n, const vm_call *c)
+{
+    if (so == sizeof(float) && sa == sizeof(float)) {
+        vm_apply(c, (float *)o, (const float *)a, n);
+        return;
+    }
+    float buf[256];
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t m = n - i < 256 ? n - i : 256;
+        for (int64_t j = 0; j < m; j++)
+            memcpy(buf + j, a + (i + j) * sa, sizeof(float));
+        vm_apply(c, buf, buf, m);
+        for (int64_t j = 0; j < m; j++)
+            memcpy(o + (i + j) * so, buf + j, sizeof(float));
+    }
+}
+
 /* float32 powers: Note [float32 powers] in cpu_vpow.h, every layout through the
  * level's functions (a scalar exponent: its row kernel, through a buffer for a
  * strided row); float64's: the C library's pow. */
@@ -183,20 +216,10 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
     (void)extra;
     const pdt_cpu_simd_table *t = pdt_cpu_simd();
     if (sb == 0) {
-        float y, buf[256];
+        float y;
         memcpy(&y, b, sizeof y);
-        if (so == sizeof(float) && sa == sizeof(float)) {
-            t->powc_f32((float *)o, (const float *)a, y, n);
-            return;
-        }
-        for (int64_t i = 0; i < n; i += 256) {
-            int64_t m = n - i < 256 ? n - i : 256;
-            for (int64_t j = 0; j < m; j++)
-                memcpy(buf + j, a + (i + j) * sa, sizeof(float));
-            t->powc_f32(buf, buf, y, m);
-            for (int64_t j = 0; j < m; j++)
-                memcpy(o + (i + j) * so, buf + j, sizeof(float));
-        }
+        vm_call c = {NULL, &y};
+        vm_row_any(o, so, a, sa, n, &c);
         return;
     }
     for (int64_t i = 0; i < n; i++) {
@@ -384,20 +407,8 @@ UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs and relu of a bool */
                      int64_t n, const void *extra)                                                 \
     {                                                                                              \
         (void)b, (void)sb, (void)extra;                                                            \
-        pdt_vm_row f = pdt_cpu_simd()->FIELD;                                                      \
-        if (so == sizeof(float) && sa == sizeof(float)) {                                          \
-            f((float *)o, (const float *)a, n);                                                    \
-            return;                                                                                \
-        }                                                                                          \
-        float buf[256];                                                                            \
-        for (int64_t i = 0; i < n; i += 256) {                                                     \
-            int64_t m = n - i < 256 ? n - i : 256;                                                 \
-            for (int64_t j = 0; j < m; j++)                                                        \
-                memcpy(buf + j, a + (i + j) * sa, sizeof(float));                                  \
-            f(buf, buf, m);                                                                        \
-            for (int64_t j = 0; j < m; j++)                                                        \
-                memcpy(o + (i + j) * so, buf + j, sizeof(float));                                  \
-        }                                                                                          \
+        vm_call c = {pdt_cpu_simd()->FIELD, NULL};                                                 \
+        vm_row_any(o, so, a, sa, n, &c);                                                           \
     }
 VM_ROW(vexp_f32, exp_f32)
 VM_ROW(vlog_f32, log_f32)
