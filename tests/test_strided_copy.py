@@ -73,6 +73,10 @@ def test_flips_and_steps_copy_to_numpys_bytes(device, dtype, n):
     assert same(pdt.flip(x, [0]), a[::-1])
     assert same(x[::2].contiguous(), a[::2])
     assert same(x[1::3].clone(), a[1::3])
+    # the steps with loops of their own (-1, 2, 3, 4) and the general loop's four
+    # elements an iteration and its ragged end (5, -2, -7)
+    for step in (4, 5, -2, -7):
+        assert same(x[::step].contiguous(), a[::step])
     m = source((9, n), dtype, seed=n + 1)
     y = to_device(m, device)
     assert same(pdt.flip(y, [1]), m[:, ::-1])
