@@ -91,7 +91,6 @@ def _as_tensor(x, dtype, device):
     return _C.full((), x, dtype=dtype, device=device)
 
 
-@recorded("where")
 def where(condition, input=None, other=None):
     """input where condition is True, else other, broadcast together; either may be a
     number.  ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
@@ -123,16 +122,23 @@ def where(condition, input=None, other=None):
     >>> pydevtensor.where(x > 0)
     (tensor([0, 2]),)
     """
+    out = _C._where_fast(condition, input, other, False)  # the common call, in C
+    if out is not None:
+        return out
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    return _where(condition, input, other)
+
+
+@recorded("where")
+def _where(condition, input, other):
+    """where() of two operands outside _C._where_fast's cases: with autograd, two
+    dtypes, numbers that lift the dtype, and every error."""
     if not isinstance(condition, _C.Tensor):
         raise TypeError(f"where(): condition must be a Tensor, got {type(condition).__name__}")
     if condition.dtype != _C.bool:
         raise TypeError(f"where(): condition must be a bool tensor, got {condition.dtype} "
                         f"(on {condition.device})")
-    out = _where_same_shape(condition, input, other)
-    if out is not None:
-        return out
     device = condition.device
     for t in (input, other):
         if isinstance(t, _C.Tensor):
@@ -144,20 +150,6 @@ def where(condition, input=None, other=None):
     out = _C.empty(shape, dtype=dtype, device=device)
     _C._where(out, _C._expand(condition, shape), _C._expand(a, shape), _C._expand(b, shape))
     return out
-
-
-def _where_same_shape(condition, input, other):
-    """where() of a bool condition and two tensors of one dtype, all of one shape and
-    device, kept short (issue 20: 4.4 us at 1,000 elements through the general path,
-    NumPy 1.7); None for any other call."""
-    device = condition.device
-    if (type(input) is _C.Tensor and type(other) is _C.Tensor and input.dtype == other.dtype
-            and input.device == device and other.device == device
-            and input.shape == condition.shape and other.shape == condition.shape):
-        out = _C.empty(condition.shape, dtype=input.dtype, device=device)
-        _C._where(out, condition, input, other)
-        return out
-    return None
 
 
 def masked_fill(input, mask, value):
@@ -188,19 +180,15 @@ def masked_fill(input, mask, value):
     >>> x.masked_fill(x < 0, 0.)
     tensor([1., 0., 3.])
     """
+    out = _C._where_fast(mask, value, input, True)  # the common call, in C
+    if out is not None:
+        return out
     _tensor_arg(input, "masked_fill")
     _tensor_arg(mask, "masked_fill", "mask")
     if isinstance(value, _C.Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s)")
     fill = _as_tensor(value, input.dtype, input.device)
-    if (not isinstance(value, _C.Tensor) and not input.requires_grad and type(mask) is _C.Tensor
-            and mask.dtype == _C.bool and mask.shape == input.shape):
-        # a number under a mask of input's shape, without grad: where's short path
-        # (with grad, or a tensor value, through where's record below)
-        out = _where_same_shape(mask, _C._expand(fill, input.shape), input)
-        if out is not None:
-            return out
     out = where(mask, fill, input)
     if tuple(out.shape) != tuple(input.shape):
         raise RuntimeError(f"masked_fill: the mask of shape {tuple(mask.shape)} does not "

@@ -27,7 +27,6 @@ def _same_device(op, tensors):
     return first
 
 
-@recorded("cat")
 def cat(tensors, dim=0, *, out=None):
     """The tensors joined along dim (PyTorch's torch.cat; concat and concatenate are
     aliases).  Sizes must match outside dim; 1-d empty tensors are skipped, as in
@@ -65,10 +64,21 @@ def cat(tensors, dim=0, *, out=None):
     tensor([[1, 2, 1, 2],
             [3, 4, 3, 4]])
     """
+    if out is None and type(dim) is builtins.int:
+        joined = _C._cat_fast(tensors, dim)  # the common case, in C; None: see below
+        if joined is not None:
+            return joined
+    return _cat(tensors, dim, out=out)
+
+
+@recorded("cat")
+def _cat(tensors, dim=0, *, out=None):
+    """cat() outside _C._cat_fast's cases: autograd, out=, dtypes to promote, more
+    than its parts, and every error."""
     if isinstance(tensors, _C.Tensor):
         raise TypeError("cat(): argument 'tensors' must be a sequence of Tensors, got Tensor")
     if out is None and type(dim) is builtins.int:
-        joined = _C._cat_fast(tensors, dim)  # the common case, in C; None: see below
+        joined = _C._cat_fast(tensors, dim)  # under the recorder (grad mode off)
         if joined is not None:
             return joined
     tensors = list(tensors)
@@ -151,7 +161,7 @@ def stack(tensors, dim=0, *, out=None):
                                f"{tuple(shape)} at entry 0 and {tuple(t.shape)} at entry {i}")
     d = _dim(dim, len(shape) + 1, "stack")
     # cat's body: stack records its own gradient, so cat's recording wrapper is skipped
-    return cat.__wrapped__([t.unsqueeze(d) for t in tensors], d, out=out)
+    return _cat.__wrapped__([t.unsqueeze(d) for t in tensors], d, out=out)
 
 
 def hstack(tensors):
@@ -461,6 +471,9 @@ def flip(input, dims):
     tensor([[4, 3],
             [2, 1]])
     """
+    out = _C._flip_fast(input, dims)  # the common call, in C
+    if out is not None:
+        return out
     _tensor_arg(input, "flip")
     dims = [dims] if isinstance(dims, builtins.int) else list(dims)
     if input.ndim == 0:

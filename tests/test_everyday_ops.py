@@ -179,6 +179,39 @@ def test_where_strided_and_promoted(dev):
     exact(got, np.where(c, a.T, 1))
 
 
+def test_where_in_one_call_agrees_with_the_composed_path(dev):
+    # where() and masked_fill() take one C call (_C._where_fast) for tensors of one
+    # dtype and Python numbers that keep it, broadcast; everything else goes the
+    # composed path (_ops_index._where).  Both must give the same dtype and values.
+    from pydevtensor import _ops_index
+    composed = _ops_index._where.__wrapped__
+    c = data((3, 1, 4), "bool", 7)
+    tc = pdt.tensor(c, device=dev)
+    for dtype in ("bool", "int32", "float32", "float64"):
+        a, b = data((2, 4), dtype, 8), data((4,), dtype, 9)
+        ta, tb = pdt.tensor(a, device=dev), pdt.tensor(b, device=dev)
+        other = pdt.tensor(data((4,), "int64", 10), device=dev)
+        for x, y in [(ta, tb), (ta, 2), (True, tb), (ta, 0.5), (-3, tb), (ta, other),
+                     (ta, pdt.tensor(b[0], device=dev)), (2, 0.5)]:
+            got, want = pdt.where(tc, x, y), composed(tc, x, y)
+            assert (got.dtype, got.shape) == (want.dtype, want.shape), (dtype, x, y)
+            np.testing.assert_array_equal(host(got), host(want))
+        xn = np.where(c, a, b)
+        exact(pdt.where(tc, ta, tb), xn)
+        for value in (True, 7, -2.75):
+            got = ta.masked_fill(tc[0, 0], value)
+            want = composed(tc[0, 0], pdt.full((), value, dtype=ta.dtype, device=dev), ta)
+            assert got.dtype == ta.dtype and got.shape == ta.shape
+            np.testing.assert_array_equal(host(got), host(want))
+        with pytest.raises(RuntimeError, match="does not broadcast to the input's shape"):
+            ta.masked_fill(tc, 1)  # the mask would widen input
+    with pytest.raises(ValueError, match=r"shapes \(3, 1, 4\), \(2, 3\) and \(4,\) cannot be "
+                                         r"broadcast together"):
+        pdt.where(tc, pdt.zeros(2, 3, device=dev), pdt.zeros(4, device=dev))
+    w = pdt.ones(4, device=dev, requires_grad=True)
+    assert pdt.where(tc, w, 0.0).grad_fn is not None  # recorded by the composed path
+
+
 def test_gather_index_select(dev):
     a = data((3, 5), "float32")
     t = pdt.tensor(a, device=dev)

@@ -90,3 +90,24 @@ def test_flips_and_steps_copy_to_numpys_bytes(device, dtype, n):
     want = np.zeros(2 * n, dtype=a.dtype)
     want[::2] = a[::-1]
     assert same(dst, want)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "float16", "float32", "int64"])
+def test_flip_of_every_set_of_dims(device, dtype):
+    # flip's one call (_C._flip_fast) for every set of dims, named from either end,
+    # as an int, a list or a tuple, of a tensor and of a permuted view, and of a
+    # tensor with a dim of size 0; a dim named twice takes the composed path.
+    a = source((2, 3, 4), dtype, seed=3)
+    x = to_device(a, device)
+    for k in range(8):
+        axes = tuple(d for d in range(3) if k >> d & 1)
+        spelled = [d - 3 if d % 2 else d for d in axes]
+        assert same(pdt.flip(x, spelled), np.flip(a, axes))
+        assert same(x.flip(tuple(spelled)), np.flip(a, axes))
+        assert same(pdt.flip(x.permute(2, 0, 1), spelled), np.flip(a.transpose(2, 0, 1), axes))
+    assert same(pdt.flip(x, -2), a[:, ::-1])
+    assert same(pdt.flip(x, [1, 1]), a[:, ::-1])
+    e = to_device(source((2, 0, 3), dtype), device)
+    assert same(pdt.flip(e, [0, 1, 2]), np.zeros((2, 0, 3), dtype=a.dtype))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        pdt.flip(x, [0, 3])

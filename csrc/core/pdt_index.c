@@ -7,6 +7,7 @@
 #include "pdt_backend.h"
 #include "pdt_reduce.h"
 #include "pdt_runtime.h"
+#include "pdt_view.h"
 
 /* Every tensor in ts[0..n) on one device (the same-device rule). */
 static pdt_status one_device(const char *op, int n, const pdt_tensor *const *ts,
@@ -56,6 +57,49 @@ pdt_status pdt_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_te
     if (pdt_tensor_numel(out) == 0)
         return PDT_OK;
     return pdt_backend_of(d.kind)->where(out, cond, a, b);
+}
+
+pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b,
+                         pdt_tensor *out)
+{
+    const pdt_tensor *ts[3] = {cond, a, b};
+    int ndim = 0;
+    for (int k = 0; k < 3; k++)
+        ndim = ts[k]->ndim > ndim ? ts[k]->ndim : ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    for (int i = 0; i < ndim; i++) {
+        shape[i] = 1;
+        for (int k = 0; k < 3; k++) {
+            int j = i - (ndim - ts[k]->ndim);
+            int64_t n = j < 0 ? 1 : ts[k]->shape[j];
+            if (n == 1 || n == shape[i])
+                continue;
+            if (shape[i] != 1) {
+                char s0[160], s1[160], s2[160], dn[32];
+                return pdt_fail(PDT_ERR_VALUE,
+                                "where: shapes %s, %s and %s cannot be broadcast together (size "
+                                "%lld against %lld in dim %d; on %s)",
+                                pdt_shape_str(cond->ndim, cond->shape, s0, sizeof s0),
+                                pdt_shape_str(a->ndim, a->shape, s1, sizeof s1),
+                                pdt_shape_str(b->ndim, b->shape, s2, sizeof s2),
+                                (long long)shape[i], (long long)n, i,
+                                pdt_device_str(a->device, dn, sizeof dn));
+            }
+            shape[i] = n;
+        }
+    }
+    pdt_tensor v[3];
+    for (int k = 0; k < 3; k++) /* cannot fail: the shapes broadcast */
+        pdt_expand("where", ts[k], ndim, shape, &v[k]);
+    pdt_status st = pdt_tensor_empty(a->device, a->dtype, ndim, shape, 0, out);
+    if (st == PDT_OK) {
+        st = pdt_where(out, &v[0], &v[1], &v[2]);
+        if (st != PDT_OK)
+            pdt_tensor_release(out);
+    }
+    for (int k = 0; k < 3; k++)
+        pdt_tensor_release(&v[k]);
+    return st;
 }
 
 /* Reads a 0-d or 1-element int64 tensor's value on the host. */

@@ -342,6 +342,18 @@ mismatch:;
                     pdt_shape_str(ndim, shape, b, sizeof b));
 }
 
+void pdt_flip_view(const pdt_tensor *src, uint32_t dims, pdt_tensor *out)
+{
+    set_view(out, src, src->ndim, src->shape, src->strides);
+    for (int d = 0; d < src->ndim; d++) {
+        if (!(dims >> d & 1u) || src->shape[d] == 0)
+            continue;
+        out->offset += (src->shape[d] - 1) * src->strides[d];
+        out->strides[d] = -src->strides[d];
+    }
+    pdt_note_op("flip", src->device);
+}
+
 /* -------------------------------------------------------------- indexing */
 
 /* Python's slice.indices() for a dim of size len: *first and *count. */

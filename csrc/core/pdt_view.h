@@ -56,6 +56,10 @@ pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out);
 pdt_status pdt_expand(const char *op, const pdt_tensor *src, int ndim, const int64_t *shape,
                       pdt_tensor *out);
 
+/* flip's view: src with each dim whose bit is set in `dims` read backwards (its
+ * stride negated, the offset at its last element). */
+void pdt_flip_view(const pdt_tensor *src, uint32_t dims, pdt_tensor *out);
+
 /* ---- basic indexing ---- */
 
 typedef enum pdt_index_kind {

@@ -202,8 +202,9 @@ static PyObject *f_nonzero(PyObject *module, PyObject *args)
 /* _cat_fast(tensors, dim) -> torch.cat of a list or tuple of at most CAT_FAST
  * tensors of one dtype and device, at least one dim and the same sizes outside
  * dim (dim an int in range); None for anything else, which cat() in
- * pydevtensor/_ops_join.py then checks, reports and joins itself.  A cat of two
- * 1000-element tensors took 7 us through that path (NumPy's: 0.9). */
+ * pydevtensor/_ops_join.py then checks, reports and joins itself, as it does
+ * when a tensor requires grad (with grad mode on: the recorded path).  A cat of
+ * two 1000-element tensors took 7 us through that path (NumPy's: 0.9). */
 #define CAT_FAST 8
 static PyObject *f_cat_fast(PyObject *module, PyObject *args)
 {
@@ -213,12 +214,12 @@ static PyObject *f_cat_fast(PyObject *module, PyObject *args)
         return NULL;
     int overflow;
     long long d = PyLong_AsLongLongAndOverflow(dim_obj, &overflow);
-    if (overflow || (!PyList_Check(seq) && !PyTuple_Check(seq)))
+    if (overflow || (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)))
         Py_RETURN_NONE; /* a dim out of any range: the Python path reports it */
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject **items = PySequence_Fast_ITEMS(seq);
-    if (n < 1 || n > CAT_FAST)
-        Py_RETURN_NONE;
+    if (n < 1 || n > CAT_FAST || (pdt_arg_requires_grad(seq) && pdt_grad_enabled()))
+        Py_RETURN_NONE; /* autograd: the recorded path */
     const pdt_tensor *ts[CAT_FAST];
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!PyObject_TypeCheck(items[i], S->tensor_type))
@@ -253,6 +254,126 @@ static PyObject *f_cat_fast(PyObject *module, PyObject *args)
     return wrap_or_raise(S, st, &out);
 }
 
+/* A Python bool's (0), int's (1) or float's (2) category, the order in which a
+ * number may lift a tensor's dtype (result_type in _ops_index.py); -1 for
+ * anything else (a NumPy scalar, a complex: the Python path decides). */
+static int number_category(PyObject *o)
+{
+    return PyBool_Check(o) ? 0 : PyLong_CheckExact(o) ? 1 : PyFloat_CheckExact(o) ? 2 : -1;
+}
+
+static int dtype_category(pdt_dtype d)
+{
+    return d == PDT_BOOL ? 0 : pdt_dtype_is_floating(d) ? 2 : 1;
+}
+
+/* _where_fast(cond, a, b, masked) -> where(cond, a, b), or with masked
+ * masked_fill(b, cond, a), in one call; None where the call needs the Python path
+ * (_ops_index.py): autograd, cond not a bool tensor, two dtypes, a number that
+ * would change the dtype (where only; masked_fill casts it), anything else than
+ * tensors and Python numbers, and for masked_fill a value that is not a number
+ * or a 0-d tensor or a mask that widens b.  A number becomes a 0-d tensor of the
+ * other operand's dtype and device, as the Python path's _as_tensor makes it. */
+static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = state(module);
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "_where_fast(cond, a, b, masked)");
+        return NULL;
+    }
+    PyObject *c = args[0], *a = args[1], *b = args[2];
+    int masked = PyObject_IsTrue(args[3]);
+    if (masked < 0)
+        return NULL;
+    int ta = PyObject_TypeCheck(a, S->tensor_type), tb = PyObject_TypeCheck(b, S->tensor_type);
+    if (!PyObject_TypeCheck(c, S->tensor_type) || pdt_tensor_of(c)->dtype != PDT_BOOL ||
+        (!ta && !tb) || (masked && (!tb || (ta && pdt_tensor_of(a)->ndim != 0))) ||
+        pdt_autograd_wanted(NULL, args, 3, NULL))
+        Py_RETURN_NONE;
+    const pdt_tensor *tc = pdt_tensor_of(c);
+    const pdt_tensor *t = pdt_tensor_of(tb ? b : a); /* a tensor operand */
+    pdt_tensor number;
+    int made = 0;
+    if (ta && tb) {
+        if (pdt_tensor_of(a)->dtype != t->dtype)
+            Py_RETURN_NONE;
+    } else {
+        PyObject *x = ta ? b : a;
+        int k = number_category(x);
+        if (k < 0 || (!masked && k > dtype_category(t->dtype)))
+            Py_RETURN_NONE;
+        pdt_scalar v;
+        if (pdt_parse_scalar(x, "where", &v) < 0)
+            return NULL;
+        pdt_status st = pdt_tensor_empty(t->device, t->dtype, 0, NULL, 0, &number);
+        if (st == PDT_OK && (st = pdt_fill(&number, v)) != PDT_OK)
+            pdt_tensor_release(&number);
+        if (st != PDT_OK)
+            return pdt_raise(S, st);
+        made = 1;
+    }
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    const pdt_tensor *va = ta ? pdt_hold_view(&h, pdt_tensor_of(a)) : &number;
+    const pdt_tensor *vb = tb ? pdt_hold_view(&h, pdt_tensor_of(b)) : &number;
+    tc = pdt_hold_view(&h, tc);
+    int64_t n = pdt_tensor_numel(tc);
+    n = pdt_tensor_numel(va) > n ? pdt_tensor_numel(va) : n;
+    n = pdt_tensor_numel(vb) > n ? pdt_tensor_numel(vb) : n;
+    pdt_tensor out;
+    pdt_status st;
+    PDT_RUN_RELEASING_GIL(n, st = pdt_where_new(tc, va, vb, &out));
+    pdt_hold_release(&h);
+    if (made)
+        pdt_tensor_release(&number);
+    if (st == PDT_OK && masked && !pdt_same_shape(&out, pdt_tensor_of(b))) {
+        pdt_tensor_release(&out); /* the mask widened b: the Python path's error */
+        Py_RETURN_NONE;
+    }
+    return wrap_or_raise(S, st, &out);
+}
+
+/* _flip_fast(x, dims) -> flip(x, dims), a new contiguous tensor, in one call;
+ * None where flip() in _ops_join.py decides: autograd, a 0-d x, dims that are
+ * not an int or a list or tuple of ints in range, or a dim named twice. */
+static PyObject *f_flip_fast(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = state(module);
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "_flip_fast(x, dims)");
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(args[0], S->tensor_type) || pdt_autograd_wanted(NULL, args, 1, NULL))
+        Py_RETURN_NONE;
+    const pdt_tensor *t = pdt_tensor_of(args[0]);
+    PyObject *const *items = &args[1];
+    Py_ssize_t n = 1;
+    if (PyList_CheckExact(args[1]) || PyTuple_CheckExact(args[1])) {
+        n = PySequence_Fast_GET_SIZE(args[1]);
+        items = PySequence_Fast_ITEMS(args[1]);
+    }
+    uint32_t dims = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int overflow = 0;
+        long long d = PyLong_CheckExact(items[i])
+                          ? PyLong_AsLongLongAndOverflow(items[i], &overflow)
+                          : LLONG_MAX;
+        if (overflow || d < -t->ndim || d >= t->ndim)
+            Py_RETURN_NONE; /* also every dim of a 0-d x */
+        d += d < 0 ? t->ndim : 0;
+        if (dims >> d & 1u)
+            Py_RETURN_NONE;
+        dims |= 1u << d;
+    }
+    pdt_tensor view, out; /* the view holds the storage: Note [the GIL and storages] */
+    pdt_flip_view(t, dims, &view);
+    pdt_status st;
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(&view),
+                          st = pdt_copy_to_new(&view, view.device, view.dtype, 0, 0, &out));
+    pdt_tensor_release(&view);
+    return wrap_or_raise(S, st, &out);
+}
+
 /* _expand(x, shape) -> a view of x broadcast to shape (stride 0 where it grows). */
 static PyObject *f_expand(PyObject *module, PyObject *args)
 {
@@ -272,6 +393,7 @@ static PyObject *f_expand(PyObject *module, PyObject *args)
 
 PyMethodDef pdt_index_functions[] = {
     {"_where", f_where, METH_VARARGS, NULL},
+    {"_where_fast", (PyCFunction)(void (*)(void))f_where_fast, METH_FASTCALL, NULL},
     {"_index_select", f_index_select, METH_VARARGS, NULL},
     {"_index_put", f_index_put, METH_VARARGS, NULL},
     {"_index_add", f_index_add, METH_VARARGS, NULL},
@@ -282,5 +404,6 @@ PyMethodDef pdt_index_functions[] = {
     {"_nonzero", f_nonzero, METH_VARARGS, NULL},
     {"_cat_fast", f_cat_fast, METH_VARARGS, NULL},
     {"_expand", f_expand, METH_VARARGS, NULL},
+    {"_flip_fast", (PyCFunction)(void (*)(void))f_flip_fast, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL},
 };

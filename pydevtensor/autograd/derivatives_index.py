@@ -57,7 +57,7 @@ class WhereBackward0(Node):
 
     def backward(self, g):
         zero = _C.zeros((), dtype=g.dtype, device=g.device)
-        where = _ops().where.__wrapped__
+        where = _ops()._where.__wrapped__
         need_a, need_b = self.needs_input_grad
         ma, mb = self.metas
         ga = reduce_grad(where(self.condition, g, zero), ma) if need_a else None
