@@ -508,6 +508,18 @@ def test_power_bits_do_not_depend_on_layout_or_neighbours(level, level_restored)
         keep = np.ones(x.size, bool)
         keep[[0, 300, 301, 999]] = False
         np.testing.assert_array_equal(mixed[keep], want[keep], err_msg=str(y))
+    # split across threads (powers split from 8,192 elements, at unaligned points)
+    big = pdt.tensor(np.tile(x, 19)[:20_001])
+    old = pdt.get_num_threads()
+    try:
+        got = []
+        for n in (1, 3):
+            pdt.set_num_threads(n)
+            got.append(np.asarray(big ** f32(1.7)).view(np.uint32))
+    finally:
+        pdt.set_num_threads(old)
+    np.testing.assert_array_equal(got[0], got[1])
+    np.testing.assert_array_equal(got[0][:1100], np.asarray(pdt.tensor(x) ** f32(1.7)).view(np.uint32))
 
 
 def test_power_special_values_are_cs():
