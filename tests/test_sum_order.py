@@ -62,6 +62,29 @@ def test_sums_are_the_tree_to_the_bit(level, dtype, level_restored):
                                       np.asarray([want, -want]).astype(dtype))
 
 
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_short_rows_are_each_the_tree_to_the_bit(level, dtype, level_restored):
+    # rows of at most 128 elements (a leaf each) are summed four rows at a time
+    # (Note [batched leaves]): each row's bits, with a last group of 1 to 3 rows, in a
+    # matrix and in a view whose rows are further apart
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(47)
+    for k in (1, 7, 8, 10, 100, 128):
+        for m in (1, 3, 4, 5, 9):
+            a = (rng.standard_normal((m, k + 3)) * 10.0 ** rng.integers(-8, 8, (m, k + 3)))
+            a = a.astype(dtype)
+            t = pdt.tensor(a)
+            for got, rows in ((t[:, :k].contiguous().sum(1), a[:, :k]), (t[:, :k].sum(1), a[:, :k]),
+                              (t.sum(1), a)):
+                want = [_reference(r) for r in rows]
+                np.testing.assert_array_equal(np.asarray(got), np.asarray(want).astype(dtype),
+                                              err_msg=f"{level} {k} {m}")
+            if dtype == "float64":
+                np.testing.assert_array_equal(np.asarray(t.mean(1)),
+                                              [_reference(r) / (k + 3) for r in a])
+
+
 def test_a_large_sum_is_the_same_tree():
     """Past 16 MiB the leaves are summed one at a time (four streams side by side were
     slower from memory): the same bits as the tree, and as the same values in parts

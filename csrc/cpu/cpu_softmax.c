@@ -8,7 +8,7 @@
  * the cache: its maximum, x - max written into the output, exp in place, the sum,
  * then the quotient in place (softmax) or (x - max) - log(sum) (log-softmax).
  * Each step is the operation the composed ops perform on that row, with the same
- * kernels (the level's max, exp and log rows, pdt_cpu_row_sum's order, one IEEE
+ * kernels (the level's max, exp and log rows, pdt_cpu_row_sums's order, one IEEE
  * subtraction and division per element), so the results are the composed ops'
  * bits (tests/test_softmax_rows.py).  Rows are split between the threads; a
  * single row stays on one.
@@ -50,8 +50,10 @@ static void group_f32(const float *x, float *o, int64_t rows, int64_t k, int wan
             orow[i] = xr[i] - m;
     }
     t->exp_f32(o, o, rows * k);
+    double sums[GROUP_ROWS];
+    pdt_cpu_row_sums(PDT_FLOAT32, o, rows, k, sums);
     for (int64_t r = 0; r < rows; r++)
-        s[r] = (float)pdt_cpu_row_sum(PDT_FLOAT32, o + r * k, k);
+        s[r] = (float)sums[r];
     if (!want_log) {
         for (int64_t r = 0; r < rows; r++) {
             float *orow = o + r * k;
@@ -79,7 +81,8 @@ static void group_f64(const double *x, double *o, int64_t rows, int64_t k, int w
         const double m = pdt_cpu_simd()->max_f64(xr, k);
         for (int64_t i = 0; i < k; i++)
             orow[i] = exp(xr[i] - m);
-        const double s = pdt_cpu_row_sum(PDT_FLOAT64, orow, k);
+        double s;
+        pdt_cpu_row_sums(PDT_FLOAT64, orow, 1, k, &s);
         if (!want_log) {
             for (int64_t i = 0; i < k; i++)
                 orow[i] = orow[i] / s;

@@ -539,6 +539,46 @@ VM_SUM4(sum4_f32, float, VM_LOAD8_F32, VM_ITSELF)
 VM_SUM4(sum4_f64, double, VM_LOAD8_F64, VM_ITSELF)
 VM_SUM4(sumsq4_f64, double, VM_LOAD8_F64, VM_SQUARE)
 
+/* Leaves of the pairwise sum, four at a time (Note [batched leaves] in
+ * cpu_reduce.c): out[q] = the leaf p[q][0 .. n[q]) (1 <= n[q] <= 128), each as
+ * the tree's leaf adds it: element i into double lane i % 8 over the whole
+ * vectors, the lanes folded ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)),
+ * then the rest one by one.  The four run side by side as far as the shortest
+ * one's whole vectors go (four independent chains of additions), then each
+ * finishes alone.  Fewer than four: the first leaf stands in for the missing
+ * ones, whose results are dropped. */
+#define VM_LEAF_END(j, LOAD)                                                                       \
+    if ((j) < count) {                                                                             \
+        int64_t i = m;                                                                             \
+        for (; i + 8 <= len[j]; i += 8)                                                            \
+            s##j += LOAD(q[j] + i);                                                                \
+        double r = VM_FOLD8(s##j);                                                                 \
+        for (; i < len[j]; i++)                                                                    \
+            r += (double)q[j][i];                                                                  \
+        out[j] = r;                                                                                \
+    }
+#define VM_LEAVES(NAME, T, LOAD)                                                                   \
+    static void VM(NAME)(const T *const *p, const int64_t *n, int count, double *out)              \
+    {                                                                                              \
+        const T *q[4];                                                                             \
+        int64_t len[4], m = n[0] & ~(int64_t)7;                                                    \
+        for (int j = 0; j < 4; j++) {                                                              \
+            q[j] = p[j < count ? j : 0];                                                           \
+            len[j] = n[j < count ? j : 0];                                                         \
+            m = (len[j] & ~(int64_t)7) < m ? len[j] & ~(int64_t)7 : m;                             \
+        }                                                                                          \
+        VM(vd8) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};                                            \
+        for (int64_t i = 0; i < m; i += 8) {                                                       \
+            s0 += LOAD(q[0] + i);                                                                  \
+            s1 += LOAD(q[1] + i);                                                                  \
+            s2 += LOAD(q[2] + i);                                                                  \
+            s3 += LOAD(q[3] + i);                                                                  \
+        }                                                                                          \
+        VM_LEAF_END(0, LOAD) VM_LEAF_END(1, LOAD) VM_LEAF_END(2, LOAD) VM_LEAF_END(3, LOAD)        \
+    }
+VM_LEAVES(leaves_f32, float, VM_LOAD8_F32)
+VM_LEAVES(leaves_f64, double, VM_LOAD8_F64)
+
 /* The sum of squares of a float32 chunk (Note [float32 sums of squares] in
  * cpu_reduce.c): element i into running double lane i % 32, four vectors of 8
  * lanes at once, then the lanes folded in a fixed tree.  A square of a float32
@@ -745,6 +785,8 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .sqrt_f64 = VM(sqrt_f64),
     .relu_f64 = VM(relu_f64),
     .cols_sum_f32 = VM(cols_sum_f32),
+    .leaves_f32 = VM(leaves_f32),
+    .leaves_f64 = VM(leaves_f64),
     .sum4_f32 = VM(sum4_f32),
     .sum4_f64 = VM(sum4_f64),
     .powc_f32 = VM(powc_f32),
