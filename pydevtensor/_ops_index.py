@@ -133,7 +133,9 @@ def where(condition, input=None, other=None):
 @recorded("where")
 def _where(condition, input, other):
     """where() of two operands outside _C._where_fast's cases: with autograd, two
-    dtypes, numbers that lift the dtype, and every error."""
+    dtypes, numbers that lift the dtype, and the argument errors (the C call
+    itself reports shapes that do not broadcast, devices that differ and a number
+    too large)."""
     if not isinstance(condition, _C.Tensor):
         raise TypeError(f"where(): condition must be a Tensor, got {type(condition).__name__}")
     if condition.dtype != _C.bool:

@@ -74,7 +74,7 @@ def cat(tensors, dim=0, *, out=None):
 @recorded("cat")
 def _cat(tensors, dim=0, *, out=None):
     """cat() outside _C._cat_fast's cases: autograd, out=, dtypes to promote, more
-    than its parts, and every error."""
+    than eight parts, and every error."""
     if isinstance(tensors, _C.Tensor):
         raise TypeError("cat(): argument 'tensors' must be a sequence of Tensors, got Tensor")
     if out is None and type(dim) is builtins.int:

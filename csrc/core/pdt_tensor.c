@@ -220,7 +220,8 @@ pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const 
     out->dtype = dtype;
     out->ndim = ndim;
     out->offset = 0;
-    memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
+    if (ndim > 0) /* a 0-d tensor's shape may be NULL */
+        memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
     pdt_contiguous_strides(ndim, shape, out->strides);
     return PDT_OK;
 }

@@ -59,7 +59,8 @@ int pdt_same_shape(const pdt_tensor *a, const pdt_tensor *b);
 /* Checks ndim and sizes (negative, overflow past 2^62 elements or bytes). */
 pdt_status pdt_check_shape(int ndim, const int64_t *shape, pdt_dtype dtype, int64_t *numel);
 
-/* A new contiguous tensor with uninitialised contents on device. */
+/* A new contiguous tensor with uninitialised contents on device (shape may be
+ * NULL when ndim is 0). */
 pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const int64_t *shape,
                             int storage_flags, pdt_tensor *out);
 /* Note [memory order]

@@ -303,7 +303,7 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
         if (k < 0 || (!masked && k > dtype_category(t->dtype)))
             Py_RETURN_NONE;
         pdt_scalar v;
-        if (pdt_parse_scalar(x, "where", &v) < 0)
+        if (pdt_parse_scalar(x, masked ? "masked_fill(): value" : "where()", &v) < 0)
             return NULL;
         pdt_status st = pdt_tensor_empty(t->device, t->dtype, 0, NULL, 0, &number);
         if (st == PDT_OK && (st = pdt_fill(&number, v)) != PDT_OK)
@@ -317,9 +317,22 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
     const pdt_tensor *va = ta ? pdt_hold_view(&h, pdt_tensor_of(a)) : &number;
     const pdt_tensor *vb = tb ? pdt_hold_view(&h, pdt_tensor_of(b)) : &number;
     tc = pdt_hold_view(&h, tc);
-    int64_t n = pdt_tensor_numel(tc);
-    n = pdt_tensor_numel(va) > n ? pdt_tensor_numel(va) : n;
-    n = pdt_tensor_numel(vb) > n ? pdt_tensor_numel(vb) : n;
+    /* the result's size, for the GIL: each dim's largest size (the broadcast
+     * shape when the three broadcast; the core reports it when they do not) */
+    const pdt_tensor *three[3] = {tc, va, vb};
+    int nd = 0;
+    for (int k = 0; k < 3; k++)
+        nd = three[k]->ndim > nd ? three[k]->ndim : nd;
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++) {
+        int64_t size = 0;
+        for (int k = 0; k < 3; k++) {
+            int j = i - (nd - three[k]->ndim);
+            int64_t s = j < 0 ? 1 : three[k]->shape[j];
+            size = s > size ? s : size;
+        }
+        n = size && n > INT64_MAX / size ? INT64_MAX : n * size;
+    }
     pdt_tensor out;
     pdt_status st;
     PDT_RUN_RELEASING_GIL(n, st = pdt_where_new(tc, va, vb, &out));
