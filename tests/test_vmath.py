@@ -494,7 +494,11 @@ def test_power_bits_do_not_depend_on_layout_or_neighbours(level, level_restored)
     _C._cpu_simd_level(level)
     rng = np.random.default_rng(6)
     x = (rng.standard_normal(1100) * np.exp2(rng.uniform(-20, 20, 1100))).astype(np.float32)
-    for y in map(f32, [3.0, -2.0, 1.7, 0.3]):
+    # cubes and fourth powers in and below the subnormal range, and NaNs of either sign
+    # (x ** 3 and x ** 4 are products in double; these take pow_f32)
+    x[500:520] = np.float32(2.0) ** np.arange(-45, -25, dtype=np.float32)
+    x[520:524] = [np.nan, -np.nan, -1e-13, 1e-30]
+    for y in map(f32, [3.0, 4.0, -2.0, 1.7, 0.3]):
         want = np.asarray(pdt.tensor(x) ** y).view(np.uint32)
         t = pdt.tensor(x)
         np.testing.assert_array_equal(np.asarray(t ** pdt.full((1100,), y)).view(np.uint32), want)
