@@ -110,6 +110,28 @@ def test_errors(dev):
     np.testing.assert_array_equal(host(x), A)  # nothing half-written
 
 
+def test_rows_by_an_int64_vector(dev):
+    # x[idx] with a contiguous 1-d int64 index on x's device is one index_select along
+    # dim 0; every dtype, a strided x, an empty index, negative and out-of-range
+    # indices, and with autograd (the recorded path) the same answers
+    idx = np.array([2, -3, 0, 2, -1])
+    for dtype in ("bool", "int32", "float32", "float64"):
+        a = (np.arange(60).reshape(5, 12) % 7).astype(dtype)
+        x = pdt.tensor(a, device=dev)
+        np.testing.assert_array_equal(host(x[pdt.tensor(idx, device=dev)]), a[idx])
+        np.testing.assert_array_equal(host(x[:, ::3][pdt.tensor(idx, device=dev)]), a[:, ::3][idx])
+        got = x[pdt.tensor(np.zeros(0, np.int64), device=dev)]
+        assert tuple(got.shape) == (0, 12) and got.dtype == x.dtype
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 5"):
+        x[pdt.tensor([1, 5], device=dev)]
+    w = pdt.tensor(a, device=dev, requires_grad=True)
+    y = w[pdt.tensor(idx, device=dev)]
+    y.sum().backward()
+    want = np.zeros(a.shape)
+    np.add.at(want, idx, 1.0)
+    np.testing.assert_array_equal(host(w.grad), want)
+
+
 @pytest.mark.cuda
 def test_cpu_index_on_a_gpu_tensor_is_one_counted_copy():
     x = pdt.tensor(A, device="cuda:0")

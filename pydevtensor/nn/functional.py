@@ -146,7 +146,9 @@ def cross_entropy(input, target, reduction="mean"):
             # -((x_t - max) - log s), the same bits as log s - (x_t - max) below
             at = target.to(_C.int64) + _C.arange(0, n * c, c, dtype=_C.int64,
                                                  device=target.device)
-            return _reduce(-log_p.reshape(n * c).index_select(0, at), reduction)
+            picked = _C.empty((n,), dtype=log_p.dtype, device=log_p.device)
+            _C._index_select(picked, log_p.reshape(n * c), 0, at)
+            return _reduce(picked.neg_(), reduction)
     shifted = input - input.amax(1, keepdim=True)
     s = shifted.exp().sum(1, keepdim=True)
     # the target's shifted logit: the others masked to 0 (a product with a one-hot
