@@ -675,6 +675,13 @@ def _advanced_index(self, idx):
 def _getitem(self, idx):
     if type(idx) is int or type(idx) is slice:  # the common keys, at once
         return _basic_getitem(self, idx)
+    if type(idx) is list and self.ndim and not self.requires_grad:  # x[[2, 0, 1]]
+        try:
+            as_tensor = _C.tensor(idx, device=self.device)
+        except (TypeError, ValueError):  # the general path says what is wrong
+            as_tensor = None
+        if as_tensor is not None and as_tensor.dtype == _C.int64 and as_tensor.ndim == 1:
+            idx = as_tensor
     if (type(idx) is _C.Tensor and idx.dtype == _C.int64 and idx.ndim == 1 and self.ndim
             and not self.requires_grad and idx.is_contiguous() and idx.device == self.device):
         # rows by a vector of int64 indices, x[idx]: index_select along dim 0 at once

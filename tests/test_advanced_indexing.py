@@ -120,10 +120,16 @@ def test_rows_by_an_int64_vector(dev):
         x = pdt.tensor(a, device=dev)
         np.testing.assert_array_equal(host(x[pdt.tensor(idx, device=dev)]), a[idx])
         np.testing.assert_array_equal(host(x[:, ::3][pdt.tensor(idx, device=dev)]), a[:, ::3][idx])
+        np.testing.assert_array_equal(host(x[list(idx)]), a[list(idx)])  # a list of ints too
+        np.testing.assert_array_equal(host(x[[True, False, True, True, False]]),
+                                      a[[True, False, True, True, False]])
         got = x[pdt.tensor(np.zeros(0, np.int64), device=dev)]
         assert tuple(got.shape) == (0, 12) and got.dtype == x.dtype
     with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 5"):
         x[pdt.tensor([1, 5], device=dev)]
+    with pytest.raises(IndexError, match="an index list must hold ints or bools"):
+        x[[1, "a"]]
+    assert tuple(x[[]].shape) == (0, 12)
     w = pdt.tensor(a, device=dev, requires_grad=True)
     y = w[pdt.tensor(idx, device=dev)]
     y.sum().backward()
