@@ -78,7 +78,9 @@ def mse_loss(input, target, reduction="mean"):
     _check_reduction(reduction, "mse_loss()")
     _check_same_shape(input, target, "mse_loss()")
     diff = input - target
-    return _reduce(diff * diff, reduction)
+    if diff.requires_grad:  # recorded: the square as its own op
+        return _reduce(diff * diff, reduction)
+    return _reduce(diff.mul_(diff), reduction)  # diff is this function's own: no new temporary
 
 
 def log_softmax(input, dim=-1):
