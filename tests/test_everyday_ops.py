@@ -278,6 +278,28 @@ def test_cumsum(dev, dtype):
     close(t.cumsum(dim=-1, dtype=pdt.float64), np.cumsum(a.astype(np.float64), 1), "float64")
 
 
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64"])
+def test_cumsum_rows_in_groups_and_threads(dev, dtype):
+    # rows are summed in order, eight rows side by side and groups of rows across
+    # threads (Note [cumsum rows]): NumPy's sequential sums in the dtype, bit for bit,
+    # for every count of rows left over from the groups and on one and two threads
+    rng = np.random.default_rng(9)
+    old = pdt.get_num_threads()
+    try:
+        for rows in (1, 7, 8, 9, 15, 16, 8 * 9 + 5):
+            a = (rng.standard_normal((rows, 1001)) * 10.0 ** rng.integers(-3, 4, (rows, 1001)))
+            a = a.astype(dtype) if dtype != "int64" else (a * 1000).astype(dtype)
+            got = []
+            for n in (1, 2):
+                pdt.set_num_threads(n)
+                got.append(host(pdt.cumsum(pdt.tensor(a, device=dev), 1)))
+            want = np.cumsum(a, 1, dtype=a.dtype)
+            np.testing.assert_array_equal(got[0], want)
+            np.testing.assert_array_equal(got[1], want)
+    finally:
+        pdt.set_num_threads(old)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_softmax_var_std(dev, dtype):
     a = data((3, 8), dtype, 4)

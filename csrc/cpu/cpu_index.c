@@ -269,13 +269,46 @@ pdt_status pdt_cpu_index_add(const pdt_tensor *dst, int dim, const pdt_tensor *i
 
 /* ---------------------------------------------------------------- cumsum */
 
+/* Note [cumsum rows]
+ * ~~~~~~~~~~~~~~~~~~
+ * Each row is summed in order, in its own dtype (each prefix rounded as it is
+ * added, as PyTorch's and NumPy's are): one chain of additions a row, so a row
+ * alone runs at the latency of an add.  Rows are therefore taken eight at a
+ * time, element i of each of the eight in turn (eight independent chains, the
+ * same order within every row), and groups of rows are split across the pool.
+ * Two threads, float32, A/B: (1000, 1000) along dim 1 850 -> 193 us, along dim 0
+ * 1,080 -> 404, (100, 1000) along dim 1 87 -> 28 (PyTorch 479 and 53). */
+#define CUMSUM_GROUP 8
+#define CUMSUM_GRAIN 32768 /* elements a thread takes at least */
+
+typedef struct cumsum_job {
+    char *out;
+    const char *x;
+    int64_t rows, n;
+} cumsum_job;
+
 #define DEFINE_CUMSUM(NAME, T)                                                                     \
-    static void cumsum_##NAME(T *out, const T *x, int64_t rows, int64_t n)                         \
+    static void cumsum_##NAME(int64_t g0, int64_t g1, void *ctx)                                   \
     {                                                                                              \
-        for (int64_t r = 0; r < rows; r++, out += n, x += n) {                                     \
-            T acc = 0;                                                                             \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                out[i] = acc = (T)(acc + x[i]);                                                    \
+        const cumsum_job *j = ctx;                                                                 \
+        const int64_t n = j->n;                                                                    \
+        for (int64_t g = g0; g < g1; g++) {                                                        \
+            const int64_t r0 = g * CUMSUM_GROUP;                                                   \
+            const int64_t m = j->rows - r0 < CUMSUM_GROUP ? j->rows - r0 : CUMSUM_GROUP;           \
+            T *out = (T *)j->out + r0 * n;                                                         \
+            const T *x = (const T *)j->x + r0 * n;                                                 \
+            if (m == CUMSUM_GROUP) {                                                               \
+                T acc[CUMSUM_GROUP] = {0};                                                         \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    for (int q = 0; q < CUMSUM_GROUP; q++)                                         \
+                        out[q * n + i] = acc[q] = (T)(acc[q] + x[q * n + i]);                      \
+                continue;                                                                          \
+            }                                                                                      \
+            for (int64_t r = 0; r < m; r++, out += n, x += n) {                                    \
+                T acc = 0;                                                                         \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    out[i] = acc = (T)(acc + x[i]);                                                \
+            }                                                                                      \
         }                                                                                          \
     }
 DEFINE_CUMSUM(i64, int64_t)
@@ -285,14 +318,15 @@ DEFINE_CUMSUM(f64, double)
 pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x)
 {
     const int64_t n = x->shape[x->ndim - 1];
-    const int64_t rows = n ? pdt_tensor_numel(x) / n : 0;
-    void *o = pdt_tensor_ptr(out);
-    const void *s = pdt_tensor_ptr(x);
-    switch (x->dtype) {
-    case PDT_INT64: cumsum_i64(o, s, rows, n); break;
-    case PDT_FLOAT32: cumsum_f32(o, s, rows, n); break;
-    case PDT_FLOAT64: cumsum_f64(o, s, rows, n); break;
-    default: return pdt_fail(PDT_ERR_UNSUPPORTED, "cumsum: %s", pdt_dtype_name(x->dtype));
-    }
+    cumsum_job j = {pdt_tensor_ptr(out), pdt_tensor_ptr(x), n ? pdt_tensor_numel(x) / n : 0, n};
+    pdt_range_fn fn = x->dtype == PDT_INT64     ? cumsum_i64
+                      : x->dtype == PDT_FLOAT32 ? cumsum_f32
+                      : x->dtype == PDT_FLOAT64 ? cumsum_f64
+                                                : NULL;
+    if (!fn)
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "cumsum: %s", pdt_dtype_name(x->dtype));
+    const int64_t groups = (j.rows + CUMSUM_GROUP - 1) / CUMSUM_GROUP;
+    const int64_t per_group = CUMSUM_GROUP * (n ? n : 1);
+    pdt_cpu_parallel_for(groups, per_group >= CUMSUM_GRAIN ? 1 : CUMSUM_GRAIN / per_group, fn, &j);
     return PDT_OK;
 }
