@@ -298,6 +298,10 @@ def test_cumsum_rows_in_groups_and_threads(dev, dtype):
             np.testing.assert_array_equal(got[1], want)
     finally:
         pdt.set_num_threads(old)
+    if dtype == "int64":  # sums past int64's range wrap around, as NumPy's and PyTorch's
+        a = np.full((9, 5), 2**62, dtype=np.int64)
+        np.testing.assert_array_equal(host(pdt.cumsum(pdt.tensor(a, device=dev), 1)),
+                                      np.cumsum(a, 1))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

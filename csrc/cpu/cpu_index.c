@@ -287,7 +287,7 @@ typedef struct cumsum_job {
     int64_t rows, n;
 } cumsum_job;
 
-#define DEFINE_CUMSUM(NAME, T)                                                                     \
+#define DEFINE_CUMSUM(NAME, T, A)                                                                  \
     static void cumsum_##NAME(int64_t g0, int64_t g1, void *ctx)                                   \
     {                                                                                              \
         const cumsum_job *j = ctx;                                                                 \
@@ -298,22 +298,22 @@ typedef struct cumsum_job {
             T *out = (T *)j->out + r0 * n;                                                         \
             const T *x = (const T *)j->x + r0 * n;                                                 \
             if (m == CUMSUM_GROUP) {                                                               \
-                T acc[CUMSUM_GROUP] = {0};                                                         \
+                A acc[CUMSUM_GROUP] = {0};                                                         \
                 for (int64_t i = 0; i < n; i++)                                                    \
                     for (int q = 0; q < CUMSUM_GROUP; q++)                                         \
-                        out[q * n + i] = acc[q] = (T)(acc[q] + x[q * n + i]);                      \
+                        out[q * n + i] = (T)(acc[q] = (A)(acc[q] + (A)x[q * n + i]));              \
                 continue;                                                                          \
             }                                                                                      \
             for (int64_t r = 0; r < m; r++, out += n, x += n) {                                    \
-                T acc = 0;                                                                         \
+                A acc = 0;                                                                         \
                 for (int64_t i = 0; i < n; i++)                                                    \
-                    out[i] = acc = (T)(acc + x[i]);                                                \
+                    out[i] = (T)(acc = (A)(acc + (A)x[i]));                                        \
             }                                                                                      \
         }                                                                                          \
     }
-DEFINE_CUMSUM(i64, int64_t)
-DEFINE_CUMSUM(f32, float)
-DEFINE_CUMSUM(f64, double)
+DEFINE_CUMSUM(i64, int64_t, uint64_t) /* wrapping, as PyTorch's; no signed overflow */
+DEFINE_CUMSUM(f32, float, float)
+DEFINE_CUMSUM(f64, double, double)
 
 pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x)
 {
