@@ -215,12 +215,15 @@ def _float_class(input, op, which, integers, composed):
     """isnan (which 0), isinf (1) or isfinite (2): for integers and bools the constant
     `integers`; for floats one pass from the bits where the device has the kernel
     (pydevtensor._C._classify), else composed(input)."""
+    if type(input) is _C.Tensor:  # the kernel first: a float tensor on the CPU, at once
+        fast = _C._classify(input, which)
+        if fast is not None:
+            return fast
     _tensor_arg(input, op)
     if not input.is_floating_point():
         make = _C.ones if integers else _C.zeros
         return make(tuple(input.shape), dtype=_C.bool, device=input.device)
-    fast = _C._classify(input, which)
-    return fast if fast is not None else composed(input)
+    return composed(input)
 
 
 def isnan(input):
