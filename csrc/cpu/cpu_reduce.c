@@ -42,8 +42,9 @@
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
 #include "cpu_simd.h"
+#include "cpu_sum.h"
 
-#define CHUNK ((int64_t)1 << 16) /* elements per partial result */
+#define CHUNK PDT_CPU_SUM_CHUNK  /* elements per partial result (cpu_sum.h) */
 #define GRAIN ((int64_t)1 << 15) /* elements below which a thread is not worth it */
 #define CHUNKS_PER_ROUND 256     /* partials gathered at once when a row is split */
 /* columns folded together (1024 read 4 KB runs: sum(0) of 4000^2 1.08x NumPy, now 0.89) */
@@ -69,8 +70,8 @@ typedef acc (*chunk_fn)(const char *row, int64_t begin, int64_t n);
 #define SQUARE(v) ((v) * (v))
 
 /* Pairwise sum of F(x[i]) in double: see Note [CPU reduction order].  (The
- * plain float sums below inputs of SUM4_MAX_BYTES take the same tree by
- * batched_sum: Note [batched leaves].)  SUM4 (float64 sums of squares; NULL for
+ * plain float sums below inputs of SUM4_MAX_BYTES take the same tree in
+ * cpu_sum.c: Note [batched leaves].)  SUM4 (float64 sums of squares; NULL for
  * the others): a subtree of four leaves of one length
  * (256 < n <= 512, n a multiple of 32: halves of n / 2, then quarters) goes to
  * the dispatched kernel, which sums the four side by side in the same order,
@@ -107,102 +108,6 @@ typedef acc (*chunk_fn)(const char *row, int64_t begin, int64_t n);
         acc a = {F##_pairwise_##T((const T *)row + begin, n, SUM4), 0, 0};                         \
         return a;                                                                                  \
     }
-
-/* Note [batched leaves]
- * ~~~~~~~~~~~~~~~~~~~~~
- * A leaf of the pairwise sum (at most LEAF elements in 8 double lanes) is one
- * chain of additions: the latency of an add every 8 elements.  A subtree of
- * four leaves of one length (257 to 512 elements, a multiple of 32: every
- * subtree of a whole tensor's 65,536-element chunks) went to a kernel that sums
- * the four side by side (four chains); any other subtree, as in rows of 1,000
- * or 784 elements, went leaf after leaf.  Now the float32 and float64 sums list
- * such a subtree's leaves in the tree's order (list_leaves, at most 8 below
- * SUBTREE elements), sum them four at a time side by side whatever their
- * lengths (the level's leaves kernel), and add the results up the same tree
- * (add_up): the same bits as leaf after leaf.  Rows of at most LEAF elements, a
- * leaf each, go four rows at a time the same way (sum(1), mean(1), the softmax
- * rows' sums).  One thread, float32, 1e6 elements, sum(1), A/B in the same
- * minutes: rows of 1,000 171 -> 139 us, 784 181 -> 146, 128 240 -> 173, 100 276
- * -> 200; rows of 1,024 and a whole row of 1e6 (the four-leaf kernel already)
- * and rows of 10 (the calls and stores dominate) unchanged.
- */
-#define LEAF 128
-
-/* A subtree of at most SUBTREE elements (at most 8 leaves, each of 64 or more
- * elements once the tree splits) is summed from its leaves' list; the tree
- * above it by recursion, as before. */
-#define SUBTREE 512
-
-#define BATCHED_SUM(T, FIELD, SUM4)                                                                \
-    static int list_leaves_##T(const T *x, int64_t n, const T **p, int64_t *len, int c)            \
-    {                                                                                              \
-        if (n > LEAF) {                                                                            \
-            int64_t h = (n / 2) & ~(int64_t)7;                                                     \
-            c = list_leaves_##T(x, h, p, len, c);                                                  \
-            return list_leaves_##T(x + h, n - h, p, len, c);                                       \
-        }                                                                                          \
-        p[c] = x;                                                                                  \
-        len[c] = n;                                                                                \
-        return c + 1;                                                                              \
-    }                                                                                              \
-    static double batched_sum_##T(const T *x, int64_t n)                                           \
-    {                                                                                              \
-        if (n > SUBTREE) {                                                                         \
-            int64_t h = (n / 2) & ~(int64_t)7;                                                     \
-            double a = batched_sum_##T(x, h);                                                      \
-            return a + batched_sum_##T(x + h, n - h);                                              \
-        }                                                                                          \
-        if (n > 256 && n % 32 == 0) /* four leaves of n / 4 */                                     \
-            return pdt_cpu_simd()->SUM4(x, n / 4);                                                 \
-        const T *p[8];                                                                             \
-        int64_t len[8];                                                                            \
-        double v[8];                                                                               \
-        int c = list_leaves_##T(x, n, p, len, 0), i = 0;                                           \
-        for (int q = 0; q < c; q += 4)                                                             \
-            pdt_cpu_simd()->FIELD((const T *const *)(p + q), len + q, c - q < 4 ? c - q : 4,       \
-                                  v + q);                                                          \
-        return add_up(n, v, &i);                                                                   \
-    }
-
-/* The leaves' sums v, from v[*i] on in the tree's order, added up the tree
- * over n elements (list_leaves's tree). */
-static double add_up(int64_t n, const double *v, int *i)
-{
-    if (n > LEAF) {
-        int64_t h = (n / 2) & ~(int64_t)7;
-        double a = add_up(h, v, i);
-        return a + add_up(n - h, v, i);
-    }
-    return v[(*i)++];
-}
-
-BATCHED_SUM(float, leaves_f32, sum4_f32)
-BATCHED_SUM(double, leaves_f64, sum4_f64)
-
-/* out[r] = the sum of row r of m float32 or float64 rows of k elements, 1 <= k
- * <= LEAF (a leaf each), pitch bytes apart: four rows at a time.  (Rows of
- * under 16 elements transposed eight at a time, each step of the leaf a vector
- * operation across the rows, were faster only below 6 elements: sum(1) of
- * (100000, 10) float32 641 us against 460 this way.) */
-#define SHORT_ROWS(T, FIELD)                                                                       \
-    for (int64_t r = 0; r < m; r += 4) {                                                           \
-        const int count = m - r < 4 ? (int)(m - r) : 4;                                            \
-        const T *p[4];                                                                             \
-        const int64_t len[4] = {k, k, k, k};                                                       \
-        for (int q = 0; q < 4; q++)                                                                \
-            p[q] = (const T *)((const char *)x + (r + (q < count ? q : 0)) * pitch);               \
-        pdt_cpu_simd()->FIELD((const T *const *)p, len, count, out + r);                           \
-    }
-static void short_row_sums(pdt_dtype dt, const void *x, int64_t pitch, int64_t m, int64_t k,
-                           double *out)
-{
-    if (dt == PDT_FLOAT32) {
-        SHORT_ROWS(float, leaves_f32)
-    } else {
-        SHORT_ROWS(double, leaves_f64)
-    }
-}
-#undef SHORT_ROWS
 
 static inline acc float_acc(double f, int64_t idx)
 {
@@ -325,7 +230,7 @@ static acc sumsq_f32(const char *row, int64_t begin, int64_t n)
     PAIRWISE(fabs_pairwise_##T, T, fabs)                                                           \
     static acc sum_##SN(const char *row, int64_t begin, int64_t n)                                 \
     {                                                                                              \
-        return float_acc(batched_sum_##T((const T *)row + begin, n), 0);                           \
+        return float_acc(pdt_cpu_pairwise_##SN((const T *)row + begin, n), 0);                     \
     }                                                                                              \
     FLOAT_SUM_CHUNK(sumseq_##SN, T, AS_IS, NULL)                                                   \
     FLOAT_SUM_CHUNK(sumabs_##SN, T, fabs, NULL)                                                    \
@@ -683,12 +588,12 @@ static void rows_range(int64_t begin, int64_t end, void *ctx)
     char *buf = gather_buffer(j, &failed);
     if (failed)
         return;
-    if (!buf && j->k >= 1 && j->k <= LEAF && (j->chunk == sum_f32 || j->chunk == sum_f64)) {
+    if (!buf && j->k >= 1 && j->k <= PDT_CPU_LEAF && (j->chunk == sum_f32 || j->chunk == sum_f64)) {
         double v[64]; /* Note [batched leaves]: the same bits as reduce_row's */
         for (int64_t r = begin; r < end; r += 64) {
             int64_t n = end - r < 64 ? end - r : 64;
-            short_row_sums(j->chunk == sum_f32 ? PDT_FLOAT32 : PDT_FLOAT64, j->x + r * j->row_bytes,
-                           j->row_bytes, n, j->k, v);
+            pdt_cpu_short_row_sums(j->chunk == sum_f32 ? PDT_FLOAT32 : PDT_FLOAT64,
+                                   j->x + r * j->row_bytes, j->row_bytes, n, j->k, v);
             store_sums(j, r, v, n);
         }
         return;
@@ -814,25 +719,6 @@ static void split_row(job *j, int64_t r)
         }
     }
     store_row(j, r, &a);
-}
-
-void pdt_cpu_row_sums(pdt_dtype dt, const void *x, int64_t m, int64_t k, double *out)
-{
-    const int64_t pitch = k * (int64_t)pdt_dtype_size(dt);
-    if (k >= 1 && k <= LEAF) {
-        short_row_sums(dt, x, pitch, m, k, out);
-        return;
-    }
-    for (int64_t r = 0; r < m; r++) {
-        const char *row = (const char *)x + r * pitch;
-        double s = 0.0;
-        for (int64_t c = 0; c < k; c += CHUNK) {
-            int64_t n = k - c < CHUNK ? k - c : CHUNK;
-            acc a = dt == PDT_FLOAT32 ? sum_f32(row, c, n) : sum_f64(row, c, n);
-            s = c == 0 ? a.f : s + a.f; /* combine(): chunks in order */
-        }
-        out[r] = s;
-    }
 }
 
 pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x)

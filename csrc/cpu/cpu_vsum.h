@@ -1,0 +1,146 @@
+/* cpu_vsum.h - float sums in double lanes, included by cpu_vmath.h once per
+ * level: the pairwise sum's leaves (four of one length, or any four: Note
+ * [batched leaves] in cpu_reduce.c), float64 norms' sums of squares, float32
+ * norms' sums of squares in 32 lanes and float32 column sums. */
+
+/* Four neighbouring leaves of the pairwise sum (Note [CPU reduction order] in
+ * cpu_reduce.c), x[k len .. (k + 1) len) for k < 4, len a multiple of 8 up to
+ * 128: each leaf in 8 double lanes, lane j the sum in order of x[j], x[8 + j],
+ * ..., folded ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)); the result
+ * (L0 + L1) + (L2 + L3), as the tree adds them.  The four leaves run side by
+ * side: four independent chains of additions where one leaf is one, so the
+ * same bits at up to four times the speed. */
+typedef double VM(vd8) __attribute__((vector_size(64)));
+typedef float VM(vf8) __attribute__((vector_size(32)));
+
+/* (macros, not functions: a 64-byte vector passed by value changes the ABI at
+ * the levels without AVX-512, which GCC warns of) */
+#define VM_FOLD8(s)                                                                                \
+    (((s)[0] + (s)[1]) + ((s)[2] + (s)[3])) + (((s)[4] + (s)[5]) + ((s)[6] + (s)[7]))
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
+/* one vcvtps2pd (GCC 12 made two halves of __builtin_convertvector, three
+ * instructions more a vector) */
+#define VM_LOAD8_F32(p) ((VM(vd8))_mm512_cvtps_pd(_mm256_loadu_ps(p)))
+#else
+#define VM_LOAD8_F32(p)                                                                            \
+    __extension__({                                                                                \
+        VM(vf8) vm_v;                                                                              \
+        memcpy(&vm_v, (p), sizeof vm_v);                                                           \
+        __builtin_convertvector(vm_v, VM(vd8));                                                    \
+    })
+#endif
+#define VM_LOAD8_F64(p)                                                                            \
+    __extension__({                                                                                \
+        VM(vd8) vm_v;                                                                              \
+        memcpy(&vm_v, (p), sizeof vm_v);                                                           \
+        vm_v;                                                                                      \
+    })
+
+/* F: each element as it is added (itself, or its square for float64 norms' sums
+ * of squares, x * x as cpu_reduce.c's leaves compute it). */
+#define VM_SUM4(NAME, T, LOAD, F)                                                                  \
+    static double VM(NAME)(const T *x, int64_t len)                                                \
+    {                                                                                              \
+        VM(vd8) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};                                            \
+        for (int64_t i = 0; i < len; i += 8) {                                                     \
+            s0 += F(LOAD(x + i));                                                                  \
+            s1 += F(LOAD(x + len + i));                                                            \
+            s2 += F(LOAD(x + 2 * len + i));                                                        \
+            s3 += F(LOAD(x + 3 * len + i));                                                        \
+        }                                                                                          \
+        return ((VM_FOLD8(s0)) + (VM_FOLD8(s1))) + ((VM_FOLD8(s2)) + (VM_FOLD8(s3)));              \
+    }
+#define VM_ITSELF(v) (v)
+#define VM_SQUARE(v)                                                                               \
+    ({                                                                                             \
+        VM(vd8) vm_q = (v);                                                                        \
+        vm_q *vm_q;                                                                                \
+    })
+
+VM_SUM4(sum4_f32, float, VM_LOAD8_F32, VM_ITSELF)
+VM_SUM4(sum4_f64, double, VM_LOAD8_F64, VM_ITSELF)
+VM_SUM4(sumsq4_f64, double, VM_LOAD8_F64, VM_SQUARE)
+
+/* Leaves of the pairwise sum, four at a time (Note [batched leaves] in
+ * cpu_reduce.c): out[q] = the leaf p[q][0 .. n[q]) (1 <= n[q] <= 128), each as
+ * the tree's leaf adds it: element i into double lane i % 8 over the whole
+ * vectors, the lanes folded ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)),
+ * then the rest one by one.  The four run side by side as far as the shortest
+ * one's whole vectors go (four independent chains of additions), then each
+ * finishes alone.  Fewer than four: the first leaf stands in for the missing
+ * ones, whose results are dropped. */
+#define VM_LEAF_END(j, LOAD)                                                                       \
+    if ((j) < count) {                                                                             \
+        int64_t i = m;                                                                             \
+        for (; i + 8 <= len[j]; i += 8)                                                            \
+            s##j += LOAD(q[j] + i);                                                                \
+        double r = VM_FOLD8(s##j);                                                                 \
+        for (; i < len[j]; i++)                                                                    \
+            r += (double)q[j][i];                                                                  \
+        out[j] = r;                                                                                \
+    }
+#define VM_LEAVES(NAME, T, LOAD)                                                                   \
+    static void VM(NAME)(const T *const *p, const int64_t *n, int count, double *out)              \
+    {                                                                                              \
+        const T *q[4];                                                                             \
+        int64_t len[4], m = n[0] & ~(int64_t)7;                                                    \
+        for (int j = 0; j < 4; j++) {                                                              \
+            q[j] = p[j < count ? j : 0];                                                           \
+            len[j] = n[j < count ? j : 0];                                                         \
+            m = (len[j] & ~(int64_t)7) < m ? len[j] & ~(int64_t)7 : m;                             \
+        }                                                                                          \
+        VM(vd8) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};                                            \
+        for (int64_t i = 0; i < m; i += 8) {                                                       \
+            s0 += LOAD(q[0] + i);                                                                  \
+            s1 += LOAD(q[1] + i);                                                                  \
+            s2 += LOAD(q[2] + i);                                                                  \
+            s3 += LOAD(q[3] + i);                                                                  \
+        }                                                                                          \
+        VM_LEAF_END(0, LOAD) VM_LEAF_END(1, LOAD) VM_LEAF_END(2, LOAD) VM_LEAF_END(3, LOAD)        \
+    }
+VM_LEAVES(leaves_f32, float, VM_LOAD8_F32)
+VM_LEAVES(leaves_f64, double, VM_LOAD8_F64)
+
+/* The sum of squares of a float32 chunk (Note [float32 sums of squares] in
+ * cpu_reduce.c): element i into running double lane i % 32, four vectors of 8
+ * lanes at once, then the lanes folded in a fixed tree.  A square of a float32
+ * is exact in double, so each lane's sum is the same bits at every level. */
+static double VM(sumsq32_f32)(const float *x, int64_t n)
+{
+    VM(vd8) s[4] = {{0}, {0}, {0}, {0}};
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int q = 0; q < 4; q++) {
+            VM(vd8) v = VM_LOAD8_F32(x + i + 8 * q);
+            s[q] += v * v;
+        }
+    double lane[32];
+    memcpy(lane, s, sizeof lane);
+    for (int64_t j = 0; i + j < n; j++) {
+        double v = (double)x[i + j];
+        lane[j] += v * v;
+    }
+    for (int w = 16; w >= 1; w /= 2) /* (l0 + l16), ... then halves again */
+        for (int q = 0; q < w; q++)
+            lane[q] += lane[q + w];
+    return lane[0];
+}
+
+/* Column sums of float32 in double lanes: each column's running sum in its
+ * own lane (the level's full width), one row at a time, in order, so every
+ * level gives the same bits.  (Adding four rows at a time, (r0 + r1) +
+ * (r2 + r3), read four streams at once and ran at 40% of this speed on an
+ * AMD EPYC with AVX-512.) */
+static void VM(cols_sum_f32)(const float *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                             double *r)
+{
+    for (int64_t q = 0; q < nj; q++)
+        r[q] = 0.0;
+    int64_t i = 0;
+    for (; i < k; i++) {
+        const float *restrict row = x + i * m + j0;
+        double *restrict acc = r;
+        for (int64_t q = 0; q < nj; q++)
+            acc[q] += (double)row[q];
+    }
+}
