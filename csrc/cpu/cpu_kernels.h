@@ -17,9 +17,9 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
                          pdt_scalar hi);
 /* cpu_reduce.c */
 pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
-/* out[r] = the sum, in double, of row r of m contiguous float32 or float64 rows of k
- * elements each (x: m k elements), exactly as pdt_cpu_reduce's PDT_REDUCE_SUM forms
- * it for a row (Note [CPU reduction order]). */
+/* cpu_sum.c: out[r] = the sum, in double, of row r of m contiguous float32 or
+ * float64 rows of k elements each (x: m k elements), exactly as pdt_cpu_reduce's
+ * PDT_REDUCE_SUM forms it for a row (Note [CPU reduction order]). */
 void pdt_cpu_row_sums(pdt_dtype dt, const void *x, int64_t m, int64_t k, double *out);
 /* cpu_gemm.c */
 pdt_status pdt_cpu_gemm(const pdt_gemm_args *g);

@@ -90,11 +90,11 @@ typedef struct pdt_cpu_simd_table {
      * order (columns of a (k, m) row-major float32 block; cpu_reduce.c) */
     void (*cols_sum_f32)(const float *x, int64_t m, int64_t k, int64_t j0, int64_t nj, double *r);
     /* out[q] = the pairwise sum's leaf p[q][0 .. n[q]), q < count <= 4, n[q] from
-     * 1 to 128 (Note [batched leaves] in cpu_reduce.c; cpu_vmath.h) */
+     * 1 to 128 (Note [batched leaves] in cpu_sum.c; cpu_vsum.h) */
     void (*leaves_f32)(const float *const *p, const int64_t *n, int count, double *out);
     void (*leaves_f64)(const double *const *p, const int64_t *n, int count, double *out);
     /* four leaves of len elements of the pairwise sum, x[0 .. 4 len), len a
-     * multiple of 8 up to 128: (L0 + L1) + (L2 + L3) (cpu_vmath.h, cpu_reduce.c) */
+     * multiple of 8 up to 128: (L0 + L1) + (L2 + L3) (cpu_vsum.h, cpu_sum.c) */
     double (*sum4_f32)(const float *x, int64_t len);
     double (*sum4_f64)(const double *x, int64_t len);
     /* the same of the squares (float64 norms' sums of squares) */

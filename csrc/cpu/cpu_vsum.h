@@ -1,6 +1,6 @@
 /* cpu_vsum.h - float sums in double lanes, included by cpu_vmath.h once per
  * level: the pairwise sum's leaves (four of one length, or any four: Note
- * [batched leaves] in cpu_reduce.c), float64 norms' sums of squares, float32
+ * [batched leaves] in cpu_sum.c), float64 norms' sums of squares, float32
  * norms' sums of squares in 32 lanes and float32 column sums. */
 
 /* Four neighbouring leaves of the pairwise sum (Note [CPU reduction order] in
@@ -62,7 +62,7 @@ VM_SUM4(sum4_f64, double, VM_LOAD8_F64, VM_ITSELF)
 VM_SUM4(sumsq4_f64, double, VM_LOAD8_F64, VM_SQUARE)
 
 /* Leaves of the pairwise sum, four at a time (Note [batched leaves] in
- * cpu_reduce.c): out[q] = the leaf p[q][0 .. n[q]) (1 <= n[q] <= 128), each as
+ * cpu_sum.c): out[q] = the leaf p[q][0 .. n[q]) (1 <= n[q] <= 128), each as
  * the tree's leaf adds it: element i into double lane i % 8 over the whole
  * vectors, the lanes folded ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)),
  * then the rest one by one.  The four run side by side as far as the shortest
