@@ -59,18 +59,17 @@ pdt_status pdt_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_te
     return pdt_backend_of(d.kind)->where(out, cond, a, b);
 }
 
-pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b,
-                         pdt_tensor *out)
+pdt_status pdt_where_shape(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b,
+                           int *ndim, int64_t *shape)
 {
     const pdt_tensor *ts[3] = {cond, a, b};
-    int ndim = 0;
+    int nd = 0;
     for (int k = 0; k < 3; k++)
-        ndim = ts[k]->ndim > ndim ? ts[k]->ndim : ndim;
-    int64_t shape[PDT_MAX_DIMS];
-    for (int i = 0; i < ndim; i++) {
+        nd = ts[k]->ndim > nd ? ts[k]->ndim : nd;
+    for (int i = 0; i < nd; i++) {
         shape[i] = 1;
         for (int k = 0; k < 3; k++) {
-            int j = i - (ndim - ts[k]->ndim);
+            int j = i - (nd - ts[k]->ndim);
             int64_t n = j < 0 ? 1 : ts[k]->shape[j];
             if (n == 1 || n == shape[i])
                 continue;
@@ -88,8 +87,16 @@ pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_
             shape[i] = n;
         }
     }
+    *ndim = nd;
+    return PDT_OK;
+}
+
+pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b, int ndim,
+                         const int64_t *shape, pdt_tensor *out)
+{
+    const pdt_tensor *ts[3] = {cond, a, b};
     pdt_tensor v[3];
-    for (int k = 0; k < 3; k++) /* cannot fail: the shapes broadcast */
+    for (int k = 0; k < 3; k++) /* cannot fail: the shapes broadcast (pdt_where_shape) */
         pdt_expand("where", ts[k], ndim, shape, &v[k]);
     pdt_status st = pdt_tensor_empty(a->device, a->dtype, ndim, shape, 0, out);
     if (st == PDT_OK) {

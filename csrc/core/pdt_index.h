@@ -18,11 +18,14 @@ extern "C" {
 pdt_status pdt_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_tensor *a,
                      const pdt_tensor *b);
 
-/* *out = cond ? a : b as a new contiguous tensor of a's dtype, of the shape the
- * three broadcast to (NumPy's rules), on their device; the checks as pdt_where's,
- * and a ValueError naming the three shapes when they do not broadcast. */
-pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b,
-                         pdt_tensor *out);
+/* The shape cond, a and b broadcast to (NumPy's rules) into *ndim and shape, or
+ * a ValueError naming the three shapes when they do not broadcast. */
+pdt_status pdt_where_shape(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b,
+                           int *ndim, int64_t *shape);
+/* *out = cond ? a : b as a new contiguous tensor of a's dtype and the shape
+ * pdt_where_shape gave, on their device; the checks as pdt_where's. */
+pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b, int ndim,
+                         const int64_t *shape, pdt_tensor *out);
 
 /* PDT_ERR_INDEX unless every value of index (int64, any shape) lies in
  * [-size, size); names op, the first bad value, the dim and its size.  A CUDA

@@ -317,25 +317,15 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
     const pdt_tensor *va = ta ? pdt_hold_view(&h, pdt_tensor_of(a)) : &number;
     const pdt_tensor *vb = tb ? pdt_hold_view(&h, pdt_tensor_of(b)) : &number;
     tc = pdt_hold_view(&h, tc);
-    /* the result's size, for the GIL: each dim's largest size (the broadcast
-     * shape when the three broadcast; the core reports it when they do not) */
-    const pdt_tensor *three[3] = {tc, va, vb};
-    int nd = 0;
-    for (int k = 0; k < 3; k++)
-        nd = three[k]->ndim > nd ? three[k]->ndim : nd;
-    int64_t n = 1;
-    for (int i = 0; i < nd; i++) {
-        int64_t size = 0;
-        for (int k = 0; k < 3; k++) {
-            int j = i - (nd - three[k]->ndim);
-            int64_t s = j < 0 ? 1 : three[k]->shape[j];
-            size = s > size ? s : size;
-        }
-        n = size && n > INT64_MAX / size ? INT64_MAX : n * size;
-    }
+    int ndim = 0;
+    int64_t shape[PDT_MAX_DIMS];
     pdt_tensor out;
-    pdt_status st;
-    PDT_RUN_RELEASING_GIL(n, st = pdt_where_new(tc, va, vb, &out));
+    int64_t n = 0; /* the result's size, for the GIL */
+    pdt_status st = pdt_where_shape(tc, va, vb, &ndim, shape);
+    if (st == PDT_OK)
+        st = pdt_check_shape(ndim, shape, va->dtype, &n);
+    if (st == PDT_OK)
+        PDT_RUN_RELEASING_GIL(n, st = pdt_where_new(tc, va, vb, ndim, shape, &out));
     pdt_hold_release(&h);
     if (made)
         pdt_tensor_release(&number);
