@@ -43,6 +43,12 @@ def test_streamed_elementwise_ops_give_the_kernels_bits(threads):
     c = pdt.from_numpy(a.copy())
     c += tb  # in place: the output is the input
     np.testing.assert_array_equal(bits(c), bits(a + b))
+    d = pdt.from_numpy(b.copy())
+    pdt.mul(ta, d, out=d)  # out= the second input
+    np.testing.assert_array_equal(bits(d), bits(a * b))
+    e = pdt.from_numpy(a.copy())
+    e[1:].relu_()  # a unary op in place, off a line
+    np.testing.assert_array_equal(bits(e), bits(np.concatenate([a[:1], np.maximum(a[1:], 0)])))
     h = pdt.from_numpy(np.repeat(a[:N], 2)).half()  # 26 MB of float16
     np.testing.assert_array_equal(np.asarray(h.float()),
                                   np.repeat(a[:N], 2).astype(np.float16).astype(np.float32))

@@ -14,6 +14,14 @@
  * (float16 -> float32 through F16C quiets a signalling NaN, its scalar tail keeps
  * it) may give such a value other bits there, as it already does at the threads'
  * range boundaries.  Each thread fences its streamed stores before its range ends.
+ * The blocks are small (PDT_STREAM_BLOCK, 512 bytes), so that the loads of one
+ * block and the streamed stores of the last overlap in the memory system: with
+ * 8 KiB blocks the two phases alternated, and add(a, b, out=o) of 1e8 float32
+ * took 58-62 ms on one thread and 31-38 on two; with 512 bytes 32-33 and 27-30
+ * (same minutes, the .so swapped between rounds).  A C loop here that streams
+ * each vector as it computes it takes 36 and 26-28 ms; with plain stores 48 and
+ * 34-41.  An output that shares bytes with an input is not streamed at all
+ * (cpu_elementwise.c).
  */
 #include "cpu_stream.h"
 

@@ -9,7 +9,7 @@
 
 /* Outputs of at least this many bytes are streamed, in blocks of this many. */
 #define PDT_STREAM_MIN_BYTES ((int64_t)24 << 20)
-#define PDT_STREAM_BLOCK 8192
+#define PDT_STREAM_BLOCK 512
 
 /* Elements [first, first + n) of an output into dst (the output's own place, or an
  * aligned buffer that is then streamed to it). */
