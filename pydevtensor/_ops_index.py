@@ -190,11 +190,13 @@ def masked_fill(input, mask, value):
     if isinstance(value, _C.Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s)")
+    ms, xs = tuple(mask.shape), tuple(input.shape)
+    if len(ms) > len(xs) or any(m != 1 and m != x for m, x in zip(ms[::-1], xs[::-1])):
+        # checked first: where() would name itself, or build a widened result in vain
+        raise RuntimeError(f"masked_fill: the mask of shape {ms} does not broadcast to the "
+                           f"input's shape {xs} (on {input.device})")
     fill = _as_tensor(value, input.dtype, input.device)
     out = where(mask, fill, input)
-    if tuple(out.shape) != tuple(input.shape):
-        raise RuntimeError(f"masked_fill: the mask of shape {tuple(mask.shape)} does not "
-                           f"broadcast to the input's shape {tuple(input.shape)}")
     return out
 
 
@@ -688,8 +690,11 @@ def _getitem(self, idx):
         # (13.6 us at 256 indices through the general path, 1.4 here)
         out = _C.empty((idx.shape[0],) + tuple(self.shape)[1:], dtype=self.dtype,
                        device=self.device)
-        _C._index_select(out, self, 0, idx)
-        return out
+        try:
+            _C._index_select(out, self, 0, idx)
+            return out
+        except IndexError:  # out of range: the general path says so in indexing's words
+            pass
     if _needs_advanced(idx):
         return _advanced_index(self, idx)
     return _basic_getitem(self, idx)

@@ -64,11 +64,25 @@ def cat(tensors, dim=0, *, out=None):
     tensor([[1, 2, 1, 2],
             [3, 4, 3, 4]])
     """
+    if type(tensors) is not list and type(tensors) is not tuple:
+        tensors = _listed("cat", tensors)  # a generator: the recorder must see its tensors
     if out is None and type(dim) is builtins.int:
         joined = _C._cat_fast(tensors, dim)  # the common case, in C; None: see below
         if joined is not None:
             return joined
     return _cat(tensors, dim, out=out)
+
+
+def _listed(op, tensors):
+    """tensors as a list, for an iterable that is not a list or tuple (a generator:
+    read once, and the autograd recorder looks only into lists and tuples)."""
+    if isinstance(tensors, _C.Tensor):
+        raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors, got Tensor")
+    try:
+        return list(tensors)
+    except TypeError:
+        raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors, got "
+                        f"{type(tensors).__name__}") from None
 
 
 @recorded("cat")
@@ -119,7 +133,6 @@ def _cat(tensors, dim=0, *, out=None):
     return result
 
 
-@recorded("stack")
 def stack(tensors, dim=0, *, out=None):
     """The tensors (all one shape) joined along a new dim.
 
@@ -148,8 +161,13 @@ def stack(tensors, dim=0, *, out=None):
     tensor([[1, 3],
             [2, 4]])
     """
-    if isinstance(tensors, _C.Tensor):
-        raise TypeError("stack(): argument 'tensors' must be a sequence of Tensors, got Tensor")
+    if type(tensors) is not list and type(tensors) is not tuple:
+        tensors = _listed("stack", tensors)  # a generator: the recorder must see its tensors
+    return _stack(tensors, dim, out=out)
+
+
+@recorded("stack")
+def _stack(tensors, dim=0, *, out=None):
     tensors = list(tensors)
     if not tensors:
         raise ValueError("stack(): expected a non-empty list of Tensors")

@@ -723,6 +723,17 @@ CASES = [
       r"shapes \(2, 3\), \(2, 3\) and \(4,\) cannot be broadcast"),
     C("masked_fill-tensor-value", "pdt.masked_fill(t, t > 0, t)", "RuntimeError",
       r"0-dimensional value tensor, but got tensor with 2 dimension"),
+    C("masked_fill-mask-shape", "pdt.masked_fill(t, pdt.tensor([True, False]), 9.0)",
+      "RuntimeError", r"masked_fill: the mask of shape \(2,\) does not broadcast to the "
+      r"input's shape \(2, 3\)"),
+    C("masked_fill-mask-widens", "t[:1].masked_fill(pdt.ones(3, 1, dtype=pdt.bool), 9.0)",
+      "RuntimeError", r"masked_fill: the mask of shape \(3, 1\) does not broadcast"),
+    C("getitem-list-out-of-range", "t[[7]]", "IndexError",
+      r"^index: index 7 is out of bounds for dimension 0 with size 2"),
+    C("getitem-tensor-out-of-range", "t[pdt.tensor([-3])]", "IndexError",
+      r"^index: index -3 is out of bounds for dimension 0 with size 2"),
+    C("cat-int", "pdt.cat(5)", "TypeError", r"cat\(\): argument 'tensors' must be a sequence "
+      r"of Tensors, got int"),
     C("gather-out-of-bounds", "pdt.gather(t, 1, pdt.tensor([[5]]))", "IndexError",
       r"index 5 is out of bounds for dimension 1 with size 3"),
     C("index_select-float-index", "pdt.index_select(t, 0, pdt.tensor([0.0]))", "IndexError",

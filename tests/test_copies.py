@@ -257,7 +257,9 @@ def test_float_to_int_saturates_the_same_on_every_device(device, dtype, big, sma
     expected = [0, big, small, big, small, 2, -2]
     assert x.to(dtype).cpu().tolist() == expected
     assert x.float().to(dtype).cpu().tolist() == expected
-    assert pdt.full((2,), float("nan"), dtype=dtype, device=device).cpu().tolist() == [0, 0]
+    # a number is not a tensor: full() refuses it, as PyTorch does (test_exact_answers)
+    with pytest.raises(ValueError, match="cannot be converted"):
+        pdt.full((2,), float("nan"), dtype=dtype, device=device)
 
 
 def test_stray_bool_bytes_read_as_true(device):

@@ -80,6 +80,18 @@ def test_cat_of_views_and_many_parts(dev, dtype):
     exact(pdt.cat(iter([ta, tb]), 1), np.concatenate([a, b], 1))  # not a list: Python's path
 
 
+def test_cat_and_stack_of_a_generator_record_the_gradient(dev):
+    # the recorder looks into lists and tuples: a generator is read into a list first
+    # (it once gave a result with no grad_fn, and backward() failed)
+    w = pdt.tensor([1.0, 2.0], device=dev, requires_grad=True)
+    for op, scale in ((pdt.cat, [1, 1, 3, 3]), (pdt.stack, [[1, 1], [3, 3]])):
+        y = op(t for t in (w, w * 3))
+        assert y.grad_fn is not None
+        (y * pdt.tensor(scale, dtype=pdt.float32, device=dev)).sum().backward()
+        np.testing.assert_array_equal(host(w.grad), [10.0, 10.0])
+        w.grad = None
+
+
 def test_a_cat_too_large_is_out_of_memory_and_a_huge_dim_an_index_error(dev):
     # the C fast path: a result it cannot allocate raises (it released garbage once),
     # and a dim past any integer range goes to the Python path's message

@@ -335,6 +335,30 @@ def test_int32_creation_raises_like_full(device):
         pdt.arange(0, 2.0**63 + 2**12, 2.0**62, dtype=pdt.int64, device=device)
 
 
+def test_a_float_an_integer_dtype_cannot_hold_is_refused_by_fills(device):
+    """As PyTorch: fill_, full and masked_fill refuse NaN, infinities and floats past
+    the integer dtype's range (tensors cast with .to() saturate: Note [float to int]),
+    and truncate the others toward zero; nothing is written before the refusal."""
+    for dtype, name in ((pdt.int32, "int32"), (pdt.int64, "int64")):
+        for v in (float("nan"), float("inf"), -float("inf"), 1e30):
+            x = pdt.ones(3, dtype=dtype, device=device)
+            for make_it in (lambda: x.fill_(v), lambda: pdt.full((2,), v, dtype=dtype,
+                                                                  device=device),
+                            lambda: x.masked_fill(x > 0, v)):
+                with pytest.raises(ValueError, match=f"cannot be converted to {name} without "
+                                                     "overflow"):
+                    make_it()
+            assert host(x).tolist() == [1, 1, 1]
+        x = pdt.zeros(3, dtype=dtype, device=device)
+        assert host(x.fill_(-2.9)).tolist() == [-2, -2, -2]
+        assert host(x.masked_fill(pdt.tensor([True, False, True], device=device), 2.7)).tolist() \
+            == [2, -2, 2]
+    with pytest.raises(ValueError, match="the value 3e[+]09 cannot be converted to int32"):
+        pdt.zeros(2, dtype=pdt.int32, device=device).fill_(3e9)
+    assert host(pdt.zeros(2, dtype=pdt.bool, device=device).fill_(float("nan"))).tolist() == \
+        [True, True]
+
+
 def test_int32_creation_at_the_edges_of_the_range(device):
     r = pdt.arange(2**31 - 3, 2**31, dtype=pdt.int32, device=device)
     assert host(r).tolist() == [2**31 - 3, 2**31 - 2, 2**31 - 1]

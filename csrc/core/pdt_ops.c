@@ -146,22 +146,8 @@ pdt_status pdt_copy_to_new_in_order(const pdt_tensor *src, pdt_dtype dtype, pdt_
     return st != PDT_OK ? st : fill_new(out, src, 0);
 }
 
-pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value)
-{
-    /* An int that int32 cannot hold is refused, not wrapped (floats saturate, Note
-     * [float to int]); checked before any element is written. */
-    if (dst->dtype == PDT_INT32 && !value.is_float && (value.i < INT32_MIN || value.i > INT32_MAX))
-        return pdt_fail(PDT_ERR_VALUE,
-                        "fill: the value %lld cannot be converted to int32 without overflow",
-                        (long long)value.i);
-    if (pdt_tensor_numel(dst) == 0)
-        return PDT_OK;
-    pdt_note_op("fill", dst->device);
-    return pdt_backend_of(dst->device.kind)->fill(dst, value);
-}
-
 /* 1 when v, truncated toward zero (Note [float to int]), fits the integer
- * dtype dt (always for the others). */
+ * dtype dt (always for the others); never for NaN. */
 static int fits_int_dtype(pdt_dtype dt, double v)
 {
     if (dt == PDT_INT32)
@@ -169,6 +155,31 @@ static int fits_int_dtype(pdt_dtype dt, double v)
     if (dt == PDT_INT64)
         return v >= -0x1p63 && v < 0x1p63;
     return 1;
+}
+
+pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value)
+{
+    /* A number the integer dtype cannot hold is refused, as PyTorch refuses it, not
+     * wrapped or saturated (tensors cast from floats saturate: Note [float to int]):
+     * an int past int32, or a float that is NaN, infinite or past the dtype's range
+     * (a float within it is truncated toward zero).  Checked before any element is
+     * written. */
+    if (dst->dtype == PDT_INT32 && !value.is_float && (value.i < INT32_MIN || value.i > INT32_MAX))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "fill: the value %lld cannot be converted to int32 without overflow",
+                        (long long)value.i);
+    if (value.is_float && !fits_int_dtype(dst->dtype, value.f)) {
+        char dev[32];
+        return pdt_fail(PDT_ERR_VALUE,
+                        "fill: the value %g cannot be converted to %s without overflow (a "
+                        "tensor of %lld elements on %s)",
+                        value.f, pdt_dtype_name(dst->dtype), (long long)pdt_tensor_numel(dst),
+                        pdt_device_str(dst->device, dev, sizeof dev));
+    }
+    if (pdt_tensor_numel(dst) == 0)
+        return PDT_OK;
+    pdt_note_op("fill", dst->device);
+    return pdt_backend_of(dst->device.kind)->fill(dst, value);
 }
 
 pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, double step)

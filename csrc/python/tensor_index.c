@@ -3,6 +3,8 @@
  * _expand.  pydevtensor/_ops_index.py, _ops_sort.py and _ops_join.py build the
  * public functions and methods (with PyTorch's signatures) on top of these;
  * the core (pdt_index.h) validates and does the work. */
+#include <string.h>
+
 #include "args.h"
 #include "pdt_index.h"
 #include "pdt_linalg.h"
@@ -322,6 +324,15 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
     pdt_tensor out;
     int64_t n = 0; /* the result's size, for the GIL */
     pdt_status st = pdt_where_shape(tc, va, vb, &ndim, shape);
+    if (masked && (st != PDT_OK || ndim != vb->ndim ||
+                   memcmp(shape, vb->shape, (size_t)ndim * sizeof *shape) != 0)) {
+        /* shapes that do not broadcast, or a mask that widens x: masked_fill's own
+         * error, from the Python path, before anything is allocated */
+        pdt_hold_release(&h);
+        if (made)
+            pdt_tensor_release(&number);
+        Py_RETURN_NONE;
+    }
     if (st == PDT_OK)
         st = pdt_check_shape(ndim, shape, va->dtype, &n);
     if (st == PDT_OK)
@@ -329,10 +340,6 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
     pdt_hold_release(&h);
     if (made)
         pdt_tensor_release(&number);
-    if (st == PDT_OK && masked && !pdt_same_shape(&out, pdt_tensor_of(b))) {
-        pdt_tensor_release(&out); /* the mask widened b: the Python path's error */
-        Py_RETURN_NONE;
-    }
     return wrap_or_raise(S, st, &out);
 }
 
