@@ -128,6 +128,10 @@ CASES = [
     ("mean", lambda x: x.mean(-1), [(2, 3)], "any"),
     ("mean-all", pdt.mean, [(2, 3)], "any"),
     ("prod", lambda x: x.prod(1), [(2, 3)], "any"),
+    # rows with one zero, two zeros and none (prod is a polynomial: differentiable there)
+    ("prod-zeros", lambda x: x.prod(1), [(3, 4)], "zeros"),
+    ("prod-zeros-dim0", lambda x: x.prod(0, keepdim=True), [(4, 3)], "zeros"),
+    ("prod-one-zero-all", lambda x: x.prod(), [(2, 2)], "zeros"),
     ("amax", lambda x: x.amax(1), [(2, 3)], "distinct"),
     ("amin-keepdim", lambda x: x.amin(0, keepdim=True), [(2, 3)], "distinct"),
     ("max-all", lambda x: x.max(), [(2, 3)], "distinct"),
@@ -190,6 +194,8 @@ def draw_values(rng, shapes, domain):
         else:
             a = rng.standard_normal(n)
             a = np.where(np.abs(a) < 0.05, 0.3, a)
+            if domain == "zeros":  # exact zeros at 0 and, given room, 5 and 6
+                a[[i for i in (0, 5, 6) if i < n and (i == 0 or n >= 8)]] = 0.0
         out.append(a.reshape(s).astype(np.float64))
     if domain == "distinct" and len(out) == 2:  # no ties between the two operands
         out[1] = out[1] + 0.17

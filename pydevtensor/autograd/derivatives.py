@@ -318,11 +318,24 @@ class _ReductionOfValues(_Reduction):
 
 @derivative("prod")
 class ProdBackward0(_ReductionOfValues):
-    """g * prod / x (an input holding zeros gives NaN: not handled)."""
+    """The product of the other elements, without dividing by a zero (PyTorch's rule):
+    where the reduced slice holds no zero, g * prod / x; where it holds one, g times
+    the product of the slice's other elements at the zero and 0 elsewhere (prod is 0
+    there, and so is g * prod / x); where it holds more, 0 everywhere.  The counts of
+    zeros are tensors on the input's device: no value is read back to the host."""
 
     def backward(self, g):
         x, y, g = self._unreduced(g)
-        return reduce_grad(g * y / x, self.in_meta)
+        zero = x == 0
+        ones_for_zeros = x.masked_fill(zero, 1)
+        if self.shape:
+            others = ones_for_zeros.prod(dim=self.dims, keepdim=True)
+            count = zero.sum(dim=self.dims, keepdim=True)
+        else:  # a 0-d input: its only element
+            others, count = ones_for_zeros, zero.to(_C.int64)
+        from .._ops_index import where  # imported late: _ops_index imports the recorder
+        at_zero = (g * others).masked_fill(count != 1, 0)
+        return reduce_grad(where(zero, at_zero, g * y / x), self.in_meta)
 
 
 class _AmaxBackward(_ReductionOfValues):
