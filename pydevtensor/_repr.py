@@ -4,8 +4,10 @@
         [1., 1., 1.]], device='cuda:0')``: the device is left out on the CPU, the
 dtype is shown when it is not the default for its kind (float32, int64, bool), and
 tensors of more than 1000 elements show 3 items at each edge.  Printing a GPU
-tensor copies it to the host, and that copy is counted in transfer_stats() and
-seen by the transfer guard as implicit (pydevtensor.transfer_guard).
+tensor copies the values shown to the host (the edges alone, gathered on the
+device, when the tensor is summarized), and that copy is counted in
+transfer_stats() and seen by the transfer guard as implicit
+(pydevtensor.transfer_guard).
 """
 import math
 
@@ -17,17 +19,19 @@ LINEWIDTH = 80
 _DEFAULT_DTYPES = ("float32", "int64", "bool")
 
 
-def _summarize(a, summarize):
-    """The values to show per dimension: all, or EDGEITEMS at each end."""
-    import numpy as np
+def _summarize(t):
+    """The values to show, EDGEITEMS at each end of every long dimension, joined on the
+    tensor's own device: only they are copied (to the host next), never the whole tensor
+    (an expanded view of 2e9 elements, or a transposed 10000 x 10000, printed at once)."""
+    from ._ops_join import cat  # imported late: _ops_join imports the autograd recorder
 
-    if not summarize or a.ndim == 0:
-        return a
-    for axis in range(a.ndim):
-        if a.shape[axis] > 2 * EDGEITEMS:
-            idx = list(range(EDGEITEMS)) + list(range(a.shape[axis] - EDGEITEMS, a.shape[axis]))
-            a = np.take(a, idx, axis=axis)
-    return a
+    for axis in range(t.ndim):
+        n = t.shape[axis]
+        if n > 2 * EDGEITEMS:
+            lead = (slice(None),) * axis
+            t = cat([t[lead + (slice(0, EDGEITEMS),)], t[lead + (slice(n - EDGEITEMS, n),)]],
+                    axis)
+    return t
 
 
 class _Formatter:
@@ -38,18 +42,21 @@ class _Formatter:
         flat = values.reshape(-1)
         self.mode = "plain"
         if self.kind == "float":
+            # PyTorch's rules: the mode and the width come from the nonzero finite values
+            # alone (nan, inf and zeros, -0.0 too, neither widen the column nor decide)
             finite = flat[np.isfinite(flat)].astype(np.float64)
-            nonzero = np.abs(finite[finite != 0])
-            integral = finite.size == 0 or bool(np.all(finite == np.round(finite)))
-            if integral:
-                self.mode = "sci" if nonzero.size and nonzero.max() > 1e8 else "int"
-            elif nonzero.size and (nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8
-                                   or nonzero.min() < 1e-4):
+            nonzero = finite[finite != 0]
+            mag = np.abs(nonzero)
+            wide = mag.size and (mag.max() / mag.min() > 1000.0 or mag.max() > 1e8)
+            if bool(np.all(nonzero == np.round(nonzero))):
+                self.mode = "sci" if wide else "int"
+            elif wide or (mag.size and mag.min() < 1e-4):
                 self.mode = "sci"
             else:
                 self.mode = "fixed"
-        # As in PyTorch, nan and inf take their own width and do not widen the column.
-        shown = flat[np.isfinite(flat)] if self.kind == "float" else flat
+            shown = nonzero
+        else:
+            shown = flat
         self.width = max((len(self._one(v)) for v in shown.tolist()), default=1)
 
     def _one(self, v):
@@ -94,8 +101,11 @@ def _format(a, full_shape, fmt, indent, summarize):
 
 
 def tensor_repr(t, prefix="tensor("):
-    # An implicit transfer: the transfer guard may log or refuse it.
-    host = _C._implicit_cpu(t.detach(), "repr()")
+    shape, size = tuple(t.shape), t.numel()
+    summarize = size > THRESHOLD
+    shown = _summarize(t.detach()) if summarize and t.ndim else t.detach()
+    # An implicit transfer (of the values shown): the transfer guard may log or refuse it.
+    host = _C._implicit_cpu(shown, "repr()")
     dtype_name = t.dtype.name
     # the half types print from their exact float32 values (bfloat16 needs no ml_dtypes)
     a = (host.float() if dtype_name in ("float16", "bfloat16") else host).numpy()
@@ -103,15 +113,13 @@ def tensor_repr(t, prefix="tensor("):
     if t.device.type != "cpu" or t.device.index != 0 or _C._device_count(_C._KIND_CPU) > 1:
         suffixes.append(f"device='{t.device}'")  # cpu:0 too once the CPU is split
     indent = len(prefix)
-    if a.size == 0:
+    if size == 0:
         body = "[]"
-        if a.ndim != 1:
-            suffixes.insert(0, f"size={tuple(a.shape)}")
+        if len(shape) != 1:
+            suffixes.insert(0, f"size={shape}")
     else:
-        summarize = a.size > THRESHOLD
-        shown = _summarize(a, summarize)
-        body = _format(shown, a.shape, _Formatter(shown, dtype_name), indent, summarize)
-    if dtype_name not in _DEFAULT_DTYPES or (a.size == 0 and dtype_name != "float32"):
+        body = _format(a, shape, _Formatter(a, dtype_name), indent, summarize)
+    if dtype_name not in _DEFAULT_DTYPES or (size == 0 and dtype_name != "float32"):
         suffixes.append(f"dtype=pydevtensor.{dtype_name}")
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")

@@ -17,6 +17,13 @@ import pydevtensor as pdt
     (lambda: pdt.zeros(0, 3), "tensor([], size=(0, 3))"),
     (lambda: pdt.tensor([1e-5, 3.0]), "tensor([1.0000e-05, 3.0000e+00])"),
     (lambda: pdt.tensor([float("nan"), float("inf"), 1.0]), "tensor([nan, inf, 1.])"),
+    # the width and the mode come from the nonzero finite values (PyTorch's _Formatter)
+    (lambda: pdt.tensor([0.5, -0.0]), "tensor([0.5000, -0.0000])"),
+    (lambda: pdt.tensor([0.0, -0.0]), "tensor([0., -0.])"),
+    (lambda: pdt.tensor([1.0, 1001.0]), "tensor([1.0000e+00, 1.0010e+03])"),
+    (lambda: pdt.tensor([1.0, float("nan"), 2000.0]), "tensor([1.0000e+00,        nan, "
+                                                      "2.0000e+03])"),
+    (lambda: pdt.tensor([1.5, float("inf")]), "tensor([1.5000,    inf])"),
 ])
 def test_repr_matches_pytorch(make, expected):
     t = make()
@@ -38,3 +45,21 @@ def test_repr_of_a_gpu_tensor_names_the_device_and_counts_the_copy():
     pdt.reset_transfer_stats()
     assert repr(x) == "tensor([[1., 1., 1.],\n        [1., 1., 1.]], device='cuda:0')"
     assert pdt.transfer_stats()["device_to_host"]["count"] == 1
+
+
+def test_a_summary_copies_only_the_values_shown(device):
+    """An expanded view of 2e9 elements (4 bytes of storage) and a transposed matrix
+    print from their edges, gathered on their device: nothing the size of the tensor
+    is allocated (it took 7.5 GiB and 6.6 s), and one copy of 36 elements comes to the
+    host from a GPU."""
+    big = pdt.ones(1, device=device).expand(2 * 10**9)
+    before = pdt.max_memory_allocated(device)
+    pdt.reset_transfer_stats()
+    text = repr(big)
+    assert text.startswith("tensor([1., 1., 1.,  ..., 1., 1., 1.]")
+    m = pdt.arange(12000.0, device=device).reshape(3000, 4).T
+    assert repr(m).startswith("tensor([[0.0000e+00, 4.0000e+00, 8.0000e+00,  ..., "
+                              "1.1988e+04, 1.1992e+04,\n         1.1996e+04],")
+    assert pdt.max_memory_allocated(device) - before < 1 << 20
+    if device.type != "cpu":
+        assert pdt.transfer_stats()["device_to_host"]["count"] == 2
