@@ -77,9 +77,13 @@ def _tensor_deepcopy(self, memo):
 
 
 def _tensor_reduce_ex(self, protocol):
+    import numpy as np
+
     plain = self.detach()  # the values; requires_grad and grad travel in the state
     host = plain if plain.device.type == "cpu" else _C._copy_for(plain, "cpu", "pickle", False)
-    values = host.numpy()  # a view of the CPU memory; tobytes() makes it C-ordered
+    # a view of the CPU memory (bfloat16, which NumPy lacks: its uint16 bits, as save()
+    # writes them); tobytes() makes it C-ordered
+    values = np.asarray(memoryview(host)) if host.dtype == _C.bfloat16 else host.numpy()
     return (_rebuild, (type(self), values.tobytes(), values.dtype.str, tuple(self.shape),
                        str(self.dtype).rsplit(".", 1)[-1], str(self.device), _state(self)))
 
@@ -90,11 +94,14 @@ def _rebuild(cls, data, array_dtype, shape, dtype, device, state):
 
     values = np.frombuffer(data, dtype=np.dtype(array_dtype)).reshape(shape)
     target = _C.device(device)
-    if target.type == "cpu":  # host memory, logical CPU devices included: no transfer
-        t = _C.tensor(values, dtype=getattr(_C, dtype), device=target)
+    host = target if target.type == "cpu" else _C.device("cpu")  # logical CPUs: no transfer
+    if dtype == "bfloat16" and values.dtype == np.uint16:  # its bits (_tensor_reduce_ex)
+        t = _C.empty(tuple(shape), dtype=_C.bfloat16, device=host)
+        np.asarray(memoryview(t))[...] = values
     else:
-        t = _C._copy_for(_C.tensor(values, dtype=getattr(_C, dtype), device="cpu"), target,
-                         "unpickling", False)
+        t = _C.tensor(values, dtype=getattr(_C, dtype), device=host)
+    if host != target:
+        t = _C._copy_for(t, target, "unpickling", False)
     return _as_class(cls, t, state)
 
 

@@ -67,9 +67,13 @@ def save(obj, f):
             raise TypeError(f"save(): '{name}' is a {type(t).__name__}, not a Tensor")
         # the explicit, counted device-to-host copy; bfloat16 (which NumPy lacks) is
         # stored as its uint16 bits, recorded as bfloat16 in the metadata
-        host = t.cpu()
+        host = t.detach().cpu()  # the values; requires_grad goes in the metadata
         arrays[name] = np.asarray(memoryview(host)) if t.dtype == _C.bfloat16 else host.numpy()
         entries[name] = {"device": str(t.device), "dtype": t.dtype.name}
+        if t.requires_grad:  # a Parameter, or a tensor requiring grad, comes back as one
+            entries[name]["requires_grad"] = True
+            if type(t).__name__ == "Parameter":
+                entries[name]["parameter"] = True
     meta = {"format": FORMAT, "version": VERSION, "kind": kind, "tensors": entries}
     arrays[META_KEY] = np.array(json.dumps(meta))
     if isinstance(f, (str, os.PathLike)):
@@ -146,6 +150,14 @@ def _target(saved, map_location):
                     f"got {type(map_location).__name__}")
 
 
+def _as_saved(t, entry):
+    """t as it was saved: a Parameter, or requiring grad, when the entry says so."""
+    if entry.get("parameter"):
+        from .nn import Parameter
+        return Parameter(t)
+    return t.requires_grad_() if entry.get("requires_grad") else t
+
+
 def _record_problem(entries, kind):
     """What is wrong with the record's tensors and kind, or None (a file may be corrupt)."""
     if kind not in ("tensor", "dict"):
@@ -158,6 +170,12 @@ def _record_problem(entries, kind):
         if not isinstance(e, dict) or not isinstance(e.get("device"), str) or \
                 not isinstance(e.get("dtype"), str):
             return f"the entry of '{name}' is {e!r}, not {{'device': str, 'dtype': str}}"
+        for flag in ("requires_grad", "parameter"):
+            if not isinstance(e.get(flag, False), bool):
+                return f"tensor '{name}' has {flag} {e[flag]!r}, not a bool"
+        if (e.get("requires_grad") or e.get("parameter")) and \
+                e["dtype"] not in ("float16", "bfloat16", "float32", "float64"):
+            return f"tensor '{name}' of {e['dtype']} cannot require grad"
         try:
             _C.device(e["device"])
         except (ValueError, TypeError) as err:
@@ -455,7 +473,8 @@ def load(f, map_location=None):
             out = OrderedDict()
             for spec in specs:
                 try:
-                    out[spec[0]] = _read_tensor(zf, members, spec, targets[spec[0]])
+                    out[spec[0]] = _as_saved(_read_tensor(zf, members, spec, targets[spec[0]]),
+                                             spec[1])
                 except Exception as e:
                     if isinstance(e, FormatError):
                         raise _reworded(label, e) from None

@@ -174,6 +174,21 @@ def test_save_load_round_trip(tmp_path, device):
         assert pdt.load(tmp_path / "t", map_location=loc).device == pdt.device("cpu")
 
 
+def test_save_keeps_parameters_and_requires_grad(tmp_path, device):
+    # save() read the values through .numpy(), which refuses a tensor requiring grad:
+    # saving a Parameter raised "Can't call numpy()"; now it comes back as one
+    p = nn.Parameter(pdt.arange(3.0, device=device))
+    pdt.save(p, tmp_path / "p")
+    q = pdt.load(tmp_path / "p")
+    assert type(q) is nn.Parameter and q.requires_grad and q.device == device
+    assert q.detach().cpu().tolist() == [0.0, 1.0, 2.0]
+    w = pdt.ones(2, device=device, requires_grad=True) * 2  # not a leaf: saved as one
+    pdt.save({"w": w, "i": pdt.arange(2)}, tmp_path / "d")
+    back = pdt.load(tmp_path / "d")
+    assert type(back["w"]) is pdt.Tensor and back["w"].requires_grad and back["w"].is_leaf
+    assert not back["i"].requires_grad and back["w"].detach().cpu().tolist() == [2.0, 2.0]
+
+
 def test_load_errors(tmp_path):
     (tmp_path / "junk").write_bytes(b"not a zip file at all")
     with pytest.raises(ValueError, match="not a pydevtensor file"):
