@@ -78,6 +78,20 @@ def test_scalars():
         bool(pdt.ones(2))
 
 
+def test_index_of_a_one_element_integer_tensor(device):
+    # operator.index, as PyTorch: a list, a range or a shape takes an integer tensor
+    import operator
+    assert ["a", "b", "c"][pdt.tensor(1, device=device)] == "b"
+    assert range(10)[pdt.tensor([[7]], dtype=pdt.int32, device=device)] == 7
+    assert operator.index(pdt.tensor(True, device=device)) == 1
+    assert tuple(pdt.zeros(pdt.tensor(3, device=device)).shape) == (3,)
+    for bad, what in ((pdt.tensor(1.0, device=device), "float32 with 1 elements"),
+                      (pdt.tensor([1, 2], device=device), "int64 with 2 elements")):
+        with pytest.raises(TypeError, match=f"only integer tensors of a single element can be "
+                                            f"converted to an index \\(this one is {what}"):
+            operator.index(bad)
+
+
 @pytest.mark.cuda
 def test_gpu_tensor_numpy_needs_an_explicit_copy():
     g = pdt.ones(3, device="cuda")

@@ -513,6 +513,27 @@ static PyObject *t_int_scalar(PyObject *self)
     return r;
 }
 
+/* operator.index(t), as PyTorch: an integer (or bool) tensor of one element, any
+ * shape, so that ["a", "b"][t] and range(n)[t] work; a float tensor is refused
+ * (with __index__ Python would treat it as an integer everywhere). */
+static PyObject *t_index_scalar(PyObject *self)
+{
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (pdt_dtype_is_floating(t->dtype) || pdt_tensor_numel(t) != 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "only integer tensors of a single element can be converted to an index "
+                     "(this one is %s with %lld elements)",
+                     pdt_dtype_name(t->dtype), (long long)pdt_tensor_numel(t));
+        return NULL;
+    }
+    PyObject *v = scalar_value(self, "__index__()");
+    if (!v)
+        return NULL;
+    PyObject *r = PyNumber_Index(v);
+    Py_DECREF(v);
+    return r;
+}
+
 static int t_bool_scalar(PyObject *self)
 {
     PyObject *v = scalar_value(self, "bool()");
@@ -638,9 +659,6 @@ PyMethodDef pdt_tensor_convert_methods[] = {
 };
 
 PyType_Slot pdt_tensor_convert_slots[] = {
-    {Py_nb_float, t_float_scalar},
-    {Py_nb_int, t_int_scalar},
-    {Py_nb_bool, t_bool_scalar},
-    {Py_bf_getbuffer, t_getbuffer},
-    {0, NULL},
+    {Py_nb_float, t_float_scalar}, {Py_nb_int, t_int_scalar},      {Py_nb_index, t_index_scalar},
+    {Py_nb_bool, t_bool_scalar},   {Py_bf_getbuffer, t_getbuffer}, {0, NULL},
 };
