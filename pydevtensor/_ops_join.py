@@ -10,6 +10,7 @@ caller's back).
 import builtins
 
 from . import _C
+from ._numpy_names import numpy_names
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg, result_type, where
 from .autograd.dispatch import recorded
 
@@ -27,7 +28,7 @@ def _same_device(op, tensors):
     return first
 
 
-def cat(tensors, dim=0, *, out=None):
+def cat(tensors, dim=0, *, out=None, axis=None):
     """The tensors joined along dim (PyTorch's torch.cat; concat and concatenate are
     aliases).  Sizes must match outside dim; 1-d empty tensors are skipped, as in
     PyTorch; the dtype is the promoted one.
@@ -40,6 +41,8 @@ def cat(tensors, dim=0, *, out=None):
         The dimension to join along (default 0).
     out : Tensor, optional
         Receives the result.
+    axis : int, optional
+        NumPy's name for dim, which PyTorch accepts too.
 
     Returns
     -------
@@ -64,6 +67,10 @@ def cat(tensors, dim=0, *, out=None):
     tensor([[1, 2, 1, 2],
             [3, 4, 3, 4]])
     """
+    if axis is not None:  # NumPy's name, which PyTorch accepts too (_numpy_names.py)
+        if dim != 0:
+            raise TypeError("cat() got multiple values for argument 'dim' (dim= and axis=)")
+        dim = axis
     if type(tensors) is not list and type(tensors) is not tuple:
         tensors = _listed("cat", tensors)  # a generator: the recorder must see its tensors
     if out is None and type(dim) is builtins.int:
@@ -133,6 +140,7 @@ def _cat(tensors, dim=0, *, out=None):
     return result
 
 
+@numpy_names
 def stack(tensors, dim=0, *, out=None):
     """The tensors (all one shape) joined along a new dim.
 
@@ -236,6 +244,7 @@ def vstack(tensors):
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
 
 
+@numpy_names
 def split(tensor, split_size_or_sections, dim=0):
     """Views of tensor along dim: pieces of split_size (the last may be smaller), or
     of the sizes in a list (which must add up to the dim's size).
@@ -294,6 +303,7 @@ def split(tensor, split_size_or_sections, dim=0):
     return tuple(out)
 
 
+@numpy_names
 def chunk(input, chunks, dim=0):
     """At most `chunks` views along dim, each of ceil(size / chunks) (the last may be
     smaller, and fewer may come back), as PyTorch's chunk.

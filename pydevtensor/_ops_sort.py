@@ -11,6 +11,7 @@ import collections
 from . import _C
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
 from ._ops_reduce import return_types
+from ._numpy_names import numpy_names
 from .autograd.dispatch import recorded
 
 return_types.sort = collections.namedtuple("sort", ["values", "indices"])
@@ -32,6 +33,7 @@ def _along_last(input, dim, op, fn):
     return tuple(t if d == last else t.transpose(d, last).contiguous() for t in outs)
 
 
+@numpy_names
 @recorded("sort")
 def sort(input, dim=-1, descending=False, stable=False):
     """The values of input sorted along dim, and their indices; the sort is always stable
@@ -70,6 +72,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     return return_types.sort(values, indices)
 
 
+@numpy_names
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort input along dim: ``sort(input, dim, descending).indices``.
 
@@ -104,6 +107,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return indices
 
 
+@numpy_names
 @recorded("topk")
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) entries along dim and their indices, in sorted order
@@ -162,6 +166,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
                              _basic_getitem(indices, item).contiguous())
 
 
+@numpy_names
 @recorded("cumsum")
 def cumsum(input, dim, *, dtype=None):
     """Running sums along dim.  Floating inputs keep their dtype; integers and bool give

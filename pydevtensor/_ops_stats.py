@@ -7,6 +7,7 @@ import builtins
 import math
 
 from . import _C
+from ._numpy_names import numpy_names
 from ._ops_index import _broadcast_shape, _dim, _tensor_arg, where
 
 
@@ -48,6 +49,7 @@ def _softmax(input, dim, dtype, log):
     return e / e.sum(d, keepdim=True)
 
 
+@numpy_names
 def softmax(input, dim, dtype=None):
     """``exp(x) / sum(exp(x))`` along dim, computed as ``exp(x - max)`` so it never overflows.
 
@@ -80,6 +82,7 @@ def softmax(input, dim, dtype=None):
     return _softmax(input, dim, dtype, False)
 
 
+@numpy_names
 def log_softmax(input, dim, dtype=None):
     """``x - log(sum(exp(x)))`` along dim, computed as ``(x - max) - log(sum(exp(x - max)))``.
 
@@ -122,6 +125,7 @@ def _var_args(dim, unbiased, keepdim, correction, op):
     return dim, correction, keepdim
 
 
+@numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The variance over dim: ``sum((x - mean)**2) / (N - correction)``, with Bessel's
     correction 1 unless unbiased=False or correction says otherwise.
@@ -177,6 +181,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return total / builtins.max(n - correction, 0) if n - correction > 0 else total / 0.0
 
 
+@numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The standard deviation over dim: the square root of ``var`` with the same arguments.
 

@@ -619,3 +619,28 @@ def test_everyday_ops_record_a_graph():
     exact(x.argsort(1), np.argsort(host(x.detach()), 1, kind="stable"))
     (pdt.softmax(x, 1)[:, 0].sum() + x.var() + x.flip(0).sum()).backward()
     assert x.grad is not None
+
+
+def test_numpy_names_axis_and_keepdims(dev):
+    # PyTorch's parser takes NumPy's axis= for dim= and keepdims= for keepdim=, and the
+    # book's PyTorch edition writes them (A.sum(axis=1, keepdims=True), y_hat.argmax(axis=1))
+    a = np.arange(20.0).reshape(5, 4) - 7.5
+    A = pdt.tensor(a, dtype=pdt.float64, device=dev)
+    close = dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(host(A.sum(axis=0)), a.sum(axis=0), **close)
+    np.testing.assert_allclose(host(A.sum(axis=[0, 1])), a.sum(axis=(0, 1)), **close)
+    np.testing.assert_allclose(host(A.mean(axis=1, keepdims=True)), a.mean(axis=1, keepdims=True),
+                               **close)
+    np.testing.assert_allclose(host(A.cumsum(axis=0)), a.cumsum(axis=0), **close)
+    np.testing.assert_array_equal(host(A.argmax(axis=1)), a.argmax(axis=1))
+    np.testing.assert_allclose(host(pdt.cat((A, A), axis=1)), np.concatenate((a, a), axis=1))
+    np.testing.assert_allclose(host(pdt.stack((A, A), axis=2)), np.stack((a, a), axis=2))
+    np.testing.assert_allclose(host(A.var(axis=0, keepdims=True)),
+                               a.var(axis=0, ddof=1, keepdims=True), **close)
+    np.testing.assert_allclose(host(A.softmax(axis=1)),
+                               np.exp(a) / np.exp(a).sum(axis=1, keepdims=True), **close)
+    np.testing.assert_array_equal(host(A.sort(axis=0).values), np.sort(a, axis=0))
+    for call in (lambda: A.sum(dim=0, axis=1), lambda: A.var(dim=0, axis=1),
+                 lambda: pdt.cat((A, A), dim=1, axis=0)):
+        with pytest.raises(TypeError, match="multiple values for argument"):
+            call()

@@ -3,6 +3,26 @@
 
 #include <string.h>
 
+/* NumPy's names that PyTorch's argument parser accepts for its own (axis for dim,
+ * keepdims for keepdim: `A.sum(axis=1, keepdims=True)`, as Dive into Deep Learning's
+ * PyTorch edition writes it); NULL for any other key. */
+static const char *numpy_alias(const char *key)
+{
+    if (strcmp(key, "axis") == 0)
+        return "dim";
+    if (strcmp(key, "keepdims") == 0)
+        return "keepdim";
+    return NULL;
+}
+
+static int has_name(const char *const *names, const char *key)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(key, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 int pdt_parse_keywords(const char *fname, PyObject *const *kwvalues, PyObject *kwnames,
                        const char *const *names, PyObject **out)
 {
@@ -14,8 +34,10 @@ int pdt_parse_keywords(const char *fname, PyObject *const *kwvalues, PyObject *k
         if (!key)
             return -1;
         int found = 0;
+        const char *alias = numpy_alias(key);
         for (int i = 0; names[i]; i++) {
-            if (strcmp(key, names[i]) == 0) {
+            if (strcmp(key, names[i]) == 0 ||
+                (alias && strcmp(alias, names[i]) == 0 && !has_name(names, key))) {
                 if (out[i]) {
                     PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'",
                                  fname, key);

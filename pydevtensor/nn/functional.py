@@ -1,5 +1,6 @@
 """nn.functional: the layers' computations as functions."""
 from .. import _C
+from .._numpy_names import numpy_names
 from .. import _ops_stats as _stats
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
@@ -83,11 +84,13 @@ def mse_loss(input, target, reduction="mean"):
     return _reduce(diff.mul_(diff), reduction)  # diff is this function's own: no new temporary
 
 
+@numpy_names
 def log_softmax(input, dim=-1):
     """input - max - log(sum(exp(input - max))) along dim: exp never overflows."""
     return _stats.log_softmax(input, dim)
 
 
+@numpy_names
 def softmax(input, dim=-1):
     return _stats.softmax(input, dim)
 
