@@ -291,7 +291,7 @@ def index_select(input, dim, index):
     shape = list(src.shape)
     shape[d] = index.shape[0]
     out = _C.empty(tuple(shape), dtype=input.dtype, device=input.device)
-    _C._index_select(out, src, d, index)
+    _C._index_select(out, src, d, index, False)  # no negative index, as PyTorch
     return out if input.ndim else out.reshape(())
 
 
@@ -363,7 +363,7 @@ def gather_offsets(in_shape, device, dim, index):
                                f"{ishape} to be smaller than self {xshape} apart from "
                                f"dimension {d}")
     index = index.reshape(ishape)
-    _C._index_check(index.contiguous(), xshape[d], d, "gather")
+    _C._index_check(index.contiguous(), xshape[d], d, "gather", False)  # none negative
     # the flat offset: the other coordinates' offsets plus the wrapped index along d
     strides = [1] * len(xshape)
     for k in range(len(xshape) - 2, -1, -1):

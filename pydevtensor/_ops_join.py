@@ -472,15 +472,15 @@ def repeat(input, *sizes):
     return _C._expand(x.reshape(tuple(inter)), tuple(big)).contiguous().reshape(tuple(final))
 
 
-def flip(input, dims):
+def flip(input, *args, dims=None):
     """A copy of input with the order of elements along dims reversed.
 
     Parameters
     ----------
     input : Tensor
-        The tensor (also the method ``x.flip(dims)``).
+        The tensor (also the method ``x.flip(dims)``, or ``x.flip(0, 1)``).
     dims : int or sequence of ints
-        The dimensions to reverse.
+        The dimensions to reverse, each once (positional: one sequence, or the ints).
 
     Returns
     -------
@@ -491,6 +491,8 @@ def flip(input, dims):
     ------
     IndexError
         When a dim is out of range.
+    RuntimeError
+        When a dim is named twice.
 
     Examples
     --------
@@ -499,6 +501,12 @@ def flip(input, dims):
     tensor([[4, 3],
             [2, 1]])
     """
+    if args:
+        if dims is not None:
+            raise TypeError("flip() got multiple values for argument 'dims'")
+        dims = args[0] if len(args) == 1 else args
+    elif dims is None:
+        raise TypeError("flip() missing required argument 'dims'")
     out = _C._flip_fast(input, dims)  # the common call, in C
     if out is not None:
         return out
@@ -510,7 +518,11 @@ def flip(input, dims):
         return input.clone()
     item = [slice(None)] * input.ndim
     for d in dims:
-        item[_dim(d, input.ndim, "flip")] = slice(None, None, -1)
+        k = _dim(d, input.ndim, "flip")
+        if item[k] != slice(None):
+            raise RuntimeError(f"flip(): dim {k} appears multiple times in the list of dims "
+                               f"{tuple(dims)}")
+        item[k] = slice(None, None, -1)
     view = _basic_getitem(input, tuple(item))
     out = _C.empty(tuple(input.shape), dtype=input.dtype, device=input.device)
     out.copy_(view)
@@ -518,7 +530,7 @@ def flip(input, dims):
 
 
 def fliplr(input):
-    """input expanded to other's shape: ``input.expand(other.shape)``.
+    """A copy of input with its columns (dim 1) in reverse order: ``flip(input, [1])``.
 
     Parameters
     ----------

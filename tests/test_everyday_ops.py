@@ -227,8 +227,14 @@ def test_where_in_one_call_agrees_with_the_composed_path(dev):
 def test_gather_index_select(dev):
     a = data((3, 5), "float32")
     t = pdt.tensor(a, device=dev)
-    idx = np.array([4, 0, -1, 2])
+    idx = np.array([4, 0, 3, 2])
     exact(pdt.index_select(t, 1, pdt.tensor(idx, device=dev)), a[:, idx])
+    # PyTorch refuses negative indices here (x[idx] counts them from the end)
+    for bad in (lambda: t.index_select(1, pdt.tensor([0, -1], device=dev)),
+                lambda: t.gather(1, pdt.tensor([[0], [-1], [0]], device=dev))):
+        with pytest.raises(IndexError, match="index -1 is out of bounds for dimension 1 "
+                                             "with size 5"):
+            bad()
     exact(t.index_select(0, pdt.tensor([2, 2], device=dev)), a[[2, 2]])
     exact(t.t().index_select(0, pdt.tensor([1, 3], device=dev)), a.T[[1, 3]])
     g = np.array([[0, 4], [1, 1], [3, 0]])

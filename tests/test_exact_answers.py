@@ -230,6 +230,19 @@ def test_int64_clamp_is_exact(device, lo, hi):
     assert x.clamp_(lo, hi) is x and host(x).tolist() == ref
 
 
+def test_a_nan_clamp_bound_gives_nan_everywhere(device):
+    # as PyTorch: clamp(min=nan) or clamp(max=nan) is NaN for every element (a NaN bound
+    # was read as no bound), through every form: function, method, out= and in place
+    for dtype in (pdt.float32, pdt.float64, pdt.float16):
+        x = pdt.tensor([-1.0, 0.5, 2.0], dtype=dtype, device=device)
+        for got in (x.clamp(min=float("nan")), pdt.clamp(x, 0.0, float("nan")),
+                    x.clone().clamp_(max=float("nan")),
+                    pdt.clamp(x, min=float("nan"), out=pdt.empty(3, dtype=dtype,
+                                                                  device=device))):
+            assert got.dtype == dtype and np.isnan(host(got.float())).all()
+        assert host(x.clamp(0.0, 1.0).float()).tolist() == [0.0, 0.5, 1.0]
+
+
 def test_integer_clamp_bounds_saturate_and_promote(device):
     x = pdt.tensor([-5, 0, 7], dtype=pdt.int32, device=device)
     r = pdt.clamp(x, min=-(2**40), max=2**40)  # beyond int32: the whole range

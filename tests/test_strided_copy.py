@@ -96,7 +96,8 @@ def test_flips_and_steps_copy_to_numpys_bytes(device, dtype, n):
 def test_flip_of_every_set_of_dims(device, dtype):
     # flip's one call (_C._flip_fast) for every set of dims, named from either end,
     # as an int, a list or a tuple, of a tensor and of a permuted view, and of a
-    # tensor with a dim of size 0; a dim named twice takes the composed path.
+    # tensor with a dim of size 0, and the ints given one by one (x.flip(0, 2)); a dim
+    # named twice is refused, as PyTorch refuses it.
     a = source((2, 3, 4), dtype, seed=3)
     x = to_device(a, device)
     for k in range(8):
@@ -106,7 +107,10 @@ def test_flip_of_every_set_of_dims(device, dtype):
         assert same(x.flip(tuple(spelled)), np.flip(a, axes))
         assert same(pdt.flip(x.permute(2, 0, 1), spelled), np.flip(a.transpose(2, 0, 1), axes))
     assert same(pdt.flip(x, -2), a[:, ::-1])
-    assert same(pdt.flip(x, [1, 1]), a[:, ::-1])
+    assert same(x.flip(0, -1), a[::-1, :, ::-1]) and same(x.flip(dims=2), a[:, :, ::-1])
+    for twice in ([1, 1], (0, -3)):
+        with pytest.raises(RuntimeError, match="appears multiple times in the list of dims"):
+            pdt.flip(x, twice)
     e = to_device(source((2, 0, 3), dtype), device)
     assert same(pdt.flip(e, [0, 1, 2]), np.zeros((2, 0, 3), dtype=a.dtype))
     with pytest.raises(IndexError, match="Dimension out of range"):

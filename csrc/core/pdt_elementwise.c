@@ -665,8 +665,14 @@ static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tenso
     return PDT_OK;
 }
 
+/* Whether a float clamp bound is NaN: every element is then NaN, as in PyTorch. */
+static int nan_bound(pdt_dtype res, const pdt_arg *b)
+{
+    return b && pdt_dtype_is_floating(res) && b->s.is_float && isnan(b->s.f);
+}
+
 /* A clamp bound as the backends read it, in the result dtype res: a float
- * (none or NaN: -inf below, +inf above), or an integer bound kept exact and
+ * (none: -inf below, +inf above; NaN: see nan_bound), or an integer bound kept exact and
  * saturated to res's range (none: the range's end).  An integer res has
  * integer bounds only (a float bound would have made res floating). */
 static pdt_scalar bound_for(pdt_dtype res, const pdt_arg *b, int upper)
@@ -720,8 +726,15 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
     if (numel_of(x->ndim, x->shape) == 0)
         goto done;
     st = prepare((pdt_arg){x, {0, 0, 0}, 0}, compute, target, target != out, &px);
-    if (st == PDT_OK)
+    if (st == PDT_OK && op == PDT_OP_CLAMP && (nan_bound(res, lo) || nan_bound(res, hi))) {
+        pdt_scalar nan;
+        memset(&nan, 0, sizeof nan);
+        nan.is_float = 1;
+        nan.f = NAN;
+        st = pdt_backend_of(dev.kind)->fill(target, nan);
+    } else if (st == PDT_OK) {
         st = pdt_backend_of(dev.kind)->unary(op, target, px.op.t, lo_v, hi_v);
+    }
     if (st == PDT_OK && tmp_out.has_tmp)
         st = pdt_backend_of(dev.kind)->copy_cast(dest, &tmp_out.tmp);
 done:

@@ -126,7 +126,8 @@ static pdt_status read_int64(const pdt_tensor *t, int64_t *v)
     return st;
 }
 
-pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size, int dim)
+pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size, int dim,
+                           int negative_ok)
 {
     char dn[32];
     if (index->dtype != PDT_INT64)
@@ -147,10 +148,11 @@ pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size
     pdt_tensor_release(&t);
     if (st != PDT_OK)
         return st;
-    if (lo < -size || hi >= size)
+    const int64_t first = negative_ok ? -size : 0;
+    if (lo < first || hi >= size)
         return pdt_fail(PDT_ERR_INDEX,
                         "%s: index %lld is out of bounds for dimension %d with size %lld (on %s)",
-                        op, (long long)(lo < -size ? lo : hi), dim, (long long)size,
+                        op, (long long)(lo < first ? lo : hi), dim, (long long)size,
                         pdt_device_str(index->device, dn, sizeof dn));
     return PDT_OK;
 }
@@ -158,7 +160,8 @@ pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size
 /* Checks what index_select and index_put share: devices, dim, index, and
  * that `moved` has `full`'s shape except moved.shape[dim] == len(index). */
 static pdt_status check_indexing(const char *op, const pdt_tensor *full, const pdt_tensor *moved,
-                                 int64_t dim, const pdt_tensor *index, const char *moved_name)
+                                 int64_t dim, const pdt_tensor *index, const char *moved_name,
+                                 int negative_ok)
 {
     const pdt_tensor *ts[3] = {full, moved, index};
     const char *names[3] = {"self", moved_name, "index"};
@@ -185,13 +188,13 @@ static pdt_status check_indexing(const char *op, const pdt_tensor *full, const p
                         pdt_dtype_name(full->dtype), (long long)index->shape[0], (long long)dim,
                         pdt_shape_str(full->ndim, full->shape, b, sizeof b),
                         pdt_device_str(d, dn, sizeof dn));
-    return pdt_index_check(op, index, full->shape[dim], (int)dim);
+    return pdt_index_check(op, index, full->shape[dim], (int)dim, negative_ok);
 }
 
 pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_t dim,
-                            const pdt_tensor *index)
+                            const pdt_tensor *index, int negative_ok)
 {
-    pdt_status st = check_indexing("index_select", src, out, dim, index, "out");
+    pdt_status st = check_indexing("index_select", src, out, dim, index, "out", negative_ok);
     if (st != PDT_OK)
         return st;
     if (!pdt_tensor_is_contiguous(out))
@@ -207,7 +210,7 @@ pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_
 static pdt_status check_put(const char *op, const pdt_tensor *dst, int64_t dim,
                             const pdt_tensor *index, const pdt_tensor *src, int *empty)
 {
-    pdt_status st = check_indexing(op, dst, src, dim, index, "values");
+    pdt_status st = check_indexing(op, dst, src, dim, index, "values", 1);
     if (st != PDT_OK)
         return st;
     if (pdt_tensor_internal_overlap(dst))

@@ -28,14 +28,18 @@ pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_
                          const int64_t *shape, pdt_tensor *out);
 
 /* PDT_ERR_INDEX unless every value of index (int64, any shape) lies in
- * [-size, size); names op, the first bad value, the dim and its size.  A CUDA
- * index is read back through a counted device-to-host copy of its min and max. */
-pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size, int dim);
+ * [-size, size), or [0, size) without negative_ok (PyTorch's index_select and
+ * gather refuse negative indices; x[idx] counts them from the end); names op,
+ * the first bad value, the dim and its size.  A CUDA index is read back through
+ * a counted device-to-host copy of its min and max. */
+pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size, int dim,
+                           int negative_ok);
 
 /* out = src.index_select(dim, index): out contiguous with src's shape except
- * out.shape[dim] == len(index); index 1-D contiguous int64, range-checked here. */
+ * out.shape[dim] == len(index); index 1-D contiguous int64, range-checked here
+ * (negative_ok: as pdt_index_check). */
 pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_t dim,
-                            const pdt_tensor *index);
+                            const pdt_tensor *index, int negative_ok);
 
 /* dst.index_put along dim: dst[.., index[j], ..] = src[.., j, ..].  src has
  * dst's dtype and dst's shape except src.shape[dim] == len(index). */

@@ -49,19 +49,22 @@ static PyObject *f_where(PyObject *module, PyObject *args)
     return done(S, &h, st);
 }
 
-/* _index_select(out, src, dim, index), _index_put(dst, dim, index, values) and
- * _index_add(dst, dim, index, values) (put 0, 1, 2): the tensors in the order
- * the core takes them (put and add: dim comes second). */
+/* _index_select(out, src, dim, index, negative_ok=True), _index_put(dst, dim,
+ * index, values) and _index_add(dst, dim, index, values) (put 0, 1, 2): the
+ * tensors in the order the core takes them (put and add: dim comes second;
+ * they take negative indices). */
 static PyObject *index_move(PyObject *module, PyObject *args, int put)
 {
     pdt_state *S = state(module);
     PyObject *p[3];
     long long dim;
+    int negative_ok = 1;
     int ok = put ? PyArg_ParseTuple(args, put == 2 ? "O!LO!O!:_index_add" : "O!LO!O!:_index_put",
                                     S->tensor_type, &p[0], &dim, S->tensor_type, &p[1],
                                     S->tensor_type, &p[2])
-                 : PyArg_ParseTuple(args, "O!O!LO!:_index_select", S->tensor_type, &p[0],
-                                    S->tensor_type, &p[2], &dim, S->tensor_type, &p[1]);
+                 : PyArg_ParseTuple(args, "O!O!LO!|p:_index_select", S->tensor_type, &p[0],
+                                    S->tensor_type, &p[2], &dim, S->tensor_type, &p[1],
+                                    &negative_ok);
     if (!ok)
         return NULL;
     pdt_hold h;
@@ -72,7 +75,7 @@ static PyObject *index_move(PyObject *module, PyObject *args, int put)
     return done(S, &h,
                 put == 2 ? pdt_index_add(first, dim, index, other)
                 : put    ? pdt_index_put(first, dim, index, other)
-                         : pdt_index_select(first, other, dim, index));
+                         : pdt_index_select(first, other, dim, index, negative_ok));
 }
 
 static PyObject *f_index_select(PyObject *module, PyObject *args)
@@ -90,7 +93,8 @@ static PyObject *f_index_add(PyObject *module, PyObject *args)
     return index_move(module, args, 2);
 }
 
-/* _index_check(index, size, dim, op): IndexError unless -size <= index < size. */
+/* _index_check(index, size, dim, op, negative_ok=True): IndexError unless
+ * -size <= index < size (0 <= index < size without negative_ok). */
 static PyObject *f_index_check(PyObject *module, PyObject *args)
 {
     pdt_state *S = state(module);
@@ -98,13 +102,15 @@ static PyObject *f_index_check(PyObject *module, PyObject *args)
     long long size;
     int dim;
     const char *op;
-    if (!PyArg_ParseTuple(args, "O!Lis:_index_check", S->tensor_type, &ix, &size, &dim, &op))
+    int negative_ok = 1;
+    if (!PyArg_ParseTuple(args, "O!Lis|p:_index_check", S->tensor_type, &ix, &size, &dim, &op,
+                          &negative_ok))
         return NULL;
     pdt_hold h;
     h.n = 0;
     const pdt_tensor *ti = pdt_tensor_of(ix);
     HOLD(h, ti);
-    return done(S, &h, pdt_index_check(op, ti, size, dim));
+    return done(S, &h, pdt_index_check(op, ti, size, dim, negative_ok));
 }
 
 /* _singular_values(x, out): out = the singular values of x's matrices
