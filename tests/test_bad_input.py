@@ -869,6 +869,9 @@ CASES = [
     C("Linear-input-dtype", "pdt.nn.Linear(3, 4)(pdt.zeros(2, 3, dtype=pdt.float64))",
       "TypeError", r"the input is pydevtensor\.float64 but the parameter 'weight' is "
       r"pydevtensor\.float32.*in layer Linear\(in_features=3"),
+    C("Linear-input-int64", "pdt.nn.Linear(3, 4)(pdt.zeros(2, 3, dtype=pdt.int64))",
+      "TypeError", r"the input is pydevtensor\.int64 but the parameter 'weight' is "
+      r"pydevtensor\.float32; convert the input with \.to\(pydevtensor\.float32\) \(in layer"),
     C("Linear-input-ndarray", "pdt.nn.Linear(3, 4)(np.zeros((2, 3)))", "TypeError",
       r"input must be a Tensor, got ndarray"),
     C("Linear-other-device", 'pdt.nn.Linear(3, 4)(pdt.zeros(2, 3, device="cpu:1"))',

@@ -102,3 +102,15 @@ def test_gpu_tensor_numpy_needs_an_explicit_copy():
     pdt.reset_transfer_stats()
     assert g.numpy(force=True).tolist() == [1, 1, 1]
     assert pdt.transfer_stats()["device_to_host"]["count"] == 1
+
+
+def test_tensor_of_a_torch_tensor_copies_it_through_dlpack():
+    # a torch tensor has __index__, so it looked like a number: tensor() raised torch's
+    # "only integer tensors of a single element can be converted to an index"
+    torch = pytest.importorskip("torch")
+    src = torch.arange(6, dtype=torch.float64).reshape(2, 3).T
+    t = pdt.tensor(src)
+    assert t.dtype == pdt.float64 and t.tolist() == src.tolist()
+    src.add_(1)  # tensor() copies
+    assert t.tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    assert pdt.tensor(torch.tensor(2.5)).item() == 2.5

@@ -305,8 +305,11 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
             Py_XDECREF(native);
         } else if (PyObject_CheckBuffer(data)) {
             imported = pdt_wrap_buffer(S, data, 0, "tensor()", &src) < 0 ? -1 : 1;
-        } else if (!is_scalar(data))
+        } else if (!is_scalar(data) || (!PyFloat_Check(data) && !PyLong_Check(data) &&
+                                        PyObject_HasAttrString(data, "__dlpack__"))) {
+            /* a torch tensor looks like a number (it has __index__): DLPack first */
             imported = pdt_import_array(S, data, "tensor()", &src);
+        }
     }
     if (imported < 0)
         return NULL;

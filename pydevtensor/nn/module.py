@@ -229,7 +229,9 @@ class Module:
         if odd:
             name, p = odd[0]
             msg = (f"the input is {x.dtype} but the parameter '{name}' is {p.dtype}; convert "
-                   f"the input with .to({p.dtype}) or the layer with .to(dtype={x.dtype})")
+                   f"the input with .to({p.dtype})")
+            if x.dtype.is_floating_point:  # a layer holds floating point parameters only
+                msg += f" or the layer with .to(dtype={x.dtype})"
         else:
             msg = str(e)
         where = f"layer '{self._name}': " if self._name is not None else "layer "
