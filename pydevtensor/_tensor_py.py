@@ -1,5 +1,5 @@
-"""The parts of Tensor written in Python: Size, repr/str, iteration, and copies of
-the object (copy, deepcopy, pickle: pydevtensor/_copies.py).
+"""The parts of Tensor written in Python: Size, repr/str, iteration, new_zeros and its
+kin, and copies of the object (copy, deepcopy, pickle: pydevtensor/_copies.py).
 
 They are installed on the C type pydevtensor._C.Tensor at import.
 """
@@ -55,7 +55,30 @@ def _iter(self):
     return (self[i] for i in range(len(self)))
 
 
+def _new(make):
+    """Tensor.new_<make>: a tensor made by _C.<make> with self's dtype and device unless
+    dtype= or device= say otherwise (PyTorch's new_zeros, new_ones, new_empty, new_full)."""
+    def method(self, *args, dtype=None, device=None, requires_grad=False):
+        return getattr(_C, make)(*args, dtype=self.dtype if dtype is None else dtype,
+                                 device=self.device if device is None else device,
+                                 requires_grad=requires_grad)
+    method.__name__ = method.__qualname__ = f"new_{make}"
+    method.__doc__ = (f"A new tensor from {make}(*args), with this tensor's dtype and device "
+                      f"unless dtype= or device= are given.")
+    return method
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    """tensor(data) (a copy), with this tensor's dtype and device unless given."""
+    return _C.tensor(data, dtype=self.dtype if dtype is None else dtype,
+                     device=self.device if device is None else device,
+                     requires_grad=requires_grad)
+
+
 _C._set_size_type(Size)
+for _make in ("zeros", "ones", "empty", "full"):
+    setattr(_C.Tensor, f"new_{_make}", _new(_make))
+_C.Tensor.new_tensor = _new_tensor
 _C.Tensor.__repr__ = tensor_repr
 _C.Tensor.__str__ = tensor_repr
 _C.Tensor.__iter__ = _iter

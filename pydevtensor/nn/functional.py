@@ -47,6 +47,28 @@ def tanh(input):
     return _C.tanh(input)
 
 
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability p and scales the others by 1 / (1 - p), in
+    training; the input itself otherwise (PyTorch's inverted dropout).  The mask comes
+    from the package's generator on input's device (the same mask on every device for a
+    seed); the gradient flows through the kept elements, scaled alike."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"dropout(): input must be a Tensor, got {type(input).__name__}")
+    if not training or p == 0.0:
+        return input
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"dropout(): expected a floating point tensor, got {input.dtype}")
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    keep = _C.rand(tuple(input.shape), device=input.device) >= p  # kept with probability 1 - p
+    scale = 1.0 / (1.0 - p)
+    if inplace:
+        return input.mul_(keep).mul_(scale)
+    return input * keep * scale
+
+
 def flatten(input, start_dim=1, end_dim=-1):
     return input.flatten(start_dim, end_dim)
 

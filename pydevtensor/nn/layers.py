@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -255,3 +256,138 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Dropout(Module):
+    """Inverted dropout, as a layer: in training, each element is zeroed with
+    probability p and the rest scaled by 1 / (1 - p); in evaluation (``net.eval()``) the
+    input passes unchanged.
+
+    Parameters
+    ----------
+    p : float, optional
+        The probability of zeroing an element (default 0.5).
+    inplace : bool, optional
+        Change the input in place (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> drop = nn.Dropout(0.5).eval()
+    >>> drop(pydevtensor.ones(3))
+    tensor([1., 1., 1.])
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
+        self.p, self.inplace = float(p), bool(inplace)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Softmax(Module):
+    """softmax along dim, as a layer.
+
+    Parameters
+    ----------
+    dim : int
+        The dimension whose entries sum to 1.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Softmax(dim=0)(pydevtensor.tensor([0., 0.]))
+    tensor([0.5000, 0.5000])
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        dim = self.dim
+        if dim is None:  # PyTorch's implicit choice, with its warning
+            import warnings
+            warnings.warn("Implicit dimension choice for softmax has been deprecated. Change "
+                          "the call to include dim=X as an argument.", stacklevel=2)
+            dim = 0 if input.ndim in (0, 1, 3) else 1
+        return F.softmax(input, dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class ModuleList(Module):
+    """A list of modules, each registered (its parameters are the container's, and
+    ``.to()``, ``state_dict()`` and ``train()`` reach it).  It has no forward: the
+    module that holds it calls its members.
+
+    Parameters
+    ----------
+    modules : iterable of Module, optional
+        The first members.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])
+    >>> len(list(layers.parameters()))
+    6
+    """
+
+    def __init__(self, modules: Any = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _check(self, module, where):
+        if not isinstance(module, Module):
+            raise TypeError(f"ModuleList.{where}: expected an nn.Module, got "
+                            f"{type(module).__name__}")
+        return module
+
+    def _index(self, idx):
+        n = len(self._modules)
+        i = operator.index(idx)  # TypeError for what is not an integer
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of range for a ModuleList of {n}")
+        return i % n
+
+    def __getitem__(self, idx):
+        members = list(self._modules.values())
+        if isinstance(idx, slice):
+            return ModuleList(members[idx])
+        return members[self._index(idx)]
+
+    def __setitem__(self, idx, module):
+        self.add_module(str(self._index(idx)), self._check(module, "__setitem__"))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(list(self._modules.values()))
+
+    def append(self, module: Module) -> ModuleList:
+        self.add_module(str(len(self)), self._check(module, "append"))
+        return self
+
+    def extend(self, modules: Any) -> ModuleList:
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        members = list(self._modules.values())
+        n = len(members)
+        index = max(0, min(n, index + n if index < 0 else index))
+        members.insert(index, self._check(module, "insert"))
+        self._modules.clear()
+        for i, m in enumerate(members):
+            self.add_module(str(i), m)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import threading
 from collections import OrderedDict, namedtuple
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
@@ -266,6 +266,36 @@ class Module:
                 p.grad = None
             elif p.grad is not None:
                 p.grad.zero_()
+
+    def apply(self: _M, fn: Callable[[Module], Any]) -> _M:
+        """Calls fn on every descendant, children before their parent, then on this
+        module (PyTorch's order); typically to initialise parameters with nn.init.
+
+        Parameters
+        ----------
+        fn : callable
+            Takes a Module.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> def init(m):
+        ...     if type(m) == nn.Linear:
+        ...         nn.init.zeros_(m.bias)
+        >>> net.apply(init)[0].bias
+        Parameter containing:
+        tensor([0., 0., 0.], requires_grad=True)
+        """
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
 
     def train(self: _M, mode: bool = True) -> _M:
         """Sets training mode on this module and its children.

@@ -1,0 +1,118 @@
+"""nn.init: filling parameters in place, as PyTorch's torch.nn.init (the names, the
+arguments and the bounds are PyTorch's).  Each function runs under no_grad, so it
+works on a Parameter (a leaf that requires grad), fills the tensor on its own
+device with the package's generator (the same numbers on every device for a seed),
+and returns the tensor.
+
+    def init_normal(m):
+        if type(m) == nn.Linear:
+            nn.init.normal_(m.weight, mean=0, std=0.01)
+            nn.init.zeros_(m.bias)
+    net.apply(init_normal)
+"""
+import math
+
+from .. import _C
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_",
+           "ones_", "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_"]
+
+
+def _tensor(t, op):
+    if not isinstance(t, _C.Tensor):
+        raise TypeError(f"nn.init.{op}(): expected a Tensor, got {type(t).__name__}")
+    return t
+
+
+def uniform_(tensor, a=0.0, b=1.0):
+    """Fills tensor with values drawn uniformly from [a, b); returns it."""
+    with no_grad():
+        return _tensor(tensor, "uniform_").uniform_(a, b)
+
+
+def normal_(tensor, mean=0.0, std=1.0):
+    """Fills tensor with values drawn from N(mean, std^2); returns it."""
+    with no_grad():
+        return _tensor(tensor, "normal_").normal_(mean, std)
+
+
+def constant_(tensor, val):
+    """Fills tensor with val; returns it."""
+    with no_grad():
+        return _tensor(tensor, "constant_").fill_(val)
+
+
+def ones_(tensor):
+    """Fills tensor with 1; returns it."""
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    """Fills tensor with 0; returns it."""
+    with no_grad():
+        return _tensor(tensor, "zeros_").zero_()
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for a nonlinearity (PyTorch's table): 1 for linear and
+    sigmoid, 5/3 for tanh, sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu
+    (slope: param, default 0.01)."""
+    if nonlinearity in ("linear", "identity", "sigmoid", "conv1d", "conv2d", "conv3d"):
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        if isinstance(slope, bool) or not isinstance(slope, (int, float)):
+            raise ValueError(f"calculate_gain(): negative_slope {slope!r} is not a number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"calculate_gain(): unsupported nonlinearity {nonlinearity!r}")
+
+
+def _fans(tensor, op):
+    """(fan_in, fan_out) of a weight: (in, out) features for a 2-d (out, in) weight,
+    times the receptive field for more dimensions."""
+    if _tensor(tensor, op).ndim < 2:
+        raise ValueError(f"nn.init.{op}(): fan in and fan out cannot be computed for a tensor "
+                         f"with fewer than 2 dimensions (shape {tuple(tensor.shape)})")
+    field = 1
+    for s in tuple(tensor.shape)[2:]:
+        field *= s
+    return tensor.shape[1] * field, tensor.shape[0] * field
+
+
+def xavier_uniform_(tensor, gain=1.0):
+    """Glorot's uniform fill: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
+    fan_in, fan_out = _fans(tensor, "xavier_uniform_")
+    a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -a, a)
+
+
+def xavier_normal_(tensor, gain=1.0):
+    """Glorot's normal fill: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _fans(tensor, "xavier_normal_")
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+
+
+def _kaiming_std(tensor, a, mode, nonlinearity, op):
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"nn.init.{op}(): mode {mode!r} is neither 'fan_in' nor 'fan_out'")
+    fan_in, fan_out = _fans(tensor, op)
+    fan = fan_in if mode == "fan_in" else fan_out
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan) if fan else 0.0
+
+
+def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    """He's uniform fill: U(-b, b) with b = sqrt(3) * gain / sqrt(fan)."""
+    b = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_uniform_")
+    return uniform_(tensor, -b, b)
+
+
+def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    """He's normal fill: N(0, std^2) with std = gain / sqrt(fan)."""
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_"))
