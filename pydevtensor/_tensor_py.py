@@ -63,13 +63,60 @@ def _new(make):
                                  device=self.device if device is None else device,
                                  requires_grad=requires_grad)
     method.__name__ = method.__qualname__ = f"new_{make}"
-    method.__doc__ = (f"A new tensor from {make}(*args), with this tensor's dtype and device "
-                      f"unless dtype= or device= are given.")
+    size = "size, fill_value" if make == "full" else "*size"
+    method.__doc__ = f"""pydevtensor.{make}({size}) with this tensor's dtype and device,
+        unless dtype= or device= say otherwise (PyTorch's Tensor.new_{make}).
+
+        Parameters
+        ----------
+        {size} :
+            As for pydevtensor.{make}.
+        dtype : pydevtensor.dtype, optional
+            Default: this tensor's.
+        device : device or str, optional
+            Default: this tensor's.
+        requires_grad : bool, optional
+            Whether autograd records operations on the result (default False).
+
+        Returns
+        -------
+        Tensor
+            A new tensor.
+
+        Examples
+        --------
+        >>> x = pydevtensor.ones(2, dtype=pydevtensor.float64)
+        >>> x.new_{make}({"(2,), 7" if make == "full" else "2"}).dtype
+        pydevtensor.float64
+        """
     return method
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    """tensor(data) (a copy), with this tensor's dtype and device unless given."""
+    """pydevtensor.tensor(data) (a copy) with this tensor's dtype and device, unless
+    dtype= or device= say otherwise (PyTorch's Tensor.new_tensor).
+
+    Parameters
+    ----------
+    data : number, nested sequence, Tensor or array
+        The values.
+    dtype : pydevtensor.dtype, optional
+        Default: this tensor's.
+    device : device or str, optional
+        Default: this tensor's.
+    requires_grad : bool, optional
+        Whether autograd records operations on the result (default False).
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Examples
+    --------
+    >>> pydevtensor.ones(2, dtype=pydevtensor.float64).new_tensor([1, 2])
+    tensor([1., 2.], dtype=pydevtensor.float64)
+    """
     return _C.tensor(data, dtype=self.dtype if dtype is None else dtype,
                      device=self.device if device is None else device,
                      requires_grad=requires_grad)

@@ -375,15 +375,72 @@ class ModuleList(Module):
         return iter(list(self._modules.values()))
 
     def append(self, module: Module) -> ModuleList:
+        """Adds module at the end.
+
+        Parameters
+        ----------
+        module : Module
+            The new member.
+
+        Returns
+        -------
+        ModuleList
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> len(nn.ModuleList().append(nn.ReLU()))
+        1
+        """
         self.add_module(str(len(self)), self._check(module, "append"))
         return self
 
     def extend(self, modules: Any) -> ModuleList:
+        """Adds each of modules at the end, in order.
+
+        Parameters
+        ----------
+        modules : iterable of Module
+            The new members.
+
+        Returns
+        -------
+        ModuleList
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> len(nn.ModuleList().extend([nn.ReLU(), nn.Tanh()]))
+        2
+        """
         for m in modules:
             self.append(m)
         return self
 
     def insert(self, index: int, module: Module) -> None:
+        """Puts module before position index (as list.insert).
+
+        Parameters
+        ----------
+        index : int
+            Where (negative: from the end).
+        module : Module
+            The new member.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> layers = nn.ModuleList([nn.ReLU()])
+        >>> layers.insert(0, nn.Tanh())
+        >>> layers[0]
+        Tanh()
+        """
         members = list(self._modules.values())
         n = len(members)
         index = max(0, min(n, index + n if index < 0 else index))
