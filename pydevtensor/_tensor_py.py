@@ -64,13 +64,15 @@ def _new(make):
                                  requires_grad=requires_grad)
     method.__name__ = method.__qualname__ = f"new_{make}"
     size = "size, fill_value" if make == "full" else "*size"
-    method.__doc__ = f"""pydevtensor.{make}({size}) with this tensor's dtype and device,
+    value = ("\n        fill_value : number\n            The value of every element."
+             if make == "full" else "")
+    method.__doc__ = f"""``pydevtensor.{make}({size})`` with this tensor's dtype and device,
         unless dtype= or device= say otherwise (PyTorch's Tensor.new_{make}).
 
         Parameters
         ----------
-        {size} :
-            As for pydevtensor.{make}.
+        size : int or sequence of ints
+            The shape, as for ``pydevtensor.{make}``.{value}
         dtype : pydevtensor.dtype, optional
             Default: this tensor's.
         device : device or str, optional
