@@ -95,9 +95,7 @@ def _listed(op, tensors):
 @recorded("cat")
 def _cat(tensors, dim=0, *, out=None):
     """cat() outside _C._cat_fast's cases: autograd, out=, dtypes to promote, more
-    than eight parts, and every error."""
-    if isinstance(tensors, _C.Tensor):
-        raise TypeError("cat(): argument 'tensors' must be a sequence of Tensors, got Tensor")
+    than eight parts, and every error (cat() has made tensors a list or a tuple)."""
     if out is None and type(dim) is builtins.int:
         joined = _C._cat_fast(tensors, dim)  # under the recorder (grad mode off)
         if joined is not None:
@@ -176,7 +174,6 @@ def stack(tensors, dim=0, *, out=None):
 
 @recorded("stack")
 def _stack(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
     if not tensors:
         raise ValueError("stack(): expected a non-empty list of Tensors")
     _same_device("stack", tensors)

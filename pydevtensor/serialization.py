@@ -71,8 +71,9 @@ def save(obj, f):
         arrays[name] = np.asarray(memoryview(host)) if t.dtype == _C.bfloat16 else host.numpy()
         entries[name] = {"device": str(t.device), "dtype": t.dtype.name}
         if t.requires_grad:  # a Parameter, or a tensor requiring grad, comes back as one
+            from .nn import Parameter
             entries[name]["requires_grad"] = True
-            if type(t).__name__ == "Parameter":
+            if isinstance(t, Parameter):
                 entries[name]["parameter"] = True
     meta = {"format": FORMAT, "version": VERSION, "kind": kind, "tensors": entries}
     arrays[META_KEY] = np.array(json.dumps(meta))

@@ -15,12 +15,13 @@ static const char *numpy_alias(const char *key)
     return NULL;
 }
 
-static int has_name(const char *const *names, const char *key)
+/* The position of key in names, or -1. */
+static int name_index(const char *const *names, const char *key)
 {
     for (int i = 0; names[i]; i++)
         if (strcmp(key, names[i]) == 0)
-            return 1;
-    return 0;
+            return i;
+    return -1;
 }
 
 int pdt_parse_keywords(const char *fname, PyObject *const *kwvalues, PyObject *kwnames,
@@ -33,26 +34,20 @@ int pdt_parse_keywords(const char *fname, PyObject *const *kwvalues, PyObject *k
         const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
         if (!key)
             return -1;
-        int found = 0;
-        const char *alias = numpy_alias(key);
-        for (int i = 0; names[i]; i++) {
-            if (strcmp(key, names[i]) == 0 ||
-                (alias && strcmp(alias, names[i]) == 0 && !has_name(names, key))) {
-                if (out[i]) {
-                    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'",
-                                 fname, key);
-                    return -1;
-                }
-                out[i] = kwvalues[k];
-                found = 1;
-                break;
-            }
-        }
-        if (!found) {
+        int i = name_index(names, key); /* its own name first: then it is no alias */
+        const char *alias = i < 0 ? numpy_alias(key) : NULL;
+        if (alias)
+            i = name_index(names, alias);
+        if (i < 0) {
             PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", fname,
                          key);
             return -1;
         }
+        if (out[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname, key);
+            return -1;
+        }
+        out[i] = kwvalues[k];
     }
     return 0;
 }

@@ -47,13 +47,19 @@ def tanh(input):
     return _C.tanh(input)
 
 
+def _dropout_p(p):
+    """p, when it is a probability (nn.Dropout checks it when made, dropout when called)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
+    return p
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zeroes each element with probability p and scales the others by 1 / (1 - p), in
     training; the input itself otherwise (PyTorch's inverted dropout).  The mask comes
     from the package's generator on input's device (the same mask on every device for a
     seed); the gradient flows through the kept elements, scaled alike."""
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
+    _dropout_p(p)
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"dropout(): input must be a Tensor, got {type(input).__name__}")
     if not training or p == 0.0:

@@ -1,11 +1,12 @@
-"""The layers: Linear, Sequential, the activations, Flatten and Identity."""
+"""The layers: Linear, Sequential and ModuleList, the activations, Softmax, Dropout,
+Flatten and Identity."""
 from __future__ import annotations
 
 import math
 import operator
 from collections import OrderedDict
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
 from . import functional as F
@@ -14,6 +15,8 @@ from .parameter import Parameter
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
+
+_S = TypeVar("_S", bound="_ModuleSequence")
 
 
 class Linear(Module):
@@ -80,7 +83,60 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """What Sequential and ModuleList share: members registered as "0", "1", ...,
+    len(), iteration, append, and the checks of a member and of a position."""
+
+    _kind = "ModuleSequence"  # the class's name in messages
+
+    def _member(self, module: Any, where: str) -> Module:
+        if not isinstance(module, Module):
+            raise TypeError(f"{self._kind}.{where}: expected an nn.Module, got "
+                            f"{type(module).__name__}")
+        return module
+
+    def _position(self, i: int) -> int:
+        """i (an int, negative: from the end) as a position among the members."""
+        n = len(self._modules)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of range for a {self._kind} of {n}")
+        return i % n
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self: _S, module: Module) -> _S:
+        """Adds module at the end.
+
+        Parameters
+        ----------
+        module : nn.Module
+            The module.
+
+        Returns
+        -------
+        Sequential or ModuleList
+            self.
+
+        Raises
+        ------
+        TypeError
+            When module is not a Module.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> len(nn.Sequential().append(nn.ReLU()))
+        1
+        """
+        self.add_module(str(len(self)), self._member(module, "append"))
+        return self
+
+
+class Sequential(_ModuleSequence):
     """Modules run one after the other: net[0], net[1:], len(net), iteration, append.
 
     Parameters
@@ -107,6 +163,8 @@ class Sequential(Module):
     pydevtensor.Size([4, 1])
     """
 
+    _kind = "Sequential"
+
     def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):
@@ -125,44 +183,7 @@ class Sequential(Module):
             return Sequential(OrderedDict(items[idx]))
         if isinstance(idx, bool) or not isinstance(idx, int):
             raise TypeError(f"Sequential indices must be ints or slices, not {type(idx).__name__}")
-        if not -len(items) <= idx < len(items):
-            raise IndexError(f"index {idx} is out of range for a Sequential of {len(items)}")
-        return items[idx][1]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
-
-    def append(self, module: Module) -> Sequential:
-        """Adds module at the end.
-
-        Parameters
-        ----------
-        module : nn.Module
-            The module.
-
-        Returns
-        -------
-        Sequential
-            self.
-
-        Raises
-        ------
-        TypeError
-            When module is not a Module.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> len(nn.Sequential().append(nn.ReLU()))
-        1
-        """
-        if not isinstance(module, Module):
-            raise TypeError(f"Sequential.append: expected an nn.Module, got {type(module).__name__}")
-        self.add_module(str(len(self)), module)
-        return self
+        return items[self._position(idx)][1]
 
     def forward(self, input: Tensor) -> Tensor:
         for m in self._modules.values():
@@ -280,9 +301,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
-        self.p, self.inplace = float(p), bool(inplace)
+        self.p, self.inplace = float(F._dropout_p(p)), bool(inplace)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
@@ -323,7 +342,7 @@ class Softmax(Module):
         return f"dim={self.dim}"
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of modules, each registered (its parameters are the container's, and
     ``.to()``, ``state_dict()`` and ``train()`` reach it).  It has no forward: the
     module that holds it calls its members.
@@ -341,60 +360,22 @@ class ModuleList(Module):
     6
     """
 
+    _kind = "ModuleList"
+
     def __init__(self, modules: Any = None) -> None:
         super().__init__()
         if modules is not None:
             self.extend(modules)
 
-    def _check(self, module, where):
-        if not isinstance(module, Module):
-            raise TypeError(f"ModuleList.{where}: expected an nn.Module, got "
-                            f"{type(module).__name__}")
-        return module
-
-    def _index(self, idx):
-        n = len(self._modules)
-        i = operator.index(idx)  # TypeError for what is not an integer
-        if not -n <= i < n:
-            raise IndexError(f"index {i} is out of range for a ModuleList of {n}")
-        return i % n
-
     def __getitem__(self, idx):
         members = list(self._modules.values())
         if isinstance(idx, slice):
             return ModuleList(members[idx])
-        return members[self._index(idx)]
+        return members[self._position(operator.index(idx))]  # TypeError: not an integer
 
     def __setitem__(self, idx, module):
-        self.add_module(str(self._index(idx)), self._check(module, "__setitem__"))
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(list(self._modules.values()))
-
-    def append(self, module: Module) -> ModuleList:
-        """Adds module at the end.
-
-        Parameters
-        ----------
-        module : Module
-            The new member.
-
-        Returns
-        -------
-        ModuleList
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> len(nn.ModuleList().append(nn.ReLU()))
-        1
-        """
-        self.add_module(str(len(self)), self._check(module, "append"))
-        return self
+        self.add_module(str(self._position(operator.index(idx))),
+                        self._member(module, "__setitem__"))
 
     def extend(self, modules: Any) -> ModuleList:
         """Adds each of modules at the end, in order.
@@ -444,7 +425,7 @@ class ModuleList(Module):
         members = list(self._modules.values())
         n = len(members)
         index = max(0, min(n, index + n if index < 0 else index))
-        members.insert(index, self._check(module, "insert"))
+        members.insert(index, self._member(module, "insert"))
         self._modules.clear()
         for i, m in enumerate(members):
             self.add_module(str(i), m)
