@@ -527,6 +527,19 @@ def test_power_bits_do_not_depend_on_layout_or_neighbours(level, level_restored)
     np.testing.assert_array_equal(got[0][:1100], alone)
 
 
+def test_power_tables_are_what_their_generator_writes():
+    """csrc/cpu/cpu_vpow_tables.h (Note [float32 powers with tables]) is exactly what
+    tools/gen_vpow_tables.py writes: the tables are not edited by hand."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    header = os.path.join(root, "csrc", "cpu", "cpu_vpow_tables.h")
+    script = os.path.join(root, "tools", "gen_vpow_tables.py")
+    if not (os.path.exists(header) and os.path.exists(script)):
+        pytest.skip("not a source checkout")
+    made = subprocess.run([sys.executable, script], capture_output=True, text=True, check=True)
+    with open(header) as f:
+        assert made.stdout == f.read()
+
+
 def test_power_special_values_are_cs():
     """Pairs outside the evaluation's domain go to C's powf (C11 Annex F.10.4.4), as
     NumPy's float32 power does; x ** -1 is 1 / x (Note [squares])."""
