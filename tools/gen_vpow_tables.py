@@ -55,7 +55,8 @@ def main():
     invc, logc = log_tables()
     print("/* cpu_vpow_tables.h - the tables of the float32 powers (Note [float32 powers],\n"
           " * cpu_vpow.h).  Written by tools/gen_vpow_tables.py; do not edit. */\n"
-          "#ifndef PDT_CPU_VPOW_TABLES_H\n#define PDT_CPU_VPOW_TABLES_H\n")
+          "#ifndef PDT_CPU_VPOW_TABLES_H\n#define PDT_CPU_VPOW_TABLES_H\n"
+          "/* The script's layout, which tests/test_vmath.py compares: */\n/* clang-format off */\n")
     print(f"#define PDT_POW_OFF 0x{OFF:08x}u /* log's reduction: z in [OFF, 2 OFF) */\n")
     print("/* 1 / c_j, c_j the centre of log interval j, rounded to float32 (1 for the one"
           "\n * holding 1.0) */")
@@ -64,7 +65,7 @@ def main():
     print(c_array("pdt_pow_logc", logc))
     print("/* 2^(j / 32), rounded to double */")
     print(c_array("pdt_pow_exp2", exp_table()))
-    print("#endif")
+    print("/* clang-format on */\n#endif")
 
 
 if __name__ == "__main__":

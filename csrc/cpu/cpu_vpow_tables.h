@@ -2,6 +2,8 @@
  * cpu_vpow.h).  Written by tools/gen_vpow_tables.py; do not edit. */
 #ifndef PDT_CPU_VPOW_TABLES_H
 #define PDT_CPU_VPOW_TABLES_H
+/* The script's layout, which tests/test_vmath.py compares: */
+/* clang-format off */
 
 #define PDT_POW_OFF 0x3f420000u /* log's reduction: z in [OFF, 2 OFF) */
 
@@ -23,10 +25,10 @@ static const double pdt_pow_logc[32] = {
     -0x1.823c18551a3bep-3, -0x1.5bf407b543db1p-3, -0x1.365fc6c159004p-3, -0x1.1178ee227e458p-3,
     -0x1.da727838446a0p-4, -0x1.9335e4d594988p-4, -0x1.4d31165207eacp-4, -0x1.08599959e39a5p-4,
     -0x1.894a8349fb262p-5, -0x1.0415c89e74404p-5, -0x1.0205a38935667p-6, 0x0.0p+0,
-    0x1.f82990e783380p-6,  0x1.f0a30a01162a7p-5,  0x1.6f0d272e56b4dp-4,  0x1.e27074e2af2e8p-4,
-    0x1.29552c41ff52ep-3,  0x1.5ff3060a793d5p-3,  0x1.9525a80f456b8p-3,  0x1.c8ff7a79a9a26p-3,
-    0x1.fb918bd5e3e44p-3,  0x1.1675c97aba611p-2,  0x1.2e8e2bee11d31p-2,  0x1.4618ba21c5ecap-2,
-    0x1.5d1bda55809d0p-2,  0x1.739d7e2bbd00ap-2,  0x1.89a33a8c14264p-2,  0x1.9f323ccbf9854p-2};
+    0x1.f82990e783380p-6, 0x1.f0a30a01162a7p-5, 0x1.6f0d272e56b4dp-4, 0x1.e27074e2af2e8p-4,
+    0x1.29552c41ff52ep-3, 0x1.5ff3060a793d5p-3, 0x1.9525a80f456b8p-3, 0x1.c8ff7a79a9a26p-3,
+    0x1.fb918bd5e3e44p-3, 0x1.1675c97aba611p-2, 0x1.2e8e2bee11d31p-2, 0x1.4618ba21c5ecap-2,
+    0x1.5d1bda55809d0p-2, 0x1.739d7e2bbd00ap-2, 0x1.89a33a8c14264p-2, 0x1.9f323ccbf9854p-2};
 
 /* 2^(j / 32), rounded to double */
 static const double pdt_pow_exp2[32] = {
@@ -39,4 +41,5 @@ static const double pdt_pow_exp2[32] = {
     0x1.ae89f995ad3adp+0, 0x1.b7f76f2fb5e47p+0, 0x1.c199bdd85529cp+0, 0x1.cb720dcef9069p+0,
     0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0, 0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0};
 
+/* clang-format on */
 #endif
