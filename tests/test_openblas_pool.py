@@ -47,6 +47,19 @@ def test_openblas_reports_the_pool_and_its_thread_count():
     assert out == ["3", str(min(3, usable_cores())), "pydevtensor's", "pool"]
 
 
+@pytest.mark.parametrize("load_first", [False, True])
+def test_set_num_threads_sizes_openblas_whether_or_not_it_is_loaded(load_first):
+    # Before OpenBLAS is loaded, set_num_threads leaves it unloaded (loading starts its
+    # threads, which spin for ~0.1 s); loading it later takes the pool's count then.
+    code = ("import pydevtensor as p, sys\n"
+            + ("p.ones(2, 2) @ p.ones(2, 2)\n" if load_first else "")
+            + "p.set_num_threads(1)\n"
+            "print(any('openblas' in m for m in open('/proc/self/maps').read().split()))\n"
+            "print(p.build_info()['blas']['threads'], p.get_num_threads())\n")
+    out = run_python(code, OMP_NUM_THREADS="2")
+    assert out == [str(load_first), "1", "1"]
+
+
 @pytest.mark.parametrize("blas_threads", [3, 5])
 def test_more_parts_than_the_pool_has_threads_run_on_threads_of_their_own(blas_threads):
     # OpenBLAS told directly (as threadpoolctl would) to use more threads than the

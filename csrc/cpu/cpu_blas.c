@@ -263,6 +263,11 @@ void pdt_cpu_blas_describe(char *buf, size_t n)
 int pdt_cpu_blas_set_threads(int pool)
 {
     int n = threads_for_pool(pool);
+    /* Not loaded yet: loading takes the pool's count then (register_guards), and
+     * loading now would start OpenBLAS's threads, which spin ~0.1 s after they start
+     * (THREAD_TIMEOUT) while the ops after set_num_threads run. */
+    if (__atomic_load_n(&pdt_openblas_library.state, __ATOMIC_ACQUIRE) != 1)
+        return n;
     const pdt_blas_table *b;
     if (pdt_cpu_blas(&b) != PDT_OK)
         return -1;
@@ -272,6 +277,10 @@ int pdt_cpu_blas_set_threads(int pool)
     if (pdt_cpu_blas_enter(&call, 0) != PDT_OK)
         return -2;
     int now = b->get_num_threads();
+    if (n == now) { /* OpenBLAS's call would wake its idle threads to spin again */
+        pdt_cpu_blas_leave(&call);
+        return now;
+    }
     if (n > now && pdt_cpu_blas_probe_threads(n - now) != PDT_OK) {
         pdt_cpu_blas_leave(&call);
         return -2;
