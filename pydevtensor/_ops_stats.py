@@ -216,6 +216,9 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
 
 
+_Tensor, _classify = _C.Tensor, _C._classify
+
+
 def _float_class(input, op, which, integers, composed):
     """isnan (which 0), isinf (1) or isfinite (2): for integers and bools the constant
     `integers`; for floats one pass from the bits where the device has the kernel
@@ -249,6 +252,10 @@ def isnan(input):
     >>> pydevtensor.isnan(pydevtensor.tensor([1., float("nan")]))
     tensor([False,  True])
     """
+    if type(input) is _Tensor:  # the kernel first (as in _float_class), without its frame
+        fast = _classify(input, 0)
+        if fast is not None:
+            return fast
     return _float_class(input, "isnan", 0, False, lambda x: x != x)
 
 
@@ -270,6 +277,10 @@ def isinf(input):
     >>> pydevtensor.isinf(pydevtensor.tensor([1., float("inf"), float("nan")]))
     tensor([False,  True, False])
     """
+    if type(input) is _Tensor:  # the kernel first (as in _float_class), without its frame
+        fast = _classify(input, 1)
+        if fast is not None:
+            return fast
     return _float_class(input, "isinf", 1, False, lambda x: x.abs() == math.inf)
 
 
@@ -291,6 +302,10 @@ def isfinite(input):
     >>> pydevtensor.isfinite(pydevtensor.tensor([1., float("inf"), float("nan")]))
     tensor([ True, False, False])
     """
+    if type(input) is _Tensor:  # the kernel first (as in _float_class), without its frame
+        fast = _classify(input, 2)
+        if fast is not None:
+            return fast
     return _float_class(input, "isfinite", 2, True, lambda x: (x - x) == 0)
 
 
