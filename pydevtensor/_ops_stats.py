@@ -219,14 +219,10 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 _Tensor, _classify = _C.Tensor, _C._classify
 
 
-def _float_class(input, op, which, integers, composed):
-    """isnan (which 0), isinf (1) or isfinite (2): for integers and bools the constant
-    `integers`; for floats one pass from the bits where the device has the kernel
-    (pydevtensor._C._classify), else composed(input)."""
-    if type(input) is _C.Tensor:  # the kernel first: a float tensor on the CPU, at once
-        fast = _C._classify(input, which)
-        if fast is not None:
-            return fast
+def _float_class(input, op, integers, composed):
+    """isnan, isinf or isfinite where the kernel (pydevtensor._C._classify, one pass
+    from the bits, tried first by each of them) did not answer: for integers and bools
+    the constant `integers`, for floats composed(input)."""
     _tensor_arg(input, op)
     if not input.is_floating_point():
         make = _C.ones if integers else _C.zeros
@@ -252,11 +248,11 @@ def isnan(input):
     >>> pydevtensor.isnan(pydevtensor.tensor([1., float("nan")]))
     tensor([False,  True])
     """
-    if type(input) is _Tensor:  # the kernel first (as in _float_class), without its frame
+    if type(input) is _Tensor:  # a float tensor on the CPU: the kernel, at once
         fast = _classify(input, 0)
         if fast is not None:
             return fast
-    return _float_class(input, "isnan", 0, False, lambda x: x != x)
+    return _float_class(input, "isnan", False, lambda x: x != x)
 
 
 def isinf(input):
@@ -277,11 +273,11 @@ def isinf(input):
     >>> pydevtensor.isinf(pydevtensor.tensor([1., float("inf"), float("nan")]))
     tensor([False,  True, False])
     """
-    if type(input) is _Tensor:  # the kernel first (as in _float_class), without its frame
+    if type(input) is _Tensor:  # a float tensor on the CPU: the kernel, at once
         fast = _classify(input, 1)
         if fast is not None:
             return fast
-    return _float_class(input, "isinf", 1, False, lambda x: x.abs() == math.inf)
+    return _float_class(input, "isinf", False, lambda x: x.abs() == math.inf)
 
 
 def isfinite(input):
@@ -302,11 +298,11 @@ def isfinite(input):
     >>> pydevtensor.isfinite(pydevtensor.tensor([1., float("inf"), float("nan")]))
     tensor([ True, False, False])
     """
-    if type(input) is _Tensor:  # the kernel first (as in _float_class), without its frame
+    if type(input) is _Tensor:  # a float tensor on the CPU: the kernel, at once
         fast = _classify(input, 2)
         if fast is not None:
             return fast
-    return _float_class(input, "isfinite", 2, True, lambda x: (x - x) == 0)
+    return _float_class(input, "isfinite", True, lambda x: (x - x) == 0)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -218,14 +218,19 @@ static void after_fork_in_child(void)
 
 static void at_exit(void) { quiesce(2); }
 
+static int threads_requested; /* set_num_threads was called before OpenBLAS was loaded */
+
 /* After dlopen(), so that these run before OpenBLAS's own (Note [OpenBLAS and fork]);
  * and before any call, the pool (Note [OpenBLAS on our pool]). */
 static void register_guards(void)
 {
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
     atexit(at_exit);
-    if (set_threads_callback) {
-        set_threads_callback(run_on_pool);
+    /* On our pool, OpenBLAS follows it; on its own threads, it follows set_num_threads
+     * when that was called before the library was loaded (pdt_cpu_blas_set_threads). */
+    if (set_threads_callback || __atomic_load_n(&threads_requested, __ATOMIC_SEQ_CST)) {
+        if (set_threads_callback)
+            set_threads_callback(run_on_pool);
         int want = threads_for_pool(pdt_cpu_threads()), now = blas.get_num_threads();
         /* More threads need their memory (Note [OpenBLAS scratch memory]); without it
          * OpenBLAS keeps the count it has. */
@@ -265,8 +270,10 @@ int pdt_cpu_blas_set_threads(int pool)
     int n = threads_for_pool(pool);
     /* Not loaded yet: loading takes the pool's count then (register_guards), and
      * loading now would start OpenBLAS's threads, which spin ~0.1 s after they start
-     * (THREAD_TIMEOUT) while the ops after set_num_threads run. */
-    if (__atomic_load_n(&pdt_openblas_library.state, __ATOMIC_ACQUIRE) != 1)
+     * (THREAD_TIMEOUT) while the ops after set_num_threads run.  (A load that failed
+     * says why below.) */
+    __atomic_store_n(&threads_requested, 1, __ATOMIC_SEQ_CST); /* before the check */
+    if (__atomic_load_n(&pdt_openblas_library.state, __ATOMIC_SEQ_CST) == 0)
         return n;
     const pdt_blas_table *b;
     if (pdt_cpu_blas(&b) != PDT_OK)

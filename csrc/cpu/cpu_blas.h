@@ -65,9 +65,9 @@ pdt_status pdt_cpu_blas_probe_call(int level, int new_buffer);
 /* ... and before the pool grows by `more` threads (set_num_threads). */
 pdt_status pdt_cpu_blas_probe_threads(int more);
 /* Sizes OpenBLAS's thread pool for our pool of `pool` threads: as many, at most one
- * a core (Note [OpenBLAS on our pool]); when OpenBLAS is not loaded yet, loading it
- * does that later.  Returns the threads it uses (or will), -1 when OpenBLAS cannot
- * be loaded, -2 when the bigger pool would not get its memory (pdt_last_error()
+ * a core (Note [OpenBLAS on our pool]); when OpenBLAS has not been loaded yet, loading
+ * it does that later.  Returns the threads it uses (or will), -1 when OpenBLAS could
+ * not be loaded, -2 when the bigger pool would not get its memory (pdt_last_error()
  * says why in both cases). */
 int pdt_cpu_blas_set_threads(int pool);
 

@@ -152,7 +152,7 @@ static void VM(pow34_f32)(float *o, const float *a, int k, int64_t n)
 /* r[i] = pow_ordinary(|a[i]|, y, odd and a[i] < 0) for a row of ordinary pairs
  * (odd: y is an odd integer): at AVX-512 by tables (Note [float32 powers with
  * tables]), at the other levels by the series above. */
-#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__) && defined(__AVX512DQ__)
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
 #include "cpu_vpow_tables.h"
 
 /* tab[j] for the lanes' j in [0, 32), tab in four registers: two permutes of
