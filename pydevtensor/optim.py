@@ -229,7 +229,7 @@ def _decayed_grads(params, wd, where):
         grad = getattr(p, "grad", None)
         if grad is None:
             continue
-        if grad.device != p.device or tuple(grad.shape) != tuple(p.shape):
+        if grad.shape != p.shape or grad.device != p.device:
             raise RuntimeError(f"{where}.step(): the gradient (shape {tuple(grad.shape)} on "
                                f"{grad.device}) does not match its parameter (shape "
                                f"{tuple(p.shape)} on {p.device})")

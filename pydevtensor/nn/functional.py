@@ -5,6 +5,8 @@ from .. import _ops_stats as _stats
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 
+_Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
+
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, as one GEMM with the bias folded in (addmm: the bias is
@@ -13,6 +15,13 @@ def linear(input, weight, bias=None):
     input: (*, in) or (in,); weight: (out, in); bias: (out,) or None.  The weight's
     transpose goes to the BLAS as a flag, not as a copy.
     """
+    if type(input) is _Tensor and input.ndim == 2 and weight.ndim == 2:
+        # a batch of rows, the common case: the product checks the shapes itself; on a
+        # mismatch the path below says it in linear's words
+        try:
+            return _mm(input, weight.T) if bias is None else _addmm(bias, input, weight.T)
+        except (ValueError, RuntimeError, TypeError):
+            pass
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"linear(): input must be a Tensor, got {type(input).__name__}")
     if weight.ndim != 2:
@@ -142,6 +151,12 @@ def _check_target(target, logits):
         raise ValueError(f"cross_entropy(): target of shape {tuple(target.shape)} does not "
                          f"match input of shape {(n, c)}: expected ({n},)")
     if target.device.type == "cpu" and n > 0:
+        if target.dtype == _C.int64:
+            try:  # one pass, in C; its message is an indexing one, so say it again below
+                _C._index_check(target.contiguous(), c, 1, "cross_entropy()", False)
+                return
+            except IndexError:
+                pass
         lo, hi = int(target.min().item()), int(target.max().item())
         if lo < 0 or hi >= c:
             bad = lo if lo < 0 else hi
