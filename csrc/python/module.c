@@ -36,7 +36,7 @@ static int module_exec(PyObject *module)
                              pdt_autograd_functions,       pdt_index_functions,
                              pdt_default_device_functions, pdt_dtype_functions,
                              pdt_elide_functions,          pdt_autograd_record_functions,
-                             pdt_optional_functions};
+                             pdt_optional_functions,       pdt_autograd_engine_functions};
     if (pdt_errors_init(module, S) < 0 || pdt_device_type_init(module, S) < 0 ||
         pdt_dtype_type_init(module, S) < 0 || pdt_tensor_type_init(module, S) < 0 ||
         pdt_storage_ref_type_init(module, S) < 0 || pdt_events_init(module, S) < 0 ||

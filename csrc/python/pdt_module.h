@@ -310,6 +310,7 @@ PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyOb
 /* Turns the C recorder off (a new dispatcher must see every call). */
 void pdt_autograd_recorder_off(void);
 extern PyMethodDef pdt_autograd_record_functions[];
+extern PyMethodDef pdt_autograd_engine_functions[]; /* autograd_engine.c */
 /* The hook each op binding starts with: one place per op.  NAME must be a
  * string literal: the C recorder keys its cache by the address. */
 #define PDT_AUTOGRAD_HOOK(NAME, METHOD, SELF, ARGS, NARGS, KWNAMES)                                \

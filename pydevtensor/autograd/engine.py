@@ -52,6 +52,12 @@ def run_backward(outputs, grad_outputs, retain_graph, inputs=None, accumulate=Tr
         _C._set_grad_enabled(prev)
 
 
+# The loop runs in C (_C._engine_run, Note [the engine in C] in
+# csrc/python/autograd_engine.c); _run_python is the same loop, the reference the tests
+# compare it with (USE_C = False runs it instead).
+USE_C = True
+
+
 def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where):
     roots = _root_grads(outputs, grad_outputs, where)
     # which gradients are wanted: edge -> position in inputs
@@ -62,6 +68,14 @@ def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where):
                 raise RuntimeError(f"{where}: input {k} does not require grad")
             e = edge_of(x)
             captures.setdefault(e[0], []).append((e[1], k))
+    nresults = len(inputs) if inputs is not None else 0
+    if USE_C:
+        return _C._engine_run(roots, captures, nresults, retain_graph, accumulate,
+                              inputs is not None, AccumulateGrad, FREED_MSG)
+    return _run_python(roots, captures, nresults, retain_graph, accumulate, inputs is not None)
+
+
+def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captured):
     # dependencies: how many edges lead into each reachable node
     deps = {}
     stack = []
@@ -87,7 +101,7 @@ def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where):
         buf[e[1]] = g if buf[e[1]] is None else buf[e[1]] + g
         if user:
             shared.add(id(g))
-    results = [None] * (len(inputs) if inputs is not None else 0)
+    results = [None] * nresults
     ready = [n for n, d in deps.items() if d == 0]
     while ready:
         node = ready.pop()
@@ -97,14 +111,14 @@ def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where):
                 results[k] = grads[nr]
         if isinstance(node, AccumulateGrad):
             if grads is not None and grads[0] is not None and accumulate and (
-                    inputs is None or node in captures):
+                    not only_captured or node in captures):
                 g = grads[0]
                 fresh = id(g) not in shared and g._storage_refcount() == 1
                 shared.add(id(g))
                 node.accumulate(g, fresh)
             continue
         nexts = node.next_functions
-        if grads is None or all(g is None for g in grads):
+        if grads is None or grads.count(None) == len(grads):
             in_grads = (None,) * len(nexts)
         else:
             if node._saved is None:

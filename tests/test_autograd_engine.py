@@ -1,0 +1,159 @@
+"""The backward loop in C (Note [the engine in C] in csrc/python/autograd_engine.c) does
+what the Python loop (pydevtensor/autograd/engine.py's _run_python) does: the same
+gradients to the bit (summed in the same order), the same leaves adopting or copying
+their gradient, the same errors, on every device; and it holds no reference when done."""
+import gc
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import autograd
+from pydevtensor.autograd import engine
+
+
+@pytest.fixture
+def both_engines():
+    """Runs a function with the C loop, then the Python one; returns both results."""
+    def run(fn):
+        out = []
+        try:
+            for use_c in (True, False):
+                engine.USE_C = use_c
+                out.append(fn())
+        finally:
+            engine.USE_C = True
+        return out
+    return run
+
+
+def bits(t):
+    return None if t is None else t.detach().cpu().numpy().copy()
+
+
+def assert_same(a, b):
+    assert (a is None) == (b is None)
+    if a is not None:
+        np.testing.assert_array_equal(a, b)
+
+
+def leaves(device, n=3, seed=3):
+    rng = np.random.default_rng(seed)
+    return [pdt.tensor(rng.standard_normal((3, 4)), device=device, requires_grad=True)
+            for _ in range(n)]
+
+
+def shared_paths(device):
+    """Paths that meet (a used four times, sums in an order), a two-output op, an
+    input without grad, a leaf reached twice through one gradient."""
+    a, b, c = leaves(device)
+    k = pdt.tensor(np.arange(12.0).reshape(3, 4), device=device)
+    u, v = (a * b + k).chunk(2, dim=1)
+    h = (u.exp() * a[:, :2] + v.tanh() * 3.0).relu() + a[:, 2:] * c[:, :2]
+    loss = (h @ (a[:, :2].T * 0.5))[0].sum() + (c * c).sum() + h.mean()
+    loss.backward()
+    return [bits(x.grad) for x in (a, b, c)]
+
+
+def test_same_gradients_as_the_python_loop(device, both_engines):
+    got_c, got_py = both_engines(lambda: shared_paths(device))
+    for gc_, gp in zip(got_c, got_py):
+        assert_same(gc_, gp)
+
+
+def grad_with_inputs(device):
+    """autograd.grad with inputs (captures), two outputs with given gradients, a
+    retained graph run twice, and a second pass that accumulates into .grad."""
+    a, b, c = leaves(device, seed=5)
+    y1, y2 = (a * b).sin(), (b + c).sum(dim=0)
+    g1 = pdt.ones(3, 4, device=device) * 0.5
+    g2 = pdt.full((4,), 2.0, device=device)
+    ga, gc_ = autograd.grad([y1, y2], [a, c], [g1, g2], retain_graph=True)
+    again = autograd.grad([y1, y2], [a, c], [g1, g2], retain_graph=True)
+    assert a.grad is None and b.grad is None  # grad() accumulates nothing
+    pdt.autograd.backward([y1.sum(), y2.sum()], retain_graph=True)
+    first = bits(b.grad)
+    (y1.sum() * 2.0).backward()
+    return [bits(ga), bits(gc_), bits(again[0]), bits(again[1]), first, bits(a.grad),
+            bits(b.grad), bits(c.grad)]
+
+
+def test_grad_and_retained_graphs(device, both_engines):
+    got_c, got_py = both_engines(lambda: grad_with_inputs(device))
+    for gc_, gp in zip(got_c, got_py):
+        assert_same(gc_, gp)
+
+
+def adoption(device):
+    """Whether each leaf's .grad is the engine's buffer or a copy: a gradient passed
+    unchanged to two leaves, and the user's own gradient, are copied."""
+    a, b, c = leaves(device, seed=9)
+    s = a + b  # the same incoming gradient goes to a and to b
+    g = pdt.ones(3, 4, device=device)
+    s.backward(g)
+    (c * 2.0).sum().backward()
+    return (a.grad is g, b.grad is g, a.grad._storage_refcount(), b.grad._storage_refcount(),
+            bits(a.grad), bits(b.grad), bits(c.grad))
+
+
+def test_leaves_adopt_or_copy_the_same_way(device, both_engines):
+    got_c, got_py = both_engines(lambda: adoption(device))
+    assert got_c[:4] == got_py[:4] == (False, False, 1, 1)
+    for gc_, gp in zip(got_c[4:], got_py[4:]):
+        assert_same(gc_, gp)
+
+
+@pytest.mark.parametrize("use_c", [True, False])
+def test_errors_are_the_same(device, use_c, monkeypatch):
+    monkeypatch.setattr(engine, "USE_C", use_c)
+    a, = leaves(device, n=1)
+    y = (a * a).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+    z = a.exp()
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+        z.backward()
+    w = a * 2.0
+    with pytest.raises(RuntimeError, match="input 0 does not require grad"):
+        autograd.grad([w.sum()], [pdt.ones(2, device=device)])
+
+
+def test_an_error_in_a_formula_propagates_and_leaks_nothing(device, monkeypatch):
+    class Boom(Exception):
+        pass
+
+    a, = leaves(device, n=1)
+    y = (a.exp() * 3.0).sum()
+    node = y.grad_fn.next_functions[0][0]  # MulBackward0
+
+    def explode(grads):
+        raise Boom("in the formula")
+    monkeypatch.setattr(node, "apply", explode)
+    with pytest.raises(Boom):
+        y.backward()
+    assert a.grad is None  # nothing reached the leaf
+
+
+def test_the_loop_holds_nothing_when_done(device):
+    def step():
+        a, b, c = leaves(device)
+        (a * b + c).relu().sum().backward()
+        return a.grad
+
+    for _ in range(20):
+        step()
+    gc.collect()
+    before = len(gc.get_objects())
+    for _ in range(200):
+        step()
+    gc.collect()
+    assert len(gc.get_objects()) - before < 50
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(TypeError, match="_engine_run"):
+        pdt._C._engine_run([], {}, 0, False, True, False)
+    with pytest.raises(TypeError, match="edge"):
+        pdt._C._engine_run([(("no", "edge", "here"), None, False)], {}, 0, False, True, False,
+                           autograd.node.AccumulateGrad, "freed")
