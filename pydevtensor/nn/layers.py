@@ -76,7 +76,12 @@ class Linear(Module):
             self.register_parameter("bias", None)
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.linear(input, self.weight, self.bias)
+        ps = self._parameters  # what self.weight reads, without Module.__getattr__'s frame
+        try:
+            weight, bias = ps["weight"], ps["bias"]
+        except KeyError:  # one was deleted: self.weight raises AttributeError, as before
+            weight, bias = self.weight, self.bias
+        return F.linear(input, weight, bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
