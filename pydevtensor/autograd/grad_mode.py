@@ -24,14 +24,18 @@ class _GradMode:
         _C._set_grad_enabled(self._prev)
         return False
 
-    def _fresh(self):
-        return type(self)()
-
     def __call__(self, fn):
+        # the mode each call sets and the one it restores are the call's own locals
+        # (reentrant, thread-safe), without a context object per call (optimizer steps)
+        mode, set_mode = self._mode, _C._set_grad_enabled
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with self._fresh():
+            prev = set_mode(mode)
+            try:
                 return fn(*args, **kwargs)
+            finally:
+                set_mode(prev)
 
         return wrapper
 
@@ -100,9 +104,6 @@ class set_grad_enabled(_GradMode):
 
     def __enter__(self):
         return self
-
-    def _fresh(self):
-        return set_grad_enabled(self._mode)
 
     def __call__(self, fn):
         _C._set_grad_enabled(self._prev)  # as a decorator, the call above was not meant
