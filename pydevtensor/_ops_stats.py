@@ -219,18 +219,29 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 _Tensor, _classify = _C.Tensor, _C._classify
 
 
-def _float_class(input, op, integers, composed):
-    """isnan, isinf or isfinite where the kernel (pydevtensor._C._classify, one pass
-    from the bits, tried first by each of them) did not answer: for integers and bools
-    the constant `integers`, for floats composed(input)."""
-    _tensor_arg(input, op)
-    if not input.is_floating_point():
-        make = _C.ones if integers else _C.zeros
-        return make(tuple(input.shape), dtype=_C.bool, device=input.device)
-    return composed(input)
+def _float_class(op, which, integers, composed, doc):
+    """isnan (which 0), isinf (1) or isfinite (2) as a function: a float tensor on the
+    CPU goes to the kernel (pydevtensor._C._classify, one pass from the bits) with no
+    helper frame on the way; integers and bools give the constant `integers`; other
+    floats composed(input)."""
+    def classify(input):
+        if type(input) is _Tensor:
+            fast = _classify(input, which)
+            if fast is not None:
+                return fast
+        _tensor_arg(input, op)
+        if not input.is_floating_point():
+            make = _C.ones if integers else _C.zeros
+            return make(tuple(input.shape), dtype=_C.bool, device=input.device)
+        return composed(input)
+
+    classify.__name__ = classify.__qualname__ = op
+    classify.__doc__ = doc
+    return classify
 
 
-def isnan(input):
+isnan = _float_class(
+    "isnan", 0, False, lambda x: x != x,
     """Where input is NaN (never for integers and bool).
 
     Parameters
@@ -247,15 +258,10 @@ def isnan(input):
     --------
     >>> pydevtensor.isnan(pydevtensor.tensor([1., float("nan")]))
     tensor([False,  True])
-    """
-    if type(input) is _Tensor:  # a float tensor on the CPU: the kernel, at once
-        fast = _classify(input, 0)
-        if fast is not None:
-            return fast
-    return _float_class(input, "isnan", False, lambda x: x != x)
+    """)
 
-
-def isinf(input):
+isinf = _float_class(
+    "isinf", 1, False, lambda x: x.abs() == math.inf,
     """Where input is +inf or -inf.
 
     Parameters
@@ -272,15 +278,10 @@ def isinf(input):
     --------
     >>> pydevtensor.isinf(pydevtensor.tensor([1., float("inf"), float("nan")]))
     tensor([False,  True, False])
-    """
-    if type(input) is _Tensor:  # a float tensor on the CPU: the kernel, at once
-        fast = _classify(input, 1)
-        if fast is not None:
-            return fast
-    return _float_class(input, "isinf", False, lambda x: x.abs() == math.inf)
+    """)
 
-
-def isfinite(input):
+isfinite = _float_class(
+    "isfinite", 2, True, lambda x: (x - x) == 0,
     """Where input is neither NaN nor infinite.
 
     Parameters
@@ -297,12 +298,7 @@ def isfinite(input):
     --------
     >>> pydevtensor.isfinite(pydevtensor.tensor([1., float("inf"), float("nan")]))
     tensor([ True, False, False])
-    """
-    if type(input) is _Tensor:  # a float tensor on the CPU: the kernel, at once
-        fast = _classify(input, 2)
-        if fast is not None:
-            return fast
-    return _float_class(input, "isfinite", True, lambda x: (x - x) == 0)
+    """)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
