@@ -397,7 +397,7 @@ def expand(input, *sizes):
 
 
 def expand_as(input, other):
-    """input expanded to other's shape: ``input.expand(other.shape)``.
+    """A copy of input with its rows (dim 0) in reverse order: ``flip(input, [0])``.
 
     Parameters
     ----------
@@ -554,7 +554,7 @@ def fliplr(input):
 
 
 def flipud(input):
-    """input expanded to other's shape: ``input.expand(other.shape)``.
+    """A copy of input with its rows (dim 0) in reverse order: ``flip(input, [0])``.
 
     Parameters
     ----------
