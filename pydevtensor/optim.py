@@ -34,6 +34,8 @@ from . import _C
 from .autograd.grad_mode import no_grad as _no_grad
 
 _C_no_grad = _no_grad()
+# Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
+_IN_PLACE = (_C.float32, _C.float64)
 
 __all__ = ["Adam", "Optimizer", "SGD"]
 
@@ -278,12 +280,16 @@ class SGD(Optimizer):
 
     @_C_no_grad
     def step(self) -> None:
-        """One update of every parameter, all or nothing: every new momentum buffer and
-        every update is computed first (this is what can run out of memory), then all
-        are committed, with in-place subtractions and assignments that allocate
-        nothing.  An OutOfMemoryError on the last parameter thus leaves every parameter
-        and every buffer as it was.  The price is holding the updates (and the new
-        buffers, with momentum) of all parameters at once.
+        """One update of every parameter, all or nothing: whatever needs memory (the
+        first step's momentum buffers, the weight decay's term, updates of float16
+        and bfloat16 parameters) is computed for every parameter first, then every
+        parameter is committed by in-place ops that allocate nothing.  An
+        OutOfMemoryError on the last parameter thus leaves every parameter and
+        every buffer as it was.  For float32 and float64 parameters without weight
+        decay, the buffer's ``momentum * buf + d`` and ``p -= lr * buf`` are each
+        one pass over memory, in place, with PyTorch's rounding (the product
+        rounded first: Note [add with alpha] in csrc/core/pdt_elementwise.c), and
+        the step needs no memory at all once the buffers exist.
 
         Returns
         -------
@@ -299,24 +305,36 @@ class SGD(Optimizer):
         >>> w.data
         tensor([0.8000, 1.6000])
         """
-        pending = []  # (param data, update, momentum state or None, new buffer)
+        pending = []  # (p, data, d, buffer updated in place or None, buffer, m, lr, update)
         for group in self.param_groups:
             lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
             for p, data, d in _decayed_grads(group["params"], wd, "SGD"):
-                state = buf = None
+                in_place = data.dtype in _IN_PLACE and d.dtype == data.dtype
+                old = buf = None
                 if momentum != 0:
-                    state = self.state.get(id(p), {})
-                    old = state.get("momentum_buffer")
-                    buf = d.clone() if old is None else old.mul(momentum).add_(d)
-                    d = buf
-                update = d.mul(lr)  # p -= lr * d, as sub_(d, alpha=lr) would compute it
-                if update.dtype != data.dtype:
-                    update = update.to(dtype=data.dtype)
-                pending.append((p, data, update, buf))
-        for p, data, update, buf in pending:  # nothing below allocates
+                    old = self.state.get(id(p), {}).get("momentum_buffer")
+                    if old is None:
+                        buf = d.clone()
+                    elif (in_place and old.dtype == data.dtype and old.shape == data.shape
+                          and old.device == data.device):
+                        buf = old  # momentum * old + d, in place below
+                    else:
+                        buf, old = old.mul(momentum).add_(d), None
+                update = None
+                if not in_place:  # p -= lr * d, as sub_(d, alpha=lr) would compute it
+                    update = (d if buf is None else buf).mul(lr)
+                    if update.dtype != data.dtype:
+                        update = update.to(dtype=data.dtype)
+                pending.append((p, data, d, old, buf, momentum, lr, update))
+        for p, data, d, old, buf, momentum, lr, update in pending:  # nothing allocates
+            if old is not None:
+                _C.add(d, old, alpha=momentum, out=old)
             if buf is not None:
                 self.state.setdefault(id(p), {})["momentum_buffer"] = buf
-            data.sub_(update)
+            if update is None:
+                data.sub_(d if buf is None else buf, alpha=lr)
+            else:
+                data.sub_(update)
 
 
 class Adam(Optimizer):

@@ -23,33 +23,78 @@ def params_with_grads():
     return ps
 
 
-@pytest.mark.parametrize("kw", [{}, {"momentum": 0.9}, {"momentum": 0.9, "weight_decay": 0.1}])
-def test_sgd_step_out_of_memory_on_the_third_parameter_changes_nothing(kw):
+def sgd_rule(before, bufs, kw):
+    """PyTorch's rule for one step with gradients of ones (float64), from the
+    parameters and momentum buffers (by id, or empty) before it."""
+    lr, m, wd = 0.5, kw.get("momentum", 0.0), kw.get("weight_decay", 0.0)
+    out = []
+    for k, b in before:
+        d = 1.0 + wd * b
+        if m and k in bufs:
+            d = m * bufs[k] + d
+        out.append(b - lr * d)
+    return out
+
+
+# Each case needs memory in the step: the first step's momentum buffers, the weight
+# decay's term, or float16 updates (computed in float32, then cast).
+@pytest.mark.parametrize("kw,first,dtype", [
+    ({"momentum": 0.9}, True, "float32"),
+    ({"momentum": 0.9, "weight_decay": 0.1}, False, "float32"),
+    ({"weight_decay": 0.1}, True, "float32"),
+    ({}, True, "float16"),
+    ({"momentum": 0.9}, False, "float16"),
+])
+def test_sgd_step_out_of_memory_on_the_third_parameter_changes_nothing(kw, first, dtype):
     ps = params_with_grads()
+    if dtype != "float32":
+        ps = [nn.Parameter(p.data.to(dtype=getattr(pdt, dtype))) for p in ps]
+        for p in ps:
+            p.grad = pdt.ones(*p.shape, dtype=p.dtype)
     opt = optim.SGD(ps, lr=0.5, **kw)
-    if kw:
+    if not first:
         opt.step()  # momentum buffers exist: the failing step must keep them as they are
-    before = [p.data.numpy().copy() for p in ps]
-    bufs = {k: v["momentum_buffer"].numpy().copy() for k, v in opt.state.items()}
-    config.set_memory_limit("cpu", pdt.memory_allocated("cpu") + 2**20)  # < the 4 MiB one
+    before = [(id(p), p.data.numpy().astype(np.float64)) for p in ps]
+    bufs = {k: v["momentum_buffer"].numpy().astype(np.float64) for k, v in opt.state.items()}
+    config.set_memory_limit("cpu", pdt.memory_allocated("cpu") + 2**19)  # < the big one's need
     try:
         with pytest.raises(pdt.OutOfMemoryError):
             opt.step()
     finally:
         config.set_memory_limit("cpu", None)
-    for p, b in zip(ps, before):
-        np.testing.assert_array_equal(p.data.numpy(), b)
+    for p, (_, b) in zip(ps, before):
+        np.testing.assert_array_equal(p.data.numpy(), b.astype(dtype))
     assert set(opt.state) == set(bufs)
     for k, b in bufs.items():
-        np.testing.assert_array_equal(opt.state[k]["momentum_buffer"].numpy(), b)
+        np.testing.assert_array_equal(opt.state[k]["momentum_buffer"].numpy(), b.astype(dtype))
     # and the same step, once memory is there, is PyTorch's rule
     opt.step()
-    lr, m, wd = 0.5, kw.get("momentum", 0.0), kw.get("weight_decay", 0.0)
-    for p, b, k in zip(ps, before, [id(p) for p in ps]):
-        d = 1.0 + wd * b
-        if m:
-            d = m * bufs[k] + d
-        np.testing.assert_allclose(p.data.numpy(), b - lr * d, rtol=1e-6)
+    tol = 1e-6 if dtype == "float32" else 2e-3
+    for p, want in zip(ps, sgd_rule(before, bufs, kw)):
+        np.testing.assert_allclose(p.data.numpy().astype(np.float64), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("kw", [{}, {"momentum": 0.9}])
+def test_sgd_step_of_float32_needs_no_memory_once_buffers_exist(kw):
+    # Note [add with alpha]: without weight decay, a float32 step commits in place
+    # (the buffer's momentum * buf + d, then p -= lr * buf), so it runs at a memory
+    # limit of exactly what is allocated, and allocates nothing.
+    ps = params_with_grads()
+    opt = optim.SGD(ps, lr=0.5, **kw)
+    opt.step()
+    before = [(id(p), p.data.numpy().astype(np.float64)) for p in ps]
+    bufs = {k: v["momentum_buffer"].numpy().astype(np.float64) for k, v in opt.state.items()}
+    held = {k: v["momentum_buffer"] for k, v in opt.state.items()}
+    allocated = pdt.memory_allocated("cpu")
+    config.set_memory_limit("cpu", allocated)
+    try:
+        opt.step()
+    finally:
+        config.set_memory_limit("cpu", None)
+    assert pdt.memory_allocated("cpu") == allocated
+    assert all(opt.state[k]["momentum_buffer"] is t for k, t in held.items())  # in place
+    for p, want in zip(ps, sgd_rule(before, bufs, kw)):
+        np.testing.assert_allclose(p.data.numpy().astype(np.float64), want, rtol=1e-6)
 
 
 def test_module_to_out_of_memory_leaves_the_model_on_its_device():

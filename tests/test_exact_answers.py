@@ -94,6 +94,73 @@ def test_alpha_must_fit_the_result_dtype(device):
         [True, True]
 
 
+def _rounded_first(a, b, alpha, sign, dt):
+    """a + sign * (b * alpha) in NumPy, the product rounded to dt first; and whether
+    a fused multiply-add (the product exact, one rounding) would differ somewhere."""
+    prod = (b.astype(dt) * dt(alpha)).astype(dt)
+    want = (a.astype(dt) + prod) if sign > 0 else (a.astype(dt) - prod)
+    wide = np.longdouble if dt is np.float64 else np.float64
+    fused = (a.astype(wide) + sign * b.astype(wide) * wide(dt(alpha))).astype(dt)
+    return want, bool(np.any(fused != want))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "broadcast", "into_input",
+                                    "into_other", "strided_out", "threads"])
+def test_alpha_rounds_the_product_first_in_every_layout(device, dtype, layout):
+    # Note [add with alpha]: p.sub_(buf, alpha=lr) is one pass on the CPU, the
+    # product rounded before the op, as the two ops in turn give; the data is chosen
+    # so that a fused multiply-add would differ from that in some elements.
+    dt = getattr(np, dtype)
+    rng = np.random.default_rng(7)
+    n = 70_001 if layout == "threads" else 24  # above the pool's 65,536
+    a = rng.standard_normal((n, 3)).astype(dt)
+    b = rng.standard_normal((n, 3)).astype(dt)
+    alpha = 0.1 + 2.0 ** -20
+    for name, sign in (("add", 1), ("sub", -1)):
+        ta, tb = pdt.from_numpy(a.copy()).to(device), pdt.from_numpy(b.copy()).to(device)
+        fn = getattr(pdt, name)
+        if layout in ("contiguous", "threads"):
+            got, (want, fused_differs) = fn(ta, tb, alpha=alpha), _rounded_first(a, b, alpha, sign, dt)
+        elif layout == "transposed":
+            got = fn(ta.t(), tb.t(), alpha=alpha)
+            want, fused_differs = _rounded_first(a.T, b.T, alpha, sign, dt)
+        elif layout == "broadcast":
+            got = fn(ta, tb[0], alpha=alpha)
+            want, fused_differs = _rounded_first(a, np.broadcast_to(b[0], a.shape), alpha, sign, dt)
+        elif layout == "into_input":
+            assert getattr(ta, name + "_")(tb, alpha=alpha) is ta
+            got = ta
+            want, fused_differs = _rounded_first(a, b, alpha, sign, dt)
+        elif layout == "into_other":  # an optimizer's buf = grad + momentum * buf
+            assert fn(ta, tb, alpha=alpha, out=tb) is tb
+            got = tb
+            want, fused_differs = _rounded_first(a, b, alpha, sign, dt)
+        else:
+            out = pdt.zeros(n, 6, dtype=getattr(pdt, dtype), device=device)[:, ::2]
+            fn(ta, tb, alpha=alpha, out=out)
+            got = out
+            want, fused_differs = _rounded_first(a, b, alpha, sign, dt)
+        assert fused_differs, "the data must tell a fused multiply-add apart"
+        np.testing.assert_array_equal(host(got), want, err_msg=f"{name} {layout} on {device}")
+
+
+def test_alpha_with_half_and_mixed_operands(device):
+    # float16 operands compute in float32 and round once at the end; an int32
+    # other is cast to the float32 result first.
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal(1000).astype(np.float16)
+    b = rng.standard_normal(1000).astype(np.float16)
+    got = pdt.add(pdt.from_numpy(a).to(device), pdt.from_numpy(b).to(device), alpha=0.3)
+    want = (a.astype(np.float32) + b.astype(np.float32) * np.float32(0.3)).astype(np.float16)
+    assert got.dtype == pdt.float16
+    np.testing.assert_array_equal(host(got), want)
+    i = rng.integers(-1000, 1000, 1000).astype(np.int32)
+    x = rng.standard_normal(1000).astype(np.float32)
+    got = pdt.sub(pdt.from_numpy(x).to(device), pdt.from_numpy(i).to(device), alpha=0.3)
+    np.testing.assert_array_equal(host(got), x - i.astype(np.float32) * np.float32(0.3))
+
+
 def int_elements(dtype):
     if dtype == "bool":
         return st.booleans()

@@ -187,6 +187,15 @@ typedef struct pdt_backend {
      * the bits of casting the mask first, without its temporary (Note [a float
      * times a mask] in pdt_elementwise.c).  0: the core casts it first. */
     int binary_mul_mask;
+    /* out = a op (b * alpha) for op PDT_OP_ADD or PDT_OP_SUB: a and b tensors of
+     * out's dtype, float32 or float64, broadcast to out's shape (any strides; out
+     * may be a or b, the core copies an operand that partly overlaps out); alpha
+     * in that dtype.  b * alpha is rounded to the dtype before the op (no fused
+     * multiply-add), so the bits are those of the scaled temporary the core
+     * forms without it (Note [add with alpha] in pdt_elementwise.c).  May be
+     * NULL. */
+    pdt_status (*binary_scaled)(pdt_binary_op op, const pdt_tensor *out, const pdt_tensor *a,
+                                const pdt_tensor *b, pdt_scalar alpha);
     /* out = op(x) elementwise, same shape and dtype; lo/hi for PDT_OP_CLAMP:
      * both given, in x's dtype (f for floating dtypes, i for integers, which
      * the core has already saturated to the dtype's range; ignored for bool),

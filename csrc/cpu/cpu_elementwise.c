@@ -647,6 +647,52 @@ pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a
     return PDT_OK;
 }
 
+/* a op (b * alpha), the product rounded to T first (Note [add with alpha] in
+ * pdt_elementwise.c; this file is built with -ffp-contract=off); extra: alpha
+ * as a T. */
+#define SCALED_ROW(NAME, T, OP)                                                                    \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        const T alpha = *(const T *)extra;                                                         \
+        if (so == sizeof(T) && sa == sizeof(T) && sb == sizeof(T)) {                               \
+            T *po = (T *)o;                                                                        \
+            const T *pa = (const T *)a, *pb = (const T *)b;                                        \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T s = pb[i] * alpha;                                                               \
+                po[i] = pa[i] OP s;                                                                \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            T s = *(const T *)(b + i * sb) * alpha;                                                \
+            *(T *)(o + i * so) = *(const T *)(a + i * sa) OP s;                                    \
+        }                                                                                          \
+    }
+SCALED_ROW(add_scaled_f32, float, +)
+SCALED_ROW(sub_scaled_f32, float, -)
+SCALED_ROW(add_scaled_f64, double, +)
+SCALED_ROW(sub_scaled_f64, double, -)
+
+pdt_status pdt_cpu_binary_scaled(pdt_binary_op op, const pdt_tensor *out, const pdt_tensor *a,
+                                 const pdt_tensor *b, pdt_scalar alpha)
+{
+    const int f32 = out->dtype == PDT_FLOAT32, sub = op == PDT_OP_SUB;
+    if ((op != PDT_OP_ADD && !sub) || (!f32 && out->dtype != PDT_FLOAT64))
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "add or sub with alpha: op %d on %s on the CPU",
+                        (int)op, pdt_dtype_name(out->dtype));
+    scalar_slot s;
+    scalar_store(out->dtype, alpha, &s);
+    const pdt_tensor *ops[3] = {out, a, b};
+    ew_job job;
+    job.fn = f32 ? (sub ? sub_scaled_f32 : add_scaled_f32)
+                 : (sub ? sub_scaled_f64 : add_scaled_f64);
+    job.extra = &s;
+    job_init(&job, out, ops);
+    job_run(&job, pdt_tensor_numel(out), EW_GRAIN);
+    return PDT_OK;
+}
+
 /* The clamp bounds as two elements of x's dtype, as the clamp rows read them
  * (the core has resolved missing bounds and saturated integer ones). */
 typedef union clamp_bounds {

@@ -13,6 +13,8 @@ void pdt_cpu_copy_strided(const pdt_tensor *dst, const pdt_tensor *src);
 
 /* cpu_elementwise.c */
 pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);
+pdt_status pdt_cpu_binary_scaled(pdt_binary_op op, const pdt_tensor *out, const pdt_tensor *a,
+                                 const pdt_tensor *b, pdt_scalar alpha);
 pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, pdt_scalar lo,
                          pdt_scalar hi);
 /* cpu_reduce.c */

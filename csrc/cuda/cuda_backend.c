@@ -756,6 +756,7 @@ const pdt_backend pdt_cuda_backend = {
     .arange = cuda_arange,
     .random = cuda_random,
     .binary = pdt_cuda_binary,
+    .binary_scaled = pdt_cuda_binary_scaled,
     .unary = pdt_cuda_unary,
     .reduce = pdt_cuda_reduce,
     .gemm = pdt_cuda_gemm,

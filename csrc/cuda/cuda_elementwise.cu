@@ -16,7 +16,9 @@
  *   - strided: anything else, through a by-value layout (shape and strides,
  *              innermost first, dims merged where every operand allows) with
  *              32-bit index math when numel < 2^31.
- * Scalars travel by value in the kernel arguments, never through memory.
+ * Scalars travel by value in the kernel arguments, never through memory.  Add
+ * and sub with alpha (a op b * alpha, float32 and float64) have kernels of
+ * their own, contig and strided, whose product is __fmul_rn's or __dmul_rn's.
  *
  * The element functions are the CPU backend's (cpu_elementwise.c), written a
  * second time for the device: Python's floor division and remainder, integer
@@ -390,7 +392,70 @@ __global__ void unary_strided_kernel(un_args<T> p, layout<2> L, I n)
     }
 }
 
+/* a op (b * k) for add and sub with alpha (Note [add with alpha] in
+ * pdt_elementwise.c): the product rounded first.  __fmul_rn and __dmul_rn are
+ * never merged into a multiply-add (CUDA C++ Programming Guide, "Intrinsic
+ * Functions"), so these are the CPU's bits whatever nvcc's --fmad. */
+template <typename T> struct scaled_args {
+    T *out;
+    const T *a, *b;
+    T k;
+    int sub;
+    PDT_KERNEL_POINTERS(out, a, b)
+};
+
+template <typename T> __device__ __forceinline__ T add_scaled(T x, T y, T k, int sub)
+{
+    T s;
+    if constexpr (sizeof(T) == 4)
+        s = __fmul_rn(y, k);
+    else
+        s = __dmul_rn(y, k);
+    return sub ? x - s : x + s;
+}
+
+template <typename T> __global__ void scaled_contig_kernel(scaled_args<T> p, uint64_t n)
+{
+    for (uint64_t i = gs_first<uint64_t>(); i < n; i += gs_step<uint64_t>())
+        p.out[i] = add_scaled<T>(p.a[i], p.b[i], p.k, p.sub);
+}
+
+template <typename T>
+__global__ void scaled_strided_kernel(scaled_args<T> p, layout<3> L, uint64_t n)
+{
+    for (uint64_t i = gs_first<uint64_t>(); i < n; i += gs_step<uint64_t>()) {
+        int64_t off[3];
+        offsets_of<3, uint64_t>(L, i, off);
+        p.out[off[0]] = add_scaled<T>(p.a[off[1]], p.b[off[2]], p.k, p.sub);
+    }
+}
+
 /* ------------------------------------------------------------ launches */
+
+template <typename T>
+cudaError_t launch_scaled(int sub, const pdt_tensor *out, const pdt_tensor *a, const pdt_tensor *b,
+                          pdt_scalar alpha, cudaStream_t stream)
+{
+    scaled_args<T> p;
+    p.out = (T *)pdt_tensor_ptr(out);
+    p.a = (const T *)pdt_tensor_ptr(a);
+    p.b = (const T *)pdt_tensor_ptr(b);
+    p.k = alpha.is_float ? (T)alpha.f : (T)alpha.i;
+    p.sub = sub;
+    const pdt_tensor *ops[3] = {out, a, b};
+    layout<3> L;
+    const bool contiguous = make_layout<3>(out, ops, &L) != 0;
+    uint64_t n = 1;
+    for (int d = 0; d < out->ndim; d++)
+        n *= (uint64_t)out->shape[d];
+    if (contiguous)
+        PDT_LAUNCH((scaled_contig_kernel<T>), (grid_for<scaled_contig_kernel<T>>(n)), kThreads, 0,
+                   stream, p, n);
+    else
+        PDT_LAUNCH((scaled_strided_kernel<T>), (grid_for<scaled_strided_kernel<T>>(n)), kThreads, 0,
+                   stream, p, L, n);
+    return cudaGetLastError();
+}
 
 bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
@@ -560,10 +625,26 @@ bool unary_pair_supported(int op, pdt_dtype d)
            unary_supported(op, d);
 }
 
-} // namespace
+/* Runs launch(stream) on the device's stream, under the device guard (Note
+ * [device guard] in cuda_ops.h).  Note [stale CUDA errors] (cuda_kernels.cu):
+ * the last error is cleared before the launch, so that an error left by other
+ * code is not reported as ours.  what: the launch's name in an error message. */
+template <typename F> pdt_status on_stream(int index, const char *what, F launch)
+{
+    cudaStream_t stream;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    pdt_status st = pdt_cuda_stream(&g, index, &stream);
+    if (st == PDT_OK) {
+        (void)cudaGetLastError();
+        const cudaError_t err = launch(stream);
+        if (err != cudaSuccess)
+            st = pdt_cuda_fail(err, what, __FILE__, __LINE__);
+    }
+    pdt_cuda_guard_exit(&g);
+    return st;
+}
 
-/* Note [stale CUDA errors] (cuda_kernels.cu): the last error is cleared before
- * each launch, so that an error left by other code is not reported as ours. */
+} // namespace
 
 extern "C" pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a,
                                       pdt_operand b)
@@ -572,23 +653,31 @@ extern "C" pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, p
     if (!binary_pair_supported(op, d))
         return pdt_fail(PDT_ERR_UNSUPPORTED, "binary op %d is not implemented for %s on CUDA",
                         (int)op, pdt_dtype_name(d));
-    cudaStream_t stream;
-    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT; /* Note [device guard] in cuda_ops.h */
-    pdt_status st = pdt_cuda_stream(&g, out->device.index, &stream);
-    if (st != PDT_OK)
-        goto fail;
-    (void)cudaGetLastError();
-    switch (d) {
-    case PDT_BOOL: PDT_CUDA_CHECK(binary_by_op<PDT_BOOL>(op, out, a, b, stream)); break;
-    case PDT_INT32: PDT_CUDA_CHECK(binary_by_op<PDT_INT32>(op, out, a, b, stream)); break;
-    case PDT_INT64: PDT_CUDA_CHECK(binary_by_op<PDT_INT64>(op, out, a, b, stream)); break;
-    case PDT_FLOAT32: PDT_CUDA_CHECK(binary_by_op<PDT_FLOAT32>(op, out, a, b, stream)); break;
-    case PDT_FLOAT64: PDT_CUDA_CHECK(binary_by_op<PDT_FLOAT64>(op, out, a, b, stream)); break;
-    default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
-    }
-fail:
-    pdt_cuda_guard_exit(&g);
-    return st;
+    return on_stream(out->device.index, "the binary op's kernel", [&](cudaStream_t s) {
+        switch (d) {
+        case PDT_BOOL: return binary_by_op<PDT_BOOL>(op, out, a, b, s);
+        case PDT_INT32: return binary_by_op<PDT_INT32>(op, out, a, b, s);
+        case PDT_INT64: return binary_by_op<PDT_INT64>(op, out, a, b, s);
+        case PDT_FLOAT32: return binary_by_op<PDT_FLOAT32>(op, out, a, b, s);
+        case PDT_FLOAT64: return binary_by_op<PDT_FLOAT64>(op, out, a, b, s);
+        default: return cudaSuccess; /* float16, bfloat16: computed in float32 (pdt_half.h) */
+        }
+    });
+}
+
+extern "C" pdt_status pdt_cuda_binary_scaled(pdt_binary_op op, const pdt_tensor *out,
+                                             const pdt_tensor *a, const pdt_tensor *b,
+                                             pdt_scalar alpha)
+{
+    const pdt_dtype d = out->dtype;
+    if ((op != PDT_OP_ADD && op != PDT_OP_SUB) || (d != PDT_FLOAT32 && d != PDT_FLOAT64))
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "add or sub with alpha: op %d on %s on CUDA", (int)op,
+                        pdt_dtype_name(d));
+    const int sub = op == PDT_OP_SUB;
+    return on_stream(out->device.index, "the scaled add's kernel", [&](cudaStream_t s) {
+        return d == PDT_FLOAT32 ? launch_scaled<float>(sub, out, a, b, alpha, s)
+                                : launch_scaled<double>(sub, out, a, b, alpha, s);
+    });
 }
 
 extern "C" pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x,
@@ -597,21 +686,14 @@ extern "C" pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, con
     if (!unary_pair_supported(op, x->dtype))
         return pdt_fail(PDT_ERR_UNSUPPORTED, "unary op %d is not implemented for %s on CUDA",
                         (int)op, pdt_dtype_name(x->dtype));
-    cudaStream_t stream;
-    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT; /* Note [device guard] in cuda_ops.h */
-    pdt_status st = pdt_cuda_stream(&g, out->device.index, &stream);
-    if (st != PDT_OK)
-        goto fail;
-    (void)cudaGetLastError();
-    switch (x->dtype) {
-    case PDT_BOOL: PDT_CUDA_CHECK(unary_by_op<PDT_BOOL>(op, out, x, lo, hi, stream)); break;
-    case PDT_INT32: PDT_CUDA_CHECK(unary_by_op<PDT_INT32>(op, out, x, lo, hi, stream)); break;
-    case PDT_INT64: PDT_CUDA_CHECK(unary_by_op<PDT_INT64>(op, out, x, lo, hi, stream)); break;
-    case PDT_FLOAT32: PDT_CUDA_CHECK(unary_by_op<PDT_FLOAT32>(op, out, x, lo, hi, stream)); break;
-    case PDT_FLOAT64: PDT_CUDA_CHECK(unary_by_op<PDT_FLOAT64>(op, out, x, lo, hi, stream)); break;
-    default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
-    }
-fail:
-    pdt_cuda_guard_exit(&g);
-    return st;
+    return on_stream(out->device.index, "the unary op's kernel", [&](cudaStream_t s) {
+        switch (x->dtype) {
+        case PDT_BOOL: return unary_by_op<PDT_BOOL>(op, out, x, lo, hi, s);
+        case PDT_INT32: return unary_by_op<PDT_INT32>(op, out, x, lo, hi, s);
+        case PDT_INT64: return unary_by_op<PDT_INT64>(op, out, x, lo, hi, s);
+        case PDT_FLOAT32: return unary_by_op<PDT_FLOAT32>(op, out, x, lo, hi, s);
+        case PDT_FLOAT64: return unary_by_op<PDT_FLOAT64>(op, out, x, lo, hi, s);
+        default: return cudaSuccess; /* float16, bfloat16: computed in float32 (pdt_half.h) */
+        }
+    });
 }

@@ -76,6 +76,8 @@ pdt_status pdt_cuda_stream(pdt_cuda_guard *g, int logical, cudaStream_t *stream)
 
 /* cuda_elementwise.cu */
 pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);
+pdt_status pdt_cuda_binary_scaled(pdt_binary_op op, const pdt_tensor *out, const pdt_tensor *a,
+                                  const pdt_tensor *b, pdt_scalar alpha);
 pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x,
                           pdt_scalar lo, pdt_scalar hi);
 /* cuda_reduce.cu */
