@@ -432,6 +432,49 @@ def test_arithmetic_is_exact_at_every_level(dtype, level_restored):
                     assert same.all(), f"{sym} case {k} at level {level}"
 
 
+def _extreme_ref(x, y, largest):
+    """PyTorch's maximum/minimum element by element: a NaN in x, else a NaN in y, is
+    the result (its payload kept); of two equal values (+0 and -0), x."""
+    better = (x < y) if largest else (y < x)
+    return np.where(np.isnan(x), x, np.where(np.isnan(y), y, np.where(better, y, x)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_maximum_and_minimum_at_every_level(dtype, level_restored):
+    """maximum and minimum of contiguous rows run the level's kernels (compares and
+    blends): the bits of the scalar rule at every level, the strided loop's too, with
+    NaNs of two payloads (x's wins) and zeros of both signs (x wins a tie)."""
+    rng = np.random.default_rng(6)
+    n = 4099
+    a = rng.standard_normal(n).astype(dtype)
+    b = rng.standard_normal(n).astype(dtype)
+    u = f"u{a.itemsize}"
+    nan1, nan2 = (np.array([0x7fc00001, 0x7fc00002], np.uint32).view(np.float32)
+                  if dtype == "float32" else
+                  np.array([0x7ff8000000000001, 0x7ff8000000000002], np.uint64).view(np.float64))
+    a[::7], b[::11] = nan1, nan2
+    a[1::13], b[1::13] = 0.0, -0.0
+    a[2::13], b[2::13] = -0.0, 0.0
+    b[3::17] = a[3::17]
+    s = dtype == "float32" and np.float32(0.25) or np.float64(0.25)
+    for level in LEVELS:
+        _C._cpu_simd_level(level)
+        for name, largest in (("maximum", True), ("minimum", False)):
+            f = getattr(pdt, name)
+            ta, tb = pdt.tensor(a), pdt.tensor(b)
+            t = ta.clone()
+            f(t, tb, out=t)
+            u2 = tb.clone()
+            f(ta, u2, out=u2)
+            cases = [(f(ta, tb), a, b), (f(ta[::3], tb[::3]), a[::3], b[::3]),
+                     (f(ta, pdt.tensor(s)), a, np.full(n, s)),
+                     (f(pdt.tensor(s), tb), np.full(n, s), b), (t, a, b), (u2, a, b)]
+            for k, (got, x, y) in enumerate(cases):
+                want = _extreme_ref(x, y, largest)
+                assert (np.asarray(got).view(u) == want.view(u)).all(), \
+                    f"{name} case {k} at level {level}"
+
+
 # float32 powers to a scalar exponent (Note [float32 powers] in csrc/cpu/cpu_vpow.h):
 # correctly rounded but in cases too rare to meet here, so within half an ulp of the
 # float64 power (whose own error adds 1e-6 here; measured 0.49999966), the same bits at

@@ -104,10 +104,6 @@ FLOAT_DIVMOD(f64, double, )
 INT_DIVMOD_POW(i32, int32_t, uint32_t)
 INT_DIVMOD_POW(i64, int64_t, uint64_t)
 
-/* maximum/minimum: a NaN in either input is the result (PyTorch). */
-#define NAN_MAX(x, y) ((x) != (x) ? (x) : (y) != (y) ? (y) : (x) < (y) ? (y) : (x))
-#define NAN_MIN(x, y) ((x) != (x) ? (x) : (y) != (y) ? (y) : (y) < (x) ? (y) : (x))
-
 /* ---- row kernels ---- */
 
 /* o: (n,) of O with byte stride so; a, b: (n,) of T with byte strides sa, sb
@@ -162,8 +158,8 @@ typedef void (*ew_row_fn)(char *o, int64_t so, const char *a, int64_t sa, const 
 /* float +, -, *, / and the comparisons: contiguous rows (and a scalar with
  * one) go to the kernels of the dispatch level (cpu_vmath.h), the strided ones
  * to the loops above.  O: the output's element type. */
-#define DISPATCHED_ROW(NAME, T, O, OP)                                                             \
-    BINARY_ROW(NAME##_strided, T, O, x OP y)                                                       \
+#define DISPATCHED_ROW(NAME, T, O, EXPR)                                                           \
+    BINARY_ROW(NAME##_strided, T, O, EXPR)                                                         \
     static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
                      int64_t n, const void *extra)                                                 \
     {                                                                                              \
@@ -234,19 +230,21 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
 #define POW_ROW_f64 BINARY_ROW(pow_row_f64, double, double, pow(x, y))
 
 #define FLOAT_BINARY_ROWS(SN, T, F)                                                                \
-    DISPATCHED_ROW(add_##SN, T, T, +)                                                              \
-    DISPATCHED_ROW(sub_##SN, T, T, -)                                                              \
-    DISPATCHED_ROW(mul_##SN, T, T, *)                                                              \
-    DISPATCHED_ROW(div_##SN, T, T, /)                                                              \
-    DISPATCHED_ROW(eq_##SN, T, uint8_t, ==)                                                        \
-    DISPATCHED_ROW(ne_##SN, T, uint8_t, !=)                                                        \
-    DISPATCHED_ROW(lt_##SN, T, uint8_t, <)                                                         \
-    DISPATCHED_ROW(le_##SN, T, uint8_t, <=)                                                        \
-    DISPATCHED_ROW(gt_##SN, T, uint8_t, >)                                                         \
-    DISPATCHED_ROW(ge_##SN, T, uint8_t, >=)                                                        \
+    DISPATCHED_ROW(add_##SN, T, T, PDT_ADD(x, y))                                                  \
+    DISPATCHED_ROW(sub_##SN, T, T, PDT_SUB(x, y))                                                  \
+    DISPATCHED_ROW(mul_##SN, T, T, PDT_MUL(x, y))                                                  \
+    DISPATCHED_ROW(div_##SN, T, T, PDT_DIV(x, y))                                                  \
+    DISPATCHED_ROW(maximum_##SN, T, T, PDT_MAXIMUM(x, y))                                          \
+    DISPATCHED_ROW(minimum_##SN, T, T, PDT_MINIMUM(x, y))                                          \
+    DISPATCHED_ROW(eq_##SN, T, uint8_t, x == y)                                                    \
+    DISPATCHED_ROW(ne_##SN, T, uint8_t, x != y)                                                    \
+    DISPATCHED_ROW(lt_##SN, T, uint8_t, x < y)                                                     \
+    DISPATCHED_ROW(le_##SN, T, uint8_t, x <= y)                                                    \
+    DISPATCHED_ROW(gt_##SN, T, uint8_t, x > y)                                                     \
+    DISPATCHED_ROW(ge_##SN, T, uint8_t, x >= y)                                                    \
     BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
     BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
-    POW_ROW_##SN BINARY_ROW(max_##SN, T, T, NAN_MAX(x, y)) BINARY_ROW(min_##SN, T, T, NAN_MIN(x, y))
+    POW_ROW_##SN
 FLOAT_BINARY_ROWS(f32, float, f)
 FLOAT_BINARY_ROWS(f64, double, )
 
@@ -304,8 +302,8 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_FLOOR_DIV] = ROWS_NUM(floordiv_row),
     [PDT_OP_REMAINDER] = ROWS_NUM(remainder_row),
     [PDT_OP_POW] = ROWS_NUM(pow_row),
-    [PDT_OP_MAXIMUM] = ROWS_5(or_bool, max_i32, max_i64, max_f32, max_f64),
-    [PDT_OP_MINIMUM] = ROWS_5(and_bool, min_i32, min_i64, min_f32, min_f64),
+    [PDT_OP_MAXIMUM] = ROWS_5(or_bool, max_i32, max_i64, maximum_f32, maximum_f64),
+    [PDT_OP_MINIMUM] = ROWS_5(and_bool, min_i32, min_i64, minimum_f32, minimum_f64),
     [PDT_OP_EQ] = ROWS_ALL(eq),
     [PDT_OP_NE] = ROWS_ALL(ne),
     [PDT_OP_LT] = ROWS_ALL(lt),

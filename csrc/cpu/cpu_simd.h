@@ -38,6 +38,15 @@ typedef int64_t (*pdt_vr_arg_f64)(const double *x, int64_t n);
 /* o[i] = a[i] op b[i] over contiguous rows; mode 1: a is one value (a[0]
  * for every i), 2: b is.  o may be a or b.  cpu_vmath.h. */
 typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int mode);
+/* The float binary rows' expressions, shared with cpu_elementwise.c's strided
+ * rows.  maximum/minimum: a NaN in either input is the result, x's first
+ * (PyTorch); of two zeros, x. */
+#define PDT_ADD(x, y) ((x) + (y))
+#define PDT_SUB(x, y) ((x) - (y))
+#define PDT_MUL(x, y) ((x) * (y))
+#define PDT_DIV(x, y) ((x) / (y))
+#define PDT_MAXIMUM(x, y) ((x) != (x) ? (x) : (y) != (y) ? (y) : (x) < (y) ? (y) : (x))
+#define PDT_MINIMUM(x, y) ((x) != (x) ? (x) : (y) != (y) ? (y) : (y) < (x) ? (y) : (x))
 
 /* o[i] = f(a[i]) over contiguous rows, o may be a: neg, abs, sqrt and relu of
  * float32 and float64 at the level's width.  Their expressions are these,
@@ -73,6 +82,7 @@ typedef void (*pdt_vmask_row)(char *o, const char *a, const uint8_t *m, int64_t 
 
 typedef struct pdt_cpu_simd_table {
     pdt_vb_row add_f32, sub_f32, mul_f32, div_f32, add_f64, sub_f64, mul_f64, div_f64;
+    pdt_vb_row maximum_f32, minimum_f32, maximum_f64, minimum_f64;
     /* the comparisons, into bool bytes (o: n bytes) */
     pdt_vb_row eq_f32, ne_f32, lt_f32, le_f32, gt_f32, ge_f32;
     pdt_vb_row eq_f64, ne_f64, lt_f64, le_f64, gt_f64, ge_f64;

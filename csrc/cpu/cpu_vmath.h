@@ -303,63 +303,70 @@ static inline float VM(sincosf)(float x, int want_cos)
 /* The core copies an input that partly overlaps the output, so o is either
  * exactly a or b, or apart from both: restrict says so, and the loops need no
  * run-time overlap checks. */
-#define VB_ROW(NAME, T, OP)                                                                        \
+#define VB_ROW(NAME, T, E)                                                                         \
     static void VM(NAME)(char *o, const char *a, const char *b, int64_t n, int mode)               \
     {                                                                                              \
         T *const po = (T *)o;                                                                      \
         const T *const pa = (const T *)a, *const pb = (const T *)b;                                \
         if (mode == 0 && po == pa && po == pb) {                                                   \
             for (int64_t i = 0; i < n; i++)                                                        \
-                po[i] = po[i] OP po[i];                                                            \
+                po[i] = E(po[i], po[i]);                                                           \
         } else if (mode == 0 && po == pa) {                                                        \
             T *restrict p = po;                                                                    \
             const T *restrict y = pb;                                                              \
             for (int64_t i = 0; i < n; i++)                                                        \
-                p[i] = p[i] OP y[i];                                                               \
+                p[i] = E(p[i], y[i]);                                                              \
         } else if (mode == 0 && po == pb) {                                                        \
             T *restrict p = po;                                                                    \
             const T *restrict x = pa;                                                              \
             for (int64_t i = 0; i < n; i++)                                                        \
-                p[i] = x[i] OP p[i];                                                               \
+                p[i] = E(x[i], p[i]);                                                              \
         } else if (mode == 0) {                                                                    \
             T *restrict p = po;                                                                    \
             const T *restrict x = pa, *restrict y = pb;                                            \
             for (int64_t i = 0; i < n; i++)                                                        \
-                p[i] = x[i] OP y[i];                                                               \
+                p[i] = E(x[i], y[i]);                                                              \
         } else if (mode == 1) {                                                                    \
             const T x = pa[0];                                                                     \
             if (po == pb) {                                                                        \
                 T *restrict p = po;                                                                \
                 for (int64_t i = 0; i < n; i++)                                                    \
-                    p[i] = x OP p[i];                                                              \
+                    p[i] = E(x, p[i]);                                                             \
             } else {                                                                               \
                 T *restrict p = po;                                                                \
                 const T *restrict y = pb;                                                          \
                 for (int64_t i = 0; i < n; i++)                                                    \
-                    p[i] = x OP y[i];                                                              \
+                    p[i] = E(x, y[i]);                                                             \
             }                                                                                      \
         } else {                                                                                   \
             const T y = pb[0];                                                                     \
             if (po == pa) {                                                                        \
                 T *restrict p = po;                                                                \
                 for (int64_t i = 0; i < n; i++)                                                    \
-                    p[i] = p[i] OP y;                                                              \
+                    p[i] = E(p[i], y);                                                             \
             } else {                                                                               \
                 T *restrict p = po;                                                                \
                 const T *restrict x = pa;                                                          \
                 for (int64_t i = 0; i < n; i++)                                                    \
-                    p[i] = x[i] OP y;                                                              \
+                    p[i] = E(x[i], y);                                                             \
             }                                                                                      \
         }                                                                                          \
     }
-VB_ROW(add_f32, float, +)
-VB_ROW(sub_f32, float, -)
-VB_ROW(mul_f32, float, *)
-VB_ROW(div_f32, float, /)
-VB_ROW(add_f64, double, +)
-VB_ROW(sub_f64, double, -)
-VB_ROW(mul_f64, double, *)
-VB_ROW(div_f64, double, /)
+VB_ROW(add_f32, float, PDT_ADD)
+VB_ROW(sub_f32, float, PDT_SUB)
+VB_ROW(mul_f32, float, PDT_MUL)
+VB_ROW(div_f32, float, PDT_DIV)
+VB_ROW(add_f64, double, PDT_ADD)
+VB_ROW(sub_f64, double, PDT_SUB)
+VB_ROW(mul_f64, double, PDT_MUL)
+VB_ROW(div_f64, double, PDT_DIV)
+/* maximum and minimum: NaN-propagating selects that vectorise as compares and
+ * blends (at the baseline level, and-or masks); the row loop over 1e4 float32
+ * took 2.7 us, NumPy's 1.5 */
+VB_ROW(maximum_f32, float, PDT_MAXIMUM)
+VB_ROW(minimum_f32, float, PDT_MINIMUM)
+VB_ROW(maximum_f64, double, PDT_MAXIMUM)
+VB_ROW(minimum_f64, double, PDT_MINIMUM)
 
 /* The six comparisons of contiguous float rows into bool bytes (mode as for
  * VB_ROW: 1, a is one value; 2, b is); the output never overlaps a float
@@ -603,6 +610,10 @@ VM_SINCOS_ROW(cos_row, 1, cosf)
 
 const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .add_f32 = VM(add_f32),
+    .maximum_f32 = VM(maximum_f32),
+    .minimum_f32 = VM(minimum_f32),
+    .maximum_f64 = VM(maximum_f64),
+    .minimum_f64 = VM(minimum_f64),
     .sub_f32 = VM(sub_f32),
     .mul_f32 = VM(mul_f32),
     .div_f32 = VM(div_f32),
