@@ -352,21 +352,18 @@ static inline float VM(sincosf)(float x, int want_cos)
             }                                                                                      \
         }                                                                                          \
     }
-VB_ROW(add_f32, float, PDT_ADD)
-VB_ROW(sub_f32, float, PDT_SUB)
-VB_ROW(mul_f32, float, PDT_MUL)
-VB_ROW(div_f32, float, PDT_DIV)
-VB_ROW(add_f64, double, PDT_ADD)
-VB_ROW(sub_f64, double, PDT_SUB)
-VB_ROW(mul_f64, double, PDT_MUL)
-VB_ROW(div_f64, double, PDT_DIV)
 /* maximum and minimum: NaN-propagating selects that vectorise as compares and
  * blends (at the baseline level, and-or masks); the row loop over 1e4 float32
  * took 2.7 us, NumPy's 1.5 */
-VB_ROW(maximum_f32, float, PDT_MAXIMUM)
-VB_ROW(minimum_f32, float, PDT_MINIMUM)
-VB_ROW(maximum_f64, double, PDT_MAXIMUM)
-VB_ROW(minimum_f64, double, PDT_MINIMUM)
+#define VB_ROWS(SN, T)                                                                             \
+    VB_ROW(add_##SN, T, PDT_ADD)                                                                   \
+    VB_ROW(sub_##SN, T, PDT_SUB)                                                                   \
+    VB_ROW(mul_##SN, T, PDT_MUL)                                                                   \
+    VB_ROW(div_##SN, T, PDT_DIV)                                                                   \
+    VB_ROW(maximum_##SN, T, PDT_MAXIMUM)                                                           \
+    VB_ROW(minimum_##SN, T, PDT_MINIMUM)
+VB_ROWS(f32, float)
+VB_ROWS(f64, double)
 
 /* The six comparisons of contiguous float rows into bool bytes (mode as for
  * VB_ROW: 1, a is one value; 2, b is); the output never overlaps a float
