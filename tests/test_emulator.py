@@ -189,6 +189,36 @@ def test_pool_accounting_runs_out_of_memory_and_recovers():
                            str(CUDA_ERROR_MEMORY_ALLOCATION), "0", str(64 << 20)]
 
 
+def test_a_stream_reuses_what_it_freed_before_reaching_the_free():
+    # Note [emulated pools]: bytes given to cudaFreeAsync are reusable at once by the
+    # same stream's allocations (its order puts them after the free), not by another
+    # stream's until the free has run.  Streams here run only when waited on, so
+    # without the reuse 700 allocations of 2 MiB filled a 64 MiB device.
+    rc, out, err = run("""
+        s = ctypes.c_void_p(); s2 = ctypes.c_void_p(); p = ctypes.c_void_p()
+        assert rt.cudaStreamCreateWithFlags(ctypes.byref(s), 1) == 0
+        assert rt.cudaStreamCreateWithFlags(ctypes.byref(s2), 1) == 0
+        churn = [rt.cudaMallocAsync(ctypes.byref(p), ctypes.c_size_t(2 << 20), s)
+                 + rt.cudaFreeAsync(p, s) for _ in range(700)]
+        assert rt.cudaMallocAsync(ctypes.byref(p), ctypes.c_size_t(48 << 20), s) == 0
+        rt.cudaFreeAsync(p, s)            # not reached: s has not run
+        other = rt.cudaMallocAsync(ctypes.byref(p), ctypes.c_size_t(48 << 20), s2)
+        rt.cudaGetLastError()
+        same = rt.cudaMallocAsync(ctypes.byref(p), ctypes.c_size_t(48 << 20), s)
+        print(sum(churn), other, same)""", memory_mb=64)
+    assert rc == 0, err
+    assert out.split() == ["0", str(CUDA_ERROR_MEMORY_ALLOCATION), "0"]
+
+
+def test_freeing_twice_before_the_stream_reaches_the_free_is_caught():
+    aborts("""
+        s = ctypes.c_void_p(); p = ctypes.c_void_p()
+        assert rt.cudaStreamCreateWithFlags(ctypes.byref(s), 1) == 0
+        assert rt.cudaMallocAsync(ctypes.byref(p), ctypes.c_size_t(64), s) == 0
+        rt.cudaFreeAsync(p, s)
+        rt.cudaFreeAsync(p, s)""", "must not be freed twice", "before its stream-ordered free ran")
+
+
 def test_memcpy_kind_must_match_the_pointers():
     aborts("""
         d = ctypes.c_void_p(); h = ctypes.create_string_buffer(64)
