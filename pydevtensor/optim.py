@@ -225,6 +225,16 @@ def _nonnegative(value, name, where):
     return float(value)
 
 
+def _apart(x, y):
+    """Whether x and y are contiguous and their memory is either apart or the same, so
+    that an in-place op of one on the other neither copies nor allocates."""
+    if not (x.is_contiguous() and y.is_contiguous()):
+        return False
+    a, b = x.data_ptr(), y.data_ptr()
+    na, nb = x.numel() * x.element_size(), y.numel() * y.element_size()
+    return a + na <= b or b + nb <= a or (a == b and na == nb)
+
+
 def _decayed_grads(params, wd, where):
     """(p, p.data, grad + wd * p) for each parameter with a gradient."""
     for p in params:
@@ -309,20 +319,22 @@ class SGD(Optimizer):
         for group in self.param_groups:
             lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
             for p, data, d in _decayed_grads(group["params"], wd, "SGD"):
-                in_place = data.dtype in _IN_PLACE and d.dtype == data.dtype
+                in_place = data.dtype in _IN_PLACE and d.dtype == data.dtype and _apart(d, data)
                 old = buf = None
                 if momentum != 0:
                     old = self.state.get(id(p), {}).get("momentum_buffer")
                     if old is None:
                         buf = d.clone()
                     elif (in_place and old.dtype == data.dtype and old.shape == data.shape
-                          and old.device == data.device):
+                          and old.device == data.device and _apart(old, d)
+                          and _apart(old, data)):
                         buf = old  # momentum * old + d, in place below
                     else:
                         buf, old = old.mul(momentum).add_(d), None
+                step = d if buf is None else buf
                 update = None
-                if not in_place:  # p -= lr * d, as sub_(d, alpha=lr) would compute it
-                    update = (d if buf is None else buf).mul(lr)
+                if not (in_place and step.dtype == data.dtype):
+                    update = step.mul(lr)  # p -= lr * d, as sub_(d, alpha=lr) computes it
                     if update.dtype != data.dtype:
                         update = update.to(dtype=data.dtype)
                 pending.append((p, data, d, old, buf, momentum, lr, update))

@@ -37,15 +37,20 @@ def sgd_rule(before, bufs, kw):
 
 
 # Each case needs memory in the step: the first step's momentum buffers, the weight
-# decay's term, or float16 updates (computed in float32, then cast).
-@pytest.mark.parametrize("kw,first,dtype", [
-    ({"momentum": 0.9}, True, "float32"),
-    ({"momentum": 0.9, "weight_decay": 0.1}, False, "float32"),
-    ({"weight_decay": 0.1}, True, "float32"),
-    ({}, True, "float16"),
-    ({"momentum": 0.9}, False, "float16"),
+# decay's term, float16 updates (computed in float32, then cast), or a momentum buffer
+# the user replaced with one that cannot be updated in place (a stride-0 view, or
+# float64 for a float32 parameter): its new buffer is computed apart, first.
+@pytest.mark.parametrize("kw,first,dtype,replace", [
+    ({"momentum": 0.9}, True, "float32", None),
+    ({"momentum": 0.9, "weight_decay": 0.1}, False, "float32", None),
+    ({"weight_decay": 0.1}, True, "float32", None),
+    ({}, True, "float16", None),
+    ({"momentum": 0.9}, False, "float16", None),
+    ({"momentum": 0.9}, False, "float32", "expanded"),
+    ({"momentum": 0.9}, False, "float32", "float64"),
 ])
-def test_sgd_step_out_of_memory_on_the_third_parameter_changes_nothing(kw, first, dtype):
+def test_sgd_step_out_of_memory_on_the_third_parameter_changes_nothing(kw, first, dtype,
+                                                                        replace):
     ps = params_with_grads()
     if dtype != "float32":
         ps = [nn.Parameter(p.data.to(dtype=getattr(pdt, dtype))) for p in ps]
@@ -54,6 +59,11 @@ def test_sgd_step_out_of_memory_on_the_third_parameter_changes_nothing(kw, first
     opt = optim.SGD(ps, lr=0.5, **kw)
     if not first:
         opt.step()  # momentum buffers exist: the failing step must keep them as they are
+    if replace == "expanded":
+        opt.state[id(ps[2])]["momentum_buffer"] = pdt.full((1,), 0.25).expand(*ps[2].shape)
+    elif replace == "float64":
+        opt.state[id(ps[2])]["momentum_buffer"] = pdt.full(ps[2].shape, 0.25,
+                                                           dtype=pdt.float64)
     before = [(id(p), p.data.numpy().astype(np.float64)) for p in ps]
     bufs = {k: v["momentum_buffer"].numpy().astype(np.float64) for k, v in opt.state.items()}
     config.set_memory_limit("cpu", pdt.memory_allocated("cpu") + 2**19)  # < the big one's need
@@ -134,3 +144,21 @@ def test_module_double_out_of_memory_keeps_every_dtype():
     finally:
         config.set_memory_limit("cpu", None)
     assert {p.dtype for p in net.parameters()} == {pdt.float32}
+
+
+def test_sgd_with_a_float64_buffer_for_a_float32_parameter_rounds_the_update_first():
+    # A buffer of another dtype is never updated in place: the new buffer is
+    # momentum * buf + d in its dtype, the update lr * buf is cast to the parameter's
+    # dtype, then subtracted (PyTorch's rule, as before the in-place path existed).
+    rng = np.random.default_rng(3)
+    w, g = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
+    b = rng.standard_normal(1000)
+    p = nn.Parameter(pdt.from_numpy(w.copy()))
+    p.grad = pdt.from_numpy(g.copy())
+    opt = optim.SGD([p], lr=0.05, momentum=0.9)
+    opt.state[id(p)] = {"momentum_buffer": pdt.from_numpy(b.copy())}
+    opt.step()
+    new_buf = b * 0.9 + g.astype(np.float64)
+    want = w - (new_buf * 0.05).astype(np.float32)
+    np.testing.assert_array_equal(opt.state[id(p)]["momentum_buffer"].numpy(), new_buf)
+    np.testing.assert_array_equal(p.data.numpy(), want)

@@ -145,6 +145,31 @@ def test_alpha_rounds_the_product_first_in_every_layout(device, dtype, layout):
         np.testing.assert_array_equal(host(got), want, err_msg=f"{name} {layout} on {device}")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_alpha_special_values_match_the_two_ops_in_turn(device, dtype):
+    # Every pair of special operands (NaN, +-inf, +-0, subnormals, the largest
+    # finite value) with special alphas (0, -0, inf, NaN, one whose product
+    # overflows, one whose product is subnormal): the values of b * alpha rounded,
+    # then the op; a NaN's payload may differ (Note [add with alpha]).
+    dt = getattr(np, dtype)
+    fi = np.finfo(dt)
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, fi.smallest_subnormal,
+                         -fi.smallest_subnormal, fi.max, -fi.max, 1.0, -2.5], dtype=dt)
+    a = np.repeat(specials, len(specials))
+    b = np.tile(specials, len(specials))
+    ta, tb = pdt.from_numpy(a).to(device), pdt.from_numpy(b).to(device)
+    for alpha in (0.0, -0.0, math.inf, math.nan, float(fi.max), float(fi.smallest_subnormal),
+                  -3.0):
+        for name, sign in (("add", 1), ("sub", -1)):
+            with np.errstate(all="ignore"):
+                prod = b * dt(alpha)
+                want = a + prod if sign > 0 else a - prod
+            got = host(getattr(pdt, name)(ta, tb, alpha=alpha))
+            same = (got.view(f"u{got.itemsize}") == want.view(f"u{want.itemsize}")) | (
+                np.isnan(got) & np.isnan(want))
+            assert same.all(), (name, alpha, a[~same], b[~same], got[~same], want[~same])
+
+
 def test_alpha_with_half_and_mixed_operands(device):
     # float16 operands compute in float32 and round once at the end; an int32
     # other is cast to the float32 result first.

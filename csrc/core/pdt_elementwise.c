@@ -532,9 +532,12 @@ pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
  * where add_ took 11.  A backend with binary_scaled does the multiply and the op
  * in one pass, element by element: the product is rounded to the dtype before
  * the op (the CPU's build has -ffp-contract=off, so no fused multiply-add), which
- * gives the bits of the three passes.  It is used for float32 and float64 compute
- * dtypes (float16 and bfloat16 results compute in float32) when input is a
- * tensor; integers, bool, and a scalar input keep the temporary. */
+ * gives the bits of the three passes, save a NaN's payload: where both sides of
+ * the op are NaN, which one's comes out is the compiler's choice (it may swap
+ * the operands of an addition), as it is between devices.  It is used for
+ * float32 and float64 compute dtypes (float16 and bfloat16 results compute in
+ * float32) when input is a tensor; integers, bool, and a scalar input keep the
+ * temporary. */
 
 /* alpha converted to the compute dtype c, after PyTorch's alpha_check: a bool
  * alpha only for a bool result, a float alpha only for a floating one, and an
