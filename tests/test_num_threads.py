@@ -110,3 +110,24 @@ print(p.get_num_threads(), len(bad))
 def test_the_pool_hands_off_right_with_every_wait_policy(env):
     out = _run(_HANDOFF, OMP_NUM_THREADS="3", **env)
     assert out == ["3", "0"]
+
+
+_POWERS_IN_A_LOOP = """
+import numpy as np, pydevtensor as p
+rng = np.random.default_rng(4)
+xs = [rng.random(n, dtype=np.float32) * 4 for n in (1025, 3000, 8001)]
+p.set_num_threads(1)
+ref = [(p.from_numpy(x) ** 1.7).numpy().copy() for x in xs]
+p.set_num_threads(3)
+bad = 0
+for _ in range(20):  # calls within a millisecond: the hot grain (Note [the hot grain])
+    for x, r in zip(xs, ref):
+        bad += int(((p.from_numpy(x) ** 1.7).numpy() != r).sum())
+print(bad)
+"""
+
+
+def test_powers_in_a_loop_split_over_threads_give_one_threads_bits():
+    # Mid-sized powers in a loop split over the pool (1,025 elements and up): every
+    # element is computed as on one thread, whatever the split.
+    assert _run(_POWERS_IN_A_LOOP, OMP_NUM_THREADS="3") == ["0"]
