@@ -112,22 +112,24 @@ def test_the_pool_hands_off_right_with_every_wait_policy(env):
     assert out == ["3", "0"]
 
 
-_POWERS_IN_A_LOOP = """
+_COSTLY_OPS_IN_A_LOOP = """
 import numpy as np, pydevtensor as p
 rng = np.random.default_rng(4)
-xs = [rng.random(n, dtype=np.float32) * 4 for n in (1025, 3000, 8001)]
+xs = [rng.random(n, dtype=np.float32) * 4 for n in (1025, 2049, 3000, 8001)]
+ops = [lambda t: t ** 1.7, p.exp, p.tanh, p.log, p.sin, p.sigmoid]
 p.set_num_threads(1)
-ref = [(p.from_numpy(x) ** 1.7).numpy().copy() for x in xs]
+ref = [[f(p.from_numpy(x)).numpy().copy() for x in xs] for f in ops]
 p.set_num_threads(3)
 bad = 0
-for _ in range(20):  # calls within a millisecond: the hot grain (Note [the hot grain])
-    for x, r in zip(xs, ref):
-        bad += int(((p.from_numpy(x) ** 1.7).numpy() != r).sum())
+for _ in range(10):  # calls within a millisecond: the hot grain (Note [the hot grain])
+    for f, refs in zip(ops, ref):
+        for x, r in zip(xs, refs):
+            bad += int((f(p.from_numpy(x)).numpy() != r).sum())
 print(bad)
 """
 
 
-def test_powers_in_a_loop_split_over_threads_give_one_threads_bits():
-    # Mid-sized powers in a loop split over the pool (1,025 elements and up): every
-    # element is computed as on one thread, whatever the split.
-    assert _run(_POWERS_IN_A_LOOP, OMP_NUM_THREADS="3") == ["0"]
+def test_costly_ops_in_a_loop_split_over_threads_give_one_threads_bits():
+    # Mid-sized powers (from 1,024 elements) and exp, tanh, log, sin, sigmoid (from
+    # 2,048) in a loop split over the pool: every element as on one thread.
+    assert _run(_COSTLY_OPS_IN_A_LOOP, OMP_NUM_THREADS="3") == ["0"]

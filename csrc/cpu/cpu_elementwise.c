@@ -39,7 +39,9 @@
  * ops of costly_unary, and powers) splits at an eighth of that. */
 #define EW_GRAIN 32768
 #define EW_GRAIN_COSTLY (EW_GRAIN / 8)
-#define EW_GRAIN_POW_HOT 512 /* powers in a loop: Note [the hot grain] in cpu_parallel.c */
+/* in a loop (Note [the hot grain] in cpu_parallel.c): costly ops split from twice these */
+#define EW_GRAIN_COSTLY_HOT 1024
+#define EW_GRAIN_POW_HOT 512
 
 /* ---- element functions that are more than an operator ---- */
 
@@ -576,17 +578,18 @@ static void job_run(ew_job *job, int64_t numel, int64_t grain)
         pdt_cpu_parallel_for(numel, grain, job_run_range, job);
 }
 
-/* job_run for powers (Note [float32 powers] in cpu_vpow.h: 2 to 2.5 ns an element on
- * one core at AVX-512, where NumPy's float32 lanes take 1.3): split at EW_GRAIN_POW_HOT
- * in a loop (Note [the hot grain] in cpu_parallel.c); x ** 1.7 of 3,000 and 8,000
- * float32 6.3 -> 3.6 us and 16.3 -> 8.6 (NumPy 4.4 and 10.1).  Splitting 1,000 in two
- * took 3.0 us against 2.3 on one thread. */
-static void job_run_pow(ew_job *job, int64_t numel)
+/* job_run with the smaller hot_grain when the op comes in a loop (Note [the hot grain]
+ * in cpu_parallel.c), for compute-bound rows: powers (2 to 2.5 ns an element on one
+ * core at AVX-512, Note [float32 powers] in cpu_vpow.h; x ** 1.7 of 3,000 and 8,000
+ * float32 6.3 -> 3.6 us and 16.3 -> 8.6, NumPy 4.4 and 10.1; splitting 1,000 in two
+ * took 3.0 us against 2.3) and costly_unary's ops (4,000 float32: exp 2.04 -> 1.38 us,
+ * tanh 2.37 -> 1.53, log 1.71 -> 1.21, sigmoid 3.12 -> 1.93; NumPy's tanh 1.88). */
+static void job_run_hot(ew_job *job, int64_t numel, int64_t grain, int64_t hot_grain)
 {
-    if (numel < 2 * EW_GRAIN_POW_HOT)
+    if (numel < 2 * hot_grain)
         job_run_range(0, numel, job);
     else
-        pdt_cpu_parallel_for_hot(numel, EW_GRAIN_COSTLY, EW_GRAIN_POW_HOT, job_run_range, job);
+        pdt_cpu_parallel_for_hot(numel, grain, hot_grain, job_run_range, job);
 }
 
 static int costly_unary(pdt_unary_op op)
@@ -656,7 +659,7 @@ pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a
      * times exp's): not streamed, and split at costly_unary's grain */
     job.stream &= op != PDT_OP_POW;
     if (op == PDT_OP_POW)
-        job_run_pow(&job, pdt_tensor_numel(out));
+        job_run_hot(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_POW_HOT);
     else
         job_run(&job, pdt_tensor_numel(out), EW_GRAIN);
     return PDT_OK;
@@ -751,6 +754,9 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
     job_init(&job, out, ops);
     job.base[2] = &unused;
     job.stream &= !costly_unary(op); /* compute-bound: exp of 1e8 ran 10-20% slower streamed */
-    job_run(&job, pdt_tensor_numel(out), costly_unary(op) ? EW_GRAIN_COSTLY : EW_GRAIN);
+    if (costly_unary(op))
+        job_run_hot(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_COSTLY_HOT);
+    else
+        job_run(&job, pdt_tensor_numel(out), EW_GRAIN);
     return PDT_OK;
 }
