@@ -39,7 +39,8 @@
  * ops of costly_unary, and powers) splits at an eighth of that. */
 #define EW_GRAIN 32768
 #define EW_GRAIN_COSTLY (EW_GRAIN / 8)
-/* in a loop (Note [the hot grain] in cpu_parallel.c): costly ops split from twice these */
+/* in a loop (Note [the hot grain] in cpu_parallel.c; job_run) */
+#define EW_GRAIN_HOT 16384
 #define EW_GRAIN_COSTLY_HOT 1024
 #define EW_GRAIN_POW_HOT 512
 
@@ -570,21 +571,18 @@ static void job_run_range(int64_t begin, int64_t end, void *ctx)
     }
 }
 
-static void job_run(ew_job *job, int64_t numel, int64_t grain)
-{
-    if (numel < 2 * grain)
-        job_run_range(0, numel, job);
-    else
-        pdt_cpu_parallel_for(numel, grain, job_run_range, job);
-}
-
-/* job_run with the smaller hot_grain when the op comes in a loop (Note [the hot grain]
- * in cpu_parallel.c), for compute-bound rows: powers (2 to 2.5 ns an element on one
- * core at AVX-512, Note [float32 powers] in cpu_vpow.h; x ** 1.7 of 3,000 and 8,000
- * float32 6.3 -> 3.6 us and 16.3 -> 8.6, NumPy 4.4 and 10.1; splitting 1,000 in two
- * took 3.0 us against 2.3) and costly_unary's ops (4,000 float32: exp 2.04 -> 1.38 us,
- * tanh 2.37 -> 1.53, log 1.71 -> 1.21, sigmoid 3.12 -> 1.93; NumPy's tanh 1.88). */
-static void job_run_hot(ew_job *job, int64_t numel, int64_t grain, int64_t hot_grain)
+/* Runs the job over its numel elements: on this thread below twice hot_grain, else
+ * split over the pool at `grain`, or at the smaller hot_grain when the op comes in a
+ * loop (Note [the hot grain] in cpu_parallel.c).  In a loop the split pays from:
+ * - EW_GRAIN_HOT for the cheap ops: add of 33,000 / 60,000 float32 3.9 / 7.3 us on
+ *   one thread (NumPy 3.9 / 7.2), 2.4 / 3.8 split; maximum of 60,000 8.4 -> 4.3;
+ * - EW_GRAIN_COSTLY_HOT for costly_unary's ops: 4,000 float32 exp 2.04 -> 1.38 us,
+ *   tanh 2.37 -> 1.53 (NumPy 1.88), log 1.71 -> 1.21, sigmoid 3.12 -> 1.93;
+ * - EW_GRAIN_POW_HOT for powers (2 to 2.5 ns an element on one core at AVX-512, Note
+ *   [float32 powers] in cpu_vpow.h): x ** 1.7 of 3,000 and 8,000 float32 6.3 -> 3.6
+ *   us and 16.3 -> 8.6 (NumPy 4.4 and 10.1); splitting 1,000 in two took 3.0 us
+ *   against 2.3. */
+static void job_run(ew_job *job, int64_t numel, int64_t grain, int64_t hot_grain)
 {
     if (numel < 2 * hot_grain)
         job_run_range(0, numel, job);
@@ -659,9 +657,9 @@ pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a
      * times exp's): not streamed, and split at costly_unary's grain */
     job.stream &= op != PDT_OP_POW;
     if (op == PDT_OP_POW)
-        job_run_hot(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_POW_HOT);
+        job_run(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_POW_HOT);
     else
-        job_run(&job, pdt_tensor_numel(out), EW_GRAIN);
+        job_run(&job, pdt_tensor_numel(out), EW_GRAIN, EW_GRAIN_HOT);
     return PDT_OK;
 }
 
@@ -707,7 +705,7 @@ pdt_status pdt_cpu_binary_scaled(pdt_binary_op op, const pdt_tensor *out, const 
                  : (sub ? sub_scaled_f64 : add_scaled_f64);
     job.extra = &s;
     job_init(&job, out, ops);
-    job_run(&job, pdt_tensor_numel(out), EW_GRAIN);
+    job_run(&job, pdt_tensor_numel(out), EW_GRAIN, EW_GRAIN_HOT);
     return PDT_OK;
 }
 
@@ -755,8 +753,8 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
     job.base[2] = &unused;
     job.stream &= !costly_unary(op); /* compute-bound: exp of 1e8 ran 10-20% slower streamed */
     if (costly_unary(op))
-        job_run_hot(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_COSTLY_HOT);
+        job_run(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_COSTLY_HOT);
     else
-        job_run(&job, pdt_tensor_numel(out), EW_GRAIN);
+        job_run(&job, pdt_tensor_numel(out), EW_GRAIN, EW_GRAIN_HOT);
     return PDT_OK;
 }

@@ -509,7 +509,9 @@ static void run_job(int64_t n, int64_t slices, pdt_range_fn fn, void *ctx, int t
  * its last slice, so pdt_cpu_parallel_for_hot takes the small grain when a worker
  * is still spinning, or when the previous call of its own came within that budget
  * (a loop of such ops: the first split wakes the pool, the next find it awake); a
- * lone call keeps the grain of a cold pool.  In a loop, x ** 1.7 of 8,000 float32
+ * lone call keeps the grain of a cold pool, and so does every call while the pool
+ * does not spin (OMP_WAIT_POLICY=passive, or another process wants the cores: Note
+ * [spinning under load]).  In a loop, x ** 1.7 of 8,000 float32
  * took 16.3 us on one thread (NumPy 10.1) and tanh of 4,000 2.37 (NumPy 1.88); split
  * at the hot grain, 8.6 and 1.53 (cpu_elementwise.c's job_run_hot). */
 static atomic_long last_hot_call; /* now_ns() of the latest pdt_cpu_parallel_for_hot */
@@ -525,7 +527,9 @@ void pdt_cpu_parallel_for_hot(int64_t n, int64_t grain, int64_t hot_grain, pdt_r
     if (hot_grain < grain && n < 2 * grain && n >= 2 * hot_grain) {
         long now = now_ns();
         long last = atomic_exchange_explicit(&last_hot_call, now, memory_order_relaxed);
-        if (now - last < PDT_POOL_SPIN_NS || pool_awake())
+        long spin = __atomic_load_n(&P.spin_ns, __ATOMIC_RELAXED);
+        if (spin > 0 && now >= atomic_load_explicit(&P.contended_until, memory_order_relaxed) &&
+            (now - last < spin || pool_awake()))
             grain = hot_grain;
     }
     pdt_cpu_parallel_for(n, grain, fn, ctx);
