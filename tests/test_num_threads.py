@@ -115,8 +115,9 @@ def test_the_pool_hands_off_right_with_every_wait_policy(env):
 _COSTLY_OPS_IN_A_LOOP = """
 import numpy as np, pydevtensor as p
 rng = np.random.default_rng(4)
-xs = [rng.random(n, dtype=np.float32) * 4 for n in (1025, 2049, 3000, 8001)]
-ops = [lambda t: t ** 1.7, p.exp, p.tanh, p.log, p.sin, p.sigmoid]
+xs = [rng.random(n, dtype=np.float32) * 4 for n in (1025, 2049, 3000, 8001, 33000, 60001)]
+ops = [lambda t: t ** 1.7, p.exp, p.tanh, p.log, p.sin, p.cos, p.sigmoid,
+       lambda t: t + 0.5, lambda t: p.maximum(t, t.flip(0)), lambda t: t.sub(t, alpha=0.3)]
 p.set_num_threads(1)
 ref = [[f(p.from_numpy(x)).numpy().copy() for x in xs] for f in ops]
 p.set_num_threads(3)
@@ -130,6 +131,7 @@ print(bad)
 
 
 def test_costly_ops_in_a_loop_split_over_threads_give_one_threads_bits():
-    # Mid-sized powers (from 1,024 elements) and exp, tanh, log, sin, sigmoid (from
-    # 2,048) in a loop split over the pool: every element as on one thread.
+    # Mid-sized powers (from 1,024 elements), exp, tanh, log, sin, cos, sigmoid (from
+    # 2,048) and cheap ops (from 32,768) in a loop split over the pool (Note [the hot
+    # grain]): every element as on one thread.
     assert _run(_COSTLY_OPS_IN_A_LOOP, OMP_NUM_THREADS="3") == ["0"]

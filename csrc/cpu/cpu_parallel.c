@@ -353,7 +353,7 @@ static void after_fork_in_child(void)
     pthread_mutex_init(&P.busy, NULL);
     pthread_cond_init(&P.work_ready, NULL);
     pthread_cond_init(&P.work_done, NULL);
-    P.started = 0;
+    __atomic_store_n(&P.started, 0, __ATOMIC_RELAXED);
     atomic_store(&P.job, 0);
     atomic_store(&P.claim, 0);
     atomic_store(&P.pending, 0);
@@ -413,10 +413,11 @@ static void start_pool(void)
 {
     int omp = omp_num_threads();
     int cores = omp ? omp : pdt_cpu_cores();
-    P.spin_ns = spin_budget();
+    /* started and spin_ns are also read without the lock (pdt_cpu_parallel_for_hot) */
+    __atomic_store_n(&P.spin_ns, spin_budget(), __ATOMIC_RELAXED);
     P.nthreads = 1;
     add_workers(cores < 1 ? 1 : cores);
-    P.started = 1;
+    __atomic_store_n(&P.started, 1, __ATOMIC_RELEASE);
 }
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -505,15 +506,16 @@ static void run_job(int64_t n, int64_t slices, pdt_range_fn fn, void *ctx, int t
  * A row that costs nanoseconds an element (a float32 power: 2 to 2.5 ns at AVX-512)
  * pays for a second thread from a few thousand elements on, but only if the worker
  * is awake: a spinning worker starts its slice in about a microsecond, a sleeping
- * one in about 55 (Note [pool hand-off]).  A worker spins for PDT_POOL_SPIN_NS after
- * its last slice, so pdt_cpu_parallel_for_hot takes the small grain when a worker
- * is still spinning, or when the previous call of its own came within that budget
- * (a loop of such ops: the first split wakes the pool, the next find it awake); a
- * lone call keeps the grain of a cold pool, and so does every call while the pool
- * does not spin (OMP_WAIT_POLICY=passive, or another process wants the cores: Note
- * [spinning under load]).  In a loop, x ** 1.7 of 8,000 float32
- * took 16.3 us on one thread (NumPy 10.1) and tanh of 4,000 2.37 (NumPy 1.88); split
- * at the hot grain, 8.6 and 1.53 (cpu_elementwise.c's job_run_hot). */
+ * one in about 55 (Note [pool hand-off]).  A worker spins for the spin budget (1 ms)
+ * after its last slice, so pdt_cpu_parallel_for_hot takes the small grain when no
+ * worker sleeps, or when the previous call of its own came within that budget (a
+ * loop of such ops: the first split wakes the pool, the next find it awake); a lone
+ * call keeps the grain of a cold pool, and so does every call while the pool does
+ * not spin (OMP_WAIT_POLICY=passive, or another process wants the cores: Note
+ * [spinning under load]).  It starts the pool, so that a process whose ops are all
+ * mid-sized gets there too.  In a loop, x ** 1.7 of 8,000 float32 took 16.3 us on
+ * one thread (NumPy 10.1) and tanh of 4,000 2.37 (NumPy 1.88); split at the hot
+ * grain, 8.6 and 1.53 (cpu_elementwise.c's job_run has the grains). */
 static atomic_long last_hot_call; /* now_ns() of the latest pdt_cpu_parallel_for_hot */
 
 static int pool_awake(void)
@@ -525,6 +527,8 @@ void pdt_cpu_parallel_for_hot(int64_t n, int64_t grain, int64_t hot_grain, pdt_r
                               void *ctx)
 {
     if (hot_grain < grain && n < 2 * grain && n >= 2 * hot_grain) {
+        if (!__atomic_load_n(&P.started, __ATOMIC_ACQUIRE))
+            pdt_cpu_threads(); /* starts the pool */
         long now = now_ns();
         long last = atomic_exchange_explicit(&last_hot_call, now, memory_order_relaxed);
         long spin = __atomic_load_n(&P.spin_ns, __ATOMIC_RELAXED);

@@ -19,12 +19,12 @@ typedef void (*pdt_range_fn)(int64_t begin, int64_t end, void *ctx);
  * the pool is busy run on their own thread). */
 void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx);
 
-/* pdt_cpu_parallel_for with the smaller grain hot_grain while every worker of the pool
- * is awake (working, or spinning after its last slice), as in a loop of ops from
- * Python: a slice then starts within about a microsecond, where waking a sleeping
- * worker costs tens (Note [pool hand-off] in cpu_parallel.c).  For rows that cost
- * nanoseconds an element (powers), whose mid-sized ops would otherwise run on one
- * thread. */
+/* pdt_cpu_parallel_for with the smaller grain hot_grain when the op comes in a loop:
+ * no worker of the pool asleep (each working, or spinning after its last slice), or
+ * the previous such call within the spin budget.  A slice then starts within about a
+ * microsecond, where waking a sleeping worker costs tens; never while the pool does
+ * not spin (Note [the hot grain] in cpu_parallel.c).  For elementwise ops whose
+ * mid-sized calls would otherwise run on one thread. */
 void pdt_cpu_parallel_for_hot(int64_t n, int64_t grain, int64_t hot_grain, pdt_range_fn fn,
                               void *ctx);
 
