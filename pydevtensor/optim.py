@@ -407,10 +407,15 @@ class Adam(Optimizer):
                 state = self.state.get(id(p), {})
                 t = state.get("step", 0) + 1
                 m, v = state.get("exp_avg"), state.get("exp_avg_sq")
-                m = d * (1 - b1) if m is None else m * b1 + d * (1 - b1)
-                v = d * d * (1 - b2) if v is None else v * b2 + d * d * (1 - b2)
-                denom = v.sqrt() / math.sqrt(1 - b2 ** t) + eps
-                update = m / denom * (lr / (1 - b1 ** t))
+                # Each new tensor is made once and then updated in place; the products
+                # by (1 - beta) go through add's alpha (Note [add with alpha]): for
+                # float32 and float64 the bits of m * b1 + d * (1 - b1), and so on, in
+                # fewer passes (a half parameter's product stays in float32).
+                dd = d * d
+                m = d * (1 - b1) if m is None else m.mul(b1).add_(d, alpha=1 - b1)
+                v = dd.mul_(1 - b2) if v is None else v.mul(b2).add_(dd, alpha=1 - b2)
+                denom = v.sqrt().div_(math.sqrt(1 - b2 ** t)).add_(eps)
+                update = (m / denom).mul_(lr / (1 - b1 ** t))
                 pending.append((p, data, update, {"step": t, "exp_avg": m, "exp_avg_sq": v}))
         for p, data, update, new_state in pending:
             self.state[id(p)] = new_state

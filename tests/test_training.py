@@ -10,6 +10,8 @@ training, 1e-10; float32 results with 1e-6 + 1e-5 * |ref|.
 """
 import logging
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -495,6 +497,32 @@ def test_adam_matches_numpy(device, wd, dtype):
         assert_close(p.detach().cpu().numpy(), r, dtype)
     with pytest.raises(ValueError, match="invalid betas"):
         optim.Adam(params, betas=(0.9, 1.0))
+
+
+@pytest.mark.parametrize("wd", [0.0, 0.01])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_adam_in_place_gives_the_bits_of_the_formula(device, wd, dtype):
+    # optim.Adam makes each new tensor once and updates it in place, with add's alpha
+    # for the products by (1 - beta): the same bits as the formula written out of place.
+    rng = np.random.default_rng(12)
+    w = pdt.from_numpy(rng.standard_normal(1000).astype(dtype)).to(device)
+    grads = [pdt.from_numpy(rng.standard_normal(1000).astype(dtype)).to(device)
+             for _ in range(4)]
+    lr, (b1, b2), eps = 0.01, (0.8, 0.99), 1e-6
+    p = nn.Parameter(w.clone())
+    opt = optim.Adam([p], lr=lr, betas=(b1, b2), eps=eps, weight_decay=wd)
+    ref, m, v = w.clone(), None, None
+    for t, g in enumerate(grads, start=1):
+        p.grad = g
+        opt.step()
+        d = g if wd == 0 else g.add(ref, alpha=wd)
+        m = d * (1 - b1) if m is None else m * b1 + d * (1 - b1)
+        v = d * d * (1 - b2) if v is None else v * b2 + d * d * (1 - b2)
+        denom = v.sqrt() / math.sqrt(1 - b2 ** t) + eps
+        ref = ref - m / denom * (lr / (1 - b1 ** t))
+        np.testing.assert_array_equal(p.detach().cpu().numpy(), ref.cpu().numpy())
+        np.testing.assert_array_equal(opt.state[id(p)]["exp_avg_sq"].cpu().numpy(),
+                                      v.cpu().numpy())
 
 
 def test_adam_trains_the_d2l_loop():
