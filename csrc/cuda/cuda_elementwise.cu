@@ -445,9 +445,7 @@ cudaError_t launch_scaled(int sub, const pdt_tensor *out, const pdt_tensor *a, c
     const pdt_tensor *ops[3] = {out, a, b};
     layout<3> L;
     const bool contiguous = make_layout<3>(out, ops, &L) != 0;
-    uint64_t n = 1;
-    for (int d = 0; d < out->ndim; d++)
-        n *= (uint64_t)out->shape[d];
+    const uint64_t n = (uint64_t)pdt_tensor_numel(out);
     if (contiguous)
         PDT_LAUNCH((scaled_contig_kernel<T>), (grid_for<scaled_contig_kernel<T>>(n)), kThreads, 0,
                    stream, p, n);
@@ -484,9 +482,7 @@ cudaError_t launch_binary(const pdt_tensor *out, pdt_operand a, pdt_operand b, c
         const pdt_tensor *ops[3] = {out, a.t, b.t};
         layout<3> L;
         const bool contiguous = make_layout<3>(out, ops, &L) != 0;
-        uint64_t n = 1;
-        for (int d = 0; d < out->ndim; d++)
-            n *= (uint64_t)out->shape[d];
+        const uint64_t n = (uint64_t)pdt_tensor_numel(out);
         const bool aligned = aligned16(p.out) && (!p.a || aligned16(p.a)) &&
                              (!p.b || aligned16(p.b));
         if (contiguous && aligned)
@@ -539,9 +535,7 @@ cudaError_t launch_unary(const pdt_tensor *out, const pdt_tensor *x, pdt_scalar 
         const pdt_tensor *ops[2] = {out, x};
         layout<2> L;
         const bool contiguous = make_layout<2>(out, ops, &L) != 0;
-        uint64_t n = 1;
-        for (int d = 0; d < out->ndim; d++)
-            n *= (uint64_t)out->shape[d];
+        const uint64_t n = (uint64_t)pdt_tensor_numel(out);
         if (contiguous && aligned16(p.out) && aligned16(p.x))
             PDT_LAUNCH((unary_vec_kernel<OP, T>),
                        (grid_for<unary_vec_kernel<OP, T>>(n / (16 / sizeof(T)) + 1)), kThreads, 0,
