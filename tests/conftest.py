@@ -274,6 +274,22 @@ def run_python(code, drop=(), **env):
     return proc.stdout.split()
 
 
+def with_switch_on_then_off(switch):
+    """A function run(fn) that calls fn() with a C path switched on (switch(True)), then
+    off, returns both results and leaves the switch on: for tests that compare a C
+    path with the Python one it replaces."""
+    def run(fn):
+        out = []
+        try:
+            for on in (True, False):
+                switch(on)
+                out.append(fn())
+        finally:
+            switch(True)
+        return out
+    return run
+
+
 @pytest.fixture
 def level_restored():
     """Puts back the CPU's instruction-set level (pydevtensor._C._cpu_simd_level) that a

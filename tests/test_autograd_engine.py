@@ -10,21 +10,13 @@ import pytest
 import pydevtensor as pdt
 from pydevtensor import autograd
 from pydevtensor.autograd import engine
+from conftest import with_switch_on_then_off
 
 
 @pytest.fixture
 def both_engines():
     """Runs a function with the C loop, then the Python one; returns both results."""
-    def run(fn):
-        out = []
-        try:
-            for use_c in (True, False):
-                engine.USE_C = use_c
-                out.append(fn())
-        finally:
-            engine.USE_C = True
-        return out
-    return run
+    return with_switch_on_then_off(lambda on: setattr(engine, "USE_C", on))
 
 
 def bits(t):

@@ -7,21 +7,13 @@ import pytest
 
 import pydevtensor as pdt
 from pydevtensor import _C, autograd
+from conftest import with_switch_on_then_off
 
 
 @pytest.fixture
 def both_recorders():
     """Runs a function with the C recorder on, then off; returns both results."""
-    def run(fn):
-        out = []
-        try:
-            for on in (True, False):
-                autograd._use_c_recorder(on)
-                out.append(fn())
-        finally:
-            autograd._use_c_recorder(True)
-        return out
-    return run
+    return with_switch_on_then_off(autograd._use_c_recorder)
 
 
 def graph(t):
