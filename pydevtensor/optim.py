@@ -315,7 +315,7 @@ class SGD(Optimizer):
         >>> w.data
         tensor([0.8000, 1.6000])
         """
-        pending = []  # (p, data, d, buffer updated in place or None, buffer, m, lr, update)
+        pending = []  # (p, data, d, buffer updated in place or None, buffer, step, m, lr, update)
         for group in self.param_groups:
             lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
             for p, data, d in _decayed_grads(group["params"], wd, "SGD"):
@@ -337,14 +337,14 @@ class SGD(Optimizer):
                     update = step.mul(lr)  # p -= lr * d, as sub_(d, alpha=lr) computes it
                     if update.dtype != data.dtype:
                         update = update.to(dtype=data.dtype)
-                pending.append((p, data, d, old, buf, momentum, lr, update))
-        for p, data, d, old, buf, momentum, lr, update in pending:  # nothing allocates
+                pending.append((p, data, d, old, buf, step, momentum, lr, update))
+        for p, data, d, old, buf, step, momentum, lr, update in pending:  # nothing allocates
             if old is not None:
                 _C.add(d, old, alpha=momentum, out=old)
             if buf is not None:
                 self.state.setdefault(id(p), {})["momentum_buffer"] = buf
             if update is None:
-                data.sub_(d if buf is None else buf, alpha=lr)
+                data.sub_(step, alpha=lr)
             else:
                 data.sub_(update)
 

@@ -159,9 +159,10 @@ typedef void (*ew_row_fn)(char *o, int64_t so, const char *a, int64_t sa, const 
 #define AS_IS(v) (v)
 #define AS_BOOL(v) ((v) != 0)
 
-/* float +, -, *, / and the comparisons: contiguous rows (and a scalar with
- * one) go to the kernels of the dispatch level (cpu_vmath.h), the strided ones
- * to the loops above.  O: the output's element type. */
+/* float +, -, *, /, maximum, minimum and the comparisons: contiguous rows (and a
+ * scalar with one) go to the kernels of the dispatch level (cpu_vmath.h), the
+ * strided ones to the loops above, with the same expressions (cpu_simd.h).  O: the
+ * output's element type. */
 #define DISPATCHED_ROW(NAME, T, O, EXPR)                                                           \
     BINARY_ROW(NAME##_strided, T, O, EXPR)                                                         \
     static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \

@@ -607,10 +607,6 @@ VM_SINCOS_ROW(cos_row, 1, cosf)
 
 const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .add_f32 = VM(add_f32),
-    .maximum_f32 = VM(maximum_f32),
-    .minimum_f32 = VM(minimum_f32),
-    .maximum_f64 = VM(maximum_f64),
-    .minimum_f64 = VM(minimum_f64),
     .sub_f32 = VM(sub_f32),
     .mul_f32 = VM(mul_f32),
     .div_f32 = VM(div_f32),
@@ -618,6 +614,10 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .sub_f64 = VM(sub_f64),
     .mul_f64 = VM(mul_f64),
     .div_f64 = VM(div_f64),
+    .maximum_f32 = VM(maximum_f32),
+    .minimum_f32 = VM(minimum_f32),
+    .maximum_f64 = VM(maximum_f64),
+    .minimum_f64 = VM(minimum_f64),
     .exp_f32 = VM(exp_row),
     .log_f32 = VM(log_row),
     .sigmoid_f32 = VM(sigmoid_row),
