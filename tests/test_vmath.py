@@ -514,6 +514,45 @@ def test_power_levels_agree(level_restored):
                                           outs[LEVELS[0]].view(np.uint32), err_msg=str(y))
 
 
+def test_powers_where_the_evaluation_is_least_exact(level_restored):
+    """Where the double evaluation's error is largest (Note [float32 powers with
+    tables]): bases within a few float32 steps of 1 and on either side of the log
+    tables' interval edges, to large exponents, and results near overflow, underflow
+    and the subnormal range (|y log2 x| near 128 and 149), and exact ties.  Every level
+    gives the bits of the correctly rounded power: within half an ulp of the float64 one,
+    ties to even."""
+    rng = np.random.default_rng(12)
+    near_one = (1.0 + rng.integers(-4000, 4000, 4000) * 2.0**-24).astype(np.float32)
+    nearer = (1.0 + np.arange(-60, 61) * 2.0**-24).astype(np.float32)
+    edges = np.array([0x3F440000 + (j << 19) + d for j in range(17) for d in range(-40, 40)],
+                     np.uint32).view(np.float32)  # z at the 16 intervals' edges
+    wide = (rng.uniform(0.5, 2.0, 4000) * np.exp2(rng.integers(-60, 60, 4000))).astype(np.float32)
+    cases = [(near_one, y) for y in (3e4, -1.5e5)]
+    cases += [(nearer, y) for y in (2.5e6, -9.5e6, 4.1e7)]
+    cases += [(edges, y) for y in (1.7, -2.5, 40.3, -150.7)]
+    # y such that x ** y sweeps through 2^128, 2^-126 and 2^-149 across the sample
+    cases += [(wide, float(y)) for y in (128 / 59.5, -126 / 59.5, -149 / 59.5, 149 / 59.5)]
+    # exact ties: (s^2) ** 1.5 = s^3, for odd s in [257, 321] an odd 25-bit integer,
+    # halfway between two floats (the evaluation alone would round to either side)
+    squares = (np.arange(257, 322, 2, dtype=np.float64) ** 2).astype(np.float32)
+    cases += [(squares, 1.5)]
+    for x, y in cases:
+        y = f32(y)
+        outs = {}
+        for level in LEVELS:
+            _C._cpu_simd_level(level)
+            outs[level] = np.asarray(pdt.tensor(x) ** y)
+        err = ulp_errors(outs[LEVELS[-1]], x, lambda v: np.power(v, y))
+        worst = int(np.argmax(err))
+        assert err[worst] <= POW_BOUND_ULP, f"x ** {y}: {err[worst]:.3f} ulp at x={x[worst]!r}"
+        if x is squares:  # halfway: the even one of the two
+            want = (x.astype(np.float64) ** 1.5).astype(np.float32)
+            np.testing.assert_array_equal(outs[LEVELS[-1]], want)
+        for level in LEVELS[:-1]:
+            np.testing.assert_array_equal(outs[level].view(np.uint32),
+                                          outs[LEVELS[-1]].view(np.uint32), err_msg=f"{y} {level}")
+
+
 @pytest.mark.parametrize("level", LEVELS)
 def test_integer_powers_round_ties_to_even(level, level_restored):
     """Powers that are exact doubles (odd integers cubed past 2^24 fall between floats,
