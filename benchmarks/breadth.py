@@ -28,7 +28,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from .scaling import _time, run_worker
+from .scaling import _adapter, _time, run_worker, settle
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (10**3, 10**5, 10**6)
@@ -160,6 +160,7 @@ def _cases(lib):
 
 def worker(lib, sizes, ops):
     cases = _cases(lib)
+    settle(_adapter(lib))  # both libraries' BLAS loaded and quiet before timing
     out = {}
     for op in ops:
         out[op] = {str(n): _time(cases[op](n), False) for n in sizes}

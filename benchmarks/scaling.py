@@ -12,7 +12,9 @@ timed.  A figure is the median of the repeats; each repeat times a loop long eno
 take about 20 ms (one call for the largest sizes).  The libraries' processes run in
 turn for ``--rounds`` rounds (3; 1 with ``--quick``) and each figure is the median over
 the rounds: on a shared virtual machine one process can be slowed throughout, which
-with a single round moved some ratios by 1.5x from one run to the next.
+with a single round moved some ratios by 1.5x from one run to the next.  Before timing,
+a worker loads its library's BLAS and waits until its other threads are idle
+(``settle``): an OpenBLAS spins its threads for a while after loading.
 
 The limits, for the last columns:
   - memory: the best bandwidth that an out= add reaches at the largest size in any of
@@ -36,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -172,6 +175,45 @@ class _adapter:
         return lambda: A @ B
 
 
+def _thread_ticks():
+    """{thread id: CPU ticks used} for this process's threads other than this one."""
+    me = str(threading.get_native_id())
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        if tid == me:
+            continue
+        try:
+            fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended
+            continue
+        out[tid] = int(fields[11]) + int(fields[12])
+    return out
+
+
+def settle(adapter, limit=3.0):
+    """Loads the library's BLAS (a small product) and waits, up to ``limit`` seconds,
+    until no other thread of this process uses the CPU: an OpenBLAS spins its threads
+    for a while after it is loaded (2^28 cycles, THREAD_TIMEOUT in its blas_server.c;
+    measured here at 0.2 to 0.5 s, when matmul of 1000 x 1000 ran at half speed),
+    NumPy's at import and ours at the first product, which is where this table used to
+    time our matmul.  Both libraries are then timed in their steady state.  Returns the
+    seconds waited."""
+    s = _side(10_000)
+    a = adapter.L.rand(s, s)
+    a @ a
+    t0 = time.perf_counter()
+    if not os.path.isdir("/proc/self/task"):
+        return 0.0
+    before = _thread_ticks()
+    while time.perf_counter() - t0 < limit:
+        time.sleep(0.1)
+        after = _thread_ticks()
+        if all(after[t] - before.get(t, 0) == 0 for t in after):
+            break
+        before = after
+    return time.perf_counter() - t0
+
+
 def _time(fn, quick):
     fn()  # warm-up (and the first touch of the result's memory)
     t0 = time.perf_counter()
@@ -194,6 +236,7 @@ def worker(lib, sizes, ops, quick):
     """{op: {size: seconds or None}} for one library, in this process."""
     A = _adapter(lib)
     table = _ops(A)
+    settle(A)
     out = {}
     for op in ops:
         out[op] = {}
