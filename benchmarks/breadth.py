@@ -5,9 +5,10 @@ time over NumPy's at 1e3, 1e5 and 1e6 elements.
     python -m benchmarks.breadth                  # the whole table (about 3 minutes)
     python -m benchmarks.breadth --ops sort,where --sizes 1e3,1e6 --rounds 1
 
-As in benchmarks.scaling, each library runs in a process of its own (``--worker LIB``),
-in turn, for ``--rounds`` rounds (2), and a figure is the median over the rounds of the
-median of 7 repeats, each a loop of about 20 ms.  float32 unless the name says
+As in benchmarks.scaling, each library runs in a process of its own (``--serve LIB``),
+and the two are asked in turn for one case at a time, ``--rounds`` times (2; Note
+[interleaved timing] in benchmarks._interleave); a figure is the median over the rounds
+of the median of 7 repeats, each a loop of about 20 ms.  float32 unless the name says
 otherwise.  Where the two libraries' calls differ, NumPy's is the one that gives the
 same result: ``sort`` returns values and indices (PyTorch's sort), so NumPy's side is a
 stable argsort and a take; ``nonzero`` gives the (n, ndim) coordinates (np.argwhere);
@@ -28,7 +29,9 @@ import statistics
 import sys
 from pathlib import Path
 
-from .scaling import _adapter, _time, run_worker, settle
+from ._interleave import run_interleaved, settle
+from ._interleave import serve as serve_requests
+from .scaling import _adapter, _time
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (10**3, 10**5, 10**6)
@@ -158,25 +161,16 @@ def _cases(lib):
     return c
 
 
-def worker(lib, sizes, ops):
+def serve(lib):
+    """The server for one library (Note [interleaved timing] in benchmarks._interleave)."""
     cases = _cases(lib)
-    settle(_adapter(lib))  # both libraries' BLAS loaded and quiet before timing
-    out = {}
-    for op in ops:
-        out[op] = {str(n): _time(cases[op](n), False) for n in sizes}
-    return out
-
-
-def _spawn(lib, args):
-    result = run_worker("benchmarks.breadth", lib, args.sizes, args.ops)
-    if "error" in result:
-        raise SystemExit(f"the {lib} worker failed: {result['error']}")
-    return result
+    settle(_adapter(lib).matmul(10_000))  # its BLAS loaded and quiet before timing
+    serve_requests(lambda op, n: cases[op](n), lambda fn: _time(fn, False))
 
 
 def render(times, sizes, ops):
     head = f"{'op':18s}" + "".join(f"{'pdt/numpy ' + _size(n):>18s}" for n in sizes)
-    lines = ["our time over NumPy's (each library in its own process; median of rounds)",
+    lines = ["our time over NumPy's (each library in its own process, timed in turn; median of rounds)",
              head]
     for op in ops:
         cells = []
@@ -196,8 +190,7 @@ def main(argv=None):
     ap.add_argument("--sizes", default=",".join(str(n) for n in SIZES))
     ap.add_argument("--ops", default=None)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--worker", choices=("pydevtensor", "numpy"))
-    ap.add_argument("--result")
+    ap.add_argument("--serve", choices=("pydevtensor", "numpy"), help=argparse.SUPPRESS)
     ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "benchmarks" / "results")))
     args = ap.parse_args(argv)
     args.sizes = [int(float(s)) for s in args.sizes.split(",")]
@@ -206,24 +199,25 @@ def main(argv=None):
     unknown = [op for op in args.ops if op not in known]
     if unknown:
         ap.error(f"unknown ops {unknown}; known: {', '.join(known)}")
-    if args.worker:
-        Path(args.result).write_text(json.dumps(worker(args.worker, args.sizes, args.ops)))
+    if args.serve:
+        serve(args.serve)
         return 0
-    rounds = {"pydevtensor": [], "numpy": []}
-    for r in range(args.rounds):
-        for lib in rounds:
-            print(f"round {r + 1}/{args.rounds}: timing {lib} in its own process ...",
-                  file=sys.stderr, flush=True)
-            rounds[lib].append(_spawn(lib, args))
+    runs = run_interleaved("benchmarks.breadth", ("pydevtensor", "numpy"), args.sizes,
+                           args.ops, args.rounds, cwd=ROOT,
+                           log=lambda m: print(m, file=sys.stderr, flush=True))
+    failed = [f"{lib}: {rs[0]['error']}" for lib, rs in runs.items() if "error" in rs[0]]
+    if failed:
+        raise SystemExit(f"a server failed: {'; '.join(failed)}")
     times = {lib: {op: {str(n): statistics.median(rr[op][str(n)] for rr in rs)
                         for n in args.sizes} for op in args.ops}
-             for lib, rs in rounds.items()}
+             for lib, rs in runs.items()}
     text = render(times, args.sizes, args.ops)
     print(text)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "breadth.txt").write_text(text + "\n")
-    (out / "breadth.json").write_text(json.dumps(times, indent=1))
+    (out / "breadth.json").write_text(json.dumps(
+        {"sizes": args.sizes, "ops": args.ops, "times": times, "rounds": runs}, indent=1))
     return 0
 
 

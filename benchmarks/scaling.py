@@ -6,15 +6,14 @@ of the machine's limit that the op reaches.
     python -m benchmarks.scaling --quick         # fewer repeats, one round
     python -m benchmarks.scaling --sizes 1e3,1e6 --ops add,exp
 
-Each library runs in a process of its own (``--worker LIB``), one after the other, so
-that no library's idle threads (OpenBLAS's spin after a BLAS call) run while another is
-timed.  A figure is the median of the repeats; each repeat times a loop long enough to
-take about 20 ms (one call for the largest sizes).  The libraries' processes run in
-turn for ``--rounds`` rounds (3; 1 with ``--quick``) and each figure is the median over
-the rounds: on a shared virtual machine one process can be slowed throughout, which
-with a single round moved some ratios by 1.5x from one run to the next.  Before timing,
-a worker loads its library's BLAS and waits until its other threads are idle
-(``settle``): an OpenBLAS spins its threads for a while after loading.
+Each library runs in a process of its own (``--serve LIB``), so that no library's idle
+threads (OpenBLAS's spin after a BLAS call) run while another is timed, and the parent
+asks them in turn for one case at a time (Note [interleaved timing] in
+benchmarks._interleave): a figure is the median of 7 repeats, each a loop long enough to
+take about 20 ms (one call for the largest sizes), and each cell is timed ``--rounds``
+times (3; 1 with ``--quick``) in every library, the order of the libraries reversed
+every other round; the table shows the medians.  Before timing, a server loads its
+library's BLAS and waits until its other threads are idle.
 
 The limits, for the last columns:
   - memory: the best bandwidth that an out= add reaches at the largest size in any of
@@ -35,12 +34,12 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 from pathlib import Path
+
+from ._interleave import run_interleaved, settle
+from ._interleave import serve as serve_requests
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (1, 10**3, 10**5, 10**6, 10**8)
@@ -175,45 +174,6 @@ class _adapter:
         return lambda: A @ B
 
 
-def _thread_ticks():
-    """{thread id: CPU ticks used} for this process's threads other than this one."""
-    me = str(threading.get_native_id())
-    out = {}
-    for tid in os.listdir("/proc/self/task"):
-        if tid == me:
-            continue
-        try:
-            fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the thread ended
-            continue
-        out[tid] = int(fields[11]) + int(fields[12])
-    return out
-
-
-def settle(adapter, limit=3.0):
-    """Loads the library's BLAS (a small product) and waits, up to ``limit`` seconds,
-    until no other thread of this process uses the CPU: an OpenBLAS spins its threads
-    for a while after it is loaded (2^28 cycles, THREAD_TIMEOUT in its blas_server.c;
-    measured here at 0.2 to 0.5 s, when matmul of 1000 x 1000 ran at half speed),
-    NumPy's at import and ours at the first product, which is where this table used to
-    time our matmul.  Both libraries are then timed in their steady state.  Returns the
-    seconds waited."""
-    s = _side(10_000)
-    a = adapter.L.rand(s, s)
-    a @ a
-    t0 = time.perf_counter()
-    if not os.path.isdir("/proc/self/task"):
-        return 0.0
-    before = _thread_ticks()
-    while time.perf_counter() - t0 < limit:
-        time.sleep(0.1)
-        after = _thread_ticks()
-        if all(after[t] - before.get(t, 0) == 0 for t in after):
-            break
-        before = after
-    return time.perf_counter() - t0
-
-
 def _time(fn, quick):
     fn()  # warm-up (and the first touch of the result's memory)
     t0 = time.perf_counter()
@@ -232,19 +192,12 @@ def _time(fn, quick):
     return statistics.median(samples)
 
 
-def worker(lib, sizes, ops, quick):
-    """{op: {size: seconds or None}} for one library, in this process."""
+def serve(lib, quick):
+    """The server for one library (Note [interleaved timing] in benchmarks._interleave)."""
     A = _adapter(lib)
     table = _ops(A)
-    settle(A)
-    out = {}
-    for op in ops:
-        out[op] = {}
-        for n in sizes:
-            fn = table[op][2](n)
-            out[op][str(n)] = None if fn is None else _time(fn, quick)
-            del fn
-    return out
+    settle(A.matmul(10_000))
+    serve_requests(lambda op, n: table[op][2](n), lambda fn: _time(fn, quick))
 
 
 def _fma_peak():
@@ -262,29 +215,6 @@ def _fma_peak():
     ghz = max(mhz) / 1e3
     return (cores * ghz * 2 * lanes * 2,
             f"{cores} cores x {ghz:.2f} GHz x 2 FMA units x {lanes} fp32 lanes x 2")
-
-
-def _spawn(lib, args):
-    return run_worker("benchmarks.scaling", lib, args.sizes, args.ops,
-                      ["--quick"] if args.quick else [])
-
-
-def run_worker(module, lib, sizes, ops, extra=()):
-    """Runs ``python -m module --worker lib`` in a process of its own; its JSON result,
-    or {"error": its last line}.  (benchmarks.breadth uses it too.)"""
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    cmd = [sys.executable, "-m", module, "--worker", lib, "--result", path,
-           "--sizes", ",".join(str(n) for n in sizes), "--ops", ",".join(ops), *extra]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    try:
-        text = Path(path).read_text()
-    finally:
-        os.unlink(path)
-    if proc.returncode != 0 or not text:
-        last = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
-        return {"error": last[0]}
-    return json.loads(text)
 
 
 def _median_of_rounds(rounds):
@@ -412,11 +342,10 @@ def main(argv=None):
     p.add_argument("--ops", default=None, help="comma-separated op classes (default: all)")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--rounds", type=int, default=0,
-                   help="processes per library, taken in turn; each figure is the median "
-                        "over them (default 3, 1 with --quick)")
+                   help="times each case is timed in every library, the libraries in "
+                        "turn; each figure is the median (default 3, 1 with --quick)")
     p.add_argument("--out", help="results folder (default: $OUT, else benchmarks/results)")
-    p.add_argument("--worker", help=argparse.SUPPRESS)
-    p.add_argument("--result", help=argparse.SUPPRESS)
+    p.add_argument("--serve", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.sizes = [int(float(s)) for s in args.sizes.split(",")]
     all_ops = list(_ops(None))
@@ -424,21 +353,16 @@ def main(argv=None):
     unknown = [op for op in args.ops if op not in all_ops]
     if unknown:
         p.error(f"unknown op class {unknown}; known: {', '.join(all_ops)}")
-    if args.worker:
-        times = worker(args.worker, args.sizes, args.ops, args.quick)
-        Path(args.result).write_text(json.dumps(times))
+    if args.serve:
+        serve(args.serve, args.quick)
         return 0
     t0 = time.perf_counter()
     rounds = args.rounds or (1 if args.quick else 3)
-    runs = {lib: [] for lib in LIBS}
-    for r in range(rounds):
-        for lib in LIBS:
-            if runs[lib] and "error" in runs[lib][0]:
-                continue  # it cannot run here (not installed): said once
-            print(f"round {r + 1}/{rounds}: timing {lib} in its own process ...", flush=True)
-            runs[lib].append(_spawn(lib, args))
-            if "error" in runs[lib][-1]:
-                print(f"  {lib}: {runs[lib][-1]['error']}", flush=True)
+    print(f"{rounds} rounds, the libraries in turn for each case, each in its own process",
+          flush=True)
+    runs = run_interleaved("benchmarks.scaling", LIBS, args.sizes, args.ops, rounds,
+                           ["--quick"] if args.quick else [], cwd=ROOT,
+                           log=lambda m: print(m, flush=True))
     times = {lib: _median_of_rounds(rs) for lib, rs in runs.items()}
     if "error" in times["pydevtensor"] or "error" in times["numpy"]:
         return 1
