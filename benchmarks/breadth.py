@@ -170,7 +170,8 @@ def serve(lib):
 
 def render(times, sizes, ops):
     head = f"{'op':18s}" + "".join(f"{'pdt/numpy ' + _size(n):>18s}" for n in sizes)
-    lines = ["our time over NumPy's (each library in its own process, timed in turn; median of rounds)",
+    lines = ["our time over NumPy's (each library in its own process, timed in turn; "
+             "median of rounds)",
              head]
     for op in ops:
         cells = []
