@@ -509,8 +509,12 @@ static void VM(axpy_u64)(uint64_t *c, const uint64_t *b, uint64_t s, int64_t n)
 
 static void VM(exp_row)(float *o, const float *a, int64_t n)
 {
+#ifdef VMF_EXP16 /* Note [exp in AVX-512 lanes] */
+    VM(exp_row16)(o, a, n);
+#else
     for (int64_t i = 0; i < n; i++)
         o[i] = VM(expf)(a[i]);
+#endif
 }
 
 /* The largest of (bits(a[i]) & keep) - sub, i < m, unsigned (wrapping below sub):

@@ -91,6 +91,56 @@ static inline float VM(exp_f)(float x)
 
 static inline float VM(expf)(float x) { return VM(exp_f)(x); }
 
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
+#include <immintrin.h>
+
+/* Note [exp in AVX-512 lanes]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * GCC 12 vectorises exp_f above into 45 instructions for 16 lanes: the NaN-keeping
+ * clamp becomes three compares, two blends and two masked moves, and n / 2 and the
+ * two scalings by 2^n1 and 2^(n - n1) eight more.  exp16 is exp_f's operations in
+ * intrinsics, with two exact replacements: the clamp is max(lo, y) then min(hi, .)
+ * (vmaxps and vminps return their second operand when either is NaN, which is the
+ * select `y < lo ? lo : y` exactly), and the scaling is vscalefps, v 2^n rounded once,
+ * subnormal results included, which the two products give too (the first is exact:
+ * v 2^n1 is normal).  So the bits are exp_f's (compared over all 2^32 floats against
+ * the vectorised exp_f), in 22 instructions: exp of 1e5 float32 on one thread (a C
+ * harness, Xeon at 2.1 GHz) took 43-47 us, 25-27 now (PyTorch's: 21). */
+#define VMF_EXP16 1
+static inline __m512 VM(exp16)(__m512 x)
+{
+#define VMF_S(c) _mm512_set1_ps(c)
+    __m512 y = _mm512_min_ps(VMF_S(89.0f), _mm512_max_ps(VMF_S(-104.0f), x));
+    __m512 t = _mm512_fmadd_ps(y, VMF_S(0x1.715476p0f), VMF_S(VMF_SHIFT));
+    __m512 n = _mm512_sub_ps(t, VMF_S(VMF_SHIFT));
+    __m512 hi = _mm512_fmadd_ps(n, VMF_S(-0x1.62e43p-1f), y);
+    __m512 r = _mm512_fmadd_ps(n, VMF_S(0x1.05c61p-29f), hi);
+    __m512 p = _mm512_fmadd_ps(VMF_S(0x1.9f08b2p-13f), r, VMF_S(0x1.6d8d0cp-10f));
+    p = _mm512_fmadd_ps(p, r, VMF_S(0x1.11127p-7f));
+    p = _mm512_fmadd_ps(p, r, VMF_S(0x1.55548ep-5f));
+    p = _mm512_fmadd_ps(p, r, VMF_S(0x1.555554p-3f));
+    p = _mm512_fmadd_ps(p, r, VMF_S(0x1p-1f));
+    __m512 r2 = _mm512_mul_ps(r, r), s = _mm512_fmadd_ps(r2, p, r);
+    __m512 lo = _mm512_fmadd_ps(r2, p, _mm512_sub_ps(r, s));
+    return _mm512_scalef_ps(_mm512_add_ps(VMF_S(1.0f), _mm512_add_ps(s, lo)), n);
+#undef VMF_S
+}
+
+static void VM(exp_row16)(float *o, const float *a, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512 u = VM(exp16)(_mm512_loadu_ps(a + i)), v = VM(exp16)(_mm512_loadu_ps(a + i + 16));
+        _mm512_storeu_ps(o + i, u);
+        _mm512_storeu_ps(o + i + 16, v);
+    }
+    for (; i < n; i += 16) {
+        __mmask16 m = (__mmask16)(n - i >= 16 ? 0xffffu : (1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(o + i, m, VM(exp16)(_mm512_maskz_loadu_ps(m, a + i)));
+    }
+}
+#endif
+
 /* (num + nlo) / (hi + lo) (|nlo| and |lo| near ulp / 2 of num and hi) to
  * within about half an ulp: the quotient through the reciprocal, then one
  * correction from its exact residual (an FMA), which also takes in the lows. */
