@@ -529,6 +529,7 @@ def test_powers_where_the_evaluation_is_least_exact(level_restored):
     wide = (rng.uniform(0.5, 2.0, 4000) * np.exp2(rng.integers(-60, 60, 4000))).astype(np.float32)
     cases = [(near_one, y) for y in (3e4, -1.5e5)]
     cases += [(nearer, y) for y in (2.5e6, -9.5e6, 4.1e7)]
+    cases += [(-near_one, 30001.0), (-nearer, -2000001.0)]  # negative bases, odd powers
     cases += [(edges, y) for y in (1.7, -2.5, 40.3, -150.7)]
     # y such that x ** y sweeps through 2^128, 2^-126 and 2^-149 across the sample
     cases += [(wide, float(y)) for y in (128 / 59.5, -126 / 59.5, -149 / 59.5, 149 / 59.5)]
