@@ -12,11 +12,16 @@ compare one library's fast phase with the other's slow one (matmul of 316 x 316 
 1.25 of NumPy in one table, 0.7 to 1.1 alternating by hand).  Now every library's
 process stays up as a server, and the parent asks each in turn for one (case, size):
 the libraries' figures for a cell are taken within a second of each other, in every
-round, with the order of the libraries reversed every other round.  A server answers
+round, with the order of the libraries rotated every round.  A server answers
 only once its other threads are quiet (``quiet``), and times nothing before its BLAS is
 loaded and quiet (``settle``), so the one waiting for its turn takes no CPU from the one
-being timed.
+being timed.  Each server keeps one case's inputs across the rounds and drops them
+when the case is done, so the peak is one case's inputs in every library at once: at
+1e8 elements an add with out= holds 1.2 GB a library, 3.6 GB with PyTorch (the tables
+that timed one library at a time held a third of that).  Answers are JSON lines tagged "pdt-bench" and name their case, so a line a
+library prints to standard output cannot be taken for one.
 """
+import gc
 import json
 import os
 import subprocess
@@ -71,23 +76,38 @@ def settle(load_blas):
     return quiet(step=0.1)
 
 
+TAG = "pdt-bench"  # marks the server's answers among anything a library prints
+
+
+def _answer(**fields):
+    print(json.dumps({TAG: fields}), flush=True)
+
+
 def serve(build, time_fn):
-    """A server's loop: each line on stdin is ``op size``; the answer, one JSON line, is
-    ``time_fn(build(op, size))`` in seconds (null where build gives None, an op that does
-    not run at that size).  The inputs of one (op, size) are kept for the next round's
-    request for it and dropped when another is asked for."""
-    print(json.dumps("ready"), flush=True)
+    """A server's loop.  Each line on stdin is ``op size`` or ``drop``; the answer is one
+    JSON line tagged with TAG: for ``op size``, ``time_fn(build(op, size))`` in seconds
+    (null where build gives None, an op that does not run at that size), the inputs kept
+    for the next round's request; for ``drop``, nothing once the inputs are freed (the
+    parent sends it to every server after each case, so that no two servers hold a
+    case's inputs at once beyond that case: 1e8 elements are 400 MB an array)."""
+    _answer(ready=True)
     key = fn = None
     for line in sys.stdin:
-        op, n = line.split()
+        words = line.split()
+        if words == ["drop"]:
+            key = fn = None
+            gc.collect()
+            _answer(dropped=True)
+            continue
+        op, n = words
         if (op, n) != key:
-            key = fn = None  # free the previous inputs first (1e8 elements: 400 MB each)
+            key = fn = None  # free the previous inputs first
             fn = build(op, int(n))
             key = (op, n)
         before = _thread_ticks() if os.path.isdir("/proc/self/task") else None
         seconds = None if fn is None else time_fn(fn)
         quiet(before)
-        print(json.dumps(seconds), flush=True)
+        _answer(op=op, n=n, seconds=seconds)
 
 
 class Server:
@@ -95,38 +115,68 @@ class Server:
 
     def __init__(self, module, lib, extra=(), cwd=None):
         self.lib = lib
-        self.err = open(_err_path(lib), "w+")
-        self.proc = subprocess.Popen([sys.executable, "-m", module, "--serve", lib, *extra],
-                                     cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.err, text=True)
         self.error = None
-        first = self._read()
-        if first != "ready":
-            self.error = first if isinstance(first, str) else "did not start"
+        self.proc = None
+        self.err = open(_err_path(lib), "w+")
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", module, "--serve", lib, *extra], cwd=cwd,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, text=True)
+            if self._read() is None:  # the library did not import: the error is set
+                return
+        except BaseException:
+            self.close()
+            raise
 
     def _read(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            self.proc.wait()
-            self.err.seek(0)
-            last = self.err.read().strip().splitlines()[-1:] or ["exited"]
-            self.error = last[0]
-            return self.error
-        return json.loads(line)
+        """The next tagged answer (a dict), skipping other lines a library printed; None
+        when the server has ended, with self.error set to its last line on stderr."""
+        for line in self.proc.stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(msg, dict) and TAG in msg:
+                return msg[TAG]
+        self.proc.wait()
+        self.err.seek(0)
+        last = self.err.read().strip().splitlines()[-1:] or ["exited"]
+        self.error = last[0]
+        return None
 
-    def time(self, op, n):
-        """Seconds for one (op, n), or None; raises RuntimeError when the server died."""
-        self.proc.stdin.write(f"{op} {n}\n")
-        self.proc.stdin.flush()
+    def _ask(self, line):
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # _read reports why it ended
         answer = self._read()
-        if self.error:
+        if answer is None:
             raise RuntimeError(f"the {self.lib} server failed: {self.error}")
         return answer
 
+    def time(self, op, n):
+        """Seconds for one (op, n), or None; raises RuntimeError when the server died."""
+        answer = self._ask(f"{op} {n}")
+        if (answer.get("op"), answer.get("n")) != (op, str(n)):
+            raise RuntimeError(f"the {self.lib} server answered {answer} for {op} {n}")
+        return answer["seconds"]
+
+    def drop(self):
+        self._ask("drop")
+
     def close(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait()
+        if self.proc is not None:
+            for f in (self.proc.stdin, self.proc.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
         self.err.close()
         os.unlink(self.err.name)
 
@@ -140,7 +190,7 @@ def _err_path(lib):
 def run_interleaved(module, libs, sizes, ops, rounds, extra=(), cwd=None, log=print):
     """{lib: [one {op: {size: seconds}} per round]} or {lib: [{"error": why}]} for a
     library whose server could not start (not installed).  Each (op, size) is timed in
-    every library in turn, ``rounds`` times, the order reversed every other round (Note
+    every library in turn, ``rounds`` times, the order rotated every round (Note
     [interleaved timing])."""
     servers = {}
     runs = {}
@@ -154,13 +204,16 @@ def run_interleaved(module, libs, sizes, ops, rounds, extra=(), cwd=None, log=pr
             else:
                 servers[lib] = s
                 runs[lib] = [{op: {} for op in ops} for _ in range(rounds)]
+        names = list(servers)
         for op in ops:
             log(f"timing {op} ...")
             for n in sizes:
                 for r in range(rounds):
-                    order = list(servers) if r % 2 == 0 else list(reversed(servers))
-                    for lib in order:
+                    k = r % len(names)
+                    for lib in names[k:] + names[:k]:
                         runs[lib][r][op][str(n)] = servers[lib].time(op, n)
+                for s in servers.values():
+                    s.drop()
     finally:
         for s in servers.values():
             s.close()

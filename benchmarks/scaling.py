@@ -11,8 +11,8 @@ threads (OpenBLAS's spin after a BLAS call) run while another is timed, and the 
 asks them in turn for one case at a time (Note [interleaved timing] in
 benchmarks._interleave): a figure is the median of 7 repeats, each a loop long enough to
 take about 20 ms (one call for the largest sizes), and each cell is timed ``--rounds``
-times (3; 1 with ``--quick``) in every library, the order of the libraries reversed
-every other round; the table shows the medians.  Before timing, a server loads its
+times (3; 1 with ``--quick``) in every library, the order of the libraries rotated
+every round; the table shows the medians.  Before timing, a server loads its
 library's BLAS and waits until its other threads are idle.
 
 The limits, for the last columns:
