@@ -546,9 +546,12 @@ def test_powers_where_the_evaluation_is_least_exact(level_restored):
         err = ulp_errors(outs[LEVELS[-1]], x, lambda v: np.power(v, y))
         worst = int(np.argmax(err))
         assert err[worst] <= POW_BOUND_ULP, f"x ** {y}: {err[worst]:.3f} ulp at x={x[worst]!r}"
-        if x is squares:  # halfway: the even one of the two
+        if x is squares:  # halfway: the even one of the two, in place too
             want = (x.astype(np.float64) ** 1.5).astype(np.float32)
             np.testing.assert_array_equal(outs[LEVELS[-1]], want)
+            t = pdt.tensor(x)
+            t **= y
+            np.testing.assert_array_equal(np.asarray(t), want)
         for level in LEVELS[:-1]:
             np.testing.assert_array_equal(outs[level].view(np.uint32),
                                           outs[LEVELS[-1]].view(np.uint32), err_msg=f"{y} {level}")
