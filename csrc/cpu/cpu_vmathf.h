@@ -44,6 +44,20 @@
  * measured about 0.5) differs from them by at most the sum of the bounds.
  */
 #define VMF_SHIFT 0x1.8p23f /* adding it rounds a float below 2^22 to an integer */
+/* exp's constants, shared by exp_reduce_f, expm1_rf, exp_f and exp16 (whose bits must
+ * be the same): 1 / ln2, ln2 = LN2_HI - LN2_LO, P's coefficients from r^5 down, and
+ * the clamp of x */
+#define VMF_INV_LN2 0x1.715476p0f
+#define VMF_LN2_HI 0x1.62e43p-1f
+#define VMF_LN2_LO 0x1.05c61p-29f
+#define VMF_EXPM1_P5 0x1.9f08b2p-13f
+#define VMF_EXPM1_P4 0x1.6d8d0cp-10f
+#define VMF_EXPM1_P3 0x1.11127p-7f
+#define VMF_EXPM1_P2 0x1.55548ep-5f
+#define VMF_EXPM1_P1 0x1.555554p-3f
+#define VMF_EXPM1_P0 0x1p-1f
+#define VMF_EXP_MIN -104.0f
+#define VMF_EXP_MAX 89.0f
 
 static inline float VM(clamp_f)(float y, float lo, float hi)
 {
@@ -54,10 +68,10 @@ static inline float VM(clamp_f)(float y, float lo, float hi)
 /* y = n ln2 + r, |r| <= ln2 / 2 (y in [-150, 150] or NaN): returns n, sets *r. */
 static inline int32_t VM(exp_reduce_f)(float y, float *r)
 {
-    float t = __builtin_fmaf(y, 0x1.715476p0f, VMF_SHIFT); /* y / ln2, rounded, in t's low bits */
+    float t = __builtin_fmaf(y, VMF_INV_LN2, VMF_SHIFT); /* y / ln2, rounded, in t's low bits */
     float n = t - VMF_SHIFT;
-    float hi = __builtin_fmaf(n, -0x1.62e43p-1f, y); /* exact */
-    *r = __builtin_fmaf(n, 0x1.05c61p-29f, hi);      /* ln2 = ln2_hi - 0x1.05c61p-29 */
+    float hi = __builtin_fmaf(n, -VMF_LN2_HI, y); /* exact */
+    *r = __builtin_fmaf(n, VMF_LN2_LO, hi);
     return (int32_t)(VM(bits32)(t) - VM(bits32)(VMF_SHIFT));
 }
 
@@ -65,12 +79,12 @@ static inline int32_t VM(exp_reduce_f)(float y, float *r)
  * what that rounding lost (r - hi is exact: hi is within 20% of r). */
 static inline float VM(expm1_rf)(float r, float *lo)
 {
-    float p = 0x1.9f08b2p-13f;
-    p = __builtin_fmaf(p, r, 0x1.6d8d0cp-10f);
-    p = __builtin_fmaf(p, r, 0x1.11127p-7f);
-    p = __builtin_fmaf(p, r, 0x1.55548ep-5f);
-    p = __builtin_fmaf(p, r, 0x1.555554p-3f);
-    p = __builtin_fmaf(p, r, 0x1p-1f);
+    float p = VMF_EXPM1_P5;
+    p = __builtin_fmaf(p, r, VMF_EXPM1_P4);
+    p = __builtin_fmaf(p, r, VMF_EXPM1_P3);
+    p = __builtin_fmaf(p, r, VMF_EXPM1_P2);
+    p = __builtin_fmaf(p, r, VMF_EXPM1_P1);
+    p = __builtin_fmaf(p, r, VMF_EXPM1_P0);
     float r2 = r * r, hi = __builtin_fmaf(r2, p, r);
     *lo = __builtin_fmaf(r2, p, r - hi);
     return hi;
@@ -83,7 +97,7 @@ static inline float VM(pow2_f)(int32_t k) { return VM(from_bits32)((uint32_t)(k 
 static inline float VM(exp_f)(float x)
 {
     float r;
-    int32_t n = VM(exp_reduce_f)(VM(clamp_f)(x, -104.0f, 89.0f), &r);
+    int32_t n = VM(exp_reduce_f)(VM(clamp_f)(x, VMF_EXP_MIN, VMF_EXP_MAX), &r);
     int32_t n1 = n / 2;
     float lo, s = VM(expm1_rf)(r, &lo);
     return ((1.0f + (s + lo)) * VM(pow2_f)(n1)) * VM(pow2_f)(n - n1);
@@ -110,16 +124,16 @@ static inline float VM(expf)(float x) { return VM(exp_f)(x); }
 static inline __m512 VM(exp16)(__m512 x)
 {
 #define VMF_S(c) _mm512_set1_ps(c)
-    __m512 y = _mm512_min_ps(VMF_S(89.0f), _mm512_max_ps(VMF_S(-104.0f), x));
-    __m512 t = _mm512_fmadd_ps(y, VMF_S(0x1.715476p0f), VMF_S(VMF_SHIFT));
+    __m512 y = _mm512_min_ps(VMF_S(VMF_EXP_MAX), _mm512_max_ps(VMF_S(VMF_EXP_MIN), x));
+    __m512 t = _mm512_fmadd_ps(y, VMF_S(VMF_INV_LN2), VMF_S(VMF_SHIFT));
     __m512 n = _mm512_sub_ps(t, VMF_S(VMF_SHIFT));
-    __m512 hi = _mm512_fmadd_ps(n, VMF_S(-0x1.62e43p-1f), y);
-    __m512 r = _mm512_fmadd_ps(n, VMF_S(0x1.05c61p-29f), hi);
-    __m512 p = _mm512_fmadd_ps(VMF_S(0x1.9f08b2p-13f), r, VMF_S(0x1.6d8d0cp-10f));
-    p = _mm512_fmadd_ps(p, r, VMF_S(0x1.11127p-7f));
-    p = _mm512_fmadd_ps(p, r, VMF_S(0x1.55548ep-5f));
-    p = _mm512_fmadd_ps(p, r, VMF_S(0x1.555554p-3f));
-    p = _mm512_fmadd_ps(p, r, VMF_S(0x1p-1f));
+    __m512 hi = _mm512_fmadd_ps(n, VMF_S(-VMF_LN2_HI), y);
+    __m512 r = _mm512_fmadd_ps(n, VMF_S(VMF_LN2_LO), hi);
+    __m512 p = _mm512_fmadd_ps(VMF_S(VMF_EXPM1_P5), r, VMF_S(VMF_EXPM1_P4));
+    p = _mm512_fmadd_ps(p, r, VMF_S(VMF_EXPM1_P3));
+    p = _mm512_fmadd_ps(p, r, VMF_S(VMF_EXPM1_P2));
+    p = _mm512_fmadd_ps(p, r, VMF_S(VMF_EXPM1_P1));
+    p = _mm512_fmadd_ps(p, r, VMF_S(VMF_EXPM1_P0));
     __m512 r2 = _mm512_mul_ps(r, r), s = _mm512_fmadd_ps(r2, p, r);
     __m512 lo = _mm512_fmadd_ps(r2, p, _mm512_sub_ps(r, s));
     return _mm512_scalef_ps(_mm512_add_ps(VMF_S(1.0f), _mm512_add_ps(s, lo)), n);
