@@ -33,7 +33,10 @@ from pathlib import Path
 
 
 def _thread_ticks():
-    """{thread id: CPU ticks used} for this process's threads other than this one."""
+    """{thread id: CPU ticks used} for this process's threads other than this one ({}
+    where /proc/self/task is not there)."""
+    if not os.path.isdir("/proc/self/task"):
+        return {}
     me = str(threading.get_native_id())
     out = {}
     for tid in os.listdir("/proc/self/task"):
@@ -104,7 +107,7 @@ def serve(build, time_fn):
             key = fn = None  # free the previous inputs first
             fn = build(op, int(n))
             key = (op, n)
-        before = _thread_ticks() if os.path.isdir("/proc/self/task") else None
+        before = _thread_ticks()
         seconds = None if fn is None else time_fn(fn)
         quiet(before)
         _answer(op=op, n=n, seconds=seconds)
