@@ -137,9 +137,10 @@ def test_mm_bmm_dot(device):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_a_row_times_a_column_in_every_layout(device, dtype):
-    # m == n == 1 is the BLAS dot on the CPU (Note [matrix times vector] in
-    # cpu_gemm.c): strided vectors, a (1, k) row and a (k, 1) column stored either
-    # way, addmm's alpha and beta, and a NaN result buffer that beta == 0 ignores.
+    # m == n == 1 is a dot on the CPU (the BLAS's for float64 and strided vectors,
+    # Note [matrix times vector] in cpu_gemm.c; cpu_dot.c's for contiguous float32):
+    # strided vectors, a (1, k) row and a (k, 1) column stored either way, addmm's
+    # alpha and beta, and a NaN result buffer that beta == 0 ignores.
     k = 1000
     v, w = sample((3 * k,), dtype, 7), sample((2 * k,), dtype, 8)
     tv, tw = pdt.tensor(v, device=device), pdt.tensor(w, device=device)
@@ -158,6 +159,47 @@ def test_a_row_times_a_column_in_every_layout(device, dtype):
     want = 0.5 * 3.0 + 2.0 * (row.astype(np.float64) @ col.astype(np.float64))
     bound = 1.5 + 2.0 * (np.abs(row.astype(np.float64)) @ np.abs(col.astype(np.float64)))
     assert abs(got[0, 0] - want[0, 0]) <= 4 * k * EPS[dtype] * bound[0, 0]
+
+
+def _float32_dot_bound(x, y):
+    """Note [float32 dot products] in cpu_dot.c: 2^-24 |ref| + (17 2^-24 + k 2^-53)
+    sum |x y|, ref and the sum in float64 (exact products of float32 values)."""
+    p = x.astype(np.float64) * y.astype(np.float64)
+    ref = p.sum()
+    return ref, 2.0 ** -24 * abs(ref) + (17 * 2.0 ** -24 + len(x) * 2.0 ** -53) * np.abs(p).sum()
+
+
+def test_float32_dot_same_bits_on_every_level_and_thread_count_within_its_bound():
+    # contiguous float32 vectors are the CPU's own dot (Note [float32 dot products] in
+    # cpu_dot.c): products rounded to float32, added in float32 lanes within blocks of
+    # 1024, blocks and chunks in double.  Lengths across the lanes (64), the blocks
+    # (1024), the chunks (4096) and the pool's threshold (65536); the same bits at
+    # every instruction-set level and on one and two threads.  The second sample
+    # breaks a sum kept in float32 all the way: 2^24 then k - 1 ones (each lost).
+    from pydevtensor import _C
+    start_level, levels = _C._cpu_simd_level()
+    start_threads = pdt.get_num_threads()
+    rng = np.random.default_rng(11)
+    try:
+        for k in (1, 63, 64, 65, 1023, 1024, 1025, 4095, 4097, 65536 + 4096 * 3 + 17, 300_001):
+            x = rng.standard_normal(k).astype(np.float32)
+            y = (rng.standard_normal(k) * 10.0 ** rng.integers(-3, 4, k)).astype(np.float32)
+            ones = np.ones(k, np.float32)
+            big = np.ones(k, np.float32)
+            big[0] = 2.0 ** 24
+            for a, b in ((x, y), (ones, big)):
+                got = set()
+                for level in levels:
+                    _C._cpu_simd_level(level)
+                    for n in (1, 2):
+                        pdt.set_num_threads(n)
+                        got.add(pdt.dot(pdt.from_numpy(a), pdt.from_numpy(b)).item())
+                assert len(got) == 1, (k, got)
+                ref, bound = _float32_dot_bound(a, b)
+                assert abs(got.pop() - ref) <= bound, (k, ref, bound)
+    finally:
+        _C._cpu_simd_level(start_level)
+        pdt.set_num_threads(start_threads)
 
 
 # ---- transposed views: read in place through the BLAS flags -------------------------

@@ -40,7 +40,8 @@ SCALE_FN(scale_f64, double)
  * With beta == 0, y is zeroed first and never read: a result block may hold NaNs
  * (the CPU block cache reuses memory), and some OpenBLAS versions compute 0 * y.
  * With m == n == 1 (dot, a row times a column) it is the BLAS dot itself, as NumPy's
- * dot: gemv with one row took 1.3 to 1.6 times NumPy's time from 1e5 elements. */
+ * dot: gemv with one row took 1.3 to 1.6 times NumPy's time from 1e5 elements (float32
+ * contiguous vectors: cpu_dot.c instead). */
 #define GEMV_FN(NAME, T, FN, DOT)                                                                  \
     static void NAME(const pdt_blas_table *t, const pdt_gemm_args *g, const T *a, const T *b,      \
                      T *c)                                                                         \
@@ -74,6 +75,8 @@ GEMV_FN(gemv_f64, double, dgemv, ddot)
 
 static pdt_status gemm_float(const pdt_gemm_args *g)
 {
+    if (pdt_cpu_dot_f32(g)) /* Note [float32 dot products] in cpu_dot.c */
+        return PDT_OK;
     const pdt_blas_table *t;
     pdt_status st = pdt_cpu_blas(&t);
     if (st != PDT_OK)

@@ -112,6 +112,8 @@ typedef struct pdt_cpu_simd_table {
     /* the sum of squares of x[0 .. n) in 32 double lanes (cpu_reduce.c's float32
      * chunks of norm) */
     double (*sumsq32_f32)(const float *x, int64_t n);
+    /* the sum of x[i] y[i] over [0, n) (cpu_dot.c's chunks: cpu_vsum.h) */
+    double (*dot64_f32)(const float *x, const float *y, int64_t n);
     double (*max_f64)(const double *x, int64_t n), (*min_f64)(const double *x, int64_t n);
     /* wrapping integer sums, the count of non-zero bytes, and integer maxima and
      * minima (n >= 1) of contiguous rows (cpu_vint.h) */

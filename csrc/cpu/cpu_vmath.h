@@ -664,6 +664,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .powc_f32 = VM(powc_f32),
     .pow_f32 = VM(pow_f32),
     .sumsq32_f32 = VM(sumsq32_f32),
+    .dot64_f32 = VM(dot64_f32),
     .classify = VM(classify),
     .stream_copy = VM(stream_copy),
     .stream_fence = VM(stream_fence),
