@@ -351,3 +351,38 @@ def test_matmul_gradients_are_laid_out_like_their_operands(device):
     (P @ v).sum().backward()
     assert P.grad.stride() == P.stride()
     assert_close(P.grad, np.ones((3, 2)) @ np.asarray(v.cpu(), dtype=np.float64).T)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_clamp_gradient_at_its_bounds_is_pytorchs(device):
+    """clamp is minimum(maximum(x, min), max) (PyTorch 2.15's gradient): number bounds
+    pass the gradient only strictly inside (none at a bound, none for NaN, none when min
+    >= max); tensor bounds take it where they won and half of it on a tie, as maximum
+    and minimum split ties; min > max gives everything to max."""
+    x = [0.0, 0.5, 1.0, 2.0, -1.0, float("nan")]
+    cases = [  # (bounds, x's gradient)
+        ({"min": 0.0, "max": 1.0}, [0, 1, 0, 0, 0, 0]),
+        ({"min": 0.0}, [0, 1, 1, 1, 0, 0]),
+        ({"max": 1.0}, [1, 1, 0, 0, 1, 0]),
+        ({"min": 0.5, "max": 0.5}, [0, 0, 0, 0, 0, 0]),
+        ({"min": 1.0, "max": 0.0}, [0, 0, 0, 0, 0, 0]),
+    ]
+    for bounds, want in cases:
+        t = pdt.tensor(x, device=device, requires_grad=True)
+        (t.clamp(**bounds) * 3.0).sum().backward()
+        np.testing.assert_array_equal(np.asarray(t.grad.cpu()), 3.0 * np.array(want),
+                                      err_msg=str(bounds))
+    x = x[:5]
+    t = pdt.tensor(x, device=device, requires_grad=True)
+    lo = pdt.zeros(5, device=device, requires_grad=True)
+    hi = pdt.ones(5, device=device, requires_grad=True)
+    pdt.clamp(t, min=lo, max=hi).sum().backward()
+    assert t.grad.tolist() == [0.5, 1, 0.5, 0, 0]
+    assert lo.grad.tolist() == [0.5, 0, 0, 0, 1]
+    assert hi.grad.tolist() == [0, 0, 0.5, 1, 0]
+    t = pdt.tensor([0.0, 0.5, 1.0], device=device, requires_grad=True)
+    lo = pdt.ones(3, device=device, requires_grad=True)
+    hi = pdt.zeros(1, device=device, requires_grad=True)  # broadcast: its gradient summed
+    pdt.clamp(t, min=lo, max=hi).sum().backward()
+    assert t.grad.tolist() == [0, 0, 0] and lo.grad.tolist() == [0, 0, 0]
+    assert hi.grad.tolist() == [3]

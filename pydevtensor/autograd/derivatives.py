@@ -226,7 +226,11 @@ _unary("relu", "ReluBackward0", "result", lambda g, y: g * (y > 0))
 
 @derivative("clamp")
 class ClampBackward1(Node):
-    """Passes the gradient where min <= x <= max; a tensor bound gets it where it won."""
+    """clamp is minimum(maximum(x, min), max), and its gradient that of the two, as
+    PyTorch 2.15 gives it: a number bound passes the gradient to x only where x is
+    strictly inside it (none at the bound itself, nor for NaN); a tensor bound takes
+    it where it won, and on a tie x and the bound get half each (maximum and
+    minimum's rule)."""
 
     def save(self, result, input, min=None, max=None, **kw):
         self.bounds = (min, max)
@@ -234,22 +238,38 @@ class ClampBackward1(Node):
         self.metas = (meta(input), meta(min), meta(max))
         return input, min, max
 
+    @staticmethod
+    def _split(wins, ties, bound, like):
+        """(weight of the clamped value, weight of the bound): all to the winner, half
+        each on a tie with a tensor bound, none to a number bound."""
+        w = as_float(wins, like)
+        if not isinstance(bound, _C.Tensor):
+            return w, None
+        tie = as_float(ties, like) * 0.5
+        return w + tie, 1.0 - w - tie
+
     def backward(self, g):
         saved = list(self.saved_tensors)
         x = saved.pop(0)
         lo, hi = (saved.pop(0) if isinstance(b, _C.Tensor) else b for b in self.bounds)
-        keep = None
-        g_lo = g_hi = None
+        w = g_lo = g_hi = None
+        m = x  # maximum(x, lo)
         if lo is not None:
-            below = as_float(x < lo, x)
-            keep = 1.0 - below
-            g_lo = reduce_grad(g * below, self.metas[1])
+            w, w_lo = self._split(x > lo, x == lo, lo, g)
+            if w_lo is not None:
+                g_lo = g * w_lo
+            m = x.clamp(min=lo)
         if hi is not None:
-            above = as_float(x > hi, x)
-            keep = (1.0 - above) if keep is None else keep * (1.0 - above)
-            g_hi = reduce_grad(g * above, self.metas[2])
-        gx = g if keep is None else g * keep
-        return reduce_grad(gx, self.metas[0]), g_lo, g_hi
+            w_m, w_hi = self._split(m < hi, m == hi, hi, g)
+            w = w_m if w is None else w * w_m
+            if g_lo is not None:
+                g_lo = g_lo * w_m
+            if w_hi is not None:
+                g_hi = g * w_hi
+        gx = g if w is None else g * w
+        return (reduce_grad(gx, self.metas[0]),
+                None if g_lo is None else reduce_grad(g_lo, self.metas[1]),
+                None if g_hi is None else reduce_grad(g_hi, self.metas[2]))
 
 
 # ---- reductions ----
