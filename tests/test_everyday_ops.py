@@ -650,3 +650,37 @@ def test_numpy_names_axis_and_keepdims(dev):
                  lambda: pdt.cat((A, A), dim=1, axis=0)):
         with pytest.raises(TypeError, match="multiple values for argument"):
             call()
+
+
+def test_functions_take_input_as_a_keyword(dev):
+    # PyTorch's functions name their first argument `input` (torch.sum(input=t));
+    # the function forms of the methods and the *_like creators take it so too, and
+    # give what the positional call gives
+    a = pdt.tensor(data((2, 3), "float32", 5), device=dev)
+    calls = [
+        ("sum", {}), ("mean", {"dim": 0}), ("prod", {}), ("max", {}), ("min", {}),
+        ("argmax", {"dim": 1, "keepdim": True}), ("argmin", {}), ("amax", {"dim": 0}),
+        ("amin", {"dim": 1}), ("norm", {}), ("var", {}), ("std", {"dim": 0}),
+        ("cumsum", {"dim": 1}), ("softmax", {"dim": 1}),
+        ("reshape", {"shape": (3, 2)}), ("transpose", {"dim0": 0, "dim1": 1}), ("t", {}),
+        ("flatten", {}), ("squeeze", {}), ("unsqueeze", {"dim": 0}),
+        ("permute", {"dims": (1, 0)}), ("flip", {"dims": (0,)}),
+        ("exp", {}), ("abs", {}), ("tanh", {}), ("relu", {}), ("clamp", {"min": 0.0}),
+        ("add", {"other": a}), ("mul", {"other": 2.0}), ("pow", {"exponent": 2}),
+        ("maximum", {"other": a * 0}), ("matmul", {"other": a.T}), ("sort", {"dim": 1}),
+        ("topk", {"k": 2}), ("zeros_like", {}), ("ones_like", {"dtype": pdt.int32}),
+        ("full_like", {"fill_value": 7.0}), ("empty_like", {}),
+    ]
+    for name, kw in calls:
+        fn = getattr(pdt, name)
+        want, got = fn(a, **kw), fn(input=a, **kw)
+        pairs = zip(want, got) if isinstance(want, tuple) else [(want, got)]
+        for w, g in pairs:
+            assert g.dtype == w.dtype and g.shape == w.shape and g.device == w.device, name
+            if name != "empty_like":
+                np.testing.assert_array_equal(host(g), host(w), err_msg=name)
+    with pytest.raises(TypeError, match=r"sum\(\): argument 'input' \(position 1\) must be a "
+                                        r"Tensor, got list"):
+        pdt.sum(input=[1.0])
+    with pytest.raises(TypeError, match="input"):
+        pdt.sum(a, input=a)

@@ -130,19 +130,55 @@ int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out)
     return -1;
 }
 
+int pdt_input_to_front(PyObject *const **args, Py_ssize_t *nargs, PyObject **kwnames,
+                       pdt_moved_input *m)
+{
+    m->kwnames = NULL;
+    Py_ssize_t nkw = *kwnames ? PyTuple_GET_SIZE(*kwnames) : 0, at = -1;
+    if (*nargs != 0 || nkw > PDT_MOVED_MAX)
+        return 0;
+    for (Py_ssize_t i = 0; i < nkw && at < 0; i++)
+        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(*kwnames, i), "input") == 0)
+            at = i;
+    if (at < 0)
+        return 0;
+    if (nkw > 1 && !(m->kwnames = PyTuple_New(nkw - 1)))
+        return -1;
+    /* vectorcall: the keywords' values follow the positional arguments, here none */
+    m->stack[0] = (*args)[at];
+    for (Py_ssize_t i = 0, j = 0; i < nkw; i++) {
+        if (i == at)
+            continue;
+        m->stack[1 + j] = (*args)[i];
+        PyTuple_SET_ITEM(m->kwnames, j, Py_NewRef(PyTuple_GET_ITEM(*kwnames, i)));
+        j++;
+    }
+    *args = m->stack;
+    *nargs = 1;
+    *kwnames = m->kwnames;
+    return 0;
+}
+
+void pdt_moved_input_clear(pdt_moved_input *m) { Py_CLEAR(m->kwnames); }
+
 /* The function form fname(input, ...) of a method: input is the first
- * positional argument and must be a Tensor. */
+ * positional argument (or input=) and must be a Tensor. */
 PyObject *pdt_function_form(const char *fname, PyObject *module, PyObject *const *args,
                             Py_ssize_t nargs, PyObject *kwnames, pdt_method_fn method)
 {
     pdt_state *S = pdt_state_of_module(module);
-    if (nargs < 1 || !pdt_is_tensor(S, args[0])) {
+    pdt_moved_input moved;
+    if (pdt_input_to_front(&args, &nargs, &kwnames, &moved) < 0)
+        return NULL;
+    PyObject *r = NULL;
+    if (nargs < 1 || !pdt_is_tensor(S, args[0]))
         PyErr_Format(PyExc_TypeError,
                      "%s(): argument 'input' (position 1) must be a Tensor, got %s", fname,
                      nargs < 1 ? "nothing" : Py_TYPE(args[0])->tp_name);
-        return NULL;
-    }
-    return method(args[0], args + 1, nargs - 1, kwnames);
+    else
+        r = method(args[0], args + 1, nargs - 1, kwnames);
+    pdt_moved_input_clear(&moved);
+    return r;
 }
 
 /* dim: an int, or a tuple/list of ints (*n of them); None gives *n = -1 (all). */

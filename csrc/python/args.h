@@ -24,8 +24,22 @@ int pdt_parse_scalar(PyObject *obj, const char *what, pdt_scalar *out);
 
 typedef PyObject *(*pdt_method_fn)(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames);
+/* A call's arguments with input= moved to the front (pdt_input_to_front). */
+#define PDT_MOVED_MAX 16
+typedef struct pdt_moved_input {
+    PyObject *stack[PDT_MOVED_MAX];
+    PyObject *kwnames; /* a new reference, or NULL */
+} pdt_moved_input;
+/* A function whose first argument is `input`, called with input= and nothing
+ * positional (torch.sum(input=t), torch.zeros_like(input=t)): *args, *nargs and
+ * *kwnames are rewritten to the same call with input first (pointing into m,
+ * which pdt_moved_input_clear releases).  Any other call is left as it is.
+ * Returns 0, or -1 with an exception. */
+int pdt_input_to_front(PyObject *const **args, Py_ssize_t *nargs, PyObject **kwnames,
+                       pdt_moved_input *m);
+void pdt_moved_input_clear(pdt_moved_input *m);
 /* The function form fname(input, ...) of a Tensor method: input is the first
- * positional argument and must be a Tensor. */
+ * positional argument, or the keyword input=, and must be a Tensor. */
 PyObject *pdt_function_form(const char *fname, PyObject *module, PyObject *const *args,
                             Py_ssize_t nargs, PyObject *kwnames, pdt_method_fn method);
 /* dim: an int, or a tuple/list of ints (*n of them); None gives *n = -1 (all). */

@@ -200,12 +200,12 @@ static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t narg
     return finish_fill(S, &t, &v);
 }
 
-/* zeros_like / ones_like / empty_like / full_like(t, [fill_value], *, dtype, device) */
-static PyObject *create_like(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames, const char *fname, const pdt_scalar *value,
-                             int want_fill)
+/* zeros_like / ones_like / empty_like / full_like(t, [fill_value], *, dtype, device),
+ * input moved to the front (create_like) */
+static PyObject *create_like_args(pdt_state *S, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames, const char *fname, const pdt_scalar *value,
+                                  int want_fill)
 {
-    pdt_state *S = pdt_state_of_module(module);
     static const char *const names[] = {"dtype",         "device",     "pin_memory",
                                         "requires_grad", "fill_value", NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
@@ -237,6 +237,20 @@ static PyObject *create_like(PyObject *module, PyObject *const *args, Py_ssize_t
     if (!new_empty(S, &o, o.dtype >= 0 ? o.dtype : (int)src->dtype, src->ndim, src->shape, &t))
         return NULL;
     return finish_fill(S, &t, value);
+}
+
+/* the above, also called as fname(input=t, ...) */
+static PyObject *create_like(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames, const char *fname, const pdt_scalar *value,
+                             int want_fill)
+{
+    pdt_moved_input moved;
+    if (pdt_input_to_front(&args, &nargs, &kwnames, &moved) < 0)
+        return NULL;
+    PyObject *r = create_like_args(pdt_state_of_module(module), args, nargs, kwnames, fname, value,
+                                   want_fill);
+    pdt_moved_input_clear(&moved);
+    return r;
 }
 
 static PyObject *f_empty_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
