@@ -514,7 +514,7 @@ class MirroredStrategy:
         source = list(replicas[0].parameters())
         for r in replicas[1:]:
             for p, q in zip(source, r.parameters()):
-                q.data.copy_(p)
+                q.detach().copy_(p)
 
     def _replica_optimizers(self, model, replicas, optimizer):
         if not hasattr(optimizer, "step") or not hasattr(optimizer, "_replica"):

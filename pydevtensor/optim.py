@@ -9,7 +9,7 @@ PyTorch's rule (dampening 0, no Nesterov), for each parameter p with a gradient 
     p  -= lr * buf
 
 Everything happens on the parameter's device, and the parameters are updated in place
-(``p.data.sub_``): the Parameter objects and their storage stay the same, so a model and
+(``p.detach().sub_``): the Parameter objects and their storage stay the same, so a model and
 its optimizer can be built in either order.  ``step()`` is all or nothing: the new
 buffers and updates of every parameter are computed before any is committed, so running
 out of memory midway changes nothing.  Parameters whose ``.grad`` is None are
@@ -236,7 +236,7 @@ def _apart(x, y):
 
 
 def _decayed_grads(params, wd, where):
-    """(p, p.data, grad + wd * p) for each parameter with a gradient."""
+    """(p, p.detach(), grad + wd * p) for each parameter with a gradient."""
     for p in params:
         grad = getattr(p, "grad", None)
         if grad is None:
@@ -245,7 +245,7 @@ def _decayed_grads(params, wd, where):
             raise RuntimeError(f"{where}.step(): the gradient (shape {tuple(grad.shape)} on "
                                f"{grad.device}) does not match its parameter (shape "
                                f"{tuple(p.shape)} on {p.device})")
-        data = p.data
+        data = p.detach()  # its version counter is p's: a step is a write to p, as in PyTorch
         yield p, data, (grad if wd == 0 else grad.add(data, alpha=wd))
 
 

@@ -386,3 +386,42 @@ def test_clamp_gradient_at_its_bounds_is_pytorchs(device):
     pdt.clamp(t, min=lo, max=hi).sum().backward()
     assert t.grad.tolist() == [0, 0, 0] and lo.grad.tolist() == [0, 0, 0]
     assert hi.grad.tolist() == [3]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_data_has_a_version_counter_of_its_own(device):
+    """Writes in place through .data (and its views) are outside autograd's checks, as
+    PyTorch's .data has a version counter of its own; detach() shares the tensor's, so
+    writes through it, and optimizer steps, are still caught (Note [version counter])."""
+    w = pdt.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    y = (w * w).sum()
+    v = w._version
+    d = w.data
+    d.mul_(2)
+    d[0] = 5.0
+    d[1:].add_(1.0)  # a view of .data counts in .data's counter
+    assert w._version == v and d._version == v + 3
+    y.backward()  # the product saved w: it now reads the new values, as PyTorch does
+    assert w.grad.cpu().tolist() == [10.0, 10.0, 14.0]
+    w.grad = None
+    y = (w * w).sum()
+    w.detach().mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+    y = (w * w).sum()
+    opt = pdt.optim.SGD([w], lr=0.1)
+    w.grad = pdt.ones(3, device=device)
+    opt.step()  # a write to w, as in PyTorch
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+    p = nn.Parameter(pdt.zeros(2, device=device))
+    p.data = pdt.ones(2, device=device).data  # p keeps counting in its own counter
+    z = (p * p).sum()
+    p.data.add_(1.0)  # not seen
+    z.backward()
+    assert p.grad.cpu().tolist() == [4.0, 4.0]
+    z = (p * p).sum()
+    with pdt.no_grad():
+        p.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()

@@ -106,8 +106,8 @@ def test_views_share_storage(device):
     assert x.cpu().tolist()[1] == [1.0] * 4 and x.cpu().tolist()[0] == [0.0] * 4
     del row
     assert x._storage_refcount() == 1
-    d = x.data
-    assert d is x  # a plain tensor's .data is itself
+    d = x.data  # a new plain tensor on the same memory (PyTorch's .data)
+    assert d is not x and d.data_ptr() == x.data_ptr() and x._storage_refcount() == 2
 
 
 def test_copy_between_strided_views(device):

@@ -155,6 +155,7 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
     cols.ndim = x->ndim;
     perm->storage = x->storage, perm->data = x->data, perm->device = x->device;
     perm->dtype = x->dtype, perm->ndim = x->ndim, perm->offset = x->offset;
+    perm->counter = x->counter;
     for (int i = 0; i < n; i++) {
         perm->shape[i] = x->shape[order[i]];
         perm->strides[i] = x->strides[order[i]];

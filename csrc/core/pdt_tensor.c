@@ -19,8 +19,8 @@ struct pdt_storage {
     void (*release)(void *ctx); /* foreign memory: how to give it back */
     void *release_ctx;
     /* Note [version counter] (pdt_tensor.h): bumped by every write through
-     * the bindings; all views share it.  new_header starts it at 0. */
-    atomic_llong version;
+     * the bindings, [t->counter] for a view t.  new_header starts them at 0. */
+    atomic_llong version[2];
 };
 
 int64_t pdt_tensor_numel(const pdt_tensor *t)
@@ -103,7 +103,8 @@ static pdt_storage *new_header(void)
     s->accounted = 0;
     s->release = NULL;
     s->release_ctx = NULL;
-    atomic_init(&s->version, 0);
+    atomic_init(&s->version[PDT_COUNTER_OWN], 0);
+    atomic_init(&s->version[PDT_COUNTER_DATA], 0);
     return s;
 }
 
@@ -220,6 +221,7 @@ pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const 
     out->dtype = dtype;
     out->ndim = ndim;
     out->offset = 0;
+    out->counter = PDT_COUNTER_OWN;
     if (ndim > 0) /* a 0-d tensor's shape may be NULL */
         memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
     pdt_contiguous_strides(ndim, shape, out->strides);
@@ -252,6 +254,7 @@ pdt_status pdt_tensor_wrap(pdt_device device, pdt_dtype dtype, int ndim, const i
     out->dtype = dtype;
     out->ndim = ndim;
     out->offset = 0;
+    out->counter = PDT_COUNTER_OWN;
     memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
     memcpy(out->strides, strides, (size_t)ndim * sizeof *strides);
     return PDT_OK;
@@ -289,13 +292,13 @@ long pdt_tensor_storage_refcount(const pdt_tensor *t)
 
 int64_t pdt_tensor_version(const pdt_tensor *t)
 {
-    return t->storage ? (int64_t)atomic_load(&t->storage->version) : 0;
+    return t->storage ? (int64_t)atomic_load(&t->storage->version[t->counter & 1]) : 0;
 }
 
 void pdt_tensor_bump_version(const pdt_tensor *t)
 {
     if (t->storage)
-        atomic_fetch_add(&t->storage->version, 1);
+        atomic_fetch_add(&t->storage->version[t->counter & 1], 1);
 }
 
 const char *pdt_shape_str(int ndim, const int64_t *shape, char *buf, size_t n)

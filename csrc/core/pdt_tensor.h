@@ -32,6 +32,7 @@ typedef struct pdt_tensor {
     pdt_dtype dtype;
     int ndim;
     int64_t offset; /* in elements */
+    int counter; /* which of the storage's version counters t counts in: Note [version counter] */
     int64_t shape[PDT_MAX_DIMS];
     int64_t strides[PDT_MAX_DIMS]; /* in elements */
 } pdt_tensor;
@@ -104,6 +105,7 @@ static inline void pdt_tensor_assign(pdt_tensor *dst, const pdt_tensor *src)
     dst->dtype = src->dtype;
     dst->ndim = src->ndim;
     dst->offset = src->offset;
+    dst->counter = src->counter;
     for (int i = 0; i < src->ndim; i++) {
         dst->shape[i] = src->shape[i];
         dst->strides[i] = src->strides[i];
@@ -138,7 +140,14 @@ long pdt_tensor_storage_refcount(const pdt_tensor *t);
  * copy_, fill_, out=, ...), so every view of it sees one counter.  Autograd
  * records the version of each tensor it saves for backward and refuses to
  * use one whose version moved (pydevtensor/autograd/node.py).  The bindings
- * bump it; the core and the backends never read it. */
+ * bump it; the core and the backends never read it.  A storage keeps two
+ * counters: PDT_COUNTER_OWN, that of the tensors made on it and their views
+ * and detach()es, and PDT_COUNTER_DATA, that of `.data` and its views, which
+ * PyTorch gives a version counter of its own: `w.data.mul_(2)` between the
+ * forward and the backward is not seen by autograd, as in PyTorch (all .data
+ * views of a storage share the second counter, where PyTorch gives each its
+ * own).  t->counter says which; views copy it (pdt_tensor_assign). */
+enum { PDT_COUNTER_OWN = 0, PDT_COUNTER_DATA = 1 };
 int64_t pdt_tensor_version(const pdt_tensor *t);
 void pdt_tensor_bump_version(const pdt_tensor *t);
 

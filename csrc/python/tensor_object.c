@@ -131,17 +131,17 @@ static PyObject *get_itemsize(PyObject *self, void *c)
 }
 
 /* .data: a plain Tensor sharing this one's storage (for nn.Parameter: .data of
- * a parameter is the tensor without the parameter marking). */
+ * a parameter is the tensor without the parameter marking), outside autograd,
+ * with the storage's other version counter (Note [version counter]). */
 static PyObject *get_data(PyObject *self, void *c)
 {
     (void)c;
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     if (!S)
         return NULL;
-    if (Py_IS_TYPE(self, S->tensor_type) && !((PdtTensorObject *)self)->requires_grad)
-        return Py_NewRef(self);
     pdt_tensor view;
     pdt_tensor_share(&view, pdt_tensor_of(self));
+    view.counter = PDT_COUNTER_DATA;
     return pdt_tensor_wrap_new(S, &view);
 }
 
@@ -186,6 +186,7 @@ static int set_data(PyObject *self, PyObject *value, void *c)
     }
     pdt_tensor next, old = o->t;
     pdt_tensor_share(&next, pdt_tensor_of(value));
+    next.counter = old.counter; /* t keeps counting in its own counter */
     o->t = next;
     pdt_tensor_release(&old);
     return 0;

@@ -674,7 +674,7 @@ class Module:
                                + "; ".join(problems))
         for k, p in own.items():
             if k in state_dict:
-                p.data.copy_(state_dict[k])
+                p.detach().copy_(state_dict[k])  # a write to p (its version), as in PyTorch
         return IncompatibleKeys(missing, unexpected)
 
     # ---- printing ----
