@@ -355,10 +355,10 @@ def test_matmul_gradients_are_laid_out_like_their_operands(device):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_clamp_gradient_at_its_bounds_is_pytorchs(device):
-    """clamp is minimum(maximum(x, min), max) (PyTorch 2.15's gradient): number bounds
-    pass the gradient only strictly inside (none at a bound, none for NaN, none when min
-    >= max); tensor bounds take it where they won and half of it on a tie, as maximum
-    and minimum split ties; min > max gives everything to max."""
+    """PyTorch 2.15's gradient of clamp (ClampBackward1's docstring): number bounds pass
+    it only strictly inside (none at a bound, none for NaN, none when min >= max);
+    tensor bounds take it where they won and half of it on a tie; min > max gives
+    everything to max; NaNs and equal bounds as torch 2.15 gives them."""
     x = [0.0, 0.5, 1.0, 2.0, -1.0, float("nan")]
     cases = [  # (bounds, x's gradient)
         ({"min": 0.0, "max": 1.0}, [0, 1, 0, 0, 0, 0]),
@@ -386,6 +386,20 @@ def test_clamp_gradient_at_its_bounds_is_pytorchs(device):
     pdt.clamp(t, min=lo, max=hi).sum().backward()
     assert t.grad.tolist() == [0, 0, 0] and lo.grad.tolist() == [0, 0, 0]
     assert hi.grad.tolist() == [3]
+    nan = float("nan")
+    rows = [  # x, min, max (None: absent) -> the gradients of x, min, max (torch 2.15's)
+        (nan, 0.0, 1.0, (1, 0, 0)), (nan, 1.0, 0.0, (1, 0, 1)), (1.0, 1.0, 1.0, (1, 0, 0)),
+        (0.0, 1.0, 1.0, (0, 1, 0)), (1.0, nan, 0.0, (0, 0, 0)), (0.0, 0.0, nan, (1, 0, 0)),
+        (2.0, 0.0, nan, (1, 0, 0)), (nan, 0.0, None, (1, 1, None)),
+        (1.0, None, nan, (1, None, 1)), (1.0, 1.0, None, (0.5, 0.5, None)),
+    ]
+    for x, lo, hi, want in rows:
+        t = pdt.tensor([x], device=device, requires_grad=True)
+        b = [None if v is None else pdt.tensor([v], device=device, requires_grad=True)
+             for v in (lo, hi)]
+        pdt.clamp(t, min=b[0], max=b[1]).sum().backward()
+        got = tuple(None if v is None else v.grad.item() for v in [t] + b)
+        assert got == want, (x, lo, hi, got)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -423,5 +437,24 @@ def test_data_has_a_version_counter_of_its_own(device):
     z = (p * p).sum()
     with pdt.no_grad():
         p.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_parameters_and_state_dicts_count_in_their_own_counter(device):
+    # a Parameter made from .data is a tensor of its own (its writes through .data are
+    # not caught); state_dict() gives detach()es, which share the parameter's counter
+    w = pdt.randn(3, device=device, requires_grad=True)
+    p = nn.Parameter(w.data)
+    z = (p * p).sum()
+    p.data.mul_(2)
+    z.backward()
+    assert_close(p.grad, 2 * np.asarray(p.detach().cpu(), dtype=np.float64))
+    net = nn.Linear(2, 2).to(device)
+    sd = net.state_dict()
+    z = net(pdt.ones(1, 2, device=device)).sum()
+    with pdt.no_grad():
+        sd["weight"].add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.backward()

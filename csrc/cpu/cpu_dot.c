@@ -15,7 +15,8 @@
  *     |got - ref| <= 2^-24 |ref| + (17 2^-24 + k 2^-53) sum(|x_i y_i|)
  * (the final rounding; the product and 15 float32 additions a lane per block, gamma_16
  * < 17 2^-24; the double additions), while the products and the lanes' sums within a
- * block stay in float32's range (past it they give inf, as a float32 sum does).  OpenBLAS's sdot, which this replaces for
+ * block stay in float32's normal range (past it they give inf, as a float32 sum does;
+ * a product below 2^-126 adds an absolute error of up to 2^-150 each).  OpenBLAS's sdot, which this replaces for
  * contiguous float32 vectors, rounds in float32 all the way, k / 32 or so additions
  * a lane, and ran on one thread; the pool takes the chunks here from 2 GRAIN
  * elements (the threshold of the reductions, cpu_reduce.c).  Products exact in

@@ -135,13 +135,18 @@ int pdt_input_to_front(PyObject *const **args, Py_ssize_t *nargs, PyObject **kwn
 {
     m->kwnames = NULL;
     Py_ssize_t nkw = *kwnames ? PyTuple_GET_SIZE(*kwnames) : 0, at = -1;
-    if (*nargs != 0 || nkw > PDT_MOVED_MAX)
+    if (*nargs != 0)
         return 0;
     for (Py_ssize_t i = 0; i < nkw && at < 0; i++)
         if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(*kwnames, i), "input") == 0)
             at = i;
     if (at < 0)
         return 0;
+    if (nkw > PDT_MOVED_MAX) { /* no function here takes that many */
+        PyErr_Format(PyExc_TypeError, "%zd keyword arguments given with input=; at most %d", nkw,
+                     PDT_MOVED_MAX);
+        return -1;
+    }
     if (nkw > 1 && !(m->kwnames = PyTuple_New(nkw - 1)))
         return -1;
     /* vectorcall: the keywords' values follow the positional arguments, here none */

@@ -409,6 +409,9 @@ static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
     if (!o)
         return NULL;
     pdt_tensor_share(&o->t, pdt_tensor_of(data));
+    /* a tensor of its own (nn.Parameter(w.data)): it counts its writes in the
+     * storage's own counter, not .data's (Note [version counter]) */
+    o->t.counter = PDT_COUNTER_OWN;
     return (PyObject *)o;
 }
 

@@ -226,11 +226,15 @@ _unary("relu", "ReluBackward0", "result", lambda g, y: g * (y > 0))
 
 @derivative("clamp")
 class ClampBackward1(Node):
-    """clamp is minimum(maximum(x, min), max), and its gradient that of the two, as
-    PyTorch 2.15 gives it: a number bound passes the gradient to x only where x is
-    strictly inside it (none at the bound itself, nor for NaN); a tensor bound takes
-    it where it won, and on a tie x and the bound get half each (maximum and
-    minimum's rule)."""
+    """clamp's gradient as PyTorch 2.15 gives it (checked against it over every order
+    of x, min and max among 0, 1, 2 and NaN).  Number bounds: to x only strictly
+    inside them (none at a bound, none for NaN).  A tensor bound alone: to x unless x
+    is past it, to the bound unless x is inside, half each on a tie (so a NaN on
+    either side gives the gradient to both).  Two bounds, one a tensor: to x unless
+    it is past one (a number bound counts its own value as past), halved on a tie with
+    a tensor bound when min < max; to min where x is below it and min <= max; to max
+    where x is above it and min <= max, and wherever min > max; ties as for x.
+    (PyTorch refuses a number bound with a tensor one; here the rule above.)"""
 
     def save(self, result, input, min=None, max=None, **kw):
         self.bounds = (min, max)
@@ -238,34 +242,39 @@ class ClampBackward1(Node):
         self.metas = (meta(input), meta(min), meta(max))
         return input, min, max
 
-    @staticmethod
-    def _split(wins, ties, bound, like):
-        """(weight of the clamped value, weight of the bound): all to the winner, half
-        each on a tie with a tensor bound, none to a number bound."""
-        w = as_float(wins, like)
-        if not isinstance(bound, _C.Tensor):
-            return w, None
-        tie = as_float(ties, like) * 0.5
-        return w + tie, 1.0 - w - tie
-
     def backward(self, g):
         saved = list(self.saved_tensors)
         x = saved.pop(0)
         lo, hi = (saved.pop(0) if isinstance(b, _C.Tensor) else b for b in self.bounds)
-        w = g_lo = g_hi = None
-        m = x  # maximum(x, lo)
-        if lo is not None:
-            w, w_lo = self._split(x > lo, x == lo, lo, g)
-            if w_lo is not None:
-                g_lo = g * w_lo
-            m = x.clamp(min=lo)
-        if hi is not None:
-            w_m, w_hi = self._split(m < hi, m == hi, hi, g)
-            w = w_m if w is None else w * w_m
-            if g_lo is not None:
-                g_lo = g_lo * w_m
-            if w_hi is not None:
-                g_hi = g * w_hi
+        lo_t, hi_t = isinstance(lo, _C.Tensor), isinstance(hi, _C.Tensor)
+
+        def f(mask):
+            return as_float(mask, g)
+
+        g_lo = g_hi = None
+        if not lo_t and not hi_t:  # numbers (or None): strictly inside
+            w = f(x > lo) if lo is not None else None
+            if hi is not None:
+                w = f(x < hi) if w is None else w * f(x < hi)
+        elif hi is None:  # a tensor min alone
+            tie = f(x == lo) * 0.5
+            w = 1.0 - f(x < lo) - tie
+            g_lo = g * (1.0 - f(lo < x) - tie)
+        elif lo is None:  # a tensor max alone
+            tie = f(x == hi) * 0.5
+            w = 1.0 - f(hi < x) - tie
+            g_hi = g * (1.0 - f(x < hi) - tie)
+        else:
+            proper = f(lo < hi) * 0.5
+            ordered = f(lo <= hi)
+            tie_lo = f(x == lo) * proper if lo_t else 0.0
+            tie_hi = f(x == hi) * proper if hi_t else 0.0
+            w = ((1.0 - f(x < lo if lo_t else x <= lo)) * (1.0 - f(x > hi if hi_t else x >= hi))
+                 * (1.0 - tie_lo - tie_hi))
+            if lo_t:
+                g_lo = g * (ordered * f(x < lo) + tie_lo)
+            if hi_t:
+                g_hi = g * (f(hi < lo) + ordered * f(hi < x) + tie_hi)
         gx = g if w is None else g * w
         return (reduce_grad(gx, self.metas[0]),
                 None if g_lo is None else reduce_grad(g_lo, self.metas[1]),

@@ -619,7 +619,8 @@ class Module:
         >>> list(net.state_dict())
         ['0.weight', '0.bias', '2.weight', '2.bias']
         """
-        return OrderedDict((name, p.data) for name, p in self.named_parameters(prefix))
+        # detach(), as PyTorch's: sharing the parameter's version counter
+        return OrderedDict((name, p.detach()) for name, p in self.named_parameters(prefix))
 
     def load_state_dict(self, state_dict: Mapping[str, Tensor],
                         strict: bool = True) -> IncompatibleKeys:
