@@ -83,7 +83,7 @@ def _tensor_reduce_ex(self, protocol):
     host = plain if plain.device.type == "cpu" else _C._copy_for(plain, "cpu", "pickle", False)
     # a view of the CPU memory (bfloat16, which NumPy lacks: its uint16 bits, as save()
     # writes them); tobytes() makes it C-ordered
-    values = np.asarray(memoryview(host)) if host.dtype == _C.bfloat16 else host.numpy()
+    values = np.asarray(host._buffer()) if host.dtype == _C.bfloat16 else host.numpy()
     return (_rebuild, (type(self), values.tobytes(), values.dtype.str, tuple(self.shape),
                        str(self.dtype).rsplit(".", 1)[-1], str(self.device), _state(self)))
 
@@ -97,7 +97,7 @@ def _rebuild(cls, data, array_dtype, shape, dtype, device, state):
     host = target if target.type == "cpu" else _C.device("cpu")  # logical CPUs: no transfer
     if dtype == "bfloat16" and values.dtype == np.uint16:  # its bits (_tensor_reduce_ex)
         t = _C.empty(tuple(shape), dtype=_C.bfloat16, device=host)
-        np.asarray(memoryview(t))[...] = values
+        np.asarray(t._buffer())[...] = values
     else:
         t = _C.tensor(values, dtype=getattr(_C, dtype), device=host)
     if host != target:

@@ -68,7 +68,7 @@ def save(obj, f):
         # the explicit, counted device-to-host copy; bfloat16 (which NumPy lacks) is
         # stored as its uint16 bits, recorded as bfloat16 in the metadata
         host = t.detach().cpu()  # the values; requires_grad goes in the metadata
-        arrays[name] = np.asarray(memoryview(host)) if t.dtype == _C.bfloat16 else host.numpy()
+        arrays[name] = np.asarray(host._buffer()) if t.dtype == _C.bfloat16 else host.numpy()
         entries[name] = {"device": str(t.device), "dtype": t.dtype.name}
         if t.requires_grad:  # a Parameter, or a tensor requiring grad, comes back as one
             from .nn import Parameter
@@ -379,7 +379,7 @@ def _read_tensor(zf, members, spec, dev):
     name, _, shape, fortran, dtype, pdtype, used, nbytes = spec
     host = dev if dev.type == "cpu" else _C.device("cpu")
     t = _C.empty(tuple(reversed(shape)) if fortran else shape, dtype=pdtype, device=host)
-    arr = np.asarray(memoryview(t))  # bfloat16: its uint16 bits
+    arr = np.asarray(t._buffer())  # bfloat16: its uint16 bits
     view = memoryview(arr.reshape(-1).view(np.uint8)) if nbytes else None
     info, fp = _open_member(zf, members, name)
     with fp:

@@ -235,6 +235,29 @@ def test_numpy_boundary():
     assert float(b[2]) == 5.0
 
 
+def test_numpy_sees_bfloat16_values_not_bits(monkeypatch):
+    # Note [bfloat16 at the NumPy boundary]: np.asarray reaches __array__, the
+    # ml_dtypes view of the same memory, never the uint16 bits a buffer would show
+    import pickle
+    import sys
+    t = pdt.tensor([1.5, -2.0, 3.0], dtype=pdt.bfloat16)
+    a = np.asarray(t)
+    assert a.dtype == ml_dtypes.bfloat16 and a.astype(np.float64).tolist() == [1.5, -2.0, 3.0]
+    a[0] = 7.0  # the same memory
+    assert t.tolist() == [7.0, -2.0, 3.0]
+    assert np.asarray(t, dtype=np.float32).tolist() == [7.0, -2.0, 3.0]
+    assert np.array(t[::2]).astype(np.float64).tolist() == [7.0, 3.0]
+    assert (np.add(t, 1) == np.asarray([8.0, -1.0, 4.0], ml_dtypes.bfloat16)).all()
+    with pytest.raises(BufferError, match="bfloat16 tensor has no buffer format"):
+        memoryview(t)
+    assert not hasattr(t, "__array_interface__")
+    assert pickle.loads(pickle.dumps(t)).tolist() == [7.0, -2.0, 3.0]  # through its bits
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # as if it were not installed
+    with pytest.raises(TypeError, match="ml_dtypes"):
+        np.asarray(t)
+    assert pickle.loads(pickle.dumps(t)).tolist() == [7.0, -2.0, 3.0]
+
+
 def test_bfloat16_to_numpy_needs_ml_dtypes(monkeypatch):
     import sys
     t = pdt.tensor([1.5, -2.0], dtype=pdt.bfloat16)

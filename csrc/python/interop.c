@@ -163,6 +163,13 @@ static PyObject *get_array_interface(PyObject *self, void *c)
                      pdt_device_str(t->device, name, sizeof name));
         return NULL;
     }
+    if (t->dtype == PDT_BFLOAT16) { /* Note [bfloat16 at the NumPy boundary] */
+        PyErr_SetString(PyExc_AttributeError,
+                        "a bfloat16 tensor has no __array_interface__ (no typestr is "
+                        "bfloat16); np.asarray(t) and t.numpy() give an ml_dtypes.bfloat16 "
+                        "array");
+        return NULL;
+    }
     PyObject *d = interface_dict(t, NULL);
     if (d) /* Note [interfaces keep the storage] in tensor_object.c */
         ((PdtTensorObject *)self)->shown = 1;

@@ -168,6 +168,9 @@ int pdt_storage_ref_type_init(PyObject *module, pdt_state *S);
 /* A new _StorageRef holding a view of t's storage (a buffer exporter for CPU
  * memory). */
 PyObject *pdt_storage_ref_new(pdt_state *S, const pdt_tensor *t);
+/* A CPU tensor's _StorageRef, whose buffer shows bfloat16 as uint16 bits
+ * (Note [bfloat16 at the NumPy boundary] in tensor_convert.c). */
+PyObject *pdt_tensor_buffer(PyObject *tensor);
 /* The same, taking over t's reference (released on failure). */
 PyObject *pdt_storage_ref_steal(pdt_state *S, pdt_tensor *t);
 /* The view a _StorageRef holds. */

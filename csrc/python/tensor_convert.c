@@ -555,25 +555,49 @@ static int t_bool_scalar(PyObject *self)
  * buffer's obj, so it needs no releasebuffer. */
 static int t_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
-    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    const pdt_tensor *t = pdt_tensor_of(self);
     view->obj = NULL;
-    if (!S)
+    PyObject *ref = pdt_tensor_buffer(self);
+    if (!ref)
         return -1;
+    if (pdt_tensor_of(self)->dtype == PDT_BFLOAT16) { /* Note [bfloat16 at the NumPy boundary] */
+        Py_DECREF(ref);
+        PyErr_SetString(PyExc_BufferError,
+                        "a bfloat16 tensor has no buffer format (PEP 3118 has no bfloat16); "
+                        "np.asarray(t) and t.numpy() give an ml_dtypes.bfloat16 array, "
+                        "t.float() a float32 tensor");
+        return -1;
+    }
+    int r = PyObject_GetBuffer(ref, view, flags);
+    Py_DECREF(ref);
+    return r;
+}
+
+/* Note [bfloat16 at the NumPy boundary]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * NumPy takes the buffer protocol first, then __array_interface__, then __array__.
+ * A bfloat16 tensor offers neither of the first two (PEP 3118 and the typestrs
+ * have no bfloat16: they could only show its bits as uint16 or "V2", which np.asarray
+ * would take for the values), so NumPy reaches __array__, which gives the
+ * ml_dtypes.bfloat16 view of the same memory (or TypeError naming ml_dtypes when it
+ * is not installed), as t.numpy() does.  Our own code that wants the bits (pickling,
+ * save(), MPI) reads them through t._buffer(), a _StorageRef whose buffer is uint16. */
+
+/* t's _StorageRef (a buffer of its CPU memory; bfloat16 as uint16 bits). */
+PyObject *pdt_tensor_buffer(PyObject *tensor)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(tensor));
+    const pdt_tensor *t = pdt_tensor_of(tensor);
+    if (!S)
+        return NULL;
     if (t->device.kind != PDT_CPU) {
         char name[32];
         PyErr_Format(PyExc_BufferError,
                      "a %s tensor has no host buffer (its memory is on the device); copy it "
                      "explicitly with .cpu() or pydevtensor.to_numpy(t)",
                      pdt_device_str(t->device, name, sizeof name));
-        return -1;
+        return NULL;
     }
-    PyObject *ref = pdt_storage_ref_new(S, t);
-    if (!ref)
-        return -1;
-    int r = PyObject_GetBuffer(ref, view, flags);
-    Py_DECREF(ref);
-    return r;
+    return pdt_storage_ref_new(S, t);
 }
 
 PyObject *pdt_numpy_view(PyObject *tensor)
@@ -585,10 +609,14 @@ PyObject *pdt_numpy_view(PyObject *tensor)
     PyObject *imported = np ? NULL : PyImport_ImportModule("numpy");
     PyObject *module = np ? np : imported;
     PyObject *asarray = module ? PyObject_GetAttrString(module, "asarray") : NULL;
-    PyObject *arr = asarray ? PyObject_CallOneArg(asarray, tensor) : NULL;
+    const int bf16 = pdt_tensor_of(tensor)->dtype == PDT_BFLOAT16;
+    /* bfloat16: its bits from a _StorageRef (the Tensor offers no buffer for it) */
+    PyObject *source = bf16 && asarray ? pdt_tensor_buffer(tensor) : Py_XNewRef(tensor);
+    PyObject *arr = asarray && source ? PyObject_CallOneArg(asarray, source) : NULL;
+    Py_XDECREF(source);
     Py_XDECREF(asarray);
     Py_XDECREF(imported);
-    if (arr && pdt_tensor_of(tensor)->dtype == PDT_BFLOAT16)
+    if (arr && bf16)
         Py_SETREF(arr, pdt_bf16_numpy_from_bits(arr));
     return arr;
 }

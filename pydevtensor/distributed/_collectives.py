@@ -86,7 +86,7 @@ def _check_list(g, ts, like, what, label):
 
 def _bits(t):
     """A view of t's memory for MPI to move: 16-bit floats as their bit patterns."""
-    arr = np.asarray(t)
+    arr = np.asarray(t._buffer())  # bfloat16: its uint16 bits
     return arr.view(np.uint16) if _dtype_name(t) in _HALF else arr
 
 
