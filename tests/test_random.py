@@ -122,3 +122,36 @@ def test_randn_close_on_every_device():
     pdt.manual_seed(3)
     gpu = pdt.randn(4096, dtype=pdt.float64, device="cuda").cpu().numpy()
     np.testing.assert_allclose(gpu, cpu, rtol=1e-13, atol=1e-13)
+
+
+def test_normal_forms_statistics_and_errors(device):
+    # torch.normal's forms: numbers with a size, or tensors (broadcast, their device)
+    pdt.manual_seed(11)
+    x = pdt.normal(2.0, 0.5, (200_000,), dtype=pdt.float64, device=device)
+    assert x.device == device and x.dtype == pdt.float64 and x.shape == (200_000,)
+    a = x.cpu().numpy()
+    assert abs(a.mean() - 2.0) < 5 * 0.5 / np.sqrt(a.size)
+    assert abs(a.std() - 0.5) < 5 * 0.5 / np.sqrt(2 * a.size)
+    pdt.manual_seed(11)  # one seed, the same samples as on the CPU (randn's accuracy)
+    np.testing.assert_allclose(a, pdt.normal(2.0, 0.5, (200_000,), dtype=pdt.float64).numpy(),
+                               rtol=1e-13, atol=1e-13)
+    m = pdt.tensor([[0.0], [10.0]], device=device, requires_grad=True)
+    s = pdt.tensor([1.0, 0.0, 2.0], device=device)
+    pdt.manual_seed(5)
+    y = pdt.normal(m, s)
+    pdt.manual_seed(5)
+    z = pdt.randn(2, 3, device=device)
+    assert y.shape == (2, 3) and y.device == device and not y.requires_grad
+    np.testing.assert_array_equal(y.cpu().numpy(), (z * s + m.detach()).cpu().numpy())
+    assert y[1, 1].item() == 10.0  # std 0: the mean itself
+    assert pdt.normal(m, 2.0).shape == (2, 1) and pdt.normal(1.0, s).shape == (3,)
+    assert pdt.normal(0.0, 1.0, 4, device=device, requires_grad=True).requires_grad
+    for call, exc, words in [
+        (lambda: pdt.normal(0.0, 1.0), TypeError, "give the size"),
+        (lambda: pdt.normal(0.0, -1.0, (2,)), ValueError, "std must be >= 0, got -1.0"),
+        (lambda: pdt.normal(m, 1.0, (2,)), TypeError, "size, dtype and device are for"),
+        (lambda: pdt.normal("a", 1.0, (2,)), TypeError, "mean must be a number or a Tensor"),
+        (lambda: pdt.normal(m, pdt.ones(3, 4, device=device)), ValueError, "do not broadcast"),
+    ]:
+        with pytest.raises(exc, match=words):
+            call()

@@ -1,0 +1,91 @@
+"""Random functions written on the C extension's generators (randn, normal_): normal."""
+from numbers import Real
+
+from . import _C
+from .autograd import no_grad
+
+__all__ = ["normal"]
+
+
+def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_grad=False):
+    """Samples of the normal distribution N(mean, std^2), as PyTorch's ``torch.normal``:
+    numbers for mean and std with a ``size``, or tensors for either (the result has their
+    broadcast shape and lives on their device).  The samples are ``randn``'s, from its
+    Philox stream: one seed gives the same samples on every device, as randn's do.  The
+    result takes no gradient from mean or std (PyTorch's is zero).
+
+    Parameters
+    ----------
+    mean : float or Tensor, optional
+        The means (default 0).
+    std : float or Tensor, optional
+        The standard deviations, at least 0 (default 1).
+    size : int or sequence of ints, optional
+        The shape, when mean and std are both numbers (then it is required).
+    dtype : pydevtensor.dtype, optional
+        With numbers only: the element type (default: float32).
+    device : str or pydevtensor.device, optional
+        With numbers only: where the result lives (default: the default device).
+    requires_grad : bool, optional
+        Whether autograd records operations on the result.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        Numbers without a size, or a size with a tensor.
+    ValueError
+        A negative number std.
+
+    Examples
+    --------
+    >>> pydevtensor.manual_seed(0)
+    >>> x = pydevtensor.normal(2.0, 0.5, (1000,))
+    >>> x.shape, abs(x.mean().item() - 2.0) < 0.1
+    (pydevtensor.Size([1000]), True)
+    >>> pydevtensor.normal(pydevtensor.zeros(2, 3), 1.0).shape
+    pydevtensor.Size([2, 3])
+    """
+    tensors = [v for v in (mean, std) if isinstance(v, _C.Tensor)]
+    for name, v in (("mean", mean), ("std", std)):
+        if not isinstance(v, _C.Tensor) and (isinstance(v, bool) or not isinstance(v, Real)):
+            raise TypeError(f"normal(): {name} must be a number or a Tensor, got "
+                            f"{type(v).__name__}")
+    if not isinstance(std, _C.Tensor) and std < 0:
+        raise ValueError(f"normal(): std must be >= 0, got {std}")
+    if not tensors:
+        if size is None:
+            raise TypeError("normal(): with a number mean and std, give the size: "
+                            "normal(mean, std, size), e.g. normal(0.0, 1.0, (2, 3))")
+        out = _C.empty(size, dtype=dtype, device=device).normal_(float(mean), float(std))
+    else:
+        if size is not None or dtype is not None or device is not None:
+            raise TypeError("normal(): size, dtype and device are for a number mean and std; "
+                            "with a tensor the result takes its shape, dtype and device")
+        if len(tensors) == 2 and mean.device != std.device:
+            raise ValueError(f"normal(): mean is on {mean.device} and std on {std.device}; "
+                             f"they must be on one device")
+        like = tensors[0]
+        kind = like.dtype if like.is_floating_point() else _C.float32
+        shape = _broadcast(*(tuple(t.shape) for t in tensors))
+        with no_grad():
+            out = _C.randn(shape, dtype=kind, device=like.device) * std + mean
+    if requires_grad:
+        out.requires_grad_()
+    return out
+
+
+def _broadcast(*shapes):
+    """NumPy's broadcast of shapes (ValueError naming them when they do not fit)."""
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(-ndim, 0):
+        sizes = {s[i] for s in shapes if len(s) >= -i} - {1}
+        if len(sizes) > 1:
+            raise ValueError(f"normal(): the shapes of mean and std, {list(shapes)}, do not "
+                             f"broadcast")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
