@@ -10,9 +10,10 @@ __all__ = ["normal"]
 def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_grad=False):
     """Samples of the normal distribution N(mean, std^2), as PyTorch's ``torch.normal``:
     numbers for mean and std with a ``size``, or tensors for either (the result has their
-    broadcast shape and lives on their device).  The samples are ``randn``'s, from its
-    Philox stream: one seed gives the same samples on every device, as randn's do.  The
-    result takes no gradient from mean or std (PyTorch's is zero).
+    broadcast shape, mean's dtype, and lives on their device).  The samples are
+    ``randn``'s, from its Philox stream: one seed gives the same samples on every device,
+    as randn's do.  The result takes no gradient from mean or std (PyTorch's is zero),
+    and does not require grad unless requires_grad says so.
 
     Parameters
     ----------
@@ -36,9 +37,12 @@ def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_gr
     Raises
     ------
     TypeError
-        Numbers without a size, or a size with a tensor.
+        Numbers without a size, a size with a tensor, or an integer tensor.
     ValueError
-        A negative number std.
+        A negative or NaN number std (a tensor std is not read: that would copy it
+        from its device).
+    RuntimeError
+        mean and std on two devices.
 
     Examples
     --------
@@ -51,10 +55,14 @@ def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_gr
     """
     tensors = [v for v in (mean, std) if isinstance(v, _C.Tensor)]
     for name, v in (("mean", mean), ("std", std)):
-        if not isinstance(v, _C.Tensor) and (isinstance(v, bool) or not isinstance(v, Real)):
+        if isinstance(v, _C.Tensor):
+            if not v.is_floating_point():
+                raise TypeError(f"normal(): {name} must be a floating-point tensor, got "
+                                f"{v.dtype}")
+        elif isinstance(v, bool) or not isinstance(v, Real):
             raise TypeError(f"normal(): {name} must be a number or a Tensor, got "
                             f"{type(v).__name__}")
-    if not isinstance(std, _C.Tensor) and std < 0:
+    if not isinstance(std, _C.Tensor) and not std >= 0:  # NaN too
         raise ValueError(f"normal(): std must be >= 0, got {std}")
     if not tensors:
         if size is None:
@@ -66,13 +74,14 @@ def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_gr
             raise TypeError("normal(): size, dtype and device are for a number mean and std; "
                             "with a tensor the result takes its shape, dtype and device")
         if len(tensors) == 2 and mean.device != std.device:
-            raise ValueError(f"normal(): mean is on {mean.device} and std on {std.device}; "
-                             f"they must be on one device")
-        like = tensors[0]
-        kind = like.dtype if like.is_floating_point() else _C.float32
+            raise RuntimeError(f"normal(): Expected all tensors to be on the same device, but "
+                               f"found at least two devices, {mean.device} and {std.device} "
+                               f"(mean and std)")
+        like = tensors[0]  # mean's dtype when it is a tensor, as PyTorch's
+        wide = _C.promote_types(like.dtype, _C.float32)  # half types: rounded once, at the end
         shape = _broadcast(*(tuple(t.shape) for t in tensors))
         with no_grad():
-            out = _C.randn(shape, dtype=kind, device=like.device) * std + mean
+            out = (_C.randn(shape, dtype=wide, device=like.device) * std + mean).to(like.dtype)
     if requires_grad:
         out.requires_grad_()
     return out

@@ -145,10 +145,18 @@ def test_normal_forms_statistics_and_errors(device):
     np.testing.assert_array_equal(y.cpu().numpy(), (z * s + m.detach()).cpu().numpy())
     assert y[1, 1].item() == 10.0  # std 0: the mean itself
     assert pdt.normal(m, 2.0).shape == (2, 1) and pdt.normal(1.0, s).shape == (3,)
+    # mean's dtype (computed in float32 or wider, rounded once), else std's
+    half = pdt.zeros(3, dtype=pdt.float16, device=device)
+    assert pdt.normal(half, s).dtype == pdt.float16
+    assert pdt.normal(m, s.double()).dtype == pdt.float32
+    assert pdt.normal(1.0, s.double()).dtype == pdt.float64
     assert pdt.normal(0.0, 1.0, 4, device=device, requires_grad=True).requires_grad
     for call, exc, words in [
         (lambda: pdt.normal(0.0, 1.0), TypeError, "give the size"),
         (lambda: pdt.normal(0.0, -1.0, (2,)), ValueError, "std must be >= 0, got -1.0"),
+        (lambda: pdt.normal(0.0, float("nan"), (2,)), ValueError, "std must be >= 0, got nan"),
+        (lambda: pdt.normal(pdt.zeros(2, dtype=pdt.int64, device=device), 1.0), TypeError,
+         "mean must be a floating-point tensor, got pydevtensor.int64"),
         (lambda: pdt.normal(m, 1.0, (2,)), TypeError, "size, dtype and device are for"),
         (lambda: pdt.normal("a", 1.0, (2,)), TypeError, "mean must be a number or a Tensor"),
         (lambda: pdt.normal(m, pdt.ones(3, 4, device=device)), ValueError, "do not broadcast"),
