@@ -2,6 +2,7 @@
 from numbers import Real
 
 from . import _C
+from ._ops_index import _broadcast_shape
 from .autograd import no_grad
 
 __all__ = ["normal"]
@@ -79,22 +80,15 @@ def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_gr
                                f"(mean and std)")
         like = tensors[0]  # mean's dtype when it is a tensor, as PyTorch's
         wide = _C.promote_types(like.dtype, _C.float32)  # half types: rounded once, at the end
-        shape = _broadcast(*(tuple(t.shape) for t in tensors))
+        shapes = [tuple(t.shape) for t in tensors]
+        try:
+            shape = _broadcast_shape(*shapes)
+        except ValueError as err:
+            raise ValueError(f"normal(): the shapes of mean and std, {shapes}, do not "
+                             f"broadcast ({err})") from None
         with no_grad():
             out = (_C.randn(shape, dtype=wide, device=like.device) * std + mean).to(like.dtype)
     if requires_grad:
         out.requires_grad_()
     return out
 
-
-def _broadcast(*shapes):
-    """NumPy's broadcast of shapes (ValueError naming them when they do not fit)."""
-    ndim = max(len(s) for s in shapes)
-    out = []
-    for i in range(-ndim, 0):
-        sizes = {s[i] for s in shapes if len(s) >= -i} - {1}
-        if len(sizes) > 1:
-            raise ValueError(f"normal(): the shapes of mean and std, {list(shapes)}, do not "
-                             f"broadcast")
-        out.append(sizes.pop() if sizes else 1)
-    return tuple(out)
