@@ -568,8 +568,12 @@ static void VM(sigmoid_row)(float *o, const float *a, int64_t n)
 
 static void VM(tanh_row)(float *o, const float *a, int64_t n)
 {
+#ifdef VMF_TANH16 /* Note [tanh by a table of polynomials] */
+    VM(tanh_row16)(o, a, n);
+#else
     for (int64_t i = 0; i < n; i++)
         o[i] = VM(tanhf)(a[i]);
+#endif
 }
 
 /* Blocks of 256: a block with an argument past the fast path's limit (or
