@@ -521,11 +521,27 @@ typedef struct streamed_part {
     int64_t at;
 } streamed_part;
 
+/* Asks for the lines of elements [i + EW_PREFETCH_AHEAD, + n) of a contiguous input of
+ * stride s (0: a scalar), so that they are on their way while this block computes.  A
+ * prefetch never faults, so the lines past the input's end are harmless; the address
+ * is formed as an integer (no pointer past the object). */
+#define EW_PREFETCH_AHEAD 1024
+static inline void prefetch_ahead(const char *base, int64_t s, int64_t i, int64_t n)
+{
+    if (s == 0)
+        return;
+    const uintptr_t from = (uintptr_t)base + (uintptr_t)((i + EW_PREFETCH_AHEAD) * s);
+    for (uintptr_t a = from & ~(uintptr_t)63; a < from + (uintptr_t)(n * s); a += 64)
+        __builtin_prefetch((const void *)a, 0, 3);
+}
+
 static void run_part(const void *ctx, char *dst, int64_t first, int64_t n)
 {
     const streamed_part *p = ctx;
     const ew_job *job = p->job;
     const int64_t sa = job->strides[1][0], sb = job->strides[2][0], i = p->at + first;
+    prefetch_ahead(job->base[1], sa, i, n);
+    prefetch_ahead(job->base[2], sb, i, n);
     job->fn(dst, job->strides[0][0], job->base[1] + i * sa, sa, job->base[2] + i * sb, sb, n,
             job->extra);
 }
@@ -752,10 +768,12 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
     job.extra = &bounds;
     job_init(&job, out, ops);
     job.base[2] = &unused;
-    job.stream &= !costly_unary(op); /* compute-bound: exp of 1e8 ran 10-20% slower streamed */
-    if (costly_unary(op))
+    if (costly_unary(op)) {
+        /* compute-bound: streamed only past the cache (Note [streamed outputs]) */
+        const int64_t bytes = pdt_tensor_numel(out) * (int64_t)pdt_dtype_size(out->dtype);
+        job.stream &= bytes > pdt_cpu_last_cache_bytes();
         job_run(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_COSTLY_HOT);
-    else
+    } else
         job_run(&job, pdt_tensor_numel(out), EW_GRAIN, EW_GRAIN_HOT);
     return PDT_OK;
 }

@@ -11,6 +11,11 @@
 #define PDT_STREAM_MIN_BYTES ((int64_t)24 << 20)
 #define PDT_STREAM_BLOCK 512
 
+/* The last-level cache's size in bytes (PYDEVTENSOR_CPU_CACHE_BYTES, else sysconf's,
+ * else 32 MiB): compute-bound ops stream only outputs larger than it (Note [streamed
+ * outputs]). */
+int64_t pdt_cpu_last_cache_bytes(void);
+
 /* Elements [first, first + n) of an output into dst (the output's own place, or an
  * aligned buffer that is then streamed to it). */
 typedef void (*pdt_stream_fn)(const void *ctx, char *dst, int64_t first, int64_t n);
