@@ -42,7 +42,6 @@ BASELINE_BOUND_ULP = 1.0
 FMA_BOUND_ULP = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 1.5, "sin": 1.5, "cos": 1.5}
 CUDA_BOUND_ULP = {"exp": 2.0, "log": 1.0, "tanh": 2.0, "sigmoid": 4.0, "sin": 2.0, "cos": 2.0}
 LEVELS = _C._cpu_simd_level()[1]
-FMA_LEVELS = [level for level in LEVELS if level != "baseline"]
 
 
 # (function, level) evaluated in a way of its own at that level, with its bound

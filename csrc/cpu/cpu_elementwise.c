@@ -771,7 +771,7 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
     if (costly_unary(op)) {
         /* compute-bound: streamed only past the cache (Note [streamed outputs]) */
         const int64_t bytes = pdt_tensor_numel(out) * (int64_t)pdt_dtype_size(out->dtype);
-        job.stream &= bytes > pdt_cpu_last_cache_bytes();
+        job.stream = job.stream && bytes > pdt_cpu_last_cache_bytes();
         job_run(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_COSTLY_HOT);
     } else
         job_run(&job, pdt_tensor_numel(out), EW_GRAIN, EW_GRAIN_HOT);

@@ -5,8 +5,9 @@
  * An ordinary store to a line that is not in the cache reads the line first
  * (read for ownership), so an op writing an output past the caches moves its
  * bytes twice: float32 -> float64 of 1e8 elements moved 4 + 8 + 8 bytes an element
- * for the 12 it needs.  Past STREAM_MIN_BYTES of output (most of this machine's
- * 32 MiB L3, where the output cannot stay cached for the next op anyway), a row
+ * for the 12 it needs.  Past STREAM_MIN_BYTES of output (24 MiB: most of the 32 MiB
+ * L3 of the EPYC this was first tuned on; the Xeon of the figures below reports
+ * 300 MiB, and plain ops of 40 MB still ran faster streamed there), a row
  * is computed block by block into an L1-sized buffer by its usual kernel and the
  * buffer copied out with non-temporal stores, which skip the read; the values are
  * the kernel's.  The ends that are not whole aligned blocks are written directly,
@@ -38,6 +39,7 @@
 #include "cpu_stream.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,7 +54,15 @@ int64_t pdt_cpu_last_cache_bytes(void)
         /* PYDEVTENSOR_CPU_CACHE_BYTES overrides what the system says (a VM may report
          * its host's cache; the tests make it small to stream small outputs) */
         const char *v = getenv("PYDEVTENSOR_CPU_CACHE_BYTES");
-        long long want = v && *v ? atoll(v) : 0;
+        char *end = NULL;
+        long long want = v && *v ? strtoll(v, &end, 10) : 0;
+        if (want > 0 && *end != '\0') {
+            fprintf(stderr,
+                    "pydevtensor: PYDEVTENSOR_CPU_CACHE_BYTES=%s is not a number of "
+                    "bytes; ignored\n",
+                    v);
+            want = 0;
+        }
 #ifdef _SC_LEVEL3_CACHE_SIZE
         long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
 #else
