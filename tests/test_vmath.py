@@ -10,9 +10,10 @@ of float32 at |ref| (2^-149 in the subnormal range).  The bounds: 1 ulp for ever
 function at the baseline level (evaluated in double); at the levels with FMA (AVX2,
 AVX-512, evaluated in float32) 1 ulp for exp and log and 1.5 for tanh, sigmoid, sin and
 cos, except AVX-512's tanh, a table of polynomials within 1 ulp (Note [tanh by a table of
-polynomials] in csrc/cpu/cpu_vmathf.h).  Levels that run one evaluation give the same bits;
-two levels with different ones differ by at most the sum of their bounds.  Against a CUDA device the two results differ by at
-most the sum of the CPU's bound and CUDA's: CUDA's expf, tanhf, sinf, cosf are within
+polynomials] in csrc/cpu/cpu_vmathf.h).  Levels that run one evaluation give the same
+bits; two levels with different ones differ by at most the sum of their bounds.  Against a
+CUDA device the two results differ by at most the sum of the CPU's bound and CUDA's:
+CUDA's expf, tanhf, sinf, cosf are within
 2 ulp and logf within 1 ulp (CUDA C++ Programming Guide, appendix "Mathematical
 Functions", single precision, default flags), and sigmoid is e / (1 + e) with
 e = expf(-|x|) there (1 / (1 + e) for x >= 0), within 4 ulp (expf's 2 and two

@@ -20,8 +20,10 @@ tanh(b_j + y) = c0 + y (c1 + y (c2 + y (c3 + y (c4 + y c5)))), with:
 The fit runs in Python's floats with correctly rounded operations only (+ - * /,
 math.fsum, Decimal to float; no libm call, no built-in sum, whose rounding changed in
 Python 3.12) and the reference tanh and the nodes' cosines in its decimal module at 30
-digits, so the table does not depend on the machine, its libraries or Python's version.  tests/test_vmath.py checks that the header is what this
-script writes.
+digits, so the table does not depend on the machine, its libraries or Python's
+version.  tests/test_vmath.py checks that the header is what this script writes, and its
+accuracy on a dense sample; tools/check_vtanh_table.c checks a new table over all 2^32
+floats (at most 0.9941 ulp, never decreasing, for the table committed).
 """
 import math
 import struct
@@ -185,7 +187,8 @@ def main():
     print(f"#define PDT_TANH_BASE {BASE} /* interval (bits(|x|) >> 21) - BASE, at least 0 */")
     print(f"#define PDT_TANH_CLAMP {c_float(clamp)} /* |x| is clamped to it: tanh rounds to 1 */\n")
     columns = [[b for b, _ in table]] + [[c[k] for _, c in table] for k in range(DEGREE + 1)]
-    names = ["b_j: y = |x| - b_j"] + [f"c{k}_j: the coefficient of y^{k}" for k in range(DEGREE + 1)]
+    names = ["b_j: y = |x| - b_j"]
+    names += [f"c{k}_j: the coefficient of y^{k}" for k in range(DEGREE + 1)]
     rows = [f"    /* {name} */\n    {{{c_row(col)}}}" for name, col in zip(names, columns)]
     print(f"static const float pdt_tanh_table[{DEGREE + 2}][32] = {{")
     print(",\n".join(rows) + "};")
