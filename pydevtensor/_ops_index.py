@@ -454,8 +454,11 @@ def _unravel(flat, shape):
 
 # ---------------------------------------------------------------- advanced indexing
 
-_basic_getitem = _C.Tensor.__getitem__
-_basic_setitem = _C.Tensor.__setitem__
+# the slots' basic paths; the slots take the keys that can only be basic themselves
+# and send the rest to _getitem and _setitem (Note [indexing's fast keys] in
+# csrc/python/tensor_view.c)
+_basic_getitem = _C._basic_getitem
+_basic_setitem = _C._basic_setitem
 
 
 _ADVANCED = (_C.Tensor, list, builtins.bool)
@@ -675,8 +678,6 @@ def _advanced_index(self, idx):
 
 
 def _getitem(self, idx):
-    if type(idx) is int or type(idx) is slice:  # the common keys, at once
-        return _basic_getitem(self, idx)
     if type(idx) is list and self.ndim and not self.requires_grad:  # x[[2, 0, 1]]
         try:
             as_tensor = _C.tensor(idx, device=self.device)
@@ -726,9 +727,8 @@ def _setitem(self, idx, value):
     return _basic_setitem(self, idx, value)
 
 
-_C.Tensor.__getitem__ = _getitem
+_C._set_index_hooks(_getitem, _setitem)
 register_forward("__getitem__", _basic_getitem)  # the recorded x[key] are basic
-_C.Tensor.__setitem__ = _setitem
 _C.Tensor.masked_fill = masked_fill
 _C.Tensor.masked_fill_ = masked_fill_
 _C.Tensor.index_select = index_select

@@ -154,3 +154,47 @@ def test_basic_indexing_still_a_view(dev):
     assert v.data_ptr() != 0 and v._storage_refcount() >= 2
     x[0, 0, 0] = 5.0
     assert host(x)[0, 0, 0] == 5.0
+
+
+def test_keys_on_either_side_of_the_fast_path(dev):
+    """The slots take an int, a slice, or a tuple of those, None and Ellipsis themselves;
+    every other key goes to the Python-level indexing (Note [indexing's fast keys]):
+    keys that look basic but are not (bools, NumPy scalars, an int subclass, a 0-d
+    tensor, a tuple holding a list) give NumPy's results on both sides, read and write."""
+    import enum
+
+    class Row(enum.IntEnum):
+        SECOND = 1
+
+    keys = [1, slice(None, None, 2), (0, slice(1, 3)), (None, Ellipsis, 2), (),
+            True, False, (0, True), np.int64(2), np.bool_(True), Row.SECOND,
+            (Row.SECOND, slice(None)), (slice(None), [0, 3]), [1, 0],
+            (np.int64(-1), None, 3)]
+    for key in keys:
+        t = pdt.tensor(A, device=dev)
+        want = A[key]
+        got = t[key]
+        assert tuple(got.shape) == want.shape, key
+        np.testing.assert_array_equal(host(got), want, err_msg=repr(key))
+        a = A.copy()
+        a[key] = -7
+        t[key] = -7
+        np.testing.assert_array_equal(host(t), a, err_msg=repr(key))
+    k0 = pdt.tensor(1, device=dev)  # a 0-d tensor: an advanced index, as in PyTorch
+    np.testing.assert_array_equal(host(pdt.tensor(A, device=dev)[k0]), A[1])
+    x = pdt.tensor(A, device=dev, requires_grad=True)
+    (x[::2].sum() + x[1, None, 2].sum() * 3 + x[True].sum()).backward()
+    g = np.ones_like(A)
+    g[::2] += 1
+    g[1, 2] += 3
+    np.testing.assert_array_equal(host(x.grad), g)
+
+
+def test_basic_index_functions_check_their_arguments():
+    t = pdt.tensor(A)
+    with pytest.raises(TypeError, match=r"_basic_getitem\(\): expected a Tensor, got list"):
+        pdt._C._basic_getitem([1], 0)
+    with pytest.raises(TypeError, match=r"_basic_setitem\(\) takes 3 arguments \(2 given\)"):
+        pdt._C._basic_setitem(t, 0)
+    with pytest.raises(TypeError, match="both must be callable"):
+        pdt._C._set_index_hooks(None, None)
