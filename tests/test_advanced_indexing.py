@@ -198,3 +198,21 @@ def test_basic_index_functions_check_their_arguments():
         pdt._C._basic_setitem(t, 0)
     with pytest.raises(TypeError, match="both must be callable"):
         pdt._C._set_index_hooks(None, None)
+
+
+def test_indexing_survives_a_reimport():
+    """The index hooks live in the module's state: a tensor made before the package is
+    imported again keeps its own module's indexing, basic and advanced, read and write."""
+    import subprocess
+    import sys
+    code = ("import sys, pydevtensor as pdt\n"
+            "x = pdt.tensor([1.0, 2.0, 3.0])\n"
+            "for k in [k for k in sys.modules if k.startswith('pydevtensor')]:\n"
+            "    del sys.modules[k]\n"
+            "import pydevtensor\n"
+            "x[None] = 5.0\n"
+            "x[[0]] = 4.0\n"
+            "print(tuple(x[None].shape), x[[2, 0]].tolist(), x.tolist())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout.split("\n")[0]
+    assert out == "(1, 3) [5.0, 4.0] [4.0, 5.0, 5.0]"

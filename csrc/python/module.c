@@ -60,6 +60,8 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(S->tensor_type);
     Py_VISIT(S->storage_ref_type);
     Py_VISIT(S->size_type);
+    Py_VISIT(S->getitem_hook);
+    Py_VISIT(S->setitem_hook);
     for (int i = 0; i < PDT_NUM_DTYPES; i++)
         Py_VISIT(S->dtypes[i]);
     Py_VISIT(S->OutOfMemoryError);
@@ -81,6 +83,8 @@ static int module_clear(PyObject *module)
         Py_CLEAR(S->dtypes[i]);
     S->default_dtype = NULL;
     Py_CLEAR(S->size_type);
+    Py_CLEAR(S->getitem_hook);
+    Py_CLEAR(S->setitem_hook);
     Py_CLEAR(S->OutOfMemoryError);
     Py_CLEAR(S->TransferError);
     Py_CLEAR(S->DeviceError);

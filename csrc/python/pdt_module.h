@@ -55,6 +55,9 @@ typedef struct {
     /* cached device objects, by kind and index */
     PyObject *devices[PDT_NUM_KINDS][PDT_MAX_DEVICES];
     PyObject *size_type; /* pydevtensor.Size, installed by pydevtensor/__init__ */
+    /* x[key] and x[key] = v for keys the slots leave to Python (Note [indexing's fast
+     * keys], tensor_view.c), installed by pydevtensor/_ops_index */
+    PyObject *getitem_hook, *setitem_hook;
 } pdt_state;
 
 extern PyModuleDef pdt_module_def;

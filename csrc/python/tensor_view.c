@@ -375,12 +375,11 @@ static PyObject *basic_subscript(PyObject *self, PyObject *key)
  * int or a slice exactly, or a tuple of those, None and Ellipsis; bool, a subclass of
  * int, is an advanced index); any other key goes to the Python-level functions,
  * installed by _C._set_index_hooks, which come back for the basic keys through
- * _C._basic_getitem and _C._basic_setitem. */
-static PyObject *getitem_hook, *setitem_hook;
-
+ * _C._basic_getitem and _C._basic_setitem.  The hooks live in the module's state, so a
+ * tensor of a module imported before a re-import keeps its own module's indexing. */
 static int fast_key(PyObject *key)
 {
-    if (PyLong_CheckExact(key) || PySlice_Check(key))
+    if (PyLong_CheckExact(key) || PySlice_Check(key) || key == Py_None || key == Py_Ellipsis)
         return 1;
     if (!PyTuple_CheckExact(key))
         return 0;
@@ -392,13 +391,25 @@ static int fast_key(PyObject *key)
     return 1;
 }
 
+/* The hook of self's module for key (a new reference), or NULL (none: the basic path). */
+static PyObject *index_hook(PyObject *self, PyObject *key, int set)
+{
+    if (fast_key(key))
+        return NULL;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    PyObject *hook = S ? (set ? S->setitem_hook : S->getitem_hook) : NULL;
+    return Py_XNewRef(hook); /* held: the call may install others */
+}
+
 static PyObject *tensor_subscript(PyObject *self, PyObject *key)
 {
-    if (getitem_hook && !fast_key(key)) {
-        PyObject *args[2] = {self, key};
-        return PyObject_Vectorcall(getitem_hook, args, 2, NULL);
-    }
-    return basic_subscript(self, key);
+    PyObject *hook = index_hook(self, key, 0);
+    if (!hook)
+        return basic_subscript(self, key);
+    PyObject *args[2] = {self, key};
+    PyObject *r = PyObject_Vectorcall(hook, args, 2, NULL);
+    Py_DECREF(hook);
+    return r;
 }
 
 /* dst = value: a Tensor on dst's device, broadcast to dst's shape, copied
@@ -518,13 +529,14 @@ static PyObject *f_t(PyObject *module, PyObject *const *args, Py_ssize_t nargs, 
 
 static int tensor_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
 {
-    if (setitem_hook && value && !fast_key(key)) {
-        PyObject *args[3] = {self, key, value};
-        PyObject *r = PyObject_Vectorcall(setitem_hook, args, 3, NULL);
-        Py_XDECREF(r);
-        return r ? 0 : -1;
-    }
-    return basic_ass_subscript(self, key, value);
+    PyObject *hook = value ? index_hook(self, key, 1) : NULL;
+    if (!hook)
+        return basic_ass_subscript(self, key, value);
+    PyObject *args[3] = {self, key, value};
+    PyObject *r = PyObject_Vectorcall(hook, args, 3, NULL);
+    Py_DECREF(hook);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
 }
 
 /* _basic_getitem(x, key), _basic_setitem(x, key, value): the slots' basic paths, for
@@ -567,7 +579,6 @@ static PyObject *f_basic_setitem(PyObject *module, PyObject *const *args, Py_ssi
 
 static PyObject *f_set_index_hooks(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    (void)module;
     if (nargs_is(nargs, 2, "_set_index_hooks") < 0)
         return NULL;
     if (!PyCallable_Check(args[0]) || !PyCallable_Check(args[1])) {
@@ -575,8 +586,9 @@ static PyObject *f_set_index_hooks(PyObject *module, PyObject *const *args, Py_s
                         "_set_index_hooks(getitem, setitem): both must be callable");
         return NULL;
     }
-    Py_XSETREF(getitem_hook, Py_NewRef(args[0]));
-    Py_XSETREF(setitem_hook, Py_NewRef(args[1]));
+    pdt_state *S = pdt_state_of_module(module);
+    Py_XSETREF(S->getitem_hook, Py_NewRef(args[0]));
+    Py_XSETREF(S->setitem_hook, Py_NewRef(args[1]));
     Py_RETURN_NONE;
 }
 
