@@ -27,7 +27,7 @@
  * ahead (prefetch_ahead in cpu_elementwise.c): on one core the hardware's prefetchers
  * did not keep up with a loop that also computes, so exp of 1e8 float32 took the sum
  * of its compute and memory times (72 ms on one thread in a C harness, 38 on two),
- * and 51-58 and 28-33 with the prefetches and these streamed blocks.  Alternating
+ * and 44-58 and 27-33 with the prefetches and streamed stores.  Alternating
  * builds, two threads, 1e8 float32 (fastest of each run, ms): exp 34.8-38.2 before,
  * 25.6-32.2 after; tanh 32.0-35.6 and 21.9-30.6; a + b 29.2-29.5 and 25.7-27.2;
  * a * 2.5 22.4-27.5 and 20.9-22.9; add with out= and the cast to float64 unchanged.
