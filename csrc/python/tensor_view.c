@@ -377,17 +377,20 @@ static PyObject *basic_subscript(PyObject *self, PyObject *key)
  * installed by _C._set_index_hooks, which come back for the basic keys through
  * _C._basic_getitem and _C._basic_setitem.  The hooks live in the module's state, so a
  * tensor of a module imported before a re-import keeps its own module's indexing. */
+static int basic_item(PyObject *k)
+{
+    return PyLong_CheckExact(k) || PySlice_Check(k) || k == Py_None || k == Py_Ellipsis;
+}
+
 static int fast_key(PyObject *key)
 {
-    if (PyLong_CheckExact(key) || PySlice_Check(key) || key == Py_None || key == Py_Ellipsis)
+    if (basic_item(key))
         return 1;
     if (!PyTuple_CheckExact(key))
         return 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++) {
-        PyObject *k = PyTuple_GET_ITEM(key, i);
-        if (!PyLong_CheckExact(k) && !PySlice_Check(k) && k != Py_None && k != Py_Ellipsis)
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++)
+        if (!basic_item(PyTuple_GET_ITEM(key, i)))
             return 0;
-    }
     return 1;
 }
 
