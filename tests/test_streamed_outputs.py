@@ -60,6 +60,32 @@ def test_streamed_elementwise_ops_give_the_kernels_bits(threads):
                                   np.repeat(a[:N], 2).astype(np.float16).astype(np.float32))
 
 
+def test_streamed_in_memory_order_gives_the_kernels_bits(threads):
+    """Operands dense in one memory order other than row-major (a.T + b.T, a permuted
+    3-d view) run as one row and stream their output; a row with a stride other than
+    the element's (every other element) must not, and leaves out='s gaps alone."""
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal((2551, 2561)).astype(np.float32)  # 26 MB
+    b = rng.standard_normal((2551, 2561)).astype(np.float32)
+    ta, tb = pdt.tensor(a), pdt.tensor(b)
+    s = ta.T + tb.T
+    assert s.stride() == (1, 2561)  # the inputs' layout (Note [memory order])
+    np.testing.assert_array_equal(bits(s), bits(a.T + b.T))
+    np.testing.assert_array_equal(bits(pdt.relu(ta.T)), bits(np.maximum(a.T, 0) + 0 * a.T))
+    np.testing.assert_array_equal(bits(ta.T * 2.5), bits(a.T * np.float32(2.5)))
+    a3, b3 = a.reshape(2551, 13, 197), b.reshape(2551, 13, 197)
+    p = pdt.tensor(a3).permute(2, 0, 1) - pdt.tensor(b3).permute(2, 0, 1)
+    np.testing.assert_array_equal(bits(p), bits(a3.transpose(2, 0, 1) - b3.transpose(2, 0, 1)))
+    c = rng.standard_normal(2 * N).astype(np.float32)  # every other element: N of them
+    x, y = pdt.tensor(c)[::2], pdt.tensor(c)[1::2]
+    np.testing.assert_array_equal(bits(x + y), bits(c[::2] + c[1::2]))
+    o = pdt.full((2 * N,), 7.0)
+    pdt.add(x, y, out=o[::2])  # out= every other element: one strided row, 26 MB of it
+    want = np.full(2 * N, 7.0, np.float32)
+    want[::2] = c[::2] + c[1::2]
+    np.testing.assert_array_equal(bits(o), bits(want))
+
+
 COSTLY = ("exp", "log", "tanh", "sigmoid", "sin", "cos")
 COSTLY_INPUT = """
 import numpy as np

@@ -462,6 +462,14 @@ static int out_is_an_input(const pdt_tensor *out, const pdt_tensor *const ops[3]
     return (ops[1] && pdt_tensor_ptr(ops[1]) == o) || (ops[2] && pdt_tensor_ptr(ops[2]) == o);
 }
 
+/* Whether a job that runs as one contiguous row streams its output (Note [streamed
+ * outputs]): a large one that is none of the inputs. */
+static int worth_streaming(const pdt_tensor *out, const pdt_tensor *const ops[3])
+{
+    return pdt_tensor_numel(out) * (int64_t)pdt_dtype_size(out->dtype) >= PDT_STREAM_MIN_BYTES &&
+           !out_is_an_input(out, ops);
+}
+
 /* ops[k] == NULL: a scalar at base[k] (stride 0 everywhere).  ops[0] is out. */
 static void job_init(ew_job *job, const pdt_tensor *out, const pdt_tensor *const ops[3])
 {
@@ -472,8 +480,7 @@ static void job_init(ew_job *job, const pdt_tensor *out, const pdt_tensor *const
     if (dense) { /* every tensor contiguous: one row, unit strides */
         job->ndim = 1;
         job->shape[0] = pdt_tensor_numel(out);
-        job->stream = job->shape[0] * (int64_t)pdt_dtype_size(out->dtype) >= PDT_STREAM_MIN_BYTES &&
-                      !out_is_an_input(out, ops);
+        job->stream = worth_streaming(out, ops);
         for (int k = 0; k < 3; k++) {
             job->strides[k][0] = ops[k] ? (int64_t)pdt_dtype_size(ops[k]->dtype) : 0;
             if (ops[k])
@@ -504,6 +511,7 @@ static void job_init(ew_job *job, const pdt_tensor *out, const pdt_tensor *const
         ndim = 1;
     }
     job->ndim = ndim;
+    int row = ndim == 1; /* dense in one memory order, as a.T + b.T: one contiguous row */
     for (int k = 0; k < 3; k++) {
         if (!ops[k])
             continue;
@@ -511,7 +519,9 @@ static void job_init(ew_job *job, const pdt_tensor *out, const pdt_tensor *const
         for (int d = 0; d < ndim; d++)
             job->strides[k][d] *= elsize;
         job->base[k] = pdt_tensor_ptr(ops[k]);
+        row = row && job->strides[k][0] == elsize;
     }
+    job->stream = row && worth_streaming(out, ops);
 }
 
 /* The contiguous row's elements from `at` on, for pdt_cpu_streamed (Note
