@@ -148,10 +148,9 @@ def _where(condition, input, other):
             break
     dtype = result_type(input, other)
     a, b = _as_tensor(input, dtype, device), _as_tensor(other, dtype, device)
-    shape = _broadcast_shape(condition.shape, a.shape, b.shape)
-    out = _C.empty(shape, dtype=dtype, device=device)
-    _C._where(out, _C._expand(condition, shape), _C._expand(a, shape), _C._expand(b, shape))
-    return out
+    # one dtype now, and grad mode off when recorded: the C call takes it (and gives
+    # the result its operands' memory order)
+    return _C._where_fast(condition, a, b, False)
 
 
 def masked_fill(input, mask, value):

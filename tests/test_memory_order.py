@@ -173,6 +173,70 @@ def test_results_of_transposed_ops_flow_on(device):
     check(w.grad, b.T)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", list(SHAPES))
+def test_where_and_masked_fill_follow_their_values(device, layout):
+    """where(cond, a, b) takes the order of the first of a, b and cond with the result's
+    shape; masked_fill(x, mask, v) is where(mask, v, x): x's order.  Values exact."""
+    a, b, ta, tb = pair(device, layout)
+    cases = [
+        (pdt.where(ta > tb, ta, tb), np.where(a > b, a, b), a),
+        (pdt.where(ta > 0, ta, 0.0), np.where(a > 0, a, 0), a),  # a number for other
+        (pdt.where(ta > 0, 1.0, tb), np.where(a > 0, 1, b), b),  # and for input
+        (ta.masked_fill(tb > 0, -1.0), np.where(b > 0, -1, a), a),
+        (pdt.where(ta > 0, ta, tb.double()),  # two dtypes: the Python path
+         np.where(a > 0, a.astype(np.float64), b.astype(np.float64)), a),
+    ]
+    mask = np.ascontiguousarray(a > 0)  # a row-major condition: the values still lead
+    cases.append((pdt.where(pdt.tensor(mask, device=device), ta, tb), np.where(mask, a, b), a))
+    for got, ref, like in cases:
+        np.testing.assert_array_equal(np.asarray(got.cpu()), ref)
+        assert got.stride() == dense_strides_like(like)
+    row = pdt.tensor(np.ascontiguousarray(a), device=device)
+    assert pdt.where(row > 0, row, tb).is_contiguous()  # row-major values first
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_where_with_grad_in_memory_order(device):
+    a, b, ta, tb = pair(device, "permute3")
+    x = ta.detach().requires_grad_()
+    y = pdt.where(x > 0, x * 2, tb)
+    assert y.stride() == dense_strides_like(a)
+    y.sum().backward()
+    np.testing.assert_array_equal(np.asarray(x.grad.cpu()), np.where(a > 0, 2.0, 0.0))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_reductions_read_in_memory_order(device, dtype):
+    """Reductions over several dims read them in memory order (Note [reduced dims in
+    memory order] in csrc/core/pdt_reduce.c): a.T.sum() is a.sum() to the bit, as a
+    permuted view's is its source's; max, min and the rest agree with NumPy; argmax and
+    argmin return the flat index in the view's own (logical) order, ties included."""
+    a = (RNG.standard_normal((37, 5, 53)) * 100).astype(dtype)
+    t = pdt.tensor(a, device=device)
+    views = [(t.permute(2, 0, 1), a.transpose(2, 0, 1)), (t.permute(1, 2, 0), a.transpose(1, 2, 0)),
+             (t[:, :, ::2].permute(2, 1, 0), a[:, :, ::2].transpose(2, 1, 0))]
+    for v, ref in views:
+        check(v.sum(), ref.astype(np.float64).sum(), dtype, rtol=1e-5)
+        check(v.sum((0, 2)), ref.astype(np.float64).sum((0, 2)), dtype, rtol=1e-5)
+        check(v.sum((0, 2), keepdim=True), ref.astype(np.float64).sum((0, 2), keepdims=True),
+              dtype, rtol=1e-5)
+        for name in ("max", "min"):
+            check(getattr(v, name)(), getattr(ref, name)(), "int64")
+        for name in ("argmax", "argmin"):
+            assert int(getattr(v, name)()) == int(getattr(ref, name)()), name
+    # a permuted view of a dense tensor: the same elements in the same memory order
+    for v, _ in views[:2]:
+        assert float(v.sum()) == float(t.sum())
+    ties = np.zeros((3, 4), dtype)
+    ties[0, 2] = ties[1, 0] = 5  # a.T's first maximum is a[1, 0]: flat index 1 of a.T
+    ties[2, 1] = ties[0, 3] = -5
+    tt = pdt.tensor(ties, device=device).T
+    assert int(tt.argmax()) == int(ties.T.argmax()) == 1
+    assert int(tt.argmin()) == int(ties.T.argmin())
+
+
 COPIES = {
     "clone": (lambda t: t.clone(), lambda a: a),
     "to_float64": (lambda t: t.to(pdt.float64), lambda a: a.astype(np.float64)),
@@ -198,6 +262,39 @@ def test_copies_within_a_device_keep_the_order(device, layout, op):
     assert r.stride() == dense_strides_like(expect)
     assert not r.is_contiguous()
     np.testing.assert_array_equal(np.asarray(r.cpu()), expect)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [None, "float64", "float16", "int32"])
+def test_copy_between_layouts(device, dtype):
+    """copy_ between every pair of layouts, in one dtype and with a cast: dense ones
+    alike (a.T into b.T) run as one row, others (a.T into a row-major tensor, a sliced
+    view, size-1 dims) element by element; the values are NumPy's either way.  300 x 257
+    takes the CPU's parallel cast."""
+    a = RNG.standard_normal((300, 257)).astype(np.float32) * 100
+    ref = a if dtype is None else a.astype(dtype)
+    layouts = {
+        "row": lambda t: t,
+        "T": lambda t: t.T,
+        "T_rowmajor": lambda t: (np.ascontiguousarray(t.T) if isinstance(t, np.ndarray)
+                                 else t.T.contiguous()),
+        "flipped3": lambda t: (t.reshape(300, 1, 257).transpose(2, 1, 0)
+                               if isinstance(t, np.ndarray)
+                               else t.reshape(300, 1, 257).permute(2, 1, 0)),
+        "sliced": lambda t: t[::2].T,
+    }
+    for src_name, src_view in layouts.items():
+        src = src_view(pdt.tensor(a, device=device))
+        want = src_view(ref)
+        for dst_name, dst_view in layouts.items():
+            dt = pdt.float32 if dtype is None else getattr(pdt, dtype)
+            shape = (300, 257) if dst_name != "sliced" else (600, 257)
+            dst = dst_view(pdt.zeros(*shape, dtype=dt, device=device))
+            if tuple(dst.shape) != tuple(src.shape):
+                continue
+            dst.copy_(src)
+            np.testing.assert_array_equal(np.asarray(dst.cpu()), want,
+                                          err_msg=f"{src_name} -> {dst_name}")
 
 
 @pytest.mark.parametrize("device", DEVICES)

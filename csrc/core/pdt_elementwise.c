@@ -305,24 +305,6 @@ static pdt_status prepare(pdt_arg x, pdt_dtype compute, const pdt_tensor *target
  * or, when the destination's dtype differs from the dtype the backend writes
  * (wide: res, or float32 for a half res), a temporary cast into it after.
  * *dest: the new result or the output. */
-/* The memory order a new result takes (Note [memory order] in pdt_tensor.h):
- * that of the first of t0, t1 with the result's shape, into perm; NULL when
- * row-major (the common case, checked first). */
-static const int *result_order(const pdt_tensor *t0, const pdt_tensor *t1, int ndim,
-                               const int64_t *shape, int *perm)
-{
-    const pdt_tensor *ts[2] = {t0, t1};
-    for (int k = 0; k < 2; k++) {
-        const pdt_tensor *t = ts[k];
-        if (!t || t->ndim != ndim || memcmp(t->shape, shape, (size_t)ndim * sizeof *shape))
-            continue;
-        if (pdt_tensor_is_contiguous(t))
-            return NULL;
-        return pdt_memory_order(t, perm) ? perm : NULL;
-    }
-    return NULL;
-}
-
 static pdt_status make_target(pdt_device dev, pdt_dtype res, pdt_dtype wide, int ndim,
                               const int64_t *shape, const int *perm, const pdt_tensor *out,
                               pdt_tensor *result, prepared *tmp, const pdt_tensor **target,
@@ -370,7 +352,8 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
     int perm[PDT_MAX_DIMS];
     *st = pdt_tensor_empty_in_order(a.t->device, is_comparison(op) ? PDT_BOOL : dt, a.t->ndim,
                                     a.t->shape,
-                                    result_order(a.t, NULL, a.t->ndim, a.t->shape, perm), result);
+                                    pdt_result_order(a.t, NULL, NULL, a.t->ndim, a.t->shape, perm),
+                                    result);
     if (*st != PDT_OK)
         return 1;
     pdt_note_op(name, a.t->device);
@@ -485,8 +468,8 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
     pa.has_tmp = pb.has_tmp = 0;
     int perm[PDT_MAX_DIMS];
     st = make_target(dev, res, is_comparison(op) ? PDT_BOOL : compute, ndim, shape,
-                     result_order(a.t, b.t, ndim, shape, perm), out, result, &tmp_out, &target,
-                     &dest);
+                     pdt_result_order(a.t, b.t, NULL, ndim, shape, perm), out, result, &tmp_out,
+                     &target, &dest);
     if (st != PDT_OK)
         return st;
     pdt_note_op(name, dev);
@@ -741,8 +724,8 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
     px.has_tmp = 0;
     int perm[PDT_MAX_DIMS];
     st = make_target(dev, res, compute, x->ndim, x->shape,
-                     result_order(x, NULL, x->ndim, x->shape, perm), out, result, &tmp_out, &target,
-                     &dest);
+                     pdt_result_order(x, NULL, NULL, x->ndim, x->shape, perm), out, result,
+                     &tmp_out, &target, &dest);
     if (st != PDT_OK)
         return st;
     pdt_note_op(name, dev);

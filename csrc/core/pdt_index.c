@@ -91,6 +91,17 @@ pdt_status pdt_where_shape(const pdt_tensor *cond, const pdt_tensor *a, const pd
     return PDT_OK;
 }
 
+/* dst = src's header with its dims taken in the order perm gives (no reference
+ * taken: dst lives no longer than src). */
+static void in_order(pdt_tensor *dst, const pdt_tensor *src, const int *perm)
+{
+    pdt_tensor_assign(dst, src);
+    for (int i = 0; i < src->ndim; i++) {
+        dst->shape[i] = src->shape[perm[i]];
+        dst->strides[i] = src->strides[perm[i]];
+    }
+}
+
 pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b, int ndim,
                          const int64_t *shape, pdt_tensor *out)
 {
@@ -98,9 +109,19 @@ pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_
     pdt_tensor v[3];
     for (int k = 0; k < 3; k++) /* cannot fail: the shapes broadcast (pdt_where_shape) */
         pdt_expand("where", ts[k], ndim, shape, &v[k]);
-    pdt_status st = pdt_tensor_empty(a->device, a->dtype, ndim, shape, 0, out);
+    /* The values lead (masked_fill(x, mask, v) is where(mask, v, x): x's order). */
+    int perm[PDT_MAX_DIMS];
+    const int *order = pdt_result_order(a, b, cond, ndim, shape, perm);
+    pdt_status st = pdt_tensor_empty_in_order(a->device, a->dtype, ndim, shape, order, out);
     if (st == PDT_OK) {
-        st = pdt_where(out, &v[0], &v[1], &v[2]);
+        if (order) { /* every operand seen in that order: out is row-major there */
+            pdt_tensor po, pv[3];
+            in_order(&po, out, order);
+            for (int k = 0; k < 3; k++)
+                in_order(&pv[k], &v[k], order);
+            st = pdt_where(&po, &pv[0], &pv[1], &pv[2]);
+        } else
+            st = pdt_where(out, &v[0], &v[1], &v[2]);
         if (st != PDT_OK)
             pdt_tensor_release(out);
     }

@@ -22,8 +22,9 @@ pdt_status pdt_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_te
  * a ValueError naming the three shapes when they do not broadcast. */
 pdt_status pdt_where_shape(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b,
                            int *ndim, int64_t *shape);
-/* *out = cond ? a : b as a new contiguous tensor of a's dtype and the shape
- * pdt_where_shape gave, on their device; the checks as pdt_where's. */
+/* *out = cond ? a : b as a new tensor of a's dtype and the shape pdt_where_shape
+ * gave, on their device, in the memory order of the first of a, b and cond with
+ * that shape (Note [memory order] in pdt_tensor.h); the checks as pdt_where's. */
 pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b, int ndim,
                          const int64_t *shape, pdt_tensor *out);
 

@@ -77,12 +77,19 @@ pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags)
             if (st != PDT_OK)
                 return st;
         }
-        if (dst->dtype == src->dtype && pdt_tensor_is_contiguous(dst) &&
-            pdt_tensor_is_contiguous(src))
+        /* Dense alike (contiguous, or clone() and to(dtype) of a.T: Note [memory
+         * order] in pdt_tensor.h): one run of bytes, or a cast of one row. */
+        const int alike = pdt_same_dense_layout(dst, src);
+        if (alike && dst->dtype == src->dtype) {
             st = b->copy_bytes(kind, dst->device.index, pdt_tensor_ptr(dst), src->device.index,
                                pdt_tensor_ptr(src), (size_t)numel * pdt_dtype_size(dst->dtype),
                                flags);
-        else
+        } else if (alike) {
+            pdt_tensor fd, fs;
+            pdt_tensor_flat(&fd, dst);
+            pdt_tensor_flat(&fs, src);
+            st = b->copy_cast(&fd, &fs);
+        } else
             st = b->copy_cast(dst, src);
         if (st == PDT_OK && kind == PDT_COPY_D2D)
             pdt_transfer_count(kind, (size_t)numel * pdt_dtype_size(dst->dtype));

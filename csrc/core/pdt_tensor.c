@@ -376,6 +376,52 @@ int pdt_memory_order(const pdt_tensor *t, int *perm)
     return moved;
 }
 
+int pdt_same_dense_layout(const pdt_tensor *a, const pdt_tensor *b)
+{
+    if (pdt_tensor_is_contiguous(a) && pdt_tensor_is_contiguous(b))
+        return 1;
+    if (a->ndim != b->ndim)
+        return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i] || (a->shape[i] != 1 && a->strides[i] != b->strides[i]))
+            return 0;
+    int perm[PDT_MAX_DIMS];
+    pdt_memory_order(a, perm);
+    int64_t s = 1; /* innermost first: each dim of size past 1 steps over the ones inside */
+    for (int ii = a->ndim - 1; ii >= 0; ii--) {
+        int64_t n = a->shape[perm[ii]];
+        if (n == 0)
+            return 1;
+        if (n != 1 && a->strides[perm[ii]] != s)
+            return 0;
+        s *= n;
+    }
+    return 1;
+}
+
+void pdt_tensor_flat(pdt_tensor *dst, const pdt_tensor *src)
+{
+    pdt_tensor_assign(dst, src);
+    dst->ndim = 1;
+    dst->shape[0] = pdt_tensor_numel(src);
+    dst->strides[0] = 1;
+}
+
+const int *pdt_result_order(const pdt_tensor *t0, const pdt_tensor *t1, const pdt_tensor *t2,
+                            int ndim, const int64_t *shape, int *perm)
+{
+    const pdt_tensor *ts[3] = {t0, t1, t2};
+    for (int k = 0; k < 3; k++) {
+        const pdt_tensor *t = ts[k];
+        if (!t || t->ndim != ndim || memcmp(t->shape, shape, (size_t)ndim * sizeof *shape))
+            continue;
+        if (pdt_tensor_is_contiguous(t))
+            return NULL;
+        return pdt_memory_order(t, perm) ? perm : NULL;
+    }
+    return NULL;
+}
+
 pdt_status pdt_tensor_empty_in_order(pdt_device device, pdt_dtype dtype, int ndim,
                                      const int64_t *shape, const int *perm, pdt_tensor *out)
 {

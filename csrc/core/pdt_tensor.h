@@ -75,7 +75,10 @@ pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const 
  * their memory front to back, at the speed of contiguous inputs, and their
  * results are transposed (is_contiguous() False), on every device: the rule
  * lives in the core (pdt_elementwise.c), and the CPU loops then walk the dims
- * in the output's memory order (cpu_elementwise.c).  Copies within one device
+ * in the output's memory order (cpu_elementwise.c).  where(cond, a, b) takes
+ * the order of the first of a, b and cond with the result's shape (so
+ * masked_fill(x, ...) takes x's), and hands the backend every operand seen in
+ * that order, its output row-major there (pdt_index.c).  Copies within one device
  * (clone(), to(dtype), float()...) keep their source's memory order the same
  * way (pdt_copy_to_new_in_order, PyTorch's preserve_format); copies between
  * devices and contiguous() give row-major tensors.  Size-1 dims, stride-0
@@ -115,6 +118,18 @@ static inline void pdt_tensor_assign(pdt_tensor *dst, const pdt_tensor *src)
 /* perm (t->ndim entries): t's dims in memory order, outermost first.  Returns
  * 1 when that differs from the identity (t is not row-major). */
 int pdt_memory_order(const pdt_tensor *t, int *perm);
+/* a and b of one shape (the caller checks): 1 when, in some memory order, they
+ * lie dense and alike from their first elements on (both contiguous, or both
+ * a.T of contiguous tensors...): numel consecutive slots in the same order. */
+int pdt_same_dense_layout(const pdt_tensor *a, const pdt_tensor *b);
+/* dst = src's header seen as one contiguous row of its numel elements (src dense
+ * from its first element on; no reference taken: dst lives no longer than src). */
+void pdt_tensor_flat(pdt_tensor *dst, const pdt_tensor *src);
+/* The memory order a new result of the given shape takes (Note [memory order]):
+ * that of the first of t0, t1, t2 (any may be NULL) with exactly that shape, into
+ * perm; NULL when row-major (the common case, checked first). */
+const int *pdt_result_order(const pdt_tensor *t0, const pdt_tensor *t1, const pdt_tensor *t2,
+                            int ndim, const int64_t *shape, int *perm);
 /* pdt_tensor_empty with the dims laid out in the order perm gives (outermost
  * first), dense; perm NULL: row-major. */
 pdt_status pdt_tensor_empty_in_order(pdt_device device, pdt_dtype dtype, int ndim,

@@ -1,5 +1,5 @@
 /* tensor_index.c - the private module functions behind issue 17's everyday
- * API: _where, _index_select, _index_put, _index_check, _sort, _cumsum and
+ * API: _where_fast, _index_select, _index_put, _index_check, _sort, _cumsum and
  * _expand.  pydevtensor/_ops_index.py, _ops_sort.py and _ops_join.py build the
  * public functions and methods (with PyTorch's signatures) on top of these;
  * the core (pdt_index.h) validates and does the work. */
@@ -23,30 +23,6 @@ static PyObject *done(pdt_state *S, pdt_hold *h, pdt_status st)
     if (st != PDT_OK)
         return pdt_raise(S, st);
     Py_RETURN_NONE;
-}
-
-/* _where(out, cond, a, b): out = cond ? a : b (all one shape). */
-static PyObject *f_where(PyObject *module, PyObject *args)
-{
-    pdt_state *S = state(module);
-    PyObject *o, *c, *a, *b;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!:_where", S->tensor_type, &o, S->tensor_type, &c,
-                          S->tensor_type, &a, S->tensor_type, &b))
-        return NULL;
-    pdt_hold h;
-    h.n = 0;
-    const pdt_tensor *to = pdt_tensor_of(o), *tc = pdt_tensor_of(c), *ta = pdt_tensor_of(a),
-                     *tb = pdt_tensor_of(b);
-    HOLD(h, to), HOLD(h, tc), HOLD(h, ta), HOLD(h, tb);
-    pdt_status st;
-    if (pdt_tensor_numel(to) > PDT_GIL_RELEASE_NUMEL) {
-        Py_BEGIN_ALLOW_THREADS
-        st = pdt_where(to, tc, ta, tb);
-        Py_END_ALLOW_THREADS
-    } else {
-        st = pdt_where(to, tc, ta, tb);
-    }
-    return done(S, &h, st);
 }
 
 /* _index_select(out, src, dim, index, negative_ok=True), _index_put(dst, dim,
@@ -408,7 +384,6 @@ static PyObject *f_expand(PyObject *module, PyObject *args)
 }
 
 PyMethodDef pdt_index_functions[] = {
-    {"_where", f_where, METH_VARARGS, NULL},
     {"_where_fast", (PyCFunction)(void (*)(void))f_where_fast, METH_FASTCALL, NULL},
     {"_index_select", f_index_select, METH_VARARGS, NULL},
     {"_index_put", f_index_put, METH_VARARGS, NULL},
