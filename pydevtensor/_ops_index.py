@@ -17,7 +17,7 @@ import builtins
 import sys
 
 from . import _C
-from .autograd.dispatch import record_setitem, recorded, register_forward
+from .autograd.dispatch import record_setitem, recorded, register_forward, run_no_grad
 
 def _name(dtype):
     return str(dtype).rsplit(".", 1)[-1]
@@ -148,9 +148,9 @@ def _where(condition, input, other):
             break
     dtype = result_type(input, other)
     a, b = _as_tensor(input, dtype, device), _as_tensor(other, dtype, device)
-    # one dtype now, and grad mode off when recorded: the C call takes it (and gives
-    # the result its operands' memory order)
-    return _C._where_fast(condition, a, b, False)
+    # one dtype now: the C call takes it (and gives the result its operands' memory
+    # order) with grad mode off, as it is anyway when recorded or in a backward
+    return run_no_grad(_C._where_fast, condition, a, b, False)
 
 
 def masked_fill(input, mask, value):

@@ -585,7 +585,8 @@ def _triangle(input, diagonal, lower, op):
     row = _C.arange(m, dtype=_C.int64, device=input.device).reshape(m, 1)
     col = _C.arange(n, dtype=_C.int64, device=input.device).reshape(1, n)
     keep = (col - row <= diagonal) if lower else (col - row >= diagonal)
-    return where(keep, input, _C.zeros((), dtype=input.dtype, device=input.device))
+    out = where(keep, input, _C.zeros((), dtype=input.dtype, device=input.device))
+    return out if out.is_contiguous() else out.contiguous()  # row-major, as PyTorch's
 
 
 @recorded("tril")

@@ -34,28 +34,21 @@ def check(got, ref, dtype="float32", rtol=1e-6, atol=1e-6):
         np.testing.assert_array_equal(got, ref)
 
 
-def layouts():
-    """(name, make(arr) -> strided view, the same view of a NumPy array)."""
-    return {
-        "T": lambda a: a.T,
-        "permute3": lambda a: a.transpose(2, 0, 1),
-        "permute3b": lambda a: a.transpose(1, 2, 0),
-        "T_sliced": lambda a: a[::2].T,
-    }
-
-
-SHAPES = {"T": (37, 53), "permute3": (5, 7, 9), "permute3b": (5, 7, 9), "T_sliced": (38, 21)}
+VIEWS = {"T": lambda a: a.T, "T_sliced": lambda a: a[::2].T}  # the same on either side
+SHAPES = {"T": (37, 53), "permute3": (5, 7, 9), "permute3b": (5, 7, 9), "T_sliced": (38, 21),
+          "permute_unit": (6, 1, 9)}
+AXES = {"permute3": (2, 0, 1), "permute3b": (1, 2, 0), "permute_unit": (2, 1, 0)}
 
 
 def pair(device, layout, dtype="float32"):
     shape = SHAPES[layout]
     a = RNG.standard_normal(shape).astype(dtype)
     b = RNG.standard_normal(shape).astype(dtype)
-    f = layouts()[layout]
     ta, tb = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
-    if layout.startswith("permute"):
-        axes = (2, 0, 1) if layout == "permute3" else (1, 2, 0)
+    if layout in AXES:  # permutations (permute_unit: around a size-1 dim)
+        axes = AXES[layout]
         return np.transpose(a, axes), np.transpose(b, axes), ta.permute(*axes), tb.permute(*axes)
+    f = VIEWS[layout]
     return f(a), f(b), f(ta), f(tb)
 
 
@@ -175,25 +168,35 @@ def test_results_of_transposed_ops_flow_on(device):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("layout", list(SHAPES))
-def test_where_and_masked_fill_follow_their_values(device, layout):
-    """where(cond, a, b) takes the order of the first of a, b and cond with the result's
-    shape; masked_fill(x, mask, v) is where(mask, v, x): x's order.  Values exact."""
+def test_where_and_masked_fill_follow_their_operands(device, layout):
+    """where(cond, a, b) takes the order of the first of cond, a and b with the result's
+    shape (PyTorch's operand order); masked_fill(x, mask, v) takes x's (PyTorch clones x
+    first); tril and triu give row-major results.  Values exact."""
     a, b, ta, tb = pair(device, layout)
+    mask = np.ascontiguousarray(a > 0)
+    tmask = pdt.tensor(mask, device=device)  # a row-major condition
     cases = [
-        (pdt.where(ta > tb, ta, tb), np.where(a > b, a, b), a),
-        (pdt.where(ta > 0, ta, 0.0), np.where(a > 0, a, 0), a),  # a number for other
-        (pdt.where(ta > 0, 1.0, tb), np.where(a > 0, 1, b), b),  # and for input
-        (ta.masked_fill(tb > 0, -1.0), np.where(b > 0, -1, a), a),
+        (pdt.where(ta > tb, ta, tb), np.where(a > b, a, b), True),
+        (pdt.where(ta > 0, ta, 0.0), np.where(a > 0, a, 0), True),  # a number for other
+        (pdt.where(ta > 0, 1.0, tb), np.where(a > 0, 1, b), True),  # and for input
         (pdt.where(ta > 0, ta, tb.double()),  # two dtypes: the Python path
-         np.where(a > 0, a.astype(np.float64), b.astype(np.float64)), a),
+         np.where(a > 0, a.astype(np.float64), b.astype(np.float64)), True),
+        (pdt.where(tmask, ta, tb), np.where(mask, a, b), False),  # the condition leads
+        (ta.masked_fill(tb > 0, -1.0), np.where(b > 0, -1, a), True),
+        (ta.masked_fill(tmask, -1.0), np.where(mask, -1, a), True),  # x leads
     ]
-    mask = np.ascontiguousarray(a > 0)  # a row-major condition: the values still lead
-    cases.append((pdt.where(pdt.tensor(mask, device=device), ta, tb), np.where(mask, a, b), a))
-    for got, ref, like in cases:
+    if a.ndim == 2:
+        cases += [(pdt.tril(ta), np.tril(a), False), (ta.triu(1), np.triu(a, 1), False)]
+    for k, (got, ref, like_a) in enumerate(cases):
         np.testing.assert_array_equal(np.asarray(got.cpu()), ref)
-        assert got.stride() == dense_strides_like(like)
-    row = pdt.tensor(np.ascontiguousarray(a), device=device)
-    assert pdt.where(row > 0, row, tb).is_contiguous()  # row-major values first
+        if like_a:
+            assert got.stride() == dense_strides_like(a), k
+        else:
+            assert got.is_contiguous(), k
+    mask3 = np.ascontiguousarray(mask[None]).repeat(2, 0)  # cond wider than the values
+    got = pdt.where(pdt.tensor(mask3, device=device), ta, tb)
+    np.testing.assert_array_equal(np.asarray(got.cpu()), np.where(mask3, a, b))
+    assert got.is_contiguous()
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -229,6 +232,8 @@ def test_reductions_read_in_memory_order(device, dtype):
     # a permuted view of a dense tensor: the same elements in the same memory order
     for v, _ in views[:2]:
         assert float(v.sum()) == float(t.sum())
+    u = t.reshape(37, 1, 265)
+    assert float(u.permute(2, 1, 0).sum()) == float(t.sum())  # around a size-1 dim
     ties = np.zeros((3, 4), dtype)
     ties[0, 2] = ties[1, 0] = 5  # a.T's first maximum is a[1, 0]: flat index 1 of a.T
     ties[2, 1] = ties[0, 3] = -5

@@ -103,15 +103,18 @@ static void in_order(pdt_tensor *dst, const pdt_tensor *src, const int *perm)
 }
 
 pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b, int ndim,
-                         const int64_t *shape, pdt_tensor *out)
+                         const int64_t *shape, int masked, pdt_tensor *out)
 {
     const pdt_tensor *ts[3] = {cond, a, b};
     pdt_tensor v[3];
     for (int k = 0; k < 3; k++) /* cannot fail: the shapes broadcast (pdt_where_shape) */
         pdt_expand("where", ts[k], ndim, shape, &v[k]);
-    /* The values lead (masked_fill(x, mask, v) is where(mask, v, x): x's order). */
+    /* PyTorch's operand order: the condition's layout first, then the values';
+     * masked_fill(x, mask, v), here where(mask, v, x), clones x first there, so x
+     * leads. */
     int perm[PDT_MAX_DIMS];
-    const int *order = pdt_result_order(a, b, cond, ndim, shape, perm);
+    const int *order = masked ? pdt_result_order(b, cond, a, ndim, shape, perm)
+                              : pdt_result_order(cond, a, b, ndim, shape, perm);
     pdt_status st = pdt_tensor_empty_in_order(a->device, a->dtype, ndim, shape, order, out);
     if (st == PDT_OK) {
         if (order) { /* every operand seen in that order: out is row-major there */

@@ -23,10 +23,11 @@ pdt_status pdt_where(const pdt_tensor *out, const pdt_tensor *cond, const pdt_te
 pdt_status pdt_where_shape(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b,
                            int *ndim, int64_t *shape);
 /* *out = cond ? a : b as a new tensor of a's dtype and the shape pdt_where_shape
- * gave, on their device, in the memory order of the first of a, b and cond with
- * that shape (Note [memory order] in pdt_tensor.h); the checks as pdt_where's. */
+ * gave, on their device, in the memory order of the first of cond, a and b with
+ * that shape (of b, cond, a when masked: masked_fill(b, cond, a)); Note [memory
+ * order] in pdt_tensor.h.  The checks as pdt_where's. */
 pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b, int ndim,
-                         const int64_t *shape, pdt_tensor *out);
+                         const int64_t *shape, int masked, pdt_tensor *out);
 
 /* PDT_ERR_INDEX unless every value of index (int64, any shape) lies in
  * [-size, size), or [0, size) without negative_ok (PyTorch's index_select and

@@ -98,8 +98,9 @@ static int merged_stride(const pdt_tensor *t, int from, int to, int64_t *s)
  * the bit and needs no copy (1e4 x 1e4 float32 on two threads: 98-104 ms ->
  * 26, as a.sum(); a.T.max() 77-91 -> 17, a.max() 13-17).  Sums and products
  * are formed in that order, on every device; max and min are the same in any
- * order; argmax and argmin keep the logical order, whose flat index they
- * return. */
+ * order (but for which of 0.0 and -0.0 a tie between them gives, as in NumPy
+ * and PyTorch); argmax and argmin keep the logical order, whose flat index they
+ * return (max and min with indices reduce one dim: no order to choose). */
 static void in_memory_order(const pdt_tensor *x, int *dims, int n)
 {
     if (n < 2)

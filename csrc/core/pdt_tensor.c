@@ -353,25 +353,27 @@ int pdt_tensor_internal_overlap(const pdt_tensor *t)
 
 /* ---- memory order (Note [memory order] in pdt_tensor.h) ---- */
 
-/* 1 when dim d of t lies outside dim e in memory (a larger stride), as far as
- * the strides can say: size-1 dims, stride 0 and negative strides say nothing. */
-static int outside(const pdt_tensor *t, int d, int e)
-{
-    return t->shape[d] > 1 && t->shape[e] > 1 && t->strides[d] > 0 && t->strides[e] > 0 &&
-           t->strides[d] > t->strides[e];
-}
-
 int pdt_memory_order(const pdt_tensor *t, int *perm)
 {
-    int moved = 0;
-    for (int i = 0; i < t->ndim; i++)
+    /* The dims the strides can place (size past 1, a positive stride) are sorted
+     * among the places they hold, larger strides first (an insertion sort: stable,
+     * and a no-op when sorted); size-1 dims, stride 0 and negative strides say
+     * nothing and keep theirs. */
+    int at[PDT_MAX_DIMS], dims[PDT_MAX_DIMS], n = 0, moved = 0;
+    for (int i = 0; i < t->ndim; i++) {
         perm[i] = i;
-    for (int i = 1; i < t->ndim; i++) { /* insertion sort: stable, and a no-op when sorted */
-        int d = perm[i], j = i;
-        for (; j > 0 && outside(t, d, perm[j - 1]); j--)
-            perm[j] = perm[j - 1];
-        perm[j] = d;
-        moved |= j != i;
+        if (t->shape[i] > 1 && t->strides[i] > 0)
+            at[n] = dims[n] = i, n++;
+    }
+    for (int i = 1; i < n; i++) {
+        int d = dims[i], j = i;
+        for (; j > 0 && t->strides[d] > t->strides[dims[j - 1]]; j--)
+            dims[j] = dims[j - 1];
+        dims[j] = d;
+    }
+    for (int i = 0; i < n; i++) {
+        perm[at[i]] = dims[i];
+        moved |= dims[i] != at[i];
     }
     return moved;
 }

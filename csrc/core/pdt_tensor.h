@@ -74,15 +74,18 @@ pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const 
  * contiguous results.  So a.T + b.T, relu(a.T) and exp(a.T) read and write
  * their memory front to back, at the speed of contiguous inputs, and their
  * results are transposed (is_contiguous() False), on every device: the rule
- * lives in the core (pdt_elementwise.c), and the CPU loops then walk the dims
- * in the output's memory order (cpu_elementwise.c).  where(cond, a, b) takes
- * the order of the first of a, b and cond with the result's shape (so
- * masked_fill(x, ...) takes x's), and hands the backend every operand seen in
- * that order, its output row-major there (pdt_index.c).  Copies within one device
+ * lives in the core (pdt_result_order, used by pdt_elementwise.c), and the CPU
+ * loops then walk the dims in the output's memory order (cpu_elementwise.c).
+ * where(cond, a, b) takes the order of the first of cond, a and b with the
+ * result's shape (PyTorch's operand order; masked_fill(x, ...) takes x's, as
+ * PyTorch's clone of x does), and hands the backend every operand seen in that
+ * order, its output row-major there (pdt_index.c).  Copies within one device
  * (clone(), to(dtype), float()...) keep their source's memory order the same
  * way (pdt_copy_to_new_in_order, PyTorch's preserve_format); copies between
  * devices and contiguous() give row-major tensors.  Size-1 dims, stride-0
- * dims and negative strides say nothing about the order and stay in place. */
+ * dims and negative strides say nothing about the order and stay in place; the
+ * other dims are sorted around them (a (1000, 1, 1000) tensor permuted (2, 1, 0)
+ * has the order (2, 1, 0)). */
 
 /* Marks t as released, without touching its shape and strides: no storage,
  * no data, no dimensions (what a released tensor is read as).  Cheaper than

@@ -318,7 +318,7 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
     if (st == PDT_OK)
         st = pdt_check_shape(ndim, shape, va->dtype, &n);
     if (st == PDT_OK)
-        PDT_RUN_RELEASING_GIL(n, st = pdt_where_new(tc, va, vb, ndim, shape, &out));
+        PDT_RUN_RELEASING_GIL(n, st = pdt_where_new(tc, va, vb, ndim, shape, masked, &out));
     pdt_hold_release(&h);
     if (made)
         pdt_tensor_release(&number);
