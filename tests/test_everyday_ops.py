@@ -247,6 +247,32 @@ def test_gather_index_select(dev):
         t.gather(0, pdt.tensor([[3, 0]], device=dev))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "float16", "int32", "float32", "int64"])
+def test_index_select_in_every_layout(dev, dtype):
+    """index_select along every dim of contiguous, transposed, permuted, sliced and
+    expanded sources, in elements of 1, 2, 4 and 8 bytes; a take past one thread's
+    share (70,000 indices: cut into pieces) and rows past a piece; NumPy's take."""
+    a = data((6, 7, 300), dtype)
+    t = pdt.tensor(a, device=dev)
+    views = [
+        (t, a), (t.permute(2, 0, 1), a.transpose(2, 0, 1)),
+        (t.permute(1, 2, 0), a.transpose(1, 2, 0)), (t[:, 1:6:2, ::3], a[:, 1:6:2, ::3]),
+        (t[2], a[2]), (t[2].T, a[2].T), (t[:, 3, 7], a[:, 3, 7]),
+        (t[:1].expand(4, 7, 300), np.broadcast_to(a[:1], (4, 7, 300))),
+    ]
+    rng = np.random.default_rng(5)
+    for v, ref in views:
+        for d in range(ref.ndim):
+            idx = rng.integers(0, ref.shape[d], 9)
+            exact(v.index_select(d, pdt.tensor(idx, device=dev)), np.take(ref, idx, d))
+    flat = data((100_000,), dtype)
+    idx = rng.integers(0, 100_000, 70_000)
+    exact(pdt.tensor(flat, device=dev).index_select(0, pdt.tensor(idx, device=dev)), flat[idx])
+    wide = data((3, 40_000), dtype)
+    idx = np.array([2, 0, 2, 1])
+    exact(pdt.tensor(wide, device=dev).index_select(0, pdt.tensor(idx, device=dev)), wide[idx])
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int32", "float32"])
 def test_nonzero(dev, dtype):
     a = data((3, 4), dtype, 5)

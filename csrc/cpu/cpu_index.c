@@ -160,49 +160,85 @@ static inline int64_t offset_with(const pdt_tensor *t, const int64_t *idx, int d
 
 static inline int64_t wrap(int64_t i, int64_t size) { return i < 0 ? i + size : i; }
 
+/* index_select's walk: out (row-major) as rows of its last dim, each row cut into
+ * pieces of at most GRAIN elements (a 1-d take is one row); the work items are the
+ * pieces, row by row.  A row's source elements start at `from` and lie `step`
+ * elements apart (the last dim is not dim), or sit at from + ix[q] * step (it
+ * is: a take, a column gather). */
+typedef struct isel_job {
+    const pdt_tensor *out, *src;
+    const int64_t *ix;
+    int dim, last;
+    int64_t size, len, pieces; /* src's size along dim; out's last dim; pieces a row */
+    size_t es;
+} isel_job;
+
+#define ISEL_PIECE(T)                                                                              \
+    do {                                                                                           \
+        const T *f = (const T *)from;                                                              \
+        T *t = (T *)to;                                                                            \
+        if (pick)                                                                                  \
+            for (int64_t q = q0; q < q1; q++)                                                      \
+                t[q] = f[wrap(j->ix[q], j->size) * step];                                          \
+        else if (step == 1)                                                                        \
+            for (int64_t q = q0; q < q1; q++)                                                      \
+                t[q] = f[q];                                                                       \
+        else                                                                                       \
+            for (int64_t q = q0; q < q1; q++)                                                      \
+                t[q] = f[q * step];                                                                \
+    } while (0)
+
+static void isel_range(int64_t begin, int64_t end, void *ctx)
+{
+    const isel_job *j = ctx;
+    const pdt_tensor *src = j->src;
+    const int last = j->last, pick = last == j->dim;
+    const int64_t len = j->len, step = src->strides[last];
+    int64_t idx[PDT_MAX_DIMS], row = begin / j->pieces, piece = begin % j->pieces, r = row;
+    for (int d = last - 1; d >= 0; d--) { /* the first row's index over dims [0, last) */
+        idx[d] = r % j->out->shape[d];
+        r /= j->out->shape[d];
+    }
+    for (int64_t item = begin; item < end;) {
+        int64_t off = 0;
+        for (int d = 0; d < last; d++)
+            off += (d == j->dim ? wrap(j->ix[idx[d]], j->size) : idx[d]) * src->strides[d];
+        const char *from = pdt_tensor_ptr(src) + off * (int64_t)j->es;
+        char *to = pdt_tensor_ptr(j->out) + row * len * (int64_t)j->es;
+        for (; piece < j->pieces && item < end; piece++, item++) {
+            const int64_t q0 = piece * GRAIN, q1 = q0 + GRAIN < len ? q0 + GRAIN : len;
+            switch (j->es) {
+            case 1: ISEL_PIECE(uint8_t); break;
+            case 2: ISEL_PIECE(uint16_t); break;
+            case 4: ISEL_PIECE(uint32_t); break;
+            default: ISEL_PIECE(uint64_t); break;
+            }
+        }
+        piece = 0, row++;
+        for (int d = last - 1; d >= 0 && ++idx[d] == j->out->shape[d]; d--)
+            idx[d] = 0;
+    }
+}
+
 pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, int dim,
                                 const pdt_tensor *index)
 {
     const size_t es = pdt_dtype_size(src->dtype);
     const int64_t *ix = (const int64_t *)pdt_tensor_ptr(index);
-    const int64_t n = index->shape[0], size = src->shape[dim];
-    char *o = pdt_tensor_ptr(out);
-    const char *s = pdt_tensor_ptr(src);
-    if (pdt_tensor_is_contiguous(src)) {
-        /* (outer, size, inner) -> (outer, n, inner): one memcpy per row */
-        int64_t outer = 1, inner = 1;
-        for (int d = 0; d < dim; d++)
-            outer *= src->shape[d];
-        for (int d = dim + 1; d < src->ndim; d++)
-            inner *= src->shape[d];
-        const size_t row = (size_t)inner * es;
-        if (outer == 1 && inner == 1 && es == 8) { /* a take of 8-byte elements */
-            const uint64_t *from = (const uint64_t *)s;
-            uint64_t *to = (uint64_t *)o;
-            for (int64_t j = 0; j < n; j++)
-                to[j] = from[wrap(ix[j], size)];
-            return PDT_OK;
-        }
-        if (outer == 1 && inner == 1 && es == 4) {
-            const uint32_t *from = (const uint32_t *)s;
-            uint32_t *to = (uint32_t *)o;
-            for (int64_t j = 0; j < n; j++)
-                to[j] = from[wrap(ix[j], size)];
-            return PDT_OK;
-        }
-        for (int64_t p = 0; p < outer; p++)
-            for (int64_t j = 0; j < n; j++, o += row)
-                memcpy(o, s + ((p * size + wrap(ix[j], size)) * inner) * (int64_t)es, row);
-        return PDT_OK;
-    }
-    const pdt_tensor *ts[1] = {out};
-    cursor c;
-    int64_t total = pdt_tensor_numel(out);
-    cursor_init(&c, out->shape, out->ndim, 1, ts, 0);
-    for (int64_t i = 0; i < total; i++, cursor_next(&c)) {
-        int64_t at = wrap(ix[c.idx[dim]], size);
-        memcpy(o + i * (int64_t)es, s + offset_with(src, c.idx, dim, at) * (int64_t)es, es);
-    }
+    const int64_t size = src->shape[dim];
+    /* Typed loops over pieces of out's rows, split over the pool when large.  2048^2
+     * float32, 1024 indices, against the per-element cursor and memcpy before:
+     * index_select(1) 13 ms -> 1.0 (NumPy's take 2.2-5.2), a.T.index_select(0)
+     * 43 -> 5.5 (NumPy 22), a.T.index_select(1) 38 -> 3.9 (NumPy 26). */
+    const int last = out->ndim - 1;
+    const int64_t len = out->shape[last];
+    isel_job j = {out, src, ix, dim, last, size, len, (len + GRAIN - 1) / GRAIN, es};
+    const int64_t items = pdt_tensor_numel(out) / len * j.pieces;
+    const int64_t grain = len >= GRAIN ? 1 : (GRAIN + len - 1) / len;
+    if (items < 2 * grain)
+        isel_range(0, items, &j);
+    else
+        pdt_cpu_parallel_for(items, grain, isel_range, &j);
     return PDT_OK;
 }
 
