@@ -278,6 +278,9 @@ def index_select(input, dim, index):
             [1, 2],
             [3, 4]])
     """
+    out = _C._index_select_fast(input, dim, index)  # the common call, in C
+    if out is not None:
+        return out
     _tensor_arg(input, "index_select")
     dim = _int_arg(dim, "index_select", "dim")
     index = _index_tensor(index, "index_select")
@@ -676,6 +679,35 @@ def _advanced_index(self, idx):
     return index_select(rows, 0, _compact(flat, int(_count_of(flat))))
 
 
+_ALL = slice(None)
+
+
+def _select_fast(self, idx):
+    """x[v] and x[:, ..., v] (full slices before one int64 vector on x's device):
+    index_select along that dim at once (x[v] of 256 indices: 13.6 us through the
+    general path, 1.4 here; x[:, v] of 2048^2 float32, 1024 indices: 31.7 ms, 1.2
+    here).  None for every other key, and when an index is out of range (the general
+    path says so in indexing's words)."""
+    pos, v = 0, idx
+    if type(idx) is tuple:
+        pos = len(idx) - 1
+        if pos < 0 or pos >= self.ndim or any(type(k) is not slice or k != _ALL
+                                              for k in idx[:pos]):
+            return None
+        v = idx[pos]
+    if not (type(v) is _C.Tensor and v.dtype == _C.int64 and v.ndim == 1
+            and v.is_contiguous() and v.device == self.device):
+        return None
+    shape = list(self.shape)
+    shape[pos] = v.shape[0]
+    out = _C.empty(tuple(shape), dtype=self.dtype, device=self.device)
+    try:
+        _C._index_select(out, self, pos, v)
+    except IndexError:
+        return None
+    return out
+
+
 def _getitem(self, idx):
     if type(idx) is list and self.ndim and not self.requires_grad:  # x[[2, 0, 1]]
         try:
@@ -684,17 +716,10 @@ def _getitem(self, idx):
             as_tensor = None
         if as_tensor is not None and as_tensor.dtype == _C.int64 and as_tensor.ndim == 1:
             idx = as_tensor
-    if (type(idx) is _C.Tensor and idx.dtype == _C.int64 and idx.ndim == 1 and self.ndim
-            and not self.requires_grad and idx.is_contiguous() and idx.device == self.device):
-        # rows by a vector of int64 indices, x[idx]: index_select along dim 0 at once
-        # (13.6 us at 256 indices through the general path, 1.4 here)
-        out = _C.empty((idx.shape[0],) + tuple(self.shape)[1:], dtype=self.dtype,
-                       device=self.device)
-        try:
-            _C._index_select(out, self, 0, idx)
+    if not self.requires_grad and self.ndim:
+        out = _select_fast(self, idx)
+        if out is not None:
             return out
-        except IndexError:  # out of range: the general path says so in indexing's words
-            pass
     if _needs_advanced(idx):
         return _advanced_index(self, idx)
     return _basic_getitem(self, idx)

@@ -138,6 +138,33 @@ def test_rows_by_an_int64_vector(dev):
     np.testing.assert_array_equal(host(w.grad), want)
 
 
+def test_a_vector_after_full_slices(dev):
+    # x[:, v] and x[:, :, v] (full slices, then one contiguous int64 vector on x's
+    # device) are one index_select along that dim; the keys around it (a slice that is
+    # not full, None, Ellipsis, two vectors, an int32 vector) take the general path;
+    # both give NumPy's answers, negative and out-of-range indices included
+    a = np.arange(120, dtype=np.float32).reshape(4, 5, 6)
+    x = pdt.tensor(a, device=dev)
+    v = np.array([3, -1, 0, 3])
+    tv = pdt.tensor(v, device=dev)
+    for key, ref in [((slice(None), tv), (slice(None), v)), ((slice(None),) * 2 + (tv,),
+                                                            (slice(None),) * 2 + (v,)),
+                     ((tv,), (v,)), ((slice(1, None), tv), (slice(1, None), v)),
+                     ((slice(None), None, tv), (slice(None), None, v)),
+                     ((Ellipsis, tv), (Ellipsis, v)), ((tv, tv), (v, v)),
+                     ((slice(None), tv.int()), (slice(None), v))]:
+        np.testing.assert_array_equal(host(x[key]), a[ref], err_msg=str(ref))
+        np.testing.assert_array_equal(host(x.transpose(0, 2)[key]), np.swapaxes(a, 0, 2)[ref],
+                                      err_msg=str(ref))
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 1 with size 5"):
+        x[:, pdt.tensor([1, 5], device=dev)]
+    w = pdt.tensor(a, device=dev, requires_grad=True)
+    w[:, tv].sum().backward()  # the recorded path
+    want = np.zeros(a.shape)
+    np.add.at(want, (slice(None), v), 1.0)
+    np.testing.assert_array_equal(host(w.grad), want)
+
+
 @pytest.mark.cuda
 def test_cpu_index_on_a_gpu_tensor_is_one_counted_copy():
     x = pdt.tensor(A, device="cuda:0")

@@ -273,6 +273,30 @@ def test_index_select_in_every_layout(dev, dtype):
     exact(pdt.tensor(wide, device=dev).index_select(0, pdt.tensor(idx, device=dev)), wide[idx])
 
 
+def test_index_select_one_call_and_the_composed_path_agree(dev):
+    """index_select's one C call (an int dim, a contiguous 1-d int64 index, no autograd)
+    and the Python path it leaves the rest to: a negative dim, a NumPy integer dim, an
+    int32, 0-d or strided index, a 0-d input, an input requiring grad."""
+    a = data((4, 6), "float32")
+    t = pdt.tensor(a, device=dev)
+    idx = np.array([5, 0, 5, 2])
+    ix = pdt.tensor(idx, device=dev)
+    want = a[:, idx]
+    for got in (t.index_select(1, ix), t.index_select(-1, ix), t.index_select(np.int64(1), ix),
+                t.index_select(1, ix.int()), t.index_select(1, pdt.tensor(np.repeat(idx, 2),
+                                                                           device=dev)[::2]),
+                pdt.index_select(t.requires_grad_(), 1, ix).detach()):
+        exact(got, want)
+    t.requires_grad_(False)
+    exact(t.index_select(0, pdt.tensor(3, device=dev)), a[[3]])
+    exact(pdt.tensor(7.0, device=dev).index_select(0, pdt.tensor([0], device=dev)),
+          np.array(7.0, np.float32))
+    with pytest.raises(IndexError, match="out of range|Dimension out of range"):
+        t.index_select(2, ix)
+    with pytest.raises(IndexError, match="index 6 is out of bounds for dimension 1 with size 6"):
+        t.index_select(1, pdt.tensor([6], device=dev))
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int32", "float32"])
 def test_nonzero(dev, dtype):
     a = data((3, 4), dtype, 5)

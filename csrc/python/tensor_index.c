@@ -1,5 +1,5 @@
 /* tensor_index.c - the private module functions behind issue 17's everyday
- * API: _where_fast, _index_select, _index_put, _index_check, _sort, _cumsum and
+ * API: _where_fast, _index_select(_fast), _index_put, _index_check, _sort, _cumsum and
  * _expand.  pydevtensor/_ops_index.py, _ops_sort.py and _ops_join.py build the
  * public functions and methods (with PyTorch's signatures) on top of these;
  * the core (pdt_index.h) validates and does the work. */
@@ -325,6 +325,47 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
     return wrap_or_raise(S, st, &out);
 }
 
+/* _index_select_fast(x, dim, index) -> index_select(x, dim, index), a new
+ * contiguous tensor, in one call; None where index_select() in _ops_index.py
+ * decides: autograd, a 0-d x, dim not an int in range, an index that is not a
+ * contiguous 1-d int64 tensor.  (64 rows of 64 float32 through the Python path:
+ * 7.4-8.5 us, NumPy's take 2.8.) */
+static PyObject *f_index_select_fast(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = state(module);
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "_index_select_fast(x, dim, index)");
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(args[0], S->tensor_type) ||
+        !PyObject_TypeCheck(args[2], S->tensor_type) || !PyLong_CheckExact(args[1]) ||
+        pdt_autograd_wanted(NULL, args, 3, NULL))
+        Py_RETURN_NONE;
+    const pdt_tensor *x = pdt_tensor_of(args[0]), *ix = pdt_tensor_of(args[2]);
+    int overflow = 0;
+    long long d = PyLong_AsLongLongAndOverflow(args[1], &overflow);
+    if (overflow || x->ndim == 0 || d < -x->ndim || d >= x->ndim || ix->dtype != PDT_INT64 ||
+        ix->ndim != 1 || !pdt_tensor_is_contiguous(ix))
+        Py_RETURN_NONE;
+    d += d < 0 ? x->ndim : 0;
+    int64_t shape[PDT_MAX_DIMS];
+    memcpy(shape, x->shape, (size_t)x->ndim * sizeof *shape);
+    shape[d] = ix->shape[0];
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    x = pdt_hold_view(&h, x), ix = pdt_hold_view(&h, ix);
+    pdt_tensor out;
+    pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, &out);
+    if (st == PDT_OK) {
+        PDT_RUN_RELEASING_GIL(pdt_tensor_numel(&out),
+                              st = pdt_index_select(&out, x, d, ix, 0)); /* as PyTorch */
+        if (st != PDT_OK)
+            pdt_tensor_release(&out);
+    }
+    pdt_hold_release(&h);
+    return wrap_or_raise(S, st, &out);
+}
+
 /* _flip_fast(x, dims) -> flip(x, dims), a new contiguous tensor, in one call;
  * None where flip() in _ops_join.py decides: autograd, a 0-d x, dims that are
  * not an int or a list or tuple of ints in range, or a dim named twice. */
@@ -396,5 +437,6 @@ PyMethodDef pdt_index_functions[] = {
     {"_cat_fast", f_cat_fast, METH_VARARGS, NULL},
     {"_expand", f_expand, METH_VARARGS, NULL},
     {"_flip_fast", (PyCFunction)(void (*)(void))f_flip_fast, METH_FASTCALL, NULL},
+    {"_index_select_fast", (PyCFunction)(void (*)(void))f_index_select_fast, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL},
 };
