@@ -271,6 +271,16 @@ def test_index_select_in_every_layout(dev, dtype):
     wide = data((3, 40_000), dtype)
     idx = np.array([2, 0, 2, 1])
     exact(pdt.tensor(wide, device=dev).index_select(0, pdt.tensor(idx, device=dev)), wide[idx])
+    deep = data((3, 5, 40_000), dtype)  # 9 rows of 2 pieces: two threads split row 4
+    idx = np.array([4, 0, 2])
+    for threads in (1, 2, 3):
+        old = pdt.get_num_threads()
+        pdt.set_num_threads(threads)
+        try:
+            got = pdt.tensor(deep, device=dev).index_select(1, pdt.tensor(idx, device=dev))
+        finally:
+            pdt.set_num_threads(old)
+        exact(got, deep[:, idx])
 
 
 def test_index_select_one_call_and_the_composed_path_agree(dev):

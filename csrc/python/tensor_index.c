@@ -325,18 +325,22 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
     return wrap_or_raise(S, st, &out);
 }
 
-/* _index_select_fast(x, dim, index) -> index_select(x, dim, index), a new
- * contiguous tensor, in one call; None where index_select() in _ops_index.py
+/* _index_select_fast(x, dim, index, negative_ok) -> index_select(x, dim, index),
+ * a new contiguous tensor, in one call; None where index_select() in _ops_index.py
  * decides: autograd, a 0-d x, dim not an int in range, an index that is not a
- * contiguous 1-d int64 tensor.  (64 rows of 64 float32 through the Python path:
+ * contiguous 1-d int64 tensor.  negative_ok: indices from the end (x[:, v]; not
+ * index_select's, as PyTorch).  (64 rows of 64 float32 through the Python path:
  * 7.4-8.5 us, NumPy's take 2.8.) */
 static PyObject *f_index_select_fast(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     pdt_state *S = state(module);
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "_index_select_fast(x, dim, index)");
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "_index_select_fast(x, dim, index, negative_ok)");
         return NULL;
     }
+    const int negative_ok = PyObject_IsTrue(args[3]);
+    if (negative_ok < 0)
+        return NULL;
     if (!PyObject_TypeCheck(args[0], S->tensor_type) ||
         !PyObject_TypeCheck(args[2], S->tensor_type) || !PyLong_CheckExact(args[1]) ||
         pdt_autograd_wanted(NULL, args, 3, NULL))
@@ -358,7 +362,7 @@ static PyObject *f_index_select_fast(PyObject *module, PyObject *const *args, Py
     pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, &out);
     if (st == PDT_OK) {
         PDT_RUN_RELEASING_GIL(pdt_tensor_numel(&out),
-                              st = pdt_index_select(&out, x, d, ix, 0)); /* as PyTorch */
+                              st = pdt_index_select(&out, x, d, ix, negative_ok));
         if (st != PDT_OK)
             pdt_tensor_release(&out);
     }
