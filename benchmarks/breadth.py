@@ -61,6 +61,20 @@ def _cases(lib):
         s = max(1, int(n ** 0.5))
         return arr(rng.random((s, s), dtype=np.float32))
 
+    def rows_and_index(n):  # an embedding-like table of rows of 64, half of them taken
+        r = max(1, n // 64)
+        return arr(rng.random((r, 64), dtype=np.float32)), arr(rng.integers(0, r, max(1, r // 2)))
+
+    def square_and_index(n):  # half the columns of a square matrix
+        a = square(n)
+        return a, arr(rng.integers(0, a.shape[1], max(1, a.shape[1] // 2)))
+
+    def pair(make, fo, fn):
+        def build(n):
+            a, i = make(n)
+            return (lambda: fo(a, i)) if ours else (lambda: fn(a, i))
+        return build
+
     def two(make, fo, fn):
         def build(n):
             a, b = make(n), make(n)
@@ -143,6 +157,11 @@ def _cases(lib):
         "isnan": one(f32, lambda a: P_.isnan(a), np.isnan),
         "isfinite": one(f32, lambda a: P_.isfinite(a), np.isfinite),
         "cast_i32_f32": one(i32, lambda a: a.float(), lambda a: a.astype(np.float32)),
+        "index_rows": pair(rows_and_index, lambda a, i: a.index_select(0, i),
+                           lambda a, i: np.take(a, i, 0)),
+        "index_cols": pair(square_and_index, lambda a, i: a[:, i], lambda a, i: a[:, i]),
+        "where_T": two(square, lambda a, b: P_.where(a.T > 0, a.T, b.T),
+                       lambda a, b: np.where(a.T > 0, a.T, b.T)),
         "flip": one(f32, lambda a: P_.flip(a, [0]), lambda a: np.flip(a).copy()),
         "stride2_copy": one(f32, lambda a: a[::2].contiguous(),
                             lambda a: np.ascontiguousarray(a[::2])),
