@@ -274,6 +274,45 @@ def test_short_wide_columns(device, shape, dtype):
             np.testing.assert_array_equal(host(t.sum(0, keepdim=True)), a)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cpu_column_extremes_at_every_level(dtype, level_restored):
+    """max, min, argmax and argmin over dim 0 of row-major matrices (the columns layout)
+    go through the dispatched kernels (cpu_vreduce.h, VR_COLS and VR_COLS_ARG) at every
+    instruction-set level: the same bits and rows as the fold `v > best ? v : best` row
+    by row (signed zeros included, ties to the first row), NaN in a column that holds
+    one (in the first row, a middle one, a tail column), and the fold again for a block
+    that holds a NaN; widths around the vector and the block."""
+    from pydevtensor import _C
+    rng = np.random.default_rng(13)
+    for level in _C._cpu_simd_level()[1]:
+        _C._cpu_simd_level(level)
+        for shape in ((1, 7), (37, 53), (5, 2049), (300, 4100)):
+            a = rng.standard_normal(shape).astype(dtype)
+            a[:, ::7] = np.where(rng.random((shape[0], len(range(0, shape[1], 7)))) < 0.5,
+                                 np.array(0.0, dtype), np.array(-0.0, dtype))
+            for name, pick in (("max", np.greater), ("min", np.less)):
+                best, at = a[0].copy(), np.zeros(shape[1], np.int64)
+                for i, row in enumerate(a[1:], 1):
+                    take = pick(row, best)
+                    best, at = np.where(take, row, best), np.where(take, i, at)
+                t = pdt.tensor(a)
+                for got in (getattr(t, "a" + name)(0), getattr(t, name)(0)[0]):
+                    np.testing.assert_array_equal(np.asarray(got).view(f"u{a.itemsize}"),
+                                                  best.view(f"u{a.itemsize}"), err_msg=level)
+                for got in (getattr(t, "arg" + name)(0), getattr(t, name)(0)[1]):
+                    np.testing.assert_array_equal(np.asarray(got), at, err_msg=level)
+            b = a.copy()
+            b[shape[0] // 2, 1::3] = np.nan
+            b[0, -1] = np.nan
+            t = pdt.tensor(b)
+            for name in ("amax", "amin"):
+                np.testing.assert_array_equal(np.asarray(getattr(t, name)(0)),
+                                              getattr(b, name[1:])(0), err_msg=level)
+            v, i = t.max(0)
+            np.testing.assert_array_equal(np.asarray(v), b.max(0))
+            np.testing.assert_array_equal(np.asarray(i), b.argmax(0))
+
+
 def test_cpu_split_rows_are_bit_identical():
     """Note [CPU reduction order]: a row reduced alone (its chunks spread over the
     threads) and the same row among many (rows spread over the threads) give the
