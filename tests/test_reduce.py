@@ -286,7 +286,7 @@ def test_cpu_column_extremes_at_every_level(dtype, level_restored):
     rng = np.random.default_rng(13)
     for level in _C._cpu_simd_level()[1]:
         _C._cpu_simd_level(level)
-        for shape in ((1, 7), (37, 53), (5, 2049), (300, 4100)):
+        for shape in ((2, 7), (37, 53), (5, 2049), (300, 4100), (9000, 40)):  # last: bands
             a = rng.standard_normal(shape).astype(dtype)
             a[:, ::7] = np.where(rng.random((shape[0], len(range(0, shape[1], 7)))) < 0.5,
                                  np.array(0.0, dtype), np.array(-0.0, dtype))
@@ -308,9 +308,10 @@ def test_cpu_column_extremes_at_every_level(dtype, level_restored):
             for name in ("amax", "amin"):
                 np.testing.assert_array_equal(np.asarray(getattr(t, name)(0)),
                                               getattr(b, name[1:])(0), err_msg=level)
-            v, i = t.max(0)
-            np.testing.assert_array_equal(np.asarray(v), b.max(0))
-            np.testing.assert_array_equal(np.asarray(i), b.argmax(0))
+            for name in ("max", "min"):
+                v, i = getattr(t, name)(0)
+                np.testing.assert_array_equal(np.asarray(v), getattr(b, name)(0))
+                np.testing.assert_array_equal(np.asarray(i), getattr(b, "arg" + name)(0))
 
 
 def test_cpu_split_rows_are_bit_identical():
