@@ -2,7 +2,8 @@
 alone, at every instruction-set level this processor runs and in the portable form that a
 processor other than x86 builds (-DPDT_VR_GENERIC), and checked by tests/kernels/
 vreduce_check.c against a scalar reference on 20,000 random runs each: the first index of
-the maximum and minimum (or of the first NaN) and the value, float32 and float64.  The
+the maximum and minimum (or of the first NaN) and the value, float32 and float64, and the
+column kernels (each run seen as a block of rows: values, first rows, NaN reported).  The
 portable form runs nowhere else on an x86 machine.  Built with AddressSanitizer and
 UBSan where the compiler has them (an overlapping last vector must stay inside the run)."""
 import os

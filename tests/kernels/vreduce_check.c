@@ -4,8 +4,9 @@
  * patterns with many ties, sorted and reversed runs, -0.0 beside +0.0, NaNs and
  * infinities.  Built and run by tests/test_vreduce_kernels.py with
  * -DLEVEL_FILE="cpu_simd_<level>.c", and with -DPDT_VR_GENERIC for the
- * portable form (what a processor other than x86 runs).  Prints the first
- * mismatches; exits 1 if there was one. */
+ * portable form (what a processor other than x86 runs).  The column kernels
+ * (VR_COLS, VR_COLS_ARG) too, on each run seen as a block of rows.  Prints the
+ * first mismatches; exits 1 if there was one. */
 #include LEVEL_FILE
 
 #include <stdio.h>
@@ -60,6 +61,42 @@ REFERENCE(ref_argmin_f64, double, <)
 /* same value, and the same sign for a zero; NaN for NaN */
 #define SAME(a, b) ((a) != (a) ? (b) != (b) : (a) == (b) && signbit(a) == signbit(b))
 
+/* The column kernels (VR_COLS, VR_COLS_ARG) on x seen as k rows of pitch m, columns
+ * [j0, j0 + nj): 1 when they agree with the scalar fold `v CMP best` row by row
+ * (values with their zeros' signs, first rows), or, where the block holds a NaN, say
+ * so.  IT: the row type of the arg kernel. */
+#define COLS_CHECK(NAME, T, IT, CMP, VALUES, ARGS)                                                 \
+    static int NAME(const T *x, int64_t m, int64_t k, int64_t j0, int64_t nj)                      \
+    {                                                                                              \
+        T best[64], vbest[64], abest[64];                                                          \
+        IT at[64];                                                                                 \
+        int64_t rows[64];                                                                          \
+        int nan = 0;                                                                               \
+        for (int64_t q = 0; q < nj; q++) {                                                         \
+            best[q] = x[j0 + q], rows[q] = 0;                                                      \
+            for (int64_t i = 0; i < k; i++) {                                                      \
+                T v = x[i * m + j0 + q];                                                           \
+                nan |= v != v;                                                                     \
+                if (v CMP best[q])                                                                 \
+                    best[q] = v, rows[q] = i;                                                      \
+            }                                                                                      \
+        }                                                                                          \
+        int said = K(VALUES)(x, m, k, j0, nj, vbest),                                              \
+            said_arg = K(ARGS)(x, m, k, j0, nj, abest, at);                                        \
+        if (nan)                                                                                   \
+            return said && said_arg;                                                               \
+        if (said || said_arg)                                                                      \
+            return 0;                                                                              \
+        for (int64_t q = 0; q < nj; q++)                                                           \
+            if (!SAME(vbest[q], best[q]) || !SAME(abest[q], best[q]) || at[q] != rows[q])          \
+                return 0;                                                                          \
+        return 1;                                                                                  \
+    }
+COLS_CHECK(cols_max_f32_ok, float, int32_t, >, cols_max_f32, cols_argmax_f32)
+COLS_CHECK(cols_min_f32_ok, float, int32_t, <, cols_min_f32, cols_argmin_f32)
+COLS_CHECK(cols_max_f64_ok, double, int64_t, >, cols_max_f64, cols_argmax_f64)
+COLS_CHECK(cols_min_f64_ok, double, int64_t, <, cols_min_f64, cols_argmin_f64)
+
 int main(int argc, char **argv)
 {
     long runs = argc > 1 ? atol(argv[1]) : 20000, bad = 0;
@@ -93,6 +130,16 @@ int main(int argc, char **argv)
                                  dn == d[want[3]]
                            : SAME(mx, f[want[0]]) && SAME(mn, f[want[1]]) &&
                                  SAME(dx, d[want[2]]) && SAME(dn, d[want[3]]);
+        /* the run as k rows of m columns, columns [j0, j0 + nj) of them */
+        int64_t m = 1 + (int64_t)(next() % (n < 64 ? n : 64)), k = n / m;
+        int64_t j0 = (int64_t)(next() % (uint64_t)m),
+                nj = 1 + (int64_t)(next() % (uint64_t)(m - j0));
+        int cols_ok = cols_max_f32_ok(f, m, k, j0, nj) && cols_min_f32_ok(f, m, k, j0, nj) &&
+                      cols_max_f64_ok(d, m, k, j0, nj) && cols_min_f64_ok(d, m, k, j0, nj);
+        if (!cols_ok && bad++ < 5)
+            printf("column mismatch: n=%lld pattern=%d offset=%d: k=%lld m=%lld j0=%lld nj=%lld\n",
+                   (long long)n, pattern, off, (long long)k, (long long)m, (long long)j0,
+                   (long long)nj);
         if (!ok && bad++ < 5)
             printf("mismatch: n=%lld pattern=%d offset=%d: argmax_f32 %lld (want %lld), "
                    "argmin_f32 %lld (%lld), argmax_f64 %lld (%lld), argmin_f64 %lld (%lld)\n",
