@@ -365,38 +365,27 @@ static void cols_sum_f32(const char *x, int64_t m, int64_t k, int64_t j0, int64_
  * first NaN wins, as in the fold).  Columns of 256 float32 rows: amax(0) 17-27 ->
  * 4-10 us, NumPy 11-23; 2048^2: 1000-1757 -> 722-833, NumPy 845-909; argmax(0)
  * 256^2 99-123 -> 8 us, NumPy 95. */
-#define COLS_VEXTREME(NAME, T, KERNEL, FOLD)                                                       \
+#define COLS_VEXTREME(NAME, T, IT, KERNEL, FOLD, INDEX)                                            \
     static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)          \
     {                                                                                              \
         T best[COL_BLOCK];                                                                         \
-        if (pdt_cpu_simd()->KERNEL((const T *)x, m, k, j0, nj, best)) {                            \
-            FOLD(x, m, k, j0, nj, a);                                                              \
-            return;                                                                                \
-        }                                                                                          \
-        for (int64_t q = 0; q < nj; q++)                                                           \
-            a[q] = float_acc(best[q], 0);                                                          \
-    }
-#define COLS_VARG(NAME, T, IT, KERNEL, FOLD)                                                       \
-    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)          \
-    {                                                                                              \
-        T best[COL_BLOCK];                                                                         \
-        IT at[COL_BLOCK];                                                                          \
-        if ((sizeof(IT) < 8 && k - 1 > INT32_MAX) || /* rows past int32: the fold */               \
+        IT at[INDEX ? COL_BLOCK : 1];                                                              \
+        if ((INDEX && sizeof(IT) < 8 && k - 1 > INT32_MAX) || /* rows past int32: the fold */      \
             pdt_cpu_simd()->KERNEL((const T *)x, m, k, j0, nj, best, at)) {                        \
             FOLD(x, m, k, j0, nj, a);                                                              \
             return;                                                                                \
         }                                                                                          \
         for (int64_t q = 0; q < nj; q++)                                                           \
-            a[q] = float_acc(best[q], at[q]);                                                      \
+            a[q] = float_acc(best[q], INDEX ? at[q] : 0);                                          \
     }
-COLS_VARG(cols_vargmax_f32, float, int32_t, cols_argmax_f32, cols_argmax_f32)
-COLS_VARG(cols_vargmin_f32, float, int32_t, cols_argmin_f32, cols_argmin_f32)
-COLS_VARG(cols_vargmax_f64, double, int64_t, cols_argmax_f64, cols_argmax_f64)
-COLS_VARG(cols_vargmin_f64, double, int64_t, cols_argmin_f64, cols_argmin_f64)
-COLS_VEXTREME(cols_vmax_f32, float, cols_max_f32, cols_max_f32)
-COLS_VEXTREME(cols_vmin_f32, float, cols_min_f32, cols_min_f32)
-COLS_VEXTREME(cols_vmax_f64, double, cols_max_f64, cols_max_f64)
-COLS_VEXTREME(cols_vmin_f64, double, cols_min_f64, cols_min_f64)
+COLS_VEXTREME(cols_vargmax_f32, float, int32_t, cols_argmax_f32, cols_argmax_f32, 1)
+COLS_VEXTREME(cols_vargmin_f32, float, int32_t, cols_argmin_f32, cols_argmin_f32, 1)
+COLS_VEXTREME(cols_vargmax_f64, double, int64_t, cols_argmax_f64, cols_argmax_f64, 1)
+COLS_VEXTREME(cols_vargmin_f64, double, int64_t, cols_argmin_f64, cols_argmin_f64, 1)
+COLS_VEXTREME(cols_vmax_f32, float, int32_t, cols_max_f32, cols_max_f32, 0)
+COLS_VEXTREME(cols_vmin_f32, float, int32_t, cols_min_f32, cols_min_f32, 0)
+COLS_VEXTREME(cols_vmax_f64, double, int64_t, cols_max_f64, cols_max_f64, 0)
+COLS_VEXTREME(cols_vmin_f64, double, int64_t, cols_min_f64, cols_min_f64, 0)
 
 #define ALL_DTYPES(K)                                                                              \
     {                                                                                              \

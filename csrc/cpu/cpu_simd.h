@@ -34,6 +34,10 @@ typedef void (*pdt_vm_row)(float *o, const float *a, int64_t n);
  * least; the callers pass at most 2^16).  cpu_vreduce.h. */
 typedef int64_t (*pdt_vr_arg_f32)(const float *x, int64_t n);
 typedef int64_t (*pdt_vr_arg_f64)(const double *x, int64_t n);
+typedef int (*pdt_vr_cols_f32)(const float *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                               float *best, int32_t *at);
+typedef int (*pdt_vr_cols_f64)(const double *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                               double *best, int64_t *at);
 
 /* o[i] = a[i] op b[i] over contiguous rows; mode 1: a is one value (a[0]
  * for every i), 2: b is.  o may be a or b.  cpu_vmath.h. */
@@ -116,23 +120,11 @@ typedef struct pdt_cpu_simd_table {
     double (*dot64_f32)(const float *x, const float *y, int64_t n);
     double (*max_f64)(const double *x, int64_t n), (*min_f64)(const double *x, int64_t n);
     /* best[q] = the max (min) over i < k of x[i m + j0 + q], q < nj, by maxps's
-     * (minps's) rule; 1 when a NaN was read (cpu_vreduce.h, cpu_reduce.c) */
-    int (*cols_max_f32)(const float *x, int64_t m, int64_t k, int64_t j0, int64_t nj, float *best);
-    /* ... and at[q] the row of column q's first extreme (argmax, argmin; k <= 2^31
-     * for float32) */
-    int (*cols_argmax_f32)(const float *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
-                           float *best, int32_t *at);
-    int (*cols_argmin_f32)(const float *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
-                           float *best, int32_t *at);
-    int (*cols_argmax_f64)(const double *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
-                           double *best, int64_t *at);
-    int (*cols_argmin_f64)(const double *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
-                           double *best, int64_t *at);
-    int (*cols_min_f32)(const float *x, int64_t m, int64_t k, int64_t j0, int64_t nj, float *best);
-    int (*cols_max_f64)(const double *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
-                        double *best);
-    int (*cols_min_f64)(const double *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
-                        double *best);
+     * (minps's) rule, and for the arg ones at[q] the row of column q's first
+     * extreme (k <= 2^31 for float32; the others leave at alone); 1 when a NaN was
+     * read (cpu_vreduce.h, cpu_reduce.c) */
+    pdt_vr_cols_f32 cols_max_f32, cols_min_f32, cols_argmax_f32, cols_argmin_f32;
+    pdt_vr_cols_f64 cols_max_f64, cols_min_f64, cols_argmax_f64, cols_argmin_f64;
     /* wrapping integer sums, the count of non-zero bytes, and integer maxima and
      * minima (n >= 1) of contiguous rows (cpu_vint.h) */
     uint64_t (*sum_i32)(const int32_t *x, int64_t n), (*sum_i64)(const int64_t *x, int64_t n);

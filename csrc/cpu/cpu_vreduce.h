@@ -293,48 +293,21 @@ VR_VALUE(min_f64, double, VM(vf64), VM(vi64), <, LT, 64)
  * (minimum) of x[i m + j0 + q] over the rows i < k, q < nj, folded row by row by
  * maxps's (minps's) rule, which is the scalar fold's `v > best ? v : best` while
  * no NaN is read; returns 1 when one was (the caller folds that block again by
- * its own NaN rule).  The scalar fold kept an int64 index beside each float and
- * was not vectorised: amax(0) of a 2048^2 float32 matrix took 1.40-1.47 times
- * NumPy's time. */
-#define VR_COLS(NAME, T, VT, CMP, OP, SZ)                                                          \
-    static int VM(NAME)(const T *x, int64_t m, int64_t k, int64_t j0, int64_t nj, T *best)         \
-    {                                                                                              \
-        enum { W = PDT_SIMD_BYTES / sizeof(T) };                                                   \
-        unsigned nan = 0;                                                                          \
-        for (int64_t q = 0; q < nj; q++) {                                                         \
-            best[q] = x[j0 + q];                                                                   \
-            nan |= best[q] != best[q];                                                             \
-        }                                                                                          \
-        for (int64_t i = 1; i < k; i++) {                                                          \
-            const T *row = x + i * m + j0;                                                         \
-            int64_t q = 0;                                                                         \
-            for (; q + W <= nj; q += W) {                                                          \
-                VT v, b;                                                                           \
-                memcpy(&v, row + q, sizeof v);                                                     \
-                memcpy(&b, best + q, sizeof b);                                                    \
-                nan |= VR_NAN(SZ, v, v);                                                           \
-                b = VR_SEL(OP, SZ, v, b);                                                          \
-                memcpy(best + q, &b, sizeof b);                                                    \
-            }                                                                                      \
-            for (; q < nj; q++) {                                                                  \
-                nan |= row[q] != row[q];                                                           \
-                best[q] = row[q] CMP best[q] ? row[q] : best[q];                                   \
-            }                                                                                      \
-        }                                                                                          \
-        return nan != 0;                                                                           \
-    }
-/* The same with the row of each column's first extreme (argmax, argmin and max
- * with indices), in at[q]: a lane's value and row move together where the new
- * value is strictly beyond the old one.  IT (int32 for float32, so that rows and
- * values share lanes) must hold k - 1. */
-#define VR_COLS_ARG(NAME, T, VT, VI, IT, CMP, SZ)                                                  \
+ * its own NaN rule).  With INDEX (argmax, argmin, max with indices), at[q] gets
+ * the row of column q's first extreme: a lane's value and row move together where
+ * the new value is strictly beyond the old one; IT (int32 for float32, so that
+ * rows and values share lanes) must hold k - 1.  Without it, at is not used.  The
+ * scalar fold kept an int64 index beside each float and was not vectorised:
+ * amax(0) of a 2048^2 float32 matrix took 1.40-1.47 times NumPy's time. */
+#define VR_COLS(NAME, T, VT, VI, IT, CMP, OP, SZ, INDEX)                                           \
     static int VM(NAME)(const T *x, int64_t m, int64_t k, int64_t j0, int64_t nj, T *best, IT *at) \
     {                                                                                              \
         enum { W = PDT_SIMD_BYTES / sizeof(T) };                                                   \
         unsigned nan = 0;                                                                          \
         for (int64_t q = 0; q < nj; q++) {                                                         \
             best[q] = x[j0 + q];                                                                   \
-            at[q] = 0;                                                                             \
+            if (INDEX)                                                                             \
+                at[q] = 0;                                                                         \
             nan |= best[q] != best[q];                                                             \
         }                                                                                          \
         for (int64_t i = 1; i < k; i++) {                                                          \
@@ -343,30 +316,37 @@ VR_VALUE(min_f64, double, VM(vf64), VM(vi64), <, LT, 64)
             int64_t q = 0;                                                                         \
             for (; q + W <= nj; q += W) {                                                          \
                 VT v, b;                                                                           \
-                VI a;                                                                              \
                 memcpy(&v, row + q, sizeof v);                                                     \
                 memcpy(&b, best + q, sizeof b);                                                    \
-                memcpy(&a, at + q, sizeof a);                                                      \
                 nan |= VR_NAN(SZ, v, v);                                                           \
-                const VI take = (VI)(v CMP b);                                                     \
-                b = VR_PICK(take, v, b);                                                           \
-                a = VR_PICK(take, iv, a);                                                          \
+                if (INDEX) {                                                                       \
+                    VI a;                                                                          \
+                    memcpy(&a, at + q, sizeof a);                                                  \
+                    const VI take = (VI)(v CMP b);                                                 \
+                    b = VR_PICK(take, v, b);                                                       \
+                    a = VR_PICK(take, iv, a);                                                      \
+                    memcpy(at + q, &a, sizeof a);                                                  \
+                } else {                                                                           \
+                    b = VR_SEL(OP, SZ, v, b);                                                      \
+                }                                                                                  \
                 memcpy(best + q, &b, sizeof b);                                                    \
-                memcpy(at + q, &a, sizeof a);                                                      \
             }                                                                                      \
             for (; q < nj; q++) {                                                                  \
                 nan |= row[q] != row[q];                                                           \
-                if (row[q] CMP best[q])                                                            \
-                    best[q] = row[q], at[q] = (IT)i;                                               \
+                if (row[q] CMP best[q]) {                                                          \
+                    best[q] = row[q];                                                              \
+                    if (INDEX)                                                                     \
+                        at[q] = (IT)i;                                                             \
+                }                                                                                  \
             }                                                                                      \
         }                                                                                          \
         return nan != 0;                                                                           \
     }
-VR_COLS_ARG(cols_argmax_f32, float, VM(vf32), VM(vi32), int32_t, >, 32)
-VR_COLS_ARG(cols_argmin_f32, float, VM(vf32), VM(vi32), int32_t, <, 32)
-VR_COLS_ARG(cols_argmax_f64, double, VM(vf64), VM(vi64), int64_t, >, 64)
-VR_COLS_ARG(cols_argmin_f64, double, VM(vf64), VM(vi64), int64_t, <, 64)
-VR_COLS(cols_max_f32, float, VM(vf32), >, GT, 32)
-VR_COLS(cols_min_f32, float, VM(vf32), <, LT, 32)
-VR_COLS(cols_max_f64, double, VM(vf64), >, GT, 64)
-VR_COLS(cols_min_f64, double, VM(vf64), <, LT, 64)
+VR_COLS(cols_argmax_f32, float, VM(vf32), VM(vi32), int32_t, >, GT, 32, 1)
+VR_COLS(cols_argmin_f32, float, VM(vf32), VM(vi32), int32_t, <, LT, 32, 1)
+VR_COLS(cols_argmax_f64, double, VM(vf64), VM(vi64), int64_t, >, GT, 64, 1)
+VR_COLS(cols_argmin_f64, double, VM(vf64), VM(vi64), int64_t, <, LT, 64, 1)
+VR_COLS(cols_max_f32, float, VM(vf32), VM(vi32), int32_t, >, GT, 32, 0)
+VR_COLS(cols_min_f32, float, VM(vf32), VM(vi32), int32_t, <, LT, 32, 0)
+VR_COLS(cols_max_f64, double, VM(vf64), VM(vi64), int64_t, >, GT, 64, 0)
+VR_COLS(cols_min_f64, double, VM(vf64), VM(vi64), int64_t, <, LT, 64, 0)

@@ -81,7 +81,8 @@ REFERENCE(ref_argmin_f64, double, <)
                     best[q] = v, rows[q] = i;                                                      \
             }                                                                                      \
         }                                                                                          \
-        int said = K(VALUES)(x, m, k, j0, nj, vbest),                                              \
+        IT unused[1];                                                                              \
+        int said = K(VALUES)(x, m, k, j0, nj, vbest, unused),                                      \
             said_arg = K(ARGS)(x, m, k, j0, nj, abest, at);                                        \
         if (nan)                                                                                   \
             return said && said_arg;                                                               \
