@@ -91,17 +91,6 @@ pdt_status pdt_where_shape(const pdt_tensor *cond, const pdt_tensor *a, const pd
     return PDT_OK;
 }
 
-/* dst = src's header with its dims taken in the order perm gives (no reference
- * taken: dst lives no longer than src). */
-static void in_order(pdt_tensor *dst, const pdt_tensor *src, const int *perm)
-{
-    pdt_tensor_assign(dst, src);
-    for (int i = 0; i < src->ndim; i++) {
-        dst->shape[i] = src->shape[perm[i]];
-        dst->strides[i] = src->strides[perm[i]];
-    }
-}
-
 pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b, int ndim,
                          const int64_t *shape, int masked, pdt_tensor *out)
 {
@@ -119,9 +108,9 @@ pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_
     if (st == PDT_OK) {
         if (order) { /* every operand seen in that order: out is row-major there */
             pdt_tensor po, pv[3];
-            in_order(&po, out, order);
+            pdt_tensor_permuted(&po, out, ndim, order);
             for (int k = 0; k < 3; k++)
-                in_order(&pv[k], &v[k], order);
+                pdt_tensor_permuted(&pv[k], &v[k], ndim, order);
             st = pdt_where(&po, &pv[0], &pv[1], &pv[2]);
         } else
             st = pdt_where(out, &v[0], &v[1], &v[2]);

@@ -106,9 +106,7 @@ static void in_memory_order(const pdt_tensor *x, int *dims, int n)
     if (n < 2)
         return;
     pdt_tensor r; /* only the reduced dims, for pdt_memory_order */
-    r.ndim = n;
-    for (int i = 0; i < n; i++)
-        r.shape[i] = x->shape[dims[i]], r.strides[i] = x->strides[dims[i]];
+    pdt_tensor_permuted(&r, x, n, dims);
     int perm[PDT_MAX_DIMS], was[PDT_MAX_DIMS];
     if (!pdt_memory_order(&r, perm))
         return;
@@ -178,20 +176,13 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
 
     /* rows: (kept..., reduced...) is contiguous; columns: (reduced...,
      * kept...) is, and the backend reads the (m, k) view with strides (1, m). */
-    /* perm, built in place in p->rows: borrowed (no reference taken); cols:
-     * only its dims */
+    /* perm, built in place in p->rows, and cols: borrowed (no reference taken) */
     pdt_tensor *perm = &p->rows, cols;
-    cols.ndim = x->ndim;
-    perm->storage = x->storage, perm->data = x->data, perm->device = x->device;
-    perm->dtype = x->dtype, perm->ndim = x->ndim, perm->offset = x->offset;
-    perm->counter = x->counter;
-    for (int i = 0; i < n; i++) {
-        perm->shape[i] = x->shape[order[i]];
-        perm->strides[i] = x->strides[order[i]];
-        int c = (i + nkept) % n; /* the reduced dims first */
-        cols.shape[i] = x->shape[order[c]];
-        cols.strides[i] = x->strides[order[c]];
-    }
+    int corder[PDT_MAX_DIMS];
+    for (int i = 0; i < n; i++)
+        corder[i] = order[(i + nkept) % n]; /* the reduced dims first */
+    pdt_tensor_permuted(perm, x, n, order);
+    pdt_tensor_permuted(&cols, x, n, corder);
     int64_t row_stride = p->k, col_stride = 1;
     pdt_status st = PDT_OK;
     if (as == x->dtype && pdt_tensor_is_contiguous(perm)) {

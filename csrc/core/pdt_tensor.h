@@ -99,11 +99,12 @@ static inline void pdt_tensor_forget(pdt_tensor *t)
     t->offset = 0;
 }
 
-/* dst = src, the header and the ndim sizes and strides in use, not all
- * PDT_MAX_DIMS of them; no reference is taken or dropped.  A whole-struct
+/* dst = src, the header (pdt_tensor_assign_header: all but the sizes and
+ * strides) and the ndim sizes and strides in use, not all PDT_MAX_DIMS of
+ * them; no reference is taken or dropped.  A whole-struct
  * copy is 304 bytes, a libc memcpy call (-mstringop-strategy=libcall): three
  * of them an op cost an argmax of one element 14 of its 174 ns. */
-static inline void pdt_tensor_assign(pdt_tensor *dst, const pdt_tensor *src)
+static inline void pdt_tensor_assign_header(pdt_tensor *dst, const pdt_tensor *src)
 {
     dst->storage = src->storage;
     dst->data = src->data;
@@ -112,6 +113,10 @@ static inline void pdt_tensor_assign(pdt_tensor *dst, const pdt_tensor *src)
     dst->ndim = src->ndim;
     dst->offset = src->offset;
     dst->counter = src->counter;
+}
+static inline void pdt_tensor_assign(pdt_tensor *dst, const pdt_tensor *src)
+{
+    pdt_tensor_assign_header(dst, src);
     for (int i = 0; i < src->ndim; i++) {
         dst->shape[i] = src->shape[i];
         dst->strides[i] = src->strides[i];
@@ -128,6 +133,9 @@ int pdt_same_dense_layout(const pdt_tensor *a, const pdt_tensor *b);
 /* dst = src's header seen as one contiguous row of its numel elements (src dense
  * from its first element on; no reference taken: dst lives no longer than src). */
 void pdt_tensor_flat(pdt_tensor *dst, const pdt_tensor *src);
+/* dst = src's header with its first n dims taken in the order perm gives
+ * (dst->ndim = n; no reference taken: dst lives no longer than src). */
+void pdt_tensor_permuted(pdt_tensor *dst, const pdt_tensor *src, int n, const int *perm);
 /* The memory order a new result of the given shape takes (Note [memory order]):
  * that of the first of t0, t1, t2 (any may be NULL) with exactly that shape, into
  * perm; NULL when row-major (the common case, checked first). */
