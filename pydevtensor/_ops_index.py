@@ -687,7 +687,9 @@ def _select_fast(self, idx):
     index_select along that dim at once (x[v] of 256 indices: 13.6 us through the
     general path, 1.4 here; x[:, v] of 2048^2 float32, 1024 indices: 31.7 ms, 2.4
     here).  None for every other key, and when an index is out of range (the general
-    path says so in indexing's words)."""
+    path says so in indexing's words).  Tensor's subscript slot takes these keys in C
+    when v is a Tensor already (vector_subscript in csrc/python/tensor_view.c); this
+    serves x[[2, 0, 1]], the list made a tensor."""
     pos, v = 0, idx
     if type(idx) is tuple:
         pos = len(idx) - 1

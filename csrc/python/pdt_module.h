@@ -234,7 +234,13 @@ PyObject *pdt_bf16_numpy_from_bits(PyObject *bits);
 /* ---- the NumPy/DLPack boundary (interop.c) and the transfer guard (guard.c) ---- */
 extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c */
 extern PyMethodDef pdt_index_functions[];                          /* tensor_index.c (issue 17) */
-extern PyMethodDef pdt_optional_functions[];                       /* optional.c */
+/* x.index_select(dim, index) into a new contiguous tensor, out (index: contiguous
+ * 1-d int64 on x's device; 0 <= dim < x.ndim; negative_ok: indices may count from
+ * the end, as x[:, v]'s do).  Holds the views and releases the GIL around large
+ * selections; raises nothing. */
+pdt_status pdt_index_select_new(const pdt_tensor *x, int dim, const pdt_tensor *index,
+                                int negative_ok, pdt_tensor *out);
+extern PyMethodDef pdt_optional_functions[]; /* optional.c */
 extern PyGetSetDef pdt_interop_getset[];
 extern PyMethodDef pdt_guard_functions[]; /* guard.c   */
 /* Installs the transfer guard's copy hook (once per process). */

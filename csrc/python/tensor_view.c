@@ -375,8 +375,10 @@ static PyObject *basic_subscript(PyObject *self, PyObject *key)
  * int or a slice exactly, or a tuple of those, None and Ellipsis; bool, a subclass of
  * int, is an advanced index); any other key goes to the Python-level functions,
  * installed by _C._set_index_hooks, which come back for the basic keys through
- * _C._basic_getitem and _C._basic_setitem.  The hooks live in the module's state, so a
- * tensor of a module imported before a re-import keeps its own module's indexing. */
+ * _C._basic_getitem and _C._basic_setitem.  x[v] and x[:, ..., v] with an int64 vector
+ * v are index_select along one dim, also taken here (vector_subscript).  The hooks
+ * live in the module's state, so a tensor of a module imported before a re-import
+ * keeps its own module's indexing. */
 static int basic_item(PyObject *k)
 {
     return PyLong_CheckExact(k) || PySlice_Check(k) || k == Py_None || k == Py_Ellipsis;
@@ -404,8 +406,48 @@ static PyObject *index_hook(PyObject *self, PyObject *key, int set)
     return Py_XNewRef(hook); /* held: the call may install others */
 }
 
+/* x[v] and x[:, ..., v] (full slices, then one contiguous 1-d int64 Tensor on x's
+ * device; x not requiring grad): index_select along that dim, without the hook
+ * (x[:, v] of a 31 x 31 float32 matrix, 15 indices: 2.17 us through the hook,
+ * NumPy 1.49).  NULL with no exception set for any other key, and when an index
+ * is out of range: the hook's general path says so in indexing's words. */
+static PyObject *vector_subscript(PyObject *self, PyObject *key)
+{
+    PyObject *v = key;
+    Py_ssize_t pos = 0;
+    if (PyTuple_CheckExact(key)) {
+        pos = PyTuple_GET_SIZE(key) - 1;
+        if (pos < 0)
+            return NULL;
+        for (Py_ssize_t i = 0; i < pos; i++) {
+            PySliceObject *k = (PySliceObject *)PyTuple_GET_ITEM(key, i);
+            if (!PySlice_Check(k) || k->start != Py_None || k->stop != Py_None ||
+                k->step != Py_None)
+                return NULL;
+        }
+        v = PyTuple_GET_ITEM(key, pos);
+    }
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S || !Py_IS_TYPE(v, S->tensor_type) || pdt_arg_requires_grad(self))
+        return NULL;
+    const pdt_tensor *x = pdt_tensor_of(self), *ix = pdt_tensor_of(v);
+    if (pos >= x->ndim || !pdt_device_eq(x->device, ix->device) || ix->dtype != PDT_INT64 ||
+        ix->ndim != 1 || !pdt_tensor_is_contiguous(ix))
+        return NULL;
+    pdt_tensor out;
+    pdt_status st = pdt_index_select_new(x, (int)pos, ix, 1, &out);
+    if (st == PDT_OK)
+        return pdt_tensor_wrap_new(S, &out);
+    return st == PDT_ERR_INDEX ? NULL : pdt_raise(S, st);
+}
+
 static PyObject *tensor_subscript(PyObject *self, PyObject *key)
 {
+    if (!fast_key(key)) {
+        PyObject *r = vector_subscript(self, key);
+        if (r || PyErr_Occurred())
+            return r;
+    }
     PyObject *hook = index_hook(self, key, 0);
     if (!hook)
         return basic_subscript(self, key);
