@@ -62,6 +62,22 @@ def test_openblas_starts_with_the_pools_thread_count():
     assert out == ["3", str(min(3, usable_cores()))]
 
 
+def test_openblas_num_threads_below_the_pool_caps_products_until_set_num_threads():
+    # OPENBLAS_NUM_THREADS=1: one thread a product, as OpenBLAS alone would run (two
+    # Python threads multiplying then use a core each); set_num_threads speaks later
+    code = ("import numpy as np, pydevtensor as p\n"
+            "a = np.random.default_rng(0).standard_normal((300, 200))\n"
+            "ok = np.allclose((p.from_numpy(a) @ p.from_numpy(a.T)).numpy(), a @ a.T)\n"
+            "print(p.get_num_threads(), p.build_info()['blas']['threads'], ok)\n"
+            "p.set_num_threads(3)\n"
+            "print(p.get_num_threads(), p.build_info()['blas']['threads'])\n")
+    out = _run(code, OMP_NUM_THREADS="3", OPENBLAS_NUM_THREADS="1")
+    assert out == ["3", "1", "True", "3", str(min(3, usable_cores()))]
+    if usable_cores() >= 2:  # GOTO_NUM_THREADS too, as OpenBLAS reads it
+        out = _run(code, OMP_NUM_THREADS="3", GOTO_NUM_THREADS="2")
+        assert out[:3] == ["3", "2", "True"]
+
+
 @pytest.mark.parametrize("bad, exc", [(0, ValueError), (-3, ValueError), (2.5, TypeError),
                                       ("2", TypeError), (None, TypeError)])
 def test_bad_thread_counts_raise_and_change_nothing(bad, exc):

@@ -132,3 +132,34 @@ def test_products_and_loops_stay_right_beside_a_busy_process():
             "    busy.kill()\n"
             "print(sum(bad))\n")
     assert run_python(code, OMP_NUM_THREADS="2") == ["0"]
+
+
+_IDLE = """
+import ctypes, time
+import numpy as np, pydevtensor as p
+libc = ctypes.CDLL(None)
+libc.getenv.restype = ctypes.c_char_p
+time.sleep(0.4)               # NumPy's own OpenBLAS threads have gone to sleep
+a = p.ones(512, 512)
+assert (a @ a).sum().item() == 512.0 ** 3  # loads OpenBLAS; the product runs in parts
+t0 = time.process_time()
+time.sleep(0.3)
+busy = time.process_time() - t0  # CPU time of every thread of the process
+print(libc.getenv(b"OPENBLAS_THREAD_TIMEOUT"), busy < 0.05)
+"""
+
+
+@pytest.mark.parametrize("user_value", [None, "20"])
+def test_openblas_idle_threads_sleep_and_the_environment_is_left_as_it_was(user_value):
+    # Note [OpenBLAS's idle threads] in csrc/cpu/cpu_blas.c: OpenBLAS is loaded with
+    # OPENBLAS_THREAD_TIMEOUT=4 unless the process set it, so its own threads (never
+    # given work on our pool) do not spin 0.2-0.5 s of a core after the first product;
+    # the variable is gone again after the load, and a value of the user's stays.
+    env = {"OMP_NUM_THREADS": "2"}
+    if user_value:
+        env["OPENBLAS_THREAD_TIMEOUT"] = user_value
+    out = run_python(_IDLE, drop=("OPENBLAS_THREAD_TIMEOUT",), **env)
+    if user_value:
+        assert out[0] == f"b'{user_value}'"
+    else:
+        assert out == ["None", "True"]

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -74,7 +75,7 @@ static int try_open(pdt_library *lib, const char *target, void **out, char *trie
 
 /* Tries every place (Note [where libraries are found]); returns 1 when loaded, -1 with
  * lib->error set when not. */
-static int load_locked(pdt_library *lib)
+static int load_tried(pdt_library *lib)
 {
     char tried[1024] = "";  /* why files that exist did not load */
     char places[1024] = ""; /* every place looked in */
@@ -121,6 +122,28 @@ static int load_locked(pdt_library *lib)
     else
         snprintf(lib->path, sizeof lib->path, "%.1000s", candidate);
     return 1;
+}
+
+/* Sets lib->load_env for the library's constructors: 1 when this set it (the
+ * caller unsets name after), 0 when there is none or the process has it set. */
+static int set_load_env(const pdt_library *lib, char *name, size_t n)
+{
+    const char *eq = lib->load_env ? strchr(lib->load_env, '=') : NULL;
+    if (!eq || (size_t)(eq - lib->load_env) >= n)
+        return 0;
+    snprintf(name, n, "%.*s", (int)(eq - lib->load_env), lib->load_env);
+    return !getenv(name) && setenv(name, eq + 1, 0) == 0;
+}
+
+/* load_tried with lib->load_env set meanwhile. */
+static int load_locked(pdt_library *lib)
+{
+    char name[64];
+    int set = set_load_env(lib, name, sizeof name);
+    int loaded = load_tried(lib);
+    if (set)
+        unsetenv(name);
+    return loaded;
 }
 
 int pdt_library_load(pdt_library *lib)

@@ -52,6 +52,10 @@ typedef struct pdt_library {
     /* NULL, or called on a candidate that has every symbol: 0 accepts it, else
      * writes why not into why[n] and the next candidate is tried. */
     int (*check)(void *handle, char *why, size_t n);
+    /* NULL, or "NAME=VALUE": NAME is set to VALUE while dlopen() runs the library's
+     * constructors, unless the process has NAME set already, and unset after
+     * (OpenBLAS reads its settings from the environment when it is loaded). */
+    const char *load_env;
 
     /* --- state, guarded by lock --- */
     pthread_mutex_t lock;
@@ -64,11 +68,14 @@ typedef struct pdt_library {
 } pdt_library;
 
 /* A static initialiser: PDT_LIBRARY("cuBLAS", "libcublas.so.13", "pip install ...",
- * symbols, n, check, local_dir, no_system). */
+ * symbols, n, check, local_dir, no_system); PDT_LIBRARY_ENV takes load_env last. */
 #define PDT_LIBRARY(what, soname, install, symbols, nsymbols, check, local_dir, no_system)         \
+    PDT_LIBRARY_ENV(what, soname, install, symbols, nsymbols, check, local_dir, no_system, NULL)
+#define PDT_LIBRARY_ENV(what, soname, install, symbols, nsymbols, check, local_dir, no_system,     \
+                        load_env)                                                                  \
     {                                                                                              \
         (what), (soname), (install), (local_dir), (no_system), (symbols), (nsymbols), (check),     \
-            PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, {{0}}, {0},                                        \
+            (load_env), PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, {{0}}, {0},                            \
         {                                                                                          \
             0                                                                                      \
         }                                                                                          \

@@ -110,12 +110,26 @@ static int find_threads_callback(void *handle, char *why, size_t n)
     return 0;
 }
 
-/* Searched in the directories the bindings add (the scipy-openblas32 wheel's lib/),
- * then by name through the extension's RUNPATH (Note [where libraries are found]). */
-pdt_library pdt_openblas_library = PDT_LIBRARY("OpenBLAS", PDT_BLAS_LIBNAME, PDT_BLAS_INSTALL,
-                                               blas_symbols,
-                                               sizeof blas_symbols / sizeof blas_symbols[0],
-                                               find_threads_callback, NULL, 0);
+/* Note [OpenBLAS's idle threads]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Loading OpenBLAS starts its own threads (one a core but the caller's), and each
+ * spins for 2^28 cycles of the time-stamp counter (THREAD_TIMEOUT) before it first
+ * sleeps, although on our pool (Note [OpenBLAS on our pool]) it never gets work.
+ * On the 2-vCPU machine that spin took 0.19 to 0.45 s of a core, over 0.5 to 1 s of
+ * wall time, right after the first matmul, and every GEMM part that shared a core
+ * with it waited for it and made the others wait: sgemm 1024 on two threads ran at
+ * 70-115 GFLOP/s for the first 20 to 50 products of a process, 190-215 after
+ * (`python -m benchmarks` timed sgemm 2048 at 127 GFLOP/s against NumPy's 264).  So
+ * the library is loaded with OPENBLAS_THREAD_TIMEOUT=4, the least it takes (2^4
+ * cycles), unless the process set it: the threads sleep at once.  An OpenBLAS too
+ * old to run on our pool runs its parts on those threads, which then sleep between
+ * products instead of spinning 0.1 s after each; a product wakes them (tens of
+ * microseconds), and they no longer hold the cores the ops between products need. */
+pdt_library pdt_openblas_library = PDT_LIBRARY_ENV("OpenBLAS", PDT_BLAS_LIBNAME, PDT_BLAS_INSTALL,
+                                                   blas_symbols,
+                                                   sizeof blas_symbols / sizeof blas_symbols[0],
+                                                   find_threads_callback, NULL, 0,
+                                                   "OPENBLAS_THREAD_TIMEOUT=4");
 static pthread_once_t guards_once = PTHREAD_ONCE_INIT;
 
 /* Note [OpenBLAS and fork]
@@ -220,6 +234,17 @@ static void at_exit(void) { quiesce(2); }
 
 static int threads_requested; /* set_num_threads was called before OpenBLAS was loaded */
 
+/* OPENBLAS_NUM_THREADS, else GOTO_NUM_THREADS, as OpenBLAS reads them: 0 when
+ * neither is set to a count. */
+static int blas_env_threads(void)
+{
+    const char *v = getenv("OPENBLAS_NUM_THREADS");
+    int n = v ? atoi(v) : 0;
+    if (n <= 0 && (v = getenv("GOTO_NUM_THREADS")) != NULL)
+        n = atoi(v);
+    return n > 0 ? n : 0;
+}
+
 /* After dlopen(), so that these run before OpenBLAS's own (Note [OpenBLAS and fork]);
  * and before any call, the pool (Note [OpenBLAS on our pool]). */
 static void register_guards(void)
@@ -232,6 +257,12 @@ static void register_guards(void)
         if (set_threads_callback)
             set_threads_callback(run_on_pool);
         int want = threads_for_pool(pdt_cpu_threads()), now = blas.get_num_threads();
+        /* OPENBLAS_NUM_THREADS below the pool's count is the user's cap on products
+         * (OPENBLAS_NUM_THREADS=1: one core a product, as without us), until
+         * set_num_threads says otherwise; OpenBLAS took it in already (now). */
+        if (blas_env_threads() && !__atomic_load_n(&threads_requested, __ATOMIC_SEQ_CST) &&
+            now < want)
+            want = now;
         /* More threads need their memory (Note [OpenBLAS scratch memory]); without it
          * OpenBLAS keeps the count it has. */
         if (now > want || (now < want && pdt_cpu_blas_probe_threads(want - now) == PDT_OK))
