@@ -713,10 +713,9 @@ def _getitem(self, idx):
             as_tensor = None
         if as_tensor is not None and as_tensor.dtype == _C.int64 and as_tensor.ndim == 1:
             idx = as_tensor
-    if not self.requires_grad and self.ndim:
-        out = _select_fast(self, idx)
-        if out is not None:
-            return out
+            out = _select_fast(self, idx)  # Tensor keys: the C slot tried them already
+            if out is not None:
+                return out
     if _needs_advanced(idx):
         return _advanced_index(self, idx)
     return _basic_getitem(self, idx)

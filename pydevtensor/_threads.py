@@ -16,9 +16,10 @@ def set_num_threads(n):
         At least 1.  The pool starts with the cores this process may use, or
         ``OMP_NUM_THREADS`` when that is set, and grows to ``n`` threads when ``n`` is
         larger, at most 16.  It never shrinks: a smaller ``n`` leaves threads idle.
-        OpenBLAS starts with the pool's count, or with ``OPENBLAS_NUM_THREADS`` (else
-        ``GOTO_NUM_THREADS``) when that is set and lower (``OPENBLAS_NUM_THREADS=1``:
-        one core a product, as OpenBLAS alone would run), until this is called.
+        OpenBLAS starts with the pool's count, or with the count it takes from the
+        environment (``OPENBLAS_NUM_THREADS``, ``GOTO_NUM_THREADS``) when that is
+        lower (``OPENBLAS_NUM_THREADS=1``: one core a product, as OpenBLAS alone would
+        run), until this is called.
 
     Returns
     -------

@@ -211,6 +211,10 @@ typedef struct pdt_backend {
      * floats, else x's. */
     pdt_status (*reduce)(pdt_reduce_op op, const pdt_tensor *out, const pdt_tensor *x);
     pdt_status (*gemm)(const pdt_gemm_args *g);
+    /* NULL, or loads now what gemm loads on first use, a failure left for gemm to
+     * report: called before the bindings let other threads run (pdt_library.h's
+     * load_env) */
+    void (*prepare_gemm)(void);
     /* TF32 tensor-core math for float32 GEMMs (CUDA only; NULL elsewhere) */
     void (*set_allow_tf32)(int allow);
     /* events on the device's stream (CUDA only; NULL elsewhere); only events

@@ -141,7 +141,8 @@ static int load_locked(pdt_library *lib)
     char name[64];
     int set = set_load_env(lib, name, sizeof name);
     int loaded = load_tried(lib);
-    if (set)
+    const char *now = set ? getenv(name) : NULL;
+    if (now && strcmp(now, strchr(lib->load_env, '=') + 1) == 0) /* not if set meanwhile */
         unsetenv(name);
     return loaded;
 }

@@ -54,7 +54,11 @@ typedef struct pdt_library {
     int (*check)(void *handle, char *why, size_t n);
     /* NULL, or "NAME=VALUE": NAME is set to VALUE while dlopen() runs the library's
      * constructors, unless the process has NAME set already, and unset after
-     * (OpenBLAS reads its settings from the environment when it is loaded). */
+     * (OpenBLAS reads its settings from the environment when it is loaded).
+     * setenv() is not safe beside a getenv() in another thread (glibc before 2.40
+     * may free the array that one reads), so the bindings have such a library
+     * loaded before they release the GIL (pdt_backend_prepare_gemm); a thread of
+     * another library's that reads the environment meanwhile is not excluded. */
     const char *load_env;
 
     /* --- state, guarded by lock --- */

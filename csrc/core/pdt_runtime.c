@@ -80,6 +80,13 @@ struct pdt_library *pdt_backend_library(int kind, int i)
     return b->libraries[i];
 }
 
+void pdt_backend_prepare_gemm(int kind)
+{
+    const pdt_backend *b = pdt_backend_of(kind);
+    if (b && b->prepare_gemm)
+        b->prepare_gemm();
+}
+
 int pdt_backend_set_num_threads(int kind, int n)
 {
     const pdt_backend *b = pdt_backend_of(kind);

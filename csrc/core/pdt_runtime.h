@@ -54,6 +54,10 @@ const char *pdt_backend_simd_level(int kind, char *buf, size_t n);
 int pdt_backend_set_simd_level(int kind, const char *name);
 /* The i-th library kind's backend loads on first use, or NULL past the last. */
 struct pdt_library *pdt_backend_library(int kind, int i);
+/* Loads now what that kind's GEMMs load on first use (the backend's
+ * prepare_gemm), for callers about to let other threads run: a failure is left
+ * for the product to report. */
+void pdt_backend_prepare_gemm(int kind);
 /* One line on the libraries behind kind's backend, into buf ("" if none). */
 void pdt_backend_describe(int kind, char *buf, size_t n);
 /* The calling thread's current CUDA device (0 until set). */

@@ -409,16 +409,6 @@ void pdt_tensor_flat(pdt_tensor *dst, const pdt_tensor *src)
     dst->strides[0] = 1;
 }
 
-void pdt_tensor_permuted(pdt_tensor *dst, const pdt_tensor *src, int n, const int *perm)
-{
-    pdt_tensor_assign_header(dst, src);
-    dst->ndim = n;
-    for (int i = 0; i < n; i++) {
-        dst->shape[i] = src->shape[perm[i]];
-        dst->strides[i] = src->strides[perm[i]];
-    }
-}
-
 const int *pdt_result_order(const pdt_tensor *t0, const pdt_tensor *t1, const pdt_tensor *t2,
                             int ndim, const int64_t *shape, int *perm)
 {

@@ -122,6 +122,18 @@ static inline void pdt_tensor_assign(pdt_tensor *dst, const pdt_tensor *src)
         dst->strides[i] = src->strides[i];
     }
 }
+/* dst = src's header with its first n dims taken in the order perm gives
+ * (dst->ndim = n; dst != src; no reference taken: dst lives no longer than src). */
+static inline void pdt_tensor_permuted(pdt_tensor *dst, const pdt_tensor *src, int n,
+                                       const int *perm)
+{
+    pdt_tensor_assign_header(dst, src);
+    dst->ndim = n;
+    for (int i = 0; i < n; i++) {
+        dst->shape[i] = src->shape[perm[i]];
+        dst->strides[i] = src->strides[perm[i]];
+    }
+}
 
 /* perm (t->ndim entries): t's dims in memory order, outermost first.  Returns
  * 1 when that differs from the identity (t is not row-major). */
@@ -133,9 +145,6 @@ int pdt_same_dense_layout(const pdt_tensor *a, const pdt_tensor *b);
 /* dst = src's header seen as one contiguous row of its numel elements (src dense
  * from its first element on; no reference taken: dst lives no longer than src). */
 void pdt_tensor_flat(pdt_tensor *dst, const pdt_tensor *src);
-/* dst = src's header with its first n dims taken in the order perm gives
- * (dst->ndim = n; no reference taken: dst lives no longer than src). */
-void pdt_tensor_permuted(pdt_tensor *dst, const pdt_tensor *src, int n, const int *perm);
 /* The memory order a new result of the given shape takes (Note [memory order]):
  * that of the first of t0, t1, t2 (any may be NULL) with exactly that shape, into
  * perm; NULL when row-major (the common case, checked first). */

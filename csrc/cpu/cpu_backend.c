@@ -227,6 +227,12 @@ static pdt_status cpu_copy_bytes(pdt_copy_kind kind, int dst_index, void *dst, i
 
 static pdt_library *const cpu_libraries[] = {&pdt_openblas_library, NULL};
 
+static void cpu_prepare_gemm(void)
+{
+    const pdt_blas_table *t;
+    (void)pdt_cpu_blas(&t); /* OpenBLAS is loaded with OPENBLAS_THREAD_TIMEOUT set */
+}
+
 static int cpu_set_num_threads(int n)
 {
     int used = pdt_cpu_set_threads(n);
@@ -292,6 +298,7 @@ const pdt_backend pdt_cpu_backend = {
     .classify = pdt_cpu_classify,
     .topk = pdt_cpu_topk,
     .describe = pdt_cpu_blas_describe,
+    .prepare_gemm = cpu_prepare_gemm,
     .libraries = cpu_libraries,
     .set_num_threads = cpu_set_num_threads,
     .num_threads = pdt_cpu_threads,

@@ -112,9 +112,10 @@ static int find_threads_callback(void *handle, char *why, size_t n)
 
 /* Note [OpenBLAS's idle threads]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * Loading OpenBLAS starts its own threads (one a core but the caller's), and each
- * spins for 2^28 cycles of the time-stamp counter (THREAD_TIMEOUT) before it first
- * sleeps, although on our pool (Note [OpenBLAS on our pool]) it never gets work.
+ * Loading OpenBLAS starts its own threads (its thread count less one: one a core but
+ * the caller's, unless the environment says otherwise), and each spins for 2^28
+ * cycles of the time-stamp counter (THREAD_TIMEOUT) before it first sleeps,
+ * although on our pool (Note [OpenBLAS on our pool]) it never gets work.
  * On the 2-vCPU machine that spin took 0.19 to 0.45 s of a core, over 0.5 to 1 s of
  * wall time, right after the first matmul, and every GEMM part that shared a core
  * with it waited for it and made the others wait: sgemm 1024 on two threads ran at
@@ -124,7 +125,9 @@ static int find_threads_callback(void *handle, char *why, size_t n)
  * cycles), unless the process set it: the threads sleep at once.  An OpenBLAS too
  * old to run on our pool runs its parts on those threads, which then sleep between
  * products instead of spinning 0.1 s after each; a product wakes them (tens of
- * microseconds), and they no longer hold the cores the ops between products need. */
+ * microseconds: not measured here, where the OpenBLAS is new enough), and they no
+ * longer hold the cores the ops between products need.  The load runs under the
+ * GIL where the bindings can arrange it (pdt_library.h's load_env). */
 pdt_library pdt_openblas_library = PDT_LIBRARY_ENV("OpenBLAS", PDT_BLAS_LIBNAME, PDT_BLAS_INSTALL,
                                                    blas_symbols,
                                                    sizeof blas_symbols / sizeof blas_symbols[0],
@@ -234,17 +237,6 @@ static void at_exit(void) { quiesce(2); }
 
 static int threads_requested; /* set_num_threads was called before OpenBLAS was loaded */
 
-/* OPENBLAS_NUM_THREADS, else GOTO_NUM_THREADS, as OpenBLAS reads them: 0 when
- * neither is set to a count. */
-static int blas_env_threads(void)
-{
-    const char *v = getenv("OPENBLAS_NUM_THREADS");
-    int n = v ? atoi(v) : 0;
-    if (n <= 0 && (v = getenv("GOTO_NUM_THREADS")) != NULL)
-        n = atoi(v);
-    return n > 0 ? n : 0;
-}
-
 /* After dlopen(), so that these run before OpenBLAS's own (Note [OpenBLAS and fork]);
  * and before any call, the pool (Note [OpenBLAS on our pool]). */
 static void register_guards(void)
@@ -257,11 +249,10 @@ static void register_guards(void)
         if (set_threads_callback)
             set_threads_callback(run_on_pool);
         int want = threads_for_pool(pdt_cpu_threads()), now = blas.get_num_threads();
-        /* OPENBLAS_NUM_THREADS below the pool's count is the user's cap on products
-         * (OPENBLAS_NUM_THREADS=1: one core a product, as without us), until
-         * set_num_threads says otherwise; OpenBLAS took it in already (now). */
-        if (blas_env_threads() && !__atomic_load_n(&threads_requested, __ATOMIC_SEQ_CST) &&
-            now < want)
+        /* Fewer than that is the count OpenBLAS took from the environment
+         * (OPENBLAS_NUM_THREADS=1: one core a product, as without us): the user's
+         * cap, until set_num_threads says otherwise. */
+        if (!__atomic_load_n(&threads_requested, __ATOMIC_SEQ_CST) && now < want)
             want = now;
         /* More threads need their memory (Note [OpenBLAS scratch memory]); without it
          * OpenBLAS keeps the count it has. */

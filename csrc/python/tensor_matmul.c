@@ -42,6 +42,7 @@ static PyObject *run_product(pdt_state *S, const product_call *p)
     held.input = pdt_hold_view(&h, p->input);
     held.a = pdt_hold_view(&h, p->a), held.b = pdt_hold_view(&h, p->b);
     if (release_gil(p->a, p->b)) {
+        pdt_backend_prepare_gemm(p->a->device.kind); /* under the GIL: pdt_library.h */
         Py_BEGIN_ALLOW_THREADS
         st = call_core(&held, &out);
         Py_END_ALLOW_THREADS

@@ -428,7 +428,8 @@ static PyObject *vector_subscript(PyObject *self, PyObject *key)
         v = PyTuple_GET_ITEM(key, pos);
     }
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    if (!S || !Py_IS_TYPE(v, S->tensor_type) || pdt_arg_requires_grad(self))
+    /* self's own flag: pdt_arg_requires_grad knows only the newest module's type */
+    if (!S || !Py_IS_TYPE(v, S->tensor_type) || ((PdtTensorObject *)self)->requires_grad)
         return NULL;
     const pdt_tensor *x = pdt_tensor_of(self), *ix = pdt_tensor_of(v);
     if (pos >= x->ndim || !pdt_device_eq(x->device, ix->device) || ix->dtype != PDT_INT64 ||
