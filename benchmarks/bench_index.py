@@ -90,4 +90,4 @@ def sort_rows_cpu(cfg):
         "x = pdt.rand(1024, 1024)", "pdt.sort(x, 1)",
         "x = np.random.default_rng(0).random((1024, 1024), np.float32)",
         "i = np.argsort(x, 1, kind='stable'); np.take_along_axis(x, i, 1)",
-        "x = torch.rand(1024, 1024)", "torch.sort(x, 1, stable=True)"))
+        "x = torch.rand(1024, 1024)", "torch.sort(x, dim=1, stable=True)"))
