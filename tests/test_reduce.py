@@ -437,3 +437,24 @@ def test_two_norm(device):
     np.testing.assert_allclose(host(t.norm(2, 1)), [5.0, 12.0], rtol=2 ** -23)
     np.testing.assert_allclose(host(t.norm(dim=0, keepdim=True)), [[3.0, np.sqrt(160.0)]],
                                rtol=2 ** -23)
+
+
+@pytest.mark.parametrize("n", [32768, 40004, 50010, 57346, 65532, 65536])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cpu_sum_of_one_chunk_in_halves_gives_the_whole_rows_bits(n, dtype):
+    # Note [a chunk in halves] in csrc/cpu/cpu_reduce.c: x.sum() and x.mean() of one
+    # chunk (up to 65,536 elements) are the sums of its two halves, on two threads once
+    # the pool is awake (an elementwise op just before splits its output the same way);
+    # the bits are those of the same row summed whole on one thread (a row of a 2-row
+    # matrix), and NumPy's float64 sum agrees within 1e-12 of the sum of magnitudes
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 10.0 ** rng.integers(-6, 7, n)).astype(dtype)
+    x, rows = pdt.from_numpy(a), pdt.from_numpy(np.stack([a, a]))
+    want_sum, want_mean = rows.sum(1).numpy()[0], rows.mean(1).numpy()[0]
+    ref = a.astype(np.float64).sum()
+    assert abs(float(want_sum) - ref) <= 1e-12 * np.abs(a.astype(np.float64)).sum() + (
+        0 if dtype == np.float64 else abs(ref) * 2.0 ** -23)
+    for _ in range(20):  # the pool awake: the halves on two threads where there are two
+        y = x * 1.0
+        assert y.sum().numpy() == want_sum
+        assert y.mean().numpy() == want_mean

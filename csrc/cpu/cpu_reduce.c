@@ -728,6 +728,40 @@ static void reduce_cols(job *j)
     pdt_cpu_parallel_for(blocks, per_block >= GRAIN ? 1 : GRAIN / per_block, cols_range, j);
 }
 
+/* Note [a chunk in halves]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * One contiguous row of at most one chunk (x.sum() or x.mean() of 32,768 to 65,536
+ * float32 or float64) has for its pairwise sum the sum of its two halves (the
+ * tree's first split, at (k / 2) & ~7: cpu_sum.c), so the halves can go to two
+ * threads and give the same bits.  When the pool is awake (Note [the hot grain] in
+ * cpu_parallel.c) they do, the first on the caller, as the elementwise op before
+ * split its output (cpu_elementwise.c's EW_GRAIN_HOT, the same 16,384): each thread
+ * then reads the half that it wrote, from its own cache.  With one thread for the
+ * sum, x.abs().sum() of 65,536 float32 took 40.3 us on two threads, 24.6 on one
+ * (NumPy 29): the sum read the worker's half from the other core. */
+#define HALVES_MIN ((int64_t)1 << 14)
+
+typedef struct halves {
+    const job *j;
+    int64_t h;
+    double v[2];
+} halves;
+
+static void halves_range(int64_t begin, int64_t end, void *ctx)
+{
+    halves *p = ctx;
+    for (int64_t i = begin; i < end; i++)
+        p->v[i] = p->j->chunk(p->j->x, i ? p->h : 0, i ? p->j->k - p->h : p->h).f;
+}
+
+static void sum_halves(job *j)
+{
+    halves p = {j, (j->k / 2) & ~(int64_t)7, {0.0, 0.0}};
+    pdt_cpu_parallel_for_hot(2, 2, 1, halves_range, &p);
+    const acc a = float_acc(p.v[0] + p.v[1], 0); /* cpu_sum.c's `a + pairwise(...)` */
+    store_row(j, 0, &a);
+}
+
 /* Row r with its chunks spread over the threads; the same result as
  * reduce_row (Note [CPU reduction order]). */
 static void split_row(job *j, int64_t r)
@@ -791,6 +825,9 @@ pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_ten
          * one row of columns, not m calls of a row kernel (1e3: 15 us -> 0.5) */
         jb.pitch = m;
         reduce_cols(j);
+    } else if (m == 1 && k >= 2 * HALVES_MIN && k <= CHUNK && jb.elem_bytes == jb.elsize &&
+               (jb.chunk == sum_f32 || jb.chunk == sum_f64)) {
+        sum_halves(j); /* Note [a chunk in halves] */
     } else if (k == 0 || m * k < 2 * GRAIN) {
         rows_range(0, m, j);
     } else if (k > CHUNK && m < 4 * (int64_t)pdt_cpu_threads()) {
