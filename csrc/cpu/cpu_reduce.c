@@ -734,11 +734,16 @@ static void reduce_cols(job *j)
  * float32 or float64) has for its pairwise sum the sum of its two halves (the
  * tree's first split, at (k / 2) & ~7: cpu_sum.c), so the halves can go to two
  * threads and give the same bits.  When the pool is awake (Note [the hot grain] in
- * cpu_parallel.c) they do, the first on the caller, as the elementwise op before
- * split its output (cpu_elementwise.c's EW_GRAIN_HOT, the same 16,384): each thread
- * then reads the half that it wrote, from its own cache.  With one thread for the
- * sum, x.abs().sum() of 65,536 float32 took 40.3 us on two threads, 24.6 on one
- * (NumPy 29): the sum read the worker's half from the other core. */
+ * cpu_parallel.c) they do, the first on the caller.  On a pool of two threads that
+ * is how the elementwise op before split its output (cpu_elementwise.c's
+ * EW_GRAIN_HOT, the same 16,384, halves within 7 elements of these), so each thread
+ * reads the half that it wrote, from its own cache; with more threads the op's
+ * slices (thirds, quarters, claimed by whichever thread is free) match less well,
+ * which costs speed, never bits.  With one thread for the sum, x.abs().sum() of
+ * 65,536 float32 took 40.3 us on two threads, 24.6 on one (NumPy 29): the sum read
+ * the worker's half from the other core.  (As for every row split here, the halves
+ * round alike on any thread unless something changed the calling thread's
+ * floating-point mode, flush-to-zero say: the mode is per thread.) */
 #define HALVES_MIN ((int64_t)1 << 14)
 
 typedef struct halves {
