@@ -124,25 +124,26 @@ static int load_tried(pdt_library *lib)
     return 1;
 }
 
-/* Sets lib->load_env for the library's constructors: 1 when this set it (the
- * caller unsets name after), 0 when there is none or the process has it set. */
-static int set_load_env(const pdt_library *lib, char *name, size_t n)
+/* Sets lib->load_env for the library's constructors.  Returns the value it set
+ * (the caller unsets name after, if it still has that value), or NULL when there is
+ * none or the process has the variable set. */
+static const char *set_load_env(const pdt_library *lib, char *name, size_t n)
 {
     const char *eq = lib->load_env ? strchr(lib->load_env, '=') : NULL;
     if (!eq || (size_t)(eq - lib->load_env) >= n)
-        return 0;
+        return NULL;
     snprintf(name, n, "%.*s", (int)(eq - lib->load_env), lib->load_env);
-    return !getenv(name) && setenv(name, eq + 1, 0) == 0;
+    return !getenv(name) && setenv(name, eq + 1, 0) == 0 ? eq + 1 : NULL;
 }
 
 /* load_tried with lib->load_env set meanwhile. */
 static int load_locked(pdt_library *lib)
 {
     char name[64];
-    int set = set_load_env(lib, name, sizeof name);
+    const char *value = set_load_env(lib, name, sizeof name);
     int loaded = load_tried(lib);
-    const char *now = set ? getenv(name) : NULL;
-    if (now && strcmp(now, strchr(lib->load_env, '=') + 1) == 0) /* not if set meanwhile */
+    const char *now = value ? getenv(name) : NULL;
+    if (now && strcmp(now, value) == 0) /* not if set meanwhile */
         unsetenv(name);
     return loaded;
 }

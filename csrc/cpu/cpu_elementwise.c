@@ -40,7 +40,7 @@
 #define EW_GRAIN 32768
 #define EW_GRAIN_COSTLY (EW_GRAIN / 8)
 /* in a loop (Note [the hot grain] in cpu_parallel.c; job_run) */
-#define EW_GRAIN_HOT 16384
+#define EW_GRAIN_HOT PDT_CPU_GRAIN_HOT
 #define EW_GRAIN_COSTLY_HOT 1024
 #define EW_GRAIN_POW_HOT 512
 

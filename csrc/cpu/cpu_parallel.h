@@ -28,6 +28,12 @@ void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx);
 void pdt_cpu_parallel_for_hot(int64_t n, int64_t grain, int64_t hot_grain, pdt_range_fn fn,
                               void *ctx);
 
+/* The hot grain of the cheap elementwise ops (an add, a compare; cpu_elementwise.c's
+ * job_run): their output splits at this many elements a thread, and a reduction that
+ * reads such an output in halves (Note [a chunk in halves] in cpu_reduce.c) starts at
+ * the same count, so that each thread reads what it wrote. */
+#define PDT_CPU_GRAIN_HOT ((int64_t)1 << 14)
+
 /* Runs fn(i, i + 1, ctx) for every part i of [0, n) at the same time, each on a thread
  * of its own, for parts that wait on each other (Note [parts that wait on each other]
  * in cpu_parallel.c).  Waits for the pool when another caller has it.  Returns 0

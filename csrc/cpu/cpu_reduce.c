@@ -735,8 +735,8 @@ static void reduce_cols(job *j)
  * tree's first split, at (k / 2) & ~7: cpu_sum.c), so the halves can go to two
  * threads and give the same bits.  When the pool is awake (Note [the hot grain] in
  * cpu_parallel.c) they do, the first on the caller.  On a pool of two threads that
- * is how the elementwise op before split its output (cpu_elementwise.c's
- * EW_GRAIN_HOT, the same 16,384, halves within 7 elements of these), so each thread
+ * is how the elementwise op before split its output (PDT_CPU_GRAIN_HOT, the
+ * grain of both; halves within 7 elements of these), so each thread
  * reads the half that it wrote, from its own cache; with more threads the op's
  * slices (thirds, quarters, claimed by whichever thread is free) match less well,
  * which costs speed, never bits.  With one thread for the sum, x.abs().sum() of
@@ -744,7 +744,7 @@ static void reduce_cols(job *j)
  * the worker's half from the other core.  (As for every row split here, the halves
  * round alike on any thread unless something changed the calling thread's
  * floating-point mode, flush-to-zero say: the mode is per thread.) */
-#define HALVES_MIN ((int64_t)1 << 14)
+#define HALVES_MIN PDT_CPU_GRAIN_HOT
 
 typedef struct halves {
     const job *j;

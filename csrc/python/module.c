@@ -62,6 +62,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(S->size_type);
     Py_VISIT(S->getitem_hook);
     Py_VISIT(S->setitem_hook);
+    Py_VISIT(S->numpy_asarray);
     for (int i = 0; i < PDT_NUM_DTYPES; i++)
         Py_VISIT(S->dtypes[i]);
     Py_VISIT(S->OutOfMemoryError);
@@ -85,6 +86,7 @@ static int module_clear(PyObject *module)
     Py_CLEAR(S->size_type);
     Py_CLEAR(S->getitem_hook);
     Py_CLEAR(S->setitem_hook);
+    Py_CLEAR(S->numpy_asarray);
     Py_CLEAR(S->OutOfMemoryError);
     Py_CLEAR(S->TransferError);
     Py_CLEAR(S->DeviceError);

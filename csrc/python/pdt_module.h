@@ -58,6 +58,7 @@ typedef struct {
     /* x[key] and x[key] = v for keys the slots leave to Python (Note [indexing's fast
      * keys], tensor_view.c), installed by pydevtensor/_ops_index */
     PyObject *getitem_hook, *setitem_hook;
+    PyObject *numpy_asarray; /* NULL until t.numpy() first needs it (tensor_convert.c) */
 } pdt_state;
 
 extern PyModuleDef pdt_module_def;
@@ -240,6 +241,11 @@ extern PyMethodDef pdt_index_functions[];                          /* tensor_ind
  * selections; raises nothing. */
 pdt_status pdt_index_select_new(const pdt_tensor *x, int dim, const pdt_tensor *index,
                                 int negative_ok, pdt_tensor *out);
+/* Whether index can be pdt_index_select_new's: a contiguous 1-d int64 tensor. */
+static inline int pdt_index_is_vector(const pdt_tensor *index)
+{
+    return index->dtype == PDT_INT64 && index->ndim == 1 && pdt_tensor_is_contiguous(index);
+}
 extern PyMethodDef pdt_optional_functions[]; /* optional.c */
 extern PyGetSetDef pdt_interop_getset[];
 extern PyMethodDef pdt_guard_functions[]; /* guard.c   */

@@ -368,8 +368,7 @@ static PyObject *f_index_select_fast(PyObject *module, PyObject *const *args, Py
     const pdt_tensor *x = pdt_tensor_of(args[0]), *ix = pdt_tensor_of(args[2]);
     int overflow = 0;
     long long d = PyLong_AsLongLongAndOverflow(args[1], &overflow);
-    if (overflow || x->ndim == 0 || d < -x->ndim || d >= x->ndim || ix->dtype != PDT_INT64 ||
-        ix->ndim != 1 || !pdt_tensor_is_contiguous(ix))
+    if (overflow || x->ndim == 0 || d < -x->ndim || d >= x->ndim || !pdt_index_is_vector(ix))
         Py_RETURN_NONE;
     d += d < 0 ? x->ndim : 0;
     pdt_tensor out;

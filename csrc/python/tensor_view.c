@@ -432,8 +432,7 @@ static PyObject *vector_subscript(PyObject *self, PyObject *key)
     if (!S || !Py_IS_TYPE(v, S->tensor_type) || ((PdtTensorObject *)self)->requires_grad)
         return NULL;
     const pdt_tensor *x = pdt_tensor_of(self), *ix = pdt_tensor_of(v);
-    if (pos >= x->ndim || !pdt_device_eq(x->device, ix->device) || ix->dtype != PDT_INT64 ||
-        ix->ndim != 1 || !pdt_tensor_is_contiguous(ix))
+    if (pos >= x->ndim || !pdt_device_eq(x->device, ix->device) || !pdt_index_is_vector(ix))
         return NULL;
     pdt_tensor out;
     pdt_status st = pdt_index_select_new(x, (int)pos, ix, 1, &out);
