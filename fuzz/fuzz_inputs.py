@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
-from test_bad_input import PRELUDE  # noqa: E402  (the hand-made DLPack capsules)
+from bad_input_runner import PRELUDE  # noqa: E402  (the hand-made DLPack capsules)
 
 NS = {"__name__": "__fuzz__"}
 exec(compile(PRELUDE, "<prelude>", "exec"), NS)
