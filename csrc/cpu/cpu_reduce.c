@@ -41,33 +41,20 @@
 
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
+#include "cpu_reduce.h"
 #include "cpu_simd.h"
 #include "cpu_sum.h"
 
 #define CHUNK PDT_CPU_SUM_CHUNK  /* elements per partial result (cpu_sum.h) */
 #define GRAIN ((int64_t)1 << 15) /* elements below which a thread is not worth it */
 #define CHUNKS_PER_ROUND 256     /* partials gathered at once when a row is split */
-/* columns folded together (1024 read 4 KB runs: sum(0) of 4000^2 1.08x NumPy, now 0.89) */
-#define COL_BLOCK 2048
-#define COL_ROWS 4096       /* rows per partial when a tall columns layout is split */
-#define COL_ROWS_MAX_M 4096 /* ... and at most this many columns */
-
-/* A partial result: f for floating inputs, i for integer ones (sums wrap as
- * uint64), idx the position of a max/min within the row. */
-typedef struct acc {
-    double f;
-    int64_t i;
-    int64_t idx;
-} acc;
+#define COL_ROWS 4096            /* rows per partial when a tall columns layout is split */
+#define COL_ROWS_MAX_M 4096      /* ... and at most this many columns */
 
 /* The partial result of x[begin .. begin + n) (n >= 1) of a row of dtype T. */
 typedef acc (*chunk_fn)(const char *row, int64_t begin, int64_t n);
 
 /* ---------------------------------------------------------- chunk kernels */
-
-#define AS_BOOL(v) ((v) != 0)
-#define AS_IS(v) (v)
-#define SQUARE(v) ((v) * (v))
 
 /* Pairwise sum of F(x[i]) in double: see Note [CPU reduction order].  (The
  * plain float sums below inputs of SUM4_MAX_BYTES take the same tree in
@@ -109,18 +96,6 @@ typedef acc (*chunk_fn)(const char *row, int64_t begin, int64_t n);
         return a;                                                                                  \
     }
 
-static inline acc float_acc(double f, int64_t idx)
-{
-    acc a = {f, 0, idx};
-    return a;
-}
-
-static inline acc int_acc(uint64_t i, int64_t idx)
-{
-    acc a = {0, (int64_t)i, idx};
-    return a;
-}
-
 /* Products and integer sums in 8 running lanes (independent chains, which
  * the compiler can pipeline or vectorise), combined in a fixed order.  Integer
  * sums and products wrap around (two's complement), as in PyTorch. */
@@ -139,9 +114,6 @@ static inline acc int_acc(uint64_t i, int64_t idx)
             r[0] OP r[j];                                                                          \
         return MAKE(r[0], 0);                                                                      \
     }
-
-#define FLOAT_NAN(v) ((v) != (v))
-#define INT_NAN(v) 0
 
 /* The max (CMP >) or min (CMP <) of the integers x[0..n) (n >= 1) in 8
  * scalar lanes, which the compiler vectorises itself.  (Floats: the one-pass
@@ -274,128 +246,6 @@ PAIRWISE(SQUARE_pairwise_double, double, SQUARE)
 FLOAT_SUM_CHUNK(sumsq_f64, double, SQUARE, pdt_cpu_simd()->sumsq4_f64)
 FLOAT_SUM_CHUNK(sumsqseq_f64, double, SQUARE, NULL)
 
-/* --------------------------------------------------------- column kernels */
-
-/* Folds the k rows of columns [j0, j0 + nj) (nj <= COL_BLOCK) of x, a block
- * whose rows are m elements apart (m: the pitch), into a[0..nj): each column
- * in row order. */
-typedef void (*cols_fn)(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a);
-
-#define AS_DOUBLE(v) ((double)(v))
-#define SQUARE_DOUBLE(v) SQUARE((double)(v))
-#define ABS_DOUBLE(v) fabs((double)(v))
-
-#define COLS_FOLD(NAME, T, A, CONV, INIT, OP, MAKE)                                                \
-    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)          \
-    {                                                                                              \
-        A r[COL_BLOCK];                                                                            \
-        for (int64_t q = 0; q < nj; q++)                                                           \
-            r[q] = INIT;                                                                           \
-        for (int64_t i = 0; i < k; i++) {                                                          \
-            const T *row = (const T *)x + i * m + j0;                                              \
-            for (int64_t q = 0; q < nj; q++)                                                       \
-                r[q] OP(A) CONV(row[q]);                                                           \
-        }                                                                                          \
-        for (int64_t q = 0; q < nj; q++)                                                           \
-            a[q] = MAKE(r[q], 0);                                                                  \
-    }
-
-/* max (CMP >) or min (CMP <), and for the arg ops (INDEX) the first row
- * holding it; a NaN wins.  Branch-free selects. */
-#define COLS_EXTREME(NAME, T, V, CONV, CMP, ISNAN, MAKE, INDEX)                                    \
-    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)          \
-    {                                                                                              \
-        V best[COL_BLOCK];                                                                         \
-        int64_t at[INDEX ? COL_BLOCK : 1] = {0};                                                   \
-        for (int64_t q = 0; q < nj; q++) {                                                         \
-            best[q] = (V)CONV(((const T *)x)[j0 + q]);                                             \
-            if (INDEX)                                                                             \
-                at[q] = 0;                                                                         \
-        }                                                                                          \
-        for (int64_t i = 1; i < k; i++) {                                                          \
-            const T *row = (const T *)x + i * m + j0;                                              \
-            for (int64_t q = 0; q < nj; q++) {                                                     \
-                V v = (V)CONV(row[q]);                                                             \
-                int take = (!ISNAN(best[q])) & ((v CMP best[q]) | ISNAN(v));                       \
-                best[q] = take ? v : best[q];                                                      \
-                if (INDEX)                                                                         \
-                    at[q] = take ? i : at[q];                                                      \
-            }                                                                                      \
-        }                                                                                          \
-        for (int64_t q = 0; q < nj; q++)                                                           \
-            a[q] = MAKE(best[q], INDEX ? at[q] : 0);                                               \
-    }
-
-#define COLS_EXTREMES(SN, T, V, CONV, ISNAN, MAKE)                                                 \
-    COLS_EXTREME(cols_max_##SN, T, V, CONV, >, ISNAN, MAKE, 0)                                     \
-    COLS_EXTREME(cols_min_##SN, T, V, CONV, <, ISNAN, MAKE, 0)                                     \
-    COLS_EXTREME(cols_argmax_##SN, T, V, CONV, >, ISNAN, MAKE, 1)                                  \
-    COLS_EXTREME(cols_argmin_##SN, T, V, CONV, <, ISNAN, MAKE, 1)
-
-#define INT_COLS(SN, T, V, CONV)                                                                   \
-    COLS_FOLD(cols_sum_##SN, T, uint64_t, (int64_t)CONV, 0, +=, int_acc)                           \
-    COLS_FOLD(cols_prod_##SN, T, uint64_t, (int64_t)CONV, 1, *=, int_acc)                          \
-    COLS_EXTREMES(SN, T, V, CONV, INT_NAN, int_acc)
-
-#define FLOAT_COLS(SN, T)                                                                          \
-    COLS_FOLD(cols_sumsq_##SN, T, double, SQUARE_DOUBLE, 0.0, +=, float_acc)                       \
-    COLS_FOLD(cols_sumabs_##SN, T, double, ABS_DOUBLE, 0.0, +=, float_acc)                         \
-    COLS_FOLD(cols_prod_##SN, T, double, AS_DOUBLE, 1.0, *=, float_acc)                            \
-    COLS_EXTREMES(SN, T, T, AS_IS, FLOAT_NAN, float_acc)
-
-INT_COLS(b8, uint8_t, int32_t, AS_BOOL)
-INT_COLS(i32, int32_t, int32_t, AS_IS)
-INT_COLS(i64, int64_t, int64_t, AS_IS)
-FLOAT_COLS(f32, float)
-FLOAT_COLS(f64, double)
-COLS_FOLD(cols_sum_f64, double, double, AS_DOUBLE, 0.0, +=, float_acc)
-
-/* float32 column sums: the dispatched kernel (double lanes of the level's width,
- * the same bits as the fold above would give). */
-static void cols_sum_f32(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)
-{
-    double r[COL_BLOCK];
-    pdt_cpu_simd()->cols_sum_f32((const float *)x, m, k, j0, nj, r);
-    for (int64_t q = 0; q < nj; q++)
-        a[q] = float_acc(r[q], 0);
-}
-
-/* float max, min, argmax and argmin of columns: the dispatched kernels
- * (cpu_vreduce.h), or the folds above for a block where they read a NaN (the
- * first NaN wins, as in the fold).  Columns of 256 float32 rows: amax(0) 17-27 ->
- * 4-10 us, NumPy 11-23; 2048^2: 1000-1757 -> 722-833, NumPy 845-909; argmax(0)
- * 256^2 99-123 -> 8 us, NumPy 95. */
-#define COLS_VEXTREME(NAME, T, IT, KERNEL, FOLD, INDEX)                                            \
-    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)          \
-    {                                                                                              \
-        T best[COL_BLOCK];                                                                         \
-        IT at[INDEX ? COL_BLOCK : 1];                                                              \
-        if ((INDEX && sizeof(IT) < 8 && k - 1 > INT32_MAX) || /* rows past int32: the fold */      \
-            pdt_cpu_simd()->KERNEL((const T *)x, m, k, j0, nj, best, at)) {                        \
-            FOLD(x, m, k, j0, nj, a);                                                              \
-            return;                                                                                \
-        }                                                                                          \
-        for (int64_t q = 0; q < nj; q++)                                                           \
-            a[q] = float_acc(best[q], INDEX ? at[q] : 0);                                          \
-    }
-COLS_VEXTREME(cols_vargmax_f32, float, int32_t, cols_argmax_f32, cols_argmax_f32, 1)
-COLS_VEXTREME(cols_vargmin_f32, float, int32_t, cols_argmin_f32, cols_argmin_f32, 1)
-COLS_VEXTREME(cols_vargmax_f64, double, int64_t, cols_argmax_f64, cols_argmax_f64, 1)
-COLS_VEXTREME(cols_vargmin_f64, double, int64_t, cols_argmin_f64, cols_argmin_f64, 1)
-COLS_VEXTREME(cols_vmax_f32, float, int32_t, cols_max_f32, cols_max_f32, 0)
-COLS_VEXTREME(cols_vmin_f32, float, int32_t, cols_min_f32, cols_min_f32, 0)
-COLS_VEXTREME(cols_vmax_f64, double, int64_t, cols_max_f64, cols_max_f64, 0)
-COLS_VEXTREME(cols_vmin_f64, double, int64_t, cols_min_f64, cols_min_f64, 0)
-
-#define ALL_DTYPES(K)                                                                              \
-    {                                                                                              \
-        K##_b8, K##_i32, K##_i64, K##_f32, K##_f64                                                 \
-    }
-#define FLOAT_ONLY(K)                                                                              \
-    {                                                                                              \
-        NULL, NULL, NULL, K##_f32, K##_f64                                                         \
-    }
-
 /* chunk_fns[op][x dtype], in pdt_dtype order; NULL: not defined (the core
  * never asks). */
 static const chunk_fn chunk_fns[PDT_NUM_REDUCE_OPS][PDT_NUM_DTYPES] = {
@@ -404,21 +254,6 @@ static const chunk_fn chunk_fns[PDT_NUM_REDUCE_OPS][PDT_NUM_DTYPES] = {
     [PDT_REDUCE_ARGMAX] = ALL_DTYPES(argmax),     [PDT_REDUCE_ARGMIN] = ALL_DTYPES(argmin),
     [PDT_REDUCE_SUM_SQUARES] = FLOAT_ONLY(sumsq), [PDT_REDUCE_SUM_ABS] = FLOAT_ONLY(sumabs),
     [PDT_REDUCE_MEAN] = FLOAT_ONLY(sum),
-};
-
-/* cols_fns[op][x dtype], likewise, for the columns layout. */
-static const cols_fn cols_fns[PDT_NUM_REDUCE_OPS][PDT_NUM_DTYPES] = {
-    [PDT_REDUCE_SUM] = ALL_DTYPES(cols_sum),
-    [PDT_REDUCE_PROD] = ALL_DTYPES(cols_prod),
-    [PDT_REDUCE_MAX] = {cols_max_b8, cols_max_i32, cols_max_i64, cols_vmax_f32, cols_vmax_f64},
-    [PDT_REDUCE_MIN] = {cols_min_b8, cols_min_i32, cols_min_i64, cols_vmin_f32, cols_vmin_f64},
-    [PDT_REDUCE_ARGMAX] = {cols_argmax_b8, cols_argmax_i32, cols_argmax_i64, cols_vargmax_f32,
-                           cols_vargmax_f64},
-    [PDT_REDUCE_ARGMIN] = {cols_argmin_b8, cols_argmin_i32, cols_argmin_i64, cols_vargmin_f32,
-                           cols_vargmin_f64},
-    [PDT_REDUCE_SUM_SQUARES] = FLOAT_ONLY(cols_sumsq),
-    [PDT_REDUCE_SUM_ABS] = FLOAT_ONLY(cols_sumabs),
-    [PDT_REDUCE_MEAN] = FLOAT_ONLY(cols_sum),
 };
 
 /* ------------------------------------------------------- combining partials */
@@ -653,7 +488,7 @@ static void cols_range(int64_t begin, int64_t end, void *ctx)
     const job *j = ctx;
     acc a[COL_BLOCK];
     /* float32 sums straight from the kernel's double lanes to the output */
-    const int f32_sum = j->cols == cols_sum_f32 && j->op == PDT_REDUCE_SUM &&
+    const int f32_sum = j->is_float && j->elsize == 4 && j->op == PDT_REDUCE_SUM &&
                         j->out_dtype == PDT_FLOAT32;
     for (int64_t b = begin; b < end; b++) {
         int64_t j0 = b * j->width, nj = j->m - j0 < j->width ? j->m - j0 : j->width;
@@ -800,7 +635,7 @@ pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_ten
         .op = op,
         .is_float = pdt_dtype_is_floating(x->dtype),
         .chunk = chunk_fns[op][x->dtype],
-        .cols = cols_fns[op][x->dtype],
+        .cols = pdt_cpu_cols_fn(op, x->dtype),
         .x = pdt_tensor_ptr(x),
         .m = x->shape[0],
         .k = x->shape[1],

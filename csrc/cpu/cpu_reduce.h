@@ -1,0 +1,59 @@
+/* cpu_reduce.h - what cpu_reduce.c (the reductions' drivers and row kernels)
+ * shares with cpu_reduce_cols.c (the kernels of the columns layout); private to
+ * the CPU backend.  The layouts and the order: Note [CPU reduction order] in
+ * cpu_reduce.c. */
+#ifndef PDT_CPU_REDUCE_H
+#define PDT_CPU_REDUCE_H
+
+#include <stdint.h>
+
+#include "pdt_dtype.h"
+#include "pdt_reduce.h"
+
+/* A partial result: f for floating inputs, i for integer ones (sums wrap as
+ * uint64), idx the position of a max/min within the row. */
+typedef struct acc {
+    double f;
+    int64_t i;
+    int64_t idx;
+} acc;
+
+static inline acc float_acc(double f, int64_t idx)
+{
+    acc a = {f, 0, idx};
+    return a;
+}
+
+static inline acc int_acc(uint64_t i, int64_t idx)
+{
+    acc a = {0, (int64_t)i, idx};
+    return a;
+}
+
+/* columns folded together (1024 read 4 KB runs: sum(0) of 4000^2 1.08x NumPy, now 0.89) */
+#define COL_BLOCK 2048
+
+/* Folds the k rows of columns [j0, j0 + nj) (nj <= COL_BLOCK) of x, a block
+ * whose rows are m elements apart (m: the pitch), into a[0..nj): each column
+ * in row order. */
+typedef void (*cols_fn)(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a);
+
+/* The columns kernel of op for x's dtype; NULL where op is not defined for it. */
+cols_fn pdt_cpu_cols_fn(pdt_reduce_op op, pdt_dtype dtype);
+
+#define AS_BOOL(v) ((v) != 0)
+#define AS_IS(v) (v)
+#define SQUARE(v) ((v) * (v))
+#define FLOAT_NAN(v) ((v) != (v))
+#define INT_NAN(v) 0
+
+#define ALL_DTYPES(K)                                                                              \
+    {                                                                                              \
+        K##_b8, K##_i32, K##_i64, K##_f32, K##_f64                                                 \
+    }
+#define FLOAT_ONLY(K)                                                                              \
+    {                                                                                              \
+        NULL, NULL, NULL, K##_f32, K##_f64                                                         \
+    }
+
+#endif /* PDT_CPU_REDUCE_H */

@@ -1,0 +1,225 @@
+"""Products written as compositions (issue 17): outer and einsum.
+
+Like _ops_join.py's ops they are built of device-generic pieces - views,
+broadcasting, sums and ``matmul`` - so they run on every device without kernels of
+their own, and autograd records the pieces.  Every operand must be on one device;
+a tensor on another is refused with a RuntimeError naming both.
+"""
+import builtins
+
+from . import _C
+from ._ops_index import _tensor_arg, result_type
+from ._ops_join import _same_device, expand
+
+
+def outer(input, vec2):
+    """The outer product of two 1-d tensors: out[i, j] = input[i] * vec2[j].
+
+    Parameters
+    ----------
+    input : Tensor
+        1-D, of size n (also the methods ``x.outer(y)`` and ``x.ger(y)``).
+    vec2 : Tensor
+        1-D, of size m.
+
+    Returns
+    -------
+    Tensor
+        Of shape (n, m).
+
+    Raises
+    ------
+    RuntimeError
+        When an operand is not 1-D.
+
+    Examples
+    --------
+    >>> pydevtensor.outer(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1., 10., 100.]))
+    tensor([[  1.,  10., 100.],
+            [  2.,  20., 200.]])
+    """
+    _tensor_arg(input, "outer")
+    _tensor_arg(vec2, "outer", "vec2")
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"outer: expected 1-D tensors, got shapes {tuple(input.shape)} and "
+                           f"{tuple(vec2.shape)}")
+    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+
+
+def _parse_einsum(equation, operands):
+    """(terms, rhs): one string of subscripts per operand and the output's, with
+    each '...' replaced by letters of its own (the broadcast dims, right-aligned
+    across the operands, as NumPy and PyTorch align them)."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum(): {len(terms)} operand subscripts in {equation!r} for "
+                         f"{len(operands)} operands")
+    for t in terms + [rhs]:
+        if not all(c.isascii() and c.isalpha() for c in t.replace("...", "", 1)):
+            raise ValueError(f"einsum(): invalid subscript in {equation!r} (letters, and at "
+                             f"most one '...' per operand)")
+    ell = 0  # the most dims an ellipsis stands for
+    for t, x in zip(terms, operands):
+        if "..." in t:
+            ell = builtins.max(ell, x.ndim - (len(t) - 3))
+    fresh = [chr(0x100 + k) for k in range(ell)]  # letters no equation uses
+
+    def expand_term(t, ndim):
+        if "..." not in t:
+            return t
+        n = ndim - (len(t) - 3)
+        if n < 0:
+            raise RuntimeError(f"einsum(): the subscripts {t!r} have more dims than the "
+                               f"operand's {ndim}")
+        return t.replace("...", "".join(fresh[ell - n:]))
+
+    terms = [expand_term(t, x.ndim) for t, x in zip(terms, operands)]
+    if not arrow:
+        counts = {}
+        for t in terms:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        rhs = "".join(fresh) + "".join(sorted(c for c, k in counts.items()
+                                              if k == 1 and c not in fresh))
+    else:  # an output without '...' sums the ellipsis dims
+        rhs = rhs.replace("...", "".join(fresh))
+    used = "".join(terms)
+    if len(set(rhs)) != len(rhs) or any(c not in used for c in rhs):
+        raise ValueError(f"einsum(): invalid output subscripts in {equation!r}")
+    return terms, rhs
+
+
+def _sum_out(x, term, keep):
+    """x (subscripts term) summed over the letters not in keep; returns (x, term)."""
+    dims = [i for i, c in enumerate(term) if c not in keep]
+    if dims:
+        x = x.sum(dim=tuple(dims))
+        term = "".join(c for c in term if c in keep)
+    return x, term
+
+
+def _diagonals(x, term):
+    """x with each repeated subscript reduced to its diagonal (the diagonal's dim
+    goes last): 'ii' -> 'i'.  A permuted copy whose two dims merge into one, of
+    which every (n+1)-th element is the diagonal: a slice, so it is differentiable
+    and keeps inf and NaN off the diagonal out of the result."""
+    while len(set(term)) != len(term):
+        c = next(ch for k, ch in enumerate(term) if ch in term[k + 1:])
+        i = term.index(c)
+        j = term.index(c, i + 1)
+        n = x.shape[i]
+        if x.shape[j] != n:
+            raise RuntimeError(f"einsum(): subscript {c!r} is repeated for dims of sizes {n} "
+                               f"and {x.shape[j]} (operand of shape {tuple(x.shape)})")
+        rest = [k for k in range(x.ndim) if k not in (i, j)]
+        x = x.permute(*rest, i, j).contiguous()
+        x = x.reshape(tuple(x.shape[:-2]) + (n * n,))[..., ::n + 1]
+        term = "".join(term[k] for k in rest) + c
+    return x, term
+
+
+def _contract(a, ta, b, tb, rhs):
+    """The product of a (subscripts ta) and b (tb) summed over the letters not in rhs,
+    through one batched matmul; the result's subscripts are rhs."""
+    a, ta = _sum_out(a, ta, rhs + tb)
+    b, tb = _sum_out(b, tb, rhs + ta)
+    size = {}
+    for t, x in ((ta, a), (tb, b)):
+        for c, s in zip(t, x.shape):
+            if size.setdefault(c, s) != s and 1 not in (s, size[c]):
+                raise RuntimeError(f"einsum(): subscript {c!r} has size {size[c]} and {s}")
+            size[c] = builtins.max(size[c], s)
+    batch = [c for c in ta if c in tb and c in rhs]
+    contract = [c for c in ta if c in tb and c not in rhs]
+    free_a = [c for c in ta if c not in tb]
+    free_b = [c for c in tb if c not in ta]
+
+    def prod(letters):
+        p = 1
+        for c in letters:
+            p *= size[c]
+        return p
+
+    def arrange(x, t, order):
+        x = x.permute(*[t.index(c) for c in order]) if order else x
+        return expand(x, tuple(size[c] for c in order)) if order else x
+
+    a3 = arrange(a, ta, batch + free_a + contract).reshape(prod(batch), prod(free_a),
+                                                            prod(contract))
+    b3 = arrange(b, tb, batch + contract + free_b).reshape(prod(batch), prod(contract),
+                                                            prod(free_b))
+    dtype = result_type(a, b)
+    out = _C.matmul(a3.to(dtype), b3.to(dtype))
+    got = batch + free_a + free_b
+    out = out.reshape(tuple(size[c] for c in got))
+    return out.permute(*[got.index(c) for c in rhs]) if rhs else out.reshape(())
+
+
+def einsum(equation, *operands):
+    """Einstein summation, with PyTorch's (and NumPy's) meaning.
+
+    'ij,jk->ik', 'bij,bjk->bik', 'i,i->', 'ij->ji', '...ij,...jk->...ik' (broadcast
+    dims), 'ii->i' and 'ii' (diagonal, trace), and more than two operands (contracted
+    left to right, each pair through one batched matmul).  Composed of differentiable
+    views, sums and matmul, so it has a gradient.
+
+    Parameters
+    ----------
+    equation : str
+        The subscripts, as 'ij,jk->ik'; without '->' the output is the letters used
+        once, in alphabetical order.
+    *operands : Tensor
+        One or more tensors (or one list of them), on one device.
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Raises
+    ------
+    ValueError
+        When there is no operand.
+    RuntimeError
+        When the equation does not fit the operands' shapes or devices.
+
+    Examples
+    --------
+    >>> a = pydevtensor.tensor([[1, 2], [3, 4]])
+    >>> pydevtensor.einsum("ij,jk->ik", a, a)
+    tensor([[ 7, 10],
+            [15, 22]])
+    >>> pydevtensor.einsum("ii", a)
+    tensor(5)
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise ValueError("einsum(): must provide at least one operand")
+    for x in operands:
+        _tensor_arg(x, "einsum", "operands")
+    terms, rhs = _parse_einsum(equation, operands)
+    for t, x in zip(terms, operands):
+        if len(t) != x.ndim:
+            raise RuntimeError(f"einsum(): the subscripts {t!r} have {len(t)} dims for an "
+                               f"operand of shape {tuple(x.shape)}")
+    _same_device("einsum", list(operands))
+    pairs = [_diagonals(x, t) for x, t in zip(operands, terms)]
+    acc, tacc = pairs[0]
+    if len(pairs) == 1:
+        acc, tacc = _sum_out(acc, tacc, rhs)
+        return acc.permute(*[tacc.index(c) for c in rhs]) if acc.ndim else acc
+    for k in range(1, len(pairs)):
+        b, tb = pairs[k]
+        later = rhs + "".join(t for _, t in pairs[k + 1:])
+        keep = "".join(dict.fromkeys(c for c in tacc + tb if c in later))
+        acc = _contract(acc, tacc, b, tb, rhs if k == len(pairs) - 1 else keep)
+        tacc = rhs if k == len(pairs) - 1 else keep
+    return acc
+
+
+_C.Tensor.outer = _C.Tensor.ger = outer
+
+__all__ = ["einsum", "outer"]
