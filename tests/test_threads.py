@@ -200,3 +200,50 @@ def test_two_threads_sgemm_1024_match_one_thread():
             assert np.array_equal((a[i] @ b[i]).numpy(), want[i])
 
     run_threads(work, n=2)
+
+
+# x[v], index_select, and the kernels of x[v] = values and of index_put_(accumulate=True),
+# on 1e6 elements (the GIL released)
+# while another thread keeps writing an out-of-range value into v and back.
+INDEX_RACE = r'''
+import threading
+import pydevtensor as pdt
+x = pdt.zeros(1000, 1000)
+v = pdt.arange(1000)
+values = pdt.ones(1000, 1000)
+stop = []
+def writer():
+    while not stop:
+        v.fill_(1 << 40)
+        v.fill_(999)
+t = threading.Thread(target=writer)
+t.start()
+ops = (lambda: x[v], lambda: x.index_select(0, v), lambda: pdt._C._index_put(x, 0, v, values),
+       lambda: pdt._C._index_add(x, 0, v, values))
+raised = {}
+try:
+    for _ in range(150):
+        for k, op in enumerate(ops):
+            try:
+                op()
+            except IndexError as e:
+                assert "out of bounds" in str(e), e
+                raised[k] = raised.get(k, 0) + 1
+finally:
+    stop.append(1)
+    t.join()
+print("raised", raised)
+'''
+
+
+def test_an_index_written_to_while_an_op_reads_it_never_reads_out_of_bounds():
+    """Note [the index read once] (cpu_index.c): the core checks the index, then the
+    kernel runs with the GIL released; another thread writing 2^40 into the index
+    meanwhile gives an IndexError or the old values' result, never an access out of
+    bounds (before: a segfault).  In a child process, so that a crash fails only this."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", INDEX_RACE], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-3000:])
+    assert proc.stdout.startswith("raised"), proc.stdout

@@ -160,6 +160,53 @@ static inline int64_t offset_with(const pdt_tensor *t, const int64_t *idx, int d
 
 static inline int64_t wrap(int64_t i, int64_t size) { return i < 0 ? i + size : i; }
 
+/* Note [the index read once]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The core checks an index's values (pdt_index_check) before the kernel runs,
+ * but the index's storage is shared: another Python thread may write to it
+ * between the check and the kernel, or while the kernel runs with the GIL
+ * released (holding the storage keeps it alive, not unchanged).  So the kernels
+ * read each value once, into a buffer of their own, wrapped from the end and
+ * checked as it is copied, before they read or write anything through it: a
+ * value changed under them gives an IndexError, never an access out of bounds.
+ * The copy costs a pass over the indices (the wrap took one before). */
+#define OWN_INDEX_LOCAL 64
+
+typedef struct own_index {
+    int64_t *v;
+    int64_t local[OWN_INDEX_LOCAL];
+} own_index;
+
+static pdt_status own_index_read(own_index *o, const char *op, const pdt_tensor *index,
+                                 int64_t size)
+{
+    const int64_t n = index->shape[0];
+    const int64_t *ix = (const int64_t *)pdt_tensor_ptr(index);
+    o->v = n <= OWN_INDEX_LOCAL ? o->local : malloc((size_t)n * sizeof *o->v);
+    if (!o->v)
+        return pdt_fail(PDT_ERR_OOM, "%s: out of memory for a copy of %lld indices on the CPU", op,
+                        (long long)n);
+    for (int64_t r = 0; r < n; r++) {
+        const int64_t was = __atomic_load_n(ix + r, __ATOMIC_RELAXED), v = wrap(was, size);
+        if ((uint64_t)v >= (uint64_t)size) {
+            if (o->v != o->local)
+                free(o->v);
+            return pdt_fail(PDT_ERR_INDEX,
+                            "%s: index %lld is out of bounds for size %lld (on cpu): the index "
+                            "tensor was written to while the op used it",
+                            op, (long long)was, (long long)size);
+        }
+        o->v[r] = v;
+    }
+    return PDT_OK;
+}
+
+static void own_index_free(own_index *o)
+{
+    if (o->v != o->local)
+        free(o->v);
+}
+
 /* index_select's walk: out (row-major) as rows of its last dim, each row cut into
  * pieces of at most GRAIN elements (a 1-d take is one row); the work items are the
  * pieces, row by row.  A row's source elements start at `from` and lie `step`
@@ -225,27 +272,17 @@ pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, in
                                 const pdt_tensor *index)
 {
     const size_t es = pdt_dtype_size(src->dtype);
-    const int64_t *ix = (const int64_t *)pdt_tensor_ptr(index);
-    const int64_t size = src->shape[dim];
     /* Typed loops over pieces of out's rows, split over the pool when large.  2048^2
      * float32, 1024 indices, against the per-element cursor and memcpy before:
      * index_select(1) 13 ms -> 1.0 (NumPy's take 2.2-5.2), a.T.index_select(0)
      * 43 -> 5.5 (NumPy 22), a.T.index_select(1) 38 -> 3.9 (NumPy 26). */
-    const int64_t n = index->shape[0];
-    int64_t *wrapped = NULL; /* x[:, v] counts negative indices from the end */
-    for (int64_t q = 0; q < n && !wrapped; q++) {
-        if (ix[q] >= 0)
-            continue;
-        wrapped = malloc((size_t)n * sizeof *wrapped);
-        if (!wrapped)
-            return pdt_fail(PDT_ERR_OOM, "index_select: out of memory for %lld indices on the CPU",
-                            (long long)n);
-        for (int64_t r = 0; r < n; r++)
-            wrapped[r] = wrap(ix[r], size);
-    }
+    own_index own; /* Note [the index read once]; x[:, v] counts negatives from the end */
+    pdt_status st = own_index_read(&own, "index_select", index, src->shape[dim]);
+    if (st != PDT_OK)
+        return st;
     const int last = out->ndim - 1;
     const int64_t len = out->shape[last];
-    isel_job j = {out, src, wrapped ? wrapped : ix, dim, last, len, (len + GRAIN - 1) / GRAIN, es};
+    isel_job j = {out, src, own.v, dim, last, len, (len + GRAIN - 1) / GRAIN, es};
     const int64_t items = pdt_tensor_numel(out) / len * j.pieces;
     /* a gather along the last dim costs more an element than a copy of rows: split
      * from a quarter of the elements (316 rows of 158 gathered floats: 43 us on one
@@ -256,7 +293,7 @@ pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, in
         isel_range(0, items, &j);
     else
         pdt_cpu_parallel_for(items, grain, isel_range, &j);
-    free(wrapped);
+    own_index_free(&own);
     return PDT_OK;
 }
 
@@ -264,8 +301,11 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
                              const pdt_tensor *src)
 {
     const size_t es = pdt_dtype_size(dst->dtype);
-    const int64_t *ix = (const int64_t *)pdt_tensor_ptr(index);
-    const int64_t size = dst->shape[dim];
+    own_index own; /* Note [the index read once] */
+    pdt_status st = own_index_read(&own, "index_put", index, dst->shape[dim]);
+    if (st != PDT_OK)
+        return st;
+    const int64_t *ix = own.v;
     char *o = pdt_tensor_ptr(dst);
     const char *s = pdt_tensor_ptr(src);
     if (dst->ndim == 1 && es == 8) { /* a 1-d scatter of 8-byte elements */
@@ -273,17 +313,17 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
         const uint64_t *from = (const uint64_t *)s;
         const int64_t n = index->shape[0], ds = dst->strides[0], ss = src->strides[0];
         for (int64_t j = 0; j < n; j++)
-            to[wrap(ix[j], size) * ds] = from[j * ss];
-        return PDT_OK;
+            to[ix[j] * ds] = from[j * ss];
+    } else {
+        const pdt_tensor *ts[1] = {src};
+        cursor c;
+        int64_t total = pdt_tensor_numel(src);
+        cursor_init(&c, src->shape, src->ndim, 1, ts, 0);
+        for (int64_t i = 0; i < total; i++, cursor_next(&c))
+            memcpy(o + offset_with(dst, c.idx, dim, ix[c.idx[dim]]) * (int64_t)es,
+                   s + c.off[0] * (int64_t)es, es);
     }
-    const pdt_tensor *ts[1] = {src};
-    cursor c;
-    int64_t total = pdt_tensor_numel(src);
-    cursor_init(&c, src->shape, src->ndim, 1, ts, 0);
-    for (int64_t i = 0; i < total; i++, cursor_next(&c)) {
-        int64_t at = wrap(ix[c.idx[dim]], size);
-        memcpy(o + offset_with(dst, c.idx, dim, at) * (int64_t)es, s + c.off[0] * (int64_t)es, es);
-    }
+    own_index_free(&own);
     return PDT_OK;
 }
 
@@ -293,14 +333,14 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
     static void index_add_##T(const pdt_tensor *dst, int dim, const int64_t *ix,                   \
                               const pdt_tensor *src)                                               \
     {                                                                                              \
-        const int64_t size = dst->shape[dim], total = pdt_tensor_numel(src);                       \
+        const int64_t total = pdt_tensor_numel(src);                                               \
         T *o = (T *)pdt_tensor_ptr(dst);                                                           \
         const T *s = (const T *)pdt_tensor_ptr(src);                                               \
         const pdt_tensor *ts[1] = {src};                                                           \
         cursor c;                                                                                  \
         cursor_init(&c, src->shape, src->ndim, 1, ts, 0);                                          \
         for (int64_t i = 0; i < total; i++, cursor_next(&c))                                       \
-            o[offset_with(dst, c.idx, dim, wrap(ix[c.idx[dim]], size))] += s[c.off[0]];            \
+            o[offset_with(dst, c.idx, dim, ix[c.idx[dim]])] += s[c.off[0]];                        \
     }
 DEFINE_INDEX_ADD(float)
 DEFINE_INDEX_ADD(double)
@@ -310,14 +350,20 @@ DEFINE_INDEX_ADD(int64_t)
 pdt_status pdt_cpu_index_add(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                              const pdt_tensor *src)
 {
-    const int64_t *ix = (const int64_t *)pdt_tensor_ptr(index);
+    if (dst->dtype != PDT_FLOAT32 && dst->dtype != PDT_FLOAT64 && dst->dtype != PDT_INT32 &&
+        dst->dtype != PDT_INT64)
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "index_add: unsupported dtype");
+    own_index own; /* Note [the index read once] */
+    pdt_status st = own_index_read(&own, "index_add", index, dst->shape[dim]);
+    if (st != PDT_OK)
+        return st;
     switch (dst->dtype) {
-    case PDT_FLOAT32: index_add_float(dst, dim, ix, src); break;
-    case PDT_FLOAT64: index_add_double(dst, dim, ix, src); break;
-    case PDT_INT32: index_add_int32_t(dst, dim, ix, src); break;
-    case PDT_INT64: index_add_int64_t(dst, dim, ix, src); break;
-    default: return pdt_fail(PDT_ERR_UNSUPPORTED, "index_add: unsupported dtype");
+    case PDT_FLOAT32: index_add_float(dst, dim, own.v, src); break;
+    case PDT_FLOAT64: index_add_double(dst, dim, own.v, src); break;
+    case PDT_INT32: index_add_int32_t(dst, dim, own.v, src); break;
+    default: index_add_int64_t(dst, dim, own.v, src); break;
     }
+    own_index_free(&own);
     return PDT_OK;
 }
 

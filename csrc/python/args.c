@@ -199,7 +199,7 @@ int pdt_parse_dims(PyObject *obj, const char *fname, int *n, int64_t *dims)
         *n = 1;
         return pdt_parse_int64(obj, what, &dims[0]);
     }
-    PyObject *seq = PySequence_Fast(obj, "dims");
+    PyObject *seq = PySequence_Tuple(obj); /* a list's copy: __index__ may change it */
     if (!seq)
         return -1;
     Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);

@@ -149,7 +149,8 @@ static int run_node(PyObject *node, PyObject *grads, int retain, PyObject *freed
             goto done;
         }
         PyObject *r = PyObject_CallMethodOneArg(node, s_apply, grads);
-        in = r ? PySequence_Fast(r, "autograd engine: apply() must return a sequence") : NULL;
+        in = r ? PySequence_Tuple(r)
+               : NULL; /* a list's copy: hooks run by deliver() may change it */
         Py_XDECREF(r);
         if (!in)
             goto done;

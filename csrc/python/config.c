@@ -126,7 +126,7 @@ static PyObject *c_set_visible(PyObject *m, PyObject *args)
     if (!PyArg_ParseTuple(args, "OO:_set_visible_devices", &kind_obj, &seq) ||
         parse_kind(kind_obj, &kind) < 0)
         return NULL;
-    PyObject *fast = PySequence_Fast(seq, "visible devices must be a sequence");
+    PyObject *fast = PySequence_Tuple(seq); /* a copy: __index__ below may change a list */
     if (!fast)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
@@ -157,7 +157,7 @@ static PyObject *c_set_logical(PyObject *m, PyObject *args)
     if (!PyArg_ParseTuple(args, "OiO:_set_logical_devices", &kind_obj, &physical, &seq) ||
         parse_kind(kind_obj, &kind) < 0)
         return NULL;
-    PyObject *fast = PySequence_Fast(seq, "logical devices must be a sequence");
+    PyObject *fast = PySequence_Tuple(seq);
     if (!fast)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);

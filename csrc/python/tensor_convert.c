@@ -87,14 +87,29 @@ static int check_nested(PyObject *o, int depth, infer_state *st, const char *whe
     return 0;
 }
 
-/* Writes the leaves of o, in row-major order, into the CPU buffer at *p. */
-static int write_nested(PyObject *o, int depth, int ndim, pdt_dtype dt, char **p)
+/* Writes the leaves of o, in row-major order, into the CPU buffer at *p, which
+ * holds the shape check_nested found.  An element's __float__ or __index__ may
+ * change the lists (Python code runs between the check and here), so each level
+ * is checked again before each item is read, and the item is held while it is
+ * written: at most shape's elements are written, and none freed under us. */
+static int write_nested(PyObject *o, int depth, const infer_state *st, pdt_dtype dt, char **p)
 {
-    if (depth < ndim) {
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (write_nested(PySequence_Fast_GET_ITEM(o, i), depth + 1, ndim, dt, p) < 0)
+    if (depth < st->ndim) {
+        const Py_ssize_t n = (Py_ssize_t)st->shape[depth];
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if ((!PyList_Check(o) && !PyTuple_Check(o)) || PySequence_Fast_GET_SIZE(o) != n) {
+                PyErr_Format(PyExc_RuntimeError,
+                             "tensor(): the data changed while it was read (a sequence of "
+                             "length %lld at depth %d changed size or type)",
+                             (long long)n, depth);
                 return -1;
+            }
+            PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(o, i));
+            int r = write_nested(item, depth + 1, st, dt, p);
+            Py_DECREF(item);
+            if (r < 0)
+                return -1;
+        }
         return 0;
     }
     pdt_scalar v;
@@ -341,7 +356,7 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
     if (st != PDT_OK)
         return pdt_raise(S, st);
     char *p = pdt_tensor_ptr(&src);
-    if (write_nested(data, 0, inf.ndim, (pdt_dtype)dt, &p) < 0) {
+    if (write_nested(data, 0, &inf, (pdt_dtype)dt, &p) < 0) {
         pdt_tensor_release(&src);
         return NULL;
     }

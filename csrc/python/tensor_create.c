@@ -28,7 +28,7 @@ int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t 
     Py_ssize_t n = nargs;
     PyObject *seq = NULL;
     if (nargs == 1 && (PyTuple_Check(args[0]) || PyList_Check(args[0]))) {
-        seq = PySequence_Fast(args[0], "sizes");
+        seq = PySequence_Tuple(args[0]); /* a list's copy: __index__ below may change it */
         if (!seq)
             return -1;
         items = PySequence_Fast_ITEMS(seq);

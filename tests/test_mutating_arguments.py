@@ -1,0 +1,73 @@
+"""Arguments whose own Python code (__float__, __index__) changes the containers
+being read: the C code reads a snapshot or checks again, so a list that grows,
+shrinks or is cleared meanwhile gives a result of the values read or a clear
+exception, never a write past the buffer or a read of freed memory (the memory
+review of stop 40: write_nested, pdt_parse_sizes, pdt_parse_dims)."""
+import pytest
+
+import pydevtensor as pdt
+
+
+def test_tensor_from_lists_that_grow_while_they_are_read():
+    row = [0.0, 0.0]
+
+    class Grows:
+        def __float__(self):
+            row.extend([0.0] * 100_000)  # before: 100,000 floats into a 16-byte buffer
+            return 1.0
+
+    with pytest.raises(RuntimeError, match=r"tensor\(\): the data changed while it was read"):
+        pdt.tensor([[Grows(), 0.0], row])
+
+
+def test_tensor_from_lists_cleared_while_they_are_read():
+    data = []
+
+    class Clears:
+        def __float__(self):
+            data.clear()  # before: the outer list's freed items were read
+            return 2.0
+
+    data += [[Clears(), 3.0], [4.0, 5.0]]
+    with pytest.raises(RuntimeError, match=r"changed size or type"):
+        pdt.tensor(data)
+
+
+def test_tensor_from_a_row_replaced_while_it_is_read():
+    data = [[0.0, 0.0], [1.0, 2.0]]
+
+    class Replaces:
+        def __float__(self):
+            data[1] = 7.0  # a row that is no longer a sequence
+            return 1.0
+
+    data[0][0] = Replaces()
+    with pytest.raises(RuntimeError, match=r"depth 1 changed size or type"):
+        pdt.tensor(data)
+
+
+def test_sizes_list_cleared_by_an_index_method():
+    sizes = []
+
+    class Two:
+        def __index__(self):
+            sizes.clear()  # before: the list's freed item array was read
+            return 2
+
+    sizes += [Two(), 3]
+    assert tuple(pdt.zeros(sizes).shape) == (2, 3)
+    sizes[:] = [Two(), 3]
+    assert tuple(pdt.ones(6).reshape(sizes).shape) == (2, 3)
+
+
+def test_dims_list_cleared_by_an_index_method():
+    dims = []
+
+    class Zero:
+        def __index__(self):
+            dims.clear()  # before: a NULL item array was read: a segfault
+            return 0
+
+    x = pdt.arange(24, dtype=pdt.float32).reshape(2, 3, 4)
+    dims += [Zero(), 2]
+    assert x.sum(dim=dims).tolist() == x.sum(dim=(0, 2)).tolist()
