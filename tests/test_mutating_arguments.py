@@ -3,6 +3,8 @@ being read: the C code reads a snapshot or checks again, so a list that grows,
 shrinks or is cleared meanwhile gives a result of the values read or a clear
 exception, never a write past the buffer or a read of freed memory (the memory
 review of stop 40: write_nested, pdt_parse_sizes, pdt_parse_dims)."""
+import logging
+
 import pytest
 
 import pydevtensor as pdt
@@ -71,3 +73,56 @@ def test_dims_list_cleared_by_an_index_method():
     x = pdt.arange(24, dtype=pdt.float32).reshape(2, 3, 4)
     dims += [Zero(), 2]
     assert x.sum(dim=dims).tolist() == x.sum(dim=(0, 2)).tolist()
+
+
+class _SwapOnLog(logging.Handler):
+    """Placement logging runs Python in the middle of an op: this handler runs
+    `x.data = small` when the op named `when` is logged."""
+
+    def __init__(self, x, small, when):
+        super().__init__()
+        self.x, self.small, self.when, self.done = x, small, when, False
+
+    def emit(self, record):
+        if not self.done and f"op {self.when} " in record.getMessage():
+            self.done = True
+            self.x.data = self.small
+
+
+@pytest.fixture
+def swap_on_log():
+    logger = logging.getLogger("pydevtensor.placement")
+    handlers = []
+
+    def install(x, small, when):
+        h = _SwapOnLog(x, small, when)
+        logger.addHandler(h)
+        handlers.append(h)
+        pdt.config.set_log_device_placement(True)
+        return h
+
+    yield install
+    pdt.config.set_log_device_placement(False)
+    for h in handlers:
+        logger.removeHandler(h)
+
+
+def test_expand_keeps_the_storage_it_was_given_when_data_moves_meanwhile(swap_on_log):
+    """expand's view is made from the storage x had when it was called, even when
+    x.data moves while the op is logged (before: the view of shape (4, 100000)
+    took x's new one-element storage)."""
+    x = pdt.ones(1, 100_000)
+    h = swap_on_log(x, pdt.zeros(1, 1), "expand")
+    y = x.expand(4, 100_000)
+    assert h.done
+    assert tuple(x.shape) == (1, 1)
+    assert float(y.sum()) == 400_000.0
+
+
+def test_tensor_of_a_tensor_copies_the_storage_it_was_given(swap_on_log):
+    x = pdt.ones(1, 100_000)
+    h = swap_on_log(x, pdt.zeros(1, 1), "copy")
+    y = pdt.tensor(x)
+    if not h.done:
+        pytest.skip("tensor(t) logged no copy op to swap in")
+    assert tuple(y.shape) == (1, 100_000) and float(y.sum()) == 100_000.0

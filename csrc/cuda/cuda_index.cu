@@ -39,11 +39,16 @@ struct dims_of {
 };
 
 /* Offsets (in elements) of walked element i in its own tensor and in the
- * other one, with the coordinate along dim mapped through index. */
-__device__ __forceinline__ void map_offsets(const dims_of &D, int64_t i, const int64_t *index,
+ * other one, with the coordinate along dim mapped through index.  False when the
+ * index value is out of range: the core checked the index, but a kernel queued
+ * after the check may have written to it since (Note [the index read once] in
+ * cpu_index.c); the element is then skipped (index_select writes 0), never an
+ * access out of bounds. */
+__device__ __forceinline__ bool map_offsets(const dims_of &D, int64_t i, const int64_t *index,
                                             int64_t *own, int64_t *other)
 {
     int64_t a = 0, b = 0;
+    bool ok = true;
     for (int d = D.ndim - 1; d >= 0; d--) {
         int64_t c = i % D.shape[d];
         i /= D.shape[d];
@@ -51,11 +56,13 @@ __device__ __forceinline__ void map_offsets(const dims_of &D, int64_t i, const i
         if (d == D.dim) {
             c = index[c];
             c = c < 0 ? c + D.size : c;
+            ok = (uint64_t)c < (uint64_t)D.size;
         }
         b += c * D.stride[d];
     }
     *own = a;
     *other = b;
+    return ok;
 }
 
 template <typename T>
@@ -80,11 +87,13 @@ __global__ void index_move_kernel(T *walked, T *other, const int64_t *index, dim
 {
     for (int64_t i = gs_first<int64_t>(); i < n; i += gs_step<int64_t>()) {
         int64_t own, mapped;
-        map_offsets(D, i, index, &own, &mapped);
-        if (PUT)
-            other[mapped] = walked[own];
-        else
-            walked[own] = other[mapped];
+        const bool ok = map_offsets(D, i, index, &own, &mapped);
+        if (PUT) {
+            if (ok)
+                other[mapped] = walked[own];
+        } else {
+            walked[own] = ok ? other[mapped] : T(0);
+        }
     }
 }
 
@@ -97,8 +106,8 @@ __global__ void index_add_kernel(const T *walked, T *other, const int64_t *index
 {
     for (int64_t i = gs_first<int64_t>(); i < n; i += gs_step<int64_t>()) {
         int64_t own, mapped;
-        map_offsets(D, i, index, &own, &mapped);
-        atomicAdd((A *)(other + mapped), (A)walked[own]);
+        if (map_offsets(D, i, index, &own, &mapped))
+            atomicAdd((A *)(other + mapped), (A)walked[own]);
     }
 }
 

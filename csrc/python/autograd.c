@@ -89,7 +89,9 @@ PyObject *pdt_autograd_call(const char *name, int method, PyObject *self, PyObje
     if (!(str = PyUnicode_InternFromString(name)))
         goto done;
     PyObject *call[4] = {str, method ? Py_True : Py_False, pos, kw ? kw : Py_None};
-    result = PyObject_Vectorcall(pdt_autograd_dispatcher, call, 4, NULL);
+    PyObject *dispatcher = Py_NewRef(pdt_autograd_dispatcher); /* held: it may be replaced */
+    result = PyObject_Vectorcall(dispatcher, call, 4, NULL);
+    Py_DECREF(dispatcher);
 done:
     Py_XDECREF(str);
     Py_XDECREF(kw);

@@ -298,8 +298,8 @@ static int parse_interface(PyObject *d, const char *where, interface_desc *out)
  * the CPU, or with cuda on the CUDA device holding it, after making our
  * stream wait for the interface's stream.  Read-only memory is copied (Note
  * [foreign memory]). */
-static int import_interface(pdt_state *S, PyObject *obj, PyObject *d, int cuda, const char *where,
-                            pdt_tensor *out)
+static int import_interface_dict(pdt_state *S, PyObject *obj, PyObject *d, int cuda,
+                                 const char *where, pdt_tensor *out)
 {
     interface_desc desc;
     pdt_device device = {PDT_CPU, 0};
@@ -336,6 +336,19 @@ static int import_interface(pdt_state *S, PyObject *obj, PyObject *d, int cuda, 
     }
     int r = pdt_copy_for(S, &view, device, view.dtype, where, 0, out);
     pdt_tensor_release(&view);
+    return r;
+}
+
+static int import_interface(pdt_state *S, PyObject *obj, PyObject *d, int cuda, const char *where,
+                            pdt_tensor *out)
+{
+    /* a copy: the __index__ and __bool__ run while it is read may change the
+     * exporter's dict, and parse_interface keeps references borrowed from it */
+    PyObject *copy = PyDict_Check(d) ? PyDict_Copy(d) : Py_NewRef(d);
+    if (!copy)
+        return -1;
+    int r = import_interface_dict(S, obj, copy, cuda, where, out);
+    Py_DECREF(copy);
     return r;
 }
 

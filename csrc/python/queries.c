@@ -208,7 +208,8 @@ static PyObject *q_describe(PyObject *m, PyObject *kind_obj)
     if (kind == -1 && PyErr_Occurred())
         return NULL;
     char buf[512];
-    Py_BEGIN_ALLOW_THREADS /* may load a library */
+    pdt_backend_prepare_gemm((int)kind); /* a library that sets the environment: under the GIL */
+    Py_BEGIN_ALLOW_THREADS               /* may load a library */
     pdt_backend_describe((int)kind, buf, sizeof buf);
     Py_END_ALLOW_THREADS
     if (!buf[0])
@@ -276,9 +277,12 @@ static PyObject *q_libraries(PyObject *m, PyObject *kind_obj)
     pdt_library *lib;
     for (int i = 0; out && (lib = pdt_backend_library(kind, i)) != NULL; i++) {
         char path[PDT_LIBRARY_PATH_MAX], error[sizeof lib->error];
-        Py_BEGIN_ALLOW_THREADS /* loads the library */
+        /* loads the library: without the GIL, unless the load sets the environment
+         * (load_env: pdt_library.h) */
+        PyThreadState *released = lib->load_env ? NULL : PyEval_SaveThread();
         pdt_library_report(lib, path, sizeof path, error, sizeof error);
-        Py_END_ALLOW_THREADS
+        if (released)
+            PyEval_RestoreThread(released);
         PyObject *dirs = PyList_New(0);
         for (int d = 0; dirs && d < lib->ndirs; d++) { /* fixed once loading was tried */
             PyObject *s = PyUnicode_DecodeFSDefault(lib->dirs[d]);

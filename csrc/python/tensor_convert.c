@@ -306,9 +306,11 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
     pdt_status st;
     int storage_flags = pin ? PDT_STORAGE_PINNED : 0;
     if (pdt_is_tensor(S, data)) {
-        const pdt_tensor *t = pdt_tensor_of(data);
+        pdt_hold h = {0}; /* Note [the GIL and storages]: the copy notes itself (Python) */
+        const pdt_tensor *t = pdt_hold_view(&h, pdt_tensor_of(data));
         st = pdt_copy_to_new(t, device, dtype >= 0 ? (pdt_dtype)dtype : t->dtype, storage_flags, 0,
                              &out);
+        pdt_hold_release(&h);
         return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
     }
     int imported = 0;

@@ -211,15 +211,17 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         return Py_NewRef(self); /* x.copy_(x) */
     /* A source overlapping the destination is copied out first, so that the
      * destination is never read half-written. */
+    pdt_hold h = {0}; /* Note [the GIL and storages]: the copies note themselves (Python) */
+    d = pdt_hold_view(&h, d), s = pdt_hold_view(&h, s);
     pdt_tensor tmp = {0};
     if (d->storage == s->storage) {
         st = pdt_copy_to_new(s, s->device, s->dtype, 0, 0, &tmp);
-        if (st != PDT_OK)
+        if (st != PDT_OK) {
+            pdt_hold_release(&h);
             return pdt_raise(S, st);
+        }
         s = &tmp;
     }
-    pdt_hold h = {0}; /* Note [the GIL and storages] */
-    d = pdt_hold_view(&h, d), s = pdt_hold_view(&h, s);
     Py_BEGIN_ALLOW_THREADS
     st = pdt_copy(d, s, non_blocking ? PDT_COPY_NON_BLOCKING : 0);
     Py_END_ALLOW_THREADS

@@ -429,7 +429,9 @@ static PyObject *f_expand(PyObject *module, PyObject *args)
                         "expand") < 0)
         return NULL;
     pdt_tensor out;
-    pdt_status st = pdt_expand("expand", pdt_tensor_of(x), ndim, shape, &out);
+    pdt_hold h = {0}; /* Note [the GIL and storages]: the core notes the op (Python) */
+    pdt_status st = pdt_expand("expand", pdt_hold_view(&h, pdt_tensor_of(x)), ndim, shape, &out);
+    pdt_hold_release(&h);
     return wrap_or_raise(S, st, &out);
 }
 

@@ -241,8 +241,13 @@ static PyObject *size_or_stride(PyObject *self, PyObject *const *args, Py_ssize_
         if (!stride)
             return shape_object(self);
         PyObject *tuple = PyTuple_New(t->ndim);
-        for (int i = 0; tuple && i < t->ndim; i++)
-            PyTuple_SET_ITEM(tuple, i, PyLong_FromLongLong(t->strides[i]));
+        for (int i = 0; tuple && i < t->ndim; i++) {
+            PyObject *v = PyLong_FromLongLong(t->strides[i]);
+            if (!v)
+                Py_CLEAR(tuple);
+            else
+                PyTuple_SET_ITEM(tuple, i, v);
+        }
         return tuple;
     }
     long long dim = PyLong_AsLongLong(dim_obj);

@@ -461,6 +461,8 @@ static PyObject *tensor_subscript(PyObject *self, PyObject *key)
  * first if it shares storage with dst. */
 static int assign_tensor(pdt_state *S, const pdt_tensor *dst, const pdt_tensor *value)
 {
+    pdt_hold h = {0}; /* Note [the GIL and storages]: the core notes the op (Python) */
+    dst = pdt_hold_view(&h, dst), value = pdt_hold_view(&h, value);
     const pdt_tensor *ts[2] = {dst, value};
     static const char *const names[2] = {"self", "value"};
     pdt_device device;
@@ -485,6 +487,7 @@ static int assign_tensor(pdt_state *S, const pdt_tensor *dst, const pdt_tensor *
     }
     pdt_tensor_release(&src);
     pdt_tensor_release(&own);
+    pdt_hold_release(&h);
     return st == PDT_OK ? 0 : pdt_raise_int(S, st);
 }
 
