@@ -12,7 +12,6 @@ import gc
 import threading
 
 import numpy as np
-import pytest
 
 import pydevtensor as pdt
 from pydevtensor import _C
