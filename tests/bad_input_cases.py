@@ -44,6 +44,13 @@ CASES = [
     C("tensor-bytes", 'pdt.tensor(b"abc")', "TypeError", r"unsupported element type 'B'"),
     C("zeros-negative", "pdt.zeros(2, -1)", "ValueError", r"negative dimension -1 at position 1"),
     C("zeros-huge", "pdt.zeros(2**40, 2**40)", "ValueError", r"more than 2\^62 bytes"),
+    C("zeros-size-past-64-bits", "pdt.zeros(2**64)", "OverflowError",
+      r"zeros\(\): size 18446744073709551616 at position 0 does not fit in 64 bits"),
+    C("expand-size-past-64-bits", "t[:1, :1].expand(2, 2**63)", "OverflowError",
+      r"expand\(\): size 9223372036854775808 at position 1 does not fit in 64 bits"),
+    C("expand-numel-overflow", "pdt.ones(1).expand(2**40, 2**40)", "ValueError",
+      r"expand\(\): cannot broadcast a tensor of shape \(1,\) to shape \(1099511627776, "
+      r"1099511627776\): .* more than 2\^62 bytes"),
     C("empty-huge-1d", "pdt.empty(2**60, dtype=pdt.float64)", "ValueError",
       r"float64 tensor .* more than 2\^62 bytes"),
     C("empty-too-many-dims", "pdt.empty((2,) * 65)", "ValueError",

@@ -332,6 +332,15 @@ pdt_status pdt_expand(const char *op, const pdt_tensor *src, int ndim, const int
         else
             goto mismatch;
     }
+    int64_t numel; /* a view's element count must fit too (numel(), flatten, offsets) */
+    if (pdt_check_shape(ndim, shape, src->dtype, &numel) != PDT_OK) {
+        char a[200], b[200], what[400];
+        snprintf(what, sizeof what, "%s", pdt_last_error());
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s(): cannot broadcast a tensor of shape %s to shape %s: %s", op,
+                        pdt_shape_str(src->ndim, src->shape, a, sizeof a),
+                        pdt_shape_str(ndim, shape, b, sizeof b), what);
+    }
     pdt_note_op("expand", src->device);
     set_view(out, src, ndim, shape, strides);
     return PDT_OK;

@@ -48,8 +48,14 @@ int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t 
             Py_XDECREF(seq);
             return -1;
         }
-        Py_ssize_t v = PyNumber_AsSsize_t(items[i], NULL);
+        Py_ssize_t v = PyNumber_AsSsize_t(items[i], PyExc_OverflowError); /* not clamped */
         if (v == -1 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_OverflowError,
+                             "%s(): size %R at position %zd does not fit in 64 bits", fname,
+                             items[i], i);
+            }
             Py_XDECREF(seq);
             return -1;
         }
