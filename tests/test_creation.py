@@ -183,6 +183,9 @@ BAD = [
     (lambda: pdt.zeros(2.5), TypeError, "sequence of ints.*float"),
     (lambda: pdt.zeros("3"), TypeError, "sequence of ints"),
     (lambda: pdt.zeros(), TypeError, "missing the size"),
+    (lambda: pdt.zeros(2, size=(3,)), TypeError, "got the size twice"),
+    (lambda: pdt.rand(2, size=(3,)), TypeError, "rand\\(\\) got the size twice"),
+    (lambda: pdt.ones(size=(2, -1)), ValueError, "negative dimension -1 at position 1"),
     (lambda: pdt.zeros(*([1] * 17)), ValueError, "at most 16 dimensions"),
     (lambda: pdt.tensor([[1, 2], [3]]), ValueError, "ragged"),
     (lambda: pdt.tensor([[1, 2], 3]), ValueError, "ragged"),
@@ -217,3 +220,20 @@ def test_bad_input_raises_and_leaves_nothing(make, exc, pattern):
     with pytest.raises(exc, match=pattern):
         make()
     assert pdt.memory_allocated("cpu") == before
+
+
+@pytest.mark.parametrize("make", ["zeros", "ones", "empty", "rand", "randn"])
+def test_the_size_as_a_keyword(make, device):
+    """D2L writes torch.rand(size=(2, 4)), torch.randn(size=(), requires_grad=True),
+    torch.ones(size=X.shape): size= gives what the positional form gives."""
+    f = getattr(pdt, make)
+    for size in [(2, 4), [3], (), pdt.zeros(2, 3).shape]:
+        pdt.manual_seed(5)
+        a = f(size=size, device=device)
+        pdt.manual_seed(5)
+        b = f(*size, device=device) if len(size) else f((), device=device)
+        assert tuple(a.shape) == tuple(size) and a.device == b.device == pdt.device(device)
+        if make != "empty":
+            np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
+    x = f(size=(), requires_grad=True, device=device) if make != "empty" else None
+    assert x is None or (x.requires_grad and x.shape == ())

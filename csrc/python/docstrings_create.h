@@ -8,7 +8,8 @@
 #include "pdt_module.h" /* PyDoc_STRVAR */
 
 #define DOC_SIZE_PARAM                                                                             \
-    "*size : int or sequence of ints\n    The shape: zeros(2, 3) or zeros((2, 3)).\n"
+    "*size : int or sequence of ints\n    The shape: zeros(2, 3), zeros((2, 3)) or, as a "         \
+    "keyword, zeros(size=(2, 3)).\n"
 #define DOC_DTYPE_PARAM(DEFAULT)                                                                   \
     "dtype : pydevtensor.dtype, optional\n    The element type (default: " DEFAULT ").\n"
 #define DOC_DEVICE_PARAM                                                                           \

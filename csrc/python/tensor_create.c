@@ -68,7 +68,6 @@ int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t 
 
 /* Common keywords of the creation functions. */
 enum { KW_DTYPE, KW_DEVICE, KW_PIN, KW_REQUIRES_GRAD, KW_EXTRA, KW_COUNT };
-static const char *const create_kw[] = {"dtype", "device", "pin_memory", "requires_grad", NULL};
 
 typedef struct {
     int dtype; /* -1: not given */
@@ -129,23 +128,37 @@ static PyObject *finish_fill(pdt_state *S, pdt_tensor *t, const pdt_scalar *valu
     return pdt_tensor_wrap_new(S, t);
 }
 
-/* empty / zeros / ones(*size, dtype=None, device=None, ...) */
+/* The size of fname(*size) or fname(size=...) (size_kw): one of the two. */
+static int parse_size_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *size_kw,
+                          const char *fname, int *ndim, int64_t *shape)
+{
+    if (size_kw && nargs > 0) {
+        PyErr_Format(PyExc_TypeError, "%s() got the size twice: as arguments and as size=", fname);
+        return -1;
+    }
+    if (!size_kw && nargs == 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s() missing the size: write %s(2, 3), %s((2, 3)) or %s(size=(2, 3))", fname,
+                     fname, fname, fname);
+        return -1;
+    }
+    return size_kw ? pdt_parse_sizes(&size_kw, 1, ndim, shape, fname)
+                   : pdt_parse_sizes(args, nargs, ndim, shape, fname);
+}
+
+/* empty / zeros / ones(*size, dtype=None, device=None, ...), or size=... */
 static PyObject *create_sized(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames, const char *fname, const pdt_scalar *value)
 {
     pdt_state *S = pdt_state_of_module(module);
+    static const char *const names[] = {"dtype",         "device", "pin_memory",
+                                        "requires_grad", "size",   NULL};
     PyObject *kw[KW_COUNT] = {NULL};
     create_opts o;
     int ndim;
     int64_t shape[PDT_MAX_DIMS];
-    if (parse_create_opts(S, fname, args + nargs, kwnames, create_kw, kw, &o) < 0)
-        return NULL;
-    if (nargs == 0) {
-        PyErr_Format(PyExc_TypeError, "%s() missing the size: write %s(2, 3) or %s((2, 3))", fname,
-                     fname, fname);
-        return NULL;
-    }
-    if (pdt_parse_sizes(args, nargs, &ndim, shape, fname) < 0)
+    if (parse_create_opts(S, fname, args + nargs, kwnames, names, kw, &o) < 0 ||
+        parse_size_arg(args, nargs, kw[KW_EXTRA], fname, &ndim, shape) < 0)
         return NULL;
     pdt_tensor t;
     if (!new_empty(S, &o, dtype_or_default(S, o.dtype), ndim, shape, &t))
@@ -420,13 +433,13 @@ static PyObject *f_eye(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     return pdt_tensor_wrap_new(S, &t);
 }
 
-/* rand / randn(*size, dtype=None, device=None) */
+/* rand / randn(*size, dtype=None, device=None), or size=... */
 static PyObject *create_random(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames, const char *fname, pdt_random_kind kind)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype",         "device",    "pin_memory",
-                                        "requires_grad", "generator", NULL};
+    static const char *const names[] = {"dtype",     "device", "pin_memory", "requires_grad",
+                                        "generator", "size",   NULL};
     PyObject *kw[KW_COUNT + 1] = {NULL};
     create_opts o;
     int ndim;
@@ -438,11 +451,7 @@ static PyObject *create_random(PyObject *module, PyObject *const *args, Py_ssize
                      "%s(): generator= is not supported; use pydevtensor.manual_seed()", fname);
         return NULL;
     }
-    if (nargs == 0) {
-        PyErr_Format(PyExc_TypeError, "%s() missing the size: write %s(2, 3)", fname, fname);
-        return NULL;
-    }
-    if (pdt_parse_sizes(args, nargs, &ndim, shape, fname) < 0)
+    if (parse_size_arg(args, nargs, kw[KW_EXTRA + 1], fname, &ndim, shape) < 0)
         return NULL;
     int dtype = dtype_or_default(S, o.dtype);
     if (!pdt_dtype_is_floating((pdt_dtype)dtype)) {
