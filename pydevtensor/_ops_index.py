@@ -705,7 +705,20 @@ def _select_fast(self, idx):
         return None
 
 
+def _sequences_as_lists(idx):
+    """range and tuple indices (D2L's ``y_hat[range(len(y_hat)), y]``, ``x[(0, 1),]``) as
+    the lists they hold, as PyTorch and NumPy read them."""
+    if type(idx) is range:
+        return list(idx)
+    if type(idx) is tuple:
+        for k in idx:
+            if type(k) is range or type(k) is tuple:
+                return tuple(list(k) if type(k) is range or type(k) is tuple else k for k in idx)
+    return idx
+
+
 def _getitem(self, idx):
+    idx = _sequences_as_lists(idx)
     if type(idx) is list and self.ndim and not self.requires_grad:  # x[[2, 0, 1]]
         try:
             as_tensor = _C.tensor(idx, device=self.device)
@@ -738,6 +751,7 @@ def _index_put_(x, idx, value, accumulate=False):
 
 
 def _setitem(self, idx, value):
+    idx = _sequences_as_lists(idx)
     if _needs_advanced(idx):
         if (self.requires_grad or isinstance(value, _C.Tensor) and value.requires_grad) and \
                 _C.is_grad_enabled():

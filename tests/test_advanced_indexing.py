@@ -51,6 +51,13 @@ def cases():
         ("negative_step_view", lambda d: (slice(None, None, -1), [0, 1]),
          (slice(None, None, -1), [0, 1])),
         ("empty_list", lambda d: [], np.array([], dtype=np.int64)),
+        # range and tuples inside the key read as the lists they hold (D2L's
+        # y_hat[range(len(y_hat)), y]); NumPy reads them so too
+        ("range", lambda d: range(1, 3), range(1, 3)),
+        ("range_and_int_tensor", lambda d: (range(3), T(d, np.array([3, 0, 1]))),
+         (range(3), np.array([3, 0, 1]))),
+        ("tuple_in_key", lambda d: ((0, 2),), ((0, 2),)),
+        ("tuple_and_tuple", lambda d: ((0, 2), slice(None), (4, 1)), ((0, 2), slice(None), (4, 1))),
     ]
 
 
@@ -78,6 +85,27 @@ def test_setitem_number_and_tensor(dev, case):
     want = A.copy()
     want[ref] = values
     np.testing.assert_array_equal(host(x), want)
+
+
+def test_d2l_cross_entropy_picks_by_range_and_gives_its_gradient(dev):
+    """-log(y_hat[range(len(y_hat)), y]) (D2L 3.6), forward and backward."""
+    p = np.array([[0.1, 0.3, 0.6], [0.3, 0.2, 0.5]])
+    y_hat = pdt.tensor(p, dtype=pdt.float64, device=dev, requires_grad=True)
+    y = pdt.tensor([0, 2], device=dev)
+    loss = -pdt.log(y_hat[range(len(y_hat)), y])
+    np.testing.assert_allclose(host(loss.detach()), -np.log(p[range(2), [0, 2]]), rtol=1e-12)
+    loss.sum().backward()
+    want = np.zeros_like(p)
+    want[range(2), [0, 2]] = -1 / p[range(2), [0, 2]]
+    np.testing.assert_allclose(host(y_hat.grad), want, rtol=1e-12)
+
+
+def test_an_object_that_is_no_index_is_named(dev):
+    import collections
+    x = pdt.tensor(A, device=dev)
+    with pytest.raises(IndexError, match=r"a collections.deque cannot be an index: indices are "
+                                         r"ints, slices, None and \.\.\. .* tuples and ranges"):
+        x[collections.deque([0])]
 
 
 def test_setitem_broadcast_value_and_non_contiguous(dev):

@@ -276,10 +276,10 @@ static PyObject *t_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 static int advanced_index(PyObject *obj)
 {
-    PyErr_Format(PyExc_NotImplementedError,
-                 "indexing with a %.100s (advanced indexing: boolean masks, integer tensors or "
-                 "lists) is not supported yet; use ints, slices, None and ... (basic indexing, "
-                 "which gives a view)",
+    PyErr_Format(PyExc_IndexError,
+                 "a %.100s cannot be an index: indices are ints, slices, None and ... (basic "
+                 "indexing, which gives a view), or integer or bool tensors, lists, tuples "
+                 "and ranges of ints (advanced indexing, which copies)",
                  Py_TYPE(obj)->tp_name);
     return -1;
 }
