@@ -317,6 +317,17 @@ CASES = [
     C("export-positional", "t.__dlpack__(1)", "TypeError", r"keyword arguments only"),
 
     # ---- elementwise ops
+    C("logical_and-list", "pdt.logical_and([1], t)", "TypeError",
+      r"logical_and\(\): input must be a Tensor, got list"),
+    C("logical_or-str", 'pdt.logical_or(t, "x")', "TypeError",
+      r"logical_or\(\): other must be a Tensor or a number, got str"),
+    C("logical_xor-shapes", "pdt.logical_xor(t, pdt.ones(4))", "ValueError", r"\(2, 3\).*\(4,\)"),
+    C("logical_not-number", "pdt.logical_not(3)", "TypeError",
+      r"logical_not\(\): input must be a Tensor, got int"),
+    C("any-list", "pdt.any([True])", "TypeError", r"any\(\): input must be a Tensor, got list"),
+    C("all-dim", "pdt.all(t, dim=5)", "IndexError", r"dim"),
+    C("and-int-tensor", "ti & ti", "TypeError",
+      r"bitwise ops take bool tensors \(masks\), got self of dtype pydevtensor.int32 on cpu"),
     C("add-broadcast", "pdt.add(t, pdt.zeros(4))", "ValueError",
       r"size of tensor a \(3\) must match the size of tensor b \(4\) at non-singleton dimension 1"),
     C("add-str", 'pdt.add(t, "x")', "TypeError",

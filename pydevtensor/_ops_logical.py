@@ -1,0 +1,243 @@
+"""Logical ops and boolean masks: logical_and, logical_or, logical_xor, logical_not, any,
+all, and ``&``, ``|``, ``^``, ``~`` on bool tensors (masks), as PyTorch has them.
+
+All are compositions of comparisons, bool arithmetic (``*`` is and, ``+`` is or on bool
+tensors, as in PyTorch) and sums, so they run on every device without kernels of their
+own.  The results are bool tensors, which never require grad.  ``&``, ``|``, ``^`` and
+``~`` take bool tensors (and Python bools) only: bitwise ops on integer tensors have no
+kernels here, and say so.
+"""
+import builtins
+
+from . import _C
+
+
+def _truth(x, op, name="input"):
+    """x as a bool tensor: x != 0 (NaN counts as True, as in PyTorch); other may be a
+    number."""
+    if isinstance(x, _C.Tensor):
+        return x if x.dtype == _C.bool else x != 0
+    if name == "other" and isinstance(x, (builtins.bool, builtins.int, builtins.float)):
+        return builtins.bool(x)
+    raise TypeError(f"{op}(): {name} must be a Tensor{' or a number' if name == 'other' else ''}"
+                    f", got {type(x).__name__}")
+
+
+def _and(a, b):
+    if not isinstance(a, _C.Tensor):
+        a, b = b, a
+    if isinstance(b, builtins.bool):
+        return a.clone() if b else _C.zeros_like(a)
+    return a * b
+
+
+def _or(a, b):
+    if not isinstance(a, _C.Tensor):
+        a, b = b, a
+    if isinstance(b, builtins.bool):
+        return _C.ones_like(a) if b else a.clone()
+    return a + b
+
+
+def logical_and(input, other):
+    """Elementwise logical and: True where both input and other are nonzero.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype; nonzero (and NaN) counts as True.
+    other : Tensor or number
+        Broadcast against input, on input's device.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor of the broadcast shape.
+
+    Examples
+    --------
+    >>> pydevtensor.logical_and(pydevtensor.tensor([1, 0, 2]), pydevtensor.tensor([1, 1, 0]))
+    tensor([ True, False, False])
+    """
+    return _and(_truth(input, "logical_and"), _truth(other, "logical_and", "other"))
+
+
+def logical_or(input, other):
+    """Elementwise logical or: True where input or other is nonzero.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype; nonzero (and NaN) counts as True.
+    other : Tensor or number
+        Broadcast against input, on input's device.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor of the broadcast shape.
+
+    Examples
+    --------
+    >>> pydevtensor.logical_or(pydevtensor.tensor([1, 0, 0]), pydevtensor.tensor([0, 0, 3]))
+    tensor([ True, False,  True])
+    """
+    return _or(_truth(input, "logical_or"), _truth(other, "logical_or", "other"))
+
+
+def logical_xor(input, other):
+    """Elementwise logical exclusive or: True where exactly one of input and other is
+    nonzero.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype; nonzero (and NaN) counts as True.
+    other : Tensor or number
+        Broadcast against input, on input's device.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor of the broadcast shape.
+
+    Examples
+    --------
+    >>> pydevtensor.logical_xor(pydevtensor.tensor([1, 0, 2]), pydevtensor.tensor([1, 1, 0]))
+    tensor([False,  True,  True])
+    """
+    a, b = _truth(input, "logical_xor"), _truth(other, "logical_xor", "other")
+    return a != b if isinstance(a, _C.Tensor) else b != a
+
+
+def logical_not(input):
+    """Elementwise logical not: True where input is zero.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype; NaN counts as True, so its not is False.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor of input's shape.
+
+    Examples
+    --------
+    >>> pydevtensor.logical_not(pydevtensor.tensor([0.0, 1.5, -1.0]))
+    tensor([ True, False, False])
+    """
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"logical_not(): input must be a Tensor, got {type(input).__name__}")
+    return input == 0 if input.dtype != _C.bool else input == False  # noqa: E712
+
+
+def _count_true(input, dim, keepdim, op):
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{op}(): input must be a Tensor, got {type(input).__name__}")
+    t = input if input.dtype == _C.bool else input != 0
+    return t.sum() if dim is None else t.sum(dim=dim, keepdim=keepdim), t
+
+
+def any(input, dim=None, keepdim=False):
+    """Whether any element is nonzero, over all of input or along dim.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype; nonzero (and NaN) counts as True.
+    dim : int or tuple of ints, optional
+        The dims to reduce (default: all of them).
+    keepdim : bool, optional
+        Keep the reduced dims, with size 1.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor (0-d without dim).  An empty input gives False.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[0, 0], [0, 3]])
+    >>> x.any(), x.any(dim=1)
+    (tensor(True), tensor([False,  True]))
+    """
+    count, _ = _count_true(input, dim, keepdim, "any")
+    return count > 0
+
+
+def all(input, dim=None, keepdim=False):
+    """Whether every element is nonzero, over all of input or along dim.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype; nonzero (and NaN) counts as True.
+    dim : int or tuple of ints, optional
+        The dims to reduce (default: all of them).
+    keepdim : bool, optional
+        Keep the reduced dims, with size 1.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor (0-d without dim).  An empty input gives True.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1, 2], [0, 3]])
+    >>> x.all(), x.all(dim=1)
+    (tensor(False), tensor([ True, False]))
+    """
+    count, t = _count_true(input, dim, keepdim, "all")
+    if dim is None:
+        return count == t.numel()
+    dims = (dim,) if isinstance(dim, builtins.int) else tuple(dim)
+    n = 1
+    for d in dims:
+        n *= t.shape[d]
+    return count == n
+
+
+def _mask_operand(x, op, name):
+    if isinstance(x, _C.Tensor):
+        if x.dtype != _C.bool:
+            raise TypeError(f"{op}: bitwise ops take bool tensors (masks), got {name} of dtype "
+                            f"{x.dtype} on {x.device}; compare first (x > 0), or use "
+                            f"logical_and / logical_or / logical_xor / logical_not")
+        return x
+    if isinstance(x, builtins.bool):
+        return x
+    return NotImplemented
+
+
+def _binary(op, fn):
+    def forward(self, other):
+        a, b = _mask_operand(self, op, "self"), _mask_operand(other, op, "other")
+        return NotImplemented if b is NotImplemented else fn(a, b)
+
+    def reflected(self, other):
+        a, b = _mask_operand(self, op, "self"), _mask_operand(other, op, "other")
+        return NotImplemented if b is NotImplemented else fn(b, a)
+    return forward, reflected
+
+
+def _invert(self):
+    return logical_not(_mask_operand(self, "~", "self"))
+
+
+def _xor(a, b):
+    return a != b if isinstance(a, _C.Tensor) else b != a
+
+
+_C.Tensor.__and__, _C.Tensor.__rand__ = _binary("&", _and)
+_C.Tensor.__or__, _C.Tensor.__ror__ = _binary("|", _or)
+_C.Tensor.__xor__, _C.Tensor.__rxor__ = _binary("^", _xor)
+_C.Tensor.__invert__ = _invert
+for _name_, _fn in (("logical_and", logical_and), ("logical_or", logical_or),
+                    ("logical_xor", logical_xor), ("logical_not", logical_not),
+                    ("any", any), ("all", all)):
+    setattr(_C.Tensor, _name_, _fn)
+
+__all__ = ["all", "any", "logical_and", "logical_not", "logical_or", "logical_xor"]

@@ -1,0 +1,85 @@
+"""Logical ops and masks (pydevtensor/_ops_logical.py): logical_and / or / xor / not,
+any, all, and & | ^ ~ on bool tensors, on every device, against NumPy's (exact: the
+results are bools)."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+
+A = np.array([[0.0, 1.5, -2.0, np.nan], [0.0, 0.0, 3.0, 0.0], [1.0, 1.0, 1.0, 1.0]])
+B = np.array([[1.0, 0.0, -1.0, 0.0]])  # broadcast against A's rows
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+def host(t):
+    assert t.dtype == pdt.bool
+    return t.cpu().numpy()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_binary_logical_ops_match_numpy(dev, dtype, name):
+    a, b = np.nan_to_num(A, nan=7.0).astype(dtype), B.astype(dtype)
+    if dtype.startswith("float"):
+        a = A.astype(dtype)  # NaN counts as True
+    x, y = pdt.tensor(a, device=dev), pdt.tensor(b, device=dev)
+    want = getattr(np, name)(a, b)
+    np.testing.assert_array_equal(host(getattr(pdt, name)(x, y)), want)
+    np.testing.assert_array_equal(host(getattr(x, name)(y)), want)
+    for scalar in (True, False, 0, 2.5):
+        np.testing.assert_array_equal(host(getattr(pdt, name)(x, scalar)),
+                                      getattr(np, name)(a, scalar))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
+def test_logical_not_matches_numpy(dev, dtype):
+    a = A.astype(dtype) if dtype != "int32" else np.nan_to_num(A).astype(dtype)
+    np.testing.assert_array_equal(host(pdt.logical_not(pdt.tensor(a, device=dev))),
+                                  np.logical_not(a))
+
+
+def test_mask_operators(dev):
+    a = np.arange(8)
+    x = pdt.tensor(a, device=dev)
+    lo, hi = x > 2, x < 5
+    np.testing.assert_array_equal(host(lo & hi), (a > 2) & (a < 5))
+    np.testing.assert_array_equal(host(lo | (x > 6)), (a > 2) | (a > 6))
+    np.testing.assert_array_equal(host(lo ^ hi), (a > 2) ^ (a < 5))
+    np.testing.assert_array_equal(host(~lo), ~(a > 2))
+    for s in (True, False):
+        np.testing.assert_array_equal(host(lo & s), (a > 2) & s)
+        np.testing.assert_array_equal(host(s | lo), s | (a > 2))
+        np.testing.assert_array_equal(host(s ^ lo), s ^ (a > 2))
+    m = x > 3
+    m &= x < 6  # in-place forms rebind, as for Python ints
+    np.testing.assert_array_equal(host(m), (a > 3) & (a < 6))
+    np.testing.assert_array_equal(x[(x > 1) & (x < 4)].cpu().numpy(), a[(a > 1) & (a < 4)])
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, -1, (0, 1)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_any_and_all_match_numpy(dev, dim, keepdim):
+    for a in (A, np.nan_to_num(A, nan=0.0), np.ones((3, 4)), np.zeros((3, 0))):
+        x = pdt.tensor(a, device=dev)
+        for name in ("any", "all"):
+            got = getattr(x, name)() if dim is None and not keepdim else \
+                getattr(pdt, name)(x, dim=dim, keepdim=keepdim)
+            want = getattr(np, name)(a != 0, axis=dim, keepdims=keepdim)
+            np.testing.assert_array_equal(host(got), want)
+            assert got.device == x.device
+
+
+def test_bitwise_operators_refuse_non_bool_tensors_and_name_the_dtype(dev):
+    x = pdt.arange(4, device=dev)
+    for f in (lambda: x & (x > 1), lambda: (x > 1) | x, lambda: x ^ x, lambda: ~x):
+        with pytest.raises(TypeError, match=r"bitwise ops take bool tensors \(masks\), got "
+                                            r"(self|other) of dtype pydevtensor.int64 on "
+                                            + x.device.type):
+            f()
+    with pytest.raises(TypeError, match="unsupported operand"):
+        (x > 1) & 1
