@@ -39,9 +39,13 @@ def _or(a, b):
     return a + b
 
 
-def logical_and(input, other):
-    """Elementwise logical and: True where both input and other are nonzero.
+def _binary_doc(fn):
+    """fn's docstring with the Parameters and Returns the three binary ops share."""
+    fn.__doc__ = fn.__doc__.replace("{binary}", _BINARY.strip("\n").lstrip() + "\n")
+    return fn
 
+
+_BINARY = """
     Parameters
     ----------
     input : Tensor
@@ -53,7 +57,14 @@ def logical_and(input, other):
     -------
     Tensor
         A bool tensor of the broadcast shape.
+"""
 
+
+@_binary_doc
+def logical_and(input, other):
+    """Elementwise logical and: True where both input and other are nonzero.
+
+    {binary}
     Examples
     --------
     >>> pydevtensor.logical_and(pydevtensor.tensor([1, 0, 2]), pydevtensor.tensor([1, 1, 0]))
@@ -62,21 +73,11 @@ def logical_and(input, other):
     return _and(_truth(input, "logical_and"), _truth(other, "logical_and", "other"))
 
 
+@_binary_doc
 def logical_or(input, other):
     """Elementwise logical or: True where input or other is nonzero.
 
-    Parameters
-    ----------
-    input : Tensor
-        Any dtype; nonzero (and NaN) counts as True.
-    other : Tensor or number
-        Broadcast against input, on input's device.
-
-    Returns
-    -------
-    Tensor
-        A bool tensor of the broadcast shape.
-
+    {binary}
     Examples
     --------
     >>> pydevtensor.logical_or(pydevtensor.tensor([1, 0, 0]), pydevtensor.tensor([0, 0, 3]))
@@ -85,22 +86,12 @@ def logical_or(input, other):
     return _or(_truth(input, "logical_or"), _truth(other, "logical_or", "other"))
 
 
+@_binary_doc
 def logical_xor(input, other):
     """Elementwise logical exclusive or: True where exactly one of input and other is
     nonzero.
 
-    Parameters
-    ----------
-    input : Tensor
-        Any dtype; nonzero (and NaN) counts as True.
-    other : Tensor or number
-        Broadcast against input, on input's device.
-
-    Returns
-    -------
-    Tensor
-        A bool tensor of the broadcast shape.
-
+    {binary}
     Examples
     --------
     >>> pydevtensor.logical_xor(pydevtensor.tensor([1, 0, 2]), pydevtensor.tensor([1, 1, 0]))
