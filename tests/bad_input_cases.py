@@ -173,6 +173,8 @@ CASES = [
       r"cannot be modified after being initialized"),
 
     # ---- NumPy inputs: dtypes, read-only, non-contiguous, unaligned
+    C("from_numpy-numpy-scalar", "pdt.from_numpy(np.float64(3.0))", "TypeError",
+      r"expected a numpy.ndarray, got the NumPy scalar numpy.float64 \(it has no memory"),
     C("from_numpy-list", "pdt.from_numpy([1, 2])", "TypeError",
       r"expected a numpy.ndarray, got list"),
     C("from_numpy-uint16", "pdt.from_numpy(np.zeros(3, np.uint16))", "TypeError",

@@ -237,3 +237,23 @@ def test_the_size_as_a_keyword(make, device):
             np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
     x = f(size=(), requires_grad=True, device=device) if make != "empty" else None
     assert x is None or (x.requires_grad and x.shape == ())
+
+
+def test_numpy_bool_scalars_in_lists_make_a_bool_tensor(device):
+    """tensor([np.True_, np.False_]) is bool, as PyTorch makes it (before: float32);
+    mixed with ints or floats, the wider kind wins as for Python bools."""
+    t = pdt.tensor([np.bool_(True), np.bool_(False)], device=device)
+    assert t.dtype == pdt.bool and t.cpu().tolist() == [True, False]
+    assert pdt.tensor([np.True_, 2], device=device).dtype == pdt.int64
+    assert pdt.tensor([[np.True_], [1.5]], device=device).cpu().tolist() == [[1.0], [1.5]]
+
+
+@pytest.mark.parametrize("kind, want", [(float, "float64"), (int, "int64"), (bool, "bool"),
+                                        (np.float32, "float32"), (np.int32, "int32")])
+def test_to_a_python_or_numpy_type_converts_the_dtype(device, kind, want):
+    """t.to(float) is t.to(float64), as in PyTorch (before: 'expected a device')."""
+    t = pdt.tensor([0.0, 1.5, -2.0], device=device)
+    for got in (t.to(kind), t.to(device, kind), t.to(dtype=kind)):
+        assert str(got.dtype) == f"pydevtensor.{want}" and got.device == t.device
+        np.testing.assert_array_equal(got.cpu().numpy(),
+                                      np.array([0.0, 1.5, -2.0]).astype(want))

@@ -44,12 +44,20 @@ static int infer_shape(PyObject *data, infer_state *st, const char *where)
     return 0;
 }
 
+/* NumPy's bool scalar (np.True_), which is no Python bool: by its type's name
+ * (numpy.bool in NumPy 2, numpy.bool_ before), as no NumPy header is built against. */
+static int is_numpy_bool(PyObject *o)
+{
+    const char *name = Py_TYPE(o)->tp_name;
+    return strcmp(name, "numpy.bool") == 0 || strcmp(name, "numpy.bool_") == 0;
+}
+
 /* Checks that the nested sequences are rectangular and holds only numbers,
  * noting which kinds of numbers appear. */
 static int check_nested(PyObject *o, int depth, infer_state *st, const char *where)
 {
     if (depth == st->ndim) {
-        if (PyBool_Check(o))
+        if (PyBool_Check(o) || is_numpy_bool(o))
             st->seen_bool = 1;
         else if (PyFloat_Check(o))
             st->seen_float = 1;
@@ -397,6 +405,17 @@ static PyObject *f_tensor(PyObject *module, PyObject *const *args, Py_ssize_t na
     return r;
 }
 
+/* Whether a is a NumPy scalar (an instance of numpy.generic; NumPy imported). */
+static int is_numpy_scalar(PyObject *a)
+{
+    PyObject *np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); /* borrowed */
+    PyObject *generic = np ? PyObject_GetAttrString(np, "generic") : NULL;
+    int r = generic ? PyObject_IsInstance(a, generic) : 0;
+    Py_XDECREF(generic);
+    PyErr_Clear();
+    return r == 1;
+}
+
 /* from_numpy(a): a CPU tensor sharing a's memory. */
 static PyObject *f_from_numpy(PyObject *module, PyObject *a)
 {
@@ -419,7 +438,13 @@ static PyObject *f_from_numpy(PyObject *module, PyObject *a)
         return NULL;
     }
     int r = pdt_wrap_buffer(S, a, 1, "from_numpy()", &t);
-    if (r == 1)
+    if (r == 1 && is_numpy_scalar(a))
+        PyErr_Format(PyExc_TypeError,
+                     "from_numpy(): expected a numpy.ndarray, got the NumPy scalar %.100s (it "
+                     "has no memory to share); use pydevtensor.tensor(x), or "
+                     "from_numpy(np.asarray(x)) for a 0-d array",
+                     Py_TYPE(a)->tp_name);
+    else if (r == 1)
         PyErr_SetString(PyExc_ValueError,
                         "from_numpy(): the array is read-only, and tensors share memory "
                         "writably; pass a writable array (a.copy()), or use "

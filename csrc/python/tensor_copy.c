@@ -77,6 +77,10 @@ static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         } else if (Py_IS_TYPE(a, S->dtype_type) && !got_dtype) {
             dtype = (int)((PdtDTypeObject *)a)->dtype;
             got_dtype = 1;
+        } else if (PyType_Check(a) && !got_dtype) { /* to(float), to(np.float32): a dtype */
+            if (pdt_dtype_from_object(S, a, -1, &dtype) < 0)
+                return NULL;
+            got_dtype = 1;
         } else if (!got_device && !got_dtype && i == 0) {
             if (pdt_device_from_object(S, a, device, &device) < 0) {
                 /* a string may name a dtype instead: to('float64') */
