@@ -547,6 +547,9 @@ CASES = [
     C("format-vector", "format(t, '.3f')", "TypeError", r"only 0-d tensors take a format"),
 
     # ---- matmul
+    C("mv-matrix-matrix", "pdt.mv(t, t)", "RuntimeError",
+      r"mv: expected a 2-d matrix and a 1-d vector, got shapes \(2, 3\) and \(2, 3\) \(on cpu\)"),
+    C("mv-sizes", "pdt.mv(t, pdt.ones(2))", "ValueError", r"\(2, 3\).*\(2,\)"),
     C("matmul-inner", "pdt.matmul(pdt.zeros(2, 3), pdt.zeros(4, 5))", "ValueError",
       r"shapes \(2, 3\) and \(4, 5\) cannot be multiplied \(3 != 4\)"),
     C("matmul-0d", "pdt.matmul(pdt.tensor(1.0), pdt.zeros(3))", "ValueError",

@@ -539,3 +539,22 @@ def test_integer_matmul_across_its_blocks(device, dtype):
             np.testing.assert_array_equal(host(got), 3 * c.astype(np.int64) + 2 * want)
     finally:
         _C._cpu_simd_level(old)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mv_matches_numpy_and_carries_the_gradient(device, dtype):
+    """mv(A, x) and A.mv(x) (D2L's linear algebra), against NumPy in float64 (float32:
+    2e-6 relative, the sums' rounding at k = 37), and its gradient."""
+    rng = np.random.default_rng(3)
+    a, x = rng.standard_normal((5, 37)), rng.standard_normal(37)
+    A = pdt.tensor(a, dtype=getattr(pdt, dtype), device=device, requires_grad=True)
+    v = pdt.tensor(x, dtype=getattr(pdt, dtype), device=device)
+    tol = 2e-6 if dtype == "float32" else 1e-12
+    for got in (pdt.mv(A, v), A.mv(v)):
+        assert got.device == A.device and tuple(got.shape) == (5,)
+        np.testing.assert_allclose(got.detach().cpu().numpy(), a @ x, rtol=tol, atol=tol * 10)
+    pdt.mv(A, v).sum().backward()
+    np.testing.assert_allclose(A.grad.cpu().numpy(), np.tile(x, (5, 1)), rtol=tol)
+    with pytest.raises(RuntimeError, match=r"mv: expected a 2-d matrix and a 1-d vector, got "
+                                           r"shapes \(37,\) and \(37,\)"):
+        pdt.mv(v, v)
