@@ -40,12 +40,13 @@ from ._ops_index import *  # noqa: F401,F403  (where, gather, advanced indexing;
 from ._ops_join import *  # noqa: F401,F403  (cat, stack, split, flip, ...)
 from ._ops_einsum import *  # noqa: F401,F403  (einsum, outer)
 from ._ops_logical import *  # noqa: F401,F403  (logical_and, any, all, ...; & | ^ ~ on masks)
+from ._ops_shortcuts import *  # noqa: F401,F403  (square, reciprocal, rand_like, is_tensor, ...)
 from ._ops_sort import *  # noqa: F401,F403  (sort, argsort, topk, cumsum)
 from ._ops_stats import *  # noqa: F401,F403  (softmax, var, std, isnan, allclose, ...)
 from ._ops_stats import tensor  # also takes lists of 0-d tensors
 from ._ops_random import normal
-from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random, _ops_sort,
-               _ops_stats, linalg)
+from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
+               _ops_shortcuts, _ops_sort, _ops_stats, linalg)
 
 # Note [lazy submodules]: nn, optim, distribute, distributed, config, debugging and save/load
 # are imported on first use.  They pull in logging, json, threading and queue, which
@@ -87,4 +88,5 @@ __all__ += ["as_tensor", "config", "distribute", "distributed", "from_dlpack", "
             "set_default_device"]
 __all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__
 __all__ += _ops_random.__all__ + _ops_einsum.__all__ + _ops_logical.__all__
+__all__ += _ops_shortcuts.__all__
 __all__ += ["linalg"]

@@ -319,6 +319,14 @@ CASES = [
     C("export-positional", "t.__dlpack__(1)", "TypeError", r"keyword arguments only"),
 
     # ---- elementwise ops
+    C("square-list", "pdt.square([2.0])", "TypeError", r"square\(\): input must be a Tensor, got list"),
+    C("reciprocal-str", 'pdt.reciprocal("2")', "TypeError",
+      r"reciprocal\(\): input must be a Tensor, got str"),
+    C("rand_like-int-dtype", "pdt.rand_like(ti)", "TypeError", r"rand\(\): dtype must be float"),
+    C("randn_like-array", "pdt.randn_like(a)", "TypeError",
+      r"randn_like\(\): input must be a Tensor, got ndarray"),
+    C("is_tensor-no-argument", "pdt.is_tensor()", "TypeError", r"argument"),
+    C("numel-number", "pdt.numel(3)", "TypeError", r"numel\(\): input must be a Tensor, got int"),
     C("logical_and-list", "pdt.logical_and([1], t)", "TypeError",
       r"logical_and\(\): input must be a Tensor, got list"),
     C("logical_or-str", 'pdt.logical_or(t, "x")', "TypeError",

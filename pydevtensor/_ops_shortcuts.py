@@ -1,0 +1,236 @@
+"""PyTorch's shortcuts that are one composition each: square, reciprocal, rand_like,
+randn_like, is_tensor, numel, and the methods view_as, reshape_as and type_as.
+
+Each is the expression its docstring names, so it runs on every device, autograd records
+the pieces (square's gradient is 2x, reciprocal's -1/x^2), and its rounding is that of
+the expression: ``square(x)`` is ``x * x``, ``reciprocal(x)`` is ``1 / x`` (true
+division, so integer inputs give floats, as in PyTorch).
+"""
+from . import _C
+
+
+def _tensor(x, op, name="input"):
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"{op}(): {name} must be a Tensor, got {type(x).__name__}")
+    return x
+
+
+def square(input):
+    """The elementwise square, ``input * input``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any numeric dtype (also the method ``x.square()``).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape, dtype and device.
+
+    Examples
+    --------
+    >>> pydevtensor.square(pydevtensor.tensor([-2.0, 0.5, 3.0]))
+    tensor([4.0000, 0.2500, 9.0000])
+    """
+    x = _tensor(input, "square")
+    return x * x
+
+
+def reciprocal(input):
+    """The elementwise reciprocal, ``1 / input`` (true division: integer inputs give
+    the default float dtype).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any numeric dtype (also the method ``x.reciprocal()``).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape, on its device; 1/0 is inf, as in IEEE arithmetic.
+
+    Examples
+    --------
+    >>> pydevtensor.reciprocal(pydevtensor.tensor([2.0, -4.0, 0.0]))
+    tensor([ 0.5000, -0.2500,     inf])
+    """
+    return 1 / _tensor(input, "reciprocal")
+
+
+def _random_like(fn, input, dtype, device, requires_grad, op):
+    x = _tensor(input, op)
+    return fn(tuple(x.shape), dtype=x.dtype if dtype is None else dtype,
+              device=x.device if device is None else device, requires_grad=requires_grad)
+
+
+_LIKE = """
+    Parameters
+    ----------
+    input : Tensor
+        Gives the shape, and the dtype and device unless given.
+    dtype : pydevtensor.dtype, optional
+        A floating dtype (default: input's).
+    device : str or pydevtensor.device, optional
+        Where the result lives (default: input's device).
+    requires_grad : bool, optional
+        Whether autograd records operations on the result.
+"""
+
+
+def _like_doc(fn):
+    """fn's docstring with the Parameters that rand_like and randn_like share."""
+    fn.__doc__ = fn.__doc__.replace("{like}", _LIKE.strip("\n").lstrip())
+    return fn
+
+
+@_like_doc
+def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Uniform random numbers in [0, 1), in input's shape: ``rand(input.shape, ...)``.
+
+    {like}
+
+    Returns
+    -------
+    Tensor
+        A new tensor, drawn as rand() draws (the same numbers on every device).
+
+    Examples
+    --------
+    >>> _ = pydevtensor.manual_seed(0)
+    >>> pydevtensor.rand_like(pydevtensor.zeros(2, 3)).shape
+    pydevtensor.Size([2, 3])
+    """
+    return _random_like(_C.rand, input, dtype, device, requires_grad, "rand_like")
+
+
+@_like_doc
+def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Standard normal random numbers in input's shape: ``randn(input.shape, ...)``.
+
+    {like}
+
+    Returns
+    -------
+    Tensor
+        A new tensor, drawn as randn() draws (the same numbers on every device).
+
+    Examples
+    --------
+    >>> _ = pydevtensor.manual_seed(0)
+    >>> pydevtensor.randn_like(pydevtensor.zeros(4), dtype=pydevtensor.float64).dtype
+    pydevtensor.float64
+    """
+    return _random_like(_C.randn, input, dtype, device, requires_grad, "randn_like")
+
+
+def is_tensor(obj):
+    """Whether obj is a pydevtensor Tensor (or a subclass, such as nn.Parameter).
+
+    Parameters
+    ----------
+    obj : object
+        Anything.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> pydevtensor.is_tensor(pydevtensor.ones(2)), pydevtensor.is_tensor([1.0])
+    (True, False)
+    """
+    return isinstance(obj, _C.Tensor)
+
+
+def numel(input):
+    """The number of elements of input: ``input.numel()``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any tensor.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> pydevtensor.numel(pydevtensor.zeros(2, 3, 4))
+    24
+    """
+    return _tensor(input, "numel").numel()
+
+
+def view_as(self, other):
+    """A view of self with other's shape: ``self.view(other.shape)``.
+
+    Parameters
+    ----------
+    other : Tensor
+        Gives the shape.
+
+    Returns
+    -------
+    Tensor
+        A view sharing self's storage.
+
+    Examples
+    --------
+    >>> pydevtensor.arange(6).view_as(pydevtensor.zeros(2, 3))
+    tensor([[0, 1, 2],
+            [3, 4, 5]])
+    """
+    return self.view(tuple(_tensor(other, "view_as", "other").shape))
+
+
+def reshape_as(self, other):
+    """self with other's shape: ``self.reshape(other.shape)`` (a view when it can be).
+
+    Parameters
+    ----------
+    other : Tensor
+        Gives the shape.
+
+    Returns
+    -------
+    Tensor
+        A view, or a copy where no view has that shape.
+
+    Examples
+    --------
+    >>> pydevtensor.arange(6).reshape_as(pydevtensor.zeros(3, 2)).shape
+    pydevtensor.Size([3, 2])
+    """
+    return self.reshape(tuple(_tensor(other, "reshape_as", "other").shape))
+
+
+def type_as(self, other):
+    """self converted to other's dtype: ``self.to(other.dtype)`` (self when it has it).
+
+    Parameters
+    ----------
+    other : Tensor
+        Gives the dtype.
+
+    Returns
+    -------
+    Tensor
+        On self's device, of other's dtype.
+
+    Examples
+    --------
+    >>> pydevtensor.tensor([1, 2]).type_as(pydevtensor.zeros(1))
+    tensor([1., 2.])
+    """
+    return self.to(_tensor(other, "type_as", "other").dtype)
+
+
+for _name_, _fn in (("square", square), ("reciprocal", reciprocal), ("view_as", view_as),
+                    ("reshape_as", reshape_as), ("type_as", type_as)):
+    setattr(_C.Tensor, _name_, _fn)
+
+__all__ = ["is_tensor", "numel", "rand_like", "randn_like", "reciprocal", "square"]

@@ -1,0 +1,64 @@
+"""PyTorch's one-composition shortcuts (pydevtensor/_ops_shortcuts.py) on every device:
+square and reciprocal against NumPy in float64 (exact: one rounding each, as NumPy's),
+with their gradients; rand_like / randn_like draw what rand / randn draw; is_tensor,
+numel, view_as, reshape_as, type_as."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+
+X = np.array([[-2.0, 0.5, 3.0], [1e-3, -7.25, 0.0]])
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_square_and_reciprocal_match_numpy(dev, dtype):
+    a = X.astype(dtype) if dtype != "int64" else np.array([[-2, 1, 3], [5, -7, 0]])
+    x = pdt.tensor(a, device=dev)
+    np.testing.assert_array_equal(pdt.square(x).cpu().numpy(), a * a)
+    np.testing.assert_array_equal(x.square().cpu().numpy(), a * a)
+    with np.errstate(divide="ignore"):
+        want = 1 / a if dtype != "float32" else (np.float32(1) / a)
+    got = pdt.reciprocal(x).cpu().numpy()
+    assert got.dtype == (np.float32 if dtype != "float64" else np.float64)
+    np.testing.assert_allclose(got, want.astype(got.dtype), rtol=0)
+    np.testing.assert_array_equal(x.reciprocal().cpu().numpy(), got)
+
+
+def test_square_and_reciprocal_gradients(dev):
+    a = np.array([1.0, -2.0, 4.0, 0.5])
+    x = pdt.tensor(a, device=dev, requires_grad=True)
+    (x.square() + pdt.reciprocal(x)).sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 2 * a - 1 / a**2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["rand", "randn"])
+def test_random_like_draws_what_the_plain_function_draws(dev, name):
+    like = pdt.zeros(3, 4, dtype=pdt.float64, device=dev)
+    pdt.manual_seed(11)
+    got = getattr(pdt, name + "_like")(like)
+    pdt.manual_seed(11)
+    want = getattr(pdt, name)(3, 4, dtype=pdt.float64, device=dev)
+    assert got.dtype == pdt.float64 and got.device == like.device
+    np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
+    other = getattr(pdt, name + "_like")(like, dtype=pdt.float32, requires_grad=True)
+    assert other.dtype == pdt.float32 and other.requires_grad and other.shape == like.shape
+
+
+def test_queries_and_as_methods(dev):
+    x = pdt.arange(12, device=dev)
+    assert pdt.is_tensor(x) and not pdt.is_tensor(np.ones(2)) and not pdt.is_tensor([1])
+    assert pdt.numel(x) == 12 and pdt.numel(pdt.zeros(0, 5, device=dev)) == 0
+    v = x.view_as(pdt.zeros(3, 4))
+    assert tuple(v.shape) == (3, 4) and v.data_ptr() == x.data_ptr()
+    r = x.reshape(3, 4).t().reshape_as(pdt.zeros(2, 6))
+    np.testing.assert_array_equal(r.cpu().numpy(), np.arange(12).reshape(3, 4).T.reshape(2, 6))
+    f = x.type_as(pdt.zeros(1, dtype=pdt.float64))
+    assert f.dtype == pdt.float64 and f.device == x.device
+    with pytest.raises(TypeError, match=r"view_as\(\): other must be a Tensor, got tuple"):
+        x.view_as((3, 4))
