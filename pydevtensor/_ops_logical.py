@@ -70,7 +70,8 @@ def logical_and(input, other):
     >>> pydevtensor.logical_and(pydevtensor.tensor([1, 0, 2]), pydevtensor.tensor([1, 1, 0]))
     tensor([ True, False, False])
     """
-    return _and(_truth(input, "logical_and"), _truth(other, "logical_and", "other"))
+    return _named("logical_and()", _and, _truth(input, "logical_and"),
+                  _truth(other, "logical_and", "other"))
 
 
 @_binary_doc
@@ -83,7 +84,8 @@ def logical_or(input, other):
     >>> pydevtensor.logical_or(pydevtensor.tensor([1, 0, 0]), pydevtensor.tensor([0, 0, 3]))
     tensor([ True, False,  True])
     """
-    return _or(_truth(input, "logical_or"), _truth(other, "logical_or", "other"))
+    return _named("logical_or()", _or, _truth(input, "logical_or"),
+                  _truth(other, "logical_or", "other"))
 
 
 @_binary_doc
@@ -97,8 +99,8 @@ def logical_xor(input, other):
     >>> pydevtensor.logical_xor(pydevtensor.tensor([1, 0, 2]), pydevtensor.tensor([1, 1, 0]))
     tensor([False,  True,  True])
     """
-    a, b = _truth(input, "logical_xor"), _truth(other, "logical_xor", "other")
-    return a != b if isinstance(a, _C.Tensor) else b != a
+    return _named("logical_xor()", _xor, _truth(input, "logical_xor"),
+                  _truth(other, "logical_xor", "other"))
 
 
 def logical_not(input):
@@ -124,11 +126,23 @@ def logical_not(input):
     return input == 0 if input.dtype != _C.bool else input == False  # noqa: E712
 
 
-def _count_true(input, dim, keepdim, op):
+def _named(label, fn, *args):
+    """fn(*args), with an error of the composition's own ops (sum(), ne, mul) named
+    for the op the user called too (label: "any()", "&")."""
+    try:
+        return fn(*args)
+    except (IndexError, ValueError, RuntimeError) as e:
+        raise type(e)(f"{label}: {e}") from None
+
+
+def _count(input, dim, keepdim, op, nonzero):
+    """How many elements are nonzero (nonzero=True) or zero, over dim."""
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{op}(): input must be a Tensor, got {type(input).__name__}")
-    t = input if input.dtype == _C.bool else input != 0
-    return t.sum() if dim is None else t.sum(dim=dim, keepdim=keepdim), t
+    t = input != 0 if nonzero else input == 0  # NaN is no zero: it counts as True
+    if dim is not None:
+        return _named(f"{op}()", lambda: t.sum(dim=dim, keepdim=keepdim))
+    return t.sum().reshape((1,) * input.ndim) if keepdim else t.sum()
 
 
 def any(input, dim=None, keepdim=False):
@@ -154,8 +168,7 @@ def any(input, dim=None, keepdim=False):
     >>> x.any(), x.any(dim=1)
     (tensor(True), tensor([False,  True]))
     """
-    count, _ = _count_true(input, dim, keepdim, "any")
-    return count > 0
+    return _count(input, dim, keepdim, "any", True) > 0
 
 
 def all(input, dim=None, keepdim=False):
@@ -181,14 +194,7 @@ def all(input, dim=None, keepdim=False):
     >>> x.all(), x.all(dim=1)
     (tensor(False), tensor([ True, False]))
     """
-    count, t = _count_true(input, dim, keepdim, "all")
-    if dim is None:
-        return count == t.numel()
-    dims = (dim,) if isinstance(dim, builtins.int) else tuple(dim)
-    n = 1
-    for d in dims:
-        n *= t.shape[d]
-    return count == n
+    return _count(input, dim, keepdim, "all", False) == 0
 
 
 def _mask_operand(x, op, name):
@@ -206,12 +212,27 @@ def _mask_operand(x, op, name):
 def _binary(op, fn):
     def forward(self, other):
         a, b = _mask_operand(self, op, "self"), _mask_operand(other, op, "other")
-        return NotImplemented if b is NotImplemented else fn(a, b)
+        return NotImplemented if b is NotImplemented else _named(op, fn, a, b)
 
     def reflected(self, other):
         a, b = _mask_operand(self, op, "self"), _mask_operand(other, op, "other")
-        return NotImplemented if b is NotImplemented else fn(b, a)
+        return NotImplemented if b is NotImplemented else _named(op, fn, b, a)
     return forward, reflected
+
+
+def _inplace(op, fn):
+    def inplace(self, other):
+        """self op= other: written into self (a view writes through), as in PyTorch."""
+        a, b = _mask_operand(self, op, "self"), _mask_operand(other, op, "other")
+        if b is NotImplemented:
+            return NotImplemented
+        r = _named(op, fn, a, b)
+        if tuple(r.shape) != tuple(self.shape):
+            raise RuntimeError(f"{op}: the result's shape {tuple(r.shape)} is not self's "
+                               f"{tuple(self.shape)} (on {self.device}): self cannot grow")
+        self.copy_(r)
+        return self
+    return inplace
 
 
 def _invert(self):
@@ -226,6 +247,9 @@ _C.Tensor.__and__, _C.Tensor.__rand__ = _binary("&", _and)
 _C.Tensor.__or__, _C.Tensor.__ror__ = _binary("|", _or)
 _C.Tensor.__xor__, _C.Tensor.__rxor__ = _binary("^", _xor)
 _C.Tensor.__invert__ = _invert
+_C.Tensor.__iand__ = _inplace("&=", _and)
+_C.Tensor.__ior__ = _inplace("|=", _or)
+_C.Tensor.__ixor__ = _inplace("^=", _xor)
 for _name_, _fn in (("logical_and", logical_and), ("logical_or", logical_or),
                     ("logical_xor", logical_xor), ("logical_not", logical_not),
                     ("any", any), ("all", all)):

@@ -55,9 +55,17 @@ def test_mask_operators(dev):
         np.testing.assert_array_equal(host(lo & s), (a > 2) & s)
         np.testing.assert_array_equal(host(s | lo), s | (a > 2))
         np.testing.assert_array_equal(host(s ^ lo), s ^ (a > 2))
-    m = x > 3
-    m &= x < 6  # in-place forms rebind, as for Python ints
-    np.testing.assert_array_equal(host(m), (a > 3) & (a < 6))
+    masks = pdt.zeros(2, 8, dtype=pdt.bool, device=dev)
+    row = masks[1]
+    row |= x > 3  # in place, as in PyTorch: through the view into masks
+    row &= x < 6
+    row ^= True
+    want = np.zeros((2, 8), bool)
+    want[1] = ~((a > 3) & (a < 6))
+    np.testing.assert_array_equal(host(masks), want)
+    with pytest.raises(RuntimeError, match=r"&=: the result's shape \(2, 8\) is not self's "
+                                           r"\(8,\)"):
+        row &= masks
     np.testing.assert_array_equal(x[(x > 1) & (x < 4)].cpu().numpy(), a[(a > 1) & (a < 4)])
 
 
@@ -70,8 +78,30 @@ def test_any_and_all_match_numpy(dev, dim, keepdim):
             got = getattr(x, name)() if dim is None and not keepdim else \
                 getattr(pdt, name)(x, dim=dim, keepdim=keepdim)
             want = getattr(np, name)(a != 0, axis=dim, keepdims=keepdim)
-            np.testing.assert_array_equal(host(got), want)
+            np.testing.assert_array_equal(host(got), want, strict=True)
             assert got.device == x.device
+
+
+def test_any_and_all_of_0d_tensors_and_no_dims(dev):
+    for v in (0.0, 3.0, float("nan")):
+        x = pdt.tensor(v, device=dev)
+        for name in ("any", "all"):
+            want = getattr(np, name)(np.array(v) != 0)
+            for kw in ({}, {"dim": 0}, {"dim": -1}):
+                got = getattr(pdt, name)(x, **kw)
+                assert got.shape == () and bool(got) == want, (v, name, kw)
+    x = pdt.tensor([[1.0, 0.0], [0.0, 0.0]], device=dev)
+    assert not bool(x.all(dim=())) and bool(x.any(dim=()))  # () reduces every dim, as sum's
+
+
+def test_errors_name_the_op_called(dev):
+    x = pdt.ones(2, 3, device=dev)
+    with pytest.raises(IndexError, match=r"^all\(\): sum\(\): dimension out of range"):
+        pdt.all(x, dim=5)
+    with pytest.raises(ValueError, match=r"^logical_xor\(\): .*\(2, 3\) and \(4,\)"):
+        pdt.logical_xor(x, pdt.ones(4, device=dev))
+    with pytest.raises(ValueError, match=r"^&: .*\(2, 3\) and \(4,\)"):
+        (x > 0) & pdt.ones(4, dtype=pdt.bool, device=dev)
 
 
 def test_bitwise_operators_refuse_non_bool_tensors_and_name_the_dtype(dev):

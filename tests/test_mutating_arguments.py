@@ -123,6 +123,57 @@ def test_tensor_of_a_tensor_copies_the_storage_it_was_given(swap_on_log):
     x = pdt.ones(1, 100_000)
     h = swap_on_log(x, pdt.zeros(1, 1), "copy")
     y = pdt.tensor(x)
-    if not h.done:
-        pytest.skip("tensor(t) logged no copy op to swap in")
+    assert h.done  # tensor(t) logs its copy
     assert tuple(y.shape) == (1, 100_000) and float(y.sum()) == 100_000.0
+
+
+def test_setitem_keeps_the_value_it_was_given_when_its_data_moves_meanwhile(swap_on_log):
+    """x[...] = v broadcasts v (logged as expand) and copies it: v.data moving to one
+    element while that is logged leaves the copy reading v's old storage (before:
+    a (4, 100000) view over the new one-element storage)."""
+    x = pdt.zeros(4, 100_000)
+    v = pdt.ones(100_000)
+    h = swap_on_log(v, pdt.zeros(1), "expand")
+    x[...] = v
+    assert h.done and tuple(v.shape) == (1,)
+    assert float(x.sum()) == 400_000.0
+
+
+class _OnLog(logging.Handler):
+    """Runs action() once, when the op named `when` is logged."""
+
+    def __init__(self, when, action):
+        super().__init__()
+        self.when, self.action, self.done = when, action, False
+
+    def emit(self, record):
+        if not self.done and f"op {self.when} " in record.getMessage():
+            self.done = True
+            self.action()
+
+
+@pytest.mark.parametrize("op", ["index_select", "index_put", "index_add"])
+def test_an_index_changed_after_the_check_is_an_index_error(op):
+    """Note [the index read once] (cpu_index.c): the core checks the index and logs
+    the op, then the kernel reads the index; an index written between the two (here
+    by the logging handler; in life by another thread) is caught by the kernel's own
+    check, before anything is read or written through it."""
+    x = pdt.zeros(8, 3)
+    v = pdt.tensor([0, 7, 2])
+    values = pdt.ones(3, 3)
+    logger = logging.getLogger("pydevtensor.placement")
+    h = _OnLog(op, lambda: v.copy_(pdt.tensor([0, 1 << 40, 2])))
+    logger.addHandler(h)
+    pdt.config.set_log_device_placement(True)
+    try:
+        with pytest.raises(IndexError, match=r"index 1099511627776 is out of bounds for size 8 "
+                                             r"\(on cpu\): the index tensor was written to"):
+            if op == "index_select":
+                x.index_select(0, v)
+            else:
+                getattr(pdt._C, "_" + op)(x, 0, v, values)
+    finally:
+        pdt.config.set_log_device_placement(False)
+        logger.removeHandler(h)
+    assert h.done
+    assert float(x.abs().sum()) == 0.0  # nothing written through the bad index

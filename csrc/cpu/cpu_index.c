@@ -166,16 +166,22 @@ static inline int64_t wrap(int64_t i, int64_t size) { return i < 0 ? i + size : 
  * but the index's storage is shared: another Python thread may write to it
  * between the check and the kernel, or while the kernel runs with the GIL
  * released (holding the storage keeps it alive, not unchanged).  So the kernels
- * read each value once, into a buffer of their own, wrapped from the end and
- * checked as it is copied, before they read or write anything through it: a
- * value changed under them gives an IndexError, never an access out of bounds.
- * The copy costs a pass over the indices (the wrap took one before). */
+ * copy the index once into a buffer of their own, then wrap and check the copy,
+ * before they read or write anything through it: a value changed under them
+ * gives an IndexError, never an access out of bounds.  The copy and the check
+ * cost a pass over the indices (the wrap took one before). */
 #define OWN_INDEX_LOCAL 64
 
 typedef struct own_index {
     int64_t *v;
     int64_t local[OWN_INDEX_LOCAL];
 } own_index;
+
+static void own_index_free(own_index *o)
+{
+    if (o->v != o->local)
+        free(o->v);
+}
 
 static pdt_status own_index_read(own_index *o, const char *op, const pdt_tensor *index,
                                  int64_t size)
@@ -186,25 +192,26 @@ static pdt_status own_index_read(own_index *o, const char *op, const pdt_tensor 
     if (!o->v)
         return pdt_fail(PDT_ERR_OOM, "%s: out of memory for a copy of %lld indices on the CPU", op,
                         (long long)n);
+    /* one copy (a racing write may tear a value, but the copy is ours), then the
+     * wrap and the check on the copy: a loop the compiler vectorises */
+    memcpy(o->v, ix, (size_t)n * sizeof *o->v);
+    int64_t bad = 0;
     for (int64_t r = 0; r < n; r++) {
-        const int64_t was = __atomic_load_n(ix + r, __ATOMIC_RELAXED), v = wrap(was, size);
-        if ((uint64_t)v >= (uint64_t)size) {
-            if (o->v != o->local)
-                free(o->v);
-            return pdt_fail(PDT_ERR_INDEX,
-                            "%s: index %lld is out of bounds for size %lld (on cpu): the index "
-                            "tensor was written to while the op used it",
-                            op, (long long)was, (long long)size);
-        }
+        const int64_t v = wrap(o->v[r], size);
+        bad |= (int64_t)((uint64_t)v >= (uint64_t)size);
         o->v[r] = v;
     }
-    return PDT_OK;
-}
-
-static void own_index_free(own_index *o)
-{
-    if (o->v != o->local)
-        free(o->v);
+    if (!bad)
+        return PDT_OK;
+    int64_t r = 0;
+    while ((uint64_t)o->v[r] < (uint64_t)size)
+        r++;
+    const long long was = (long long)(o->v[r] < 0 ? o->v[r] - size : o->v[r]); /* unwrapped */
+    own_index_free(o);
+    return pdt_fail(PDT_ERR_INDEX,
+                    "%s: index %lld is out of bounds for size %lld (on cpu): the index tensor "
+                    "was written to while the op used it",
+                    op, was, (long long)size);
 }
 
 /* index_select's walk: out (row-major) as rows of its last dim, each row cut into

@@ -53,8 +53,8 @@ int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t 
             if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
                 PyErr_Clear();
                 PyErr_Format(PyExc_OverflowError,
-                             "%s(): size %R at position %zd does not fit in 64 bits", fname,
-                             items[i], i);
+                             "%s(): size %R at position %zd does not fit in int64", fname, items[i],
+                             i);
             }
             Py_XDECREF(seq);
             return -1;
