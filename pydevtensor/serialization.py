@@ -317,6 +317,14 @@ def _parse(fh, json):
             raise FormatError(f"holds '{key}' twice")
         members[key] = info
     if META_KEY not in members:
+        if any(k == "data.pkl" or k.endswith("/data.pkl") for k in members):
+            raise FormatError("is a PyTorch file (torch.save's zip, with a data.pkl), which "
+                              "only torch.load reads (it unpickles code); load it there and "
+                              "hand the tensors over with pydevtensor.from_numpy(t.numpy()) "
+                              "or pydevtensor.from_dlpack(t)")
+        if not all(info.filename.endswith(".npy") for info in members.values()):
+            raise FormatError("is a zip file, but neither a pydevtensor file nor a .npz "
+                              f"(it holds {sorted(members)[:3]}...)")
         raise FormatError(f"is a .npz file without pydevtensor's {META_KEY!r} record; "
                           f"load it with numpy.load instead")
     kind, entries = _read_record(zf, members, json)

@@ -608,6 +608,14 @@ CASES = [
       "ValueError", r"is a single NumPy array, not a pydevtensor file"),
     C("load-no-record", "pdt.load(npz(None, x=a))", "ValueError",
       r"without pydevtensor's '__pydevtensor__' record"),
+    # the layout of torch.save's zip (archive/data.pkl, archive/data/0), made by hand
+    C("load-pytorch-file", "buf = io.BytesIO()\nwith zipfile.ZipFile(buf, 'w') as z:\n"
+      "    z.writestr('archive/data.pkl', b'x')\n    z.writestr('archive/data/0', b'0')\n"
+      "pdt.load(write_bytes(buf.getvalue()))", "ValueError",
+      r"is a PyTorch file \(torch.save's zip, with a data.pkl\), which only torch.load reads"),
+    C("load-other-zip", "buf = io.BytesIO()\nwith zipfile.ZipFile(buf, 'w') as z:\n"
+      "    z.writestr('notes.txt', b'x')\npdt.load(write_bytes(buf.getvalue()))", "ValueError",
+      r"is a zip file, but neither a pydevtensor file nor a .npz \(it holds \['notes.txt'\]"),
     C("load-bad-json", 'pdt.load(npz("{not json", x=a))', "ValueError",
       r"corrupt '__pydevtensor__' record"),
     C("load-json-list", "pdt.load(npz(json.dumps([1, 2]), x=a))", "ValueError",
