@@ -139,15 +139,43 @@ static pdt_status read_int64(const pdt_tensor *t, int64_t *v)
     return st;
 }
 
+/* PDT_OK when the index values lo..hi fit a dim of size (from the end too when
+ * negative_ok), else the IndexError naming the first end that does not. */
+static pdt_status index_range_status(const char *op, const pdt_tensor *index, int64_t size, int dim,
+                                     int negative_ok, int64_t lo, int64_t hi)
+{
+    char dn[32];
+    const int64_t first = negative_ok ? -size : 0;
+    if (lo < first || hi >= size)
+        return pdt_fail(PDT_ERR_INDEX,
+                        "%s: index %lld is out of bounds for dimension %d with size %lld (on %s)",
+                        op, (long long)(lo < first ? lo : hi), dim, (long long)size,
+                        pdt_device_str(index->device, dn, sizeof dn));
+    return PDT_OK;
+}
+
 pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size, int dim,
                            int negative_ok)
 {
-    char dn[32];
     if (index->dtype != PDT_INT64)
         return bad_dtype(op, "the index", index->dtype, "int64", index->device);
     if (pdt_tensor_numel(index) == 0)
         return PDT_OK;
     int64_t lo = 0, hi = 0;
+    if (index->device.kind == PDT_CPU && pdt_tensor_is_contiguous(index) &&
+        pdt_tensor_numel(index) <= ((int64_t)1 << 16)) {
+        /* host memory: one pass here, not two reductions that each make a tensor:
+         * x[v] of 15 / 64 rows of 64 float32 833 / 1,510 -> 495 / 1,130 ns (NumPy
+         * 1,200 / 2,000 in the same minutes, the machine loaded).  Larger indices
+         * keep the reductions, which split across the pool. */
+        const int64_t *v = (const int64_t *)pdt_tensor_ptr(index), n = pdt_tensor_numel(index);
+        lo = hi = v[0];
+        for (int64_t i = 1; i < n; i++) {
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+        return index_range_status(op, index, size, dim, negative_ok, lo, hi);
+    }
     pdt_tensor t;
     memset(&t, 0, sizeof t);
     pdt_status st = pdt_reduce(PDT_REDUCE_MIN, index, -1, NULL, 0, -1, &t);
@@ -161,13 +189,7 @@ pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size
     pdt_tensor_release(&t);
     if (st != PDT_OK)
         return st;
-    const int64_t first = negative_ok ? -size : 0;
-    if (lo < first || hi >= size)
-        return pdt_fail(PDT_ERR_INDEX,
-                        "%s: index %lld is out of bounds for dimension %d with size %lld (on %s)",
-                        op, (long long)(lo < first ? lo : hi), dim, (long long)size,
-                        pdt_device_str(index->device, dn, sizeof dn));
-    return PDT_OK;
+    return index_range_status(op, index, size, dim, negative_ok, lo, hi);
 }
 
 /* Checks what index_select and index_put share: devices, dim, index, and
