@@ -273,3 +273,22 @@ def test_indexing_survives_a_reimport():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120).stdout.split("\n")[0]
     assert out == "(1, 3) [5.0, 4.0] [4.0, 5.0, 5.0]"
+
+
+@pytest.mark.parametrize("n", [3, 1 << 16, (1 << 16) + 1])
+def test_out_of_range_indices_are_named_alike_for_every_index_length(dev, n):
+    """The CPU checks an index of up to 65,536 values in one pass, longer ones (and
+    other devices) by reductions: the same IndexError either way."""
+    x = pdt.tensor(np.arange(10.0).reshape(5, 2), device=dev)
+    for bad, negative_ok in ((9, False), (5, True), (-6, True), (-1, False)):
+        v = np.zeros(n, np.int64)
+        v[n // 2] = bad
+        v = pdt.tensor(v, device=dev)
+        with pytest.raises(IndexError, match=rf"index {bad} is out of bounds for dimension 0 "
+                                             rf"with size 5"):
+            if negative_ok:
+                x[v]
+            else:
+                x.index_select(0, v)
+    ok = pdt.tensor(np.full(n, -5 if n < 10 else 4, np.int64), device=dev)
+    assert float(x[ok][:, 0].sum()) == n * (0.0 if n < 10 else 8.0)
