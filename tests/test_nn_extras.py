@@ -164,3 +164,18 @@ def test_new_tensors_take_dtype_and_device_from_self(device):
     t = x.new_zeros(2, dtype=pdt.int32, device="cpu", requires_grad=False)
     assert (t.dtype, t.device.type) == (pdt.int32, "cpu")
     assert x.new_ones(2, requires_grad=True).requires_grad
+
+
+def test_requires_grad_freezes_and_unfreezes_the_parameters(device):
+    """net[0].requires_grad_(False) (fine-tuning): the frozen layer's parameters get no
+    gradient while the others do; requires_grad_() lets them learn again."""
+    net = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 1)).to(device)
+    assert net[0].requires_grad_(False) is net[0]
+    net(pdt.ones(2, 4, device=device)).sum().backward()
+    assert net[0].weight.grad is None and net[0].bias.grad is None
+    assert net[2].weight.grad is not None
+    net.requires_grad_()
+    assert all(p.requires_grad for p in net.parameters())
+    net.zero_grad()
+    net(pdt.ones(2, 4, device=device)).sum().backward()
+    assert net[0].weight.grad is not None

@@ -267,6 +267,31 @@ class Module:
             elif p.grad is not None:
                 p.grad.zero_()
 
+    def requires_grad_(self: _M, requires_grad: bool = True) -> _M:
+        """Sets requires_grad on every parameter: False freezes them (fine-tuning), True
+        lets autograd record their use again.
+
+        Parameters
+        ----------
+        requires_grad : bool, optional
+            True (default) or False.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> [p.requires_grad for p in net[0].requires_grad_(False).parameters()]
+        [False, False]
+        """
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
     def apply(self: _M, fn: Callable[[Module], Any]) -> _M:
         """Calls fn on every descendant, children before their parent, then on this
         module (PyTorch's order); typically to initialise parameters with nn.init.
