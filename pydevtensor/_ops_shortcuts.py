@@ -1,5 +1,5 @@
 """PyTorch's shortcuts that are one composition each: square, reciprocal, rand_like,
-randn_like, is_tensor, numel, and the methods view_as, reshape_as and type_as.
+randn_like, randperm, is_tensor, numel, and the methods view_as, reshape_as and type_as.
 
 Each is the expression its docstring names, so it runs on every device, autograd records
 the pieces (square's gradient is 2x, reciprocal's -1/x^2), and its rounding is that of
@@ -125,6 +125,45 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False):
     return _random_like(_C.randn, input, dtype, device, requires_grad, "randn_like")
 
 
+def randperm(n, *, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0 .. n-1: the order that sorts n uniform float64 draws
+    (``argsort(rand(n, dtype=float64))``), so the same permutation on every device for
+    one seed; ties, which would need two equal 53-bit draws, keep index order.
+
+    Parameters
+    ----------
+    n : int
+        How many (>= 0).
+    dtype : pydevtensor.dtype, optional
+        int64 (default) or int32.
+    device : str or pydevtensor.device, optional
+        Where the result lives (default: pydevtensor.get_default_device()).
+    requires_grad : bool, optional
+        Must be False: a permutation has no gradient.
+
+    Returns
+    -------
+    Tensor
+        1-D, of size n.
+
+    Examples
+    --------
+    >>> _ = pydevtensor.manual_seed(0)
+    >>> sorted(pydevtensor.randperm(5).tolist())
+    [0, 1, 2, 3, 4]
+    """
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"randperm(): n must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"randperm(): n must be >= 0, got {n}")
+    if requires_grad:
+        raise RuntimeError("randperm(): only floating-point tensors can require gradients")
+    if dtype not in (None, _C.int64, _C.int32):
+        raise TypeError(f"randperm(): dtype must be int64 or int32, got {dtype}")
+    order = _C.rand(n, dtype=_C.float64, device=device).argsort()
+    return order if dtype in (None, _C.int64) else order.to(dtype)
+
+
 def is_tensor(obj):
     """Whether obj is a pydevtensor Tensor (or a subclass, such as nn.Parameter).
 
@@ -233,4 +272,4 @@ for _name_, _fn in (("square", square), ("reciprocal", reciprocal), ("view_as", 
                     ("reshape_as", reshape_as), ("type_as", type_as)):
     setattr(_C.Tensor, _name_, _fn)
 
-__all__ = ["is_tensor", "numel", "rand_like", "randn_like", "reciprocal", "square"]
+__all__ = ["is_tensor", "numel", "rand_like", "randn_like", "randperm", "reciprocal", "square"]

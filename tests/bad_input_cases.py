@@ -327,6 +327,8 @@ CASES = [
       r"randn_like\(\): input must be a Tensor, got ndarray"),
     C("is_tensor-no-argument", "pdt.is_tensor()", "TypeError", r"argument"),
     C("numel-number", "pdt.numel(3)", "TypeError", r"numel\(\): input must be a Tensor, got int"),
+    C("randperm-negative", "pdt.randperm(-3)", "ValueError", r"randperm\(\): n must be >= 0, got -3"),
+    C("randperm-float", "pdt.randperm(2.5)", "TypeError", r"randperm\(\): n must be an int, got float"),
     C("logical_and-list", "pdt.logical_and([1], t)", "TypeError",
       r"logical_and\(\): input must be a Tensor, got list"),
     C("logical_or-str", 'pdt.logical_or(t, "x")', "TypeError",

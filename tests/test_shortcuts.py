@@ -62,3 +62,21 @@ def test_queries_and_as_methods(dev):
     assert f.dtype == pdt.float64 and f.device == x.device
     with pytest.raises(TypeError, match=r"view_as\(\): other must be a Tensor, got tuple"):
         x.view_as((3, 4))
+
+
+def test_randperm_is_a_permutation_the_same_on_every_device(dev):
+    """randperm(n) holds each of 0..n-1 once; for one seed it is the same permutation
+    on every device (it sorts rand's float64 draws, which are), and two seeds differ."""
+    pdt.manual_seed(7)
+    p = pdt.randperm(1000, device=dev)
+    assert p.dtype == pdt.int64 and p.device == pdt.device(dev)
+    np.testing.assert_array_equal(np.sort(p.cpu().numpy()), np.arange(1000))
+    pdt.manual_seed(7)
+    q = pdt.randperm(1000)  # the CPU
+    np.testing.assert_array_equal(p.cpu().numpy(), q.numpy())
+    pdt.manual_seed(8)
+    assert not np.array_equal(pdt.randperm(1000, device=dev).cpu().numpy(), q.numpy())
+    assert pdt.randperm(0, device=dev).shape == (0,)
+    assert pdt.randperm(5, dtype=pdt.int32, device=dev).dtype == pdt.int32
+    with pytest.raises(RuntimeError, match="only floating-point tensors can require"):
+        pdt.randperm(3, requires_grad=True)
