@@ -30,6 +30,7 @@ __version__: str
 
 # PyTorch's aliases
 clip = clamp
+fix = trunc
 divide = div
 multiply = mul
 negative = neg

@@ -34,6 +34,13 @@ tanh = _C.tanh
 sigmoid = _C.sigmoid
 relu = _C.relu
 clamp = _C.clamp
+floor = _C.floor
+ceil = _C.ceil
+round = _C.round
+trunc = _C.trunc
+sign = _C.sign
+log1p = _C.log1p
+expm1 = _C.expm1
 
 # PyTorch's aliases
 subtract = sub
@@ -41,10 +48,11 @@ multiply = mul
 divide = div
 negative = neg
 clip = clamp
+fix = trunc
 
 __all__ = [
-    "abs", "add", "clamp", "clip", "cos", "div", "divide", "eq", "exp", "floor_divide", "ge",
-    "gt", "le", "log", "lt", "maximum", "minimum", "mul", "multiply", "ne", "neg", "negative",
-    "pow", "relu", "remainder", "sigmoid", "sin", "sqrt", "sub", "subtract", "tanh",
-    "true_divide",
+    "abs", "add", "ceil", "clamp", "clip", "cos", "div", "divide", "eq", "exp", "expm1", "fix",
+    "floor", "floor_divide", "ge", "gt", "le", "log", "log1p", "lt", "maximum", "minimum", "mul",
+    "multiply", "ne", "neg", "negative", "pow", "relu", "remainder", "round", "sigmoid", "sign",
+    "sin", "sqrt", "sub", "subtract", "tanh", "true_divide", "trunc",
 ]

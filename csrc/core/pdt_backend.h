@@ -93,8 +93,15 @@ typedef enum pdt_unary_op {
     PDT_OP_SIGMOID,
     PDT_OP_RELU,
     PDT_OP_CLAMP, /* to [lo, hi], bounds in the dtype (pdt_unary in pdt_elementwise.h) */
+    PDT_OP_FLOOR, /* the rounding ops: exact; an integer comes back as it is */
+    PDT_OP_CEIL,
+    PDT_OP_ROUND, /* to the nearest integer, halves to even (IEEE 754 roundTiesToEven) */
+    PDT_OP_TRUNC,
+    PDT_OP_SIGN,  /* -1, 0 or 1 in the input's dtype; NaN stays NaN */
+    PDT_OP_LOG1P, /* log(1 + x) and exp(x) - 1 without the cancellation near 0 */
+    PDT_OP_EXPM1,
 } pdt_unary_op;
-#define PDT_NUM_UNARY_OPS 11
+#define PDT_NUM_UNARY_OPS 18
 
 /* One input of an elementwise op: a tensor already broadcast to the output's
  * shape (stride 0 along broadcast dimensions), or a scalar when t is NULL. */

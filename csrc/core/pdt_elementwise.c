@@ -660,9 +660,20 @@ static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tenso
                             name);
         break;
     }
+    case PDT_OP_FLOOR:
+    case PDT_OP_CEIL:
+    case PDT_OP_ROUND:
+    case PDT_OP_TRUNC:
+        if (c == PDT_BOOL)
+            return pdt_fail(PDT_ERR_TYPE,
+                            "%s: not supported for bool tensors (as in PyTorch); convert first, "
+                            "e.g. x.to(pydevtensor.float32)",
+                            name);
+        break;
     case PDT_OP_ABS:
+    case PDT_OP_SIGN:
     case PDT_OP_RELU: break;
-    default: /* exp, log, sqrt, sin, cos, tanh, sigmoid */
+    default: /* exp, log, sqrt, sin, cos, tanh, sigmoid, log1p, expm1 */
         if (!pdt_dtype_is_floating(c))
             c = DEFAULT_FLOAT;
         break;

@@ -379,6 +379,11 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     SIMD_UNARY_ROW(abs_##SN, T, PDT_ABS)                                                           \
     SIMD_UNARY_ROW(sqrt_##SN, T, PDT_SQRT)                                                         \
     SIMD_UNARY_ROW(relu_##SN, T, PDT_RELU)                                                         \
+    SIMD_UNARY_ROW(floor_##SN, T, PDT_FLOOR)                                                       \
+    SIMD_UNARY_ROW(ceil_##SN, T, PDT_CEIL)                                                         \
+    SIMD_UNARY_ROW(round_##SN, T, PDT_ROUND)                                                       \
+    SIMD_UNARY_ROW(trunc_##SN, T, PDT_TRUNC)                                                       \
+    UNARY_ROW(sign_##SN, T, PDT_SIGN(x))                                                           \
     SIMD_CLAMP_ROW(clamp_##SN, T)
 FLOAT_UNARY_ROWS(f32, float)
 FLOAT_UNARY_ROWS(f64, double)
@@ -391,16 +396,23 @@ UNARY_ROW(cos_f64, double, cos(x))
 UNARY_ROW(tanh_f64, double, tanh(x))
 /* sigmoid: e^x / (1 + e^x) below 0, so that e^-x never overflows (as on CUDA) */
 UNARY_ROW(sigmoid_f64, double, x < 0 ? exp(x) / (1.0 + exp(x)) : 1.0 / (1.0 + exp(-x)))
+/* log1p and expm1: float32 through the float64 function, once rounded (as on CUDA) */
+UNARY_ROW(log1p_f32, float, log1p((double)x))
+UNARY_ROW(expm1_f32, float, expm1((double)x))
+UNARY_ROW(log1p_f64, double, log1p(x))
+UNARY_ROW(expm1_f64, double, expm1(x))
 
 #define INT_UNARY_ROWS(SN, T, U)                                                                   \
     UNARY_ROW(neg_##SN, T, (U)0 - (U)x)                                                            \
     UNARY_ROW(abs_##SN, T, x < 0 ? (U)0 - (U)x : (U)x)                                             \
     UNARY_ROW(relu_##SN, T, x < 0 ? 0 : x)                                                         \
+    UNARY_ROW(same_##SN, T, x) /* the rounding ops */                                              \
+    UNARY_ROW(sign_##SN, T, (x > 0) - (x < 0))                                                     \
     UNARY_ROW(clamp_##SN, T, CLAMP(x))
 INT_UNARY_ROWS(i32, int32_t, uint32_t)
 INT_UNARY_ROWS(i64, int64_t, uint64_t)
 
-UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs and relu of a bool */
+UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs, relu and sign of a bool */
 
 /* float32 exp, log, sin, cos, tanh and sigmoid: the vectorised kernels of the
  * level in use (cpu_vmath.h, Note [vector math accuracy]); a strided row goes
@@ -434,6 +446,13 @@ static const ew_row_fn unary_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_SIGMOID] = FLOAT_ONLY(sigmoid),
     [PDT_OP_RELU] = ROWS_5(identity_bool, relu_i32, relu_i64, relu_f32, relu_f64),
     [PDT_OP_CLAMP] = ROWS_NUM(clamp),
+    [PDT_OP_FLOOR] = ROWS_5(NULL, same_i32, same_i64, floor_f32, floor_f64),
+    [PDT_OP_CEIL] = ROWS_5(NULL, same_i32, same_i64, ceil_f32, ceil_f64),
+    [PDT_OP_ROUND] = ROWS_5(NULL, same_i32, same_i64, round_f32, round_f64),
+    [PDT_OP_TRUNC] = ROWS_5(NULL, same_i32, same_i64, trunc_f32, trunc_f64),
+    [PDT_OP_SIGN] = ROWS_5(identity_bool, sign_i32, sign_i64, sign_f32, sign_f64),
+    [PDT_OP_LOG1P] = ROWS_5(NULL, NULL, NULL, log1p_f32, log1p_f64),
+    [PDT_OP_EXPM1] = ROWS_5(NULL, NULL, NULL, expm1_f32, expm1_f64),
 };
 
 /* ---- the three-operand walk ---- */
@@ -620,7 +639,7 @@ static void job_run(ew_job *job, int64_t numel, int64_t grain, int64_t hot_grain
 static int costly_unary(pdt_unary_op op)
 {
     return op == PDT_OP_EXP || op == PDT_OP_LOG || op == PDT_OP_SIN || op == PDT_OP_COS ||
-           op == PDT_OP_TANH || op == PDT_OP_SIGMOID;
+           op == PDT_OP_TANH || op == PDT_OP_SIGMOID || op == PDT_OP_LOG1P || op == PDT_OP_EXPM1;
 }
 
 /* A scalar operand's value in dtype dt, at a stable address. */

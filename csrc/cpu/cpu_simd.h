@@ -61,6 +61,15 @@ typedef void (*pdt_vu_row)(char *o, const char *a, int64_t n);
 #define PDT_ABS(x) _Generic((x), float : fabsf, default : fabs)(x)
 #define PDT_SQRT(x) _Generic((x), float : sqrtf, default : sqrt)(x)
 #define PDT_RELU(x) ((x) < 0 ? 0 : (x)) /* -0.0 and NaN stay */
+/* The rounding ops, exact (the vector levels use the instructions with the same
+ * rounding, cpu_vmath.h); round: halves to even, as nearbyint in the default mode. */
+#define PDT_FLOOR(x) _Generic((x), float : floorf, default : floor)(x)
+#define PDT_CEIL(x) _Generic((x), float : ceilf, default : ceil)(x)
+#define PDT_TRUNC(x) _Generic((x), float : truncf, default : trunc)(x)
+#define PDT_ROUND(x) _Generic((x), float : nearbyintf, default : nearbyint)(x)
+/* sign of a float: +0 for either zero (as NumPy and PyTorch), NaN for NaN (NumPy and
+ * the array API standard; PyTorch gives 0) */
+#define PDT_SIGN(x) ((x) > 0 ? 1 : (x) < 0 ? -1 : (x) == 0 ? 0 : (x))
 /* clamp(x) = min(max(x, lo), hi); a NaN x stays NaN; lo > hi gives hi */
 #define PDT_CLAMP(x, lo, hi) ((x) < (lo) ? ((lo) > (hi) ? (hi) : (lo)) : (x) > (hi) ? (hi) : (x))
 /* o[i] = PDT_CLAMP(a[i], bounds[0], bounds[1]) over contiguous rows of T (float32 or
@@ -92,6 +101,7 @@ typedef struct pdt_cpu_simd_table {
     pdt_vb_row eq_f64, ne_f64, lt_f64, le_f64, gt_f64, ge_f64;
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
     pdt_vu_row neg_f32, abs_f32, sqrt_f32, relu_f32, neg_f64, abs_f64, sqrt_f64, relu_f64;
+    pdt_vu_row floor_f32, ceil_f32, round_f32, trunc_f32, floor_f64, ceil_f64, round_f64, trunc_f64;
     pdt_vmask_row mul_mask_f32, mul_mask_f64;
     pdt_vclamp_row clamp_f32, clamp_f64;
     pdt_vr_arg_f32 argmax_f32, argmin_f32;

@@ -440,28 +440,35 @@ VM_UNARY_FLOATS(relu, PDT_RELU)
 VM_CLAMP(clamp_f32, float)
 VM_CLAMP(clamp_f64, double)
 
-/* sqrt: GCC keeps the C library's sqrtf in a loop for its errno (no
- * -fno-math-errno here), so on x86 the vectors go through the instruction
- * itself, correctly rounded as sqrtf is, the same bits (a negative's NaN too:
- * both give the default NaN); the tail, and other processors, the loop. */
+/* sqrt and the rounding ops: on x86 the vectors go through the instructions
+ * themselves, the tail (and other processors) through cpu_simd.h's expressions,
+ * with the same bits.  GCC keeps the C library's sqrtf in a loop for its errno (no
+ * -fno-math-errno here), and floorf for -ftrapping-math; sqrt is correctly rounded
+ * either way (a negative's NaN too: both give the default NaN), and rounding to an
+ * integer is exact.  The rounding instructions take their mode from the immediate
+ * (suppressing the inexact flag), as floor, ceil, trunc and nearbyint do. */
 #if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
 #define VM_SQRT_PS(v) _mm512_sqrt_ps(v)
 #define VM_SQRT_PD(v) _mm512_sqrt_pd(v)
-typedef __m512 VM(sqrt_vf);
-typedef __m512d VM(sqrt_vd);
+#define VM_RND_PS(v, m) _mm512_roundscale_ps(v, (m) | _MM_FROUND_NO_EXC)
+#define VM_RND_PD(v, m) _mm512_roundscale_pd(v, (m) | _MM_FROUND_NO_EXC)
+typedef __m512 VM(vec_f);
+typedef __m512d VM(vec_d);
 #elif PDT_SIMD_BYTES == 32 && defined(__AVX__)
 #define VM_SQRT_PS(v) _mm256_sqrt_ps(v)
 #define VM_SQRT_PD(v) _mm256_sqrt_pd(v)
-typedef __m256 VM(sqrt_vf);
-typedef __m256d VM(sqrt_vd);
+#define VM_RND_PS(v, m) _mm256_round_ps(v, (m) | _MM_FROUND_NO_EXC)
+#define VM_RND_PD(v, m) _mm256_round_pd(v, (m) | _MM_FROUND_NO_EXC)
+typedef __m256 VM(vec_f);
+typedef __m256d VM(vec_d);
 #elif defined(__SSE2__)
 #define VM_SQRT_PS(v) _mm_sqrt_ps(v)
 #define VM_SQRT_PD(v) _mm_sqrt_pd(v)
-typedef __m128 VM(sqrt_vf);
-typedef __m128d VM(sqrt_vd);
+typedef __m128 VM(vec_f);
+typedef __m128d VM(vec_d);
 #endif
-#ifdef VM_SQRT_PS
-#define VM_SQRT_ROW(NAME, T, VT, SQRT)                                                             \
+/* o[i] = EXPR(a[i]): VOP on whole vectors of VT, EXPR on the tail */
+#define VM_VEC_ROW(NAME, T, VT, VOP, EXPR)                                                         \
     static void VM(NAME)(char *o, const char *a, int64_t n)                                        \
     {                                                                                              \
         enum { W = sizeof(VT) / sizeof(T) };                                                       \
@@ -469,21 +476,33 @@ typedef __m128d VM(sqrt_vd);
         for (; i + W <= n; i += W) {                                                               \
             VT v;                                                                                  \
             memcpy(&v, a + i * (int64_t)sizeof(T), sizeof v);                                      \
-            v = SQRT(v);                                                                           \
+            v = VOP;                                                                               \
             memcpy(o + i * (int64_t)sizeof(T), &v, sizeof v);                                      \
         }                                                                                          \
         for (; i < n; i++) {                                                                       \
             T x;                                                                                   \
             memcpy(&x, a + i * (int64_t)sizeof(T), sizeof x);                                      \
-            x = PDT_SQRT(x);                                                                       \
+            x = EXPR(x);                                                                           \
             memcpy(o + i * (int64_t)sizeof(T), &x, sizeof x);                                      \
         }                                                                                          \
     }
-VM_SQRT_ROW(sqrt_f32, float, VM(sqrt_vf), VM_SQRT_PS)
-VM_SQRT_ROW(sqrt_f64, double, VM(sqrt_vd), VM_SQRT_PD)
+#ifdef VM_SQRT_PS
+VM_VEC_ROW(sqrt_f32, float, VM(vec_f), VM_SQRT_PS(v), PDT_SQRT)
+VM_VEC_ROW(sqrt_f64, double, VM(vec_d), VM_SQRT_PD(v), PDT_SQRT)
 #else
 VM_UNARY_FLOATS(sqrt, PDT_SQRT)
 #endif
+#ifdef VM_RND_PS
+#define VM_ROUNDING(NAME, MODE, EXPR)                                                              \
+    VM_VEC_ROW(NAME##_f32, float, VM(vec_f), VM_RND_PS(v, MODE), EXPR)                             \
+    VM_VEC_ROW(NAME##_f64, double, VM(vec_d), VM_RND_PD(v, MODE), EXPR)
+#else /* SSE2 has no rounding instruction: the C library's (SSE4.1 where it has it) */
+#define VM_ROUNDING(NAME, MODE, EXPR) VM_UNARY_FLOATS(NAME, EXPR)
+#endif
+VM_ROUNDING(floor, _MM_FROUND_TO_NEG_INF, PDT_FLOOR)
+VM_ROUNDING(ceil, _MM_FROUND_TO_POS_INF, PDT_CEIL)
+VM_ROUNDING(round, _MM_FROUND_TO_NEAREST_INT, PDT_ROUND)
+VM_ROUNDING(trunc, _MM_FROUND_TO_ZERO, PDT_TRUNC)
 
 #include "cpu_vsum.h" /* float sums in double lanes */
 
@@ -660,6 +679,14 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .abs_f64 = VM(abs_f64),
     .sqrt_f64 = VM(sqrt_f64),
     .relu_f64 = VM(relu_f64),
+    .floor_f32 = VM(floor_f32),
+    .ceil_f32 = VM(ceil_f32),
+    .round_f32 = VM(round_f32),
+    .trunc_f32 = VM(trunc_f32),
+    .floor_f64 = VM(floor_f64),
+    .ceil_f64 = VM(ceil_f64),
+    .round_f64 = VM(round_f64),
+    .trunc_f64 = VM(trunc_f64),
     .cols_sum_f32 = VM(cols_sum_f32),
     .leaves_f32 = VM(leaves_f32),
     .leaves_f64 = VM(leaves_f64),

@@ -94,11 +94,17 @@ constexpr bool binary_supported(int op, pdt_dtype d)
                : true;
 }
 
+constexpr bool is_rounding(int op)
+{
+    return op == PDT_OP_FLOOR || op == PDT_OP_CEIL || op == PDT_OP_ROUND || op == PDT_OP_TRUNC;
+}
+
 constexpr bool unary_supported(int op, pdt_dtype d)
 {
-    return op == PDT_OP_ABS || op == PDT_OP_RELU    ? true
-           : op == PDT_OP_NEG || op == PDT_OP_CLAMP ? d != PDT_BOOL
-                                                    : (d == PDT_FLOAT32 || d == PDT_FLOAT64);
+    return op == PDT_OP_ABS || op == PDT_OP_RELU || op == PDT_OP_SIGN ? true
+           : op == PDT_OP_NEG || op == PDT_OP_CLAMP || is_rounding(op)
+               ? d != PDT_BOOL
+               : (d == PDT_FLOAT32 || d == PDT_FLOAT64);
 }
 
 /* ------------------------------------------------------ element functions */
@@ -254,7 +260,23 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
     typedef typename wrap_type<T>::type U;
     constexpr bool f32 = sizeof(T) == 4 && is_float_v<T>;
     if constexpr (is_bool_v<T>)
-        return x != 0; /* abs and relu */
+        return x != 0;                    /* abs, relu and sign */
+    else if constexpr (OP == PDT_OP_SIGN) /* +0 for zeros, NaN for NaN (cpu_simd.h) */
+        return x > (T)0 ? (T)1 : x < (T)0 ? (T)-1 : x == (T)0 ? (T)0 : x;
+    else if constexpr (is_rounding(OP) && !is_float_v<T>)
+        return x; /* integers are whole already */
+    else if constexpr (OP == PDT_OP_FLOOR)
+        return f32 ? floorf(x) : floor(x);
+    else if constexpr (OP == PDT_OP_CEIL)
+        return f32 ? ceilf(x) : ceil(x);
+    else if constexpr (OP == PDT_OP_ROUND) /* halves to even, as the CPU's nearbyint */
+        return f32 ? rintf(x) : rint(x);
+    else if constexpr (OP == PDT_OP_TRUNC)
+        return f32 ? truncf(x) : trunc(x);
+    else if constexpr (OP == PDT_OP_LOG1P) /* float32 through float64, as on the CPU */
+        return (T)log1p((double)x);
+    else if constexpr (OP == PDT_OP_EXPM1)
+        return (T)expm1((double)x);
     else if constexpr (OP == PDT_OP_NEG)
         return is_float_v<T> ? -x : (T)((U)0 - (U)x);
     else if constexpr (OP == PDT_OP_ABS) {
@@ -602,6 +624,13 @@ cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, pdt_
         UNARY_CASE(PDT_OP_SIGMOID)
         UNARY_CASE(PDT_OP_RELU)
         UNARY_CASE(PDT_OP_CLAMP)
+        UNARY_CASE(PDT_OP_FLOOR)
+        UNARY_CASE(PDT_OP_CEIL)
+        UNARY_CASE(PDT_OP_ROUND)
+        UNARY_CASE(PDT_OP_TRUNC)
+        UNARY_CASE(PDT_OP_SIGN)
+        UNARY_CASE(PDT_OP_LOG1P)
+        UNARY_CASE(PDT_OP_EXPM1)
 #undef UNARY_CASE
     }
     return cudaErrorNotSupported;

@@ -90,6 +90,13 @@
 #define EX_TANH "[0., 1.]", "tensor([0.0000, 0.7616])"
 #define EX_SIGMOID "[0., 1.]", "tensor([0.5000, 0.7311])"
 #define EX_RELU "[-1., 2.]", "tensor([0., 2.])"
+#define EX_FLOOR "[-1.5, 2.5]", "tensor([-2.,  2.])"
+#define EX_CEIL "[-1.5, 2.5]", "tensor([-1.,  3.])"
+#define EX_ROUND "[0.5, 1.5, -2.5]", "tensor([ 0.,  2., -2.])"
+#define EX_TRUNC "[-1.5, 2.5]", "tensor([-1.,  2.])"
+#define EX_SIGN "[-3., 0., 2.]", "tensor([-1.,  0.,  1.])"
+#define EX_LOG1P "[0., 1.]", "tensor([0.0000, 0.6931])"
+#define EX_EXPM1 "[0., 1.]", "tensor([0.0000, 1.7183])"
 
 /* The variadic forms let an EX_ macro (three or four arguments) fill the last parameters. */
 #define DOC_FN_B(NAME, WHAT, ...) DOC_FN_BINARY(NAME, WHAT, __VA_ARGS__)

@@ -23,6 +23,7 @@
 #include "args.h"
 #include "docstrings_math.h"
 #include "pdt_elementwise.h"
+#include "tensor_forms.h"
 
 static PyObject *nb_add(PyObject *a, PyObject *b);
 
@@ -35,20 +36,13 @@ static inline int quick_is_tensor(PyObject *o)
     return nm && nm->nb_add == nb_add;
 }
 
-/* The module state of a tensor (Note [lean operators]). */
-static inline pdt_state *state_of_tensor(PyObject *t)
-{
-    PyObject *m = ((PyHeapTypeObject *)Py_TYPE(t))->ht_module;
-    return m ? (pdt_state *)PyModule_GetState(m) : pdt_state_of_type(Py_TYPE(t));
-}
-
 /* The state when one of a and b is a tensor whose type overrides our slots. */
 static pdt_state *state_of_either(PyObject *a, PyObject *b)
 {
     if (quick_is_tensor(a))
-        return state_of_tensor(a);
+        return pdt_state_of_tensor(a);
     if (quick_is_tensor(b))
-        return state_of_tensor(b);
+        return pdt_state_of_tensor(b);
     pdt_state *S = pdt_state_of_type(Py_TYPE(a));
     if (!S) {
         PyErr_Clear();
@@ -260,14 +254,14 @@ static PyObject *nb_inplace_power(PyObject *a, PyObject *b, PyObject *mod)
 static PyObject *nb_negative(PyObject *x)
 {
     PDT_AUTOGRAD_HOOK("neg", 0, NULL, &x, 1, NULL);
-    pdt_state *S = state_of_tensor(x);
+    pdt_state *S = pdt_state_of_tensor(x);
     return S ? run_unary(S, "neg", PDT_OP_NEG, x, NULL, NULL, NULL) : NULL;
 }
 
 static PyObject *nb_absolute(PyObject *x)
 {
     PDT_AUTOGRAD_HOOK("abs", 0, NULL, &x, 1, NULL);
-    pdt_state *S = state_of_tensor(x);
+    pdt_state *S = pdt_state_of_tensor(x);
     return S ? run_unary(S, "abs", PDT_OP_ABS, x, NULL, NULL, NULL) : NULL;
 }
 
@@ -295,8 +289,6 @@ static PyObject *tensor_richcompare(PyObject *a, PyObject *b, int cmp)
 static Py_hash_t tensor_hash(PyObject *self) { return PyBaseObject_Type.tp_hash(self); }
 
 /* ---- function, method and in-place forms of the binary ops ---- */
-
-enum { FORM_FUNCTION, FORM_METHOD, FORM_INPLACE };
 
 /* alpha for add/sub: a Python or NumPy number, not a tensor. */
 static int alpha_arg(pdt_state *S, const char *name, PyObject *alpha_obj, pdt_arg *alpha)
@@ -340,12 +332,12 @@ static int gather_args(const char *name, PyObject *self, PyObject *const *args, 
 static int output_of(pdt_state *S, const char *name, int form, PyObject *self, PyObject *out,
                      PyObject **target)
 {
-    *target = form == FORM_INPLACE ? self : NULL;
+    *target = form == PDT_FORM_INPLACE ? self : NULL;
     if (!out || out == Py_None)
         return 0;
-    if (form != FORM_FUNCTION || !pdt_is_tensor(S, out)) {
+    if (form != PDT_FORM_FUNCTION || !pdt_is_tensor(S, out)) {
         PyErr_Format(PyExc_TypeError, "%s(): out= must be a Tensor%s", name,
-                     form == FORM_FUNCTION ? "" : ", and only the function form takes it");
+                     form == PDT_FORM_FUNCTION ? "" : ", and only the function form takes it");
         return -1;
     }
     *target = out;
@@ -379,7 +371,7 @@ static PyObject *binary_form(pdt_state *S, PyObject *self, int form, const char 
 {
     const char *names[5] = {"input", other_name, "out", extra, NULL};
     PyObject *kw[4] = {NULL, NULL, NULL, NULL}, *out;
-    PDT_AUTOGRAD_HOOK(name, form != FORM_FUNCTION, self, args, nargs, kwnames);
+    PDT_AUTOGRAD_HOOK(name, form != PDT_FORM_FUNCTION, self, args, nargs, kwnames);
     if (!S || gather_args(name, self, args, nargs, kwnames, names, 2, kw) < 0 ||
         output_of(S, name, form, self, kw[2], &out) < 0)
         return NULL;
@@ -414,22 +406,22 @@ static PyObject *binary_form(pdt_state *S, PyObject *self, int form, const char 
     static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,        \
                                  PyObject *kwnames)                                                \
     {                                                                                              \
-        return binary_form(pdt_state_of_module(module), NULL, FORM_FUNCTION, #PYNAME, OP, OTHER,   \
-                           EXTRA, args, nargs, kwnames);                                           \
+        return binary_form(pdt_state_of_module(module), NULL, PDT_FORM_FUNCTION, #PYNAME, OP,      \
+                           OTHER, EXTRA, args, nargs, kwnames);                                    \
     }
 #define BINARY_METHOD(PYNAME, OP, OTHER, EXTRA)                                                    \
     static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,           \
                                 PyObject *kwnames)                                                 \
     {                                                                                              \
-        return binary_form(state_of_tensor(self), self, FORM_METHOD, #PYNAME, OP, OTHER, EXTRA,    \
-                           args, nargs, kwnames);                                                  \
+        return binary_form(pdt_state_of_tensor(self), self, PDT_FORM_METHOD, #PYNAME, OP, OTHER,   \
+                           EXTRA, args, nargs, kwnames);                                           \
     }
 #define BINARY_INPLACE(PYNAME, OP, OTHER, EXTRA)                                                   \
     static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
                                    PyObject *kwnames)                                              \
     {                                                                                              \
-        return binary_form(state_of_tensor(self), self, FORM_INPLACE, #PYNAME "_", OP, OTHER,      \
-                           EXTRA, args, nargs, kwnames);                                           \
+        return binary_form(pdt_state_of_tensor(self), self, PDT_FORM_INPLACE, #PYNAME "_", OP,     \
+                           OTHER, EXTRA, args, nargs, kwnames);                                    \
     }
 #define BINARY_ALL(PYNAME, OP, OTHER, EXTRA)                                                       \
     BINARY_FUNCTION(PYNAME, OP, OTHER, EXTRA)                                                      \
@@ -460,13 +452,12 @@ BINARY_NO_INPLACE(ge, PDT_OP_GE)
 
 /* function: name(input, *, out=None); method: self.name(); in place:
  * self.name_() -> self. */
-static PyObject *unary_form(pdt_state *S, PyObject *self, int form, const char *name,
-                            pdt_unary_op op, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+PyObject *pdt_unary_form(pdt_state *S, PyObject *self, int form, const char *name, pdt_unary_op op,
+                         PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"input", "out", NULL};
     PyObject *kw[2] = {NULL, NULL}, *out;
-    PDT_AUTOGRAD_HOOK(name, form != FORM_FUNCTION, self, args, nargs, kwnames);
+    PDT_AUTOGRAD_HOOK(name, form != PDT_FORM_FUNCTION, self, args, nargs, kwnames);
     if (!S || gather_args(name, self, args, nargs, kwnames, names, 1, kw) < 0 ||
         output_of(S, name, form, self, kw[1], &out) < 0)
         return NULL;
@@ -477,28 +468,6 @@ static PyObject *unary_form(pdt_state *S, PyObject *self, int form, const char *
     }
     return run_unary(S, name, op, kw[0], NULL, NULL, out);
 }
-
-#define UNARY_FUNCTION(PYNAME, OP)                                                                 \
-    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,        \
-                                 PyObject *kwnames)                                                \
-    {                                                                                              \
-        return unary_form(pdt_state_of_module(module), NULL, FORM_FUNCTION, #PYNAME, OP, args,     \
-                          nargs, kwnames);                                                         \
-    }
-#define UNARY_METHODS(PYNAME, OP)                                                                  \
-    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,           \
-                                PyObject *kwnames)                                                 \
-    {                                                                                              \
-        return unary_form(state_of_tensor(self), self, FORM_METHOD, #PYNAME, OP, args, nargs,      \
-                          kwnames);                                                                \
-    }                                                                                              \
-    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
-                                   PyObject *kwnames)                                              \
-    {                                                                                              \
-        return unary_form(state_of_tensor(self), self, FORM_INPLACE, #PYNAME "_", OP, args, nargs, \
-                          kwnames);                                                                \
-    }
-#define UNARY_ALL(PYNAME, OP) UNARY_FUNCTION(PYNAME, OP) UNARY_METHODS(PYNAME, OP)
 
 UNARY_ALL(neg, PDT_OP_NEG)
 UNARY_ALL(abs, PDT_OP_ABS)
@@ -539,7 +508,7 @@ static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *
 {
     static const char *const names[] = {"input", "min", "max", "out", NULL};
     PyObject *kw[4] = {NULL, NULL, NULL, NULL}, *out_obj;
-    PDT_AUTOGRAD_HOOK(name, form != FORM_FUNCTION, self, args, nargs, kwnames);
+    PDT_AUTOGRAD_HOOK(name, form != PDT_FORM_FUNCTION, self, args, nargs, kwnames);
     pdt_arg args3[3], *bound[3] = {NULL, NULL, NULL};
     if (!S || gather_args(name, self, args, nargs, kwnames, names, 3, kw) < 0 ||
         output_of(S, name, form, self, kw[3], &out_obj) < 0)
@@ -587,22 +556,23 @@ static PyObject *clamp_form(pdt_state *S, PyObject *self, int form, const char *
 
 static PyObject *fn_clamp(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
 {
-    return clamp_form(pdt_state_of_module(module), NULL, FORM_FUNCTION, "clamp", args, nargs, kw);
+    return clamp_form(pdt_state_of_module(module), NULL, PDT_FORM_FUNCTION, "clamp", args, nargs,
+                      kw);
 }
 static PyObject *m_clamp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
 {
-    return clamp_form(state_of_tensor(self), self, FORM_METHOD, "clamp", args, nargs, kw);
+    return clamp_form(pdt_state_of_tensor(self), self, PDT_FORM_METHOD, "clamp", args, nargs, kw);
 }
 static PyObject *m_clamp_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
 {
-    return clamp_form(state_of_tensor(self), self, FORM_INPLACE, "clamp_", args, nargs, kw);
+    return clamp_form(pdt_state_of_tensor(self), self, PDT_FORM_INPLACE, "clamp_", args, nargs, kw);
 }
 
 /* ---- fill_ and zero_ ---- */
 
 static PyObject *fill_with(PyObject *self, pdt_scalar value)
 {
-    pdt_state *S = state_of_tensor(self);
+    pdt_state *S = pdt_state_of_tensor(self);
     const pdt_tensor *t = pdt_tensor_of(self);
     pdt_status st;
     if (!S)
@@ -635,7 +605,7 @@ static PyObject *m_fill_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 {
     static const char *const names[] = {"value", NULL};
     PyObject *kw[1] = {NULL};
-    pdt_state *S = state_of_tensor(self);
+    pdt_state *S = pdt_state_of_tensor(self);
     pdt_arg value;
     PDT_AUTOGRAD_HOOK("fill_", 1, self, args, nargs, kwnames);
     if (!S || pdt_parse_keywords("fill_", args + nargs, kwnames, names, kw) < 0)
@@ -665,101 +635,98 @@ static PyObject *m_zero_(PyObject *self, PyObject *unused)
 
 /* ---- tables ---- */
 
-#define FASTCALL(fn) (PyCFunction)(void (*)(void))(fn), METH_FASTCALL | METH_KEYWORDS
-
 PyMethodDef pdt_math_functions[] = {
-    {"add", FASTCALL(fn_add), doc_fn_add},
-    {"sub", FASTCALL(fn_sub), doc_fn_sub},
-    {"mul", FASTCALL(fn_mul), DOC_FN_B("mul", "``input * other``", EX_MUL)},
-    {"div", FASTCALL(fn_div), doc_fn_div},
-    {"true_divide", FASTCALL(fn_true_divide), DOC_FN_B("true_divide", "input / other", EX_DIV)},
-    {"floor_divide", FASTCALL(fn_floor_divide),
+    {"add", FASTKW(fn_add), doc_fn_add},
+    {"sub", FASTKW(fn_sub), doc_fn_sub},
+    {"mul", FASTKW(fn_mul), DOC_FN_B("mul", "``input * other``", EX_MUL)},
+    {"div", FASTKW(fn_div), doc_fn_div},
+    {"true_divide", FASTKW(fn_true_divide), DOC_FN_B("true_divide", "input / other", EX_DIV)},
+    {"floor_divide", FASTKW(fn_floor_divide),
      DOC_FN_B("floor_divide", "input // other, rounded toward -inf (integer // 0 is 0)",
               EX_FLOORDIV)},
-    {"remainder", FASTCALL(fn_remainder),
+    {"remainder", FASTKW(fn_remainder),
      DOC_FN_B("remainder", "input % other, with the sign of other (integer % 0 is 0)", EX_REM)},
-    {"pow", FASTCALL(fn_pow), doc_fn_pow},
-    {"maximum", FASTCALL(fn_maximum),
+    {"pow", FASTKW(fn_pow), doc_fn_pow},
+    {"maximum", FASTKW(fn_maximum),
      DOC_FN_B("maximum", "The larger of input and other (NaN wins)", EX_MAX)},
-    {"minimum", FASTCALL(fn_minimum),
+    {"minimum", FASTKW(fn_minimum),
      DOC_FN_B("minimum", "The smaller of input and other (NaN wins)", EX_MIN)},
-    {"eq", FASTCALL(fn_eq), DOC_FN_B("eq", "input == other as a bool tensor", EX_EQ)},
-    {"ne", FASTCALL(fn_ne), DOC_FN_B("ne", "input != other as a bool tensor", EX_NE)},
-    {"lt", FASTCALL(fn_lt), DOC_FN_B("lt", "input < other as a bool tensor", EX_LT)},
-    {"le", FASTCALL(fn_le), DOC_FN_B("le", "input <= other as a bool tensor", EX_LE)},
-    {"gt", FASTCALL(fn_gt), DOC_FN_B("gt", "input > other as a bool tensor", EX_GT)},
-    {"ge", FASTCALL(fn_ge), DOC_FN_B("ge", "input >= other as a bool tensor", EX_GE)},
-    {"neg", FASTCALL(fn_neg), DOC_FN_U("neg", "-input", EX_NEG)},
-    {"abs", FASTCALL(fn_abs), DOC_FN_U("abs", "The absolute value", EX_ABS)},
-    {"exp", FASTCALL(fn_exp), DOC_FN_U("exp", "``e ** input`` (integers give float32)", EX_EXP)},
-    {"log", FASTCALL(fn_log),
+    {"eq", FASTKW(fn_eq), DOC_FN_B("eq", "input == other as a bool tensor", EX_EQ)},
+    {"ne", FASTKW(fn_ne), DOC_FN_B("ne", "input != other as a bool tensor", EX_NE)},
+    {"lt", FASTKW(fn_lt), DOC_FN_B("lt", "input < other as a bool tensor", EX_LT)},
+    {"le", FASTKW(fn_le), DOC_FN_B("le", "input <= other as a bool tensor", EX_LE)},
+    {"gt", FASTKW(fn_gt), DOC_FN_B("gt", "input > other as a bool tensor", EX_GT)},
+    {"ge", FASTKW(fn_ge), DOC_FN_B("ge", "input >= other as a bool tensor", EX_GE)},
+    {"neg", FASTKW(fn_neg), DOC_FN_U("neg", "-input", EX_NEG)},
+    {"abs", FASTKW(fn_abs), DOC_FN_U("abs", "The absolute value", EX_ABS)},
+    {"exp", FASTKW(fn_exp), DOC_FN_U("exp", "``e ** input`` (integers give float32)", EX_EXP)},
+    {"log", FASTKW(fn_log),
      DOC_FN_U("log", "The natural logarithm (integers give float32)", EX_LOG)},
-    {"sqrt", FASTCALL(fn_sqrt),
-     DOC_FN_U("sqrt", "The square root (integers give float32)", EX_SQRT)},
-    {"sin", FASTCALL(fn_sin), DOC_FN_U("sin", "The sine (integers give float32)", EX_SIN)},
-    {"cos", FASTCALL(fn_cos), DOC_FN_U("cos", "The cosine (integers give float32)", EX_COS)},
-    {"tanh", FASTCALL(fn_tanh),
+    {"sqrt", FASTKW(fn_sqrt), DOC_FN_U("sqrt", "The square root (integers give float32)", EX_SQRT)},
+    {"sin", FASTKW(fn_sin), DOC_FN_U("sin", "The sine (integers give float32)", EX_SIN)},
+    {"cos", FASTKW(fn_cos), DOC_FN_U("cos", "The cosine (integers give float32)", EX_COS)},
+    {"tanh", FASTKW(fn_tanh),
      DOC_FN_U("tanh", "The hyperbolic tangent (integers give float32)", EX_TANH)},
-    {"sigmoid", FASTCALL(fn_sigmoid),
+    {"sigmoid", FASTKW(fn_sigmoid),
      DOC_FN_U("sigmoid", "1 / (1 + exp(-input)) (integers give float32)", EX_SIGMOID)},
-    {"relu", FASTCALL(fn_relu), DOC_FN_U("relu", "max(input, 0), NaN kept", EX_RELU)},
-    {"clamp", FASTCALL(fn_clamp), doc_fn_clamp},
+    {"relu", FASTKW(fn_relu), DOC_FN_U("relu", "max(input, 0), NaN kept", EX_RELU)},
+    {"clamp", FASTKW(fn_clamp), doc_fn_clamp},
     {NULL, NULL, 0, NULL},
 };
 
 PyMethodDef pdt_math_methods[] = {
-    {"add", FASTCALL(m_add), DOC_M_ALPHA("add", "``self + alpha * other``", EX_ADD)},
-    {"sub", FASTCALL(m_sub), DOC_M_ALPHA("sub", "``self - alpha * other``", EX_SUB)},
-    {"mul", FASTCALL(m_mul), DOC_M_B("mul", "``self * other``", EX_MUL)},
-    {"div", FASTCALL(m_div), DOC_M_ROUND("div", "self / other", EX_DIV)},
-    {"true_divide", FASTCALL(m_true_divide), DOC_M_B("true_divide", "self / other", EX_DIV)},
-    {"floor_divide", FASTCALL(m_floor_divide),
+    {"add", FASTKW(m_add), DOC_M_ALPHA("add", "``self + alpha * other``", EX_ADD)},
+    {"sub", FASTKW(m_sub), DOC_M_ALPHA("sub", "``self - alpha * other``", EX_SUB)},
+    {"mul", FASTKW(m_mul), DOC_M_B("mul", "``self * other``", EX_MUL)},
+    {"div", FASTKW(m_div), DOC_M_ROUND("div", "self / other", EX_DIV)},
+    {"true_divide", FASTKW(m_true_divide), DOC_M_B("true_divide", "self / other", EX_DIV)},
+    {"floor_divide", FASTKW(m_floor_divide),
      DOC_M_B("floor_divide", "self // other, rounded toward -inf", EX_FLOORDIV)},
-    {"remainder", FASTCALL(m_remainder),
+    {"remainder", FASTKW(m_remainder),
      DOC_M_B("remainder", "self % other, with the sign of other", EX_REM)},
-    {"pow", FASTCALL(m_pow), doc_m_pow},
-    {"maximum", FASTCALL(m_maximum), DOC_M_B("maximum", "The larger of self and other", EX_MAX)},
-    {"minimum", FASTCALL(m_minimum), DOC_M_B("minimum", "The smaller of self and other", EX_MIN)},
-    {"eq", FASTCALL(m_eq), DOC_M_B("eq", "self == other as a bool tensor", EX_EQ)},
-    {"ne", FASTCALL(m_ne), DOC_M_B("ne", "self != other as a bool tensor", EX_NE)},
-    {"lt", FASTCALL(m_lt), DOC_M_B("lt", "self < other as a bool tensor", EX_LT)},
-    {"le", FASTCALL(m_le), DOC_M_B("le", "self <= other as a bool tensor", EX_LE)},
-    {"gt", FASTCALL(m_gt), DOC_M_B("gt", "self > other as a bool tensor", EX_GT)},
-    {"ge", FASTCALL(m_ge), DOC_M_B("ge", "self >= other as a bool tensor", EX_GE)},
-    {"neg", FASTCALL(m_neg), DOC_M_U("neg", "-self", EX_NEG)},
-    {"abs", FASTCALL(m_abs), DOC_M_U("abs", "The absolute value", EX_ABS)},
-    {"exp", FASTCALL(m_exp), DOC_M_U("exp", "``e ** self``", EX_EXP)},
-    {"log", FASTCALL(m_log), DOC_M_U("log", "The natural logarithm", EX_LOG)},
-    {"sqrt", FASTCALL(m_sqrt), DOC_M_U("sqrt", "The square root", EX_SQRT)},
-    {"sin", FASTCALL(m_sin), DOC_M_U("sin", "The sine", EX_SIN)},
-    {"cos", FASTCALL(m_cos), DOC_M_U("cos", "The cosine", EX_COS)},
-    {"tanh", FASTCALL(m_tanh), DOC_M_U("tanh", "The hyperbolic tangent", EX_TANH)},
-    {"sigmoid", FASTCALL(m_sigmoid), DOC_M_U("sigmoid", "1 / (1 + exp(-self))", EX_SIGMOID)},
-    {"relu", FASTCALL(m_relu), DOC_M_U("relu", "max(self, 0)", EX_RELU)},
-    {"clamp", FASTCALL(m_clamp), doc_m_clamp},
+    {"pow", FASTKW(m_pow), doc_m_pow},
+    {"maximum", FASTKW(m_maximum), DOC_M_B("maximum", "The larger of self and other", EX_MAX)},
+    {"minimum", FASTKW(m_minimum), DOC_M_B("minimum", "The smaller of self and other", EX_MIN)},
+    {"eq", FASTKW(m_eq), DOC_M_B("eq", "self == other as a bool tensor", EX_EQ)},
+    {"ne", FASTKW(m_ne), DOC_M_B("ne", "self != other as a bool tensor", EX_NE)},
+    {"lt", FASTKW(m_lt), DOC_M_B("lt", "self < other as a bool tensor", EX_LT)},
+    {"le", FASTKW(m_le), DOC_M_B("le", "self <= other as a bool tensor", EX_LE)},
+    {"gt", FASTKW(m_gt), DOC_M_B("gt", "self > other as a bool tensor", EX_GT)},
+    {"ge", FASTKW(m_ge), DOC_M_B("ge", "self >= other as a bool tensor", EX_GE)},
+    {"neg", FASTKW(m_neg), DOC_M_U("neg", "-self", EX_NEG)},
+    {"abs", FASTKW(m_abs), DOC_M_U("abs", "The absolute value", EX_ABS)},
+    {"exp", FASTKW(m_exp), DOC_M_U("exp", "``e ** self``", EX_EXP)},
+    {"log", FASTKW(m_log), DOC_M_U("log", "The natural logarithm", EX_LOG)},
+    {"sqrt", FASTKW(m_sqrt), DOC_M_U("sqrt", "The square root", EX_SQRT)},
+    {"sin", FASTKW(m_sin), DOC_M_U("sin", "The sine", EX_SIN)},
+    {"cos", FASTKW(m_cos), DOC_M_U("cos", "The cosine", EX_COS)},
+    {"tanh", FASTKW(m_tanh), DOC_M_U("tanh", "The hyperbolic tangent", EX_TANH)},
+    {"sigmoid", FASTKW(m_sigmoid), DOC_M_U("sigmoid", "1 / (1 + exp(-self))", EX_SIGMOID)},
+    {"relu", FASTKW(m_relu), DOC_M_U("relu", "max(self, 0)", EX_RELU)},
+    {"clamp", FASTKW(m_clamp), doc_m_clamp},
     /* in place: each returns self */
-    {"add_", FASTCALL(m_add_), DOC_M_ALPHA_("add", "``self + alpha * other``", EX_ADD)},
-    {"sub_", FASTCALL(m_sub_), DOC_M_ALPHA_("sub", "``self - alpha * other``", EX_SUB)},
-    {"mul_", FASTCALL(m_mul_), DOC_M_B_("mul", "``self * other``", EX_MUL)},
-    {"div_", FASTCALL(m_div_), DOC_M_ROUND_("div", "self / other", EX_DIV)},
-    {"true_divide_", FASTCALL(m_true_divide_), DOC_M_B_("true_divide", "self / other", EX_DIV)},
-    {"floor_divide_", FASTCALL(m_floor_divide_),
+    {"add_", FASTKW(m_add_), DOC_M_ALPHA_("add", "``self + alpha * other``", EX_ADD)},
+    {"sub_", FASTKW(m_sub_), DOC_M_ALPHA_("sub", "``self - alpha * other``", EX_SUB)},
+    {"mul_", FASTKW(m_mul_), DOC_M_B_("mul", "``self * other``", EX_MUL)},
+    {"div_", FASTKW(m_div_), DOC_M_ROUND_("div", "self / other", EX_DIV)},
+    {"true_divide_", FASTKW(m_true_divide_), DOC_M_B_("true_divide", "self / other", EX_DIV)},
+    {"floor_divide_", FASTKW(m_floor_divide_),
      DOC_M_B_("floor_divide", "self // other, rounded toward -inf", EX_FLOORDIV)},
-    {"remainder_", FASTCALL(m_remainder_),
+    {"remainder_", FASTKW(m_remainder_),
      DOC_M_B_("remainder", "self % other, with the sign of other", EX_REM)},
-    {"pow_", FASTCALL(m_pow_), doc_m_pow_},
-    {"neg_", FASTCALL(m_neg_), DOC_M_U_("neg", "-self", EX_NEG)},
-    {"abs_", FASTCALL(m_abs_), DOC_M_U_("abs", "The absolute value", EX_ABS)},
-    {"exp_", FASTCALL(m_exp_), DOC_M_U_("exp", "``e ** self``", EX_EXP)},
-    {"log_", FASTCALL(m_log_), DOC_M_U_("log", "The natural logarithm", EX_LOG)},
-    {"sqrt_", FASTCALL(m_sqrt_), DOC_M_U_("sqrt", "The square root", EX_SQRT)},
-    {"sin_", FASTCALL(m_sin_), DOC_M_U_("sin", "The sine", EX_SIN)},
-    {"cos_", FASTCALL(m_cos_), DOC_M_U_("cos", "The cosine", EX_COS)},
-    {"tanh_", FASTCALL(m_tanh_), DOC_M_U_("tanh", "The hyperbolic tangent", EX_TANH)},
-    {"sigmoid_", FASTCALL(m_sigmoid_), DOC_M_U_("sigmoid", "1 / (1 + exp(-self))", EX_SIGMOID)},
-    {"relu_", FASTCALL(m_relu_), DOC_M_U_("relu", "max(self, 0)", EX_RELU)},
-    {"clamp_", FASTCALL(m_clamp_), doc_m_clamp_},
-    {"fill_", FASTCALL(m_fill_), doc_m_fill_},
+    {"pow_", FASTKW(m_pow_), doc_m_pow_},
+    {"neg_", FASTKW(m_neg_), DOC_M_U_("neg", "-self", EX_NEG)},
+    {"abs_", FASTKW(m_abs_), DOC_M_U_("abs", "The absolute value", EX_ABS)},
+    {"exp_", FASTKW(m_exp_), DOC_M_U_("exp", "``e ** self``", EX_EXP)},
+    {"log_", FASTKW(m_log_), DOC_M_U_("log", "The natural logarithm", EX_LOG)},
+    {"sqrt_", FASTKW(m_sqrt_), DOC_M_U_("sqrt", "The square root", EX_SQRT)},
+    {"sin_", FASTKW(m_sin_), DOC_M_U_("sin", "The sine", EX_SIN)},
+    {"cos_", FASTKW(m_cos_), DOC_M_U_("cos", "The cosine", EX_COS)},
+    {"tanh_", FASTKW(m_tanh_), DOC_M_U_("tanh", "The hyperbolic tangent", EX_TANH)},
+    {"sigmoid_", FASTKW(m_sigmoid_), DOC_M_U_("sigmoid", "1 / (1 + exp(-self))", EX_SIGMOID)},
+    {"relu_", FASTKW(m_relu_), DOC_M_U_("relu", "max(self, 0)", EX_RELU)},
+    {"clamp_", FASTKW(m_clamp_), doc_m_clamp_},
+    {"fill_", FASTKW(m_fill_), doc_m_fill_},
     {"zero_", m_zero_, METH_NOARGS, doc_m_zero_},
     {NULL, NULL, 0, NULL},
 };

@@ -1,0 +1,183 @@
+"""floor, ceil, round, trunc, sign, log1p and expm1 (csrc/python/tensor_round.c) on every
+device, against NumPy.
+
+The rounding ops and sign are exact, so they must give NumPy's bits (np.floor, np.ceil,
+np.rint, np.trunc, np.sign): halves, both zeros, NaN, infinities, subnormals and values at
+and past 2^23 (2^52), where every float is whole.  On the CPU they are checked at every
+instruction-set level (the vector levels use the rounding instructions, the baseline the
+C library).  log1p and expm1 compute float32 through the float64 function on every
+device, once rounded: within 1 ulp of NumPy's float64 result (stated bound), and float64
+within 2 ulps."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import _C
+from conftest import DEVICES
+
+ROUNDING = {"floor": np.floor, "ceil": np.ceil, "round": np.rint, "trunc": np.trunc}
+LEVELS = _C._cpu_simd_level()[1]
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+def sample(dtype, n=4000, seed=0):
+    """A dense sample of the dtype's range, with the values where rounding can go wrong."""
+    rng = np.random.default_rng(seed)
+    bits = 23 if dtype == np.float32 else 52
+    mags = 2.0 ** rng.uniform(-30, bits + 3, n)
+    x = mags * rng.choice([-1.0, 1.0], n)
+    k = rng.integers(-2**20, 2**20, 400).astype(np.float64)
+    special = np.concatenate([
+        k + 0.5, k - 0.5, k + 0.25, k,  # halves (to even), quarters, whole numbers
+        [0.0, -0.0, np.nan, np.inf, -np.inf, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5,
+         0.49999997, -0.49999997, 2.0**bits, 2.0**bits + 1, -(2.0**bits) - 1, 2.0**bits - 0.5,
+         np.finfo(dtype).max, -np.finfo(dtype).max, np.finfo(dtype).tiny,
+         np.finfo(dtype).smallest_subnormal, -np.finfo(dtype).smallest_subnormal]])
+    return np.concatenate([x, special]).astype(dtype)
+
+
+def bits_equal(got, want):
+    """Equal bit for bit (the sign of a zero counts), NaN where NaN."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    u = np.uint32 if got.dtype == np.float32 else np.uint64
+    bad = np.flatnonzero(got.view(u)[~nan] != want.view(u)[~nan])
+    assert bad.size == 0, (got[~nan][bad[:5]], want[~nan][bad[:5]])
+
+
+@pytest.mark.parametrize("name", sorted(ROUNDING) + ["sign"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rounding_and_sign_give_numpys_bits(dev, name, dtype):
+    a = sample(dtype)
+    x = pdt.tensor(a, device=dev)
+    want = ROUNDING.get(name, np.sign)(a)
+    bits_equal(getattr(pdt, name)(x).cpu().numpy(), want)
+    bits_equal(getattr(x, name)().cpu().numpy(), want)
+    # strided (every other element, reversed) and in place
+    v = x.flip(0)[::2]
+    bits_equal(getattr(v, name)().cpu().numpy(), want[::-1][::2])
+    y = x.clone()
+    assert getattr(y, name + "_")() is y
+    bits_equal(y.cpu().numpy(), want)
+
+
+@pytest.mark.skipif(len(LEVELS) < 2, reason="one instruction-set level only")
+@pytest.mark.parametrize("name", sorted(ROUNDING) + ["sign"])
+def test_every_cpu_level_gives_the_same_bits(name, level_restored):
+    """The vector levels' rounding instructions and the baseline's C library agree (rows
+    long enough for the vector loop, plus a tail)."""
+    for dtype in (np.float32, np.float64):
+        a = sample(dtype, n=4093, seed=1)
+        want = ROUNDING.get(name, np.sign)(a)
+        for level in LEVELS:
+            _C._cpu_simd_level(level)
+            bits_equal(getattr(pdt, name)(pdt.tensor(a)).numpy(), want)
+
+
+@pytest.mark.parametrize("name", sorted(ROUNDING) + ["sign"])
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integers_keep_their_dtype(dev, name, dtype):
+    a = np.array([0, 1, -1, 7, -8, np.iinfo(dtype).max, np.iinfo(dtype).min], dtype=dtype)
+    x = pdt.tensor(a, device=dev)
+    got = getattr(pdt, name)(x)
+    assert got.dtype == x.dtype
+    want = np.sign(a) if name == "sign" else a
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+    if name != "sign":
+        assert got.data_ptr() != x.data_ptr()  # a new tensor, as in PyTorch
+
+
+def test_bool(dev):
+    b = pdt.tensor([True, False], device=dev)
+    got = pdt.sign(b)
+    assert got.dtype == pdt.bool
+    np.testing.assert_array_equal(got.cpu().numpy(), [True, False])
+    for name in ROUNDING:
+        with pytest.raises(TypeError, match=rf"{name}: not supported for bool tensors"):
+            getattr(pdt, name)(b)
+
+
+@pytest.mark.parametrize("dtype", [pdt.float16, pdt.bfloat16])
+def test_half_dtypes(dev, dtype):
+    a = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.75, -3.75])  # exact in both
+    x = pdt.tensor(a, dtype=dtype, device=dev)
+    for name, f in ROUNDING.items():
+        got = getattr(pdt, name)(x)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got.to(pdt.float64).cpu().numpy(), f(a))
+    np.testing.assert_array_equal(pdt.sign(x).to(pdt.float64).cpu().numpy(), np.sign(a))
+
+
+def ulps32(got, ref):
+    """|got - ref| in float32 ulps at ref (ref in float64); 0 where got is ref rounded
+    to float32 (an overflow to inf included) or both are NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        same = (got == ref.astype(np.float32)) | (np.isnan(got) & np.isnan(ref))
+        got = got.astype(np.float64)
+        spacing = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+        err = np.abs(got - ref) / spacing
+    return np.where(same, 0.0, err)
+
+
+@pytest.mark.parametrize("name", ["log1p", "expm1"])
+def test_log1p_and_expm1_float32_within_one_ulp(dev, name):
+    rng = np.random.default_rng(2)
+    if name == "log1p":
+        a = np.concatenate([-1 + 2.0 ** rng.uniform(-24, 0, 3000),
+                            2.0 ** rng.uniform(-40, 100, 3000),
+                            -(2.0 ** rng.uniform(-40, -1, 1000)),
+                            [0.0, -0.0, -1.0, -2.0, np.inf, -np.inf, np.nan, 1e-30]])
+    else:
+        a = np.concatenate([rng.uniform(-100, 88.7, 5000),
+                            2.0 ** rng.uniform(-40, 0, 1000) * rng.choice([-1, 1], 1000),
+                            [0.0, -0.0, 89.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30]])
+    a = a.astype(np.float32)
+    got = getattr(pdt, name)(pdt.tensor(a, device=dev)).cpu().numpy()
+    assert got.dtype == np.float32
+    with np.errstate(all="ignore"):
+        ref = getattr(np, name)(a.astype(np.float64))
+    err = ulps32(got, ref)
+    worst = int(np.argmax(err))
+    assert err[worst] <= 1.0, f"{name}({a[worst]!r}) = {got[worst]!r}, float64 {ref[worst]!r}"
+    # near 0 the whole point: log(1 + x) in float32 would give 0 here
+    tiny = pdt.tensor([1e-10], device=dev)
+    assert getattr(pdt, name)(tiny).item() == pytest.approx(1e-10, rel=1e-6)
+
+
+@pytest.mark.parametrize("name", ["log1p", "expm1"])
+def test_log1p_and_expm1_float64_and_integers(dev, name):
+    a = np.array([-0.75, -1e-12, 0.0, 1e-300, 0.5, 3.0, 30.0])
+    got = getattr(pdt, name)(pdt.tensor(a, device=dev)).cpu().numpy()
+    np.testing.assert_allclose(got, getattr(np, name)(a), rtol=4.5e-16, atol=0)
+    ints = pdt.tensor([0, 1, 2], device=dev)
+    r = getattr(ints, name)()
+    assert r.dtype == pdt.float32
+    np.testing.assert_allclose(r.cpu().numpy(), getattr(np, name)(np.array([0.0, 1.0, 2.0])),
+                               rtol=6e-8)
+
+
+def test_gradients(dev):
+    a = np.array([0.25, 1.5, -0.5, 3.0])
+    x = pdt.tensor(a, device=dev, requires_grad=True)
+    (x.log1p() * 2 + x.expm1()).sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 2 / (1 + a) + np.exp(a), rtol=1e-12)
+    for name in list(ROUNDING) + ["sign"]:
+        x.grad = None
+        y = getattr(pdt, name)(x)
+        assert y.requires_grad  # differentiable, with a zero gradient, as in PyTorch
+        (y * 3 + x).sum().backward()
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), np.ones(4))
+
+
+def test_out(dev):
+    x = pdt.tensor([1.5, -1.5], device=dev)
+    o = pdt.empty(2, device=dev)
+    assert pdt.floor(x, out=o) is o
+    np.testing.assert_array_equal(o.cpu().numpy(), [1.0, -2.0])
+    with pytest.raises(TypeError, match="argument 'input' must be a Tensor, got list"):
+        pdt.ceil([1.5])
