@@ -705,6 +705,23 @@ CASES = [
       "RuntimeError", r"missing key 'bias'"),
     C("load_state_dict-int", "pdt.nn.Linear(3, 4).load_state_dict(5)", "TypeError",
       r"expected a dict of Tensors \(a state_dict\), got int"),
+    C("optim-load_state_dict-groups",
+      "opt = pdt.optim.SGD(pdt.nn.Linear(3, 4).parameters(), lr=0.1)\nsd = opt.state_dict()\n"
+      "sd['param_groups'].append(dict(sd['param_groups'][0], params=[2]))\n"
+      "opt.load_state_dict(sd)", "ValueError",
+      r"SGD.load_state_dict\(\): the state dict has 2 parameter groups, this optimizer has 1"),
+    C("optim-load_state_dict-group-size",
+      "sd = pdt.optim.SGD(pdt.nn.Linear(3, 4).parameters(), lr=0.1).state_dict()\n"
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1).load_state_dict(sd)", "ValueError",
+      r"parameter group 0 has 2 parameters in the state dict, 1 in this optimizer"),
+    C("optim-load_state_dict-shape",
+      "net = pdt.nn.Linear(3, 4)\nopt = pdt.optim.Adam(net.parameters())\n"
+      "net(pdt.ones(1, 3)).sum().backward()\nopt.step()\n"
+      "pdt.optim.Adam(pdt.nn.Linear(4, 3).parameters()).load_state_dict(opt.state_dict())",
+      "ValueError", r"parameter 0's state: exp_avg is a float32 tensor of shape \(4, 3\), not "
+      r"a floating-point tensor of its parameter's shape \(3, 4\)"),
+    C("optim-load_state_dict-int", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=1).load_state_dict(5)",
+      "TypeError", r"expected a dict \(an optimizer's state_dict\(\)\), got int"),
     C("Module-to-int-dtype", "pdt.nn.Linear(3, 4).to(pdt.int32)", "TypeError",
       r"only accepts floating point dtypes"),
     C("Parameter-list", "pdt.nn.Parameter([1, 2])", "TypeError",
