@@ -22,6 +22,11 @@ PyTorch's Adam (not AdamW: the decay is added to the gradient), at step t:
     d = g + weight_decay * p
     m = beta1 * m + (1 - beta1) * d;   v = beta2 * v + (1 - beta2) * d * d
     p -= (lr / (1 - beta1 ** t)) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps)
+
+Checkpoints: ``opt.state_dict()`` (PyTorch's layout; a snapshot, not live tensors) goes
+into ``pydevtensor.save({'model': net.state_dict(), 'optim': opt.state_dict(), ...})``,
+and ``opt.load_state_dict(pydevtensor.load(path)['optim'])`` resumes: the steps that
+follow are those of training that never stopped, bit for bit.
 """
 from __future__ import annotations
 
