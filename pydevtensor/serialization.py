@@ -58,7 +58,9 @@ def save(obj, f):
         that is neither a string nor an int); the message names where, e.g.
         ``obj['optim']['state'][0]``.
     ValueError
-        When obj nests more than 64 containers deep, or holds itself.
+        When obj nests more than 64 containers deep, or holds itself, or its
+        structure takes more than 16 MiB to write (long lists of numbers belong in
+        tensors).
 
     Examples
     --------
@@ -88,6 +90,11 @@ def save(obj, f):
     # a tree's strings as they are (the record is UTF-32 anyway): json's \uXXXX escapes
     # would join two lone surrogates into one character when read back
     arrays[META_KEY] = np.array(json.dumps(meta, ensure_ascii=kind != "tree"))
+    if arrays[META_KEY].nbytes > _MAX_RECORD:  # what load() would refuse is not written
+        raise ValueError(f"save(): the record of the structure and its "
+                         f"{len(entries)} tensors takes {arrays[META_KEY].nbytes} bytes, "
+                         f"more than the {_MAX_RECORD} that load() reads; put long lists "
+                         f"of numbers into tensors")
     if isinstance(f, (str, os.PathLike)):
         _write_atomically(os.fspath(f), lambda fh: np.savez(fh, **arrays))
     else:

@@ -387,8 +387,16 @@ def test_a_refused_object_writes_nothing(tmp_path):
         deep = [deep]
     pdt.save(deep, path)  # 64 containers: the limit
     assert pdt.load(path) == deep
+    pdt.save([pdt.ones(1)], path)
     with pytest.raises(ValueError, match="nested more than 64 containers deep"):
         pdt.save([deep], path)
+    losses = [0.1 + i for i in range(500_000)]  # about 10 MB of JSON: 40 MB in UTF-32
+    with pytest.raises(ValueError, match=r"takes \d+ bytes, more than the 16777216 that "
+                                         r"load\(\) reads; put long lists of numbers"):
+        pdt.save({"losses": losses}, path)
+    assert path.read_bytes() == before
+    pdt.save({"losses": losses[:100_000]}, path)
+    assert pdt.load(path)["losses"] == losses[:100_000]
 
 
 def record2(tree, **tensors):
