@@ -22,12 +22,18 @@ PyTorch's Adam (not AdamW: the decay is added to the gradient), at step t:
     d = g + weight_decay * p
     m = beta1 * m + (1 - beta1) * d;   v = beta2 * v + (1 - beta2) * d * d
     p -= (lr / (1 - beta1 ** t)) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps)
+
+Checkpoints: ``opt.state_dict()`` (PyTorch's layout; a snapshot, not live tensors) goes
+into ``pydevtensor.save({'model': net.state_dict(), 'optim': opt.state_dict(), ...})``,
+and ``opt.load_state_dict(pydevtensor.load(path)['optim'])`` resumes: the steps that
+follow are those of training that never stopped, bit for bit.
 """
 from __future__ import annotations
 
+import copy
 import math
 import numbers
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from . import _C
@@ -65,6 +71,8 @@ class Optimizer:
     >>> len(opt.param_groups), opt.param_groups[0]['lr']
     (1, 0.1)
     """
+
+    defaults: dict[str, Any]
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
                  defaults: dict[str, Any]) -> None:
@@ -189,6 +197,176 @@ class Optimizer:
         """
         raise NotImplementedError
 
+    # What each parameter's state holds, every name required once there is state:
+    # "tensor" (of the parameter's shape, kept in its dtype on its device) or "count"
+    # (an int >= 1).  Subclasses set it.
+    _STATE: dict[str, str] = {}
+
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state and hyperparameters, in PyTorch's layout:
+        ``{'state': {index: {name: value}}, 'param_groups': [{hyperparameters...,
+        'params': [index, ...]}]}``, where the indices number the parameters across
+        the groups in order (0, 1, ...), and 'state' has an entry for each parameter
+        that has state (after its first step).
+
+        It is a snapshot, unlike PyTorch's: the state tensors are copies (on their own
+        devices) and the hyperparameters deep copies, so later steps, which update
+        momentum buffers in place, do not change what was taken (PyTorch's state_dict
+        shares the live tensors).  It holds only tensors, numbers, tuples, lists and
+        dicts with int and string keys: ``pydevtensor.save`` writes it.
+
+        Returns
+        -------
+        dict
+            {'state': {int: dict}, 'param_groups': list of dict}.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+        >>> opt = optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> sd = opt.state_dict()
+        >>> sd['state']
+        {0: {'momentum_buffer': tensor([2., 4.])}}
+        >>> sd['param_groups']
+        [{'lr': 0.1, 'momentum': 0.9, 'weight_decay': 0.0, 'params': [0]}]
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for g in self.param_groups:
+            hyper = copy.deepcopy({k: v for k, v in g.items() if k != "params"})
+            hyper["params"] = [index.setdefault(id(p), len(index)) for p in g["params"]]
+            groups.append(hyper)
+        state = {}
+        for p in self._all_params():
+            if self.state.get(id(p)):
+                state[index[id(p)]] = {k: (v.clone() if isinstance(v, _C.Tensor) else
+                                           copy.deepcopy(v))
+                                       for k, v in self.state[id(p)].items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
+        """Takes the state and hyperparameters of state_dict (as state_dict() gives,
+        perhaps through save() and load()): the i-th parameter of each group gets the
+        state saved for the i-th index of that group's 'params'.  State tensors are
+        copied onto their parameter's device and into its dtype (as PyTorch does), so
+        a checkpoint saved on a GPU resumes on the CPU; state_dict is not changed and
+        nothing of it is kept.  All or nothing: everything is checked and copied
+        first, so a bad state_dict leaves the optimizer as it was.
+
+        Parameters
+        ----------
+        state_dict : mapping
+            {'state': {int: dict}, 'param_groups': list of dict}.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            When state_dict or its parts are not the dicts and lists above.
+        ValueError
+            When the number of groups, or of parameters in a group, differs from this
+            optimizer's; or a state names a parameter no group lists, lacks or has an
+            unknown entry, or has a tensor of another shape than its parameter; or a
+            hyperparameter is invalid.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> net = nn.Linear(2, 1)
+        >>> opt = optim.Adam(net.parameters(), lr=0.01)
+        >>> net(pydevtensor.ones(1, 2)).sum().backward()
+        >>> opt.step()
+        >>> resumed = optim.Adam(net.parameters())
+        >>> resumed.load_state_dict(opt.state_dict())
+        >>> resumed.param_groups[0]['lr'], resumed.state_dict()['state'][0]['step']
+        (0.01, 1)
+        """
+        where = f"{type(self).__name__}.load_state_dict()"
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"{where}: expected a dict (an optimizer's state_dict()), got "
+                            f"{type(state_dict).__name__}")
+        missing = [k for k in ("state", "param_groups") if k not in state_dict]
+        if missing:
+            raise ValueError(f"{where}: the state dict has no {missing[0]!r}")
+        saved_groups, saved_state = state_dict["param_groups"], state_dict["state"]
+        if not isinstance(saved_groups, (list, tuple)) or not all(
+                isinstance(g, Mapping) for g in saved_groups):
+            raise TypeError(f"{where}: 'param_groups' must be a list of dicts")
+        if not isinstance(saved_state, Mapping):
+            raise TypeError(f"{where}: 'state' must be a dict, got "
+                            f"{type(saved_state).__name__}")
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError(f"{where}: the state dict has {len(saved_groups)} parameter "
+                             f"groups, this optimizer has {len(self.param_groups)}")
+        params: dict[int, _C.Tensor] = {}  # saved index -> this optimizer's parameter
+        new_groups = []
+        for i, (saved, own) in enumerate(zip(saved_groups, self.param_groups)):
+            indices = saved.get("params")
+            if not isinstance(indices, (list, tuple)) or not all(
+                    type(k) is int for k in indices):
+                raise TypeError(f"{where}: parameter group {i}'s 'params' must be a list "
+                                f"of ints, got {indices!r:.80}")
+            if len(indices) != len(own["params"]):
+                raise ValueError(f"{where}: parameter group {i} has {len(indices)} "
+                                 f"parameters in the state dict, {len(own['params'])} in "
+                                 f"this optimizer")
+            for k, p in zip(indices, own["params"]):
+                if k in params:
+                    raise ValueError(f"{where}: parameter index {k} is in the state dict's "
+                                     f"groups twice")
+                params[k] = p
+            group = copy.deepcopy({k: v for k, v in saved.items() if k != "params"})
+            for name, value in self.defaults.items():
+                group.setdefault(name, value)
+            group["params"] = list(own["params"])
+            self._check_group(group)
+            new_groups.append(group)
+        new_state = {}
+        for k, entry in saved_state.items():
+            if type(k) is not int or k not in params:
+                raise ValueError(f"{where}: the state dict has state for parameter {k!r}, "
+                                 f"which no parameter group lists")
+            new_state[id(params[k])] = self._loaded_state(entry, params[k],
+                                                          f"{where}: parameter {k}'s state")
+        for own, group in zip(self.param_groups, new_groups):  # nothing fails from here
+            own.clear()
+            own.update(group)
+        self.state = new_state
+
+    def _loaded_state(self, entry, p, where):
+        """A copy of one parameter's saved state, checked against _STATE, its tensors
+        on p's device in p's dtype."""
+        if not isinstance(entry, Mapping):
+            raise TypeError(f"{where} is {_a(type(entry).__name__)}, not a dict")
+        unknown = [k for k in entry if k not in self._STATE]
+        lacking = [k for k in self._STATE if k not in entry]
+        if unknown or lacking:
+            raise ValueError(f"{where} has " + (f"the unknown entry {unknown[0]!r}" if unknown
+                                                else f"no {lacking[0]!r}") +
+                             f" (it holds {', '.join(map(repr, self._STATE))})")
+        out: dict[str, Any] = {}
+        for name, kind in self._STATE.items():
+            v = entry[name]
+            if kind == "count":
+                if type(v) is not int or v < 1:
+                    raise ValueError(f"{where}: {name} is {v!r:.40}, not an int >= 1")
+                out[name] = v
+            elif not isinstance(v, _C.Tensor) or not v.is_floating_point() or \
+                    v.shape != p.shape:
+                got = (f"a {v.dtype.name} tensor of shape {tuple(v.shape)}"
+                       if isinstance(v, _C.Tensor) else _a(type(v).__name__))
+                raise ValueError(f"{where}: {name} is {got}, not a floating-point tensor of "
+                                 f"its parameter's shape {tuple(p.shape)}")
+            else:
+                out[name] = v.detach().to(device=p.device, dtype=p.dtype, copy=True)
+        return out
+
     def _replica(self, mapping):
         """The same optimizer for a replica of the model: mapping takes each of this
         optimizer's parameters (by id) to the replica's parameter; the state (momentum
@@ -215,6 +393,10 @@ class Optimizer:
             for k in sorted(k for k in g if k != "params"):
                 lines.append(f"    {k}: {g[k]}")
         return "\n".join(lines) + "\n)"
+
+
+def _a(noun):
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
 
 
 def _nonnegative(value, name, where):
@@ -279,6 +461,8 @@ class SGD(Optimizer):
     >>> w.data
     tensor([0.8000, 1.6000])
     """
+
+    _STATE = {"momentum_buffer": "tensor"}
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float,
                  momentum: float = 0.0, weight_decay: float = 0.0) -> None:
@@ -381,6 +565,8 @@ class Adam(Optimizer):
     >>> w.data
     tensor([0.9000, 1.9000])
     """
+
+    _STATE = {"step": "count", "exp_avg": "tensor", "exp_avg_sq": "tensor"}
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,

@@ -1,9 +1,15 @@
-"""save() and load(): tensors and state dicts in a NumPy .npz file.
+"""save() and load(): tensors, state dicts and checkpoints in a NumPy .npz file.
 
 The file opens in plain NumPy with ``np.load(path, allow_pickle=False)``: one array
 per tensor, under the tensor's name, plus ``__pydevtensor__``, a JSON string that
 records the format and each tensor's device and dtype.  Nothing is pickled.
 Saving a GPU tensor is an explicit device-to-host copy, counted in transfer_stats().
+
+Version 1 of the record holds a Tensor (kind 'tensor') or a dict of tensors (kind
+'dict'); save() still writes those two so, and every pydevtensor reads them.
+Anything else (lists, tuples, nested dicts, numbers, strings) is version 2, kind
+'tree', whose "tree" entry is the structure (_serialization_tree.py); a reader of
+version 1 refuses it with a FormatError naming version 2.
 """
 import os
 from collections import OrderedDict
@@ -16,20 +22,28 @@ __all__ = ["save", "load", "FormatError"]
 
 META_KEY = "__pydevtensor__"
 FORMAT = "pydevtensor.npz"
-VERSION = 1
+VERSION = 2  # 1: a Tensor or a dict of Tensors; 2: any tree (_serialization_tree.py)
 
 
 def save(obj, f):
-    """Writes a tensor, a dict of tensors or a state_dict to f (a path or a binary file).
-    The name is used as given: no '.npz' is appended.  A path is written atomically:
-    to a temporary file in the same folder, flushed, fsynced and renamed over f, so a
-    failure or a crash midway leaves the old file as it was (and no temporary file,
-    except after kill -9 or a power cut: ``.NAME.*.tmp`` beside it).
+    """Writes a tensor, a state_dict, or lists, tuples and dicts of tensors, numbers,
+    strings and None (a checkpoint: ``{'model': net.state_dict(), 'optim':
+    opt.state_dict(), 'epoch': 3}``) to f, a path or a binary file.  The name is used
+    as given: no '.npz' is appended.  A path is written atomically: to a temporary
+    file in the same folder, flushed, fsynced and renamed over f, so a failure or a
+    crash midway leaves the old file as it was (and no temporary file, except after
+    kill -9 or a power cut: ``.NAME.*.tmp`` beside it).
+
+    A tensor that appears in several places (the same object) is written once and
+    comes back as one object.  Nothing is pickled: the file is a NumPy .npz with one
+    array per tensor, and the structure is JSON in its ``__pydevtensor__`` record.
 
     Parameters
     ----------
-    obj : Tensor or dict of str to Tensor
-        What to write (a state_dict is such a dict).
+    obj : Tensor, None, bool, int, float, str, or a list, tuple or dict of these
+        What to write.  Dicts may have string or int keys (an optimizer's state_dict
+        has int keys), and nest up to 64 containers deep.  Floats may be nan or
+        infinite.
     f : str, os.PathLike or binary file
         Where to.
 
@@ -40,7 +54,13 @@ def save(obj, f):
     Raises
     ------
     TypeError
-        When obj is not a tensor or a dict of tensors.
+        When obj holds anything else (a set, an object, a NumPy array, a dict key
+        that is neither a string nor an int); the message names where, e.g.
+        ``obj['optim']['state'][0]``.
+    ValueError
+        When obj nests more than 64 containers deep, or holds itself, or its
+        structure takes more than 16 MiB to write (long lists of numbers belong in
+        tensors).
 
     Examples
     --------
@@ -49,22 +69,42 @@ def save(obj, f):
     >>> pydevtensor.save({"w": pydevtensor.ones(2)}, path)
     >>> pydevtensor.load(path)
     OrderedDict([('w', tensor([1., 1.]))])
+    >>> x, y = pydevtensor.arange(3), pydevtensor.zeros(2)
+    >>> pydevtensor.save([x, y, {"epoch": 3, "lr": 0.1}], path)
+    >>> pydevtensor.load(path)
+    [tensor([0, 1, 2]), tensor([0., 0.]), {'epoch': 3, 'lr': 0.1}]
     """
     import json  # here, not at import: Note [lazy submodules] in __init__.py
+    from . import _serialization_tree as tree
     if isinstance(obj, _C.Tensor):
         kind, tensors = "tensor", {"tensor": obj}
-    elif isinstance(obj, dict):
+    elif tree.is_flat(obj, META_KEY):  # a state_dict: written as version 1 wrote it
         kind, tensors = "dict", obj
     else:
-        raise TypeError(f"save(): expected a Tensor or a dict of Tensors (a state_dict), "
-                        f"got {type(obj).__name__}")
+        kind, (structure, tensors) = "tree", tree.encode(obj, META_KEY)
+    arrays, entries = _host_arrays(tensors)
+    meta = {"format": FORMAT, "version": VERSION if kind == "tree" else 1, "kind": kind,
+            "tensors": entries}
+    if kind == "tree":
+        meta["tree"] = structure
+    # a tree's strings as they are (the record is UTF-32 anyway): json's \uXXXX escapes
+    # would join two lone surrogates into one character when read back
+    arrays[META_KEY] = np.array(json.dumps(meta, ensure_ascii=kind != "tree"))
+    if arrays[META_KEY].nbytes > _MAX_RECORD:  # what load() would refuse is not written
+        raise ValueError(f"save(): the record of the structure and its "
+                         f"{len(entries)} tensors takes {arrays[META_KEY].nbytes} bytes, "
+                         f"more than the {_MAX_RECORD} that load() reads; put long lists "
+                         f"of numbers into tensors")
+    if isinstance(f, (str, os.PathLike)):
+        _write_atomically(os.fspath(f), lambda fh: np.savez(fh, **arrays))
+    else:
+        np.savez(f, **arrays)
+
+
+def _host_arrays(tensors):
+    """({name: NumPy array}, {name: record entry}) of the tensors {name: Tensor}."""
     arrays, entries = {}, OrderedDict()
     for name, t in tensors.items():
-        if not isinstance(name, str) or name == META_KEY:
-            raise ValueError(f"save(): every key must be a string other than {META_KEY!r}, "
-                             f"got {name!r}")
-        if not isinstance(t, _C.Tensor):
-            raise TypeError(f"save(): '{name}' is a {type(t).__name__}, not a Tensor")
         # the explicit, counted device-to-host copy; bfloat16 (which NumPy lacks) is
         # stored as its uint16 bits, recorded as bfloat16 in the metadata
         host = t.detach().cpu()  # the values; requires_grad goes in the metadata
@@ -75,12 +115,7 @@ def save(obj, f):
             entries[name]["requires_grad"] = True
             if isinstance(t, Parameter):
                 entries[name]["parameter"] = True
-    meta = {"format": FORMAT, "version": VERSION, "kind": kind, "tensors": entries}
-    arrays[META_KEY] = np.array(json.dumps(meta))
-    if isinstance(f, (str, os.PathLike)):
-        _write_atomically(os.fspath(f), lambda fh: np.savez(fh, **arrays))
-    else:
-        np.savez(f, **arrays)
+    return arrays, entries
 
 
 def _umask():
@@ -159,10 +194,12 @@ def _as_saved(t, entry):
     return t.requires_grad_() if entry.get("requires_grad") else t
 
 
-def _record_problem(entries, kind):
+def _record_problem(entries, kind, version):
     """What is wrong with the record's tensors and kind, or None (a file may be corrupt)."""
-    if kind not in ("tensor", "dict"):
+    if version == 1 and kind not in ("tensor", "dict"):
         return f"kind {kind!r} is neither 'tensor' nor 'dict'"
+    if version == 2 and kind != "tree":
+        return f"kind {kind!r} of a version 2 file is not 'tree'"
     if not isinstance(entries, dict):
         return f"'tensors' is a {type(entries).__name__}, not a dict"
     if kind == "tensor" and list(entries) != ["tensor"]:
@@ -268,7 +305,7 @@ def _open_member(zf, members, name):
 
 
 def _read_record(zf, members, json):
-    """The __pydevtensor__ record: (kind, entries), or raises FormatError."""
+    """The __pydevtensor__ record: (kind, entries, tree or None), or raises FormatError."""
     info, fp = _open_member(zf, members, META_KEY)
     with fp:
         shape, _, dtype, used = _npy_header(fp, META_KEY, info.file_size)
@@ -284,21 +321,31 @@ def _read_record(zf, members, json):
         meta = json.loads(text)
         entries = meta["tensors"]
         kind = meta["kind"]
+        structure = meta["tree"] if meta.get("version") == 2 and kind == "tree" else None
     except (ValueError, KeyError, TypeError, RecursionError, MemoryError) as e:
         raise FormatError(f"has a corrupt {META_KEY!r} record ({type(e).__name__}: "
                           f"{str(e)[:200]})") from None
-    if meta.get("format") != FORMAT or meta.get("version") != VERSION:
-        raise FormatError(f"has format {meta.get('format')!r} version "
-                          f"{meta.get('version')!r}; expected {FORMAT!r} version {VERSION}")
-    problem = _record_problem(entries, kind)
+    version = meta.get("version")
+    if meta.get("format") != FORMAT or type(version) is not int or not 1 <= version <= VERSION:
+        newer = " (a newer pydevtensor wrote it?)" if type(version) is int and \
+            version > VERSION and meta.get("format") == FORMAT else ""
+        raise FormatError(f"has format {meta.get('format')!r} version {version!r}; expected "
+                          f"{FORMAT!r} version 1 to {VERSION}{newer}")
+    problem = _record_problem(entries, kind, version)
+    if not problem and kind == "tree":
+        from . import _serialization_tree as tree
+        try:
+            tree.check(structure, entries)
+        except tree.Corrupt as e:
+            problem = str(e)
     if problem:
         raise FormatError(f"has a corrupt {META_KEY!r} record ({problem})")
-    return kind, entries
+    return kind, entries, structure
 
 
 def _parse(fh, json):
-    """(zip, members, kind, [(name, entry, shape, fortran, np dtype, pdt dtype,
-    header bytes)]) from an open file, reading only headers."""
+    """(zip, members, (kind, tree or None), [(name, entry, shape, fortran, np dtype,
+    pdt dtype, header bytes)]) from an open file, reading only headers."""
     import zipfile
     start = fh.read(len(_NPY_MAGIC))
     if start == _NPY_MAGIC:
@@ -327,7 +374,7 @@ def _parse(fh, json):
                               f"(it holds {sorted(members)[:3]}...)")
         raise FormatError(f"is a .npz file without pydevtensor's {META_KEY!r} record; "
                           f"load it with numpy.load instead")
-    kind, entries = _read_record(zf, members, json)
+    kind, entries, structure = _read_record(zf, members, json)
     specs = []
     for name, e in entries.items():
         if name not in members:
@@ -354,7 +401,7 @@ def _parse(fh, json):
                               f"{nbytes} bytes, but its member holds "
                               f"{info.file_size - used} bytes of data")
         specs.append((name, e, shape, fortran, dtype, pdtype, used, nbytes))
-    return zf, members, kind, specs
+    return zf, members, (kind, structure), specs
 
 
 def _check_limits(label, specs, targets):
@@ -415,10 +462,11 @@ def load(f, map_location=None):
     Errors:
 
     - FormatError (a ValueError) for every file that is not pydevtensor's or is
-      damaged: not a zip, truncated, a bad CRC, a missing or corrupt record, a header
-      that does not parse, a dtype that differs from the record or that pydevtensor
-      does not have, a shape that does not match the data.  The message names the file
-      and what is wrong.
+      damaged: not a zip, truncated, a bad CRC, a missing or corrupt record or tree, a
+      header that does not parse, a dtype that differs from the record or that
+      pydevtensor does not have, a shape that does not match the data, a version
+      newer than this pydevtensor reads.  The message names the file and what is
+      wrong.
     - OutOfMemoryError when the file's tensors do not fit under a device's memory
       limit: checked from the headers, before any tensor is read.
     - DeviceError (a RuntimeError) when a saved device does not exist here, naming
@@ -437,8 +485,14 @@ def load(f, map_location=None):
 
     Returns
     -------
-    Tensor or OrderedDict of str to Tensor
-        What was saved.
+    object
+        What was saved: a Tensor for a Tensor; an OrderedDict for a dict of tensors
+        under string keys (a state_dict: the file layout of version 1, which any
+        pydevtensor reads); otherwise the same structure, with lists as lists, tuples
+        (namedtuples too) as tuples, dicts as dicts with their string and int keys in
+        their order, OrderedDicts as OrderedDicts, and None, bools, ints, floats
+        (nan and infinities too) and strings as themselves.  A Parameter comes back
+        as a Parameter, and a tensor that was in several places as one object.
 
     Examples
     --------
@@ -458,7 +512,7 @@ def load(f, map_location=None):
     fh = open(f, "rb") if own else f
     try:
         try:
-            zf, members, kind, specs = _parse(fh, json)
+            zf, members, (kind, structure), specs = _parse(fh, json)
         except Exception as e:
             if isinstance(e, FormatError):
                 raise _reworded(label, e) from None
@@ -494,4 +548,7 @@ def load(f, map_location=None):
     finally:
         if own:
             fh.close()
+    if kind == "tree":
+        from . import _serialization_tree as tree
+        return tree.decode(structure, out)
     return out["tensor"] if kind == "tensor" else out

@@ -204,8 +204,9 @@ def test_load_errors(tmp_path):
         pdt.load(tmp_path / "corrupt.npz")
     with pytest.raises(FileNotFoundError):
         pdt.load(tmp_path / "missing")
-    with pytest.raises(TypeError, match="Tensor or a dict"):
-        pdt.save([1, 2], tmp_path / "x")
+    with pytest.raises(TypeError, match=r"obj\[1\] is a set, which save\(\) cannot write"):
+        pdt.save([1, {2}], tmp_path / "x")
+    assert not (tmp_path / "x").exists()  # refused before anything is written
 
 
 def test_saved_device_missing_names_map_location(tmp_path):

@@ -252,3 +252,258 @@ def test_a_file_over_the_memory_limit_is_refused_before_it_is_read(tmp_path):
     tracemalloc.stop()
     assert tuple(t.shape) == (2**24,) and float(t.abs().sum()) == 0.0
     assert peak < 32 * 2**20  # chunks, not a 64 MiB NumPy array copied afterwards
+
+
+# ---- nested containers (version 2 of the file: the record's "tree") ----------------
+
+import math  # noqa: E402
+from collections import OrderedDict  # noqa: E402
+
+from conftest import DEVICES  # noqa: E402
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+def the_record(path):
+    with np.load(path, allow_pickle=False) as z:
+        return json.loads(str(z["__pydevtensor__"])), sorted(z.files)
+
+
+def test_d2l_file_io_lists_and_dicts_round_trip(tmp_path, dev):
+    x, y = pdt.arange(4, device=dev), pdt.zeros(4, device=dev)
+    pdt.save([x, y], tmp_path / "x-files")
+    x2, y2 = pdt.load(tmp_path / "x-files")
+    assert x2.device == pdt.device(dev) and x2.dtype == pdt.int64
+    assert x2.tolist() == [0, 1, 2, 3] and y2.tolist() == [0.0] * 4
+    assert type(pdt.load(tmp_path / "x-files")) is list
+    pdt.save({"x": x, "y": y}, tmp_path / "mydict")
+    back = pdt.load(tmp_path / "mydict")
+    assert list(back) == ["x", "y"] and back["x"].tolist() == [0, 1, 2, 3]
+    cpu = pdt.load(tmp_path / "x-files", map_location="cpu")
+    assert [t.device for t in cpu] == [pdt.device("cpu")] * 2
+
+
+def test_a_checkpoint_keeps_every_type(tmp_path, dev):
+    net = pdt.nn.Linear(3, 2, device=dev)
+    obj = {"model": net.state_dict(), "epoch": 3, "lr": 0.1, "note": None,
+           "flags": (True, False), "big": -2**70,
+           "name": "run \u00e9\u6f22 \U0001f600, lone surrogates \ud83d\ude00 \udc00",
+           "state": {0: {"step": 2}, 1: [1, 2.5]}, "mixed": {1: "int", "1": "str"},
+           "ordered": OrderedDict([("b", 1), ("a", 2)]), "empty": ([], (), {}),
+           "w": net.weight, "tensor_in_tuple": (pdt.ones(2, device=dev, dtype=pdt.bfloat16),)}
+    pdt.save(obj, tmp_path / "ckpt")
+    back = pdt.load(tmp_path / "ckpt")
+
+    def same(a, b, where="obj"):
+        assert type(a) is type(b), where
+        if isinstance(a, pdt.Tensor):
+            assert (a.device, a.dtype, a.requires_grad) == (b.device, b.dtype, b.requires_grad)
+            assert a.detach().cpu().tolist() == b.detach().cpu().tolist(), where
+        elif isinstance(a, dict):
+            assert list(a) == list(b), where
+            assert [type(k) for k in a] == [type(k) for k in b], where
+            for k in a:
+                same(a[k], b[k], f"{where}[{k!r}]")
+        elif isinstance(a, (list, tuple)):
+            assert len(a) == len(b), where
+            for i, (u, v) in enumerate(zip(a, b)):
+                same(u, v, f"{where}[{i}]")
+        else:
+            assert a == b, where
+
+    same(obj, back)
+    assert isinstance(back["w"], pdt.nn.Parameter)
+    assert type(back["model"]) is OrderedDict and type(back) is dict
+    record, files = the_record(tmp_path / "ckpt")
+    assert (record["version"], record["kind"]) == (2, "tree")
+    assert files == sorted(["__pydevtensor__", "model.weight", "model.bias", "w",
+                            "tensor_in_tuple.0"])  # readable names in NumPy
+
+
+def test_non_finite_and_odd_floats_round_trip(tmp_path):
+    values = [math.nan, math.inf, -math.inf, -0.0, 5e-324, 0.1, 1e308, 2.0**53 + 2]
+    pdt.save({"floats": values, "np": np.float64(0.5)}, tmp_path / "f")
+    back = pdt.load(tmp_path / "f")
+    assert type(back["np"]) is float and back["np"] == 0.5  # a float subclass: a float
+    got = back["floats"]
+    assert math.isnan(got[0]) and got[1:3] == [math.inf, -math.inf]
+    assert math.copysign(1.0, got[3]) == -1.0
+    assert got[4:] == values[4:] and all(type(v) is float for v in got)
+    # The decision: JSON's NaN / Infinity / -Infinity, as Python's json writes them
+    text = str(np.load(tmp_path / "f")["__pydevtensor__"])
+    assert "NaN" in text and "-Infinity" in text
+
+
+def test_a_tensor_in_two_places_is_stored_once(tmp_path, dev):
+    w = pdt.nn.Parameter(pdt.ones(3, device=dev))
+    pdt.save({"a": w, "b": [w, (w,)], "c": w.detach()}, tmp_path / "s")
+    record, files = the_record(tmp_path / "s")
+    assert files == ["__pydevtensor__", "a", "c"]  # w once; its detach() is another tensor
+    back = pdt.load(tmp_path / "s")
+    assert back["a"] is back["b"][0] is back["b"][1][0] and back["c"] is not back["a"]
+    # a dict of tensors holding one tensor twice is written as a tree, to keep that
+    pdt.save({"x": w, "y": w}, tmp_path / "twice")
+    back = pdt.load(tmp_path / "twice")
+    assert back["x"] is back["y"] and the_record(tmp_path / "twice")[0]["version"] == 2
+
+
+def test_a_tensor_and_a_dict_of_tensors_are_written_as_version_1(tmp_path):
+    # the same record, byte for byte, as before version 2 existed
+    w = pdt.nn.Parameter(pdt.ones(2))
+    pdt.save({"w": w, "i": pdt.arange(2)}, tmp_path / "d")
+    pdt.save(pdt.arange(3.0), tmp_path / "t")
+    old_d = record(w={"device": "cpu", "dtype": "float32", "requires_grad": True,
+                      "parameter": True}, i={"device": "cpu", "dtype": "int64"})
+    old_t = record(kind="tensor", tensor={"device": "cpu", "dtype": "float32"})
+    for path, old in ((tmp_path / "d", old_d), (tmp_path / "t", old_t)):
+        with zipfile.ZipFile(path) as z:
+            assert z.read("__pydevtensor__.npy") == old
+
+
+def test_files_of_version_1_still_load(tmp_path):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    old = zip_of(tmp_path / "old-dict", x=array_bytes(a), __pydevtensor__=record(
+        x={"device": "cpu", "dtype": "float32", "requires_grad": True, "parameter": True}))
+    back = pdt.load(old)
+    assert type(back) is OrderedDict and isinstance(back["x"], pdt.nn.Parameter)
+    np.testing.assert_array_equal(back["x"].detach().numpy(), a)
+    old = zip_of(tmp_path / "old-tensor", tensor=array_bytes(a),
+                 __pydevtensor__=record(kind="tensor", tensor=X | {"dtype": "float32"}))
+    assert pdt.load(old).tolist() == a.tolist()
+
+
+def test_a_refused_object_writes_nothing(tmp_path):
+    path = tmp_path / "keep"
+    pdt.save([pdt.ones(1)], path)
+    before = path.read_bytes()
+    with pytest.raises(TypeError, match=r"save\(\): obj\['optim'\]\['state'\]\[0\] is a set"):
+        pdt.save({"model": {"w": pdt.zeros(1)}, "optim": {"state": {0: {1}}}}, path)
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["keep"]
+    deep = [1]
+    for _ in range(63):
+        deep = [deep]
+    pdt.save(deep, path)  # 64 containers: the limit
+    assert pdt.load(path) == deep
+    pdt.save([pdt.ones(1)], path)
+    with pytest.raises(ValueError, match="nested more than 64 containers deep"):
+        pdt.save([deep], path)
+    losses = [0.1 + i for i in range(500_000)]  # about 10 MB of JSON: 40 MB in UTF-32
+    with pytest.raises(ValueError, match=r"takes \d+ bytes, more than the 16777216 that "
+                                         r"load\(\) reads; put long lists of numbers"):
+        pdt.save({"losses": losses}, path)
+    assert path.read_bytes() == before
+    pdt.save({"losses": losses[:100_000]}, path)
+    assert pdt.load(path)["losses"] == losses[:100_000]
+
+
+def record2(tree, **tensors):
+    return array_bytes(np.array(json.dumps({"format": "pydevtensor.npz", "version": 2,
+                                            "kind": "tree", "tensors": tensors,
+                                            "tree": tree})))
+
+
+def deep_list(n):
+    tree = [1]
+    for _ in range(n):
+        tree = [tree]
+    return tree
+
+
+CORRUPT_TREES = {
+    "tree-unknown-node": ({"set": [1]}, r"the tree at obj is \{'set': \[1\]\}, not a value"),
+    "tree-two-tags": ({"tuple": [], "dict": []}, r"not a value, a list or one of"),
+    "tree-unknown-tensor": ([{"tensor": "y"}], r"obj\[0\] names tensor 'y', which the record"),
+    "tree-tensor-not-str": ({"tensor": 5}, r"names tensor 5"),
+    "tree-unused-tensor": ([], r"lists tensor 'x', which the tree does not use"),
+    "tree-tuple-of-int": ({"tuple": 5}, r"obj is a tuple of 5, not of a list"),
+    "tree-dict-pair": ({"dict": [["a"]]}, r"has \['a'\] as item 0, not a \[key, value\] pair"),
+    "tree-dict-float-key": ({"dict": [[1.5, 2]]}, r"not a \[key, value\] pair with a string"),
+    "tree-dict-bool-key": ({"dict": [[True, 2]]}, r"not a \[key, value\] pair"),
+    "tree-dict-twice": ({"odict": [["a", 1], ["a", {"tensor": "x"}]]}, r"the key 'a' twice"),
+    "tree-deep": (deep_list(64), r"is nested more than 64 deep"),
+    "tree-deep-json": (None, r"corrupt '__pydevtensor__' record \(RecursionError"),
+}
+
+
+def test_every_corrupt_tree_is_a_format_error(tmp_path):
+    good = array_bytes(np.arange(3, dtype=np.float32))
+    wrong = []
+    for name, (tree, why) in CORRUPT_TREES.items():
+        rec = record2(tree, x=X)
+        if tree is None:  # JSON too deep for json.loads, inside a valid record
+            text = json.dumps({"format": "pydevtensor.npz", "version": 2, "kind": "tree",
+                               "tensors": {}, "tree": None})
+            rec = array_bytes(np.array(text.replace("null", "[" * 10**5 + "]" * 10**5)))
+        path = zip_of(tmp_path / name, x=good, __pydevtensor__=rec)
+        try:
+            pdt.load(path)
+        except FormatError as e:
+            if not re.search(why, str(e)):
+                wrong.append(f"{name}: {why!r} not in {str(e)[:300]!r}")
+        except BaseException as e:  # noqa: B036
+            wrong.append(f"{name}: {type(e).__name__}: {str(e)[:300]}")
+        else:
+            wrong.append(f"{name}: no error")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_records_of_other_versions(tmp_path):
+    good = array_bytes(np.arange(3, dtype=np.float32))
+    cases = {
+        3: "version 3; expected 'pydevtensor.npz' version 1 to 2 \\(a newer pydevtensor",
+        True: "version True; expected",
+        "2": "version '2'; expected",
+    }
+    for version, why in cases.items():
+        rec = array_bytes(np.array(json.dumps({"format": "pydevtensor.npz", "version": version,
+                                               "kind": "tree", "tensors": {"x": X},
+                                               "tree": {"tensor": "x"}})))
+        with pytest.raises(FormatError, match=why):
+            pdt.load(zip_of(tmp_path / "v", x=good, __pydevtensor__=rec))
+    rec = array_bytes(np.array(json.dumps({"format": "pydevtensor.npz", "version": 2,
+                                           "kind": "dict", "tensors": {"x": X}})))
+    with pytest.raises(FormatError, match="kind 'dict' of a version 2 file is not 'tree'"):
+        pdt.load(zip_of(tmp_path / "v", x=good, __pydevtensor__=rec))
+
+
+def test_random_damage_to_a_tree_is_a_format_error_or_loads(tmp_path):
+    rng = np.random.default_rng(0)
+    w = pdt.arange(3.0)
+    pdt.save({"a": [w, (1, None)], "b": OrderedDict(c={0: w, "s": "t"}), "n": 2.5},
+             tmp_path / "ok")
+    with np.load(tmp_path / "ok") as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays.pop("__pydevtensor__")))
+    junk = [None, 0, -1, 1.5, True, "x", "tensor", [], {}, [[]], {"tensor": "a"},
+            {"tensor": "zz"}, {"dict": 1}, {"dict": [[0]]}, {"odict": [[None, 1]]},
+            {"tuple": {}}, ["a", "b"], {"tensor": None}, {"list": []}]
+
+    def nodes(x, out):
+        out.append(x)
+        for v in (x.values() if isinstance(x, dict) else x if isinstance(x, list) else ()):
+            nodes(v, out)
+        return out
+
+    outcomes = set()
+    for i in range(400):
+        tree = json.loads(json.dumps(meta["tree"]))
+        containers = [n for n in nodes(tree, []) if isinstance(n, (list, dict)) and n]
+        target = containers[rng.integers(len(containers))]
+        keys = list(target) if isinstance(target, dict) else list(range(len(target)))
+        key = keys[rng.integers(len(keys))]
+        if rng.random() < 0.2 and isinstance(target, list):
+            del target[key]
+        else:
+            target[key] = junk[rng.integers(len(junk))]
+        buf = io.BytesIO()
+        np.savez(buf, **arrays, __pydevtensor__=np.array(json.dumps({**meta, "tree": tree})))
+        buf.seek(0)
+        try:
+            pdt.load(buf)
+            outcomes.add("loaded")
+        except FormatError:
+            outcomes.add("FormatError")
+    assert outcomes == {"loaded", "FormatError"}

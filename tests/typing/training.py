@@ -29,3 +29,9 @@ for _ in range(2):
         opt.step()
 value: float = loss.item()
 net.zero_grad(set_to_none=False)
+# a checkpoint, and resuming from it
+checkpoint: dict[str, object] = {"model": net.state_dict(), "optim": adam.state_dict(),
+                                 "epoch": 2}
+torch.save(checkpoint, "checkpoint.pdt")
+opt_state: dict[str, object] = sgd.state_dict()
+sgd.load_state_dict(opt_state)

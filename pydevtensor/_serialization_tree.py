@@ -1,0 +1,190 @@
+"""The structure of what save() writes beyond a tensor or a flat dict of tensors: lists,
+tuples and dicts (string or int keys) of tensors, None, bools, ints, floats and strings,
+as torch.save takes them.  serialization.py writes such an object as version 2 of the
+file: its tensors as arrays, and the structure as the record's "tree", JSON in which
+
+    None, true/false, 1, 1.5, NaN, Infinity, "text"   are themselves
+    [a, b]                                            is a list
+    {"tuple": [a, b]}                                 is a tuple
+    {"dict": [[key, value], ...]}                     is a dict (a key is a JSON
+    {"odict": [[key, value], ...]}                    string or int: its type is kept),
+                                                      or an OrderedDict
+    {"tensor": "model.0.weight"}                      is the tensor stored under that name
+
+A tensor that appears in several places (the same object) is stored once and comes
+back as one object.  Non-finite floats are written as JSON's NaN, Infinity and
+-Infinity, which Python's json module reads and writes (strict JSON has no spelling
+for them).
+"""
+from collections import OrderedDict
+
+from . import _C
+
+MAX_DEPTH = 64  # containers inside one another
+_TAGS = ("tensor", "tuple", "dict", "odict")
+_WRITES = "it writes tensors, numbers, strings, None, and lists, tuples and dicts of them"
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+class Corrupt(Exception):
+    """A tree in a file that is not one encode() writes (serialization.py turns it into
+    a FormatError naming the file)."""
+
+
+def is_flat(obj, reserved):
+    """Whether obj is written as version 1 wrote it: a Tensor, or a dict of distinct
+    Tensors under string keys other than reserved (the record's name)."""
+    if isinstance(obj, _C.Tensor):
+        return True
+    if not isinstance(obj, dict):
+        return False
+    seen = set()
+    for k, v in obj.items():
+        if not isinstance(k, str) or k == reserved or not isinstance(v, _C.Tensor) or \
+                id(v) in seen:
+            return False
+        seen.add(id(v))
+    return True
+
+
+def where(path):
+    """obj['model']['0.weight'] for the path (parent, key) ... (None, None)."""
+    keys = []
+    while path[0] is not None:
+        path, key = path
+        keys.append(key)
+    return "obj" + "".join(f"[{k!r}]" for k in reversed(keys))
+
+
+def _member_name(path, taken, reserved):
+    """A readable name for a tensor's array in the .npz (model.0.weight), unique in
+    taken: the path's keys joined by dots, other characters as _."""
+    keys = []
+    while path[0] is not None:
+        path, key = path
+        keys.append(str(key))
+    base = ".".join(reversed(keys))
+    base = "".join(c if c in _NAME_CHARS else "_" for c in base)[:120] or "tensor"
+    name, n = base, 1
+    while name in taken or name == reserved:
+        n += 1
+        name = f"{base}~{n}"
+    return name
+
+
+def encode(obj, reserved):
+    """(tree, OrderedDict of member name -> Tensor) for obj; TypeError naming the place
+    of anything save() cannot write, ValueError for nesting deeper than MAX_DEPTH or a
+    container inside itself."""
+    tensors = OrderedDict()
+    names = {}   # id(tensor) -> its member name
+    inside = set()  # ids of the containers being walked (a cycle is an error)
+
+    def walk(x, path, depth):
+        if isinstance(x, _C.Tensor):
+            name = names.get(id(x))
+            if name is None:
+                name = names[id(x)] = _member_name(path, tensors, reserved)
+                tensors[name] = x
+            return {"tensor": name}
+        if x is None or x is True or x is False:
+            return x
+        if isinstance(x, int):
+            try:
+                int.__repr__(x)  # json writes ints so; Python refuses > 4300 digits
+            except ValueError:
+                raise ValueError(f"save(): {where(path)} is an int of {x.bit_length()} "
+                                 f"bits, too long to write") from None
+            return int(x)
+        if isinstance(x, float):
+            return float(x)  # numpy.float64 as a float
+        if isinstance(x, str):
+            return str(x)
+        if not isinstance(x, (list, tuple, dict)):
+            numpy = type(x).__module__ == "numpy"
+            hint = " (convert it with .item(), or to a Tensor)" if numpy else ""
+            name = ("numpy." if numpy else "") + type(x).__name__
+            article = "an" if name[:1].lower() in "aeiou" else "a"
+            raise TypeError(f"save(): {where(path)} is {article} {name}, which save() "
+                            f"cannot write ({_WRITES}){hint}")
+        if depth >= MAX_DEPTH:
+            raise ValueError(f"save(): {where(path)} is nested more than {MAX_DEPTH} "
+                             f"containers deep")
+        if id(x) in inside:
+            raise ValueError(f"save(): {where(path)} contains itself")
+        inside.add(id(x))
+        if isinstance(x, dict):
+            pairs = []
+            for k, v in x.items():
+                if type(k) is bool or not isinstance(k, (str, int)):
+                    raise TypeError(f"save(): {where(path)} has the key {k!r:.60} of type "
+                                    f"{type(k).__name__}; save() writes dicts whose keys "
+                                    f"are strings or ints")
+                k = str(k) if isinstance(k, str) else int(k)
+                pairs.append([k, walk(v, (path, k), depth + 1)])
+            node = {"odict" if isinstance(x, OrderedDict) else "dict": pairs}
+        else:
+            items = [walk(v, (path, i), depth + 1) for i, v in enumerate(x)]
+            node = {"tuple": items} if isinstance(x, tuple) else items
+        inside.discard(id(x))
+        return node
+
+    return walk(obj, (None, None), 0), tensors
+
+
+def _short(node):
+    text = repr(node)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def decode(node, tensors, used=None):
+    """The object of a tree read from a file, its tensors taken from tensors (member
+    name -> Tensor); the name of every tensor it takes is added to used.  Raises
+    Corrupt, naming the place, for anything encode() does not write."""
+
+    def walk(x, path, depth):
+        if x is None or isinstance(x, (bool, int, float, str)):  # json's leaves
+            return x
+        if depth >= MAX_DEPTH:
+            raise Corrupt(f"the tree at {where(path)} is nested more than {MAX_DEPTH} deep")
+        if isinstance(x, list):
+            return [walk(v, (path, i), depth + 1) for i, v in enumerate(x)]
+        if not isinstance(x, dict) or len(x) != 1 or next(iter(x)) not in _TAGS:
+            raise Corrupt(f"the tree at {where(path)} is {_short(x)}, not a value, a list "
+                          f"or one of {{'tensor' | 'tuple' | 'dict' | 'odict': ...}}")
+        ((tag, body),) = x.items()
+        if tag == "tensor":
+            if not isinstance(body, str) or body not in tensors:
+                raise Corrupt(f"the tree at {where(path)} names tensor {_short(body)}, "
+                              f"which the record does not list")
+            if used is not None:
+                used.add(body)
+            return tensors[body]
+        if not isinstance(body, list):
+            raise Corrupt(f"the tree at {where(path)} is a {tag} of {_short(body)}, not "
+                          f"of a list")
+        if tag == "tuple":
+            return tuple(walk(v, (path, i), depth + 1) for i, v in enumerate(body))
+        out = OrderedDict() if tag == "odict" else {}
+        for i, pair in enumerate(body):
+            if not (isinstance(pair, list) and len(pair) == 2 and
+                    isinstance(pair[0], (str, int)) and not isinstance(pair[0], bool)):
+                raise Corrupt(f"the tree at {where(path)} has {_short(pair)} as item {i}, "
+                              f"not a [key, value] pair with a string or int key")
+            key = pair[0]
+            if key in out:
+                raise Corrupt(f"the tree at {where(path)} has the key {key!r} twice")
+            out[key] = walk(pair[1], (path, key), depth + 1)
+        return out
+
+    return walk(node, (None, None), 0)
+
+
+def check(node, names):
+    """Raises Corrupt unless node is a tree whose tensors are exactly names (each
+    listed tensor used at least once), before any tensor is read."""
+    used = set()
+    decode(node, dict.fromkeys(names), used)
+    unused = [n for n in names if n not in used]
+    if unused:
+        raise Corrupt(f"it lists tensor {unused[0]!r}, which the tree does not use")
