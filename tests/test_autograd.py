@@ -7,6 +7,7 @@ Gradients are compared in float64 with conftest's tolerance (1e-12 + 1e-12 * |re
 against formulas evaluated in NumPy.
 """
 import gc
+import textwrap
 import threading
 import weakref
 
@@ -458,3 +459,28 @@ def test_parameters_and_state_dicts_count_in_their_own_counter(device):
         sd["weight"].add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.backward()
+
+
+def test_a_second_instance_of_the_extension_leaves_autograd_working():
+    """Note [the autograd globals] (csrc/python/autograd.c): the Tensor type autograd's hooks
+    test for is the one of the module whose package installed the dispatcher, held.
+    Before, loading the extension a second time (importlib) made it the new module's
+    type, and freeing that module left a dangling pointer: the package's own tensors
+    then no longer counted as tensors ('does not require grad')."""
+    from conftest import run_python
+    out = run_python(textwrap.dedent("""
+        import gc, importlib.util
+        import pydevtensor as pdt
+        from pydevtensor import _C
+        spec = importlib.util.spec_from_file_location("pydevtensor._C", _C.__file__)
+        m2 = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m2)
+        assert m2 is not _C and type(m2.ones(2)) is not _C.Tensor
+        del m2, spec
+        gc.collect()
+        x = pdt.ones(3, requires_grad=True)
+        (x * 2).sum().backward()
+        x.grad = pdt.zeros(3)  # the setter checks against the tensor's own type
+        print(x.grad.sum().item(), (x * 3).requires_grad)
+    """))
+    assert out == ["0.0", "True"]

@@ -148,14 +148,23 @@ static PyObject *f_set_grad_enabled(PyObject *module, PyObject *mode)
     return PyBool_FromLong(was);
 }
 
+/* Note [the autograd globals]: the dispatcher and the tensor type that the hooks
+ * test for are process-wide (the hooks must be cheap), and both are held.  They are
+ * set together, here, by the pydevtensor package that imported this module instance:
+ * a second instance of the extension (loaded again through importlib, or after
+ * pydevtensor was dropped from sys.modules) neither breaks the package that installed
+ * the dispatcher nor leaves a pointer to a type that its module's end freed. */
 static PyObject *f_set_autograd_dispatcher(PyObject *module, PyObject *fn)
 {
-    (void)module;
+    pdt_state *S = pdt_state_of_module(module);
+    if (!S)
+        return NULL;
     if (!PyCallable_Check(fn)) {
         PyErr_SetString(PyExc_TypeError, "the autograd dispatcher must be callable");
         return NULL;
     }
     Py_XSETREF(pdt_autograd_dispatcher, Py_NewRef(fn));
+    Py_XSETREF(pdt_autograd_tensor_type, (PyTypeObject *)Py_NewRef(S->tensor_type));
     /* a new dispatcher sees every call: the C recorder, which stands for the
      * old one's common case, is off until installed again (Note [recording in C]) */
     pdt_autograd_recorder_off();
@@ -212,7 +221,10 @@ static int set_grad(PyObject *self, PyObject *value, void *c)
     (void)c;
     PdtTensorObject *o = (PdtTensorObject *)self;
     if (value && value != Py_None) {
-        if (!PyObject_TypeCheck(value, pdt_autograd_tensor_type)) {
+        pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+        if (!S)
+            return -1;
+        if (!PyObject_TypeCheck(value, S->tensor_type)) {
             PyErr_Format(PyExc_TypeError,
                          "assigned grad expected to be a Tensor or None, got %.100s",
                          Py_TYPE(value)->tp_name);

@@ -287,6 +287,8 @@ extern PyGetSetDef pdt_autograd_getset[];
 /* The Python function that records ops (pydevtensor/autograd/dispatch.py),
  * NULL until pydevtensor.autograd is imported. */
 extern PyObject *pdt_autograd_dispatcher;
+/* The Tensor type of the module whose package installed the dispatcher (NULL till then):
+ * Note [the autograd globals] in autograd.c. */
 extern PyTypeObject *pdt_autograd_tensor_type;
 int pdt_grad_enabled(void); /* thread-local: no_grad() turns it off */
 int pdt_grad_set(int on);   /* sets it; returns the previous mode */

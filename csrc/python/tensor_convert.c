@@ -176,6 +176,10 @@ static int dtype_from_format(const char *fmt, Py_ssize_t itemsize, int *out)
 
 static void release_buffer(void *ctx)
 {
+    if (!Py_IsInitialized()) { /* the interpreter is gone, and the exporter with it */
+        PyMem_RawFree(ctx);
+        return;
+    }
     PyGILState_STATE g = PyGILState_Ensure();
     PyBuffer_Release((Py_buffer *)ctx);
     PyMem_RawFree(ctx);

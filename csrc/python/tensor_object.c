@@ -504,6 +504,5 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
     S->tensor_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &spec, NULL);
     if (!S->tensor_type)
         return -1;
-    pdt_autograd_tensor_type = S->tensor_type;
     return PyModule_AddObjectRef(module, "Tensor", (PyObject *)S->tensor_type);
 }
