@@ -69,3 +69,45 @@ def __array_function__(self, func, types, args, kwargs):
 
 _Tensor.__array_ufunc__ = __array_ufunc__
 _Tensor.__array_function__ = __array_function__
+
+
+# The dtype tensor() gives an array of an integer dtype pydevtensor lacks: the
+# narrowest one that holds every value of the array's dtype (uint64: int64 when the
+# values fit).  PyTorch keeps uint8 and int8/int16; pydevtensor has no such dtypes.
+_WIDENED = {"int8": "int32", "uint8": "int32", "int16": "int32", "uint16": "int32",
+            "uint32": "int64", "uint64": "int64"}
+
+
+def _converted(data, dtype, where):
+    """The array tensor() and as_tensor() copy from when data's buffer cannot be
+    wrapped as it is (csrc/python/tensor_convert.c, pdt_buffer_conversion): in the
+    native byte order, and with integers of a dtype pydevtensor lacks widened without
+    loss (_WIDENED).  dtype (a name, or None) is the dtype asked for, applied after
+    this as for any array; it only decides what a uint64 array too large for int64
+    becomes (float64 for a floating dtype, else OverflowError).  Long double becomes
+    float64, rounded."""
+    import numpy as np
+    if not isinstance(data, np.ndarray):
+        view = memoryview(data)
+        raise TypeError(f"{where}: unsupported element type {view.format!r} ({view.itemsize} "
+                        f"bytes) in a {type(data).__name__}; supported: bool, int32, int64, "
+                        f"float16, float32, float64 (NumPy arrays of other integer dtypes "
+                        f"are widened)")
+    src = data.dtype.newbyteorder("=")
+    if src.name in _WIDENED:
+        target = np.dtype(_WIDENED[src.name])
+    elif src.kind == "f" and src.itemsize > 8:
+        target = np.dtype(np.float64)
+    elif src.kind in "bif":
+        target = src  # a dtype pydevtensor has, stored in the other byte order
+    else:
+        raise TypeError(f"{where}: arrays of dtype {data.dtype} have no pydevtensor dtype")
+    if src.kind == "u" and src.itemsize == 8 and data.size:
+        big = data.max()
+        if big > np.iinfo(np.int64).max:
+            if dtype not in ("float16", "bfloat16", "float32", "float64"):
+                raise OverflowError(
+                    f"{where}: the uint64 value {big} does not fit in int64, the widest "
+                    f"integer dtype; pass dtype=pydevtensor.float64 to convert to floats")
+            target = np.dtype(np.float64)
+    return data.astype(target)

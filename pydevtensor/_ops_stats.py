@@ -462,7 +462,10 @@ def tensor(data, **kwargs):
     """``tensor(data, *, dtype=None, device=None, pin_memory=False)``: a new tensor holding
     a copy of data.
 
-    Python ints give int64, floats float32, arrays keep their dtype.  A list may hold
+    Python ints give int64, floats float32, arrays keep their dtype.  A NumPy array of an
+    integer dtype pydevtensor lacks is widened without loss: int8, uint8, int16 and uint16
+    give int32, uint32 int64, uint64 int64 when its values fit (PyTorch keeps uint8);
+    ``dtype=`` converts it, e.g. an image's uint8 pixels to float32.  A list may hold
     0-d tensors, as PyTorch accepts, each read through a counted copy when it lives on
     a GPU.
 
@@ -495,6 +498,9 @@ def tensor(data, **kwargs):
     tensor([1.5000, 2.0000], dtype=pydevtensor.float64)
     >>> pydevtensor.tensor(3)
     tensor(3)
+    >>> import numpy as np
+    >>> pydevtensor.tensor(np.array([0, 255], dtype=np.uint8), dtype=pydevtensor.float32) / 255
+    tensor([0., 1.])
     """
     try:  # the common case first: no tensors inside (the C call says when there are)
         return _C.tensor(data, **kwargs)

@@ -497,6 +497,41 @@ def test_tensor_converts_a_big_endian_array(device, dtype):
         pdt.from_numpy(big)
 
 
+@pytest.mark.parametrize("src,want", [("int8", "int32"), ("uint8", "int32"),
+                                      ("int16", "int32"), ("uint16", "int32"),
+                                      ("uint32", "int64"), ("uint64", "int64"),
+                                      (">u2", "int32"), (">i1", "int32")])
+def test_tensor_widens_integer_dtypes_pydevtensor_lacks(device, src, want):
+    """tensor() and as_tensor() of an int8 ... uint64 array: the narrowest dtype that holds
+    every value of the array's dtype (uint64: int64 when the values fit), exact, strided
+    too; dtype= converts it (pixels to float32); from_numpy() cannot share it and says so."""
+    info = np.iinfo(np.dtype(src))
+    hi = min(int(info.max), 2**62)
+    native = np.array([[int(info.min), 0, 1], [hi, 7, hi - 1]], dtype=np.dtype(src))
+    for a in (native, native[:, ::2], native.T):
+        for got in (pdt.tensor(a, device=device), pdt.as_tensor(a, device=device)):
+            assert got.dtype.name == want and got.device == pdt.device(device)
+            assert host(got).tolist() == a.tolist()
+        f = pdt.tensor(a, dtype=pdt.float64, device=device)
+        np.testing.assert_array_equal(host(f), a.astype(np.float64))
+    if np.dtype(src).kind == "u" and np.dtype(src).itemsize == 8:
+        huge = np.array([2**64 - 1], np.uint64)
+        with pytest.raises(OverflowError, match="does not fit in int64"):
+            pdt.tensor(huge, device=device)
+        assert host(pdt.tensor(huge, dtype=pdt.float64, device=device)).tolist() == [2.0**64]
+    why = "stored in the other byte order" if np.dtype(src).byteorder == ">" else \
+        rf"pydevtensor has no {np.dtype(src).name} dtype"
+    with pytest.raises(TypeError, match=rf"from_numpy\(\): (the array is )?{why}"):
+        pdt.from_numpy(native)
+
+
+def test_pixels_to_float32(device):
+    """D2L's images: uint8 pixels to float32 in [0, 1]."""
+    img = np.arange(0, 256, 5, dtype=np.uint8).reshape(-1, 1)
+    x = pdt.tensor(img, dtype=pdt.float32, device=device) / 255
+    np.testing.assert_allclose(host(x), img.astype(np.float64) / 255, rtol=1e-7)
+
+
 # ---------------------------------------------------------------- empty from NumPy
 
 

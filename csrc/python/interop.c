@@ -541,7 +541,7 @@ static PyObject *f_as_tensor(PyObject *module, PyObject *const *args, Py_ssize_t
         return finish(S, &t, have_device, device, dtype, -1, "as_tensor()");
     }
     if (!PyList_Check(data) && !PyTuple_Check(data) && PyObject_CheckBuffer(data)) {
-        if (pdt_foreign_byte_order(data)) /* the other byte order: a converted copy */
+        if (pdt_buffer_conversion(data)) /* the other byte order, uint8...: a converted copy */
             return pdt_tensor_from_data(S, data, dtype, device, 0);
         int r = pdt_wrap_buffer(S, data, 1, "as_tensor()", &t);
         if (r == 1) /* read-only: copy it */

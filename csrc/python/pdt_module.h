@@ -219,10 +219,13 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
  * (no exception) when writable is asked and the buffer is read-only; -1 with
  * an exception naming `where` (tensor_convert.c). */
 int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where, pdt_tensor *out);
-/* 1 when obj exports a buffer stored in the other byte order (a big-endian
- * NumPy array on a little-endian machine): tensor() and as_tensor() convert
- * it, from_numpy() refuses it. */
-int pdt_foreign_byte_order(PyObject *obj);
+/* Why obj's buffer cannot be wrapped as it is, though tensor() and as_tensor()
+ * can copy it (from_numpy() refuses it): stored in the other byte order (a
+ * big-endian NumPy array on a little-endian machine), or numbers of a type
+ * pydevtensor lacks (int8, uint8, int16, uint16, uint32, uint64, long double);
+ * 0 when neither, or obj has no buffer. */
+enum { PDT_BUFFER_FOREIGN_ORDER = 1, PDT_BUFFER_NARROW_TYPE = 2 };
+int pdt_buffer_conversion(PyObject *obj);
 /* A NumPy array sharing CPU tensor `tensor`'s memory (its base holds the
  * storage: Note [exports hold the storage]) (tensor_convert.c). */
 PyObject *pdt_numpy_view(PyObject *tensor);

@@ -277,38 +277,43 @@ fail:
     return -1;
 }
 
-int pdt_foreign_byte_order(PyObject *obj)
+int pdt_buffer_conversion(PyObject *obj)
 {
     Py_buffer probe;
     if (!PyObject_CheckBuffer(obj) || PyObject_GetBuffer(obj, &probe, PyBUF_RECORDS_RO) < 0) {
         PyErr_Clear();
         return 0;
     }
-    char c = probe.format ? probe.format[0] : 0;
-    PyBuffer_Release(&probe);
+    const char *fmt = probe.format ? probe.format : "B";
+    int r = 0, dt;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return c == '<';
+    if (fmt[0] == '<')
 #else
-    return c == '>' || c == '!';
+    if (fmt[0] == '>' || fmt[0] == '!')
 #endif
+        r = PDT_BUFFER_FOREIGN_ORDER;
+    else if (dtype_from_format(fmt, probe.itemsize, &dt) < 0) {
+        fmt += fmt[0] == '<' || fmt[0] == '=' || fmt[0] == '@';
+        if (fmt[0] && !fmt[1] && strchr("bBhHiIlLqQg", fmt[0]))
+            r = PDT_BUFFER_NARROW_TYPE;
+    }
+    PyBuffer_Release(&probe);
+    return r;
 }
 
-/* A native-order copy (new reference) of a NumPy array stored in the other
- * byte order (obj.astype(obj.dtype.newbyteorder('='))); NULL on error. */
-static PyObject *native_order_copy(PyObject *obj, const char *where)
+/* The NumPy array tensor() and as_tensor() copy from when a buffer cannot be
+ * wrapped as it is (pdt_buffer_conversion): pydevtensor/_interop.py's _converted,
+ * in the native byte order and in a dtype pydevtensor has (dtype: the one asked
+ * for, or -1).  New reference; NULL
+ * with an exception naming `where`. */
+static PyObject *converted_copy(PyObject *obj, int dtype, const char *where)
 {
-    PyObject *dt = PyObject_GetAttrString(obj, "dtype");
-    if (!dt) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s: the data is stored in the other byte order and is not a NumPy array "
-                     "that can convert it; convert it to the native byte order first",
-                     where);
-        return NULL;
-    }
-    PyObject *native = PyObject_CallMethod(dt, "newbyteorder", "s", "=");
-    Py_DECREF(dt);
-    PyObject *r = native ? PyObject_CallMethod(obj, "astype", "O", native) : NULL;
-    Py_XDECREF(native);
+    PyObject *mod = PyImport_ImportModule("pydevtensor._interop");
+    PyObject *r = !mod      ? NULL
+                  : dtype < 0 ? PyObject_CallMethod(mod, "_converted", "OOs", obj, Py_None, where)
+                              : PyObject_CallMethod(mod, "_converted", "Oss", obj,
+                                                    pdt_dtype_name((pdt_dtype)dtype), where);
+    Py_XDECREF(mod);
     return r;
 }
 
@@ -327,9 +332,9 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
     }
     int imported = 0;
     if (!PyList_Check(data) && !PyTuple_Check(data)) {
-        if (PyObject_CheckBuffer(data) && pdt_foreign_byte_order(data)) {
-            /* big-endian NumPy data: tensor() copies anyway, so convert it */
-            PyObject *native = native_order_copy(data, "tensor()");
+        if (PyObject_CheckBuffer(data) && pdt_buffer_conversion(data)) {
+            /* big-endian or uint8 NumPy data: tensor() copies anyway, so convert it */
+            PyObject *native = converted_copy(data, dtype, "tensor()");
             imported = !native || pdt_wrap_buffer(S, native, 0, "tensor()", &src) < 0 ? -1 : 1;
             Py_XDECREF(native);
         } else if (PyObject_CheckBuffer(data)) {
@@ -430,13 +435,21 @@ static PyObject *f_from_numpy(PyObject *module, PyObject *a)
         return NULL;
     }
     pdt_tensor t;
-    if (pdt_foreign_byte_order(a)) {
+    int conversion = pdt_buffer_conversion(a);
+    if (conversion) {
         PyObject *dt = PyObject_GetAttrString(a, "dtype");
-        if (dt)
+        if (dt && conversion == PDT_BUFFER_FOREIGN_ORDER)
             PyErr_Format(PyExc_TypeError,
                          "from_numpy(): the array is stored in the other byte order (dtype "
                          "%R), and tensors share memory in the native one; use "
                          "pydevtensor.tensor(a) or as_tensor(a), which convert it",
+                         dt);
+        else if (dt)
+            PyErr_Format(PyExc_TypeError,
+                         "from_numpy(): pydevtensor has no %S dtype, so a tensor cannot share "
+                         "this array's memory; pydevtensor.tensor(a) copies it (8- and 16-bit "
+                         "integers into int32, uint32 into int64), or pass dtype=, e.g. "
+                         "tensor(a, dtype=pydevtensor.float32)",
                          dt);
         Py_XDECREF(dt);
         return NULL;
