@@ -690,6 +690,21 @@ CASES = [
       r"Parameter\(data\) needs a Tensor, got list"),
     C("functional-linear-1d-weight", "pdt.nn.functional.linear(pdt.zeros(2, 3), pdt.zeros(3))",
       "ValueError", r"weight must be 2-d"),
+    C("one_hot-float", "pdt.nn.functional.one_hot(t)", "TypeError",
+      r"one_hot\(\): tensor must hold integer class indices \(int64 or int32\), got "
+      r"pydevtensor\.float32 on cpu"),
+    C("one_hot-list", "pdt.nn.functional.one_hot([0, 1])", "TypeError",
+      r"one_hot\(\): tensor must be a Tensor, got list"),
+    C("one_hot-too-big", "pdt.nn.functional.one_hot(pdt.tensor([0, 5, 2]), 3)", "RuntimeError",
+      r"one_hot\(\): class 5 is out of range for num_classes=3"),
+    C("one_hot-negative", "pdt.nn.functional.one_hot(pdt.tensor([1, -2]))", "RuntimeError",
+      r"one_hot\(\): class -2 is out of range"),
+    C("one_hot-num_classes-float", "pdt.nn.functional.one_hot(pdt.tensor([1]), 2.0)",
+      "TypeError", r"num_classes must be an int, got float"),
+    C("one_hot-num_classes-below-minus-1", "pdt.nn.functional.one_hot(pdt.tensor([1]), -5)",
+      "ValueError", r"num_classes must be -1 \(inferred\) or >= 0, got -5"),
+    C("one_hot-empty-inferred", "pdt.nn.functional.one_hot(pdt.zeros(0, dtype=pdt.int64))",
+      "ValueError", r"cannot infer the number of classes from an empty tensor"),
 
     # ---- threads
     C("set_num_threads-zero", "pdt.set_num_threads(0)", "ValueError",
