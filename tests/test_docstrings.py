@@ -15,7 +15,7 @@ import pytest
 
 import pydevtensor
 
-SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute")
+SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute", "nn.utils")
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot",)}
 
