@@ -722,6 +722,28 @@ CASES = [
     C("one_hot-empty-inferred", "pdt.nn.functional.one_hot(pdt.zeros(0, dtype=pdt.int64))",
       "ValueError", r"cannot infer the number of classes from an empty tensor"),
 
+    # ---- utils.data
+    C("TensorDataset-sizes", "pdt.utils.data.TensorDataset(t, pdt.zeros(3))", "ValueError",
+      r"TensorDataset\(\): the tensors' first dimensions differ: sizes \[2, 3\]"),
+    C("TensorDataset-ndarray", "pdt.utils.data.TensorDataset(t, a)", "TypeError",
+      r"TensorDataset\(\): argument 1 must be a Tensor, got ndarray"),
+    C("TensorDataset-0d", "pdt.utils.data.TensorDataset(pdt.tensor(1.0))", "ValueError",
+      r"argument 0 is 0-d \(on cpu\)"),
+    C("DataLoader-batch-zero", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), 0)",
+      "ValueError", r"DataLoader\(\): batch_size must be >= 1 \(or None\), got 0"),
+    C("DataLoader-batch-float", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), 2.5)",
+      "TypeError", r"DataLoader\(\): batch_size must be an int, got float"),
+    C("DataLoader-not-a-dataset", "pdt.utils.data.DataLoader(3)", "TypeError",
+      r"dataset must have __getitem__ and __len__ \(a Dataset\), got int"),
+    C("DataLoader-generator", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), "
+      "generator=object())", "TypeError", r"generator must be None, got object"),
+    C("random_split-sum", "pdt.utils.data.random_split(pdt.utils.data.TensorDataset(t), [1, 2])",
+      "ValueError", r"random_split\(\): the lengths \[1, 2\] do not add up to the dataset's 2"),
+    C("random_split-str", 'pdt.utils.data.random_split(pdt.utils.data.TensorDataset(t), ["1"])',
+      "TypeError", r"lengths must be ints or fractions, got str"),
+    C("default_collate-object", "pdt.utils.data.default_collate([object()])", "TypeError",
+      r"a sample must hold Tensors.*found object"),
+
     # ---- threads
     C("set_num_threads-zero", "pdt.set_num_threads(0)", "ValueError",
       r"set_num_threads\(0\): the number of threads must be at least 1"),

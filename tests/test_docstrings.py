@@ -15,7 +15,8 @@ import pytest
 
 import pydevtensor
 
-SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute", "nn.utils")
+SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute", "nn.utils",
+              "utils.data")
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot",)}
 
