@@ -722,6 +722,31 @@ CASES = [
     C("one_hot-empty-inferred", "pdt.nn.functional.one_hot(pdt.zeros(0, dtype=pdt.int64))",
       "ValueError", r"cannot infer the number of classes from an empty tensor"),
 
+    # ---- optim.lr_scheduler
+    C("StepLR-not-optimizer", "pdt.optim.lr_scheduler.StepLR([], 3)", "TypeError",
+      r"StepLR: list is not an Optimizer"),
+    C("StepLR-step-size-zero",
+      "pdt.optim.lr_scheduler.StepLR(pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), 0)",
+      "ValueError", r"StepLR: step_size must be >= 1, got 0"),
+    C("MultiStepLR-float-milestone",
+      "pdt.optim.lr_scheduler.MultiStepLR(pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), [2.5])",
+      "TypeError", r"MultiStepLR: a milestone must be an int, got float"),
+    C("ExponentialLR-nan-gamma", 'pdt.optim.lr_scheduler.ExponentialLR('
+      'pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), float("nan"))', "TypeError",
+      r"ExponentialLR: gamma must be a number, got nan"),
+    C("CosineAnnealingLR-T_max-str", "pdt.optim.lr_scheduler.CosineAnnealingLR("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), '10')", "TypeError",
+      r"CosineAnnealingLR: T_max must be an int, got str"),
+    C("LambdaLR-not-callable", "pdt.optim.lr_scheduler.LambdaLR("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), 0.5)", "TypeError",
+      r"LambdaLR: lr_lambda must be callable \(epoch -> factor\), got float"),
+    C("LambdaLR-count", "pdt.optim.lr_scheduler.LambdaLR("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), [abs, abs])", "ValueError",
+      r"LambdaLR: 2 lr_lambdas for 1 parameter groups"),
+    C("StepLR-resume-fresh", "pdt.optim.lr_scheduler.StepLR("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), 3, last_epoch=5)", "KeyError",
+      r"param_groups\[0\] has no 'initial_lr': resuming with last_epoch=5"),
+
     # ---- utils.data
     C("TensorDataset-sizes", "pdt.utils.data.TensorDataset(t, pdt.zeros(3))", "ValueError",
       r"TensorDataset\(\): the tensors' first dimensions differ: sizes \[2, 3\]"),

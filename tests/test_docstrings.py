@@ -16,7 +16,7 @@ import pytest
 import pydevtensor
 
 SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute", "nn.utils",
-              "utils.data")
+              "optim.lr_scheduler", "utils.data")
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot",)}
 
