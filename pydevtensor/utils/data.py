@@ -191,16 +191,19 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
             raise ValueError(f"{where}: lengths must be >= 0, got {x}")
     if lengths and all(isinstance(x, float) and x <= 1 for x in lengths) and math.isclose(
             sum(lengths), 1.0):
-        counts = [int(math.floor(n * x)) for x in lengths]
-        for i in range(n - sum(counts)):
-            counts[i % len(counts)] += 1
-        lengths = counts
-    if any(isinstance(x, float) for x in lengths) or sum(lengths) != n:
+        sizes = [int(math.floor(n * x)) for x in lengths]
+        for i in range(n - sum(sizes)):
+            sizes[i % len(sizes)] += 1
+    elif all(isinstance(x, numbers.Integral) for x in lengths):
+        sizes = [int(x) for x in lengths]
+    else:
+        sizes = []
+    if sum(sizes) != n or len(sizes) != len(lengths):
         raise ValueError(f"{where}: the lengths {lengths} do not add up to the dataset's "
                          f"{n} samples (nor, as fractions, to 1)")
     order = _randperm(n, device="cpu").tolist()
     out, start = [], 0
-    for length in lengths:
+    for length in sizes:
         out.append(Subset(dataset, order[start:start + length]))
         start += length
     return out
