@@ -469,6 +469,12 @@ class LambdaLR(LRScheduler):
     ValueError
         When a list of them does not have one per group.
 
+    Notes
+    -----
+    As in PyTorch, ``state_dict()`` saves the attributes of lr_lambdas that are
+    callable objects, and None for functions and lambdas, which are not saved;
+    ``load_state_dict()`` restores those attributes and keeps this scheduler's functions.
+
     Examples
     --------
     >>> from pydevtensor import nn, optim
@@ -502,60 +508,16 @@ class LambdaLR(LRScheduler):
     _closed_form = get_lr
 
     def state_dict(self) -> dict[str, Any]:
-        """The scheduler's state, as PyTorch's: every attribute but the optimizer; of the
-        lr_lambdas, the attributes of callable objects (functions and lambdas are not
-        saved: None in their place).
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> from pydevtensor import nn, optim
-        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
-        >>> optim.lr_scheduler.LambdaLR(opt, lambda e: 0.9 ** e).state_dict()['lr_lambdas']
-        [None]
-        """
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state = super().state_dict()
         state["lr_lambdas"] = [None if isinstance(f, types.FunctionType) else dict(vars(f))
                                for f in self.lr_lambdas]
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restores a state from ``state_dict()``: the attributes, and those of the
-        lr_lambdas that are callable objects (the functions stay this scheduler's).
-
-        Parameters
-        ----------
-        state_dict : dict
-            From ``state_dict()``.
-
-        Returns
-        -------
-        None
-
-        Raises
-        ------
-        TypeError
-            When state_dict is not a dict.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn, optim
-        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
-        >>> a = optim.lr_scheduler.LambdaLR(opt, lambda e: 0.9 ** e)
-        >>> a.step()
-        >>> b = optim.lr_scheduler.LambdaLR(opt, lambda e: 0.9 ** e)
-        >>> b.load_state_dict(a.state_dict())
-        >>> b.last_epoch
-        1
-        """
-        if not isinstance(state_dict, dict):
-            raise TypeError(f"LambdaLR.load_state_dict(): expected a dict (a state_dict), got "
-                            f"{type(state_dict).__name__}")
-        state = {k: v for k, v in state_dict.items() if k != "lr_lambdas"}
-        self.__dict__.update(state)
-        for f, saved in zip(self.lr_lambdas, state_dict.get("lr_lambdas", ())):
-            if saved is not None:
-                vars(f).update(saved)
+        saved = state_dict.get("lr_lambdas", ()) if isinstance(state_dict, dict) else ()
+        lambdas = self.lr_lambdas
+        super().load_state_dict(state_dict)
+        self.lr_lambdas = lambdas  # the functions stay this scheduler's
+        for f, attributes in zip(lambdas, saved):
+            if attributes is not None:
+                vars(f).update(attributes)
