@@ -7,7 +7,9 @@ of one permutation when shuffling) rather than by stacking samples one by one; t
 batches are new tensors (not views of the dataset) on the dataset tensors' own devices,
 so nothing is copied between devices.  The permutation is ``randperm``'s, drawn on the
 first tensor's device (the same on every device for one ``manual_seed``), and copied
-once per epoch to any other device the dataset's tensors are on.  Other datasets (any
+once per epoch to any other device the dataset's tensors are on.  (On a GPU, indexing
+a shuffled batch reads its index's min and max to the host, 16 bytes: the indexing
+op's bounds check; batches in order are slices and read nothing.)  Other datasets (any
 object with ``__getitem__`` and ``__len__``) are batched sample by sample through
 ``default_collate``, their permutation drawn on the CPU.
 
