@@ -178,8 +178,8 @@ def _one_hot(target, c, dtype):
 
 
 def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
-    """PyTorch's ``one_hot``: integer classes of any shape (*) -> int64 (*, C), 1 at
-    each class and 0 elsewhere, on the classes' device.
+    """PyTorch's ``one_hot``: integer classes of any shape ``(*)`` -> int64 ``(*, C)``, 1
+    at each class and 0 elsewhere, on the classes' device.
 
     C is num_classes, or the largest class + 1 when num_classes is -1 (reading the
     largest class is a device-to-host copy on a GPU, as in PyTorch).  Classes outside
