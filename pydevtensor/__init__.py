@@ -48,12 +48,12 @@ from ._ops_random import normal
 from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
 
-# Note [lazy submodules]: nn, optim, distribute, distributed, config, debugging and save/load
-# are imported on first use.  They pull in logging, json, threading and queue, which
+# Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging and
+# save/load are imported on first use.  They pull in logging, json, threading and queue, which
 # would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
-                    "serialization")
+                    "serialization", "utils")
 
 
 def __getattr__(name):
@@ -89,4 +89,4 @@ __all__ += ["as_tensor", "config", "distribute", "distributed", "from_dlpack", "
 __all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__
 __all__ += _ops_random.__all__ + _ops_einsum.__all__ + _ops_logical.__all__
 __all__ += _ops_shortcuts.__all__
-__all__ += ["linalg"]
+__all__ += ["linalg", "utils"]

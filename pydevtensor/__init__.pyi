@@ -19,6 +19,7 @@ from . import distributed as distributed
 from . import nn as nn
 from . import optim as optim
 from . import serialization as serialization
+from . import utils as utils
 from ._C import *
 from ._C import _DeviceLike, _Dims, _TensorLike, _ValuesIndices
 from .autograd import enable_grad as enable_grad

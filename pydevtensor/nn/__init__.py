@@ -2,7 +2,7 @@
 saved and loaded across devices, trained with autograd (``loss.backward()``), and the
 losses MSELoss and CrossEntropyLoss.
 ``from pydevtensor import nn`` gives the chapter's ``nn.Sequential(nn.Linear(3, 1))``."""
-from . import functional, init, parallel
+from . import functional, init, parallel, utils
 from .layers import (Dropout, Flatten, Identity, Linear, ModuleList, ReLU, Sequential, Sigmoid,
                      Softmax, Tanh)
 from .losses import CrossEntropyLoss, MSELoss
@@ -11,4 +11,4 @@ from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ReLU", "Sigmoid",
            "Tanh", "Softmax", "Dropout", "Flatten", "Identity", "MSELoss", "CrossEntropyLoss",
-           "functional", "init", "parallel"]
+           "functional", "init", "parallel", "utils"]

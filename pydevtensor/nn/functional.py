@@ -2,6 +2,7 @@
 from .. import _C
 from .._numpy_names import numpy_names
 from .. import _ops_stats as _stats
+from .._ops_join import stack as _stack
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 
@@ -139,7 +140,7 @@ def one_hot_like(target, logits):
     device-to-host copy, so an out-of-range class there gives a row of zeros."""
     _check_target(target, logits)
     n, c = logits.shape
-    return _one_hot(target, n, c, logits.dtype)
+    return _one_hot(target, c, logits.dtype)
 
 
 def _check_target(target, logits):
@@ -151,21 +152,102 @@ def _check_target(target, logits):
         raise ValueError(f"cross_entropy(): target of shape {tuple(target.shape)} does not "
                          f"match input of shape {(n, c)}: expected ({n},)")
     if target.device.type == "cpu" and n > 0:
-        if target.dtype == _C.int64:
-            try:  # one pass, in C; its message is an indexing one, so say it again below
-                _C._index_check(target.contiguous(), c, 1, "cross_entropy()", False)
-                return
-            except IndexError:
-                pass
-        lo, hi = int(target.min().item()), int(target.max().item())
-        if lo < 0 or hi >= c:
-            bad = lo if lo < 0 else hi
+        bad = _out_of_range(target, c)
+        if bad is not None:
             raise IndexError(f"cross_entropy(): target {bad} is out of bounds for {c} classes")
 
 
-def _one_hot(target, n, c, dtype):
+def _out_of_range(target, c):
+    """The smallest class below 0, else the largest at or above c, of a non-empty CPU
+    tensor of integer classes; None when every class lies in [0, c)."""
+    if target.dtype == _C.int64:
+        try:  # one pass, in C; it raises without naming the value, so look again below
+            _C._index_check(target.contiguous(), c, 1, "classes", False)
+            return None
+        except IndexError:
+            pass
+    lo, hi = int(target.min().item()), int(target.max().item())
+    return lo if lo < 0 else hi if hi >= c else None
+
+
+def _one_hot(target, c, dtype):
+    """(*) integer classes -> (*, c) 0/1 in dtype, on target's device: compares arange(c)
+    with the classes (a class outside [0, c) gives a row of zeros)."""
     classes = _C.arange(c, dtype=target.dtype, device=target.device)
-    return (classes == target.reshape(n, 1)).to(dtype)
+    return (classes == target.unsqueeze(-1)).to(dtype)
+
+
+def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
+    """PyTorch's ``one_hot``: integer classes of any shape ``(*)`` -> int64 ``(*, C)``, 1
+    at each class and 0 elsewhere, on the classes' device.
+
+    C is num_classes, or the largest class + 1 when num_classes is -1 (reading the
+    largest class is a device-to-host copy on a GPU, as in PyTorch).  Classes outside
+    [0, C) are an error on the CPU, where reading them is free, and when C is inferred;
+    on a GPU with num_classes given they are not read (that would be a copy to the
+    host, which PyTorch avoids too) and give a row of zeros.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        Class indices, int64 or int32.
+    num_classes : int, optional
+        The number of classes C (default -1: the largest class + 1).
+
+    Returns
+    -------
+    Tensor
+        int64, of shape ``tensor.shape + (C,)``.
+
+    Raises
+    ------
+    TypeError
+        When tensor is not an integer Tensor, or num_classes not an int.
+    ValueError
+        When num_classes is below -1, or is -1 and tensor is empty.
+    RuntimeError
+        When a class is negative or at least num_classes (naming it).
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.one_hot(pydevtensor.tensor([0, 2, 1]))
+    tensor([[1, 0, 0],
+            [0, 0, 1],
+            [0, 1, 0]])
+    >>> F.one_hot(pydevtensor.tensor([1]), num_classes=4)
+    tensor([[0, 1, 0, 0]])
+    """
+    if not isinstance(tensor, _C.Tensor):
+        raise TypeError(f"one_hot(): tensor must be a Tensor, got {type(tensor).__name__}")
+    if tensor.dtype not in (_C.int64, _C.int32):
+        raise TypeError(f"one_hot(): tensor must hold integer class indices (int64 or int32), "
+                        f"got {tensor.dtype} on {tensor.device}")
+    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
+        raise TypeError(f"one_hot(): num_classes must be an int, got "
+                        f"{type(num_classes).__name__}")
+    if num_classes < -1:
+        raise ValueError(f"one_hot(): num_classes must be -1 (inferred) or >= 0, got "
+                         f"{num_classes}")
+    shape = tuple(tensor.shape)
+    if tensor.numel() == 0:
+        if num_classes == -1:
+            raise ValueError(f"one_hot(): cannot infer the number of classes from an empty "
+                             f"tensor of shape {shape} on {tensor.device}; pass num_classes")
+        return _C.zeros(shape + (num_classes,), dtype=_C.int64, device=tensor.device)
+    if num_classes == -1:  # one copy of (min, max) to the host wherever the classes are
+        lo, hi = _stack([tensor.min(), tensor.max()]).cpu().tolist()
+        num_classes = hi + 1
+        bad = lo if lo < 0 else None
+    elif tensor.device.type == "cpu":
+        bad = _out_of_range(tensor, num_classes)
+    else:
+        bad = None
+    if bad is not None:
+        raise RuntimeError(f"one_hot(): class {bad} is out of range for num_classes="
+                           f"{num_classes} (classes must lie in [0, {num_classes})), in a "
+                           f"tensor of shape {shape} on {tensor.device}")
+    return _one_hot(tensor, num_classes, _C.int64)
 
 
 def _check_logits(input, target):
@@ -221,7 +303,7 @@ class NllLossBackward0(Node):
         input, target = self.saved_tensors
         n, c = input.shape
         d = _stats.softmax(input.detach(), 1)  # the row kernel where the device has it
-        d.sub_(_one_hot(target, n, c, input.dtype))  # d is this function's own
+        d.sub_(_one_hot(target, c, input.dtype))  # d is this function's own
         if self.reduction == "none":
             return (d.mul_(g.reshape(n, 1)),)
         return (d.mul_(g / n if self.reduction == "mean" else g),)

@@ -35,3 +35,19 @@ checkpoint: dict[str, object] = {"model": net.state_dict(), "optim": adam.state_
 torch.save(checkpoint, "checkpoint.pdt")
 opt_state: dict[str, object] = sgd.state_dict()
 sgd.load_state_dict(opt_state)
+
+# gradient clipping, schedules, data loading and one_hot (D2L's names)
+from pydevtensor.nn import functional as F
+from pydevtensor.utils import data
+
+total: torch.Tensor = nn.utils.clip_grad_norm_(net.parameters(), max_norm=1.0)
+nn.utils.clip_grad_value_(net.parameters(), 0.5)
+scheduler = optim.lr_scheduler.StepLR(sgd, step_size=2, gamma=0.5)
+cosine = optim.lr_scheduler.CosineAnnealingLR(adam, T_max=10)
+scheduler.step()
+rates: list[float] = scheduler.get_last_lr() + cosine.get_last_lr()
+saved: dict[str, object] = scheduler.state_dict()
+dataset = data.TensorDataset(x, y)
+loader = data.DataLoader(dataset, batch_size=4, shuffle=True)
+batches: int = len(loader)
+labels: torch.Tensor = F.one_hot(torch.tensor([0, 2, 1]), num_classes=3)

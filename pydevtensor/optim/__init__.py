@@ -1,4 +1,6 @@
-"""pydevtensor.optim: SGD and Adam, updating each parameter in place on its own device.
+"""pydevtensor.optim: SGD and Adam, updating each parameter in place on its own device;
+``optim.lr_scheduler`` schedules their learning rates (StepLR, MultiStepLR, ExponentialLR,
+CosineAnnealingLR, LambdaLR: see its docstring).
 
 ``optim.SGD(net.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)`` follows
 PyTorch's rule (dampening 0, no Nesterov), for each parameter p with a gradient g:
@@ -36,14 +38,14 @@ import numbers
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from . import _C
-from .autograd.grad_mode import no_grad as _no_grad
+from .. import _C
+from ..autograd.grad_mode import no_grad as _no_grad
 
 _C_no_grad = _no_grad()
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
 
-__all__ = ["Adam", "Optimizer", "SGD"]
+__all__ = ["Adam", "Optimizer", "SGD", "lr_scheduler"]
 
 
 class Optimizer:
@@ -606,3 +608,6 @@ class Adam(Optimizer):
         for p, data, update, new_state in pending:
             self.state[id(p)] = new_state
             data.sub_(update)
+
+
+from . import lr_scheduler  # noqa: E402  (last: it needs Optimizer)

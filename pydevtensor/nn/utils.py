@@ -1,0 +1,184 @@
+"""nn.utils: gradient clipping, as ``torch.nn.utils`` (the RNN chapter of Dive into Deep
+Learning clips its gradients), composed from the package's ops so that it runs on every
+device.
+
+clip_grad_norm_ computes each gradient's norm on its own device, stacks a device's
+norms and copies that vector (one counted copy per device other than the first
+gradient's) to the first gradient's device, where the total norm is taken; the
+scaling factor goes back to each device (one more counted copy each).  With every
+gradient on one device nothing is copied.  Both functions change the gradients in
+place and only once everything that can fail has been computed: on an error no
+gradient has changed.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+from typing import Union
+
+from .. import _C
+from .. import linalg as _linalg
+from .._ops_join import cat as _cat, stack as _stack
+from .._ops_stats import isfinite as _isfinite
+from ..autograd.grad_mode import no_grad as _no_grad
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+
+_Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
+
+
+def _gradients(parameters, where):
+    """The .grad of each parameter that has one (a single Tensor is one parameter)."""
+    if isinstance(parameters, _C.Tensor):
+        parameters = [parameters]
+    elif not isinstance(parameters, Iterable):
+        raise TypeError(f"{where}: parameters must be a Tensor or an iterable of Tensors, got "
+                        f"{type(parameters).__name__}")
+    grads = []
+    for p in parameters:
+        if not isinstance(p, _C.Tensor):
+            raise TypeError(f"{where}: parameters must be Tensors, got {type(p).__name__}")
+        if p.grad is not None:
+            grads.append(p.grad)
+    return grads
+
+
+def _limit(value, name, where):
+    """value as a float, when it is a number >= 0 (inf allowed)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
+    if not value >= 0:
+        raise ValueError(f"{where}: {name} must be >= 0, got {value}")
+    return float(value)
+
+
+@_no_grad()
+def clip_grad_norm_(parameters: _Parameters, max_norm: float, norm_type: float | str = 2.0,
+                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> _C.Tensor:
+    """Scales the gradients in place so that their total norm is at most max_norm, as
+    PyTorch's ``clip_grad_norm_``: the total norm is the norm of the vector of every
+    gradient's norm (the norm of all gradients joined into one vector), and each
+    gradient is multiplied by ``min(1, max_norm / (total + 1e-6))``.
+
+    Parameters whose ``.grad`` is None are skipped.  The total is computed on the
+    first gradient's device (see the module's docstring for the copies when the
+    gradients are on several devices).
+
+    Parameters
+    ----------
+    parameters : Tensor or iterable of Tensor
+        The parameters (``net.parameters()``), or a single one.
+    max_norm : float
+        The largest total norm allowed (>= 0).
+    norm_type : float or 'inf', optional
+        The order of the norms (default 2); ``float('inf')`` gives the largest
+        absolute value.
+    error_if_nonfinite : bool, optional
+        Raise instead of scaling when the total norm is NaN or infinite (default False;
+        checking it is a copy to the host on a GPU).
+    foreach : None, optional
+        Accepted for PyTorch's signature; each gradient is scaled by one in-place op.
+
+    Returns
+    -------
+    Tensor
+        The total norm before clipping, 0-d, on the first gradient's device, of their
+        promoted dtype; ``tensor(0.)`` when no parameter has a gradient.
+
+    Raises
+    ------
+    TypeError
+        When parameters are not Tensors, a number is not one, or a gradient is not
+        floating point.
+    ValueError
+        When max_norm is negative or NaN, or norm_type is not a number.
+    RuntimeError
+        With error_if_nonfinite, when the total norm is NaN or infinite.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> w = nn.Parameter(pydevtensor.tensor([3., 4.]))
+    >>> w.grad = pydevtensor.tensor([3., 4.])
+    >>> nn.utils.clip_grad_norm_([w], max_norm=1.0)
+    tensor(5.)
+    >>> w.grad
+    tensor([0.6000, 0.8000])
+    """
+    where = "clip_grad_norm_()"
+    max_norm = _limit(max_norm, "max_norm", where)
+    if isinstance(norm_type, bool) or not isinstance(norm_type, (numbers.Real, str)):
+        raise TypeError(f"{where}: norm_type must be a number, got {type(norm_type).__name__}")
+    try:
+        order = float(norm_type)
+    except ValueError:
+        raise ValueError(f"{where}: norm_type must be a number or 'inf', got "
+                         f"{norm_type!r}") from None
+    if math.isnan(order):
+        raise ValueError(f"{where}: norm_type must be a number, got nan")
+    grads = _gradients(parameters, where)
+    if not grads:
+        return _C.tensor(0.0)
+    dtype = grads[0].dtype
+    for g in grads:
+        if not g.is_floating_point():
+            raise TypeError(f"{where}: gradients must be floating point, got {g.dtype} of "
+                            f"shape {tuple(g.shape)} on {g.device}")
+        dtype = _C.promote_types(dtype, g.dtype)
+    first = grads[0].device
+    by_device: dict[_C.device, list[_C.Tensor]] = {}
+    for g in grads:
+        by_device.setdefault(g.device, []).append(_linalg.vector_norm(g, order).to(dtype))
+    parts = [_stack(norms).to(first) for norms in by_device.values()]
+    total = _linalg.vector_norm(_cat(parts) if len(parts) > 1 else parts[0], order)
+    if error_if_nonfinite and not _isfinite(total).item():
+        raise RuntimeError(f"{where}: the total norm of order {order} of the gradients is "
+                           f"{total.item()} (on {first}), which cannot be clipped; "
+                           f"error_if_nonfinite=False scales by it anyway")
+    coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
+    scales = {d: coef.to(d) for d in by_device}  # every copy made before any gradient changes
+    for g in grads:
+        g.mul_(scales[g.device])
+    return total
+
+
+@_no_grad()
+def clip_grad_value_(parameters: _Parameters, clip_value: float,
+                     foreach: bool | None = None) -> None:
+    """Clamps every gradient in place to [-clip_value, clip_value], as PyTorch's
+    ``clip_grad_value_``; parameters whose ``.grad`` is None are skipped.
+
+    Parameters
+    ----------
+    parameters : Tensor or iterable of Tensor
+        The parameters (``net.parameters()``), or a single one.
+    clip_value : float
+        The largest absolute value a gradient element keeps (>= 0).
+    foreach : None, optional
+        Accepted for PyTorch's signature; each gradient is clamped by one in-place op.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        When parameters are not Tensors or clip_value is not a number.
+    ValueError
+        When clip_value is negative or NaN.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> w.grad = pydevtensor.tensor([-3., 0.25])
+    >>> nn.utils.clip_grad_value_(w, 0.5)
+    >>> w.grad
+    tensor([-0.5000,  0.2500])
+    """
+    where = "clip_grad_value_()"
+    clip_value = _limit(clip_value, "clip_value", where)
+    for g in _gradients(parameters, where):
+        g.clamp_(-clip_value, clip_value)

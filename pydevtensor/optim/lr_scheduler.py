@@ -1,0 +1,523 @@
+"""optim.lr_scheduler: learning-rate schedules, as ``torch.optim.lr_scheduler``.
+
+A scheduler changes the ``'lr'`` of each of its optimizer's ``param_groups`` when its
+``step()`` is called (once per epoch, after the optimizer's steps).  Made, it records
+each group's ``'initial_lr'`` (the base rate), sets ``last_epoch`` to 0 and leaves the
+rates as they are, except LambdaLR, which sets them to ``base * lr_lambda(0)``.
+
+As in PyTorch, StepLR, MultiStepLR, ExponentialLR and CosineAnnealingLR compute each
+rate from the current one (so that a rate changed by hand, or by another scheduler,
+carries on), which equals the closed form below up to rounding; LambdaLR always
+computes from the base rate.  With e = last_epoch:
+
+    StepLR              base * gamma ** (e // step_size)
+    MultiStepLR         base * gamma ** (number of milestones <= e)
+    ExponentialLR       base * gamma ** e
+    CosineAnnealingLR   eta_min + (base - eta_min) * (1 + cos(pi * e / T_max)) / 2
+    LambdaLR            base * lr_lambda(e)
+"""
+from __future__ import annotations
+
+import bisect
+import collections
+import math
+import numbers
+import types
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from . import Optimizer
+
+__all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "MultiStepLR",
+           "StepLR"]
+
+
+def _int(value, name, where, least):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{where}: {name} must be an int, got {type(value).__name__}")
+    if value < least:
+        raise ValueError(f"{where}: {name} must be >= {least}, got {value}")
+    return int(value)
+
+
+def _real(value, name, where):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+        raise TypeError(f"{where}: {name} must be a number, got "
+                        f"{value if isinstance(value, float) else type(value).__name__}")
+    return float(value)
+
+
+class LRScheduler:
+    """The base of the schedulers: subclasses define ``get_lr()``, the rates of the
+    epoch ``last_epoch``; ``step()`` moves to the next epoch and writes them into the
+    optimizer's ``param_groups``.
+
+    Parameters
+    ----------
+    optimizer : Optimizer
+        The optimizer whose rates are scheduled.
+    last_epoch : int, optional
+        The epoch to resume after (default -1: a new schedule).  Resuming needs
+        ``'initial_lr'`` in every group (the optimizer of the run resumed).
+
+    Raises
+    ------
+    TypeError
+        When optimizer is not an Optimizer.
+    KeyError
+        When resuming and a group has no ``'initial_lr'``.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+    >>> sched = optim.lr_scheduler.StepLR(opt, step_size=2)
+    >>> sched.last_epoch, sched.base_lrs
+    (0, [0.1])
+    """
+
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        where = type(self).__name__
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{where}: {type(optimizer).__name__} is not an Optimizer")
+        last_epoch = _int(last_epoch, "last_epoch", where, -1)
+        self.optimizer = optimizer
+        groups = optimizer.param_groups
+        if last_epoch == -1:
+            for group in groups:
+                group.setdefault("initial_lr", group["lr"])
+        for i, group in enumerate(groups):
+            if "initial_lr" not in group:
+                raise KeyError(f"{where}: param_groups[{i}] has no 'initial_lr': resuming "
+                               f"with last_epoch={last_epoch} needs the optimizer of the run "
+                               f"resumed (its state loaded), or last_epoch=-1 for a new one")
+        self.base_lrs: list[float] = [group["initial_lr"] for group in groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self._is_initial = True  # the first step, made here, keeps the rates
+        self.step()
+        self._is_initial = False
+
+    def get_lr(self) -> list[float]:
+        """The rates of epoch ``last_epoch``, one per parameter group, computed by the
+        schedule (``step()`` calls it; ``get_last_lr()`` reads the rates in force).
+
+        Returns
+        -------
+        list of float
+
+        Raises
+        ------
+        NotImplementedError
+            On the base class.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+        >>> optim.lr_scheduler.ExponentialLR(opt, gamma=0.5).get_lr()
+        [0.1]
+        """
+        raise NotImplementedError(f"{type(self).__name__} must define get_lr()")
+
+    def _closed_form(self) -> list[float]:
+        raise NotImplementedError
+
+    def get_last_lr(self) -> list[float]:
+        """The rates the last ``step()`` set, one per parameter group.
+
+        Returns
+        -------
+        list of float
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+        >>> sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        >>> sched.step()
+        >>> sched.get_last_lr()
+        [0.05]
+        """
+        return list(self._last_lr)
+
+    def step(self, epoch: int | None = None) -> None:
+        """Moves to the next epoch (``last_epoch += 1``) and sets every group's ``'lr'``
+        to its rate there.  Call it after the optimizer's ``step()``.
+
+        Parameters
+        ----------
+        epoch : int, optional
+            Deprecated in PyTorch, and warned about here too: jump to this epoch,
+            computing the rates by the closed form.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+        >>> sched = optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     sched.step()
+        ...     print(sched.last_epoch, opt.param_groups[0]['lr'])
+        1 1.0
+        2 0.5
+        3 0.5
+        4 0.25
+        """
+        self._step_count += 1
+        if epoch is None:
+            self.last_epoch += 1
+            rates = self.get_lr()
+        else:
+            warnings.warn(f"{type(self).__name__}.step(epoch) is deprecated, as in PyTorch: "
+                          f"call step() once per epoch", UserWarning, stacklevel=2)
+            self.last_epoch = _int(epoch, "epoch", f"{type(self).__name__}.step()", 0)
+            rates = self._closed_form()
+        for group, lr in zip(self.optimizer.param_groups, rates):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def state_dict(self) -> dict[str, Any]:
+        """The scheduler's state: every attribute but the optimizer.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+        >>> state = optim.lr_scheduler.StepLR(opt, step_size=3).state_dict()
+        >>> state['step_size'], state['last_epoch']
+        (3, 0)
+        """
+        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores a state from ``state_dict()`` (load the optimizer's state too).
+
+        Parameters
+        ----------
+        state_dict : dict
+            From ``state_dict()``.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            When state_dict is not a dict.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+        >>> a = optim.lr_scheduler.StepLR(opt, step_size=3)
+        >>> a.step()
+        >>> b = optim.lr_scheduler.StepLR(opt, step_size=3)
+        >>> b.load_state_dict(a.state_dict())
+        >>> b.last_epoch
+        1
+        """
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"{type(self).__name__}.load_state_dict(): expected a dict (a "
+                            f"state_dict), got {type(state_dict).__name__}")
+        self.__dict__.update(state_dict)
+
+    def _current(self) -> list[float]:
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+
+_LRScheduler = LRScheduler  # PyTorch's older name
+
+
+class StepLR(LRScheduler):
+    """Multiplies the rates by gamma every step_size epochs:
+    ``base * gamma ** (last_epoch // step_size)``.
+
+    Parameters
+    ----------
+    optimizer : Optimizer
+        The optimizer whose rates are scheduled.
+    step_size : int
+        Epochs between two decays (>= 1).
+    gamma : float, optional
+        The factor (default 0.1).
+    last_epoch : int, optional
+        The epoch to resume after (default -1: a new schedule).
+
+    Raises
+    ------
+    TypeError
+        When step_size is not an int or gamma not a number.
+    ValueError
+        When step_size < 1.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+    >>> sched = optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    >>> rates = []
+    >>> for _ in range(5):
+    ...     sched.step()
+    ...     rates.append(sched.get_last_lr()[0])
+    >>> rates
+    [1.0, 0.5, 0.5, 0.25, 0.25]
+    """
+
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
+        self.step_size = _int(step_size, "step_size", "StepLR", 1)
+        self.gamma = _real(gamma, "gamma", "StepLR")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        e = self.last_epoch
+        if e == 0 or e % self.step_size:
+            return self._current()
+        return [lr * self.gamma for lr in self._current()]
+
+    def _closed_form(self) -> list[float]:
+        return [base * self.gamma ** (self.last_epoch // self.step_size)
+                for base in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """Multiplies the rates by gamma at each milestone epoch (twice at a milestone given
+    twice): ``base * gamma ** (number of milestones <= last_epoch)``.
+
+    Parameters
+    ----------
+    optimizer : Optimizer
+        The optimizer whose rates are scheduled.
+    milestones : iterable of int
+        The epochs of the decays.
+    gamma : float, optional
+        The factor (default 0.1).
+    last_epoch : int, optional
+        The epoch to resume after (default -1: a new schedule).
+
+    Raises
+    ------
+    TypeError
+        When a milestone is not an int or gamma not a number.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+    >>> sched = optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.5)
+    >>> rates = []
+    >>> for _ in range(4):
+    ...     sched.step()
+    ...     rates.append(sched.get_last_lr()[0])
+    >>> rates
+    [0.5, 0.5, 0.25, 0.25]
+    """
+
+    def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
+        if not isinstance(milestones, Iterable):
+            raise TypeError(f"MultiStepLR: milestones must be an iterable of ints, got "
+                            f"{type(milestones).__name__}")
+        self.milestones = collections.Counter(
+            _int(m, "a milestone", "MultiStepLR", 0) for m in milestones)
+        self.gamma = _real(gamma, "gamma", "MultiStepLR")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        times = self.milestones.get(self.last_epoch, 0)
+        if times == 0:
+            return self._current()
+        return [lr * self.gamma ** times for lr in self._current()]
+
+    def _closed_form(self) -> list[float]:
+        passed = bisect.bisect_right(sorted(self.milestones.elements()), self.last_epoch)
+        return [base * self.gamma ** passed for base in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """Multiplies the rates by gamma every epoch: ``base * gamma ** last_epoch``.
+
+    Parameters
+    ----------
+    optimizer : Optimizer
+        The optimizer whose rates are scheduled.
+    gamma : float
+        The factor.
+    last_epoch : int, optional
+        The epoch to resume after (default -1: a new schedule).
+
+    Raises
+    ------
+    TypeError
+        When gamma is not a number.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+    >>> sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    >>> sched.step()
+    >>> sched.step()
+    >>> sched.get_last_lr()
+    [0.25]
+    """
+
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = _real(gamma, "gamma", "ExponentialLR")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return self._current()
+        return [lr * self.gamma for lr in self._current()]
+
+    def _closed_form(self) -> list[float]:
+        return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """Cosine annealing from the base rate down to eta_min over T_max epochs, then back
+    up over the next T_max, and so on (SGDR without restarts):
+    ``eta_min + (base - eta_min) * (1 + cos(pi * last_epoch / T_max)) / 2``.
+
+    Parameters
+    ----------
+    optimizer : Optimizer
+        The optimizer whose rates are scheduled.
+    T_max : int
+        Epochs of half a period (>= 1).
+    eta_min : float, optional
+        The lowest rate (default 0).
+    last_epoch : int, optional
+        The epoch to resume after (default -1: a new schedule).
+
+    Raises
+    ------
+    TypeError
+        When T_max is not an int or eta_min not a number.
+    ValueError
+        When T_max < 1.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+    >>> sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2)
+    >>> rates = []
+    >>> for _ in range(4):
+    ...     sched.step()
+    ...     rates.append(round(sched.get_last_lr()[0], 6))
+    >>> rates
+    [0.5, 0.0, 0.5, 1.0]
+    """
+
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
+        self.T_max = _int(T_max, "T_max", "CosineAnnealingLR", 1)
+        self.eta_min = _real(eta_min, "eta_min", "CosineAnnealingLR")
+        super().__init__(optimizer, last_epoch)
+
+    def _cos(self, e: int) -> float:
+        return 1 + math.cos(math.pi * e / self.T_max)
+
+    def get_lr(self) -> list[float]:
+        e, low = self.last_epoch, self.eta_min
+        if self._is_initial:
+            return self._current()
+        if self._step_count == 1 and e > 0:  # resumed: no current rate to start from
+            return self._closed_form()
+        if (e - 1 - self.T_max) % (2 * self.T_max) == 0:
+            # from the bottom of the curve, where the ratio below would be 0 / 0
+            rise = (1 - math.cos(math.pi / self.T_max)) / 2
+            return [lr + (base - low) * rise for lr, base in zip(self._current(), self.base_lrs)]
+        ratio = self._cos(e) / self._cos(e - 1)
+        return [low + (lr - low) * ratio for lr in self._current()]
+
+    def _closed_form(self) -> list[float]:
+        return [self.eta_min + (base - self.eta_min) * self._cos(self.last_epoch) / 2
+                for base in self.base_lrs]
+
+
+class LambdaLR(LRScheduler):
+    """The base rates times a function of the epoch: ``base * lr_lambda(last_epoch)``.
+
+    Parameters
+    ----------
+    optimizer : Optimizer
+        The optimizer whose rates are scheduled.
+    lr_lambda : callable or list of callables
+        epoch -> factor; one for every group, or one per group.
+    last_epoch : int, optional
+        The epoch to resume after (default -1: a new schedule).
+
+    Raises
+    ------
+    TypeError
+        When lr_lambda is not callable.
+    ValueError
+        When a list of them does not have one per group.
+
+    Notes
+    -----
+    As in PyTorch, ``state_dict()`` saves the attributes of lr_lambdas that are
+    callable objects, and None for functions and lambdas, which are not saved;
+    ``load_state_dict()`` restores those attributes and keeps this scheduler's functions.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+    >>> sched = optim.lr_scheduler.LambdaLR(opt, lambda epoch: 1 / (epoch + 1))
+    >>> sched.get_last_lr()
+    [1.0]
+    >>> sched.step()
+    >>> sched.get_last_lr()
+    [0.5]
+    """
+
+    def __init__(self, optimizer: Optimizer,
+                 lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
+        n = len(optimizer.param_groups) if isinstance(optimizer, Optimizer) else 0
+        lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
+        if isinstance(lr_lambda, (list, tuple)) and len(lambdas) != n:
+            raise ValueError(f"LambdaLR: {len(lambdas)} lr_lambdas for {n} parameter groups; "
+                             f"give one, or one per group")
+        for f in lambdas:
+            if not callable(f):
+                raise TypeError(f"LambdaLR: lr_lambda must be callable (epoch -> factor), got "
+                                f"{type(f).__name__}")
+        self.lr_lambdas = lambdas
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
+
+    _closed_form = get_lr
+
+    def state_dict(self) -> dict[str, Any]:
+        state = super().state_dict()
+        state["lr_lambdas"] = [None if isinstance(f, types.FunctionType) else dict(vars(f))
+                               for f in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        saved = state_dict.get("lr_lambdas", ()) if isinstance(state_dict, dict) else ()
+        lambdas = self.lr_lambdas
+        super().load_state_dict(state_dict)
+        self.lr_lambdas = lambdas  # the functions stay this scheduler's
+        for f, attributes in zip(lambdas, saved):
+            if attributes is not None:
+                vars(f).update(attributes)

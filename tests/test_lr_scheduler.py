@@ -1,0 +1,209 @@
+"""optim.lr_scheduler: StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR and LambdaLR
+give the closed-form rates (base * gamma ** (e // step_size), ...) to 1e-12, and
+PyTorch's very values where torch is importable (the same recurrences in float64, so the
+same bits); two parameter groups; schedulers chained on one optimizer; state_dict round
+trips; resuming; step(epoch); the errors; and on every device, SGD's steps use the
+scheduled rate (against NumPy in float64)."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+from pydevtensor import nn, optim
+from pydevtensor.optim import lr_scheduler as sched
+
+EPOCHS = 25
+BASES = (0.1, 0.03)  # two parameter groups
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+def _closed(name, base, e):
+    if name == "StepLR":
+        return base * 0.5 ** (e // 3)
+    if name == "MultiStepLR":
+        return base * 0.1 ** sum(m <= e for m in (2, 5, 5, 9))
+    if name == "ExponentialLR":
+        return base * 0.9 ** e
+    if name == "CosineAnnealingLR":
+        return 0.001 + (base - 0.001) * (1 + math.cos(math.pi * e / 7)) / 2
+    return base * (0.95 ** e if base == BASES[0] else 1 / (1 + e))
+
+
+def _make(module, name, opt):
+    if name == "StepLR":
+        return module.StepLR(opt, step_size=3, gamma=0.5)
+    if name == "MultiStepLR":
+        return module.MultiStepLR(opt, milestones=[5, 2, 9, 5], gamma=0.1)
+    if name == "ExponentialLR":
+        return module.ExponentialLR(opt, gamma=0.9)
+    if name == "CosineAnnealingLR":
+        return module.CosineAnnealingLR(opt, T_max=7, eta_min=0.001)
+    return module.LambdaLR(opt, [lambda e: 0.95 ** e, lambda e: 1 / (1 + e)])
+
+
+NAMES = ["StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR"]
+
+
+def _groups(make_param):
+    return [{"params": [make_param()], "lr": BASES[0]}, {"params": [make_param()], "lr": BASES[1]}]
+
+
+def _run(module, name, opt, epochs=EPOCHS):
+    """The rates of epochs 0 .. epochs-1, as get_last_lr() and param_groups say."""
+    s = _make(module, name, opt)
+    rates = []
+    for _ in range(epochs):
+        got = s.get_last_lr()
+        assert got == [g["lr"] for g in opt.param_groups]
+        rates.append(got)
+        opt.step()
+        s.step()
+    return rates, s
+
+
+def _ours():
+    return optim.SGD(_groups(lambda: nn.Parameter(pdt.zeros(2))), lr=1.0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rates_follow_the_closed_form(name):
+    rates, s = _run(sched, name, _ours())
+    want = [[_closed(name, b, e) for b in BASES] for e in range(EPOCHS)]
+    np.testing.assert_allclose(rates, want, rtol=1e-12, atol=1e-15)
+    assert s.last_epoch == EPOCHS and s.base_lrs == list(BASES)
+    assert all(g["initial_lr"] == b for g, b in zip(s.optimizer.param_groups, BASES))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rates_are_pytorchs(name):
+    torch = pytest.importorskip("torch")
+    topt = torch.optim.SGD(_groups(lambda: torch.zeros(2, requires_grad=True)), lr=1.0)
+    theirs, _ = _run(torch.optim.lr_scheduler, name, topt)
+    ours, _ = _run(sched, name, _ours())
+    np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=0)
+
+
+def test_chained_schedulers_as_pytorch():
+    """Two schedulers on one optimizer multiply their effects (each starts from the
+    current rate), the reason for the recurrences."""
+    def run(module, opt):
+        a = module.ExponentialLR(opt, gamma=0.9)
+        b = module.StepLR(opt, step_size=2, gamma=0.5)
+        out = []
+        for _ in range(8):
+            opt.step()
+            a.step()
+            b.step()
+            out.append(opt.param_groups[0]["lr"])
+        return out
+
+    got = run(sched, _ours())
+    np.testing.assert_allclose(got, [0.1 * 0.9 ** e * 0.5 ** (e // 2) for e in range(1, 9)],
+                               rtol=1e-12)
+    torch = pytest.importorskip("torch")
+    topt = torch.optim.SGD(_groups(lambda: torch.zeros(2, requires_grad=True)), lr=1.0)
+    assert got == run(torch.optim.lr_scheduler, topt)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_state_dict_round_trip(name):
+    opt = _ours()
+    a = _make(sched, name, opt)
+    for _ in range(4):
+        a.step()
+    state = a.state_dict()
+    assert "optimizer" not in state and state["last_epoch"] == 4
+    opt2 = _ours()
+    b = _make(sched, name, opt2)
+    b.load_state_dict(state)
+    for g, h in zip(opt2.param_groups, opt.param_groups):
+        g["lr"] = h["lr"]  # the optimizer's state is loaded alongside, as in PyTorch
+    for _ in range(6):
+        a.step()
+        b.step()
+        assert a.get_last_lr() == b.get_last_lr()
+    assert b.last_epoch == 10
+
+
+def test_lambda_state_dict_keeps_callable_objects():
+    class Decay:
+        def __init__(self, rate):
+            self.rate = rate
+
+        def __call__(self, epoch):
+            return self.rate ** epoch
+
+    a = sched.LambdaLR(_ours(), [Decay(0.5), lambda e: 1.0])
+    state = a.state_dict()
+    assert state["lr_lambdas"] == [{"rate": 0.5}, None]
+    b = sched.LambdaLR(_ours(), [Decay(0.9), lambda e: 2.0])
+    b.load_state_dict(state)
+    b.step()
+    assert b.get_last_lr() == [0.1 * 0.5, 0.03 * 2.0]
+
+
+def test_resuming_and_step_with_an_epoch():
+    opt = _ours()
+    sched.StepLR(opt, step_size=3, gamma=0.5)  # records 'initial_lr'
+    resumed = sched.StepLR(opt, step_size=3, gamma=0.5, last_epoch=4)
+    assert resumed.last_epoch == 5 and resumed.base_lrs == list(BASES)
+    with pytest.raises(KeyError, match=r"StepLR: param_groups\[0\] has no 'initial_lr': "
+                                       r"resuming with last_epoch=4"):
+        sched.StepLR(_ours(), step_size=3, last_epoch=4)
+    s = sched.ExponentialLR(_ours(), gamma=0.5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s.step(3)
+    assert "deprecated" in str(caught[0].message)
+    assert s.last_epoch == 3 and s.get_last_lr() == [0.1 * 0.125, 0.03 * 0.125]
+
+
+def test_errors():
+    with pytest.raises(TypeError, match=r"StepLR: list is not an Optimizer"):
+        sched.StepLR([], 3)
+    with pytest.raises(ValueError, match=r"StepLR: step_size must be >= 1, got 0"):
+        sched.StepLR(_ours(), 0)
+    with pytest.raises(TypeError, match=r"StepLR: step_size must be an int, got float"):
+        sched.StepLR(_ours(), 2.0)
+    with pytest.raises(TypeError, match=r"ExponentialLR: gamma must be a number, got str"):
+        sched.ExponentialLR(_ours(), "0.9")
+    with pytest.raises(TypeError, match=r"MultiStepLR: a milestone must be an int, got float"):
+        sched.MultiStepLR(_ours(), [1, 2.5])
+    with pytest.raises(ValueError, match=r"CosineAnnealingLR: T_max must be >= 1, got 0"):
+        sched.CosineAnnealingLR(_ours(), 0)
+    with pytest.raises(ValueError, match=r"LambdaLR: 1 lr_lambdas for 2 parameter groups"):
+        sched.LambdaLR(_ours(), [lambda e: 1.0])
+    with pytest.raises(TypeError, match=r"LambdaLR: lr_lambda must be callable .*got float"):
+        sched.LambdaLR(_ours(), 0.5)
+    with pytest.raises(TypeError, match=r"load_state_dict\(\): expected a dict"):
+        sched.StepLR(_ours(), 2).load_state_dict([1])
+    with pytest.raises(NotImplementedError, match=r"LRScheduler must define get_lr\(\)"):
+        sched.LRScheduler(_ours())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sgd_steps_with_the_scheduled_rate(dev, name):
+    """p -= lr_e * grad each epoch: the parameters against NumPy in float64 (float32
+    parameters: |got - want| <= 1e-6 + 1e-6 |want|)."""
+    w = nn.Parameter(pdt.tensor([1.0, -2.0], device=dev))
+    v = nn.Parameter(pdt.tensor([0.5], device=dev))
+    opt = optim.SGD([{"params": [w], "lr": BASES[0]}, {"params": [v], "lr": BASES[1]}], lr=1.0)
+    s = _make(sched, name, opt)
+    want_w, want_v = np.array([1.0, -2.0]), np.array([0.5])
+    for e in range(10):
+        opt.zero_grad()
+        ((w * w).sum() + (v * v).sum()).backward()  # gradients 2w and 2v
+        opt.step()
+        want_w = want_w - _closed(name, BASES[0], e) * 2 * want_w
+        want_v = want_v - _closed(name, BASES[1], e) * 2 * want_v
+        s.step()
+    assert w.device == pdt.device(dev)
+    np.testing.assert_allclose(w.detach().cpu().numpy(), want_w, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(v.detach().cpu().numpy(), want_v, rtol=1e-6, atol=1e-6)
