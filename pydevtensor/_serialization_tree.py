@@ -72,6 +72,17 @@ def _member_name(path, taken, reserved):
     return name
 
 
+def _writable_int(x, what):
+    """int(x), or ValueError when json cannot write it (Python refuses to print an int
+    of more than 4300 digits)."""
+    try:
+        int.__repr__(x)
+    except ValueError:
+        raise ValueError(f"save(): {what} is an int of {x.bit_length()} bits, too long to "
+                         f"write") from None
+    return int(x)
+
+
 def encode(obj, reserved):
     """(tree, OrderedDict of member name -> Tensor) for obj; TypeError naming the place
     of anything save() cannot write, ValueError for nesting deeper than MAX_DEPTH or a
@@ -90,12 +101,7 @@ def encode(obj, reserved):
         if x is None or x is True or x is False:
             return x
         if isinstance(x, int):
-            try:
-                int.__repr__(x)  # json writes ints so; Python refuses > 4300 digits
-            except ValueError:
-                raise ValueError(f"save(): {where(path)} is an int of {x.bit_length()} "
-                                 f"bits, too long to write") from None
-            return int(x)
+            return _writable_int(x, where(path))
         if isinstance(x, float):
             return float(x)  # numpy.float64 as a float
         if isinstance(x, str):
@@ -120,7 +126,7 @@ def encode(obj, reserved):
                     raise TypeError(f"save(): {where(path)} has the key {k!r:.60} of type "
                                     f"{type(k).__name__}; save() writes dicts whose keys "
                                     f"are strings or ints")
-                k = str(k) if isinstance(k, str) else int(k)
+                k = str(k) if isinstance(k, str) else _writable_int(k, f"a key of {where(path)}")
                 pairs.append([k, walk(v, (path, k), depth + 1)])
             node = {"odict" if isinstance(x, OrderedDict) else "dict": pairs}
         else:
@@ -145,7 +151,8 @@ def decode(node, tensors, used=None):
     def walk(x, path, depth):
         if x is None or isinstance(x, (bool, int, float, str)):  # json's leaves
             return x
-        if depth >= MAX_DEPTH:
+        if depth >= MAX_DEPTH and not (isinstance(x, dict) and list(x) == ["tensor"]):
+            # a tensor is a leaf, as encode() counts it
             raise Corrupt(f"the tree at {where(path)} is nested more than {MAX_DEPTH} deep")
         if isinstance(x, list):
             return [walk(v, (path, i), depth + 1) for i, v in enumerate(x)]

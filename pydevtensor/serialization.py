@@ -96,9 +96,21 @@ def save(obj, f):
                          f"more than the {_MAX_RECORD} that load() reads; put long lists "
                          f"of numbers into tensors")
     if isinstance(f, (str, os.PathLike)):
-        _write_atomically(os.fspath(f), lambda fh: np.savez(fh, **arrays))
+        _write_atomically(os.fspath(f), lambda fh: _write_npz(fh, arrays))
     else:
-        np.savez(f, **arrays)
+        _write_npz(f, arrays)
+
+
+def _write_npz(fh, arrays):
+    """The .npz file np.savez(fh, **arrays) writes (one uncompressed NAME.npy member per
+    array), written here so that no name is taken for one of np.savez's own keyword
+    arguments: a tensor named 'file' or 'allow_pickle' is a member like any other."""
+    import zipfile
+    from numpy.lib import format as npy
+    with zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, a in arrays.items():
+            with zf.open(name + ".npy", mode="w", force_zip64=True) as out:
+                npy.write_array(out, np.asanyarray(a), allow_pickle=False)
 
 
 def _host_arrays(tensors):

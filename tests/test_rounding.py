@@ -8,6 +8,10 @@ instruction-set level (the vector levels use the rounding instructions, the base
 C library).  log1p and expm1 compute float32 through the float64 function on every
 device, once rounded: within 1 ulp of NumPy's float64 result (stated bound), and float64
 within 2 ulps."""
+import ctypes
+import ctypes.util
+import platform
+
 import numpy as np
 import pytest
 
@@ -181,3 +185,36 @@ def test_out(dev):
     np.testing.assert_array_equal(o.cpu().numpy(), [1.0, -2.0])
     with pytest.raises(TypeError, match="argument 'input' must be a Tensor, got list"):
         pdt.ceil([1.5])
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64" or not ctypes.util.find_library("m"),
+                    reason="FE_UPWARD's value is x86-64 glibc's")
+def test_round_ignores_the_rounding_mode(level_restored):
+    """round takes halves to even whatever fesetround says, at every level (the vector
+    instructions take the mode from their immediate, the scalar path does not use
+    nearbyint)."""
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    a = sample(np.float32, n=4093, seed=3)
+    b = sample(np.float64, n=4093, seed=3)
+    want_a, want_b = np.rint(a), np.rint(b)
+    old = libm.fegetround()
+    assert libm.fesetround(0x800) == 0  # FE_UPWARD
+    try:
+        for level in LEVELS:
+            _C._cpu_simd_level(level)
+            got_a, got_b = pdt.round(pdt.tensor(a)).numpy(), pdt.round(pdt.tensor(b)).numpy()
+            libm.fesetround(old)  # NumPy's own checks in the default mode
+            bits_equal(got_a, want_a)
+            bits_equal(got_b, want_b)
+            libm.fesetround(0x800)
+    finally:
+        libm.fesetround(old)
+
+
+def test_fix_is_trunc(dev):
+    x = pdt.tensor([-1.5, 2.5], device=dev, requires_grad=True)
+    assert pdt.fix(x).tolist() == x.fix().tolist() == [-1.0, 2.0]
+    x.fix().sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+    y = x.detach().clone()
+    assert y.fix_() is y and y.tolist() == [-1.0, 2.0]

@@ -21,11 +21,12 @@ def test_save_that_fails_midway_keeps_the_old_file(tmp_path, monkeypatch):
     before = path.read_bytes()
     os.chmod(path, 0o640)
 
-    def broken_savez(fh, **arrays):
+    def broken_write(fh, arrays):
         fh.write(b"PK\x03\x04 half a zip file")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(np, "savez", broken_savez)
+    from pydevtensor import serialization
+    monkeypatch.setattr(serialization, "_write_npz", broken_write)
     with pytest.raises(OSError, match="No space left"):
         pdt.save({"w": pdt.zeros(10)}, path)
     assert path.read_bytes() == before
@@ -507,3 +508,40 @@ def test_random_damage_to_a_tree_is_a_format_error_or_loads(tmp_path):
         except FormatError:
             outcomes.add("FormatError")
     assert outcomes == {"loaded", "FormatError"}
+
+
+def test_a_tensor_at_the_depth_limit_loads(tmp_path):
+    """A tensor inside 64 containers: save() counts it as a leaf, so load() must too
+    (before, save() wrote it and load() refused the file as nested too deep)."""
+    deep = pdt.ones(2)
+    for _ in range(64):
+        deep = [deep]
+    pdt.save(deep, tmp_path / "deep")
+    got = pdt.load(tmp_path / "deep")
+    for _ in range(64):
+        got = got[0]
+    assert got.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("obj", [{"file": "t", "allow_pickle": "t", "epoch": 3},
+                                 {"file": "t", "allow_pickle": "t"}])
+def test_names_of_numpys_keyword_arguments_are_plain_names(tmp_path, obj):
+    """Tensors named 'file' or 'allow_pickle' (np.savez's own keyword arguments): stored
+    under their names, as version 1 and 2 files (before, 'allow_pickle' was taken as
+    np.savez's argument and the file did not load, and 'file' raised a TypeError)."""
+    obj = {k: pdt.arange(3) * (i + 1) if v == "t" else v for i, (k, v) in enumerate(obj.items())}
+    pdt.save(obj, tmp_path / "x")
+    got = pdt.load(tmp_path / "x")
+    assert list(got) == list(obj)
+    for k, v in obj.items():
+        assert (got[k].tolist() if isinstance(v, pdt.Tensor) else got[k]) == \
+            (v.tolist() if isinstance(v, pdt.Tensor) else v)
+    with np.load(tmp_path / "x", allow_pickle=False) as z:  # still a plain .npz
+        assert z["allow_pickle"].tolist() == obj["allow_pickle"].tolist()
+
+
+def test_a_huge_int_key_is_named(tmp_path):
+    with pytest.raises(ValueError, match=r"save\(\): a key of obj is an int of \d+ bits, "
+                                         r"too long to write"):
+        pdt.save({10**5000: 1}, tmp_path / "x")
+    assert not os.listdir(tmp_path)

@@ -24,6 +24,7 @@
 #ifndef PDT_CPU_SIMD_H
 #define PDT_CPU_SIMD_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h> /* memcpy, in PDT_MASK_FACTOR */
 
@@ -62,11 +63,22 @@ typedef void (*pdt_vu_row)(char *o, const char *a, int64_t n);
 #define PDT_SQRT(x) _Generic((x), float : sqrtf, default : sqrt)(x)
 #define PDT_RELU(x) ((x) < 0 ? 0 : (x)) /* -0.0 and NaN stay */
 /* The rounding ops, exact (the vector levels use the instructions with the same
- * rounding, cpu_vmath.h); round: halves to even, as nearbyint in the default mode. */
+ * rounding, cpu_vmath.h).  round: halves to even whatever the floating-point
+ * environment's rounding mode (nearbyint would follow fesetround): round() takes
+ * halves away from zero, so a value exactly halfway is 2 round(x / 2) instead (x / 2
+ * is exact there, and -0.5 gives -0.0, as np.rint). */
 #define PDT_FLOOR(x) _Generic((x), float : floorf, default : floor)(x)
 #define PDT_CEIL(x) _Generic((x), float : ceilf, default : ceil)(x)
 #define PDT_TRUNC(x) _Generic((x), float : truncf, default : trunc)(x)
-#define PDT_ROUND(x) _Generic((x), float : nearbyintf, default : nearbyint)(x)
+static inline float pdt_round_even_f32(float x)
+{
+    return fabsf(x - truncf(x)) == 0.5f ? 2.0f * roundf(x * 0.5f) : roundf(x);
+}
+static inline double pdt_round_even_f64(double x)
+{
+    return fabs(x - trunc(x)) == 0.5 ? 2.0 * round(x * 0.5) : round(x);
+}
+#define PDT_ROUND(x) _Generic((x), float : pdt_round_even_f32, default : pdt_round_even_f64)(x)
 /* sign of a float: +0 for either zero (as NumPy and PyTorch), NaN for NaN (NumPy and
  * the array API standard; PyTorch gives 0) */
 #define PDT_SIGN(x) ((x) > 0 ? 1 : (x) < 0 ? -1 : (x) == 0 ? 0 : (x))

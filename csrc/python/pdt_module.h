@@ -298,6 +298,8 @@ int pdt_grad_set(int on);   /* sets it; returns the previous mode */
 /* 1 when o is a Tensor that requires grad (or a list/tuple holding one). */
 static inline int pdt_arg_requires_grad(PyObject *o)
 {
+    if (!pdt_autograd_tensor_type) /* no dispatcher yet: nothing is recorded */
+        return 0;
     if (PyObject_TypeCheck(o, pdt_autograd_tensor_type))
         return ((PdtTensorObject *)o)->requires_grad;
     if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {

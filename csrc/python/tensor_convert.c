@@ -309,7 +309,7 @@ int pdt_buffer_conversion(PyObject *obj)
 static PyObject *converted_copy(PyObject *obj, int dtype, const char *where)
 {
     PyObject *mod = PyImport_ImportModule("pydevtensor._interop");
-    PyObject *r = !mod      ? NULL
+    PyObject *r = !mod        ? NULL
                   : dtype < 0 ? PyObject_CallMethod(mod, "_converted", "OOs", obj, Py_None, where)
                               : PyObject_CallMethod(mod, "_converted", "Oss", obj,
                                                     pdt_dtype_name((pdt_dtype)dtype), where);

@@ -21,6 +21,7 @@ UNARY_ALL(trunc, PDT_OP_TRUNC)
 UNARY_ALL(sign, PDT_OP_SIGN)
 UNARY_ALL(log1p, PDT_OP_LOG1P)
 UNARY_ALL(expm1, PDT_OP_EXPM1)
+UNARY_METHODS(fix, PDT_OP_TRUNC) /* PyTorch's other name (pydevtensor.fix is trunc) */
 
 #define W_FLOOR "The largest integer at most input (integers come back as they are)"
 #define W_CEIL "The smallest integer at least input (integers come back as they are)"
@@ -49,6 +50,7 @@ PyMethodDef pdt_round_methods[] = {
     {"sign", FASTKW(m_sign), DOC_M_U("sign", W_SIGN, EX_SIGN)},
     {"log1p", FASTKW(m_log1p), DOC_M_U("log1p", W_LOG1P, EX_LOG1P)},
     {"expm1", FASTKW(m_expm1), DOC_M_U("expm1", W_EXPM1, EX_EXPM1)},
+    {"fix", FASTKW(m_fix), DOC_M_U("fix", W_TRUNC, EX_TRUNC)},
     {"floor_", FASTKW(m_floor_), DOC_M_U_("floor", W_FLOOR, EX_FLOOR)},
     {"ceil_", FASTKW(m_ceil_), DOC_M_U_("ceil", W_CEIL, EX_CEIL)},
     {"round_", FASTKW(m_round_), DOC_M_U_("round", W_ROUND, EX_ROUND)},
@@ -56,5 +58,6 @@ PyMethodDef pdt_round_methods[] = {
     {"sign_", FASTKW(m_sign_), DOC_M_U_("sign", W_SIGN, EX_SIGN)},
     {"log1p_", FASTKW(m_log1p_), DOC_M_U_("log1p", W_LOG1P, EX_LOG1P)},
     {"expm1_", FASTKW(m_expm1_), DOC_M_U_("expm1", W_EXPM1, EX_EXPM1)},
+    {"fix_", FASTKW(m_fix_), DOC_M_U_("fix", W_TRUNC, EX_TRUNC)},
     {NULL, NULL, 0, NULL},
 };

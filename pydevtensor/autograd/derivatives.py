@@ -225,7 +225,7 @@ _unary("relu", "ReluBackward0", "result", lambda g, y: g * (y > 0))
 _unary("log1p", "Log1PBackward0", "input", lambda g, x: g / (x + 1.0))
 _unary("expm1", "Expm1Backward0", "result", lambda g, y: g * (y + 1.0))
 # piecewise constant: a zero gradient, as in PyTorch (the result still requires grad)
-for _name in ("floor", "ceil", "round", "trunc", "sign"):
+for _name in ("floor", "ceil", "round", "trunc", "fix", "sign"):
     _unary(_name, _name.capitalize() + "Backward0", None, lambda g, v: _C.zeros_like(g))
 
 
