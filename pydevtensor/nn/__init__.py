@@ -3,12 +3,12 @@ saved and loaded across devices, trained with autograd (``loss.backward()``), an
 losses MSELoss and CrossEntropyLoss.
 ``from pydevtensor import nn`` gives the chapter's ``nn.Sequential(nn.Linear(3, 1))``."""
 from . import functional, init, parallel, utils
-from .layers import (Dropout, Flatten, Identity, Linear, ModuleList, ReLU, Sequential, Sigmoid,
-                     Softmax, Tanh)
+from .layers import (Dropout, Flatten, Identity, LazyLinear, Linear, ModuleList, ReLU,
+                     Sequential, Sigmoid, Softmax, Tanh)
 from .losses import CrossEntropyLoss, MSELoss
 from .module import Module
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 
-__all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ReLU", "Sigmoid",
-           "Tanh", "Softmax", "Dropout", "Flatten", "Identity", "MSELoss", "CrossEntropyLoss",
-           "functional", "init", "parallel", "utils"]
+__all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
+           "Sequential", "ModuleList", "ReLU", "Sigmoid", "Tanh", "Softmax", "Dropout", "Flatten",
+           "Identity", "MSELoss", "CrossEntropyLoss", "functional", "init", "parallel", "utils"]

@@ -1,4 +1,4 @@
-"""The layers: Linear, Sequential and ModuleList, the activations, Softmax, Dropout,
+"""The layers: Linear and LazyLinear, Sequential and ModuleList, the activations, Softmax, Dropout,
 Flatten and Identity."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import _C
 from . import functional as F
 from .module import Module
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -59,10 +59,7 @@ class Linear(Module):
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         for name, v in (("in_features", in_features), ("out_features", out_features)):
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise TypeError(f"Linear: {name} must be an int, got {type(v).__name__}")
-            if v < 0:
-                raise ValueError(f"Linear: {name} must be >= 0, got {v}")
+            _check_features(name, v)
         self.in_features = in_features
         self.out_features = out_features
         dtype = _C.float32 if dtype is None else dtype
@@ -86,6 +83,112 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+def _check_features(name: str, v: Any) -> None:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"Linear: {name} must be an int, got {type(v).__name__}")
+    if v < 0:
+        raise ValueError(f"Linear: {name} must be >= 0, got {v}")
+
+
+class LazyLinear(Linear):
+    """A Linear layer whose in_features is read from its first input (D2L's lazy
+    initialization): ``nn.Sequential(nn.LazyLinear(256), nn.ReLU(), nn.LazyLinear(10))``.
+
+    Until then its weight and bias are :class:`UninitializedParameter` objects (which
+    ``.to()`` moves, and an optimizer may already hold); the first forward, or
+    ``load_state_dict``, gives them their shapes, initialises them as Linear does (the
+    same draws: one seed, the same layer as ``Linear(in_features, out_features)``), and
+    the module becomes a :class:`Linear`, as in PyTorch.
+
+    Parameters
+    ----------
+    out_features : int
+        The size of each output's last dimension.
+    bias : bool, optional
+        Whether to add a learned bias (default True).
+    device : str or pydevtensor.device, optional
+        Where the parameters will live.
+    dtype : pydevtensor.dtype, optional
+        Their dtype (default float32).
+
+    Raises
+    ------
+    TypeError
+        When out_features is not an int.
+    ValueError
+        When out_features is negative; at the first forward, when the input is 0-d.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> net = nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.LazyLinear(1))
+    >>> net[0].weight
+    <UninitializedParameter>
+    >>> net(pydevtensor.ones(2, 3)).shape
+    pydevtensor.Size([2, 1])
+    >>> net[0]
+    Linear(in_features=3, out_features=4, bias=True)
+    """
+
+    def __init__(self, out_features: int, bias: bool = True,
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+        Module.__init__(self)
+        _check_features("out_features", out_features)
+        self.in_features = 0
+        self.out_features = out_features
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if isinstance(self.weight, UninitializedParameter):
+            if not isinstance(input, _C.Tensor) or input.dim() == 0:
+                what = "a 0-d tensor" if isinstance(input, _C.Tensor) else \
+                    f"a {type(input).__name__}"
+                raise ValueError(f"LazyLinear: the first input sets in_features from its last "
+                                 f"dimension, and it is {what}")
+            self._materialize(input.shape[-1], init=True)
+        return Linear.forward(self, input)
+
+    def _materialize(self, in_features: int, init: bool) -> None:
+        """Gives weight and bias their shapes (drawn as Linear draws them when init) and
+        makes this module a Linear."""
+        bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
+        self.weight.materialize((self.out_features, in_features))
+        if self.bias is not None:
+            self.bias.materialize((self.out_features,))
+        if init:  # through .data: no autograd record of the draws
+            self.weight.data.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.data.uniform_(-bound, bound)
+        self.in_features = in_features
+        self.__class__ = Linear
+
+    def _lazy_load_check(self, prefix: str, state_dict: Any) -> list[str]:
+        """What load_state_dict would find wrong with the shapes of this layer's entries
+        of state_dict (it gives an uninitialized layer its shapes)."""
+        w, b = state_dict.get(prefix + "weight"), state_dict.get(prefix + "bias")
+        if not isinstance(self.weight, UninitializedParameter) or \
+                not isinstance(w, _C.Tensor):
+            return []
+        problems = []
+        if w.dim() != 2 or w.shape[0] != self.out_features:
+            problems.append(f"size mismatch for '{prefix}weight': copying a tensor of shape "
+                            f"{tuple(w.shape)}, the lazy parameter has shape "
+                            f"({self.out_features}, in_features)")
+        elif isinstance(b, _C.Tensor) and tuple(b.shape) != (self.out_features,):
+            problems.append(f"size mismatch for '{prefix}bias': copying a tensor of shape "
+                            f"{tuple(b.shape)}, the parameter has shape ({self.out_features},)")
+        return problems
+
+    def _lazy_load(self, prefix: str, state_dict: Any) -> None:
+        w = state_dict.get(prefix + "weight")
+        if isinstance(self.weight, UninitializedParameter) and isinstance(w, _C.Tensor):
+            self._materialize(w.shape[1], init=False)  # load_state_dict copies the values
 
 
 class _ModuleSequence(Module):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import _C
 from . import functional as F
 from .module import Module
 

@@ -2,7 +2,6 @@
 runs on autograd: Note [training with autograd])."""
 from __future__ import annotations
 
-import inspect
 import threading
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
@@ -680,6 +679,7 @@ class Module:
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"load_state_dict(): expected a dict of Tensors (a state_dict), "
                             f"got {type(state_dict).__name__}")
+        from .parameter import UninitializedParameter
         own = dict(self.named_parameters())
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -689,15 +689,23 @@ class Module:
                 v = state_dict[k]
                 if not isinstance(v, _C.Tensor):
                     problems.append(f"'{k}' is a {type(v).__name__}, not a Tensor")
+                elif isinstance(p, UninitializedParameter):
+                    continue  # its layer checks the shapes (nn.LazyLinear)
                 elif tuple(v.shape) != tuple(p.shape):
                     problems.append(f"size mismatch for '{k}': copying a tensor of shape "
                                     f"{tuple(v.shape)}, the parameter has shape {tuple(p.shape)}")
+        lazy = [(name + "." if name else "", m) for name, m in self.named_modules()
+                if hasattr(m, "_lazy_load_check")]
+        for prefix, m in lazy:
+            problems += m._lazy_load_check(prefix, state_dict)
         if strict:
             problems += [f"missing key '{k}'" for k in missing]
             problems += [f"unexpected key '{k}'" for k in unexpected]
         if problems:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: "
                                + "; ".join(problems))
+        for prefix, m in lazy:  # lazy layers take their shapes from state_dict
+            m._lazy_load(prefix, state_dict)
         for k, p in own.items():
             if k in state_dict:
                 p.detach().copy_(state_dict[k])  # a write to p (its version), as in PyTorch

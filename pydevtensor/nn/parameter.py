@@ -99,3 +99,86 @@ class _HookHandle:
 
     def remove(self):
         self._hooks.pop(self._key, None)
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet: the weight and bias of
+    :class:`~pydevtensor.nn.LazyLinear` until its first forward (D2L's "lazy
+    initialization").
+
+    It holds an empty tensor of its device and dtype, so ``module.to(device)`` and
+    ``module.cuda()`` move it like any parameter.  ``materialize(shape)`` gives it
+    storage of that shape and makes it a :class:`Parameter`: the same object, so an
+    optimizer made before the first forward keeps training it.  Its shape, size and
+    element count are unknown until then, and asking raises a ValueError that says so.
+
+    Parameters
+    ----------
+    requires_grad : bool, optional
+        Default True.
+    device : str or pydevtensor.device, optional
+        Where it will live.
+    dtype : pydevtensor.dtype, optional
+        Its dtype (default float32).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> w = nn.UninitializedParameter()
+    >>> w
+    <UninitializedParameter>
+    >>> w.materialize((2, 3))
+    >>> type(w).__name__, w.shape
+    ('Parameter', pydevtensor.Size([2, 3]))
+    """
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None) -> UninitializedParameter:
+        data = _C.empty(0, device=device, dtype=_C.float32 if dtype is None else dtype)
+        return _C.Tensor.__new__(cls, data)
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None) -> None:
+        super().__init__(None, requires_grad)
+
+    def materialize(self, shape) -> None:
+        """Gives the parameter storage of shape (uninitialised values, on its device in
+        its dtype) and makes it a Parameter.
+
+        Parameters
+        ----------
+        shape : tuple of int
+            Its shape.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> b = nn.UninitializedParameter(dtype=pydevtensor.float64)
+        >>> b.materialize((3,))
+        >>> b.shape, b.dtype
+        (pydevtensor.Size([3]), pydevtensor.float64)
+        """
+        self.data = _C.empty(tuple(shape), device=self.device, dtype=self.dtype)
+        self.__class__ = Parameter
+
+    def _unknown(self, what):
+        raise ValueError(f"the {what} of an uninitialized parameter is not known yet: run the "
+                         f"module once on an input (lazy initialization), or load a "
+                         f"state_dict into it")
+
+    @property  # type: ignore[override]
+    def shape(self):
+        self._unknown("shape")
+
+    def size(self, dim=None):  # type: ignore[override]
+        self._unknown("size")
+
+    def numel(self) -> int:
+        self._unknown("number of elements")
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__

@@ -51,3 +51,7 @@ dataset = data.TensorDataset(x, y)
 loader = data.DataLoader(dataset, batch_size=4, shuffle=True)
 batches: int = len(loader)
 labels: torch.Tensor = F.one_hot(torch.tensor([0, 2, 1]), num_classes=3)
+
+# lazy initialization (D2L's builders' guide)
+lazy = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1))
+lazy_out: torch.Tensor = lazy(torch.rand(2, 4))

@@ -1,0 +1,124 @@
+"""nn.LazyLinear and nn.UninitializedParameter (D2L's "lazy initialization" and its file
+I/O section, which loads a state_dict into a fresh lazy MLP), on every device."""
+import copy
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+from pydevtensor import nn, optim
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+def test_the_first_forward_sets_the_shapes(dev):
+    net = nn.Sequential(nn.LazyLinear(256), nn.ReLU(), nn.LazyLinear(10)).to(dev)
+    assert repr(net[0].weight) == "<UninitializedParameter>"
+    assert "LazyLinear(in_features=0, out_features=256, bias=True)" in repr(net)
+    y = net(pdt.rand(2, 20, device=dev))
+    assert tuple(y.shape) == (2, 10)
+    assert type(net[0]) is nn.Linear and type(net[0].weight) is nn.Parameter
+    assert tuple(net[0].weight.shape) == (256, 20) and tuple(net[2].weight.shape) == (10, 256)
+    assert net[0].in_features == 20 and net[2].in_features == 256
+    for p in net.parameters():
+        assert p.device == pdt.device(dev) and p.requires_grad and p.dtype == pdt.float32
+    assert "Linear(in_features=20, out_features=256, bias=True)" in repr(net)
+
+
+def test_the_same_draws_as_linear(dev):
+    """One seed: LazyLinear materialised at the first forward is Linear(in, out) made at
+    that point (weight then bias, from U(-1/sqrt(in), 1/sqrt(in)))."""
+    x = pdt.tensor(np.linspace(-1, 1, 15).reshape(3, 5), dtype=pdt.float64, device=dev)
+    lazy = nn.LazyLinear(4, dtype=pdt.float64, device=dev)
+    pdt.manual_seed(7)
+    got = lazy(x)
+    pdt.manual_seed(7)
+    ref = nn.Linear(5, 4, dtype=pdt.float64, device=dev)
+    w, b = ref.weight.detach().cpu().numpy(), ref.bias.detach().cpu().numpy()
+    np.testing.assert_array_equal(lazy.weight.detach().cpu().numpy(), w)
+    np.testing.assert_array_equal(lazy.bias.detach().cpu().numpy(), b)
+    assert np.abs(w).max() <= 1 / np.sqrt(5) and np.abs(w).max() > 0
+    np.testing.assert_allclose(got.detach().cpu().numpy(), x.cpu().numpy() @ w.T + b,
+                               rtol=1e-12)
+
+
+def test_an_optimizer_made_before_the_first_forward_trains_it(dev):
+    """The parameters stay the same objects when they materialise."""
+    net = nn.LazyLinear(3, device=dev)
+    opt = optim.SGD(net.parameters(), lr=0.5)
+    x = pdt.tensor([[1.0, 2.0], [3.0, -1.0]], device=dev)
+    net(x).sum().backward()
+    w0, b0 = net.weight.detach().cpu().numpy().copy(), net.bias.detach().cpu().numpy().copy()
+    opt.step()
+    # d sum(x W^T + b) / dW = 1 (x summed over the batch), / db = the batch size
+    np.testing.assert_allclose(net.weight.detach().cpu().numpy(),
+                               w0 - 0.5 * np.ones((3, 1)) * np.array([4.0, 1.0]), rtol=1e-6)
+    np.testing.assert_allclose(net.bias.detach().cpu().numpy(), b0 - 0.5 * 2, rtol=1e-6)
+
+
+class MLP(nn.Module):
+    def __init__(self, bias=True):
+        super().__init__()
+        self.hidden = nn.LazyLinear(8, bias=bias)
+        self.output = nn.LazyLinear(2, bias=bias)
+
+    def forward(self, x):
+        return self.output(pdt.relu(self.hidden(x)))
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_d2l_file_io_loads_into_a_fresh_lazy_mlp(dev, tmp_path, bias):
+    net = MLP(bias).to(dev)
+    x = pdt.randn(3, 5, device=dev)
+    y = net(x)
+    pdt.save(net.state_dict(), tmp_path / "mlp.params")
+    clone = MLP(bias).to(dev)
+    assert clone.load_state_dict(pdt.load(tmp_path / "mlp.params")) == ([], [])
+    clone.eval()
+    assert type(clone.hidden) is nn.Linear and clone.hidden.in_features == 5
+    np.testing.assert_array_equal(clone(x).detach().cpu().numpy(), y.detach().cpu().numpy())
+
+
+def test_a_bad_state_dict_leaves_the_lazy_layer_as_it_was(dev):
+    net = MLP().to(dev)
+    bad = {"hidden.weight": pdt.zeros(7, 5), "hidden.bias": pdt.zeros(7),
+           "output.weight": pdt.zeros(2, 7), "output.bias": pdt.zeros(2)}
+    with pytest.raises(RuntimeError, match=r"size mismatch for 'hidden.weight': copying a "
+                                           r"tensor of shape \(7, 5\), the lazy parameter "
+                                           r"has shape \(8, in_features\)"):
+        net.load_state_dict(bad)
+    assert type(net.hidden) is nn.LazyLinear and type(net.output) is nn.LazyLinear
+    assert repr(net.hidden.weight) == "<UninitializedParameter>"
+    with pytest.raises(RuntimeError, match=r"'output.bias': copying a tensor of shape \(3,\)"):
+        net.load_state_dict({**bad, "hidden.weight": pdt.zeros(8, 5),
+                             "hidden.bias": pdt.zeros(8), "output.weight": pdt.zeros(2, 8),
+                             "output.bias": pdt.zeros(3)})
+    assert type(net.hidden) is nn.LazyLinear
+
+
+def test_uninitialized_parameters_say_what_is_unknown(dev):
+    w = nn.UninitializedParameter(device=dev, dtype=pdt.float64)
+    assert w.device == pdt.device(dev) and w.dtype == pdt.float64 and w.requires_grad
+    for ask in (lambda: w.shape, lambda: w.size(), lambda: w.numel()):
+        with pytest.raises(ValueError, match="not known yet: run the module once"):
+            ask()
+    twin = copy.deepcopy(nn.LazyLinear(2))
+    assert repr(twin.weight) == "<UninitializedParameter>"
+    w.materialize((2, 3))
+    assert type(w) is nn.Parameter and tuple(w.shape) == (2, 3) and w.dtype == pdt.float64
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match=r"out_features must be >= 0, got -1"):
+        nn.LazyLinear(-1)
+    with pytest.raises(TypeError, match=r"out_features must be an int, got float"):
+        nn.LazyLinear(2.0)
+    layer = nn.LazyLinear(2)
+    with pytest.raises(ValueError, match=r"LazyLinear: the first input sets in_features from "
+                                         r"its last dimension, and it is a 0-d tensor"):
+        layer(pdt.tensor(1.0))
+    assert type(layer) is nn.LazyLinear  # nothing changed
