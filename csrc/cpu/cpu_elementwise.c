@@ -396,9 +396,6 @@ UNARY_ROW(cos_f64, double, cos(x))
 UNARY_ROW(tanh_f64, double, tanh(x))
 /* sigmoid: e^x / (1 + e^x) below 0, so that e^-x never overflows (as on CUDA) */
 UNARY_ROW(sigmoid_f64, double, x < 0 ? exp(x) / (1.0 + exp(x)) : 1.0 / (1.0 + exp(-x)))
-/* log1p and expm1: float32 through the float64 function, once rounded (as on CUDA) */
-UNARY_ROW(log1p_f32, float, log1p((double)x))
-UNARY_ROW(expm1_f32, float, expm1((double)x))
 UNARY_ROW(log1p_f64, double, log1p(x))
 UNARY_ROW(expm1_f64, double, expm1(x))
 
@@ -431,6 +428,8 @@ VM_ROW(vsin_f32, sin_f32)
 VM_ROW(vcos_f32, cos_f32)
 VM_ROW(vtanh_f32, tanh_f32)
 VM_ROW(vsigmoid_f32, sigmoid_f32)
+VM_ROW(vlog1p_f32, log1p_f32) /* Note [log1p and expm1 in double lanes] in cpu_vexpm1.h */
+VM_ROW(vexpm1_f32, expm1_f32)
 
 #define FLOAT_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
 
@@ -451,8 +450,8 @@ static const ew_row_fn unary_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_ROUND] = ROWS_5(NULL, same_i32, same_i64, round_f32, round_f64),
     [PDT_OP_TRUNC] = ROWS_5(NULL, same_i32, same_i64, trunc_f32, trunc_f64),
     [PDT_OP_SIGN] = ROWS_5(identity_bool, sign_i32, sign_i64, sign_f32, sign_f64),
-    [PDT_OP_LOG1P] = ROWS_5(NULL, NULL, NULL, log1p_f32, log1p_f64),
-    [PDT_OP_EXPM1] = ROWS_5(NULL, NULL, NULL, expm1_f32, expm1_f64),
+    [PDT_OP_LOG1P] = FLOAT_ONLY(log1p),
+    [PDT_OP_EXPM1] = FLOAT_ONLY(expm1),
 };
 
 /* ---- the three-operand walk ---- */

@@ -524,6 +524,8 @@ static void VM(axpy_u64)(uint64_t *c, const uint64_t *b, uint64_t s, int64_t n)
         cc[j] += s * bb[j];
 }
 
+#include "cpu_vexpm1.h" /* float32 log1p and expm1 in double lanes */
+
 /* ---- the rows ---- */
 
 static void VM(exp_row)(float *o, const float *a, int64_t n)
@@ -651,6 +653,8 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .tanh_f32 = VM(tanh_row),
     .sin_f32 = VM(sin_row),
     .cos_f32 = VM(cos_row),
+    .log1p_f32 = VM(log1p_row),
+    .expm1_f32 = VM(expm1_row),
     .argmax_f32 = VM(argmax_f32),
     .argmin_f32 = VM(argmin_f32),
     .argmax_f64 = VM(argmax_f64),

@@ -271,13 +271,18 @@ static void VM(tanh_row16)(float *o, const float *a, int64_t n)
  * below 2^-31 of the result).  f is the large term and stays exact; only the small correction
  * carries s's rounding.  k ln2 in two parts (ln2_hi of 16 bits, so k ln2_hi
  * is exact). */
-static inline float VM(log_fe)(float m, int32_t k)
+static inline float VM(log_q)(float z)
 {
-    float f = m - 1.0f, s = f / (2.0f + f), z = s * s, dk = (float)k;
     float q = 0x1.dda0e2p-3f;
     q = __builtin_fmaf(q, z, 0x1.245d8p-2f);
     q = __builtin_fmaf(q, z, 0x1.9999e6p-2f);
-    q = __builtin_fmaf(q, z, 0x1.555556p-1f);
+    return __builtin_fmaf(q, z, 0x1.555556p-1f);
+}
+
+static inline float VM(log_fe)(float m, int32_t k)
+{
+    float f = m - 1.0f, s = f / (2.0f + f), z = s * s, dk = (float)k;
+    float q = VM(log_q)(z);
     float hfsq = 0.5f * f * f, R = z * q;
     float lo = __builtin_fmaf(s, hfsq + R, dk * 0x1.2fefa4p-17f); /* ln2 - ln2_hi */
     return __builtin_fmaf(dk, 0x1.62e3p-1f, f - (hfsq - lo));

@@ -1,0 +1,118 @@
+/* cpu_vexpm1.h - float32 log1p and expm1 over rows, evaluated in double lanes at
+ * every instruction-set level (included by cpu_vmath.h, once per level).
+ *
+ * Note [log1p and expm1 in double lanes]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The C library's log1p and expm1 take 16 to 20 ns an element here, one at a
+ * time (NumPy 2.4 evaluates them in AVX-512 lanes, 18 to 30 times faster).  These
+ * widen each argument to double, evaluate with no branch (the loops vectorise),
+ * and round once to float32.  The double value is within 2^-40 relative of the
+ * exact one, so the result is the correctly rounded float32 except within that
+ * distance of a rounding boundary: at most 1 ulp (tests/test_rounding.py checks
+ * it against float64 on a dense sample, at every level).  CUDA computes
+ * (float)log1p((double)x) and (float)expm1((double)x), correctly rounded but for
+ * the same boundary cases, so the two agree within 1 ulp.
+ *   log1p  u = 1 + x: exact in double for |x| >= 2^-29 (a float32 has 24 bits;
+ *          past 2^29 the rounding of u costs 2^-53 absolute, nothing); below
+ *          2^-29 the result is x itself, log1p(x) = x (1 - x/2 + ...) being
+ *          within 2^-30 relative of it.  log u as log's reduction in double: u =
+ *          2^e m, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) /
+ *          (m + 1), m - 1 exact (Sterbenz), the series to s^15 (log_dm_n's).
+ *   expm1  e^y - 1 = 2^n (e^r - 1) + (2^n - 1) from exp's reduction (as tanh's
+ *          em): for |y| < ln2 / 2, n = 0 and the series of e^r - 1 has no
+ *          cancellation.  y is clamped to [-120, 90] (float32's -1 and inf).
+ * Special values: log1p(-1) = -inf, log1p(x < -1) = NaN, log1p(inf) = inf,
+ * expm1(-inf) = -1, expm1(inf) = inf, NaN stays NaN, and both keep the sign of
+ * a zero. */
+
+/* log of u > 0 (a normal double, or inf), in double, to 2^-44 relative. */
+static inline double VM(log_d)(double u)
+{
+    uint64_t iu = VM(bits64)(u);
+    double m = VM(from_bits64)((iu & 0x000fffffffffffffull) | 0x3ff0000000000000ull); /* [1, 2) */
+    int big = m > 1.4142135623730951;
+    int32_t e = (int32_t)((iu >> 52) & 0x7ff) - 1023 + big; /* int32: SSE2 converts it */
+    m = big ? m * 0.5 : m;
+    static const double c[8] = {1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9,
+                                1.0 / 7,  1.0 / 5,  1.0 / 3,  1.0};
+    const double ln2 = 0x1.62e42fefa39efp-1;
+    double f = m - 1.0;
+    double s = f / (2.0 + f), z = s * s;
+    return (double)e * ln2 + 2.0 * s * VM(horner_d)(z, c, 8);
+}
+
+#if PDT_SIMD_FMA
+/* float32 lanes with FMA (Note [float32 evaluation with FMA] in cpu_vmathf.h).
+ * log1p: fdlibm's arrangement, u = 1 + x rounded, c = its rounding error (exact:
+ * x - (u - 1) for |x| < 1, else 1 - (u - x)) over u added to log's low part, log
+ * u = k ln2 + log m as log_fe's.  expm1: h = 2^(n - 1), e^y - 1 = 2 (h s + (h -
+ * 1/2)) with s = e^r - 1 and its low part (tanh's em, halved so that h stays a
+ * normal float up to n = 128), the roundings of h - 1/2 and of the sum carried in
+ * the low part; y clamped to [-80, 89].  Measured on the dense sample of tests/test_rounding.py (2000 mantissas an
+ * exponent): log1p 0.755 ulp, expm1 0.798 ulp (NumPy 2.4's: 1.66 and 2.41). */
+static inline float VM(log1pf)(float x)
+{
+    float u = 1.0f + x;
+    float c = fabsf(x) < 1.0f ? x - (u - 1.0f) : 1.0f - (u - x);
+    c = c / u;
+    int32_t k;
+    float m = VM(log_split)(u > 0.0f ? u : 1.0f, &k); /* u <= 0, inf, NaN: below */
+    float f = m - 1.0f, s = f / (2.0f + f), z = s * s, dk = (float)k;
+    float hfsq = 0.5f * f * f, R = z * VM(log_q)(z);
+    float lo = __builtin_fmaf(s, hfsq + R, __builtin_fmaf(dk, 0x1.2fefa4p-17f, c));
+    float r = __builtin_fmaf(dk, 0x1.62e3p-1f, f - (hfsq - lo));
+    r = VM(log_special)(u, r);
+    return x == 0.0f ? x : r; /* -0.0 stays */
+}
+
+static inline float VM(expm1f)(float x)
+{
+    float r;
+    int32_t n = VM(exp_reduce_f)(VM(clamp_f)(x, -80.0f, 89.0f), &r);
+    float h = VM(pow2_f)(n - 1);
+    float slo, s = VM(expm1_rf)(r, &slo);
+    /* h s is exact (h a power of two); h - 1/2 is exact below h = 2^24 and rounds to h
+     * from there (losing 1/2); |h - 1/2| >= |h s|, so em's rounding error is exact
+     * (Fast2Sum) and joins the low part */
+    float p = h * s, hm = h - 0.5f, em = hm + p;
+    float emlo = (p - (em - hm)) + (h * slo + (h >= 0x1p24f ? -0.5f : 0.0f));
+    float res = 2.0f * (em + emlo);
+    /* below 2^-25, e^x - 1 rounds to x (and h s would be subnormal near 2^-126);
+     * the zeros keep their sign; NaN: the clamp keeps it, and so does every step */
+    return fabsf(x) < 0x1p-25f ? x : res;
+}
+#else
+static inline float VM(log1pf)(float x)
+{
+    double y = (double)x, u = 1.0 + y;
+    double r = VM(log_d)(u > 0x1p-60 ? u : 1.0); /* u <= 0 and NaN: replaced below */
+    r = u == 0.0 ? -INFINITY : r;
+    r = u < 0.0 ? NAN : r;
+    r = u == INFINITY ? u : r;
+    r = fabs(y) < 0x1p-29 ? y : r; /* +-0 and tiny x: x itself */
+    return x != x ? x : (float)r;
+}
+
+static inline float VM(expm1f)(float x)
+{
+    double y = VM(clamp_d)((double)x, -120.0, 90.0), r;
+    double t = VM(exp_reduce)(y, &r);
+    double s = VM(pow2_t)(t);
+    double em = s * VM(expm1_r)(r) + (s - 1.0);
+    em = y == 0.0 ? y : em; /* -0.0 stays -0.0 */
+    return x != x ? x : (float)em;
+}
+
+#endif
+
+static void VM(log1p_row)(float *o, const float *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        o[i] = VM(log1pf)(a[i]);
+}
+
+static void VM(expm1_row)(float *o, const float *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        o[i] = VM(expm1f)(a[i]);
+}
