@@ -428,7 +428,7 @@ VM_ROW(vsin_f32, sin_f32)
 VM_ROW(vcos_f32, cos_f32)
 VM_ROW(vtanh_f32, tanh_f32)
 VM_ROW(vsigmoid_f32, sigmoid_f32)
-VM_ROW(vlog1p_f32, log1p_f32) /* Note [log1p and expm1 in double lanes] in cpu_vexpm1.h */
+VM_ROW(vlog1p_f32, log1p_f32) /* Note [log1p and expm1] in cpu_vexpm1.h */
 VM_ROW(vexpm1_f32, expm1_f32)
 
 #define FLOAT_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)

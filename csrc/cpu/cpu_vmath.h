@@ -524,7 +524,7 @@ static void VM(axpy_u64)(uint64_t *c, const uint64_t *b, uint64_t s, int64_t n)
         cc[j] += s * bb[j];
 }
 
-#include "cpu_vexpm1.h" /* float32 log1p and expm1 in double lanes */
+#include "cpu_vexpm1.h" /* float32 log1p and expm1 */
 
 /* ---- the rows ---- */
 
