@@ -616,6 +616,8 @@ CASES = [
       "TypeError", r"beta must be a real number"),
 
     # ---- save and load: corrupt files
+    C("load-weights-only-str", 'pdt.load(io.BytesIO(b""), weights_only="yes")', "TypeError",
+      r"load\(\): weights_only must be True, False or None, got str"),
     C("load-missing-file", 'pdt.load("/nonexistent/x.npz")', "FileNotFoundError",
       r"No such file or directory"),
     C("load-garbage", 'pdt.load(write_bytes(b"garbage"))', "ValueError",
