@@ -1,4 +1,4 @@
-"""pydevtensor.optim: SGD and Adam, updating each parameter in place on its own device;
+"""pydevtensor.optim: SGD, Adam, Adagrad, RMSprop and Adadelta, updating each parameter in place on its own device;
 ``optim.lr_scheduler`` schedules their learning rates (StepLR, MultiStepLR, ExponentialLR,
 CosineAnnealingLR, LambdaLR: see its docstring).
 
@@ -45,7 +45,7 @@ _C_no_grad = _no_grad()
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
 
-__all__ = ["Adam", "Optimizer", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
 
 
 class Optimizer:
@@ -605,6 +605,224 @@ class Adam(Optimizer):
                 denom = v.sqrt().div_(math.sqrt(1 - b2 ** t)).add_(eps)
                 update = (m / denom).mul_(lr / (1 - b1 ** t))
                 pending.append((p, data, update, {"step": t, "exp_avg": m, "exp_avg_sq": v}))
+        for p, data, update, new_state in pending:
+            self.state[id(p)] = new_state
+            data.sub_(update)
+
+
+def _in_unit(value, name, where):
+    value = _nonnegative(value, name, where)
+    if value > 1:
+        raise ValueError(f"{where}: invalid {name} {value}: it must be in [0, 1]")
+    return value
+
+
+class Adagrad(Optimizer):
+    """Adagrad, PyTorch's rule (D2L's section 12.7), at step t for a gradient g:
+
+        d = g + weight_decay * p
+        sum = sum + d * d                     (sum starts at initial_accumulator_value)
+        p -= lr / (1 + (t - 1) * lr_decay) * d / (sqrt(sum) + eps)
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float, optional
+        The learning rate (default 1e-2).
+    lr_decay : float, optional
+        Divides the learning rate by 1 + (t - 1) * lr_decay at step t (default 0).
+    weight_decay : float, optional
+        Added to the gradient times the parameter (default 0).
+    initial_accumulator_value : float, optional
+        Where the sum of squared gradients starts (default 0).
+    eps : float, optional
+        Added to the denominator (default 1e-10).
+
+    Raises
+    ------
+    ValueError
+        For a negative lr, lr_decay, weight_decay, initial_accumulator_value or eps.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.Adagrad([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.9000, 1.9000])
+    """
+
+    _STATE = {"step": "count", "sum": "tensor"}
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
+                 lr_decay: float = 0.0, weight_decay: float = 0.0,
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10) -> None:
+        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
+                                  "initial_accumulator_value": initial_accumulator_value,
+                                  "eps": eps})
+
+    def _check_group(self, group):
+        for name in ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"):
+            group[name] = _nonnegative(group[name], name, "Adagrad")
+
+    @_C_no_grad
+    def step(self) -> None:
+        pending = []  # new tensors for every parameter first, then the commits (all or nothing)
+        for group in self.param_groups:
+            lr, lr_decay, wd, init, eps = (group["lr"], group["lr_decay"], group["weight_decay"],
+                                           group["initial_accumulator_value"], group["eps"])
+            for p, data, d in _decayed_grads(group["params"], wd, "Adagrad"):
+                state = self.state.get(id(p), {})
+                t = state.get("step", 0) + 1
+                old = state.get("sum")
+                dd = d * d
+                acc = (dd.add_(init) if init else dd) if old is None else old.add(dd)
+                update = (d / acc.sqrt().add_(eps)).mul_(lr / (1 + (t - 1) * lr_decay))
+                pending.append((p, data, update, {"step": t, "sum": acc}))
+        for p, data, update, new_state in pending:
+            self.state[id(p)] = new_state
+            data.sub_(update)
+
+
+class RMSprop(Optimizer):
+    """RMSProp, PyTorch's rule without momentum or centering (D2L's section 12.8), for a
+    gradient g:
+
+        d = g + weight_decay * p
+        square_avg = alpha * square_avg + (1 - alpha) * d * d      (from 0)
+        p -= lr * d / (sqrt(square_avg) + eps)
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float, optional
+        The learning rate (default 1e-2).
+    alpha : float, optional
+        The decay rate of the average of squared gradients, in [0, 1] (default 0.99).
+    eps : float, optional
+        Added to the denominator (default 1e-8).
+    weight_decay : float, optional
+        Added to the gradient times the parameter (default 0).
+
+    Raises
+    ------
+    ValueError
+        For a negative lr, eps or weight_decay, or an alpha outside [0, 1].
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.RMSprop([w], lr=0.01, alpha=0.9)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.9684, 1.9684])
+    """
+
+    _STATE = {"step": "count", "square_avg": "tensor"}
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
+                 alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0) -> None:
+        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
+                                  "weight_decay": weight_decay})
+
+    def _check_group(self, group):
+        for name in ("lr", "eps", "weight_decay"):
+            group[name] = _nonnegative(group[name], name, "RMSprop")
+        group["alpha"] = _in_unit(group["alpha"], "alpha", "RMSprop")
+
+    @_C_no_grad
+    def step(self) -> None:
+        pending = []
+        for group in self.param_groups:
+            lr, alpha, eps, wd = group["lr"], group["alpha"], group["eps"], group["weight_decay"]
+            for p, data, d in _decayed_grads(group["params"], wd, "RMSprop"):
+                state = self.state.get(id(p), {})
+                old = state.get("square_avg")
+                dd = d * d
+                sq = dd.mul_(1 - alpha) if old is None else old.mul(alpha).add_(dd, alpha=1 - alpha)
+                update = (d / sq.sqrt().add_(eps)).mul_(lr)
+                pending.append((p, data, update,
+                                {"step": state.get("step", 0) + 1, "square_avg": sq}))
+        for p, data, update, new_state in pending:
+            self.state[id(p)] = new_state
+            data.sub_(update)
+
+
+class Adadelta(Optimizer):
+    """Adadelta, PyTorch's rule (D2L's section 12.9), for a gradient g:
+
+        d = g + weight_decay * p
+        square_avg = rho * square_avg + (1 - rho) * d * d           (from 0)
+        delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) * d
+        acc_delta = rho * acc_delta + (1 - rho) * delta * delta      (from 0)
+        p -= lr * delta
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float, optional
+        Scales the update (default 1.0).
+    rho : float, optional
+        The decay rate of both averages, in [0, 1] (default 0.9).
+    eps : float, optional
+        Added inside both square roots (default 1e-6).
+    weight_decay : float, optional
+        Added to the gradient times the parameter (default 0).
+
+    Raises
+    ------
+    ValueError
+        For a negative lr, eps or weight_decay, or a rho outside [0, 1].
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.Adadelta([w], rho=0.9)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.9968, 1.9968])
+    """
+
+    _STATE = {"step": "count", "square_avg": "tensor", "acc_delta": "tensor"}
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1.0,
+                 rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0.0) -> None:
+        super().__init__(params, {"lr": lr, "rho": rho, "eps": eps,
+                                  "weight_decay": weight_decay})
+
+    def _check_group(self, group):
+        for name in ("lr", "eps", "weight_decay"):
+            group[name] = _nonnegative(group[name], name, "Adadelta")
+        group["rho"] = _in_unit(group["rho"], "rho", "Adadelta")
+
+    @_C_no_grad
+    def step(self) -> None:
+        pending = []
+        for group in self.param_groups:
+            lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
+            for p, data, d in _decayed_grads(group["params"], wd, "Adadelta"):
+                state = self.state.get(id(p), {})
+                sq_old, acc_old = state.get("square_avg"), state.get("acc_delta")
+                dd = d * d
+                sq = dd.mul_(1 - rho) if sq_old is None else sq_old.mul(rho).add_(dd, alpha=1 - rho)
+                std = sq.add(eps).sqrt_()
+                delta = (_C.full_like(d, eps).sqrt_() if acc_old is None
+                         else acc_old.add(eps).sqrt_()).div_(std).mul_(d)
+                dd = delta * delta
+                acc = (dd.mul_(1 - rho) if acc_old is None
+                       else acc_old.mul(rho).add_(dd, alpha=1 - rho))
+                update = delta.mul_(lr) if lr != 1 else delta
+                pending.append((p, data, update, {"step": state.get("step", 0) + 1,
+                                                  "square_avg": sq, "acc_delta": acc}))
         for p, data, update, new_state in pending:
             self.state[id(p)] = new_state
             data.sub_(update)
