@@ -397,7 +397,7 @@ def expand(input, *sizes):
 
 
 def expand_as(input, other):
-    """A copy of input with its rows (dim 0) in reverse order: ``flip(input, [0])``.
+    """A view of input expanded to other's shape: ``input.expand(other.shape)``.
 
     Parameters
     ----------
@@ -651,6 +651,88 @@ def triu(input, diagonal=0):
     return _triangle(input, diagonal, False, "triu")
 
 
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 1-d tensors (PyTorch's torch.meshgrid, as D2L's
+    ``show_trace_2d`` calls it): for inputs of lengths n0, n1, ... each output has
+    shape (n0, n1, ...) and output i varies along dim i (``indexing='ij'``, the
+    default, as in PyTorch), or, with ``indexing='xy'`` (NumPy's default), the first
+    two dims swapped: shape (n1, n0, ...).  The outputs are expanded views (stride 0),
+    not copies; gradients flow back to the inputs.
+
+    Parameters
+    ----------
+    *tensors : Tensor, or one list or tuple of Tensors
+        0-d or 1-d, of one dtype, on one device.
+    indexing : {'ij', 'xy'}, optional
+        Matrix ('ij', the default) or Cartesian ('xy') indexing.
+
+    Returns
+    -------
+    tuple of Tensor
+        One grid for each input, all of one shape.
+
+    Raises
+    ------
+    ValueError
+        When no tensor is given, a tensor has more than one dimension, or indexing is
+        neither 'ij' nor 'xy'.
+    TypeError
+        When an argument is not a Tensor, or the dtypes differ.
+    RuntimeError
+        When the tensors are on different devices.
+
+    Examples
+    --------
+    >>> x1, x2 = pydevtensor.meshgrid(pydevtensor.arange(3), pydevtensor.arange(2),
+    ...                               indexing='ij')
+    >>> x1
+    tensor([[0, 0],
+            [1, 1],
+            [2, 2]])
+    >>> x2
+    tensor([[0, 1],
+            [0, 1],
+            [0, 1]])
+    >>> pydevtensor.meshgrid(pydevtensor.arange(3), pydevtensor.arange(2),
+    ...                      indexing='xy')[0].shape
+    pydevtensor.Size([2, 3])
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid(): indexing must be 'ij' or 'xy', got {indexing!r}")
+    if not tensors:
+        raise ValueError("meshgrid(): expected at least one tensor")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"meshgrid(): expected a sequence of Tensors, got "
+                            f"{type(t).__name__} at position {i}")
+    _same_device("meshgrid", tensors)
+    for i, t in enumerate(tensors):
+        if t.ndim > 1:
+            raise ValueError(f"meshgrid(): expected 0-d or 1-d tensors, got a tensor of shape "
+                             f"{tuple(t.shape)} at position {i}")
+        if t.dtype != tensors[0].dtype:
+            raise TypeError(f"meshgrid(): expected tensors of one dtype, got "
+                            f"{tensors[0].dtype.name} at position 0 and {t.dtype.name} at "
+                            f"position {i}")
+    n = len(tensors)
+    dims = list(range(n))
+    if indexing == "xy" and n >= 2:
+        dims[0], dims[1] = 1, 0
+    shape = [0] * n
+    for t, d in zip(tensors, dims):
+        shape[d] = t.numel()
+    out = []
+    for t, d in zip(tensors, dims):
+        view = [1] * n
+        view[d] = -1
+        out.append(expand(t.reshape(view), tuple(shape)))
+    return tuple(out)
+
+
 for _name_, _fn in (("expand", expand), ("repeat", repeat), ("flip", flip), ("tril", tril),
                     ("triu", triu), ("split", split), ("chunk", chunk),
                     ("expand_as", expand_as), ("fliplr", fliplr), ("flipud", flipud)):
@@ -659,4 +741,4 @@ for _name_, _fn in (("expand", expand), ("repeat", repeat), ("flip", flip), ("tr
 concat = concatenate = cat
 
 __all__ = ["cat", "chunk", "concat", "concatenate", "flip", "fliplr", "flipud", "hstack",
-           "split", "stack", "tril", "triu", "vstack"]
+           "meshgrid", "split", "stack", "tril", "triu", "vstack"]

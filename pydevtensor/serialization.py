@@ -467,9 +467,12 @@ def _read_tensor(zf, members, spec, dev):
     return t if host == dev else t.to(dev)
 
 
-def load(f, map_location=None):
+def load(f, map_location=None, *, weights_only=None):
     """Reads what save() wrote.  Each tensor goes back to the device it was saved from,
     unless map_location (a device, a string, or a dict {'cuda:0': 'cpu'}) says otherwise.
+    ``weights_only`` is taken for PyTorch's sake and changes nothing: the file holds
+    no pickle, only tensors, numbers, strings, None and containers of them, which is
+    what PyTorch's ``weights_only=True`` allows.
 
     Errors:
 
@@ -494,6 +497,9 @@ def load(f, map_location=None):
         What save() wrote.
     map_location : str, pydevtensor.device or dict, optional
         Where the tensors go: one device for all, or {'cuda:0': 'cpu', ...}.
+    weights_only : bool or None, optional
+        Accepted as PyTorch's ``torch.load(f, weights_only=True)`` is written; True,
+        False and None load the same (nothing is unpickled either way).
 
     Returns
     -------
@@ -514,8 +520,14 @@ def load(f, map_location=None):
     >>> _ = buf.seek(0)
     >>> pydevtensor.load(buf, map_location="cpu")
     tensor([0, 1, 2])
+    >>> _ = buf.seek(0)
+    >>> pydevtensor.load(buf, weights_only=True)
+    tensor([0, 1, 2])
     """
     import json
+    if weights_only is not None and not isinstance(weights_only, bool):
+        raise TypeError(f"load(): weights_only must be True, False or None, "
+                        f"got {type(weights_only).__name__}")
     if map_location is not None and not isinstance(map_location, (dict, str, _C.device)):
         raise TypeError(f"map_location must be a device, a string or a dict, "
                         f"got {type(map_location).__name__}")

@@ -84,6 +84,37 @@ def test_sgd_step_out_of_memory_on_the_third_parameter_changes_nothing(kw, first
         np.testing.assert_allclose(p.data.numpy().astype(np.float64), want, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("name", ["Adam", "Adagrad", "RMSprop", "Adadelta"])
+@pytest.mark.parametrize("first", [True, False])
+def test_adaptive_step_out_of_memory_on_the_third_parameter_changes_nothing(name, first):
+    # their new state tensors and updates are all computed before any is committed
+    ps = params_with_grads()
+    opt = getattr(optim, name)(ps, lr=0.5)
+    if not first:
+        opt.step()
+    before = [p.data.numpy().copy() for p in ps]
+    state = {k: {n: (v.numpy().copy() if isinstance(v, pdt.Tensor) else v)
+                 for n, v in st.items()} for k, st in opt.state.items()}
+    config.set_memory_limit("cpu", pdt.memory_allocated("cpu") + 2**19)  # < the big one's need
+    try:
+        with pytest.raises(pdt.OutOfMemoryError):
+            opt.step()
+    finally:
+        config.set_memory_limit("cpu", None)
+    for p, b in zip(ps, before):
+        np.testing.assert_array_equal(p.data.numpy(), b)
+    assert set(opt.state) == set(state)
+    for k, st in state.items():
+        for n, v in st.items():
+            got = opt.state[k][n]
+            if isinstance(v, np.ndarray):
+                np.testing.assert_array_equal(got.numpy(), v)
+            else:
+                assert got == v
+    opt.step()
+    assert all(opt.state[id(p)]["step"] == (1 if first else 2) for p in ps)
+
+
 @pytest.mark.parametrize("kw", [{}, {"momentum": 0.9}])
 def test_sgd_step_of_float32_needs_no_memory_once_buffers_exist(kw):
     # Note [add with alpha]: without weight decay, a float32 step commits in place

@@ -744,3 +744,33 @@ def test_functions_take_input_as_a_keyword(dev):
         pdt.sum(input=[1.0])
     with pytest.raises(TypeError, match="input"):
         pdt.sum(a, input=a)
+
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid_as_numpy_and_d2l_show_trace_2d(dev, indexing):
+    # D2L 12.3: x1, x2 = torch.meshgrid(torch.arange(-5.5, 1.0, 0.1),
+    #                                   torch.arange(-3.0, 1.0, 0.1), indexing='ij')
+    x1, x2 = pdt.meshgrid(pdt.arange(-5.5, 1.0, 0.1, device=dev),
+                          pdt.arange(-3.0, 1.0, 0.1, device=dev), indexing=indexing)
+    assert tuple(x1.shape) == tuple(x2.shape) == ((65, 40) if indexing == "ij" else (40, 65))
+    assert x1.device == pdt.device(dev)
+    f = x1 ** 2 + 2 * x2 ** 2
+    assert tuple(f.shape) == tuple(x1.shape)
+    vecs = [np.arange(2), np.arange(10, 13), np.arange(20, 24)]
+    for k in (1, 2, 3):
+        got = pdt.meshgrid(*[pdt.tensor(v, device=dev) for v in vecs[:k]], indexing=indexing)
+        want = np.meshgrid(*vecs[:k], indexing=indexing)
+        assert len(got) == k
+        for g, w in zip(got, want):
+            exact(g, w)
+    # a list works too, and 0-d tensors count as one element; the default is 'ij'
+    a, b = pdt.meshgrid([pdt.tensor(5, device=dev), pdt.arange(3, device=dev)])
+    exact(a, [[5, 5, 5]])
+    exact(b, [[0, 1, 2]])
+    # gradients flow back to the inputs, as through expand
+    u = pdt.tensor([1.0, 2.0], device=dev, requires_grad=True)
+    v = pdt.tensor([1.0, 2.0, 3.0], device=dev, requires_grad=True)
+    gu, gv = pdt.meshgrid(u, v, indexing=indexing)
+    (gu * gv).sum().backward()
+    exact(u.grad, [6.0, 6.0])
+    exact(v.grad, [3.0, 3.0, 3.0])

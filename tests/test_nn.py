@@ -136,6 +136,8 @@ def test_state_dict_round_trip_and_strict_errors():
     assert sd["weight"].data_ptr() == a.weight.data_ptr()  # shares storage, as in PyTorch
     result = b.load_state_dict(sd)
     assert result.missing_keys == [] and result.unexpected_keys == []
+    assert repr(result) == "<All keys matched successfully>"  # PyTorch's, as D2L shows it
+    assert result == ([], []) and isinstance(result, tuple)
     assert b.weight.tolist() == a.weight.tolist()
     before = b.weight.tolist()
     bad = {"weight": pdt.zeros(2, 3), "bias": pdt.zeros(5)}
@@ -149,6 +151,7 @@ def test_state_dict_round_trip_and_strict_errors():
     assert b.weight.tolist() == before
     r = b.load_state_dict({"weight": pdt.zeros(2, 3)}, strict=False)
     assert r.missing_keys == ["bias"] and b.weight.tolist() == [[0.0] * 3] * 2
+    assert repr(r) == "IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])"
 
 
 def test_save_load_round_trip(tmp_path, device):

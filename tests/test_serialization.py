@@ -545,3 +545,18 @@ def test_a_huge_int_key_is_named(tmp_path):
                                          r"too long to write"):
         pdt.save({10**5000: 1}, tmp_path / "x")
     assert not os.listdir(tmp_path)
+
+
+def test_load_takes_weights_only_as_pytorch_code_writes_it(tmp_path, dev):
+    # torch.load(f, weights_only=True) is how PyTorch >= 2.4 code loads weights; the
+    # file holds no pickle, so True, False and None load the same.
+    net = pdt.nn.Linear(3, 2, device=dev)
+    pdt.save(net.state_dict(), tmp_path / "mlp.params")
+    for wo in (True, False, None):
+        back = pdt.load(tmp_path / "mlp.params", weights_only=wo)
+        assert list(back) == ["weight", "bias"] and back["weight"].device == pdt.device(dev)
+        assert pdt.equal(back["weight"], net.weight.detach())
+    assert repr(net.load_state_dict(pdt.load(tmp_path / "mlp.params", weights_only=True))) \
+        == "<All keys matched successfully>"
+    with pytest.raises(TypeError, match="weights_only must be True, False or None"):
+        pdt.load(tmp_path / "mlp.params", weights_only="yes")

@@ -541,3 +541,121 @@ def test_adam_trains_the_d2l_loop():
         trainer.step()
         first = lval.item() if first is None else first
     assert lval.item() < 0.7 * first
+
+
+# ---- Adagrad, RMSprop, Adadelta (D2L sections 12.7-12.9), against NumPy references ----
+
+def adagrad_ref(params, grads_per_step, lr, lr_decay, wd, init, eps):
+    params = [p.copy() for p in params]
+    acc = [np.full(p.shape, init, p.dtype) for p in params]
+    for t, grads in enumerate(grads_per_step, start=1):
+        for i, g in enumerate(grads):
+            d = g + wd * params[i]
+            acc[i] = acc[i] + d * d
+            params[i] -= lr / (1 + (t - 1) * lr_decay) * d / (np.sqrt(acc[i]) + eps)
+    return params
+
+
+def rmsprop_ref(params, grads_per_step, lr, alpha, eps, wd):
+    params = [p.copy() for p in params]
+    sq = [np.zeros_like(p) for p in params]
+    for grads in grads_per_step:
+        for i, g in enumerate(grads):
+            d = g + wd * params[i]
+            sq[i] = alpha * sq[i] + (1 - alpha) * d * d
+            params[i] -= lr * d / (np.sqrt(sq[i]) + eps)
+    return params
+
+
+def adadelta_ref(params, grads_per_step, lr, rho, eps, wd):
+    params = [p.copy() for p in params]
+    sq = [np.zeros_like(p) for p in params]
+    acc = [np.zeros_like(p) for p in params]
+    for grads in grads_per_step:
+        for i, g in enumerate(grads):
+            d = g + wd * params[i]
+            sq[i] = rho * sq[i] + (1 - rho) * d * d
+            delta = np.sqrt(acc[i] + eps) / np.sqrt(sq[i] + eps) * d
+            acc[i] = rho * acc[i] + (1 - rho) * delta * delta
+            params[i] -= lr * delta
+    return params
+
+
+D2L_OPTIMIZERS = {
+    # name: (keyword arguments, the reference with them in its order)
+    "Adagrad": (dict(lr=0.1, lr_decay=0.05, weight_decay=0.01, initial_accumulator_value=0.3,
+                     eps=1e-3), lambda p, g, k: adagrad_ref(p, g, k["lr"], k["lr_decay"],
+                                                            k["weight_decay"],
+                                                            k["initial_accumulator_value"],
+                                                            k["eps"])),
+    "RMSprop": (dict(lr=0.01, alpha=0.9, eps=1e-6, weight_decay=0.01),
+                lambda p, g, k: rmsprop_ref(p, g, k["lr"], k["alpha"], k["eps"],
+                                            k["weight_decay"])),
+    "Adadelta": (dict(lr=0.5, rho=0.9, eps=1e-4, weight_decay=0.01),
+                 lambda p, g, k: adadelta_ref(p, g, k["lr"], k["rho"], k["eps"],
+                                              k["weight_decay"])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(D2L_OPTIMIZERS))
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_d2l_chapter_12_optimizers_match_numpy(device, name, dtype):
+    kwargs, ref_of = D2L_OPTIMIZERS[name]
+    rng = np.random.default_rng(13)
+    init = [rng.standard_normal((3, 4)), rng.standard_normal(4)]
+    grads = [[rng.standard_normal(p.shape) for p in init] for _ in range(6)]
+    params = [nn.Parameter(pdt.from_numpy(p.astype(dtype)).to(device)) for p in init]
+    opt = getattr(optim, name)(params, **kwargs)
+    for step in grads:
+        for p, g in zip(params, step):
+            p.grad = pdt.from_numpy(g.astype(dtype)).to(device)
+        opt.step()
+    ref = ref_of([p.astype(dtype) for p in init],
+                 [[g.astype(dtype) for g in step] for step in grads], kwargs)
+    for p, r in zip(params, ref):
+        assert p.device == device and p.requires_grad and p.is_leaf
+        assert_close(p.detach().cpu().numpy(), r, dtype)
+    assert opt.state[id(params[0])]["step"] == 6
+
+
+@pytest.mark.parametrize("name", sorted(D2L_OPTIMIZERS))
+def test_d2l_chapter_12_optimizers_train_resume_and_check(tmp_path, device, name):
+    # D2L's concise line: trainer = torch.optim.Adagrad(net.parameters(), lr=0.1), and so on
+    rng = np.random.default_rng(14)
+    X = pdt.from_numpy(rng.standard_normal((64, 4)).astype(np.float32)).to(device)
+    y = pdt.from_numpy(X.cpu().numpy() @ np.array([[2.0], [-3.4], [1.0], [0.5]],
+                                                    dtype=np.float32) + 4.2).to(device)
+    pdt.manual_seed(0)
+    net = nn.Sequential(nn.Linear(4, 1)).to(device)
+    kwargs = {"Adagrad": dict(lr=0.1), "RMSprop": dict(lr=0.01, alpha=0.9),
+              "Adadelta": dict(rho=0.9, lr=1.0)}[name]
+    trainer = getattr(optim, name)(net.parameters(), **kwargs)
+    loss = nn.MSELoss()
+
+    def epoch(net, trainer):
+        for _ in range(5):
+            lval = loss(net(X), y)
+            trainer.zero_grad()
+            lval.backward()
+            trainer.step()
+        return lval.item()
+
+    first = loss(net(X), y).item()
+    epoch(net, trainer)
+    assert loss(net(X), y).item() < first
+    # a checkpoint through save() and load() resumes with the same numbers
+    pdt.save({"model": net.state_dict(), "optim": trainer.state_dict()}, tmp_path / "ckpt")
+    sd = trainer.state_dict()
+    assert sorted(sd["state"][0]) == sorted(type(trainer)._STATE) and sd["state"][0]["step"] == 5
+    twin = nn.Sequential(nn.Linear(4, 1)).to(device)
+    ckpt = pdt.load(tmp_path / "ckpt")
+    twin.load_state_dict(ckpt["model"])
+    twin_trainer = getattr(optim, name)(twin.parameters())
+    twin_trainer.load_state_dict(ckpt["optim"])
+    assert twin_trainer.param_groups[0]["lr"] == trainer.param_groups[0]["lr"]
+    assert epoch(net, trainer) == epoch(twin, twin_trainer)
+    assert pdt.equal(net[0].weight.detach(), twin[0].weight.detach())
+    bad = {"Adagrad": dict(lr_decay=-1.0), "RMSprop": dict(alpha=1.5),
+           "Adadelta": dict(rho=-0.1)}[name]
+    with pytest.raises(ValueError, match=f"{name}: invalid {next(iter(bad))}"):
+        getattr(optim, name)(net.parameters(), **bad)

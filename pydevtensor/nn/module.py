@@ -15,7 +15,16 @@ if TYPE_CHECKING:
 
 _M = TypeVar("_M", bound="Module")
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict() returns: (missing_keys, unexpected_keys), shown as
+    PyTorch shows it, ``<All keys matched successfully>`` when both are empty."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
 
 # Note [training with autograd]
 # Parameters require grad, so a forward pass in grad mode records the graph and
@@ -662,7 +671,8 @@ class Module:
         Returns
         -------
         IncompatibleKeys
-            (missing_keys, unexpected_keys).
+            (missing_keys, unexpected_keys), shown as ``<All keys matched
+            successfully>`` when both are empty, as in PyTorch.
 
         Raises
         ------
@@ -674,7 +684,9 @@ class Module:
         >>> from pydevtensor import nn
         >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
         >>> net.load_state_dict(net.state_dict())
-        IncompatibleKeys(missing_keys=[], unexpected_keys=[])
+        <All keys matched successfully>
+        >>> net.load_state_dict({'0.bias': pydevtensor.zeros(3)}, strict=False)
+        IncompatibleKeys(missing_keys=['0.weight', '2.weight', '2.bias'], unexpected_keys=[])
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"load_state_dict(): expected a dict of Tensors (a state_dict), "

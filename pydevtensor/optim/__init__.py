@@ -1,4 +1,4 @@
-"""pydevtensor.optim: SGD and Adam, updating each parameter in place on its own device;
+"""pydevtensor.optim: SGD, Adam, Adagrad, RMSprop and Adadelta, updating each parameter in place on its own device;
 ``optim.lr_scheduler`` schedules their learning rates (StepLR, MultiStepLR, ExponentialLR,
 CosineAnnealingLR, LambdaLR: see its docstring).
 
@@ -45,7 +45,7 @@ _C_no_grad = _no_grad()
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
 
-__all__ = ["Adam", "Optimizer", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
 
 
 class Optimizer:
@@ -433,6 +433,53 @@ def _decayed_grads(params, wd, where):
         yield p, data, (grad if wd == 0 else grad.add(data, alpha=wd))
 
 
+def _ema(old, new, decay):
+    """decay * old + (1 - decay) * new as a new tensor ((1 - decay) * new on the first
+    step, when there is no old); neither old nor new is changed.  The product by
+    (1 - decay) goes through add's alpha (Note [add with alpha]): for float32 and
+    float64 the bits of the formula, in fewer passes."""
+    return new.mul(1 - decay) if old is None else old.mul(decay).add_(new, alpha=1 - decay)
+
+
+class _Adaptive(Optimizer):
+    """The step of Adam, Adagrad, RMSprop and Adadelta: _update(group, d, state) gives
+    each parameter's update (subtracted from it) and new state from its decayed gradient
+    d and its state (empty before the first step), as new tensors; every parameter's are
+    computed before any is committed, so the step is all or nothing."""
+
+    def _check_group(self, group):
+        where = type(self).__name__
+        for name in self._NONNEGATIVE:
+            group[name] = _nonnegative(group[name], name, where)
+        for name in self._IN_UNIT:
+            group[name] = _in_unit(group[name], name, where)
+
+    _NONNEGATIVE: tuple[str, ...] = ()
+    _IN_UNIT: tuple[str, ...] = ()
+
+    def _update(self, group, d, state):
+        raise NotImplementedError
+
+    @_C_no_grad
+    def step(self) -> None:
+        pending = []
+        for group in self.param_groups:
+            for p, data, d in _decayed_grads(group["params"], group["weight_decay"],
+                                             type(self).__name__):
+                update, new_state = self._update(group, d, self.state.get(id(p), {}))
+                pending.append((p, data, update, new_state))
+        for p, data, update, new_state in pending:
+            self.state[id(p)] = new_state
+            data.sub_(update)
+
+
+def _in_unit(value, name, where):
+    value = _nonnegative(value, name, where)
+    if value > 1:
+        raise ValueError(f"{where}: invalid {name} {value}: it must be in [0, 1]")
+    return value
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent with momentum and weight decay, PyTorch's rule (see the
     module's docstring).
@@ -535,7 +582,7 @@ class SGD(Optimizer):
                 data.sub_(update)
 
 
-class Adam(Optimizer):
+class Adam(_Adaptive):
     """Adam, PyTorch's rule (not AdamW: the decay is added to the gradient; see the module's
     docstring).
 
@@ -576,38 +623,194 @@ class Adam(Optimizer):
         super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
                                   "weight_decay": weight_decay})
 
+    _NONNEGATIVE = ("lr", "eps", "weight_decay")
+
     def _check_group(self, group):
-        for name in ("lr", "eps", "weight_decay"):
-            group[name] = _nonnegative(group[name], name, "Adam")
+        super()._check_group(group)
         betas = group["betas"]
         if len(betas) != 2 or not all(0.0 <= _nonnegative(b, "beta", "Adam") < 1.0
                                       for b in betas):
             raise ValueError(f"Adam: invalid betas {betas}: two numbers in [0, 1)")
         group["betas"] = tuple(float(b) for b in betas)
 
-    @_C_no_grad
-    def step(self) -> None:
-        pending = []
-        for group in self.param_groups:
-            lr, (b1, b2), eps, wd = (group["lr"], group["betas"], group["eps"],
-                                     group["weight_decay"])
-            for p, data, d in _decayed_grads(group["params"], wd, "Adam"):
-                state = self.state.get(id(p), {})
-                t = state.get("step", 0) + 1
-                m, v = state.get("exp_avg"), state.get("exp_avg_sq")
-                # Each new tensor is made once and then updated in place; the products
-                # by (1 - beta) go through add's alpha (Note [add with alpha]): for
-                # float32 and float64 the bits of m * b1 + d * (1 - b1), and so on, in
-                # fewer passes (a half parameter's product stays in float32).
-                dd = d * d
-                m = d * (1 - b1) if m is None else m.mul(b1).add_(d, alpha=1 - b1)
-                v = dd.mul_(1 - b2) if v is None else v.mul(b2).add_(dd, alpha=1 - b2)
-                denom = v.sqrt().div_(math.sqrt(1 - b2 ** t)).add_(eps)
-                update = (m / denom).mul_(lr / (1 - b1 ** t))
-                pending.append((p, data, update, {"step": t, "exp_avg": m, "exp_avg_sq": v}))
-        for p, data, update, new_state in pending:
-            self.state[id(p)] = new_state
-            data.sub_(update)
+    def _update(self, group, d, state):
+        lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+        t = state.get("step", 0) + 1
+        # Each new tensor is made once and then updated in place (a half parameter's
+        # product stays in float32).
+        m = _ema(state.get("exp_avg"), d, b1)
+        v = _ema(state.get("exp_avg_sq"), d * d, b2)
+        denom = v.sqrt().div_(math.sqrt(1 - b2 ** t)).add_(eps)
+        update = (m / denom).mul_(lr / (1 - b1 ** t))
+        return update, {"step": t, "exp_avg": m, "exp_avg_sq": v}
+
+
+class Adagrad(_Adaptive):
+    """Adagrad, PyTorch's rule (D2L's section 12.7), at step t for a gradient g:
+
+        d = g + weight_decay * p
+        sum = sum + d * d                     (sum starts at initial_accumulator_value)
+        p -= lr / (1 + (t - 1) * lr_decay) * d / (sqrt(sum) + eps)
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float, optional
+        The learning rate (default 1e-2).
+    lr_decay : float, optional
+        Divides the learning rate by 1 + (t - 1) * lr_decay at step t (default 0).
+    weight_decay : float, optional
+        Added to the gradient times the parameter (default 0).
+    initial_accumulator_value : float, optional
+        Where the sum of squared gradients starts (default 0).
+    eps : float, optional
+        Added to the denominator (default 1e-10).
+
+    Raises
+    ------
+    ValueError
+        For a negative lr, lr_decay, weight_decay, initial_accumulator_value or eps.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.Adagrad([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.9000, 1.9000])
+    """
+
+    _STATE = {"step": "count", "sum": "tensor"}
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
+                 lr_decay: float = 0.0, weight_decay: float = 0.0,
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10) -> None:
+        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
+                                  "initial_accumulator_value": initial_accumulator_value,
+                                  "eps": eps})
+
+    _NONNEGATIVE = ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
+
+    def _update(self, group, d, state):
+        t, old, init = state.get("step", 0) + 1, state.get("sum"), group["initial_accumulator_value"]
+        dd = d * d
+        acc = (dd.add_(init) if init else dd) if old is None else old.add(dd)
+        clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
+        return (d / acc.sqrt().add_(group["eps"])).mul_(clr), {"step": t, "sum": acc}
+
+
+class RMSprop(_Adaptive):
+    """RMSProp, PyTorch's rule without momentum or centering (D2L's section 12.8), for a
+    gradient g:
+
+        d = g + weight_decay * p
+        square_avg = alpha * square_avg + (1 - alpha) * d * d      (from 0)
+        p -= lr * d / (sqrt(square_avg) + eps)
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float, optional
+        The learning rate (default 1e-2).
+    alpha : float, optional
+        The decay rate of the average of squared gradients, in [0, 1] (default 0.99).
+    eps : float, optional
+        Added to the denominator (default 1e-8).
+    weight_decay : float, optional
+        Added to the gradient times the parameter (default 0).
+
+    Raises
+    ------
+    ValueError
+        For a negative lr, eps or weight_decay, or an alpha outside [0, 1].
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.RMSprop([w], lr=0.01, alpha=0.9)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.9684, 1.9684])
+    """
+
+    _STATE = {"step": "count", "square_avg": "tensor"}
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
+                 alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0) -> None:
+        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
+                                  "weight_decay": weight_decay})
+
+    _NONNEGATIVE = ("lr", "eps", "weight_decay")
+    _IN_UNIT = ("alpha",)
+
+    def _update(self, group, d, state):
+        sq = _ema(state.get("square_avg"), d * d, group["alpha"])
+        update = (d / sq.sqrt().add_(group["eps"])).mul_(group["lr"])
+        return update, {"step": state.get("step", 0) + 1, "square_avg": sq}
+
+
+class Adadelta(_Adaptive):
+    """Adadelta, PyTorch's rule (D2L's section 12.9), for a gradient g:
+
+        d = g + weight_decay * p
+        square_avg = rho * square_avg + (1 - rho) * d * d           (from 0)
+        delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) * d
+        acc_delta = rho * acc_delta + (1 - rho) * delta * delta      (from 0)
+        p -= lr * delta
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float, optional
+        Scales the update (default 1.0).
+    rho : float, optional
+        The decay rate of both averages, in [0, 1] (default 0.9).
+    eps : float, optional
+        Added inside both square roots (default 1e-6).
+    weight_decay : float, optional
+        Added to the gradient times the parameter (default 0).
+
+    Raises
+    ------
+    ValueError
+        For a negative lr, eps or weight_decay, or a rho outside [0, 1].
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.Adadelta([w], rho=0.9)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.9968, 1.9968])
+    """
+
+    _STATE = {"step": "count", "square_avg": "tensor", "acc_delta": "tensor"}
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1.0,
+                 rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0.0) -> None:
+        super().__init__(params, {"lr": lr, "rho": rho, "eps": eps,
+                                  "weight_decay": weight_decay})
+
+    _NONNEGATIVE = ("lr", "eps", "weight_decay")
+    _IN_UNIT = ("rho",)
+
+    def _update(self, group, d, state):
+        rho, eps, acc_old = group["rho"], group["eps"], state.get("acc_delta")
+        sq = _ema(state.get("square_avg"), d * d, rho)
+        delta = (_C.full_like(d, eps).sqrt_() if acc_old is None
+                 else acc_old.add(eps).sqrt_()).div_(sq.add(eps).sqrt_()).mul_(d)
+        acc = _ema(acc_old, delta * delta, rho)
+        update = delta.mul_(group["lr"]) if group["lr"] != 1 else delta
+        return update, {"step": state.get("step", 0) + 1, "square_avg": sq, "acc_delta": acc}
 
 
 from . import lr_scheduler  # noqa: E402  (last: it needs Optimizer)
