@@ -1,0 +1,446 @@
+"""The base of the optimizers (pydevtensor.optim): Optimizer (parameter groups,
+zero_grad, state_dict and load_state_dict), _Adaptive (the all-or-nothing step of Adam,
+Adagrad, RMSprop and Adadelta) and the helpers the optimizers share."""
+from __future__ import annotations
+
+import copy
+import numbers
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from .. import _C
+from ..autograd.grad_mode import no_grad as _no_grad
+
+_C_no_grad = _no_grad()
+
+
+class Optimizer:
+    """Parameter groups (``param_groups``: dicts holding 'params' and the
+    hyperparameters), per-parameter ``state``, ``zero_grad`` and ``step``.
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters, or parameter groups ({'params': [...], and hyperparameters}).
+    defaults : dict
+        The hyperparameters of groups that do not set them.
+
+    Raises
+    ------
+    TypeError
+        When params is a single Tensor.
+    ValueError
+        When params is empty.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+    >>> len(opt.param_groups), opt.param_groups[0]['lr']
+    (1, 0.1)
+    """
+
+    defaults: dict[str, Any]
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
+                 defaults: dict[str, Any]) -> None:
+        object.__setattr__(self, "defaults", dict(defaults))
+        self.state: dict[int, dict[str, Any]] = {}  # id(param) -> {name: Tensor}
+        self.param_groups: list[dict[str, Any]] = []
+        if isinstance(params, _C.Tensor):
+            raise TypeError(f"{type(self).__name__}: params must be an iterable of Parameters "
+                            f"or of dicts, got a single Tensor; pass [tensor] or "
+                            f"module.parameters()")
+        groups = list(params)
+        if not groups:
+            raise ValueError(f"{type(self).__name__} got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        seen = set()
+        for g in groups:
+            self.add_param_group(g, seen)
+
+    def add_param_group(self, group: dict[str, Any], _seen: set[int] | None = None) -> None:
+        """Adds a parameter group (its hyperparameters default to the optimizer's).
+
+        Parameters
+        ----------
+        group : dict
+            {'params': [...], and any hyperparameters}.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        ValueError
+            When a parameter is already in another group.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+        >>> opt.add_param_group({'params': [nn.Parameter(pydevtensor.ones(1))], 'lr': 0.01})
+        >>> len(opt.param_groups)
+        2
+        """
+        seen = _seen if _seen is not None else {id(p) for p in self._all_params()}
+        group = dict(group)
+        params = group["params"]
+        params = [params] if isinstance(params, _C.Tensor) else list(params)
+        for p in params:
+            if not isinstance(p, _C.Tensor):
+                raise TypeError(f"{type(self).__name__}: parameters must be Tensors, got "
+                                f"{type(p).__name__}")
+            if id(p) in seen:
+                raise ValueError(f"{type(self).__name__}: a parameter appears in more than one "
+                                 f"place (shape {tuple(p.shape)} on {p.device})")
+            seen.add(id(p))
+        group["params"] = params
+        for name, value in self.defaults.items():
+            group.setdefault(name, value)
+        self._check_group(group)
+        self.param_groups.append(group)
+
+    def _check_group(self, group):
+        pass
+
+    def _all_params(self) -> Iterator[_C.Tensor]:
+        for g in self.param_groups:
+            yield from g["params"]
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """``.grad = None`` for every parameter (the default, as in PyTorch), or zeroed in
+        place with set_to_none=False.
+
+        Parameters
+        ----------
+        set_to_none : bool, optional
+            None instead of zeros (default True).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+        >>> opt = optim.SGD([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.zero_grad()
+        >>> w.grad is None
+        True
+        """
+        for p in self._all_params():
+            if set_to_none:
+                p.grad = None
+            elif getattr(p, "grad", None) is not None:
+                p.grad.zero_()
+
+    def step(self) -> None:
+        """Updates every parameter that has a gradient, in place on its device; all or
+        nothing (nothing changes when it fails midway).  Subclasses define it.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        NotImplementedError
+            On the base class.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+        >>> opt = optim.SGD([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w
+        Parameter containing:
+        tensor([0.8000, 1.6000], requires_grad=True)
+        """
+        raise NotImplementedError
+
+    # What each parameter's state holds, every name required once there is state:
+    # "tensor" (of the parameter's shape, kept in its dtype on its device) or "count"
+    # (an int >= 1).  Subclasses set it.
+    _STATE: dict[str, str] = {}
+
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state and hyperparameters, in PyTorch's layout:
+        ``{'state': {index: {name: value}}, 'param_groups': [{hyperparameters...,
+        'params': [index, ...]}]}``, where the indices number the parameters across
+        the groups in order (0, 1, ...), and 'state' has an entry for each parameter
+        that has state (after its first step).
+
+        It is a snapshot, unlike PyTorch's: the state tensors are copies (on their own
+        devices) and the hyperparameters deep copies, so later steps, which update
+        momentum buffers in place, do not change what was taken (PyTorch's state_dict
+        shares the live tensors).  It holds only tensors, numbers, tuples, lists and
+        dicts with int and string keys: ``pydevtensor.save`` writes it.
+
+        Returns
+        -------
+        dict
+            {'state': {int: dict}, 'param_groups': list of dict}.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+        >>> opt = optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> sd = opt.state_dict()
+        >>> sd['state']
+        {0: {'momentum_buffer': tensor([2., 4.])}}
+        >>> sd['param_groups']
+        [{'lr': 0.1, 'momentum': 0.9, 'weight_decay': 0.0, 'params': [0]}]
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for g in self.param_groups:
+            hyper = copy.deepcopy({k: v for k, v in g.items() if k != "params"})
+            hyper["params"] = [index.setdefault(id(p), len(index)) for p in g["params"]]
+            groups.append(hyper)
+        state = {}
+        for p in self._all_params():
+            if self.state.get(id(p)):
+                state[index[id(p)]] = {k: (v.clone() if isinstance(v, _C.Tensor) else
+                                           copy.deepcopy(v))
+                                       for k, v in self.state[id(p)].items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
+        """Takes the state and hyperparameters of state_dict (as state_dict() gives,
+        perhaps through save() and load()): the i-th parameter of each group gets the
+        state saved for the i-th index of that group's 'params'.  State tensors are
+        copied onto their parameter's device and into its dtype (as PyTorch does), so
+        a checkpoint saved on a GPU resumes on the CPU; state_dict is not changed and
+        nothing of it is kept.  All or nothing: everything is checked and copied
+        first, so a bad state_dict leaves the optimizer as it was.
+
+        Parameters
+        ----------
+        state_dict : mapping
+            {'state': {int: dict}, 'param_groups': list of dict}.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            When state_dict or its parts are not the dicts and lists above.
+        ValueError
+            When the number of groups, or of parameters in a group, differs from this
+            optimizer's; or a state names a parameter no group lists, lacks or has an
+            unknown entry, or has a tensor of another shape than its parameter; or a
+            hyperparameter is invalid.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn, optim
+        >>> net = nn.Linear(2, 1)
+        >>> opt = optim.Adam(net.parameters(), lr=0.01)
+        >>> net(pydevtensor.ones(1, 2)).sum().backward()
+        >>> opt.step()
+        >>> resumed = optim.Adam(net.parameters())
+        >>> resumed.load_state_dict(opt.state_dict())
+        >>> resumed.param_groups[0]['lr'], resumed.state_dict()['state'][0]['step']
+        (0.01, 1)
+        """
+        where = f"{type(self).__name__}.load_state_dict()"
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"{where}: expected a dict (an optimizer's state_dict()), got "
+                            f"{type(state_dict).__name__}")
+        missing = [k for k in ("state", "param_groups") if k not in state_dict]
+        if missing:
+            raise ValueError(f"{where}: the state dict has no {missing[0]!r}")
+        saved_groups, saved_state = state_dict["param_groups"], state_dict["state"]
+        if not isinstance(saved_groups, (list, tuple)) or not all(
+                isinstance(g, Mapping) for g in saved_groups):
+            raise TypeError(f"{where}: 'param_groups' must be a list of dicts")
+        if not isinstance(saved_state, Mapping):
+            raise TypeError(f"{where}: 'state' must be a dict, got "
+                            f"{type(saved_state).__name__}")
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError(f"{where}: the state dict has {len(saved_groups)} parameter "
+                             f"groups, this optimizer has {len(self.param_groups)}")
+        params: dict[int, _C.Tensor] = {}  # saved index -> this optimizer's parameter
+        new_groups = []
+        for i, (saved, own) in enumerate(zip(saved_groups, self.param_groups)):
+            indices = saved.get("params")
+            if not isinstance(indices, (list, tuple)) or not all(
+                    type(k) is int for k in indices):
+                raise TypeError(f"{where}: parameter group {i}'s 'params' must be a list "
+                                f"of ints, got {indices!r:.80}")
+            if len(indices) != len(own["params"]):
+                raise ValueError(f"{where}: parameter group {i} has {len(indices)} "
+                                 f"parameters in the state dict, {len(own['params'])} in "
+                                 f"this optimizer")
+            for k, p in zip(indices, own["params"]):
+                if k in params:
+                    raise ValueError(f"{where}: parameter index {k} is in the state dict's "
+                                     f"groups twice")
+                params[k] = p
+            group = copy.deepcopy({k: v for k, v in saved.items() if k != "params"})
+            for name, value in self.defaults.items():
+                group.setdefault(name, value)
+            group["params"] = list(own["params"])
+            self._check_group(group)
+            new_groups.append(group)
+        new_state = {}
+        for k, entry in saved_state.items():
+            if type(k) is not int or k not in params:
+                raise ValueError(f"{where}: the state dict has state for parameter {k!r}, "
+                                 f"which no parameter group lists")
+            new_state[id(params[k])] = self._loaded_state(entry, params[k],
+                                                          f"{where}: parameter {k}'s state")
+        for own, group in zip(self.param_groups, new_groups):  # nothing fails from here
+            own.clear()
+            own.update(group)
+        self.state = new_state
+
+    def _loaded_state(self, entry, p, where):
+        """A copy of one parameter's saved state, checked against _STATE, its tensors
+        on p's device in p's dtype."""
+        if not isinstance(entry, Mapping):
+            raise TypeError(f"{where} is {_a(type(entry).__name__)}, not a dict")
+        unknown = [k for k in entry if k not in self._STATE]
+        lacking = [k for k in self._STATE if k not in entry]
+        if unknown or lacking:
+            raise ValueError(f"{where} has " + (f"the unknown entry {unknown[0]!r}" if unknown
+                                                else f"no {lacking[0]!r}") +
+                             f" (it holds {', '.join(map(repr, self._STATE))})")
+        out: dict[str, Any] = {}
+        for name, kind in self._STATE.items():
+            v = entry[name]
+            if kind == "count":
+                if type(v) is not int or v < 1:
+                    raise ValueError(f"{where}: {name} is {v!r:.40}, not an int >= 1")
+                out[name] = v
+            elif not isinstance(v, _C.Tensor) or not v.is_floating_point() or \
+                    v.shape != p.shape:
+                got = (f"a {v.dtype.name} tensor of shape {tuple(v.shape)}"
+                       if isinstance(v, _C.Tensor) else _a(type(v).__name__))
+                raise ValueError(f"{where}: {name} is {got}, not a floating-point tensor of "
+                                 f"its parameter's shape {tuple(p.shape)}")
+            else:
+                out[name] = v.detach().to(device=p.device, dtype=p.dtype, copy=True)
+        return out
+
+    def _replica(self, mapping):
+        """The same optimizer for a replica of the model: mapping takes each of this
+        optimizer's parameters (by id) to the replica's parameter; the state (momentum
+        buffers) is copied to the replica's devices through counted copies.  Used by
+        distribute.MirroredStrategy."""
+        new = type(self).__new__(type(self))
+        object.__setattr__(new, "defaults", dict(self.defaults))
+        new.param_groups = []
+        new.state = {}
+        for g in self.param_groups:
+            ng = dict(g)
+            ng["params"] = [mapping[id(p)] for p in g["params"]]
+            new.param_groups.append(ng)
+            for p, q in zip(g["params"], ng["params"]):
+                if id(p) in self.state:
+                    new.state[id(q)] = {k: (v.to(q.device, copy=True) if isinstance(v, _C.Tensor)
+                                            else v) for k, v in self.state[id(p)].items()}
+        return new
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, g in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for k in sorted(k for k in g if k != "params"):
+                lines.append(f"    {k}: {g[k]}")
+        return "\n".join(lines) + "\n)"
+
+
+def _a(noun):
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
+def _nonnegative(value, name, where):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
+    if not value >= 0:
+        raise ValueError(f"{where}: invalid {name} {value}: it must be >= 0")
+    return float(value)
+
+
+def _apart(x, y):
+    """Whether x and y are contiguous and their memory is either apart or the same, so
+    that an in-place op of one on the other neither copies nor allocates."""
+    if not (x.is_contiguous() and y.is_contiguous()):
+        return False
+    a, b = x.data_ptr(), y.data_ptr()
+    na, nb = x.numel() * x.element_size(), y.numel() * y.element_size()
+    return a + na <= b or b + nb <= a or (a == b and na == nb)
+
+
+def _decayed_grads(params, wd, where):
+    """(p, p.detach(), grad + wd * p) for each parameter with a gradient."""
+    for p in params:
+        grad = getattr(p, "grad", None)
+        if grad is None:
+            continue
+        if grad.shape != p.shape or grad.device != p.device:
+            raise RuntimeError(f"{where}.step(): the gradient (shape {tuple(grad.shape)} on "
+                               f"{grad.device}) does not match its parameter (shape "
+                               f"{tuple(p.shape)} on {p.device})")
+        data = p.detach()  # its version counter is p's: a step is a write to p, as in PyTorch
+        yield p, data, (grad if wd == 0 else grad.add(data, alpha=wd))
+
+
+def _ema(old, new, decay):
+    """decay * old + (1 - decay) * new as a new tensor ((1 - decay) * new on the first
+    step, when there is no old); neither old nor new is changed.  The product by
+    (1 - decay) goes through add's alpha (Note [add with alpha]): for float32 and
+    float64 the bits of the formula, in fewer passes."""
+    return new.mul(1 - decay) if old is None else old.mul(decay).add_(new, alpha=1 - decay)
+
+
+class _Adaptive(Optimizer):
+    """The step of Adam, Adagrad, RMSprop and Adadelta: _update(group, d, state) gives
+    each parameter's update (subtracted from it) and new state from its decayed gradient
+    d and its state (empty before the first step), as new tensors; every parameter's are
+    computed before any is committed, so the step is all or nothing."""
+
+    def _check_group(self, group):
+        where = type(self).__name__
+        for name in self._NONNEGATIVE:
+            group[name] = _nonnegative(group[name], name, where)
+        for name in self._IN_UNIT:
+            group[name] = _in_unit(group[name], name, where)
+
+    _NONNEGATIVE: tuple[str, ...] = ()
+    _IN_UNIT: tuple[str, ...] = ()
+
+    def _update(self, group, d, state):
+        raise NotImplementedError
+
+    @_C_no_grad
+    def step(self) -> None:
+        pending = []
+        for group in self.param_groups:
+            for p, data, d in _decayed_grads(group["params"], group["weight_decay"],
+                                             type(self).__name__):
+                update, new_state = self._update(group, d, self.state.get(id(p), {}))
+                pending.append((p, data, update, new_state))
+        for p, data, update, new_state in pending:
+            self.state[id(p)] = new_state
+            data.sub_(update)
+
+
+def _in_unit(value, name, where):
+    value = _nonnegative(value, name, where)
+    if value > 1:
+        raise ValueError(f"{where}: invalid {name} {value}: it must be in [0, 1]")
+    return value
