@@ -15,9 +15,10 @@ on ``Tensor``:
 
 Because ``Tensor`` defines ``__array_ufunc__``, NumPy does not defer Python
 operators to it: ``numpy_array + cpu_tensor`` is a NumPy array, and
-``np.float32(2) * gpu_tensor`` raises ``TypeError`` (PyTorch, which has no
-``__array_ufunc__``, gives a tensor there).  Write ``gpu_tensor * 2.0``, or wrap
-the NumPy value with ``pydevtensor.as_tensor``.
+``numpy_array + gpu_tensor`` raises ``TypeError`` (wrap the array with
+``pydevtensor.as_tensor``).  A NumPy *scalar* under an operator is read as a Python
+number, as PyTorch reads it: ``np.sqrt(2) * t`` and ``np.float32(2) < t`` are tensors,
+on t's device, recorded by autograd.
 """
 from . import _C
 
@@ -54,7 +55,48 @@ def _host_arrays(what, obj):
     return obj
 
 
+_OPERATOR_UFUNCS = {}  # NumPy's ufunc -> pydevtensor's function, filled at the first call
+
+
+def _operator_ufuncs():
+    if not _OPERATOR_UFUNCS:
+        import numpy as np
+        _OPERATOR_UFUNCS.update({
+            np.add: _C.add, np.subtract: _C.sub, np.multiply: _C.mul,
+            np.true_divide: _C.true_divide, np.floor_divide: _C.floor_divide,
+            np.remainder: _C.remainder, np.power: _C.pow, np.equal: _C.eq,
+            np.not_equal: _C.ne, np.less: _C.lt, np.less_equal: _C.le, np.greater: _C.gt,
+            np.greater_equal: _C.ge})
+    return _OPERATOR_UFUNCS
+
+
+def _scalar_operator(ufunc, method, inputs, kwargs):
+    """The tensor op for a NumPy scalar and a tensor under an operator's ufunc, or None.
+    ``np.sqrt(2) * t`` reaches __array_ufunc__ first (the scalar is the left operand);
+    PyTorch, which has no __array_ufunc__, gives a tensor there, reading the scalar as a
+    Python number, and so do we, on any device and under autograd."""
+    if method != "__call__" or kwargs or len(inputs) != 2:
+        return None
+    import numpy as np
+
+    def is_scalar(x):  # NumPy hands the comparisons a scalar as a 0-d array
+        return isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0)
+    a, b = inputs
+    if not ((isinstance(a, _Tensor) and is_scalar(b)) or
+            (isinstance(b, _Tensor) and is_scalar(a))):
+        return None
+    fn = _operator_ufuncs().get(ufunc)
+    scalar = a if isinstance(b, _Tensor) else b
+    if fn is None or scalar.dtype.kind not in "biuf":
+        return None
+    number = scalar.item()
+    return fn(number, b) if isinstance(b, _Tensor) else fn(a, number)
+
+
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    r = _scalar_operator(ufunc, method, inputs, kwargs)
+    if r is not None:
+        return r
     what = f"ufunc {ufunc.__name__!r}"
     return getattr(ufunc, method)(*_host_arrays(what, inputs), **_host_arrays(what, kwargs))
 

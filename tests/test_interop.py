@@ -511,3 +511,28 @@ def test_dlpack_and_cai_with_cupy():
     g = pdt.arange(4, dtype=pdt.float32, device="cuda:0")
     assert cupy.from_dlpack(g).data.ptr == g.data_ptr()
     assert cupy.asarray(g).data.ptr == g.data_ptr()  # through __cuda_array_interface__
+
+
+def test_numpy_scalars_under_operators_give_tensors(device):
+    """np.sqrt(2) * t reaches Tensor.__array_ufunc__ (the scalar is the left operand):
+    as in PyTorch, the NumPy scalar is read as a Python number and the result is a
+    tensor on t's device, recorded by autograd, with nothing copied to the host; NumPy
+    arrays of one or more dimensions still give NumPy arrays (on the CPU)."""
+    t = pdt.tensor([1.0, 2.0, 4.0], device=device, requires_grad=True)
+    pdt.reset_transfer_stats()
+    cases = [(np.sqrt(2) * t, np.sqrt(2) * np.array([1.0, 2.0, 4.0])),
+             (np.float32(1) - t, 1 - np.array([1.0, 2.0, 4.0])),
+             (np.int64(2) ** t, 2.0 ** np.array([1.0, 2.0, 4.0])),
+             (np.float64(8) / t, 8 / np.array([1.0, 2.0, 4.0])),
+             (np.float64(2.0) < t, np.array([False, False, True])),
+             (np.float32(2) == t, np.array([False, True, False])),
+             (np.array(3.0) >= t, np.array([True, True, False]))]
+    assert pdt.transfer_stats()["device_to_host"]["count"] == 0  # computed on the device
+    for got, want in cases:
+        assert isinstance(got, pdt.Tensor) and got.device == pdt.device(device)
+        np.testing.assert_allclose(got.detach().cpu().numpy(), want, rtol=1e-7)
+    assert (np.float64(3) * t).dtype == pdt.float32  # a Python float keeps the dtype
+    (np.float64(3) * t).sum().backward()
+    np.testing.assert_array_equal(t.grad.cpu().numpy(), [3.0, 3.0, 3.0])
+    if device == "cpu":
+        assert isinstance(np.ones(3) + t.detach(), np.ndarray)
