@@ -126,9 +126,11 @@ def _converted(data, dtype, where):
     native byte order, and with integers of a dtype pydevtensor lacks widened without
     loss (_WIDENED).  dtype (a name, or None) is the dtype asked for, applied after
     this as for any array; it only decides what a uint64 array too large for int64
-    becomes (float64 for a floating dtype, else OverflowError).  Long double becomes
-    float64, rounded."""
+    becomes (that floating dtype, or bool, else OverflowError).  Long double becomes
+    float64, rounded.  A NumPy scalar is taken as its 0-d array."""
     import numpy as np
+    if isinstance(data, np.generic):  # np.uint8(200): as its 0-d array
+        data = np.asarray(data)
     if not isinstance(data, np.ndarray):
         view = memoryview(data)
         raise TypeError(f"{where}: unsupported element type {view.format!r} ({view.itemsize} "
@@ -147,9 +149,12 @@ def _converted(data, dtype, where):
     if src.kind == "u" and src.itemsize == 8 and data.size:
         big = data.max()
         if big > np.iinfo(np.int64).max:
+            if dtype == "bool":
+                return data != 0
             if dtype not in ("float16", "bfloat16", "float32", "float64"):
                 raise OverflowError(
                     f"{where}: the uint64 value {big} does not fit in int64, the widest "
                     f"integer dtype; pass dtype=pydevtensor.float64 to convert to floats")
-            target = np.dtype(np.float64)
+            # straight to the dtype asked for: through float64 would round twice
+            target = np.dtype("float32" if dtype == "bfloat16" else dtype)
     return data.astype(target)

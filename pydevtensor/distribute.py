@@ -77,7 +77,7 @@ from collections import OrderedDict
 from . import _C
 from ._devices import try_all_gpus
 from .nn.module import Module, _pop_scope, _push_scope
-from .nn.parameter import Parameter
+from .nn.parameter import Parameter, UninitializedParameter
 
 __all__ = ["History", "MirroredStrategy", "MultiWorkerMirroredStrategy"]
 
@@ -137,7 +137,9 @@ def _replicate(module, device, memo):
     params = OrderedDict()
     for name, p in module._parameters.items():
         if p is not None and id(p) not in memo:
-            memo[id(p)] = Parameter(p.data.to(device, copy=True), requires_grad=p.requires_grad)
+            memo[id(p)] = (UninitializedParameter(p.requires_grad, device, p.dtype)
+                           if isinstance(p, UninitializedParameter) else
+                           Parameter(p.data.to(device, copy=True), requires_grad=p.requires_grad))
         params[name] = None if p is None else memo[id(p)]
     object.__setattr__(new, "_parameters", params)
     object.__setattr__(new, "_modules", OrderedDict(
@@ -350,6 +352,14 @@ class MirroredStrategy:
                              f"`with strategy.scope():` so that it is replicated to "
                              f"{[str(d) for d in self._devices]}")
         replicas = model.__dict__["_pdt_replicas"]
+        lazy = [n for n, p in model.named_parameters() if isinstance(p, UninitializedParameter)]
+        if lazy:
+            raise ValueError(f"MirroredStrategy: the model's parameter '{lazy[0]}' is not "
+                             f"initialized yet (a lazy layer such as nn.LazyLinear): run the "
+                             f"model once on a batch, e.g. model(X[:1]), before training it")
+        if any(isinstance(p, UninitializedParameter) for r in replicas[1:]
+               for p in r.parameters()):  # replicated before its first forward: again
+            replicas[1:] = [_replicate(model, d, {}) for d in self._devices[1:]]
         shapes = [tuple(p.shape) for p in model.parameters()]
         for r in replicas[1:]:
             if [tuple(p.shape) for p in r.parameters()] != shapes:

@@ -519,6 +519,12 @@ def test_tensor_widens_integer_dtypes_pydevtensor_lacks(device, src, want):
         with pytest.raises(OverflowError, match="does not fit in int64"):
             pdt.tensor(huge, device=device)
         assert host(pdt.tensor(huge, dtype=pdt.float64, device=device)).tolist() == [2.0**64]
+        odd = np.array([2**63 + 2**39 + 1], np.uint64)  # rounded once, as NumPy does
+        assert host(pdt.tensor(odd, dtype=pdt.float32, device=device)).tolist() == \
+            odd.astype(np.float32).tolist()
+        assert host(pdt.tensor(huge, dtype=pdt.bool, device=device)).tolist() == [True]
+    scalar = np.dtype(src).type(1)  # a NumPy scalar: as its 0-d array
+    assert host(pdt.tensor(scalar, device=device)).tolist() == 1
     why = "stored in the other byte order" if np.dtype(src).byteorder == ">" else \
         rf"pydevtensor has no {np.dtype(src).name} dtype"
     with pytest.raises(TypeError, match=rf"from_numpy\(\): (the array is )?{why}"):

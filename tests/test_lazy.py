@@ -1,6 +1,7 @@
 """nn.LazyLinear and nn.UninitializedParameter (D2L's "lazy initialization" and its file
 I/O section, which loads a state_dict into a fresh lazy MLP), on every device."""
 import copy
+import textwrap
 
 import numpy as np
 import pytest
@@ -122,3 +123,67 @@ def test_bad_input():
                                          r"its last dimension, and it is a 0-d tensor"):
         layer(pdt.tensor(1.0))
     assert type(layer) is nn.LazyLinear  # nothing changed
+
+
+def test_a_partial_load_into_a_lazy_layer(dev):
+    """strict=False with the weight alone: the bias is drawn as at a first forward (not
+    uninitialised memory); with the bias alone nothing gives in_features, so the load is
+    refused before anything is written (a reviewer's findings)."""
+    pdt.manual_seed(3)
+    net = nn.Sequential(nn.Linear(2, 2), nn.LazyLinear(4)).to(dev)
+    w = pdt.full((4, 3), 0.25, device=dev)
+    net.load_state_dict({"1.weight": w}, strict=False)
+    assert type(net[1]) is nn.Linear and net[1].in_features == 3
+    np.testing.assert_array_equal(net[1].weight.detach().cpu().numpy(), np.full((4, 3), 0.25))
+    b = net[1].bias.detach().cpu().numpy()
+    assert np.all(np.abs(b) <= 1 / np.sqrt(3)) and np.abs(b).max() > 0
+    other = nn.Sequential(nn.Linear(2, 2), nn.LazyLinear(4)).to(dev)
+    before = other[0].weight.detach().cpu().numpy().copy()
+    with pytest.raises(RuntimeError, match=r"'1.bias' of a lazy layer cannot be loaded without "
+                                           r"'1.weight'"):
+        other.load_state_dict({"0.weight": pdt.zeros(2, 2), "1.bias": pdt.zeros(4)},
+                              strict=False)
+    np.testing.assert_array_equal(other[0].weight.detach().cpu().numpy(), before)
+    assert type(other[1]) is nn.LazyLinear
+
+
+def test_init_before_the_first_forward_is_refused_and_pickling_works():
+    import pickle
+    lazy = nn.LazyLinear(4)
+    with pytest.raises(ValueError, match=r"nn.init.constant_\(\): the parameter is not "
+                                         r"initialized yet"):
+        nn.init.constant_(lazy.weight, 0.5)
+    twin = pickle.loads(pickle.dumps(lazy))
+    assert type(twin) is nn.LazyLinear and repr(twin.weight) == "<UninitializedParameter>"
+    assert twin(pdt.ones(2, 3)).shape == (2, 4)
+
+
+def test_mirrored_strategy_with_a_lazy_model():
+    """Replicated before its first forward: training asks for one forward first, then
+    replicates again from the initialized model (two logical CPUs)."""
+    from conftest import run_python
+    out = run_python(textwrap.dedent("""
+        import numpy as np
+        import pydevtensor as pdt
+        from pydevtensor import distribute, nn, optim
+        cpu = pdt.config.list_physical_devices("CPU")[0]
+        pdt.config.set_logical_device_configuration(
+            cpu, [pdt.config.LogicalDeviceConfiguration()] * 2)
+        strategy = distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+        with strategy.scope():
+            net = nn.Sequential(nn.LazyLinear(3), nn.ReLU(), nn.LazyLinear(1))
+        X, y = pdt.randn(8, 5), pdt.randn(8, 1)
+        try:
+            strategy.replicas(net)
+        except ValueError as e:
+            print("refused" if "run the model once" in str(e) else e)
+        net(X[:1])
+        reps = strategy.replicas(net)
+        same = all(np.array_equal(a.detach().numpy(), b.detach().cpu().numpy())
+                   for a, b in zip(net.parameters(), reps[1].parameters()))
+        print(same, reps[1][0].weight.device)
+        strategy.fit(net, X, y, nn.MSELoss(), optim.SGD(net.parameters(), lr=0.1),
+                     epochs=1, batch_size=4, verbose=0)
+        print("trained")
+    """))
+    assert out == ["refused", "True", "cpu:1", "trained"]

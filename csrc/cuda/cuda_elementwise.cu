@@ -94,7 +94,8 @@ constexpr bool binary_supported(int op, pdt_dtype d)
                : true;
 }
 
-constexpr bool is_rounding(int op)
+/* __device__ too: apply_unary asks it (nvcc refuses a host constexpr function there) */
+__host__ __device__ constexpr bool is_rounding(int op)
 {
     return op == PDT_OP_FLOOR || op == PDT_OP_CEIL || op == PDT_OP_ROUND || op == PDT_OP_TRUNC;
 }

@@ -542,17 +542,17 @@ static PyObject *f_as_tensor(PyObject *module, PyObject *const *args, Py_ssize_t
     }
     if (!PyList_Check(data) && !PyTuple_Check(data) && PyObject_CheckBuffer(data)) {
         if (pdt_buffer_conversion(data)) /* the other byte order, uint8...: a converted copy */
-            return pdt_tensor_from_data(S, data, dtype, device, 0);
+            return pdt_tensor_from_data(S, data, dtype, device, 0, "as_tensor()");
         int r = pdt_wrap_buffer(S, data, 1, "as_tensor()", &t);
         if (r == 1) /* read-only: copy it */
-            return pdt_tensor_from_data(S, data, dtype, device, 0);
+            return pdt_tensor_from_data(S, data, dtype, device, 0, "as_tensor()");
         return r < 0 ? NULL : finish(S, &t, have_device, device, dtype, -1, "as_tensor()");
     }
     int r = pdt_import_array(S, data, "as_tensor()", &t);
     if (r < 0)
         return NULL;
     if (r == 0) /* numbers, nested sequences: a new tensor */
-        return pdt_tensor_from_data(S, data, dtype, device, 0);
+        return pdt_tensor_from_data(S, data, dtype, device, 0, "as_tensor()");
     return finish(S, &t, have_device, device, dtype, -1, "as_tensor()");
 }
 

@@ -213,8 +213,10 @@ extern PyMethodDef pdt_collective_functions[]; /* collective.c: _allreduce_sum, 
 void pdt_placement_note_copy(pdt_copy_kind kind, pdt_device dst, pdt_device src, size_t nbytes);
 
 /* Builds a tensor from nested sequences, scalars, buffers, or anything
- * pdt_import_array takes (tensor_convert.c). */
-PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin);
+ * pdt_import_array takes (tensor_convert.c); `where` ("tensor()", "as_tensor()")
+ * begins its error messages. */
+PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin,
+                               const char *where);
 /* Wraps obj's buffer (the buffer protocol) as a CPU tensor, zero-copy: 0; 1
  * (no exception) when writable is asked and the buffer is read-only; -1 with
  * an exception naming `where` (tensor_convert.c). */

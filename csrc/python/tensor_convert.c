@@ -317,7 +317,8 @@ static PyObject *converted_copy(PyObject *obj, int dtype, const char *where)
     return r;
 }
 
-PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin)
+PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin,
+                               const char *where)
 {
     pdt_tensor src = {0}, out = {0};
     pdt_status st;
@@ -334,15 +335,15 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
     if (!PyList_Check(data) && !PyTuple_Check(data)) {
         if (PyObject_CheckBuffer(data) && pdt_buffer_conversion(data)) {
             /* big-endian or uint8 NumPy data: tensor() copies anyway, so convert it */
-            PyObject *native = converted_copy(data, dtype, "tensor()");
-            imported = !native || pdt_wrap_buffer(S, native, 0, "tensor()", &src) < 0 ? -1 : 1;
+            PyObject *native = converted_copy(data, dtype, where);
+            imported = !native || pdt_wrap_buffer(S, native, 0, where, &src) < 0 ? -1 : 1;
             Py_XDECREF(native);
         } else if (PyObject_CheckBuffer(data)) {
-            imported = pdt_wrap_buffer(S, data, 0, "tensor()", &src) < 0 ? -1 : 1;
+            imported = pdt_wrap_buffer(S, data, 0, where, &src) < 0 ? -1 : 1;
         } else if (!is_scalar(data) || (!PyFloat_Check(data) && !PyLong_Check(data) &&
                                         PyObject_HasAttrString(data, "__dlpack__"))) {
             /* a torch tensor looks like a number (it has __index__): DLPack first */
-            imported = pdt_import_array(S, data, "tensor()", &src);
+            imported = pdt_import_array(S, data, where, &src);
         }
     }
     if (imported < 0)
@@ -355,13 +356,13 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
     }
     if (!PyList_Check(data) && !PyTuple_Check(data) && !is_scalar(data)) {
         PyErr_Format(PyExc_TypeError,
-                     "tensor(): data must be a number, a nested list or tuple of numbers, a "
+                     "%s: data must be a number, a nested list or tuple of numbers, a "
                      "Tensor or an array; got %.100s",
-                     Py_TYPE(data)->tp_name);
+                     where, Py_TYPE(data)->tp_name);
         return NULL;
     }
     infer_state inf = {0};
-    if (infer_shape(data, &inf, "tensor()") < 0 || check_nested(data, 0, &inf, "tensor()") < 0)
+    if (infer_shape(data, &inf, where) < 0 || check_nested(data, 0, &inf, where) < 0)
         return NULL;
     int dt = dtype >= 0       ? dtype
              : inf.seen_float ? (int)((PdtDTypeObject *)S->default_dtype)->dtype
@@ -408,7 +409,7 @@ static PyObject *f_tensor(PyObject *module, PyObject *const *args, Py_ssize_t na
         pdt_parse_bool(kw[2], 0, "pin_memory", &pin) < 0 ||
         pdt_parse_bool(kw[3], 0, "requires_grad", &rg) < 0)
         return NULL;
-    PyObject *r = pdt_tensor_from_data(S, data, dtype, device, pin);
+    PyObject *r = pdt_tensor_from_data(S, data, dtype, device, pin, "tensor()");
     if (r && rg && pdt_set_requires_grad(r, 1, "tensor()") < 0)
         Py_CLEAR(r);
     return r;

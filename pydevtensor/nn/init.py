@@ -22,6 +22,11 @@ __all__ = ["calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_",
 def _tensor(t, op):
     if not isinstance(t, _C.Tensor):
         raise TypeError(f"nn.init.{op}(): expected a Tensor, got {type(t).__name__}")
+    from .parameter import UninitializedParameter
+    if isinstance(t, UninitializedParameter):  # filling its empty placeholder would be lost
+        raise ValueError(f"nn.init.{op}(): the parameter is not initialized yet (a lazy "
+                         f"layer such as nn.LazyLinear): run the model once on an input "
+                         f"first, then initialize it (D2L's net(X); net.apply(init))")
     return t
 
 

@@ -172,9 +172,11 @@ class LazyLinear(Linear):
         """What load_state_dict would find wrong with the shapes of this layer's entries
         of state_dict (it gives an uninitialized layer its shapes)."""
         w, b = state_dict.get(prefix + "weight"), state_dict.get(prefix + "bias")
-        if not isinstance(self.weight, UninitializedParameter) or \
-                not isinstance(w, _C.Tensor):
+        if not isinstance(self.weight, UninitializedParameter):
             return []
+        if not isinstance(w, _C.Tensor):  # nothing gives in_features
+            return [f"'{prefix}bias' of a lazy layer cannot be loaded without "
+                    f"'{prefix}weight', which gives in_features"] if b is not None else []
         problems = []
         if w.dim() != 2 or w.shape[0] != self.out_features:
             problems.append(f"size mismatch for '{prefix}weight': copying a tensor of shape "
@@ -188,7 +190,9 @@ class LazyLinear(Linear):
     def _lazy_load(self, prefix: str, state_dict: Any) -> None:
         w = state_dict.get(prefix + "weight")
         if isinstance(self.weight, UninitializedParameter) and isinstance(w, _C.Tensor):
-            self._materialize(w.shape[1], init=False)  # load_state_dict copies the values
+            # drawn as at a first forward; load_state_dict then copies what it has (a
+            # bias left out with strict=False keeps its draw, not uninitialised memory)
+            self._materialize(w.shape[1], init=True)
 
 
 class _ModuleSequence(Module):

@@ -178,6 +178,10 @@ class UninitializedParameter(Parameter):
     def numel(self) -> int:
         self._unknown("number of elements")
 
+    def __reduce_ex__(self, protocol):
+        # no shape to pickle yet: the same placeholder on the same device and dtype
+        return (UninitializedParameter, (self.requires_grad, str(self.device), self.dtype))
+
     def __repr__(self) -> str:
         return "<UninitializedParameter>"
 
