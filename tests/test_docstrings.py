@@ -18,7 +18,8 @@ import pydevtensor
 SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute", "nn.utils",
               "optim.lr_scheduler", "utils.data")
 # Modules whose public names are not all documented yet: only these names are checked.
-NAMED = {"nn.functional": ("one_hot",)}
+NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
+                           "cross_entropy", "leaky_relu")}
 
 
 def _public(module):

@@ -1,14 +1,15 @@
 """pydevtensor.nn: Linear and Sequential on any device, with parameters that can be
 saved and loaded across devices, trained with autograd (``loss.backward()``), and the
-losses MSELoss and CrossEntropyLoss.
+losses MSELoss, L1Loss, HuberLoss, SmoothL1Loss, CrossEntropyLoss and NLLLoss.
 ``from pydevtensor import nn`` gives the chapter's ``nn.Sequential(nn.Linear(3, 1))``."""
 from . import functional, init, parallel, utils
-from .layers import (Dropout, Flatten, Identity, LazyLinear, Linear, ModuleList, ReLU,
-                     Sequential, Sigmoid, Softmax, Tanh)
-from .losses import CrossEntropyLoss, MSELoss
+from .layers import (Dropout, Flatten, Identity, LazyLinear, LeakyReLU, Linear, ModuleList,
+                     ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from .losses import CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
 from .module import Module
 from .parameter import Parameter, UninitializedParameter
 
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
-           "Sequential", "ModuleList", "ReLU", "Sigmoid", "Tanh", "Softmax", "Dropout", "Flatten",
-           "Identity", "MSELoss", "CrossEntropyLoss", "functional", "init", "parallel", "utils"]
+           "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
+           "Dropout", "Flatten", "Identity", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss",
+           "CrossEntropyLoss", "NLLLoss", "functional", "init", "parallel", "utils"]

@@ -108,8 +108,8 @@ def _check_same_shape(input, target, where):
                         f"{type(input).__name__} and {type(target).__name__}")
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"{where}: input of shape {tuple(input.shape)} and target of shape "
-                         f"{tuple(target.shape)} differ (no broadcasting here: it is almost "
-                         f"always a mistake, e.g. (N, 1) against (N,))")
+                         f"{tuple(target.shape)} differ, on {input.device} (no broadcasting "
+                         f"here: it is almost always a mistake, e.g. (N, 1) against (N,))")
 
 
 def mse_loss(input, target, reduction="mean"):
@@ -120,6 +120,239 @@ def mse_loss(input, target, reduction="mean"):
     if diff.requires_grad:  # recorded: the square as its own op
         return _reduce(diff * diff, reduction)
     return _reduce(diff.mul_(diff), reduction)  # diff is this function's own: no new temporary
+
+
+def _positive(value, name, where, zero_ok):
+    """value as a float, when it is a number > 0 (>= 0 with zero_ok)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{where}: {name} must be a number, got {type(value).__name__}")
+    if not (value >= 0 if zero_ok else value > 0):
+        raise ValueError(f"{where}: {name} must be {'>= 0' if zero_ok else '> 0'}, got {value!r}")
+    return float(value)
+
+
+def l1_loss(input, target, reduction="mean"):
+    """PyTorch's ``l1_loss``: the mean (or sum) of ``|input - target|``.
+
+    The gradient at ``input == target`` is 0, as PyTorch's (the sign of 0).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any shape, floating point.
+    target : Tensor
+        input's shape (no broadcasting), on its device.
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the absolute errors are combined (default 'mean').
+
+    Returns
+    -------
+    Tensor
+        0-d, or input's shape with reduction='none'.
+
+    Raises
+    ------
+    TypeError
+        When input or target is not a Tensor.
+    ValueError
+        For an unknown reduction, or shapes that differ (naming both, and the device).
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.l1_loss(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1., 5.]))
+    tensor(1.5000)
+    """
+    _check_reduction(reduction, "l1_loss()")
+    _check_same_shape(input, target, "l1_loss()")
+    return _reduce((input - target).abs(), reduction)
+
+
+def _piecewise(input, target, reduction, knee, where, beta):
+    """The shared body of huber_loss (beta None) and smooth_l1_loss, PyTorch's formulas:
+    with z = |input - target|, below the knee ``0.5 * z * z`` (divided by beta), from
+    it on ``knee * (z - 0.5 * knee)`` (``z - 0.5 * beta``).  The quadratic piece reads
+    z clamped to the knee, so that its value and gradient stay finite where the linear
+    piece is taken (z = inf would give 0 * inf = NaN in the backward)."""
+    _check_reduction(reduction, where)
+    _check_same_shape(input, target, where)
+    z = (input - target).abs()
+    zq = z.clamp(max=knee)
+    if beta is None:
+        quadratic, linear = 0.5 * zq * zq, knee * (z - 0.5 * knee)
+    else:
+        quadratic, linear = 0.5 * zq * zq / beta, z - 0.5 * beta
+    return _reduce(quadratic.where(z < knee, linear), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """PyTorch's ``huber_loss``: with ``z = |input - target|``, elementwise
+    ``0.5 * z * z`` where ``z < delta`` and ``delta * (z - 0.5 * delta)`` elsewhere,
+    then the mean (or sum).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any shape, floating point.
+    target : Tensor
+        input's shape (no broadcasting), on its device.
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the elementwise losses are combined (default 'mean').
+    delta : float, optional
+        Where the quadratic piece turns linear, > 0 (default 1.0).
+
+    Returns
+    -------
+    Tensor
+        0-d, or input's shape with reduction='none'.
+
+    Raises
+    ------
+    TypeError
+        When input or target is not a Tensor, or delta not a number.
+    ValueError
+        For an unknown reduction, shapes that differ, or delta <= 0.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.huber_loss(pydevtensor.tensor([0., 0.]), pydevtensor.tensor([0.5, 3.]),
+    ...              reduction='none')
+    tensor([0.1250, 2.5000])
+    """
+    delta = _positive(delta, "delta", "huber_loss()", zero_ok=False)
+    return _piecewise(input, target, reduction, delta, "huber_loss()", None)
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    """PyTorch's ``smooth_l1_loss``: with ``z = |input - target|``, elementwise
+    ``0.5 * z * z / beta`` where ``z < beta`` and ``z - 0.5 * beta`` elsewhere, then the
+    mean (or sum); ``beta = 0`` gives l1_loss, as in PyTorch.  It is
+    ``huber_loss(delta=beta) / beta``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any shape, floating point.
+    target : Tensor
+        input's shape (no broadcasting), on its device.
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the elementwise losses are combined (default 'mean').
+    beta : float, optional
+        Where the quadratic piece turns linear, >= 0 (default 1.0).
+
+    Returns
+    -------
+    Tensor
+        0-d, or input's shape with reduction='none'.
+
+    Raises
+    ------
+    TypeError
+        When input or target is not a Tensor, or beta not a number.
+    ValueError
+        For an unknown reduction, shapes that differ, or beta < 0.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.smooth_l1_loss(pydevtensor.tensor([0., 0.]), pydevtensor.tensor([0.5, 3.]),
+    ...                  reduction='none', beta=2.0)
+    tensor([0.0625, 2.0000])
+    """
+    beta = _positive(beta, "beta", "smooth_l1_loss()", zero_ok=True)
+    if beta == 0.0:
+        _check_reduction(reduction, "smooth_l1_loss()")
+        _check_same_shape(input, target, "smooth_l1_loss()")
+        return _reduce((input - target).abs(), reduction)
+    return _piecewise(input, target, reduction, beta, "smooth_l1_loss()", beta)
+
+
+def nll_loss(input, target, reduction="mean"):
+    """PyTorch's ``nll_loss`` for class indices: the mean (or sum) over samples of
+    ``-input[i, target[i]]``, where input holds log-probabilities (log_softmax's
+    output); ``nll_loss(log_softmax(x, 1), y)`` is ``cross_entropy(x, y)``.  No class
+    weights and no ignore_index.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C)`` floating-point log-probabilities.
+    target : Tensor
+        ``(N,)`` int64 or int32 class indices in ``[0, C)`` (checked on the CPU).
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the per-sample losses are combined (default 'mean').
+
+    Returns
+    -------
+    Tensor
+        0-d, or ``(N,)`` with reduction='none'.
+
+    Raises
+    ------
+    TypeError
+        When input or target is not a Tensor, or target is not integer.
+    ValueError
+        For an unknown reduction, or shapes that do not match.
+    IndexError
+        When a class is out of range (on the CPU).
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> log_p = pydevtensor.tensor([[-0.5, -1.0], [-2.0, -0.25]])
+    >>> F.nll_loss(log_p, pydevtensor.tensor([0, 1]))
+    tensor(0.3750)
+    """
+    _check_reduction(reduction, "nll_loss()")
+    _check_logits(input, target, "nll_loss()", "log-probabilities")
+    _check_target(target, input, "nll_loss()")
+    return _reduce(_picked(input, target).neg(), reduction)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """PyTorch's ``leaky_relu``: x where x > 0, ``negative_slope * x`` elsewhere,
+    elementwise; its gradient is 1 where x > 0 and negative_slope elsewhere (at 0 too,
+    as PyTorch's).
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    negative_slope : float, optional
+        The slope below 0 (default 0.01).
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).  Under autograd
+        this is a copy into input, which an op that saved input refuses afterwards.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or negative_slope not a number.
+    RuntimeError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.leaky_relu(pydevtensor.tensor([-2., 0., 3.]), 0.1)
+    tensor([-0.2000,  0.0000,  3.0000])
+    """
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"leaky_relu(): input must be a Tensor, got {type(input).__name__}")
+    if isinstance(negative_slope, bool) or not isinstance(negative_slope, (int, float)):
+        raise TypeError(f"leaky_relu(): negative_slope must be a number, got "
+                        f"{type(negative_slope).__name__}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"leaky_relu(): expected a floating point tensor, got "
+                           f"{input.dtype} on {input.device}")
+    out = input.where(input > 0, input * negative_slope)
+    return input.copy_(out) if inplace else out
 
 
 @numpy_names
@@ -143,18 +376,18 @@ def one_hot_like(target, logits):
     return _one_hot(target, c, logits.dtype)
 
 
-def _check_target(target, logits):
+def _check_target(target, logits, where="cross_entropy()"):
     n, c = logits.shape
     if target.dtype not in (_C.int32, _C.int64):
-        raise TypeError(f"cross_entropy(): target must hold integer class indices (int64 or "
+        raise TypeError(f"{where}: target must hold integer class indices (int64 or "
                         f"int32), got {target.dtype}")
     if tuple(target.shape) != (n,):
-        raise ValueError(f"cross_entropy(): target of shape {tuple(target.shape)} does not "
+        raise ValueError(f"{where}: target of shape {tuple(target.shape)} does not "
                          f"match input of shape {(n, c)}: expected ({n},)")
     if target.device.type == "cpu" and n > 0:
         bad = _out_of_range(target, c)
         if bad is not None:
-            raise IndexError(f"cross_entropy(): target {bad} is out of bounds for {c} classes")
+            raise IndexError(f"{where}: target {bad} is out of bounds for {c} classes")
 
 
 def _out_of_range(target, c):
@@ -250,21 +483,98 @@ def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
     return _one_hot(tensor, num_classes, _C.int64)
 
 
-def _check_logits(input, target):
+def _check_logits(input, target, where="cross_entropy()", what="logits"):
     if not isinstance(input, _C.Tensor) or not isinstance(target, _C.Tensor):
-        raise TypeError(f"cross_entropy(): input and target must be Tensors, got "
+        raise TypeError(f"{where}: input and target must be Tensors, got "
                         f"{type(input).__name__} and {type(target).__name__}")
     if input.ndim != 2:
-        raise ValueError(f"cross_entropy(): input must be (N, C) logits, got shape "
-                         f"{tuple(input.shape)}")
+        raise ValueError(f"{where}: input must be (N, C) {what}, got shape "
+                         f"{tuple(input.shape)} on {input.device}")
+
+
+def _label_smoothing(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"cross_entropy(): label_smoothing must be a float, got "
+                        f"{type(value).__name__}")
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"cross_entropy(): label_smoothing must be between 0.0 and 1.0, "
+                         f"got {value!r}")
+    return float(value)
+
+
+def cross_entropy(input, target, reduction="mean", label_smoothing=0.0):
+    """Softmax cross-entropy of ``(N, C)`` logits against ``(N,)`` integer classes,
+    PyTorch's ``cross_entropy`` for class indices: the mean (or sum) over samples of
+    ``logsumexp(row) - row[target]``, computed after subtracting the row max so that
+    exp never overflows.
+
+    With ``label_smoothing = e`` the target is a mixture of the class (weight 1 - e)
+    and the uniform distribution over the C classes (weight e), as in PyTorch: each
+    sample's loss is ``(1 - e) * -log_p[target] + e / C * -sum(log_p)``, where
+    ``log_p = log_softmax(row)``.  Without smoothing (e = 0) autograd records one node
+    (NllLossBackward0, as PyTorch names it), whose backward is softmax - one-hot; with
+    it, the loss is a composition of log_softmax, masked_fill and sums, and autograd
+    goes through those.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C)`` floating-point logits.
+    target : Tensor
+        ``(N,)`` int64 or int32 class indices in ``[0, C)`` (checked on the CPU).
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the per-sample losses are combined (default 'mean').
+    label_smoothing : float, optional
+        e, in [0, 1] (default 0).
+
+    Returns
+    -------
+    Tensor
+        0-d, or ``(N,)`` with reduction='none', on input's device.
+
+    Raises
+    ------
+    TypeError
+        When input or target is not a Tensor, target is not integer, or
+        label_smoothing is not a number.
+    ValueError
+        For an unknown reduction, shapes that do not match, or a label_smoothing
+        outside [0, 1].
+    IndexError
+        When a class is out of range (on the CPU).
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> logits = pydevtensor.tensor([[2., 0.], [0., 2.]])
+    >>> F.cross_entropy(logits, pydevtensor.tensor([0, 1]))
+    tensor(0.1269)
+    >>> F.cross_entropy(logits, pydevtensor.tensor([0, 1]), label_smoothing=0.2)
+    tensor(0.3269)
+    """
+    e = _label_smoothing(label_smoothing)
+    if e == 0.0:
+        return _cross_entropy(input, target, reduction)
+    _check_reduction(reduction, "cross_entropy()")
+    _check_logits(input, target)
+    _check_target(target, input)
+    n, c = input.shape
+    log_p = _stats.log_softmax(input, 1)
+    per_sample = _picked(log_p, target).neg().mul(1.0 - e) + log_p.sum(1).mul(-e / c)
+    return _reduce(per_sample, reduction)
+
+
+def _picked(input, target):
+    """(N,) input[i, target[i]] of (N, C) input: the other classes masked to 0 (a product
+    with a one-hot would make -inf * 0 = NaN of a masked class), then a sum per row."""
+    n, c = input.shape
+    others = _C.arange(c, dtype=target.dtype, device=target.device) != target.reshape(n, 1)
+    return input.masked_fill(others, 0.0).sum(1)
 
 
 @recorded("cross_entropy")
-def cross_entropy(input, target, reduction="mean"):
-    """Softmax cross-entropy of (N, C) logits against (N,) integer classes: the mean (or
-    sum) over samples of logsumexp(row) - row[target], computed after subtracting the row
-    max so that exp never overflows.  Recorded for autograd as one node
-    (NllLossBackward0, as PyTorch names it), whose backward is softmax - one-hot."""
+def _cross_entropy(input, target, reduction="mean"):
+    """cross_entropy without label smoothing, recorded for autograd as one node."""
     _check_reduction(reduction, "cross_entropy()")
     _check_logits(input, target)
     _check_target(target, input)
@@ -280,12 +590,9 @@ def cross_entropy(input, target, reduction="mean"):
             _C._index_select(picked, log_p.reshape(n * c), 0, at)
             return _reduce(picked.neg_(), reduction)
     shifted = input - input.amax(1, keepdim=True)
-    s = shifted.exp().sum(1, keepdim=True)
-    # the target's shifted logit: the others masked to 0 (a product with a one-hot
-    # would make -inf * 0 = NaN of a masked class); a -inf one gives an inf loss
-    others = _C.arange(c, dtype=target.dtype, device=target.device) != target.reshape(n, 1)
-    per_sample = (s.log() - shifted.masked_fill(others, 0.0).sum(1, keepdim=True)).reshape(n)
-    return _reduce(per_sample, reduction)
+    s = shifted.exp().sum(1)
+    # the target's shifted logit; a -inf one gives an inf loss
+    return _reduce(s.log() - _picked(shifted, target), reduction)
 
 
 @derivative("cross_entropy")

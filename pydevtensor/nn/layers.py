@@ -324,6 +324,43 @@ class ReLU(_Activation):
         return F.relu(input)
 
 
+class LeakyReLU(_Activation):
+    """x where x > 0, ``negative_slope * x`` elsewhere, as a layer (F.leaky_relu).
+
+    Parameters
+    ----------
+    negative_slope : float, optional
+        The slope below 0 (default 0.01).
+    inplace : bool, optional
+        Writes the result into the input (default False).
+
+    Raises
+    ------
+    TypeError
+        When negative_slope is not a number.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.LeakyReLU(0.2)(pydevtensor.tensor([-1., 2.]))
+    tensor([-0.2000,  2.0000])
+    """
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        if isinstance(negative_slope, bool) or not isinstance(negative_slope, (int, float)):
+            raise TypeError(f"LeakyReLU: negative_slope must be a number, got "
+                            f"{type(negative_slope).__name__}")
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def _apply(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
 class Sigmoid(_Activation):
     """1 / (1 + exp(-x)) elementwise, as a layer.
 

@@ -1,4 +1,4 @@
-"""The losses: MSELoss and CrossEntropyLoss.
+"""The losses: MSELoss, L1Loss, HuberLoss, SmoothL1Loss, CrossEntropyLoss and NLLLoss.
 
 ``loss = loss_fn(pred, target)`` returns a 0-d tensor (with reduction='mean' or 'sum')
 made of package ops, so ``loss.backward()`` (autograd) gives d loss / d every parameter.
@@ -50,10 +50,149 @@ class MSELoss(_Loss):
         return F.mse_loss(input, target, self.reduction)
 
 
+class L1Loss(_Loss):
+    """The mean (or sum) of ``|input - target|`` (F.l1_loss); call it as
+    ``loss_fn(input, target)``.
+
+    Parameters
+    ----------
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the absolute errors are combined (default 'mean').
+
+    Raises
+    ------
+    ValueError
+        For an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.L1Loss()(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1., 5.]))
+    tensor(1.5000)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.l1_loss(input, target, self.reduction)
+
+
+class HuberLoss(_Loss):
+    """With ``z = |input - target|``: ``0.5 * z * z`` where ``z < delta``, else
+    ``delta * (z - 0.5 * delta)``, then the mean (or sum) (F.huber_loss).
+
+    Parameters
+    ----------
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the elementwise losses are combined (default 'mean').
+    delta : float, optional
+        Where the quadratic piece turns linear, > 0 (default 1.0).
+
+    Raises
+    ------
+    TypeError
+        When delta is not a number.
+    ValueError
+        For an unknown reduction, or delta <= 0.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.HuberLoss(delta=2.0)(pydevtensor.tensor([0., 0.]), pydevtensor.tensor([1., 4.]))
+    tensor(3.2500)
+    """
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction)
+        self.delta = F._positive(delta, "delta", "HuberLoss", zero_ok=False)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.huber_loss(input, target, self.reduction, self.delta)
+
+    def extra_repr(self) -> str:
+        return ", ".join(filter(None, [super().extra_repr(), f"delta={self.delta}"]))
+
+
+class SmoothL1Loss(_Loss):
+    """With ``z = |input - target|``: ``0.5 * z * z / beta`` where ``z < beta``, else
+    ``z - 0.5 * beta``, then the mean (or sum) (F.smooth_l1_loss; beta = 0 is L1Loss).
+
+    Parameters
+    ----------
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the elementwise losses are combined (default 'mean').
+    beta : float, optional
+        Where the quadratic piece turns linear, >= 0 (default 1.0).
+
+    Raises
+    ------
+    TypeError
+        When beta is not a number.
+    ValueError
+        For an unknown reduction, or beta < 0.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.SmoothL1Loss(beta=2.0)(pydevtensor.tensor([0., 0.]), pydevtensor.tensor([1., 4.]))
+    tensor(1.6250)
+    """
+
+    def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(reduction)
+        self.beta = F._positive(beta, "beta", "SmoothL1Loss", zero_ok=True)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+
+    def extra_repr(self) -> str:
+        return ", ".join(filter(None, [super().extra_repr(), f"beta={self.beta}"]))
+
+
 class CrossEntropyLoss(_Loss):
     """Softmax cross-entropy of (N, C) logits against (N,) integer class indices,
-    computed after subtracting each row's max (exp never overflows).  Call it as
-    ``loss_fn(logits, target)``.
+    computed after subtracting each row's max (exp never overflows), optionally with
+    PyTorch's label smoothing (F.cross_entropy).  Call it as ``loss_fn(logits, target)``.
+
+    Parameters
+    ----------
+    reduction : {'mean', 'sum', 'none'}, optional
+        How the per-sample losses are combined (default 'mean').
+    label_smoothing : float, optional
+        In [0, 1]: the weight of the uniform distribution mixed into the target
+        (default 0).
+
+    Raises
+    ------
+    TypeError
+        When label_smoothing is not a number.
+    ValueError
+        For an unknown reduction, or a label_smoothing outside [0, 1].
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> logits = pydevtensor.tensor([[2., 0.], [0., 2.]])
+    >>> nn.CrossEntropyLoss()(logits, pydevtensor.tensor([0, 1]))
+    tensor(0.1269)
+    >>> nn.CrossEntropyLoss(label_smoothing=0.2)(logits, pydevtensor.tensor([0, 1]))
+    tensor(0.3269)
+    """
+
+    def __init__(self, reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+        super().__init__(reduction)
+        self.label_smoothing = F._label_smoothing(label_smoothing)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.cross_entropy(input, target, self.reduction, self.label_smoothing)
+
+    def extra_repr(self) -> str:
+        smoothing = f"label_smoothing={self.label_smoothing}" if self.label_smoothing else ""
+        return ", ".join(filter(None, [super().extra_repr(), smoothing]))
+
+
+class NLLLoss(_Loss):
+    """The mean (or sum) over samples of ``-input[i, target[i]]`` for (N, C)
+    log-probabilities and (N,) class indices (F.nll_loss); on ``log_softmax(x, 1)`` it
+    is CrossEntropyLoss on x.
 
     Parameters
     ----------
@@ -68,10 +207,10 @@ class CrossEntropyLoss(_Loss):
     Examples
     --------
     >>> from pydevtensor import nn
-    >>> logits = pydevtensor.tensor([[2., 0.], [0., 2.]])
-    >>> nn.CrossEntropyLoss()(logits, pydevtensor.tensor([0, 1]))
-    tensor(0.1269)
+    >>> log_p = pydevtensor.tensor([[-0.5, -1.0], [-2.0, -0.25]])
+    >>> nn.NLLLoss(reduction='sum')(log_p, pydevtensor.tensor([0, 1]))
+    tensor(0.7500)
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(input, target, self.reduction)
+        return F.nll_loss(input, target, self.reduction)

@@ -1,14 +1,15 @@
-"""pydevtensor.optim: SGD, Adam, Adagrad, RMSprop and Adadelta, updating each parameter in place on its own device;
+"""pydevtensor.optim: SGD, Adam, AdamW, Adagrad, RMSprop and Adadelta, updating each parameter in place on its own device;
 ``optim.lr_scheduler`` schedules their learning rates (StepLR, MultiStepLR, ExponentialLR,
 CosineAnnealingLR, LambdaLR: see its docstring).
 
 ``optim.SGD(net.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)`` follows
-PyTorch's rule (dampening 0, no Nesterov), for each parameter p with a gradient g:
+PyTorch's rule, for each parameter p with a gradient g:
 
     d = g + weight_decay * p
-    buf = d                          on the first step (a copy, on p's device)
-    buf = momentum * buf + d         afterwards (without momentum, buf is d itself)
-    p  -= lr * buf
+    buf = d                                          on the first step (a copy)
+    buf = momentum * buf + (1 - dampening) * d       afterwards (without momentum, buf is d)
+    p  -= lr * (d + momentum * buf)                  with nesterov=True
+    p  -= lr * buf                                   otherwise
 
 Everything happens on the parameter's device, and the parameters are updated in place
 (``p.detach().sub_``): the Parameter objects and their storage stay the same, so a model and
@@ -24,6 +25,10 @@ PyTorch's Adam (not AdamW: the decay is added to the gradient), at step t:
     d = g + weight_decay * p
     m = beta1 * m + (1 - beta1) * d;   v = beta2 * v + (1 - beta2) * d * d
     p -= (lr / (1 - beta1 ** t)) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps)
+
+``optim.AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2)`` is
+PyTorch's AdamW: the decay is decoupled from the gradient, ``p *= 1 - lr * weight_decay``
+before Adam's update of p with d = g.
 
 Checkpoints: ``opt.state_dict()`` (PyTorch's layout; a snapshot, not live tensors) goes
 into ``pydevtensor.save({'model': net.state_dict(), 'optim': opt.state_dict(), ...})``,
@@ -43,7 +48,7 @@ from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _decayed_grads
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
 
 
 class SGD(Optimizer):
@@ -58,13 +63,20 @@ class SGD(Optimizer):
         The learning rate.
     momentum : float, optional
         Default 0.
+    dampening : float, optional
+        Scales d by 1 - dampening in the momentum buffer's update, after the first
+        step (default 0).
     weight_decay : float, optional
         Added to the gradient times the parameter (default 0).
+    nesterov : bool, optional
+        Nesterov momentum: steps along d + momentum * buf (default False); it needs a
+        momentum > 0 and dampening 0.
 
     Raises
     ------
     ValueError
-        For a negative lr, momentum or weight_decay.
+        For a negative lr, momentum, dampening or weight_decay, or nesterov without
+        a momentum or with a dampening.
 
     Examples
     --------
@@ -80,12 +92,21 @@ class SGD(Optimizer):
     _STATE = {"momentum_buffer": "tensor"}
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float,
-                 momentum: float = 0.0, weight_decay: float = 0.0) -> None:
-        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay})
+                 momentum: float = 0.0, dampening: float = 0.0, weight_decay: float = 0.0,
+                 nesterov: bool = False) -> None:
+        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
+                                  "weight_decay": weight_decay, "nesterov": nesterov})
 
     def _check_group(self, group):
-        for name in ("lr", "momentum", "weight_decay"):
+        for name in ("lr", "momentum", "dampening", "weight_decay"):
             group[name] = _nonnegative(group[name], name, "SGD")
+        if not isinstance(group["nesterov"], bool):
+            raise TypeError(f"SGD: nesterov must be True or False, got "
+                            f"{type(group['nesterov']).__name__}")
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise ValueError(f"SGD: Nesterov momentum requires a momentum > 0 and zero "
+                             f"dampening, got momentum={group['momentum']} and "
+                             f"dampening={group['dampening']}")
 
     @_C_no_grad
     def step(self) -> None:
@@ -117,6 +138,7 @@ class SGD(Optimizer):
         pending = []  # (p, data, d, buffer updated in place or None, buffer, step, m, lr, update)
         for group in self.param_groups:
             lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
+            dampening, nesterov = group["dampening"], group["nesterov"]
             for p, data, d in _decayed_grads(group["params"], wd, "SGD"):
                 in_place = data.dtype in _IN_PLACE and d.dtype == data.dtype and _apart(d, data)
                 old = buf = None
@@ -124,13 +146,14 @@ class SGD(Optimizer):
                     old = self.state.get(id(p), {}).get("momentum_buffer")
                     if old is None:
                         buf = d.clone()
-                    elif (in_place and old.dtype == data.dtype and old.shape == data.shape
+                    elif (in_place and dampening == 0 and not nesterov
+                          and old.dtype == data.dtype and old.shape == data.shape
                           and old.device == data.device and _apart(old, d)
                           and _apart(old, data)):
                         buf = old  # momentum * old + d, in place below
-                    else:
-                        buf, old = old.mul(momentum).add_(d), None
-                step = d if buf is None else buf
+                    else:  # nesterov reads the new buffer now: it is a new tensor
+                        buf, old = old.mul(momentum).add_(d, alpha=1 - dampening), None
+                step = d if buf is None else d.add(buf, alpha=momentum) if nesterov else buf
                 update = None
                 if not (in_place and step.dtype == data.dtype):
                     update = step.mul(lr)  # p -= lr * d, as sub_(d, alpha=lr) computes it
@@ -194,9 +217,10 @@ class Adam(_Adaptive):
     def _check_group(self, group):
         super()._check_group(group)
         betas = group["betas"]
-        if len(betas) != 2 or not all(0.0 <= _nonnegative(b, "beta", "Adam") < 1.0
+        where = type(self).__name__
+        if len(betas) != 2 or not all(0.0 <= _nonnegative(b, "beta", where) < 1.0
                                       for b in betas):
-            raise ValueError(f"Adam: invalid betas {betas}: two numbers in [0, 1)")
+            raise ValueError(f"{where}: invalid betas {betas}: two numbers in [0, 1)")
         group["betas"] = tuple(float(b) for b in betas)
 
     def _update(self, group, d, state):
@@ -209,6 +233,54 @@ class Adam(_Adaptive):
         denom = v.sqrt().div_(math.sqrt(1 - b2 ** t)).add_(eps)
         update = (m / denom).mul_(lr / (1 - b1 ** t))
         return update, {"step": t, "exp_avg": m, "exp_avg_sq": v}
+
+
+class AdamW(Adam):
+    """AdamW, PyTorch's rule: Adam with the weight decay decoupled from the gradient
+    (Loshchilov and Hutter), at step t for a gradient g:
+
+        p *= 1 - lr * weight_decay
+        m = beta1 * m + (1 - beta1) * g;   v = beta2 * v + (1 - beta2) * g * g
+        p -= (lr / (1 - beta1 ** t)) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps)
+
+    Its state (step, exp_avg, exp_avg_sq) and state_dict are Adam's.
+
+    Parameters
+    ----------
+    params : iterable of Tensor, or of dicts
+        The parameters or parameter groups.
+    lr : float, optional
+        The learning rate (default 1e-3).
+    betas : (float, float), optional
+        The decay rates of the two moments (default (0.9, 0.999)).
+    eps : float, optional
+        Added to the denominator (default 1e-8).
+    weight_decay : float, optional
+        Shrinks the parameter by 1 - lr * weight_decay each step (default 1e-2, as
+        PyTorch's).
+
+    Raises
+    ------
+    ValueError
+        For an lr, eps or weight_decay below 0, or a beta outside [0, 1).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
+    >>> opt = optim.AdamW([w], lr=0.1, weight_decay=0.5)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.data
+    tensor([0.8500, 1.8000])
+    """
+
+    _DECOUPLED = True
+
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay)
 
 
 class Adagrad(_Adaptive):

@@ -1,6 +1,6 @@
 """The base of the optimizers (pydevtensor.optim): Optimizer (parameter groups,
 zero_grad, state_dict and load_state_dict), _Adaptive (the all-or-nothing step of Adam,
-Adagrad, RMSprop and Adadelta) and the helpers the optimizers share."""
+AdamW, Adagrad, RMSprop and Adadelta) and the helpers the optimizers share."""
 from __future__ import annotations
 
 import copy
@@ -199,7 +199,8 @@ class Optimizer:
         >>> sd['state']
         {0: {'momentum_buffer': tensor([2., 4.])}}
         >>> sd['param_groups']
-        [{'lr': 0.1, 'momentum': 0.9, 'weight_decay': 0.0, 'params': [0]}]
+        [{'lr': 0.1, 'momentum': 0.9, 'dampening': 0.0, 'weight_decay': 0.0,
+          'nesterov': False, 'params': [0]}]
         """
         index: dict[int, int] = {}
         groups = []
@@ -426,16 +427,24 @@ class _Adaptive(Optimizer):
     def _update(self, group, d, state):
         raise NotImplementedError
 
+    # AdamW: weight_decay shrinks the parameter by 1 - lr * weight_decay before the
+    # update (decoupled), instead of being added to the gradient.
+    _DECOUPLED = False
+
     @_C_no_grad
     def step(self) -> None:
         pending = []
         for group in self.param_groups:
-            for p, data, d in _decayed_grads(group["params"], group["weight_decay"],
+            wd = group["weight_decay"]
+            shrink = 1.0 - group["lr"] * wd if self._DECOUPLED else 1.0
+            for p, data, d in _decayed_grads(group["params"], 0.0 if self._DECOUPLED else wd,
                                              type(self).__name__):
                 update, new_state = self._update(group, d, self.state.get(id(p), {}))
-                pending.append((p, data, update, new_state))
-        for p, data, update, new_state in pending:
+                pending.append((p, data, update, new_state, shrink))
+        for p, data, update, new_state, shrink in pending:  # in place: nothing allocates
             self.state[id(p)] = new_state
+            if shrink != 1.0:
+                data.mul_(shrink)
             data.sub_(update)
 
 
