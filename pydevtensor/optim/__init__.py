@@ -1,4 +1,5 @@
-"""pydevtensor.optim: SGD, Adam, AdamW, Adagrad, RMSprop and Adadelta, updating each parameter in place on its own device;
+"""pydevtensor.optim: SGD, Adam, AdamW, Adagrad, RMSprop and Adadelta, updating each
+parameter in place on its own device;
 ``optim.lr_scheduler`` schedules their learning rates (StepLR, MultiStepLR, ExponentialLR,
 CosineAnnealingLR, LambdaLR: see its docstring).
 
