@@ -36,7 +36,6 @@ relu = _C.relu
 clamp = _C.clamp
 floor = _C.floor
 ceil = _C.ceil
-round = _C.round
 trunc = _C.trunc
 sign = _C.sign
 log1p = _C.log1p
@@ -49,6 +48,89 @@ divide = div
 negative = neg
 clip = clamp
 fix = trunc
+
+
+def _round_decimals(x, decimals, name):
+    """x rounded to `decimals` places, PyTorch's way: round(x * 10^d) / 10^d, or for
+    d < 0 round(x / 10^-d) * 10^-d (halves to even in the scaled value)."""
+    if isinstance(decimals, bool) or not isinstance(decimals, int):
+        raise TypeError(f"{name}(): decimals must be an int, got {type(decimals).__name__}")
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be a Tensor, got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise TypeError(f"{name}(): decimals={decimals} needs a floating-point tensor, got "
+                        f"{x.dtype.name} on {x.device}")
+    scale = 10.0 ** (decimals if decimals > 0 else -decimals)  # (abs is the tensor op here)
+    return _C.round(x * scale) / scale if decimals > 0 else _C.round(x / scale) * scale
+
+
+def round(input, *, decimals=0, out=None):
+    """The nearest integer, halves to even (integers come back as they are); with
+    ``decimals``, to that many decimal places (negative: to tens, hundreds...), as
+    ``round(input * 10**decimals) / 10**decimals``, PyTorch's definition.
+
+    Parameters
+    ----------
+    input : Tensor
+        The operand (also the method ``x.round(decimals=0)``).
+    decimals : int, optional
+        Decimal places (default 0); other than 0 needs a floating-point input.
+    out : Tensor, optional
+        Where to write the result.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape, dtype and device (out when given).
+
+    Raises
+    ------
+    TypeError
+        For a non-int decimals, or decimals with an integer or bool input.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([0.5, 1.5, 2.5, 1.2345])
+    >>> pydevtensor.round(x)
+    tensor([0., 2., 2., 1.])
+    >>> pydevtensor.round(x, decimals=2)
+    tensor([0.5000, 1.5000, 2.5000, 1.2300])
+    """
+    if decimals == 0 and type(decimals) is int:
+        return _C.round(input) if out is None else _C.round(input, out=out)
+    r = _round_decimals(input, decimals, "round")
+    return r if out is None else out.copy_(r)
+
+
+_round_method = _C.Tensor.round
+
+
+def _tensor_round(self, *, decimals=0):
+    """round(decimals=0) -> Tensor
+
+    The nearest integer, halves to even, or to ``decimals`` places, as
+    pydevtensor.round(self, decimals=decimals).
+
+    Parameters
+    ----------
+    decimals : int, optional
+        Decimal places (default 0).
+
+    Returns
+    -------
+    Tensor
+
+    Examples
+    --------
+    >>> pydevtensor.tensor([2.5, 0.125]).round(decimals=2)
+    tensor([2.5000, 0.1200])
+    """
+    if decimals == 0 and type(decimals) is int:
+        return _round_method(self)
+    return _round_decimals(self, decimals, "round")
+
+
+_C.Tensor.round = _tensor_round
 
 __all__ = [
     "abs", "add", "ceil", "clamp", "clip", "cos", "div", "divide", "eq", "exp", "expm1", "fix",

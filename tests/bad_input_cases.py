@@ -397,6 +397,8 @@ CASES = [
     C("floor-bool", "pdt.floor(tb)", "TypeError", r"floor: not supported for bool tensors"),
     C("ceil_-bool", "tb.ceil_()", "TypeError", r"ceil_: not supported for bool tensors"),
     C("round-list", "pdt.round([0.5])", "TypeError", r"must be a Tensor, got list"),
+    C("round-decimals-int", "pdt.round(ti, decimals=1)", "TypeError",
+      r"round\(\): decimals=1 needs a floating-point tensor, got int32 on cpu"),
     C("trunc-out-shape", "pdt.trunc(t, out=pdt.zeros(7))", "ValueError",
       r"output with shape \(7,\)"),
     C("fix-str", 'pdt.fix("x")', "TypeError", r"must be a Tensor, got str"),

@@ -252,3 +252,34 @@ def test_fix_is_trunc(dev):
     assert x.grad.tolist() == [0.0, 0.0]
     y = x.detach().clone()
     assert y.fix_() is y and y.tolist() == [-1.0, 2.0]
+
+
+@pytest.mark.parametrize("decimals", [1, 2, 3, -1, -2])
+def test_round_to_decimals(dev, decimals):
+    """round(x, decimals=d) as PyTorch defines it: rint(x * 10^d) / 10^d in x's dtype
+    (for d < 0, rint(x / 10^-d) * 10^-d), so NumPy's float32 arithmetic gives the bits."""
+    a = np.concatenate([sample(np.float32, n=500, seed=6) / 1e3,
+                        np.array([0.125, -2.675, 1234.5, 0.05, 250.0], np.float32)])
+    scale = np.float32(10.0 ** abs(decimals))
+    with np.errstate(all="ignore"):
+        want = np.rint(a * scale) / scale if decimals > 0 else np.rint(a / scale) * scale
+    x = pdt.tensor(a, device=dev)
+    bits_equal(pdt.round(x, decimals=decimals).cpu().numpy(), want)
+    bits_equal(x.round(decimals=decimals).cpu().numpy(), want)
+    o = pdt.empty(a.shape[0], device=dev)
+    assert pdt.round(x, decimals=decimals, out=o) is o
+    bits_equal(o.cpu().numpy(), want)
+    torch = pytest.importorskip("torch")
+    ref = torch.round(torch.from_numpy(a[np.isfinite(a)]), decimals=decimals).numpy()
+    bits_equal(x[pdt.isfinite(x)].round(decimals=decimals).cpu().numpy(), ref)
+
+
+def test_round_to_decimals_refuses(dev):
+    with pytest.raises(TypeError, match=r"round\(\): decimals=2 needs a floating-point "
+                                        r"tensor, got int64"):
+        pdt.round(pdt.tensor([1, 2], device=dev), decimals=2)
+    with pytest.raises(TypeError, match=r"decimals must be an int, got float"):
+        pdt.tensor([1.5], device=dev).round(decimals=1.0)
+    w = pdt.tensor([1.26, -3.5], device=dev, requires_grad=True)
+    w.round(decimals=1).sum().backward()
+    assert w.grad.tolist() == [0.0, 0.0]
