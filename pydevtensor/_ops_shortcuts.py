@@ -312,7 +312,7 @@ def cosh(input):
     Returns
     -------
     Tensor
-        Of input's shape, on its device (inf from |input| = 88.72 in float32, where
+        Of input's shape, on its device (inf from ``abs(input)`` = 88.72 in float32, where
         exp overflows, slightly before the exact value's 89.4).
 
     Examples
