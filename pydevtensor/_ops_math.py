@@ -102,9 +102,6 @@ def round(input, *, decimals=0, out=None):
     return r if out is None else out.copy_(r)
 
 
-_round_method = _C.Tensor.round
-
-
 def _tensor_round(self, *, decimals=0):
     """round(decimals=0) -> Tensor
 
@@ -125,9 +122,7 @@ def _tensor_round(self, *, decimals=0):
     >>> pydevtensor.tensor([2.5, 0.125]).round(decimals=2)
     tensor([2.5000, 0.1200])
     """
-    if decimals == 0 and type(decimals) is int:
-        return _round_method(self)
-    return _round_decimals(self, decimals, "round")
+    return round(self, decimals=decimals)
 
 
 _C.Tensor.round = _tensor_round

@@ -63,12 +63,12 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         dtype = _C.float32 if dtype is None else dtype
-        bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
         w = _C.empty(out_features, in_features, device=device, dtype=dtype)
-        self.weight = Parameter(w.uniform_(-bound, bound))
-        if bias:
-            b = _C.empty(out_features, device=device, dtype=dtype)
-            self.bias = Parameter(b.uniform_(-bound, bound))
+        b = _C.empty(out_features, device=device, dtype=dtype) if bias else None
+        _draw_linear(w, b, in_features)
+        self.weight = Parameter(w)
+        if b is not None:
+            self.bias = Parameter(b)
         else:
             self.register_parameter("bias", None)
 
@@ -90,6 +90,16 @@ def _check_features(name: str, v: Any) -> None:
         raise TypeError(f"Linear: {name} must be an int, got {type(v).__name__}")
     if v < 0:
         raise ValueError(f"Linear: {name} must be >= 0, got {v}")
+
+
+def _draw_linear(weight: Tensor, bias: Tensor | None, in_features: int) -> None:
+    """PyTorch's default initialisation of a linear layer, in place on plain tensors:
+    weight, then bias, from U(-1/sqrt(in_features), 1/sqrt(in_features)) (Linear and
+    LazyLinear draw the same numbers for one seed through this)."""
+    bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
+    weight.uniform_(-bound, bound)
+    if bias is not None:
+        bias.uniform_(-bound, bound)
 
 
 class LazyLinear(Linear):
@@ -151,20 +161,18 @@ class LazyLinear(Linear):
                     f"a {type(input).__name__}"
                 raise ValueError(f"LazyLinear: the first input sets in_features from its last "
                                  f"dimension, and it is {what}")
-            self._materialize(input.shape[-1], init=True)
+            self._materialize(input.shape[-1])
         return Linear.forward(self, input)
 
-    def _materialize(self, in_features: int, init: bool) -> None:
-        """Gives weight and bias their shapes (drawn as Linear draws them when init) and
-        makes this module a Linear."""
-        bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
+    def _materialize(self, in_features: int) -> None:
+        """Gives weight and bias their shapes, drawn as Linear draws them, and makes
+        this module a Linear."""
         self.weight.materialize((self.out_features, in_features))
         if self.bias is not None:
             self.bias.materialize((self.out_features,))
-        if init:  # through .data: no autograd record of the draws
-            self.weight.data.uniform_(-bound, bound)
-            if self.bias is not None:
-                self.bias.data.uniform_(-bound, bound)
+        # through .data: no autograd record of the draws
+        _draw_linear(self.weight.data, None if self.bias is None else self.bias.data,
+                     in_features)
         self.in_features = in_features
         self.__class__ = Linear
 
@@ -192,7 +200,7 @@ class LazyLinear(Linear):
         if isinstance(self.weight, UninitializedParameter) and isinstance(w, _C.Tensor):
             # drawn as at a first forward; load_state_dict then copies what it has (a
             # bias left out with strict=False keeps its draw, not uninitialised memory)
-            self._materialize(w.shape[1], init=True)
+            self._materialize(w.shape[1])
 
 
 class _ModuleSequence(Module):
