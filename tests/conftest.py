@@ -298,3 +298,15 @@ def level_restored():
     old = _C._cpu_simd_level()[0]
     yield
     _C._cpu_simd_level(old)
+
+
+def torch_or_skip():
+    """PyTorch, for tests that cross-check against it; skips the test when torch is not
+    installed *or* fails to import (pytest.importorskip skips only on ImportError, and
+    against the emulated CUDA libraries importing torch raises other errors).  Torch is
+    not in the test extra: every behaviour so checked also has a NumPy reference test."""
+    try:
+        import torch
+    except Exception as e:  # noqa: BLE001 - any failure to import means "not here"
+        pytest.skip(f"PyTorch cannot be imported here: {type(e).__name__}: {e}")
+    return torch

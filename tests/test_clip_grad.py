@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import DEVICES, run_python
+from conftest import DEVICES, run_python, torch_or_skip
 from pydevtensor import nn
 from pydevtensor.nn.utils import clip_grad_norm_, clip_grad_value_
 
@@ -155,7 +155,7 @@ def test_clipping_in_a_training_step(dev):
 
 
 def test_clip_grad_as_torch_does():
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     params, grads = _params("cpu", "float64")
     tparams = [torch.zeros(g.shape, dtype=torch.float64, requires_grad=True) for g in grads]
     for t, g in zip(tparams, grads):

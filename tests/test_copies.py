@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import CUDA_DEVICES, DEVICES, DTYPES
+from conftest import CUDA_DEVICES, DTYPES
 
 # At least one entry, so that without a GPU the tests show the cuda skip reason.
 GPU_DEVICES = CUDA_DEVICES or ["cuda:0"]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import DEVICES, run_python
+from conftest import DEVICES, run_python, torch_or_skip
 from pydevtensor.utils import data
 
 N, F = 11, 3
@@ -193,7 +193,7 @@ def test_default_collate_types():
 
 
 def test_as_torch_does():
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     tdata = torch.utils.data
     tds = tdata.TensorDataset(torch.tensor(X), torch.tensor(Y))
     for bs, drop in ((4, False), (4, True), (3, False)):

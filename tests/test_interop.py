@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import pydevtensor as pdt
-from conftest import CUDA_AVAILABLE, DTYPES
+from conftest import CUDA_AVAILABLE, DTYPES, torch_or_skip
 
 NUMPY2 = int(np.__version__.split(".")[0]) >= 2
 
@@ -489,7 +489,7 @@ def test_dlpack_on_a_gpu():
 @pytest.mark.cuda
 @pytest.mark.real_gpu("needs PyTorch's own CUDA")
 def test_dlpack_with_pytorch_cuda_tensors():
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     x = torch.arange(12, dtype=torch.float32, device="cuda:0").reshape(3, 4)[:, 1:3]
     t = pdt.from_dlpack(x)
     assert t.device == pdt.device("cuda:0") and t.data_ptr() == x.data_ptr()

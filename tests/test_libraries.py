@@ -153,7 +153,7 @@ def test_a_missing_cublas_says_what_to_install_and_where_it_looked(tmp_path):
             "    print('raised:', e)\n")
     out = _run(code, cwd=tmp_path, PYTHONPATH=f"{site}{os.pathsep}{empty}").stdout.splitlines()
     assert out[0] == "None" and "pip install" in out[1]
-    assert f"cuBLAS could not be loaded" in out[2] and cublas in out[2]
+    assert "cuBLAS could not be loaded" in out[2] and cublas in out[2]
     assert f"{empty}/nvidia/cu13/lib" in out[2]  # the directories searched are named
     assert out[3].startswith("raised: cuBLAS could not be loaded")
 

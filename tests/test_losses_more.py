@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import DEVICES
+from conftest import DEVICES, torch_or_skip
 from pydevtensor import nn
 from pydevtensor.nn import functional as F
 
@@ -90,7 +90,7 @@ def test_smooth_l1_with_beta_zero_is_l1(dev):
 
 
 def test_regression_losses_match_torch(dev):
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     rng = np.random.default_rng(0)
     a, b = rng.normal(size=(5, 7)) * 2, rng.normal(size=(5, 7))
     for name, k in [("l1", None), ("huber", 0.7), ("smooth_l1", 1.3)]:
@@ -176,7 +176,7 @@ def test_cross_entropy_without_smoothing_keeps_its_one_node(dev):
 
 
 def test_cross_entropy_label_smoothing_matches_torch(dev):
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     for e in (0.05, 0.3):
         x = pdt.tensor(LOGITS, device=dev, requires_grad=True)
         tx = torch.tensor(LOGITS, requires_grad=True)
@@ -211,7 +211,7 @@ def test_leaky_relu_inplace(dev):
 
 
 def test_leaky_relu_matches_torch(dev):
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     a = np.random.default_rng(1).normal(size=20).astype(np.float32)
     out = F.leaky_relu(pdt.tensor(a, device=dev), 0.2).cpu().numpy()
     np.testing.assert_array_equal(out, torch.nn.functional.leaky_relu(torch.tensor(a), 0.2))

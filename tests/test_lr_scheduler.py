@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import DEVICES
+from conftest import DEVICES, torch_or_skip
 from pydevtensor import nn, optim
 from pydevtensor.optim import lr_scheduler as sched
 
@@ -83,7 +83,7 @@ def test_rates_follow_the_closed_form(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_rates_are_pytorchs(name):
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     topt = torch.optim.SGD(_groups(lambda: torch.zeros(2, requires_grad=True)), lr=1.0)
     theirs, _ = _run(torch.optim.lr_scheduler, name, topt)
     ours, _ = _run(sched, name, _ours())
@@ -107,7 +107,7 @@ def test_chained_schedulers_as_pytorch():
     got = run(sched, _ours())
     np.testing.assert_allclose(got, [0.1 * 0.9 ** e * 0.5 ** (e // 2) for e in range(1, 9)],
                                rtol=1e-12)
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     topt = torch.optim.SGD(_groups(lambda: torch.zeros(2, requires_grad=True)), lr=1.0)
     assert got == run(torch.optim.lr_scheduler, topt)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import CUDA_AVAILABLE, assert_close
+from conftest import assert_close
 from pydevtensor import nn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

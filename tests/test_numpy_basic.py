@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import DTYPES
+from conftest import DTYPES, torch_or_skip
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -107,7 +107,7 @@ def test_gpu_tensor_numpy_needs_an_explicit_copy():
 def test_tensor_of_a_torch_tensor_copies_it_through_dlpack():
     # a torch tensor has __index__, so it looked like a number: tensor() raised torch's
     # "only integer tensors of a single element can be converted to an index"
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     src = torch.arange(6, dtype=torch.float64).reshape(2, 3).T
     t = pdt.tensor(src)
     assert t.dtype == pdt.float64 and t.tolist() == src.tolist()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import CUDA_DEVICES, DEVICES
+from conftest import CUDA_DEVICES, DEVICES, torch_or_skip
 from pydevtensor.nn import functional as F
 
 
@@ -45,7 +45,7 @@ def test_one_hot_of_an_empty_tensor(dev):
 
 
 def test_one_hot_as_torch_does():
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     classes = np.array([[3, 0], [1, 1], [0, 2]])
     got = F.one_hot(pdt.tensor(classes)).numpy()
     want = torch.nn.functional.one_hot(torch.tensor(classes)).numpy()

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import DEVICES
+from conftest import DEVICES, torch_or_skip
 from pydevtensor import nn, optim
 
 W0 = np.array([1.0, -2.0, 0.5])
@@ -115,7 +115,7 @@ def test_sgd_state_dict_of_older_versions_loads_with_pytorch_defaults():
 
 
 def test_sgd_and_adamw_match_torch(dev):
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     cases = [(optim.SGD, torch.optim.SGD, dict(lr=0.02, **kw)) for kw in SGD_CASES]
     cases.append((optim.AdamW, torch.optim.AdamW, dict(lr=0.05, weight_decay=0.2)))
     for ours, theirs, kw in cases:

@@ -17,7 +17,7 @@ import pytest
 
 import pydevtensor as pdt
 from pydevtensor import _C
-from conftest import DEVICES
+from conftest import DEVICES, torch_or_skip
 
 ROUNDING = {"floor": np.floor, "ceil": np.ceil, "round": np.rint, "trunc": np.trunc}
 LEVELS = _C._cpu_simd_level()[1]
@@ -269,7 +269,7 @@ def test_round_to_decimals(dev, decimals):
     o = pdt.empty(a.shape[0], device=dev)
     assert pdt.round(x, decimals=decimals, out=o) is o
     bits_equal(o.cpu().numpy(), want)
-    torch = pytest.importorskip("torch")
+    torch = torch_or_skip()
     ref = torch.round(torch.from_numpy(a[np.isfinite(a)]), decimals=decimals).numpy()
     bits_equal(x[pdt.isfinite(x)].round(decimals=decimals).cpu().numpy(), ref)
 
