@@ -310,3 +310,22 @@ def torch_or_skip():
     except Exception as e:  # noqa: BLE001 - any failure to import means "not here"
         pytest.skip(f"PyTorch cannot be imported here: {type(e).__name__}: {e}")
     return torch
+
+
+def ulps32(got, ref):
+    """abs(got - ref) in float32 ulps of ref's binade: got a float32 array, ref its float64
+    reference; the unit is 2^(e - 24) for abs(ref) in [2^(e-1), 2^e), and 2^-149 below
+    the normal range and at ref = 0.  Measured in ref's own binade, not at ref rounded
+    to float32, which just below a power of two rounds up and doubles the unit.  0 where
+    got is ref rounded to float32 (an overflow to inf of ref's sign included) or both
+    are NaN; inf where one of them is NaN or they disagree on infinity."""
+    got = np.asarray(got)
+    ref = np.asarray(ref, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        same = (got == ref.astype(np.float32)) | (np.isnan(got) & np.isnan(ref))
+        _, e = np.frexp(np.abs(ref))
+        e = np.where(ref == 0, -125, e)  # frexp(0) gives e = 0
+        spacing = np.ldexp(1.0, np.maximum(e, -125) - 24)
+        err = np.abs(got.astype(np.float64) - ref) / spacing
+        err = np.where(np.isnan(err), np.inf, err)
+    return np.where(same, 0.0, err)

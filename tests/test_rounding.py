@@ -17,7 +17,7 @@ import pytest
 
 import pydevtensor as pdt
 from pydevtensor import _C
-from conftest import DEVICES, torch_or_skip
+from conftest import DEVICES, torch_or_skip, ulps32
 
 ROUNDING = {"floor": np.floor, "ceil": np.ceil, "round": np.rint, "trunc": np.trunc}
 LEVELS = _C._cpu_simd_level()[1]
@@ -115,20 +115,6 @@ def test_half_dtypes(dev, dtype):
         assert got.dtype == dtype
         np.testing.assert_array_equal(got.to(pdt.float64).cpu().numpy(), f(a))
     np.testing.assert_array_equal(pdt.sign(x).to(pdt.float64).cpu().numpy(), np.sign(a))
-
-
-def ulps32(got, ref):
-    """|got - ref| in float32 ulps of ref's binade (ref in float64: 2^(e - 24) for ref
-    in [2^(e-1), 2^e), 2^-149 below the normal range); 0 where got is ref rounded to
-    float32 (an overflow to inf included) or both are NaN, inf where one is NaN."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        same = (got == ref.astype(np.float32)) | (np.isnan(got) & np.isnan(ref))
-        got = got.astype(np.float64)
-        _, e = np.frexp(np.abs(ref))
-        spacing = np.ldexp(1.0, np.maximum(e, -125) - 24)
-        err = np.abs(got - ref) / spacing
-        err = np.where(np.isnan(err), np.inf, err)
-    return np.where(same, 0.0, err)
 
 
 @pytest.mark.parametrize("name", ["log1p", "expm1"])

@@ -5,8 +5,8 @@ csrc/cpu/cpu_simd.h).
 
 The sample: every float32 exponent (subnormals included), both signs, random mantissas,
 plus the special values and the overflow and underflow edges.  The reference is NumPy's
-float64 function of the same argument.  An error in ulps is |got - ref| over the spacing
-of float32 at |ref| (2^-149 in the subnormal range).  The bounds: 1 ulp for every
+float64 function of the same argument.  An error in ulps is abs(got - ref) over the
+spacing of float32 in ref's binade (2^-149 in the subnormal range): ulps32 in conftest.  The bounds: 1 ulp for every
 function at the baseline level (evaluated in double); at the levels with FMA (AVX2,
 AVX-512, evaluated in float32) 1 ulp for exp and log and 1.5 for tanh, sigmoid, sin and
 cos, except AVX-512's tanh, a table of polynomials within 1 ulp (Note [tanh by a table of
@@ -29,7 +29,7 @@ import pytest
 import pydevtensor as pdt
 from pydevtensor import _C
 
-from conftest import CUDA_DEVICES
+from conftest import CUDA_DEVICES, ulps32
 
 FUNCS = {
     "exp": np.exp,
@@ -87,21 +87,10 @@ def dense_sample(per_exponent=1000, seed=0):
 
 
 def ulp_errors(got, x, ref_fn):
-    """|got - ref| in float32 ulps at the reference; inf where they disagree on NaN, inf
-    or finiteness (NaN == NaN and inf == inf of one sign count as exact)."""
+    """ulps32 (conftest) of got against ref_fn of x in float64."""
     with np.errstate(all="ignore"):
         ref = ref_fn(x.astype(np.float64))
-        got64 = got.astype(np.float64)
-        ref32 = ref.astype(np.float32)  # overflows to inf exactly where float32 would
-        spacing = np.spacing(np.abs(ref32)).astype(np.float64)
-        spacing = np.where(np.isfinite(spacing), np.maximum(spacing, 2.0**-149), np.inf)
-        err = np.abs(got64 - ref) / spacing
-    both_nan = np.isnan(got64) & np.isnan(ref)
-    same_inf = np.isinf(got64) & np.isinf(ref32) & (np.sign(got64) == np.sign(ref32))
-    # a finite reference beyond float32's range must give inf of its sign
-    err = np.where(both_nan | same_inf, 0.0, err)
-    err = np.where(np.isnan(err), np.inf, err)
-    return err
+    return ulps32(got, ref)
 
 
 @pytest.mark.parametrize("level", LEVELS)
