@@ -444,8 +444,9 @@ def set_memory_growth(device_, enable):
         from . import empty, memory_allocated, float32
         free = limit - memory_allocated(dev)
         if free >= 4:
-            block = empty(free // 4, dtype=float32, device=dev)  # into the pool ...
-            del block  # ... which keeps it (Note [pool release threshold])
+            # allocated and dropped at once: into the pool, which keeps it
+            # (Note [pool release threshold])
+            empty(free // 4, dtype=float32, device=dev)
 
 
 def get_memory_growth(device_):

@@ -4,7 +4,6 @@ Note [distributed processes] in pydevtensor/distributed/__init__.py."""
 import atexit
 import datetime
 import enum
-import os
 import sys
 import time
 import zlib
