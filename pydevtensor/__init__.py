@@ -15,9 +15,10 @@ except ImportError as _err:  # e.g. the source tree shadowing an installed copy
 from ._libraries import register_library_paths as _register_library_paths
 
 _register_library_paths()
-from ._C import (DeviceError, OutOfMemoryError, Tensor, TransferError, arange, bfloat16, bool,
-                 device, double, dtype, empty, empty_like, eye, float, float16, float32,
-                 float64, from_numpy, full, full_like, half, initial_seed, int, int32, int64,
+from ._C import (DeviceError, InvalidArgumentError, OutOfMemoryError, Tensor, TransferError,
+                 arange, bfloat16, bool, device, double, dtype, empty, empty_like, eye, float,
+                 float16, float32, float64, from_numpy, full, full_like, half, initial_seed, int,
+                 int32, int64,
                  linspace, long, manual_seed, ones, ones_like, promote_types, rand, randint,
                  randn, reset_transfer_stats, tensor, transfer_stats, zeros, zeros_like)
 from . import cuda
@@ -72,7 +73,8 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load"})
 
 __all__ = [
-    "DeviceError", "OutOfMemoryError", "Size", "Tensor", "TransferError", "arange", "bool",
+    "DeviceError", "InvalidArgumentError", "OutOfMemoryError", "Size", "Tensor", "TransferError",
+    "arange", "bool",
     "build_info", "config", "cuda", "debugging", "device", "load", "save", "nn", "device_count", "double", "dtype", "empty", "empty_like",
     "eye", "float", "float32", "float64", "float16", "half", "bfloat16", "from_numpy", "full", "full_like", "initial_seed",
     "int", "int32", "int64", "linspace", "long", "manual_seed", "max_memory_allocated",

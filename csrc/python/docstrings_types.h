@@ -95,7 +95,8 @@ PyDoc_STRVAR(doc_tensor_type,
 PyDoc_STRVAR(doc_oom_error,
              "A device ran out of memory, or an allocation would pass the device's memory limit.  "
              "The message names the device, the request, what is allocated, the limit and what is "
-             "free.  Nothing is left half-allocated: the process goes on.  A MemoryError.\n"
+             "free.  Nothing is left half-allocated: the process goes on.  A MemoryError, and a "
+             "RuntimeError as PyTorch's is.\n"
              "\n"
              "Examples\n"
              "--------\n"
@@ -121,6 +122,20 @@ PyDoc_STRVAR(doc_device_error, "A device that is unknown, unavailable, or not th
                                "... except pydevtensor.DeviceError:\n"
                                "...     print('no such device')\n"
                                "no such device\n");
+
+PyDoc_STRVAR(doc_invalid_argument_error,
+             "An operation got a value it cannot work with: shapes that do not broadcast or "
+             "multiply, a view of the wrong size, item() of more than one element.  The message "
+             "names the operation, the sizes and the device.  A ValueError (as NumPy raises) and "
+             "a RuntimeError (as PyTorch raises), so code written for either catches it.\n"
+             "\n"
+             "Examples\n"
+             "--------\n"
+             ">>> try:\n"
+             "...     pydevtensor.ones(2, 3) @ pydevtensor.ones(4, 5)\n"
+             "... except RuntimeError as e:\n"
+             "...     print(type(e).__name__, isinstance(e, ValueError))\n"
+             "InvalidArgumentError True\n");
 
 PyDoc_STRVAR(doc_promote_types,
              "promote_types(type1, type2)\n--\n\n"

@@ -8,7 +8,7 @@ PyObject *pdt_raise(pdt_state *S, pdt_status st)
     PyObject *type;
     switch (st) {
     case PDT_OK: PyErr_SetString(PyExc_SystemError, "pdt_raise called with PDT_OK"); return NULL;
-    case PDT_ERR_VALUE: type = PyExc_ValueError; break;
+    case PDT_ERR_VALUE: type = S->InvalidArgumentError; break;
     case PDT_ERR_TYPE: type = PyExc_TypeError; break;
     case PDT_ERR_INDEX: type = PyExc_IndexError; break;
     case PDT_ERR_DEVICE: type = S->DeviceError; break;
@@ -29,19 +29,40 @@ int pdt_raise_int(pdt_state *S, pdt_status st)
     return -1;
 }
 
+/* Note [exceptions that are also RuntimeErrors]
+ * PyTorch raises RuntimeError where an op gets a bad shape or value (broadcasting,
+ * matmul, view, item() of many elements) and torch.OutOfMemoryError is a RuntimeError;
+ * NumPy raises ValueError and MemoryError.  Code written for either catches ours:
+ * a bad value is an InvalidArgumentError (TensorFlow's name for it), a ValueError and a
+ * RuntimeError at once, as NumPy's AxisError is both a ValueError and an IndexError;
+ * OutOfMemoryError is a MemoryError and a RuntimeError. */
+static PyObject *new_error(const char *name, const char *doc, PyObject *base1, PyObject *base2)
+{
+    PyObject *bases = base2 ? PyTuple_Pack(2, base1, base2) : Py_NewRef(base1);
+    if (!bases)
+        return NULL;
+    PyObject *type = PyErr_NewExceptionWithDoc(name, doc, bases, NULL);
+    Py_DECREF(bases);
+    return type;
+}
+
 int pdt_errors_init(PyObject *module, pdt_state *S)
 {
-    S->OutOfMemoryError = PyErr_NewExceptionWithDoc("pydevtensor.OutOfMemoryError", doc_oom_error,
-                                                    PyExc_MemoryError, NULL);
-    S->TransferError = PyErr_NewExceptionWithDoc("pydevtensor.TransferError", doc_transfer_error,
-                                                 PyExc_RuntimeError, NULL);
-    S->DeviceError = PyErr_NewExceptionWithDoc("pydevtensor.DeviceError", doc_device_error,
-                                               PyExc_RuntimeError, NULL);
-    if (!S->OutOfMemoryError || !S->TransferError || !S->DeviceError)
+    S->OutOfMemoryError = new_error("pydevtensor.OutOfMemoryError", doc_oom_error,
+                                    PyExc_MemoryError, PyExc_RuntimeError);
+    S->TransferError = new_error("pydevtensor.TransferError", doc_transfer_error,
+                                 PyExc_RuntimeError, NULL);
+    S->DeviceError = new_error("pydevtensor.DeviceError", doc_device_error, PyExc_RuntimeError,
+                               NULL);
+    S->InvalidArgumentError = new_error("pydevtensor.InvalidArgumentError",
+                                        doc_invalid_argument_error, PyExc_ValueError,
+                                        PyExc_RuntimeError);
+    if (!S->OutOfMemoryError || !S->TransferError || !S->DeviceError || !S->InvalidArgumentError)
         return -1;
     if (PyModule_AddObjectRef(module, "OutOfMemoryError", S->OutOfMemoryError) < 0 ||
         PyModule_AddObjectRef(module, "TransferError", S->TransferError) < 0 ||
-        PyModule_AddObjectRef(module, "DeviceError", S->DeviceError) < 0)
+        PyModule_AddObjectRef(module, "DeviceError", S->DeviceError) < 0 ||
+        PyModule_AddObjectRef(module, "InvalidArgumentError", S->InvalidArgumentError) < 0)
         return -1;
     return 0;
 }

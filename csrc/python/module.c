@@ -66,6 +66,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(S->OutOfMemoryError);
     Py_VISIT(S->TransferError);
     Py_VISIT(S->DeviceError);
+    Py_VISIT(S->InvalidArgumentError);
     for (int k = 0; k < PDT_NUM_KINDS; k++)
         for (int i = 0; i < PDT_MAX_DEVICES; i++)
             Py_VISIT(S->devices[k][i]);
@@ -88,6 +89,7 @@ static int module_clear(PyObject *module)
     Py_CLEAR(S->OutOfMemoryError);
     Py_CLEAR(S->TransferError);
     Py_CLEAR(S->DeviceError);
+    Py_CLEAR(S->InvalidArgumentError);
     Py_CLEAR(S->storage_ref_type);
     Py_CLEAR(S->tensor_type);
     Py_CLEAR(S->dtype_type);

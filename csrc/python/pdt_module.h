@@ -49,9 +49,10 @@ typedef struct {
     PyObject *dtypes[PDT_NUM_DTYPES]; /* the dtype singletons */
     PyObject *default_dtype;          /* borrowed from dtypes[] */
     /* exceptions */
-    PyObject *OutOfMemoryError; /* subclass of MemoryError */
-    PyObject *TransferError;    /* subclass of RuntimeError */
-    PyObject *DeviceError;      /* subclass of RuntimeError */
+    PyObject *OutOfMemoryError;     /* subclass of MemoryError and RuntimeError */
+    PyObject *TransferError;        /* subclass of RuntimeError */
+    PyObject *DeviceError;          /* subclass of RuntimeError */
+    PyObject *InvalidArgumentError; /* subclass of ValueError and RuntimeError */
     /* cached device objects, by kind and index */
     PyObject *devices[PDT_NUM_KINDS][PDT_MAX_DEVICES];
     PyObject *size_type; /* pydevtensor.Size, installed by pydevtensor/__init__ */

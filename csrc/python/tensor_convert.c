@@ -536,7 +536,7 @@ static PyObject *scalar_value(PyObject *self, const char *what)
     if (!S)
         return NULL;
     if (pdt_tensor_numel(t) != 1) {
-        PyErr_Format(PyExc_ValueError,
+        PyErr_Format(S->InvalidArgumentError,
                      "%s: only a tensor with one element can be converted to a Python scalar; "
                      "this one has %lld elements",
                      what, (long long)pdt_tensor_numel(t));

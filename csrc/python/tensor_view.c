@@ -182,7 +182,10 @@ static PyObject *t_t(PyObject *self, PyObject *unused)
     (void)unused;
     const pdt_tensor *t = pdt_tensor_of(self);
     if (t->ndim > 2) {
-        PyErr_Format(PyExc_ValueError,
+        pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+        if (!S)
+            return NULL;
+        PyErr_Format(S->InvalidArgumentError,
                      "t() expects a tensor with <= 2 dimensions, but this one has %d; use "
                      "transpose(dim0, dim1) or permute(...)",
                      t->ndim);

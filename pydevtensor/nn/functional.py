@@ -30,9 +30,10 @@ def linear(input, weight, bias=None):
                          f"got shape {tuple(weight.shape)}")
     out_features, in_features = weight.shape
     if input.ndim == 0 or input.shape[-1] != in_features:
-        raise ValueError(f"linear(): input of shape {tuple(input.shape)} does not match weight "
-                         f"of shape {tuple(weight.shape)}: the last dimension of the input must "
-                         f"be in_features = {in_features}")
+        raise _C.InvalidArgumentError(
+            f"linear(): input of shape {tuple(input.shape)} does not match weight of shape "
+            f"{tuple(weight.shape)} on {input.device}: the last dimension of the input must be "
+            f"in_features = {in_features}")
     lead = tuple(input.shape[:-1])
     rows = 1
     for s in lead:

@@ -1,0 +1,58 @@
+"""The exception classes: a bad shape or value raises InvalidArgumentError, which both
+NumPy-style (ValueError) and PyTorch-style (RuntimeError) handlers catch; out of memory
+is a MemoryError and a RuntimeError (Note [exceptions that are also RuntimeErrors] in
+csrc/python/errors.c)."""
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+
+BAD_VALUES = {
+    "broadcast": lambda d: pdt.ones(2, 3, device=d) + pdt.ones(4, device=d),
+    "matmul": lambda d: pdt.ones(2, 3, device=d) @ pdt.ones(4, 5, device=d),
+    "view": lambda d: pdt.ones(6, device=d).view(4),
+    "reshape": lambda d: pdt.ones(6, device=d).reshape(4, 2),
+    "item": lambda d: pdt.ones(3, device=d).item(),
+    "bool": lambda d: bool(pdt.ones(2, device=d)),
+    "t": lambda d: pdt.ones(2, 2, 2, device=d).t(),
+    "linear": lambda d: pdt.nn.Linear(3, 4).to(d)(pdt.ones(2, 5, device=d)),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_VALUES))
+@pytest.mark.parametrize("device", DEVICES)
+def test_bad_values_are_value_and_runtime_errors(device, case):
+    for caught in (ValueError, RuntimeError, pdt.InvalidArgumentError):
+        with pytest.raises(caught) as info:
+            BAD_VALUES[case](device)
+        assert type(info.value) is pdt.InvalidArgumentError
+    assert str(info.value)  # a message, naming the op
+    if case in ("broadcast", "matmul", "linear", "reshape", "view"):
+        assert any(ch.isdigit() for ch in str(info.value))  # the sizes
+
+
+def test_the_class_hierarchy():
+    assert issubclass(pdt.InvalidArgumentError, ValueError)
+    assert issubclass(pdt.InvalidArgumentError, RuntimeError)
+    assert issubclass(pdt.OutOfMemoryError, MemoryError)
+    assert issubclass(pdt.OutOfMemoryError, RuntimeError)
+    assert issubclass(pdt.DeviceError, RuntimeError)
+    assert issubclass(pdt.TransferError, RuntimeError)
+    assert not issubclass(pdt.DeviceError, ValueError)
+
+
+def test_out_of_memory_is_caught_as_pytorch_code_catches_it():
+    try:
+        pdt.empty(2 ** 45)  # 128 TiB
+    except RuntimeError as e:
+        assert isinstance(e, pdt.OutOfMemoryError) and isinstance(e, MemoryError)
+    else:
+        pytest.fail("128 TiB was allocated")
+    assert pdt.ones(3).sum().item() == 3.0  # and everything goes on working
+
+
+def test_other_errors_keep_their_classes():
+    with pytest.raises(IndexError):
+        pdt.ones(3)[5]
+    with pytest.raises(TypeError):
+        pdt.ones(3) + "a"
