@@ -216,8 +216,8 @@ def test_bad_configuration_arguments():
             try:
                 call()
                 print("no error")
-            except (TypeError, ValueError, RuntimeError) as e:
-                print(type(e).__name__)
+            except (TypeError, ValueError, RuntimeError) as e:  # InvalidArgumentError: a ValueError
+                print("ValueError" if isinstance(e, ValueError) else type(e).__name__)
     """).splitlines()
     assert out == ["TypeError", "ValueError", "ValueError", "ValueError", "ValueError",
                    "ValueError", "ValueError", "ValueError"]
