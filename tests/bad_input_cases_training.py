@@ -209,6 +209,21 @@ TRAINING_CASES = [
       "ValueError", r"AdamW: invalid weight_decay -1: it must be >= 0"),
     C("AdamW-betas", "pdt.optim.AdamW([pdt.nn.Parameter(t)], betas=(0.9, 1.0))", "ValueError",
       r"AdamW: invalid betas \(0.9, 1.0\): two numbers in \[0, 1\)"),
+    C("Adam-amsgrad-str", "pdt.optim.Adam([pdt.nn.Parameter(t)], amsgrad='yes')", "TypeError",
+      r"Adam: amsgrad must be True or False, got 'yes'"),
+    C("SGD-maximize-int", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, maximize=1)",
+      "TypeError", r"SGD: maximize must be True or False, got 1"),
+    C("Adamax-negative-eps", "pdt.optim.Adamax([pdt.nn.Parameter(t)], eps=-1e-8)", "ValueError",
+      r"Adamax: invalid eps -1e-08: it must be >= 0"),
+    C("NAdam-negative-momentum-decay",
+      "pdt.optim.NAdam([pdt.nn.Parameter(t)], momentum_decay=-0.5)", "ValueError",
+      r"NAdam: invalid momentum_decay -0.5: it must be >= 0"),
+    C("NAdam-load-mu-product", "w = pdt.nn.Parameter(t)\nopt = pdt.optim.NAdam([w])\n"
+      "w.grad = pdt.ones(2, 3)\nopt.step()\nsd = opt.state_dict()\n"
+      "sd['state'][0]['mu_product'] = 'x'\npdt.optim.NAdam([w]).load_state_dict(sd)",
+      "ValueError", r"parameter 0's state: mu_product is 'x', not a finite number"),
+    C("RAdam-betas", "pdt.optim.RAdam([pdt.nn.Parameter(t)], betas=(0.9, 1.5))", "ValueError",
+      r"RAdam: invalid betas \(0.9, 1.5\): two numbers in \[0, 1\)"),
 
     # ---- optim.lr_scheduler
     C("StepLR-not-optimizer", "pdt.optim.lr_scheduler.StepLR([], 3)", "TypeError",
