@@ -201,7 +201,7 @@ class Optimizer:
         {0: {'momentum_buffer': tensor([2., 4.])}}
         >>> sd['param_groups']
         [{'lr': 0.1, 'momentum': 0.9, 'dampening': 0.0, 'weight_decay': 0.0,
-          'nesterov': False, 'params': [0]}]
+          'nesterov': False, 'maximize': False, 'params': [0]}]
         """
         index: dict[int, int] = {}
         groups = []
