@@ -249,6 +249,29 @@ TRAINING_CASES = [
     C("StepLR-resume-fresh", "pdt.optim.lr_scheduler.StepLR("
       "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), 3, last_epoch=5)", "KeyError",
       r"param_groups\[0\] has no 'initial_lr': resuming with last_epoch=5"),
+    C("LinearLR-start-factor-zero", "pdt.optim.lr_scheduler.LinearLR("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), start_factor=0)", "ValueError",
+      r"LinearLR: start_factor must be in \(0.0, 1.0\], got 0.0"),
+    C("SequentialLR-milestones", "opt = pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1)\n"
+      "pdt.optim.lr_scheduler.SequentialLR(opt, [pdt.optim.lr_scheduler.StepLR(opt, 2)], [3])",
+      "ValueError", r"SequentialLR: expects one milestone fewer than schedulers, got 1 "
+      r"schedulers and 1 milestones"),
+    C("CosineAnnealingWarmRestarts-T_0-zero", "pdt.optim.lr_scheduler."
+      "CosineAnnealingWarmRestarts(pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), 0)",
+      "ValueError", r"CosineAnnealingWarmRestarts: T_0 must be >= 1, got 0"),
+    C("OneCycleLR-no-steps", "pdt.optim.lr_scheduler.OneCycleLR("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), max_lr=1.0)", "ValueError",
+      r"OneCycleLR: give total_steps, or epochs and steps_per_epoch \(got total_steps=None"),
+    C("OneCycleLR-past-the-end", "s = pdt.optim.lr_scheduler.OneCycleLR("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), max_lr=1.0, total_steps=2)\n"
+      "for _ in range(3):\n    s.step()", "ValueError",
+      r"OneCycleLR: tried to step 3 times; the schedule has total_steps=2"),
+    C("ReduceLROnPlateau-factor", "pdt.optim.lr_scheduler.ReduceLROnPlateau("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), factor=2.0)", "ValueError",
+      r"ReduceLROnPlateau: factor must be < 1, got 2.0"),
+    C("ReduceLROnPlateau-metric-str", "pdt.optim.lr_scheduler.ReduceLROnPlateau("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1)).step('low')", "TypeError",
+      r"metrics must be a number or a one-element tensor, got str"),
 
     # ---- utils.data
     C("TensorDataset-sizes", "pdt.utils.data.TensorDataset(t, pdt.zeros(3))", "ValueError",
