@@ -199,6 +199,44 @@ TRAINING_CASES = [
       "pdt.nn.functional.cross_entropy(pdt.zeros(2, 3), pdt.tensor([0, 1]), "
       "label_smoothing=-0.1)", "ValueError",
       r"label_smoothing must be between 0.0 and 1.0, got -0.1"),
+    C("cross_entropy-weight-positional-reduction",
+      "pdt.nn.functional.cross_entropy(pdt.zeros(2, 3), pdt.tensor([0, 1]), 'sum')", "TypeError",
+      r"cross_entropy\(\): weight must be a Tensor or None, got str 'sum': pass "
+      r"reduction='sum' by keyword"),
+    C("cross_entropy-weight-shape",
+      "pdt.nn.functional.cross_entropy(pdt.zeros(2, 3), pdt.tensor([0, 1]), pdt.ones(2))",
+      "ValueError", r"cross_entropy\(\): weight of shape \(2,\) does not fit input of shape "
+      r"\(2, 3\): expected \(3,\), one per class"),
+    C("nll_loss-ignore-index-float",
+      "pdt.nn.functional.nll_loss(pdt.zeros(2, 3), pdt.tensor([0, 1]), ignore_index=1.5)",
+      "TypeError", r"nll_loss\(\): ignore_index must be an int, got float"),
+    C("CrossEntropyLoss-weight-list", "pdt.nn.CrossEntropyLoss([1.0, 2.0])", "TypeError",
+      r"CrossEntropyLoss: weight must be a Tensor or None, got list"),
+    C("bce_with_logits-shapes",
+      "pdt.nn.functional.binary_cross_entropy_with_logits(pdt.zeros(2, 3), pdt.zeros(3))",
+      "ValueError", r"binary_cross_entropy_with_logits\(\): target of shape \(3,\) and input "
+      r"of shape \(2, 3\) differ, on cpu"),
+    C("BCEWithLogitsLoss-int-target",
+      "pdt.nn.BCEWithLogitsLoss()(pdt.zeros(2), pdt.tensor([0, 1]))", "TypeError",
+      r"input and target must be floating point, got pydevtensor.float32 and "
+      r"pydevtensor.int64 on cpu"),
+    C("kl_div-reduction", "pdt.nn.functional.kl_div(pdt.zeros(2), pdt.zeros(2), 'avg')",
+      "ValueError", r"kl_div\(\): reduction must be 'mean', 'batchmean', 'sum' or 'none', "
+      r"got 'avg'"),
+    C("KLDivLoss-log-target", "pdt.nn.KLDivLoss(log_target=1)", "TypeError",
+      r"KLDivLoss: log_target must be True or False, got 1"),
+    C("trunc_normal-bounds", "pdt.nn.init.trunc_normal_(pdt.empty(3), a=1.0, b=-1.0)",
+      "ValueError", r"nn.init.trunc_normal_\(\): a must be below b, got a=1.0 and b=-1.0"),
+    C("trunc_normal-int", "pdt.nn.init.trunc_normal_(pdt.zeros(3, dtype=pdt.int64))",
+      "TypeError", r"trunc_normal_\(\): expected a floating-point tensor, got "
+      r"pydevtensor.int64 on cpu"),
+    C("eye_-3d", "pdt.nn.init.eye_(pdt.empty(2, 2, 2))", "ValueError",
+      r"nn.init.eye_\(\): only 2-d tensors are supported, got shape \(2, 2, 2\) on cpu"),
+    C("orthogonal_-1d", "pdt.nn.init.orthogonal_(pdt.empty(4))", "ValueError",
+      r"orthogonal_\(\): only tensors with 2 or more dimensions are supported, got shape "
+      r"\(4,\) on cpu"),
+    C("orthogonal_-gain-str", "pdt.nn.init.orthogonal_(pdt.empty(2, 2), gain='2')", "TypeError",
+      r"orthogonal_\(\): gain must be a number, got '2'"),
     C("SGD-nesterov-no-momentum", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, nesterov=True)",
       "ValueError", r"SGD: Nesterov momentum requires a momentum > 0 and zero dampening, got "
       r"momentum=0.0 and dampening=0.0"),
