@@ -71,8 +71,8 @@ def _one_cycle(t, n, max_lr, pct, strategy, three, div, final, lo_m=0.85, hi_m=0
     """(rate, momentum) at step t of a cycle of n steps."""
     lr0, lr_min = max_lr / div, max_lr / div / final
     if three:
-        phases = [(pct * n - 1, lr0, max_lr, hi_m, lo_m), (2 * pct * n - 2, max_lr, lr0, lo_m, hi_m),
-                  (n - 1, lr0, lr_min, hi_m, hi_m)]
+        phases = [(pct * n - 1, lr0, max_lr, hi_m, lo_m),
+                  (2 * pct * n - 2, max_lr, lr0, lo_m, hi_m), (n - 1, lr0, lr_min, hi_m, hi_m)]
     else:
         phases = [(pct * n - 1, lr0, max_lr, hi_m, lo_m), (n - 1, max_lr, lr_min, lo_m, hi_m)]
     start = 0.0
@@ -263,7 +263,8 @@ def test_state_dict_round_trip(make):
 
 def test_errors():
     opt = _ours()
-    with pytest.raises(ValueError, match=r"LinearLR: start_factor must be in \(0.0, 1.0\], got 0.0"):
+    with pytest.raises(ValueError,
+                       match=r"LinearLR: start_factor must be in \(0.0, 1.0\], got 0.0"):
         sched.LinearLR(opt, start_factor=0.0)
     with pytest.raises(ValueError, match=r"give total_steps, or epochs and steps_per_epoch"):
         sched.OneCycleLR(opt, max_lr=1.0, epochs=3)

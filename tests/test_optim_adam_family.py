@@ -140,8 +140,8 @@ def test_nadam_matches_numpy(device, kw):
     w, opt = _run(optim.NAdam, device, **kw)
     hyper = {k: v for k, v in kw.items() if k in ("lr", "betas", "momentum_decay")}
     _check(w, _ref(_nadam(**hyper), maximize=kw.get("maximize", False),
-                   wd=kw.get("weight_decay", 0.0), decoupled=kw.get("decoupled_weight_decay", False),
-                   lr=kw.get("lr", 2e-3)))
+                   wd=kw.get("weight_decay", 0.0),
+                   decoupled=kw.get("decoupled_weight_decay", False), lr=kw.get("lr", 2e-3)))
     assert isinstance(opt.state_dict()["state"][0]["mu_product"], float)
 
 

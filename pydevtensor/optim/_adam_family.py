@@ -66,9 +66,6 @@ class Adamax(Adam):
         super(Adam, self).__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
                                             "weight_decay": weight_decay, "maximize": maximize})
 
-    def _state_kinds(self, group):
-        return self._STATE
-
     def _update(self, group, d, state):
         lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
         t = state.get("step", 0) + 1
@@ -148,9 +145,6 @@ class NAdam(Adam):
             "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
             "maximize": maximize})
 
-    def _state_kinds(self, group):
-        return self._STATE
-
     def _update(self, group, d, state):
         lr, (b1, b2), eps, psi = group["lr"], group["betas"], group["eps"], \
             group["momentum_decay"]
@@ -227,9 +221,6 @@ class RAdam(Adam):
         super(Adam, self).__init__(params, {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
             "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize})
-
-    def _state_kinds(self, group):
-        return self._STATE
 
     def _update(self, group, d, state):
         lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
