@@ -199,6 +199,44 @@ TRAINING_CASES = [
       "pdt.nn.functional.cross_entropy(pdt.zeros(2, 3), pdt.tensor([0, 1]), "
       "label_smoothing=-0.1)", "ValueError",
       r"label_smoothing must be between 0.0 and 1.0, got -0.1"),
+    C("cross_entropy-weight-positional-reduction",
+      "pdt.nn.functional.cross_entropy(pdt.zeros(2, 3), pdt.tensor([0, 1]), 'sum')", "TypeError",
+      r"cross_entropy\(\): weight must be a Tensor or None, got str 'sum': pass "
+      r"reduction='sum' by keyword"),
+    C("cross_entropy-weight-shape",
+      "pdt.nn.functional.cross_entropy(pdt.zeros(2, 3), pdt.tensor([0, 1]), pdt.ones(2))",
+      "ValueError", r"cross_entropy\(\): weight of shape \(2,\) does not fit input of shape "
+      r"\(2, 3\): expected \(3,\), one per class"),
+    C("nll_loss-ignore-index-float",
+      "pdt.nn.functional.nll_loss(pdt.zeros(2, 3), pdt.tensor([0, 1]), ignore_index=1.5)",
+      "TypeError", r"nll_loss\(\): ignore_index must be an int, got float"),
+    C("CrossEntropyLoss-weight-list", "pdt.nn.CrossEntropyLoss([1.0, 2.0])", "TypeError",
+      r"CrossEntropyLoss: weight must be a Tensor or None, got list"),
+    C("bce_with_logits-shapes",
+      "pdt.nn.functional.binary_cross_entropy_with_logits(pdt.zeros(2, 3), pdt.zeros(3))",
+      "ValueError", r"binary_cross_entropy_with_logits\(\): target of shape \(3,\) and input "
+      r"of shape \(2, 3\) differ, on cpu"),
+    C("BCEWithLogitsLoss-int-target",
+      "pdt.nn.BCEWithLogitsLoss()(pdt.zeros(2), pdt.tensor([0, 1]))", "TypeError",
+      r"input and target must be floating point, got pydevtensor.float32 and "
+      r"pydevtensor.int64 on cpu"),
+    C("kl_div-reduction", "pdt.nn.functional.kl_div(pdt.zeros(2), pdt.zeros(2), 'avg')",
+      "ValueError", r"kl_div\(\): reduction must be 'mean', 'batchmean', 'sum' or 'none', "
+      r"got 'avg'"),
+    C("KLDivLoss-log-target", "pdt.nn.KLDivLoss(log_target=1)", "TypeError",
+      r"KLDivLoss: log_target must be True or False, got 1"),
+    C("trunc_normal-bounds", "pdt.nn.init.trunc_normal_(pdt.empty(3), a=1.0, b=-1.0)",
+      "ValueError", r"nn.init.trunc_normal_\(\): a must be below b, got a=1.0 and b=-1.0"),
+    C("trunc_normal-int", "pdt.nn.init.trunc_normal_(pdt.zeros(3, dtype=pdt.int64))",
+      "TypeError", r"trunc_normal_\(\): expected a floating-point tensor, got "
+      r"pydevtensor.int64 on cpu"),
+    C("eye_-3d", "pdt.nn.init.eye_(pdt.empty(2, 2, 2))", "ValueError",
+      r"nn.init.eye_\(\): only 2-d tensors are supported, got shape \(2, 2, 2\) on cpu"),
+    C("orthogonal_-1d", "pdt.nn.init.orthogonal_(pdt.empty(4))", "ValueError",
+      r"orthogonal_\(\): only tensors with 2 or more dimensions are supported, got shape "
+      r"\(4,\) on cpu"),
+    C("orthogonal_-gain-str", "pdt.nn.init.orthogonal_(pdt.empty(2, 2), gain='2')", "TypeError",
+      r"orthogonal_\(\): gain must be a number, got '2'"),
     C("SGD-nesterov-no-momentum", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, nesterov=True)",
       "ValueError", r"SGD: Nesterov momentum requires a momentum > 0 and zero dampening, got "
       r"momentum=0.0 and dampening=0.0"),
@@ -209,6 +247,21 @@ TRAINING_CASES = [
       "ValueError", r"AdamW: invalid weight_decay -1: it must be >= 0"),
     C("AdamW-betas", "pdt.optim.AdamW([pdt.nn.Parameter(t)], betas=(0.9, 1.0))", "ValueError",
       r"AdamW: invalid betas \(0.9, 1.0\): two numbers in \[0, 1\)"),
+    C("Adam-amsgrad-str", "pdt.optim.Adam([pdt.nn.Parameter(t)], amsgrad='yes')", "TypeError",
+      r"Adam: amsgrad must be True or False, got 'yes'"),
+    C("SGD-maximize-int", "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1, maximize=1)",
+      "TypeError", r"SGD: maximize must be True or False, got 1"),
+    C("Adamax-negative-eps", "pdt.optim.Adamax([pdt.nn.Parameter(t)], eps=-1e-8)", "ValueError",
+      r"Adamax: invalid eps -1e-08: it must be >= 0"),
+    C("NAdam-negative-momentum-decay",
+      "pdt.optim.NAdam([pdt.nn.Parameter(t)], momentum_decay=-0.5)", "ValueError",
+      r"NAdam: invalid momentum_decay -0.5: it must be >= 0"),
+    C("NAdam-load-mu-product", "w = pdt.nn.Parameter(t)\nopt = pdt.optim.NAdam([w])\n"
+      "w.grad = pdt.ones(2, 3)\nopt.step()\nsd = opt.state_dict()\n"
+      "sd['state'][0]['mu_product'] = 'x'\npdt.optim.NAdam([w]).load_state_dict(sd)",
+      "ValueError", r"parameter 0's state: mu_product is 'x', not a finite number"),
+    C("RAdam-betas", "pdt.optim.RAdam([pdt.nn.Parameter(t)], betas=(0.9, 1.5))", "ValueError",
+      r"RAdam: invalid betas \(0.9, 1.5\): two numbers in \[0, 1\)"),
 
     # ---- optim.lr_scheduler
     C("StepLR-not-optimizer", "pdt.optim.lr_scheduler.StepLR([], 3)", "TypeError",
@@ -234,6 +287,29 @@ TRAINING_CASES = [
     C("StepLR-resume-fresh", "pdt.optim.lr_scheduler.StepLR("
       "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), 3, last_epoch=5)", "KeyError",
       r"param_groups\[0\] has no 'initial_lr': resuming with last_epoch=5"),
+    C("LinearLR-start-factor-zero", "pdt.optim.lr_scheduler.LinearLR("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), start_factor=0)", "ValueError",
+      r"LinearLR: start_factor must be in \(0.0, 1.0\], got 0.0"),
+    C("SequentialLR-milestones", "opt = pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1)\n"
+      "pdt.optim.lr_scheduler.SequentialLR(opt, [pdt.optim.lr_scheduler.StepLR(opt, 2)], [3])",
+      "ValueError", r"SequentialLR: expects one milestone fewer than schedulers, got 1 "
+      r"schedulers and 1 milestones"),
+    C("CosineAnnealingWarmRestarts-T_0-zero", "pdt.optim.lr_scheduler."
+      "CosineAnnealingWarmRestarts(pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), 0)",
+      "ValueError", r"CosineAnnealingWarmRestarts: T_0 must be >= 1, got 0"),
+    C("OneCycleLR-no-steps", "pdt.optim.lr_scheduler.OneCycleLR("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), max_lr=1.0)", "ValueError",
+      r"OneCycleLR: give total_steps, or epochs and steps_per_epoch \(got total_steps=None"),
+    C("OneCycleLR-past-the-end", "s = pdt.optim.lr_scheduler.OneCycleLR("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), max_lr=1.0, total_steps=2)\n"
+      "for _ in range(3):\n    s.step()", "ValueError",
+      r"OneCycleLR: tried to step 3 times; the schedule has total_steps=2"),
+    C("ReduceLROnPlateau-factor", "pdt.optim.lr_scheduler.ReduceLROnPlateau("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1), factor=2.0)", "ValueError",
+      r"ReduceLROnPlateau: factor must be < 1, got 2.0"),
+    C("ReduceLROnPlateau-metric-str", "pdt.optim.lr_scheduler.ReduceLROnPlateau("
+      "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1)).step('low')", "TypeError",
+      r"metrics must be a number or a one-element tensor, got str"),
 
     # ---- utils.data
     C("TensorDataset-sizes", "pdt.utils.data.TensorDataset(t, pdt.zeros(3))", "ValueError",

@@ -84,7 +84,8 @@ def test_sgd_step_out_of_memory_on_the_third_parameter_changes_nothing(kw, first
         np.testing.assert_allclose(p.data.numpy().astype(np.float64), want, rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("name", ["Adam", "Adagrad", "RMSprop", "Adadelta"])
+@pytest.mark.parametrize("name", ["Adam", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam",
+                                  "RAdam"])
 @pytest.mark.parametrize("first", [True, False])
 def test_adaptive_step_out_of_memory_on_the_third_parameter_changes_nothing(name, first):
     # their new state tensors and updates are all computed before any is committed

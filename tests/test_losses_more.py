@@ -122,7 +122,7 @@ def test_nll_loss_matches_numpy(dev, dtype, reduction):
     lp = _log_softmax(LOGITS)
     x = pdt.tensor(lp.astype(dtype), device=dev, requires_grad=True)
     t = pdt.tensor(TARGET, device=dev)
-    out = F.nll_loss(x, t, reduction)
+    out = F.nll_loss(x, t, reduction=reduction)
     ref = -lp[np.arange(3), TARGET]
     np.testing.assert_allclose(out.detach().cpu().numpy(), _reduce(ref, reduction),
                                rtol=TOL[dtype], atol=TOL[dtype])
@@ -157,7 +157,7 @@ def _smoothed_ce(x, target, e):
 def test_cross_entropy_label_smoothing_matches_numpy(dev, dtype, reduction, e):
     x = pdt.tensor(LOGITS.astype(dtype), device=dev, requires_grad=True)
     t = pdt.tensor(TARGET, device=dev)
-    out = F.cross_entropy(x, t, reduction, label_smoothing=e)
+    out = F.cross_entropy(x, t, reduction=reduction, label_smoothing=e)
     per, grad = _smoothed_ce(LOGITS, TARGET, e)
     tol = 4 * TOL[dtype]
     np.testing.assert_allclose(out.detach().cpu().numpy(), _reduce(per, reduction),

@@ -111,7 +111,7 @@ def test_cross_entropy_row_kernel_gives_the_composed_bits(dev, reduction):
     slow = slow_base.T  # the same values, a view: no row kernel
     losses = []
     for logit in (fast, slow):
-        loss = pdt.nn.functional.cross_entropy(logit, target, reduction)
+        loss = pdt.nn.functional.cross_entropy(logit, target, reduction=reduction)
         loss.sum().backward() if reduction == "none" else loss.backward()
         losses.append(np.asarray(loss.detach().cpu()))
     np.testing.assert_array_equal(losses[0].view(np.uint32), losses[1].view(np.uint32))

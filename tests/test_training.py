@@ -154,7 +154,8 @@ def test_cross_entropy_is_one_node_whose_gradient_is_softmax_less_one_hot(device
     x[2, 1] = -np.inf
     target = np.array([0, 3, 2, 1, 3])
     logits = pdt.tensor(x, device=device, requires_grad=True)
-    loss = nn.functional.cross_entropy(logits, pdt.tensor(target, device=device), reduction)
+    loss = nn.functional.cross_entropy(logits, pdt.tensor(target, device=device),
+                                       reduction=reduction)
     assert loss.grad_fn.name() == "NllLossBackward0"
     g = rng.standard_normal(5).astype(np.float32) if reduction == "none" else np.float32(1.5)
     loss.backward(pdt.tensor(g, device=device))

@@ -1,15 +1,18 @@
 """pydevtensor.nn: Linear and Sequential on any device, with parameters that can be
 saved and loaded across devices, trained with autograd (``loss.backward()``), and the
-losses MSELoss, L1Loss, HuberLoss, SmoothL1Loss, CrossEntropyLoss and NLLLoss.
+losses MSELoss, L1Loss, HuberLoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss,
+BCEWithLogitsLoss and KLDivLoss.
 ``from pydevtensor import nn`` gives the chapter's ``nn.Sequential(nn.Linear(3, 1))``."""
 from . import functional, init, parallel, utils
 from .layers import (Dropout, Flatten, Identity, LazyLinear, LeakyReLU, Linear, ModuleList,
                      ReLU, Sequential, Sigmoid, Softmax, Tanh)
-from .losses import CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
+from .losses import (BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
+                     NLLLoss, SmoothL1Loss)
 from .module import Module
 from .parameter import Parameter, UninitializedParameter
 
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
            "Dropout", "Flatten", "Identity", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss",
-           "CrossEntropyLoss", "NLLLoss", "functional", "init", "parallel", "utils"]
+           "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "KLDivLoss", "functional", "init",
+           "parallel", "utils"]

@@ -5,8 +5,10 @@ from .. import _ops_stats as _stats
 from .._ops_join import stack as _stack
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
+from . import _functional_losses as _L
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
+binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, _L.kl_div
 
 
 def linear(input, weight, bias=None):
@@ -269,20 +271,29 @@ def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     return _piecewise(input, target, reduction, beta, "smooth_l1_loss()", beta)
 
 
-def nll_loss(input, target, reduction="mean"):
+def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean"):
     """PyTorch's ``nll_loss`` for class indices: the mean (or sum) over samples of
-    ``-input[i, target[i]]``, where input holds log-probabilities (log_softmax's
-    output); ``nll_loss(log_softmax(x, 1), y)`` is ``cross_entropy(x, y)``.  No class
-    weights and no ignore_index.
+    ``-weight[target[i]] * input[i, target[i]]``, where input holds log-probabilities
+    (log_softmax's output); ``nll_loss(log_softmax(x, 1), y)`` is
+    ``cross_entropy(x, y)``.  Samples whose target is ignore_index contribute nothing
+    and are not counted; the mean divides by the sum of the weights of the targets not
+    ignored (the count without weights), so it is NaN when every target is ignored,
+    as in PyTorch.
 
     Parameters
     ----------
     input : Tensor
         ``(N, C)`` floating-point log-probabilities.
     target : Tensor
-        ``(N,)`` int64 or int32 class indices in ``[0, C)`` (checked on the CPU).
+        ``(N,)`` int64 or int32 class indices in ``[0, C)`` or ignore_index (checked
+        on the CPU).
+    weight : Tensor, optional
+        ``(C,)`` class weights, on input's device.
+    ignore_index : int, optional
+        The target that marks a sample to skip (default -100).
     reduction : {'mean', 'sum', 'none'}, optional
-        How the per-sample losses are combined (default 'mean').
+        How the per-sample losses are combined (default 'mean'); keyword only, since
+        PyTorch's third argument is weight.
 
     Returns
     -------
@@ -304,11 +315,35 @@ def nll_loss(input, target, reduction="mean"):
     >>> log_p = pydevtensor.tensor([[-0.5, -1.0], [-2.0, -0.25]])
     >>> F.nll_loss(log_p, pydevtensor.tensor([0, 1]))
     tensor(0.3750)
+    >>> F.nll_loss(log_p, pydevtensor.tensor([0, -100]))
+    tensor(0.5000)
+    >>> F.nll_loss(log_p, pydevtensor.tensor([0, 1]), pydevtensor.tensor([1., 3.]))
+    tensor(0.3125)
     """
-    _check_reduction(reduction, "nll_loss()")
-    _check_logits(input, target, "nll_loss()", "log-probabilities")
-    _check_target(target, input, "nll_loss()")
-    return _reduce(_picked(input, target).neg(), reduction)
+    where = "nll_loss()"
+    weight, ignore_index = _class_options(input, target, weight, ignore_index, reduction,
+                                          where, "log-probabilities")
+    if weight is None and not _any_ignored(target, ignore_index):
+        return _reduce(_picked(input, target).neg(), reduction)
+    return _L._class_loss(input, target, weight, ignore_index, reduction, 0.0)
+
+
+def _class_options(input, target, weight, ignore_index, reduction, where, what="logits"):
+    """The checks of nll_loss and cross_entropy: (weight, ignore_index)."""
+    _check_reduction(reduction, where)
+    _check_logits(input, target, where, what)
+    weight = _L._check_weight(weight, input, where, length=input.shape[1])
+    ignore_index = _L._check_ignore_index(ignore_index, where)
+    _check_target(target, input, where, ignore_index)
+    return weight, ignore_index
+
+
+def _any_ignored(target, ignore_index):
+    """Whether a target is ignore_index: read on the CPU, where it is free; elsewhere
+    (a copy to the host) assumed, so the ignoring path, which reads nothing, runs."""
+    if target.device.type != "cpu":
+        return True
+    return target.numel() > 0 and bool((target == ignore_index).any())
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -377,7 +412,7 @@ def one_hot_like(target, logits):
     return _one_hot(target, c, logits.dtype)
 
 
-def _check_target(target, logits, where="cross_entropy()"):
+def _check_target(target, logits, where="cross_entropy()", ignore_index=None):
     n, c = logits.shape
     if target.dtype not in (_C.int32, _C.int64):
         raise TypeError(f"{where}: target must hold integer class indices (int64 or "
@@ -386,6 +421,8 @@ def _check_target(target, logits, where="cross_entropy()"):
         raise ValueError(f"{where}: target of shape {tuple(target.shape)} does not "
                          f"match input of shape {(n, c)}: expected ({n},)")
     if target.device.type == "cpu" and n > 0:
+        if ignore_index is not None:  # ignored targets may lie outside [0, c)
+            target = target.masked_fill(target == ignore_index, 0)
         bad = _out_of_range(target, c)
         if bad is not None:
             raise IndexError(f"{where}: target {bad} is out of bounds for {c} classes")
@@ -503,7 +540,8 @@ def _label_smoothing(value):
     return float(value)
 
 
-def cross_entropy(input, target, reduction="mean", label_smoothing=0.0):
+def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
     """Softmax cross-entropy of ``(N, C)`` logits against ``(N,)`` integer classes,
     PyTorch's ``cross_entropy`` for class indices: the mean (or sum) over samples of
     ``logsumexp(row) - row[target]``, computed after subtracting the row max so that
@@ -512,19 +550,31 @@ def cross_entropy(input, target, reduction="mean", label_smoothing=0.0):
     With ``label_smoothing = e`` the target is a mixture of the class (weight 1 - e)
     and the uniform distribution over the C classes (weight e), as in PyTorch: each
     sample's loss is ``(1 - e) * -log_p[target] + e / C * -sum(log_p)``, where
-    ``log_p = log_softmax(row)``.  Without smoothing (e = 0) autograd records one node
-    (NllLossBackward0, as PyTorch names it), whose backward is softmax - one-hot; with
-    it, the loss is a composition of log_softmax, masked_fill and sums, and autograd
-    goes through those.
+    ``log_p = log_softmax(row)``.  Without smoothing (e = 0) and class weights,
+    autograd records one node (NllLossBackward0, as PyTorch names it), whose backward
+    is softmax - one-hot; otherwise the loss is a composition of log_softmax,
+    masked_fill and sums, and autograd goes through those.
+
+    With class weights w and ignore_index, as PyTorch: the first term is nll_loss's
+    ``-w[target] * log_p[target]``, the second ``-e / C * sum_c w[c] * log_p[c]``;
+    samples whose target is ignore_index contribute to neither, and the mean divides
+    both sums by the sum of w[target] over the samples not ignored (their count
+    without weights): NaN when every target is ignored.
 
     Parameters
     ----------
     input : Tensor
         ``(N, C)`` floating-point logits.
     target : Tensor
-        ``(N,)`` int64 or int32 class indices in ``[0, C)`` (checked on the CPU).
+        ``(N,)`` int64 or int32 class indices in ``[0, C)`` or ignore_index (checked
+        on the CPU).
+    weight : Tensor, optional
+        ``(C,)`` class weights, on input's device.
+    ignore_index : int, optional
+        The target that marks a sample to skip (default -100).
     reduction : {'mean', 'sum', 'none'}, optional
-        How the per-sample losses are combined (default 'mean').
+        How the per-sample losses are combined (default 'mean'); keyword only, since
+        PyTorch's third argument is weight.
     label_smoothing : float, optional
         e, in [0, 1] (default 0).
 
@@ -552,13 +602,21 @@ def cross_entropy(input, target, reduction="mean", label_smoothing=0.0):
     tensor(0.1269)
     >>> F.cross_entropy(logits, pydevtensor.tensor([0, 1]), label_smoothing=0.2)
     tensor(0.3269)
+    >>> F.cross_entropy(logits, pydevtensor.tensor([0, -100]))
+    tensor(0.1269)
+    >>> F.cross_entropy(logits, pydevtensor.tensor([0, 1]), pydevtensor.tensor([1., 0.]))
+    tensor(0.1269)
     """
     e = _label_smoothing(label_smoothing)
+    weight, ignore_index = _class_options(input, target, weight, ignore_index, reduction,
+                                          "cross_entropy()")
+    if weight is not None or _any_ignored(target, ignore_index):
+        if weight is None and e == 0.0:  # one node, which ignores without reading
+            return _cross_entropy(input, target, reduction, ignore_index)
+        return _L._class_loss(_stats.log_softmax(input, 1), target, weight, ignore_index,
+                              reduction, e)
     if e == 0.0:
         return _cross_entropy(input, target, reduction)
-    _check_reduction(reduction, "cross_entropy()")
-    _check_logits(input, target)
-    _check_target(target, input)
     n, c = input.shape
     log_p = _stats.log_softmax(input, 1)
     per_sample = _picked(log_p, target).neg().mul(1.0 - e) + log_p.sum(1).mul(-e / c)
@@ -574,12 +632,22 @@ def _picked(input, target):
 
 
 @recorded("cross_entropy")
-def _cross_entropy(input, target, reduction="mean"):
-    """cross_entropy without label smoothing, recorded for autograd as one node."""
+def _cross_entropy(input, target, reduction="mean", ignore_index=None):
+    """cross_entropy without label smoothing and class weights, recorded for autograd
+    as one node; with ignore_index, the samples whose target it is are masked out (the
+    mean over those left: their count is a tensor, nothing is read back)."""
     _check_reduction(reduction, "cross_entropy()")
     _check_logits(input, target)
-    _check_target(target, input)
+    _check_target(target, input, ignore_index=ignore_index)
     n, c = input.shape
+    if ignore_index is not None:
+        ignored = target == ignore_index
+        shifted = input - input.amax(1, keepdim=True)
+        per = shifted.exp().sum(1).log() - _picked(shifted, target.masked_fill(ignored, 0))
+        per = per.masked_fill(ignored, 0.0)
+        if reduction == "mean":
+            return per.sum() / ignored.logical_not().sum().to(per.dtype)
+        return _reduce(per, reduction)
     if target.device.type == "cpu":  # where the classes have been checked
         log_p = _C._softmax_rows(input, True)
         if log_p is not None:
@@ -602,9 +670,10 @@ class NllLossBackward0(Node):
     the incoming gradient (over N for the mean, per sample for reduction='none'); the
     softmax is recomputed from the saved logits."""
 
-    def save(self, out, input, target, reduction="mean"):
+    def save(self, out, input, target, reduction="mean", ignore_index=None):
         self.save_tensors(input, target)
         self.reduction = reduction
+        self.ignore_index = ignore_index
         return (input,)
 
     def backward(self, g):
@@ -612,6 +681,11 @@ class NllLossBackward0(Node):
         n, c = input.shape
         d = _stats.softmax(input.detach(), 1)  # the row kernel where the device has it
         d.sub_(_one_hot(target, c, input.dtype))  # d is this function's own
+        count = n
+        if self.ignore_index is not None:  # the ignored samples' rows are 0
+            ignored = target == self.ignore_index
+            d.masked_fill_(ignored.reshape(n, 1), 0.0)
+            count = ignored.logical_not().sum().to(input.dtype)
         if self.reduction == "none":
             return (d.mul_(g.reshape(n, 1)),)
-        return (d.mul_(g / n if self.reduction == "mean" else g),)
+        return (d.mul_(g / count if self.reduction == "mean" else g),)

@@ -15,8 +15,9 @@ import math
 from .. import _C
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_",
-           "ones_", "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_"]
+__all__ = ["calculate_gain", "constant_", "eye_", "kaiming_normal_", "kaiming_uniform_",
+           "normal_", "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_",
+           "xavier_uniform_", "zeros_"]
 
 
 def _tensor(t, op):
@@ -121,3 +122,6 @@ def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
 def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
     """He's normal fill: N(0, std^2) with std = gain / sqrt(fan)."""
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_"))
+
+
+from ._init_more import eye_, orthogonal_, trunc_normal_  # noqa: E402,F401

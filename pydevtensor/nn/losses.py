@@ -1,4 +1,5 @@
-"""The losses: MSELoss, L1Loss, HuberLoss, SmoothL1Loss, CrossEntropyLoss and NLLLoss.
+"""The losses: MSELoss, L1Loss, HuberLoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss,
+BCEWithLogitsLoss and KLDivLoss.
 
 ``loss = loss_fn(pred, target)`` returns a 0-d tensor (with reduction='mean' or 'sum')
 made of package ops, so ``loss.backward()`` (autograd) gives d loss / d every parameter.
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from . import _functional_losses as _L
 from . import functional as F
 from .module import Module
 
@@ -154,8 +156,13 @@ class CrossEntropyLoss(_Loss):
 
     Parameters
     ----------
+    weight : Tensor, optional
+        ``(C,)`` class weights (F.cross_entropy's), on the logits' device.
+    ignore_index : int, optional
+        The target of samples to skip (default -100).
     reduction : {'mean', 'sum', 'none'}, optional
-        How the per-sample losses are combined (default 'mean').
+        How the per-sample losses are combined (default 'mean'); keyword only, as
+        PyTorch's first argument is weight.
     label_smoothing : float, optional
         In [0, 1]: the weight of the uniform distribution mixed into the target
         (default 0).
@@ -163,7 +170,8 @@ class CrossEntropyLoss(_Loss):
     Raises
     ------
     TypeError
-        When label_smoothing is not a number.
+        When weight is not a Tensor, or label_smoothing or ignore_index has the wrong
+        type.
     ValueError
         For an unknown reduction, or a label_smoothing outside [0, 1].
 
@@ -175,18 +183,24 @@ class CrossEntropyLoss(_Loss):
     tensor(0.1269)
     >>> nn.CrossEntropyLoss(label_smoothing=0.2)(logits, pydevtensor.tensor([0, 1]))
     tensor(0.3269)
+    >>> nn.CrossEntropyLoss(ignore_index=1)(logits, pydevtensor.tensor([0, 1]))
+    tensor(0.1269)
     """
 
-    def __init__(self, reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+    def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100,
+                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
         super().__init__(reduction)
+        self.weight = _class_weight(weight, "CrossEntropyLoss")
+        self.ignore_index = _L._check_ignore_index(ignore_index, "CrossEntropyLoss")
         self.label_smoothing = F._label_smoothing(label_smoothing)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(input, target, self.reduction, self.label_smoothing)
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
 
     def extra_repr(self) -> str:
         smoothing = f"label_smoothing={self.label_smoothing}" if self.label_smoothing else ""
-        return ", ".join(filter(None, [super().extra_repr(), smoothing]))
+        return ", ".join(filter(None, [super().extra_repr(), _ignore_repr(self), smoothing]))
 
 
 class NLLLoss(_Loss):
@@ -196,11 +210,18 @@ class NLLLoss(_Loss):
 
     Parameters
     ----------
+    weight : Tensor, optional
+        ``(C,)`` class weights (F.nll_loss's), on the input's device.
+    ignore_index : int, optional
+        The target of samples to skip (default -100).
     reduction : {'mean', 'sum', 'none'}, optional
-        How the per-sample losses are combined (default 'mean').
+        How the per-sample losses are combined (default 'mean'); keyword only, as
+        PyTorch's first argument is weight.
 
     Raises
     ------
+    TypeError
+        When weight is not a Tensor or ignore_index not an int.
     ValueError
         For an unknown reduction.
 
@@ -210,7 +231,119 @@ class NLLLoss(_Loss):
     >>> log_p = pydevtensor.tensor([[-0.5, -1.0], [-2.0, -0.25]])
     >>> nn.NLLLoss(reduction='sum')(log_p, pydevtensor.tensor([0, 1]))
     tensor(0.7500)
+    >>> nn.NLLLoss(pydevtensor.tensor([1., 3.]))(log_p, pydevtensor.tensor([0, 1]))
+    tensor(0.3125)
     """
 
+    def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        self.weight = _class_weight(weight, "NLLLoss")
+        self.ignore_index = _L._check_ignore_index(ignore_index, "NLLLoss")
+
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(input, target, self.reduction)
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+    def extra_repr(self) -> str:
+        return ", ".join(filter(None, [super().extra_repr(), _ignore_repr(self)]))
+
+
+def _class_weight(weight, where):
+    from .._C import Tensor as _Tensor
+    if weight is not None and not isinstance(weight, _Tensor):
+        raise TypeError(f"{where}: weight must be a Tensor or None, got "
+                        f"{type(weight).__name__}" + (
+                            f" {weight!r}: pass reduction={weight!r} by keyword (PyTorch's "
+                            f"first argument is weight)" if isinstance(weight, str) else ""))
+    return weight
+
+
+def _ignore_repr(loss):
+    return f"ignore_index={loss.ignore_index}" if loss.ignore_index != -100 else ""
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy on logits (F.binary_cross_entropy_with_logits: a sigmoid and
+    the cross-entropy in one stable formula); call it as ``loss_fn(logits, target)``.
+
+    Parameters
+    ----------
+    weight : Tensor, optional
+        Broadcast against the elementwise losses.
+    reduction : {'mean', 'sum', 'none'}, optional
+        Default 'mean'; keyword only, as PyTorch's first argument is weight.
+    pos_weight : Tensor, optional
+        The weight of the positive term (one per class, on the last dimension).
+
+    Raises
+    ------
+    TypeError
+        When weight or pos_weight is not a Tensor.
+    ValueError
+        For an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> loss_fn = nn.BCEWithLogitsLoss()
+    >>> loss_fn(pydevtensor.tensor([0., 2.]), pydevtensor.tensor([1., 0.]))
+    tensor(1.4100)
+    """
+
+    def __init__(self, weight: Tensor | None = None, *, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
+        super().__init__(reduction)
+        self.weight = _class_weight(weight, "BCEWithLogitsLoss")
+        self.pos_weight = _class_weight(pos_weight, "BCEWithLogitsLoss")
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
+                                                  self.pos_weight)
+
+
+class KLDivLoss(Module):
+    """The Kullback-Leibler divergence (F.kl_div) of target from the distribution whose
+    log-probabilities are the input; call it as ``loss_fn(log_q, p)``.
+
+    Parameters
+    ----------
+    reduction : {'mean', 'batchmean', 'sum', 'none'}, optional
+        Default 'mean' (PyTorch's default, which warns: 'batchmean' is the KL
+        divergence per sample).
+    log_target : bool, optional
+        Whether the target holds log-probabilities (default False).
+
+    Raises
+    ------
+    ValueError
+        For an unknown reduction.
+    TypeError
+        When log_target is not a bool.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> loss_fn = nn.KLDivLoss(reduction='batchmean')
+    >>> p = pydevtensor.tensor([[0.9, 0.1]])
+    >>> loss_fn(pydevtensor.tensor([[0.5, 0.5]]).log(), p)
+    tensor(0.3681)
+    """
+
+    def __init__(self, reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__()
+        if reduction not in ("mean", "batchmean", "sum", "none"):
+            raise ValueError(f"KLDivLoss: reduction must be 'mean', 'batchmean', 'sum' or "
+                             f"'none', got {reduction!r}")
+        if not isinstance(log_target, bool):
+            raise TypeError(f"KLDivLoss: log_target must be True or False, got "
+                            f"{log_target!r:.40}")
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, self.reduction, self.log_target)
+
+    def extra_repr(self) -> str:
+        return ", ".join(filter(None, [f"reduction={self.reduction!r}"
+                                       if self.reduction != "mean" else "",
+                                       "log_target=True" if self.log_target else ""]))

@@ -1,7 +1,7 @@
-"""pydevtensor.optim: SGD, Adam, AdamW, Adagrad, RMSprop and Adadelta, updating each
-parameter in place on its own device;
+"""pydevtensor.optim: SGD, Adam, AdamW, Adagrad, RMSprop, Adadelta, Adamax, NAdam and
+RAdam, updating each parameter in place on its own device;
 ``optim.lr_scheduler`` schedules their learning rates (StepLR, MultiStepLR, ExponentialLR,
-CosineAnnealingLR, LambdaLR: see its docstring).
+CosineAnnealingLR, LambdaLR, OneCycleLR, ReduceLROnPlateau and more: see its docstring).
 
 ``optim.SGD(net.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)`` follows
 PyTorch's rule, for each parameter p with a gradient g:
@@ -43,13 +43,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
-from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _decayed_grads, _ema,
-                        _nonnegative)
+from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _decayed_grads,
+                        _ema, _nonnegative)
 
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "SGD", "lr_scheduler"]
 
 
 class SGD(Optimizer):
@@ -72,6 +73,8 @@ class SGD(Optimizer):
     nesterov : bool, optional
         Nesterov momentum: steps along d + momentum * buf (default False); it needs a
         momentum > 0 and dampening 0.
+    maximize : bool, optional
+        Ascend: g is replaced by -g (default False).
 
     Raises
     ------
@@ -94,9 +97,10 @@ class SGD(Optimizer):
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float,
                  momentum: float = 0.0, dampening: float = 0.0, weight_decay: float = 0.0,
-                 nesterov: bool = False) -> None:
+                 nesterov: bool = False, *, maximize: bool = False) -> None:
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
-                                  "weight_decay": weight_decay, "nesterov": nesterov})
+                                  "weight_decay": weight_decay, "nesterov": nesterov,
+                                  "maximize": maximize})
 
     def _check_group(self, group):
         for name in ("lr", "momentum", "dampening", "weight_decay"):
@@ -104,6 +108,7 @@ class SGD(Optimizer):
         if not isinstance(group["nesterov"], bool):
             raise TypeError(f"SGD: nesterov must be True or False, got "
                             f"{type(group['nesterov']).__name__}")
+        _check_bool(group["maximize"], "maximize", "SGD")
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError(f"SGD: Nesterov momentum requires a momentum > 0 and zero "
                              f"dampening, got momentum={group['momentum']} and "
@@ -140,7 +145,7 @@ class SGD(Optimizer):
         for group in self.param_groups:
             lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
             dampening, nesterov = group["dampening"], group["nesterov"]
-            for p, data, d in _decayed_grads(group["params"], wd, "SGD"):
+            for p, data, d in _decayed_grads(group["params"], wd, "SGD", group["maximize"]):
                 in_place = data.dtype in _IN_PLACE and d.dtype == data.dtype and _apart(d, data)
                 old = buf = None
                 if momentum != 0:
@@ -188,11 +193,18 @@ class Adam(_Adaptive):
         Added to the denominator (default 1e-8).
     weight_decay : float, optional
         Added to the gradient times the parameter (default 0).
+    amsgrad : bool, optional
+        AMSGrad (Reddi et al.): the denominator uses the running maximum of v,
+        kept in the state as 'max_exp_avg_sq' (default False).
+    maximize : bool, optional
+        Ascend: g is replaced by -g (default False).
 
     Raises
     ------
     ValueError
         For an lr, eps or weight_decay below 0, or a beta outside [0, 1).
+    TypeError
+        When amsgrad or maximize is not a bool.
 
     Examples
     --------
@@ -209,11 +221,19 @@ class Adam(_Adaptive):
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0) -> None:
+                 weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None:
         super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
-                                  "weight_decay": weight_decay})
+                                  "weight_decay": weight_decay, "amsgrad": amsgrad,
+                                  "maximize": maximize})
 
     _NONNEGATIVE = ("lr", "eps", "weight_decay")
+    _BOOLS = ("amsgrad", "maximize")
+
+    def _state_kinds(self, group):
+        if group.get("amsgrad"):
+            return dict(self._STATE, max_exp_avg_sq="tensor")
+        return self._STATE
 
     def _check_group(self, group):
         super()._check_group(group)
@@ -231,9 +251,13 @@ class Adam(_Adaptive):
         # product stays in float32).
         m = _ema(state.get("exp_avg"), d, b1)
         v = _ema(state.get("exp_avg_sq"), d * d, b2)
-        denom = v.sqrt().div_(math.sqrt(1 - b2 ** t)).add_(eps)
+        new = {"step": t, "exp_avg": m, "exp_avg_sq": v}
+        if group["amsgrad"]:  # the running maximum of v (from v itself on the first step)
+            old = state.get("max_exp_avg_sq")
+            new["max_exp_avg_sq"] = v.clone() if old is None else _C.maximum(old, v)
+        denom = new.get("max_exp_avg_sq", v).sqrt().div_(math.sqrt(1 - b2 ** t)).add_(eps)
         update = (m / denom).mul_(lr / (1 - b1 ** t))
-        return update, {"step": t, "exp_avg": m, "exp_avg_sq": v}
+        return update, new
 
 
 class AdamW(Adam):
@@ -244,7 +268,8 @@ class AdamW(Adam):
         m = beta1 * m + (1 - beta1) * g;   v = beta2 * v + (1 - beta2) * g * g
         p -= (lr / (1 - beta1 ** t)) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps)
 
-    Its state (step, exp_avg, exp_avg_sq) and state_dict are Adam's.
+    Its state (step, exp_avg, exp_avg_sq, and max_exp_avg_sq with amsgrad) and
+    state_dict are Adam's.
 
     Parameters
     ----------
@@ -259,6 +284,10 @@ class AdamW(Adam):
     weight_decay : float, optional
         Shrinks the parameter by 1 - lr * weight_decay each step (default 1e-2, as
         PyTorch's).
+    amsgrad : bool, optional
+        AMSGrad, as Adam's (default False).
+    maximize : bool, optional
+        Ascend: g is replaced by -g (default False).
 
     Raises
     ------
@@ -280,8 +309,9 @@ class AdamW(Adam):
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay)
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
 class Adagrad(_Adaptive):
@@ -305,6 +335,8 @@ class Adagrad(_Adaptive):
         Where the sum of squared gradients starts (default 0).
     eps : float, optional
         Added to the denominator (default 1e-10).
+    maximize : bool, optional
+        Ascend: g is replaced by -g (default False).
 
     Raises
     ------
@@ -326,10 +358,11 @@ class Adagrad(_Adaptive):
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
                  lr_decay: float = 0.0, weight_decay: float = 0.0,
-                 initial_accumulator_value: float = 0.0, eps: float = 1e-10) -> None:
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, *,
+                 maximize: bool = False) -> None:
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
                                   "initial_accumulator_value": initial_accumulator_value,
-                                  "eps": eps})
+                                  "eps": eps, "maximize": maximize})
 
     _NONNEGATIVE = ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
 
@@ -361,6 +394,8 @@ class RMSprop(_Adaptive):
         Added to the denominator (default 1e-8).
     weight_decay : float, optional
         Added to the gradient times the parameter (default 0).
+    maximize : bool, optional
+        Ascend: g is replaced by -g (default False).
 
     Raises
     ------
@@ -381,9 +416,10 @@ class RMSprop(_Adaptive):
     _STATE = {"step": "count", "square_avg": "tensor"}
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
-                 alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0) -> None:
+                 alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0, *,
+                 maximize: bool = False) -> None:
         super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
-                                  "weight_decay": weight_decay})
+                                  "weight_decay": weight_decay, "maximize": maximize})
 
     _NONNEGATIVE = ("lr", "eps", "weight_decay")
     _IN_UNIT = ("alpha",)
@@ -415,6 +451,8 @@ class Adadelta(_Adaptive):
         Added inside both square roots (default 1e-6).
     weight_decay : float, optional
         Added to the gradient times the parameter (default 0).
+    maximize : bool, optional
+        Ascend: g is replaced by -g (default False).
 
     Raises
     ------
@@ -435,9 +473,10 @@ class Adadelta(_Adaptive):
     _STATE = {"step": "count", "square_avg": "tensor", "acc_delta": "tensor"}
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1.0,
-                 rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0.0) -> None:
+                 rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0.0, *,
+                 maximize: bool = False) -> None:
         super().__init__(params, {"lr": lr, "rho": rho, "eps": eps,
-                                  "weight_decay": weight_decay})
+                                  "weight_decay": weight_decay, "maximize": maximize})
 
     _NONNEGATIVE = ("lr", "eps", "weight_decay")
     _IN_UNIT = ("rho",)
@@ -452,4 +491,5 @@ class Adadelta(_Adaptive):
         return update, {"step": state.get("step", 0) + 1, "square_avg": sq, "acc_delta": acc}
 
 
+from ._adam_family import Adamax, NAdam, RAdam  # noqa: E402  (they extend Adam)
 from . import lr_scheduler  # noqa: E402  (last: it needs Optimizer)

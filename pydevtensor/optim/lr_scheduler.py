@@ -15,6 +15,12 @@ computes from the base rate.  With e = last_epoch:
     ExponentialLR       base * gamma ** e
     CosineAnnealingLR   eta_min + (base - eta_min) * (1 + cos(pi * e / T_max)) / 2
     LambdaLR            base * lr_lambda(e)
+    LinearLR            base * (start + (end - start) * min(e, total_iters) / total_iters)
+
+and, with their own rules (see each docstring): SequentialLR (schedulers one after
+the other), CosineAnnealingWarmRestarts (SGDR; step() takes fractional epochs),
+OneCycleLR (stepped per batch; cycles the momentum too) and ReduceLROnPlateau
+(``step(metric)``: reduces the rates when the metric stops improving).
 """
 from __future__ import annotations
 
@@ -29,8 +35,9 @@ from typing import Any
 
 from . import Optimizer
 
-__all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "MultiStepLR",
-           "StepLR"]
+__all__ = ["CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR", "LRScheduler",
+           "LambdaLR", "LinearLR", "MultiStepLR", "OneCycleLR", "ReduceLROnPlateau",
+           "SequentialLR", "StepLR"]
 
 
 def _int(value, name, where, least):
@@ -521,3 +528,7 @@ class LambdaLR(LRScheduler):
         for f, attributes in zip(lambdas, saved):
             if attributes is not None:
                 vars(f).update(attributes)
+
+
+from ._lr_schedulers_more import (CosineAnnealingWarmRestarts, LinearLR,  # noqa: E402
+                                  OneCycleLR, ReduceLROnPlateau, SequentialLR)

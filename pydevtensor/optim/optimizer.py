@@ -4,6 +4,7 @@ AdamW, Adagrad, RMSprop and Adadelta) and the helpers the optimizers share."""
 from __future__ import annotations
 
 import copy
+import math
 import numbers
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -200,7 +201,7 @@ class Optimizer:
         {0: {'momentum_buffer': tensor([2., 4.])}}
         >>> sd['param_groups']
         [{'lr': 0.1, 'momentum': 0.9, 'dampening': 0.0, 'weight_decay': 0.0,
-          'nesterov': False, 'params': [0]}]
+          'nesterov': False, 'maximize': False, 'params': [0]}]
         """
         index: dict[int, int] = {}
         groups = []
@@ -274,6 +275,7 @@ class Optimizer:
             raise ValueError(f"{where}: the state dict has {len(saved_groups)} parameter "
                              f"groups, this optimizer has {len(self.param_groups)}")
         params: dict[int, _C.Tensor] = {}  # saved index -> this optimizer's parameter
+        group_of: dict[int, dict[str, Any]] = {}  # saved index -> its new group
         new_groups = []
         for i, (saved, own) in enumerate(zip(saved_groups, self.param_groups)):
             indices = saved.get("params")
@@ -285,47 +287,60 @@ class Optimizer:
                 raise ValueError(f"{where}: parameter group {i} has {len(indices)} "
                                  f"parameters in the state dict, {len(own['params'])} in "
                                  f"this optimizer")
-            for k, p in zip(indices, own["params"]):
-                if k in params:
-                    raise ValueError(f"{where}: parameter index {k} is in the state dict's "
-                                     f"groups twice")
-                params[k] = p
             group = copy.deepcopy({k: v for k, v in saved.items() if k != "params"})
             for name, value in self.defaults.items():
                 group.setdefault(name, value)
             group["params"] = list(own["params"])
             self._check_group(group)
             new_groups.append(group)
+            for k, p in zip(indices, own["params"]):
+                if k in params:
+                    raise ValueError(f"{where}: parameter index {k} is in the state dict's "
+                                     f"groups twice")
+                params[k] = p
+                group_of[k] = group
         new_state = {}
         for k, entry in saved_state.items():
             if type(k) is not int or k not in params:
                 raise ValueError(f"{where}: the state dict has state for parameter {k!r}, "
                                  f"which no parameter group lists")
             new_state[id(params[k])] = self._loaded_state(entry, params[k],
-                                                          f"{where}: parameter {k}'s state")
+                                                          f"{where}: parameter {k}'s state",
+                                                          group_of[k])
         for own, group in zip(self.param_groups, new_groups):  # nothing fails from here
             own.clear()
             own.update(group)
         self.state = new_state
 
-    def _loaded_state(self, entry, p, where):
-        """A copy of one parameter's saved state, checked against _STATE, its tensors
-        on p's device in p's dtype."""
+    def _state_kinds(self, group):
+        """The entries of a parameter's state in group (_STATE, unless a hyperparameter
+        such as Adam's amsgrad adds one)."""
+        return self._STATE
+
+    def _loaded_state(self, entry, p, where, group):
+        """A copy of one parameter's saved state, checked against _state_kinds(group),
+        its tensors on p's device in p's dtype."""
         if not isinstance(entry, Mapping):
             raise TypeError(f"{where} is {_a(type(entry).__name__)}, not a dict")
-        unknown = [k for k in entry if k not in self._STATE]
-        lacking = [k for k in self._STATE if k not in entry]
+        kinds = self._state_kinds(group)
+        unknown = [k for k in entry if k not in kinds]
+        lacking = [k for k in kinds if k not in entry]
         if unknown or lacking:
             raise ValueError(f"{where} has " + (f"the unknown entry {unknown[0]!r}" if unknown
                                                 else f"no {lacking[0]!r}") +
-                             f" (it holds {', '.join(map(repr, self._STATE))})")
+                             f" (it holds {', '.join(map(repr, kinds))})")
         out: dict[str, Any] = {}
-        for name, kind in self._STATE.items():
+        for name, kind in kinds.items():
             v = entry[name]
             if kind == "count":
                 if type(v) is not int or v < 1:
                     raise ValueError(f"{where}: {name} is {v!r:.40}, not an int >= 1")
                 out[name] = v
+            elif kind == "number":
+                if isinstance(v, bool) or not isinstance(v, numbers.Real) or \
+                        not math.isfinite(v):
+                    raise ValueError(f"{where}: {name} is {v!r:.40}, not a finite number")
+                out[name] = float(v)
             elif not isinstance(v, _C.Tensor) or not v.is_floating_point() or \
                     v.shape != p.shape:
                 got = (f"a {v.dtype.name} tensor of shape {tuple(v.shape)}"
@@ -386,8 +401,9 @@ def _apart(x, y):
     return a + na <= b or b + nb <= a or (a == b and na == nb)
 
 
-def _decayed_grads(params, wd, where):
-    """(p, p.detach(), grad + wd * p) for each parameter with a gradient."""
+def _decayed_grads(params, wd, where, maximize=False):
+    """(p, p.detach(), grad + wd * p) for each parameter with a gradient (-grad + wd * p
+    with maximize)."""
     for p in params:
         grad = getattr(p, "grad", None)
         if grad is None:
@@ -397,6 +413,8 @@ def _decayed_grads(params, wd, where):
                                f"{grad.device}) does not match its parameter (shape "
                                f"{tuple(p.shape)} on {p.device})")
         data = p.detach()  # its version counter is p's: a step is a write to p, as in PyTorch
+        if maximize:
+            grad = grad.neg()
         yield p, data, (grad if wd == 0 else grad.add(data, alpha=wd))
 
 
@@ -420,15 +438,19 @@ class _Adaptive(Optimizer):
             group[name] = _nonnegative(group[name], name, where)
         for name in self._IN_UNIT:
             group[name] = _in_unit(group[name], name, where)
+        for name in self._BOOLS:
+            _check_bool(group[name], name, where)
 
     _NONNEGATIVE: tuple[str, ...] = ()
     _IN_UNIT: tuple[str, ...] = ()
+    _BOOLS: tuple[str, ...] = ("maximize",)
 
     def _update(self, group, d, state):
         raise NotImplementedError
 
-    # AdamW: weight_decay shrinks the parameter by 1 - lr * weight_decay before the
-    # update (decoupled), instead of being added to the gradient.
+    # AdamW (and NAdam and RAdam with decoupled_weight_decay=True): weight_decay shrinks
+    # the parameter by 1 - lr * weight_decay before the update (decoupled), instead of
+    # being added to the gradient.
     _DECOUPLED = False
 
     @_C_no_grad
@@ -436,9 +458,10 @@ class _Adaptive(Optimizer):
         pending = []
         for group in self.param_groups:
             wd = group["weight_decay"]
-            shrink = 1.0 - group["lr"] * wd if self._DECOUPLED else 1.0
-            for p, data, d in _decayed_grads(group["params"], 0.0 if self._DECOUPLED else wd,
-                                             type(self).__name__):
+            decoupled = self._DECOUPLED or group.get("decoupled_weight_decay", False)
+            shrink = 1.0 - group["lr"] * wd if decoupled else 1.0
+            for p, data, d in _decayed_grads(group["params"], 0.0 if decoupled else wd,
+                                             type(self).__name__, group.get("maximize", False)):
                 update, new_state = self._update(group, d, self.state.get(id(p), {}))
                 pending.append((p, data, update, new_state, shrink))
         for p, data, update, new_state, shrink in pending:  # in place: nothing allocates
@@ -453,3 +476,8 @@ def _in_unit(value, name, where):
     if value > 1:
         raise ValueError(f"{where}: invalid {name} {value}: it must be in [0, 1]")
     return value
+
+
+def _check_bool(value, name, where):
+    if not isinstance(value, bool):
+        raise TypeError(f"{where}: {name} must be True or False, got {value!r:.40}")

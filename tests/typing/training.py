@@ -55,3 +55,21 @@ labels: torch.Tensor = F.one_hot(torch.tensor([0, 2, 1]), num_classes=3)
 # lazy initialization (D2L's builders' guide)
 lazy = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1))
 lazy_out: torch.Tensor = lazy(torch.rand(2, 4))
+
+# the optimization chapter and beyond: more optimizers, schedules, losses and fills
+ams = optim.AdamW(net.parameters(), lr=1e-3, amsgrad=True, maximize=False)
+others: list[optim.Optimizer] = [optim.Adamax(net.parameters()), optim.NAdam(net.parameters()),
+                                 optim.RAdam(net.parameters(), decoupled_weight_decay=True)]
+cycle = optim.lr_scheduler.OneCycleLR(ams, max_lr=0.01, total_steps=100, three_phase=True)
+warm = optim.lr_scheduler.LinearLR(sgd, start_factor=0.1, total_iters=5)
+chain = optim.lr_scheduler.SequentialLR(sgd, [warm, scheduler], milestones=[5])
+restarts = optim.lr_scheduler.CosineAnnealingWarmRestarts(adam, T_0=10, T_mult=2)
+restarts.step(0.5)
+plateau = optim.lr_scheduler.ReduceLROnPlateau(sgd, mode="min", patience=3)
+plateau.step(value)
+weighted = nn.CrossEntropyLoss(torch.ones(3), ignore_index=-100, label_smoothing=0.1)
+bce: torch.Tensor = nn.BCEWithLogitsLoss(pos_weight=torch.ones(1))(x, y.sigmoid())
+kl: torch.Tensor = F.kl_div(x.log_softmax(1), x.softmax(1), reduction="batchmean")
+bce_f: torch.Tensor = F.binary_cross_entropy_with_logits(x, y.sigmoid().expand(16, 4))
+w0: torch.Tensor = nn.init.trunc_normal_(torch.empty(3, 4), std=0.02)
+w1: torch.Tensor = nn.init.orthogonal_(nn.init.eye_(torch.empty(3, 4)), gain=2.0)

@@ -1,0 +1,232 @@
+"""Losses of nn.functional beyond functional.py's: cross_entropy's and nll_loss's class
+weights and ignore_index (their composed path), binary_cross_entropy_with_logits and
+kl_div.  Each is a composition of differentiable package ops, so autograd gives their
+gradients; functional.py re-exports the public ones."""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+from .. import _C
+
+
+def _check_weight(weight, input, where, name="weight", length=None):
+    """weight, checked: None, or a floating-point Tensor on input's device, 1-d of length
+    `length` (class weights), or broadcastable to input (length None)."""
+    if weight is None:
+        return None
+    if not isinstance(weight, _C.Tensor):
+        raise TypeError(f"{where}: {name} must be a Tensor or None, got "
+                        f"{type(weight).__name__}" + (
+                            f" {weight!r}: pass reduction={weight!r} by keyword (PyTorch's "
+                            f"third argument is weight)" if isinstance(weight, str) else ""))
+    if not weight.is_floating_point():
+        raise TypeError(f"{where}: {name} must be floating point, got {weight.dtype} on "
+                        f"{weight.device}")
+    if weight.device != input.device:
+        raise ValueError(f"{where}: {name} is on {weight.device}, input on {input.device}; "
+                         f"move it with .to(input.device)")
+    if length is not None and tuple(weight.shape) != (length,):
+        raise ValueError(f"{where}: {name} of shape {tuple(weight.shape)} does not fit input "
+                         f"of shape {tuple(input.shape)}: expected ({length},), one per class")
+    return weight
+
+
+def _check_ignore_index(value, where):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{where}: ignore_index must be an int, got {type(value).__name__}")
+    return int(value)
+
+
+def _class_loss(log_p, target, weight, ignore_index, reduction, smoothing):
+    """PyTorch's nll_loss (and cross_entropy's label smoothing) of (N, C) log-probabilities
+    with class weights w and ignore_index, for any device (nothing read back):
+
+        l_n = -w[t_n] * log_p[n, t_n]            (0 where t_n is ignored)
+        s_n = -sum_c w[c] * log_p[n, c]          (0 where t_n is ignored; w = 1 without weights)
+        mean: sum(l) / sum(w[t_n]) over the samples not ignored (NaN when all are)
+        loss = (1 - e) * reduce(l) + e / C * reduce(s)
+    """
+    n, c = log_p.shape
+    ignored = (target == ignore_index).reshape(n, 1)
+    one_hot = (_C.arange(c, dtype=target.dtype, device=target.device) ==
+               target.reshape(n, 1)).masked_fill(ignored, False)
+    picked = log_p.masked_fill(one_hot.logical_not(), 0.0)  # -inf * 0 would be NaN
+    if weight is None:
+        nll = picked.sum(1).neg()
+        w_n = one_hot.to(log_p.dtype).sum(1)
+    else:
+        nll = (picked * weight).sum(1).neg()
+        w_n = (one_hot.to(weight.dtype) * weight).sum(1)
+    if reduction == "mean":
+        total = w_n.sum()
+        loss = nll.sum() / total
+    else:
+        loss = nll.sum() if reduction == "sum" else nll
+    if smoothing == 0.0:
+        return loss
+    smooth = (log_p if weight is None else log_p * weight).sum(1).neg().masked_fill(
+        ignored.reshape(n), 0.0)
+    if reduction == "mean":
+        smooth = smooth.sum() / total
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return loss.mul(1.0 - smoothing) + smooth.mul(smoothing / c)
+
+
+def _reduced(loss, reduction, where):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{where}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def _check_pair(input, target, where):
+    if not isinstance(input, _C.Tensor) or not isinstance(target, _C.Tensor):
+        raise TypeError(f"{where}: input and target must be Tensors, got "
+                        f"{type(input).__name__} and {type(target).__name__}")
+    if not input.is_floating_point() or not target.is_floating_point():
+        raise TypeError(f"{where}: input and target must be floating point, got "
+                        f"{input.dtype} and {target.dtype} on {input.device}")
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"{where}: target of shape {tuple(target.shape)} and input of shape "
+                         f"{tuple(input.shape)} differ, on {input.device}")
+
+
+def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
+                                     weight: _C.Tensor | None = None, reduction: str = "mean",
+                                     pos_weight: _C.Tensor | None = None) -> _C.Tensor:
+    """PyTorch's ``binary_cross_entropy_with_logits``: the binary cross-entropy of
+    ``sigmoid(input)`` against target, computed from the logits without overflow for
+    any abs(input):
+
+        loss = (1 - y) * x + (1 + (pos_weight - 1) * y) * (m + log(exp(-m) + exp(-x - m)))
+
+    with m = max(-x, 0)
+
+    (``-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]`` without pos_weight), times
+    weight, then reduced.
+
+    Parameters
+    ----------
+    input : Tensor
+        Logits, floating point.
+    target : Tensor
+        Of input's shape: probabilities in [0, 1] (usually 0 or 1).
+    weight : Tensor, optional
+        Broadcast against the elementwise losses (a weight per element or per class).
+    reduction : {'mean', 'sum', 'none'}, optional
+        Default 'mean'.
+    pos_weight : Tensor, optional
+        The weight of the positive term, broadcast against input (one per class, on
+        the last dimension): above 1 it favours recall.
+
+    Returns
+    -------
+    Tensor
+        0-d, or of input's shape with reduction='none'.
+
+    Raises
+    ------
+    TypeError
+        When input, target, weight or pos_weight is not a floating-point Tensor.
+    ValueError
+        When the shapes differ, a weight is on another device, or reduction is unknown.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.tensor([0., 2., -1000.])
+    >>> y = pydevtensor.tensor([1., 0., 0.])
+    >>> F.binary_cross_entropy_with_logits(x, y, reduction='none')
+    tensor([0.6931, 2.1269, 0.0000])
+    >>> F.binary_cross_entropy_with_logits(x, y, pos_weight=pydevtensor.tensor([3.]))
+    tensor(1.4021)
+    """
+    where = "binary_cross_entropy_with_logits()"
+    _check_pair(input, target, where)
+    weight = _check_weight(weight, input, where)
+    pos_weight = _check_weight(pos_weight, input, where, "pos_weight")
+    if reduction not in ("mean", "sum", "none"):
+        _reduced(None, reduction, where)
+    # -log sigmoid(x) = m + log(exp(-m) + exp(-x - m)) with m = max(-x, 0): both exps are
+    # at most 1 (no overflow), and the gradient, -sigmoid(-x), does not depend on m's
+    # (so it is right at x = 0 too), as PyTorch computes it
+    m = input.neg().clamp(min=0.0)
+    softplus_neg = m + (m.neg().exp() + (input.neg() - m).exp()).log()
+    if pos_weight is None:
+        loss = (1 - target) * input + softplus_neg
+    else:
+        loss = (1 - target) * input + ((pos_weight - 1) * target + 1) * softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduced(loss, reduction, where)
+
+
+def kl_div(input: _C.Tensor, target: _C.Tensor, reduction: str = "mean",
+           log_target: bool = False) -> _C.Tensor:
+    """PyTorch's ``kl_div``: the pointwise Kullback-Leibler divergence of target from the
+    distribution whose log-probabilities are input,
+
+        target * (log(target) - input)          (0 where target is 0)
+        exp(target) * (target - input)          with log_target=True
+
+    reduced by 'mean' (over every element, as PyTorch's, which warns that it is not
+    the KL divergence), 'batchmean' (the sum over the batch size input.shape[0]: the
+    true KL divergence per sample), 'sum' or 'none'.
+
+    Parameters
+    ----------
+    input : Tensor
+        Log-probabilities, floating point.
+    target : Tensor
+        Probabilities (log-probabilities with log_target) of input's shape.
+    reduction : {'mean', 'batchmean', 'sum', 'none'}, optional
+        Default 'mean'.
+    log_target : bool, optional
+        Whether target holds log-probabilities (default False).
+
+    Returns
+    -------
+    Tensor
+        0-d, or of input's shape with reduction='none'.
+
+    Raises
+    ------
+    TypeError
+        When input or target is not a floating-point Tensor, or log_target not a bool.
+    ValueError
+        When the shapes differ or reduction is unknown.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> p = pydevtensor.tensor([[0.5, 0.5], [0.9, 0.1]])
+    >>> q = pydevtensor.tensor([[0.5, 0.5], [0.5, 0.5]])
+    >>> F.kl_div(q.log(), p, reduction='batchmean')
+    tensor(0.1840)
+    >>> F.kl_div(q.log(), p.log(), reduction='sum', log_target=True)
+    tensor(0.3681)
+    """
+    where = "kl_div()"
+    _check_pair(input, target, where)
+    if not isinstance(log_target, bool):
+        raise TypeError(f"{where}: log_target must be True or False, got {log_target!r:.40}")
+    if reduction not in ("mean", "batchmean", "sum", "none"):
+        raise ValueError(f"{where}: reduction must be 'mean', 'batchmean', 'sum' or 'none', "
+                         f"got {reduction!r}")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:  # xlogy(target, target): log(1) = 0 where target is 0
+        loss = target * target.masked_fill(target == 0, 1.0).log() - target * input
+    if reduction == "batchmean":
+        total = loss.sum()
+        return total / input.shape[0] if input.ndim else total
+    if reduction == "mean":
+        warnings.warn("kl_div(): reduction='mean' divides the sum by the number of elements, "
+                      "not by the batch size as the KL divergence does; use "
+                      "reduction='batchmean' (as PyTorch warns)", UserWarning, stacklevel=2)
+    return _reduced(loss, reduction, where)

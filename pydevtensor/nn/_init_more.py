@@ -1,0 +1,221 @@
+"""nn.init's trunc_normal_, eye_ and orthogonal_ (re-exported by nn.init), with PyTorch's
+names and arguments.  Like the other fills they run under no_grad, fill the tensor on
+its own device from the package's generator and return it."""
+from __future__ import annotations
+
+import math
+import numbers
+
+from .. import _C
+from .._ops_index import where as _where
+from ..autograd.grad_mode import no_grad
+
+# Acklam's rational approximation of the inverse normal CDF (relative error below
+# 1.2e-9 over (0, 1)): the central region's coefficients (a over b) and the tails' (c
+# over d), from its published description.
+_A = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+      1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
+_B = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+      6.680131188771972e+01, -1.328068155288572e+01, 1.0)
+_C_TAIL = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+           -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
+_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+      3.754408661907416e+00, 1.0)
+_P_LOW = 0.02425
+
+
+def _horner(coefficients, x):
+    out = _C.full_like(x, coefficients[0])
+    for c in coefficients[1:]:
+        out = out.mul_(x).add_(c)
+    return out
+
+
+def _ndtri(p):
+    """The inverse of the standard normal CDF of a float64 tensor p in (0, 1), elementwise
+    on p's device (both branches are computed, the right one kept)."""
+    q = p - 0.5
+    r = q * q
+    central = _horner(_A, r).mul_(q).div_(_horner(_B, r))
+    t = _C.minimum(p, 1.0 - p).clamp(min=1e-300).log().mul_(-2.0).sqrt_()
+    tail = _horner(_C_TAIL, t).div_(_horner(_D, t))  # the lower tail's (negative) value
+    tail = _where(p > 0.5, tail.neg(), tail)
+    return _where((p < _P_LOW) | (p > 1.0 - _P_LOW), tail, central)
+
+
+def _phi(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def _number(value, name, op):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+        raise TypeError(f"nn.init.{op}(): {name} must be a number, got {value!r:.40}")
+    return float(value)
+
+
+def _float_tensor(tensor, op):
+    from .init import _tensor
+    if not _tensor(tensor, op).is_floating_point():
+        raise TypeError(f"nn.init.{op}(): expected a floating-point tensor, got {tensor.dtype} "
+                        f"on {tensor.device}")
+    return tensor
+
+
+def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0) -> _C.Tensor:
+    """Fills tensor with values drawn from N(mean, std^2) truncated to [a, b] (PyTorch's
+    defaults: a = -2 and b = 2 in absolute units, not deviations), by the inverse CDF:
+    u uniform in [Phi(alpha), Phi(beta)) (alpha = (a - mean) / std, beta = (b - mean) /
+    std), then ``mean + std * Phi^-1(u)``, clamped to [a, b] against rounding.  The
+    uniforms come from the package's generator in float64 (the same on every device
+    for a seed), and an interval above the mean is drawn as the mirror of one below,
+    so that far tails keep their precision.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        A floating-point tensor, filled in place.
+    mean, std : float, optional
+        The normal's mean and standard deviation (std > 0; default 0 and 1).
+    a, b : float, optional
+        The bounds, a < b (default -2 and 2).
+
+    Returns
+    -------
+    Tensor
+        tensor.
+
+    Raises
+    ------
+    TypeError
+        When tensor is not a floating-point Tensor or an argument not a number.
+    ValueError
+        When std <= 0 or a >= b.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> _ = pydevtensor.manual_seed(0)
+    >>> w = nn.init.trunc_normal_(pydevtensor.empty(1000), std=0.5, a=-0.2, b=1.0)
+    >>> bool(w.min() >= -0.2), bool(w.max() <= 1.0)
+    (True, True)
+    """
+    op = "trunc_normal_"
+    _float_tensor(tensor, op)
+    mean, std, a, b = (_number(v, n, op) for v, n in ((mean, "mean"), (std, "std"), (a, "a"),
+                                                        (b, "b")))
+    if not std > 0:
+        raise ValueError(f"nn.init.{op}(): std must be > 0, got {std}")
+    if not a < b:
+        raise ValueError(f"nn.init.{op}(): a must be below b, got a={a} and b={b}")
+    alpha, beta = (a - mean) / std, (b - mean) / std
+    flip = alpha > 0  # above the mean: draw -x in [-beta, -alpha], below it
+    if flip:
+        alpha, beta = -beta, -alpha
+    with no_grad():
+        u = _C.empty(tuple(tensor.shape), dtype=_C.float64, device=tensor.device)
+        u.uniform_(_phi(alpha), _phi(beta))
+        x = _ndtri(u)
+        if flip:
+            x = x.neg_()
+        x = x.mul_(std).add_(mean).clamp(min=a, max=b)
+        # clamped again in the tensor's dtype, whose rounding of a bound may leave it
+        return tensor.copy_(x.to(dtype=tensor.dtype)).clamp_(min=a, max=b)
+
+
+def eye_(tensor: _C.Tensor) -> _C.Tensor:
+    """Fills a 2-d tensor with the identity (ones on the diagonal, zeros elsewhere; a
+    rectangular one keeps the inputs' identity in Linear layers).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        2-d, filled in place.
+
+    Returns
+    -------
+    Tensor
+        tensor.
+
+    Raises
+    ------
+    TypeError
+        When tensor is not a Tensor.
+    ValueError
+        When tensor is not 2-d.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.init.eye_(pydevtensor.empty(2, 3))
+    tensor([[1., 0., 0.],
+            [0., 1., 0.]])
+    """
+    from .init import _tensor
+    if _tensor(tensor, "eye_").ndim != 2:
+        raise ValueError(f"nn.init.eye_(): only 2-d tensors are supported, got shape "
+                         f"{tuple(tensor.shape)} on {tensor.device}")
+    with no_grad():
+        n, m = tensor.shape
+        return tensor.copy_(_C.eye(n, m, dtype=tensor.dtype, device=tensor.device))
+
+
+def orthogonal_(tensor: _C.Tensor, gain: float = 1.0) -> _C.Tensor:
+    """Fills tensor with a (semi-)orthogonal matrix times gain (Saxe et al.), as
+    PyTorch's: a (rows, cols) matrix of standard normals (rows = shape[0], cols the
+    rest), the Q of its QR decomposition with R's diagonal positive (of its transpose
+    when rows < cols), so that Q's columns (rows) are orthonormal.  Q is computed in
+    float64 on the tensor's device by Gram-Schmidt, each vector orthogonalised twice
+    (the package has no QR); for a full-rank matrix this is the same Q.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        At least 2-d, floating point, filled in place.
+    gain : float, optional
+        The factor (default 1).
+
+    Returns
+    -------
+    Tensor
+        tensor.
+
+    Raises
+    ------
+    TypeError
+        When tensor is not a floating-point Tensor or gain not a number.
+    ValueError
+        When tensor has fewer than 2 dimensions.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> w = nn.init.orthogonal_(pydevtensor.empty(3, 5, dtype=pydevtensor.float64))
+    >>> bool(((w @ w.t() - pydevtensor.eye(3, dtype=pydevtensor.float64)).abs() < 1e-12).all())
+    True
+    """
+    op = "orthogonal_"
+    _float_tensor(tensor, op)
+    gain = _number(gain, "gain", op)
+    if tensor.ndim < 2:
+        raise ValueError(f"nn.init.{op}(): only tensors with 2 or more dimensions are "
+                         f"supported, got shape {tuple(tensor.shape)} on {tensor.device}")
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows if rows else 0
+    with no_grad():
+        if tensor.numel() == 0:
+            return tensor
+        flat = _C.empty((rows, cols), dtype=_C.float64, device=tensor.device).normal_()
+        # the vectors to orthonormalise, as rows: the columns of the tall matrix
+        vectors = (flat.t() if rows >= cols else flat).contiguous()
+        q = _C.empty(tuple(vectors.shape), dtype=_C.float64, device=tensor.device)
+        for k in range(vectors.shape[0]):
+            v = vectors[k].clone()
+            if k:
+                done = q[:k]
+                for _ in range(2):  # Gram-Schmidt twice: orthogonal to rounding
+                    v = v - done.t() @ (done @ v)
+            q[k].copy_(v.div((v * v).sum().sqrt()))
+        result = q.t() if rows >= cols else q
+        tensor.copy_(result.reshape(tuple(tensor.shape)).to(dtype=tensor.dtype))
+        return tensor.mul_(gain) if gain != 1.0 else tensor

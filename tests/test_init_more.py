@@ -1,0 +1,117 @@
+"""nn.init.trunc_normal_, eye_ and orthogonal_ on every device.
+
+trunc_normal_: every value in [a, b]; the values are the inverse-CDF transform of the
+package generator's float64 uniforms (checked against the standard library's
+NormalDist.inv_cdf to 1e-8 relative: the device-side inverse CDF is Acklam's
+approximation, 1.2e-9); sample mean and standard deviation against the truncated
+normal's closed forms, within 6 standard errors (n = 200000).  orthogonal_: the Q of
+NumPy's QR (R's diagonal made positive) of the same normal draws, to 1e-10, and
+Q^T Q = gain^2 I.  (nn.init.dirac_ is not provided: the package has no convolutions.)"""
+import math
+import statistics
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import nn
+
+N = 200_000
+
+
+def _cdf(x):
+    """The standard normal CDF, accurate in the far tails too (NormalDist.cdf goes
+    through erf, which loses them)."""
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def _truncated_moments(mu, sigma, a, b):
+    nd = statistics.NormalDist()
+    al, be = (a - mu) / sigma, (b - mu) / sigma
+    z = _cdf(be) - _cdf(al)
+    pa, pb = nd.pdf(al), nd.pdf(be)
+    mean = mu + sigma * (pa - pb) / z
+    var = sigma ** 2 * (1 + (al * pa - be * pb) / z - ((pa - pb) / z) ** 2)
+    return mean, math.sqrt(var)
+
+
+CASES = [(0.0, 1.0, -2.0, 2.0), (0.5, 0.2, 0.0, 1.0), (1.0, 2.0, -0.5, 4.0),
+         (0.0, 1.0, 1.5, 3.0), (0.0, 1.0, -9.0, -8.0), (-3.0, 0.5, -3.1, 100.0)]
+
+
+@pytest.mark.parametrize("mu,sigma,a,b", CASES)
+def test_trunc_normal_moments_and_bounds(device, mu, sigma, a, b):
+    pdt.manual_seed(3)
+    w = nn.init.trunc_normal_(pdt.empty(N, dtype=pdt.float64, device=device), mu, sigma, a, b)
+    x = w.cpu().numpy()
+    assert x.min() >= a and x.max() <= b
+    mean, sd = _truncated_moments(mu, sigma, a, b)
+    assert abs(x.mean() - mean) < 6 * sd / math.sqrt(N), (x.mean(), mean)
+    # the standard error of a standard deviation is at most about sd * sqrt(2 / N)
+    # for these light-tailed laws
+    assert abs(x.std() - sd) < 6 * sd * math.sqrt(2.0 / N), (x.std(), sd)
+
+
+@pytest.mark.parametrize("mu,sigma,a,b", CASES)
+def test_trunc_normal_is_the_inverse_cdf_of_the_generators_uniforms(device, mu, sigma, a, b):
+    nd = statistics.NormalDist()
+    al, be = (a - mu) / sigma, (b - mu) / sigma
+    flip = al > 0
+    lo, hi = (-be, -al) if flip else (al, be)
+    pdt.manual_seed(11)
+    u = pdt.empty(500, dtype=pdt.float64).uniform_(_cdf(lo), _cdf(hi)).numpy()
+    want = np.clip(np.array([mu + sigma * (-1 if flip else 1) * nd.inv_cdf(v) for v in u]), a, b)
+    pdt.manual_seed(11)
+    got = nn.init.trunc_normal_(pdt.empty(500, dtype=pdt.float64, device=device), mu, sigma,
+                                a, b).cpu().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8 * sigma)
+    pdt.manual_seed(11)  # the same values on every device: the CPU's
+    cpu = nn.init.trunc_normal_(pdt.empty(500, dtype=pdt.float64), mu, sigma, a, b).numpy()
+    np.testing.assert_allclose(got, cpu, rtol=1e-12, atol=1e-14)
+
+
+def test_trunc_normal_float32_parameter_and_errors(device):
+    p = nn.Parameter(pdt.empty(3000, device=device))
+    out = nn.init.trunc_normal_(p, std=0.02, a=-0.04, b=0.04)
+    assert out is p and p.requires_grad and p.grad_fn is None
+    assert (p.detach() >= -0.04).all().item() and (p.detach() <= 0.04).all().item()
+    with pytest.raises(ValueError, match=r"a must be below b, got a=2.0 and b=1.0"):
+        nn.init.trunc_normal_(p, a=2.0, b=1.0)
+    with pytest.raises(ValueError, match=r"std must be > 0, got 0.0"):
+        nn.init.trunc_normal_(p, std=0.0)
+    with pytest.raises(TypeError, match=r"expected a floating-point tensor, got "
+                                        r"pydevtensor.int64"):
+        nn.init.trunc_normal_(pdt.zeros(3, dtype=pdt.int64, device=device))
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 5), (5, 2)])
+def test_eye(device, shape):
+    w = nn.Parameter(pdt.empty(shape, device=device))
+    assert nn.init.eye_(w) is w
+    np.testing.assert_array_equal(w.detach().cpu().numpy(), np.eye(*shape, dtype=np.float32))
+    with pytest.raises(ValueError, match=r"only 2-d tensors are supported, got shape "
+                                         r"\(2, 2, 2\)"):
+        nn.init.eye_(pdt.empty(2, 2, 2, device=device))
+
+
+@pytest.mark.parametrize("shape,gain", [((3, 5), 1.0), ((5, 3), 1.0), ((4, 2, 3), 2.0),
+                                        ((6, 6), 0.5), ((1, 4), 1.0)])
+def test_orthogonal_is_numpys_qr_of_the_same_draws(device, shape, gain):
+    rows = shape[0]
+    cols = int(np.prod(shape)) // rows
+    pdt.manual_seed(5)
+    flat = pdt.empty((rows, cols), dtype=pdt.float64).normal_().numpy()
+    tall = flat if rows >= cols else flat.T
+    q, r = np.linalg.qr(tall)
+    q = q * np.sign(np.diag(r))
+    want = (q if rows >= cols else q.T).reshape(shape) * gain
+    pdt.manual_seed(5)
+    w = nn.init.orthogonal_(pdt.empty(shape, dtype=pdt.float64, device=device), gain=gain)
+    np.testing.assert_allclose(w.cpu().numpy(), want, rtol=1e-10, atol=1e-12)
+    m = w.cpu().numpy().reshape(rows, cols)
+    gram = m.T @ m if rows >= cols else m @ m.T
+    np.testing.assert_allclose(gram, gain ** 2 * np.eye(min(rows, cols)), atol=1e-12)
+    p = nn.init.orthogonal_(nn.Parameter(pdt.empty(shape, device=device)), gain)
+    assert p.dtype == pdt.float32 and p.grad_fn is None
+    with pytest.raises(ValueError, match=r"only tensors with 2 or more dimensions"):
+        nn.init.orthogonal_(pdt.empty(3, device=device))
