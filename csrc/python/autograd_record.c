@@ -198,9 +198,16 @@ PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyOb
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, first = self ? 1 : 0;
     if (!rules || in_place(name) || first + nargs + nkw > RECORD_MAX_ARGS)
         return NULL;
-    for (Py_ssize_t i = 0; i < nkw; i++)
-        if (!PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "out"))
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *kw = PyTuple_GET_ITEM(kwnames, i);
+        if (!PyUnicode_CompareWithASCIIString(kw, "out"))
             return NULL; /* the dispatcher says why that cannot be recorded */
+        /* NumPy's names for dim and keepdim: the rules are written with PyTorch's, and
+         * the dispatcher renames them (torch_names in autograd/dispatch.py) */
+        if (!PyUnicode_CompareWithASCIIString(kw, "axis") ||
+            !PyUnicode_CompareWithASCIIString(kw, "keepdims"))
+            return NULL;
+    }
     PyObject *key = name_object(name);
     if (!key) {
         if (PyErr_Occurred())

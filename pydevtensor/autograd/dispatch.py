@@ -97,6 +97,20 @@ def _base_name(name):
     return name[:-1]
 
 
+# NumPy's keyword names that the ops accept for PyTorch's (csrc/python/args.c,
+# numpy_names in pydevtensor/_numpy_names.py): the forward takes either, and the rules
+# (Node.save, pick) are written with PyTorch's, so the keywords are renamed for them.
+_NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def torch_names(kwargs):
+    """kwargs with NumPy's keyword names (axis, keepdims) renamed to PyTorch's (dim,
+    keepdim); the same dict when it has none."""
+    if "axis" not in kwargs and "keepdims" not in kwargs:
+        return kwargs
+    return {_NUMPY_KEYWORDS.get(k, k): v for k, v in kwargs.items()}
+
+
 def dispatch(name, method, args, kwargs):
     kwargs = kwargs or {}
     if name == "__setitem__" or (name.endswith("_") and not name.endswith("__")):
@@ -112,6 +126,8 @@ def dispatch(name, method, args, kwargs):
     out = run_no_grad(_forward(name, method), *args, **kwargs)
     if rule is NOT_DIFFERENTIABLE:
         return out
+    if kwargs:
+        kwargs = torch_names(kwargs)
     if rule.pick is not None:
         rule = rule.pick(*args, **kwargs)
     return record(rule, out, args, kwargs)
@@ -149,6 +165,8 @@ def recorded(name):
                                    "requires grad.")
             out = run_no_grad(fn, *args, **kwargs)
             rule = RULES[name]
+            if kwargs:
+                kwargs = torch_names(kwargs)
             if rule.pick is not None:
                 rule = rule.pick(*args, **kwargs)
             return record(rule, out, args, kwargs)
