@@ -55,7 +55,7 @@ typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int
 
 /* o[i] = f(a[i]) over contiguous rows, o may be a: neg, abs, sqrt and relu of
  * float32 and float64 at the level's width.  Their expressions are these,
- * shared with cpu_elementwise.c's strided rows, so every level and layout
+ * shared with cpu_unary.c's strided rows, so every level and layout
  * gives the same bits.  cpu_vmath.h. */
 typedef void (*pdt_vu_row)(char *o, const char *a, int64_t n);
 #define PDT_NEG(x) (-(x))
