@@ -2,7 +2,7 @@
  * dtype) in unary_rows, run by the three-operand walk (cpu_ew.h).  Floats: neg, abs,
  * sqrt, relu, clamp and the rounding ops through the dispatch level's kernels on
  * contiguous rows (cpu_vmath.h), the same expressions (cpu_simd.h) on strided ones;
- * float32 exp, log, sin, cos, tanh, sigmoid, log1p and expm1 through the level's
+ * float32 exp, log, sin, cos, tanh, sigmoid, log1p, expm1, erf and erfc through the level's
  * vector math on every layout; float64's transcendental functions from the C
  * library.  Semantics shared with the CUDA kernels (cuda_elementwise.cu), element
  * for element: NaN propagating through clamp/relu, integer negation wrapping (done
@@ -97,6 +97,8 @@ UNARY_ROW(tanh_f64, double, tanh(x))
 UNARY_ROW(sigmoid_f64, double, x < 0 ? exp(x) / (1.0 + exp(x)) : 1.0 / (1.0 + exp(-x)))
 UNARY_ROW(log1p_f64, double, log1p(x))
 UNARY_ROW(expm1_f64, double, expm1(x))
+UNARY_ROW(erf_f64, double, erf(x))
+UNARY_ROW(erfc_f64, double, erfc(x))
 
 #define INT_UNARY_ROWS(SN, T, U)                                                                   \
     UNARY_ROW(neg_##SN, T, (U)0 - (U)x)                                                            \
@@ -129,6 +131,8 @@ VM_ROW(vtanh_f32, tanh_f32)
 VM_ROW(vsigmoid_f32, sigmoid_f32)
 VM_ROW(vlog1p_f32, log1p_f32) /* Note [log1p and expm1] in cpu_vexpm1.h */
 VM_ROW(vexpm1_f32, expm1_f32)
+VM_ROW(verf_f32, erf_f32) /* Note [float32 erf and erfc] in cpu_verf.h */
+VM_ROW(verfc_f32, erfc_f32)
 
 #define FLOAT_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
 
@@ -151,12 +155,15 @@ static const ew_row_fn unary_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_SIGN] = ROWS_5(identity_bool, sign_i32, sign_i64, sign_f32, sign_f64),
     [PDT_OP_LOG1P] = FLOAT_ONLY(log1p),
     [PDT_OP_EXPM1] = FLOAT_ONLY(expm1),
+    [PDT_OP_ERF] = FLOAT_ONLY(erf),
+    [PDT_OP_ERFC] = FLOAT_ONLY(erfc),
 };
 
 static int costly_unary(pdt_unary_op op)
 {
     return op == PDT_OP_EXP || op == PDT_OP_LOG || op == PDT_OP_SIN || op == PDT_OP_COS ||
-           op == PDT_OP_TANH || op == PDT_OP_SIGMOID || op == PDT_OP_LOG1P || op == PDT_OP_EXPM1;
+           op == PDT_OP_TANH || op == PDT_OP_SIGMOID || op == PDT_OP_LOG1P || op == PDT_OP_EXPM1 ||
+           op == PDT_OP_ERF || op == PDT_OP_ERFC;
 }
 
 /* The clamp bounds as two elements of x's dtype, as the clamp rows read them
