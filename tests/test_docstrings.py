@@ -19,7 +19,8 @@ SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute
               "optim.lr_scheduler", "utils.data")
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
-                           "cross_entropy", "leaky_relu")}
+                           "cross_entropy", "leaky_relu", "gelu", "silu", "elu", "softplus", "mish",
+                           "logsigmoid", "hardtanh", "relu6")}
 
 
 def _public(module):

@@ -3,6 +3,7 @@ saved and loaded across devices, trained with autograd (``loss.backward()``), an
 losses MSELoss, L1Loss, HuberLoss, SmoothL1Loss, CrossEntropyLoss and NLLLoss.
 ``from pydevtensor import nn`` gives the chapter's ``nn.Sequential(nn.Linear(3, 1))``."""
 from . import functional, init, parallel, utils
+from .activation import ELU, GELU, Hardtanh, LogSigmoid, Mish, ReLU6, SiLU, Softplus
 from .layers import (Dropout, Flatten, Identity, LazyLinear, LeakyReLU, Linear, ModuleList,
                      ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .losses import CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
@@ -12,4 +13,5 @@ from .parameter import Parameter, UninitializedParameter
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
            "Dropout", "Flatten", "Identity", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss",
-           "CrossEntropyLoss", "NLLLoss", "functional", "init", "parallel", "utils"]
+           "CrossEntropyLoss", "NLLLoss", "functional", "init", "parallel", "utils", "GELU",
+           "SiLU", "ELU", "Softplus", "Mish", "LogSigmoid", "Hardtanh", "ReLU6"]
