@@ -1,9 +1,12 @@
 """erf and erfc (csrc/python/tensor_erf.c) on every device, against float64 math.erf and
 math.erfc.
 
-float32 on the CPU: within 1 ulp (in the reference's binade, test_rounding.ulps32) of the
-float64 function on a dense sample of every float32 exponent and the special values, at
-every instruction-set level (Note [float32 erf and erfc] in csrc/cpu/cpu_verf.h).  On
+float32 on the CPU: within 0.501 ulp (in the reference's binade, test_rounding.ulps32) of
+the float64 function, that is correctly rounded but within 2^-10 ulp of a rounding
+boundary, on a dense sample of every float32 exponent and the special values, at every
+instruction-set level (Note [float32 erf and erfc] in csrc/cpu/cpu_verf.h; 2000
+mantissas an exponent measured 0.5000 ulp, 0.0009% of erf's results misrounded, none of
+erfc's; PyTorch 2.15's CPU float32 erf and erfc: 0.9994 and 0.7781 ulp).  On
 CUDA the CUDA Math API's erff and erfcf, documented within 2 and 4 ulp: those bounds are
 checked there, and the CPU and CUDA results agree within their sum.  float64: within 2
 ulp of math.erf/math.erfc everywhere (the C libraries' erf and erfc; CUDA's documented
@@ -23,7 +26,7 @@ LEVELS = _C._cpu_simd_level()[1]
 REF = {"erf": np.vectorize(math.erf, otypes=[np.float64]),
        "erfc": np.vectorize(math.erfc, otypes=[np.float64])}
 # float32 bounds in ulps: the CPU's (Note [float32 erf and erfc]), CUDA's documented ones
-CPU_ULPS = {"erf": 1.0, "erfc": 1.0}
+CPU_ULPS = {"erf": 0.501, "erfc": 0.501}
 CUDA_ULPS = {"erf": 2.0, "erfc": 4.0}
 
 
