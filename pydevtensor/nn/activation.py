@@ -5,8 +5,16 @@ from . import _functional_activation as _F
 from .layers import _Activation
 
 
-def _inplace_repr(inplace):
-    return "inplace=True" if inplace else ""
+class _InplaceActivation(_Activation):
+    """An activation whose only argument is inplace= (PyTorch's repr: inplace=True or
+    nothing)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class GELU(_Activation):
@@ -49,7 +57,7 @@ class GELU(_Activation):
         return f"approximate={self.approximate!r}"
 
 
-class SiLU(_Activation):
+class SiLU(_InplaceActivation):
     """``x * sigmoid(x)`` elementwise, as a layer (F.silu).
 
     Parameters
@@ -64,15 +72,8 @@ class SiLU(_Activation):
     tensor([-0.2689,  0.0000,  1.7616])
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
     def _apply(self, input):
         return _F.silu(input, self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
 
 
 class ELU(_Activation):
@@ -147,7 +148,7 @@ class Softplus(_Activation):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Mish(_Activation):
+class Mish(_InplaceActivation):
     """``x * tanh(softplus(x))`` elementwise, as a layer (F.mish).
 
     Parameters
@@ -162,15 +163,8 @@ class Mish(_Activation):
     tensor([-0.3034,  0.0000,  1.9440])
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
     def _apply(self, input):
         return _F.mish(input, self.inplace)
-
-    def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
 
 
 class LogSigmoid(_Activation):
@@ -255,8 +249,7 @@ class ReLU6(Hardtanh):
     def _apply(self, input):
         return _F.relu6(input, self.inplace)
 
-    def extra_repr(self) -> str:
-        return _inplace_repr(self.inplace)
+    extra_repr = _InplaceActivation.extra_repr
 
 
 __all__ = ["ELU", "GELU", "Hardtanh", "LogSigmoid", "Mish", "ReLU6", "SiLU", "Softplus"]
