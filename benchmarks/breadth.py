@@ -19,6 +19,10 @@ stable argsort and a take; ``nonzero`` gives the (n, ndim) coordinates (np.argwh
 A sweep like this one found the cells fixed in stop 29 (x ** 2 at 60 times NumPy's
 time, nonzero 12, flip 7, arange 5, sort 4, randn 3.5; see the note on issue 20).
 
+``--torch`` adds PyTorch (CPU) as a third library, in a column of our time over
+torch's: its calls are ours, torch having the same names.  Ops NumPy has no function for
+(``erf``, ``gelu``) have no NumPy cell (``-``); run them with ``--torch``.
+
 Results go to ``breadth.json`` and ``breadth.txt`` under ``$OUT`` when it is set, else
 ``benchmarks/results/``.
 """
@@ -38,12 +42,16 @@ SIZES = (10**3, 10**5, 10**6)
 
 
 def _cases(lib):
-    """{name: build(n) -> zero-argument callable} for "pydevtensor" or "numpy"."""
+    """{name: build(n) -> zero-argument callable, or None where the library has no such
+    function} for "pydevtensor", "numpy" or "torch" (which takes our calls)."""
     import numpy as np
     rng = np.random.default_rng(0)
-    ours = lib == "pydevtensor"
+    ours = lib != "numpy"
     if ours:
-        import pydevtensor as P
+        if lib == "torch":
+            import torch as P
+        else:
+            import pydevtensor as P
 
         def arr(a):
             return P.from_numpy(np.ascontiguousarray(a))
@@ -83,6 +91,8 @@ def _cases(lib):
 
     def one(make, fo, fn):
         def build(n):
+            if not ours and fn is None:
+                return None  # NumPy has no such function
             a = make(n)
             return (lambda: fo(a)) if ours else (lambda: fn(a))
         return build
@@ -140,6 +150,8 @@ def _cases(lib):
         "sign": one(f32, lambda a: P_.sign(a), np.sign),
         "log1p": one(pos, lambda a: P_.log1p(a), np.log1p),
         "expm1": one(f32, lambda a: P_.expm1(a), np.expm1),
+        "erf": one(f32, lambda a: P_.erf(a), None),
+        "gelu": one(f32, lambda a: P_.nn.functional.gelu(a), None),
         "floor_divide_i32": two(i32, lambda a, b: a // (b.abs() + 1),
                                 lambda a, b: a // (np.abs(b) + 1)),
         "sum_i32": one(i32, lambda a: a.sum(), np.sum),
@@ -193,17 +205,27 @@ def serve(lib):
 
 
 def render(times, sizes, ops):
-    head = f"{'op':18s}" + "".join(f"{'pdt/numpy ' + _size(n):>18s}" for n in sizes)
-    lines = ["our time over NumPy's (each library in its own process, timed in turn; "
-             "median of rounds)",
+    others = [lib for lib in ("numpy", "torch") if lib in times]
+    head = f"{'op':18s}" + "".join(f"{'pdt/' + lib + ' ' + _size(n):>18s}"
+                                   for lib in others for n in sizes)
+    lines = [f"our time over {' and '.join(others)}'s (each library in its own process, timed "
+             "in turn; median of rounds; - where the library has no such function)",
              head]
     for op in ops:
         cells = []
-        for n in sizes:
-            ours, theirs = times["pydevtensor"][op][str(n)], times["numpy"][op][str(n)]
-            cells.append(f"{ours / theirs:7.2f} ({ours * 1e6:8.1f} us)")
+        for lib in others:
+            for n in sizes:
+                ours, theirs = times["pydevtensor"][op][str(n)], times[lib][op][str(n)]
+                cells.append("-" if theirs is None else
+                             f"{ours / theirs:7.2f} ({ours * 1e6:8.1f} us)")
         lines.append(f"{op:18s}" + "".join(f"{c:>18s}" for c in cells))
     return "\n".join(lines)
+
+
+def _median(seconds):
+    """The median of the rounds' times, None where the library had no such function."""
+    seconds = list(seconds)
+    return None if None in seconds else statistics.median(seconds)
 
 
 def _size(n):
@@ -215,7 +237,8 @@ def main(argv=None):
     ap.add_argument("--sizes", default=",".join(str(n) for n in SIZES))
     ap.add_argument("--ops", default=None)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--serve", choices=("pydevtensor", "numpy"), help=argparse.SUPPRESS)
+    ap.add_argument("--torch", action="store_true", help="PyTorch (CPU) as a third library")
+    ap.add_argument("--serve", choices=("pydevtensor", "numpy", "torch"), help=argparse.SUPPRESS)
     ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "benchmarks" / "results")))
     args = ap.parse_args(argv)
     args.sizes = [int(float(s)) for s in args.sizes.split(",")]
@@ -227,13 +250,14 @@ def main(argv=None):
     if args.serve:
         serve(args.serve)
         return 0
-    runs = run_interleaved("benchmarks.breadth", ("pydevtensor", "numpy"), args.sizes,
+    libs = ("pydevtensor", "numpy", "torch") if args.torch else ("pydevtensor", "numpy")
+    runs = run_interleaved("benchmarks.breadth", libs, args.sizes,
                            args.ops, args.rounds, cwd=ROOT,
                            log=lambda m: print(m, file=sys.stderr, flush=True))
     failed = [f"{lib}: {rs[0]['error']}" for lib, rs in runs.items() if "error" in rs[0]]
     if failed:
         raise SystemExit(f"a server failed: {'; '.join(failed)}")
-    times = {lib: {op: {str(n): statistics.median(rr[op][str(n)] for rr in rs)
+    times = {lib: {op: {str(n): _median(rr[op][str(n)] for rr in rs)
                         for n in args.sizes} for op in args.ops}
              for lib, rs in runs.items()}
     text = render(times, args.sizes, args.ops)

@@ -40,6 +40,8 @@ trunc = _C.trunc
 sign = _C.sign
 log1p = _C.log1p
 expm1 = _C.expm1
+erf = _C.erf
+erfc = _C.erfc
 
 # PyTorch's aliases
 subtract = sub
@@ -128,8 +130,8 @@ def _tensor_round(self, *, decimals=0):
 _C.Tensor.round = _tensor_round
 
 __all__ = [
-    "abs", "add", "ceil", "clamp", "clip", "cos", "div", "divide", "eq", "exp", "expm1", "fix",
-    "floor", "floor_divide", "ge", "gt", "le", "log", "log1p", "lt", "maximum", "minimum", "mul",
-    "multiply", "ne", "neg", "negative", "pow", "relu", "remainder", "round", "sigmoid", "sign",
+    "abs", "add", "ceil", "clamp", "clip", "cos", "div", "divide", "eq", "erf", "erfc", "exp",
+    "expm1", "fix", "floor", "floor_divide", "ge", "gt", "le", "log", "log1p", "lt", "maximum",
+    "minimum", "mul", "multiply", "ne", "neg", "negative", "pow", "relu", "remainder", "round", "sigmoid", "sign",
     "sin", "sqrt", "sub", "subtract", "tanh", "true_divide", "trunc",
 ]

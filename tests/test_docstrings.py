@@ -20,7 +20,8 @@ SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
                            "cross_entropy", "leaky_relu", "binary_cross_entropy_with_logits",
-                           "kl_div"),
+                           "kl_div", "gelu", "silu", "elu", "softplus", "mish", "logsigmoid",
+                           "hardtanh", "relu6"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_")}
 
 

@@ -100,8 +100,10 @@ typedef enum pdt_unary_op {
     PDT_OP_SIGN,  /* -1, 0 or 1 in the input's dtype; NaN stays NaN */
     PDT_OP_LOG1P, /* log(1 + x) and exp(x) - 1 without the cancellation near 0 */
     PDT_OP_EXPM1,
+    PDT_OP_ERF, /* the error function and 1 - erf(x), without the cancellation */
+    PDT_OP_ERFC,
 } pdt_unary_op;
-#define PDT_NUM_UNARY_OPS 18
+#define PDT_NUM_UNARY_OPS 20
 
 /* One input of an elementwise op: a tensor already broadcast to the output's
  * shape (stride 0 along broadcast dimensions), or a scalar when t is NULL. */

@@ -75,7 +75,7 @@ pdt_status pdt_tensor_empty(pdt_device device, pdt_dtype dtype, int ndim, const 
  * their memory front to back, at the speed of contiguous inputs, and their
  * results are transposed (is_contiguous() False), on every device: the rule
  * lives in the core (pdt_result_order, used by pdt_elementwise.c), and the CPU
- * loops then walk the dims in the output's memory order (cpu_elementwise.c).
+ * loops then walk the dims in the output's memory order (cpu_ew_walk.c).
  * where(cond, a, b) takes the order of the first of cond, a and b with the
  * result's shape (PyTorch's operand order; masked_fill(x, ...) takes x's, as
  * PyTorch's clone of x does), and hands the backend every operand seen in that

@@ -11,7 +11,7 @@ pdt_status pdt_cpu_random(const pdt_tensor *dst, const pdt_random_spec *spec);
 /* cpu_copy.c: dst and src of one dtype and shape, not overlapping */
 void pdt_cpu_copy_strided(const pdt_tensor *dst, const pdt_tensor *src);
 
-/* cpu_elementwise.c */
+/* cpu_elementwise.c (binary), cpu_unary.c */
 pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a, pdt_operand b);
 pdt_status pdt_cpu_binary_scaled(pdt_binary_op op, const pdt_tensor *out, const pdt_tensor *a,
                                  const pdt_tensor *b, pdt_scalar alpha);

@@ -515,7 +515,7 @@ static void run_job(int64_t n, int64_t slices, pdt_range_fn fn, void *ctx, int t
  * [spinning under load]).  It starts the pool, so that a process whose ops are all
  * mid-sized gets there too.  In a loop, x ** 1.7 of 8,000 float32 took 16.3 us on
  * one thread (NumPy 10.1) and tanh of 4,000 2.37 (NumPy 1.88); split at the hot
- * grain, 8.6 and 1.53 (cpu_elementwise.c's job_run has the grains). */
+ * grain, 8.6 and 1.53 (cpu_ew_walk.c's pdt_cpu_ew_run has the grains). */
 static atomic_long last_hot_call; /* now_ns() of the latest pdt_cpu_parallel_for_hot */
 
 static int pool_awake(void)

@@ -28,8 +28,8 @@ void pdt_cpu_parallel_for(int64_t n, int64_t grain, pdt_range_fn fn, void *ctx);
 void pdt_cpu_parallel_for_hot(int64_t n, int64_t grain, int64_t hot_grain, pdt_range_fn fn,
                               void *ctx);
 
-/* The hot grain of the cheap elementwise ops (an add, a compare; cpu_elementwise.c's
- * job_run): their output splits at this many elements a thread, and a reduction that
+/* The hot grain of the cheap elementwise ops (an add, a compare; cpu_ew_walk.c's
+ * pdt_cpu_ew_run): their output splits at this many elements a thread, and a reduction that
  * reads such an output in halves (Note [a chunk in halves] in cpu_reduce.c) starts at
  * the same count, so that each thread reads what it wrote. */
 #define PDT_CPU_GRAIN_HOT ((int64_t)1 << 14)

@@ -55,7 +55,7 @@ typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int
 
 /* o[i] = f(a[i]) over contiguous rows, o may be a: neg, abs, sqrt and relu of
  * float32 and float64 at the level's width.  Their expressions are these,
- * shared with cpu_elementwise.c's strided rows, so every level and layout
+ * shared with cpu_unary.c's strided rows, so every level and layout
  * gives the same bits.  cpu_vmath.h. */
 typedef void (*pdt_vu_row)(char *o, const char *a, int64_t n);
 #define PDT_NEG(x) (-(x))
@@ -113,6 +113,7 @@ typedef struct pdt_cpu_simd_table {
     pdt_vb_row eq_f64, ne_f64, lt_f64, le_f64, gt_f64, ge_f64;
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
     pdt_vm_row log1p_f32, expm1_f32; /* cpu_vexpm1.h */
+    pdt_vm_row erf_f32, erfc_f32;    /* cpu_verf.h */
     pdt_vu_row neg_f32, abs_f32, sqrt_f32, relu_f32, neg_f64, abs_f64, sqrt_f64, relu_f64;
     pdt_vu_row floor_f32, ceil_f32, round_f32, trunc_f32, floor_f64, ceil_f64, round_f64, trunc_f64;
     pdt_vmask_row mul_mask_f32, mul_mask_f64;

@@ -27,7 +27,7 @@
  * float32 took 44.7-46.3 ms on two threads before they did and 32.9-33.9 after
  * (a + b: 32.6-34.0), relu(a.T) 33.3-33.6 and 22.7-22.9.
  * Before each block, the elementwise ops ask for their inputs' lines 1024 elements
- * ahead (prefetch_ahead in cpu_elementwise.c): on one core the hardware's prefetchers
+ * ahead (prefetch_ahead in cpu_ew_walk.c): on one core the hardware's prefetchers
  * did not keep up with a loop that also computes, so exp of 1e8 float32 took the sum
  * of its compute and memory times (72 ms on one thread in a C harness, 38 on two),
  * and 44-58 and 27-33 with the prefetches and streamed stores.  Alternating

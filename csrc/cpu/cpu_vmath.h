@@ -524,6 +524,7 @@ static void VM(axpy_u64)(uint64_t *c, const uint64_t *b, uint64_t s, int64_t n)
         cc[j] += s * bb[j];
 }
 
+#include "cpu_verf.h"   /* float32 erf and erfc */
 #include "cpu_vexpm1.h" /* float32 log1p and expm1 */
 
 /* ---- the rows ---- */
@@ -655,6 +656,8 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .cos_f32 = VM(cos_row),
     .log1p_f32 = VM(log1p_row),
     .expm1_f32 = VM(expm1_row),
+    .erf_f32 = VM(erf_row),
+    .erfc_f32 = VM(erfc_row),
     .argmax_f32 = VM(argmax_f32),
     .argmin_f32 = VM(argmin_f32),
     .argmax_f64 = VM(argmax_f64),

@@ -278,6 +278,10 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
         return (T)log1p((double)x);
     else if constexpr (OP == PDT_OP_EXPM1)
         return (T)expm1((double)x);
+    else if constexpr (OP == PDT_OP_ERF) /* CUDA Math API: erff 2 ulp, erf 2 ulp */
+        return f32 ? erff(x) : erf(x);
+    else if constexpr (OP == PDT_OP_ERFC) /* erfcf 4 ulp, erfc 5 ulp (CUDA Math API) */
+        return f32 ? erfcf(x) : erfc(x);
     else if constexpr (OP == PDT_OP_NEG)
         return is_float_v<T> ? -x : (T)((U)0 - (U)x);
     else if constexpr (OP == PDT_OP_ABS) {
@@ -632,6 +636,8 @@ cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, pdt_
         UNARY_CASE(PDT_OP_SIGN)
         UNARY_CASE(PDT_OP_LOG1P)
         UNARY_CASE(PDT_OP_EXPM1)
+        UNARY_CASE(PDT_OP_ERF)
+        UNARY_CASE(PDT_OP_ERFC)
 #undef UNARY_CASE
     }
     return cudaErrorNotSupported;

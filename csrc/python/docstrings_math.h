@@ -97,6 +97,8 @@
 #define EX_SIGN "[-3., 0., 2.]", "tensor([-1.,  0.,  1.])"
 #define EX_LOG1P "[0., 1.]", "tensor([0.0000, 0.6931])"
 #define EX_EXPM1 "[0., 1.]", "tensor([0.0000, 1.7183])"
+#define EX_ERF "[0., 0.5, -2.]", "tensor([ 0.0000,  0.5205, -0.9953])"
+#define EX_ERFC "[0., 0.5, 3.]", "tensor([1.0000e+00, 4.7950e-01, 2.2090e-05])"
 
 /* The variadic forms let an EX_ macro (three or four arguments) fill the last parameters. */
 #define DOC_FN_B(NAME, WHAT, ...) DOC_FN_BINARY(NAME, WHAT, __VA_ARGS__)

@@ -224,6 +224,11 @@ _unary("sigmoid", "SigmoidBackward0", "result", lambda g, y: g * y * (1.0 - y))
 _unary("relu", "ReluBackward0", "result", lambda g, y: g * (y > 0))
 _unary("log1p", "Log1PBackward0", "input", lambda g, x: g / (x + 1.0))
 _unary("expm1", "Expm1Backward0", "result", lambda g, y: g * (y + 1.0))
+# d erf(x) / dx = 2 / sqrt(pi) exp(-x^2), and erfc's its negative
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+_unary("erf", "ErfBackward0", "input", lambda g, x: g * ((x * x).neg_().exp_() * _TWO_OVER_SQRT_PI))
+_unary("erfc", "ErfcBackward0", "input",
+       lambda g, x: g * ((x * x).neg_().exp_() * -_TWO_OVER_SQRT_PI))
 # piecewise constant: a zero gradient, as in PyTorch (the result still requires grad)
 for _name in ("floor", "ceil", "round", "trunc", "fix", "sign"):
     _unary(_name, _name.capitalize() + "Backward0", None, lambda g, v: _C.zeros_like(g))

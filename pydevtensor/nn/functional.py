@@ -5,10 +5,14 @@ from .. import _ops_stats as _stats
 from .._ops_join import stack as _stack
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
+from . import _functional_activation as _act
 from . import _functional_losses as _L
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
 binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, _L.kl_div
+# the activations after ReLU (_functional_activation.py)
+elu, gelu, hardtanh, logsigmoid = _act.elu, _act.gelu, _act.hardtanh, _act.logsigmoid
+mish, relu6, silu, softplus = _act.mish, _act.relu6, _act.silu, _act.softplus
 
 
 def linear(input, weight, bias=None):

@@ -1,0 +1,219 @@
+/* cpu_unary.c - the CPU backend's elementwise unary ops: one row kernel per (op,
+ * dtype) in unary_rows, run by the three-operand walk (cpu_ew.h).  Floats: neg, abs,
+ * sqrt, relu, clamp and the rounding ops through the dispatch level's kernels on
+ * contiguous rows (cpu_vmath.h), the same expressions (cpu_simd.h) on strided ones;
+ * float32 exp, log, sin, cos, tanh, sigmoid, log1p, expm1, erf and erfc through the level's
+ * vector math on every layout; float64's transcendental functions from the C
+ * library.  Semantics shared with the CUDA kernels (cuda_elementwise.cu), element
+ * for element: NaN propagating through clamp/relu, integer negation wrapping (done
+ * in unsigned types, where C defines the wrap).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu_ew.h"
+#include "cpu_kernels.h"
+#include "cpu_stream.h"
+
+/* Unary rows: o and a as ew_row_fn's (cpu_ew.h; b unused); EXPR computes a T from x.  The
+ * clamp rows read their bounds (two T) from extra. */
+#define UNARY_ROW(NAME, T, EXPR)                                                                   \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        (void)b, (void)sb;                                                                         \
+        const T lo = ((const T *)extra)[0], hi = ((const T *)extra)[1];                            \
+        (void)lo, (void)hi;                                                                        \
+        if (so == sizeof(T) && sa == sizeof(T)) {                                                  \
+            T *po = (T *)o;                                                                        \
+            const T *pa = (const T *)a;                                                            \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = pa[i];                                                                       \
+                po[i] = (T)(EXPR);                                                                 \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                T x = *(const T *)(a + i * sa);                                                    \
+                *(T *)(o + i * so) = (T)(EXPR);                                                    \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* clamp(x) = min(max(x, lo), hi) (cpu_simd.h) */
+#define CLAMP(x) PDT_CLAMP(x, lo, hi)
+
+/* clamp of floats: contiguous rows to the level's kernel (cpu_vmath.h), strided
+ * ones through the same expression */
+#define SIMD_CLAMP_ROW(NAME, T)                                                                    \
+    UNARY_ROW(NAME##_strided, T, CLAMP(x))                                                         \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        if (so == sizeof(T) && sa == sizeof(T))                                                    \
+            pdt_cpu_simd()->NAME(o, a, n, extra);                                                  \
+        else                                                                                       \
+            NAME##_strided(o, so, a, sa, b, sb, n, extra);                                         \
+    }
+
+/* neg, abs, sqrt and relu of floats: contiguous rows go to the level's kernel
+ * (cpu_vmath.h), strided ones here, with the same expression (cpu_simd.h) */
+#define SIMD_UNARY_ROW(NAME, T, EXPR)                                                              \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        (void)b, (void)sb, (void)extra;                                                            \
+        if (so == sizeof(T) && sa == sizeof(T)) {                                                  \
+            pdt_cpu_simd()->NAME(o, a, n);                                                         \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            T x = *(const T *)(a + i * sa);                                                        \
+            *(T *)(o + i * so) = (T)EXPR(x);                                                       \
+        }                                                                                          \
+    }
+
+#define FLOAT_UNARY_ROWS(SN, T)                                                                    \
+    SIMD_UNARY_ROW(neg_##SN, T, PDT_NEG)                                                           \
+    SIMD_UNARY_ROW(abs_##SN, T, PDT_ABS)                                                           \
+    SIMD_UNARY_ROW(sqrt_##SN, T, PDT_SQRT)                                                         \
+    SIMD_UNARY_ROW(relu_##SN, T, PDT_RELU)                                                         \
+    SIMD_UNARY_ROW(floor_##SN, T, PDT_FLOOR)                                                       \
+    SIMD_UNARY_ROW(ceil_##SN, T, PDT_CEIL)                                                         \
+    SIMD_UNARY_ROW(round_##SN, T, PDT_ROUND)                                                       \
+    SIMD_UNARY_ROW(trunc_##SN, T, PDT_TRUNC)                                                       \
+    UNARY_ROW(sign_##SN, T, PDT_SIGN(x))                                                           \
+    SIMD_CLAMP_ROW(clamp_##SN, T)
+FLOAT_UNARY_ROWS(f32, float)
+FLOAT_UNARY_ROWS(f64, double)
+
+/* float64's transcendental functions: the C library's (float32's: VM_ROW below). */
+UNARY_ROW(exp_f64, double, exp(x))
+UNARY_ROW(log_f64, double, log(x))
+UNARY_ROW(sin_f64, double, sin(x))
+UNARY_ROW(cos_f64, double, cos(x))
+UNARY_ROW(tanh_f64, double, tanh(x))
+/* sigmoid: e^x / (1 + e^x) below 0, so that e^-x never overflows (as on CUDA) */
+UNARY_ROW(sigmoid_f64, double, x < 0 ? exp(x) / (1.0 + exp(x)) : 1.0 / (1.0 + exp(-x)))
+UNARY_ROW(log1p_f64, double, log1p(x))
+UNARY_ROW(expm1_f64, double, expm1(x))
+UNARY_ROW(erf_f64, double, erf(x))
+UNARY_ROW(erfc_f64, double, erfc(x))
+
+#define INT_UNARY_ROWS(SN, T, U)                                                                   \
+    UNARY_ROW(neg_##SN, T, (U)0 - (U)x)                                                            \
+    UNARY_ROW(abs_##SN, T, x < 0 ? (U)0 - (U)x : (U)x)                                             \
+    UNARY_ROW(relu_##SN, T, x < 0 ? 0 : x)                                                         \
+    UNARY_ROW(same_##SN, T, x) /* the rounding ops */                                              \
+    UNARY_ROW(sign_##SN, T, (x > 0) - (x < 0))                                                     \
+    UNARY_ROW(clamp_##SN, T, CLAMP(x))
+INT_UNARY_ROWS(i32, int32_t, uint32_t)
+INT_UNARY_ROWS(i64, int64_t, uint64_t)
+
+UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs, relu and sign of a bool */
+
+/* float32 exp, log, sin, cos, tanh and sigmoid: the vectorised kernels of the
+ * level in use (cpu_vmath.h, Note [vector math accuracy]); a strided row goes
+ * through a small buffer, so that every element gets the same function. */
+#define VM_ROW(NAME, FIELD)                                                                        \
+    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
+                     int64_t n, const void *extra)                                                 \
+    {                                                                                              \
+        (void)b, (void)sb, (void)extra;                                                            \
+        vm_call c = {pdt_cpu_simd()->FIELD, NULL};                                                 \
+        pdt_cpu_vm_row_any(o, so, a, sa, n, &c);                                                   \
+    }
+VM_ROW(vexp_f32, exp_f32)
+VM_ROW(vlog_f32, log_f32)
+VM_ROW(vsin_f32, sin_f32)
+VM_ROW(vcos_f32, cos_f32)
+VM_ROW(vtanh_f32, tanh_f32)
+VM_ROW(vsigmoid_f32, sigmoid_f32)
+VM_ROW(vlog1p_f32, log1p_f32) /* Note [log1p and expm1] in cpu_vexpm1.h */
+VM_ROW(vexpm1_f32, expm1_f32)
+VM_ROW(verf_f32, erf_f32) /* Note [float32 erf and erfc] in cpu_verf.h */
+VM_ROW(verfc_f32, erfc_f32)
+
+#define FLOAT_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
+
+static const ew_row_fn unary_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
+    [PDT_OP_NEG] = ROWS_NUM(neg),
+    [PDT_OP_ABS] = ROWS_5(identity_bool, abs_i32, abs_i64, abs_f32, abs_f64),
+    [PDT_OP_EXP] = FLOAT_ONLY(exp),
+    [PDT_OP_LOG] = FLOAT_ONLY(log),
+    [PDT_OP_SQRT] = ROWS_5(NULL, NULL, NULL, sqrt_f32, sqrt_f64),
+    [PDT_OP_SIN] = FLOAT_ONLY(sin),
+    [PDT_OP_COS] = FLOAT_ONLY(cos),
+    [PDT_OP_TANH] = FLOAT_ONLY(tanh),
+    [PDT_OP_SIGMOID] = FLOAT_ONLY(sigmoid),
+    [PDT_OP_RELU] = ROWS_5(identity_bool, relu_i32, relu_i64, relu_f32, relu_f64),
+    [PDT_OP_CLAMP] = ROWS_NUM(clamp),
+    [PDT_OP_FLOOR] = ROWS_5(NULL, same_i32, same_i64, floor_f32, floor_f64),
+    [PDT_OP_CEIL] = ROWS_5(NULL, same_i32, same_i64, ceil_f32, ceil_f64),
+    [PDT_OP_ROUND] = ROWS_5(NULL, same_i32, same_i64, round_f32, round_f64),
+    [PDT_OP_TRUNC] = ROWS_5(NULL, same_i32, same_i64, trunc_f32, trunc_f64),
+    [PDT_OP_SIGN] = ROWS_5(identity_bool, sign_i32, sign_i64, sign_f32, sign_f64),
+    [PDT_OP_LOG1P] = FLOAT_ONLY(log1p),
+    [PDT_OP_EXPM1] = FLOAT_ONLY(expm1),
+    [PDT_OP_ERF] = FLOAT_ONLY(erf),
+    [PDT_OP_ERFC] = FLOAT_ONLY(erfc),
+};
+
+static int costly_unary(pdt_unary_op op)
+{
+    return op == PDT_OP_EXP || op == PDT_OP_LOG || op == PDT_OP_SIN || op == PDT_OP_COS ||
+           op == PDT_OP_TANH || op == PDT_OP_SIGMOID || op == PDT_OP_LOG1P || op == PDT_OP_EXPM1 ||
+           op == PDT_OP_ERF || op == PDT_OP_ERFC;
+}
+
+/* The clamp bounds as two elements of x's dtype, as the clamp rows read them
+ * (the core has resolved missing bounds and saturated integer ones). */
+typedef union clamp_bounds {
+    uint8_t b[2];
+    int32_t i32[2];
+    int64_t i64[2];
+    float f32[2];
+    double f64[2];
+} clamp_bounds;
+
+static void clamp_bounds_init(pdt_dtype dt, pdt_scalar lo, pdt_scalar hi, clamp_bounds *out)
+{
+    const pdt_scalar v[2] = {lo, hi};
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < 2; k++) {
+        switch (dt) {
+        case PDT_FLOAT32: out->f32[k] = (float)v[k].f; break;
+        case PDT_FLOAT64: out->f64[k] = v[k].f; break;
+        case PDT_INT32: out->i32[k] = (int32_t)v[k].i; break;
+        case PDT_INT64: out->i64[k] = v[k].i; break;
+        case PDT_BOOL: out->b[k] = (uint8_t)k; break;
+        default: break; /* float16, bfloat16: computed in float32 (pdt_half.h) */
+        }
+    }
+}
+
+pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, pdt_scalar lo,
+                         pdt_scalar hi)
+{
+    ew_row_fn fn = (unsigned)op < PDT_NUM_UNARY_OPS ? unary_rows[op][x->dtype] : NULL;
+    if (!fn)
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "unary op %d is not implemented for %s on the CPU",
+                        (int)op, pdt_dtype_name(x->dtype));
+    clamp_bounds bounds;
+    clamp_bounds_init(x->dtype, lo, hi, &bounds);
+    const pdt_tensor *ops[3] = {out, x, NULL};
+    char unused = 0;
+    ew_job job;
+    job.fn = fn;
+    job.extra = &bounds;
+    pdt_cpu_ew_init(&job, out, ops);
+    job.base[2] = &unused;
+    if (costly_unary(op)) {
+        /* compute-bound: streamed only past the cache (Note [streamed outputs]) */
+        const int64_t bytes = pdt_tensor_numel(out) * (int64_t)pdt_dtype_size(out->dtype);
+        job.stream = job.stream && bytes > pdt_cpu_last_cache_bytes();
+        pdt_cpu_ew_run(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_COSTLY_HOT);
+    } else
+        pdt_cpu_ew_run(&job, pdt_tensor_numel(out), EW_GRAIN, EW_GRAIN_HOT);
+    return PDT_OK;
+}

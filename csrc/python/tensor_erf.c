@@ -1,0 +1,31 @@
+/* tensor_erf.c - erf and erfc in their three forms (tensor_forms.h):
+ * pydevtensor.erf(x, out=...), x.erf(), x.erf_().  Each ends in pdt_unary
+ * (csrc/core/pdt_elementwise.h).  Integers and bools promote to float32, as exp
+ * does; float64 is the C library's (CUDA's) erf and erfc, float32 Note [float32 erf
+ * and erfc] in csrc/cpu/cpu_verf.h.  Their gradients, 2/sqrt(pi) exp(-x^2) and its
+ * negative, are in autograd/derivatives.py. */
+#include "args.h"
+#include "docstrings_math.h"
+#include "tensor_forms.h"
+
+UNARY_ALL(erf, PDT_OP_ERF)
+UNARY_ALL(erfc, PDT_OP_ERFC)
+
+#define W_ERF                                                                                      \
+    "The error function, 2/sqrt(pi) times the integral of exp(-t**2) from 0 to input "             \
+    "(integers give float32)"
+#define W_ERFC "1 - erf(input), without the cancellation for large input (integers give float32)"
+
+PyMethodDef pdt_erf_functions[] = {
+    {"erf", FASTKW(fn_erf), DOC_FN_U("erf", W_ERF, EX_ERF)},
+    {"erfc", FASTKW(fn_erfc), DOC_FN_U("erfc", W_ERFC, EX_ERFC)},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef pdt_erf_methods[] = {
+    {"erf", FASTKW(m_erf), DOC_M_U("erf", W_ERF, EX_ERF)},
+    {"erfc", FASTKW(m_erfc), DOC_M_U("erfc", W_ERFC, EX_ERFC)},
+    {"erf_", FASTKW(m_erf_), DOC_M_U_("erf", W_ERF, EX_ERF)},
+    {"erfc_", FASTKW(m_erfc_), DOC_M_U_("erfc", W_ERFC, EX_ERFC)},
+    {NULL, NULL, 0, NULL},
+};

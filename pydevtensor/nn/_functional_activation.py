@@ -1,0 +1,370 @@
+"""The activation functions a D2L reader meets after ReLU, with PyTorch's names and
+semantics: gelu (exact or tanh), silu, elu, softplus, mish, logsigmoid, hardtanh and
+relu6 (re-exported by nn.functional).
+
+Each is a composition of the C elementwise ops, so autograd differentiates it and every
+device computes it.  Where PyTorch's written formula cancels, an equal one that does not
+is used: gelu as x/2 erfc(-x/sqrt 2) (1 + erf(.) loses the result for x below about -3),
+its tanh form as x sigmoid(2u) (= x/2 (1 + tanh u)); softplus past its threshold is x
+itself, and below it log1p(exp(.)) of an argument masked there, so that the branch not
+taken never makes an inf (whose zero gradient would be NaN); logsigmoid as
+min(x, 0) - log1p(exp(-abs(x)))."""
+import math
+
+from .. import _C
+from ..autograd.dispatch import derivative, recorded
+from ..autograd.node import Node
+
+_SQRT1_2 = 1 / math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def _floating(input, name):
+    """Refuses what PyTorch's kernels refuse: anything but a floating-point Tensor."""
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{name}(): input must be a Tensor, got {type(input).__name__}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"{name}(): expected a floating point tensor, got "
+                                  f"{input.dtype} on {input.device}")
+
+
+def _number(value, what, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name}(): {what} must be a number, got {type(value).__name__}")
+
+
+def _result(input, out, inplace):
+    return input.copy_(out) if inplace else out
+
+
+def gelu(input, approximate="none"):
+    """PyTorch's ``gelu``: x P(X <= x) for a standard normal X, that is
+    ``x / 2 * (1 + erf(x / sqrt(2)))``, or with ``approximate='tanh'``
+    ``x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))``, elementwise.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    approximate : str, optional
+        ``'none'`` (default) for the exact form, ``'tanh'`` for the tanh one.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or approximate not a string.
+    NotImplementedError
+        When input is not floating point (a RuntimeError, as PyTorch's).
+    RuntimeError
+        When approximate is another string (the message names the two).
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.gelu(pydevtensor.tensor([-1., 0., 2.]))
+    tensor([-0.1587,  0.0000,  1.9545])
+    >>> F.gelu(pydevtensor.tensor([-1., 0., 2.]), approximate='tanh')
+    tensor([-0.1588,  0.0000,  1.9546])
+    """
+    _floating(input, "gelu")
+    if not isinstance(approximate, str):
+        raise TypeError(f"gelu(): approximate must be a string, 'none' or 'tanh', got "
+                        f"{type(approximate).__name__}")
+    if approximate == "none":
+        return input * (input * -_SQRT1_2).erfc() * 0.5
+    if approximate == "tanh":
+        u = (input * input * 0.044715 + 1.0) * input * (2.0 * _SQRT_2_OVER_PI)
+        return input * u.sigmoid()
+    raise RuntimeError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def silu(input, inplace=False):
+    """PyTorch's ``silu`` (the swish): ``x * sigmoid(x)``, elementwise.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.silu(pydevtensor.tensor([-1., 0., 2.]))
+    tensor([-0.2689,  0.0000,  1.7616])
+    """
+    _floating(input, "silu")
+    return _result(input, input * input.sigmoid(), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """PyTorch's ``elu``: x where x > 0, ``alpha * (exp(x) - 1)`` elsewhere (expm1, exact
+    near 0), elementwise; the gradient at 0 is alpha, as PyTorch's.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    alpha : float, optional
+        The scale of the negative part (default 1.0).
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or alpha not a number.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.elu(pydevtensor.tensor([-1., 0., 2.]))
+    tensor([-0.6321,  0.0000,  2.0000])
+    """
+    _floating(input, "elu")
+    _number(alpha, "alpha", "elu")
+    return _result(input, _elu(input, alpha), inplace)
+
+
+@recorded("elu")
+def _elu(input, alpha):
+    positive = input > 0
+    negative = input.where(~positive, 0.0).expm1() * alpha  # NaN stays here
+    return input.where(positive, negative)
+
+
+@derivative("elu")
+class EluBackward0(Node):
+    """elu's gradient as PyTorch's: 1 where x > 0, ``alpha * exp(x)`` elsewhere (from x:
+    expm1's own, from its result, rounds to 0 once exp(x) is below half an ulp of 1)."""
+
+    def save(self, out, input, alpha):
+        self.save_tensors(input)
+        self.alpha = alpha
+        return (input,)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        positive = x > 0
+        slope = x.where(~positive, 0.0).exp().mul_(self.alpha)
+        return (g * slope.where(~positive, 1.0),)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """PyTorch's ``softplus``: ``log(1 + exp(beta * x)) / beta``, elementwise, and x
+    itself where ``beta * x > threshold`` (PyTorch's rule, for numerical stability).
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    beta : float, optional
+        The sharpness (default 1.0).
+    threshold : float, optional
+        Past this value of ``beta * x`` the result is x (default 20.0).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or beta or threshold not a number.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.softplus(pydevtensor.tensor([-1., 0., 2., 30.]))
+    tensor([ 0.3133,  0.6931,  2.1269, 30.0000])
+    """
+    _floating(input, "softplus")
+    _number(beta, "beta", "softplus")
+    _number(threshold, "threshold", "softplus")
+    scaled = input * beta if beta != 1 else input
+    linear = scaled > threshold
+    soft = scaled.where(~linear, 0.0).exp().log1p()  # never exp of a large argument
+    return input.where(linear, soft / beta if beta != 1 else soft)
+
+
+def mish(input, inplace=False):
+    """PyTorch's ``mish``: ``x * tanh(softplus(x))``, elementwise.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.mish(pydevtensor.tensor([-1., 0., 2.]))
+    tensor([-0.3034,  0.0000,  1.9440])
+    """
+    _floating(input, "mish")
+    return _result(input, input * softplus(input).tanh(), inplace)
+
+
+def logsigmoid(input):
+    """PyTorch's ``logsigmoid``: ``log(1 / (1 + exp(-x)))``, elementwise, computed as
+    ``min(x, 0) - log1p(exp(-abs(x)))``, which neither overflows nor rounds to 0 early
+    (and has no threshold: softplus's costs float64 1e-10 relative near -20).
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.logsigmoid(pydevtensor.tensor([-30., 0., 2.]))
+    tensor([-30.0000,  -0.6931,  -0.1269])
+    """
+    _floating(input, "logsigmoid")
+    negative = input < 0
+    # -abs(x) as a where, whose gradient at 0 is -1 (abs's is 0): the slope there is 1/2
+    return input.where(negative, 0.0) - input.where(negative, -input).exp().log1p()
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """PyTorch's ``hardtanh``: input clamped to [min_val, max_val], elementwise; the
+    gradient is 1 strictly inside and 0 at and past the bounds, as PyTorch's.  Integer
+    tensors keep their dtype (the bounds rounded inward); bool is refused.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any shape; floating point or integer.
+    min_val : float, optional
+        The lower bound (default -1.0).
+    max_val : float, optional
+        The upper bound (default 1.0).
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or a bound not a number.
+    ValueError
+        When min_val > max_val.
+    NotImplementedError
+        When input is a bool tensor.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.hardtanh(pydevtensor.tensor([-2., 0.5, 3.]))
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    return _hardtanh(input, min_val, max_val, inplace, "hardtanh")
+
+
+def _hardtanh(input, min_val, max_val, inplace, name):
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{name}(): input must be a Tensor, got {type(input).__name__}")
+    _number(min_val, "min_val", name)
+    _number(max_val, "max_val", name)
+    if min_val > max_val:
+        raise ValueError(f"{name}(): min_val cannot be greater than max_val, got min_val="
+                         f"{min_val} and max_val={max_val}")
+    if input.dtype == _C.bool:
+        raise NotImplementedError(f"{name}(): bool inputs are not supported (as in PyTorch), "
+                                  f"got a tensor of {input.dtype} on {input.device}")
+    if not input.dtype.is_floating_point:  # the integers inside the bounds
+        min_val, max_val = math.ceil(min_val), math.floor(max_val)
+    return _result(input, input.clamp(min_val, max_val), inplace)
+
+
+def relu6(input, inplace=False):
+    """PyTorch's ``relu6``: ``min(max(x, 0), 6)``, elementwise (hardtanh(x, 0, 6)).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any shape; floating point or integer.
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    NotImplementedError
+        When input is a bool tensor.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.relu6(pydevtensor.tensor([-2., 3., 8.]))
+    tensor([0., 3., 6.])
+    """
+    return _hardtanh(input, 0.0, 6.0, inplace, "relu6")
+
+
+__all__ = ["elu", "gelu", "hardtanh", "logsigmoid", "mish", "relu6", "silu", "softplus"]
