@@ -1,7 +1,7 @@
 """erf and erfc (csrc/python/tensor_erf.c) on every device, against float64 math.erf and
 math.erfc.
 
-float32 on the CPU: within 0.501 ulp (in the reference's binade, test_rounding.ulps32) of
+float32 on the CPU: within 0.501 ulp (in the reference's binade, ulps32 in conftest) of
 the float64 function, that is correctly rounded but within 2^-10 ulp of a rounding
 boundary, on a dense sample of every float32 exponent and the special values, at every
 instruction-set level (Note [float32 erf and erfc] in csrc/cpu/cpu_verf.h; 2000
@@ -18,9 +18,9 @@ import pytest
 
 import pydevtensor as pdt
 from pydevtensor import _C
-from conftest import DEVICES, torch_or_skip
+from conftest import DEVICES, torch_or_skip, ulps32
 from test_gradcheck import gradcheck
-from test_rounding import ulps32
+
 
 LEVELS = _C._cpu_simd_level()[1]
 REF = {"erf": np.vectorize(math.erf, otypes=[np.float64]),
