@@ -359,3 +359,18 @@ def test_warm_restarts_fractional_and_plateau_match_torch():
     for kw in PLATEAUS:
         _both(torch, lambda m, o: m.ReduceLROnPlateau(o, **kw), len(metrics),
               arg=lambda i: metrics[i])
+
+
+def test_every_scheduler_belongs_to_the_lr_scheduler_module():
+    """d2l 12.11's train() calls scheduler(epoch) unless
+    scheduler.__module__ == lr_scheduler.__name__ (PyTorch's schedulers)."""
+    from pydevtensor.optim import lr_scheduler
+    import pickle
+    for name in ("StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR",
+                 "LinearLR", "SequentialLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
+                 "ReduceLROnPlateau"):
+        cls = getattr(lr_scheduler, name)
+        assert cls.__module__ == lr_scheduler.__name__, name
+        assert pickle.loads(pickle.dumps(cls)) is cls
+    for name in ("Adamax", "NAdam", "RAdam", "Adam"):
+        assert getattr(pdt.optim, name).__module__ == "pydevtensor.optim", name

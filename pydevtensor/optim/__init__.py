@@ -492,4 +492,8 @@ class Adadelta(_Adaptive):
 
 
 from ._adam_family import Adamax, NAdam, RAdam  # noqa: E402  (they extend Adam)
+
+for _cls in (Adamax, NAdam, RAdam):  # pydevtensor.optim's, as the others are
+    _cls.__module__ = __name__
+del _cls
 from . import lr_scheduler  # noqa: E402  (last: it needs Optimizer)

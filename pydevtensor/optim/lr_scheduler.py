@@ -532,3 +532,11 @@ class LambdaLR(LRScheduler):
 
 from ._lr_schedulers_more import (CosineAnnealingWarmRestarts, LinearLR,  # noqa: E402
                                   OneCycleLR, ReduceLROnPlateau, SequentialLR)
+
+# Defined in a file of their own, but this module's as PyTorch's are: Dive into Deep
+# Learning's train() (12.11) tells its own schedulers from these by
+# `scheduler.__module__ == lr_scheduler.__name__`.
+for _cls in (CosineAnnealingWarmRestarts, LinearLR, OneCycleLR, ReduceLROnPlateau,
+             SequentialLR):
+    _cls.__module__ = __name__
+del _cls
