@@ -13,12 +13,20 @@ on ``Tensor``:
 - ``__array_function__``: the same for NumPy's functions (``np.concatenate``,
   ``np.mean``, ...).
 
-Because ``Tensor`` defines ``__array_ufunc__``, NumPy does not defer Python
-operators to it: ``numpy_array + cpu_tensor`` is a NumPy array, and
-``numpy_array + gpu_tensor`` raises ``TypeError`` (wrap the array with
-``pydevtensor.as_tensor``).  A NumPy *scalar* under an operator is read as a Python
-number, as PyTorch reads it: ``np.sqrt(2) * t`` and ``np.float32(2) < t`` are tensors,
-on t's device, recorded by autograd.
+Note [operators with NumPy arrays]
+An operator between a tensor and a NumPy array gives a tensor, in either order, as
+PyTorch's do: ``t + a``, ``a * t``, ``t @ a``, ``a < t``.  The tensor's slot returns
+NotImplemented for the array (also under autograd), NumPy then calls the ufunc, which
+reaches ``__array_ufunc__`` (NumPy does not defer operators to a class that defines it),
+and there the array becomes a CPU tensor without a copy (``as_tensor``) for the
+tensor op: the result has PyTorch's dtype (a float64 array and a float32 tensor give
+float64), autograd records it, and with a GPU tensor the op refuses the mix of devices
+(``DeviceError``) instead of copying either operand.  A NumPy *scalar* is read as a
+Python number, as PyTorch reads it: ``np.sqrt(2) * t`` and ``np.float32(2) < t`` are
+tensors on t's device.  In place, ``t += a`` writes into t (tensor_math.c converts the
+array), as PyTorch does, where Python's fallback ``t = t + a`` would rebind t.  The
+operator path also serves ``np.add(t, a)`` called by name (PyTorch gives an array
+there); other ufuncs (``np.exp(t)``) give NumPy arrays, on CPU tensors.
 """
 from . import _C
 
@@ -93,8 +101,29 @@ def _scalar_operator(ufunc, method, inputs, kwargs):
     return fn(number, b) if isinstance(b, _Tensor) else fn(a, number)
 
 
+def _array_operator(ufunc, method, inputs, kwargs):
+    """The tensor op for a tensor and a NumPy array under an operator's ufunc, the array
+    made a CPU tensor without a copy, or None (Note [operators with NumPy arrays])."""
+    if method != "__call__" or kwargs or len(inputs) != 2:
+        return None
+    import numpy as np
+    a, b = inputs
+    array = b if isinstance(a, _Tensor) else a
+    other = a if array is b else b
+    if not (isinstance(other, _Tensor) and type(array) is np.ndarray
+            and array.dtype.kind in "biuf"):
+        return None
+    fn = np.matmul is ufunc and _C.matmul or _operator_ufuncs().get(ufunc)
+    if fn is None:
+        return None
+    t = _C.as_tensor(array, device="cpu")  # not the default device: no hidden copy
+    return fn(other, t) if array is b else fn(t, other)
+
+
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     r = _scalar_operator(ufunc, method, inputs, kwargs)
+    if r is None:
+        r = _array_operator(ufunc, method, inputs, kwargs)
     if r is not None:
         return r
     what = f"ufunc {ufunc.__name__!r}"

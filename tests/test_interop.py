@@ -128,7 +128,7 @@ def test_ufuncs_on_cpu_tensors_run_on_shared_arrays():
     np.add(t, 1, out=t)  # out= writes through the shared memory
     assert np.allclose(t.numpy(), a + 1, rtol=1e-15, atol=0)
     assert np.add.reduce(t) == pytest.approx((a + 1).sum(), rel=1e-12)
-    assert isinstance(a + t, np.ndarray)
+    assert isinstance(a + t, pdt.Tensor)  # an operator: PyTorch's tensor (test_numpy_operators)
     assert np.concatenate([t, t]).shape == (14,)
     assert np.mean(t) == pytest.approx((a + 1).mean(), rel=1e-12)
     assert np.shape(t) == (7,)

@@ -194,13 +194,9 @@ static PyObject *run_unary(pdt_state *S, const char *name, pdt_unary_op op, PyOb
 static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const char *name,
                                int in_place)
 {
-    PyObject *ab[2] = {a, b};
-    if (pdt_autograd_wanted(NULL, ab, 2, NULL) && (quick_is_tensor(a) || quick_is_tensor(b))) {
-        if (!in_place)
-            return pdt_autograd_call(name, 0, NULL, ab, 2, NULL);
-        if (quick_is_tensor(a))
-            return pdt_autograd_call(name, 1, a, ab + 1, 1, NULL);
-    }
+    /* An operand that is neither a tensor nor a number (a NumPy array) gives
+     * NotImplemented, with autograd on or off, so that Python tries the other
+     * operand's method (Note [operators with NumPy arrays] in pydevtensor/_interop.py). */
     pdt_state *S = state_of_either(a, b);
     pdt_arg x, y;
     int r;
@@ -211,7 +207,25 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
     if ((r = to_arg(S, b, &y)) <= 0) {
         if (r < 0)
             return NULL;
+        if (in_place && PyObject_CheckBuffer(b) && !PyBytes_Check(b) && !PyByteArray_Check(b)) {
+            /* x += numpy_array: in place, as PyTorch does, not Python's fallback
+             * x = x + a, which would rebind x to a new tensor */
+            pdt_device cpu = {PDT_CPU, 0};
+            PyObject *t = pdt_tensor_from_data(S, b, -1, cpu, 0, name);
+            if (!t)
+                return NULL;
+            PyObject *result = number_binary(a, t, op, name, 1);
+            Py_DECREF(t);
+            return result;
+        }
         Py_RETURN_NOTIMPLEMENTED;
+    }
+    PyObject *ab[2] = {a, b};
+    if (pdt_autograd_wanted(NULL, ab, 2, NULL) && (quick_is_tensor(a) || quick_is_tensor(b))) {
+        if (!in_place)
+            return pdt_autograd_call(name, 0, NULL, ab, 2, NULL);
+        if (quick_is_tensor(a))
+            return pdt_autograd_call(name, 1, a, ab + 1, 1, NULL);
     }
     PyObject *out = in_place ? a : pdt_elide_target(S, a, b, op, &x, &y);
     return run_binary(S, name, op, x, y, NULL, out);

@@ -180,15 +180,17 @@ static pdt_state *state_of_either(PyObject *a, PyObject *b)
  * __rmatmul__ gets its turn). */
 static PyObject *nb_matmul(PyObject *a, PyObject *b)
 {
+    pdt_state *S = state_of_either(a, b);
+    if (!S)
+        return NULL;
+    /* before autograd: a NumPy array operand is the other operand's (or
+     * __array_ufunc__'s) to handle, with autograd on or off */
+    if (!pdt_is_tensor(S, a) || !pdt_is_tensor(S, b))
+        Py_RETURN_NOTIMPLEMENTED;
     {
         PyObject *ab[2] = {a, b};
         PDT_AUTOGRAD_HOOK("matmul", 0, NULL, ab, 2, NULL);
     }
-    pdt_state *S = state_of_either(a, b);
-    if (!S)
-        return NULL;
-    if (!pdt_is_tensor(S, a) || !pdt_is_tensor(S, b))
-        Py_RETURN_NOTIMPLEMENTED;
     product_call call = {.fn = pdt_matmul, .a = pdt_tensor_of(a), .b = pdt_tensor_of(b)};
     return run_product(S, &call);
 }

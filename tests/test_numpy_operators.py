@@ -1,0 +1,97 @@
+"""Operators between tensors and NumPy arrays (Note [operators with NumPy arrays] in
+pydevtensor/_interop.py): a tensor in either order with PyTorch's dtype, recorded by
+autograd, in place for ``t += a``; with a GPU tensor, a refusal naming the devices and
+no copy."""
+import operator
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import CUDA_DEVICES
+
+OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+       "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
+       "pow": operator.pow, "lt": operator.lt, "le": operator.le, "eq": operator.eq,
+       "ne": operator.ne, "gt": operator.gt, "ge": operator.ge}
+
+
+@pytest.mark.parametrize("adtype", ["float64", "float32", "int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("name", list(OPS))
+def test_tensor_and_array_give_a_tensor_in_either_order(name, adtype):
+    op = OPS[name]
+    rng = np.random.default_rng(0)
+    t0 = rng.uniform(1, 3, size=(2, 3)).astype(np.float32)
+    a = (rng.uniform(1, 3, size=(3,)) > (2 if adtype == "bool" else 0)).astype(adtype) \
+        if adtype == "bool" else rng.uniform(1, 3, size=(3,)).astype(adtype)
+    t = pdt.tensor(t0)
+    for got, want in ((op(t, a), op(t0.astype(np.float64), a)),
+                      (op(a, t), op(a, t0.astype(np.float64)))):
+        assert isinstance(got, pdt.Tensor), type(got)
+        # PyTorch's promotion: a float64 array with a float32 tensor gives float64; an
+        # integer or bool array gives the tensor's float32
+        float_out = want.dtype.kind == "f"
+        expect = pdt.promote_types(pdt.float32, pdt.as_tensor(a).dtype) if float_out \
+            else pdt.bool
+        if name == "pow" and adtype == "bool":
+            continue  # bool ** float: NumPy and PyTorch disagree on the dtype; not this test's
+        assert got.dtype == expect, (got.dtype, expect)
+        tol = 1e-12 if got.dtype == pdt.float64 else 1e-6
+        np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=tol, atol=tol)
+
+
+def test_matmul_with_an_array_and_autograd():
+    a = np.arange(6.0).reshape(3, 2)
+    t = pdt.ones(2, 3, dtype=pdt.float64, requires_grad=True)
+    y = t @ a
+    assert isinstance(y, pdt.Tensor) and y.tolist() == (np.ones((2, 3)) @ a).tolist()
+    (y.sum() + (a.T * t).sum()).backward()  # both orders are recorded
+    want = np.ones((2, 2)) @ a.T + a.T
+    np.testing.assert_array_equal(t.grad.numpy(), want)
+    assert isinstance(a @ pdt.ones(2, 3, dtype=pdt.float64), pdt.Tensor)
+    with pytest.raises(TypeError, match="same dtype"):  # as torch: float32 @ float64
+        pdt.ones(2, 2) @ np.ones((2, 2))
+
+
+def test_in_place_with_an_array_writes_into_the_tensor():
+    t = pdt.zeros(4)
+    view, before = t[1:3], id(t)
+    t += np.arange(4.0)
+    assert id(t) == before and t.tolist() == [0, 1, 2, 3] and view.tolist() == [1, 2]
+    w = pdt.nn.Parameter(pdt.ones(2))
+    with pdt.no_grad():
+        w -= np.array([0.25, 0.5])
+    assert isinstance(w, pdt.nn.Parameter) and w.tolist() == [0.75, 0.5]
+    i = pdt.tensor([1, 2], dtype=pdt.int32)
+    i *= np.array([3, 4], dtype=np.uint8)
+    assert i.dtype == pdt.int32 and i.tolist() == [3, 8]
+    with pytest.raises(TypeError, match="int32"):  # float into int, as PyTorch refuses
+        i += np.array([0.5, 0.5])
+    assert i.tolist() == [3, 8]
+    leaf = pdt.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        leaf += np.ones(2)
+
+
+def test_other_ufuncs_still_give_arrays_and_scalars_still_numbers():
+    t = pdt.tensor([1.0, 2.0])
+    assert isinstance(np.exp(t), np.ndarray)
+    s = np.float64(2.0) * t
+    assert isinstance(s, pdt.Tensor) and s.dtype == pdt.float32  # a scalar, not an array
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("device", CUDA_DEVICES or ["cuda:0"])
+def test_a_gpu_tensor_and_an_array_are_refused_without_a_copy(device):
+    if not CUDA_DEVICES:
+        pytest.skip("no CUDA device")
+    g = pdt.ones(3, device=device)
+    pdt.reset_transfer_stats()
+    for f in (lambda: g + np.ones(3), lambda: np.ones(3) * g):
+        with pytest.raises(pdt.DeviceError, match="cpu"):
+            f()
+    with pytest.raises(pdt.DeviceError, match="cpu"):
+        g += np.ones(3)
+    stats = pdt.transfer_stats()
+    assert stats["host_to_device"]["count"] == 0 and stats["device_to_host"]["count"] == 0
+    assert g.cpu().tolist() == [1.0, 1.0, 1.0]
