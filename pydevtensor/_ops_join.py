@@ -22,9 +22,9 @@ def _same_device(op, tensors):
             raise TypeError(f"{op}(): expected a sequence of Tensors, got "
                             f"{type(t).__name__} at position {i}")
         if t.device != first:
-            raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but "
-                               f"found at least two devices, {first} and {t.device} "
-                               f"(tensor 0 and tensor {i})")
+            raise _C.DeviceError(f"{op}(): Expected all tensors to be on the same device, but "
+                                 f"found at least two devices, {first} and {t.device} "
+                                 f"(tensor 0 and tensor {i})")
     return first
 
 

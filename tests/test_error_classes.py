@@ -56,3 +56,26 @@ def test_other_errors_keep_their_classes():
         pdt.ones(3)[5]
     with pytest.raises(TypeError):
         pdt.ones(3) + "a"
+
+
+def test_mixed_devices_name_the_users_call():
+    """cat/stack and the class losses refuse tensors on two devices with DeviceError
+    naming the call, not an internal op (found by the new-user tester)."""
+    from conftest import run_python
+    out = run_python("""
+import pydevtensor as p
+from pydevtensor import config as c
+from pydevtensor.nn import functional as F
+c.set_logical_device_configuration(c.list_physical_devices('CPU')[0],
+                                   [c.LogicalDeviceConfiguration() for _ in range(2)])
+a, b = p.ones(2, device='cpu:0'), p.ones(2, device='cpu:1')
+x, y = p.ones(2, 3, device='cpu:1'), p.tensor([0, 1], device='cpu:0')
+for f in (lambda: p.cat([a, b]), lambda: p.stack([a, b]), lambda: F.cross_entropy(x, y),
+          lambda: F.nll_loss(x, y)):
+    try:
+        f()
+        print('no-error')
+    except p.DeviceError as e:
+        print(str(e).split(':')[0])
+""")
+    assert out == ["cat()", "stack()", "cross_entropy()", "nll_loss()"]

@@ -424,6 +424,10 @@ def _check_target(target, logits, where="cross_entropy()", ignore_index=None):
     if tuple(target.shape) != (n,):
         raise ValueError(f"{where}: target of shape {tuple(target.shape)} does not "
                          f"match input of shape {(n, c)}: expected ({n},)")
+    if target.device != logits.device:
+        raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but "
+                             f"target is on {target.device} and input on {logits.device}; "
+                             f"move one with .to(), no copy is made for you")
     if target.device.type == "cpu" and n > 0:
         if ignore_index is not None:  # ignored targets may lie outside [0, c)
             target = target.masked_fill(target == ignore_index, 0)
