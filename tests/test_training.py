@@ -557,14 +557,24 @@ def adagrad_ref(params, grads_per_step, lr, lr_decay, wd, init, eps):
     return params
 
 
-def rmsprop_ref(params, grads_per_step, lr, alpha, eps, wd):
+def rmsprop_ref(params, grads_per_step, lr, alpha, eps, wd, momentum=0.0, centered=False):
     params = [p.copy() for p in params]
     sq = [np.zeros_like(p) for p in params]
+    g_avg = [np.zeros_like(p) for p in params]
+    buf = [np.zeros_like(p) for p in params]
     for grads in grads_per_step:
         for i, g in enumerate(grads):
             d = g + wd * params[i]
             sq[i] = alpha * sq[i] + (1 - alpha) * d * d
-            params[i] -= lr * d / (np.sqrt(sq[i]) + eps)
+            var = sq[i]
+            if centered:
+                g_avg[i] = alpha * g_avg[i] + (1 - alpha) * d
+                var = sq[i] - g_avg[i] * g_avg[i]
+            step = d / (np.sqrt(var) + eps)
+            if momentum > 0:
+                buf[i] = momentum * buf[i] + step
+                step = buf[i]
+            params[i] -= lr * step
     return params
 
 
@@ -592,6 +602,14 @@ D2L_OPTIMIZERS = {
     "RMSprop": (dict(lr=0.01, alpha=0.9, eps=1e-6, weight_decay=0.01),
                 lambda p, g, k: rmsprop_ref(p, g, k["lr"], k["alpha"], k["eps"],
                                             k["weight_decay"])),
+    "RMSprop-momentum-centered": (
+        dict(lr=0.01, alpha=0.9, eps=1e-6, weight_decay=0.01, momentum=0.8, centered=True),
+        lambda p, g, k: rmsprop_ref(p, g, k["lr"], k["alpha"], k["eps"], k["weight_decay"],
+                                    k["momentum"], k["centered"])),
+    "RMSprop-momentum": (
+        dict(lr=0.01, alpha=0.9, eps=1e-6, momentum=0.5),
+        lambda p, g, k: rmsprop_ref(p, g, k["lr"], k["alpha"], k["eps"], 0.0,
+                                    k["momentum"])),
     "Adadelta": (dict(lr=0.5, rho=0.9, eps=1e-4, weight_decay=0.01),
                  lambda p, g, k: adadelta_ref(p, g, k["lr"], k["rho"], k["eps"],
                                               k["weight_decay"])),
@@ -606,7 +624,7 @@ def test_d2l_chapter_12_optimizers_match_numpy(device, name, dtype):
     init = [rng.standard_normal((3, 4)), rng.standard_normal(4)]
     grads = [[rng.standard_normal(p.shape) for p in init] for _ in range(6)]
     params = [nn.Parameter(pdt.from_numpy(p.astype(dtype)).to(device)) for p in init]
-    opt = getattr(optim, name)(params, **kwargs)
+    opt = getattr(optim, name.split("-")[0])(params, **kwargs)
     for step in grads:
         for p, g in zip(params, step):
             p.grad = pdt.from_numpy(g.astype(dtype)).to(device)
@@ -619,7 +637,7 @@ def test_d2l_chapter_12_optimizers_match_numpy(device, name, dtype):
     assert opt.state[id(params[0])]["step"] == 6
 
 
-@pytest.mark.parametrize("name", sorted(D2L_OPTIMIZERS))
+@pytest.mark.parametrize("name", ["Adadelta", "Adagrad", "RMSprop"])
 def test_d2l_chapter_12_optimizers_train_resume_and_check(tmp_path, device, name):
     # D2L's concise line: trainer = torch.optim.Adagrad(net.parameters(), lr=0.1), and so on
     rng = np.random.default_rng(14)

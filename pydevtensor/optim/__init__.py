@@ -375,12 +375,17 @@ class Adagrad(_Adaptive):
 
 
 class RMSprop(_Adaptive):
-    """RMSProp, PyTorch's rule without momentum or centering (D2L's section 12.8), for a
-    gradient g:
+    """RMSProp, PyTorch's rule (D2L's section 12.8), for a gradient g:
 
         d = g + weight_decay * p
         square_avg = alpha * square_avg + (1 - alpha) * d * d      (from 0)
-        p -= lr * d / (sqrt(square_avg) + eps)
+        avg = sqrt(square_avg) + eps
+        p -= lr * d / avg
+
+    centered=True divides by an estimate of the variance instead:
+    grad_avg = alpha * grad_avg + (1 - alpha) * d (from 0) and
+    avg = sqrt(square_avg - grad_avg^2) + eps; momentum > 0 smooths the step:
+    buf = momentum * buf + d / avg (from 0) and p -= lr * buf.
 
     Parameters
     ----------
@@ -394,13 +399,17 @@ class RMSprop(_Adaptive):
         Added to the denominator (default 1e-8).
     weight_decay : float, optional
         Added to the gradient times the parameter (default 0).
+    momentum : float, optional
+        The momentum of the step (default 0: none); state ``momentum_buffer`` when > 0.
+    centered : bool, optional
+        Normalise by the centered second moment (default False); state ``grad_avg``.
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
 
     Raises
     ------
     ValueError
-        For a negative lr, eps or weight_decay, or an alpha outside [0, 1].
+        For a negative lr, eps, weight_decay or momentum, or an alpha outside [0, 1].
 
     Examples
     --------
@@ -416,18 +425,40 @@ class RMSprop(_Adaptive):
     _STATE = {"step": "count", "square_avg": "tensor"}
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
-                 alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0, *,
+                 alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0,
+                 momentum: float = 0.0, centered: bool = False, *,
                  maximize: bool = False) -> None:
         super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
-                                  "weight_decay": weight_decay, "maximize": maximize})
+                                  "weight_decay": weight_decay, "momentum": momentum,
+                                  "centered": centered, "maximize": maximize})
 
-    _NONNEGATIVE = ("lr", "eps", "weight_decay")
+    _NONNEGATIVE = ("lr", "eps", "weight_decay", "momentum")
     _IN_UNIT = ("alpha",)
+    _BOOLS = ("centered", "maximize")
+
+    def _state_kinds(self, group):
+        kinds = self._STATE
+        if group.get("momentum", 0.0) > 0.0:
+            kinds = dict(kinds, momentum_buffer="tensor")
+        if group.get("centered"):
+            kinds = dict(kinds, grad_avg="tensor")
+        return kinds
 
     def _update(self, group, d, state):
-        sq = _ema(state.get("square_avg"), d * d, group["alpha"])
-        update = (d / sq.sqrt().add_(group["eps"])).mul_(group["lr"])
-        return update, {"step": state.get("step", 0) + 1, "square_avg": sq}
+        alpha = group["alpha"]
+        sq = _ema(state.get("square_avg"), d * d, alpha)
+        new = {"step": state.get("step", 0) + 1, "square_avg": sq}
+        if group["centered"]:
+            new["grad_avg"] = g_avg = _ema(state.get("grad_avg"), d, alpha)
+            avg = (sq - g_avg * g_avg).sqrt_().add_(group["eps"])
+        else:
+            avg = sq.sqrt().add_(group["eps"])
+        step = d / avg
+        if group["momentum"] > 0.0:
+            old = state.get("momentum_buffer")
+            new["momentum_buffer"] = step = step if old is None else \
+                old.mul(group["momentum"]).add_(step)
+        return step.mul(group["lr"]), new
 
 
 class Adadelta(_Adaptive):
