@@ -95,3 +95,18 @@ def test_a_gpu_tensor_and_an_array_are_refused_without_a_copy(device):
     stats = pdt.transfer_stats()
     assert stats["host_to_device"]["count"] == 0 and stats["device_to_host"]["count"] == 0
     assert g.cpu().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_tensor_of_a_list_of_arrays_stacks_them():
+    """tensor([a0, a1]) of NumPy arrays, as PyTorch takes it (found by the new-user
+    tester: it raised NumPy's 'only integer scalar arrays' TypeError)."""
+    a = [np.arange(3.0), np.arange(3.0) * 2]
+    t = pdt.tensor(a)
+    assert t.dtype == pdt.float64 and t.tolist() == np.asarray(a).tolist()
+    assert pdt.tensor((np.ones(2, np.float32), np.zeros(2, np.float32))).dtype == pdt.float32
+    assert pdt.tensor([[np.ones(2)], [np.ones(2)]]).shape == (2, 1, 2)
+    assert pdt.tensor([np.arange(2, dtype=np.uint8)] * 2, dtype=pdt.float32).tolist() == \
+        [[0.0, 1.0], [0.0, 1.0]]
+    with pytest.raises(ValueError, match="inhomogeneous"):
+        pdt.tensor([np.ones(2), np.ones(3)])
+    assert pdt.tensor([np.float32(1), 2]).tolist() == [1.0, 2.0]  # scalars: numbers

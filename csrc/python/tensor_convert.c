@@ -317,9 +317,45 @@ static PyObject *converted_copy(PyObject *obj, int dtype, const char *where)
     return r;
 }
 
+/* Whether nested lists or tuples hold arrays (NumPy's, or anything with a buffer)
+ * rather than numbers: the first leaf, found down the first elements, decides. */
+static int holds_arrays(PyObject *data)
+{
+    PyObject *o = data;
+    for (int depth = 0; (PyList_Check(o) || PyTuple_Check(o)) && depth <= PDT_MAX_DIMS; depth++) {
+        if (PySequence_Fast_GET_SIZE(o) == 0)
+            return 0;
+        o = PySequence_Fast_GET_ITEM(o, 0);
+    }
+    return o != data && PyObject_CheckBuffer(o) && !PyBytes_Check(o) && !PyByteArray_Check(o);
+}
+
+/* tensor([a0, a1]) of NumPy arrays, as PyTorch takes it: NumPy stacks them (its
+ * dtype rules, its error for ragged shapes), then the array is read as any array. */
+static PyObject *from_stacked_arrays(pdt_state *S, PyObject *data, int dtype, pdt_device device,
+                                     int pin, const char *where)
+{
+    PyObject *numpy = PyImport_ImportModule("numpy");
+    if (!numpy)
+        return NULL;
+    PyObject *asarray = PyObject_GetAttrString(numpy, "asarray");
+    Py_DECREF(numpy);
+    if (!asarray)
+        return NULL;
+    PyObject *stacked = PyObject_CallOneArg(asarray, data); /* a tuple is one argument */
+    Py_DECREF(asarray);
+    if (!stacked)
+        return NULL;
+    PyObject *r = pdt_tensor_from_data(S, stacked, dtype, device, pin, where);
+    Py_DECREF(stacked);
+    return r;
+}
+
 PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin,
                                const char *where)
 {
+    if ((PyList_Check(data) || PyTuple_Check(data)) && holds_arrays(data))
+        return from_stacked_arrays(S, data, dtype, device, pin, where);
     pdt_tensor src = {0}, out = {0};
     pdt_status st;
     int storage_flags = pin ? PDT_STORAGE_PINNED : 0;
