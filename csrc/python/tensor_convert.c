@@ -317,9 +317,10 @@ static PyObject *converted_copy(PyObject *obj, int dtype, const char *where)
     return r;
 }
 
-/* Whether nested lists or tuples hold arrays (NumPy's, or anything with a buffer)
- * rather than numbers: the first leaf, found down the first elements, decides. */
-static int holds_arrays(PyObject *data)
+/* Whether nested lists or tuples hold arrays (NumPy's, or anything with a buffer
+ * but our tensors, which PyTorch refuses there unless they hold one element) rather
+ * than numbers: the first leaf, found down the first elements, decides. */
+static int holds_arrays(pdt_state *S, PyObject *data)
 {
     PyObject *o = data;
     for (int depth = 0; (PyList_Check(o) || PyTuple_Check(o)) && depth <= PDT_MAX_DIMS; depth++) {
@@ -327,7 +328,8 @@ static int holds_arrays(PyObject *data)
             return 0;
         o = PySequence_Fast_GET_ITEM(o, 0);
     }
-    return o != data && PyObject_CheckBuffer(o) && !PyBytes_Check(o) && !PyByteArray_Check(o);
+    return o != data && PyObject_CheckBuffer(o) && !PyBytes_Check(o) && !PyByteArray_Check(o) &&
+           !pdt_is_tensor(S, o);
 }
 
 /* tensor([a0, a1]) of NumPy arrays, as PyTorch takes it: NumPy stacks them (its
@@ -354,7 +356,7 @@ static PyObject *from_stacked_arrays(pdt_state *S, PyObject *data, int dtype, pd
 PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin,
                                const char *where)
 {
-    if ((PyList_Check(data) || PyTuple_Check(data)) && holds_arrays(data))
+    if ((PyList_Check(data) || PyTuple_Check(data)) && holds_arrays(S, data))
         return from_stacked_arrays(S, data, dtype, device, pin, where);
     pdt_tensor src = {0}, out = {0};
     pdt_status st;
