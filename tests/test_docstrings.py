@@ -45,7 +45,13 @@ def _objects():
 
     def add_class(qual, cls):
         add(qual, cls, "class")
-        for n, member in sorted(vars(cls).items()):
+        # the class's own members and those of its private bases (nn.Module's mixins)
+        members = {}
+        for base in reversed(cls.__mro__):
+            if base is cls or (base.__name__.startswith("_")
+                               and base.__module__.startswith("pydevtensor")):
+                members.update(vars(base))
+        for n, member in sorted(members.items()):
             if n.startswith("_"):
                 continue
             if isinstance(member, (property,)) or type(member).__name__ == "getset_descriptor":

@@ -1,30 +1,21 @@
-"""nn.Module: parameters, children, moving between devices and state dicts (training
-runs on autograd: Note [training with autograd])."""
+"""nn.Module: parameters, buffers and children (training runs on autograd: Note [training
+with autograd]); moving between devices is in _module_devices.py, state dicts in
+_module_state.py."""
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from .. import _C
+from ._module_devices import _DevicesMixin
+from ._module_state import IncompatibleKeys, _StateMixin
 from .parameter import Parameter
 
-if TYPE_CHECKING:
-    from .._C import Tensor, device, dtype
+__all__ = ["Module", "IncompatibleKeys"]
 
 _M = TypeVar("_M", bound="Module")
-
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What load_state_dict() returns: (missing_keys, unexpected_keys), shown as
-    PyTorch shows it, ``<All keys matched successfully>`` when both are empty."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
 
 # Note [training with autograd]
 # Parameters require grad, so a forward pass in grad mode records the graph and
@@ -52,7 +43,7 @@ def _pop_scope(owner):
     stack.pop()
 
 
-class Module:
+class Module(_StateMixin, _DevicesMixin):
     """Base class of layers and networks, with PyTorch's interface: subclasses set
     Parameters and Modules as attributes in ``__init__`` and compute in ``forward``; calling
     the module calls forward.
@@ -506,223 +497,6 @@ class Module:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    # ---- devices and dtypes ----
-    def to(self: _M, *args: Any, **kwargs: Any) -> _M:
-        """Moves (and/or casts) every parameter in place: the Parameter objects stay
-        the same, so code holding them keeps working, as in PyTorch.  All or nothing:
-        if a copy fails (out of memory on the target device), no parameter has moved.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            As Tensor.to: a device, a dtype, or both (device=, dtype=).
-
-        Returns
-        -------
-        Module
-            self.
-
-        Raises
-        ------
-        pydevtensor.DeviceError
-            When the device does not exist.
-        pydevtensor.OutOfMemoryError
-            When a copy fails (no parameter has moved).
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> dev = pydevtensor.try_gpu()
-        >>> net.to(dev)[0].weight.device == dev
-        True
-        """
-        device, dtype = _parse_to(args, kwargs)
-        # All or nothing: copy every parameter first (what can run out of memory or
-        # fail), then assign them all, so a failure leaves the whole model where it was
-        # rather than split across two devices or dtypes.
-        moves = []
-        for p in self.parameters():
-            target_dtype = dtype if (dtype is not None and p.is_floating_point()) else p.dtype
-            moved = p.data.to(device if device is not None else p.device, target_dtype)
-            if moved.device != p.device or moved.dtype != p.dtype:
-                moves.append((p, moved))
-        for p, moved in moves:
-            p.data = moved
-        return self
-
-    def cpu(self: _M) -> _M:
-        """Moves every parameter to the CPU: ``to('cpu')``.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.cpu()[0].weight.device
-        device(type='cpu')
-        """
-        return self.to("cpu")
-
-    def cuda(self: _M, device: int | str | device | None = None) -> _M:
-        """Moves every parameter to a CUDA device (the current one by default).
-
-        Parameters
-        ----------
-        device : int, str or pydevtensor.device, optional
-            The CUDA device.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Raises
-        ------
-        pydevtensor.DeviceError
-            When there is no such CUDA device.
-
-        Examples
-        --------
-        With a GPU (skipped here):
-
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.cuda()[0].weight.device  # doctest: +SKIP
-        device(type='cuda', index=0)
-        """
-        return self.to(_C.device("cuda", device) if isinstance(device, int) else
-                       device if device is not None else _C.device("cuda"))
-
-    def float(self: _M) -> _M:
-        """Casts every parameter to float32.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.float()[0].weight.dtype
-        pydevtensor.float32
-        """
-        return self.to(dtype=_C.float32)
-
-    def double(self: _M) -> _M:
-        """Casts every parameter to float64.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.double()[0].weight.dtype
-        pydevtensor.float64
-        """
-        return self.to(dtype=_C.float64)
-
-    # ---- state ----
-    def state_dict(self, prefix: str = "") -> OrderedDict[str, Tensor]:
-        """name -> plain Tensor sharing each parameter's storage, in registration order.
-
-        Parameters
-        ----------
-        prefix : str, optional
-            Put before every name.
-
-        Returns
-        -------
-        OrderedDict of str to Tensor
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> list(net.state_dict())
-        ['0.weight', '0.bias', '2.weight', '2.bias']
-        """
-        # detach(), as PyTorch's: sharing the parameter's version counter
-        return OrderedDict((name, p.detach()) for name, p in self.named_parameters(prefix))
-
-    def load_state_dict(self, state_dict: Mapping[str, Tensor],
-                        strict: bool = True) -> IncompatibleKeys:
-        """Copies the values of state_dict into the parameters (across devices and dtypes
-        as needed; each copy is counted).  With strict, missing keys, unexpected keys and
-        shape mismatches raise before anything is written.
-
-        Parameters
-        ----------
-        state_dict : mapping of str to Tensor
-            As state_dict() gives.
-        strict : bool, optional
-            Raise on missing or unexpected keys (default True).
-
-        Returns
-        -------
-        IncompatibleKeys
-            (missing_keys, unexpected_keys), shown as ``<All keys matched
-            successfully>`` when both are empty, as in PyTorch.
-
-        Raises
-        ------
-        RuntimeError
-            On missing or unexpected keys (strict) or a shape mismatch.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.load_state_dict(net.state_dict())
-        <All keys matched successfully>
-        >>> net.load_state_dict({'0.bias': pydevtensor.zeros(3)}, strict=False)
-        IncompatibleKeys(missing_keys=['0.weight', '2.weight', '2.bias'], unexpected_keys=[])
-        """
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"load_state_dict(): expected a dict of Tensors (a state_dict), "
-                            f"got {type(state_dict).__name__}")
-        from .parameter import UninitializedParameter
-        own = dict(self.named_parameters())
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        problems = []
-        for k, p in own.items():
-            if k in state_dict:
-                v = state_dict[k]
-                if not isinstance(v, _C.Tensor):
-                    problems.append(f"'{k}' is a {type(v).__name__}, not a Tensor")
-                elif isinstance(p, UninitializedParameter):
-                    continue  # its layer checks the shapes (nn.LazyLinear)
-                elif tuple(v.shape) != tuple(p.shape):
-                    problems.append(f"size mismatch for '{k}': copying a tensor of shape "
-                                    f"{tuple(v.shape)}, the parameter has shape {tuple(p.shape)}")
-        lazy = [(name + "." if name else "", m) for name, m in self.named_modules()
-                if hasattr(m, "_lazy_load_check")]
-        for prefix, m in lazy:
-            problems += m._lazy_load_check(prefix, state_dict)
-        if strict:
-            problems += [f"missing key '{k}'" for k in missing]
-            problems += [f"unexpected key '{k}'" for k in unexpected]
-        if problems:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: "
-                               + "; ".join(problems))
-        for prefix, m in lazy:  # lazy layers take their shapes from state_dict
-            m._lazy_load(prefix, state_dict)
-        for k, p in own.items():
-            if k in state_dict:
-                p.detach().copy_(state_dict[k])  # a write to p (its version), as in PyTorch
-        return IncompatibleKeys(missing, unexpected)
-
     # ---- printing ----
     def extra_repr(self) -> str:
         """The text inside this module's parentheses in its repr; subclasses override it.
@@ -754,29 +528,3 @@ class Module:
             lines.append(f"  ({name}): {sub}")
         lines.append(")")
         return "\n".join(lines)
-
-
-def _parse_to(args, kwargs):
-    """(device, dtype) from Module.to's arguments: to(device), to(dtype), to(device, dtype),
-    to(tensor), and the device=/dtype= keywords."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    kwargs.pop("non_blocking", None)
-    if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, _C.Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, _C.dtype):
-            dtype = a
-        elif device is None:
-            device = a
-        else:
-            raise TypeError(f"to(): unexpected argument {a!r}")
-    if device is not None and not isinstance(device, _C.device):
-        device = _C.device(device) if isinstance(device, str) else _C.device("cuda", device)
-    if dtype is not None and not isinstance(dtype, _C.dtype):
-        dtype = getattr(_C, str(dtype))
-    if dtype is not None and not dtype.is_floating_point:
-        raise TypeError(f"Module.to() only accepts floating point dtypes, got {dtype}")
-    return device, dtype
