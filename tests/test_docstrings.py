@@ -21,7 +21,8 @@ SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute
 NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
                            "cross_entropy", "leaky_relu", "binary_cross_entropy_with_logits",
                            "kl_div", "gelu", "silu", "elu", "softplus", "mish", "logsigmoid",
-                           "hardtanh", "relu6"),
+                           "hardtanh", "relu6", "layer_norm", "batch_norm", "embedding",
+                           "normalize", "cosine_similarity", "pairwise_distance"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_")}
 
 
@@ -45,13 +46,7 @@ def _objects():
 
     def add_class(qual, cls):
         add(qual, cls, "class")
-        # the class's own members and those of its private bases (nn.Module's mixins)
-        members = {}
-        for base in reversed(cls.__mro__):
-            if base is cls or (base.__name__.startswith("_")
-                               and base.__module__.startswith("pydevtensor")):
-                members.update(vars(base))
-        for n, member in sorted(members.items()):
+        for n, member in sorted(vars(cls).items()):
             if n.startswith("_"):
                 continue
             if isinstance(member, (property,)) or type(member).__name__ == "getset_descriptor":

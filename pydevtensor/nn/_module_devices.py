@@ -17,8 +17,10 @@ class _DevicesMixin:
 
     def to(self: _M, *args: Any, **kwargs: Any) -> _M:
         """Moves (and/or casts) every parameter in place: the Parameter objects stay
-        the same, so code holding them keeps working, as in PyTorch.  All or nothing:
-        if a copy fails (out of memory on the target device), no parameter has moved.
+        the same, so code holding them keeps working, as in PyTorch.  Buffers are
+        replaced by moved copies; a dtype casts the floating point ones only (an integer
+        count such as BatchNorm's num_batches_tracked keeps its dtype).  All or nothing:
+        if a copy fails (out of memory on the target device), nothing has moved.
 
         Parameters
         ----------
@@ -35,7 +37,7 @@ class _DevicesMixin:
         pydevtensor.DeviceError
             When the device does not exist.
         pydevtensor.OutOfMemoryError
-            When a copy fails (no parameter has moved).
+            When a copy fails (nothing has moved).
 
         Examples
         --------
@@ -55,12 +57,23 @@ class _DevicesMixin:
             moved = p.data.to(device if device is not None else p.device, target_dtype)
             if moved.device != p.device or moved.dtype != p.dtype:
                 moves.append((p, moved))
+        buffers = []  # buffers are replaced, not changed in place, as in PyTorch
+        for m in self.modules():
+            for name, b in m._buffers.items():
+                if b is None:
+                    continue
+                target_dtype = dtype if (dtype is not None and b.is_floating_point()) else b.dtype
+                moved = b.to(device if device is not None else b.device, target_dtype)
+                if moved is not b:
+                    buffers.append((m, name, moved))
         for p, moved in moves:
             p.data = moved
+        for m, name, moved in buffers:
+            m._buffers[name] = moved
         return self
 
     def cpu(self: _M) -> _M:
-        """Moves every parameter to the CPU: ``to('cpu')``.
+        """Moves every parameter and buffer to the CPU: ``to('cpu')``.
 
         Returns
         -------
@@ -77,7 +90,7 @@ class _DevicesMixin:
         return self.to("cpu")
 
     def cuda(self: _M, device: int | str | device | None = None) -> _M:
-        """Moves every parameter to a CUDA device (the current one by default).
+        """Moves every parameter and buffer to a CUDA device (the current one by default).
 
         Parameters
         ----------
@@ -107,7 +120,7 @@ class _DevicesMixin:
                        device if device is not None else _C.device("cuda"))
 
     def float(self: _M) -> _M:
-        """Casts every parameter to float32.
+        """Casts every floating point parameter and buffer to float32.
 
         Returns
         -------
@@ -124,7 +137,7 @@ class _DevicesMixin:
         return self.to(dtype=_C.float32)
 
     def double(self: _M) -> _M:
-        """Casts every parameter to float64.
+        """Casts every floating point parameter and buffer to float64.
 
         Returns
         -------

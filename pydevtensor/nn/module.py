@@ -6,12 +6,15 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
 from ._module_devices import _DevicesMixin
 from ._module_state import IncompatibleKeys, _StateMixin
 from .parameter import Parameter
+
+if TYPE_CHECKING:
+    from .._C import Tensor
 
 __all__ = ["Module", "IncompatibleKeys"]
 
@@ -61,9 +64,17 @@ class Module(_StateMixin, _DevicesMixin):
     tensor([2., 6.], grad_fn=<MulBackward0>)
     """
 
+    # The mixins' methods, bound here too: the API reference (autodoc's :members:)
+    # documents what Module's own namespace holds.
+    to, cpu, cuda = _DevicesMixin.to, _DevicesMixin.cpu, _DevicesMixin.cuda
+    float, double = _DevicesMixin.float, _DevicesMixin.double
+    state_dict, load_state_dict = _StateMixin.state_dict, _StateMixin.load_state_dict
+
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_name", None)  # its name in the parent, for errors
         stack = getattr(_scopes, "stack", None)
@@ -75,11 +86,14 @@ class Module(_StateMixin, _DevicesMixin):
         params = self.__dict__.get("_parameters")
         if params is None:
             raise AttributeError("call Module.__init__() before assigning attributes")
+        buffers = self._buffers
         if isinstance(value, Parameter):
             self._modules.pop(name, None)
+            self._forget_buffer(name)
             params[name] = value
         elif isinstance(value, Module):
             params.pop(name, None)
+            self._forget_buffer(name)
             self._modules[name] = value
             object.__setattr__(value, "_name", name)
         elif name in params:
@@ -87,8 +101,17 @@ class Module(_StateMixin, _DevicesMixin):
                 raise TypeError(f"cannot assign {type(value).__name__} to parameter '{name}' "
                                 f"(expected nn.Parameter or None)")
             params[name] = None
+        elif name in buffers:  # a buffer stays one (and keeps its persistence), as in PyTorch
+            if value is not None and not isinstance(value, _C.Tensor):
+                raise TypeError(f"cannot assign {type(value).__name__} to buffer '{name}' "
+                                f"(expected a Tensor or None)")
+            buffers[name] = value
         else:
             object.__setattr__(self, name, value)
+
+    def _forget_buffer(self, name: str) -> None:
+        self._buffers.pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
 
     def __getstate__(self):
         """What copy.deepcopy and pickle keep: everything but a MirroredStrategy's
@@ -98,21 +121,83 @@ class Module(_StateMixin, _DevicesMixin):
         state.pop("_pdt_replicas", None)
         return state
 
+    def __setstate__(self, state):
+        # a module pickled before buffers existed has none
+        state.setdefault("_buffers", OrderedDict())
+        state.setdefault("_non_persistent_buffers_set", set())
+        self.__dict__.update(state)
+
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
-        if name in d.get("_parameters", ()):
-            return d["_parameters"][name]
-        if name in d.get("_modules", ()):
-            return d["_modules"][name]
+        for kind in ("_parameters", "_buffers", "_modules"):
+            if name in d.get(kind, ()):
+                return d[kind][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
         if name in self._parameters:
             del self._parameters[name]
+        elif name in self._buffers:
+            self._forget_buffer(name)
         elif name in self._modules:
             del self._modules[name]
         else:
             object.__delattr__(self, name)
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Registers tensor as a buffer: state that is not a parameter (no gradient, not
+        in ``parameters()``), such as BatchNorm's running mean.  ``.to()`` moves it and
+        casts it when it is floating point; a persistent buffer (the default) is in
+        ``state_dict()`` and loaded by ``load_state_dict()``, a non-persistent one is
+        not.  Assigning ``module.name = tensor`` afterwards replaces it, as in PyTorch.
+
+        Parameters
+        ----------
+        name : str
+            The attribute's name.
+        tensor : Tensor or None
+            The buffer (None reserves the name: not moved, not in the state dict).
+        persistent : bool, optional
+            Whether it is part of the state dict (default True).
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            When name is not a str or tensor not a Tensor or None.
+        KeyError
+            When name is empty, has a '.', or is already an attribute that is not a
+            buffer.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> m = nn.Module()
+        >>> m.register_buffer('count', pydevtensor.zeros(2))
+        >>> m.register_buffer('scratch', pydevtensor.ones(1), persistent=False)
+        >>> list(m.state_dict()), [name for name, _ in m.named_buffers()]
+        (['count'], ['count', 'scratch'])
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("call Module.__init__() before register_buffer()")
+        if not isinstance(name, str):
+            raise TypeError(f"register_buffer: the name must be a str, got {type(name).__name__}")
+        if "." in name or name == "":
+            raise KeyError(f"register_buffer: a buffer's name can be neither empty nor contain "
+                           f"'.', got {name!r}")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"register_buffer: attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, _C.Tensor):
+            raise TypeError(f"register_buffer: cannot assign {type(tensor).__name__} to buffer "
+                            f"'{name}' (expected a Tensor or None)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Registers param under name (None reserves the name, as a Linear without bias does).
@@ -496,6 +581,60 @@ class Module(_StateMixin, _DevicesMixin):
         """
         for _, p in self.named_parameters(recurse=recurse):
             yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """The buffers (persistent or not) with their dotted names, in registration order.
+
+        Parameters
+        ----------
+        prefix : str, optional
+            Put before every name.
+        recurse : bool, optional
+            Include the children's (default True).
+        remove_duplicate : bool, optional
+            Give a buffer held under several names once (default True).
+
+        Returns
+        -------
+        iterator of (str, Tensor)
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+        >>> [name for name, _ in net.named_buffers()]
+        ['1.running_mean', '1.running_var', '1.num_batches_tracked']
+        """
+        seen = set()
+        mods = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for mname, m in mods:
+            for bname, b in m._buffers.items():
+                if b is None or (remove_duplicate and id(b) in seen):
+                    continue
+                seen.add(id(b))
+                yield (f"{mname}.{bname}" if mname else bname), b
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """The buffers (persistent or not), in registration order.
+
+        Parameters
+        ----------
+        recurse : bool, optional
+            Include the children's (default True).
+
+        Returns
+        -------
+        iterator of Tensor
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> [tuple(b.shape) for b in nn.BatchNorm1d(3).buffers()]
+        [(3,), (3,), ()]
+        """
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
 
     # ---- printing ----
     def extra_repr(self) -> str:
