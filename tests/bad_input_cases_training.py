@@ -368,7 +368,11 @@ TRAINING_CASES = [
     C("BatchNorm1d-zero", "pdt.nn.BatchNorm1d(0)", "ValueError",
       r"num_features must be >= 1, got 0"),
     C("BatchNorm1d-other-device", 'pdt.nn.BatchNorm1d(3)(pdt.ones(2, 3, device="cpu:1"))',
-      "pydevtensor.DeviceError", r"cpu:1", setup=TWO_CPUS),
+      "pydevtensor.DeviceError", r"BatchNorm1d: the input is on cpu:1 but the layer's "
+      r"parameters and buffers are on cpu", setup=TWO_CPUS),
+    C("BatchNorm1d-dtype", "pdt.nn.BatchNorm1d(3)(t.double())", "TypeError",
+      r"the input is pydevtensor\.float64 but the layer's parameters and buffers are "
+      r"pydevtensor\.float32"),
     C("LayerNorm-shape", "pdt.nn.LayerNorm(4)(t)", "ValueError",
       r"LayerNorm: expected an input of shape \(\*, 4\) \(normalized_shape=\(4,\)\), got "
       r"\(2, 3\) \(on cpu\)"),

@@ -239,6 +239,9 @@ def test_batch_norm_bad_input(device):
         bn(pdt.zeros(1, 4, device=device))
     with pytest.raises(ValueError, match=r"Expected more than 1 value per channel"):
         bn(pdt.zeros(1, 4, 1, device=device))
+    with pytest.raises(TypeError, match=r"the input is pydevtensor.float64 but the layer's "
+                                        r"parameters and buffers are pydevtensor.float32"):
+        bn(pdt.zeros(2, 4, dtype=pdt.float64, device=device))
     # refused batches changed nothing; in evaluation one sample is fine
     assert bn.num_batches_tracked.item() == 0
     np.testing.assert_array_equal(_np(bn.running_mean), np.zeros(4))

@@ -210,6 +210,17 @@ class BatchNorm1d(Module):
                              f"of shape {tuple(input.shape)} (on {input.device})")
         if self.training:
             FN._check_batch(input, "BatchNorm1d")
+        # checked here, so that a refused input leaves the running statistics as they were
+        own = next((t for t in (self.weight, self.running_mean) if t is not None), None)
+        if own is not None and own.device != input.device:
+            raise _C.DeviceError(f"BatchNorm1d: the input is on {input.device} but the layer's "
+                                 f"parameters and buffers are on {own.device}; move one with "
+                                 f".to()")
+        if own is not None and own.dtype != input.dtype:
+            raise TypeError(f"BatchNorm1d: the input is {input.dtype} but the layer's "
+                            f"parameters and buffers are {own.dtype}; convert the input with "
+                            f".to({own.dtype}) or the layer with .to(dtype={input.dtype}) "
+                            f"(on {input.device})")
 
     def forward(self, input: Tensor) -> Tensor:
         self._check_input(input)  # before the count changes: a refused batch changes nothing
