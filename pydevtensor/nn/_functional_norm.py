@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = ["layer_norm", "batch_norm", "embedding", "normalize", "cosine_similarity",
            "pairwise_distance"]
+_Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad shape
 
 
 def _floating(x: Any, where: str, what: str = "input") -> None:
@@ -81,13 +82,13 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     shape = _shape_tuple(normalized_shape, where)
     k = len(shape)
     if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
-        raise ValueError(f"{where}: expected an input of shape (*, {', '.join(map(str, shape))})"
-                         f" (normalized_shape={shape}), got {tuple(input.shape)} "
-                         f"(on {input.device})")
+        raise _Invalid(f"{where}: expected an input of shape (*, {', '.join(map(str, shape))})"
+                       f" (normalized_shape={shape}), got {tuple(input.shape)} "
+                       f"(on {input.device})")
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and tuple(p.shape) != shape:
-            raise ValueError(f"{where}: {name} of shape {tuple(p.shape)} does not match "
-                             f"normalized_shape {shape} (on {p.device})")
+            raise _Invalid(f"{where}: {name} of shape {tuple(p.shape)} does not match "
+                           f"normalized_shape {shape} (on {p.device})")
     dims = tuple(range(input.ndim - k, input.ndim))
     mean = input.mean(dim=dims, keepdim=True)
     centred = input - mean
@@ -117,9 +118,9 @@ def _check_channels(input: Tensor, tensors: Any, where: str) -> None:
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"{where}: {name} must be a Tensor or None, got {type(t).__name__}")
         if tuple(t.shape) != (c,):
-            raise ValueError(f"{where}: {name} of shape {tuple(t.shape)} does not match the "
-                             f"input's {c} channels (dimension 1 of {tuple(input.shape)}; "
-                             f"on {input.device})")
+            raise _Invalid(f"{where}: {name} of shape {tuple(t.shape)} does not match the "
+                           f"input's {c} channels (dimension 1 of {tuple(input.shape)}; "
+                           f"on {input.device})")
 
 
 def _check_batch(input: Tensor, where: str) -> None:
@@ -187,8 +188,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     where = "batch_norm()"
     _floating(input, where)
     if input.ndim < 2:
-        raise ValueError(f"{where}: expected an input of shape (N, C, *), got "
-                         f"{tuple(input.shape)} (on {input.device})")
+        raise _Invalid(f"{where}: expected an input of shape (N, C, *), got "
+                       f"{tuple(input.shape)} (on {input.device})")
     _check_channels(input, (("running_mean", running_mean), ("running_var", running_var),
                             ("weight", weight), ("bias", bias)), where)
     ndim = input.ndim
@@ -261,8 +262,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
                         f"(on {input.device})")
     if not isinstance(weight, _C.Tensor) or weight.ndim != 2:
         what = tuple(weight.shape) if isinstance(weight, _C.Tensor) else type(weight).__name__
-        raise ValueError(f"{where}: weight must be a 2-d Tensor (num_embeddings, "
-                         f"embedding_dim), got {what}")
+        raise _Invalid(f"{where}: weight must be a 2-d Tensor (num_embeddings, "
+                       f"embedding_dim), got {what}")
     n = weight.shape[0]
     pad = _padding_idx(padding_idx, n, where)
     index = input.to(_C.int64).contiguous()
@@ -385,8 +386,8 @@ def _broadcast(x1: Tensor, x2: Tensor, where: str) -> tuple[Tensor, Tensor]:
     try:
         shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
     except ValueError:
-        raise ValueError(f"{where}: the shapes {tuple(x1.shape)} and {tuple(x2.shape)} do not "
-                         f"broadcast (on {x1.device})") from None
+        raise _Invalid(f"{where}: the shapes {tuple(x1.shape)} and {tuple(x2.shape)} do not "
+                       f"broadcast (on {x1.device})") from None
     return x1.expand(*shape), x2.expand(*shape)
 
 
@@ -429,6 +430,6 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     _floating(x2, where, "x2")
     x1, x2 = _broadcast(x1, x2, where)
     if x1.ndim == 0:
-        raise ValueError(f"{where}: the inputs are 0-d; expected vectors (D,) or (N, D) "
-                         f"(on {x1.device})")
+        raise _Invalid(f"{where}: the inputs are 0-d; expected vectors (D,) or (N, D) "
+                       f"(on {x1.device})")
     return _vector_norm(x1 - x2 + eps, p, dim=x1.ndim - 1, keepdim=keepdim)

@@ -12,6 +12,8 @@ from .parameter import Parameter
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
 
+_Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad shape
+
 
 def _check_eps(eps: Any, where: str) -> float:
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
@@ -80,8 +82,8 @@ class LayerNorm(Module):
         try:
             return FN.layer_norm(input, self.normalized_shape, self.weight, self.bias,
                                  self.eps)
-        except ValueError as e:
-            raise ValueError(str(e).replace("layer_norm()", "LayerNorm", 1)) from None
+        except ValueError as e:  # InvalidArgumentError too: the same class, in its words
+            raise type(e)(str(e).replace("layer_norm()", "LayerNorm", 1)) from None
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -201,13 +203,13 @@ class BatchNorm1d(Module):
         if not isinstance(input, _C.Tensor):
             raise TypeError(f"BatchNorm1d: input must be a Tensor, got {type(input).__name__}")
         if input.ndim not in (2, 3):
-            raise ValueError(f"BatchNorm1d: expected 2D or 3D input (N, C) or (N, C, L), got "
-                             f"{input.ndim}D input of shape {tuple(input.shape)} "
-                             f"(on {input.device})")
+            raise _Invalid(f"BatchNorm1d: expected 2D or 3D input (N, C) or (N, C, L), got "
+                           f"{input.ndim}D input of shape {tuple(input.shape)} "
+                           f"(on {input.device})")
         if input.shape[1] != self.num_features:
-            raise ValueError(f"BatchNorm1d: expected {self.num_features} features "
-                             f"(dimension 1 of the input), got {input.shape[1]} in an input "
-                             f"of shape {tuple(input.shape)} (on {input.device})")
+            raise _Invalid(f"BatchNorm1d: expected {self.num_features} features "
+                           f"(dimension 1 of the input), got {input.shape[1]} in an input "
+                           f"of shape {tuple(input.shape)} (on {input.device})")
         if self.training:
             FN._check_batch(input, "BatchNorm1d")
         # checked here, so that a refused input leaves the running statistics as they were
