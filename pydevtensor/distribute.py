@@ -83,7 +83,8 @@ __all__ = ["History", "MirroredStrategy", "MultiWorkerMirroredStrategy"]
 
 # Module attributes a replica does not copy: its own tree, what forward kept, and the
 # strategy's bookkeeping.
-_NOT_COPIED = ("_parameters", "_modules", "_saved", "_pdt_strategy", "_pdt_replicas")
+_NOT_COPIED = ("_parameters", "_buffers", "_modules", "_saved", "_pdt_strategy",
+               "_pdt_replicas")
 
 
 def _as_device(d):
@@ -122,7 +123,7 @@ class History:
 
 
 def _replicate(module, device, memo):
-    """A deep copy of module's tree with every parameter (and plain Tensor attribute)
+    """A deep copy of module's tree with every parameter, buffer (and plain Tensor attribute)
     copied to device through a counted copy; shared submodules and parameters stay
     shared.  Gradients and what forward kept are not copied."""
     if id(module) in memo:
@@ -142,6 +143,12 @@ def _replicate(module, device, memo):
                            Parameter(p.data.to(device, copy=True), requires_grad=p.requires_grad))
         params[name] = None if p is None else memo[id(p)]
     object.__setattr__(new, "_parameters", params)
+    buffers = OrderedDict()  # BatchNorm's running statistics: each replica keeps its own
+    for name, b in module._buffers.items():
+        if b is not None and id(b) not in memo:
+            memo[id(b)] = b.to(device, copy=True)
+        buffers[name] = None if b is None else memo[id(b)]
+    object.__setattr__(new, "_buffers", buffers)
     object.__setattr__(new, "_modules", OrderedDict(
         (name, None if m is None else _replicate(m, device, memo))
         for name, m in module._modules.items()))

@@ -123,10 +123,12 @@ def _host_arrays(tensors):
         arrays[name] = np.asarray(host._buffer()) if t.dtype == _C.bfloat16 else host.numpy()
         entries[name] = {"device": str(t.device), "dtype": t.dtype.name}
         if t.requires_grad:  # a Parameter, or a tensor requiring grad, comes back as one
-            from .nn import Parameter
+            from .nn import Parameter, UninitializedParameter
             entries[name]["requires_grad"] = True
             if isinstance(t, Parameter):
                 entries[name]["parameter"] = True
+            if isinstance(t, UninitializedParameter):  # a lazy layer's, before it ran
+                entries[name]["uninitialized"] = True
     return arrays, entries
 
 
@@ -199,7 +201,11 @@ def _target(saved, map_location):
 
 
 def _as_saved(t, entry):
-    """t as it was saved: a Parameter, or requiring grad, when the entry says so."""
+    """t as it was saved: a Parameter (an uninitialized one), or requiring grad, when the
+    entry says so."""
+    if entry.get("uninitialized"):
+        from .nn import UninitializedParameter
+        return UninitializedParameter(device=t.device, dtype=t.dtype)
     if entry.get("parameter"):
         from .nn import Parameter
         return Parameter(t)
@@ -220,7 +226,7 @@ def _record_problem(entries, kind, version):
         if not isinstance(e, dict) or not isinstance(e.get("device"), str) or \
                 not isinstance(e.get("dtype"), str):
             return f"the entry of '{name}' is {e!r}, not {{'device': str, 'dtype': str}}"
-        for flag in ("requires_grad", "parameter"):
+        for flag in ("requires_grad", "parameter", "uninitialized"):
             if not isinstance(e.get(flag, False), bool):
                 return f"tensor '{name}' has {flag} {e[flag]!r}, not a bool"
         if (e.get("requires_grad") or e.get("parameter")) and \

@@ -340,6 +340,84 @@ TRAINING_CASES = [
       "pdt.optim.SGD([pdt.nn.Parameter(t)], lr=0.1)).step('low')", "TypeError",
       r"metrics must be a number or a one-element tensor, got str"),
 
+    # ---- nn: buffers, normalisation layers, embeddings, distances, containers
+    C("register_buffer-list", 'pdt.nn.Module().register_buffer("b", [1.0])', "TypeError",
+      r"register_buffer: cannot assign list to buffer 'b' \(expected a Tensor or None\)"),
+    C("register_buffer-dotted", 'pdt.nn.Module().register_buffer("a.b", t)', "KeyError",
+      r"neither empty nor contain '\.', got 'a\.b'"),
+    C("register_buffer-taken", 'pdt.nn.Linear(2, 2).register_buffer("weight", t)', "KeyError",
+      r"attribute 'weight' already exists"),
+    C("buffer-assign-int", "bn = pdt.nn.BatchNorm1d(3)\nbn.running_mean = 0", "TypeError",
+      r"cannot assign int to buffer 'running_mean' \(expected a Tensor or None\)"),
+    C("load_state_dict-buffer-shape", "bn = pdt.nn.BatchNorm1d(3)\nsd = bn.state_dict()\n"
+      "sd['running_var'] = pdt.ones(4)\nbn.load_state_dict(sd)", "RuntimeError",
+      r"size mismatch for 'running_var': copying a tensor of shape \(4,\), the buffer has "
+      r"shape \(3,\)"),
+    C("load_state_dict-uninitialized", "net = pdt.nn.LazyLinear(2)\nnet(t)\n"
+      "net.load_state_dict(pdt.nn.LazyLinear(2).state_dict())", "RuntimeError",
+      r"'weight' is an uninitialized parameter \(its lazy layer never ran\), the parameter "
+      r"has shape \(2, 3\)"),
+    C("BatchNorm1d-features", "pdt.nn.BatchNorm1d(4)(t)", "pydevtensor.InvalidArgumentError",
+      r"BatchNorm1d: expected 4 features \(dimension 1 of the input\), got 3 in an input of "
+      r"shape \(2, 3\) \(on cpu\)"),
+    C("BatchNorm1d-one-value", "pdt.nn.BatchNorm1d(3)(t[:1])", "ValueError",
+      r"Expected more than 1 value per channel when training, got input size \(1, 3\) "
+      r"\(on cpu\)"),
+    C("BatchNorm1d-4d", "pdt.nn.BatchNorm1d(3)(t.reshape(2, 3, 1, 1))",
+      "pydevtensor.InvalidArgumentError",
+      r"expected 2D or 3D input \(N, C\) or \(N, C, L\), got 4D input"),
+    C("BatchNorm1d-zero", "pdt.nn.BatchNorm1d(0)", "ValueError",
+      r"num_features must be >= 1, got 0"),
+    C("BatchNorm1d-other-device", 'pdt.nn.BatchNorm1d(3)(pdt.ones(2, 3, device="cpu:1"))',
+      "pydevtensor.DeviceError", r"BatchNorm1d: the input is on cpu:1 but the layer's "
+      r"parameters and buffers are on cpu", setup=TWO_CPUS),
+    C("BatchNorm1d-dtype", "pdt.nn.BatchNorm1d(3)(t.double())", "TypeError",
+      r"the input is pydevtensor\.float64 but the layer's parameters and buffers are "
+      r"pydevtensor\.float32"),
+    C("LayerNorm-shape", "pdt.nn.LayerNorm(4)(t)", "pydevtensor.InvalidArgumentError",
+      r"LayerNorm: expected an input of shape \(\*, 4\) \(normalized_shape=\(4,\)\), got "
+      r"\(2, 3\) \(on cpu\)"),
+    C("LayerNorm-eps", "pdt.nn.LayerNorm(3, eps=-1.0)", "ValueError",
+      r"eps must be a number >= 0, got -1\.0"),
+    C("Embedding-index", "pdt.nn.Embedding(4, 2)(pdt.tensor([[0, 4]]))", "IndexError",
+      r"embedding: index 4 is out of bounds for dimension 0 with size 4 \(on cpu\)"),
+    C("Embedding-negative-index", "pdt.nn.Embedding(4, 2)(pdt.tensor([-1]))", "IndexError",
+      r"embedding: index -1 is out of bounds for dimension 0 with size 4 \(on cpu\)"),
+    C("Embedding-float-indices", "pdt.nn.Embedding(4, 2)(t)", "TypeError",
+      r"the indices must be int64 or int32, got pydevtensor\.float32 \(on cpu\)"),
+    C("Embedding-padding", "pdt.nn.Embedding(4, 2, padding_idx=4)", "ValueError",
+      r"padding_idx must be within num_embeddings = 4 \(from -4 to 3\), got 4"),
+    C("functional-layer_norm-int", "pdt.nn.functional.layer_norm(pdt.ones(2, 3, "
+      "dtype=pdt.int64), 3)", "TypeError",
+      r"layer_norm\(\): input must be floating point, got pydevtensor\.int64 \(on cpu\)"),
+    C("functional-batch_norm-channels", "pdt.nn.functional.batch_norm(t, pdt.zeros(2), "
+      "pdt.ones(2))", "pydevtensor.InvalidArgumentError",
+      r"batch_norm\(\): running_mean of shape \(2,\) does not match the input's 3 channels"),
+    C("functional-batch_norm-1d", "pdt.nn.functional.batch_norm(t[0], None, None, "
+      "training=True)", "pydevtensor.InvalidArgumentError",
+      r"batch_norm\(\): expected an input of shape \(N, C, \*\), got \(3,\)"),
+    C("functional-embedding-1d-weight", "pdt.nn.functional.embedding(pdt.tensor([0]), "
+      "pdt.zeros(3))", "pydevtensor.InvalidArgumentError",
+      r"embedding\(\): weight must be a 2-d Tensor"),
+    C("functional-normalize-dim", "pdt.nn.functional.normalize(t, dim=2)", "IndexError",
+      r"normalize\(\): dim 2 is out of range for a 2-d input of shape \(2, 3\) \(on cpu\)"),
+    C("functional-cosine_similarity-shapes",
+      "pdt.nn.functional.cosine_similarity(t, pdt.ones(4, 3))", "pydevtensor.InvalidArgumentError",
+      r"the shapes \(2, 3\) and \(4, 3\) do not broadcast \(on cpu\)"),
+    C("functional-pairwise_distance-int",
+      "pdt.nn.functional.pairwise_distance(pdt.ones(2, dtype=pdt.int64), pdt.ones(2))",
+      "TypeError", r"x1 must be floating point, got pydevtensor\.int64 \(on cpu\)"),
+    C("ModuleDict-value", 'pdt.nn.ModuleDict({"a": 3})', "TypeError",
+      r"ModuleDict: expected an nn.Module for key 'a', got int"),
+    C("ModuleDict-key", "pdt.nn.ModuleDict({1: pdt.nn.ReLU()})", "TypeError",
+      r"ModuleDict: keys must be str, got int"),
+    C("ParameterList-list", "pdt.nn.ParameterList([[1.0]])", "TypeError",
+      r"ParameterList: expected an nn.Parameter or a Tensor, got list"),
+    C("ParameterList-index", "pdt.nn.ParameterList([t])[1]", "IndexError",
+      r"index 1 is out of range for a ParameterList of 1"),
+    C("ParameterDict-key", "pdt.nn.ParameterDict({2: t})", "TypeError",
+      r"ParameterDict: keys must be str, got int"),
+
     # ---- utils.data
     C("TensorDataset-sizes", "pdt.utils.data.TensorDataset(t, pdt.zeros(3))", "ValueError",
       r"TensorDataset\(\): the tensors' first dimensions differ: sizes \[2, 3\]"),

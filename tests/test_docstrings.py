@@ -21,7 +21,8 @@ SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute
 NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
                            "cross_entropy", "leaky_relu", "binary_cross_entropy_with_logits",
                            "kl_div", "gelu", "silu", "elu", "softplus", "mish", "logsigmoid",
-                           "hardtanh", "relu6"),
+                           "hardtanh", "relu6", "layer_norm", "batch_norm", "embedding",
+                           "normalize", "cosine_similarity", "pairwise_distance"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_")}
 
 

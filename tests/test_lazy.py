@@ -1,6 +1,7 @@
 """nn.LazyLinear and nn.UninitializedParameter (D2L's "lazy initialization" and its file
 I/O section, which loads a state_dict into a fresh lazy MLP), on every device."""
 import copy
+import io
 import textwrap
 
 import numpy as np
@@ -187,3 +188,43 @@ def test_mirrored_strategy_with_a_lazy_model():
         print("trained")
     """))
     assert out == ["refused", "True", "cpu:1", "trained"]
+
+
+# ---- a lazy model's state dict before its first forward (PyTorch's behaviour) ----
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+def _mlp():
+    return nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.LazyLinear(2))
+
+
+def test_an_uninitialized_state_dict_loads_into_an_uninitialized_model(device):
+    sd = _mlp().to(device).state_dict()
+    assert all(repr(v) == "<UninitializedParameter>" for v in sd.values())
+    buf = io.BytesIO()
+    pdt.save(sd, buf)
+    buf.seek(0)
+    for state in (sd, pdt.load(buf)):
+        fresh = _mlp().to(device)
+        assert fresh.load_state_dict(state) == ([], [])
+        assert type(fresh[0]) is nn.LazyLinear  # uninitialized stays uninitialized
+        assert repr(fresh[0].weight) == "<UninitializedParameter>"
+        assert fresh[0].weight.device == device
+        assert tuple(fresh(pdt.ones(3, 5, device=device)).shape) == (3, 2)
+
+
+def test_real_weights_materialize_and_uninitialized_ones_are_refused(device):
+    trained = _mlp().to(device)
+    trained(pdt.ones(1, 5, device=device))
+    fresh = _mlp().to(device)
+    assert fresh.load_state_dict(trained.state_dict()) == ([], [])
+    assert type(fresh[0]) is nn.Linear and fresh[0].in_features == 5
+    np.testing.assert_array_equal(_np(fresh[2].weight), _np(trained[2].weight))
+    before = _np(trained[0].weight).copy()
+    with pytest.raises(RuntimeError, match=r"'0.weight' is an uninitialized parameter \(its "
+                                           r"lazy layer never ran\), the parameter has shape "
+                                           r"\(4, 5\)"):
+        trained.load_state_dict(_mlp().state_dict())
+    np.testing.assert_array_equal(_np(trained[0].weight), before)

@@ -5,16 +5,20 @@ BCEWithLogitsLoss and KLDivLoss.
 ``from pydevtensor import nn`` gives the chapter's ``nn.Sequential(nn.Linear(3, 1))``."""
 from . import functional, init, parallel, utils
 from .activation import ELU, GELU, Hardtanh, LogSigmoid, Mish, ReLU6, SiLU, Softplus
+from .containers import ModuleDict, ParameterDict, ParameterList
 from .layers import (Dropout, Flatten, Identity, LazyLinear, LeakyReLU, Linear, ModuleList,
                      ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .losses import (BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                      NLLLoss, SmoothL1Loss)
 from .module import Module
+from .normalization import BatchNorm1d, LayerNorm
 from .parameter import Parameter, UninitializedParameter
+from .sparse import Embedding
 
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
            "Dropout", "Flatten", "Identity", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss",
            "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "KLDivLoss", "functional", "init",
            "parallel", "utils", "GELU", "SiLU", "ELU", "Softplus", "Mish", "LogSigmoid",
-           "Hardtanh", "ReLU6"]
+           "Hardtanh", "ReLU6", "LayerNorm", "BatchNorm1d", "Embedding", "ModuleDict",
+           "ParameterList", "ParameterDict"]

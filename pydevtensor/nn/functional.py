@@ -2,6 +2,7 @@
 from .. import _C
 from .._numpy_names import numpy_names
 from .. import _ops_stats as _stats
+from . import _functional_norm as _norm
 from .._ops_join import stack as _stack
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
@@ -13,6 +14,10 @@ binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, 
 # the activations after ReLU (_functional_activation.py)
 elu, gelu, hardtanh, logsigmoid = _act.elu, _act.gelu, _act.hardtanh, _act.logsigmoid
 mish, relu6, silu, softplus = _act.mish, _act.relu6, _act.silu, _act.softplus
+# normalisations, embedding and distances (_functional_norm.py)
+layer_norm, batch_norm, embedding = _norm.layer_norm, _norm.batch_norm, _norm.embedding
+normalize, cosine_similarity = _norm.normalize, _norm.cosine_similarity
+pairwise_distance = _norm.pairwise_distance
 
 
 def linear(input, weight, bias=None):

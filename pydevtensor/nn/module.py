@@ -1,30 +1,24 @@
-"""nn.Module: parameters, children, moving between devices and state dicts (training
-runs on autograd: Note [training with autograd])."""
+"""nn.Module: parameters, buffers and children (training runs on autograd: Note [training
+with autograd]); moving between devices is in _module_devices.py, state dicts in
+_module_state.py."""
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
+from ._module_devices import _DevicesMixin
+from ._module_state import IncompatibleKeys, _StateMixin
 from .parameter import Parameter
 
 if TYPE_CHECKING:
-    from .._C import Tensor, device, dtype
+    from .._C import Tensor
+
+__all__ = ["Module", "IncompatibleKeys"]
 
 _M = TypeVar("_M", bound="Module")
-
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What load_state_dict() returns: (missing_keys, unexpected_keys), shown as
-    PyTorch shows it, ``<All keys matched successfully>`` when both are empty."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
 
 # Note [training with autograd]
 # Parameters require grad, so a forward pass in grad mode records the graph and
@@ -52,7 +46,7 @@ def _pop_scope(owner):
     stack.pop()
 
 
-class Module:
+class Module(_StateMixin, _DevicesMixin):
     """Base class of layers and networks, with PyTorch's interface: subclasses set
     Parameters and Modules as attributes in ``__init__`` and compute in ``forward``; calling
     the module calls forward.
@@ -70,9 +64,17 @@ class Module:
     tensor([2., 6.], grad_fn=<MulBackward0>)
     """
 
+    # The mixins' methods, bound here too: the API reference (autodoc's :members:)
+    # documents what Module's own namespace holds.
+    to, cpu, cuda = _DevicesMixin.to, _DevicesMixin.cpu, _DevicesMixin.cuda
+    float, double = _DevicesMixin.float, _DevicesMixin.double
+    state_dict, load_state_dict = _StateMixin.state_dict, _StateMixin.load_state_dict
+
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_name", None)  # its name in the parent, for errors
         stack = getattr(_scopes, "stack", None)
@@ -84,11 +86,14 @@ class Module:
         params = self.__dict__.get("_parameters")
         if params is None:
             raise AttributeError("call Module.__init__() before assigning attributes")
+        buffers = self._buffers
         if isinstance(value, Parameter):
             self._modules.pop(name, None)
+            self._forget_buffer(name)
             params[name] = value
         elif isinstance(value, Module):
             params.pop(name, None)
+            self._forget_buffer(name)
             self._modules[name] = value
             object.__setattr__(value, "_name", name)
         elif name in params:
@@ -96,8 +101,17 @@ class Module:
                 raise TypeError(f"cannot assign {type(value).__name__} to parameter '{name}' "
                                 f"(expected nn.Parameter or None)")
             params[name] = None
+        elif name in buffers:  # a buffer stays one (and keeps its persistence), as in PyTorch
+            if value is not None and not isinstance(value, _C.Tensor):
+                raise TypeError(f"cannot assign {type(value).__name__} to buffer '{name}' "
+                                f"(expected a Tensor or None)")
+            buffers[name] = value
         else:
             object.__setattr__(self, name, value)
+
+    def _forget_buffer(self, name: str) -> None:
+        self._buffers.pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
 
     def __getstate__(self):
         """What copy.deepcopy and pickle keep: everything but a MirroredStrategy's
@@ -107,21 +121,83 @@ class Module:
         state.pop("_pdt_replicas", None)
         return state
 
+    def __setstate__(self, state):
+        # a module pickled before buffers existed has none
+        state.setdefault("_buffers", OrderedDict())
+        state.setdefault("_non_persistent_buffers_set", set())
+        self.__dict__.update(state)
+
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
-        if name in d.get("_parameters", ()):
-            return d["_parameters"][name]
-        if name in d.get("_modules", ()):
-            return d["_modules"][name]
+        for kind in ("_parameters", "_buffers", "_modules"):
+            if name in d.get(kind, ()):
+                return d[kind][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
         if name in self._parameters:
             del self._parameters[name]
+        elif name in self._buffers:
+            self._forget_buffer(name)
         elif name in self._modules:
             del self._modules[name]
         else:
             object.__delattr__(self, name)
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Registers tensor as a buffer: state that is not a parameter (no gradient, not
+        in ``parameters()``), such as BatchNorm's running mean.  ``.to()`` moves it and
+        casts it when it is floating point; a persistent buffer (the default) is in
+        ``state_dict()`` and loaded by ``load_state_dict()``, a non-persistent one is
+        not.  Assigning ``module.name = tensor`` afterwards replaces it, as in PyTorch.
+
+        Parameters
+        ----------
+        name : str
+            The attribute's name.
+        tensor : Tensor or None
+            The buffer (None reserves the name: not moved, not in the state dict).
+        persistent : bool, optional
+            Whether it is part of the state dict (default True).
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            When name is not a str or tensor not a Tensor or None.
+        KeyError
+            When name is empty, has a '.', or is already an attribute that is not a
+            buffer.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> m = nn.Module()
+        >>> m.register_buffer('count', pydevtensor.zeros(2))
+        >>> m.register_buffer('scratch', pydevtensor.ones(1), persistent=False)
+        >>> list(m.state_dict()), [name for name, _ in m.named_buffers()]
+        (['count'], ['count', 'scratch'])
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("call Module.__init__() before register_buffer()")
+        if not isinstance(name, str):
+            raise TypeError(f"register_buffer: the name must be a str, got {type(name).__name__}")
+        if "." in name or name == "":
+            raise KeyError(f"register_buffer: a buffer's name can be neither empty nor contain "
+                           f"'.', got {name!r}")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"register_buffer: attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, _C.Tensor):
+            raise TypeError(f"register_buffer: cannot assign {type(tensor).__name__} to buffer "
+                            f"'{name}' (expected a Tensor or None)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Registers param under name (None reserves the name, as a Linear without bias does).
@@ -506,222 +582,59 @@ class Module:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    # ---- devices and dtypes ----
-    def to(self: _M, *args: Any, **kwargs: Any) -> _M:
-        """Moves (and/or casts) every parameter in place: the Parameter objects stay
-        the same, so code holding them keeps working, as in PyTorch.  All or nothing:
-        if a copy fails (out of memory on the target device), no parameter has moved.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            As Tensor.to: a device, a dtype, or both (device=, dtype=).
-
-        Returns
-        -------
-        Module
-            self.
-
-        Raises
-        ------
-        pydevtensor.DeviceError
-            When the device does not exist.
-        pydevtensor.OutOfMemoryError
-            When a copy fails (no parameter has moved).
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> dev = pydevtensor.try_gpu()
-        >>> net.to(dev)[0].weight.device == dev
-        True
-        """
-        device, dtype = _parse_to(args, kwargs)
-        # All or nothing: copy every parameter first (what can run out of memory or
-        # fail), then assign them all, so a failure leaves the whole model where it was
-        # rather than split across two devices or dtypes.
-        moves = []
-        for p in self.parameters():
-            target_dtype = dtype if (dtype is not None and p.is_floating_point()) else p.dtype
-            moved = p.data.to(device if device is not None else p.device, target_dtype)
-            if moved.device != p.device or moved.dtype != p.dtype:
-                moves.append((p, moved))
-        for p, moved in moves:
-            p.data = moved
-        return self
-
-    def cpu(self: _M) -> _M:
-        """Moves every parameter to the CPU: ``to('cpu')``.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.cpu()[0].weight.device
-        device(type='cpu')
-        """
-        return self.to("cpu")
-
-    def cuda(self: _M, device: int | str | device | None = None) -> _M:
-        """Moves every parameter to a CUDA device (the current one by default).
-
-        Parameters
-        ----------
-        device : int, str or pydevtensor.device, optional
-            The CUDA device.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Raises
-        ------
-        pydevtensor.DeviceError
-            When there is no such CUDA device.
-
-        Examples
-        --------
-        With a GPU (skipped here):
-
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.cuda()[0].weight.device  # doctest: +SKIP
-        device(type='cuda', index=0)
-        """
-        return self.to(_C.device("cuda", device) if isinstance(device, int) else
-                       device if device is not None else _C.device("cuda"))
-
-    def float(self: _M) -> _M:
-        """Casts every parameter to float32.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.float()[0].weight.dtype
-        pydevtensor.float32
-        """
-        return self.to(dtype=_C.float32)
-
-    def double(self: _M) -> _M:
-        """Casts every parameter to float64.
-
-        Returns
-        -------
-        Module
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.double()[0].weight.dtype
-        pydevtensor.float64
-        """
-        return self.to(dtype=_C.float64)
-
-    # ---- state ----
-    def state_dict(self, prefix: str = "") -> OrderedDict[str, Tensor]:
-        """name -> plain Tensor sharing each parameter's storage, in registration order.
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """The buffers (persistent or not) with their dotted names, in registration order.
 
         Parameters
         ----------
         prefix : str, optional
             Put before every name.
+        recurse : bool, optional
+            Include the children's (default True).
+        remove_duplicate : bool, optional
+            Give a buffer held under several names once (default True).
 
         Returns
         -------
-        OrderedDict of str to Tensor
+        iterator of (str, Tensor)
 
         Examples
         --------
         >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> list(net.state_dict())
-        ['0.weight', '0.bias', '2.weight', '2.bias']
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+        >>> [name for name, _ in net.named_buffers()]
+        ['1.running_mean', '1.running_var', '1.num_batches_tracked']
         """
-        # detach(), as PyTorch's: sharing the parameter's version counter
-        return OrderedDict((name, p.detach()) for name, p in self.named_parameters(prefix))
+        seen = set()
+        mods = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for mname, m in mods:
+            for bname, b in m._buffers.items():
+                if b is None or (remove_duplicate and id(b) in seen):
+                    continue
+                seen.add(id(b))
+                yield (f"{mname}.{bname}" if mname else bname), b
 
-    def load_state_dict(self, state_dict: Mapping[str, Tensor],
-                        strict: bool = True) -> IncompatibleKeys:
-        """Copies the values of state_dict into the parameters (across devices and dtypes
-        as needed; each copy is counted).  With strict, missing keys, unexpected keys and
-        shape mismatches raise before anything is written.
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """The buffers (persistent or not), in registration order.
 
         Parameters
         ----------
-        state_dict : mapping of str to Tensor
-            As state_dict() gives.
-        strict : bool, optional
-            Raise on missing or unexpected keys (default True).
+        recurse : bool, optional
+            Include the children's (default True).
 
         Returns
         -------
-        IncompatibleKeys
-            (missing_keys, unexpected_keys), shown as ``<All keys matched
-            successfully>`` when both are empty, as in PyTorch.
-
-        Raises
-        ------
-        RuntimeError
-            On missing or unexpected keys (strict) or a shape mismatch.
+        iterator of Tensor
 
         Examples
         --------
         >>> from pydevtensor import nn
-        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
-        >>> net.load_state_dict(net.state_dict())
-        <All keys matched successfully>
-        >>> net.load_state_dict({'0.bias': pydevtensor.zeros(3)}, strict=False)
-        IncompatibleKeys(missing_keys=['0.weight', '2.weight', '2.bias'], unexpected_keys=[])
+        >>> [tuple(b.shape) for b in nn.BatchNorm1d(3).buffers()]
+        [(3,), (3,), ()]
         """
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"load_state_dict(): expected a dict of Tensors (a state_dict), "
-                            f"got {type(state_dict).__name__}")
-        from .parameter import UninitializedParameter
-        own = dict(self.named_parameters())
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        problems = []
-        for k, p in own.items():
-            if k in state_dict:
-                v = state_dict[k]
-                if not isinstance(v, _C.Tensor):
-                    problems.append(f"'{k}' is a {type(v).__name__}, not a Tensor")
-                elif isinstance(p, UninitializedParameter):
-                    continue  # its layer checks the shapes (nn.LazyLinear)
-                elif tuple(v.shape) != tuple(p.shape):
-                    problems.append(f"size mismatch for '{k}': copying a tensor of shape "
-                                    f"{tuple(v.shape)}, the parameter has shape {tuple(p.shape)}")
-        lazy = [(name + "." if name else "", m) for name, m in self.named_modules()
-                if hasattr(m, "_lazy_load_check")]
-        for prefix, m in lazy:
-            problems += m._lazy_load_check(prefix, state_dict)
-        if strict:
-            problems += [f"missing key '{k}'" for k in missing]
-            problems += [f"unexpected key '{k}'" for k in unexpected]
-        if problems:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: "
-                               + "; ".join(problems))
-        for prefix, m in lazy:  # lazy layers take their shapes from state_dict
-            m._lazy_load(prefix, state_dict)
-        for k, p in own.items():
-            if k in state_dict:
-                p.detach().copy_(state_dict[k])  # a write to p (its version), as in PyTorch
-        return IncompatibleKeys(missing, unexpected)
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
 
     # ---- printing ----
     def extra_repr(self) -> str:
@@ -754,29 +667,3 @@ class Module:
             lines.append(f"  ({name}): {sub}")
         lines.append(")")
         return "\n".join(lines)
-
-
-def _parse_to(args, kwargs):
-    """(device, dtype) from Module.to's arguments: to(device), to(dtype), to(device, dtype),
-    to(tensor), and the device=/dtype= keywords."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    kwargs.pop("non_blocking", None)
-    if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, _C.Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, _C.dtype):
-            dtype = a
-        elif device is None:
-            device = a
-        else:
-            raise TypeError(f"to(): unexpected argument {a!r}")
-    if device is not None and not isinstance(device, _C.device):
-        device = _C.device(device) if isinstance(device, str) else _C.device("cuda", device)
-    if dtype is not None and not isinstance(dtype, _C.dtype):
-        dtype = getattr(_C, str(dtype))
-    if dtype is not None and not dtype.is_floating_point:
-        raise TypeError(f"Module.to() only accepts floating point dtypes, got {dtype}")
-    return device, dtype

@@ -73,3 +73,21 @@ kl: torch.Tensor = F.kl_div(x.log_softmax(1), x.softmax(1), reduction="batchmean
 bce_f: torch.Tensor = F.binary_cross_entropy_with_logits(x, y.sigmoid().expand(16, 4))
 w0: torch.Tensor = nn.init.trunc_normal_(torch.empty(3, 4), std=0.02)
 w1: torch.Tensor = nn.init.orthogonal_(nn.init.eye_(torch.empty(3, 4)), gain=2.0)
+
+# normalisation layers, embeddings, buffers and containers (D2L's batch normalization,
+# RNN and transformer chapters)
+bn_net = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8, momentum=None), nn.ReLU())
+bn_out: torch.Tensor = bn_net(x)
+running: list[tuple[str, torch.Tensor]] = list(bn_net.named_buffers())
+bn_net[1].register_buffer("extra", torch.zeros(8), persistent=False)
+buffers: list[torch.Tensor] = list(bn_net.buffers())
+ln: torch.Tensor = nn.LayerNorm([4], eps=1e-6, bias=False)(x)
+emb = nn.Embedding(10, 4, padding_idx=0)
+tokens: torch.Tensor = emb(torch.tensor([[1, 2], [0, 9]]))
+heads = nn.ModuleDict({"out": nn.Linear(4, 2)})
+pl = nn.ParameterList([nn.Parameter(torch.ones(2))])
+pd = nn.ParameterDict({"w": nn.Parameter(torch.ones(2))})
+sim: torch.Tensor = F.cosine_similarity(F.normalize(x), F.layer_norm(x, (4,)))
+dist: torch.Tensor = F.pairwise_distance(x, y.expand(16, 4))
+bnf: torch.Tensor = F.batch_norm(x, None, None, training=True) + F.embedding(
+    torch.tensor([1]), emb.weight)

@@ -1,0 +1,435 @@
+"""nn.functional's normalisations, embedding lookups and distances: layer_norm,
+batch_norm, embedding, normalize, cosine_similarity and pairwise_distance, as
+compositions of differentiable ops (autograd gives their gradients), with PyTorch's
+names, defaults and formulas.  functional.py re-exports them."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from .. import _C
+from .._ops_index import where as _where
+from ..autograd.grad_mode import no_grad as _no_grad
+from ..linalg import vector_norm as _vector_norm
+
+if TYPE_CHECKING:
+    from .._C import Tensor
+
+__all__ = ["layer_norm", "batch_norm", "embedding", "normalize", "cosine_similarity",
+           "pairwise_distance"]
+_Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad shape
+
+
+def _floating(x: Any, where: str, what: str = "input") -> None:
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"{where}: {what} must be a Tensor, got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise TypeError(f"{where}: {what} must be floating point, got {x.dtype} "
+                        f"(on {x.device})")
+
+
+def _shape_tuple(normalized_shape: Any, where: str) -> tuple[int, ...]:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        raise TypeError(f"{where}: normalized_shape must be an int or a sequence of ints, got "
+                        f"{type(normalized_shape).__name__}") from None
+    if not shape or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in shape):
+        raise ValueError(f"{where}: normalized_shape must be one or more positive ints, "
+                         f"got {normalized_shape!r}")
+    return shape
+
+
+def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalises over the last ``len(normalized_shape)`` dimensions: ``(x - mean) /
+    sqrt(var + eps) * weight + bias``, with the mean and the biased variance of each
+    sample's trailing block, as ``torch.nn.functional.layer_norm``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, of shape ``(*, *normalized_shape)``.
+    normalized_shape : int or sequence of int
+        The trailing shape to normalise over.
+    weight, bias : Tensor, optional
+        Of shape normalized_shape: the scale and shift.
+    eps : float, optional
+        Added to the variance (default 1e-5).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape.
+
+    Raises
+    ------
+    TypeError
+        When input is not a floating point Tensor.
+    ValueError
+        When input's trailing shape is not normalized_shape (the message names both and
+        the device), or weight or bias has another shape.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.layer_norm(pydevtensor.tensor([[1., 2., 3.]]), (3,))
+    tensor([[-1.2247,  0.0000,  1.2247]])
+    """
+    where = "layer_norm()"
+    _floating(input, where)
+    shape = _shape_tuple(normalized_shape, where)
+    k = len(shape)
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise _Invalid(f"{where}: expected an input of shape (*, {', '.join(map(str, shape))})"
+                       f" (normalized_shape={shape}), got {tuple(input.shape)} "
+                       f"(on {input.device})")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p.shape) != shape:
+            raise _Invalid(f"{where}: {name} of shape {tuple(p.shape)} does not match "
+                           f"normalized_shape {shape} (on {p.device})")
+    dims = tuple(range(input.ndim - k, input.ndim))
+    mean = input.mean(dim=dims, keepdim=True)
+    centred = input - mean
+    var = (centred * centred).mean(dim=dims, keepdim=True)  # biased, as PyTorch
+    return _scale_shift(centred / _C.sqrt(var + eps), weight, bias)
+
+
+def _scale_shift(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """out * weight + bias, each when given (already shaped to broadcast)."""
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def _per_channel(t: Tensor, ndim: int) -> Tensor:
+    """A (C,) tensor shaped to broadcast along dimension 1 of an ndim-d input."""
+    return t.reshape((1, t.shape[0]) + (1,) * (ndim - 2))
+
+
+def _check_channels(input: Tensor, tensors: Any, where: str) -> None:
+    c = input.shape[1]
+    for name, t in tensors:
+        if t is None:
+            continue
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"{where}: {name} must be a Tensor or None, got {type(t).__name__}")
+        if tuple(t.shape) != (c,):
+            raise _Invalid(f"{where}: {name} of shape {tuple(t.shape)} does not match the "
+                           f"input's {c} channels (dimension 1 of {tuple(input.shape)}; "
+                           f"on {input.device})")
+
+
+def _check_batch(input: Tensor, where: str) -> None:
+    """PyTorch's refusal of one value per channel in training (its variance is 0/0)."""
+    n = 1
+    for i, s in enumerate(input.shape):
+        if i != 1:
+            n *= s
+    if n == 1:
+        raise ValueError(f"{where}: Expected more than 1 value per channel when training, "
+                         f"got input size {tuple(input.shape)} (on {input.device})")
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalises each channel (dimension 1) of input, as
+    ``torch.nn.functional.batch_norm``.
+
+    In training (or without running statistics) it uses the batch's mean and biased
+    variance over every dimension but 1, and updates running_mean and running_var in
+    place (when given): ``running = (1 - momentum) * running + momentum * batch``, with
+    the unbiased variance.  Otherwise it uses running_mean and running_var.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, of shape (N, C, *).
+    running_mean, running_var : Tensor or None
+        Of shape (C,).
+    weight, bias : Tensor, optional
+        Of shape (C,): the scale and shift.
+    training : bool, optional
+        Use the batch's statistics (default False).
+    momentum : float, optional
+        The weight of the batch in the running update (default 0.1).
+    eps : float, optional
+        Added to the variance (default 1e-5).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape.
+
+    Raises
+    ------
+    TypeError
+        When input is not a floating point Tensor.
+    ValueError
+        When input has fewer than 2 dimensions, a (C,) tensor has another size, a
+        training batch holds one value per channel, or evaluation has no running
+        statistics.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.tensor([[1., 10.], [3., 30.]])
+    >>> mean, var = pydevtensor.zeros(2), pydevtensor.ones(2)
+    >>> F.batch_norm(x, mean, var, training=True, eps=0.)
+    tensor([[-1., -1.],
+            [ 1.,  1.]])
+    >>> mean
+    tensor([0.2000, 2.0000])
+    """
+    where = "batch_norm()"
+    _floating(input, where)
+    if input.ndim < 2:
+        raise _Invalid(f"{where}: expected an input of shape (N, C, *), got "
+                       f"{tuple(input.shape)} (on {input.device})")
+    _check_channels(input, (("running_mean", running_mean), ("running_var", running_var),
+                            ("weight", weight), ("bias", bias)), where)
+    ndim = input.ndim
+    if training or running_mean is None or running_var is None:
+        if not training and (running_mean is not None or running_var is not None):
+            raise ValueError(f"{where}: running_mean and running_var must both be given or "
+                             f"both be None")
+        _check_batch(input, where)
+        dims = (0,) + tuple(range(2, ndim))
+        mean = input.mean(dim=dims, keepdim=True)
+        centred = input - mean
+        var = (centred * centred).mean(dim=dims, keepdim=True)  # biased: to normalise
+        if training and running_mean is not None:
+            n = input.numel() // input.shape[1]
+            with _no_grad():
+                m = float(momentum)
+                batch_mean = mean.detach().reshape(-1).to(running_mean.dtype)
+                batch_var = (var.detach().reshape(-1) * (n / (n - 1))).to(running_var.dtype)
+                running_mean.mul_(1.0 - m).add_(batch_mean * m)
+                running_var.mul_(1.0 - m).add_(batch_var * m)  # unbiased: the estimate
+    else:
+        centred = input - _per_channel(running_mean, ndim)
+        var = _per_channel(running_var, ndim)
+    return _scale_shift(centred / _C.sqrt(var + eps),
+                        None if weight is None else _per_channel(weight, ndim),
+                        None if bias is None else _per_channel(bias, ndim))
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    """The rows of weight at the indices in input, as ``torch.nn.functional.embedding``:
+    an output of shape ``(*input.shape, embedding_dim)``.  The gradient of row
+    padding_idx is zero (its value is still looked up).
+
+    Parameters
+    ----------
+    input : Tensor
+        int64 or int32 indices in [0, num_embeddings), any shape.
+    weight : Tensor
+        (num_embeddings, embedding_dim).
+    padding_idx : int, optional
+        A row that gets no gradient (negative: from the end).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        When input does not hold integers.
+    IndexError
+        When an index is outside [0, num_embeddings): the message names it, the size
+        and the device.
+    ValueError
+        When weight is not 2-d or padding_idx is out of range.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> w = pydevtensor.tensor([[0., 0.], [1., 2.], [3., 4.]])
+    >>> F.embedding(pydevtensor.tensor([[2, 1]]), w)
+    tensor([[[3., 4.],
+             [1., 2.]]])
+    """
+    where = "embedding()"
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{where}: input must be a Tensor of indices, got {type(input).__name__}")
+    if input.dtype not in (_C.int64, _C.int32):
+        raise TypeError(f"{where}: the indices must be int64 or int32, got {input.dtype} "
+                        f"(on {input.device})")
+    if not isinstance(weight, _C.Tensor) or weight.ndim != 2:
+        what = tuple(weight.shape) if isinstance(weight, _C.Tensor) else type(weight).__name__
+        raise _Invalid(f"{where}: weight must be a 2-d Tensor (num_embeddings, "
+                       f"embedding_dim), got {what}")
+    n = weight.shape[0]
+    pad = _padding_idx(padding_idx, n, where)
+    index = input.to(_C.int64).contiguous()
+    # names the first index outside [0, n), the size and the device (IndexError)
+    _C._index_check(index, n, 0, "embedding", False)
+    rows = weight[index]
+    if pad is not None and rows.requires_grad:
+        # the padding row's value, without a path back to weight
+        rows = _where((index == pad).unsqueeze(-1), rows.detach(), rows)
+    return rows
+
+
+def _padding_idx(padding_idx: Any, n: int, where: str) -> int | None:
+    if padding_idx is None:
+        return None
+    if isinstance(padding_idx, bool) or not isinstance(padding_idx, int):
+        raise TypeError(f"{where}: padding_idx must be an int or None, got "
+                        f"{type(padding_idx).__name__}")
+    if not -n <= padding_idx < n:
+        raise ValueError(f"{where}: padding_idx must be within num_embeddings = {n} "
+                         f"(from {-n} to {n - 1}), got {padding_idx}")
+    return padding_idx % n
+
+
+def _norm_dim(x: Tensor, dim: int, where: str) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"{where}: dim must be an int, got {type(dim).__name__}")
+    nd = max(x.ndim, 1)
+    if not -nd <= dim < nd:
+        raise IndexError(f"{where}: dim {dim} is out of range for a {x.ndim}-d input of shape "
+                         f"{tuple(x.shape)} (on {x.device})")
+    return dim % nd
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    """``input / max(norm_p(input, dim), eps)``: vectors along dim scaled to p-norm 1,
+    as ``torch.nn.functional.normalize``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    p : float, optional
+        The norm's exponent (default 2).
+    dim : int, optional
+        The dimension of the vectors (default 1).
+    eps : float, optional
+        The smallest norm divided by (default 1e-12).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape.
+
+    Raises
+    ------
+    TypeError
+        When input is not a floating point Tensor.
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.normalize(pydevtensor.tensor([[3., 4.]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    where = "normalize()"
+    _floating(input, where)
+    d = _norm_dim(input, dim, where)
+    norm = _vector_norm(input, p, dim=d, keepdim=True)
+    return input / _C.clamp(norm, min=eps)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``sum(x1 * x2, dim) / (max(norm(x1), eps) * max(norm(x2), eps))`` (2-norms along
+    dim, x1 and x2 broadcast), as ``torch.nn.functional.cosine_similarity``.
+
+    Parameters
+    ----------
+    x1, x2 : Tensor
+        Floating point, of broadcastable shapes.
+    dim : int, optional
+        The dimension of the vectors (default 1).
+    eps : float, optional
+        The smallest norm divided by (default 1e-8).
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape without dim.
+
+    Raises
+    ------
+    TypeError
+        When an input is not a floating point Tensor.
+    ValueError
+        When the shapes do not broadcast.
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.cosine_similarity(pydevtensor.tensor([[1., 0.]]), pydevtensor.tensor([[1., 1.]]))
+    tensor([0.7071])
+    """
+    where = "cosine_similarity()"
+    _floating(x1, where, "x1")
+    _floating(x2, where, "x2")
+    x1, x2 = _broadcast(x1, x2, where)
+    d = _norm_dim(x1, dim, where)
+    n1 = _C.clamp(_vector_norm(x1, 2, dim=d, keepdim=True), min=eps)
+    n2 = _C.clamp(_vector_norm(x2, 2, dim=d, keepdim=True), min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim=d)
+
+
+def _broadcast(x1: Tensor, x2: Tensor, where: str) -> tuple[Tensor, Tensor]:
+    import numpy as np
+    try:
+        shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    except ValueError:
+        raise _Invalid(f"{where}: the shapes {tuple(x1.shape)} and {tuple(x2.shape)} do not "
+                       f"broadcast (on {x1.device})") from None
+    return x1.expand(*shape), x2.expand(*shape)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """``norm_p(x1 - x2 + eps)`` along the last dimension, as
+    ``torch.nn.functional.pairwise_distance`` (x1 and x2 broadcast).
+
+    Parameters
+    ----------
+    x1, x2 : Tensor
+        Floating point, of broadcastable shapes (N, D) or (D,).
+    p : float, optional
+        The norm's exponent (default 2).
+    eps : float, optional
+        Added to the difference (default 1e-6), so the gradient at 0 is finite.
+    keepdim : bool, optional
+        Keep the last dimension, of size 1 (default False).
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        When an input is not a floating point Tensor.
+    ValueError
+        When the shapes do not broadcast.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.pairwise_distance(pydevtensor.tensor([[0., 0.]]), pydevtensor.tensor([[3., 4.]]),
+    ...                     eps=0.)
+    tensor([5.])
+    """
+    where = "pairwise_distance()"
+    _floating(x1, where, "x1")
+    _floating(x2, where, "x2")
+    x1, x2 = _broadcast(x1, x2, where)
+    if x1.ndim == 0:
+        raise _Invalid(f"{where}: the inputs are 0-d; expected vectors (D,) or (N, D) "
+                       f"(on {x1.device})")
+    return _vector_norm(x1 - x2 + eps, p, dim=x1.ndim - 1, keepdim=keepdim)

@@ -1,0 +1,180 @@
+"""Module.to(), cpu(), cuda(), float() and double(): moving a module's tensors between
+devices and dtypes, all or nothing (a mixin of nn.Module, in a file of its own)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .. import _C
+
+if TYPE_CHECKING:
+    from .._C import device
+
+_M = TypeVar("_M", bound="_DevicesMixin")
+
+
+class _DevicesMixin:
+    """nn.Module's device and dtype moves."""
+
+    def to(self: _M, *args: Any, **kwargs: Any) -> _M:
+        """Moves (and/or casts) every parameter in place: the Parameter objects stay
+        the same, so code holding them keeps working, as in PyTorch.  Buffers are
+        replaced by moved copies; a dtype casts the floating point ones only (an integer
+        count such as BatchNorm's num_batches_tracked keeps its dtype).  All or nothing:
+        if a copy fails (out of memory on the target device), nothing has moved.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As Tensor.to: a device, a dtype, or both (device=, dtype=).
+
+        Returns
+        -------
+        Module
+            self.
+
+        Raises
+        ------
+        pydevtensor.DeviceError
+            When the device does not exist.
+        pydevtensor.OutOfMemoryError
+            When a copy fails (nothing has moved).
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> dev = pydevtensor.try_gpu()
+        >>> net.to(dev)[0].weight.device == dev
+        True
+        """
+        device, dtype = _parse_to(args, kwargs)
+        # All or nothing: copy every parameter first (what can run out of memory or
+        # fail), then assign them all, so a failure leaves the whole model where it was
+        # rather than split across two devices or dtypes.
+        moves = []
+        for p in self.parameters():
+            target_dtype = dtype if (dtype is not None and p.is_floating_point()) else p.dtype
+            moved = p.data.to(device if device is not None else p.device, target_dtype)
+            if moved.device != p.device or moved.dtype != p.dtype:
+                moves.append((p, moved))
+        buffers = []  # buffers are replaced, not changed in place, as in PyTorch
+        for m in self.modules():
+            for name, b in m._buffers.items():
+                if b is None:
+                    continue
+                target_dtype = dtype if (dtype is not None and b.is_floating_point()) else b.dtype
+                moved = b.to(device if device is not None else b.device, target_dtype)
+                if moved is not b:
+                    buffers.append((m, name, moved))
+        for p, moved in moves:
+            p.data = moved
+        for m, name, moved in buffers:
+            m._buffers[name] = moved
+        return self
+
+    def cpu(self: _M) -> _M:
+        """Moves every parameter and buffer to the CPU: ``to('cpu')``.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.cpu()[0].weight.device
+        device(type='cpu')
+        """
+        return self.to("cpu")
+
+    def cuda(self: _M, device: int | str | device | None = None) -> _M:
+        """Moves every parameter and buffer to a CUDA device (the current one by default).
+
+        Parameters
+        ----------
+        device : int, str or pydevtensor.device, optional
+            The CUDA device.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Raises
+        ------
+        pydevtensor.DeviceError
+            When there is no such CUDA device.
+
+        Examples
+        --------
+        With a GPU (skipped here):
+
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.cuda()[0].weight.device  # doctest: +SKIP
+        device(type='cuda', index=0)
+        """
+        return self.to(_C.device("cuda", device) if isinstance(device, int) else
+                       device if device is not None else _C.device("cuda"))
+
+    def float(self: _M) -> _M:
+        """Casts every floating point parameter and buffer to float32.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.float()[0].weight.dtype
+        pydevtensor.float32
+        """
+        return self.to(dtype=_C.float32)
+
+    def double(self: _M) -> _M:
+        """Casts every floating point parameter and buffer to float64.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+        >>> net.double()[0].weight.dtype
+        pydevtensor.float64
+        """
+        return self.to(dtype=_C.float64)
+
+
+def _parse_to(args, kwargs):
+    """(device, dtype) from Module.to's arguments: to(device), to(dtype), to(device, dtype),
+    to(tensor), and the device=/dtype= keywords."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, _C.Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, _C.dtype):
+            dtype = a
+        elif device is None:
+            device = a
+        else:
+            raise TypeError(f"to(): unexpected argument {a!r}")
+    if device is not None and not isinstance(device, _C.device):
+        device = _C.device(device) if isinstance(device, str) else _C.device("cuda", device)
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        dtype = getattr(_C, str(dtype))
+    if dtype is not None and not dtype.is_floating_point:
+        raise TypeError(f"Module.to() only accepts floating point dtypes, got {dtype}")
+    return device, dtype

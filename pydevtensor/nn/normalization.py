@@ -1,0 +1,242 @@
+"""The normalisation layers: LayerNorm and BatchNorm1d (D2L's batch normalization and
+transformer chapters), with PyTorch's parameters, buffers and train/eval behaviour."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from .. import _C
+from . import _functional_norm as FN
+from .module import Module
+from .parameter import Parameter
+
+if TYPE_CHECKING:
+    from .._C import Tensor, device, dtype
+
+_Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad shape
+
+
+def _check_eps(eps: Any, where: str) -> float:
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
+        raise ValueError(f"{where}: eps must be a number >= 0, got {eps!r}")
+    return float(eps)
+
+
+class LayerNorm(Module):
+    """Normalises each sample over its last ``len(normalized_shape)`` dimensions
+    (mean 0, biased variance 1), then scales by weight and shifts by bias, as
+    ``torch.nn.LayerNorm``: the same in training and evaluation.
+
+    Parameters
+    ----------
+    normalized_shape : int or sequence of int
+        The trailing shape of the input to normalise over.
+    eps : float, optional
+        Added to the variance (default 1e-5).
+    elementwise_affine : bool, optional
+        Learn weight (ones at first) and bias (zeros) of shape normalized_shape
+        (default True).
+    bias : bool, optional
+        Learn the bias too (default True; with elementwise_affine).
+    device : str or pydevtensor.device, optional
+        Where the parameters live.
+    dtype : pydevtensor.dtype, optional
+        Their dtype (default float32).
+
+    Raises
+    ------
+    TypeError, ValueError
+        When normalized_shape is not one or more positive ints, or eps is negative; at
+        forward, when the input's trailing shape is not normalized_shape.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> ln = nn.LayerNorm(2)
+    >>> ln
+    LayerNorm((2,), eps=1e-05, elementwise_affine=True)
+    >>> ln(pydevtensor.tensor([[1., 3.], [2., 2.]]))
+    tensor([[-1.0000,  1.0000],
+            [ 0.0000,  0.0000]], grad_fn=<AddBackward0>)
+    """
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True,
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+        super().__init__()
+        self.normalized_shape = FN._shape_tuple(normalized_shape, "LayerNorm")
+        self.eps = _check_eps(eps, "LayerNorm")
+        self.elementwise_affine = bool(elementwise_affine)
+        dtype = _C.float32 if dtype is None else dtype
+        if self.elementwise_affine:
+            self.weight = Parameter(_C.ones(self.normalized_shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_C.zeros(self.normalized_shape, device=device,
+                                               dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input: Tensor) -> Tensor:
+        try:
+            return FN.layer_norm(input, self.normalized_shape, self.weight, self.bias,
+                                 self.eps)
+        except ValueError as e:  # InvalidArgumentError too: the same class, in its words
+            raise type(e)(str(e).replace("layer_norm()", "LayerNorm", 1)) from None
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class BatchNorm1d(Module):
+    """Batch normalization of (N, C) or (N, C, L) inputs over each of the C features,
+    as ``torch.nn.BatchNorm1d``.
+
+    In training each feature is normalised with the batch's mean and biased variance
+    (over N, and L), and the buffers running_mean and running_var are updated with
+    ``running = (1 - momentum) * running + momentum * batch`` (the unbiased variance;
+    momentum None: the cumulative average over the num_batches_tracked batches).  In
+    evaluation (``net.eval()``) the running statistics are used.  Then y = x_hat *
+    weight + bias.
+
+    Parameters
+    ----------
+    num_features : int
+        C.
+    eps : float, optional
+        Added to the variance (default 1e-5).
+    momentum : float or None, optional
+        The weight of each batch in the running statistics (default 0.1); None for a
+        cumulative average.
+    affine : bool, optional
+        Learn weight (ones at first) and bias (zeros) of shape (C,) (default True).
+    track_running_stats : bool, optional
+        Keep running_mean (zeros at first), running_var (ones) and
+        num_batches_tracked (an int64 count) as buffers, used in evaluation (default
+        True); without them the batch's statistics are used in evaluation too.
+    device : str or pydevtensor.device, optional
+        Where the parameters and buffers live.
+    dtype : pydevtensor.dtype, optional
+        Their dtype (default float32; num_batches_tracked stays int64).
+
+    Raises
+    ------
+    TypeError, ValueError
+        When num_features is not a positive int, or eps or momentum is not a number;
+        at forward, when the input is not 2-d or 3-d, has another number of features
+        (naming both and the device), or is a training batch of one value per
+        feature.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> bn = nn.BatchNorm1d(2)
+    >>> bn
+    BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    >>> bn(pydevtensor.tensor([[1., 10.], [3., 30.]]))
+    tensor([[-1.0000, -1.0000],
+            [ 1.0000,  1.0000]], grad_fn=<AddBackward0>)
+    >>> bn.running_mean, bn.num_batches_tracked
+    (tensor([0.2000, 2.0000]), tensor(1))
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+        super().__init__()
+        if isinstance(num_features, bool) or not isinstance(num_features, int):
+            raise TypeError(f"BatchNorm1d: num_features must be an int, got "
+                            f"{type(num_features).__name__}")
+        if num_features < 1:
+            raise ValueError(f"BatchNorm1d: num_features must be >= 1, got {num_features}")
+        if momentum is not None and (isinstance(momentum, bool)
+                                     or not isinstance(momentum, (int, float))):
+            raise TypeError(f"BatchNorm1d: momentum must be a number or None, got "
+                            f"{type(momentum).__name__}")
+        self.num_features = num_features
+        self.eps = _check_eps(eps, "BatchNorm1d")
+        self.momentum = momentum
+        self.affine = bool(affine)
+        self.track_running_stats = bool(track_running_stats)
+        dtype = _C.float32 if dtype is None else dtype
+        if self.affine:
+            self.weight = Parameter(_C.ones(num_features, device=device, dtype=dtype))
+            self.bias = Parameter(_C.zeros(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", _C.zeros(num_features, device=device,
+                                                          dtype=dtype))
+            self.register_buffer("running_var", _C.ones(num_features, device=device,
+                                                        dtype=dtype))
+            self.register_buffer("num_batches_tracked",
+                                 _C.tensor(0, dtype=_C.int64, device=device))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def reset_running_stats(self) -> None:
+        """Sets running_mean to zeros, running_var to ones and num_batches_tracked to 0.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> bn = nn.BatchNorm1d(2)
+        >>> _ = bn(pydevtensor.tensor([[1., 2.], [3., 5.]]))
+        >>> bn.reset_running_stats()
+        >>> bn.running_var, bn.num_batches_tracked
+        (tensor([1., 1.]), tensor(0))
+        """
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1.0)
+            self.num_batches_tracked.zero_()
+
+    def _check_input(self, input: Any) -> None:
+        if not isinstance(input, _C.Tensor):
+            raise TypeError(f"BatchNorm1d: input must be a Tensor, got {type(input).__name__}")
+        if input.ndim not in (2, 3):
+            raise _Invalid(f"BatchNorm1d: expected 2D or 3D input (N, C) or (N, C, L), got "
+                           f"{input.ndim}D input of shape {tuple(input.shape)} "
+                           f"(on {input.device})")
+        if input.shape[1] != self.num_features:
+            raise _Invalid(f"BatchNorm1d: expected {self.num_features} features "
+                           f"(dimension 1 of the input), got {input.shape[1]} in an input "
+                           f"of shape {tuple(input.shape)} (on {input.device})")
+        if self.training:
+            FN._check_batch(input, "BatchNorm1d")
+        # checked here, so that a refused input leaves the running statistics as they were
+        own = next((t for t in (self.weight, self.running_mean) if t is not None), None)
+        if own is not None and own.device != input.device:
+            raise _C.DeviceError(f"BatchNorm1d: the input is on {input.device} but the layer's "
+                                 f"parameters and buffers are on {own.device}; move one with "
+                                 f".to()")
+        if own is not None and own.dtype != input.dtype:
+            raise TypeError(f"BatchNorm1d: the input is {input.dtype} but the layer's "
+                            f"parameters and buffers are {own.dtype}; convert the input with "
+                            f".to({own.dtype}) or the layer with .to(dtype={input.dtype}) "
+                            f"(on {input.device})")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input(input)  # before the count changes: a refused batch changes nothing
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative: batch k weighs 1/k
+                factor = 1.0 / float(self.num_batches_tracked.item())
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        keep = not self.training or self.track_running_stats
+        return FN.batch_norm(input, self.running_mean if keep else None,
+                             self.running_var if keep else None, self.weight, self.bias,
+                             use_batch, factor, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, track_running_stats={self.track_running_stats}")

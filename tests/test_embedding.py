@@ -1,0 +1,116 @@
+"""nn.Embedding and nn.functional.embedding on every device: lookups equal to NumPy's
+fancy indexing exactly (a copy of rows), gradients equal to np.add.at's accumulation of
+the output gradient (exact in float64 for the integers used), the padding row's value
+and zero gradient, the same N(0, 1) draws on every device, and bad indices."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+from pydevtensor import nn
+from pydevtensor.nn import functional as F
+from test_gradcheck import gradcheck
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int32"])
+def test_lookup_and_gradient(device, index_dtype):
+    w = np.random.default_rng(1).standard_normal((7, 3))
+    idx = np.array([[0, 6, 2], [2, 2, 5]])
+    emb = nn.Embedding(7, 3, device=device, dtype=pdt.float64)
+    with pdt.no_grad():
+        emb.weight.copy_(pdt.tensor(w, device=device))
+    out = emb(pdt.tensor(idx, dtype=getattr(pdt, index_dtype), device=device))
+    assert tuple(out.shape) == (2, 3, 3) and out.device == device
+    np.testing.assert_array_equal(_np(out), w[idx])
+    g = np.arange(18, dtype=np.float64).reshape(2, 3, 3)
+    out.backward(pdt.tensor(g, device=device))
+    want = np.zeros((7, 3))
+    np.add.at(want, idx, g)  # repeated indices accumulate
+    np.testing.assert_array_equal(_np(emb.weight.grad), want)
+
+
+def test_padding_idx(device):
+    for pad, row in ((1, 1), (-2, 3)):  # negative: from the end, as PyTorch
+        pdt.manual_seed(0)
+        emb = nn.Embedding(5, 2, padding_idx=pad, device=device, dtype=pdt.float64)
+        assert emb.padding_idx == row
+        np.testing.assert_array_equal(_np(emb.weight)[row], np.zeros(2))
+        with pdt.no_grad():  # the value is looked up even when not zero
+            emb.weight[row].fill_(7.0)
+        idx = np.array([row, 0, row, 4])
+        out = emb(pdt.tensor(idx, device=device))
+        np.testing.assert_array_equal(_np(out)[[0, 2]], np.full((2, 2), 7.0))
+        out.sum().backward()
+        want = np.zeros((5, 2))
+        want[[0, 4]] = 1.0
+        np.testing.assert_array_equal(_np(emb.weight.grad), want)
+
+
+def test_draws_are_normal_and_the_same_on_every_device(device):
+    pdt.manual_seed(42)
+    here = _np(nn.Embedding(400, 50, device=device).weight)
+    pdt.manual_seed(42)
+    cpu = _np(nn.Embedding(400, 50).weight)
+    np.testing.assert_array_equal(here, cpu)
+    # 20000 draws of N(0, 1): the mean within 5 standard errors, the variance within 5%
+    assert abs(cpu.mean()) < 5 / np.sqrt(cpu.size)
+    assert abs(cpu.var() - 1) < 0.05
+    assert repr(nn.Embedding(10, 3)) == "Embedding(10, 3)"
+
+
+def test_gradcheck(device):
+    w = np.random.default_rng(2).standard_normal((4, 3))
+    idx = pdt.tensor([[3, 0], [3, 1]], device=device)
+    gradcheck(lambda w: F.embedding(idx, w), [w], device)
+    # (with padding_idx the gradient is zero by definition, not the derivative: the
+    # padding test above checks it)
+
+
+def test_bad_indices(device):
+    emb = nn.Embedding(5, 2).to(device)
+    for bad in (5, -1):
+        with pytest.raises(IndexError, match=rf"embedding: index {bad} is out of bounds for "
+                                             rf"dimension 0 with size 5 \(on {device}\)"):
+            emb(pdt.tensor([[0, bad]], device=device))
+    with pytest.raises(TypeError, match=rf"embedding\(\): the indices must be int64 or int32, "
+                                        rf"got pydevtensor.float32 \(on {device}\)"):
+        emb(pdt.zeros(2, device=device))
+    with pytest.raises(ValueError, match=r"padding_idx must be within num_embeddings = 5 "
+                                         r"\(from -5 to 4\), got 5"):
+        nn.Embedding(5, 2, padding_idx=5)
+    with pytest.raises(ValueError, match=r"Embedding: embedding_dim must be >= 0, got -2"):
+        nn.Embedding(5, -2)
+    with pytest.raises(ValueError, match=r"weight must be a 2-d Tensor"):
+        F.embedding(pdt.tensor([0], device=device), pdt.zeros(3, device=device))
+
+
+def test_state_dict_and_training(device, tmp_path):
+    pdt.manual_seed(3)
+    net = nn.Sequential(nn.Embedding(6, 4, padding_idx=0), nn.Flatten(), nn.Linear(8, 1))
+    net.to(device)
+    x = pdt.tensor([[0, 5], [2, 0]], device=device)
+    opt = pdt.optim.SGD(net.parameters(), lr=0.1)
+    net(x).sum().backward()
+    opt.step()
+    np.testing.assert_array_equal(_np(net[0].weight)[0], np.zeros(4))  # padding untouched
+    pdt.save(net.state_dict(), tmp_path / "emb.pdt")
+    twin = nn.Sequential(nn.Embedding(6, 4, padding_idx=0), nn.Flatten(), nn.Linear(8, 1))
+    twin.load_state_dict(pdt.load(tmp_path / "emb.pdt", map_location="cpu"))
+    np.testing.assert_array_equal(_np(twin(x.cpu())), _np(net(x)))
+
+
+def test_against_torch():
+    torch = torch_or_skip()
+    w = np.random.default_rng(4).standard_normal((6, 3))
+    idx = np.array([[1, 2, 2], [5, 0, 1]])
+    g = np.random.default_rng(5).standard_normal((2, 3, 3))
+    ours = pdt.tensor(w).requires_grad_()
+    F.embedding(pdt.tensor(idx), ours, padding_idx=2).backward(pdt.tensor(g))
+    theirs = torch.tensor(w, requires_grad=True)
+    torch.nn.functional.embedding(torch.tensor(idx), theirs, padding_idx=2).backward(
+        torch.tensor(g))
+    np.testing.assert_array_equal(_np(ours.grad), theirs.grad.numpy())
