@@ -303,7 +303,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         d = _dim(_int_arg(dim, "unique", "dim"), x.ndim, "unique")
         if x.ndim == 0:
             raise IndexError(f"unique(): dim={dim} given for a 0-d tensor (on {x.device})")
-        moved = x.transpose(0, d) if d else x
+        axes = [d] + [i for i in range(x.ndim) if i != d]  # dim first, the rest in order
+        moved = x.permute(axes) if d else x
         rows = moved.reshape(moved.shape[0], -1) if moved.numel() else _C.zeros(
             (moved.shape[0], 0), dtype=x.dtype, device=x.device)
     n = rows.shape[0]
@@ -328,7 +329,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         kept = list(moved.shape)
         kept[0] = starts.shape[0]
         out = out.reshape(tuple(kept))
-        out = (out.transpose(0, d) if d else out).contiguous()
+        back = builtins.sorted(range(x.ndim), key=axes.__getitem__)  # the inverse permutation
+        out = (out.permute(back) if d else out).contiguous()
     results = [out]
     if return_inverse:
         inverse = _C.zeros((n,), dtype=_C.int64, device=x.device)
