@@ -255,3 +255,24 @@ def test_against_torch(device):
     want = torch.unique(torch.tensor(m), dim=0, return_inverse=True, return_counts=True)
     for g, t in zip(got, want):
         np.testing.assert_array_equal(_np(g), t.numpy())
+
+
+def _device_to_host():
+    return pdt.transfer_stats()["device_to_host"]["count"]
+
+
+def test_no_copy_to_the_host_where_none_is_documented(device):
+    """searchsorted and bucketize run without a device-to-host copy; bincount and
+    unique read one count each (a counted copy on a GPU, none on the CPU)."""
+    s = pdt.tensor([1.0, 2.0, 4.0], device=device)
+    v = pdt.tensor([[0.5, 2.0], [3.0, 9.0]], device=device)
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        pdt.searchsorted(s, v, right=True)
+        pdt.bucketize(v, s)
+    assert _device_to_host() == 0
+    i = pdt.tensor([0, 3, 3, 1], device=device)
+    pdt.reset_transfer_stats()
+    pdt.bincount(i)
+    pdt.unique(i, return_inverse=True, return_counts=True)
+    assert _device_to_host() <= (0 if device.type == "cpu" else 2)

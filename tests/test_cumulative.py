@@ -172,3 +172,11 @@ def test_against_torch(device):
     pdt.cumprod(xg, 1).sum().backward()
     torch.cumprod(txg, 1).sum().backward()
     np.testing.assert_allclose(_np(xg.grad), txg.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_no_copy_to_the_host(device):
+    x = pdt.tensor([[1.0, 2.0, 0.0, 4.0], [3.0, -1.0, 2.0, 5.0]], device=device)
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        pdt.diff(x, 2), pdt.cumprod(x, 1), pdt.roll(x, (1, 3), (0, 1)), x.mT, x.mH
+    assert pdt.transfer_stats()["device_to_host"]["count"] == 0

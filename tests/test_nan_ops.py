@@ -284,3 +284,15 @@ def test_against_torch(device):
     np.testing.assert_array_equal(_np(pdt.nan_to_num(x)), torch.nan_to_num(tx).numpy())
     np.testing.assert_allclose(_np(pdt.logaddexp(x, x.flip(1))),
                                torch.logaddexp(tx, tx.flip(1)).numpy(), rtol=1e-12)
+
+
+def test_no_copy_to_the_host(device):
+    """The compositions run on the device: no device-to-host copy."""
+    x = pdt.tensor([[1.0, NAN, -INF], [2.0, INF, 0.0]], device=device)
+    t = pdt.tensor([[0.5, 1.0, 2.0]], device=device)
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        pdt.logsumexp(x, 1), pdt.logaddexp(x, t), pdt.nan_to_num(x), pdt.nansum(x, 0)
+        pdt.nanmean(x), pdt.count_nonzero(x, 1), pdt.frac(x), pdt.signbit(x), pdt.sgn(x)
+        pdt.lerp(x, t.expand(2, 3), t), pdt.addcmul(x, t, t), pdt.addcdiv(x, t, t)
+    assert pdt.transfer_stats()["device_to_host"]["count"] == 0
