@@ -23,8 +23,13 @@ def _values_tensor(values, seq, op, name):
                                                                     builtins.float)):
         raise TypeError(f"{op}(): argument '{name}' must be a Tensor or a number, got "
                         f"{type(values).__name__}")
-    return _C.full((), values, dtype=_C.float32 if isinstance(values, builtins.float)
-                   else _C.int64, device=seq.device)
+    # a number takes the sequence's dtype when that is floating (PyTorch's rule for
+    # scalars); a float with an integer sequence is float32
+    if seq.is_floating_point():
+        dtype = seq.dtype
+    else:
+        dtype = _C.float32 if isinstance(values, builtins.float) else _C.int64
+    return _C.full((), values, dtype=dtype, device=seq.device)
 
 
 def _positions(seq, values, right):

@@ -12,6 +12,7 @@ import math
 from . import _C
 from ._numpy_names import numpy_names
 from ._ops_index import _dim, _tensor_arg
+from ._ops_shortcuts import _floating as _as_floating
 from .autograd import no_grad
 
 # the largest finite value of each floating dtype (nan_to_num's default for +inf)
@@ -47,11 +48,6 @@ def _dims(dim, ndim, op):
 def _reduced_shape(shape, dims, keepdim):
     return tuple(1 if i in dims else s for i, s in enumerate(shape)
                  if keepdim or i not in dims)
-
-
-def _as_floating(x):
-    """x, or x as float32 when it is a bool or integer tensor (as exp gives them)."""
-    return x if x.is_floating_point() else x.float()
 
 
 @numpy_names

@@ -47,6 +47,10 @@ def test_searchsorted_batched_scalar_sorter_empty(device):
     s = pdt.tensor([1, 3, 5, 7], device=device)
     zero_d = pdt.searchsorted(s, 4)
     assert zero_d.shape == () and zero_d.item() == 2
+    assert pdt.searchsorted(s, 2.5).item() == 1
+    # a number takes a floating sequence's dtype, as in PyTorch: 0.1 is float32(0.1) here
+    tenth = pdt.tensor([0.1], device=device)
+    assert pdt.searchsorted(tenth, 0.1, right=True).item() == 1
     unsorted = np.array([5.0, 1.0, 7.0, 3.0])
     sorter = np.argsort(unsorted)
     got = pdt.searchsorted(pdt.tensor(unsorted, device=device), pdt.tensor([3.0, 6.0],

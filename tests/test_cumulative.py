@@ -180,3 +180,25 @@ def test_no_copy_to_the_host(device):
     with pdt.transfer_guard("disallow"):
         pdt.diff(x, 2), pdt.cumprod(x, 1), pdt.roll(x, (1, 3), (0, 1)), x.mT, x.mH
     assert pdt.transfer_stats()["device_to_host"]["count"] == 0
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_types(device, dtype):
+    """float16 and bfloat16 keep their dtype: diff and roll exact, cumprod within
+    (ceil(log2 8) + 1) * eps relative (eps 2^-10, 2^-7) of the float64 products of the
+    rounded inputs."""
+    eps = {"float16": 2.0**-10, "bfloat16": 2.0**-7}[dtype]
+    a = np.random.default_rng(8).uniform(0.5, 1.5, (2, 8)) * np.array([1, -1] * 4)
+    x = pdt.tensor(a, device=device).to(getattr(pdt, dtype))
+    r = _np(x.to(pdt.float64))
+    got = pdt.cumprod(x, 1)
+    assert got.dtype == x.dtype
+    np.testing.assert_allclose(_np(got.to(pdt.float64)), np.cumprod(r, axis=1), rtol=4 * eps,
+                               atol=0)
+    rolled = pdt.roll(x, 3, 1)
+    assert rolled.dtype == x.dtype
+    np.testing.assert_array_equal(_np(rolled.to(pdt.float64)), np.roll(r, 3, 1))
+    d = pdt.diff(x)  # one subtraction, rounded once to the half type
+    assert d.dtype == x.dtype
+    np.testing.assert_array_equal(_np(d.to(pdt.float64)),
+                                  _np(pdt.tensor(np.diff(r)).to(x.dtype).to(pdt.float64)))

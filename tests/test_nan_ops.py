@@ -296,3 +296,30 @@ def test_no_copy_to_the_host(device):
         pdt.nanmean(x), pdt.count_nonzero(x, 1), pdt.frac(x), pdt.signbit(x), pdt.sgn(x)
         pdt.lerp(x, t.expand(2, 3), t), pdt.addcmul(x, t, t), pdt.addcdiv(x, t, t)
     assert pdt.transfer_stats()["device_to_host"]["count"] == 0
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_types(device, dtype):
+    """float16 and bfloat16 keep their dtype; each op rounds its pieces to the half type,
+    so the results are within 4 units of its precision (eps: 2^-10 and 2^-7) of the
+    float64 value of the rounded inputs, relative to the terms' size."""
+    eps = {"float16": 2.0**-10, "bfloat16": 2.0**-7}[dtype]
+    a = np.array([[1.0, 2.5, NAN, -0.75], [3.0, -INF, 0.5, 1.25]])
+    x = pdt.tensor(a, device=device).to(getattr(pdt, dtype))
+    r = _np(x.to(pdt.float64))  # the inputs as the half type holds them
+
+    def close(got, want, scale):
+        assert got.dtype == x.dtype
+        got = _np(got.to(pdt.float64))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        ok = np.isnan(want) | (got == want) | (np.abs(got - want) <= 4 * eps * scale)
+        assert ok.all(), (got, want)
+
+    with np.errstate(all="ignore"):
+        lse = np.log(np.sum(np.exp(r), axis=1))
+        close(pdt.logsumexp(x, 1), lse, np.abs(lse) + 1)
+        close(pdt.logaddexp(x, x.flip(1)), np.logaddexp(r, r[:, ::-1]), np.abs(r) + 1)
+        close(pdt.nansum(x, 1), np.nansum(r, axis=1), np.nansum(np.abs(r), axis=1))
+        close(pdt.nanmean(x, 1), np.nanmean(r, axis=1), np.nanmean(np.abs(r), axis=1))
+    big = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}[dtype]
+    close(pdt.nan_to_num(x, posinf=7.0), np.nan_to_num(r, posinf=7.0, neginf=-big), 0.0)
