@@ -233,8 +233,55 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return _addc("addcdiv", input, tensor1, tensor2, value, divide)
 
 
+def _in_place(fn):
+    """Tensor.<fn>_: self takes fn(self, ...) (a view writes through), as in PyTorch; the
+    result must keep self's shape, and a floating result does not go into an integer
+    self."""
+    name = fn.__name__ + "_"
+
+    def method(self, *args, **kwargs):
+        out = fn(self, *args, **kwargs)
+        if tuple(out.shape) != tuple(self.shape):
+            raise RuntimeError(f"{name}(): the result's shape {tuple(out.shape)} is not "
+                               f"self's {tuple(self.shape)} (on {self.device}): self cannot "
+                               f"grow")
+        if out.is_floating_point() and not self.is_floating_point():
+            raise RuntimeError(f"{name}(): result type {out.dtype} can't be cast to the "
+                               f"desired output type {self.dtype} (on {self.device})")
+        self.copy_(out)
+        return self
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"""In-place ``{fn.__name__}``: self takes ``{fn.__name__}(self, ...)``.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As for ``pydevtensor.{fn.__name__}`` after its input.
+
+        Returns
+        -------
+        Tensor
+            self.
+
+        Examples
+        --------
+        >>> x = pydevtensor.tensor([1.0, 2.0])
+        >>> x.{name}({_EXAMPLE_ARGS[fn.__name__]})
+        {_EXAMPLE_RESULTS[fn.__name__]}
+        """
+    return method
+
+
+_EXAMPLE_ARGS = {"frac": "", "lerp": "pydevtensor.tensor([3.0, 4.0]), 0.5",
+                 "addcmul": "x, x, value=2", "addcdiv": "x, x, value=2"}
+_EXAMPLE_RESULTS = {"frac": "tensor([0., 0.])", "lerp": "tensor([2., 3.])",
+                    "addcmul": "tensor([ 3., 10.])", "addcdiv": "tensor([3., 4.])"}
+
 for _name_, _fn in (("frac", frac), ("signbit", signbit), ("sgn", sgn), ("lerp", lerp),
                     ("addcmul", addcmul), ("addcdiv", addcdiv)):
     setattr(_C.Tensor, _name_, _fn)
+for _fn in (frac, lerp, addcmul, addcdiv):
+    setattr(_C.Tensor, _fn.__name__ + "_", _in_place(_fn))
 
 __all__ = ["addcdiv", "addcmul", "frac", "lerp", "sgn", "signbit"]

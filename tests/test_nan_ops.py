@@ -323,3 +323,38 @@ def test_half_types(device, dtype):
         close(pdt.nanmean(x, 1), np.nanmean(r, axis=1), np.nanmean(np.abs(r), axis=1))
     big = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}[dtype]
     close(pdt.nan_to_num(x, posinf=7.0), np.nan_to_num(r, posinf=7.0, neginf=-big), 0.0)
+
+
+def test_in_place_variants(device):
+    """addcmul_, addcdiv_, lerp_ and frac_ write the out-of-place result into self (a view
+    writes through to its base); a result of another shape or a floating result for an
+    integer self is refused, and self is left unchanged."""
+    rng = np.random.default_rng(9)
+    a, b, c = rng.standard_normal((2, 3)), rng.standard_normal(3), rng.uniform(1, 2, 3)
+    t1, t2 = pdt.tensor(b, device=device), pdt.tensor(c, device=device)
+    for name, args, kwargs, want in (
+            ("addcmul_", (t1, t2), {"value": 0.5}, a + 0.5 * b * c),
+            ("addcdiv_", (t1, t2), {"value": -2}, a - 2 * b / c),
+            ("lerp_", (t1, 0.25), {}, a + 0.25 * (b - a)),
+            ("frac_", (), {}, a - np.trunc(a))):
+        base = pdt.tensor(np.stack([a, a]), device=device)
+        x = base[1]
+        assert getattr(x, name)(*args, **kwargs) is x
+        np.testing.assert_allclose(_np(base[1]), want, rtol=1e-12, atol=1e-15)
+        np.testing.assert_array_equal(_np(base[0]), a)
+    i = pdt.tensor([1, 2, 3], device=device)
+    with pytest.raises(RuntimeError, match=r"addcmul_\(\): result type pydevtensor.float64 "
+                                           r"can't be cast to the desired output type "
+                                           r"pydevtensor.int64"):
+        i.addcmul_(t1, t2)
+    assert _np(i).tolist() == [1, 2, 3]
+    small = pdt.tensor(b, device=device)
+    with pytest.raises(RuntimeError, match=r"addcmul_\(\): the result's shape \(2, 3\) is not "
+                                           r"self's \(3,\)"):
+        small.addcmul_(pdt.tensor(a, device=device), t2)
+    np.testing.assert_array_equal(_np(small), b)
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    y = x * 1.0
+    y.addcmul_(y.detach(), t2, value=2.0)  # in the graph: d/dx = 1
+    y.sum().backward()
+    np.testing.assert_array_equal(_np(x.grad), np.ones((2, 3)))
