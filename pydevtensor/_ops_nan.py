@@ -155,7 +155,7 @@ def logaddexp(input, other):
     return _C.maximum(a, b) + (-d.abs()).exp().log1p()
 
 
-def _replacement(value, default, name, x):
+def _replacement(value, default, name):
     if value is None:
         return default
     if isinstance(value, builtins.bool) or not isinstance(value, (builtins.int, builtins.float)):
@@ -196,12 +196,12 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     _tensor_arg(input, "nan_to_num")
     if not input.is_floating_point():
         for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
-            _replacement(v, 0.0, name, input)
+            _replacement(v, 0.0, name)
         return input.clone()
     big = _FLOAT_MAX[input.dtype]
-    nan = _replacement(nan, 0.0, "nan", input)
-    posinf = _replacement(posinf, big, "posinf", input)
-    neginf = _replacement(neginf, -big, "neginf", input)
+    nan = _replacement(nan, 0.0, "nan")
+    posinf = _replacement(posinf, big, "posinf")
+    neginf = _replacement(neginf, -big, "neginf")
     out = input.masked_fill(input.isnan(), nan)
     out = out.masked_fill(input == math.inf, posinf)
     return out.masked_fill(input == -math.inf, neginf)
