@@ -46,8 +46,14 @@ from ._ops_sort import *  # noqa: F401,F403  (sort, argsort, topk, cumsum)
 from ._ops_stats import *  # noqa: F401,F403  (softmax, var, std, isnan, allclose, ...)
 from ._ops_stats import tensor  # also takes lists of 0-d tensors
 from ._ops_random import normal
+from ._ops_nan import *  # noqa: F401,F403  (logsumexp, logaddexp, nan_to_num, nansum, ...)
+from ._ops_pointwise import *  # noqa: F401,F403  (frac, signbit, sgn, lerp, addcmul, addcdiv)
+from ._ops_cumulative import *  # noqa: F401,F403  (diff, cumprod, roll; Tensor.mT, .mH)
+from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted, bucketize)
+from ._ops_multinomial import multinomial
 from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
+from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging and
 # save/load are imported on first use.  They pull in logging, json, threading and queue, which
@@ -91,4 +97,6 @@ __all__ += ["as_tensor", "config", "distribute", "distributed", "from_dlpack", "
 __all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__
 __all__ += _ops_random.__all__ + _ops_einsum.__all__ + _ops_logical.__all__
 __all__ += _ops_shortcuts.__all__
+__all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
+            + _ops_counting.__all__ + ["multinomial"])
 __all__ += ["linalg", "utils"]

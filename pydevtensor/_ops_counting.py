@@ -1,0 +1,354 @@
+"""Counting and searching in sorted order: searchsorted, bucketize, bincount, unique.
+
+searchsorted and bucketize run on the device with no copy to the host: the values are
+sorted together with the sorted sequence (the stable sort puts a value before an equal
+entry of the sequence for side="left", after it for side="right"), and a running count
+of the sequence's entries gives each value its position.  bincount and unique return
+tensors whose size depends on the data, so each reads one small result back to the host
+(bincount the input's smallest and largest value, unique the number of distinct
+values, as nonzero reads its count): a counted copy on a GPU.
+"""
+import builtins
+
+from . import _C
+from ._ops_index import _dim, _int_arg, _tensor_arg, gather, index_select, nonzero
+from ._ops_join import cat
+from ._ops_sort import argsort, cumsum, sort
+
+
+def _values_tensor(values, seq, op, name):
+    if isinstance(values, _C.Tensor):
+        return values
+    if isinstance(values, builtins.bool) or not isinstance(values, (builtins.int,
+                                                                    builtins.float)):
+        raise TypeError(f"{op}(): argument '{name}' must be a Tensor or a number, got "
+                        f"{type(values).__name__}")
+    # a number takes the sequence's dtype when that is floating (PyTorch's rule for
+    # scalars); a float with an integer sequence is float32
+    if seq.is_floating_point():
+        dtype = seq.dtype
+    else:
+        dtype = _C.float32 if isinstance(values, builtins.float) else _C.int64
+    return _C.full((), values, dtype=dtype, device=seq.device)
+
+
+def _positions(seq, values, right):
+    """For each row (last dim) of the 2-d values: how many of the row's entries of the
+    sorted 2-d seq are < value (right=False) or <= value (right=True)."""
+    n, m = seq.shape[-1], values.shape[-1]
+    joined = cat([seq, values], -1) if right else cat([values, seq], -1)
+    order = argsort(joined, -1)  # stable: ties keep the joined order
+    is_seq = order < n if right else order >= m
+    running = cumsum(is_seq, -1)
+    where = argsort(order, -1)  # the sorted position of each joined entry
+    first = n if right else 0
+    return gather(running, -1, where[:, first:first + m].contiguous())
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Where input's values would go in sorted_sequence to keep it sorted: for each value,
+    the number of entries < value (side "left", the default) or <= value (side "right"),
+    as NumPy's np.searchsorted; NaN sorts as the largest value.
+
+    Parameters
+    ----------
+    sorted_sequence : Tensor
+        Sorted along its last dim: 1-d, or with the leading dims of input.
+    input : Tensor or number
+        The values to place.
+    out_int32 : bool, optional
+        int32 indices instead of int64.
+    right : bool, optional
+        True: side "right".
+    side : {"left", "right"}, optional
+        As right (they must agree when both are given).
+    sorter : Tensor, optional
+        Indices that sort an unsorted sorted_sequence along its last dim.
+
+    Returns
+    -------
+    Tensor
+        Indices of input's shape; no gradient.  Runs on the device (two sorts of the
+        sequence and the values together), with no copy to the host.
+
+    Raises
+    ------
+    RuntimeError
+        When the shapes do not fit, or the tensors are on two devices.
+
+    Examples
+    --------
+    >>> seq = pydevtensor.tensor([1, 3, 5, 7])
+    >>> pydevtensor.searchsorted(seq, pydevtensor.tensor([3, 6, 9]))
+    tensor([1, 3, 4])
+    >>> pydevtensor.searchsorted(seq, pydevtensor.tensor([3, 6, 9]), right=True)
+    tensor([2, 3, 4])
+    """
+    seq = _tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")
+    values = _values_tensor(input, seq, "searchsorted", "input")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")
+        if side == "left" and right:
+            raise RuntimeError("searchsorted(): side='left' and right=True disagree")
+        right = side == "right"
+    for name, t in (("input", values), ("sorter", sorter)):
+        if t is not None and t.device != seq.device:
+            raise RuntimeError(f"searchsorted(): Expected all tensors to be on the same "
+                               f"device, but found at least two devices, {seq.device} and "
+                               f"{t.device} ({name})")
+    if seq.ndim == 0:
+        raise RuntimeError(f"searchsorted(): sorted_sequence must have at least one dim, got "
+                           f"a 0-d {seq.dtype} tensor (on {seq.device})")
+    if seq.ndim > 1 and tuple(seq.shape[:-1]) != tuple(values.shape[:-1]):
+        raise RuntimeError(f"searchsorted(): sorted_sequence should be 1-d or have input's "
+                           f"leading dims: shapes {tuple(seq.shape)} and "
+                           f"{tuple(values.shape)} (on {seq.device})")
+    if sorter is not None:
+        _tensor_arg(sorter, "searchsorted", "sorter")
+        if tuple(sorter.shape) != tuple(seq.shape):
+            raise RuntimeError(f"searchsorted(): sorter's shape {tuple(sorter.shape)} is not "
+                               f"sorted_sequence's {tuple(seq.shape)} (on {seq.device})")
+        seq = gather(seq, -1, sorter)
+    seq, values = seq.detach(), values.detach()
+    shape = tuple(values.shape)
+    rows_seq = seq.reshape(1, seq.shape[-1]) if seq.ndim == 1 else seq.reshape(
+        -1, seq.shape[-1])
+    if seq.ndim == 1:
+        rows_values = values.reshape(1, -1)
+    else:
+        rows_values = values.reshape(rows_seq.shape[0], -1)
+    dtype = _C.promote_types(seq.dtype, values.dtype)
+    out = _positions(rows_seq.to(dtype), rows_values.to(dtype), builtins.bool(right))
+    out = out.reshape(shape)
+    return out.to(_C.int32) if out_int32 else out
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The bucket of each value of input between the sorted 1-d boundaries:
+    ``searchsorted(boundaries, input, right=right)``.  With right=False value v goes to
+    i with ``boundaries[i-1] < v <= boundaries[i]``; with right=True to
+    ``boundaries[i-1] <= v < boundaries[i]``.
+
+    Parameters
+    ----------
+    input : Tensor or number
+        The values.
+    boundaries : Tensor
+        1-d, sorted.
+    out_int32 : bool, optional
+        int32 indices instead of int64.
+    right : bool, optional
+        As above.
+
+    Returns
+    -------
+    Tensor
+        Indices of input's shape, on the device, without a copy to the host.
+
+    Raises
+    ------
+    RuntimeError
+        When boundaries is not 1-d.
+
+    Examples
+    --------
+    >>> b = pydevtensor.tensor([1.0, 2.0, 3.0])
+    >>> pydevtensor.bucketize(pydevtensor.tensor([0.5, 2.0, 2.5, 9.0]), b)
+    tensor([0, 1, 2, 3])
+    """
+    b = _tensor_arg(boundaries, "bucketize", "boundaries")
+    if b.ndim != 1:
+        raise RuntimeError(f"bucketize(): boundaries must be 1-d, got shape {tuple(b.shape)} "
+                           f"(on {b.device})")
+    return searchsorted(b, input, out_int32=out_int32, right=right)
+
+
+def _integral(x, op):
+    if x.is_floating_point() or x.dtype == _C.bool:
+        raise TypeError(f"{op}(): expected an integer tensor, got {x.dtype} "
+                        f"(shape {tuple(x.shape)}, on {x.device})")
+
+
+def bincount(input, weights=None, minlength=0):
+    """How many times each of 0, 1, ..., max(input) occurs in the 1-d non-negative
+    integer tensor input (or the sum of weights at its positions).
+
+    The result's length depends on the data: input's smallest and largest values are
+    read back to the host (one counted copy on a GPU) to check them and size it.
+
+    Parameters
+    ----------
+    input : Tensor
+        1-d, integer, non-negative (also the method ``x.bincount()``).
+    weights : Tensor, optional
+        1-d, input's length: added instead of 1.
+    minlength : int, optional
+        The least length of the result (default 0).
+
+    Returns
+    -------
+    Tensor
+        Of length ``max(max(input) + 1, minlength)``: int64 counts; with weights, their
+        dtype when floating (float16 and bfloat16 summed in float32), else float64.
+        No gradient (as PyTorch's).
+
+    Raises
+    ------
+    RuntimeError
+        For a negative value, or input not 1-d.
+    TypeError
+        For a floating or bool input.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([0, 1, 1, 3])
+    >>> pydevtensor.bincount(x)
+    tensor([1, 2, 0, 1])
+    >>> x.bincount(weights=pydevtensor.tensor([0.5, 1.0, 2.0, 4.0]), minlength=6)
+    tensor([0.5000, 3.0000, 0.0000, 4.0000, 0.0000, 0.0000])
+    """
+    x = _tensor_arg(input, "bincount")
+    minlength = _int_arg(minlength, "bincount", "minlength")
+    _integral(x, "bincount")
+    if x.ndim != 1:
+        raise RuntimeError(f"bincount(): input must be 1-d, got shape {tuple(x.shape)} "
+                           f"(on {x.device})")
+    if minlength < 0:
+        raise RuntimeError(f"bincount(): minlength must be >= 0, got {minlength}")
+    if weights is not None:
+        _tensor_arg(weights, "bincount", "weights")
+        if tuple(weights.shape) != tuple(x.shape):
+            raise RuntimeError(f"bincount(): weights must have input's shape "
+                               f"{tuple(x.shape)}, got {tuple(weights.shape)} (on "
+                               f"{weights.device})")
+        if weights.device != x.device:
+            raise RuntimeError(f"bincount(): Expected all tensors to be on the same device, "
+                               f"but found at least two devices, {x.device} and "
+                               f"{weights.device}")
+    size = minlength
+    if x.numel():
+        low, high = cat([x.amin().reshape(1), x.amax().reshape(1)]).tolist()
+        if low < 0:
+            raise RuntimeError(f"bincount(): input must be non-negative, got the value {low} "
+                               f"(shape {tuple(x.shape)}, on {x.device})")
+        size = builtins.max(size, high + 1)
+    index = x.detach().to(_C.int64)
+    if weights is None:
+        out = _C.zeros((size,), dtype=_C.int64, device=x.device)
+        _C._index_add(out, 0, index, _C.ones((x.numel(),), dtype=_C.int64, device=x.device))
+        return out
+    final = weights.dtype if weights.is_floating_point() else _C.float64
+    wide = final if final in (_C.float32, _C.float64) else _C.float32
+    out = _C.zeros((size,), dtype=wide, device=x.device)
+    _C._index_add(out, 0, index, weights.detach().to(wide))
+    return out.to(final)
+
+
+def _lexsort_rows(rows):
+    """The stable order of the rows of a 2-d tensor, compared lexicographically."""
+    n, k = rows.shape
+    perm = _C.arange(n, device=rows.device)
+    for col in range(k - 1, -1, -1):
+        keys = index_select(rows[:, col].contiguous(), 0, perm)
+        perm = index_select(perm, 0, argsort(keys))
+    return perm
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of input, in ascending order (or, with dim, its distinct
+    slices along dim, in lexicographic order).  NaN is never equal to NaN: each one is
+    its own value, as in PyTorch.
+
+    The result's size depends on the data: the number of distinct values is read back
+    to the host (one counted copy on a GPU), as nonzero reads its count.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.unique()``).
+    sorted : bool, optional
+        Accepted for PyTorch's signature; the result is always sorted.
+    return_inverse : bool, optional
+        Also return, for each element (or slice), the index of its value in the result.
+    return_counts : bool, optional
+        Also return how many times each distinct value occurs.
+    dim : int, optional
+        Distinct slices along dim instead of distinct elements.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The values (1-d without dim; with dim, input's shape but for the size along
+        dim), then the int64 inverse (input's shape; without dim, or the size of dim)
+        and counts, when asked for.  No gradient.
+
+    Raises
+    ------
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([3, 1, 3, 2, 1, 3])
+    >>> pydevtensor.unique(x)
+    tensor([1, 2, 3])
+    >>> values, inverse, counts = x.unique(return_inverse=True, return_counts=True)
+    >>> inverse, counts
+    (tensor([2, 0, 2, 1, 0, 2]), tensor([2, 1, 3]))
+    >>> pydevtensor.unique(pydevtensor.tensor([[1, 2], [0, 5], [1, 2]]), dim=0)
+    tensor([[0, 5],
+            [1, 2]])
+    """
+    x = _tensor_arg(input, "unique").detach()
+    if dim is None:
+        rows, d = x.reshape(-1, 1), None
+    else:
+        d = _dim(_int_arg(dim, "unique", "dim"), x.ndim, "unique")
+        if x.ndim == 0:
+            raise IndexError(f"unique(): dim={dim} given for a 0-d tensor (on {x.device})")
+        axes = [d] + [i for i in range(x.ndim) if i != d]  # dim first, the rest in order
+        moved = x.permute(axes) if d else x
+        rows = moved.reshape(moved.shape[0], -1) if moved.numel() else _C.zeros(
+            (moved.shape[0], 0), dtype=x.dtype, device=x.device)
+    n = rows.shape[0]
+    if rows.shape[1] == 1:
+        values, order = sort(rows.reshape(-1))
+        srows = values.reshape(n, 1)
+    else:
+        order = _lexsort_rows(rows)
+        srows = index_select(rows, 0, order)
+    if n:
+        differs = (srows[1:] != srows[:-1])
+        step = differs.sum(1) > 0 if srows.shape[1] else _C.zeros(
+            (n - 1,), dtype=_C.bool, device=x.device)
+        new = cat([_C.ones((1,), dtype=_C.bool, device=x.device), step])
+    else:
+        new = _C.zeros((0,), dtype=_C.bool, device=x.device)
+    starts = nonzero(new).reshape(-1)  # reads the number of distinct values
+    out = index_select(srows, 0, starts)
+    if d is None:
+        out = out.reshape(-1)
+    else:
+        kept = list(moved.shape)
+        kept[0] = starts.shape[0]
+        out = out.reshape(tuple(kept))
+        back = builtins.sorted(range(x.ndim), key=axes.__getitem__)  # the inverse permutation
+        out = (out.permute(back) if d else out).contiguous()
+    results = [out]
+    if return_inverse:
+        inverse = _C.zeros((n,), dtype=_C.int64, device=x.device)
+        if n:
+            _C._index_add(inverse, 0, order, cumsum(new, 0) - 1)
+        results.append(inverse.reshape(tuple(x.shape)) if d is None else inverse)
+    if return_counts:
+        ends = cat([starts, _C.full((1,), n, dtype=_C.int64, device=x.device)])
+        results.append(ends[1:] - ends[:-1])
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+for _name_, _fn in (("bincount", bincount), ("unique", unique)):
+    setattr(_C.Tensor, _name_, _fn)
+
+__all__ = ["bincount", "bucketize", "searchsorted", "unique"]

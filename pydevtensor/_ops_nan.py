@@ -1,0 +1,356 @@
+"""Reductions and elementwise ops that take care of NaN and infinities: logsumexp,
+logaddexp, nan_to_num (and nan_to_num_), nansum, nanmean, count_nonzero.
+
+Each is a composition of existing ops (amax, exp, log, log1p, where, masked_fill, sum),
+so it runs on every device without a copy to the host, and autograd records the
+pieces: logsumexp's gradient is the softmax, logaddexp's the sigmoid of the difference,
+nan_to_num's 1 where the value is kept and 0 where it is replaced.
+"""
+import builtins
+import math
+
+from . import _C
+from ._numpy_names import numpy_names
+from ._ops_index import _dim, _tensor_arg
+from ._ops_shortcuts import _floating as _as_floating
+from .autograd import no_grad
+
+# the largest finite value of each floating dtype (nan_to_num's default for +inf)
+_FLOAT_MAX = {_C.float16: 65504.0, _C.bfloat16: 3.3895313892515355e38,
+              _C.float32: 3.4028234663852886e38, _C.float64: 1.7976931348623157e308}
+
+
+def _dims(dim, ndim, op):
+    """dim (None, an int or a sequence of ints) as a sorted tuple of non-negative dims;
+    None and () are every dim.  A 0-d tensor takes 0 and -1 (and gives ())."""
+    if dim is None:
+        return tuple(range(ndim))
+    items = (dim,) if isinstance(dim, builtins.int) else dim
+    try:
+        items = tuple(items)
+    except TypeError:
+        raise TypeError(f"{op}(): dim must be an int or a tuple of ints, got "
+                        f"{type(dim).__name__}") from None
+    out = []
+    for d in items:
+        if isinstance(d, builtins.bool) or not isinstance(d, builtins.int):
+            raise TypeError(f"{op}(): dim must be an int or a tuple of ints, got "
+                            f"{type(d).__name__} in it")
+        d = _dim(d, ndim, op)
+        if d in out:
+            raise RuntimeError(f"{op}(): dim {d} appears more than once in {dim}")
+        out.append(d)
+    if ndim == 0:
+        return ()
+    return tuple(sorted(out)) if out else tuple(range(ndim))
+
+
+def _reduced_shape(shape, dims, keepdim):
+    return tuple(1 if i in dims else s for i, s in enumerate(shape)
+                 if keepdim or i not in dims)
+
+
+@numpy_names
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input)))`` over dim, computed stably as
+    ``m + log(sum(exp(input - m)))`` with m the maximum (taken as 0 where it is
+    infinite, so a row of -inf gives -inf and a row holding +inf gives +inf).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype; bools and integers give float32 (also the method
+        ``x.logsumexp(dim)``).
+    dim : int or tuple of ints
+        The dims to reduce; () reduces every dim.
+    keepdim : bool, optional
+        Keep the reduced dims, with size 1 (default False).
+
+    Returns
+    -------
+    Tensor
+        A floating tensor; -inf where the reduced dims are empty.  Its gradient is
+        ``softmax(input)`` over dim.
+
+    Raises
+    ------
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[0.0, 0.0], [1000.0, 1000.0]], dtype=pydevtensor.float64)
+    >>> pydevtensor.logsumexp(x, 1) - x[:, 0]  # log(2) above each row's value
+    tensor([0.6931, 0.6931], dtype=pydevtensor.float64)
+    >>> pydevtensor.logsumexp(pydevtensor.tensor([-float("inf")] * 2), 0)
+    tensor(-inf)
+    """
+    x = _as_floating(_tensor_arg(input, "logsumexp"))
+    dims = _dims(dim, x.ndim, "logsumexp")
+    if x.ndim == 0:
+        with no_grad():
+            m = x.masked_fill(x.isinf(), 0.0)
+        return (x - m).exp().log() + m
+    if any(x.shape[d] == 0 for d in dims):  # an empty sum: log(0) = -inf
+        return x.sum(dims, keepdim=keepdim) - math.inf
+    with no_grad():  # the shift does not change the value: no gradient through it
+        m = x.amax(dims, keepdim=True)
+        m = m.masked_fill(m.isinf(), 0.0)
+    s = (x - m).exp().sum(dims, keepdim=keepdim).log()
+    return s + (m if keepdim else m.reshape(_reduced_shape(tuple(x.shape), dims, False)))
+
+
+def _float_pair(input, other, op):
+    _tensor_arg(input, op)
+    if not isinstance(other, _C.Tensor):
+        if isinstance(other, builtins.bool) or not isinstance(other, (builtins.int,
+                                                                      builtins.float)):
+            raise TypeError(f"{op}(): argument 'other' must be a Tensor or a number, got "
+                            f"{type(other).__name__}")
+        other = _C.full((), float(other), dtype=input.dtype if input.is_floating_point()
+                        else _C.float32, device=input.device)
+    for name, t in (("input", input), ("other", other)):
+        if not t.is_floating_point():
+            raise TypeError(f"{op}(): expected floating point tensors, got {name} of dtype "
+                            f"{t.dtype} (shape {tuple(t.shape)}, on {t.device})")
+    if input.device != other.device:
+        raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but "
+                           f"found at least two devices, {input.device} and {other.device}")
+    dtype = _C.promote_types(input.dtype, other.dtype)
+    return input.to(dtype), other.to(dtype)
+
+
+def logaddexp(input, other):
+    """``log(exp(input) + exp(other))`` elementwise, computed stably as
+    ``maximum(input, other) + log1p(exp(-abs(input - other)))``; two equal infinities
+    give that infinity.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (also the method ``x.logaddexp(other)``).
+    other : Tensor or number
+        Floating point, broadcast against input, on its device.
+
+    Returns
+    -------
+    Tensor
+        Of the broadcast shape and the promoted dtype.  The gradient with respect to
+        input is ``sigmoid(input - other)`` (1/2 on ties).
+
+    Raises
+    ------
+    TypeError
+        For integer or bool tensors (as PyTorch's).
+
+    Examples
+    --------
+    >>> pydevtensor.logaddexp(pydevtensor.tensor([0.0, 1.0, -float("inf")]),
+    ...                       pydevtensor.tensor([0.0, 2.0, -float("inf")]))
+    tensor([0.6931, 2.3133,   -inf])
+    """
+    a, b = _float_pair(input, other, "logaddexp")
+    same_inf = (a == b) & a.isinf()  # inf - inf is NaN: their difference is taken as 0
+    d = (a - b).masked_fill(same_inf, 0.0)
+    return _C.maximum(a, b) + (-d.abs()).exp().log1p()
+
+
+def _replacement(value, default, name):
+    if value is None:
+        return default
+    if isinstance(value, builtins.bool) or not isinstance(value, (builtins.int, builtins.float)):
+        raise TypeError(f"nan_to_num(): {name} must be a number or None, got "
+                        f"{type(value).__name__}")
+    return float(value)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """input with NaN replaced by nan, +inf by posinf and -inf by neginf.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype; bool and integer tensors hold no NaN or inf and come back as a copy
+        (also the method ``x.nan_to_num()``).
+    nan : float, optional
+        The value for NaN (default 0).
+    posinf : float, optional
+        The value for +inf (default: the dtype's largest finite value).
+    neginf : float, optional
+        The value for -inf (default: the dtype's most negative finite value).
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape, dtype and device; the gradient is 1 where the
+        value is kept, 0 where it is replaced.  ``nan_to_num_`` writes into input.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([float("nan"), float("inf"), -float("inf"), 1.5])
+    >>> pydevtensor.nan_to_num(x, posinf=9.0, neginf=-9.0)
+    tensor([ 0.0000,  9.0000, -9.0000,  1.5000])
+    >>> pydevtensor.nan_to_num(x)[1].item()
+    3.4028234663852886e+38
+    """
+    _tensor_arg(input, "nan_to_num")
+    if not input.is_floating_point():
+        for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+            _replacement(v, 0.0, name)
+        return input.clone()
+    big = _FLOAT_MAX[input.dtype]
+    nan = _replacement(nan, 0.0, "nan")
+    posinf = _replacement(posinf, big, "posinf")
+    neginf = _replacement(neginf, -big, "neginf")
+    out = input.masked_fill(input.isnan(), nan)
+    out = out.masked_fill(input == math.inf, posinf)
+    return out.masked_fill(input == -math.inf, neginf)
+
+
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    """In-place ``nan_to_num``: input takes ``nan_to_num(input, nan, posinf, neginf)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Written into (also the method ``x.nan_to_num_()``).
+    nan, posinf, neginf : float, optional
+        As for ``nan_to_num``.
+
+    Returns
+    -------
+    Tensor
+        input.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([float("nan"), 2.0])
+    >>> _ = x.nan_to_num_(nan=-1.0)
+    >>> x
+    tensor([-1.,  2.])
+    """
+    out = nan_to_num(input, nan, posinf, neginf)
+    if input.is_floating_point():
+        input.copy_(out)
+    return input
+
+
+@numpy_names
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum over dim, with NaN counted as zero.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.nansum()``); sums of bools and integers are int64,
+        as sum's.
+    dim : int or tuple of ints, optional
+        The dims to reduce (default: every one).
+    keepdim : bool, optional
+        Keep the reduced dims, with size 1 (default False).
+    dtype : pydevtensor.dtype, optional
+        Converts input to this dtype first.
+
+    Returns
+    -------
+    Tensor
+        0 where every element is NaN (or none is left).
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1.0, float("nan")], [float("nan"), float("nan")]])
+    >>> pydevtensor.nansum(x), x.nansum(1)
+    (tensor(1.), tensor([1., 0.]))
+    """
+    x = _tensor_arg(input, "nansum")
+    if dtype is not None:
+        x = x.to(dtype)
+    dims = _dims(dim, x.ndim, "nansum")
+    if x.is_floating_point():
+        x = x.masked_fill(x.isnan(), 0.0)
+    if x.ndim == 0:
+        return x.sum()
+    return x.sum(dims, keepdim=keepdim)
+
+
+@numpy_names
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean over dim of the elements that are not NaN: ``nansum / count``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (also the method ``x.nanmean()``).
+    dim : int or tuple of ints, optional
+        The dims to reduce (default: every one).
+    keepdim : bool, optional
+        Keep the reduced dims, with size 1 (default False).
+    dtype : pydevtensor.dtype, optional
+        Converts input to this (floating) dtype first.
+
+    Returns
+    -------
+    Tensor
+        NaN where every element is NaN (0/0).
+
+    Raises
+    ------
+    TypeError
+        For bool and integer tensors (as PyTorch's).
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1.0, float("nan"), 3.0], [float("nan")] * 3])
+    >>> x.nanmean(), pydevtensor.nanmean(x, 1)
+    (tensor(2.), tensor([2., nan]))
+    """
+    x = _tensor_arg(input, "nanmean")
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.is_floating_point():
+        raise TypeError(f"nanmean(): expected a floating point tensor, got {x.dtype} "
+                        f"(shape {tuple(x.shape)}, on {x.device})")
+    total = nansum(x, dim, keepdim)
+    count = count_nonzero(x == x, dim)  # the elements that are not NaN
+    if keepdim:
+        count = count.reshape(tuple(total.shape))
+    return total / count.to(x.dtype)
+
+
+def count_nonzero(input, dim=None):
+    """The number of nonzero elements over dim (NaN counts as nonzero).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.count_nonzero()``).
+    dim : int or tuple of ints, optional
+        The dims to count over (default: every one).
+
+    Returns
+    -------
+    Tensor
+        int64, without the counted dims.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[0, 1, 2], [0, 0, 3]])
+    >>> pydevtensor.count_nonzero(x), x.count_nonzero(dim=0)
+    (tensor(3), tensor([0, 1, 2]))
+    """
+    x = _tensor_arg(input, "count_nonzero")
+    dims = _dims(dim, x.ndim, "count_nonzero")
+    mask = x != 0 if x.dtype != _C.bool else x
+    if x.ndim == 0:
+        return mask.sum()
+    return mask.sum(dims)
+
+
+for _name_, _fn in (("logsumexp", logsumexp), ("logaddexp", logaddexp),
+                    ("nan_to_num", nan_to_num), ("nan_to_num_", nan_to_num_),
+                    ("nansum", nansum), ("nanmean", nanmean),
+                    ("count_nonzero", count_nonzero)):
+    setattr(_C.Tensor, _name_, _fn)
+
+__all__ = ["count_nonzero", "logaddexp", "logsumexp", "nan_to_num", "nan_to_num_", "nanmean",
+           "nansum"]

@@ -1,0 +1,287 @@
+"""Elementwise compositions PyTorch has as single functions: frac, signbit, sgn, lerp,
+addcmul and addcdiv.
+
+Each is the expression its docstring names (comparisons, where, arithmetic), so it runs
+on every device and autograd records the pieces.
+"""
+import builtins
+
+from . import _C
+from ._ops_index import _tensor_arg, where
+
+
+def _number(x):
+    return isinstance(x, (builtins.int, builtins.float)) and not isinstance(x, builtins.bool)
+
+
+def _floating_only(x, op, name="input"):
+    if not x.is_floating_point():
+        raise TypeError(f"{op}(): expected a floating point tensor, got {name} of dtype "
+                        f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")
+    return x
+
+
+def frac(input):
+    """The fractional part, ``input - trunc(input)``, with input's sign.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (also the method ``x.frac()``).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype; the gradient is 1 (trunc's is 0).  inf gives NaN.
+
+    Raises
+    ------
+    TypeError
+        For bool and integer tensors (as PyTorch's).
+
+    Examples
+    --------
+    >>> pydevtensor.frac(pydevtensor.tensor([2.75, -1.25, 3.0]))
+    tensor([ 0.7500, -0.2500,  0.0000])
+    """
+    x = _floating_only(_tensor_arg(input, "frac"), "frac")
+    return x - x.detach().trunc()
+
+
+def signbit(input):
+    """Whether the sign bit is set: True for negative numbers and -0.0.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.signbit()``).
+
+    Returns
+    -------
+    Tensor
+        A bool tensor of input's shape.  NaN gives False whatever its sign bit (reading
+        the bit needs a bit view of the memory, which pydevtensor has not); PyTorch
+        reads it.
+
+    Examples
+    --------
+    >>> pydevtensor.signbit(pydevtensor.tensor([-1.0, -0.0, 0.0, 2.0]))
+    tensor([ True,  True, False, False])
+    """
+    x = _tensor_arg(input, "signbit")
+    if x.dtype == _C.bool:
+        return _C.zeros(tuple(x.shape), dtype=_C.bool, device=x.device)
+    if not x.is_floating_point():
+        return x < 0
+    x = x.detach()
+    return (x < 0) | ((x == 0) & ((1 / x) < 0))  # 1/-0.0 is -inf
+
+
+def sgn(input):
+    """The sign of each element, ``x / abs(x)`` (0 at 0): for real tensors ``sign``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.sgn()``).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype: -1, 0 or 1 (NaN for NaN); its gradient is 0.
+
+    Examples
+    --------
+    >>> pydevtensor.sgn(pydevtensor.tensor([-2.5, 0.0, 3.0]))
+    tensor([-1.,  0.,  1.])
+    """
+    return _tensor_arg(input, "sgn").sign()
+
+
+def lerp(input, end, weight):
+    """Linear interpolation, ``input + weight * (end - input)``; where abs(weight) >= 0.5
+    it is computed as ``end - (end - input) * (1 - weight)``, so weight 1 gives end
+    exactly (PyTorch's formula).
+
+    Parameters
+    ----------
+    input : Tensor
+        The start, floating point (also the method ``x.lerp(end, weight)``).
+    end : Tensor
+        The end, of input's dtype, broadcast against it.
+    weight : float or Tensor
+        The weight; a tensor of input's dtype, broadcast against the others.
+
+    Returns
+    -------
+    Tensor
+        Of the broadcast shape; gradients flow to input, end and a tensor weight.
+
+    Raises
+    ------
+    TypeError
+        For integer tensors, or when end or weight has another dtype than input.
+
+    Examples
+    --------
+    >>> a, b = pydevtensor.tensor([0.0, 10.0]), pydevtensor.tensor([10.0, 20.0])
+    >>> pydevtensor.lerp(a, b, 0.25)
+    tensor([ 2.5000, 12.5000])
+    >>> a.lerp(b, pydevtensor.tensor([0.0, 1.0]))
+    tensor([ 0., 20.])
+    """
+    start = _floating_only(_tensor_arg(input, "lerp"), "lerp")
+    end = _tensor_arg(end, "lerp", "end")
+    others = [("end", end)]
+    if isinstance(weight, _C.Tensor):
+        others.append(("weight", weight))
+    elif not _number(weight):
+        raise TypeError(f"lerp(): argument 'weight' must be a number or a Tensor, got "
+                        f"{type(weight).__name__}")
+    for name, t in others:
+        if t.dtype != start.dtype:
+            raise TypeError(f"lerp(): expected {name} of input's dtype {start.dtype}, got "
+                            f"{t.dtype} (shape {tuple(t.shape)}, on {t.device})")
+        if t.device != start.device:
+            raise RuntimeError(f"lerp(): Expected all tensors to be on the same device, but "
+                               f"found at least two devices, {start.device} and {t.device} "
+                               f"({name})")
+    diff = end - start
+    if not isinstance(weight, _C.Tensor):
+        weight = float(weight)
+        return start + weight * diff if abs(weight) < 0.5 else end - diff * (1.0 - weight)
+    low = start + weight * diff
+    high = end - diff * (1.0 - weight)
+    return where(weight.detach().abs() < 0.5, low, high)
+
+
+def _addc(op, input, tensor1, tensor2, value, combine):
+    for name, t in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
+        _tensor_arg(t, op, name)
+    if isinstance(value, _C.Tensor) or not (_number(value) or isinstance(value, builtins.bool)):
+        raise TypeError(f"{op}(): value must be a number, got {type(value).__name__}")
+    devices = {t.device for t in (input, tensor1, tensor2)}
+    if len(devices) > 1:
+        raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but found "
+                           f"at least two devices, {', '.join(sorted(map(str, devices)))}")
+    term = combine(tensor1, tensor2)
+    return input + (term if value == 1 else value * term)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2``, broadcast together.
+
+    Parameters
+    ----------
+    input : Tensor
+        The addend (also the method ``x.addcmul(t1, t2)``).
+    tensor1, tensor2 : Tensor
+        The factors.
+    value : number, optional
+        The multiplier (default 1).
+
+    Returns
+    -------
+    Tensor
+        Of the broadcast shape and the promoted dtype.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1.0, 2.0])
+    >>> pydevtensor.addcmul(x, pydevtensor.tensor([3.0, 4.0]), pydevtensor.tensor([2.0, 0.5]),
+    ...                     value=0.5)
+    tensor([4., 3.])
+    """
+    return _addc("addcmul", input, tensor1, tensor2, value, lambda a, b: a * b)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2``, broadcast together (true division).
+
+    Parameters
+    ----------
+    input : Tensor
+        The addend (also the method ``x.addcdiv(t1, t2)``).
+    tensor1, tensor2 : Tensor
+        The numerator and the denominator; not both integer (PyTorch refuses integer
+        division here).
+    value : number, optional
+        The multiplier (default 1).
+
+    Returns
+    -------
+    Tensor
+        Of the broadcast shape and the promoted dtype.
+
+    Raises
+    ------
+    RuntimeError
+        When tensor1 and tensor2 are both bool or integer tensors.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1.0, 2.0])
+    >>> x.addcdiv(pydevtensor.tensor([3.0, 4.0]), pydevtensor.tensor([2.0, 8.0]), value=2)
+    tensor([4., 3.])
+    """
+    def divide(a, b):
+        if not a.is_floating_point() and not b.is_floating_point():
+            raise RuntimeError(f"addcdiv(): integer division is not supported: tensor1 is "
+                               f"{a.dtype} and tensor2 {b.dtype} (on {a.device}); convert "
+                               f"one to a floating dtype")
+        return a / b
+    return _addc("addcdiv", input, tensor1, tensor2, value, divide)
+
+
+def _in_place(fn):
+    """Tensor.<fn>_: self takes fn(self, ...) (a view writes through), as in PyTorch; the
+    result must keep self's shape, and a floating result does not go into an integer
+    self."""
+    name = fn.__name__ + "_"
+
+    def method(self, *args, **kwargs):
+        out = fn(self, *args, **kwargs)
+        if tuple(out.shape) != tuple(self.shape):
+            raise RuntimeError(f"{name}(): the result's shape {tuple(out.shape)} is not "
+                               f"self's {tuple(self.shape)} (on {self.device}): self cannot "
+                               f"grow")
+        if out.is_floating_point() and not self.is_floating_point():
+            raise RuntimeError(f"{name}(): result type {out.dtype} can't be cast to the "
+                               f"desired output type {self.dtype} (on {self.device})")
+        self.copy_(out)
+        return self
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"""In-place ``{fn.__name__}``: self takes ``{fn.__name__}(self, ...)``.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As for ``pydevtensor.{fn.__name__}`` after its input.
+
+        Returns
+        -------
+        Tensor
+            self.
+
+        Examples
+        --------
+        >>> x = pydevtensor.tensor([1.0, 2.0])
+        >>> x.{name}({_EXAMPLE_ARGS[fn.__name__]})
+        {_EXAMPLE_RESULTS[fn.__name__]}
+        """
+    return method
+
+
+_EXAMPLE_ARGS = {"frac": "", "lerp": "pydevtensor.tensor([3.0, 4.0]), 0.5",
+                 "addcmul": "x, x, value=2", "addcdiv": "x, x, value=2"}
+_EXAMPLE_RESULTS = {"frac": "tensor([0., 0.])", "lerp": "tensor([2., 3.])",
+                    "addcmul": "tensor([ 3., 10.])", "addcdiv": "tensor([3., 4.])"}
+
+for _name_, _fn in (("frac", frac), ("signbit", signbit), ("sgn", sgn), ("lerp", lerp),
+                    ("addcmul", addcmul), ("addcdiv", addcdiv)):
+    setattr(_C.Tensor, _name_, _fn)
+for _fn in (frac, lerp, addcmul, addcdiv):
+    setattr(_C.Tensor, _fn.__name__ + "_", _in_place(_fn))
+
+__all__ = ["addcdiv", "addcmul", "frac", "lerp", "sgn", "signbit"]

@@ -1,0 +1,282 @@
+"""searchsorted, bucketize, bincount, unique (pydevtensor/_ops_counting.py) and
+multinomial (pydevtensor/_ops_multinomial.py) on every device, against NumPy
+(np.searchsorted, np.digitize, np.bincount, np.unique).
+
+All results are exact (indices and counts; bincount's weighted sums are within 1e-12
+relative of NumPy's in float64).  multinomial: frequencies against the weights with a
+chi-square statistic below the 0.999 quantile for a fixed seed; the same draws on every
+device for one seed; no repeats without replacement.
+"""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import CUDA_DEVICES, torch_or_skip
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_matches_numpy(device, dtype, side):
+    rng = np.random.default_rng(0)
+    seq = np.sort(rng.integers(-10, 10, 30)).astype(dtype)  # with repeats
+    vals = rng.integers(-12, 12, (4, 7)).astype(dtype)
+    if dtype.startswith("float"):
+        seq[-2:] = np.nan  # NaN sorts last, as NumPy's
+        vals[0, :3] = [np.nan, np.inf, -np.inf]
+    s, v = pdt.tensor(seq, device=device), pdt.tensor(vals, device=device)
+    got = pdt.searchsorted(s, v, side=side)
+    assert got.dtype == pdt.int64 and got.shape == v.shape and got.device == device
+    np.testing.assert_array_equal(_np(got), np.searchsorted(seq, vals, side=side))
+    right = pdt.searchsorted(s, v, right=side == "right", out_int32=True)
+    assert right.dtype == pdt.int32
+    np.testing.assert_array_equal(_np(right), np.searchsorted(seq, vals, side=side))
+
+
+def test_searchsorted_batched_scalar_sorter_empty(device):
+    rng = np.random.default_rng(1)
+    seq = np.sort(rng.standard_normal((2, 3, 8)), -1)
+    vals = rng.standard_normal((2, 3, 5))
+    got = pdt.searchsorted(pdt.tensor(seq, device=device), pdt.tensor(vals, device=device))
+    want = np.stack([[np.searchsorted(seq[i, j], vals[i, j]) for j in range(3)]
+                     for i in range(2)])
+    np.testing.assert_array_equal(_np(got), want)
+    s = pdt.tensor([1, 3, 5, 7], device=device)
+    zero_d = pdt.searchsorted(s, 4)
+    assert zero_d.shape == () and zero_d.item() == 2
+    assert pdt.searchsorted(s, 2.5).item() == 1
+    # a number takes a floating sequence's dtype, as in PyTorch: 0.1 is float32(0.1) here
+    tenth = pdt.tensor([0.1], device=device)
+    assert pdt.searchsorted(tenth, 0.1, right=True).item() == 1
+    unsorted = np.array([5.0, 1.0, 7.0, 3.0])
+    sorter = np.argsort(unsorted)
+    got = pdt.searchsorted(pdt.tensor(unsorted, device=device), pdt.tensor([3.0, 6.0],
+                           device=device), sorter=pdt.tensor(sorter, device=device))
+    np.testing.assert_array_equal(_np(got), np.searchsorted(unsorted, [3.0, 6.0],
+                                                            sorter=sorter))
+    assert pdt.searchsorted(s, pdt.zeros(0, device=device)).shape == (0,)
+    assert _np(pdt.searchsorted(pdt.zeros(0, device=device), pdt.ones(3, device=device))
+               ).tolist() == [0, 0, 0]
+
+
+def test_searchsorted_errors(device):
+    s = pdt.tensor([[1, 2, 3]], device=device)
+    with pytest.raises(RuntimeError, match=r"searchsorted\(\): sorted_sequence should be 1-d "
+                                           r"or have input's leading dims: shapes \(1, 3\) "
+                                           r"and \(2,\)"):
+        pdt.searchsorted(s, pdt.tensor([1, 2], device=device))
+    with pytest.raises(RuntimeError, match=r"side='left' and right=True disagree"):
+        pdt.searchsorted(s, pdt.tensor([[1]], device=device), side="left", right=True)
+    with pytest.raises(ValueError, match=r"side must be 'left' or 'right', got 'middle'"):
+        pdt.searchsorted(s, pdt.tensor([[1]], device=device), side="middle")
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_bucketize_matches_numpy(device, right):
+    b = np.array([-1.0, 0.0, 0.0, 2.5, 4.0])
+    x = np.array([[-3.0, -1.0, 0.0], [1.0, 2.5, 9.0]])
+    got = pdt.bucketize(pdt.tensor(x, device=device), pdt.tensor(b, device=device),
+                        right=right)
+    # bucketize(right=False) is np.digitize(right=True), and the other way round
+    np.testing.assert_array_equal(_np(got), np.digitize(x, b, right=not right))
+    assert pdt.bucketize(2.0, pdt.tensor(b, device=device)).item() == 3
+    with pytest.raises(RuntimeError, match=r"bucketize\(\): boundaries must be 1-d, got shape "
+                                           r"\(1, 5\)"):
+        pdt.bucketize(pdt.tensor(x, device=device), pdt.tensor(b[None], device=device))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_bincount_matches_numpy(device, dtype):
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 9, 200).astype(dtype)
+    x = pdt.tensor(a, device=device)
+    got = pdt.bincount(x)
+    assert got.dtype == pdt.int64
+    np.testing.assert_array_equal(_np(got), np.bincount(a))
+    np.testing.assert_array_equal(_np(x.bincount(minlength=20)), np.bincount(a, minlength=20))
+    w = rng.standard_normal(200)
+    for wdtype, out in (("float64", pdt.float64), ("float32", pdt.float32),
+                        ("int64", pdt.float64)):
+        wt = pdt.tensor(w.astype(wdtype) if wdtype != "int64" else (w * 10).astype(np.int64),
+                        device=device)
+        got = pdt.bincount(x, weights=wt)
+        assert got.dtype == out
+        ref = np.bincount(a, weights=_np(wt).astype(np.float64))
+        np.testing.assert_allclose(_np(got), ref, rtol=1e-12 if out == pdt.float64 else 1e-5,
+                                   atol=1e-12 if out == pdt.float64 else 1e-5)
+
+
+def test_bincount_edges_and_errors(device):
+    empty = pdt.bincount(pdt.zeros(0, dtype=pdt.int64, device=device), minlength=3)
+    np.testing.assert_array_equal(_np(empty), [0, 0, 0])
+    assert pdt.bincount(pdt.zeros(0, dtype=pdt.int64, device=device)).shape == (0,)
+    with pytest.raises(RuntimeError, match=r"bincount\(\): input must be non-negative, got "
+                                           r"the value -2 \(shape \(3,\), on"):
+        pdt.bincount(pdt.tensor([1, -2, 3], device=device))
+    with pytest.raises(TypeError, match=r"bincount\(\): expected an integer tensor, got "
+                                        r"pydevtensor.float32"):
+        pdt.bincount(pdt.tensor([1.0], device=device))
+    with pytest.raises(RuntimeError, match=r"bincount\(\): input must be 1-d, got shape"):
+        pdt.bincount(pdt.tensor([[1]], device=device))
+    with pytest.raises(RuntimeError, match=r"bincount\(\): weights must have input's shape"):
+        pdt.bincount(pdt.tensor([1, 2], device=device), weights=pdt.ones(3, device=device))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "float64"])
+def test_unique_matches_numpy(device, dtype):
+    a = np.random.default_rng(3).integers(-4, 5, (5, 6)).astype(dtype)
+    x = pdt.tensor(a, device=device)
+    values, inverse, counts = pdt.unique(x, return_inverse=True, return_counts=True)
+    want, winv, wcounts = np.unique(a, return_inverse=True, return_counts=True)
+    assert values.dtype == x.dtype and inverse.dtype == counts.dtype == pdt.int64
+    np.testing.assert_array_equal(_np(values), want)
+    np.testing.assert_array_equal(_np(inverse), winv.reshape(a.shape))
+    np.testing.assert_array_equal(_np(counts), wcounts)
+    np.testing.assert_array_equal(_np(x.unique()), want)
+
+
+def test_unique_nan_empty_zero_d(device):
+    a = np.array([np.nan, 1.0, np.nan, -2.0, 1.0])
+    got = pdt.unique(pdt.tensor(a, device=device))
+    np.testing.assert_array_equal(_np(got), np.unique(a, equal_nan=False))  # NaNs distinct
+    v, i, c = pdt.unique(pdt.zeros(0, 3, device=device), return_inverse=True,
+                         return_counts=True)
+    assert v.shape == (0,) and i.shape == (0, 3) and c.shape == (0,)
+    v, i = pdt.unique(pdt.tensor(7, device=device), return_inverse=True)
+    assert _np(v).tolist() == [7] and i.shape == () and i.item() == 0
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unique_dim_matches_numpy(device, dim):
+    a = np.random.default_rng(4).integers(0, 2, (6, 3, 4))
+    a[3] = a[1]
+    x = pdt.tensor(a, device=device)
+    values, inverse, counts = pdt.unique(x, dim=dim, return_inverse=True, return_counts=True)
+    want, winv, wcounts = np.unique(a, axis=dim, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(_np(values), want)
+    np.testing.assert_array_equal(_np(inverse), winv.reshape(-1))
+    np.testing.assert_array_equal(_np(counts), wcounts)
+    with pytest.raises(IndexError, match=r"unique\(\): Dimension out of range"):
+        pdt.unique(x, dim=3)
+
+
+def _chi_square(counts, probs):
+    expected = probs * counts.sum()
+    keep = expected > 0
+    assert np.all(counts[~keep] == 0)
+    return float(((counts[keep] - expected[keep]) ** 2 / expected[keep]).sum()), keep.sum() - 1
+
+
+# the 0.999 quantiles of chi-square with k degrees of freedom (scipy.stats.chi2.ppf)
+CHI2_999 = {3: 16.266, 4: 18.467}
+
+
+def test_multinomial_with_replacement_frequencies(device):
+    w = np.array([1.0, 0.0, 2.0, 3.0, 0.5, 3.5])
+    pdt.manual_seed(123)
+    draws = pdt.multinomial(pdt.tensor(w, device=device), 20000, replacement=True)
+    assert draws.dtype == pdt.int64 and draws.shape == (20000,)
+    stat, k = _chi_square(np.bincount(_np(draws), minlength=6).astype(float), w / w.sum())
+    assert stat < CHI2_999[k], stat
+
+
+def test_multinomial_without_replacement(device):
+    w = np.array([[1.0, 2.0, 0.0, 4.0, 1.0], [5.0, 1.0, 1.0, 1.0, 0.0]])
+    pdt.manual_seed(5)
+    x = pdt.tensor(w, dtype=pdt.float32, device=device)
+    for _ in range(20):  # never a repeat in a row; zero weights only after the others
+        d = _np(x.multinomial(4))
+        assert d.shape == (2, 4)
+        for row, wr in zip(d, w):
+            assert len(set(row.tolist())) == 4
+            assert np.all(wr[row] > 0)
+    # the first draw of each row is proportional to the weights
+    first = _np(pdt.multinomial(pdt.tensor(w[0], device=device).expand(8000, 5), 1))[:, 0]
+    stat, k = _chi_square(np.bincount(first, minlength=5).astype(float), w[0] / w[0].sum())
+    assert stat < CHI2_999[k], stat
+    full = _np(pdt.multinomial(pdt.tensor(w[0], device=device), 5))  # all: a permutation
+    assert sorted(full.tolist()) == [0, 1, 2, 3, 4] and full[-1] == 2
+
+
+def test_multinomial_same_on_every_device():
+    w = np.random.default_rng(6).uniform(0, 1, (3, 17))
+    out = {}
+    for dev in ["cpu"] + CUDA_DEVICES:
+        pdt.manual_seed(99)
+        a = _np(pdt.multinomial(pdt.tensor(w, device=dev), 9))
+        b = _np(pdt.multinomial(pdt.tensor(w, device=dev), 40, replacement=True))
+        out[dev] = (a, b)
+    for a, b in out.values():
+        np.testing.assert_array_equal(a, out["cpu"][0])
+        np.testing.assert_array_equal(b, out["cpu"][1])
+    pdt.manual_seed(100)
+    assert not np.array_equal(_np(pdt.multinomial(pdt.tensor(w), 40, replacement=True)),
+                              out["cpu"][1])
+
+
+@pytest.mark.parametrize("weights,match", [
+    ([1.0, -1.0], r"finite and non-negative: input holds a negative, NaN or infinite value"),
+    ([1.0, float("nan")], r"finite and non-negative"),
+    ([1.0, float("inf")], r"finite and non-negative"),
+    ([0.0, 0.0], r"invalid distribution: a row of weights sums to 0"),
+])
+def test_multinomial_bad_weights(device, weights, match):
+    with pytest.raises(RuntimeError, match=r"multinomial\(\): .*" + match + r".*on"):
+        pdt.multinomial(pdt.tensor(weights, device=device), 1, replacement=True)
+
+
+def test_multinomial_bad_arguments(device):
+    w = pdt.ones(3, device=device)
+    with pytest.raises(RuntimeError, match=r"cannot draw num_samples=4 > 3 categories "
+                                           r"without replacement"):
+        pdt.multinomial(w, 4)
+    with pytest.raises(RuntimeError, match=r"cannot sample num_samples=0 <= 0"):
+        pdt.multinomial(w, 0)
+    with pytest.raises(TypeError, match=r"expected floating point weights, got "
+                                        r"pydevtensor.int64"):
+        pdt.multinomial(pdt.tensor([1, 2], device=device), 1)
+    with pytest.raises(RuntimeError, match=r"input must be 1-d or 2-d, got shape \(1, 1, 3\)"):
+        pdt.multinomial(w.reshape(1, 1, 3), 1)
+    assert pdt.multinomial(pdt.ones(0, 3, device=device), 2).shape == (0, 2)
+
+
+def test_against_torch(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 6, 50)
+    np.testing.assert_array_equal(_np(pdt.bincount(pdt.tensor(a, device=device))),
+                                  torch.bincount(torch.tensor(a)).numpy())
+    seq, v = np.sort(rng.standard_normal(10)), rng.standard_normal(6)
+    np.testing.assert_array_equal(
+        _np(pdt.searchsorted(pdt.tensor(seq, device=device), pdt.tensor(v, device=device))),
+        torch.searchsorted(torch.tensor(seq), torch.tensor(v)).numpy())
+    m = rng.integers(0, 2, (5, 3))
+    got = pdt.unique(pdt.tensor(m, device=device), dim=0, return_inverse=True,
+                     return_counts=True)
+    want = torch.unique(torch.tensor(m), dim=0, return_inverse=True, return_counts=True)
+    for g, t in zip(got, want):
+        np.testing.assert_array_equal(_np(g), t.numpy())
+
+
+def _device_to_host():
+    return pdt.transfer_stats()["device_to_host"]["count"]
+
+
+def test_no_copy_to_the_host_where_none_is_documented(device):
+    """searchsorted and bucketize run without a device-to-host copy; bincount and
+    unique read one count each (a counted copy on a GPU, none on the CPU)."""
+    s = pdt.tensor([1.0, 2.0, 4.0], device=device)
+    v = pdt.tensor([[0.5, 2.0], [3.0, 9.0]], device=device)
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        pdt.searchsorted(s, v, right=True)
+        pdt.bucketize(v, s)
+    assert _device_to_host() == 0
+    i = pdt.tensor([0, 3, 3, 1], device=device)
+    pdt.reset_transfer_stats()
+    pdt.bincount(i)
+    pdt.unique(i, return_inverse=True, return_counts=True)
+    assert _device_to_host() <= (0 if device.type == "cpu" else 2)
