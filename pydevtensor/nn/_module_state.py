@@ -30,17 +30,22 @@ class _StateMixin:
     def _named_state(self, prefix: str = ""):
         """(name, tensor, is_parameter) of what state_dict() holds: each module's
         parameters, then its persistent buffers (not None), in registration order, the
-        module before its children (PyTorch's order); a shared parameter once."""
-        seen = set()
-        for mname, m in self.named_modules(prefix):
+        module before its children (PyTorch's order).  A module or parameter shared
+        under several names is there under each, as in PyTorch's state_dict (unlike
+        named_parameters), so that checkpoints of tied weights load either way."""
+        stack = [(prefix, self, frozenset())]
+        while stack:
+            mname, m, above = stack.pop()
             dot = f"{mname}." if mname else ""
             for pname, p in m._parameters.items():
-                if p is not None and id(p) not in seen:
-                    seen.add(id(p))
+                if p is not None:
                     yield dot + pname, p, True
             for bname, b in m._buffers.items():
                 if b is not None and bname not in m._non_persistent_buffers_set:
                     yield dot + bname, b, False
+            inner = above | {id(m)}  # a module inside itself would never end
+            stack.extend(reversed([(dot + n, c, inner) for n, c in m.named_children()
+                                   if c is not None and id(c) not in inner]))
 
     def state_dict(self, prefix: str = "") -> OrderedDict[str, Tensor]:
         """name -> plain Tensor sharing the storage of each parameter and persistent

@@ -190,7 +190,8 @@ class CrossEntropyLoss(_Loss):
     def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
         super().__init__(reduction)
-        self.weight = _class_weight(weight, "CrossEntropyLoss")
+        # buffers, as PyTorch's: in state_dict, moved by .to()
+        self.register_buffer("weight", _class_weight(weight, "CrossEntropyLoss"))
         self.ignore_index = _L._check_ignore_index(ignore_index, "CrossEntropyLoss")
         self.label_smoothing = F._label_smoothing(label_smoothing)
 
@@ -238,7 +239,8 @@ class NLLLoss(_Loss):
     def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100,
                  reduction: str = "mean") -> None:
         super().__init__(reduction)
-        self.weight = _class_weight(weight, "NLLLoss")
+        # buffers, as PyTorch's: in state_dict, moved by .to()
+        self.register_buffer("weight", _class_weight(weight, "NLLLoss"))
         self.ignore_index = _L._check_ignore_index(ignore_index, "NLLLoss")
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -294,8 +296,9 @@ class BCEWithLogitsLoss(_Loss):
     def __init__(self, weight: Tensor | None = None, *, reduction: str = "mean",
                  pos_weight: Tensor | None = None) -> None:
         super().__init__(reduction)
-        self.weight = _class_weight(weight, "BCEWithLogitsLoss")
-        self.pos_weight = _class_weight(pos_weight, "BCEWithLogitsLoss")
+        # buffers, as PyTorch's: in state_dict, moved by .to()
+        self.register_buffer("weight", _class_weight(weight, "BCEWithLogitsLoss"))
+        self.register_buffer("pos_weight", _class_weight(pos_weight, "BCEWithLogitsLoss"))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
