@@ -47,6 +47,37 @@ def _phi(x):
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
+_TAIL = 10.0  # intervals beyond this many deviations from the mean are drawn by _tail
+
+
+def _inv_mills(x):
+    """phi(x) / Q(x), the standard normal's density over its upper tail, by Laplace's
+    continued fraction x + 1/(x + 2/(x + 3/(x + ...))) cut at 40 terms (float64 accurate
+    for x >= 5); of a float or (elementwise) a tensor."""
+    r = x
+    for k in range(40, 0, -1):
+        r = x + k / r
+    return r
+
+
+def _tail(u, a, b):
+    """The inverse CDF of the standard normal truncated to [a, b] with a >= _TAIL, at the
+    float64 tensor u of uniforms in [0, 1): x with Q(x) = Q(a) - u * (Q(a) - Q(b)) (Q the
+    upper tail), solved in logs so that nothing underflows however far a is:
+    g(x) = log(Q(x) / Q(a)) = -(x - a)(x + a) / 2 - log(r(x) / r(a)) with r = _inv_mills,
+    and g(x) = log1p(-u * (1 - Q(b) / Q(a))) by Newton's method (g' = -r), from
+    sqrt(a^2 - 2 g), which drops the slowly varying log r."""
+    log_ra = math.log(_inv_mills(a))
+    g_b = -(b - a) * (b + a) / 2 - math.log(_inv_mills(b)) + log_ra  # -inf for b = inf
+    target = u.mul(math.expm1(g_b)).log1p_()  # log(1 - u * (1 - exp(g_b)))
+    x = (target * -2.0).add_(a * a).sqrt_().clamp_(min=a, max=b)
+    for _ in range(6):  # quadratic convergence: a few steps reach rounding
+        r = _inv_mills(x)
+        g = (x - a).mul_(x + a).mul_(-0.5).sub_(r.log()).add_(log_ra)
+        x = x.add_(g.sub_(target).div_(r)).clamp_(min=a, max=b)
+    return x
+
+
 def _number(value, name, op):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise TypeError(f"nn.init.{op}(): {name} must be a number, got {value!r:.40}")
@@ -69,7 +100,9 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
     std), then ``mean + std * Phi^-1(u)``, clamped to [a, b] against rounding.  The
     uniforms come from the package's generator in float64 (the same on every device
     for a seed), and an interval above the mean is drawn as the mirror of one below,
-    so that far tails keep their precision.
+    so that far tails keep their precision; an interval more than 10 deviations from
+    the mean is drawn by inverting the tail's CDF in logs (with the normal's Mills
+    ratio), which neither underflows nor loses digits however far it is.
 
     Parameters
     ----------
@@ -114,8 +147,11 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
         alpha, beta = -beta, -alpha
     with no_grad():
         u = _C.empty(tuple(tensor.shape), dtype=_C.float64, device=tensor.device)
-        u.uniform_(_phi(alpha), _phi(beta))
-        x = _ndtri(u)
+        if beta < -_TAIL:  # far out, where Phi(beta) loses digits or underflows
+            x = _tail(u.uniform_(), -beta, -alpha)
+            flip = not flip
+        else:
+            x = _ndtri(u.uniform_(_phi(alpha), _phi(beta)))
         if flip:
             x = x.neg_()
         x = x.mul_(std).add_(mean).clamp(min=a, max=b)
