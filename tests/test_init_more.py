@@ -95,7 +95,8 @@ def test_eye(device, shape):
 
 
 @pytest.mark.parametrize("shape,gain", [((3, 5), 1.0), ((5, 3), 1.0), ((4, 2, 3), 2.0),
-                                        ((6, 6), 0.5), ((1, 4), 1.0)])
+                                        ((6, 6), 0.5), ((1, 4), 1.0), ((257, 100), 1.0),
+                                        ((37, 300), 1.5), ((129, 129), 1.0)])
 def test_orthogonal_is_numpys_qr_of_the_same_draws(device, shape, gain):
     rows = shape[0]
     cols = int(np.prod(shape)) // rows

@@ -196,13 +196,33 @@ def eye_(tensor: _C.Tensor) -> _C.Tensor:
         return tensor.copy_(_C.eye(n, m, dtype=tensor.dtype, device=tensor.device))
 
 
+def _orthonormalise_rows(q, lo, hi):
+    """Orthonormalises the rows lo to hi of q in place, in order, each against those before
+    it (the Q of a QR decomposition with R's diagonal positive), by recursive block
+    Gram-Schmidt: the first half is done, the second half loses its components along the
+    first's by two matrix products, twice (Gram-Schmidt twice: orthogonal to rounding),
+    then is done; the rows before lo were projected out by the callers.  So the work
+    is matrix products, not one matrix-vector product per row."""
+    if hi - lo == 1:
+        v = q[lo]
+        v.div_((v * v).sum().sqrt())
+        return
+    mid = (lo + hi) // 2
+    _orthonormalise_rows(q, lo, mid)
+    done, rest = q[lo:mid], q[mid:hi]
+    for _ in range(2):
+        rest.sub_((rest @ done.t()) @ done)
+    _orthonormalise_rows(q, mid, hi)
+
+
 def orthogonal_(tensor: _C.Tensor, gain: float = 1.0) -> _C.Tensor:
     """Fills tensor with a (semi-)orthogonal matrix times gain (Saxe et al.), as
     PyTorch's: a (rows, cols) matrix of standard normals (rows = shape[0], cols the
     rest), the Q of its QR decomposition with R's diagonal positive (of its transpose
     when rows < cols), so that Q's columns (rows) are orthonormal.  Q is computed in
-    float64 on the tensor's device by Gram-Schmidt, each vector orthogonalised twice
-    (the package has no QR); for a full-rank matrix this is the same Q.
+    float64 on the tensor's device by recursive block Gram-Schmidt, each block
+    orthogonalised twice against those before it with matrix products (the package
+    has no QR); for a full-rank matrix this is the same Q.
 
     Parameters
     ----------
@@ -243,15 +263,8 @@ def orthogonal_(tensor: _C.Tensor, gain: float = 1.0) -> _C.Tensor:
             return tensor
         flat = _C.empty((rows, cols), dtype=_C.float64, device=tensor.device).normal_()
         # the vectors to orthonormalise, as rows: the columns of the tall matrix
-        vectors = (flat.t() if rows >= cols else flat).contiguous()
-        q = _C.empty(tuple(vectors.shape), dtype=_C.float64, device=tensor.device)
-        for k in range(vectors.shape[0]):
-            v = vectors[k].clone()
-            if k:
-                done = q[:k]
-                for _ in range(2):  # Gram-Schmidt twice: orthogonal to rounding
-                    v = v - done.t() @ (done @ v)
-            q[k].copy_(v.div((v * v).sum().sqrt()))
+        q = (flat.t() if rows >= cols else flat).contiguous()  # our own: done in place
+        _orthonormalise_rows(q, 0, q.shape[0])
         result = q.t() if rows >= cols else q
         tensor.copy_(result.reshape(tuple(tensor.shape)).to(dtype=tensor.dtype))
         return tensor.mul_(gain) if gain != 1.0 else tensor
