@@ -8,7 +8,7 @@ import numbers
 import warnings
 
 from .. import _C
-from .._ops_index import where as _where
+from ._functional_activation import softplus as _softplus
 
 
 def _check_weight(weight, input, where, name="weight", length=None):
@@ -100,17 +100,6 @@ def _check_pair(input, target, where):
                          f"{tuple(input.shape)} differ, on {input.device}")
 
 
-def _softplus(z):
-    """log(1 + exp(z)) elementwise, to float precision for any z: m + log1p(s) with
-    m = max(z, 0) and s = exp(-m) + exp(z - m) - 1 (that is exp(-abs(z))), the 1 taken
-    off exactly by expm1 of the exponent that is 0.  Both exponents are <= 0 (no
-    overflow), and the gradient, sigmoid(z), does not depend on m's (so it is right at
-    z = 0 too)."""
-    m = z.clamp(min=0.0)
-    s = _where(z <= 0, m.neg().expm1() + (z - m).exp(), m.neg().exp() + (z - m).expm1())
-    return m + s.log1p()
-
-
 def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
                                      weight: _C.Tensor | None = None, reduction: str = "mean",
                                      pos_weight: _C.Tensor | None = None) -> _C.Tensor:
@@ -121,7 +110,7 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
         loss = (1 - y) * softplus(x) + pos_weight * y * softplus(-x)
 
     (PyTorch's ``(1 - y) * x + (1 + (pos_weight - 1) * y) * softplus(-x)``, with
-    softplus(z) = log(1 + exp(z)) computed as max(z, 0) + log1p(exp(-abs(z))); every
+    softplus(z) = log(1 + exp(z)) computed as log1p(exp(z)), or z above 20; every
     term is >= 0, so confident predictions keep their relative precision)
 
     (``-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]`` without pos_weight), times
