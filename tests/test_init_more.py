@@ -95,7 +95,8 @@ def test_eye(device, shape):
 
 
 @pytest.mark.parametrize("shape,gain", [((3, 5), 1.0), ((5, 3), 1.0), ((4, 2, 3), 2.0),
-                                        ((6, 6), 0.5), ((1, 4), 1.0)])
+                                        ((6, 6), 0.5), ((1, 4), 1.0), ((257, 100), 1.0),
+                                        ((37, 300), 1.5), ((129, 129), 1.0)])
 def test_orthogonal_is_numpys_qr_of_the_same_draws(device, shape, gain):
     rows = shape[0]
     cols = int(np.prod(shape)) // rows
@@ -115,3 +116,43 @@ def test_orthogonal_is_numpys_qr_of_the_same_draws(device, shape, gain):
     assert p.dtype == pdt.float32 and p.grad_fn is None
     with pytest.raises(ValueError, match=r"only tensors with 2 or more dimensions"):
         nn.init.orthogonal_(pdt.empty(3, device=device))
+
+
+def _tail_cdf(a, b):
+    """The CDF of the standard normal truncated to [a, b] (0 < a < b), by integrating
+    exp(-(t - a)(t + a) / 2), its density up to a factor, with the trapezoid rule on a
+    grid fine enough (1e-6 of a deviation, or of the width) for 1e-9 accuracy in float64:
+    a reference that needs no normal CDF, which underflows out there."""
+    t = np.linspace(a, b, 400_001)
+    f = np.exp(-(t - a) * (t + a) / 2)
+    c = np.concatenate([[0.0], np.cumsum((f[1:] + f[:-1]) / 2 * np.diff(t))])
+    return lambda x: np.interp(x, t, c / c[-1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mu,sigma,a,b", [(0.0, 1.0, 38.0, 38.01), (0.0, 1.0, 37.0, 40.0),
+                                          (1.0, 2.0, -79.0, -73.0), (0.0, 1.0, 12.0, 12.5),
+                                          (0.0, 1.0, 60.0, math.inf)])
+def test_trunc_normal_far_tails_fit_their_law(device, dtype, mu, sigma, a, b):
+    """Far beyond the mean (Phi(-38) is below the smallest normal float64): the values
+    are in [a, b] and their Kolmogorov-Smirnov statistic against the truncated normal's
+    CDF is below 1.95 / sqrt(n) (a 0.1% level), n = 4000; float32 rounds the values, so
+    there its distance is measured against the CDF's rounding too (1 / 2 ulp)."""
+    n = 4000
+    pdt.manual_seed(2)
+    x = nn.init.trunc_normal_(pdt.empty(n, dtype=getattr(pdt, dtype), device=device), mu,
+                              sigma, a, b).cpu().numpy().astype(np.float64)
+    assert x.min() >= a and x.max() <= b and len(np.unique(x)) > n // 4
+    z = np.sort((x - mu) / sigma)
+    lo, hi = (a - mu) / sigma, (b - mu) / sigma
+    if hi < 0:  # the mirror image of an upper tail
+        z, lo, hi = np.sort(-z), -hi, -lo
+    cdf = _tail_cdf(lo, min(hi, lo + 2.0))  # beyond lo + 2: below exp(-2 lo), nothing
+    if dtype == "float32":  # the float32 grid: a value stands for +-half its spacing
+        half = np.spacing(np.float32(abs(x).max())).astype(np.float64) / 2 / sigma
+        upper, lower = cdf(z + half), cdf(z - half)
+    else:
+        upper = lower = cdf(z)
+    k = np.arange(1, n + 1) / n
+    ks = max(np.max(k - upper), np.max(lower - (k - 1 / n)))
+    assert ks < 1.95 / math.sqrt(n), ks

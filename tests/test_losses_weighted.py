@@ -267,3 +267,85 @@ def test_match_torch(device):
         want = tF.kl_div(torch.tensor(LOGQ), torch.tensor(target), reduction="batchmean",
                          log_target=log_target)
         np.testing.assert_allclose(got.item(), want.item(), rtol=1e-12)
+
+
+# ---- fixes: all targets ignored, confident logits, mixed dtypes
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_all_ignored_mean_has_zero_gradients(device, dtype):
+    """The one-node path's mean over no sample: the loss is NaN (0 / 0, as PyTorch's), its
+    gradient 0 (PyTorch divides by max(count, 1)), not NaN."""
+    x = _tensor(LOGITS[:2], dtype, device, grad=True)
+    out = F.cross_entropy(x, pdt.tensor([-100, -100], device=device))
+    assert out.grad_fn.name() == "NllLossBackward0" and np.isnan(out.item())
+    out.backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.zeros((2, 4), dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("y", [0.0, 1.0])
+def test_bce_with_logits_keeps_confident_predictions_precise(device, dtype, y):
+    """Against float64 math (np.logaddexp, exact here): the losses of confident
+    predictions, about exp(-abs(x)), to 2e-6 relative in float32 and 1e-14 in float64
+    (the old log(1 + exp(-x)) gave 0 at x = 20 in float32), with pos_weight too."""
+    x = np.array([10.0, 17.0, 20.0, 40.0, -40.0, 1000.0, -1000.0])
+    x = x if y == 1.0 else -x  # the same confident and wrong predictions for class 0
+    yy = np.full_like(x, y)
+    xr = x.astype(dtype).astype(np.float64)  # the input as the dtype holds it
+    rtol = 2e-6 if dtype == "float32" else 1e-14
+    for pos in (None, np.array([3.0])):
+        got = F.binary_cross_entropy_with_logits(
+            _tensor(x, dtype, device), _tensor(yy, dtype, device), reduction="none",
+            pos_weight=None if pos is None else _tensor(pos, dtype, device))
+        np.testing.assert_allclose(got.cpu().numpy().astype(np.float64),
+                                   _bce_ref(xr, yy, pos=pos), rtol=rtol, atol=0)
+
+
+def test_bce_with_logits_gradient_at_zero_and_far_out(device):
+    """The gradient is pos * y * (sigmoid(x) - 1) + (1 - y) * sigmoid(x): at x = 0 too (where
+    max(z, 0) has a kink) and at +-1000 (where exp would overflow)."""
+    x = np.array([0.0, 0.0, 1000.0, -1000.0, 1000.0, -1000.0, 20.0])
+    y = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.5])
+    pos = np.array([2.0])
+    t = _tensor(x, "float64", device, grad=True)
+    F.binary_cross_entropy_with_logits(t, _tensor(y, "float64", device), reduction="sum",
+                                       pos_weight=_tensor(pos, "float64", device)).backward()
+    sig = 0.5 * (1 + np.tanh(x / 2))
+    np.testing.assert_allclose(t.grad.cpu().numpy(), pos * y * (sig - 1) + (1 - y) * sig,
+                               rtol=1e-14, atol=1e-300)
+
+
+def test_weights_of_another_dtype_raise(device):
+    x32 = _tensor(LOGITS, "float32", device)
+    w64 = _tensor(WEIGHT, "float64", device)
+    t = pdt.tensor(np.where(TARGET == -100, 0, TARGET), device=device)
+    msg = r"weight is pydevtensor.float64 but input is pydevtensor.float32"
+    with pytest.raises(TypeError, match=msg):
+        F.cross_entropy(x32, t, w64)
+    with pytest.raises(TypeError, match=msg):
+        F.nll_loss(x32, t, w64)
+    y32 = _tensor(Y, "float32", device)
+    with pytest.raises(TypeError, match=msg):
+        F.binary_cross_entropy_with_logits(_tensor(X, "float32", device), y32, _tensor(WEL, "float64", device))
+    with pytest.raises(TypeError, match=r"pos_weight is pydevtensor.float64 but input is "
+                                        r"pydevtensor.float32"):
+        F.binary_cross_entropy_with_logits(_tensor(X, "float32", device), y32,
+                                           pos_weight=_tensor(POS, "float64", device))
+
+
+def test_fixes_match_torch():
+    torch = torch_or_skip()
+    tx = torch.tensor(LOGITS[:2], requires_grad=True)
+    torch.nn.functional.cross_entropy(tx, torch.tensor([-100, -100])).backward()
+    x = _tensor(LOGITS[:2], "float64", "cpu", grad=True)
+    F.cross_entropy(x, pdt.tensor([-100, -100])).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    v = np.array([10.0, 17.0, 20.0, 40.0], dtype=np.float32)
+    want = torch.nn.functional.binary_cross_entropy_with_logits(
+        torch.tensor(v), torch.ones(4), reduction="none").numpy()
+    got = F.binary_cross_entropy_with_logits(pdt.tensor(v), pdt.ones(4), reduction="none")
+    np.testing.assert_allclose(got.numpy(), want, rtol=2e-6)
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.cross_entropy(torch.tensor(LOGITS, dtype=torch.float32),
+                                          torch.tensor([0, 1, 2, 3, 0, 1]),
+                                          torch.tensor(WEIGHT))

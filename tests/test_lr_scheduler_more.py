@@ -374,3 +374,120 @@ def test_every_scheduler_belongs_to_the_lr_scheduler_module():
         assert pickle.loads(pickle.dumps(cls)) is cls
     for name in ("Adamax", "NAdam", "RAdam", "Adam"):
         assert getattr(pdt.optim, name).__module__ == "pydevtensor.optim", name
+
+
+# ---- fixes: custom schedulers in SequentialLR, zero-length phases, failed calls
+
+class _Half(sched.LRScheduler):
+    """A user's scheduler with only get_lr (no closed form)."""
+
+    def get_lr(self):
+        return [b * 0.5 ** self.last_epoch for b in self.base_lrs]
+
+
+def test_sequential_lr_restarts_a_scheduler_with_only_get_lr():
+    opt = _ours()
+    s = sched.SequentialLR(opt, [sched.LinearLR(opt, 0.5, 1.0, 2), _Half(opt)], [2])
+    want = [[b * (0.5 + 0.25 * e) for b in BASES] for e in range(2)]
+    want += [[b * 0.5 ** (e - 2) for b in BASES] for e in range(2, 6)]
+    _close(_rates(s, opt, 6), want)
+
+
+def test_sequential_lr_changes_nothing_when_the_restart_fails():
+    class Broken(_Half):
+        armed = False
+
+        def get_lr(self):
+            if self.armed:
+                raise RuntimeError("broken")
+            return super().get_lr()
+
+    opt = _ours()
+    s = sched.SequentialLR(opt, [sched.LinearLR(opt, 0.5, 1.0, 2), Broken(opt)], [2])
+    s.step()
+    s._schedulers[1].armed = True
+    before = (s.last_epoch, s._schedulers[1].last_epoch, [g["lr"] for g in opt.param_groups],
+              s.get_last_lr())
+    with pytest.raises(RuntimeError, match="broken"):
+        s.step()
+    assert (s.last_epoch, s._schedulers[1].last_epoch, [g["lr"] for g in opt.param_groups],
+            s.get_last_lr()) == before
+
+
+@pytest.mark.parametrize("kw,phase", [
+    (dict(total_steps=10, pct_start=0.1), r"rising phase \(phase 1 of 2\)"),
+    (dict(total_steps=4, pct_start=0.25, three_phase=True), r"rising phase \(phase 1 of 3\)"),
+    (dict(total_steps=7, pct_start=1.0), r"falling phase \(phase 2 of 2\)"),
+    (dict(total_steps=3, pct_start=2 / 3, three_phase=True),
+     r"annihilating phase \(phase 3 of 3\)")])
+def test_one_cycle_refuses_a_phase_without_steps_and_writes_nothing(kw, phase):
+    opt = _ours(momentum=0.9)
+    groups = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups]
+    with pytest.raises(ValueError, match=rf"total_steps={kw['total_steps']} and "
+                                         rf"pct_start={kw['pct_start']} leave the {phase}"):
+        sched.OneCycleLR(opt, max_lr=1.0, **kw)
+    assert [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups] == groups
+
+
+@pytest.mark.parametrize("kw", [dict(total_steps=10, pct_start=0.0),
+                                dict(total_steps=10, pct_start=0.15),
+                                dict(total_steps=1, pct_start=0.3),
+                                dict(total_steps=3, pct_start=0.1, three_phase=True)])
+def test_one_cycle_edge_phases_that_are_never_used_pass(kw):
+    """A phase of negative length, or a middle one of none, is skipped: every step of
+    [0, total_steps] gives a finite rate (the closed form's)."""
+    opt = _ours(momentum=0.9)
+    s = sched.OneCycleLR(opt, max_lr=[1.0, 0.4], **kw)
+    args = (kw["pct_start"], "cos", kw.get("three_phase", False), 25.0, 1e4)
+    for t in range(kw["total_steps"]):
+        want = [_one_cycle(t, kw["total_steps"], m, *args)[0] for m in (1.0, 0.4)]
+        _close([s.get_last_lr()], [want])
+        s.step()
+    assert all(math.isfinite(r) for r in s.get_last_lr())
+
+
+def test_failed_calls_change_no_state():
+    opt = _ours()
+    c = sched.CosineAnnealingWarmRestarts(opt, T_0=2)
+    before = dict(c.__dict__)
+    with pytest.raises(ValueError, match=r"expected a non-negative epoch, got -1.0"):
+        c.step(-1.0)
+    assert c.__dict__ == before
+    e = sched.ExponentialLR(opt, gamma=0.5)
+    before = dict(e.__dict__)
+    with pytest.raises(ValueError):
+        e.step(-2)
+    assert e.__dict__ == before
+    # SequentialLR.load_state_dict: all or nothing when a child's state does not load
+    opt = _ours()
+    s = sched.SequentialLR(opt, [sched.LinearLR(opt, 0.5, 1.0, 2), _Half(opt)], [2])
+    for _ in range(3):
+        s.step()
+    state = s.state_dict()
+    state["last_epoch"] = 99
+    state["_schedulers"][0]["total_iters"] = 7
+    state["_schedulers"][1] = "not a dict"
+    before = (dict(s.__dict__), [dict(c.__dict__) for c in s._schedulers])
+    with pytest.raises(TypeError, match=r"expected a dict"):
+        s.load_state_dict(state)
+    assert (s.__dict__, [c.__dict__ for c in s._schedulers]) == before
+    state["_schedulers"][1] = s._schedulers[1].state_dict()
+    s.load_state_dict(state)
+    assert s.last_epoch == 99 and s._schedulers[0].total_iters == 7
+
+
+def test_sequential_lr_with_only_get_lr_matches_torch():
+    torch = torch_or_skip()
+    TS = torch.optim.lr_scheduler
+
+    class THalf(TS.LRScheduler):
+        def get_lr(self):
+            return [b * 0.5 ** self.last_epoch for b in self.base_lrs]
+
+    topt = _torch_opt(torch)
+    ts = TS.SequentialLR(topt, [TS.LinearLR(topt, 0.5, 1.0, 2), THalf(topt)], [2])
+    opt = _ours()
+    s = sched.SequentialLR(opt, [sched.LinearLR(opt, 0.5, 1.0, 2), _Half(opt)], [2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _close(_rates(s, opt, 6), _rates(ts, topt, 6))

@@ -8,6 +8,7 @@ import numbers
 import warnings
 
 from .. import _C
+from ._functional_activation import softplus as _softplus
 
 
 def _check_weight(weight, input, where, name="weight", length=None):
@@ -23,6 +24,9 @@ def _check_weight(weight, input, where, name="weight", length=None):
     if not weight.is_floating_point():
         raise TypeError(f"{where}: {name} must be floating point, got {weight.dtype} on "
                         f"{weight.device}")
+    if weight.dtype != input.dtype:  # PyTorch raises too: no silent promotion of the loss
+        raise TypeError(f"{where}: {name} is {weight.dtype} but input is {input.dtype} (on "
+                        f"{input.device}); convert it with .to(input.dtype)")
     if weight.device != input.device:
         raise ValueError(f"{where}: {name} is on {weight.device}, input on {input.device}; "
                          f"move it with .to(input.device)")
@@ -103,9 +107,11 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
     ``sigmoid(input)`` against target, computed from the logits without overflow for
     any abs(input):
 
-        loss = (1 - y) * x + (1 + (pos_weight - 1) * y) * (m + log(exp(-m) + exp(-x - m)))
+        loss = (1 - y) * softplus(x) + pos_weight * y * softplus(-x)
 
-    with m = max(-x, 0)
+    (PyTorch's ``(1 - y) * x + (1 + (pos_weight - 1) * y) * softplus(-x)``, with
+    softplus(z) = log(1 + exp(z)) computed as log1p(exp(z)), or z above 20; every
+    term is >= 0, so confident predictions keep their relative precision)
 
     (``-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]`` without pos_weight), times
     weight, then reduced.
@@ -132,7 +138,8 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
     Raises
     ------
     TypeError
-        When input, target, weight or pos_weight is not a floating-point Tensor.
+        When input, target, weight or pos_weight is not a floating-point Tensor, or a
+        weight's dtype is not input's.
     ValueError
         When the shapes differ, a weight is on another device, or reduction is unknown.
 
@@ -152,15 +159,13 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
     pos_weight = _check_weight(pos_weight, input, where, "pos_weight")
     if reduction not in ("mean", "sum", "none"):
         _reduced(None, reduction, where)
-    # -log sigmoid(x) = m + log(exp(-m) + exp(-x - m)) with m = max(-x, 0): both exps are
-    # at most 1 (no overflow), and the gradient, -sigmoid(-x), does not depend on m's
-    # (so it is right at x = 0 too), as PyTorch computes it
-    m = input.neg().clamp(min=0.0)
-    softplus_neg = m + (m.neg().exp() + (input.neg() - m).exp()).log()
+    # (1 - y) * softplus(x) + pos_weight * y * softplus(-x), PyTorch's
+    # (1 - y) * x + (1 + (pos_weight - 1) * y) * softplus(-x) rearranged so that every term
+    # is >= 0: nothing cancels, for confident predictions of either class
     if pos_weight is None:
-        loss = (1 - target) * input + softplus_neg
+        loss = (1 - target) * _softplus(input) + target * _softplus(input.neg())
     else:
-        loss = (1 - target) * input + ((pos_weight - 1) * target + 1) * softplus_neg
+        loss = (1 - target) * _softplus(input) + pos_weight * target * _softplus(input.neg())
     if weight is not None:
         loss = loss * weight
     return _reduced(loss, reduction, where)

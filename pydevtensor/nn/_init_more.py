@@ -47,6 +47,37 @@ def _phi(x):
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
+_TAIL = 10.0  # intervals beyond this many deviations from the mean are drawn by _tail
+
+
+def _inv_mills(x):
+    """phi(x) / Q(x), the standard normal's density over its upper tail, by Laplace's
+    continued fraction x + 1/(x + 2/(x + 3/(x + ...))) cut at 40 terms (float64 accurate
+    for x >= 5); of a float or (elementwise) a tensor."""
+    r = x
+    for k in range(40, 0, -1):
+        r = x + k / r
+    return r
+
+
+def _tail(u, a, b):
+    """The inverse CDF of the standard normal truncated to [a, b] with a >= _TAIL, at the
+    float64 tensor u of uniforms in [0, 1): x with Q(x) = Q(a) - u * (Q(a) - Q(b)) (Q the
+    upper tail), solved in logs so that nothing underflows however far a is:
+    g(x) = log(Q(x) / Q(a)) = -(x - a)(x + a) / 2 - log(r(x) / r(a)) with r = _inv_mills,
+    and g(x) = log1p(-u * (1 - Q(b) / Q(a))) by Newton's method (g' = -r), from
+    sqrt(a^2 - 2 g), which drops the slowly varying log r."""
+    log_ra = math.log(_inv_mills(a))
+    g_b = -(b - a) * (b + a) / 2 - math.log(_inv_mills(b)) + log_ra  # -inf for b = inf
+    target = u.mul(math.expm1(g_b)).log1p_()  # log(1 - u * (1 - exp(g_b)))
+    x = (target * -2.0).add_(a * a).sqrt_().clamp_(min=a, max=b)
+    for _ in range(6):  # quadratic convergence: a few steps reach rounding
+        r = _inv_mills(x)
+        g = (x - a).mul_(x + a).mul_(-0.5).sub_(r.log()).add_(log_ra)
+        x = x.add_(g.sub_(target).div_(r)).clamp_(min=a, max=b)
+    return x
+
+
 def _number(value, name, op):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise TypeError(f"nn.init.{op}(): {name} must be a number, got {value!r:.40}")
@@ -69,7 +100,9 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
     std), then ``mean + std * Phi^-1(u)``, clamped to [a, b] against rounding.  The
     uniforms come from the package's generator in float64 (the same on every device
     for a seed), and an interval above the mean is drawn as the mirror of one below,
-    so that far tails keep their precision.
+    so that far tails keep their precision; an interval more than 10 deviations from
+    the mean is drawn by inverting the tail's CDF in logs (with the normal's Mills
+    ratio), which neither underflows nor loses digits however far it is.
 
     Parameters
     ----------
@@ -114,8 +147,11 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
         alpha, beta = -beta, -alpha
     with no_grad():
         u = _C.empty(tuple(tensor.shape), dtype=_C.float64, device=tensor.device)
-        u.uniform_(_phi(alpha), _phi(beta))
-        x = _ndtri(u)
+        if beta < -_TAIL:  # far out, where Phi(beta) loses digits or underflows
+            x = _tail(u.uniform_(), -beta, -alpha)
+            flip = not flip
+        else:
+            x = _ndtri(u.uniform_(_phi(alpha), _phi(beta)))
         if flip:
             x = x.neg_()
         x = x.mul_(std).add_(mean).clamp(min=a, max=b)
@@ -160,13 +196,33 @@ def eye_(tensor: _C.Tensor) -> _C.Tensor:
         return tensor.copy_(_C.eye(n, m, dtype=tensor.dtype, device=tensor.device))
 
 
+def _orthonormalise_rows(q, lo, hi):
+    """Orthonormalises the rows lo to hi of q in place, in order, each against those before
+    it (the Q of a QR decomposition with R's diagonal positive), by recursive block
+    Gram-Schmidt: the first half is done, the second half loses its components along the
+    first's by two matrix products, twice (Gram-Schmidt twice: orthogonal to rounding),
+    then is done; the rows before lo were projected out by the callers.  So the work
+    is matrix products, not one matrix-vector product per row."""
+    if hi - lo == 1:
+        v = q[lo]
+        v.div_((v * v).sum().sqrt())
+        return
+    mid = (lo + hi) // 2
+    _orthonormalise_rows(q, lo, mid)
+    done, rest = q[lo:mid], q[mid:hi]
+    for _ in range(2):
+        rest.sub_((rest @ done.t()) @ done)
+    _orthonormalise_rows(q, mid, hi)
+
+
 def orthogonal_(tensor: _C.Tensor, gain: float = 1.0) -> _C.Tensor:
     """Fills tensor with a (semi-)orthogonal matrix times gain (Saxe et al.), as
     PyTorch's: a (rows, cols) matrix of standard normals (rows = shape[0], cols the
     rest), the Q of its QR decomposition with R's diagonal positive (of its transpose
     when rows < cols), so that Q's columns (rows) are orthonormal.  Q is computed in
-    float64 on the tensor's device by Gram-Schmidt, each vector orthogonalised twice
-    (the package has no QR); for a full-rank matrix this is the same Q.
+    float64 on the tensor's device by recursive block Gram-Schmidt, each block
+    orthogonalised twice against those before it with matrix products (the package
+    has no QR); for a full-rank matrix this is the same Q.
 
     Parameters
     ----------
@@ -207,15 +263,8 @@ def orthogonal_(tensor: _C.Tensor, gain: float = 1.0) -> _C.Tensor:
             return tensor
         flat = _C.empty((rows, cols), dtype=_C.float64, device=tensor.device).normal_()
         # the vectors to orthonormalise, as rows: the columns of the tall matrix
-        vectors = (flat.t() if rows >= cols else flat).contiguous()
-        q = _C.empty(tuple(vectors.shape), dtype=_C.float64, device=tensor.device)
-        for k in range(vectors.shape[0]):
-            v = vectors[k].clone()
-            if k:
-                done = q[:k]
-                for _ in range(2):  # Gram-Schmidt twice: orthogonal to rounding
-                    v = v - done.t() @ (done @ v)
-            q[k].copy_(v.div((v * v).sum().sqrt()))
+        q = (flat.t() if rows >= cols else flat).contiguous()  # our own: done in place
+        _orthonormalise_rows(q, 0, q.shape[0])
         result = q.t() if rows >= cols else q
         tensor.copy_(result.reshape(tuple(tensor.shape)).to(dtype=tensor.dtype))
         return tensor.mul_(gain) if gain != 1.0 else tensor

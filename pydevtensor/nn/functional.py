@@ -698,7 +698,9 @@ class NllLossBackward0(Node):
         if self.ignore_index is not None:  # the ignored samples' rows are 0
             ignored = target == self.ignore_index
             d.masked_fill_(ignored.reshape(n, 1), 0.0)
-            count = ignored.logical_not().sum().to(input.dtype)
+            # at least 1: every sample ignored gives zeros (d's rows are), not 0 / 0, as
+            # PyTorch's (the loss itself is NaN)
+            count = ignored.logical_not().sum().clamp(min=1).to(input.dtype)
         if self.reduction == "none":
             return (d.mul_(g.reshape(n, 1)),)
         return (d.mul_(g / count if self.reduction == "mean" else g),)

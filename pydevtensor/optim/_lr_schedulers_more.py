@@ -4,6 +4,7 @@ and ReduceLROnPlateau."""
 from __future__ import annotations
 
 import bisect
+import copy
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -178,16 +179,25 @@ class SequentialLR(LRScheduler):
     def step(self, epoch: int | None = None) -> None:
         if epoch is not None:
             raise TypeError("SequentialLR.step() takes no epoch, as PyTorch's")
-        self.last_epoch += 1
-        idx = bisect.bisect_right(self._milestones, self.last_epoch)
+        epoch = self.last_epoch + 1
+        idx = bisect.bisect_right(self._milestones, epoch)
         s = self._schedulers[idx]
-        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
-            s.last_epoch = 0  # restarted, from its base rates
-            for group, lr in zip(self.optimizer.param_groups, s._closed_form()):
+        if idx > 0 and self._milestones[idx - 1] == epoch:
+            # restarted, from its base rates: by its closed form, or its get_lr (a
+            # subclass with only get_lr), at epoch 0; on failure nothing has changed
+            before = s.last_epoch
+            s.last_epoch = 0
+            try:
+                rates = s._closed_form()
+            except BaseException:
+                s.last_epoch = before
+                raise
+            for group, lr in zip(self.optimizer.param_groups, rates):
                 group["lr"] = lr
             s._last_lr = [group["lr"] for group in self.optimizer.param_groups]
         else:
             s.step()
+        self.last_epoch = epoch
         self._last_lr = s.get_last_lr()
 
     def state_dict(self) -> dict[str, Any]:
@@ -203,9 +213,17 @@ class SequentialLR(LRScheduler):
         if len(saved) != len(self._schedulers):
             raise ValueError(f"SequentialLR.load_state_dict(): the state dict has "
                              f"{len(saved)} schedulers, this one {len(self._schedulers)}")
-        self.__dict__.update({k: v for k, v in state_dict.items() if k != "_schedulers"})
+        # all or nothing: the schedulers' states are loaded into copies, kept only when
+        # every one loads
+        loaded = []
         for s, st in zip(self._schedulers, saved):
-            s.load_state_dict(st)
+            c = copy.copy(s)
+            c.__dict__ = dict(s.__dict__)
+            c.load_state_dict(st)
+            loaded.append(c.__dict__)
+        for s, state in zip(self._schedulers, loaded):
+            s.__dict__ = state
+        self.__dict__.update({k: v for k, v in state_dict.items() if k != "_schedulers"})
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -297,6 +315,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         [0.5]
         """
         where = "CosineAnnealingWarmRestarts.step()"
+        if epoch is not None:  # checked before anything changes
+            epoch = _real(epoch, "epoch", where)
+            if epoch < 0:
+                raise ValueError(f"{where}: expected a non-negative epoch, got {epoch}")
         self._step_count += 1
         if epoch is None and self.last_epoch < 0:
             epoch = 0
@@ -307,9 +329,6 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur -= self.T_i
                 self.T_i *= self.T_mult
         else:
-            epoch = _real(epoch, "epoch", where)
-            if epoch < 0:
-                raise ValueError(f"{where}: expected a non-negative epoch, got {epoch}")
             if epoch >= self.T_0:
                 if self.T_mult == 1:
                     self.T_cur = epoch % self.T_0
@@ -324,6 +343,23 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
             group["lr"] = lr
         self._last_lr = self._current()
+
+
+def _check_phases(phases, total_steps, pct_start, where):
+    """ValueError when a step in [0, total_steps] falls in a phase of no length (its
+    fraction would be 0 / 0): the first phase when pct_start * total_steps is 1, the
+    last when the one before it ends at total_steps - 1.  A middle phase of no length
+    is never used (its steps fall in the one before)."""
+    names = ("rising", "falling") if len(phases) == 2 else ("rising", "falling",
+                                                            "annihilating")
+    starts = [0.0] + [phase[0] for phase in phases[:-1]]
+    for i, ((end, *_), start) in enumerate(zip(phases, starts)):
+        used = i == 0 and end >= 0 or i == len(phases) - 1 and max(starts[1:]) < total_steps
+        if end == start and used:
+            raise ValueError(f"{where}: total_steps={total_steps} and pct_start={pct_start} "
+                             f"leave the {names[i]} phase (phase {i + 1} of {len(phases)}) "
+                             f"without a step (it would divide by 0); change pct_start or "
+                             f"total_steps")
 
 
 def _anneal_cos(start, end, pct):
@@ -378,7 +414,8 @@ class OneCycleLR(LRScheduler):
         When a number or count has the wrong type.
     ValueError
         When neither total_steps nor epochs and steps_per_epoch are given (or one is
-        below 1), pct_start is out of [0, 1], anneal_strategy is unknown, a list has
+        below 1), pct_start is out of [0, 1] or leaves a phase used by a step
+        without length (pct_start * total_steps = 1, say), anneal_strategy is unknown, a list has
         not one value per group, cycle_momentum is asked of an optimizer without
         momentum, or step() goes past total_steps.
 
@@ -437,6 +474,7 @@ class OneCycleLR(LRScheduler):
             self._schedule_phases = [
                 (pct_start * n - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
                 (n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+        _check_phases(self._schedule_phases, n, pct_start, where)
         max_lrs = _per_group(max_lr, "max_lr", optimizer, where)
         div = _real(div_factor, "div_factor", where)
         final = _real(final_div_factor, "final_div_factor", where)

@@ -129,7 +129,9 @@ class LRScheduler:
         raise NotImplementedError(f"{type(self).__name__} must define get_lr()")
 
     def _closed_form(self) -> list[float]:
-        raise NotImplementedError
+        # the rates of epoch last_epoch from the epoch alone; a schedule without one (a
+        # subclass defining only get_lr) uses get_lr, as PyTorch's step(epoch) does
+        return self.get_lr()
 
     def get_last_lr(self) -> list[float]:
         """The rates the last ``step()`` set, one per parameter group.
@@ -177,6 +179,8 @@ class LRScheduler:
         3 0.5
         4 0.25
         """
+        if epoch is not None:  # checked before anything changes
+            epoch = _int(epoch, "epoch", f"{type(self).__name__}.step()", 0)
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
@@ -184,7 +188,7 @@ class LRScheduler:
         else:
             warnings.warn(f"{type(self).__name__}.step(epoch) is deprecated, as in PyTorch: "
                           f"call step() once per epoch", UserWarning, stacklevel=2)
-            self.last_epoch = _int(epoch, "epoch", f"{type(self).__name__}.step()", 0)
+            self.last_epoch = epoch
             rates = self._closed_form()
         for group, lr in zip(self.optimizer.param_groups, rates):
             group["lr"] = lr
