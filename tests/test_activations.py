@@ -274,3 +274,38 @@ def test_against_torch(name):
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-14)
     assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__ or name.startswith(
         ("gelu", "silu", "softplus", "mish", "logsigmoid", "hardtanh", "relu6"))
+
+
+INPLACE = {  # the in-place forms, and the same function out of place
+    "elu": (lambda x: pdt.nn.functional.elu(x, inplace=True), pdt.nn.functional.elu),
+    "silu": (lambda x: pdt.nn.functional.silu(x, inplace=True), pdt.nn.functional.silu),
+    "mish": (lambda x: pdt.nn.functional.mish(x, inplace=True), pdt.nn.functional.mish),
+    "hardtanh": (lambda x: pdt.nn.functional.hardtanh(x, inplace=True),
+                 pdt.nn.functional.hardtanh),
+    "relu6": (lambda x: pdt.nn.functional.relu6(x, inplace=True), pdt.nn.functional.relu6),
+    "leaky_relu": (lambda x: pdt.nn.functional.leaky_relu(x, 0.1, inplace=True),
+                   lambda x: pdt.nn.functional.leaky_relu(x, 0.1)),
+}
+
+
+@pytest.mark.parametrize("name", list(INPLACE))
+def test_inplace_forms_keep_the_gradient(device, name):
+    """inplace=True inside a graph (Linear -> activation(inplace) -> ...): the gradient is
+    the out-of-place one, as PyTorch's in-place activations give (found by a reviewer:
+    backward raised 'modified by an inplace operation')."""
+    in_place, out_of_place = INPLACE[name]
+    x0 = [-7.0, -1.0, -0.25, 0.5, 2.0, 7.0]
+    grads = []
+    for f in (in_place, out_of_place):
+        x = pdt.tensor(x0, dtype=pdt.float64, device=device, requires_grad=True)
+        h = x * 1.5  # a non-leaf, as a Linear's output is
+        y = f(h)
+        assert (y is h) == (f is in_place)
+        (y * pdt.arange(1.0, 7.0, dtype=pdt.float64, device=device)).sum().backward()
+        grads.append(x.grad.cpu().numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    assert np.abs(grads[1]).max() > 0
+    leaf = pdt.tensor(x0, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        in_place(leaf)
+    assert leaf.tolist() == x0  # refused before any write

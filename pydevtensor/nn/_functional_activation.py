@@ -33,8 +33,14 @@ def _number(value, what, name):
         raise TypeError(f"{name}(): {what} must be a number, got {type(value).__name__}")
 
 
-def _result(input, out, inplace):
-    return input.copy_(out) if inplace else out
+def _result(input, fn, inplace):
+    """fn(input), written into input with inplace.  Under autograd fn runs on a clone:
+    its backward keeps what it saved while input is overwritten, and the gradient flows
+    through the copy to input's earlier value, as through PyTorch's in-place forms."""
+    if not inplace:
+        return fn(input)
+    src = input.clone() if input.requires_grad and _C.is_grad_enabled() else input
+    return input.copy_(fn(src))
 
 
 def gelu(input, approximate="none"):
@@ -112,7 +118,7 @@ def silu(input, inplace=False):
     tensor([-0.2689,  0.0000,  1.7616])
     """
     _floating(input, "silu")
-    return _result(input, input * input.sigmoid(), inplace)
+    return _result(input, lambda x: x * x.sigmoid(), inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -148,7 +154,7 @@ def elu(input, alpha=1.0, inplace=False):
     """
     _floating(input, "elu")
     _number(alpha, "alpha", "elu")
-    return _result(input, _elu(input, alpha), inplace)
+    return _result(input, lambda x: _elu(x, alpha), inplace)
 
 
 @recorded("elu")
@@ -244,7 +250,7 @@ def mish(input, inplace=False):
     tensor([-0.3034,  0.0000,  1.9440])
     """
     _floating(input, "mish")
-    return _result(input, input * softplus(input).tanh(), inplace)
+    return _result(input, lambda x: x * softplus(x).tanh(), inplace)
 
 
 def logsigmoid(input):
@@ -333,7 +339,7 @@ def _hardtanh(input, min_val, max_val, inplace, name):
                                   f"got a tensor of {input.dtype} on {input.device}")
     if not input.dtype.is_floating_point:  # the integers inside the bounds
         min_val, max_val = math.ceil(min_val), math.floor(max_val)
-    return _result(input, input.clamp(min_val, max_val), inplace)
+    return _result(input, lambda x: x.clamp(min_val, max_val), inplace)
 
 
 def relu6(input, inplace=False):

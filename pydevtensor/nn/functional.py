@@ -367,8 +367,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     negative_slope : float, optional
         The slope below 0 (default 0.01).
     inplace : bool, optional
-        Writes the result into input and returns it (default False).  Under autograd
-        this is a copy into input, which an op that saved input refuses afterwards.
+        Writes the result into input and returns it (default False); under autograd the
+        gradient flows through it to input's earlier value, as in PyTorch.
 
     Returns
     -------
@@ -396,8 +396,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"leaky_relu(): expected a floating point tensor, got "
                            f"{input.dtype} on {input.device}")
-    out = input.where(input > 0, input * negative_slope)
-    return input.copy_(out) if inplace else out
+    return _act._result(input, lambda x: x.where(x > 0, x * negative_slope), inplace)
 
 
 @numpy_names
