@@ -98,9 +98,10 @@ def cumprod(input, dim, *, dtype=None):
     give int64 (as cumsum).
 
     The products are formed by a scan of ceil(log2 n) steps (products of 1, 2, 4, ...
-    neighbours), so floating results may differ from a left-to-right product by
-    rounding: each is the product of its prefix in another order (exact for integers,
-    whose products wrap as int64's).
+    neighbours), in float64 for float32 and the half types, then rounded once to the
+    input's dtype (within about one ulp of the exact product, as PyTorch's); float64
+    results may differ from a left-to-right product by rounding, each being the product
+    of its prefix in another order (exact for integers, whose products wrap as int64's).
 
     Parameters
     ----------
@@ -137,7 +138,11 @@ def cumprod(input, dim, *, dtype=None):
         x = x.to(_C.int64)
     if x.ndim == 0:
         return x * 1
-    return _cumprod(x, d) if x.shape[d] > 1 else x * 1
+    if x.shape[d] <= 1:
+        return x * 1
+    if x.is_floating_point() and x.dtype != _C.float64:  # each partial product rounds
+        return _cumprod(x.to(_C.float64), d).to(x.dtype)  # in float64: once in x's dtype
+    return _cumprod(x, d)
 
 
 def _int_tuple(v, op, name):
