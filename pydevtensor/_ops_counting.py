@@ -113,8 +113,11 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         seq = gather(seq, -1, sorter)
     seq, values = seq.detach(), values.detach()
     shape = tuple(values.shape)
-    rows_seq = seq.reshape(1, seq.shape[-1]) if seq.ndim == 1 else seq.reshape(
-        -1, seq.shape[-1])
+    lead = 1
+    for size in seq.shape[:-1]:
+        lead *= size
+    # the number of rows spelled out: reshape(-1, 0) cannot infer it
+    rows_seq = seq.reshape(lead, seq.shape[-1])
     if seq.ndim == 1:
         rows_values = values.reshape(1, -1)
     else:

@@ -280,3 +280,11 @@ def test_no_copy_to_the_host_where_none_is_documented(device):
     pdt.bincount(i)
     pdt.unique(i, return_inverse=True, return_counts=True)
     assert _device_to_host() <= (0 if device.type == "cpu" else 2)
+
+
+def test_searchsorted_with_empty_rows(device):
+    """An N-d sorted_sequence with an empty last dim: every position 0, as NumPy's for
+    each row (found by a reviewer: an internal reshape error)."""
+    got = pdt.searchsorted(pdt.zeros(2, 0, device=device), pdt.tensor([[1.0], [2.0]],
+                                                                      device=device))
+    assert got.tolist() == [[0], [0]] and got.dtype == pdt.int64

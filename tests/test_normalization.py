@@ -351,3 +351,16 @@ def test_against_torch_batch_norm_and_layer_norm():
                                    rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(_np(F.normalize(pdt.tensor(x), p=3.0, dim=2)),
                                tf.normalize(torch.tensor(x), p=3.0, dim=2).numpy(), rtol=1e-12)
+
+
+def test_batch_norm_argument_errors(device):
+    """One running statistic without the other, and momentum=None in the function, are
+    refused naming batch_norm (found by a reviewer: AttributeError / bare TypeError)."""
+    x = pdt.randn(4, 2, device=device)
+    before = x.tolist()
+    with pytest.raises(ValueError, match="batch_norm.*both be given"):
+        F.batch_norm(x, pdt.zeros(2, device=device), None, training=True)
+    with pytest.raises(TypeError, match="batch_norm.*momentum must be a number"):
+        F.batch_norm(x, pdt.zeros(2, device=device), pdt.ones(2, device=device),
+                     training=True, momentum=None)
+    assert x.tolist() == before

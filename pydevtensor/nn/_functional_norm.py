@@ -193,10 +193,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     _check_channels(input, (("running_mean", running_mean), ("running_var", running_var),
                             ("weight", weight), ("bias", bias)), where)
     ndim = input.ndim
-    if training or running_mean is None or running_var is None:
-        if not training and (running_mean is not None or running_var is not None):
-            raise ValueError(f"{where}: running_mean and running_var must both be given or "
-                             f"both be None")
+    if (running_mean is None) != (running_var is None):
+        raise ValueError(f"{where}: running_mean and running_var must both be given or "
+                         f"both be None")
+    if isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
+        raise TypeError(f"{where}: momentum must be a number, got {type(momentum).__name__} "
+                        f"(nn.BatchNorm1d takes momentum=None for a cumulative average)")
+    if training or running_mean is None:
         _check_batch(input, where)
         dims = (0,) + tuple(range(2, ndim))
         mean = input.mean(dim=dims, keepdim=True)
