@@ -14,8 +14,10 @@ on ``Tensor``:
   ``np.mean``, ...).
 
 Note [operators with NumPy arrays]
-An operator between a tensor and a NumPy array gives a tensor, in either order, as
-PyTorch's do: ``t + a``, ``a * t``, ``t @ a``, ``a < t``.  The tensor's slot returns
+An operator between a tensor and a NumPy array gives a tensor, in either order:
+``t + a``, ``a * t``, ``t @ a``, ``a < t``, ``mask & a``.  (PyTorch 2.15 gives a
+float64 tensor for ``t + a``, computed by NumPy and not recorded by autograd, refuses
+``a + t`` and ``a < t``, and rebinds t in ``t += a``; ours is one rule for every case.)  The tensor's slot returns
 NotImplemented for the array (also under autograd), NumPy then calls the ufunc, which
 reaches ``__array_ufunc__`` (NumPy does not defer operators to a class that defines it),
 and there the array becomes a CPU tensor without a copy (``as_tensor``) for the
@@ -113,11 +115,28 @@ def _array_operator(ufunc, method, inputs, kwargs):
     if not (isinstance(other, _Tensor) and type(array) is np.ndarray
             and array.dtype.kind in "biuf"):
         return None
-    fn = np.matmul is ufunc and _C.matmul or _operator_ufuncs().get(ufunc)
+    fn = _array_ufuncs().get(ufunc)
     if fn is None:
         return None
     t = _C.as_tensor(array, device="cpu")  # not the default device: no hidden copy
+    if fn is _C.matmul and t.dtype != other.dtype:  # matmul takes one dtype: promote,
+        common = _C.promote_types(t.dtype, other.dtype)  # as the other operators do
+        t, other = t.to(common), other.to(common)
     return fn(other, t) if array is b else fn(t, other)
+
+
+_ARRAY_UFUNCS = {}  # the same with an array operand, and @ & | ^
+
+
+def _array_ufuncs():
+    if not _ARRAY_UFUNCS:
+        import operator
+
+        import numpy as np
+        _ARRAY_UFUNCS.update(_operator_ufuncs())
+        _ARRAY_UFUNCS.update({np.matmul: _C.matmul, np.bitwise_and: operator.and_,
+                              np.bitwise_or: operator.or_, np.bitwise_xor: operator.xor})
+    return _ARRAY_UFUNCS
 
 
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

@@ -49,8 +49,18 @@ def test_matmul_with_an_array_and_autograd():
     want = np.ones((2, 2)) @ a.T + a.T
     np.testing.assert_array_equal(t.grad.numpy(), want)
     assert isinstance(a @ pdt.ones(2, 3, dtype=pdt.float64), pdt.Tensor)
-    with pytest.raises(TypeError, match="same dtype"):  # as torch: float32 @ float64
-        pdt.ones(2, 2) @ np.ones((2, 2))
+    mixed = pdt.ones(2, 2) @ np.ones((2, 2))  # promoted, as the other operators do
+    assert mixed.dtype == pdt.float64 and mixed.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_masks_and_integer_arrays():
+    mask = pdt.tensor([True, False, True])
+    for got, want in ((mask & np.array([True, True, False]), [True, False, False]),
+                      (np.array([False, False, True]) | mask, [True, False, True]),
+                      (mask ^ np.array([True, True, True]), [False, True, False])):
+        assert isinstance(got, pdt.Tensor) and got.tolist() == want
+    with pytest.raises(TypeError, match="masks"):  # the tensor op's own rule
+        pdt.tensor([6, 5], dtype=pdt.int64) & np.array([3, 4])
 
 
 def test_in_place_with_an_array_writes_into_the_tensor():
