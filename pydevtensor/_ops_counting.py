@@ -42,7 +42,14 @@ def _positions(seq, values, right):
     running = cumsum(is_seq, -1)
     where = argsort(order, -1)  # the sorted position of each joined entry
     first = n if right else 0
-    return gather(running, -1, where[:, first:first + m].contiguous())
+    # gather(running, -1, where[:, first:first + m]) without gather's index check, which
+    # reads the extremes back from a GPU: these positions lie in [0, n + m) by making
+    rows, width = running.shape
+    flat = where[:, first:first + m] + _C.arange(rows, dtype=_C.int64,
+                                                  device=running.device).reshape(rows, 1) * width
+    out = _C.empty((rows * m,), dtype=running.dtype, device=running.device)
+    _C._index_select(out, running.reshape(-1), 0, flat.reshape(-1).contiguous())
+    return out.reshape(rows, m)
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,

@@ -159,10 +159,13 @@ def test_numpy_refuses_gpu_tensors_without_copying_or_iterating():
                  lambda: g.__array__()):
         with pytest.raises(TypeError, match="Implicit conversion to a NumPy array is not allowed"):
             call()
-    for call in (lambda: np.add(g, 1), lambda: np.sin(g), lambda: np.concatenate([g, g]),
-                 lambda: np.ones(3) + g):
+    for call in (lambda: np.add(g, 1), lambda: np.sin(g), lambda: np.concatenate([g, g])):
         with pytest.raises(TypeError, match="cannot take a cuda:0 tensor"):
             call()
+    # an operator with an array: the array is a CPU tensor, and the op refuses the mix
+    # (Note [operators with NumPy arrays])
+    with pytest.raises(pdt.DeviceError, match="cuda:0"):
+        np.ones(3) + g
     # Iterating (len() and t[i], then float() of each element) would have copied.
     assert pdt.transfer_stats()["device_to_host"]["count"] == 0
 
