@@ -1,9 +1,10 @@
 """Counting and searching in sorted order: searchsorted, bucketize, bincount, unique.
 
-searchsorted and bucketize run on the device with no copy to the host: the values are
-sorted together with the sorted sequence (the stable sort puts a value before an equal
-entry of the sequence for side="left", after it for side="right"), and a running count
-of the sequence's entries gives each value its position.  bincount and unique return
+searchsorted and bucketize run on the device: the values are sorted together with the
+sorted sequence (the stable sort puts a value before an equal entry of the sequence for
+side="left", after it for side="right"), and a running count of the sequence's entries
+gives each value its position; on a GPU, the gather that reads the counts checks its
+index by reading its smallest and largest value back (8 bytes, a counted copy).  bincount and unique return
 tensors whose size depends on the data, so each reads one small result back to the host
 (bincount the input's smallest and largest value, unique the number of distinct
 values, as nonzero reads its count): a counted copy on a GPU.
@@ -42,14 +43,7 @@ def _positions(seq, values, right):
     running = cumsum(is_seq, -1)
     where = argsort(order, -1)  # the sorted position of each joined entry
     first = n if right else 0
-    # gather(running, -1, where[:, first:first + m]) without gather's index check, which
-    # reads the extremes back from a GPU: these positions lie in [0, n + m) by making
-    rows, width = running.shape
-    flat = where[:, first:first + m] + _C.arange(rows, dtype=_C.int64,
-                                                  device=running.device).reshape(rows, 1) * width
-    out = _C.empty((rows * m,), dtype=running.dtype, device=running.device)
-    _C._index_select(out, running.reshape(-1), 0, flat.reshape(-1).contiguous())
-    return out.reshape(rows, m)
+    return gather(running, -1, where[:, first:first + m].contiguous())
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
@@ -77,7 +71,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     -------
     Tensor
         Indices of input's shape; no gradient.  Runs on the device (two sorts of the
-        sequence and the values together), with no copy to the host.
+        sequence and the values together); on a GPU gather's index check reads 8 bytes
+        back (a counted copy).
 
     Raises
     ------
@@ -155,7 +150,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     Returns
     -------
     Tensor
-        Indices of input's shape, on the device, without a copy to the host.
+        Indices of input's shape, on the device (as searchsorted: on a GPU one counted
+        8-byte copy for gather's index check).
 
     Raises
     ------
