@@ -4,7 +4,7 @@ searchsorted and bucketize run on the device: the values are sorted together wit
 sorted sequence (the stable sort puts a value before an equal entry of the sequence for
 side="left", after it for side="right"), and a running count of the sequence's entries
 gives each value its position; on a GPU, the gather that reads the counts checks its
-index by reading its smallest and largest value back (8 bytes, a counted copy).  bincount and unique return
+index by reading values back (small counted copies).  bincount and unique return
 tensors whose size depends on the data, so each reads one small result back to the host
 (bincount the input's smallest and largest value, unique the number of distinct
 values, as nonzero reads its count): a counted copy on a GPU.
@@ -71,8 +71,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     -------
     Tensor
         Indices of input's shape; no gradient.  Runs on the device (two sorts of the
-        sequence and the values together); on a GPU gather's index check reads 8 bytes
-        back (a counted copy).
+        sequence and the values together); on a GPU gather's index checks read a few
+        bytes back (counted copies).
 
     Raises
     ------
@@ -150,8 +150,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     Returns
     -------
     Tensor
-        Indices of input's shape, on the device (as searchsorted: on a GPU one counted
-        8-byte copy for gather's index check).
+        Indices of input's shape, on the device (as searchsorted: on a GPU gather's
+        index checks read a few bytes back).
 
     Raises
     ------

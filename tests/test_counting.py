@@ -266,7 +266,7 @@ def _device_to_host():
 
 
 def test_no_copy_to_the_host_where_none_is_documented(device):
-    """searchsorted and bucketize read 8 bytes each on a GPU (gather's index check; the
+    """searchsorted and bucketize read on a GPU what one gather's index checks read (the
     emulated run counted them where the docstrings first promised none), bincount and
     unique one count each: counted copies on a GPU, none on the CPU."""
     s = pdt.tensor([1.0, 2.0, 4.0], device=device)
@@ -275,7 +275,11 @@ def test_no_copy_to_the_host_where_none_is_documented(device):
     with pdt.transfer_guard("disallow"):  # implicit copies raise: these are explicit
         pdt.searchsorted(s, v, right=True)
         pdt.bucketize(v, s)
-    assert _device_to_host() == (0 if device.type == "cpu" else 2)
+    both = _device_to_host()
+    pdt.reset_transfer_stats()
+    pdt.gather(pdt.ones(2, 5, device=device), -1, pdt.tensor([[0, 1], [2, 3]], device=device))
+    assert both == 2 * _device_to_host()  # each: what one gather's index checks read
+    assert both == 0 if device.type == "cpu" else both > 0
     i = pdt.tensor([0, 3, 3, 1], device=device)
     pdt.reset_transfer_stats()
     pdt.bincount(i)
