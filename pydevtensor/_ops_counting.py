@@ -5,9 +5,10 @@ sorted sequence (the stable sort puts a value before an equal entry of the seque
 side="left", after it for side="right"), and a running count of the sequence's entries
 gives each value its position; on a GPU, the gather that reads the counts checks its
 index by reading values back (small counted copies).  bincount and unique return
-tensors whose size depends on the data, so each reads one small result back to the host
+tensors whose size depends on the data, so each reads small results back to the host
 (bincount the input's smallest and largest value, unique the number of distinct
-values, as nonzero reads its count): a counted copy on a GPU.
+values, as nonzero reads its count, and the index checks of the gathers and scatters
+they use): counted copies on a GPU.
 """
 import builtins
 
@@ -182,7 +183,8 @@ def bincount(input, weights=None, minlength=0):
     integer tensor input (or the sum of weights at its positions).
 
     The result's length depends on the data: input's smallest and largest values are
-    read back to the host (one counted copy on a GPU) to check them and size it.
+    read back to the host (counted copies on a GPU, with the index checks) to check them
+    and size it.
 
     Parameters
     ----------
@@ -268,7 +270,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     its own value, as in PyTorch.
 
     The result's size depends on the data: the number of distinct values is read back
-    to the host (one counted copy on a GPU), as nonzero reads its count.
+    to the host (counted copies on a GPU, with the index checks), as nonzero reads its
+    count.
 
     Parameters
     ----------
