@@ -120,3 +120,17 @@ def test_tensor_of_a_list_of_arrays_stacks_them():
     with pytest.raises(ValueError, match="inhomogeneous"):
         pdt.tensor([np.ones(2), np.ones(3)])
     assert pdt.tensor([np.float32(1), 2]).tolist() == [1.0, 2.0]  # scalars: numbers
+
+
+def test_numpy_scalars_in_lists_keep_their_rule_whatever_the_order():
+    """NumPy scalars in a list are numbers (the list's float32 / int64 rule) wherever
+    they stand; arrays anywhere send the list to NumPy (a reviewer found the dtype
+    depending on the first element's kind)."""
+    for a, b in ((np.float32(1.5), 2.5), (np.int64(3), 2.5), (np.float16(1), 2.0)):
+        assert pdt.tensor([a, b]).dtype == pdt.tensor([b, a]).dtype == pdt.float32
+    assert pdt.tensor([np.int32(1), np.int32(2)]).dtype == pdt.int64
+    later = pdt.tensor([[1.0, 2.0], np.array([3.0, 4.0])])
+    assert later.dtype == pdt.float64 and later.tolist() == [[1, 2], [3, 4]]
+    assert pdt.tensor([1.0, np.array(2.0)]).tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match="only one element tensors"):
+        pdt.tensor([pdt.ones(2), pdt.ones(2)])

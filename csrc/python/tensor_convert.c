@@ -14,10 +14,22 @@
 /* ---- nested sequences ---- */
 
 typedef struct {
+    pdt_state *S;
     int ndim;
     int64_t shape[PDT_MAX_DIMS];
     int seen_float, seen_int, seen_bool;
+    int seen_array; /* a NumPy array (any buffer that is a sequence) among the data */
 } infer_state;
+
+/* An array where a number or a sequence is expected: an object with a buffer that is a
+ * sequence (NumPy's arrays, 0-d ones too, but not its scalars, which are no
+ * sequences), but none of our tensors (refused there unless they hold one element,
+ * as PyTorch) and no bytes. */
+static int is_array_leaf(const infer_state *st, PyObject *o)
+{
+    return PyObject_CheckBuffer(o) && PySequence_Check(o) && !PyBytes_Check(o) &&
+           !PyByteArray_Check(o) && !pdt_is_tensor(st->S, o);
+}
 
 static int is_scalar(PyObject *o)
 {
@@ -61,6 +73,8 @@ static int check_nested(PyObject *o, int depth, infer_state *st, const char *whe
             st->seen_bool = 1;
         else if (PyFloat_Check(o))
             st->seen_float = 1;
+        else if (is_array_leaf(st, o))
+            st->seen_array = 1; /* the data go to NumPy (from_stacked_arrays) */
         else if (PyLong_Check(o) || PyIndex_Check(o))
             st->seen_int = 1;
         else if (PyNumber_Check(o) && !PyComplex_Check(o) && !PySequence_Check(o))
@@ -72,6 +86,10 @@ static int check_nested(PyObject *o, int depth, infer_state *st, const char *whe
                          where, Py_TYPE(o)->tp_name, depth);
             return -1;
         }
+        return 0;
+    }
+    if (!PyList_Check(o) && !PyTuple_Check(o) && is_array_leaf(st, o)) {
+        st->seen_array = 1;
         return 0;
     }
     if (!PyList_Check(o) && !PyTuple_Check(o)) {
@@ -317,21 +335,6 @@ static PyObject *converted_copy(PyObject *obj, int dtype, const char *where)
     return r;
 }
 
-/* Whether nested lists or tuples hold arrays (NumPy's, or anything with a buffer
- * but our tensors, which PyTorch refuses there unless they hold one element) rather
- * than numbers: the first leaf, found down the first elements, decides. */
-static int holds_arrays(pdt_state *S, PyObject *data)
-{
-    PyObject *o = data;
-    for (int depth = 0; (PyList_Check(o) || PyTuple_Check(o)) && depth <= PDT_MAX_DIMS; depth++) {
-        if (PySequence_Fast_GET_SIZE(o) == 0)
-            return 0;
-        o = PySequence_Fast_GET_ITEM(o, 0);
-    }
-    return o != data && PyObject_CheckBuffer(o) && !PyBytes_Check(o) && !PyByteArray_Check(o) &&
-           !pdt_is_tensor(S, o);
-}
-
 /* tensor([a0, a1]) of NumPy arrays, as PyTorch takes it: NumPy stacks them (its
  * dtype rules, its error for ragged shapes), then the array is read as any array. */
 static PyObject *from_stacked_arrays(pdt_state *S, PyObject *data, int dtype, pdt_device device,
@@ -356,8 +359,6 @@ static PyObject *from_stacked_arrays(pdt_state *S, PyObject *data, int dtype, pd
 PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_device device, int pin,
                                const char *where)
 {
-    if ((PyList_Check(data) || PyTuple_Check(data)) && holds_arrays(S, data))
-        return from_stacked_arrays(S, data, dtype, device, pin, where);
     pdt_tensor src = {0}, out = {0};
     pdt_status st;
     int storage_flags = pin ? PDT_STORAGE_PINNED : 0;
@@ -399,9 +400,11 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
                      where, Py_TYPE(data)->tp_name);
         return NULL;
     }
-    infer_state inf = {0};
+    infer_state inf = {.S = S};
     if (infer_shape(data, &inf, where) < 0 || check_nested(data, 0, &inf, where) < 0)
         return NULL;
+    if (inf.seen_array)
+        return from_stacked_arrays(S, data, dtype, device, pin, where);
     int dt = dtype >= 0       ? dtype
              : inf.seen_float ? (int)((PdtDTypeObject *)S->default_dtype)->dtype
              : inf.seen_int   ? PDT_INT64
