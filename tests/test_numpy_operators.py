@@ -81,6 +81,14 @@ def test_in_place_with_an_array_writes_into_the_tensor():
     leaf = pdt.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf"):
         leaf += np.ones(2)
+    # under autograd a float64 array into a float32 tensor is cast back, as without it
+    # (a reviewer found it refused there), and the gradient flows through
+    w = pdt.ones(3, requires_grad=True)
+    y = w * 2
+    y += np.full(3, 0.5)
+    assert y.dtype == pdt.float32 and y.tolist() == [2.5, 2.5, 2.5]
+    (y * y).sum().backward()
+    assert w.grad.tolist() == [10.0, 10.0, 10.0]
 
 
 def test_other_ufuncs_still_give_arrays_and_scalars_still_numbers():

@@ -48,16 +48,16 @@ static PyObject *new_error(const char *name, const char *doc, PyObject *base1, P
 
 int pdt_errors_init(PyObject *module, pdt_state *S)
 {
-    S->OutOfMemoryError = new_error("pydevtensor.OutOfMemoryError", doc_oom_error,
-                                    PyExc_MemoryError, PyExc_RuntimeError);
-    S->TransferError = new_error("pydevtensor.TransferError", doc_transfer_error,
-                                 PyExc_RuntimeError, NULL);
-    S->DeviceError = new_error("pydevtensor.DeviceError", doc_device_error, PyExc_RuntimeError,
-                               NULL);
-    S->InvalidArgumentError = new_error("pydevtensor.InvalidArgumentError",
-                                        doc_invalid_argument_error, PyExc_ValueError,
-                                        PyExc_RuntimeError);
-    if (!S->OutOfMemoryError || !S->TransferError || !S->DeviceError || !S->InvalidArgumentError)
+    /* one at a time: a failure returns at once, with its exception */
+    if (!(S->OutOfMemoryError = new_error("pydevtensor.OutOfMemoryError", doc_oom_error,
+                                          PyExc_MemoryError, PyExc_RuntimeError)) ||
+        !(S->TransferError = new_error("pydevtensor.TransferError", doc_transfer_error,
+                                       PyExc_RuntimeError, NULL)) ||
+        !(S->DeviceError = new_error("pydevtensor.DeviceError", doc_device_error,
+                                     PyExc_RuntimeError, NULL)) ||
+        !(S->InvalidArgumentError = new_error("pydevtensor.InvalidArgumentError",
+                                              doc_invalid_argument_error, PyExc_ValueError,
+                                              PyExc_RuntimeError)))
         return -1;
     if (PyModule_AddObjectRef(module, "OutOfMemoryError", S->OutOfMemoryError) < 0 ||
         PyModule_AddObjectRef(module, "TransferError", S->TransferError) < 0 ||

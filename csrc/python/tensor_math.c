@@ -207,9 +207,11 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
     if ((r = to_arg(S, b, &y)) <= 0) {
         if (r < 0)
             return NULL;
-        if (in_place && PyObject_CheckBuffer(b) && !PyBytes_Check(b) && !PyByteArray_Check(b)) {
-            /* x += numpy_array: in place, as PyTorch does, not Python's fallback
-             * x = x + a, which would rebind x to a new tensor */
+        if (in_place && x.t->device.kind == PDT_CPU && PyObject_CheckBuffer(b) &&
+            !PyBytes_Check(b) && !PyByteArray_Check(b)) {
+            /* x += numpy_array: in place (Note [operators with NumPy arrays]), not
+             * Python's fallback x = x + a, which would rebind x (PyTorch 2.15 does);
+             * a GPU x takes the fallback, which refuses the mix without copying */
             pdt_device cpu = {PDT_CPU, 0};
             PyObject *t = pdt_tensor_from_data(S, b, -1, cpu, 0, name);
             if (!t)

@@ -222,8 +222,12 @@ def _in_place(name, args, kwargs):
         else run_no_grad(_C.Tensor.clone, x)
     out = dispatch(base, True, (old,) + tuple(args[1:]), kwargs)
     if out.dtype != x.dtype:
-        raise RuntimeError(f"result type {out.dtype} can't be cast to the desired output type "
-                           f"{x.dtype}")
+        if not (out.is_floating_point() and x.is_floating_point()):
+            raise RuntimeError(f"result type {out.dtype} can't be cast to the desired output "
+                               f"type {x.dtype}")
+        # a float64 operand into float32 x: cast back, recorded, as the op without
+        # autograd writes it (the same kind; PyTorch's in-place rule)
+        out = dispatch("to", True, (out, x.device, x.dtype), {})
     return _write_back(x, out)
 
 
