@@ -17,7 +17,8 @@ Note [operators with NumPy arrays]
 An operator between a tensor and a NumPy array gives a tensor, in either order:
 ``t + a``, ``a * t``, ``t @ a``, ``a < t``, ``mask & a``.  (PyTorch 2.15 gives a
 float64 tensor for ``t + a``, computed by NumPy and not recorded by autograd, refuses
-``a + t`` and ``a < t``, and rebinds t in ``t += a``; ours is one rule for every case.)  The tensor's slot returns
+``a + t`` and ``a < t``, and rebinds t in ``t += a``; ours is one rule for every
+case.)  The tensor's slot returns
 NotImplemented for the array (also under autograd), NumPy then calls the ufunc, which
 reaches ``__array_ufunc__`` (NumPy does not defer operators to a class that defines it),
 and there the array becomes a CPU tensor without a copy (``as_tensor``) for the
@@ -25,8 +26,8 @@ tensor op: the result has PyTorch's dtype (a float64 array and a float32 tensor 
 float64), autograd records it, and with a GPU tensor the op refuses the mix of devices
 (``DeviceError``) instead of copying either operand.  A NumPy *scalar* is read as a
 Python number, as PyTorch reads it: ``np.sqrt(2) * t`` and ``np.float32(2) < t`` are
-tensors on t's device.  In place, ``t += a`` writes into t (tensor_math.c converts the
-array), as PyTorch does, where Python's fallback ``t = t + a`` would rebind t.  The
+tensors on t's device.  In place, ``t += a`` writes into a CPU t (tensor_math.c
+converts the array), where Python's fallback ``t = t + a`` would rebind t.  The
 operator path also serves ``np.add(t, a)`` called by name (PyTorch gives an array
 there); other ufuncs (``np.exp(t)``) give NumPy arrays, on CPU tensors.
 """

@@ -415,6 +415,8 @@ CASES = [
     C("mul-int32-overflow", "pdt.mul(ti, 2**40)", "ValueError",
       r"1099511627776 cannot be converted to int32"),
     C("multiply-none", "pdt.multiply(t, None)", "TypeError", r"got NoneType"),
+    C("div-rounding-trunc", "pdt.div(t, t, rounding_mode='trunc')", "ValueError",
+      r"None or 'floor' \(for 'trunc', write \(a / b\)\.trunc\(\)\), got 'trunc'"),
     C("div-out-int", "pdt.div(ti, ti, out=ti)", "TypeError",
       r"result type float32 can't be cast to the desired output type int32"),
     C("divide-str", 'pdt.divide("a", t)', "TypeError", r"argument 'input' must be a Tensor"),

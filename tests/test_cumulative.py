@@ -5,8 +5,9 @@ diff and roll are exact (one subtraction per element, or a copy); integer cumpro
 exact; floating cumprod is a scan of ceil(log2 n) steps, so each product is rounded in
 another order than NumPy's left-to-right one: float64 within 1e-13 relative; float32 and
 the half types scan in float64 and round once, so within half an ulp (plus float64's
-rounding) of the exact products of the inputs, at any length.  Gradients: test_gradcheck's central differences in
-float64, and cumprod's with zeros in the input against the product rule in float64.
+rounding) of the exact products of the inputs, at any length.  Gradients:
+test_gradcheck's central differences in float64, and cumprod's with zeros in the input
+against the product rule in float64.
 """
 import numpy as np
 import pytest

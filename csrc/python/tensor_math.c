@@ -369,10 +369,11 @@ static int rounding_mode(const char *name, PyObject *mode, pdt_binary_op *op)
         *op = PDT_OP_FLOOR_DIV;
         return 0;
     }
-    PyErr_Format(PyExc_ValueError,
-                 "%s(): rounding_mode must be None or 'floor' (pydevtensor has no 'trunc'), "
-                 "got %R",
-                 name, mode);
+    PyErr_Format(
+        PyExc_ValueError,
+        "%s(): rounding_mode must be None or 'floor' (for 'trunc', write (a / b).trunc()), "
+        "got %R",
+        name, mode);
     return -1;
 }
 
