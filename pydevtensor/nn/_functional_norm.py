@@ -148,7 +148,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     Parameters
     ----------
     input : Tensor
-        Floating point, of shape (N, C, *).
+        Floating point, of shape ``(N, C, *)``.
     running_mean, running_var : Tensor or None
         Of shape (C,).
     weight, bias : Tensor, optional

@@ -80,7 +80,7 @@ class Adamax(Adam):
 
 class NAdam(Adam):
     """NAdam, PyTorch's rule (Adam with Nesterov momentum, Dozat 2016), at step t for a
-    gradient g, with mu_t = beta1 * (1 - 0.96 ** (t * momentum_decay) / 2):
+    gradient g, with mu_t = beta1 * (1 - 0.96 ** (t * momentum_decay) / 2)::
 
         d = g + weight_decay * p                  (p *= 1 - lr * weight_decay instead
                                                    with decoupled_weight_decay)
@@ -163,7 +163,7 @@ class NAdam(Adam):
 class RAdam(Adam):
     """RAdam, PyTorch's rule (rectified Adam, Liu et al. 2019), at step t for a gradient
     g, with rho_inf = 2 / (1 - beta2) - 1 and
-    rho_t = rho_inf - 2 * t * beta2 ** t / (1 - beta2 ** t):
+    rho_t = rho_inf - 2 * t * beta2 ** t / (1 - beta2 ** t)::
 
         d = g + weight_decay * p                  (p *= 1 - lr * weight_decay instead
                                                    with decoupled_weight_decay)
