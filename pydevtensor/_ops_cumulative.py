@@ -10,6 +10,7 @@ product rule's and needs no division: zeros in the input get the exact gradient.
 import builtins
 
 from . import _C
+from ._numpy_names import numpy_names
 from ._ops_index import _dim, _int_arg, _tensor_arg
 from ._ops_join import cat
 
@@ -19,6 +20,7 @@ def _narrow(x, d, start, stop):
     return x[(slice(None),) * d + (slice(start, stop),)]
 
 
+@numpy_names
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along dim, ``x[i + 1] - x[i]`` (for bool tensors
     ``x[i + 1] != x[i]``), after joining prepend before and append after input.
@@ -93,6 +95,7 @@ def _cumprod(x, d):
     return x
 
 
+@numpy_names
 def cumprod(input, dim, *, dtype=None):
     """Running products along dim.  Floating inputs keep their dtype; integers and bool
     give int64 (as cumsum).

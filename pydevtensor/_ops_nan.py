@@ -317,6 +317,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return total / count.to(x.dtype)
 
 
+@numpy_names
 def count_nonzero(input, dim=None):
     """The number of nonzero elements over dim (NaN counts as nonzero).
 
