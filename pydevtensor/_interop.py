@@ -81,18 +81,15 @@ def _operator_ufuncs():
     return _OPERATOR_UFUNCS
 
 
-def _scalar_operator(ufunc, method, inputs, kwargs):
+def _scalar_operator(ufunc, a, b):
     """The tensor op for a NumPy scalar and a tensor under an operator's ufunc, or None.
     ``np.sqrt(2) * t`` reaches __array_ufunc__ first (the scalar is the left operand);
     PyTorch, which has no __array_ufunc__, gives a tensor there, reading the scalar as a
     Python number, and so do we, on any device and under autograd."""
-    if method != "__call__" or kwargs or len(inputs) != 2:
-        return None
     import numpy as np
 
     def is_scalar(x):  # NumPy hands the comparisons a scalar as a 0-d array
         return isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0)
-    a, b = inputs
     if not ((isinstance(a, _Tensor) and is_scalar(b)) or
             (isinstance(b, _Tensor) and is_scalar(a))):
         return None
@@ -104,13 +101,10 @@ def _scalar_operator(ufunc, method, inputs, kwargs):
     return fn(number, b) if isinstance(b, _Tensor) else fn(a, number)
 
 
-def _array_operator(ufunc, method, inputs, kwargs):
+def _array_operator(ufunc, a, b):
     """The tensor op for a tensor and a NumPy array under an operator's ufunc, the array
     made a CPU tensor without a copy, or None (Note [operators with NumPy arrays])."""
-    if method != "__call__" or kwargs or len(inputs) != 2:
-        return None
     import numpy as np
-    a, b = inputs
     array = b if isinstance(a, _Tensor) else a
     other = a if array is b else b
     if not (isinstance(other, _Tensor) and type(array) is np.ndarray
@@ -141,11 +135,12 @@ def _array_ufuncs():
 
 
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-    r = _scalar_operator(ufunc, method, inputs, kwargs)
-    if r is None:
-        r = _array_operator(ufunc, method, inputs, kwargs)
-    if r is not None:
-        return r
+    if method == "__call__" and not kwargs and len(inputs) == 2:  # an operator's form
+        r = _scalar_operator(ufunc, *inputs)
+        if r is None:
+            r = _array_operator(ufunc, *inputs)
+        if r is not None:
+            return r
     what = f"ufunc {ufunc.__name__!r}"
     return getattr(ufunc, method)(*_host_arrays(what, inputs), **_host_arrays(what, kwargs))
 

@@ -7,6 +7,16 @@ through ``numpy_names``.
 """
 
 _ALIASES = (("axis", "dim"), ("keepdims", "keepdim"))
+_TORCH_NAME = dict(_ALIASES)
+
+
+def torch_names(kwargs):
+    """kwargs with NumPy's names (axis, keepdims) renamed to PyTorch's (dim, keepdim),
+    for code written with PyTorch's (the autograd rules: Node.save and pick); the same
+    dict when it has none.  The call itself has already refused both spellings at once."""
+    if "axis" not in kwargs and "keepdims" not in kwargs:
+        return kwargs
+    return {_TORCH_NAME.get(k, k): v for k, v in kwargs.items()}
 
 
 def numpy_names(fn):

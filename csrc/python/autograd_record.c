@@ -203,7 +203,7 @@ PyObject *pdt_autograd_record(const char *name, int method, PyObject *self, PyOb
         if (!PyUnicode_CompareWithASCIIString(kw, "out"))
             return NULL; /* the dispatcher says why that cannot be recorded */
         /* NumPy's names for dim and keepdim: the rules are written with PyTorch's, and
-         * the dispatcher renames them (torch_names in autograd/dispatch.py) */
+         * the dispatcher renames them (torch_names, pydevtensor/_numpy_names.py) */
         if (!PyUnicode_CompareWithASCIIString(kw, "axis") ||
             !PyUnicode_CompareWithASCIIString(kw, "keepdims"))
             return NULL;

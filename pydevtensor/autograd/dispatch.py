@@ -12,6 +12,7 @@ the graph are recorded as the out-of-place op on a copy of x's old value, writte
 into x (x's version counter moves, so a Node that saved x's old value refuses to run).
 """
 from .. import _C
+from .._numpy_names import torch_names
 from .node import Node, edge_of
 
 RULES = {}  # op name -> Node subclass (or NOT_DIFFERENTIABLE)
@@ -95,20 +96,6 @@ def record(cls, out, args, kwargs):
 
 def _base_name(name):
     return name[:-1]
-
-
-# NumPy's keyword names that the ops accept for PyTorch's (csrc/python/args.c,
-# numpy_names in pydevtensor/_numpy_names.py): the forward takes either, and the rules
-# (Node.save, pick) are written with PyTorch's, so the keywords are renamed for them.
-_NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
-
-
-def torch_names(kwargs):
-    """kwargs with NumPy's keyword names (axis, keepdims) renamed to PyTorch's (dim,
-    keepdim); the same dict when it has none."""
-    if "axis" not in kwargs and "keepdims" not in kwargs:
-        return kwargs
-    return {_NUMPY_KEYWORDS.get(k, k): v for k, v in kwargs.items()}
 
 
 def dispatch(name, method, args, kwargs):
