@@ -126,13 +126,30 @@ def operand_pairs(draw, small=False):
     return a, b
 
 
-# name, Python operator, NumPy reference
+def trunc_divide(a, b):
+    """div(rounding_mode='trunc'): trunc(a / b) in the operands' float dtype; for
+    integers C's division, with x / 0 = 0 and MIN / -1 wrapping (Note [integer
+    division by zero])."""
+    a, b = np.broadcast_arrays(a, b)
+    if a.dtype.kind == "f":
+        return np.trunc(a / b)
+    q, r = np.floor_divide(a, b), np.remainder(a, b)
+    q = q + ((r != 0) & ((a < 0) != (b < 0))).astype(q.dtype)
+    return np.where(b == 0, 0, q).astype(a.dtype)
+
+
+def div_trunc(x, y):
+    return pdt.div(x, y, rounding_mode="trunc")
+
+
+# name, Python operator (or a function of two tensors), NumPy reference
 ARITHMETIC = [
     ("add", operator.add, np.add),
     ("sub", operator.sub, np.subtract),
     ("mul", operator.mul, np.multiply),
     ("true_divide", operator.truediv, np.true_divide),
     ("floor_divide", operator.floordiv, np.floor_divide),
+    ("div_trunc", div_trunc, trunc_divide),
     ("remainder", operator.mod, np.remainder),
     ("maximum", None, np.maximum),
     ("minimum", None, np.minimum),
@@ -145,7 +162,7 @@ COMPARISONS = [
     ("gt", operator.gt, np.greater),
     ("ge", operator.ge, np.greater_equal),
 ]
-BOOL_REFUSED = {"sub", "floor_divide", "remainder", "pow"}
+BOOL_REFUSED = {"sub", "floor_divide", "div_trunc", "remainder", "pow"}
 
 
 def reference_binary(name, ref, a, b):
@@ -157,7 +174,7 @@ def reference_binary(name, ref, a, b):
         return None, None
     ac, bc = as_array(a, compute), as_array(b, compute)
     with np.errstate(all="ignore"):
-        if CATEGORY[compute] == 2 and name not in ("floor_divide", "remainder"):
+        if CATEGORY[compute] == 2 and name not in ("floor_divide", "div_trunc", "remainder"):
             values = ref(ac.astype(np.float64), bc.astype(np.float64))
         else:
             values = ref(ac, bc)
@@ -649,8 +666,8 @@ ERRORS = [
     (lambda d: pdt.add(pdt.ones(3, device=d), "x"), TypeError, "argument 'other'"),
     (lambda d: pdt.exp([1.0]), TypeError, "argument 'input' must be a Tensor"),
     (lambda d: pdt.clamp(pdt.ones(3, device=d)), ValueError, "at least one of 'min' or 'max'"),
-    (lambda d: pdt.div(pdt.ones(3, device=d), 2, rounding_mode="trunc"), ValueError,
-     "rounding_mode"),
+    (lambda d: pdt.div(pdt.ones(3, device=d), 2, rounding_mode="round"), ValueError,
+     "rounding_mode must be None, 'floor' or 'trunc', got 'round'"),
     (lambda d: pdt.ones(3, device=d).fill_(pdt.ones((), device=d)), TypeError, "item"),
 ]
 

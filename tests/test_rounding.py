@@ -269,3 +269,74 @@ def test_round_to_decimals_refuses(dev):
     w = pdt.tensor([1.26, -3.5], device=dev, requires_grad=True)
     w.round(decimals=1).sum().backward()
     assert w.grad.tolist() == [0.0, 0.0]
+
+
+# ---- div(rounding_mode='trunc'): PyTorch's truncating division
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_div_trunc_floats_give_trunc_of_the_quotient(dev, dtype):
+    """trunc(a / b) with the quotient rounded in the dtype first, as PyTorch computes
+    it: NumPy's np.trunc(a / b) in the same dtype, bit for bit (signed zeros, NaN and
+    infinities included)."""
+    rng = np.random.default_rng(3)
+    a = sample(np.dtype(dtype).type, 600, seed=1)
+    n = len(a)
+    a = np.concatenate([a, [7.0, -7.0, 5.5, -5.5, 0.0, -0.0, 1.0, np.inf, np.nan, 3.0]])
+    b = np.concatenate([rng.choice([-1.0, 1.0], n) * 2.0 ** rng.uniform(-8, 8, n),
+                        [2.0, 2.0, -2.0, -2.0, 3.0, 3.0, 0.0, 2.0, 1.0, -0.0]])
+    a, b = a.astype(dtype), b.astype(dtype)
+    got = pdt.div(pdt.tensor(a, device=dev), pdt.tensor(b, device=dev), rounding_mode="trunc")
+    assert got.dtype == getattr(pdt, dtype) and got.device == pdt.device(dev)
+    with np.errstate(all="ignore"):
+        want = np.trunc(a / b)
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+    assert (np.signbit(got.cpu().numpy()) == np.signbit(want)).all()
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_div_trunc_integers_round_toward_zero(dev, dtype):
+    info = np.iinfo(dtype)
+    a = np.array([7, -7, 7, -7, 0, 5, info.min, info.min, info.max, 9], dtype=dtype)
+    b = np.array([2, 2, -2, -2, 3, 0, -1, 1, -1, 10], dtype=dtype)
+    # 5 / 0 is 0 and MIN / -1 wraps to MIN (Note [integer division by zero])
+    want = np.array([3, -3, -3, 3, 0, 0, info.min, info.min, -info.max, 0], dtype=dtype)
+    got = pdt.div(pdt.tensor(a, device=dev), pdt.tensor(b, device=dev), rounding_mode="trunc")
+    assert got.dtype == getattr(pdt, dtype)
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+    # the method, in place, a scalar divisor and out= give the same
+    t = pdt.tensor(a, device=dev)
+    assert t.div_(-2, rounding_mode="trunc") is t
+    np.testing.assert_array_equal(t.cpu().numpy(), np.fix(a.astype(np.float64) / -2))
+    out = pdt.empty(10, dtype=getattr(pdt, dtype), device=dev)
+    pdt.div(pdt.tensor(a, device=dev), 3, rounding_mode="trunc", out=out)
+    np.testing.assert_array_equal(out.cpu().numpy(), np.fix(a.astype(np.float64) / 3))
+
+
+def test_div_trunc_mixed_half_bool_and_gradient(dev):
+    x = pdt.tensor([-7, 7, 9], device=dev)
+    y = pdt.tensor([2.0, -2.0, 4.0], device=dev)  # int / float promotes to float32
+    got = x.div(y, rounding_mode="trunc")
+    assert got.dtype == pdt.float32 and got.tolist() == [-3.0, -3.0, 2.0]
+    h = pdt.tensor([-7.5, 7.25, 100.0], dtype=pdt.float16, device=dev)
+    assert h.div(2, rounding_mode="trunc").tolist() == [-3.0, 3.0, 50.0]
+    with pytest.raises(TypeError, match="bool"):
+        pdt.div(pdt.ones(2, dtype=pdt.bool, device=dev), pdt.ones(2, dtype=pdt.bool, device=dev),
+                rounding_mode="trunc")
+    w = pdt.tensor([5.0, -5.0], device=dev, requires_grad=True)
+    pdt.div(w, 2.0, rounding_mode="trunc").sum().backward()
+    assert w.grad is None or w.grad.tolist() == [0.0, 0.0]  # piecewise constant
+
+
+def test_div_trunc_matches_torch():
+    torch = torch_or_skip()
+    a = np.array([7.0, -7.0, 5.5, -5.5, 1e30, -0.0], dtype=np.float32)
+    b = np.array([2.0, 2.0, -2.0, 0.3, 3.0, 1.0], dtype=np.float32)
+    want = torch.div(torch.from_numpy(a), torch.from_numpy(b), rounding_mode="trunc").numpy()
+    got = pdt.div(pdt.tensor(a), pdt.tensor(b), rounding_mode="trunc").numpy()
+    np.testing.assert_array_equal(got, want)
+    ai = np.array([7, -7, 7, -7], dtype=np.int64)
+    bi = np.array([2, 2, -2, -2], dtype=np.int64)
+    want = torch.div(torch.from_numpy(ai), torch.from_numpy(bi), rounding_mode="trunc").numpy()
+    np.testing.assert_array_equal(pdt.div(pdt.tensor(ai), pdt.tensor(bi),
+                                          rounding_mode="trunc").numpy(), want)

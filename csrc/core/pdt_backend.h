@@ -78,8 +78,9 @@ typedef enum pdt_binary_op {
     PDT_OP_LE,
     PDT_OP_GT,
     PDT_OP_GE,
+    PDT_OP_TRUNC_DIV, /* div(rounding_mode='trunc'): rounds toward 0, as C's integer / */
 } pdt_binary_op;
-#define PDT_NUM_BINARY_OPS 15
+#define PDT_NUM_BINARY_OPS 16
 
 typedef enum pdt_unary_op {
     PDT_OP_NEG = 0,

@@ -64,8 +64,8 @@ static pdt_status binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, p
     pdt_dtype c = result_type(2, args);
     if (op == PDT_OP_DIV && !pdt_dtype_is_floating(c))
         c = DEFAULT_FLOAT;
-    if (c == PDT_BOOL &&
-        (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_REMAINDER || op == PDT_OP_POW))
+    if (c == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
+                          op == PDT_OP_REMAINDER || op == PDT_OP_POW))
         return pdt_fail(PDT_ERR_TYPE,
                         "%s: not supported for two bool operands (as in PyTorch); convert one "
                         "with .int() or .float() first%s",
@@ -346,8 +346,9 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
     if (pdt_dtype_is_half(dt))
         return 0; /* computed in float32 */
     if (!pdt_dtype_is_floating(dt) &&
-        (op == PDT_OP_DIV || (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV ||
-                                                 op == PDT_OP_REMAINDER || op == PDT_OP_POW))))
+        (op == PDT_OP_DIV ||
+         (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
+                             op == PDT_OP_REMAINDER || op == PDT_OP_POW))))
         return 0;
     int perm[PDT_MAX_DIMS];
     *st = pdt_tensor_empty_in_order(a.t->device, is_comparison(op) ? PDT_BOOL : dt, a.t->ndim,

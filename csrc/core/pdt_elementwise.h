@@ -42,11 +42,11 @@
  * Note [integer division by zero]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * PyTorch raises ZeroDivisionError on the CPU and returns whatever the GPU
- * computes on CUDA; NumPy returns 0 (with a warning).  We return 0 for both
- * x // 0 and x % 0 of integers, on every device, with no warning and no
- * synchronisation: a deterministic answer, the same on the CPU and the GPU.
- * INT_MIN // -1 wraps to INT_MIN and INT_MIN % -1 is 0, as in NumPy (C would
- * trap).  Floats follow IEEE: x // 0 is +-inf or nan, x % 0 is nan.
+ * computes on CUDA; NumPy returns 0 (with a warning).  We return 0 for
+ * x // 0, x % 0 and div(x, 0, rounding_mode='trunc') of integers, on every
+ * device, with no warning and no synchronisation: a deterministic answer, the
+ * same on the CPU and the GPU.  INT_MIN // -1 (and its trunc division) wraps to
+ * INT_MIN and INT_MIN % -1 is 0, as in NumPy (C would trap).  Floats follow IEEE: x // 0 is +-inf or nan, x % 0 is nan.
  *
  * Note [integer powers]
  * ~~~~~~~~~~~~~~~~~~~~~

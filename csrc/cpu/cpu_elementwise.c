@@ -20,7 +20,8 @@
  * baseline.
  *
  * Semantics shared with the CUDA kernels (cuda_elementwise.cu), element for
- * element: Python's floor division and remainder (Note [integer division by
+ * element: Python's floor division and remainder, PyTorch's truncating division
+ * (trunc(a / b) for floats, C's / for integers) (Note [integer division by
  * zero] in pdt_elementwise.h for the integers), NaN propagating through
  * maximum/minimum, integer arithmetic wrapping (done in unsigned types, where C
  * defines the wrap).
@@ -51,6 +52,7 @@
         T fl = floor##F(div);                                                                      \
         return div - fl > (T)0.5 ? fl + 1 : fl;                                                    \
     }                                                                                              \
+    static inline T truncdiv_##SN(T a, T b) { return trunc##F(a / b); }                            \
     static inline T remainder_##SN(T a, T b)                                                       \
     {                                                                                              \
         T mod = fmod##F(a, b);                                                                     \
@@ -76,6 +78,10 @@ FLOAT_DIVMOD(f64, double, )
             return (T)((U)0 - (U)a);                                                               \
         T q = a / b, r = a % b;                                                                    \
         return r != 0 && ((r < 0) != (b < 0)) ? q - 1 : q;                                         \
+    }                                                                                              \
+    static inline T truncdiv_##SN(T a, T b)                                                        \
+    {                                                                                              \
+        return b == 0 ? 0 : b == -1 ? (T)((U)0 - (U)a) : a / b;                                    \
     }                                                                                              \
     static inline T remainder_##SN(T a, T b)                                                       \
     {                                                                                              \
@@ -199,6 +205,7 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
     DISPATCHED_ROW(gt_##SN, T, uint8_t, x > y)                                                     \
     DISPATCHED_ROW(ge_##SN, T, uint8_t, x >= y)                                                    \
     BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
+    BINARY_ROW(truncdiv_row_##SN, T, T, truncdiv_##SN(x, y))                                       \
     BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
     POW_ROW_##SN
 FLOAT_BINARY_ROWS(f32, float, f)
@@ -209,6 +216,7 @@ FLOAT_BINARY_ROWS(f64, double, )
     BINARY_ROW(sub_##SN, T, T, (U)x - (U)y)                                                        \
     BINARY_ROW(mul_##SN, T, T, (U)x *(U)y)                                                         \
     BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
+    BINARY_ROW(truncdiv_row_##SN, T, T, truncdiv_##SN(x, y))                                       \
     BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
     BINARY_ROW(pow_row_##SN, T, T, pow_##SN(x, y))                                                 \
     BINARY_ROW(max_##SN, T, T, x < y ? y : x)                                                      \
@@ -259,6 +267,7 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_LE] = ROWS_ALL(le),
     [PDT_OP_GT] = ROWS_ALL(gt),
     [PDT_OP_GE] = ROWS_ALL(ge),
+    [PDT_OP_TRUNC_DIV] = ROWS_NUM(truncdiv_row),
 };
 
 /* A scalar operand's value in dtype dt, at a stable address. */

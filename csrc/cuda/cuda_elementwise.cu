@@ -88,8 +88,8 @@ __host__ __device__ constexpr bool is_comparison(int op)
 constexpr bool binary_supported(int op, pdt_dtype d)
 {
     return op == PDT_OP_DIV ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
-           : op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_REMAINDER ||
-                   op == PDT_OP_POW
+           : op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
+                   op == PDT_OP_REMAINDER || op == PDT_OP_POW
                ? d != PDT_BOOL
                : true;
 }
@@ -123,6 +123,13 @@ template <typename T> __device__ __forceinline__ T d_floor(T a)
         return floorf(a);
     else
         return floor(a);
+}
+template <typename T> __device__ __forceinline__ T d_trunc(T a)
+{
+    if constexpr (sizeof(T) == 4)
+        return truncf(a);
+    else
+        return trunc(a);
 }
 template <typename T> __device__ __forceinline__ T d_copysign(T a, T b)
 {
@@ -166,6 +173,14 @@ template <typename T> __device__ __forceinline__ T floordiv_int(T a, T b)
         return (T)((U)0 - (U)a);
     T q = a / b, r = a % b;
     return r != 0 && ((r < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* div(rounding_mode='trunc') of integers: C's /, with x / 0 = 0 and MIN / -1
+ * wrapping, as floordiv_int (Note [integer division by zero]). */
+template <typename T> __device__ __forceinline__ T truncdiv_int(T a, T b)
+{
+    typedef typename wrap_type<T>::type U;
+    return b == 0 ? 0 : b == -1 ? (T)((U)0 - (U)a) : a / b;
 }
 
 template <typename T> __device__ __forceinline__ T remainder_int(T a, T b)
@@ -229,6 +244,11 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
             return floordiv_float(x, y);
         else
             return floordiv_int(x, y);
+    } else if constexpr (OP == PDT_OP_TRUNC_DIV) {
+        if constexpr (is_float_v<T>)
+            return d_trunc(x / y);
+        else
+            return truncdiv_int(x, y);
     } else if constexpr (OP == PDT_OP_REMAINDER) {
         if constexpr (is_float_v<T>)
             return remainder_float(x, y);
@@ -596,6 +616,7 @@ cudaError_t binary_by_op(int op, const pdt_tensor *out, pdt_operand a, pdt_opera
         BINARY_CASE(PDT_OP_MUL)
         BINARY_CASE(PDT_OP_DIV)
         BINARY_CASE(PDT_OP_FLOOR_DIV)
+        BINARY_CASE(PDT_OP_TRUNC_DIV)
         BINARY_CASE(PDT_OP_REMAINDER)
         BINARY_CASE(PDT_OP_POW)
         BINARY_CASE(PDT_OP_MAXIMUM)

@@ -118,8 +118,10 @@
 
 #define DOC_ALPHA_PARAM "alpha : number, optional\n    Scales other first (default 1).\n"
 #define DOC_ROUNDING_PARAM                                                                         \
-    "rounding_mode : {None, 'floor'}, optional\n    None divides exactly (integers give "          \
-    "float32); 'floor' rounds toward -inf, as floor_divide.\n"
+    "rounding_mode : {None, 'floor', 'trunc'}, optional\n    None divides exactly (integers give " \
+    "float32); 'floor' rounds toward -inf, as floor_divide; 'trunc' rounds toward 0 "              \
+    "(``trunc(a / b)`` for floats, C's integer division for integers; an integer divided "         \
+    "by 0 gives 0 on every device).\n"
 
 PyDoc_STRVAR(doc_fn_add,
              "add(input, other, *, alpha=1, out=None)\n--\n\n``input + alpha * other`` "
@@ -143,7 +145,9 @@ PyDoc_STRVAR(doc_fn_div,
                  DOC_EX("[-3., 2., 7.]") ">>> pydevtensor.div(x, 2)\n"
                                          "tensor([-1.5000,  1.0000,  3.5000])\n"
                                          ">>> pydevtensor.div(x, 2, rounding_mode='floor')\n"
-                                         "tensor([-2.,  1.,  3.])\n");
+                                         "tensor([-2.,  1.,  3.])\n"
+                                         ">>> pydevtensor.div(x, 2, rounding_mode='trunc')\n"
+                                         "tensor([-1.,  1.,  3.])\n");
 PyDoc_STRVAR(doc_fn_pow, "pow(input, exponent, *, out=None)\n--\n\n``input ** exponent`` "
                          "elementwise" DOC_BROADCAST "\n\nParameters\n----------\ninput : "
                          "Tensor or number\n    The base.\nexponent : Tensor or number\n    "

@@ -360,7 +360,7 @@ static int output_of(pdt_state *S, const char *name, int form, PyObject *self, P
     return 0;
 }
 
-/* div's rounding_mode: None (true division) or "floor". */
+/* div's rounding_mode: None (true division), "floor" or "trunc". */
 static int rounding_mode(const char *name, PyObject *mode, pdt_binary_op *op)
 {
     if (!mode || mode == Py_None)
@@ -369,11 +369,12 @@ static int rounding_mode(const char *name, PyObject *mode, pdt_binary_op *op)
         *op = PDT_OP_FLOOR_DIV;
         return 0;
     }
-    PyErr_Format(
-        PyExc_ValueError,
-        "%s(): rounding_mode must be None or 'floor' (for 'trunc', write (a / b).trunc()), "
-        "got %R",
-        name, mode);
+    if (PyUnicode_Check(mode) && PyUnicode_CompareWithASCIIString(mode, "trunc") == 0) {
+        *op = PDT_OP_TRUNC_DIV;
+        return 0;
+    }
+    PyErr_Format(PyExc_ValueError, "%s(): rounding_mode must be None, 'floor' or 'trunc', got %R",
+                 name, mode);
     return -1;
 }
 
