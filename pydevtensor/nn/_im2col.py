@@ -14,7 +14,8 @@ out_h = (Hp - dh*(kh-1) - 1) // sh + 1 (out_w alike):
     cols[n, (c*kh + i)*kw + j, oy*out_w + ox] = xp[n, c, oy*sh + i*dh, ox*sw + j*dw]
 
 col2im is its adjoint: each entry of cols is added at that position, and the padding
-is dropped.  Each op is the other's backward, so the gradient of any order exists.
+is dropped.  Each op is the other's backward (recorded: a gradient of a gradient
+would be too, were create_graph supported).
 
 The arguments are checked by the callers (2-tuples of ints, a window that fits);
 these two only move elements.  Here they are an index_select (im2col) and an
