@@ -380,7 +380,13 @@ class _LazyBatchNorm:
             if not self.num_features and isinstance(t, _C.Tensor) and \
                     getattr(self, name) is not None:
                 self._materialize(t.shape[0])
-                return
+                break
+        # the running statistics are new tensors, which load_state_dict does not know
+        # of: they take their values here (the parameters are the same objects)
+        for name in ("running_mean", "running_var"):
+            t, own = state_dict.get(prefix + name), self._buffers.get(name)
+            if isinstance(t, _C.Tensor) and own is not None and self.num_features:
+                own.copy_(t)
 
 
 class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
