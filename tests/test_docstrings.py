@@ -22,7 +22,9 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
                            "cross_entropy", "leaky_relu", "binary_cross_entropy_with_logits",
                            "kl_div", "gelu", "silu", "elu", "softplus", "mish", "logsigmoid",
                            "hardtanh", "relu6", "layer_norm", "batch_norm", "embedding",
-                           "normalize", "cosine_similarity", "pairwise_distance"),
+                           "normalize", "cosine_similarity", "pairwise_distance", "unfold", "fold",
+                           "conv1d", "conv2d", "max_pool2d", "avg_pool2d",
+                           "adaptive_avg_pool2d", "adaptive_max_pool2d"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_")}
 
 

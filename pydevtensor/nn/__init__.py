@@ -1,7 +1,8 @@
 """pydevtensor.nn: Linear and Sequential on any device, with parameters that can be
 saved and loaded across devices, trained with autograd (``loss.backward()``), and the
 losses MSELoss, L1Loss, HuberLoss, SmoothL1Loss, CrossEntropyLoss, NLLLoss,
-BCEWithLogitsLoss and KLDivLoss.
+BCEWithLogitsLoss and KLDivLoss; the convolutions (Conv1d, Conv2d, LazyConv2d), the
+pools (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d) and BatchNorm2d of D2L's CNN chapters.
 ``from pydevtensor import nn`` gives the chapter's ``nn.Sequential(nn.Linear(3, 1))``."""
 from . import functional, init, parallel, utils
 from .activation import ELU, GELU, Hardtanh, LogSigmoid, Mish, ReLU6, SiLU, Softplus
@@ -11,8 +12,11 @@ from .layers import (Dropout, Flatten, Identity, LazyLinear, LeakyReLU, Linear, 
 from .losses import (BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                      NLLLoss, SmoothL1Loss)
 from .module import Module
-from .normalization import BatchNorm1d, LayerNorm
-from .parameter import Parameter, UninitializedParameter
+from .conv import Conv1d, Conv2d, Fold, LazyConv1d, LazyConv2d, Unfold
+from .normalization import (BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d,
+                            LazyBatchNorm2d)
+from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
 
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
@@ -21,4 +25,7 @@ __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinea
            "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "KLDivLoss", "functional", "init",
            "parallel", "utils", "GELU", "SiLU", "ELU", "Softplus", "Mish", "LogSigmoid",
            "Hardtanh", "ReLU6", "LayerNorm", "BatchNorm1d", "Embedding", "ModuleDict",
-           "ParameterList", "ParameterDict"]
+           "ParameterList", "ParameterDict", "UninitializedBuffer", "Conv1d", "Conv2d",
+           "LazyConv1d", "LazyConv2d", "Unfold", "Fold", "BatchNorm2d", "LazyBatchNorm1d",
+           "LazyBatchNorm2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool2d"]

@@ -71,9 +71,9 @@ class _StateMixin:
         >>> list(nn.BatchNorm1d(2).state_dict())
         ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
         """
-        from .parameter import UninitializedParameter
+        from .parameter import is_uninitialized
         # detach(), as PyTorch's: sharing the tensor's version counter
-        return OrderedDict((name, t if isinstance(t, UninitializedParameter) else t.detach())
+        return OrderedDict((name, t if is_uninitialized(t) else t.detach())
                            for name, t, _ in self._named_state(prefix))
 
     def load_state_dict(self, state_dict: Mapping[str, Tensor],
@@ -115,10 +115,7 @@ class _StateMixin:
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"load_state_dict(): expected a dict of Tensors (a state_dict), "
                             f"got {type(state_dict).__name__}")
-        from .parameter import UninitializedParameter
-
-        def lazy(t):
-            return isinstance(t, UninitializedParameter)
+        from .parameter import is_uninitialized as lazy
 
         own = {name: (t, is_param) for name, t, is_param in self._named_state()}
         missing = [k for k in own if k not in state_dict]
@@ -134,7 +131,7 @@ class _StateMixin:
             elif lazy(t):
                 continue  # its layer checks the shapes (nn.LazyLinear)
             elif lazy(v):
-                problems.append(f"'{k}' is an uninitialized parameter (its lazy layer never "
+                problems.append(f"'{k}' is an uninitialized {what} (its lazy layer never "
                                 f"ran), the {what} has shape {tuple(t.shape)}")
             elif tuple(v.shape) != tuple(t.shape):
                 problems.append(f"size mismatch for '{k}': copying a tensor of shape "

@@ -8,6 +8,8 @@ from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 from . import _functional_activation as _act
 from . import _functional_losses as _L
+from . import _functional_conv as _conv
+from . import _functional_pool as _pool
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
 binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, _L.kl_div
@@ -18,6 +20,10 @@ mish, relu6, silu, softplus = _act.mish, _act.relu6, _act.silu, _act.softplus
 layer_norm, batch_norm, embedding = _norm.layer_norm, _norm.batch_norm, _norm.embedding
 normalize, cosine_similarity = _norm.normalize, _norm.cosine_similarity
 pairwise_distance = _norm.pairwise_distance
+# convolutions and pooling (_functional_conv.py, _functional_pool.py)
+unfold, fold, conv1d, conv2d = _conv.unfold, _conv.fold, _conv.conv1d, _conv.conv2d
+max_pool2d, avg_pool2d = _pool.max_pool2d, _pool.avg_pool2d
+adaptive_avg_pool2d, adaptive_max_pool2d = _pool.adaptive_avg_pool2d, _pool.adaptive_max_pool2d
 
 
 def linear(input, weight, bias=None):

@@ -1,5 +1,6 @@
-"""The normalisation layers: LayerNorm and BatchNorm1d (D2L's batch normalization and
-transformer chapters), with PyTorch's parameters, buffers and train/eval behaviour."""
+"""The normalisation layers: LayerNorm, BatchNorm1d and BatchNorm2d, and the lazy
+LazyBatchNorm1d and LazyBatchNorm2d (D2L's batch normalization, CNN and transformer
+chapters), with PyTorch's parameters, buffers and train/eval behaviour."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from .. import _C
 from . import _functional_norm as FN
 from .module import Module
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -90,7 +91,124 @@ class LayerNorm(Module):
                 f"elementwise_affine={self.elementwise_affine}")
 
 
-class BatchNorm1d(Module):
+class _BatchNorm(Module):
+    """What BatchNorm1d and BatchNorm2d share: the options, the parameters and buffers,
+    the input's checks and the forward.  Subclasses set _ndims (the input's allowed
+    numbers of dimensions) and _layout (how the message names them)."""
+
+    _ndims = (2, 3)
+    _layout = "2D or 3D input (N, C) or (N, C, L)"
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+        super().__init__()
+        where = type(self).__name__
+        if isinstance(num_features, bool) or not isinstance(num_features, int):
+            raise TypeError(f"{where}: num_features must be an int, got "
+                            f"{type(num_features).__name__}")
+        if num_features < 1:
+            raise ValueError(f"{where}: num_features must be >= 1, got {num_features}")
+        self._options(eps, momentum, affine, track_running_stats)
+        self.num_features = num_features
+        dtype = _C.float32 if dtype is None else dtype
+        if self.affine:
+            self.weight = Parameter(_C.ones(num_features, device=device, dtype=dtype))
+            self.bias = Parameter(_C.zeros(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", _C.zeros(num_features, device=device,
+                                                          dtype=dtype))
+            self.register_buffer("running_var", _C.ones(num_features, device=device,
+                                                        dtype=dtype))
+            self.register_buffer("num_batches_tracked",
+                                 _C.tensor(0, dtype=_C.int64, device=device))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def _options(self, eps: Any, momentum: Any, affine: Any, track_running_stats: Any) -> None:
+        where = type(self).__name__
+        if momentum is not None and (isinstance(momentum, bool)
+                                     or not isinstance(momentum, (int, float))):
+            raise TypeError(f"{where}: momentum must be a number or None, got "
+                            f"{type(momentum).__name__}")
+        self.eps = _check_eps(eps, where)
+        self.momentum = momentum
+        self.affine = bool(affine)
+        self.track_running_stats = bool(track_running_stats)
+
+    def reset_running_stats(self) -> None:
+        """Sets running_mean to zeros, running_var to ones and num_batches_tracked to 0.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> bn = nn.BatchNorm1d(2)
+        >>> _ = bn(pydevtensor.tensor([[1., 2.], [3., 5.]]))
+        >>> bn.reset_running_stats()
+        >>> bn.running_var, bn.num_batches_tracked
+        (tensor([1., 1.]), tensor(0))
+        """
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1.0)
+            self.num_batches_tracked.zero_()
+
+    def _check_dims(self, input: Any) -> None:
+        where = type(self).__name__
+        if not isinstance(input, _C.Tensor):
+            raise TypeError(f"{where}: input must be a Tensor, got {type(input).__name__}")
+        if input.ndim not in self._ndims:
+            raise _Invalid(f"{where}: expected {self._layout}, got {input.ndim}D input of "
+                           f"shape {tuple(input.shape)} (on {input.device})")
+
+    def _check_input(self, input: Any) -> None:
+        where = type(self).__name__
+        self._check_dims(input)
+        if input.shape[1] != self.num_features:
+            raise _Invalid(f"{where}: expected {self.num_features} features "
+                           f"(dimension 1 of the input), got {input.shape[1]} in an input "
+                           f"of shape {tuple(input.shape)} (on {input.device})")
+        if self.training:
+            FN._check_batch(input, where)
+        # checked here, so that a refused input leaves the running statistics as they were
+        own = next((t for t in (self.weight, self.running_mean) if t is not None), None)
+        if own is not None and own.device != input.device:
+            raise _C.DeviceError(f"{where}: the input is on {input.device} but the layer's "
+                                 f"parameters and buffers are on {own.device}; move one with "
+                                 f".to()")
+        if own is not None and own.dtype != input.dtype:
+            raise TypeError(f"{where}: the input is {input.dtype} but the layer's "
+                            f"parameters and buffers are {own.dtype}; convert the input with "
+                            f".to({own.dtype}) or the layer with .to(dtype={input.dtype}) "
+                            f"(on {input.device})")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input(input)  # before the count changes: a refused batch changes nothing
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative: batch k weighs 1/k
+                factor = 1.0 / float(self.num_batches_tracked.item())
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        keep = not self.training or self.track_running_stats
+        return FN.batch_norm(input, self.running_mean if keep else None,
+                             self.running_var if keep else None, self.weight, self.bias,
+                             use_batch, factor, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
     """Batch normalization of (N, C) or (N, C, L) inputs over each of the C features,
     as ``torch.nn.BatchNorm1d``.
 
@@ -142,36 +260,68 @@ class BatchNorm1d(Module):
     (tensor([0.2000, 2.0000]), tensor(1))
     """
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True,
-                 device: str | device | None = None, dtype: dtype | None = None) -> None:
-        super().__init__()
-        if isinstance(num_features, bool) or not isinstance(num_features, int):
-            raise TypeError(f"BatchNorm1d: num_features must be an int, got "
-                            f"{type(num_features).__name__}")
-        if num_features < 1:
-            raise ValueError(f"BatchNorm1d: num_features must be >= 1, got {num_features}")
-        if momentum is not None and (isinstance(momentum, bool)
-                                     or not isinstance(momentum, (int, float))):
-            raise TypeError(f"BatchNorm1d: momentum must be a number or None, got "
-                            f"{type(momentum).__name__}")
-        self.num_features = num_features
-        self.eps = _check_eps(eps, "BatchNorm1d")
-        self.momentum = momentum
-        self.affine = bool(affine)
-        self.track_running_stats = bool(track_running_stats)
-        dtype = _C.float32 if dtype is None else dtype
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization of (N, C, H, W) images over each of the C channels, as
+    ``torch.nn.BatchNorm2d`` (D2L's ``nn.BatchNorm2d`` after a convolution): each
+    channel is normalised with statistics over N, H and W; otherwise as
+    :class:`BatchNorm1d` (running statistics as buffers, train and eval, momentum,
+    eps, affine, track_running_stats).
+
+    Parameters
+    ----------
+    num_features : int
+        C.
+    eps, momentum, affine, track_running_stats, device, dtype
+        As in :class:`BatchNorm1d`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`BatchNorm1d`; at forward, when the input is not 4-d or has another
+        number of channels (naming both and the device).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> bn = nn.BatchNorm2d(2)
+    >>> bn
+    BatchNorm2d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    >>> x = pydevtensor.tensor([[[[1.]], [[10.]]], [[[3.]], [[30.]]]])
+    >>> bn(x).detach().reshape(2, 2)
+    tensor([[-1.0000, -1.0000],
+            [ 1.0000,  1.0000]])
+    >>> bn.running_mean
+    tensor([0.2000, 2.0000])
+    """
+
+    _ndims = (4,)
+    _layout = "4D input (N, C, H, W)"
+
+
+class _LazyBatchNorm:
+    """What LazyBatchNorm1d and LazyBatchNorm2d add to their layer: num_features from
+    the first input's dimension 1 (or from a loaded state_dict), then the module
+    becomes that layer.  Until then weight and bias are UninitializedParameter
+    objects, running_mean and running_var UninitializedBuffer objects."""
+
+    _layer = BatchNorm2d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: str | device | None = None,
+                 dtype: dtype | None = None) -> None:
+        Module.__init__(self)
+        self._options(eps, momentum, affine, track_running_stats)
+        self.num_features = 0
         if self.affine:
-            self.weight = Parameter(_C.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(_C.zeros(num_features, device=device, dtype=dtype))
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if self.track_running_stats:
-            self.register_buffer("running_mean", _C.zeros(num_features, device=device,
-                                                          dtype=dtype))
-            self.register_buffer("running_var", _C.ones(num_features, device=device,
-                                                        dtype=dtype))
+            self.register_buffer("running_mean", UninitializedBuffer(device=device, dtype=dtype))
+            self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))
             self.register_buffer("num_batches_tracked",
                                  _C.tensor(0, dtype=_C.int64, device=device))
         else:
@@ -179,64 +329,122 @@ class BatchNorm1d(Module):
                 self.register_buffer(name, None)
 
     def reset_running_stats(self) -> None:
-        """Sets running_mean to zeros, running_var to ones and num_batches_tracked to 0.
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> bn = nn.BatchNorm1d(2)
-        >>> _ = bn(pydevtensor.tensor([[1., 2.], [3., 5.]]))
-        >>> bn.reset_running_stats()
-        >>> bn.running_var, bn.num_batches_tracked
-        (tensor([1., 1.]), tensor(0))
-        """
-        if self.track_running_stats:
-            self.running_mean.zero_()
-            self.running_var.fill_(1.0)
-            self.num_batches_tracked.zero_()
-
-    def _check_input(self, input: Any) -> None:
-        if not isinstance(input, _C.Tensor):
-            raise TypeError(f"BatchNorm1d: input must be a Tensor, got {type(input).__name__}")
-        if input.ndim not in (2, 3):
-            raise _Invalid(f"BatchNorm1d: expected 2D or 3D input (N, C) or (N, C, L), got "
-                           f"{input.ndim}D input of shape {tuple(input.shape)} "
-                           f"(on {input.device})")
-        if input.shape[1] != self.num_features:
-            raise _Invalid(f"BatchNorm1d: expected {self.num_features} features "
-                           f"(dimension 1 of the input), got {input.shape[1]} in an input "
-                           f"of shape {tuple(input.shape)} (on {input.device})")
-        if self.training:
-            FN._check_batch(input, "BatchNorm1d")
-        # checked here, so that a refused input leaves the running statistics as they were
-        own = next((t for t in (self.weight, self.running_mean) if t is not None), None)
-        if own is not None and own.device != input.device:
-            raise _C.DeviceError(f"BatchNorm1d: the input is on {input.device} but the layer's "
-                                 f"parameters and buffers are on {own.device}; move one with "
-                                 f".to()")
-        if own is not None and own.dtype != input.dtype:
-            raise TypeError(f"BatchNorm1d: the input is {input.dtype} but the layer's "
-                            f"parameters and buffers are {own.dtype}; convert the input with "
-                            f".to({own.dtype}) or the layer with .to(dtype={input.dtype}) "
-                            f"(on {input.device})")
+        if self.num_features:
+            _BatchNorm.reset_running_stats(self)
 
     def forward(self, input: Tensor) -> Tensor:
-        self._check_input(input)  # before the count changes: a refused batch changes nothing
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # cumulative: batch k weighs 1/k
-                factor = 1.0 / float(self.num_batches_tracked.item())
-        use_batch = self.training or (self.running_mean is None and self.running_var is None)
-        keep = not self.training or self.track_running_stats
-        return FN.batch_norm(input, self.running_mean if keep else None,
-                             self.running_var if keep else None, self.weight, self.bias,
-                             use_batch, factor, self.eps)
+        layer = self._layer  # the class, before the first call makes self one
+        if not self.num_features:
+            self._check_dims(input)
+            self._materialize(input.shape[1])
+        return layer.forward(self, input)
 
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+    def _materialize(self, num_features: int) -> None:
+        """Gives the parameters and buffers their shape (weight ones, bias zeros,
+        running_mean zeros, running_var ones) and makes this module its layer."""
+        if num_features < 1:
+            raise ValueError(f"{type(self).__name__}: the input's dimension 1 gives "
+                             f"num_features, and it is {num_features}")
+        if self.affine:
+            self.weight.materialize((num_features,))
+            self.bias.materialize((num_features,))
+            self.weight.data.fill_(1.0)
+            self.bias.data.zero_()
+        for name, fill in (("running_mean", 0.0), ("running_var", 1.0)):
+            old = self._buffers.get(name)
+            if old is not None:
+                self._buffers[name] = _C.full((num_features,), fill, dtype=old.dtype,
+                                              device=old.device)
+        self.num_features = num_features
+        self.__class__ = self._layer
+
+    def _lazy_load_check(self, prefix: str, state_dict: Any) -> list[str]:
+        """What load_state_dict would find wrong with this layer's entries of
+        state_dict: its (C,) tensors must agree on C."""
+        if self.num_features:
+            return []
+        sizes = {}
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            t = state_dict.get(prefix + name)
+            if isinstance(t, _C.Tensor) and getattr(self, name) is not None:
+                sizes[name] = tuple(t.shape)
+        if any(len(s) != 1 for s in sizes.values()) or len(set(sizes.values())) > 1:
+            return [f"size mismatch for the lazy layer '{prefix}': its weight, bias, "
+                    f"running_mean and running_var must all have shape (num_features,), got "
+                    + ", ".join(f"{k} {v}" for k, v in sizes.items())]
+        return []
+
+    def _lazy_load(self, prefix: str, state_dict: Any) -> None:
+        for name in ("weight", "running_mean", "bias", "running_var"):
+            t = state_dict.get(prefix + name)
+            if not self.num_features and isinstance(t, _C.Tensor) and \
+                    getattr(self, name) is not None:
+                self._materialize(t.shape[0])
+                break
+        # the running statistics are new tensors, which load_state_dict does not know
+        # of: they take their values here (the parameters are the same objects)
+        for name in ("running_mean", "running_var"):
+            t, own = state_dict.get(prefix + name), self._buffers.get(name)
+            if isinstance(t, _C.Tensor) and own is not None and self.num_features:
+                own.copy_(t)
+
+
+class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
+    """A :class:`BatchNorm2d` whose num_features is read from its first input (D2L's
+    ``nn.LazyBatchNorm2d()`` after each ``nn.LazyConv2d``): until then its weight and
+    bias are :class:`UninitializedParameter` objects and its running statistics
+    :class:`UninitializedBuffer` objects; the first forward, or ``load_state_dict``,
+    gives them their shape and the module becomes a :class:`BatchNorm2d`, as in
+    PyTorch.
+
+    Parameters
+    ----------
+    eps, momentum, affine, track_running_stats, device, dtype
+        As in :class:`BatchNorm2d`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`BatchNorm2d`.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> bn = nn.LazyBatchNorm2d()
+    >>> bn.weight
+    <UninitializedParameter>
+    >>> bn(pydevtensor.ones(2, 3, 4, 4)).shape
+    pydevtensor.Size([2, 3, 4, 4])
+    >>> bn
+    BatchNorm2d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    """
+
+    _layer = BatchNorm2d
+
+
+class LazyBatchNorm1d(_LazyBatchNorm, BatchNorm1d):
+    """A :class:`BatchNorm1d` whose num_features is read from its first input (D2L's
+    ``nn.LazyBatchNorm1d()`` after each ``nn.LazyLinear``), as
+    :class:`LazyBatchNorm2d` is a lazy :class:`BatchNorm2d`.
+
+    Parameters
+    ----------
+    eps, momentum, affine, track_running_stats, device, dtype
+        As in :class:`BatchNorm1d`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`BatchNorm1d`.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> bn = nn.LazyBatchNorm1d()
+    >>> bn(pydevtensor.ones(4, 5)).shape
+    pydevtensor.Size([4, 5])
+    >>> bn
+    BatchNorm1d(5, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+    """
+
+    _layer = BatchNorm1d

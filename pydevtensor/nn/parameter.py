@@ -186,3 +186,62 @@ class UninitializedParameter(Parameter):
         return "<UninitializedParameter>"
 
     __str__ = __repr__
+
+
+class UninitializedBuffer(_C.Tensor):
+    """A buffer whose shape is not known yet: running_mean and running_var of
+    :class:`~pydevtensor.nn.LazyBatchNorm2d` until its first forward.
+
+    Like :class:`UninitializedParameter` it holds an empty tensor of its device and
+    dtype, which ``.to()`` (so ``module.to(device)``) moves, keeping it uninitialized;
+    its shape, size and element count are unknown, and asking raises a ValueError.
+    Its lazy module replaces it with a real buffer when it learns the shape.
+
+    Parameters
+    ----------
+    requires_grad : bool, optional
+        Default False.
+    device : str or pydevtensor.device, optional
+        Where it will live.
+    dtype : pydevtensor.dtype, optional
+        Its dtype (default float32).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.UninitializedBuffer()
+    <UninitializedBuffer>
+    >>> nn.LazyBatchNorm2d().running_mean
+    <UninitializedBuffer>
+    """
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None) -> UninitializedBuffer:
+        data = _C.empty(0, device=device, dtype=_C.float32 if dtype is None else dtype)
+        return _C.Tensor.__new__(cls, data)
+
+    def __init__(self, requires_grad: bool = False, device=None, dtype=None) -> None:
+        self.requires_grad = bool(requires_grad)
+
+    def to(self, *args, **kwargs):  # type: ignore[override]
+        moved = _C.Tensor.to(self, *args, **kwargs)
+        if moved is self:
+            return self
+        return UninitializedBuffer(self.requires_grad, moved.device, moved.dtype)
+
+    _unknown = UninitializedParameter._unknown
+    shape = UninitializedParameter.shape
+    size = UninitializedParameter.size
+    numel = UninitializedParameter.numel
+
+    def __reduce_ex__(self, protocol):
+        return (UninitializedBuffer, (self.requires_grad, str(self.device), self.dtype))
+
+    def __repr__(self) -> str:
+        return "<UninitializedBuffer>"
+
+    __str__ = __repr__
+
+
+def is_uninitialized(t) -> bool:
+    """Whether t is a lazy module's placeholder (an uninitialized parameter or buffer)."""
+    return isinstance(t, (UninitializedParameter, UninitializedBuffer))

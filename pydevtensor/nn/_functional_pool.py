@@ -1,0 +1,397 @@
+"""max_pool2d, avg_pool2d, adaptive_avg_pool2d and adaptive_max_pool2d (D2L's
+chapters 7 and 8), with PyTorch's signatures, defaults, output sizes (ceil_mode
+included) and errors, on every device.
+
+The windowed pools read their windows with im2col (nn/_im2col.py): max pooling pads
+with -inf and takes, per window, the first largest element (the gradient goes to it
+alone, as PyTorch's); average pooling sums the windows and divides by each window's
+count (PyTorch's divisor: the padding counts with count_include_pad, the cells that
+ceil_mode adds past the padding never do).  The adaptive pools split each side into
+PyTorch's bins, ``[floor(i * H / out), ceil((i + 1) * H / out))``: when out divides H
+they are the windowed pools with kernel = stride = H / out; otherwise the average is
+two products with averaging matrices and the maximum is read through one
+index_select of the bins' cells.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from .. import _C
+from ._functional_conv import (_Invalid, _at_least, _batched, _tuple, _window_args,
+                               pad_end)
+from ._im2col import im2col
+
+if TYPE_CHECKING:
+    from .._C import Tensor
+
+
+def _floating(x: Tensor, where: str) -> None:
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{where}: expected a floating point input, got {x.dtype} of "
+                           f"shape {tuple(x.shape)} (on {x.device})")
+
+
+def _pool_size(size: int, k: int, d: int, p: int, s: int, ceil_mode: bool) -> int:
+    """PyTorch's pooling output size along one side: with ceil_mode the last window may
+    hang past the end, but must start inside the input or its left padding."""
+    span = d * (k - 1) + 1
+    if not ceil_mode:
+        return (size + 2 * p - span) // s + 1
+    out = -(-(size + 2 * p - span) // s) + 1
+    if (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, where, effective):
+    """(x as (N, C, H, W), unbatched, kernel, stride, padding, dilation, (out_h, out_w))
+    after PyTorch's checks; effective: the padding is compared with the dilated kernel
+    (max pooling) rather than the kernel (average pooling)."""
+    x, unbatched = _batched(input, 2, where)
+    _floating(x, where)
+    if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
+        stride = kernel_size
+    kernel, dilation, padding, stride = _window_args(kernel_size, dilation, padding, stride,
+                                                     where)
+    for k, d, p in zip(kernel, dilation, padding):
+        half = ((k - 1) * d + 1) // 2 if effective else k // 2
+        if p > half:
+            what = (f"effective kernel size, but got pad={p}, kernel_size={k} and "
+                    f"dilation={d}") if effective else f"kernel size, but got pad={p} and " \
+                                                       f"kernel_size={k}"
+            raise _Invalid(f"{where}: pad should be at most half of {what} (on {x.device})")
+    hw = tuple(x.shape[2:])
+    out = tuple(_pool_size(*args, ceil_mode) for args in zip(hw, kernel, dilation, padding,
+                                                               stride))
+    if min(out) < 1:
+        c = x.shape[1]
+        raise _Invalid(f"{where}: given input size ({c}x{hw[0]}x{hw[1]}), calculated output "
+                       f"size ({c}x{out[0]}x{out[1]}) is too small (kernel_size={kernel}, "
+                       f"stride={stride}, padding={padding}, dilation={dilation}; on "
+                       f"{x.device})")
+    return x, unbatched, kernel, stride, padding, dilation, out
+
+
+def _windows(x, kernel, stride, padding, dilation, out, pad_value):
+    """(N, C, kh*kw, L) windows of x, with ceil_mode's extra cells at the end."""
+    n, c, h, w = x.shape
+    extra = tuple(max(0, (o - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
+                  for o, s, d, k, size, p in zip(out, stride, dilation, kernel, (h, w),
+                                                 padding))
+    if any(extra):
+        x = pad_end(x, extra, pad_value)
+    cols = im2col(x, kernel, dilation, padding, stride, pad_value)
+    return cols.reshape(n, c, kernel[0] * kernel[1], out[0] * out[1])
+
+
+def _unbatch(t: Tensor, unbatched: bool) -> Tensor:
+    return t.squeeze(0) if unbatched else t
+
+
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    """The largest value of each window, as ``torch.nn.functional.max_pool2d``.
+
+    The padding reads -inf; the output has
+    ``out_h = (H + 2 * padding - dilation * (kernel_size - 1) - 1) // stride + 1`` rows
+    (rounded up with ceil_mode, where the last window still starts inside the input
+    or its left padding).  The gradient goes to the first largest element of each
+    window.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)``, or ``(C, H, W)``; floating point.
+    kernel_size : int or tuple of 2 ints
+        The window's size.
+    stride : int or tuple of 2 ints, optional
+        The step between windows (default: kernel_size).
+    padding : int or tuple of 2 ints, optional
+        -inf added on both sides, at most half the dilated kernel (default 0).
+    dilation : int or tuple of 2 ints, optional
+        The spacing of the window's taps (default 1).
+    ceil_mode : bool, optional
+        Round the output size up (default False).
+    return_indices : bool, optional
+        Also return where each maximum is, as flat indices into H * W (default False).
+
+    Returns
+    -------
+    Tensor or (Tensor, Tensor)
+        ``(N, C, out_h, out_w)`` (or ``(C, out_h, out_w)``), and the int64 indices.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor or a size is not an int or a tuple of ints.
+    RuntimeError
+        When input is not floating point; (InvalidArgumentError, also a ValueError) when
+        it is not 3-d or 4-d, a size is not positive, padding is more than half the
+        kernel, or the output would be empty.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.arange(16.).reshape(1, 1, 4, 4)
+    >>> F.max_pool2d(x, 2)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    >>> F.max_pool2d(x, 3, stride=2, ceil_mode=True, return_indices=True)[1]
+    tensor([[[[10, 11],
+              [14, 15]]]])
+    """
+    where = "max_pool2d()"
+    x, unbatched, kernel, stride, padding, dilation, out = _pool_args(
+        input, kernel_size, stride, padding, dilation, ceil_mode, where, True)
+    n, c, h, w = x.shape
+    cols = _windows(x, kernel, stride, padding, dilation, out, -math.inf)
+    if not return_indices and not (x.requires_grad and _C.is_grad_enabled()):
+        # no one asks where the maxima are: amax, without the indices (2-4x faster)
+        return _unbatch(cols.amax(dim=2).reshape(n, c, out[0], out[1]), unbatched)
+    values, which = cols.max(dim=2)  # the gradient goes to the first largest alone
+    values = _unbatch(values.reshape(n, c, out[0], out[1]), unbatched)
+    if not return_indices:
+        return values
+    # where each window's tap lies in the unpadded plane: (kh*kw, L) flat offsets
+    def axis(k, d, o, s, p):
+        return (_C.arange(k, dtype=_C.int64, device=x.device).mul_(d).reshape(k, 1)
+                + _C.arange(o, dtype=_C.int64, device=x.device).mul_(s).sub_(p).reshape(1, o))
+
+    rows = axis(kernel[0], dilation[0], out[0], stride[0], padding[0])
+    cols_ = axis(kernel[1], dilation[1], out[1], stride[1], padding[1])
+    taps = (rows.reshape(kernel[0], 1, out[0], 1) * w
+            + cols_.reshape(1, kernel[1], 1, out[1])).reshape(kernel[0] * kernel[1], -1)
+    flat = (which * out[0] * out[1]
+            + _C.arange(out[0] * out[1], dtype=_C.int64, device=x.device)).reshape(-1)
+    indices = taps.reshape(-1).index_select(0, flat).reshape(n, c, out[0], out[1])
+    return values, _unbatch(indices, unbatched)
+
+
+def _counts(size: int, k: int, p: int, s: int, out: int, include_pad: bool) -> list:
+    """Each window's number of cells along one side: inside the padded input with
+    include_pad, inside the input otherwise (ceil_mode's extra cells never count)."""
+    counts = []
+    for o in range(out):
+        start = o * s - p
+        end = min(start + k, size + p)
+        if not include_pad:
+            start, end = max(start, 0), min(end, size)
+        counts.append(end - start)
+    return counts
+
+
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """The mean of each window, as ``torch.nn.functional.avg_pool2d``.
+
+    The padding reads 0; each window's sum is divided by divisor_override when given,
+    else by its number of cells inside the padded input (count_include_pad) or inside
+    the input alone; the cells that ceil_mode adds past the padding never count.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)``, or ``(C, H, W)``; floating point.
+    kernel_size : int or tuple of 2 ints
+        The window's size.
+    stride : int or tuple of 2 ints, optional
+        The step between windows (default: kernel_size).
+    padding : int or tuple of 2 ints, optional
+        Zeros added on both sides, at most half the kernel (default 0).
+    ceil_mode : bool, optional
+        Round the output size up (default False).
+    count_include_pad : bool, optional
+        Count the padding in the divisor (default True).
+    divisor_override : int, optional
+        A divisor for every window instead (not 0).
+
+    Returns
+    -------
+    Tensor
+        ``(N, C, out_h, out_w)``, or ``(C, out_h, out_w)``.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, a size is not an int or a tuple of ints, or
+        divisor_override is not an int.
+    RuntimeError
+        When input is not floating point or divisor_override is 0;
+        (InvalidArgumentError, also a ValueError) when it is not 3-d or 4-d, a size
+        is not positive, padding is more than half the kernel, or the output would
+        be empty.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.arange(16.).reshape(1, 1, 4, 4)
+    >>> F.avg_pool2d(x, 2)
+    tensor([[[[ 2.5000,  4.5000],
+              [10.5000, 12.5000]]]])
+    >>> F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)
+    tensor([[[[ 2.5000,  4.0000],
+              [ 8.5000, 10.0000]]]])
+    """
+    where = "avg_pool2d()"
+    if divisor_override is not None:
+        if isinstance(divisor_override, bool) or not isinstance(divisor_override, int):
+            raise TypeError(f"{where}: divisor_override must be an int or None, got "
+                            f"{type(divisor_override).__name__}")
+        if divisor_override == 0:
+            raise RuntimeError(f"{where}: divisor must be not zero")
+    x, unbatched, kernel, stride, padding, _, out = _pool_args(
+        input, kernel_size, stride, padding, 1, ceil_mode, where, False)
+    n, c, h, w = x.shape
+    sums = _windows(x, kernel, stride, padding, (1, 1), out, 0.0).sum(dim=2)
+    sums = sums.reshape(n, c, out[0], out[1])
+    if divisor_override is not None:
+        return _unbatch(sums / float(divisor_override), unbatched)
+    per = [_counts(size, k, p, s, o, bool(count_include_pad))
+           for size, k, p, s, o in zip((h, w), kernel, padding, stride, out)]
+    if len(set(per[0])) == 1 and len(set(per[1])) == 1:  # one divisor for all
+        return _unbatch(sums / float(per[0][0] * per[1][0]), unbatched)
+    rows = _C.tensor(per[0], dtype=x.dtype, device=x.device).reshape(out[0], 1)
+    cols = _C.tensor(per[1], dtype=x.dtype, device=x.device).reshape(1, out[1])
+    return _unbatch(sums / (rows * cols), unbatched)
+
+
+# ---- adaptive pools ----
+
+def _output_size(output_size: Any, hw: tuple, where: str) -> tuple:
+    """(out_h, out_w) from an int or a pair whose None entries keep the input's size."""
+    if isinstance(output_size, (tuple, list)) and len(output_size) == 2:
+        size = tuple(s if v is None else v for v, s in zip(output_size, hw))
+    else:
+        size = output_size
+    return _at_least(_tuple(size, 2, "output_size", where), 1, "output_size", where)
+
+
+def _bins(size: int, out: int) -> list:
+    """PyTorch's adaptive bins along one side: [(start, end)] for each output."""
+    return [((i * size) // out, -(-((i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive_args(input, output_size, where):
+    x, unbatched = _batched(input, 2, where)
+    _floating(x, where)
+    hw = tuple(x.shape[2:])
+    out = _output_size(output_size, hw, where)
+    if min(hw) < 1:
+        raise _Invalid(f"{where}: expected an input with non-zero spatial sizes, got shape "
+                       f"{tuple(input.shape)} (on {input.device})")
+    return x, unbatched, hw, out
+
+
+def _averaging(size: int, out: int, dtype, device) -> Tensor:
+    """(out, size): row i averages bin i."""
+    rows = [[0.0] * size for _ in range(out)]
+    for i, (start, end) in enumerate(_bins(size, out)):
+        for j in range(start, end):
+            rows[i][j] = 1.0 / (end - start)
+    return _C.tensor(rows, dtype=dtype, device=device)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    """The mean over each of out_h x out_w bins that split the input, as
+    ``torch.nn.functional.adaptive_avg_pool2d``: bin i of a side of size H covers
+    ``[floor(i * H / out_h), ceil((i + 1) * H / out_h))``.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)``, or ``(C, H, W)``; floating point.
+    output_size : int or tuple of 2 (int or None)
+        (out_h, out_w); None keeps that side's size.
+
+    Returns
+    -------
+    Tensor
+        ``(N, C, out_h, out_w)``, or ``(C, out_h, out_w)``.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor or output_size is not an int or a pair.
+    RuntimeError
+        When input is not floating point; (InvalidArgumentError, also a ValueError) when
+        it is not 3-d or 4-d, has an empty side, or an output size is not positive.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.arange(16.).reshape(1, 1, 4, 4)
+    >>> F.adaptive_avg_pool2d(x, 1)
+    tensor([[[[7.5000]]]])
+    >>> F.adaptive_avg_pool2d(x, (3, 2)).shape
+    pydevtensor.Size([1, 1, 3, 2])
+    """
+    where = "adaptive_avg_pool2d()"
+    x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
+    if h % oh == 0 and w % ow == 0:
+        return avg_pool2d(input, (h // oh, w // ow))
+    ph = _averaging(h, oh, x.dtype, x.device)  # (oh, h)
+    pw = _averaging(w, ow, x.dtype, x.device)  # (ow, w)
+    return _unbatch(_C.matmul(_C.matmul(ph, x), pw.T), unbatched)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    """The largest value of each of out_h x out_w bins that split the input, as
+    ``torch.nn.functional.adaptive_max_pool2d`` (the bins of
+    :func:`adaptive_avg_pool2d`; the gradient goes to the first largest element).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)``, or ``(C, H, W)``; floating point.
+    output_size : int or tuple of 2 (int or None)
+        (out_h, out_w); None keeps that side's size.
+    return_indices : bool, optional
+        Also return where each maximum is, as flat indices into H * W (default False).
+
+    Returns
+    -------
+    Tensor or (Tensor, Tensor)
+        ``(N, C, out_h, out_w)`` (or ``(C, out_h, out_w)``), and the int64 indices.
+
+    Raises
+    ------
+    TypeError, RuntimeError, ValueError
+        As :func:`adaptive_avg_pool2d`.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.arange(16.).reshape(1, 1, 4, 4)
+    >>> F.adaptive_max_pool2d(x, (1, 2))
+    tensor([[[[13., 15.]]]])
+    >>> F.adaptive_max_pool2d(x, 3, return_indices=True)[1]
+    tensor([[[[ 5,  6,  7],
+              [ 9, 10, 11],
+              [13, 14, 15]]]])
+    """
+    where = "adaptive_max_pool2d()"
+    x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
+    if h % oh == 0 and w % ow == 0:
+        k = (h // oh, w // ow)
+        return max_pool2d(input, k, k, return_indices=return_indices)
+    # each bin's cells as flat offsets, padded to the widest bin by repeating its last
+    # cell (a repeat changes neither the maximum nor the first place it occurs)
+    def taps(size, out):
+        bins = _bins(size, out)
+        widest = max(e - s for s, e in bins)
+        return [[min(s + t, e - 1) for t in range(widest)] for s, e in bins], widest
+
+    (rows, kh), (cols, kw) = taps(h, oh), taps(w, ow)
+    flat = [r * w + c for rr in rows for cc in cols for r in rr for c in cc]
+    index = _C.tensor(flat, dtype=_C.int64, device=x.device)  # (oh, ow, kh, kw) order
+    n, c = x.shape[:2]
+    cells = x.reshape(n, c, h * w).index_select(2, index).reshape(n, c, oh, ow, kh * kw)
+    values, which = cells.max(dim=4)
+    values = _unbatch(values, unbatched)
+    if not return_indices:
+        return values
+    at = which.reshape(n, c, oh * ow) + _C.arange(oh * ow, dtype=_C.int64,
+                                                  device=x.device).mul_(kh * kw)
+    indices = index.index_select(0, at.reshape(-1)).reshape(n, c, oh, ow)
+    return values, _unbatch(indices, unbatched)

@@ -1,0 +1,234 @@
+"""Pooling (D2L chapters 7-8): F.max_pool2d, F.avg_pool2d, F.adaptive_avg_pool2d,
+F.adaptive_max_pool2d and their modules.
+
+References are NumPy float64 loops over PyTorch's windows written here: max pooling
+pads with -inf and the gradient goes to the first largest element of each window
+(row-major inside the window); average pooling divides by PyTorch's count (the
+padding counts with count_include_pad; the cells ceil_mode adds never count); the
+adaptive bins are [floor(i * H / o), ceil((i + 1) * H / o)).  float64 results must
+agree to 1e-12 relative; against torch when it imports.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import assert_close, torch_or_skip
+from pydevtensor import nn
+from pydevtensor.nn import functional as F
+from test_gradcheck import gradcheck
+
+
+def _t(a, device, dtype=pdt.float64):
+    return pdt.from_numpy(np.ascontiguousarray(a)).to(device).to(dtype)
+
+
+def _out(size, k, d, p, s, ceil):
+    span = d * (k - 1) + 1
+    if not ceil:
+        return (size + 2 * p - span) // s + 1
+    o = math.ceil((size + 2 * p - span) / s) + 1
+    return o - 1 if (o - 1) * s >= size + p else o
+
+
+def ref_max_pool(x, k, s, p, d, ceil):
+    """(values, flat indices, the gradient of sum(R * out) for R = ones)."""
+    n, c, h, w = x.shape
+    oh, ow = _out(h, k[0], d[0], p[0], s[0], ceil), _out(w, k[1], d[1], p[1], s[1], ceil)
+    vals, idx = np.zeros((n, c, oh, ow)), np.zeros((n, c, oh, ow), dtype=np.int64)
+    for y in range(oh):
+        for x_ in range(ow):
+            best = np.full((n, c), -np.inf)
+            where = np.full((n, c), -1)
+            for i in range(k[0]):
+                for j in range(k[1]):
+                    r, q = y * s[0] - p[0] + i * d[0], x_ * s[1] - p[1] + j * d[1]
+                    if 0 <= r < h and 0 <= q < w:
+                        v = x[:, :, r, q]
+                        better = v > best
+                        best = np.where(better, v, best)
+                        where = np.where(better, r * w + q, where)
+            vals[:, :, y, x_], idx[:, :, y, x_] = best, where
+    return vals, idx
+
+
+def ref_avg_pool(x, k, s, p, ceil, include_pad, divisor=None):
+    n, c, h, w = x.shape
+    oh, ow = _out(h, k[0], 1, p[0], s[0], ceil), _out(w, k[1], 1, p[1], s[1], ceil)
+    out = np.zeros((n, c, oh, ow))
+    for y in range(oh):
+        for x_ in range(ow):
+            r0, q0 = y * s[0] - p[0], x_ * s[1] - p[1]
+            r1, q1 = min(r0 + k[0], h + p[0]), min(q0 + k[1], w + p[1])
+            cells = (r1 - r0) * (q1 - q0)
+            a0, b0, a1, b1 = max(r0, 0), max(q0, 0), min(r1, h), min(q1, w)
+            total = x[:, :, a0:a1, b0:b1].sum((2, 3))
+            if divisor is None:
+                divisor_here = cells if include_pad else (a1 - a0) * (b1 - b0)
+            else:
+                divisor_here = divisor
+            out[:, :, y, x_] = total / divisor_here
+    return out
+
+
+def _bins(size, o):
+    return [((i * size) // o, -(-((i + 1) * size) // o)) for i in range(o)]
+
+
+def ref_adaptive(x, out, how):
+    n, c, h, w = x.shape
+    res = np.zeros((n, c) + out)
+    for y, (r0, r1) in enumerate(_bins(h, out[0])):
+        for x_, (q0, q1) in enumerate(_bins(w, out[1])):
+            res[:, :, y, x_] = how(x[:, :, r0:r1, q0:q1], axis=(2, 3))
+    return res
+
+
+MAX_CASES = [  # kernel, stride, padding, dilation, ceil_mode
+    ((2, 2), (2, 2), (0, 0), (1, 1), False),
+    ((3, 3), (2, 2), (1, 1), (1, 1), False),     # ResNet's stem pool
+    ((3, 3), (2, 2), (0, 0), (1, 1), True),
+    ((3, 2), (1, 2), (1, 1), (2, 1), False),
+    ((2, 3), (2, 2), (1, 1), (1, 1), True),
+    ((3, 3), (1, 1), (1, 1), (1, 1), False),     # GoogLeNet's branch pool
+]
+
+
+@pytest.mark.parametrize("case", range(len(MAX_CASES)))
+def test_max_pool2d_matches_numpy(device, case):
+    k, s, p, d, ceil = MAX_CASES[case]
+    rng = np.random.default_rng(case)
+    x = rng.standard_normal((2, 3, 7, 8))
+    ref, ref_idx = ref_max_pool(x, k, s, p, d, ceil)
+    xt = _t(x, device).requires_grad_()
+    got, idx = F.max_pool2d(xt, k, s, p, d, ceil_mode=ceil, return_indices=True)
+    assert_close(got, ref, "float64")
+    assert idx.dtype == pdt.int64 and idx.cpu().tolist() == ref_idx.tolist()
+    r = rng.standard_normal(ref.shape)
+    (got * _t(r, device)).sum().backward()
+    grad = np.zeros(x.size)
+    np.add.at(grad, (np.arange(6)[:, None] * 56 + ref_idx.reshape(6, -1)).ravel(), r.ravel())
+    assert_close(xt.grad, grad.reshape(x.shape), "float64")
+    f32 = F.max_pool2d(_t(x, device, pdt.float32), k, s, p, d, ceil_mode=ceil)
+    assert_close(f32, ref.astype(np.float32), "float32")
+
+
+def test_max_pool2d_ties_and_unbatched(device):
+    """A tie sends the gradient to the first largest element (ReLU's zeros tie often)."""
+    x = _t(np.zeros((1, 4, 4)), device).requires_grad_()
+    out = F.max_pool2d(x, 2)
+    assert tuple(out.shape) == (1, 2, 2)
+    out.sum().backward()
+    assert x.grad.cpu().tolist() == [[[1., 0., 1., 0.], [0., 0., 0., 0.],
+                                      [1., 0., 1., 0.], [0., 0., 0., 0.]]]
+    pool = nn.MaxPool2d(2, return_indices=True)
+    vals, idx = pool(_t(np.arange(16.).reshape(1, 1, 4, 4), device))
+    assert idx.cpu().tolist() == [[[[5, 7], [13, 15]]]]
+
+
+@pytest.mark.parametrize("ceil", [False, True])
+@pytest.mark.parametrize("include_pad", [True, False])
+def test_avg_pool2d_matches_numpy(device, ceil, include_pad):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 3, 7, 8))
+    for k, s, p in (((2, 2), (2, 2), (0, 0)), ((3, 3), (2, 2), (1, 1)),
+                    ((3, 2), (2, 3), (1, 1)), ((2, 2), (1, 1), (1, 0))):
+        got = F.avg_pool2d(_t(x, device), k, s, p, ceil, include_pad)
+        assert_close(got, ref_avg_pool(x, k, s, p, ceil, include_pad), "float64")
+    got = F.avg_pool2d(_t(x, device), 3, 2, 1, ceil, include_pad, divisor_override=4)
+    assert_close(got, ref_avg_pool(x, (3, 3), (2, 2), (1, 1), ceil, include_pad, 4), "float64")
+    unb = F.avg_pool2d(_t(x[0], device), 2)
+    assert_close(unb, ref_avg_pool(x[:1], (2, 2), (2, 2), (0, 0), False, True)[0], "float64")
+
+
+@pytest.mark.parametrize("out", [(1, 1), (2, 4), (3, 5), (7, 3), (4, 1)])
+def test_adaptive_pools_match_numpy(device, out):
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((2, 3, 7, 8))
+    assert_close(F.adaptive_avg_pool2d(_t(x, device), out), ref_adaptive(x, out, np.mean),
+                 "float64")
+    assert_close(F.adaptive_max_pool2d(_t(x, device), out), ref_adaptive(x, out, np.max),
+                 "float64")
+    assert_close(nn.AdaptiveAvgPool2d(out)(_t(x[0], device)), ref_adaptive(x, out, np.mean)[0],
+                 "float64")
+    vals, idx = F.adaptive_max_pool2d(_t(x, device), out, return_indices=True)
+    flat = x.reshape(2, 3, -1)
+    picked = np.take_along_axis(flat, idx.cpu().numpy().reshape(2, 3, -1), 2)
+    assert_close(picked.reshape(vals.shape), vals.cpu().numpy(), "float64")
+    none = F.adaptive_avg_pool2d(_t(x, device), (None, 2))
+    assert tuple(none.shape) == (2, 3, 7, 2)
+
+
+def test_pools_gradcheck(device):
+    rng = np.random.default_rng(13)
+    x = [rng.standard_normal((1, 2, 5, 6))]
+    gradcheck(lambda t: F.max_pool2d(t, 3, 2, 1, ceil_mode=True), x, device)
+    gradcheck(lambda t: F.avg_pool2d(t, 3, 2, 1, True, False), x, device)
+    gradcheck(lambda t: F.adaptive_avg_pool2d(t, (3, 4)), x, device)
+    gradcheck(lambda t: F.adaptive_max_pool2d(t, (2, 4)), x, device)
+
+
+def test_pools_match_torch(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((2, 3, 9, 7))
+    tf = torch.nn.functional
+    calls = [
+        ("max_pool2d", (3, 2, 1), dict(ceil_mode=True)),
+        ("max_pool2d", ((2, 3), (1, 2), (1, 1), (2, 1)), {}),
+        ("avg_pool2d", (3, 2, 1), dict(ceil_mode=True, count_include_pad=False)),
+        ("avg_pool2d", (3, 2, 1), dict(ceil_mode=True)),
+        ("avg_pool2d", (2,), dict(divisor_override=3)),
+        ("adaptive_avg_pool2d", ((4, 3),), {}),
+        ("adaptive_max_pool2d", ((4, 5),), {}),
+    ]
+    for name, args, kw in calls:
+        tx = torch.tensor(x, requires_grad=True)
+        px = _t(x, device).requires_grad_()
+        tout, pout = getattr(tf, name)(tx, *args, **kw), getattr(F, name)(px, *args, **kw)
+        r = rng.standard_normal(tuple(tout.shape))
+        (tout * torch.tensor(r)).sum().backward()
+        (pout * _t(r, device)).sum().backward()
+        assert_close(pout, tout.detach().numpy(), "float64")
+        assert_close(px.grad, tx.grad.numpy(), "float64")
+
+
+def test_pool_modules_repr_and_defaults(device):
+    assert repr(nn.MaxPool2d(2)) == \
+        "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"
+    assert repr(nn.AvgPool2d(3, 1, 1)) == "AvgPool2d(kernel_size=3, stride=1, padding=1)"
+    assert repr(nn.AdaptiveMaxPool2d((2, 2))) == "AdaptiveMaxPool2d(output_size=(2, 2))"
+    x = pdt.arange(16., device=device).reshape(1, 1, 4, 4)
+    assert nn.AvgPool2d(2)(x).cpu().tolist() == [[[[2.5, 4.5], [10.5, 12.5]]]]
+    assert nn.MaxPool2d(2, stride=1)(x).shape == (1, 1, 3, 3)
+
+
+def test_pool_bad_input(device):
+    x = pdt.zeros(1, 2, 4, 4, device=device)
+    d = str(device)
+    cases = [
+        (lambda: F.max_pool2d(x, 2, padding=2), RuntimeError,
+         r"pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 "
+         r"and dilation=1 \(on " + d),
+        (lambda: F.avg_pool2d(x, 3, padding=2), RuntimeError,
+         r"pad should be at most half of kernel size, but got pad=2 and kernel_size=3"),
+        (lambda: F.max_pool2d(x, 5), ValueError,
+         r"given input size \(2x4x4\), calculated output size \(2x0x0\) is too small"),
+        (lambda: F.max_pool2d(x, 2, stride=0), ValueError, r"stride must be positive"),
+        (lambda: F.max_pool2d(x, 0), ValueError, r"kernel_size must be positive"),
+        (lambda: F.avg_pool2d(pdt.zeros(4, 4, device=device), 2), RuntimeError,
+         r"expected a 3-d \(unbatched\) or 4-d \(batched\) input, got shape \(4, 4\) \(on " + d),
+        (lambda: F.max_pool2d(x.long(), 2), RuntimeError,
+         r"expected a floating point input, got pydevtensor.int64 of shape \(1, 2, 4, 4\)"),
+        (lambda: F.avg_pool2d(x, 2, divisor_override=0), RuntimeError, r"divisor must be not zero"),
+        (lambda: F.adaptive_avg_pool2d(x, 0), ValueError, r"output_size must be positive"),
+        (lambda: F.adaptive_max_pool2d(x, (1, 2, 3)), RuntimeError,
+         r"expected output_size to be a single integer value or a list of 2 values"),
+        (lambda: F.adaptive_avg_pool2d(pdt.zeros(1, 2, 0, 3, device=device), 1), ValueError,
+         r"non-zero spatial sizes, got shape \(1, 2, 0, 3\)"),
+        (lambda: F.max_pool2d(x, "2"), TypeError, r"kernel_size must be an int or a tuple"),
+    ]
+    for fn, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            fn()
