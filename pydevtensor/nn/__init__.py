@@ -7,6 +7,7 @@ pools (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d) and BatchNorm2d of D2L's CNN cha
 from . import functional, init, parallel, utils
 from .activation import ELU, GELU, Hardtanh, LogSigmoid, Mish, ReLU6, SiLU, Softplus
 from .containers import ModuleDict, ParameterDict, ParameterList
+from .data_parallel import DataParallel
 from .layers import (Dropout, Flatten, Identity, LazyLinear, LeakyReLU, Linear, ModuleList,
                      ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .losses import (BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
@@ -28,4 +29,4 @@ __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinea
            "ParameterList", "ParameterDict", "UninitializedBuffer", "Conv1d", "Conv2d",
            "LazyConv1d", "LazyConv2d", "Unfold", "Fold", "BatchNorm2d", "LazyBatchNorm1d",
            "LazyBatchNorm2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool2d"]
+           "AdaptiveMaxPool2d", "DataParallel"]

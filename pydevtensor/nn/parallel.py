@@ -1,5 +1,8 @@
 """nn.parallel.DistributedDataParallel: one replica of a module per process of
 pydevtensor.distributed, gradients averaged across the processes during backward.
+nn.parallel also holds (from their own files) DataParallel, several devices of one
+process (data_parallel.py), and its pieces scatter, scatter_kwargs, gather, replicate
+and parallel_apply (_parallel_functions.py).
 
 Note [DistributedDataParallel]
 - Wrapping broadcasts every parameter from rank 0 (so every rank starts from the same
@@ -28,6 +31,8 @@ Note [DistributedDataParallel]
 import contextlib
 
 from .. import _C
+from ._parallel_functions import gather, parallel_apply, replicate, scatter, scatter_kwargs
+from .data_parallel import DataParallel
 from .module import Module
 
 
@@ -147,4 +152,5 @@ def _no_grad():
     return no_grad()
 
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel", "gather", "parallel_apply", "replicate",
+           "scatter", "scatter_kwargs"]
