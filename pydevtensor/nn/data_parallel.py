@@ -76,7 +76,7 @@ class DataParallel(Module):
         self.module = module
         self.dim = dim
         if device_ids is None:
-            device_ids = list(range(_C.device_count())) if _cuda_available() else []
+            device_ids = list(range(_cuda_device_count()))
         devices = [_as_device(d, "DataParallel") for d in device_ids]
         if not devices:
             self.device_ids, self.output_device, self.src_device_obj = [], None, None
@@ -137,9 +137,9 @@ class DataParallel(Module):
         return gather(outputs, self._output_device, dim=self.dim)
 
 
-def _cuda_available():
+def _cuda_device_count():
     from .. import cuda
-    return cuda.is_available()
+    return cuda.device_count() if cuda.is_available() else 0
 
 
 def _grad_enabled():
