@@ -476,6 +476,39 @@ TRAINING_CASES = [
     C("ParameterDict-key", "pdt.nn.ParameterDict({2: t})", "TypeError",
       r"ParameterDict: keys must be str, got int"),
 
+    # ---- nn.DataParallel and nn.parallel (several devices of one process)
+    C("DataParallel-not-a-module", "pdt.nn.DataParallel(t)", "TypeError",
+      r"DataParallel: expected an nn.Module, got Tensor"),
+    C("DataParallel-module-elsewhere",
+      'pdt.nn.DataParallel(pdt.nn.Linear(3, 2).to("cpu:1"), device_ids=["cpu", "cpu:1"])(t)',
+      "pydevtensor.DeviceError", r"module must have its parameters and buffers on device cpu(:0)? "
+      r"\(device_ids\[0\]\) but found one of them on device: cpu:1 \(parameter 'weight'\); "
+      r"move the module with .to\('cpu(:0)?'\)$",
+      setup=TWO_CPUS),
+    C("DataParallel-unknown-device", 'pdt.nn.DataParallel(pdt.nn.Linear(3, 2), ["cpu", "cpu:5"])',
+      "pydevtensor.DeviceError", r"cpu:5", setup=TWO_CPUS),
+    C("DataParallel-twice", 'pdt.nn.DataParallel(pdt.nn.Linear(3, 2), ["cpu", "cpu:0"])',
+      "ValueError", r"each device may appear once in device_ids, got \['cpu', 'cpu'\]"),
+    C("DataParallel-two-kinds", 'pdt.nn.DataParallel(pdt.nn.Linear(3, 2), ["cpu", 0])',
+      "ValueError", r"device_ids must all be of one kind"),
+    C("DataParallel-replica-fails",
+      'pdt.nn.DataParallel(pdt.nn.Linear(4, 2), device_ids=["cpu", "cpu:1"])(t)',
+      "pydevtensor.InvalidArgumentError", r"Caught InvalidArgumentError in replica 1 on device "
+      r"cpu:1: .*in_features = 4", setup=TWO_CPUS),
+    C("scatter-0d", 'pdt.nn.parallel.scatter(pdt.tensor(1.0), ["cpu"])', "ValueError",
+      r"scatter: cannot split a 0-d tensor \(on cpu\)"),
+    C("scatter-one-device", 'pdt.nn.parallel.scatter(t, "cpu")', "TypeError",
+      r"scatter: expected a list of devices, got str"),
+    C("gather-ints", 'pdt.nn.parallel.gather([1, 2], "cpu")', "TypeError",
+      r"gather: cannot gather outputs of type int"),
+    C("gather-keys", 'pdt.nn.parallel.gather([{"a": t}, {"b": t}], "cpu")', "ValueError",
+      r"gather: all dicts must have the same keys"),
+    C("replicate-lazy", 'pdt.nn.parallel.replicate(pdt.nn.LazyLinear(2), ["cpu"])',
+      "RuntimeError", r"uninitialized parameters"),
+    C("parallel_apply-lengths", "pdt.nn.parallel.parallel_apply([pdt.nn.ReLU()], [t, t])",
+      "ValueError", r"expected as many inputs, kwargs and devices as modules \(1\), got 2 "
+      r"inputs"),
+
     # ---- utils.data
     C("TensorDataset-sizes", "pdt.utils.data.TensorDataset(t, pdt.zeros(3))", "ValueError",
       r"TensorDataset\(\): the tensors' first dimensions differ: sizes \[2, 3\]"),

@@ -119,10 +119,12 @@ class DataParallel(Module):
                             ("buffer", self.module.named_buffers())):
             for name, t in named:
                 if t.device != src:
-                    raise _C.DeviceError(
+                    err = _C.DeviceError(
                         f"module must have its parameters and buffers on device {src} "
                         f"(device_ids[0]) but found one of them on device: {t.device} "
                         f"({kind} '{name}'); move the module with .to('{src}')")
+                    err._pdt_layer = True  # named already: Module.__call__ adds nothing
+                    raise err
         inputs, kwargs = scatter_kwargs(inputs, kwargs, self._devices, self.dim)
         if not inputs and not kwargs:  # no arguments: one call on device_ids[0]
             inputs, kwargs = ((),), ({},)
