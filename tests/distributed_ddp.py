@@ -66,7 +66,59 @@ def ddp_checks(rank, W):
         np.testing.assert_allclose(p.grad.numpy(), 2 * q.grad.numpy(), rtol=1e-5, atol=1e-6)
     model.remove_hooks()
     mwms_check(rank, W, ["cpu"])
+    buffer_checks(rank, W)
     return {"ddp_max_error": worst, "buckets": len(model._buckets)}
+
+
+def buffer_checks(rank, W):
+    """broadcast_buffers: rank 0's BatchNorm buffers reach every rank at wrap time and
+    at each forward under grad mode, before the rank's own update; not under no_grad,
+    not with broadcast_buffers=False; float32 and int64 buffers both travel."""
+    rng = np.random.default_rng(11 + rank)  # each rank its own batches
+    X = [pdt.tensor(rng.standard_normal((8, 6)).astype(np.float32)) for _ in range(3)]
+
+    def bn_net():
+        pdt.manual_seed(rank)
+        net = nn.Sequential(nn.Linear(6, 4), nn.BatchNorm1d(4))
+        with pdt.no_grad():  # rank-specific buffers before the wrap
+            net[1].running_mean.fill_(float(rank))
+            net[1].num_batches_tracked.fill_(10 * rank)
+        return net
+
+    def local_mean(model, x):
+        with pdt.no_grad():
+            return model.module[0](x).mean(0).numpy().astype(np.float64)
+
+    model = nn.parallel.DistributedDataParallel(bn_net())
+    bn = model.module[1]
+    assert np.all(bn.running_mean.numpy() == 0) and bn.num_batches_tracked.item() == 0
+    for step in range(2):
+        gathered = [pdt.zeros(4) for _ in range(W)]
+        dist.all_gather(gathered, bn.running_mean)
+        ref0 = gathered[0].numpy().astype(np.float64)  # rank 0's buffer
+        with pdt.no_grad():  # a rank-specific change, undone by the next broadcast
+            bn.running_mean.add_(float(rank))
+            bn.num_batches_tracked.add_(rank)
+        model(X[step])
+        want = 0.9 * ref0 + 0.1 * local_mean(model, X[step])
+        got = bn.running_mean.numpy()
+        assert np.allclose(got, want, rtol=1e-5, atol=1e-6), (step, got, want)
+        assert bn.num_batches_tracked.item() == step + 1
+    model.eval()
+    with pdt.no_grad():  # no broadcast in evaluation under no_grad: each rank's own
+        bn.running_mean.fill_(float(rank))
+        model(X[2])
+    assert np.all(bn.running_mean.numpy() == rank)
+    model.train()
+    off = nn.parallel.DistributedDataParallel(bn_net(), broadcast_buffers=False)
+    obn = off.module[1]
+    with pdt.no_grad():
+        obn.running_mean.fill_(float(rank))
+    off(X[0])
+    want = 0.9 * rank + 0.1 * local_mean(off, X[0])
+    assert np.allclose(obn.running_mean.numpy(), want, rtol=1e-5, atol=1e-6)
+    model.remove_hooks()
+    off.remove_hooks()
 
 
 def mwms_check(rank, W, devices):

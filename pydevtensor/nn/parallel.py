@@ -27,6 +27,13 @@ Note [DistributedDataParallel]
   accumulation); the next backward outside it averages the accumulated sums.
 - Replicas stay bitwise identical: the all-reduce hands every rank the same bits and
   the optimizers do the same arithmetic.
+- Buffers (BatchNorm's running statistics): broadcast from rank 0 at wrap time, and,
+  with broadcast_buffers=True (PyTorch's default), at the start of every forward run
+  under grad mode (a training step; not inside ``no_sync()``), so every rank's forward
+  starts from rank 0's buffers; each rank then updates them from its own batch.  The
+  buffers of one device and dtype travel as one flat tensor (a BatchNorm model: one
+  float32 and one int64 broadcast, started together, then waited for); a module
+  without buffers broadcasts nothing.
 """
 import contextlib
 
@@ -39,7 +46,9 @@ from .module import Module
 class DistributedDataParallel(Module):
     """Wraps module for data-parallel training across the processes of the default
     process group (pydevtensor.distributed.init_process_group): ``forward`` is the
-    module's; backward averages the gradients across the ranks (Note
+    module's; backward averages the gradients across the ranks; with
+    broadcast_buffers=True (the default) each forward under grad mode first copies rank
+    0's buffers (BatchNorm's running statistics) to every rank (Note
     [DistributedDataParallel] in this module)."""
 
     def __init__(self, module, device_ids=None, output_device=None, broadcast_buffers=True,
@@ -57,11 +66,18 @@ class DistributedDataParallel(Module):
             raise ValueError(f"DistributedDataParallel: bucket_cap_mb must be positive, got "
                              f"{bucket_cap_mb}")
         self.module = module
+        self.broadcast_buffers = bool(broadcast_buffers)
         object.__setattr__(self, "_dist", dist)
         object.__setattr__(self, "_sync", True)
+        # (module, name) of every buffer, read at each forward: an assignment
+        # (module.running_mean = t) is followed
+        object.__setattr__(self, "_buffer_slots", [
+            (m, name) for m in module.modules() for name, b in m._buffers.items()
+            if b is not None])
         with _no_grad():
             for p in module.parameters():
                 dist.broadcast(p.data if isinstance(p.data, _C.Tensor) else p, src=0)
+        self._broadcast_buffers()
         params = [p for p in module.parameters() if p.requires_grad]
         object.__setattr__(self, "_buckets", _make_buckets(params[::-1], bucket_cap_mb))
         object.__setattr__(self, "_pending", [])
@@ -72,7 +88,38 @@ class DistributedDataParallel(Module):
                     self._make_hook(b)))
 
     def forward(self, *args, **kwargs):
+        if self.broadcast_buffers and self._sync and _grad_enabled():
+            self._broadcast_buffers()
         return self.module(*args, **kwargs)
+
+    def _broadcast_buffers(self):
+        """Rank 0's buffers to every rank: one flat tensor per device and dtype."""
+        if not self._buffer_slots:
+            return
+        groups = {}
+        seen = set()
+        for m, name in self._buffer_slots:
+            b = m._buffers.get(name)
+            if b is None or id(b) in seen:
+                continue
+            seen.add(id(b))
+            groups.setdefault((str(b.device), b.dtype), []).append(b)
+        dist = self._dist
+        with _no_grad():
+            flats = [(bufs, _C_cat([b.reshape(-1) for b in bufs]) if len(bufs) > 1
+                      else bufs[0].reshape(-1).clone())
+                     for bufs in groups.values()]
+            works = [dist.broadcast(flat, src=0, async_op=True) for _, flat in flats]
+            for w in works:
+                w.wait()
+            if dist.get_rank() == 0:
+                return
+            for bufs, flat in flats:
+                offset = 0
+                for b in bufs:
+                    n = b.numel()
+                    b.copy_(flat[offset:offset + n].reshape(b.shape))
+                    offset += n
 
     @contextlib.contextmanager
     def no_sync(self):
@@ -150,6 +197,16 @@ def _make_buckets(params, cap_mb):
 def _no_grad():
     from ..autograd import no_grad
     return no_grad()
+
+
+def _grad_enabled():
+    from ..autograd import is_grad_enabled
+    return is_grad_enabled()
+
+
+def _C_cat(tensors):
+    from .._ops_join import cat
+    return cat(tensors)
 
 
 __all__ = ["DataParallel", "DistributedDataParallel", "gather", "parallel_apply", "replicate",
