@@ -17,6 +17,8 @@ Note [data parallel pieces]
   buffer is copied with ``.to(device)`` too, so the replica on the module's own device
   holds the module's buffer itself: what that replica changes in place (BatchNorm's
   running statistics) lands in the module; the other replicas' changes are dropped.
+  DataParallel runs that replica last, so a replica that raises leaves the module's
+  buffers as they were.
 - parallel_apply runs the replicas one after another on the calling thread: each op
   is asynchronous on its device, so the devices compute at once anyway.
 """
