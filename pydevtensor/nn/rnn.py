@@ -200,6 +200,30 @@ class RNNBase(Module):
                 for names in self._all_weights]
 
     def forward(self, input: Tensor, hx: Any = None) -> Any:
+        """Runs the sequence through every layer and direction (call the module instead).
+
+        Parameters
+        ----------
+        input : Tensor
+            (L, N, H_in), (N, L, H_in) when batch_first, or (L, H_in) unbatched.
+        hx : Tensor or tuple of two Tensors, optional
+            h0 of shape (num_layers D, N, H) ((num_layers D, H) unbatched), D = 2 when
+            bidirectional else 1; for the LSTM the pair (h0, c0).  Zeros when None.
+
+        Returns
+        -------
+        tuple
+            (output, h_n), or (output, (h_n, c_n)) for the LSTM: output of shape (L, N,
+            D H) ((N, L, D H) when batch_first, (L, D H) unbatched), h_n and c_n of
+            h0's shape.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> output, h_n = nn.GRU(3, 4, bidirectional=True)(pydevtensor.ones(5, 3))
+        >>> output.shape, h_n.shape
+        (pydevtensor.Size([5, 8]), pydevtensor.Size([2, 4]))
+        """
         where = type(self).__name__
         own = self._parameters[self._flat_weights_names[0]]
         check_tensor(where, "the input", input, own, None)
@@ -389,7 +413,7 @@ class GRU(RNNBase):
     Attributes
     ----------
     weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
-        Layer k's (W_ir|W_iz|W_in) of shape (3 H, H_in), (W_hr|W_hz|W_hn) of shape
+        Layer k's [W_ir; W_iz; W_in] of shape (3 H, H_in), [W_hr; W_hz; W_hn] of shape
         (3 H, H) and the biases (3 H,), ``_reverse`` for the backward direction; drawn
         from U(-1/sqrt(H), 1/sqrt(H)).
 
@@ -461,7 +485,7 @@ class LSTM(RNNBase):
     Attributes
     ----------
     weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
-        Layer k's (W_ii|W_if|W_ig|W_io) of shape (4 H, H_in), (W_hi|W_hf|W_hg|W_ho) of
+        Layer k's [W_ii; W_if; W_ig; W_io] of shape (4 H, H_in), [W_hi; W_hf; W_hg; W_ho] of
         shape (4 H, H) and the biases (4 H,), ``_reverse`` for the backward direction;
         drawn from U(-1/sqrt(H), 1/sqrt(H)).
 

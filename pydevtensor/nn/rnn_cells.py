@@ -93,6 +93,28 @@ class RNNCellBase(Module):
         draw_uniform(self, self.hidden_size)
 
     def forward(self, input: Tensor, hx: Any = None) -> Any:
+        """One time step (call the module instead).
+
+        Parameters
+        ----------
+        input : Tensor
+            (N, H_in), or (H_in) unbatched.
+        hx : Tensor or tuple of two Tensors, optional
+            The hidden state (N, H) ((H) unbatched); for the LSTMCell the pair (h, c).
+            Zeros when None.
+
+        Returns
+        -------
+        Tensor or tuple of two Tensors
+            The next hidden state, or the pair (h', c') for the LSTMCell.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> h, c = nn.LSTMCell(3, 4)(pydevtensor.ones(2, 3))
+        >>> h.shape, c.shape
+        (pydevtensor.Size([2, 4]), pydevtensor.Size([2, 4]))
+        """
         where = type(self).__name__
         if self._mode is None:
             raise NotImplementedError(f"{where} has no forward(); build an RNNCell, GRUCell "
@@ -233,7 +255,7 @@ class GRUCell(RNNCellBase):
     Attributes
     ----------
     weight_ih, weight_hh, bias_ih, bias_hh
-        (W_ir|W_iz|W_in) of shape (3 H, H_in), (W_hr|W_hz|W_hn) of shape (3 H, H) and
+        [W_ir; W_iz; W_in] of shape (3 H, H_in), [W_hr; W_hz; W_hn] of shape (3 H, H) and
         the biases (3 H,), drawn from U(-1/sqrt(H), 1/sqrt(H)).
 
     Raises
@@ -286,7 +308,7 @@ class LSTMCell(RNNCellBase):
     Attributes
     ----------
     weight_ih, weight_hh, bias_ih, bias_hh
-        (W_ii|W_if|W_ig|W_io) of shape (4 H, H_in), (W_hi|W_hf|W_hg|W_ho) of shape
+        [W_ii; W_if; W_ig; W_io] of shape (4 H, H_in), [W_hi; W_hf; W_hg; W_ho] of shape
         (4 H, H) and the biases (4 H,), drawn from U(-1/sqrt(H), 1/sqrt(H)).
 
     Raises
