@@ -463,6 +463,11 @@ def _bad_calls(device):
          r"GRUCell: expected input to be 1-D \(H_in\) or 2-D \(N, H_in\), got 3-D"),
         (lambda: nn.RNNCell(3, 4, device=device)(x[0], pdt.zeros(3, 4, device=device)),
          ValueError, r"RNNCell: expected hx of shape \(2, 4\) \(N, hidden_size\), got \(3, 4\)"),
+        (lambda: nn.RNNCell(3, 4, device=device)(x[0], pdt.zeros(4, device=device)),
+         ValueError, r"RNNCell: for batched 2-D input, hx should be 2-D \(N, hidden_size\), "
+         r"got a 1-D tensor of shape \(4,\)"),
+        (lambda: nn.GRUCell(3, 4, device=device)(x[0, 0], pdt.zeros(1, 4, device=device)),
+         ValueError, r"GRUCell: for unbatched 1-D input, hx should be 1-D \(hidden_size\)"),
         (lambda: nn.LSTMCell(3, 4, device=device)(x[0], pdt.zeros(2, 4, device=device)),
          TypeError, r"LSTMCell: hx must be a tuple \(h, c\)"),
         (lambda: nn.RNNCellBase(3, 4, True, 2, device=device)(x[0]), NotImplementedError,

@@ -59,17 +59,54 @@ def check_tensor(where: str, what: str, t: Any, own: Tensor, input: Tensor | Non
 
 def check_state(where: str, what: str, t: Any, own: Tensor, input: Tensor,
                 shape: tuple[int, ...], meaning: str) -> None:
-    """A given h0 or c0: a Tensor like the input, of exactly this shape."""
+    """A given h0 or c0: a Tensor like the input, of exactly this shape (with "N, " in
+    meaning when the input is batched)."""
     check_tensor(where, what, t, own, input)
     if t.ndim != len(shape):
-        batched = "batched 3-D" if input.ndim == 3 else "unbatched 2-D"
-        raise _Invalid(f"{where}: for {batched} input, {what} should be {len(shape)}-D "
-                       f"{meaning}, got a {t.ndim}-D tensor of shape {tuple(t.shape)} "
-                       f"(on {t.device})")
+        batched = "batched" if "N, " in meaning else "unbatched"
+        raise _Invalid(f"{where}: for {batched} {input.ndim}-D input, {what} should be "
+                       f"{len(shape)}-D {meaning}, got a {t.ndim}-D tensor of shape "
+                       f"{tuple(t.shape)} (on {t.device})")
     if tuple(t.shape) != shape:
         raise _Invalid(f"{where}: expected {what} of shape {shape} {meaning}, got "
                        f"{tuple(t.shape)} for an input of shape {tuple(input.shape)} "
                        f"(on {t.device})")
+
+
+def check_input(where: str, input: Any, own: Tensor, input_size: int, ndims: tuple[int, int],
+                forms: str) -> None:
+    """The input is a Tensor like the module's parameter own, of ndims[0] or ndims[1]
+    dimensions (described by forms), the last of them input_size."""
+    check_tensor(where, "the input", input, own, None)
+    if input.ndim not in ndims:
+        raise _Invalid(f"{where}: expected input to be {forms}, got {input.ndim}-D input of "
+                       f"shape {tuple(input.shape)} (on {input.device})")
+    if input.shape[-1] != input_size:
+        raise _Invalid(f"{where}: expected input of size {input_size} (input_size) in its last "
+                       f"dimension, got {input.shape[-1]} in an input of shape "
+                       f"{tuple(input.shape)} (on {input.device})")
+
+
+def initial_states(where: str, hx: Any, own: Tensor, input: Tensor, shape: tuple[int, ...],
+                   meaning: str, names: tuple[str, ...]) -> tuple[Tensor, Tensor | None]:
+    """(h, c) from hx: a Tensor (names has one entry) or an LSTM's pair (two names), as
+    given and checked against shape, or zeros when hx is None; c is None but for the
+    LSTM."""
+    lstm = len(names) == 2
+    if hx is None:
+        states = tuple(_C.zeros(shape, device=input.device, dtype=input.dtype) for _ in names)
+    elif lstm:
+        if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+            raise TypeError(f"{where}: hx must be a tuple ({names[0]}, {names[1]}) of two "
+                            f"Tensors, got {type(hx).__name__}" +
+                            (f" of {len(hx)}" if isinstance(hx, (tuple, list)) else ""))
+        states = tuple(hx)
+    else:
+        states = (hx,)
+    if hx is not None:
+        for name, t in zip(names, states):
+            check_state(where, name, t, own, input, shape, meaning)
+    return states[0], states[1] if lstm else None
 
 
 class RNNBase(Module):
@@ -226,26 +263,22 @@ class RNNBase(Module):
         """
         where = type(self).__name__
         own = self._parameters[self._flat_weights_names[0]]
-        check_tensor(where, "the input", input, own, None)
         order = "(N, L, H_in)" if self.batch_first else "(L, N, H_in)"
-        if input.ndim not in (2, 3):
-            raise _Invalid(f"{where}: expected input to be 2-D (L, H_in) or 3-D {order}, got "
-                           f"{input.ndim}-D input of shape {tuple(input.shape)} "
-                           f"(on {input.device})")
-        if input.shape[-1] != self.input_size:
-            raise _Invalid(f"{where}: expected input of size {self.input_size} (input_size) "
-                           f"in its last dimension, got {input.shape[-1]} in an input of "
-                           f"shape {tuple(input.shape)} (on {input.device})")
+        check_input(where, input, own, self.input_size, (2, 3),
+                    f"2-D (L, H_in) or 3-D {order}")
         batched = input.ndim == 3
-        x = input if not batched else input.transpose(0, 1) if self.batch_first else input
+        x = input.transpose(0, 1) if batched and self.batch_first else input
         x = x if batched else x.unsqueeze(1)  # (L, N, H_in) from here
         if x.shape[0] == 0:
             raise _Invalid(f"{where}: expected a sequence length larger than 0, got an input "
                            f"of shape {tuple(input.shape)} (on {input.device})")
         directions = 2 if self.bidirectional else 1
         shape = (self.num_layers * directions, x.shape[1], self.hidden_size)
-        states = self._states(where, hx, own, input, shape if batched else
-                              (shape[0], shape[2]))
+        meaning = "(num_layers * num_directions, " + ("N, " if batched else "") + \
+            "hidden_size)"
+        states = initial_states(where, hx, own, input, shape if batched else
+                                (shape[0], shape[2]), meaning,
+                                ("h0", "c0") if self.mode == "LSTM" else ("h0",))
         h0, c0 = (s if batched or s is None else s.unsqueeze(1) for s in states)
         output, h_n, c_n = FR.run(self.mode, x, h0, c0, self._weights(), self.num_layers,
                                   directions, self.dropout, self.training)
@@ -255,27 +288,6 @@ class RNNBase(Module):
         elif self.batch_first:
             output = output.transpose(0, 1)
         return (output, h_n) if self.mode != "LSTM" else (output, (h_n, c_n))
-
-    def _states(self, where: str, hx: Any, own: Tensor, input: Tensor,
-                shape: tuple[int, ...]) -> tuple[Tensor, Tensor | None]:
-        """h0 (and c0) as given, checked, or zeros."""
-        meaning = "(num_layers * num_directions, " + ("N, " if len(shape) == 3 else "") + \
-            "hidden_size)"
-        lstm = self.mode == "LSTM"
-        if hx is None:
-            zeros = [_C.zeros(shape, device=input.device, dtype=input.dtype)
-                     for _ in range(2 if lstm else 1)]
-            return zeros[0], zeros[1] if lstm else None
-        if lstm:
-            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
-                raise TypeError(f"{where}: hx must be a tuple (h0, c0) of two Tensors, got "
-                                f"{type(hx).__name__}" +
-                                (f" of {len(hx)}" if isinstance(hx, (tuple, list)) else ""))
-            for what, t in zip(("h0", "c0"), hx):
-                check_state(where, what, t, own, input, shape, meaning)
-            return hx[0], hx[1]
-        check_state(where, "h0", hx, own, input, shape, meaning)
-        return hx, None
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"

@@ -11,7 +11,7 @@ from . import _functional_rnn as FR
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
-from .rnn import _Invalid, check_size, check_state, check_tensor, draw_uniform
+from .rnn import RNNBase, check_input, check_size, initial_states
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -74,23 +74,8 @@ class RNNCellBase(Module):
                 self.register_parameter(name, None)
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        """Draws every parameter again from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)),
-        PyTorch's initialisation, with the package's generator.
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> cell = nn.GRUCell(2, 4)
-        >>> cell.reset_parameters()
-        >>> bool(cell.bias_hh.abs().max() <= 0.5)
-        True
-        """
-        draw_uniform(self, self.hidden_size)
+    # the same draws as the sequence layers, documented there
+    reset_parameters = RNNBase.reset_parameters
 
     def forward(self, input: Tensor, hx: Any = None) -> Any:
         """One time step (call the module instead).
@@ -121,33 +106,13 @@ class RNNCellBase(Module):
                                       f"or LSTMCell")
         ps = self._parameters
         w_ih, w_hh, b_ih, b_hh = ps["weight_ih"], ps["weight_hh"], ps["bias_ih"], ps["bias_hh"]
-        check_tensor(where, "the input", input, w_ih, None)
-        if input.ndim not in (1, 2):
-            raise _Invalid(f"{where}: expected input to be 1-D (H_in) or 2-D (N, H_in), got "
-                           f"{input.ndim}-D input of shape {tuple(input.shape)} "
-                           f"(on {input.device})")
-        if input.shape[-1] != self.input_size:
-            raise _Invalid(f"{where}: expected input of size {self.input_size} (input_size) "
-                           f"in its last dimension, got {input.shape[-1]} in an input of "
-                           f"shape {tuple(input.shape)} (on {input.device})")
+        check_input(where, input, w_ih, self.input_size, (1, 2), "1-D (H_in) or 2-D (N, H_in)")
         batched = input.ndim == 2
         shape = (input.shape[0], self.hidden_size) if batched else (self.hidden_size,)
         meaning = "(N, hidden_size)" if batched else "(hidden_size)"
         lstm = self._mode == "LSTM"
-        if hx is None:
-            h = _C.zeros(shape, device=input.device, dtype=input.dtype)
-            c = _C.zeros(shape, device=input.device, dtype=input.dtype) if lstm else None
-        elif lstm:
-            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
-                raise TypeError(f"{where}: hx must be a tuple (h, c) of two Tensors, got "
-                                f"{type(hx).__name__}" +
-                                (f" of {len(hx)}" if isinstance(hx, (tuple, list)) else ""))
-            h, c = hx
-            check_state(where, "h", h, w_ih, input, shape, meaning)
-            check_state(where, "c", c, w_ih, input, shape, meaning)
-        else:
-            h, c = hx, None
-            check_state(where, "hx", h, w_ih, input, shape, meaning)
+        h, c = initial_states(where, hx, w_ih, input, shape, meaning,
+                              ("h", "c") if lstm else ("hx",))
         x = input if batched else input.unsqueeze(0)
         h = h if batched else h.unsqueeze(0)
         c = c if batched or c is None else c.unsqueeze(0)
