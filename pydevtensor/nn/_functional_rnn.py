@@ -18,7 +18,7 @@ noticeable past a few hundred steps.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 from .._ops_join import cat, stack
 from . import functional as F
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 # the number of gate blocks in W_ih and W_hh, by mode
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "GRU": 3, "LSTM": 4}
+# (W_ih, W_hh, b_ih, b_hh) of one layer and direction, None for an absent bias
+Weights = Tuple["Tensor", "Tensor", Optional["Tensor"], Optional["Tensor"]]
 
 
 def step(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
@@ -78,7 +80,7 @@ def run_direction(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tens
 
 
 def run(mode: str, x: Tensor, h0: Tensor, c0: Tensor | None,
-        weights: Sequence[Sequence[Tensor | None]], num_layers: int, num_directions: int,
+        weights: Sequence[Weights], num_layers: int, num_directions: int,
         dropout: float, training: bool) -> tuple[Tensor, Tensor, Tensor | None]:
     """A multi-layer, possibly bidirectional recurrent network over x (L, N, H_in) from
     h0 (and c0) of shape (num_layers * num_directions, N, H).  weights holds, for

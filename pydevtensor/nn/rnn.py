@@ -31,12 +31,25 @@ def check_size(name: str, value: Any, where: str, least: int) -> int:
     return value
 
 
-def draw_uniform(module: Module, hidden_size: int) -> None:
-    """PyTorch's initialisation of the recurrent layers and cells: every parameter, in
-    the order of registration, from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)),
-    through the package's generator (one seed, the same numbers on every device)."""
-    bound = 1.0 / math.sqrt(hidden_size)
-    for p in module.parameters():
+def reset_parameters(self: Module) -> None:
+    """Draws every parameter again from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)),
+    PyTorch's initialisation, with the package's generator (the same numbers on every
+    device for one seed).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> rnn = nn.RNN(2, 4)
+    >>> rnn.reset_parameters()
+    >>> bool(rnn.weight_hh_l0.abs().max() <= 0.5)
+    True
+    """
+    bound = 1.0 / math.sqrt(self.hidden_size)
+    for p in self.parameters():
         p.data.uniform_(-bound, bound)
 
 
@@ -184,8 +197,8 @@ class RNNBase(Module):
             layer_in = input_size if layer == 0 else hidden_size * directions
             for d in range(directions):
                 suffix = f"_l{layer}" + ("_reverse" if d == 1 else "")
-                shapes = [("weight_ih", (gate_size, layer_in)),
-                          ("weight_hh", (gate_size, hidden_size))]
+                shapes: list[tuple[str, tuple[int, ...]]] = [
+                    ("weight_ih", (gate_size, layer_in)), ("weight_hh", (gate_size, hidden_size))]
                 if self.bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 names = []
@@ -197,24 +210,7 @@ class RNNBase(Module):
         self._flat_weights_names = [n for names in self._all_weights for n in names]
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        """Draws every parameter again from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)),
-        PyTorch's initialisation, with the package's generator (the same numbers on every
-        device for one seed).
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> rnn = nn.RNN(2, 4)
-        >>> rnn.reset_parameters()
-        >>> bool(rnn.weight_hh_l0.abs().max() <= 0.5)
-        True
-        """
-        draw_uniform(self, self.hidden_size)
+    reset_parameters = reset_parameters  # the function above, shared with the cells
 
     def flatten_parameters(self) -> None:
         """Does nothing, for code written for PyTorch (which packs the weights into one
@@ -230,11 +226,14 @@ class RNNBase(Module):
         >>> nn.LSTM(2, 3).flatten_parameters()
         """
 
-    def _weights(self) -> list[list[Tensor | None]]:
+    def _weights(self) -> list[FR.Weights]:
         """(W_ih, W_hh, b_ih, b_hh) of each layer and direction, None for no bias."""
         ps = self._parameters
-        return [[ps[n] for n in names] + ([] if self.bias else [None, None])
-                for names in self._all_weights]
+        out = []
+        for names in self._all_weights:
+            b_ih, b_hh = (ps[names[2]], ps[names[3]]) if self.bias else (None, None)
+            out.append((ps[names[0]], ps[names[1]], b_ih, b_hh))
+        return out
 
     def forward(self, input: Tensor, hx: Any = None) -> Any:
         """Runs the sequence through every layer and direction (call the module instead).
@@ -279,7 +278,8 @@ class RNNBase(Module):
         states = initial_states(where, hx, own, input, shape if batched else
                                 (shape[0], shape[2]), meaning,
                                 ("h0", "c0") if self.mode == "LSTM" else ("h0",))
-        h0, c0 = (s if batched or s is None else s.unsqueeze(1) for s in states)
+        h0, c0 = states if batched else (states[0].unsqueeze(1), None if states[1] is None
+                                         else states[1].unsqueeze(1))
         output, h_n, c_n = FR.run(self.mode, x, h0, c0, self._weights(), self.num_layers,
                                   directions, self.dropout, self.training)
         if not batched:

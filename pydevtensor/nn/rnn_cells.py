@@ -11,7 +11,8 @@ from . import _functional_rnn as FR
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
-from .rnn import RNNBase, check_input, check_size, initial_states
+from .rnn import check_input, check_size, initial_states
+from .rnn import reset_parameters as _reset_parameters
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -63,10 +64,10 @@ class RNNCellBase(Module):
         check_size("num_chunks", num_chunks, where, 1)
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bool(bias)
         dtype = _C.float32 if dtype is None else dtype
-        shapes = [("weight_ih", (num_chunks * hidden_size, input_size)),
-                  ("weight_hh", (num_chunks * hidden_size, hidden_size))]
-        shapes += [("bias_ih", (num_chunks * hidden_size,)),
-                   ("bias_hh", (num_chunks * hidden_size,))]
+        gates = num_chunks * hidden_size
+        shapes: list[tuple[str, tuple[int, ...]]] = [
+            ("weight_ih", (gates, input_size)), ("weight_hh", (gates, hidden_size)),
+            ("bias_ih", (gates,)), ("bias_hh", (gates,))]
         for name, shape in shapes:
             if self.bias or name.startswith("weight"):
                 setattr(self, name, Parameter(_C.empty(shape, device=device, dtype=dtype)))
@@ -74,8 +75,7 @@ class RNNCellBase(Module):
                 self.register_parameter(name, None)
         self.reset_parameters()
 
-    # the same draws as the sequence layers, documented there
-    reset_parameters = RNNBase.reset_parameters
+    reset_parameters = _reset_parameters  # the sequence layers' draws
 
     def forward(self, input: Tensor, hx: Any = None) -> Any:
         """One time step (call the module instead).
