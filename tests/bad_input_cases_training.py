@@ -509,6 +509,28 @@ TRAINING_CASES = [
       "ValueError", r"expected as many inputs, kwargs and devices as modules \(1\), got 2 "
       r"inputs"),
 
+    # ---- nn: recurrent layers (nn/rnn.py, nn/rnn_cells.py)
+    C("GRU-input-size", "pdt.nn.GRU(4, 5)(t)", "pydevtensor.InvalidArgumentError",
+      r"GRU: expected input of size 4 \(input_size\) in its last dimension, got 3 in an "
+      r"input of shape \(2, 3\) \(on cpu\)"),
+    C("LSTM-h0-shape", "pdt.nn.LSTM(3, 5)(t, (pdt.zeros(1, 5), pdt.zeros(2, 5)))",
+      "pydevtensor.InvalidArgumentError", r"LSTM: expected c0 of shape \(1, 5\) "
+      r"\(num_layers \* num_directions, hidden_size\), got \(2, 5\)"),
+    C("RNN-other-device", 'pdt.nn.RNN(3, 5)(t.to("cpu:1"))', "pydevtensor.DeviceError",
+      r"RNN: the input is on cpu:1 but the module's parameters are on cpu(:0)?",
+      setup=TWO_CPUS),
+    C("GRU-h0-other-device", 'pdt.nn.GRU(3, 5)(t, pdt.zeros(1, 5, device="cpu:1"))',
+      "pydevtensor.DeviceError", r"GRU: the input is on cpu(:0)? but h0 is on cpu:1",
+      setup=TWO_CPUS),
+    C("RNN-dtype", "pdt.nn.RNN(3, 5)(t.double())", "TypeError",
+      r"RNN: the input is pydevtensor\.float64 but the module's parameters are "
+      r"pydevtensor\.float32"),
+    C("LSTM-proj_size", "pdt.nn.LSTM(3, 5, proj_size=2)", "NotImplementedError",
+      r"LSTM: proj_size=2 .*not supported"),
+    C("GRUCell-4d", "pdt.nn.GRUCell(3, 5)(t.reshape(1, 1, 2, 3))",
+      "pydevtensor.InvalidArgumentError", r"GRUCell: expected input to be 1-D \(H_in\) or "
+      r"2-D \(N, H_in\), got 4-D input of shape \(1, 1, 2, 3\) \(on cpu\)"),
+
     # ---- utils.data
     C("TensorDataset-sizes", "pdt.utils.data.TensorDataset(t, pdt.zeros(3))", "ValueError",
       r"TensorDataset\(\): the tensors' first dimensions differ: sizes \[2, 3\]"),

@@ -19,6 +19,9 @@ from .normalization import (BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d
 from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
+# recurrent layers (D2L chapters 9-10)
+from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
@@ -29,4 +32,5 @@ __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinea
            "ParameterList", "ParameterDict", "UninitializedBuffer", "Conv1d", "Conv2d",
            "LazyConv1d", "LazyConv2d", "Unfold", "Fold", "BatchNorm2d", "LazyBatchNorm1d",
            "LazyBatchNorm2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool2d", "DataParallel"]
+           "AdaptiveMaxPool2d", "DataParallel",
+           "RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]

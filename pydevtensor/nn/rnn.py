@@ -1,0 +1,533 @@
+"""The recurrent layers of D2L's chapters 9 and 10: RNN, GRU and LSTM over whole
+sequences (layers, directions, batch_first, dropout between layers), with PyTorch's
+parameter names, shapes, gate order and initialisation, so that a PyTorch state_dict
+loads and gives the same outputs.  The step math is in _functional_rnn.py; the cells
+(RNNCell, GRUCell, LSTMCell) are in rnn_cells.py."""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from .. import _C
+from . import _functional_rnn as FR
+from .module import Module
+from .parameter import Parameter
+
+if TYPE_CHECKING:
+    from .._C import Tensor, device, dtype
+
+_Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad shape
+
+
+def check_size(name: str, value: Any, where: str, least: int) -> int:
+    """An int >= least (input_size, hidden_size, num_layers), else TypeError/ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{where}: {name} must be an int, got {type(value).__name__}")
+    if value < least:
+        raise ValueError(f"{where}: {name} must be {'greater than zero' if least else '>= 0'}, "
+                         f"got {value}")
+    return value
+
+
+def reset_parameters(self: Module) -> None:
+    """Draws every parameter again from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)),
+    PyTorch's initialisation, with the package's generator (the same numbers on every
+    device for one seed).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> rnn = nn.RNN(2, 4)
+    >>> rnn.reset_parameters()
+    >>> bool(rnn.weight_hh_l0.abs().max() <= 0.5)
+    True
+    """
+    bound = 1.0 / math.sqrt(self.hidden_size)
+    for p in self.parameters():
+        p.data.uniform_(-bound, bound)
+
+
+def check_tensor(where: str, what: str, t: Any, own: Tensor, input: Tensor | None) -> None:
+    """t (the input, h0 or c0) is a Tensor on the module's device, of its dtype; own is
+    one of the module's parameters; input the input, when t is a state."""
+    if not isinstance(t, _C.Tensor):
+        raise TypeError(f"{where}: {what} must be a Tensor, got {type(t).__name__}")
+    if input is not None and t.device != input.device:
+        raise _C.DeviceError(f"{where}: the input is on {input.device} but {what} is on "
+                             f"{t.device}; move {what} with .to({str(input.device)!r})")
+    if t.device != own.device:
+        raise _C.DeviceError(f"{where}: {what} is on {t.device} but the module's "
+                             f"parameters are on {own.device}; move one with .to()")
+    if t.dtype != own.dtype:
+        raise TypeError(f"{where}: {what} is {t.dtype} but the module's parameters are "
+                        f"{own.dtype}; convert {what} with .to({own.dtype}) or the "
+                        f"module with .to(dtype={t.dtype}) (on {t.device})")
+
+
+def check_state(where: str, what: str, t: Any, own: Tensor, input: Tensor,
+                shape: tuple[int, ...], meaning: str) -> None:
+    """A given h0 or c0: a Tensor like the input, of exactly this shape (with "N, " in
+    meaning when the input is batched)."""
+    check_tensor(where, what, t, own, input)
+    if t.ndim != len(shape):
+        batched = "batched" if "N, " in meaning else "unbatched"
+        raise _Invalid(f"{where}: for {batched} {input.ndim}-D input, {what} should be "
+                       f"{len(shape)}-D {meaning}, got a {t.ndim}-D tensor of shape "
+                       f"{tuple(t.shape)} (on {t.device})")
+    if tuple(t.shape) != shape:
+        raise _Invalid(f"{where}: expected {what} of shape {shape} {meaning}, got "
+                       f"{tuple(t.shape)} for an input of shape {tuple(input.shape)} "
+                       f"(on {t.device})")
+
+
+def check_input(where: str, input: Any, own: Tensor, input_size: int, ndims: tuple[int, int],
+                forms: str) -> None:
+    """The input is a Tensor like the module's parameter own, of ndims[0] or ndims[1]
+    dimensions (described by forms), the last of them input_size."""
+    check_tensor(where, "the input", input, own, None)
+    if input.ndim not in ndims:
+        raise _Invalid(f"{where}: expected input to be {forms}, got {input.ndim}-D input of "
+                       f"shape {tuple(input.shape)} (on {input.device})")
+    if input.shape[-1] != input_size:
+        raise _Invalid(f"{where}: expected input of size {input_size} (input_size) in its last "
+                       f"dimension, got {input.shape[-1]} in an input of shape "
+                       f"{tuple(input.shape)} (on {input.device})")
+
+
+def initial_states(where: str, hx: Any, own: Tensor, input: Tensor, shape: tuple[int, ...],
+                   meaning: str, names: tuple[str, ...]) -> tuple[Tensor, Tensor | None]:
+    """(h, c) from hx: a Tensor (names has one entry) or an LSTM's pair (two names), as
+    given and checked against shape, or zeros when hx is None; c is None but for the
+    LSTM."""
+    lstm = len(names) == 2
+    if hx is None:
+        states = tuple(_C.zeros(shape, device=input.device, dtype=input.dtype) for _ in names)
+    elif lstm:
+        if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+            raise TypeError(f"{where}: hx must be a tuple ({names[0]}, {names[1]}) of two "
+                            f"Tensors, got {type(hx).__name__}" +
+                            (f" of {len(hx)}" if isinstance(hx, (tuple, list)) else ""))
+        states = tuple(hx)
+    else:
+        states = (hx,)
+    if hx is not None:
+        for name, t in zip(names, states):
+            check_state(where, name, t, own, input, shape, meaning)
+    return states[0], states[1] if lstm else None
+
+
+class RNNBase(Module):
+    """The base of RNN, GRU and LSTM (as ``torch.nn.RNNBase``): builds the parameters
+    of every layer and direction, initialises them, and runs the sequence.  Build one of
+    the subclasses; ``isinstance(m, nn.RNNBase)`` tells a recurrent layer.
+
+    Parameters
+    ----------
+    mode : str
+        'RNN_TANH', 'RNN_RELU', 'GRU' or 'LSTM'.
+    input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional
+        As in :class:`RNN`.
+    proj_size : int, optional
+        0 (LSTM projections are not supported).
+    device : str or pydevtensor.device, optional
+        Where the parameters live.
+    dtype : pydevtensor.dtype, optional
+        Their dtype (default float32).
+
+    Raises
+    ------
+    TypeError, ValueError
+        When a size is not a positive int, dropout is not in [0, 1] or mode unknown.
+    NotImplementedError
+        When proj_size is not 0.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> isinstance(nn.GRU(3, 4), nn.RNNBase)
+    True
+    >>> nn.RNNBase("GRU", 3, 4)
+    RNNBase(3, 4)
+    """
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0,
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+        super().__init__()
+        where = type(self).__name__
+        if mode not in FR.GATES:
+            raise ValueError(f"{where}: unrecognized RNN mode {mode!r}; expected one of "
+                             f"{sorted(FR.GATES)}")
+        check_size("input_size", input_size, where, 0)
+        check_size("hidden_size", hidden_size, where, 1)
+        check_size("num_layers", num_layers, where, 1)
+        if isinstance(dropout, bool) or not isinstance(dropout, numbers.Number) \
+                or not 0 <= dropout <= 1:
+            raise ValueError(f"{where}: dropout should be a number in range [0, 1] "
+                             f"representing the probability of an element being zeroed, "
+                             f"got {dropout!r}")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn(f"{where}: dropout adds dropout after all but the last recurrent "
+                          f"layer, so a non-zero dropout expects num_layers greater than 1, "
+                          f"but got dropout={dropout} and num_layers={num_layers}",
+                          UserWarning, stacklevel=3)
+        check_size("proj_size", proj_size, where, 0)
+        if proj_size != 0:
+            raise NotImplementedError(
+                f"{where}: proj_size={proj_size} (an LSTM with projections, h = W_hr h) is "
+                f"not supported by pydevtensor; use proj_size=0")
+        self.mode = mode
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.bias, self.batch_first = bool(bias), bool(batch_first)
+        self.dropout = float(dropout)
+        self.bidirectional = bool(bidirectional)
+        self.proj_size = 0
+        directions = 2 if self.bidirectional else 1
+        gate_size = FR.GATES[mode] * hidden_size
+        dtype = _C.float32 if dtype is None else dtype
+        self._all_weights: list[list[str]] = []
+        for layer in range(num_layers):
+            layer_in = input_size if layer == 0 else hidden_size * directions
+            for d in range(directions):
+                suffix = f"_l{layer}" + ("_reverse" if d == 1 else "")
+                shapes: list[tuple[str, tuple[int, ...]]] = [
+                    ("weight_ih", (gate_size, layer_in)), ("weight_hh", (gate_size, hidden_size))]
+                if self.bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                names = []
+                for name, shape in shapes:
+                    setattr(self, name + suffix,
+                            Parameter(_C.empty(shape, device=device, dtype=dtype)))
+                    names.append(name + suffix)
+                self._all_weights.append(names)
+        self._flat_weights_names = [n for names in self._all_weights for n in names]
+        self.reset_parameters()
+
+    reset_parameters = reset_parameters  # the function above, shared with the cells
+
+    def flatten_parameters(self) -> None:
+        """Does nothing, for code written for PyTorch (which packs the weights into one
+        buffer for cuDNN here): pydevtensor keeps each parameter as its own tensor.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> nn.LSTM(2, 3).flatten_parameters()
+        """
+
+    def _weights(self) -> list[FR.Weights]:
+        """(W_ih, W_hh, b_ih, b_hh) of each layer and direction, None for no bias."""
+        ps = self._parameters
+        out = []
+        for names in self._all_weights:
+            b_ih, b_hh = (ps[names[2]], ps[names[3]]) if self.bias else (None, None)
+            out.append((ps[names[0]], ps[names[1]], b_ih, b_hh))
+        return out
+
+    def forward(self, input: Tensor, hx: Any = None) -> Any:
+        """Runs the sequence through every layer and direction (call the module instead).
+
+        Parameters
+        ----------
+        input : Tensor
+            (L, N, H_in), (N, L, H_in) when batch_first, or (L, H_in) unbatched.
+        hx : Tensor or tuple of two Tensors, optional
+            h0 of shape (num_layers D, N, H) ((num_layers D, H) unbatched), D = 2 when
+            bidirectional else 1; for the LSTM the pair (h0, c0).  Zeros when None.
+
+        Returns
+        -------
+        tuple
+            (output, h_n), or (output, (h_n, c_n)) for the LSTM: output of shape (L, N,
+            D H) ((N, L, D H) when batch_first, (L, D H) unbatched), h_n and c_n of
+            h0's shape.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> output, h_n = nn.GRU(3, 4, bidirectional=True)(pydevtensor.ones(5, 3))
+        >>> output.shape, h_n.shape
+        (pydevtensor.Size([5, 8]), pydevtensor.Size([2, 4]))
+        """
+        where = type(self).__name__
+        own = self._parameters[self._flat_weights_names[0]]
+        order = "(N, L, H_in)" if self.batch_first else "(L, N, H_in)"
+        check_input(where, input, own, self.input_size, (2, 3),
+                    f"2-D (L, H_in) or 3-D {order}")
+        batched = input.ndim == 3
+        x = input.transpose(0, 1) if batched and self.batch_first else input
+        x = x if batched else x.unsqueeze(1)  # (L, N, H_in) from here
+        if x.shape[0] == 0:
+            raise _Invalid(f"{where}: expected a sequence length larger than 0, got an input "
+                           f"of shape {tuple(input.shape)} (on {input.device})")
+        directions = 2 if self.bidirectional else 1
+        shape = (self.num_layers * directions, x.shape[1], self.hidden_size)
+        meaning = "(num_layers * num_directions, " + ("N, " if batched else "") + \
+            "hidden_size)"
+        states = initial_states(where, hx, own, input, shape if batched else
+                                (shape[0], shape[2]), meaning,
+                                ("h0", "c0") if self.mode == "LSTM" else ("h0",))
+        h0, c0 = states if batched else (states[0].unsqueeze(1), None if states[1] is None
+                                         else states[1].unsqueeze(1))
+        output, h_n, c_n = FR.run(self.mode, x, h0, c0, self._weights(), self.num_layers,
+                                  directions, self.dropout, self.training)
+        if not batched:
+            output, h_n = output.squeeze(1), h_n.squeeze(1)
+            c_n = None if c_n is None else c_n.squeeze(1)
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return (output, h_n) if self.mode != "LSTM" else (output, (h_n, c_n))
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if not self.bias:
+            s += ", bias=False"
+        if self.batch_first:
+            s += ", batch_first=True"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional:
+            s += ", bidirectional=True"
+        return s
+
+
+class RNN(RNNBase):
+    """A multi-layer Elman RNN (D2L's section 9.6), as ``torch.nn.RNN``: for each layer
+    and each time step t::
+
+        h_t = tanh(x_t W_ih^T + b_ih + h_(t-1) W_hh^T + b_hh)
+
+    (relu instead of tanh with nonlinearity='relu').  Layer k > 0 reads the outputs of
+    layer k - 1 (both directions concatenated), after dropout in training.
+
+    Parameters
+    ----------
+    input_size : int
+        H_in, the size of each step's input.
+    hidden_size : int
+        H, the size of the hidden state.
+    num_layers : int, optional
+        Stacked layers (default 1).
+    nonlinearity : str, optional
+        'tanh' (default) or 'relu'.
+    bias : bool, optional
+        Learn b_ih and b_hh (default True).
+    batch_first : bool, optional
+        Inputs and outputs are (N, L, features) instead of (L, N, features); h0 and h_n
+        keep the batch in dimension 1 (default False).
+    dropout : float, optional
+        Dropout probability on the outputs of every layer but the last, in training
+        (default 0).
+    bidirectional : bool, optional
+        Run every layer forwards and backwards in time, with parameters of their own
+        (``_reverse``), and concatenate the two (default False).
+    device : str or pydevtensor.device, optional
+        Where the parameters live.
+    dtype : pydevtensor.dtype, optional
+        Their dtype (default float32).
+
+    Attributes
+    ----------
+    weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
+        Layer k's parameters, of shapes (H, H_in) (H_in = D H for k > 0, D = 2 when
+        bidirectional, else 1), (H, H), (H,) and (H,); with the suffix ``_reverse`` for
+        the backward direction.  All drawn from U(-1/sqrt(H), 1/sqrt(H)), as PyTorch.
+
+    Raises
+    ------
+    TypeError, ValueError
+        When a size is not a positive int, dropout is not in [0, 1] or nonlinearity is
+        neither 'tanh' nor 'relu'.  At the call: when the input is not 2-D or 3-D or its
+        last dimension is not input_size, the sequence is empty, h0 has another shape,
+        or the input or h0 is on another device (DeviceError) or of another dtype.
+
+    Notes
+    -----
+    ``rnn(input, h0=None)`` takes input of shape (L, N, H_in) ((N, L, H_in) when
+    batch_first, (L, H_in) unbatched) and h0 of shape (num_layers D, N, H) ((num_layers
+    D, H) unbatched; zeros when not given).  It returns ``(output, h_n)``: output
+    (L, N, D H) holds the last layer's hidden state at every step (forward, then
+    backward direction), h_n (num_layers D, N, H) every layer's and direction's last
+    hidden state.  Autograd flows to the input, h0 and every parameter on every device.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> rnn = nn.RNN(10, 20, num_layers=2)
+    >>> output, h_n = rnn(pydevtensor.randn(5, 3, 10))
+    >>> output.shape, h_n.shape
+    (pydevtensor.Size([5, 3, 20]), pydevtensor.Size([2, 3, 20]))
+    >>> output, h_n = rnn(pydevtensor.randn(5, 3, 10), pydevtensor.zeros(2, 3, 20))
+    >>> bool((output[-1] == h_n[-1]).all())
+    True
+    >>> [name for name, _ in nn.RNN(10, 20, bidirectional=True).named_parameters()][:5]
+    ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0', 'weight_ih_l0_reverse']
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
+                 dropout: float = 0.0, bidirectional: bool = False,
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNN: unknown nonlinearity {nonlinearity!r}. Select from "
+                             f"'tanh' or 'relu'.")
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size,
+                         hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+
+class GRU(RNNBase):
+    """A multi-layer gated recurrent unit (D2L's section 10.2), as ``torch.nn.GRU``: for
+    each layer and each time step t, with the gates in PyTorch's order r, z, n::
+
+        r_t = sigmoid(W_ir x_t + b_ir + W_hr h_(t-1) + b_hr)
+        z_t = sigmoid(W_iz x_t + b_iz + W_hz h_(t-1) + b_hz)
+        n_t = tanh(W_in x_t + b_in + r_t (W_hn h_(t-1) + b_hn))
+        h_t = (1 - z_t) n_t + z_t h_(t-1)
+
+    Parameters
+    ----------
+    input_size : int
+        H_in, the size of each step's input.
+    hidden_size : int
+        H, the size of the hidden state.
+    num_layers : int, optional
+        Stacked layers (default 1).
+    bias : bool, optional
+        Learn b_ih and b_hh (default True).
+    batch_first : bool, optional
+        Inputs and outputs are (N, L, features) instead of (L, N, features) (default
+        False).
+    dropout : float, optional
+        Dropout probability on the outputs of every layer but the last, in training
+        (default 0).
+    bidirectional : bool, optional
+        Run every layer both ways in time and concatenate (default False).
+    device : str or pydevtensor.device, optional
+        Where the parameters live.
+    dtype : pydevtensor.dtype, optional
+        Their dtype (default float32).
+
+    Attributes
+    ----------
+    weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
+        Layer k's [W_ir; W_iz; W_in] of shape (3 H, H_in), [W_hr; W_hz; W_hn] of shape
+        (3 H, H) and the biases (3 H,), ``_reverse`` for the backward direction; drawn
+        from U(-1/sqrt(H), 1/sqrt(H)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`RNN` (no nonlinearity).
+
+    Notes
+    -----
+    Called as ``gru(input, h0=None)``, with the shapes of :class:`RNN`, and returns
+    ``(output, h_n)`` as it does.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> gru = nn.GRU(10, 20, batch_first=True)
+    >>> output, h_n = gru(pydevtensor.randn(3, 5, 10))
+    >>> output.shape, h_n.shape
+    (pydevtensor.Size([3, 5, 20]), pydevtensor.Size([1, 3, 20]))
+    >>> gru.weight_ih_l0.shape
+    pydevtensor.Size([60, 10])
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, device: str | device | None = None,
+                 dtype: dtype | None = None) -> None:
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
+                         dropout, bidirectional, device=device, dtype=dtype)
+
+
+class LSTM(RNNBase):
+    """A multi-layer long short-term memory (D2L's section 10.1), as ``torch.nn.LSTM``:
+    for each layer and each time step t, with the gates in PyTorch's order i, f, g, o::
+
+        i_t = sigmoid(W_ii x_t + b_ii + W_hi h_(t-1) + b_hi)
+        f_t = sigmoid(W_if x_t + b_if + W_hf h_(t-1) + b_hf)
+        g_t = tanh(W_ig x_t + b_ig + W_hg h_(t-1) + b_hg)
+        o_t = sigmoid(W_io x_t + b_io + W_ho h_(t-1) + b_ho)
+        c_t = f_t c_(t-1) + i_t g_t
+        h_t = o_t tanh(c_t)
+
+    Parameters
+    ----------
+    input_size : int
+        H_in, the size of each step's input.
+    hidden_size : int
+        H, the size of the hidden and cell states.
+    num_layers : int, optional
+        Stacked layers (default 1).
+    bias : bool, optional
+        Learn b_ih and b_hh (default True).
+    batch_first : bool, optional
+        Inputs and outputs are (N, L, features) instead of (L, N, features) (default
+        False).
+    dropout : float, optional
+        Dropout probability on the outputs of every layer but the last, in training
+        (default 0).
+    bidirectional : bool, optional
+        Run every layer both ways in time and concatenate (default False).
+    proj_size : int, optional
+        0 only: projections raise NotImplementedError.
+    device : str or pydevtensor.device, optional
+        Where the parameters live.
+    dtype : pydevtensor.dtype, optional
+        Their dtype (default float32).
+
+    Attributes
+    ----------
+    weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
+        Layer k's [W_ii; W_if; W_ig; W_io] of shape (4 H, H_in), [W_hi; W_hf; W_hg; W_ho] of
+        shape (4 H, H) and the biases (4 H,), ``_reverse`` for the backward direction;
+        drawn from U(-1/sqrt(H), 1/sqrt(H)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`RNN`; at the call also when hx is not a pair (h0, c0).
+    NotImplementedError
+        When proj_size is not 0.
+
+    Notes
+    -----
+    ``lstm(input, (h0, c0))`` (or ``lstm(input)``: zeros) takes the shapes of
+    :class:`RNN` for the input and for both h0 and c0, and returns ``(output, (h_n,
+    c_n))``.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> lstm = nn.LSTM(10, 20, num_layers=2, bidirectional=True)
+    >>> output, (h_n, c_n) = lstm(pydevtensor.randn(5, 3, 10))
+    >>> output.shape, h_n.shape, c_n.shape
+    (pydevtensor.Size([5, 3, 40]), pydevtensor.Size([4, 3, 20]), pydevtensor.Size([4, 3, 20]))
+    >>> lstm
+    LSTM(10, 20, num_layers=2, bidirectional=True)
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0,
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
+                         dropout, bidirectional, proj_size, device=device, dtype=dtype)
