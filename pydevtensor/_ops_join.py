@@ -343,6 +343,41 @@ def chunk(input, chunks, dim=0):
     return split(input, step, d)
 
 
+@recorded("unbind")
+def unbind(input, dim=0):
+    """The slices of input along dim, as a tuple of views with that dim removed
+    (PyTorch's unbind).  Under autograd the slices share one node, whose backward
+    stacks their gradients into one tensor: iterating over a sequence step by step
+    (an RNN's loop) costs one gradient of input's size, not one per step.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor to take apart (also the method ``x.unbind(dim)``).
+    dim : int, optional
+        The dimension to remove (default 0).
+
+    Returns
+    -------
+    tuple of Tensor
+        input.shape[dim] views of input.
+
+    Raises
+    ------
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> pydevtensor.unbind(pydevtensor.tensor([[1, 2], [3, 4]]), 1)
+    (tensor([1, 3]), tensor([2, 4]))
+    """
+    _tensor_arg(input, "unbind")
+    d = _dim(dim, input.ndim, "unbind")
+    lead = (slice(None),) * d
+    return tuple(_basic_getitem(input, lead + (i,)) for i in range(input.shape[d]))
+
+
 def _sizes(args, op):
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
@@ -734,11 +769,11 @@ def meshgrid(*tensors, indexing=None):
 
 
 for _name_, _fn in (("expand", expand), ("repeat", repeat), ("flip", flip), ("tril", tril),
-                    ("triu", triu), ("split", split), ("chunk", chunk),
+                    ("triu", triu), ("split", split), ("chunk", chunk), ("unbind", unbind),
                     ("expand_as", expand_as), ("fliplr", fliplr), ("flipud", flipud)):
     setattr(_C.Tensor, _name_, _fn)
 
 concat = concatenate = cat
 
 __all__ = ["cat", "chunk", "concat", "concatenate", "flip", "fliplr", "flipud", "hstack",
-           "meshgrid", "split", "stack", "tril", "triu", "vstack"]
+           "meshgrid", "split", "stack", "tril", "triu", "unbind", "vstack"]

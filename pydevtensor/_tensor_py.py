@@ -52,6 +52,10 @@ def _iter(self):
     # asks iter(x) whether x is a sequence
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
+    if self.requires_grad and _C.is_grad_enabled():
+        # one node for all the rows (unbind), as PyTorch's iteration: a loop over a
+        # sequence's steps then costs one gradient of the whole, not one per step
+        return iter(self.unbind(0))
     return (self[i] for i in range(len(self)))
 
 

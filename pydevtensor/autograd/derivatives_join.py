@@ -1,4 +1,4 @@
-"""The derivatives of joining, broadcasting and scans (issue 17): cat, stack,
+"""The derivatives of joining, broadcasting and scans (issue 17): cat, stack, unbind,
 expand, repeat, tril, triu and cumsum.
 
 The ops are written in Python (pydevtensor/_ops_join.py, _ops_sort.py) on kernels
@@ -61,6 +61,34 @@ class StackBackward0(Node):
         lead = (slice(None),) * self.dim
         return tuple(reduce_grad(g[lead + (i,)], m) if need else None
                      for i, (m, need) in enumerate(zip(self.metas, self.needs_input_grad)))
+
+
+@derivative("unbind")
+class UnbindBackward0(Node):
+    """One node for all the slices: the gradients that came back are stacked along
+    dim, zeros for the slices that got none."""
+    is_view = True
+
+    def save(self, result, input, dim=0, **kw):
+        self.num_outputs = len(result)
+        self.meta = meta(input)
+        self.dim = _dim(dim, input.ndim, "unbind")
+        return (input,)
+
+    def apply(self, grads):
+        return (self.backward(grads),)
+
+    def backward(self, grads):
+        from .._ops_join import stack  # imported late: _ops_join imports the recorder
+        shape, dtype, device = self.meta
+        if grads and all(g is not None for g in grads):
+            return stack(list(grads), self.dim)
+        out = _C.zeros(shape, dtype=dtype, device=device)
+        lead = (slice(None),) * self.dim
+        for i, g in enumerate(grads):
+            if g is not None:
+                out[lead + (i,)] = g
+        return out
 
 
 @derivative("expand")

@@ -87,7 +87,7 @@ def record(cls, out, args, kwargs):
         if out.is_floating_point():
             out._set_grad_fn(node, 0)
     else:
-        for nr in range(cls.num_outputs):
+        for nr in range(node.num_outputs):  # save() may set it (unbind)
             t = out[nr]
             if isinstance(t, _C.Tensor) and t.is_floating_point():
                 t._set_grad_fn(node, nr)

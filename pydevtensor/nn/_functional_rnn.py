@@ -10,11 +10,10 @@ and the gates of one step are (N, G * H) with G = 1 (RNN), 3 (GRU: r, z, n) or 4
 
 Note [the input projection]
 For each layer and direction x @ W_ih^T + b_ih is one GEMM over all L steps at once,
-(L, N, H_in) -> (L, N, G * H); only h @ W_hh^T + b_hh is left inside the loop.  Step
-t reads its slice of the projection, whose backward adds into a gradient of the whole
-projection: the cost of the backward grows as L^2 * N * G * H in memory traffic (no
-unbind op with a single backward node yet), negligible at D2L's lengths (35) and
-noticeable past a few hundred steps.
+(L, N, H_in) -> (L, N, G * H); only h @ W_hh^T + b_hh is left inside the loop.  The
+steps read the projection through one unbind, whose single backward node stacks the
+steps' gradients: backward costs one gradient of the projection, where a slice per
+step would add a gradient of the whole projection per step (L^2 * N * G * H).
 """
 from __future__ import annotations
 
@@ -69,10 +68,10 @@ def run_direction(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tens
     """The steps of one layer in one direction over the projected sequence xp
     (L, N, G * H), from the state h (and c).  Returns the hidden states (L, N, H) in
     time order, and the last state h (and c): after step 0 when reverse."""
-    length = xp.shape[0]
+    steps = xp.unbind(0)  # Note [the input projection]
     outputs = []
-    for t in (range(length - 1, -1, -1) if reverse else range(length)):
-        h, c = step(mode, xp[t], h, c, w_hh, b_hh)
+    for xt in (reversed(steps) if reverse else steps):
+        h, c = step(mode, xt, h, c, w_hh, b_hh)
         outputs.append(h)
     if reverse:
         outputs.reverse()
