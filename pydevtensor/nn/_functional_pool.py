@@ -4,13 +4,20 @@ included) and errors, on every device.
 
 The windowed pools read their windows with im2col (nn/_im2col.py): max pooling pads
 with -inf and takes, per window, the first largest element (the gradient goes to it
-alone, as PyTorch's); average pooling sums the windows and divides by each window's
-count (PyTorch's divisor: the padding counts with count_include_pad, the cells that
-ceil_mode adds past the padding never do).  The adaptive pools split each side into
-PyTorch's bins, ``[floor(i * H / out), ceil((i + 1) * H / out))``: when out divides H
-they are the windowed pools with kernel = stride = H / out; otherwise the average is
-two products with averaging matrices and the maximum is read through one
-index_select of the bins' cells.
+alone, as PyTorch's; a window whose real cells are all -inf picks its first real
+cell, never the padding); average pooling sums the windows and divides by each
+window's count (PyTorch's divisor: the padding counts with count_include_pad, the
+cells that ceil_mode adds past the padding never do).  The adaptive pools split each
+side into PyTorch's bins, ``[floor(i * H / out), ceil((i + 1) * H / out))``: when out
+divides H they are the windowed pools with kernel = stride = H / out; otherwise the
+average is two products with averaging matrices and the maximum is read through one
+index_select of the bins' cells.  float16 and bfloat16 are summed and divided in
+float32 and rounded once, as PyTorch does.
+
+The constant tensors (divisors, averaging matrices, bin offsets, first real taps)
+are made on the device from aranges and kept in nn/_index_cache.py; indices are
+computed with integer arithmetic, so that no pool but the uneven adaptive max
+(its index_select's range check) reads anything back from a GPU besides im2col.
 """
 from __future__ import annotations
 
@@ -18,6 +25,10 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._ops_index import where
+from ..autograd.dispatch import derivative, recorded
+from ..autograd.node import Node
+from . import _index_cache
 from ._functional_conv import (_Invalid, _at_least, _batched, _tuple, _window_args,
                                pad_end)
 from ._im2col import im2col
@@ -149,23 +160,67 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     if not return_indices and not (x.requires_grad and _C.is_grad_enabled()):
         # no one asks where the maxima are: amax, without the indices (2-4x faster)
         return _unbatch(cols.amax(dim=2).reshape(n, c, out[0], out[1]), unbatched)
-    values, which = cols.max(dim=2)  # the gradient goes to the first largest alone
+    first = _first_real_taps(kernel, stride, padding, dilation, out, x.device)
+    values, taps = _window_max(cols, first)
     values = _unbatch(values.reshape(n, c, out[0], out[1]), unbatched)
     if not return_indices:
         return values
-    # where each window's tap lies in the unpadded plane: (kh*kw, L) flat offsets
-    def axis(k, d, o, s, p):
-        return (_C.arange(k, dtype=_C.int64, device=x.device).mul_(d).reshape(k, 1)
-                + _C.arange(o, dtype=_C.int64, device=x.device).mul_(s).sub_(p).reshape(1, o))
-
-    rows = axis(kernel[0], dilation[0], out[0], stride[0], padding[0])
-    cols_ = axis(kernel[1], dilation[1], out[1], stride[1], padding[1])
-    taps = (rows.reshape(kernel[0], 1, out[0], 1) * w
-            + cols_.reshape(1, kernel[1], 1, out[1])).reshape(kernel[0] * kernel[1], -1)
-    flat = (which * out[0] * out[1]
-            + _C.arange(out[0] * out[1], dtype=_C.int64, device=x.device)).reshape(-1)
-    indices = taps.reshape(-1).index_select(0, flat).reshape(n, c, out[0], out[1])
+    indices = _tap_positions(taps.reshape(n, c, out[0], out[1]), kernel, stride, padding,
+                             dilation, out, w, x.device)
     return values, _unbatch(indices, unbatched)
+
+
+def _int_range(n: int, device) -> Tensor:
+    return _C.arange(n, dtype=_C.int64, device=device)
+
+
+def _first_real_taps(kernel, stride, padding, dilation, out, device) -> Tensor:
+    """(L,) int64: each window's first tap (row-major, i * kw + j) that reads the input
+    rather than the padding, kept per device."""
+    def build():
+        def axis(k, s, p, d, o):  # ceil(max(0, p - o * s) / d)
+            return (_int_range(o, device).mul_(-s).add_(p).clamp(min=0).add_(d - 1)) // d
+
+        rows = axis(kernel[0], stride[0], padding[0], dilation[0], out[0])
+        cols = axis(kernel[1], stride[1], padding[1], dilation[1], out[1])
+        return (rows.mul_(kernel[1]).reshape(out[0], 1) + cols.reshape(1, out[1])).reshape(-1)
+
+    return _index_cache.get(("max_pool2d first", kernel, stride, padding, dilation, out),
+                            device, build)
+
+
+@recorded("max_pool2d_with_indices")
+def _window_max(cols: Tensor, first: Tensor) -> tuple:
+    """cols (N, C, K, L) -> (values, taps), each (N, C, L): each window's maximum and
+    the first tap holding it; a window whose maximum is -inf (its real cells all -inf)
+    takes its first real tap, first (L,), as PyTorch's, so that neither its index nor
+    its gradient lands on the padding."""
+    values, which = cols.max(dim=2)
+    return values, where(values == -math.inf, first, which)
+
+
+@derivative("max_pool2d_with_indices")
+class MaxPool2DWithIndicesBackward0(Node):
+    """The gradient of each window's maximum goes to the tap _window_max chose."""
+
+    def save(self, out, cols, first):
+        self.taps, self.k = out[1], cols.shape[2]
+        return (cols,)
+
+    def backward(self, g):
+        k = _int_range(self.k, g.device).reshape(1, 1, self.k, 1)
+        return ((k == self.taps.unsqueeze(2)).to(g.dtype) * g.unsqueeze(2),)
+
+
+def _tap_positions(taps, kernel, stride, padding, dilation, out, w, device) -> Tensor:
+    """taps (N, C, out_h, out_w), each i * kw + j -> the flat index y * W + x of that
+    tap in the unpadded plane (integer arithmetic: nothing read back)."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    ky = taps // kw
+    kx = taps - ky * kw
+    oy = _int_range(out[0], device).mul_(sh).sub_(ph).reshape(out[0], 1)
+    ox = _int_range(out[1], device).mul_(sw).sub_(pw).reshape(1, out[1])
+    return (ky * dh + oy) * w + kx * dw + ox
 
 
 def _counts(size: int, k: int, p: int, s: int, out: int, include_pad: bool) -> list:
