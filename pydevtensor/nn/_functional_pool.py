@@ -215,7 +215,7 @@ class MaxPool2DWithIndicesBackward0(Node):
 def _tap_positions(taps, kernel, stride, padding, dilation, out, w, device) -> Tensor:
     """taps (N, C, out_h, out_w), each i * kw + j -> the flat index y * W + x of that
     tap in the unpadded plane (integer arithmetic: nothing read back)."""
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    (_, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     ky = taps // kw
     kx = taps - ky * kw
     oy = _int_range(out[0], device).mul_(sh).sub_(ph).reshape(out[0], 1)
@@ -223,17 +223,40 @@ def _tap_positions(taps, kernel, stride, padding, dilation, out, w, device) -> T
     return (ky * dh + oy) * w + kx * dw + ox
 
 
-def _counts(size: int, k: int, p: int, s: int, out: int, include_pad: bool) -> list:
-    """Each window's number of cells along one side: inside the padded input with
-    include_pad, inside the input otherwise (ceil_mode's extra cells never count)."""
-    counts = []
-    for o in range(out):
-        start = o * s - p
-        end = min(start + k, size + p)
-        if not include_pad:
-            start, end = max(start, 0), min(end, size)
-        counts.append(end - start)
-    return counts
+def _wide(dtype):
+    """The dtype a sum of dtype is taken in: float32 for float16 and bfloat16."""
+    return _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
+
+
+def _uniform_count(size: int, k: int, p: int, s: int, out: int, include_pad: bool):
+    """Every window's number of cells along one side when they are all equal (as the
+    first's), else None (then _divisor counts each)."""
+    first = min(k, size + 2 * p) if include_pad else min(k - p, size)
+    last_end = (out - 1) * s - p + k
+    if out == 1 or (include_pad and last_end <= size + p) or \
+            (not include_pad and p == 0 and last_end <= size):
+        return first
+    return None
+
+
+def _divisor(hw, kernel, padding, stride, out, include_pad, dtype, device) -> Tensor:
+    """(out_h, out_w): each window's number of cells inside the padded input
+    (include_pad) or inside the input (ceil_mode's extra cells never count), kept per
+    device."""
+    def build():
+        def axis(size, k, p, s, o):
+            start = _int_range(o, device).mul_(s).sub_(p)
+            end = (start + k).clamp(max=size + p)
+            if not include_pad:
+                start, end = start.clamp(min=0), end.clamp(max=size)
+            return (end - start).to(dtype)
+
+        rows = axis(hw[0], kernel[0], padding[0], stride[0], out[0])
+        cols = axis(hw[1], kernel[1], padding[1], stride[1], out[1])
+        return rows.reshape(out[0], 1) * cols.reshape(1, out[1])
+
+    return _index_cache.get(("avg_pool2d divisor", hw, kernel, padding, stride, out,
+                             include_pad, dtype), device, build)
 
 
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
@@ -298,17 +321,21 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     x, unbatched, kernel, stride, padding, _, out = _pool_args(
         input, kernel_size, stride, padding, 1, ceil_mode, where, False)
     n, c, h, w = x.shape
-    sums = _windows(x, kernel, stride, padding, (1, 1), out, 0.0).sum(dim=2)
+    wide = _wide(x.dtype)
+    sums = _windows(x, kernel, stride, padding, (1, 1), out, 0.0).sum(dim=2, dtype=wide)
     sums = sums.reshape(n, c, out[0], out[1])
     if divisor_override is not None:
-        return _unbatch(sums / float(divisor_override), unbatched)
-    per = [_counts(size, k, p, s, o, bool(count_include_pad))
-           for size, k, p, s, o in zip((h, w), kernel, padding, stride, out)]
-    if len(set(per[0])) == 1 and len(set(per[1])) == 1:  # one divisor for all
-        return _unbatch(sums / float(per[0][0] * per[1][0]), unbatched)
-    rows = _C.tensor(per[0], dtype=x.dtype, device=x.device).reshape(out[0], 1)
-    cols = _C.tensor(per[1], dtype=x.dtype, device=x.device).reshape(1, out[1])
-    return _unbatch(sums / (rows * cols), unbatched)
+        mean = sums / float(divisor_override)
+    else:
+        include = bool(count_include_pad)
+        per = [_uniform_count(size, k, p, s, o, include)
+               for size, k, p, s, o in zip((h, w), kernel, padding, stride, out)]
+        if None not in per:  # one divisor for all
+            mean = sums / float(per[0] * per[1])
+        else:
+            mean = sums / _divisor((h, w), kernel, padding, stride, out, include, wide,
+                                   x.device)
+    return _unbatch(mean if wide == x.dtype else mean.to(x.dtype), unbatched)
 
 
 # ---- adaptive pools ----
@@ -322,9 +349,15 @@ def _output_size(output_size: Any, hw: tuple, where: str) -> tuple:
     return _at_least(_tuple(size, 2, "output_size", where), 1, "output_size", where)
 
 
-def _bins(size: int, out: int) -> list:
-    """PyTorch's adaptive bins along one side: [(start, end)] for each output."""
-    return [((i * size) // out, -(-((i + 1) * size) // out)) for i in range(out)]
+def _bin_ends(size: int, out: int, device) -> tuple:
+    """PyTorch's adaptive bins along one side, as two (out,) int64 tensors: start
+    floor(i * size / out) and end ceil((i + 1) * size / out)."""
+    i = _int_range(out, device)
+    return (i * size) // out, (i * size).add_(size + out - 1) // out
+
+
+def _widest(size: int, out: int) -> int:
+    return max(-(-((i + 1) * size) // out) - (i * size) // out for i in range(out))
 
 
 def _adaptive_args(input, output_size, where):
@@ -339,12 +372,15 @@ def _adaptive_args(input, output_size, where):
 
 
 def _averaging(size: int, out: int, dtype, device) -> Tensor:
-    """(out, size): row i averages bin i."""
-    rows = [[0.0] * size for _ in range(out)]
-    for i, (start, end) in enumerate(_bins(size, out)):
-        for j in range(start, end):
-            rows[i][j] = 1.0 / (end - start)
-    return _C.tensor(rows, dtype=dtype, device=device)
+    """(out, size): row i averages bin i, kept per device."""
+    def build():
+        start, end = _bin_ends(size, out, device)
+        start, end = start.reshape(out, 1), end.reshape(out, 1)
+        j = _int_range(size, device).reshape(1, size)
+        inside = (j >= start).to(dtype) * (j < end).to(dtype)
+        return inside / (end - start).to(dtype)
+
+    return _index_cache.get(("adaptive averaging", size, out, dtype), device, build)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
@@ -385,9 +421,11 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
     if h % oh == 0 and w % ow == 0:
         return avg_pool2d(input, (h // oh, w // ow))
-    ph = _averaging(h, oh, x.dtype, x.device)  # (oh, h)
-    pw = _averaging(w, ow, x.dtype, x.device)  # (ow, w)
-    return _unbatch(_C.matmul(_C.matmul(ph, x), pw.T), unbatched)
+    wide = _wide(x.dtype)  # half types: averaged in float32, rounded once
+    ph = _averaging(h, oh, wide, x.device)  # (oh, h)
+    pw = _averaging(w, ow, wide, x.device)  # (ow, w)
+    mean = _C.matmul(_C.matmul(ph, x if wide == x.dtype else x.to(wide)), pw.T)
+    return _unbatch(mean if wide == x.dtype else mean.to(x.dtype), unbatched)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
@@ -430,23 +468,41 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     if h % oh == 0 and w % ow == 0:
         k = (h // oh, w // ow)
         return max_pool2d(input, k, k, return_indices=return_indices)
-    # each bin's cells as flat offsets, padded to the widest bin by repeating its last
-    # cell (a repeat changes neither the maximum nor the first place it occurs)
-    def taps(size, out):
-        bins = _bins(size, out)
-        widest = max(e - s for s, e in bins)
-        return [[min(s + t, e - 1) for t in range(widest)] for s, e in bins], widest
-
-    (rows, kh), (cols, kw) = taps(h, oh), taps(w, ow)
-    flat = [r * w + c for rr in rows for cc in cols for r in rr for c in cc]
-    index = _C.tensor(flat, dtype=_C.int64, device=x.device)  # (oh, ow, kh, kw) order
+    index, rows, cols = _adaptive_taps(h, w, oh, ow, x.device)
+    (first_r, last_r), (first_c, last_c) = rows, cols
+    kh, kw = _widest(h, oh), _widest(w, ow)
     n, c = x.shape[:2]
     cells = x.reshape(n, c, h * w).index_select(2, index).reshape(n, c, oh, ow, kh * kw)
     values, which = cells.max(dim=4)
     values = _unbatch(values, unbatched)
     if not return_indices:
         return values
-    at = which.reshape(n, c, oh * ow) + _C.arange(oh * ow, dtype=_C.int64,
-                                                  device=x.device).mul_(kh * kw)
-    indices = index.index_select(0, at.reshape(-1)).reshape(n, c, oh, ow)
-    return values, _unbatch(indices, unbatched)
+    ty = which // kw  # the tap's row and column in its bin, then in the plane
+    row = _C.minimum(ty + first_r.reshape(oh, 1), last_r.reshape(oh, 1))
+    col = _C.minimum(which - ty * kw + first_c.reshape(1, ow), last_c.reshape(1, ow))
+    return values, _unbatch(row * w + col, unbatched)
+
+
+def _adaptive_taps(h: int, w: int, oh: int, ow: int, device) -> tuple:
+    """(index, (first_row, last_row), (first_col, last_col)): index (oh*ow*kh*kw,)
+    holds each bin's cells as flat offsets, in (oh, ow, kh, kw) order, each bin
+    padded to the widest (kh x kw) by repeating its last row and column (a repeat
+    changes neither the maximum nor the first place it occurs); the (out,) firsts and
+    lasts are the bins' first and last cells along each side.  Kept per device."""
+    def build():
+        def axis(size, out):
+            start, end = _bin_ends(size, out, device)
+            last = end.sub_(1)
+            k = _widest(size, out)
+            taps = _C.minimum(start.reshape(out, 1) + _int_range(k, device).reshape(1, k),
+                              last.reshape(out, 1))
+            return taps, start, last
+
+        (rows, fr, lr), (cols, fc, lc) = axis(h, oh), axis(w, ow)
+        kh, kw = rows.shape[1], cols.shape[1]
+        index = (rows.reshape(oh, 1, kh, 1) * w + cols.reshape(1, ow, 1, kw)).reshape(-1)
+        return index, fr, lr, fc, lc
+
+    index, fr, lr, fc, lc = _index_cache.get(("adaptive_max_pool2d taps", h, w, oh, ow),
+                                             device, build)
+    return index, (fr, lr), (fc, lc)
