@@ -417,3 +417,33 @@ def test_conv_classes_and_error_classes_as_torch():
         F.conv2d(x, w, stride=2, padding="same")
     with pytest.raises(ValueError, match=r"padding='same' is not supported"):
         nn.Conv2d(1, 1, 2, stride=2, padding="same")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_conv2d_in_half_types_matches_torch(device, dtype):
+    """float16 and bfloat16 conv2d, forward and weight gradient, within torch's own
+    error of the float64 answer (times 1.5): the weight's gradient is summed over the
+    batch in the GEMM's float32 accumulator (found by a reviewer: 3x torch's error in
+    bfloat16, each sample's part rounded before the sum)."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 4, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
+    tdt, pdt_dt = getattr(torch, dtype), getattr(pdt, dtype)
+    tx = torch.from_numpy(x).to(tdt).requires_grad_()
+    tw = torch.from_numpy(w).to(tdt).requires_grad_()
+    ty = torch.nn.functional.conv2d(tx, tw, groups=2, padding=1)
+    ty.float().sum().backward()
+    rx = torch.from_numpy(x).to(tdt).double().requires_grad_()
+    rw = torch.from_numpy(w).to(tdt).double().requires_grad_()
+    ry = torch.nn.functional.conv2d(rx, rw, groups=2, padding=1)
+    ry.sum().backward()
+    px = pdt.from_numpy(x).to(device=device, dtype=pdt_dt).requires_grad_()
+    pw = pdt.from_numpy(w).to(device=device, dtype=pdt_dt).requires_grad_()
+    py = F.conv2d(px, pw, groups=2, padding=1)
+    assert py.dtype == pdt_dt
+    py.to(pdt.float32).sum().backward()
+    for got, ours, ref in ((py, ty, ry), (pw.grad, tw.grad, rw.grad)):
+        err = np.abs(got.detach().to(pdt.float64).cpu().numpy() - ref.detach().numpy()).max()
+        theirs = (ours.double() - ref).abs().max().item()
+        assert err <= 1.5 * theirs + 1e-3, (err, theirs)
