@@ -125,6 +125,7 @@ class _BatchNorm(Module):
                                                         dtype=dtype))
             self.register_buffer("num_batches_tracked",
                                  _C.tensor(0, dtype=_C.int64, device=device))
+            self._host_count = (self.num_batches_tracked, self.num_batches_tracked._version, 0)
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
@@ -339,6 +340,7 @@ class _LazyBatchNorm:
             self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))
             self.register_buffer("num_batches_tracked",
                                  _C.tensor(0, dtype=_C.int64, device=device))
+            self._host_count = (self.num_batches_tracked, self.num_batches_tracked._version, 0)
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
