@@ -236,6 +236,15 @@ def memory_reserved(d=None):
     return memory_stats(d)["reserved"]
 
 
+_cache_releasers = []  # f(device): drop what a Python-side cache keeps on device
+
+
+def _release_caches(dev) -> None:
+    """Empties the Python-side caches of constant tensors on dev (nn/_index_cache.py)."""
+    for release in _cache_releasers:
+        release(dev)
+
+
 def empty_cache(d=None):
     """Frees the cached, unused blocks of device d's allocator (the current CUDA device
     by default; 'cpu' or 'cpu:1' for the CPU's cache of large blocks, Note [CPU block
@@ -261,7 +270,9 @@ def empty_cache(d=None):
     >>> pydevtensor.memory_reserved('cpu') >= pydevtensor.memory_allocated('cpu')
     True
     """
-    _C._empty_cache(_as_device(d))
+    dev = _as_device(d)
+    _C._empty_cache(dev)
+    _release_caches(dev)
 
 
 def reset_peak_memory_stats(d=None):

@@ -7,8 +7,9 @@ that says why none is available: not built with CUDA, no driver, or no such devi
 from collections import namedtuple
 
 from . import _C
-from ._devices import (_as_device, device_count, max_memory_allocated, memory_allocated,
-                       memory_reserved, memory_stats, reset_peak_memory_stats)
+from ._devices import (_as_device, _release_caches, device_count, max_memory_allocated,
+                       memory_allocated, memory_reserved, memory_stats,
+                       reset_peak_memory_stats)
 
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "get_device_name",
@@ -309,7 +310,9 @@ def empty_cache(d=None):
     """
     if d is None and not is_available():
         return
-    _C._empty_cache(_cuda_device(d))
+    dev = _cuda_device(d)
+    _C._empty_cache(dev)
+    _release_caches(dev)
 
 
 def synchronize(d=None):

@@ -209,3 +209,32 @@ def test_resnet_block_matches_torch(device):
     for name in ("bn1.running_mean", "bn2.running_var"):
         np.testing.assert_allclose(blk.state_dict()[name].cpu().numpy(),
                                    tblk.state_dict()[name].numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("layer, shape", [("BatchNorm2d", (3, 2, 4, 5)), ("BatchNorm1d", (6, 2))])
+def test_momentum_none_counts_batches_on_the_host(device, layer, shape):
+    """momentum=None (the cumulative average) keeps its count on the host: no copy from
+    a GPU, under transfer_guard('disallow') too (found by a reviewer: item() on
+    num_batches_tracked); right after load_state_dict and reset_running_stats."""
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal(shape) * (i + 1) + i for i in range(4)]
+    ts = [pdt.tensor(x, device=device) for x in xs]
+    axes = tuple(i for i in range(len(shape)) if i != 1)
+    means = [x.mean(axis=axes) for x in xs]
+    bn = getattr(nn, layer)(2, momentum=None, device=device, dtype=pdt.float64)
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        bn(ts[0])
+        bn(ts[1])
+    assert pdt.transfer_stats()["device_to_host"]["count"] == 0
+    np.testing.assert_allclose(bn.running_mean.cpu().numpy(), (means[0] + means[1]) / 2,
+                               rtol=1e-12)
+    other = getattr(nn, layer)(2, momentum=None, device=device, dtype=pdt.float64)
+    other.load_state_dict(bn.state_dict())  # count 2: the third batch weighs 1/3
+    other(ts[2])
+    np.testing.assert_allclose(other.running_mean.cpu().numpy(), sum(means[:3]) / 3,
+                               rtol=1e-12)
+    assert int(other.num_batches_tracked.cpu()) == 3
+    other.reset_running_stats()  # count 0: the next batch weighs 1
+    other(ts[3])
+    np.testing.assert_allclose(other.running_mean.cpu().numpy(), means[3], rtol=1e-12)

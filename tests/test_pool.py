@@ -25,11 +25,14 @@ def _t(a, device, dtype=pdt.float64):
 
 
 def _out(size, k, d, p, s, ceil):
+    """The number of windows, counted one by one rather than by the implementation's
+    formula: those that fit in the padded input, and with ceil_mode one more that
+    hangs past its end if it starts before the end of the input and its right
+    padding."""
     span = d * (k - 1) + 1
-    if not ceil:
-        return (size + 2 * p - span) // s + 1
-    o = math.ceil((size + 2 * p - span) / s) + 1
-    return o - 1 if (o - 1) * s >= size + p else o
+    last = size + 2 * p - span  # the last start of a window that fits
+    return sum(1 for o in range(size + 2 * p + 1)
+               if o * s <= last or (ceil and last < o * s < last + s and o * s < size + p))
 
 
 def ref_max_pool(x, k, s, p, d, ceil):
@@ -232,3 +235,55 @@ def test_pool_bad_input(device):
     for fn, exc, match in cases:
         with pytest.raises(exc, match=match):
             fn()
+
+
+def test_max_pool2d_all_minus_inf_window_touching_the_padding(device):
+    """A window whose real cells are all -inf picks its first real cell (never the
+    padding, which reads -inf too) for its index and its gradient, as torch's (found
+    by a reviewer: indices -3, -2, -1 and a lost gradient)."""
+    inf = math.inf
+    x = pdt.full((1, 1, 2, 2), -inf, device=device).requires_grad_()
+    values, indices = F.max_pool2d(x, 3, 1, 1, return_indices=True)
+    assert values.tolist() == [[[[-inf, -inf], [-inf, -inf]]]]
+    assert indices.tolist() == [[[[0, 0], [0, 0]]]]
+    F.max_pool2d(x, 3, 1, 1).sum().backward()
+    assert x.grad.tolist() == [[[[4.0, 0.0], [0.0, 0.0]]]]
+    # dilated, and ceil_mode's cells past the end: the first real cell of each window
+    y = pdt.full((1, 1, 3, 3), -inf, device=device)
+    assert F.max_pool2d(y, 2, 2, ceil_mode=True, return_indices=True)[1].tolist() == \
+        [[[[0, 2], [6, 8]]]]
+    z = pdt.full((1, 1, 5, 5), -inf, device=device)  # taps at rows and columns -1, 1, 3
+    assert F.max_pool2d(z, 3, 2, 1, dilation=2, return_indices=True)[1].tolist() == \
+        [[[[6, 6], [6, 6]]]]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_pools_in_half_types_match_torch(device, dtype):
+    """float16 and bfloat16 average pools sum and divide in float32 and round once, as
+    torch: equal to torch's to one rounding; no overflow where a half sum would be
+    inf (found by a reviewer: 100 cells of 1000 gave inf); max pools exact."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((2, 3, 10, 9)) * 3 + 50).astype(np.float32)
+    tx = torch.from_numpy(x).to(getattr(torch, dtype))
+    px = pdt.from_numpy(x).to(device=device, dtype=getattr(pdt, dtype))
+    tF = torch.nn.functional
+    ulp = 2.0 ** (-10 if dtype == "float16" else -7) * 64  # one rounding at 64 <= |y| < 128
+    cases = [
+        (lambda f, t: f.avg_pool2d(t, 3, 2, 1), 1),
+        (lambda f, t: f.avg_pool2d(t, 3, 2, 1, ceil_mode=True, count_include_pad=False), 1),
+        (lambda f, t: f.avg_pool2d(t, (10, 9)), 1),
+        (lambda f, t: f.adaptive_avg_pool2d(t, (5, 3)), 1),  # dividing sizes
+        (lambda f, t: f.adaptive_avg_pool2d(t, (3, 4)), 1),  # uneven bins
+        (lambda f, t: f.max_pool2d(t, 3, 2, 1), 0),
+        (lambda f, t: f.adaptive_max_pool2d(t, (3, 4)), 0),
+    ]
+    for fn, ulps in cases:
+        want = fn(tF, tx).float().numpy()
+        got = fn(F, px)
+        assert got.dtype == getattr(pdt, dtype)
+        np.testing.assert_allclose(got.to(pdt.float32).cpu().numpy(), want, rtol=0,
+                                   atol=ulps * ulp)
+    big = pdt.full((1, 1, 10, 10), 1000.0, dtype=getattr(pdt, dtype), device=device)
+    assert F.adaptive_avg_pool2d(big, 1).item() == 1000.0
+    assert F.avg_pool2d(big, 10).item() == 1000.0

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 _Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad shape
 
 
+class _DtypeMismatch(TypeError, RuntimeError):
+    """Tensors of different dtypes: a RuntimeError, as PyTorch's, and a TypeError, as
+    pydevtensor's other dtype mismatches (a layer names itself in those)."""
+
+
 # ---- argument checks, shared with the pools ----
 
 def _tuple(value: Any, n: int, name: str, where: str) -> tuple:
@@ -242,11 +247,11 @@ def _padding(padding: Any, nd: int, kernel: tuple, stride: tuple, dilation: tupl
         if padding == "valid":
             return (0,) * nd, (0,) * nd
         if padding != "same":
-            raise ValueError(f"{where}: invalid padding string {padding!r}, should be one of "
-                             f"{{'valid', 'same'}}")
+            raise _Invalid(f"{where}: invalid padding string {padding!r}, should be one of "
+                           f"{{'valid', 'same'}}")
         if any(s != 1 for s in stride):
-            raise ValueError(f"{where}: padding='same' is not supported for strided "
-                             f"convolutions (stride={stride})")
+            raise _Invalid(f"{where}: padding='same' is not supported for strided "
+                           f"convolutions (stride={stride})")
         total = tuple(d * (k - 1) for k, d in zip(kernel, dilation))
         return tuple(t // 2 for t in total), tuple(t % 2 for t in total)
     return _at_least(_tuple(padding, nd, "padding", where), 0, "padding", where), (0,) * nd
@@ -265,8 +270,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     _same_device(where, input, ("weight", weight), ("bias", bias))
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and t.dtype != input.dtype:
-            raise TypeError(f"{where}: input and {name} must have the same dtype, got "
-                            f"{input.dtype} and {t.dtype} (on {input.device})")
+            raise _DtypeMismatch(f"{where}: input and {name} must have the same dtype, got "
+                                 f"{input.dtype} and {t.dtype} (on {input.device})")
     if not input.dtype.is_floating_point:
         raise TypeError(f"{where}: expected a floating point input, got {input.dtype} (on "
                         f"{input.device})")
@@ -302,7 +307,15 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     out_h, out_w = _blocks(hw, kernel, dilation, padding, stride, where, input.device)
     n, k = x.shape[0], kernel[0] * kernel[1]
     cols = im2col(x, kernel, dilation, padding, stride)  # (N, C * k, L)
-    if groups == 1:
+    if x.dtype in (_C.float16, _C.bfloat16) and n > 1:
+        # N inside the GEMM: (groups, C_g * k, N * L), so that the weight's gradient is
+        # one product summed in the GEMM's float32 accumulator, not N products each
+        # rounded to the half type before they are added
+        w = weight.reshape(groups, out_c // groups, in_per_group * k)
+        wide = cols.reshape(n, groups, in_per_group * k, out_h * out_w).permute(1, 2, 0, 3)
+        out = _C.matmul(w, wide.reshape(groups, in_per_group * k, n * out_h * out_w))
+        out = out.reshape(groups, out_c // groups, n, out_h * out_w).permute(2, 0, 1, 3)
+    elif groups == 1:
         out = _C.matmul(weight.reshape(out_c, in_per_group * k), cols)
     else:
         w = weight.reshape(groups, out_c // groups, in_per_group * k)
@@ -352,13 +365,15 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     Raises
     ------
     TypeError
-        When an argument is not a Tensor, the dtypes differ or are not floating
-        point, or a size is not an int or a tuple of ints.
+        When an argument is not a Tensor, the input is not floating point, or a
+        size is not an int or a tuple of ints.
+    RuntimeError, TypeError
+        When the dtypes of input, weight and bias differ (both classes).
     ValueError, RuntimeError
         (InvalidArgumentError) For a weight that is not 4-d, a channel count that does
         not match, groups that do not divide the channels, a non-positive stride or
-        dilation, a negative padding, or a kernel larger than the padded input; a
-        ValueError for an unknown padding string or 'same' with a stride.
+        dilation, a negative padding, a kernel larger than the padded input, an
+        unknown padding string or 'same' with a stride.
     DeviceError
         When the tensors are on different devices.
 

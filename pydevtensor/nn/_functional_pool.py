@@ -4,13 +4,20 @@ included) and errors, on every device.
 
 The windowed pools read their windows with im2col (nn/_im2col.py): max pooling pads
 with -inf and takes, per window, the first largest element (the gradient goes to it
-alone, as PyTorch's); average pooling sums the windows and divides by each window's
-count (PyTorch's divisor: the padding counts with count_include_pad, the cells that
-ceil_mode adds past the padding never do).  The adaptive pools split each side into
-PyTorch's bins, ``[floor(i * H / out), ceil((i + 1) * H / out))``: when out divides H
-they are the windowed pools with kernel = stride = H / out; otherwise the average is
-two products with averaging matrices and the maximum is read through one
-index_select of the bins' cells.
+alone, as PyTorch's; a window whose real cells are all -inf picks its first real
+cell, never the padding); average pooling sums the windows and divides by each
+window's count (PyTorch's divisor: the padding counts with count_include_pad, the
+cells that ceil_mode adds past the padding never do).  The adaptive pools split each
+side into PyTorch's bins, ``[floor(i * H / out), ceil((i + 1) * H / out))``: when out
+divides H they are the windowed pools with kernel = stride = H / out; otherwise the
+average is two products with averaging matrices and the maximum is read through one
+index_select of the bins' cells.  float16 and bfloat16 are summed and divided in
+float32 and rounded once, as PyTorch does.
+
+The constant tensors (divisors, averaging matrices, bin offsets, first real taps)
+are made on the device from aranges and kept in nn/_index_cache.py; indices are
+computed with integer arithmetic, so that no pool but the uneven adaptive max
+(its index_select's range check) reads anything back from a GPU besides im2col.
 """
 from __future__ import annotations
 
@@ -18,6 +25,10 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from .._ops_index import where
+from ..autograd.dispatch import derivative, recorded
+from ..autograd.node import Node
+from . import _index_cache
 from ._functional_conv import (_Invalid, _at_least, _batched, _tuple, _window_args,
                                pad_end)
 from ._im2col import im2col
@@ -149,36 +160,103 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     if not return_indices and not (x.requires_grad and _C.is_grad_enabled()):
         # no one asks where the maxima are: amax, without the indices (2-4x faster)
         return _unbatch(cols.amax(dim=2).reshape(n, c, out[0], out[1]), unbatched)
-    values, which = cols.max(dim=2)  # the gradient goes to the first largest alone
+    first = _first_real_taps(kernel, stride, padding, dilation, out, x.device)
+    values, taps = _window_max(cols, first)
     values = _unbatch(values.reshape(n, c, out[0], out[1]), unbatched)
     if not return_indices:
         return values
-    # where each window's tap lies in the unpadded plane: (kh*kw, L) flat offsets
-    def axis(k, d, o, s, p):
-        return (_C.arange(k, dtype=_C.int64, device=x.device).mul_(d).reshape(k, 1)
-                + _C.arange(o, dtype=_C.int64, device=x.device).mul_(s).sub_(p).reshape(1, o))
-
-    rows = axis(kernel[0], dilation[0], out[0], stride[0], padding[0])
-    cols_ = axis(kernel[1], dilation[1], out[1], stride[1], padding[1])
-    taps = (rows.reshape(kernel[0], 1, out[0], 1) * w
-            + cols_.reshape(1, kernel[1], 1, out[1])).reshape(kernel[0] * kernel[1], -1)
-    flat = (which * out[0] * out[1]
-            + _C.arange(out[0] * out[1], dtype=_C.int64, device=x.device)).reshape(-1)
-    indices = taps.reshape(-1).index_select(0, flat).reshape(n, c, out[0], out[1])
+    indices = _tap_positions(taps.reshape(n, c, out[0], out[1]), kernel, stride, padding,
+                             dilation, out, w, x.device)
     return values, _unbatch(indices, unbatched)
 
 
-def _counts(size: int, k: int, p: int, s: int, out: int, include_pad: bool) -> list:
-    """Each window's number of cells along one side: inside the padded input with
-    include_pad, inside the input otherwise (ceil_mode's extra cells never count)."""
-    counts = []
-    for o in range(out):
-        start = o * s - p
-        end = min(start + k, size + p)
-        if not include_pad:
-            start, end = max(start, 0), min(end, size)
-        counts.append(end - start)
-    return counts
+def _int_range(n: int, device) -> Tensor:
+    return _C.arange(n, dtype=_C.int64, device=device)
+
+
+def _first_real_taps(kernel, stride, padding, dilation, out, device) -> Tensor:
+    """(L,) int64: each window's first tap (row-major, i * kw + j) that reads the input
+    rather than the padding, kept per device."""
+    def build():
+        def axis(k, s, p, d, o):  # ceil(max(0, p - o * s) / d)
+            return (_int_range(o, device).mul_(-s).add_(p).clamp(min=0).add_(d - 1)) // d
+
+        rows = axis(kernel[0], stride[0], padding[0], dilation[0], out[0])
+        cols = axis(kernel[1], stride[1], padding[1], dilation[1], out[1])
+        return (rows.mul_(kernel[1]).reshape(out[0], 1) + cols.reshape(1, out[1])).reshape(-1)
+
+    return _index_cache.get(("max_pool2d first", kernel, stride, padding, dilation, out),
+                            device, build)
+
+
+@recorded("max_pool2d_with_indices")
+def _window_max(cols: Tensor, first: Tensor) -> tuple:
+    """cols (N, C, K, L) -> (values, taps), each (N, C, L): each window's maximum and
+    the first tap holding it; a window whose maximum is -inf (its real cells all -inf)
+    takes its first real tap, first (L,), as PyTorch's, so that neither its index nor
+    its gradient lands on the padding."""
+    values, which = cols.max(dim=2)
+    return values, where(values == -math.inf, first, which)
+
+
+@derivative("max_pool2d_with_indices")
+class MaxPool2DWithIndicesBackward0(Node):
+    """The gradient of each window's maximum goes to the tap _window_max chose."""
+
+    def save(self, out, cols, first):
+        self.taps, self.k = out[1], cols.shape[2]
+        return (cols,)
+
+    def backward(self, g):
+        k = _int_range(self.k, g.device).reshape(1, 1, self.k, 1)
+        return ((k == self.taps.unsqueeze(2)).to(g.dtype) * g.unsqueeze(2),)
+
+
+def _tap_positions(taps, kernel, stride, padding, dilation, out, w, device) -> Tensor:
+    """taps (N, C, out_h, out_w), each i * kw + j -> the flat index y * W + x of that
+    tap in the unpadded plane (integer arithmetic: nothing read back)."""
+    (_, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    ky = taps // kw
+    kx = taps - ky * kw
+    oy = _int_range(out[0], device).mul_(sh).sub_(ph).reshape(out[0], 1)
+    ox = _int_range(out[1], device).mul_(sw).sub_(pw).reshape(1, out[1])
+    return (ky * dh + oy) * w + kx * dw + ox
+
+
+def _wide(dtype):
+    """The dtype a sum of dtype is taken in: float32 for float16 and bfloat16."""
+    return _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
+
+
+def _uniform_count(size: int, k: int, p: int, s: int, out: int, include_pad: bool):
+    """Every window's number of cells along one side when they are all equal (as the
+    first's), else None (then _divisor counts each)."""
+    first = min(k, size + 2 * p) if include_pad else min(k - p, size)
+    last_end = (out - 1) * s - p + k
+    if out == 1 or (include_pad and last_end <= size + p) or \
+            (not include_pad and p == 0 and last_end <= size):
+        return first
+    return None
+
+
+def _divisor(hw, kernel, padding, stride, out, include_pad, dtype, device) -> Tensor:
+    """(out_h, out_w): each window's number of cells inside the padded input
+    (include_pad) or inside the input (ceil_mode's extra cells never count), kept per
+    device."""
+    def build():
+        def axis(size, k, p, s, o):
+            start = _int_range(o, device).mul_(s).sub_(p)
+            end = (start + k).clamp(max=size + p)
+            if not include_pad:
+                start, end = start.clamp(min=0), end.clamp(max=size)
+            return (end - start).to(dtype)
+
+        rows = axis(hw[0], kernel[0], padding[0], stride[0], out[0])
+        cols = axis(hw[1], kernel[1], padding[1], stride[1], out[1])
+        return rows.reshape(out[0], 1) * cols.reshape(1, out[1])
+
+    return _index_cache.get(("avg_pool2d divisor", hw, kernel, padding, stride, out,
+                             include_pad, dtype), device, build)
 
 
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
@@ -243,17 +321,21 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     x, unbatched, kernel, stride, padding, _, out = _pool_args(
         input, kernel_size, stride, padding, 1, ceil_mode, where, False)
     n, c, h, w = x.shape
-    sums = _windows(x, kernel, stride, padding, (1, 1), out, 0.0).sum(dim=2)
+    wide = _wide(x.dtype)
+    sums = _windows(x, kernel, stride, padding, (1, 1), out, 0.0).sum(dim=2, dtype=wide)
     sums = sums.reshape(n, c, out[0], out[1])
     if divisor_override is not None:
-        return _unbatch(sums / float(divisor_override), unbatched)
-    per = [_counts(size, k, p, s, o, bool(count_include_pad))
-           for size, k, p, s, o in zip((h, w), kernel, padding, stride, out)]
-    if len(set(per[0])) == 1 and len(set(per[1])) == 1:  # one divisor for all
-        return _unbatch(sums / float(per[0][0] * per[1][0]), unbatched)
-    rows = _C.tensor(per[0], dtype=x.dtype, device=x.device).reshape(out[0], 1)
-    cols = _C.tensor(per[1], dtype=x.dtype, device=x.device).reshape(1, out[1])
-    return _unbatch(sums / (rows * cols), unbatched)
+        mean = sums / float(divisor_override)
+    else:
+        include = bool(count_include_pad)
+        per = [_uniform_count(size, k, p, s, o, include)
+               for size, k, p, s, o in zip((h, w), kernel, padding, stride, out)]
+        if None not in per:  # one divisor for all
+            mean = sums / float(per[0] * per[1])
+        else:
+            mean = sums / _divisor((h, w), kernel, padding, stride, out, include, wide,
+                                   x.device)
+    return _unbatch(mean if wide == x.dtype else mean.to(x.dtype), unbatched)
 
 
 # ---- adaptive pools ----
@@ -267,9 +349,15 @@ def _output_size(output_size: Any, hw: tuple, where: str) -> tuple:
     return _at_least(_tuple(size, 2, "output_size", where), 1, "output_size", where)
 
 
-def _bins(size: int, out: int) -> list:
-    """PyTorch's adaptive bins along one side: [(start, end)] for each output."""
-    return [((i * size) // out, -(-((i + 1) * size) // out)) for i in range(out)]
+def _bin_ends(size: int, out: int, device) -> tuple:
+    """PyTorch's adaptive bins along one side, as two (out,) int64 tensors: start
+    floor(i * size / out) and end ceil((i + 1) * size / out)."""
+    i = _int_range(out, device)
+    return (i * size) // out, (i * size).add_(size + out - 1) // out
+
+
+def _widest(size: int, out: int) -> int:
+    return max(-(-((i + 1) * size) // out) - (i * size) // out for i in range(out))
 
 
 def _adaptive_args(input, output_size, where):
@@ -284,12 +372,15 @@ def _adaptive_args(input, output_size, where):
 
 
 def _averaging(size: int, out: int, dtype, device) -> Tensor:
-    """(out, size): row i averages bin i."""
-    rows = [[0.0] * size for _ in range(out)]
-    for i, (start, end) in enumerate(_bins(size, out)):
-        for j in range(start, end):
-            rows[i][j] = 1.0 / (end - start)
-    return _C.tensor(rows, dtype=dtype, device=device)
+    """(out, size): row i averages bin i, kept per device."""
+    def build():
+        start, end = _bin_ends(size, out, device)
+        start, end = start.reshape(out, 1), end.reshape(out, 1)
+        j = _int_range(size, device).reshape(1, size)
+        inside = (j >= start).to(dtype) * (j < end).to(dtype)
+        return inside / (end - start).to(dtype)
+
+    return _index_cache.get(("adaptive averaging", size, out, dtype), device, build)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
@@ -330,9 +421,11 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
     if h % oh == 0 and w % ow == 0:
         return avg_pool2d(input, (h // oh, w // ow))
-    ph = _averaging(h, oh, x.dtype, x.device)  # (oh, h)
-    pw = _averaging(w, ow, x.dtype, x.device)  # (ow, w)
-    return _unbatch(_C.matmul(_C.matmul(ph, x), pw.T), unbatched)
+    wide = _wide(x.dtype)  # half types: averaged in float32, rounded once
+    ph = _averaging(h, oh, wide, x.device)  # (oh, h)
+    pw = _averaging(w, ow, wide, x.device)  # (ow, w)
+    mean = _C.matmul(_C.matmul(ph, x if wide == x.dtype else x.to(wide)), pw.T)
+    return _unbatch(mean if wide == x.dtype else mean.to(x.dtype), unbatched)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
@@ -375,23 +468,41 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     if h % oh == 0 and w % ow == 0:
         k = (h // oh, w // ow)
         return max_pool2d(input, k, k, return_indices=return_indices)
-    # each bin's cells as flat offsets, padded to the widest bin by repeating its last
-    # cell (a repeat changes neither the maximum nor the first place it occurs)
-    def taps(size, out):
-        bins = _bins(size, out)
-        widest = max(e - s for s, e in bins)
-        return [[min(s + t, e - 1) for t in range(widest)] for s, e in bins], widest
-
-    (rows, kh), (cols, kw) = taps(h, oh), taps(w, ow)
-    flat = [r * w + c for rr in rows for cc in cols for r in rr for c in cc]
-    index = _C.tensor(flat, dtype=_C.int64, device=x.device)  # (oh, ow, kh, kw) order
+    index, rows, cols = _adaptive_taps(h, w, oh, ow, x.device)
+    (first_r, last_r), (first_c, last_c) = rows, cols
+    kh, kw = _widest(h, oh), _widest(w, ow)
     n, c = x.shape[:2]
     cells = x.reshape(n, c, h * w).index_select(2, index).reshape(n, c, oh, ow, kh * kw)
     values, which = cells.max(dim=4)
     values = _unbatch(values, unbatched)
     if not return_indices:
         return values
-    at = which.reshape(n, c, oh * ow) + _C.arange(oh * ow, dtype=_C.int64,
-                                                  device=x.device).mul_(kh * kw)
-    indices = index.index_select(0, at.reshape(-1)).reshape(n, c, oh, ow)
-    return values, _unbatch(indices, unbatched)
+    ty = which // kw  # the tap's row and column in its bin, then in the plane
+    row = _C.minimum(ty + first_r.reshape(oh, 1), last_r.reshape(oh, 1))
+    col = _C.minimum(which - ty * kw + first_c.reshape(1, ow), last_c.reshape(1, ow))
+    return values, _unbatch(row * w + col, unbatched)
+
+
+def _adaptive_taps(h: int, w: int, oh: int, ow: int, device) -> tuple:
+    """(index, (first_row, last_row), (first_col, last_col)): index (oh*ow*kh*kw,)
+    holds each bin's cells as flat offsets, in (oh, ow, kh, kw) order, each bin
+    padded to the widest (kh x kw) by repeating its last row and column (a repeat
+    changes neither the maximum nor the first place it occurs); the (out,) firsts and
+    lasts are the bins' first and last cells along each side.  Kept per device."""
+    def build():
+        def axis(size, out):
+            start, end = _bin_ends(size, out, device)
+            last = end.sub_(1)
+            k = _widest(size, out)
+            taps = _C.minimum(start.reshape(out, 1) + _int_range(k, device).reshape(1, k),
+                              last.reshape(out, 1))
+            return taps, start, last
+
+        (rows, fr, lr), (cols, fc, lc) = axis(h, oh), axis(w, ow)
+        kh, kw = rows.shape[1], cols.shape[1]
+        index = (rows.reshape(oh, 1, kh, 1) * w + cols.reshape(1, ow, 1, kw)).reshape(-1)
+        return index, fr, lr, fc, lc
+
+    index, fr, lr, fc, lc = _index_cache.get(("adaptive_max_pool2d taps", h, w, oh, ow),
+                                             device, build)
+    return index, (fr, lr), (fc, lc)

@@ -27,11 +27,29 @@ def _count(name: str, v: Any, where: str, low: int = 1) -> int:
 
 
 class _ConvNd(Module):
-    """What Conv1d and Conv2d share: the arguments' checks, the parameters, PyTorch's
-    initialisation and repr.  Subclasses set _nd and _fn."""
+    """What Conv1d and Conv2d share (siblings, as in PyTorch: a Conv1d is not a
+    Conv2d): the arguments' checks, the parameters, PyTorch's initialisation and
+    repr.  Subclasses set _nd and _fn."""
 
     _nd = 2
     _fn = staticmethod(FC.conv2d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+        super().__init__()
+        self._setup(out_channels, kernel_size, stride, padding, dilation, groups, padding_mode)
+        where = type(self).__name__
+        self.in_channels = _count("in_channels", in_channels, where)
+        self._check_in_channels(in_channels, where)
+        dtype = _C.float32 if dtype is None else dtype
+        shape = (out_channels, in_channels // groups) + self.kernel_size
+        self.weight = Parameter(_C.empty(shape, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(_C.empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
 
     def _setup(self, out_channels, kernel_size, stride, padding, dilation, groups,
                padding_mode) -> None:
@@ -166,25 +184,11 @@ class Conv2d(_ConvNd):
     pydevtensor.Size([4, 6, 28, 28])
     """
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device: str | device | None = None, dtype: dtype | None = None) -> None:
-        super().__init__()
-        self._setup(out_channels, kernel_size, stride, padding, dilation, groups, padding_mode)
-        where = type(self).__name__
-        self.in_channels = _count("in_channels", in_channels, where)
-        self._check_in_channels(in_channels, where)
-        dtype = _C.float32 if dtype is None else dtype
-        shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(_C.empty(shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_C.empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+    _nd = 2
+    _fn = staticmethod(FC.conv2d)
 
 
-class Conv1d(Conv2d):
+class Conv1d(_ConvNd):
     """A 1-d convolution layer (:func:`~pydevtensor.nn.functional.conv1d`) with a
     learned weight of shape ``(out_channels, in_channels / groups, k)``, as
     ``torch.nn.Conv1d``; its arguments, initialisation and errors are

@@ -319,7 +319,7 @@ class Module(_StateMixin, _DevicesMixin):
         else:
             msg = str(e)
         where = f"layer '{self._name}': " if self._name is not None else "layer "
-        err = TypeError(f"{msg} (in {where}{self._repr_line()})")
+        err = type(e)(f"{msg} (in {where}{self._repr_line()})")  # a TypeError, kept
         err._pdt_layer = True
         return err
 

@@ -125,6 +125,7 @@ class _BatchNorm(Module):
                                                         dtype=dtype))
             self.register_buffer("num_batches_tracked",
                                  _C.tensor(0, dtype=_C.int64, device=device))
+            self._host_count = (self.num_batches_tracked, self.num_batches_tracked._version, 0)
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
@@ -160,6 +161,7 @@ class _BatchNorm(Module):
             self.running_mean.zero_()
             self.running_var.fill_(1.0)
             self.num_batches_tracked.zero_()
+            self._host_count = (self.num_batches_tracked, self.num_batches_tracked._version, 0)
 
     def _check_dims(self, input: Any) -> None:
         where = type(self).__name__
@@ -194,14 +196,28 @@ class _BatchNorm(Module):
         self._check_input(input)  # before the count changes: a refused batch changes nothing
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            count = self._batches_after_this() if self.momentum is None else None
             self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # cumulative: batch k weighs 1/k
-                factor = 1.0 / float(self.num_batches_tracked.item())
+            if count is not None:  # cumulative: batch k weighs 1/k
+                factor = 1.0 / count
+                self._host_count = (self.num_batches_tracked, self.num_batches_tracked._version,
+                                    count)
         use_batch = self.training or (self.running_mean is None and self.running_var is None)
         keep = not self.training or self.track_running_stats
         return FN.batch_norm(input, self.running_mean if keep else None,
                              self.running_var if keep else None, self.weight, self.bias,
                              use_batch, factor, self.eps)
+
+    def _batches_after_this(self) -> int:
+        """num_batches_tracked + 1, from a count kept on the host while the buffer is
+        the same tensor, unwritten since (its version): momentum=None reads nothing
+        back from a GPU.  After load_state_dict, reset_running_stats' zero_ or a write
+        by hand the buffer is read once, by an explicit, counted copy."""
+        t = self.num_batches_tracked
+        kept = self.__dict__.get("_host_count")
+        if kept is not None and kept[0] is t and kept[1] == t._version:
+            return kept[2] + 1
+        return int(t.cpu()) + 1
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
@@ -324,6 +340,7 @@ class _LazyBatchNorm:
             self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))
             self.register_buffer("num_batches_tracked",
                                  _C.tensor(0, dtype=_C.int64, device=device))
+            self._host_count = (self.num_batches_tracked, self.num_batches_tracked._version, 0)
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
