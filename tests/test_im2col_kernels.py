@@ -240,6 +240,19 @@ def test_large_enough_to_split(device):
         col2im_ref(got, shape[2:], k, d, p, s))
 
 
+def test_window_parameters_past_2_30(device):
+    """Padding, dilation and stride near 2^30 (CUDA: the int64 index path), with one
+    window position whose second tap lands on row 0."""
+    shape, k, d, p, s = (1, 2, 3, 3), (2, 2), (2**29, 1), (2**29, 0), (2**30, 1)
+    x = ints(np.random.default_rng(12), shape)
+    got = back(_C._im2col(on(x, "float32", device), k, d, p, s, -1.0))
+    ref = im2col_ref(x, k, d, p, s, -1.0)
+    assert ref.shape == (1, 8, 2) and (ref != -1).any()
+    np.testing.assert_array_equal(got, ref)
+    img = back(_C._col2im(on(ref, "float32", device), shape[2:], k, d, p, s))
+    np.testing.assert_array_equal(img, col2im_ref(ref, shape[2:], k, d, p, s))
+
+
 WINDOW = ((2, 2), (1, 1), (0, 0), (1, 1))
 
 
