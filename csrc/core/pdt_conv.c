@@ -173,18 +173,28 @@ static uint64_t pad_bits(pdt_dtype dt, double v)
 #define IM2COL_LAYOUT "(N, C, H, W)"
 #define COL2IM_LAYOUT "(N, C*kh*kw, L)"
 
+/* Checks x and the window over it, and gives the result's shape. */
+static pdt_status im2col_check(const pdt_tensor *x, const pdt_window2d *spec, pdt_window2d *w,
+                               int64_t *shape)
+{
+    pdt_status st = check_dtype("im2col", x);
+    if (st == PDT_OK)
+        st = check_ndim("im2col", x, 4, IM2COL_LAYOUT);
+    if (st == PDT_OK)
+        st = pdt_window2d_init("im2col", x->device, x->shape + 2, spec, w);
+    if (st == PDT_OK)
+        st = im2col_shape(x, w, shape);
+    return st;
+}
+
 pdt_status pdt_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *spec,
                       double pad_value)
 {
+    pdt_window2d w;
+    int64_t shape[3];
     pdt_status st = check_pair("im2col", out, x, "input");
     if (st == PDT_OK)
-        st = check_ndim("im2col", x, 4, IM2COL_LAYOUT);
-    pdt_window2d w;
-    if (st == PDT_OK)
-        st = pdt_window2d_init("im2col", x->device, x->shape + 2, spec, &w);
-    int64_t shape[3];
-    if (st == PDT_OK)
-        st = im2col_shape(x, &w, shape);
+        st = im2col_check(x, spec, &w, shape);
     if (st != PDT_OK)
         return st;
     if (out->ndim != 3 || memcmp(out->shape, shape, sizeof shape) != 0)
@@ -202,15 +212,9 @@ pdt_status pdt_im2col_new(const pdt_tensor *x, const pdt_window2d *spec, double 
                           pdt_tensor *out)
 {
     memset(out, 0, sizeof *out);
-    pdt_status st = check_dtype("im2col", x);
-    if (st == PDT_OK)
-        st = check_ndim("im2col", x, 4, IM2COL_LAYOUT);
     pdt_window2d w;
-    if (st == PDT_OK)
-        st = pdt_window2d_init("im2col", x->device, x->shape + 2, spec, &w);
     int64_t shape[3];
-    if (st == PDT_OK)
-        st = im2col_shape(x, &w, shape);
+    pdt_status st = im2col_check(x, spec, &w, shape);
     if (st == PDT_OK)
         st = pdt_tensor_empty(x->device, x->dtype, 3, shape, 0, out);
     if (st == PDT_OK) {

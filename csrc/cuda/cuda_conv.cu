@@ -29,12 +29,14 @@ namespace {
 
 using namespace pdt_cuda;
 
-/* The window and the strided operand's strides, in the kernels' index type. */
+/* The window (each pair (h, w)) and the strided operand's strides, in the
+ * kernels' index type. */
 template <typename I> struct geom {
-    I C, H, W; /* image channels and size */
-    I kh, kw, dh, dw, ph, pw, sh, sw;
-    I oh, ow;    /* window positions */
-    I rows;      /* C kh kw */
+    I C;     /* image channels */
+    I rows;  /* C kh kw */
+    I in[2]; /* image size */
+    I k[2], d[2], p[2], s[2];
+    I out[2];    /* window positions */
     I stride[4]; /* of x (n, c, h, w) for im2col, of cols (n, row, l) for col2im */
 };
 
@@ -42,19 +44,15 @@ template <typename I> geom<I> make_geom(const pdt_window2d *w, int64_t C, const 
 {
     geom<I> g;
     g.C = (I)C;
-    g.H = (I)w->in[0];
-    g.W = (I)w->in[1];
-    g.kh = (I)w->kernel[0];
-    g.kw = (I)w->kernel[1];
-    g.dh = (I)w->dilation[0];
-    g.dw = (I)w->dilation[1];
-    g.ph = (I)w->padding[0];
-    g.pw = (I)w->padding[1];
-    g.sh = (I)w->stride[0];
-    g.sw = (I)w->stride[1];
-    g.oh = (I)w->out[0];
-    g.ow = (I)w->out[1];
     g.rows = (I)(C * w->kernel[0] * w->kernel[1]);
+    for (int k = 0; k < 2; k++) {
+        g.in[k] = (I)w->in[k];
+        g.k[k] = (I)w->kernel[k];
+        g.d[k] = (I)w->dilation[k];
+        g.p[k] = (I)w->padding[k];
+        g.s[k] = (I)w->stride[k];
+        g.out[k] = (I)w->out[k];
+    }
     for (int d = 0; d < 4; d++)
         g.stride[d] = d < t->ndim ? (I)t->strides[d] : 0;
     return g;
@@ -78,42 +76,35 @@ int fits_int32(int64_t n, const pdt_tensor *t, const pdt_window2d *w)
 template <typename T, typename I>
 __global__ void im2col_kernel(T *out, const T *x, geom<I> g, T pad, I n)
 {
-    const I L = g.oh * g.ow, kk = g.kh * g.kw;
+    const I ow = g.out[1], L = g.out[0] * ow, kw = g.k[1], kk = g.k[0] * kw;
     for (I idx = gs_first<I>(); idx < n; idx += gs_step<I>()) {
         const I l = idx % L, rest = idx / L;
         const I row = rest % g.rows, b = rest / g.rows;
         const I c = row / kk, ij = row % kk;
-        const I iy = (l / g.ow) * g.sh - g.ph + (ij / g.kw) * g.dh;
-        const I ix = (l % g.ow) * g.sw - g.pw + (ij % g.kw) * g.dw;
-        const bool inside = iy >= 0 && iy < g.H && ix >= 0 && ix < g.W;
+        const I iy = (l / ow) * g.s[0] - g.p[0] + (ij / kw) * g.d[0];
+        const I ix = (l % ow) * g.s[1] - g.p[1] + (ij % kw) * g.d[1];
+        const bool inside = iy >= 0 && iy < g.in[0] && ix >= 0 && ix < g.in[1];
         out[idx] = inside
                        ? x[b * g.stride[0] + c * g.stride[1] + iy * g.stride[2] + ix * g.stride[3]]
                        : pad;
     }
 }
 
-/* The accumulator type of T and the conversions to and from it. */
-template <typename T> struct acc_of {
-    typedef T type;
-};
-template <> struct acc_of<f16> {
-    typedef float type;
-};
-template <> struct acc_of<bf16> {
-    typedef float type;
-};
+/* The half types sum in float32 (Note [half precision arithmetic]). */
+template <typename T> constexpr bool is_half_v = std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
+template <typename T> using acc_t = std::conditional_t<is_half_v<T>, float, T>;
 
-template <typename T> __device__ __forceinline__ typename acc_of<T>::type widen(T v)
+template <typename T> __device__ __forceinline__ acc_t<T> widen(T v)
 {
-    if constexpr (std::is_same<T, f16>::value || std::is_same<T, bf16>::value)
+    if constexpr (is_half_v<T>)
         return to_float(v);
     else
         return v;
 }
 
-template <typename T> __device__ __forceinline__ T narrow(typename acc_of<T>::type v)
+template <typename T> __device__ __forceinline__ T narrow(acc_t<T> v)
 {
-    if constexpr (std::is_same<T, f16>::value || std::is_same<T, bf16>::value)
+    if constexpr (is_half_v<T>)
         return half_from<T>(v);
     else
         return v;
@@ -122,29 +113,29 @@ template <typename T> __device__ __forceinline__ T narrow(typename acc_of<T>::ty
 template <typename T, typename I>
 __global__ void col2im_kernel(T *out, const T *cols, geom<I> g, I n)
 {
-    typedef typename acc_of<T>::type A;
+    const I H = g.in[0], W = g.in[1], kh = g.k[0], kw = g.k[1];
     for (I idx = gs_first<I>(); idx < n; idx += gs_step<I>()) {
-        const I w = idx % g.W, rest = idx / g.W;
-        const I h = rest % g.H, plane = rest / g.H;
+        const I w = idx % W, rest = idx / W;
+        const I h = rest % H, plane = rest / H;
         const I c = plane % g.C, b = plane / g.C;
         const T *base = cols + b * g.stride[0];
-        A acc = A(0);
-        for (I i = 0; i < g.kh; i++) {
-            const I ty = h + g.ph - i * g.dh; /* y sh, if a window row y takes tap i here */
+        acc_t<T> acc = acc_t<T>(0);
+        for (I i = 0; i < kh; i++) {
+            const I ty = h + g.p[0] - i * g.d[0]; /* y sh, if a window row y takes tap i here */
             if (ty < 0)
                 break; /* and for every later i */
-            const I y = ty / g.sh;
-            if (ty % g.sh != 0 || y >= g.oh)
+            const I y = ty / g.s[0];
+            if (ty % g.s[0] != 0 || y >= g.out[0])
                 continue;
-            for (I j = 0; j < g.kw; j++) {
-                const I tx = w + g.pw - j * g.dw;
+            for (I j = 0; j < kw; j++) {
+                const I tx = w + g.p[1] - j * g.d[1];
                 if (tx < 0)
                     break;
-                const I x = tx / g.sw;
-                if (tx % g.sw != 0 || x >= g.ow)
+                const I x = tx / g.s[1];
+                if (tx % g.s[1] != 0 || x >= g.out[1])
                     continue;
-                const I row = (c * g.kh + i) * g.kw + j;
-                acc += widen(base[row * g.stride[1] + (y * g.ow + x) * g.stride[2]]);
+                const I row = (c * kh + i) * kw + j;
+                acc += widen(base[row * g.stride[1] + (y * g.out[1] + x) * g.stride[2]]);
             }
         }
         out[idx] = narrow<T>(acc);
