@@ -683,6 +683,18 @@ CASES = [
     C("addmm-beta-str", 'pdt.addmm(pdt.zeros(4), pdt.zeros(2, 3), pdt.zeros(3, 4), beta="x")',
       "TypeError", r"beta must be a real number"),
 
+    # ---- image to columns (the private kernels under conv2d and the pools)
+    C("im2col-kernel-past-input", "pdt._C._im2col(pdt.ones(1, 2, 4, 4), (5, 2), (1, 1), (0, 0), "
+      "(1, 1))", "pydevtensor.InvalidArgumentError",
+      r"im2col: the padded input of spatial size \(4, 4\).*dilated kernel \(5, 2\).*on cpu"),
+    C("im2col-positions-past-64-bits", "pdt._C._im2col(pdt.ones(1, 1, 1, 1), (1, 1), (1, 1), "
+      "(2**31 - 1, 2**31 - 1), (1, 1))", "pydevtensor.InvalidArgumentError",
+      r"im2col: the result would have too many elements \(on cpu\)"),
+    C("im2col-stride-zero", "pdt._C._im2col(t.reshape(1, 1, 2, 3), (1, 1), (1, 1), (0, 0), "
+      "(0, 1))", "pydevtensor.InvalidArgumentError", r"stride must be positive.*\(0, 1\)"),
+    C("col2im-positions-mismatch", "pdt._C._col2im(pdt.ones(1, 8, 10), (4, 4), (2, 2), (1, 1), "
+      "(0, 0), (1, 1))", "pydevtensor.InvalidArgumentError",
+      r"3 x 3 = 9 window positions, but dim 2 of the input \(shape \(1, 8, 10\)\) is 10"),
     # ---- threads
     C("set_num_threads-zero", "pdt.set_num_threads(0)", "ValueError",
       r"set_num_threads\(0\): the number of threads must be at least 1"),

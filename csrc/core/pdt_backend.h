@@ -152,6 +152,16 @@ typedef struct pdt_gemm_args {
     int allow_reduced_reduction;
 } pdt_gemm_args;
 
+/* The sliding window of im2col and col2im (pdt_conv.h), validated by the core:
+ * every field (h, w); kernel, dilation and stride >= 1, padding >= 0, each
+ * below 2^31; in: the image's spatial size (H, W), both >= 1; out: the window
+ * positions (oh, ow), both >= 1, out = (in + 2 padding - dilation (kernel - 1)
+ * - 1) / stride + 1. */
+typedef struct pdt_window2d {
+    int64_t kernel[2], dilation[2], padding[2], stride[2];
+    int64_t in[2], out[2];
+} pdt_window2d;
+
 typedef struct pdt_backend {
     int kind; /* pdt_device_kind */
     const char *name;
@@ -322,6 +332,21 @@ typedef struct pdt_backend {
      * slice (pydevtensor/_ops_sort.py). */
     pdt_status (*topk)(const pdt_tensor *values, const pdt_tensor *indices, const pdt_tensor *x,
                        int64_t k, int largest);
+
+    /* --- image to columns and back (pdt_conv.h); NULL: refused (NotImplementedError) --- */
+    /* out (N, C kh kw, oh ow) contiguous = the patches of x (N, C, H, W), any
+     * strides, of out's dtype (float32, float64, float16 or bfloat16; not empty):
+     * out[n, (c kh + i) kw + j, y ow + x] = x[n, c, y sh - ph + i dh, x sw - pw + j dw],
+     * or the element whose bits are pad_bits (the low pdt_dtype_size bytes) where
+     * that lies outside x. */
+    pdt_status (*im2col)(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,
+                         uint64_t pad_bits);
+    /* The adjoint: out (N, C, H, W) contiguous, every element the sum of the
+     * elements of cols (N, C kh kw, oh ow), any strides, of out's dtype, that
+     * im2col would copy from it (0 where none), added in the order of (i, j)
+     * from +0 (float16 and bfloat16 in float32, rounded once): deterministic,
+     * and the same bits on every backend; padding positions are dropped. */
+    pdt_status (*col2im)(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *w);
 
     /* --- information --- */
     /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */

@@ -54,5 +54,9 @@ pdt_status pdt_cpu_topk(const pdt_tensor *values, const pdt_tensor *indices, con
                         int64_t k, int largest);
 /* cpu_softmax.c */
 pdt_status pdt_cpu_softmax(const pdt_tensor *out, const pdt_tensor *x, int log);
+/* cpu_conv.c */
+pdt_status pdt_cpu_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,
+                          uint64_t pad_bits);
+pdt_status pdt_cpu_col2im(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *w);
 
 #endif /* PDT_CPU_KERNELS_H */

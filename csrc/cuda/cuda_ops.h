@@ -95,6 +95,10 @@ pdt_status pdt_cuda_sort(const pdt_tensor *values, const pdt_tensor *indices,
                          const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
                          int descending);
 pdt_status pdt_cuda_cumsum(const pdt_tensor *out, const pdt_tensor *x);
+/* cuda_conv.cu */
+pdt_status pdt_cuda_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,
+                           uint64_t pad_bits);
+pdt_status pdt_cuda_col2im(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *w);
 /* cuda_gemm.c */
 pdt_status pdt_cuda_gemm(const pdt_gemm_args *g);
 void pdt_cuda_set_allow_tf32(int allow);

@@ -1,0 +1,313 @@
+/* pdt_conv.c - the validated entry points of pdt_conv.h: im2col and col2im. */
+#include "pdt_conv.h"
+
+#include <string.h>
+
+#include "pdt_half.h"
+#include "pdt_ops.h"
+#include "pdt_runtime.h"
+
+#define PARAM_LIMIT ((int64_t)1 << 31)
+
+/* "(a, b)" into buf. */
+static const char *pair_str(const int64_t *v, char *buf, size_t n)
+{
+    return pdt_shape_str(2, v, buf, n);
+}
+
+static pdt_status check_dtype(const char *op, const pdt_tensor *t)
+{
+    char dn[32];
+    if (t->dtype == PDT_FLOAT32 || t->dtype == PDT_FLOAT64 || t->dtype == PDT_FLOAT16 ||
+        t->dtype == PDT_BFLOAT16)
+        return PDT_OK;
+    return pdt_fail(PDT_ERR_UNSUPPORTED,
+                    "%s: dtype %s is not supported (float32, float64, float16 or bfloat16; on "
+                    "%s)",
+                    op, pdt_dtype_name(t->dtype), pdt_device_str(t->device, dn, sizeof dn));
+}
+
+/* One of kernel_size, dilation, padding, stride: each of its two values at least
+ * lo and below PARAM_LIMIT. */
+static pdt_status check_param(const char *op, const char *name, const int64_t *v, int64_t lo,
+                              pdt_device d)
+{
+    char b[64], dn[32];
+    for (int k = 0; k < 2; k++) {
+        if (v[k] < lo || v[k] >= PARAM_LIMIT)
+            return pdt_fail(PDT_ERR_VALUE, "%s: %s must be %s and below 2^31, got %s (on %s)", op,
+                            name, lo ? "positive" : "non-negative", pair_str(v, b, sizeof b),
+                            pdt_device_str(d, dn, sizeof dn));
+    }
+    return PDT_OK;
+}
+
+pdt_status pdt_window2d_init(const char *op, pdt_device d, const int64_t in_hw[2],
+                             const pdt_window2d *spec, pdt_window2d *w)
+{
+    pdt_status st;
+    if ((st = check_param(op, "kernel_size", spec->kernel, 1, d)) != PDT_OK ||
+        (st = check_param(op, "dilation", spec->dilation, 1, d)) != PDT_OK ||
+        (st = check_param(op, "padding", spec->padding, 0, d)) != PDT_OK ||
+        (st = check_param(op, "stride", spec->stride, 1, d)) != PDT_OK)
+        return st;
+    *w = *spec;
+    int64_t padded[2], span[2];
+    for (int k = 0; k < 2; k++) {
+        w->in[k] = in_hw[k];
+        padded[k] = in_hw[k] + 2 * spec->padding[k];
+        span[k] = spec->dilation[k] * (spec->kernel[k] - 1) + 1;
+    }
+    if (padded[0] < span[0] || padded[1] < span[1]) {
+        char a[64], b[64], c[64], e[64], f[64], g[64], dn[32];
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: the padded input of spatial size %s (input %s, padding %s) is "
+                        "smaller than the dilated kernel %s (kernel_size %s, dilation %s): no "
+                        "window fits (on %s)",
+                        op, pair_str(padded, a, sizeof a), pair_str(in_hw, b, sizeof b),
+                        pair_str(spec->padding, c, sizeof c), pair_str(span, e, sizeof e),
+                        pair_str(spec->kernel, f, sizeof f), pair_str(spec->dilation, g, sizeof g),
+                        pdt_device_str(d, dn, sizeof dn));
+    }
+    for (int k = 0; k < 2; k++)
+        w->out[k] = (padded[k] - span[k]) / spec->stride[k] + 1;
+    return PDT_OK;
+}
+
+/* PDT_ERR_UNSUPPORTED when d's backend has no such kernel (a NULL entry). */
+static pdt_status no_kernel(const char *op, pdt_device d)
+{
+    char dn[32];
+    return pdt_fail(PDT_ERR_UNSUPPORTED, "%s: no kernel on %s", op,
+                    pdt_device_str(d, dn, sizeof dn));
+}
+
+/* The same-device rule, out's dtype and layout, and no shared storage. */
+static pdt_status check_pair(const char *op, const pdt_tensor *out, const pdt_tensor *in,
+                             const char *in_name)
+{
+    const pdt_tensor *ts[2] = {in, out};
+    const char *names[2] = {in_name, "out"};
+    pdt_device d;
+    char dn[32];
+    pdt_status st = pdt_same_device(op, 2, ts, names, &d);
+    if (st != PDT_OK)
+        return st;
+    if ((st = check_dtype(op, in)) != PDT_OK)
+        return st;
+    if (out->dtype != in->dtype)
+        return pdt_fail(PDT_ERR_TYPE, "%s: out must be %s as the %s, got %s (on %s)", op,
+                        pdt_dtype_name(in->dtype), in_name, pdt_dtype_name(out->dtype),
+                        pdt_device_str(d, dn, sizeof dn));
+    if (!pdt_tensor_is_contiguous(out))
+        return pdt_fail(PDT_ERR_VALUE, "%s: out must be contiguous (on %s)", op,
+                        pdt_device_str(d, dn, sizeof dn));
+    if (out->storage == in->storage && pdt_tensor_numel(out) > 0)
+        return pdt_fail(PDT_ERR_VALUE, "%s: out must not share memory with the %s (on %s)", op,
+                        in_name, pdt_device_str(d, dn, sizeof dn));
+    return PDT_OK;
+}
+
+/* The input's sizes other than the batch must be non-zero (PyTorch's unfold and
+ * fold refuse them; an empty batch is fine). */
+static pdt_status check_nonempty(const char *op, const pdt_tensor *t, const char *layout)
+{
+    char a[160], dn[32];
+    for (int k = 1; k < t->ndim; k++)
+        if (t->shape[k] == 0)
+            return pdt_fail(PDT_ERR_VALUE,
+                            "%s: expected an input %s with non-zero sizes but for the batch, "
+                            "got shape %s (on %s)",
+                            op, layout, pdt_shape_str(t->ndim, t->shape, a, sizeof a),
+                            pdt_device_str(t->device, dn, sizeof dn));
+    return PDT_OK;
+}
+
+static pdt_status check_ndim(const char *op, const pdt_tensor *t, int ndim, const char *layout)
+{
+    char a[160], dn[32];
+    if (t->ndim != ndim)
+        return pdt_fail(PDT_ERR_VALUE, "%s: expected a %d-d input %s, got shape %s (on %s)", op,
+                        ndim, layout, pdt_shape_str(t->ndim, t->shape, a, sizeof a),
+                        pdt_device_str(t->device, dn, sizeof dn));
+    return check_nonempty(op, t, layout);
+}
+
+static pdt_status shape_mismatch(const char *op, const pdt_tensor *out, int ndim,
+                                 const int64_t *want)
+{
+    char a[160], b[160], dn[32];
+    return pdt_fail(PDT_ERR_VALUE, "%s: out has shape %s, expected %s (on %s)", op,
+                    pdt_shape_str(out->ndim, out->shape, a, sizeof a),
+                    pdt_shape_str(ndim, want, b, sizeof b),
+                    pdt_device_str(out->device, dn, sizeof dn));
+}
+
+/* The shape of im2col's result, or an error when it has too many elements. */
+static pdt_status im2col_shape(const pdt_tensor *x, const pdt_window2d *w, int64_t *shape)
+{
+    int64_t numel;
+    shape[0] = x->shape[0];
+    if (__builtin_mul_overflow(x->shape[1], w->kernel[0] * w->kernel[1], &shape[1]) ||
+        __builtin_mul_overflow(w->out[0], w->out[1], &shape[2])) {
+        char dn[32];
+        return pdt_fail(PDT_ERR_VALUE, "im2col: the result would have too many elements (on %s)",
+                        pdt_device_str(x->device, dn, sizeof dn));
+    }
+    return pdt_check_shape(3, shape, x->dtype, &numel);
+}
+
+/* pad_value in dtype's bits. */
+static uint64_t pad_bits(pdt_dtype dt, double v)
+{
+    uint64_t bits = 0;
+    switch (dt) {
+    case PDT_FLOAT64: memcpy(&bits, &v, sizeof v); break;
+    case PDT_FLOAT32: bits = pdt_f32_bits((float)v); break;
+    case PDT_FLOAT16: bits = pdt_f64_to_f16(v); break;
+    default: bits = pdt_f64_to_bf16(v); break;
+    }
+    return bits;
+}
+
+#define IM2COL_LAYOUT "(N, C, H, W)"
+#define COL2IM_LAYOUT "(N, C*kh*kw, L)"
+
+/* Checks x and the window over it, and gives the result's shape. */
+static pdt_status im2col_check(const pdt_tensor *x, const pdt_window2d *spec, pdt_window2d *w,
+                               int64_t *shape)
+{
+    pdt_status st = check_dtype("im2col", x);
+    if (st == PDT_OK)
+        st = check_ndim("im2col", x, 4, IM2COL_LAYOUT);
+    if (st == PDT_OK)
+        st = pdt_window2d_init("im2col", x->device, x->shape + 2, spec, w);
+    if (st == PDT_OK)
+        st = im2col_shape(x, w, shape);
+    return st;
+}
+
+pdt_status pdt_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *spec,
+                      double pad_value)
+{
+    pdt_window2d w;
+    int64_t shape[3];
+    pdt_status st = check_pair("im2col", out, x, "input");
+    if (st == PDT_OK)
+        st = im2col_check(x, spec, &w, shape);
+    if (st != PDT_OK)
+        return st;
+    if (out->ndim != 3 || memcmp(out->shape, shape, sizeof shape) != 0)
+        return shape_mismatch("im2col", out, 3, shape);
+    pdt_note_op("im2col", x->device);
+    if (pdt_tensor_numel(out) == 0)
+        return PDT_OK;
+    const pdt_backend *be = pdt_backend_of(x->device.kind);
+    if (!be->im2col)
+        return no_kernel("im2col", x->device);
+    return be->im2col(out, x, &w, pad_bits(x->dtype, pad_value));
+}
+
+pdt_status pdt_im2col_new(const pdt_tensor *x, const pdt_window2d *spec, double pad_value,
+                          pdt_tensor *out)
+{
+    memset(out, 0, sizeof *out);
+    pdt_window2d w;
+    int64_t shape[3];
+    pdt_status st = im2col_check(x, spec, &w, shape);
+    if (st == PDT_OK)
+        st = pdt_tensor_empty(x->device, x->dtype, 3, shape, 0, out);
+    if (st == PDT_OK) {
+        st = pdt_im2col(out, x, spec, pad_value);
+        if (st != PDT_OK)
+            pdt_tensor_release(out);
+    }
+    return st;
+}
+
+/* Checks cols against the window over output_hw and gives out's shape. */
+static pdt_status col2im_shape(const pdt_tensor *cols, const int64_t output_hw[2],
+                               const pdt_window2d *spec, pdt_window2d *w, int64_t *shape)
+{
+    const char *op = "col2im";
+    char a[160], b[64], c[64], e[64], f[64], g[64], dn[32];
+    pdt_status st = check_ndim(op, cols, 3, COL2IM_LAYOUT);
+    if (st != PDT_OK)
+        return st;
+    if (output_hw[0] < 1 || output_hw[1] < 1)
+        return pdt_fail(PDT_ERR_VALUE, "%s: output_size must be positive, got %s (on %s)", op,
+                        pair_str(output_hw, b, sizeof b),
+                        pdt_device_str(cols->device, dn, sizeof dn));
+    if ((st = pdt_window2d_init(op, cols->device, output_hw, spec, w)) != PDT_OK)
+        return st;
+    const int64_t kk = w->kernel[0] * w->kernel[1];
+    if (cols->shape[1] % kk != 0)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: dim 1 of the input (shape %s) must be divisible by the kernel's "
+                        "%lld elements (kernel_size %s; on %s)",
+                        op, pdt_shape_str(cols->ndim, cols->shape, a, sizeof a), (long long)kk,
+                        pair_str(w->kernel, b, sizeof b),
+                        pdt_device_str(cols->device, dn, sizeof dn));
+    if (cols->shape[2] != w->out[0] * w->out[1])
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: output_size %s with kernel_size %s, dilation %s, padding %s and "
+                        "stride %s has %lld x %lld = %lld window positions, but dim 2 of the "
+                        "input (shape %s) is %lld (on %s)",
+                        op, pair_str(output_hw, b, sizeof b), pair_str(w->kernel, c, sizeof c),
+                        pair_str(w->dilation, e, sizeof e), pair_str(w->padding, f, sizeof f),
+                        pair_str(w->stride, g, sizeof g), (long long)w->out[0],
+                        (long long)w->out[1], (long long)(w->out[0] * w->out[1]),
+                        pdt_shape_str(cols->ndim, cols->shape, a, sizeof a),
+                        (long long)cols->shape[2], pdt_device_str(cols->device, dn, sizeof dn));
+    shape[0] = cols->shape[0];
+    shape[1] = cols->shape[1] / kk;
+    shape[2] = output_hw[0];
+    shape[3] = output_hw[1];
+    int64_t numel;
+    return pdt_check_shape(4, shape, cols->dtype, &numel);
+}
+
+pdt_status pdt_col2im(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *spec)
+{
+    pdt_status st = check_pair("col2im", out, cols, "input");
+    if (st != PDT_OK)
+        return st;
+    if (out->ndim != 4) {
+        char a[160], dn[32];
+        return pdt_fail(PDT_ERR_VALUE, "col2im: expected a 4-d out (N, C, H, W), got %s (on %s)",
+                        pdt_shape_str(out->ndim, out->shape, a, sizeof a),
+                        pdt_device_str(out->device, dn, sizeof dn));
+    }
+    pdt_window2d w;
+    int64_t shape[4];
+    if ((st = col2im_shape(cols, out->shape + 2, spec, &w, shape)) != PDT_OK)
+        return st;
+    if (memcmp(out->shape, shape, sizeof shape) != 0)
+        return shape_mismatch("col2im", out, 4, shape);
+    pdt_note_op("col2im", cols->device);
+    if (pdt_tensor_numel(out) == 0)
+        return PDT_OK;
+    const pdt_backend *be = pdt_backend_of(cols->device.kind);
+    if (!be->col2im)
+        return no_kernel("col2im", cols->device);
+    return be->col2im(out, cols, &w);
+}
+
+pdt_status pdt_col2im_new(const pdt_tensor *cols, const int64_t output_hw[2],
+                          const pdt_window2d *spec, pdt_tensor *out)
+{
+    memset(out, 0, sizeof *out);
+    pdt_window2d w;
+    int64_t shape[4];
+    pdt_status st = check_dtype("col2im", cols);
+    if (st == PDT_OK)
+        st = col2im_shape(cols, output_hw, spec, &w, shape);
+    if (st == PDT_OK)
+        st = pdt_tensor_empty(cols->device, cols->dtype, 4, shape, 0, out);
+    if (st == PDT_OK) {
+        st = pdt_col2im(out, cols, spec);
+        if (st != PDT_OK)
+            pdt_tensor_release(out);
+    }
+    return st;
+}

@@ -1,0 +1,87 @@
+/* tensor_conv.c - the private module functions behind convolutions and pooling:
+ *
+ *   _im2col(x, kernel, dilation, padding, stride, pad_value=0.0) -> cols
+ *   _col2im(cols, output_hw, kernel, dilation, padding, stride) -> image
+ *
+ * kernel, dilation, padding, stride and output_hw are each a pair (a tuple or
+ * list of two ints), (h, w).  The core (pdt_conv.h) validates and does the work;
+ * the GIL is released around large calls, the input held (Note [the GIL and
+ * storages]).  pydevtensor/nn builds unfold/fold, conv2d and the pools on them. */
+#include "args.h"
+#include "pdt_conv.h"
+
+/* A pair of ints (tuple or list) into v, or TypeError naming fname and what. */
+static int parse_pair(PyObject *obj, const char *fname, const char *what, int64_t v[2])
+{
+    if ((!PyTuple_Check(obj) && !PyList_Check(obj)) || PySequence_Fast_GET_SIZE(obj) != 2) {
+        PyErr_Format(PyExc_TypeError, "%s: %s must be a pair of ints (h, w), got %R", fname, what,
+                     obj);
+        return -1;
+    }
+    char name[64];
+    for (int k = 0; k < 2; k++) {
+        PyOS_snprintf(name, sizeof name, "%s: %s[%d]", fname, what, k);
+        if (pdt_parse_int64(PySequence_Fast_GET_ITEM(obj, k), name, &v[k]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* kernel, dilation, padding, stride from objs[0..4) into w. */
+static int parse_window(PyObject *const *objs, const char *fname, pdt_window2d *w)
+{
+    memset(w, 0, sizeof *w);
+    return parse_pair(objs[0], fname, "kernel", w->kernel) < 0 ||
+                   parse_pair(objs[1], fname, "dilation", w->dilation) < 0 ||
+                   parse_pair(objs[2], fname, "padding", w->padding) < 0 ||
+                   parse_pair(objs[3], fname, "stride", w->stride) < 0
+               ? -1
+               : 0;
+}
+
+static PyObject *f_im2col(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *x, *p[4];
+    double pad_value = 0.0;
+    if (!PyArg_ParseTuple(args, "O!OOOO|d:_im2col", S->tensor_type, &x, &p[0], &p[1], &p[2], &p[3],
+                          &pad_value))
+        return NULL;
+    pdt_window2d w;
+    if (parse_window(p, "_im2col", &w) < 0)
+        return NULL;
+    pdt_hold h = {0};
+    const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
+    pdt_tensor out;
+    pdt_status st;
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx), st = pdt_im2col_new(tx, &w, pad_value, &out));
+    pdt_hold_release(&h);
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
+static PyObject *f_col2im(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *cols, *hw, *p[4];
+    if (!PyArg_ParseTuple(args, "O!OOOOO:_col2im", S->tensor_type, &cols, &hw, &p[0], &p[1], &p[2],
+                          &p[3]))
+        return NULL;
+    pdt_window2d w;
+    int64_t output_hw[2];
+    if (parse_pair(hw, "_col2im", "output_size", output_hw) < 0 ||
+        parse_window(p, "_col2im", &w) < 0)
+        return NULL;
+    pdt_hold h = {0};
+    const pdt_tensor *tc = pdt_hold_view(&h, pdt_tensor_of(cols));
+    pdt_tensor out;
+    pdt_status st;
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tc), st = pdt_col2im_new(tc, output_hw, &w, &out));
+    pdt_hold_release(&h);
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
+PyMethodDef pdt_conv_functions[] = {
+    {"_im2col", f_im2col, METH_VARARGS, NULL},
+    {"_col2im", f_col2im, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
