@@ -36,7 +36,8 @@ from ._ops_view import *  # noqa: F401,F403  (views and indexing)
 from ._ops_matmul import *  # noqa: F401,F403  (matmul)
 from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
 from . import autograd
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                       no_grad, set_grad_enabled)
 from ._ops_index import *  # noqa: F401,F403  (where, gather, advanced indexing; issue 17)
 from ._ops_join import *  # noqa: F401,F403  (cat, stack, split, flip, ...)
 from ._ops_einsum import *  # noqa: F401,F403  (einsum, outer)
@@ -89,7 +90,8 @@ __all__ = [
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
     "transfer_stats", "try_all_gpus", "try_gpu", "zeros", "zeros_like",
 ] + _ops_math.__all__ + _ops_reduce.__all__ + _ops_view.__all__ + _ops_matmul.__all__
-__all__ += ["autograd", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ += ["autograd", "enable_grad", "inference_mode", "is_grad_enabled",
+            "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
 __all__ += ["as_tensor", "config", "distribute", "distributed", "from_dlpack", "optim",
             "to_numpy",
             "transfer_guard", "get_num_threads", "set_num_threads", "get_default_device",

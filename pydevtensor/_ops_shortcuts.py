@@ -1,6 +1,6 @@
 """PyTorch's shortcuts that are one composition each: square, reciprocal, sinh, cosh,
-rand_like, randn_like, randperm, is_tensor, numel, and the methods view_as, reshape_as
-and type_as.
+rand_like, randn_like, randperm, is_tensor, numel, clone (the function), and the methods
+view_as, reshape_as and type_as.
 
 Each is the expression its docstring names, so it runs on every device, autograd records
 the pieces (square's gradient is 2x, reciprocal's -1/x^2), and its rounding is that of
@@ -324,10 +324,48 @@ def cosh(input):
     return (_C.exp(x) + _C.exp(-x)) * 0.5
 
 
+def clone(input, *, memory_format=None):
+    """A copy of input on its device, ``input.clone()`` as a function (torch.clone);
+    autograd records it (the gradient passes through).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor to copy.
+    memory_format : {None, 'preserve_format', 'contiguous_format'}, optional
+        None and 'preserve_format' keep input's layout (a transposed input gives a
+        transposed copy, as ``x.clone()``); 'contiguous_format' gives a row-major copy.
+
+    Returns
+    -------
+    Tensor
+        A new tensor with input's values, dtype and device.
+
+    Raises
+    ------
+    ValueError
+        When memory_format names another layout (channels_last is not supported).
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1.0, 2.0])
+    >>> y = pydevtensor.clone(x)
+    >>> y.add_(1.0), x
+    (tensor([2., 3.]), tensor([1., 2.]))
+    """
+    _tensor(input, "clone")
+    if memory_format not in (None, "preserve_format", "contiguous_format"):
+        raise ValueError(f"clone(): memory_format={memory_format!r} is not supported (on "
+                         f"{input.device}): None, 'preserve_format' or 'contiguous_format'")
+    if memory_format == "contiguous_format" and not input.is_contiguous():
+        return input.contiguous()  # a row-major copy already
+    return input.clone()
+
+
 for _name_, _fn in (("square", square), ("reciprocal", reciprocal), ("view_as", view_as),
                     ("reshape_as", reshape_as), ("type_as", type_as), ("sinh", sinh),
                     ("cosh", cosh)):
     setattr(_C.Tensor, _name_, _fn)
 
-__all__ = ["cosh", "is_tensor", "numel", "rand_like", "randn_like", "randperm", "reciprocal",
+__all__ = ["clone", "cosh", "is_tensor", "numel", "rand_like", "randn_like", "randperm", "reciprocal",
            "sinh", "square"]

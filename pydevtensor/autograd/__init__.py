@@ -15,11 +15,12 @@ from . import derivatives_index, derivatives_join  # noqa: F401
 from . import dispatch as _dispatch_module, node as _node_module
 from .dispatch import dispatch as _dispatch
 from .engine import run_backward as _run_backward
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
 from .node import Node
 
-__all__ = ["Node", "backward", "enable_grad", "grad", "is_grad_enabled", "no_grad",
-           "set_grad_enabled"]
+__all__ = ["Node", "backward", "enable_grad", "grad", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
 
 
 def _as_tuple(x):

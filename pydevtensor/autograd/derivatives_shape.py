@@ -28,14 +28,10 @@ class _ShapeView(Node):
         return g.reshape(self.shape)
 
 
-@derivative("view", "flatten")
+@derivative("view", "flatten", "reshape")
 class ViewBackward0(_ShapeView):
-    pass
-
-
-@derivative("reshape")
-class ReshapeAliasBackward0(_ShapeView):
-    pass
+    """view, flatten and reshape: PyTorch 2 names all three ViewBackward0 (its
+    reshape of a tensor that must be copied, too)."""
 
 
 @derivative("squeeze")

@@ -1,9 +1,11 @@
-"""no_grad, enable_grad and set_grad_enabled: context managers and decorators.
+"""no_grad, enable_grad, set_grad_enabled and inference_mode: context managers and
+decorators.
 
 Grad mode is a thread-local flag kept in C (csrc/python/autograd.c), read by every op
 binding only when one of its arguments requires grad; each thread starts with it on.
 """
 import functools
+import threading
 
 from .. import _C
 
@@ -108,3 +110,87 @@ class set_grad_enabled(_GradMode):
     def __call__(self, fn):
         _C._set_grad_enabled(self._prev)  # as a decorator, the call above was not meant
         return super().__call__(fn)
+
+
+_inference = threading.local()
+
+
+def is_inference_mode_enabled():
+    """Whether this thread is inside ``inference_mode()`` (as
+    torch.is_inference_mode_enabled).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> with pydevtensor.inference_mode():
+    ...     pydevtensor.is_inference_mode_enabled()
+    True
+    >>> pydevtensor.is_inference_mode_enabled()
+    False
+    """
+    return getattr(_inference, "on", False)
+
+
+class inference_mode:
+    """A context manager (and decorator) for running a model without autograd (as
+    torch.inference_mode): inside it nothing is recorded, as under no_grad.
+
+    PyTorch also marks the tensors made inside as inference tensors, which autograd
+    refuses later, to save a version counter per tensor; pydevtensor keeps no such
+    extra state, so its results are ordinary tensors that do not require grad.
+
+    Parameters
+    ----------
+    mode : bool, optional
+        True (the default) turns recording off; False leaves grad mode as it is
+        (``inference_mode(condition)`` switches it on only when needed).
+
+    Raises
+    ------
+    TypeError
+        When mode is not a bool.
+
+    Examples
+    --------
+    >>> w = pydevtensor.ones(2, requires_grad=True)
+    >>> with pydevtensor.inference_mode():
+    ...     y = w * 2
+    >>> y.requires_grad
+    False
+    >>> @pydevtensor.inference_mode()
+    ... def predict(x):
+    ...     return w * x
+    >>> predict(3.0).requires_grad
+    False
+    """
+
+    def __init__(self, mode=True):
+        if not isinstance(mode, bool):
+            raise TypeError(f"inference_mode(): mode must be a bool, got {type(mode).__name__}")
+        self._mode = mode
+        self._prev = []  # a stack: one context object may be entered again inside itself
+
+    def __enter__(self):
+        grad = _C._set_grad_enabled(False) if self._mode else _C.is_grad_enabled()
+        self._prev.append((grad, is_inference_mode_enabled()))
+        _inference.on = self._mode
+        return self
+
+    def __exit__(self, *exc):
+        grad, inference = self._prev.pop()
+        _C._set_grad_enabled(grad)
+        _inference.on = inference
+        return False
+
+    def __call__(self, fn):
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):  # a fresh context per call: reentrant, thread-safe
+                return fn(*args, **kwargs)
+
+        return wrapper

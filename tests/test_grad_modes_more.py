@@ -1,0 +1,80 @@
+"""inference_mode and is_inference_mode_enabled (torch's names), and the function form
+of clone, on every device."""
+import threading
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+
+
+def test_inference_mode_records_nothing_and_restores(device):
+    w = pdt.ones(2, device=device, requires_grad=True)
+    with pdt.inference_mode():
+        assert pdt.is_inference_mode_enabled() and not pdt.is_grad_enabled()
+        y = w * 2
+        with pdt.inference_mode(False):  # leaves grad mode as it is (off here)
+            assert not pdt.is_inference_mode_enabled() and not pdt.is_grad_enabled()
+        assert pdt.is_inference_mode_enabled()
+    assert not y.requires_grad and y.grad_fn is None
+    assert pdt.is_grad_enabled() and not pdt.is_inference_mode_enabled()
+    with pdt.inference_mode(False):
+        z = w * 2
+    assert z.requires_grad
+    with pdt.no_grad():  # inference_mode inside no_grad restores no_grad's mode
+        with pdt.inference_mode():
+            pass
+        assert not pdt.is_grad_enabled()
+
+
+def test_inference_mode_decorator_and_exceptions(device):
+    w = pdt.ones(2, device=device, requires_grad=True)
+
+    @pdt.inference_mode()
+    def predict(x):
+        assert pdt.is_inference_mode_enabled()
+        return w * x
+
+    assert not predict(3.0).requires_grad and pdt.is_grad_enabled()
+    with pytest.raises(KeyError):
+        with pdt.inference_mode():
+            raise KeyError("x")
+    assert pdt.is_grad_enabled() and not pdt.is_inference_mode_enabled()
+    ctx = pdt.inference_mode()
+    with ctx:
+        with ctx:  # the same object entered twice
+            pass
+        assert pdt.is_inference_mode_enabled()
+    assert not pdt.is_inference_mode_enabled()
+    with pytest.raises(TypeError, match="mode must be a bool, got int"):
+        pdt.inference_mode(1)
+
+
+def test_inference_mode_is_per_thread():
+    seen = []
+    with pdt.inference_mode():
+        t = threading.Thread(target=lambda: seen.append(
+            (pdt.is_inference_mode_enabled(), pdt.is_grad_enabled())))
+        t.start()
+        t.join()
+    assert seen == [(False, True)]
+
+
+def test_clone_function(device):
+    a = np.arange(6.0).reshape(2, 3)
+    x = pdt.tensor(a, device=device)
+    y = pdt.clone(x.T)  # the layout kept, as x.T.clone() and PyTorch's preserve_format
+    assert y.device == x.device and y.stride() == x.T.stride()
+    np.testing.assert_array_equal(y.cpu().numpy(), a.T)
+    c = pdt.clone(x.T, memory_format="contiguous_format")
+    assert c.is_contiguous() and c.data_ptr() != x.data_ptr()
+    np.testing.assert_array_equal(c.cpu().numpy(), a.T)
+    y.add_(1.0)
+    np.testing.assert_array_equal(x.cpu().numpy(), a)  # a copy
+    w = pdt.tensor(a, device=device, requires_grad=True)
+    pdt.clone(w).sum().backward()
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), np.ones_like(a))
+    with pytest.raises(ValueError, match="memory_format='channels_last' is not supported"):
+        pdt.clone(x, memory_format="channels_last")
+    with pytest.raises(TypeError, match=r"clone\(\): input must be a Tensor, got list"):
+        pdt.clone([1.0])
