@@ -13,8 +13,10 @@ def test_inference_mode_records_nothing_and_restores(device):
     with pdt.inference_mode():
         assert pdt.is_inference_mode_enabled() and not pdt.is_grad_enabled()
         y = w * 2
-        with pdt.inference_mode(False):  # leaves grad mode as it is (off here)
-            assert not pdt.is_inference_mode_enabled() and not pdt.is_grad_enabled()
+        with pdt.inference_mode(False):  # turns recording back on, as PyTorch's
+            assert not pdt.is_inference_mode_enabled() and pdt.is_grad_enabled()
+            assert (w * 2).requires_grad
+        assert not pdt.is_grad_enabled()
         assert pdt.is_inference_mode_enabled()
     assert not y.requires_grad and y.grad_fn is None
     assert pdt.is_grad_enabled() and not pdt.is_inference_mode_enabled()
@@ -24,6 +26,9 @@ def test_inference_mode_records_nothing_and_restores(device):
     with pdt.no_grad():  # inference_mode inside no_grad restores no_grad's mode
         with pdt.inference_mode():
             pass
+        assert not pdt.is_grad_enabled()
+        with pdt.inference_mode(False):
+            assert pdt.is_grad_enabled()
         assert not pdt.is_grad_enabled()
 
 
@@ -36,6 +41,12 @@ def test_inference_mode_decorator_and_exceptions(device):
         return w * x
 
     assert not predict(3.0).requires_grad and pdt.is_grad_enabled()
+
+    @pdt.inference_mode  # the bare decorator, as PyTorch takes
+    def bare(x):
+        return w * x
+
+    assert not bare(2.0).requires_grad and bare.__name__ == "bare"
     with pytest.raises(KeyError):
         with pdt.inference_mode():
             raise KeyError("x")
@@ -58,6 +69,33 @@ def test_inference_mode_is_per_thread():
         t.start()
         t.join()
     assert seen == [(False, True)]
+    # one object shared by threads: each restores its own modes (found by a reviewer)
+    ctx = pdt.inference_mode()
+    a_in, b_in, a_out, b_done = (threading.Event() for _ in range(4))
+    got = {}
+
+    def thread_a():
+        with ctx:
+            a_in.set()
+            b_in.wait()
+        got["a"] = pdt.is_grad_enabled()
+        a_out.set()
+
+    def thread_b():
+        a_in.wait()
+        with pdt.no_grad():
+            with ctx:
+                b_in.set()
+                a_out.wait()
+            got["b"] = pdt.is_grad_enabled()
+        b_done.set()
+
+    threads = [threading.Thread(target=thread_a), threading.Thread(target=thread_b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == {"a": True, "b": False}
 
 
 def test_clone_function(device):

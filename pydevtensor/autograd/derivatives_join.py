@@ -73,6 +73,7 @@ class UnbindBackward0(Node):
         self.num_outputs = len(result)
         self.meta = meta(input)
         self.dim = _dim(dim, input.ndim, "unbind")
+        self.watch_base(input)
         return (input,)
 
     def apply(self, grads):
@@ -99,6 +100,7 @@ class ExpandBackward0(Node):
 
     def save(self, result, input, *sizes):
         self.in_meta = meta(input)
+        self.watch_base(input)
         return (input,)
 
     def backward(self, g):

@@ -22,6 +22,7 @@ class _ShapeView(Node):
 
     def save(self, result, input, *args, **kw):
         self.shape = tuple(input.shape)
+        self.watch_base(input)
         return (input,)
 
     def backward(self, g):
@@ -30,8 +31,22 @@ class _ShapeView(Node):
 
 @derivative("view", "flatten", "reshape")
 class ViewBackward0(_ShapeView):
-    """view, flatten and reshape: PyTorch 2 names all three ViewBackward0 (its
-    reshape of a tensor that must be copied, too)."""
+    """view, flatten and a reshape that is a view, as PyTorch 2 names them."""
+
+    def save(self, result, input, *args, **kw):
+        if result.data_ptr() != input.data_ptr() and result.numel():
+            # reshape had to copy: not a view (in-place changes of it are fine), named
+            # as PyTorch's copying reshape is
+            self.__class__ = UnsafeViewBackward0
+            self.shape = tuple(input.shape)
+            return (input,)
+        return super().save(result, input, *args, **kw)
+
+
+class UnsafeViewBackward0(_ShapeView):
+    """A reshape that copied (ViewBackward0.save switches to it): not a view."""
+
+    is_view = False
 
 
 @derivative("squeeze")
@@ -50,6 +65,7 @@ class TransposeBackward0(Node):
 
     def save(self, result, input, dim0, dim1, **kw):
         self.dims = (dim0, dim1)
+        self.watch_base(input)
         return (input,)
 
     def backward(self, g):
@@ -61,6 +77,7 @@ class TBackward0(Node):
     is_view = True
 
     def save(self, result, input, **kw):
+        self.watch_base(input)
         return (input,)
 
     def backward(self, g):
@@ -85,6 +102,7 @@ class PermuteBackward0(Node):
         for i, d in enumerate(dims):
             inverse[d % max(n, 1)] = i
         self.inverse = tuple(inverse)
+        self.watch_base(input)
         return (input,)
 
     def backward(self, g):
@@ -102,6 +120,7 @@ class _Index(Node):
     def save(self, result, input, key, **kw):
         self.in_meta = meta(input)
         self.key = key
+        self.watch_base(input)
         return (input,)
 
     def backward(self, g):

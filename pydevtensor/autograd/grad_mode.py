@@ -140,18 +140,20 @@ class inference_mode:
 
     PyTorch also marks the tensors made inside as inference tensors, which autograd
     refuses later, to save a version counter per tensor; pydevtensor keeps no such
-    extra state, so its results are ordinary tensors that do not require grad.
+    extra state, so its results are ordinary tensors that do not require grad, and an
+    ``enable_grad()`` block inside records as it does anywhere.
 
     Parameters
     ----------
     mode : bool, optional
-        True (the default) turns recording off; False leaves grad mode as it is
-        (``inference_mode(condition)`` switches it on only when needed).
+        True (the default) turns recording off; False turns it on (as PyTorch's
+        ``inference_mode(False)``), so ``inference_mode(condition)`` picks one.  A
+        function in its place (the bare decorator ``@inference_mode``) is wrapped.
 
     Raises
     ------
     TypeError
-        When mode is not a bool.
+        When mode is neither a bool nor a function.
 
     Examples
     --------
@@ -160,27 +162,34 @@ class inference_mode:
     ...     y = w * 2
     >>> y.requires_grad
     False
-    >>> @pydevtensor.inference_mode()
+    >>> @pydevtensor.inference_mode
     ... def predict(x):
     ...     return w * x
     >>> predict(3.0).requires_grad
     False
     """
 
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):
+            return cls()(mode)  # the bare decorator
+        return super().__new__(cls)
+
     def __init__(self, mode=True):
         if not isinstance(mode, bool):
             raise TypeError(f"inference_mode(): mode must be a bool, got {type(mode).__name__}")
         self._mode = mode
-        self._prev = []  # a stack: one context object may be entered again inside itself
+        # what each enter replaces, per thread (a stack: an object may be entered again
+        # inside itself, and one object may be shared by threads)
+        self._prev = threading.local()
 
     def __enter__(self):
-        grad = _C._set_grad_enabled(False) if self._mode else _C.is_grad_enabled()
-        self._prev.append((grad, is_inference_mode_enabled()))
+        stack = self._prev.__dict__.setdefault("stack", [])
+        stack.append((_C._set_grad_enabled(not self._mode), is_inference_mode_enabled()))
         _inference.on = self._mode
         return self
 
     def __exit__(self, *exc):
-        grad, inference = self._prev.pop()
+        grad, inference = self._prev.stack.pop()
         _C._set_grad_enabled(grad)
         _inference.on = inference
         return False
