@@ -333,3 +333,31 @@ def test_second_device_keeps_the_current_device():
     cols = im2col_ref(x, k, d, p, s)
     np.testing.assert_array_equal(back(got), cols)
     np.testing.assert_array_equal(back(back_), col2im_ref(cols, shape[2:], k, d, p, s))
+
+
+def test_expanded_inputs_and_a_list_changed_while_parsed(device):
+    """Found by a reviewer: stride-0 (expanded) inputs read right; a pair argument whose
+    item's __index__ empties the list is read from a copy (it crashed before)."""
+    base = pdt.tensor(np.arange(4.0).reshape(1, 1, 1, 4), device=device)
+    x = base.expand(2, 3, 5, 4)  # strides 0 in N, C and H
+    want = _C._im2col(x.contiguous(), (2, 2), (1, 1), (1, 0), (1, 1))
+    got = _C._im2col(x, (2, 2), (1, 1), (1, 0), (1, 1))
+    np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
+    cols = pdt.ones(1, 4, 6, device=device).expand(2, 4, 6)
+    np.testing.assert_array_equal(
+        _C._col2im(cols, (3, 4), (2, 2), (1, 1), (0, 0), (1, 1)).cpu().numpy(),
+        _C._col2im(cols.contiguous(), (3, 4), (2, 2), (1, 1), (0, 0), (1, 1)).cpu().numpy())
+
+    pair = []
+
+    class Shrinking:
+        def __index__(self):
+            pair.clear()
+            return 2
+
+    pair.extend([Shrinking(), 2])
+    out = _C._im2col(pdt.ones(1, 1, 4, 4, device=device), pair, (1, 1), (0, 0), (1, 1))
+    assert tuple(out.shape) == (1, 4, 9)
+    with pytest.raises(ValueError, match=r"output_size must be positive and below 2\^31"):
+        _C._col2im(pdt.ones(1, 1, 4, device=device), (2**62 + 1, 4), (1, 1), (1, 1), (0, 0),
+                   (1, 1))

@@ -234,8 +234,12 @@ static pdt_status col2im_shape(const pdt_tensor *cols, const int64_t output_hw[2
     pdt_status st = check_ndim(op, cols, 3, COL2IM_LAYOUT);
     if (st != PDT_OK)
         return st;
-    if (output_hw[0] < 1 || output_hw[1] < 1)
-        return pdt_fail(PDT_ERR_VALUE, "%s: output_size must be positive, got %s (on %s)", op,
+    /* below 2^31 each (as the window's parameters), so that the padded size and the
+     * number of window positions cannot overflow */
+    if (output_hw[0] < 1 || output_hw[1] < 1 || output_hw[0] > INT32_MAX ||
+        output_hw[1] > INT32_MAX)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: output_size must be positive and below 2^31, got %s (on %s)", op,
                         pair_str(output_hw, b, sizeof b),
                         pdt_device_str(cols->device, dn, sizeof dn));
     if ((st = pdt_window2d_init(op, cols->device, output_hw, spec, w)) != PDT_OK)

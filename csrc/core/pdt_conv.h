@@ -41,7 +41,9 @@ pdt_status pdt_im2col_new(const pdt_tensor *x, const pdt_window2d *spec, double 
 
 /* out = col2im(cols): cols (N, C kh kw, L) of any strides, L the window
  * positions over out's (H, W); out contiguous (N, C, H, W) of cols' dtype, on
- * cols' device, not sharing cols' storage; every element written. */
+ * cols' device, not sharing cols' storage; every element written (on failure,
+ * e.g. out of memory for the CPU's float32 scratch of a half type, out may be
+ * partly written: pdt_col2im_new, which makes out, is what the bindings call). */
 pdt_status pdt_col2im(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *spec);
 /* The same into a new contiguous tensor *out of spatial size output_hw. */
 pdt_status pdt_col2im_new(const pdt_tensor *cols, const int64_t output_hw[2],

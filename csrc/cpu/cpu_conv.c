@@ -154,7 +154,7 @@ static void col2im_range(int64_t begin, int64_t end, void *ctx)
     if (dt == PDT_FLOAT16 || dt == PDT_BFLOAT16) {
         scratch = malloc((size_t)(H * W) * sizeof(float));
         if (!scratch) {
-            j->failed = 1;
+            __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED); /* threads may race here */
             return;
         }
     }
@@ -195,7 +195,7 @@ pdt_status pdt_cpu_col2im(const pdt_tensor *out, const pdt_tensor *cols, const p
     const int64_t planes = out->shape[0] * out->shape[1];
     pdt_cpu_parallel_for(planes, plane_grain(cols->shape[1] / out->shape[1] * cols->shape[2]),
                          col2im_range, &j);
-    if (j.failed) {
+    if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED)) {
         char buf[32];
         return pdt_fail(PDT_ERR_OOM, "col2im: no memory for a float32 scratch plane of %s (cpu)",
                         pdt_format_bytes((unsigned long long)(w->in[0] * w->in[1]) * 4, buf,

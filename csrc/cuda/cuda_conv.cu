@@ -194,6 +194,7 @@ extern "C" pdt_status pdt_cuda_im2col(const pdt_tensor *out, const pdt_tensor *x
     cudaStream_t stream;
     pdt_status st = pdt_cuda_stream(&g, out->device.index, &stream);
     if (st == PDT_OK) {
+        (void)cudaGetLastError(); /* Note [stale CUDA errors] in cuda_kernels.cu */
         if (fits_int32(pdt_tensor_numel(out), x, w))
             im2col_by_size<int32_t>(out, x, w, pad_bits, stream);
         else
@@ -212,6 +213,7 @@ extern "C" pdt_status pdt_cuda_col2im(const pdt_tensor *out, const pdt_tensor *c
     cudaStream_t stream;
     pdt_status st = pdt_cuda_stream(&g, out->device.index, &stream);
     if (st == PDT_OK) {
+        (void)cudaGetLastError(); /* Note [stale CUDA errors] in cuda_kernels.cu */
         if (fits_int32(pdt_tensor_numel(out), cols, w))
             col2im_by_dtype<int32_t>(out, cols, w, stream);
         else

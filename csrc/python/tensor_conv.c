@@ -18,13 +18,20 @@ static int parse_pair(PyObject *obj, const char *fname, const char *what, int64_
                      obj);
         return -1;
     }
+    /* a tuple of its own: an item's __index__ may change a list while it is read */
+    PyObject *items = PySequence_Tuple(obj);
+    if (!items)
+        return -1;
     char name[64];
-    for (int k = 0; k < 2; k++) {
+    int rc = PyTuple_GET_SIZE(items) == 2 ? 0 : -1;
+    if (rc < 0)
+        PyErr_Format(PyExc_TypeError, "%s: %s must be a pair of ints (h, w)", fname, what);
+    for (int k = 0; rc == 0 && k < 2; k++) {
         PyOS_snprintf(name, sizeof name, "%s: %s[%d]", fname, what, k);
-        if (pdt_parse_int64(PySequence_Fast_GET_ITEM(obj, k), name, &v[k]) < 0)
-            return -1;
+        rc = pdt_parse_int64(PyTuple_GET_ITEM(items, k), name, &v[k]);
     }
-    return 0;
+    Py_DECREF(items);
+    return rc;
 }
 
 /* kernel, dilation, padding, stride from objs[0..4) into w. */
@@ -54,7 +61,9 @@ static PyObject *f_im2col(PyObject *module, PyObject *args)
     const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
     pdt_tensor out;
     pdt_status st;
-    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx), st = pdt_im2col_new(tx, &w, pad_value, &out));
+    /* the output is about kh * kw times the input: that is the work */
+    PDT_RUN_RELEASING_GIL((double)pdt_tensor_numel(tx) * (double)w.kernel[0] * (double)w.kernel[1],
+                          st = pdt_im2col_new(tx, &w, pad_value, &out));
     pdt_hold_release(&h);
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
