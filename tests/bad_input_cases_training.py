@@ -393,8 +393,10 @@ TRAINING_CASES = [
       "pdt.zeros(1, 1, 2, 2), padding=-1)", "ValueError", r"padding must be non-negative"),
     C("conv2d-groups", "pdt.nn.Conv2d(3, 4, 3, groups=2)", "ValueError",
       r"in_channels must be divisible by groups, got in_channels=3 and groups=2"),
-    C("conv2d-padding-mode", 'pdt.nn.Conv2d(1, 1, 3, padding_mode="circular")',
-      "NotImplementedError", r"padding_mode='circular' is not supported"),
+    C("conv2d-reflect-too-wide", 'pdt.nn.Conv2d(1, 1, 3, padding=4, padding_mode="reflect")'
+      "(pdt.zeros(1, 1, 4, 4))", "pydevtensor.InvalidArgumentError",
+      r"pad\(\): Padding size should be less than the corresponding input dimension, but got: "
+      r"padding \(4, 4\) at dimension 3 of input \(1, 1, 4, 4\) \(on cpu\)"),
     C("conv2d-same-strided", 'pdt.nn.Conv2d(1, 1, 3, stride=2, padding="same")', "ValueError",
       r"padding='same' is not supported for strided convolutions"),
     C("conv2d-other-device", 'pdt.nn.Conv2d(1, 1, 3)(pdt.zeros(1, 1, 4, 4, device="cpu:1"))',

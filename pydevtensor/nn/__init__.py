@@ -16,6 +16,9 @@ from .module import Module
 from .conv import Conv1d, Conv2d, Fold, LazyConv1d, LazyConv2d, Unfold
 from .normalization import (BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d,
                             LazyBatchNorm2d)
+from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d,
+                      ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d,
+                      ZeroPad1d, ZeroPad2d)
 from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
@@ -32,5 +35,7 @@ __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinea
            "ParameterList", "ParameterDict", "UninitializedBuffer", "Conv1d", "Conv2d",
            "LazyConv1d", "LazyConv2d", "Unfold", "Fold", "BatchNorm2d", "LazyBatchNorm1d",
            "LazyBatchNorm2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool2d", "DataParallel",
+           "AdaptiveMaxPool2d", "DataParallel", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d",
+           "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
+           "ReplicationPad2d", "CircularPad1d", "CircularPad2d",
            "RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
-from .._ops_join import cat
+from ._functional_pad import pad_constant
 from ._im2col import col2im, im2col
 
 if TYPE_CHECKING:
@@ -107,14 +107,8 @@ def _window_args(kernel_size, dilation, padding, stride, where):
 
 def pad_end(x: Tensor, extra: tuple, value: float) -> Tensor:
     """x (N, C, H, W) with extra = (rows, cols) more of value at the bottom and the
-    right (differentiable: a cat)."""
-    n, c, h, w = x.shape
-    if extra[0]:
-        x = cat([x, _C.full((n, c, extra[0], w), value, dtype=x.dtype, device=x.device)], 2)
-    if extra[1]:
-        x = cat([x, _C.full((n, c, h + extra[0], extra[1]), value, dtype=x.dtype,
-                            device=x.device)], 3)
-    return x
+    right (differentiable: F.pad's constant mode)."""
+    return pad_constant(x, ((0, extra[1]), (0, extra[0])), value)
 
 
 # ---- unfold and fold ----

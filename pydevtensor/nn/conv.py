@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from . import _functional_conv as FC
+from . import _functional_pad as FP
 from .init import kaiming_uniform_
 from .module import Module
 from .parameter import Parameter, UninitializedParameter
@@ -74,9 +75,6 @@ class _ConvNd(Module):
         if padding_mode not in _PADDING_MODES:
             raise ValueError(f"{where}: padding_mode must be one of {_PADDING_MODES}, but got "
                              f"padding_mode={padding_mode!r}")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{where}: padding_mode={padding_mode!r} is not "
-                                      f"supported by pydevtensor yet, only 'zeros'")
         self.padding_mode = padding_mode
         self.output_padding = (0,) * nd
         self.transposed = False
@@ -110,7 +108,22 @@ class _ConvNd(Module):
             bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
             self.bias.data.uniform_(-bound, bound)
 
+    def _mode_pad(self) -> tuple:
+        """F.pad's counts (last dimension first) for a padding_mode other than 'zeros':
+        padding on both sides, or 'same''s total with the odd one at the end."""
+        if self.padding == "valid":
+            return (0, 0) * self._nd
+        if self.padding == "same":
+            total = [d * (k - 1) for k, d in zip(self.kernel_size, self.dilation)]
+            return tuple(v for t in reversed(total) for v in (t // 2, t - t // 2))
+        return tuple(v for p in reversed(self.padding) for v in (p, p))
+
     def forward(self, input: Tensor) -> Tensor:
+        if (self.padding_mode != "zeros" and isinstance(input, _C.Tensor)
+                and input.ndim in (self._nd + 1, self._nd + 2)):
+            # padded by F.pad, then a convolution without padding, as PyTorch's
+            return self._fn(FP.pad(input, self._mode_pad(), self.padding_mode), self.weight,
+                            self.bias, self.stride, 0, self.dilation, self.groups)
         return self._fn(input, self.weight, self.bias, self.stride, self.padding,
                         self.dilation, self.groups)
 
@@ -126,6 +139,8 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
@@ -156,8 +171,9 @@ class Conv2d(_ConvNd):
     bias : bool, optional
         Learn a bias (default True).
     padding_mode : str, optional
-        'zeros' (the default) only; 'reflect', 'replicate' and 'circular' raise
-        NotImplementedError.
+        What the padding holds: 'zeros' (the default), or 'reflect', 'replicate' or
+        'circular' (the input padded by :func:`~pydevtensor.nn.functional.pad` in
+        that mode, then convolved without padding).
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
@@ -170,9 +186,9 @@ class Conv2d(_ConvNd):
     ValueError
         When a count is not positive, groups does not divide the channels, padding
         is an unknown string or 'same' with a stride, or padding_mode is unknown;
-        at forward, see :func:`~pydevtensor.nn.functional.conv2d`.
-    NotImplementedError
-        For a padding_mode other than 'zeros'.
+        at forward, see :func:`~pydevtensor.nn.functional.conv2d` (and
+        :func:`~pydevtensor.nn.functional.pad` for a padding_mode other than
+        'zeros').
 
     Examples
     --------
@@ -205,7 +221,7 @@ class Conv1d(_ConvNd):
 
     Raises
     ------
-    TypeError, ValueError, NotImplementedError
+    TypeError, ValueError
         As :class:`Conv2d`.
 
     Examples
@@ -313,7 +329,7 @@ class LazyConv2d(_LazyConv, Conv2d):
 
     Raises
     ------
-    TypeError, ValueError, NotImplementedError
+    TypeError, ValueError
         As :class:`Conv2d`; at the first forward, when the input is not 3-d or 4-d or
         its channels are not a multiple of groups.
 
@@ -345,7 +361,7 @@ class LazyConv1d(_LazyConv, Conv1d):
 
     Raises
     ------
-    TypeError, ValueError, NotImplementedError
+    TypeError, ValueError
         As :class:`LazyConv2d`.
 
     Examples

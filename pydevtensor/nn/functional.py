@@ -10,6 +10,7 @@ from . import _functional_activation as _act
 from . import _functional_losses as _L
 from . import _functional_conv as _conv
 from . import _functional_pool as _pool
+from . import _functional_pad as _pad_mod
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
 binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, _L.kl_div
@@ -24,6 +25,7 @@ pairwise_distance = _norm.pairwise_distance
 unfold, fold, conv1d, conv2d = _conv.unfold, _conv.fold, _conv.conv1d, _conv.conv2d
 max_pool2d, avg_pool2d = _pool.max_pool2d, _pool.avg_pool2d
 adaptive_avg_pool2d, adaptive_max_pool2d = _pool.adaptive_avg_pool2d, _pool.adaptive_max_pool2d
+pad = _pad_mod.pad
 
 
 def linear(input, weight, bias=None):

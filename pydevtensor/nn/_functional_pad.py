@@ -1,0 +1,190 @@
+"""nn.functional.pad (constant, reflect, replicate and circular padding) with PyTorch's
+argument order, shape rules and errors, on every device, differentiable.
+
+Constant padding is a cat of blocks of the value along each padded dimension (a
+negative pad crops: a slice); the other modes gather each padded dimension once
+with an index computed on the tensor's device from an arange (no index crosses
+from the host), so their gradient is index_select's: the border's gradient added
+back onto the entries it copied.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import _C
+from .._ops_join import cat
+
+if TYPE_CHECKING:
+    from .._C import Tensor
+
+_Invalid = _C.InvalidArgumentError  # a ValueError and a RuntimeError: a bad shape
+_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad_constant(x: Tensor, pairs: tuple, value: float) -> Tensor:
+    """x with pairs[i] = (before, after) entries of value added to dimension
+    x.ndim - 1 - i (a negative count crops); differentiable (slices and a cat).
+    The counts are checked by the caller."""
+    for i, (before, after) in enumerate(pairs):
+        dim = x.ndim - 1 - i
+        size = x.shape[dim]
+        if before < 0 or after < 0:
+            lead = (slice(None),) * dim
+            x = x[lead + (slice(max(-before, 0), size - max(-after, 0)),)]
+        pieces = []
+        for count in (before, after):
+            shape = list(x.shape)
+            shape[dim] = count
+            pieces.append(_C.full(tuple(shape), value, dtype=x.dtype, device=x.device)
+                          if count > 0 else None)
+        if pieces[0] is not None or pieces[1] is not None:
+            x = cat([p for p in (pieces[0], x, pieces[1]) if p is not None], dim)
+    return x
+
+
+def _gather_index(n: int, before: int, after: int, mode: str, device: Any) -> Tensor:
+    """The source index of each output entry along a dimension of n entries padded
+    by (before, after) in mode, made on device."""
+    if mode == "circular":  # PyTorch's: a negative pad crops first, the rest wraps the crop
+        lo, kept = max(-before, 0), n - max(-before, 0) - max(-after, 0)
+        i = _C.arange(-max(before, 0), kept + max(after, 0), dtype=_C.int64, device=device)
+        return i.remainder(kept) + lo
+    i = _C.arange(-before, n + after, dtype=_C.int64, device=device)
+    if mode == "replicate":
+        return i.clamp(0, n - 1)
+    last = n - 1  # reflect: mirror at 0 and at n - 1, the edge itself not repeated
+    return last - (last - i.abs()).abs()
+
+
+def _pad_pairs(pad: Any, input: Tensor, where: str) -> tuple:
+    """pad (a tuple or list of an even number of ints, last dimension first) as
+    ((before, after), ...) pairs, checked against input's dimensions."""
+    if not isinstance(pad, (tuple, list)):
+        raise TypeError(f"{where}: pad must be a tuple of ints, got {type(pad).__name__}")
+    for k, v in enumerate(pad):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"{where}: pad must be a tuple of ints, but found element of type "
+                            f"{type(v).__name__} at pos {k}")
+    if len(pad) % 2:
+        raise _Invalid(f"{where}: Padding length must be divisible by 2, got pad="
+                       f"{tuple(pad)} (input of shape {tuple(input.shape)} on {input.device})")
+    if len(pad) // 2 > input.ndim:
+        raise _Invalid(f"{where}: Padding length should be less than or equal to two times "
+                       f"the input dimension but got padding length {len(pad)} and input of "
+                       f"dimension {input.ndim} (shape {tuple(input.shape)} on {input.device})")
+    pairs = tuple((pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2))
+    for i, (before, after) in enumerate(pairs):
+        dim = input.ndim - 1 - i
+        if input.shape[dim] + before + after < 0:
+            raise _Invalid(f"{where}: the padding ({before}, {after}) of dimension {dim} "
+                           f"(size {input.shape[dim]}) leaves a negative size "
+                           f"{input.shape[dim] + before + after} (input of shape "
+                           f"{tuple(input.shape)} on {input.device})")
+    return pairs
+
+
+def _check_mode(input: Tensor, pairs: tuple, mode: str, where: str) -> None:
+    """The shape rules of the non-constant modes, PyTorch's: k padded dimensions of a
+    (k + 1)-d or (k + 2)-d input, k <= 3; each padded and channel dimension non-empty;
+    a reflected pad shorter than its dimension, a circular one no longer."""
+    k = len(pairs)
+    if not 1 <= k <= 3 or input.ndim not in (k + 1, k + 2):
+        raise NotImplementedError(
+            f"{where}: Padding size {2 * k} is not supported for {input.ndim}D input tensor "
+            f"(shape {tuple(input.shape)} on {input.device}, mode={mode!r}); supported for "
+            f"non-constant padding: 2D or 3D input with padding size 2 (the last dimension), "
+            f"3D or 4D with 4 (the last 2), 4D or 5D with 6 (the last 3)")
+    if any(s == 0 for s in input.shape[input.ndim - k - 1:]):
+        raise _Invalid(f"{where}: mode={mode!r} expects a tensor with possibly 0 batch size "
+                       f"and other non-zero dimensions, got shape {tuple(input.shape)} (on "
+                       f"{input.device})")
+    for i, (before, after) in enumerate(pairs):
+        dim = input.ndim - 1 - i
+        n = input.shape[dim]
+        if mode == "reflect" and (before >= n or after >= n):
+            raise _Invalid(f"{where}: Padding size should be less than the corresponding input "
+                           f"dimension, but got: padding ({before}, {after}) at dimension {dim}"
+                           f" of input {tuple(input.shape)} (on {input.device})")
+        kept = n - max(-before, 0) - max(-after, 0)
+        if mode == "circular" and (before > kept or after > kept or kept < 1):
+            raise _Invalid(f"{where}: Padding value causes wrapping around more than once: "
+                           f"padding ({before}, {after}) at dimension {dim} of input "
+                           f"{tuple(input.shape)} (on {input.device})")
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pads the last dimensions of a tensor, as ``torch.nn.functional.pad``.
+
+    pad lists (before, after) counts from the last dimension backwards: ``(1, 2)``
+    adds 1 entry before and 2 after along the last dimension, ``(1, 1, 2, 0)`` also 2
+    rows before along the one before it.  A negative count removes entries.
+
+    Modes: 'constant' fills with value (default 0; any number of trailing
+    dimensions); 'reflect' mirrors at the edge without repeating it (a pad must be
+    shorter than its dimension); 'replicate' repeats the edge; 'circular' wraps
+    around (a pad no longer than its dimension).  The last three pad the last 1, 2
+    or 3 dimensions of an input with 1 or 2 dimensions more (channels and an
+    optional batch), as PyTorch's.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor to pad.
+    pad : tuple of ints
+        An even number of counts, at most two per dimension of input.
+    mode : str, optional
+        'constant' (the default), 'reflect', 'replicate' or 'circular'.
+    value : float, optional
+        The fill of 'constant' (default 0); the other modes take none.
+
+    Returns
+    -------
+    Tensor
+        On input's device, of its dtype; differentiable.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor or pad not a tuple of ints.
+    ValueError, RuntimeError
+        (InvalidArgumentError) For an odd number of counts, more than two per
+        dimension, a crop past a dimension's size, a value given to another mode than
+        'constant', a reflected pad not shorter than its dimension, a circular one
+        longer than its dimension, or an empty dimension in those modes.
+    NotImplementedError
+        For an unknown mode, or a non-constant mode with an input that has not 1 or 2
+        dimensions more than the padded ones.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.tensor([[[1., 2., 3.]]])
+    >>> F.pad(x, (1, 2))
+    tensor([[[0., 1., 2., 3., 0., 0.]]])
+    >>> F.pad(x, (2, 1), mode='reflect')
+    tensor([[[3., 2., 1., 2., 3., 2.]]])
+    >>> F.pad(x, (1, 1), mode='replicate')
+    tensor([[[1., 1., 2., 3., 3.]]])
+    >>> F.pad(x, (1, 1), mode='circular')
+    tensor([[[3., 1., 2., 3., 1.]]])
+    """
+    where = "pad()"
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{where}: input must be a Tensor, got {type(input).__name__}")
+    pairs = _pad_pairs(pad, input, where)
+    if mode == "constant":
+        return pad_constant(input, pairs, 0.0 if value is None else value)
+    if mode not in _MODES:
+        raise NotImplementedError(f"{where}: Unrecognised padding mode {mode!r}, expected one "
+                                  f"of {_MODES}")
+    if value is not None and value != 0:
+        raise _Invalid(f"{where}: Padding mode {mode!r} doesn't take in value argument, got "
+                       f"value={value!r}")
+    _check_mode(input, pairs, mode, where)
+    out = input
+    for i, (before, after) in enumerate(pairs):
+        if before or after:
+            dim = input.ndim - 1 - i
+            out = out.index_select(dim, _gather_index(input.shape[dim], before, after, mode,
+                                                      input.device))
+    return out

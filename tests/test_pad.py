@@ -1,0 +1,298 @@
+"""F.pad (constant, reflect, replicate, circular), the padding layers (ZeroPad1d/2d,
+ConstantPad1d/2d, ReflectionPad1d/2d, ReplicationPad1d/2d, CircularPad1d/2d) and the
+convolutions' padding_mode, which pads through F.pad.
+
+Padding copies: results are compared exactly with a NumPy reference that maps each
+output index to its source by loops (and with np.pad for non-negative pads);
+gradients with central differences (tests/test_gradcheck.py's gradcheck, float64);
+everything once more against torch when it imports, the convolutions with the same
+weights copied in.
+"""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import CUDA_DEVICES, assert_close, torch_or_skip
+from pydevtensor import nn
+from pydevtensor.nn import functional as F
+from test_gradcheck import gradcheck
+
+
+def _source(j, n, before, after, mode):
+    """The input index that output index j of a dimension of n padded by (before,
+    after) copies, or None for the constant."""
+    src = j - before
+    if mode == "constant":
+        return src if 0 <= src < n else None
+    if mode == "replicate":
+        return min(max(src, 0), n - 1)
+    if mode == "reflect":
+        if src < 0:
+            src = -src
+        if src > n - 1:
+            src = 2 * (n - 1) - src
+        return src
+    lo, hi = max(-before, 0), n - max(-after, 0)  # circular: crop, then wrap the crop
+    return lo + (j - max(before, 0)) % (hi - lo)
+
+
+def ref_pad(x, pad, mode="constant", value=0.0):
+    out = np.asarray(x, dtype=np.float64)
+    for i in range(len(pad) // 2):
+        dim = out.ndim - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        n = out.shape[dim]
+        shape = list(out.shape)
+        shape[dim] = n + before + after
+        new = np.full(shape, float(value))
+        for j in range(shape[dim]):
+            src = _source(j, n, before, after, mode)
+            if src is not None:
+                index = (slice(None),) * dim + (j,)
+                new[index] = out[(slice(None),) * dim + (src,)]
+        out = new
+    return out
+
+
+def _t(a, device, dtype=pdt.float64):
+    return pdt.from_numpy(np.ascontiguousarray(a)).to(device).to(dtype)
+
+
+# (shape, pad, mode)
+CASES = [
+    ((2, 3, 4), (1, 2), "constant"),
+    ((2, 3, 4, 5), (2, 0, 1, 3), "constant"),
+    ((2, 3, 4, 5), (1, 1, 1, 1, 1, 1, 1, 1), "constant"),   # every dimension
+    ((3, 4, 5), (-1, 2, 0, -3), "constant"),                # negative pads crop
+    ((4,), (0, 0), "constant"),
+    ((2, 5), (2, 3), "reflect"),
+    ((2, 3, 5), (4, 1), "reflect"),
+    ((2, 3, 4, 5), (3, 2, 1, 3), "reflect"),
+    ((1, 2, 4, 5), (-1, 2, 3, -2), "reflect"),
+    ((2, 3, 3, 4, 5), (1, 2, 2, 1, 1, 1), "reflect"),       # three dimensions
+    ((2, 5), (3, 4), "replicate"),
+    ((2, 3, 4, 5), (2, 6, 0, 3), "replicate"),
+    ((3, 4, 5), (-2, 1, 1, -1), "replicate"),
+    ((2, 3, 5), (5, 2), "circular"),
+    ((2, 3, 4, 5), (1, 5, 4, 2), "circular"),
+    ((2, 4, 5), (-1, 2, 2, -1), "circular"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_pad_matches_numpy(device, case):
+    shape, pad, mode = CASES[case]
+    x = np.random.default_rng(case).standard_normal(shape)
+    value = 2.5 if mode == "constant" else None
+    ref = ref_pad(x, pad, mode, value or 0.0)
+    if min(pad) >= 0:  # np.pad agrees (an independent reference)
+        np_mode = {"replicate": "edge", "circular": "wrap"}.get(mode, mode)
+        widths = [(0, 0)] * (x.ndim - len(pad) // 2) + \
+            [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(len(pad) // 2))]
+        kw = dict(constant_values=value) if mode == "constant" else {}
+        np.testing.assert_array_equal(np.pad(x, widths, mode=np_mode, **kw), ref)
+    for dtype in (pdt.float64, pdt.float32):
+        got = F.pad(_t(x, device, dtype), pad, mode, value)
+        assert got.device == device and got.dtype == dtype
+        np.testing.assert_array_equal(got.cpu().numpy(), ref.astype(np.dtype(str(dtype)[12:])))
+
+
+def test_pad_integer_and_list(device):
+    x = pdt.arange(6, device=device).reshape(2, 3)
+    got = F.pad(x, [1, 0], value=7)
+    assert got.dtype == pdt.int64
+    assert got.cpu().tolist() == [[7, 0, 1, 2], [7, 3, 4, 5]]
+    assert F.pad(x, (1, 1), mode="replicate").cpu().tolist() == [[0, 0, 1, 2, 2],
+                                                                   [3, 3, 4, 5, 5]]
+    assert tuple(F.pad(x, (-2, -1)).shape) == (2, 0)  # cropped to nothing
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_gradcheck(device, mode):
+    x = np.random.default_rng(3).standard_normal((2, 2, 3, 4))
+    gradcheck(lambda t: F.pad(t, (2, 3, 2, -1), mode), [x], device)
+    gradcheck(lambda t: F.pad(t, (3, 1), mode), [x[0]], device, noncontig=True)
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_pad_matches_torch(device, case):
+    torch = torch_or_skip()
+    shape, pad, mode = CASES[case]
+    x = np.random.default_rng(case).standard_normal(shape)
+    r = np.random.default_rng(case + 100).standard_normal(ref_pad(x, pad, mode).shape)
+    value = -1.5 if mode == "constant" else None
+    tx = torch.tensor(x, requires_grad=True)
+    want = torch.nn.functional.pad(tx, pad, mode, value)
+    (want * torch.tensor(r)).sum().backward()
+    px = _t(x, device).requires_grad_()
+    got = F.pad(px, pad, mode, value)
+    (got * _t(r, device)).sum().backward()
+    np.testing.assert_array_equal(got.detach().cpu().numpy(), want.detach().numpy())
+    assert_close(px.grad, tx.grad.numpy(), "float64")
+
+
+def test_pad_bad_inputs(device):
+    x = pdt.zeros(1, 2, 5, device=device)
+    with pytest.raises(pdt.InvalidArgumentError,
+                       match=r"Padding length must be divisible by 2, got pad=\(1,\) \(input "
+                             r"of shape \(1, 2, 5\) on " + str(device)):
+        F.pad(x, (1,))
+    with pytest.raises(ValueError, match=r"Padding length should be less than or equal to two "
+                                         r"times the input dimension but got padding length 8"):
+        F.pad(x, (1,) * 8)
+    with pytest.raises(TypeError, match=r"found element of type float at pos 0"):
+        F.pad(x, (1.5, 1))
+    with pytest.raises(TypeError, match=r"pad must be a tuple of ints, got int"):
+        F.pad(x, 1)
+    with pytest.raises(TypeError, match=r"input must be a Tensor, got list"):
+        F.pad([1.0], (1, 1))
+    with pytest.raises(RuntimeError, match=r"the padding \(-3, -3\) of dimension 2 \(size 5\) "
+                                           r"leaves a negative size -1"):
+        F.pad(x, (-3, -3))
+    with pytest.raises(NotImplementedError, match=r"Unrecognised padding mode 'mirror'"):
+        F.pad(x, (1, 1), mode="mirror")
+    with pytest.raises(ValueError, match=r"Padding mode 'reflect' doesn't take in value "
+                                         r"argument, got value=1.0"):
+        F.pad(x, (1, 1), mode="reflect", value=1.0)
+    assert tuple(F.pad(x, (1, 1), mode="reflect", value=0).shape) == (1, 2, 7)
+    with pytest.raises(ValueError, match=r"Padding size should be less than the corresponding "
+                                         r"input dimension, but got: padding \(5, 1\) at "
+                                         r"dimension 2 of input \(1, 2, 5\) \(on "
+                                         + str(device)):
+        F.pad(x, (5, 1), mode="reflect")
+    with pytest.raises(RuntimeError, match=r"wrapping around more than once: padding \(6, 1\)"):
+        F.pad(x, (6, 1), mode="circular")
+    with pytest.raises(NotImplementedError, match=r"Padding size 2 is not supported for 4D "
+                                                  r"input tensor \(shape \(1, 1, 2, 5\) on "):
+        F.pad(x.reshape(1, 1, 2, 5), (1, 1), mode="replicate")
+    with pytest.raises(NotImplementedError, match=r"Padding size 2 is not supported for 1D"):
+        F.pad(pdt.zeros(5, device=device), (1, 1), mode="circular")
+    with pytest.raises(ValueError, match=r"mode='replicate' expects a tensor with possibly 0 "
+                                         r"batch size and other non-zero dimensions, got "
+                                         r"shape \(1, 2, 0\)"):
+        F.pad(pdt.zeros(1, 2, 0, device=device), (1, 1), mode="replicate")
+
+
+def test_padding_layers(device):
+    x = np.random.default_rng(5).standard_normal((2, 3, 4, 5))
+    t = _t(x, device)
+    for layer, mode, value, pad in [
+            (nn.ZeroPad2d(2), "constant", 0.0, (2,) * 4),
+            (nn.ZeroPad1d((1, -2)), "constant", 0.0, (1, -2)),
+            (nn.ConstantPad2d((1, 0, 2, 1), 3.5), "constant", 3.5, (1, 0, 2, 1)),
+            (nn.ConstantPad1d(2, -1.0), "constant", -1.0, (2, 2)),
+            (nn.ReflectionPad2d((1, 2, 3, 0)), "reflect", 0.0, (1, 2, 3, 0)),
+            (nn.ReflectionPad1d(3), "reflect", 0.0, (3, 3)),
+            (nn.ReplicationPad2d(4), "replicate", 0.0, (4,) * 4),
+            (nn.ReplicationPad1d((0, 2)), "replicate", 0.0, (0, 2)),
+            (nn.CircularPad2d((1, 2, 2, 1)), "circular", 0.0, (1, 2, 2, 1)),
+            (nn.CircularPad1d(1), "circular", 0.0, (1, 1))]:
+        inp = t if len(pad) == 4 else t[0]
+        ref = ref_pad(x if len(pad) == 4 else x[0], pad, mode, value)
+        np.testing.assert_array_equal(layer(inp).cpu().numpy(), ref)
+        assert layer.padding == pad
+        assert list(layer.parameters()) == []
+
+
+def test_padding_layers_repr_and_bad_arguments():
+    assert repr(nn.ZeroPad2d(2)) == "ZeroPad2d((2, 2, 2, 2))"
+    assert repr(nn.ZeroPad1d((1, 2))) == "ZeroPad1d((1, 2))"
+    assert repr(nn.ConstantPad2d(1, 3.5)) == "ConstantPad2d(padding=(1, 1, 1, 1), value=3.5)"
+    assert repr(nn.ReflectionPad2d((1, 2, 3, 4))) == "ReflectionPad2d((1, 2, 3, 4))"
+    assert repr(nn.ReplicationPad1d(2)) == "ReplicationPad1d((2, 2))"
+    assert repr(nn.CircularPad2d(1)) == "CircularPad2d((1, 1, 1, 1))"
+    assert isinstance(nn.ZeroPad2d(1), nn.ConstantPad2d)
+    with pytest.raises(ValueError, match=r"ReflectionPad2d: padding must be an int or a tuple "
+                                         r"of 4 ints \(left, right, top, bottom\), got \(1, 2\)"):
+        nn.ReflectionPad2d((1, 2))
+    with pytest.raises(TypeError, match=r"ZeroPad2d: padding must be an int or a tuple of 4 "
+                                        r"ints, got 2.0"):
+        nn.ZeroPad2d(2.0)
+    with pytest.raises(NotImplementedError, match=r"Padding size 4 is not supported for 2D"):
+        nn.ReflectionPad2d(1)(pdt.zeros(4, 4))
+
+
+def test_padding_layers_match_torch():
+    torch = torch_or_skip()
+    x = np.random.default_rng(6).standard_normal((2, 3, 4, 5))
+    for name, args in [("ZeroPad2d", ((1, 2, 0, 3),)), ("ConstantPad2d", (2, 1.5)),
+                       ("ReflectionPad2d", (3,)), ("ReplicationPad2d", ((0, 1, 5, 2),)),
+                       ("CircularPad2d", ((2, 1, 1, 3),)), ("ReflectionPad1d", ((1, 4),)),
+                       ("ReplicationPad1d", (2,)), ("CircularPad1d", ((3, 0),)),
+                       ("ZeroPad1d", (2,)), ("ConstantPad1d", ((1, 2), -3.0))]:
+        ours, theirs = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
+        assert repr(ours) == repr(theirs)
+        inp = x if name.endswith("2d") else x[0]
+        np.testing.assert_array_equal(ours(pdt.tensor(inp)).numpy(),
+                                      theirs(torch.tensor(inp)).numpy())
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_conv_padding_mode(device, mode):
+    """padding_mode pads through F.pad, then convolves without padding (NumPy: the
+    padded input through a zero-padding convolution of the same weights)."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 3, 6, 7))
+    conv = nn.Conv2d(3, 4, (3, 2), padding=(2, 1), padding_mode=mode, dtype=pdt.float64).to(device)
+    assert repr(conv) == (f"Conv2d(3, 4, kernel_size=(3, 2), stride=(1, 1), padding=(2, 1), "
+                          f"padding_mode={mode})")
+    w, b = conv.weight.detach().cpu().numpy(), conv.bias.detach().cpu().numpy()
+    padded = ref_pad(x, (1, 1, 2, 2), mode)
+    want = F.conv2d(pdt.tensor(padded), pdt.tensor(w), pdt.tensor(b)).numpy()
+    assert_close(conv(_t(x, device)), want, "float64")
+    assert_close(conv(_t(x[0], device)), want[0], "float64")  # unbatched
+    same = nn.Conv2d(3, 2, 4, padding="same", padding_mode=mode, dtype=pdt.float64).to(device)
+    assert tuple(same(_t(x, device)).shape) == (2, 2, 6, 7)
+    conv1 = nn.Conv1d(3, 2, 3, padding=2, padding_mode=mode, dtype=pdt.float64).to(device)
+    got = conv1(_t(x[:, :, 0], device))
+    want = F.conv1d(pdt.tensor(ref_pad(x[:, :, 0], (2, 2), mode)),
+                    conv1.weight.detach().cpu(), conv1.bias.detach().cpu()).numpy()
+    assert_close(got, want, "float64")
+    gradcheck(lambda t, w_: F.conv2d(F.pad(t, (1, 1, 2, 2), mode), w_), [x[:1, :, :4, :4], w],
+              device)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_conv_padding_mode_matches_torch(device, mode):
+    torch = torch_or_skip()
+    x = np.random.default_rng(9).standard_normal((2, 3, 6, 7))
+    for ours, theirs, inp in [
+            (nn.Conv2d(3, 4, 3, padding=(1, 2), padding_mode=mode, dtype=pdt.float64),
+             torch.nn.Conv2d(3, 4, 3, padding=(1, 2), padding_mode=mode, dtype=torch.float64),
+             x),
+            (nn.Conv2d(3, 2, (2, 4), padding="same", dilation=(2, 1), padding_mode=mode,
+                       dtype=pdt.float64),
+             torch.nn.Conv2d(3, 2, (2, 4), padding="same", dilation=(2, 1), padding_mode=mode,
+                             dtype=torch.float64), x),
+            (nn.Conv1d(3, 2, 3, padding=1, padding_mode=mode, dtype=pdt.float64),
+             torch.nn.Conv1d(3, 2, 3, padding=1, padding_mode=mode, dtype=torch.float64),
+             x[:, :, 0])]:
+        with torch.no_grad():
+            theirs.weight.copy_(torch.tensor(ours.weight.detach().numpy()))
+            theirs.bias.copy_(torch.tensor(ours.bias.detach().numpy()))
+        ours = ours.to(device)
+        assert repr(ours) == repr(theirs)
+        px, tx = _t(inp, device).requires_grad_(), torch.tensor(inp, requires_grad=True)
+        got, want = ours(px), theirs(tx)
+        assert_close(got, want.detach().numpy(), "float64")
+        got.sum().backward()
+        want.sum().backward()
+        assert_close(px.grad, tx.grad.numpy(), "float64")
+        assert_close(ours.weight.grad, theirs.weight.grad.numpy(), "float64")
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("device", CUDA_DEVICES)
+def test_pad_copies_nothing(device):
+    """The gather indices are made on the device: no copy either way, forward or
+    backward (a second call, after any caches filled)."""
+    x = pdt.randn(2, 3, 5, 6, device=device).requires_grad_()
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        for _ in range(2):
+            pdt.reset_transfer_stats()
+            with pdt.transfer_guard("disallow"):
+                y = F.pad(x, (1, 2, 2, 1), mode)
+                y.backward(pdt.ones_like(y))
+            stats = pdt.transfer_stats()
+        assert stats["device_to_host"]["count"] == 0, mode
+        assert stats["host_to_device"]["count"] == 0, mode
