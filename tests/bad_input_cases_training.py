@@ -397,6 +397,41 @@ TRAINING_CASES = [
       "(pdt.zeros(1, 1, 4, 4))", "pydevtensor.InvalidArgumentError",
       r"pad\(\): Padding size should be less than the corresponding input dimension, but got: "
       r"padding \(4, 4\) at dimension 3 of input \(1, 1, 4, 4\) \(on cpu\)"),
+    C("conv_transpose2d-output-padding", "pdt.nn.functional.conv_transpose2d(pdt.zeros(1, 2, 4, 4), "
+      "pdt.zeros(2, 3, 3, 3), output_padding=1)", "pydevtensor.InvalidArgumentError",
+      r"conv_transpose2d\(\): output padding must be smaller than either stride or dilation, "
+      r"but got output_padding=\(1, 1\), stride=\(1, 1\), dilation=\(1, 1\) \(input of shape "
+      r"\(1, 2, 4, 4\) on cpu\)"),
+    C("conv_transpose2d-channels", "pdt.nn.ConvTranspose2d(3, 4, 3)(pdt.zeros(1, 2, 5, 5))",
+      "pydevtensor.InvalidArgumentError", r"conv_transpose2d\(\): given groups=1, weight of "
+      r"shape \(3, 4, 3, 3\), expected input of shape \(1, 2, 5, 5\) to have 3 channels, but "
+      r"got 2 channels instead \(on cpu\)"),
+    C("conv_transpose2d-too-small", "pdt.nn.ConvTranspose2d(1, 1, 1, padding=1)"
+      "(pdt.zeros(1, 1, 1, 1))", "pydevtensor.InvalidArgumentError",
+      r"Given input size per channel: \(1, 1\)\. Calculated output size per channel: "
+      r"\(-1, -1\)\. Output size is too small"),
+    C("ConvTranspose2d-output-size", "pdt.nn.ConvTranspose2d(2, 3, 3, stride=2)"
+      "(pdt.zeros(1, 2, 4, 4), output_size=(11, 10))", "ValueError",
+      r"ConvTranspose2d: requested an output size of \(11, 10\), but valid sizes range from "
+      r"\[9, 9\] to \[10, 10\] \(for an input of \(4, 4\), on cpu\)"),
+    C("ConvTranspose2d-padding-mode", 'pdt.nn.ConvTranspose2d(2, 3, 3, padding_mode="reflect")',
+      "ValueError", r'Only "zeros" padding mode is supported for ConvTranspose2d'),
+    C("conv_transpose1d-3d-weight", "pdt.nn.functional.conv_transpose1d(pdt.zeros(1, 2, 4), "
+      "pdt.zeros(2, 3))", "pydevtensor.InvalidArgumentError",
+      r"conv_transpose1d\(\): weight must be 3-d \(in_channels, out_channels / groups, kW\), "
+      r"got shape \(2, 3\) \(on cpu\)"),
+    C("pad-odd", "pdt.nn.functional.pad(pdt.zeros(1, 2, 5), (1,))",
+      "pydevtensor.InvalidArgumentError", r"pad\(\): Padding length must be divisible by 2, "
+      r"got pad=\(1,\) \(input of shape \(1, 2, 5\) on cpu\)"),
+    C("pad-reflect-4d-1pair", 'pdt.nn.functional.pad(pdt.zeros(1, 1, 2, 5), (1, 1), "reflect")',
+      "NotImplementedError", r"pad\(\): Padding size 2 is not supported for 4D input tensor "
+      r"\(shape \(1, 1, 2, 5\) on cpu, mode='reflect'\)"),
+    C("pad-crop-too-much", "pdt.nn.functional.pad(pdt.zeros(2, 5), (-3, -3))",
+      "pydevtensor.InvalidArgumentError", r"pad\(\): the padding \(-3, -3\) of dimension 1 "
+      r"\(size 5\) leaves a negative size -1 \(input of shape \(2, 5\) on cpu\)"),
+    C("ReflectionPad2d-2-ints", "pdt.nn.ReflectionPad2d((1, 2))", "ValueError",
+      r"ReflectionPad2d: padding must be an int or a tuple of 4 ints \(left, right, top, "
+      r"bottom\), got \(1, 2\)"),
     C("conv2d-same-strided", 'pdt.nn.Conv2d(1, 1, 3, stride=2, padding="same")', "ValueError",
       r"padding='same' is not supported for strided convolutions"),
     C("conv2d-other-device", 'pdt.nn.Conv2d(1, 1, 3)(pdt.zeros(1, 1, 4, 4, device="cpu:1"))',

@@ -14,6 +14,8 @@ from .losses import (BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, 
                      NLLLoss, SmoothL1Loss)
 from .module import Module
 from .conv import Conv1d, Conv2d, Fold, LazyConv1d, LazyConv2d, Unfold
+from .conv_transpose import (ConvTranspose1d, ConvTranspose2d, LazyConvTranspose1d,
+                             LazyConvTranspose2d)
 from .normalization import (BatchNorm1d, BatchNorm2d, LayerNorm, LazyBatchNorm1d,
                             LazyBatchNorm2d)
 from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d,
@@ -37,5 +39,6 @@ __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinea
            "LazyBatchNorm2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool2d", "DataParallel", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d",
            "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
-           "ReplicationPad2d", "CircularPad1d", "CircularPad2d",
+           "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "ConvTranspose1d",
+           "ConvTranspose2d", "LazyConvTranspose1d", "LazyConvTranspose2d",
            "RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]

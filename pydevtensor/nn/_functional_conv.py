@@ -251,15 +251,19 @@ def _padding(padding: Any, nd: int, kernel: tuple, stride: tuple, dilation: tupl
     return _at_least(_tuple(padding, nd, "padding", where), 0, "padding", where), (0,) * nd
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
-    """conv1d (nd = 1, done as a 2-d convolution of height 1) and conv2d."""
+def check_conv_tensors(input, weight, bias, groups, nd, where, transposed=False):
+    """The checks a convolution (transposed: its adjoint, weight (in_channels,
+    out_channels / groups, k...)) makes of its tensors and groups; returns (input as
+    (N, C, ...), whether it came unbatched, out_channels)."""
     x, unbatched = _batched(input, nd, where)
     _tensor(weight, "weight", where)
     if bias is not None:
         _tensor(bias, "bias", where)
     if weight.ndim != nd + 2:
-        raise _Invalid(f"{where}: weight must be {nd + 2}-d (out_channels, in_channels / "
-                       f"groups, {'kH, kW' if nd == 2 else 'kW'}), got shape "
+        layout = ("in_channels, out_channels / groups" if transposed else
+                  "out_channels, in_channels / groups")
+        raise _Invalid(f"{where}: weight must be {nd + 2}-d ({layout}, "
+                       f"{'kH, kW' if nd == 2 else 'kW'}), got shape "
                        f"{tuple(weight.shape)} (on {weight.device})")
     _same_device(where, input, ("weight", weight), ("bias", bias))
     for name, t in (("weight", weight), ("bias", bias)):
@@ -273,21 +277,31 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
         raise TypeError(f"{where}: groups must be an int, got {type(groups).__name__}")
     if groups < 1:
         raise _Invalid(f"{where}: non-positive groups is not supported, got groups={groups}")
-    out_c, in_per_group = weight.shape[0], weight.shape[1]
-    kernel = tuple(weight.shape[2:])
-    if out_c % groups:
+    if weight.shape[0] % groups:
         raise _Invalid(f"{where}: given groups={groups}, expected weight to be divisible by "
                        f"{groups} at dimension 0, but got weight of shape "
                        f"{tuple(weight.shape)} (on {weight.device})")
-    if x.shape[1] != in_per_group * groups:
+    if transposed:
+        in_c, out_c = weight.shape[0], weight.shape[1] * groups
+    else:
+        in_c, out_c = weight.shape[1] * groups, weight.shape[0]
+    if x.shape[1] != in_c:
         raise _Invalid(f"{where}: given groups={groups}, weight of shape "
                        f"{tuple(weight.shape)}, expected input of shape {tuple(input.shape)} "
-                       f"to have {in_per_group * groups} channels, but got {x.shape[1]} "
+                       f"to have {in_c} channels, but got {x.shape[1]} "
                        f"channels instead (on {input.device})")
     if bias is not None and tuple(bias.shape) != (out_c,):
         raise _Invalid(f"{where}: given weight of shape {tuple(weight.shape)}, expected bias "
                        f"to be 1-d with {out_c} elements, but got bias of shape "
                        f"{tuple(bias.shape)} (on {bias.device})")
+    return x, unbatched, out_c
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
+    """conv1d (nd = 1, done as a 2-d convolution of height 1) and conv2d."""
+    x, unbatched, out_c = check_conv_tensors(input, weight, bias, groups, nd, where)
+    in_per_group = weight.shape[1]
+    kernel = tuple(weight.shape[2:])
     stride = _at_least(_tuple(stride, nd, "stride", where), 1, "stride", where)
     dilation = _at_least(_tuple(dilation, nd, "dilation", where), 1, "dilation", where)
     padding, extra = _padding(padding, nd, kernel, stride, dilation, where)

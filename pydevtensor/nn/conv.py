@@ -34,6 +34,7 @@ class _ConvNd(Module):
 
     _nd = 2
     _fn = staticmethod(FC.conv2d)
+    _transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
@@ -44,8 +45,8 @@ class _ConvNd(Module):
         self.in_channels = _count("in_channels", in_channels, where)
         self._check_in_channels(in_channels, where)
         dtype = _C.float32 if dtype is None else dtype
-        shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(_C.empty(shape, device=device, dtype=dtype))
+        self.weight = Parameter(_C.empty(self._weight_shape(in_channels), device=device,
+                                         dtype=dtype))
         if bias:
             self.bias = Parameter(_C.empty(out_channels, device=device, dtype=dtype))
         else:
@@ -77,7 +78,15 @@ class _ConvNd(Module):
                              f"padding_mode={padding_mode!r}")
         self.padding_mode = padding_mode
         self.output_padding = (0,) * nd
-        self.transposed = False
+        self.transposed = self._transposed
+
+    def _weight_shape(self, in_channels: int) -> tuple:
+        """(out_channels, in_channels / groups, k...); transposed layers swap the two."""
+        return (self.out_channels, in_channels // self.groups) + self.kernel_size
+
+    def _in_channels_of(self, weight: Tensor) -> int:
+        """in_channels, read from a weight of this layer's layout."""
+        return weight.shape[1] * self.groups
 
     def _check_in_channels(self, in_channels: int, where: str) -> None:
         if in_channels % self.groups:
@@ -135,6 +144,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * nd:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * nd:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -260,7 +271,7 @@ class _LazyConv:
         if not isinstance(self.weight, UninitializedParameter):
             _ConvNd.reset_parameters(self)
 
-    def forward(self, input: Tensor) -> Tensor:
+    def forward(self, input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         layer = self._layer  # the class, before the first call makes self one
         if isinstance(self.weight, UninitializedParameter):
             where = type(self).__name__
@@ -273,14 +284,13 @@ class _LazyConv:
                     f"to take in_channels from, got shape {tuple(input.shape)} (on "
                     f"{input.device})")
             self._materialize(input.shape[0 if input.ndim == nd + 1 else 1])
-        return layer.forward(self, input)
+        return layer.forward(self, input, *args, **kwargs)
 
     def _materialize(self, in_channels: int) -> None:
         """Gives weight and bias their shapes, drawn as the layer draws them, and makes
         this module that layer."""
         self._check_in_channels(in_channels, type(self).__name__)
-        self.weight.materialize((self.out_channels, in_channels // self.groups)
-                                + self.kernel_size)
+        self.weight.materialize(self._weight_shape(in_channels))
         if self.bias is not None:
             self.bias.materialize((self.out_channels,))
         self.in_channels = in_channels
@@ -296,10 +306,11 @@ class _LazyConv:
         if not isinstance(w, _C.Tensor):
             return [f"'{prefix}bias' of a lazy layer cannot be loaded without "
                     f"'{prefix}weight', which gives in_channels"] if b is not None else []
-        want = f"({self.out_channels}, in_channels / groups, " + \
-            ", ".join(map(str, self.kernel_size)) + ")"
-        if (w.dim() != self._nd + 2 or w.shape[0] != self.out_channels
-                or tuple(w.shape[2:]) != self.kernel_size):
+        want = ", ".join(map(str, self._weight_shape(0)[2:]))
+        want = (f"(in_channels, {self.out_channels // self.groups}, {want})" if self.transposed
+                else f"({self.out_channels}, in_channels / groups, {want})")
+        if (w.dim() != self._nd + 2 or tuple(w.shape) != self._weight_shape(
+                self._in_channels_of(w))):
             return [f"size mismatch for '{prefix}weight': copying a tensor of shape "
                     f"{tuple(w.shape)}, the lazy parameter has shape {want}"]
         if isinstance(b, _C.Tensor) and tuple(b.shape) != (self.out_channels,):
@@ -310,7 +321,7 @@ class _LazyConv:
     def _lazy_load(self, prefix: str, state_dict: Any) -> None:
         w = state_dict.get(prefix + "weight")
         if isinstance(self.weight, UninitializedParameter) and isinstance(w, _C.Tensor):
-            self._materialize(w.shape[1] * self.groups)
+            self._materialize(self._in_channels_of(w))
 
 
 class LazyConv2d(_LazyConv, Conv2d):

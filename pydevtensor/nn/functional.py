@@ -11,6 +11,7 @@ from . import _functional_losses as _L
 from . import _functional_conv as _conv
 from . import _functional_pool as _pool
 from . import _functional_pad as _pad_mod
+from . import _functional_conv_transpose as _convt
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
 binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, _L.kl_div
@@ -26,6 +27,7 @@ unfold, fold, conv1d, conv2d = _conv.unfold, _conv.fold, _conv.conv1d, _conv.con
 max_pool2d, avg_pool2d = _pool.max_pool2d, _pool.avg_pool2d
 adaptive_avg_pool2d, adaptive_max_pool2d = _pool.adaptive_avg_pool2d, _pool.adaptive_max_pool2d
 pad = _pad_mod.pad
+conv_transpose1d, conv_transpose2d = _convt.conv_transpose1d, _convt.conv_transpose2d
 
 
 def linear(input, weight, bias=None):
