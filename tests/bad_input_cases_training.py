@@ -432,6 +432,14 @@ TRAINING_CASES = [
     C("ReflectionPad2d-2-ints", "pdt.nn.ReflectionPad2d((1, 2))", "ValueError",
       r"ReflectionPad2d: padding must be an int or a tuple of 4 ints \(left, right, top, "
       r"bottom\), got \(1, 2\)"),
+    C("dropout1d-4d", "pdt.nn.Dropout1d()(pdt.zeros(2, 3, 4, 4))", "pydevtensor.InvalidArgumentError",
+      r"dropout1d\(\): Expected 2D or 3D input, but received a 4D input of shape \(2, 3, 4, 4\) "
+      r"\(on cpu\)"),
+    C("dropout2d-p", "pdt.nn.functional.dropout2d(pdt.zeros(2, 3, 4, 4), 1.5)", "ValueError",
+      r"dropout probability has to be between 0 and 1, but got 1\.5"),
+    C("dropout2d-int", "pdt.nn.functional.dropout2d(pdt.zeros(2, 3, 4, 4, dtype=pdt.int64))",
+      "RuntimeError", r"dropout2d\(\): expected a floating point tensor, got pydevtensor\.int64 "
+      r"\(on cpu\)"),
     C("conv2d-same-strided", 'pdt.nn.Conv2d(1, 1, 3, stride=2, padding="same")', "ValueError",
       r"padding='same' is not supported for strided convolutions"),
     C("conv2d-other-device", 'pdt.nn.Conv2d(1, 1, 3)(pdt.zeros(1, 1, 4, 4, device="cpu:1"))',

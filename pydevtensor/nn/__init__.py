@@ -8,8 +8,8 @@ from . import functional, init, parallel, utils
 from .activation import ELU, GELU, Hardtanh, LogSigmoid, Mish, ReLU6, SiLU, Softplus
 from .containers import ModuleDict, ParameterDict, ParameterList
 from .data_parallel import DataParallel
-from .layers import (Dropout, Flatten, Identity, LazyLinear, LeakyReLU, Linear, ModuleList,
-                     ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from .layers import (Dropout, Dropout1d, Dropout2d, Flatten, Identity, LazyLinear, LeakyReLU,
+                     Linear, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .losses import (BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                      NLLLoss, SmoothL1Loss)
 from .module import Module
@@ -40,5 +40,5 @@ __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinea
            "AdaptiveMaxPool2d", "DataParallel", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d",
            "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
            "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "ConvTranspose1d",
-           "ConvTranspose2d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+           "ConvTranspose2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "Dropout1d", "Dropout2d",
            "RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]

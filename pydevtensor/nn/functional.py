@@ -12,6 +12,8 @@ from . import _functional_conv as _conv
 from . import _functional_pool as _pool
 from . import _functional_pad as _pad_mod
 from . import _functional_conv_transpose as _convt
+from . import _functional_dropout as _drop
+from ._functional_dropout import _dropout_p
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
 binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, _L.kl_div
@@ -28,6 +30,8 @@ max_pool2d, avg_pool2d = _pool.max_pool2d, _pool.avg_pool2d
 adaptive_avg_pool2d, adaptive_max_pool2d = _pool.adaptive_avg_pool2d, _pool.adaptive_max_pool2d
 pad = _pad_mod.pad
 conv_transpose1d, conv_transpose2d = _convt.conv_transpose1d, _convt.conv_transpose2d
+# channel dropout (_functional_dropout.py)
+dropout1d, dropout2d = _drop.dropout1d, _drop.dropout2d
 
 
 def linear(input, weight, bias=None):
@@ -77,13 +81,6 @@ def sigmoid(input):
 
 def tanh(input):
     return _C.tanh(input)
-
-
-def _dropout_p(p):
-    """p, when it is a probability (nn.Dropout checks it when made, dropout when called)."""
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
-    return p
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -436,7 +436,24 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
-class Dropout(Module):
+class _DropoutNd(Module):
+    """What the dropout layers share (siblings, as in PyTorch): p, inplace, the repr;
+    subclasses set _fn."""
+
+    _fn = staticmethod(F.dropout)
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        self.p, self.inplace = float(F._dropout_p(p)), bool(inplace)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._fn(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
     """Inverted dropout, as a layer: in training, each element is zeroed with
     probability p and the rest scaled by 1 / (1 - p); in evaluation (``net.eval()``) the
     input passes unchanged.
@@ -456,15 +473,55 @@ class Dropout(Module):
     tensor([1., 1., 1.])
     """
 
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__()
-        self.p, self.inplace = float(F._dropout_p(p)), bool(inplace)
+    _fn = staticmethod(F.dropout)
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.dropout(input, self.p, self.training, self.inplace)
 
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
+class Dropout2d(_DropoutNd):
+    """Channel dropout for images (:func:`~pydevtensor.nn.functional.dropout2d`), as
+    ``torch.nn.Dropout2d``: in training, each channel of each sample of an
+    ``(N, C, H, W)`` input is zeroed whole with probability p and the rest scaled by
+    1 / (1 - p); in evaluation the input passes unchanged.
+
+    Parameters
+    ----------
+    p : float, optional
+        The probability of zeroing a channel (default 0.5).
+    inplace : bool, optional
+        Change the input in place (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Dropout2d(0.2)
+    Dropout2d(p=0.2, inplace=False)
+    >>> nn.Dropout2d().eval()(pydevtensor.ones(1, 2, 2, 2)).sum()
+    tensor(8.)
+    """
+
+    _fn = staticmethod(F.dropout2d)
+
+
+class Dropout1d(_DropoutNd):
+    """Channel dropout for sequences (:func:`~pydevtensor.nn.functional.dropout1d`), as
+    ``torch.nn.Dropout1d``: each channel of an ``(N, C, L)`` or ``(C, L)`` input is
+    zeroed whole with probability p in training, the rest scaled by 1 / (1 - p).
+
+    Parameters
+    ----------
+    p : float, optional
+        The probability of zeroing a channel (default 0.5).
+    inplace : bool, optional
+        Change the input in place (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Dropout1d(p=1.0)(pydevtensor.ones(2, 3))
+    tensor([[0., 0., 0.],
+            [0., 0., 0.]])
+    """
+
+    _fn = staticmethod(F.dropout1d)
 
 
 class Softmax(Module):

@@ -1,0 +1,171 @@
+"""Channel dropout: nn.functional.dropout1d and dropout2d, with PyTorch's arguments,
+shapes and warnings.  A channel of a sample is zeroed whole (with probability p) and
+the others scaled by 1 / (1 - p), in training only; the mask, one number per sample
+and channel, comes from the package's Philox generator on the input's device, as
+F.dropout's does, so one seed gives the same mask on every device.  functional.py
+re-exports them (and the probability check that nn.Dropout uses)."""
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING
+
+from .. import _C
+
+if TYPE_CHECKING:
+    from .._C import Tensor
+
+
+def _dropout_p(p):
+    """p, when it is a probability (nn.Dropout checks it when made, dropout when called)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
+    return p
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool,
+                     where: str) -> Tensor:
+    """Zeroes input[n, c, ...] whole with probability p for each (n, c), the others
+    scaled by 1 / (1 - p); the gradient flows through the kept channels, scaled alike."""
+    if not training or p == 0.0:
+        return input
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{where}: expected a floating point tensor, got {input.dtype} (on "
+                           f"{input.device})")
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    keep = _C.rand(shape, device=input.device) >= p  # kept with probability 1 - p
+    scale = 1.0 / (1.0 - p)
+    if inplace:
+        return input.mul_(keep).mul_(scale)
+    return input * keep * scale
+
+
+def _checked(input, p, where: str) -> None:
+    _dropout_p(p)
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{where}: input must be a Tensor, got {type(input).__name__}")
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zeroes whole channels (2-d feature maps) of a batch of images, each with
+    probability p, and scales the rest by 1 / (1 - p), as
+    ``torch.nn.functional.dropout2d``; in evaluation (training=False) the input itself.
+
+    The mask has one entry per sample and channel, drawn from the package's
+    generator on input's device (the same mask on every device for one seed).  As in
+    PyTorch, dimensions 0 and 1 are the sample and the channel whatever the input's
+    dimensions: a 3-d input is taken as (N, C, L), with a warning, and one that is
+    neither 3-d nor 4-d is accepted with a warning.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)``; floating point.
+    p : float, optional
+        The probability of zeroing a channel (default 0.5).
+    training : bool, optional
+        Apply dropout (default True); False returns input.
+    inplace : bool, optional
+        Change input in place (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape, dtype and device.
+
+    Raises
+    ------
+    ValueError
+        When p is not a number in [0, 1].
+    TypeError
+        When input is not a Tensor.
+    RuntimeError
+        When input is not floating point (in training, with 0 < p), as F.dropout.
+    ValueError, RuntimeError
+        (InvalidArgumentError) When input has fewer than 2 dimensions.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> _ = pydevtensor.manual_seed(0)
+    >>> y = F.dropout2d(pydevtensor.ones(2, 8, 3, 3), p=0.5)
+    >>> sorted(set(y.flatten().tolist()))
+    [0.0, 2.0]
+    >>> bool((y.amax(dim=(2, 3)) == y.amin(dim=(2, 3))).all())
+    True
+    """
+    where = "dropout2d()"
+    _checked(input, p, where)
+    if input.ndim < 2:
+        raise _C.InvalidArgumentError(
+            f"{where}: Feature dropout requires at least 2 dimensions in the input, got shape "
+            f"{tuple(input.shape)} (on {input.device})")
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d; dropout2d "
+                      f"zeroes channels of (N, C, H, W) inputs (or (N, C, L)); use dropout "
+                      f"for element-wise dropout", UserWarning, stacklevel=2)
+    elif input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim, as PyTorch does; use "
+                      "dropout1d for that, or add the batch dimension to an image (C, H, W)",
+                      UserWarning, stacklevel=2)
+    return _feature_dropout(input, p, training, inplace, where)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zeroes whole channels (1-d feature maps) of a batch of sequences, each with
+    probability p, and scales the rest by 1 / (1 - p), as
+    ``torch.nn.functional.dropout1d``; in evaluation (training=False) the input itself.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, L)``, or ``(C, L)`` for one sequence; floating point.
+    p : float, optional
+        The probability of zeroing a channel (default 0.5).
+    training : bool, optional
+        Apply dropout (default True).
+    inplace : bool, optional
+        Change input in place (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape, dtype and device.
+
+    Raises
+    ------
+    ValueError
+        When p is not a number in [0, 1].
+    TypeError
+        When input is not a Tensor.
+    RuntimeError
+        When input is not floating point (in training, with 0 < p), as F.dropout.
+    ValueError, RuntimeError
+        (InvalidArgumentError) When input is not 2-d or 3-d.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.dropout1d(pydevtensor.ones(2, 3), p=0.5, training=False)
+    tensor([[1., 1., 1.],
+            [1., 1., 1.]])
+    >>> F.dropout1d(pydevtensor.ones(2, 3), p=1.0)
+    tensor([[0., 0., 0.],
+            [0., 0., 0.]])
+    """
+    where = "dropout1d()"
+    _checked(input, p, where)
+    if input.ndim not in (2, 3):
+        raise _C.InvalidArgumentError(
+            f"{where}: Expected 2D or 3D input, but received a {input.ndim}D input of shape "
+            f"{tuple(input.shape)} (on {input.device}); dropout1d zeroes channels of inputs "
+            f"with 1 spatial dimension, a channel dimension and an optional batch dimension")
+    if input.ndim == 3 or not training or p == 0.0:
+        return _feature_dropout(input, p, training, inplace, where)
+    out = _feature_dropout(input.unsqueeze(0), p, training, inplace, where)
+    return input if inplace else out.squeeze(0)  # in place: input's own storage changed

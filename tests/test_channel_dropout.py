@@ -1,0 +1,115 @@
+"""Channel dropout: F.dropout1d, F.dropout2d, nn.Dropout1d, nn.Dropout2d.
+
+Each (sample, channel) is kept whole or zeroed whole; the kept fraction is 1 - p
+within a binomial bound; kept entries are the input times 1 / (1 - p) exactly (the
+float64 reference); the gradient is the same mask times the scale; the same seed gives
+the same mask on every device (the Philox generator), and in evaluation the input
+passes through untouched.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import nn
+from pydevtensor.nn import functional as F
+
+
+def _host(t):
+    return t.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("fn, shape", [(F.dropout2d, (40, 50, 3, 4)), (F.dropout1d, (40, 50, 7)),
+                                       (F.dropout1d, (2000, 5))])
+def test_channels_zeroed_whole_and_scaled(device, fn, shape):
+    pdt.manual_seed(5)
+    x = np.random.default_rng(1).standard_normal(shape) + 3.0  # never 0
+    t = pdt.tensor(x, dtype=pdt.float64, device=device).requires_grad_()
+    y = fn(t, 0.3)
+    v = _host(y)
+    # a channel's entries: dimension 1 (dimension 0 for an unbatched (C, L) input)
+    lead = 2 if len(shape) > 2 else 1
+    per = v.reshape(shape[:lead] + (-1,))
+    kept = per[..., 0] != 0
+    assert ((per != 0) == kept[..., None]).all()  # whole channels
+    assert abs(kept.mean() - 0.7) < 0.02  # 2000 channels: binomial sd 0.01
+    ref = np.where(kept.reshape(shape[:lead] + (1,) * (len(shape) - lead)), x / 0.7, 0.0)
+    np.testing.assert_allclose(v, ref, rtol=1e-15)
+    y.sum().backward()
+    np.testing.assert_allclose(_host(t.grad), np.where(ref != 0, 1 / 0.7, 0.0), rtol=1e-15)
+    pdt.manual_seed(5)  # the same mask on the CPU for the same seed
+    again = fn(pdt.tensor(x, dtype=pdt.float64), 0.3)
+    np.testing.assert_array_equal(_host(again) != 0, v != 0)
+
+
+def test_channel_dropout_edges(device):
+    x = pdt.arange(1.0, 25.0, device=device).reshape(2, 3, 4)
+    x4 = x.reshape(2, 3, 2, 2)
+    assert F.dropout2d(x4, 0.5, training=False) is x4 and F.dropout2d(x4, 0.0) is x4
+    u = x[0]
+    assert F.dropout1d(x, 0.5, training=False) is x
+    assert F.dropout1d(u, 0.0) is u and F.dropout1d(u, 0.5, training=False) is u
+    assert (_host(F.dropout2d(x4, 1.0)) == 0).all()
+    y = x4.clone()
+    assert F.dropout2d(y, 0.5, inplace=True) is y and (_host(y) % 2 == 0).all()
+    z = x[0].clone()  # unbatched (C, L), in place
+    out = F.dropout1d(z, 0.5, inplace=True)
+    assert out is z and (_host(z) % 2 == 0).all()
+    assert tuple(F.dropout1d(x[0], 0.5).shape) == (3, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F.dropout2d(x4, 0.5)  # 4-d: no warning
+    with pytest.warns(UserWarning, match=r"Received a 3D input to dropout2d .* interpreted as "
+                                         r"shape \(N, C, L\)"):
+        F.dropout2d(x, 0.5)
+    with pytest.warns(UserWarning, match=r"Received a 2-D input to dropout2d"):
+        F.dropout2d(x[0], 0.5)
+
+
+def test_channel_dropout_bad_inputs(device):
+    x = pdt.ones(2, 3, 4, 4, device=device)
+    for p in (-0.1, 1.5, "a", True):
+        with pytest.raises(ValueError, match="between 0 and 1, but got"):
+            F.dropout2d(x, p)
+        with pytest.raises(ValueError, match="between 0 and 1, but got"):
+            nn.Dropout1d(p)
+    with pytest.raises(RuntimeError, match=r"dropout1d\(\): Expected 2D or 3D input, but "
+                                           r"received a 4D input of shape \(2, 3, 4, 4\) \(on "
+                                           + str(device)):
+        F.dropout1d(x)
+    with pytest.raises(ValueError, match=r"dropout2d\(\): Feature dropout requires at least 2 "
+                                         r"dimensions in the input, got shape \(3,\)"):
+        F.dropout2d(pdt.ones(3, device=device))
+    with pytest.raises(RuntimeError, match=r"dropout2d\(\): expected a floating point tensor, "
+                                           r"got pydevtensor.int64"):
+        F.dropout2d(pdt.ones(2, 3, 2, 2, dtype=pdt.int64, device=device))
+    with pytest.raises(TypeError, match=r"input must be a Tensor, got list"):
+        F.dropout2d([1.0])
+
+
+def test_channel_dropout_layers(device):
+    d2, d1 = nn.Dropout2d(0.25), nn.Dropout1d(p=0.5, inplace=True)
+    assert repr(d2) == "Dropout2d(p=0.25, inplace=False)"
+    assert repr(d1) == "Dropout1d(p=0.5, inplace=True)"
+    assert not isinstance(d2, nn.Dropout) and list(d2.parameters()) == []
+    x = pdt.ones(4, 6, 3, 3, device=device)
+    assert d2.eval()(x) is x
+    y = _host(d2.train()(x))
+    assert set(np.unique(y).tolist()) <= {0.0, float(np.float32(1 / 0.75))}
+    assert (y.reshape(4, 6, 9).std(axis=2) == 0).all()
+    net = nn.Sequential(nn.Conv2d(6, 2, 1), nn.Dropout2d(0.5)).to(device)
+    assert tuple(net(x).shape) == (4, 2, 3, 3)
+
+
+def test_channel_dropout_matches_torch_statistics():
+    """Not the same random numbers as torch (another generator), but its rules: the
+    same shapes kept whole, the same scale, evaluation untouched."""
+    from conftest import torch_or_skip
+    torch = torch_or_skip()
+    x = np.ones((8, 16, 3, 3))
+    ours = _host(F.dropout2d(pdt.tensor(x), 0.4))
+    theirs = torch.nn.functional.dropout2d(torch.tensor(x), 0.4).numpy()
+    assert set(np.unique(ours).tolist()) == set(np.unique(theirs).tolist()) == {0.0, 1 / 0.6}
+    assert repr(nn.Dropout2d(0.3)) == repr(torch.nn.Dropout2d(0.3))
+    assert repr(nn.Dropout1d(0.3, True)) == repr(torch.nn.Dropout1d(0.3, True))
