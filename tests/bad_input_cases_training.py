@@ -440,6 +440,21 @@ TRAINING_CASES = [
     C("dropout2d-int", "pdt.nn.functional.dropout2d(pdt.zeros(2, 3, 4, 4, dtype=pdt.int64))",
       "RuntimeError", r"dropout2d\(\): expected a floating point tensor, got pydevtensor\.int64 "
       r"\(on cpu\)"),
+    C("group_norm-groups", "pdt.nn.functional.group_norm(pdt.zeros(2, 4, 3), 3)",
+      "pydevtensor.InvalidArgumentError", r"group_norm\(\): Expected number of channels in input "
+      r"to be divisible by num_groups, but got input of shape \(2, 4, 3\) and num_groups=3 "
+      r"\(on cpu\)"),
+    C("GroupNorm-indivisible", "pdt.nn.GroupNorm(3, 4)", "ValueError",
+      r"GroupNorm: num_channels \(4\) must be divisible by num_groups \(3\)"),
+    C("GroupNorm-channels", "pdt.nn.GroupNorm(2, 4)(pdt.zeros(2, 6, 3))",
+      "pydevtensor.InvalidArgumentError", r"group_norm\(\): weight of shape \(4,\) does not "
+      r"match"),
+    C("instance_norm-one-position", "pdt.nn.functional.instance_norm(pdt.zeros(2, 4, 1, 1))",
+      "ValueError", r"instance_norm\(\): Expected more than 1 spatial element when training, "
+      r"got input size \(2, 4, 1, 1\) \(on cpu\)"),
+    C("InstanceNorm2d-2d-input", "pdt.nn.InstanceNorm2d(3)(pdt.zeros(3, 4))",
+      "pydevtensor.InvalidArgumentError", r"InstanceNorm2d: expected 3D \(unbatched\) or 4D "
+      r"\(batched\) input \(C, H, W\) or \(N, C, H, W\), got 2D input of shape \(3, 4\)"),
     C("conv2d-same-strided", 'pdt.nn.Conv2d(1, 1, 3, stride=2, padding="same")', "ValueError",
       r"padding='same' is not supported for strided convolutions"),
     C("conv2d-other-device", 'pdt.nn.Conv2d(1, 1, 3)(pdt.zeros(1, 1, 4, 4, device="cpu:1"))',

@@ -25,7 +25,8 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
                            "normalize", "cosine_similarity", "pairwise_distance", "unfold", "fold",
                            "conv1d", "conv2d", "max_pool2d", "avg_pool2d",
                            "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad",
-                           "conv_transpose1d", "conv_transpose2d", "dropout1d", "dropout2d"),
+                           "conv_transpose1d", "conv_transpose2d", "dropout1d", "dropout2d",
+                           "group_norm", "instance_norm"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_"),
          "nn.parallel": ("scatter", "scatter_kwargs", "gather", "replicate", "parallel_apply")}
 

@@ -12,6 +12,7 @@ from .layers import (Dropout, Dropout1d, Dropout2d, Flatten, Identity, LazyLinea
                      Linear, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .losses import (BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                      NLLLoss, SmoothL1Loss)
+from .group_norm import GroupNorm, InstanceNorm1d, InstanceNorm2d
 from .module import Module
 from .conv import Conv1d, Conv2d, Fold, LazyConv1d, LazyConv2d, Unfold
 from .conv_transpose import (ConvTranspose1d, ConvTranspose2d, LazyConvTranspose1d,
@@ -41,4 +42,5 @@ __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinea
            "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
            "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "ConvTranspose1d",
            "ConvTranspose2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "Dropout1d", "Dropout2d",
+           "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
            "RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]

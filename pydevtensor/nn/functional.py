@@ -13,6 +13,7 @@ from . import _functional_pool as _pool
 from . import _functional_pad as _pad_mod
 from . import _functional_conv_transpose as _convt
 from . import _functional_dropout as _drop
+from . import _functional_group_norm as _gn
 from ._functional_dropout import _dropout_p
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
@@ -32,6 +33,8 @@ pad = _pad_mod.pad
 conv_transpose1d, conv_transpose2d = _convt.conv_transpose1d, _convt.conv_transpose2d
 # channel dropout (_functional_dropout.py)
 dropout1d, dropout2d = _drop.dropout1d, _drop.dropout2d
+# group and instance normalisation (_functional_group_norm.py)
+group_norm, instance_norm = _gn.group_norm, _gn.instance_norm
 
 
 def linear(input, weight, bias=None):

@@ -180,7 +180,12 @@ class _BatchNorm(Module):
                            f"of shape {tuple(input.shape)} (on {input.device})")
         if self.training:
             FN._check_batch(input, where)
-        # checked here, so that a refused input leaves the running statistics as they were
+        self._check_own(input)
+
+    def _check_own(self, input: Tensor) -> None:
+        """The parameters' and buffers' device and dtype against input's: checked before
+        the forward, so that a refused input leaves the running statistics as they were."""
+        where = type(self).__name__
         own = next((t for t in (self.weight, self.running_mean) if t is not None), None)
         if own is not None and own.device != input.device:
             raise _C.DeviceError(f"{where}: the input is on {input.device} but the layer's "
