@@ -18,6 +18,7 @@ import pydevtensor as pdt
 from conftest import CUDA_DEVICES, assert_close, torch_or_skip
 from pydevtensor import nn
 from pydevtensor.nn import functional as F
+from test_conv import _t  # a float64 NumPy array as a tensor on device
 from test_gradcheck import gradcheck
 
 F32 = dict(atol=1e-5, rtol=1e-5)
@@ -52,10 +53,6 @@ def ref_conv_transpose2d(x, w, b, s, p, op, g, d):
     if b is not None:
         out = out + b.reshape(1, cout, 1, 1)
     return out
-
-
-def _t(a, device, dtype=pdt.float64):
-    return pdt.from_numpy(np.ascontiguousarray(a)).to(device).to(dtype)
 
 
 # (input shape, weight shape, stride, padding, output_padding, groups, dilation)

@@ -17,6 +17,7 @@ import pydevtensor as pdt
 from conftest import assert_close, torch_or_skip
 from pydevtensor import nn
 from pydevtensor.nn import functional as F
+from test_conv import _t  # a float64 NumPy array as a tensor on device
 from test_gradcheck import gradcheck
 
 
@@ -36,10 +37,6 @@ def ref_group_norm(x, groups, w=None, b=None, eps=1e-5):
     if b is not None:
         out = out + b.reshape(shape)
     return out
-
-
-def _t(a, device, dtype=pdt.float64):
-    return pdt.from_numpy(np.ascontiguousarray(a)).to(device).to(dtype)
 
 
 CASES = [((2, 6, 4, 5), 3), ((3, 4, 7), 1), ((2, 4, 3, 3), 4), ((1, 8), 2), ((2, 6, 2, 2, 3), 2)]

@@ -15,6 +15,7 @@ import pydevtensor as pdt
 from conftest import CUDA_DEVICES, assert_close, torch_or_skip
 from pydevtensor import nn
 from pydevtensor.nn import functional as F
+from test_conv import _t  # a float64 NumPy array as a tensor on device
 from test_gradcheck import gradcheck
 
 
@@ -52,10 +53,6 @@ def ref_pad(x, pad, mode="constant", value=0.0):
                 new[index] = out[(slice(None),) * dim + (src,)]
         out = new
     return out
-
-
-def _t(a, device, dtype=pdt.float64):
-    return pdt.from_numpy(np.ascontiguousarray(a)).to(device).to(dtype)
 
 
 # (shape, pad, mode)

@@ -9,9 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import _C
-from ..autograd.grad_mode import no_grad as _no_grad
 from ._functional_norm import (_Invalid, _check_channels, _floating, _per_channel,
-                               _scale_shift, batch_norm)
+                               _scale_shift, batch_norm, update_running)
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -170,11 +169,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         raise ValueError(f"{where}: Expected more than 1 spatial element when training, got "
                          f"input size {tuple(input.shape)} (on {input.device})")
     out, mean, var, count = _normalised(input, c, eps)
-    if running_mean is not None:
-        with _no_grad():
-            m = float(momentum)
-            batch_mean = mean.detach().mean(dim=0).to(running_mean.dtype)
-            batch_var = (var.detach().mean(dim=0) * (count / (count - 1))).to(running_var.dtype)
-            running_mean.mul_(1.0 - m).add_(batch_mean * m)
-            running_var.mul_(1.0 - m).add_(batch_var * m)
+    if running_mean is not None:  # the batch's averages of each sample's statistics
+        update_running(running_mean, running_var, mean.detach().mean(dim=0),
+                       var.detach().mean(dim=0), count, momentum)
     return _affine(out, input, weight, bias)

@@ -215,18 +215,27 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         var = (centred * centred).mean(dim=dims, keepdim=True)  # biased: to normalise
         if training and running_mean is not None:
             n = input.numel() // input.shape[1]
-            with _no_grad():
-                m = float(momentum)
-                batch_mean = mean.detach().reshape(-1).to(running_mean.dtype)
-                batch_var = (var.detach().reshape(-1) * (n / (n - 1))).to(running_var.dtype)
-                running_mean.mul_(1.0 - m).add_(batch_mean * m)
-                running_var.mul_(1.0 - m).add_(batch_var * m)  # unbiased: the estimate
+            update_running(running_mean, running_var, mean.reshape(-1), var.reshape(-1), n,
+                           momentum)
     else:
         centred = input - _per_channel(running_mean, ndim)
         var = _per_channel(running_var, ndim)
     return _scale_shift(centred / _C.sqrt(var + eps),
                         None if weight is None else _per_channel(weight, ndim),
                         None if bias is None else _per_channel(bias, ndim))
+
+
+def update_running(running_mean: Tensor, running_var: Tensor, mean: Tensor, var: Tensor,
+                   n: int, momentum: float) -> None:
+    """running = (1 - momentum) * running + momentum * batch, in place, for the (C,)
+    batch mean and biased variance of n values each (the variance made unbiased: the
+    estimate)."""
+    with _no_grad():
+        m = float(momentum)
+        batch_mean = mean.detach().to(running_mean.dtype)
+        batch_var = (var.detach() * (n / (n - 1))).to(running_var.dtype)
+        running_mean.mul_(1.0 - m).add_(batch_mean * m)
+        running_var.mul_(1.0 - m).add_(batch_var * m)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
