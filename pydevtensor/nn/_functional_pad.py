@@ -1,11 +1,11 @@
 """nn.functional.pad (constant, reflect, replicate and circular padding) with PyTorch's
 argument order, shape rules and errors, on every device, differentiable.
 
-Constant padding is a cat of blocks of the value along each padded dimension (a
-negative pad crops: a slice); the other modes gather each padded dimension once
-with an index computed on the tensor's device from an arange (no index crosses
-from the host), so their gradient is index_select's: the border's gradient added
-back onto the entries it copied.
+Each padded dimension is one cat: of blocks of the value (constant), or of slices
+of the input (reflect: reversed slices; replicate: the edge expanded; circular: the
+other end); a negative pad crops (a slice).  No index tensor is made, so nothing
+crosses between host and device, and the gradient is the slices' and cat's: the
+border's gradient added back onto the entries it copied.
 """
 from __future__ import annotations
 
@@ -42,18 +42,34 @@ def pad_constant(x: Tensor, pairs: tuple, value: float) -> Tensor:
     return x
 
 
-def _gather_index(n: int, before: int, after: int, mode: str, device: Any) -> Tensor:
-    """The source index of each output entry along a dimension of n entries padded
-    by (before, after) in mode, made on device."""
+def _pad_dim(x: Tensor, dim: int, before: int, after: int, mode: str) -> Tensor:
+    """x padded along dim in a non-constant mode (a negative count crops): a cat of
+    slices of x (reversed ones for reflect, a repeated edge for replicate), no index
+    tensor (an index_select would read a GPU index's range back to check it)."""
+    n = x.shape[dim]
+    lead = (slice(None),) * dim
+
+    def cut(start, stop, step=1):
+        return x[lead + (slice(start, stop, step),)]
+
+    b, a = max(before, 0), max(after, 0)
+    middle = cut(max(-before, 0), n - max(-after, 0))
     if mode == "circular":  # PyTorch's: a negative pad crops first, the rest wraps the crop
-        lo, kept = max(-before, 0), n - max(-before, 0) - max(-after, 0)
-        i = _C.arange(-max(before, 0), kept + max(after, 0), dtype=_C.int64, device=device)
-        return i.remainder(kept) + lo
-    i = _C.arange(-before, n + after, dtype=_C.int64, device=device)
-    if mode == "replicate":
-        return i.clamp(0, n - 1)
-    last = n - 1  # reflect: mirror at 0 and at n - 1, the edge itself not repeated
-    return last - (last - i.abs()).abs()
+        m = middle.shape[dim]
+        left = middle[lead + (slice(m - b, m),)]
+        right = middle[lead + (slice(0, a),)]
+    elif mode == "replicate":
+        shape = list(x.shape)
+        shape[dim] = b
+        left = cut(0, 1).expand(tuple(shape))
+        shape[dim] = a
+        right = cut(n - 1, n).expand(tuple(shape))
+    else:  # reflect: mirrored at 0 and at n - 1, the edge itself not repeated
+        left = cut(b, 0, -1)
+        right = cut(n - 2, n - 2 - a if n - 2 - a >= 0 else None, -1)
+    if not b and not a:
+        return middle
+    return cat([p for p, k in ((left, b), (middle, 1), (right, a)) if k], dim)
 
 
 def _pad_pairs(pad: Any, input: Tensor, where: str) -> tuple:
@@ -184,7 +200,5 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     out = input
     for i, (before, after) in enumerate(pairs):
         if before or after:
-            dim = input.ndim - 1 - i
-            out = out.index_select(dim, _gather_index(input.shape[dim], before, after, mode,
-                                                      input.device))
+            out = _pad_dim(out, input.ndim - 1 - i, before, after, mode)
     return out
