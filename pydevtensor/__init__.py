@@ -39,7 +39,8 @@ from . import autograd
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                        no_grad, set_grad_enabled)
 from ._ops_index import *  # noqa: F401,F403  (where, gather, advanced indexing; issue 17)
-from ._ops_join import *  # noqa: F401,F403  (cat, stack, split, flip, ...)
+from ._ops_join import *  # noqa: F401,F403  (cat, stack, flip, ...)
+from ._ops_split import *  # noqa: F401,F403  (split, chunk, unbind)
 from ._ops_einsum import *  # noqa: F401,F403  (einsum, outer)
 from ._ops_logical import *  # noqa: F401,F403  (logical_and, any, all, ...; & | ^ ~ on masks)
 from ._ops_shortcuts import *  # noqa: F401,F403  (square, reciprocal, rand_like, is_tensor, ...)
@@ -54,7 +55,7 @@ from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted
 from ._ops_multinomial import multinomial
 from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
-from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise
+from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_split
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging and
 # save/load are imported on first use.  They pull in logging, json, threading and queue, which
@@ -97,6 +98,7 @@ __all__ += ["as_tensor", "config", "distribute", "distributed", "from_dlpack", "
             "transfer_guard", "get_num_threads", "set_num_threads", "get_default_device",
             "set_default_device"]
 __all__ += _ops_index.__all__ + _ops_join.__all__ + _ops_sort.__all__ + _ops_stats.__all__
+__all__ += _ops_split.__all__
 __all__ += _ops_random.__all__ + _ops_einsum.__all__ + _ops_logical.__all__
 __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__

@@ -1,5 +1,5 @@
-"""Joining, splitting and reshaping by copy (issue 17): cat, stack, split, chunk,
-expand, repeat, flip, tril and triu (outer and einsum: _ops_einsum.py).
+"""Joining and reshaping by copy (issue 17): cat, stack, expand, repeat, flip, tril
+and triu (split, chunk and unbind: _ops_split.py; outer and einsum: _ops_einsum.py).
 
 All are compositions of device-generic pieces - views, ``copy_`` into slices,
 ``where``, broadcasting and ``matmul`` - so they run on every device without
@@ -239,143 +239,6 @@ def vstack(tensors):
             [3, 4]])
     """
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
-
-
-@numpy_names
-def split(tensor, split_size_or_sections, dim=0):
-    """Views of tensor along dim: pieces of split_size (the last may be smaller), or
-    of the sizes in a list (which must add up to the dim's size).
-
-    Parameters
-    ----------
-    tensor : Tensor
-        The tensor to split (also the method ``x.split(size)``).
-    split_size_or_sections : int or list of ints
-        The size of each piece, or the sizes of all of them.
-    dim : int, optional
-        The dimension to split (default 0).
-
-    Returns
-    -------
-    tuple of Tensor
-        Views of tensor.
-
-    Raises
-    ------
-    RuntimeError
-        When the sizes do not add up, or a size is 0 for a dimension that is not.
-    IndexError
-        When a dim is out of range.
-
-    Examples
-    --------
-    >>> x = pydevtensor.arange(5)
-    >>> pydevtensor.split(x, 2)
-    (tensor([0, 1]), tensor([2, 3]), tensor([4]))
-    >>> x.split([1, 4])
-    (tensor([0]), tensor([1, 2, 3, 4]))
-    """
-    _tensor_arg(tensor, "split", "tensor")
-    d = _dim(dim, tensor.ndim, "split")
-    size = tensor.shape[d]
-    lead = (slice(None),) * d
-    if isinstance(split_size_or_sections, (list, tuple)):
-        sections = [builtins.int(s) for s in split_size_or_sections]
-        if builtins.sum(sections) != size or any(s < 0 for s in sections):
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
-                               f"(input tensor's size at dimension {d}), but got split_sizes="
-                               f"{sections}")
-    else:
-        step = builtins.int(split_size_or_sections)
-        if step <= 0 and not (step == 0 and size == 0):
-            raise RuntimeError(f"split expects split_size be non-negative, but got "
-                               f"split_size={step}" if step < 0 else
-                               f"split_size can only be 0 if dimension size is 0, but got "
-                               f"dimension size of {size}")
-        sections = [builtins.min(step, size - a) for a in range(0, size, step)] if size else [0]
-    out, at = [], 0
-    for s in sections:
-        out.append(_basic_getitem(tensor, lead + (slice(at, at + s),)))
-        at += s
-    return tuple(out)
-
-
-@numpy_names
-def chunk(input, chunks, dim=0):
-    """At most `chunks` views along dim, each of ceil(size / chunks) (the last may be
-    smaller, and fewer may come back), as PyTorch's chunk.
-
-    Parameters
-    ----------
-    input : Tensor
-        The tensor to split (also the method ``x.chunk(n)``).
-    chunks : int
-        How many pieces at most (> 0).
-    dim : int, optional
-        The dimension to split (default 0).
-
-    Returns
-    -------
-    tuple of Tensor
-        Views of input.
-
-    Raises
-    ------
-    RuntimeError
-        When chunks is not positive.
-    IndexError
-        When a dim is out of range.
-
-    Examples
-    --------
-    >>> pydevtensor.chunk(pydevtensor.arange(5), 2)
-    (tensor([0, 1, 2]), tensor([3, 4]))
-    """
-    _tensor_arg(input, "chunk")
-    chunks = _int_arg(chunks, "chunk", "chunks")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = _dim(dim, input.ndim, "chunk")
-    size = input.shape[d]
-    step = -(-size // chunks) if size else 0
-    if step == 0:
-        return tuple(split(input, [0] * chunks if size == 0 else [size], d))
-    return split(input, step, d)
-
-
-@recorded("unbind")
-def unbind(input, dim=0):
-    """The slices of input along dim, as a tuple of views with that dim removed
-    (PyTorch's unbind).  Under autograd the slices share one node, whose backward
-    stacks their gradients into one tensor: iterating over a sequence step by step
-    (an RNN's loop) costs one gradient of input's size, not one per step.
-
-    Parameters
-    ----------
-    input : Tensor
-        The tensor to take apart (also the method ``x.unbind(dim)``).
-    dim : int, optional
-        The dimension to remove (default 0).
-
-    Returns
-    -------
-    tuple of Tensor
-        input.shape[dim] views of input.
-
-    Raises
-    ------
-    IndexError
-        When dim is out of range.
-
-    Examples
-    --------
-    >>> pydevtensor.unbind(pydevtensor.tensor([[1, 2], [3, 4]]), 1)
-    (tensor([1, 3]), tensor([2, 4]))
-    """
-    _tensor_arg(input, "unbind")
-    d = _dim(dim, input.ndim, "unbind")
-    lead = (slice(None),) * d
-    return tuple(_basic_getitem(input, lead + (i,)) for i in range(input.shape[d]))
 
 
 def _sizes(args, op):
@@ -769,11 +632,11 @@ def meshgrid(*tensors, indexing=None):
 
 
 for _name_, _fn in (("expand", expand), ("repeat", repeat), ("flip", flip), ("tril", tril),
-                    ("triu", triu), ("split", split), ("chunk", chunk), ("unbind", unbind),
-                    ("expand_as", expand_as), ("fliplr", fliplr), ("flipud", flipud)):
+                    ("triu", triu), ("expand_as", expand_as), ("fliplr", fliplr),
+                    ("flipud", flipud)):
     setattr(_C.Tensor, _name_, _fn)
 
 concat = concatenate = cat
 
-__all__ = ["cat", "chunk", "concat", "concatenate", "flip", "fliplr", "flipud", "hstack",
-           "meshgrid", "split", "stack", "tril", "triu", "unbind", "vstack"]
+__all__ = ["cat", "concat", "concatenate", "flip", "fliplr", "flipud", "hstack", "meshgrid",
+           "stack", "tril", "triu", "vstack"]

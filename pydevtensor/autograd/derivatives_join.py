@@ -1,14 +1,14 @@
-"""The derivatives of joining, broadcasting and scans (issue 17): cat, stack, unbind,
-expand, repeat, tril, triu and cumsum.
+"""The derivatives of joining, splitting, broadcasting and scans (issue 17): cat, stack,
+split, chunk, unbind, expand, repeat, tril, triu and cumsum.
 
-The ops are written in Python (pydevtensor/_ops_join.py, _ops_sort.py) on kernels
-without a derivative of their own (a copy into slices of a new tensor, the
-stride-0 view of _expand, the cumsum kernel), so each is recorded whole through
-``dispatch.recorded``, with PyTorch's Node name.  The ops composed of
-differentiable pieces need nothing here: split and chunk (slices), flip (a copy of
-a reversed view), hstack/vstack (cat), masked_fill (where), outer (a product of
-reshapes), einsum (permutes, expand, sums and matmul), softmax/log_softmax,
-var/std and linalg's norms (elementwise ops and reductions).
+The ops are written in Python (pydevtensor/_ops_join.py, _ops_split.py, _ops_sort.py)
+on kernels without a derivative of their own (a copy into slices of a new tensor,
+the stride-0 view of _expand, the cumsum kernel), so each is recorded whole through
+``dispatch.recorded``, with PyTorch's Node name; split, chunk and unbind share one
+node for all their pieces.  The ops composed of differentiable pieces need nothing
+here: flip (a copy of a reversed view), hstack/vstack (cat), masked_fill (where),
+outer (a product of reshapes), einsum (permutes, expand, sums and matmul),
+softmax/log_softmax, var/std and linalg's norms (elementwise ops and reductions).
 """
 from .. import _C
 from .derivatives import meta, reduce_grad
@@ -63,33 +63,66 @@ class StackBackward0(Node):
                      for i, (m, need) in enumerate(zip(self.metas, self.needs_input_grad)))
 
 
-@derivative("unbind")
-class UnbindBackward0(Node):
-    """One node for all the slices: the gradients that came back are stacked along
-    dim, zeros for the slices that got none."""
+class _PiecesBackward(Node):
+    """One node for all the views that one split, chunk or unbind returned: backward
+    joins the pieces' gradients along dim (``join``: cat or stack) into one tensor of
+    the input's size, with zeros only for the pieces that got no gradient."""
     is_view = True
 
-    def save(self, result, input, dim=0, **kw):
+    def save(self, result, input, dim):
         self.num_outputs = len(result)
-        self.meta = meta(input)
-        self.dim = _dim(dim, input.ndim, "unbind")
-        self.watch_base(input)
+        self.dim = _dim(dim, input.ndim, self.op)
+        self.shapes = tuple(tuple(r.shape) for r in result)
+        self.watch_base(input)  # Note [views and in-place changes]
         return (input,)
 
     def apply(self, grads):
         return (self.backward(grads),)
 
     def backward(self, grads):
-        from .._ops_join import stack  # imported late: _ops_join imports the recorder
-        shape, dtype, device = self.meta
-        if grads and all(g is not None for g in grads):
-            return stack(list(grads), self.dim)
-        out = _C.zeros(shape, dtype=dtype, device=device)
-        lead = (slice(None),) * self.dim
-        for i, g in enumerate(grads):
-            if g is not None:
-                out[lead + (i,)] = g
-        return out
+        grads = list(grads)
+        present = [g for g in grads if g is not None]
+        if len(present) < len(grads):
+            like = present[0]
+            grads = [_C.zeros(shape, dtype=like.dtype, device=like.device) if g is None else g
+                     for g, shape in zip(grads, self.shapes)]
+        return self.join(grads, self.dim)
+
+
+def _join(name):
+    def join(grads, dim):
+        from .. import _ops_join  # imported late: _ops_join imports the recorder
+        return getattr(_ops_join, name)(grads, dim)
+
+    return staticmethod(join)
+
+
+@derivative("unbind")
+class UnbindBackward0(_PiecesBackward):
+    """unbind's slices: their gradients are stacked."""
+    op, join = "unbind", _join("stack")
+
+    def save(self, result, input, dim=0, **kw):
+        return _PiecesBackward.save(self, result, input, dim)
+
+
+class SplitBackward0(_PiecesBackward):
+    """split by one size, and chunk: the pieces' gradients are concatenated."""
+    op, join = "split", _join("cat")
+
+    def save(self, result, tensor, split_size_or_sections, dim=0, **kw):
+        return _PiecesBackward.save(self, result, tensor, dim)
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    """split by a list of sizes (and chunk of an empty dim), as PyTorch names it."""
+
+
+@derivative("split")
+class _Split(Node):
+    pick = staticmethod(lambda tensor, split_size_or_sections, dim=0, **kw: (
+        SplitWithSizesBackward0 if isinstance(split_size_or_sections, (list, tuple))
+        else SplitBackward0))
 
 
 @derivative("expand")

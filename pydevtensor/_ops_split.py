@@ -1,0 +1,179 @@
+"""Taking a tensor apart into views: split, chunk and unbind (PyTorch's), moved out of
+_ops_join.py (which joins).
+
+Each returns views of its input.  Under autograd all the pieces of one call share
+one node (autograd/derivatives_join.py: SplitBackward0, SplitWithSizesBackward0,
+UnbindBackward0) whose backward joins the pieces' gradients into one tensor of the
+input's size, zeros only for the pieces that got no gradient: an RNN step that
+chunks its gates (nn/_functional_rnn.py) or a loop over a sequence's steps costs one
+gradient of the input, not one zero-filled tensor of the input's size per piece.
+"""
+import builtins
+
+from . import _C
+from ._numpy_names import numpy_names
+from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
+from .autograd.dispatch import recorded
+
+
+def _at_least_1d(t, op):
+    if t.ndim == 0:
+        raise RuntimeError(f"{op} expects at least a 1-dimensional tensor, got a 0-d tensor "
+                           f"(on {t.device})")
+
+
+def split_sections(tensor, split_size_or_sections, d):
+    """The sizes of the pieces that split(tensor, split_size_or_sections, d) makes (d
+    already checked), or the RuntimeError PyTorch raises."""
+    size = tensor.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sections = [builtins.int(s) for s in split_size_or_sections]
+        if builtins.sum(sections) != size or any(s < 0 for s in sections):
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
+                               f"(input tensor's size at dimension {d}), but got split_sizes="
+                               f"{sections} (on {tensor.device})")
+        return sections
+    step = builtins.int(split_size_or_sections)
+    if step <= 0 and not (step == 0 and size == 0):
+        raise RuntimeError((f"split expects split_size be non-negative, but got "
+                            f"split_size={step}" if step < 0 else
+                            f"split_size can only be 0 if dimension size is 0, but got "
+                            f"dimension size of {size}") + f" (on {tensor.device})")
+    return [builtins.min(step, size - a) for a in range(0, size, step)] if size else [0]
+
+
+@numpy_names
+@recorded("split")
+def split(tensor, split_size_or_sections, dim=0):
+    """Views of tensor along dim: pieces of split_size (the last may be smaller), or
+    of the sizes in a list (which must add up to the dim's size).  Under autograd the
+    pieces share one node (SplitBackward0, or SplitWithSizesBackward0 for a list of
+    sizes, as PyTorch's), whose backward joins their gradients.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The tensor to split (also the method ``x.split(size)``).
+    split_size_or_sections : int or list of ints
+        The size of each piece, or the sizes of all of them.
+    dim : int, optional
+        The dimension to split (default 0).
+
+    Returns
+    -------
+    tuple of Tensor
+        Views of tensor.
+
+    Raises
+    ------
+    RuntimeError
+        When the sizes do not add up, a size is 0 for a dimension that is not, or
+        tensor is 0-d.
+    IndexError
+        When a dim is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.arange(5)
+    >>> pydevtensor.split(x, 2)
+    (tensor([0, 1]), tensor([2, 3]), tensor([4]))
+    >>> x.split([1, 4])
+    (tensor([0]), tensor([1, 2, 3, 4]))
+    """
+    _tensor_arg(tensor, "split", "tensor")
+    _at_least_1d(tensor, "split")
+    d = _dim(dim, tensor.ndim, "split")
+    lead = (slice(None),) * d
+    out, at = [], 0
+    for s in split_sections(tensor, split_size_or_sections, d):
+        out.append(_basic_getitem(tensor, lead + (slice(at, at + s),)))
+        at += s
+    return tuple(out)
+
+
+@numpy_names
+def chunk(input, chunks, dim=0):
+    """At most `chunks` views along dim, each of ceil(size / chunks) (the last may be
+    smaller, and fewer may come back), as PyTorch's chunk.  Under autograd the pieces
+    share split's node (SplitBackward0; SplitWithSizesBackward0 for an empty dim).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor to split (also the method ``x.chunk(n)``).
+    chunks : int
+        How many pieces at most (> 0).
+    dim : int, optional
+        The dimension to split (default 0).
+
+    Returns
+    -------
+    tuple of Tensor
+        Views of input.
+
+    Raises
+    ------
+    RuntimeError
+        When chunks is not positive, or input is 0-d.
+    IndexError
+        When a dim is out of range.
+
+    Examples
+    --------
+    >>> pydevtensor.chunk(pydevtensor.arange(5), 2)
+    (tensor([0, 1, 2]), tensor([3, 4]))
+    """
+    _tensor_arg(input, "chunk")
+    chunks = _int_arg(chunks, "chunk", "chunks")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    _at_least_1d(input, "chunk")
+    d = _dim(dim, input.ndim, "chunk")
+    size = input.shape[d]
+    if size == 0:
+        return split(input, [0] * chunks, d)
+    return split(input, -(-size // chunks), d)
+
+
+@recorded("unbind")
+def unbind(input, dim=0):
+    """The slices of input along dim, as a tuple of views with that dim removed
+    (PyTorch's unbind).  Under autograd the slices share one node, whose backward
+    stacks their gradients into one tensor: iterating over a sequence step by step
+    (an RNN's loop) costs one gradient of input's size, not one per step.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor to take apart (also the method ``x.unbind(dim)``).
+    dim : int, optional
+        The dimension to remove (default 0).
+
+    Returns
+    -------
+    tuple of Tensor
+        input.shape[dim] views of input.
+
+    Raises
+    ------
+    IndexError
+        When dim is out of range, or input is 0-d.
+
+    Examples
+    --------
+    >>> pydevtensor.unbind(pydevtensor.tensor([[1, 2], [3, 4]]), 1)
+    (tensor([1, 3]), tensor([2, 4]))
+    """
+    _tensor_arg(input, "unbind")
+    d = _dim(dim, input.ndim, "unbind")
+    if input.ndim == 0:
+        raise IndexError(f"unbind(): Dimension specified as {d} but tensor has no dimensions "
+                         f"(a 0-d tensor on {input.device})")
+    lead = (slice(None),) * d
+    return tuple(_basic_getitem(input, lead + (i,)) for i in range(input.shape[d]))
+
+
+for _name_, _fn in (("split", split), ("chunk", chunk), ("unbind", unbind)):
+    setattr(_C.Tensor, _name_, _fn)
+
+__all__ = ["chunk", "split", "unbind"]
