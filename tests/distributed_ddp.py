@@ -119,6 +119,43 @@ def buffer_checks(rank, W):
     assert np.allclose(obn.running_mean.numpy(), want, rtol=1e-5, atol=1e-6)
     model.remove_hooks()
     off.remove_hooks()
+    cumulative_checks(rank, W, X)
+
+
+def cumulative_checks(rank, W, X):
+    """momentum=None: the broadcast overwrites each rank's count with rank 0's and
+    carries rank 0's host count along, so every rank weighs the batch by rank 0's count
+    without reading its buffer back; a count rank 0 does not know on the host (written
+    by hand there) travels as unknown, and every rank reads its (correct) buffer."""
+    pdt.manual_seed(0)
+    net = nn.Sequential(nn.Linear(6, 4), nn.BatchNorm1d(4, momentum=None))
+    with pdt.no_grad():  # rank-specific counts before the wrap
+        net[1].num_batches_tracked.fill_(5 * rank)
+    model = nn.parallel.DistributedDataParallel(net)
+    bn = model.module[1]
+    for step, bump in enumerate((0, 3)):
+        if rank == 0 and bump:
+            with pdt.no_grad():  # a write by hand on rank 0: its host count is unknown
+                bn.num_batches_tracked.add_(bump)
+        before = bn.running_mean.numpy().astype(np.float64)
+        gathered = [pdt.zeros(4) for _ in range(W)]
+        dist.all_gather(gathered, bn.running_mean)
+        ref0 = gathered[0].numpy().astype(np.float64)
+        k = step + bump + 1  # rank 0's count after this batch
+        model(X[step])
+        with pdt.no_grad():
+            local = model.module[0](X[step]).mean(0).numpy().astype(np.float64)
+        want = ref0 + (local - ref0) / k
+        assert np.allclose(bn.running_mean.numpy(), want, rtol=1e-5, atol=1e-6), (
+            step, rank, before, want)
+        assert bn.num_batches_tracked.item() == k
+        assert bn._host_count.get(bn.num_batches_tracked) == k  # known on the host
+    with pdt.no_grad():  # every rank's own count, then rank 0's (5) with its host count
+        if rank:
+            bn.num_batches_tracked.add_(7 * rank)
+        model._broadcast_buffers()
+    assert bn._host_count.get(bn.num_batches_tracked) == 5 == bn.num_batches_tracked.item()
+    model.remove_hooks()
 
 
 def mwms_check(rank, W, devices):

@@ -318,6 +318,32 @@ def test_batch_norm_running_stats_follow_the_first_piece(pair):
     assert bn.num_batches_tracked.item() == 1
 
 
+def test_batch_norm_cumulative_average_reads_nothing_back(pair):
+    """momentum=None weighs batch k by 1/k: the count is kept on the host and follows
+    Module.to and every replica (Note [the host count]), so three training forwards
+    copy nothing to the host, and the running statistics are the single-device run's
+    on the first pieces."""
+    pdt.manual_seed(0)
+    net = nn.Sequential(nn.BatchNorm2d(3, momentum=None, dtype=F64)).to(pair[0])
+    ref = copy.deepcopy(net)
+    dp = nn.DataParallel(net, device_ids=pair)
+    xs = [pdt.from_numpy(np.random.default_rng(k).standard_normal((8, 3, 2, 2)))
+          .to(pair[0]) for k in range(3)]
+    pdt.reset_transfer_stats()
+    for x in xs:
+        dp(x)
+    d2h = pdt.transfer_stats()["device_to_host"]["count"]
+    for x in xs:
+        ref(x[:4])
+    bn, rbn = net[0], ref[0]
+    assert_close(bn.running_mean, rbn.running_mean.cpu().numpy(), F64)
+    assert_close(bn.running_var, rbn.running_var.cpu().numpy(), F64)
+    assert bn.num_batches_tracked.item() == rbn.num_batches_tracked.item() == 3
+    want = np.mean([x[:4].cpu().numpy().mean(axis=(0, 2, 3)) for x in xs], axis=0)
+    assert_close(bn.running_mean, want, F64)  # the average of three batches' means
+    assert d2h == 0
+
+
 def test_a_failing_replica_leaves_the_buffers_as_they_were(pair):
     """Three samples: pieces of 2 and 1; BatchNorm refuses the piece of one in training
     (on the second device), before the first device's replica has run."""

@@ -69,7 +69,10 @@ class _DevicesMixin:
         for p, moved in moves:
             p.data = moved
         for m, name, moved in buffers:
-            m._buffers[name] = moved
+            old, m._buffers[name] = m._buffers[name], moved
+            hook = getattr(type(m), "_buffer_copied", None)
+            if hook is not None:  # what m keeps on the host about the buffer follows
+                hook(m, old, moved)
         return self
 
     def cpu(self: _M) -> _M:

@@ -91,6 +91,38 @@ class LayerNorm(Module):
                 f"elementwise_affine={self.elementwise_affine}")
 
 
+class HostCount:
+    """BatchNorm's num_batches_tracked as a host int, valid while the buffer is the same
+    tensor at the same version (Note [the host count]).
+
+    Note [the host count]
+    momentum=None weighs batch k by 1/k, so each training forward needs the count; it is
+    kept here so that nothing is read back from a GPU.  The holder is mutable and updated
+    in place: nn.parallel.replicate's shallow copy on the module's own device shares it
+    with the module (and the module's buffer), so what that replica counts is the
+    module's count at its next forward.  A copy of the buffer (Module.to, a replica on
+    another device) gets a holder of its own with the count (_BatchNorm._buffer_copied).
+    DistributedDataParallel's buffer broadcast carries rank 0's counts to every rank's
+    holders (nn/parallel.py).  After a write the holder does not see (load_state_dict,
+    reset by hand, module.to()) the buffer is read once, by an explicit, counted copy.
+    """
+
+    __slots__ = ("tensor", "version", "count")
+
+    def __init__(self, tensor: Tensor, count: int) -> None:
+        self.set(tensor, count)
+
+    def set(self, tensor: Tensor, count: int) -> None:
+        """tensor holds count now."""
+        self.tensor, self.version, self.count = tensor, tensor._version, count
+
+    def get(self, tensor: Tensor) -> int | None:
+        """The count tensor holds, or None when it is not known on the host."""
+        if tensor is self.tensor and tensor._version == self.version:
+            return self.count
+        return None
+
+
 class _BatchNorm(Module):
     """What BatchNorm1d and BatchNorm2d share: the options, the parameters and buffers,
     the input's checks and the forward.  Subclasses set _ndims (the input's allowed
@@ -125,7 +157,7 @@ class _BatchNorm(Module):
                                                         dtype=dtype))
             self.register_buffer("num_batches_tracked",
                                  _C.tensor(0, dtype=_C.int64, device=device))
-            self._host_count = (self.num_batches_tracked, self.num_batches_tracked._version, 0)
+            self._host_count = HostCount(self.num_batches_tracked, 0)
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
@@ -161,7 +193,7 @@ class _BatchNorm(Module):
             self.running_mean.zero_()
             self.running_var.fill_(1.0)
             self.num_batches_tracked.zero_()
-            self._host_count = (self.num_batches_tracked, self.num_batches_tracked._version, 0)
+            self._count_is(0)
 
     def _check_dims(self, input: Any) -> None:
         where = type(self).__name__
@@ -205,8 +237,7 @@ class _BatchNorm(Module):
             self.num_batches_tracked.add_(1)
             if count is not None:  # cumulative: batch k weighs 1/k
                 factor = 1.0 / count
-                self._host_count = (self.num_batches_tracked, self.num_batches_tracked._version,
-                                    count)
+                self._count_is(count)
         use_batch = self.training or (self.running_mean is None and self.running_var is None)
         keep = not self.training or self.track_running_stats
         return FN.batch_norm(input, self.running_mean if keep else None,
@@ -214,15 +245,30 @@ class _BatchNorm(Module):
                              use_batch, factor, self.eps)
 
     def _batches_after_this(self) -> int:
-        """num_batches_tracked + 1, from a count kept on the host while the buffer is
-        the same tensor, unwritten since (its version): momentum=None reads nothing
-        back from a GPU.  After load_state_dict, reset_running_stats' zero_ or a write
-        by hand the buffer is read once, by an explicit, counted copy."""
+        """num_batches_tracked + 1, from the host count (Note [the host count]), or read
+        from the buffer when the count is not known on the host."""
         t = self.num_batches_tracked
         kept = self.__dict__.get("_host_count")
-        if kept is not None and kept[0] is t and kept[1] == t._version:
-            return kept[2] + 1
-        return int(t.cpu()) + 1
+        count = None if kept is None else kept.get(t)
+        return (int(t.cpu()) if count is None else count) + 1
+
+    def _count_is(self, count: int) -> None:
+        """num_batches_tracked holds count now: the holder, shared with the replicas
+        that share the buffer, learns it in place."""
+        kept = self.__dict__.get("_host_count")
+        if kept is None:
+            self._host_count = HostCount(self.num_batches_tracked, count)
+        else:
+            kept.set(self.num_batches_tracked, count)
+
+    def _buffer_copied(self, old: Tensor, new: Tensor) -> None:
+        """new, a copy of the buffer old (Module.to, or a replica of
+        nn.parallel.replicate on another device), replaced it: the count follows in a
+        holder of its own, so that shallow copies still holding old keep theirs."""
+        kept = self.__dict__.get("_host_count")
+        if kept is not None and old is kept.tensor:
+            count = kept.get(old)
+            self._host_count = None if count is None else HostCount(new, count)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
@@ -345,7 +391,7 @@ class _LazyBatchNorm:
             self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))
             self.register_buffer("num_batches_tracked",
                                  _C.tensor(0, dtype=_C.int64, device=device))
-            self._host_count = (self.num_batches_tracked, self.num_batches_tracked._version, 0)
+            self._host_count = HostCount(self.num_batches_tracked, 0)
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)

@@ -33,7 +33,9 @@ Note [DistributedDataParallel]
   starts from rank 0's buffers; each rank then updates them from its own batch.  The
   buffers of one device and dtype travel as one flat tensor (a BatchNorm model: one
   float32 and one int64 broadcast, started together, then waited for); a module
-  without buffers broadcasts nothing.
+  without buffers broadcasts nothing.  BatchNorm's counts also travel host to host
+  (a CPU int64 tensor of rank 0's host counts, Note [the host count] in
+  normalization.py), so momentum=None reads no count back from a GPU on any rank.
 """
 import contextlib
 
@@ -41,6 +43,7 @@ from .. import _C
 from ._parallel_functions import gather, parallel_apply, replicate, scatter, scatter_kwargs
 from .data_parallel import DataParallel
 from .module import Module
+from .normalization import HostCount
 
 
 class DistributedDataParallel(Module):
@@ -105,11 +108,17 @@ class DistributedDataParallel(Module):
             seen.add(id(b))
             groups.setdefault((str(b.device), b.dtype), []).append(b)
         dist = self._dist
+        counted = self._host_counts()
         with _no_grad():
             flats = [(bufs, _C_cat([b.reshape(-1) for b in bufs]) if len(bufs) > 1
                       else bufs[0].reshape(-1).clone())
                      for bufs in groups.values()]
             works = [dist.broadcast(flat, src=0, async_op=True) for _, flat in flats]
+            if counted:  # rank 0's host counts (-1: not known there), from host to host
+                counts = _C.tensor([-1 if c is None else c for c in
+                                    (kept.get(b) for kept, b in counted)],
+                                   dtype=_C.int64, device="cpu")
+                works.append(dist.broadcast(counts, src=0, async_op=True))
             for w in works:
                 w.wait()
             if dist.get_rank() == 0:
@@ -120,6 +129,23 @@ class DistributedDataParallel(Module):
                     n = b.numel()
                     b.copy_(flat[offset:offset + n].reshape(b.shape))
                     offset += n
+            if counted:
+                for (kept, b), c in zip(counted, counts.tolist()):
+                    if c >= 0:
+                        kept.set(b, c)
+
+    def _host_counts(self):
+        """(holder, buffer) of each BatchNorm count kept on the host (Note [the host
+        count] in normalization.py): the broadcast overwrites the buffer with rank 0's
+        count, and carries rank 0's host count along, so that momentum=None reads
+        nothing back on any rank."""
+        out = []
+        for m, name in self._buffer_slots:
+            kept = m.__dict__.get("_host_count")
+            b = m._buffers.get(name)
+            if name == "num_batches_tracked" and isinstance(kept, HostCount) and b is not None:
+                out.append((kept, b))
+        return out
 
     @contextlib.contextmanager
     def no_sync(self):
