@@ -582,9 +582,14 @@ TRAINING_CASES = [
     C("GRU-h0-other-device", 'pdt.nn.GRU(3, 5)(t, pdt.zeros(1, 5, device="cpu:1"))',
       "pydevtensor.DeviceError", r"GRU: the input is on cpu(:0)? but h0 is on cpu:1",
       setup=TWO_CPUS),
-    C("RNN-dtype", "pdt.nn.RNN(3, 5)(t.double())", "TypeError",
-      r"RNN: the input is pydevtensor\.float64 but the module's parameters are "
+    C("RNN-dtype", "pdt.nn.RNN(3, 5)(t.double())", "pydevtensor.InvalidArgumentError",
+      r"RNN: RNN input dtype \(pydevtensor\.float64\) does not match weight dtype "
+      r"\(pydevtensor\.float32\) \(on cpu(:0)?\)"),
+    C("RNNCell-dtype", "pdt.nn.RNNCell(3, 5)(t.double())", "pydevtensor.InvalidArgumentError",
+      r"RNNCell: the input is pydevtensor\.float64 but the module's parameters are "
       r"pydevtensor\.float32"),
+    C("GRU-input_size-0", "pdt.nn.GRU(0, 5)", "ValueError",
+      r"GRU: input_size must be greater than zero, got 0"),
     C("LSTM-proj_size", "pdt.nn.LSTM(3, 5, proj_size=2)", "NotImplementedError",
       r"LSTM: proj_size=2 .*not supported"),
     C("GRUCell-4d", "pdt.nn.GRUCell(3, 5)(t.reshape(1, 1, 2, 3))",

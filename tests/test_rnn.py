@@ -424,6 +424,13 @@ def test_empty_batch(device):
 
 # ---- bad input ----
 
+class _Packed:
+    """What torch.nn.utils.rnn.pack_sequence returns looks like this."""
+
+    def __init__(self, data):
+        self.data, self.batch_sizes = data, pdt.tensor([2] * data.shape[0])
+
+
 def _bad_calls(device):
     other = pdt.float64
     x = pdt.zeros(5, 2, 3, device=device)
@@ -449,12 +456,20 @@ def _bad_calls(device):
         (lambda: nn.LSTM(3, 4, device=device)(x, (pdt.zeros(1, 2, 4, device=device),
                                                   pdt.zeros(1, 3, 4, device=device))),
          ValueError, r"expected c0 of shape \(1, 2, 4\)"),
-        (lambda: nn.GRU(3, 4, device=device)(x.to(other)), TypeError,
-         rf"GRU: the input is pydevtensor.float64 but the module's parameters are "
-         rf"pydevtensor.float32.*\(on {device}\)"),
+        (lambda: nn.GRU(3, 4, device=device)(x.to(other)), ValueError,
+         rf"GRU: RNN input dtype \(pydevtensor.float64\) does not match weight dtype "
+         rf"\(pydevtensor.float32\) \(on {device}\). Convert input: "
+         rf"input.to\(pydevtensor.float32\), or convert model: "
+         rf"model.to\(pydevtensor.float64\)"),
         (lambda: nn.GRU(3, 4, device=device)(x, pdt.zeros(1, 2, 4, device=device,
                                                           dtype=other)),
-         TypeError, r"GRU: h0 is pydevtensor.float64"),
+         RuntimeError, r"GRU: h0 is pydevtensor.float64"),
+        (lambda: nn.GRUCell(3, 4, device=device)(x[0].to(other)), RuntimeError,
+         rf"GRUCell: the input is pydevtensor.float64 but the module's parameters are "
+         rf"pydevtensor.float32.*\(on {device}\)"),
+        (lambda: nn.LSTM(3, 4, device=device)(_Packed(x)), NotImplementedError,
+         r"LSTM: packed sequences \(_Packed\) are not supported by pydevtensor; pad the "
+         r"batch"),
         (lambda: nn.GRU(3, 4, device=device)([[1.0]]), TypeError,
          r"GRU: the input must be a Tensor, got list"),
         (lambda: nn.GRUCell(3, 4, device=device)(pdt.zeros(2, 2, device=device)), ValueError,
@@ -504,7 +519,9 @@ def test_device_mismatch(device):
     (lambda: nn.GRU(3, 0), ValueError, r"GRU: hidden_size must be greater than zero, got 0"),
     (lambda: nn.LSTM(3, 4, num_layers=0), ValueError, r"num_layers must be greater than zero"),
     (lambda: nn.GRU(3, 4.0), TypeError, r"GRU: hidden_size must be an int, got float"),
-    (lambda: nn.GRU(-1, 4), ValueError, r"input_size must be >= 0, got -1"),
+    (lambda: nn.GRU(-1, 4), ValueError, r"input_size must be greater than zero, got -1"),
+    (lambda: nn.GRU(0, 4), ValueError, r"GRU: input_size must be greater than zero, got 0"),
+    (lambda: nn.GRUCell(-1, 4), ValueError, r"GRUCell: input_size must be >= 0, got -1"),
     (lambda: nn.GRU(3, 4, num_layers=2, dropout=1.5), ValueError,
      r"dropout should be a number in range \[0, 1\].*got 1.5"),
     (lambda: nn.GRU(3, 4, num_layers=2, dropout="0.1"), ValueError, r"got '0.1'"),
@@ -572,3 +589,84 @@ def test_d2l_init_seq2seq_reads_flat_weights_names(device):
     assert float(gru.weight_ih_l0.abs().max()) <= bound
     out, _ = gru(pdt.randn(3, 2, 4, device=device))
     assert autograd.grad(out.sum(), [gru.weight_hh_l1])[0].device == device
+
+
+# ---- API details of PyTorch's recurrent modules ----
+
+def test_all_weights_and_flat_weights_match_torch_layout(device):
+    gru = nn.GRU(3, 4, num_layers=2, bidirectional=True, device=device)
+    names = [[n for n, _ in gru.named_parameters()][k:k + 4] for k in range(0, 16, 4)]
+    assert [[id(w) for w in layer] for layer in gru.all_weights] == \
+        [[id(getattr(gru, n)) for n in layer] for layer in names]
+    assert [id(w) for w in gru._flat_weights] == [id(p) for p in gru.parameters()]
+    no_bias = nn.LSTM(3, 4, bias=False, device=device)
+    assert [tuple(w.shape) for w in no_bias.all_weights[0]] == [(16, 3), (16, 4)]
+    torch = torch_or_skip()
+    tg = torch.nn.GRU(3, 4, num_layers=2, bidirectional=True)
+    assert [[tuple(w.shape) for w in layer] for layer in tg.all_weights] == \
+        [[tuple(w.shape) for w in layer] for layer in gru.all_weights]
+    assert len(tg._flat_weights) == len(gru._flat_weights)
+
+
+def _weight_drop_mask(shape, device, p=0.5, seed=3):
+    keep = np.random.default_rng(seed).random(shape) >= p
+    return keep, pdt.tensor(keep.astype(np.float64) / (1 - p), device=device)
+
+
+@pytest.mark.parametrize("mode", ["gru", "lstm"])
+def test_weight_drop_replaces_a_weight_by_a_plain_tensor(device, mode):
+    """AWD-LSTM's weight drop: the parameter is deleted and a masked copy assigned as a
+    plain attribute before each forward; the forward uses it and the gradient reaches
+    the raw weight through the mask."""
+    cls, kw = MODES[mode]
+    m = cls(3, 4, dtype=pdt.float64, device=device, **kw)
+    raw = nn.Parameter(m.weight_hh_l0.detach().clone())
+    keep, mask = _weight_drop_mask(tuple(raw.shape), device)
+    params = numpy_params(m)
+    del m.weight_hh_l0
+    m.weight_hh_l0 = raw * mask
+    x = np.random.default_rng(0).standard_normal((5, 2, 3))
+    out, _ = m(pdt.tensor(x, device=device))
+    params["weight_hh_l0"] = params["weight_hh_l0"] * keep * 2
+    c0 = np.zeros((1, 2, 4)) if mode == "lstm" else None
+    ref, _, _ = ref_rnn(mode, x, np.zeros((1, 2, 4)), c0, params, 1, 1)
+    close(out, ref)
+    out.sum().backward()
+    g = raw.grad.cpu().numpy()
+    assert np.all(g[~keep] == 0) and np.any(g[keep] != 0)
+    cell = CELLS[mode][0](3, 4, dtype=pdt.float64, device=device)
+    w = cell.weight_hh.detach().clone()
+    del cell.weight_hh
+    cell.weight_hh = w * 0
+    hc = cell(pdt.tensor(x[0], device=device))
+    want = ref_step(mode, x[0], np.zeros((2, 4)), np.zeros((2, 4)),
+                    cell.weight_ih.detach().cpu().numpy(), np.zeros((len(w), 4)),
+                    cell.bias_ih.detach().cpu().numpy(), cell.bias_hh.detach().cpu().numpy())
+    close(hc[0] if mode == "lstm" else hc, want[0])
+
+
+def test_rnn_cell_reads_nonlinearity_at_the_call(device):
+    cell = nn.RNNCell(3, 4, dtype=pdt.float64, device=device)
+    x = np.random.default_rng(1).standard_normal((2, 3)) * 3
+    params = {k: v.detach().cpu().numpy() for k, v in cell.named_parameters()}
+    cell.nonlinearity = "relu"
+    want, _ = ref_step("rnn_relu", x, np.zeros((2, 4)), None, params["weight_ih"],
+                       params["weight_hh"], params["bias_ih"], params["bias_hh"])
+    close(cell(pdt.tensor(x, device=device)), want)
+    assert "nonlinearity=relu" in repr(cell)
+    cell.nonlinearity = "sigmoid"
+    with pytest.raises(RuntimeError, match=r"RNNCell: unknown nonlinearity 'sigmoid'"):
+        cell(pdt.tensor(x, device=device))
+
+
+def test_cells_take_input_size_zero_layers_do_not(device):
+    """As PyTorch: a cell of input_size 0 is the hidden-to-hidden map alone."""
+    cell = nn.GRUCell(0, 4, dtype=pdt.float64, device=device)
+    h = pdt.tensor(np.random.default_rng(2).standard_normal((2, 4)), device=device)
+    p = {k: v.detach().cpu().numpy() for k, v in cell.named_parameters()}
+    want, _ = ref_step("gru", np.zeros((2, 0)), h.cpu().numpy(), None, p["weight_ih"],
+                       p["weight_hh"], p["bias_ih"], p["bias_hh"])
+    close(cell(pdt.zeros(2, 0, dtype=pdt.float64, device=device), h), want)
+    for cls in (nn.RNN, nn.GRU, nn.LSTM):
+        with pytest.raises(ValueError, match="input_size must be greater than zero"):
+            cls(0, 4, device=device)

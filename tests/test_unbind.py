@@ -79,3 +79,13 @@ def test_bad_dim_and_in_place(device):
     x = pdt.ones(2, 3, device=device, requires_grad=True)
     with pytest.raises((RuntimeError, NotImplementedError), match="in-place"):
         (x * 1).unbind(0)[0].add_(1)
+
+
+def test_zero_dim_raises_pytorchs_index_error(device):
+    s = pdt.tensor(2.0, device=device)
+    for dim in (0, -1):
+        with pytest.raises(IndexError, match=rf"Dimension specified as 0 but tensor has no "
+                                             rf"dimensions \(a 0-d tensor on {device}\)"):
+            s.unbind(dim)
+    with pytest.raises(IndexError, match=r"Dimension out of range"):
+        pdt.unbind(s, 1)

@@ -53,9 +53,11 @@ def reset_parameters(self: Module) -> None:
         p.data.uniform_(-bound, bound)
 
 
-def check_tensor(where: str, what: str, t: Any, own: Tensor, input: Tensor | None) -> None:
+def check_tensor(where: str, what: str, t: Any, own: Tensor, input: Tensor | None,
+                 layer: bool = False) -> None:
     """t (the input, h0 or c0) is a Tensor on the module's device, of its dtype; own is
-    one of the module's parameters; input the input, when t is a state."""
+    one of the module's parameters; input the input, when t is a state; layer: t is a
+    sequence layer's input (PyTorch's ValueError wording for its dtype)."""
     if not isinstance(t, _C.Tensor):
         raise TypeError(f"{where}: {what} must be a Tensor, got {type(t).__name__}")
     if input is not None and t.device != input.device:
@@ -64,10 +66,14 @@ def check_tensor(where: str, what: str, t: Any, own: Tensor, input: Tensor | Non
     if t.device != own.device:
         raise _C.DeviceError(f"{where}: {what} is on {t.device} but the module's "
                              f"parameters are on {own.device}; move one with .to()")
-    if t.dtype != own.dtype:
-        raise TypeError(f"{where}: {what} is {t.dtype} but the module's parameters are "
-                        f"{own.dtype}; convert {what} with .to({own.dtype}) or the "
-                        f"module with .to(dtype={t.dtype}) (on {t.device})")
+    if t.dtype != own.dtype and layer:  # PyTorch's words (a ValueError there too)
+        raise _Invalid(f"{where}: RNN input dtype ({t.dtype}) does not match weight dtype "
+                       f"({own.dtype}) (on {t.device}). Convert input: input.to({own.dtype}), "
+                       f"or convert model: model.to({t.dtype})")
+    if t.dtype != own.dtype:  # a RuntimeError in PyTorch (its matmul's)
+        raise _Invalid(f"{where}: {what} is {t.dtype} but the module's parameters are "
+                       f"{own.dtype}; convert {what} with .to({own.dtype}) or the "
+                       f"module with .to(dtype={t.dtype}) (on {t.device})")
 
 
 def check_state(where: str, what: str, t: Any, own: Tensor, input: Tensor,
@@ -89,8 +95,14 @@ def check_state(where: str, what: str, t: Any, own: Tensor, input: Tensor,
 def check_input(where: str, input: Any, own: Tensor, input_size: int, ndims: tuple[int, int],
                 forms: str) -> None:
     """The input is a Tensor like the module's parameter own, of ndims[0] or ndims[1]
-    dimensions (described by forms), the last of them input_size."""
-    check_tensor(where, "the input", input, own, None)
+    dimensions (described by forms: a sequence layer's are 2 and 3), the last of them
+    input_size."""
+    if not isinstance(input, _C.Tensor) and hasattr(input, "batch_sizes"):
+        raise NotImplementedError(
+            f"{where}: packed sequences ({type(input).__name__}) are not supported by "
+            f"pydevtensor; pad the batch to one length instead and pass an (L, N, H_in) "
+            f"Tensor (pad the shorter sequences, then mask or pick each one's last step)")
+    check_tensor(where, "the input", input, own, None, layer=ndims == (2, 3))
     if input.ndim not in ndims:
         raise _Invalid(f"{where}: expected input to be {forms}, got {input.ndim}-D input of "
                        f"shape {tuple(input.shape)} (on {input.device})")
@@ -165,7 +177,7 @@ class RNNBase(Module):
         if mode not in FR.GATES:
             raise ValueError(f"{where}: unrecognized RNN mode {mode!r}; expected one of "
                              f"{sorted(FR.GATES)}")
-        check_size("input_size", input_size, where, 0)
+        check_size("input_size", input_size, where, 1)  # PyTorch's cells take 0, not these
         check_size("hidden_size", hidden_size, where, 1)
         check_size("num_layers", num_layers, where, 1)
         if isinstance(dropout, bool) or not isinstance(dropout, numbers.Number) \
@@ -227,13 +239,35 @@ class RNNBase(Module):
         """
 
     def _weights(self) -> list[FR.Weights]:
-        """(W_ih, W_hh, b_ih, b_hh) of each layer and direction, None for no bias."""
-        ps = self._parameters
+        """(W_ih, W_hh, b_ih, b_hh) of each layer and direction, None for no bias, read
+        by attribute: a weight replaced by a plain tensor (weight drop: ``del
+        m.weight_hh_l0; m.weight_hh_l0 = w * mask``) is used."""
         out = []
         for names in self._all_weights:
-            b_ih, b_hh = (ps[names[2]], ps[names[3]]) if self.bias else (None, None)
-            out.append((ps[names[0]], ps[names[1]], b_ih, b_hh))
+            w = [getattr(self, n) for n in names]
+            out.append((w[0], w[1], w[2], w[3]) if len(w) == 4 else (w[0], w[1], None, None))
         return out
+
+    @property
+    def all_weights(self) -> list[list[Tensor]]:
+        """The parameters of each layer and direction, as PyTorch's ``all_weights``:
+        one list [weight_ih, weight_hh, bias_ih, bias_hh] (no biases when bias=False)
+        per layer and direction, in the order l0, l0_reverse, l1, ...
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> gru = nn.GRU(3, 4, num_layers=2)
+        >>> [[tuple(w.shape) for w in layer] for layer in gru.all_weights][1]
+        [(12, 4), (12, 4), (12,), (12,)]
+        """
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
+
+    @property
+    def _flat_weights(self) -> list[Tensor]:
+        """Every weight in the order of _flat_weights_names (PyTorch's private list,
+        which code written for it reads)."""
+        return [getattr(self, n) for n in self._flat_weights_names]
 
     def forward(self, input: Tensor, hx: Any = None) -> Any:
         """Runs the sequence through every layer and direction (call the module instead).
@@ -261,7 +295,7 @@ class RNNBase(Module):
         (pydevtensor.Size([5, 8]), pydevtensor.Size([2, 4]))
         """
         where = type(self).__name__
-        own = self._parameters[self._flat_weights_names[0]]
+        own = getattr(self, self._flat_weights_names[0])
         order = "(N, L, H_in)" if self.batch_first else "(L, N, H_in)"
         check_input(where, input, own, self.input_size, (2, 3),
                     f"2-D (L, H_in) or 3-D {order}")

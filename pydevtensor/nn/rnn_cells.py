@@ -101,22 +101,23 @@ class RNNCellBase(Module):
         (pydevtensor.Size([2, 4]), pydevtensor.Size([2, 4]))
         """
         where = type(self).__name__
-        if self._mode is None:
+        mode = self._mode
+        if mode is None:
             raise NotImplementedError(f"{where} has no forward(); build an RNNCell, GRUCell "
                                       f"or LSTMCell")
-        ps = self._parameters
-        w_ih, w_hh, b_ih, b_hh = ps["weight_ih"], ps["weight_hh"], ps["bias_ih"], ps["bias_hh"]
+        # by attribute: a weight replaced by a plain tensor (weight drop) is used
+        w_ih, w_hh, b_ih, b_hh = self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
         check_input(where, input, w_ih, self.input_size, (1, 2), "1-D (H_in) or 2-D (N, H_in)")
         batched = input.ndim == 2
         shape = (input.shape[0], self.hidden_size) if batched else (self.hidden_size,)
         meaning = "(N, hidden_size)" if batched else "(hidden_size)"
-        lstm = self._mode == "LSTM"
+        lstm = mode == "LSTM"
         h, c = initial_states(where, hx, w_ih, input, shape, meaning,
                               ("h", "c") if lstm else ("hx",))
         x = input if batched else input.unsqueeze(0)
         h = h if batched else h.unsqueeze(0)
         c = c if batched or c is None else c.unsqueeze(0)
-        h, c = FR.step(self._mode, F.linear(x, w_ih, b_ih), h, c, w_hh, b_hh)
+        h, c = FR.step(mode, F.linear(x, w_ih, b_ih), h, c, w_hh, b_hh)
         if not batched:
             h, c = h.squeeze(0), None if c is None else c.squeeze(0)
         return (h, c) if lstm else h
@@ -183,8 +184,6 @@ class RNNCell(RNNCellBase):
     RNNCell(10, 20, nonlinearity=relu)
     """
 
-    _mode = "RNN_TANH"
-
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  nonlinearity: str = "tanh", device: str | device | None = None,
                  dtype: dtype | None = None) -> None:
@@ -193,7 +192,17 @@ class RNNCell(RNNCellBase):
                              f"'tanh' or 'relu'.")
         super().__init__(input_size, hidden_size, bias, 1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
-        self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+
+    @property
+    def _mode(self) -> str:  # type: ignore[override]
+        """The step, from nonlinearity as it is at the call (set after construction
+        too, as PyTorch reads it)."""
+        if self.nonlinearity == "tanh":
+            return "RNN_TANH"
+        if self.nonlinearity == "relu":
+            return "RNN_RELU"
+        raise RuntimeError(f"RNNCell: unknown nonlinearity {self.nonlinearity!r}. Select "
+                           f"from 'tanh' or 'relu'.")
 
 
 class GRUCell(RNNCellBase):
