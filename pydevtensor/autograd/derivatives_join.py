@@ -71,8 +71,8 @@ class _PiecesBackward(Node):
 
     def save(self, result, input, dim):
         self.num_outputs = len(result)
-        self.dim = _dim(dim, input.ndim, self.op)
-        self.shapes = tuple(tuple(r.shape) for r in result)
+        self.dim = dim % input.ndim  # checked by the forward, which ran (input is not 0-d)
+        self.shapes = [r.shape for r in result]
         self.watch_base(input)  # Note [views and in-place changes]
         return (input,)
 
@@ -100,7 +100,7 @@ def _join(name):
 @derivative("unbind")
 class UnbindBackward0(_PiecesBackward):
     """unbind's slices: their gradients are stacked."""
-    op, join = "unbind", _join("stack")
+    join = _join("stack")
 
     def save(self, result, input, dim=0, **kw):
         return _PiecesBackward.save(self, result, input, dim)
@@ -108,7 +108,7 @@ class UnbindBackward0(_PiecesBackward):
 
 class SplitBackward0(_PiecesBackward):
     """split by one size, and chunk: the pieces' gradients are concatenated."""
-    op, join = "split", _join("cat")
+    join = _join("cat")
 
     def save(self, result, tensor, split_size_or_sections, dim=0, **kw):
         return _PiecesBackward.save(self, result, tensor, dim)
