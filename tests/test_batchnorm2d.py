@@ -238,3 +238,34 @@ def test_momentum_none_counts_batches_on_the_host(device, layer, shape):
     other.reset_running_stats()  # count 0: the next batch weighs 1
     other(ts[3])
     np.testing.assert_allclose(other.running_mean.cpu().numpy(), means[3], rtol=1e-12)
+
+
+def test_momentum_none_count_follows_moves_and_copies(device):
+    """The host count follows Module.to (the buffer replaced by a moved copy),
+    copy.deepcopy and pickle (Note [the host count]): no copy from a GPU after them,
+    and the next batch still weighs 1/k."""
+    import copy
+    import pickle
+    rng = np.random.default_rng(6)
+    xs = [rng.standard_normal((4, 2, 3, 3)) + i for i in range(4)]
+    means = [x.mean(axis=(0, 2, 3)) for x in xs]
+    bn = nn.BatchNorm2d(2, momentum=None, dtype=pdt.float64)
+    bn(pdt.tensor(xs[0]))
+    bn.to(device)  # the buffers are replaced by copies on device
+    ts = [pdt.tensor(x, device=device) for x in xs]
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        bn(ts[1])
+        twin = copy.deepcopy(bn)
+        twin(ts[2])
+    again = pickle.loads(pickle.dumps(twin))  # pickling copies a GPU's tensors, openly
+    d2h = pdt.transfer_stats()["device_to_host"]["count"]
+    with pdt.transfer_guard("disallow"):
+        again(ts[3])
+    assert pdt.transfer_stats()["device_to_host"]["count"] == d2h
+    assert d2h == (0 if device.type == "cpu" else 5)  # 5 tensors pickled
+    np.testing.assert_allclose(bn.running_mean.cpu().numpy(), sum(means[:2]) / 2, rtol=1e-12)
+    np.testing.assert_allclose(twin.running_mean.cpu().numpy(), sum(means[:3]) / 3,
+                               rtol=1e-12)
+    np.testing.assert_allclose(again.running_mean.cpu().numpy(), sum(means) / 4, rtol=1e-12)
+    assert int(again.num_batches_tracked.cpu()) == 4

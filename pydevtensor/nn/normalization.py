@@ -122,6 +122,18 @@ class HostCount:
             return self.count
         return None
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # copy.deepcopy and pickle: the copy of the buffer (a fresh version counter)
+        # holds the count when this holder knows it
+        return _restored_count, (self.tensor, self.get(self.tensor))
+
+
+def _restored_count(tensor: Tensor, count: int | None) -> HostCount:
+    kept = HostCount(tensor, -1 if count is None else count)
+    if count is None:
+        kept.version = -1  # unknown: the buffer is read once
+    return kept
+
 
 class _BatchNorm(Module):
     """What BatchNorm1d and BatchNorm2d share: the options, the parameters and buffers,
