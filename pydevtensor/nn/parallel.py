@@ -135,15 +135,17 @@ class DistributedDataParallel(Module):
                         kept.set(b, c)
 
     def _host_counts(self):
-        """(holder, buffer) of each BatchNorm count kept on the host (Note [the host
-        count] in normalization.py): the broadcast overwrites the buffer with rank 0's
-        count, and carries rank 0's host count along, so that momentum=None reads
-        nothing back on any rank."""
+        """(holder, buffer) of each count kept on the host of a BatchNorm with
+        momentum=None (Note [the host count] in normalization.py): the broadcast
+        overwrites the buffer with rank 0's count, and carries rank 0's host count
+        along, so that the cumulative average reads nothing back on any rank.  Other
+        momenta need no count: nothing more travels."""
         out = []
         for m, name in self._buffer_slots:
             kept = m.__dict__.get("_host_count")
             b = m._buffers.get(name)
-            if name == "num_batches_tracked" and isinstance(kept, HostCount) and b is not None:
+            if name == "num_batches_tracked" and isinstance(kept, HostCount) and \
+                    b is not None and getattr(m, "momentum", 0) is None:
                 out.append((kept, b))
         return out
 
