@@ -10,20 +10,17 @@ from typing import TYPE_CHECKING
 
 from .. import _C
 from ._functional_norm import (_Invalid, _check_channels, _floating, _per_channel,
-                               _scale_shift, batch_norm, update_running)
+                               _scale_shift, _wide, batch_norm, update_running)
 
 if TYPE_CHECKING:
     from .._C import Tensor
-
-_HALF = (_C.float16, _C.bfloat16)
-
 
 def _normalised(input: Tensor, groups: int, eps: float) -> tuple:
     """(x - mean) / sqrt(var + eps) with the mean and biased variance of each sample's
     groups (channels 0 .. C/groups - 1 and everything after them form group 0, ...),
     in float32 for the half types; also the (N, groups) means and variances."""
     n = input.shape[0]
-    x = input.to(_C.float32) if input.dtype in _HALF else input
+    x = input.to(_wide(input.dtype))
     per_group = input.numel() // (n * groups) if n * groups else 0
     flat = x.reshape(n, groups, per_group)
     mean = flat.mean(dim=2, keepdim=True)

@@ -92,7 +92,7 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     dims = tuple(range(input.ndim - k, input.ndim))
     # the half types in float32, rounded once at the end, as PyTorch accumulates them
     # (in float16 the mean of 1024 values near 100 lost 0.03)
-    half = input.dtype in (_C.float16, _C.bfloat16)
+    half = _wide(input.dtype) != input.dtype
     x = input.to(_C.float32) if half else input
     mean = x.mean(dim=dims, keepdim=True)
     centred = x - mean
@@ -102,6 +102,12 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     return _scale_shift(centred / _C.sqrt(var + eps),
                         None if weight is None else weight.to(_C.float32),
                         None if bias is None else bias.to(_C.float32)).to(input.dtype)
+
+
+def _wide(dtype):
+    """The dtype statistics and sums of dtype are taken in: float32 for float16 and
+    bfloat16 (rounded once at the end, as PyTorch accumulates them), else dtype."""
+    return _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
 
 
 def _scale_shift(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:

@@ -31,6 +31,7 @@ from ..autograd.node import Node
 from . import _index_cache
 from ._functional_conv import (_Invalid, _at_least, _batched, _tuple, _window_args,
                                pad_end)
+from ._functional_norm import _wide
 from ._im2col import im2col
 
 if TYPE_CHECKING:
@@ -221,11 +222,6 @@ def _tap_positions(taps, kernel, stride, padding, dilation, out, w, device) -> T
     oy = _int_range(out[0], device).mul_(sh).sub_(ph).reshape(out[0], 1)
     ox = _int_range(out[1], device).mul_(sw).sub_(pw).reshape(1, out[1])
     return (ky * dh + oy) * w + kx * dw + ox
-
-
-def _wide(dtype):
-    """The dtype a sum of dtype is taken in: float32 for float16 and bfloat16."""
-    return _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
 
 
 def _uniform_count(size: int, k: int, p: int, s: int, out: int, include_pad: bool):

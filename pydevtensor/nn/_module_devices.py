@@ -70,9 +70,7 @@ class _DevicesMixin:
             p.data = moved
         for m, name, moved in buffers:
             old, m._buffers[name] = m._buffers[name], moved
-            hook = getattr(type(m), "_buffer_copied", None)
-            if hook is not None:  # what m keeps on the host about the buffer follows
-                hook(m, old, moved)
+            m._buffer_copied(old, moved)  # what m keeps on the host about it follows
         return self
 
     def cpu(self: _M) -> _M:

@@ -313,11 +313,9 @@ def replicate(network, devices, detach=False):
             (name, None if m is None else copy_module(m, device, memo))
             for name, m in module._modules.items())
         object.__setattr__(new, "__dict__", state)
-        hook = getattr(type(module), "_buffer_copied", None)
-        if hook is not None:  # what the module keeps on the host about a buffer follows
-            for name, t in module._buffers.items():
-                if t is not None and state["_buffers"][name] is not t:
-                    hook(new, t, state["_buffers"][name])
+        for name, t in module._buffers.items():  # what it keeps on the host follows
+            if t is not None and state["_buffers"][name] is not t:
+                new._buffer_copied(t, state["_buffers"][name])
         return new
 
     return [copy_module(network, d, {}) for d in devices]

@@ -144,6 +144,11 @@ class Module(_StateMixin, _DevicesMixin):
         else:
             object.__delattr__(self, name)
 
+    def _buffer_copied(self, old: Tensor, new: Tensor) -> None:
+        """Told that new, a copy of the buffer old (Module.to, or a replica of
+        nn.parallel.replicate on another device), replaced it; a module that keeps
+        something on the host about a buffer (BatchNorm's count) overrides this."""
+
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Registers tensor as a buffer: state that is not a parameter (no gradient, not
         in ``parameters()``), such as BatchNorm's running mean.  ``.to()`` moves it and
