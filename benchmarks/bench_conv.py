@@ -6,8 +6,12 @@ The NumPy figure is the convolution as a NumPy user writes it: a padded copy, th
 windows as a strided view (``sliding_window_view``) and one ``tensordot`` over channels
 and the kernel (which copies the windows, as pydevtensor's unfold does, then one GEMM).
 PyTorch's figure is its CPU ``conv2d`` (oneDNN where built in), when torch imports.
+
+On a GPU the same two sizes and the training step run on ``cuda``, against PyTorch's
+cuDNN (CuPy has no convolution of its own); the time includes a synchronisation after
+each loop.
 """
-from benchmarks.harness import MinSpeed, Stmt, benchmark, compare_statements
+from benchmarks.harness import MinSpeed, Skip, Stmt, benchmark, compare_statements
 
 # (batch, in channels, height = width, out channels, kernel, padding)
 LENET = (256, 1, 28, 6, 5, 2)
@@ -78,4 +82,61 @@ def lenet_step(cfg):
                       "from torch.nn import functional as F; "
                       f"net = {LENET_NET}; opt = optim.SGD(net.parameters(), lr=0.9); "
                       "x = torch.rand(256, 1, 28, 28); y = torch.randint(0, 10, (256,))", STEP),
+    })
+
+
+# ---- GPU ----
+
+def _need_gpu():
+    import pydevtensor as pdt
+    if not pdt.cuda.is_available():
+        raise Skip(f"no GPU: {pdt.cuda.unavailable_reason()}")
+
+
+def _gpu_statements(n, c, hw, o, k, p):
+    shapes = f"n, c, hw, o, k, p = {n}, {c}, {hw}, {o}, {k}, {p}"
+    make = ("x = {m}.rand(n, c, hw, hw, device='cuda'); w = {m}.rand(o, c, k, k, device='cuda'); "
+            "b = {m}.rand(o, device='cuda')")
+    return {
+        "pydevtensor": Stmt(f"import pydevtensor as pdt; from pydevtensor.nn import functional "
+                            f"as F; {shapes}; " + make.format(m="pdt"),
+                            "F.conv2d(x, w, b, padding=p)", sync="pdt.cuda.synchronize()"),
+        "torch": Stmt(f"import torch; {shapes}; " + make.format(m="torch"),
+                      "torch.nn.functional.conv2d(x, w, b, padding=p)",
+                      sync="torch.cuda.synchronize()"),
+    }
+
+
+@benchmark("conv", "conv2d LeNet's first layer, 256 x 1 x 28 x 28, 6 5x5 filters (GPU)",
+           unit="GFLOP/s", nbytes=_flops(*LENET), number=20, repeat=7, quick_number=2)
+def conv2d_lenet_gpu(cfg):
+    """One F.conv2d forward on the GPU, float32 (im2col kernel and one cuBLAS GEMM)."""
+    _need_gpu()
+    return compare_statements(cfg, _gpu_statements(*LENET))
+
+
+@benchmark("conv", "conv2d a ResNet stage, 32 x 64 x 56 x 56, 64 3x3 filters (GPU)",
+           unit="GFLOP/s", nbytes=_flops(*RESNET), number=10, repeat=7, quick_number=2)
+def conv2d_resnet_gpu(cfg):
+    """One F.conv2d forward on the GPU, float32 (torch: cuDNN, TF32 off by default)."""
+    _need_gpu()
+    return compare_statements(cfg, _gpu_statements(*RESNET))
+
+
+@benchmark("conv", "LeNet training step, batch 256 (GPU)", unit="ms", number=10, repeat=7,
+           quick_number=2)
+def lenet_step_gpu(cfg):
+    """lenet_step on the GPU: the batch and the model on cuda, synchronised per loop."""
+    _need_gpu()
+    data = "x = {m}.rand(256, 1, 28, 28, device='cuda'); y = {m}.randint(0, 10, (256,), " \
+           "device='cuda'); net = net.to('cuda'); opt = optim.SGD(net.parameters(), lr=0.9)"
+    return compare_statements(cfg, {
+        "pydevtensor": Stmt("import pydevtensor as pdt; from pydevtensor import nn, optim; "
+                            "from pydevtensor.nn import functional as F; "
+                            f"net = {LENET_NET}; " + data.format(m="pdt"), STEP,
+                            sync="pdt.cuda.synchronize()"),
+        "torch": Stmt("import torch; from torch import nn, optim; "
+                      "from torch.nn import functional as F; "
+                      f"net = {LENET_NET}; " + data.format(m="torch"), STEP,
+                      sync="torch.cuda.synchronize()"),
     })
