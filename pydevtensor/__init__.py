@@ -53,16 +53,17 @@ from ._ops_pointwise import *  # noqa: F401,F403  (frac, signbit, sgn, lerp, add
 from ._ops_cumulative import *  # noqa: F401,F403  (diff, cumprod, roll; Tensor.mT, .mH)
 from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted, bucketize)
 from ._ops_multinomial import multinomial
+from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
 from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
-from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_split
+from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_special, _ops_split
 
-# Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging and
-# save/load are imported on first use.  They pull in logging, json, threading and queue, which
+# Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
+# special and save/load are imported on first use.  They pull in logging, json, threading and queue, which
 # would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
-                    "serialization", "utils")
+                    "serialization", "special", "utils")
 
 
 def __getattr__(name):
@@ -103,4 +104,5 @@ __all__ += _ops_random.__all__ + _ops_einsum.__all__ + _ops_logical.__all__
 __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial"])
+__all__ += _ops_special.__all__ + ["special"]
 __all__ += ["linalg", "utils"]

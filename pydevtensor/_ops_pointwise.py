@@ -233,11 +233,13 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return _addc("addcdiv", input, tensor1, tensor2, value, divide)
 
 
-def _in_place(fn):
+def _in_place(fn, example=None):
     """Tensor.<fn>_: self takes fn(self, ...) (a view writes through), as in PyTorch; the
     result must keep self's shape, and a floating result does not go into an integer
-    self."""
+    self.  example: (the arguments after self, the result) for the docstring's example
+    on ``x = tensor([1.0, 2.0])`` (default: _EXAMPLE_ARGS and _EXAMPLE_RESULTS)."""
     name = fn.__name__ + "_"
+    args, result = example or (_EXAMPLE_ARGS[fn.__name__], _EXAMPLE_RESULTS[fn.__name__])
 
     def method(self, *args, **kwargs):
         out = fn(self, *args, **kwargs)
@@ -267,8 +269,8 @@ def _in_place(fn):
         Examples
         --------
         >>> x = pydevtensor.tensor([1.0, 2.0])
-        >>> x.{name}({_EXAMPLE_ARGS[fn.__name__]})
-        {_EXAMPLE_RESULTS[fn.__name__]}
+        >>> x.{name}({args})
+        {result}
         """
     return method
 

@@ -1,0 +1,251 @@
+"""Special functions PyTorch has at the top level and in ``torch.special``: logit, xlogy,
+xlog1py, entr, exp2, sinc, ndtr (``pydevtensor.special`` gathers them with the aliases).
+
+Each is the expression its docstring names over the elementwise ops, so it runs on
+every device and autograd records the pieces.  Where the expression has a removable
+singularity or a 0 * log(0) (sinc at 0, xlogy and entr at 0), the other branch of the
+``where`` is fed a harmless value, so that neither the value nor the gradient there is
+NaN (Note [the other branch of where]).
+
+Note [the other branch of where]
+--------------------------------
+``where(c, a, b)`` passes a zero gradient to the branch it did not take, but the
+branch's own backward still multiplies that zero by its local derivative: 0 * inf is
+NaN.  sin(pi x) / (pi x) at x = 0 has an infinite local derivative of the division, so
+sinc computes the quotient at ``where(x == 0, 1, x)`` instead, and takes 1 where x is 0.
+"""
+import builtins
+import math
+
+from . import _C
+from ._ops_index import where
+from ._ops_pointwise import _in_place
+
+
+def _floating(x, op, name="input"):
+    """x as a Tensor of a floating dtype (integers and bools go to the default float
+    dtype, as PyTorch's unary float ops do)."""
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(x).__name__}")
+    return x if x.is_floating_point() else x.to(_C.float32)
+
+
+def _x_log(op, x, y, log, scalar_log):
+    """x * log(y), 0 where x is 0 unless y is NaN (xlogy, xlog1py).  x and y: a tensor
+    and a tensor or a number, in either order.  A number stays a Python number (a
+    wrapped number: the tensor's dtype decides, integers giving float32), so the
+    dtype rules are those of ``*``; so are the broadcasting and the device checks."""
+    number = (builtins.int, builtins.float)
+    for name, v in (("input", x), ("other", y)):
+        if not isinstance(v, _C.Tensor) and (isinstance(v, builtins.bool)
+                                             or not isinstance(v, number)):
+            raise TypeError(f"{op}(): argument '{name}' must be a Tensor or a number, got "
+                            f"{type(v).__name__}")
+    if not isinstance(x, _C.Tensor) and not isinstance(y, _C.Tensor):
+        raise TypeError(f"{op}(): expected a Tensor for input or other, got two numbers")
+    if isinstance(y, _C.Tensor):
+        if not y.is_floating_point():  # (int y).log() is float32; a floating x decides
+            y = y.to(x.dtype if isinstance(x, _C.Tensor) and x.is_floating_point()
+                     else _C.float32)
+        product = x * log(y)
+        keep = y.isnan()
+    else:
+        product = x * scalar_log(y)
+        keep = math.isnan(y)
+        if not product.is_floating_point():
+            product = product.to(_C.float32)
+    if isinstance(x, _C.Tensor):
+        zero = (x == 0) & ~keep if isinstance(keep, _C.Tensor) else (x == 0) & (not keep)
+    else:
+        if x != 0:
+            return product
+        zero = ~keep if isinstance(keep, _C.Tensor) else not keep
+        if not isinstance(zero, _C.Tensor):
+            return _C.zeros_like(product) if zero else product
+    return where(zero, 0.0, product)
+
+
+def _scalar_log(y):
+    return -math.inf if y == 0 else math.nan if y < 0 or math.isnan(y) else math.log(y)
+
+
+def _scalar_log1p(y):
+    return -math.inf if y == -1 else math.nan if y < -1 or math.isnan(y) else math.log1p(y)
+
+
+def logit(input, eps=None):
+    """The log-odds ``log(p / (1 - p))``, the inverse of sigmoid.
+
+    Parameters
+    ----------
+    input : Tensor
+        Probabilities (also the method ``x.logit()``); integers and bools give float32.
+    eps : float, optional
+        When given, input is first clamped to ``[eps, 1 - eps]`` (so 0 and 1 give finite
+        values; the gradient is 0 outside that range, as PyTorch's).  Without it, 0 gives
+        -inf, 1 gives inf and values outside [0, 1] give NaN.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape.
+
+    Examples
+    --------
+    >>> pydevtensor.logit(pydevtensor.tensor([0.25, 0.5, 0.75]))
+    tensor([-1.0986,  0.0000,  1.0986])
+    >>> pydevtensor.logit(pydevtensor.tensor([0.0, 1.0]), eps=1e-6)
+    tensor([-13.8155,  13.8023])
+    """
+    x = _floating(input, "logit")
+    if eps is not None:
+        if isinstance(eps, builtins.bool) or not isinstance(eps, (builtins.int, builtins.float)):
+            raise TypeError(f"logit(): eps must be a float, got {type(eps).__name__}")
+        x = x.clamp(eps, 1 - eps)
+    return (x / (1 - x)).log()
+
+
+def xlogy(input, other):
+    """``input * log(other)``, taken as 0 where input is 0 (unless other is NaN).
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+        At least one a Tensor; they broadcast, and promote to a floating dtype (also the
+        method ``x.xlogy(y)``).
+
+    Returns
+    -------
+    Tensor
+        Of the broadcast shape.  ``xlogy(0, 0)`` is 0 where ``0 * log(0)`` is NaN.
+
+    Examples
+    --------
+    >>> pydevtensor.xlogy(pydevtensor.tensor([0.0, 2.0, 0.0]), pydevtensor.tensor([0.0, 4.0, 3.0]))
+    tensor([0.0000, 2.7726, 0.0000])
+    """
+    return _x_log("xlogy", input, other, lambda y: y.log(), _scalar_log)
+
+
+def xlog1py(input, other):
+    """``input * log1p(other)``, taken as 0 where input is 0 (unless other is NaN).
+
+    Parameters
+    ----------
+    input, other : Tensor or number
+        At least one a Tensor; they broadcast, and promote to a floating dtype.
+
+    Returns
+    -------
+    Tensor
+        Of the broadcast shape.
+
+    Examples
+    --------
+    >>> pydevtensor.special.xlog1py(pydevtensor.tensor([0.0, 2.0]), pydevtensor.tensor([-1.0, 3.0]))
+    tensor([0.0000, 2.7726])
+    """
+    return _x_log("xlog1py", input, other, lambda y: y.log1p(), _scalar_log1p)
+
+
+def entr(input):
+    """The elementwise entropy term: ``-x log(x)`` for x > 0, 0 at 0, -inf for x < 0.
+
+    Parameters
+    ----------
+    input : Tensor
+        Integers and bools give float32.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape; NaN stays NaN.
+
+    Examples
+    --------
+    >>> pydevtensor.special.entr(pydevtensor.tensor([0.0, 0.5, 1.0, -1.0]))
+    tensor([0.0000, 0.3466, -0.0000,   -inf])
+    """
+    x = _floating(input, "entr")
+    safe = where(x > 0, x, 1.0)  # Note [the other branch of where]
+    inside = -(safe * safe.log())
+    return where(x > 0, inside, where(x == 0, 0.0, where(x < 0, -math.inf, x)))
+
+
+def exp2(input):
+    """``2 ** input``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Also the method ``x.exp2()``; integers and bools give float32.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape.
+
+    Examples
+    --------
+    >>> pydevtensor.exp2(pydevtensor.tensor([0.0, 1.0, 10.0, -1.0]))
+    tensor([1.0000e+00, 2.0000e+00, 1.0240e+03, 5.0000e-01])
+    """
+    x = _floating(input, "exp2")
+    return _C.pow(2.0, x)
+
+
+def sinc(input):
+    """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at 0.
+
+    Parameters
+    ----------
+    input : Tensor
+        Also the method ``x.sinc()``; integers and bools give float32.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape; the gradient at 0 is 0.
+
+    Examples
+    --------
+    >>> pydevtensor.sinc(pydevtensor.tensor([0.0, 0.5, 1.0]))
+    tensor([ 1.0000e+00,  6.3662e-01, -2.7828e-08])
+    """
+    x = _floating(input, "sinc")
+    zero = x == 0
+    px = where(zero, 1.0, x) * math.pi  # Note [the other branch of where]
+    return where(zero, 1.0, px.sin() / px)
+
+
+def ndtr(input):
+    """The standard normal distribution function, ``(1 + erf(x / sqrt(2))) / 2``
+    (computed as ``erfc(-x / sqrt(2)) / 2``, exact in the lower tail).
+
+    Parameters
+    ----------
+    input : Tensor
+        Integers and bools give float32.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape, in [0, 1].
+
+    Examples
+    --------
+    >>> pydevtensor.special.ndtr(pydevtensor.tensor([-1.0, 0.0, 1.0]))
+    tensor([0.1587, 0.5000, 0.8413])
+    """
+    x = _floating(input, "ndtr")
+    return (x * -math.sqrt(0.5)).erfc() * 0.5
+
+
+for _fn, _example in ((logit, ("eps=0.25", "tensor([1.0986, 1.0986])")),
+                     (xlogy, ("4.0", "tensor([1.3863, 2.7726])")),
+                     (exp2, ("", "tensor([2., 4.])")),
+                     (sinc, ("", "tensor([-2.7828e-08,  2.7828e-08])"))):
+    setattr(_C.Tensor, _fn.__name__, _fn)
+    setattr(_C.Tensor, _fn.__name__ + "_", _in_place(_fn, _example))
+
+__all__ = ["exp2", "logit", "sinc", "xlogy"]
