@@ -25,6 +25,9 @@ from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d
 from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
+# layers1: more activations, losses and layers with PyTorch's names
+from .activation_more import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, PReLU, RReLU, SELU,
+                              Softmax2d, Softmin, Softshrink, Softsign, Tanhshrink, Threshold)
 # recurrent layers (D2L chapters 9-10)
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
@@ -44,3 +47,6 @@ __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinea
            "ConvTranspose2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "Dropout1d", "Dropout2d",
            "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
            "RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]
+# layers1: more activations, losses and layers with PyTorch's names
+__all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "RReLU", "SELU",
+            "Softmax2d", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold"]

@@ -7,6 +7,7 @@ from .._ops_join import stack as _stack
 from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 from . import _functional_activation as _act
+from . import _functional_activation_more as _act2
 from . import _functional_losses as _L
 from . import _functional_conv as _conv
 from . import _functional_pool as _pool
@@ -21,6 +22,11 @@ binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, 
 # the activations after ReLU (_functional_activation.py)
 elu, gelu, hardtanh, logsigmoid = _act.elu, _act.gelu, _act.hardtanh, _act.logsigmoid
 mish, relu6, silu, softplus = _act.mish, _act.relu6, _act.silu, _act.softplus
+# the rest of PyTorch's activations (_functional_activation_more.py)
+celu, glu, hardshrink, hardsigmoid = _act2.celu, _act2.glu, _act2.hardshrink, _act2.hardsigmoid
+hardswish, prelu, rrelu, selu = _act2.hardswish, _act2.prelu, _act2.rrelu, _act2.selu
+softmin, softshrink, softsign = _act2.softmin, _act2.softshrink, _act2.softsign
+tanhshrink, threshold = _act2.tanhshrink, _act2.threshold
 # normalisations, embedding and distances (_functional_norm.py)
 layer_norm, batch_norm, embedding = _norm.layer_norm, _norm.batch_norm, _norm.embedding
 normalize, cosine_similarity = _norm.normalize, _norm.cosine_similarity
@@ -74,7 +80,30 @@ def linear(input, weight, bias=None):
     return out if lead == (rows,) else out.reshape(*lead, out_features)
 
 
-def relu(input):
+def relu(input, inplace=False):
+    """PyTorch's ``relu``: ``max(x, 0)``, elementwise.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any shape.
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.tensor([-1., 2.])
+    >>> F.relu(x, inplace=True) is x, x
+    (True, tensor([0., 2.]))
+    """
+    if inplace:
+        return _act._result(input, _C.relu, True)
     return _C.relu(input)
 
 

@@ -321,15 +321,29 @@ class _Activation(Module):
 class ReLU(_Activation):
     """max(x, 0) elementwise, as a layer.
 
+    Parameters
+    ----------
+    inplace : bool, optional
+        Writes the result into the input (default False).
+
     Examples
     --------
     >>> from pydevtensor import nn
     >>> nn.ReLU()(pydevtensor.tensor([-1., 2.]))
     tensor([0., 2.])
+    >>> nn.ReLU(inplace=True)
+    ReLU(inplace=True)
     """
 
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
     def _apply(self, input):
-        return F.relu(input)
+        return F.relu(input, self.inplace) if self.inplace else F.relu(input)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class LeakyReLU(_Activation):

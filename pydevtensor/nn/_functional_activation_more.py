@@ -1,0 +1,564 @@
+"""The rest of PyTorch's elementwise activations, with its names, defaults and gradients
+at the kinks: hardswish, hardsigmoid, hardshrink, softshrink, threshold, selu, celu,
+softsign, tanhshrink and rrelu; and those with a parameter tensor or a dimension: prelu,
+glu and softmin (re-exported by nn.functional; the layers are in nn/activation_more.py).
+
+Each is a composition of the C elementwise ops, so autograd differentiates it and every
+device computes it.  The pieces are chosen so that autograd's gradient is PyTorch's at
+the kinks: hardswish's middle piece is the open (-3, 3) (PyTorch's backward gives 0 at -3
+and 1 at 3), hardsigmoid's clamp gives 0 at its bounds, as PyTorch's; a where() of a
+masked argument keeps the branch not taken from making inf or NaN."""
+import warnings
+
+from .. import _C
+from .. import _ops_stats as _stats
+from . import _functional_activation as _act
+
+# SELU's constants (Klambauer et al., 2017), as PyTorch has them
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def hardswish(input, inplace=False):
+    """PyTorch's ``hardswish``: ``x * relu6(x + 3) / 6``, elementwise: 0 below -3, x
+    above 3, ``x (x + 3) / 6`` between; the gradient is (2x + 3) / 6 strictly between -3
+    and 3, 0 at and below -3 and 1 at and above 3, as PyTorch's.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.hardswish(pydevtensor.tensor([-4., -1., 0., 1., 4.]))
+    tensor([-0.0000, -0.3333,  0.0000,  0.6667,  4.0000])
+    """
+    _act._floating(input, "hardswish")
+
+    def fn(x):
+        middle = x * (x + 3.0) / 6.0
+        return middle.where(x < 3.0, x).where(x > -3.0, x * 0.0)
+    return _act._result(input, fn, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """PyTorch's ``hardsigmoid``: ``relu6(x + 3) / 6``, elementwise; the gradient is 1/6
+    strictly between -3 and 3 and 0 elsewhere, as PyTorch's.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.hardsigmoid(pydevtensor.tensor([-4., 0., 1.5, 4.]))
+    tensor([0.0000, 0.5000, 0.7500, 1.0000])
+    """
+    _act._floating(input, "hardsigmoid")
+    return _act._result(input, lambda x: (x + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+
+
+def _lambd(lambd, name, nonnegative):
+    _act._number(lambd, "lambd", name)
+    if nonnegative and not lambd >= 0:
+        raise ValueError(f"{name}(): lambd must be >= 0, got {lambd}")
+
+
+def hardshrink(input, lambd=0.5):
+    """PyTorch's ``hardshrink``: x where ``|x| > lambd``, 0 elsewhere (NaN stays NaN);
+    the gradient is 1 where x is kept, 0 elsewhere.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    lambd : float, optional
+        The threshold (default 0.5).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or lambd not a number.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.hardshrink(pydevtensor.tensor([-1., -0.5, 0.2, 0.7]))
+    tensor([-1.0000,  0.0000,  0.0000,  0.7000])
+    """
+    _act._floating(input, "hardshrink")
+    _lambd(lambd, "hardshrink", False)
+    inside = (input >= -lambd).logical_and(input <= lambd)
+    return input.where(inside.logical_not(), 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    """PyTorch's ``softshrink``: ``x - lambd`` above lambd, ``x + lambd`` below -lambd,
+    0 between (NaN stays NaN); the gradient is 1 outside [-lambd, lambd], 0 inside.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    lambd : float, optional
+        The threshold, >= 0 (default 0.5).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or lambd not a number.
+    ValueError
+        When lambd is negative (PyTorch: a RuntimeError).
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.softshrink(pydevtensor.tensor([-1., -0.5, 0.2, 0.7]))
+    tensor([-0.5000,  0.0000,  0.0000,  0.2000])
+    """
+    _act._floating(input, "softshrink")
+    _lambd(lambd, "softshrink", True)
+    inside = (input >= -lambd).logical_and(input <= lambd)
+    shrunk = (input - lambd).where(input > lambd, input + lambd)
+    return shrunk.where(inside.logical_not(), 0.0)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """PyTorch's ``threshold``: x where ``x > threshold``, value elsewhere; the gradient
+    is 1 where x is kept, 0 elsewhere.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    threshold : float
+        The value x must exceed to be kept.
+    value : float
+        What replaces the others.
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or threshold or value not a number.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.threshold(pydevtensor.tensor([-1., 0.5, 2.]), 0.5, -9.)
+    tensor([-9., -9.,  2.])
+    """
+    _act._floating(input, "threshold")
+    _act._number(threshold, "threshold", "threshold")
+    _act._number(value, "value", "threshold")
+    # NaN is not > threshold: PyTorch's kernel keeps it (x <= threshold is false too)
+    return _act._result(input, lambda x: x.where((x <= threshold).logical_not(), value),
+                        inplace)
+
+
+def selu(input, inplace=False):
+    """PyTorch's ``selu``: ``scale * elu(x, alpha)`` with PyTorch's constants
+    alpha = 1.6732632423543772 and scale = 1.0507009873554805, elementwise.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.selu(pydevtensor.tensor([-1., 0., 2.]))
+    tensor([-1.1113,  0.0000,  2.1014])
+    """
+    _act._floating(input, "selu")
+    return _act._result(input, lambda x: _act._elu(x, _SELU_ALPHA) * _SELU_SCALE, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """PyTorch's ``celu``: x where x > 0, ``alpha * (exp(x / alpha) - 1)`` elsewhere
+    (expm1), elementwise; the gradient at 0 is 1, as PyTorch's.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    alpha : float, optional
+        The scale, not 0 (default 1.0).
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or alpha not a number.
+    ValueError
+        When alpha is 0 (PyTorch: a RuntimeError).
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.celu(pydevtensor.tensor([-1., 0., 2.]), alpha=2.)
+    tensor([-0.7869,  0.0000,  2.0000])
+    """
+    _act._floating(input, "celu")
+    _act._number(alpha, "alpha", "celu")
+    if alpha == 0:
+        raise ValueError("celu(): alpha cannot be 0 (it divides the input)")
+
+    def fn(x):
+        positive = x > 0
+        negative = (x.where(positive.logical_not(), 0.0) / alpha).expm1() * alpha
+        return x.where(positive, negative)
+    return _act._result(input, fn, inplace)
+
+
+def softsign(input):
+    """PyTorch's ``softsign``: ``x / (1 + |x|)``, elementwise.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.softsign(pydevtensor.tensor([-3., 0., 1.]))
+    tensor([-0.7500,  0.0000,  0.5000])
+    """
+    _act._floating(input, "softsign")
+    return input / (input.abs() + 1.0)
+
+
+def tanhshrink(input):
+    """PyTorch's ``tanhshrink``: ``x - tanh(x)``, elementwise.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.tanhshrink(pydevtensor.tensor([-1., 0., 2.]))
+    tensor([-0.2384,  0.0000,  1.0360])
+    """
+    _act._floating(input, "tanhshrink")
+    return input - input.tanh()
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """PyTorch's ``rrelu``, the randomized leaky ReLU: x where x > 0, ``a * x``
+    elsewhere, with a drawn from U(lower, upper) for each element in training (by the
+    package's generator on input's device: one seed, the same slopes on every device)
+    and ``a = (lower + upper) / 2`` otherwise; the gradient is 1 or a.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, any shape.
+    lower : float, optional
+        The lowest slope (default 1/8).
+    upper : float, optional
+        The highest slope (default 1/3).
+    training : bool, optional
+        Draw the slopes (default False: their mean).
+    inplace : bool, optional
+        Writes the result into input and returns it (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or a bound not a number.
+    ValueError
+        When lower > upper (PyTorch: a RuntimeError).
+    NotImplementedError
+        When input is not floating point.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.rrelu(pydevtensor.tensor([-1., 2.]), 0.1, 0.3)
+    tensor([-0.2000,  2.0000])
+    >>> _ = pydevtensor.manual_seed(0)
+    >>> y = F.rrelu(pydevtensor.tensor([-1., -1.]), 0.1, 0.3, training=True)
+    >>> bool(((y <= -0.1) & (y >= -0.3)).all())
+    True
+    """
+    _act._floating(input, "rrelu")
+    _act._number(lower, "lower", "rrelu")
+    _act._number(upper, "upper", "rrelu")
+    if lower > upper:
+        raise ValueError(f"rrelu(): lower must be <= upper, got lower={lower} and "
+                         f"upper={upper}")
+    if not training:
+        slope = (lower + upper) / 2.0
+        return _act._result(input, lambda x: x.where(x > 0, x * slope), inplace)
+    dtype = input.dtype if input.dtype in (_C.float32, _C.float64) else _C.float32
+    u = _C.rand(tuple(input.shape), dtype=dtype, device=input.device)
+    slopes = (u * (upper - lower) + lower).to(input.dtype)
+    return _act._result(input, lambda x: x.where(x > 0, x * slopes), inplace)
+
+
+def prelu(input, weight):
+    """PyTorch's ``prelu``: x where x > 0, ``weight * x`` elsewhere, with one learned
+    slope, or one per channel (dimension 1 of input); the gradient for the slope is x
+    where x <= 0, summed over what shares it.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, at least 1-d.
+    weight : Tensor
+        The slopes: 1 element, or input.shape[1] of them; input's dtype and device.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When input or weight is not a Tensor, or their dtypes differ.
+    NotImplementedError
+        When input is not floating point.
+    ValueError
+        When input is 0-d, or weight's size is neither 1 nor the channels' (an
+        InvalidArgumentError, also a RuntimeError as PyTorch's).
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.prelu(pydevtensor.tensor([[-1., 2.], [-2., -4.]]), pydevtensor.tensor([0.5, 0.25]))
+    tensor([[-0.5000,  2.0000],
+            [-1.0000, -1.0000]])
+    """
+    _act._floating(input, "prelu")
+    if not isinstance(weight, _C.Tensor):
+        raise TypeError(f"prelu(): weight must be a Tensor, got {type(weight).__name__}")
+    if weight.dtype != input.dtype:
+        raise TypeError(f"prelu(): weight is {weight.dtype} but input is {input.dtype} (on "
+                        f"{input.device}); type promotion is not supported, as in PyTorch")
+    if input.ndim == 0:
+        raise _C.InvalidArgumentError(f"prelu(): the input is 0-d (on {input.device}); a "
+                                      f"0-d input is not allowed, as in PyTorch")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    n = weight.numel()
+    if n != 1 and n != channels:
+        raise _C.InvalidArgumentError(
+            f"prelu(): mismatch of parameter numbers and input channel size: weight has {n} "
+            f"elements, the input of shape {tuple(input.shape)} has {channels} channels (on "
+            f"{input.device}); expected 1 or {channels}")
+    if n == 1:
+        w = weight.reshape(())
+    else:
+        w = weight.reshape((1, channels) + (1,) * (input.ndim - 2))
+    return input.where(input > 0, input * w)
+
+
+def glu(input, dim=-1):
+    """PyTorch's ``glu``, the gated linear unit: input split in halves a and b along
+    dim, then ``a * sigmoid(b)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point, of even size along dim.
+    dim : int, optional
+        The dimension halved (default -1).
+
+    Returns
+    -------
+    Tensor
+        input's shape with dim halved.
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor, or dim not an int.
+    NotImplementedError
+        When input is not floating point.
+    ValueError
+        When input is 0-d or its size along dim is odd (an InvalidArgumentError, also
+        a RuntimeError as PyTorch's).
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.glu(pydevtensor.tensor([[1., 2., 0., 100.]]))
+    tensor([[0.5000, 2.0000]])
+    """
+    _act._floating(input, "glu")
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"glu(): dim must be an int, got {type(dim).__name__}")
+    if input.ndim == 0:
+        raise _C.InvalidArgumentError(f"glu(): the input is 0-d (on {input.device}); glu "
+                                      f"halves a dimension, which a scalar does not have")
+    if not -input.ndim <= dim < input.ndim:
+        raise IndexError(f"glu(): dim {dim} is out of range for a {input.ndim}-d input of "
+                         f"shape {tuple(input.shape)} (on {input.device})")
+    size = input.shape[dim]
+    if size % 2:
+        raise _C.InvalidArgumentError(
+            f"glu(): halving dimension must be even, but dimension {dim % input.ndim} is size "
+            f"{size} in the input of shape {tuple(input.shape)} (on {input.device})")
+    a, b = input.chunk(2, dim) if size else (input, input)
+    return a * b.sigmoid()
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """PyTorch's ``softmin``: ``softmax(-input, dim)``, entries along dim positive and
+    summing to 1, the smallest input the largest.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int, optional
+        The dimension normalised; None (deprecated, with PyTorch's warning) chooses 0
+        for 0-, 1- and 3-d inputs, 1 otherwise.
+    _stacklevel : int, optional
+        PyTorch's argument for the warning's stack level.
+    dtype : pydevtensor.dtype, optional
+        Converts input to it first.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape (dtype when given).
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.softmin(pydevtensor.tensor([0., 0., 100.]), dim=0)
+    tensor([0.5000, 0.5000, 0.0000])
+    """
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"softmin(): input must be a Tensor, got {type(input).__name__}")
+    if dim is None:
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the "
+                      "call to include dim=X as an argument.", stacklevel=_stacklevel)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    if dtype is not None:
+        input = input.to(dtype)
+    return _stats.softmax(-input, dim)
+
+
+__all__ = ["celu", "glu", "hardshrink", "hardsigmoid", "hardswish", "prelu", "rrelu", "selu",
+           "softmin", "softshrink", "softsign", "tanhshrink", "threshold"]
