@@ -28,6 +28,9 @@ from .sparse import Embedding
 # layers1: more activations, losses and layers with PyTorch's names
 from .activation_more import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, PReLU, RReLU, SELU,
                               Softmax2d, Softmin, Softshrink, Softsign, Tanhshrink, Threshold)
+from .losses_more import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,
+                          MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                          MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
 # recurrent layers (D2L chapters 9-10)
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
@@ -49,4 +52,7 @@ __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinea
            "RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]
 # layers1: more activations, losses and layers with PyTorch's names
 __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "RReLU", "SELU",
-            "Softmax2d", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold"]
+            "Softmax2d", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
+            "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
+            "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+            "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss"]

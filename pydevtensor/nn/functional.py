@@ -8,6 +8,8 @@ from ..autograd.dispatch import derivative, recorded
 from ..autograd.node import Node
 from . import _functional_activation as _act
 from . import _functional_activation_more as _act2
+from . import _functional_losses_likelihood as _LL
+from . import _functional_losses_margin as _LM
 from . import _functional_losses as _L
 from . import _functional_conv as _conv
 from . import _functional_pool as _pool
@@ -27,6 +29,13 @@ celu, glu, hardshrink, hardsigmoid = _act2.celu, _act2.glu, _act2.hardshrink, _a
 hardswish, prelu, rrelu, selu = _act2.hardswish, _act2.prelu, _act2.rrelu, _act2.selu
 softmin, softshrink, softsign = _act2.softmin, _act2.softshrink, _act2.softsign
 tanhshrink, threshold = _act2.tanhshrink, _act2.threshold
+# margin, embedding and likelihood losses (_functional_losses_margin.py, _likelihood.py)
+margin_ranking_loss, hinge_embedding_loss = _LM.margin_ranking_loss, _LM.hinge_embedding_loss
+soft_margin_loss, cosine_embedding_loss = _LM.soft_margin_loss, _LM.cosine_embedding_loss
+triplet_margin_loss, multi_margin_loss = _LM.triplet_margin_loss, _LM.multi_margin_loss
+multilabel_margin_loss = _LM.multilabel_margin_loss
+multilabel_soft_margin_loss = _LM.multilabel_soft_margin_loss
+poisson_nll_loss, gaussian_nll_loss = _LL.poisson_nll_loss, _LL.gaussian_nll_loss
 # normalisations, embedding and distances (_functional_norm.py)
 layer_norm, batch_norm, embedding = _norm.layer_norm, _norm.batch_norm, _norm.embedding
 normalize, cosine_similarity = _norm.normalize, _norm.cosine_similarity
