@@ -31,6 +31,9 @@ from .activation_more import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, PRe
 from .losses_more import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,
                           MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
                           MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
+from .bilinear import Bilinear
+from .distance import CosineSimilarity, PairwiseDistance
+from .reshape_layers import ChannelShuffle, Unflatten
 # recurrent layers (D2L chapters 9-10)
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
@@ -55,4 +58,5 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
             "Softmax2d", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
             "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
             "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
-            "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss"]
+            "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "Bilinear",
+            "CosineSimilarity", "PairwiseDistance", "ChannelShuffle", "Unflatten"]

@@ -10,6 +10,8 @@ from . import _functional_activation as _act
 from . import _functional_activation_more as _act2
 from . import _functional_losses_likelihood as _LL
 from . import _functional_losses_margin as _LM
+from . import _functional_bilinear as _bil
+from . import _functional_reshape as _reshape
 from . import _functional_losses as _L
 from . import _functional_conv as _conv
 from . import _functional_pool as _pool
@@ -36,6 +38,8 @@ triplet_margin_loss, multi_margin_loss = _LM.triplet_margin_loss, _LM.multi_marg
 multilabel_margin_loss = _LM.multilabel_margin_loss
 multilabel_soft_margin_loss = _LM.multilabel_soft_margin_loss
 poisson_nll_loss, gaussian_nll_loss = _LL.poisson_nll_loss, _LL.gaussian_nll_loss
+# bilinear and channel_shuffle (_functional_bilinear.py, _functional_reshape.py)
+bilinear, channel_shuffle = _bil.bilinear, _reshape.channel_shuffle
 # normalisations, embedding and distances (_functional_norm.py)
 layer_norm, batch_norm, embedding = _norm.layer_norm, _norm.batch_norm, _norm.embedding
 normalize, cosine_similarity = _norm.normalize, _norm.cosine_similarity

@@ -1,0 +1,144 @@
+"""cdist: the p-norm distances between two sets of row vectors, as a composition.
+
+Like _ops_einsum.py's ops it is built of device-generic pieces (broadcasting, sums,
+``matmul``), so it runs on every device and autograd records the pieces.  Two forms,
+chosen as PyTorch chooses (compute_mode):
+
+- p = 2 through a matrix product: ``sqrt(max(|x1|^2 + |x2|^2 - 2 x1 x2^T, 1e-30))``,
+  PyTorch's fast form (used when P or R exceeds 25, or always with
+  'use_mm_for_euclid_dist'); its cancellation costs accuracy for near points, as
+  PyTorch's does.
+- otherwise the differences ``(*, P, R, M)`` are formed, then ``sum(|d|^p)^(1/p)`` (max
+  for p = inf, a count of non-zero differences for p = 0).  A distance of 0 gets a zero
+  gradient, as PyTorch's (the root is taken of a masked argument), and so does a zero
+  difference for p < 1.  This form holds a
+  (P, R, M) intermediate per batch; a C kernel would not, and would be the next step
+  for large sets.
+"""
+import builtins
+import math
+
+from . import _C
+from ._ops_index import result_type
+from ._ops_join import _same_device
+
+_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+          "donot_use_mm_for_euclid_dist")
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each row of x1 and each row of x2, as
+    ``torch.cdist``: ``out[..., i, j] = norm_p(x1[..., i, :] - x2[..., j, :])``, the
+    batch dimensions broadcast.
+
+    Parameters
+    ----------
+    x1 : Tensor
+        ``(*, P, M)``, floating point.
+    x2 : Tensor
+        ``(*, R, M)``, on x1's device.
+    p : float, optional
+        The norm's degree, >= 0 (default 2; ``float('inf')`` for the largest
+        difference, 0 for the count of differing coordinates).
+    compute_mode : str, optional
+        For p = 2: 'use_mm_for_euclid_dist_if_necessary' (default: the matrix-product
+        form when P > 25 or R > 25), 'use_mm_for_euclid_dist' (always) or
+        'donot_use_mm_for_euclid_dist' (never).
+
+    Returns
+    -------
+    Tensor
+        ``(*, P, R)``, in the dtype x1 and x2 promote to.
+
+    Raises
+    ------
+    TypeError
+        When an input is not a floating-point Tensor, or p not a number.
+    ValueError
+        When an input has fewer than 2 dimensions, the last dimensions or the batch
+        dimensions do not match (an InvalidArgumentError, also a RuntimeError as
+        PyTorch's), p is negative, or compute_mode unknown.
+    RuntimeError
+        When x1 and x2 are on different devices (a DeviceError).
+
+    Examples
+    --------
+    >>> a = pydevtensor.tensor([[0., 0.], [1., 1.]])
+    >>> b = pydevtensor.tensor([[3., 4.]])
+    >>> pydevtensor.cdist(a, b)
+    tensor([[5.0000],
+            [3.6056]])
+    >>> pydevtensor.cdist(a, b, p=1)
+    tensor([[7.],
+            [5.]])
+    """
+    where = "cdist()"
+    for name, t in (("x1", x1), ("x2", x2)):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"{where}: {name} must be a Tensor, got {type(t).__name__}")
+        if not t.is_floating_point():
+            raise TypeError(f"{where}: cdist only supports floating-point dtypes, {name} is "
+                            f"{t.dtype} on {t.device}")
+        if t.ndim < 2:
+            raise _C.InvalidArgumentError(f"{where}: cdist only supports at least 2-d tensors, "
+                                          f"{name} has shape {tuple(t.shape)} (on {t.device})")
+    _same_device("cdist", [x1, x2])
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise TypeError(f"{where}: p must be a number, got {type(p).__name__}")
+    if not p >= 0:
+        raise ValueError(f"{where}: cdist only supports non-negative p values, got {p}")
+    if compute_mode not in _MODES:
+        raise ValueError(f"{where}: {compute_mode!r} is not a valid value for compute_mode "
+                         f"(one of {', '.join(_MODES)})")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise _C.InvalidArgumentError(
+            f"{where}: x1 and x2 must have the same number of columns: x1 {tuple(x1.shape)} "
+            f"and x2 {tuple(x2.shape)} (on {x1.device})")
+    batch = _batch_shape(x1, x2, where)
+    rows1, rows2 = x1.shape[-2], x2.shape[-2]
+    x1 = x1.expand(*batch, rows1, x1.shape[-1])
+    x2 = x2.expand(*batch, rows2, x2.shape[-1])
+    if x1.dtype != x2.dtype:
+        common = result_type(x1, x2)
+        x1, x2 = x1.to(common), x2.to(common)
+    if p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
+            compute_mode == _MODES[0] and (rows1 > 25 or rows2 > 25))):
+        square1 = (x1 * x1).sum(-1, keepdim=True)  # (*, P, 1)
+        square2 = (x2 * x2).sum(-1, keepdim=True)  # (*, R, 1)
+        d2 = square1 + square2.transpose(-1, -2) - _C.matmul(x1, x2.transpose(-1, -2)) * 2.0
+        return d2.clamp(min=1e-30).sqrt()
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (*, P, R, M)
+    if p == 0:
+        # + a sum of zeros: the count gets a (zero) gradient, as PyTorch's
+        return (diff != 0).to(diff.dtype).sum(-1) + diff.clamp(0.0, 0.0).sum(-1)
+    if math.isinf(p):
+        return diff.abs().amax(-1) if diff.shape[-1] else diff.sum(-1)
+    if p == 1:
+        return diff.abs().sum(-1)
+    if p == 2:
+        powered = diff * diff
+    else:  # |d|^p of a masked |d|: a zero difference gets a zero gradient for p < 1 too
+        same = diff == 0
+        powered = (diff.abs().masked_fill(same, 1.0) ** p).masked_fill(same, 0.0)
+    total = powered.sum(-1)
+    zero = total == 0
+    safe = total.masked_fill(zero, 1.0)
+    root = safe.sqrt() if p == 2 else safe ** (1.0 / p)
+    return root.masked_fill(zero, 0.0)
+
+
+def _batch_shape(x1, x2, where):
+    a, b = tuple(x1.shape[:-2]), tuple(x2.shape[:-2])
+    n = builtins.max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    out = []
+    for i, (s, t) in enumerate(zip(a, b)):
+        if s != t and 1 not in (s, t):
+            raise _C.InvalidArgumentError(
+                f"{where}: the batch dimensions of x1 {tuple(x1.shape)} and x2 "
+                f"{tuple(x2.shape)} do not broadcast (on {x1.device})")
+        out.append(t if s == 1 else s)
+    return tuple(out)
+
+
+__all__ = ["cdist"]
