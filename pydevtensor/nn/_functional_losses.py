@@ -78,6 +78,43 @@ def _class_loss(log_p, target, weight, ignore_index, reduction, smoothing):
     return loss.mul(1.0 - smoothing) + smooth.mul(smoothing / c)
 
 
+def soft_cross_entropy(input, target, weight, ignore_index, reduction, smoothing, log_softmax):
+    """cross_entropy with class probabilities for target (PyTorch's form for a
+    floating-point target of input's shape), ``(N, C)`` or ``(C,)``:
+
+        t = target * (1 - e) + e / C                      (label smoothing e)
+        l_n = -sum_c w[c] * t[n, c] * log_softmax(x)[n, c]
+        mean: sum(l) / N (not weighted, as PyTorch's); sum; none: l
+    """
+    where = "cross_entropy()"
+    if not input.is_floating_point():
+        raise TypeError(f"{where}: input must be floating point logits, got {input.dtype} on "
+                        f"{input.device}")
+    if input.ndim not in (1, 2) or tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"{where}: a floating-point target holds class probabilities and must "
+                         f"have input's shape, (N, C) or (C,): got input "
+                         f"{tuple(input.shape)} and target {tuple(target.shape)} on "
+                         f"{input.device}")
+    if target.dtype != input.dtype:
+        raise TypeError(f"{where}: target is {target.dtype} but input is {input.dtype} (on "
+                        f"{input.device}); convert it with .to(input.dtype)")
+    if ignore_index >= 0:
+        raise ValueError(f"{where}: ignore_index is not supported for floating point target "
+                         f"(class probabilities), got ignore_index={ignore_index}")
+    if reduction not in ("mean", "sum", "none"):
+        _reduced(None, reduction, where)
+    c = input.shape[-1]
+    weight = _check_weight(weight, input, where, length=c)
+    if smoothing:
+        target = target * (1.0 - smoothing) + smoothing / c
+    log_p = log_softmax(input, input.ndim - 1)
+    picked = log_p * target if weight is None else log_p * target * weight
+    loss = picked.sum(input.ndim - 1).neg()
+    if reduction == "mean" and input.ndim == 2:
+        return loss.sum() / input.shape[0]
+    return loss if reduction == "none" else loss.sum()
+
+
 def _reduced(loss, reduction, where):
     if reduction == "mean":
         return loss.mean()

@@ -244,10 +244,16 @@ def update_running(running_mean: Tensor, running_var: Tensor, mean: Tensor, var:
         running_var.mul_(1.0 - m).add_(batch_var * m)
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """The rows of weight at the indices in input, as ``torch.nn.functional.embedding``:
     an output of shape ``(*input.shape, embedding_dim)``.  The gradient of row
     padding_idx is zero (its value is still looked up).
+
+    With max_norm, as PyTorch: before the lookup, each row looked up whose norm_type
+    norm exceeds max_norm is scaled in place, under no_grad, by
+    ``max_norm / (norm + 1e-7)`` (weight itself changes).
 
     Parameters
     ----------
@@ -257,6 +263,14 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
         (num_embeddings, embedding_dim).
     padding_idx : int, optional
         A row that gets no gradient (negative: from the end).
+    max_norm : float, optional
+        Renormalise the rows looked up to at most this norm (default None: never).
+    norm_type : float, optional
+        The p of max_norm's p-norm (default 2).
+    scale_grad_by_freq : bool, optional
+        Only False: True (a scatter-add of counts) is not implemented here.
+    sparse : bool, optional
+        Only False: sparse gradients are not implemented here.
 
     Returns
     -------
@@ -265,7 +279,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     Raises
     ------
     TypeError
-        When input does not hold integers.
+        When input does not hold integers, or max_norm or norm_type is not a number.
+    NotImplementedError
+        When scale_grad_by_freq or sparse is True.
     IndexError
         When an index is outside [0, num_embeddings): the message names it, the size
         and the device.
@@ -292,14 +308,45 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
                        f"embedding_dim), got {what}")
     n = weight.shape[0]
     pad = _padding_idx(padding_idx, n, where)
+    _embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, where)
     index = input.to(_C.int64).contiguous()
     # names the first index outside [0, n), the size and the device (IndexError)
     _C._index_check(index, n, 0, "embedding", False)
+    if max_norm is not None:
+        _renorm_rows(weight, index, float(max_norm), float(norm_type))
     rows = weight[index]
     if pad is not None and rows.requires_grad:
         # the padding row's value, without a path back to weight
         rows = _where((index == pad).unsqueeze(-1), rows.detach(), rows)
     return rows
+
+
+def _embedding_options(max_norm: Any, norm_type: Any, scale_grad_by_freq: Any, sparse: Any,
+                       where: str) -> None:
+    """Checks embedding's options beyond padding_idx (shared with nn.Embedding)."""
+    for name, v in (("max_norm", max_norm), ("norm_type", norm_type)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise TypeError(f"{where}: {name} must be a number, got {type(v).__name__}")
+    if scale_grad_by_freq:
+        raise NotImplementedError(f"{where}: scale_grad_by_freq=True is not supported (it "
+                                  f"needs a scatter-add of the index counts)")
+    if sparse:
+        raise NotImplementedError(f"{where}: sparse=True is not supported (there are no "
+                                  f"sparse tensors); the gradient is dense")
+
+
+def _renorm_rows(weight: Tensor, index: Tensor, max_norm: float, norm_type: float) -> None:
+    """PyTorch's embedding_renorm_: the rows of weight at index whose norm exceeds
+    max_norm scaled by max_norm / (norm + 1e-7), in place, under no_grad.  A repeated
+    index writes the same row again; rows within the norm are written back unchanged."""
+    flat = index.reshape(-1)
+    if flat.numel() == 0:
+        return
+    with _no_grad():
+        rows = weight[flat]
+        norms = _vector_norm(rows, norm_type, dim=1, keepdim=True)
+        scale = _where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[flat] = rows * scale
 
 
 def _padding_idx(padding_idx: Any, n: int, where: str) -> int | None:

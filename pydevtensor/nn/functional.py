@@ -611,6 +611,12 @@ def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="m
     ``logsumexp(row) - row[target]``, computed after subtracting the row max so that
     exp never overflows.
 
+    A floating-point target of input's shape, ``(N, C)`` or ``(C,)``, holds class
+    probabilities (PyTorch's second form): each sample's loss is
+    ``-sum_c w[c] * t[c] * log_softmax(row)[c]``, with label smoothing
+    ``t = target * (1 - e) + e / C``; the mean divides by N (not by the weights), and
+    ignore_index must stay negative.
+
     With ``label_smoothing = e`` the target is a mixture of the class (weight 1 - e)
     and the uniform distribution over the C classes (weight e), as in PyTorch: each
     sample's loss is ``(1 - e) * -log_p[target] + e / C * -sum(log_p)``, where
@@ -631,7 +637,7 @@ def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="m
         ``(N, C)`` floating-point logits.
     target : Tensor
         ``(N,)`` int64 or int32 class indices in ``[0, C)`` or ignore_index (checked
-        on the CPU).
+        on the CPU); or class probabilities of input's shape and dtype.
     weight : Tensor, optional
         ``(C,)`` class weights, on input's device.
     ignore_index : int, optional
@@ -670,8 +676,15 @@ def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="m
     tensor(0.1269)
     >>> F.cross_entropy(logits, pydevtensor.tensor([0, 1]), pydevtensor.tensor([1., 0.]))
     tensor(0.1269)
+    >>> F.cross_entropy(logits, pydevtensor.tensor([[1., 0.], [0.5, 0.5]]))
+    tensor(0.6201)
     """
     e = _label_smoothing(label_smoothing)
+    if isinstance(input, _C.Tensor) and isinstance(target, _C.Tensor) and \
+            target.is_floating_point():  # class probabilities
+        return _L.soft_cross_entropy(input, target, weight,
+                                     _L._check_ignore_index(ignore_index, "cross_entropy()"),
+                                     reduction, e, _stats.log_softmax)
     weight, ignore_index = _class_options(input, target, weight, ignore_index, reduction,
                                           "cross_entropy()")
     if weight is not None or _any_ignored(target, ignore_index):

@@ -152,7 +152,8 @@ class SmoothL1Loss(_Loss):
 class CrossEntropyLoss(_Loss):
     """Softmax cross-entropy of (N, C) logits against (N,) integer class indices,
     computed after subtracting each row's max (exp never overflows), optionally with
-    PyTorch's label smoothing (F.cross_entropy).  Call it as ``loss_fn(logits, target)``.
+    PyTorch's label smoothing (F.cross_entropy); or against class probabilities, a
+    floating-point target of the logits' shape.  Call it as ``loss_fn(logits, target)``.
 
     Parameters
     ----------
@@ -185,6 +186,8 @@ class CrossEntropyLoss(_Loss):
     tensor(0.3269)
     >>> nn.CrossEntropyLoss(ignore_index=1)(logits, pydevtensor.tensor([0, 1]))
     tensor(0.1269)
+    >>> nn.CrossEntropyLoss()(logits, pydevtensor.tensor([[1., 0.], [0.5, 0.5]]))
+    tensor(0.6201)
     """
 
     def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100,

@@ -29,6 +29,19 @@ class Embedding(Module):
         The size of each vector.
     padding_idx : int, optional
         A row kept at zero by training (negative: from the end).
+    max_norm : float, optional
+        Each row looked up whose norm exceeds it is rescaled to it in place, before
+        the lookup (PyTorch's renormalisation).
+    norm_type : float, optional
+        The p of max_norm's p-norm (default 2).
+    scale_grad_by_freq : bool, optional
+        Only False (not implemented).
+    sparse : bool, optional
+        Only False (not implemented: the gradient is dense).
+    _weight : Tensor, optional
+        The weight to use (from_pretrained's), not drawn.
+    _freeze : bool, optional
+        With _weight: keep it out of training.
     device : str or pydevtensor.device, optional
         Where the weight lives.
     dtype : pydevtensor.dtype, optional
@@ -54,6 +67,9 @@ class Embedding(Module):
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Tensor | None = None, _freeze: bool = False,
                  device: str | device | None = None, dtype: dtype | None = None) -> None:
         super().__init__()
         for name, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
@@ -66,16 +82,95 @@ class Embedding(Module):
         if padding_idx is not None:
             padding_idx = FN._padding_idx(padding_idx, num_embeddings, "Embedding")
         self.padding_idx = padding_idx
-        w = _C.empty(num_embeddings, embedding_dim, device=device,
-                     dtype=_C.float32 if dtype is None else dtype)
-        w.normal_()
-        if padding_idx is not None:
-            w[padding_idx].fill_(0.0)
-        self.weight = Parameter(w)
+        FN._embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, "Embedding")
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            w = _C.empty(num_embeddings, embedding_dim, device=device,
+                         dtype=_C.float32 if dtype is None else dtype)
+            w.normal_()
+            if padding_idx is not None:
+                w[padding_idx].fill_(0.0)
+        else:
+            if not isinstance(_weight, _C.Tensor):
+                raise TypeError(f"Embedding: _weight must be a Tensor, got "
+                                f"{type(_weight).__name__}")
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise ValueError(f"Embedding: the shape of weight {tuple(_weight.shape)} does "
+                                 f"not match num_embeddings and embedding_dim "
+                                 f"({num_embeddings}, {embedding_dim})")
+            w = _weight.detach()  # the same storage, as PyTorch's Parameter(_weight)
+        self.weight = Parameter(w, requires_grad=not _freeze)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        padding_idx: int | None = None, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:
+        """An Embedding whose weight is embeddings (the same storage, as PyTorch's),
+        frozen (requires_grad False) unless freeze is False; the padding row is kept as
+        given.
+
+        Parameters
+        ----------
+        embeddings : Tensor
+            ``(num_embeddings, embedding_dim)``, floating point; its device and dtype
+            are the layer's.
+        freeze : bool, optional
+            Keep the weight out of training (default True).
+        padding_idx : int, optional
+            A row that gets no gradient.
+        max_norm : float, optional
+            Renormalise the rows looked up to at most this norm.
+        norm_type : float, optional
+            The p of max_norm's p-norm (default 2).
+        scale_grad_by_freq : bool, optional
+            Only False (not implemented).
+        sparse : bool, optional
+            Only False (not implemented).
+
+        Returns
+        -------
+        Embedding
+
+        Raises
+        ------
+        TypeError
+            When embeddings is not a Tensor.
+        ValueError
+            When embeddings is not 2-d.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> w = pydevtensor.tensor([[1., 2.], [3., 4.]])
+        >>> emb = nn.Embedding.from_pretrained(w)
+        >>> emb, emb.weight.requires_grad
+        (Embedding(2, 2), False)
+        >>> emb(pydevtensor.tensor([1]))
+        tensor([[3., 4.]])
+        """
+        if not isinstance(embeddings, _C.Tensor):
+            raise TypeError(f"Embedding.from_pretrained: embeddings must be a Tensor, got "
+                            f"{type(embeddings).__name__}")
+        if embeddings.ndim != 2:
+            raise ValueError(f"Embedding.from_pretrained: embeddings parameter is expected to "
+                             f"be 2-dimensional, got shape {tuple(embeddings.shape)} (on "
+                             f"{embeddings.device})")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)
 
     def forward(self, input: Tensor) -> Tensor:
-        return FN.embedding(input, self.weight, self.padding_idx)
+        return FN.embedding(input, self.weight, self.padding_idx, self.max_norm,
+                            self.norm_type)
 
     def extra_repr(self) -> str:
-        pad = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
-        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type}"
+        return text
