@@ -596,6 +596,147 @@ TRAINING_CASES = [
       "pydevtensor.InvalidArgumentError", r"GRUCell: expected input to be 1-D \(H_in\) or "
       r"2-D \(N, H_in\), got 4-D input of shape \(1, 1, 2, 3\) \(on cpu\)"),
 
+    # ---- more activations, losses and layers with PyTorch's names
+    C("hardswish-int", "pdt.nn.functional.hardswish(pdt.tensor([3]))", "NotImplementedError",
+      r"hardswish\(\): expected a floating point tensor, got pydevtensor.int64 on cpu"),
+    C("Hardsigmoid-list", "pdt.nn.Hardsigmoid()([1.0])", "TypeError",
+      r"hardsigmoid\(\): input must be a Tensor, got list"),
+    C("Hardshrink-lambd-str", "pdt.nn.Hardshrink('0.5')", "TypeError",
+      r"Hardshrink\(\): lambd must be a number, got str"),
+    C("softshrink-negative", "pdt.nn.functional.softshrink(t, -1.0)", "ValueError",
+      r"softshrink\(\): lambd must be >= 0, got -1.0"),
+    C("threshold-value-none", "pdt.nn.functional.threshold(t, 0.5, None)", "TypeError",
+      r"threshold\(\): value must be a number, got NoneType"),
+    C("Threshold-bool-input", "pdt.nn.Threshold(0.1, 2.0)(tb)", "NotImplementedError",
+      r"threshold\(\): expected a floating point tensor, got pydevtensor.bool on cpu"),
+    C("selu-int", "pdt.nn.SELU()(ti)", "NotImplementedError",
+      r"selu\(\): expected a floating point tensor, got pydevtensor.int32 on cpu"),
+    C("celu-alpha-zero", "pdt.nn.CELU(0.0)(t)", "ValueError", r"celu\(\): alpha cannot be 0"),
+    C("softsign-int", "pdt.nn.functional.softsign(ti)", "NotImplementedError",
+      r"softsign\(\): expected a floating point tensor"),
+    C("Tanhshrink-str", "pdt.nn.Tanhshrink()('x')", "TypeError",
+      r"tanhshrink\(\): input must be a Tensor, got str"),
+    C("rrelu-bounds", "pdt.nn.functional.rrelu(t, 0.5, 0.1, training=True)", "ValueError",
+      r"rrelu\(\): lower must be <= upper, got lower=0.5 and upper=0.1"),
+    C("prelu-weight-size", "pdt.nn.functional.prelu(t, pdt.ones(2))", "ValueError",
+      r"prelu\(\): mismatch of parameter numbers and input channel size: weight has 2 "
+      r"elements, the input of shape \(2, 3\) has 3 channels \(on cpu\)"),
+    C("PReLU-other-device", 'pdt.nn.PReLU(3)(pdt.ones(2, 3, device="cpu:1"))',
+      "pydevtensor.DeviceError", r"cpu:1", setup=TWO_CPUS),
+    C("PReLU-zero", "pdt.nn.PReLU(0)", "ValueError", r"PReLU: num_parameters must be >= 1, got 0"),
+    C("glu-odd", "pdt.nn.GLU()(t)", "RuntimeError",
+      r"glu\(\): halving dimension must be even, but dimension 1 is size 3 in the input of "
+      r"shape \(2, 3\) \(on cpu\)"),
+    C("softmin-dim", "pdt.nn.functional.softmin(t, 5)", "IndexError",
+      r"softmin\(\): dim 5 is out of range for a 2-d input of shape \(2, 3\) \(on cpu\)"),
+    C("Softmax2d-2d", "pdt.nn.Softmax2d()(t)", "ValueError",
+      r"Softmax2d: expected input to be 3D or 4D, got 2D instead \(shape \(2, 3\) on cpu\)"),
+    C("relu-inplace-leaf", "pdt.nn.functional.relu(pdt.ones(2, requires_grad=True), "
+      "inplace=True)", "RuntimeError", r"leaf"),
+    C("margin_ranking_loss-dims", "pdt.nn.functional.margin_ranking_loss(t, t, pdt.ones(2))",
+      "RuntimeError", r"margin_ranking_loss\(\): all input tensors should have the same number "
+      r"of dimensions, but got sizes: input1 \(2, 3\), input2 \(2, 3\), target \(2,\) "
+      r"\(on cpu\)"),
+    C("MarginRankingLoss-other-device",
+      'pdt.nn.MarginRankingLoss()(t, pdt.ones(2, 3, device="cpu:1"), t)',
+      "pydevtensor.DeviceError", r"cpu:0 and cpu:1", setup=TWO_CPUS),
+    C("hinge_embedding_loss-shapes", "pdt.nn.HingeEmbeddingLoss()(t, pdt.ones(4))",
+      "ValueError", r"hinge_embedding_loss\(\): the shapes do not broadcast: input \(2, 3\), "
+      r"target \(4,\) \(on cpu\)"),
+    C("soft_margin_loss-int-target", "pdt.nn.SoftMarginLoss()(t, pdt.ones(2, 3, "
+      "dtype=pdt.int64))", "TypeError",
+      r"soft_margin_loss\(\): target must be floating point, got pydevtensor.int64 on cpu"),
+    C("SoftMarginLoss-reduction", "pdt.nn.SoftMarginLoss(reduction='avg')", "ValueError",
+      r"SoftMarginLoss: reduction must be 'mean', 'sum' or 'none', got 'avg'"),
+    C("cosine_embedding_loss-target", "pdt.nn.functional.cosine_embedding_loss(t, t, "
+      "pdt.ones(3))", "ValueError", r"cosine_embedding_loss\(\): expected inputs \(N, D\) "
+      r"with target \(N,\), or \(D,\) with a 0-d target; got input1 \(2, 3\), input2 \(2, 3\) "
+      r"and target \(3,\) \(on cpu\)"),
+    C("CosineEmbeddingLoss-margin-str", "pdt.nn.CosineEmbeddingLoss('0')", "TypeError",
+      r"CosineEmbeddingLoss: margin must be a number, got str"),
+    C("triplet_margin_loss-dims", "pdt.nn.functional.triplet_margin_loss(t, t, pdt.ones(3))",
+      "RuntimeError", r"anchor 2D, positive 2D, and negative 1D inputs \(shapes \(2, 3\), "
+      r"\(2, 3\), \(3,\) on cpu\)"),
+    C("TripletMarginLoss-margin", "pdt.nn.TripletMarginLoss(margin=-1)", "ValueError",
+      r"TripletMarginLoss: expected margin to be greater than 0, got -1 instead"),
+    C("multi_margin_loss-p", "pdt.nn.functional.multi_margin_loss(t, pdt.tensor([0, 1]), p=3)",
+      "ValueError", r"only p == 1 and p == 2 supported, got p=3"),
+    C("MultiMarginLoss-target-range", "pdt.nn.MultiMarginLoss()(t, pdt.tensor([0, 3]))",
+      "IndexError", r"multi_margin_loss\(\): target 3 is out of range for 3 classes \(input "
+      r"of shape \(2, 3\) on cpu\)"),
+    C("MultiMarginLoss-target-device",
+      'pdt.nn.MultiMarginLoss()(t, pdt.tensor([0, 1], device="cpu:1"))',
+      "pydevtensor.DeviceError", r"target is on cpu:1 and input on cpu(:0)?", setup=TWO_CPUS),
+    C("multi_margin_loss-weight-2d", "pdt.nn.functional.multi_margin_loss(t, pdt.tensor([0, 1]), "
+      "weight=pdt.ones(1, 3))", "ValueError", r"weight must be one-dimensional, got shape "
+      r"\(1, 3\)"),
+    C("multilabel_margin_loss-shape", "pdt.nn.MultiLabelMarginLoss()(t, pdt.tensor([0, 1]))",
+      "ValueError", r"multilabel_margin_loss\(\): target of shape \(2,\) does not fit input of "
+      r"shape \(2, 3\) \(on cpu\): expected \(2, 3\)"),
+    C("multilabel_margin_loss-float-target",
+      "pdt.nn.functional.multilabel_margin_loss(t, t)", "TypeError",
+      r"target must hold integer class indices \(int64 or int32\), got pydevtensor.float32"),
+    C("multilabel_soft_margin_loss-weight-dtype", "pdt.nn.MultiLabelSoftMarginLoss("
+      "pdt.ones(3, dtype=pdt.float64))(t, t)", "TypeError",
+      r"weight is pydevtensor.float64 but input is pydevtensor.float32 \(on cpu\)"),
+    C("poisson_nll_loss-shapes", "pdt.nn.PoissonNLLLoss()(t, pdt.ones(3, 2))", "ValueError",
+      r"poisson_nll_loss\(\): the shapes do not broadcast: input \(2, 3\), target \(3, 2\)"),
+    C("gaussian_nll_loss-var-size", "pdt.nn.GaussianNLLLoss()(t, t, pdt.ones(3))",
+      "ValueError", r"gaussian_nll_loss\(\): var is of incorrect size: \(3,\) for input of "
+      r"shape \(2, 3\) \(on cpu\)"),
+    C("gaussian_nll_loss-var-negative", "pdt.nn.functional.gaussian_nll_loss(t, t, -t - 1)",
+      "ValueError", r"var has negative entry/entries \(shape \(2, 3\) on cpu\)"),
+    C("GaussianNLLLoss-positional", "pdt.nn.GaussianNLLLoss(True)", "TypeError", r"positional"),
+    C("cross_entropy-probabilities-shape",
+      "pdt.nn.functional.cross_entropy(t, pdt.ones(2, 2))", "ValueError",
+      r"a floating-point target holds class probabilities and must have input's shape, "
+      r"\(N, C\) or \(C,\): got input \(2, 3\) and target \(2, 2\) on cpu"),
+    C("CrossEntropyLoss-probabilities-ignore_index",
+      "pdt.nn.CrossEntropyLoss(ignore_index=0)(t, t)", "ValueError",
+      r"ignore_index is not supported for floating point target"),
+    C("cdist-1d", "pdt.cdist(pdt.ones(3), t)", "ValueError",
+      r"cdist\(\): cdist only supports at least 2-d tensors, x1 has shape \(3,\) \(on cpu\)"),
+    C("cdist-columns", "pdt.cdist(t, pdt.ones(2, 2))", "RuntimeError",
+      r"x1 and x2 must have the same number of columns: x1 \(2, 3\) and x2 \(2, 2\) \(on cpu\)"),
+    C("cdist-p", "pdt.cdist(t, t, p=-1.0)", "ValueError",
+      r"cdist only supports non-negative p values, got -1.0"),
+    C("cdist-int", "pdt.cdist(ti.reshape(2, 3), t)", "TypeError",
+      r"cdist only supports floating-point dtypes, x1 is pydevtensor.int32 on cpu"),
+    C("cdist-other-device", 'pdt.cdist(t, pdt.ones(2, 3, device="cpu:1"))',
+      "pydevtensor.DeviceError", r"cdist\(\): .*cpu(:0)? and cpu:1", setup=TWO_CPUS),
+    C("bilinear-shapes", "pdt.nn.functional.bilinear(t, t, pdt.ones(4, 3, 2))", "RuntimeError",
+      r"bilinear\(\): the inputs' last dimensions must be the weight's \(3 and 2\); got input1 "
+      r"\(2, 3\), input2 \(2, 3\), weight \(4, 3, 2\) \(on cpu\)"),
+    C("Bilinear-other-device", 'pdt.nn.Bilinear(3, 3, 2)(t, pdt.ones(2, 3, device="cpu:1"))',
+      "pydevtensor.DeviceError", r"cpu:1", setup=TWO_CPUS),
+    C("Bilinear-float-size", "pdt.nn.Bilinear(3, 3.0, 2)", "TypeError",
+      r"Bilinear: in2_features must be an int, got float"),
+    C("channel_shuffle-groups", "pdt.nn.functional.channel_shuffle(pdt.ones(2, 3, 2), 2)",
+      "RuntimeError", r"channel_shuffle\(\): the number of channels must be divisible by "
+      r"groups: 3 channels and 2 groups \(input of shape \(2, 3, 2\) on cpu\)"),
+    C("ChannelShuffle-2d", "pdt.nn.ChannelShuffle(3)(t)", "ValueError",
+      r"expected an input with more than 2 dimensions \(N, C, \*\), got shape \(2, 3\)"),
+    C("Unflatten-sizes", "pdt.nn.Unflatten(1, (2, 2))(t)", "RuntimeError",
+      r"Unflatten: provided sizes \[2, 2\] don't multiply up to the size of dim 1 \(3\) in the "
+      r"input tensor of shape \(2, 3\) \(on cpu\)"),
+    C("Unflatten-float-size", "pdt.nn.Unflatten(1, (1.5, 2))", "TypeError",
+      r"unflattened_size must be tuple of ints, but found element of type float at pos 0"),
+    C("CosineSimilarity-shapes", "pdt.nn.CosineSimilarity()(t, pdt.ones(4, 3))", "ValueError",
+      r"cosine_similarity\(\): the shapes \(2, 3\) and \(4, 3\) do not broadcast"),
+    C("PairwiseDistance-int", "pdt.nn.PairwiseDistance()(ti, ti)", "TypeError",
+      r"pairwise_distance\(\): x1 must be floating point, got pydevtensor.int32 \(on cpu\)"),
+    C("Embedding-from_pretrained-1d", "pdt.nn.Embedding.from_pretrained(pdt.ones(3))",
+      "ValueError", r"embeddings parameter is expected to be 2-dimensional, got shape \(3,\) "
+      r"\(on cpu\)"),
+    C("Embedding-max_norm-str", "pdt.nn.Embedding(3, 2, max_norm='1')", "TypeError",
+      r"Embedding: max_norm must be a number, got str"),
+    C("embedding-sparse", "pdt.nn.functional.embedding(pdt.tensor([0]), t, sparse=True)",
+      "NotImplementedError", r"sparse=True is not supported"),
+    C("Embedding-max_norm-bad-index-no-change",
+      "e = pdt.nn.Embedding(3, 2, max_norm=0.1)\nw = e.weight.detach().clone()\n"
+      "try:\n    e(pdt.tensor([0, 5]))\nexcept IndexError:\n    pass\n"
+      "assert bool((e.weight == w).all())\ne(pdt.tensor([9]))", "IndexError", r"9"),
+
     # ---- utils.data
     C("TensorDataset-sizes", "pdt.utils.data.TensorDataset(t, pdt.zeros(3))", "ValueError",
       r"TensorDataset\(\): the tensors' first dimensions differ: sizes \[2, 3\]"),

@@ -26,7 +26,15 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
                            "conv1d", "conv2d", "max_pool2d", "avg_pool2d",
                            "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad",
                            "conv_transpose1d", "conv_transpose2d", "dropout1d", "dropout2d",
-                           "group_norm", "instance_norm"),
+                           "group_norm", "instance_norm",
+                           # more activations, losses and layers
+                           "hardswish", "hardsigmoid", "hardshrink", "softshrink", "threshold",
+                           "selu", "celu", "softsign", "tanhshrink", "rrelu", "prelu", "glu",
+                           "softmin", "relu", "margin_ranking_loss", "hinge_embedding_loss",
+                           "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
+                           "multi_margin_loss", "multilabel_margin_loss",
+                           "multilabel_soft_margin_loss", "poisson_nll_loss",
+                           "gaussian_nll_loss", "bilinear", "channel_shuffle"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_"),
          "nn.parallel": ("scatter", "scatter_kwargs", "gather", "replicate", "parallel_apply")}
 

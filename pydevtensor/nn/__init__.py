@@ -25,7 +25,7 @@ from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d
 from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
-# layers1: more activations, losses and layers with PyTorch's names
+# more activations, losses and layers with PyTorch's names
 from .activation_more import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, PReLU, RReLU, SELU,
                               Softmax2d, Softmin, Softshrink, Softsign, Tanhshrink, Threshold)
 from .losses_more import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,
@@ -53,7 +53,7 @@ __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinea
            "ConvTranspose2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "Dropout1d", "Dropout2d",
            "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
            "RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]
-# layers1: more activations, losses and layers with PyTorch's names
+# more activations, losses and layers with PyTorch's names
 __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "RReLU", "SELU",
             "Softmax2d", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
             "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",

@@ -546,8 +546,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     Examples
     --------
     >>> from pydevtensor.nn import functional as F
-    >>> F.softmin(pydevtensor.tensor([0., 0., 100.]), dim=0)
-    tensor([0.5000, 0.5000, 0.0000])
+    >>> F.softmin(pydevtensor.tensor([0., 0., 2.]), dim=0)
+    tensor([0.4683, 0.4683, 0.0634])
     """
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"softmin(): input must be a Tensor, got {type(input).__name__}")
@@ -555,6 +555,10 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the "
                       "call to include dim=X as an argument.", stacklevel=_stacklevel)
         dim = 0 if input.ndim in (0, 1, 3) else 1
+    nd = max(input.ndim, 1)
+    if isinstance(dim, int) and not isinstance(dim, bool) and not -nd <= dim < nd:
+        raise IndexError(f"softmin(): dim {dim} is out of range for a {input.ndim}-d input of "
+                         f"shape {tuple(input.shape)} (on {input.device})")
     if dtype is not None:
         input = input.to(dtype)
     return _stats.softmax(-input, dim)

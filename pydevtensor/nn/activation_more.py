@@ -402,8 +402,8 @@ class Softmin(_Activation):
     >>> from pydevtensor import nn
     >>> nn.Softmin(dim=0)
     Softmin(dim=0)
-    >>> nn.Softmin(dim=0)(pydevtensor.tensor([0., 0., 100.]))
-    tensor([0.5000, 0.5000, 0.0000])
+    >>> nn.Softmin(dim=0)(pydevtensor.tensor([0., 0., 2.]))
+    tensor([0.4683, 0.4683, 0.0634])
     """
 
     def __init__(self, dim: int | None = None) -> None:

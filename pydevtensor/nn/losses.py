@@ -187,7 +187,7 @@ class CrossEntropyLoss(_Loss):
     >>> nn.CrossEntropyLoss(ignore_index=1)(logits, pydevtensor.tensor([0, 1]))
     tensor(0.1269)
     >>> nn.CrossEntropyLoss()(logits, pydevtensor.tensor([[1., 0.], [0.5, 0.5]]))
-    tensor(0.6201)
+    tensor(0.6269)
     """
 
     def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100,
