@@ -370,11 +370,7 @@ def _class_targets(input, target, where, shape):
 
 def _as_rows(input, where):
     """input as (N, C): a (C,) one is one row."""
-    if not isinstance(input, _C.Tensor):
-        raise TypeError(f"{where}: input must be a Tensor, got {type(input).__name__}")
-    if not input.is_floating_point():
-        raise TypeError(f"{where}: input must be floating point, got {input.dtype} on "
-                        f"{input.device}")
+    _tensors(where, input=input)
     if input.ndim not in (1, 2):
         raise _Invalid(f"{where}: expected input (N, C) or (C,), got shape "
                        f"{tuple(input.shape)} (on {input.device})")
