@@ -681,7 +681,7 @@ def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="m
     """
     e = _label_smoothing(label_smoothing)
     if isinstance(input, _C.Tensor) and isinstance(target, _C.Tensor) and \
-            target.is_floating_point():  # class probabilities
+            target.is_floating_point() and target.ndim == input.ndim:  # class probabilities
         return _L.soft_cross_entropy(input, target, weight,
                                      _L._check_ignore_index(ignore_index, "cross_entropy()"),
                                      reduction, e, _stats.log_softmax)
