@@ -138,6 +138,9 @@ def test_rrelu_training_draws_slopes(device):
     pdt.manual_seed(5)
     again = F.rrelu(-pdt.ones(4000, dtype=pdt.float64, device=device), 0.1, 0.3, True)
     np.testing.assert_array_equal(again.cpu().numpy(), -slopes)  # the project's generator
+    pdt.manual_seed(5)  # one seed, the same slopes on every device
+    on_cpu = F.rrelu(-pdt.ones(4000, dtype=pdt.float64), 0.1, 0.3, True)
+    np.testing.assert_array_equal(on_cpu.numpy(), -slopes)
     assert F.rrelu(pdt.tensor([2.0], device=device), training=True).item() == 2.0
     m = nn.RReLU(0.1, 0.3)
     assert m.training and not np.allclose(m(x.detach()).cpu().numpy(), -0.2)
