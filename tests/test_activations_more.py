@@ -303,3 +303,13 @@ def test_in_a_network(device):
     for p in net.parameters():
         assert p.grad is not None and p.grad.device == device
         assert np.isfinite(p.grad.cpu().numpy()).all()
+
+
+@pytest.mark.parametrize("dtype", [pdt.float16, pdt.bfloat16])
+def test_half_dtypes(device, dtype):
+    a = np.array([-4.0, -3.0, -0.75, 0.0, 0.25, 1.5, 3.0, 5.0])
+    for name, (fn, ref_fn, _) in CASES.items():
+        got = fn(pdt.tensor(a, dtype=dtype, device=device))
+        assert got.dtype == dtype, name
+        np.testing.assert_allclose(got.to(pdt.float64).cpu().numpy(), ref_fn(a), rtol=2e-2,
+                                   atol=1e-2, err_msg=name)
