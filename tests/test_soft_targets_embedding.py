@@ -141,8 +141,29 @@ def test_embedding_options():
                                   .numpy() * 0, [[0, 0]])
     with pytest.raises(TypeError, match="max_norm must be a number, got str"):
         nn.Embedding(4, 2, max_norm="1")
-    with pytest.raises(NotImplementedError, match="scale_grad_by_freq=True is not supported"):
-        F.embedding(pdt.tensor([1]), pdt.ones(3, 2), scale_grad_by_freq=True)
     with pytest.raises(ValueError, match=r"the shape of weight \(3, 2\) does not match "
                                          r"num_embeddings and embedding_dim \(4, 2\)"):
         nn.Embedding(4, 2, _weight=pdt.ones(3, 2))
+
+
+def test_scale_grad_by_freq(device):
+    a = rng.standard_normal((6, 3))
+    idx = np.array([[1, 1, 4], [0, 4, 1]])
+    emb = nn.Embedding.from_pretrained(pdt.tensor(a, device=device), freeze=False,
+                                       scale_grad_by_freq=True, padding_idx=0)
+    out = emb(pdt.tensor(idx, device=device))
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), a[idx])
+    g = rng.standard_normal(idx.shape + (3,))
+    out.backward(pdt.tensor(g, device=device))
+    want = np.zeros_like(a)
+    counts = {i: (idx == i).sum() for i in np.unique(idx)}
+    for pos, i in np.ndenumerate(idx):
+        if i != 0:
+            want[i] += g[pos] / counts[i]
+    np.testing.assert_allclose(emb.weight.grad.cpu().numpy(), want, rtol=1e-12)
+    torch = torch_or_skip()
+    t = torch.nn.Embedding.from_pretrained(torch.tensor(a), freeze=False,
+                                           scale_grad_by_freq=True, padding_idx=0)
+    t(torch.tensor(idx)).backward(torch.tensor(g))
+    np.testing.assert_allclose(emb.weight.grad.cpu().numpy(), t.weight.grad.numpy(), rtol=1e-12)
+    assert repr(emb) == repr(t)

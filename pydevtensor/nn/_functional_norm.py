@@ -268,7 +268,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     norm_type : float, optional
         The p of max_norm's p-norm (default 2).
     scale_grad_by_freq : bool, optional
-        Only False: True (a scatter-add of counts) is not implemented here.
+        Divide each row's gradient by how often its index occurs in input (default
+        False).
     sparse : bool, optional
         Only False: sparse gradients are not implemented here.
 
@@ -281,7 +282,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     TypeError
         When input does not hold integers, or max_norm or norm_type is not a number.
     NotImplementedError
-        When scale_grad_by_freq or sparse is True.
+        When sparse is True.
     IndexError
         When an index is outside [0, num_embeddings): the message names it, the size
         and the device.
@@ -315,6 +316,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     if max_norm is not None:
         _renorm_rows(weight, index, float(max_norm), float(norm_type))
     rows = weight[index]
+    if scale_grad_by_freq and rows.requires_grad:
+        rows = _scale_grad_by_freq(rows, index)
     if pad is not None and rows.requires_grad:
         # the padding row's value, without a path back to weight
         rows = _where((index == pad).unsqueeze(-1), rows.detach(), rows)
@@ -327,12 +330,22 @@ def _embedding_options(max_norm: Any, norm_type: Any, scale_grad_by_freq: Any, s
     for name, v in (("max_norm", max_norm), ("norm_type", norm_type)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
             raise TypeError(f"{where}: {name} must be a number, got {type(v).__name__}")
-    if scale_grad_by_freq:
-        raise NotImplementedError(f"{where}: scale_grad_by_freq=True is not supported (it "
-                                  f"needs a scatter-add of the index counts)")
     if sparse:
         raise NotImplementedError(f"{where}: sparse=True is not supported (there are no "
                                   f"sparse tensors); the gradient is dense")
+
+
+def _scale_grad_by_freq(rows: Tensor, index: Tensor) -> Tensor:
+    """rows, with the gradient of each looked-up row divided by how often its index
+    occurs in index (PyTorch's scale_grad_by_freq): the counts by a sort and two
+    searchsorted, on the device; the value is rows' own (plus 0)."""
+    from .._ops_counting import searchsorted
+    flat = index.reshape(-1)
+    ordered = flat.sort().values
+    count = searchsorted(ordered, flat, right=True) - searchsorted(ordered, flat)
+    scale = (1.0 / count.to(rows.dtype)).reshape(*index.shape, 1)
+    fixed = rows.detach()
+    return fixed + (rows - fixed) * scale
 
 
 def _renorm_rows(weight: Tensor, index: Tensor, max_norm: float, norm_type: float) -> None:

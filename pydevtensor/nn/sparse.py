@@ -35,7 +35,8 @@ class Embedding(Module):
     norm_type : float, optional
         The p of max_norm's p-norm (default 2).
     scale_grad_by_freq : bool, optional
-        Only False (not implemented).
+        Divide each row's gradient by how often its index occurs in the input
+        (default False).
     sparse : bool, optional
         Only False (not implemented: the gradient is dense).
     _weight : Tensor, optional
@@ -125,7 +126,7 @@ class Embedding(Module):
         norm_type : float, optional
             The p of max_norm's p-norm (default 2).
         scale_grad_by_freq : bool, optional
-            Only False (not implemented).
+            Divide each row's gradient by its index's count in the input.
         sparse : bool, optional
             Only False (not implemented).
 
@@ -163,7 +164,7 @@ class Embedding(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return FN.embedding(input, self.weight, self.padding_idx, self.max_norm,
-                            self.norm_type)
+                            self.norm_type, self.scale_grad_by_freq)
 
     def extra_repr(self) -> str:
         text = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -173,4 +174,6 @@ class Embedding(Module):
             text += f", max_norm={self.max_norm}"
         if self.norm_type != 2:
             text += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            text += f", scale_grad_by_freq={self.scale_grad_by_freq}"
         return text
