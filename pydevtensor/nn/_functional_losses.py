@@ -4,6 +4,7 @@ kl_div.  Each is a composition of differentiable package ops, so autograd gives 
 gradients; functional.py re-exports the public ones."""
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
@@ -42,6 +43,25 @@ def _check_ignore_index(value, where):
     return int(value)
 
 
+# Note [unchecked classes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# nll_loss and cross_entropy check their integer classes on the CPU, where reading them
+# is free (IndexError naming the class).  On a GPU, checking would read the targets
+# back to the host on every training step, which pydevtensor never does behind the
+# user's back; PyTorch stops the process there (a device-side assert).  Here an
+# out-of-range class picks no logit, and the sample's loss and gradient are NaN where no
+# class matched and the target is not ignore_index (the row's sum of every logit times
+# NaN, nan_where, so the NaN reaches the row's gradient too), so the loss shows it at
+# once instead of quietly counting the sample as 0.
+
+
+def nan_where(values, rows):
+    """values (N,) times 1, or NaN where rows (N,) is true: a product, so that the NaN
+    also reaches the gradient of whatever values came from (masked_fill's would not)."""
+    factor = _C.full(tuple(values.shape), 1.0, dtype=values.dtype, device=values.device)
+    return values * factor.masked_fill(rows, math.nan)
+
+
 def _class_loss(log_p, target, weight, ignore_index, reduction, smoothing):
     """PyTorch's nll_loss (and cross_entropy's label smoothing) of (N, C) log-probabilities
     with class weights w and ignore_index, for any device (nothing read back):
@@ -55,13 +75,21 @@ def _class_loss(log_p, target, weight, ignore_index, reduction, smoothing):
     ignored = (target == ignore_index).reshape(n, 1)
     one_hot = (_C.arange(c, dtype=target.dtype, device=target.device) ==
                target.reshape(n, 1)).masked_fill(ignored, False)
-    picked = log_p.masked_fill(one_hot.logical_not(), 0.0)  # -inf * 0 would be NaN
+    unmatched = None
+    if target.device.type != "cpu":  # Note [unchecked classes]
+        unmatched = one_hot.any(1).logical_or(ignored.reshape(n)).logical_not()
+    masked = one_hot.logical_not()
+    if unmatched is not None:
+        masked = masked.logical_and(unmatched.logical_not().reshape(n, 1))
+    picked = log_p.masked_fill(masked, 0.0)  # -inf * 0 would be NaN
     if weight is None:
         nll = picked.sum(1).neg()
         w_n = one_hot.to(log_p.dtype).sum(1)
     else:
         nll = (picked * weight).sum(1).neg()
         w_n = (one_hot.to(weight.dtype) * weight).sum(1)
+    if unmatched is not None:
+        nll = nan_where(nll, unmatched)
     if reduction == "mean":
         total = w_n.sum()
         loss = nll.sum() / total

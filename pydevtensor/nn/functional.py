@@ -368,7 +368,9 @@ def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean")
     ValueError
         For an unknown reduction, or shapes that do not match.
     IndexError
-        When a class is out of range (on the CPU).
+        When a class is out of range, on the CPU.  On a GPU the classes are not read
+        back to be checked: an out-of-range class gives NaN as its sample's loss and
+        gradient (Note [unchecked classes]).
 
     Examples
     --------
@@ -662,7 +664,9 @@ def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="m
         For an unknown reduction, shapes that do not match, or a label_smoothing
         outside [0, 1].
     IndexError
-        When a class is out of range (on the CPU).
+        When a class is out of range, on the CPU.  On a GPU the classes are not read
+        back to be checked: an out-of-range class gives NaN as its sample's loss and
+        gradient (Note [unchecked classes]).
 
     Examples
     --------
@@ -705,7 +709,11 @@ def _picked(input, target):
     with a one-hot would make -inf * 0 = NaN of a masked class), then a sum per row."""
     n, c = input.shape
     others = _C.arange(c, dtype=target.dtype, device=target.device) != target.reshape(n, 1)
-    return input.masked_fill(others, 0.0).sum(1)
+    if target.device.type == "cpu":
+        return input.masked_fill(others, 0.0).sum(1)
+    unmatched = others.all(1)  # Note [unchecked classes]
+    picked = input.masked_fill(others.logical_and(unmatched.logical_not().reshape(n, 1)), 0.0)
+    return _L.nan_where(picked.sum(1), unmatched)
 
 
 @recorded("cross_entropy")
@@ -757,7 +765,13 @@ class NllLossBackward0(Node):
         input, target = self.saved_tensors
         n, c = input.shape
         d = _stats.softmax(input.detach(), 1)  # the row kernel where the device has it
-        d.sub_(_one_hot(target, c, input.dtype))  # d is this function's own
+        one_hot = _one_hot(target, c, input.dtype)
+        d.sub_(one_hot)  # d is this function's own
+        if target.device.type != "cpu":  # Note [unchecked classes]
+            unmatched = one_hot.sum(1) == 0
+            if self.ignore_index is not None:
+                unmatched = unmatched.logical_and(target != self.ignore_index)
+            d.masked_fill_(unmatched.reshape(n, 1), float("nan"))
         count = n
         if self.ignore_index is not None:  # the ignored samples' rows are 0
             ignored = target == self.ignore_index
