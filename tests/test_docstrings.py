@@ -20,6 +20,7 @@ SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
                            "cross_entropy", "leaky_relu", "binary_cross_entropy_with_logits",
+                           "binary_cross_entropy",
                            "kl_div", "gelu", "silu", "elu", "softplus", "mish", "logsigmoid",
                            "hardtanh", "relu6", "layer_norm", "batch_norm", "embedding",
                            "normalize", "cosine_similarity", "pairwise_distance", "unfold", "fold",

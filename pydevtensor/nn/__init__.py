@@ -9,8 +9,8 @@ from .activation import ELU, GELU, Hardtanh, LogSigmoid, Mish, ReLU6, SiLU, Soft
 from .containers import ModuleDict, ParameterDict, ParameterList
 from .data_parallel import DataParallel
 from .layers import (Dropout, Dropout1d, Dropout2d, Flatten, Identity, LazyLinear, LeakyReLU,
-                     Linear, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh)
-from .losses import (BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
+                     Linear, LogSoftmax, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from .losses import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                      NLLLoss, SmoothL1Loss)
 from .group_norm import GroupNorm, InstanceNorm1d, InstanceNorm2d
 from .module import Module
@@ -41,7 +41,7 @@ from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
            "Dropout", "Flatten", "Identity", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss",
-           "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "KLDivLoss", "functional", "init",
+           "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "LogSoftmax", "KLDivLoss", "functional", "init",
            "parallel", "utils", "GELU", "SiLU", "ELU", "Softplus", "Mish", "LogSigmoid",
            "Hardtanh", "ReLU6", "LayerNorm", "BatchNorm1d", "Embedding", "ModuleDict",
            "ParameterList", "ParameterDict", "UninitializedBuffer", "Conv1d", "Conv2d",

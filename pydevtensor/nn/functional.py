@@ -23,6 +23,7 @@ from ._functional_dropout import _dropout_p
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
 binary_cross_entropy_with_logits, kl_div = _L.binary_cross_entropy_with_logits, _L.kl_div
+binary_cross_entropy = _L.binary_cross_entropy
 # the activations after ReLU (_functional_activation.py)
 elu, gelu, hardtanh, logsigmoid = _act.elu, _act.gelu, _act.hardtanh, _act.logsigmoid
 mish, relu6, silu, softplus = _act.mish, _act.relu6, _act.silu, _act.softplus
@@ -384,6 +385,11 @@ def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean")
     tensor(0.3125)
     """
     where = "nll_loss()"
+    rows = _L.as_rows(input, target, where)
+    if rows is not None:  # (C,) or (N, C, d1, ...): as (N', C) rows
+        out = nll_loss(rows[0], rows[1], weight, ignore_index=ignore_index,
+                       reduction=reduction)
+        return out.reshape(rows[2]) if reduction == "none" else out
     weight, ignore_index = _class_options(input, target, weight, ignore_index, reduction,
                                           where, "log-probabilities")
     if weight is None and not _any_ignored(target, ignore_index):
@@ -684,6 +690,11 @@ def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="m
     tensor(0.6269)
     """
     e = _label_smoothing(label_smoothing)
+    rows = _L.as_rows(input, target, "cross_entropy()")
+    if rows is not None:  # (C,) or (N, C, d1, ...): as (N', C) rows
+        out = cross_entropy(rows[0], rows[1], weight, ignore_index=ignore_index,
+                            reduction=reduction, label_smoothing=label_smoothing)
+        return out.reshape(rows[2]) if reduction == "none" else out
     if isinstance(input, _C.Tensor) and isinstance(target, _C.Tensor) and \
             target.is_floating_point() and target.ndim == input.ndim:  # class probabilities
         return _L.soft_cross_entropy(input, target, weight,

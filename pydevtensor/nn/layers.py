@@ -553,6 +553,8 @@ class Softmax(Module):
     tensor([0.5000, 0.5000])
     """
 
+    _fn = staticmethod(F.softmax)
+
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
@@ -564,10 +566,28 @@ class Softmax(Module):
             warnings.warn("Implicit dimension choice for softmax has been deprecated. Change "
                           "the call to include dim=X as an argument.", stacklevel=2)
             dim = 0 if input.ndim in (0, 1, 3) else 1
-        return F.softmax(input, dim)
+        return self._fn(input, dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    """log_softmax along dim, as a layer (D2L's and PyTorch's pair for NLLLoss).
+
+    Parameters
+    ----------
+    dim : int
+        The dimension along which the exponentials sum to 1.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.LogSoftmax(dim=0)(pydevtensor.tensor([0., 0.]))
+    tensor([-0.6931, -0.6931])
+    """
+
+    _fn = staticmethod(F.log_softmax)
 
 
 class ModuleList(_ModuleSequence):
