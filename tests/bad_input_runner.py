@@ -26,10 +26,10 @@ import bad_input_state
 
 CASE_TIMEOUT_S = 60  # a case that reports nothing for this long has hung
 GROUP_SIZE = 32  # cases a forked child runs one after another (run_cases)
-# Imported by the runner before it forks (_preload): the lazy submodules the cases use.
-PRELOAD = ("encodings.cp437", "pydevtensor.config", "pydevtensor.nn", "pydevtensor.optim",
-           "pydevtensor.optim.lr_scheduler", "pydevtensor.serialization",
-           "pydevtensor.utils.data")
+# Imported by the runner before it forks (_preload), besides pydevtensor's lazy
+# submodules (pydevtensor._LAZY_SUBMODULES): what cases import below those.
+PRELOAD = ("encodings.cp437", "pydevtensor.optim.lr_scheduler", "pydevtensor.utils.data",
+           "pydevtensor._serialization_tree")
 
 # Helpers for the cases, run by the child anew for each case (and once in the runner,
 # for its imports): every case sees these names.  They build objects that lie through the array interface and
@@ -349,7 +349,10 @@ def _preload():
     forking stays safe."""
     import importlib
     import threading
-    for name in PRELOAD:
+
+    import pydevtensor
+    lazy = getattr(pydevtensor, "_LAZY_SUBMODULES", ())
+    for name in [f"pydevtensor.{m}" for m in lazy] + list(PRELOAD):
         importlib.import_module(name)
     from pydevtensor import _C
     assert not _C._initialized(), "preloading the modules used a device"
