@@ -13,7 +13,7 @@ never runs a case itself, nor touches a device, so forking is safe.  It must not
 import pytest.  fuzz/fuzz_inputs.py takes PRELUDE from here too.
 
 ``python tests/bad_input_runner.py --probe 'code' ...`` runs snippets, each in a child
-of its own; ``--case-timeout S`` (before it) changes CASE_TIMEOUT_S.
+of its own (options: see the end of this file).
 """
 import json
 import os
@@ -359,34 +359,34 @@ def _preload():
     assert threading.active_count() == 1, "preloading the modules started a thread"
 
 
-def runner_main(timeout_s):
+def runner_main(timeout_s, group_size):
     """Reads {id: [setup, code] or [setup, code, isolated]} on stdin, runs the cases
     (run_cases) and writes {id: result} on stdout."""
     cases = {cid: (case[0], case[1], bool(case[2:3] and case[2]))
              for cid, case in json.load(sys.stdin).items()}
     exec(compile(PRELUDE, "<prelude>", "exec"), {"__name__": "__case__"})  # its imports
     _preload()
-    json.dump(run_cases(cases, timeout_s), sys.stdout)
+    json.dump(run_cases(cases, timeout_s, group_size), sys.stdout)
 
 
 if __name__ == "__main__":
-    # Import pydevtensor from where the test session found it (argv: --path DIR).
-    if sys.argv[1:2] == ["--path"]:
-        sys.path.insert(0, sys.argv[2])
-        del sys.argv[1:3]
-    else:
-        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    timeout = CASE_TIMEOUT_S
-    if sys.argv[1:2] == ["--case-timeout"]:  # seconds
-        timeout = float(sys.argv[2])
-        del sys.argv[1:3]
-    if sys.argv[1:2] == ["--probe"]:  # python tests/bad_input_runner.py --probe 'code' ...
+    # Options, before the rest: --path DIR (import pydevtensor from there: where the test
+    # session found it), --case-timeout S, --group-size N (1: every case in a child of its
+    # own).  Then --probe 'code' ... (each in a child of its own), or cases on stdin.
+    options = {"--path": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+               "--case-timeout": CASE_TIMEOUT_S, "--group-size": GROUP_SIZE}
+    args = sys.argv[1:]
+    while args[:1] and args[0] in options:
+        options[args[0]], args = args[1], args[2:]
+    sys.path.insert(0, options["--path"])
+    timeout = float(options["--case-timeout"])
+    if args[:1] == ["--probe"]:
         exec(compile(PRELUDE, "<prelude>", "exec"), {"__name__": "__case__"})
         _preload()
-        probes = run_cases({str(i): ("", code, True) for i, code in enumerate(sys.argv[2:])},
+        probes = run_cases({str(i): ("", code, True) for i, code in enumerate(args[1:])},
                            timeout)
-        for i, code in enumerate(sys.argv[2:]):
+        for i, code in enumerate(args[1:]):
             print(f"{code}\n    -> {probes[str(i)]}")
     else:
-        runner_main(timeout)
+        runner_main(timeout, int(options["--group-size"]))
     sys.exit(0)

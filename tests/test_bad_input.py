@@ -32,7 +32,7 @@ import sys
 
 import pytest
 from bad_input_cases import CASES
-from bad_input_runner import CASE_TIMEOUT_S
+from bad_input_runner import CASE_TIMEOUT_S, GROUP_SIZE
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bad_input_runner.py")
 
@@ -58,12 +58,12 @@ def _check(case, result):
         f"{case.id}: the message {result['message']!r} does not match {case.match!r}")
 
 
-def run(cases, timeout=None, case_timeout=CASE_TIMEOUT_S):
+def run(cases, timeout=None, case_timeout=CASE_TIMEOUT_S, group_size=GROUP_SIZE):
     """{id: [setup, code(, isolated)]} run by the runner -> {id: result}."""
     import pydevtensor
     where = os.path.dirname(os.path.dirname(os.path.abspath(pydevtensor.__file__)))
-    proc = subprocess.run([sys.executable, RUNNER, "--path", where,
-                           "--case-timeout", str(case_timeout)],
+    proc = subprocess.run([sys.executable, RUNNER, "--path", where, "--case-timeout",
+                           str(case_timeout), "--group-size", str(group_size)],
                           input=json.dumps(cases), capture_output=True, text=True,
                           timeout=timeout or case_timeout * 4 + 2 * len(cases))
     assert proc.returncode == 0, f"the runner itself failed:\n{proc.stderr[-4000:]}"
@@ -72,8 +72,11 @@ def run(cases, timeout=None, case_timeout=CASE_TIMEOUT_S):
 
 @pytest.fixture(scope="module")
 def results():
-    """Every case, run by one runner process."""
-    return run({c.id: [c.setup, c.code, c.isolated] for c in CASES})
+    """Every case, run by one runner process; PYDEVTENSOR_CATALOGUE_GROUP_SIZE=1 runs
+    each in a child of its own (several times as long: it checks that no case passes only
+    because of the cases before it in its child)."""
+    group_size = int(os.environ.get("PYDEVTENSOR_CATALOGUE_GROUP_SIZE") or GROUP_SIZE)
+    return run({c.id: [c.setup, c.code, c.isolated] for c in CASES}, group_size=group_size)
 
 
 def test_catalogue_ids_are_unique():
