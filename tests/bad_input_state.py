@@ -9,17 +9,16 @@ reports a case that changed it (``changes``): such a case fails until it is mark
 ``isolated=True`` (its own child, as cases with a ``setup`` are) or no longer leaves
 the change behind.
 
-Only getters that touch nothing are called here, and only after the child's first
-use of a device (which every case makes before its code: the tensors `t`, `ti`, `tb`).
-Modules that are not imported yet are not imported for this (their state is their
-defaults).  Left out on purpose, as every case moves them and none depends on them:
+Only getters that change nothing are called here (the umask is set and put back),
+and only after the child's first use of a device (which every case makes before its
+code: the tensors `t`, `ti`, `tb`).  Modules that are not imported yet are not
+imported for this (their state is their defaults).  It takes ~0.03 ms.  Left out on purpose, as every case moves them and none depends on them:
 the random generator's position (its seed is in), the transfer and memory counters,
 caches, and which modules are imported.
 """
+import _signal  # signal.getsignal without its enum wrapping: 10 times as fast
 import os
 import signal
-
-import _signal  # signal.getsignal without its enum wrapping: 10 times as fast
 import sys
 import threading
 import warnings
@@ -40,6 +39,7 @@ def _pdt_state():
         "allow reduced-precision reduction": lambda: {
             t: _C._get_allow_reduced_reduction(t) for t in ("float16", "bfloat16")},
         "current CUDA device": _C._current_device,
+        "CPU SIMD level": _C._cpu_simd_level,
     }
     if hasattr(pdt, "get_default_dtype"):
         state["default dtype"] = pdt.get_default_dtype
@@ -66,12 +66,19 @@ _SIGNALS = sorted(int(s) for s in signal.valid_signals()
                   if signal.getsignal(s) is not None)  # None: one Python cannot read
 
 
+def _umask():
+    mask = os.umask(0o022)  # set and put back at once: no other thread runs here
+    os.umask(mask)
+    return oct(mask)
+
+
 def _python_state():
     import numpy as np
     return {
         # os.environ's own dict of bytes (decoding every entry costs 4 times as much)
         "environment": lambda: dict(getattr(os.environ, "_data", None) or os.environ),
         "working directory": os.getcwd,
+        "umask": _umask,
         "signal handlers": lambda: {n: _signal.getsignal(n) for n in _SIGNALS},
         "Python threads": lambda: sorted(t.name for t in threading.enumerate()),
         "warnings filters": lambda: list(warnings.filters),

@@ -191,6 +191,8 @@ STATE_CHANGES = {  # a case that leaves process-wide state changed: what the run
     " name='left', daemon=True).start()": "Python threads",
     "import warnings\nwarnings.simplefilter('error')": "warnings filters",
     "np.seterr(all='raise')": "NumPy error handling",
+    "os.umask(0o077)": "umask",
+    "os.chdir('/')": "working directory",
 }
 
 
