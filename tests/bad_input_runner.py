@@ -344,7 +344,7 @@ def run_cases(cases, timeout_s=CASE_TIMEOUT_S, group_size=GROUP_SIZE):
 
 def _preload():
     """Imports, before the first fork, what the cases would otherwise import in every
-    child (nn alone takes ~140 ms, ~40 ms a case averaged over the catalogue), and
+    child (pydevtensor.nn alone takes 0.1 s or more: ~45 ms a case on average), and
     checks that the runner still has used no device and started no thread, so that
     forking stays safe."""
     import importlib
