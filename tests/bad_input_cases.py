@@ -750,6 +750,10 @@ CASES = [
       r"memory limit must be >= 0 bytes, got -1"),
     C("set_memory_limit-nan", 'pdt.config.set_memory_limit("cpu", float("nan"))', "ValueError",
       r"NaN"),
+    # refused: growth stays on (the runner's state check sees a half-made change)
+    C("set_memory_growth-off-no-limit", 'pdt.config.set_memory_growth("cpu", False)',
+      "ValueError", r"set_memory_growth\(cpu, False\) reserves the memory limit up front, "
+      r"and cpu has none"),
     C("memory-limit-exceeded", 'pdt.config.set_memory_limit("cpu", 1024)\npdt.zeros(1024)',
       "pydevtensor.OutOfMemoryError",
       r"out of memory on cpu: tried to allocate 4.00 KiB.*limit 1.00 KiB",
