@@ -4,6 +4,13 @@ match (the message names the problem).  Cases run in a child of
 tests/bad_input_runner.py, after its PRELUDE (helpers that build lying objects and
 files) and with the tensors `t`, `ti`, `tb`.
 
+Most cases share their child with others, one after another (each in a fresh
+namespace).  A case with a `setup` gets a child of its own, and so must a case that
+leaves process-wide state changed (the seed, the default device or dtype, the number
+of threads, a config setting, the environment, a signal handler...): mark it
+``isolated=True``.  The runner reports a shared case that changed such state
+(tests/bad_input_state.py lists what it looks at), and the case fails.
+
 Cases must hold on every machine: with and without a GPU, and in the CPU-only
 sanitizer build.  So the unknown CUDA device is cuda:63 (the highest index a
 device string may name), which no machine has.
@@ -17,6 +24,7 @@ class Case(NamedTuple):
     match: str                     # re.search()ed in the message
     setup: str = ""                # runs first in the child (configuration)
     xfail: Optional[str] = None    # why, for a known bug left open
+    isolated: bool = False         # its own child: it changes process-wide state (below)
 
 
 C = Case
@@ -742,9 +750,14 @@ CASES = [
       r"memory limit must be >= 0 bytes, got -1"),
     C("set_memory_limit-nan", 'pdt.config.set_memory_limit("cpu", float("nan"))', "ValueError",
       r"NaN"),
+    # refused: growth stays on (the runner's state check sees a half-made change)
+    C("set_memory_growth-off-no-limit", 'pdt.config.set_memory_growth("cpu", False)',
+      "ValueError", r"set_memory_growth\(cpu, False\) reserves the memory limit up front, "
+      r"and cpu has none"),
     C("memory-limit-exceeded", 'pdt.config.set_memory_limit("cpu", 1024)\npdt.zeros(1024)',
       "pydevtensor.OutOfMemoryError",
-      r"out of memory on cpu: tried to allocate 4.00 KiB.*limit 1.00 KiB"),
+      r"out of memory on cpu: tried to allocate 4.00 KiB.*limit 1.00 KiB",
+      isolated=True),  # the limit stays
     C("logical-config-nan", 'pdt.config.LogicalDeviceConfiguration(memory_limit=float("nan"))',
       "ValueError", r"memory_limit must be a positive number of MB, got nan"),
     C("list_physical_devices-tpu", 'pdt.config.list_physical_devices("TPU")', "ValueError",
