@@ -187,8 +187,11 @@ TRAINING_CASES = [
       "ValueError", r"nll_loss\(\): target of shape \(1,\) does not match input of shape "
       r"\(2, 3\): expected \(2,\)"),
     C("nll_loss-1d-input", "pdt.nn.functional.nll_loss(pdt.zeros(3), pdt.tensor([0]))",
+      "ValueError", r"nll_loss\(\): an unbatched input of shape \(3,\) takes a target of "
+      r"shape \(\), got \(1,\) \(on cpu\)"),
+    C("nll_loss-0d-input", "pdt.nn.functional.nll_loss(pdt.zeros(()), pdt.tensor(0))",
       "ValueError", r"nll_loss\(\): input must be \(N, C\) log-probabilities, got shape "
-      r"\(3,\) on cpu"),
+      r"\(\) on cpu"),
     C("LeakyReLU-slope-str", "pdt.nn.LeakyReLU('0.1')", "TypeError",
       r"LeakyReLU: negative_slope must be a number, got str"),
     C("leaky_relu-int", "pdt.nn.functional.leaky_relu(pdt.tensor([1, -2]))", "RuntimeError",
