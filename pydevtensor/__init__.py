@@ -60,11 +60,11 @@ from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
 from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_special, _ops_split
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
-# special and save/load are imported on first use.  They pull in logging, json, threading and queue, which
+# special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
 # would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
-                    "serialization", "special", "utils")
+                    "serialization", "special", "utils", "jit")
 
 
 def __getattr__(name):
@@ -76,11 +76,13 @@ def __getattr__(name):
         return module
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
+    if name == "compile":  # torch.compile: pydevtensor.jit's pass-through
+        return importlib.import_module(".jit", __name__).compile
     raise AttributeError(f"module 'pydevtensor' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load"})
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load", "compile"})
 
 __all__ = [
     "DeviceError", "InvalidArgumentError", "OutOfMemoryError", "Size", "Tensor", "TransferError",
@@ -105,6 +107,6 @@ __all__ += _ops_random.__all__ + _ops_einsum.__all__ + _ops_logical.__all__
 __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial"])
-__all__ += _ops_special.__all__ + ["special"]
+__all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils"]
 __all__ += ["cdist"]

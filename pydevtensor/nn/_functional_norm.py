@@ -307,6 +307,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         what = tuple(weight.shape) if isinstance(weight, _C.Tensor) else type(weight).__name__
         raise _Invalid(f"{where}: weight must be a 2-d Tensor (num_embeddings, "
                        f"embedding_dim), got {what}")
+    if input.device != weight.device:  # as PyTorch's: no copy of the indices for you
+        raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but "
+                             f"the indices {tuple(input.shape)} are on {input.device} and "
+                             f"weight {tuple(weight.shape)} on {weight.device}; move one "
+                             f"with .to()")
     n = weight.shape[0]
     pad = _padding_idx(padding_idx, n, where)
     _embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, where)
