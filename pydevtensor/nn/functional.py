@@ -54,6 +54,11 @@ conv_transpose1d, conv_transpose2d = _convt.conv_transpose1d, _convt.conv_transp
 dropout1d, dropout2d = _drop.dropout1d, _drop.dropout2d
 # group and instance normalisation (_functional_group_norm.py)
 group_norm, instance_norm = _gn.group_norm, _gn.instance_norm
+# layers2: 1-d and power-average pools (_functional_pool_more.py)
+from . import _functional_pool_more as _poolm  # noqa: E402
+max_pool1d, avg_pool1d, lp_pool1d, lp_pool2d = (_poolm.max_pool1d, _poolm.avg_pool1d,
+                                                _poolm.lp_pool1d, _poolm.lp_pool2d)
+adaptive_avg_pool1d, adaptive_max_pool1d = _poolm.adaptive_avg_pool1d, _poolm.adaptive_max_pool1d
 
 
 def linear(input, weight, bias=None):
