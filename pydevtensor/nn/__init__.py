@@ -40,6 +40,9 @@ from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 # layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
 from .pooling_more import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AvgPool1d, LPPool1d,
                            LPPool2d, MaxPool1d)
+from .upsampling import (PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d,
+                         UpsamplingNearest2d)
+from .normalization_more import LocalResponseNorm, RMSNorm
 
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
@@ -65,4 +68,5 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
             "CosineSimilarity", "PairwiseDistance", "ChannelShuffle", "Unflatten"]
 # layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",
-            "LPPool2d"]
+            "LPPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
+            "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]
