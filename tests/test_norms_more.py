@@ -56,7 +56,7 @@ def test_rms_norm_matches_numpy(device):
     assert_close(F.rms_norm(_t(x, device), 5), _ref_rms(x, 1, None, np.finfo(np.float64).eps),
                  "float64")
     small = x * 1e-4  # where the default eps shows: float32's for float32
-    got = nn.RMSNorm(5)(_t(small, device, pdt.float32))
+    got = nn.RMSNorm(5, device=device)(_t(small, device, pdt.float32))
     assert got.dtype == pdt.float32
     assert_close(got, _ref_rms(small.astype(np.float32).astype(np.float64), 1, None,
                                float(np.finfo(np.float32).eps)), "float32")
