@@ -770,3 +770,8 @@ CASES = [
 from bad_input_cases_training import TRAINING_CASES  # noqa: E402  (it imports Case from here)
 
 CASES += TRAINING_CASES
+
+# 1-d and power-average pools, interpolate, pixel shuffle, LRN and RMSNorm: their own file
+from bad_input_cases_resampling import RESAMPLING_CASES  # noqa: E402
+
+CASES += RESAMPLING_CASES

@@ -74,9 +74,9 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     >>> from pydevtensor.nn import functional as F
     >>> x = pydevtensor.tensor([[[1.], [2.], [3.]]])
     >>> F.local_response_norm(x, 2, alpha=1.0, beta=1.0, k=0.0)
-    tensor([[[0.4000],
-             [0.3077],
-             [0.6667]]])
+    tensor([[[2.0000],
+             [0.8000],
+             [0.4615]]])
     """
     where = "local_response_norm()"
     _floating(input, where)
