@@ -86,8 +86,8 @@ RESAMPLING_CASES = [
     C("local_response_norm-size", "pdt.nn.functional.local_response_norm(pdt.ones(1, 3, 4), "
       "0)", "ValueError", r"local_response_norm\(\): size must be positive, got 0"),
     C("RMSNorm-shape", "pdt.nn.RMSNorm(4)(t)", "pydevtensor.InvalidArgumentError",
-      r"RMSNorm: Given normalized_shape=\[4\], expected input with shape \(\*, 4\), but got "
-      r"input of shape \(2, 3\) \(on cpu\)"),
+      r"RMSNorm: expected an input of shape \(\*, 4\) \(normalized_shape=\(4,\)\), got "
+      r"\(2, 3\) \(on cpu\)"),
     C("rms_norm-weight", "pdt.nn.functional.rms_norm(t, 3, pdt.ones(2))",
       "pydevtensor.InvalidArgumentError", r"rms_norm\(\): Expected weight to be of same shape "
       r"as normalized_shape, but got weight of shape \(2,\) and normalized_shape=\(3,\)"),

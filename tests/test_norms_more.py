@@ -139,12 +139,12 @@ def test_norms_bad_input(device):
         (lambda: F.local_response_norm(x.long(), 2), TypeError,
          r"input must be floating point, got pydevtensor.int64"),
         (lambda: F.rms_norm(x, (3,)), ValueError,
-         r"rms_norm\(\): Given normalized_shape=\[3\], expected input with shape \(\*, 3\), "
-         r"but got input of shape \(2, 3, 4\) \(on " + d),
+         r"rms_norm\(\): expected an input of shape \(\*, 3\) \(normalized_shape=\(3,\)\), "
+         r"got \(2, 3, 4\) \(on " + d),
         (lambda: F.rms_norm(x, 4, pdt.ones(3, device=device)), ValueError,
          r"Expected weight to be of same shape as normalized_shape, but got weight of shape "
          r"\(3,\) and normalized_shape=\(4,\)"),
-        (lambda: nn.RMSNorm(3)(x), ValueError, r"RMSNorm: Given normalized_shape=\[3\]"),
+        (lambda: nn.RMSNorm(3)(x), ValueError, r"RMSNorm: expected an input of shape \(\*, 3\)"),
         (lambda: nn.RMSNorm(0), ValueError, r"normalized_shape must be one or more positive"),
         (lambda: nn.RMSNorm(3, eps=-1.0), ValueError, r"eps must be a number >= 0"),
     ]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from .. import _C
-from ._functional_norm import _floating, _shape_tuple, _wide
+from ._functional_norm import _floating, _trailing_shape, _wide
 from ._functional_pad import pad_constant
 from ._functional_pool import _avg_pool
 
@@ -143,13 +143,8 @@ def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tenso
     tensor([[0.8485, 1.1314]])
     """
     where = "rms_norm()"
-    _floating(input, where)
-    shape = _shape_tuple(normalized_shape, where)
+    shape = _trailing_shape(input, normalized_shape, where)
     nd = len(shape)
-    if input.ndim < nd or tuple(input.shape[input.ndim - nd:]) != shape:
-        raise _Invalid(f"{where}: Given normalized_shape={list(shape)}, expected input with "
-                       f"shape (*, {', '.join(map(str, shape))}), but got input of shape "
-                       f"{tuple(input.shape)} (on {input.device})")
     if weight is not None:
         if not isinstance(weight, _C.Tensor):
             raise TypeError(f"{where}: weight must be a Tensor or None, got "

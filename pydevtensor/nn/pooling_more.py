@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from . import _functional_pool_more as FPM
 from .module import Module
+from .pooling import _AdaptiveMaxPoolNd, _AdaptivePoolNd, _MaxPoolNd
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -18,7 +19,7 @@ def _single(value):
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-class MaxPool1d(Module):
+class MaxPool1d(_MaxPoolNd):
     """:func:`~pydevtensor.nn.functional.max_pool1d` as a layer, as
     ``torch.nn.MaxPool1d``.
 
@@ -47,21 +48,7 @@ class MaxPool1d(Module):
     pydevtensor.Size([4, 8, 24])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-    def forward(self, input: Tensor):
-        return FPM.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                              ceil_mode=self.ceil_mode, return_indices=self.return_indices)
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+    _pool = staticmethod(FPM.max_pool1d)
 
 
 class AvgPool1d(Module):
@@ -107,7 +94,7 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool1d(Module):
+class AdaptiveAvgPool1d(_AdaptivePoolNd):
     """:func:`~pydevtensor.nn.functional.adaptive_avg_pool1d` as a layer, as
     ``torch.nn.AdaptiveAvgPool1d``.
 
@@ -126,18 +113,10 @@ class AdaptiveAvgPool1d(Module):
     tensor([[3.]])
     """
 
-    def __init__(self, output_size) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        return FPM.adaptive_avg_pool1d(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+    _pool = staticmethod(FPM.adaptive_avg_pool1d)
 
 
-class AdaptiveMaxPool1d(Module):
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """:func:`~pydevtensor.nn.functional.adaptive_max_pool1d` as a layer, as
     ``torch.nn.AdaptiveMaxPool1d``.
 
@@ -158,15 +137,7 @@ class AdaptiveMaxPool1d(Module):
     tensor([[5., 6.]])
     """
 
-    def __init__(self, output_size, return_indices: bool = False) -> None:
-        super().__init__()
-        self.output_size, self.return_indices = output_size, return_indices
-
-    def forward(self, input: Tensor):
-        return FPM.adaptive_max_pool1d(input, self.output_size, self.return_indices)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+    _pool = staticmethod(FPM.adaptive_max_pool1d)
 
 
 class _LPPoolNd(Module):
@@ -175,6 +146,10 @@ class _LPPoolNd(Module):
         super().__init__()
         self.norm_type, self.kernel_size = norm_type, kernel_size
         self.stride, self.ceil_mode = stride, ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._pool(input, self.norm_type, self.kernel_size, self.stride,
+                                self.ceil_mode)
 
     def extra_repr(self) -> str:
         return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
@@ -206,9 +181,7 @@ class LPPool1d(_LPPoolNd):
     tensor([[ 5., 10.]])
     """
 
-    def forward(self, input: Tensor) -> Tensor:
-        return FPM.lp_pool1d(input, self.norm_type, self.kernel_size, self.stride,
-                             self.ceil_mode)
+    _pool = staticmethod(FPM.lp_pool1d)
 
 
 class LPPool2d(_LPPoolNd):
@@ -237,6 +210,4 @@ class LPPool2d(_LPPoolNd):
              [7.]]])
     """
 
-    def forward(self, input: Tensor) -> Tensor:
-        return FPM.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride,
-                             self.ceil_mode)
+    _pool = staticmethod(FPM.lp_pool2d)
