@@ -32,6 +32,16 @@ RESAMPLING_CASES = [
       "ValueError", r"lp_pool1d\(\): norm_type must be a non-zero value, but got 0"),
     C("LPPool2d-norm-str", 'pdt.nn.LPPool2d("2", 2)(pdt.ones(1, 1, 4, 4))', "TypeError",
       r"lp_pool2d\(\): norm_type must be a number, got str"),
+    C("max_unpool2d-index", "pdt.nn.functional.max_unpool2d(pdt.ones(1, 1, 2, 2), "
+      "pdt.tensor([[[[0, 3], [8, 35]]]]), 2)", "RuntimeError",
+      r"max_unpool2d\(\): Found an invalid max index: 35 \(output volumes are of size 4x4; "
+      r"on cpu\)"),
+    C("MaxUnpool2d-output-size", "pdt.nn.MaxUnpool2d(2)(pdt.ones(1, 1, 2, 2), "
+      "pdt.zeros(1, 1, 2, 2, dtype=pdt.int64), (7, 7))", "ValueError",
+      r'max_unpool2d\(\): invalid output_size "\(7, 7\)" \(dim 0 must be between 2 and 6\)'),
+    C("max_unpool2d-int32", "pdt.nn.functional.max_unpool2d(pdt.ones(1, 1, 2, 2), "
+      "pdt.zeros(1, 1, 2, 2, dtype=pdt.int32), 2)", "TypeError",
+      r"elements in indices should be type int64 but got pydevtensor\.int32 \(on cpu\)"),
     # ---- interpolate and the upsampling layers (nn/_functional_interpolate.py)
     C("interpolate-neither", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4, 4))",
       "ValueError", r"interpolate\(\): either size or scale_factor should be defined"),

@@ -223,3 +223,73 @@ def test_pool_1d_bad_input(device):
     for fn, exc, match in cases:
         with pytest.raises(exc, match=match):
             fn()
+
+
+# ---- max_unpool2d (in this file: the pools' other additions) ----
+
+@pytest.mark.parametrize("args,output_size", [((2,), None), ((3, 2, 1), (7, 8)),
+                                              ((2, 1), None), ((2,), (1, 1, 7, 8))])
+def test_max_unpool2d_matches_numpy(device, args, output_size):
+    """Each value lands at its index in its plane, zeros elsewhere; the gradient is
+    the incoming one read at the indices."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 3, 7, 8))
+    values, indices = F.max_pool2d(_t(x, device), *args, return_indices=True)
+    v = values.detach().requires_grad_()
+    got = F.max_unpool2d(v, indices, *args, output_size=output_size)
+    k = args[0]
+    s = args[1] if len(args) > 1 else k
+    p = args[2] if len(args) > 2 else 0
+    oh, ow = ((values.shape[2] - 1) * s - 2 * p + k, (values.shape[3] - 1) * s - 2 * p + k) \
+        if output_size is None else tuple(output_size[-2:])
+    ref = np.zeros((2, 3, oh * ow))
+    vals, idx = values.cpu().numpy().reshape(2, 3, -1), indices.cpu().numpy().reshape(2, 3, -1)
+    for n in range(2):
+        for c in range(3):
+            ref[n, c, idx[n, c]] = vals[n, c]
+    assert_close(got, ref.reshape(2, 3, oh, ow), "float64")
+    r = rng.standard_normal((2, 3, oh * ow))
+    (got * _t(r.reshape(2, 3, oh, ow), device)).sum().backward()
+    assert_close(v.grad, np.take_along_axis(r, idx, 2).reshape(values.shape), "float64")
+    unb = nn.MaxUnpool2d(*args)(values[0], indices[0], output_size)
+    assert_close(unb, ref.reshape(2, 3, oh, ow)[0], "float64")
+
+
+def test_max_unpool2d_matches_torch(device):
+    torch = torch_or_skip()
+    x = np.random.default_rng(10).standard_normal((2, 3, 9, 7))
+    tv, ti = torch.nn.functional.max_pool2d(torch.tensor(x), 3, 2, 1, return_indices=True)
+    pv, pi = F.max_pool2d(_t(x, device), 3, 2, 1, return_indices=True)
+    for size in ((9, 7), None):
+        want = torch.nn.functional.max_unpool2d(tv, ti, 3, 2, 1, output_size=size)
+        got = F.max_unpool2d(pv, pi, 3, 2, 1, output_size=size)
+        assert_close(got, want.numpy(), "float64")
+    assert repr(nn.MaxUnpool2d(2)) == repr(torch.nn.MaxUnpool2d(2))
+    assert repr(nn.MaxUnpool2d((2, 3), 1, 1)) == repr(torch.nn.MaxUnpool2d((2, 3), 1, 1))
+
+
+def test_max_unpool2d_bad_input(device):
+    d = str(device)
+    v = pdt.ones(1, 1, 2, 2, device=device)
+    i = pdt.tensor([[[[0, 3], [8, 15]]]], device=device)
+    cases = [
+        (lambda: F.max_unpool2d(v, i + 20, 2), RuntimeError,
+         r"max_unpool2d\(\): Found an invalid max index: 35 \(output volumes are of size 4x4; "
+         r"on " + d),
+        (lambda: F.max_unpool2d(v, i - 1, 2), RuntimeError, r"Found an invalid max index: -1"),
+        (lambda: F.max_unpool2d(v, i.int(), 2), TypeError,
+         r"elements in indices should be type int64 but got pydevtensor.int32"),
+        (lambda: F.max_unpool2d(v, i[:, :, :1], 2), ValueError,
+         r"Expected shape of indices to be same as that of the input tensor \(1, 1, 2, 2\) but "
+         r"got indices tensor with shape \(1, 1, 1, 2\)"),
+        (lambda: F.max_unpool2d(v, i, 2, output_size=(7, 7)), ValueError,
+         r'invalid output_size "\(7, 7\)" \(dim 0 must be between 2 and 6\)'),
+        (lambda: F.max_unpool2d(v, i, 2, output_size=(4,)), ValueError,
+         r"output_size should be a sequence of 2 or 4 ints"),
+        (lambda: F.max_unpool2d(v[0, 0, 0], i[0, 0, 0], 2), ValueError,
+         r"expected a 3-d \(unbatched\) or 4-d \(batched\) input, got shape \(2,\)"),
+        (lambda: F.max_unpool2d(v, [0], 2), TypeError, r"indices must be a Tensor, got list"),
+    ]
+    for fn, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            fn()

@@ -39,7 +39,7 @@ from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 # layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
 from .pooling_more import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AvgPool1d, LPPool1d,
-                           LPPool2d, MaxPool1d)
+                           LPPool2d, MaxPool1d, MaxUnpool2d)
 from .upsampling import (PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d,
                          UpsamplingNearest2d)
 from .normalization_more import LocalResponseNorm, RMSNorm
@@ -68,5 +68,5 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
             "CosineSimilarity", "PairwiseDistance", "ChannelShuffle", "Unflatten"]
 # layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",
-            "LPPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
+            "LPPool2d", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
             "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]

@@ -13,12 +13,16 @@ cells, not their sum), passed through
 
 Everything runs through the 2-d pools' kernels and caches, so the 1-d pools read
 nothing back from a GPU either; their errors name the 1-d function.
+
+max_unpool2d puts a max pool's values back at their indices (zeros elsewhere) with
+an index assignment, which autograd records (its gradient gathers at the indices).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from .. import _C
+from .._ops_join import stack as _stack
 from . import _functional_pool as FP
 from ._functional_conv import _at_least, _batched, _tuple
 
@@ -355,3 +359,119 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
     kh, kw = _tuple(kernel_size, 2, "kernel_size", where)
     avg = FP._avg_pool(x.pow(p), (kh, kw), stride, 0, ceil_mode, True, None, where)
     return FP._unbatch(_root(avg, kh * kw, p), unbatched)
+
+
+# ---- max_unpool2d ----
+
+def _unpool_size(hw: tuple, kernel: tuple, stride: tuple, padding: tuple, output_size,
+                 where: str) -> tuple:
+    """PyTorch's output size: ``(in - 1) * stride - 2 * padding + kernel``, or
+    output_size (its last two entries) when each lies strictly within stride of it."""
+    default = tuple((n - 1) * s - 2 * p + k for n, k, s, p in zip(hw, kernel, stride, padding))
+    if output_size is None:
+        size = default
+    else:
+        size = tuple(output_size)
+        if len(size) == 4:
+            size = size[2:]
+        if len(size) != 2 or any(isinstance(v, bool) or not isinstance(v, int) for v in size):
+            raise ValueError(f"{where}: output_size should be a sequence of 2 or 4 ints, but "
+                             f"got {output_size!r}")
+        for d in range(2):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < size[d] < high:
+                raise ValueError(f'{where}: invalid output_size "{tuple(output_size)}" (dim {d} '
+                                 f'must be between {low} and {high})')
+    if min(size) < 1:
+        raise _Invalid(f"{where}: the output size {size} is empty (input size {hw}, "
+                       f"kernel_size={kernel}, stride={stride}, padding={padding})")
+    return size
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
+                 output_size=None) -> Tensor:
+    """Places each value of a max pool's output where its indices say, zeros elsewhere,
+    as ``torch.nn.functional.max_unpool2d`` (the partial inverse of
+    ``max_pool2d(..., return_indices=True)``).
+
+    The output has ``(H - 1) * stride - 2 * padding + kernel_size`` rows (columns
+    alike) unless output_size says otherwise.  Every index is checked to lie inside
+    the output plane first (on a GPU that reads their minimum and maximum back, a
+    counted device-to-host copy, as ``x[i] = v`` does).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, H, W)`` or ``(C, H, W)``: the pooled values; floating point.
+    indices : Tensor
+        int64, of input's shape, on its device: flat positions in each output plane.
+    kernel_size : int or tuple of 2 ints
+        The pool's window.
+    stride : int or tuple of 2 ints, optional
+        The pool's stride (default: kernel_size).
+    padding : int or tuple of 2 ints, optional
+        The pool's padding (default 0).
+    output_size : tuple of 2 or 4 ints, optional
+        The output's (H_out, W_out), within stride of the default size.
+
+    Returns
+    -------
+    Tensor
+        ``(N, C, H_out, W_out)``, or ``(C, H_out, W_out)``, of input's dtype.
+
+    Raises
+    ------
+    TypeError
+        When input or indices is not a Tensor, or indices not int64.
+    ValueError
+        When indices' shape differs from input's or output_size is out of range;
+        (InvalidArgumentError) when input is not 3-d or 4-d.
+    RuntimeError
+        When an index lies outside the output plane (naming it), or indices are on
+        another device (DeviceError).
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.arange(16.).reshape(1, 1, 4, 4)
+    >>> values, indices = F.max_pool2d(x, 2, return_indices=True)
+    >>> F.max_unpool2d(values, indices, 2)
+    tensor([[[[ 0.,  0.,  0.,  0.],
+              [ 0.,  5.,  0.,  7.],
+              [ 0.,  0.,  0.,  0.],
+              [ 0., 13.,  0., 15.]]]])
+    """
+    where = "max_unpool2d()"
+    x, unbatched = _batched(input, 2, where)
+    FP._floating(x, where)
+    if not isinstance(indices, _C.Tensor):
+        raise TypeError(f"{where}: indices must be a Tensor, got {type(indices).__name__}")
+    if indices.dtype != _C.int64:
+        raise TypeError(f"{where}: elements in indices should be type int64 but got "
+                        f"{indices.dtype} (on {indices.device})")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise _Invalid(f"{where}: Expected shape of indices to be same as that of the input "
+                       f"tensor {tuple(input.shape)} but got indices tensor with shape "
+                       f"{tuple(indices.shape)} (on {input.device})")
+    if indices.device != input.device:
+        raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but the "
+                             f"input is on {input.device} and indices on {indices.device}")
+    kernel = _at_least(_tuple(kernel_size, 2, "kernel_size", where), 1, "kernel_size", where)
+    stride = kernel if stride is None else _at_least(_tuple(stride, 2, "stride", where), 1,
+                                                     "stride", where)
+    padding = _at_least(_tuple(padding, 2, "padding", where), 0, "padding", where)
+    n, c, h, w = x.shape
+    oh, ow = _unpool_size((h, w), kernel, stride, padding, output_size, where)
+    planes, cells = n * c, oh * ow
+    idx = indices.reshape(planes, h * w)
+    if idx.numel():
+        lo, hi = _stack([idx.min(), idx.max()]).cpu().tolist()
+        if lo < 0 or hi >= cells:
+            raise RuntimeError(f"{where}: Found an invalid max index: {lo if lo < 0 else hi} "
+                               f"(output volumes are of size {oh}x{ow}; on {input.device})")
+    offsets = _C.arange(0, planes * cells, cells, dtype=_C.int64, device=x.device)
+    flat = (idx + offsets.reshape(planes, 1)).reshape(-1)
+    out = _C.zeros((planes * cells,), dtype=x.dtype, device=x.device)
+    out[flat] = x.reshape(-1)
+    out = out.reshape(n, c, oh, ow)
+    return out.squeeze(0) if unbatched else out

@@ -1,5 +1,5 @@
-"""The 1-d pooling layers (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d)
-and the power-average pools (LPPool1d, LPPool2d): the functions of
+"""The 1-d pooling layers (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d),
+the power-average pools (LPPool1d, LPPool2d) and MaxUnpool2d: the functions of
 nn/_functional_pool_more.py as modules with PyTorch's arguments and reprs.  Like
 PyTorch's, they check their arguments when called, not when made."""
 from __future__ import annotations
@@ -211,3 +211,46 @@ class LPPool2d(_LPPoolNd):
     """
 
     _pool = staticmethod(FPM.lp_pool2d)
+
+
+def _pair(value):
+    """PyTorch's _pair: an int as a 2-tuple (what MaxUnpool2d keeps and shows)."""
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+class MaxUnpool2d(Module):
+    """:func:`~pydevtensor.nn.functional.max_unpool2d` as a layer, as
+    ``torch.nn.MaxUnpool2d`` (which keeps its sizes as pairs).
+
+    Parameters
+    ----------
+    kernel_size : int or tuple of 2 ints
+        The pool's window.
+    stride : int or tuple of 2 ints, optional
+        The pool's stride (default: kernel_size).
+    padding : int or tuple of 2 ints, optional
+        The pool's padding (default 0).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> unpool = nn.MaxUnpool2d(2)
+    >>> unpool
+    MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))
+    >>> values, indices = nn.MaxPool2d(2, return_indices=True)(pydevtensor.ones(1, 1, 4, 4))
+    >>> unpool(values, indices).shape
+    pydevtensor.Size([1, 1, 4, 4])
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size = _pair(kernel_size)
+        self.stride = _pair(stride if stride is not None else kernel_size)
+        self.padding = _pair(padding)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return FPM.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                                output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
