@@ -68,5 +68,5 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
             "CosineSimilarity", "PairwiseDistance", "ChannelShuffle", "Unflatten"]
 # layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",
-            "LPPool2d", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
-            "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]
+            "LPPool2d", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+            "PixelShuffle", "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]
