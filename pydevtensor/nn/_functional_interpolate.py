@@ -266,7 +266,11 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     positions use ``1 / scale_factor``, else ``in / out``; align_corners=True maps
     the corner cells onto each other, ``(in - 1) / (out - 1)``.  The formulas of each
     mode are PyTorch's (the module docstring of nn/_functional_interpolate.py spells
-    them out).
+    them out).  Each axis is resampled by a product with a weight matrix kept on the
+    device, so after the first call with given sizes nothing is copied to or from
+    it; the product reads every cell of a row, so an inf or NaN input cell makes
+    NaN of the other outputs of its rows (PyTorch leaves those finite), except in
+    nearest mode with integer factors.
 
     Parameters
     ----------
