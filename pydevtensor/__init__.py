@@ -55,6 +55,8 @@ from ._ops_cumulative import *  # noqa: F401,F403  (diff, cumprod, roll; Tensor.
 from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted, bucketize)
 from ._ops_multinomial import multinomial
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
+from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402
+                             memory_format, preserve_format)
 from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
 from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_special, _ops_split
@@ -110,3 +112,5 @@ __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils"]
 __all__ += ["cdist"]
+__all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
+            "preserve_format"]

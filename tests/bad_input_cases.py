@@ -628,7 +628,13 @@ CASES = [
     C("chunk-zero", "pdt.chunk(t, 0)", "RuntimeError", r"greater than 0, got: 0"),
     C("unbind-dim", "pdt.unbind(t, 2)", "IndexError", r"Dimension out of range"),
     C("clone-format", "pdt.clone(t, memory_format='channels_last')", "ValueError",
-      r"memory_format='channels_last' is not supported \(on cpu\)"),
+      r"clone\(\): required rank 4 tensor to use channels_last format, got shape \(2, 3\) "
+      r"\(on cpu\)"),
+    C("clone-format-int", "t.clone(memory_format=2)", "TypeError",
+      r"clone\(\): memory_format must be a pydevtensor.memory_format .*got 2"),
+    C("contiguous-preserve", "t.contiguous(memory_format=pdt.preserve_format)", "RuntimeError",
+      r"preserve memory format is unsupported by the contiguous operator \(tensor of shape "
+      r"\(2, 3\) on cpu\)"),
     C("split-0d", "pdt.split(pdt.tensor(1.0), 1)", "RuntimeError",
       r"split expects at least a 1-dimensional tensor, got a 0-d tensor \(on cpu\)"),
     C("unbind-0d", "pdt.unbind(pdt.tensor(1.0))", "IndexError",
@@ -792,3 +798,8 @@ CASES = [
 from bad_input_cases_training import TRAINING_CASES  # noqa: E402  (it imports Case from here)
 
 CASES += TRAINING_CASES
+
+# 1-d and power-average pools, interpolate, pixel shuffle, LRN and RMSNorm: their own file
+from bad_input_cases_resampling import RESAMPLING_CASES  # noqa: E402
+
+CASES += RESAMPLING_CASES

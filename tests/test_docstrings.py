@@ -39,6 +39,12 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_"),
          "nn.parallel": ("scatter", "scatter_kwargs", "gather", "replicate", "parallel_apply")}
 
+# layers2: 1-d and power-average pools, resampling, pixel shuffle, LRN and RMSNorm
+NAMED["nn.functional"] += ("max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
+                           "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d", "max_unpool2d",
+                           "interpolate", "pixel_shuffle", "pixel_unshuffle",
+                           "local_response_norm", "rms_norm")
+
 
 def _public(module):
     names = getattr(module, "__all__", None)

@@ -37,6 +37,12 @@ from .reshape_layers import ChannelShuffle, Unflatten
 # recurrent layers (D2L chapters 9-10)
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
+# layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
+from .pooling_more import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AvgPool1d, LPPool1d,
+                           LPPool2d, MaxPool1d, MaxUnpool2d)
+from .upsampling import (PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d,
+                         UpsamplingNearest2d)
+from .normalization_more import LocalResponseNorm, RMSNorm
 
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
@@ -60,3 +66,7 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
             "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "Bilinear",
             "CosineSimilarity", "PairwiseDistance", "ChannelShuffle", "Unflatten"]
+# layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
+__all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",
+            "LPPool2d", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+            "PixelShuffle", "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]

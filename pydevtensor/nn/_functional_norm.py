@@ -40,6 +40,19 @@ def _shape_tuple(normalized_shape: Any, where: str) -> tuple[int, ...]:
     return shape
 
 
+def _trailing_shape(input: Any, normalized_shape: Any, where: str) -> tuple[int, ...]:
+    """normalized_shape as a tuple, after checking that input is a floating point
+    Tensor of shape (*, *normalized_shape) (layer_norm's and rms_norm's checks)."""
+    _floating(input, where)
+    shape = _shape_tuple(normalized_shape, where)
+    k = len(shape)
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise _Invalid(f"{where}: expected an input of shape (*, {', '.join(map(str, shape))})"
+                       f" (normalized_shape={shape}), got {tuple(input.shape)} "
+                       f"(on {input.device})")
+    return shape
+
+
 def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
                weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
@@ -78,13 +91,8 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     tensor([[-1.2247,  0.0000,  1.2247]])
     """
     where = "layer_norm()"
-    _floating(input, where)
-    shape = _shape_tuple(normalized_shape, where)
+    shape = _trailing_shape(input, normalized_shape, where)
     k = len(shape)
-    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
-        raise _Invalid(f"{where}: expected an input of shape (*, {', '.join(map(str, shape))})"
-                       f" (normalized_shape={shape}), got {tuple(input.shape)} "
-                       f"(on {input.device})")
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and tuple(p.shape) != shape:
             raise _Invalid(f"{where}: {name} of shape {tuple(p.shape)} does not match "

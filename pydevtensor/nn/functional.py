@@ -55,6 +55,19 @@ conv_transpose1d, conv_transpose2d = _convt.conv_transpose1d, _convt.conv_transp
 dropout1d, dropout2d = _drop.dropout1d, _drop.dropout2d
 # group and instance normalisation (_functional_group_norm.py)
 group_norm, instance_norm = _gn.group_norm, _gn.instance_norm
+# layers2: 1-d and power-average pools (_functional_pool_more.py)
+from . import _functional_pool_more as _poolm  # noqa: E402
+max_pool1d, avg_pool1d, lp_pool1d, lp_pool2d = (_poolm.max_pool1d, _poolm.avg_pool1d,
+                                                _poolm.lp_pool1d, _poolm.lp_pool2d)
+adaptive_avg_pool1d, adaptive_max_pool1d = _poolm.adaptive_avg_pool1d, _poolm.adaptive_max_pool1d
+max_unpool2d = _poolm.max_unpool2d
+# layers2: resampling, pixel shuffle, LRN and RMSNorm
+from . import _functional_interpolate as _interp  # noqa: E402
+from . import _functional_pixel_shuffle as _shuffle  # noqa: E402
+from . import _functional_norm_more as _normm  # noqa: E402
+interpolate = _interp.interpolate
+pixel_shuffle, pixel_unshuffle = _shuffle.pixel_shuffle, _shuffle.pixel_unshuffle
+local_response_norm, rms_norm = _normm.local_response_norm, _normm.rms_norm
 
 
 def linear(input, weight, bias=None):
