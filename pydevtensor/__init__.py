@@ -57,6 +57,7 @@ from ._ops_multinomial import multinomial
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402
                              memory_format, preserve_format)
+from ._ops_repeat import repeat_interleave
 from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
 from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_special, _ops_split
@@ -108,7 +109,7 @@ __all__ += _ops_split.__all__
 __all__ += _ops_random.__all__ + _ops_einsum.__all__ + _ops_logical.__all__
 __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
-            + _ops_counting.__all__ + ["multinomial"])
+            + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils"]
 __all__ += ["cdist"]
