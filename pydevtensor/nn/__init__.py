@@ -43,6 +43,8 @@ from .pooling_more import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AvgPool1d, LPPo
 from .upsampling import (PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d,
                          UpsamplingNearest2d)
 from .normalization_more import LocalResponseNorm, RMSNorm
+# attention and the Transformer (D2L chapter 11)
+from .attention import MultiheadAttention
 
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
@@ -70,3 +72,4 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",
             "LPPool2d", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
             "PixelShuffle", "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]
+__all__ += ["MultiheadAttention"]

@@ -19,6 +19,7 @@ from . import _functional_pad as _pad_mod
 from . import _functional_conv_transpose as _convt
 from . import _functional_dropout as _drop
 from . import _functional_group_norm as _gn
+from . import _functional_attention as _attn
 from ._functional_dropout import _dropout_p
 
 _Tensor, _mm, _addmm = _C.Tensor, _C.matmul, _C.addmm
@@ -68,6 +69,8 @@ from . import _functional_norm_more as _normm  # noqa: E402
 interpolate = _interp.interpolate
 pixel_shuffle, pixel_unshuffle = _shuffle.pixel_shuffle, _shuffle.pixel_unshuffle
 local_response_norm, rms_norm = _normm.local_response_norm, _normm.rms_norm
+# attention (_functional_attention.py)
+scaled_dot_product_attention = _attn.scaled_dot_product_attention
 
 
 def linear(input, weight, bias=None):
