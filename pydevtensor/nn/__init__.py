@@ -45,6 +45,8 @@ from .upsampling import (PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilin
 from .normalization_more import LocalResponseNorm, RMSNorm
 # attention and the Transformer (D2L chapter 11)
 from .attention import MultiheadAttention
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
@@ -72,4 +74,5 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",
             "LPPool2d", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
             "PixelShuffle", "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]
-__all__ += ["MultiheadAttention"]
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+            "TransformerEncoderLayer", "TransformerDecoderLayer"]

@@ -606,9 +606,34 @@ class ModuleList(_ModuleSequence):
     >>> layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])
     >>> len(list(layers.parameters()))
     6
+    >>> layers
+    ModuleList(
+      (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)
+    )
     """
 
     _kind = "ModuleList"
+
+    def __repr__(self) -> str:
+        """PyTorch's: a run of members with the same repr is one line, "(i-j): n x ..."."""
+        runs: list[list[Any]] = []  # [first index, last index, text]
+        for i, m in enumerate(self._modules.values()):
+            text = repr(m)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        if not runs:
+            return "ModuleList()"
+        lines = ["ModuleList("]
+        for first, last, text in runs:
+            text = text.replace("\n", "\n  ")
+            if first == last:
+                lines.append(f"  ({first}): {text}")
+            else:
+                lines.append(f"  ({first}-{last}): {last - first + 1} x {text}")
+        lines.append(")")
+        return "\n".join(lines)
 
     def __init__(self, modules: Any = None) -> None:
         super().__init__()
