@@ -14,6 +14,7 @@ whose keys are all masked gets NaN there (as PyTorch's) and zeros without the we
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
@@ -156,6 +157,10 @@ def multi_head_attention_forward(m: MultiheadAttention, query: Tensor, key: Tens
         raise RuntimeError(f"{where}: Need attn_mask if specifying the is_causal hint. You may "
                            f"use the Transformer module method `generate_square_subsequent_mask`"
                            f" to create this mask.")
+    if isinstance(key_padding_mask, _C.Tensor) and isinstance(attn_mask, _C.Tensor) and \
+            (key_padding_mask.dtype == _C.bool) != (attn_mask.dtype == _C.bool):
+        warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
+                      "Use same type for both instead.", UserWarning, stacklevel=3)
     key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", query, where)
     if is_causal and key_padding_mask is None and not need_weights:
         attn_mask = None  # SDPA's own causal mask (PyTorch: the mask is taken as causal)
