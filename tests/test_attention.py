@@ -450,3 +450,28 @@ def test_mha_mixed_devices(device):
         m(x.to(other), x.to(other), x.to(other))
     with pytest.raises(RuntimeError, match="device"):
         m(x, x, x, key_padding_mask=pdt.zeros(2, 4, dtype=pdt.bool, device=other))
+
+
+@pytest.mark.parametrize("option", list(MHA_OPTIONS))
+def test_mha_same_on_every_device(device, option):
+    """The module moved to device gives the CPU's outputs and gradients (float64, 1e-12):
+    runs without PyTorch, so the emulated CUDA device checks the options too."""
+    options = MHA_OPTIONS[option]
+    cpu = nn.MultiheadAttention(8, 2, dtype=pdt.float64, **options)
+    moved = nn.MultiheadAttention(8, 2, dtype=pdt.float64, **options)
+    moved.load_state_dict(cpu.state_dict())
+    moved.to(device)
+    rng = np.random.default_rng(8)
+    q, k, v = _mha_inputs(rng, options)
+    pad = rng.random((2, 6)) > 0.7
+    mask = rng.random((4, 6)) > 0.8
+    results = []
+    for m, d in ((cpu, pdt.device("cpu")), (moved, device)):
+        xs = [_t(a, d).requires_grad_() for a in (q, k, v)]
+        out, w = m(*xs, key_padding_mask=_t(pad, d), attn_mask=_t(mask, d))
+        out2, _ = m(*xs, key_padding_mask=_t(pad, d), need_weights=False)
+        (out.sum() + (out2 * out2).sum()).backward()
+        results.append([out, w, out2] + [x.grad for x in xs] +
+                       [p.grad for p in m.parameters()])
+    for a, b in zip(*results):
+        _close(b, _np(a))

@@ -133,8 +133,9 @@ def multi_head_attention_forward(m: MultiheadAttention, query: Tensor, key: Tens
     heads, head_dim = m.num_heads, m.head_dim
     own = m.out_proj.weight
     if query.device != own.device:
-        raise _C.DeviceError(f"{where}: the query is on {query.device} but the module's "
-                             f"parameters are on {own.device}; move one with .to()")
+        raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device: the "
+                             f"query is on {query.device} but the module's parameters are "
+                             f"on {own.device}; move one with .to()")
     if query.dtype != own.dtype:
         raise _Invalid(f"{where}: the query is {query.dtype} but the module's parameters are "
                        f"{own.dtype}; convert one with .to() (on {query.device})")
