@@ -58,8 +58,9 @@ def canonical_mask(mask: Tensor | None, name: str, like: Tensor, where: str) -> 
     if not isinstance(mask, _C.Tensor):
         raise TypeError(f"{where}: {name} must be a Tensor or None, got {type(mask).__name__}")
     if mask.device != like.device:
-        raise RuntimeError(f"{where}: {name} is on {mask.device} but the query is on "
-                           f"{like.device}; move it with .to({str(like.device)!r})")
+        raise RuntimeError(f"{where}: Expected all tensors to be on the same device: {name} is "
+                           f"on {mask.device} but the query is on {like.device}; move it with "
+                           f".to({str(like.device)!r})")
     if mask.dtype == _C.bool:
         zero = _C.zeros(tuple(mask.shape), dtype=like.dtype, device=like.device)
         return zero.masked_fill(mask, float("-inf"))
