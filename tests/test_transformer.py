@@ -288,3 +288,27 @@ def test_bad_input(device):
         other = "cpu" if device.type != "cpu" else CUDA_DEVICES[0]
         with pytest.raises(RuntimeError, match="device"):
             layer(pdt.ones(5, 2, 8, device=other))
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("device", CUDA_DEVICES)
+def test_attention_and_transformer_read_nothing_back(device):
+    """Masks, the safe softmax and the layers run on the device: no device-to-host copy
+    (disallow_explicit would refuse one), forward and backward."""
+    model = nn.Transformer(8, 2, 1, 1, 16, device=device)
+    src, tgt = pdt.randn(6, 3, 8, device=device), pdt.randn(4, 3, 8, device=device)
+    pad = pdt.zeros(3, 6, dtype=pdt.bool, device=device)
+    pad[0, 4:] = True
+    mask = nn.Transformer.generate_square_subsequent_mask(4, device=device)
+    mha = nn.MultiheadAttention(8, 2, add_bias_kv=True, add_zero_attn=True, device=device)
+    q = pdt.randn(2, 4, 8, device=device, requires_grad=True)
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow_explicit"):
+        out = model(src, tgt, tgt_mask=mask, src_key_padding_mask=pad,
+                    memory_key_padding_mask=pad)
+        out.backward(pdt.ones_like(out))
+        out, w = mha(tgt, src, src, key_padding_mask=pad)
+        out.backward(pdt.ones_like(out))
+        o = nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True, dropout_p=0.1)
+        o.backward(pdt.ones_like(o))
+    assert pdt.transfer_stats()["device_to_host"]["count"] == 0
