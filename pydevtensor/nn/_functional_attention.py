@@ -49,15 +49,16 @@ def _check(query, key, value, attn_mask, is_causal, enable_gqa):
     for name, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"{where}: {name} must be a Tensor, got {type(t).__name__}")
-    devices = {str(t.device) for t in (query, key, value)}
+    named = [("query", query), ("key", key), ("value", value)]
     if attn_mask is not None:
         if not isinstance(attn_mask, _C.Tensor):
             raise TypeError(f"{where}: attn_mask must be a Tensor or None, got "
                             f"{type(attn_mask).__name__}")
-        devices.add(str(attn_mask.device))
-    if len(devices) > 1:
+        named.append(("attn_mask", attn_mask))
+    if any(t.device != query.device for _, t in named):
         raise RuntimeError(f"{where}: Expected all tensors to be on the same device, but found "
-                           f"at least two devices, {', '.join(sorted(devices))}")
+                           f"at least two devices: " +
+                           ", ".join(f"{name} on {t.device}" for name, t in named))
     device = query.device
     if min(query.ndim, key.ndim, value.ndim) < 2:
         raise _Invalid(f"{where}: Expected query, key, and value to all be at least 2 "
