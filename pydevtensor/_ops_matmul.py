@@ -140,6 +140,4 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _C.add(product, input, alpha=beta)
 
 
-_C.Tensor.baddbmm = lambda self, batch1, batch2, *, beta=1, alpha=1: baddbmm(
-    self, batch1, batch2, beta=beta, alpha=alpha)
-_C.Tensor.baddbmm.__doc__ = "See :func:`pydevtensor.baddbmm`."
+_C.Tensor.baddbmm = baddbmm

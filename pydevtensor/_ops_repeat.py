@@ -168,10 +168,4 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return x.unsqueeze(d + 1).expand(*wide).reshape(out_shape)
 
 
-def _method(self, repeats=None, dim=None, *, output_size=None):
-    return repeat_interleave(self, repeats, dim, output_size=output_size)
-
-
-_method.__doc__ = "See :func:`pydevtensor.repeat_interleave`."
-_method.__name__ = "repeat_interleave"
-_C.Tensor.repeat_interleave = _method
+_C.Tensor.repeat_interleave = repeat_interleave

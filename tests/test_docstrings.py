@@ -35,7 +35,9 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
                            "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
                            "multi_margin_loss", "multilabel_margin_loss",
                            "multilabel_soft_margin_loss", "poisson_nll_loss",
-                           "gaussian_nll_loss", "bilinear", "channel_shuffle"),
+                           "gaussian_nll_loss", "bilinear", "channel_shuffle",
+                           # attention (D2L chapter 11)
+                           "scaled_dot_product_attention"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_"),
          "nn.parallel": ("scatter", "scatter_kwargs", "gather", "replicate", "parallel_apply")}
 

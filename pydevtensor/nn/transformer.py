@@ -65,8 +65,8 @@ class _Layer(Module):
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
 
-    def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout_last(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+    def _ff_block(self, x: Tensor, drop: Module) -> Tensor:
+        return drop(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
     @staticmethod
     def _attend(attn: MultiheadAttention, x: Tensor, mem: Tensor, mask: Tensor | None,
@@ -153,10 +153,6 @@ class TransformerEncoderLayer(_Layer):
         self.dropout2 = Dropout(dropout)
         self.activation = act
 
-    @property
-    def dropout_last(self) -> Module:
-        return self.dropout2
-
     def forward(self, src: Tensor, src_mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None,
                 is_causal: bool = False) -> Tensor:
@@ -165,10 +161,10 @@ class TransformerEncoderLayer(_Layer):
         if self.norm_first:
             x = x + self._attend(self.self_attn, *([self.norm1(x)] * 2), src_mask,
                                  src_key_padding_mask, is_causal, self.dropout1)
-            return x + self._ff_block(self.norm2(x))
+            return x + self._ff_block(self.norm2(x), self.dropout2)
         x = self.norm1(x + self._attend(self.self_attn, x, x, src_mask, src_key_padding_mask,
                                         is_causal, self.dropout1))
-        return self.norm2(x + self._ff_block(x))
+        return self.norm2(x + self._ff_block(x, self.dropout2))
 
 
 class TransformerDecoderLayer(_Layer):
@@ -228,10 +224,6 @@ class TransformerDecoderLayer(_Layer):
         self.dropout3 = Dropout(dropout)
         self.activation = act
 
-    @property
-    def dropout_last(self) -> Module:
-        return self.dropout3
-
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None,
                 tgt_key_padding_mask: Tensor | None = None,
@@ -246,13 +238,13 @@ class TransformerDecoderLayer(_Layer):
                                  tgt_key_padding_mask, tgt_is_causal, self.dropout1)
             x = x + self._attend(self.multihead_attn, self.norm2(x), memory, memory_mask,
                                  memory_key_padding_mask, memory_is_causal, self.dropout2)
-            return x + self._ff_block(self.norm3(x))
+            return x + self._ff_block(self.norm3(x), self.dropout3)
         x = self.norm1(x + self._attend(self.self_attn, x, x, tgt_mask, tgt_key_padding_mask,
                                         tgt_is_causal, self.dropout1))
         x = self.norm2(x + self._attend(self.multihead_attn, x, memory, memory_mask,
                                         memory_key_padding_mask, memory_is_causal,
                                         self.dropout2))
-        return self.norm3(x + self._ff_block(x))
+        return self.norm3(x + self._ff_block(x, self.dropout3))
 
 
 class TransformerEncoder(Module):
