@@ -51,19 +51,41 @@ def _clones(layer: Module, n: int, where: str) -> ModuleList:
 
 
 class _Layer(Module):
-    """What the encoder and decoder layers share: the feed-forward block, the
-    attention blocks (without weights), and the checks of their input."""
+    """What the encoder and decoder layers share: the constructor (PyTorch's signature),
+    the feed-forward block, the attention blocks (without weights), and the checks of
+    their input.  _blocks: 2 for the encoder layer, 3 for the decoder layer."""
 
-    def _build(self, d_model, nhead, dropout, batch_first, bias, device, dtype):
+    _blocks = 2
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable = "relu",
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True,
+                 device: str | device | None = None, dtype: dtype | None = None) -> None:
+        super().__init__()
+        self._build(self._blocks, d_model, nhead, dim_feedforward, dropout, activation,
+                    layer_norm_eps, batch_first, norm_first, bias, device, dtype,
+                    type(self).__name__)
+
+    def _build(self, blocks: int, d_model, nhead, dim_feedforward, dropout, activation,
+               layer_norm_eps, batch_first, norm_first, bias, device, dtype, where) -> None:
+        """The submodules in PyTorch's order (its repr and state_dict keys): the
+        attention(s), the feed-forward network, then one norm and one dropout per block
+        (2 in the encoder layer, 3 in the decoder layer), then the activation."""
+        act = _activation(activation, where)
         kw = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **kw)
-        return kw
-
-    def _feed_forward(self, d_model, dim_feedforward, dropout, bias, kw):
+        for name in ("self_attn", "multihead_attn")[:blocks - 1]:
+            setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                   batch_first=batch_first, **kw))
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        for k in range(1, blocks + 1):
+            setattr(self, f"norm{k}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        for k in range(1, blocks + 1):
+            setattr(self, f"dropout{k}", Dropout(dropout))
+        self.activation = act
 
     def _ff_block(self, x: Tensor, drop: Module) -> Tensor:
         return drop(self.linear2(self.dropout(self.activation(self.linear1(x)))))
@@ -136,22 +158,7 @@ class TransformerEncoderLayer(_Layer):
     ['self_attn.in_proj_weight', 'self_attn.in_proj_bias']
     """
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation: str | Callable = "relu",
-                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
-                 norm_first: bool = False, bias: bool = True,
-                 device: str | device | None = None, dtype: dtype | None = None) -> None:
-        super().__init__()
-        where = "TransformerEncoderLayer"
-        act = _activation(activation, where)
-        kw = self._build(d_model, nhead, dropout, batch_first, bias, device, dtype)
-        self._feed_forward(d_model, dim_feedforward, dropout, bias, kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.activation = act
+    _blocks = 2
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None,
@@ -203,26 +210,7 @@ class TransformerDecoderLayer(_Layer):
     pydevtensor.Size([4, 3, 8])
     """
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation: str | Callable = "relu",
-                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
-                 norm_first: bool = False, bias: bool = True,
-                 device: str | device | None = None, dtype: dtype | None = None) -> None:
-        super().__init__()
-        where = "TransformerDecoderLayer"
-        act = _activation(activation, where)
-        kw = self._build(d_model, nhead, dropout, batch_first, bias, device, dtype)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, **kw)
-        self._feed_forward(d_model, dim_feedforward, dropout, bias, kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = act
+    _blocks = 3
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None,
