@@ -312,3 +312,29 @@ def test_attention_and_transformer_read_nothing_back(device):
         o = nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True, dropout_p=0.1)
         o.backward(pdt.ones_like(o))
     assert pdt.transfer_stats()["device_to_host"]["count"] == 0
+
+
+@pytest.mark.parametrize("option", list(OPTIONS))
+def test_transformer_same_on_every_device(device, option):
+    """A Transformer moved to device gives the CPU's outputs and gradients (float64,
+    1e-12), with masks and padding: runs without PyTorch, so the emulated CUDA device
+    checks every option."""
+    options = OPTIONS[option]
+    pdt.manual_seed(4)
+    cpu = nn.Transformer(8, 2, 1, 2, 16, dropout=0.0, dtype=pdt.float64, **options)
+    moved = nn.Transformer(8, 2, 1, 2, 16, dropout=0.0, dtype=pdt.float64, **options)
+    moved.load_state_dict(cpu.state_dict())
+    moved.to(device)
+    rng = np.random.default_rng(9)
+    src, tgt = _seq(rng, 6, options), _seq(rng, 4, options)
+    pad = _padding(rng)
+    results = []
+    for m, d in ((cpu, pdt.device("cpu")), (moved, device)):
+        xs = [_t(a, d).requires_grad_() for a in (src, tgt)]
+        mask = nn.Transformer.generate_square_subsequent_mask(4, device=d, dtype=pdt.float64)
+        out = m(*xs, tgt_mask=mask, src_key_padding_mask=_t(pad, d),
+                memory_key_padding_mask=_t(pad, d), tgt_is_causal=True)
+        (out * out).sum().backward()
+        results.append([out] + [x.grad for x in xs] + [p.grad for p in m.parameters()])
+    for a, b in zip(*results):
+        _close(b, _np(a))
