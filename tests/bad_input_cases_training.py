@@ -833,8 +833,8 @@ TRAINING_CASES = [
       r"Number of heads in key and value must divide the number of heads in query: 3 and 4",
       setup="F = pdt.nn.functional"),
     C("sdpa-devices", 'F.scaled_dot_product_attention(pdt.zeros(4, 8), pdt.zeros(5, 8, '
-      'device="cpu:1"), pdt.zeros(5, 3))', "RuntimeError", r"same device, but found at least two devices: query on cpu(:0)?, key on cpu:1, value on "
-      r"cpu",
+      'device="cpu:1"), pdt.zeros(5, 3))', "RuntimeError", r"same device, but found at least "
+      r"two devices: query on cpu(:0)?, key on cpu:1, value on cpu",
       setup=TWO_CPUS + "F = pdt.nn.functional"),
     C("MultiheadAttention-divisible", "pdt.nn.MultiheadAttention(10, 3)", "AssertionError",
       r"embed_dim must be divisible by num_heads, got embed_dim=10 and num_heads=3"),

@@ -558,3 +558,145 @@ def test_training_a_tiny_vit_lowers_the_loss(device, use_bias):
         optimizer.step()
         losses.append(loss.item())
     assert np.mean(losses[-3:]) < 0.7 * np.mean(losses[:3]), losses
+
+
+# ---- 15.8 BERT (chapter 16 of some editions): the encoder and the two pretraining tasks
+
+class BERTEncoder(nn.Module):
+    """BERT encoder."""
+    def __init__(self, vocab_size, num_hiddens, ffn_num_hiddens, num_heads,
+                 num_blks, dropout, max_len=1000, **kwargs):
+        super(BERTEncoder, self).__init__(**kwargs)
+        self.token_embedding = nn.Embedding(vocab_size, num_hiddens)
+        self.segment_embedding = nn.Embedding(2, num_hiddens)
+        self.blks = nn.Sequential()
+        for i in range(num_blks):
+            self.blks.add_module(f"{i}", TransformerEncoderBlock(
+                num_hiddens, ffn_num_hiddens, num_heads, dropout, True))
+        # In BERT, positional embeddings are learnable, thus we create a
+        # parameter of positional embeddings that are long enough
+        self.pos_embedding = nn.Parameter(torch.randn(1, max_len,
+                                                      num_hiddens))
+
+    def forward(self, tokens, segments, valid_lens):
+        # Shape of `X` remains unchanged in the following code snippet:
+        # (batch size, max sequence length, `num_hiddens`)
+        X = self.token_embedding(tokens) + self.segment_embedding(segments)
+        X = X + self.pos_embedding[:, :X.shape[1], :]
+        for blk in self.blks:
+            X = blk(X, valid_lens)
+        return X
+
+
+class MaskLM(nn.Module):
+    """The masked language model task of BERT."""
+    def __init__(self, vocab_size, num_hiddens, **kwargs):
+        super(MaskLM, self).__init__(**kwargs)
+        self.mlp = nn.Sequential(nn.LazyLinear(num_hiddens),
+                                 nn.ReLU(),
+                                 nn.LayerNorm(num_hiddens),
+                                 nn.LazyLinear(vocab_size))
+
+    def forward(self, X, pred_positions):
+        num_pred_positions = pred_positions.shape[1]
+        pred_positions = pred_positions.reshape(-1)
+        batch_size = X.shape[0]
+        batch_idx = torch.arange(0, batch_size, device=X.device)
+        # Suppose that `batch_size` = 2, `num_pred_positions` = 3, then
+        # `batch_idx` is `torch.tensor([0, 0, 0, 1, 1, 1])`
+        batch_idx = torch.repeat_interleave(batch_idx, num_pred_positions)
+        masked_X = X[batch_idx, pred_positions]
+        masked_X = masked_X.reshape((batch_size, num_pred_positions, -1))
+        mlm_Y_hat = self.mlp(masked_X)
+        return mlm_Y_hat
+
+
+class NextSentencePred(nn.Module):
+    """The next sentence prediction task of BERT."""
+    def __init__(self, **kwargs):
+        super(NextSentencePred, self).__init__(**kwargs)
+        self.output = nn.LazyLinear(2)
+
+    def forward(self, X):
+        # `X` shape: (batch size, `num_hiddens`)
+        return self.output(X)
+
+
+class BERTModel(nn.Module):
+    """The BERT model."""
+    def __init__(self, vocab_size, num_hiddens, ffn_num_hiddens,
+                 num_heads, num_blks, dropout, max_len=1000):
+        super(BERTModel, self).__init__()
+        self.encoder = BERTEncoder(vocab_size, num_hiddens, ffn_num_hiddens,
+                                   num_heads, num_blks, dropout,
+                                   max_len=max_len)
+        self.hidden = nn.Sequential(nn.LazyLinear(num_hiddens),
+                                    nn.Tanh())
+        self.mlm = MaskLM(vocab_size, num_hiddens)
+        self.nsp = NextSentencePred()
+
+    def forward(self, tokens, segments, valid_lens=None, pred_positions=None):
+        encoded_X = self.encoder(tokens, segments, valid_lens)
+        if pred_positions is not None:
+            mlm_Y_hat = self.mlm(encoded_X, pred_positions)
+        else:
+            mlm_Y_hat = None
+        # The hidden layer of the MLP classifier for next sentence prediction.
+        # 0 is the index of the '<cls>' token
+        nsp_Y_hat = self.nsp(self.hidden(encoded_X[:, 0, :]))
+        return encoded_X, mlm_Y_hat, nsp_Y_hat
+
+
+def test_bert_as_in_the_book(device):
+    vocab_size, num_hiddens, ffn_num_hiddens, num_heads = 10000, 24, 48, 4
+    encoder = BERTEncoder(vocab_size, num_hiddens, ffn_num_hiddens, num_heads, 2, 0.2)
+    encoder.to(device)
+    tokens = torch.randint(0, vocab_size, (2, 8), device=device)
+    segments = torch.tensor([[0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1, 1, 1]],
+                            device=device)
+    encoded_X = encoder(tokens, segments, None)
+    assert tuple(encoded_X.shape) == (2, 8, num_hiddens)
+    mlm = MaskLM(vocab_size, num_hiddens).to(device)
+    mlm_positions = torch.tensor([[1, 5, 2], [6, 1, 5]], device=device)
+    mlm_Y_hat = mlm(encoded_X, mlm_positions)
+    assert tuple(mlm_Y_hat.shape) == (2, 3, vocab_size)
+    nsp = NextSentencePred().to(device)
+    nsp_Y_hat = nsp(torch.flatten(encoded_X, start_dim=1))
+    assert tuple(nsp_Y_hat.shape) == (2, 2)
+
+
+def test_pretraining_a_tiny_bert_lowers_the_loss(device):
+    """D2L's _get_batch_loss_bert on a fixed batch: the masked-token and next-sentence
+    losses fall."""
+    torch.manual_seed(2)
+    vocab, batch, steps = 12, 8, 6
+    net = BERTModel(vocab, 16, 32, 2, 2, 0.1, max_len=steps)
+    tokens = torch.randint(0, vocab, (batch, steps))
+    segments = (torch.arange(steps)[None, :] >= 3).to(torch.int64).repeat(batch, 1)
+    valid_lens = torch.tensor([6, 5, 6, 4, 6, 6, 5, 6])
+    pred_positions = torch.tensor([[1, 4]] * batch)
+    mlm_weights = torch.ones(batch, 2)
+    mlm_Y = tokens[:, 1::3].contiguous()  # the tokens at the predicted positions
+    nsp_y = torch.tensor([0, 1] * 4)
+    data = [t.to(device) for t in (tokens, segments, valid_lens, pred_positions,
+                                   mlm_weights, mlm_Y, nsp_y)]
+    tokens, segments, valid_lens, pred_positions, mlm_weights, mlm_Y, nsp_y = data
+    tokens = tokens.clone()
+    tokens[:, 1] = 0  # <mask> (token 0) where the model must predict
+    tokens[:, 4] = 0
+    net.to(device)
+    net(tokens, segments, valid_lens, pred_positions)  # materialise the lazy layers
+    loss = nn.CrossEntropyLoss(reduction="none")
+    trainer = torch.optim.Adam(net.parameters(), lr=0.01)
+    losses = []
+    for _ in range(25):
+        _, mlm_Y_hat, nsp_Y_hat = net(tokens, segments, valid_lens, pred_positions)
+        mlm_l = loss(mlm_Y_hat.reshape(-1, vocab), mlm_Y.reshape(-1)) * mlm_weights.reshape(-1, 1)
+        mlm_l = mlm_l.sum() / (mlm_weights.sum() + 1e-8)
+        nsp_l = loss(nsp_Y_hat, nsp_y).mean()
+        l = mlm_l + nsp_l
+        trainer.zero_grad()
+        l.backward()
+        trainer.step()
+        losses.append(l.item())
+    assert np.mean(losses[-3:]) < 0.5 * np.mean(losses[:3]), losses
