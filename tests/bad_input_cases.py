@@ -803,3 +803,8 @@ CASES += TRAINING_CASES
 from bad_input_cases_resampling import RESAMPLING_CASES  # noqa: E402
 
 CASES += RESAMPLING_CASES
+
+# attention and the Transformer (D2L chapter 11): their own file
+from bad_input_cases_attention import ATTENTION_CASES  # noqa: E402
+
+CASES += ATTENTION_CASES
