@@ -15,6 +15,7 @@ import pytest.  fuzz/fuzz_inputs.py takes PRELUDE from here too.
 ``python tests/bad_input_runner.py --probe 'code' ...`` runs snippets, each in a child
 of its own (options: see the end of this file).
 """
+import gc
 import json
 import os
 import select
@@ -187,14 +188,20 @@ def _evaluate(code, namespace):
 def _run_case(setup, code, prelude):
     """Runs one case in a fresh namespace (the prelude run anew, the setup, TENSORS):
     {"raised": [names of the exception's classes], "message": str} or {"returned": repr}."""
+    ns = {"__name__": "__case__"}
     try:
-        ns = {"__name__": "__case__"}
         exec(prelude, ns)
         exec(compile(setup + TENSORS, "<setup>", "exec"), ns)
         return {"returned": repr(_evaluate(code, ns))[:300]}
     except BaseException as e:  # noqa: BLE001 - reported
         return {"raised": [f"{c.__module__}.{c.__qualname__}" for c in type(e).__mro__],
                 "message": str(e)}
+    finally:
+        # the prelude's functions hold ns as their globals (a cycle): free the case's
+        # objects now, so that their finalizers (tensor frees, DLPack deleters) run
+        # inside this case and a crash there is this case's, not a later one's
+        ns.clear()
+        gc.collect()
 
 
 def _write_all(fd, data):
@@ -366,6 +373,8 @@ def runner_main(timeout_s, group_size):
              for cid, case in json.load(sys.stdin).items()}
     exec(compile(PRELUDE, "<prelude>", "exec"), {"__name__": "__case__"})  # its imports
     _preload()
+    gc.collect()
+    gc.freeze()  # what is loaded now is never garbage: each case's collect skips it
     json.dump(run_cases(cases, timeout_s, group_size), sys.stdout)
 
 

@@ -159,3 +159,19 @@ def test_log_softmax_layer(device):
     np.testing.assert_allclose(layer(x).cpu().numpy(), F.log_softmax(x, 1).cpu().numpy())
     with pytest.warns(UserWarning, match="Implicit dimension choice"):
         assert tuple(nn.LogSoftmax()(x).shape) == (5, 4)
+
+
+def test_binary_cross_entropy_gradient_at_a_saturated_sigmoid(device):
+    """sigmoid(20) is 1.0 and sigmoid(-120) 0.0 in float32: PyTorch's gradient
+    (x - y) / max(x (1 - x), 1e-12) is 0 there, not NaN for the whole batch."""
+    z = pdt.tensor([20.0, -120.0, 0.0], device=device, requires_grad=True)
+    F.binary_cross_entropy(z.sigmoid(), pdt.tensor([1.0, 0.0, 1.0], device=device)).backward()
+    np.testing.assert_allclose(z.grad.cpu().numpy(), [0.0, 0.0, -1 / 6], rtol=1e-6, atol=1e-12)
+    x = pdt.tensor([0.0, 1.0, 1.0, 0.0], dtype=pdt.float64, device=device, requires_grad=True)
+    F.binary_cross_entropy(x, pdt.tensor([0.0, 1.0, 0.0, 1.0], dtype=pdt.float64,
+                                         device=device), reduction="sum").backward()
+    assert x.grad.cpu().numpy().tolist() == [0.0, 0.0, 1e12, -1e12]
+    y = pdt.tensor([1.0], device=device, requires_grad=True)
+    loss = F.binary_cross_entropy(pdt.tensor([0.5], device=device, requires_grad=True), y)
+    with pytest.raises(RuntimeError, match=r"the derivative for 'target' is not implemented"):
+        loss.backward()

@@ -293,3 +293,35 @@ def test_max_unpool2d_bad_input(device):
     for fn, exc, match in cases:
         with pytest.raises(exc, match=match):
             fn()
+
+
+def test_lp_pool_of_a_window_of_zeros_has_a_zero_gradient(device):
+    """After a ReLU whole windows are 0: the gradient there is 0 (PyTorch's), not NaN."""
+    x = pdt.zeros(1, 1, 4, 4, dtype=pdt.float64, device=device, requires_grad=True)
+    F.lp_pool2d(x, 2, 2).sum().backward()
+    assert x.grad.cpu().numpy().tolist() == np.zeros((1, 1, 4, 4)).tolist()
+    x = pdt.tensor([[[0.0, 0.0, 1.0, 2.0]]], dtype=pdt.float64, device=device,
+                   requires_grad=True)
+    F.lp_pool1d(x, 3, 2).sum().backward()
+    g = x.grad.cpu().numpy()[0, 0]
+    assert g[:2].tolist() == [0.0, 0.0] and np.isfinite(g).all()
+
+
+@pytest.mark.parametrize("p", [float("inf"), -float("inf")])
+def test_lp_pools_with_an_infinite_norm_are_max_and_min_magnitudes(device, p):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((2, 3, 6, 5))
+    mag = np.abs(a[..., :6, :4]).reshape(2, 3, 3, 2, 2, 2)
+    want = mag.max(axis=(3, 5)) if p > 0 else mag.min(axis=(3, 5))
+    got = F.lp_pool2d(pdt.tensor(a, device=device), p, 2)
+    assert_close(got, want, "float64")
+    seq = a[:, :, 0, :]  # (2, 3, 5): windows of 2, stride 1
+    m = np.abs(np.stack([seq[..., :-1], seq[..., 1:]], -1))
+    assert_close(F.lp_pool1d(pdt.tensor(seq, device=device), p, 2, stride=1),
+                 m.max(-1) if p > 0 else m.min(-1), "float64")
+    torch = torch_or_skip()
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    F.lp_pool2d(x, p, (2, 3), ceil_mode=True).sum().backward()
+    t = torch.tensor(a, requires_grad=True)
+    torch.nn.functional.lp_pool2d(t, p, (2, 3), ceil_mode=True).sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), t.grad.numpy(), rtol=1e-12)

@@ -9,6 +9,8 @@ import numbers
 import warnings
 
 from .. import _C
+from ..autograd.dispatch import derivative, recorded
+from ..autograd.node import Node
 from ._functional_activation import softplus as _softplus
 
 
@@ -332,11 +334,46 @@ def binary_cross_entropy(input: _C.Tensor, target: _C.Tensor,
             raise ValueError(f"{where}: all elements of input should be between 0 and 1, got "
                              f"{float(input[outside].reshape(-1)[0])} (input of shape "
                              f"{tuple(input.shape)} on {input.device})")
+    return _binary_cross_entropy(input, target, weight, reduction)
+
+
+@recorded("binary_cross_entropy")
+def _binary_cross_entropy(input, target, weight, reduction):
+    """The loss after binary_cross_entropy's checks, one autograd node
+    (BinaryCrossEntropyBackward0): composed, log's gradient at 0 would be 0 * inf."""
     loss = (target * input.log().clamp(min=-100.0)
             + (1 - target) * (1 - input).log().clamp(min=-100.0)).neg()
     if weight is not None:
         loss = loss * weight
-    return _reduced(loss, reduction, where)
+    return _reduced(loss, reduction, "binary_cross_entropy()")
+
+
+@derivative("binary_cross_entropy")
+class BinaryCrossEntropyBackward0(Node):
+    """PyTorch's gradient of the binary cross-entropy for its input,
+    ``g * w * (x - y) / max(x (1 - x), 1e-12)``, finite at x = 0 and 1 (where the
+    clamped logs are flat): a saturated sigmoid before BCELoss does not turn the batch's
+    gradient into NaN.  Like PyTorch's, it has no derivative for target."""
+
+    def save(self, result, input, target, weight, reduction):
+        self.save_tensors(input, target, *(() if weight is None else (weight,)))
+        self.reduction = reduction
+        return input, target
+
+    def backward(self, g):
+        x, y, *w = self.saved_tensors
+        if self.needs_input_grad[1]:
+            raise RuntimeError("binary_cross_entropy(): the derivative for 'target' is not "
+                               "implemented (as in PyTorch); binary_cross_entropy_with_logits "
+                               "has one")
+        if not self.needs_input_grad[0]:
+            return None, None
+        d = (x - y) / (x * (1 - x)).clamp(min=1e-12)
+        if w:
+            d = d * w[0]
+        if self.reduction == "mean":
+            g = g / max(x.numel(), 1)
+        return d * g, None
 
 
 def kl_div(input: _C.Tensor, target: _C.Tensor, reduction: str = "mean",

@@ -19,9 +19,11 @@ an index assignment, which autograd records (its gradient gathers at the indices
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from .. import _C
+from .._ops_index import where as _where
 from .._ops_join import stack as _stack
 from . import _functional_pool as FP
 from ._functional_conv import _at_least, _batched, _tuple
@@ -263,9 +265,19 @@ def _norm_type(norm_type, where: str) -> float:
 
 
 def _root(avg: Tensor, cells: int, p: float) -> Tensor:
-    """(sign(avg) * relu(|avg|) * cells) ** (1 / p): PyTorch's steps, so that the
-    gradient at a window summing to 0 is PyTorch's too."""
-    return (_C.sign(avg) * _C.relu(avg.abs())).mul(float(cells)).pow(1.0 / p)
+    """(sign(avg) * relu(|avg|) * cells) ** (1 / p): PyTorch's steps.  A window summing
+    to 0 gives 0 with a zero gradient, as PyTorch's (a ReLU before the pool makes whole
+    windows of zeros): pow's derivative there is inf, so the power is taken of 1 in
+    those windows instead (Note [the other branch of where] in _ops_special.py)."""
+    base = (_C.sign(avg) * _C.relu(avg.abs())).mul(float(cells))
+    zero = base == 0
+    return _where(zero, 0.0, _where(zero, 1.0, base).pow(1.0 / p))
+
+
+def _inf_norm(x: Tensor, p: float, pool) -> Tensor:
+    """norm_type +inf and -inf, as PyTorch's: the largest and the smallest magnitude in
+    each window (pool is the max pool over the same windows)."""
+    return pool(x.abs()) if p > 0 else pool(x.abs().neg()).neg()
 
 
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None,
@@ -310,6 +322,9 @@ def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None,
     x, unbatched = _rows(input, where)
     k = _one(kernel_size, "kernel_size", where)
     s = _stride1(stride, k, where)
+    if math.isinf(p):
+        return _drop_rows(_inf_norm(x, p, lambda v: FP._max_pool(
+            v, (1, k), (1, s), (0, 0), (1, 1), ceil_mode, False, where)), unbatched)
     avg = FP._avg_pool(x.pow(p), (1, k), (1, s), (0, 0), ceil_mode, True, None, where)
     return _drop_rows(_root(avg, k, p), unbatched)
 
@@ -357,6 +372,9 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
     x, unbatched = _batched(input, 2, where)
     FP._floating(x, where)
     kh, kw = _tuple(kernel_size, 2, "kernel_size", where)
+    if math.isinf(p):
+        return FP._unbatch(_inf_norm(x, p, lambda v: FP._max_pool(
+            v, (kh, kw), stride, 0, 1, ceil_mode, False, where)), unbatched)
     avg = FP._avg_pool(x.pow(p), (kh, kw), stride, 0, ceil_mode, True, None, where)
     return FP._unbatch(_root(avg, kh * kw, p), unbatched)
 
