@@ -42,15 +42,20 @@ typedef struct rnn_job {
 #define PTR(T, t) ((t) ? (T *)pdt_tensor_ptr(t) : NULL)
 
 /* w[k] = (ig[k] + b_ih[k]) + (hg[k] + b_hh[k]) for k < n, each bias only when
- * given. */
+ * given (the common case, no bias, a loop of its own that vectorises). */
 #define GATE_SUMS(T, w, ig, hg, bi, bh, n)                                                         \
-    for (int64_t k = 0; k < (n); k++) {                                                            \
-        T gi_ = (ig)[k], gh_ = (hg)[k];                                                            \
-        if (bi)                                                                                    \
-            gi_ = gi_ + (bi)[k];                                                                   \
-        if (bh)                                                                                    \
-            gh_ = gh_ + (bh)[k];                                                                   \
-        (w)[k] = gi_ + gh_;                                                                        \
+    if (!(bi) && !(bh)) {                                                                          \
+        for (int64_t k = 0; k < (n); k++)                                                          \
+            (w)[k] = (ig)[k] + (hg)[k];                                                            \
+    } else {                                                                                       \
+        for (int64_t k = 0; k < (n); k++) {                                                        \
+            T gi_ = (ig)[k], gh_ = (hg)[k];                                                        \
+            if (bi)                                                                                \
+                gi_ = gi_ + (bi)[k];                                                               \
+            if (bh)                                                                                \
+                gh_ = gh_ + (bh)[k];                                                               \
+            (w)[k] = gi_ + gh_;                                                                    \
+        }                                                                                          \
     }
 
 /* The forward rows [begin, end) of the cell in a, in T with SIG and TANH. */
@@ -106,6 +111,23 @@ static void forward_range(int64_t begin, int64_t end, void *ctx)
     }
 }
 
+/* One LSTM row's backward, the gradients of hy and cy read as DH and, from
+ * dct0 (the part through hy), DCT. */
+#define LSTM_BACKWARD_ROW(T, DH, DCT)                                                              \
+    do {                                                                                           \
+        for (int64_t j = 0; j < H; j++) {                                                          \
+            const T i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];                    \
+            const T tc = w[4 * H + j], dhj = DH;                                                   \
+            const T dct0 = (dhj * o) * ((T)1 - tc * tc);                                           \
+            const T dct = DCT;                                                                     \
+            di[j] = (dct * g) * (i * ((T)1 - i));                                                  \
+            di[H + j] = (dct * s[j]) * (f * ((T)1 - f));                                           \
+            di[2 * H + j] = (dct * i) * ((T)1 - g * g);                                            \
+            di[3 * H + j] = (dhj * tc) * (o * ((T)1 - o));                                         \
+            ds[j] = dct * f;                                                                       \
+        }                                                                                          \
+    } while (0)
+
 /* The backward rows [begin, end), in T (the equations of pdt_rnn.h). */
 #define CELL_BACKWARD(T)                                                                           \
     do {                                                                                           \
@@ -118,18 +140,10 @@ static void forward_range(int64_t begin, int64_t end, void *ctx)
             const T *w = PTR(const T, a->ws) + b * (G + 1) * H;                                    \
             T *di = PTR(T, a->d_igates) + b * G * H, *ds = PTR(T, a->dstate) + b * H;              \
             if (a->kind == PDT_RNN_LSTM) {                                                         \
-                for (int64_t j = 0; j < H; j++) {                                                  \
-                    const T i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];            \
-                    const T tc = w[4 * H + j], dhj = dh ? dh[j] : (T)0;                            \
-                    T dct = (dhj * o) * ((T)1 - tc * tc);                                          \
-                    if (dc)                                                                        \
-                        dct = dc[j] + dct;                                                         \
-                    di[j] = (dct * g) * (i * ((T)1 - i));                                          \
-                    di[H + j] = (dct * s[j]) * (f * ((T)1 - f));                                   \
-                    di[2 * H + j] = (dct * i) * ((T)1 - g * g);                                    \
-                    di[3 * H + j] = (dhj * tc) * (o * ((T)1 - o));                                 \
-                    ds[j] = dct * f;                                                               \
-                }                                                                                  \
+                if (dh && dc) /* the common case: a loop without branches, that vectorises */      \
+                    LSTM_BACKWARD_ROW(T, dh[j], dc[j] + dct0);                                     \
+                else                                                                               \
+                    LSTM_BACKWARD_ROW(T, dh ? dh[j] : (T)0, dc ? dc[j] + dct0 : dct0);             \
             } else {                                                                               \
                 T *dg = PTR(T, a->d_hgates) + b * G * H;                                           \
                 for (int64_t j = 0; j < H; j++) {                                                  \
