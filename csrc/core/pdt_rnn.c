@@ -110,6 +110,33 @@ static void release_all(int n, pdt_tensor *const *outs)
             pdt_tensor_release(outs[k]);
 }
 
+/* The start of each call: zeroes the outputs (NULL entries skipped), checks the
+ * operands and reads B and H from gates (B, G H). */
+static pdt_status begin_call(const rnn_operands *o, pdt_tensor *const *outs,
+                             const pdt_tensor *gates, const char *gates_name, int G, pdt_device *d,
+                             int64_t *B, int64_t *H)
+{
+    for (int k = 0; k < 3; k++)
+        if (outs[k])
+            memset(outs[k], 0, sizeof *outs[k]);
+    pdt_status st = check_operands(o, d);
+    return st == PDT_OK ? batch_hidden(o->op, gates, gates_name, G, B, H) : st;
+}
+
+/* Makes the outputs (B, cols[k]) and notes the op; *be is the device's backend,
+ * or NULL when there is nothing to compute (B H = 0). */
+static pdt_status make_outputs(const rnn_operands *o, pdt_device d, pdt_dtype dt, int64_t B,
+                               int64_t H, const int64_t *cols, pdt_tensor *const *outs,
+                               const pdt_backend **be)
+{
+    pdt_status st = new_outputs(d, dt, B, 3, cols, outs);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op(o->op, d);
+    *be = B * H == 0 ? NULL : pdt_backend_of(d.kind);
+    return PDT_OK;
+}
+
 /* The forward of either cell: hy (and cy for the LSTM) and ws. */
 static pdt_status cell_forward(pdt_rnn_kind kind, const pdt_tensor *igates,
                                const pdt_tensor *hgates, const pdt_tensor *b_ih,
@@ -122,14 +149,9 @@ static pdt_status cell_forward(pdt_rnn_kind kind, const pdt_tensor *igates,
                             {igates, hgates, b_ih, b_hh, state},
                             {"input_gates", "hidden_gates", "b_ih", "b_hh", lstm ? "cx" : "hx"}};
     pdt_tensor *outs[3] = {hy, cy, ws};
-    for (int k = 0; k < 3; k++)
-        if (outs[k])
-            memset(outs[k], 0, sizeof *outs[k]);
     pdt_device d;
     int64_t B = 0, H = 0;
-    pdt_status st = check_operands(&o, &d);
-    if (st == PDT_OK)
-        st = batch_hidden(o.op, igates, "input_gates", G, &B, &H);
+    pdt_status st = begin_call(&o, outs, igates, "input_gates", G, &d, &B, &H);
     if (st != PDT_OK)
         return st;
     const int64_t gates[2] = {B, G * H}, states[2] = {B, H};
@@ -139,12 +161,9 @@ static pdt_status cell_forward(pdt_rnn_kind kind, const pdt_tensor *igates,
         (st = check_shape(o.op, state, o.name[4], 2, states, "(B, hidden_size)")) != PDT_OK)
         return st;
     const int64_t cols[3] = {H, H, (G + 1) * H};
-    if ((st = new_outputs(d, igates->dtype, B, 3, cols, outs)) != PDT_OK)
+    const pdt_backend *be;
+    if ((st = make_outputs(&o, d, igates->dtype, B, H, cols, outs, &be)) != PDT_OK || !be)
         return st;
-    pdt_note_op(o.op, d);
-    if (B * H == 0)
-        return PDT_OK;
-    const pdt_backend *be = pdt_backend_of(d.kind);
     const pdt_rnn_cell_args a = {kind, B, H, igates, hgates, b_ih, b_hh, state, hy, cy, ws};
     st = be->rnn_cell ? be->rnn_cell(&a) : no_kernel(o.op, d);
     if (st != PDT_OK)
@@ -177,14 +196,9 @@ static pdt_status cell_backward(pdt_rnn_kind kind, const pdt_tensor *dhy, const 
                             {ws, state, dhy, dcy},
                             {"workspace", lstm ? "cx" : "hx", "grad_hy", "grad_cy"}};
     pdt_tensor *outs[3] = {d_igates, d_hgates, dstate};
-    for (int k = 0; k < 3; k++)
-        if (outs[k])
-            memset(outs[k], 0, sizeof *outs[k]);
     pdt_device d;
     int64_t B = 0, H = 0;
-    pdt_status st = check_operands(&o, &d);
-    if (st == PDT_OK)
-        st = batch_hidden(o.op, ws, "workspace", G + 1, &B, &H);
+    pdt_status st = begin_call(&o, outs, ws, "workspace", G + 1, &d, &B, &H);
     if (st != PDT_OK)
         return st;
     const int64_t states[2] = {B, H};
@@ -192,12 +206,9 @@ static pdt_status cell_backward(pdt_rnn_kind kind, const pdt_tensor *dhy, const 
         if ((st = check_shape(o.op, o.t[k], o.name[k], 2, states, "(B, hidden_size)")) != PDT_OK)
             return st;
     const int64_t cols[3] = {G * H, G * H, H};
-    if ((st = new_outputs(d, ws->dtype, B, 3, cols, outs)) != PDT_OK)
+    const pdt_backend *be;
+    if ((st = make_outputs(&o, d, ws->dtype, B, H, cols, outs, &be)) != PDT_OK || !be)
         return st;
-    pdt_note_op(o.op, d);
-    if (B * H == 0)
-        return PDT_OK;
-    const pdt_backend *be = pdt_backend_of(d.kind);
     const pdt_rnn_cell_grad_args a = {kind, B, H, dhy, dcy, state, ws, d_igates, d_hgates, dstate};
     st = be->rnn_cell_backward ? be->rnn_cell_backward(&a) : no_kernel(o.op, d);
     if (st != PDT_OK)

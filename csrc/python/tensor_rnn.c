@@ -121,42 +121,40 @@ static PyObject *f_gru_cell(PyObject *module, PyObject *args)
     return cell_forward(module, args, 0);
 }
 
-static PyObject *f_lstm_cell_backward(PyObject *module, PyObject *args)
+static PyObject *cell_backward(PyObject *module, PyObject *args, int lstm)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"grad_hy", "grad_cy", "cx", "workspace"};
-    static const int required[] = {0, 0, 1, 1};
+    const char *fname = lstm ? "_lstm_cell_backward" : "_gru_cell_backward";
+    static const char *const names_l[] = {"grad_hy", "grad_cy", "cx", "workspace"};
+    static const char *const names_g[] = {"grad_hy", "hx", "workspace"};
+    static const int required_l[] = {0, 0, 1, 1}, required_g[] = {1, 1, 1};
+    const int n = lstm ? 4 : 3;
     PyObject *objs[4];
     rnn_inputs in;
-    if (unpack("_lstm_cell_backward", args, 4, 4, objs) < 0 ||
-        hold_inputs(S, "_lstm_cell_backward", 4, objs, names, required, &in) < 0)
+    if (unpack(fname, args, n, n, objs) < 0 ||
+        hold_inputs(S, fname, n, objs, lstm ? names_l : names_g, lstm ? required_l : required_g,
+                    &in) < 0)
         return NULL;
-    pdt_tensor out[2];
+    pdt_tensor out[RNN_MAX_OUT];
     pdt_status st;
-    PDT_RUN_RELEASING_GIL(work_of(in.t[3]),
-                          st = pdt_lstm_cell_backward_new(in.t[0], in.t[1], in.t[2], in.t[3],
-                                                          &out[0], &out[1]));
+    const pdt_tensor *const *t = in.t;
+    PDT_RUN_RELEASING_GIL(work_of(t[n - 1]),
+                          st = lstm ? pdt_lstm_cell_backward_new(t[0], t[1], t[2], t[3], &out[0],
+                                                                 &out[1])
+                                    : pdt_gru_cell_backward_new(t[0], t[1], t[2], &out[0], &out[1],
+                                                                &out[2]));
     release_inputs(&in);
-    return st == PDT_OK ? wrap_outputs(S, 2, out) : pdt_raise(S, st);
+    return st == PDT_OK ? wrap_outputs(S, lstm ? 2 : 3, out) : pdt_raise(S, st);
+}
+
+static PyObject *f_lstm_cell_backward(PyObject *module, PyObject *args)
+{
+    return cell_backward(module, args, 1);
 }
 
 static PyObject *f_gru_cell_backward(PyObject *module, PyObject *args)
 {
-    pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"grad_hy", "hx", "workspace"};
-    static const int required[] = {1, 1, 1};
-    PyObject *objs[3];
-    rnn_inputs in;
-    if (unpack("_gru_cell_backward", args, 3, 3, objs) < 0 ||
-        hold_inputs(S, "_gru_cell_backward", 3, objs, names, required, &in) < 0)
-        return NULL;
-    pdt_tensor out[3];
-    pdt_status st;
-    PDT_RUN_RELEASING_GIL(work_of(in.t[2]),
-                          st = pdt_gru_cell_backward_new(in.t[0], in.t[1], in.t[2], &out[0],
-                                                         &out[1], &out[2]));
-    release_inputs(&in);
-    return st == PDT_OK ? wrap_outputs(S, 3, out) : pdt_raise(S, st);
+    return cell_backward(module, args, 0);
 }
 
 PyMethodDef pdt_rnn_functions[] = {
