@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 from .._ops_join import cat, stack
 from . import functional as F
-from ._fused_rnn import fusable, gru_cell, lstm_cell
+from ._fused_rnn import StepGradients, fusable, gru_cell, hidden_projection, lstm_cell
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -86,9 +86,23 @@ def run_direction(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tens
     time order, and the last state h (and c): after step 0 when reverse."""
     steps = xp.unbind(0)  # Note [the input projection]
     outputs = []
-    for xt in (reversed(steps) if reverse else steps):
-        h, c = step(mode, xt, h, c, w_hh, b_hh)
-        outputs.append(h)
+    if mode in ("GRU", "LSTM") and fusable(xp):
+        # the fused cells, and h @ W_hh^T + b_hh whose W_hh and b_hh gradients are one
+        # GEMM and one sum for all the steps (Note [one GEMM for W_hh's gradient])
+        collected = StepGradients()
+        w_d, b_d = w_hh.detach(), None if b_hh is None else b_hh.detach()
+        for t, xt in enumerate(reversed(steps) if reverse else steps):
+            gh = hidden_projection(h, w_hh if t == 0 else w_d, b_hh if t == 0 else b_d,
+                                   collected, t)
+            if mode == "GRU":
+                h = gru_cell(xt, gh, h)
+            else:
+                h, c = lstm_cell(xt, gh, c)
+            outputs.append(h)
+    else:
+        for xt in (reversed(steps) if reverse else steps):
+            h, c = step(mode, xt, h, c, w_hh, b_hh)
+            outputs.append(h)
     if reverse:
         outputs.reverse()
     return stack(outputs), h, c
