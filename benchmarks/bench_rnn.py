@@ -6,7 +6,10 @@ Each entry runs with one thread (``set_num_threads(1)`` in both libraries, so th
 is the per-step overhead and the kernels, not the cores) and with the default threads.
 The step loop runs in Python in pydevtensor: the gates of one step are one fused cell
 kernel (``_C._lstm_cell``/``_C._gru_cell``, csrc/core/pdt_rnn.c) and one autograd node,
-after one GEMM for the input projection of every step.
+after one GEMM for the input projection of every step; the backward makes W_hh's
+gradient as one GEMM over all the steps (nn/_fused_rnn.py).  The composition the fused
+cells replaced (nn/_functional_rnn.py, step_unfused) runs when FR.fusable is patched to
+refuse every dtype, for a before/after in one process.
 """
 from benchmarks.harness import Stmt, benchmark, compare_statements
 
