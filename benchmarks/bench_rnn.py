@@ -17,12 +17,14 @@ STEPS, BATCH, FEATURES, HIDDEN = 35, 32, 28, 256
 STEP = "out, _ = net(x); out.sum().backward()"
 
 
-def _statements(layer, threads):
+def _statements(layer, threads, unfused=False):
     shapes = f"L, N, F, H = {STEPS}, {BATCH}, {FEATURES}, {HIDDEN}"
     one = threads == 1
+    before = ("from pydevtensor.nn import _functional_rnn as FR; FR.fusable = lambda x: False; "
+              if unfused else "")
     return {
         "pydevtensor": Stmt(f"import pydevtensor as pdt; from pydevtensor import nn; {shapes}; "
-                            + ("pdt.set_num_threads(1); " if one else "")
+                            + ("pdt.set_num_threads(1); " if one else "") + before
                             + f"net = nn.{layer}(F, H); x = pdt.rand(L, N, F)", STEP),
         "torch": Stmt(f"import torch; from torch import nn; {shapes}; "
                       + ("torch.set_num_threads(1); " if one else "")
@@ -30,13 +32,14 @@ def _statements(layer, threads):
     }
 
 
-def _entry(name, layer, threads):
+def _entry(name, layer, threads, unfused=False):
     """Registers the entry rnn.<name>: nn.<layer> with `threads` threads (None: the
-    default)."""
-    label = "1 thread" if threads == 1 else "default threads"
+    default); unfused: pydevtensor runs the composition the fused cells replaced."""
+    label = ("1 thread" if threads == 1 else "default threads") + \
+        (", unfused composition" if unfused else "")
 
     def entry(cfg):
-        return compare_statements(cfg, _statements(layer, threads))
+        return compare_statements(cfg, _statements(layer, threads, unfused))
 
     entry.__name__ = name
     entry.__doc__ = (f"nn.{layer}(28, 256) over a (35, 32, 28) float32 sequence: the "
@@ -49,3 +52,5 @@ gru_one_thread = _entry("gru_one_thread", "GRU", 1)
 lstm_one_thread = _entry("lstm_one_thread", "LSTM", 1)
 gru_default_threads = _entry("gru_default_threads", "GRU", None)
 lstm_default_threads = _entry("lstm_default_threads", "LSTM", None)
+gru_one_thread_unfused = _entry("gru_one_thread_unfused", "GRU", 1, unfused=True)
+lstm_one_thread_unfused = _entry("lstm_one_thread_unfused", "LSTM", 1, unfused=True)
