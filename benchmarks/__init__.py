@@ -28,6 +28,7 @@ GROUP_MODULES = (
     "benchmarks.bench_exercises",
     "benchmarks.bench_nn",
     "benchmarks.bench_conv",
+    "benchmarks.bench_rnn",
     "benchmarks.bench_training",
     "benchmarks.bench_autograd",
     "benchmarks.bench_threads",

@@ -162,6 +162,32 @@ typedef struct pdt_window2d {
     int64_t in[2], out[2];
 } pdt_window2d;
 
+/* One fused pointwise step of an LSTM or GRU cell (pdt_rnn.h), validated by the
+ * core: every tensor contiguous, on one device, of one dtype (float32 or
+ * float64), B >= 1 and H >= 1 (an empty batch never reaches the backend).  G is
+ * 4 for the LSTM (gates i, f, g, o) and 3 for the GRU (r, z, n). */
+typedef enum { PDT_RNN_LSTM = 0, PDT_RNN_GRU = 1 } pdt_rnn_kind;
+typedef struct pdt_rnn_cell_args {
+    pdt_rnn_kind kind;
+    int64_t batch, hidden;             /* B, H */
+    const pdt_tensor *igates, *hgates; /* (B, G H): x W_ih^T and h W_hh^T */
+    const pdt_tensor *b_ih, *b_hh;     /* (G H), or both NULL */
+    const pdt_tensor *state;           /* (B, H): c (LSTM) or h (GRU) */
+    const pdt_tensor *hy, *cy;         /* out (B, H): h'; c' (LSTM; NULL for the GRU) */
+    const pdt_tensor *ws;              /* out: (B, 5 H) LSTM, (B, 4 H) GRU (pdt_rnn.h) */
+} pdt_rnn_cell_args;
+typedef struct pdt_rnn_cell_grad_args {
+    pdt_rnn_kind kind;
+    int64_t batch, hidden;
+    const pdt_tensor *dhy, *dcy; /* (B, H), NULL for zeros; dcy NULL for the GRU */
+    const pdt_tensor *state;     /* the forward's c (LSTM) or h (GRU) */
+    const pdt_tensor *ws;        /* the forward's workspace */
+    const pdt_tensor *d_igates;  /* out (B, G H): the gradient of igates (and of hgates,
+                                  * for the LSTM) */
+    const pdt_tensor *d_hgates;  /* out (B, 3 H): the GRU's gradient of hgates; NULL (LSTM) */
+    const pdt_tensor *dstate;    /* out (B, H): the gradient of state through the cell */
+} pdt_rnn_cell_grad_args;
+
 typedef struct pdt_backend {
     int kind; /* pdt_device_kind */
     const char *name;
@@ -347,6 +373,14 @@ typedef struct pdt_backend {
      * from +0 (float16 and bfloat16 in float32, rounded once): deterministic,
      * and the same bits on every backend; padding positions are dropped. */
     pdt_status (*col2im)(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *w);
+
+    /* --- fused recurrent cells (pdt_rnn.h); NULL: refused (NotImplementedError) --- */
+    /* The forward of one step (the equations in pdt_rnn.h), every output element
+     * written; the same arithmetic, in the same order, as the unfused ops of the
+     * backend (its sigmoid and tanh, no contracted multiply-adds). */
+    pdt_status (*rnn_cell)(const pdt_rnn_cell_args *a);
+    /* Its backward, from the saved workspace (pdt_rnn.h). */
+    pdt_status (*rnn_cell_backward)(const pdt_rnn_cell_grad_args *a);
 
     /* --- information --- */
     /* One line on the libraries behind the backend ("OpenBLAS 0.3.28, 2 threads"); may be NULL. */

@@ -58,5 +58,8 @@ pdt_status pdt_cpu_softmax(const pdt_tensor *out, const pdt_tensor *x, int log);
 pdt_status pdt_cpu_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,
                           uint64_t pad_bits);
 pdt_status pdt_cpu_col2im(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *w);
+/* cpu_rnn.c */
+pdt_status pdt_cpu_rnn_cell(const pdt_rnn_cell_args *a);
+pdt_status pdt_cpu_rnn_cell_backward(const pdt_rnn_cell_grad_args *a);
 
 #endif /* PDT_CPU_KERNELS_H */

@@ -36,6 +36,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "cuda_activation.cuh"
 #include "cuda_check.h"
 #include "cuda_launch.h"
 #include "cuda_layout.cuh"
@@ -324,12 +325,9 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
     else if constexpr (OP == PDT_OP_COS)
         return f32 ? cosf(x) : cos(x);
     else if constexpr (OP == PDT_OP_TANH)
-        return f32 ? tanhf(x) : tanh(x);
-    else { /* sigmoid: e^x / (1 + e^x) below 0, so that e^-x never overflows and the
-              subnormal results stay (1 / (1 + inf) would be 0 there) */
-        T e = f32 ? expf(x < 0 ? x : -x) : exp(x < 0 ? x : -x);
-        return x < 0 ? e / ((T)1 + e) : (T)1 / ((T)1 + e);
-    }
+        return tanh_of(x); /* cuda_activation.cuh, shared with the fused cells */
+    else
+        return sigmoid_of(x);
 }
 
 /* Launch geometry, grid-stride indices and the strided layout: cuda_layout.cuh. */

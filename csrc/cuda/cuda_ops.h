@@ -99,6 +99,9 @@ pdt_status pdt_cuda_cumsum(const pdt_tensor *out, const pdt_tensor *x);
 pdt_status pdt_cuda_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,
                            uint64_t pad_bits);
 pdt_status pdt_cuda_col2im(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *w);
+/* cuda_rnn.cu */
+pdt_status pdt_cuda_rnn_cell(const pdt_rnn_cell_args *a);
+pdt_status pdt_cuda_rnn_cell_backward(const pdt_rnn_cell_grad_args *a);
 /* cuda_gemm.c */
 pdt_status pdt_cuda_gemm(const pdt_gemm_args *g);
 void pdt_cuda_set_allow_tf32(int allow);

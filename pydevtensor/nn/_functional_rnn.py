@@ -1,7 +1,9 @@
 """The step math of the recurrent layers (nn/rnn.py): one time step of an Elman RNN, a
-GRU or an LSTM, and the loop over a sequence, layers and directions, written on the
-differentiable ops (linear, chunk, sigmoid, tanh, stack, cat), so that autograd and
-every device work without kernels of their own.
+GRU or an LSTM, and the loop over a sequence, layers and directions.  The GRU's and
+LSTM's gates are one fused kernel per step in float32 and float64 (_fused_rnn.py);
+everything else, and the half types, is written on the differentiable ops (linear,
+chunk, sigmoid, tanh, stack, cat), so that autograd and every device work without
+kernels of their own.
 
 Shapes: the sequence x is (L, N, H_in) (time first; the module turns batch_first and
 unbatched inputs into this), a hidden state h (and an LSTM's cell state c) is (N, H),
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 from .._ops_join import cat, stack
 from . import functional as F
+from ._fused_rnn import StepGradients, fusable, gru_cell, hidden_projection, lstm_cell
 
 if TYPE_CHECKING:
     from .._C import Tensor
@@ -35,7 +38,20 @@ def step(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
          b_hh: Tensor | None) -> tuple[Tensor, Tensor | None]:
     """One time step: xp is the input's projection x @ W_ih^T + b_ih (N, G * H), h the
     previous hidden state (N, H), c the LSTM's cell state (N, H) or None.  Returns the
-    new (h, c), c None but for the LSTM.  The equations of PyTorch's documentation::
+    new (h, c), c None but for the LSTM.  The GRU's and LSTM's pointwise part is one
+    fused kernel and one autograd node (_fused_rnn.py) in float32 and float64, with the
+    bits of the composition in step_unfused, which the half types run."""
+    if mode == "GRU" and fusable(xp):
+        return gru_cell(xp, F.linear(h, w_hh, b_hh), h), None
+    if mode == "LSTM" and fusable(xp):
+        return lstm_cell(xp, F.linear(h, w_hh, b_hh), c)
+    return step_unfused(mode, xp, h, c, w_hh, b_hh)
+
+
+def step_unfused(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
+                 b_hh: Tensor | None) -> tuple[Tensor, Tensor | None]:
+    """step() written on the differentiable ops, the equations of PyTorch's
+    documentation::
 
         RNN:   h' = tanh(xp + W_hh h + b_hh)       (relu for RNN_RELU)
         GRU:   r = sigmoid(xp_r + W_hr h + b_hr)
@@ -70,9 +86,23 @@ def run_direction(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tens
     time order, and the last state h (and c): after step 0 when reverse."""
     steps = xp.unbind(0)  # Note [the input projection]
     outputs = []
-    for xt in (reversed(steps) if reverse else steps):
-        h, c = step(mode, xt, h, c, w_hh, b_hh)
-        outputs.append(h)
+    if mode in ("GRU", "LSTM") and fusable(xp):
+        # the fused cells, and h @ W_hh^T + b_hh whose W_hh and b_hh gradients are one
+        # GEMM and one sum for all the steps (Note [one GEMM for W_hh's gradient])
+        collected = StepGradients()
+        w_d, b_d = w_hh.detach(), None if b_hh is None else b_hh.detach()
+        for t, xt in enumerate(reversed(steps) if reverse else steps):
+            gh = hidden_projection(h, w_hh if t == 0 else w_d, b_hh if t == 0 else b_d,
+                                   collected, t)
+            if mode == "GRU":
+                h = gru_cell(xt, gh, h)
+            else:
+                h, c = lstm_cell(xt, gh, c)
+            outputs.append(h)
+    else:
+        for xt in (reversed(steps) if reverse else steps):
+            h, c = step(mode, xt, h, c, w_hh, b_hh)
+            outputs.append(h)
     if reverse:
         outputs.reverse()
     return stack(outputs), h, c

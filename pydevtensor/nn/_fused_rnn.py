@@ -1,0 +1,140 @@
+"""The fused pointwise steps of the LSTM and GRU cells, differentiable: one kernel and
+one autograd node per step where the composition in _functional_rnn.py records about
+ten ops (the kernels: _C._lstm_cell, _C._gru_cell and their backward, csrc/core/pdt_rnn.h
+for the equations and the workspaces).
+
+    lstm_cell(igates, hgates, cx) -> (hy, cy)    igates, hgates (N, 4 H); cx (N, H)
+    gru_cell(igates, hgates, hx) -> hy           igates, hgates (N, 3 H); hx (N, H)
+    hidden_projection(h, w_hh, b_hh, collected, t) -> h @ W_hh^T + b_hh of a layer's
+        step t, whose W_hh and b_hh gradients come as one GEMM and one sum for all
+        the steps (Note [one GEMM for W_hh's gradient])
+
+igates is the input's projection x @ W_ih^T + b_ih and hgates the state's h @ W_hh^T +
+b_hh (the biases already added, as F.linear adds them): the kernels add igates + hgates
+as the composition does, so the forward gives its bits on every device.  float32 and
+float64 only (``fusable``); the layers use the composition for the half types.
+"""
+from .. import _C
+from ..autograd.dispatch import derivative, recorded
+from ..autograd.node import Node
+
+FUSED_DTYPES = (_C.float32, _C.float64)
+
+
+def fusable(x):
+    """Whether the fused kernels take x's dtype."""
+    return x.dtype in FUSED_DTYPES
+
+
+def _contiguous(x):
+    return x if x is None or x.is_contiguous() else x.contiguous()
+
+
+@recorded("_lstm_cell")
+def _lstm_cell(igates, hgates, cx):
+    """(hy, cy, workspace): the kernel's three results (the node keeps the workspace)."""
+    return _C._lstm_cell(_contiguous(igates), _contiguous(hgates), _contiguous(cx))
+
+
+@recorded("_gru_cell")
+def _gru_cell(igates, hgates, hx):
+    """(hy, workspace)."""
+    return _C._gru_cell(_contiguous(igates), _contiguous(hgates), _contiguous(hx))
+
+
+def lstm_cell(igates, hgates, cx):
+    """One LSTM step's pointwise part (module docstring): (hy, cy)."""
+    hy, cy, _ = _lstm_cell(igates, hgates, cx)
+    return hy, cy
+
+
+def gru_cell(igates, hgates, hx):
+    """One GRU step's pointwise part (module docstring): hy."""
+    return _gru_cell(igates, hgates, hx)[0]
+
+
+@derivative("_lstm_cell")
+class LstmCellBackward0(Node):
+    """The fused LSTM step: the gates' gradient (the same for igates and hgates) and
+    cx's, from the saved workspace, by one kernel (_C._lstm_cell_backward)."""
+    num_outputs = 2  # hy, cy (the workspace gets no gradient)
+
+    def save(self, out, igates, hgates, cx):
+        self.save_tensors(_contiguous(cx), out[2])
+        return (igates, hgates, cx)
+
+    def apply(self, grads):
+        cx, ws = self.saved_tensors
+        dgates, dcx = _C._lstm_cell_backward(_contiguous(grads[0]), _contiguous(grads[1]),
+                                             cx, ws)
+        need = self.needs_input_grad
+        return (dgates if need[0] else None, dgates if need[1] else None,
+                dcx if need[2] else None)
+
+
+@derivative("_gru_cell")
+class GruCellBackward0(Node):
+    """The fused GRU step: the gradients of igates, hgates and hx (through the
+    pointwise part), from the saved workspace, by one kernel (_C._gru_cell_backward)."""
+
+    def save(self, out, igates, hgates, hx):
+        self.save_tensors(_contiguous(hx), out[1])
+        return (igates, hgates, hx)
+
+    def backward(self, g):
+        hx, ws = self.saved_tensors
+        d_ig, d_hg, dhx = _C._gru_cell_backward(_contiguous(g), hx, ws)
+        need = self.needs_input_grad
+        return (d_ig if need[0] else None, d_hg if need[1] else None,
+                dhx if need[2] else None)
+
+
+class StepGradients:
+    """What the hidden projections of one layer and direction hand to the first step's
+    (Note [one GEMM for W_hh's gradient]): each step's gradient of h @ W_hh^T + b_hh
+    and its h, by step, until the first step's backward uses and drops them."""
+    __slots__ = ("grads", "states")
+
+    def __init__(self):
+        self.grads, self.states = {}, {}
+
+
+@recorded("_hidden_projection")
+def hidden_projection(h, w_hh, b_hh, collected, t):
+    """h @ W_hh^T + b_hh of step t (0: the first of the direction), recorded so that
+    only step 0's node differentiates W_hh and b_hh (the other steps get them
+    detached)."""
+    return _C.addmm(b_hh, h, w_hh.T) if b_hh is not None else _C.matmul(h, w_hh.T)
+
+
+@derivative("_hidden_projection")
+class HiddenProjectionBackward0(Node):
+    """Note [one GEMM for W_hh's gradient]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A layer's steps share W_hh: its gradient is the sum over steps of dgh_t^T h_t.
+    Per step that is L thin GEMMs (K = the batch) and L additions of a (G H, H)
+    matrix; here each step's node passes dgh_t and h_t on (StepGradients), and the
+    first step's node, whose backward runs after every later step's (its input's
+    gradient depends on them all), makes W_hh's gradient as one GEMM over L N rows
+    and b_hh's as one sum.  The steps' nodes but the first hold W_hh detached."""
+
+    def save(self, out, h, w_hh, b_hh, collected, t):
+        self.collected, self.t = collected, t
+        self.save_tensors(h, w_hh)
+        return (h, w_hh, b_hh)
+
+    def backward(self, g):
+        h, w = self.saved_tensors
+        need, c = self.needs_input_grad, self.collected
+        dh = _C.matmul(g, w) if need[0] else None
+        if self.t:
+            c.grads[self.t], c.states[self.t] = g, h
+            return dh, None, None
+        grads = [g] + list(c.grads.values())
+        states = [h] + list(c.states.values())
+        c.grads, c.states = {}, {}
+        from .._ops_join import cat  # imported late: _ops_join imports the recorder
+        G = cat(grads, 0)
+        dw = _C.matmul(G.T, cat(states, 0)) if need[1] else None
+        db = G.sum(0) if need[2] else None
+        return dh, dw, db
