@@ -632,6 +632,18 @@ CASES = [
       r"index 5 is out of bounds for dimension 1 with size 3"),
     C("gather-negative", "pdt.gather(t, 1, pdt.tensor([[-1]]))", "IndexError",
       r"gather: index -1 is out of bounds for dimension 1 with size 3"),
+    # ---- everyday3: scatter, index ops, elementwise, reductions, linear algebra
+    C("scatter-out-of-range", "pdt.scatter(t, 1, pdt.tensor([[3]]), 1.0)", "IndexError",
+      r"scatter: index 3 is out of bounds for dimension 1 with size 3"),
+    C("scatter_add-dtype", "pdt.scatter_add(t, 1, pdt.tensor([[0]]), pdt.ones(1, 1, "
+      "dtype=pdt.float64))", "RuntimeError", r"scatter_add\(\): self \(.*float32\) and src "
+      r"\(.*float64\) must have the same dtype \(self \(2, 3\), src \(1, 1\), on cpu\)"),
+    C("scatter_reduce-unknown", "pdt.scatter_reduce(t, 1, pdt.tensor([[0]]), pdt.ones(1, 1), "
+      "'max')", "RuntimeError", r"reduce argument must be one of 'sum'.*got 'max'"),
+    C("index_add-shape", "pdt.index_add(t, 0, pdt.tensor([0, 1]), pdt.ones(3, 3))",
+      "RuntimeError", r"source must have shape \(2, 3\) \(self \(2, 3\) with len\(index\) = 2 "
+      r"along dim 0\), got \(3, 3\) \(on cpu\)"),
+    # ---- end everyday3
     C("index_select-negative", "pdt.index_select(t, 1, pdt.tensor([0, -1]))", "IndexError",
       r"index_select: index -1 is out of bounds for dimension 1 with size 3"),
     C("index_select-float-index", "pdt.index_select(t, 0, pdt.tensor([0.0]))", "IndexError",
