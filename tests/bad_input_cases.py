@@ -643,6 +643,24 @@ CASES = [
     C("index_add-shape", "pdt.index_add(t, 0, pdt.tensor([0, 1]), pdt.ones(3, 3))",
       "RuntimeError", r"source must have shape \(2, 3\) \(self \(2, 3\) with len\(index\) = 2 "
       r"along dim 0\), got \(3, 3\) \(on cpu\)"),
+    C("index_copy-out-of-range", "pdt.index_copy(t, 0, pdt.tensor([2]), pdt.ones(1, 3))",
+      "IndexError", r"index_copy: index 2 is out of bounds for dimension 0 with size 2"),
+    C("index_fill-matrix-value", "pdt.index_fill(t, 0, pdt.tensor([0]), pdt.ones(2))",
+      "RuntimeError", r"0-dimensional value tensor.*1 dimension\(s\) \(on cpu\)"),
+    C("masked_select-int-mask", "pdt.masked_select(t, pdt.tensor([1, 0, 1]))", "RuntimeError",
+      r"masked_select\(\): expected a bool mask, got .*int64 \(shape \(3,\), on cpu\)"),
+    C("masked_scatter-small-source", "pdt.masked_scatter(t, t > 0, pdt.ones(2))",
+      "RuntimeError", r"source has 2 elements \(shape \(2,\)\) but the mask \(2, 3\), "
+      r"broadcast to \(2, 3\), has 5 True \(on cpu\)"),
+    C("take-out-of-range", "pdt.take(t, pdt.tensor([6]))", "IndexError",
+      r"take: index 6 is out of bounds for dimension 0 with size 6"),
+    C("take_along_dim-ndim", "pdt.take_along_dim(t, pdt.tensor([0]), 1)", "RuntimeError",
+      r"same number of dimensions.*2 dimensions for input \(2, 3\).*1 dimensions for "
+      r"indices \(1,\)"),
+    C("argwhere-not-tensor", "pdt.argwhere([1, 0])", "TypeError",
+      r"argwhere\(\): argument 'input' must be a Tensor, got list"),
+    C("isin-two-numbers", "pdt.isin(1, 2)", "TypeError",
+      r"isin\(\): expected a Tensor for elements or test_elements, got int and int"),
     # ---- end everyday3
     C("index_select-negative", "pdt.index_select(t, 1, pdt.tensor([0, -1]))", "IndexError",
       r"index_select: index -1 is out of bounds for dimension 1 with size 3"),
