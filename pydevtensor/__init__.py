@@ -62,7 +62,10 @@ from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_spe
 from ._ops_scatter import *  # noqa: F401,F403
 from ._ops_index_more import *  # noqa: F401,F403
 from ._ops_elementwise_more import *  # noqa: F401,F403
-from . import _ops_elementwise_more, _ops_index_more, _ops_scatter
+from ._ops_reduce_more import *  # noqa: F401,F403
+from ._ops_histogram import *  # noqa: F401,F403
+from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
+from . import _ops_scatter
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special and save/load are imported on first use.  They pull in logging, json, threading and queue, which
@@ -114,4 +117,4 @@ __all__ += _ops_special.__all__ + ["special"]
 __all__ += ["linalg", "utils"]
 __all__ += ["cdist"]
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
-__all__ += _ops_elementwise_more.__all__
+__all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
