@@ -64,8 +64,9 @@ from ._ops_index_more import *  # noqa: F401,F403
 from ._ops_elementwise_more import *  # noqa: F401,F403
 from ._ops_reduce_more import *  # noqa: F401,F403
 from ._ops_histogram import *  # noqa: F401,F403
+from ._ops_linalg_small import *  # noqa: F401,F403
 from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
-from . import _ops_scatter
+from . import _ops_linalg_small, _ops_scatter
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special and save/load are imported on first use.  They pull in logging, json, threading and queue, which
@@ -118,3 +119,4 @@ __all__ += ["linalg", "utils"]
 __all__ += ["cdist"]
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
+__all__ += _ops_linalg_small.__all__
