@@ -125,3 +125,13 @@ def test_gradients(device):
     gradcheck(lambda x: pdt.float_power(x.abs(), 1.5), [a], device)
     ok = np.abs(np.fmod(a, b)) > 1e-3  # away from fmod's jumps
     gradcheck(lambda x, y: pdt.fmod(x, y) * pdt.tensor(ok, device=device), [a, b], device)
+
+
+def test_logaddexp2_numpy(device):
+    rng = np.random.default_rng(2)
+    a, b = rng.uniform(-30, 30, 64).astype(np.float32), rng.uniform(-30, 30, 64).astype(
+        np.float32)
+    a[:3], b[:3] = [np.inf, -np.inf, 1.0], [np.inf, -np.inf, 1.0]
+    got = pdt.logaddexp2(_t(a, device), _t(b, device)).cpu().numpy().astype(np.float64)
+    ref = np.logaddexp2(a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(got, ref, rtol=4 * EPS32, atol=4e-7)

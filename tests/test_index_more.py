@@ -150,3 +150,24 @@ def test_errors_name_the_problem(device):
         x.masked_select(_t([1, 0, 1], device))
     with pytest.raises(RuntimeError, match="same number of dimensions"):
         pdt.take_along_dim(x, _t([0], device), 1)
+
+
+def test_masked_scatter_and_take_along_dim_numpy(device):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 4))
+    mask = rng.random((1, 4)) > 0.5
+    src = rng.standard_normal(20)
+    full = np.broadcast_to(mask, x.shape)
+    ref = x.copy()
+    ref[full] = src[:full.sum()]
+    got = _t(x, device).masked_scatter(_t(mask, device), _t(src, device))
+    np.testing.assert_array_equal(got.cpu().numpy(), ref)
+    small = rng.integers(0, 3, (2, 1))
+    got = _t(x, device).take_along_dim(_t(small, device), 0)
+    np.testing.assert_array_equal(got.cpu().numpy(),
+                                  np.take_along_axis(x, np.broadcast_to(small, (2, 4)), 0))
+    a = rng.integers(0, 6, (3, 4))
+    b = rng.integers(0, 6, 5)
+    for invert in (False, True):
+        got = pdt.isin(_t(a, device), _t(b, device), invert=invert)
+        np.testing.assert_array_equal(got.cpu().numpy(), np.isin(a, b, invert=invert))

@@ -181,3 +181,67 @@ def test_errors_name_the_problem(device):
         pdt.histc(_t([1, 2], device))
     with pytest.raises(RuntimeError, match="one `x` value for each sample"):
         pdt.trapezoid(x, _t([0.0, 1.0], device))
+
+
+# ---- NumPy and hand-written references for what the torch comparisons above check
+
+def test_median_nan_by_hand(device):
+    a = np.array([[1.0, np.nan, 3.0, 2.0], [4.0, 0.0, 5.0, 6.0], [np.nan] * 4],
+                 dtype=np.float32)
+    v, i = pdt.median(_t(a, device), 1)
+    np.testing.assert_array_equal(v.cpu().numpy(), [np.nan, 4.0, np.nan])
+    assert i.tolist()[:2] == [1, 0] and np.isnan(a[2, i.tolist()[2]])
+    v, i = pdt.nanmedian(_t(a, device), 1)
+    np.testing.assert_array_equal(v.cpu().numpy(), [2.0, 4.0, np.nan])
+    assert i.tolist()[:2] == [3, 0]
+    assert np.isnan(pdt.median(_t(a[:2], device)).item())
+    assert pdt.nanmedian(_t(a[:2], device)).item() == 3.0  # 0 1 2 3 4 5 6: the 4th
+
+
+def _np_mode(row):
+    values, counts = np.unique(row, return_counts=True)
+    v = values[np.argmax(counts)]  # the smallest of those tied
+    return v, np.nonzero(row == v)[0][-1]
+
+
+def _np_cum(a, larger):
+    vals, idx = np.empty_like(a), np.empty(a.shape, np.int64)
+    for r in range(a.shape[0]):
+        best, at = a[r, 0], 0
+        for k in range(a.shape[1]):
+            v = a[r, k]
+            take = np.isnan(v) or (not np.isnan(best) and (v >= best if larger else v <= best))
+            if take:
+                best, at = v, k
+            vals[r, k], idx[r, k] = best, at
+    return vals, idx
+
+
+def test_mode_cummax_cummin_numpy(device):
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 4, (5, 9))
+    v, i = pdt.mode(_t(a, device))
+    ref = [_np_mode(row) for row in a]
+    assert v.tolist() == [r[0] for r in ref] and i.tolist() == [r[1] for r in ref]
+    f = rng.integers(0, 5, (3, 17)).astype(np.float64)
+    f[1, 5], f[1, 9] = np.nan, np.nan
+    for name, larger in (("cummax", True), ("cummin", False)):
+        v, i = getattr(pdt, name)(_t(f, device), 1)
+        rv, ri = _np_cum(f, larger)
+        np.testing.assert_array_equal(v.cpu().numpy(), rv)
+        np.testing.assert_array_equal(i.cpu().numpy(), ri)
+
+
+def test_unique_consecutive_and_histc_numpy(device):
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 3, 30)
+    starts = np.r_[0, np.nonzero(a[1:] != a[:-1])[0] + 1]
+    values, inverse, counts = pdt.unique_consecutive(_t(a, device), return_inverse=True,
+                                                     return_counts=True)
+    np.testing.assert_array_equal(values.cpu().numpy(), a[starts])
+    np.testing.assert_array_equal(counts.cpu().numpy(), np.diff(np.r_[starts, a.size]))
+    np.testing.assert_array_equal(inverse.cpu().numpy(), np.cumsum(np.r_[1, a[1:] != a[:-1]]) - 1)
+    h = (rng.integers(0, 400, 300) / 40 + 1 / 80).astype(np.float32)
+    got = _t(h, device).histc(bins=5)  # the range: h's own min and max
+    ref, _ = np.histogram(h, bins=5, range=(h.min(), h.max()))
+    np.testing.assert_array_equal(got.cpu().numpy(), ref)

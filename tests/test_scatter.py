@@ -211,3 +211,62 @@ def test_errors_name_the_problem(device):
         x.scatter(1, pdt.tensor([[0, 1]], device=device), pdt.ones(1, 1, device=device))
     with pytest.raises(RuntimeError, match=r"source must have shape \(2, 3\)"):
         pdt.index_add(x, 0, pdt.tensor([0, 1], device=device), pdt.ones(3, 3, device=device))
+
+
+# ---- NumPy references for what the torch comparisons above also check (they skip
+# where torch cannot be imported, e.g. against the emulated CUDA libraries)
+
+def _np_scatter(x, dim, index, src):
+    out = x.copy()
+    for pos in np.ndindex(*index.shape):
+        dest = list(pos)
+        dest[dim] = index[pos]
+        out[tuple(dest)] = src[pos] if isinstance(src, np.ndarray) else src
+    return out
+
+
+def test_scatter_and_scatter_add_numpy(device):
+    rng = np.random.default_rng(1)
+    x, _, src = _case(rng, 0, "float32")
+    index = np.stack([rng.permutation(4)[:3] for _ in range(4)], 1)  # no repeats per column
+    t = [pdt.tensor(a, device=device) for a in (x, index, src)]
+    np.testing.assert_array_equal(pdt.scatter(t[0], 0, t[1], t[2]).cpu().numpy(),
+                                  _np_scatter(x, 0, index, src))
+    np.testing.assert_array_equal(t[0].scatter(0, t[1], value=-1).cpu().numpy(),
+                                  _np_scatter(x, 0, index, -1))
+    np.testing.assert_array_equal(pdt.scatter_add(t[0], 0, t[1], t[2]).cpu().numpy(),
+                                  _np_scatter_reduce(x, 0, index, src, "sum", True))
+    for mode, reduce in (("add", "sum"), ("multiply", "prod")):
+        np.testing.assert_array_equal(t[0].scatter(0, t[1], t[2], reduce=mode).cpu().numpy(),
+                                      _np_scatter_reduce(x, 0, index, src, reduce, True))
+
+
+@pytest.mark.parametrize("reduce", REDUCES)
+def test_scatter_reduce_nan_numpy(device, reduce):
+    rng = np.random.default_rng(3)
+    x, index, src = _case(rng, 1, "float64")
+    src[0, 0] = np.nan
+    x[2, 1] = np.nan
+    for include_self in (True, False):
+        got = pdt.scatter_reduce(pdt.tensor(x, device=device), 1,
+                                 pdt.tensor(index, device=device),
+                                 pdt.tensor(src, device=device), reduce,
+                                 include_self=include_self)
+        ref = _np_scatter_reduce(x, 1, index, src, reduce, include_self)
+        np.testing.assert_allclose(got.cpu().numpy(), ref, rtol=1e-12, equal_nan=True)
+
+
+def test_amax_gradient_ties_by_hand(device):
+    """self 3 and two src 3s tie for dest 0: a third each (self's share counted even
+    without include_self, as torch's formula); src 2 ties self 2 at dest 2: halves."""
+    x = np.array([3.0, 1.0, 2.0])
+    src = np.array([3.0, 3.0, 0.5, 2.0])
+    index = pdt.tensor([0, 0, 1, 2], device=device)
+    want = {True: ([1 / 3, 1.0, 0.5], [1 / 3, 1 / 3, 0.0, 0.5]),
+            False: ([0.0, 0.0, 0.0], [1 / 3, 1 / 3, 1.0, 0.5])}
+    for include_self, (ga, gb) in want.items():
+        a = pdt.tensor(x, device=device, requires_grad=True)
+        b = pdt.tensor(src, device=device, requires_grad=True)
+        a.scatter_reduce(0, index, b, "amax", include_self=include_self).sum().backward()
+        np.testing.assert_allclose(a.grad.cpu().numpy(), ga, rtol=1e-15)
+        np.testing.assert_allclose(b.grad.cpu().numpy(), gb, rtol=1e-15)
