@@ -13,7 +13,7 @@ import builtins
 from . import _C
 from ._ops_index import (_as_tensor, _broadcast_shape, _dim, _index_tensor, _int_arg,
                          _tensor_arg, gather, index_select, nonzero, result_type)
-from ._ops_scatter import _in_place, _same_device, _same_dtype
+from ._ops_scatter import _in_place, _same_device, _same_dtype, in_place_method
 
 
 def _along(op, x, dim, index):
@@ -438,56 +438,15 @@ __all__ = ["argwhere", "index_copy", "index_fill", "isin", "masked_scatter", "ma
            "take", "take_along_dim"]
 
 
-def _index_copy_(input, dim, index, source):
-    """index_copy in place.
-
-    Parameters
-    ----------
-    input : Tensor
-        The tensor to change (also the method ``x.index_copy_(dim, index, source)``).
-    dim, index, source
-        As index_copy.
-
-    Returns
-    -------
-    Tensor
-        input.
-
-    Examples
-    --------
+for _n in __all__:
+    if _n != "isin":
+        setattr(_C.Tensor, _n, globals()[_n])
+_C.Tensor.masked_scatter_ = masked_scatter_
+_C.Tensor.index_copy_ = in_place_method("index_copy_", index_copy, """\
     >>> x = pydevtensor.zeros(3)
     >>> x.index_copy_(0, pydevtensor.tensor([1]), pydevtensor.tensor([5.]))
-    tensor([0., 5., 0.])
-    """
-    return _in_place(index_copy, input, dim, index, source)
-
-
-def _index_fill_(input, dim, index, value):
-    """index_fill in place.
-
-    Parameters
-    ----------
-    input : Tensor
-        The tensor to change (also the method ``x.index_fill_(dim, index, value)``).
-    dim, index, value
-        As index_fill.
-
-    Returns
-    -------
-    Tensor
-        input.
-
-    Examples
-    --------
+    tensor([0., 5., 0.])""")
+_C.Tensor.index_fill_ = in_place_method("index_fill_", index_fill, """\
     >>> x = pydevtensor.zeros(3)
     >>> x.index_fill_(0, pydevtensor.tensor([0, 2]), 1.)
-    tensor([1., 0., 1.])
-    """
-    return _in_place(index_fill, input, dim, index, value)
-
-
-for _n, _f in [(n, globals()[n]) for n in __all__ if n != "isin"] + [
-        ("index_copy_", _index_copy_), ("index_fill_", _index_fill_),
-        ("masked_scatter_", masked_scatter_)]:
-    _f.__name__ = _f.__qualname__ = _n
-    setattr(_C.Tensor, _n, _f)
+    tensor([1., 0., 1.])""")

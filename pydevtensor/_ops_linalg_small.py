@@ -8,7 +8,7 @@ import builtins
 
 from . import _C
 from ._ops_index import _dim, _int_arg, _tensor_arg
-from ._ops_scatter import _in_place, _same_device
+from ._ops_scatter import _in_place, _same_device, in_place_method
 
 
 def _number(op, name, v):
@@ -172,38 +172,6 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     left = batch1.permute(1, 0, 2).reshape(n, b * m)
     right = batch2.reshape(b * m, batch2.shape[2])
     return _combine("addbmm", input, left.matmul(right), beta, alpha)
-
-
-def _in_place_method(fn, name):
-    def method(self, *args, beta=1, alpha=1):
-        return _in_place(fn, self, *args, beta=beta, alpha=alpha)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"""{name[:-1]} in place.
-
-    Parameters
-    ----------
-    *args
-        As {name[:-1]}'s, after input.
-    beta, alpha : number, optional
-        As {name[:-1]}'s.
-
-    Returns
-    -------
-    Tensor
-        self.
-
-    Examples
-    --------
-    >>> x = pydevtensor.zeros(2, 2)
-    >>> x.{name}({_EXAMPLE[name]}) is x
-    True
-    """
-    return method
-
-
-_EXAMPLE = {"addr_": "pydevtensor.ones(2), pydevtensor.ones(2)",
-            "addbmm_": "pydevtensor.ones(1, 2, 2), pydevtensor.ones(1, 2, 2)"}
 
 
 def matrix_power(A, n):
@@ -411,5 +379,13 @@ __all__ = ["addbmm", "addmv", "addmv_", "addr", "chain_matmul", "cross", "matrix
 
 for _n in ("addbmm", "addmv", "addmv_", "addr", "cross", "matrix_power"):
     setattr(_C.Tensor, _n, globals()[_n])
-for _n, _f in (("addr_", addr), ("addbmm_", addbmm)):
-    setattr(_C.Tensor, _n, _in_place_method(_f, _n))
+_C.Tensor.addr_ = in_place_method("addr_", addr, """\
+    >>> x = pydevtensor.zeros(2, 2)
+    >>> x.addr_(pydevtensor.ones(2), pydevtensor.tensor([1., 2.]))
+    tensor([[1., 2.],
+            [1., 2.]])""")
+_C.Tensor.addbmm_ = in_place_method("addbmm_", addbmm, """\
+    >>> x = pydevtensor.zeros(2, 2)
+    >>> x.addbmm_(pydevtensor.ones(3, 2, 1), pydevtensor.ones(3, 1, 2), beta=0)
+    tensor([[3., 3.],
+            [3., 3.]])""")

@@ -68,6 +68,33 @@ def _in_place(op, self, *args, **kwargs):
     return self
 
 
+def in_place_method(name, fn, example):
+    """The Tensor method name: ``fn`` in place, ``self.copy_(fn(self, ...))`` (a copy of
+    self's old value is what fn reads when autograd records it); example: the
+    docstring's Examples lines."""
+    def method(self, *args, **kwargs):
+        return _in_place(fn, self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"""{fn.__name__} in place.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        As {fn.__name__}'s, after input.
+
+    Returns
+    -------
+    Tensor
+        self.
+
+    Examples
+    --------
+{example}
+    """
+    return method
+
+
 @recorded("index_add")
 def _index_add(input, d, index, source):
     return _added_at(input, d, index, source)
@@ -151,30 +178,6 @@ def index_add(input, dim, index, source, *, alpha=1):
     flat_x = x if x.ndim else x.reshape(1)
     out = _index_add(flat_x, d, index, source if source.ndim else source.reshape(1))
     return out if x.ndim else out.reshape(())
-
-
-def index_add_(input, dim, index, source, *, alpha=1):
-    """index_add in place.
-
-    Parameters
-    ----------
-    input : Tensor
-        The tensor to change (also the method ``x.index_add_(dim, index, source)``).
-    dim, index, source, alpha
-        As index_add.
-
-    Returns
-    -------
-    Tensor
-        input.
-
-    Examples
-    --------
-    >>> x = pydevtensor.zeros(3)
-    >>> x.index_add_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([1., 2.]), alpha=2)
-    tensor([0., 6., 0.])
-    """
-    return _in_place(index_add, input, dim, index, source, alpha=alpha)
 
 
 # ---------------------------------------------------------------- scatter
@@ -278,30 +281,6 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return out.reshape(tuple(input.shape))
 
 
-def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
-    """scatter in place.
-
-    Parameters
-    ----------
-    input : Tensor
-        The tensor to change (also the method ``x.scatter_(dim, index, src)``).
-    dim, index, src, value, reduce
-        As scatter.
-
-    Returns
-    -------
-    Tensor
-        input.
-
-    Examples
-    --------
-    >>> x = pydevtensor.zeros(4)
-    >>> x.scatter_(0, pydevtensor.tensor([3, 1]), 2.)
-    tensor([0., 2., 0., 2.])
-    """
-    return _in_place(scatter, input, dim, index, src, value, reduce=reduce)
-
-
 def scatter_add(input, dim, index, src):
     """input with src added along dim at index (repeated indices add up):
     ``out[index[i][j]][j] += src[i][j]`` for dim 0, and so on.
@@ -335,30 +314,6 @@ def scatter_add(input, dim, index, src):
     """
     _tensor_arg(src, "scatter_add", "src")
     return scatter_reduce(input, dim, index, src, "sum", _op="scatter_add")
-
-
-def scatter_add_(input, dim, index, src):
-    """scatter_add in place.
-
-    Parameters
-    ----------
-    input : Tensor
-        The tensor to change (also the method ``x.scatter_add_(dim, index, src)``).
-    dim, index, src
-        As scatter_add.
-
-    Returns
-    -------
-    Tensor
-        input.
-
-    Examples
-    --------
-    >>> x = pydevtensor.ones(2)
-    >>> x.scatter_add_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([1., 1.]))
-    tensor([1., 3.])
-    """
-    return _in_place(scatter_add, input, dim, index, src)
 
 
 def _touched(flat, n, device):
@@ -519,32 +474,24 @@ class ScatterReduceBackward0(Node):
         return ga, gb
 
 
-def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
-    """scatter_reduce in place.
-
-    Parameters
-    ----------
-    input : Tensor
-        The tensor to change (also the method ``x.scatter_reduce_(dim, index, src,
-        reduce)``).
-    dim, index, src, reduce, include_self
-        As scatter_reduce.
-
-    Returns
-    -------
-    Tensor
-        input.
-
-    Examples
-    --------
-    >>> x = pydevtensor.tensor([1, 2])
-    >>> x.scatter_reduce_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([3, 4]), "prod")
-    tensor([ 1, 24])
-    """
-    return _in_place(scatter_reduce, input, dim, index, src, reduce, include_self=include_self)
-
-
 __all__ = ["index_add", "scatter", "scatter_add", "scatter_reduce"]
 
-for _n in __all__ + ["index_add_", "scatter_", "scatter_add_", "scatter_reduce_"]:
-    setattr(_C.Tensor, _n, globals()[_n])  # the in-place forms: methods only, as PyTorch's
+for _n in __all__:
+    setattr(_C.Tensor, _n, globals()[_n])
+# the in-place forms: methods only, as PyTorch's
+_C.Tensor.index_add_ = in_place_method("index_add_", index_add, """\
+    >>> x = pydevtensor.zeros(3)
+    >>> x.index_add_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([1., 2.]), alpha=2)
+    tensor([0., 6., 0.])""")
+_C.Tensor.scatter_ = in_place_method("scatter_", scatter, """\
+    >>> x = pydevtensor.zeros(4)
+    >>> x.scatter_(0, pydevtensor.tensor([3, 1]), 2.)
+    tensor([0., 2., 0., 2.])""")
+_C.Tensor.scatter_add_ = in_place_method("scatter_add_", scatter_add, """\
+    >>> x = pydevtensor.ones(2)
+    >>> x.scatter_add_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([1., 1.]))
+    tensor([1., 3.])""")
+_C.Tensor.scatter_reduce_ = in_place_method("scatter_reduce_", scatter_reduce, """\
+    >>> x = pydevtensor.tensor([1, 2])
+    >>> x.scatter_reduce_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([3, 4]), "prod")
+    tensor([ 1, 24])""")

@@ -59,15 +59,11 @@ def test_hypot(device):
     np.testing.assert_allclose(got, ref, rtol=4 * EPS32, atol=0)
 
 
-def test_logaddexp2(device):
+def test_logaddexp2_matches_torch(device):
     torch = torch_or_skip()
     rng = np.random.default_rng(2)
-    a, b = rng.uniform(-30, 30, 64).astype(np.float32), rng.uniform(-30, 30, 64).astype(
-        np.float32)
-    a[:3], b[:3] = [np.inf, -np.inf, 1.0], [np.inf, -np.inf, 1.0]
-    got = pdt.logaddexp2(_t(a, device), _t(b, device)).cpu().numpy().astype(np.float64)
-    ref = np.logaddexp2(a.astype(np.float64), b.astype(np.float64))
-    np.testing.assert_allclose(got, ref, rtol=4 * EPS32, atol=4e-7)
+    a, b = (rng.uniform(-30, 30, 64).astype(np.float32) for _ in range(2))
+    got = pdt.logaddexp2(_t(a, device), _t(b, device)).cpu().numpy()
     np.testing.assert_allclose(got, torch.logaddexp2(torch.tensor(a), torch.tensor(b)).numpy(),
                                rtol=4 * EPS32, atol=4e-7)
 
