@@ -13,21 +13,7 @@ import builtins
 from . import _C
 from ._ops_index import (_as_tensor, _broadcast_shape, _dim, _index_tensor, _int_arg,
                          _tensor_arg, gather, index_select, nonzero, result_type)
-from ._ops_scatter import _in_place, _same_device, _same_dtype, in_place_method
-
-
-def _along(op, x, dim, index):
-    """(dim wrapped, 1-d int64 index checked against x's size along dim)."""
-    _tensor_arg(x, op)
-    index = _index_tensor(_tensor_arg(index, op, "index"), op)
-    d = _dim(_int_arg(dim, op, "dim"), x.ndim, op)
-    _same_device(op, x, index)
-    if index.ndim > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector, got shape "
-                         f"{tuple(index.shape)} (on {x.device})")
-    index = index.reshape(-1).contiguous()
-    _C._index_check(index, (list(x.shape) or [1])[d], d, op, False)
-    return d, index
+from ._ops_scatter import _in_place, _same_device, _same_dtype, along, in_place_method
 
 
 def _key(d, index):
@@ -70,16 +56,9 @@ def index_copy(input, dim, index, source):
             [0., 0.],
             [1., 2.]])
     """
-    d, index = _along("index_copy", input, dim, index)
-    _tensor_arg(source, "index_copy", "source")
-    _same_device("index_copy", input, source)
-    _same_dtype("index_copy", input, source)
+    d, index = along("index_copy", input, dim, index, source)
     want = list(input.shape) or [1]
     want[d] = index.shape[0]
-    if (list(source.shape) or [1]) != want:
-        raise RuntimeError(f"index_copy(): source must have shape {tuple(want)} (self "
-                           f"{tuple(input.shape)} with len(index) = {index.shape[0]} along "
-                           f"dim {d}), got {tuple(source.shape)} (on {input.device})")
     out = (input if input.ndim else input.reshape(1)).clone()
     out[_key(d, index)] = source.reshape(tuple(want))
     return out.reshape(tuple(input.shape))
@@ -116,7 +95,7 @@ def index_fill(input, dim, index, value):
     tensor([[-1.,  1., -1.],
             [-1.,  1., -1.]])
     """
-    d, index = _along("index_fill", input, dim, index)
+    d, index = along("index_fill", input, dim, index)
     if isinstance(value, _C.Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"index_fill(): only supports a 0-dimensional value tensor, but "

@@ -68,6 +68,33 @@ def _in_place(op, self, *args, **kwargs):
     return self
 
 
+def along(op, x, dim, index, source=None):
+    """(dim wrapped, index as 1-d contiguous int64) for the ops that take slices
+    along dim at a vector of positions, after their checks: index a vector on x's
+    device; source (when given) of x's dtype and of x's shape but len(index) along
+    dim; then every index in range (on a GPU, a counted read of its min and max)."""
+    _tensor_arg(x, op)
+    index = _index_tensor(_tensor_arg(index, op, "index"), op)
+    d = _dim(_int_arg(dim, op, "dim"), x.ndim, op)
+    _same_device(op, x, index)
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector, got shape "
+                         f"{tuple(index.shape)} (on {x.device})")
+    index = index.reshape(-1).contiguous()
+    if source is not None:
+        _tensor_arg(source, op, "source")
+        _same_device(op, x, source)
+        _same_dtype(op, x, source)
+        want = list(x.shape) or [1]
+        want[d] = index.shape[0]
+        if (list(source.shape) or [1]) != want:
+            raise RuntimeError(f"{op}(): source must have shape {tuple(want)} (self "
+                               f"{tuple(x.shape)} with len(index) = {index.shape[0]} along "
+                               f"dim {d}), got {tuple(source.shape)} (on {x.device})")
+    _C._index_check(index, (list(x.shape) or [1])[d], d, op, False)
+    return d, index
+
+
 def in_place_method(name, fn, example):
     """The Tensor method name: ``fn`` in place, ``self.copy_(fn(self, ...))`` (a copy of
     self's old value is what fn reads when autograd records it); example: the
@@ -155,24 +182,8 @@ def index_add(input, dim, index, source, *, alpha=1):
             [0., 0.],
             [1., 1.]])
     """
-    x = _tensor_arg(input, "index_add")
-    _tensor_arg(source, "index_add", "source")
-    index = _index_tensor(_tensor_arg(index, "index_add", "index"), "index_add")
-    d = _dim(_int_arg(dim, "index_add", "dim"), x.ndim, "index_add")
-    _same_device("index_add", x, index, source)
-    _same_dtype("index_add", x, source)
-    if index.ndim > 1:
-        raise IndexError(f"index_add(): Index is supposed to be a vector, got shape "
-                         f"{tuple(index.shape)} (on {x.device})")
-    index = index.reshape(-1).contiguous()
-    want = list(x.shape) if x.ndim else [1]
-    want[d] = index.shape[0]
-    got = list(source.shape) if source.ndim else [1]
-    if got != want:
-        raise RuntimeError(f"index_add(): source must have shape {tuple(want)} (self "
-                           f"{tuple(x.shape)} with len(index) = {index.shape[0]} along dim "
-                           f"{d}), got {tuple(source.shape)} (on {x.device})")
-    _C._index_check(index, (list(x.shape) or [1])[d], d, "index_add", False)
+    x = input
+    d, index = along("index_add", x, dim, index, source)
     if not (isinstance(alpha, (builtins.int, builtins.float)) and alpha == 1):
         source = source * alpha
     flat_x = x if x.ndim else x.reshape(1)
