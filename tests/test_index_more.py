@@ -129,6 +129,7 @@ def test_gradients(device):
     idx = _t([2, 0], device)
     gradcheck(lambda a, s: a.index_copy(0, idx, s), [x, rng.standard_normal((2, 3))], device)
     gradcheck(lambda a: a.index_fill(1, idx, 2.0), [x], device)
+    gradcheck(lambda a, v: a.index_fill(1, idx, v.reshape(())), [x, np.array([1.5])], device)
     mask = _t(rng.random((4, 3)) > 0.4, device)
     gradcheck(lambda a: a.masked_select(mask), [x], device)
     gradcheck(lambda a, s: a.masked_scatter(mask, s), [x, rng.standard_normal(12)], device)
