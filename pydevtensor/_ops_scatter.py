@@ -12,7 +12,8 @@ segmented scan of log2(n) elementwise steps (Note [segmented scan]).
 
 Gradients: 'sum' and 'mean' (and scatter, index_add) are composed of recorded ops;
 'amax'/'amin' share the gradient evenly among the elements equal to the result, as
-PyTorch does; 'prod' has no gradient here (NotImplementedError).
+PyTorch does; 'prod' gives each factor the product of the others (Note [the
+gradient of a scattered product]).
 """
 import builtins
 
@@ -361,9 +362,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, _op="sc
     Returns
     -------
     Tensor
-        A new tensor of input's shape and dtype.  Gradients for 'sum', 'mean',
-        'amax' and 'amin' (shared evenly among the tied maxima or minima, as
-        PyTorch's); none for 'prod' (NotImplementedError).
+        A new tensor of input's shape and dtype, with gradients as PyTorch's
+        ('amax' and 'amin' share theirs evenly among tied values; 'prod' gives each
+        factor the product of the others, zeros included).
 
     Raises
     ------
@@ -455,17 +456,18 @@ def _scatter_extreme(base, flat, values, reduce, include_self):
 class ScatterReduceBackward0(Node):
     """amax/amin: each value equal to its destination's result gets an equal share
     of that result's gradient (PyTorch's rule for ties, input's own value counted
-    among them); input's elements no index names pass the gradient through."""
+    among them); input's elements no index names pass the gradient through.
+    prod: Note [the gradient of a scattered product]."""
 
     def save(self, result, base, flat, values, reduce, include_self):
-        if reduce == "prod":
-            raise NotImplementedError(
-                "autograd: scatter_reduce(reduce='prod') has no derivative in pydevtensor "
-                "yet; use 'sum', 'mean', 'amax' or 'amin', or call it under no_grad()")
         self.base, self.flat, self.values = base.detach(), flat, values.detach()
         self.result, self.include_self = result.detach(), include_self
         self.metas = (meta(base), meta(values))
         return base, values
+
+    @staticmethod
+    def pick(base, flat, values, reduce, include_self):
+        return ScatterProdBackward0 if reduce == "prod" else ScatterReduceBackward0
 
     def backward(self, g):
         from ._ops_index import index_select
@@ -482,6 +484,45 @@ class ScatterReduceBackward0(Node):
         ga = reduce_grad(share * own, self.metas[0]) if self.needs_input_grad[0] else None
         gb = reduce_grad(index_select(share, 0, self.flat) * hit, self.metas[1]) \
             if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class ScatterProdBackward0(ScatterReduceBackward0):
+    """scatter_reduce(reduce='prod'): Note [the gradient of a scattered product]."""
+
+    def backward(self, g):
+        """Note [the gradient of a scattered product]: each factor's gradient is the
+        product of the other factors of its destination.  Without a zero among them
+        that is the product of the non-zero factors divided by the factor; a zero
+        factor gets the product of the others when it is its destination's only
+        zero, else 0 (as PyTorch's); no division by zero happens."""
+        from ._ops_index import index_select
+        n = self.base.shape[0]
+        one = _C.ones((), dtype=self.values.dtype, device=g.device)
+        nonzero_product, touched = _segment_reduce(
+            self.flat, where(self.values == 0, one, self.values), n, lambda a, b: a * b)
+        nonzero_product = where(touched, nonzero_product, one)
+        zeros = _added_at(_C.zeros((n,), dtype=_C.int64, device=g.device), 0, self.flat,
+                          (self.values == 0).to(_C.int64))
+        if self.include_self:
+            nonzero_product = nonzero_product * where(self.base == 0, one, self.base)
+            zeros = zeros + (self.base == 0).to(_C.int64)
+
+        def others(factor, product, count):
+            safe = where(factor == 0, one, factor)
+            alone = where(count == 1, product, 0 * one)
+            return where(factor == 0, alone, where(count == 0, product / safe, 0 * one))
+
+        ga = gb = None
+        if self.needs_input_grad[0]:
+            ga = g * (others(self.base, nonzero_product, zeros) if self.include_self
+                      else (~touched).to(g.dtype))
+            ga = reduce_grad(ga, self.metas[0])
+        if self.needs_input_grad[1]:
+            at = index_select(g, 0, self.flat) * others(
+                self.values, index_select(nonzero_product, 0, self.flat),
+                index_select(zeros, 0, self.flat))
+            gb = reduce_grad(at, self.metas[1])
         return ga, gb
 
 

@@ -141,7 +141,7 @@ def test_empty_index(device):
         np.testing.assert_array_equal(out.cpu().numpy(), 1)
 
 
-@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin"])
+@pytest.mark.parametrize("reduce", REDUCES)
 @pytest.mark.parametrize("include_self", [True, False])
 def test_scatter_reduce_gradients(device, reduce, include_self):
     rng = np.random.default_rng(0)
@@ -191,10 +191,21 @@ def test_in_place_records(device):
     np.testing.assert_array_equal(s.grad.cpu().numpy(), [1, 1])
 
 
-def test_prod_gradient_refused():
-    x = pdt.ones(3, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="prod"):
-        x.scatter_reduce(0, pdt.tensor([0]), pdt.ones(1), "prod")
+def test_prod_gradient_with_zeros_by_hand(device):
+    """Each factor gets the product of its destination's other factors: a lone zero
+    gets the product of the rest, two zeros give every factor 0 (as torch's)."""
+    index = pdt.tensor([0, 0, 2, 2], device=device)
+    cases = [  # x, src, include_self -> x.grad, src.grad (the gradient of the sum)
+        ([1.0, 2.0, 3.0], [2.0, 0.0, 5.0, 4.0], True, [0.0, 1.0, 20.0], [0.0, 2.0, 12.0, 15.0]),
+        ([0.0, 2.0, 3.0], [2.0, 0.0, 5.0, 4.0], True, [0.0, 1.0, 20.0], [0.0, 0.0, 12.0, 15.0]),
+        ([0.0, 2.0, 0.0], [2.0, 3.0, 0.0, 4.0], True, [6.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0]),
+        ([0.0, 2.0, 0.0], [2.0, 3.0, 0.0, 4.0], False, [0.0, 1.0, 0.0], [3.0, 2.0, 4.0, 0.0]),
+    ]
+    for x, src, include_self, gx, gs in cases:
+        a = pdt.tensor(x, dtype=pdt.float64, device=device, requires_grad=True)
+        b = pdt.tensor(src, dtype=pdt.float64, device=device, requires_grad=True)
+        a.scatter_reduce(0, index, b, "prod", include_self=include_self).sum().backward()
+        assert a.grad.tolist() == gx and b.grad.tolist() == gs, (x, src, include_self)
 
 
 def test_errors_name_the_problem(device):
