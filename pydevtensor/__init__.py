@@ -61,6 +61,15 @@ from ._ops_repeat import repeat_interleave
 from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
 from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_special, _ops_split
+# everyday3: scatter, index_add/copy/fill, masked_select, isin, median, cross, ...
+from ._ops_scatter import *  # noqa: F401,F403
+from ._ops_index_more import *  # noqa: F401,F403
+from ._ops_elementwise_more import *  # noqa: F401,F403
+from ._ops_reduce_more import *  # noqa: F401,F403
+from ._ops_histogram import *  # noqa: F401,F403
+from ._ops_linalg_small import *  # noqa: F401,F403
+from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
+from . import _ops_linalg_small, _ops_scatter
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
@@ -115,3 +124,6 @@ __all__ += ["linalg", "utils"]
 __all__ += ["cdist"]
 __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
             "preserve_format"]
+__all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
+__all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
+__all__ += _ops_linalg_small.__all__

@@ -345,30 +345,30 @@ def gather(input, dim, index):
     return out.reshape(tuple(index.shape) if input.ndim else ())
 
 
-def gather_offsets(in_shape, device, dim, index):
+def gather_offsets(in_shape, device, dim, index, op="gather"):
     """gather's index as row-major offsets into an input of in_shape on device (1-d
     contiguous int64), after the checks; scatter-adding into those offsets is
     gather's backward."""
-    dim = _int_arg(dim, "gather", "dim")
-    index = _index_tensor(index, "gather")
+    dim = _int_arg(dim, op, "dim")
+    index = _index_tensor(index, op)
     if index.device != device:
-        raise _C.DeviceError(f"gather(): expected index and input on the same device, got "
+        raise _C.DeviceError(f"{op}(): expected index and input on the same device, got "
                              f"index {tuple(index.shape)} on {index.device}, input on {device}")
     ndim = len(in_shape)
-    d = _dim(dim, ndim, "gather")
+    d = _dim(dim, ndim, op)
     if index.ndim != builtins.max(ndim, 1) and not (index.ndim == 0 and ndim == 0):
-        raise RuntimeError(f"gather(): Index tensor must have the same number of dimensions "
+        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions "
                            f"as input tensor (index {tuple(index.shape)}, input "
                            f"{in_shape})")
     ishape = tuple(index.shape) if index.ndim else (1,)
     xshape = in_shape if ndim else (1,)
     for k, (a, b) in enumerate(zip(ishape, xshape)):
         if k != d and a > b:
-            raise RuntimeError(f"gather(): Size does not match at dimension {k} expected index "
+            raise RuntimeError(f"{op}(): Size does not match at dimension {k} expected index "
                                f"{ishape} to be smaller than self {xshape} apart from "
                                f"dimension {d}")
     index = index.reshape(ishape)
-    _C._index_check(index.contiguous(), xshape[d], d, "gather", False)  # none negative
+    _C._index_check(index.contiguous(), xshape[d], d, op, False)  # none negative
     # the flat offset: the other coordinates' offsets plus the wrapped index along d
     strides = [1] * len(xshape)
     for k in range(len(xshape) - 2, -1, -1):

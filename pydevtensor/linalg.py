@@ -7,6 +7,7 @@ import math
 
 from . import _C
 from ._ops_index import _dim
+from ._ops_linalg_small import linalg_cross as cross, matrix_power, multi_dot
 
 
 def _dims(dim, ndim):
@@ -215,4 +216,4 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = ["cross", "matrix_norm", "matrix_power", "multi_dot", "norm", "vector_norm"]

@@ -777,3 +777,8 @@ CASES += ATTENTION_CASES
 from bad_input_cases_special import SPECIAL_CASES  # noqa: E402
 
 CASES += SPECIAL_CASES
+
+# scatter, index ops, more elementwise ops and reductions, small linear algebra
+from bad_input_cases_everyday3 import EVERYDAY3_CASES  # noqa: E402
+
+CASES += EVERYDAY3_CASES

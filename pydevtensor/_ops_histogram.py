@@ -1,0 +1,239 @@
+"""Counting along a sequence with PyTorch's names: unique_consecutive, histc,
+trapezoid and cumulative_trapezoid.
+
+unique_consecutive's result size depends on the data: the number of runs is read
+back to the host (a counted copy on a GPU), as unique and nonzero read theirs.
+histc reads input's min and max back only when it is asked to find the range
+itself (min == max); bins are counted by the core's index_add.
+"""
+import builtins
+
+from . import _C
+from ._ops_index import _dim, _int_arg, _tensor_arg, index_select, nonzero, where
+from ._ops_join import cat
+from ._ops_sort import cumsum
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """The values of input with each run of equal consecutive elements (or slices
+    along dim) kept once.  NaN never equals NaN.  The number of runs is read back to
+    the host (a counted copy on a GPU).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.unique_consecutive()``).
+    return_inverse : bool, optional
+        Also return, for each element (or slice), the index of its run.
+    return_counts : bool, optional
+        Also return each run's length.
+    dim : int, optional
+        Runs of equal slices along dim instead of elements of the flattened input.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The values (1-d without dim), then the int64 inverse (input's shape, or the
+        size of dim) and counts when asked for.  No gradient.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1, 1, 2, 2, 3, 1, 1, 2])
+    >>> pydevtensor.unique_consecutive(x, return_counts=True)
+    (tensor([1, 2, 3, 1, 2]), tensor([2, 2, 1, 2, 1]))
+    """
+    x = _tensor_arg(input, "unique_consecutive").detach()
+    if dim is None:
+        rows, d = x.reshape(-1, 1), None
+    else:
+        d = _dim(_int_arg(dim, "unique_consecutive", "dim"), x.ndim, "unique_consecutive")
+        moved = x.permute([d] + [k for k in range(x.ndim) if k != d])
+        rows = moved.reshape(moved.shape[0], -1) if moved.numel() else _C.zeros(
+            (moved.shape[0], 0), dtype=x.dtype, device=x.device)
+    n = rows.shape[0]
+    new = _C.ones((builtins.min(n, 1),), dtype=_C.bool, device=x.device)
+    if n > 1:
+        differs = rows[1:] != rows[:-1]
+        step = differs.sum(1) > 0 if rows.shape[1] else _C.zeros(
+            (n - 1,), dtype=_C.bool, device=x.device)
+        new = cat([new, step])
+    starts = nonzero(new).reshape(-1)  # reads the number of runs
+    out = index_select(rows, 0, starts)
+    if d is None:
+        out = out.reshape(-1)
+    else:
+        kept = [starts.shape[0]] + list(moved.shape[1:])
+        out = out.reshape(tuple(kept))
+        back = builtins.sorted(range(x.ndim), key=([d] + [k for k in range(x.ndim)
+                                                          if k != d]).__getitem__)
+        out = out.permute(back).contiguous()
+    results = [out]
+    if return_inverse:
+        inverse = cumsum(new, 0) - 1
+        results.append(inverse.reshape(tuple(x.shape)) if d is None else inverse)
+    if return_counts:
+        ends = cat([starts, _C.full((1,), n, dtype=_C.int64, device=x.device)])
+        results.append(ends[1:] - ends[:-1])
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """A histogram of input's values: bins equal-width bins between min and max
+    (the last bin includes max; values outside, and NaN, are not counted).  With
+    min == max (the default 0, 0) the range is input's own smallest and largest
+    value, read back to the host (counted copies on a GPU); equal ones are widened
+    by 1 each way, as PyTorch's.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (also the method ``x.histc()``).
+    bins : int, optional
+        The number of bins (default 100).
+    min, max : number, optional
+        The range.
+
+    Returns
+    -------
+    Tensor
+        1-d of length bins, input's dtype.  No gradient.
+
+    Raises
+    ------
+    RuntimeError
+        For bins < 1, max < min, a non-finite range, or an integer input.
+
+    Examples
+    --------
+    >>> pydevtensor.histc(pydevtensor.tensor([1., 2., 1., 4.]), bins=4, min=0, max=4)
+    tensor([0., 2., 1., 1.])
+    """
+    x = _tensor_arg(input, "histc").detach()
+    bins = _int_arg(bins, "histc", "bins")
+    if not x.is_floating_point():
+        raise RuntimeError(f"histc(): expected a floating point input, got {x.dtype} (shape "
+                           f"{tuple(x.shape)}, on {x.device})")
+    if bins < 1:
+        raise RuntimeError(f"histc(): bins must be > 0, got {bins} (input "
+                           f"{tuple(x.shape)}, on {x.device})")
+    lo, hi = float(min), float(max)
+    if lo == hi and x.numel():
+        lo, hi = cat([x.amin().reshape(1), x.amax().reshape(1)]).to(_C.float64).tolist()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (abs(lo) < float("inf") and abs(hi) < float("inf")):
+        raise RuntimeError(f"histc(): range of [{lo}, {hi}] is not finite (input "
+                           f"{tuple(x.shape)}, on {x.device})")
+    if hi < lo:
+        raise RuntimeError(f"histc(): max must be larger than min, got min={lo}, max={hi}")
+    v = x.reshape(-1).to(_C.float64)
+    inside = (v >= lo) & (v <= hi)
+    pos = ((v - lo) * (bins / (hi - lo))).floor().clamp(0, bins - 1).to(_C.int64)
+    slot = where(inside, pos, bins).contiguous()  # outside and NaN: a spare bin
+    counts = _C.zeros((bins + 1,), dtype=_C.float64, device=x.device)
+    _C._index_add(counts, 0, slot, _C.ones((slot.shape[0],), dtype=_C.float64,
+                                          device=x.device))
+    return counts[:bins].to(x.dtype)
+
+
+def _spacing(op, y, x, dx, d):
+    """The widths between consecutive samples along d: a number, or a tensor that
+    broadcasts against y's n - 1 intervals."""
+    if x is not None and dx is not None:
+        raise TypeError(f"{op}(): give x or dx, not both")
+    if x is None:
+        return 1.0 if dx is None else dx
+    _tensor_arg(x, op, "x")
+    n = y.shape[d]
+    if x.ndim == 1:
+        if x.shape[0] != n:
+            raise RuntimeError(f"{op}(): There must be one `x` value for each sample point "
+                               f"(x {tuple(x.shape)}, y {tuple(y.shape)} along dim {d}, on "
+                               f"{y.device})")
+        w = x[1:] - x[:-1]
+        return w.reshape((n - 1,) + (1,) * (y.ndim - 1 - d)) if n else w
+    xd = d - y.ndim + x.ndim
+    if xd < 0 or x.shape[xd] != n:
+        raise RuntimeError(f"{op}(): x {tuple(x.shape)} does not fit y {tuple(y.shape)} "
+                           f"along dim {d} (on {y.device})")
+    k = x.shape[xd]
+    lead = (slice(None),) * xd
+    return x[lead + (slice(1, k),)] - x[lead + (slice(0, k - 1),)]
+
+
+def _areas(op, y, x, dx, dim):
+    _tensor_arg(y, op, "y")
+    d = _dim(_int_arg(dim, op, "dim"), y.ndim, op)
+    n = y.shape[d]
+    lead = (slice(None),) * d
+    w = _spacing(op, y, x, dx, d)
+    if not y.is_floating_point():
+        y = y.to(_C.empty(0).dtype)
+    pairs = y[lead + (slice(1, n),)] + y[lead + (slice(0, builtins.max(n - 1, 0)),)]
+    return pairs * w * 0.5, d
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The integral of y along dim by the trapezoidal rule, with samples at x (or
+    dx apart, default 1).
+
+    Parameters
+    ----------
+    y : Tensor
+        The sampled values.
+    x : Tensor, optional
+        The sample points: 1-d of y's length along dim, or broadcasting with y.
+    dx : number, optional
+        The constant spacing when x is not given.
+    dim : int, optional
+        The dimension to integrate along (default -1).
+
+    Returns
+    -------
+    Tensor
+        y's shape without dim; floating.
+
+    Examples
+    --------
+    >>> pydevtensor.trapezoid(pydevtensor.tensor([1., 2., 3.]), dx=0.5)
+    tensor(2.)
+    >>> pydevtensor.trapezoid(pydevtensor.tensor([1., 2., 3.]), pydevtensor.tensor([0., 1., 3.]))
+    tensor(6.5000)
+    """
+    area, d = _areas("trapezoid", y, x, dx, dim)
+    return area.sum(d)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running integral of y along dim by the trapezoidal rule (one value per
+    interval: dim shrinks by 1).
+
+    Parameters
+    ----------
+    y : Tensor
+        The sampled values.
+    x : Tensor, optional
+        The sample points, as trapezoid's.
+    dx : number, optional
+        The constant spacing when x is not given.
+    dim : int, optional
+        The dimension (default -1).
+
+    Returns
+    -------
+    Tensor
+        y's shape with one less along dim; floating.
+
+    Examples
+    --------
+    >>> pydevtensor.cumulative_trapezoid(pydevtensor.tensor([1., 2., 3.]))
+    tensor([1.5000, 4.0000])
+    """
+    area, d = _areas("cumulative_trapezoid", y, x, dx, dim)
+    return cumsum(area, d)
+
+
+__all__ = ["cumulative_trapezoid", "histc", "trapezoid", "unique_consecutive"]
+
+for _n in ("histc", "unique_consecutive"):
+    setattr(_C.Tensor, _n, globals()[_n])

@@ -1,0 +1,431 @@
+"""More selection ops with PyTorch's names: index_copy, index_fill, masked_select,
+masked_scatter, take, take_along_dim, argwhere and isin (and the ``_`` in-place
+methods), composed of advanced indexing, index_select, gather, sort and
+searchsorted, so they run on every device and record their gradients.
+
+Index ranges are checked as gather and index_select check them (on a CUDA device,
+a counted read of the index's min and max).  masked_select, masked_scatter and
+argwhere give or take a number of elements that depends on the data: the mask's
+count of True is read back to the host (a counted copy on a GPU), as nonzero does.
+"""
+import builtins
+
+from . import _C
+from ._ops_index import (_as_tensor, _broadcast_shape, _dim, _index_tensor, _int_arg,
+                         _tensor_arg, gather, index_select, nonzero, result_type)
+from ._ops_scatter import _in_place, _same_device, _same_dtype, along, in_place_method
+
+
+def _key(d, index):
+    return (slice(None),) * d + (index,)
+
+
+def index_copy(input, dim, index, source):
+    """input with the slices of source copied along dim to the positions in index
+    (``out[index[j]] = source[j]`` for dim 0).  Where an index repeats, which slice
+    lands is not specified (as in PyTorch).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.index_copy(dim, index, source)``).
+    dim : int
+        The dimension to index.
+    index : Tensor
+        1-d (or 0-d), int32 or int64, in ``[0, input.shape[dim])``.
+    source : Tensor
+        input's dtype and shape, but ``len(index)`` along dim.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape and dtype.
+
+    Raises
+    ------
+    IndexError
+        When an index or dim is out of range.
+    RuntimeError
+        When source's shape or dtype does not fit.
+
+    Examples
+    --------
+    >>> x = pydevtensor.zeros(3, 2)
+    >>> x.index_copy(0, pydevtensor.tensor([2, 0]), pydevtensor.tensor([[1., 2.], [3., 4.]]))
+    tensor([[3., 4.],
+            [0., 0.],
+            [1., 2.]])
+    """
+    d, index = along("index_copy", input, dim, index, source)
+    want = list(input.shape) or [1]
+    want[d] = index.shape[0]
+    out = (input if input.ndim else input.reshape(1)).clone()
+    out[_key(d, index)] = source.reshape(tuple(want))
+    return out.reshape(tuple(input.shape))
+
+
+def index_fill(input, dim, index, value):
+    """input with the slices along dim at the positions in index set to value.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.index_fill(dim, index, value)``).
+    dim : int
+        The dimension to index.
+    index : Tensor
+        1-d (or 0-d), int32 or int64, in ``[0, input.shape[dim])``.
+    value : number or 0-d Tensor
+        The new value (a 0-d tensor gets the sum of the gradients it replaced).
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape and dtype.
+
+    Raises
+    ------
+    IndexError
+        When an index or dim is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.ones(2, 3)
+    >>> x.index_fill(1, pydevtensor.tensor([0, 2]), -1.)
+    tensor([[-1.,  1., -1.],
+            [-1.,  1., -1.]])
+    """
+    d, index = along("index_fill", input, dim, index)
+    if isinstance(value, _C.Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"index_fill(): only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s) (on {input.device})")
+        _same_device("index_fill", input, value)
+        value = value.to(input.dtype)
+    elif not isinstance(value, (builtins.int, builtins.float, builtins.bool)):
+        raise TypeError(f"index_fill(): value must be a number or a 0-d Tensor, got "
+                        f"{type(value).__name__}")
+    out = (input if input.ndim else input.reshape(1)).clone()
+    out[_key(d, index)] = value
+    return out.reshape(tuple(input.shape))
+
+
+def _broadcast_mask(op, input, mask):
+    _tensor_arg(input, op)
+    _tensor_arg(mask, op, "mask")
+    if mask.dtype != _C.bool:
+        raise RuntimeError(f"{op}(): expected a bool mask, got {mask.dtype} (shape "
+                           f"{tuple(mask.shape)}, on {mask.device})")
+    _same_device(op, input, mask)
+    try:
+        return _broadcast_shape(tuple(input.shape), tuple(mask.shape))
+    except ValueError as e:
+        raise RuntimeError(f"{op}(): the mask {tuple(mask.shape)} and input "
+                           f"{tuple(input.shape)} do not broadcast: {e} (on {input.device})"
+                           ) from None
+
+
+def masked_select(input, mask):
+    """The elements of input where mask is True, as a 1-d tensor (input and mask
+    broadcast together).  The number of True elements is read back to the host (a
+    counted copy on a GPU), as nonzero does.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.masked_select(mask)``).
+    mask : Tensor
+        bool, broadcast with input.
+
+    Returns
+    -------
+    Tensor
+        1-d, input's dtype, in row-major order.
+
+    Raises
+    ------
+    RuntimeError
+        When mask is not bool or the shapes do not broadcast.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1., -2.], [3., -4.]])
+    >>> x.masked_select(x > 0)
+    tensor([1., 3.])
+    """
+    shape = _broadcast_mask("masked_select", input, mask)
+    x = input if tuple(input.shape) == shape else input.expand(*shape)
+    m = mask if tuple(mask.shape) == shape else mask.expand(*shape)
+    if not shape:
+        x, m = x.reshape(1), m.reshape(1)
+    return x[m]
+
+
+def masked_scatter(input, mask, source):
+    """input with the first elements of source (in row-major order) written where
+    mask is True, one after another.  The number of True elements is read back to
+    the host (a counted copy on a GPU), as nonzero does.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.masked_scatter(mask, source)``).
+    mask : Tensor
+        bool, broadcast with input.
+    source : Tensor
+        input's dtype, with at least as many elements as mask has True.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input and mask's broadcast shape.
+
+    Raises
+    ------
+    RuntimeError
+        When source is too small, mask is not bool, or the shapes do not broadcast.
+
+    Examples
+    --------
+    >>> x = pydevtensor.zeros(2, 2)
+    >>> x.masked_scatter(pydevtensor.tensor([[True, False], [True, True]]),
+    ...                  pydevtensor.tensor([1., 2., 3., 4.]))
+    tensor([[1., 0.],
+            [2., 3.]])
+    """
+    shape = _broadcast_mask("masked_scatter", input, mask)
+    _tensor_arg(source, "masked_scatter", "source")
+    _same_device("masked_scatter", input, source)
+    _same_dtype("masked_scatter", input, source)
+    m = (mask if tuple(mask.shape) == shape else mask.expand(*shape)).reshape(-1)
+    count = int(m.sum().cpu().item())  # the data-dependent count, read as nonzero reads it
+    if source.numel() < count:
+        raise RuntimeError(f"masked_scatter(): source has {source.numel()} elements (shape "
+                           f"{tuple(source.shape)}) but the mask {tuple(mask.shape)}, "
+                           f"broadcast to {shape}, has {count} True (on {input.device})")
+    x = input if tuple(input.shape) == shape else input.expand(*shape)
+    out = x.reshape(-1).clone()
+    out[m] = source.reshape(-1)[:count]
+    return out.reshape(shape)
+
+
+def masked_scatter_(input, mask, source):
+    """masked_scatter in place (mask broadcast to input's shape).
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor to change (also the method ``x.masked_scatter_(mask, source)``).
+    mask, source
+        As masked_scatter.
+
+    Returns
+    -------
+    Tensor
+        input.
+
+    Examples
+    --------
+    >>> x = pydevtensor.zeros(3)
+    >>> x.masked_scatter_(pydevtensor.tensor([False, True, True]), pydevtensor.tensor([7., 8.]))
+    tensor([0., 7., 8.])
+    """
+    shape = _broadcast_mask("masked_scatter_", input, mask)
+    if shape != tuple(input.shape):
+        raise RuntimeError(f"masked_scatter_(): the mask {tuple(mask.shape)} does not broadcast "
+                           f"to the input's shape {tuple(input.shape)} (on {input.device})")
+    return _in_place(masked_scatter, input, mask, source)
+
+
+def take(input, index):
+    """The elements of input, seen as 1-d in row-major order, at index (negative
+    indices count from the end).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.take(index)``).
+    index : Tensor
+        int32 or int64, any shape, each in ``[-input.numel(), input.numel())``.
+
+    Returns
+    -------
+    Tensor
+        index's shape, input's dtype.
+
+    Raises
+    ------
+    IndexError
+        When an index is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1, 2], [3, 4]])
+    >>> pydevtensor.take(x, pydevtensor.tensor([[0, 3], [-1, 1]]))
+    tensor([[1, 4],
+            [4, 2]])
+    """
+    _tensor_arg(input, "take")
+    index = _index_tensor(_tensor_arg(index, "take", "index"), "take")
+    _same_device("take", input, index)
+    n = input.numel()
+    flat = index.reshape(-1).contiguous()
+    _C._index_check(flat, n, 0, "take")
+    if n:
+        flat = flat % n
+    return index_select(input.reshape(-1), 0, flat).reshape(tuple(index.shape))
+
+
+def take_along_dim(input, indices, dim=None):
+    """The values of input picked along dim at indices, which broadcasts with input
+    outside dim (gather with broadcasting; argsort's and argmax's results fit).
+    With no dim, input and indices are read as 1-d.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.take_along_dim(indices, dim)``).
+    indices : Tensor
+        int32 or int64, input's number of dims (any shape without dim).
+    dim : int, optional
+        The dimension to pick along.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, with indices' size along dim; 1-d without dim.
+
+    Raises
+    ------
+    IndexError
+        When an index or dim is out of range.
+    RuntimeError
+        When the numbers of dims differ or the shapes do not broadcast.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[10., 30., 20.], [60., 40., 50.]])
+    >>> pydevtensor.take_along_dim(x, x.argmax(1, keepdim=True), 1)
+    tensor([[30.],
+            [60.]])
+    """
+    _tensor_arg(input, "take_along_dim")
+    indices = _index_tensor(_tensor_arg(indices, "take_along_dim", "indices"),
+                            "take_along_dim")
+    _same_device("take_along_dim", input, indices)
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    d = _dim(_int_arg(dim, "take_along_dim", "dim"), input.ndim, "take_along_dim")
+    if indices.ndim != input.ndim:
+        raise RuntimeError(f"take_along_dim(): input and indices should have the same number "
+                           f"of dimensions, but got {input.ndim} dimensions for input "
+                           f"{tuple(input.shape)}, and {indices.ndim} dimensions for indices "
+                           f"{tuple(indices.shape)} (on {input.device})")
+    if input.ndim == 0:
+        return gather(input, 0, indices)
+    xs, js = list(input.shape), list(indices.shape)
+    xs[d] = js[d] = 1
+    try:
+        common = list(_broadcast_shape(tuple(xs), tuple(js)))
+    except ValueError as e:
+        raise RuntimeError(f"take_along_dim(): input {tuple(input.shape)} and indices "
+                           f"{tuple(indices.shape)} do not broadcast outside dim {d}: {e}"
+                           ) from None
+    xs, js = list(common), list(common)
+    xs[d], js[d] = input.shape[d], indices.shape[d]
+    x = input if list(input.shape) == xs else input.expand(*xs)
+    i = indices if list(indices.shape) == js else indices.expand(*js)
+    return gather(x, d, i.contiguous())
+
+
+def argwhere(input):
+    """The indices of input's non-zero elements, one row each: ``nonzero(input)``.
+    Their count is read back to the host (a counted copy on a GPU).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.argwhere()``).
+
+    Returns
+    -------
+    Tensor
+        int64, shape (count, input.ndim).
+
+    Examples
+    --------
+    >>> pydevtensor.argwhere(pydevtensor.tensor([[0., 2.], [3., 0.]]))
+    tensor([[0, 1],
+            [1, 0]])
+    """
+    return nonzero(_tensor_arg(input, "argwhere"))
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """For each element of elements, whether it occurs in test_elements (NaN matches
+    nothing).  test_elements is sorted on the device and searched (searchsorted); no
+    data comes back to the host.
+
+    Parameters
+    ----------
+    elements : Tensor or number
+        The values to look up.
+    test_elements : Tensor or number
+        The values to look for.
+    assume_unique : bool, optional
+        Accepted for PyTorch's signature (the result is the same either way).
+    invert : bool, optional
+        Whether an element does *not* occur.
+
+    Returns
+    -------
+    Tensor
+        bool, elements' shape.
+
+    Raises
+    ------
+    TypeError
+        When neither argument is a Tensor.
+
+    Examples
+    --------
+    >>> pydevtensor.isin(pydevtensor.tensor([[1, 2], [3, 4]]), pydevtensor.tensor([2, 3]))
+    tensor([[False,  True],
+            [ True, False]])
+    """
+    if not isinstance(elements, _C.Tensor) and not isinstance(test_elements, _C.Tensor):
+        raise TypeError(f"isin(): expected a Tensor for elements or test_elements, got "
+                        f"{type(elements).__name__} and {type(test_elements).__name__}")
+    from ._ops_counting import searchsorted
+    from ._ops_sort import sort
+    device = (elements if isinstance(elements, _C.Tensor) else test_elements).device
+    dtype = result_type(elements, test_elements)
+    if dtype == _C.bool:
+        dtype = _C.int64
+    a = _as_tensor(elements, dtype, device).detach()
+    b = _as_tensor(test_elements, dtype, device).detach()
+    _same_device("isin", a, b)
+    if b.numel() == 0:
+        return _C.full(tuple(a.shape), builtins.bool(invert), dtype=_C.bool, device=device)
+    table = sort(b.reshape(-1))[0]
+    pos = searchsorted(table, a.contiguous()).clamp(max=table.shape[0] - 1)
+    found = index_select(table, 0, pos.reshape(-1)).reshape(tuple(a.shape)) == a
+    return ~found if invert else found
+
+
+__all__ = ["argwhere", "index_copy", "index_fill", "isin", "masked_scatter", "masked_select",
+           "take", "take_along_dim"]
+
+
+for _n in __all__:
+    if _n != "isin":
+        setattr(_C.Tensor, _n, globals()[_n])
+_C.Tensor.masked_scatter_ = masked_scatter_
+_C.Tensor.index_copy_ = in_place_method("index_copy_", index_copy, """\
+    >>> x = pydevtensor.zeros(3)
+    >>> x.index_copy_(0, pydevtensor.tensor([1]), pydevtensor.tensor([5.]))
+    tensor([0., 5., 0.])""")
+_C.Tensor.index_fill_ = in_place_method("index_fill_", index_fill, """\
+    >>> x = pydevtensor.zeros(3)
+    >>> x.index_fill_(0, pydevtensor.tensor([0, 2]), 1.)
+    tensor([1., 0., 1.])""")

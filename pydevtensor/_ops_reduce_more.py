@@ -1,0 +1,456 @@
+"""Order statistics and paired reductions with PyTorch's names: median, nanmedian,
+kthvalue, mode, aminmax, cummax, cummin, std_mean, var_mean and msort.
+
+The order statistics sort along dim (the core's stable sort, NaN largest) and pick
+a position per row; the values are then ``gather(input, dim, indices)``, so their
+gradient goes to the element picked, as PyTorch's.  cummax and cummin are a scan by
+doubling (log2(n) elementwise steps) over (value, index) pairs.  Nothing is read
+back to the host.
+"""
+import builtins
+import collections
+
+from . import _C
+from ._ops_index import _dim, _int_arg, _tensor_arg, gather, where
+from ._ops_reduce import return_types
+from ._ops_sort import sort
+
+for _n, _fields in (("median", ("values", "indices")), ("nanmedian", ("values", "indices")),
+                    ("kthvalue", ("values", "indices")), ("mode", ("values", "indices")),
+                    ("cummax", ("values", "indices")), ("cummin", ("values", "indices")),
+                    ("aminmax", ("min", "max"))):
+    _t = collections.namedtuple(_n, _fields)
+    _t.__module__ = "pydevtensor.return_types"
+    setattr(return_types, _n, _t)
+
+
+def _rows(op, input, dim):
+    """(input as at least 1-d, dim wrapped)."""
+    _tensor_arg(input, op)
+    d = _dim(_int_arg(dim, op, "dim"), input.ndim, op)
+    return (input if input.ndim else input.reshape(1)), d
+
+
+def _pick(x, d, sorted_idx, pos, keepdim, ndim, kind):
+    """The values and indices at position pos (shape of x with 1 along d) of each
+    row of the sort; a return_types.kind."""
+    idx = gather(sorted_idx, d, pos)
+    values = gather(x, d, idx)
+    if not keepdim or ndim == 0:
+        shape = tuple(x.shape[:d]) + tuple(x.shape[d + 1:]) if ndim else ()
+        idx, values = idx.reshape(shape), values.reshape(shape)
+    return getattr(return_types, kind)(values, idx)
+
+
+def _order_stat(op, input, dim, keepdim, position):
+    x, d = _rows(op, input, dim)
+    if x.shape[d] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (input "
+                         f"{tuple(input.shape)}, on {input.device})")
+    with _no_grad():
+        idx = sort(x.detach(), d)[1]
+        nans = x.isnan().sum(d, keepdim=True) if x.is_floating_point() else None
+        pos = position(x.shape[d], nans, x)
+    return _pick(x, d, idx, pos, keepdim, input.ndim, op)
+
+
+def _no_grad():
+    from .autograd import no_grad
+    return no_grad()
+
+
+def _keep_shape(x, d):
+    shape = list(x.shape)
+    shape[d] = 1
+    return tuple(shape)
+
+
+def median(input, dim=None, keepdim=False):
+    """The median: the lower of the two middle values for an even count.  Without
+    dim, of all elements (a 0-d tensor); with dim, of each row along dim, with its
+    index.  A row holding NaN has median NaN (see nanmedian).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.median()``).
+    dim : int, optional
+        The dimension to reduce.
+    keepdim : bool, optional
+        Keep dim with size 1.
+
+    Returns
+    -------
+    Tensor or pydevtensor.return_types.median
+        Without dim, the value; with dim, (values, indices).
+
+    Raises
+    ------
+    IndexError
+        When dim is out of range or the reduced dim is empty.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1., 4., 2., 3.], [5., 0., 9., 7.]])
+    >>> pydevtensor.median(x)
+    tensor(3.)
+    >>> x.median(1)
+    median(values=tensor([2., 5.]), indices=tensor([2, 0]))
+    """
+    return _median("median", input, dim, keepdim, skip_nan=False)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """median ignoring NaN: the lower middle of each row's non-NaN values (NaN when
+    a row has nothing else).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.nanmedian()``).
+    dim : int, optional
+        The dimension to reduce.
+    keepdim : bool, optional
+        Keep dim with size 1.
+
+    Returns
+    -------
+    Tensor or pydevtensor.return_types.nanmedian
+        As median.
+
+    Examples
+    --------
+    >>> pydevtensor.nanmedian(pydevtensor.tensor([1., float("nan"), 3., 2.]))
+    tensor(2.)
+    """
+    return _median("nanmedian", input, dim, keepdim, skip_nan=True)
+
+
+def _median(op, input, dim, keepdim, skip_nan):
+    def position(n, nans, x):
+        shape = _keep_shape(x, d)
+        if nans is None:
+            return _C.full(shape, (n - 1) // 2, dtype=_C.int64, device=x.device)
+        if skip_nan:
+            k = n - nans
+            return where(k > 0, (k - 1) // 2, _C.zeros((), dtype=_C.int64, device=x.device))
+        return where(nans > 0, n - nans, _C.full((), (n - 1) // 2, dtype=_C.int64,
+                                                 device=x.device))
+
+    _tensor_arg(input, op)
+    if dim is None:
+        flat = input.reshape(-1)
+        if flat.shape[0] == 0:
+            return _C.full((), float("nan"), dtype=input.dtype, device=input.device)
+        d = 0
+        return _order_stat(op, flat, 0, False, position).values.reshape(())
+    x, d = _rows(op, input, dim)
+    return _order_stat(op, input, dim, keepdim, position)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The k-th smallest value of each row along dim (k from 1; NaN counts as the
+    largest), and its index.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.kthvalue(k)``).
+    k : int
+        1 <= k <= input.shape[dim].
+    dim : int, optional
+        The dimension (default -1).
+    keepdim : bool, optional
+        Keep dim with size 1.
+
+    Returns
+    -------
+    pydevtensor.return_types.kthvalue
+        (values, indices).
+
+    Raises
+    ------
+    RuntimeError
+        When k is out of range.
+
+    Examples
+    --------
+    >>> pydevtensor.kthvalue(pydevtensor.tensor([3., 1., 2.]), 2)
+    kthvalue(values=tensor(2.), indices=tensor(2))
+    """
+    x, d = _rows("kthvalue", input, dim)
+    k = _int_arg(k, "kthvalue", "k")
+    if not 1 <= k <= x.shape[d]:
+        raise RuntimeError(f"kthvalue(): selected number k = {k} out of range for dimension "
+                           f"{d} of size {x.shape[d]} (input {tuple(input.shape)}, on "
+                           f"{input.device})")
+    return _order_stat("kthvalue", input, dim, keepdim,
+                       lambda n, nans, x: _C.full(_keep_shape(x, d), k - 1, dtype=_C.int64,
+                                                  device=x.device))
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value of each row along dim (the smallest of those tied),
+    and the index of its last occurrence.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.mode()``).
+    dim : int, optional
+        The dimension (default -1).
+    keepdim : bool, optional
+        Keep dim with size 1.
+
+    Returns
+    -------
+    pydevtensor.return_types.mode
+        (values, indices).
+
+    Examples
+    --------
+    >>> pydevtensor.mode(pydevtensor.tensor([[1, 2, 2, 3], [4, 4, 5, 5]]))
+    mode(values=tensor([2, 4]), indices=tensor([2, 1]))
+    """
+    def position(n, nans, x):
+        s = sort(x.detach(), d)[0]
+        run = _run_lengths(s, d)
+        return run.argmax(d, keepdim=True)  # the first (smallest) value's run end
+
+    x, d = _rows("mode", input, dim)
+    return _order_stat("mode", input, dim, keepdim, position)
+
+
+def _run_lengths(s, d):
+    """For each position of s (sorted along d): how many equal values end there."""
+    n = s.shape[d]
+    pos = _C.arange(n, dtype=_C.int64, device=s.device).reshape(
+        (n,) + (1,) * (s.ndim - 1 - d))
+    new = _C.ones(tuple(s.shape), dtype=_C.bool, device=s.device)
+    if n > 1:
+        tail = _part(s, d, 1, n - 1) != _part(s, d, 0, n - 1)
+        new = _cat_along(_part(new, d, 0, 1), tail, d)
+    starts = where(new, pos, _C.zeros((), dtype=_C.int64, device=s.device))
+    return pos - cummax(starts, d)[0] + 1
+
+
+def _part(x, d, start, length):
+    """x[start:start + length] along d (a view)."""
+    return x[(slice(None),) * d + (slice(start, start + length),)]
+
+
+def _cat_along(a, b, d):
+    from ._ops_join import cat
+    return cat([a, b], d)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """The minimum and the maximum, of all elements or along dim (NaN propagates).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.aminmax()``).
+    dim : int, optional
+        The dimension to reduce.
+    keepdim : bool, optional
+        Keep dim with size 1.
+
+    Returns
+    -------
+    pydevtensor.return_types.aminmax
+        (min, max).
+
+    Examples
+    --------
+    >>> pydevtensor.aminmax(pydevtensor.tensor([[1, 5], [-2, 3]]), dim=1)
+    aminmax(min=tensor([ 1, -2]), max=tensor([5, 3]))
+    """
+    _tensor_arg(input, "aminmax")
+    if dim is None:
+        if keepdim:
+            shape = (1,) * input.ndim
+            return return_types.aminmax(input.amin().reshape(shape),
+                                        input.amax().reshape(shape))
+        return return_types.aminmax(input.amin(), input.amax())
+    return return_types.aminmax(input.amin(dim, keepdim), input.amax(dim, keepdim))
+
+
+def _cumulative_extreme(op, input, dim, larger):
+    x, d = _rows(op, input, dim)
+    n = x.shape[d]
+    with _no_grad():
+        v = x.detach()
+        shape = [1] * x.ndim
+        shape[d] = n
+        i = _C.arange(n, dtype=_C.int64, device=x.device).reshape(tuple(shape)).expand(
+            *x.shape).contiguous()
+        floating = x.is_floating_point()
+        s = 1
+        while s < n:  # Note [cumulative extremes]
+            va, ia = _part(v, d, 0, n - s), _part(i, d, 0, n - s)  # the earlier windows
+            vb, ib = _part(v, d, s, n - s), _part(i, d, s, n - s)
+            later = (vb >= va) if larger else (vb <= va)
+            if floating:
+                later = (later | vb.isnan()) & ~(va.isnan() & ~vb.isnan())
+            v = _cat_along(_part(v, d, 0, s), where(later, vb, va), d)
+            i = _cat_along(_part(i, d, 0, s), where(later, ib, ia), d)
+            s *= 2
+    values = gather(x, d, i)
+    if input.ndim == 0:
+        values, i = values.reshape(()), i.reshape(())
+    return getattr(return_types, op)(values, i)
+
+
+def cummax(input, dim):
+    """The running maximum along dim, and where it was taken: the latest index on
+    ties, and once a NaN appears the values are NaN (as PyTorch's).
+
+    Note [cumulative extremes]: the scan combines (value, index) pairs, preferring
+    NaN, then the larger value, then the later index: an associative rule, so a
+    scan by doubling (step s: each position combines with the one s before it)
+    gives each prefix's choice in log2(n) steps.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.cummax(dim)``).
+    dim : int
+        The dimension to scan.
+
+    Returns
+    -------
+    pydevtensor.return_types.cummax
+        (values, indices), input's shape.
+
+    Examples
+    --------
+    >>> pydevtensor.cummax(pydevtensor.tensor([1., 3., 2., 3.]), 0)
+    cummax(values=tensor([1., 3., 3., 3.]), indices=tensor([0, 1, 1, 3]))
+    """
+    return _cumulative_extreme("cummax", input, dim, True)
+
+
+def cummin(input, dim):
+    """The running minimum along dim, and where it was taken (the latest index on
+    ties; NaN propagates), as cummax.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.cummin(dim)``).
+    dim : int
+        The dimension to scan.
+
+    Returns
+    -------
+    pydevtensor.return_types.cummin
+        (values, indices), input's shape.
+
+    Examples
+    --------
+    >>> pydevtensor.cummin(pydevtensor.tensor([3, 1, 2, 1]), 0)
+    cummin(values=tensor([3, 1, 1, 1]), indices=tensor([0, 1, 1, 3]))
+    """
+    return _cumulative_extreme("cummin", input, dim, False)
+
+
+def _moments(op, fn, input, dim, unbiased, keepdim, correction):
+    from ._ops_stats import var
+    _tensor_arg(input, op)
+    if isinstance(unbiased, builtins.bool) and correction is None:
+        correction = 1 if unbiased else 0
+    elif unbiased is not None and not isinstance(unbiased, builtins.bool):
+        raise TypeError(f"{op}(): unbiased must be a bool, got {type(unbiased).__name__}")
+    kw = {} if correction is None else {"correction": correction}
+    v = var(input, dim, keepdim=keepdim, **kw)
+    m = input.mean(dim, keepdim=keepdim) if dim is not None else (
+        input.mean().reshape((1,) * input.ndim) if keepdim else input.mean())
+    return (v.sqrt() if fn == "std" else v), m
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std(input, dim, correction=...), mean(input, dim))`` in one call.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int or tuple of int, optional
+        The dimensions to reduce (all by default).
+    unbiased : bool, optional
+        The older spelling of correction=1 (True) or 0 (False).
+    keepdim : bool, optional
+        Keep the reduced dims with size 1.
+    correction : int, optional
+        The divisor is ``N - correction`` (default 1).
+
+    Returns
+    -------
+    tuple of Tensor
+        (std, mean).
+
+    Examples
+    --------
+    >>> pydevtensor.std_mean(pydevtensor.tensor([1., 2., 3., 4.]), correction=0)
+    (tensor(1.1180), tensor(2.5000))
+    """
+    return _moments("std_mean", "std", input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var(input, dim, correction=...), mean(input, dim))`` in one call.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int or tuple of int, optional
+        The dimensions to reduce (all by default).
+    unbiased : bool, optional
+        The older spelling of correction=1 (True) or 0 (False).
+    keepdim : bool, optional
+        Keep the reduced dims with size 1.
+    correction : int, optional
+        The divisor is ``N - correction`` (default 1).
+
+    Returns
+    -------
+    tuple of Tensor
+        (var, mean).
+
+    Examples
+    --------
+    >>> pydevtensor.var_mean(pydevtensor.tensor([[1., 2.], [3., 5.]]), 1)
+    (tensor([0.5000, 2.0000]), tensor([1.5000, 4.0000]))
+    """
+    return _moments("var_mean", "var", input, dim, unbiased, keepdim, correction)
+
+
+def msort(input):
+    """input sorted along its first dim: ``sort(input, dim=0).values``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.msort()``).
+
+    Returns
+    -------
+    Tensor
+        input's shape and dtype.
+
+    Examples
+    --------
+    >>> pydevtensor.msort(pydevtensor.tensor([[3, 1], [1, 2]]))
+    tensor([[1, 1],
+            [3, 2]])
+    """
+    return sort(_tensor_arg(input, "msort"), 0).values
+
+
+__all__ = ["aminmax", "cummax", "cummin", "kthvalue", "median", "mode", "msort", "nanmedian",
+           "std_mean", "var_mean"]
+
+for _n in ("aminmax", "cummax", "cummin", "kthvalue", "median", "mode", "msort", "nanmedian"):
+    setattr(_C.Tensor, _n, globals()[_n])

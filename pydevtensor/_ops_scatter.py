@@ -1,0 +1,549 @@
+"""Scattering: index_add, scatter, scatter_add and scatter_reduce (and their ``_``
+in-place forms).
+
+Every op here turns its (dim, index) into flat row-major offsets into the
+destination (``gather_offsets``, the same checks as gather: an IndexError naming the
+index, the dim and its size; on a CUDA device that check reads the index's min and
+max back to the host, two counted copies of 8 bytes) and moves the values with the
+core's 1-d index_put and index_add kernels (csrc/core/pdt_index.h), so it runs on
+every device.  'prod', 'amax' and 'amin' have no kernel of their own: the values are
+sorted by their destination and reduced within each run of equal destinations by a
+segmented scan of log2(n) elementwise steps (Note [segmented scan]).
+
+Gradients: 'sum' and 'mean' (and scatter, index_add) are composed of recorded ops;
+'amax'/'amin' share the gradient evenly among the elements equal to the result, as
+PyTorch does; 'prod' gives each factor the product of the others (Note [the
+gradient of a scattered product]).
+"""
+import builtins
+
+from . import _C
+from ._ops_index import _dim, _index_tensor, _int_arg, _tensor_arg, gather_offsets, where
+from .autograd.derivatives import meta, reduce_grad
+from .autograd.dispatch import _wants_grad, derivative, recorded
+from .autograd.node import Node
+
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _wide_dtype(dtype):
+    """The dtype the index_add kernel adds dtype in (it has int32, int64, float32 and
+    float64)."""
+    if dtype in (_C.float16, _C.bfloat16):
+        return _C.float32
+    if dtype == _C.bool:
+        return _C.int64
+    return dtype
+
+
+def _added_at(dst, dim, index, values):
+    """A new contiguous tensor: dst with values added along dim at index (no grad)."""
+    wide = _wide_dtype(dst.dtype)
+    out = dst.to(wide).contiguous() if wide != dst.dtype else dst.contiguous().clone()
+    _C._index_add(out, dim, index, values.to(wide).contiguous())
+    if dst.dtype == _C.bool:
+        return out != 0
+    return out.to(dst.dtype) if wide != dst.dtype else out
+
+
+def _same_device(op, *ts):
+    dev = ts[0].device
+    for t in ts[1:]:
+        if t.device != dev:
+            raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but "
+                               f"found at least two devices, {dev} and {t.device}")
+
+
+def _same_dtype(op, x, src, name="source"):
+    if src.dtype != x.dtype:
+        raise RuntimeError(f"{op}(): self ({x.dtype}) and {name} ({src.dtype}) must have the "
+                           f"same dtype (self {tuple(x.shape)}, {name} {tuple(src.shape)}, on "
+                           f"{x.device})")
+
+
+def _in_place(op, self, *args, **kwargs):
+    """self.copy_(op(self, ...)): the op reads a copy of self's old value when
+    autograd records it (a saved input must not change under the Node)."""
+    src = self.clone() if _wants_grad((self,) + args, kwargs) else self
+    self.copy_(op(src, *args, **kwargs))
+    return self
+
+
+def along(op, x, dim, index, source=None):
+    """(dim wrapped, index as 1-d contiguous int64) for the ops that take slices
+    along dim at a vector of positions, after their checks: index a vector on x's
+    device; source (when given) of x's dtype and of x's shape but len(index) along
+    dim; then every index in range (on a GPU, a counted read of its min and max)."""
+    _tensor_arg(x, op)
+    index = _index_tensor(_tensor_arg(index, op, "index"), op)
+    d = _dim(_int_arg(dim, op, "dim"), x.ndim, op)
+    _same_device(op, x, index)
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector, got shape "
+                         f"{tuple(index.shape)} (on {x.device})")
+    index = index.reshape(-1).contiguous()
+    if source is not None:
+        _tensor_arg(source, op, "source")
+        _same_device(op, x, source)
+        _same_dtype(op, x, source)
+        want = list(x.shape) or [1]
+        want[d] = index.shape[0]
+        if (list(source.shape) or [1]) != want:
+            raise RuntimeError(f"{op}(): source must have shape {tuple(want)} (self "
+                               f"{tuple(x.shape)} with len(index) = {index.shape[0]} along "
+                               f"dim {d}), got {tuple(source.shape)} (on {x.device})")
+    _C._index_check(index, (list(x.shape) or [1])[d], d, op, False)
+    return d, index
+
+
+def in_place_method(name, fn, example):
+    """The Tensor method name: ``fn`` in place, ``self.copy_(fn(self, ...))`` (a copy of
+    self's old value is what fn reads when autograd records it); example: the
+    docstring's Examples lines."""
+    def method(self, *args, **kwargs):
+        return _in_place(fn, self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"""{fn.__name__} in place.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        As {fn.__name__}'s, after input.
+
+    Returns
+    -------
+    Tensor
+        self.
+
+    Examples
+    --------
+{example}
+    """
+    return method
+
+
+@recorded("index_add")
+def _index_add(input, d, index, source):
+    return _added_at(input, d, index, source)
+
+
+@derivative("index_add")
+class IndexAddBackward0(Node):
+    def save(self, result, input, d, index, source):
+        self.d, self.index = d, index
+        self.metas = (meta(input), meta(source))
+        return input, source
+
+    def backward(self, g):
+        from ._ops_index import index_select
+        ga = reduce_grad(g, self.metas[0]) if self.needs_input_grad[0] else None
+        gb = None
+        if self.needs_input_grad[1]:
+            shape = self.metas[1][0]
+            gb = index_select(g if shape else g.reshape(1), self.d, self.index)
+            gb = reduce_grad(gb.reshape(shape), self.metas[1])
+        return ga, gb
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """input with ``alpha * source`` added along dim at the positions in index:
+    ``out[index[j]] += alpha * source[j]`` for dim 0; a repeated index adds each time.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.index_add(dim, index, source)``).
+    dim : int
+        The dimension to index.
+    index : Tensor
+        1-d (or 0-d), int32 or int64, each in ``[0, input.shape[dim])``.
+    source : Tensor
+        input's dtype and shape, but ``len(index)`` along dim.
+    alpha : number, optional
+        The factor on source (default 1).
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape and dtype.
+
+    Raises
+    ------
+    IndexError
+        When an index or dim is out of range.
+    RuntimeError
+        When source's shape or dtype does not fit.
+
+    Examples
+    --------
+    >>> x = pydevtensor.zeros(3, 2)
+    >>> pydevtensor.index_add(x, 0, pydevtensor.tensor([0, 2, 0]), pydevtensor.ones(3, 2))
+    tensor([[2., 2.],
+            [0., 0.],
+            [1., 1.]])
+    """
+    x = input
+    d, index = along("index_add", x, dim, index, source)
+    if not (isinstance(alpha, (builtins.int, builtins.float)) and alpha == 1):
+        source = source * alpha
+    flat_x = x if x.ndim else x.reshape(1)
+    out = _index_add(flat_x, d, index, source if source.ndim else source.reshape(1))
+    return out if x.ndim else out.reshape(())
+
+
+# ---------------------------------------------------------------- scatter
+
+def _plan(op, x, dim, index, src):
+    """(flat offsets into x, src's part of index's shape, flattened): after the
+    checks (PyTorch's: index has x's number of dims; index no larger than src in
+    every dim, nor than x outside dim; every index in range)."""
+    _tensor_arg(x, op)
+    index = _tensor_arg(index, op, "index")
+    ishape = tuple(index.shape)
+    if isinstance(src, _C.Tensor):
+        _same_device(op, x, index, src)
+        _same_dtype(op, x, src, "src")
+        sshape = tuple(src.shape) if src.ndim else (1,)
+        if src.ndim != builtins.max(x.ndim, 1) and not (src.ndim == 0 and x.ndim == 0) or \
+                any(i > s for i, s in zip(ishape or (1,), sshape)):
+            raise RuntimeError(f"{op}(): Expected index {ishape} to be smaller than src "
+                               f"{tuple(src.shape)} in every dimension (self "
+                               f"{tuple(x.shape)}, on {x.device})")
+    else:
+        _same_device(op, x, index)
+    flat = gather_offsets(tuple(x.shape), x.device, dim, index, op)
+    if isinstance(src, _C.Tensor):
+        part = src.reshape(1) if src.ndim == 0 else \
+            src[tuple(slice(0, k) for k in ishape)]
+        values = part.reshape(-1)
+    else:
+        values = _C.full((flat.shape[0],), src, dtype=x.dtype, device=x.device)
+    return flat, values
+
+
+def _value(op, src, value):
+    if src is not None and value is not None:
+        raise TypeError(f"{op}(): give src or value, not both")
+    v = src if src is not None else value
+    if v is None:
+        raise TypeError(f"{op}(): missing the argument src (a Tensor) or value (a number)")
+    if not isinstance(v, (_C.Tensor, builtins.int, builtins.float, builtins.bool)):
+        raise TypeError(f"{op}(): src must be a Tensor or a number, got {type(v).__name__}")
+    return v
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """input with the values of src (or the number value) written along dim at index:
+    ``out[index[i][j]][j] = src[i][j]`` for dim 0, ``out[i][index[i][j]] = src[i][j]``
+    for dim 1, and so on (gather's reverse).  Where an index repeats, which of its
+    values lands is not specified (as in PyTorch).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.scatter(dim, index, src)``).
+    dim : int
+        The dimension to index.
+    index : Tensor
+        int32 or int64, input's number of dims; no larger than src in any dim, nor
+        than input outside dim.
+    src : Tensor or number
+        input's dtype (only its part of index's shape is read); or a number.
+    value : number, optional
+        The keyword form of a number src.
+    reduce : {None, 'add', 'multiply'}, optional
+        Add or multiply instead of writing (as ``scatter_reduce`` with 'sum' or
+        'prod').
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape and dtype.
+
+    Raises
+    ------
+    IndexError
+        When an index or dim is out of range.
+    RuntimeError
+        When the shapes or dtypes do not fit.
+
+    Examples
+    --------
+    >>> x = pydevtensor.zeros(2, 3)
+    >>> x.scatter(1, pydevtensor.tensor([[2], [0]]), pydevtensor.tensor([[5.], [7.]]))
+    tensor([[0., 0., 5.],
+            [7., 0., 0.]])
+    >>> x.scatter(1, pydevtensor.tensor([[1], [1]]), 1.5)
+    tensor([[0.0000, 1.5000, 0.0000],
+            [0.0000, 1.5000, 0.0000]])
+    """
+    v = _value("scatter", src, value)
+    if reduce is not None:
+        modes = {"add": "sum", "multiply": "prod"}
+        if reduce not in modes:
+            raise RuntimeError(f"scatter(): reduce argument must be either add or multiply, "
+                               f"got {reduce!r}")
+        if not isinstance(v, _C.Tensor):
+            v = _C.full(tuple(index.shape), v, dtype=input.dtype, device=input.device)
+        return scatter_reduce(input, dim, index, v, modes[reduce])
+    flat, values = _plan("scatter", input, dim, index, v)
+    out = input.reshape(-1).clone()
+    out[flat] = values
+    return out.reshape(tuple(input.shape))
+
+
+def scatter_add(input, dim, index, src):
+    """input with src added along dim at index (repeated indices add up):
+    ``out[index[i][j]][j] += src[i][j]`` for dim 0, and so on.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.scatter_add(dim, index, src)``).
+    dim : int
+        The dimension to index.
+    index : Tensor
+        As scatter's.
+    src : Tensor
+        input's dtype; only its part of index's shape is read.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape and dtype.
+
+    Raises
+    ------
+    IndexError
+        When an index or dim is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.zeros(3)
+    >>> x.scatter_add(0, pydevtensor.tensor([0, 2, 0]), pydevtensor.tensor([1., 2., 3.]))
+    tensor([4., 0., 2.])
+    """
+    _tensor_arg(src, "scatter_add", "src")
+    return scatter_reduce(input, dim, index, src, "sum", _op="scatter_add")
+
+
+def _touched(flat, n, device):
+    """bool (n,): True at the offsets in flat."""
+    mask = _C.zeros((n,), dtype=_C.bool, device=device)
+    _C._index_put(mask, 0, flat, _C.ones((flat.shape[0],), dtype=_C.bool, device=device))
+    return mask
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, _op="scatter_reduce"):
+    """input with the values of src reduced into it along dim at index: each element
+    of the result is the reduction ('sum', 'prod', 'mean', 'amax' or 'amin') of the
+    src values scattered to it, and of input's own value when include_self.
+    Elements no index names keep input's value.
+
+    'mean' divides by the number of values taken (integers: rounded down, as
+    PyTorch's).  'amax' and 'amin' propagate NaN.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.scatter_reduce(dim, index, src, reduce)``).
+    dim : int
+        The dimension to index.
+    index : Tensor
+        As scatter's.
+    src : Tensor
+        input's dtype; only its part of index's shape is read.
+    reduce : {'sum', 'prod', 'mean', 'amax', 'amin'}
+        The reduction.
+    include_self : bool, optional
+        Whether input's values at the named positions take part (default True).
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape and dtype, with gradients as PyTorch's
+        ('amax' and 'amin' share theirs evenly among tied values; 'prod' gives each
+        factor the product of the others, zeros included).
+
+    Raises
+    ------
+    IndexError
+        When an index or dim is out of range.
+    RuntimeError
+        For an unknown reduce, or shapes or dtypes that do not fit.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., 2., 3.])
+    >>> i = pydevtensor.tensor([0, 0, 2, 2])
+    >>> s = pydevtensor.tensor([5., 6., 7., 1.])
+    >>> x.scatter_reduce(0, i, s, "amax")
+    tensor([6., 2., 7.])
+    >>> x.scatter_reduce(0, i, s, "mean", include_self=False)
+    tensor([5.5000, 2.0000, 4.0000])
+    """
+    if reduce not in _REDUCES:
+        raise RuntimeError(f"{_op}(): reduce argument must be one of 'sum', 'prod', 'mean', "
+                           f"'amax', 'amin', got {reduce!r}")
+    _tensor_arg(src, _op, "src")
+    flat, values = _plan(_op, input, dim, index, src)
+    shape = tuple(input.shape)
+    base = input.reshape(-1)
+    n = base.shape[0]
+    if reduce in ("sum", "mean"):
+        touched = None if include_self else _touched(flat, n, input.device)
+        start = base if include_self else where(touched, _C.zeros(
+            (), dtype=input.dtype, device=input.device), base)
+        total = _index_add(start, 0, flat, values)
+        if reduce == "sum":
+            return total.reshape(shape)
+        ones = _C.ones((flat.shape[0],), dtype=_C.int64, device=input.device)
+        count = _added_at(_C.full((n,), 1 if include_self else 0, dtype=_C.int64,
+                                  device=input.device), 0, flat, ones)
+        count = count.clamp(min=1)
+        if input.is_floating_point():
+            mean = total / count.to(input.dtype)
+        else:
+            mean = (total // count).to(input.dtype)
+        return mean.reshape(shape)
+    return _scatter_extreme(base, flat, values, reduce, include_self).reshape(shape)
+
+
+def _segment_reduce(flat, values, n, combine):
+    """(per destination result (n,), bool touched (n,)) of the values reduced by
+    combine within each destination.
+
+    Note [segmented scan]: the values sorted by destination form runs of equal
+    destinations; an inclusive scan by doubling (step s: each element combines with
+    the one s before it when both are in the same run) leaves each run's reduction at
+    its last element, which index_put writes to its destination (the others go to a
+    spare slot n that is then dropped)."""
+    device = values.device
+    from ._ops_sort import argsort
+    order = argsort(flat, stable=True)
+    from ._ops_join import cat
+    f, v = flat[order], values[order]
+    m = f.shape[0]
+    s = 1
+    while s < m:
+        same = f[s:] == f[:-s]
+        v = cat([v[:s], where(same, combine(v[s:], v[:-s]), v[s:])])
+        s *= 2
+    last = cat([f[1:] != f[:-1], _C.ones((builtins.min(m, 1),), dtype=_C.bool,
+                                         device=device)])
+    slots = where(last, f, n).contiguous()
+    out = _C.zeros((n + 1,), dtype=values.dtype, device=device)
+    _C._index_put(out, 0, slots, v.contiguous())
+    return out[:n], _touched(flat, n, device)
+
+
+def _combine(reduce):
+    from ._ops_math import maximum, minimum
+    return {"prod": lambda a, b: a * b, "amax": maximum, "amin": minimum}[reduce]
+
+
+@recorded("scatter_extreme")
+def _scatter_extreme(base, flat, values, reduce, include_self):
+    combine = _combine(reduce)
+    agg, touched = _segment_reduce(flat, values, base.shape[0], combine)
+    if include_self:
+        agg = combine(base, agg)
+    return where(touched, agg.to(base.dtype), base)
+
+
+@derivative("scatter_extreme")
+class ScatterReduceBackward0(Node):
+    """amax/amin: each value equal to its destination's result gets an equal share
+    of that result's gradient (PyTorch's rule for ties, input's own value counted
+    among them); input's elements no index names pass the gradient through.
+    prod: Note [the gradient of a scattered product]."""
+
+    def save(self, result, base, flat, values, reduce, include_self):
+        self.base, self.flat, self.values = base.detach(), flat, values.detach()
+        self.result, self.include_self = result.detach(), include_self
+        self.metas = (meta(base), meta(values))
+        return base, values
+
+    @staticmethod
+    def pick(base, flat, values, reduce, include_self):
+        return ScatterProdBackward0 if reduce == "prod" else ScatterReduceBackward0
+
+    def backward(self, g):
+        from ._ops_index import index_select
+        n = self.base.shape[0]
+        r_at = index_select(self.result, 0, self.flat)
+        hit = (self.values == r_at).to(g.dtype)
+        # input's own tied value counts in the share even without include_self (where
+        # it then gets nothing): PyTorch's rule, matched
+        own = (self.base == self.result).to(g.dtype)
+        count = _added_at(own, 0, self.flat, hit)
+        share = g / count.clamp(min=1)
+        if not self.include_self:
+            own = own * (~_touched(self.flat, n, g.device)).to(g.dtype)
+        ga = reduce_grad(share * own, self.metas[0]) if self.needs_input_grad[0] else None
+        gb = reduce_grad(index_select(share, 0, self.flat) * hit, self.metas[1]) \
+            if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class ScatterProdBackward0(ScatterReduceBackward0):
+    """scatter_reduce(reduce='prod'): Note [the gradient of a scattered product]."""
+
+    def backward(self, g):
+        """Note [the gradient of a scattered product]: each factor's gradient is the
+        product of the other factors of its destination.  Without a zero among them
+        that is the product of the non-zero factors divided by the factor; a zero
+        factor gets the product of the others when it is its destination's only
+        zero, else 0 (as PyTorch's); no division by zero happens."""
+        from ._ops_index import index_select
+        n = self.base.shape[0]
+        one = _C.ones((), dtype=self.values.dtype, device=g.device)
+        nonzero_product, touched = _segment_reduce(
+            self.flat, where(self.values == 0, one, self.values), n, lambda a, b: a * b)
+        nonzero_product = where(touched, nonzero_product, one)
+        zeros = _added_at(_C.zeros((n,), dtype=_C.int64, device=g.device), 0, self.flat,
+                          (self.values == 0).to(_C.int64))
+        if self.include_self:
+            nonzero_product = nonzero_product * where(self.base == 0, one, self.base)
+            zeros = zeros + (self.base == 0).to(_C.int64)
+
+        def others(factor, product, count):
+            safe = where(factor == 0, one, factor)
+            alone = where(count == 1, product, 0 * one)
+            return where(factor == 0, alone, where(count == 0, product / safe, 0 * one))
+
+        ga = gb = None
+        if self.needs_input_grad[0]:
+            ga = g * (others(self.base, nonzero_product, zeros) if self.include_self
+                      else (~touched).to(g.dtype))
+            ga = reduce_grad(ga, self.metas[0])
+        if self.needs_input_grad[1]:
+            at = index_select(g, 0, self.flat) * others(
+                self.values, index_select(nonzero_product, 0, self.flat),
+                index_select(zeros, 0, self.flat))
+            gb = reduce_grad(at, self.metas[1])
+        return ga, gb
+
+
+__all__ = ["index_add", "scatter", "scatter_add", "scatter_reduce"]
+
+for _n in __all__:
+    setattr(_C.Tensor, _n, globals()[_n])
+# the in-place forms: methods only, as PyTorch's
+_C.Tensor.index_add_ = in_place_method("index_add_", index_add, """\
+    >>> x = pydevtensor.zeros(3)
+    >>> x.index_add_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([1., 2.]), alpha=2)
+    tensor([0., 6., 0.])""")
+_C.Tensor.scatter_ = in_place_method("scatter_", scatter, """\
+    >>> x = pydevtensor.zeros(4)
+    >>> x.scatter_(0, pydevtensor.tensor([3, 1]), 2.)
+    tensor([0., 2., 0., 2.])""")
+_C.Tensor.scatter_add_ = in_place_method("scatter_add_", scatter_add, """\
+    >>> x = pydevtensor.ones(2)
+    >>> x.scatter_add_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([1., 1.]))
+    tensor([1., 3.])""")
+_C.Tensor.scatter_reduce_ = in_place_method("scatter_reduce_", scatter_reduce, """\
+    >>> x = pydevtensor.tensor([1, 2])
+    >>> x.scatter_reduce_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([3, 4]), "prod")
+    tensor([ 1, 24])""")

@@ -1,0 +1,133 @@
+"""clamp_min, clamp_max, hypot, fmod, copysign, heaviside, logaddexp2 and float_power
+(pydevtensor/_ops_elementwise_more.py) on every device, against float64 NumPy.
+
+Tolerances: fmod, copysign, heaviside, clamp_* and float_power (computed in float64
+by one pow) are exact against NumPy; hypot and logaddexp2 are compositions of a few
+correctly rounded ops: within 4 float32 ulps of float64 NumPy (hypot), and 4e-7
+absolute plus 4 ulps relative (logaddexp2).  Gradients by gradcheck."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+from test_gradcheck import gradcheck
+
+EPS32 = np.finfo(np.float32).eps
+
+
+def _t(a, device):
+    return pdt.tensor(a, device=device)
+
+
+def _values(rng, n=64):
+    v = rng.standard_normal(n) * 10 ** rng.uniform(-3, 3, n)
+    return v.astype(np.float32)
+
+
+def test_fmod_exact(device):
+    rng = np.random.default_rng(0)
+    a, b = _values(rng), _values(rng)
+    b[:3] = [np.inf, -np.inf, 0.0]
+    a[3:6] = [np.inf, -0.0, 0.0]
+    got = pdt.fmod(_t(a, device), _t(b, device)).cpu().numpy()
+    with np.errstate(invalid="ignore"):
+        ref = np.fmod(a, b)
+    np.testing.assert_array_equal(got, ref)
+    real = ~np.isnan(ref)
+    np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(ref[real]))  # -0.0 too
+    ai = rng.integers(-50, 50, 40)
+    bi = rng.integers(1, 9, 40) * rng.choice([-1, 1], 40)
+    np.testing.assert_array_equal(_t(ai, device).fmod(_t(bi, device)).cpu().numpy(),
+                                  np.fmod(ai, bi))
+    assert pdt.fmod(_t([-7, 7], device), 3).tolist() == [-1, 1]
+
+
+def test_fmod_matches_torch(device):
+    torch = torch_or_skip()
+    a = np.array([-5.5, 5.5, -0.25, 1e10], dtype=np.float32)
+    got = pdt.fmod(_t(a, device), 1.5).cpu().numpy()
+    np.testing.assert_array_equal(got, torch.fmod(torch.tensor(a), 1.5).numpy())
+
+
+def test_hypot(device):
+    rng = np.random.default_rng(1)
+    a, b = _values(rng), _values(rng)
+    a[:4] = [3e30, 1e-30, 0.0, np.inf]
+    b[:4] = [4e30, 1e-30, 0.0, np.nan]
+    got = pdt.hypot(_t(a, device), _t(b, device)).cpu().numpy().astype(np.float64)
+    ref = np.hypot(a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(got, ref, rtol=4 * EPS32, atol=0)
+
+
+def test_logaddexp2_matches_torch(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(2)
+    a, b = (rng.uniform(-30, 30, 64).astype(np.float32) for _ in range(2))
+    got = pdt.logaddexp2(_t(a, device), _t(b, device)).cpu().numpy()
+    np.testing.assert_allclose(got, torch.logaddexp2(torch.tensor(a), torch.tensor(b)).numpy(),
+                               rtol=4 * EPS32, atol=4e-7)
+
+
+def test_copysign_heaviside_clamp(device):
+    a = np.array([1.0, -2.0, 3.0, 0.0, np.inf], dtype=np.float32)
+    s = np.array([-0.0, 1.0, -1.0, -5.0, -1.0], dtype=np.float32)
+    np.testing.assert_array_equal(pdt.copysign(_t(a, device), _t(s, device)).cpu().numpy(),
+                                  np.copysign(a, s))
+    assert pdt.copysign(_t([1, -2], device), -1).dtype == pdt.float32  # ints -> float
+    x = np.array([-1.5, 0.0, 2.0, np.nan], dtype=np.float32)
+    got = pdt.heaviside(_t(x, device), _t(np.float32(0.5), device)).cpu().numpy()
+    np.testing.assert_array_equal(got, [0.0, 0.5, 1.0, 0.0])  # NaN -> 0, as torch
+    np.testing.assert_array_equal(pdt.clamp_min(_t(x, device), 0.5).cpu().numpy(),
+                                  [0.5, 0.5, 2.0, np.nan])
+    np.testing.assert_array_equal(_t(x, device).clamp_max(0.5).cpu().numpy(),
+                                  [-1.5, 0.0, 0.5, np.nan])
+    y = _t(x, device)
+    assert pdt.clamp_min_(y, 0.0) is y and y.clamp_max_(1.0) is y
+    np.testing.assert_array_equal(y.cpu().numpy(), [0.0, 0.0, 1.0, np.nan])
+
+
+def test_float_power(device):
+    got = pdt.float_power(_t([2, 3], device), _t([0.5, 2.0], device))
+    assert got.dtype == pdt.float64
+    np.testing.assert_array_equal(got.cpu().numpy(), np.float_power([2, 3], [0.5, 2.0]))
+    assert pdt.float_power(2, _t([3], device)).tolist() == [8.0]
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        _t([1.0, 2.0], device).float_power_(2)
+    x = _t(np.array([1.5, 2.0]), device)
+    assert x.float_power_(2) is x and x.tolist() == [2.25, 4.0]
+
+
+def test_in_place_methods(device):
+    x = _t([5.0, -5.0], device)
+    assert x.fmod_(3.0) is x and x.tolist() == [2.0, -2.0]
+    x.copysign_(_t([-1.0, 1.0], device))
+    assert x.tolist() == [-2.0, 2.0]
+    x.hypot_(_t([0.0, 0.0], device))
+    assert x.tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match=r"hypot_\(\): result type .*float32 can't be cast"):
+        _t([1, 2], device).hypot_(_t([1.0, 2.0], device))
+
+
+def test_gradients(device):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 4)) * 3
+    b = rng.uniform(0.5, 2, (3, 4)) * rng.choice([-1, 1], (3, 4))
+    gradcheck(pdt.hypot, [a, b], device)
+    gradcheck(pdt.logaddexp2, [a, b], device)
+    signs = pdt.tensor(b, device=device)
+    gradcheck(lambda x: pdt.copysign(x, signs), [a], device)  # other: no gradient
+    gradcheck(lambda x: pdt.clamp_min(x, 0.1), [a], device)
+    gradcheck(lambda x: pdt.clamp_max(x, 0.1), [a], device)
+    gradcheck(lambda x: pdt.float_power(x.abs(), 1.5), [a], device)
+    ok = np.abs(np.fmod(a, b)) > 1e-3  # away from fmod's jumps
+    gradcheck(lambda x, y: pdt.fmod(x, y) * pdt.tensor(ok, device=device), [a, b], device)
+
+
+def test_logaddexp2_numpy(device):
+    rng = np.random.default_rng(2)
+    a, b = rng.uniform(-30, 30, 64).astype(np.float32), rng.uniform(-30, 30, 64).astype(
+        np.float32)
+    a[:3], b[:3] = [np.inf, -np.inf, 1.0], [np.inf, -np.inf, 1.0]
+    got = pdt.logaddexp2(_t(a, device), _t(b, device)).cpu().numpy().astype(np.float64)
+    ref = np.logaddexp2(a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(got, ref, rtol=4 * EPS32, atol=4e-7)

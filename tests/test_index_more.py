@@ -1,0 +1,174 @@
+"""index_copy, index_fill, masked_select, masked_scatter, take, take_along_dim,
+argwhere and isin (pydevtensor/_ops_index_more.py) on every device, against NumPy
+(exact: they move values, no arithmetic) and PyTorch when importable; gradients by
+gradcheck (float64, central differences)."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+from test_gradcheck import gradcheck
+
+
+def _t(a, device):
+    return pdt.tensor(a, device=device)
+
+
+def test_index_copy_and_fill(device):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    src = rng.standard_normal((4, 2)).astype(np.float32)
+    idx = np.array([3, 0])
+    got = _t(x, device).index_copy(1, _t(idx, device), _t(src, device))
+    ref = x.copy()
+    ref[:, idx] = src
+    np.testing.assert_array_equal(got.cpu().numpy(), ref)
+    got = pdt.index_fill(_t(x, device), 0, _t(idx, device), 7.5)
+    ref = x.copy()
+    ref[idx] = 7.5
+    np.testing.assert_array_equal(got.cpu().numpy(), ref)
+    got = pdt.index_fill(_t(x, device), 1, _t(idx, device), _t(np.float32(-1), device))
+    ref = x.copy()
+    ref[:, idx] = -1
+    np.testing.assert_array_equal(got.cpu().numpy(), ref)
+    y = _t(x, device)
+    assert y.index_copy_(0, _t(idx, device), _t(x[[1, 2]], device)) is y
+    ref = x.copy()
+    ref[idx] = x[[1, 2]]
+    np.testing.assert_array_equal(y.cpu().numpy(), ref)
+    y.index_fill_(1, _t([4], device), 0)
+    ref[:, 4] = 0
+    np.testing.assert_array_equal(y.cpu().numpy(), ref)
+
+
+def test_masked_select_and_scatter(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 4))
+    mask = rng.random((1, 4)) > 0.5  # broadcast along dim 0
+    got = pdt.masked_select(_t(x, device), _t(mask, device))
+    np.testing.assert_array_equal(got.cpu().numpy(), x[np.broadcast_to(mask, x.shape)])
+    src = rng.standard_normal(20)
+    got = _t(x, device).masked_scatter(_t(mask, device), _t(src, device))
+    ref = torch.tensor(x).masked_scatter(torch.tensor(mask), torch.tensor(src))
+    np.testing.assert_array_equal(got.cpu().numpy(), ref.numpy())
+    y = _t(x, device)
+    assert y.masked_scatter_(_t(mask, device), _t(src, device)) is y
+    np.testing.assert_array_equal(y.cpu().numpy(), ref.numpy())
+    # 0-d and empty
+    assert pdt.masked_select(_t(2.0, device), _t(True, device)).tolist() == [2.0]
+    assert pdt.masked_select(_t(x, device), _t(np.zeros((3, 4), bool), device)).shape == (0,)
+
+
+def test_masked_select_reads_what_a_mask_index_reads(device):
+    """The count (and the index checks x[mask] makes), nothing more; all counted."""
+    if device.type != "cuda":
+        pytest.skip("a transfer counts only on a GPU")
+    x = pdt.arange(6., device=device)
+    mask = x > 2
+    pdt.reset_transfer_stats()
+    x[mask]
+    reads = pdt.transfer_stats()["device_to_host"]["count"]
+    pdt.reset_transfer_stats()
+    pdt.masked_select(x, mask)
+    assert 1 <= pdt.transfer_stats()["device_to_host"]["count"] <= reads
+
+
+def test_take_and_take_along_dim(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((3, 4))
+    idx = rng.integers(-12, 12, (2, 5))
+    np.testing.assert_array_equal(pdt.take(_t(x, device), _t(idx, device)).cpu().numpy(),
+                                  np.take(x, idx))
+    order = np.argsort(x, axis=1)
+    got = pdt.take_along_dim(_t(x, device), _t(order, device), 1)
+    np.testing.assert_array_equal(got.cpu().numpy(), np.take_along_axis(x, order, 1))
+    small = rng.integers(0, 3, (2, 1))  # broadcasts with x's 4 columns
+    ref = torch.take_along_dim(torch.tensor(x), torch.tensor(small), dim=0)
+    got = _t(x, device).take_along_dim(_t(small, device), 0)
+    np.testing.assert_array_equal(got.cpu().numpy(), ref.numpy())
+    flat = rng.integers(0, 12, 5)
+    np.testing.assert_array_equal(pdt.take_along_dim(_t(x, device), _t(flat, device))
+                                  .cpu().numpy(), x.reshape(-1)[flat])
+
+
+def test_argwhere(device):
+    x = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, np.nan]])
+    got = pdt.argwhere(_t(x, device))
+    np.testing.assert_array_equal(got.cpu().numpy(), np.argwhere(x))
+    assert _t(x, device).argwhere().dtype == pdt.int64
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "bool"])
+def test_isin(device, dtype):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 6, (3, 4)).astype(dtype)
+    b = rng.integers(0, 6, 5).astype(dtype)
+    for invert in (False, True):
+        got = pdt.isin(_t(a, device), _t(b, device), invert=invert)
+        np.testing.assert_array_equal(got.cpu().numpy(), np.isin(a, b, invert=invert))
+        if dtype != "bool":  # torch refuses bool; NumPy's answer holds
+            ref = torch.isin(torch.tensor(a), torch.tensor(b), invert=invert)
+            np.testing.assert_array_equal(got.cpu().numpy(), ref.numpy())
+    assert pdt.isin(_t(a, device), 3).tolist() == (a == 3).tolist()
+    assert pdt.isin(2, _t(b, device)).item() == bool((b == 2).any())
+
+
+def test_isin_nan_and_empty(device):
+    a = _t([1.0, float("nan"), 2.0], device)
+    assert pdt.isin(a, _t([float("nan"), 2.0], device)).tolist() == [False, False, True]
+    assert pdt.isin(a, _t(np.zeros(0), device)).tolist() == [False] * 3
+    assert pdt.isin(a, _t(np.zeros(0), device), invert=True).tolist() == [True] * 3
+
+
+def test_gradients(device):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((4, 3))
+    idx = _t([2, 0], device)
+    gradcheck(lambda a, s: a.index_copy(0, idx, s), [x, rng.standard_normal((2, 3))], device)
+    gradcheck(lambda a: a.index_fill(1, idx, 2.0), [x], device)
+    gradcheck(lambda a, v: a.index_fill(1, idx, v.reshape(())), [x, np.array([1.5])], device)
+    mask = _t(rng.random((4, 3)) > 0.4, device)
+    gradcheck(lambda a: a.masked_select(mask), [x], device)
+    gradcheck(lambda a, s: a.masked_scatter(mask, s), [x, rng.standard_normal(12)], device)
+    gradcheck(lambda a: pdt.take(a, _t([[0, -1], [5, 5]], device)), [x], device)
+    gradcheck(lambda a: pdt.take_along_dim(a, _t([[1], [0], [2], [2]], device), 1), [x],
+              device)
+
+
+def test_errors_name_the_problem(device):
+    x = pdt.zeros(2, 3, device=device)
+    with pytest.raises(IndexError, match="index_copy: index 2 is out of bounds for dimension "
+                                         "0 with size 2"):
+        x.index_copy(0, _t([2], device), pdt.ones(1, 3, device=device))
+    with pytest.raises(IndexError, match="take: index -7 is out of bounds"):
+        pdt.take(x, _t([-7], device))
+    with pytest.raises(RuntimeError, match=r"source has 1 elements .* broadcast to \(2, 3\), has 4 True"):
+        x.masked_scatter(_t([True, True, False], device), pdt.ones(1, device=device))
+    with pytest.raises(RuntimeError, match="expected a bool mask"):
+        x.masked_select(_t([1, 0, 1], device))
+    with pytest.raises(RuntimeError, match="same number of dimensions"):
+        pdt.take_along_dim(x, _t([0], device), 1)
+
+
+def test_masked_scatter_and_take_along_dim_numpy(device):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 4))
+    mask = rng.random((1, 4)) > 0.5
+    src = rng.standard_normal(20)
+    full = np.broadcast_to(mask, x.shape)
+    ref = x.copy()
+    ref[full] = src[:full.sum()]
+    got = _t(x, device).masked_scatter(_t(mask, device), _t(src, device))
+    np.testing.assert_array_equal(got.cpu().numpy(), ref)
+    small = rng.integers(0, 3, (2, 1))
+    got = _t(x, device).take_along_dim(_t(small, device), 0)
+    np.testing.assert_array_equal(got.cpu().numpy(),
+                                  np.take_along_axis(x, np.broadcast_to(small, (2, 4)), 0))
+    a = rng.integers(0, 6, (3, 4))
+    b = rng.integers(0, 6, 5)
+    for invert in (False, True):
+        got = pdt.isin(_t(a, device), _t(b, device), invert=invert)
+        np.testing.assert_array_equal(got.cpu().numpy(), np.isin(a, b, invert=invert))

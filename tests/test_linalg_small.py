@@ -1,0 +1,119 @@
+"""addmv, addr, addbmm (and their _ forms), matrix_power, cross, chain_matmul and
+pydevtensor.linalg's matrix_power, cross and multi_dot (pydevtensor/_ops_linalg_small.py)
+on every device, against float64 NumPy.
+
+Tolerance: float64 inputs, products of at most a few dozen terms: 1e-12 relative
+plus 1e-12 absolute.  Gradients by gradcheck."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+from test_gradcheck import gradcheck
+
+TOL = dict(rtol=1e-12, atol=1e-12)
+
+
+def _t(a, device):
+    return pdt.tensor(a, device=device)
+
+
+def test_addmv_addr_addbmm(device):
+    rng = np.random.default_rng(0)
+    m, v, x = rng.standard_normal((4, 3)), rng.standard_normal(3), rng.standard_normal(4)
+    got = pdt.addmv(_t(x, device), _t(m, device), _t(v, device), beta=0.5, alpha=-2)
+    np.testing.assert_allclose(got.cpu().numpy(), 0.5 * x - 2 * m @ v, **TOL)
+    got = _t(x[:1], device).addmv(_t(m, device), _t(v, device))  # input broadcasts
+    np.testing.assert_allclose(got.cpu().numpy(), x[:1] + m @ v, **TOL)
+    a, b, c = rng.standard_normal((4, 3)), rng.standard_normal(4), rng.standard_normal(3)
+    got = pdt.addr(_t(a, device), _t(b, device), _t(c, device), alpha=3)
+    np.testing.assert_allclose(got.cpu().numpy(), a + 3 * np.outer(b, c), **TOL)
+    b1, b2, inp = (rng.standard_normal((5, 4, 3)), rng.standard_normal((5, 3, 2)),
+                   rng.standard_normal((4, 2)))
+    got = pdt.addbmm(_t(inp, device), _t(b1, device), _t(b2, device), beta=2)
+    np.testing.assert_allclose(got.cpu().numpy(), 2 * inp + np.einsum("bij,bjk->ik", b1, b2),
+                               **TOL)
+
+
+def test_beta_zero_ignores_nan(device):
+    nan = _t([np.nan, np.nan], device)
+    got = pdt.addmv(nan, pdt.eye(2, device=device), _t([1.0, 2.0], device), beta=0)
+    assert got.tolist() == [1.0, 2.0]
+
+
+def test_in_place(device):
+    x = pdt.zeros(2, device=device)
+    assert pdt.addmv_(x, pdt.eye(2, device=device), _t([1.0, 2.0], device)) is x
+    assert x.addmv_(pdt.eye(2, device=device), _t([1.0, 1.0], device), alpha=2) is x
+    assert x.tolist() == [3.0, 4.0]
+    y = pdt.ones(2, 2, device=device)
+    assert y.addr_(_t([1.0, 2.0], device), _t([1.0, 1.0], device), beta=2) is y
+    assert y.tolist() == [[3.0, 3.0], [4.0, 4.0]]
+    y.addbmm_(pdt.ones(3, 2, 1, device=device), pdt.ones(3, 1, 2, device=device), beta=0)
+    assert y.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 8])
+def test_matrix_power(device, n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((2, 3, 3)) / 2
+    got = pdt.matrix_power(_t(a, device), n)
+    np.testing.assert_allclose(got.cpu().numpy(), np.linalg.matrix_power(a, n), **TOL)
+    np.testing.assert_allclose(pdt.linalg.matrix_power(_t(a[0], device), n).cpu().numpy(),
+                               np.linalg.matrix_power(a[0], n), **TOL)
+    assert _t(a, device).matrix_power(n).shape == (2, 3, 3)
+
+
+def test_cross(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((1, 3))
+    np.testing.assert_allclose(pdt.linalg.cross(_t(a, device), _t(b, device)).cpu().numpy(),
+                               np.cross(a, b), **TOL)
+    c, d = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+    np.testing.assert_allclose(pdt.cross(_t(c, device), _t(d, device)).cpu().numpy(),
+                               np.cross(c, d, axis=0), **TOL)
+    np.testing.assert_allclose(_t(c, device).cross(_t(d, device), dim=0).cpu().numpy(),
+                               torch.cross(torch.tensor(c), torch.tensor(d), dim=0).numpy(),
+                               **TOL)
+
+
+def test_chain_and_multi_dot(device):
+    rng = np.random.default_rng(2)
+    ms = [rng.standard_normal(s) for s in ((2, 3), (3, 4), (4, 5))]
+    got = pdt.chain_matmul(*[_t(m, device) for m in ms])
+    np.testing.assert_allclose(got.cpu().numpy(), np.linalg.multi_dot(ms), **TOL)
+    ms2 = [rng.standard_normal(3)] + ms[1:] + [rng.standard_normal(5)]
+    got = pdt.linalg.multi_dot([_t(m, device) for m in ms2])
+    np.testing.assert_allclose(got.cpu().numpy(), np.linalg.multi_dot(ms2), **TOL)
+
+
+def test_gradients(device):
+    rng = np.random.default_rng(3)
+    gradcheck(lambda x, m, v: pdt.addmv(x, m, v, beta=0.5, alpha=2),
+              [rng.standard_normal(3), rng.standard_normal((3, 2)), rng.standard_normal(2)],
+              device)
+    gradcheck(lambda x, a, b: pdt.addr(x, a, b, alpha=-1),
+              [rng.standard_normal((2, 3)), rng.standard_normal(2), rng.standard_normal(3)],
+              device)
+    gradcheck(lambda x, a, b: pdt.addbmm(x, a, b),
+              [rng.standard_normal((2, 2)), rng.standard_normal((3, 2, 4)),
+               rng.standard_normal((3, 4, 2))], device)
+    gradcheck(lambda a: pdt.matrix_power(a, 3), [rng.standard_normal((3, 3))], device)
+    gradcheck(lambda a, b: pdt.linalg.cross(a, b), [rng.standard_normal((2, 3)),
+                                                    rng.standard_normal((2, 3))], device)
+
+
+def test_errors_name_the_problem(device):
+    with pytest.raises(NotImplementedError, match="n = -1 < 0 needs the inverse"):
+        pdt.matrix_power(pdt.eye(2, device=device), -1)
+    with pytest.raises(RuntimeError, match=r"batches of square matrices.*\(2, 3\)"):
+        pdt.matrix_power(pdt.ones(2, 3, device=device), 2)
+    with pytest.raises(RuntimeError, match="dimension 1 must have length 3"):
+        pdt.linalg.cross(pdt.ones(3, 2, device=device), pdt.ones(3, 2, device=device))
+    with pytest.raises(RuntimeError, match=r"vec must be 1-d, got shape \(2, 1\)"):
+        pdt.addmv(pdt.ones(2, device=device), pdt.eye(2, device=device),
+                  pdt.ones(2, 1, device=device))
+    with pytest.raises(RuntimeError, match=r"input \(3,\) does not broadcast"):
+        pdt.addmv(pdt.ones(3, device=device), pdt.eye(2, device=device),
+                  pdt.ones(2, device=device))

@@ -1,0 +1,247 @@
+"""median, nanmedian, kthvalue, mode, aminmax, cummax, cummin, std_mean, var_mean,
+msort (pydevtensor/_ops_reduce_more.py), unique_consecutive, histc, trapezoid and
+cumulative_trapezoid (_ops_histogram.py) on every device, against NumPy float64 and
+PyTorch when importable.
+
+Tolerances: the order statistics, cummax/cummin, unique_consecutive and histc pick
+or count values: exact.  std_mean/var_mean: 1e-5 relative in float32 (the existing
+var's accuracy); trapezoid: a few float32 sums, 1e-5 relative plus 1e-6 absolute.
+Gradients by gradcheck (float64, distinct values: no ties)."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+from test_gradcheck import gradcheck
+
+
+def _t(a, device):
+    return pdt.tensor(a, device=device)
+
+
+def _lower_median(a, axis):
+    s = np.sort(a, axis=axis)
+    return np.take(s, (a.shape[axis] - 1) // 2, axis=axis)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_median_and_kthvalue(device, dim):
+    rng = np.random.default_rng(0)
+    a = rng.permutation(20).reshape(4, 5).astype(np.float32)
+    x = _t(a, device)
+    assert pdt.median(x).item() == np.sort(a.reshape(-1))[9]
+    v, i = x.median(dim)
+    np.testing.assert_array_equal(v.cpu().numpy(), _lower_median(a, dim))
+    np.testing.assert_array_equal(np.take_along_axis(a, np.expand_dims(i.cpu().numpy(), dim),
+                                                     dim).squeeze(dim), v.cpu().numpy())
+    v, i = pdt.kthvalue(x, 2, dim, keepdim=True)
+    np.testing.assert_array_equal(v.cpu().numpy(), np.take(np.sort(a, dim), [1], dim))
+    assert i.dtype == pdt.int64 and v.shape == i.shape
+
+
+def test_median_nan_as_torch(device):
+    torch = torch_or_skip()
+    a = np.array([[1.0, np.nan, 3.0, 2.0], [4.0, 0.0, 5.0, 6.0], [np.nan] * 4],
+                 dtype=np.float32)
+    for name in ("median", "nanmedian"):
+        got = getattr(pdt, name)(_t(a, device), 1)
+        ref = getattr(torch, name)(torch.tensor(a), 1)
+        np.testing.assert_array_equal(got.values.cpu().numpy(), ref.values.numpy())
+        # an all-NaN row: any of its NaN (torch's pick depends on its selection algorithm)
+        np.testing.assert_array_equal(got.indices.cpu().numpy()[:2], ref.indices.numpy()[:2])
+        np.testing.assert_array_equal(getattr(pdt, name)(_t(a[:2], device)).cpu().numpy(),
+                                      getattr(torch, name)(torch.tensor(a[:2])).numpy())
+
+
+def test_mode_as_torch(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 4, (5, 9))
+    got = pdt.mode(_t(a, device))
+    ref = torch.mode(torch.tensor(a))
+    np.testing.assert_array_equal(got.values.cpu().numpy(), ref.values.numpy())
+    np.testing.assert_array_equal(got.indices.cpu().numpy(), ref.indices.numpy())
+    got = _t(a, device).mode(0, keepdim=True)
+    ref = torch.tensor(a).mode(0, keepdim=True)
+    np.testing.assert_array_equal(got.values.cpu().numpy(), ref.values.numpy())
+    np.testing.assert_array_equal(got.indices.cpu().numpy(), ref.indices.numpy())
+
+
+def test_cummax_cummin_as_torch(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 5, (3, 17)).astype(np.float64)  # many ties
+    a[1, 5], a[1, 9] = np.nan, np.nan
+    for name in ("cummax", "cummin"):
+        for dim in (0, 1):
+            got = getattr(pdt, name)(_t(a, device), dim)
+            ref = getattr(torch, name)(torch.tensor(a), dim)
+            np.testing.assert_array_equal(got.values.cpu().numpy(), ref.values.numpy())
+            np.testing.assert_array_equal(got.indices.cpu().numpy(), ref.indices.numpy())
+    ai = rng.integers(-9, 9, 10)
+    np.testing.assert_array_equal(_t(ai, device).cummax(0).values.cpu().numpy(),
+                                  np.maximum.accumulate(ai))
+
+
+def test_aminmax_std_var_mean_msort(device):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    x = _t(a, device)
+    lo, hi = pdt.aminmax(x)
+    assert lo.item() == a.min() and hi.item() == a.max()
+    lo, hi = x.aminmax(dim=0, keepdim=True)
+    np.testing.assert_array_equal(lo.cpu().numpy(), a.min(0, keepdims=True))
+    np.testing.assert_array_equal(hi.cpu().numpy(), a.max(0, keepdims=True))
+    s, m = pdt.std_mean(x, 1, correction=0)
+    np.testing.assert_allclose(s.cpu().numpy(), a.astype(np.float64).std(1), rtol=1e-5)
+    np.testing.assert_allclose(m.cpu().numpy(), a.astype(np.float64).mean(1), rtol=1e-5,
+                               atol=1e-6)
+    v, m = pdt.var_mean(x, keepdim=True)
+    np.testing.assert_allclose(v.cpu().numpy(), a.astype(np.float64).var(ddof=1).reshape(1, 1),
+                               rtol=1e-5)
+    assert m.shape == (1, 1)
+    v, _ = pdt.var_mean(x, 0, False)  # unbiased=False, positional
+    np.testing.assert_allclose(v.cpu().numpy(), a.astype(np.float64).var(0), rtol=1e-5)
+    np.testing.assert_array_equal(pdt.msort(x).cpu().numpy(), np.sort(a, 0))
+
+
+def test_unique_consecutive(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 3, (4, 6))
+    for kw in ({}, {"return_inverse": True, "return_counts": True}):
+        got = pdt.unique_consecutive(_t(a, device), **kw)
+        ref = torch.unique_consecutive(torch.tensor(a), **kw)
+        got = got if isinstance(got, tuple) else (got,)
+        ref = ref if isinstance(ref, tuple) else (ref,)
+        for g, r in zip(got, ref):
+            np.testing.assert_array_equal(g.cpu().numpy(), r.numpy())
+    rows = np.array([[1, 1, 2], [1, 1, 3], [1, 1, 3], [0, 0, 0]])
+    got = _t(rows, device).unique_consecutive(return_counts=True, dim=0)
+    ref = torch.tensor(rows).unique_consecutive(return_counts=True, dim=0)
+    for g, r in zip(got, ref):
+        np.testing.assert_array_equal(g.cpu().numpy(), r.numpy())
+
+
+def test_histc(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(5)
+    a = (rng.integers(0, 400, 300) / 40 + 1 / 80).astype(np.float32)  # no value on an edge
+    got = pdt.histc(_t(a, device), bins=7, min=1, max=8)
+    ref, _ = np.histogram(a, bins=7, range=(1, 8))
+    np.testing.assert_array_equal(got.cpu().numpy(), ref)
+    assert got.dtype == pdt.float32
+    np.testing.assert_array_equal(_t(a, device).histc(bins=5).cpu().numpy(),
+                                  torch.histc(torch.tensor(a), bins=5).numpy())
+    b = np.array([2.0, 2.0, np.nan, 9.0], dtype=np.float32)
+    np.testing.assert_array_equal(pdt.histc(_t(b, device), 4, 0, 4).cpu().numpy(), [0, 0, 2, 0])
+    np.testing.assert_array_equal(pdt.histc(_t(b[:2], device), 2).cpu().numpy(),
+                                  torch.histc(torch.tensor(b[:2]), 2).numpy())
+
+
+def test_trapezoid(device):
+    rng = np.random.default_rng(6)
+    y = rng.standard_normal((3, 5))
+    x = np.sort(rng.standard_normal(5))
+    np.testing.assert_allclose(pdt.trapezoid(_t(y, device), _t(x, device)).cpu().numpy(),
+                               np.trapezoid(y, x), rtol=1e-12)
+    np.testing.assert_allclose(pdt.trapezoid(_t(y, device), dx=0.5, dim=0).cpu().numpy(),
+                               np.trapezoid(y, dx=0.5, axis=0), rtol=1e-12)
+    x2 = np.sort(rng.standard_normal((3, 5)), 1)
+    np.testing.assert_allclose(pdt.trapezoid(_t(y, device), _t(x2, device)).cpu().numpy(),
+                               np.trapezoid(y, x2), rtol=1e-12)
+    ref = np.cumsum((y[:, 1:] + y[:, :-1]) / 2 * np.diff(x), 1)
+    np.testing.assert_allclose(pdt.cumulative_trapezoid(_t(y, device), _t(x, device))
+                               .cpu().numpy(), ref, rtol=1e-12, atol=1e-15)
+    yi = _t([1, 2, 4], device)
+    assert pdt.trapezoid(yi).dtype == pdt.float32 and pdt.trapezoid(yi).item() == 4.5
+
+
+def test_gradients(device):
+    rng = np.random.default_rng(7)
+    a = rng.permutation(12).reshape(3, 4) * 0.5 + 0.1
+    gradcheck(lambda x: pdt.median(x), [a], device)
+    gradcheck(lambda x: x.median(1).values, [a], device)
+    gradcheck(lambda x: pdt.kthvalue(x, 3, 0).values, [a], device)
+    gradcheck(lambda x: pdt.cummax(x, 1).values, [a], device)
+    gradcheck(lambda x: pdt.cummin(x, 0).values, [a], device)
+    gradcheck(lambda x: pdt.std_mean(x, 1)[0] + pdt.std_mean(x, 1)[1], [a], device)
+    gradcheck(lambda x: pdt.trapezoid(x, dx=0.3), [a], device)
+    gradcheck(lambda x: pdt.cumulative_trapezoid(x, dim=0), [a], device)
+    gradcheck(lambda x: pdt.msort(x), [a], device)
+
+
+def test_errors_name_the_problem(device):
+    x = pdt.ones(2, 3, device=device)
+    with pytest.raises(RuntimeError, match=r"k = 4 out of range for dimension 1 of size 3"):
+        pdt.kthvalue(x, 4)
+    with pytest.raises(IndexError, match="non-zero size"):
+        pdt.median(pdt.ones(2, 0, device=device), 1)
+    with pytest.raises(RuntimeError, match="floating point input"):
+        pdt.histc(_t([1, 2], device))
+    with pytest.raises(RuntimeError, match="one `x` value for each sample"):
+        pdt.trapezoid(x, _t([0.0, 1.0], device))
+
+
+# ---- NumPy and hand-written references for what the torch comparisons above check
+
+def test_median_nan_by_hand(device):
+    a = np.array([[1.0, np.nan, 3.0, 2.0], [4.0, 0.0, 5.0, 6.0], [np.nan] * 4],
+                 dtype=np.float32)
+    v, i = pdt.median(_t(a, device), 1)
+    np.testing.assert_array_equal(v.cpu().numpy(), [np.nan, 4.0, np.nan])
+    assert i.tolist()[:2] == [1, 0] and np.isnan(a[2, i.tolist()[2]])
+    v, i = pdt.nanmedian(_t(a, device), 1)
+    np.testing.assert_array_equal(v.cpu().numpy(), [2.0, 4.0, np.nan])
+    assert i.tolist()[:2] == [3, 0]
+    assert np.isnan(pdt.median(_t(a[:2], device)).item())
+    assert pdt.nanmedian(_t(a[:2], device)).item() == 3.0  # 0 1 2 3 4 5 6: the 4th
+
+
+def _np_mode(row):
+    values, counts = np.unique(row, return_counts=True)
+    v = values[np.argmax(counts)]  # the smallest of those tied
+    return v, np.nonzero(row == v)[0][-1]
+
+
+def _np_cum(a, larger):
+    vals, idx = np.empty_like(a), np.empty(a.shape, np.int64)
+    for r in range(a.shape[0]):
+        best, at = a[r, 0], 0
+        for k in range(a.shape[1]):
+            v = a[r, k]
+            take = np.isnan(v) or (not np.isnan(best) and (v >= best if larger else v <= best))
+            if take:
+                best, at = v, k
+            vals[r, k], idx[r, k] = best, at
+    return vals, idx
+
+
+def test_mode_cummax_cummin_numpy(device):
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 4, (5, 9))
+    v, i = pdt.mode(_t(a, device))
+    ref = [_np_mode(row) for row in a]
+    assert v.tolist() == [r[0] for r in ref] and i.tolist() == [r[1] for r in ref]
+    f = rng.integers(0, 5, (3, 17)).astype(np.float64)
+    f[1, 5], f[1, 9] = np.nan, np.nan
+    for name, larger in (("cummax", True), ("cummin", False)):
+        v, i = getattr(pdt, name)(_t(f, device), 1)
+        rv, ri = _np_cum(f, larger)
+        np.testing.assert_array_equal(v.cpu().numpy(), rv)
+        np.testing.assert_array_equal(i.cpu().numpy(), ri)
+
+
+def test_unique_consecutive_and_histc_numpy(device):
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 3, 30)
+    starts = np.r_[0, np.nonzero(a[1:] != a[:-1])[0] + 1]
+    values, inverse, counts = pdt.unique_consecutive(_t(a, device), return_inverse=True,
+                                                     return_counts=True)
+    np.testing.assert_array_equal(values.cpu().numpy(), a[starts])
+    np.testing.assert_array_equal(counts.cpu().numpy(), np.diff(np.r_[starts, a.size]))
+    np.testing.assert_array_equal(inverse.cpu().numpy(), np.cumsum(np.r_[1, a[1:] != a[:-1]]) - 1)
+    h = (rng.integers(0, 400, 300) / 40 + 1 / 80).astype(np.float32)
+    got = _t(h, device).histc(bins=5)  # the range: h's own min and max
+    ref, _ = np.histogram(h, bins=5, range=(h.min(), h.max()))
+    np.testing.assert_array_equal(got.cpu().numpy(), ref)

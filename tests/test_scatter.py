@@ -1,0 +1,283 @@
+"""scatter, scatter_add, scatter_reduce and index_add (pydevtensor/_ops_scatter.py) on
+every device, against a float64 NumPy loop (exact for integers; float32 within 1e-5
+relative: a sum of a few float32 values in another order) and against PyTorch when
+importable; gradients by gradcheck (float64, central differences)."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+from test_gradcheck import gradcheck
+
+REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _np_scatter_reduce(x, dim, index, src, reduce, include_self):
+    out = x.astype(np.float64).copy()
+    groups = {}
+    for pos in np.ndindex(*index.shape):
+        dest = list(pos)
+        dest[dim] = index[pos]
+        groups.setdefault(tuple(dest), []).append(float(src[pos]))
+    for dest, vals in groups.items():
+        vals = ([float(x[dest])] if include_self else []) + vals
+        if reduce == "sum":
+            r = sum(vals)
+        elif reduce == "prod":
+            r = float(np.prod(vals))
+        elif reduce == "mean":
+            r = sum(vals) / len(vals)
+            if not np.issubdtype(x.dtype, np.floating):
+                r = np.floor(r)
+        elif reduce == "amax":
+            r = max(vals) if not any(np.isnan(vals)) else np.nan
+        else:
+            r = min(vals) if not any(np.isnan(vals)) else np.nan
+        out[dest] = r
+    return out
+
+
+def _case(rng, dim, dtype):
+    x = rng.integers(-5, 6, size=(4, 5)).astype(dtype)
+    ishape = (3, 4) if dim == 0 else (4, 3)
+    index = rng.integers(0, x.shape[dim], size=ishape)
+    src = rng.integers(-5, 6, size=(4, 4)).astype(dtype)  # larger than index: a part is read
+    return x, index, src
+
+
+@pytest.mark.parametrize("reduce", REDUCES)
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_scatter_reduce_matches_numpy(device, reduce, include_self, dim, dtype):
+    rng = np.random.default_rng(abs(dim) * 7 + len(reduce))
+    x, index, src = _case(rng, dim % 2, dtype)
+    got = pdt.tensor(x, device=device).scatter_reduce(
+        dim, pdt.tensor(index, device=device), pdt.tensor(src, device=device), reduce,
+        include_self=include_self)
+    assert got.device == device and str(got.dtype).endswith(dtype)
+    ref = _np_scatter_reduce(x, dim % 2, index, src, reduce, include_self)
+    np.testing.assert_allclose(got.cpu().numpy().astype(np.float64), ref, rtol=1e-5)
+
+
+@pytest.mark.parametrize("reduce", REDUCES)
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_matches_torch(device, reduce, include_self):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    x, index, src = _case(rng, 1, "float64")
+    src[0, 0] = np.nan  # NaN propagates through every reduction
+    got = pdt.scatter_reduce(pdt.tensor(x, device=device), 1, pdt.tensor(index, device=device),
+                             pdt.tensor(src, device=device), reduce, include_self=include_self)
+    ref = torch.scatter_reduce(torch.tensor(x), 1, torch.tensor(index), torch.tensor(src),
+                               reduce, include_self=include_self)
+    np.testing.assert_allclose(got.cpu().numpy(), ref.numpy(), rtol=1e-12, equal_nan=True)
+
+
+def test_scatter_and_scatter_add(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(1)
+    x, index, src = _case(rng, 0, "float32")
+    index = np.stack([rng.permutation(4)[:3] for _ in range(4)], 1)  # no repeats per column
+    t = [pdt.tensor(a, device=device) for a in (x, index, src)]
+    r = [torch.tensor(a) for a in (x, index, src)]
+    np.testing.assert_array_equal(pdt.scatter(t[0], 0, t[1], t[2]).cpu().numpy(),
+                                  torch.scatter(r[0], 0, r[1], r[2]).numpy())
+    np.testing.assert_array_equal(t[0].scatter(0, t[1], 2.5).cpu().numpy(),
+                                  r[0].scatter(0, r[1], 2.5).numpy())
+    np.testing.assert_array_equal(t[0].scatter(0, t[1], value=-1).cpu().numpy(),
+                                  r[0].scatter(0, r[1], value=-1).numpy())
+    np.testing.assert_array_equal(pdt.scatter_add(t[0], 0, t[1], t[2]).cpu().numpy(),
+                                  torch.scatter_add(r[0], 0, r[1], r[2]).numpy())
+    for mode in ("add", "multiply"):
+        np.testing.assert_array_equal(t[0].scatter(0, t[1], t[2], reduce=mode).cpu().numpy(),
+                                      r[0].scatter(0, r[1], r[2], reduce=mode).numpy())
+
+
+def test_in_place_forms(device):
+    x = pdt.zeros(2, 3, device=device)
+    i = pdt.tensor([[0, 2], [1, 1]], device=device)
+    s = pdt.tensor([[1., 2.], [3., 4.]], device=device)
+    assert x.scatter_(1, i, s) is x
+    np.testing.assert_array_equal(x.cpu().numpy(), [[1, 0, 2], [0, 4, 0]])
+    x.scatter_add_(1, i, s)
+    np.testing.assert_array_equal(x.cpu().numpy(), [[2, 0, 4], [0, 11, 0]])
+    x.scatter_reduce_(1, i, s, "amin", include_self=False)
+    np.testing.assert_array_equal(x.cpu().numpy(), [[1, 0, 2], [0, 3, 0]])
+    y = pdt.ones(3, device=device)
+    assert y.index_add_(0, pdt.tensor([2, 2], device=device), pdt.tensor([1., 2.],
+                        device=device), alpha=-1) is y
+    np.testing.assert_array_equal(y.cpu().numpy(), [1, 1, -2])
+    assert not hasattr(pdt, "scatter_")  # as torch: methods only
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int32",
+                                   "int64"])
+def test_index_add_dtypes(device, dtype):
+    x = pdt.zeros(3, 2, dtype=getattr(pdt, dtype), device=device)
+    src = pdt.ones(4, 2, dtype=x.dtype, device=device)
+    out = pdt.index_add(x, 0, pdt.tensor([0, 2, 0, 0], device=device), src, alpha=2)
+    assert out.dtype == x.dtype and out.device == device
+    np.testing.assert_array_equal(out.float().cpu().numpy(), [[6, 6], [0, 0], [2, 2]])
+    np.testing.assert_array_equal(x.float().cpu().numpy(), 0)  # unchanged
+
+
+def test_index_add_along_dim1_matches_torch(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(5)
+    x, src = rng.standard_normal((3, 4)), rng.standard_normal((3, 6))
+    index = rng.integers(0, 4, 6)
+    got = pdt.tensor(x, device=device).index_add(1, pdt.tensor(index, device=device),
+                                                 pdt.tensor(src, device=device), alpha=0.5)
+    ref = torch.tensor(x).index_add(1, torch.tensor(index), torch.tensor(src), alpha=0.5)
+    np.testing.assert_allclose(got.cpu().numpy(), ref.numpy(), rtol=1e-12)
+
+
+def test_empty_index(device):
+    x = pdt.ones(2, 3, device=device)
+    i = pdt.zeros(0, 3, dtype=pdt.int64, device=device)
+    for reduce in REDUCES:
+        out = x.scatter_reduce(0, i, pdt.ones(0, 3, device=device), reduce)
+        np.testing.assert_array_equal(out.cpu().numpy(), 1)
+
+
+@pytest.mark.parametrize("reduce", REDUCES)
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_gradients(device, reduce, include_self):
+    rng = np.random.default_rng(0)
+    index = pdt.tensor([[0, 1, 1], [2, 2, 0]], device=device)
+    x = rng.permutation(12).reshape(3, 4) + 0.25
+    src = rng.permutation(8).reshape(2, 4) * 1.5  # distinct: no ties in the differences
+    gradcheck(lambda a, b: a.scatter_reduce(1, index, b, reduce, include_self=include_self),
+              [x, src], device)
+
+
+def test_amax_gradient_shared_among_ties_as_torch(device):
+    torch = torch_or_skip()
+    x = np.array([3.0, 1.0, 2.0])
+    src = np.array([3.0, 3.0, 0.5, 2.0])
+    index = np.array([0, 0, 1, 2])
+    for include_self in (True, False):
+        a = pdt.tensor(x, device=device, requires_grad=True)
+        b = pdt.tensor(src, device=device, requires_grad=True)
+        a.scatter_reduce(0, pdt.tensor(index, device=device), b, "amax",
+                         include_self=include_self).sum().backward()
+        ta = torch.tensor(x, requires_grad=True)
+        tb = torch.tensor(src, requires_grad=True)
+        ta.scatter_reduce(0, torch.tensor(index), tb, "amax",
+                          include_self=include_self).sum().backward()
+        np.testing.assert_allclose(a.grad.cpu().numpy(), ta.grad.numpy())
+        np.testing.assert_allclose(b.grad.cpu().numpy(), tb.grad.numpy())
+
+
+def test_scatter_index_add_gradients(device):
+    index = pdt.tensor([[1, 0], [2, 1]], device=device)
+    rng = np.random.default_rng(2)
+    x, src = rng.standard_normal((3, 2)), rng.standard_normal((3, 3))
+    gradcheck(lambda a, b: a.scatter(0, index, b), [x, src], device)
+    gradcheck(lambda a, b: pdt.scatter_add(a, 0, index, b), [x, src], device)
+    i1 = pdt.tensor([2, 0, 2], device=device)
+    gradcheck(lambda a, b: pdt.index_add(a, 0, i1, b, alpha=3.0), [x, src[:, :2].copy()], device)
+    gradcheck(lambda a: a.scatter(0, index, 1.0), [x], device)
+
+
+def test_in_place_records(device):
+    w = pdt.ones(3, device=device, requires_grad=True)
+    s = pdt.tensor([2., 5.], device=device, requires_grad=True)
+    y = w * 2
+    y.scatter_add_(0, pdt.tensor([0, 0], device=device), s)
+    (y * pdt.tensor([1., 2., 3.], device=device)).sum().backward()
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), [2, 4, 6])
+    np.testing.assert_array_equal(s.grad.cpu().numpy(), [1, 1])
+
+
+def test_prod_gradient_with_zeros_by_hand(device):
+    """Each factor gets the product of its destination's other factors: a lone zero
+    gets the product of the rest, two zeros give every factor 0 (as torch's)."""
+    index = pdt.tensor([0, 0, 2, 2], device=device)
+    cases = [  # x, src, include_self -> x.grad, src.grad (the gradient of the sum)
+        ([1.0, 2.0, 3.0], [2.0, 0.0, 5.0, 4.0], True, [0.0, 1.0, 20.0], [0.0, 2.0, 12.0, 15.0]),
+        ([0.0, 2.0, 3.0], [2.0, 0.0, 5.0, 4.0], True, [0.0, 1.0, 20.0], [0.0, 0.0, 12.0, 15.0]),
+        ([0.0, 2.0, 0.0], [2.0, 3.0, 0.0, 4.0], True, [6.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0]),
+        ([0.0, 2.0, 0.0], [2.0, 3.0, 0.0, 4.0], False, [0.0, 1.0, 0.0], [3.0, 2.0, 4.0, 0.0]),
+    ]
+    for x, src, include_self, gx, gs in cases:
+        a = pdt.tensor(x, dtype=pdt.float64, device=device, requires_grad=True)
+        b = pdt.tensor(src, dtype=pdt.float64, device=device, requires_grad=True)
+        a.scatter_reduce(0, index, b, "prod", include_self=include_self).sum().backward()
+        assert a.grad.tolist() == gx and b.grad.tolist() == gs, (x, src, include_self)
+
+
+def test_errors_name_the_problem(device):
+    x = pdt.zeros(2, 3, device=device)
+    with pytest.raises(IndexError, match="out of bounds for dimension 1 with size 3"):
+        x.scatter(1, pdt.tensor([[3]], device=device), 1.0)
+    with pytest.raises(RuntimeError, match="same dtype"):
+        x.scatter_add(1, pdt.tensor([[0]], device=device), pdt.ones(1, 1, dtype=pdt.float64,
+                                                                     device=device))
+    with pytest.raises(RuntimeError, match="reduce argument"):
+        x.scatter_reduce(1, pdt.tensor([[0]], device=device), pdt.ones(1, 1, device=device),
+                         "max")
+    with pytest.raises(RuntimeError, match=r"smaller than src"):
+        x.scatter(1, pdt.tensor([[0, 1]], device=device), pdt.ones(1, 1, device=device))
+    with pytest.raises(RuntimeError, match=r"source must have shape \(2, 3\)"):
+        pdt.index_add(x, 0, pdt.tensor([0, 1], device=device), pdt.ones(3, 3, device=device))
+
+
+# ---- NumPy references for what the torch comparisons above also check (they skip
+# where torch cannot be imported, e.g. against the emulated CUDA libraries)
+
+def _np_scatter(x, dim, index, src):
+    out = x.copy()
+    for pos in np.ndindex(*index.shape):
+        dest = list(pos)
+        dest[dim] = index[pos]
+        out[tuple(dest)] = src[pos] if isinstance(src, np.ndarray) else src
+    return out
+
+
+def test_scatter_and_scatter_add_numpy(device):
+    rng = np.random.default_rng(1)
+    x, _, src = _case(rng, 0, "float32")
+    index = np.stack([rng.permutation(4)[:3] for _ in range(4)], 1)  # no repeats per column
+    t = [pdt.tensor(a, device=device) for a in (x, index, src)]
+    np.testing.assert_array_equal(pdt.scatter(t[0], 0, t[1], t[2]).cpu().numpy(),
+                                  _np_scatter(x, 0, index, src))
+    np.testing.assert_array_equal(t[0].scatter(0, t[1], value=-1).cpu().numpy(),
+                                  _np_scatter(x, 0, index, -1))
+    np.testing.assert_array_equal(pdt.scatter_add(t[0], 0, t[1], t[2]).cpu().numpy(),
+                                  _np_scatter_reduce(x, 0, index, src, "sum", True))
+    for mode, reduce in (("add", "sum"), ("multiply", "prod")):
+        np.testing.assert_array_equal(t[0].scatter(0, t[1], t[2], reduce=mode).cpu().numpy(),
+                                      _np_scatter_reduce(x, 0, index, src, reduce, True))
+
+
+@pytest.mark.parametrize("reduce", REDUCES)
+def test_scatter_reduce_nan_numpy(device, reduce):
+    rng = np.random.default_rng(3)
+    x, index, src = _case(rng, 1, "float64")
+    src[0, 0] = np.nan
+    x[2, 1] = np.nan
+    for include_self in (True, False):
+        got = pdt.scatter_reduce(pdt.tensor(x, device=device), 1,
+                                 pdt.tensor(index, device=device),
+                                 pdt.tensor(src, device=device), reduce,
+                                 include_self=include_self)
+        ref = _np_scatter_reduce(x, 1, index, src, reduce, include_self)
+        np.testing.assert_allclose(got.cpu().numpy(), ref, rtol=1e-12, equal_nan=True)
+
+
+def test_amax_gradient_ties_by_hand(device):
+    """self 3 and two src 3s tie for dest 0: a third each (self's share counted even
+    without include_self, as torch's formula); src 2 ties self 2 at dest 2: halves."""
+    x = np.array([3.0, 1.0, 2.0])
+    src = np.array([3.0, 3.0, 0.5, 2.0])
+    index = pdt.tensor([0, 0, 1, 2], device=device)
+    want = {True: ([1 / 3, 1.0, 0.5], [1 / 3, 1 / 3, 0.0, 0.5]),
+            False: ([0.0, 0.0, 0.0], [1 / 3, 1 / 3, 1.0, 0.5])}
+    for include_self, (ga, gb) in want.items():
+        a = pdt.tensor(x, device=device, requires_grad=True)
+        b = pdt.tensor(src, device=device, requires_grad=True)
+        a.scatter_reduce(0, index, b, "amax", include_self=include_self).sum().backward()
+        np.testing.assert_allclose(a.grad.cpu().numpy(), ga, rtol=1e-15)
+        np.testing.assert_allclose(b.grad.cpu().numpy(), gb, rtol=1e-15)
