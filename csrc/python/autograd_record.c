@@ -91,14 +91,14 @@ static PyObject *forward_for(PyObject *name, int method)
 /* A view's node that watches its base (Node.watch_base: "_base" in its __dict__)
  * checks that the base was not modified in place since the view was made, before
  * the view is used (Note [views and in-place changes] in node.py). */
-static int check_view(PyObject *fn)
+static int check_view(PyObject *fn, PyObject *view)
 {
     PyObject *d = PyObject_GenericGetDict(fn, NULL);
     if (!d)
         return -1;
     int rc = 0;
     if (PyDict_GetItemWithError(d, s_base)) {
-        PyObject *r = PyObject_CallMethodNoArgs(fn, s_check_base);
+        PyObject *r = PyObject_CallMethodOneArg(fn, s_check_base, view);
         rc = r ? 0 : -1;
         Py_XDECREF(r);
     } else if (PyErr_Occurred())
@@ -114,7 +114,7 @@ static PyObject *edge_of(PyObject *x)
         return Py_NewRef(Py_None);
     PdtTensorObject *o = (PdtTensorObject *)x;
     if (o->grad_fn)
-        return check_view(o->grad_fn) < 0 ? NULL : Py_BuildValue("(Oi)", o->grad_fn, o->output_nr);
+        return check_view(o->grad_fn, x) < 0 ? NULL : Py_BuildValue("(Oi)", o->grad_fn, o->output_nr);
     PyObject *acc = NULL;
     if (o->accumulator && PyWeakref_Check(o->accumulator)) {
 #if PY_VERSION_HEX >= 0x030D0000

@@ -178,9 +178,11 @@ def _check_in_place(x):
         raise RuntimeError(LEAF_MSG)
     fn = x.grad_fn
     if fn is not None and fn.is_view:
-        base = fn.next_functions[0]
-        if base is not None and base[0].next_functions == () and base[0].name() == \
-                "AccumulateGrad":
+        node = fn  # up the chain of views to what the first one was taken of
+        while node is not None and node.is_view:
+            up = node.next_functions[0] if node.next_functions else None
+            node = None if up is None else up[0]
+        if node is not None and node.next_functions == () and node.name() == "AccumulateGrad":
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
         root = _reshaped_root(x)
@@ -197,14 +199,19 @@ def _reshaped_root(x):
     """Note [in-place on a reshaped view]
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
     D2L's masked_softmax writes ``X.reshape(-1, n)[~mask] = -1e6`` into scores in the
-    graph.  When x is a view that covers its base whole, reached by reshapes only
-    (view, reshape, flatten, squeeze, unsqueeze: each a _ShapeView of the same number
-    of elements), the base's new value is x's new value reshaped, so after the change
-    the base takes a recorded reshape of x as its place in the graph, as PyTorch's
-    CopySlices does for every view.  Returns the base (None when it is gone), or False
-    for any other view (slices, transposes, ...), which stays refused.  Other views
-    of the base taken before the change refuse to be used after it (their nodes watch
-    its version)."""
+    graph (scores itself often a squeeze of a Linear's output).  When x is a view that
+    covers its base whole, reached by reshapes only (view, reshape, flatten, squeeze,
+    unsqueeze: each a _ShapeView of the same number of elements), the base's new value
+    is x's new value reshaped: after the change the base, when it is alive, takes a
+    recorded reshape of x as its place in the graph, as PyTorch's CopySlices does for
+    every view.  Views of views share the first base (the tensor the first view was
+    taken of): that is the base rebased.  Every other tensor over the same memory
+    whose node is a view keeps its old place and refuses to be used after the change
+    (check_base compares its base's version, or its own when the base is gone: they
+    share the counter), so nothing is counted silently from old values.
+
+    Returns the base to rebase, None when it is gone (nothing to rebase), or False for
+    any other view (slices, transposes, ...), which stays refused."""
     from .derivatives_shape import _ShapeView
     fn, n = x.grad_fn, x.numel()
     while fn is not None and fn.is_view:
@@ -215,7 +222,7 @@ def _reshaped_root(x):
             size *= s
         if size != n:
             return False
-        up = fn.next_functions[0]
+        up = fn.next_functions[0] if fn.next_functions else None
         fn = None if up is None else up[0]
     base = x.grad_fn.__dict__.get("_base")
     return base[0]() if base is not None else None

@@ -189,10 +189,11 @@ class Node:
             up = fn.__dict__.get("_base")
             self._base = (up[0] if up is not None else weakref.ref(input), input._version)
 
-    def check_base(self):
+    def check_base(self, view=None):
         """Raises RuntimeError when the tensor this view was taken of was modified in
         place after the view was made (watch_base); the recorders ask it before an op
-        takes the view as an input (edge_of here, and in autograd_record.c).
+        takes the view as an input (edge_of here, and in autograd_record.c), passing the
+        view, whose version is its base's when the base itself is gone.
 
         Note [views and in-place changes]
         ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -204,6 +205,12 @@ class Node:
         input after the change (its uses before the change are sound), naming both
         versions: take the view after the in-place change, or write the change out
         of place.
+
+        Parameters
+        ----------
+        view : Tensor, optional
+            The view being used: its version stands for its base's when the base is
+            gone (a temporary the view was taken of).
 
         Returns
         -------
@@ -218,7 +225,10 @@ class Node:
         base = self.__dict__.get("_base")
         if base is None:
             return
+        # a base that is gone (a temporary) is read through the view being used, which
+        # shares its version counter
         t = base[0]()
+        t = view if t is None else t
         if t is not None and t._version != base[1]:
             raise RuntimeError(
                 f"a view made by {self.name()} is used, but the tensor it was "
@@ -277,6 +287,6 @@ def edge_of(x):
     fn = x.grad_fn
     if fn is not None:
         if "_base" in fn.__dict__:  # Note [views and in-place changes]
-            fn.check_base()
+            fn.check_base(x)
         return (fn, x.output_nr)
     return (accumulator(x), 0)
