@@ -114,7 +114,8 @@ static PyObject *edge_of(PyObject *x)
         return Py_NewRef(Py_None);
     PdtTensorObject *o = (PdtTensorObject *)x;
     if (o->grad_fn)
-        return check_view(o->grad_fn, x) < 0 ? NULL : Py_BuildValue("(Oi)", o->grad_fn, o->output_nr);
+        return check_view(o->grad_fn, x) < 0 ? NULL
+                                             : Py_BuildValue("(Oi)", o->grad_fn, o->output_nr);
     PyObject *acc = NULL;
     if (o->accumulator && PyWeakref_Check(o->accumulator)) {
 #if PY_VERSION_HEX >= 0x030D0000
