@@ -289,3 +289,58 @@ def test_refuses_mixed_devices():
         with pytest.raises(RuntimeError, match=r"gru_cell.*cuda"):
             _C._gru_cell(pdt.zeros(2, 6, device=dev), pdt.zeros(2, 6, device=other),
                          pdt.zeros(2, 2, device=dev))
+
+
+def _graph_nodes(out):
+    import weakref
+    seen, todo, refs = set(), [out.grad_fn], []
+    while todo:
+        n = todo.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        refs.append(weakref.ref(n))
+        todo.extend(e[0] for e in getattr(n, "next_functions", ()) if e is not None)
+    return refs
+
+
+@pytest.mark.parametrize("mode", ["GRU", "LSTM"])
+@pytest.mark.parametrize("case", ["frozen-retain", "raise-mid-backward"])
+def test_a_layers_graph_is_freed(device, mode, case):
+    """Note [one GEMM for W_hh's gradient] collects the steps' gradients and states:
+    the graph is still freed when no first step's node runs (frozen W_hh with
+    retain_graph) and when a backward stops half way (the reviewer found a cycle
+    through the collected states kept graphs, and device memory, for good)."""
+    import gc
+
+    from pydevtensor.nn import _fused_rnn as FU
+    rng = np.random.default_rng(0)
+    m = getattr(nn, mode)(3, 4).to(device).double()
+    if case == "frozen-retain":
+        for p in m.parameters():
+            p.requires_grad_(False)
+    x = pdt.tensor(rng.standard_normal((5, 2, 3)), device=device, requires_grad=True)
+    out, state = m(x)
+    refs = _graph_nodes(out)
+    cls = FU.GruCellBackward0 if mode == "GRU" else FU.LstmCellBackward0
+    if case == "frozen-retain":
+        out.sum().backward(retain_graph=True)
+        assert x.grad is not None
+    else:
+        name = "backward" if "backward" in cls.__dict__ else "apply"
+        orig, calls = cls.__dict__[name], [0]
+
+        def boom(self, g):
+            calls[0] += 1
+            if calls[0] == 3:
+                raise KeyboardInterrupt("injected")
+            return orig(self, g)
+        setattr(cls, name, boom)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                out.sum().backward()
+        finally:
+            setattr(cls, name, orig)
+    del out, state, x
+    gc.collect()
+    assert sum(r() is not None for r in refs) == 0

@@ -36,6 +36,7 @@ template <typename T> struct cell_ptrs {
     const T *dh, *dc, *ws;              /* backward: (B, H), the workspace */
     T *hy, *cy, *ws_out;                /* forward outputs */
     T *di, *dg, *ds;                    /* backward outputs */
+    PDT_KERNEL_POINTERS(ig, hg, bi, bh, state, dh, dc, ws, hy, cy, ws_out, di, dg, ds)
 };
 
 /* (ig[k] + bi[k]) + (hg[k] + bh[k]), each bias only when given; k = q H + j of

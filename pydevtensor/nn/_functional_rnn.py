@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 from .._ops_join import cat, stack
+from ..autograd.grad_mode import is_grad_enabled
 from . import functional as F
 from ._fused_rnn import StepGradients, fusable, gru_cell, hidden_projection, lstm_cell
 
@@ -89,10 +90,15 @@ def run_direction(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tens
     if mode in ("GRU", "LSTM") and fusable(xp):
         # the fused cells, and h @ W_hh^T + b_hh whose W_hh and b_hh gradients are one
         # GEMM and one sum for all the steps (Note [one GEMM for W_hh's gradient])
-        collected = StepGradients()
+        # collected only when W_hh or b_hh will have a gradient; otherwise every step
+        # is its own (and holds nothing for a first step that may have no node)
+        collect = is_grad_enabled() and (w_hh.requires_grad or (
+            b_hh is not None and b_hh.requires_grad))
+        collected = StepGradients() if collect else None
         w_d, b_d = w_hh.detach(), None if b_hh is None else b_hh.detach()
         for t, xt in enumerate(reversed(steps) if reverse else steps):
-            gh = hidden_projection(h, w_hh if t == 0 else w_d, b_hh if t == 0 else b_d,
+            first = t == 0 or not collect
+            gh = hidden_projection(h, w_hh if first else w_d, b_hh if first else b_d,
                                    collected, t)
             if mode == "GRU":
                 h = gru_cell(xt, gh, h)

@@ -127,8 +127,14 @@ class HiddenProjectionBackward0(Node):
         h, w = self.saved_tensors
         need, c = self.needs_input_grad, self.collected
         dh = _C.matmul(g, w) if need[0] else None
+        if c is None:  # nothing collected (W_hh and b_hh need no gradient): this step's
+            return (dh, _C.matmul(g.T, h) if need[1] else None,
+                    g.sum(0) if need[2] else None)
         if self.t:
-            c.grads[self.t], c.states[self.t] = g, h
+            # h without its place in the graph: with it, h -> this node's successors ->
+            # collected -> h would be a cycle (tensors are not tracked by Python's
+            # collector), kept for good when a backward stops before step 0's node
+            c.grads[self.t], c.states[self.t] = g, h.detach()
             return dh, None, None
         grads = [g] + list(c.grads.values())
         states = [h] + list(c.states.values())

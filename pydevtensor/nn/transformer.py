@@ -187,8 +187,9 @@ class TransformerDecoderLayer(_Layer):
 
     Parameters
     ----------
-    d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-    norm_first, bias, device, dtype
+    d_model, nhead, dim_feedforward, dropout, activation
+        As TransformerEncoderLayer's.
+    layer_norm_eps, batch_first, norm_first, bias, device, dtype
         As TransformerEncoderLayer's.
 
     Raises
