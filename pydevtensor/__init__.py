@@ -58,6 +58,11 @@ from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; speci
 from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
 from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_special, _ops_split
+# everyday names (swapaxes, narrow, tile, tensor_split, diag, finfo, set_printoptions, ...)
+from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
+from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
+from ._ops_diag import *  # noqa: F401,F403  (diagonal, diag, diag_embed, block_diag, ...)
+from . import _ops_diag, _ops_shape, _ops_split_stack
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special and save/load are imported on first use.  They pull in logging, json, threading and queue, which
@@ -108,3 +113,4 @@ __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
 __all__ += _ops_special.__all__ + ["special"]
 __all__ += ["linalg", "utils"]
 __all__ += ["cdist"]
+__all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
