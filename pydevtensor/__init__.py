@@ -62,7 +62,9 @@ from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_spe
 from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
 from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
 from ._ops_diag import *  # noqa: F401,F403  (diagonal, diag, diag_embed, block_diag, ...)
-from . import _ops_diag, _ops_shape, _ops_split_stack
+from ._dtype_info import *  # noqa: F401,F403  (finfo, iinfo, result_type, can_cast)
+from ._repr import set_printoptions
+from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special and save/load are imported on first use.  They pull in logging, json, threading and queue, which
@@ -114,3 +116,4 @@ __all__ += _ops_special.__all__ + ["special"]
 __all__ += ["linalg", "utils"]
 __all__ += ["cdist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
+__all__ += _dtype_info.__all__ + ["set_printoptions"]

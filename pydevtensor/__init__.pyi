@@ -218,3 +218,29 @@ def triu_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0,
 def tril_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *,
                  dtype: dtype | None = None, device: _DeviceLike = None,
                  layout: None = None) -> Tensor: ...
+
+# --- dtype limits and promotion, print options (_dtype_info, _repr) ---
+class finfo:
+    bits: builtins.int
+    eps: builtins.float
+    max: builtins.float
+    min: builtins.float
+    tiny: builtins.float
+    smallest_normal: builtins.float
+    resolution: builtins.float
+    dtype: str
+    def __init__(self, type: _C.dtype | None = None) -> None: ...
+class iinfo:
+    bits: builtins.int
+    max: builtins.int
+    min: builtins.int
+    dtype: str
+    def __init__(self, type: _C.dtype) -> None: ...
+def result_type(tensor: Tensor | builtins.bool | builtins.int | builtins.float,
+                other: Tensor | builtins.bool | builtins.int | builtins.float) -> dtype: ...
+def can_cast(from_: dtype, to: dtype) -> builtins.bool: ...
+def set_printoptions(precision: builtins.int | None = None,
+                     threshold: builtins.int | builtins.float | None = None,
+                     edgeitems: builtins.int | None = None, linewidth: builtins.int | None = None,
+                     profile: str | None = None,
+                     sci_mode: builtins.bool | None = None) -> None: ...
