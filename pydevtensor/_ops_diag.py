@@ -14,7 +14,7 @@ import itertools
 from . import _C
 from ._ops_index import _dim, _int_arg, _tensor_arg, where
 from ._ops_join import _same_device, cat, meshgrid, stack
-from ._ops_shape import _where, movedim
+from ._ops_shape import _tensors_arg, _where, movedim
 from .autograd.dispatch import recorded
 
 
@@ -192,11 +192,7 @@ def diagflat(input, offset=0):
 
 
 def _tensors(tensors, op):
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    for i, t in enumerate(tensors):
-        if not isinstance(t, _C.Tensor):
-            raise TypeError(f"{op}(): expected Tensors, got {type(t).__name__} at position {i}")
+    tensors = _tensors_arg(tensors, op)
     if tensors:
         _same_device(op, tensors)
     return tensors
@@ -365,16 +361,15 @@ def _tri_indices(row, col, offset, dtype, device, layout, lower):
     return _C.tensor(data, dtype=dtype, device=device)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    """The (row, column) indices of the upper triangle of a row x col matrix (on and
-    above the offset diagonal), in row-major order, as the two rows of a tensor.
+_TRI_DOC = """The (row, column) indices of the {part} triangle of a row x col matrix ({side}
+    the offset diagonal), in row-major order, as the two rows of a tensor.
 
     Parameters
     ----------
     row, col : int
         The matrix's size (>= 0).
     offset : int, optional
-        The diagonal the triangle starts from (0 the main one, > 0 above, < 0 below).
+        The diagonal that bounds the triangle (0 the main one, > 0 above, < 0 below).
     dtype : pydevtensor.dtype, optional
         int64 (the default) or int32.
     device : device or str, optional
@@ -392,45 +387,24 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 
     Examples
     --------
-    >>> pydevtensor.triu_indices(3, 3)
-    tensor([[0, 0, 0, 1, 1, 2],
-            [0, 1, 2, 1, 2, 2]])
+    >>> pydevtensor.{name}(3, 3)
+    tensor([[{rows}],
+            [{cols}]])
     """
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     return _tri_indices(row, col, offset, dtype, device, layout, False)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    """The (row, column) indices of the lower triangle of a row x col matrix (on and
-    below the offset diagonal), in row-major order, as the two rows of a tensor.
-
-    Parameters
-    ----------
-    row, col : int
-        The matrix's size (>= 0).
-    offset : int, optional
-        The diagonal the triangle ends at (0 the main one, > 0 above, < 0 below).
-    dtype : pydevtensor.dtype, optional
-        int64 (the default) or int32.
-    device : device or str, optional
-        Where to create it (default: the default device).
-
-    Returns
-    -------
-    Tensor
-        Of shape (2, N).
-
-    Raises
-    ------
-    RuntimeError
-        When row or col is negative.
-
-    Examples
-    --------
-    >>> pydevtensor.tril_indices(3, 3)
-    tensor([[0, 1, 1, 2, 2, 2],
-            [0, 0, 1, 0, 1, 2]])
-    """
     return _tri_indices(row, col, offset, dtype, device, layout, True)
+
+
+triu_indices.__doc__ = _TRI_DOC.format(part="upper", side="on and above", name="triu_indices",
+                                       rows="0, 0, 0, 1, 1, 2", cols="0, 1, 2, 1, 2, 2")
+tril_indices.__doc__ = _TRI_DOC.format(part="lower", side="on and below", name="tril_indices",
+                                       rows="0, 1, 1, 2, 2, 2", cols="0, 0, 1, 0, 1, 2")
 
 
 for _name_, _fn in (("diagonal", diagonal), ("diag", diag), ("diagflat", diagflat),

@@ -21,14 +21,13 @@ def _where(t):
     return f" (a tensor of shape {tuple(t.shape)} on {t.device})"
 
 
-def swapaxes(input, axis0, axis1):
-    """input with two dimensions swapped: NumPy's name for transpose (a view).
+_SWAP_DOC = """input with two dimensions swapped: {what} (a view).
 
     Parameters
     ----------
     input : Tensor
-        The tensor (also the method ``x.swapaxes(0, 1)``).
-    axis0, axis1 : int
+        The tensor (also the method ``x.{name}(0, 1)``).
+    {a}, {b} : int
         The dimensions to swap (negative counts from the end).
 
     Returns
@@ -43,42 +42,25 @@ def swapaxes(input, axis0, axis1):
 
     Examples
     --------
-    >>> pydevtensor.swapaxes(pydevtensor.zeros(2, 3, 4), 0, 2).shape
+    >>> pydevtensor.{name}(pydevtensor.zeros(2, 3, 4), 0, 2).shape
     pydevtensor.Size([4, 3, 2])
     """
+
+
+def swapaxes(input, axis0, axis1):
     _tensor_arg(input, "swapaxes")
     return input.transpose(axis0, axis1)
 
 
 def swapdims(input, dim0, dim1):
-    """input with two dimensions swapped: another name for transpose (a view).
-
-    Parameters
-    ----------
-    input : Tensor
-        The tensor (also the method ``x.swapdims(0, 1)``).
-    dim0, dim1 : int
-        The dimensions to swap (negative counts from the end).
-
-    Returns
-    -------
-    Tensor
-        A view of input (shares its storage).
-
-    Raises
-    ------
-    IndexError
-        When a dimension is out of range.
-
-    Examples
-    --------
-    >>> pydevtensor.swapdims(pydevtensor.tensor([[1, 2, 3]]), 0, 1)
-    tensor([[1],
-            [2],
-            [3]])
-    """
     _tensor_arg(input, "swapdims")
     return input.transpose(dim0, dim1)
+
+
+swapaxes.__doc__ = _SWAP_DOC.format(what="NumPy's name for transpose", name="swapaxes",
+                                    a="axis0", b="axis1")
+swapdims.__doc__ = _SWAP_DOC.format(what="another name for transpose", name="swapdims",
+                                    a="dim0", b="dim1")
 
 
 def _dims_arg(dims, input, op, name):
@@ -380,6 +362,8 @@ def broadcast_to(input, size):
 
 
 def _tensors_arg(tensors, op):
+    """The Tensors of *tensors (or of one list or tuple given), or a TypeError naming
+    op and the first position that is not one."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     for i, t in enumerate(tensors):
@@ -436,13 +420,9 @@ def broadcast_tensors(*tensors):
 
 
 def _atleast(tensors, op, shape_of):
-    single = not (len(tensors) == 1 and isinstance(tensors[0], (list, tuple)))
-    seq = tensors if single else tuple(tensors[0])
-    single = single and len(seq) == 1
+    single = len(tensors) == 1 and not isinstance(tensors[0], (list, tuple))
     out = []
-    for i, t in enumerate(seq):
-        if not isinstance(t, _C.Tensor):
-            raise TypeError(f"{op}(): expected Tensors, got {type(t).__name__} at position {i}")
+    for t in _tensors_arg(tensors, op):
         shape = shape_of(tuple(t.shape))
         out.append(t if shape is None else t.view(shape))
     return out[0] if single else tuple(out)

@@ -10,7 +10,7 @@ import builtins
 from . import _C
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
 from ._ops_join import cat, flip, hstack, vstack
-from ._ops_shape import _where, atleast_3d
+from ._ops_shape import _tensors_arg, _where, atleast_3d
 
 
 def _pieces(input, bounds, d):
@@ -103,13 +103,12 @@ def _np_split(input, sections, op, min_dims, d):
     return tensor_split(input, sections, d)
 
 
-def hsplit(input, indices_or_sections):
-    """tensor_split along dim 1 (dim 0 for a 1-d tensor); an int must divide the size.
+_NP_SPLIT_DOC = """tensor_split along {along}; an int must divide the size.
 
     Parameters
     ----------
     input : Tensor
-        At least 1-d (also the method ``x.hsplit(2)``).
+        {least} (also the method ``x.{name}(2)``).
     indices_or_sections : int or sequence of ints
         How many equal pieces, or where to cut.
 
@@ -121,82 +120,40 @@ def hsplit(input, indices_or_sections):
     Raises
     ------
     RuntimeError
-        When input is 0-d, or the sections do not divide the size.
+        When input has too few dimensions, or the sections do not divide the size.
 
     Examples
     --------
-    >>> pydevtensor.hsplit(pydevtensor.arange(4).reshape(1, 4), 2)
-    (tensor([[0, 1]]), tensor([[2, 3]]))
+    >>> [p.shape for p in pydevtensor.{name}(pydevtensor.zeros(2, 2, 2), 2)]
+    [pydevtensor.Size([{one}]), pydevtensor.Size([{one}])]
     """
+
+
+def hsplit(input, indices_or_sections):
     d = 1 if isinstance(input, _C.Tensor) and input.ndim > 1 else 0
     return _np_split(input, indices_or_sections, "hsplit", 1, d)
 
 
 def vsplit(input, indices_or_sections):
-    """tensor_split along dim 0 of an at least 2-d tensor; an int must divide the size.
-
-    Parameters
-    ----------
-    input : Tensor
-        At least 2-d (also the method ``x.vsplit(2)``).
-    indices_or_sections : int or sequence of ints
-        How many equal pieces, or where to cut.
-
-    Returns
-    -------
-    tuple of Tensor
-        Views of input.
-
-    Raises
-    ------
-    RuntimeError
-        When input has fewer than 2 dimensions, or the sections do not divide the size.
-
-    Examples
-    --------
-    >>> pydevtensor.vsplit(pydevtensor.arange(4).reshape(2, 2), 2)
-    (tensor([[0, 1]]), tensor([[2, 3]]))
-    """
     return _np_split(input, indices_or_sections, "vsplit", 2, 0)
 
 
 def dsplit(input, indices_or_sections):
-    """tensor_split along dim 2 of an at least 3-d tensor; an int must divide the size.
-
-    Parameters
-    ----------
-    input : Tensor
-        At least 3-d (also the method ``x.dsplit(2)``).
-    indices_or_sections : int or sequence of ints
-        How many equal pieces, or where to cut.
-
-    Returns
-    -------
-    tuple of Tensor
-        Views of input.
-
-    Raises
-    ------
-    RuntimeError
-        When input has fewer than 3 dimensions, or the sections do not divide the size.
-
-    Examples
-    --------
-    >>> [p.shape for p in pydevtensor.dsplit(pydevtensor.zeros(1, 1, 4), [1])]
-    [pydevtensor.Size([1, 1, 1]), pydevtensor.Size([1, 1, 3])]
-    """
     return _np_split(input, indices_or_sections, "dsplit", 3, 2)
 
 
+hsplit.__doc__ = _NP_SPLIT_DOC.format(along="dim 1 (dim 0 for a 1-d tensor)", name="hsplit",
+                                      least="At least 1-d", one="2, 1, 2")
+vsplit.__doc__ = _NP_SPLIT_DOC.format(along="dim 0 of an at least 2-d tensor", name="vsplit",
+                                      least="At least 2-d", one="1, 2, 2")
+dsplit.__doc__ = _NP_SPLIT_DOC.format(along="dim 2 of an at least 3-d tensor", name="dsplit",
+                                      least="At least 3-d", one="2, 2, 1")
+
+
 def _tensor_list(tensors, op):
-    tensors = list(tensors) if isinstance(tensors, (list, tuple)) else tensors
-    if not isinstance(tensors, list):
+    if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op}(): expected a sequence of Tensors, got {type(tensors).__name__}")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, _C.Tensor):
-            raise TypeError(f"{op}(): expected a sequence of Tensors, got {type(t).__name__} "
-                            f"at position {i}")
-    return tensors
+    return list(_tensors_arg((tensors,), op))
 
 
 def dstack(tensors):

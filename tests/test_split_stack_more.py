@@ -151,5 +151,5 @@ def test_errors(device):
         pdt.rot90(x[0, 0])
     with pytest.raises(IndexError, match=r"Dimension out of range"):
         pdt.rot90(x, 1, (0, 5))
-    with pytest.raises(TypeError, match=r"sequence of Tensors, got int at position 1"):
+    with pytest.raises(TypeError, match=r"dstack\(\): expected Tensors, got int at position 1"):
         pdt.dstack([x, 1])
