@@ -492,7 +492,7 @@ def atleast_3d(*tensors):
     return _atleast(tensors, "atleast_3d", shape)
 
 
-def tile(input, dims):
+def tile(input, *args, dims=None):
     """input repeated dims[i] times along each dimension (a copy); when dims is
     shorter than input's dimensions it is padded with ones in front (NumPy's tile).
 
@@ -501,7 +501,8 @@ def tile(input, dims):
     input : Tensor
         The tensor (also the method ``x.tile(dims)``).
     dims : sequence of ints
-        How many times along each dimension.
+        How many times along each dimension (the method also takes them as
+        separate ints: ``x.tile(2, 2)``).
 
     Returns
     -------
@@ -519,6 +520,12 @@ def tile(input, dims):
     tensor([[1, 2, 1, 2]])
     """
     _tensor_arg(input, "tile")
+    if args and dims is not None:
+        raise TypeError("tile() got multiple values for argument 'dims'")
+    if dims is None:
+        if not args:
+            raise TypeError("tile() missing required argument 'dims'")
+        dims = args[0] if len(args) == 1 else args
     if isinstance(dims, builtins.int):
         dims = (dims,)
     dims = tuple(_int_arg(d, "tile", "dims") for d in dims)

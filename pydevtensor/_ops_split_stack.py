@@ -18,7 +18,7 @@ def _pieces(input, bounds, d):
     return tuple(_basic_getitem(input, lead + (slice(a, b),)) for a, b in bounds)
 
 
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None):
     """Views of input along dim: `sections` pieces of nearly equal size (the first
     size % sections one longer), or the pieces between the given indices (as slicing
     would cut them, so an index past the end gives empty pieces).
@@ -32,6 +32,8 @@ def tensor_split(input, indices_or_sections, dim=0):
         tensor, on the CPU).
     dim : int, optional
         The dimension to split (default 0).
+    sections, indices : int, or sequence of ints, optional
+        PyTorch's keyword forms of indices_or_sections (one of the three).
 
     Returns
     -------
@@ -53,6 +55,11 @@ def tensor_split(input, indices_or_sections, dim=0):
     (tensor([0]), tensor([1, 2, 3, 4]), tensor([5, 6]))
     """
     _tensor_arg(input, "tensor_split")
+    given = [a for a in (indices_or_sections, sections, indices) if a is not None]
+    if len(given) != 1:
+        raise TypeError(f"tensor_split(): expected one of indices_or_sections, sections= and "
+                        f"indices=, got {len(given)}")
+    indices_or_sections = given[0]
     if input.ndim == 0:
         raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a "
                            f"tensor with 0 dims (on {input.device})")

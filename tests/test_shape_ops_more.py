@@ -205,3 +205,11 @@ def test_errors(device):
         x.tile((-1,))
     with pytest.raises(TypeError, match=r"expected Tensors, got int"):
         pdt.atleast_2d(1)
+
+
+def test_tile_call_forms(device):
+    x = _t(np.arange(2.0), device)
+    for out in (x.tile(2, 2), x.tile((2, 2)), pdt.tile(x, dims=[2, 2])):
+        np.testing.assert_array_equal(_np(out), np.tile(np.arange(2.0), (2, 2)))
+    with pytest.raises(TypeError, match=r"multiple values for argument 'dims'"):
+        pdt.tile(x, 2, dims=(2,))

@@ -153,3 +153,12 @@ def test_errors(device):
         pdt.rot90(x, 1, (0, 5))
     with pytest.raises(TypeError, match=r"dstack\(\): expected Tensors, got int at position 1"):
         pdt.dstack([x, 1])
+
+
+def test_tensor_split_keywords(device):
+    x = _t(np.arange(6.0), device)
+    assert [p.numel() for p in pdt.tensor_split(x, sections=4)] == [2, 2, 1, 1]
+    assert [p.numel() for p in x.tensor_split(indices=[1])] == [1, 5]
+    with pytest.raises(TypeError, match=r"expected one of indices_or_sections, sections= and "
+                                        r"indices=, got 2"):
+        pdt.tensor_split(x, 2, sections=2)
