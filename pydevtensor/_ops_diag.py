@@ -353,11 +353,10 @@ def _tri_indices(row, col, offset, dtype, device, layout, lower):
                                   f"and int64 indices)")
     if layout is not None:
         raise ValueError(f"{op}(): only the strided layout is supported, got {layout!r}")
-    pairs = [(i, j) for i in range(row) for j in range(col)
-             if (j - i <= offset if lower else j - i >= offset)]
-    data = [[p[0] for p in pairs], [p[1] for p in pairs]]
-    if not pairs:
-        return _C.empty((2, 0), dtype=dtype, device=device)
+    import numpy as np
+
+    pick = np.tril_indices if lower else np.triu_indices
+    data = np.stack(pick(row, offset, col)).astype(np.int64 if dtype == _C.int64 else np.int32)
     return _C.tensor(data, dtype=dtype, device=device)
 
 
