@@ -55,6 +55,9 @@ from ._ops_cumulative import *  # noqa: F401,F403  (diff, cumprod, roll; Tensor.
 from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted, bucketize)
 from ._ops_multinomial import multinomial
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
+from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402
+                             memory_format, preserve_format)
+from ._ops_repeat import repeat_interleave
 from . import (_ops_einsum, _ops_index, _ops_join, _ops_logical, _ops_random,
                _ops_shortcuts, _ops_sort, _ops_stats, linalg)
 from . import _ops_counting, _ops_cumulative, _ops_nan, _ops_pointwise, _ops_special, _ops_split
@@ -67,11 +70,11 @@ from ._repr import set_printoptions
 from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
-# special and save/load are imported on first use.  They pull in logging, json, threading and queue, which
+# special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
 # would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
-                    "serialization", "special", "utils")
+                    "serialization", "special", "utils", "jit")
 
 
 def __getattr__(name):
@@ -83,11 +86,13 @@ def __getattr__(name):
         return module
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
+    if name == "compile":  # torch.compile: pydevtensor.jit's pass-through
+        return importlib.import_module(".jit", __name__).compile
     raise AttributeError(f"module 'pydevtensor' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load"})
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"save", "load", "compile"})
 
 __all__ = [
     "DeviceError", "InvalidArgumentError", "OutOfMemoryError", "Size", "Tensor", "TransferError",
@@ -111,9 +116,11 @@ __all__ += _ops_split.__all__
 __all__ += _ops_random.__all__ + _ops_einsum.__all__ + _ops_logical.__all__
 __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
-            + _ops_counting.__all__ + ["multinomial"])
-__all__ += _ops_special.__all__ + ["special"]
+            + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
+__all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils"]
 __all__ += ["cdist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
 __all__ += _dtype_info.__all__ + ["set_printoptions"]
+__all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
+            "preserve_format"]

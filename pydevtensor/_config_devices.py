@@ -435,7 +435,6 @@ def set_memory_growth(device_, enable):
     True
     """
     dev = _as_device(device_)
-    _growth[dev] = bool(enable)
     if not enable:
         limit = memory_stats(dev)["limit"]
         if not limit:
@@ -447,6 +446,7 @@ def set_memory_growth(device_, enable):
             # allocated and dropped at once: into the pool, which keeps it
             # (Note [pool release threshold])
             empty(free // 4, dtype=float32, device=dev)
+    _growth[dev] = bool(enable)  # only once it is done: a refused call changes nothing
 
 
 def get_memory_growth(device_):

@@ -351,6 +351,9 @@ def gather_offsets(in_shape, device, dim, index):
     gather's backward."""
     dim = _int_arg(dim, "gather", "dim")
     index = _index_tensor(index, "gather")
+    if index.device != device:
+        raise _C.DeviceError(f"gather(): expected index and input on the same device, got "
+                             f"index {tuple(index.shape)} on {index.device}, input on {device}")
     ndim = len(in_shape)
     d = _dim(dim, ndim, "gather")
     if index.ndim != builtins.max(ndim, 1) and not (index.ndim == 0 and ndim == 0):

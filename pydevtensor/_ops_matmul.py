@@ -1,7 +1,7 @@
 """Public names of the matrix products, re-exported by pydevtensor/__init__.
 
-``@`` (``Tensor.__matmul__``), ``matmul``, ``mm``, ``mv``, ``bmm``, ``addmm`` and ``dot`` follow
-PyTorch's rules.  CPU tensors go through OpenBLAS, CUDA tensors through cuBLAS;
+``@`` (``Tensor.__matmul__``), ``matmul``, ``mm``, ``mv``, ``bmm``, ``addmm``, ``baddbmm`` and
+``dot`` follow PyTorch's rules.  CPU tensors go through OpenBLAS, CUDA tensors through cuBLAS;
 transposed views (``x.T @ y``) are read in place through the BLAS's transpose flag,
 never copied.  Integer tensors use a plain loop (CPU) or kernel (CUDA); bool tensors
 are refused, as in PyTorch.  ``a @= b`` raises: write ``a = a @ b``.
@@ -10,8 +10,9 @@ Importing this module also makes ``pydevtensor.backends`` (with
 ``backends.cuda.matmul.allow_tf32``) available.
 """
 from . import _C, backends  # noqa: F401  (backends: pydevtensor.backends exists after import)
+from .autograd.dispatch import recorded
 
-__all__ = ["matmul", "mm", "mv", "bmm", "addmm", "dot", "backends"]
+__all__ = ["matmul", "mm", "mv", "bmm", "addmm", "baddbmm", "dot", "backends"]
 
 matmul = _C.matmul
 mm = _C.mm
@@ -56,3 +57,87 @@ def mv(input, vec):
 
 
 _C.Tensor.mv = mv
+
+
+def _number(value, name, floating):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"baddbmm(): {name} must be a number, got {type(value).__name__}")
+    if not floating and isinstance(value, float):
+        raise TypeError(f"baddbmm(): for integer tensors, beta and alpha must be integers, "
+                        f"got {name}={value}")
+    return value
+
+
+@recorded("baddbmm")
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices, as
+    ``torch.baddbmm``: batch1 (b, n, m), batch2 (b, m, p), input broadcastable to
+    (b, n, p).
+
+    It is addmm's computation per matrix of the batch: one batched GEMM (bmm, the
+    transposed views read through the BLAS's flags), then input added with weight beta
+    in one elementwise pass.  As in PyTorch, beta = 0 ignores input's values (NaN and
+    inf included); its shape is still checked.
+
+    Parameters
+    ----------
+    input : Tensor
+        Broadcastable to (b, n, p), of the batches' dtype and device (also the method
+        ``input.baddbmm(batch1, batch2)``).
+    batch1, batch2 : Tensor
+        3-D, (b, n, m) and (b, m, p), with the same b (no broadcasting, as bmm).
+    beta, alpha : number, optional
+        The weights (default 1); integers for integer tensors.
+
+    Returns
+    -------
+    Tensor
+        (b, n, p); gradients flow to all three tensors.
+
+    Raises
+    ------
+    RuntimeError
+        When the shapes do not fit, or the tensors differ in device or dtype.
+    TypeError
+        For a float beta or alpha with integer tensors.
+
+    Examples
+    --------
+    >>> b1 = pydevtensor.ones(2, 1, 3)
+    >>> b2 = pydevtensor.ones(2, 3, 2)
+    >>> pydevtensor.baddbmm(pydevtensor.tensor([10.0, 20.0]), b1, b2, alpha=2)
+    tensor([[[16., 26.]],
+    <BLANKLINE>
+            [[16., 26.]]])
+    """
+    for name, t in (("input", input), ("batch1", batch1), ("batch2", batch2)):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"baddbmm(): {name} must be a Tensor, got {type(t).__name__}")
+    floating = batch1.dtype.is_floating_point
+    beta, alpha = _number(beta, "beta", floating), _number(alpha, "alpha", floating)
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        raise RuntimeError(f"baddbmm(): batch1 and batch2 must be 3-D tensors, got shapes "
+                           f"{tuple(batch1.shape)} and {tuple(batch2.shape)} (on "
+                           f"{batch1.device})")
+    if input.device != batch1.device:
+        raise RuntimeError(f"baddbmm(): Expected all tensors to be on the same device, but "
+                           f"found at least two devices, {input.device} (input) and "
+                           f"{batch1.device} (batch1)")
+    if input.dtype != batch1.dtype:
+        raise RuntimeError(f"baddbmm(): Input dtypes must be the same, got: input "
+                           f"{input.dtype}, batch1: {batch1.dtype} (on {input.device})")
+    shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
+    ok = input.ndim <= 3 and all(s in (1, want) for s, want in
+                                 zip(reversed(tuple(input.shape)), reversed(shape)))
+    product = _C.bmm(batch1, batch2)  # checks the batches' shapes, dtype and device
+    if not ok:
+        raise RuntimeError(f"baddbmm(): input of shape {tuple(input.shape)} cannot be "
+                           f"broadcast to the product's shape {shape} (on {input.device})")
+    if alpha != 1:
+        product.mul_(alpha)
+    if beta == 0:
+        return product
+    return _C.add(product, input, alpha=beta)
+
+
+_C.Tensor.baddbmm = baddbmm

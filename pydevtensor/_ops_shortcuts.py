@@ -8,6 +8,7 @@ the expression: ``square(x)`` is ``x * x``, ``reciprocal(x)`` is ``1 / x`` (true
 division, so integer inputs give floats, as in PyTorch).
 """
 from . import _C
+from ._memory_format import clone_as
 
 
 def _tensor(x, op, name="input"):
@@ -332,9 +333,11 @@ def clone(input, *, memory_format=None):
     ----------
     input : Tensor
         The tensor to copy.
-    memory_format : {None, 'preserve_format', 'contiguous_format'}, optional
-        None and 'preserve_format' keep input's layout (a transposed input gives a
-        transposed copy, as ``x.clone()``); 'contiguous_format' gives a row-major copy.
+    memory_format : pydevtensor.memory_format, optional
+        None and preserve_format keep input's layout (a transposed input gives a
+        transposed copy, as ``x.clone()``); contiguous_format gives a row-major copy,
+        channels_last (4-d) and channels_last_3d (5-d) a channels-last one.  Their
+        names as strings ('contiguous_format', ...) are accepted too.
 
     Returns
     -------
@@ -343,8 +346,11 @@ def clone(input, *, memory_format=None):
 
     Raises
     ------
+    TypeError
+        When input is not a Tensor, or memory_format not a memory format.
     ValueError
-        When memory_format names another layout (channels_last is not supported).
+        (InvalidArgumentError, also a RuntimeError) for channels_last of a tensor
+        not 4-d (channels_last_3d: not 5-d).
 
     Examples
     --------
@@ -352,14 +358,12 @@ def clone(input, *, memory_format=None):
     >>> y = pydevtensor.clone(x)
     >>> y.add_(1.0), x
     (tensor([2., 3.]), tensor([1., 2.]))
+    >>> pydevtensor.clone(pydevtensor.ones(1, 2, 2, 2),
+    ...                   memory_format=pydevtensor.channels_last).stride()
+    (8, 1, 4, 2)
     """
     _tensor(input, "clone")
-    if memory_format not in (None, "preserve_format", "contiguous_format"):
-        raise ValueError(f"clone(): memory_format={memory_format!r} is not supported (on "
-                         f"{input.device}): None, 'preserve_format' or 'contiguous_format'")
-    if memory_format == "contiguous_format" and not input.is_contiguous():
-        return input.contiguous()  # a row-major copy already
-    return input.clone()
+    return clone_as(input, memory_format, "clone()")
 
 
 for _name_, _fn in (("square", square), ("reciprocal", reciprocal), ("view_as", view_as),

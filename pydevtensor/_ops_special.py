@@ -19,6 +19,8 @@ import math
 
 from . import _C
 from ._ops_index import where
+from .autograd.dispatch import derivative, recorded
+from .autograd.node import Node
 from ._ops_pointwise import _in_place
 
 
@@ -30,7 +32,7 @@ def _floating(x, op, name="input"):
     return x if x.is_floating_point() else x.to(_C.float32)
 
 
-def _x_log(op, x, y, log, scalar_log):
+def _x_log(op, x, y, log, scalar_log, neutral, low):
     """x * log(y), 0 where x is 0 unless y is NaN (xlogy, xlog1py).  x and y: a tensor
     and a tensor or a number, in either order.  A number stays a Python number (a
     wrapped number: the tensor's dtype decides, integers giving float32), so the
@@ -47,22 +49,27 @@ def _x_log(op, x, y, log, scalar_log):
         if not y.is_floating_point():  # (int y).log() is float32; a floating x decides
             y = y.to(x.dtype if isinstance(x, _C.Tensor) and x.is_floating_point()
                      else _C.float32)
-        product = x * log(y)
-        keep = y.isnan()
-    else:
-        product = x * scalar_log(y)
-        keep = math.isnan(y)
-        if not product.is_floating_point():
-            product = product.to(_C.float32)
-    if isinstance(x, _C.Tensor):
-        zero = (x == 0) & ~keep if isinstance(keep, _C.Tensor) else (x == 0) & (not keep)
-    else:
+        if isinstance(x, _C.Tensor):
+            # y at or below log's domain where x is 0: the log of a neutral value there
+            # (log(1) = log1p(0) = 0), so the product is 0 and x's gradient 0, not NaN
+            # (Note [the other branch of where]); elsewhere x's gradient is log(y), at x =
+            # 0 too, as PyTorch's
+            skip = (x == 0) & (y <= low)
+            product = x * log(where(skip, neutral, y))
+            out = where((x == 0) & (y == math.inf), 0.0, product)  # not 0 * inf
+            # where() broadcast a 0-d y: the dtype is the one x * y has (PyTorch's rule
+            # for a 0-d operand), found on two tiny tensors of their ranks
+            dtype = (_C.empty((1,) * x.ndim, dtype=x.dtype)
+                     * _C.empty((1,) * y.ndim, dtype=y.dtype)).dtype
+            return out if out.dtype == dtype else out.to(dtype)
         if x != 0:
-            return product
-        zero = ~keep if isinstance(keep, _C.Tensor) else not keep
-        if not isinstance(zero, _C.Tensor):
-            return _C.zeros_like(product) if zero else product
-    return where(zero, 0.0, product)
+            return x * log(y)
+        return x * log(where(~y.isnan(), neutral, y))  # 0, or NaN where y is
+    x = x if x.is_floating_point() else x.to(_C.float32)
+    ly = scalar_log(y)
+    if math.isnan(y) or math.isfinite(ly):
+        return x * ly
+    return x * where(x == 0, 0.0, _C.full((), ly, dtype=x.dtype, device=x.device))
 
 
 def _scalar_log(y):
@@ -73,6 +80,7 @@ def _scalar_log1p(y):
     return -math.inf if y == -1 else math.nan if y < -1 or math.isnan(y) else math.log1p(y)
 
 
+@recorded("logit")
 def logit(input, eps=None):
     """The log-odds ``log(p / (1 - p))``, the inverse of sigmoid.
 
@@ -124,7 +132,7 @@ def xlogy(input, other):
     >>> pydevtensor.xlogy(pydevtensor.tensor([0.0, 2.0, 0.0]), pydevtensor.tensor([0.0, 4.0, 3.0]))
     tensor([0.0000, 2.7726, 0.0000])
     """
-    return _x_log("xlogy", input, other, lambda y: y.log(), _scalar_log)
+    return _x_log("xlogy", input, other, lambda y: y.log(), _scalar_log, 1.0, 0.0)
 
 
 def xlog1py(input, other):
@@ -145,7 +153,7 @@ def xlog1py(input, other):
     >>> pydevtensor.special.xlog1py(pydevtensor.tensor([0.0, 2.0]), pydevtensor.tensor([-1.0, 3.0]))
     tensor([0.0000, 2.7726])
     """
-    return _x_log("xlog1py", input, other, lambda y: y.log1p(), _scalar_log1p)
+    return _x_log("xlog1py", input, other, lambda y: y.log1p(), _scalar_log1p, 0.0, -1.0)
 
 
 def entr(input):
@@ -166,10 +174,45 @@ def entr(input):
     >>> pydevtensor.special.entr(pydevtensor.tensor([0.0, 0.5, 1.0, -1.0]))
     tensor([0.0000, 0.3466, -0.0000,   -inf])
     """
-    x = _floating(input, "entr")
-    safe = where(x > 0, x, 1.0)  # Note [the other branch of where]
+    return _entr(_floating(input, "entr"))
+
+
+@recorded("special_entr")
+def _entr(x):
+    safe = where(x > 0, x, 1.0)
     inside = -(safe * safe.log())
     return where(x > 0, inside, where(x == 0, 0.0, where(x < 0, -math.inf, x)))
+
+
+@derivative("logit")
+class LogitBackward0(Node):
+    """PyTorch's: ``g / (x (1 - x))``; without eps NaN outside [0, 1] (inf at 0 and 1),
+    with eps 0 outside [eps, 1 - eps] (where the clamp is flat)."""
+
+    def save(self, result, input, eps=None):
+        self.save_tensors(input)
+        self.eps = eps
+        return (input,)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        d = g / (x * (1 - x))
+        if self.eps is None:
+            return (d.masked_fill((x < 0).logical_or(x > 1), math.nan),)
+        return (d.masked_fill((x < self.eps).logical_or(x > 1 - self.eps), 0.0),)
+
+
+@derivative("special_entr")
+class SpecialEntrBackward0(Node):
+    """PyTorch's: ``-g (1 + log(x))``: inf at 0, NaN below."""
+
+    def save(self, result, x):
+        self.save_tensors(x)
+        return (x,)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (g * (x.log() + 1).neg(),)
 
 
 def exp2(input):
@@ -213,9 +256,14 @@ def sinc(input):
     tensor([ 1.0000e+00,  6.3662e-01, -2.7828e-08])
     """
     x = _floating(input, "sinc")
-    zero = x == 0
-    px = where(zero, 1.0, x) * math.pi  # Note [the other branch of where]
-    return where(zero, 1.0, px.sin() / px)
+    # near 0 the series 1 - (pi x)^2 / 6 (its next term is below the dtype's rounding
+    # there), so that the gradient -(pi^2) x / 3 does not come from the cancellation of
+    # cos(pi x) / x and sin(pi x) / (pi x^2); elsewhere the quotient, at a harmless x
+    # near 0 (Note [the other branch of where])
+    small = x.abs() < (1e-4 if x.dtype == _C.float64 else 1e-2)
+    t = x * math.pi
+    px = where(small, 1.0, x) * math.pi
+    return where(small, 1.0 - t * t / 6.0, px.sin() / px)
 
 
 def ndtr(input):

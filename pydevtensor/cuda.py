@@ -318,13 +318,15 @@ def empty_cache(d=None):
 def synchronize(d=None):
     """Waits until every op queued on the device has finished.
 
-    With no CUDA device and no argument this does nothing, so timing code written for
-    a GPU also runs on the CPU, where ops are synchronous.
+    With no CUDA device and no argument this does nothing, and so does a CPU device
+    (PyTorch raises there), so timing code written for a GPU also runs on the CPU, where
+    ops are synchronous: D2L's ``torch.cuda.synchronize(device)`` with ``device =
+    try_gpu()``.
 
     Parameters
     ----------
     d : int, str or pydevtensor.device, optional
-        A CUDA device (default: the current one).
+        A CUDA device (default: the current one), or a CPU device (nothing to wait for).
 
     Returns
     -------
@@ -341,6 +343,8 @@ def synchronize(d=None):
     >>> pydevtensor.cuda.synchronize()  # y is computed now, on any device
     """
     if d is None and not is_available():
+        return
+    if isinstance(d, (str, _C.device)) and _C.device(d).type == "cpu":
         return
     _C._synchronize(_cuda_device(d))
 

@@ -4,6 +4,13 @@ match (the message names the problem).  Cases run in a child of
 tests/bad_input_runner.py, after its PRELUDE (helpers that build lying objects and
 files) and with the tensors `t`, `ti`, `tb`.
 
+Most cases share their child with others, one after another (each in a fresh
+namespace).  A case with a `setup` gets a child of its own, and so must a case that
+leaves process-wide state changed (the seed, the default device or dtype, the number
+of threads, a config setting, the environment, a signal handler...): mark it
+``isolated=True``.  The runner reports a shared case that changed such state
+(tests/bad_input_state.py lists what it looks at), and the case fails.
+
 Cases must hold on every machine: with and without a GPU, and in the CPU-only
 sanitizer build.  So the unknown CUDA device is cuda:63 (the highest index a
 device string may name), which no machine has.
@@ -17,6 +24,7 @@ class Case(NamedTuple):
     match: str                     # re.search()ed in the message
     setup: str = ""                # runs first in the child (configuration)
     xfail: Optional[str] = None    # why, for a known bug left open
+    isolated: bool = False         # its own child: it changes process-wide state (below)
 
 
 C = Case
@@ -364,27 +372,6 @@ CASES = [
       r"frac\(\): expected a floating point tensor, got input of dtype pydevtensor.int32"),
     C("signbit-list", "pdt.signbit([1.0])", "TypeError",
       r"signbit\(\): argument 'input' must be a Tensor, got list"),
-    # ---- pydevtensor/_ops_special.py and pydevtensor.special ----
-    C("logit-list", "pdt.logit([0.5])", "TypeError",
-      r"logit\(\): argument 'input' must be a Tensor, got list"),
-    C("logit-eps-str", "pdt.logit(t, eps='0.1')", "TypeError",
-      r"logit\(\): eps must be a float, got str"),
-    C("xlogy-two-numbers", "pdt.xlogy(1.0, 2.0)", "TypeError",
-      r"xlogy\(\): expected a Tensor for input or other, got two numbers"),
-    C("xlogy-other-str", "pdt.xlogy(t, '2')", "TypeError",
-      r"xlogy\(\): argument 'other' must be a Tensor or a number, got str"),
-    C("xlogy-shapes", "pdt.xlogy(pdt.ones(2), pdt.ones(3))", "ValueError",
-      r"shapes \(2,\) and \(3,\) cannot be broadcast"),
-    C("exp2-none", "pdt.exp2(None)", "TypeError",
-      r"exp2\(\): argument 'input' must be a Tensor, got NoneType"),
-    C("sinc-str", "pdt.sinc('a')", "TypeError",
-      r"sinc\(\): argument 'input' must be a Tensor, got str"),
-    C("special-xlog1py-bool", "pdt.special.xlog1py(t, True)", "TypeError",
-      r"xlog1py\(\): argument 'other' must be a Tensor or a number, got bool"),
-    C("special-entr-list", "pdt.special.entr([1.0])", "TypeError",
-      r"entr\(\): argument 'input' must be a Tensor, got list"),
-    C("special-ndtr-int", "pdt.special.ndtr(3)", "TypeError",
-      r"ndtr\(\): argument 'input' must be a Tensor, got int"),
     C("sgn-list", "pdt.sgn([1.0])", "TypeError", r"sgn\(\): argument 'input' must be a Tensor"),
     C("lerp-weight-dtype", "pdt.lerp(t, t, t.double())", "TypeError",
       r"lerp\(\): expected weight of input's dtype pydevtensor.float32, got pydevtensor.float64"),
@@ -605,7 +592,13 @@ CASES = [
     C("chunk-zero", "pdt.chunk(t, 0)", "RuntimeError", r"greater than 0, got: 0"),
     C("unbind-dim", "pdt.unbind(t, 2)", "IndexError", r"Dimension out of range"),
     C("clone-format", "pdt.clone(t, memory_format='channels_last')", "ValueError",
-      r"memory_format='channels_last' is not supported \(on cpu\)"),
+      r"clone\(\): required rank 4 tensor to use channels_last format, got shape \(2, 3\) "
+      r"\(on cpu\)"),
+    C("clone-format-int", "t.clone(memory_format=2)", "TypeError",
+      r"clone\(\): memory_format must be a pydevtensor.memory_format .*got 2"),
+    C("contiguous-preserve", "t.contiguous(memory_format=pdt.preserve_format)", "RuntimeError",
+      r"preserve memory format is unsupported by the contiguous operator \(tensor of shape "
+      r"\(2, 3\) on cpu\)"),
     C("split-0d", "pdt.split(pdt.tensor(1.0), 1)", "RuntimeError",
       r"split expects at least a 1-dimensional tensor, got a 0-d tensor \(on cpu\)"),
     C("unbind-0d", "pdt.unbind(pdt.tensor(1.0))", "IndexError",
@@ -807,9 +800,14 @@ CASES = [
       r"memory limit must be >= 0 bytes, got -1"),
     C("set_memory_limit-nan", 'pdt.config.set_memory_limit("cpu", float("nan"))', "ValueError",
       r"NaN"),
+    # refused: growth stays on (the runner's state check sees a half-made change)
+    C("set_memory_growth-off-no-limit", 'pdt.config.set_memory_growth("cpu", False)',
+      "ValueError", r"set_memory_growth\(cpu, False\) reserves the memory limit up front, "
+      r"and cpu has none"),
     C("memory-limit-exceeded", 'pdt.config.set_memory_limit("cpu", 1024)\npdt.zeros(1024)',
       "pydevtensor.OutOfMemoryError",
-      r"out of memory on cpu: tried to allocate 4.00 KiB.*limit 1.00 KiB"),
+      r"out of memory on cpu: tried to allocate 4.00 KiB.*limit 1.00 KiB",
+      isolated=True),  # the limit stays
     C("logical-config-nan", 'pdt.config.LogicalDeviceConfiguration(memory_limit=float("nan"))',
       "ValueError", r"memory_limit must be a positive number of MB, got nan"),
     C("list_physical_devices-tpu", 'pdt.config.list_physical_devices("TPU")', "ValueError",
@@ -829,3 +827,18 @@ CASES = [
 from bad_input_cases_training import TRAINING_CASES  # noqa: E402  (it imports Case from here)
 
 CASES += TRAINING_CASES
+
+# 1-d and power-average pools, interpolate, pixel shuffle, LRN and RMSNorm: their own file
+from bad_input_cases_resampling import RESAMPLING_CASES  # noqa: E402
+
+CASES += RESAMPLING_CASES
+
+# attention and the Transformer (D2L chapter 11): their own file
+from bad_input_cases_attention import ATTENTION_CASES  # noqa: E402
+
+CASES += ATTENTION_CASES
+
+# special functions, jit and the tester's device checks: their own file
+from bad_input_cases_special import SPECIAL_CASES  # noqa: E402
+
+CASES += SPECIAL_CASES

@@ -187,8 +187,11 @@ TRAINING_CASES = [
       "ValueError", r"nll_loss\(\): target of shape \(1,\) does not match input of shape "
       r"\(2, 3\): expected \(2,\)"),
     C("nll_loss-1d-input", "pdt.nn.functional.nll_loss(pdt.zeros(3), pdt.tensor([0]))",
+      "ValueError", r"nll_loss\(\): an unbatched input of shape \(3,\) takes a target of "
+      r"shape \(\), got \(1,\) \(on cpu\)"),
+    C("nll_loss-0d-input", "pdt.nn.functional.nll_loss(pdt.zeros(()), pdt.tensor(0))",
       "ValueError", r"nll_loss\(\): input must be \(N, C\) log-probabilities, got shape "
-      r"\(3,\) on cpu"),
+      r"\(\) on cpu"),
     C("LeakyReLU-slope-str", "pdt.nn.LeakyReLU('0.1')", "TypeError",
       r"LeakyReLU: negative_slope must be a number, got str"),
     C("leaky_relu-int", "pdt.nn.functional.leaky_relu(pdt.tensor([1, -2]))", "RuntimeError",
@@ -245,6 +248,21 @@ TRAINING_CASES = [
       "pdt.nn.functional.binary_cross_entropy_with_logits(pdt.zeros(2, 3), pdt.zeros(3))",
       "ValueError", r"binary_cross_entropy_with_logits\(\): target of shape \(3,\) and input "
       r"of shape \(2, 3\) differ, on cpu"),
+    C("binary_cross_entropy-out-of-range",
+      "pdt.nn.functional.binary_cross_entropy(pdt.tensor([0.5, 1.5]), pdt.tensor([1.0, 0.0]))",
+      "ValueError", r"binary_cross_entropy\(\): all elements of input should be between 0 "
+      r"and 1, got 1.5 \(input of shape \(2,\) on cpu\)"),
+    C("BCELoss-shapes", "pdt.nn.BCELoss()(pdt.full((2,), 0.5), pdt.zeros(3))", "ValueError",
+      r"binary_cross_entropy\(\): target of shape \(3,\) and input of shape \(2,\) differ"),
+    C("BCELoss-int-input", "pdt.nn.BCELoss()(pdt.tensor([0, 1]), pdt.zeros(2))", "TypeError",
+      r"input and target must be floating point, got pydevtensor.int64"),
+    C("cross_entropy-spatial-target-shape",
+      "pdt.nn.functional.cross_entropy(pdt.ones(3, 10, 4), pdt.ones(3, 5, dtype=pdt.int64))",
+      "ValueError", r"input of shape \(3, 10, 4\) \(N, C, d1, \.\.\.\) takes a target of "
+      r"shape \(3, 4\), got \(3, 5\) \(on cpu\)"),
+    C("LogSoftmax-dim-out-of-range", "pdt.nn.LogSoftmax(dim=3)(pdt.ones(2, 2))",
+      "IndexError", r"log_softmax\(\): Dimension out of range \(expected to be in range of "
+      r"\[-2, 1\], but got 3\)"),
     C("BCEWithLogitsLoss-int-target",
       "pdt.nn.BCEWithLogitsLoss()(pdt.zeros(2), pdt.tensor([0, 1]))", "TypeError",
       r"input and target must be floating point, got pydevtensor.float32 and "

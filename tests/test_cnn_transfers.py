@@ -63,3 +63,37 @@ def test_conv2d_forward_and_backward_copy_nothing(device):
     with pdt.transfer_guard("disallow"):
         got = _copies(lambda: _backward(F.conv2d(x, w, padding=1)))
     assert got == (0, 0)
+
+
+def _resampling_cases(device):
+    x4 = pdt.randn(2, 3, 5, 6, device=device, requires_grad=True)
+    x3 = pdt.randn(2, 3, 7, device=device, requires_grad=True)
+    cases = {
+        "bilinear": lambda: _backward(F.interpolate(x4, size=(9, 4), mode="bilinear")),
+        "bilinear align_corners": lambda: _backward(F.interpolate(
+            x4, scale_factor=1.5, mode="bilinear", align_corners=True)),
+        "bicubic": lambda: _backward(F.interpolate(x4, scale_factor=(2, 0.5), mode="bicubic")),
+        "nearest": lambda: _backward(F.interpolate(x4, size=(7, 9))),
+        "nearest x2": lambda: _backward(F.interpolate(x4, scale_factor=2)),
+        "nearest-exact": lambda: _backward(F.interpolate(x3, size=11, mode="nearest-exact")),
+        "linear": lambda: _backward(F.interpolate(x3, scale_factor=1.7, mode="linear")),
+        "area": lambda: _backward(F.interpolate(x4, size=(2, 4), mode="area")),
+        "max_pool1d": lambda: _backward(F.max_pool1d(x3, 3, 2, 1)),
+        "avg_pool1d": lambda: _backward(F.avg_pool1d(x3, 3, 2, 1, ceil_mode=True)),
+        "adaptive_avg_pool1d": lambda: _backward(F.adaptive_avg_pool1d(x3, 3)),
+        "lp_pool2d": lambda: _backward(F.lp_pool2d(x4 * x4 + 1.0, 2, 2)),
+        "pixel_shuffle": lambda: _backward(F.pixel_shuffle(x4[:, :, :4].reshape(2, 12, 2, 3), 2)),
+        "local_response_norm": lambda: _backward(F.local_response_norm(x4, 3)),
+        "rms_norm": lambda: _backward(F.rms_norm(x4, (5, 6))),
+    }
+    with pdt.transfer_guard("disallow"):
+        return {name: _copies(fn) for name, fn in cases.items()}
+
+
+@pytest.mark.parametrize("device", CUDA_DEVICES)
+def test_resampling_forward_and_backward_copy_nothing(device):
+    """interpolate's weight matrices are made on the host once per shape and kept on
+    the device: after the first call, forward and backward copy nothing either way
+    (and the 1-d pools, pixel shuffle and the new norms neither)."""
+    got = _resampling_cases(device)
+    assert got == {name: (0, 0) for name in got}

@@ -16,10 +16,11 @@ import pytest
 import pydevtensor
 
 SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute", "nn.utils",
-              "optim.lr_scheduler", "utils.data", "special")
+              "optim.lr_scheduler", "utils.data", "special", "jit")
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
                            "cross_entropy", "leaky_relu", "binary_cross_entropy_with_logits",
+                           "binary_cross_entropy",
                            "kl_div", "gelu", "silu", "elu", "softplus", "mish", "logsigmoid",
                            "hardtanh", "relu6", "layer_norm", "batch_norm", "embedding",
                            "normalize", "cosine_similarity", "pairwise_distance", "unfold", "fold",
@@ -34,9 +35,17 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
                            "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
                            "multi_margin_loss", "multilabel_margin_loss",
                            "multilabel_soft_margin_loss", "poisson_nll_loss",
-                           "gaussian_nll_loss", "bilinear", "channel_shuffle"),
+                           "gaussian_nll_loss", "bilinear", "channel_shuffle",
+                           # attention (D2L chapter 11)
+                           "scaled_dot_product_attention"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_"),
          "nn.parallel": ("scatter", "scatter_kwargs", "gather", "replicate", "parallel_apply")}
+
+# layers2: 1-d and power-average pools, resampling, pixel shuffle, LRN and RMSNorm
+NAMED["nn.functional"] += ("max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
+                           "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d", "max_unpool2d",
+                           "interpolate", "pixel_shuffle", "pixel_unshuffle",
+                           "local_response_norm", "rms_norm")
 
 
 def _public(module):

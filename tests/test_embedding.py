@@ -114,3 +114,17 @@ def test_against_torch():
     torch.nn.functional.embedding(torch.tensor(idx), theirs, padding_idx=2).backward(
         torch.tensor(g))
     np.testing.assert_array_equal(_np(ours.grad), theirs.grad.numpy())
+
+
+def test_indices_on_another_device_are_refused(device):
+    """As PyTorch's: no copy of the indices is made for you (the tester found them
+    copied to the GPU, counted but not refused by transfer_guard).  On the CPU run the
+    catalogue checks the same with logical CPU devices (embedding-indices-on-another-
+    device)."""
+    if device.type == "cpu":
+        pytest.skip("needs a second device: the catalogue covers cpu against cpu:1")
+    emb = nn.Embedding(5, 3).to(device)
+    with pytest.raises(pdt.DeviceError, match=rf"embedding\(\): Expected all tensors to be on "
+                                              rf"the same device, but the indices \(2,\) are "
+                                              rf"on cpu and weight \(5, 3\) on {device}"):
+        emb(pdt.tensor([1, 2]))

@@ -324,13 +324,15 @@ def test_weights_of_another_dtype_raise(device):
         F.cross_entropy(x32, t, w64)
     with pytest.raises(TypeError, match=msg):
         F.nll_loss(x32, t, w64)
+    # binary_cross_entropy_with_logits converts them, as PyTorch's (D2L 15.4's int mask)
     y32 = _tensor(Y, "float32", device)
-    with pytest.raises(TypeError, match=msg):
-        F.binary_cross_entropy_with_logits(_tensor(X, "float32", device), y32, _tensor(WEL, "float64", device))
-    with pytest.raises(TypeError, match=r"pos_weight is pydevtensor.float64 but input is "
-                                        r"pydevtensor.float32"):
-        F.binary_cross_entropy_with_logits(_tensor(X, "float32", device), y32,
-                                           pos_weight=_tensor(POS, "float64", device))
+    x32b = _tensor(X, "float32", device)
+    for kw in ({"weight": _tensor(WEL, "float64", device)},
+               {"pos_weight": _tensor(POS, "float64", device)}):
+        got = F.binary_cross_entropy_with_logits(x32b, y32, **kw)
+        want = F.binary_cross_entropy_with_logits(x32b, y32,
+                                                  **{k: v.float() for k, v in kw.items()})
+        assert got.dtype == pdt.float32 and got.item() == want.item()
 
 
 def test_fixes_match_torch():

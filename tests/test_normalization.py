@@ -101,7 +101,8 @@ def test_layer_norm_options(device):
     nobias = nn.LayerNorm([4], bias=False, eps=0.1, device=device, dtype=pdt.float64)
     assert [n for n, _ in nobias.named_parameters()] == ["weight"]
     _close(nobias(x), np_layer_norm(ref, 1, eps=0.1), "float64")
-    assert repr(nobias) == "LayerNorm((4,), eps=0.1, elementwise_affine=True)"
+    assert repr(nobias) == "LayerNorm((4,), eps=0.1, elementwise_affine=True, bias=False)"
+    assert repr(plain) == "LayerNorm((4,), eps=1e-05, elementwise_affine=False, bias=False)"
 
 
 def test_layer_norm_gradients(device):

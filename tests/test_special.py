@@ -171,19 +171,59 @@ def test_gradients(device, name):
 
 
 def test_gradient_at_the_removable_points(device):
-    """sinc'(0) = 0; xlogy's gradient in x at x = 0 is log(y) nowhere: 0 (PyTorch's
-    xlogy(x != 0, y)) and in y 0; entr's at 0 is not NaN in the other branch."""
-    x = pdt.tensor([0.0, 1.0], dtype=pdt.float64, device=device, requires_grad=True)
+    """sinc'(0) = 0 and near 0 (no cancellation); xlogy's gradient in x at x = 0 is
+    PyTorch's: log(y) where y > 0, 0 where y <= 0 (not NaN), and finite in y except at
+    y = 0; logit's and entr's gradients are PyTorch's at the ends of their domains."""
+    x = pdt.tensor([0.0, 1.0, 1e-5, 1e-20], dtype=pdt.float64, device=device,
+                   requires_grad=True)
     pdt.sinc(x).sum().backward()
-    assert x.grad.tolist()[0] == 0.0 and math.isclose(x.grad.tolist()[1], -1.0, rel_tol=1e-12)
+    g = x.grad.tolist()
+    assert g[0] == 0.0 and math.isclose(g[1], -1.0, rel_tol=1e-12)
+    assert math.isclose(g[2], -(math.pi ** 2) * 1e-5 / 3, rel_tol=1e-6) and abs(g[3]) < 1e-18
+    x32 = pdt.tensor([1e-5, 1e-30, 0.02], device=device, requires_grad=True)
+    pdt.sinc(x32).sum().backward()
+    want = [-(math.pi ** 2) * 1e-5 / 3, 0.0,
+            (math.cos(0.02 * math.pi) * 0.02 * math.pi - math.sin(0.02 * math.pi))
+            / (math.pi * 0.02 ** 2)]
+    np.testing.assert_allclose(x32.grad.cpu().numpy(), want, rtol=1e-4, atol=1e-9)
+    x = pdt.tensor([0.0, 0.0, 0.0, 2.0], dtype=pdt.float64, device=device, requires_grad=True)
+    y = pdt.tensor([3.0, 0.0, -1.0, 3.0], dtype=pdt.float64, device=device, requires_grad=True)
+    out = pdt.xlogy(x, y)
+    assert out.tolist()[:3] == [0.0, 0.0, 0.0]
+    out.sum().backward()
+    assert x.grad.tolist() == [math.log(3.0), 0.0, 0.0, math.log(3.0)]
+    assert y.grad.tolist()[0] == 0.0 and math.isclose(y.grad.tolist()[3], 2 / 3, rel_tol=1e-12)
     x = pdt.tensor([0.0, 2.0], dtype=pdt.float64, device=device, requires_grad=True)
-    y = pdt.tensor([3.0, 3.0], dtype=pdt.float64, device=device, requires_grad=True)
-    pdt.xlogy(x, y).sum().backward()
-    assert x.grad.tolist() == [0.0, math.log(3.0)]
-    assert y.grad.tolist()[0] == 0.0 and math.isclose(y.grad.tolist()[1], 2 / 3, rel_tol=1e-12)
+    out = pdt.xlogy(x, -1.0)
+    assert out.tolist()[0] == 0.0 and math.isnan(out.tolist()[1])
+    x = pdt.tensor([0.0, 1.0, 2.0, 0.5], dtype=pdt.float64, device=device, requires_grad=True)
+    pdt.logit(x).sum().backward()
+    g = x.grad.tolist()
+    assert g[:2] == [math.inf, math.inf] and math.isnan(g[2]) and g[3] == 4.0
+    x = pdt.tensor([0.0, 0.1, 0.5, 0.95], dtype=pdt.float64, device=device, requires_grad=True)
+    pdt.logit(x, eps=0.2).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 4.0, 0.0]
     x = pdt.tensor([0.0, -1.0, 2.0], dtype=pdt.float64, device=device, requires_grad=True)
     pdt.special.entr(x).sum().backward()
-    assert not math.isnan(x.grad.tolist()[0]) and x.grad.tolist()[1] == 0.0
+    g = x.grad.tolist()
+    assert g[0] == math.inf and math.isnan(g[1]) and math.isclose(g[2], -1 - math.log(2))
+
+
+def test_gradients_at_the_edges_match_pytorch():
+    torch = torch_or_skip()
+    vals = [0.0, 1.0, 2.0, -1.0, 0.5, 1e-6, NAN]
+    for name, ours, theirs in (
+            ("logit", lambda t: pdt.logit(t), lambda t: torch.logit(t)),
+            ("logit_eps", lambda t: pdt.logit(t, 0.1), lambda t: torch.logit(t, 0.1)),
+            ("entr", lambda t: pdt.special.entr(t), lambda t: torch.special.entr(t)),
+            ("sinc", lambda t: pdt.sinc(t), lambda t: torch.sinc(t))):
+        vals = [v for v in vals if name != "sinc" or v != 1e-6]  # torch's cancels there
+        a = pdt.tensor(vals, dtype=pdt.float64, requires_grad=True)
+        b = torch.tensor(vals, dtype=torch.float64, requires_grad=True)
+        ours(a).sum().backward()
+        theirs(b).sum().backward()
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-9, atol=1e-12,
+                                   equal_nan=True, err_msg=name)
 
 
 def test_methods_and_in_place(device):

@@ -264,8 +264,11 @@ def test_loss_errors_are_clear():
     with pytest.raises(ValueError, match=r"target of shape \(3,\) does not match input of "
                                          r"shape \(2, 3\): expected \(2,\)"):
         ce(pdt.zeros(2, 3), pdt.tensor([0, 1, 2]))
-    with pytest.raises(ValueError, match=r"must be \(N, C\) logits"):
+    with pytest.raises(ValueError, match=r"an unbatched input of shape \(3,\) takes a target "
+                                         r"of shape \(\), got \(1,\)"):
         ce(pdt.zeros(3), pdt.tensor([0]))
+    with pytest.raises(ValueError, match=r"must be \(N, C\) logits"):
+        ce(pdt.zeros(()), pdt.tensor(0))
     with pytest.raises(ValueError, match=r"input of shape \(2, 1\) and target of shape \(2,\)"):
         nn.MSELoss()(pdt.zeros(2, 1), pdt.zeros(2))
     with pytest.raises(ValueError, match="reduction must be 'mean', 'sum' or 'none'"):

@@ -2,7 +2,11 @@
 [views and in-place changes] in pydevtensor/autograd/node.py): using such a view in an
 op raises, where its node would give the gradient of the old values; uses before the
 change, views taken after it, and views of leaves changed under no_grad stay sound. A
-reshape that had to copy is not a view. Every device; gradients against NumPy."""
+reshape that had to copy is not a view. An in-place change through a view that
+reshapes the whole tensor (D2L's masked_softmax: ``X.reshape(-1, n)[~mask] = v``) moves
+the base's place in the graph too (Note [in-place on a reshaped view] in
+autograd/dispatch.py); other views changed in place stay refused. Every device;
+gradients against NumPy."""
 import numpy as np
 import pytest
 
@@ -67,4 +71,52 @@ def test_a_copying_reshape_is_not_a_view(device):
     np.testing.assert_allclose(x.grad.cpu().numpy(), 2 * (a + 1), rtol=1e-12)
     assert (x * 1).reshape(6).grad_fn.name() == "ViewBackward0"
     with pytest.raises(NotImplementedError, match="in-place operation on a view"):
-        (x * 1).reshape(6).add_(1)
+        (x * 1)[1:].add_(1)  # a slice: still refused
+    with pytest.raises(NotImplementedError, match="in-place operation on a view"):
+        (x * 1).t().mul_(2)  # a transpose too
+
+
+CHANGES = {
+    "masked setitem": lambda v: v.__setitem__(v > 2, -1.0),
+    "basic setitem": lambda v: v.__setitem__((0, slice(None), 0), 5.0),
+    "mul_": lambda v: v.mul_(3.0),
+    "zero_": lambda v: v.zero_(),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_in_place_through_a_reshaped_view_moves_the_base(device, change):
+    """Both the view and the base are used after the change: their gradients are those
+    of the new values (checked against NumPy's formulas for each change)."""
+    a = np.arange(6.0).reshape(3, 2)
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    y = x * 2
+    v = y.reshape(2, 3).unsqueeze(0)  # a reshape of a reshape
+    CHANGES[change](v)
+    assert y.grad_fn.name() == "ViewBackward0"
+    (y * y).sum().backward()  # the base after the change
+    new = 2 * a
+    keep = np.ones_like(a)
+    if change == "masked setitem":
+        keep = (new <= 2).astype(float)
+        new = np.where(new > 2, -1.0, new)
+    elif change == "basic setitem":
+        keep = np.ones((2, 3))
+        keep[:, 0] = 0
+        keep = keep.reshape(3, 2)
+        new = np.where(keep == 1, new, 5.0)
+    elif change == "mul_":
+        keep, new = 3 * keep, 3 * new
+    else:
+        keep, new = 0 * keep, 0 * new
+    np.testing.assert_allclose(y.detach().cpu().numpy(), new)
+    grad = np.zeros_like(a) if x.grad is None else x.grad.cpu().numpy()  # zero_: no path
+    np.testing.assert_allclose(grad, 2 * new * keep * 2, rtol=1e-12)
+
+
+def test_other_views_of_the_base_refuse_after_a_change_through_a_reshaped_view(device):
+    y = _x(device) * 1
+    row = y[0]
+    y.view(6).add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        row * 2

@@ -322,4 +322,31 @@ class AddmmBackward0(Node):
         return ga, g1, g2
 
 
+@derivative("baddbmm")
+class BaddbmmBackward0(Node):
+    """beta * input + alpha * (batch1 @ batch2), batched: addmm's gradients per matrix."""
+
+    def save(self, result, input, batch1, batch2, beta=1, alpha=1, **kw):
+        self.save_tensors(batch1, batch2)
+        self.in_meta = meta(input)
+        self.beta, self.alpha = beta, alpha
+        return input, batch1, batch2
+
+    def backward(self, g):
+        b1, b2 = self.saved_tensors
+        need_in, need_1, need_2 = self.needs_input_grad
+        ga = g1 = g2 = None
+        if need_in and self.beta != 0:
+            ga = reduce_grad(g if self.beta == 1 else g * self.beta, self.in_meta)
+        elif need_in:
+            ga = _C.zeros(self.in_meta[0], dtype=self.in_meta[1], device=self.in_meta[2])
+        if need_1:
+            g1 = _C.bmm(g, b2.transpose(1, 2))
+            g1 = g1 if self.alpha == 1 else g1 * self.alpha
+        if need_2:
+            g2 = _C.bmm(b1.transpose(1, 2), g)
+            g2 = g2 if self.alpha == 1 else g2 * self.alpha
+        return ga, g1, g2
+
+
 __all__ = ["expand_to"]

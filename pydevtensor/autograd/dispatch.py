@@ -171,6 +171,9 @@ LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place oper
 
 
 def _check_in_place(x):
+    """Refuses an in-place change of x that autograd cannot follow; returns the tensor
+    whose place in the graph must follow x's after the change (Note [in-place on a
+    reshaped view]), or None."""
     if x.requires_grad and x.is_leaf:
         raise RuntimeError(LEAF_MSG)
     fn = x.grad_fn
@@ -180,10 +183,52 @@ def _check_in_place(x):
                 "AccumulateGrad":
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
+        root = _reshaped_root(x)
+        if root is not False:
+            return root
         raise NotImplementedError(
             f"autograd: an in-place operation on a view ({fn.name()}) of a tensor in the graph "
             "is not supported by pydevtensor; clone() the view first, or write the result of "
             "an out-of-place op")
+    return None
+
+
+def _reshaped_root(x):
+    """Note [in-place on a reshaped view]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    D2L's masked_softmax writes ``X.reshape(-1, n)[~mask] = -1e6`` into scores in the
+    graph.  When x is a view that covers its base whole, reached by reshapes only
+    (view, reshape, flatten, squeeze, unsqueeze: each a _ShapeView of the same number
+    of elements), the base's new value is x's new value reshaped, so after the change
+    the base takes a recorded reshape of x as its place in the graph, as PyTorch's
+    CopySlices does for every view.  Returns the base (None when it is gone), or False
+    for any other view (slices, transposes, ...), which stays refused.  Other views
+    of the base taken before the change refuse to be used after it (their nodes watch
+    its version)."""
+    from .derivatives_shape import _ShapeView
+    fn, n = x.grad_fn, x.numel()
+    while fn is not None and fn.is_view:
+        if not isinstance(fn, _ShapeView) or fn.__dict__.get("shape") is None:
+            return False
+        size = 1
+        for s in fn.shape:
+            size *= s
+        if size != n:
+            return False
+        up = fn.next_functions[0]
+        fn = None if up is None else up[0]
+    base = x.grad_fn.__dict__.get("_base")
+    return base[0]() if base is not None else None
+
+
+def _rebase(root, x):
+    """root (the base of the reshaped view x, just changed in place) takes a recorded
+    reshape of x as its place in the graph."""
+    if root is None or root is x:
+        return
+    new = dispatch("reshape", True, (x, tuple(root.shape)), {})
+    if new.grad_fn is not None:
+        root._set_grad_fn(new.grad_fn, new.output_nr)
 
 
 def _write_back(x, out):
@@ -198,7 +243,15 @@ def _in_place(name, args, kwargs):
     x = args[0]
     if not isinstance(x, _C.Tensor):
         raise TypeError(f"{name}(): self must be a Tensor")
-    _check_in_place(x)
+    root = _check_in_place(x)
+    if root is not None:
+        out = _in_place_on(name, x, args, kwargs)
+        _rebase(root, x)
+        return out
+    return _in_place_on(name, x, args, kwargs)
+
+
+def _in_place_on(name, x, args, kwargs):
     special = _IN_PLACE_SPECIAL.get(name)
     if special is not None:
         return special(x, *args[1:], **kwargs)
@@ -277,8 +330,11 @@ def _copy_(x, src, *args, **kwargs):
 def record_setitem(x, key, value, cls):
     """x[key] = value (advanced indexing, written in Python) on a tensor in the
     graph, recorded as a cls Node (IndexPutBackward0)."""
-    _check_in_place(x)
-    return _setitem(x, key, value, cls)
+    root = _check_in_place(x)
+    out = _setitem(x, key, value, cls)
+    if root is not None:
+        _rebase(root, x)
+    return out
 
 
 def _setitem(x, key, value, cls=None):

@@ -9,8 +9,8 @@ from .activation import ELU, GELU, Hardtanh, LogSigmoid, Mish, ReLU6, SiLU, Soft
 from .containers import ModuleDict, ParameterDict, ParameterList
 from .data_parallel import DataParallel
 from .layers import (Dropout, Dropout1d, Dropout2d, Flatten, Identity, LazyLinear, LeakyReLU,
-                     Linear, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh)
-from .losses import (BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
+                     Linear, LogSoftmax, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from .losses import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                      NLLLoss, SmoothL1Loss)
 from .group_norm import GroupNorm, InstanceNorm1d, InstanceNorm2d
 from .module import Module
@@ -37,11 +37,21 @@ from .reshape_layers import ChannelShuffle, Unflatten
 # recurrent layers (D2L chapters 9-10)
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
+# layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
+from .pooling_more import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AvgPool1d, LPPool1d,
+                           LPPool2d, MaxPool1d, MaxUnpool2d)
+from .upsampling import (PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d,
+                         UpsamplingNearest2d)
+from .normalization_more import LocalResponseNorm, RMSNorm
+# attention and the Transformer (D2L chapter 11)
+from .attention import MultiheadAttention
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = ["Module", "Parameter", "UninitializedParameter", "Linear", "LazyLinear",
            "Sequential", "ModuleList", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax",
            "Dropout", "Flatten", "Identity", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss",
-           "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "KLDivLoss", "functional", "init",
+           "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "LogSoftmax", "KLDivLoss", "functional", "init",
            "parallel", "utils", "GELU", "SiLU", "ELU", "Softplus", "Mish", "LogSigmoid",
            "Hardtanh", "ReLU6", "LayerNorm", "BatchNorm1d", "Embedding", "ModuleDict",
            "ParameterList", "ParameterDict", "UninitializedBuffer", "Conv1d", "Conv2d",
@@ -60,3 +70,9 @@ __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "PReLU", "R
             "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "Bilinear",
             "CosineSimilarity", "PairwiseDistance", "ChannelShuffle", "Unflatten"]
+# layers2: 1-d and power-average pools, upsampling, pixel shuffle, LRN and RMSNorm
+__all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "LPPool1d",
+            "LPPool2d", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+            "PixelShuffle", "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+            "TransformerEncoderLayer", "TransformerDecoderLayer"]

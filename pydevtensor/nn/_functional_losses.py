@@ -9,12 +9,16 @@ import numbers
 import warnings
 
 from .. import _C
+from ..autograd.dispatch import derivative, recorded
+from ..autograd.node import Node
 from ._functional_activation import softplus as _softplus
 
 
-def _check_weight(weight, input, where, name="weight", length=None):
+def _check_weight(weight, input, where, name="weight", length=None, convert=False):
     """weight, checked: None, or a floating-point Tensor on input's device, 1-d of length
-    `length` (class weights), or broadcastable to input (length None)."""
+    `length` (class weights), or broadcastable to input (length None).  convert: any
+    numeric dtype is taken and converted to input's (the binary cross-entropies, as
+    PyTorch's: D2L's word2vec passes an integer mask as weight)."""
     if weight is None:
         return None
     if not isinstance(weight, _C.Tensor):
@@ -22,6 +26,8 @@ def _check_weight(weight, input, where, name="weight", length=None):
                         f"{type(weight).__name__}" + (
                             f" {weight!r}: pass reduction={weight!r} by keyword (PyTorch's "
                             f"third argument is weight)" if isinstance(weight, str) else ""))
+    if convert and weight.dtype != input.dtype and input.is_floating_point():
+        weight = weight.to(input.dtype)
     if not weight.is_floating_point():
         raise TypeError(f"{where}: {name} must be floating point, got {weight.dtype} on "
                         f"{weight.device}")
@@ -35,6 +41,38 @@ def _check_weight(weight, input, where, name="weight", length=None):
         raise ValueError(f"{where}: {name} of shape {tuple(weight.shape)} does not fit input "
                          f"of shape {tuple(input.shape)}: expected ({length},), one per class")
     return weight
+
+
+def as_rows(input, target, where):
+    """nll_loss's and cross_entropy's other layouts as (N', C) rows, PyTorch's: an
+    unbatched ``(C,)`` input with a 0-d class (or ``(C,)`` probabilities) is one row, and
+    ``(N, C, d1, ..., dk)`` with ``(N, d1, ..., dk)`` classes (or probabilities of input's
+    shape) is N * d1 * ... * dk rows, C moved last.  Returns (rows, targets, the shape of
+    reduction='none''s result), or None for (N, C) input and anything not a Tensor (the
+    caller's checks name the problem).  The mean over the rows is PyTorch's mean over
+    the elements (weighted by the classes' weights)."""
+    if not isinstance(input, _C.Tensor) or not isinstance(target, _C.Tensor) or \
+            input.ndim == 2 or input.ndim == 0:
+        return None
+    soft = target.is_floating_point() and target.ndim == input.ndim
+    if input.ndim == 1:
+        want = tuple(input.shape) if soft else ()
+        if tuple(target.shape) != want:
+            raise ValueError(f"{where}: an unbatched input of shape {tuple(input.shape)} takes "
+                             f"a target of shape {want}, got {tuple(target.shape)} (on "
+                             f"{input.device})")
+        return (input.reshape(1, input.shape[0]),
+                target.reshape((1,) + want), ())
+    n, c, rest = input.shape[0], input.shape[1], tuple(input.shape[2:])
+    want = tuple(input.shape) if soft else (n,) + rest
+    if tuple(target.shape) != want:
+        raise ValueError(f"{where}: input of shape {tuple(input.shape)} (N, C, d1, ...) "
+                         f"takes a target of shape {want}, got {tuple(target.shape)} (on "
+                         f"{input.device})")
+    last = (0,) + tuple(range(2, input.ndim)) + (1,)  # C moved last
+    rows = input.permute(*last).reshape(-1, c)
+    targets = target.permute(*last).reshape(-1, c) if soft else target.reshape(-1)
+    return rows, targets, (n,) + rest
 
 
 def _check_ignore_index(value, where):
@@ -220,8 +258,8 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
     """
     where = "binary_cross_entropy_with_logits()"
     _check_pair(input, target, where)
-    weight = _check_weight(weight, input, where)
-    pos_weight = _check_weight(pos_weight, input, where, "pos_weight")
+    weight = _check_weight(weight, input, where, convert=True)
+    pos_weight = _check_weight(pos_weight, input, where, "pos_weight", convert=True)
     if reduction not in ("mean", "sum", "none"):
         _reduced(None, reduction, where)
     # (1 - y) * softplus(x) + pos_weight * y * softplus(-x), PyTorch's
@@ -234,6 +272,108 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
     if weight is not None:
         loss = loss * weight
     return _reduced(loss, reduction, where)
+
+
+def binary_cross_entropy(input: _C.Tensor, target: _C.Tensor,
+                         weight: _C.Tensor | None = None, size_average: bool | None = None,
+                         reduce: bool | None = None, reduction: str = "mean") -> _C.Tensor:
+    """PyTorch's ``binary_cross_entropy`` of probabilities: elementwise
+
+        loss = -weight * (y * max(log(x), -100) + (1 - y) * max(log(1 - x), -100))
+
+    (each log clamped at -100, as PyTorch's, so a confident wrong answer costs 100
+    rather than inf), then reduced.  The sigmoid and this loss in one stable formula is
+    ``binary_cross_entropy_with_logits``, which is better for training.
+
+    Parameters
+    ----------
+    input : Tensor
+        Probabilities in [0, 1], floating point (checked on the CPU; on a GPU a value
+        outside gives NaN, nothing is read back).
+    target : Tensor
+        input's shape and dtype, usually 0 or 1.
+    weight : Tensor, optional
+        Broadcast against the elementwise losses; any numeric dtype (converted to
+        input's, as PyTorch's).
+    size_average, reduce : bool, optional
+        Deprecated (PyTorch's); use reduction.
+    reduction : {'mean', 'sum', 'none'}, optional
+        Default 'mean'.
+
+    Returns
+    -------
+    Tensor
+        0-d, or input's shape with reduction='none'.
+
+    Raises
+    ------
+    TypeError
+        When input or target is not a floating-point Tensor.
+    ValueError
+        For mismatched shapes, an unknown reduction, or (on the CPU) an input outside
+        [0, 1].
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.binary_cross_entropy(pydevtensor.tensor([0.9, 0.2]), pydevtensor.tensor([1., 0.]))
+    tensor(0.1643)
+    >>> F.binary_cross_entropy(pydevtensor.tensor([0.0]), pydevtensor.tensor([1.0]))
+    tensor(100.)
+    """
+    from ._functional_losses_margin import _legacy_reduction
+    where = "binary_cross_entropy()"
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_pair(input, target, where)
+    weight = _check_weight(weight, input, where, convert=True)
+    if reduction not in ("mean", "sum", "none"):
+        _reduced(None, reduction, where)
+    if input.device.type == "cpu" and input.numel():
+        outside = (input < 0).logical_or(input > 1).logical_or(input.isnan())
+        if bool(outside.any()):
+            raise ValueError(f"{where}: all elements of input should be between 0 and 1, got "
+                             f"{float(input[outside].reshape(-1)[0])} (input of shape "
+                             f"{tuple(input.shape)} on {input.device})")
+    return _binary_cross_entropy(input, target, weight, reduction)
+
+
+@recorded("binary_cross_entropy")
+def _binary_cross_entropy(input, target, weight, reduction):
+    """The loss after binary_cross_entropy's checks, one autograd node
+    (BinaryCrossEntropyBackward0): composed, log's gradient at 0 would be 0 * inf."""
+    loss = (target * input.log().clamp(min=-100.0)
+            + (1 - target) * (1 - input).log().clamp(min=-100.0)).neg()
+    if weight is not None:
+        loss = loss * weight
+    return _reduced(loss, reduction, "binary_cross_entropy()")
+
+
+@derivative("binary_cross_entropy")
+class BinaryCrossEntropyBackward0(Node):
+    """PyTorch's gradient of the binary cross-entropy for its input,
+    ``g * w * (x - y) / max(x (1 - x), 1e-12)``, finite at x = 0 and 1 (where the
+    clamped logs are flat): a saturated sigmoid before BCELoss does not turn the batch's
+    gradient into NaN.  Like PyTorch's, it has no derivative for target."""
+
+    def save(self, result, input, target, weight, reduction):
+        self.save_tensors(input, target, *(() if weight is None else (weight,)))
+        self.reduction = reduction
+        return input, target
+
+    def backward(self, g):
+        x, y, *w = self.saved_tensors
+        if self.needs_input_grad[1]:
+            raise RuntimeError("binary_cross_entropy(): the derivative for 'target' is not "
+                               "implemented (as in PyTorch); binary_cross_entropy_with_logits "
+                               "has one")
+        if not self.needs_input_grad[0]:
+            return None, None
+        d = (x - y) / (x * (1 - x)).clamp(min=1e-12)
+        if w:
+            d = d * w[0]
+        if self.reduction == "mean":
+            g = g / max(x.numel(), 1)
+        return d * g, None
 
 
 def kl_div(input: _C.Tensor, target: _C.Tensor, reduction: str = "mean",

@@ -4,8 +4,11 @@ multilabel_margin_loss and multilabel_soft_margin_loss (re-exported by nn.functi
 the layers are in nn/losses_more.py).
 
 Each is PyTorch's formula written with differentiable package ops, so autograd gives
-its gradient and every device computes it; nothing is read back to the host except the
-class-index range checks, on the CPU only (as nll_loss's).  A hinge ``max(0, z)`` is
+its gradient and every device computes it.  multi_margin_loss and
+multilabel_margin_loss pick each sample's classes with gather (and weight[target]), whose
+index range check on a GPU reads the indices' min and max back to the host (counted
+copies, as every gather's: 4 a forward, 8 with the backward); an out-of-range class is
+an IndexError on every device.  The other losses read nothing back.  A hinge ``max(0, z)`` is
 ``clamp(z, min=0)``, whose gradient at z = 0 is 0, as PyTorch's.
 
 The deprecated ``size_average`` and ``reduce`` arguments are accepted where PyTorch has

@@ -40,6 +40,19 @@ def _shape_tuple(normalized_shape: Any, where: str) -> tuple[int, ...]:
     return shape
 
 
+def _trailing_shape(input: Any, normalized_shape: Any, where: str) -> tuple[int, ...]:
+    """normalized_shape as a tuple, after checking that input is a floating point
+    Tensor of shape (*, *normalized_shape) (layer_norm's and rms_norm's checks)."""
+    _floating(input, where)
+    shape = _shape_tuple(normalized_shape, where)
+    k = len(shape)
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise _Invalid(f"{where}: expected an input of shape (*, {', '.join(map(str, shape))})"
+                       f" (normalized_shape={shape}), got {tuple(input.shape)} "
+                       f"(on {input.device})")
+    return shape
+
+
 def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
                weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
@@ -78,13 +91,8 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     tensor([[-1.2247,  0.0000,  1.2247]])
     """
     where = "layer_norm()"
-    _floating(input, where)
-    shape = _shape_tuple(normalized_shape, where)
+    shape = _trailing_shape(input, normalized_shape, where)
     k = len(shape)
-    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
-        raise _Invalid(f"{where}: expected an input of shape (*, {', '.join(map(str, shape))})"
-                       f" (normalized_shape={shape}), got {tuple(input.shape)} "
-                       f"(on {input.device})")
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and tuple(p.shape) != shape:
             raise _Invalid(f"{where}: {name} of shape {tuple(p.shape)} does not match "
@@ -307,6 +315,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         what = tuple(weight.shape) if isinstance(weight, _C.Tensor) else type(weight).__name__
         raise _Invalid(f"{where}: weight must be a 2-d Tensor (num_embeddings, "
                        f"embedding_dim), got {what}")
+    if input.device != weight.device:  # as PyTorch's: no copy of the indices for you
+        raise _C.DeviceError(f"{where}: Expected all tensors to be on the same device, but "
+                             f"the indices {tuple(input.shape)} are on {input.device} and "
+                             f"weight {tuple(weight.shape)} on {weight.device}; move one "
+                             f"with .to()")
     n = weight.shape[0]
     pad = _padding_idx(padding_idx, n, where)
     _embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, where)

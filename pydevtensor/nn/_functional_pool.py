@@ -153,7 +153,12 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     tensor([[[[10, 11],
               [14, 15]]]])
     """
-    where = "max_pool2d()"
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices,
+                     "max_pool2d()")
+
+
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, where):
+    """max_pool2d, naming where in its errors (max_pool1d calls it with a height of 1)."""
     x, unbatched, kernel, stride, padding, dilation, out = _pool_args(
         input, kernel_size, stride, padding, dilation, ceil_mode, where, True)
     n, c, h, w = x.shape
@@ -307,7 +312,13 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     tensor([[[[ 2.5000,  4.0000],
               [ 8.5000, 10.0000]]]])
     """
-    where = "avg_pool2d()"
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, "avg_pool2d()")
+
+
+def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+              divisor_override, where):
+    """avg_pool2d, naming where in its errors (avg_pool1d calls it with a height of 1)."""
     if divisor_override is not None:
         if isinstance(divisor_override, bool) or not isinstance(divisor_override, int):
             raise TypeError(f"{where}: divisor_override must be an int or None, got "
@@ -413,10 +424,14 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     >>> F.adaptive_avg_pool2d(x, (3, 2)).shape
     pydevtensor.Size([1, 1, 3, 2])
     """
-    where = "adaptive_avg_pool2d()"
+    return _adaptive_avg_pool(input, output_size, "adaptive_avg_pool2d()")
+
+
+def _adaptive_avg_pool(input, output_size, where):
+    """adaptive_avg_pool2d, naming where in its errors."""
     x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
     if h % oh == 0 and w % ow == 0:
-        return avg_pool2d(input, (h // oh, w // ow))
+        return _avg_pool(input, (h // oh, w // ow), None, 0, False, True, None, where)
     wide = _wide(x.dtype)  # half types: averaged in float32, rounded once
     ph = _averaging(h, oh, wide, x.device)  # (oh, h)
     pw = _averaging(w, ow, wide, x.device)  # (ow, w)
@@ -459,11 +474,15 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
               [ 9, 10, 11],
               [13, 14, 15]]]])
     """
-    where = "adaptive_max_pool2d()"
+    return _adaptive_max_pool(input, output_size, return_indices, "adaptive_max_pool2d()")
+
+
+def _adaptive_max_pool(input, output_size, return_indices, where):
+    """adaptive_max_pool2d, naming where in its errors."""
     x, unbatched, (h, w), (oh, ow) = _adaptive_args(input, output_size, where)
     if h % oh == 0 and w % ow == 0:
         k = (h // oh, w // ow)
-        return max_pool2d(input, k, k, return_indices=return_indices)
+        return _max_pool(input, k, k, 0, 1, False, return_indices, where)
     index, rows, cols = _adaptive_taps(h, w, oh, ow, x.device)
     (first_r, last_r), (first_c, last_c) = rows, cols
     kh, kw = _widest(h, oh), _widest(w, ow)

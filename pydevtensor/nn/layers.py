@@ -553,6 +553,8 @@ class Softmax(Module):
     tensor([0.5000, 0.5000])
     """
 
+    _fn = staticmethod(F.softmax)
+
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
@@ -564,10 +566,28 @@ class Softmax(Module):
             warnings.warn("Implicit dimension choice for softmax has been deprecated. Change "
                           "the call to include dim=X as an argument.", stacklevel=2)
             dim = 0 if input.ndim in (0, 1, 3) else 1
-        return F.softmax(input, dim)
+        return self._fn(input, dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    """log_softmax along dim, as a layer (D2L's and PyTorch's pair for NLLLoss).
+
+    Parameters
+    ----------
+    dim : int
+        The dimension along which the exponentials sum to 1.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.LogSoftmax(dim=0)(pydevtensor.tensor([0., 0.]))
+    tensor([-0.6931, -0.6931])
+    """
+
+    _fn = staticmethod(F.log_softmax)
 
 
 class ModuleList(_ModuleSequence):
@@ -586,9 +606,34 @@ class ModuleList(_ModuleSequence):
     >>> layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])
     >>> len(list(layers.parameters()))
     6
+    >>> layers
+    ModuleList(
+      (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)
+    )
     """
 
     _kind = "ModuleList"
+
+    def __repr__(self) -> str:
+        """PyTorch's: a run of members with the same repr is one line, "(i-j): n x ..."."""
+        runs: list[list[Any]] = []  # [first index, last index, text]
+        for i, m in enumerate(self._modules.values()):
+            text = repr(m)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        if not runs:
+            return "ModuleList()"
+        lines = ["ModuleList("]
+        for first, last, text in runs:
+            text = text.replace("\n", "\n  ")
+            if first == last:
+                lines.append(f"  ({first}): {text}")
+            else:
+                lines.append(f"  ({first}-{last}): {last - first + 1} x {text}")
+        lines.append(")")
+        return "\n".join(lines)
 
     def __init__(self, modules: Any = None) -> None:
         super().__init__()

@@ -308,6 +308,44 @@ class BCEWithLogitsLoss(_Loss):
                                                   self.pos_weight)
 
 
+class BCELoss(_Loss):
+    """Binary cross-entropy of probabilities (F.binary_cross_entropy: each log clamped
+    at -100); call it as ``loss_fn(probabilities, target)``.  On logits,
+    BCEWithLogitsLoss is the stable choice.
+
+    Parameters
+    ----------
+    weight : Tensor, optional
+        Broadcast against the elementwise losses.
+    size_average, reduce : bool, optional
+        Deprecated (PyTorch's); use reduction.
+    reduction : {'mean', 'sum', 'none'}, optional
+        Default 'mean'.
+
+    Raises
+    ------
+    TypeError
+        When weight is not a Tensor.
+    ValueError
+        For an unknown reduction.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.BCELoss()(pydevtensor.tensor([0.9, 0.2]), pydevtensor.tensor([1., 0.]))
+    tensor(0.1643)
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        from ._functional_losses_margin import _legacy_reduction
+        super().__init__(_legacy_reduction(size_average, reduce, reduction))
+        self.register_buffer("weight", _class_weight(weight, "BCELoss"))
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
 class KLDivLoss(Module):
     """The Kullback-Leibler divergence (F.kl_div) of target from the distribution whose
     log-probabilities are the input; call it as ``loss_fn(log_q, p)``.

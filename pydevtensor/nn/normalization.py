@@ -54,7 +54,7 @@ class LayerNorm(Module):
     >>> from pydevtensor import nn
     >>> ln = nn.LayerNorm(2)
     >>> ln
-    LayerNorm((2,), eps=1e-05, elementwise_affine=True)
+    LayerNorm((2,), eps=1e-05, elementwise_affine=True, bias=True)
     >>> ln(pydevtensor.tensor([[1., 3.], [2., 2.]]))
     tensor([[-1.0000,  1.0000],
             [ 0.0000,  0.0000]], grad_fn=<AddBackward0>)
@@ -88,7 +88,7 @@ class LayerNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class HostCount:

@@ -13,7 +13,29 @@ if TYPE_CHECKING:
     from .._C import Tensor
 
 
-class MaxPool2d(Module):
+class _MaxPoolNd(Module):
+    """The arguments, forward and repr MaxPool1d and MaxPool2d share; _pool is the
+    function."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input: Tensor):
+        return type(self)._pool(input, self.kernel_size, self.stride, self.padding,
+                                self.dilation, ceil_mode=self.ceil_mode,
+                                return_indices=self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool2d(_MaxPoolNd):
     """:func:`~pydevtensor.nn.functional.max_pool2d` as a layer, as
     ``torch.nn.MaxPool2d``.
 
@@ -42,21 +64,7 @@ class MaxPool2d(Module):
     pydevtensor.Size([1, 64, 56, 56])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-    def forward(self, input: Tensor):
-        return FP.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+    _pool = staticmethod(FP.max_pool2d)
 
 
 class AvgPool2d(Module):
@@ -104,7 +112,22 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool2d(Module):
+class _AdaptivePoolNd(Module):
+    """The argument, forward and repr the adaptive pools share; _pool is the function
+    (return_indices goes to the max pools only)."""
+
+    def __init__(self, output_size) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor):
+        return type(self)._pool(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool2d(_AdaptivePoolNd):
     """:func:`~pydevtensor.nn.functional.adaptive_avg_pool2d` as a layer, as
     ``torch.nn.AdaptiveAvgPool2d`` (D2L's NiN and ResNet end with
     ``nn.AdaptiveAvgPool2d((1, 1))``).
@@ -124,18 +147,21 @@ class AdaptiveAvgPool2d(Module):
     pydevtensor.Size([2, 512, 1, 1])
     """
 
-    def __init__(self, output_size) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        return FP.adaptive_avg_pool2d(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+    _pool = staticmethod(FP.adaptive_avg_pool2d)
 
 
-class AdaptiveMaxPool2d(Module):
+class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
+    """An adaptive pool that can return the indices of its maxima."""
+
+    def __init__(self, output_size, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input: Tensor):
+        return type(self)._pool(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """:func:`~pydevtensor.nn.functional.adaptive_max_pool2d` as a layer, as
     ``torch.nn.AdaptiveMaxPool2d``.
 
@@ -158,12 +184,4 @@ class AdaptiveMaxPool2d(Module):
             [[7.]]])
     """
 
-    def __init__(self, output_size, return_indices: bool = False) -> None:
-        super().__init__()
-        self.output_size, self.return_indices = output_size, return_indices
-
-    def forward(self, input: Tensor):
-        return FP.adaptive_max_pool2d(input, self.output_size, self.return_indices)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+    _pool = staticmethod(FP.adaptive_max_pool2d)

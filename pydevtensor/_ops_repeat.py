@@ -1,0 +1,171 @@
+"""repeat_interleave: each element (or slice along a dim) repeated in place, as
+``torch.repeat_interleave``; D2L's masked_softmax repeats the valid lengths with it.
+
+With an int ``repeats`` the result is a broadcast view copied out (nothing is read from
+the device).  With a tensor ``repeats`` the result's size is their sum, which lives on
+the device: when ``output_size`` is not given it is read back to the host, with the
+smallest repeat (one explicit, counted device-to-host copy of 16 bytes on a GPU, that
+the transfer guard's ``"log_explicit"`` and ``"disallow_explicit"`` levels see), as
+``nonzero`` and ``unique`` read their counts.  Given ``output_size``, nothing is read
+for the size; the positions are then built on the device (Note [repeat positions]),
+and the gather that follows range-checks them as every gather in this package does
+(on a GPU, a counted read of their min and max: pdt_index_check).
+"""
+from . import _C
+from ._ops_index import _dim, _tensor_arg, index_select
+
+__all__ = ["repeat_interleave"]
+
+_INTS = (_C.int32, _C.int64)
+
+
+def _int(value, name):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"repeat_interleave(): {name} must be an int, got "
+                        f"{type(value).__name__}")
+    return value
+
+
+def _positions(repeats, total):
+    """Note [repeat positions]: for (n,) non-negative repeats summing to total, the
+    (total,) int64 source index of each output slot, built on the device without
+    reading anything: slot j takes the last i whose first slot (the exclusive cumsum
+    of repeats) is <= j.  A 1 is added at each i's first slot (into a spare slot past
+    the end when it starts there, as zero repeats at the end do), and the running sum
+    of those marks, less one, is the index."""
+    n, device = repeats.shape[0], repeats.device
+    starts = repeats.cumsum(0) - repeats
+    starts = starts.clamp(max=total)  # a start at total (trailing zeros) goes to the spare
+    marks = _C.zeros((total + 1,), dtype=_C.int64, device=device)
+    _C._index_add(marks, 0, starts.contiguous(), _C.ones((n,), dtype=_C.int64, device=device))
+    return (marks.cumsum(0)[:total] - 1).clamp(min=0)
+
+
+def _checked_repeats(repeats, size, where):
+    """repeats as a 1-d int64 tensor of length size (a 0-d or one-element one broadcast)."""
+    if repeats.dtype not in _INTS:
+        raise NotImplementedError(f"{where}: repeats must be an int32 or int64 tensor, got "
+                                  f"{repeats.dtype} (shape {tuple(repeats.shape)}, on "
+                                  f"{repeats.device})")
+    if repeats.ndim > 1:
+        raise RuntimeError(f"{where}: repeats must be 0-dim or 1-dim tensor, got shape "
+                           f"{tuple(repeats.shape)} (on {repeats.device})")
+    r = repeats.detach().reshape(-1).to(_C.int64)
+    if r.shape[0] == 1 and size != 1:
+        return r.expand(size).contiguous()
+    if r.shape[0] != size:
+        raise RuntimeError(f"{where}: repeats must have the same size as input along dim, but "
+                           f"got repeats.size(0) = {r.shape[0]} and input.size(dim) = {size} "
+                           f"(on {repeats.device})")
+    return r
+
+
+def _total(r, output_size, where):
+    """The output's length: output_size when given (checked against the data on the
+    CPU, where reading it is free), else the sum read back (one counted copy)."""
+    on_cpu = r.device.type == "cpu"
+    if output_size is not None and not on_cpu:
+        return output_size
+    if r.shape[0] == 0:
+        total, low = 0, 0
+    else:
+        from ._ops_join import cat
+        total, low = cat([r.sum().reshape(1), r.amin().reshape(1)]).cpu().tolist()
+    if low < 0:
+        raise RuntimeError(f"{where}: repeats can not be negative, got {low} (on {r.device})")
+    if output_size is not None and output_size != total:
+        raise RuntimeError(f"{where}: allocated size does not match required size: "
+                           f"output_size={output_size} but the repeats sum to {total} "
+                           f"(on {r.device})")
+    return total
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeats each element of input (each slice along dim) ``repeats`` times, the
+    copies next to each other, as ``torch.repeat_interleave``.
+
+    ``repeat_interleave(repeats)`` with one 1-d integer tensor gives
+    ``repeat_interleave(arange(len(repeats)), repeats)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.repeat_interleave(repeats, dim)``).
+    repeats : int or Tensor
+        How many times: one int for all, or an int32/int64 tensor with one count per
+        element along dim (or one count, broadcast).
+    dim : int, optional
+        The dimension to repeat along; None (the default) flattens input first.
+    output_size : int, optional
+        The result's length along dim, when known: with a tensor ``repeats`` on a GPU
+        it saves reading their sum back to the host (a wrong value is not detected
+        there; on the CPU it raises, as PyTorch's).
+
+    Returns
+    -------
+    Tensor
+        A new tensor; the gradient flows back to input (the copies' gradients summed).
+
+    Raises
+    ------
+    RuntimeError
+        For negative repeats, repeats not 0-d or 1-d or of the wrong length, or an
+        output_size that does not match.
+    NotImplementedError
+        For floating or bool repeats (as PyTorch).
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[1, 2], [3, 4]])
+    >>> pydevtensor.repeat_interleave(x, 2)
+    tensor([1, 1, 2, 2, 3, 3, 4, 4])
+    >>> x.repeat_interleave(pydevtensor.tensor([1, 2]), dim=0)
+    tensor([[1, 2],
+            [3, 4],
+            [3, 4]])
+    >>> pydevtensor.repeat_interleave(pydevtensor.tensor([2, 0, 1]))
+    tensor([0, 0, 2])
+    """
+    where = "repeat_interleave()"
+    _tensor_arg(input, "repeat_interleave")
+    if repeats is None:  # repeat_interleave(repeats)
+        if dim is not None:
+            raise TypeError(f"{where}: dim given without repeats")
+        if input.ndim != 1:
+            raise RuntimeError(f"{where}: repeat_interleave only accept 1D vector as repeat, "
+                               f"got shape {tuple(input.shape)} (on {input.device})")
+        index = _C.arange(input.shape[0], dtype=input.dtype, device=input.device)
+        return repeat_interleave(index, input, 0, output_size=output_size)
+    if output_size is not None:
+        _int(output_size, "output_size")
+        if output_size < 0:
+            raise RuntimeError(f"{where}: output_size must be >= 0, got {output_size}")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _dim(_int(dim, "dim"), input.ndim, "repeat_interleave")
+    if x.ndim == 0:
+        x = x.reshape(1)
+    size = x.shape[d]
+    if isinstance(repeats, _C.Tensor):
+        if repeats.device != input.device:
+            raise RuntimeError(f"{where}: Expected all tensors to be on the same device, but "
+                               f"found at least two devices, {input.device} (input) and "
+                               f"{repeats.device} (repeats)")
+        r = _checked_repeats(repeats, size, where)
+        total = _total(r, output_size, where)
+        return index_select(x, d, _positions(r, total))
+    count = _int(repeats, "repeats")
+    if count < 0:
+        raise RuntimeError(f"{where}: Repeats must be non-negative, got {count} (input of "
+                           f"shape {tuple(input.shape)}, on {input.device})")
+    if output_size is not None and output_size != size * count:
+        raise RuntimeError(f"{where}: Invalid output_size, expected {size * count} but got "
+                           f"{output_size}")
+    shape = tuple(x.shape)
+    wide = shape[:d + 1] + (count,) + shape[d + 1:]
+    out_shape = shape[:d] + (size * count,) + shape[d + 1:]
+    return x.unsqueeze(d + 1).expand(*wide).reshape(out_shape)
+
+
+_C.Tensor.repeat_interleave = repeat_interleave

@@ -1,0 +1,133 @@
+"""LocalResponseNorm (AlexNet, D2L 8.1) and RMSNorm (PyTorch 2.4+): the functions of
+nn/_functional_norm_more.py as layers with PyTorch's arguments, parameters and
+reprs."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from .. import _C
+from . import _functional_norm as FN
+from . import _functional_norm_more as FNM
+from .module import Module
+from .normalization import _check_eps
+from .parameter import Parameter
+
+if TYPE_CHECKING:
+    from .._C import Tensor, device, dtype
+
+
+class LocalResponseNorm(Module):
+    """:func:`~pydevtensor.nn.functional.local_response_norm` as a layer, as
+    ``torch.nn.LocalResponseNorm`` (no parameters).
+
+    Parameters
+    ----------
+    size : int
+        The number of neighbouring channels.
+    alpha : float, optional
+        Default 1e-4.
+    beta : float, optional
+        Default 0.75.
+    k : float, optional
+        Default 1.0.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> lrn = nn.LocalResponseNorm(5)
+    >>> lrn
+    LocalResponseNorm(5, alpha=0.0001, beta=0.75, k=1.0)
+    >>> lrn(pydevtensor.ones(1, 96, 55, 55)).shape
+    pydevtensor.Size([1, 96, 55, 55])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FNM.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class RMSNorm(Module):
+    """Divides each sample by the root mean square of its last
+    ``len(normalized_shape)`` dimensions, then scales by weight, as
+    ``torch.nn.RMSNorm`` (PyTorch 2.4+): no mean is subtracted and there is no bias.
+
+    Parameters
+    ----------
+    normalized_shape : int or sequence of int
+        The trailing shape of the input to normalise over.
+    eps : float, optional
+        Added to the mean square; None (default) means the machine epsilon of the
+        type the mean is taken in.
+    elementwise_affine : bool, optional
+        Learn weight (ones at first) of shape normalized_shape (default True).
+    device : str or pydevtensor.device, optional
+        Where the weight lives.
+    dtype : pydevtensor.dtype, optional
+        Its dtype (default float32).
+
+    Raises
+    ------
+    TypeError, ValueError
+        When normalized_shape is not one or more positive ints, or eps is negative; at
+        forward, when the input's trailing shape is not normalized_shape.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> norm = nn.RMSNorm(2)
+    >>> norm
+    RMSNorm((2,), eps=None, elementwise_affine=True)
+    >>> norm(pydevtensor.tensor([[1., 1.], [3., -3.]]))
+    tensor([[ 1.,  1.],
+            [ 1., -1.]], grad_fn=<MulBackward0>)
+    """
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
+                 elementwise_affine: bool = True, device: str | device | None = None,
+                 dtype: dtype | None = None) -> None:
+        super().__init__()
+        self.normalized_shape = FN._shape_tuple(normalized_shape, "RMSNorm")
+        self.eps = None if eps is None else _check_eps(eps, "RMSNorm")
+        self.elementwise_affine = bool(elementwise_affine)
+        if self.elementwise_affine:
+            self.weight = Parameter(_C.ones(self.normalized_shape, device=device,
+                                            dtype=_C.float32 if dtype is None else dtype))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self) -> None:
+        """Sets the weight back to ones.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> norm = nn.RMSNorm(2)
+        >>> _ = norm.weight.data.mul_(3.0)
+        >>> norm.reset_parameters()
+        >>> norm.weight
+        Parameter containing:
+        tensor([1., 1.], requires_grad=True)
+        """
+        if self.weight is not None:
+            self.weight.data.fill_(1.0)
+
+    def forward(self, input: Tensor) -> Tensor:
+        try:
+            return FNM.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+        except ValueError as e:  # InvalidArgumentError too: the same class, in its words
+            raise type(e)(str(e).replace("rms_norm()", "RMSNorm", 1)) from None
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")

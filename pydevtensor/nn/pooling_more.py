@@ -1,0 +1,256 @@
+"""The 1-d pooling layers (MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d),
+the power-average pools (LPPool1d, LPPool2d) and MaxUnpool2d: the functions of
+nn/_functional_pool_more.py as modules with PyTorch's arguments and reprs.  Like
+PyTorch's, they check their arguments when called, not when made."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import _functional_pool_more as FPM
+from .module import Module
+from .pooling import _AdaptiveMaxPoolNd, _AdaptivePoolNd, _MaxPoolNd
+
+if TYPE_CHECKING:
+    from .._C import Tensor
+
+
+def _single(value):
+    """PyTorch's _single: an int as a 1-tuple (what AvgPool1d keeps and shows)."""
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+class MaxPool1d(_MaxPoolNd):
+    """:func:`~pydevtensor.nn.functional.max_pool1d` as a layer, as
+    ``torch.nn.MaxPool1d``.
+
+    Parameters
+    ----------
+    kernel_size : int or tuple of 1 int
+        The window's length.
+    stride : int or tuple of 1 int, optional
+        Default: kernel_size.
+    padding : int or tuple of 1 int, optional
+        -inf added on both ends, at most half the kernel (default 0).
+    dilation : int or tuple of 1 int, optional
+        Default 1.
+    return_indices : bool, optional
+        Also return the indices of the maxima (default False).
+    ceil_mode : bool, optional
+        Round the output length up (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> pool = nn.MaxPool1d(3, stride=2)
+    >>> pool
+    MaxPool1d(kernel_size=3, stride=2, padding=0, dilation=1, ceil_mode=False)
+    >>> pool(pydevtensor.ones(4, 8, 50)).shape
+    pydevtensor.Size([4, 8, 24])
+    """
+
+    _pool = staticmethod(FPM.max_pool1d)
+
+
+class AvgPool1d(Module):
+    """:func:`~pydevtensor.nn.functional.avg_pool1d` as a layer, as
+    ``torch.nn.AvgPool1d`` (which keeps its sizes as 1-tuples).
+
+    Parameters
+    ----------
+    kernel_size : int or tuple of 1 int
+        The window's length.
+    stride : int or tuple of 1 int, optional
+        Default: kernel_size.
+    padding : int or tuple of 1 int, optional
+        Zeros added on both ends, at most half the kernel (default 0).
+    ceil_mode : bool, optional
+        Round the output length up (default False).
+    count_include_pad : bool, optional
+        Count the padding in each window's divisor (default True).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> pool = nn.AvgPool1d(2)
+    >>> pool
+    AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    >>> pool(pydevtensor.tensor([[[1., 3., 2., 6.]]]))
+    tensor([[[2., 4.]]])
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FPM.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                              self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePoolNd):
+    """:func:`~pydevtensor.nn.functional.adaptive_avg_pool1d` as a layer, as
+    ``torch.nn.AdaptiveAvgPool1d``.
+
+    Parameters
+    ----------
+    output_size : int or tuple of 1 int
+        L_out.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> pool = nn.AdaptiveAvgPool1d(1)
+    >>> pool
+    AdaptiveAvgPool1d(output_size=1)
+    >>> pool(pydevtensor.tensor([[1., 2., 6.]]))
+    tensor([[3.]])
+    """
+
+    _pool = staticmethod(FPM.adaptive_avg_pool1d)
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """:func:`~pydevtensor.nn.functional.adaptive_max_pool1d` as a layer, as
+    ``torch.nn.AdaptiveMaxPool1d``.
+
+    Parameters
+    ----------
+    output_size : int or tuple of 1 int
+        L_out.
+    return_indices : bool, optional
+        Also return the indices of the maxima (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> pool = nn.AdaptiveMaxPool1d(2)
+    >>> pool
+    AdaptiveMaxPool1d(output_size=2)
+    >>> pool(pydevtensor.tensor([[1., 5., 2., 6., 3.]]))
+    tensor([[5., 6.]])
+    """
+
+    _pool = staticmethod(FPM.adaptive_max_pool1d)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type: float, kernel_size, stride=None,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._pool(input, self.norm_type, self.kernel_size, self.stride,
+                                self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """:func:`~pydevtensor.nn.functional.lp_pool1d` as a layer, as
+    ``torch.nn.LPPool1d``: each window's p-norm.
+
+    Parameters
+    ----------
+    norm_type : float
+        p, non-zero.
+    kernel_size : int or tuple of 1 int
+        The window's length.
+    stride : int or tuple of 1 int, optional
+        Default: kernel_size.
+    ceil_mode : bool, optional
+        Round the output length up (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> pool = nn.LPPool1d(2, 2)
+    >>> pool
+    LPPool1d(norm_type=2, kernel_size=2, stride=None, ceil_mode=False)
+    >>> pool(pydevtensor.tensor([[3., 4., 6., 8.]]))
+    tensor([[ 5., 10.]])
+    """
+
+    _pool = staticmethod(FPM.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    """:func:`~pydevtensor.nn.functional.lp_pool2d` as a layer, as
+    ``torch.nn.LPPool2d``: each window's p-norm.
+
+    Parameters
+    ----------
+    norm_type : float
+        p, non-zero.
+    kernel_size : int or tuple of 2 ints
+        The window's size.
+    stride : int or tuple of 2 ints, optional
+        Default: kernel_size.
+    ceil_mode : bool, optional
+        Round the output size up (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> pool = nn.LPPool2d(1, (1, 2))
+    >>> pool
+    LPPool2d(norm_type=1, kernel_size=(1, 2), stride=None, ceil_mode=False)
+    >>> pool(pydevtensor.tensor([[[1., 2.], [3., 4.]]]))
+    tensor([[[3.],
+             [7.]]])
+    """
+
+    _pool = staticmethod(FPM.lp_pool2d)
+
+
+def _pair(value):
+    """PyTorch's _pair: an int as a 2-tuple (what MaxUnpool2d keeps and shows)."""
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+class MaxUnpool2d(Module):
+    """:func:`~pydevtensor.nn.functional.max_unpool2d` as a layer, as
+    ``torch.nn.MaxUnpool2d`` (which keeps its sizes as pairs).
+
+    Parameters
+    ----------
+    kernel_size : int or tuple of 2 ints
+        The pool's window.
+    stride : int or tuple of 2 ints, optional
+        The pool's stride (default: kernel_size).
+    padding : int or tuple of 2 ints, optional
+        The pool's padding (default 0).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> unpool = nn.MaxUnpool2d(2)
+    >>> unpool
+    MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))
+    >>> values, indices = nn.MaxPool2d(2, return_indices=True)(pydevtensor.ones(1, 1, 4, 4))
+    >>> unpool(values, indices).shape
+    pydevtensor.Size([1, 1, 4, 4])
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size = _pair(kernel_size)
+        self.stride = _pair(stride if stride is not None else kernel_size)
+        self.padding = _pair(padding)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return FPM.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                                output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

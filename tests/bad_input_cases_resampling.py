@@ -1,0 +1,108 @@
+"""The bad-input catalogue's cases for the 1-d and power-average pools, interpolate and
+the upsampling layers, pixel shuffle, local_response_norm and rms_norm (and their
+modules).  tests/bad_input_cases.py (where Case is) adds them to CASES;
+tests/test_bad_input.py runs them."""
+from bad_input_cases import C
+
+RESAMPLING_CASES = [
+    # ---- 1-d and power-average pools (nn/_functional_pool_more.py)
+    C("max_pool1d-padding", "pdt.nn.MaxPool1d(2, padding=2)(pdt.zeros(1, 1, 4))",
+      "pydevtensor.InvalidArgumentError", r"max_pool1d\(\): pad should be at most half of "
+      r"effective kernel size, but got pad=2, kernel_size=2 and dilation=1 \(on cpu\)"),
+    C("max_pool1d-2-kernel", "pdt.nn.functional.max_pool1d(pdt.zeros(1, 1, 4), (2, 2))",
+      "pydevtensor.InvalidArgumentError", r"max_pool1d\(\): expected kernel_size to be a single "
+      r"integer value or a list of 1 values to match the 1-d operation, but got "
+      r"kernel_size=\(2, 2\)"),
+    C("avg_pool1d-too-small", "pdt.nn.AvgPool1d(5)(pdt.zeros(1, 2, 4))",
+      "pydevtensor.InvalidArgumentError", r"avg_pool1d\(\): given input size \(2x1x4\), "
+      r"calculated output size \(2x1x0\) is too small"),
+    C("avg_pool1d-4d", "pdt.nn.functional.avg_pool1d(pdt.zeros(1, 1, 2, 4), 2)",
+      "pydevtensor.InvalidArgumentError", r"avg_pool1d\(\): expected a 2-d \(unbatched\) or "
+      r"3-d \(batched\) input, got shape \(1, 1, 2, 4\) \(on cpu\)"),
+    C("max_pool1d-int", "pdt.nn.functional.max_pool1d(pdt.zeros(1, 1, 4, dtype=pdt.int64), 2)",
+      "RuntimeError", r"max_pool1d\(\): expected a floating point input, got "
+      r"pydevtensor\.int64 of shape \(1, 1, 4\) \(on cpu\)"),
+    C("AdaptiveAvgPool1d-zero", "pdt.nn.AdaptiveAvgPool1d(0)(pdt.zeros(1, 1, 4))",
+      "pydevtensor.InvalidArgumentError", r"adaptive_avg_pool1d\(\): output_size must be "
+      r"positive, got output_size=\(0,\)"),
+    C("AdaptiveMaxPool1d-empty", "pdt.nn.AdaptiveMaxPool1d(2)(pdt.zeros(1, 1, 0))",
+      "pydevtensor.InvalidArgumentError", r"adaptive_max_pool1d\(\): expected an input with a "
+      r"non-zero length, got shape \(1, 1, 0\) \(on cpu\)"),
+    C("lp_pool1d-norm-zero", "pdt.nn.functional.lp_pool1d(pdt.ones(1, 1, 4), 0, 2)",
+      "ValueError", r"lp_pool1d\(\): norm_type must be a non-zero value, but got 0"),
+    C("LPPool2d-norm-str", 'pdt.nn.LPPool2d("2", 2)(pdt.ones(1, 1, 4, 4))', "TypeError",
+      r"lp_pool2d\(\): norm_type must be a number, got str"),
+    C("max_unpool2d-index", "pdt.nn.functional.max_unpool2d(pdt.ones(1, 1, 2, 2), "
+      "pdt.tensor([[[[0, 3], [8, 35]]]]), 2)", "RuntimeError",
+      r"max_unpool2d\(\): Found an invalid max index: 35 \(output volumes are of size 4x4; "
+      r"on cpu\)"),
+    C("MaxUnpool2d-output-size", "pdt.nn.MaxUnpool2d(2)(pdt.ones(1, 1, 2, 2), "
+      "pdt.zeros(1, 1, 2, 2, dtype=pdt.int64), (7, 7))", "ValueError",
+      r'max_unpool2d\(\): invalid output_size "\(7, 7\)" \(dim 0 must be between 2 and 6\)'),
+    C("max_unpool2d-int32", "pdt.nn.functional.max_unpool2d(pdt.ones(1, 1, 2, 2), "
+      "pdt.zeros(1, 1, 2, 2, dtype=pdt.int32), 2)", "TypeError",
+      r"elements in indices should be type int64 but got pydevtensor\.int32 \(on cpu\)"),
+    # ---- interpolate and the upsampling layers (nn/_functional_interpolate.py)
+    C("interpolate-neither", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4, 4))",
+      "ValueError", r"interpolate\(\): either size or scale_factor should be defined"),
+    C("interpolate-both", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4), 2, 2.0)",
+      "ValueError", r"interpolate\(\): only one of size or scale_factor should be defined"),
+    C("interpolate-size-length", "pdt.nn.Upsample(size=(2, 3, 4))(pdt.zeros(1, 1, 4, 4))",
+      "ValueError", r"Input and output must have the same number of spatial dimensions, but "
+      r"got input with spatial dimensions of \[4, 4\] and output size of \(2, 3, 4\) "
+      r"\(on cpu\)"),
+    C("interpolate-zero-size", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4, 4), "
+      "scale_factor=0.1)", "pydevtensor.InvalidArgumentError",
+      r"interpolate\(\): Input and output sizes should be greater than 0, but got input "
+      r"\(4, 4\) and output \(0, 0\) \(input of shape \(1, 1, 4, 4\) on cpu\)"),
+    C("interpolate-linear-4d", 'pdt.nn.Upsample(scale_factor=2, mode="linear")'
+      "(pdt.zeros(1, 1, 4, 4))", "NotImplementedError",
+      r"interpolate\(\): Got 4D input \(shape \(1, 1, 4, 4\) on cpu\), but linear mode needs "
+      r"3D input"),
+    C("interpolate-unknown-mode", 'pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4), 8, '
+      'mode="lanczos")', "NotImplementedError",
+      r"interpolate\(\): mode 'lanczos' is not supported; the modes are nearest, "
+      r"nearest-exact, linear, bilinear, trilinear, bicubic, area"),
+    C("interpolate-align-nearest", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4), 8, "
+      "align_corners=True)", "ValueError", r"align_corners option can only be set with the "
+      r"interpolating modes: linear \| bilinear \| bicubic \| trilinear \(got mode='nearest'\)"),
+    C("interpolate-2d-input", "pdt.nn.functional.interpolate(t, 4)", "NotImplementedError",
+      r"Only 3D, 4D and 5D input Tensors supported \(got 2D, shape \(2, 3\) on cpu\)"),
+    C("interpolate-int", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4, dtype=pdt.int64), "
+      "8)", "RuntimeError", r"interpolate\(\): expected a floating point input, got "
+      r"pydevtensor\.int64 of shape \(1, 1, 4\) \(on cpu\)"),
+    C("interpolate-antialias", 'pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4, 4), 2, '
+      'mode="bilinear", antialias=True)', "NotImplementedError",
+      r"antialias=True is not supported"),
+    C("interpolate-size-float", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4), 2.5)",
+      "TypeError", r"expected size to be an int or a tuple of 1 ints, but got 2\.5"),
+    # ---- pixel shuffle (nn/_functional_pixel_shuffle.py)
+    C("pixel_shuffle-channels", "pdt.nn.PixelShuffle(2)(pdt.zeros(1, 6, 2, 2))",
+      "pydevtensor.InvalidArgumentError", r"pixel_shuffle\(\): expects its input's 'channel' "
+      r"dimension to be divisible by the square of upscale_factor, but input\.size\(-3\)=6 "
+      r"is not divisible by 4 \(input of shape \(1, 6, 2, 2\) on cpu\)"),
+    C("pixel_shuffle-2d", "pdt.nn.functional.pixel_shuffle(t, 1)",
+      "pydevtensor.InvalidArgumentError", r"pixel_shuffle\(\): expects input to have at "
+      r"least 3 dimensions, but got input of shape \(2, 3\) \(on cpu\)"),
+    C("pixel_unshuffle-width", "pdt.nn.PixelUnshuffle(2)(pdt.zeros(1, 1, 4, 5))",
+      "pydevtensor.InvalidArgumentError", r"pixel_unshuffle\(\): expects width to be divisible "
+      r"by downscale_factor, but input\.size\(-1\)=5 is not divisible by 2"),
+    C("PixelShuffle-zero", "pdt.nn.PixelShuffle(0)(pdt.zeros(1, 4, 2, 2))",
+      "pydevtensor.InvalidArgumentError", r"expects a positive upscale_factor, but got 0"),
+    # ---- local_response_norm and rms_norm (nn/_functional_norm_more.py)
+    C("LocalResponseNorm-2d", "pdt.nn.LocalResponseNorm(2)(t)", "ValueError",
+      r"local_response_norm\(\): Expected 3D or higher dimensionality input \(got 2 "
+      r"dimensions, shape \(2, 3\) on cpu\)"),
+    C("local_response_norm-size", "pdt.nn.functional.local_response_norm(pdt.ones(1, 3, 4), "
+      "0)", "ValueError", r"local_response_norm\(\): size must be positive, got 0"),
+    C("RMSNorm-shape", "pdt.nn.RMSNorm(4)(t)", "pydevtensor.InvalidArgumentError",
+      r"RMSNorm: expected an input of shape \(\*, 4\) \(normalized_shape=\(4,\)\), got "
+      r"\(2, 3\) \(on cpu\)"),
+    C("rms_norm-weight", "pdt.nn.functional.rms_norm(t, 3, pdt.ones(2))",
+      "pydevtensor.InvalidArgumentError", r"rms_norm\(\): Expected weight to be of same shape "
+      r"as normalized_shape, but got weight of shape \(2,\) and normalized_shape=\(3,\)"),
+    C("rms_norm-int", "pdt.nn.functional.rms_norm(ti, 3)", "TypeError",
+      r"rms_norm\(\): input must be floating point, got pydevtensor\.int"),
+    C("RMSNorm-eps", "pdt.nn.RMSNorm(3, eps=-1e-5)", "ValueError",
+      r"RMSNorm: eps must be a number >= 0, got -1e-05"),
+]

@@ -1,0 +1,477 @@
+"""F.scaled_dot_product_attention and nn.MultiheadAttention on every device:
+
+- SDPA against a NumPy float64 reference written here (softmax(q k^T scale + mask) v,
+  |got - ref| <= 1e-12 + 1e-12 |ref|), with bool and float masks broadcast over batch
+  dims, is_causal for L < S and L > S, scale, grouped-query attention; its gradients
+  against central differences (tests/test_gradcheck.py's helper and tolerance); a
+  query whose keys are all masked gives zeros and a zero gradient, as PyTorch's;
+  dropout from the package's generator (one seed, one result; the kept share near
+  1 - p; the kept weights scaled by 1 / (1 - p));
+- both against PyTorch when it can be imported: a PyTorch MultiheadAttention's
+  state_dict loaded by name through NumPy into ours, outputs, weights and every
+  gradient compared in float64 within 1e-10 + 1e-10 |ref| (the same float64 sums, in
+  another order), for every constructor option (kdim/vdim, add_bias_kv,
+  add_zero_attn, bias, batch_first), masks of both kinds, need_weights and
+  average_attn_weights, unbatched input; NaN where PyTorch's need_weights path gives it;
+- PyTorch's parameter names, shapes, initialisation bounds and repr.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import CUDA_DEVICES, torch_or_skip
+from pydevtensor import nn
+from pydevtensor.nn import functional as F
+from test_gradcheck import gradcheck
+
+TOL64 = 1e-12
+TORCH64 = 1e-10
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+def _close(got, ref, tol=TOL64):
+    got = _np(got) if isinstance(got, pdt.Tensor) else np.asarray(got)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    same_nan = np.isnan(got) == np.isnan(ref)
+    assert same_nan.all()
+    err = np.nan_to_num(np.abs(got - ref))
+    assert np.all(err <= tol + tol * np.nan_to_num(np.abs(ref))), err.max()
+
+
+def ref_sdpa(q, k, v, mask=None, causal=False, scale=None):
+    """NumPy float64: softmax(q k^T * scale + mask) v; rows with every key masked -> 0."""
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    s = np.matmul(q, np.swapaxes(k, -1, -2)) * scale
+    if causal:
+        mask = np.tril(np.ones((q.shape[-2], k.shape[-2]), dtype=bool))
+    if mask is not None:
+        s = np.where(mask, s, -np.inf) if mask.dtype == bool else s + mask
+    dead = np.all(s == -np.inf, axis=-1, keepdims=True)
+    s = np.where(dead, 0.0, s)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = np.where(dead, 0.0, w / w.sum(axis=-1, keepdims=True))
+    return np.matmul(w, v)
+
+
+def _t(a, device):
+    return pdt.from_numpy(np.ascontiguousarray(a)).to(device)
+
+
+SDPA_CASES = {  # name: (q shape, k shape, v shape, mask shape or None, mask kind)
+    "plain": ((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 6), None, None),
+    "2d": ((4, 8), (5, 8), (5, 3), None, None),
+    "bool 2d mask": ((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 6), (4, 5), "bool"),
+    "bool batch mask": ((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 6), (2, 1, 4, 5), "bool"),
+    "float mask": ((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 6), (3, 1, 5), "float"),
+    "broadcast kv": ((2, 3, 4, 8), (1, 3, 5, 8), (1, 3, 5, 6), None, None),
+    "broadcast q": ((1, 4, 8), (3, 5, 8), (3, 5, 6), (4, 5), "bool"),
+    "fully masked rows": ((2, 4, 8), (2, 5, 8), (2, 5, 6), (4, 5), "dead"),
+    "-inf float rows": ((2, 4, 8), (2, 5, 8), (2, 5, 6), (4, 5), "dead float"),
+}
+
+
+def _mask(shape, kind, rng):
+    if kind == "bool":
+        return rng.random(shape) > 0.3
+    if kind == "float":
+        return rng.standard_normal(shape)
+    m = rng.random(shape) > 0.3
+    m[1] = False
+    m[2, 0] = True
+    if kind == "dead":
+        return m
+    return np.where(m, 0.0, -np.inf)
+
+
+@pytest.mark.parametrize("case", list(SDPA_CASES))
+def test_sdpa_matches_numpy(device, case):
+    qs, ks, vs, ms, kind = SDPA_CASES[case]
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal(s) for s in (qs, ks, vs))
+    m = None if ms is None else _mask(ms, kind, rng)
+    got = F.scaled_dot_product_attention(_t(q, device), _t(k, device), _t(v, device),
+                                         attn_mask=None if m is None else _t(m, device))
+    assert got.device == device and got.dtype == pdt.float64
+    _close(got, ref_sdpa(q, k, v, m))
+
+
+@pytest.mark.parametrize("lengths", [(4, 4), (3, 5), (5, 3)])
+def test_sdpa_causal_and_scale(device, lengths):
+    rng = np.random.default_rng(1)
+    q = rng.standard_normal((2, lengths[0], 8))
+    k, v = rng.standard_normal((2, lengths[1], 8)), rng.standard_normal((2, lengths[1], 4))
+    got = F.scaled_dot_product_attention(_t(q, device), _t(k, device), _t(v, device),
+                                         is_causal=True, scale=0.7)
+    _close(got, ref_sdpa(q, k, v, causal=True, scale=0.7))
+
+
+def test_sdpa_grouped_query_attention(device):
+    rng = np.random.default_rng(2)
+    q, k, v = (rng.standard_normal(s) for s in ((2, 6, 4, 8), (2, 3, 5, 8), (2, 3, 5, 4)))
+    got = F.scaled_dot_product_attention(_t(q, device), _t(k, device), _t(v, device),
+                                         enable_gqa=True)
+    _close(got, ref_sdpa(q, np.repeat(k, 2, axis=1), np.repeat(v, 2, axis=1)))
+    with pytest.raises(ValueError, match="must divide"):
+        F.scaled_dot_product_attention(_t(q[:, :4], device), _t(k, device), _t(v, device),
+                                       enable_gqa=True)
+
+
+@pytest.mark.parametrize("kind", ["none", "bool", "float", "causal", "dead"])
+def test_sdpa_gradients(device, kind):
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(s) for s in ((2, 3, 4), (2, 5, 4), (2, 5, 3))]
+    mask = {"bool": rng.random((3, 5)) > 0.3, "float": rng.standard_normal((2, 1, 5)),
+            "dead": _mask((3, 5), "dead float", rng)}.get(kind)
+
+    def fn(q, k, v):
+        m = None if mask is None else _t(mask, q.device)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=kind == "causal")
+
+    gradcheck(fn, arrays, device)
+
+
+def test_sdpa_fully_masked_rows_have_zero_gradient(device):
+    q, k, v = (pdt.randn(*s, device=device, dtype=pdt.float64).requires_grad_()
+               for s in ((3, 4), (5, 4), (5, 2)))
+    mask = pdt.ones(3, 5, dtype=pdt.bool, device=device)
+    mask[1] = False
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert not _np(out).any(axis=1)[1]
+    out.sum().backward()
+    assert not _np(q.grad)[1].any() and np.isfinite(_np(k.grad)).all()
+
+
+def test_sdpa_dropout(device):
+    q, k, v = (pdt.randn(*s, device=device, dtype=pdt.float64) for s in
+               ((4, 64, 8), (4, 64, 8), (4, 64, 8)))
+    pdt.manual_seed(7)
+    a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.25)
+    pdt.manual_seed(7)
+    b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.25)
+    np.testing.assert_array_equal(_np(a), _np(b))
+    # with v the identity, the output is the (dropped, rescaled) weights themselves
+    eye = pdt.eye(64, dtype=pdt.float64, device=device).expand(4, 64, 64)
+    w = _np(F.scaled_dot_product_attention(q, k, eye, dropout_p=0.25))
+    plain = ref_sdpa(_np(q), _np(k), np.eye(64))
+    kept = w != 0
+    assert abs(kept.mean() - 0.75) < 0.02  # 16384 draws: 6 standard deviations
+    np.testing.assert_allclose(w[kept], plain[kept] / 0.75, rtol=1e-12)
+    assert F.scaled_dot_product_attention(q, k, v, dropout_p=1.0).abs().max().item() == 0
+
+
+def test_sdpa_against_torch(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(4)
+    q, k, v = (rng.standard_normal(s) for s in ((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 6)))
+    m = _mask((4, 5), "dead", rng)
+    for kw in ({}, {"attn_mask": m}, {"is_causal": True}, {"scale": 0.2}):
+        ours = [_t(a, device).requires_grad_() for a in (q, k, v)]
+        theirs = [torch.from_numpy(a).requires_grad_() for a in (q, k, v)]
+        o = F.scaled_dot_product_attention(*ours, **{n: _t(x, device) if n == "attn_mask" else x
+                                                     for n, x in kw.items()})
+        t = torch.nn.functional.scaled_dot_product_attention(
+            *theirs, **{n: torch.from_numpy(x) if n == "attn_mask" else x
+                        for n, x in kw.items()})
+        g = rng.standard_normal(tuple(o.shape))
+        o.backward(_t(g, device))
+        t.backward(torch.from_numpy(g))
+        _close(o, t.detach().numpy(), TORCH64)
+        for a, b in zip(ours, theirs):
+            _close(a.grad, b.grad.numpy(), TORCH64)
+
+
+SDPA_ERRORS = [
+    (lambda d: (pdt.ones(4, 8, device=d), pdt.ones(5, 7, device=d), pdt.ones(5, 3, device=d)),
+     {}, ValueError, r"embedding size .*\(4, 8\) and \(5, 7\)"),
+    (lambda d: (pdt.ones(4, 8, device=d), pdt.ones(5, 8, device=d), pdt.ones(6, 3, device=d)),
+     {}, ValueError, "same sequence length"),
+    (lambda d: (pdt.ones(8, device=d),) * 3, {}, ValueError, "at least 2 dimensional"),
+    (lambda d: (pdt.ones(4, 8, device=d), pdt.ones(5, 8, device=d, dtype=pdt.float64),
+                pdt.ones(5, 3, device=d)), {}, RuntimeError, "same dtype"),
+    (lambda d: (pdt.ones(4, 8, device=d), pdt.ones(5, 8, device=d), pdt.ones(5, 3, device=d)),
+     {"attn_mask": "bad shape"}, ValueError, r"attn_mask of shape \(4, 6\)"),
+    (lambda d: (pdt.ones(4, 8, device=d), pdt.ones(5, 8, device=d), pdt.ones(5, 3, device=d)),
+     {"attn_mask": "int"}, RuntimeError, "attn_mask dtype"),
+    (lambda d: (pdt.ones(4, 8, device=d), pdt.ones(5, 8, device=d), pdt.ones(5, 3, device=d)),
+     {"attn_mask": "ok", "is_causal": True}, RuntimeError, "should not be set"),
+    (lambda d: (pdt.ones(4, 8, device=d), pdt.ones(5, 8, device=d), pdt.ones(5, 3, device=d)),
+     {"dropout_p": 1.5}, ValueError, "dropout probability"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SDPA_ERRORS)))
+def test_sdpa_bad_input(device, case):
+    make, kw, exc, match = SDPA_ERRORS[case]
+    masks = {"bad shape": pdt.ones(4, 6, dtype=pdt.bool, device=device),
+             "int": pdt.ones(4, 5, dtype=pdt.int64, device=device),
+             "ok": pdt.ones(4, 5, dtype=pdt.bool, device=device)}
+    kw = {n: masks[x] if n == "attn_mask" else x for n, x in kw.items()}
+    with pytest.raises(exc, match=match) as info:
+        F.scaled_dot_product_attention(*make(device), **kw)
+    assert "dropout" in match or "should not" in match or str(device) in str(info.value)
+
+
+def test_sdpa_mixed_devices(device):
+    if not CUDA_DEVICES:
+        pytest.skip("needs a CUDA device")
+    other = "cpu" if device.type != "cpu" else CUDA_DEVICES[0]
+    q = pdt.ones(4, 8, device=device)
+    with pytest.raises(RuntimeError, match="same device"):
+        F.scaled_dot_product_attention(q, q.to(other), q)
+
+
+# ---- MultiheadAttention ----
+
+MHA_OPTIONS = {
+    "default": {}, "kdim vdim": {"kdim": 3, "vdim": 5}, "bias_kv": {"add_bias_kv": True},
+    "zero_attn": {"add_zero_attn": True}, "no bias": {"bias": False},
+    "batch_first": {"batch_first": True},
+    "everything": {"kdim": 3, "vdim": 5, "add_bias_kv": True, "add_zero_attn": True},
+}
+
+
+def _load_from_torch(ours, theirs, device):
+    """theirs' state_dict, by name, through NumPy (and the keys must be the same)."""
+    state = {k: pdt.from_numpy(v.detach().numpy().copy()).to(device)
+             for k, v in theirs.state_dict().items()}
+    assert list(ours.state_dict()) == list(state)
+    ours.load_state_dict(state)
+
+
+def _mha_inputs(rng, options, batched=True):
+    bf = options.get("batch_first", False)
+    kd, vd = options.get("kdim", 8), options.get("vdim", 8)
+
+    def shape(length, size):
+        if not batched:
+            return (length, size)
+        return (2, length, size) if bf else (length, 2, size)
+    return (rng.standard_normal(shape(4, 8)), rng.standard_normal(shape(6, kd)),
+            rng.standard_normal(shape(6, vd)))
+
+
+MASKS = {
+    "none": lambda rng: {},
+    "padding": lambda rng: {"key_padding_mask": rng.random((2, 6)) > 0.7},
+    "bool attn": lambda rng: {"attn_mask": rng.random((4, 6)) > 0.8},
+    "float attn 3d": lambda rng: {"attn_mask": rng.standard_normal((4, 4, 6))},
+    "both": lambda rng: {"attn_mask": rng.random((4, 6)) > 0.8,
+                         "key_padding_mask": rng.standard_normal((2, 6))},
+    "causal": lambda rng: {"attn_mask": np.triu(np.full((4, 6), -np.inf), 1),
+                           "is_causal": True},
+}
+
+
+@pytest.mark.filterwarnings("ignore:Support for mismatched key_padding_mask")
+@pytest.mark.parametrize("need_weights,average", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("masks", list(MASKS))
+@pytest.mark.parametrize("option", list(MHA_OPTIONS))
+def test_mha_matches_torch(device, option, masks, need_weights, average):
+    torch = torch_or_skip()
+    options = MHA_OPTIONS[option]
+    torch.manual_seed(0)
+    theirs = torch.nn.MultiheadAttention(8, 2, dtype=torch.float64, **options)
+    ours = nn.MultiheadAttention(8, 2, dtype=pdt.float64, device=device, **options)
+    _load_from_torch(ours, theirs, device)
+    rng = np.random.default_rng(5)
+    q, k, v = _mha_inputs(rng, options)
+    mask_kw = MASKS[masks](rng)
+    inputs = [_t(a, device).requires_grad_() for a in (q, k, v)]
+    tinputs = [torch.from_numpy(a).requires_grad_() for a in (q, k, v)]
+    kw = dict(need_weights=need_weights, average_attn_weights=average)
+    out, w = ours(*inputs, **kw, **{n: _t(x, device) if isinstance(x, np.ndarray) else x
+                                    for n, x in mask_kw.items()})
+    tout, tw = theirs(*tinputs, **kw, **{n: torch.from_numpy(x) if isinstance(x, np.ndarray)
+                                         else x for n, x in mask_kw.items()})
+    _close(out, tout.detach().numpy(), TORCH64)
+    if need_weights:
+        _close(w, tw.detach().numpy(), TORCH64)
+    else:
+        assert w is None and tw is None
+    g = rng.standard_normal(tuple(out.shape))
+    out.backward(_t(g, device))
+    tout.backward(torch.from_numpy(g))
+    for a, b in zip(inputs, tinputs):
+        _close(a.grad, b.grad.numpy(), TORCH64)
+    theirs_grads = {n: p.grad for n, p in theirs.named_parameters()}
+    for name, p in ours.named_parameters():
+        _close(p.grad, theirs_grads[name].numpy(), TORCH64)
+
+
+def test_mha_self_attention_unbatched_and_fully_masked(device):
+    torch = torch_or_skip()
+    theirs = torch.nn.MultiheadAttention(8, 2, dtype=torch.float64)
+    ours = nn.MultiheadAttention(8, 2, dtype=pdt.float64, device=device)
+    _load_from_torch(ours, theirs, device)
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((4, 8))
+    out, w = ours(*[_t(x, device)] * 3, average_attn_weights=False)
+    tout, tw = theirs(*[torch.from_numpy(x)] * 3, average_attn_weights=False)
+    assert tuple(out.shape) == (4, 8) and tuple(w.shape) == (2, 4, 4)
+    _close(out, tout.detach().numpy(), TORCH64)
+    _close(w, tw.detach().numpy(), TORCH64)
+    # a sample whose keys are all padded: NaN with need_weights (PyTorch's explicit
+    # softmax), the output projection's bias (zeros from SDPA) without
+    xb = rng.standard_normal((4, 2, 8))
+    pad = np.zeros((2, 4), dtype=bool)
+    pad[1] = True
+    for need in (True, False):
+        got = ours(*[_t(xb, device)] * 3, key_padding_mask=_t(pad, device), need_weights=need)
+        want = theirs(*[torch.from_numpy(xb)] * 3, key_padding_mask=torch.from_numpy(pad),
+                      need_weights=need)
+        _close(got[0], want[0].detach().numpy(), TORCH64)
+        assert np.isnan(_np(got[0])[:, 1]).all() == need
+
+
+def test_mha_matches_numpy_reference(device):
+    """One head split, projections and output projection written out in NumPy."""
+    m = nn.MultiheadAttention(6, 3, dtype=pdt.float64, device=device)
+    p = {k: _np(v) for k, v in m.state_dict().items()}
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((5, 2, 6))
+    out, w = m(*[_t(x, device)] * 3)
+    wq, wk, wv = np.split(p["in_proj_weight"], 3)
+    bq, bk, bv = np.split(p["in_proj_bias"], 3)
+    heads, weights = [], []
+    for h in range(3):
+        sl = slice(2 * h, 2 * h + 2)
+        q = (x @ wq.T + bq)[..., sl].transpose(1, 0, 2)  # (N, L, 2)
+        k = (x @ wk.T + bk)[..., sl].transpose(1, 0, 2)
+        v = (x @ wv.T + bv)[..., sl].transpose(1, 0, 2)
+        s = q @ k.transpose(0, 2, 1) / math.sqrt(2)
+        a = np.exp(s - s.max(-1, keepdims=True))
+        a /= a.sum(-1, keepdims=True)
+        weights.append(a)
+        heads.append(a @ v)
+    cat = np.concatenate(heads, axis=-1).transpose(1, 0, 2)
+    _close(out, cat @ p["out_proj.weight"].T + p["out_proj.bias"])
+    _close(w, np.mean(weights, axis=0))
+
+
+def test_mha_parameters_and_init(device):
+    m = nn.MultiheadAttention(16, 4, device=device)
+    assert [(n, tuple(p.shape)) for n, p in m.named_parameters()] == [
+        ("in_proj_weight", (48, 16)), ("in_proj_bias", (48,)), ("out_proj.weight", (16, 16)),
+        ("out_proj.bias", (16,))]
+    assert m.q_proj_weight is None and m.bias_k is None and m.head_dim == 4
+    bound = math.sqrt(6.0 / (48 + 16))  # Xavier uniform over (3E, E)
+    w = _np(m.in_proj_weight)
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
+    assert not _np(m.in_proj_bias).any() and not _np(m.out_proj.bias).any()
+    assert np.abs(_np(m.out_proj.weight)).max() <= 1 / 4  # Linear's U(-1/sqrt(16), ...)
+    split = nn.MultiheadAttention(16, 4, kdim=3, vdim=5, add_bias_kv=True, device=device)
+    assert [(n, tuple(p.shape)) for n, p in split.named_parameters()] == [
+        ("q_proj_weight", (16, 16)), ("k_proj_weight", (16, 3)), ("v_proj_weight", (16, 5)),
+        ("in_proj_bias", (48,)), ("bias_k", (1, 1, 16)), ("bias_v", (1, 1, 16)),
+        ("out_proj.weight", (16, 16)), ("out_proj.bias", (16,))]
+    assert split.in_proj_weight is None
+    assert repr(m) == ("MultiheadAttention(\n  (out_proj): NonDynamicallyQuantizableLinear("
+                       "in_features=16, out_features=16, bias=True)\n)")
+    pdt.manual_seed(3)
+    a = nn.MultiheadAttention(8, 2, device=device)
+    pdt.manual_seed(3)
+    b = nn.MultiheadAttention(8, 2)
+    np.testing.assert_array_equal(_np(a.in_proj_weight), _np(b.in_proj_weight))
+
+
+def test_mha_moves_and_trains(device):
+    m = nn.MultiheadAttention(8, 2, dropout=0.5).to(device)
+    x = pdt.randn(3, 2, 8, device=device)
+    m.train()
+    pdt.manual_seed(0)
+    a = m(x, x, x)[0]
+    pdt.manual_seed(0)
+    np.testing.assert_array_equal(_np(a), _np(m(x, x, x)[0]))
+    m.eval()
+    np.testing.assert_array_equal(_np(m(x, x, x)[0]), _np(m(x, x, x)[0]))
+    assert a.device == device
+
+
+MHA_ERRORS = [
+    (lambda: nn.MultiheadAttention(10, 3), AssertionError, "divisible by num_heads"),
+    (lambda: nn.MultiheadAttention(10, 3), ValueError, "embed_dim=10 and num_heads=3"),
+    (lambda: nn.MultiheadAttention(0, 2), ValueError, "greater than 0"),
+    (lambda: nn.MultiheadAttention(8, 2, dropout=2.0), ValueError, "dropout probability"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(MHA_ERRORS)))
+def test_mha_bad_construction(case):
+    make, exc, match = MHA_ERRORS[case]
+    with pytest.raises(exc, match=match):
+        make()
+
+
+def test_mha_bad_forward(device):
+    m = nn.MultiheadAttention(8, 2, device=device)
+    x = pdt.ones(4, 2, 8, device=device)
+    cases = [
+        ((pdt.ones(4, 2, 6, device=device), x, x), {}, "embedding dimension of 8, but got 6"),
+        ((x, pdt.ones(5, 2, 8, device=device), x), {}, "does not match value shape"),
+        ((x, x[:, 0], x[:, 0]), {}, "expected key and value to be 3-D"),
+        ((pdt.ones(8, device=device),) * 3, {}, "unbatched 2D or batched 3D"),
+        ((x, x, x), {"attn_mask": pdt.ones(4, 5, dtype=pdt.bool, device=device)},
+         r"2D attn_mask is \(4, 5\), but should be \(4, 4\)"),
+        ((x, x, x), {"attn_mask": pdt.ones(3, 4, 4, device=device)},
+         r"3D attn_mask is \(3, 4, 4\), but should be \(4, 4, 4\)"),
+        ((x, x, x), {"key_padding_mask": pdt.ones(2, 5, dtype=pdt.bool, device=device)},
+         r"key_padding_mask shape of \(2, 4\)"),
+        ((x, x, x), {"key_padding_mask": pdt.ones(2, 4, dtype=pdt.int64, device=device)},
+         "only bool and floating"),
+        ((x, x, x), {"is_causal": True}, "Need attn_mask"),
+        ((x.to(pdt.float64),) * 3, {}, "float64"),
+    ]
+    for args, kw, match in cases:
+        with pytest.raises((ValueError, RuntimeError, TypeError), match=match):
+            m(*args, **kw)
+
+
+def test_mha_mismatched_mask_types_warn_as_torch():
+    m = nn.MultiheadAttention(8, 2)
+    x = pdt.ones(4, 2, 8)
+    with pytest.warns(UserWarning, match="mismatched key_padding_mask and attn_mask"):
+        m(x, x, x, attn_mask=pdt.zeros(4, 4, dtype=pdt.bool), key_padding_mask=pdt.zeros(2, 4))
+
+
+def test_mha_mixed_devices(device):
+    if not CUDA_DEVICES:
+        pytest.skip("needs a CUDA device")
+    other = "cpu" if device.type != "cpu" else CUDA_DEVICES[0]
+    m = nn.MultiheadAttention(8, 2, device=device)
+    x = pdt.ones(4, 2, 8, device=device)
+    with pytest.raises(RuntimeError, match="device"):
+        m(x, x.to(other), x.to(other))
+    with pytest.raises(RuntimeError, match="device"):
+        m(x.to(other), x.to(other), x.to(other))
+    with pytest.raises(RuntimeError, match="device"):
+        m(x, x, x, key_padding_mask=pdt.zeros(2, 4, dtype=pdt.bool, device=other))
+
+
+@pytest.mark.parametrize("option", list(MHA_OPTIONS))
+def test_mha_same_on_every_device(device, option):
+    """The module moved to device gives the CPU's outputs and gradients (float64, 1e-12):
+    runs without PyTorch, so the emulated CUDA device checks the options too."""
+    options = MHA_OPTIONS[option]
+    cpu = nn.MultiheadAttention(8, 2, dtype=pdt.float64, **options)
+    moved = nn.MultiheadAttention(8, 2, dtype=pdt.float64, **options)
+    moved.load_state_dict(cpu.state_dict())
+    moved.to(device)
+    rng = np.random.default_rng(8)
+    q, k, v = _mha_inputs(rng, options)
+    pad = rng.random((2, 6)) > 0.7
+    mask = rng.random((4, 6)) > 0.8
+    results = []
+    for m, d in ((cpu, pdt.device("cpu")), (moved, device)):
+        xs = [_t(a, d).requires_grad_() for a in (q, k, v)]
+        out, w = m(*xs, key_padding_mask=_t(pad, d), attn_mask=_t(mask, d))
+        out2, _ = m(*xs, key_padding_mask=_t(pad, d), need_weights=False)
+        (out.sum() + (out2 * out2).sum()).backward()
+        results.append([out, w, out2] + [x.grad for x in xs] +
+                       [p.grad for p in m.parameters()])
+    for a, b in zip(*results):
+        _close(b, _np(a))

@@ -1,0 +1,101 @@
+"""Memory formats: pydevtensor.contiguous_format, channels_last, channels_last_3d and
+preserve_format, with torch's reprs (pydevtensor. for torch.), and the methods that
+take them (Tensor.clone, Tensor.contiguous, Tensor.is_contiguous, pydevtensor.clone):
+strides equal to torch's for the same shape and format, values and gradients exact."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+
+FORMATS = ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format")
+
+
+def test_constants_reprs_and_copies():
+    torch = torch_or_skip()
+    for name in FORMATS:
+        ours, theirs = getattr(pdt, name), getattr(torch, name)
+        assert isinstance(ours, pdt.memory_format)
+        assert repr(ours) == repr(theirs).replace("torch.", "pydevtensor.")
+        assert pickle.loads(pickle.dumps(ours)) is ours and copy.deepcopy(ours) is ours
+    with pytest.raises(TypeError, match="exists already"):
+        pdt.memory_format("channels_last")
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (1, 3, 1, 5), (2, 1, 4, 1)])
+def test_channels_last_strides_match_torch(device, shape):
+    torch = torch_or_skip()
+    a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    t = torch.tensor(a)
+    x = pdt.tensor(a, device=device)
+    for fmt in ("channels_last", "contiguous_format", "preserve_format"):
+        tf, pf = getattr(torch, fmt), getattr(pdt, fmt)
+        assert x.clone(memory_format=pf).stride() == t.clone(memory_format=tf).stride()
+        np.testing.assert_array_equal(x.clone(memory_format=pf).cpu().numpy(), a)
+        assert pdt.clone(x, memory_format=pf).stride() == \
+            torch.clone(t, memory_format=tf).stride()
+    cl, tcl = x.contiguous(memory_format=pdt.channels_last), \
+        t.contiguous(memory_format=torch.channels_last)
+    assert cl.stride() == tcl.stride()
+    assert cl.contiguous(memory_format=pdt.channels_last) is cl
+    for fmt in ("channels_last", "contiguous_format"):
+        assert cl.is_contiguous(memory_format=getattr(pdt, fmt)) == \
+            tcl.is_contiguous(memory_format=getattr(torch, fmt))
+        assert x.is_contiguous(getattr(pdt, fmt)) == t.is_contiguous(memory_format=getattr(
+            torch, fmt))
+    back = cl.contiguous()
+    assert back.is_contiguous() and back.stride() == t.stride()
+    np.testing.assert_array_equal(back.cpu().numpy(), a)
+    # preserve_format keeps channels-last (the strides of size-1 dims may differ)
+    assert cl.clone().is_contiguous(memory_format=pdt.channels_last)
+    if 1 not in shape:
+        assert cl.clone().stride() == tcl.clone().stride()
+
+
+def test_channels_last_3d_and_strings(device):
+    torch = torch_or_skip()
+    a = np.arange(2 * 3 * 2 * 4 * 5, dtype=np.float32).reshape(2, 3, 2, 4, 5)
+    x, t = pdt.tensor(a, device=device), torch.tensor(a)
+    got = x.contiguous(memory_format=pdt.channels_last_3d)
+    assert got.stride() == t.contiguous(memory_format=torch.channels_last_3d).stride()
+    assert got.is_contiguous(memory_format=pdt.channels_last_3d)
+    assert not got.is_contiguous(memory_format=pdt.channels_last)
+    assert pdt.clone(x, memory_format="channels_last_3d").stride() == got.stride()
+    assert x.clone(memory_format="contiguous_format").stride() == t.stride()
+
+
+def test_memory_format_autograd(device):
+    a = np.random.default_rng(0).standard_normal((2, 3, 4, 5))
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    r = np.random.default_rng(1).standard_normal(a.shape)
+    y = x.contiguous(memory_format=pdt.channels_last)
+    (y * pdt.tensor(r, device=device)).sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), r)
+    x.grad = None
+    z = x.clone(memory_format=pdt.channels_last) * 2.0
+    z.sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.full(a.shape, 2.0))
+
+
+def test_memory_format_bad_input(device):
+    x = pdt.zeros(2, 3, device=device)
+    d = str(device)
+    cases = [
+        (lambda: x.clone(memory_format=pdt.channels_last), ValueError,
+         r"clone\(\): required rank 4 tensor to use channels_last format, got shape \(2, 3\) "
+         r"\(on " + d),
+        (lambda: x.contiguous(memory_format=pdt.channels_last_3d), RuntimeError,
+         r"contiguous\(\): required rank 5 tensor to use channels_last_3d format"),
+        (lambda: x.contiguous(memory_format=pdt.preserve_format), RuntimeError,
+         r"preserve memory format is unsupported by the contiguous operator"),
+        (lambda: x.clone(memory_format="NHWC"), TypeError,
+         r"memory_format must be a pydevtensor.memory_format .*got 'NHWC'"),
+        (lambda: x.is_contiguous(memory_format=1), TypeError, r"memory_format must be"),
+    ]
+    for fn, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            fn()
+    assert not x.is_contiguous(memory_format=pdt.channels_last)  # not 4-d: not channels last

@@ -1,0 +1,273 @@
+"""repeat_interleave and baddbmm on every device:
+
+- values against NumPy (np.repeat; a float64 einsum for baddbmm within 1e-12 +
+  1e-12 |ref|) and against PyTorch when it can be imported (exact for
+  repeat_interleave, which only copies; 1e-12 in float64 for baddbmm);
+- gradients against central differences (tests/test_gradcheck.py's helper and tolerance);
+- the data-dependent size of a tensor ``repeats``: read back (one explicit, counted
+  device-to-host copy, refused under ``transfer_guard("disallow_explicit")``) only
+  when output_size is not given; a wrong output_size is refused on the CPU;
+- PyTorch's errors for bad repeats and shapes.
+"""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import CUDA_DEVICES, torch_or_skip
+from test_gradcheck import gradcheck
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+# ---- repeat_interleave ----
+
+CASES = [  # (shape, repeats (int or list), dim)
+    ((2, 3), 2, None), ((2, 3), 3, 1), ((2, 3), 0, 0), ((4,), [1, 0, 2, 3], 0),
+    ((2, 3, 2), [2, 1, 0], 1), ((2, 3), [2], -1), ((), 3, None), ((0, 3), 2, 0),
+    ((2, 3), [0, 0, 0], 1), ((2, 3), [1, 2, 0, 0, 1, 3], None), ((3,), [0, 0, 4], 0),
+]
+
+
+@pytest.mark.parametrize("shape,repeats,dim", CASES)
+def test_repeat_interleave_matches_numpy(device, shape, repeats, dim):
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    t = pdt.from_numpy(x).to(device)
+    r = repeats if isinstance(repeats, int) else pdt.tensor(repeats, device=device)
+    got = pdt.repeat_interleave(t, r, dim)
+    want = np.repeat(x, repeats, axis=dim)
+    assert got.device == t.device and got.dtype == t.dtype
+    np.testing.assert_array_equal(_np(got), want)
+    np.testing.assert_array_equal(_np(t.repeat_interleave(r, dim=dim)), want)
+
+
+@pytest.mark.parametrize("shape,repeats,dim", CASES)
+def test_repeat_interleave_matches_torch(device, shape, repeats, dim):
+    torch = torch_or_skip()
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    r = repeats if isinstance(repeats, int) else pdt.tensor(repeats, device=device)
+    rt = repeats if isinstance(repeats, int) else torch.tensor(repeats)
+    got = pdt.repeat_interleave(pdt.from_numpy(x).to(device), r, dim)
+    want = torch.repeat_interleave(torch.from_numpy(x), rt, dim)
+    np.testing.assert_array_equal(_np(got), want.numpy())
+    assert tuple(got.shape) == tuple(want.shape)
+
+
+def test_repeat_interleave_of_repeats_alone(device):
+    for dtype in (pdt.int64, pdt.int32):
+        r = pdt.tensor([2, 0, 3, 1], dtype=dtype, device=device)
+        got = pdt.repeat_interleave(r)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(_np(got), [0, 0, 2, 2, 2, 3])
+        np.testing.assert_array_equal(_np(r.repeat_interleave()), [0, 0, 2, 2, 2, 3])
+
+
+def test_repeat_interleave_other_dtypes(device):
+    b = pdt.tensor([True, False], device=device)
+    np.testing.assert_array_equal(_np(b.repeat_interleave(2)), [True, True, False, False])
+    i = pdt.tensor([[1, 2]], dtype=pdt.int32, device=device)
+    got = i.repeat_interleave(pdt.tensor([1, 3], device=device), dim=1)
+    assert got.dtype == pdt.int32
+    np.testing.assert_array_equal(_np(got), [[1, 2, 2, 2]])
+
+
+def test_repeat_interleave_output_size(device):
+    x = pdt.arange(6.0, device=device).reshape(2, 3)
+    r = pdt.tensor([1, 2], device=device)
+    got = pdt.repeat_interleave(x, r, dim=0, output_size=3)
+    np.testing.assert_array_equal(_np(got), np.repeat(_np(x), [1, 2], axis=0))
+    np.testing.assert_array_equal(_np(x.repeat_interleave(2, dim=1, output_size=6)),
+                                  np.repeat(_np(x), 2, axis=1))
+    with pytest.raises(RuntimeError, match="Invalid output_size, expected 6 but got 5"):
+        x.repeat_interleave(2, dim=1, output_size=5)
+
+
+def test_wrong_output_size_is_refused_on_the_cpu():
+    x = pdt.arange(6.0).reshape(2, 3)
+    for size in (2, 4):
+        with pytest.raises(RuntimeError, match="allocated size does not match"):
+            pdt.repeat_interleave(x, pdt.tensor([1, 2]), dim=0, output_size=size)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_repeat_interleave_gradient(device, dim):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 4))
+    counts = [2, 0, 1] if dim == 0 else [1, 3, 0, 2] if dim == 1 else [1] * 12
+
+    def tensor_repeats(t):
+        return t.repeat_interleave(pdt.tensor(counts, device=t.device), dim=dim)
+
+    gradcheck(tensor_repeats, [x], device)
+    gradcheck(lambda t: pdt.repeat_interleave(t, 3, dim), [x], device)
+
+
+def test_repeat_interleave_gradient_against_torch(device):
+    torch = torch_or_skip()
+    x = np.random.default_rng(0).standard_normal((3, 4))
+    t = pdt.from_numpy(x).to(device).requires_grad_()
+    y = t.repeat_interleave(pdt.tensor([2, 0, 3], device=device), dim=0)
+    g = np.arange(float(y.numel())).reshape(tuple(y.shape))
+    y.backward(pdt.from_numpy(g).to(device))
+    tt = torch.from_numpy(x).requires_grad_()
+    torch.repeat_interleave(tt, torch.tensor([2, 0, 3]), dim=0).backward(torch.from_numpy(g))
+    np.testing.assert_array_equal(_np(t.grad), tt.grad.numpy())
+
+
+BAD_REPEATS = [
+    (lambda d: pdt.tensor([1, -2], device=d), 0, RuntimeError, "can not be negative"),
+    (lambda d: -1, 0, RuntimeError, "Repeats must be non-negative"),
+    (lambda d: pdt.tensor([1, 2, 3], device=d), 0, RuntimeError,
+     r"repeats.size\(0\) = 3 and input.size\(dim\) = 2"),
+    (lambda d: pdt.tensor([[1, 2]], device=d), 0, RuntimeError, "0-dim or 1-dim"),
+    (lambda d: pdt.tensor([1.0, 2.0], device=d), 0, NotImplementedError, "int32 or int64"),
+    (lambda d: 2, 2, IndexError, "Dimension out of range"),
+    (lambda d: 2.5, 0, TypeError, "repeats must be an int"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(BAD_REPEATS)))
+def test_repeat_interleave_bad_input(device, case):
+    repeats, dim, exc, match = BAD_REPEATS[case]
+    x = pdt.arange(6.0, device=device).reshape(2, 3)
+    with pytest.raises(exc, match=match):
+        pdt.repeat_interleave(x, repeats(device), dim)
+    torch = torch_or_skip()
+    r = repeats("cpu")
+    r = torch.tensor(r.tolist(), dtype=torch.float32 if r.dtype.is_floating_point
+                     else torch.int64) if isinstance(r, pdt.Tensor) else r
+    with pytest.raises((exc, TypeError)):  # torch raises the same class (a float: TypeError)
+        torch.repeat_interleave(torch.arange(6.0).reshape(2, 3), r, dim)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("device", CUDA_DEVICES)
+def test_repeats_sum_is_an_explicit_counted_read(device):
+    """Without output_size the sum (and the least repeat) is one counted device-to-host
+    copy that disallow_explicit refuses; with output_size none is made for the size
+    (the gather's index check still reads its min and max, as every gather here)."""
+    x = pdt.arange(6.0, device=device).reshape(2, 3)
+    r = pdt.tensor([1, 2], device=device)
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):  # not implicit: allowed
+        pdt.repeat_interleave(x, r, dim=0)
+    without = pdt.transfer_stats()["device_to_host"]["count"]
+    pdt.reset_transfer_stats()
+    pdt.repeat_interleave(x, r, dim=0, output_size=3)
+    given = pdt.transfer_stats()["device_to_host"]["count"]
+    assert without == given + 1
+    with pdt.transfer_guard("disallow_explicit"), pytest.raises(pdt.TransferError):
+        pdt.repeat_interleave(x, r, dim=0)
+    pdt.reset_transfer_stats()
+    x.repeat_interleave(3, dim=1)  # an int: nothing read
+    assert pdt.transfer_stats()["device_to_host"]["count"] == 0
+
+
+def test_mixed_devices_refused(device):
+    if device.type == "cpu" and not CUDA_DEVICES:
+        pytest.skip("needs a second device")
+    other = "cpu" if device.type != "cpu" else CUDA_DEVICES[0]
+    with pytest.raises(RuntimeError, match="same device"):
+        pdt.repeat_interleave(pdt.ones(2, device=device), pdt.tensor([1, 2], device=other))
+
+
+# ---- baddbmm ----
+
+INPUT_SHAPES = [(2, 3, 5), (3, 5), (5,), (3, 1), (1, 3, 5), (1,), ()]
+
+
+@pytest.mark.parametrize("in_shape", INPUT_SHAPES)
+@pytest.mark.parametrize("beta,alpha", [(1, 1), (0.5, -2.0), (0, 3.0)])
+def test_baddbmm_matches_numpy(device, in_shape, beta, alpha):
+    rng = np.random.default_rng(1)
+    i, a, b = rng.standard_normal(in_shape), rng.standard_normal((2, 3, 4)), \
+        rng.standard_normal((2, 4, 5))
+    ti, ta, tb = (pdt.from_numpy(np.asarray(v)).to(device) for v in (i, a, b))
+    got = pdt.baddbmm(ti, ta, tb, beta=beta, alpha=alpha)
+    want = beta * i + alpha * np.einsum("bnm,bmp->bnp", a, b)
+    assert tuple(got.shape) == (2, 3, 5) and got.dtype == pdt.float64
+    np.testing.assert_allclose(_np(got), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(_np(ti.baddbmm(ta, tb, beta=beta, alpha=alpha)), want,
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_baddbmm_beta_zero_ignores_nan(device):
+    a, b = pdt.ones(2, 1, 3, device=device), pdt.ones(2, 3, 2, device=device)
+    nan = pdt.full((1, 2), float("nan"), device=device)
+    np.testing.assert_array_equal(_np(pdt.baddbmm(nan, a, b, beta=0)), np.full((2, 1, 2), 3.0))
+
+
+def test_baddbmm_transposed_operands(device):
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 5, 4))
+    ta, tb = pdt.from_numpy(a).to(device), pdt.from_numpy(b).to(device)
+    got = pdt.baddbmm(pdt.zeros(3, 5, device=device, dtype=pdt.float64), ta.transpose(1, 2),
+                      tb.transpose(1, 2))
+    np.testing.assert_allclose(_np(got), np.einsum("bmn,bpm->bnp", a, b), rtol=1e-12,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("in_shape", [(2, 3, 5), (3, 1), (5,)])
+def test_baddbmm_gradient(device, in_shape):
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal(in_shape), rng.standard_normal((2, 3, 4)),
+              rng.standard_normal((2, 4, 5))]
+    gradcheck(lambda i, a, b: pdt.baddbmm(i, a, b, beta=0.5, alpha=-1.5), arrays, device)
+    gradcheck(lambda i, a, b: i.baddbmm(a, b), arrays, device, noncontig=True)
+
+
+def test_baddbmm_against_torch(device):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal((3, 1)), rng.standard_normal((2, 3, 4)),
+              rng.standard_normal((2, 4, 5))]
+    ours = [pdt.from_numpy(v).to(device).requires_grad_() for v in arrays]
+    theirs = [torch.from_numpy(v).requires_grad_() for v in arrays]
+    out = pdt.baddbmm(*ours, beta=0.25, alpha=2.0)
+    ref = torch.baddbmm(*theirs, beta=0.25, alpha=2.0)
+    assert out.grad_fn.name() == "BaddbmmBackward0" == ref.grad_fn.name()
+    out.sum().backward()
+    ref.sum().backward()
+    np.testing.assert_allclose(_np(out), ref.detach().numpy(), rtol=1e-12, atol=1e-12)
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(_np(o.grad), t.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_baddbmm_integers(device):
+    i = pdt.tensor([1, 2], device=device)
+    a = pdt.ones(2, 1, 3, dtype=pdt.int64, device=device)
+    b = pdt.ones(2, 3, 2, dtype=pdt.int64, device=device)
+    np.testing.assert_array_equal(_np(pdt.baddbmm(i, a, b, beta=2, alpha=3)),
+                                  [[[11, 13]], [[11, 13]]])
+    with pytest.raises(TypeError, match="integers"):
+        pdt.baddbmm(i, a, b, alpha=0.5)
+
+
+BAD_BADDBMM = [
+    ((2, 3, 5), (2, 3, 4), (3, 4, 5), "batch sizes"),
+    ((2, 3, 5), (2, 3, 4), (2, 3, 5), "inner|size|shape"),
+    ((2, 3, 5), (3, 4), (2, 4, 5), "3-D"),
+    ((4, 3, 5), (2, 3, 4), (2, 4, 5), "cannot be broadcast"),
+    ((3, 4), (2, 3, 4), (2, 4, 5), "cannot be broadcast"),
+]
+
+
+@pytest.mark.parametrize("shapes", BAD_BADDBMM)
+def test_baddbmm_bad_shapes(device, shapes):
+    i, a, b = (pdt.ones(*s, device=device) for s in shapes[:3])
+    with pytest.raises((RuntimeError, ValueError), match=shapes[3]):
+        pdt.baddbmm(i, a, b)
+
+
+def test_baddbmm_dtypes_and_devices_must_agree(device):
+    i, a, b = pdt.ones(3, 5, device=device), pdt.ones(2, 3, 4, device=device), \
+        pdt.ones(2, 4, 5, device=device)
+    with pytest.raises((RuntimeError, TypeError), match="dtype"):  # bmm's TypeError here
+        pdt.baddbmm(i, a, b.to(pdt.float64))
+    with pytest.raises(RuntimeError, match="dtypes must be the same"):
+        pdt.baddbmm(i.to(pdt.float64), a, b)
+    if CUDA_DEVICES:
+        other = "cpu" if device.type != "cpu" else CUDA_DEVICES[0]
+        with pytest.raises(RuntimeError, match="same device"):
+            pdt.baddbmm(i.to(other), a, b)
