@@ -70,6 +70,13 @@ from ._ops_histogram import *  # noqa: F401,F403
 from ._ops_linalg_small import *  # noqa: F401,F403
 from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
 from . import _ops_linalg_small, _ops_scatter
+# everyday names (swapaxes, narrow, tile, tensor_split, diag, finfo, set_printoptions, ...)
+from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
+from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
+from ._ops_diag import *  # noqa: F401,F403  (diagonal, diag, diag_embed, block_diag, ...)
+from ._dtype_info import *  # noqa: F401,F403  (finfo, iinfo, result_type, can_cast)
+from ._repr import set_printoptions
+from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
@@ -122,6 +129,8 @@ __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils"]
 __all__ += ["cdist"]
+__all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
+__all__ += _dtype_info.__all__ + ["set_printoptions"]
 __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
             "preserve_format"]
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3

@@ -3,7 +3,8 @@
 ``tensor([[1., 1., 1.],
         [1., 1., 1.]], device='cuda:0')``: the device is left out on the CPU, the
 dtype is shown when it is not the default for its kind (float32, int64, bool), and
-tensors of more than 1000 elements show 3 items at each edge.  Printing a GPU
+tensors of more than 1000 elements show 3 items at each edge (set_printoptions
+changes these numbers, the digits shown and the line width, as PyTorch's does).  Printing a GPU
 tensor copies the values shown to the host (the edges alone, gathered on the
 device, when the tensor is summarized), and that copy is counted in
 transfer_stats() and seen by the transfer guard as implicit
@@ -13,24 +14,112 @@ import math
 
 from . import _C
 
-THRESHOLD = 1000
-EDGEITEMS = 3
-LINEWIDTH = 80
+_PROFILES = {"default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
+             "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
+             "full": dict(precision=4, threshold=math.inf, edgeitems=3, linewidth=80)}
+
+
+class _PrintOptions:
+    """What set_printoptions sets (PyTorch's PRINT_OPTS): read at every repr."""
+
+    def __init__(self):
+        self.__dict__.update(_PROFILES["default"], sci_mode=None)
+
+
+PRINT_OPTS = _PrintOptions()
+
+
+def _count_arg(value, name, low):
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise (TypeError if not isinstance(value, int) or isinstance(value, bool)
+               else ValueError)(f"set_printoptions(): {name} must be an int >= {low}, got "
+                                f"{value!r}")
+    return value
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """How tensors print (their repr and str), as PyTorch's set_printoptions: the
+    options given change, the others stay (a profile first sets all four numbers);
+    sci_mode is set every call (None: chosen from the values, as by default).
+
+    Parameters
+    ----------
+    precision : int, optional
+        Digits after the decimal point of floats (default 4).
+    threshold : int or float, optional
+        Tensors of more elements than this are summarized (default 1000; inf: never).
+    edgeitems : int, optional
+        Items shown at each edge of a summarized dimension (default 3).
+    linewidth : int, optional
+        Characters per line before a row wraps (default 80).
+    profile : {'default', 'short', 'full'}, optional
+        Sets the four numbers: 'default' (4, 1000, 3, 80), 'short' (2, 1000, 2, 80),
+        'full' (4, inf, 3, 80: nothing summarized).
+    sci_mode : bool, optional
+        True: floats always in scientific notation; False: never; None: when the
+        values need it.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        When the profile is not one of the three, or a number is out of range.
+    TypeError
+        When a number is not an int (threshold: a number).
+
+    Examples
+    --------
+    >>> pydevtensor.set_printoptions(precision=2)
+    >>> pydevtensor.tensor([1.23456, 2.5])
+    tensor([1.23, 2.50])
+    >>> pydevtensor.set_printoptions(profile='default')
+    >>> pydevtensor.tensor([1.23456, 2.5])
+    tensor([1.2346, 2.5000])
+    """
+    new = {}  # checked first, then set together: a bad option changes nothing
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"set_printoptions(): profile must be 'default', 'short' or "
+                             f"'full', got {profile!r}")
+        new.update(_PROFILES[profile])
+    if precision is not None:
+        new["precision"] = _count_arg(precision, "precision", 0)
+    if threshold is not None:
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or \
+                math.isnan(threshold):
+            raise TypeError(f"set_printoptions(): threshold must be a number, got "
+                            f"{threshold!r}")
+        new["threshold"] = threshold
+    if edgeitems is not None:
+        new["edgeitems"] = _count_arg(edgeitems, "edgeitems", 0)
+    if linewidth is not None:
+        new["linewidth"] = _count_arg(linewidth, "linewidth", 1)
+    if sci_mode is not None and not isinstance(sci_mode, bool):
+        raise TypeError(f"set_printoptions(): sci_mode must be True, False or None, got "
+                        f"{sci_mode!r}")
+    PRINT_OPTS.__dict__.update(new)
+    PRINT_OPTS.sci_mode = sci_mode
+
+
 _DEFAULT_DTYPES = ("float32", "int64", "bool")
 
 
 def _summarize(t):
-    """The values to show, EDGEITEMS at each end of every long dimension, joined on the
+    """The values to show, edgeitems at each end of every long dimension, joined on the
     tensor's own device: only they are copied (to the host next), never the whole tensor
     (an expanded view of 2e9 elements, or a transposed 10000 x 10000, printed at once)."""
     from ._ops_join import cat  # imported late: _ops_join imports the autograd recorder
 
+    edge = PRINT_OPTS.edgeitems
     for axis in range(t.ndim):
         n = t.shape[axis]
-        if n > 2 * EDGEITEMS:
+        if n > 2 * edge:
             lead = (slice(None),) * axis
-            t = cat([t[lead + (slice(0, EDGEITEMS),)], t[lead + (slice(n - EDGEITEMS, n),)]],
-                    axis)
+            t = cat([t[lead + (slice(0, edge),)], t[lead + (slice(n - edge, n),)]], axis)
     return t
 
 
@@ -48,9 +137,10 @@ class _Formatter:
             nonzero = finite[finite != 0]
             mag = np.abs(nonzero)
             wide = mag.size and (mag.max() / mag.min() > 1000.0 or mag.max() > 1e8)
+            sci = PRINT_OPTS.sci_mode
             if bool(np.all(nonzero == np.round(nonzero))):
-                self.mode = "sci" if wide else "int"
-            elif wide or (mag.size and mag.min() < 1e-4):
+                self.mode = "sci" if (wide if sci is None else sci) else "int"
+            elif (wide or (mag.size and mag.min() < 1e-4)) if sci is None else sci:
                 self.mode = "sci"
             else:
                 self.mode = "fixed"
@@ -71,8 +161,8 @@ class _Formatter:
         if self.mode == "int":
             return f"{v:.0f}."
         if self.mode == "sci":
-            return f"{v:.4e}"
-        return f"{v:.4f}"
+            return f"{v:.{PRINT_OPTS.precision}e}"
+        return f"{v:.{PRINT_OPTS.precision}f}"
 
     def __call__(self, v):
         return self._one(v).rjust(self.width)
@@ -81,20 +171,22 @@ class _Formatter:
 def _format(a, full_shape, fmt, indent, summarize):
     """Formats ndarray a (the shown items of a tensor of full_shape), nested as
     PyTorch prints it, with '...' where a summary dropped items."""
+    edge, linewidth = PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth
+
     def rec(sub, axis, ind):
         if sub.ndim == 0:
             return fmt(sub.item())
-        cut = summarize and full_shape[axis] > 2 * EDGEITEMS
+        cut = summarize and full_shape[axis] > 2 * edge
         if sub.ndim == 1:
             items = [fmt(v) for v in sub.tolist()]
             if cut:  # PyTorch pads the 1-d ellipsis with a space
-                items = items[:EDGEITEMS] + [" ..."] + items[EDGEITEMS:]
-            per_line = max(1, (LINEWIDTH - ind) // (fmt.width + 2))
+                items = items[:edge] + [" ..."] + items[edge:]
+            per_line = max(1, (linewidth - ind) // (fmt.width + 2))
             lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
             return "[" + (",\n" + " " * (ind + 1)).join(lines) + "]"
         rows = [rec(sub[i], axis + 1, ind + 1) for i in range(sub.shape[0])]
         if cut:
-            rows = rows[:EDGEITEMS] + ["..."] + rows[EDGEITEMS:]
+            rows = rows[:edge] + ["..."] + rows[edge:]
         sep = "," + "\n" * (sub.ndim - 1) + " " * (ind + 1)
         return "[" + sep.join(rows) + "]"
     return rec(a, 0, indent)
@@ -102,7 +194,7 @@ def _format(a, full_shape, fmt, indent, summarize):
 
 def tensor_repr(t, prefix="tensor("):
     shape, size = tuple(t.shape), t.numel()
-    summarize = size > THRESHOLD
+    summarize = size > PRINT_OPTS.threshold
     shown = _summarize(t.detach()) if summarize and t.ndim else t.detach()
     # An implicit transfer (of the values shown): the transfer guard may log or refuse it.
     host = _C._implicit_cpu(shown, "repr()")

@@ -363,6 +363,52 @@ void pdt_flip_view(const pdt_tensor *src, uint32_t dims, pdt_tensor *out)
     pdt_note_op("flip", src->device);
 }
 
+pdt_status pdt_diagonal_view(const pdt_tensor *src, int64_t offset, int64_t dim1, int64_t dim2,
+                             pdt_tensor *out)
+{
+    char shape_buf[200], dev_buf[64];
+    int a = 0, b = 0;
+    if (src->ndim < 2)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "diagonal(): expected a tensor of at least 2 dimensions, got shape %s "
+                        "(on %s)",
+                        pdt_shape_str(src->ndim, src->shape, shape_buf, sizeof shape_buf),
+                        pdt_device_str(src->device, dev_buf, sizeof dev_buf));
+    pdt_status st = wrap_two_dims("diagonal", dim1, dim2, src->ndim, &a, &b);
+    if (st != PDT_OK)
+        return st;
+    if (a == b)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "diagonal dimensions cannot be identical %lld, %lld (a tensor of shape "
+                        "%s on %s)",
+                        (long long)dim1, (long long)dim2,
+                        pdt_shape_str(src->ndim, src->shape, shape_buf, sizeof shape_buf),
+                        pdt_device_str(src->device, dev_buf, sizeof dev_buf));
+    pdt_note_op("diagonal", src->device);
+    int64_t n = src->shape[a], m = src->shape[b], len = 0, first = 0;
+    if (offset >= 0 && offset < m) {
+        len = n < m - offset ? n : m - offset;
+        first = offset * src->strides[b];
+    } else if (offset < 0 && offset > -n) {
+        len = n + offset < m ? n + offset : m;
+        first = -offset * src->strides[a];
+    }
+    pdt_tensor_share(out, src);
+    int k = 0;
+    for (int d = 0; d < src->ndim; d++) {
+        if (d == a || d == b)
+            continue;
+        out->shape[k] = src->shape[d];
+        out->strides[k++] = src->strides[d];
+    }
+    out->shape[k] = len;
+    out->strides[k] = src->strides[a] + src->strides[b];
+    out->ndim = k + 1;
+    if (len > 0)
+        out->offset += first;
+    return PDT_OK;
+}
+
 /* -------------------------------------------------------------- indexing */
 
 /* Python's slice.indices() for a dim of size len: *first and *count. */

@@ -60,6 +60,13 @@ pdt_status pdt_expand(const char *op, const pdt_tensor *src, int ndim, const int
  * stride negated, the offset at its last element). */
 void pdt_flip_view(const pdt_tensor *src, uint32_t dims, pdt_tensor *out);
 
+/* diagonal(offset, dim1, dim2): src with dims dim1 and dim2 removed and a last
+ * dim added that walks their offset diagonal (stride: the sum of theirs; length
+ * 0 when the offset is past the matrix).  Identical dims, or a src of fewer than
+ * 2 dims, are PDT_ERR_VALUE; a dim out of range is PDT_ERR_INDEX. */
+pdt_status pdt_diagonal_view(const pdt_tensor *src, int64_t offset, int64_t dim1, int64_t dim2,
+                             pdt_tensor *out);
+
 /* ---- basic indexing ---- */
 
 typedef enum pdt_index_kind {

@@ -435,7 +435,25 @@ static PyObject *f_expand(PyObject *module, PyObject *args)
     return wrap_or_raise(S, st, &out);
 }
 
+/* _diagonal(x, offset, dim1, dim2) -> the view of x's diagonal (diagonal() in
+ * _ops_diag.py checks the arguments and records the gradient). */
+static PyObject *f_diagonal(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *x;
+    long long offset, dim1, dim2;
+    if (!PyArg_ParseTuple(args, "O!LLL:_diagonal", S->tensor_type, &x, &offset, &dim1, &dim2))
+        return NULL;
+    pdt_tensor out;
+    pdt_hold h = {0}; /* Note [the GIL and storages]: the core notes the op (Python) */
+    pdt_status st = pdt_diagonal_view(pdt_hold_view(&h, pdt_tensor_of(x)), offset, dim1, dim2,
+                                      &out);
+    pdt_hold_release(&h);
+    return wrap_or_raise(S, st, &out);
+}
+
 PyMethodDef pdt_index_functions[] = {
+    {"_diagonal", f_diagonal, METH_VARARGS, NULL},
     {"_where_fast", (PyCFunction)(void (*)(void))f_where_fast, METH_FASTCALL, NULL},
     {"_index_select", f_index_select, METH_VARARGS, NULL},
     {"_index_put", f_index_put, METH_VARARGS, NULL},

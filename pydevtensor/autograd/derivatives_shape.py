@@ -112,6 +112,26 @@ class PermuteBackward0(Node):
 derivative("permute")(PermuteBackward0)
 
 
+@derivative("diagonal")
+class DiagonalBackward0(Node):
+    """diagonal(offset, dim1, dim2): the gradient lands on the same diagonal of a zero
+    tensor of the input's shape."""
+
+    is_view = True
+
+    def save(self, result, input, offset=0, dim1=0, dim2=1, **kw):
+        self.in_meta = meta(input)
+        self.args = (offset, dim1, dim2)
+        self.watch_base(input)
+        return (input,)
+
+    def backward(self, g):
+        shape, dtype, device = self.in_meta
+        out = _C.zeros(shape, dtype=dtype, device=device)
+        _C._diagonal(out, *self.args).copy_(g)
+        return out
+
+
 class _Index(Node):
     """x[key] (basic indexing): the gradient lands in a zero tensor of x's shape."""
 

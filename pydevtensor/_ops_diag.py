@@ -1,0 +1,414 @@
+"""Diagonals and index sets, as PyTorch names them: diagonal, diag, diagflat,
+diag_embed, block_diag, cartesian_prod, combinations, triu_indices, tril_indices.
+
+diagonal is the core's view (pdt_diagonal_view in csrc/core/pdt_view.h: the two
+dims replaced by one whose stride is the sum of theirs), with its gradient in
+autograd/derivatives_shape.py (DiagonalBackward0, a view's node).  The others compose existing ops - where against a diagonal mask, cat, meshgrid and
+index_select - so they run on every device and record their gradients through
+them; the index sets are computed on the host (they depend on sizes only) and
+created on the requested device.
+"""
+import builtins
+import itertools
+
+from . import _C
+from ._ops_index import _dim, _int_arg, _tensor_arg, where
+from ._ops_join import _same_device, cat, meshgrid, stack
+from ._ops_shape import _tensors_arg, _where, movedim
+from .autograd.dispatch import recorded
+
+
+@recorded("diagonal")
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The offset diagonal of the matrices in the plane of dim1 and dim2, as a new
+    last dimension: a view of input (its stride the sum of the two dims').
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-d (also the method ``x.diagonal()``).
+    offset : int, optional
+        0 the main diagonal, > 0 above it, < 0 below it.
+    dim1, dim2 : int, optional
+        The plane (default 0 and 1).
+
+    Returns
+    -------
+    Tensor
+        input with dim1 and dim2 removed and the diagonal last; shares input's storage.
+
+    Raises
+    ------
+    RuntimeError
+        When dim1 and dim2 are the same dimension.
+    IndexError
+        When a dimension is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.arange(9).reshape(3, 3)
+    >>> pydevtensor.diagonal(x)
+    tensor([0, 4, 8])
+    >>> x.diagonal(1)
+    tensor([1, 5])
+    """
+    _tensor_arg(input, "diagonal")
+    offset = _int_arg(offset, "diagonal", "offset")
+    d1 = _dim(_int_arg(dim1, "diagonal", "dim1"), input.ndim, "diagonal")
+    d2 = _dim(_int_arg(dim2, "diagonal", "dim2"), input.ndim, "diagonal")
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}"
+                           f"{_where(input)}")
+    return _C._diagonal(input, offset, d1, d2)
+
+
+_diagonal = diagonal  # for diag, whose argument is named diagonal
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices whose offset diagonals (in the plane of dim1 and dim2 of the result)
+    hold the last dimension of input, zeros elsewhere.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 1-d (also the method ``x.diag_embed()``).
+    offset : int, optional
+        0 the main diagonal, > 0 above it, < 0 below it.
+    dim1, dim2 : int, optional
+        The plane in the result, which has one dimension more than input (default
+        the last two).
+
+    Returns
+    -------
+    Tensor
+        A new tensor; its matrices are n + abs(offset) square, n being input's last size.
+
+    Raises
+    ------
+    RuntimeError
+        When dim1 and dim2 are the same dimension.
+    IndexError
+        When a dimension is out of range.
+
+    Examples
+    --------
+    >>> pydevtensor.diag_embed(pydevtensor.tensor([[1, 2], [3, 4]]))
+    tensor([[[1, 0],
+             [0, 2]],
+    <BLANKLINE>
+            [[3, 0],
+             [0, 4]]])
+    """
+    _tensor_arg(input, "diag_embed")
+    offset = _int_arg(offset, "diag_embed", "offset")
+    nd = input.ndim + 1
+    d1 = _dim(_int_arg(dim1, "diag_embed", "dim1"), nd, "diag_embed")
+    d2 = _dim(_int_arg(dim2, "diag_embed", "dim2"), nd, "diag_embed")
+    if input.ndim == 0:
+        raise IndexError(f"diag_embed(): Dimension out of range (expected to be in range of "
+                         f"[-1, 0], but got {dim1}){_where(input)}")
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {d1}, {d2}"
+                           f"{_where(input)}")
+    dev, n = input.device, input.shape[-1]
+    m = n + builtins.abs(offset)
+    if offset:
+        pad = _C.zeros(tuple(input.shape[:-1]) + (builtins.abs(offset),), dtype=input.dtype,
+                       device=dev)
+        y = cat([input, pad] if offset > 0 else [pad, input], -1)
+    else:
+        y = input
+    rows = _C.arange(m, device=dev).reshape(m, 1)
+    mask = (_C.arange(m, device=dev) - rows) == offset
+    zero = _C.zeros((), dtype=input.dtype, device=dev)
+    out = where(mask, y.unsqueeze(-1), zero)
+    return movedim(out, (-2, -1), (d1, d2)).contiguous()
+
+
+def diag(input, diagonal=0):
+    """A 1-d input as the diagonal of a square matrix (zeros elsewhere), or the
+    diagonal of a 2-d input as a 1-d copy.
+
+    Parameters
+    ----------
+    input : Tensor
+        1-d or 2-d (also the method ``x.diag()``).
+    diagonal : int, optional
+        0 the main diagonal, > 0 above it, < 0 below it.
+
+    Returns
+    -------
+    Tensor
+        A new tensor: n + abs(diagonal) square for a 1-d input of n elements.
+
+    Raises
+    ------
+    RuntimeError
+        When input is not 1-d or 2-d.
+
+    Examples
+    --------
+    >>> pydevtensor.diag(pydevtensor.tensor([1, 2]))
+    tensor([[1, 0],
+            [0, 2]])
+    >>> pydevtensor.diag(pydevtensor.arange(4).reshape(2, 2))
+    tensor([0, 3])
+    """
+    _tensor_arg(input, "diag")
+    k = _int_arg(diagonal, "diag", "diagonal")
+    if input.ndim == 1:
+        return diag_embed(input, k)
+    if input.ndim == 2:
+        return _diagonal(input, k).clone()
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D"
+                       f"{_where(input)}")
+
+
+def diagflat(input, offset=0):
+    """The elements of input (flattened) on the offset diagonal of a square matrix.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any shape (also the method ``x.diagflat()``).
+    offset : int, optional
+        0 the main diagonal, > 0 above it, < 0 below it.
+
+    Returns
+    -------
+    Tensor
+        A new 2-d tensor, numel + abs(offset) square.
+
+    Examples
+    --------
+    >>> pydevtensor.diagflat(pydevtensor.tensor([[1, 2]]), 1)
+    tensor([[0, 1, 0],
+            [0, 0, 2],
+            [0, 0, 0]])
+    """
+    _tensor_arg(input, "diagflat")
+    return diag_embed(input.reshape(-1), _int_arg(offset, "diagflat", "offset"))
+
+
+def _tensors(tensors, op):
+    tensors = _tensors_arg(tensors, op)
+    if tensors:
+        _same_device(op, tensors)
+    return tensors
+
+
+def block_diag(*tensors):
+    """The tensors as blocks on the diagonal of one matrix, zeros elsewhere (0-d
+    tensors are 1 x 1 blocks, 1-d ones a row); the dtype is the promoted one.
+
+    Parameters
+    ----------
+    *tensors : Tensor
+        At most 2-d each, on one device.
+
+    Returns
+    -------
+    Tensor
+        A new 2-d tensor (1 x 0 when no tensor is given, as PyTorch's).
+
+    Raises
+    ------
+    RuntimeError
+        When a tensor has more than 2 dimensions, or the devices differ.
+
+    Examples
+    --------
+    >>> pydevtensor.block_diag(pydevtensor.tensor([[1, 2]]), pydevtensor.tensor(3))
+    tensor([[1, 2, 0],
+            [0, 0, 3]])
+    """
+    tensors = _tensors(tensors, "block_diag")
+    if not tensors:
+        return _C.empty((1, 0))
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.ndim} dimensions"
+                               f"{_where(t)}")
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = _C.promote_types(dtype, t.dtype)
+    blocks = [t.reshape((1, -1) if t.ndim < 2 else tuple(t.shape)).to(dtype) for t in tensors]
+    width = builtins.sum(b.shape[1] for b in blocks)
+    dev, rows, at = tensors[0].device, [], 0
+    for b in blocks:
+        r, c = b.shape
+        parts = [_C.zeros((r, at), dtype=dtype, device=dev), b,
+                 _C.zeros((r, width - at - c), dtype=dtype, device=dev)]
+        rows.append(cat(parts, 1))
+        at += c
+    return cat(rows, 0)
+
+
+def _vector(t, op):
+    if t.ndim != 1:
+        raise RuntimeError(f"{op}(): Expect a 1D vector, but got shape {list(t.shape)} "
+                           f"(on {t.device})")
+
+
+def cartesian_prod(*tensors):
+    """All tuples with one element of each 1-d tensor, in row-major order
+    (itertools.product), as the rows of a matrix; one tensor comes back as it is.
+
+    Parameters
+    ----------
+    *tensors : Tensor
+        1-d, of one dtype, on one device.
+
+    Returns
+    -------
+    Tensor
+        (product of the lengths, number of tensors), or the one tensor given.
+
+    Raises
+    ------
+    RuntimeError
+        When a tensor is not 1-d, or none is given.
+    TypeError
+        When the dtypes differ.
+
+    Examples
+    --------
+    >>> pydevtensor.cartesian_prod(pydevtensor.tensor([1, 2]), pydevtensor.tensor([3, 4]))
+    tensor([[1, 3],
+            [1, 4],
+            [2, 3],
+            [2, 4]])
+    """
+    tensors = _tensors(tensors, "cartesian_prod")
+    if not tensors:
+        raise RuntimeError("cartesian_prod(): expects a non-empty TensorList")
+    for t in tensors:
+        _vector(t, "cartesian_prod")
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([g.reshape(-1) for g in meshgrid(*tensors, indexing="ij")], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The r-length combinations of input's elements (itertools.combinations, or
+    combinations_with_replacement), as the rows of a matrix.
+
+    Parameters
+    ----------
+    input : Tensor
+        1-d.
+    r : int, optional
+        The length of each combination (default 2, >= 0).
+    with_replacement : bool, optional
+        Whether an element may repeat within a combination.
+
+    Returns
+    -------
+    Tensor
+        (number of combinations, r); an empty 1-d tensor for r = 0, as PyTorch's.
+
+    Raises
+    ------
+    RuntimeError
+        When input is not 1-d, or r is negative.
+
+    Examples
+    --------
+    >>> pydevtensor.combinations(pydevtensor.tensor([1, 2, 3]))
+    tensor([[1, 2],
+            [1, 3],
+            [2, 3]])
+    """
+    _tensor_arg(input, "combinations")
+    _vector(input, "combinations")
+    r = _int_arg(r, "combinations", "r")
+    if r < 0:
+        raise RuntimeError(f"combinations(): Expect a non-negative number, but got {r} "
+                           f"(input of shape {tuple(input.shape)} on {input.device})")
+    if r == 0:
+        return _C.empty((0,), dtype=input.dtype, device=input.device)
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    flat = [i for combo in pick(range(input.shape[0]), r) for i in combo]
+    index = _C.tensor(flat, dtype=_C.int64, device=input.device)
+    return input.index_select(0, index).reshape(-1, r)
+
+
+def _tri_indices(row, col, offset, dtype, device, layout, lower):
+    op = "tril_indices" if lower else "triu_indices"
+    row, col = _int_arg(row, op, "row"), _int_arg(col, op, "col")
+    offset = _int_arg(offset, op, "offset")
+    for name, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise RuntimeError(f"{op}(): {name} must be non-negative, got {v}")
+    if dtype is None:
+        dtype = _C.int64
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"{op}(): dtype must be a pydevtensor.dtype, got "
+                        f"{type(dtype).__name__}")
+    if dtype not in (_C.int32, _C.int64):
+        raise NotImplementedError(f"\"{op}\" not implemented for {dtype.name} (only int32 "
+                                  f"and int64 indices)")
+    if layout is not None:
+        raise ValueError(f"{op}(): only the strided layout is supported, got {layout!r}")
+    import numpy as np
+
+    pick = np.tril_indices if lower else np.triu_indices
+    data = np.stack(pick(row, offset, col)).astype(np.int64 if dtype == _C.int64 else np.int32)
+    return _C.tensor(data, dtype=dtype, device=device)
+
+
+_TRI_DOC = """The (row, column) indices of the {part} triangle of a row x col matrix ({side}
+    the offset diagonal), in row-major order, as the two rows of a tensor.
+
+    Parameters
+    ----------
+    row, col : int
+        The matrix's size (>= 0).
+    offset : int, optional
+        The diagonal that bounds the triangle (0 the main one, > 0 above, < 0 below).
+    dtype : pydevtensor.dtype, optional
+        int64 (the default) or int32.
+    device : device or str, optional
+        Where to create it (default: the default device).
+
+    Returns
+    -------
+    Tensor
+        Of shape (2, N).
+
+    Raises
+    ------
+    RuntimeError
+        When row or col is negative.
+
+    Examples
+    --------
+    >>> pydevtensor.{name}(3, 3)
+    tensor([[{rows}],
+            [{cols}]])
+    """
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _tri_indices(row, col, offset, dtype, device, layout, False)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _tri_indices(row, col, offset, dtype, device, layout, True)
+
+
+triu_indices.__doc__ = _TRI_DOC.format(part="upper", side="on and above", name="triu_indices",
+                                       rows="0, 0, 0, 1, 1, 2", cols="0, 1, 2, 1, 2, 2")
+tril_indices.__doc__ = _TRI_DOC.format(part="lower", side="on and below", name="tril_indices",
+                                       rows="0, 1, 1, 2, 2, 2", cols="0, 0, 1, 0, 1, 2")
+
+
+for _name_, _fn in (("diagonal", diagonal), ("diag", diag), ("diagflat", diagflat),
+                    ("diag_embed", diag_embed)):
+    setattr(_C.Tensor, _name_, _fn)
+
+__all__ = ["block_diag", "cartesian_prod", "combinations", "diag", "diag_embed", "diagflat",
+           "diagonal", "tril_indices", "triu_indices"]
