@@ -143,7 +143,16 @@ def _median(op, input, dim, keepdim, skip_nan):
         if flat.shape[0] == 0:
             return _C.full((), float("nan"), dtype=input.dtype, device=input.device)
         d = 0
-        return _order_stat(op, flat, 0, False, position).values.reshape(())
+        value = _order_stat(op, flat, 0, False, position).values.reshape(())
+        if not flat.requires_grad:
+            return value
+        # the gradient shared evenly by the elements equal to the median, as PyTorch's
+        # median() of all elements: v + sum((x - v) over them) / their count is v
+        # exactly (each x - v is 0) and its gradient is 1 / count at each of them
+        v = value.detach()
+        tied = (flat.detach() == v).logical_or(flat.detach().isnan().logical_and(v.isnan()))
+        count = tied.sum().clamp(min=1).to(flat.dtype)
+        return v + (flat - v).masked_fill(tied.logical_not(), 0.0).sum() / count
     x, d = _rows(op, input, dim)
     return _order_stat(op, input, dim, keepdim, position)
 

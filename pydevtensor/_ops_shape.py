@@ -539,8 +539,19 @@ def tile(input, *args, dims=None):
 for _name_, _fn in (("swapaxes", swapaxes), ("swapdims", swapdims), ("movedim", movedim),
                     ("moveaxis", movedim), ("narrow", narrow), ("unflatten", unflatten),
                     ("ravel", ravel), ("__reversed__", _reversed),
-                    ("broadcast_to", broadcast_to), ("tile", tile)):
+                    ("tile", tile)):
     setattr(_C.Tensor, _name_, _fn)
+
+
+def _broadcast_to_method(self, *size):
+    """``x.broadcast_to(size)``, also with the sizes as separate arguments
+    (``x.broadcast_to(3, 4)``), as PyTorch's method takes them."""
+    if len(size) == 1 and not isinstance(size[0], builtins.int):
+        size = size[0]
+    return broadcast_to(self, size)
+
+
+_C.Tensor.broadcast_to = _broadcast_to_method
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
            "broadcast_to", "movedim", "moveaxis", "narrow", "ravel", "swapaxes", "swapdims",

@@ -171,7 +171,17 @@ def test_binary_cross_entropy_gradient_at_a_saturated_sigmoid(device):
     F.binary_cross_entropy(x, pdt.tensor([0.0, 1.0, 0.0, 1.0], dtype=pdt.float64,
                                          device=device), reduction="sum").backward()
     assert x.grad.cpu().numpy().tolist() == [0.0, 0.0, 1e12, -1e12]
-    y = pdt.tensor([1.0], device=device, requires_grad=True)
-    loss = F.binary_cross_entropy(pdt.tensor([0.5], device=device, requires_grad=True), y)
-    with pytest.raises(RuntimeError, match=r"the derivative for 'target' is not implemented"):
-        loss.backward()
+
+
+
+def test_binary_cross_entropy_gradient_for_a_soft_target(device):
+    """PyTorch 2.15 differentiates target too: (log(1 - x) - log(x)) * w, per element
+    (the tester's distillation case)."""
+    x = pdt.tensor([0.2, 0.7, 0.0], dtype=pdt.float64, device=device, requires_grad=True)
+    t = pdt.tensor([0.0, 1.0, 0.5], dtype=pdt.float64, device=device, requires_grad=True)
+    w = pdt.tensor([1.0, 2.0, 1.0], dtype=pdt.float64, device=device)
+    F.binary_cross_entropy(x, t, w).backward()
+    want = np.array([np.log(0.8) - np.log(0.2), 2 * (np.log(0.3) - np.log(0.7)), 0 + 100]) / 3
+    np.testing.assert_allclose(t.grad.cpu().numpy(), want, rtol=1e-12)
+    gradcheck(lambda a, b: F.binary_cross_entropy(a, b, reduction="sum"),
+              [np.array([0.3, 0.6]), np.array([0.2, 0.9])], device)

@@ -245,3 +245,25 @@ def test_unique_consecutive_and_histc_numpy(device):
     got = _t(h, device).histc(bins=5)  # the range: h's own min and max
     ref, _ = np.histogram(h, bins=5, range=(h.min(), h.max()))
     np.testing.assert_array_equal(got.cpu().numpy(), ref)
+
+
+def test_median_of_all_shares_the_gradient_among_ties(device):
+    """median() over all elements: PyTorch splits the gradient evenly among the elements
+    equal to the median (the tester found it all on one); the value is exact."""
+    x = pdt.tensor([1.0, 3.0, 3.0, 1.0], device=device, requires_grad=True)
+    m = pdt.median(x)
+    m.backward()
+    assert m.item() == 1.0 and x.grad.tolist() == [0.5, 0.0, 0.0, 0.5]
+    x = pdt.tensor([0.1, 0.1, 0.1], dtype=pdt.float64, device=device, requires_grad=True)
+    m = pdt.median(x)
+    m.backward()
+    assert m.item() == 0.1 and np.allclose(x.grad.tolist(), [1 / 3] * 3, rtol=1e-15)
+    x = pdt.tensor([1.0, float("nan"), 3.0], device=device, requires_grad=True)
+    pdt.median(x).backward()
+    assert x.grad.tolist() == [0.0, 1.0, 0.0]
+
+
+def test_broadcast_to_takes_sizes_as_arguments(device):
+    x = pdt.ones(1, 4, device=device)
+    for got in (x.broadcast_to(3, 4), x.broadcast_to((3, 4)), x.broadcast_to([3, -1])):
+        assert tuple(got.shape) == (3, 4)

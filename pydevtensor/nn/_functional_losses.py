@@ -350,10 +350,11 @@ def _binary_cross_entropy(input, target, weight, reduction):
 
 @derivative("binary_cross_entropy")
 class BinaryCrossEntropyBackward0(Node):
-    """PyTorch's gradient of the binary cross-entropy for its input,
+    """PyTorch's gradients of the binary cross-entropy: for its input
     ``g * w * (x - y) / max(x (1 - x), 1e-12)``, finite at x = 0 and 1 (where the
-    clamped logs are flat): a saturated sigmoid before BCELoss does not turn the batch's
-    gradient into NaN.  Like PyTorch's, it has no derivative for target."""
+    clamped logs are flat), so a saturated sigmoid before BCELoss does not turn the
+    batch's gradient into NaN; for target ``g * w * (log(1 - x) - log(x))``, each log
+    clamped at -100 (soft targets, distillation)."""
 
     def save(self, result, input, target, weight, reduction):
         self.save_tensors(input, target, *(() if weight is None else (weight,)))
@@ -362,18 +363,16 @@ class BinaryCrossEntropyBackward0(Node):
 
     def backward(self, g):
         x, y, *w = self.saved_tensors
-        if self.needs_input_grad[1]:
-            raise RuntimeError("binary_cross_entropy(): the derivative for 'target' is not "
-                               "implemented (as in PyTorch); binary_cross_entropy_with_logits "
-                               "has one")
-        if not self.needs_input_grad[0]:
-            return None, None
-        d = (x - y) / (x * (1 - x)).clamp(min=1e-12)
-        if w:
-            d = d * w[0]
         if self.reduction == "mean":
             g = g / max(x.numel(), 1)
-        return d * g, None
+        if w:
+            g = g * w[0]
+        dx = dy = None
+        if self.needs_input_grad[0]:
+            dx = (x - y) / (x * (1 - x)).clamp(min=1e-12) * g
+        if self.needs_input_grad[1]:
+            dy = ((1 - x).log().clamp(min=-100.0) - x.log().clamp(min=-100.0)) * g
+        return dx, dy
 
 
 def kl_div(input: _C.Tensor, target: _C.Tensor, reduction: str = "mean",
