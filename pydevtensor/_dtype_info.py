@@ -208,8 +208,8 @@ def result_type(tensor, other):
 
 
 def can_cast(from_, to):
-    """Whether PyTorch's casting rule lets a result of dtype from_ be written into a
-    tensor of dtype to (an in-place op or out=): never a float into an integer or
+    """Whether PyTorch's casting rule lets a result of dtype ``from_`` be written into a
+    tensor of dtype ``to`` (an in-place op or out=): never a float into an integer or
     bool, nothing but bool into bool; everything else may.
 
     Parameters
