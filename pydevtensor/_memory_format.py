@@ -20,6 +20,7 @@ from . import _C
 _clone_c = _C.Tensor.clone
 _contiguous_c = _C.Tensor.contiguous
 _is_contiguous_c = _C.Tensor.is_contiguous
+_to_c = _C.Tensor.to
 
 
 def _by_name(name: str) -> "memory_format":
@@ -246,9 +247,37 @@ def _tensor_is_contiguous(self, memory_format=contiguous_format):
     return self.ndim == rank and _strides_follow(self, perm)
 
 
+def in_layout(x, fmt: Any, where: str):
+    """x itself when its strides already follow fmt (a memory_format; preserve_format:
+    any), else a copy that does (Tensor.to's and Module.to's memory_format)."""
+    fmt = _format(fmt, where)
+    if fmt is preserve_format:
+        return x
+    if fmt is contiguous_format:
+        return _contiguous_c(x)
+    rank, perm = _ORDER[fmt]
+    if x.ndim == rank and _strides_follow(x, perm):
+        return x
+    return _permuted_copy(x, _rank(x, fmt, where))
+
+
+def _tensor_to(self, *args, memory_format=None, **kwargs):
+    out = _to_c(self, *args, **kwargs)
+    return out if memory_format is None else in_layout(out, memory_format, "to()")
+
+
+_tensor_to.__doc__ = (_to_c.__doc__.replace("""copy : bool, optional
+    Copy even when nothing changes.""", """copy : bool, optional
+    Copy even when nothing changes.
+memory_format : pydevtensor.memory_format, optional
+    The layout of the result (channels_last: 4-d; channels_last_3d: 5-d): a copy when
+    the tensor is not laid out so (default: preserve_format)."""))
+_tensor_to.__name__ = _tensor_to.__qualname__ = "to"
+
 _C.Tensor.clone = _tensor_clone
 _C.Tensor.contiguous = _tensor_contiguous
 _C.Tensor.is_contiguous = _tensor_is_contiguous
+_C.Tensor.to = _tensor_to
 
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
            "preserve_format"]

@@ -5,6 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
+from .._memory_format import in_layout
+
+
+def _layout(t, fmt):
+    return in_layout(t, fmt, "Module.to()")
 
 if TYPE_CHECKING:
     from .._C import device
@@ -25,7 +30,9 @@ class _DevicesMixin:
         Parameters
         ----------
         *args, **kwargs
-            As Tensor.to: a device, a dtype, or both (device=, dtype=).
+            As Tensor.to: a device, a dtype, or both (device=, dtype=); and
+            memory_format= (channels_last: the 4-d parameters, as PyTorch's;
+            channels_last_3d the 5-d ones).
 
         Returns
         -------
@@ -47,6 +54,7 @@ class _DevicesMixin:
         >>> net.to(dev)[0].weight.device == dev
         True
         """
+        layout = kwargs.pop("memory_format", None)
         device, dtype = _parse_to(args, kwargs)
         # All or nothing: copy every parameter first (what can run out of memory or
         # fail), then assign them all, so a failure leaves the whole model where it was
@@ -55,7 +63,10 @@ class _DevicesMixin:
         for p in self.parameters():
             target_dtype = dtype if (dtype is not None and p.is_floating_point()) else p.dtype
             moved = p.data.to(device if device is not None else p.device, target_dtype)
-            if moved.device != p.device or moved.dtype != p.dtype:
+            if layout is not None and p.ndim in (4, 5):  # PyTorch's: 4-d and 5-d only
+                moved = _layout(moved, layout)
+            if moved.device != p.device or moved.dtype != p.dtype or \
+                    moved.stride() != p.data.stride():
                 moves.append((p, moved))
         buffers = []  # buffers are replaced, not changed in place, as in PyTorch
         for m in self.modules():
