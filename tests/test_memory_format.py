@@ -127,6 +127,6 @@ def test_to_takes_a_memory_format(device):
     assert bias.is_contiguous() and net[2].weight.is_contiguous()  # not 4-d: unchanged
     after = net(pdt.tensor(a[:1], dtype=pdt.float32, device=device))
     np.testing.assert_allclose(after.detach().cpu().numpy(), before.detach().numpy(),
-                               rtol=1e-6)
+                               rtol=1e-5, atol=1e-6)  # float32, another device's GEMM
     torch = torch_or_skip()
     assert y.stride() == torch.zeros(2, 3, 5, 6).to(memory_format=torch.channels_last).stride()
