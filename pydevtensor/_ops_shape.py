@@ -544,13 +544,36 @@ for _name_, _fn in (("swapaxes", swapaxes), ("swapdims", swapdims), ("movedim", 
 
 
 def _broadcast_to_method(self, *size):
-    """``x.broadcast_to(size)``, also with the sizes as separate arguments
-    (``x.broadcast_to(3, 4)``), as PyTorch's method takes them."""
+    """A view of self broadcast to size (``self.expand(size)``; -1 keeps a size).
+
+    Parameters
+    ----------
+    *size : ints, or one sequence of ints
+        The new shape: ``x.broadcast_to(3, 4)`` or ``x.broadcast_to((3, 4))``, as
+        PyTorch's method takes them.
+
+    Returns
+    -------
+    Tensor
+        A view sharing self's memory.
+
+    Raises
+    ------
+    RuntimeError
+        When self's shape does not broadcast to size.
+
+    Examples
+    --------
+    >>> pydevtensor.tensor([[1, 2]]).broadcast_to(2, 2)
+    tensor([[1, 2],
+            [1, 2]])
+    """
     if len(size) == 1 and not isinstance(size[0], builtins.int):
         size = size[0]
     return broadcast_to(self, size)
 
 
+_broadcast_to_method.__name__ = _broadcast_to_method.__qualname__ = "broadcast_to"
 _C.Tensor.broadcast_to = _broadcast_to_method
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
