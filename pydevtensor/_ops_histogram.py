@@ -126,6 +126,9 @@ def histc(input, bins=100, min=0, max=0):
                            f"{tuple(x.shape)}, on {x.device})")
     if hi < lo:
         raise RuntimeError(f"histc(): max must be larger than min, got min={lo}, max={hi}")
+    # the range in input's dtype, as PyTorch's: a float32 0.3 is 0.30000001, and an
+    # element equal to it lies inside (compared in float64 it was dropped)
+    lo, hi = (float(_C.full((), e, dtype=x.dtype)) for e in (lo, hi))
     v = x.reshape(-1).to(_C.float64)
     inside = (v >= lo) & (v <= hi)
     pos = ((v - lo) * (bins / (hi - lo))).floor().clamp(0, bins - 1).to(_C.int64)

@@ -364,7 +364,9 @@ def repeat(input, *sizes):
         inter += [1, s]
         big += [r, s]
         final.append(r * s)
-    return _C._expand(x.reshape(tuple(inter)), tuple(big)).contiguous().reshape(tuple(final))
+    out = _C._expand(x.reshape(tuple(inter)), tuple(big)).contiguous().reshape(tuple(final))
+    # all counts 1: contiguous() handed back input's own memory; repeat always copies
+    return out.clone() if all(r == 1 for r in sizes) else out
 
 
 def flip(input, *args, dims=None):

@@ -312,6 +312,8 @@ def _chain(op, matrices):
         raise RuntimeError(f"{op}(): expected one or more tensors")
     for k, m in enumerate(matrices):
         _tensor_arg(m, op, f"tensors[{k}]")
+    if len(matrices) == 1:
+        return matrices[0].clone()  # a new tensor, as PyTorch's
     out = matrices[0]
     for m in matrices[1:]:
         _same_device(op, out, m)

@@ -237,7 +237,8 @@ def _run_lengths(s, d):
         (n,) + (1,) * (s.ndim - 1 - d))
     new = _C.ones(tuple(s.shape), dtype=_C.bool, device=s.device)
     if n > 1:
-        tail = _part(s, d, 1, n - 1) != _part(s, d, 0, n - 1)
+        a, b = _part(s, d, 1, n - 1), _part(s, d, 0, n - 1)
+        tail = (a != b) & ~(a.isnan() & b.isnan())  # NaNs are one value, as PyTorch's
         new = _cat_along(_part(new, d, 0, 1), tail, d)
     starts = where(new, pos, _C.zeros((), dtype=_C.int64, device=s.device))
     return pos - cummax(starts, d)[0] + 1

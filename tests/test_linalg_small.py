@@ -117,3 +117,23 @@ def test_errors_name_the_problem(device):
     with pytest.raises(RuntimeError, match=r"input \(3,\) does not broadcast"):
         pdt.addmv(pdt.ones(3, device=device), pdt.eye(2, device=device),
                   pdt.ones(2, device=device))
+
+
+def test_one_matrix_chain_and_repeat_by_ones_are_copies(device):
+    """chain_matmul(A), a.repeat(1) and tile(b, (1,)) are new tensors (they handed
+    back the input's memory)."""
+    a = pdt.ones(2, 2, device=device)
+    pdt.chain_matmul(a).fill_(5.0)
+    a.repeat(1, 1).fill_(7.0)
+    pdt.tile(a, (1,)).zero_()
+    assert a.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_pow_gradients_at_a_zero_base(device):
+    """PyTorch's masks: d(a ** b)/da is 0 where b == 0, d/db is 0 where a == 0 and
+    b >= 0 (they were NaN and inf)."""
+    a = pdt.tensor([0.0, 0.0, 2.0], dtype=pdt.float64, device=device, requires_grad=True)
+    b = pdt.tensor([0.0, 2.0, 0.0], dtype=pdt.float64, device=device, requires_grad=True)
+    pdt.float_power(a, b).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0, 0.0]
+    assert b.grad.tolist()[:2] == [0.0, 0.0] and np.isclose(b.grad.tolist()[2], np.log(2))

@@ -267,3 +267,15 @@ def test_broadcast_to_takes_sizes_as_arguments(device):
     x = pdt.ones(1, 4, device=device)
     for got in (x.broadcast_to(3, 4), x.broadcast_to((3, 4)), x.broadcast_to([3, -1])):
         assert tuple(got.shape) == (3, 4)
+
+
+def test_mode_counts_nans_as_one_value_and_histc_keeps_its_ends(device):
+    """The reviewer's cases: mode of [nan, nan, 1] is NaN (PyTorch's); histc compares in
+    the input's dtype, so float32 values equal to min and max are counted (they were
+    dropped when compared with the float64 range)."""
+    values, _ = pdt.mode(pdt.tensor([float("nan"), float("nan"), 1.0], device=device))
+    assert np.isnan(values.item())
+    x = pdt.tensor([0.1, 0.2, 0.3], device=device)
+    assert pdt.histc(x, 3, 0.1, 0.3).tolist() == [1.0, 1.0, 1.0]
+    x = pdt.linspace(-0.3, 0.3, 29, device=device)
+    assert pdt.histc(x, 3, -0.3, 0.3).sum().item() == 29

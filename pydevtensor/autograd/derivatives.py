@@ -153,12 +153,17 @@ class PowBackward0(MulBackward0):
             if not isinstance(b, _C.Tensor) and b == 0:
                 ga = _C.zeros_like(a)
             else:
-                ga = reduce_grad(g * b * a ** (b - 1), ma)
+                ga = g * b * a ** (b - 1)
+                if isinstance(b, _C.Tensor):  # x ** 0 is 1 everywhere: 0, not 0 * inf
+                    ga = ga.masked_fill(b == 0, 0.0)
+                ga = reduce_grad(ga, ma)
         if need_b:
             result = self.saved_tensors[-1]
             log_a = a.log() if isinstance(a, _C.Tensor) else _C.full((), a, dtype=g.dtype,
                                                                       device=g.device).log()
-            gb = reduce_grad(g * result * log_a, mb)
+            # 0 ** b for b >= 0 is flat in b (PyTorch's): 0, not 0 * -inf
+            gb = (g * result * log_a).masked_fill((a == 0) & (b >= 0), 0.0)
+            gb = reduce_grad(gb, mb)
         return ga, gb
 
 
