@@ -18,6 +18,7 @@ import builtins
 import math
 
 from . import _C
+from ._dtype_info import result_type
 from ._ops_index import where
 from .autograd.dispatch import derivative, recorded
 from .autograd.node import Node
@@ -58,9 +59,8 @@ def _x_log(op, x, y, log, scalar_log, neutral, low):
             product = x * log(where(skip, neutral, y))
             out = where((x == 0) & (y == math.inf), 0.0, product)  # not 0 * inf
             # where() broadcast a 0-d y: the dtype is the one x * y has (PyTorch's rule
-            # for a 0-d operand), found on two tiny tensors of their ranks
-            dtype = (_C.empty((1,) * x.ndim, dtype=x.dtype)
-                     * _C.empty((1,) * y.ndim, dtype=y.dtype)).dtype
+            # for a 0-d operand), result_type's
+            dtype = result_type(x, y)
             return out if out.dtype == dtype else out.to(dtype)
         if x != 0:
             return x * log(y)
