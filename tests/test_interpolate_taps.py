@@ -88,6 +88,7 @@ NON_FINITE = [  # mode, input shape, keyword arguments
     ("trilinear", (1, 1, 9, 8, 3), dict(size=(17, 5, 4))),
     ("bilinear", (1, 1, 30, 32), dict(size=(10, 16), antialias=True)),
     ("bicubic", (1, 1, 30, 32), dict(size=(12, 8), antialias=True)),
+    ("bilinear", (1, 1, 9, 8), dict(size=(9, 4), antialias=True)),  # H: a copy, as torch
 ]
 
 
@@ -185,7 +186,7 @@ def test_antialias_matches_torch(device, mode):
     rng = np.random.default_rng(12)
     x = rng.standard_normal((2, 3, 13, 17))
     for kw in AA_CASES + [dict(scale_factor=0.37, recompute_scale_factor=True),
-                          dict(scale_factor=1.7)]:
+                          dict(scale_factor=1.7), dict(size=(13, 5))]:
         tx, px = torch.tensor(x, requires_grad=True), _t(x, device).requires_grad_()
         want = torch.nn.functional.interpolate(tx, mode=mode, antialias=True, **kw)
         got = F.interpolate(px, mode=mode, antialias=True, **kw)

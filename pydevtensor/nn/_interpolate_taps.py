@@ -33,7 +33,8 @@ the scale the formulas use:
                    filter((i - c + 0.5) / f) (the triangle 1 - |z|, or Keys' cubic
                    with A = -0.5) divided by their sum; K = 2 ceil(support) + 1,
                    and an output with fewer taps reads cell ``in`` (a zero that
-                   the caller appends) with weight 0
+                   the caller appends) with weight 0; the identity when out = in,
+                   as PyTorch
 
 An axis that nearest resamples by an integer factor (each cell repeated r times;
 decided on the host from the same float32 formula, no device data read) is a
@@ -161,12 +162,12 @@ def plan(device, mode: str, n_in: int, n_out: int, scale, align_corners: bool,
             if r:
                 return ("identity",) if r == 1 else ("repeat", r)
             return ("taps", _nearest_taps(mode, n_in, n_out, scale, device), None, False)
+        if n_out == n_in and (antialias or mode != "bicubic"):
+            return ("identity",)
         if antialias:
             index, weight = _antialias_taps(mode, n_in, n_out, scale, align_corners, dtype,
                                             device)
             return ("taps", index, weight, True)
-        if n_out == n_in and mode != "bicubic":
-            return ("identity",)
         index, weight = _interp_taps(mode, n_in, n_out, scale, align_corners, dtype, device)
         return ("taps", index, weight, False)
 
