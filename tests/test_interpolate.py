@@ -143,8 +143,8 @@ def test_interpolate_gradcheck(device):
     gradcheck(lambda t: F.interpolate(t, size=8, mode="linear"), x1, device)
 
 
-def test_interpolate_caches_its_matrices(device):
-    """The second call with the same sizes builds nothing (the matrices are kept)."""
+def test_interpolate_caches_its_taps(device):
+    """The second call with the same sizes builds nothing (the taps are kept)."""
     x = pdt.ones(1, 1, 5, 7, device=device)
     F.interpolate(x, size=(9, 4), mode="bicubic")
     before = _index_cache.stats(device)
