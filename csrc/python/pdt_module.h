@@ -244,6 +244,7 @@ PyObject *pdt_bf16_numpy_from_bits(PyObject *bits);
 
 /* ---- the NumPy/DLPack boundary (interop.c) and the transfer guard (guard.c) ---- */
 extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c */
+extern PyMethodDef pdt_linalg_functions[];                         /* linalg.c: LU, Cholesky */
 extern PyMethodDef pdt_index_functions[];                          /* tensor_index.c (issue 17) */
 /* x.index_select(dim, index) into a new contiguous tensor, out (index: contiguous
  * 1-d int64 on x's device; 0 <= dim < x.ndim; negative_ok: indices may count from
