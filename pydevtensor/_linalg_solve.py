@@ -577,8 +577,8 @@ def cholesky_solve(B, L, upper=False):
     --------
     >>> L = pydevtensor.linalg.cholesky(pydevtensor.tensor([[4., 2.], [2., 5.]]))
     >>> pydevtensor.cholesky_solve(pydevtensor.tensor([[8.], [9.]]), L)
-    tensor([[1.5000],
-            [1.2000]])
+    tensor([[1.3750],
+            [1.2500]])
     """
     _tensor_arg(B, "cholesky_solve", "B")
     if B.ndim < 2:
