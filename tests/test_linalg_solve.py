@@ -283,3 +283,37 @@ def test_gradients_match_torch(device, case):
     assert type(out.grad_fn).__name__ == type(ref.grad_fn).__name__
     for x, y in zip(ours, theirs):
         _close(x.grad, y.grad.numpy())
+
+
+# ---- what a GPU reads back ----
+
+def test_info_read_back_is_one_counted_copy(device):
+    """Raising needs info on the host: one counted device-to-host copy per call on a
+    GPU (allowed under the transfer guard: it is not implicit), none on the CPU; the
+    _ex forms read nothing back unless check_errors=True."""
+    A = _t(np.eye(3) * 2, device)
+    B = _t(np.ones((3, 2)), device)
+    expected = 0 if device.type == "cpu" else 1
+    for call in (lambda: pdt.linalg.solve(A, B), lambda: pdt.linalg.inv(A),
+                 lambda: pdt.linalg.cholesky(A),
+                 lambda: pdt.linalg.inv_ex(A, check_errors=True)):
+        pdt.reset_transfer_stats()
+        with pdt.transfer_guard("disallow"):
+            call()
+        assert pdt.transfer_stats()["device_to_host"]["count"] == expected
+    for call in (lambda: pdt.linalg.solve_ex(A, B), lambda: pdt.linalg.inv_ex(A),
+                 lambda: pdt.linalg.cholesky_ex(A), lambda: pdt.linalg.det(A),
+                 lambda: pdt.linalg.slogdet(A), lambda: pdt.logdet(A)):
+        pdt.reset_transfer_stats()
+        call()
+        assert pdt.transfer_stats()["device_to_host"]["count"] == 0
+
+
+def test_large_batch_and_size(device):
+    """A batch of 64 matrices of 33 x 33 (more than one block of any blocked LAPACK
+    code path), against NumPy."""
+    rng = np.random.default_rng(9)
+    a, b = _well_conditioned(rng, (64, 33, 33)), rng.standard_normal((64, 33, 4))
+    _close(pdt.linalg.solve(_t(a, device), _t(b, device)), np.linalg.solve(a, b))
+    spd = _spd(rng, (8, 33, 33))
+    _close(pdt.linalg.cholesky(_t(spd, device)), np.linalg.cholesky(spd))
