@@ -1,4 +1,5 @@
-/* pdt_linalg.c - the checks in front of the backends' singular values. */
+/* pdt_linalg.c - the checks in front of the backends' singular values, LU and
+ * Cholesky factorizations (pdt_linalg.h). */
 #include "pdt_linalg.h"
 
 #include "pdt_backend.h"
@@ -27,7 +28,7 @@ pdt_status pdt_singular_values(const pdt_tensor *x, const pdt_tensor *out)
     if (!be->singular_values)
         return pdt_fail(PDT_ERR_UNSUPPORTED,
                         "singular values (linalg.matrix_norm with ord 2, -2 or 'nuc') are not "
-                        "computed on %s by pydevtensor (no cuSOLVER); move the matrix to the "
+                        "computed on %s by pydevtensor; move the matrix to the "
                         "CPU first with .cpu() (a counted copy)",
                         dn);
     pdt_note_op("singular_values", x->device);

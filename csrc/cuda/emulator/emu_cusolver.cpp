@@ -58,13 +58,16 @@ pdt_emu::stream *stream_of(cusolverDnHandle_t h, const char *name, int *device)
         stream = h->stream;
     }
     if (pdt_emu::current_device() != *device)
-        pdt_emu::violation(name, DOC_CONTEXT, "handle %p belongs to device %d, but device %d is "
-                           "current", (void *)h, *device, pdt_emu::current_device());
+        pdt_emu::violation(name, DOC_CONTEXT,
+                           "handle %p belongs to device %d, but device %d is "
+                           "current",
+                           (void *)h, *device, pdt_emu::current_device());
     pdt_emu::stream *s = pdt_emu::resolve(stream, name);
     if (pdt_emu::stream_device(s) != *device)
-        pdt_emu::violation(name, DOC_SET_STREAM, "handle %p of device %d has stream %p of "
-                           "device %d", (void *)h, *device, (void *)stream,
-                           pdt_emu::stream_device(s));
+        pdt_emu::violation(name, DOC_SET_STREAM,
+                           "handle %p of device %d has stream %p of "
+                           "device %d",
+                           (void *)h, *device, (void *)stream, pdt_emu::stream_device(s));
     return s;
 }
 
@@ -176,8 +179,8 @@ cusolverStatus_t getrf_buffer(cusolverDnHandle_t h, int m, int n, int lda, int *
 }
 
 template <typename T>
-cusolverStatus_t getrf(const char *name, cusolverDnHandle_t h, int m, int n, T *a, int lda,
-                       T *work, int *ipiv, int *info)
+cusolverStatus_t getrf(const char *name, cusolverDnHandle_t h, int m, int n, T *a, int lda, T *work,
+                       int *ipiv, int *info)
 {
     if (!h)
         return CUSOLVER_STATUS_NOT_INITIALIZED;
@@ -254,8 +257,10 @@ cusolverStatus_t potrf(const char *name, cusolverDnHandle_t h, cublasFillMode_t 
     if (n < 0 || lda < std::max(1, n) || !valid_uplo(uplo))
         return CUSOLVER_STATUS_INVALID_VALUE;
     if (lwork < lwork_for(n))
-        pdt_emu::violation(name, DOC_WORKSPACE, "Lwork %d is less than the %d that "
-                           "cusolverDn<t>potrf_bufferSize gave", lwork, lwork_for(n));
+        pdt_emu::violation(name, DOC_WORKSPACE,
+                           "Lwork %d is less than the %d that "
+                           "cusolverDn<t>potrf_bufferSize gave",
+                           lwork, lwork_for(n));
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
     const bool upper = uplo == CUBLAS_FILL_MODE_UPPER;
