@@ -158,40 +158,69 @@ static void solver_end(solver_call *c)
 
 static size_t elem_size(const pdt_tensor *t) { return t->dtype == PDT_FLOAT64 ? 8 : 4; }
 
-pdt_status pdt_cuda_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info)
+/* The workspace size of getrf (lu) or potrf, in elements. */
+static cusolverStatus_t buffer_size(cusolverDnHandle_t h, int d, int lu, cublasFillMode_t uplo,
+                                    int n, void *m, int *lwork)
+{
+    if (lu)
+        return d ? cusolver.dgetrf_buffer(h, n, n, (double *)m, n, lwork)
+                 : cusolver.sgetrf_buffer(h, n, n, (float *)m, n, lwork);
+    return d ? cusolver.dpotrf_buffer(h, uplo, n, (double *)m, n, lwork)
+             : cusolver.spotrf_buffer(h, uplo, n, (float *)m, n, lwork);
+}
+
+/* One getrf (ipiv not NULL) or potrf of the n x n matrix m, queued. */
+static cusolverStatus_t factor_one(cusolverDnHandle_t h, int d, cublasFillMode_t uplo, int n,
+                                   void *m, void *work, int lwork, int *ipiv, int *info)
+{
+    if (ipiv)
+        return d ? cusolver.dgetrf(h, n, n, (double *)m, n, (double *)work, ipiv, info)
+                 : cusolver.sgetrf(h, n, n, (float *)m, n, (float *)work, ipiv, info);
+    return d ? cusolver.dpotrf(h, uplo, n, (double *)m, n, (double *)work, lwork, info)
+             : cusolver.spotrf(h, uplo, n, (float *)m, n, (float *)work, lwork, info);
+}
+
+/* LU (pivots not NULL) or Cholesky of each matrix of a, in place: one workspace
+ * for the batch, each call queued. */
+static pdt_status factor_batch(const pdt_tensor *a, const pdt_tensor *pivots, int upper,
+                               const pdt_tensor *info)
 {
     const int64_t n = a->shape[a->ndim - 1], batch = pdt_tensor_numel(a) / (n * n);
     const int d = a->dtype == PDT_FLOAT64, ni = (int)n;
+    const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
     char *m = pdt_tensor_ptr(a);
-    int *ipiv = (int *)pdt_tensor_ptr(pivots), *inf = (int *)pdt_tensor_ptr(info);
+    int *ipiv = pivots ? (int *)pdt_tensor_ptr(pivots) : NULL;
+    int *inf = (int *)pdt_tensor_ptr(info);
     void *work = NULL;
     size_t bytes = 0;
     int lwork = 0;
     solver_call c;
-    pdt_status st = solver_begin(&c, a, "lu_factor", n);
+    pdt_status st = solver_begin(&c, a, pivots ? "lu_factor" : "cholesky", n);
     if (st != PDT_OK)
         goto fail;
-    if (d)
-        PDT_CUSOLVER_CHECK(cusolver.dgetrf_buffer(c.slot->handle, ni, ni, (double *)m, ni, &lwork));
-    else
-        PDT_CUSOLVER_CHECK(cusolver.sgetrf_buffer(c.slot->handle, ni, ni, (float *)m, ni, &lwork));
+    PDT_CUSOLVER_CHECK(buffer_size(c.slot->handle, d, pivots != NULL, uplo, ni, m, &lwork));
     bytes = (size_t)(lwork > 0 ? lwork : 1) * elem_size(a);
     if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
         goto fail;
-    for (int64_t b = 0; b < batch; b++) {
-        char *mb = m + (size_t)(b * n * n) * elem_size(a);
-        if (d)
-            PDT_CUSOLVER_CHECK(cusolver.dgetrf(c.slot->handle, ni, ni, (double *)mb, ni,
-                                               (double *)work, ipiv + b * n, inf + b));
-        else
-            PDT_CUSOLVER_CHECK(cusolver.sgetrf(c.slot->handle, ni, ni, (float *)mb, ni,
-                                               (float *)work, ipiv + b * n, inf + b));
-    }
+    for (int64_t b = 0; b < batch; b++)
+        PDT_CUSOLVER_CHECK(factor_one(c.slot->handle, d, uplo, ni,
+                                      m + (size_t)(b * n * n) * elem_size(a), work, lwork,
+                                      ipiv ? ipiv + b * n : NULL, inf + b));
 fail:
     if (work) /* in stream order, after the last call that uses it */
         pdt_scratch_free(a->device, work, bytes);
     solver_end(&c);
     return st;
+}
+
+pdt_status pdt_cuda_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info)
+{
+    return factor_batch(a, pivots, 0, info);
+}
+
+pdt_status pdt_cuda_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info)
+{
+    return factor_batch(a, NULL, upper, info);
 }
 
 pdt_status pdt_cuda_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b)
@@ -224,45 +253,6 @@ pdt_status pdt_cuda_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, con
 fail:
     if (status)
         pdt_scratch_free(lu->device, status, sizeof(int));
-    solver_end(&c);
-    return st;
-}
-
-pdt_status pdt_cuda_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info)
-{
-    const int64_t n = a->shape[a->ndim - 1], batch = pdt_tensor_numel(a) / (n * n);
-    const int d = a->dtype == PDT_FLOAT64, ni = (int)n;
-    const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
-    char *m = pdt_tensor_ptr(a);
-    int *inf = (int *)pdt_tensor_ptr(info);
-    void *work = NULL;
-    size_t bytes = 0;
-    int lwork = 0;
-    solver_call c;
-    pdt_status st = solver_begin(&c, a, "cholesky", n);
-    if (st != PDT_OK)
-        goto fail;
-    if (d)
-        PDT_CUSOLVER_CHECK(
-            cusolver.dpotrf_buffer(c.slot->handle, uplo, ni, (double *)m, ni, &lwork));
-    else
-        PDT_CUSOLVER_CHECK(
-            cusolver.spotrf_buffer(c.slot->handle, uplo, ni, (float *)m, ni, &lwork));
-    bytes = (size_t)(lwork > 0 ? lwork : 1) * elem_size(a);
-    if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
-        goto fail;
-    for (int64_t b = 0; b < batch; b++) {
-        char *mb = m + (size_t)(b * n * n) * elem_size(a);
-        if (d)
-            PDT_CUSOLVER_CHECK(cusolver.dpotrf(c.slot->handle, uplo, ni, (double *)mb, ni,
-                                               (double *)work, lwork, inf + b));
-        else
-            PDT_CUSOLVER_CHECK(cusolver.spotrf(c.slot->handle, uplo, ni, (float *)mb, ni,
-                                               (float *)work, lwork, inf + b));
-    }
-fail:
-    if (work)
-        pdt_scratch_free(a->device, work, bytes);
     solver_end(&c);
     return st;
 }

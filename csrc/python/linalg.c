@@ -6,52 +6,29 @@
 #include "pdt_linalg.h"
 #include "pdt_module.h"
 
-/* Releases the views; None, or the exception of the status. */
-static PyObject *done(pdt_state *S, pdt_hold *h, pdt_status st)
-{
-    pdt_hold_release(h);
-    if (st != PDT_OK)
-        return pdt_raise(S, st);
-    Py_RETURN_NONE;
-}
-
-/* _lu_factor(a, pivots, info): a overwritten by its LU factors. */
-static PyObject *f_lu_factor(PyObject *module, PyObject *args)
+/* _lu_factor(a, pivots, info): a overwritten by its LU factors; and
+ * _lu_solve(lu, pivots, b): b overwritten by the solution (solve = 1). */
+static PyObject *lu_call(PyObject *module, PyObject *args, int solve)
 {
     pdt_state *S = pdt_state_of_module(module);
-    PyObject *a, *p, *i;
-    if (!PyArg_ParseTuple(args, "O!O!O!:_lu_factor", S->tensor_type, &a, S->tensor_type, &p,
-                          S->tensor_type, &i))
+    PyObject *t[3];
+    if (!PyArg_ParseTuple(args, solve ? "O!O!O!:_lu_solve" : "O!O!O!:_lu_factor", S->tensor_type,
+                          &t[0], S->tensor_type, &t[1], S->tensor_type, &t[2]))
         return NULL;
     pdt_hold h = {0};
-    const pdt_tensor *ta = pdt_hold_view(&h, pdt_tensor_of(a));
-    const pdt_tensor *tp = pdt_hold_view(&h, pdt_tensor_of(p));
-    const pdt_tensor *ti = pdt_hold_view(&h, pdt_tensor_of(i));
+    const pdt_tensor *v[3];
+    for (int i = 0; i < 3; i++)
+        v[i] = pdt_hold_view(&h, pdt_tensor_of(t[i]));
     pdt_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = pdt_lu_factor(ta, tp, ti);
+    st = solve ? pdt_lu_solve(v[0], v[1], v[2]) : pdt_lu_factor(v[0], v[1], v[2]);
     Py_END_ALLOW_THREADS
-    return done(S, &h, st);
+    return pdt_hold_done(S, &h, st);
 }
 
-/* _lu_solve(lu, pivots, b): b overwritten by the solution. */
-static PyObject *f_lu_solve(PyObject *module, PyObject *args)
-{
-    pdt_state *S = pdt_state_of_module(module);
-    PyObject *lu, *p, *b;
-    if (!PyArg_ParseTuple(args, "O!O!O!:_lu_solve", S->tensor_type, &lu, S->tensor_type, &p,
-                          S->tensor_type, &b))
-        return NULL;
-    pdt_hold h = {0};
-    const pdt_tensor *tl = pdt_hold_view(&h, pdt_tensor_of(lu));
-    const pdt_tensor *tp = pdt_hold_view(&h, pdt_tensor_of(p));
-    const pdt_tensor *tb = pdt_hold_view(&h, pdt_tensor_of(b));
-    pdt_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = pdt_lu_solve(tl, tp, tb);
-    Py_END_ALLOW_THREADS
-    return done(S, &h, st);
-}
+static PyObject *f_lu_factor(PyObject *module, PyObject *args) { return lu_call(module, args, 0); }
+
+static PyObject *f_lu_solve(PyObject *module, PyObject *args) { return lu_call(module, args, 1); }
 
 /* _cholesky_factor(a, upper, info): a's triangle overwritten by the factor. */
 static PyObject *f_cholesky_factor(PyObject *module, PyObject *args)
@@ -69,7 +46,7 @@ static PyObject *f_cholesky_factor(PyObject *module, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     st = pdt_cholesky_factor(ta, upper, ti);
     Py_END_ALLOW_THREADS
-    return done(S, &h, st);
+    return pdt_hold_done(S, &h, st);
 }
 
 PyMethodDef pdt_linalg_functions[] = {

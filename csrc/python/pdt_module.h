@@ -166,6 +166,14 @@ static inline void pdt_hold_release(pdt_hold *h)
     while (h->n > 0)
         pdt_tensor_release(&h->v[--h->n]);
 }
+/* Releases the views; None, or the exception of st (an op with no result). */
+static inline PyObject *pdt_hold_done(pdt_state *S, pdt_hold *h, pdt_status st)
+{
+    pdt_hold_release(h);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    Py_RETURN_NONE;
+}
 
 /* ---- storage references (storage_ref.c, Note [exports hold the storage]) ---- */
 
