@@ -122,13 +122,17 @@ def _not_positive_definite(v):
             f"positive-definite (the leading minor of order {v} is not positive-definite)")
 
 
+def _is_vector(A, B):
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
 def _solve_shapes(A, B, op="linalg.solve"):
     """(B as matrices, vector_case) with PyTorch's rule: B is a batch of vectors when it
     is 1-d, or when its shape is A's without the last dim."""
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    vector = _is_vector(A, B)
     Bm = B.unsqueeze(-1) if vector else B
     if Bm.ndim < 2 or Bm.shape[-2] != A.shape[-1]:
-        shape = "x".join(str(s) for s in Bm.shape[-2:]) if Bm.ndim >= 2 else str(B.shape[0])
+        shape = "x".join(str(s) for s in Bm.shape[-2:]) if Bm.ndim >= 2 else "a number"
         raise RuntimeError(f"{op}: Incompatible shapes of A and B for the equation "
                            f"AX = B ({A.shape[-2]}x{A.shape[-1]} and {shape}; A "
                            f"{tuple(A.shape)}, B {tuple(B.shape)}, on {A.device})")
@@ -227,6 +231,11 @@ def _solve_either(A, B, left, op, check):
     _check_pair(op, A, B)
     if left:
         return _solve(A, B, op, check)
+    if B.ndim < 2 or _is_vector(A, B):  # PyTorch: no vectors for X A = B
+        raise RuntimeError(f"{op}: Incompatible shapes of A and B for the equation XA = B "
+                           f"({A.shape[-2]}x{A.shape[-1]} and "
+                           f"{B.shape[-1] if B.ndim else 1}x1: a vector B needs left=True; "
+                           f"A {tuple(A.shape)}, B {tuple(B.shape)}, on {A.device})")
     X, info = _solve(A.mT, B.mT, op, check)
     return X.mT, info
 

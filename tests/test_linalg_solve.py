@@ -217,6 +217,13 @@ def test_bad_inputs(device):
     with pytest.raises(RuntimeError, match=r"batch dimensions of A \(2, 2, 2\) and B "
                        r"\(3, 2, 1\) do not broadcast"):
         pdt.linalg.solve(pdt.ones(2, 2, 2, device=device), pdt.ones(3, 2, 1, device=device))
+    with pytest.raises(RuntimeError, match=r"Incompatible shapes.*\(2x2 and a number; A "
+                       r"\(2, 2\), B \(\), on "):
+        pdt.linalg.solve(pdt.eye(2, device=device), pdt.ones((), device=device))
+    with pytest.raises(RuntimeError, match=r"linalg\.solve: Incompatible shapes of A and B for "
+                       r"the equation XA = B \(2x2 and 2x1: a vector B needs left=True"):
+        pdt.linalg.solve(pdt.eye(2, device=device).expand(3, 2, 2), pdt.ones(3, 2, device=device),
+                         left=False)
     with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         pdt.linalg.slogdet(pdt.ones(3, device=device))
     with pytest.raises(TypeError, match=r"argument 'A' must be a Tensor, got list"):
