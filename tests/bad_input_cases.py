@@ -780,3 +780,8 @@ CASES += EVERYDAY3_CASES
 from bad_input_cases_everyday2 import EVERYDAY2_CASES  # noqa: E402
 
 CASES += EVERYDAY2_CASES
+
+# pydevtensor.linalg's solvers: their own file
+from bad_input_cases_linalg import LINALG_CASES  # noqa: E402
+
+CASES += LINALG_CASES
