@@ -61,7 +61,11 @@ def _int_arg(x, op, name):
     if isinstance(x, builtins.bool) or not (isinstance(x, builtins.int) or hasattr(x, "__index__")
                                             and not isinstance(x, _C.Tensor)):
         raise TypeError(f"{op}(): argument '{name}' must be int, got {type(x).__name__}")
-    return x.__index__()
+    try:
+        return x.__index__()
+    except TypeError:  # an array of more than one element
+        raise TypeError(f"{op}(): argument '{name}' must be int, got {type(x).__name__}") \
+            from None
 
 
 def _broadcast_shape(*shapes):

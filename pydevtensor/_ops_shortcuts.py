@@ -8,7 +8,6 @@ the expression: ``square(x)`` is ``x * x``, ``reciprocal(x)`` is ``1 / x`` (true
 division, so integer inputs give floats, as in PyTorch).
 """
 from . import _C
-from ._memory_format import clone_as
 
 
 def _tensor(x, op, name="input"):
@@ -362,8 +361,7 @@ def clone(input, *, memory_format=None):
     ...                   memory_format=pydevtensor.channels_last).stride()
     (8, 1, 4, 2)
     """
-    _tensor(input, "clone")
-    return clone_as(input, memory_format, "clone()")
+    return _tensor(input, "clone").clone(memory_format=memory_format)
 
 
 for _name_, _fn in (("square", square), ("reciprocal", reciprocal), ("view_as", view_as),

@@ -39,6 +39,7 @@ static int module_exec(PyObject *module)
                              pdt_optional_functions,       pdt_autograd_engine_functions,
                              pdt_round_functions,          pdt_erf_functions,
                              pdt_conv_functions,           pdt_rnn_functions,
+                             pdt_memory_format_functions,  pdt_export_functions,
                              pdt_linalg_functions};
     if (pdt_errors_init(module, S) < 0 || pdt_device_type_init(module, S) < 0 ||
         pdt_dtype_type_init(module, S) < 0 || pdt_tensor_type_init(module, S) < 0 ||
@@ -66,6 +67,8 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(S->getitem_hook);
     Py_VISIT(S->setitem_hook);
     Py_VISIT(S->numpy_asarray);
+    for (int i = 0; i < PDT_NUM_MEMORY_FORMATS; i++)
+        Py_VISIT(S->memory_formats[i]);
     for (int i = 0; i < PDT_NUM_DTYPES; i++)
         Py_VISIT(S->dtypes[i]);
     Py_VISIT(S->OutOfMemoryError);
@@ -91,6 +94,8 @@ static int module_clear(PyObject *module)
     Py_CLEAR(S->getitem_hook);
     Py_CLEAR(S->setitem_hook);
     Py_CLEAR(S->numpy_asarray);
+    for (int i = 0; i < PDT_NUM_MEMORY_FORMATS; i++)
+        Py_CLEAR(S->memory_formats[i]);
     Py_CLEAR(S->OutOfMemoryError);
     Py_CLEAR(S->TransferError);
     Py_CLEAR(S->DeviceError);

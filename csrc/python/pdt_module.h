@@ -41,6 +41,15 @@ typedef struct {
 
 /* ---- module state (one per module object; see module.c) ---- */
 
+/* Memory formats (memory_format.c), as PyTorch's torch.memory_format. */
+typedef enum {
+    PDT_PRESERVE_FORMAT,
+    PDT_CONTIGUOUS_FORMAT,
+    PDT_CHANNELS_LAST,    /* 4-d, dims in memory as (N, H, W, C) */
+    PDT_CHANNELS_LAST_3D, /* 5-d, (N, D, H, W, C) */
+    PDT_NUM_MEMORY_FORMATS
+} pdt_memory_format;
+
 typedef struct {
     PyTypeObject *device_type;
     PyTypeObject *dtype_type;
@@ -59,7 +68,11 @@ typedef struct {
     /* x[key] and x[key] = v for keys the slots leave to Python (Note [indexing's fast
      * keys], tensor_view.c), installed by pydevtensor/_ops_index */
     PyObject *getitem_hook, *setitem_hook;
-    PyObject *numpy_asarray; /* NULL until t.numpy() first needs it (tensor_convert.c) */
+    PyObject *numpy_asarray; /* NULL until t.numpy() first needs it (tensor_export.c) */
+    /* pydevtensor.preserve_format, contiguous_format, channels_last and
+     * channels_last_3d (a pdt_memory_format's order), installed by
+     * pydevtensor/_memory_format.py (memory_format.c) */
+    PyObject *memory_formats[PDT_NUM_MEMORY_FORMATS];
 } pdt_state;
 
 extern PyModuleDef pdt_module_def;
@@ -109,6 +122,28 @@ PyObject *pdt_dtype_object(pdt_state *S, pdt_dtype dt); /* new reference */
 extern PyMethodDef pdt_dtype_functions[];               /* promote_types */
 
 /* ---- tensors (tensor_object.c and friends) ---- */
+
+/* Memory formats (memory_format.c; pdt_memory_format: above pdt_state). */
+/* obj: a pydevtensor.memory_format or its name; None: preserve_format; NULL (not
+ * given): dflt.  Else a TypeError naming where ("clone()"); 0 or -1. */
+int pdt_memory_format_from_object(pdt_state *S, PyObject *obj, pdt_memory_format dflt,
+                                  const char *where, pdt_memory_format *out);
+/* The rank channels_last(_3d) takes and its dims in memory order, outermost first. */
+int pdt_memory_format_perm(pdt_memory_format fmt, const int **perm);
+/* 1 when t is laid out as fmt (channels_last(_3d): of its rank, with those strides;
+ * contiguous_format: row-major; not for preserve_format). */
+int pdt_follows_memory_format(const pdt_tensor *t, pdt_memory_format fmt);
+/* 0 when t has the rank fmt (channels_last(_3d)) takes, else -1 and an
+ * InvalidArgumentError naming where, the shape and the device. */
+int pdt_check_memory_format_rank(pdt_state *S, const pdt_tensor *t, pdt_memory_format fmt,
+                                 const char *where);
+/* The one argument memory_format (positional too when positional is 1, else
+ * keyword-only) of the method fname ("clone"; where: "clone()"), parsed as above
+ * (dflt when not given). */
+int pdt_memory_format_arg(pdt_state *S, const char *fname, const char *where, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames, int positional,
+                          pdt_memory_format dflt, pdt_memory_format *out);
+extern PyMethodDef pdt_memory_format_functions[]; /* _set_memory_formats */
 
 int pdt_tensor_type_init(PyObject *module, pdt_state *S);
 /* Wraps t (takes over its storage reference) in a new Tensor; on failure
@@ -182,7 +217,7 @@ int pdt_storage_ref_type_init(PyObject *module, pdt_state *S);
  * memory). */
 PyObject *pdt_storage_ref_new(pdt_state *S, const pdt_tensor *t);
 /* A CPU tensor's _StorageRef, whose buffer shows bfloat16 as uint16 bits
- * (Note [bfloat16 at the NumPy boundary] in tensor_convert.c). */
+ * (Note [bfloat16 at the NumPy boundary] in tensor_export.c). */
 PyObject *pdt_tensor_buffer(PyObject *tensor);
 /* The same, taking over t's reference (released on failure). */
 PyObject *pdt_storage_ref_steal(pdt_state *S, pdt_tensor *t);
@@ -201,8 +236,9 @@ extern PyMethodDef pdt_create_functions[];
 extern PyMethodDef pdt_convert_functions[];
 extern PyMethodDef pdt_query_functions[];
 extern PyMethodDef pdt_tensor_copy_methods[];
-extern PyMethodDef pdt_tensor_convert_methods[];
-extern PyType_Slot pdt_tensor_convert_slots[];
+extern PyMethodDef pdt_tensor_export_methods[]; /* tensor_export.c */
+extern PyType_Slot pdt_tensor_export_slots[];
+extern PyMethodDef pdt_export_functions[];      /* to_numpy */
 extern PyMethodDef pdt_tensor_random_methods[]; /* tensor_create.c: uniform_, normal_ */
 /* Issue 4's files, one concern each: */
 extern PyMethodDef pdt_math_methods[], pdt_math_functions[];   /* tensor_math.c   */
@@ -241,7 +277,7 @@ int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where
 enum { PDT_BUFFER_FOREIGN_ORDER = 1, PDT_BUFFER_NARROW_TYPE = 2 };
 int pdt_buffer_conversion(PyObject *obj);
 /* A NumPy array sharing CPU tensor `tensor`'s memory (its base holds the
- * storage: Note [exports hold the storage]) (tensor_convert.c). */
+ * storage: Note [exports hold the storage]) (tensor_export.c). */
 PyObject *pdt_numpy_view(PyObject *tensor);
 /* numpy_bfloat16.c: when obj is a NumPy array of ml_dtypes.bfloat16, 1 and
  * *as_bits a new float16 view of its memory; else 0 (-1 with an exception). */
