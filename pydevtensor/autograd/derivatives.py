@@ -141,7 +141,7 @@ class PowBackward0(MulBackward0):
         self.result_saved = isinstance(exponent, _C.Tensor)
         r = super().save(result, input, exponent)
         if self.result_saved:
-            self.save_tensors(*self._saved, result.detach())
+            self.save_tensors(*self._saved, result.detach(), outputs=(len(self._saved),))
         return r
 
     def backward(self, g):
@@ -202,7 +202,7 @@ class _Unary(Node):
         if self.uses == "input":
             self.save_tensors(input)
         elif self.uses == "result":
-            self.save_tensors(result.detach())
+            self.save_tensors(result.detach(), outputs=(0,))
         return (input,)
 
     def backward(self, g):
@@ -350,7 +350,7 @@ class _ReductionOfValues(_Reduction):
 
     def save(self, result, input, *args, **kw):
         r = super().save(result, input, *args, **kw)
-        self.save_tensors(input, result.detach())
+        self.save_tensors(input, result.detach(), outputs=(1,))
         return r
 
     def _unreduced(self, g):
