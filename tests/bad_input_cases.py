@@ -780,3 +780,8 @@ CASES += EVERYDAY3_CASES
 from bad_input_cases_everyday2 import EVERYDAY2_CASES  # noqa: E402
 
 CASES += EVERYDAY2_CASES
+
+# autograd.Function, tensor hooks, create_graph and autograd.functional: their own file
+from bad_input_cases_autograd import AUTOGRAD_CASES  # noqa: E402
+
+CASES += AUTOGRAD_CASES
