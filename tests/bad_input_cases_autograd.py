@@ -79,8 +79,8 @@ AUTOGRAD_CASES = [
     C("hessian-vector-output", "pdt.autograd.functional.hessian(lambda x: x * 2, pdt.ones(2))",
       "RuntimeError", r"should return a single Tensor with a single element"),
     C("vjp-no-v", "pdt.autograd.functional.vjp(lambda x: x * 2, pdt.ones(2))",
-      "RuntimeError", r"v can only be None if the user-provided function returns a single "
-      r"Tensor with a single element"),
+      "RuntimeError", r"v can only be None if the output of the user-provided function is "
+      r"a single Tensor with a single element"),
     C("jvp-v-count", "pdt.autograd.functional.jvp(lambda x: x * 2, pdt.ones(2), "
       "(pdt.ones(2), pdt.ones(2)))", "RuntimeError", r"v has 2 elements but there are 1 inputs"),
     C("hvp-vector-output", "pdt.autograd.functional.hvp(lambda x: x * 2, pdt.ones(2), "

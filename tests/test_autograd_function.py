@@ -370,3 +370,46 @@ def test_hooks_do_not_keep_tensors_or_nodes_alive():
         gc.enable()
     from pydevtensor.autograd import hooks
     assert all(ref() is not None for ref, _ in hooks._LEAF_HOOKS.values())
+
+
+def test_grad_returns_gradients_after_the_inputs_hooks_as_torch(device):
+    calls = []
+    x = t64([1.0, 2.0], device, True)
+    x.register_hook(lambda g: g * 10)
+    (g,) = autograd.grad((x * 3).sum(), x)
+    assert_close(g, [30.0, 30.0], "float64")
+    y = x * 2
+    y.register_hook(lambda g: calls.append(1) or g * 100)
+    (g,) = autograd.grad((y * 3).sum(), y, retain_graph=True)
+    assert_close(g, [300.0, 300.0], "float64")
+    assert calls == [1]  # once, not again for the capture
+    (gx, gy) = autograd.grad((y * 3).sum(), (x, y))
+    assert_close(gy, [300.0, 300.0], "float64")
+    assert_close(gx, [6000.0, 6000.0], "float64")  # 3 * 100 * 2, then x's hook: * 10
+    assert x.grad is None and y.grad is None
+
+
+def test_function_frees_what_it_saved_after_backward(device):
+    freed = []
+
+    class Keep(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            tmp = x * 2
+            freed.append(weakref.ref(tmp))
+            ctx.save_for_backward(tmp)
+            return x * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (tmp,) = ctx.saved_tensors
+            return g * 3
+
+    x = t64([1.0], device, True)
+    y = Keep.apply(x)
+    assert freed[0]() is not None
+    y.backward(retain_graph=True)
+    assert freed[0]() is not None  # retained
+    y.backward()
+    assert freed[0]() is None and y.grad_fn is not None
+    assert_close(x.grad, [6.0], "float64")

@@ -25,6 +25,7 @@ create_graph=True)[0].sum(), x) follows it.  Three things make that exact:
   instead of a silently wrong second derivative.
 """
 from .. import _C
+from .hooks import finish_captures, prepare_captures
 from .node import FREED_MSG, AccumulateGrad, edge_of
 
 
@@ -89,10 +90,20 @@ def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where, create_
             e = edge_of(x)
             captures.setdefault(e[0], []).append((e[1], k))
     nresults = len(inputs) if inputs is not None else 0
-    if USE_C:
-        return _C._engine_run(roots, captures, nresults, retain_graph, accumulate,
-                              inputs is not None, AccumulateGrad, FREED_MSG)
-    return _run_python(roots, captures, nresults, retain_graph, accumulate, inputs is not None)
+    # grad() returns its inputs' gradients after their hooks (hooks.py)
+    hooked = prepare_captures(inputs) if inputs is not None and not accumulate else None
+    results = None
+    try:
+        if USE_C:
+            results = _C._engine_run(roots, captures, nresults, retain_graph, accumulate,
+                                     inputs is not None, AccumulateGrad, FREED_MSG)
+        else:
+            results = _run_python(roots, captures, nresults, retain_graph, accumulate,
+                                  inputs is not None)
+    finally:
+        if hooked:  # also after an error: no table keeps wanting a gradient
+            finish_captures(hooked, results)
+    return results
 
 
 def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captured):

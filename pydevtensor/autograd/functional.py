@@ -42,6 +42,29 @@ def _fill(grads, like, create_graph):
                  for g, x in zip(grads, like))
 
 
+def _vectors(v, like, none_msg, count_msg):
+    """v as a tuple matching the tensors like (ones for v=None and a single
+    one-element tensor)."""
+    if v is None:
+        if len(like) != 1 or like[0].numel() != 1:
+            raise RuntimeError(f"The vector v can only be None if {none_msg} is a single "
+                               "Tensor with a single element.")
+        return (_C.ones_like(like[0]),)
+    vs, _ = _tuple(v, "v")
+    if len(vs) != len(like):
+        raise RuntimeError(f"v has {len(vs)} elements but {count_msg(len(like))}")
+    return vs
+
+
+def _grad_along(gs, wrt, vs, create_graph):
+    """The gradient of sum <gs[k], vs[k]> (the gs made with create_graph) with respect
+    to wrt, zeros where it does not depend on one, as a tuple."""
+    pairs = [(g, v) for g, v in zip(gs, vs) if g is not None and g.requires_grad]
+    res = _grad([p[0] for p in pairs], wrt, [p[1] for p in pairs], create_graph) \
+        if pairs else (None,) * len(wrt)
+    return _fill(res, wrt, create_graph)
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T J)``: the vector-Jacobian product (as
     torch.autograd.functional.vjp).
@@ -79,16 +102,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         xs, single_in = _prepare(inputs, create_graph)
         out = func(*xs)
         outs, single_out = _tuple(out, "outputs of the user-provided function")
-        if v is None:
-            if len(outs) != 1 or outs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the user-provided "
-                                   "function returns a single Tensor with a single element.")
-            vs = (_C.ones_like(outs[0]),)
-        else:
-            vs, _ = _tuple(v, "v")
-        if len(vs) != len(outs):
-            raise RuntimeError(f"v has {len(vs)} elements but the function has {len(outs)} "
-                               "outputs")
+        vs = _vectors(v, outs, "the output of the user-provided function",
+                      lambda n: f"the function has {n} outputs")
         grads = _fill(_grad(outs, xs, vs, create_graph), xs, create_graph)
     outs = tuple(o if create_graph else o.detach() for o in outs)
     return (outs[0] if single_out else outs), (grads[0] if single_in else grads)
@@ -128,26 +143,12 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """
     with enable_grad():
         xs, single_in = _prepare(inputs, create_graph)
-        if v is None:
-            if len(xs) != 1 or xs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            vs = (_C.ones_like(xs[0]),)
-        else:
-            vs, _ = _tuple(v, "v")
-        if len(vs) != len(xs):
-            raise RuntimeError(f"v has {len(vs)} elements but there are {len(xs)} inputs")
+        vs = _vectors(v, xs, "the input to the user-provided function",
+                      lambda n: f"there are {n} inputs")
         out = func(*xs)
         outs, single_out = _tuple(out, "outputs of the user-provided function")
         dummies = tuple(_C.zeros_like(o).requires_grad_(True) for o in outs)
-        g = _grad(outs, xs, dummies, True)
-        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi is not None and gi.requires_grad]
-        if pairs:
-            res = _grad([p[0] for p in pairs], dummies, [p[1] for p in pairs], create_graph)
-        else:
-            res = (None,) * len(outs)
-        res = _fill(res, outs, create_graph)
+        res = _grad_along(_grad(outs, xs, dummies, True), dummies, vs, create_graph)
     outs = tuple(o if create_graph else o.detach() for o in outs)
     return (outs[0] if single_out else outs), (res[0] if single_out else res)
 
@@ -294,14 +295,9 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         if not isinstance(out, _C.Tensor) or out.numel() != 1:
             raise RuntimeError("The function given to vhp/hvp should return a single Tensor "
                                "with a single element")
-        vs, _ = _tuple(v, "v") if v is not None else ((_C.ones_like(xs[0]),), True)
-        if len(vs) != len(xs):
-            raise RuntimeError(f"v has {len(vs)} elements but there are {len(xs)} inputs")
-        g = _grad((out,), xs, (None,), True)
-        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi is not None and gi.requires_grad]
-        res = _grad([p[0] for p in pairs], xs, [p[1] for p in pairs], create_graph) \
-            if pairs else (None,) * len(xs)
-        res = _fill(res, xs, create_graph)
+        vs = _vectors(v, xs, "the input to the user-provided function",
+                      lambda n: f"there are {n} inputs")
+        res = _grad_along(_grad((out,), xs, (None,), True), xs, vs, create_graph)
     out = out if create_graph else out.detach()
     return out, (res[0] if single_in else res)
 

@@ -45,9 +45,15 @@ class RemovableHandle:
 
 
 class _Hooks(dict):
-    """A dict that a weak reference can point at (RemovableHandle)."""
+    """A dict that a weak reference can point at (RemovableHandle); ``captured``: the
+    gradient after the hooks, kept for autograd.grad when it asked for this tensor
+    (prepare_captures), else None."""
 
-    __slots__ = ("__weakref__",)
+    __slots__ = ("__weakref__", "captured")
+
+    def __init__(self):
+        super().__init__()
+        self.captured = None
 
 
 def leaf_hooks(leaf):
@@ -90,6 +96,8 @@ def _hooked_apply(node_ref):
         for nr, hooks in node._tensor_hooks.items():
             if nr < len(grads) and grads[nr] is not None:
                 grads[nr] = run_hooks(hooks, grads[nr])
+                if hooks.captured is not None:
+                    hooks.captured = grads[nr]
         for nr, tensor_ref in node._retained.items():
             t = tensor_ref()
             if t is not None and nr < len(grads) and grads[nr] is not None:
@@ -220,3 +228,45 @@ def retains_grad(self):
         return False
     ref = fn.__dict__.get("_retained", {}).get(self.output_nr)
     return ref is not None and ref() is self
+
+
+_WANTED = object()  # _Hooks.captured of a table whose gradient grad() will return
+
+
+def prepare_captures(inputs):
+    """For autograd.grad: the hook tables of the inputs that have hooks, as
+    (position, leaf hooks or None, node hooks or None); the node hooks are told to keep
+    the gradient they produce, which grad() returns, as PyTorch's (the engine takes a
+    wanted gradient before the Node's apply, where the hooks run)."""
+    found = []
+    for k, x in enumerate(inputs):
+        fn = x.grad_fn
+        if fn is None:
+            hooks = leaf_hooks(x)
+            if hooks:
+                found.append((k, hooks, None))
+        else:
+            hooks = fn.__dict__.get("_tensor_hooks", {}).get(x.output_nr)
+            if hooks:
+                hooks.captured = _WANTED
+                found.append((k, None, hooks))
+    return found
+
+
+def finish_captures(found, results):
+    """results (grad()'s list, None after an error) with the inputs' hooks applied
+    (prepare_captures)."""
+    for k, leaf, node in found:
+        if results is None:
+            if node is not None:
+                node.captured = None
+        elif leaf is not None:
+            if results[k] is not None:
+                results[k] = run_hooks(leaf, results[k])
+        else:
+            if node.captured is _WANTED:  # the Node did not run: its hooks, here
+                if results[k] is not None:
+                    results[k] = run_hooks(node, results[k])
+            elif node.captured is not None:
+                results[k] = node.captured
+            node.captured = None
