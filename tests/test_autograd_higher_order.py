@@ -173,3 +173,36 @@ def test_nodes_without_double_backward_raise_naming_themselves(device):
         pytest.skip("this LSTMCell is not the fused cell")
     with pytest.raises(RuntimeError, match="does not support double backward"):
         g.sum().backward()
+
+
+def test_function_double_backward_through_saved_inputs_and_outputs(device):
+    class Cube(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * x ** 2 * g
+
+    class Exp(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)  # the output: read back with its node
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    a = np.array([0.5, -1.5, 2.0])
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    for fn, d1, d2 in ((Cube, 3 * a ** 2, 6 * a), (Exp, np.exp(a), np.exp(a))):
+        (g,) = autograd.grad(fn.apply(x).sum(), x, create_graph=True)
+        assert_close(g, d1, "float64")
+        (h,) = autograd.grad(g.sum(), x)
+        assert_close(h, d2, "float64")
