@@ -63,6 +63,13 @@ AUTOGRAD_CASES = [
       r"a tensor hook must return a Tensor or None, got float"),
     C("retain_grad-no-grad", "pdt.ones(1).retain_grad()", "RuntimeError",
       r"can't retain_grad on Tensor that has requires_grad=False"),
+    C("register_full_backward_hook-not-callable",
+      "pdt.nn.Linear(1, 1).register_full_backward_hook(3)", "TypeError",
+      r"register_full_backward_hook\(\): hook must be callable, got int"),
+    C("register_full_backward_hook-count", "lin = pdt.nn.Linear(2, 1)\n"
+      "lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))\n"
+      "lin(pdt.ones(1, 2, requires_grad=True)).sum().backward()", "RuntimeError",
+      r"backward hook of Linear returned 2 gradients for 1 inputs"),
     # ---- create_graph through a node whose backward is a kernel without a derivative
     C("create_graph-lstm-cell", "cell = pdt.nn.LSTMCell(3, 2)\n"
       "x = pdt.ones(1, 3, requires_grad=True)\n"

@@ -413,3 +413,48 @@ def test_function_frees_what_it_saved_after_backward(device):
     y.backward()
     assert freed[0]() is None and y.grad_fn is not None
     assert_close(x.grad, [6.0], "float64")
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")  # torch's, for the 2nd call
+def test_module_full_backward_hook_against_torch(device):
+    def run(lib, dev):
+        lin = lib.nn.Linear(3, 2).to(dev).double()
+        with lib.no_grad():
+            lin.weight.copy_(lib.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.0]], dtype=lib.float64))
+            lin.bias.fill_(0.5)
+        seen = []
+
+        def hook(m, gi, go):
+            seen.append((m is lin, [None if g is None else g.clone() for g in gi],
+                         [g.clone() for g in go]))
+            return (gi[0] * 2,) if gi[0] is not None else None
+
+        h = lin.register_full_backward_hook(hook)
+        x = lib.tensor([[1.0, -1.0, 2.0]], dtype=lib.float64, device=dev, requires_grad=True)
+        (lin(x) ** 2).sum().backward()
+        lin(lib.ones(1, 3, dtype=lib.float64, device=dev)).sum().backward()  # no input grad
+        h.remove()
+        lin(x).sum().backward()
+        return x.grad, seen
+
+    grad, seen = run(pdt, device)
+    out = np.array([[1.0 - 2.0 + 6.0 + 0.5, -1.0 - 0.5 + 0.5]])
+    go = 2 * out
+    gi = go @ np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.0]])
+    assert len(seen) == 2 and seen[0][0] and seen[1][0]
+    assert_close(seen[0][2][0], go, "float64")
+    assert_close(seen[0][1][0], gi, "float64")
+    assert seen[1][1] == [None]
+    # the hook doubled x's gradient the first time; the removed hook not the second
+    assert_close(grad, 2 * gi + np.array([[0.0, 2.5, 3.0]]), "float64")
+    with pytest.raises(TypeError, match="hook must be callable"):
+        pdt.nn.Linear(1, 1).register_full_backward_hook(None)
+    try:
+        torch = torch_or_skip()
+    except pytest.skip.Exception:
+        return
+    tgrad, tseen = run(torch, "cpu")
+    assert_close(grad, tgrad.numpy(), "float64")
+    assert_close(seen[0][1][0], tseen[0][1][0].numpy(), "float64")
+    assert_close(seen[0][2][0], tseen[0][2][0].numpy(), "float64")
+    assert tseen[1][1] == [None]

@@ -56,6 +56,11 @@ class _Hooks(dict):
         self.captured = None
 
 
+def new_hooks():
+    """An empty hook table a RemovableHandle can point at."""
+    return _Hooks()
+
+
 def leaf_hooks(leaf):
     """The hooks registered on a leaf, or None."""
     entry = _LEAF_HOOKS.get(id(leaf))
