@@ -7,7 +7,9 @@ graph is recorded and what that costs: Note [where the graph is recorded] in
 csrc/python/autograd.c.  Files: grad_mode.py (the thread-local switch), node.py (Node,
 AccumulateGrad, saved tensors), dispatch.py (the recorder and in-place ops),
 derivatives.py, derivatives_shape.py, derivatives_index.py and derivatives_join.py (one
-Node class per op), engine.py (backward).
+Node class per op), engine.py (backward, create_graph), function.py (autograd.Function),
+hooks.py (Tensor.register_hook, retain_grad), functional.py (jacobian, hessian, vjp, jvp,
+hvp, vhp).
 """
 from .. import _C
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)

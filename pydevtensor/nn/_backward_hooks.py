@@ -33,24 +33,23 @@ def _call_hooks(state, grad_input):
     return grad_input
 
 
-class BackwardHookInputs(Function):
+class _Identity(Function):
+    """The tensors as they are (aliases, marked with the call's node); ctx.state is
+    the call's _State."""
+
     @staticmethod
     def forward(ctx, state, *tensors):
         ctx.state = state
         return tensors
 
+
+class BackwardHookInputs(_Identity):
     @staticmethod
     def backward(ctx, *grads):
-        state = ctx.state
-        return (None,) + tuple(_call_hooks(state, grads))
+        return (None,) + tuple(_call_hooks(ctx.state, grads))
 
 
-class BackwardHookOutputs(Function):
-    @staticmethod
-    def forward(ctx, state, *tensors):
-        ctx.state = state
-        return tensors
-
+class BackwardHookOutputs(_Identity):
     @staticmethod
     def backward(ctx, *grads):
         state = ctx.state
