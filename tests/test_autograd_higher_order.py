@@ -24,6 +24,7 @@ def cases(L, Fn, dev):
 
     b = t(B)
     ones = L.ones(3, 4, dtype=L.float64, device=dev)
+    w = t(np.linspace(-1.0, 1.0, 8).reshape(2, 1, 2, 2))
     return {
         "arith": lambda x: (x * x * 3 + x / (x * x + 2) - x).sum(),
         "pow": lambda x: (x ** 3).sum() + ((x * x + 1) ** x).sum() + (2.0 ** x).sum(),
@@ -49,6 +50,14 @@ def cases(L, Fn, dev):
         "cat_stack_where": lambda x: (L.cat([x, x * 2], 0) ** 3).sum()
         + (L.where(x > 0, x ** 2, x ** 3)).sum(),
         "prod_var": lambda x: x.prod(1).sum() + x.var(1).sum(),
+        "tril_where": lambda x: (L.tril(x) ** 3).sum() + (L.where(x > 0, x, -x) ** 3).sum(),
+        "elu_softplus_bce": lambda x: (Fn.elu(x) * Fn.softplus(x)).sum()
+        + Fn.binary_cross_entropy_with_logits(x * x, ones * 0.25),
+        "conv_pools": lambda x: (Fn.conv2d(x.reshape(1, 1, 3, 4), w, padding=1).tanh() ** 2).sum()
+        + (Fn.max_pool2d(x.reshape(1, 1, 3, 4), 2) ** 3).sum()
+        + (Fn.avg_pool2d(x.reshape(1, 1, 3, 4), 2) ** 3).sum(),
+        "norms": lambda x: (Fn.layer_norm(x, (4,)) ** 3).sum()
+        + (Fn.batch_norm(x, None, None, training=True) ** 3).sum(),
     }
 
 

@@ -63,7 +63,8 @@ class WhereBackward0(Node):
 
     def backward(self, g):
         zero = _C.zeros((), dtype=g.dtype, device=g.device)
-        where = _ops()._where.__wrapped__
+        where = _ops()._where  # recorded under create_graph=True
+        where = where if _C.is_grad_enabled() else where.__wrapped__
         need_a, need_b = self.needs_input_grad
         ma, mb = self.metas
         ga = reduce_grad(where(self.condition, g, zero), ma) if need_a else None
