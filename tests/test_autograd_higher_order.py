@@ -215,3 +215,21 @@ def test_function_double_backward_through_saved_inputs_and_outputs(device):
         assert_close(g, d1, "float64")
         (h,) = autograd.grad(g.sum(), x)
         assert_close(h, d2, "float64")
+
+
+def test_a_backward_that_is_not_recorded_raises_under_create_graph(monkeypatch):
+    from pydevtensor.autograd import derivatives
+    x = pdt.tensor([0.5, 1.0], dtype=pdt.float64, requires_grad=True)
+    # piecewise constant ops give a zero that needs no graph: no error
+    (g,) = autograd.grad((x.floor() * x ** 2).sum(), x, create_graph=True)
+    assert g.requires_grad
+    monkeypatch.setattr(derivatives.ExpBackward0, "formula",
+                        staticmethod(lambda g, y: (g * y).detach()))
+    (g,) = autograd.grad(x.exp().sum(), x, create_graph=True)  # g is ones: nothing lost
+    with pytest.raises(RuntimeError, match=r"ExpBackward0 does not support double backward: "
+                                           r"its backward's result for input 0 was not "
+                                           r"recorded"):
+        autograd.grad((x.exp() ** 2).sum(), x, create_graph=True)
+    monkeypatch.undo()
+    (g,) = autograd.grad((x.exp() ** 2).sum(), x, create_graph=True)
+    assert_close(autograd.grad(g.sum(), x)[0], 4 * np.exp(2 * np.array([0.5, 1.0])), "float64")

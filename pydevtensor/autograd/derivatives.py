@@ -210,8 +210,9 @@ class _Unary(Node):
         return self.formula(g, v)
 
 
-def _unary(name, cls_name, uses, formula):
-    cls = type(cls_name, (_Unary,), {"uses": uses, "formula": staticmethod(formula)})
+def _unary(name, cls_name, uses, formula, zero_derivative=False):
+    cls = type(cls_name, (_Unary,), {"uses": uses, "formula": staticmethod(formula),
+                                     "zero_derivative": zero_derivative})
     derivative(name)(cls)
     globals()[cls_name] = cls
 
@@ -236,7 +237,8 @@ _unary("erfc", "ErfcBackward0", "input",
        lambda g, x: g * ((x * x).neg_().exp_() * -_TWO_OVER_SQRT_PI))
 # piecewise constant: a zero gradient, as in PyTorch (the result still requires grad)
 for _name in ("floor", "ceil", "round", "trunc", "fix", "sign"):
-    _unary(_name, _name.capitalize() + "Backward0", None, lambda g, v: _C.zeros_like(g))
+    _unary(_name, _name.capitalize() + "Backward0", None, lambda g, v: _C.zeros_like(g),
+           zero_derivative=True)
 
 
 @derivative("clamp")

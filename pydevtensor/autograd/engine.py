@@ -22,7 +22,9 @@ create_graph=True)[0].sum(), x) follows it.  Three things make that exact:
 - a Node whose backward calls a kernel with no derivative of its own (the fused RNN
   cells, for instance) is marked with @once_differentiable_node (node.py): its
   gradients then carry a node that raises, naming it, when they are differentiated,
-  instead of a silently wrong second derivative.
+  instead of a silently wrong second derivative; and any other Node whose backward
+  gives an input a gradient that is not recorded while the gradient it got is
+  raises at once (node.check_recorded), unless its op is piecewise constant.
 """
 from .. import _C
 from .hooks import finish_captures, prepare_captures

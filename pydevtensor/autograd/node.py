@@ -38,6 +38,21 @@ def check_versions(name, saved, versions):
                 "modifying it in place, or modify a copy.")
 
 
+def check_recorded(node, grads):
+    """With create_graph=True and an incoming gradient that requires grad: raises
+    when the backward gave an input a gradient that does not (its formula called
+    something unrecorded, and a second derivative through it would be silently
+    wrong), unless the op is piecewise constant (zero_derivative)."""
+    if node.zero_derivative:
+        return
+    for k, g in enumerate(grads):
+        if g is not None and not g.requires_grad and node.needs_input_grad[k]:
+            raise RuntimeError(
+                f"{node.name()} does not support double backward: its backward's result "
+                f"for input {k} was not recorded, so a gradient computed with "
+                "create_graph=True cannot be differentiated through it")
+
+
 class Node:
     """One recorded op.  Subclasses (derivatives.py) define ``save(out, *args, **kw)``,
     called once after the forward with the op's own arguments, which stores what the
@@ -59,6 +74,7 @@ class Node:
     num_outputs = 1
     is_view = False  # True for the ops whose output shares its input's storage
     pick = None  # or a function of the op's arguments choosing the Node class
+    zero_derivative = False  # True for piecewise constant ops (check_recorded)
 
     def name(self):
         """The class's name, as PyTorch's Node.name().
@@ -184,7 +200,10 @@ class Node:
         (tensor([1., 1.]), tensor([1., 1.]))
         """
         g = self.backward(grads[0])
-        return g if type(g) is tuple else (g,)
+        g = g if type(g) is tuple else (g,)
+        if grads[0] is not None and grads[0].requires_grad and _C.is_grad_enabled():
+            check_recorded(self, g)
+        return g
 
     def watch_base(self, input):
         """For a view of a tensor made by another op: remembers its version, so that
