@@ -21,7 +21,7 @@ from . import _C
 from ._ops_index import _dim, _index_tensor, _int_arg, _tensor_arg, gather_offsets, where
 from .autograd.derivatives import meta, reduce_grad
 from .autograd.dispatch import _wants_grad, derivative, recorded
-from .autograd.node import Node
+from .autograd.node import Node, once_differentiable_node
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
@@ -487,6 +487,7 @@ class ScatterReduceBackward0(Node):
         return ga, gb
 
 
+@once_differentiable_node
 class ScatterProdBackward0(ScatterReduceBackward0):
     """scatter_reduce(reduce='prod'): Note [the gradient of a scattered product]."""
 

@@ -785,3 +785,8 @@ CASES += EVERYDAY2_CASES
 from bad_input_cases_linalg import LINALG_CASES  # noqa: E402
 
 CASES += LINALG_CASES
+
+# autograd.Function, tensor hooks, create_graph and autograd.functional: their own file
+from bad_input_cases_autograd import AUTOGRAD_CASES  # noqa: E402
+
+CASES += AUTOGRAD_CASES

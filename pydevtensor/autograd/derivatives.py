@@ -158,7 +158,7 @@ class PowBackward0(MulBackward0):
         self.result_saved = isinstance(exponent, _C.Tensor)
         r = super().save(result, input, exponent)
         if self.result_saved:
-            self.save_tensors(*self._saved, result.detach())
+            self.save_tensors(*self._saved, result.detach(), outputs=(len(self._saved),))
         return r
 
     def backward(self, g):
@@ -219,7 +219,7 @@ class _Unary(Node):
         if self.uses == "input":
             self.save_tensors(input)
         elif self.uses == "result":
-            self.save_tensors(result.detach())
+            self.save_tensors(result.detach(), outputs=(0,))
         return (input,)
 
     def backward(self, g):
@@ -227,8 +227,9 @@ class _Unary(Node):
         return self.formula(g, v)
 
 
-def _unary(name, cls_name, uses, formula):
-    cls = type(cls_name, (_Unary,), {"uses": uses, "formula": staticmethod(formula)})
+def _unary(name, cls_name, uses, formula, zero_derivative=False):
+    cls = type(cls_name, (_Unary,), {"uses": uses, "formula": staticmethod(formula),
+                                     "zero_derivative": zero_derivative})
     derivative(name)(cls)
     globals()[cls_name] = cls
 
@@ -253,7 +254,8 @@ _unary("erfc", "ErfcBackward0", "input",
        lambda g, x: g * ((x * x).neg_().exp_() * -_TWO_OVER_SQRT_PI))
 # piecewise constant: a zero gradient, as in PyTorch (the result still requires grad)
 for _name in ("floor", "ceil", "round", "trunc", "fix", "sign"):
-    _unary(_name, _name.capitalize() + "Backward0", None, lambda g, v: _C.zeros_like(g))
+    _unary(_name, _name.capitalize() + "Backward0", None, lambda g, v: _C.zeros_like(g),
+           zero_derivative=True)
 
 
 @derivative("clamp")
@@ -369,7 +371,7 @@ class _ReductionOfValues(_Reduction):
 
     def save(self, result, input, *args, **kw):
         r = super().save(result, input, *args, **kw)
-        self.save_tensors(input, result.detach())
+        self.save_tensors(input, result.detach(), outputs=(1,))
         return r
 
     def _unreduced(self, g):

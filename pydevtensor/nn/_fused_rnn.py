@@ -16,7 +16,7 @@ float64 only (``fusable``); the layers use the composition for the half types.
 """
 from .. import _C
 from ..autograd.dispatch import derivative, recorded
-from ..autograd.node import Node
+from ..autograd.node import Node, once_differentiable_node
 
 FUSED_DTYPES = (_C.float32, _C.float64)
 
@@ -54,6 +54,7 @@ def gru_cell(igates, hgates, hx):
 
 
 @derivative("_lstm_cell")
+@once_differentiable_node
 class LstmCellBackward0(Node):
     """The fused LSTM step: the gates' gradient (the same for igates and hgates) and
     cx's, from the saved workspace, by one kernel (_C._lstm_cell_backward)."""
@@ -73,6 +74,7 @@ class LstmCellBackward0(Node):
 
 
 @derivative("_gru_cell")
+@once_differentiable_node
 class GruCellBackward0(Node):
     """The fused GRU step: the gradients of igates, hgates and hx (through the
     pointwise part), from the saved workspace, by one kernel (_C._gru_cell_backward)."""
@@ -143,6 +145,7 @@ def hidden_projection(h, w_hh, b_hh, collected, t):
 
 
 @derivative("_hidden_projection")
+@once_differentiable_node
 class HiddenProjectionBackward0(Node):
     """Note [one GEMM for W_hh's gradient]
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
