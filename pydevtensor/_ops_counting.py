@@ -245,12 +245,13 @@ def bincount(input, weights=None, minlength=0):
     index = x.detach().to(_C.int64)
     if weights is None:
         out = _C.zeros((size,), dtype=_C.int64, device=x.device)
-        _C._index_add(out, 0, index, _C.ones((x.numel(),), dtype=_C.int64, device=x.device))
+        _C._index_add(out, 0, index, _C.ones((x.numel(),), dtype=_C.int64, device=x.device),
+                      True)
         return out
     final = weights.dtype if weights.is_floating_point() else _C.float64
     wide = final if final in (_C.float32, _C.float64) else _C.float32
     out = _C.zeros((size,), dtype=wide, device=x.device)
-    _C._index_add(out, 0, index, weights.detach().to(wide))
+    _C._index_add(out, 0, index, weights.detach().to(wide), True)
     return out.to(final)
 
 
@@ -349,7 +350,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_inverse:
         inverse = _C.zeros((n,), dtype=_C.int64, device=x.device)
         if n:
-            _C._index_add(inverse, 0, order, cumsum(new, 0) - 1)
+            _C._index_add(inverse, 0, order, cumsum(new, 0) - 1, True)
         results.append(inverse.reshape(tuple(x.shape)) if d is None else inverse)
     if return_counts:
         ends = cat([starts, _C.full((1,), n, dtype=_C.int64, device=x.device)])

@@ -293,7 +293,7 @@ def index_select(input, dim, index):
     shape = list(src.shape)
     shape[d] = index.shape[0]
     out = _C.empty(tuple(shape), dtype=input.dtype, device=input.device)
-    _C._index_select(out, src, d, index, False)  # no negative index, as PyTorch
+    _C._index_select(out, src, d, index, False, True)  # no negative index, as PyTorch
     return out if input.ndim else out.reshape(())
 
 
@@ -338,17 +338,19 @@ def gather(input, dim, index):
             [4, 3]])
     """
     _tensor_arg(input, "gather")
-    flat = gather_offsets(tuple(input.shape), input.device, dim, index)
+    flat = gather_offsets(tuple(input.shape), input.device, dim, index, deferred_ok=True)
     src = input.contiguous().reshape(-1) if input.ndim else input.reshape(1)
     out = _C.empty((flat.shape[0],), dtype=input.dtype, device=input.device)
-    _C._index_select(out, src, 0, flat)
+    _C._index_select(out, src, 0, flat, True, True)
     return out.reshape(tuple(index.shape) if input.ndim else ())
 
 
-def gather_offsets(in_shape, device, dim, index, op="gather"):
+def gather_offsets(in_shape, device, dim, index, op="gather", deferred_ok=False):
     """gather's index as row-major offsets into an input of in_shape on device (1-d
     contiguous int64), after the checks; scatter-adding into those offsets is
-    gather's backward."""
+    gather's backward.  deferred_ok: only reads into (or adds into) a new tensor follow,
+    so on a GPU the range check may run on the device (Note [deferred index checks] in
+    csrc/core/pdt_index.h); scatter's writes keep it before the op."""
     dim = _int_arg(dim, op, "dim")
     index = _index_tensor(index, op)
     if index.device != device:
@@ -368,7 +370,7 @@ def gather_offsets(in_shape, device, dim, index, op="gather"):
                                f"{ishape} to be smaller than self {xshape} apart from "
                                f"dimension {d}")
     index = index.reshape(ishape)
-    _C._index_check(index.contiguous(), xshape[d], d, op, False)  # none negative
+    _C._index_check(index.contiguous(), xshape[d], d, op, False, deferred_ok)  # none negative
     # the flat offset: the other coordinates' offsets plus the wrapped index along d
     strides = [1] * len(xshape)
     for k in range(len(xshape) - 2, -1, -1):
@@ -445,7 +447,8 @@ def _compact(flat_mask, count):
         return out[:count]
     pos = _C._cumsum(flat_mask) - 1  # the slot of each True element
     slots = where(flat_mask, pos, count)  # False elements all go to the spare slot
-    _C._index_put(out, 0, slots.contiguous(), _C.arange(n, dtype=_C.int64, device=device))
+    _C._index_put(out, 0, slots.contiguous(), _C.arange(n, dtype=_C.int64, device=device),
+                  True)
     return out[:count]
 
 
@@ -587,14 +590,14 @@ def _plan(x, idx):
     return view, pairs, adjacent
 
 
-def _flat_index(view, pairs):
+def _flat_index(view, pairs, deferred_ok):
     """Broadcasts the index tensors, checks them against their dims' sizes, and
     gives (flat int64 index into the indexed dims merged, broadcast shape)."""
     shape = _broadcast_shape(*[tuple(t.shape) for _, t in pairs])
     flat = None
     for d, t in pairs:
         size = view.shape[d]
-        _C._index_check(t.contiguous(), size, d, "index")
+        _C._index_check(t.contiguous(), size, d, "index", True, deferred_ok)
         t = t % size if size else t
         flat = t if flat is None else flat * size + t
     return _C._expand(flat, shape).contiguous().reshape(-1), shape
@@ -611,7 +614,7 @@ def _advanced_getitem(x, idx):
     if not pairs:
         return view
     dims = [d for d, _ in pairs]
-    flat, bshape = _flat_index(view, pairs)
+    flat, bshape = _flat_index(view, pairs, True)  # read into a new tensor
     front = _front(view, dims)
     k = len(dims)
     merged = front.reshape((-1,) + tuple(front.shape[k:]))
@@ -633,7 +636,7 @@ def _advanced_setitem(x, idx, value, accumulate=False):
             _basic_setitem(x, idx if not isinstance(idx, list) else tuple(idx), value)
         return
     dims = [d for d, _ in pairs]
-    flat, bshape = _flat_index(view, pairs)
+    flat, bshape = _flat_index(view, pairs, False)  # writes into x: checked now
     front = _front(view, dims)
     k = len(dims)
     rest = tuple(front.shape[k:])

@@ -37,7 +37,8 @@ def _positions(repeats, total):
     starts = repeats.cumsum(0) - repeats
     starts = starts.clamp(max=total)  # a start at total (trailing zeros) goes to the spare
     marks = _C.zeros((total + 1,), dtype=_C.int64, device=device)
-    _C._index_add(marks, 0, starts.contiguous(), _C.ones((n,), dtype=_C.int64, device=device))
+    _C._index_add(marks, 0, starts.contiguous(), _C.ones((n,), dtype=_C.int64, device=device),
+                  True)
     return (marks.cumsum(0)[:total] - 1).clamp(min=0)
 
 

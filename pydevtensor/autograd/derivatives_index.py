@@ -36,12 +36,12 @@ def scatter_add_along(m, dim, index, g):
     """A zero tensor of meta m with g added at index (a tensor of g's shape holding
     positions along dim, as gather's index), in m's dtype: gather's backward."""
     shape, g = m[0], _wide(g)
-    flat = _ops().gather_offsets(shape, g.device, dim, index)
+    flat = _ops().gather_offsets(shape, g.device, dim, index, deferred_ok=True)
     n = 1
     for s in shape:
         n *= s
     out = _C.zeros((n,), dtype=g.dtype, device=g.device)
-    _C._index_add(out, 0, flat, g.reshape(-1))
+    _C._index_add(out, 0, flat, g.reshape(-1), True)  # out is new
     return reduce_grad(out.reshape(shape), m)
 
 
@@ -80,7 +80,7 @@ class IndexSelectBackward0(Node):
         d = ops._dim(ops._int_arg(self.dim, "index_select", "dim"), len(shape),
                      "index_select")
         index = ops._index_tensor(self.index, "index_select").reshape(-1).contiguous()
-        _C._index_add(out, d, index, g if shape else g.reshape(1))
+        _C._index_add(out, d, index, g if shape else g.reshape(1), True)  # out is new
         out = out if shape else out.reshape(())
         return reduce_grad(out, self.in_meta)
 
