@@ -627,7 +627,10 @@ def _advanced_getitem(x, idx):
     return out
 
 
-def _advanced_setitem(x, idx, value, accumulate=False):
+def _advanced_setitem(x, idx, value, accumulate=False, into_new=False):
+    """x[idx] = value (or += with accumulate); into_new: x is a tensor the caller has
+    just made (a gradient's zeros), so on a GPU the indices may be checked on the
+    device (Note [deferred index checks] in csrc/core/pdt_index.h)."""
     view, pairs, adjacent = _plan(x, idx)
     if not pairs:
         if accumulate:
@@ -636,7 +639,7 @@ def _advanced_setitem(x, idx, value, accumulate=False):
             _basic_setitem(x, idx if not isinstance(idx, list) else tuple(idx), value)
         return
     dims = [d for d, _ in pairs]
-    flat, bshape = _flat_index(view, pairs, False)  # writes into x: checked now
+    flat, bshape = _flat_index(view, pairs, into_new)  # into x: checked now, unless new
     front = _front(view, dims)
     k = len(dims)
     rest = tuple(front.shape[k:])
@@ -659,7 +662,7 @@ def _advanced_setitem(x, idx, value, accumulate=False):
     if moved:
         v = v.permute(*range(d0, d0 + nb), *range(d0), *range(d0 + nb, v.ndim))
     v = v.reshape((-1,) + rest)
-    (_C._index_add if accumulate else _C._index_put)(target, 0, flat, v)
+    (_C._index_add if accumulate else _C._index_put)(target, 0, flat, v, into_new)
     if not direct:
         front.copy_(target.reshape(tuple(front.shape)))
 
@@ -740,13 +743,14 @@ def _getitem(self, idx):
     return _basic_getitem(self, idx)
 
 
-def _index_put_(x, idx, value, accumulate=False):
+def _index_put_(x, idx, value, accumulate=False, into_new=False):
     """x[idx] = value (advanced or basic indices; value a Tensor or a number,
     broadcast), in place; with accumulate=True the values are added instead, and
-    values for a repeated index all add up (scatter-add)."""
+    values for a repeated index all add up (scatter-add).  into_new: as
+    _advanced_setitem's."""
     mask = _leading_mask(x, idx)
     if mask is None or not x.is_contiguous():
-        return _advanced_setitem(x, idx, value, accumulate)
+        return _advanced_setitem(x, idx, value, accumulate, into_new)
     flat = mask.reshape(-1)
     rest = tuple(x.shape)[mask.ndim:]
     positions = _compact(flat, int(_count_of(flat)))

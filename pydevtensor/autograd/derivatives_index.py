@@ -109,7 +109,7 @@ class IndexBackward0(Node):
     def backward(self, g):
         g = _wide(g)
         out = _C.zeros(self.in_meta[0], dtype=g.dtype, device=g.device)
-        _ops()._index_put_(out, self.key, g, accumulate=True)
+        _ops()._index_put_(out, self.key, g, accumulate=True, into_new=True)
         return reduce_grad(out, self.in_meta)
 
 
