@@ -250,8 +250,14 @@ static pdt_status check_indexing(const char *op, const pdt_tensor *full, const p
 pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_t dim,
                             const pdt_tensor *index, int negative_ok, int deferred_ok)
 {
-    pdt_status st = check_indexing("index_select", src, out, dim, index, "out", negative_ok,
-                                   deferred_ok);
+    return pdt_index_select_as("index_select", out, src, dim, index, negative_ok, deferred_ok);
+}
+
+pdt_status pdt_index_select_as(const char *op, const pdt_tensor *out, const pdt_tensor *src,
+                               int64_t dim, const pdt_tensor *index, int negative_ok,
+                               int deferred_ok)
+{
+    pdt_status st = check_indexing(op, src, out, dim, index, "out", negative_ok, deferred_ok);
     if (st != PDT_OK)
         return st;
     if (!pdt_tensor_is_contiguous(out))

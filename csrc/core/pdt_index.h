@@ -72,6 +72,10 @@ pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size
  * a tensor the caller has just made). */
 pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_t dim,
                             const pdt_tensor *index, int negative_ok, int deferred_ok);
+/* pdt_index_select with op naming the caller in errors ("index" for x[idx]). */
+pdt_status pdt_index_select_as(const char *op, const pdt_tensor *out, const pdt_tensor *src,
+                               int64_t dim, const pdt_tensor *index, int negative_ok,
+                               int deferred_ok);
 
 /* dst.index_put along dim: dst[.., index[j], ..] = src[.., j, ..].  src has
  * dst's dtype and dst's shape except src.shape[dim] == len(index).  deferred_ok

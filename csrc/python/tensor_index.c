@@ -350,8 +350,8 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
     return wrap_or_raise(S, st, &out);
 }
 
-pdt_status pdt_index_select_new(const pdt_tensor *x, int dim, const pdt_tensor *index,
-                                int negative_ok, pdt_tensor *out)
+pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
+                                const pdt_tensor *index, int negative_ok, pdt_tensor *out)
 {
     int64_t shape[PDT_MAX_DIMS];
     memcpy(shape, x->shape, (size_t)x->ndim * sizeof *shape);
@@ -362,7 +362,7 @@ pdt_status pdt_index_select_new(const pdt_tensor *x, int dim, const pdt_tensor *
     pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, out);
     if (st == PDT_OK) {
         PDT_RUN_RELEASING_GIL(pdt_tensor_numel(out),
-                              st = pdt_index_select(out, x, dim, index, negative_ok, 1));
+                              st = pdt_index_select_as(op, out, x, dim, index, negative_ok, 1));
         if (st != PDT_OK)
             pdt_tensor_release(out);
     }
@@ -397,7 +397,8 @@ static PyObject *f_index_select_fast(PyObject *module, PyObject *const *args, Py
         Py_RETURN_NONE;
     d += d < 0 ? x->ndim : 0;
     pdt_tensor out;
-    return wrap_or_raise(S, pdt_index_select_new(x, (int)d, ix, negative_ok, &out), &out);
+    return wrap_or_raise(S, pdt_index_select_new("index_select", x, (int)d, ix, negative_ok, &out),
+                         &out);
 }
 
 /* _flip_fast(x, dims) -> flip(x, dims), a new contiguous tensor, in one call;
