@@ -17,13 +17,15 @@ mode       meaning
 =========  ==================================================================
 
 Ops that write at user indices into an existing tensor (``index_add_``,
-``index_copy_``, ``index_put_``, ``scatter_``, ``x[idx] = v``) check before the op
+``index_copy_``, ``index_fill_``, ``scatter_``, ``x[idx] = v``) check before the op
 in both modes, so that a bad index never leaves the tensor half-changed.  CPU ops
 always check before the op.  At import, the environment variable
 ``PYDEVTENSOR_INDEX_CHECKS`` ('device' or 'sync') sets the mode; without it,
-``CUDA_LAUNCH_BLOCKING=1`` (PyTorch's switch for errors at the op) chooses 'sync'.
+``CUDA_LAUNCH_BLOCKING=1`` (PyTorch's switch for errors at the op) chooses 'sync'
+(another value of the variable is ignored, with a RuntimeWarning).
 """
 import os
+import warnings
 
 from . import _C
 
@@ -46,6 +48,8 @@ def set_index_checks(mode):
 
     Raises
     ------
+    TypeError
+        For a mode that is not a str.
     ValueError
         For another mode.
 
@@ -56,6 +60,9 @@ def set_index_checks(mode):
     'sync'
     >>> pydevtensor.config.set_index_checks('device')
     """
+    if not isinstance(mode, str):
+        raise TypeError(f"set_index_checks(): mode must be a str ('device' or 'sync'), got "
+                        f"{type(mode).__name__}")
     if mode not in MODES:
         raise ValueError(f"set_index_checks(): mode must be 'device' or 'sync', got {mode!r}")
     _C._set_index_checks(mode == "device")
@@ -80,13 +87,13 @@ def get_index_checks():
 
 def _from_environment(environ=os.environ):
     """The mode the environment asks for, or None: PYDEVTENSOR_INDEX_CHECKS, else
-    'sync' for CUDA_LAUNCH_BLOCKING=1."""
+    'sync' for CUDA_LAUNCH_BLOCKING=1.  Another value warns (import never fails)."""
     mode = environ.get("PYDEVTENSOR_INDEX_CHECKS", "").strip().lower()
-    if mode:
-        if mode not in MODES:
-            raise ValueError(f"PYDEVTENSOR_INDEX_CHECKS must be 'device' or 'sync', got "
-                             f"{mode!r}")
+    if mode in MODES:
         return mode
+    if mode:
+        warnings.warn(f"PYDEVTENSOR_INDEX_CHECKS must be 'device' or 'sync', got {mode!r}; "
+                      f"ignored", RuntimeWarning, stacklevel=2)
     return "sync" if environ.get("CUDA_LAUNCH_BLOCKING", "").strip() == "1" else None
 
 

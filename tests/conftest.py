@@ -304,6 +304,21 @@ def raises_index_error(device, match=None):
             pdt.cuda.synchronize(device)
 
 
+@pytest.fixture(autouse=True)
+def _no_index_error_left(request):
+    """After a CUDA test: an index error checked on the device and not yet reported
+    would surface in the next test's first synchronisation; name the test that left
+    it instead (and clear it)."""
+    yield
+    if request.node.get_closest_marker("cuda") is None:
+        return
+    for i in range(pdt.device_count()):
+        try:
+            pdt.cuda.synchronize(i)
+        except IndexError as e:
+            pytest.fail(f"the test left an index error checked on cuda:{i} unreported: {e}")
+
+
 @pytest.fixture
 def index_checks_restored():
     """Puts back config.get_index_checks() that a test switched."""
