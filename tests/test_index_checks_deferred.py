@@ -20,7 +20,7 @@ from conftest import (CUDA_DEVICES, CUDA_EMULATED, emulated_cudart, raises_index
 from pydevtensor import nn
 from pydevtensor.nn import functional as F
 
-A = np.arange(20.0).reshape(5, 4)
+A = np.arange(20.0, dtype=np.float32).reshape(5, 4)
 
 cuda = pytest.mark.skipif(not CUDA_DEVICES, reason="no CUDA device in this build")
 
@@ -89,7 +89,7 @@ def test_a_bad_index_is_reported_at_the_next_synchronisation_then_cleared(dev):
     syncs = [lambda t: t.cpu(), lambda t: t.sum().item(), lambda t: t.tolist(),
              lambda t: bool(t.sum() > -1), lambda t: pdt.cuda.synchronize(dev)]
     for k, (name, op, ref) in enumerate(_gathers(x)):
-        bad = 5 + k
+        bad = 20 + k  # out of range for 5 rows and for take's 20 elements
         n = _d2h()
         got = op(pdt.tensor([1, bad], device=dev))  # queued: no error, nothing read back
         assert _d2h() == n, name
@@ -147,9 +147,9 @@ def test_sync_mode_raises_at_the_op(dev, index_checks_restored):
     x = pdt.tensor(A, device=dev)
     for name, op, _ in _gathers(x):
         n = _d2h()
-        with pytest.raises(IndexError, match=rf"^{name}: index 9 is out of bounds .* "
+        with pytest.raises(IndexError, match=rf"^{name}: index 29 is out of bounds .* "
                                              rf"\(on {dev}\)$"):
-            op(pdt.tensor([0, 9], device=dev))
+            op(pdt.tensor([0, 29], device=dev))
         assert _d2h() > n, name  # the read-back of the index's min and max
     pdt.cuda.synchronize(dev)
 
@@ -159,8 +159,8 @@ def test_cpu_raises_at_the_op_in_both_modes(mode, index_checks_restored):
     pdt.config.set_index_checks(mode)
     x = pdt.tensor(A)
     for name, op, _ in _gathers(x):
-        with pytest.raises(IndexError, match=rf"^{name}: index 9 is out of bounds .*\(on cpu\)$"):
-            op(pdt.tensor([0, 9]))
+        with pytest.raises(IndexError, match=rf"^{name}: index 29 is out of bounds .*\(on cpu\)$"):
+            op(pdt.tensor([0, 29]))
 
 
 @cuda
