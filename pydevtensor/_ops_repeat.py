@@ -9,7 +9,7 @@ the transfer guard's ``"log_explicit"`` and ``"disallow_explicit"`` levels see),
 ``nonzero`` and ``unique`` read their counts.  Given ``output_size``, nothing is read
 for the size; the positions are then built on the device (Note [repeat positions]),
 and the gather that follows range-checks them as every gather in this package does
-(on a GPU, a counted read of their min and max: pdt_index_check).
+(on a GPU, on the device: Note [deferred index checks] in csrc/core/pdt_index.h).
 """
 from . import _C
 from ._ops_index import _dim, _tensor_arg, index_select
