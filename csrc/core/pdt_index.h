@@ -37,13 +37,17 @@ pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_
  * kernel, which kills the CUDA context.  Here, on a backend with
  * index_check_async (CUDA), a check marked deferred_ok is queued on the device
  * instead: a kernel records the first out-of-range value (op, value, dim,
- * size) in the device's error record (mapped pinned host memory), and the
- * kernels that read through the index skip such values, so nothing is read or
- * written out of bounds.  Every synchronisation with the device (stream and
- * device synchronize, a blocking device-to-host copy: .cpu(), .item(),
- * .tolist(), bool(), an event's synchronize) then calls
- * pdt_index_errors_report (pdt_index_errors.h), which turns a recorded error
- * into an IndexError and clears it.
+ * size) in the device's error record (mapped pinned host memory,
+ * cuda_index_check.cu).  The op goes on without waiting: the Python layer wraps
+ * the index (x % size) before the gather, and the kernels skip a value out of
+ * range (map_offsets in cuda_index.cu), so nothing is read or written out of
+ * bounds; the result is then not valid, and the error says so.  The check is a
+ * kernel of its own rather than part of the gather's: it sees the user's index,
+ * dim and op (the gathers run on wrapped or flattened offsets).  Every
+ * synchronisation with the device (stream and device synchronize, a blocking
+ * device-to-host copy: .cpu(), .item(), .tolist(), bool(), an event's
+ * synchronize) then calls pdt_index_errors_report (pdt_index_errors.h), which
+ * turns a recorded error into an IndexError and clears it.
  *
  * The rule for deferred_ok: only where a bad index leaves no tensor the caller
  * already had half-changed, i.e. reads (gathers, index_select, x[idx],
