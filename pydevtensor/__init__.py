@@ -22,6 +22,7 @@ from ._C import (DeviceError, InvalidArgumentError, OutOfMemoryError, Tensor, Tr
                  linspace, long, manual_seed, ones, ones_like, promote_types, rand, randint,
                  randn, reset_transfer_stats, tensor, transfer_stats, zeros, zeros_like)
 from . import cuda
+from . import _config_index  # noqa: F401  (PYDEVTENSOR_INDEX_CHECKS, at import)
 from ._build import build_info
 from ._devices import (device_count, empty_cache, get_default_device, max_memory_allocated,
                        memory_allocated, memory_reserved, memory_stats,

@@ -135,7 +135,7 @@ def histc(input, bins=100, min=0, max=0):
     slot = where(inside, pos, bins).contiguous()  # outside and NaN: a spare bin
     counts = _C.zeros((bins + 1,), dtype=_C.float64, device=x.device)
     _C._index_add(counts, 0, slot, _C.ones((slot.shape[0],), dtype=_C.float64,
-                                          device=x.device))
+                                          device=x.device), True)
     return counts[:bins].to(x.dtype)
 
 

@@ -297,7 +297,7 @@ def index_select(input, dim, index):
     shape = list(src.shape)
     shape[d] = index.shape[0]
     out = _C.empty(tuple(shape), dtype=input.dtype, device=input.device)
-    _C._index_select(out, src, d, index, False)  # no negative index, as PyTorch
+    _C._index_select(out, src, d, index, False, True)  # no negative index, as PyTorch
     return out if input.ndim else out.reshape(())
 
 
@@ -342,17 +342,19 @@ def gather(input, dim, index):
             [4, 3]])
     """
     _tensor_arg(input, "gather")
-    flat = gather_offsets(tuple(input.shape), input.device, dim, index)
+    flat = gather_offsets(tuple(input.shape), input.device, dim, index, deferred_ok=True)
     src = input.contiguous().reshape(-1) if input.ndim else input.reshape(1)
     out = _C.empty((flat.shape[0],), dtype=input.dtype, device=input.device)
-    _C._index_select(out, src, 0, flat)
+    _C._index_select(out, src, 0, flat, True, True)
     return out.reshape(tuple(index.shape) if input.ndim else ())
 
 
-def gather_offsets(in_shape, device, dim, index, op="gather"):
+def gather_offsets(in_shape, device, dim, index, op="gather", deferred_ok=False):
     """gather's index as row-major offsets into an input of in_shape on device (1-d
     contiguous int64), after the checks; scatter-adding into those offsets is
-    gather's backward."""
+    gather's backward.  deferred_ok: only reads into (or adds into) a new tensor follow,
+    so on a GPU the range check may run on the device (Note [deferred index checks] in
+    csrc/core/pdt_index.h); scatter's writes keep it before the op."""
     dim = _int_arg(dim, op, "dim")
     index = _index_tensor(index, op)
     if index.device != device:
@@ -372,7 +374,7 @@ def gather_offsets(in_shape, device, dim, index, op="gather"):
                                f"{ishape} to be smaller than self {xshape} apart from "
                                f"dimension {d}")
     index = index.reshape(ishape)
-    _C._index_check(index.contiguous(), xshape[d], d, op, False)  # none negative
+    _C._index_check(index.contiguous(), xshape[d], d, op, False, deferred_ok)  # none negative
     # the flat offset: the other coordinates' offsets plus the wrapped index along d
     strides = [1] * len(xshape)
     for k in range(len(xshape) - 2, -1, -1):
@@ -449,7 +451,8 @@ def _compact(flat_mask, count):
         return out[:count]
     pos = _C._cumsum(flat_mask) - 1  # the slot of each True element
     slots = where(flat_mask, pos, count)  # False elements all go to the spare slot
-    _C._index_put(out, 0, slots.contiguous(), _C.arange(n, dtype=_C.int64, device=device))
+    _C._index_put(out, 0, slots.contiguous(), _C.arange(n, dtype=_C.int64, device=device),
+                  True)
     return out[:count]
 
 
@@ -591,14 +594,14 @@ def _plan(x, idx):
     return view, pairs, adjacent
 
 
-def _flat_index(view, pairs):
+def _flat_index(view, pairs, deferred_ok):
     """Broadcasts the index tensors, checks them against their dims' sizes, and
     gives (flat int64 index into the indexed dims merged, broadcast shape)."""
     shape = _broadcast_shape(*[tuple(t.shape) for _, t in pairs])
     flat = None
     for d, t in pairs:
         size = view.shape[d]
-        _C._index_check(t.contiguous(), size, d, "index")
+        _C._index_check(t.contiguous(), size, d, "index", True, deferred_ok)
         t = t % size if size else t
         flat = t if flat is None else flat * size + t
     return _C._expand(flat, shape).contiguous().reshape(-1), shape
@@ -615,7 +618,7 @@ def _advanced_getitem(x, idx):
     if not pairs:
         return view
     dims = [d for d, _ in pairs]
-    flat, bshape = _flat_index(view, pairs)
+    flat, bshape = _flat_index(view, pairs, True)  # read into a new tensor
     front = _front(view, dims)
     k = len(dims)
     merged = front.reshape((-1,) + tuple(front.shape[k:]))
@@ -628,7 +631,10 @@ def _advanced_getitem(x, idx):
     return out
 
 
-def _advanced_setitem(x, idx, value, accumulate=False):
+def _advanced_setitem(x, idx, value, accumulate=False, into_new=False):
+    """x[idx] = value (or += with accumulate); into_new: x is a tensor the caller has
+    just made (a gradient's zeros), so on a GPU the indices may be checked on the
+    device (Note [deferred index checks] in csrc/core/pdt_index.h)."""
     view, pairs, adjacent = _plan(x, idx)
     if not pairs:
         if accumulate:
@@ -637,7 +643,7 @@ def _advanced_setitem(x, idx, value, accumulate=False):
             _basic_setitem(x, idx if not isinstance(idx, list) else tuple(idx), value)
         return
     dims = [d for d, _ in pairs]
-    flat, bshape = _flat_index(view, pairs)
+    flat, bshape = _flat_index(view, pairs, into_new)  # into x: checked now, unless new
     front = _front(view, dims)
     k = len(dims)
     rest = tuple(front.shape[k:])
@@ -660,7 +666,7 @@ def _advanced_setitem(x, idx, value, accumulate=False):
     if moved:
         v = v.permute(*range(d0, d0 + nb), *range(d0), *range(d0 + nb, v.ndim))
     v = v.reshape((-1,) + rest)
-    (_C._index_add if accumulate else _C._index_put)(target, 0, flat, v)
+    (_C._index_add if accumulate else _C._index_put)(target, 0, flat, v, into_new)
     if not direct:
         front.copy_(target.reshape(tuple(front.shape)))
 
@@ -741,13 +747,14 @@ def _getitem(self, idx):
     return _basic_getitem(self, idx)
 
 
-def _index_put_(x, idx, value, accumulate=False):
+def _index_put_(x, idx, value, accumulate=False, into_new=False):
     """x[idx] = value (advanced or basic indices; value a Tensor or a number,
     broadcast), in place; with accumulate=True the values are added instead, and
-    values for a repeated index all add up (scatter-add)."""
+    values for a repeated index all add up (scatter-add).  into_new: as
+    _advanced_setitem's."""
     mask = _leading_mask(x, idx)
     if mask is None or not x.is_contiguous():
-        return _advanced_setitem(x, idx, value, accumulate)
+        return _advanced_setitem(x, idx, value, accumulate, into_new)
     flat = mask.reshape(-1)
     rest = tuple(x.shape)[mask.ndim:]
     positions = _compact(flat, int(_count_of(flat)))

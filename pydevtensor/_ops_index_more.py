@@ -270,7 +270,7 @@ def take(input, index):
     _same_device("take", input, index)
     n = input.numel()
     flat = index.reshape(-1).contiguous()
-    _C._index_check(flat, n, 0, "take")
+    _C._index_check(flat, n, 0, "take", True, True)
     if n:
         flat = flat % n
     return index_select(input.reshape(-1), 0, flat).reshape(tuple(index.shape))

@@ -9,7 +9,7 @@ the transfer guard's ``"log_explicit"`` and ``"disallow_explicit"`` levels see),
 ``nonzero`` and ``unique`` read their counts.  Given ``output_size``, nothing is read
 for the size; the positions are then built on the device (Note [repeat positions]),
 and the gather that follows range-checks them as every gather in this package does
-(on a GPU, a counted read of their min and max: pdt_index_check).
+(on a GPU, on the device: Note [deferred index checks] in csrc/core/pdt_index.h).
 """
 from . import _C
 from ._ops_index import _dim, _tensor_arg, index_select
@@ -37,7 +37,8 @@ def _positions(repeats, total):
     starts = repeats.cumsum(0) - repeats
     starts = starts.clamp(max=total)  # a start at total (trailing zeros) goes to the spare
     marks = _C.zeros((total + 1,), dtype=_C.int64, device=device)
-    _C._index_add(marks, 0, starts.contiguous(), _C.ones((n,), dtype=_C.int64, device=device))
+    _C._index_add(marks, 0, starts.contiguous(), _C.ones((n,), dtype=_C.int64, device=device),
+                  True)
     return (marks.cumsum(0)[:total] - 1).clamp(min=0)
 
 

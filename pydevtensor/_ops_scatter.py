@@ -40,7 +40,7 @@ def _added_at(dst, dim, index, values):
     """A new contiguous tensor: dst with values added along dim at index (no grad)."""
     wide = _wide_dtype(dst.dtype)
     out = dst.to(wide).contiguous() if wide != dst.dtype else dst.contiguous().clone()
-    _C._index_add(out, dim, index, values.to(wide).contiguous())
+    _C._index_add(out, dim, index, values.to(wide).contiguous(), True)  # out is new
     if dst.dtype == _C.bool:
         return out != 0
     return out.to(dst.dtype) if wide != dst.dtype else out
@@ -331,7 +331,8 @@ def scatter_add(input, dim, index, src):
 def _touched(flat, n, device):
     """bool (n,): True at the offsets in flat."""
     mask = _C.zeros((n,), dtype=_C.bool, device=device)
-    _C._index_put(mask, 0, flat, _C.ones((flat.shape[0],), dtype=_C.bool, device=device))
+    _C._index_put(mask, 0, flat, _C.ones((flat.shape[0],), dtype=_C.bool, device=device),
+                  True)
     return mask
 
 
@@ -434,7 +435,7 @@ def _segment_reduce(flat, values, n, combine):
                                          device=device)])
     slots = where(last, f, n).contiguous()
     out = _C.zeros((n + 1,), dtype=values.dtype, device=device)
-    _C._index_put(out, 0, slots, v.contiguous())
+    _C._index_put(out, 0, slots, v.contiguous(), True)
     return out[:n], _touched(flat, n, device)
 
 

@@ -188,6 +188,16 @@ typedef struct pdt_rnn_cell_grad_args {
     const pdt_tensor *dstate;    /* out (B, H): the gradient of state through the cell */
 } pdt_rnn_cell_grad_args;
 
+/* An out-of-range index found by a check on the device (index_check_async),
+ * in memory the device writes and the host reads after a synchronisation:
+ * `claimed` picks the first error (a compare-and-swap from 0), `ready` is set
+ * once the fields are written.  The layout is shared by the kernels. */
+typedef struct pdt_index_error {
+    uint32_t claimed, ready;
+    int32_t op, dim;
+    int64_t value, size;
+} pdt_index_error;
+
 typedef struct pdt_backend {
     int kind; /* pdt_device_kind */
     const char *name;
@@ -320,6 +330,17 @@ typedef struct pdt_backend {
      * indices accumulate; dtype int32, int64, float32 or float64. */
     pdt_status (*index_add)(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                             const pdt_tensor *src);
+    /* Note [deferred index checks] (pdt_index.h): queues a check that every value
+     * of index (contiguous int64, not empty) lies in [-size, size), [0, size)
+     * without negative_ok, and records the first value found outside in the
+     * device's index-error record with op (pdt_index_op_code), dim and size; the
+     * host is not waited for.  NULL where the core checks on the host. */
+    pdt_status (*index_check_async)(const pdt_tensor *index, int64_t size, int dim, int negative_ok,
+                                    int op);
+    /* After a synchronisation with device `index`: 1 and *out the recorded
+     * error, which is cleared, when one was recorded; else 0.  NULL with
+     * index_check_async. */
+    int (*index_error_take)(int index, pdt_index_error *out);
     /* The singular values of each matrix of x, descending (pdt_linalg.h; the
      * core checked the shapes, float64, contiguous).  NULL where the backend
      * does not compute them. */

@@ -292,10 +292,11 @@ extern PyMethodDef pdt_linalg_functions[];                         /* linalg.c: 
 extern PyMethodDef pdt_index_functions[];                          /* tensor_index.c (issue 17) */
 /* x.index_select(dim, index) into a new contiguous tensor, out (index: contiguous
  * 1-d int64 on x's device; 0 <= dim < x.ndim; negative_ok: indices may count from
- * the end, as x[:, v]'s do).  Holds the views and releases the GIL around large
- * selections; raises nothing. */
-pdt_status pdt_index_select_new(const pdt_tensor *x, int dim, const pdt_tensor *index,
-                                int negative_ok, pdt_tensor *out);
+ * the end, as x[:, v]'s do; op names the caller in errors, which on a GPU may come
+ * at the next synchronisation: Note [deferred index checks] in pdt_index.h).
+ * Holds the views and releases the GIL around large selections; raises nothing. */
+pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
+                                const pdt_tensor *index, int negative_ok, pdt_tensor *out);
 /* Whether index can be pdt_index_select_new's: a contiguous 1-d int64 tensor. */
 static inline int pdt_index_is_vector(const pdt_tensor *index)
 {

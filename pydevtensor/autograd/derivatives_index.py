@@ -36,7 +36,7 @@ def scatter_add_along(m, dim, index, g):
     """A zero tensor of meta m with g added at index (a tensor of g's shape holding
     positions along dim, as gather's index), in m's dtype: gather's backward."""
     shape, g = m[0], _wide(g)
-    flat = _ops().gather_offsets(shape, g.device, dim, index)
+    flat = _ops().gather_offsets(shape, g.device, dim, index, deferred_ok=True)
     n = 1
     for s in shape:
         n *= s
@@ -44,7 +44,7 @@ def scatter_add_along(m, dim, index, g):
 
     def make(g):
         out = _C.zeros((n,), dtype=g.dtype, device=g.device)
-        _C._index_add(out, 0, flat, g.reshape(-1))
+        _C._index_add(out, 0, flat, g.reshape(-1), True)  # out is new
         return out
 
     out = linear_in_g(make, lambda g2: g2[flat].reshape(g_shape), g)
@@ -90,7 +90,7 @@ class IndexSelectBackward0(Node):
 
         def make(g):
             out = _C.zeros(shape if shape else (1,), dtype=g.dtype, device=g.device)
-            _C._index_add(out, d, index, g)
+            _C._index_add(out, d, index, g, True)  # out is new
             return out
 
         out = linear_in_g(make, lambda g2: ops.index_select(g2, d, index), g)
@@ -124,7 +124,7 @@ class IndexBackward0(Node):
 
         def make(g):
             out = _C.zeros(self.in_meta[0], dtype=g.dtype, device=g.device)
-            _ops()._index_put_(out, key, g, accumulate=True)
+            _ops()._index_put_(out, key, g, accumulate=True, into_new=True)
             return out
 
         return reduce_grad(linear_in_g(make, lambda g2: g2[key], g), self.in_meta)
