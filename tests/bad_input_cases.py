@@ -780,3 +780,8 @@ CASES += EVERYDAY3_CASES
 from bad_input_cases_everyday2 import EVERYDAY2_CASES  # noqa: E402
 
 CASES += EVERYDAY2_CASES
+
+# the differences from PyTorch closed in one round: their own file
+from bad_input_cases_diffs import DIFFS_CASES  # noqa: E402
+
+CASES += DIFFS_CASES
