@@ -16,4 +16,10 @@ DIFFS_CASES = [
       r"ZeroDivisionError: fmod: integer division by zero"),
     C("div-trunc-int-by-zero", "pdt.div(ti, ti, rounding_mode='trunc')", "RuntimeError",
       r"ZeroDivisionError: div: integer division by zero"),
+    C("index_add-int-alpha-inf", "pdt.index_add(ti, 0, pdt.tensor([0]), ti[:1], "
+      "alpha=float('inf'))", "RuntimeError",
+      r"index_add\(\): alpha inf cannot be converted to an integer for the .*int32 input "
+      r"without overflow \(input \(6,\), on cpu\)"),
+    C("take_along_dim-index-below-minus-size", "pdt.take_along_dim(t, pdt.tensor([[-4]]), 1)",
+      "IndexError", r"take_along_dim: index -4 is out of bounds for dimension 1 with size 3"),
 ]
