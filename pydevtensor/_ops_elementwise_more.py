@@ -15,7 +15,7 @@ import math
 from . import _C
 from ._ops_index import _as_tensor, _tensor_arg, result_type, where
 from ._ops_scatter import _same_device
-from .autograd.dispatch import _wants_grad
+from .autograd.dispatch import _wants_grad, recorded
 
 _LN2 = math.log(2.0)
 
@@ -170,6 +170,7 @@ def hypot(input, other):
                                                  device=out.device), out)
 
 
+@recorded("fmod")
 def fmod(input, other):
     """The remainder of input / other with the sign of input (C's fmod; Python's %
     and ``remainder`` take the divisor's sign instead).  Exact (Note [fmod from
@@ -212,6 +213,7 @@ def fmod(input, other):
     return copysign(_C.remainder(a.abs(), b.abs()), a)
 
 
+@recorded("copysign")
 def copysign(input, other):
     """input's magnitude with other's sign (a -0.0 counts as negative).
 
