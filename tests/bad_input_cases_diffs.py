@@ -22,4 +22,13 @@ DIFFS_CASES = [
       r"without overflow \(input \(6,\), on cpu\)"),
     C("take_along_dim-index-below-minus-size", "pdt.take_along_dim(t, pdt.tensor([[-4]]), 1)",
       "IndexError", r"take_along_dim: index -4 is out of bounds for dimension 1 with size 3"),
+    C("threshold-int-value-inf", "pdt.nn.functional.threshold(ti, 1, float('inf'))",
+      "RuntimeError", r"threshold\(\): value inf cannot be converted to .*int32 without "
+      r"overflow \(input \(6,\), on cpu\)"),
+    C("sdpa-1d-mask", "q = pdt.ones(1, 2, 3)\npdt.nn.functional.scaled_dot_product_attention("
+      "q, q, q, attn_mask=pdt.tensor([True, False]))", "IndexError",
+      r"attn_mask must have at least 2 dims, \(L, S\) or broadcastable to it, got shape "
+      r"\(2,\) \(on cpu\)"),
+    C("repeat_interleave-0d-dim", "pdt.tensor(5).repeat_interleave(3, dim=0)", "IndexError",
+      r"repeat_interleave\(\): dim=0 given for a 0-d input \(on cpu\)"),
 ]

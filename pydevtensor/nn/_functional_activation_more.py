@@ -8,6 +8,7 @@ device computes it.  The pieces are chosen so that autograd's gradient is PyTorc
 the kinks: hardswish's middle piece is the open (-3, 3) (PyTorch's backward gives 0 at -3
 and 1 at 3), hardsigmoid's clamp gives 0 at its bounds, as PyTorch's; a where() of a
 masked argument keeps the branch not taken from making inf or NaN."""
+import math
 import warnings
 
 from .. import _C
@@ -169,6 +170,17 @@ def softshrink(input, lambd=0.5):
     return shrunk.where(inside.logical_not(), 0.0)
 
 
+def _integer_value(value, input):
+    """threshold's value for an integer input: truncated toward zero (PyTorch's cast)."""
+    if isinstance(value, float):
+        if not (math.isfinite(value) and -2.0**63 <= value < 2.0**63):
+            raise RuntimeError(f"threshold(): value {value!r} cannot be converted to "
+                               f"{input.dtype} without overflow (input {tuple(input.shape)}, "
+                               f"on {input.device})")
+        return math.trunc(value)
+    return value
+
+
 def threshold(input, threshold, value, inplace=False):
     """PyTorch's ``threshold``: x where ``x > threshold``, value elsewhere; the gradient
     is 1 where x is kept, 0 elsewhere.
@@ -176,11 +188,11 @@ def threshold(input, threshold, value, inplace=False):
     Parameters
     ----------
     input : Tensor
-        Floating point, any shape.
+        Floating point or integer (not bool, as PyTorch's), any shape.
     threshold : float
         The value x must exceed to be kept.
     value : float
-        What replaces the others.
+        What replaces the others (truncated toward zero for an integer input).
     inplace : bool, optional
         Writes the result into input and returns it (default False).
 
@@ -194,7 +206,7 @@ def threshold(input, threshold, value, inplace=False):
     TypeError
         When input is not a Tensor, or threshold or value not a number.
     NotImplementedError
-        When input is not floating point.
+        When input is a bool tensor.
 
     Examples
     --------
@@ -202,7 +214,11 @@ def threshold(input, threshold, value, inplace=False):
     >>> F.threshold(pydevtensor.tensor([-1., 0.5, 2.]), 0.5, -9.)
     tensor([-9., -9.,  2.])
     """
-    _act._floating(input, "threshold")
+    if isinstance(input, _C.Tensor) and input.dtype != _C.bool:
+        if not input.is_floating_point():  # PyTorch's kernel takes integers too
+            value = _integer_value(value, input)
+    else:
+        _act._floating(input, "threshold")  # not a Tensor, or bool (refused as PyTorch)
     _act._number(threshold, "threshold", "threshold")
     _act._number(value, "value", "threshold")
     # NaN is not > threshold: PyTorch's kernel keeps it (x <= threshold is false too)
