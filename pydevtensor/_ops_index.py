@@ -11,6 +11,7 @@ device-to-host copy of 8 bytes each (as PyTorch's nonzero and boolean masks also
 wait for the device).
 """
 import builtins
+import math
 
 from . import _C
 from .autograd.dispatch import recorded, run_no_grad
@@ -64,6 +65,18 @@ def _int_arg(x, op, name):
                                             and not isinstance(x, _C.Tensor)):
         raise TypeError(f"{op}(): argument '{name}' must be int, got {type(x).__name__}")
     return x.__index__()
+
+
+def _truncated_for(x, value, op, what):
+    """A float value meant for integer tensor x, truncated toward zero (PyTorch's cast
+    of a scalar to the tensor's type); one that no int64 holds is a RuntimeError
+    naming op, what and x.  Anything but a float is returned as it is."""
+    if not isinstance(value, builtins.float):
+        return value
+    if not (math.isfinite(value) and -2.0**63 <= value < 2.0**63):
+        raise RuntimeError(f"{op}(): {what} {value!r} cannot be converted to {x.dtype} "
+                           f"without overflow (input {tuple(x.shape)}, on {x.device})")
+    return math.trunc(value)
 
 
 def _broadcast_shape(*shapes):

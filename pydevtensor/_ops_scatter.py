@@ -16,10 +16,10 @@ PyTorch does; 'prod' gives each factor the product of the others (Note [the
 gradient of a scattered product]).
 """
 import builtins
-import math
 
 from . import _C
-from ._ops_index import _dim, _index_tensor, _int_arg, _tensor_arg, gather_offsets, where
+from ._ops_index import (_dim, _index_tensor, _int_arg, _tensor_arg, _truncated_for,
+                         gather_offsets, where)
 from .autograd.derivatives import meta, reduce_grad
 from .autograd.dispatch import _wants_grad, derivative, recorded
 from .autograd.node import Node
@@ -148,15 +148,6 @@ class IndexAddBackward0(Node):
         return ga, gb
 
 
-def _integer_alpha(alpha, x):
-    """A float alpha for an integer input, truncated toward zero (PyTorch's cast)."""
-    if not (math.isfinite(alpha) and -2.0**63 <= alpha < 2.0**63):
-        raise RuntimeError(f"index_add(): alpha {alpha!r} cannot be converted to an integer "
-                           f"for the {x.dtype} input without overflow (input "
-                           f"{tuple(x.shape)}, on {x.device})")
-    return math.trunc(alpha)
-
-
 def index_add(input, dim, index, source, *, alpha=1):
     """input with ``alpha * source`` added along dim at the positions in index:
     ``out[index[j]] += alpha * source[j]`` for dim 0; a repeated index adds each time.
@@ -198,8 +189,8 @@ def index_add(input, dim, index, source, *, alpha=1):
     """
     x = input
     d, index = along("index_add", x, dim, index, source)
-    if isinstance(alpha, builtins.float) and not x.is_floating_point():
-        alpha = _integer_alpha(alpha, x)
+    if not x.is_floating_point():
+        alpha = _truncated_for(x, alpha, "index_add", "alpha")
     if not (isinstance(alpha, (builtins.int, builtins.float)) and alpha == 1):
         source = source * alpha
     flat_x = x if x.ndim else x.reshape(1)

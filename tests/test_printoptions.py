@@ -75,6 +75,11 @@ VALUES = [np.array([1.23456, 2.5]), np.arange(20.0), np.arange(20.0).reshape(4, 
 
 @pytest.mark.parametrize("options", CASES, ids=[str(c) for c in CASES])
 def test_against_torch(options):
+    _same_reprs_as_torch(options)
+
+
+def _same_reprs_as_torch(options):
+    """The reprs of VALUES under options are torch's (both reset afterwards)."""
     torch = torch_or_skip()
     try:
         torch.set_printoptions(**options)
@@ -85,6 +90,7 @@ def test_against_torch(options):
                 want.replace("torch.", "pydevtensor.")
     finally:
         torch.set_printoptions(profile="default")
+        pdt.set_printoptions(profile="default")
 
 
 def test_bad_options():
@@ -109,14 +115,4 @@ IGNORED_OR_APPLIED = [dict(profile="long"), dict(profile="FULL", precision=2),
 def test_values_torch_takes_are_taken(options):
     # an unknown profile is ignored; any linewidth number applies (<= 1: one item a
     # line); sci_mode counts by its truth: PyTorch's answers, checked against its repr
-    torch = torch_or_skip()
-    try:
-        torch.set_printoptions(**options)
-        pdt.set_printoptions(**options)
-        for a in VALUES:
-            want = repr(torch.from_numpy(a.astype(np.float32) if a.dtype.kind == "f" else a))
-            assert repr(pdt.from_numpy(a.astype(np.float32) if a.dtype.kind == "f" else a)) == \
-                want.replace("torch.", "pydevtensor.")
-    finally:
-        torch.set_printoptions(profile="default")
-        pdt.set_printoptions(profile="default")
+    _same_reprs_as_torch(options)

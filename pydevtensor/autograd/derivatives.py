@@ -134,25 +134,26 @@ class DivBackward0(MulBackward0):
 
 @derivative("remainder")
 class RemainderBackward0(MulBackward0):
+    """remainder(a, b) = a - q b with q = floor(a / b): 1 for a, -q for b."""
+    @staticmethod
+    def _quotient(a, b):
+        return _C.floor_divide(a, b)
+
     def backward(self, g):
         a, b = self._values()
         ma, mb = self.metas
         need_a, need_b = self.needs_input_grad
         ga = reduce_grad(g, ma) if need_a else None
-        gb = reduce_grad(-g * _C.floor_divide(a, b), mb) if need_b else None
+        gb = reduce_grad(-g * self._quotient(a, b), mb) if need_b else None
         return ga, gb
 
 
 @derivative("fmod")
-class FmodBackward0(MulBackward0):
+class FmodBackward0(RemainderBackward0):
     """fmod(a, b) = a - trunc(a / b) b: 1 for a, -trunc(a / b) for b (as PyTorch's)."""
-    def backward(self, g):
-        a, b = self._values()
-        ma, mb = self.metas
-        need_a, need_b = self.needs_input_grad
-        ga = reduce_grad(g, ma) if need_a else None
-        gb = reduce_grad(-g * _C.div(a, b, rounding_mode="trunc"), mb) if need_b else None
-        return ga, gb
+    @staticmethod
+    def _quotient(a, b):
+        return _C.div(a, b, rounding_mode="trunc")
 
 
 @derivative("copysign")

@@ -8,11 +8,11 @@ device computes it.  The pieces are chosen so that autograd's gradient is PyTorc
 the kinks: hardswish's middle piece is the open (-3, 3) (PyTorch's backward gives 0 at -3
 and 1 at 3), hardsigmoid's clamp gives 0 at its bounds, as PyTorch's; a where() of a
 masked argument keeps the branch not taken from making inf or NaN."""
-import math
 import warnings
 
 from .. import _C
 from .. import _ops_stats as _stats
+from .._ops_index import _truncated_for
 from . import _functional_activation as _act
 
 # SELU's constants (Klambauer et al., 2017), as PyTorch has them
@@ -170,17 +170,6 @@ def softshrink(input, lambd=0.5):
     return shrunk.where(inside.logical_not(), 0.0)
 
 
-def _integer_value(value, input):
-    """threshold's value for an integer input: truncated toward zero (PyTorch's cast)."""
-    if isinstance(value, float):
-        if not (math.isfinite(value) and -2.0**63 <= value < 2.0**63):
-            raise RuntimeError(f"threshold(): value {value!r} cannot be converted to "
-                               f"{input.dtype} without overflow (input {tuple(input.shape)}, "
-                               f"on {input.device})")
-        return math.trunc(value)
-    return value
-
-
 def threshold(input, threshold, value, inplace=False):
     """PyTorch's ``threshold``: x where ``x > threshold``, value elsewhere; the gradient
     is 1 where x is kept, 0 elsewhere.
@@ -216,7 +205,7 @@ def threshold(input, threshold, value, inplace=False):
     """
     if isinstance(input, _C.Tensor) and input.dtype != _C.bool:
         if not input.is_floating_point():  # PyTorch's kernel takes integers too
-            value = _integer_value(value, input)
+            value = _truncated_for(input, value, "threshold", "value")
     else:
         _act._floating(input, "threshold")  # not a Tensor, or bool (refused as PyTorch)
     _act._number(threshold, "threshold", "threshold")
