@@ -39,7 +39,8 @@ from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
 from . import autograd
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                        no_grad, set_grad_enabled)
-from ._ops_index import *  # noqa: F401,F403  (where, gather, advanced indexing; issue 17)
+from ._ops_index import *  # noqa: F401,F403  (where, gather, issue 17)
+from . import _ops_getitem  # noqa: F401,E402  (x[...] and x[...] = v: the index hooks)
 from ._ops_join import *  # noqa: F401,F403  (cat, stack, flip, ...)
 from ._ops_split import *  # noqa: F401,F403  (split, chunk, unbind)
 from ._ops_einsum import *  # noqa: F401,F403  (einsum, outer)

@@ -7,7 +7,9 @@ gradients.
 import builtins
 
 from . import _C
-from ._ops_index import _dim, _int_arg, _tensor_arg
+from ._ops_index import _dim, _int_arg, _tensor_arg, where
+from ._ops_matmul import addmm, baddbmm
+from .autograd.dispatch import _wants_grad
 from ._ops_scatter import _in_place, _same_device, in_place_method
 
 
@@ -31,6 +33,9 @@ def _combine(op, input, product, beta, alpha):
                            f"{shape} (on {product.device})")
     out = product if alpha == 1 else product * alpha
     if beta == 0:
+        if _wants_grad((input,), {}):
+            # input's gradient is zeros, as PyTorch's, and its values still unread
+            return where(_C.ones((), dtype=_C.bool, device=out.device), out, input)
         return out.clone() if alpha == 1 else out
     return out + (input if beta == 1 else input * beta)
 
@@ -398,3 +403,14 @@ _C.Tensor.addbmm_ = in_place_method("addbmm_", addbmm, """\
     >>> x.addbmm_(pydevtensor.ones(3, 2, 1), pydevtensor.ones(3, 1, 2), beta=0)
     tensor([[3., 3.],
             [3., 3.]])""")
+_C.Tensor.addmm_ = in_place_method("addmm_", addmm, """\
+    >>> x = pydevtensor.ones(2, 2)
+    >>> x.addmm_(pydevtensor.eye(2), pydevtensor.tensor([[1., 2.], [3., 4.]]), beta=2)
+    tensor([[3., 4.],
+            [5., 6.]])""")
+_C.Tensor.baddbmm_ = in_place_method("baddbmm_", baddbmm, """\
+    >>> x = pydevtensor.zeros(2, 1, 2)
+    >>> x.baddbmm_(pydevtensor.ones(2, 1, 3), pydevtensor.ones(2, 3, 2), alpha=2)
+    tensor([[[6., 6.]],
+    <BLANKLINE>
+            [[6., 6.]]])""")

@@ -115,7 +115,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     NotImplementedError
         For floating or bool repeats (as PyTorch).
     IndexError
-        When dim is out of range.
+        When dim is out of range, or given for a 0-d input (as PyTorch).
 
     Examples
     --------
@@ -144,6 +144,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if output_size < 0:
             raise RuntimeError(f"{where}: output_size must be >= 0, got {output_size}")
     x = input.reshape(-1) if dim is None else input
+    if dim is not None and input.ndim == 0:  # PyTorch refuses any dim here too
+        raise IndexError(f"{where}: dim={dim!r} given for a 0-d input (on {input.device}), "
+                         f"which has no dim to repeat along; leave dim=None (the input read "
+                         f"as 1-d) or reshape it first")
     d = 0 if dim is None else _dim(_int(dim, "dim"), input.ndim, "repeat_interleave")
     if x.ndim == 0:
         x = x.reshape(1)

@@ -770,6 +770,11 @@ from bad_input_cases_attention import ATTENTION_CASES  # noqa: E402
 
 CASES += ATTENTION_CASES
 
+# the differences from PyTorch closed in one round: their own file
+from bad_input_cases_diffs import DIFFS_CASES  # noqa: E402
+
+CASES += DIFFS_CASES
+
 # special functions, jit and the tester's device checks: their own file
 from bad_input_cases_special import SPECIAL_CASES  # noqa: E402
 

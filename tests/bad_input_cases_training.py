@@ -661,9 +661,9 @@ TRAINING_CASES = [
     C("hinge_embedding_loss-shapes", "pdt.nn.HingeEmbeddingLoss()(t, pdt.ones(4))",
       "ValueError", r"hinge_embedding_loss\(\): the shapes do not broadcast: input \(2, 3\), "
       r"target \(4,\) \(on cpu\)"),
-    C("soft_margin_loss-int-target", "pdt.nn.SoftMarginLoss()(t, pdt.ones(2, 3, "
-      "dtype=pdt.int64))", "TypeError",
-      r"soft_margin_loss\(\): target must be floating point, got pydevtensor.int64 on cpu"),
+    C("soft_margin_loss-bool-target", "pdt.nn.SoftMarginLoss()(t, pdt.ones(2, 3, "
+      "dtype=pdt.bool))", "TypeError",
+      r"soft_margin_loss\(\): target must be floating point, got pydevtensor.bool on cpu"),
     C("SoftMarginLoss-reduction", "pdt.nn.SoftMarginLoss(reduction='avg')", "ValueError",
       r"SoftMarginLoss: reduction must be 'mean', 'sum' or 'none', got 'avg'"),
     C("cosine_embedding_loss-target", "pdt.nn.functional.cosine_embedding_loss(t, t, "

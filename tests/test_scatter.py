@@ -314,3 +314,34 @@ def test_amax_gradient_ties_by_hand(device):
         a.scatter_reduce(0, index, b, "amax", include_self=include_self).sum().backward()
         np.testing.assert_allclose(a.grad.cpu().numpy(), ga, rtol=1e-15)
         np.testing.assert_allclose(b.grad.cpu().numpy(), gb, rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("alpha", [2.5, -2.5, 2.99, 0.5, 3])
+def test_index_add_float_alpha_on_integers_truncates_as_torch(device, dtype, alpha):
+    # PyTorch casts alpha to the integer dtype (toward zero) before multiplying
+    torch = torch_or_skip()
+    x = np.array([[1, 2], [3, 4], [5, 6]], dtype=dtype)
+    src = np.array([[7, -8], [9, 10]], dtype=dtype)
+    idx = np.array([2, 0])
+    ref = torch.tensor(x).index_add(0, torch.tensor(idx), torch.tensor(src), alpha=alpha)
+    want = x.astype(np.float64)
+    np.add.at(want, idx, np.trunc(alpha) * src)
+    np.testing.assert_array_equal(ref.numpy(), want)
+    got = pdt.tensor(x, device=device).index_add(0, pdt.tensor(idx, device=device),
+                                                 pdt.tensor(src, device=device), alpha=alpha)
+    assert got.dtype == getattr(pdt, dtype)
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+    y = pdt.tensor(x, device=device)
+    y.index_add_(0, pdt.tensor(idx, device=device), pdt.tensor(src, device=device), alpha=alpha)
+    np.testing.assert_array_equal(y.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("alpha", [float("inf"), float("nan"), 1e30])
+def test_index_add_unrepresentable_alpha_on_integers(device, alpha):
+    x = pdt.zeros(3, dtype=pdt.int64, device=device)
+    with pytest.raises(RuntimeError, match=r"index_add\(\): alpha .* cannot be converted to "
+                                           r".*int64 without overflow \(input \(3,\)"):
+        x.index_add_(0, pdt.tensor([0], device=device), pdt.ones(1, dtype=pdt.int64,
+                                                                  device=device), alpha=alpha)
+    assert x.tolist() == [0, 0, 0]

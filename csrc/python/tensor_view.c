@@ -369,7 +369,7 @@ static PyObject *basic_subscript(PyObject *self, PyObject *key)
 
 /* Note [indexing's fast keys]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * pydevtensor/_ops_index.py sorts indexing keys into basic ones (views) and advanced
+ * pydevtensor/_ops_getitem.py sorts indexing keys into basic ones (views) and advanced
  * ones (lists, bools, tensors and arrays as indices: copies).  It used to replace
  * Tensor.__getitem__ and __setitem__, so that even x[0] and x[::2] ran a Python
  * function that called this file's slot back through its wrapper (an argument tuple

@@ -7,6 +7,8 @@ package's ops on the tensors' own device.  The names are PyTorch's, so ``grad_fn
 prints as ``<AddBackward0 ...>``.  Views, indexing, copies and the matrix products are
 in derivatives_shape.py.
 """
+import math
+
 from .. import _C
 from .dispatch import derivative, not_differentiable
 from .node import Node
@@ -44,6 +46,11 @@ def expand_to(g, shape):
     out = _C.empty(shape, dtype=g.dtype, device=g.device)
     out[...] = g
     return out
+
+
+def zeros_of(m):
+    """The zero gradient of an input of meta m (None for a number)."""
+    return None if m is None else _C.zeros(m[0], dtype=m[1], device=m[2])
 
 
 def as_float(mask, like):
@@ -131,8 +138,9 @@ class DivBackward0(MulBackward0):
         return super().save(result, input, other)
 
     def backward(self, g):
-        if self.floor:  # piecewise constant
-            return None, None
+        if self.floor:  # piecewise constant: zeros, as PyTorch's
+            return tuple(zeros_of(m) if need else None
+                         for m, need in zip(self.metas, self.needs_input_grad))
         a, b = self._values()
         ma, mb = self.metas
         need_a, need_b = self.needs_input_grad
@@ -143,13 +151,47 @@ class DivBackward0(MulBackward0):
 
 @derivative("remainder")
 class RemainderBackward0(MulBackward0):
+    """remainder(a, b) = a - q b with q = floor(a / b): 1 for a, -q for b."""
+    @staticmethod
+    def _quotient(a, b):
+        return _C.floor_divide(a, b)
+
     def backward(self, g):
         a, b = self._values()
         ma, mb = self.metas
         need_a, need_b = self.needs_input_grad
         ga = reduce_grad(g, ma) if need_a else None
-        gb = reduce_grad(-g * _C.floor_divide(a, b), mb) if need_b else None
+        gb = reduce_grad(-g * self._quotient(a, b), mb) if need_b else None
         return ga, gb
+
+
+@derivative("fmod")
+class FmodBackward0(RemainderBackward0):
+    """fmod(a, b) = a - trunc(a / b) b: 1 for a, -trunc(a / b) for b (as PyTorch's)."""
+    @staticmethod
+    def _quotient(a, b):
+        return _C.div(a, b, rounding_mode="trunc")
+
+
+@derivative("copysign")
+class CopysignBackward0(MulBackward0):
+    """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, as PyTorch's),
+    zeros for b."""
+    def backward(self, g):
+        a, b = self._values()
+        ma, mb = self.metas
+        need_a, need_b = self.needs_input_grad
+        ga = None
+        if need_a:
+            from .._ops_index import where
+            from .._ops_pointwise import signbit
+            s = sign(a)
+            if isinstance(b, _C.Tensor):
+                s = where(signbit(b), -s, s)
+            elif math.copysign(1.0, b) < 0:
+                s = -s
+            ga = reduce_grad(g * s, ma)
+        return ga, (zeros_of(mb) if need_b else None)
 
 
 @derivative("pow")

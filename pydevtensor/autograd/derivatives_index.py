@@ -5,7 +5,7 @@ Their backwards put the incoming gradient back where the forward took it from: a
 zero tensor of the input's shape receives it through the core's index_add
 (pdt_index.h), so an element selected more than once (a repeated index) gets the sum
 of its gradients, as PyTorch's scatter-add does.  The ops themselves are written in
-Python (pydevtensor/_ops_index.py, _ops_sort.py) and recorded through
+Python (pydevtensor/_ops_index.py, _ops_getitem.py, _ops_sort.py) and recorded through
 ``dispatch.recorded``: their kernels (_index_select, _index_put, _sort) have no
 derivative, so composing their backward from them would not record a graph.
 """
@@ -121,10 +121,11 @@ class IndexBackward0(Node):
 
     def backward(self, g):
         g, key = _wide(g), self.key
+        from .._ops_getitem import _index_put_  # imported late, as _ops()
 
         def make(g):
             out = _C.zeros(self.in_meta[0], dtype=g.dtype, device=g.device)
-            _ops()._index_put_(out, key, g, accumulate=True, into_new=True)
+            _index_put_(out, key, g, accumulate=True, into_new=True)
             return out
 
         return reduce_grad(linear_in_g(make, lambda g2: g2[key], g), self.in_meta)
