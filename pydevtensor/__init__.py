@@ -17,10 +17,13 @@ from ._libraries import register_library_paths as _register_library_paths
 _register_library_paths()
 from ._C import (DeviceError, InvalidArgumentError, OutOfMemoryError, Tensor, TransferError,
                  arange, bfloat16, bool, device, double, dtype, empty, empty_like, eye, float,
-                 float16, float32, float64, from_numpy, full, full_like, half, initial_seed, int,
+                 float16, float32, float64, from_numpy, full, full_like, half, int,
                  int32, int64,
-                 linspace, long, manual_seed, ones, ones_like, promote_types, rand, randint,
+                 linspace, long, ones, ones_like, promote_types, rand, randint,
                  randn, reset_transfer_stats, tensor, transfer_stats, zeros, zeros_like)
+from ._generator import Generator, default_generator
+from . import random
+from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from . import cuda
 from ._build import build_info
 from ._devices import (device_count, empty_cache, get_default_device, max_memory_allocated,
@@ -54,6 +57,9 @@ from ._ops_pointwise import *  # noqa: F401,F403  (frac, signbit, sgn, lerp, add
 from ._ops_cumulative import *  # noqa: F401,F403  (diff, cumprod, roll; Tensor.mT, .mH)
 from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted, bucketize)
 from ._ops_multinomial import multinomial
+from ._ops_bernoulli import bernoulli
+from ._ops_gamma import polygamma
+from ._ops_poisson import poisson
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402
                              memory_format, preserve_format)
@@ -136,3 +142,5 @@ __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_las
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
 __all__ += _ops_linalg_small.__all__
+__all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
+            "set_rng_state", "bernoulli", "polygamma", "poisson"]
