@@ -89,7 +89,7 @@ from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
 # would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
-                    "serialization", "special", "utils", "jit")
+                    "serialization", "special", "utils", "jit", "distributions")
 
 
 def __getattr__(name):
@@ -133,7 +133,7 @@ __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
-__all__ += ["linalg", "utils"]
+__all__ += ["linalg", "utils", "distributions"]
 __all__ += ["cdist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
 __all__ += _dtype_info.__all__ + ["set_printoptions"]

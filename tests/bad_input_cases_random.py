@@ -59,4 +59,23 @@ RANDOM_CASES = [
       r"polygamma\(\): argument 'n' must be int, got float"),
     C("special-gammaln-list", "pdt.special.gammaln([2.0])", "TypeError",
       r"lgamma\(\): argument 'input' must be a Tensor, got list"),
+    C("distributions-normal-scale", "pdt.distributions.Normal(0.0, pdt.tensor([1.0, -1.0]))",
+      "ValueError", r"Expected parameter scale \(Tensor of shape \(2,\)\) of distribution "
+      r"Normal\(.*\) to satisfy the constraint GreaterThan\(lower_bound=0.0\)"),
+    C("distributions-bernoulli-both", "pdt.distributions.Bernoulli(probs=pdt.tensor(0.5), "
+      "logits=pdt.tensor(0.0))", "ValueError",
+      r"Either `probs` or `logits` must be specified, but not both"),
+    C("distributions-categorical-sample-int",
+      "pdt.distributions.Categorical(pdt.ones(3)).sample(5)", "TypeError",
+      r"sample_shape must be a tuple of ints \(a Size\), e.g. \(5,\), got int"),
+    C("distributions-multinomial-count",
+      "pdt.distributions.Multinomial(2.5, pdt.ones(3))", "TypeError",
+      r"Multinomial\(\): total_count must be an int, got float"),
+    C("distributions-log_prob-support",
+      "pdt.distributions.Poisson(pdt.tensor([1.0])).log_prob(pdt.tensor([-1.0]))", "ValueError",
+      r"Poisson.log_prob\(\): the value argument must be within the support"),
+    C("distributions-kl-pair",
+      "pdt.distributions.kl_divergence(pdt.distributions.Normal(0.0, 1.0), "
+      "pdt.distributions.Exponential(1.0))", "NotImplementedError",
+      r"kl_divergence\(\): no KL divergence registered for Normal and Exponential"),
 ]
