@@ -157,14 +157,20 @@ def test_discrete_samples_by_moments(device):
 
 
 def test_the_same_draws_on_every_device(device):
-    for make in (lambda d: D.Normal(_t([0.0, 1.0], d), 2.0),
-                 lambda d: D.Categorical(_t([1.0, 2.0, 3.0], d)),
-                 lambda d: D.Multinomial(5, _t([1.0, 2.0, 3.0], d)),
-                 lambda d: D.Bernoulli(_t([0.3], d))):
+    """Bit for bit, but for the float64 normal draws, whose log and cos are the device's
+    (Note [Philox layout]: the last bits can differ)."""
+    for make, exact in ((lambda d: D.Normal(_t([0.0, 1.0], d), 2.0), False),
+                        (lambda d: D.Categorical(_t([1.0, 2.0, 3.0], d)), True),
+                        (lambda d: D.Multinomial(5, _t([1.0, 2.0, 3.0], d)), True),
+                        (lambda d: D.Bernoulli(_t([0.3], d)), True)):
         pdt.manual_seed(7)
         cpu = _np(make("cpu").sample((50,)))
         pdt.manual_seed(7)
-        np.testing.assert_array_equal(_np(make(device).sample((50,))), cpu)
+        got = _np(make(device).sample((50,)))
+        if exact:
+            np.testing.assert_array_equal(got, cpu)
+        else:
+            np.testing.assert_allclose(got, cpu, rtol=1e-14, atol=1e-15)
 
 
 def test_d2l_probability_section(device):

@@ -28,13 +28,7 @@
 #include <math.h>
 #endif
 
-#ifndef PDT_HD
-#ifdef __CUDACC__
-#define PDT_HD __host__ __device__ __forceinline__
-#else
-#define PDT_HD static inline
-#endif
-#endif
+#include "pdt_hd.h"
 
 PDT_HD double pdt_digamma(double x)
 {
