@@ -2,9 +2,9 @@
 from .. import _C
 from ..autograd import no_grad
 from . import constraints
-from .bernoulli import _one_of
+from .bernoulli import Bernoulli, _one_of
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, enumerate_values
 
 __all__ = ["Binomial"]
 
@@ -60,37 +60,9 @@ class Binomial(Distribution):
             shape = tuple(self.logits.shape)
         super().__init__(shape, (), validate_args)
 
-    @lazy_property
-    def logits(self):
-        """The log-odds of a success.
-
-        Returns
-        -------
-        Tensor
-
-        Examples
-        --------
-        >>> from pydevtensor.distributions import Binomial
-        >>> Binomial(3, pydevtensor.tensor([0.5])).logits
-        tensor([0.])
-        """
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        """The probability of a success.
-
-        Returns
-        -------
-        Tensor
-
-        Examples
-        --------
-        >>> from pydevtensor.distributions import Binomial
-        >>> Binomial(3, logits=pydevtensor.tensor([0.0])).probs
-        tensor([0.5000])
-        """
-        return logits_to_probs(self.logits, is_binary=True)
+    # probs and logits, each computed from the other on first use: Bernoulli's
+    logits = Bernoulli.__dict__["logits"]
+    probs = Bernoulli.__dict__["probs"]
 
     @property
     def support(self):
@@ -148,11 +120,6 @@ class Binomial(Distribution):
         return k * logits - log_factorial_k - log_factorial_nmk - normalize
 
     def entropy(self):
-        count = self.total_count
-        n = int(count.max().item()) if count.numel() else 0
-        if count.numel() and int(count.min().item()) != n:
-            raise NotImplementedError("Binomial.entropy(): an inhomogeneous total_count is not "
-                                      "supported (as in PyTorch)")
         log_prob = self.log_prob(self.enumerate_support(False))
         return -(log_prob.exp() * log_prob).sum(0)
 
@@ -184,10 +151,7 @@ class Binomial(Distribution):
         count = self.total_count
         n = int(count.max().item()) if count.numel() else 0
         if count.numel() and int(count.min().item()) != n:
-            raise NotImplementedError("Binomial.enumerate_support(): an inhomogeneous "
-                                      "total_count is not supported (as in PyTorch)")
+            raise NotImplementedError("Binomial: an inhomogeneous total_count is not supported "
+                                      "by enumerate_support and entropy (as in PyTorch)")
         values = _C.arange(1 + n, dtype=count.dtype, device=count.device)
-        values = values.reshape((-1,) + (1,) * len(self.batch_shape))
-        if expand:
-            values = values.expand(-1, *tuple(self.batch_shape))
-        return values
+        return enumerate_values(values, self.batch_shape, expand)

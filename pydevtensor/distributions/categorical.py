@@ -10,7 +10,7 @@ from ..autograd import no_grad
 from . import constraints
 from .bernoulli import _one_of
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import enumerate_values, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -181,10 +181,7 @@ class Categorical(Distribution):
                 [2, 2]])
         """
         values = _C.arange(self._num_events, device=self._param.device)
-        values = values.reshape((-1,) + (1,) * len(self.batch_shape))
-        if expand:
-            values = values.expand(-1, *tuple(self.batch_shape))
-        return values
+        return enumerate_values(values, self.batch_shape, expand)
 
 
 def _kind(x):

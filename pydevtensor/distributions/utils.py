@@ -9,6 +9,13 @@ from .._ops_shape import broadcast_tensors
 __all__ = ["broadcast_all", "lazy_property", "logits_to_probs", "probs_to_logits"]
 
 
+def enumerate_values(values, batch_shape, expand):
+    """values (1-d) along a new first dimension, expanded over batch_shape when expand
+    (else of size 1 there): what enumerate_support returns."""
+    values = values.reshape((-1,) + (1,) * len(batch_shape))
+    return values.expand(-1, *tuple(batch_shape)) if expand else values
+
+
 def broadcast_all(*values):
     """The values broadcast to one shape: numbers become tensors of the tensors' dtype
     and device (of the default dtype when all are numbers), as PyTorch's.
