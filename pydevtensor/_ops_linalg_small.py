@@ -175,9 +175,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 def matrix_power(A, n):
-    """A (a square matrix, or a batch of them) to the integer power n >= 0, by
-    repeated squaring (n = 0 gives the identity).  Negative powers need the inverse,
-    which pydevtensor does not have yet (NotImplementedError).
+    """A (a square matrix, or a batch of them) to the integer power n, by repeated
+    squaring (n = 0 gives the identity; n < 0 the power -n of A's inverse,
+    linalg.inv).
 
     Parameters
     ----------
@@ -192,25 +192,32 @@ def matrix_power(A, n):
     Tensor
         A's shape.
 
+    Raises
+    ------
+    pydevtensor.linalg.LinAlgError
+        When n < 0 and a matrix is singular.
+
     Examples
     --------
     >>> pydevtensor.matrix_power(pydevtensor.tensor([[1., 1.], [0., 1.]]), 3)
     tensor([[1., 3.],
             [0., 1.]])
+    >>> pydevtensor.matrix_power(pydevtensor.tensor([[2., 0.], [0., 4.]]), -1)
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
     """
     _tensor_arg(A, "matrix_power", "A")
     n = _int_arg(n, "matrix_power", "n")
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"matrix_power(): A must be batches of square matrices, but they "
                            f"are {tuple(A.shape)} (on {A.device})")
-    if n < 0:
-        raise NotImplementedError(f"matrix_power(): n = {n} < 0 needs the inverse, which "
-                                  f"pydevtensor does not have yet (A {tuple(A.shape)}, on "
-                                  f"{A.device})")
     if n == 0:
         eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device)
         return eye.expand(*A.shape).clone()
     result, base = None, A
+    if n < 0:
+        from ._linalg_solve import inv  # late: it imports this module's neighbours
+        base, n = inv(A), -n
     while n:
         if n & 1:
             result = base if result is None else result.matmul(base)

@@ -782,6 +782,11 @@ from bad_input_cases_everyday2 import EVERYDAY2_CASES  # noqa: E402
 
 CASES += EVERYDAY2_CASES
 
+# pydevtensor.linalg's solvers: their own file
+from bad_input_cases_linalg import LINALG_CASES  # noqa: E402
+
+CASES += LINALG_CASES
+
 # random-number state and generators, bernoulli, poisson, the gamma family, distributions
 from bad_input_cases_random import RANDOM_CASES  # noqa: E402
 

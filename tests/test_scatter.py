@@ -133,6 +133,39 @@ def test_index_add_along_dim1_matches_torch(device):
     np.testing.assert_allclose(got.cpu().numpy(), ref.numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_index_add_large_matches_the_walk_bit_for_bit(device, dim, dtype):
+    """Contiguous operands take rows at a time over threads (Note [index_add by rows],
+    on the CPU): the same bits as the element walk a non-contiguous input takes, and
+    np.add.at's sums (exact for int64, in order for the floats: each sum has at most
+    a few terms, added in index order by both).  CUDA adds atomically, in any order:
+    there the floats are within a few roundings of a sum of a few terms of |x| < 600."""
+    rng = np.random.default_rng(dim)
+    shape = [6, 70, 600]
+    n = shape[dim]
+    index = rng.integers(0, n, 2 * n)
+    src_shape = list(shape)
+    src_shape[dim] = 2 * n
+    x = (rng.standard_normal(shape) * 100).astype(dtype)
+    src = (rng.standard_normal(src_shape) * 100).astype(dtype)
+    dt = getattr(pdt, dtype)
+    px = pdt.tensor(x, dtype=dt, device=device)
+    ps, pi = pdt.tensor(src, dtype=dt, device=device), pdt.tensor(index, device=device)
+    got = px.index_add(dim, pi, ps).cpu().numpy()
+    walk = pdt.tensor(np.asfortranarray(x), dtype=dt, device=device)
+    walk = walk.permute(2, 1, 0).contiguous().permute(2, 1, 0)  # x, not contiguous
+    assert not walk.is_contiguous()
+    ref = x.copy()
+    np.add.at(ref, tuple(index if d == dim else slice(None) for d in range(3)), src)
+    if device.type == "cpu" or dtype == "int64":
+        np.testing.assert_array_equal(walk.index_add(dim, pi, ps).cpu().numpy(), got)
+        np.testing.assert_array_equal(got, ref)
+    else:
+        atol = 2000 * np.finfo(dtype).eps
+        np.testing.assert_allclose(got, ref, rtol=0, atol=atol)
+
+
 def test_empty_index(device):
     x = pdt.ones(2, 3, device=device)
     i = pdt.zeros(0, 3, dtype=pdt.int64, device=device)

@@ -326,6 +326,13 @@ typedef struct pdt_backend {
      * core checked the shapes, float64, contiguous).  NULL where the backend
      * does not compute them. */
     pdt_status (*singular_values)(const pdt_tensor *x, const pdt_tensor *out);
+    /* LU with partial pivoting, its solve, and Cholesky, of each n x n matrix
+     * stored by columns (pdt_linalg.h; the core checked the shapes, dtypes
+     * float32/float64, contiguity, one device, batch >= 1 and n >= 1).  NULL
+     * where the backend does not compute them. */
+    pdt_status (*lu_factor)(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info);
+    pdt_status (*lu_solve)(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
+    pdt_status (*cholesky)(const pdt_tensor *a, int upper, const pdt_tensor *info);
     /* Stable sort of each row (last dim) of values, in place, carrying indices
      * (int64) along: on entry values holds the input and indices is filled by
      * the backend with 0..n-1.  NaN sorts as the largest value.  scratch_values

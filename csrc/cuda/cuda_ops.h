@@ -105,6 +105,11 @@ pdt_status pdt_cuda_rnn_cell_backward(const pdt_rnn_cell_grad_args *a);
 /* cuda_gemm.c */
 pdt_status pdt_cuda_gemm(const pdt_gemm_args *g);
 void pdt_cuda_set_allow_tf32(int allow);
+/* cuda_solver.c (pdt_linalg.h): LU and Cholesky through cuSOLVER */
+pdt_status pdt_cuda_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots,
+                              const pdt_tensor *info);
+pdt_status pdt_cuda_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
+pdt_status pdt_cuda_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info);
 /* cuda_events.c */
 pdt_status pdt_cuda_event_create(int index, int enable_timing, void **event);
 pdt_status pdt_cuda_event_record(int index, void *event);

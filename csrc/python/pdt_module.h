@@ -167,6 +167,14 @@ static inline void pdt_hold_release(pdt_hold *h)
     while (h->n > 0)
         pdt_tensor_release(&h->v[--h->n]);
 }
+/* Releases the views; None, or the exception of st (an op with no result). */
+static inline PyObject *pdt_hold_done(pdt_state *S, pdt_hold *h, pdt_status st)
+{
+    pdt_hold_release(h);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    Py_RETURN_NONE;
+}
 
 /* ---- storage references (storage_ref.c, Note [exports hold the storage]) ---- */
 
@@ -251,6 +259,7 @@ PyObject *pdt_bf16_numpy_from_bits(PyObject *bits);
 
 /* ---- the NumPy/DLPack boundary (interop.c) and the transfer guard (guard.c) ---- */
 extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c */
+extern PyMethodDef pdt_linalg_functions[];                         /* linalg.c: LU, Cholesky */
 extern PyMethodDef pdt_index_functions[];                          /* tensor_index.c (issue 17) */
 /* x.index_select(dim, index) into a new contiguous tensor, out (index: contiguous
  * 1-d int64 on x's device; 0 <= dim < x.ndim; negative_ok: indices may count from

@@ -17,14 +17,6 @@ static pdt_state *state(PyObject *module) { return pdt_state_of_module(module); 
 /* Runs the core call between holding and releasing views of the tensors. */
 #define HOLD(h, x) ((x) = pdt_hold_view(&(h), (x)))
 
-static PyObject *done(pdt_state *S, pdt_hold *h, pdt_status st)
-{
-    pdt_hold_release(h);
-    if (st != PDT_OK)
-        return pdt_raise(S, st);
-    Py_RETURN_NONE;
-}
-
 /* _index_select(out, src, dim, index, negative_ok=True), _index_put(dst, dim,
  * index, values) and _index_add(dst, dim, index, values) (put 0, 1, 2): the
  * tensors in the order the core takes them (put and add: dim comes second;
@@ -48,10 +40,10 @@ static PyObject *index_move(PyObject *module, PyObject *args, int put)
     const pdt_tensor *first = pdt_tensor_of(p[0]), *index = pdt_tensor_of(p[1]),
                      *other = pdt_tensor_of(p[2]);
     HOLD(h, first), HOLD(h, index), HOLD(h, other);
-    return done(S, &h,
-                put == 2 ? pdt_index_add(first, dim, index, other)
-                : put    ? pdt_index_put(first, dim, index, other)
-                         : pdt_index_select(first, other, dim, index, negative_ok));
+    return pdt_hold_done(S, &h,
+                         put == 2 ? pdt_index_add(first, dim, index, other)
+                         : put    ? pdt_index_put(first, dim, index, other)
+                                  : pdt_index_select(first, other, dim, index, negative_ok));
 }
 
 static PyObject *f_index_select(PyObject *module, PyObject *args)
@@ -86,7 +78,7 @@ static PyObject *f_index_check(PyObject *module, PyObject *args)
     h.n = 0;
     const pdt_tensor *ti = pdt_tensor_of(ix);
     HOLD(h, ti);
-    return done(S, &h, pdt_index_check(op, ti, size, dim, negative_ok));
+    return pdt_hold_done(S, &h, pdt_index_check(op, ti, size, dim, negative_ok));
 }
 
 /* _singular_values(x, out): out = the singular values of x's matrices
@@ -105,7 +97,7 @@ static PyObject *f_singular_values(PyObject *module, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     st = pdt_singular_values(tx, to);
     Py_END_ALLOW_THREADS
-    return done(S, &h, st);
+    return pdt_hold_done(S, &h, st);
 }
 
 /* Wraps a new tensor, or raises; out is consumed either way. */

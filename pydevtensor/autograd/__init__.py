@@ -6,12 +6,13 @@
 graph is recorded and what that costs: Note [where the graph is recorded] in
 csrc/python/autograd.c.  Files: grad_mode.py (the thread-local switch), node.py (Node,
 AccumulateGrad, saved tensors), dispatch.py (the recorder and in-place ops),
-derivatives.py, derivatives_shape.py, derivatives_index.py and derivatives_join.py (one
+derivatives.py, derivatives_shape.py, derivatives_index.py, derivatives_join.py and
+derivatives_linalg.py (one
 Node class per op), engine.py (backward).
 """
 from .. import _C
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)
-from . import derivatives_index, derivatives_join  # noqa: F401
+from . import derivatives_index, derivatives_join, derivatives_linalg  # noqa: F401
 from . import dispatch as _dispatch_module, node as _node_module
 from .dispatch import dispatch as _dispatch
 from .engine import run_backward as _run_backward
