@@ -118,7 +118,8 @@ CASES = [
     C("normal-nan-std", 'pdt.zeros(3).normal_(0, float("nan"))', "ValueError",
       r"std must be >= 0, got nan"),
     C("manual_seed-str", 'pdt.manual_seed("x")', "TypeError", r"seed must be an int, got str"),
-    C("initial_seed-args", "pdt.initial_seed(1)", "TypeError", r"takes no arguments"),
+    C("initial_seed-args", "pdt.initial_seed(1)", "TypeError",
+      r"takes (no|0 positional) arguments"),
 
     # ---- devices: unknown devices, wrong types
     C("device-unknown-type", 'pdt.device("tpu")', "ValueError",
@@ -799,3 +800,8 @@ CASES += LINALG_CASES
 from bad_input_cases_autograd import AUTOGRAD_CASES  # noqa: E402
 
 CASES += AUTOGRAD_CASES
+
+# random-number state and generators, bernoulli, poisson, the gamma family, distributions
+from bad_input_cases_random import RANDOM_CASES  # noqa: E402
+
+CASES += RANDOM_CASES

@@ -769,7 +769,8 @@ TRAINING_CASES = [
     C("DataLoader-not-a-dataset", "pdt.utils.data.DataLoader(3)", "TypeError",
       r"dataset must have __getitem__ and __len__ \(a Dataset\), got int"),
     C("DataLoader-generator", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), "
-      "generator=object())", "TypeError", r"generator must be None, got object"),
+      "generator=object())", "TypeError",
+      r"generator must be a pydevtensor.Generator or None, got object"),
     C("random_split-sum", "pdt.utils.data.random_split(pdt.utils.data.TensorDataset(t), [1, 2])",
       "ValueError", r"random_split\(\): the lengths \[1, 2\] do not add up to the dataset's 2"),
     C("random_split-str", 'pdt.utils.data.random_split(pdt.utils.data.TensorDataset(t), ["1"])',

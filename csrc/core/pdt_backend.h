@@ -103,8 +103,10 @@ typedef enum pdt_unary_op {
     PDT_OP_EXPM1,
     PDT_OP_ERF, /* the error function and 1 - erf(x), without the cancellation */
     PDT_OP_ERFC,
+    PDT_OP_LGAMMA,  /* log |Gamma(x)|: the C library's (CUDA's) lgamma, in double */
+    PDT_OP_DIGAMMA, /* d/dx lgamma(x): Note [digamma] in pdt_gamma.h */
 } pdt_unary_op;
-#define PDT_NUM_UNARY_OPS 20
+#define PDT_NUM_UNARY_OPS 22
 
 /* One input of an elementwise op: a tensor already broadcast to the output's
  * shape (stride 0 along broadcast dimensions), or a scalar when t is NULL. */

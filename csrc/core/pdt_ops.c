@@ -219,8 +219,8 @@ pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, dou
     return pdt_backend_of(dst->device.kind)->arange(dst, start, step);
 }
 
-pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, double b, int64_t low,
-                      int64_t high)
+pdt_status pdt_random(const pdt_tensor *dst, pdt_generator *generator, pdt_random_kind kind,
+                      double a, double b, int64_t low, int64_t high)
 {
     if (!pdt_tensor_is_contiguous(dst))
         return pdt_fail(PDT_ERR_VALUE, "random fill: destination must be contiguous");
@@ -253,7 +253,7 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, dou
         if (st != PDT_OK)
             return st;
     }
-    pdt_random_claim((uint64_t)((numel + per_block - 1) / per_block), &spec);
+    pdt_random_claim(generator, (uint64_t)((numel + per_block - 1) / per_block), &spec);
     pdt_note_op(kind == PDT_RANDOM_INT      ? "randint"
                 : kind == PDT_RANDOM_NORMAL ? "randn"
                                             : "rand",

@@ -55,6 +55,7 @@ typedef struct {
     PyTypeObject *dtype_type;
     PyTypeObject *tensor_type;
     PyTypeObject *storage_ref_type;   /* _StorageRef (storage_ref.c) */
+    PyTypeObject *generator_type;     /* _Generator (generator.c) */
     PyObject *dtypes[PDT_NUM_DTYPES]; /* the dtype singletons */
     PyObject *default_dtype;          /* borrowed from dtypes[] */
     /* exceptions */
@@ -244,6 +245,7 @@ extern PyMethodDef pdt_tensor_random_methods[]; /* tensor_create.c: uniform_, no
 extern PyMethodDef pdt_math_methods[], pdt_math_functions[];   /* tensor_math.c   */
 extern PyMethodDef pdt_round_methods[], pdt_round_functions[]; /* tensor_round.c */
 extern PyMethodDef pdt_erf_methods[], pdt_erf_functions[];     /* tensor_erf.c */
+extern PyMethodDef pdt_gamma_methods[], pdt_gamma_functions[]; /* tensor_gamma.c */
 extern PyMethodDef pdt_conv_functions[];                       /* tensor_conv.c */
 extern PyMethodDef pdt_rnn_functions[];                        /* tensor_rnn.c */
 extern PyType_Slot pdt_math_slots[];
@@ -254,6 +256,11 @@ extern PyType_Slot pdt_view_slots[];
 extern PyMethodDef pdt_matmul_methods[], pdt_matmul_functions[]; /* tensor_matmul.c */
 extern PyType_Slot pdt_matmul_slots[];
 extern PyMethodDef pdt_event_functions[]; /* events.c        */
+/* generator.c: _C._Generator; generator= of the random functions (None: NULL, the
+ * default generator; else a Generator, or TypeError naming fname). */
+extern PyMethodDef pdt_generator_functions[];
+int pdt_generator_type_init(PyObject *module, pdt_state *S);
+int pdt_generator_arg(pdt_state *S, PyObject *obj, const char *fname, pdt_generator **out);
 int pdt_events_init(PyObject *module, pdt_state *S);
 extern PyMethodDef pdt_config_functions[];     /* config.c        */
 extern PyMethodDef pdt_collective_functions[]; /* collective.c: _allreduce_sum, _nccl_available */

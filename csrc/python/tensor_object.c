@@ -469,6 +469,7 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                   pdt_math_methods,
                                   pdt_round_methods,
                                   pdt_erf_methods,
+                                  pdt_gamma_methods,
                                   pdt_reduce_methods,
                                   pdt_view_methods,
                                   pdt_matmul_methods,

@@ -294,6 +294,16 @@ _TWO_OVER_SQRT_PI = 1.1283791670955126
 _unary("erf", "ErfBackward0", "input", lambda g, x: g * ((x * x).neg_().exp_() * _TWO_OVER_SQRT_PI))
 _unary("erfc", "ErfcBackward0", "input",
        lambda g, x: g * ((x * x).neg_().exp_() * -_TWO_OVER_SQRT_PI))
+# lgamma' = digamma, digamma' = polygamma(1, x) (pydevtensor/_ops_gamma.py)
+_unary("lgamma", "LgammaBackward0", "input", lambda g, x: g * x.digamma())
+_unary("digamma", "DigammaBackward0", "input", lambda g, x: g * _trigamma(x))
+
+
+def _trigamma(x):
+    from .._ops_gamma import polygamma
+    return polygamma(1, x)
+
+
 # piecewise constant: a zero gradient, as in PyTorch (the result still requires grad)
 for _name in ("floor", "ceil", "round", "trunc", "fix", "sign"):
     _unary(_name, _name.capitalize() + "Backward0", None, lambda g, v: _C.zeros_like(g),
