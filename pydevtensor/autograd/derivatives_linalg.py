@@ -1,7 +1,10 @@
 """The derivatives of pydevtensor.linalg's solvers (pydevtensor/_linalg_solve.py):
 solve, inv, det, slogdet and cholesky, with PyTorch's Node names.  Each backward is
-written with the same solvers (under no_grad, as the engine runs it), on the
-tensors' own device.
+written with the same solvers, on the tensors' own device: the fast unrecorded
+solve (_solve_matrices, which overwrites a copy in place) under no_grad, as the
+engine runs it; the recorded linalg.solve under create_graph=True, and the saved
+outputs (X, A^-1, det, L) are kept as output slots (Node.save_tensors(outputs=)), so
+that a second derivative sees their dependence on A and B.
 
 Note [linalg derivatives]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -25,13 +28,22 @@ def _solver():
     return _linalg_solve
 
 
+def _solve(A, Bm, op):
+    """A^-1 Bm for matrices; recorded (a differentiable solve) when grad mode is on,
+    i.e. under create_graph=True, so that the gradient can be differentiated again."""
+    s = _solver()
+    if _C.is_grad_enabled() and (A.requires_grad or Bm.requires_grad):
+        return s.solve(A, Bm)
+    return s._solve_matrices(A, Bm, op, True)[0]
+
+
 def _first(out):
     return out[0] if isinstance(out, tuple) else out
 
 
 def _solve_left_grads(A, Xm, gXm):
     """(gA, gBm) of Xm = A^-1 Bm for matrices (..., n, k) (batch dims broadcast)."""
-    gBm = _solver()._solve_matrices(A.mT, gXm, "linalg.solve backward", True)[0]
+    gBm = _solve(A.mT, gXm, "linalg.solve backward")
     return -(gBm @ Xm.mT), gBm
 
 
@@ -41,7 +53,7 @@ class LinalgSolveExBackward0(Node):
         self.left = left
         self.vector = left and _solver()._solve_shapes(A, B)[1]
         self.metas = (meta(A), meta(B))
-        self.save_tensors(A, _first(out).detach())
+        self.save_tensors(A, _first(out).detach(), outputs=(1,))
         return (A, B)
 
     def backward(self, g):
@@ -62,7 +74,7 @@ class LinalgSolveExBackward0(Node):
 @derivative("linalg_inv", "linalg_inv_ex")
 class LinalgInvExBackward0(Node):
     def save(self, out, A, **kw):
-        self.save_tensors(_first(out).detach())
+        self.save_tensors(_first(out).detach(), outputs=(0,))
         return (A,)
 
     def backward(self, g):
@@ -77,7 +89,7 @@ def _inv_transposed(A):
 @derivative("linalg_det")
 class LinalgDetBackward0(Node):
     def save(self, out, A, **kw):
-        self.save_tensors(A, out.detach())
+        self.save_tensors(A, out.detach(), outputs=(1,))
         return (A,)
 
     def backward(self, g):
@@ -105,7 +117,7 @@ class LinalgSlogdetBackward0(Node):
 class LinalgCholeskyExBackward0(Node):
     def save(self, out, A, upper=False, **kw):
         self.upper = upper
-        self.save_tensors(_first(out).detach())
+        self.save_tensors(_first(out).detach(), outputs=(0,))
         return (A,)
 
     def backward(self, g):
@@ -115,7 +127,6 @@ class LinalgCholeskyExBackward0(Node):
         half = _C.ones((n, n), dtype=L.dtype, device=L.device).tril() - \
             0.5 * _C.eye(n, dtype=L.dtype, device=L.device)
         phi = (L.mT @ gL) * half
-        s = _solver()
-        T = s._solve_matrices(L.mT, phi, "linalg.cholesky backward", True)[0]  # L^-T Phi
-        S = s._solve_matrices(L.mT, T.mT, "linalg.cholesky backward", True)[0].mT
+        T = _solve(L.mT, phi, "linalg.cholesky backward")  # L^-T Phi
+        S = _solve(L.mT, T.mT, "linalg.cholesky backward").mT
         return 0.5 * (S + S.mT)
