@@ -321,6 +321,34 @@ def test_register_hook_on_leaves_and_non_leaves_against_torch(device):
     assert got[4:] == ref[4:]
 
 
+@pytest.mark.parametrize("op", ["mul_", "setitem", "view-mul_", "mark_dirty"])
+def test_retain_grad_follows_an_in_place_change(device, op):
+    """retain_grad() then an in-place op: .grad is the gradient of the tensor's new
+    value and retains_grad stays True (PyTorch moves the retained gradient to the new
+    grad_fn); it once gave the old value's gradient (here 6, not 3)."""
+    class Double(pdt.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.mark_dirty(t)
+            return t.mul_(2)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    change = {"mul_": lambda y: y.mul_(2), "setitem": lambda y: y.__setitem__(0, 5.0),
+              "view-mul_": lambda y: y.view(3).mul_(2), "mark_dirty": Double.apply}[op]
+    x = t64([1.0, 2.0, 3.0], device, True)
+    y = x * 1
+    y.retain_grad()
+    change(y)
+    assert y.retains_grad
+    (y * 3).sum().backward()
+    assert_close(y.grad, [3.0, 3.0, 3.0], "float64")
+    want = [0.0, 3.0, 3.0] if op == "setitem" else [6.0, 6.0, 6.0]
+    assert_close(x.grad, want, "float64")
+
+
 def test_retain_grad_accumulates_and_hook_errors(device):
     x = t64([1.0, 2.0], device, True)
     y = x * 2

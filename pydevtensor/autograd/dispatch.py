@@ -13,6 +13,7 @@ into x (x's version counter moves, so a Node that saved x's old value refuses to
 """
 from .. import _C
 from .._numpy_names import torch_names
+from .hooks import carry_retained
 from .node import Node, edge_of
 
 RULES = {}  # op name -> Node subclass (or NOT_DIFFERENTIABLE)
@@ -232,6 +233,7 @@ def _rebase(root, x):
         return
     new = dispatch("reshape", True, (x, tuple(root.shape)), {})
     if new.grad_fn is not None:
+        carry_retained(root, new.grad_fn, new.output_nr)
         root._set_grad_fn(new.grad_fn, new.output_nr)
 
 
@@ -239,7 +241,9 @@ def _write_back(x, out):
     """x takes out's values (no recording: bumps x's version) and its place in the
     graph."""
     run_no_grad(_C.Tensor.copy_, x, out)
-    x._set_grad_fn(out.grad_fn, out.output_nr) if out.grad_fn is not None else None
+    if out.grad_fn is not None:
+        carry_retained(x, out.grad_fn, out.output_nr)
+        x._set_grad_fn(out.grad_fn, out.output_nr)
     return x
 
 
@@ -315,6 +319,7 @@ def _overwrite(cls, x, src, do):
         node.src_meta = None
         node.next_functions = (prev_edge,)
     node.needs_input_grad = tuple(e is not None for e in node.next_functions)
+    carry_retained(x, node, 0)
     x._set_grad_fn(node, 0)
     return x
 
@@ -356,6 +361,7 @@ def _setitem(x, key, value, cls=None):
         if isinstance(value, _C.Tensor) else None
     node.next_functions = (prev_edge, value_edge)
     node.needs_input_grad = (prev_edge is not None, value_edge is not None)
+    carry_retained(x, node, 0)
     x._set_grad_fn(node, 0)
     return None
 

@@ -20,6 +20,7 @@ dependence on the inputs.
 import functools
 
 from .. import _C
+from .hooks import carry_retained
 from .node import FREED_MSG, Node, check_versions, delay_error, edge_of
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -541,6 +542,8 @@ def _record(ctx, args, out):
                 o = o.detach()
             marked.append(o)
             continue
+        if id(o) in dirty:
+            carry_retained(o, ctx, nr)
         o._set_grad_fn(ctx, nr)
         marked.append(o)
     # Note [saved outputs of a Function]

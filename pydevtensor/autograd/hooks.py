@@ -129,6 +129,23 @@ def keep_hooks(fn, hooks, retained=None):
     d["apply"] = _hooked_apply(weakref.ref(fn))
 
 
+def carry_retained(t, node, nr):
+    """Before t (changed in place) takes (node, nr) as its place in the graph: a
+    retain_grad() on t moves with it, as PyTorch's, so t.grad is the gradient of t's
+    new value, not the old one's (which nothing else may keep then)."""
+    old = t.grad_fn
+    if old is None or old is node:
+        return
+    retained = old.__dict__.get("_retained")
+    if not retained:
+        return
+    ref = retained.get(t.output_nr)
+    if ref is None or ref() is not t:
+        return
+    del retained[t.output_nr]
+    _node_hooks(node)[1][nr] = ref
+
+
 def _retain(t, g):
     old = t.grad
     t.grad = g.clone() if old is None else old + g
