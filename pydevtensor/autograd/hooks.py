@@ -74,7 +74,8 @@ def _leaf_hooks_for_adding(leaf):
     if hooks is None:
         key = id(leaf)
         hooks = _Hooks()
-        _LEAF_HOOKS[key] = (weakref.ref(leaf, lambda _r, k=key: _LEAF_HOOKS.pop(k, None)), hooks)
+        _LEAF_HOOKS[key] = (weakref.ref(leaf, lambda _r, k=key, d=_LEAF_HOOKS: d.pop(k, None)),
+                            hooks)  # d: still there while the interpreter exits
     return hooks
 
 
