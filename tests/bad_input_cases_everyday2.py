@@ -77,6 +77,8 @@ EVERYDAY2_CASES = [
       r"invalid dtype object 'float64': only floating-point types"),
     C("set_default_dtype-none", "pdt.set_default_dtype(None)", "TypeError",
       r"invalid dtype object None"),
+    C("get_default_dtype-argument", "pdt.get_default_dtype(pdt.float64)", "TypeError",
+      r"takes 0 positional arguments"),
     C("outer-2d", "pdt.outer(t, t)", "RuntimeError", r"expected 1-D tensors"),
     C("einsum-sizes", "pdt.einsum('ij,jk->ik', t, t)", "RuntimeError",
       r"subscript 'j' has size 3 and 2"),
