@@ -1,7 +1,8 @@
 """The bad-input catalogue's cases for the everyday shape, split and diagonal names
 (pydevtensor/_ops_shape.py, _ops_split_stack.py, _ops_diag.py), finfo/iinfo,
-result_type, can_cast, set_printoptions and set_default_dtype.  tests/bad_input_cases.py (where Case is)
-adds them to CASES; tests/test_bad_input.py runs them."""
+result_type, can_cast, set_printoptions and set_default_dtype.
+tests/bad_input_cases.py (where Case is) adds them to CASES; tests/test_bad_input.py runs
+them."""
 from bad_input_cases import C
 
 EVERYDAY2_CASES = [

@@ -331,8 +331,8 @@ class PReLU(_Activation):
             raise ValueError(f"PReLU: num_parameters must be >= 1, got {num_parameters}")
         _A._number(init, "init", "PReLU")
         self.num_parameters, self.init = num_parameters, init
-        self.weight = Parameter(_C.empty(num_parameters, device=device,
-                                         dtype=_C._get_default_dtype() if dtype is None else dtype))
+        dtype = _C._get_default_dtype() if dtype is None else dtype
+        self.weight = Parameter(_C.empty(num_parameters, device=device, dtype=dtype))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
