@@ -86,6 +86,7 @@ from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstac
 from ._ops_diag import *  # noqa: F401,F403  (diagonal, diag, diag_embed, block_diag, ...)
 from ._dtype_info import *  # noqa: F401,F403  (finfo, iinfo, result_type, can_cast)
 from ._repr import set_printoptions
+from ._default_dtype import get_default_dtype, set_default_dtype
 from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
@@ -140,7 +141,7 @@ __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils", "distributions"]
 __all__ += ["cdist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
-__all__ += _dtype_info.__all__ + ["set_printoptions"]
+__all__ += _dtype_info.__all__ + ["set_printoptions", "get_default_dtype", "set_default_dtype"]
 __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
             "preserve_format"]
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3

@@ -30,7 +30,7 @@ def _values_tensor(values, seq, op, name):
     if seq.is_floating_point():
         dtype = seq.dtype
     else:
-        dtype = _C.float32 if isinstance(values, builtins.float) else _C.int64
+        dtype = _C._get_default_dtype() if isinstance(values, builtins.float) else _C.int64
     return _C.full((), values, dtype=dtype, device=seq.device)
 
 

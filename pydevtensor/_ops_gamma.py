@@ -123,7 +123,7 @@ def polygamma(n, input, *, out=None):
     if n < 0:
         raise RuntimeError(f"polygamma(n, x) does not support negative n, got n={n} (input "
                            f"{tuple(input.shape)}, {input.dtype}, on {input.device})")
-    dtype = input.dtype if input.is_floating_point() else _C.float32
+    dtype = input.dtype if input.is_floating_point() else _C._get_default_dtype()
     if out is not None and (not isinstance(out, _C.Tensor) or tuple(out.shape) != tuple(
             input.shape) or out.dtype != dtype or out.device != input.device):
         raise ValueError(f"polygamma(): out must be a {dtype} tensor of shape "

@@ -108,7 +108,7 @@ def _float_pair(input, other, op):
             raise TypeError(f"{op}(): argument 'other' must be a Tensor or a number, got "
                             f"{type(other).__name__}")
         other = _C.full((), float(other), dtype=input.dtype if input.is_floating_point()
-                        else _C.float32, device=input.device)
+                        else _C._get_default_dtype(), device=input.device)
     for name, t in (("input", input), ("other", other)):
         if not t.is_floating_point():
             raise TypeError(f"{op}(): expected floating point tensors, got {name} of dtype "

@@ -28,7 +28,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     generator : Generator, optional
         The stream to draw from (default: the default generator).
     dtype : pydevtensor.dtype, optional
-        With numbers only: the element type (default: float32).
+        With numbers only: the element type (default: get_default_dtype()).
     device : str or pydevtensor.device, optional
         With numbers only: where the result lives (default: the default device).
     requires_grad : bool, optional

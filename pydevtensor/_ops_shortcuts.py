@@ -272,8 +272,8 @@ def type_as(self, other):
 
 
 def _floating(x):
-    """x, or x as float32 when it is a bool or integer tensor (as exp gives them)."""
-    return x if x.is_floating_point() else x.float()
+    """x, or x in the default dtype when it is a bool or integer tensor (as exp gives them)."""
+    return x if x.is_floating_point() else x.to(_C._get_default_dtype())
 
 
 def sinh(input):

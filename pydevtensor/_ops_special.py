@@ -30,7 +30,7 @@ def _floating(x, op, name="input"):
     dtype, as PyTorch's unary float ops do)."""
     if not isinstance(x, _C.Tensor):
         raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(x).__name__}")
-    return x if x.is_floating_point() else x.to(_C.float32)
+    return x if x.is_floating_point() else x.to(_C._get_default_dtype())
 
 
 def _x_log(op, x, y, log, scalar_log, neutral, low):
@@ -49,7 +49,7 @@ def _x_log(op, x, y, log, scalar_log, neutral, low):
     if isinstance(y, _C.Tensor):
         if not y.is_floating_point():  # (int y).log() is float32; a floating x decides
             y = y.to(x.dtype if isinstance(x, _C.Tensor) and x.is_floating_point()
-                     else _C.float32)
+                     else _C._get_default_dtype())
         if isinstance(x, _C.Tensor):
             # y at or below log's domain where x is 0: the log of a neutral value there
             # (log(1) = log1p(0) = 0), so the product is 0 and x's gradient 0, not NaN
@@ -65,7 +65,7 @@ def _x_log(op, x, y, log, scalar_log, neutral, low):
         if x != 0:
             return x * log(y)
         return x * log(where(~y.isnan(), neutral, y))  # 0, or NaN where y is
-    x = x if x.is_floating_point() else x.to(_C.float32)
+    x = x if x.is_floating_point() else x.to(_C._get_default_dtype())
     ly = scalar_log(y)
     if math.isnan(y) or math.isfinite(ly):
         return x * ly

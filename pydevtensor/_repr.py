@@ -2,7 +2,8 @@
 
 ``tensor([[1., 1., 1.],
         [1., 1., 1.]], device='cuda:0')``: the device is left out on the CPU, the
-dtype is shown when it is not the default for its kind (float32, int64, bool), and
+dtype is shown when it is not the default for its kind (get_default_dtype(), float32
+at start; int64; bool; an empty tensor shows any dtype but the default float), and
 tensors of more than 1000 elements show 3 items at each edge (set_printoptions
 changes these numbers, the digits shown and the line width, as PyTorch's does).  Printing a GPU
 tensor copies the values shown to the host (the edges alone, gathered on the
@@ -107,7 +108,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     PRINT_OPTS.sci_mode = None if sci_mode is None else bool(sci_mode)
 
 
-_DEFAULT_DTYPES = ("float32", "int64", "bool")
+_DEFAULT_DTYPES = ("int64", "bool")  # and get_default_dtype()
 
 
 def _summarize(t):
@@ -213,7 +214,8 @@ def tensor_repr(t, prefix="tensor("):
             suffixes.insert(0, f"size={shape}")
     else:
         body = _format(a, shape, _Formatter(a, dtype_name), indent, summarize)
-    if dtype_name not in _DEFAULT_DTYPES or (size == 0 and dtype_name != "float32"):
+    default = _C._get_default_dtype().name
+    if dtype_name not in _DEFAULT_DTYPES + (default,) or (size == 0 and dtype_name != default):
         suffixes.append(f"dtype=pydevtensor.{dtype_name}")
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")

@@ -1,7 +1,8 @@
 """The bad-input catalogue's cases for the everyday shape, split and diagonal names
 (pydevtensor/_ops_shape.py, _ops_split_stack.py, _ops_diag.py), finfo/iinfo,
-result_type, can_cast and set_printoptions.  tests/bad_input_cases.py (where Case is)
-adds them to CASES; tests/test_bad_input.py runs them."""
+result_type, can_cast, set_printoptions and set_default_dtype.
+tests/bad_input_cases.py (where Case is) adds them to CASES; tests/test_bad_input.py runs
+them."""
 from bad_input_cases import C
 
 EVERYDAY2_CASES = [
@@ -69,6 +70,16 @@ EVERYDAY2_CASES = [
       r"argument 'from_' must be a pydevtensor.dtype, not str"),
     C("set_printoptions-precision", "pdt.set_printoptions(precision=-1)", "ValueError",
       r"precision must be an int >= 0, got -1"),
+    # set_default_dtype: a refused dtype leaves the default as it was (the state
+    # fingerprint, tests/bad_input_state.py, holds get_default_dtype())
+    C("set_default_dtype-int", "pdt.set_default_dtype(pdt.int64)", "TypeError",
+      r"only floating-point types are supported as the default type .*got pydevtensor.int64"),
+    C("set_default_dtype-name", "pdt.set_default_dtype('float64')", "TypeError",
+      r"invalid dtype object 'float64': only floating-point types"),
+    C("set_default_dtype-none", "pdt.set_default_dtype(None)", "TypeError",
+      r"invalid dtype object None"),
+    C("get_default_dtype-argument", "pdt.get_default_dtype(pdt.float64)", "TypeError",
+      r"takes 0 positional arguments"),
     C("outer-2d", "pdt.outer(t, t)", "RuntimeError", r"expected 1-D tensors"),
     C("einsum-sizes", "pdt.einsum('ij,jk->ik', t, t)", "RuntimeError",
       r"subscript 'j' has size 3 and 2"),

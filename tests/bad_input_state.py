@@ -40,9 +40,8 @@ def _pdt_state():
             t: _C._get_allow_reduced_reduction(t) for t in ("float16", "bfloat16")},
         "current CUDA device": _C._current_device,
         "CPU SIMD level": _C._cpu_simd_level,
+        "default dtype": pdt.get_default_dtype,
     }
-    if hasattr(pdt, "get_default_dtype"):
-        state["default dtype"] = pdt.get_default_dtype
     for kind, name in ((_C._KIND_CPU, "CPU"), (_C._KIND_CUDA, "GPU")):
         state[f"visible {name}s"] = lambda kind=kind: _C._get_visible_devices(kind)
         for i in range(_C._physical_device_count(kind)):

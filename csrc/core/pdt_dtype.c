@@ -1,6 +1,8 @@
 /* pdt_dtype.c - dtype sizes, names and promotion. */
 #include "pdt_dtype.h"
 
+#include <stdatomic.h>
+
 static const size_t dtype_sizes[PDT_NUM_DTYPES] = {1, 4, 8, 4, 8, 2, 2};
 static const char *const dtype_names[PDT_NUM_DTYPES] = {"bool",    "int32",   "int64",   "float32",
                                                         "float64", "float16", "bfloat16"};
@@ -38,4 +40,17 @@ pdt_dtype pdt_promote(pdt_dtype a, pdt_dtype b)
     if (pdt_dtype_is_half(a) && pdt_dtype_is_half(b))
         return PDT_FLOAT32;
     return rank(a) > rank(b) ? a : b;
+}
+
+/* Atomic: ops on other threads (the GIL released) read it while Python sets it. */
+static _Atomic int default_float = PDT_FLOAT32;
+
+pdt_dtype pdt_default_float(void) { return (pdt_dtype)atomic_load(&default_float); }
+
+int pdt_set_default_float(pdt_dtype dt)
+{
+    if (!pdt_dtype_valid((int)dt) || !pdt_dtype_is_floating(dt))
+        return -1;
+    atomic_store(&default_float, (int)dt);
+    return 0;
 }

@@ -40,6 +40,12 @@ int pdt_dtype_is_half(pdt_dtype dt);
 pdt_dtype pdt_compute_dtype(pdt_dtype dt);
 /* The result dtype of a binary op between a and b (PyTorch's rules). */
 pdt_dtype pdt_promote(pdt_dtype a, pdt_dtype b);
+/* The default floating dtype (PyTorch's set_default_dtype): the dtype of
+ * Python floats in ops and of float results of integer inputs.  Process-wide,
+ * float32 at start; the setter takes a floating dtype and returns 0, else
+ * returns -1 and changes nothing. */
+pdt_dtype pdt_default_float(void);
+int pdt_set_default_float(pdt_dtype dt);
 
 #ifdef __cplusplus
 }

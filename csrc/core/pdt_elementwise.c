@@ -15,8 +15,8 @@
 
 #define NO_DTYPE (-1)
 /* The default floating dtype: Python floats and float results of integer
- * inputs (pydevtensor has no set_default_dtype). */
-#define DEFAULT_FLOAT PDT_FLOAT32
+ * inputs (set_default_dtype; pdt_dtype.h). */
+#define DEFAULT_FLOAT pdt_default_float()
 
 /* ---- dtypes: Note [elementwise dtypes] ---- */
 

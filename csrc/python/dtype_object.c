@@ -92,7 +92,42 @@ static PyObject *f_promote_types(PyObject *module, PyObject *const *args, Py_ssi
     return pdt_dtype_object(S, pdt_promote((pdt_dtype)a, (pdt_dtype)b));
 }
 
+/* _set_default_dtype(d): the bindings' default (factories, tensor()) and the
+ * core's (Python floats in ops, float results of integers) together.  Only the
+ * four floating dtypes, as in PyTorch; the public function is in Python. */
+static PyObject *f_set_default_dtype(PyObject *module, PyObject *d)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    if (!Py_IS_TYPE(d, S->dtype_type)) {
+        PyErr_Format(PyExc_TypeError,
+                     "set_default_dtype(): invalid dtype object %R: only floating-point types "
+                     "are supported as the default type (pydevtensor.float16, bfloat16, float32 "
+                     "or float64)",
+                     d);
+        return NULL;
+    }
+    pdt_dtype dt = ((PdtDTypeObject *)d)->dtype;
+    if (pdt_set_default_float(dt) < 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "set_default_dtype(): only floating-point types are supported as the "
+                     "default type (pydevtensor.float16, bfloat16, float32 or float64), got "
+                     "pydevtensor.%s",
+                     pdt_dtype_name(dt));
+        return NULL;
+    }
+    S->default_dtype = S->dtypes[dt];
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_get_default_dtype(PyObject *module, PyObject *unused)
+{
+    (void)unused;
+    return Py_NewRef(pdt_state_of_module(module)->default_dtype);
+}
+
 PyMethodDef pdt_dtype_functions[] = {
+    {"_set_default_dtype", f_set_default_dtype, METH_O, NULL},
+    {"_get_default_dtype", f_get_default_dtype, METH_NOARGS, NULL},
     {"promote_types", (PyCFunction)(void (*)(void))f_promote_types, METH_FASTCALL,
      doc_promote_types},
     {NULL, NULL, 0, NULL},
@@ -177,6 +212,6 @@ int pdt_dtype_type_init(PyObject *module, pdt_state *S)
         if (aliases[dt] && PyModule_AddObjectRef(module, aliases[dt], (PyObject *)o) < 0)
             return -1;
     }
-    S->default_dtype = S->dtypes[PDT_FLOAT32];
+    S->default_dtype = S->dtypes[pdt_default_float()];
     return 0;
 }

@@ -47,7 +47,7 @@ def broadcast_all(*values):
     like = next((v for v in values if isinstance(v, _C.Tensor)), None)
     if like is None:
         return tuple(_C.tensor(float(v)) for v in values)
-    dtype = like.dtype if like.is_floating_point() else _C.float32
+    dtype = like.dtype if like.is_floating_point() else _C._get_default_dtype()
     tensors = [v if isinstance(v, _C.Tensor) else _C.tensor(float(v), dtype=dtype,
                                                              device=like.device)
                for v in values]

@@ -302,7 +302,7 @@ class PReLU(_Activation):
     device : str or pydevtensor.device, optional
         Where the weight lives.
     dtype : pydevtensor.dtype, optional
-        Its dtype (default float32).
+        Its dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------
@@ -331,8 +331,8 @@ class PReLU(_Activation):
             raise ValueError(f"PReLU: num_parameters must be >= 1, got {num_parameters}")
         _A._number(init, "init", "PReLU")
         self.num_parameters, self.init = num_parameters, init
-        self.weight = Parameter(_C.empty(num_parameters, device=device,
-                                         dtype=_C.float32 if dtype is None else dtype))
+        dtype = _C._get_default_dtype() if dtype is None else dtype
+        self.weight = Parameter(_C.empty(num_parameters, device=device, dtype=dtype))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

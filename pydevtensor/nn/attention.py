@@ -288,7 +288,7 @@ class MultiheadAttention(Module):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Attributes
     ----------
@@ -359,7 +359,7 @@ class MultiheadAttention(Module):
             raise ShapeAssertion(f"MultiheadAttention: embed_dim must be divisible by "
                                  f"num_heads, got embed_dim={embed_dim} and "
                                  f"num_heads={num_heads}")
-        kw = {"device": device, "dtype": _C.float32 if dtype is None else dtype}
+        kw = {"device": device, "dtype": _C._get_default_dtype() if dtype is None else dtype}
         if self._qkv_same_embed_dim:
             self.in_proj_weight = Parameter(_C.empty((3 * embed_dim, embed_dim), **kw))
             for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):

@@ -33,7 +33,7 @@ class Bilinear(Module):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------
@@ -64,7 +64,7 @@ class Bilinear(Module):
                 raise ValueError(f"Bilinear: {name} must be >= 0, got {v}")
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
-        dtype = _C.float32 if dtype is None else dtype
+        dtype = _C._get_default_dtype() if dtype is None else dtype
         self.weight = Parameter(_C.empty(out_features, in1_features, in2_features,
                                          device=device, dtype=dtype))
         if bias:

@@ -44,7 +44,7 @@ class _ConvNd(Module):
         where = type(self).__name__
         self.in_channels = _count("in_channels", in_channels, where)
         self._check_in_channels(in_channels, where)
-        dtype = _C.float32 if dtype is None else dtype
+        dtype = _C._get_default_dtype() if dtype is None else dtype
         self.weight = Parameter(_C.empty(self._weight_shape(in_channels), device=device,
                                          dtype=dtype))
         if bias:
@@ -188,7 +188,7 @@ class Conv2d(_ConvNd):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------

@@ -119,7 +119,7 @@ class ConvTranspose2d(_ConvTransposeNd):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------

@@ -44,7 +44,7 @@ class GroupNorm(Module):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
     bias : bool, optional
         Keyword only: learn the bias too (default True; with affine).
 
@@ -79,7 +79,7 @@ class GroupNorm(Module):
                              f"num_groups ({num_groups})")
         self.eps = _check_eps(eps, where)
         self.affine = bool(affine)
-        dtype = _C.float32 if dtype is None else dtype
+        dtype = _C._get_default_dtype() if dtype is None else dtype
         if self.affine:
             self.weight = Parameter(_C.ones(num_channels, device=device, dtype=dtype))
         else:
@@ -183,7 +183,7 @@ class InstanceNorm2d(_InstanceNorm):
     device : str or pydevtensor.device, optional
         Where the parameters and buffers live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
     bias : bool, optional
         Keyword only: learn the bias too (default True; with affine).
 

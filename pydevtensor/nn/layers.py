@@ -36,7 +36,7 @@ class Linear(Module):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------
@@ -62,7 +62,7 @@ class Linear(Module):
             _check_features(name, v)
         self.in_features = in_features
         self.out_features = out_features
-        dtype = _C.float32 if dtype is None else dtype
+        dtype = _C._get_default_dtype() if dtype is None else dtype
         w = _C.empty(out_features, in_features, device=device, dtype=dtype)
         b = _C.empty(out_features, device=device, dtype=dtype) if bias else None
         _draw_linear(w, b, in_features)
@@ -121,7 +121,7 @@ class LazyLinear(Linear):
     device : str or pydevtensor.device, optional
         Where the parameters will live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------

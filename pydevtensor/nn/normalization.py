@@ -41,7 +41,7 @@ class LayerNorm(Module):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------
@@ -67,7 +67,7 @@ class LayerNorm(Module):
         self.normalized_shape = FN._shape_tuple(normalized_shape, "LayerNorm")
         self.eps = _check_eps(eps, "LayerNorm")
         self.elementwise_affine = bool(elementwise_affine)
-        dtype = _C.float32 if dtype is None else dtype
+        dtype = _C._get_default_dtype() if dtype is None else dtype
         if self.elementwise_affine:
             self.weight = Parameter(_C.ones(self.normalized_shape, device=device, dtype=dtype))
             if bias:
@@ -155,7 +155,7 @@ class _BatchNorm(Module):
             raise ValueError(f"{where}: num_features must be >= 1, got {num_features}")
         self._options(eps, momentum, affine, track_running_stats)
         self.num_features = num_features
-        dtype = _C.float32 if dtype is None else dtype
+        dtype = _C._get_default_dtype() if dtype is None else dtype
         if self.affine:
             self.weight = Parameter(_C.ones(num_features, device=device, dtype=dtype))
             self.bias = Parameter(_C.zeros(num_features, device=device, dtype=dtype))
@@ -316,7 +316,7 @@ class BatchNorm1d(_BatchNorm):
     device : str or pydevtensor.device, optional
         Where the parameters and buffers live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32; num_batches_tracked stays int64).
+        Their dtype (default: get_default_dtype(), float32 at start; num_batches_tracked stays int64).
 
     Raises
     ------

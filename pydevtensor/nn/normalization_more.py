@@ -70,7 +70,7 @@ class RMSNorm(Module):
     device : str or pydevtensor.device, optional
         Where the weight lives.
     dtype : pydevtensor.dtype, optional
-        Its dtype (default float32).
+        Its dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------
@@ -98,7 +98,7 @@ class RMSNorm(Module):
         self.elementwise_affine = bool(elementwise_affine)
         if self.elementwise_affine:
             self.weight = Parameter(_C.ones(self.normalized_shape, device=device,
-                                            dtype=_C.float32 if dtype is None else dtype))
+                                            dtype=_C._get_default_dtype() if dtype is None else dtype))
         else:
             self.register_parameter("weight", None)
 

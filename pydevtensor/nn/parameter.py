@@ -119,7 +119,7 @@ class UninitializedParameter(Parameter):
     device : str or pydevtensor.device, optional
         Where it will live.
     dtype : pydevtensor.dtype, optional
-        Its dtype (default float32).
+        Its dtype (default: get_default_dtype(), float32 at start).
 
     Examples
     --------
@@ -133,7 +133,7 @@ class UninitializedParameter(Parameter):
     """
 
     def __new__(cls, requires_grad: bool = True, device=None, dtype=None) -> UninitializedParameter:
-        data = _C.empty(0, device=device, dtype=_C.float32 if dtype is None else dtype)
+        data = _C.empty(0, device=device, dtype=_C._get_default_dtype() if dtype is None else dtype)
         return _C.Tensor.__new__(cls, data)
 
     def __init__(self, requires_grad: bool = True, device=None, dtype=None) -> None:
@@ -204,7 +204,7 @@ class UninitializedBuffer(_C.Tensor):
     device : str or pydevtensor.device, optional
         Where it will live.
     dtype : pydevtensor.dtype, optional
-        Its dtype (default float32).
+        Its dtype (default: get_default_dtype(), float32 at start).
 
     Examples
     --------
@@ -216,7 +216,7 @@ class UninitializedBuffer(_C.Tensor):
     """
 
     def __new__(cls, requires_grad: bool = False, device=None, dtype=None) -> UninitializedBuffer:
-        data = _C.empty(0, device=device, dtype=_C.float32 if dtype is None else dtype)
+        data = _C.empty(0, device=device, dtype=_C._get_default_dtype() if dtype is None else dtype)
         return _C.Tensor.__new__(cls, data)
 
     def __init__(self, requires_grad: bool = False, device=None, dtype=None) -> None:

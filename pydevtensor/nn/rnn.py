@@ -150,7 +150,7 @@ class RNNBase(Module):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------
@@ -203,7 +203,7 @@ class RNNBase(Module):
         self.proj_size = 0
         directions = 2 if self.bidirectional else 1
         gate_size = FR.GATES[mode] * hidden_size
-        dtype = _C.float32 if dtype is None else dtype
+        dtype = _C._get_default_dtype() if dtype is None else dtype
         self._all_weights: list[list[str]] = []
         for layer in range(num_layers):
             layer_in = input_size if layer == 0 else hidden_size * directions
@@ -371,7 +371,7 @@ class RNN(RNNBase):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Attributes
     ----------
@@ -454,7 +454,7 @@ class GRU(RNNBase):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Attributes
     ----------
@@ -526,7 +526,7 @@ class LSTM(RNNBase):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Attributes
     ----------

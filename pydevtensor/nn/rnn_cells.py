@@ -37,7 +37,7 @@ class RNNCellBase(Module):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------
@@ -63,7 +63,7 @@ class RNNCellBase(Module):
         check_size("hidden_size", hidden_size, where, 1)
         check_size("num_chunks", num_chunks, where, 1)
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bool(bias)
-        dtype = _C.float32 if dtype is None else dtype
+        dtype = _C._get_default_dtype() if dtype is None else dtype
         gates = num_chunks * hidden_size
         shapes: list[tuple[str, tuple[int, ...]]] = [
             ("weight_ih", (gates, input_size)), ("weight_hh", (gates, hidden_size)),
@@ -151,7 +151,7 @@ class RNNCell(RNNCellBase):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Attributes
     ----------
@@ -224,7 +224,7 @@ class GRUCell(RNNCellBase):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Attributes
     ----------
@@ -277,7 +277,7 @@ class LSTMCell(RNNCellBase):
     device : str or pydevtensor.device, optional
         Where the parameters live.
     dtype : pydevtensor.dtype, optional
-        Their dtype (default float32).
+        Their dtype (default: get_default_dtype(), float32 at start).
 
     Attributes
     ----------

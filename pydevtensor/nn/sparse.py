@@ -46,7 +46,7 @@ class Embedding(Module):
     device : str or pydevtensor.device, optional
         Where the weight lives.
     dtype : pydevtensor.dtype, optional
-        Its dtype (default float32).
+        Its dtype (default: get_default_dtype(), float32 at start).
 
     Raises
     ------
@@ -88,7 +88,7 @@ class Embedding(Module):
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
             w = _C.empty(num_embeddings, embedding_dim, device=device,
-                         dtype=_C.float32 if dtype is None else dtype)
+                         dtype=_C._get_default_dtype() if dtype is None else dtype)
             w.normal_()
             if padding_idx is not None:
                 w[padding_idx].fill_(0.0)

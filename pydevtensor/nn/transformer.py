@@ -480,5 +480,5 @@ class Transformer(Module):
         if isinstance(sz, bool) or not isinstance(sz, int) or sz < 0:
             raise ValueError(f"generate_square_subsequent_mask(): sz must be an int >= 0, "
                              f"got {sz!r}")
-        dtype = _C.float32 if dtype is None else dtype
+        dtype = _C._get_default_dtype() if dtype is None else dtype
         return _C.full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(diagonal=1)
