@@ -55,6 +55,8 @@ from ._ops_cumulative import *  # noqa: F401,F403  (diff, cumprod, roll; Tensor.
 from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted, bucketize)
 from ._ops_multinomial import multinomial
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
+from ._ops_trig import *  # noqa: F401,F403  (tan, asin, atan2, log2, rsqrt, erfinv, ...)
+from . import _ops_trig
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402
                              memory_format, preserve_format)
 from ._ops_repeat import repeat_interleave
@@ -136,3 +138,4 @@ __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_las
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
 __all__ += _ops_linalg_small.__all__
+__all__ += _ops_trig.__all__

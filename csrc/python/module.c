@@ -27,18 +27,31 @@ pdt_state *pdt_state_of_type(PyTypeObject *tp)
 static int module_exec(PyObject *module)
 {
     pdt_state *S = pdt_state_of_module(module);
-    PyMethodDef *tables[] = {pdt_create_functions,         pdt_convert_functions,
-                             pdt_query_functions,          pdt_math_functions,
-                             pdt_reduce_functions,         pdt_view_functions,
-                             pdt_matmul_functions,         pdt_event_functions,
-                             pdt_interop_functions,        pdt_guard_functions,
-                             pdt_config_functions,         pdt_collective_functions,
-                             pdt_autograd_functions,       pdt_index_functions,
-                             pdt_default_device_functions, pdt_dtype_functions,
-                             pdt_elide_functions,          pdt_autograd_record_functions,
-                             pdt_optional_functions,       pdt_autograd_engine_functions,
-                             pdt_round_functions,          pdt_erf_functions,
-                             pdt_conv_functions,           pdt_rnn_functions};
+    PyMethodDef *tables[] = {pdt_create_functions,
+                             pdt_convert_functions,
+                             pdt_query_functions,
+                             pdt_math_functions,
+                             pdt_reduce_functions,
+                             pdt_view_functions,
+                             pdt_matmul_functions,
+                             pdt_event_functions,
+                             pdt_interop_functions,
+                             pdt_guard_functions,
+                             pdt_config_functions,
+                             pdt_collective_functions,
+                             pdt_autograd_functions,
+                             pdt_index_functions,
+                             pdt_default_device_functions,
+                             pdt_dtype_functions,
+                             pdt_elide_functions,
+                             pdt_autograd_record_functions,
+                             pdt_optional_functions,
+                             pdt_autograd_engine_functions,
+                             pdt_round_functions,
+                             pdt_erf_functions,
+                             pdt_conv_functions,
+                             pdt_rnn_functions,
+                             pdt_trig_functions};
     if (pdt_errors_init(module, S) < 0 || pdt_device_type_init(module, S) < 0 ||
         pdt_dtype_type_init(module, S) < 0 || pdt_tensor_type_init(module, S) < 0 ||
         pdt_storage_ref_type_init(module, S) < 0 || pdt_events_init(module, S) < 0 ||

@@ -11,7 +11,7 @@ Node class per op), engine.py (backward).
 """
 from .. import _C
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)
-from . import derivatives_index, derivatives_join  # noqa: F401
+from . import derivatives_index, derivatives_join, derivatives_trig  # noqa: F401
 from . import dispatch as _dispatch_module, node as _node_module
 from .dispatch import dispatch as _dispatch
 from .engine import run_backward as _run_backward
