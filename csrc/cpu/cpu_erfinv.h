@@ -7,8 +7,8 @@
  * single-precision polynomials in w = -log((1 - y)(1 + y)) ("Approximating the erfinv
  * function", GPU Computing Gems, 2011; relative error about 1e-7 where float32 reaches),
  * then two Halley steps on erf (cubic convergence: 1e-7 -> 1e-21, below double's
- * rounding); past float32's reach (1 - |y| < 2^-24), where the polynomials are
- * extrapolated, more steps until they stop moving.  For |y| > 0.5 the steps solve erfc(t) = 1 - |y| instead, whose right side
+ * rounding); past float32's reach (1 - |y| < 2^-24), a guess from erfc's asymptotics
+ * instead and steps until they stop moving.  For |y| > 0.5 the steps solve erfc(t) = 1 - |y| instead, whose right side
  * is exact there (Sterbenz), so that the digits of y close to 1 are not lost in
  * erf(x) - y.  float32 goes through this and is rounded once.  Measured against mpmath's
  * erfinv: within 1 ulp in float64, 0.5 ulp plus the final rounding in float32
@@ -66,10 +66,14 @@ static inline double pdt_erfinv(double y)
     }
     const double r = 1.0 - fabs(y); /* exact for |y| in [0.5, 1] */
     double t = fabs(x);
-    /* Halley on erfc(t) - r: two steps where the guess holds (1 - |y| >= 2^-24, float32's
-     * reach), up to eight beyond it (the polynomial is extrapolated there), until a step
-     * is below 2^-52 of t */
-    for (int k = 0; k < 8; k++) {
+    if (r < 0x1p-24) { /* past float32's reach: erfc's asymptotics, t^2 = -log(r t sqrt(pi)) */
+        t = sqrt(-log(r));
+        t = sqrt(-log(r * t * 1.7724538509055159));
+    }
+    /* Halley on erfc(t) - r: two steps where the polynomial holds (1 - |y| >= 2^-24,
+     * float32's reach); beyond it, from the asymptotic guess (within 1e-3), until a step is
+     * below 2^-52 of t (at most ten) */
+    for (int k = 0; k < 10; k++) {
         const double v = (erfc(t) - r) / (two_over_sqrt_pi * exp(-t * t));
         const double step = v / (1.0 - t * v);
         t += step;
