@@ -780,3 +780,8 @@ CASES += EVERYDAY3_CASES
 from bad_input_cases_everyday2 import EVERYDAY2_CASES  # noqa: E402
 
 CASES += EVERYDAY2_CASES
+
+# the math names (tan, asin, atan2, log2, rsqrt, erfinv, ...), logspace, histogram, cov
+from bad_input_cases_mathnames import MATHNAMES_CASES  # noqa: E402
+
+CASES += MATHNAMES_CASES
