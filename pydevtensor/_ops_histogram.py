@@ -195,7 +195,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     >>> pydevtensor.histogram(x, bins=4, range=(0., 3.))
     histogram_result(hist=tensor([0., 2., 1., 0.]), bin_edges=tensor([0.0000, 0.7500, 1.5000, 2.2500, 3.0000]))
     >>> pydevtensor.histogram(x, pydevtensor.tensor([0., 1., 2., 5.]), density=True).hist
-    tensor([0.0000, 0.1667, 0.1111])
+    tensor([0.0000, 0.5000, 0.1667])
     """
     from ._ops_counting import bucketize
 
