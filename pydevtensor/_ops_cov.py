@@ -132,6 +132,7 @@ def corrcoef(input):
     tensor([[1.0000, 0.5000],
             [0.5000, 1.0000]])
     """
+    _observations(input, "corrcoef")  # its own name in the errors
     c = cov(input)
     if c.ndim == 0:
         return c / c

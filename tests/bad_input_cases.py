@@ -526,7 +526,8 @@ CASES = [
     C("norm-p-3", "pdt.norm(t, p=3)", "NotImplementedError", r"p=3 is not supported"),
     C("norm-p-nan", 'pdt.norm(t, p=float("nan"))', "NotImplementedError",
       r"p=nan is not supported"),
-    C("norm-p-nuc", 'pdt.norm(t, p="nuc")', "NotImplementedError", r"p='nuc' is not supported"),
+    C("norm-p-nuc-1d", 'pdt.norm(t[0], p="nuc")', "RuntimeError",
+      r"must have at least 2 dimensions \(got shape \(3,\)\)"),
 
     # ---- views and indexing
     C("reshape-wrong-numel", "pdt.reshape(t, (5,))", "ValueError",
