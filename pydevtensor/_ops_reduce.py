@@ -23,7 +23,7 @@ _c_norm = _C.norm
 _c_tensor_norm = _C.Tensor.norm
 
 
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     """The Frobenius (p='fro', the default), 2-, 1- or nuclear (p='nuc') norm of input,
     over every element or over dim.
 
@@ -56,15 +56,32 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     tensor(7.)
     """
     if isinstance(p, str) and p == "nuc":
-        from .linalg import matrix_norm
-
-        x = input if dtype is None else input.to(dtype)
-        return matrix_norm(x, "nuc", dim=(-2, -1) if dim is None else dim, keepdim=keepdim)
-    kwargs = {} if dtype is None else {"dtype": dtype}
-    return _c_norm(input, p, dim=dim, keepdim=keepdim, **kwargs)
+        return _nuclear(input, dim, keepdim, dtype, kwargs)
+    return _c_norm(input, p, **_given(dim, keepdim, dtype), **kwargs)
 
 
-def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+def _given(dim, keepdim, dtype):
+    """The keywords a caller gave (NumPy's axis= and keepdims= may come in kwargs)."""
+    out = {} if dim is None else {"dim": dim}
+    if keepdim:
+        out["keepdim"] = keepdim
+    if dtype is not None:
+        out["dtype"] = dtype
+    return out
+
+
+def _nuclear(x, dim, keepdim, dtype, kwargs):
+    from .linalg import matrix_norm
+
+    dim = kwargs.pop("axis", dim)
+    keepdim = kwargs.pop("keepdims", keepdim)
+    if kwargs:
+        raise TypeError(f"norm() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    x = x if dtype is None else x.to(dtype)
+    return matrix_norm(x, "nuc", dim=(-2, -1) if dim is None else dim, keepdim=keepdim)
+
+
+def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     """The norm of self, as pydevtensor.norm(self, p, dim, keepdim, dtype=dtype).
 
     Parameters
@@ -89,9 +106,8 @@ def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     tensor(5.)
     """
     if isinstance(p, str) and p == "nuc":
-        return norm(self, p, dim, keepdim, dtype)
-    kwargs = {} if dtype is None else {"dtype": dtype}
-    return _c_tensor_norm(self, p, dim=dim, keepdim=keepdim, **kwargs)
+        return _nuclear(self, dim, keepdim, dtype, kwargs)
+    return _c_tensor_norm(self, p, **_given(dim, keepdim, dtype), **kwargs)
 
 
 _C.Tensor.norm = _tensor_norm
