@@ -232,7 +232,12 @@ if EMULATE:
         sys.exit(f"CUBLAS_VER_MAJOR not found in {CUDA_HOME / 'include' / 'cublas_api.h'}")
     # Under their real sonames; the backend dlopen()s them by full path from the build
     # (<extension's directory>/_emulated_cuda/, cuda_blas.c, cuda_nccl.c).
+    cusolver_major = header_define(CUDA_HOME, "cusolver_common.h", "CUSOLVER_VER_MAJOR")
+    if cusolver_major is None:
+        sys.exit(f"CUSOLVER_VER_MAJOR not found in "
+                 f"{CUDA_HOME / 'include' / 'cusolver_common.h'}")
     EMU_LIBRARIES = {f"libcublas.so.{cublas_major}": f"{EMU_DIR}/emu_cublas.cpp",
+                     f"libcusolver.so.{cusolver_major}": f"{EMU_DIR}/emu_cusolver.cpp",
                      "libnccl.so.2": f"{EMU_DIR}/emu_nccl.cpp"}
 CXX = shlex.split(os.environ.get("CXX") or "g++")
 # For the .cu files: the emulator's kernel environment (threadIdx, __syncthreads, ...)

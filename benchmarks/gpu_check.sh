@@ -315,7 +315,7 @@ done
 # command may run): every kernel family once for memcheck; the kernels that use shared
 # memory, __syncthreads and warp shuffles for racecheck.  Property tests run with the
 # "quick" profile; tests needing PyTorch's or CuPy's CUDA (real_gpu) are left out.
-MEMCHECK_TESTS=${MEMCHECK_TESTS:-tests/test_elementwise.py tests/test_reduce.py tests/test_matmul.py tests/test_im2col_kernels.py tests/test_copies.py tests/test_views.py tests/test_random.py tests/test_events.py tests/test_memory.py}
+MEMCHECK_TESTS=${MEMCHECK_TESTS:-tests/test_elementwise.py tests/test_elementwise_cases.py tests/test_reduce.py tests/test_matmul.py tests/test_im2col_kernels.py tests/test_copies.py tests/test_views.py tests/test_random.py tests/test_events.py tests/test_memory.py}
 RACECHECK_TESTS=${RACECHECK_TESTS:-tests/test_reduce.py tests/test_matmul.py}
 for tool in memcheck racecheck; do
     wanted "$tool" || continue

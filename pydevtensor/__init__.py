@@ -18,11 +18,15 @@ from ._libraries import register_library_paths as _register_library_paths
 _register_library_paths()
 from ._C import (DeviceError, InvalidArgumentError, OutOfMemoryError, Tensor, TransferError,
                  arange, bfloat16, bool, device, double, dtype, empty, empty_like, eye, float,
-                 float16, float32, float64, from_numpy, full, full_like, half, initial_seed, int,
+                 float16, float32, float64, from_numpy, full, full_like, half, int,
                  int32, int64,
-                 linspace, long, manual_seed, ones, ones_like, promote_types, rand, randint,
+                 linspace, long, ones, ones_like, promote_types, rand, randint,
                  randn, reset_transfer_stats, tensor, transfer_stats, zeros, zeros_like)
+from ._generator import Generator, default_generator
+from . import random
+from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from . import cuda
+from . import _config_index  # noqa: F401  (PYDEVTENSOR_INDEX_CHECKS, at import)
 from ._build import build_info
 from ._devices import (device_count, empty_cache, get_default_device, max_memory_allocated,
                        memory_allocated, memory_reserved, memory_stats,
@@ -39,7 +43,8 @@ from . import _ops_math, _ops_matmul, _ops_reduce, _ops_view
 from . import autograd
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                        no_grad, set_grad_enabled)
-from ._ops_index import *  # noqa: F401,F403  (where, gather, advanced indexing; issue 17)
+from ._ops_index import *  # noqa: F401,F403  (where, gather, issue 17)
+from . import _ops_getitem  # noqa: F401,E402  (x[...] and x[...] = v: the index hooks)
 from ._ops_join import *  # noqa: F401,F403  (cat, stack, flip, ...)
 from ._ops_split import *  # noqa: F401,F403  (split, chunk, unbind)
 from ._ops_einsum import *  # noqa: F401,F403  (einsum, outer)
@@ -55,6 +60,9 @@ from ._ops_pointwise import *  # noqa: F401,F403  (frac, signbit, sgn, lerp, add
 from ._ops_cumulative import *  # noqa: F401,F403  (diff, cumprod, roll; Tensor.mT, .mH)
 from ._ops_counting import *  # noqa: F401,F403  (bincount, unique, searchsorted, bucketize)
 from ._ops_multinomial import multinomial
+from ._ops_bernoulli import bernoulli
+from ._ops_gamma import polygamma
+from ._ops_poisson import poisson
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
 from ._ops_trig import *  # noqa: F401,F403  (tan, asin, atan2, log2, rsqrt, erfinv, ...)
 from . import _ops_trig
@@ -76,6 +84,8 @@ from ._ops_histogram import *  # noqa: F401,F403
 from ._ops_linalg_small import *  # noqa: F401,F403
 from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
 from . import _ops_linalg_small, _ops_scatter
+from ._linalg_solve import (cholesky_solve, det, inverse, logdet,  # noqa: E402
+                            torch_slogdet as slogdet)
 # everyday names (swapaxes, narrow, tile, tensor_split, diag, finfo, set_printoptions, ...)
 from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
 from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
@@ -89,7 +99,7 @@ from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
 # would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
-                    "serialization", "special", "utils", "jit")
+                    "serialization", "special", "utils", "jit", "distributions")
 
 
 def __getattr__(name):
@@ -133,7 +143,7 @@ __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
-__all__ += ["linalg", "utils"]
+__all__ += ["linalg", "utils", "distributions"]
 __all__ += ["cdist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
 __all__ += _dtype_info.__all__ + ["set_printoptions"]
@@ -142,6 +152,9 @@ __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_las
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
 __all__ += _ops_linalg_small.__all__
+__all__ += ["cholesky_solve", "det", "inverse", "logdet", "slogdet"]
+__all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
+            "set_rng_state", "bernoulli", "polygamma", "poisson"]
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
 

@@ -3,12 +3,12 @@
 searchsorted and bucketize run on the device: the values are sorted together with the
 sorted sequence (the stable sort puts a value before an equal entry of the sequence for
 side="left", after it for side="right"), and a running count of the sequence's entries
-gives each value its position; on a GPU, the gather that reads the counts checks its
-index by reading values back (small counted copies).  bincount and unique return
-tensors whose size depends on the data, so each reads small results back to the host
-(bincount the input's smallest and largest value, unique the number of distinct
-values, as nonzero reads its count, and the index checks of the gathers and scatters
-they use): counted copies on a GPU.
+gives each value its position; nothing is read back (on a GPU the gather that reads
+the counts checks its index on the device: Note [deferred index checks] in
+csrc/core/pdt_index.h).  bincount and unique return tensors whose size depends on the
+data, so each reads small results back to the host (bincount the input's smallest and
+largest value, unique the number of distinct values, as nonzero reads its count):
+counted copies on a GPU.
 """
 import builtins
 
@@ -72,8 +72,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     -------
     Tensor
         Indices of input's shape; no gradient.  Runs on the device (two sorts of the
-        sequence and the values together); on a GPU gather's index checks read a few
-        bytes back (counted copies).
+        sequence and the values together), reading nothing back.
 
     Raises
     ------
@@ -151,8 +150,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     Returns
     -------
     Tensor
-        Indices of input's shape, on the device (as searchsorted: on a GPU gather's
-        index checks read a few bytes back).
+        Indices of input's shape, on the device (as searchsorted: nothing read back).
 
     Raises
     ------
@@ -183,8 +181,7 @@ def bincount(input, weights=None, minlength=0):
     integer tensor input (or the sum of weights at its positions).
 
     The result's length depends on the data: input's smallest and largest values are
-    read back to the host (counted copies on a GPU, with the index checks) to check them
-    and size it.
+    read back to the host (counted copies on a GPU) to check them and size it.
 
     Parameters
     ----------
@@ -245,12 +242,13 @@ def bincount(input, weights=None, minlength=0):
     index = x.detach().to(_C.int64)
     if weights is None:
         out = _C.zeros((size,), dtype=_C.int64, device=x.device)
-        _C._index_add(out, 0, index, _C.ones((x.numel(),), dtype=_C.int64, device=x.device))
+        _C._index_add(out, 0, index, _C.ones((x.numel(),), dtype=_C.int64, device=x.device),
+                      True)
         return out
     final = weights.dtype if weights.is_floating_point() else _C.float64
     wide = final if final in (_C.float32, _C.float64) else _C.float32
     out = _C.zeros((size,), dtype=wide, device=x.device)
-    _C._index_add(out, 0, index, weights.detach().to(wide))
+    _C._index_add(out, 0, index, weights.detach().to(wide), True)
     return out.to(final)
 
 
@@ -270,8 +268,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     its own value, as in PyTorch.
 
     The result's size depends on the data: the number of distinct values is read back
-    to the host (counted copies on a GPU, with the index checks), as nonzero reads its
-    count.
+    to the host (counted copies on a GPU), as nonzero reads its count.
 
     Parameters
     ----------
@@ -349,7 +346,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_inverse:
         inverse = _C.zeros((n,), dtype=_C.int64, device=x.device)
         if n:
-            _C._index_add(inverse, 0, order, cumsum(new, 0) - 1)
+            _C._index_add(inverse, 0, order, cumsum(new, 0) - 1, True)
         results.append(inverse.reshape(tuple(x.shape)) if d is None else inverse)
     if return_counts:
         ends = cat([starts, _C.full((1,), n, dtype=_C.int64, device=x.device)])

@@ -15,7 +15,7 @@ import math
 from . import _C
 from ._ops_index import _as_tensor, _tensor_arg, result_type, where
 from ._ops_scatter import _same_device
-from .autograd.dispatch import _wants_grad
+from .autograd.dispatch import _wants_grad, recorded
 
 _LN2 = math.log(2.0)
 
@@ -170,12 +170,13 @@ def hypot(input, other):
                                                  device=out.device), out)
 
 
+@recorded("fmod")
 def fmod(input, other):
     """The remainder of input / other with the sign of input (C's fmod; Python's %
     and ``remainder`` take the divisor's sign instead).  Exact (Note [fmod from
-    remainder] in pydevtensor/_ops_elementwise_more.py).  Integers by 0 give 0 here (as this
-    package's remainder and floor division, Note [integer division by zero]),
-    where PyTorch raises.
+    remainder] in pydevtensor/_ops_elementwise_more.py).  Integers by 0 raise as in
+    PyTorch, except for a divisor tensor on a GPU, where they give 0 (as this package's
+    remainder and floor division there, Note [integer division by zero]).
 
     Parameters
     ----------
@@ -201,10 +202,18 @@ def fmod(input, other):
         raise TypeError(f"fmod(): not defined for bool tensors (input {tuple(a.shape)}, on "
                         f"{a.device})")
     if not a.is_floating_point():
-        return a - _C.div(a, b, rounding_mode="trunc") * b
+        try:
+            d = b if isinstance(other, _C.Tensor) else other  # a scalar 0 raises anywhere
+            r = a - _C.div(a, d, rounding_mode="trunc") * d
+        except ValueError as e:  # Note [integer division by zero]: the name is fmod's
+            raise type(e)(str(e).replace("div:", "fmod:", 1)) from None
+        if a.device.type == "cpu":
+            return r  # a zero divisor raised above
+        return where(b == 0, _C.zeros((), dtype=r.dtype, device=r.device), r)
     return copysign(_C.remainder(a.abs(), b.abs()), a)
 
 
+@recorded("copysign")
 def copysign(input, other):
     """input's magnitude with other's sign (a -0.0 counts as negative).
 

@@ -5,6 +5,15 @@ unique_consecutive's result size depends on the data: the number of runs is read
 back to the host (a counted copy on a GPU), as unique and nonzero read theirs.
 histc reads input's min and max back only when it is asked to find the range
 itself (min == max); bins are counted by the core's index_add.
+
+Note [histc's bins]
+~~~~~~~~~~~~~~~~~~~
+A value's bin is PyTorch's, bit for bit: trunc((v - min) bins / (max - min))
+with every op rounded to the input's dtype (min and max rounded to it first), and
+v == max in the last bin.  Computed in float64 as before, a float32 value written
+on an interior edge (0.6 of [0, 1] in 10 bins) could land one bin away from
+PyTorch's; float32 rounding is what decides there, in either direction, and
+PyTorch's histc uses no edge array (its torch.histogram does).
 """
 import builtins
 
@@ -129,14 +138,26 @@ def histc(input, bins=100, min=0, max=0):
     # the range in input's dtype, as PyTorch's: a float32 0.3 is 0.30000001, and an
     # element equal to it lies inside (compared in float64 it was dropped)
     lo, hi = (float(_C.full((), e, dtype=x.dtype)) for e in (lo, hi))
-    v = x.reshape(-1).to(_C.float64)
+    v = x.reshape(-1)
     inside = (v >= lo) & (v <= hi)
-    pos = ((v - lo) * (bins / (hi - lo))).floor().clamp(0, bins - 1).to(_C.int64)
-    slot = where(inside, pos, bins).contiguous()  # outside and NaN: a spare bin
+    slot = where(inside, _bin_of(v, lo, hi, bins), bins).contiguous()  # NaN: spare bin
     counts = _C.zeros((bins + 1,), dtype=_C.float64, device=x.device)
     _C._index_add(counts, 0, slot, _C.ones((slot.shape[0],), dtype=_C.float64,
-                                          device=x.device))
+                                          device=x.device), True)
     return counts[:bins].to(x.dtype)
+
+
+def _in(dtype, f):
+    """f of 0-d CPU tensors in dtype (each op rounded to it), as a Python float."""
+    return float(f(lambda e: _C.full((), e, dtype=dtype)))
+
+
+def _bin_of(v, lo, hi, bins):
+    """Each value's bin as PyTorch's histc finds it (Note [histc's bins]); lo and hi
+    are values of v's dtype, v within them where it matters."""
+    width = _in(v.dtype, lambda t: t(hi) - t(lo))
+    pos = ((v - lo) * bins / width).clamp(0, bins).to(_C.int64)
+    return pos.clamp(max=bins - 1)  # v == hi: the last bin
 
 
 class histogram_result(tuple):

@@ -74,7 +74,8 @@ def index_fill(input, dim, index, value):
     dim : int
         The dimension to index.
     index : Tensor
-        1-d (or 0-d), int32 or int64, in ``[0, input.shape[dim])``.
+        1-d (or 0-d), int32 or int64, in ``[-input.shape[dim], input.shape[dim])``
+        (negative ones count from the end, as in PyTorch).
     value : number or 0-d Tensor
         The new value (a 0-d tensor gets the sum of the gradients it replaced).
 
@@ -95,7 +96,7 @@ def index_fill(input, dim, index, value):
     tensor([[-1.,  1., -1.],
             [-1.,  1., -1.]])
     """
-    d, index = along("index_fill", input, dim, index)
+    d, index = along("index_fill", input, dim, index, negative_ok=True)
     if isinstance(value, _C.Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"index_fill(): only supports a 0-dimensional value tensor, but "
@@ -270,7 +271,7 @@ def take(input, index):
     _same_device("take", input, index)
     n = input.numel()
     flat = index.reshape(-1).contiguous()
-    _C._index_check(flat, n, 0, "take")
+    _C._index_check(flat, n, 0, "take", True, True)
     if n:
         flat = flat % n
     return index_select(input.reshape(-1), 0, flat).reshape(tuple(index.shape))
@@ -286,7 +287,10 @@ def take_along_dim(input, indices, dim=None):
     input : Tensor
         The values (also the method ``x.take_along_dim(indices, dim)``).
     indices : Tensor
-        int32 or int64, input's number of dims (any shape without dim).
+        int32 or int64, input's number of dims (any shape without dim).  Along a
+        dim each is in ``[-input.shape[dim], input.shape[dim])``, negative ones
+        counting from the end (as in PyTorch); without dim, in ``[0, input.numel())``
+        (PyTorch refuses negative ones there too).
     dim : int, optional
         The dimension to pick along.
 
@@ -335,6 +339,10 @@ def take_along_dim(input, indices, dim=None):
     xs[d], js[d] = input.shape[d], indices.shape[d]
     x = input if list(input.shape) == xs else input.expand(*xs)
     i = indices if list(indices.shape) == js else indices.expand(*js)
+    n = input.shape[d]
+    if indices.numel():  # negative ones count from the end (PyTorch's wrap)
+        _C._index_check(indices.reshape(-1).contiguous(), n, d, "take_along_dim", True)
+        i = i % n
     return gather(x, d, i.contiguous())
 
 

@@ -241,10 +241,17 @@ def vstack(tensors):
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
 
 
-def _sizes(args, op):
+def _size_args(args):
+    """Sizes given as separate arguments or as one tuple or list (``x.expand(2, 3)`` or
+    ``x.expand((2, 3))``), as reshape's C parsing (pdt_parse_sizes) and PyTorch take
+    them: the sizes, a tuple."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = tuple(args[0])
-    return tuple(builtins.int(a) for a in args)
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _sizes(args, op):
+    return tuple(builtins.int(a) for a in _size_args(args))
 
 
 @recorded("expand")

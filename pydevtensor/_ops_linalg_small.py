@@ -7,7 +7,9 @@ gradients.
 import builtins
 
 from . import _C
-from ._ops_index import _dim, _int_arg, _tensor_arg
+from ._ops_index import _dim, _int_arg, _tensor_arg, where
+from ._ops_matmul import addmm, baddbmm
+from .autograd.dispatch import _wants_grad
 from ._ops_scatter import _in_place, _same_device, in_place_method
 
 
@@ -31,6 +33,9 @@ def _combine(op, input, product, beta, alpha):
                            f"{shape} (on {product.device})")
     out = product if alpha == 1 else product * alpha
     if beta == 0:
+        if _wants_grad((input,), {}):
+            # input's gradient is zeros, as PyTorch's, and its values still unread
+            return where(_C.ones((), dtype=_C.bool, device=out.device), out, input)
         return out.clone() if alpha == 1 else out
     return out + (input if beta == 1 else input * beta)
 
@@ -175,9 +180,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 def matrix_power(A, n):
-    """A (a square matrix, or a batch of them) to the integer power n >= 0, by
-    repeated squaring (n = 0 gives the identity).  Negative powers need the inverse,
-    which pydevtensor does not have yet (NotImplementedError).
+    """A (a square matrix, or a batch of them) to the integer power n, by repeated
+    squaring (n = 0 gives the identity; n < 0 the power -n of A's inverse,
+    linalg.inv).
 
     Parameters
     ----------
@@ -192,25 +197,32 @@ def matrix_power(A, n):
     Tensor
         A's shape.
 
+    Raises
+    ------
+    pydevtensor.linalg.LinAlgError
+        When n < 0 and a matrix is singular.
+
     Examples
     --------
     >>> pydevtensor.matrix_power(pydevtensor.tensor([[1., 1.], [0., 1.]]), 3)
     tensor([[1., 3.],
             [0., 1.]])
+    >>> pydevtensor.matrix_power(pydevtensor.tensor([[2., 0.], [0., 4.]]), -1)
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
     """
     _tensor_arg(A, "matrix_power", "A")
     n = _int_arg(n, "matrix_power", "n")
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"matrix_power(): A must be batches of square matrices, but they "
                            f"are {tuple(A.shape)} (on {A.device})")
-    if n < 0:
-        raise NotImplementedError(f"matrix_power(): n = {n} < 0 needs the inverse, which "
-                                  f"pydevtensor does not have yet (A {tuple(A.shape)}, on "
-                                  f"{A.device})")
     if n == 0:
         eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device)
         return eye.expand(*A.shape).clone()
     result, base = None, A
+    if n < 0:
+        from ._linalg_solve import inv  # late: it imports this module's neighbours
+        base, n = inv(A), -n
     while n:
         if n & 1:
             result = base if result is None else result.matmul(base)
@@ -391,3 +403,14 @@ _C.Tensor.addbmm_ = in_place_method("addbmm_", addbmm, """\
     >>> x.addbmm_(pydevtensor.ones(3, 2, 1), pydevtensor.ones(3, 1, 2), beta=0)
     tensor([[3., 3.],
             [3., 3.]])""")
+_C.Tensor.addmm_ = in_place_method("addmm_", addmm, """\
+    >>> x = pydevtensor.ones(2, 2)
+    >>> x.addmm_(pydevtensor.eye(2), pydevtensor.tensor([[1., 2.], [3., 4.]]), beta=2)
+    tensor([[3., 4.],
+            [5., 6.]])""")
+_C.Tensor.baddbmm_ = in_place_method("baddbmm_", baddbmm, """\
+    >>> x = pydevtensor.zeros(2, 1, 2)
+    >>> x.baddbmm_(pydevtensor.ones(2, 1, 3), pydevtensor.ones(2, 3, 2), alpha=2)
+    tensor([[[6., 6.]],
+    <BLANKLINE>
+            [[6., 6.]]])""")

@@ -42,6 +42,8 @@ log1p = _C.log1p
 expm1 = _C.expm1
 erf = _C.erf
 erfc = _C.erfc
+lgamma = _C.lgamma
+digamma = _C.digamma
 
 # PyTorch's aliases
 subtract = sub
@@ -132,6 +134,7 @@ _C.Tensor.round = _tensor_round
 __all__ = [
     "abs", "add", "ceil", "clamp", "clip", "cos", "div", "divide", "eq", "erf", "erfc", "exp",
     "expm1", "fix", "floor", "floor_divide", "ge", "gt", "le", "log", "log1p", "lt", "maximum",
+    "lgamma", "digamma",
     "minimum", "mul", "multiply", "ne", "neg", "negative", "pow", "relu", "remainder", "round", "sigmoid", "sign",
     "sin", "sqrt", "sub", "subtract", "tanh", "true_divide", "trunc",
 ]

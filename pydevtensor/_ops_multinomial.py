@@ -36,8 +36,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     replacement : bool, optional
         Draw with replacement (default False: each category at most once per row,
         those of weight 0 only after every positive one).
-    generator : None, optional
-        Only None: the package has one random stream, seeded by manual_seed.
+    generator : Generator, optional
+        The stream to draw from (default: the default generator).
 
     Returns
     -------
@@ -63,9 +63,6 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     """
     x = _tensor_arg(input, "multinomial")
     num_samples = _int_arg(num_samples, "multinomial", "num_samples")
-    if generator is not None:
-        raise TypeError(f"multinomial(): generator must be None (one random stream, seeded "
-                        f"by manual_seed), got {type(generator).__name__}")
     if not x.is_floating_point():
         raise TypeError(f"multinomial(): expected floating point weights, got {x.dtype} "
                         f"(shape {tuple(x.shape)}, on {x.device})")
@@ -101,10 +98,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         rows = w.shape[0]
         if replacement:
             cdf = cumsum(w, 1)
-            u = _C.rand((rows, num_samples), dtype=_C.float64, device=x.device)
+            u = _C.rand((rows, num_samples), dtype=_C.float64, device=x.device,
+                        generator=generator)
             out = searchsorted(cdf, u * cdf[:, n - 1:], right=True).clamp(max=n - 1)
         else:
-            e = -(1.0 - _C.rand((rows, n), dtype=_C.float64, device=x.device)).log()
+            e = -(1.0 - _C.rand((rows, n), dtype=_C.float64, device=x.device,
+                                 generator=generator)).log()
             out = topk(e / w, num_samples, 1, largest=False).indices
     return out.reshape(-1) if x.ndim == 1 else out
 

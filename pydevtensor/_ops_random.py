@@ -8,7 +8,8 @@ from .autograd import no_grad
 __all__ = ["normal"]
 
 
-def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_grad=False):
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False):
     """Samples of the normal distribution N(mean, std^2), as PyTorch's ``torch.normal``:
     numbers for mean and std with a ``size``, or tensors for either (the result has their
     broadcast shape, mean's dtype, and lives on their device).  The samples are
@@ -24,6 +25,8 @@ def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_gr
         The standard deviations, at least 0 (default 1).
     size : int or sequence of ints, optional
         The shape, when mean and std are both numbers (then it is required).
+    generator : Generator, optional
+        The stream to draw from (default: the default generator).
     dtype : pydevtensor.dtype, optional
         With numbers only: the element type (default: float32).
     device : str or pydevtensor.device, optional
@@ -47,7 +50,7 @@ def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_gr
 
     Examples
     --------
-    >>> pydevtensor.manual_seed(0)
+    >>> _ = pydevtensor.manual_seed(0)
     >>> x = pydevtensor.normal(2.0, 0.5, (1000,))
     >>> x.shape, abs(x.mean().item() - 2.0) < 0.1
     (pydevtensor.Size([1000]), True)
@@ -69,7 +72,8 @@ def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_gr
         if size is None:
             raise TypeError("normal(): with a number mean and std, give the size: "
                             "normal(mean, std, size), e.g. normal(0.0, 1.0, (2, 3))")
-        out = _C.empty(size, dtype=dtype, device=device).normal_(float(mean), float(std))
+        out = _C.empty(size, dtype=dtype, device=device).normal_(float(mean), float(std),
+                                                                generator=generator)
     else:
         if size is not None or dtype is not None or device is not None:
             raise TypeError("normal(): size, dtype and device are for a number mean and std; "
@@ -87,7 +91,8 @@ def normal(mean=0.0, std=1.0, size=None, *, dtype=None, device=None, requires_gr
             raise ValueError(f"normal(): the shapes of mean and std, {shapes}, do not "
                              f"broadcast ({err})") from None
         with no_grad():
-            out = (_C.randn(shape, dtype=wide, device=like.device) * std + mean).to(like.dtype)
+            out = (_C.randn(shape, dtype=wide, device=like.device, generator=generator) * std
+                   + mean).to(like.dtype)
     if requires_grad:
         out.requires_grad_()
     return out

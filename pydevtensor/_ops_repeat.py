@@ -9,7 +9,7 @@ the transfer guard's ``"log_explicit"`` and ``"disallow_explicit"`` levels see),
 ``nonzero`` and ``unique`` read their counts.  Given ``output_size``, nothing is read
 for the size; the positions are then built on the device (Note [repeat positions]),
 and the gather that follows range-checks them as every gather in this package does
-(on a GPU, a counted read of their min and max: pdt_index_check).
+(on a GPU, on the device: Note [deferred index checks] in csrc/core/pdt_index.h).
 """
 from . import _C
 from ._ops_index import _dim, _tensor_arg, index_select
@@ -37,7 +37,8 @@ def _positions(repeats, total):
     starts = repeats.cumsum(0) - repeats
     starts = starts.clamp(max=total)  # a start at total (trailing zeros) goes to the spare
     marks = _C.zeros((total + 1,), dtype=_C.int64, device=device)
-    _C._index_add(marks, 0, starts.contiguous(), _C.ones((n,), dtype=_C.int64, device=device))
+    _C._index_add(marks, 0, starts.contiguous(), _C.ones((n,), dtype=_C.int64, device=device),
+                  True)
     return (marks.cumsum(0)[:total] - 1).clamp(min=0)
 
 
@@ -114,7 +115,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     NotImplementedError
         For floating or bool repeats (as PyTorch).
     IndexError
-        When dim is out of range.
+        When dim is out of range, or given for a 0-d input (as PyTorch).
 
     Examples
     --------
@@ -143,6 +144,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if output_size < 0:
             raise RuntimeError(f"{where}: output_size must be >= 0, got {output_size}")
     x = input.reshape(-1) if dim is None else input
+    if dim is not None and input.ndim == 0:  # PyTorch refuses any dim here too
+        raise IndexError(f"{where}: dim={dim!r} given for a 0-d input (on {input.device}), "
+                         f"which has no dim to repeat along; leave dim=None (the input read "
+                         f"as 1-d) or reshape it first")
     d = 0 if dim is None else _dim(_int(dim, "dim"), input.ndim, "repeat_interleave")
     if x.ndim == 0:
         x = x.reshape(1)

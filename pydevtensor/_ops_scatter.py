@@ -18,10 +18,11 @@ gradient of a scattered product]).
 import builtins
 
 from . import _C
-from ._ops_index import _dim, _index_tensor, _int_arg, _tensor_arg, gather_offsets, where
+from ._ops_index import (_dim, _index_tensor, _int_arg, _tensor_arg, _truncated_for,
+                         gather_offsets, where)
 from .autograd.derivatives import meta, reduce_grad
 from .autograd.dispatch import _wants_grad, derivative, recorded
-from .autograd.node import Node
+from .autograd.node import Node, once_differentiable_node
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
@@ -40,7 +41,7 @@ def _added_at(dst, dim, index, values):
     """A new contiguous tensor: dst with values added along dim at index (no grad)."""
     wide = _wide_dtype(dst.dtype)
     out = dst.to(wide).contiguous() if wide != dst.dtype else dst.contiguous().clone()
-    _C._index_add(out, dim, index, values.to(wide).contiguous())
+    _C._index_add(out, dim, index, values.to(wide).contiguous(), True)  # out is new
     if dst.dtype == _C.bool:
         return out != 0
     return out.to(dst.dtype) if wide != dst.dtype else out
@@ -69,11 +70,12 @@ def _in_place(op, self, *args, **kwargs):
     return self
 
 
-def along(op, x, dim, index, source=None):
+def along(op, x, dim, index, source=None, negative_ok=False):
     """(dim wrapped, index as 1-d contiguous int64) for the ops that take slices
     along dim at a vector of positions, after their checks: index a vector on x's
     device; source (when given) of x's dtype and of x's shape but len(index) along
-    dim; then every index in range (on a GPU, a counted read of its min and max)."""
+    dim; then every index in range (on a GPU, a counted read of its min and max),
+    counting from the end too when negative_ok (index_fill, as PyTorch's)."""
     _tensor_arg(x, op)
     index = _index_tensor(_tensor_arg(index, op, "index"), op)
     d = _dim(_int_arg(dim, op, "dim"), x.ndim, op)
@@ -92,7 +94,7 @@ def along(op, x, dim, index, source=None):
             raise RuntimeError(f"{op}(): source must have shape {tuple(want)} (self "
                                f"{tuple(x.shape)} with len(index) = {index.shape[0]} along "
                                f"dim {d}), got {tuple(source.shape)} (on {x.device})")
-    _C._index_check(index, (list(x.shape) or [1])[d], d, op, False)
+    _C._index_check(index, (list(x.shape) or [1])[d], d, op, negative_ok)
     return d, index
 
 
@@ -161,7 +163,8 @@ def index_add(input, dim, index, source, *, alpha=1):
     source : Tensor
         input's dtype and shape, but ``len(index)`` along dim.
     alpha : number, optional
-        The factor on source (default 1).
+        The factor on source (default 1); for an integer input a float alpha is
+        truncated toward zero first, as PyTorch does (2.5 adds twice source).
 
     Returns
     -------
@@ -173,7 +176,8 @@ def index_add(input, dim, index, source, *, alpha=1):
     IndexError
         When an index or dim is out of range.
     RuntimeError
-        When source's shape or dtype does not fit.
+        When source's shape or dtype does not fit, or a float alpha for an integer
+        input is not finite or out of int64's range.
 
     Examples
     --------
@@ -185,6 +189,8 @@ def index_add(input, dim, index, source, *, alpha=1):
     """
     x = input
     d, index = along("index_add", x, dim, index, source)
+    if not x.is_floating_point():
+        alpha = _truncated_for(x, alpha, "index_add", "alpha")
     if not (isinstance(alpha, (builtins.int, builtins.float)) and alpha == 1):
         source = source * alpha
     flat_x = x if x.ndim else x.reshape(1)
@@ -331,7 +337,8 @@ def scatter_add(input, dim, index, src):
 def _touched(flat, n, device):
     """bool (n,): True at the offsets in flat."""
     mask = _C.zeros((n,), dtype=_C.bool, device=device)
-    _C._index_put(mask, 0, flat, _C.ones((flat.shape[0],), dtype=_C.bool, device=device))
+    _C._index_put(mask, 0, flat, _C.ones((flat.shape[0],), dtype=_C.bool, device=device),
+                  True)
     return mask
 
 
@@ -434,7 +441,7 @@ def _segment_reduce(flat, values, n, combine):
                                          device=device)])
     slots = where(last, f, n).contiguous()
     out = _C.zeros((n + 1,), dtype=values.dtype, device=device)
-    _C._index_put(out, 0, slots, v.contiguous())
+    _C._index_put(out, 0, slots, v.contiguous(), True)
     return out[:n], _touched(flat, n, device)
 
 
@@ -487,6 +494,7 @@ class ScatterReduceBackward0(Node):
         return ga, gb
 
 
+@once_differentiable_node
 class ScatterProdBackward0(ScatterReduceBackward0):
     """scatter_reduce(reduce='prod'): Note [the gradient of a scattered product]."""
 

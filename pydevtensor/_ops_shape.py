@@ -12,7 +12,7 @@ import builtins
 
 from . import _C
 from ._ops_index import _basic_getitem, _dim, _int_arg, _tensor_arg
-from ._ops_join import expand, flip, repeat
+from ._ops_join import _size_args, expand, flip, repeat
 from ._tensor_py import Size
 
 
@@ -525,7 +525,7 @@ def tile(input, *args, dims=None):
     if dims is None:
         if not args:
             raise TypeError("tile() missing required argument 'dims'")
-        dims = args[0] if len(args) == 1 else args
+        dims = _size_args(args)
     if isinstance(dims, builtins.int):
         dims = (dims,)
     dims = tuple(_int_arg(d, "tile", "dims") for d in dims)
@@ -568,9 +568,7 @@ def _broadcast_to_method(self, *size):
     tensor([[1, 2],
             [1, 2]])
     """
-    if len(size) == 1 and not isinstance(size[0], builtins.int):
-        size = size[0]
-    return broadcast_to(self, size)
+    return broadcast_to(self, _size_args(size))
 
 
 _broadcast_to_method.__name__ = _broadcast_to_method.__qualname__ = "broadcast_to"

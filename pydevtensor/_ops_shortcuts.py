@@ -8,7 +8,6 @@ the expression: ``square(x)`` is ``x * x``, ``reciprocal(x)`` is ``1 / x`` (true
 division, so integer inputs give floats, as in PyTorch).
 """
 from . import _C
-from ._memory_format import clone_as
 
 
 def _tensor(x, op, name="input"):
@@ -127,7 +126,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False):
     return _random_like(_C.randn, input, dtype, device, requires_grad, "randn_like")
 
 
-def randperm(n, *, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0 .. n-1: the order that sorts n uniform float64 draws
     (``argsort(rand(n, dtype=float64))``), so the same permutation on every device for
     one seed; ties, which would need two equal 53-bit draws, keep index order.
@@ -136,6 +135,8 @@ def randperm(n, *, dtype=None, device=None, requires_grad=False):
     ----------
     n : int
         How many (>= 0).
+    generator : Generator, optional
+        The stream to draw from (default: the default generator).
     dtype : pydevtensor.dtype, optional
         int64 (default) or int32.
     device : str or pydevtensor.device, optional
@@ -162,7 +163,7 @@ def randperm(n, *, dtype=None, device=None, requires_grad=False):
         raise RuntimeError("randperm(): only floating-point tensors can require gradients")
     if dtype not in (None, _C.int64, _C.int32):
         raise TypeError(f"randperm(): dtype must be int64 or int32, got {dtype}")
-    order = _C.rand(n, dtype=_C.float64, device=device).argsort()
+    order = _C.rand(n, dtype=_C.float64, device=device, generator=generator).argsort()
     return order if dtype in (None, _C.int64) else order.to(dtype)
 
 
@@ -362,8 +363,7 @@ def clone(input, *, memory_format=None):
     ...                   memory_format=pydevtensor.channels_last).stride()
     (8, 1, 4, 2)
     """
-    _tensor(input, "clone")
-    return clone_as(input, memory_format, "clone()")
+    return _tensor(input, "clone").clone(memory_format=memory_format)
 
 
 for _name_, _fn in (("square", square), ("reciprocal", reciprocal), ("view_as", view_as),

@@ -112,7 +112,10 @@ def argsort(input, dim=-1, descending=False, stable=False):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) entries along dim and their indices, in sorted order
     (the stable sort's first k: a selection along the last dim of contiguous CPU
-    tensors when k is small, else a full sort).
+    tensors when k is small, else a full sort).  Equal values come in index order,
+    on every device; PyTorch leaves their order unspecified (its CPU selection gives
+    another, from how its partial sort splits), so only the values, and the set of
+    indices short of ties at the k-th value, are the same as PyTorch's.
 
     Parameters
     ----------

@@ -52,13 +52,15 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     edgeitems : int, optional
         Items shown at each edge of a summarized dimension (default 3).
     linewidth : int, optional
-        Characters per line before a row wraps (default 80).
+        Characters per line before a row wraps (default 80; 1 or less: one item a
+        line).
     profile : {'default', 'short', 'full'}, optional
         Sets the four numbers: 'default' (4, 1000, 3, 80), 'short' (2, 1000, 2, 80),
-        'full' (4, inf, 3, 80: nothing summarized).
+        'full' (4, inf, 3, 80: nothing summarized).  Any other value is ignored, as
+        by PyTorch.
     sci_mode : bool, optional
         True: floats always in scientific notation; False: never; None: when the
-        values need it.
+        values need it (another value counts by its truth, as in PyTorch).
 
     Returns
     -------
@@ -67,9 +69,10 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     Raises
     ------
     ValueError
-        When the profile is not one of the three, or a number is out of range.
+        When precision or edgeitems is negative.
     TypeError
-        When a number is not an int (threshold: a number).
+        When precision or edgeitems is not an int, or threshold or linewidth not a
+        number.
 
     Examples
     --------
@@ -81,10 +84,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     tensor([1.2346, 2.5000])
     """
     new = {}  # checked first, then set together: a bad option changes nothing
-    if profile is not None:
-        if profile not in _PROFILES:
-            raise ValueError(f"set_printoptions(): profile must be 'default', 'short' or "
-                             f"'full', got {profile!r}")
+    if profile in _PROFILES:  # any other profile is ignored, as by PyTorch
         new.update(_PROFILES[profile])
     if precision is not None:
         new["precision"] = _count_arg(precision, "precision", 0)
@@ -96,13 +96,15 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         new["threshold"] = threshold
     if edgeitems is not None:
         new["edgeitems"] = _count_arg(edgeitems, "edgeitems", 0)
-    if linewidth is not None:
-        new["linewidth"] = _count_arg(linewidth, "linewidth", 1)
-    if sci_mode is not None and not isinstance(sci_mode, bool):
-        raise TypeError(f"set_printoptions(): sci_mode must be True, False or None, got "
-                        f"{sci_mode!r}")
+    if linewidth is not None:  # any number, as PyTorch's: <= 1 puts one item a line
+        if isinstance(linewidth, bool) or not isinstance(linewidth, (int, float)) or \
+                not math.isfinite(linewidth):
+            raise TypeError(f"set_printoptions(): linewidth must be a finite number, got "
+                            f"{linewidth!r}")
+        new["linewidth"] = linewidth
     PRINT_OPTS.__dict__.update(new)
-    PRINT_OPTS.sci_mode = sci_mode
+    # PyTorch keeps any value and tests its truth
+    PRINT_OPTS.sci_mode = None if sci_mode is None else bool(sci_mode)
 
 
 _DEFAULT_DTYPES = ("float32", "int64", "bool")
@@ -181,7 +183,7 @@ def _format(a, full_shape, fmt, indent, summarize):
             items = [fmt(v) for v in sub.tolist()]
             if cut:  # PyTorch pads the 1-d ellipsis with a space
                 items = items[:edge] + [" ..."] + items[edge:]
-            per_line = max(1, (linewidth - ind) // (fmt.width + 2))
+            per_line = max(1, math.floor((linewidth - ind) / (fmt.width + 2)))
             lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
             return "[" + (",\n" + " " * (ind + 1)).join(lines) + "]"
         rows = [rec(sub[i], axis + 1, ind + 1) for i in range(sub.shape[0])]

@@ -7,6 +7,8 @@ where TensorFlow has the feature and PyTorch does not.
 - placement: set_log_device_placement, set_soft_device_placement;
 - transfers: set_transfer_guard / get_transfer_guard, the default level of the transfer
   guard (see ``pydevtensor.transfer_guard`` for the levels and a per-thread override);
+- index checks: set_index_checks / get_index_checks, whether GPU gathers check their
+  indices on the device (reported at the next synchronisation) or before the op;
 - ``config.experimental``: the same under the names TensorFlow keeps there
   (``experimental.set_memory_growth``, ``experimental.set_virtual_device_configuration``...).
 
@@ -15,7 +17,9 @@ objects, or strings in PyTorch's ('cuda:1') or TensorFlow's ('/GPU:1') form.
 """
 from ._config_devices import *  # noqa: F401,F403
 from ._config_devices import __all__ as _devices_all
+from ._config_index import get_index_checks, set_index_checks
 from ._guard import get_transfer_guard, set_transfer_guard
 from . import _config_experimental as experimental
 
-__all__ = list(_devices_all) + ["experimental", "get_transfer_guard", "set_transfer_guard"]
+__all__ = list(_devices_all) + ["experimental", "get_index_checks", "get_transfer_guard",
+                                "set_index_checks", "set_transfer_guard"]

@@ -17,7 +17,13 @@ __all__ = [
     "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "memory_stats",
     "empty_cache", "synchronize", "is_built", "unavailable_reason", "Event",
     "set_per_process_memory_fraction", "device",
+    # random numbers: one stream for every device (pydevtensor/_cuda_random.py)
+    "get_rng_state", "get_rng_state_all", "initial_seed", "manual_seed", "manual_seed_all",
+    "seed", "seed_all", "set_rng_state", "set_rng_state_all",
 ]
+from ._cuda_random import (get_rng_state, get_rng_state_all, initial_seed,  # noqa: E402
+                           manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
+                           set_rng_state_all)
 
 # Event(enable_timing=True, device=None): record() / synchronize() / elapsed_time(end)
 # on the device's stream.  Without a usable GPU, making one raises DeviceError.

@@ -1,12 +1,16 @@
 """pydevtensor.linalg: norm, as torch.linalg.norm (issue 17), composed from the
 reductions so it runs on every device (and has their gradients); the matrix norms
 ord 2, -2 and 'nuc' come from singular values, which the CPU computes (one-sided
-Jacobi in float64, csrc/cpu/cpu_linalg.c) and the CUDA backend does not (no
-cuSOLVER: a NotImplementedError names the device and says to move the matrix)."""
+Jacobi in float64, csrc/cpu/cpu_linalg.c) and the CUDA backend does not (a
+NotImplementedError names the device and says to move the matrix).  The solvers
+(solve, inv, det, slogdet, cholesky and their ``_ex`` forms, LinAlgError) are in
+_linalg_solve.py."""
 import math
 
 from . import _C
 from ._ops_index import _dim
+from ._linalg_solve import (LinAlgError, cholesky, cholesky_ex, det, inv, inv_ex, slogdet,
+                            solve, solve_ex)
 from ._ops_linalg_small import linalg_cross as cross, matrix_power, multi_dot
 
 
@@ -216,4 +220,6 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
-__all__ = ["cross", "matrix_norm", "matrix_power", "multi_dot", "norm", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex",
+           "matrix_norm", "matrix_power", "multi_dot", "norm", "slogdet", "solve", "solve_ex",
+           "vector_norm"]

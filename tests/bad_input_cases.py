@@ -118,7 +118,8 @@ CASES = [
     C("normal-nan-std", 'pdt.zeros(3).normal_(0, float("nan"))', "ValueError",
       r"std must be >= 0, got nan"),
     C("manual_seed-str", 'pdt.manual_seed("x")', "TypeError", r"seed must be an int, got str"),
-    C("initial_seed-args", "pdt.initial_seed(1)", "TypeError", r"takes no arguments"),
+    C("initial_seed-args", "pdt.initial_seed(1)", "TypeError",
+      r"takes (no|0 positional) arguments"),
 
     # ---- devices: unknown devices, wrong types
     C("device-unknown-type", 'pdt.device("tpu")', "ValueError",
@@ -725,6 +726,10 @@ CASES = [
       r"unknown transfer guard level 'bogus'"),
     C("set_transfer_guard-int", "pdt.config.set_transfer_guard(5)", "TypeError",
       r"transfer guard level must be a str, got int"),
+    C("set_index_checks-mode", "pdt.config.set_index_checks('later')", "ValueError",
+      r"set_index_checks\(\): mode must be 'device' or 'sync', got 'later'"),
+    C("set_index_checks-int", "pdt.config.set_index_checks(1)", "TypeError",
+      r"set_index_checks\(\): mode must be a str \('device' or 'sync'\), got int"),
     C("set_memory_limit-negative", 'pdt.config.set_memory_limit("cpu", -1)', "ValueError",
       r"memory limit must be >= 0 bytes, got -1"),
     C("set_memory_limit-nan", 'pdt.config.set_memory_limit("cpu", float("nan"))', "ValueError",
@@ -767,6 +772,11 @@ from bad_input_cases_attention import ATTENTION_CASES  # noqa: E402
 
 CASES += ATTENTION_CASES
 
+# the differences from PyTorch closed in one round: their own file
+from bad_input_cases_diffs import DIFFS_CASES  # noqa: E402
+
+CASES += DIFFS_CASES
+
 # special functions, jit and the tester's device checks: their own file
 from bad_input_cases_special import SPECIAL_CASES  # noqa: E402
 
@@ -782,6 +792,20 @@ from bad_input_cases_everyday2 import EVERYDAY2_CASES  # noqa: E402
 
 CASES += EVERYDAY2_CASES
 
+# pydevtensor.linalg's solvers: their own file
+from bad_input_cases_linalg import LINALG_CASES  # noqa: E402
+
+CASES += LINALG_CASES
+
+# autograd.Function, tensor hooks, create_graph and autograd.functional: their own file
+from bad_input_cases_autograd import AUTOGRAD_CASES  # noqa: E402
+
+CASES += AUTOGRAD_CASES
+
+# random-number state and generators, bernoulli, poisson, the gamma family, distributions
+from bad_input_cases_random import RANDOM_CASES  # noqa: E402
+
+CASES += RANDOM_CASES
 # the math names (tan, asin, atan2, log2, rsqrt, erfinv, ...), logspace, histogram, cov
 from bad_input_cases_mathnames import MATHNAMES_CASES  # noqa: E402
 

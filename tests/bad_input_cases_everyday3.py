@@ -92,8 +92,9 @@ EVERYDAY3_CASES = [
       r"addbmm\(\): batch1 \(2, 2, 3\) and batch2 \(3, 3, 3\) cannot be multiplied \(on cpu\)"),
     C("matrix_power-not-square", "pdt.matrix_power(t, 2)", "RuntimeError",
       r"matrix_power\(\): A must be batches of square matrices, but they are \(2, 3\) \(on cpu\)"),
-    C("matrix_power-negative", "pdt.matrix_power(pdt.eye(2), -1)", "NotImplementedError",
-      r"n = -1 < 0 needs the inverse"),
+    C("matrix_power-negative-singular", "pdt.matrix_power(pdt.zeros(2, 2), -1)",
+      "pydevtensor.linalg.LinAlgError", r"linalg\.inv: The diagonal element 1 is zero.*"
+      r"\(A of shape \(2, 2\), .*float32, on cpu\)"),
     C("linalg.matrix_power-float-n", "pdt.linalg.matrix_power(pdt.eye(2), 1.5)", "TypeError",
       r"matrix_power\(\): argument 'n' must be int, got float"),
     C("cross-no-3", "pdt.cross(pdt.ones(2, 2), pdt.ones(2, 2))", "RuntimeError",

@@ -71,9 +71,11 @@ RESAMPLING_CASES = [
     C("interpolate-int", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4, dtype=pdt.int64), "
       "8)", "RuntimeError", r"interpolate\(\): expected a floating point input, got "
       r"pydevtensor\.int64 of shape \(1, 1, 4\) \(on cpu\)"),
-    C("interpolate-antialias", 'pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4, 4), 2, '
-      'mode="bilinear", antialias=True)', "NotImplementedError",
-      r"antialias=True is not supported"),
+    C("interpolate-antialias", 'pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4), 2, '
+      'mode="linear", antialias=True)', "ValueError",
+      r"interpolate\(\): Anti-alias option is restricted to bilinear and bicubic modes and "
+      r"requires a 4-D tensor as input \(got mode='linear' and an input of shape \(1, 1, 4\) "
+      r"on cpu\)"),
     C("interpolate-size-float", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4), 2.5)",
       "TypeError", r"expected size to be an int or a tuple of 1 ints, but got 2\.5"),
     # ---- pixel shuffle (nn/_functional_pixel_shuffle.py)

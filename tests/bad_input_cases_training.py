@@ -661,9 +661,9 @@ TRAINING_CASES = [
     C("hinge_embedding_loss-shapes", "pdt.nn.HingeEmbeddingLoss()(t, pdt.ones(4))",
       "ValueError", r"hinge_embedding_loss\(\): the shapes do not broadcast: input \(2, 3\), "
       r"target \(4,\) \(on cpu\)"),
-    C("soft_margin_loss-int-target", "pdt.nn.SoftMarginLoss()(t, pdt.ones(2, 3, "
-      "dtype=pdt.int64))", "TypeError",
-      r"soft_margin_loss\(\): target must be floating point, got pydevtensor.int64 on cpu"),
+    C("soft_margin_loss-bool-target", "pdt.nn.SoftMarginLoss()(t, pdt.ones(2, 3, "
+      "dtype=pdt.bool))", "TypeError",
+      r"soft_margin_loss\(\): target must be floating point, got pydevtensor.bool on cpu"),
     C("SoftMarginLoss-reduction", "pdt.nn.SoftMarginLoss(reduction='avg')", "ValueError",
       r"SoftMarginLoss: reduction must be 'mean', 'sum' or 'none', got 'avg'"),
     C("cosine_embedding_loss-target", "pdt.nn.functional.cosine_embedding_loss(t, t, "
@@ -769,7 +769,8 @@ TRAINING_CASES = [
     C("DataLoader-not-a-dataset", "pdt.utils.data.DataLoader(3)", "TypeError",
       r"dataset must have __getitem__ and __len__ \(a Dataset\), got int"),
     C("DataLoader-generator", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), "
-      "generator=object())", "TypeError", r"generator must be None, got object"),
+      "generator=object())", "TypeError",
+      r"generator must be a pydevtensor.Generator or None, got object"),
     C("random_split-sum", "pdt.utils.data.random_split(pdt.utils.data.TensorDataset(t), [1, 2])",
       "ValueError", r"random_split\(\): the lengths \[1, 2\] do not add up to the dataset's 2"),
     C("random_split-str", 'pdt.utils.data.random_split(pdt.utils.data.TensorDataset(t), ["1"])',

@@ -23,6 +23,7 @@ The examples each property test ran are counted, and the total is printed at the
 end of the session (the CI run must reach ``MIN_EXAMPLES_CI``).
 """
 import collections
+import contextlib
 import functools
 import os
 import random
@@ -288,6 +289,42 @@ def with_switch_on_then_off(switch):
             switch(True)
         return out
     return run
+
+
+@contextlib.contextmanager
+def raises_index_error(device, match=None):
+    """pytest.raises(IndexError, match=match) for an index out of range in the block,
+    wherever it is reported: by the op on the CPU (and with
+    config.set_index_checks('sync')), at the next synchronisation on a GPU, which
+    this makes at the end of the block (Note [deferred index checks] in
+    csrc/core/pdt_index.h)."""
+    with pytest.raises(IndexError, match=match) as info:
+        yield info
+        if pdt.device(device).type == "cuda":
+            pdt.cuda.synchronize(device)
+
+
+@pytest.fixture(autouse=True)
+def _no_index_error_left(request):
+    """After a CUDA test: an index error checked on the device and not yet reported
+    would surface in the next test's first synchronisation; name the test that left
+    it instead (and clear it)."""
+    yield
+    if request.node.get_closest_marker("cuda") is None:
+        return
+    for i in range(pdt.device_count()):
+        try:
+            pdt.cuda.synchronize(i)
+        except IndexError as e:
+            pytest.fail(f"the test left an index error checked on cuda:{i} unreported: {e}")
+
+
+@pytest.fixture
+def index_checks_restored():
+    """Puts back config.get_index_checks() that a test switched."""
+    old = pdt.config.get_index_checks()
+    yield
+    pdt.config.set_index_checks(old)
 
 
 @pytest.fixture

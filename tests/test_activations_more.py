@@ -313,3 +313,26 @@ def test_half_dtypes(device, dtype):
         assert got.dtype == dtype, name
         np.testing.assert_allclose(got.to(pdt.float64).cpu().numpy(), ref_fn(a), rtol=2e-2,
                                    atol=1e-2, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32"])
+@pytest.mark.parametrize("thr,value", [(1, 0), (1.5, 7.9), (-2.5, -7.9), (2, -3)])
+def test_threshold_takes_integers_as_torch(device, dtype, thr, value):
+    torch = torch_or_skip()
+    a = np.array([-3, 0, 1, 2, 5], dtype=dtype)
+    ref = torch.nn.functional.threshold(torch.tensor(a), thr, value)
+    want = np.where(a > thr, a, np.trunc(value)).astype(dtype)
+    np.testing.assert_array_equal(ref.numpy(), want)
+    got = F.threshold(pdt.tensor(a, device=device), thr, value)
+    assert got.dtype == getattr(pdt, dtype)
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+    x = pdt.tensor(a, device=device)
+    assert nn.Threshold(thr, value, inplace=True)(x) is x
+    np.testing.assert_array_equal(x.cpu().numpy(), want)
+
+
+def test_threshold_refuses_bool_and_huge_integer_values(device):
+    with pytest.raises(NotImplementedError, match="bool"):
+        F.threshold(pdt.tensor([True, False], device=device), 0, 0)
+    with pytest.raises(RuntimeError, match=r"value inf cannot be converted to .*int64"):
+        F.threshold(pdt.tensor([1, 2], device=device), 0, float("inf"))

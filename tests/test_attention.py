@@ -475,3 +475,24 @@ def test_mha_same_on_every_device(device, option):
                        [p.grad for p in m.parameters()])
     for a, b in zip(*results):
         _close(b, _np(a))
+
+
+@pytest.mark.parametrize("mask", [[True, False, True], [0.0, -1.0, 0.0], True])
+def test_mask_of_fewer_than_two_dims_refused_as_torch(device, mask):
+    torch = torch_or_skip()
+    q = np.ones((1, 2, 3, 4), dtype=np.float32)
+    with pytest.raises(IndexError):
+        torch.nn.functional.scaled_dot_product_attention(
+            torch.tensor(q), torch.tensor(q), torch.tensor(q), attn_mask=torch.tensor(mask))
+    t = pdt.tensor(q, device=device)
+    with pytest.raises(IndexError, match=r"attn_mask must have at least 2 dims.*got shape "
+                                         r"\((3,)?\)"):
+        F.scaled_dot_product_attention(t, t, t, attn_mask=pdt.tensor(mask, device=device))
+    # the same mask as a row broadcasts
+    row = pdt.tensor(mask, device=device).reshape(1, -1) if not isinstance(mask, bool) else \
+        pdt.tensor([[mask]], device=device)
+    ref = torch.nn.functional.scaled_dot_product_attention(
+        torch.tensor(q), torch.tensor(q), torch.tensor(q),
+        attn_mask=torch.tensor(row.cpu().numpy()))
+    got = F.scaled_dot_product_attention(t, t, t, attn_mask=row)
+    np.testing.assert_allclose(got.cpu().numpy(), ref.numpy(), rtol=1e-6, atol=1e-6)

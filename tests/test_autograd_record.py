@@ -96,10 +96,10 @@ def test_basic_indexing_is_recorded_once(device, both_recorders, monkeypatch):
     Ellipsis) never reach the Python dispatcher over basic and advanced indices (Note
     [indexing's fast keys]); values, Node classes and gradients as before, with either
     recorder."""
-    from pydevtensor import _ops_index
+    from pydevtensor import _ops_getitem
     calls = []
-    real = _ops_index._needs_advanced
-    monkeypatch.setattr(_ops_index, "_needs_advanced", lambda idx: calls.append(idx) or real(idx))
+    real = _ops_getitem._needs_advanced
+    monkeypatch.setattr(_ops_getitem, "_needs_advanced", lambda idx: calls.append(idx) or real(idx))
     keys = [1, -1, slice(1, 3), (1, 2), (Ellipsis, 0), (None, 1), (slice(None), slice(0, 4, 2))]
 
     def run():

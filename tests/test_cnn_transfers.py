@@ -73,6 +73,8 @@ def _resampling_cases(device):
         "bilinear align_corners": lambda: _backward(F.interpolate(
             x4, scale_factor=1.5, mode="bilinear", align_corners=True)),
         "bicubic": lambda: _backward(F.interpolate(x4, scale_factor=(2, 0.5), mode="bicubic")),
+        "bicubic antialias": lambda: _backward(F.interpolate(x4, size=(2, 3), mode="bicubic",
+                                                             antialias=True)),
         "nearest": lambda: _backward(F.interpolate(x4, size=(7, 9))),
         "nearest x2": lambda: _backward(F.interpolate(x4, scale_factor=2)),
         "nearest-exact": lambda: _backward(F.interpolate(x3, size=11, mode="nearest-exact")),
@@ -92,8 +94,7 @@ def _resampling_cases(device):
 
 @pytest.mark.parametrize("device", CUDA_DEVICES)
 def test_resampling_forward_and_backward_copy_nothing(device):
-    """interpolate's weight matrices are made on the host once per shape and kept on
-    the device: after the first call, forward and backward copy nothing either way
-    (and the 1-d pools, pixel shuffle and the new norms neither)."""
+    """interpolate's taps are made on the device (and kept): forward and backward copy
+    nothing either way (and the 1-d pools, pixel shuffle and the new norms neither)."""
     got = _resampling_cases(device)
     assert got == {name: (0, 0) for name in got}

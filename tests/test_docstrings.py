@@ -15,8 +15,9 @@ import pytest
 
 import pydevtensor
 
-SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "distribute", "nn.utils",
-              "optim.lr_scheduler", "utils.data", "special", "jit")
+SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "autograd.functional",
+              "autograd.function", "distribute", "nn.utils", "optim.lr_scheduler", "utils.data",
+              "special", "jit", "random", "distributions")
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
                            "cross_entropy", "leaky_relu", "binary_cross_entropy_with_logits",

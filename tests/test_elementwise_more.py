@@ -131,3 +131,47 @@ def test_logaddexp2_numpy(device):
     got = pdt.logaddexp2(_t(a, device), _t(b, device)).cpu().numpy().astype(np.float64)
     ref = np.logaddexp2(a.astype(np.float64), b.astype(np.float64))
     np.testing.assert_allclose(got, ref, rtol=4 * EPS32, atol=4e-7)
+
+
+def _grads(lib, f, arrays, device=None):
+    kw = {} if device is None else {"device": device}
+    ts = [lib.tensor(a, requires_grad=True, **kw) for a in arrays]
+    f(lib, *ts).backward(lib.tensor(np.linspace(0.5, 2.0, 6).reshape(2, 3), **kw))
+    return [None if t.grad is None else t.grad.cpu().numpy() for t in ts]
+
+
+@pytest.mark.parametrize("name", ["fmod", "copysign", "div_floor", "div_trunc"])
+def test_gradients_match_torch_zeros_included(device, name):
+    # PyTorch's: fmod 1 and -trunc(a / b); copysign sign(a) s(b) (0 at a == 0) and zeros
+    # for other; the rounding divisions zeros for both (not None)
+    torch = torch_or_skip()
+    f = {"fmod": lambda lib, a, b: lib.fmod(a, b),
+         "copysign": lambda lib, a, b: lib.copysign(a, b),
+         "div_floor": lambda lib, a, b: lib.div(a, b, rounding_mode="floor"),
+         "div_trunc": lambda lib, a, b: lib.div(a, b, rounding_mode="trunc")}[name]
+    a = np.array([[5.5, -7.25, 0.0], [-0.0, 3.0, -2.5]])
+    b = np.array([2.0, -3.0, -0.0])  # broadcast: other's gradient is summed over rows
+    ref = _grads(torch, f, [a, b])
+    got = _grads(pdt, f, [a, b], device)
+    want_a, want_b = {
+        "fmod": (np.ones_like(a), -np.trunc(a / np.where(b == 0, 1, b)).sum(0)),
+        "copysign": (np.sign(a) * np.where(np.signbit(b), -1, 1), np.zeros(3)),
+    }.get(name, (np.zeros_like(a), np.zeros(3)))
+    g = np.linspace(0.5, 2.0, 6).reshape(2, 3)
+    want_a = want_a * g
+    if name == "fmod":
+        want_b = (-np.trunc(a / np.where(b == 0, 1, b)) * g).sum(0)
+        want_b[2] = ref[1][2]  # b == 0: trunc(a / 0) is +-inf or nan, as torch's
+    for x, r, w in zip(got, ref, (want_a, want_b)):
+        np.testing.assert_array_equal(r, w)
+        np.testing.assert_array_equal(x, w)
+
+
+def test_copysign_scalar_other_gradient(device):
+    torch = torch_or_skip()
+    for other in (-1.0, 2.0, -0.0):
+        ref = _grads(torch, lambda lib, a: lib.copysign(a, other),
+                     [np.array([[1.5, 0.0, -2.0], [3.0, -0.0, 1.0]])])
+        got = _grads(pdt, lambda lib, a: lib.copysign(a, other),
+                     [np.array([[1.5, 0.0, -2.0], [3.0, -0.0, 1.0]])], device)
+        np.testing.assert_array_equal(got[0], ref[0])

@@ -333,3 +333,79 @@ def test_gemm_ex_type_rules(libs, a, b, c, compute, algo, m, want):
     assert int(got[0]) == want
     if want == CUBLAS_STATUS_SUCCESS and a == R_16F:
         assert int(got[1]) == 0x3c01
+
+
+# ------------------------------------------------------------------ cuSOLVER
+
+CUSOLVER_PRELUDE = """
+import glob
+sol = ctypes.CDLL(glob.glob(LIB_DIR + "/libcusolver.so.*")[0])
+V = ctypes.c_void_p
+def dev(nbytes, host=None):
+    p = V()
+    assert rt.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(nbytes)) == 0
+    if host is not None:
+        assert rt.cudaMemcpy(p, host, ctypes.c_size_t(nbytes), 1) == 0  # HostToDevice
+    return p
+def back(p, ctype, n):
+    out = (ctype * n)()
+    assert rt.cudaMemcpy(out, p, ctypes.c_size_t(n * ctypes.sizeof(ctype)), 2) == 0
+    return list(out)
+h = V()
+assert sol.cusolverDnCreate(ctypes.byref(h)) == 0
+"""
+
+
+def test_cusolver_getrf_getrs_potrf_follow_lapack():
+    """getrf pivots on the largest magnitude of each column and reports the first zero
+    pivot in info (1-based) without stopping; getrs solves from its factors; potrf
+    stops at the first leading minor that is not positive-definite.  Column-major:
+    A = [[1, 2], [3, 4]] is stored 1, 3, 2, 4."""
+    body = CUSOLVER_PRELUDE + """
+a = dev(32, (ctypes.c_double * 4)(1, 3, 2, 4))
+lw = ctypes.c_int(); assert sol.cusolverDnDgetrf_bufferSize(h, 2, 2, a, 2, ctypes.byref(lw)) == 0
+work, ipiv, info = dev(8 * lw.value), dev(8), dev(4)
+assert sol.cusolverDnDgetrf(h, 2, 2, a, 2, work, ipiv, info) == 0
+b = dev(16, (ctypes.c_double * 2)(5, 6))
+assert sol.cusolverDnDgetrs(h, 0, 2, 1, a, 2, ipiv, b, 2, info) == 0  # CUBLAS_OP_N
+print(back(ipiv, ctypes.c_int, 2), back(info, ctypes.c_int, 1),
+      [round(v, 12) for v in back(b, ctypes.c_double, 2)])
+z = dev(32, (ctypes.c_double * 4)(0, 0, 0, 0))
+assert sol.cusolverDnDgetrf(h, 2, 2, z, 2, work, ipiv, info) == 0
+print(back(info, ctypes.c_int, 1))
+s = dev(32, (ctypes.c_double * 4)(4, 2, 2, -5))
+assert sol.cusolverDnDpotrf_bufferSize(h, 0, 2, s, 2, ctypes.byref(lw)) == 0  # LOWER
+w2 = dev(8 * lw.value)
+assert sol.cusolverDnDpotrf(h, 0, 2, s, 2, w2, lw, info) == 0
+print(back(info, ctypes.c_int, 1), back(s, ctypes.c_double, 1))
+"""
+    rc, out, err = run(body, devices=1)
+    assert rc == 0, err
+    lines = out.strip().splitlines()
+    assert lines[0] == "[2, 2] [0] [-4.0, 4.5]"  # x = A^-1 [5, 6]
+    assert lines[1] == "[1]"
+    assert lines[2] == "[2] [2.0]"  # L(0, 0) = 2, then -5 - 1 * 1 < 0 at order 2
+
+
+def test_cusolver_workspace_smaller_than_asked_is_caught():
+    body = CUSOLVER_PRELUDE + """
+a = dev(4 * 64)
+lw = ctypes.c_int(); assert sol.cusolverDnSgetrf_bufferSize(h, 8, 8, a, 8, ctypes.byref(lw)) == 0
+work, ipiv, info = dev(4 * (lw.value - 1)), dev(4 * 8), dev(4)
+sol.cusolverDnSgetrf(h, 8, 8, a, 8, work, ipiv, info)
+rt.cudaDeviceSynchronize()
+"""
+    rc, out, err = run(body, devices=1)
+    assert rc == -6 and "cusolverDnSgetrf" in err and "Workspace" in err, err
+
+
+def test_cusolver_handle_used_on_another_device_is_caught():
+    body = CUSOLVER_PRELUDE + """
+a = dev(16)
+lw = ctypes.c_int(4)
+assert rt.cudaSetDevice(1) == 0
+w, info = dev(16), dev(4)
+sol.cusolverDnSpotrf(h, 0, 2, a, 2, w, lw, info)
+"""
+    rc, out, err = run(body, devices=2)
+    assert rc == -6 and "cusolverDnSpotrf" in err and "belongs to device 0" in err, err

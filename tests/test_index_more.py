@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import torch_or_skip
+from conftest import raises_index_error, torch_or_skip
 from test_gradcheck import gradcheck
 
 
@@ -143,8 +143,8 @@ def test_errors_name_the_problem(device):
     with pytest.raises(IndexError, match="index_copy: index 2 is out of bounds for dimension "
                                          "0 with size 2"):
         x.index_copy(0, _t([2], device), pdt.ones(1, 3, device=device))
-    with pytest.raises(IndexError, match="take: index -7 is out of bounds"):
-        pdt.take(x, _t([-7], device))
+    with raises_index_error(device, "take: index -7 is out of bounds"):
+        pdt.take(x, _t([-7], device))  # a GPU: at the next synchronisation
     with pytest.raises(RuntimeError, match=r"source has 1 elements .* broadcast to \(2, 3\), has 4 True"):
         x.masked_scatter(_t([True, True, False], device), pdt.ones(1, device=device))
     with pytest.raises(RuntimeError, match="expected a bool mask"):
@@ -172,3 +172,54 @@ def test_masked_scatter_and_take_along_dim_numpy(device):
     for invert in (False, True):
         got = pdt.isin(_t(a, device), _t(b, device), invert=invert)
         np.testing.assert_array_equal(got.cpu().numpy(), np.isin(a, b, invert=invert))
+
+
+def test_index_fill_takes_negative_indices_as_torch(device):
+    torch = torch_or_skip()
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for dim, idx in [(0, [-1]), (1, [-4, 1, -1]), (-1, -2)]:
+        ref = torch.tensor(x).index_fill(dim, torch.tensor(idx), -5.0).numpy()
+        want = x.copy()
+        np.moveaxis(want, dim, 0)[np.array(idx)] = -5.0
+        np.testing.assert_array_equal(ref, want)
+        got = pdt.tensor(x, device=device).index_fill(dim, _t(np.array(idx), device), -5.0)
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
+        y = _t(x, device)
+        assert y.index_fill_(dim, _t(np.array(idx), device), -5.0) is y
+        np.testing.assert_array_equal(y.cpu().numpy(), want)
+    with pytest.raises(IndexError, match=r"index_fill: index -4 is out of bounds for "
+                                         r"dimension 0 with size 3"):
+        pdt.index_fill(_t(x, device), 0, _t(np.array([-4]), device), 0.0)
+
+
+def test_take_along_dim_takes_negative_indices_along_a_dim_as_torch(device):
+    torch = torch_or_skip()
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for dim, idx in [(1, [[-1], [0], [-4]]), (0, [[-3, -1, 2, 0]]), (-1, [[-2, 1]] * 3)]:
+        idx = np.array(idx)
+        ref = torch.take_along_dim(torch.tensor(x), torch.tensor(idx), dim).numpy()
+        want = np.take_along_axis(x, idx, dim)  # NumPy wraps negative ones too
+        np.testing.assert_array_equal(ref, want)
+        got = pdt.take_along_dim(_t(x, device), _t(idx, device), dim)
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
+    for bad in (-5, 4):  # PyTorch reads out of bounds here; we refuse
+        with pytest.raises(IndexError, match=rf"take_along_dim: index {bad} is out of bounds "
+                                             r"for dimension 1 with size 4"):
+            pdt.take_along_dim(_t(x, device), _t(np.array([[bad]] * 3), device), 1)
+    # without dim, as PyTorch: the flattened input takes no negative index
+    with pytest.raises(IndexError, match="out of bounds"):
+        pdt.take_along_dim(_t(x, device), _t(np.array([-1]), device))
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        torch.take_along_dim(torch.tensor(x), torch.tensor([-1]))
+
+
+def test_gather_and_scatter_refuse_negative_indices_as_torch(device):
+    torch = torch_or_skip()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    idx = np.array([[-1], [0]])
+    for lib, kw in ((torch, {}), (pdt, {"device": device})):
+        t, i = lib.tensor(x, **kw), lib.tensor(idx, **kw)
+        for f in (lambda: lib.gather(t, 1, i), lambda: t.scatter(1, i, 5.0),
+                  lambda: t.index_select(1, i[0]), lambda: t.index_add(1, i[0], t[:, :1])):
+            with pytest.raises((RuntimeError, IndexError), match="out of .*bounds"):
+                f()

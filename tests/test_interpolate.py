@@ -143,8 +143,8 @@ def test_interpolate_gradcheck(device):
     gradcheck(lambda t: F.interpolate(t, size=8, mode="linear"), x1, device)
 
 
-def test_interpolate_caches_its_matrices(device):
-    """The second call with the same sizes builds nothing (the matrices are kept)."""
+def test_interpolate_caches_its_taps(device):
+    """The second call with the same sizes builds nothing (the taps are kept)."""
     x = pdt.ones(1, 1, 5, 7, device=device)
     F.interpolate(x, size=(9, 4), mode="bicubic")
     before = _index_cache.stats(device)
@@ -209,8 +209,9 @@ def test_interpolate_bad_input(device):
          r"mode 'cubic' is not supported; the modes are nearest"),
         (lambda: F.interpolate(pdt.zeros(2, 4, device=device), size=2), NotImplementedError,
          r"Only 3D, 4D and 5D input Tensors supported \(got 2D"),
-        (lambda: F.interpolate(x, size=2, mode="bilinear", antialias=True), NotImplementedError,
-         r"antialias=True is not supported"),
+        (lambda: F.interpolate(x, size=2, antialias=True), ValueError,
+         r"Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
+         r"tensor as input \(got mode='nearest' and an input of shape \(1, 2, 4, 4\) on " + d),
         (lambda: F.interpolate(x.long(), size=2), RuntimeError,
          r"expected a floating point input, got pydevtensor.int64"),
         (lambda: F.interpolate([1.0], size=2), TypeError, r"input must be a Tensor, got list"),

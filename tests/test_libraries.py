@@ -59,12 +59,13 @@ def test_cuda_home_comes_after_the_wheels_and_only_outside_the_emulated_build(tm
 
 def test_build_info_names_the_file_each_library_was_loaded_from():
     libs = pdt.build_info()["libraries"]
-    assert set(libs) == ({"OpenBLAS", "cuBLAS", "NCCL"} if CUDA_BUILT else {"OpenBLAS"})
+    assert set(libs) == ({"OpenBLAS", "cuBLAS", "NCCL", "cuSOLVER"} if CUDA_BUILT
+                         else {"OpenBLAS"})
     blas = libs["OpenBLAS"]
     assert blas["error"] is None and blas["install"] is None
     assert Path(blas["path"]).is_file() and Path(blas["path"]).name == blas["soname"]
     if CUDA_EMULATED:
-        for name in ("cuBLAS", "NCCL"):
+        for name in ("cuBLAS", "NCCL", "cuSOLVER"):
             assert Path(libs[name]["path"]).parent == PACKAGE / "_emulated_cuda", libs[name]
 
 
@@ -156,6 +157,30 @@ def test_a_missing_cublas_says_what_to_install_and_where_it_looked(tmp_path):
     assert "cuBLAS could not be loaded" in out[2] and cublas in out[2]
     assert f"{empty}/nvidia/cu13/lib" in out[2]  # the directories searched are named
     assert out[3].startswith("raised: cuBLAS could not be loaded")
+
+
+@emulated_only
+@pytest.mark.cuda
+def test_a_missing_cusolver_fails_the_solvers_only(tmp_path):
+    """Without cuSOLVER, linalg.solve on a GPU raises, naming the library and what to
+    install; matrix products (cuBLAS) and the CPU solvers still work."""
+    cusolver = next(p.name for p in (PACKAGE / "_emulated_cuda").iterdir()
+                    if p.name.startswith("libcusolver.so."))
+    site = _package_copy(tmp_path, drop=[f"_emulated_cuda/{cusolver}"])
+    empty = _layout(tmp_path / "wheels", "nvidia/cu13/lib")
+    code = ("import pydevtensor as pdt\n"
+            f"assert pdt.__file__.startswith({str(site)!r}), pdt.__file__\n"
+            "x = pdt.eye(2, device='cuda') * 2\n"
+            "print((x @ x).cpu().tolist())\n"
+            "print(pdt.linalg.inv(x.cpu()).tolist())\n"
+            "try:\n"
+            "    pdt.linalg.solve(x, pdt.ones(2, device='cuda'))\n"
+            "except RuntimeError as e:\n"
+            "    print('raised:', type(e).__name__, e)\n")
+    out = _run(code, cwd=tmp_path, PYTHONPATH=f"{site}{os.pathsep}{empty}").stdout.splitlines()
+    assert out[0] == "[[4.0, 0.0], [0.0, 4.0]]" and out[1] == "[[0.5, 0.0], [0.0, 0.5]]"
+    assert out[2].startswith("raised: ") and "cuSOLVER could not be loaded" in out[2]
+    assert cusolver in out[2]
 
 
 @emulated_only

@@ -105,8 +105,8 @@ def test_gradients(device):
 
 
 def test_errors_name_the_problem(device):
-    with pytest.raises(NotImplementedError, match="n = -1 < 0 needs the inverse"):
-        pdt.matrix_power(pdt.eye(2, device=device), -1)
+    with pytest.raises(pdt.linalg.LinAlgError, match=r"linalg\.inv: The diagonal element 1"):
+        pdt.matrix_power(pdt.zeros(2, 2, device=device), -1)  # n < 0: test_linalg_solve.py
     with pytest.raises(RuntimeError, match=r"batches of square matrices.*\(2, 3\)"):
         pdt.matrix_power(pdt.ones(2, 3, device=device), 2)
     with pytest.raises(RuntimeError, match="dimension 1 must have length 3"):
@@ -137,3 +137,45 @@ def test_pow_gradients_at_a_zero_base(device):
     pdt.float_power(a, b).sum().backward()
     assert a.grad.tolist() == [0.0, 0.0, 0.0]
     assert b.grad.tolist()[:2] == [0.0, 0.0] and np.isclose(b.grad.tolist()[2], np.log(2))
+
+
+@pytest.mark.parametrize("name", ["addmv", "addr", "addbmm", "addmm", "baddbmm"])
+@pytest.mark.parametrize("beta", [0, 0.0])
+def test_beta_zero_gives_input_a_zero_gradient_as_torch(device, name, beta):
+    # input is not read (NaN in it does not propagate) but its gradient is zeros, not None
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    shapes = {"addmv": [(3,), (3, 4), (4,)], "addr": [(3, 1), (3,), (2,)],
+              "addbmm": [(3, 2), (5, 3, 4), (5, 4, 2)], "addmm": [(1, 2), (3, 4), (4, 2)],
+              "baddbmm": [(2, 3, 2), (2, 3, 4), (2, 4, 2)]}[name]
+    arrays = [rng.standard_normal(s) for s in shapes]
+    arrays[0][0] = np.nan
+    grads = []
+    for lib, kw in ((torch, {}), (pdt, {"device": device})):
+        ts = [lib.tensor(a, requires_grad=True, **kw) for a in arrays]
+        out = getattr(lib, name)(*ts, beta=beta, alpha=2.0)
+        assert not np.isnan(out.detach().cpu().numpy()).any()
+        out.sum().backward()
+        grads.append([t.grad.cpu().numpy() for t in ts])
+    np.testing.assert_array_equal(grads[1][0], np.zeros(shapes[0]))
+    for got, ref in zip(grads[1], grads[0]):
+        np.testing.assert_allclose(got, ref, **TOL)
+
+
+@pytest.mark.parametrize("name", ["addmm_", "baddbmm_"])
+def test_addmm_and_baddbmm_in_place_as_torch(device, name):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(4)
+    shapes = {"addmm_": [(3, 2), (3, 4), (4, 2)], "baddbmm_": [(2, 3, 2), (2, 3, 4), (2, 4, 2)]}
+    arrays = [rng.standard_normal(s) for s in shapes[name]]
+    ref = torch.tensor(arrays[0])
+    getattr(ref, name)(torch.tensor(arrays[1]), torch.tensor(arrays[2]), beta=0.5, alpha=-2)
+    x = _t(arrays[0], device)
+    assert getattr(x, name)(_t(arrays[1], device), _t(arrays[2], device), beta=0.5,
+                            alpha=-2) is x
+    a, b, c = arrays
+    want = 0.5 * a - 2 * np.matmul(b, c)
+    np.testing.assert_allclose(ref.numpy(), want, **TOL)
+    np.testing.assert_allclose(x.cpu().numpy(), want, **TOL)
+    with pytest.raises(RuntimeError):  # self must hold the product's shape
+        getattr(_t(arrays[0][:1], device), name)(_t(b, device), _t(c, device))

@@ -327,5 +327,42 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="var has negative entry"):
         F.gaussian_nll_loss(x, x, -pdt.ones(3, 4))
     with pytest.raises(TypeError, match=r"poisson_nll_loss\(\): target must be floating"):
-        F.poisson_nll_loss(x, pdt.ones(3, 4, dtype=pdt.int64))
+        F.poisson_nll_loss(x, pdt.ones(3, 4, dtype=pdt.bool))  # an integer one is taken
     assert math.isfinite(F.poisson_nll_loss(x, x * 0, log_input=False, full=True).item())
+
+
+@pytest.mark.parametrize("name", ["hinge_embedding_loss", "soft_margin_loss",
+                                  "margin_ranking_loss", "cosine_embedding_loss",
+                                  "multilabel_soft_margin_loss", "poisson_nll_loss",
+                                  "gaussian_nll_loss"])
+@pytest.mark.parametrize("tdtype", ["int64", "int32"])
+def test_integer_targets_as_torch(device, name, tdtype):
+    # PyTorch promotes an integer target to the input's dtype in these losses
+    torch = torch_or_skip()
+    x = np.array([[0.1, -0.5, 0.2], [0.3, 0.2, -0.9]])
+    t = np.array([[1, -1, 1], [-1, 1, 1]])
+    args = {"hinge_embedding_loss": lambda x_, t_, lib: (x_, t_),
+            "soft_margin_loss": lambda x_, t_, lib: (x_, t_),
+            "margin_ranking_loss": lambda x_, t_, lib: (x_[0], x_[1], t_[0]),
+            "cosine_embedding_loss": lambda x_, t_, lib: (x_, x_.flip(0), t_[:, 0]),
+            "multilabel_soft_margin_loss": lambda x_, t_, lib: (x_, t_.abs()),
+            "poisson_nll_loss": lambda x_, t_, lib: (x_, t_.abs()),
+            "gaussian_nll_loss": lambda x_, t_, lib: (x_, t_, lib.ones(2, 3,
+                                                                       dtype=x_.dtype))}[name]
+    for dtype in ("float32", "float64"):
+        got = getattr(F, name)(*args(pdt.tensor(x, dtype=getattr(pdt, dtype)),
+                                     pdt.tensor(t, dtype=getattr(pdt, tdtype)), pdt))
+        ref = getattr(torch.nn.functional, name)(
+            *args(torch.tensor(x, dtype=getattr(torch, dtype)),
+                  torch.tensor(t, dtype=getattr(torch, tdtype)), torch))
+        want = getattr(F, name)(*args(pdt.tensor(x, dtype=getattr(pdt, dtype)),
+                                      pdt.tensor(t, dtype=getattr(pdt, dtype)), pdt))
+        assert got.dtype == want.dtype == getattr(pdt, dtype)
+        assert got.item() == want.item()
+        np.testing.assert_allclose(got.item(), ref.item(), rtol=1e-6 if dtype == "float32"
+                                   else 1e-12)
+    on_device = getattr(F, name)(*args(pdt.tensor(x, device=device),
+                                       pdt.tensor(t, device=device), pdt))
+    np.testing.assert_allclose(on_device.item(), ref.item(), rtol=1e-12)
+    with pytest.raises(TypeError, match="floating point"):  # bool stays refused
+        getattr(F, name)(*args(pdt.tensor(x), pdt.tensor(t > 0), pdt))

@@ -130,3 +130,65 @@ def test_to_takes_a_memory_format(device):
                                rtol=1e-5, atol=1e-6)  # float32, another device's GEMM
     torch = torch_or_skip()
     assert y.stride() == torch.zeros(2, 3, 5, 6).to(memory_format=torch.channels_last).stride()
+
+
+def test_the_methods_are_the_c_methods_and_take_the_format_positionally(device):
+    """clone/contiguous/is_contiguous/to take memory_format in C (no Python wrapper, one
+    call per op): contiguous and is_contiguous positionally too, clone by keyword only,
+    as PyTorch's."""
+    for name in ("clone", "contiguous", "is_contiguous", "to"):
+        assert type(getattr(pdt.Tensor, name)).__name__ == "method_descriptor", name
+    x = pdt.ones(2, 3, 4, 5, device=device)
+    cl = x.contiguous(pdt.channels_last)
+    assert cl.is_contiguous(pdt.channels_last) and cl.is_contiguous("channels_last")
+    assert not cl.is_contiguous() and cl.contiguous("channels_last") is cl
+    with pytest.raises(TypeError, match=r"clone\(\) takes no positional arguments"):
+        x.clone(pdt.channels_last)
+    with pytest.raises(TypeError, match=r"contiguous\(\) takes one argument"):
+        x.contiguous(pdt.channels_last, pdt.channels_last)
+    with pytest.raises(TypeError, match=r"to\(\): memory_format must be a "
+                                        r"pydevtensor.memory_format .*got 'NHWC'"):
+        x.to(device, memory_format="NHWC")
+    with pytest.raises(ValueError, match=r"is_contiguous\(\): preserve memory format"):
+        x.is_contiguous(None)
+
+
+@pytest.mark.parametrize("fmt", ["channels_last", "contiguous_format", "preserve_format"])
+def test_formats_of_strided_inputs_match_torch(device, fmt):
+    """A transposed (not dense in any format) and a sliced input: the strides torch
+    gives, the values unchanged, with a dtype change through to() as well."""
+    torch = torch_or_skip()
+    a = np.arange(2 * 3 * 4 * 6, dtype=np.float64).reshape(2, 3, 4, 6)
+    x, t = pdt.tensor(a, device=device), torch.tensor(a)
+    pf, tf = getattr(pdt, fmt), getattr(torch, fmt)
+    for ours, theirs in ((x.transpose(2, 3), t.transpose(2, 3)), (x[:, :, 1:3], t[:, :, 1:3]),
+                         (x.permute(0, 2, 3, 1), t.permute(0, 2, 3, 1))):
+        got, want = ours.clone(memory_format=pf), theirs.clone(memory_format=tf)
+        assert got.stride() == want.stride()
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+        got = ours.to(pdt.float32, memory_format=pf)
+        want = theirs.to(torch.float32, memory_format=tf)
+        assert got.dtype == pdt.float32 and got.stride() == want.stride()
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+        if fmt != "preserve_format":
+            got, want = ours.contiguous(memory_format=pf), theirs.contiguous(memory_format=tf)
+            assert got.stride() == want.stride()
+            assert ours.is_contiguous(memory_format=pf) == theirs.is_contiguous(memory_format=tf)
+            np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+def test_channels_last_copies_record_three_ops(device):
+    """With grad, a channels-last copy is recorded as permute, copy, permute back (as
+    the Python wrappers did), each node torch's name."""
+    x = pdt.ones(2, 3, 4, 5, device=device, requires_grad=True)
+    for y in (x.clone(memory_format=pdt.channels_last),
+              x.contiguous(memory_format=pdt.channels_last),
+              x.to(memory_format=pdt.channels_last)):
+        names = []
+        node = y.grad_fn
+        while node is not None and type(node).__name__ != "AccumulateGrad":
+            names.append(type(node).__name__)
+            node = node.next_functions[0][0]
+        assert names == ["PermuteBackward0", "CloneBackward0", "PermuteBackward0"]
+    z = x.transpose(0, 1).clone(memory_format=pdt.contiguous_format)
+    assert type(z.grad_fn).__name__ == "CloneBackward0" and z.is_contiguous()

@@ -279,3 +279,28 @@ def test_mode_counts_nans_as_one_value_and_histc_keeps_its_ends(device):
     assert pdt.histc(x, 3, 0.1, 0.3).tolist() == [1.0, 1.0, 1.0]
     x = pdt.linspace(-0.3, 0.3, 29, device=device)
     assert pdt.histc(x, 3, -0.3, 0.3).sum().item() == 29
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_histc_values_on_interior_edges_land_as_torch(device, dtype):
+    # Note [histc's bins]: the bin is computed in the input's dtype, as PyTorch's
+    torch = torch_or_skip()
+    rng = np.random.default_rng(7)
+    cases = [(np.arange(1, 10) / 10, 10, 0.0, 1.0)]
+    for _ in range(30):
+        bins = int(rng.integers(1, 120))
+        lo = float(rng.uniform(-5, 5)) if dtype != "float16" else 0.0
+        hi = lo + float(rng.uniform(1e-2, 10))
+        edges = np.linspace(lo, hi, bins + 1)
+        v = np.concatenate([edges, rng.uniform(lo - 1, hi + 1, 20),
+                            np.nextafter(edges.astype(dtype), np.inf)])
+        cases.append((v, bins, lo, hi))
+    for v, bins, lo, hi in cases:
+        v = v.astype(dtype)
+        ref = torch.histc(torch.tensor(v), bins=bins, min=lo, max=hi)
+        got = pdt.histc(pdt.tensor(v, device=device), bins=bins, min=lo, max=hi)
+        np.testing.assert_array_equal(got.cpu().numpy(), ref.numpy())
+    # the reviewer's case: 0.6 and 0.3 in float32 sit just above their edges in float64
+    got = pdt.histc(pdt.tensor(np.arange(1, 10, dtype=np.float32) / 10, device=device),
+                    bins=10, min=0, max=1)
+    assert got.tolist() == [0.0] + [1.0] * 9

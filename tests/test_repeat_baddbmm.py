@@ -271,3 +271,17 @@ def test_baddbmm_dtypes_and_devices_must_agree(device):
         other = "cpu" if device.type != "cpu" else CUDA_DEVICES[0]
         with pytest.raises(RuntimeError, match="same device"):
             pdt.baddbmm(i.to(other), a, b)
+
+
+@pytest.mark.parametrize("dim", [0, -1, 1])
+def test_repeat_interleave_of_a_0d_tensor_with_dim_refused_as_torch(device, dim):
+    torch = torch_or_skip()
+    with pytest.raises(IndexError):
+        torch.tensor(5).repeat_interleave(3, dim=dim)
+    x = pdt.tensor(5, device=device)
+    with pytest.raises(IndexError, match=rf"dim={dim} given for a 0-d input"):
+        x.repeat_interleave(3, dim=dim)
+    with pytest.raises(IndexError, match="0-d input"):
+        pdt.repeat_interleave(x, pdt.tensor([2], device=device), dim=dim)
+    # without dim the 0-d input is read as 1-d, as torch's
+    assert x.repeat_interleave(3).tolist() == torch.tensor(5).repeat_interleave(3).tolist()

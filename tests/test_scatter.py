@@ -133,6 +133,39 @@ def test_index_add_along_dim1_matches_torch(device):
     np.testing.assert_allclose(got.cpu().numpy(), ref.numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_index_add_large_matches_the_walk_bit_for_bit(device, dim, dtype):
+    """Contiguous operands take rows at a time over threads (Note [index_add by rows],
+    on the CPU): the same bits as the element walk a non-contiguous input takes, and
+    np.add.at's sums (exact for int64, in order for the floats: each sum has at most
+    a few terms, added in index order by both).  CUDA adds atomically, in any order:
+    there the floats are within a few roundings of a sum of a few terms of |x| < 600."""
+    rng = np.random.default_rng(dim)
+    shape = [6, 70, 600]
+    n = shape[dim]
+    index = rng.integers(0, n, 2 * n)
+    src_shape = list(shape)
+    src_shape[dim] = 2 * n
+    x = (rng.standard_normal(shape) * 100).astype(dtype)
+    src = (rng.standard_normal(src_shape) * 100).astype(dtype)
+    dt = getattr(pdt, dtype)
+    px = pdt.tensor(x, dtype=dt, device=device)
+    ps, pi = pdt.tensor(src, dtype=dt, device=device), pdt.tensor(index, device=device)
+    got = px.index_add(dim, pi, ps).cpu().numpy()
+    walk = pdt.tensor(np.asfortranarray(x), dtype=dt, device=device)
+    walk = walk.permute(2, 1, 0).contiguous().permute(2, 1, 0)  # x, not contiguous
+    assert not walk.is_contiguous()
+    ref = x.copy()
+    np.add.at(ref, tuple(index if d == dim else slice(None) for d in range(3)), src)
+    if device.type == "cpu" or dtype == "int64":
+        np.testing.assert_array_equal(walk.index_add(dim, pi, ps).cpu().numpy(), got)
+        np.testing.assert_array_equal(got, ref)
+    else:
+        atol = 2000 * np.finfo(dtype).eps
+        np.testing.assert_allclose(got, ref, rtol=0, atol=atol)
+
+
 def test_empty_index(device):
     x = pdt.ones(2, 3, device=device)
     i = pdt.zeros(0, 3, dtype=pdt.int64, device=device)
@@ -281,3 +314,34 @@ def test_amax_gradient_ties_by_hand(device):
         a.scatter_reduce(0, index, b, "amax", include_self=include_self).sum().backward()
         np.testing.assert_allclose(a.grad.cpu().numpy(), ga, rtol=1e-15)
         np.testing.assert_allclose(b.grad.cpu().numpy(), gb, rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("alpha", [2.5, -2.5, 2.99, 0.5, 3])
+def test_index_add_float_alpha_on_integers_truncates_as_torch(device, dtype, alpha):
+    # PyTorch casts alpha to the integer dtype (toward zero) before multiplying
+    torch = torch_or_skip()
+    x = np.array([[1, 2], [3, 4], [5, 6]], dtype=dtype)
+    src = np.array([[7, -8], [9, 10]], dtype=dtype)
+    idx = np.array([2, 0])
+    ref = torch.tensor(x).index_add(0, torch.tensor(idx), torch.tensor(src), alpha=alpha)
+    want = x.astype(np.float64)
+    np.add.at(want, idx, np.trunc(alpha) * src)
+    np.testing.assert_array_equal(ref.numpy(), want)
+    got = pdt.tensor(x, device=device).index_add(0, pdt.tensor(idx, device=device),
+                                                 pdt.tensor(src, device=device), alpha=alpha)
+    assert got.dtype == getattr(pdt, dtype)
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+    y = pdt.tensor(x, device=device)
+    y.index_add_(0, pdt.tensor(idx, device=device), pdt.tensor(src, device=device), alpha=alpha)
+    np.testing.assert_array_equal(y.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("alpha", [float("inf"), float("nan"), 1e30])
+def test_index_add_unrepresentable_alpha_on_integers(device, alpha):
+    x = pdt.zeros(3, dtype=pdt.int64, device=device)
+    with pytest.raises(RuntimeError, match=r"index_add\(\): alpha .* cannot be converted to "
+                                           r".*int64 without overflow \(input \(3,\)"):
+        x.index_add_(0, pdt.tensor([0], device=device), pdt.ones(1, dtype=pdt.int64,
+                                                                  device=device), alpha=alpha)
+    assert x.tolist() == [0, 0, 0]

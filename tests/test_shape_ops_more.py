@@ -213,3 +213,20 @@ def test_tile_call_forms(device):
         np.testing.assert_array_equal(_np(out), np.tile(np.arange(2.0), (2, 2)))
     with pytest.raises(TypeError, match=r"multiple values for argument 'dims'"):
         pdt.tile(x, 2, dims=(2,))
+
+
+def test_tile_and_broadcast_to_take_sizes_as_expand_does(device):
+    """The methods take sizes as separate ints or one tuple/list (the parsing expand and
+    reshape share), a NumPy integer as one size and refuse an array, as torch does."""
+    x = pdt.tensor([1.0, 2.0], device=device)
+    for got in (x.tile(2, 1), x.tile((2, 1)), x.tile([2, 1]), x.tile(dims=(2, 1))):
+        assert tuple(got.shape) == (2, 2)
+    for got in (x.broadcast_to(3, 2), x.broadcast_to((3, 2)), x.broadcast_to(pdt.Size([3, 2]))):
+        assert tuple(got.shape) == (3, 2)
+        np.testing.assert_array_equal(got.cpu().numpy(), [[1.0, 2.0]] * 3)
+    assert tuple(x.tile(np.int64(2)).shape) == (4,)
+    assert tuple(x.broadcast_to(np.int64(2)).shape) == (2,)
+    with pytest.raises(TypeError, match=r"tile\(\): argument 'dims' must be int, got ndarray"):
+        x.tile(np.array([2, 1]))
+    with pytest.raises(TypeError, match=r"broadcast_to\(\): argument 'size' must be int"):
+        x.broadcast_to(np.array([3, 2]))

@@ -8,7 +8,7 @@ import pytest
 import pydevtensor as pdt
 from pydevtensor import _C
 
-from conftest import DEVICES
+from conftest import DEVICES, torch_or_skip
 
 
 def rows(shape, dtype, seed):
@@ -81,3 +81,18 @@ def test_topk_on_every_device_and_its_gradient(device):
     np.testing.assert_array_equal(np.asarray(t.grad.cpu()), grad)
     cpu = pdt.tensor(x).topk(4)
     np.testing.assert_array_equal(np.asarray(got.indices.cpu()), np.asarray(cpu.indices))
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_ties_come_in_index_order_and_values_match_torch(device, largest):
+    # PyTorch leaves the order of equal values unspecified; ours is the stable sort's
+    torch = torch_or_skip()
+    rng = np.random.default_rng(11)
+    for n in (4, 6, 40, 300):
+        v = rng.integers(0, 4, n).astype(np.float32)
+        for k in (1, 2, n // 2, n):
+            got = pdt.tensor(v, device=device).topk(k, largest=largest)
+            ref = torch.tensor(v).topk(k, largest=largest)
+            np.testing.assert_array_equal(got.values.cpu().numpy(), ref.values.numpy())
+            order = np.argsort(-v if largest else v, kind="stable")[:k]
+            np.testing.assert_array_equal(got.indices.cpu().numpy(), order)

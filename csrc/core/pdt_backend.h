@@ -104,6 +104,8 @@ typedef enum pdt_unary_op {
     PDT_OP_EXPM1,
     PDT_OP_ERF, /* the error function and 1 - erf(x), without the cancellation */
     PDT_OP_ERFC,
+    PDT_OP_LGAMMA,  /* log |Gamma(x)|: the C library's (CUDA's) lgamma, in double */
+    PDT_OP_DIGAMMA, /* d/dx lgamma(x): Note [digamma] in pdt_gamma.h */
     /* the inverse trigonometric and hyperbolic functions, tan, log2, log10, rsqrt and
      * erfinv (csrc/python/tensor_trig.c) */
     PDT_OP_TAN,
@@ -118,7 +120,7 @@ typedef enum pdt_unary_op {
     PDT_OP_RSQRT,
     PDT_OP_ERFINV, /* the inverse of erf on [-1, 1]: Note [erfinv] in cpu_erfinv.h */
 } pdt_unary_op;
-#define PDT_NUM_UNARY_OPS 31
+#define PDT_NUM_UNARY_OPS 33
 
 /* One input of an elementwise op: a tensor already broadcast to the output's
  * shape (stride 0 along broadcast dimensions), or a scalar when t is NULL. */
@@ -201,6 +203,16 @@ typedef struct pdt_rnn_cell_grad_args {
     const pdt_tensor *d_hgates;  /* out (B, 3 H): the GRU's gradient of hgates; NULL (LSTM) */
     const pdt_tensor *dstate;    /* out (B, H): the gradient of state through the cell */
 } pdt_rnn_cell_grad_args;
+
+/* An out-of-range index found by a check on the device (index_check_async),
+ * in memory the device writes and the host reads after a synchronisation:
+ * `claimed` picks the first error (a compare-and-swap from 0), `ready` is set
+ * once the fields are written.  The layout is shared by the kernels. */
+typedef struct pdt_index_error {
+    uint32_t claimed, ready;
+    int32_t op, dim;
+    int64_t value, size;
+} pdt_index_error;
 
 typedef struct pdt_backend {
     int kind; /* pdt_device_kind */
@@ -334,10 +346,28 @@ typedef struct pdt_backend {
      * indices accumulate; dtype int32, int64, float32 or float64. */
     pdt_status (*index_add)(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                             const pdt_tensor *src);
+    /* Note [deferred index checks] (pdt_index.h): queues a check that every value
+     * of index (contiguous int64, not empty) lies in [-size, size), [0, size)
+     * without negative_ok, and records the first value found outside in the
+     * device's index-error record with op (pdt_index_op_code), dim and size; the
+     * host is not waited for.  NULL where the core checks on the host. */
+    pdt_status (*index_check_async)(const pdt_tensor *index, int64_t size, int dim, int negative_ok,
+                                    int op);
+    /* After a synchronisation with device `index`: 1 and *out the recorded
+     * error, which is cleared, when one was recorded; else 0.  NULL with
+     * index_check_async. */
+    int (*index_error_take)(int index, pdt_index_error *out);
     /* The singular values of each matrix of x, descending (pdt_linalg.h; the
      * core checked the shapes, float64, contiguous).  NULL where the backend
      * does not compute them. */
     pdt_status (*singular_values)(const pdt_tensor *x, const pdt_tensor *out);
+    /* LU with partial pivoting, its solve, and Cholesky, of each n x n matrix
+     * stored by columns (pdt_linalg.h; the core checked the shapes, dtypes
+     * float32/float64, contiguity, one device, batch >= 1 and n >= 1).  NULL
+     * where the backend does not compute them. */
+    pdt_status (*lu_factor)(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info);
+    pdt_status (*lu_solve)(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
+    pdt_status (*cholesky)(const pdt_tensor *a, int upper, const pdt_tensor *info);
     /* Stable sort of each row (last dim) of values, in place, carrying indices
      * (int64) along: on entry values holds the input and indices is filled by
      * the backend with 0..n-1.  NaN sorts as the largest value.  scratch_values

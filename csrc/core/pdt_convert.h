@@ -14,13 +14,7 @@
 
 #include <stdint.h>
 
-#ifndef PDT_HD
-#ifdef __CUDACC__
-#define PDT_HD __host__ __device__ __forceinline__
-#else
-#define PDT_HD static inline
-#endif
-#endif
+#include "pdt_hd.h"
 
 PDT_HD int32_t pdt_f64_to_i32(double v)
 {

@@ -11,6 +11,7 @@
 
 #include "pdt_convert.h"
 #include "pdt_ops.h"
+#include "pdt_reduce.h"
 
 #define NO_DTYPE (-1)
 /* The default floating dtype: Python floats and float results of integer
@@ -332,6 +333,53 @@ static pdt_status make_target(pdt_device dev, pdt_dtype res, pdt_dtype wide, int
 
 /* ---- binary ---- */
 
+static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+                              const pdt_tensor *out, pdt_tensor *result, int forced,
+                              const pdt_scalar *scale);
+
+/* Note [integer division by zero]: an integer divisor of 0 is an error where
+ * seeing it costs no synchronisation: a scalar 0 on every device, a zero inside a
+ * CPU tensor (one pass: == 0, then a sum).  A divisor on a GPU is not read. */
+static pdt_status check_integer_divisor(const char *name, pdt_binary_op op, pdt_dtype res,
+                                        pdt_arg a, pdt_arg b)
+{
+    if ((op != PDT_OP_FLOOR_DIV && op != PDT_OP_REMAINDER && op != PDT_OP_TRUNC_DIV) ||
+        pdt_dtype_is_floating(res) || res == PDT_BOOL || /* two bools: refused below */
+        (a.t && pdt_tensor_numel(a.t) == 0) || (b.t && pdt_tensor_numel(b.t) == 0))
+        return PDT_OK;
+    int64_t zeros = 0;
+    if (!b.t) {
+        zeros = !b.s.is_float && b.s.i == 0;
+    } else if (b.t->device.kind == PDT_CPU && pdt_tensor_numel(b.t) > 0) {
+        pdt_arg zero;
+        memset(&zero, 0, sizeof zero);
+        pdt_tensor eq, count;
+        memset(&eq, 0, sizeof eq);
+        memset(&count, 0, sizeof count);
+        pdt_status st = binary_impl(name, PDT_OP_EQ, b, zero, NULL, &eq, NO_DTYPE, NULL);
+        if (st == PDT_OK)
+            st = pdt_reduce(PDT_REDUCE_SUM, &eq, -1, NULL, 0, -1, &count);
+        if (st == PDT_OK)
+            memcpy(&zeros, pdt_tensor_ptr(&count), sizeof zeros);
+        pdt_tensor_release(&eq);
+        pdt_tensor_release(&count);
+        if (st != PDT_OK)
+            return st;
+    }
+    if (!zeros)
+        return PDT_OK;
+    char dn[32], sn[64], shape[96] = "";
+    if (b.t)
+        snprintf(shape, sizeof shape, " of shape %s with %lld zero%s",
+                 pdt_shape_str(b.t->ndim, b.t->shape, sn, sizeof sn), (long long)zeros,
+                 zeros == 1 ? "" : "s");
+    return pdt_fail(PDT_ERR_VALUE,
+                    "ZeroDivisionError: %s: integer division by zero (%s result, divisor %s%s, "
+                    "on %s); use floating operands for inf and nan",
+                    name, pdt_dtype_name(res), b.t ? "tensor" : "0", shape,
+                    pdt_device_str((a.t ? a.t : b.t)->device, dn, sizeof dn));
+}
+
 /* The most common call, kept short (Note [lean operators] in tensor_math.c):
  * two tensors of one dtype and shape on one device, and a new result.  Then
  * there is nothing to promote, broadcast, cast or overlap.  Returns 0 when the
@@ -350,6 +398,8 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
          (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
                              op == PDT_OP_REMAINDER || op == PDT_OP_POW))))
         return 0;
+    if ((*st = check_integer_divisor(name, op, dt, a, b)) != PDT_OK)
+        return 1;
     int perm[PDT_MAX_DIMS];
     *st = pdt_tensor_empty_in_order(a.t->device, is_comparison(op) ? PDT_BOOL : dt, a.t->ndim,
                                     a.t->shape,
@@ -452,6 +502,8 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
                       "%s: Integers to negative integer powers are not allowed (exponent %lld "
                       "for an %s base); use a float base",
                       name, (long long)b.s.i, pdt_dtype_name(compute));
+    if (st == PDT_OK)
+        st = check_integer_divisor(name, op, compute, a, b);
     if (st != PDT_OK)
         return st;
     if (op == PDT_OP_POW && is_square(a, b))
@@ -674,8 +726,9 @@ static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tenso
     case PDT_OP_ABS:
     case PDT_OP_SIGN:
     case PDT_OP_RELU: break;
-    default: /* exp, log, sqrt, sin, cos, tanh, sigmoid, log1p, expm1, erf, erfc, and
-              * tan, asin, acos, atan, asinh, acosh, atanh, log2, log10, rsqrt, erfinv */
+    default: /* exp, log, sqrt, sin, cos, tanh, sigmoid, log1p, expm1, erf, erfc, lgamma,
+              * digamma, tan, asin, acos, atan, asinh, acosh, atanh, log2, log10, rsqrt,
+              * erfinv */
         if (!pdt_dtype_is_floating(c))
             c = DEFAULT_FLOAT;
         break;

@@ -41,12 +41,18 @@
  *
  * Note [integer division by zero]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * PyTorch raises ZeroDivisionError on the CPU and returns whatever the GPU
- * computes on CUDA; NumPy returns 0 (with a warning).  We return 0 for
- * x // 0, x % 0 and div(x, 0, rounding_mode='trunc') of integers, on every
- * device, with no warning and no synchronisation: a deterministic answer, the
- * same on the CPU and the GPU.  INT_MIN // -1 (and its trunc division) wraps to
- * INT_MIN and INT_MIN % -1 is 0, as in NumPy (C would trap).  Floats follow IEEE: x // 0 is +-inf or nan, x % 0 is nan.
+ * PyTorch raises "RuntimeError: ZeroDivisionError" on the CPU for x // 0, x % 0,
+ * fmod(x, 0) and div(x, 0, rounding_mode=...) of integers, and returns whatever
+ * the GPU computes on CUDA.  We raise too (an InvalidArgumentError, which is a
+ * RuntimeError, whose message starts "ZeroDivisionError:") wherever seeing the
+ * zero costs no synchronisation: a Python scalar 0 as the divisor on every device,
+ * and a zero anywhere in a CPU divisor tensor (one extra pass over it, before
+ * anything is written).  A divisor tensor on a GPU is not read back for the
+ * check: there x // 0, x % 0, fmod(x, 0) and the trunc division give 0, a
+ * deterministic answer, with no warning (NumPy's answer, also 0).
+ * INT_MIN // -1 (and its trunc division) wraps to INT_MIN and INT_MIN % -1 is 0,
+ * as in NumPy (C would trap).  Floats follow IEEE: x // 0 is +-inf or nan,
+ * x % 0 is nan.
  *
  * Note [integer powers]
  * ~~~~~~~~~~~~~~~~~~~~~

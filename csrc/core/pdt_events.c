@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "pdt_index_errors.h"
+
 /* The backend of ev's device when it has events, else PDT_ERR_UNSUPPORTED. */
 static pdt_status events_backend(pdt_device device, const pdt_backend **out)
 {
@@ -52,7 +54,10 @@ pdt_status pdt_event_synchronize(const pdt_event *ev)
     if (!ev->handle || !ev->recorded)
         return PDT_OK; /* nothing to wait for, as in CUDA */
     pdt_status st = events_backend(ev->device, &b);
-    return st != PDT_OK ? st : b->event_synchronize(ev->handle);
+    if (st == PDT_OK)
+        st = b->event_synchronize(ev->handle);
+    /* Note [deferred index checks] in pdt_index.h */
+    return st != PDT_OK ? st : pdt_index_errors_report(ev->device);
 }
 
 pdt_status pdt_event_elapsed_ms(const pdt_event *start, const pdt_event *end, float *ms)

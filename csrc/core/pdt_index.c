@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pdt_backend.h"
+#include "pdt_index_errors.h"
 #include "pdt_reduce.h"
 #include "pdt_runtime.h"
 #include "pdt_view.h"
@@ -154,13 +155,33 @@ static pdt_status index_range_status(const char *op, const pdt_tensor *index, in
     return PDT_OK;
 }
 
+/* Queues the check on the index's device (Note [deferred index checks] in
+ * pdt_index.h); a strided index is first copied contiguous there. */
+static pdt_status index_check_async(const pdt_backend *b, const char *op, const pdt_tensor *index,
+                                    int64_t size, int dim, int negative_ok)
+{
+    const int code = pdt_index_op_code(op);
+    if (pdt_tensor_is_contiguous(index))
+        return b->index_check_async(index, size, dim, negative_ok, code);
+    pdt_tensor c;
+    memset(&c, 0, sizeof c);
+    pdt_status st = pdt_copy_to_new(index, index->device, PDT_INT64, 0, 0, &c);
+    if (st == PDT_OK)
+        st = b->index_check_async(&c, size, dim, negative_ok, code);
+    pdt_tensor_release(&c);
+    return st;
+}
+
 pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size, int dim,
-                           int negative_ok)
+                           int negative_ok, int deferred_ok)
 {
     if (index->dtype != PDT_INT64)
         return bad_dtype(op, "the index", index->dtype, "int64", index->device);
     if (pdt_tensor_numel(index) == 0)
         return PDT_OK;
+    const pdt_backend *b = pdt_backend_of(index->device.kind);
+    if (deferred_ok && b->index_check_async && pdt_index_checks_on_device())
+        return index_check_async(b, op, index, size, dim, negative_ok);
     int64_t lo = 0, hi = 0;
     if (index->device.kind == PDT_CPU && pdt_tensor_is_contiguous(index) &&
         pdt_tensor_numel(index) <= ((int64_t)1 << 16)) {
@@ -196,7 +217,7 @@ pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size
  * that `moved` has `full`'s shape except moved.shape[dim] == len(index). */
 static pdt_status check_indexing(const char *op, const pdt_tensor *full, const pdt_tensor *moved,
                                  int64_t dim, const pdt_tensor *index, const char *moved_name,
-                                 int negative_ok)
+                                 int negative_ok, int deferred_ok)
 {
     const pdt_tensor *ts[3] = {full, moved, index};
     const char *names[3] = {"self", moved_name, "index"};
@@ -223,13 +244,20 @@ static pdt_status check_indexing(const char *op, const pdt_tensor *full, const p
                         pdt_dtype_name(full->dtype), (long long)index->shape[0], (long long)dim,
                         pdt_shape_str(full->ndim, full->shape, b, sizeof b),
                         pdt_device_str(d, dn, sizeof dn));
-    return pdt_index_check(op, index, full->shape[dim], (int)dim, negative_ok);
+    return pdt_index_check(op, index, full->shape[dim], (int)dim, negative_ok, deferred_ok);
 }
 
 pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_t dim,
-                            const pdt_tensor *index, int negative_ok)
+                            const pdt_tensor *index, int negative_ok, int deferred_ok)
 {
-    pdt_status st = check_indexing("index_select", src, out, dim, index, "out", negative_ok);
+    return pdt_index_select_as("index_select", out, src, dim, index, negative_ok, deferred_ok);
+}
+
+pdt_status pdt_index_select_as(const char *op, const pdt_tensor *out, const pdt_tensor *src,
+                               int64_t dim, const pdt_tensor *index, int negative_ok,
+                               int deferred_ok)
+{
+    pdt_status st = check_indexing(op, src, out, dim, index, "out", negative_ok, deferred_ok);
     if (st != PDT_OK)
         return st;
     if (!pdt_tensor_is_contiguous(out))
@@ -243,9 +271,10 @@ pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_
 /* What index_put and index_add share: the checks, and nothing to do when src
  * is empty (*empty set). */
 static pdt_status check_put(const char *op, const pdt_tensor *dst, int64_t dim,
-                            const pdt_tensor *index, const pdt_tensor *src, int *empty)
+                            const pdt_tensor *index, const pdt_tensor *src, int deferred_ok,
+                            int *empty)
 {
-    pdt_status st = check_indexing(op, dst, src, dim, index, "values", 1);
+    pdt_status st = check_indexing(op, dst, src, dim, index, "values", 1, deferred_ok);
     if (st != PDT_OK)
         return st;
     if (pdt_tensor_internal_overlap(dst))
@@ -259,17 +288,17 @@ static pdt_status check_put(const char *op, const pdt_tensor *dst, int64_t dim,
 }
 
 pdt_status pdt_index_put(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
-                         const pdt_tensor *src)
+                         const pdt_tensor *src, int deferred_ok)
 {
     int empty = 0;
-    pdt_status st = check_put("index_put", dst, dim, index, src, &empty);
+    pdt_status st = check_put("index_put", dst, dim, index, src, deferred_ok, &empty);
     if (st != PDT_OK || empty)
         return st;
     return pdt_backend_of(dst->device.kind)->index_put(dst, (int)dim, index, src);
 }
 
 pdt_status pdt_index_add(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
-                         const pdt_tensor *src)
+                         const pdt_tensor *src, int deferred_ok)
 {
     char dn[32];
     if (dst->dtype != PDT_INT32 && dst->dtype != PDT_INT64 && dst->dtype != PDT_FLOAT32 &&
@@ -279,7 +308,7 @@ pdt_status pdt_index_add(const pdt_tensor *dst, int64_t dim, const pdt_tensor *i
                         "float64; on %s)",
                         pdt_dtype_name(dst->dtype), pdt_device_str(dst->device, dn, sizeof dn));
     int empty = 0;
-    pdt_status st = check_put("index_add", dst, dim, index, src, &empty);
+    pdt_status st = check_put("index_add", dst, dim, index, src, deferred_ok, &empty);
     if (st != PDT_OK || empty)
         return st;
     return pdt_backend_of(dst->device.kind)->index_add(dst, (int)dim, index, src);

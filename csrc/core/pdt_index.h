@@ -29,31 +29,71 @@ pdt_status pdt_where_shape(const pdt_tensor *cond, const pdt_tensor *a, const pd
 pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_tensor *b, int ndim,
                          const int64_t *shape, int masked, pdt_tensor *out);
 
+/* Note [deferred index checks]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Checking user indices on the host before a GPU op needs their min and max
+ * read back: a device-to-host copy and a stall of the pipeline on every
+ * gather, x[idx] and embedding lookup.  PyTorch instead asserts in the
+ * kernel, which kills the CUDA context.  Here, on a backend with
+ * index_check_async (CUDA), a check marked deferred_ok is queued on the device
+ * instead: a kernel records the first out-of-range value (op, value, dim,
+ * size) in the device's error record (mapped pinned host memory,
+ * cuda_index_check.cu).  The op goes on without waiting: the Python layer wraps
+ * the index (x % size) before the gather, and the kernels skip a value out of
+ * range (map_offsets in cuda_index.cu), so nothing is read or written out of
+ * bounds; the result is then not valid, and the error says so.  The check is a
+ * kernel of its own rather than part of the gather's: it sees the user's index,
+ * dim and op (the gathers run on wrapped or flattened offsets).  Every
+ * synchronisation with the device (stream and device synchronize, a blocking
+ * device-to-host copy: .cpu(), .item(), .tolist(), bool(), an event's
+ * synchronize) then calls pdt_index_errors_report (pdt_index_errors.h), which
+ * turns a recorded error into an IndexError and clears it.
+ *
+ * The rule for deferred_ok: only where a bad index leaves no tensor the caller
+ * already had half-changed, i.e. reads (gathers, index_select, x[idx],
+ * embedding) whose result is a new tensor, and writes into a tensor the caller
+ * has just made (the zeros of a gradient, a count).  Ops that write at user
+ * indices into an existing tensor (index_add_, index_copy_, index_put_,
+ * scatter_, x[idx] = v) keep the check before the op, with its read-back: a
+ * deferred error would come after the tensor was changed, and bad input must
+ * never leave a tensor half-changed.  pdt_set_index_checks_on_device(0)
+ * (config.set_index_checks('sync')) checks everything before the op. */
+
 /* PDT_ERR_INDEX unless every value of index (int64, any shape) lies in
  * [-size, size), or [0, size) without negative_ok (PyTorch's index_select and
  * gather refuse negative indices; x[idx] counts them from the end); names op,
  * the first bad value, the dim and its size.  A CUDA index is read back through
- * a counted device-to-host copy of its min and max. */
+ * a counted device-to-host copy of its min and max, unless deferred_ok and
+ * checks on the device are on: then the check is queued on the device and an
+ * error is reported at the next synchronisation (Note [deferred index
+ * checks]). */
 pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size, int dim,
-                           int negative_ok);
+                           int negative_ok, int deferred_ok);
 
 /* out = src.index_select(dim, index): out contiguous with src's shape except
  * out.shape[dim] == len(index); index 1-D contiguous int64, range-checked here
- * (negative_ok: as pdt_index_check). */
+ * (negative_ok, deferred_ok: as pdt_index_check; deferred_ok only when out is
+ * a tensor the caller has just made). */
 pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_t dim,
-                            const pdt_tensor *index, int negative_ok);
+                            const pdt_tensor *index, int negative_ok, int deferred_ok);
+/* pdt_index_select with op naming the caller in errors ("index" for x[idx]). */
+pdt_status pdt_index_select_as(const char *op, const pdt_tensor *out, const pdt_tensor *src,
+                               int64_t dim, const pdt_tensor *index, int negative_ok,
+                               int deferred_ok);
 
 /* dst.index_put along dim: dst[.., index[j], ..] = src[.., j, ..].  src has
- * dst's dtype and dst's shape except src.shape[dim] == len(index). */
+ * dst's dtype and dst's shape except src.shape[dim] == len(index).  deferred_ok
+ * only when dst is a tensor the caller has just made (Note [deferred index
+ * checks]). */
 pdt_status pdt_index_put(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
-                         const pdt_tensor *src);
+                         const pdt_tensor *src, int deferred_ok);
 
 /* dst.index_add along dim: dst[.., index[j], ..] += src[.., j, ..], with
  * duplicate indices accumulating (scatter-add; autograd's backward of
  * gathers and advanced indexing).  As index_put; dtype int32, int64, float32
- * or float64 (bool is refused). */
+ * or float64 (bool is refused); deferred_ok as index_put's. */
 pdt_status pdt_index_add(const pdt_tensor *dst, int64_t dim, const pdt_tensor *index,
-                         const pdt_tensor *src);
+                         const pdt_tensor *src, int deferred_ok);
 
 /* Stable sort along the last dim: values (x's dtype) and indices (int64) are
  * new contiguous tensors of x's shape.  NaN is the largest value. */

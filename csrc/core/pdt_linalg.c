@@ -1,4 +1,5 @@
-/* pdt_linalg.c - the checks in front of the backends' singular values. */
+/* pdt_linalg.c - the checks in front of the backends' singular values, LU and
+ * Cholesky factorizations (pdt_linalg.h). */
 #include "pdt_linalg.h"
 
 #include "pdt_backend.h"
@@ -27,11 +28,128 @@ pdt_status pdt_singular_values(const pdt_tensor *x, const pdt_tensor *out)
     if (!be->singular_values)
         return pdt_fail(PDT_ERR_UNSUPPORTED,
                         "singular values (linalg.matrix_norm with ord 2, -2 or 'nuc') are not "
-                        "computed on %s by pydevtensor (no cuSOLVER); move the matrix to the "
+                        "computed on %s by pydevtensor; move the matrix to the "
                         "CPU first with .cpu() (a counted copy)",
                         dn);
     pdt_note_op("singular_values", x->device);
     if (pdt_tensor_numel(out) == 0)
         return PDT_OK;
     return be->singular_values(x, out);
+}
+
+/* ---- LU and Cholesky (Note [column-major factorizations] in pdt_linalg.h) ---- */
+
+/* 0 when a is a contiguous float32/float64 (..., n, n) matrix stack, else -1
+ * with the message set; writes a's device into dn[32]. */
+static int square_batch(const char *op, const pdt_tensor *a, char *dn)
+{
+    char sa[160];
+    pdt_device_str(a->device, dn, 32);
+    if (a->ndim < 2 || a->shape[a->ndim - 1] != a->shape[a->ndim - 2] ||
+        !pdt_tensor_is_contiguous(a) || (a->dtype != PDT_FLOAT32 && a->dtype != PDT_FLOAT64)) {
+        pdt_fail(PDT_ERR_VALUE,
+                 "%s: expected contiguous float32 or float64 square matrices (..., n, n), "
+                 "got %s %s (on %s)",
+                 op, pdt_dtype_name(a->dtype), pdt_shape_str(a->ndim, a->shape, sa, sizeof sa), dn);
+        return -1;
+    }
+    return 0;
+}
+
+/* The product of t's dims before its last `trailing` ones (a batch count that a
+ * zero-size n does not hide). */
+static int64_t batch_of(const pdt_tensor *a, int trailing)
+{
+    int64_t b = 1;
+    for (int d = 0; d < a->ndim - trailing; d++)
+        b *= a->shape[d];
+    return b;
+}
+
+/* t is a contiguous int32 tensor of `count` elements on a's device. */
+static pdt_status check_int32(const char *op, const char *what, const pdt_tensor *t, int64_t count,
+                              const pdt_tensor *a, const char *dn)
+{
+    char st[160];
+    if (t->dtype == PDT_INT32 && pdt_tensor_is_contiguous(t) && pdt_tensor_numel(t) == count &&
+        pdt_device_eq(t->device, a->device))
+        return PDT_OK;
+    return pdt_fail(PDT_ERR_VALUE,
+                    "%s: expected %s as a contiguous int32 tensor of %lld elements on %s, got "
+                    "%s %s",
+                    op, what, (long long)count, dn, pdt_dtype_name(t->dtype),
+                    pdt_shape_str(t->ndim, t->shape, st, sizeof st));
+}
+
+static pdt_status unsupported(const char *op, const char *dn)
+{
+    return pdt_fail(PDT_ERR_UNSUPPORTED,
+                    "%s is not computed on %s by this build of pydevtensor; move the matrix "
+                    "to the CPU first with .cpu() (a counted copy)",
+                    op, dn);
+}
+
+pdt_status pdt_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info)
+{
+    char dn[32];
+    if (square_batch("lu_factor", a, dn) < 0)
+        return PDT_ERR_VALUE;
+    int64_t batch = batch_of(a, 2), n = a->shape[a->ndim - 1];
+    pdt_status st = check_int32("lu_factor", "pivots", pivots, batch * n, a, dn);
+    if (st == PDT_OK)
+        st = check_int32("lu_factor", "info", info, batch, a, dn);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *be = pdt_backend_of(a->device.kind);
+    if (!be->lu_factor)
+        return unsupported("the LU factorization (linalg.solve, inv, det, slogdet)", dn);
+    pdt_note_op("lu_factor", a->device);
+    if (batch == 0 || n == 0) /* info stays as the caller made it (zeros) */
+        return PDT_OK;
+    return be->lu_factor(a, pivots, info);
+}
+
+pdt_status pdt_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b)
+{
+    char dn[32], sl[160], sb[160];
+    if (square_batch("lu_solve", lu, dn) < 0)
+        return PDT_ERR_VALUE;
+    int64_t batch = batch_of(lu, 2), n = lu->shape[lu->ndim - 1];
+    pdt_status st = check_int32("lu_solve", "pivots", pivots, batch * n, lu, dn);
+    if (st != PDT_OK)
+        return st;
+    if (b->ndim < 2 || b->shape[b->ndim - 1] != n || b->dtype != lu->dtype ||
+        !pdt_tensor_is_contiguous(b) || !pdt_device_eq(b->device, lu->device) ||
+        batch_of(b, 2) != batch)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "lu_solve: expected right-hand sides as a contiguous %s (..., k, %lld) "
+                        "with the factors' %lld matrices (factors %s) on %s, got %s %s",
+                        pdt_dtype_name(lu->dtype), (long long)n, (long long)batch,
+                        pdt_shape_str(lu->ndim, lu->shape, sl, sizeof sl), dn,
+                        pdt_dtype_name(b->dtype), pdt_shape_str(b->ndim, b->shape, sb, sizeof sb));
+    const pdt_backend *be = pdt_backend_of(lu->device.kind);
+    if (!be->lu_solve)
+        return unsupported("the LU solve (linalg.solve, inv)", dn);
+    pdt_note_op("lu_solve", lu->device);
+    if (pdt_tensor_numel(b) == 0)
+        return PDT_OK;
+    return be->lu_solve(lu, pivots, b);
+}
+
+pdt_status pdt_cholesky_factor(const pdt_tensor *a, int upper, const pdt_tensor *info)
+{
+    char dn[32];
+    if (square_batch("cholesky", a, dn) < 0)
+        return PDT_ERR_VALUE;
+    int64_t batch = batch_of(a, 2);
+    pdt_status st = check_int32("cholesky", "info", info, batch, a, dn);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *be = pdt_backend_of(a->device.kind);
+    if (!be->cholesky)
+        return unsupported("the Cholesky factorization (linalg.cholesky)", dn);
+    pdt_note_op("cholesky", a->device);
+    if (batch == 0 || a->shape[a->ndim - 1] == 0)
+        return PDT_OK;
+    return be->cholesky(a, upper != 0, info);
 }

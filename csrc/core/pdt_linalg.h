@@ -1,5 +1,17 @@
-/* pdt_linalg.h - singular values (issue 17: linalg.matrix_norm with ord 2, -2
- * and 'nuc'), on the backends that compute them. */
+/* pdt_linalg.h - the factorizations behind pydevtensor.linalg: singular values
+ * (linalg.matrix_norm with ord 2, -2 and 'nuc'), LU with partial pivoting and
+ * its solve (linalg.solve, inv, det, slogdet), Cholesky (linalg.cholesky), on the
+ * backends that compute them (the CPU: OpenBLAS's LAPACK; CUDA: cuSOLVER).
+ *
+ * Note [column-major factorizations]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * LAPACK and cuSOLVER store a matrix by columns.  So that a backend hands each
+ * matrix to them as it is, the LU and Cholesky entries take each n x n matrix
+ * (and each right-hand side block) by columns: a contiguous tensor of shape
+ * (..., n, n) whose last two dims hold A's transpose (the caller passes
+ * A.mT.contiguous(), a fresh copy that is overwritten).  The Python layer
+ * (pydevtensor/_linalg_solve.py) makes those copies, broadcasts the batch dims
+ * and reads the results back through .mT views. */
 #ifndef PDT_LINALG_H
 #define PDT_LINALG_H
 
@@ -12,8 +24,38 @@ extern "C" {
 /* out[..., :] = the singular values of each matrix x[..., :, :], in descending
  * order.  x contiguous float64 (..., m, n), out contiguous float64
  * (..., min(m, n)).  PDT_ERR_UNSUPPORTED on a device whose backend does not
- * compute them (the CUDA backend: pydevtensor has no cuSOLVER). */
+ * compute them (the CUDA backend: its cuSOLVER use covers LU and Cholesky only). */
 pdt_status pdt_singular_values(const pdt_tensor *x, const pdt_tensor *out);
+
+/* LU factorization with partial pivoting (LAPACK's getrf) of each matrix of a,
+ * in place: A = P L U, L unit lower and U upper stored over A.
+ *   a:      contiguous float32 or float64 (..., n, n), each matrix by columns
+ *           (Note [column-major factorizations]), overwritten by L and U
+ *   pivots: contiguous int32 with batch * n elements: row i was swapped with
+ *           row pivots[i] (1-based, as LAPACK's ipiv)
+ *   info:   contiguous int32 with batch elements: 0, or i > 0 when U(i, i) is
+ *           exactly zero (1-based; the matrix is singular, the factors are
+ *           still complete).  Not written when n is 0: the caller passes
+ *           zeros.
+ * All on one device.  Asynchronous on a GPU: info is read on the host only by
+ * the caller (a counted copy). */
+pdt_status pdt_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info);
+
+/* Solves A X = B for each matrix (LAPACK's getrs, no transpose), from the
+ * factors pdt_lu_factor left in lu and pivots.
+ *   b: contiguous (..., k, n) of lu's dtype and batch count, each block the
+ *      n x k right-hand sides by columns; overwritten by X (the same layout).
+ * A zero pivot gives infinities or NaN, as LAPACK's: the caller checks info
+ * first. */
+pdt_status pdt_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
+
+/* Cholesky factorization (LAPACK's potrf) of each symmetric positive-definite
+ * matrix of a, in place.  upper = 0: A = L L^T, L written over the lower
+ * triangle (by columns) and only the lower triangle read; upper = 1: A = U^T U
+ * in the upper triangle.  The other triangle is left as it was (the caller
+ * zeroes it).  info as for pdt_lu_factor: i > 0 when the leading minor of order
+ * i is not positive-definite. */
+pdt_status pdt_cholesky_factor(const pdt_tensor *a, int upper, const pdt_tensor *info);
 
 #ifdef __cplusplus
 }

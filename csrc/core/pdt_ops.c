@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pdt_index_errors.h"
 #include "pdt_internal.h"
 
 static pdt_copy_kind classify(pdt_device dst, pdt_device src)
@@ -39,9 +40,16 @@ static pdt_status copy_across(const pdt_tensor *dst, const pdt_tensor *src, pdt_
                                   pdt_tensor_ptr(dst),
                                   kind == PDT_COPY_H2D ? -1 : src->device.index,
                                   pdt_tensor_ptr(src), nbytes, flags);
-    if (st == PDT_OK)
-        pdt_transfer_count(kind, nbytes);
-    return st;
+    if (st != PDT_OK)
+        return st;
+    pdt_transfer_count(kind, nbytes);
+    /* the host waited for the device, unless a non-blocking copy into pinned
+     * memory: errors of its index checks are reported here (Note [deferred
+     * index checks] in pdt_index.h) */
+    if (kind == PDT_COPY_D2H &&
+        !((flags & PDT_COPY_HOST_PINNED) && (flags & PDT_COPY_NON_BLOCKING)))
+        return pdt_index_errors_report(src->device);
+    return PDT_OK;
 }
 
 pdt_status pdt_copy(const pdt_tensor *dst, const pdt_tensor *src, int flags)
@@ -211,8 +219,8 @@ pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, dou
     return pdt_backend_of(dst->device.kind)->arange(dst, start, step);
 }
 
-pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, double b, int64_t low,
-                      int64_t high)
+pdt_status pdt_random(const pdt_tensor *dst, pdt_generator *generator, pdt_random_kind kind,
+                      double a, double b, int64_t low, int64_t high)
 {
     if (!pdt_tensor_is_contiguous(dst))
         return pdt_fail(PDT_ERR_VALUE, "random fill: destination must be contiguous");
@@ -245,7 +253,7 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, dou
         if (st != PDT_OK)
             return st;
     }
-    pdt_random_claim((uint64_t)((numel + per_block - 1) / per_block), &spec);
+    pdt_random_claim(generator, (uint64_t)((numel + per_block - 1) / per_block), &spec);
     pdt_note_op(kind == PDT_RANDOM_INT      ? "randint"
                 : kind == PDT_RANDOM_NORMAL ? "randn"
                                             : "rand",
@@ -265,7 +273,8 @@ pdt_status pdt_synchronize(pdt_device d)
     if (st != PDT_OK)
         return st;
     const pdt_backend *b = pdt_backend_of(d.kind);
-    return b->synchronize ? b->synchronize(d.index) : PDT_OK;
+    st = b->synchronize ? b->synchronize(d.index) : PDT_OK;
+    return st != PDT_OK ? st : pdt_index_errors_report(d);
 }
 
 pdt_status pdt_same_device(const char *op, int n, const pdt_tensor *const *ts,

@@ -30,9 +30,10 @@ pdt_status pdt_cat_checked(int n, const pdt_tensor *const *ts, int dim, pdt_tens
 pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value);
 /* dst contiguous 1-D. */
 pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, double step);
-/* dst contiguous; low/high for PDT_RANDOM_INT, a/b otherwise. */
-pdt_status pdt_random(const pdt_tensor *dst, pdt_random_kind kind, double a, double b, int64_t low,
-                      int64_t high);
+/* dst contiguous; low/high for PDT_RANDOM_INT, a/b otherwise; the numbers come
+ * from gen (NULL: the default generator, Note [one stream for every device]). */
+pdt_status pdt_random(const pdt_tensor *dst, pdt_generator *gen, pdt_random_kind kind, double a,
+                      double b, int64_t low, int64_t high);
 pdt_status pdt_synchronize(pdt_device d);
 
 /* The same-device rule: PDT_OK with *device set when every non-NULL tensor in

@@ -30,13 +30,7 @@
 #include <math.h>
 #endif
 
-#ifndef PDT_HD
-#ifdef __CUDACC__
-#define PDT_HD __host__ __device__ __forceinline__
-#else
-#define PDT_HD static inline
-#endif
-#endif
+#include "pdt_hd.h"
 
 #define PDT_PHILOX_M0 0xD2511F53u
 #define PDT_PHILOX_M1 0xCD9E8D57u

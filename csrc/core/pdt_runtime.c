@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- backends and devices ---- */
@@ -349,21 +350,54 @@ pdt_status pdt_note_copy(pdt_copy_kind kind, pdt_device dst, pdt_device src, siz
     return fn ? fn(kind, dst, src, nbytes) : PDT_OK;
 }
 
-/* ---- random ---- */
+/* ---- random (Note [one stream for every device] in pdt_runtime.h) ---- */
 
-static _Atomic uint64_t rng_seed = PDT_DEFAULT_SEED;
-static _Atomic uint64_t rng_offset;
+struct pdt_generator {
+    _Atomic uint64_t seed;
+    _Atomic uint64_t offset; /* the next unused counter block */
+};
 
-void pdt_manual_seed(uint64_t seed)
+static pdt_generator default_generator = {PDT_DEFAULT_SEED, 0};
+
+pdt_generator *pdt_default_generator(void) { return &default_generator; }
+
+pdt_generator *pdt_generator_new(void)
 {
-    atomic_store(&rng_seed, seed);
-    atomic_store(&rng_offset, 0);
+    pdt_generator *g = malloc(sizeof *g);
+    if (g) {
+        atomic_init(&g->seed, PDT_DEFAULT_SEED);
+        atomic_init(&g->offset, 0);
+    }
+    return g;
 }
 
-uint64_t pdt_initial_seed(void) { return atomic_load(&rng_seed); }
-
-void pdt_random_claim(uint64_t nblocks, pdt_random_spec *spec)
+void pdt_generator_free(pdt_generator *g)
 {
-    spec->seed = atomic_load(&rng_seed);
-    spec->offset = atomic_fetch_add(&rng_offset, nblocks);
+    if (g != &default_generator)
+        free(g);
+}
+
+void pdt_generator_get_state(pdt_generator *g, uint64_t *seed, uint64_t *offset)
+{
+    g = g ? g : &default_generator;
+    *seed = atomic_load(&g->seed);
+    *offset = atomic_load(&g->offset);
+}
+
+void pdt_generator_set_state(pdt_generator *g, uint64_t seed, uint64_t offset)
+{
+    g = g ? g : &default_generator;
+    atomic_store(&g->seed, seed);
+    atomic_store(&g->offset, offset);
+}
+
+void pdt_manual_seed(uint64_t seed) { pdt_generator_set_state(NULL, seed, 0); }
+
+uint64_t pdt_initial_seed(void) { return atomic_load(&default_generator.seed); }
+
+void pdt_random_claim(pdt_generator *g, uint64_t nblocks, pdt_random_spec *spec)
+{
+    g = g ? g : &default_generator;
+    spec->seed = atomic_load(&g->seed);
+    spec->offset = atomic_fetch_add(&g->offset, nblocks);
 }

@@ -145,11 +145,31 @@ void pdt_note_op(const char *op, pdt_device device);
 
 /* ---- random numbers (Philox 4x32-10, see pdt_philox.h) ---- */
 
+/* Note [one stream for every device]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A generator is a Philox key (the seed) and a stream position (the next free
+ * counter block, Note [Philox layout] in pdt_philox.h); it belongs to no device.
+ * The default generator serves every device of the process, so manual_seed(s)
+ * followed by the same calls gives the same numbers whichever devices they run
+ * on, and a CUDA "generator state" is the same 16 bytes as the CPU's.  Other
+ * generators (pydevtensor.Generator) are independent streams: drawing from one
+ * leaves the others where they were.  Seed and position are two atomics, so a
+ * draw is safe from any thread; reading or setting the pair while another
+ * thread draws from the same generator gives one of the two orders. */
 #define PDT_DEFAULT_SEED 67280421310721ULL
-void pdt_manual_seed(uint64_t seed);
+typedef struct pdt_generator pdt_generator; /* opaque */
+pdt_generator *pdt_default_generator(void);
+/* A new generator at (PDT_DEFAULT_SEED, 0); NULL when out of host memory. */
+pdt_generator *pdt_generator_new(void);
+void pdt_generator_free(pdt_generator *g); /* not the default one; NULL is ignored */
+/* seed and position (offset in 128-bit counter blocks); g NULL: the default. */
+void pdt_generator_get_state(pdt_generator *g, uint64_t *seed, uint64_t *offset);
+void pdt_generator_set_state(pdt_generator *g, uint64_t seed, uint64_t offset);
+void pdt_manual_seed(uint64_t seed); /* the default generator at (seed, 0) */
 uint64_t pdt_initial_seed(void);
-/* Claims nblocks counter blocks and fills spec->seed and spec->offset. */
-void pdt_random_claim(uint64_t nblocks, pdt_random_spec *spec);
+/* Claims nblocks counter blocks of g (NULL: the default generator) and fills
+ * spec->seed and spec->offset. */
+void pdt_random_claim(pdt_generator *g, uint64_t nblocks, pdt_random_spec *spec);
 
 #ifdef __cplusplus
 }

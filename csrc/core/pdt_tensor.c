@@ -378,6 +378,20 @@ int pdt_memory_order(const pdt_tensor *t, int *perm)
     return moved;
 }
 
+int pdt_tensor_dense_in_order(const pdt_tensor *t, int n, const int *perm)
+{
+    int64_t expected = 1; /* innermost first */
+    for (int i = n - 1; i >= 0; i--) {
+        int d = perm[i];
+        if (t->shape[d] == 1)
+            continue;
+        if (t->strides[d] != expected)
+            return 0;
+        expected *= t->shape[d];
+    }
+    return 1;
+}
+
 int pdt_same_dense_layout(const pdt_tensor *a, const pdt_tensor *b)
 {
     if (pdt_tensor_is_contiguous(a) && pdt_tensor_is_contiguous(b))

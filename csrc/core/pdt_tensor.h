@@ -138,6 +138,10 @@ static inline void pdt_tensor_permuted(pdt_tensor *dst, const pdt_tensor *src, i
 /* perm (t->ndim entries): t's dims in memory order, outermost first.  Returns
  * 1 when that differs from the identity (t is not row-major). */
 int pdt_memory_order(const pdt_tensor *t, int *perm);
+/* 1 when t's first n dims lie as a row-major tensor with its dims taken in
+ * perm's order would (channels-last: perm = (0, 2, 3, 1)); size-1 dims may have
+ * any stride, as PyTorch's memory-format checks. */
+int pdt_tensor_dense_in_order(const pdt_tensor *t, int n, const int *perm);
 /* a and b of one shape (the caller checks): 1 when, in some memory order, they
  * lie dense and alike from their first elements on (both contiguous, or both
  * a.T of contiguous tensors...): numel consecutive slots in the same order. */

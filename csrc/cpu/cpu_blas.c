@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu_kernels.h"
 #include "cpu_parallel.h"
 
 #ifndef PDT_BLAS_LIBNAME
@@ -100,10 +101,12 @@ static int threads_for_pool(int pool)
     return pool < cores ? pool : cores;
 }
 
-/* Accepts every candidate; notes whether it can run its parts on our pool. */
+/* Accepts every candidate; notes whether it can run its parts on our pool, and
+ * which LAPACK routines it has (cpu_lapack.c). */
 static int find_threads_callback(void *handle, char *why, size_t n)
 {
     (void)why, (void)n;
+    pdt_cpu_lapack_resolve(handle);
     /* dlsym's void* to a function pointer: how the POSIX API is meant to be used */
     *(void **)&set_threads_callback = dlsym(handle, PDT_BLAS_STR(PDT_OPENBLAS_SYMBOL(
                                                         set_threads_callback_function)));

@@ -41,6 +41,12 @@ pdt_status pdt_cpu_index_add(const pdt_tensor *dst, int dim, const pdt_tensor *i
                              const pdt_tensor *src);
 /* cpu_linalg.c */
 pdt_status pdt_cpu_singular_values(const pdt_tensor *x, const pdt_tensor *out);
+/* cpu_lapack.c (pdt_linalg.h); resolve is called by cpu_blas.c with the loaded
+ * OpenBLAS's handle, and leaves an entry NULL where the library lacks it */
+void pdt_cpu_lapack_resolve(void *handle);
+pdt_status pdt_cpu_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info);
+pdt_status pdt_cpu_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
+pdt_status pdt_cpu_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info);
 pdt_status pdt_cpu_sort(const pdt_tensor *values, const pdt_tensor *indices,
                         const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
                         int descending);

@@ -8,6 +8,7 @@
  * for element: NaN propagating through clamp/relu, integer negation wrapping (done
  * in unsigned types, where C defines the wrap).
  */
+#define _GNU_SOURCE /* lgamma_r */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "cpu_ew.h"
 #include "cpu_kernels.h"
 #include "cpu_stream.h"
+#include "pdt_gamma.h"
 
 /* Unary rows: o and a as ew_row_fn's (cpu_ew.h; b unused); EXPR computes a T from x.  The
  * clamp rows read their bounds (two T) from extra. */
@@ -100,6 +102,19 @@ UNARY_ROW(log1p_f64, double, log1p(x))
 UNARY_ROW(expm1_f64, double, expm1(x))
 UNARY_ROW(erf_f64, double, erf(x))
 UNARY_ROW(erfc_f64, double, erfc(x))
+/* Note [lgamma on the CPU]: lgamma_r, the reentrant lgamma (no write to the global
+ * signgam from several threads; and it keeps the symbol version of glibc 2.2.5, where
+ * lgamma's moved to 2.23).  float32 goes through double and is rounded once, as on
+ * CUDA (cuda_elementwise.cu), so the two agree but for CUDA's lgamma error. */
+static inline double lgamma_reentrant(double x)
+{
+    int sign;
+    return lgamma_r(x, &sign);
+}
+UNARY_ROW(lgamma_f64, double, lgamma_reentrant(x))
+UNARY_ROW(lgamma_f32, float, lgamma_reentrant((double)x))
+UNARY_ROW(digamma_f64, double, pdt_digamma(x)) /* Note [digamma] in pdt_gamma.h */
+UNARY_ROW(digamma_f32, float, pdt_digamma((double)x))
 
 #define INT_UNARY_ROWS(SN, T, U)                                                                   \
     UNARY_ROW(neg_##SN, T, (U)0 - (U)x)                                                            \
@@ -189,13 +204,15 @@ static const ew_row_fn unary_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_EXPM1] = FLOAT_ONLY(expm1),
     [PDT_OP_ERF] = FLOAT_ONLY(erf),
     [PDT_OP_ERFC] = FLOAT_ONLY(erfc),
+    [PDT_OP_LGAMMA] = ROWS_5(NULL, NULL, NULL, lgamma_f32, lgamma_f64),
+    [PDT_OP_DIGAMMA] = ROWS_5(NULL, NULL, NULL, digamma_f32, digamma_f64),
 };
 
 static int costly_unary(pdt_unary_op op)
 {
     return op == PDT_OP_EXP || op == PDT_OP_LOG || op == PDT_OP_SIN || op == PDT_OP_COS ||
            op == PDT_OP_TANH || op == PDT_OP_SIGMOID || op == PDT_OP_LOG1P || op == PDT_OP_EXPM1 ||
-           op == PDT_OP_ERF || op == PDT_OP_ERFC;
+           op == PDT_OP_ERF || op == PDT_OP_ERFC || op == PDT_OP_LGAMMA || op == PDT_OP_DIGAMMA;
 }
 
 /* The clamp bounds as two elements of x's dtype, as the clamp rows read them

@@ -733,7 +733,8 @@ CUDA_KERNEL_ENTRY(cuda_arange, (const pdt_tensor *dst, double start, double step
 CUDA_KERNEL_ENTRY(cuda_random, (const pdt_tensor *dst, const pdt_random_spec *spec),
                   pdt_cuda_launch_random(dst, spec, d->stream))
 
-static pdt_library *const cuda_libraries[] = {&pdt_cublas_library, &pdt_nccl_library, NULL};
+static pdt_library *const cuda_libraries[] = {&pdt_cublas_library, &pdt_nccl_library,
+                                              &pdt_cusolver_library, NULL};
 
 const pdt_backend pdt_cuda_backend = {
     .kind = PDT_CUDA,
@@ -766,6 +767,11 @@ const pdt_backend pdt_cuda_backend = {
     .index_add = pdt_cuda_index_add,
     .sort = pdt_cuda_sort,
     .cumsum = pdt_cuda_cumsum,
+    .lu_factor = pdt_cuda_lu_factor,
+    .lu_solve = pdt_cuda_lu_solve,
+    .cholesky = pdt_cuda_cholesky,
+    .index_check_async = pdt_cuda_index_check_async,
+    .index_error_take = pdt_cuda_index_error_take,
     .im2col = pdt_cuda_im2col,
     .col2im = pdt_cuda_col2im,
     .rnn_cell = pdt_cuda_rnn_cell,

@@ -41,6 +41,7 @@
 #include "cuda_launch.h"
 #include "cuda_layout.cuh"
 #include "cuda_ops.h"
+#include "pdt_gamma.h"
 
 namespace {
 
@@ -342,6 +343,10 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
         return f32 ? erff(x) : erf(x);
     else if constexpr (OP == PDT_OP_ERFC) /* erfcf 4 ulp, erfc 5 ulp (CUDA Math API) */
         return f32 ? erfcf(x) : erfc(x);
+    else if constexpr (OP == PDT_OP_LGAMMA)  /* lgamma 4 ulp outside [-23.0001, -2.2637]; */
+        return (T)lgamma((double)x);         /* float32 through it, as on the CPU */
+    else if constexpr (OP == PDT_OP_DIGAMMA) /* Note [digamma] in pdt_gamma.h */
+        return (T)pdt_digamma((double)x);
     else if constexpr (OP >= PDT_OP_TAN && OP <= PDT_OP_ERFINV)
         return trig_of<OP>(x);
     else if constexpr (OP == PDT_OP_NEG)
@@ -699,6 +704,8 @@ cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, pdt_
         UNARY_CASE(PDT_OP_EXPM1)
         UNARY_CASE(PDT_OP_ERF)
         UNARY_CASE(PDT_OP_ERFC)
+        UNARY_CASE(PDT_OP_LGAMMA)
+        UNARY_CASE(PDT_OP_DIGAMMA)
         UNARY_CASE(PDT_OP_TAN)
         UNARY_CASE(PDT_OP_ASIN)
         UNARY_CASE(PDT_OP_ACOS)

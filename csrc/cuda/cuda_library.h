@@ -1,5 +1,5 @@
 /* cuda_library.h - what the CUDA libraries loaded on first use (cuBLAS in
- * cuda_blas.c, NCCL in cuda_nccl.c) share in the loader (pdt_library.h): where
+ * cuda_blas.c, NCCL in cuda_nccl.c, cuSOLVER in cuda_solver.c) share in the loader (pdt_library.h): where
  * the emulated build's own copies are, what to install when one is missing, and
  * the check that keeps an emulated build off real CUDA libraries. */
 #ifndef PDT_CUDA_LIBRARY_H
@@ -46,8 +46,10 @@
 #define PDT_NCCL_WHEEL "the nvidia-nccl-cuXX wheel of this build's CUDA major"
 #endif
 
-/* The loader's descriptors (cuda_blas.c, cuda_nccl.c), listed in the backend table. */
+/* The loader's descriptors (cuda_blas.c, cuda_nccl.c, cuda_solver.c), listed in the
+ * backend table. */
 extern pdt_library pdt_cublas_library;
+extern pdt_library pdt_cusolver_library;
 extern pdt_library pdt_nccl_library;
 
 /* In the emulated build: 0 when handle's cudaGetDeviceCount is the emulated runtime

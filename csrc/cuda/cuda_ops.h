@@ -95,6 +95,10 @@ pdt_status pdt_cuda_sort(const pdt_tensor *values, const pdt_tensor *indices,
                          const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
                          int descending);
 pdt_status pdt_cuda_cumsum(const pdt_tensor *out, const pdt_tensor *x);
+/* cuda_index_check.cu (Note [deferred index checks] in pdt_index.h) */
+pdt_status pdt_cuda_index_check_async(const pdt_tensor *index, int64_t size, int dim,
+                                      int negative_ok, int op);
+int pdt_cuda_index_error_take(int logical, pdt_index_error *out);
 /* cuda_conv.cu */
 pdt_status pdt_cuda_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,
                            uint64_t pad_bits);
@@ -105,6 +109,11 @@ pdt_status pdt_cuda_rnn_cell_backward(const pdt_rnn_cell_grad_args *a);
 /* cuda_gemm.c */
 pdt_status pdt_cuda_gemm(const pdt_gemm_args *g);
 void pdt_cuda_set_allow_tf32(int allow);
+/* cuda_solver.c (pdt_linalg.h): LU and Cholesky through cuSOLVER */
+pdt_status pdt_cuda_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots,
+                              const pdt_tensor *info);
+pdt_status pdt_cuda_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
+pdt_status pdt_cuda_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info);
 /* cuda_events.c */
 pdt_status pdt_cuda_event_create(int index, int enable_timing, void **event);
 pdt_status pdt_cuda_event_record(int index, void *event);

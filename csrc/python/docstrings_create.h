@@ -38,6 +38,16 @@
          "\n\nParameters\n----------\n" DOC_SIZE_PARAM(NAME) DOC_DTYPE_PARAM("float32")            \
              DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T(RET)                   \
                  DOC_RAISES_SHAPE_DEVICE "Examples\n--------\n" EXAMPLE
+#define DOC_GENERATOR_PARAM                                                                        \
+    "generator : Generator, optional\n    The stream to draw from (default: the default "          \
+    "generator, pydevtensor.default_generator).\n"
+/* rand and randn: DOC_SIZE_FN with generator= */
+#define DOC_RANDOM_FN(NAME, WHAT, RET, EXAMPLE)                                                    \
+    NAME "(*size, generator=None, dtype=None, device=None, pin_memory=False, "                     \
+         "requires_grad=False)\n--\n\n" WHAT                                                       \
+         "\n\nParameters\n----------\n" DOC_SIZE_PARAM DOC_GENERATOR_PARAM DOC_DTYPE_PARAM(        \
+             "float32") DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T(RET)        \
+             DOC_RAISES_SHAPE_DEVICE "Examples\n--------\n" EXAMPLE
 #define DOC_LIKE_FN(NAME, SIG, WHAT, EXTRA, EXAMPLE)                                               \
     NAME "(input" SIG ", *, dtype=None, device=None, requires_grad=False)\n--\n\n" WHAT            \
          "\n\n" DOC_LIKE_PARAMS(EXTRA) DOC_RETURNS_T(                                              \
@@ -120,57 +130,64 @@ PyDoc_STRVAR(doc_eye,
              "Examples\n--------\n>>> pydevtensor.eye(2)\ntensor([[1., 0.],\n        [0., 1.]])\n"
              ">>> pydevtensor.eye(2, 3, dtype=pydevtensor.int64)\n"
              "tensor([[1, 0, 0],\n        [0, 1, 0]])\n");
-PyDoc_STRVAR(doc_rand, DOC_SIZE_FN("rand",
-                                   "Uniform samples on [0, 1) from the Philox generator: the same "
-                                   "values on every device for one seed.",
-                                   "Of the given shape, in a floating dtype.",
-                                   ">>> pydevtensor.manual_seed(0)\n>>> pydevtensor.rand(3)\n"
-                                   "tensor([0.3990, 0.8805, 0.7357])\n"));
-PyDoc_STRVAR(doc_randn, DOC_SIZE_FN("randn",
-                                    "Standard normal samples from the Philox generator: the same "
-                                    "values on every device for one seed.",
-                                    "Of the given shape, in a floating dtype.",
-                                    ">>> pydevtensor.manual_seed(0)\n>>> pydevtensor.randn(3)\n"
-                                    "tensor([ 0.9911, -0.6176, -0.1536])\n"));
+PyDoc_STRVAR(doc_rand,
+             DOC_RANDOM_FN("rand",
+                           "Uniform samples on [0, 1) from the Philox generator: the same "
+                           "values on every device for one seed.",
+                           "Of the given shape, in a floating dtype.",
+                           ">>> _ = pydevtensor.manual_seed(0)\n>>> pydevtensor.rand(3)\n"
+                           "tensor([0.3990, 0.8805, 0.7357])\n"));
+PyDoc_STRVAR(doc_randn,
+             DOC_RANDOM_FN("randn",
+                           "Standard normal samples from the Philox generator: the same "
+                           "values on every device for one seed.",
+                           "Of the given shape, in a floating dtype.",
+                           ">>> _ = pydevtensor.manual_seed(0)\n>>> pydevtensor.randn(3)\n"
+                           "tensor([ 0.9911, -0.6176, -0.1536])\n"));
 PyDoc_STRVAR(
     doc_randint,
-    "randint(high, size) or randint(low, high, size, *, dtype=int64, device=None, "
-    "requires_grad=False)\n\nIntegers drawn uniformly from [low, high) by the Philox "
+    "randint(high, size) or randint(low, high, size, *, generator=None, dtype=int64, "
+    "device=None, requires_grad=False)\n\nIntegers drawn uniformly from [low, high) by the Philox "
     "generator.\n\nParameters\n----------\nlow : int, optional\n    The smallest value "
     "(default 0).\nhigh : int\n    The bound, not included (> low).\nsize : sequence "
-    "of ints\n    The shape.\n" DOC_DTYPE_PARAM("int64") DOC_DEVICE_PARAM DOC_RG_PARAM
+    "of ints\n    The shape.\n" DOC_GENERATOR_PARAM DOC_DTYPE_PARAM("int64")
+        DOC_DEVICE_PARAM DOC_RG_PARAM
     "\n" DOC_RETURNS_T(
         "Of the given shape.") "Raises\n------\nValueError\n    When high "
                                "<= low or a size is negative.\n\nExamples\n--------\n>>> "
-                               "pydevtensor.manual_seed(0)"
+                               "_ = pydevtensor.manual_seed(0)"
                                "\n>>> pydevtensor.randint(10, (5,))\ntensor([9, 8, 8, 1, 9])\n");
 PyDoc_STRVAR(doc_manual_seed,
              "manual_seed(seed)\n--\n\nSeeds the generator every device draws from, and rewinds "
              "it: after manual_seed(s) every device draws the same values.\n\nParameters\n"
              "----------\nseed : int\n    Any int; taken modulo 2**64.\n\nReturns\n-------\n"
              "None\n\nRaises\n------\nTypeError\n    When seed is not an int.\n\nExamples\n"
-             "--------\n>>> pydevtensor.manual_seed(0)\n>>> a = pydevtensor.rand(2)\n"
-             ">>> pydevtensor.manual_seed(0)\n>>> pydevtensor.equal(a, pydevtensor.rand(2))\n"
+             "--------\n>>> _ = pydevtensor.manual_seed(0)\n>>> a = pydevtensor.rand(2)\n"
+             ">>> _ = pydevtensor.manual_seed(0)\n>>> pydevtensor.equal(a, pydevtensor.rand(2))\n"
              "True\n");
 PyDoc_STRVAR(doc_initial_seed, "initial_seed()\n--\n\nThe seed last given to manual_seed (0 "
                                "before any).\n\nReturns\n-------\nint\n    The seed.\n\nExamples\n"
-                               "--------\n>>> pydevtensor.manual_seed(42)\n"
+                               "--------\n>>> _ = pydevtensor.manual_seed(42)\n"
                                ">>> pydevtensor.initial_seed()\n42\n");
 PyDoc_STRVAR(doc_uniform_,
-             "uniform_(from=0, to=1)\n\nFills self with samples of U[from, to) from the Philox "
+             "uniform_(from=0, to=1, *, generator=None)\n\nFills self with samples of U[from, to) "
+             "from the Philox "
              "generator (the same values on every device).\n\nParameters\n----------\nfrom : "
              "float, optional\n    The lower bound (default 0), passed by position or as "
-             "from=.\nto : float, optional\n    The upper bound (default 1).\n\nReturns\n-------\n"
-             "Tensor\n    self.\n\nExamples\n--------\n>>> pydevtensor.manual_seed(0)\n"
+             "from=.\nto : float, optional\n    The upper bound (default 1).\n" DOC_GENERATOR_PARAM
+             "\nReturns\n-------\n"
+             "Tensor\n    self.\n\nExamples\n--------\n>>> _ = pydevtensor.manual_seed(0)\n"
              ">>> pydevtensor.empty(4).uniform_(-1, 1)\n"
              "tensor([-0.2019,  0.7610,  0.4714,  0.2110])\n");
 PyDoc_STRVAR(doc_normal_,
-             "normal_(mean=0, std=1)\n--\n\nFills self with samples of N(mean, std**2) from the "
+             "normal_(mean=0, std=1, *, generator=None)\n--\n\nFills self with samples of N(mean, "
+             "std**2) from the "
              "Philox generator (the same values on every device).\n\nParameters\n----------\n"
              "mean : float, optional\n    The mean (default 0).\nstd : float, optional\n    The "
-             "standard deviation (default 1, >= 0).\n\nReturns\n-------\nTensor\n    self.\n\n"
+             "standard deviation (default 1, >= 0).\n" DOC_GENERATOR_PARAM
+             "\nReturns\n-------\nTensor\n    self.\n\n"
              "Raises\n------\nValueError\n    When std is negative.\n\nExamples\n--------\n"
-             ">>> pydevtensor.manual_seed(0)\n>>> pydevtensor.zeros(3).normal_(0, 2)\n"
+             ">>> _ = pydevtensor.manual_seed(0)\n>>> pydevtensor.zeros(3).normal_(0, 2)\n"
              "tensor([ 1.9823, -1.2352, -0.3073])\n");
 
 #endif

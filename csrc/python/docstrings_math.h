@@ -121,7 +121,7 @@
     "rounding_mode : {None, 'floor', 'trunc'}, optional\n    None divides exactly (integers give " \
     "float32); 'floor' rounds toward -inf, as floor_divide; 'trunc' rounds toward 0 "              \
     "(``trunc(a / b)`` for floats, C's integer division for integers; an integer divided "         \
-    "by 0 gives 0 on every device).\n"
+    "by 0 raises, as in PyTorch, except for a divisor tensor on a GPU, where it gives 0).\n"
 
 PyDoc_STRVAR(doc_fn_add,
              "add(input, other, *, alpha=1, out=None)\n--\n\n``input + alpha * other`` "

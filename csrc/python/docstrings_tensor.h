@@ -1,6 +1,6 @@
 /* Docstrings of Tensor's attributes and queries (csrc/python/tensor_object.c) and of the
- * conversions to Python and NumPy (csrc/python/tensor_convert.c), in numpydoc form under CPython's
- * text signature; the examples run as doctests in tests/test_docstrings.py. */
+ * conversions from and to Python and NumPy (csrc/python/tensor_convert.c and
+ * tensor_export.c), in numpydoc form under CPython's text signature; the examples run as doctests in tests/test_docstrings.py. */
 #ifndef PDT_DOCSTRINGS_TENSOR_H
 #define PDT_DOCSTRINGS_TENSOR_H
 
@@ -150,18 +150,36 @@ PyDoc_STRVAR(doc_stride, "stride(dim=None)\n--\n\n"
                          "(3, 1)\n"
                          ">>> x.t().stride()\n"
                          "(1, 3)\n");
-PyDoc_STRVAR(doc_is_contiguous, "is_contiguous()\n--\n\n"
-                                "Whether the elements are laid out in row-major order.\n"
-                                "\n"
-                                "Returns\n"
-                                "-------\n"
-                                "bool\n"
-                                "\n"
-                                "Examples\n"
-                                "--------\n"
-                                ">>> x = pydevtensor.tensor([[1., 2., 3.], [4., 5., 6.]])\n"
-                                ">>> x.is_contiguous(), x.t().is_contiguous()\n"
-                                "(True, False)\n");
+PyDoc_STRVAR(
+    doc_is_contiguous,
+    "is_contiguous(memory_format='contiguous_format')\n--\n\n"
+    "Whether the elements are laid out as memory_format says: row-major by default, "
+    "or channels-last.\n"
+    "\n"
+    "Parameters\n"
+    "----------\n"
+    "memory_format : pydevtensor.memory_format, optional\n"
+    "    contiguous_format (default), channels_last or channels_last_3d (a tensor of\n"
+    "    another rank is not); or their names as strings.\n"
+    "\n"
+    "Returns\n"
+    "-------\n"
+    "bool\n"
+    "\n"
+    "Raises\n"
+    "------\n"
+    "TypeError\n"
+    "    When memory_format is not a memory format.\n"
+    "ValueError\n"
+    "    For preserve_format.\n"
+    "\n"
+    "Examples\n"
+    "--------\n"
+    ">>> x = pydevtensor.tensor([[1., 2., 3.], [4., 5., 6.]])\n"
+    ">>> x.is_contiguous(), x.t().is_contiguous()\n"
+    "(True, False)\n"
+    ">>> pydevtensor.ones(2, 3, 4, 5).is_contiguous(memory_format=pydevtensor.channels_last)\n"
+    "False\n");
 PyDoc_STRVAR(doc_element_size, "element_size()\n--\n\n"
                                "The bytes per element.\n"
                                "\n"

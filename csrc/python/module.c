@@ -27,35 +27,25 @@ pdt_state *pdt_state_of_type(PyTypeObject *tp)
 static int module_exec(PyObject *module)
 {
     pdt_state *S = pdt_state_of_module(module);
-    PyMethodDef *tables[] = {pdt_create_functions,
-                             pdt_convert_functions,
-                             pdt_query_functions,
-                             pdt_math_functions,
-                             pdt_reduce_functions,
-                             pdt_view_functions,
-                             pdt_matmul_functions,
-                             pdt_event_functions,
-                             pdt_interop_functions,
-                             pdt_guard_functions,
-                             pdt_config_functions,
-                             pdt_collective_functions,
-                             pdt_autograd_functions,
-                             pdt_index_functions,
-                             pdt_default_device_functions,
-                             pdt_dtype_functions,
-                             pdt_elide_functions,
-                             pdt_autograd_record_functions,
-                             pdt_optional_functions,
-                             pdt_autograd_engine_functions,
-                             pdt_round_functions,
-                             pdt_erf_functions,
-                             pdt_conv_functions,
-                             pdt_rnn_functions,
-                             pdt_trig_functions};
+    PyMethodDef *tables[] = {pdt_create_functions,         pdt_convert_functions,
+                             pdt_query_functions,          pdt_math_functions,
+                             pdt_reduce_functions,         pdt_view_functions,
+                             pdt_matmul_functions,         pdt_event_functions,
+                             pdt_interop_functions,        pdt_guard_functions,
+                             pdt_config_functions,         pdt_collective_functions,
+                             pdt_autograd_functions,       pdt_index_functions,
+                             pdt_default_device_functions, pdt_dtype_functions,
+                             pdt_elide_functions,          pdt_autograd_record_functions,
+                             pdt_optional_functions,       pdt_autograd_engine_functions,
+                             pdt_round_functions,          pdt_erf_functions,
+                             pdt_conv_functions,           pdt_rnn_functions,
+                             pdt_memory_format_functions,  pdt_export_functions,
+                             pdt_generator_functions,      pdt_gamma_functions,
+                             pdt_linalg_functions,         pdt_trig_functions};
     if (pdt_errors_init(module, S) < 0 || pdt_device_type_init(module, S) < 0 ||
         pdt_dtype_type_init(module, S) < 0 || pdt_tensor_type_init(module, S) < 0 ||
         pdt_storage_ref_type_init(module, S) < 0 || pdt_events_init(module, S) < 0 ||
-        pdt_guard_init() < 0)
+        pdt_generator_type_init(module, S) < 0 || pdt_guard_init() < 0)
         return -1;
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (PyModule_AddFunctions(module, tables[i]) < 0)
@@ -74,10 +64,13 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(S->dtype_type);
     Py_VISIT(S->tensor_type);
     Py_VISIT(S->storage_ref_type);
+    Py_VISIT(S->generator_type);
     Py_VISIT(S->size_type);
     Py_VISIT(S->getitem_hook);
     Py_VISIT(S->setitem_hook);
     Py_VISIT(S->numpy_asarray);
+    for (int i = 0; i < PDT_NUM_MEMORY_FORMATS; i++)
+        Py_VISIT(S->memory_formats[i]);
     for (int i = 0; i < PDT_NUM_DTYPES; i++)
         Py_VISIT(S->dtypes[i]);
     Py_VISIT(S->OutOfMemoryError);
@@ -103,11 +96,14 @@ static int module_clear(PyObject *module)
     Py_CLEAR(S->getitem_hook);
     Py_CLEAR(S->setitem_hook);
     Py_CLEAR(S->numpy_asarray);
+    for (int i = 0; i < PDT_NUM_MEMORY_FORMATS; i++)
+        Py_CLEAR(S->memory_formats[i]);
     Py_CLEAR(S->OutOfMemoryError);
     Py_CLEAR(S->TransferError);
     Py_CLEAR(S->DeviceError);
     Py_CLEAR(S->InvalidArgumentError);
     Py_CLEAR(S->storage_ref_type);
+    Py_CLEAR(S->generator_type);
     Py_CLEAR(S->tensor_type);
     Py_CLEAR(S->dtype_type);
     Py_CLEAR(S->device_type);

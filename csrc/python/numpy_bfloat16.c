@@ -3,7 +3,7 @@
  * the buffer protocol cannot describe.  So a bfloat16 tensor's _StorageRef
  * buffer holds uint16 bits ("H", storage_ref.c), which pdt_numpy_view views as
  * ml_dtypes.bfloat16 (the Tensor itself offers no buffer for it: Note [bfloat16
- * at the NumPy boundary] in tensor_convert.c), and an ml_dtypes.bfloat16 array
+ * at the NumPy boundary] in tensor_export.c), and an ml_dtypes.bfloat16 array
  * comes in through a float16 view of the same bits, relabelled (pdt_wrap_buffer). */
 #include "pdt_module.h"
 

@@ -41,11 +41,21 @@ typedef struct {
 
 /* ---- module state (one per module object; see module.c) ---- */
 
+/* Memory formats (memory_format.c), as PyTorch's torch.memory_format. */
+typedef enum {
+    PDT_PRESERVE_FORMAT,
+    PDT_CONTIGUOUS_FORMAT,
+    PDT_CHANNELS_LAST,    /* 4-d, dims in memory as (N, H, W, C) */
+    PDT_CHANNELS_LAST_3D, /* 5-d, (N, D, H, W, C) */
+    PDT_NUM_MEMORY_FORMATS
+} pdt_memory_format;
+
 typedef struct {
     PyTypeObject *device_type;
     PyTypeObject *dtype_type;
     PyTypeObject *tensor_type;
     PyTypeObject *storage_ref_type;   /* _StorageRef (storage_ref.c) */
+    PyTypeObject *generator_type;     /* _Generator (generator.c) */
     PyObject *dtypes[PDT_NUM_DTYPES]; /* the dtype singletons */
     PyObject *default_dtype;          /* borrowed from dtypes[] */
     /* exceptions */
@@ -59,7 +69,11 @@ typedef struct {
     /* x[key] and x[key] = v for keys the slots leave to Python (Note [indexing's fast
      * keys], tensor_view.c), installed by pydevtensor/_ops_index */
     PyObject *getitem_hook, *setitem_hook;
-    PyObject *numpy_asarray; /* NULL until t.numpy() first needs it (tensor_convert.c) */
+    PyObject *numpy_asarray; /* NULL until t.numpy() first needs it (tensor_export.c) */
+    /* pydevtensor.preserve_format, contiguous_format, channels_last and
+     * channels_last_3d (a pdt_memory_format's order), installed by
+     * pydevtensor/_memory_format.py (memory_format.c) */
+    PyObject *memory_formats[PDT_NUM_MEMORY_FORMATS];
 } pdt_state;
 
 extern PyModuleDef pdt_module_def;
@@ -109,6 +123,28 @@ PyObject *pdt_dtype_object(pdt_state *S, pdt_dtype dt); /* new reference */
 extern PyMethodDef pdt_dtype_functions[];               /* promote_types */
 
 /* ---- tensors (tensor_object.c and friends) ---- */
+
+/* Memory formats (memory_format.c; pdt_memory_format: above pdt_state). */
+/* obj: a pydevtensor.memory_format or its name; None: preserve_format; NULL (not
+ * given): dflt.  Else a TypeError naming where ("clone()"); 0 or -1. */
+int pdt_memory_format_from_object(pdt_state *S, PyObject *obj, pdt_memory_format dflt,
+                                  const char *where, pdt_memory_format *out);
+/* The rank channels_last(_3d) takes and its dims in memory order, outermost first. */
+int pdt_memory_format_perm(pdt_memory_format fmt, const int **perm);
+/* 1 when t is laid out as fmt (channels_last(_3d): of its rank, with those strides;
+ * contiguous_format: row-major; not for preserve_format). */
+int pdt_follows_memory_format(const pdt_tensor *t, pdt_memory_format fmt);
+/* 0 when t has the rank fmt (channels_last(_3d)) takes, else -1 and an
+ * InvalidArgumentError naming where, the shape and the device. */
+int pdt_check_memory_format_rank(pdt_state *S, const pdt_tensor *t, pdt_memory_format fmt,
+                                 const char *where);
+/* The one argument memory_format (positional too when positional is 1, else
+ * keyword-only) of the method fname ("clone"; where: "clone()"), parsed as above
+ * (dflt when not given). */
+int pdt_memory_format_arg(pdt_state *S, const char *fname, const char *where, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames, int positional,
+                          pdt_memory_format dflt, pdt_memory_format *out);
+extern PyMethodDef pdt_memory_format_functions[]; /* _set_memory_formats */
 
 int pdt_tensor_type_init(PyObject *module, pdt_state *S);
 /* Wraps t (takes over its storage reference) in a new Tensor; on failure
@@ -166,6 +202,14 @@ static inline void pdt_hold_release(pdt_hold *h)
     while (h->n > 0)
         pdt_tensor_release(&h->v[--h->n]);
 }
+/* Releases the views; None, or the exception of st (an op with no result). */
+static inline PyObject *pdt_hold_done(pdt_state *S, pdt_hold *h, pdt_status st)
+{
+    pdt_hold_release(h);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    Py_RETURN_NONE;
+}
 
 /* ---- storage references (storage_ref.c, Note [exports hold the storage]) ---- */
 
@@ -174,7 +218,7 @@ int pdt_storage_ref_type_init(PyObject *module, pdt_state *S);
  * memory). */
 PyObject *pdt_storage_ref_new(pdt_state *S, const pdt_tensor *t);
 /* A CPU tensor's _StorageRef, whose buffer shows bfloat16 as uint16 bits
- * (Note [bfloat16 at the NumPy boundary] in tensor_convert.c). */
+ * (Note [bfloat16 at the NumPy boundary] in tensor_export.c). */
 PyObject *pdt_tensor_buffer(PyObject *tensor);
 /* The same, taking over t's reference (released on failure). */
 PyObject *pdt_storage_ref_steal(pdt_state *S, pdt_tensor *t);
@@ -193,13 +237,15 @@ extern PyMethodDef pdt_create_functions[];
 extern PyMethodDef pdt_convert_functions[];
 extern PyMethodDef pdt_query_functions[];
 extern PyMethodDef pdt_tensor_copy_methods[];
-extern PyMethodDef pdt_tensor_convert_methods[];
-extern PyType_Slot pdt_tensor_convert_slots[];
+extern PyMethodDef pdt_tensor_export_methods[]; /* tensor_export.c */
+extern PyType_Slot pdt_tensor_export_slots[];
+extern PyMethodDef pdt_export_functions[];      /* to_numpy */
 extern PyMethodDef pdt_tensor_random_methods[]; /* tensor_create.c: uniform_, normal_ */
 /* Issue 4's files, one concern each: */
 extern PyMethodDef pdt_math_methods[], pdt_math_functions[];   /* tensor_math.c   */
 extern PyMethodDef pdt_round_methods[], pdt_round_functions[]; /* tensor_round.c */
 extern PyMethodDef pdt_erf_methods[], pdt_erf_functions[];     /* tensor_erf.c */
+extern PyMethodDef pdt_gamma_methods[], pdt_gamma_functions[]; /* tensor_gamma.c */
 extern PyMethodDef pdt_trig_methods[], pdt_trig_functions[];   /* tensor_trig.c */
 extern PyMethodDef pdt_conv_functions[];                       /* tensor_conv.c */
 extern PyMethodDef pdt_rnn_functions[];                        /* tensor_rnn.c */
@@ -211,6 +257,11 @@ extern PyType_Slot pdt_view_slots[];
 extern PyMethodDef pdt_matmul_methods[], pdt_matmul_functions[]; /* tensor_matmul.c */
 extern PyType_Slot pdt_matmul_slots[];
 extern PyMethodDef pdt_event_functions[]; /* events.c        */
+/* generator.c: _C._Generator; generator= of the random functions (None: NULL, the
+ * default generator; else a Generator, or TypeError naming fname). */
+extern PyMethodDef pdt_generator_functions[];
+int pdt_generator_type_init(PyObject *module, pdt_state *S);
+int pdt_generator_arg(pdt_state *S, PyObject *obj, const char *fname, pdt_generator **out);
 int pdt_events_init(PyObject *module, pdt_state *S);
 extern PyMethodDef pdt_config_functions[];     /* config.c        */
 extern PyMethodDef pdt_collective_functions[]; /* collective.c: _allreduce_sum, _nccl_available */
@@ -234,7 +285,7 @@ int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where
 enum { PDT_BUFFER_FOREIGN_ORDER = 1, PDT_BUFFER_NARROW_TYPE = 2 };
 int pdt_buffer_conversion(PyObject *obj);
 /* A NumPy array sharing CPU tensor `tensor`'s memory (its base holds the
- * storage: Note [exports hold the storage]) (tensor_convert.c). */
+ * storage: Note [exports hold the storage]) (tensor_export.c). */
 PyObject *pdt_numpy_view(PyObject *tensor);
 /* numpy_bfloat16.c: when obj is a NumPy array of ml_dtypes.bfloat16, 1 and
  * *as_bits a new float16 view of its memory; else 0 (-1 with an exception). */
@@ -245,13 +296,15 @@ PyObject *pdt_bf16_numpy_from_bits(PyObject *bits);
 
 /* ---- the NumPy/DLPack boundary (interop.c) and the transfer guard (guard.c) ---- */
 extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c */
+extern PyMethodDef pdt_linalg_functions[];                         /* linalg.c: LU, Cholesky */
 extern PyMethodDef pdt_index_functions[];                          /* tensor_index.c (issue 17) */
 /* x.index_select(dim, index) into a new contiguous tensor, out (index: contiguous
  * 1-d int64 on x's device; 0 <= dim < x.ndim; negative_ok: indices may count from
- * the end, as x[:, v]'s do).  Holds the views and releases the GIL around large
- * selections; raises nothing. */
-pdt_status pdt_index_select_new(const pdt_tensor *x, int dim, const pdt_tensor *index,
-                                int negative_ok, pdt_tensor *out);
+ * the end, as x[:, v]'s do; op names the caller in errors, which on a GPU may come
+ * at the next synchronisation: Note [deferred index checks] in pdt_index.h).
+ * Holds the views and releases the GIL around large selections; raises nothing. */
+pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
+                                const pdt_tensor *index, int negative_ok, pdt_tensor *out);
 /* Whether index can be pdt_index_select_new's: a contiguous 1-d int64 tensor. */
 static inline int pdt_index_is_vector(const pdt_tensor *index)
 {

@@ -9,7 +9,7 @@
  * export that hands out a pointer must hold the storage, not the Tensor:
  *   - the buffer protocol (memoryview(t), np.asarray(t), t.numpy(), __array__)
  *     gives a buffer whose obj is a _StorageRef, so NumPy's base chain ends in
- *     one (tensor_convert.c: t_getbuffer; bfloat16, which the Tensor offers no
+ *     one (tensor_export.c: t_getbuffer; bfloat16, which the Tensor offers no
  *     buffer for, through __array__ and t._buffer(): pdt_tensor_buffer);
  *   - a DLPack capsule's manager holds a _StorageRef (dlpack.c).
  * A _StorageRef holds its own view of the storage and offers nothing that

@@ -4,7 +4,11 @@
  * unless copy=True.  Every copy goes through pdt_copy(), which counts it.
  * Copies within one device keep their source's memory order (clone() of a.T
  * is transposed, Note [memory order] in csrc/core/pdt_tensor.h); contiguous(),
- * pin_memory() and copies between devices give row-major tensors. */
+ * pin_memory() and copies between devices give row-major tensors.  clone(),
+ * contiguous() and to() take memory_format= (memory_format.c): a channels-last
+ * copy is a row-major copy of the permuted tensor, permuted back. */
+#include <string.h>
+
 #include "args.h"
 #include "docstrings_copy.h"
 
@@ -55,12 +59,92 @@ static PyObject *to_impl(PyObject *self, pdt_device device, pdt_dtype dtype, int
     return copy_new(S, t, device, dtype, 0, non_blocking ? PDT_COPY_NON_BLOCKING : 0, 0);
 }
 
+/* contiguous() of a tensor not contiguous: a row-major copy. */
+static PyObject *contiguous_copy(pdt_state *S, PyObject *self)
+{
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (pdt_autograd_wanted(self, NULL, 0, NULL))
+        return pdt_autograd_call("contiguous", 1, self, NULL, 0, NULL);
+    return copy_new(S, t, t->device, t->dtype, 0, 0, 1); /* row-major, not t's order */
+}
+
+/* x.permute(dims) as a method call, recorded when x requires grad. */
+static PyObject *permuted(PyObject *x, int n, const int *dims)
+{
+    PyObject *tuple = PyTuple_New(n), *r = NULL;
+    for (int i = 0; tuple && i < n; i++) {
+        PyObject *d = PyLong_FromLong(dims[i]);
+        if (!d)
+            Py_CLEAR(tuple);
+        else
+            PyTuple_SET_ITEM(tuple, i, d);
+    }
+    PyObject *name = tuple ? PyUnicode_FromString("permute") : NULL;
+    if (name)
+        r = PyObject_CallMethodOneArg(x, name, tuple);
+    Py_XDECREF(name);
+    Py_XDECREF(tuple);
+    return r;
+}
+
+/* A copy of x (its rank checked) laid out as fmt, channels_last(_3d): a row-major
+ * copy of x with its dims in fmt's memory order, those dims put back.  Autograd
+ * records the permute, the copy and the permute back. */
+static PyObject *format_copy(pdt_state *S, PyObject *x, pdt_memory_format fmt)
+{
+    const int *perm;
+    int n = pdt_memory_format_perm(fmt, &perm), inverse[PDT_MAX_DIMS];
+    for (int i = 0; i < n; i++)
+        inverse[perm[i]] = i;
+    const pdt_tensor *t = pdt_tensor_of(x);
+    if (pdt_autograd_wanted(x, NULL, 0, NULL)) {
+        PyObject *y = permuted(x, n, perm), *z;
+        if (!y)
+            return NULL;
+        const pdt_tensor *v = pdt_tensor_of(y);
+        z = pdt_tensor_is_contiguous(v) ? to_impl(y, v->device, v->dtype, 0, 1)
+                                        : contiguous_copy(S, y);
+        Py_DECREF(y);
+        if (!z)
+            return NULL;
+        Py_SETREF(z, permuted(z, n, inverse));
+        return z;
+    }
+    pdt_tensor view;
+    pdt_tensor_permuted(&view, t, n, perm);
+    PyObject *r = copy_new(S, &view, t->device, t->dtype, 0, 0, 1);
+    if (!r)
+        return NULL;
+    pdt_tensor *c = pdt_tensor_of(r); /* new, seen by no one yet: its dims put back */
+    int64_t shape[PDT_MAX_DIMS], strides[PDT_MAX_DIMS];
+    for (int i = 0; i < n; i++)
+        shape[i] = c->shape[inverse[i]], strides[i] = c->strides[inverse[i]];
+    memcpy(c->shape, shape, (size_t)n * sizeof shape[0]);
+    memcpy(c->strides, strides, (size_t)n * sizeof strides[0]);
+    return r;
+}
+
+/* x (taken over) itself when laid out as fmt already (to()'s memory_format; not
+ * preserve_format), else a copy that is. */
+static PyObject *in_layout(pdt_state *S, PyObject *x, pdt_memory_format fmt, const char *where)
+{
+    const pdt_tensor *t = pdt_tensor_of(x);
+    if (pdt_follows_memory_format(t, fmt))
+        return x;
+    PyObject *r = fmt == PDT_CONTIGUOUS_FORMAT                         ? contiguous_copy(S, x)
+                  : pdt_check_memory_format_rank(S, t, fmt, where) < 0 ? NULL
+                                                                       : format_copy(S, x, fmt);
+    Py_DECREF(x);
+    return r;
+}
+
 /* to(device=None, dtype=None, non_blocking=False, copy=False), also to(dtype),
  * to(device, dtype) and to(other_tensor), as in PyTorch. */
 static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = {"device", "dtype", "non_blocking", "copy", NULL};
-    PyObject *kw[4] = {NULL};
+    static const char *const names[] = {"device", "dtype",         "non_blocking",
+                                        "copy",   "memory_format", NULL};
+    PyObject *kw[5] = {NULL};
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
     if (!S || pdt_parse_keywords("to", args + nargs, kwnames, names, kw) < 0)
@@ -119,10 +203,15 @@ static PyObject *t_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
             PyErr_SetString(PyExc_TypeError, "to() got the dtype twice");
         return NULL;
     }
+    pdt_memory_format fmt;
     if (pdt_parse_bool(kw[2], 0, "non_blocking", &non_blocking) < 0 ||
-        pdt_parse_bool(kw[3], 0, "copy", &copy) < 0)
+        pdt_parse_bool(kw[3], 0, "copy", &copy) < 0 ||
+        pdt_memory_format_from_object(S, kw[4], PDT_PRESERVE_FORMAT, "to()", &fmt) < 0)
         return NULL;
-    return to_impl(self, device, (pdt_dtype)dtype, non_blocking, copy);
+    PyObject *r = to_impl(self, device, (pdt_dtype)dtype, non_blocking, copy);
+    if (!r || fmt == PDT_PRESERVE_FORMAT)
+        return r;
+    return in_layout(S, r, fmt, "to()"); /* takes r over */
 }
 
 /* cuda(device=None, non_blocking=False) */
@@ -164,25 +253,52 @@ static PyObject *t_cpu(PyObject *self, PyObject *unused)
     return to_impl(self, cpu, t->dtype, 0, 0);
 }
 
-static PyObject *t_clone(PyObject *self, PyObject *unused)
+/* clone(*, memory_format=preserve_format) */
+static PyObject *t_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    (void)unused;
     const pdt_tensor *t = pdt_tensor_of(self);
-    return to_impl(self, t->device, t->dtype, 0, 1);
+    if (nargs == 0 && !kwnames)
+        return to_impl(self, t->device, t->dtype, 0, 1);
+    pdt_memory_format fmt;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S || pdt_memory_format_arg(S, "clone", "clone()", args, nargs, kwnames, 0,
+                                    PDT_PRESERVE_FORMAT, &fmt) < 0)
+        return NULL;
+    if (fmt == PDT_PRESERVE_FORMAT || (fmt == PDT_CONTIGUOUS_FORMAT && pdt_tensor_is_contiguous(t)))
+        return to_impl(self, t->device, t->dtype, 0, 1);
+    if (fmt == PDT_CONTIGUOUS_FORMAT)
+        return contiguous_copy(S, self);
+    return pdt_check_memory_format_rank(S, t, fmt, "clone()") < 0 ? NULL
+                                                                  : format_copy(S, self, fmt);
 }
 
-static PyObject *t_contiguous(PyObject *self, PyObject *unused)
+/* contiguous(memory_format=contiguous_format) */
+static PyObject *t_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
 {
-    (void)unused;
     const pdt_tensor *t = pdt_tensor_of(self);
-    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    if (!S)
-        return NULL;
-    if (pdt_tensor_is_contiguous(t))
+    pdt_memory_format fmt = PDT_CONTIGUOUS_FORMAT;
+    if (nargs == 0 && !kwnames && pdt_tensor_is_contiguous(t))
         return Py_NewRef(self);
-    if (pdt_autograd_wanted(self, NULL, 0, NULL))
-        return pdt_autograd_call("contiguous", 1, self, NULL, 0, NULL);
-    return copy_new(S, t, t->device, t->dtype, 0, 0, 1); /* row-major, not t's order */
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S ||
+        ((nargs || kwnames) && pdt_memory_format_arg(S, "contiguous", "contiguous()", args, nargs,
+                                                     kwnames, 1, PDT_CONTIGUOUS_FORMAT, &fmt) < 0))
+        return NULL;
+    if (fmt == PDT_PRESERVE_FORMAT) {
+        char shape[128], dev[32];
+        PyErr_Format(S->InvalidArgumentError,
+                     "contiguous(): preserve memory format is unsupported by the contiguous "
+                     "operator (tensor of shape %s on %s)",
+                     pdt_shape_str(t->ndim, t->shape, shape, sizeof shape),
+                     pdt_device_str(t->device, dev, sizeof dev));
+        return NULL;
+    }
+    if (fmt != PDT_CONTIGUOUS_FORMAT && pdt_check_memory_format_rank(S, t, fmt, "contiguous()") < 0)
+        return NULL;
+    if (pdt_follows_memory_format(t, fmt))
+        return Py_NewRef(self);
+    return fmt == PDT_CONTIGUOUS_FORMAT ? contiguous_copy(S, self) : format_copy(S, self, fmt);
 }
 
 /* copy_(src, non_blocking=False): writes src's values (any device or dtype, same
@@ -298,8 +414,8 @@ PyMethodDef pdt_tensor_copy_methods[] = {
     {"to", FASTKW(t_to), doc_to},
     {"cuda", FASTKW(t_cuda), doc_cuda},
     {"cpu", t_cpu, METH_NOARGS, doc_cpu},
-    {"clone", t_clone, METH_NOARGS, doc_clone},
-    {"contiguous", t_contiguous, METH_NOARGS, doc_contiguous},
+    {"clone", FASTKW(t_clone), doc_clone},
+    {"contiguous", FASTKW(t_contiguous), doc_contiguous},
     {"copy_", FASTKW(t_copy_), doc_copy_},
     {"type", FASTKW(t_type), doc_type},
     {"pin_memory", t_pin_memory, METH_NOARGS, doc_pin_memory},

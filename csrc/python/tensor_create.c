@@ -470,11 +470,9 @@ static PyObject *create_random(PyObject *module, PyObject *const *args, Py_ssize
     int64_t shape[PDT_MAX_DIMS];
     if (parse_create_opts(S, fname, args + nargs, kwnames, names, kw, &o) < 0)
         return NULL;
-    if (kw[KW_EXTRA] && kw[KW_EXTRA] != Py_None) {
-        PyErr_Format(PyExc_NotImplementedError,
-                     "%s(): generator= is not supported; use pydevtensor.manual_seed()", fname);
+    pdt_generator *gen;
+    if (pdt_generator_arg(S, kw[KW_EXTRA], fname, &gen) < 0)
         return NULL;
-    }
     if (parse_size_arg(args, nargs, kw[KW_EXTRA + 1], fname, &ndim, shape) < 0)
         return NULL;
     int dtype = dtype_or_default(S, o.dtype);
@@ -488,7 +486,7 @@ static PyObject *create_random(PyObject *module, PyObject *const *args, Py_ssize
         return NULL;
     pdt_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = pdt_random(&t, kind, 0.0, 1.0, 0, 0); /* U[0, 1) or N(0, 1) */
+    st = pdt_random(&t, gen, kind, 0.0, 1.0, 0, 0); /* U[0, 1) or N(0, 1) */
     Py_END_ALLOW_THREADS
     if (st != PDT_OK) {
         pdt_tensor_release(&t);
@@ -512,11 +510,14 @@ static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t n
                            PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype",         "device", "pin_memory",
-                                        "requires_grad", "size",   NULL};
-    PyObject *kw[KW_COUNT + 1] = {NULL};
+    static const char *const names[] = {"dtype", "device",    "pin_memory", "requires_grad",
+                                        "size",  "generator", NULL};
+    PyObject *kw[KW_COUNT + 2] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "randint", args + nargs, kwnames, names, kw, &o) < 0)
+        return NULL;
+    pdt_generator *gen;
+    if (pdt_generator_arg(S, kw[KW_EXTRA + 1], "randint", &gen) < 0)
         return NULL;
     int64_t low = 0, high;
     PyObject *size = kw[KW_EXTRA];
@@ -550,7 +551,7 @@ static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t n
         return NULL;
     pdt_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = pdt_random(&t, PDT_RANDOM_INT, 0.0, 0.0, low, high);
+    st = pdt_random(&t, gen, PDT_RANDOM_INT, 0.0, 0.0, low, high);
     Py_END_ALLOW_THREADS
     if (st != PDT_OK) {
         pdt_tensor_release(&t);
@@ -561,12 +562,13 @@ static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t n
 
 /* Fills self (any layout) from the generator: a contiguous tensor directly, a
  * strided one through a contiguous temporary on its device. */
-static PyObject *random_fill_(PyObject *self, pdt_random_kind kind, double a, double b,
-                              const char *name)
+static PyObject *random_fill_(PyObject *self, PyObject *generator, pdt_random_kind kind, double a,
+                              double b, const char *name)
 {
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
-    if (!S)
+    pdt_generator *gen;
+    if (!S || pdt_generator_arg(S, generator, name, &gen) < 0)
         return NULL;
     if (!pdt_dtype_is_floating(t->dtype)) {
         PyErr_Format(PyExc_TypeError, "%s(): needs a float32 or float64 tensor, got %s", name,
@@ -579,11 +581,11 @@ static PyObject *random_fill_(PyObject *self, pdt_random_kind kind, double a, do
     t = pdt_hold_view(&h, t);
     Py_BEGIN_ALLOW_THREADS
     if (pdt_tensor_is_contiguous(t)) {
-        st = pdt_random(t, kind, a, b, 0, 0);
+        st = pdt_random(t, gen, kind, a, b, 0, 0);
     } else {
         st = pdt_tensor_empty(t->device, t->dtype, t->ndim, t->shape, 0, &tmp);
         if (st == PDT_OK)
-            st = pdt_random(&tmp, kind, a, b, 0, 0);
+            st = pdt_random(&tmp, gen, kind, a, b, 0, 0);
         if (st == PDT_OK)
             st = pdt_copy(t, &tmp, 0);
         pdt_tensor_release(&tmp);
@@ -596,11 +598,13 @@ static PyObject *random_fill_(PyObject *self, pdt_random_kind kind, double a, do
     return Py_NewRef(self);
 }
 
-/* uniform_(from=0, to=1) and normal_(mean=0, std=1), in place, as in PyTorch */
+/* uniform_(from=0, to=1, *, generator=None) and normal_(mean=0, std=1, *,
+ * generator=None), in place, as in PyTorch; names[2] is "generator". */
 static PyObject *two_doubles(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                             const char *fname, const char *const *names, double *a, double *b)
+                             const char *fname, const char *const *names, double *a, double *b,
+                             PyObject **generator)
 {
-    PyObject *kw[2] = {NULL, NULL};
+    PyObject *kw[3] = {NULL, NULL, NULL};
     if (nargs > 2 || pdt_parse_keywords(fname, args + nargs, kwnames, names, kw) < 0) {
         if (!PyErr_Occurred())
             PyErr_Format(PyExc_TypeError, "%s() takes at most 2 arguments", fname);
@@ -619,35 +623,38 @@ static PyObject *two_doubles(PyObject *const *args, Py_ssize_t nargs, PyObject *
             return NULL;
         *(i ? b : a) = v;
     }
+    *generator = kw[2];
     return Py_None;
 }
 
 static PyObject *t_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
-    static const char *const names[] = {"from", "to", NULL};
+    static const char *const names[] = {"from", "to", "generator", NULL};
     double a = 0.0, b = 1.0;
-    if (!two_doubles(args, nargs, kwnames, "uniform_", names, &a, &b))
+    PyObject *generator;
+    if (!two_doubles(args, nargs, kwnames, "uniform_", names, &a, &b, &generator))
         return NULL;
     if (!(a <= b)) {
         value_error("uniform_(): from (%g) must not exceed to (%g)", a, b);
         return NULL;
     }
-    return random_fill_(self, PDT_RANDOM_UNIFORM, a, b, "uniform_");
+    return random_fill_(self, generator, PDT_RANDOM_UNIFORM, a, b, "uniform_");
 }
 
 static PyObject *t_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    static const char *const names[] = {"mean", "std", NULL};
+    static const char *const names[] = {"mean", "std", "generator", NULL};
     double mean = 0.0, std = 1.0;
-    if (!two_doubles(args, nargs, kwnames, "normal_", names, &mean, &std))
+    PyObject *generator;
+    if (!two_doubles(args, nargs, kwnames, "normal_", names, &mean, &std, &generator))
         return NULL;
     if (!(std >= 0)) {
         value_error("normal_(): std must be >= 0, got %g", std);
         return NULL;
     }
-    return random_fill_(self, PDT_RANDOM_NORMAL, mean, std, "normal_");
+    return random_fill_(self, generator, PDT_RANDOM_NORMAL, mean, std, "normal_");
 }
 
 PyMethodDef pdt_tensor_random_methods[] = {

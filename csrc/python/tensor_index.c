@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "pdt_index.h"
+#include "pdt_index_errors.h"
 #include "pdt_linalg.h"
 #include "pdt_ops.h"
 #include "pdt_view.h"
@@ -17,30 +18,25 @@ static pdt_state *state(PyObject *module) { return pdt_state_of_module(module); 
 /* Runs the core call between holding and releasing views of the tensors. */
 #define HOLD(h, x) ((x) = pdt_hold_view(&(h), (x)))
 
-static PyObject *done(pdt_state *S, pdt_hold *h, pdt_status st)
-{
-    pdt_hold_release(h);
-    if (st != PDT_OK)
-        return pdt_raise(S, st);
-    Py_RETURN_NONE;
-}
-
-/* _index_select(out, src, dim, index, negative_ok=True), _index_put(dst, dim,
- * index, values) and _index_add(dst, dim, index, values) (put 0, 1, 2): the
- * tensors in the order the core takes them (put and add: dim comes second;
- * they take negative indices). */
+/* _index_select(out, src, dim, index, negative_ok=True, deferred_ok=False),
+ * _index_put(dst, dim, index, values, deferred_ok=False) and _index_add(dst, dim,
+ * index, values, deferred_ok=False) (put 0, 1, 2): the tensors in the order the
+ * core takes them (put and add: dim comes second; they take negative indices).
+ * deferred_ok: out or dst is a tensor the caller has just made, so its index
+ * may be checked on the device (Note [deferred index checks] in pdt_index.h). */
 static PyObject *index_move(PyObject *module, PyObject *args, int put)
 {
     pdt_state *S = state(module);
     PyObject *p[3];
     long long dim;
-    int negative_ok = 1;
-    int ok = put ? PyArg_ParseTuple(args, put == 2 ? "O!LO!O!:_index_add" : "O!LO!O!:_index_put",
+    int negative_ok = 1, deferred_ok = 0;
+    int ok = put ? PyArg_ParseTuple(args,
+                                    put == 2 ? "O!LO!O!|p:_index_add" : "O!LO!O!|p:_index_put",
                                     S->tensor_type, &p[0], &dim, S->tensor_type, &p[1],
-                                    S->tensor_type, &p[2])
-                 : PyArg_ParseTuple(args, "O!O!LO!|p:_index_select", S->tensor_type, &p[0],
+                                    S->tensor_type, &p[2], &deferred_ok)
+                 : PyArg_ParseTuple(args, "O!O!LO!|pp:_index_select", S->tensor_type, &p[0],
                                     S->tensor_type, &p[2], &dim, S->tensor_type, &p[1],
-                                    &negative_ok);
+                                    &negative_ok, &deferred_ok);
     if (!ok)
         return NULL;
     pdt_hold h;
@@ -48,10 +44,11 @@ static PyObject *index_move(PyObject *module, PyObject *args, int put)
     const pdt_tensor *first = pdt_tensor_of(p[0]), *index = pdt_tensor_of(p[1]),
                      *other = pdt_tensor_of(p[2]);
     HOLD(h, first), HOLD(h, index), HOLD(h, other);
-    return done(S, &h,
-                put == 2 ? pdt_index_add(first, dim, index, other)
-                : put    ? pdt_index_put(first, dim, index, other)
-                         : pdt_index_select(first, other, dim, index, negative_ok));
+    return pdt_hold_done(S, &h,
+                         put == 2 ? pdt_index_add(first, dim, index, other, deferred_ok)
+                         : put    ? pdt_index_put(first, dim, index, other, deferred_ok)
+                                  : pdt_index_select(first, other, dim, index, negative_ok,
+                                                     deferred_ok));
 }
 
 static PyObject *f_index_select(PyObject *module, PyObject *args)
@@ -69,8 +66,11 @@ static PyObject *f_index_add(PyObject *module, PyObject *args)
     return index_move(module, args, 2);
 }
 
-/* _index_check(index, size, dim, op, negative_ok=True): IndexError unless
- * -size <= index < size (0 <= index < size without negative_ok). */
+/* _index_check(index, size, dim, op, negative_ok=True, deferred_ok=False):
+ * IndexError unless -size <= index < size (0 <= index < size without
+ * negative_ok); deferred_ok: the caller only reads through the index into a
+ * new tensor, so on a GPU the check may run on the device and report at the
+ * next synchronisation (Note [deferred index checks] in pdt_index.h). */
 static PyObject *f_index_check(PyObject *module, PyObject *args)
 {
     pdt_state *S = state(module);
@@ -78,15 +78,33 @@ static PyObject *f_index_check(PyObject *module, PyObject *args)
     long long size;
     int dim;
     const char *op;
-    int negative_ok = 1;
-    if (!PyArg_ParseTuple(args, "O!Lis|p:_index_check", S->tensor_type, &ix, &size, &dim, &op,
-                          &negative_ok))
+    int negative_ok = 1, deferred_ok = 0;
+    if (!PyArg_ParseTuple(args, "O!Lis|pp:_index_check", S->tensor_type, &ix, &size, &dim, &op,
+                          &negative_ok, &deferred_ok))
         return NULL;
     pdt_hold h;
     h.n = 0;
     const pdt_tensor *ti = pdt_tensor_of(ix);
     HOLD(h, ti);
-    return done(S, &h, pdt_index_check(op, ti, size, dim, negative_ok));
+    return pdt_hold_done(S, &h, pdt_index_check(op, ti, size, dim, negative_ok, deferred_ok));
+}
+
+/* _set_index_checks(on_device) and _get_index_checks() -> bool: where deferrable
+ * index checks run (pdt_index_errors.h; pydevtensor.config.set_index_checks). */
+static PyObject *f_set_index_checks(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    const int on = PyObject_IsTrue(arg);
+    if (on < 0)
+        return NULL;
+    pdt_set_index_checks_on_device(on);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_get_index_checks(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return PyBool_FromLong(pdt_index_checks_on_device());
 }
 
 /* _singular_values(x, out): out = the singular values of x's matrices
@@ -105,7 +123,7 @@ static PyObject *f_singular_values(PyObject *module, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     st = pdt_singular_values(tx, to);
     Py_END_ALLOW_THREADS
-    return done(S, &h, st);
+    return pdt_hold_done(S, &h, st);
 }
 
 /* Wraps a new tensor, or raises; out is consumed either way. */
@@ -325,8 +343,8 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
     return wrap_or_raise(S, st, &out);
 }
 
-pdt_status pdt_index_select_new(const pdt_tensor *x, int dim, const pdt_tensor *index,
-                                int negative_ok, pdt_tensor *out)
+pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
+                                const pdt_tensor *index, int negative_ok, pdt_tensor *out)
 {
     int64_t shape[PDT_MAX_DIMS];
     memcpy(shape, x->shape, (size_t)x->ndim * sizeof *shape);
@@ -337,7 +355,7 @@ pdt_status pdt_index_select_new(const pdt_tensor *x, int dim, const pdt_tensor *
     pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, out);
     if (st == PDT_OK) {
         PDT_RUN_RELEASING_GIL(pdt_tensor_numel(out),
-                              st = pdt_index_select(out, x, dim, index, negative_ok));
+                              st = pdt_index_select_as(op, out, x, dim, index, negative_ok, 1));
         if (st != PDT_OK)
             pdt_tensor_release(out);
     }
@@ -372,7 +390,8 @@ static PyObject *f_index_select_fast(PyObject *module, PyObject *const *args, Py
         Py_RETURN_NONE;
     d += d < 0 ? x->ndim : 0;
     pdt_tensor out;
-    return wrap_or_raise(S, pdt_index_select_new(x, (int)d, ix, negative_ok, &out), &out);
+    return wrap_or_raise(S, pdt_index_select_new("index_select", x, (int)d, ix, negative_ok, &out),
+                         &out);
 }
 
 /* _flip_fast(x, dims) -> flip(x, dims), a new contiguous tensor, in one call;
@@ -460,6 +479,8 @@ PyMethodDef pdt_index_functions[] = {
     {"_index_add", f_index_add, METH_VARARGS, NULL},
     {"_singular_values", f_singular_values, METH_VARARGS, NULL},
     {"_index_check", f_index_check, METH_VARARGS, NULL},
+    {"_set_index_checks", f_set_index_checks, METH_O, NULL},
+    {"_get_index_checks", f_get_index_checks, METH_NOARGS, NULL},
     {"_sort", f_sort, METH_VARARGS, NULL},
     {"_cumsum", f_cumsum, METH_VARARGS, NULL},
     {"_nonzero", f_nonzero, METH_VARARGS, NULL},

@@ -1,7 +1,8 @@
 /* tensor_object.c - the pydevtensor.Tensor type: its lifetime, attributes
  * (.device, .dtype, .shape, ...), size queries, len() and first-dimension
  * indexing (so iteration walks the first dimension).  Copies live in
- * tensor_copy.c and conversions in tensor_convert.c. */
+ * tensor_copy.c, conversions in tensor_convert.c and tensor_export.c. */
+#include "args.h"
 #include "docstrings_tensor.h"
 #include "docstrings_types.h"
 #include "pdt_module.h"
@@ -269,10 +270,24 @@ static PyObject *t_stride(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return size_or_stride(self, args, nargs, kw, 1);
 }
 
-static PyObject *t_is_contiguous(PyObject *self, PyObject *unused)
+/* is_contiguous(memory_format=contiguous_format) */
+static PyObject *t_is_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
 {
-    (void)unused;
-    return PyBool_FromLong(pdt_tensor_is_contiguous(pdt_tensor_of(self)));
+    const pdt_tensor *t = pdt_tensor_of(self);
+    if (nargs == 0 && !kwnames)
+        return PyBool_FromLong(pdt_tensor_is_contiguous(t));
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    pdt_memory_format fmt;
+    if (!S || pdt_memory_format_arg(S, "is_contiguous", "is_contiguous()", args, nargs, kwnames, 1,
+                                    PDT_CONTIGUOUS_FORMAT, &fmt) < 0)
+        return NULL;
+    if (fmt == PDT_PRESERVE_FORMAT) {
+        PyErr_SetString(S->InvalidArgumentError, "is_contiguous(): preserve memory format is "
+                                                 "unsupported by the contiguous operator");
+        return NULL;
+    }
+    return PyBool_FromLong(pdt_follows_memory_format(t, fmt));
 }
 
 static PyObject *t_element_size(PyObject *self, PyObject *unused)
@@ -332,7 +347,7 @@ static PyMethodDef tensor_methods[] = {
     {"dim", t_dim, METH_NOARGS, doc_dim},
     {"size", (PyCFunction)(void (*)(void))t_size, METH_FASTCALL | METH_KEYWORDS, doc_size},
     {"stride", (PyCFunction)(void (*)(void))t_stride, METH_FASTCALL | METH_KEYWORDS, doc_stride},
-    {"is_contiguous", t_is_contiguous, METH_NOARGS, doc_is_contiguous},
+    {"is_contiguous", FASTKW(t_is_contiguous), doc_is_contiguous},
     {"element_size", t_element_size, METH_NOARGS, doc_element_size},
     {"data_ptr", t_data_ptr, METH_NOARGS, doc_data_ptr},
     {"storage_offset", t_storage_offset, METH_NOARGS, doc_storage_offset},
@@ -450,10 +465,11 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
     const PyMethodDef *parts[] = {tensor_methods,
                                   pdt_tensor_copy_methods,
                                   pdt_tensor_random_methods,
-                                  pdt_tensor_convert_methods,
+                                  pdt_tensor_export_methods,
                                   pdt_math_methods,
                                   pdt_round_methods,
                                   pdt_erf_methods,
+                                  pdt_gamma_methods,
                                   pdt_reduce_methods,
                                   pdt_view_methods,
                                   pdt_matmul_methods,
@@ -491,7 +507,7 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                {Py_tp_members, tensor_members},
                                {0, NULL}};
     const PyType_Slot *slot_parts[] = {
-        tensor_slots,    own, pdt_tensor_convert_slots, pdt_math_slots, pdt_view_slots,
+        tensor_slots,    own, pdt_tensor_export_slots, pdt_math_slots, pdt_view_slots,
         pdt_matmul_slots};
     for (size_t p = 0; p < sizeof slot_parts / sizeof slot_parts[0]; p++)
         if (add_slots(slots, &ns, 96, slot_parts[p]) < 0)

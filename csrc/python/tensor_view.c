@@ -369,7 +369,7 @@ static PyObject *basic_subscript(PyObject *self, PyObject *key)
 
 /* Note [indexing's fast keys]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * pydevtensor/_ops_index.py sorts indexing keys into basic ones (views) and advanced
+ * pydevtensor/_ops_getitem.py sorts indexing keys into basic ones (views) and advanced
  * ones (lists, bools, tensors and arrays as indices: copies).  It used to replace
  * Tensor.__getitem__ and __setitem__, so that even x[0] and x[::2] ran a Python
  * function that called this file's slot back through its wrapper (an argument tuple
@@ -438,7 +438,7 @@ static PyObject *vector_subscript(PyObject *self, PyObject *key)
     if (pos >= x->ndim || !pdt_device_eq(x->device, ix->device) || !pdt_index_is_vector(ix))
         return NULL;
     pdt_tensor out;
-    pdt_status st = pdt_index_select_new(x, (int)pos, ix, 1, &out);
+    pdt_status st = pdt_index_select_new("index", x, (int)pos, ix, 1, &out);
     if (st == PDT_OK)
         return pdt_tensor_wrap_new(S, &out);
     return st == PDT_ERR_INDEX ? NULL : pdt_raise(S, st);

@@ -6,20 +6,26 @@
 graph is recorded and what that costs: Note [where the graph is recorded] in
 csrc/python/autograd.c.  Files: grad_mode.py (the thread-local switch), node.py (Node,
 AccumulateGrad, saved tensors), dispatch.py (the recorder and in-place ops),
-derivatives.py, derivatives_shape.py, derivatives_index.py and derivatives_join.py (one
-Node class per op), engine.py (backward).
+derivatives.py, derivatives_shape.py, derivatives_index.py, derivatives_join.py and
+derivatives_linalg.py (one Node class per op), engine.py (backward, create_graph),
+function.py (autograd.Function), hooks.py (Tensor.register_hook, retain_grad),
+functional.py (jacobian, hessian, vjp, jvp, hvp, vhp).
 """
 from .. import _C
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)
-from . import derivatives_index, derivatives_join, derivatives_trig  # noqa: F401
+from . import derivatives_index, derivatives_join, derivatives_linalg  # noqa: F401
+from . import derivatives_trig  # noqa: F401
+from . import hooks as _hooks
 from . import dispatch as _dispatch_module, node as _node_module
 from .dispatch import dispatch as _dispatch
 from .engine import run_backward as _run_backward
+from . import function, functional  # noqa: F401  (autograd.function.once_differentiable)
+from .function import Function, FunctionCtx
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .node import Node
 
-__all__ = ["Node", "backward", "enable_grad", "grad", "inference_mode", "is_grad_enabled",
+__all__ = ["Function", "FunctionCtx", "Node", "backward", "enable_grad", "grad", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
 
 
@@ -29,10 +35,9 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def _check_create_graph(create_graph):
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported "
-                                  "by pydevtensor's autograd")
+def _retain(retain_graph, create_graph):
+    """retain_graph's default is create_graph, as in PyTorch."""
+    return bool(create_graph if retain_graph is None else retain_graph)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -48,7 +53,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     retain_graph : bool, optional
         Keep the graph's saved tensors for another backward.
     create_graph : bool, optional
-        Not supported (must be False).
+        Record the backward itself, so the gradients in ``.grad`` can be
+        differentiated again (higher-order gradients); implies retain_graph.
     inputs : sequence of Tensor, optional
         Accumulate only into these leaves.
 
@@ -60,8 +66,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     ------
     RuntimeError
         When the counts of tensors and grad_tensors differ, or the graph was freed.
-    NotImplementedError
-        For create_graph=True.
 
     Examples
     --------
@@ -70,13 +74,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     >>> w.grad
     tensor([3., 3.])
     """
-    _check_create_graph(create_graph)
     tensors = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) or (None,) * len(tensors)
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors")
     inputs = _as_tuple(inputs)
-    _run_backward(tensors, grads, bool(retain_graph), inputs=inputs, accumulate=True)
+    _run_backward(tensors, grads, _retain(retain_graph, create_graph), inputs=inputs,
+                  accumulate=True, create_graph=bool(create_graph))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -95,7 +99,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     retain_graph : bool, optional
         Keep the graph's saved tensors for another backward.
     create_graph : bool, optional
-        Not supported (must be False).
+        Record the backward itself, so the returned gradients can be differentiated
+        again (Hessian-vector products, gradient penalties); implies retain_graph.
     allow_unused : bool, optional
         Give None for an input the outputs do not depend on, instead of raising.
 
@@ -107,22 +112,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ------
     RuntimeError
         When an input was not used (without allow_unused).
-    NotImplementedError
-        For create_graph=True.
 
     Examples
     --------
     >>> x = pydevtensor.tensor([1., 2.], requires_grad=True)
     >>> pydevtensor.autograd.grad((x * x).sum(), x)
     (tensor([2., 4.]),)
+    >>> (g,) = pydevtensor.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    >>> pydevtensor.autograd.grad(g.sum(), x)  # the second derivative, 6 x
+    (tensor([ 6., 12.]),)
     """
-    _check_create_graph(create_graph)
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad(): got {len(grads)} grad_outputs for {len(outputs)} outputs")
-    result = _run_backward(outputs, grads, bool(retain_graph), inputs=inputs, accumulate=False,
-                           where="grad()")
+    result = _run_backward(outputs, grads, _retain(retain_graph, create_graph), inputs=inputs,
+                           accumulate=False, where="grad()", create_graph=bool(create_graph))
     for k, g in enumerate(result):
         if g is None and not allow_unused:
             raise RuntimeError(f"One of the differentiated Tensors (input {k}) appears to not "
@@ -142,7 +147,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
     retain_graph : bool, optional
         Keep the graph's saved tensors for another backward.
     create_graph : bool, optional
-        Not supported (must be False).
+        Record the backward itself (higher-order gradients); implies retain_graph.
     inputs : sequence of Tensor, optional
         Accumulate only into these leaves.
 
@@ -167,33 +172,10 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
              inputs)
 
 
-def _retain_grad(self):
-    """Not supported: pydevtensor's autograd keeps gradients of leaves only; use
-    ``autograd.grad(output, tensor)`` to get a non-leaf's gradient.
-
-    Returns
-    -------
-    None
-        It always raises.
-
-    Raises
-    ------
-    NotImplementedError
-        Always.
-
-    Examples
-    --------
-    >>> x = pydevtensor.ones(2, requires_grad=True)
-    >>> y = x * 2
-    >>> pydevtensor.autograd.grad(y.sum(), y)
-    (tensor([1., 1.]),)
-    """
-    raise NotImplementedError("retain_grad() is not supported by pydevtensor's autograd; use "
-                              "autograd.grad(output, tensor) to get a non-leaf's gradient")
-
-
 _C.Tensor.backward = _tensor_backward
-_C.Tensor.retain_grad = _retain_grad
+_C.Tensor.retain_grad = _hooks.retain_grad
+_C.Tensor.retains_grad = property(_hooks.retains_grad)
+_C.Tensor.register_hook = _hooks.register_hook
 _C._set_autograd_dispatcher(_dispatch)
 
 

@@ -7,6 +7,8 @@ package's ops on the tensors' own device.  The names are PyTorch's, so ``grad_fn
 prints as ``<AddBackward0 ...>``.  Views, indexing, copies and the matrix products are
 in derivatives_shape.py.
 """
+import math
+
 from .. import _C
 from .dispatch import derivative, not_differentiable
 from .node import Node
@@ -46,12 +48,34 @@ def expand_to(g, shape):
     return out
 
 
+def zeros_of(m):
+    """The zero gradient of an input of meta m (None for a number)."""
+    return None if m is None else _C.zeros(m[0], dtype=m[1], device=m[2])
+
+
 def as_float(mask, like):
     return mask.to(like.dtype)
 
 
 def sign(x):
     return as_float(x > 0, x) - as_float(x < 0, x)
+
+
+def select(mask, g):
+    """g where mask, else 0, as PyTorch's threshold_backward: a select, so that an inf
+    or NaN gradient gives 0 where mask is False (``g * mask`` would give inf * 0 = NaN);
+    one fused C call (_where_fast), as fast as the product (issue 20)."""
+    out = _C._where_fast(mask, g, 0.0, False)
+    if out is None:  # outside the C fast path's cases: the general where
+        from .._ops_index import where  # imported late: _ops_index imports the recorder
+        out = where(mask, g, 0.0)
+    return out
+
+
+def weighted(g, w):
+    """g * w, 0 where w is 0 (a NaN or inf g too): clamp's gradients with tensor bounds,
+    selected as PyTorch's (where(mask, g, 0)) where a weight is 0."""
+    return select(w != 0, g * w)
 
 
 # ---- binary ----
@@ -114,8 +138,9 @@ class DivBackward0(MulBackward0):
         return super().save(result, input, other)
 
     def backward(self, g):
-        if self.floor:  # piecewise constant
-            return None, None
+        if self.floor:  # piecewise constant: zeros, as PyTorch's
+            return tuple(zeros_of(m) if need else None
+                         for m, need in zip(self.metas, self.needs_input_grad))
         a, b = self._values()
         ma, mb = self.metas
         need_a, need_b = self.needs_input_grad
@@ -126,13 +151,47 @@ class DivBackward0(MulBackward0):
 
 @derivative("remainder")
 class RemainderBackward0(MulBackward0):
+    """remainder(a, b) = a - q b with q = floor(a / b): 1 for a, -q for b."""
+    @staticmethod
+    def _quotient(a, b):
+        return _C.floor_divide(a, b)
+
     def backward(self, g):
         a, b = self._values()
         ma, mb = self.metas
         need_a, need_b = self.needs_input_grad
         ga = reduce_grad(g, ma) if need_a else None
-        gb = reduce_grad(-g * _C.floor_divide(a, b), mb) if need_b else None
+        gb = reduce_grad(-g * self._quotient(a, b), mb) if need_b else None
         return ga, gb
+
+
+@derivative("fmod")
+class FmodBackward0(RemainderBackward0):
+    """fmod(a, b) = a - trunc(a / b) b: 1 for a, -trunc(a / b) for b (as PyTorch's)."""
+    @staticmethod
+    def _quotient(a, b):
+        return _C.div(a, b, rounding_mode="trunc")
+
+
+@derivative("copysign")
+class CopysignBackward0(MulBackward0):
+    """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, as PyTorch's),
+    zeros for b."""
+    def backward(self, g):
+        a, b = self._values()
+        ma, mb = self.metas
+        need_a, need_b = self.needs_input_grad
+        ga = None
+        if need_a:
+            from .._ops_index import where
+            from .._ops_pointwise import signbit
+            s = sign(a)
+            if isinstance(b, _C.Tensor):
+                s = where(signbit(b), -s, s)
+            elif math.copysign(1.0, b) < 0:
+                s = -s
+            ga = reduce_grad(g * s, ma)
+        return ga, (zeros_of(mb) if need_b else None)
 
 
 @derivative("pow")
@@ -141,7 +200,7 @@ class PowBackward0(MulBackward0):
         self.result_saved = isinstance(exponent, _C.Tensor)
         r = super().save(result, input, exponent)
         if self.result_saved:
-            self.save_tensors(*self._saved, result.detach())
+            self.save_tensors(*self._saved, result.detach(), outputs=(len(self._saved),))
         return r
 
     def backward(self, g):
@@ -202,7 +261,7 @@ class _Unary(Node):
         if self.uses == "input":
             self.save_tensors(input)
         elif self.uses == "result":
-            self.save_tensors(result.detach())
+            self.save_tensors(result.detach(), outputs=(0,))
         return (input,)
 
     def backward(self, g):
@@ -210,8 +269,9 @@ class _Unary(Node):
         return self.formula(g, v)
 
 
-def _unary(name, cls_name, uses, formula):
-    cls = type(cls_name, (_Unary,), {"uses": uses, "formula": staticmethod(formula)})
+def _unary(name, cls_name, uses, formula, zero_derivative=False):
+    cls = type(cls_name, (_Unary,), {"uses": uses, "formula": staticmethod(formula),
+                                     "zero_derivative": zero_derivative})
     derivative(name)(cls)
     globals()[cls_name] = cls
 
@@ -225,8 +285,8 @@ _unary("sin", "SinBackward0", "input", lambda g, x: g * x.cos())
 _unary("cos", "CosBackward0", "input", lambda g, x: -g * x.sin())
 _unary("tanh", "TanhBackward0", "result", lambda g, y: g * (1.0 - y * y))
 _unary("sigmoid", "SigmoidBackward0", "result", lambda g, y: g * y * (1.0 - y))
-# g times the bool mask itself: no float copy of it (Note [a float times a mask])
-_unary("relu", "ReluBackward0", "result", lambda g, y: g * (y > 0))
+# a select, not g * (y > 0): an inf or NaN g gives 0 where y <= 0, as PyTorch's
+_unary("relu", "ReluBackward0", "result", lambda g, y: select(y > 0, g))
 _unary("log1p", "Log1PBackward0", "input", lambda g, x: g / (x + 1.0))
 _unary("expm1", "Expm1Backward0", "result", lambda g, y: g * (y + 1.0))
 # d erf(x) / dx = 2 / sqrt(pi) exp(-x^2), and erfc's its negative
@@ -234,9 +294,20 @@ _TWO_OVER_SQRT_PI = 1.1283791670955126
 _unary("erf", "ErfBackward0", "input", lambda g, x: g * ((x * x).neg_().exp_() * _TWO_OVER_SQRT_PI))
 _unary("erfc", "ErfcBackward0", "input",
        lambda g, x: g * ((x * x).neg_().exp_() * -_TWO_OVER_SQRT_PI))
+# lgamma' = digamma, digamma' = polygamma(1, x) (pydevtensor/_ops_gamma.py)
+_unary("lgamma", "LgammaBackward0", "input", lambda g, x: g * x.digamma())
+_unary("digamma", "DigammaBackward0", "input", lambda g, x: g * _trigamma(x))
+
+
+def _trigamma(x):
+    from .._ops_gamma import polygamma
+    return polygamma(1, x)
+
+
 # piecewise constant: a zero gradient, as in PyTorch (the result still requires grad)
 for _name in ("floor", "ceil", "round", "trunc", "fix", "sign"):
-    _unary(_name, _name.capitalize() + "Backward0", None, lambda g, v: _C.zeros_like(g))
+    _unary(_name, _name.capitalize() + "Backward0", None, lambda g, v: _C.zeros_like(g),
+           zero_derivative=True)
 
 
 @derivative("clamp")
@@ -267,18 +338,20 @@ class ClampBackward1(Node):
             return as_float(mask, g)
 
         g_lo = g_hi = None
-        if not lo_t and not hi_t:  # numbers (or None): strictly inside
-            w = f(x > lo) if lo is not None else None
+        if not lo_t and not hi_t:  # numbers (or None): strictly inside, selected
+            inside = x > lo if lo is not None else None
             if hi is not None:
-                w = f(x < hi) if w is None else w * f(x < hi)
+                inside = x < hi if inside is None else inside.logical_and(x < hi)
+            gx = g if inside is None else select(inside, g)
+            return reduce_grad(gx, self.metas[0]), None, None
         elif hi is None:  # a tensor min alone
             tie = f(x == lo) * 0.5
             w = 1.0 - f(x < lo) - tie
-            g_lo = g * (1.0 - f(lo < x) - tie)
+            g_lo = weighted(g, 1.0 - f(lo < x) - tie)
         elif lo is None:  # a tensor max alone
             tie = f(x == hi) * 0.5
             w = 1.0 - f(hi < x) - tie
-            g_hi = g * (1.0 - f(x < hi) - tie)
+            g_hi = weighted(g, 1.0 - f(x < hi) - tie)
         else:
             proper = f(lo < hi) * 0.5
             ordered = f(lo <= hi)
@@ -287,10 +360,10 @@ class ClampBackward1(Node):
             w = ((1.0 - f(x < lo if lo_t else x <= lo)) * (1.0 - f(x > hi if hi_t else x >= hi))
                  * (1.0 - tie_lo - tie_hi))
             if lo_t:
-                g_lo = g * (ordered * f(x < lo) + tie_lo)
+                g_lo = weighted(g, ordered * f(x < lo) + tie_lo)
             if hi_t:
-                g_hi = g * (f(hi < lo) + ordered * f(hi < x) + tie_hi)
-        gx = g if w is None else g * w
+                g_hi = weighted(g, f(hi < lo) + ordered * f(hi < x) + tie_hi)
+        gx = weighted(g, w)
         return (reduce_grad(gx, self.metas[0]),
                 None if g_lo is None else reduce_grad(g_lo, self.metas[1]),
                 None if g_hi is None else reduce_grad(g_hi, self.metas[2]))
@@ -350,7 +423,7 @@ class _ReductionOfValues(_Reduction):
 
     def save(self, result, input, *args, **kw):
         r = super().save(result, input, *args, **kw)
-        self.save_tensors(input, result.detach())
+        self.save_tensors(input, result.detach(), outputs=(1,))
         return r
 
     def _unreduced(self, g):

@@ -5,7 +5,7 @@ Their backwards put the incoming gradient back where the forward took it from: a
 zero tensor of the input's shape receives it through the core's index_add
 (pdt_index.h), so an element selected more than once (a repeated index) gets the sum
 of its gradients, as PyTorch's scatter-add does.  The ops themselves are written in
-Python (pydevtensor/_ops_index.py, _ops_sort.py) and recorded through
+Python (pydevtensor/_ops_index.py, _ops_getitem.py, _ops_sort.py) and recorded through
 ``dispatch.recorded``: their kernels (_index_select, _index_put, _sort) have no
 derivative, so composing their backward from them would not record a graph.
 """
@@ -13,7 +13,7 @@ from .. import _C
 from .derivatives import meta, reduce_grad
 from .derivatives_shape import CopySlices
 from .dispatch import derivative
-from .node import Node
+from .node import Node, linear_in_g
 
 
 def _ops():
@@ -36,12 +36,18 @@ def scatter_add_along(m, dim, index, g):
     """A zero tensor of meta m with g added at index (a tensor of g's shape holding
     positions along dim, as gather's index), in m's dtype: gather's backward."""
     shape, g = m[0], _wide(g)
-    flat = _ops().gather_offsets(shape, g.device, dim, index)
+    flat = _ops().gather_offsets(shape, g.device, dim, index, deferred_ok=True)
     n = 1
     for s in shape:
         n *= s
-    out = _C.zeros((n,), dtype=g.dtype, device=g.device)
-    _C._index_add(out, 0, flat, g.reshape(-1))
+    g_shape = tuple(g.shape)
+
+    def make(g):
+        out = _C.zeros((n,), dtype=g.dtype, device=g.device)
+        _C._index_add(out, 0, flat, g.reshape(-1), True)  # out is new
+        return out
+
+    out = linear_in_g(make, lambda g2: g2[flat].reshape(g_shape), g)
     return reduce_grad(out.reshape(shape), m)
 
 
@@ -57,7 +63,8 @@ class WhereBackward0(Node):
 
     def backward(self, g):
         zero = _C.zeros((), dtype=g.dtype, device=g.device)
-        where = _ops()._where.__wrapped__
+        where = _ops()._where  # recorded under create_graph=True
+        where = where if _C.is_grad_enabled() else where.__wrapped__
         need_a, need_b = self.needs_input_grad
         ma, mb = self.metas
         ga = reduce_grad(where(self.condition, g, zero), ma) if need_a else None
@@ -76,11 +83,17 @@ class IndexSelectBackward0(Node):
     def backward(self, g):
         ops, g = _ops(), _wide(g)
         shape = self.in_meta[0]
-        out = _C.zeros(shape if shape else (1,), dtype=g.dtype, device=g.device)
         d = ops._dim(ops._int_arg(self.dim, "index_select", "dim"), len(shape),
                      "index_select")
         index = ops._index_tensor(self.index, "index_select").reshape(-1).contiguous()
-        _C._index_add(out, d, index, g if shape else g.reshape(1))
+        g = g if shape else g.reshape(1)
+
+        def make(g):
+            out = _C.zeros(shape if shape else (1,), dtype=g.dtype, device=g.device)
+            _C._index_add(out, d, index, g, True)  # out is new
+            return out
+
+        out = linear_in_g(make, lambda g2: ops.index_select(g2, d, index), g)
         out = out if shape else out.reshape(())
         return reduce_grad(out, self.in_meta)
 
@@ -107,10 +120,15 @@ class IndexBackward0(Node):
         return (input,)
 
     def backward(self, g):
-        g = _wide(g)
-        out = _C.zeros(self.in_meta[0], dtype=g.dtype, device=g.device)
-        _ops()._index_put_(out, self.key, g, accumulate=True)
-        return reduce_grad(out, self.in_meta)
+        g, key = _wide(g), self.key
+        from .._ops_getitem import _index_put_  # imported late, as _ops()
+
+        def make(g):
+            out = _C.zeros(self.in_meta[0], dtype=g.dtype, device=g.device)
+            _index_put_(out, key, g, accumulate=True, into_new=True)
+            return out
+
+        return reduce_grad(linear_in_g(make, lambda g2: g2[key], g), self.in_meta)
 
 
 class IndexPutBackward0(CopySlices):

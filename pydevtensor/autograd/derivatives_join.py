@@ -167,7 +167,8 @@ class _Triangle(Node):
 
     def backward(self, g):
         from .. import _ops_join
-        return getattr(_ops_join, self.op).__wrapped__(g, self.diagonal)
+        op = getattr(_ops_join, self.op)  # recorded under create_graph=True
+        return (op if _C.is_grad_enabled() else op.__wrapped__)(g, self.diagonal)
 
 
 @derivative("tril")

@@ -10,7 +10,7 @@ like the user's forward copy it mirrors.
 from .. import _C
 from .derivatives import expand_to, meta, reduce_grad
 from .dispatch import derivative
-from .node import Node
+from .node import Node, linear_in_g
 
 
 # ---- views ----
@@ -127,9 +127,14 @@ class DiagonalBackward0(Node):
 
     def backward(self, g):
         shape, dtype, device = self.in_meta
-        out = _C.zeros(shape, dtype=dtype, device=device)
-        _C._diagonal(out, *self.args).copy_(g)
-        return out
+        args = self.args
+
+        def make(g):
+            out = _C.zeros(shape, dtype=dtype, device=device)
+            _C._diagonal(out, *args).copy_(g)
+            return out
+
+        return linear_in_g(make, lambda g2: g2.diagonal(*args), g)
 
 
 class _Index(Node):

@@ -178,16 +178,13 @@ def _check_in_place(x):
         raise RuntimeError(LEAF_MSG)
     fn = x.grad_fn
     if fn is not None and fn.is_view:
-        node = fn  # up the chain of views to what the first one was taken of
-        while node is not None and node.is_view:
-            up = node.next_functions[0] if node.next_functions else None
-            node = None if up is None else up[0]
+        node, reshapes = _walk_views(x)
         if node is not None and node.next_functions == () and node.name() == "AccumulateGrad":
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
-        root = _reshaped_root(x)
-        if root is not False:
-            return root
+        if reshapes:
+            base = fn.__dict__.get("_base")
+            return base[0]() if base is not None else None
         raise NotImplementedError(
             f"autograd: an in-place operation on a view ({fn.name()}) of a tensor in the graph "
             "is not supported by pydevtensor; clone() the view first, or write the result of "
@@ -195,7 +192,7 @@ def _check_in_place(x):
     return None
 
 
-def _reshaped_root(x):
+def _walk_views(x):
     """Note [in-place on a reshaped view]
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
     D2L's masked_softmax writes ``X.reshape(-1, n)[~mask] = -1e6`` into scores in the
@@ -208,24 +205,24 @@ def _reshaped_root(x):
     taken of): that is the base rebased.  Every other tensor over the same memory
     whose node is a view keeps its old place and refuses to be used after the change
     (check_base compares its base's version, or its own when the base is gone: they
-    share the counter), so nothing is counted silently from old values.
+    share the counter), so nothing is counted silently from old values; any other view
+    (slices, transposes, ...) stays refused.
 
-    Returns the base to rebase, None when it is gone (nothing to rebase), or False for
-    any other view (slices, transposes, ...), which stays refused."""
+    One walk up x's chain of view nodes (x's grad_fn a view): returns the node above
+    the first view (None when there is none) and whether every step is such a
+    whole-size reshape."""
     from .derivatives_shape import _ShapeView
-    fn, n = x.grad_fn, x.numel()
+    fn, n, reshapes = x.grad_fn, x.numel(), True
     while fn is not None and fn.is_view:
-        if not isinstance(fn, _ShapeView) or fn.__dict__.get("shape") is None:
-            return False
-        size = 1
-        for s in fn.shape:
-            size *= s
-        if size != n:
-            return False
+        if reshapes:
+            shape = fn.__dict__.get("shape") if isinstance(fn, _ShapeView) else None
+            size = 1
+            for s in shape or ():
+                size *= s
+            reshapes = shape is not None and size == n
         up = fn.next_functions[0] if fn.next_functions else None
         fn = None if up is None else up[0]
-    base = x.grad_fn.__dict__.get("_base")
-    return base[0]() if base is not None else None
+    return fn, reshapes
 
 
 def _rebase(root, x):

@@ -3,14 +3,35 @@
 The engine finds the part of the graph reachable from the outputs, counts for each
 Node how many edges lead into it, and runs a Node once every gradient for its outputs
 has arrived (summed when several paths meet).  It runs with grad mode off, so the
-backward formulas (package ops on the tensors' own device) record nothing.  Without
+backward formulas (package ops on the tensors' own device) record nothing; with
+create_graph=True it runs with grad mode on, so they record a graph of their own and
+the gradients can be differentiated again (Note [higher-order gradients]).  Without
 retain_graph each Node frees what it saved once it has run.
+
+Note [higher-order gradients]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The backward formulas are written with the package's differentiable ops, on the
+Nodes' saved tensors, which are the op's inputs themselves (still in the graph).  So
+running them with grad mode on records the gradient's own graph, and grad(grad(y, x,
+create_graph=True)[0].sum(), x) follows it.  Three things make that exact:
+- a saved output is kept detached (no cycle through its own Node); read back with
+  grad mode on it takes its Node as grad_fn again (Node.saved_tensors), as PyTorch's
+  SavedVariable does, so the dependence through the output is not lost;
+- a gradient the user passes (grad_outputs) keeps its graph (jvp's double-backward
+  trick differentiates with respect to it);
+- a Node whose backward calls a kernel with no derivative of its own (the fused RNN
+  cells, for instance) is marked with @once_differentiable_node (node.py): its
+  gradients then carry a node that raises, naming it, when they are differentiated,
+  instead of a silently wrong second derivative; and any other Node whose backward
+  gives an input a gradient that is not recorded while the gradient it got is
+  raises at once (node.check_recorded), unless its op is piecewise constant.
 """
 from .. import _C
+from .hooks import finish_captures, prepare_captures
 from .node import FREED_MSG, AccumulateGrad, edge_of
 
 
-def _root_grads(outputs, grad_outputs, where):
+def _root_grads(outputs, grad_outputs, where, create_graph=False):
     roots = []
     for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(t, _C.Tensor):
@@ -34,7 +55,7 @@ def _root_grads(outputs, grad_outputs, where):
             if g.device != t.device:
                 raise RuntimeError(f"{where}: the gradient is on {g.device} but the output "
                                    f"is on {t.device}")
-            g, user = g.detach(), True
+            g, user = (g if create_graph else g.detach()), True
             if g.dtype != t.dtype:
                 g = g.to(t.dtype)
         roots.append((edge_of(t), g, user))
@@ -42,12 +63,14 @@ def _root_grads(outputs, grad_outputs, where):
 
 
 def run_backward(outputs, grad_outputs, retain_graph, inputs=None, accumulate=True,
-                 where="backward()"):
+                 where="backward()", create_graph=False):
     """Runs the backward pass.  inputs: tensors whose gradients are returned (for
-    autograd.grad, with accumulate=False) or the only leaves accumulated into."""
-    prev = _C._set_grad_enabled(False)
+    autograd.grad, with accumulate=False) or the only leaves accumulated into;
+    create_graph: the pass records (Note [higher-order gradients])."""
+    prev = _C._set_grad_enabled(bool(create_graph))
     try:
-        return _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where)
+        return _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where,
+                    create_graph)
     finally:
         _C._set_grad_enabled(prev)
 
@@ -58,8 +81,8 @@ def run_backward(outputs, grad_outputs, retain_graph, inputs=None, accumulate=Tr
 USE_C = True
 
 
-def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where):
-    roots = _root_grads(outputs, grad_outputs, where)
+def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where, create_graph=False):
+    roots = _root_grads(outputs, grad_outputs, where, create_graph)
     # which gradients are wanted: edge -> position in inputs
     captures = {}
     if inputs is not None:
@@ -69,10 +92,20 @@ def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where):
             e = edge_of(x)
             captures.setdefault(e[0], []).append((e[1], k))
     nresults = len(inputs) if inputs is not None else 0
-    if USE_C:
-        return _C._engine_run(roots, captures, nresults, retain_graph, accumulate,
-                              inputs is not None, AccumulateGrad, FREED_MSG)
-    return _run_python(roots, captures, nresults, retain_graph, accumulate, inputs is not None)
+    # grad() returns its inputs' gradients after their hooks (hooks.py)
+    hooked = prepare_captures(inputs) if inputs is not None and not accumulate else None
+    results = None
+    try:
+        if USE_C:
+            results = _C._engine_run(roots, captures, nresults, retain_graph, accumulate,
+                                     inputs is not None, AccumulateGrad, FREED_MSG)
+        else:
+            results = _run_python(roots, captures, nresults, retain_graph, accumulate,
+                                  inputs is not None)
+    finally:
+        if hooked:  # also after an error: no table keeps wanting a gradient
+            finish_captures(hooked, results)
+    return results
 
 
 def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captured):

@@ -10,6 +10,7 @@ so the graph has no reference cycles and dies with the last tensor that reaches 
 import weakref
 
 from .. import _C
+from .hooks import leaf_hooks, run_hooks
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -20,6 +21,36 @@ FREED_MSG = (
 
 _TYPE_NAMES = {_C.float32: "FloatTensor", _C.float64: "DoubleTensor", _C.int32: "IntTensor",
                _C.int64: "LongTensor", _C.bool: "BoolTensor"}
+
+
+def check_versions(name, saved, versions):
+    """Raises RuntimeError when a saved tensor was modified in place after it was
+    saved (its version moved); name: the Node that saved it."""
+    for t, v in zip(saved, versions):
+        if t._version != v:
+            kind = _TYPE_NAMES.get(t.dtype, str(t.dtype))
+            where = "" if t.device.type == "cpu" else "cuda."
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified "
+                f"by an inplace operation: [pydevtensor.{where}{kind} {list(t.shape)}] is "
+                f"at version {t._version}; expected version {v} instead. Hint: the "
+                f"operation that saved it is {name}; clone() the tensor before "
+                "modifying it in place, or modify a copy.")
+
+
+def check_recorded(node, grads):
+    """With create_graph=True and an incoming gradient that requires grad: raises
+    when the backward gave an input a gradient that does not (its formula called
+    something unrecorded, and a second derivative through it would be silently
+    wrong), unless the op is piecewise constant (zero_derivative)."""
+    if node.zero_derivative:
+        return
+    for k, g in enumerate(grads):
+        if g is not None and not g.requires_grad and node.needs_input_grad[k]:
+            raise RuntimeError(
+                f"{node.name()} does not support double backward: its backward's result "
+                f"for input {k} was not recorded, so a gradient computed with "
+                "create_graph=True cannot be differentiated through it")
 
 
 class Node:
@@ -43,6 +74,7 @@ class Node:
     num_outputs = 1
     is_view = False  # True for the ops whose output shares its input's storage
     pick = None  # or a function of the op's arguments choosing the Node class
+    zero_derivative = False  # True for piecewise constant ops (check_recorded)
 
     def name(self):
         """The class's name, as PyTorch's Node.name().
@@ -63,13 +95,17 @@ class Node:
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
-    def save_tensors(self, *tensors):
+    def save_tensors(self, *tensors, outputs=()):
         """Keeps tensors for backward, with their versions (Note [version counter]).
 
         Parameters
         ----------
         *tensors : Tensor
             What backward will need.
+        outputs : tuple of int, optional
+            The positions among tensors of this op's (first) output, saved detached:
+            read back with grad mode on (create_graph=True) they take this Node as
+            grad_fn again (Note [higher-order gradients] in engine.py).
 
         Returns
         -------
@@ -83,6 +119,8 @@ class Node:
         2
         """
         self._saved = tensors
+        if outputs:
+            self._output_slots = outputs
         # one or two tensors without a comprehension: in Python 3.11 each one makes
         # a function object, a sizeable part of recording an op (Note [recording in C])
         n = len(tensors)
@@ -104,16 +142,13 @@ class Node:
         saved = self._saved
         if saved is None:
             raise RuntimeError(FREED_MSG)
-        for t, v in zip(saved, self._versions):
-            if t._version != v:
-                kind = _TYPE_NAMES.get(t.dtype, str(t.dtype))
-                where = "" if t.device.type == "cpu" else "cuda."
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified "
-                    f"by an inplace operation: [pydevtensor.{where}{kind} {list(t.shape)}] is "
-                    f"at version {t._version}; expected version {v} instead. Hint: the "
-                    f"operation that saved it is {self.name()}; clone() the tensor before "
-                    "modifying it in place, or modify a copy.")
+        check_versions(self.name(), saved, self._versions)
+        slots = self.__dict__.get("_output_slots")
+        if slots and _C.is_grad_enabled():
+            saved = list(saved)
+            for k in slots:
+                saved[k] = saved[k].detach()._set_grad_fn(self, 0)
+            saved = tuple(saved)
         return saved
 
     def release(self):
@@ -136,7 +171,13 @@ class Node:
         """
         if self._saved:
             self._saved = None
-            self.__dict__.clear()
+            d = self.__dict__
+            hooks = d.get("_tensor_hooks")  # Note [where tensor hooks live] (hooks.py)
+            retained = d.get("_retained")
+            d.clear()
+            if hooks is not None:
+                from .hooks import keep_hooks
+                keep_hooks(self, hooks, retained)
 
     def apply(self, grads):
         """The gradients of this op's inputs from the gradient of its output: ``backward(grads[0])`` as a tuple.
@@ -159,7 +200,10 @@ class Node:
         (tensor([1., 1.]), tensor([1., 1.]))
         """
         g = self.backward(grads[0])
-        return g if type(g) is tuple else (g,)
+        g = g if type(g) is tuple else (g,)
+        if grads[0] is not None and grads[0].requires_grad and _C.is_grad_enabled():
+            check_recorded(self, g)
+        return g
 
     def watch_base(self, input):
         """For a view of a tensor made by another op: remembers its version, so that
@@ -254,8 +298,14 @@ class AccumulateGrad(Node):
 
     def accumulate(self, g, fresh):
         leaf = self.variable
+        hooks = leaf_hooks(leaf)  # Tensor.register_hook on a leaf (hooks.py)
+        if hooks:
+            new = run_hooks(hooks, g)
+            g, fresh = new, fresh and new is g
         old = leaf.grad
-        if old is None:
+        if _C.is_grad_enabled():  # create_graph: the sum recorded, out of place
+            leaf.grad = (g if fresh else g.clone()) if old is None else old + g
+        elif old is None:
             # Adopt the engine's buffer when nothing else can see its storage; copy it
             # otherwise (a gradient passed through unchanged to two leaves, or the
             # user's own gradient tensor).
@@ -290,3 +340,88 @@ def edge_of(x):
             fn.check_base(x)
         return (fn, x.output_nr)
     return (accumulator(x), 0)
+
+
+class LinearInGradBackward(Node):
+    """A backward's own result made by a kernel with no derivative of its own but
+    linear in the incoming gradient g (zeros with g added at indices, or written
+    into a diagonal), recorded when the backward itself is (create_graph=True): its
+    backward is the matching pick, ``adjoint(g2)`` (Note [higher-order gradients] in
+    engine.py)."""
+
+    def backward(self, g2):
+        return (self.adjoint(g2),)
+
+
+def linear_in_g(make, adjoint, g):
+    """make(g) (a kernel with no derivative, linear in g), recorded with adjoint as
+    its backward when grad mode is on and g requires grad (create_graph=True)."""
+    if not (g.requires_grad and _C.is_grad_enabled()):
+        return make(g)
+    prev = _C._set_grad_enabled(False)
+    try:
+        out = make(g)
+    finally:
+        _C._set_grad_enabled(prev)
+    node = LinearInGradBackward.__new__(LinearInGradBackward)
+    node._saved = ()
+    node.adjoint = adjoint
+    node.next_functions = (edge_of(g),)
+    node.needs_input_grad = (True,)
+    return out._set_grad_fn(node, 0)
+
+
+class DelayedError(Node):
+    """Stands between the results of a backward that is not itself differentiable and
+    what they depend on: differentiating through it raises msg."""
+
+    def __init__(self, edges, msg):
+        self._saved = ()
+        self.next_functions = edges
+        self.needs_input_grad = tuple(e is not None for e in edges)
+        self.msg = msg
+
+    def apply(self, grads):
+        raise RuntimeError(self.msg)
+
+
+def delay_error(result, edges, msg):
+    """result (a Tensor, or a tuple of them and None) with its float tensors marked
+    by a DelayedError over edges (the Nones dropped); result as it is when no edge
+    is left."""
+    edges = tuple(e for e in edges if e is not None)
+    if not edges:
+        return result
+    err = DelayedError(edges, msg)
+    single = not isinstance(result, tuple)
+    marked = []
+    for r in (result,) if single else result:
+        if isinstance(r, _C.Tensor) and r.is_floating_point():
+            r = r.detach()._set_grad_fn(err, 0)
+        marked.append(r)
+    return marked[0] if single else tuple(marked)
+
+
+def once_differentiable_node(cls):
+    """Class decorator for a Node whose backward calls kernels with no derivative of
+    their own (fused RNN cells...): with grad mode on (create_graph=True) it runs
+    with grad mode off, and its gradients carry a node that raises, naming cls,
+    when they are differentiated (Note [higher-order gradients] in engine.py)."""
+    inner = cls.apply
+
+    def apply(self, grads):
+        if not _C.is_grad_enabled():
+            return inner(self, grads)
+        _C._set_grad_enabled(False)
+        try:
+            result = inner(self, grads)
+        finally:
+            _C._set_grad_enabled(True)
+        edges = tuple(edge_of(g) for g in grads if g is not None) + self.next_functions
+        return delay_error(tuple(result), edges,
+                           f"{self.name()} does not support double backward: its backward "
+                           "is not differentiable, so a gradient computed with "
+                           "create_graph=True cannot be differentiated through it")
+
+    cls.apply = apply
+    return cls

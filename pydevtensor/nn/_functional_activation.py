@@ -177,7 +177,7 @@ class EluBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         positive = x > 0
-        slope = x.where(~positive, 0.0).exp().mul_(self.alpha)
+        slope = x.where(~positive, 0.0).exp() * self.alpha  # out of place: exp saved it
         return (g * slope.where(~positive, 1.0),)
 
 

@@ -12,6 +12,7 @@ import warnings
 
 from .. import _C
 from .. import _ops_stats as _stats
+from .._ops_index import _truncated_for
 from . import _functional_activation as _act
 
 # SELU's constants (Klambauer et al., 2017), as PyTorch has them
@@ -176,11 +177,11 @@ def threshold(input, threshold, value, inplace=False):
     Parameters
     ----------
     input : Tensor
-        Floating point, any shape.
+        Floating point or integer (not bool, as PyTorch's), any shape.
     threshold : float
         The value x must exceed to be kept.
     value : float
-        What replaces the others.
+        What replaces the others (truncated toward zero for an integer input).
     inplace : bool, optional
         Writes the result into input and returns it (default False).
 
@@ -194,7 +195,7 @@ def threshold(input, threshold, value, inplace=False):
     TypeError
         When input is not a Tensor, or threshold or value not a number.
     NotImplementedError
-        When input is not floating point.
+        When input is a bool tensor.
 
     Examples
     --------
@@ -202,7 +203,11 @@ def threshold(input, threshold, value, inplace=False):
     >>> F.threshold(pydevtensor.tensor([-1., 0.5, 2.]), 0.5, -9.)
     tensor([-9., -9.,  2.])
     """
-    _act._floating(input, "threshold")
+    if isinstance(input, _C.Tensor) and input.dtype != _C.bool:
+        if not input.is_floating_point():  # PyTorch's kernel takes integers too
+            value = _truncated_for(input, value, "threshold", "value")
+    else:
+        _act._floating(input, "threshold")  # not a Tensor, or bool (refused as PyTorch)
     _act._number(threshold, "threshold", "threshold")
     _act._number(value, "value", "threshold")
     # NaN is not > threshold: PyTorch's kernel keeps it (x <= threshold is false too)

@@ -84,6 +84,11 @@ def _check(query, key, value, attn_mask, is_causal, enable_gqa):
         if is_causal:
             raise RuntimeError(f"{where}: Explicit attn_mask should not be set when "
                                f"is_causal=True")
+        if attn_mask.ndim < 2:  # PyTorch reads its dim -2, and fails
+            raise IndexError(f"{where}: attn_mask must have at least 2 dims, (L, S) or "
+                             f"broadcastable to it, got shape {_shape(attn_mask)} (on "
+                             f"{device}); for one mask over the keys, pass "
+                             f"attn_mask.unsqueeze(0)")
         if attn_mask.dtype != _C.bool and attn_mask.dtype != query.dtype:
             raise RuntimeError(f"{where}: Expected attn_mask dtype to be bool or to match "
                                f"query dtype, but got attn_mask.dtype: {attn_mask.dtype} and "
@@ -138,7 +143,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         ``(..., S, Ev)``.  The batch dims (``...``) of query and of key/value broadcast
         against each other, as matmul's.
     attn_mask : Tensor, optional
-        Broadcastable to ``(..., L, S)``: bool (True: the key takes part) or of query's
+        At least 2-d (as PyTorch's, which refuses a 1-d mask), broadcastable to
+        ``(..., L, S)``: bool (True: the key takes part) or of query's
         dtype (added to the scores; -inf removes a key).
     dropout_p : float, optional
         The probability of dropping an attention weight (the others scaled by
@@ -166,6 +172,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     ValueError
         For shapes that do not fit (an InvalidArgumentError, also a RuntimeError), or a
         dropout_p outside [0, 1].
+    IndexError
+        For a 0-d or 1-d attn_mask (PyTorch's class).
 
     Examples
     --------

@@ -327,8 +327,10 @@ class NllLossBackward0(Node):
     def backward(self, g):
         input, target = self.saved_tensors
         n, c = input.shape
-        d = _stats.softmax(input.detach(), 1)  # the row kernel where the device has it
         one_hot = _one_hot(target, c, input.dtype)
+        if _C.is_grad_enabled():  # create_graph=True: the same formula, recorded
+            return (self._recorded(input, target, one_hot, g),)
+        d = _stats.softmax(input.detach(), 1)  # the row kernel where the device has it
         d.sub_(one_hot)  # d is this function's own
         if target.device.type != "cpu":  # Note [unchecked classes]
             unmatched = one_hot.sum(1) == 0
@@ -345,3 +347,18 @@ class NllLossBackward0(Node):
         if self.reduction == "none":
             return (d.mul_(g.reshape(n, 1)),)
         return (d.mul_(g / count if self.reduction == "mean" else g),)
+
+    def _recorded(self, input, target, one_hot, g):
+        """backward's formula with out-of-place ops on input itself (not detached), so
+        a second derivative follows softmax (Note [higher-order gradients] in
+        autograd/engine.py)."""
+        n = input.shape[0]
+        d = _stats.softmax(input, 1) - one_hot
+        count = n
+        if self.ignore_index is not None:
+            ignored = target == self.ignore_index
+            d = d.masked_fill(ignored.reshape(n, 1), 0.0)
+            count = ignored.logical_not().sum().clamp(min=1).to(input.dtype)
+        if self.reduction == "none":
+            return d * g.reshape(n, 1)
+        return d * (g / count if self.reduction == "mean" else g)

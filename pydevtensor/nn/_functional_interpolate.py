@@ -1,38 +1,15 @@
 """interpolate (upsampling and downsampling of 3-d, 4-d and 5-d batches), with
-PyTorch's modes, output sizes and source-index formulas, on every device.
+PyTorch's modes, output sizes, source-index formulas and antialiasing, on every
+device.
 
-Every mode but 'area' is separable: along each spatial axis, output position o reads
-a few input positions i with weights w, and the axes are resampled one after the
-other.  Per axis (in -> out cells; s the scale the formulas use):
-
-    s = (in - 1) / (out - 1)          align_corners (0 when out = 1)
-      = 1 / scale_factor              scale_factor given, not recomputed
-      = in / out                      otherwise
-
-    nearest        i = min(floor(o * s), in - 1)     (of a 4-d input: o when out = in,
-                                                      o // 2 when out = 2 * in, as
-                                                      PyTorch's 2-d kernel)
-    nearest-exact  i = min(floor((o + 0.5) * s), in - 1)
-    linear         x = o * s (align_corners) or max((o + 0.5) * s - 0.5, 0);
-                   i0 = min(floor(x), in - 1), t = clamp(x - i0, 0, 1),
-                   i1 = i0 + 1 unless i0 = in - 1; weights 1 - t and t
-                   (the identity when out = in, as PyTorch)
-    cubic          x as linear but not clamped at 0; i0 = min(floor(x), in - 1),
-                   t = clamp(x - i0, 0, 1); taps i0 - 1 .. i0 + 2 (each clamped
-                   into [0, in - 1]) with Keys' cubic convolution weights, A = -0.75
-
-computed on the host in NumPy, in float32 (float64 for a float64 input), PyTorch's
-opmath type, so that the nearest indices are PyTorch's to the bit.  Each axis's
-weights form an (out, in) matrix, made on the device once per (sizes, mode, scale,
-dtype) and kept in nn/_index_cache.py; an axis is resampled by one matmul with it,
-so forward and backward are existing differentiable ops that read nothing back from
-a GPU and, after the first call, copy nothing to it.  An axis that nearest mode
-resamples by an integer factor (each input cell repeated r times) is resampled
-exactly by a broadcast view instead, and an identity axis is left alone.
-
-A matrix product reads every input cell of a row, so a non-finite input cell gives
-NaN (0 * inf) in the outputs of its row that do not use it, where PyTorch's gathers
-leave them finite; the integer-factor nearest path has no such effect.
+Every mode but 'area' is separable: the axes are resampled one after the other,
+the last first (PyTorch's order of the sums).  Along an axis each output cell is a
+weighted sum of a few input cells, its taps (nn/_interpolate_taps.py has the
+formulas): each tap is an ``index_select`` along the axis by an index tensor made
+on the device, times its weights broadcast along the axis, so the forward and the
+backward (index_add) are existing differentiable ops, the work is linear in the
+output's size, and an inf or NaN input cell reaches only the outputs whose taps
+read it, as in PyTorch.  The taps are kept per device (nn/_index_cache.py).
 
 float16 and bfloat16 are resampled in float32 and rounded once, as PyTorch does.
 'area' is adaptive_avg_pool1d / adaptive_avg_pool2d.
@@ -42,10 +19,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .. import _C
-from . import _index_cache
+from .._memory_format import channels_last, channels_last_3d
+from . import _interpolate_taps as taps
 from ._functional_norm import _wide
 
 if TYPE_CHECKING:
@@ -54,7 +30,6 @@ if TYPE_CHECKING:
 _Invalid = _C.InvalidArgumentError
 _MODES = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area")
 _LINEAR_DIMS = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
-_A = -0.75  # the cubic convolution's parameter, PyTorch's
 
 
 # ---- sizes and scales ----
@@ -106,120 +81,6 @@ def _output_sizes(x: Tensor, size, scale_factor, recompute, where: str) -> tuple
     return sizes, (None,) * dim if recompute else tuple(scales)
 
 
-# ---- one axis's weights, on the host ----
-
-def _scale(n_in: int, n_out: int, scale, align_corners: bool, ft) -> Any:
-    if align_corners:
-        return ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
-    if scale is not None and scale > 0:
-        return ft(1.0 / scale)
-    return ft(n_in) / ft(n_out)
-
-
-def _nearest_index(mode: str, n_in: int, n_out: int, scale) -> np.ndarray:
-    """(out,) int64: the input cell each output cell copies (float32 arithmetic).
-    mode 'nearest2d': PyTorch's 2-d nearest kernel, which copies when out = in and
-    halves when out = 2 * in whatever the scale (its 1-d and 3-d kernels do not)."""
-    o = np.arange(n_out)
-    if mode == "nearest2d" and n_out == n_in:
-        return o
-    if mode == "nearest2d" and n_out == 2 * n_in:
-        return o >> 1
-    s = _scale(n_in, n_out, scale, False, np.float32)
-    pos = o.astype(np.float32)
-    if mode == "nearest-exact":
-        pos = pos + np.float32(0.5)
-    return np.minimum(np.floor(pos * s).astype(np.int64), n_in - 1)
-
-
-def _taps(mode: str, n_in: int, n_out: int, scale, align_corners: bool, ft) -> tuple:
-    """(index (out, k) int64, weight (out, k) of ft): linear (k = 2) or cubic (k = 4)."""
-    cubic = mode == "bicubic"
-    o = np.arange(n_out)
-    if n_out == n_in and not cubic:
-        return o.reshape(-1, 1), np.ones((n_out, 1), dtype=ft)
-    s = _scale(n_in, n_out, scale, align_corners, ft)
-    of = o.astype(ft)
-    x = of * s if align_corners else s * (of + ft(0.5)) - ft(0.5)
-    if not cubic:
-        x = np.maximum(x, ft(0))
-    i0 = np.minimum(np.floor(x).astype(np.int64), n_in - 1)
-    t = np.clip(x - i0.astype(ft), ft(0), ft(1)).astype(ft)
-    if not cubic:
-        i1 = i0 + (i0 < n_in - 1)
-        return np.stack([i0, i1], 1), np.stack([ft(1) - t, t], 1).astype(ft)
-    a = ft(_A)
-
-    def near(z):  # |z| <= 1
-        return ((a + ft(2)) * z - (a + ft(3))) * z * z + ft(1)
-
-    def far(z):  # 1 < |z| < 2
-        return ((a * z - ft(5) * a) * z + ft(8) * a) * z - ft(4) * a
-
-    u = ft(1) - t
-    w = np.stack([far(t + ft(1)), near(t), near(u), far(u + ft(1))], 1).astype(ft)
-    index = np.clip(i0.reshape(-1, 1) + np.arange(-1, 3).reshape(1, 4), 0, n_in - 1)
-    return index, w
-
-
-def _axis_plan(mode: str, n_in: int, n_out: int, scale, align_corners, dtype) -> tuple:
-    """('identity',), ('repeat', r) or ('matrix', (out, in) float ndarray)."""
-    if mode in ("nearest", "nearest2d", "nearest-exact"):
-        index = _nearest_index(mode, n_in, n_out, scale)
-        if n_out % n_in == 0 and np.array_equal(index, np.arange(n_out) // (n_out // n_in)):
-            r = n_out // n_in
-            return ("identity",) if r == 1 else ("repeat", r)
-        ft = np.float64 if dtype == _C.float64 else np.float32
-        index, weight = index.reshape(-1, 1), np.ones((n_out, 1), dtype=ft)
-    else:
-        ft = np.float64 if dtype == _C.float64 else np.float32
-        index, weight = _taps(mode, n_in, n_out, scale, align_corners, ft)
-        if index.shape[1] == 1:
-            return ("identity",)
-    m = np.zeros((n_out, n_in), dtype=ft)
-    np.add.at(m, (np.repeat(np.arange(n_out), index.shape[1]), index.reshape(-1)),
-              weight.reshape(-1))
-    return ("matrix", m)
-
-
-def _plan_on(device, mode, n_in, n_out, scale, align_corners, dtype) -> tuple:
-    """_axis_plan with its matrix on device (kept per device)."""
-    def build():
-        plan = _axis_plan(mode, n_in, n_out, scale, align_corners, dtype)
-        if plan[0] != "matrix":
-            return plan
-        return ("matrix", _C.tensor(plan[1], device=device))
-
-    key = ("interpolate", mode, n_in, n_out, scale, bool(align_corners), str(dtype))
-    return _index_cache.get(key, device, build)
-
-
-# ---- resampling ----
-
-def _resample_axis(x: Tensor, axis: int, plan: tuple) -> Tensor:
-    kind = plan[0]
-    if kind == "identity":
-        return x
-    shape = tuple(x.shape)
-    n = shape[axis]
-    if kind == "repeat":
-        r = plan[1]
-        wide = shape[:axis + 1] + (r,) + shape[axis + 1:]
-        out = shape[:axis] + (n * r,) + shape[axis + 1:]
-        return x.unsqueeze(axis + 1).expand(*wide).reshape(out)
-    m = plan[1]  # (out, in)
-    if axis == x.ndim - 1:
-        return _C.matmul(x, m.T)
-    before = 1
-    for s in shape[:axis]:
-        before *= s
-    after = 1
-    for s in shape[axis + 1:]:
-        after *= s
-    y = _C.matmul(m, x.reshape(before, n, after))
-    return y.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1:])
-
-
 def _check_input(input: Any, mode: str, align_corners, antialias, where: str) -> None:
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{where}: input must be a Tensor, got {type(input).__name__}")
@@ -248,8 +109,9 @@ def _check_input(input: Any, mode: str, align_corners, antialias, where: str) ->
     if antialias:
         if mode not in ("bilinear", "bicubic") or input.ndim != 4:
             raise ValueError(f"{where}: Anti-alias option is restricted to bilinear and "
-                             f"bicubic modes and requires a 4-D tensor as input")
-        raise NotImplementedError(f"{where}: antialias=True is not supported")
+                             f"bicubic modes and requires a 4-D tensor as input (got "
+                             f"mode={mode!r} and an input of shape {tuple(input.shape)} "
+                             f"on {input.device})")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{where}: expected a floating point input, got {input.dtype} of "
                            f"shape {tuple(input.shape)} (on {input.device})")
@@ -265,12 +127,14 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     scale_factor is given (and recompute_scale_factor is not True) the source
     positions use ``1 / scale_factor``, else ``in / out``; align_corners=True maps
     the corner cells onto each other, ``(in - 1) / (out - 1)``.  The formulas of each
-    mode are PyTorch's (the module docstring of nn/_functional_interpolate.py spells
-    them out).  Each axis is resampled by a product with a weight matrix kept on the
-    device, so after the first call with given sizes nothing is copied to or from
-    it; the product reads every cell of a row, so an inf or NaN input cell makes
-    NaN of the other outputs of its rows (PyTorch leaves those finite), except in
-    nearest mode with integer factors.
+    mode are PyTorch's (nn/_interpolate_taps.py spells them out).  Along each axis
+    an output cell is a weighted sum of the few input cells its formula names (two
+    for linear, four for cubic), gathered on the device, so an inf or NaN input cell
+    reaches only the outputs that read it, as in PyTorch.  antialias=True
+    (bilinear and bicubic, as PyTorch) widens the filter by the downsampling factor
+    so that every input cell counts: a triangle (bilinear) or cubic (bicubic,
+    A = -0.5) filter stretched by ``max(in / out, 1)``, normalised per output, as
+    PIL and PyTorch.
 
     Parameters
     ----------
@@ -289,12 +153,14 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     recompute_scale_factor : bool, optional
         Use ``in / out`` rather than the given scale_factor in the formulas.
     antialias : bool, optional
-        Must be False (anti-aliased downsampling is not supported).
+        Anti-aliased resampling (default False): bilinear and bicubic modes of a 4-d
+        input only.
 
     Returns
     -------
     Tensor
-        ``(N, C, *out_sizes)``, of input's dtype, on its device.
+        ``(N, C, *out_sizes)``, of input's dtype, on its device; channels_last
+        (channels_last_3d) when input is, as PyTorch.
 
     Raises
     ------
@@ -303,11 +169,11 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     ValueError
         When both or neither of size and scale_factor are given, their length is not
         the number of spatial dimensions, align_corners is given with a nearest mode,
-        or recompute_scale_factor with size; (InvalidArgumentError, also a
-        RuntimeError) when an input or output size is not positive.
+        or recompute_scale_factor with size, or antialias=True with a mode other
+        than bilinear and bicubic; (InvalidArgumentError, also a RuntimeError) when
+        an input or output size is not positive.
     NotImplementedError
-        For an unknown mode, a mode that needs another number of dimensions, or
-        antialias=True.
+        For an unknown mode, or a mode that needs another number of dimensions.
     RuntimeError
         When input is not floating point.
 
@@ -321,6 +187,10 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     tensor([[[1.0000, 1.5000, 2.0000, 3.0000, 4.0000]]])
     >>> F.interpolate(x, size=4, mode='linear')
     tensor([[[1.0000, 1.6250, 2.7500, 4.0000]]])
+    >>> img = pydevtensor.arange(16.).reshape(1, 1, 4, 4)
+    >>> F.interpolate(img, size=2, mode='bilinear', antialias=True)
+    tensor([[[[ 3.5714,  5.1429],
+              [ 9.8571, 11.4286]]]])
     """
     where = "interpolate()"
     _check_input(input, mode, align_corners, antialias, where)
@@ -340,15 +210,25 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             return FPM.adaptive_avg_pool1d(input, sizes)
         return FP.adaptive_avg_pool2d(input, sizes)
     wide = _wide(input.dtype)
-    x = input
     if mode == "nearest" and input.ndim == 4:
         mode = "nearest2d"
-    kinds = [_plan_on(input.device, mode, n, o, s, align_corners, wide)
+    plans = [taps.plan(input.device, mode, n, o, s, align_corners, antialias, wide)
              for n, o, s in zip(spatial, sizes, scales)]
-    if any(k[0] == "matrix" for k in kinds) and wide != input.dtype:
+    x = input
+    if any(p[0] == "taps" and p[2] is not None for p in plans) and wide != input.dtype:
         x = input.to(wide)
-    for axis, plan in enumerate(kinds):
-        x = _resample_axis(x, axis + 2, plan)
+    for axis in reversed(range(len(plans))):
+        x = taps.resample(x, axis + 2, plans[axis])
     if x is input:
         return input.clone()
-    return x if x.dtype == input.dtype else x.to(input.dtype)
+    if x.dtype != input.dtype:
+        x = x.to(input.dtype)
+    if input.ndim > 3 and _channels_last(input) and not _channels_last(x):
+        x = x.contiguous(memory_format=channels_last if input.ndim == 4
+                         else channels_last_3d)
+    return x
+
+
+def _channels_last(x: Tensor) -> bool:
+    fmt = channels_last if x.ndim == 4 else channels_last_3d
+    return x.is_contiguous(memory_format=fmt) and not x.is_contiguous()

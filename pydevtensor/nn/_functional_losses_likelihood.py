@@ -7,7 +7,7 @@ import math
 
 from .. import _C
 from ._functional_losses import _reduced
-from ._functional_losses_margin import (_broadcast, _check_reduction, _legacy_reduction,
+from ._functional_losses_margin import (_broadcast, _check_reduction, _legacy_reduction, _target,
                                         _number, _tensors)
 
 _Invalid = _C.InvalidArgumentError
@@ -59,6 +59,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     """
     where = "poisson_nll_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    target = _target(target, input)
     _tensors(where, input=input, target=target)
     eps = _number(eps, "eps", where)
     _check_reduction(reduction, where)
@@ -120,6 +121,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     tensor([ 0.5000, -0.3466])
     """
     where = "gaussian_nll_loss()"
+    target = _target(target, input)
     _tensors(where, input=input, target=target)
     eps = _number(eps, "eps", where)
     _check_reduction(reduction, where)

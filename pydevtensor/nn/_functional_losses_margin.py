@@ -51,6 +51,18 @@ def _tensors(where, **named):
                             f"{t.device}")
 
 
+def _target(target, like):
+    """An integer target tensor in like's floating dtype, as PyTorch's promotion gives
+    (``F.soft_margin_loss(x, torch.tensor([1, -1]))``); anything else unchanged, for
+    _tensors to check (a bool target stays refused: PyTorch's own answer for it
+    depends on the loss)."""
+    if (isinstance(target, _C.Tensor) and isinstance(like, _C.Tensor)
+            and like.is_floating_point() and not target.is_floating_point()
+            and target.dtype != _C.bool):
+        return target.to(like.dtype)
+    return target
+
+
 def _broadcast(where, **named):
     """The broadcast shape of the named tensors, or an InvalidArgumentError naming them."""
     shapes = {name: tuple(t.shape) for name, t in named.items()}
@@ -114,6 +126,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     """
     where = "margin_ranking_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    target = _target(target, input1)
     _tensors(where, input1=input1, input2=input2, target=target)
     margin = _number(margin, "margin", where)
     _check_reduction(reduction, where)
@@ -167,6 +180,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """
     where = "hinge_embedding_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    target = _target(target, input)
     _tensors(where, input=input, target=target)
     margin = _number(margin, "margin", where)
     _check_reduction(reduction, where)
@@ -213,6 +227,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """
     where = "soft_margin_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    target = _target(target, input)
     _tensors(where, input=input, target=target)
     _check_reduction(reduction, where)
     _broadcast(where, input=input, target=target)
@@ -261,6 +276,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     """
     where = "cosine_embedding_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    target = _target(target, input1)
     _tensors(where, input1=input1, input2=input2, target=target)
     margin = _number(margin, "margin", where)
     _check_reduction(reduction, where)
@@ -552,6 +568,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     """
     where = "multilabel_soft_margin_loss()"
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    target = _target(target, input)
     _tensors(where, input=input, target=target)
     _check_reduction(reduction, where)
     if input.ndim == 0:

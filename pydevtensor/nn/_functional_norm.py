@@ -324,8 +324,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     pad = _padding_idx(padding_idx, n, where)
     _embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, where)
     index = input.to(_C.int64).contiguous()
-    # names the first index outside [0, n), the size and the device (IndexError)
-    _C._index_check(index, n, 0, "embedding", False)
+    # names the first index outside [0, n), the size and the device (IndexError); on a
+    # GPU checked on the device and reported at the next synchronisation, unless
+    # max_norm renormalises weight's rows in place (Note [deferred index checks])
+    _C._index_check(index, n, 0, "embedding", False, max_norm is None)
     if max_norm is not None:
         _renorm_rows(weight, index, float(max_norm), float(norm_type))
     rows = weight[index]

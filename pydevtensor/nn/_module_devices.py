@@ -5,11 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
-from .._memory_format import in_layout
-
-
-def _layout(t, fmt):
-    return in_layout(t, fmt, "Module.to()")
 
 if TYPE_CHECKING:
     from .._C import device
@@ -64,7 +59,7 @@ class _DevicesMixin:
             target_dtype = dtype if (dtype is not None and p.is_floating_point()) else p.dtype
             moved = p.data.to(device if device is not None else p.device, target_dtype)
             if layout is not None and p.ndim in (4, 5):  # PyTorch's: 4-d and 5-d only
-                moved = _layout(moved, layout)
+                moved = moved.to(memory_format=layout)
             if moved.device != p.device or moved.dtype != p.dtype or \
                     moved.stride() != p.data.stride():
                 moves.append((p, moved))

@@ -298,6 +298,10 @@ class Module(_StateMixin, _DevicesMixin):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
+            hooks = self.__dict__.get("_backward_hooks")
+            if hooks:  # Note [module backward hooks] in nn/_backward_hooks.py
+                from ._backward_hooks import call_with_backward_hooks
+                return call_with_backward_hooks(self, hooks, args, kwargs)
             return self.forward(*args, **kwargs)
         except _C.DeviceError as e:
             if getattr(e, "_pdt_layer", False):
@@ -310,6 +314,49 @@ class Module(_StateMixin, _DevicesMixin):
             if getattr(e, "_pdt_layer", False) or "same dtype" not in str(e):
                 raise
             raise self._dtype_error(e, args) from e
+
+    def register_full_backward_hook(self, hook: Callable[..., Any]) -> Any:
+        """Calls ``hook(module, grad_input, grad_output)`` each time the gradients of a
+        call's tensor inputs have been computed (as PyTorch's); grad_input holds one
+        gradient per input that requires grad (``(None,)`` when none does), and a
+        tuple the hook returns replaces it.
+
+        Parameters
+        ----------
+        hook : callable
+            ``hook(module, grad_input, grad_output) -> tuple or None``.
+
+        Returns
+        -------
+        handle
+            Its ``remove()`` unregisters the hook.
+
+        Raises
+        ------
+        TypeError
+            When hook is not callable.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> lin = nn.Linear(2, 1)
+        >>> h = lin.register_full_backward_hook(
+        ...     lambda m, gi, go: print(type(m).__name__, [tuple(g.shape) for g in go]))
+        >>> lin(pydevtensor.ones(3, 2)).sum().backward()
+        Linear [(3, 1)]
+        >>> h.remove()
+        """
+        if not callable(hook):
+            raise TypeError(f"register_full_backward_hook(): hook must be callable, got "
+                            f"{type(hook).__name__}")
+        from ..autograd.hooks import RemovableHandle, new_hooks
+        hooks = self.__dict__.get("_backward_hooks")
+        if hooks is None:
+            hooks = new_hooks()
+            object.__setattr__(self, "_backward_hooks", hooks)
+        key = len(hooks) and max(hooks) + 1
+        hooks[key] = hook
+        return RemovableHandle(hooks, key)
 
     def _dtype_error(self, e, args):
         x = next((a for a in args if isinstance(a, _C.Tensor)), None)

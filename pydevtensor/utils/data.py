@@ -28,6 +28,7 @@ import numpy as np
 from .. import _C
 from .._interop import as_tensor as _as_tensor
 from .._ops_join import stack as _stack
+from .._generator import Generator
 from .._ops_shortcuts import randperm as _randperm
 
 __all__ = ["DataLoader", "Dataset", "Subset", "TensorDataset", "default_collate",
@@ -139,17 +140,18 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-def _no_generator(generator, where):
-    if generator is not None:
-        raise TypeError(f"{where}: generator must be None, got {type(generator).__name__} "
-                        f"(pydevtensor has no Generator objects: seed with "
-                        f"pydevtensor.manual_seed)")
+def _generator_arg(generator, where):
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"{where}: generator must be a pydevtensor.Generator or None, got "
+                        f"{type(generator).__name__}")
+    return generator
 
 
 def random_split(dataset: Any, lengths: Sequence[int | float],
-                 generator: None = None) -> list[Subset]:
+                 generator: Generator | None = None) -> list[Subset]:
     """Splits dataset into non-overlapping Subsets of the given lengths, at random
-    (``randperm`` on the CPU: reproducible under ``manual_seed``).
+    (``randperm`` on the CPU: reproducible under ``manual_seed``, or with a seeded
+    ``generator``).
 
     Parameters
     ----------
@@ -159,8 +161,8 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
         The lengths, summing to ``len(dataset)``; or fractions summing to 1, as in
         PyTorch: each gets ``floor(fraction * len(dataset))`` and the samples left over
         go one each to the first subsets.
-    generator : None, optional
-        Accepted for PyTorch's signature; must be None.
+    generator : Generator, optional
+        The stream the permutation is drawn from (default: the default generator).
 
     Returns
     -------
@@ -182,7 +184,7 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     (8, 2)
     """
     where = "random_split()"
-    _no_generator(generator, where)
+    generator = _generator_arg(generator, where)
     n = len(dataset)
     lengths = list(lengths)
     for x in lengths:
@@ -203,7 +205,7 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     if sum(sizes) != n or len(sizes) != len(lengths):
         raise ValueError(f"{where}: the lengths {lengths} do not add up to the dataset's "
                          f"{n} samples (nor, as fractions, to 1)")
-    order = _randperm(n, device="cpu").tolist()
+    order = _randperm(n, device="cpu", generator=generator).tolist()
     out, start = [], 0
     for length in sizes:
         out.append(Subset(dataset, order[start:start + length]))
@@ -294,8 +296,9 @@ class DataLoader:
         used for a TensorDataset too, sample by sample.
     drop_last : bool, optional
         Leave out the last batch when it is short (default False).
-    generator : None, optional
-        Accepted for PyTorch's signature; must be None.
+    generator : Generator, optional
+        With shuffle=True, the stream each epoch's order is drawn from (default: the
+        default generator).
 
     Raises
     ------
@@ -320,7 +323,7 @@ class DataLoader:
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
                  num_workers: int = 0, collate_fn: Callable[[list[Any]], Any] | None = None,
-                 drop_last: bool = False, generator: None = None) -> None:
+                 drop_last: bool = False, generator: Generator | None = None) -> None:
         where = "DataLoader()"
         if not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
             raise TypeError(f"{where}: dataset must have __getitem__ and __len__ (a Dataset), "
@@ -334,7 +337,7 @@ class DataLoader:
                              f"exclude each other")
         if _size_of(num_workers, f"{where}: num_workers") < 0:
             raise ValueError(f"{where}: num_workers must be >= 0, got {num_workers}")
-        _no_generator(generator, where)
+        self.generator = _generator_arg(generator, where)
         self.dataset = dataset
         self.batch_size = batch_size
         self.shuffle = bool(shuffle)
@@ -367,7 +370,7 @@ class DataLoader:
         of the epoch's permutation (one per device the tensors are on)."""
         orders = {}
         if self.shuffle:
-            order = _randperm(n, device=tensors[0].device)
+            order = _randperm(n, device=tensors[0].device, generator=self.generator)
             for t in tensors:
                 if t.device not in orders:
                     orders[t.device] = order.to(t.device)
@@ -378,7 +381,8 @@ class DataLoader:
                 yield [t[start:stop].clone() for t in tensors]
 
     def _sample_batches(self, n):
-        order = _randperm(n, device="cpu").tolist() if self.shuffle else range(n)
+        order = (_randperm(n, device="cpu", generator=self.generator).tolist()
+                 if self.shuffle else range(n))
         collate = self.collate_fn if self.collate_fn is not None else default_collate
         if self.batch_size is None:
             for i in order:

@@ -329,6 +329,24 @@ PDT_EMU_API cudaError_t cudaHostAlloc(void **out, size_t size, unsigned int flag
     return *out == NULL ? set_error(cudaErrorMemoryAllocation) : cudaSuccess;
 }
 
+/* CUDA Runtime API, "Memory Management", cudaHostGetDevicePointer: the device
+ * address of mapped page-locked host memory from cudaHostAlloc (flags must be
+ * 0).  Under unified addressing (CUDA C++ Programming Guide, "Unified Virtual
+ * Address Space"; every device of a 64-bit process) all cudaHostAlloc memory
+ * is mapped and portable and the device address is the host address.  Memory
+ * not page-locked by CUDA, or freed, is cudaErrorInvalidValue. */
+PDT_EMU_API cudaError_t cudaHostGetDevicePointer(void **out, void *host, unsigned int flags)
+{
+    mem_info info;
+    if (out == NULL || flags != 0 || !lookup(host, &info) || info.kind != MEM_PINNED ||
+        !info.live)
+        return set_error(cudaErrorInvalidValue);
+    if (device_count() == 0)
+        return set_error(cudaErrorNoDevice);
+    *out = host;
+    return cudaSuccess;
+}
+
 PDT_EMU_API cudaError_t cudaMallocHost(void **out, size_t size)
 {
     return cudaHostAlloc(out, size, cudaHostAllocDefault);

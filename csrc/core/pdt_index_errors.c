@@ -1,0 +1,78 @@
+/* pdt_index_errors.c - the names behind the op codes of device-side index
+ * checks, the switch between checks on the device and on the host, and the
+ * report after a synchronisation (pdt_index_errors.h; Note [deferred index
+ * checks] in pdt_index.h). */
+#include "pdt_index_errors.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "pdt_backend.h"
+#include "pdt_runtime.h"
+
+#define OP_NAMES 64
+#define OP_NAME_LEN 32
+
+/* Entry k - 1 names code k; written once under names_lock, then only read. */
+static char op_names[OP_NAMES][OP_NAME_LEN];
+static atomic_int op_count;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int checks_on_device = 1;
+
+int pdt_index_op_code(const char *op)
+{
+    int n = atomic_load_explicit(&op_count, memory_order_acquire);
+    for (int k = 0; k < n; k++) /* the usual case: a name seen before, no lock */
+        if (strncmp(op_names[k], op, OP_NAME_LEN - 1) == 0)
+            return k + 1;
+    int code = 0;
+    pthread_mutex_lock(&names_lock);
+    n = atomic_load_explicit(&op_count, memory_order_relaxed);
+    for (int k = 0; k < n && !code; k++)
+        if (strncmp(op_names[k], op, OP_NAME_LEN - 1) == 0)
+            code = k + 1;
+    if (!code && n < OP_NAMES) {
+        strncpy(op_names[n], op, OP_NAME_LEN - 1);
+        atomic_store_explicit(&op_count, n + 1, memory_order_release);
+        code = n + 1;
+    }
+    pthread_mutex_unlock(&names_lock);
+    return code;
+}
+
+static const char *op_name(int code)
+{
+    return code >= 1 && code <= atomic_load_explicit(&op_count, memory_order_acquire)
+               ? op_names[code - 1]
+               : "an indexing op";
+}
+
+void pdt_set_index_checks_on_device(int on)
+{
+    atomic_store_explicit(&checks_on_device, on ? 1 : 0, memory_order_relaxed);
+}
+
+int pdt_index_checks_on_device(void)
+{
+    return atomic_load_explicit(&checks_on_device, memory_order_relaxed);
+}
+
+pdt_status pdt_index_errors_report(pdt_device d)
+{
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    pdt_index_error e;
+    if (!b || !b->index_error_take || !b->index_error_take(d.index, &e))
+        return PDT_OK;
+    char dn[32];
+    return pdt_fail(PDT_ERR_INDEX,
+                    "%s: index %lld is out of bounds for dimension %d with size %lld (on %s). "
+                    "The check ran on the device, after the op was queued, and is reported at "
+                    "this synchronisation: the op's result is not valid. To get the error at the "
+                    "op instead (a read-back of "
+                    "the index before each op), call "
+                    "pydevtensor.config.set_index_checks('sync') or set the environment "
+                    "variable PYDEVTENSOR_INDEX_CHECKS=sync",
+                    op_name(e.op), (long long)e.value, (int)e.dim, (long long)e.size,
+                    pdt_device_str(d, dn, sizeof dn));
+}

@@ -1,0 +1,129 @@
+/* cpu_lapack.c - the CPU backend's LU (getrf/getrs) and Cholesky (potrf), from
+ * the LAPACK inside the OpenBLAS that cpu_blas.c loads (scipy-openblas32 names
+ * them scipy_dgetrf_ and so on; a system OpenBLAS dgetrf_).  Every matrix is
+ * stored by columns (Note [column-major factorizations] in pdt_linalg.h), as
+ * LAPACK's Fortran interface takes it, so each is handed over as it is. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+
+#include "cpu_blas.h"
+#include "cpu_kernels.h"
+
+#define PDT_LAPACK_NAME(name) PDT_BLAS_STR(PDT_BLAS_CAT(PDT_BLAS_PREFIX, name))
+
+/* LAPACK's Fortran interface, 32-bit integers (scipy-openblas32, and a system
+ * OpenBLAS built without INTERFACE64); the trailing size_t is the hidden length
+ * of a character argument that gfortran passes. */
+typedef void (*getrf_fn)(const int *m, const int *n, void *a, const int *lda, int *ipiv, int *info);
+typedef void (*getrs_fn)(const char *trans, const int *n, const int *nrhs, const void *a,
+                         const int *lda, const int *ipiv, void *b, const int *ldb, int *info,
+                         size_t trans_len);
+typedef void (*potrf_fn)(const char *uplo, const int *n, void *a, const int *lda, int *info,
+                         size_t uplo_len);
+
+static struct {
+    getrf_fn getrf[2]; /* [0] float32, [1] float64 */
+    getrs_fn getrs[2];
+    potrf_fn potrf[2];
+} lapack;
+
+void pdt_cpu_lapack_resolve(void *handle)
+{
+    /* dlsym's void* to a function pointer: how the POSIX API is meant to be used */
+    *(void **)&lapack.getrf[0] = dlsym(handle, PDT_LAPACK_NAME(sgetrf_));
+    *(void **)&lapack.getrf[1] = dlsym(handle, PDT_LAPACK_NAME(dgetrf_));
+    *(void **)&lapack.getrs[0] = dlsym(handle, PDT_LAPACK_NAME(sgetrs_));
+    *(void **)&lapack.getrs[1] = dlsym(handle, PDT_LAPACK_NAME(dgetrs_));
+    *(void **)&lapack.potrf[0] = dlsym(handle, PDT_LAPACK_NAME(spotrf_));
+    *(void **)&lapack.potrf[1] = dlsym(handle, PDT_LAPACK_NAME(dpotrf_));
+}
+
+/* Loads OpenBLAS; the entry `fn` (one of lapack's) must be there and n fit an int. */
+static pdt_status need(const char *what, void *fn, int64_t n)
+{
+    const pdt_blas_table *blas;
+    pdt_status st = pdt_cpu_blas(&blas);
+    if (st != PDT_OK)
+        return st;
+    if (!*(void **)fn)
+        return pdt_fail(PDT_ERR_UNSUPPORTED,
+                        "%s: the OpenBLAS loaded (%s) has no LAPACK; install scipy-openblas32 "
+                        "or an OpenBLAS built with LAPACK",
+                        what, pdt_openblas_library.path);
+    if (n > INT_MAX)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: %lld rows or columns is more than LAPACK's 32-bit "
+                        "integers hold (on cpu)",
+                        what, (long long)n);
+    return PDT_OK;
+}
+
+pdt_status pdt_cpu_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info)
+{
+    const int d = a->dtype == PDT_FLOAT64;
+    const int64_t n = a->shape[a->ndim - 1], batch = pdt_tensor_numel(a) / (n * n);
+    pdt_status st = need("lu_factor", &lapack.getrf[d], n);
+    if (st != PDT_OK)
+        return st;
+    const int ni = (int)n;
+    const size_t step = (size_t)(n * n) * (d ? sizeof(double) : sizeof(float));
+    char *m = pdt_tensor_ptr(a);
+    int *ipiv = (int *)pdt_tensor_ptr(pivots), *inf = (int *)pdt_tensor_ptr(info);
+    pdt_blas_call call;
+    if ((st = pdt_cpu_blas_enter(&call, n * n * n)) != PDT_OK)
+        return st;
+    for (int64_t b = 0; b < batch; b++)
+        lapack.getrf[d](&ni, &ni, m + b * step, &ni, ipiv + b * n, inf + b);
+    pdt_cpu_blas_leave(&call);
+    return PDT_OK;
+}
+
+pdt_status pdt_cpu_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b)
+{
+    const int d = lu->dtype == PDT_FLOAT64;
+    const size_t es = d ? sizeof(double) : sizeof(float);
+    const int64_t n = lu->shape[lu->ndim - 1], k = b->shape[b->ndim - 2];
+    const int64_t batch = pdt_tensor_numel(lu) / (n * n);
+    pdt_status st = need("lu_solve", &lapack.getrs[d], n > k ? n : k);
+    if (st != PDT_OK)
+        return st;
+    const int ni = (int)n, ki = (int)k;
+    const char *f = pdt_tensor_ptr(lu);
+    char *x = pdt_tensor_ptr(b);
+    const int *ipiv = (const int *)pdt_tensor_ptr(pivots);
+    int inf = 0;
+    pdt_blas_call call;
+    if ((st = pdt_cpu_blas_enter(&call, n * n * k)) != PDT_OK)
+        return st;
+    for (int64_t i = 0; i < batch && inf == 0; i++)
+        lapack.getrs[d]("N", &ni, &ki, f + (size_t)(i * n * n) * es, &ni, ipiv + i * n,
+                        x + (size_t)(i * n * k) * es, &ni, &inf, 1);
+    pdt_cpu_blas_leave(&call);
+    if (inf != 0) /* an argument LAPACK refused: a bug of ours, not the user's */
+        return pdt_fail(PDT_ERR_BACKEND,
+                        "lu_solve: LAPACK's getrs refused argument %d (n %lld, "
+                        "k %lld, on cpu)",
+                        -inf, (long long)n, (long long)k);
+    return PDT_OK;
+}
+
+pdt_status pdt_cpu_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info)
+{
+    const int d = a->dtype == PDT_FLOAT64;
+    const int64_t n = a->shape[a->ndim - 1], batch = pdt_tensor_numel(a) / (n * n);
+    pdt_status st = need("cholesky", &lapack.potrf[d], n);
+    if (st != PDT_OK)
+        return st;
+    const int ni = (int)n;
+    const size_t step = (size_t)(n * n) * (d ? sizeof(double) : sizeof(float));
+    char *m = pdt_tensor_ptr(a);
+    int *inf = (int *)pdt_tensor_ptr(info);
+    pdt_blas_call call;
+    if ((st = pdt_cpu_blas_enter(&call, n * n * n)) != PDT_OK)
+        return st;
+    for (int64_t b = 0; b < batch; b++)
+        lapack.potrf[d](upper ? "U" : "L", &ni, m + b * step, &ni, inf + b, 1);
+    pdt_cpu_blas_leave(&call);
+    return PDT_OK;
+}

@@ -1,0 +1,258 @@
+/* cuda_solver.c - the CUDA backend's LU (getrf/getrs) and Cholesky (potrf)
+ * through cuSOLVER's dense API (cusolverDn), loaded on first use as cuBLAS is
+ * (cuda_blas.c, pdt_library.h).  Every matrix is stored by columns (Note
+ * [column-major factorizations] in pdt_linalg.h), as cuSOLVER takes it.
+ *
+ * One cusolverDn handle per physical GPU, created on first use and bound to the
+ * device's one stream (Note [one stream per device] in cuda_backend.c), under
+ * the slot's lock, as cuda_gemm.c does with cuBLAS: the factorizations are
+ * queued after the copies that made their inputs and before whatever reads
+ * their results, with no synchronisation.  A batch is one call per matrix, all
+ * queued (cusolverDn has no batched getrf; the batched cuBLAS forms need device
+ * arrays of pointers, not worth it for the sizes this serves); the workspace
+ * (cusolverDn<t>getrf_bufferSize / potrf_bufferSize) is one scratch block
+ * (pdt_scratch_alloc: counted against the device's limit) reused by every
+ * call and freed in stream order after the last.  info stays on the device:
+ * the Python layer reads it back (one counted copy) only to raise.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* pthread_* under -std=c11 */
+#endif
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include <cusolverDn.h>
+
+#include "cuda_check.h"
+#include "cuda_library.h"
+#include "cuda_ops.h"
+#include "pdt_runtime.h" /* pdt_scratch_alloc */
+
+#define PDT_CUSOLVER_SONAME "libcusolver.so." PDT_CUDA_STR(CUSOLVER_VER_MAJOR)
+/* NVIDIA's cuSOLVER wheel: unsuffixed for CUDA 13, nvidia-cusolver-cu12 before. */
+#if CUDART_VERSION >= 13000
+#define PDT_CUSOLVER_WHEEL "nvidia-cusolver"
+#else
+#define PDT_CUSOLVER_WHEEL "nvidia-cusolver-cu12"
+#endif
+
+typedef struct pdt_cusolver_table {
+    __typeof__(cusolverDnCreate) *create;
+    __typeof__(cusolverDnDestroy) *destroy;
+    __typeof__(cusolverDnSetStream) *set_stream;
+    __typeof__(cusolverDnSgetrf_bufferSize) *sgetrf_buffer;
+    __typeof__(cusolverDnDgetrf_bufferSize) *dgetrf_buffer;
+    __typeof__(cusolverDnSgetrf) *sgetrf;
+    __typeof__(cusolverDnDgetrf) *dgetrf;
+    __typeof__(cusolverDnSgetrs) *sgetrs;
+    __typeof__(cusolverDnDgetrs) *dgetrs;
+    __typeof__(cusolverDnSpotrf_bufferSize) *spotrf_buffer;
+    __typeof__(cusolverDnDpotrf_bufferSize) *dpotrf_buffer;
+    __typeof__(cusolverDnSpotrf) *spotrf;
+    __typeof__(cusolverDnDpotrf) *dpotrf;
+} pdt_cusolver_table;
+
+static pdt_cusolver_table cusolver;
+static const pdt_library_symbol cusolver_symbols[] = {
+    {"cusolverDnSgetrf", (void **)&cusolver.sgetrf}, /* first: its address names the file */
+    {"cusolverDnCreate", (void **)&cusolver.create},
+    {"cusolverDnDestroy", (void **)&cusolver.destroy},
+    {"cusolverDnSetStream", (void **)&cusolver.set_stream},
+    {"cusolverDnSgetrf_bufferSize", (void **)&cusolver.sgetrf_buffer},
+    {"cusolverDnDgetrf_bufferSize", (void **)&cusolver.dgetrf_buffer},
+    {"cusolverDnDgetrf", (void **)&cusolver.dgetrf},
+    {"cusolverDnSgetrs", (void **)&cusolver.sgetrs},
+    {"cusolverDnDgetrs", (void **)&cusolver.dgetrs},
+    {"cusolverDnSpotrf_bufferSize", (void **)&cusolver.spotrf_buffer},
+    {"cusolverDnDpotrf_bufferSize", (void **)&cusolver.dpotrf_buffer},
+    {"cusolverDnSpotrf", (void **)&cusolver.spotrf},
+    {"cusolverDnDpotrf", (void **)&cusolver.dpotrf},
+};
+pdt_library pdt_cusolver_library = PDT_LIBRARY("cuSOLVER", PDT_CUSOLVER_SONAME,
+                                               PDT_CUDA_INSTALL(PDT_CUSOLVER_WHEEL) PDT_CUDA_EXTRA,
+                                               cusolver_symbols,
+                                               sizeof cusolver_symbols / sizeof cusolver_symbols[0],
+                                               PDT_CUDA_LIBRARY_CHECK, PDT_CUDA_LOCAL_DIR,
+                                               PDT_CUDA_NO_SYSTEM);
+
+typedef struct solver_slot {
+    pthread_mutex_t lock;      /* guards the fields below and calls on the handle */
+    cusolverDnHandle_t handle; /* NULL until the device's first factorization */
+    cudaStream_t stream;       /* the stream the handle is bound to */
+} solver_slot;
+
+static solver_slot slots[PDT_MAX_DEVICES]; /* by physical device */
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+
+static void slots_init(void)
+{
+    for (int i = 0; i < PDT_MAX_DEVICES; i++)
+        pthread_mutex_init(&slots[i].lock, NULL);
+}
+
+/* Records a cuSOLVER failure of `call` at file:line; CUDA's last error is
+ * cleared (Note [clearing CUDA errors] in cuda_check.h). */
+static pdt_status cusolver_fail(cusolverStatus_t s, const char *call, const char *file, int line)
+{
+    (void)cudaGetLastError();
+    return pdt_fail(s == CUSOLVER_STATUS_ALLOC_FAILED ? PDT_ERR_OOM : PDT_ERR_BACKEND,
+                    "cuSOLVER error: %s returned status %d at %s:%d", call, (int)s, file, line);
+}
+
+/* Needs `pdt_status st` and a `fail:` label. */
+#define PDT_CUSOLVER_CHECK(call)                                                                   \
+    do {                                                                                           \
+        cusolverStatus_t pdt_cusolver_st_ = (call);                                                \
+        if (pdt_cusolver_st_ != CUSOLVER_STATUS_SUCCESS) {                                         \
+            st = cusolver_fail(pdt_cusolver_st_, #call, __FILE__, __LINE__);                       \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* What one entry needs: the device current (through guard), its stream, the
+ * loaded table, and its slot locked with the handle bound to the stream.
+ * solver_end unlocks and restores the device. */
+typedef struct solver_call {
+    pdt_cuda_guard guard;
+    cudaStream_t stream;
+    solver_slot *slot; /* locked when not NULL */
+} solver_call;
+
+static pdt_status solver_begin(solver_call *c, const pdt_tensor *t, const char *what, int64_t n)
+{
+    pdt_status st;
+    c->guard = (pdt_cuda_guard)PDT_CUDA_GUARD_INIT;
+    c->slot = NULL;
+    if (n > 0x7fffffff)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: %lld rows or columns is more than cuSOLVER's 32-bit "
+                        "integers hold (on cuda:%d)",
+                        what, (long long)n, t->device.index);
+    if ((st = pdt_cuda_stream(&c->guard, t->device.index, &c->stream)) != PDT_OK)
+        return st;
+    if ((st = pdt_library_need(&pdt_cusolver_library)) != PDT_OK)
+        return st;
+    pthread_once(&slots_once, slots_init);
+    solver_slot *s = &slots[c->guard.current]; /* the physical device, now current */
+    pthread_mutex_lock(&s->lock);
+    c->slot = s;
+    if (!s->handle) { /* s's device is current: pdt_cuda_stream set it */
+        PDT_CUSOLVER_CHECK(cusolver.create(&s->handle));
+        s->stream = NULL;
+    }
+    if (s->stream != c->stream) {
+        PDT_CUSOLVER_CHECK(cusolver.set_stream(s->handle, c->stream));
+        s->stream = c->stream;
+    }
+fail:
+    return st;
+}
+
+static void solver_end(solver_call *c)
+{
+    if (c->slot)
+        pthread_mutex_unlock(&c->slot->lock);
+    pdt_cuda_guard_exit(&c->guard);
+}
+
+static size_t elem_size(const pdt_tensor *t) { return t->dtype == PDT_FLOAT64 ? 8 : 4; }
+
+/* The workspace size of getrf (lu) or potrf, in elements. */
+static cusolverStatus_t buffer_size(cusolverDnHandle_t h, int d, int lu, cublasFillMode_t uplo,
+                                    int n, void *m, int *lwork)
+{
+    if (lu)
+        return d ? cusolver.dgetrf_buffer(h, n, n, (double *)m, n, lwork)
+                 : cusolver.sgetrf_buffer(h, n, n, (float *)m, n, lwork);
+    return d ? cusolver.dpotrf_buffer(h, uplo, n, (double *)m, n, lwork)
+             : cusolver.spotrf_buffer(h, uplo, n, (float *)m, n, lwork);
+}
+
+/* One getrf (ipiv not NULL) or potrf of the n x n matrix m, queued. */
+static cusolverStatus_t factor_one(cusolverDnHandle_t h, int d, cublasFillMode_t uplo, int n,
+                                   void *m, void *work, int lwork, int *ipiv, int *info)
+{
+    if (ipiv)
+        return d ? cusolver.dgetrf(h, n, n, (double *)m, n, (double *)work, ipiv, info)
+                 : cusolver.sgetrf(h, n, n, (float *)m, n, (float *)work, ipiv, info);
+    return d ? cusolver.dpotrf(h, uplo, n, (double *)m, n, (double *)work, lwork, info)
+             : cusolver.spotrf(h, uplo, n, (float *)m, n, (float *)work, lwork, info);
+}
+
+/* LU (pivots not NULL) or Cholesky of each matrix of a, in place: one workspace
+ * for the batch, each call queued. */
+static pdt_status factor_batch(const pdt_tensor *a, const pdt_tensor *pivots, int upper,
+                               const pdt_tensor *info)
+{
+    const int64_t n = a->shape[a->ndim - 1], batch = pdt_tensor_numel(a) / (n * n);
+    const int d = a->dtype == PDT_FLOAT64, ni = (int)n;
+    const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+    char *m = pdt_tensor_ptr(a);
+    int *ipiv = pivots ? (int *)pdt_tensor_ptr(pivots) : NULL;
+    int *inf = (int *)pdt_tensor_ptr(info);
+    void *work = NULL;
+    size_t bytes = 0;
+    int lwork = 0;
+    solver_call c;
+    pdt_status st = solver_begin(&c, a, pivots ? "lu_factor" : "cholesky", n);
+    if (st != PDT_OK)
+        goto fail;
+    PDT_CUSOLVER_CHECK(buffer_size(c.slot->handle, d, pivots != NULL, uplo, ni, m, &lwork));
+    bytes = (size_t)(lwork > 0 ? lwork : 1) * elem_size(a);
+    if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
+        goto fail;
+    for (int64_t b = 0; b < batch; b++)
+        PDT_CUSOLVER_CHECK(factor_one(c.slot->handle, d, uplo, ni,
+                                      m + (size_t)(b * n * n) * elem_size(a), work, lwork,
+                                      ipiv ? ipiv + b * n : NULL, inf + b));
+fail:
+    if (work) /* in stream order, after the last call that uses it */
+        pdt_scratch_free(a->device, work, bytes);
+    solver_end(&c);
+    return st;
+}
+
+pdt_status pdt_cuda_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info)
+{
+    return factor_batch(a, pivots, 0, info);
+}
+
+pdt_status pdt_cuda_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info)
+{
+    return factor_batch(a, NULL, upper, info);
+}
+
+pdt_status pdt_cuda_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b)
+{
+    const int64_t n = lu->shape[lu->ndim - 1], k = b->shape[b->ndim - 2];
+    const int64_t batch = pdt_tensor_numel(lu) / (n * n);
+    const int d = lu->dtype == PDT_FLOAT64, ni = (int)n, ki = (int)k;
+    const char *f = pdt_tensor_ptr(lu);
+    char *x = pdt_tensor_ptr(b);
+    const int *ipiv = (const int *)pdt_tensor_ptr(pivots);
+    int *status = NULL; /* getrs's devInfo: only invalid arguments, which ours are not */
+    solver_call c;
+    pdt_status st = solver_begin(&c, lu, "lu_solve", n > k ? n : k);
+    if (st != PDT_OK)
+        goto fail;
+    if ((st = pdt_scratch_alloc(lu->device, sizeof(int), (void **)&status)) != PDT_OK)
+        goto fail;
+    for (int64_t i = 0; i < batch; i++) {
+        const char *fi = f + (size_t)(i * n * n) * elem_size(lu);
+        char *xi = x + (size_t)(i * n * k) * elem_size(lu);
+        if (d)
+            PDT_CUSOLVER_CHECK(cusolver.dgetrs(c.slot->handle, CUBLAS_OP_N, ni, ki,
+                                               (const double *)fi, ni, ipiv + i * n, (double *)xi,
+                                               ni, status));
+        else
+            PDT_CUSOLVER_CHECK(cusolver.sgetrs(c.slot->handle, CUBLAS_OP_N, ni, ki,
+                                               (const float *)fi, ni, ipiv + i * n, (float *)xi, ni,
+                                               status));
+    }
+fail:
+    if (status)
+        pdt_scratch_free(lu->device, status, sizeof(int));
+    solver_end(&c);
+    return st;
+}

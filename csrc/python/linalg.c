@@ -1,0 +1,57 @@
+/* linalg.c - the private module functions behind pydevtensor.linalg's solvers:
+ * _lu_factor, _lu_solve and _cholesky_factor, each one call into the core
+ * (pdt_linalg.h) with the GIL released, on views it holds (Note [the GIL and
+ * storages]).  pydevtensor/_linalg_solve.py makes the column-major copies,
+ * broadcasts, reads info and raises LinAlgError. */
+#include "pdt_linalg.h"
+#include "pdt_module.h"
+
+/* _lu_factor(a, pivots, info): a overwritten by its LU factors; and
+ * _lu_solve(lu, pivots, b): b overwritten by the solution (solve = 1). */
+static PyObject *lu_call(PyObject *module, PyObject *args, int solve)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *t[3];
+    if (!PyArg_ParseTuple(args, solve ? "O!O!O!:_lu_solve" : "O!O!O!:_lu_factor", S->tensor_type,
+                          &t[0], S->tensor_type, &t[1], S->tensor_type, &t[2]))
+        return NULL;
+    pdt_hold h = {0};
+    const pdt_tensor *v[3];
+    for (int i = 0; i < 3; i++)
+        v[i] = pdt_hold_view(&h, pdt_tensor_of(t[i]));
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = solve ? pdt_lu_solve(v[0], v[1], v[2]) : pdt_lu_factor(v[0], v[1], v[2]);
+    Py_END_ALLOW_THREADS
+    return pdt_hold_done(S, &h, st);
+}
+
+static PyObject *f_lu_factor(PyObject *module, PyObject *args) { return lu_call(module, args, 0); }
+
+static PyObject *f_lu_solve(PyObject *module, PyObject *args) { return lu_call(module, args, 1); }
+
+/* _cholesky_factor(a, upper, info): a's triangle overwritten by the factor. */
+static PyObject *f_cholesky_factor(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *a, *i;
+    int upper;
+    if (!PyArg_ParseTuple(args, "O!pO!:_cholesky_factor", S->tensor_type, &a, &upper,
+                          S->tensor_type, &i))
+        return NULL;
+    pdt_hold h = {0};
+    const pdt_tensor *ta = pdt_hold_view(&h, pdt_tensor_of(a));
+    const pdt_tensor *ti = pdt_hold_view(&h, pdt_tensor_of(i));
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_cholesky_factor(ta, upper, ti);
+    Py_END_ALLOW_THREADS
+    return pdt_hold_done(S, &h, st);
+}
+
+PyMethodDef pdt_linalg_functions[] = {
+    {"_lu_factor", f_lu_factor, METH_VARARGS, NULL},
+    {"_lu_solve", f_lu_solve, METH_VARARGS, NULL},
+    {"_cholesky_factor", f_cholesky_factor, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};

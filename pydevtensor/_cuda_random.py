@@ -1,0 +1,201 @@
+"""``pydevtensor.cuda``'s random functions (PyTorch's ``torch.cuda.manual_seed`` and the
+rest) on the one stream that serves every device (Note [one stream for every device] in
+csrc/core/pdt_runtime.h).
+
+PyTorch keeps one generator per GPU besides the CPU's; pydevtensor keeps one for all, so
+that a seed gives the same numbers on every device.  So ``cuda.manual_seed(s)`` is
+``manual_seed(s)`` (it seeds the CPU's draws too, also on a machine without a GPU, where
+PyTorch ignores it), and the state of every GPU is ``get_rng_state()``.
+"""
+from . import random as _random
+
+__all__ = ["get_rng_state", "get_rng_state_all", "initial_seed", "manual_seed",
+           "manual_seed_all", "seed", "seed_all", "set_rng_state", "set_rng_state_all"]
+
+
+def _device_arg(where, device):
+    from . import _C
+    from ._devices import _as_device
+    if isinstance(device, bool) or not isinstance(device, (int, str, _C.device)):
+        raise TypeError(f"{where}: device must be an int, a str or a pydevtensor.device, got "
+                        f"{type(device).__name__}")
+    d = _as_device(device)
+    if d.type != "cuda":
+        raise ValueError(f"{where}: expected a CUDA device, got {d}")
+
+
+def manual_seed(seed):
+    """Seeds the one stream of every device: ``pydevtensor.manual_seed(seed)`` (see the
+    module's notes: the CPU's draws are seeded too).
+
+    Parameters
+    ----------
+    seed : int
+        Any int (reduced modulo 2**64).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.manual_seed(0)
+    >>> pydevtensor.initial_seed()
+    0
+    """
+    _random.manual_seed(seed)
+
+
+def manual_seed_all(seed):
+    """Seeds every GPU's stream, which is the one stream of every device:
+    ``pydevtensor.manual_seed(seed)``.
+
+    Parameters
+    ----------
+    seed : int
+        Any int (reduced modulo 2**64).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.manual_seed_all(1)
+    >>> pydevtensor.cuda.initial_seed()
+    1
+    """
+    _random.manual_seed(seed)
+
+
+def seed():
+    """Seeds the one stream from the operating system's entropy: ``pydevtensor.seed()``
+    (PyTorch's returns nothing; this returns the seed).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.seed() == pydevtensor.initial_seed()
+    True
+    """
+    return _random.seed()
+
+
+def seed_all():
+    """``pydevtensor.seed()``: one stream serves every GPU.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.seed_all() == pydevtensor.initial_seed()
+    True
+    """
+    return _random.seed()
+
+
+def initial_seed():
+    """The seed of the one stream: ``pydevtensor.initial_seed()``.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.initial_seed() == pydevtensor.initial_seed()
+    True
+    """
+    return _random.initial_seed()
+
+
+def get_rng_state(device="cuda"):
+    """The state of a GPU's stream, which is ``pydevtensor.get_rng_state()``: 16 bytes in
+    an int32 CPU tensor.
+
+    Parameters
+    ----------
+    device : int, str or pydevtensor.device, optional
+        A CUDA device (default "cuda"); it need not exist (one stream serves all).
+
+    Returns
+    -------
+    Tensor
+
+    Examples
+    --------
+    >>> bool((pydevtensor.cuda.get_rng_state() == pydevtensor.get_rng_state()).all())
+    True
+    """
+    _device_arg("cuda.get_rng_state()", device)
+    return _random.get_rng_state()
+
+
+def get_rng_state_all():
+    """The state of every GPU's stream: ``device_count()`` copies of
+    ``pydevtensor.get_rng_state()``.
+
+    Returns
+    -------
+    list of Tensor
+
+    Examples
+    --------
+    >>> len(pydevtensor.cuda.get_rng_state_all()) == pydevtensor.cuda.device_count()
+    True
+    """
+    from ._devices import device_count
+    return [_random.get_rng_state() for _ in range(device_count())]
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Sets a GPU's stream, which is the one stream of every device:
+    ``pydevtensor.set_rng_state(new_state)``.
+
+    Parameters
+    ----------
+    new_state : Tensor
+        From ``get_rng_state()``.
+    device : int, str or pydevtensor.device, optional
+        A CUDA device (default "cuda").
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.set_rng_state(pydevtensor.cuda.get_rng_state())
+    """
+    _device_arg("cuda.set_rng_state()", device)
+    _random.set_rng_state(new_state)
+
+
+def set_rng_state_all(new_states):
+    """Sets every GPU's stream from a list of states (one stream: the last one wins).
+
+    Parameters
+    ----------
+    new_states : sequence of Tensor
+        From ``get_rng_state_all()``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.set_rng_state_all(pydevtensor.cuda.get_rng_state_all())
+    """
+    try:
+        states = list(new_states)
+    except TypeError:
+        raise TypeError(f"cuda.set_rng_state_all(): new_states must be a sequence of "
+                        f"tensors, got {type(new_states).__name__}") from None
+    for state in states:
+        _random.set_rng_state(state)

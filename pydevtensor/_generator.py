@@ -1,0 +1,229 @@
+"""pydevtensor.Generator and default_generator: Philox streams (Note [one stream for every
+device] in csrc/core/pdt_runtime.h).
+
+A generator is a 64-bit seed (the Philox key) and a stream position (the next unused
+128-bit counter block).  The default generator serves every device, so one seed gives
+the same numbers on the CPU and on every GPU; a ``Generator()`` is a stream of its own,
+for every device too: drawing from it leaves the default stream where it was, and the
+other way round.  Its state, ``get_state()``, is 16 bytes, the seed then the position,
+each little-endian, held in an int32 tensor of byte values 0..255 (PyTorch gives a uint8
+tensor; pydevtensor has no uint8 and widens it to int32, as ``tensor`` does NumPy's).
+"""
+import os
+
+from . import _C
+
+__all__ = ["Generator", "default_generator"]
+
+_STATE_BYTES = 16
+_U64 = 1 << 64
+
+
+def _state_tensor(seed, offset):
+    data = seed.to_bytes(8, "little") + offset.to_bytes(8, "little")
+    return _C.tensor(list(data), dtype=_C.int32, device="cpu")
+
+
+def _state_from(where, new_state):
+    """(seed, offset) from a state tensor made by get_state (or its values)."""
+    if not isinstance(new_state, _C.Tensor):
+        raise TypeError(f"{where}: the state must be a Tensor (from get_rng_state()), got "
+                        f"{type(new_state).__name__}")
+    if new_state.is_floating_point() or new_state.dtype == _C.bool:
+        raise TypeError(f"{where}: the state must be an integer tensor of byte values (from "
+                        f"get_rng_state()), got {new_state.dtype} (on {new_state.device})")
+    if new_state.device.type != "cpu":
+        raise TypeError(f"{where}: the state must be a CPU tensor (as PyTorch's), got one on "
+                        f"{new_state.device}")
+    if tuple(new_state.shape) != (_STATE_BYTES,):
+        raise RuntimeError(f"{where}: RNG state is wrong size: expected shape ({_STATE_BYTES},) "
+                           f"(the seed and the stream position, 8 bytes each), got "
+                           f"{tuple(new_state.shape)} (on {new_state.device})")
+    values = new_state.tolist()
+    if any(v < 0 or v > 255 for v in values):
+        raise RuntimeError(f"{where}: the state holds byte values 0..255, got {values} (on "
+                           f"{new_state.device})")
+    data = bytes(values)
+    return int.from_bytes(data[:8], "little"), int.from_bytes(data[8:], "little")
+
+
+def _seed_arg(where, seed):
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"{where}: seed must be an int, got {type(seed).__name__}")
+    return seed % _U64  # any int: reduced modulo 2**64, as PyTorch does
+
+
+def _generator_arg(where, generator):
+    """generator, when it is None or a Generator; else the TypeError the C functions give."""
+    if generator is not None and not isinstance(generator, _C._Generator):
+        raise TypeError(f"{where}: generator must be a pydevtensor.Generator or None, got "
+                        f"{type(generator).__name__}")
+    return generator
+
+
+def _nondeterministic_seed():
+    return int.from_bytes(os.urandom(8), "little")
+
+
+class Generator(_C._Generator):
+    """A random-number generator of its own: a Philox stream that the random functions
+    draw from when given ``generator=`` (rand, randn, randint, randperm, normal,
+    multinomial, bernoulli, poisson, ``Tensor.uniform_``, ``normal_``, ``random_``,
+    ``bernoulli_``, ``utils.data.DataLoader``, ``utils.data.random_split``).
+
+    Drawing from it leaves the default stream (``manual_seed``) untouched, and the other
+    way round.  Its numbers do not depend on the device they are drawn for: a generator
+    made for one device may draw for any device and gives the same numbers there
+    (PyTorch refuses a CPU generator for a CUDA tensor; here there is nothing to refuse).
+    A new generator starts at PyTorch's default seed, 67280421310721.
+
+    Parameters
+    ----------
+    device : str or pydevtensor.device, optional
+        The device it is meant for (default ``"cpu"``), reported by ``.device``.
+
+    Examples
+    --------
+    >>> g = pydevtensor.Generator().manual_seed(42)
+    >>> a = pydevtensor.rand(3, generator=g)
+    >>> _ = g.manual_seed(42)
+    >>> bool((pydevtensor.rand(3, generator=g) == a).all())
+    True
+    >>> g.initial_seed()
+    42
+    """
+
+    def __init__(self, device="cpu"):
+        self._device = _C.device(device)
+
+    @property
+    def device(self):
+        """The device given when the generator was made (its numbers are the same on
+        every device).
+
+        Returns
+        -------
+        pydevtensor.device
+
+        Examples
+        --------
+        >>> pydevtensor.Generator().device
+        device(type='cpu')
+        """
+        return self._device
+
+    def manual_seed(self, seed):
+        """Seeds the generator and puts it at the start of its stream.
+
+        Parameters
+        ----------
+        seed : int
+            Any int (reduced modulo 2**64, as PyTorch does).
+
+        Returns
+        -------
+        Generator
+            self.
+
+        Raises
+        ------
+        TypeError
+            seed is not an int.
+
+        Examples
+        --------
+        >>> pydevtensor.Generator().manual_seed(3).initial_seed()
+        3
+        """
+        self._set_state(_seed_arg("Generator.manual_seed()", seed), 0)
+        return self
+
+    def seed(self):
+        """Seeds the generator from the operating system's entropy (``os.urandom``) and
+        returns that seed.
+
+        Returns
+        -------
+        int
+            The new seed, in [0, 2**64).
+
+        Examples
+        --------
+        >>> g = pydevtensor.Generator()
+        >>> g.seed() == g.initial_seed()
+        True
+        """
+        s = _nondeterministic_seed()
+        self._set_state(s, 0)
+        return s
+
+    def initial_seed(self):
+        """The seed the generator was last seeded with.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> pydevtensor.Generator().initial_seed()
+        67280421310721
+        """
+        return self._get_state()[0]
+
+    def get_state(self):
+        """The generator's state: 16 bytes, the seed then the stream position (in 128-bit
+        counter blocks), each little-endian, as an int32 CPU tensor of byte values.
+
+        Returns
+        -------
+        Tensor
+            int32, shape (16,), on the CPU.
+
+        Examples
+        --------
+        >>> g = pydevtensor.Generator().manual_seed(1)
+        >>> state = g.get_state()
+        >>> a = pydevtensor.rand(2, generator=g)
+        >>> b = pydevtensor.rand(2, generator=g.set_state(state))
+        >>> bool((a == b).all()), state.shape
+        (True, pydevtensor.Size([16]))
+        """
+        return _state_tensor(*self._get_state())
+
+    def set_state(self, new_state):
+        """Puts the generator back in a state from ``get_state()`` (of this generator or
+        of another one, or ``get_rng_state()``).
+
+        Parameters
+        ----------
+        new_state : Tensor
+            16 byte values, an integer CPU tensor.
+
+        Returns
+        -------
+        Generator
+            self.
+
+        Raises
+        ------
+        TypeError
+            Not an integer CPU tensor.
+        RuntimeError
+            Not 16 values in 0..255.
+
+        Examples
+        --------
+        >>> g = pydevtensor.Generator()
+        >>> g.set_state(pydevtensor.Generator().manual_seed(9).get_state()).initial_seed()
+        9
+        """
+        self._set_state(*_state_from("Generator.set_state()", new_state))
+        return self
+
+    def __repr__(self):
+        return f"<pydevtensor.Generator on {self._device}>"
+
+
+default_generator = Generator()
+_C._bind_default_generator(default_generator)

@@ -1,0 +1,220 @@
+"""bernoulli, Tensor.bernoulli, Tensor.bernoulli_ and Tensor.random_: draws written on
+``rand`` and ``randint`` (the Philox stream of the default generator or of a given
+``Generator``), so one seed gives the same draws on every device.
+
+A Bernoulli draw of probability p is ``u < p`` with u a float64 uniform on [0, 1) (53
+random bits): p = 0 never gives 1, p = 1 always does.  The probabilities are checked to
+lie in [0, 1] first; for a tensor p that reads one flag back to the host, as PyTorch's
+check does on the CPU.
+"""
+from numbers import Real
+
+from . import _C
+from ._ops_index import _broadcast_shape, _int_arg, _tensor_arg
+from .autograd import no_grad
+
+__all__ = ["bernoulli"]
+
+
+def _check_probs(where, p, like):
+    """p (a number in [0, 1] or a floating tensor on like's device, all in [0, 1])."""
+    if isinstance(p, _C.Tensor):
+        if not p.is_floating_point():
+            raise TypeError(f"{where}: p must be a floating-point tensor or a number, got "
+                            f"{p.dtype} (shape {tuple(p.shape)}, on {p.device})")
+        if p.device != like.device:
+            raise RuntimeError(f"{where}: Expected all tensors to be on the same device, but "
+                               f"found at least two devices, {like.device} and {p.device} (self "
+                               f"and p)")
+        with no_grad():
+            bad = p.numel() and bool(((p < 0) | (p > 1) | p.isnan()).any())
+        if bad:
+            raise RuntimeError(f"{where}: Expected p_in >= 0 && p_in <= 1 to be true, but got "
+                               f"false (a probability outside [0, 1] or NaN; shape "
+                               f"{tuple(p.shape)}, {p.dtype}, on {p.device})")
+        return p
+    if isinstance(p, bool) or not isinstance(p, Real):
+        raise TypeError(f"{where}: p must be a number or a Tensor, got {type(p).__name__}")
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"{where}: bernoulli expects p to be in [0, 1], but got p={p}")
+    return float(p)
+
+
+def _draw(shape, p, device, generator):
+    """A bool tensor of shape: u < p for float64 uniforms u."""
+    with no_grad():
+        u = _C.rand(shape, dtype=_C.float64, device=device, generator=generator)
+        return u < (p.to(_C.float64) if isinstance(p, _C.Tensor) else p)
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """Draws 0 or 1 for each element, 1 with the probability given by that element of
+    input (or by p, the same for all), as PyTorch's ``torch.bernoulli``.
+
+    The draw is ``u < p`` for a float64 uniform u of the Philox stream, so one seed
+    gives the same draws on every device.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point: the probabilities, each in [0, 1] (when p is not given), and
+        the shape, dtype and device of the result (also the method
+        ``x.bernoulli(p=None, *, generator=None)``).
+    p : float, optional
+        One probability for every element, in place of input's values.
+    generator : Generator, optional
+        The stream to draw from (default: the default generator).
+
+    Returns
+    -------
+    Tensor
+        input's shape, dtype and device; no gradient.
+
+    Raises
+    ------
+    TypeError
+        input is not a floating-point tensor, or p not a number.
+    RuntimeError
+        A probability outside [0, 1] or NaN.
+
+    Examples
+    --------
+    >>> _ = pydevtensor.manual_seed(0)
+    >>> pydevtensor.bernoulli(pydevtensor.tensor([0.0, 1.0, 0.0, 1.0]))
+    tensor([0., 1., 0., 1.])
+    >>> pydevtensor.bernoulli(pydevtensor.zeros(1000), 0.25).mean().item() < 0.3
+    True
+    """
+    x = _tensor_arg(input, "bernoulli")
+    if not x.is_floating_point():
+        raise TypeError(f"bernoulli(): expected a floating-point tensor of probabilities, got "
+                        f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")
+    probs = _check_probs("bernoulli()", x if p is None else p, x)
+    return _draw(tuple(x.shape), probs, x.device, generator).to(x.dtype)
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    """Fills self with 0 and 1 drawn in place: 1 with probability p (a number, or a
+    tensor that broadcasts to self's shape), as PyTorch's ``Tensor.bernoulli_``.
+
+    Parameters
+    ----------
+    p : float or Tensor, optional
+        The probability of a 1 (default 0.5), in [0, 1].
+    generator : Generator, optional
+        The stream to draw from (default: the default generator).
+
+    Returns
+    -------
+    Tensor
+        self.
+
+    Raises
+    ------
+    RuntimeError
+        A probability outside [0, 1] or NaN, or p on another device or of a shape that
+        does not broadcast to self's (self is left as it was).
+
+    Examples
+    --------
+    >>> _ = pydevtensor.manual_seed(0)
+    >>> pydevtensor.empty(4).bernoulli_(pydevtensor.tensor([1.0, 0.0, 1.0, 0.0]))
+    tensor([1., 0., 1., 0.])
+    """
+    where = "bernoulli_()"
+    probs = _check_probs(where, p, self)
+    if isinstance(probs, _C.Tensor):
+        try:
+            ok = _broadcast_shape(tuple(probs.shape), tuple(self.shape)) == tuple(self.shape)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"{where}: p of shape {tuple(probs.shape)} does not broadcast "
+                               f"to self's shape {tuple(self.shape)} (on {self.device})")
+    return self.copy_(_draw(tuple(self.shape), probs, self.device, generator))
+
+
+def _bernoulli_method(self, p=None, *, generator=None):
+    return bernoulli(self, p, generator=generator)
+
+
+_bernoulli_method.__doc__ = bernoulli.__doc__
+
+# random_'s default upper bound: every integer of the dtype, or, for a floating dtype,
+# every integer it holds exactly (2**digits, PyTorch's); int64's is 2**63 - 1 here (its
+# largest value left out: randint's bounds are int64).
+_RANDOM_TOP = {_C.bool: 2, _C.int32: 2 ** 31, _C.int64: 2 ** 63 - 1, _C.float16: 2 ** 11 + 1,
+               _C.bfloat16: 2 ** 8 + 1, _C.float32: 2 ** 24 + 1, _C.float64: 2 ** 53 + 1}
+_RANDOM_BOTTOM = {_C.bool: 0, _C.int32: -2 ** 31, _C.int64: -2 ** 63}
+
+
+def _random_(self, from_=0, to=None, *, generator=None, **kwargs):
+    """Fills self in place with integers drawn uniformly from [from, to - 1], as
+    PyTorch's ``Tensor.random_``: ``random_()`` covers every integer of self's dtype
+    (0 .. 2**digits for a floating dtype: 2**24 for float32), ``random_(to)`` is
+    [0, to), ``random_(from, to)`` is [from, to).
+
+    Parameters
+    ----------
+    from : int, optional
+        The smallest value (default 0); passed by position (or as ``from_=``).
+    to : int, optional
+        The bound, not included (default: past the dtype's largest exact integer).
+    generator : Generator, optional
+        The stream to draw from (default: the default generator).
+
+    Returns
+    -------
+    Tensor
+        self.
+
+    Raises
+    ------
+    RuntimeError
+        from >= to, or a bound self's dtype cannot hold (self is left as it was).
+
+    Examples
+    --------
+    >>> _ = pydevtensor.manual_seed(0)
+    >>> x = pydevtensor.empty(5, dtype=pydevtensor.int64).random_(10)
+    >>> all(0 <= v < 10 for v in x.tolist())
+    True
+    >>> sorted(set(pydevtensor.zeros(100).random_(2, 4).tolist()))
+    [2.0, 3.0]
+    """
+    where = "random_()"
+    if "from" in kwargs:
+        from_ = kwargs.pop("from")
+    if kwargs:
+        raise TypeError(f"{where} got an unexpected keyword argument '{next(iter(kwargs))}'")
+    low = _int_arg(from_, "random_", "from")
+    top = _RANDOM_TOP[self.dtype]
+    high = top if to is None else _int_arg(to, "random_", "to")
+    bottom = _RANDOM_BOTTOM.get(self.dtype, -top)
+    if low >= high:
+        raise RuntimeError(f"{where}: random_ expects 'from' to be less than 'to', but got "
+                           f"from={low} >= to={high} ({self.dtype}, on {self.device})")
+    if low < bottom or high > top:
+        raise RuntimeError(f"{where}: [from, to) = [{low}, {high}) is out of bounds for "
+                           f"{self.dtype} (it holds the integers of [{bottom}, {top}) "
+                           f"exactly; on {self.device})")
+    with no_grad():
+        drawn = _C.randint(low, high, tuple(self.shape), dtype=_C.int64, device=self.device,
+                           generator=generator)
+    return self.copy_(drawn)
+
+
+def _random_method(self, *args, **kwargs):
+    """random_(to) is [0, to): one positional bound is the upper one, as PyTorch's."""
+    if len(args) == 1 and "to" not in kwargs:
+        return _random_(self, 0, args[0], **kwargs)
+    return _random_(self, *args, **kwargs)
+
+
+_random_method.__doc__ = _random_.__doc__
+_random_method.__name__ = "random_"
+_bernoulli_method.__name__ = "bernoulli"
+_bernoulli_.__name__ = "bernoulli_"
+_C.Tensor.bernoulli = _bernoulli_method
+_C.Tensor.bernoulli_ = _bernoulli_
+_C.Tensor.random_ = _random_method

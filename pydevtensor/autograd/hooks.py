@@ -1,0 +1,277 @@
+"""Tensor.register_hook, Tensor.retain_grad and Tensor.retains_grad (PyTorch's).
+
+Note [where tensor hooks live]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A hook on a tensor made by an op belongs to the tensor's place in the graph: its
+grad_fn and output_nr.  The Node keeps them (``_tensor_hooks``: output_nr -> {key:
+hook}) and gets an ``apply`` of its own in its ``__dict__`` (what the engines call,
+found before the class's method), which runs the hooks on the gradient of that output
+before the Node's formula; the wrapper holds the Node weakly, so the Node and its
+wrapper are no cycle.  A hook on a leaf runs before the gradient is added into
+``.grad`` (AccumulateGrad.accumulate, node.py); leaves are C tensors without a
+``__dict__``, so their hooks are kept here, by id, with a weak reference that drops
+them with the leaf.  retain_grad() is a hook that keeps a weak reference to its
+tensor and runs after the tensor's other hooks, as in PyTorch.
+"""
+import itertools
+import weakref
+
+from .. import _C
+
+_LEAF_HOOKS = {}  # id(leaf) -> (weakref to the leaf, {key: hook})
+_keys = itertools.count()
+
+
+class RemovableHandle:
+    """What register_hook returns: ``remove()`` unregisters the hook (also as a
+    context manager, on leaving)."""
+
+    __slots__ = ("_hooks", "_key")
+
+    def __init__(self, hooks, key):
+        self._hooks, self._key = weakref.ref(hooks), key
+
+    def remove(self):
+        hooks = self._hooks()
+        if hooks is not None:
+            hooks.pop(self._key, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
+
+
+class _Hooks(dict):
+    """A dict that a weak reference can point at (RemovableHandle); ``captured``: the
+    gradient after the hooks, kept for autograd.grad when it asked for this tensor
+    (prepare_captures), else None."""
+
+    __slots__ = ("__weakref__", "captured")
+
+    def __init__(self):
+        super().__init__()
+        self.captured = None
+
+
+def new_hooks():
+    """An empty hook table a RemovableHandle can point at."""
+    return _Hooks()
+
+
+def leaf_hooks(leaf):
+    """The hooks registered on a leaf, or None."""
+    entry = _LEAF_HOOKS.get(id(leaf))
+    if entry is None or entry[0]() is not leaf:
+        return None
+    return entry[1]
+
+
+def _leaf_hooks_for_adding(leaf):
+    hooks = leaf_hooks(leaf)
+    if hooks is None:
+        key = id(leaf)
+        hooks = _Hooks()
+        _LEAF_HOOKS[key] = (weakref.ref(leaf, lambda _r, k=key: _LEAF_HOOKS.pop(k, None)), hooks)
+    return hooks
+
+
+def run_hooks(hooks, g):
+    """g after each hook in turn (a hook returning None leaves it as it is)."""
+    for hook in tuple(hooks.values()):
+        r = hook(g)
+        if r is not None:
+            if not isinstance(r, _C.Tensor):
+                raise TypeError(f"a tensor hook must return a Tensor or None, got "
+                                f"{type(r).__name__}")
+            if tuple(r.shape) != tuple(g.shape):
+                raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} returned a "
+                                   f"gradient of shape {tuple(r.shape)} for a tensor of shape "
+                                   f"{tuple(g.shape)}")
+            g = r
+    return g
+
+
+def _hooked_apply(node_ref):
+    def apply(grads):
+        node = node_ref()
+        grads = list(grads)
+        for nr, hooks in node._tensor_hooks.items():
+            if nr < len(grads) and grads[nr] is not None:
+                grads[nr] = run_hooks(hooks, grads[nr])
+                if hooks.captured is not None:
+                    hooks.captured = grads[nr]
+        for nr, tensor_ref in node._retained.items():
+            t = tensor_ref()
+            if t is not None and nr < len(grads) and grads[nr] is not None:
+                _retain(t, grads[nr])
+        return type(node).apply(node, grads)
+
+    return apply
+
+
+def _node_hooks(fn):
+    """fn's hook tables, its own apply installed the first time."""
+    d = fn.__dict__
+    if "_tensor_hooks" not in d:
+        d["_tensor_hooks"] = {}
+        d["_retained"] = {}
+        d["apply"] = _hooked_apply(weakref.ref(fn))
+    return d["_tensor_hooks"], d["_retained"]
+
+
+def keep_hooks(fn, hooks, retained=None):
+    """Puts fn's hook tables back after release() cleared what it saved."""
+    d = fn.__dict__
+    d["_tensor_hooks"], d["_retained"] = hooks, {} if retained is None else retained
+    d["apply"] = _hooked_apply(weakref.ref(fn))
+
+
+def _retain(t, g):
+    old = t.grad
+    t.grad = g.clone() if old is None else old + g
+
+
+def register_hook(self, hook):
+    """Registers a function called with this tensor's gradient each time one is
+    computed; it may return a replacement (as torch.Tensor.register_hook).
+
+    On a leaf the hook runs before the gradient is added into ``.grad``; on a tensor
+    made by an op, before the gradient travels on to the op's inputs.
+
+    Parameters
+    ----------
+    hook : callable
+        ``hook(grad) -> Tensor or None``.
+
+    Returns
+    -------
+    RemovableHandle
+        Its ``remove()`` unregisters the hook.
+
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
+    RuntimeError
+        When the tensor does not require grad.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., 2.], requires_grad=True)
+    >>> h = x.register_hook(lambda g: g * 10)
+    >>> (x * 3).sum().backward()
+    >>> x.grad
+    tensor([30., 30.])
+    >>> h.remove()
+    """
+    if not callable(hook):
+        raise TypeError(f"register_hook(): hook must be callable, got {type(hook).__name__}")
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    fn = self.grad_fn
+    if fn is None:
+        hooks = _leaf_hooks_for_adding(self)
+    else:
+        table = _node_hooks(fn)[0]
+        hooks = table.get(self.output_nr)
+        if hooks is None:
+            hooks = table[self.output_nr] = _Hooks()
+    key = next(_keys)
+    hooks[key] = hook
+    return RemovableHandle(hooks, key)
+
+
+def retain_grad(self):
+    """Makes backward() fill this non-leaf tensor's ``.grad`` too (as
+    torch.Tensor.retain_grad); on a leaf it does nothing.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    RuntimeError
+        When the tensor does not require grad.
+
+    Examples
+    --------
+    >>> x = pydevtensor.ones(2, requires_grad=True)
+    >>> y = x * 2
+    >>> y.retain_grad()
+    >>> (y * y).sum().backward()
+    >>> y.grad
+    tensor([4., 4.])
+    """
+    if not self.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    fn = self.grad_fn
+    if fn is None:
+        return
+    _node_hooks(fn)[1][self.output_nr] = weakref.ref(self)
+
+
+def retains_grad(self):
+    """True for a non-leaf tensor whose ``.grad`` backward fills (after
+    retain_grad()).
+
+    Examples
+    --------
+    >>> x = pydevtensor.ones(2, requires_grad=True)
+    >>> y = x * 2
+    >>> y.retains_grad
+    False
+    >>> y.retain_grad()
+    >>> y.retains_grad
+    True
+    """
+    fn = self.grad_fn
+    if fn is None:
+        return False
+    ref = fn.__dict__.get("_retained", {}).get(self.output_nr)
+    return ref is not None and ref() is self
+
+
+_WANTED = object()  # _Hooks.captured of a table whose gradient grad() will return
+
+
+def prepare_captures(inputs):
+    """For autograd.grad: the hook tables of the inputs that have hooks, as
+    (position, leaf hooks or None, node hooks or None); the node hooks are told to keep
+    the gradient they produce, which grad() returns, as PyTorch's (the engine takes a
+    wanted gradient before the Node's apply, where the hooks run)."""
+    found = []
+    for k, x in enumerate(inputs):
+        fn = x.grad_fn
+        if fn is None:
+            hooks = leaf_hooks(x)
+            if hooks:
+                found.append((k, hooks, None))
+        else:
+            hooks = fn.__dict__.get("_tensor_hooks", {}).get(x.output_nr)
+            if hooks:
+                hooks.captured = _WANTED
+                found.append((k, None, hooks))
+    return found
+
+
+def finish_captures(found, results):
+    """results (grad()'s list, None after an error) with the inputs' hooks applied
+    (prepare_captures)."""
+    for k, leaf, node in found:
+        if results is None:
+            if node is not None:
+                node.captured = None
+        elif leaf is not None:
+            if results[k] is not None:
+                results[k] = run_hooks(leaf, results[k])
+        else:
+            if node.captured is _WANTED:  # the Node did not run: its hooks, here
+                if results[k] is not None:
+                    results[k] = run_hooks(node, results[k])
+            elif node.captured is not None:
+                results[k] = node.captured
+            node.captured = None

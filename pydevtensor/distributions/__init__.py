@@ -1,0 +1,24 @@
+"""``pydevtensor.distributions``: PyTorch's ``torch.distributions`` for the
+distributions of D2L 2.6 and the usual ones (Normal, Uniform, Bernoulli, Categorical,
+Multinomial, Binomial, Poisson, Exponential) and ``kl_divergence``.
+
+Pure Python on the package's ops, so every distribution works on every device its
+parameters are on; draws come from the default generator's Philox stream (one seed, the
+same draws on every device).  ``from pydevtensor.distributions.multinomial import
+Multinomial`` works as D2L writes it.
+"""
+from . import constraints
+from .bernoulli import Bernoulli
+from .binomial import Binomial
+from .categorical import Categorical
+from .distribution import Distribution
+from .exponential import Exponential
+from .kl import kl_divergence, register_kl
+from .multinomial import Multinomial
+from .normal import Normal
+from .poisson import Poisson
+from .uniform import Uniform
+
+__all__ = ["Bernoulli", "Binomial", "Categorical", "Distribution", "Exponential",
+           "Multinomial", "Normal", "Poisson", "Uniform", "constraints", "kl_divergence",
+           "register_kl"]

@@ -1,0 +1,132 @@
+"""Bernoulli(probs or logits): PyTorch's ``torch.distributions.Bernoulli``."""
+from .._ops_bernoulli import bernoulli
+from ..autograd import no_grad
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Bernoulli"]
+
+
+def _softplus(x):
+    """log(1 + exp(x)) without overflow."""
+    return x.clamp(min=0) + (-x.abs()).exp().log1p()
+
+
+def _one_of(where, probs, logits):
+    if (probs is None) == (logits is None):
+        raise ValueError(f"{where}: Either `probs` or `logits` must be specified, but not "
+                         f"both.")
+
+
+class Bernoulli(Distribution):
+    """The Bernoulli distribution: 1 with probability ``probs``, else 0; given by probs
+    or by logits (``probs = sigmoid(logits)``), not both.
+
+    Parameters
+    ----------
+    probs : float or Tensor, optional
+        The probability of a 1, in [0, 1].
+    logits : float or Tensor, optional
+        The log-odds ``log(p / (1 - p))``.
+    validate_args : bool, optional
+        Check the parameter and, in log_prob, that values are 0 or 1 (default:
+        ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import Bernoulli
+    >>> d = Bernoulli(pydevtensor.tensor([0.25, 0.5]))
+    >>> d.mean, d.variance
+    (tensor([0.2500, 0.5000]), tensor([0.1875, 0.2500]))
+    >>> Bernoulli(logits=pydevtensor.tensor([0.0])).probs
+    tensor([0.5000])
+    """
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        _one_of("Bernoulli()", probs, logits)
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+            shape = tuple(self.probs.shape)
+        else:
+            (self.logits,) = broadcast_all(logits)
+            shape = tuple(self.logits.shape)
+        super().__init__(shape, (), validate_args)
+
+    @lazy_property
+    def logits(self):
+        """The log-odds, from probs (clamped to [eps, 1 - eps] first, as PyTorch's).
+
+        Returns
+        -------
+        Tensor
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Bernoulli
+        >>> Bernoulli(pydevtensor.tensor([0.5])).logits
+        tensor([0.])
+        """
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        """The probability of a 1, from logits (their sigmoid).
+
+        Returns
+        -------
+        Tensor
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Bernoulli
+        >>> Bernoulli(logits=pydevtensor.tensor([0.0])).probs
+        tensor([0.5000])
+        """
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        """The shape of the parameter (the batch shape).
+
+        Returns
+        -------
+        pydevtensor.Size
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Bernoulli
+        >>> Bernoulli(pydevtensor.zeros(4)).param_shape
+        pydevtensor.Size([4])
+        """
+        return self.batch_shape
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def mode(self):
+        return (self.probs >= 0.5).to(self.probs.dtype).masked_fill(self.probs == 0.5,
+                                                                     float("nan"))
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        shape = tuple(self._extended_shape(sample_shape))
+        with no_grad():
+            return bernoulli(self.probs.expand(*shape).contiguous())
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        return logits * value - _softplus(logits)
+
+    def entropy(self):
+        return _softplus(self.logits) - self.logits * self.probs

@@ -1,0 +1,167 @@
+"""The constraints a distribution's parameters and values satisfy (PyTorch's
+``torch.distributions.constraints``, the ones the distributions here use).
+
+``c.check(value)`` gives a bool tensor: per element, or per event for an event
+constraint (``event_dim`` > 0, such as ``simplex``).
+"""
+__all__ = ["Constraint", "boolean", "greater_than", "half_open_interval", "integer_interval",
+           "interval", "less_than", "nonnegative", "nonnegative_integer", "positive", "real",
+           "real_vector", "simplex", "unit_interval"]
+
+
+class Constraint:
+    """A region of values: ``check(value)`` is a bool tensor, True where value lies in it.
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import constraints
+    >>> constraints.positive.check(pydevtensor.tensor([1.0, -1.0]))
+    tensor([ True, False])
+    """
+
+    is_discrete = False
+    event_dim = 0
+
+    def check(self, value):
+        """Whether each element (or event) of value lies in the region.
+
+        Parameters
+        ----------
+        value : Tensor
+
+        Returns
+        -------
+        Tensor
+            bool.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import constraints
+        >>> constraints.unit_interval.check(pydevtensor.tensor([0.5]))
+        tensor([True])
+        """
+        raise NotImplementedError
+
+    def __repr__(self):
+        return type(self).__name__.lstrip("_") + "()"
+
+
+class _Real(Constraint):
+    def check(self, value):
+        return value == value  # not NaN
+
+
+class _Boolean(Constraint):
+    is_discrete = True
+
+    def check(self, value):
+        return (value == 0) | (value == 1)
+
+
+class _GreaterThan(Constraint):
+    def __init__(self, lower_bound, strict=True):
+        self.lower_bound, self.strict = lower_bound, strict
+
+    def check(self, value):
+        return value > self.lower_bound if self.strict else value >= self.lower_bound
+
+    def __repr__(self):
+        name = "GreaterThan" if self.strict else "GreaterThanEq"
+        return f"{name}(lower_bound={self.lower_bound})"
+
+
+class _LessThan(Constraint):
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+    def __repr__(self):
+        return f"LessThan(upper_bound={self.upper_bound})"
+
+
+class _Interval(Constraint):
+    def __init__(self, lower_bound, upper_bound, half_open=False):
+        self.lower_bound, self.upper_bound, self.half_open = lower_bound, upper_bound, half_open
+
+    def check(self, value):
+        top = value < self.upper_bound if self.half_open else value <= self.upper_bound
+        return (value >= self.lower_bound) & top
+
+    def __repr__(self):
+        name = "HalfOpenInterval" if self.half_open else "Interval"
+        return f"{name}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+class _IntegerInterval(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value):
+        whole = value == value.floor() if value.is_floating_point() else value == value
+        return whole & (value >= self.lower_bound) & (value <= self.upper_bound)
+
+    def __repr__(self):
+        return f"IntegerInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+class _NonnegativeInteger(Constraint):
+    is_discrete = True
+
+    def check(self, value):
+        whole = value == value.floor() if value.is_floating_point() else value == value
+        return whole & (value >= 0)
+
+
+class _RealVector(Constraint):
+    event_dim = 1
+
+    def check(self, value):
+        return (value == value).all(-1)
+
+
+class _Simplex(Constraint):
+    """Non-negative along the last dimension, summing to 1 within 1e-6."""
+
+    event_dim = 1
+
+    def check(self, value):
+        return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+real = _Real()
+real_vector = _RealVector()
+boolean = _Boolean()
+positive = _GreaterThan(0.0)
+nonnegative = _GreaterThan(0.0, strict=False)
+unit_interval = _Interval(0.0, 1.0)
+simplex = _Simplex()
+nonnegative_integer = _NonnegativeInteger()
+greater_than = _GreaterThan
+less_than = _LessThan
+interval = _Interval
+integer_interval = _IntegerInterval
+
+
+def half_open_interval(lower_bound, upper_bound):
+    """[lower_bound, upper_bound): the support of Uniform.
+
+    Parameters
+    ----------
+    lower_bound, upper_bound : float or Tensor
+
+    Returns
+    -------
+    Constraint
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import constraints
+    >>> constraints.half_open_interval(0.0, 1.0).check(pydevtensor.tensor([0.0, 1.0]))
+    tensor([ True, False])
+    """
+    return _Interval(lower_bound, upper_bound, half_open=True)
+

@@ -1,0 +1,69 @@
+"""Exponential(rate): PyTorch's ``torch.distributions.Exponential``."""
+from .. import _C
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Exponential"]
+
+
+class Exponential(Distribution):
+    """The exponential distribution of rate ``rate`` (mean 1 / rate); reparameterisable:
+    a draw is ``-log1p(-u) / rate`` for a uniform u on [0, 1).
+
+    Parameters
+    ----------
+    rate : float or Tensor
+        > 0.
+    validate_args : bool, optional
+        Check that rate > 0 (default: ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import Exponential
+    >>> d = Exponential(pydevtensor.tensor([0.5, 2.0]))
+    >>> d.mean, d.log_prob(pydevtensor.tensor([1.0, 1.0]))
+    (tensor([2.0000, 0.5000]), tensor([-1.1931, -1.3069]))
+    """
+
+    arg_constraints = {"rate": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = broadcast_all(rate)
+        super().__init__(tuple(self.rate.shape), (), validate_args)
+
+    @property
+    def mean(self):
+        return self.rate.reciprocal()
+
+    @property
+    def mode(self):
+        return _C.zeros_like(self.rate)
+
+    @property
+    def stddev(self):
+        return self.rate.reciprocal()
+
+    @property
+    def variance(self):
+        return self.rate.pow(-2)
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        u = _C.rand(tuple(shape), dtype=self.rate.dtype, device=self.rate.device)
+        return -(-u).log1p() / self.rate
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return self.rate.log() - self.rate * value
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 1 - (-self.rate * value).exp()
+
+    def entropy(self):
+        return 1.0 - self.rate.log()

@@ -1,0 +1,78 @@
+"""Normal(loc, scale): PyTorch's ``torch.distributions.Normal``."""
+import math
+
+from .. import _C
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Normal"]
+
+_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
+
+
+class Normal(Distribution):
+    """The normal (Gaussian) distribution N(loc, scale^2), batched over the broadcast
+    shape of loc and scale; reparameterisable (``rsample``).
+
+    Parameters
+    ----------
+    loc : float or Tensor
+        The mean.
+    scale : float or Tensor
+        The standard deviation, > 0.
+    validate_args : bool, optional
+        Check that scale > 0 (default: ``Distribution``'s setting).
+
+    Examples
+    --------
+    >>> from pydevtensor.distributions import Normal
+    >>> d = Normal(pydevtensor.tensor([0.0, 1.0]), 2.0)
+    >>> d.log_prob(pydevtensor.tensor([0.0, 1.0]))
+    tensor([-1.6121, -1.6121])
+    >>> d.entropy()
+    tensor([2.1121, 2.1121])
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(tuple(self.loc.shape), (), validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        return self.scale * self.scale
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        eps = _C.randn(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale * self.scale
+        return -((value - self.loc) ** 2) / (2 * var) - self.scale.log() - _HALF_LOG_2PI
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + ((value - self.loc) / (self.scale * math.sqrt(2))).erf())
+
+    def entropy(self):
+        return 0.5 + _HALF_LOG_2PI + self.scale.log()

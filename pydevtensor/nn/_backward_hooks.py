@@ -1,0 +1,81 @@
+"""Module.register_full_backward_hook: ``hook(module, grad_input, grad_output)`` once
+the gradients of a call's tensor inputs are known (as PyTorch's).
+
+Note [module backward hooks]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A call of a module with such hooks passes its tensor outputs through an identity
+autograd.Function whose backward keeps grad_output, and its tensor inputs that require
+grad through another whose backward calls the hooks with (grad_input, grad_output) and
+hands on what a hook returns in place of grad_input.  When no input requires grad
+(the first layer), the outputs' identity calls the hooks with grad_input all None.
+"""
+from .. import _C
+from ..autograd.function import Function
+
+
+class _State:
+    __slots__ = ("module", "hooks", "grad_output", "n_inputs")
+
+    def __init__(self, module, hooks, n_inputs):
+        self.module, self.hooks, self.n_inputs = module, hooks, n_inputs
+        self.grad_output = None
+
+
+def _call_hooks(state, grad_input):
+    for hook in tuple(state.hooks.values()):
+        r = hook(state.module, grad_input, state.grad_output)
+        if r is not None:
+            r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+            if len(r) != len(grad_input):
+                raise RuntimeError(f"backward hook of {type(state.module).__name__} returned "
+                                   f"{len(r)} gradients for {len(grad_input)} inputs")
+            grad_input = r
+    return grad_input
+
+
+class _Identity(Function):
+    """The tensors as they are (aliases, marked with the call's node); ctx.state is
+    the call's _State."""
+
+    @staticmethod
+    def forward(ctx, state, *tensors):
+        ctx.state = state
+        return tensors
+
+
+class BackwardHookInputs(_Identity):
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None,) + tuple(_call_hooks(ctx.state, grads))
+
+
+class BackwardHookOutputs(_Identity):
+    @staticmethod
+    def backward(ctx, *grads):
+        state = ctx.state
+        state.grad_output = grads
+        if state.n_inputs == 0:
+            _call_hooks(state, (None,))
+        return (None,) + grads
+
+
+def call_with_backward_hooks(module, hooks, args, kwargs):
+    """module(*args, **kwargs) with its full backward hooks attached."""
+    args = list(args)
+    wanted = [k for k, a in enumerate(args) if isinstance(a, _C.Tensor) and a.requires_grad]
+    recording = _C.is_grad_enabled()
+    state = _State(module, hooks, len(wanted) if recording else 0)
+    if wanted and recording:
+        aliases = BackwardHookInputs.apply(state, *(args[k] for k in wanted))
+        for k, t in zip(wanted, aliases):
+            args[k] = t
+    out = module.forward(*args, **kwargs)
+    if not recording:
+        return out
+    single = isinstance(out, _C.Tensor)
+    outs = (out,) if single else out
+    if not isinstance(outs, tuple) or not any(isinstance(o, _C.Tensor) and o.requires_grad
+                                               for o in outs):
+        return out
+    marked = BackwardHookOutputs.apply(state, *outs)
+    return marked[0] if single else marked

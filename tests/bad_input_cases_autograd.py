@@ -1,0 +1,97 @@
+"""The bad-input catalogue's cases for autograd.Function, Tensor.register_hook and
+retain_grad, create_graph=True through a node without a double backward, and
+autograd.functional.  tests/bad_input_cases.py (where Case is) adds them to CASES;
+tests/test_bad_input.py runs them."""
+from bad_input_cases import C
+
+# a Function whose backward is given as BACKWARD (one line)
+FN = ("class Fn(pdt.autograd.Function):\n"
+      "    @staticmethod\n    def forward(ctx, x, k):\n        return x * k\n"
+      "    @staticmethod\n    def backward(ctx, g):\n        return BACKWARD\n"
+      "x = pdt.ones(2, 3, requires_grad=True)\n")
+
+AUTOGRAD_CASES = [
+    # ---- autograd.Function
+    C("Function-gradient-count", FN.replace("BACKWARD", "g") + "Fn.apply(x, 2.0).sum().backward()",
+      "RuntimeError", r"function FnBackward returned an incorrect number of gradients "
+      r"\(expected 2, got 1\)"),
+    C("Function-gradient-shape", FN.replace("BACKWARD", "g[0], None")
+      + "Fn.apply(x, 2.0).sum().backward()", "RuntimeError",
+      r"function FnBackward returned an invalid gradient at index 0 - got \[3\] but expected "
+      r"shape compatible with \[2, 3\]"),
+    C("Function-gradient-for-a-number", FN.replace("BACKWARD", "g, g")
+      + "Fn.apply(x, 2.0).sum().backward()", "RuntimeError",
+      r"FnBackward returned a gradient different than None at position 1, but the "
+      r"corresponding forward input was not a Tensor"),
+    C("Function-gradient-not-a-tensor", FN.replace("BACKWARD", "1.0, None")
+      + "Fn.apply(x, 2.0).sum().backward()", "TypeError",
+      r"FnBackward returned a float as the gradient at position 0"),
+    C("Function-no-backward", "class Fn(pdt.autograd.Function):\n    @staticmethod\n"
+      "    def forward(ctx, x):\n        return x * 2\n"
+      "Fn.apply(pdt.ones(1, requires_grad=True)).sum().backward()", "NotImplementedError",
+      r"You must implement either the backward or vjp method"),
+    C("Function-keywords", FN.replace("BACKWARD", "g, None") + "Fn.apply(x, k=2.0)",
+      "TypeError", r"Fn.apply\(\) takes positional arguments only"),
+    C("Function-save-a-number", "class Fn(pdt.autograd.Function):\n    @staticmethod\n"
+      "    def forward(ctx, x):\n        ctx.save_for_backward(x, 3)\n        return x * 2\n"
+      "Fn.apply(pdt.ones(1))", "TypeError",
+      r"save_for_backward can only save variables, but argument 1 is of type int"),
+    C("Function-dirty-leaf", "class Fn(pdt.autograd.Function):\n    @staticmethod\n"
+      "    def forward(ctx, x):\n        ctx.mark_dirty(x)\n        return x.add_(1)\n"
+      "Fn.apply(pdt.ones(1, requires_grad=True))", "RuntimeError",
+      r"a leaf Variable that requires grad has been used in an in-place operation"),
+    C("once_differentiable-twice",
+      "from pydevtensor.autograd.function import once_differentiable\n"
+      "class Fn(pdt.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+      "        return x * 2\n    @staticmethod\n    @once_differentiable\n"
+      "    def backward(ctx, g):\n        return g * 2\n"
+      "x = pdt.ones(1, requires_grad=True)\n"
+      "(g,) = pdt.autograd.grad(Fn.apply(x).sum(), x, create_graph=True)\n"
+      "g.sum().backward()", "RuntimeError",
+      r"differentiate twice a function that was marked with @once_differentiable "
+      r"\(FnBackward\)"),
+    # ---- hooks
+    C("register_hook-not-callable", "pdt.ones(1, requires_grad=True).register_hook(3)",
+      "TypeError", r"register_hook\(\): hook must be callable, got int"),
+    C("register_hook-no-grad", "pdt.ones(1).register_hook(lambda g: g)", "RuntimeError",
+      r"cannot register a hook on a tensor that doesn't require gradient"),
+    C("register_hook-wrong-shape", "x = pdt.ones(2, requires_grad=True)\ny = x * 2\n"
+      "y.register_hook(lambda g: g[:1])\ny.sum().backward()", "RuntimeError",
+      r"returned a gradient of shape \(1,\) for a tensor of shape \(2,\)"),
+    C("register_hook-returns-a-number", "x = pdt.ones(2, requires_grad=True)\n"
+      "x.register_hook(lambda g: 1.0)\n(x * 2).sum().backward()", "TypeError",
+      r"a tensor hook must return a Tensor or None, got float"),
+    C("retain_grad-no-grad", "pdt.ones(1).retain_grad()", "RuntimeError",
+      r"can't retain_grad on Tensor that has requires_grad=False"),
+    C("register_full_backward_hook-not-callable",
+      "pdt.nn.Linear(1, 1).register_full_backward_hook(3)", "TypeError",
+      r"register_full_backward_hook\(\): hook must be callable, got int"),
+    C("register_full_backward_hook-count", "lin = pdt.nn.Linear(2, 1)\n"
+      "lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))\n"
+      "lin(pdt.ones(1, 2, requires_grad=True)).sum().backward()", "RuntimeError",
+      r"backward hook of Linear returned 2 gradients for 1 inputs"),
+    # ---- create_graph through a node whose backward is a kernel without a derivative
+    C("create_graph-lstm-cell", "cell = pdt.nn.LSTMCell(3, 2)\n"
+      "x = pdt.ones(1, 3, requires_grad=True)\n"
+      "(g,) = pdt.autograd.grad(cell(x)[0].sum(), x, create_graph=True)\n"
+      "g.sum().backward()", "RuntimeError",
+      r"LstmCellBackward0 does not support double backward"),
+    # ---- autograd.functional
+    C("jacobian-list-of-numbers", "pdt.autograd.functional.jacobian(lambda x: x, [1.0])",
+      "TypeError", r"inputs given to the function must be either a Tensor or a tuple of "
+      r"Tensors but the value at index 0 has type float"),
+    C("jacobian-forward-mode", "pdt.autograd.functional.jacobian(lambda x: x, pdt.ones(1), "
+      "strategy='forward-mode')", "NotImplementedError",
+      r"strategy='forward-mode' is not supported"),
+    C("hessian-vector-output", "pdt.autograd.functional.hessian(lambda x: x * 2, pdt.ones(2))",
+      "RuntimeError", r"should return a single Tensor with a single element"),
+    C("vjp-no-v", "pdt.autograd.functional.vjp(lambda x: x * 2, pdt.ones(2))",
+      "RuntimeError", r"v can only be None if the output of the user-provided function is "
+      r"a single Tensor with a single element"),
+    C("jvp-v-count", "pdt.autograd.functional.jvp(lambda x: x * 2, pdt.ones(2), "
+      "(pdt.ones(2), pdt.ones(2)))", "RuntimeError", r"v has 2 elements but there are 1 inputs"),
+    C("hvp-vector-output", "pdt.autograd.functional.hvp(lambda x: x * 2, pdt.ones(2), "
+      "pdt.ones(2))", "RuntimeError", r"vhp/hvp should return a single Tensor"),
+    C("vhp-v-not-a-tensor", "pdt.autograd.functional.vhp(lambda x: x.sum(), pdt.ones(2), "
+      "[1.0, 2.0])", "TypeError", r"The v given to the function must be either a Tensor"),
+]

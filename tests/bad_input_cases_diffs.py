@@ -1,0 +1,34 @@
+"""The bad-input catalogue's cases for the last differences from PyTorch closed
+together: integer division by zero, index_add's alpha, set_printoptions,
+set_default_dtype and the other names of that round.  tests/bad_input_cases.py
+(where Case is) adds them to CASES; tests/test_bad_input.py runs them."""
+from bad_input_cases import C
+
+DIFFS_CASES = [
+    # t is (2, 3) float32, ti (6,) int32 holding 0..5, tb (2,) bool
+    C("floor_divide-int-by-zero-tensor", "ti // ti", "RuntimeError",
+      r"ZeroDivisionError: floor_divide: integer division by zero \(int32 result, divisor "
+      r"tensor of shape \(6,\) with 1 zero, on cpu\)"),
+    C("remainder-int-by-scalar-zero", "ti % 0", "RuntimeError",
+      r"ZeroDivisionError: remainder: integer division by zero \(int32 result, divisor 0, "
+      r"on cpu\)"),
+    C("fmod-int-by-zero", "pdt.fmod(ti, 0)", "RuntimeError",
+      r"ZeroDivisionError: fmod: integer division by zero"),
+    C("div-trunc-int-by-zero", "pdt.div(ti, ti, rounding_mode='trunc')", "RuntimeError",
+      r"ZeroDivisionError: div: integer division by zero"),
+    C("index_add-int-alpha-inf", "pdt.index_add(ti, 0, pdt.tensor([0]), ti[:1], "
+      "alpha=float('inf'))", "RuntimeError",
+      r"index_add\(\): alpha inf cannot be converted to pydevtensor.int32 without overflow "
+      r"\(input \(6,\), on cpu\)"),
+    C("take_along_dim-index-below-minus-size", "pdt.take_along_dim(t, pdt.tensor([[-4]]), 1)",
+      "IndexError", r"take_along_dim: index -4 is out of bounds for dimension 1 with size 3"),
+    C("threshold-int-value-inf", "pdt.nn.functional.threshold(ti, 1, float('inf'))",
+      "RuntimeError", r"threshold\(\): value inf cannot be converted to .*int32 without "
+      r"overflow \(input \(6,\), on cpu\)"),
+    C("sdpa-1d-mask", "q = pdt.ones(1, 2, 3)\npdt.nn.functional.scaled_dot_product_attention("
+      "q, q, q, attn_mask=pdt.tensor([True, False]))", "IndexError",
+      r"attn_mask must have at least 2 dims, \(L, S\) or broadcastable to it, got shape "
+      r"\(2,\) \(on cpu\)"),
+    C("repeat_interleave-0d-dim", "pdt.tensor(5).repeat_interleave(3, dim=0)", "IndexError",
+      r"repeat_interleave\(\): dim=0 given for a 0-d input \(on cpu\)"),
+]

@@ -1,0 +1,53 @@
+"""The bad-input catalogue's cases for pydevtensor.linalg's solvers
+(pydevtensor/_linalg_solve.py): solve, inv, det, slogdet, cholesky, their _ex forms,
+inverse, logdet and cholesky_solve.  tests/bad_input_cases.py (where Case is) adds them
+to CASES; tests/test_bad_input.py runs them."""
+from bad_input_cases import C
+
+LAE = "pydevtensor.linalg.LinAlgError"
+
+LINALG_CASES = [
+    C("linalg.solve-singular", "pdt.linalg.solve(pdt.zeros(3, 2, 2), pdt.ones(3, 2))", LAE,
+      r"linalg\.solve: \(Batch element 0\): The diagonal element 1 is zero.*singular.*"
+      r"\(A of shape \(3, 2, 2\), .*float32, on cpu\)"),
+    C("linalg.solve-shapes", "pdt.linalg.solve(pdt.eye(2), pdt.ones(3))", "RuntimeError",
+      r"linalg\.solve: Incompatible shapes of A and B for the equation AX = B \(2x2 and 3x1; "
+      r"A \(2, 2\), B \(3,\), on cpu\)"),
+    C("linalg.solve-int", "pdt.linalg.solve(pdt.ones(2, 2, dtype=pdt.int64), pdt.ones(2))",
+      "NotImplementedError", r"linalg\.solve: Expected a floating point tensor as input. Got "
+      r"Long \(shape \(2, 2\), on cpu\)"),
+    C("linalg.solve_ex-dtypes", "pdt.linalg.solve_ex(pdt.eye(2), pdt.ones(2, dtype=pdt.float64))",
+      "RuntimeError", r"linalg\.solve_ex: Expected A and B to have the same dtype, but found "
+      r"A of type .*float32 and B of type .*float64 instead"),
+    C("linalg.inv-not-square", "pdt.linalg.inv(pdt.ones(2, 3))", "RuntimeError",
+      r"linalg\.inv: A must be batches of square matrices, but they are 2 by 3 matrices "
+      r"\(shape \(2, 3\), on cpu\)"),
+    C("linalg.inv-singular", "pdt.linalg.inv(pdt.zeros(2, 2))", LAE,
+      r"linalg\.inv: The diagonal element 1 is zero"),
+    C("linalg.inv_ex-half", "pdt.linalg.inv_ex(pdt.eye(2, dtype=pdt.float16))",
+      "NotImplementedError", r"linalg\.inv_ex: Low precision dtypes not supported. Got Half"),
+    C("linalg.det-1d", "pdt.linalg.det(pdt.ones(3))", "RuntimeError",
+      r"linalg\.det: The input tensor A must have at least 2 dimensions \(got shape \(3,\), "
+      r"on cpu\)"),
+    C("linalg.slogdet-list", "pdt.linalg.slogdet([[1.0]])", "TypeError",
+      r"linalg\.slogdet\(\): argument 'A' must be a Tensor, got list"),
+    C("linalg.cholesky-not-pd", "pdt.linalg.cholesky(-pdt.eye(2))", LAE,
+      r"linalg\.cholesky: The factorization could not be completed because the input is not "
+      r"positive-definite \(the leading minor of order 1 is not positive-definite\) \(A of "
+      r"shape \(2, 2\), .*float32, on cpu\)"),
+    C("linalg.cholesky_ex-bool", "pdt.linalg.cholesky_ex(pdt.ones(2, 2, dtype=pdt.bool))",
+      "NotImplementedError", r"linalg\.cholesky_ex: Expected a floating point tensor as "
+      r"input. Got Bool"),
+    C("inverse-int", "pdt.inverse(pdt.ones(2, 2, dtype=pdt.int32))", "NotImplementedError",
+      r"linalg\.inv: Expected a floating point tensor as input. Got Int"),
+    C("det-not-square", "pdt.det(pdt.ones(2, 3))", "RuntimeError",
+      r"linalg\.det: A must be batches of square matrices, but they are 2 by 3"),
+    C("logdet-int", "pdt.logdet(pdt.ones(2, 2, dtype=pdt.int64))", "NotImplementedError",
+      r"linalg\.slogdet: Expected a floating point tensor as input. Got Long"),
+    C("slogdet-1d", "pdt.slogdet(pdt.ones(2))", "RuntimeError",
+      r"linalg\.slogdet: The input tensor A must have at least 2 dimensions"),
+    C("cholesky_solve-1d", "pdt.cholesky_solve(pdt.ones(2), pdt.eye(2))", "RuntimeError",
+      r"cholesky_solve: B must have at least 2 dimensions, got shape \(2,\) \(on cpu\)"),
+    C("cholesky_solve-singular", "pdt.cholesky_solve(pdt.ones(2, 1), pdt.zeros(2, 2))", LAE,
+      r"linalg\.solve: The diagonal element 1 is zero"),
+]

@@ -1,0 +1,235 @@
+"""create_graph=True (higher-order gradients) and autograd.functional (jacobian,
+hessian, vjp, jvp, hvp, vhp): Hessians of everyday ops built from grad(grad(...)),
+compared in float64 with torch's (when it imports) and with central differences of
+the first gradient; nodes whose backward is not differentiable raise naming
+themselves.
+"""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import assert_close, torch_or_skip
+from pydevtensor import autograd
+from pydevtensor.autograd import functional as AF
+
+F = pdt.nn.functional
+RNG = np.random.default_rng(0)
+A = RNG.standard_normal((3, 4)) * 0.7 + 0.1
+B = RNG.standard_normal((4, 2))
+
+
+def cases(L, Fn, dev):
+    def t(a, **kw):
+        return L.tensor(a, device=dev, **kw)
+
+    b = t(B)
+    ones = L.ones(3, 4, dtype=L.float64, device=dev)
+    w = t(np.linspace(-1.0, 1.0, 8).reshape(2, 1, 2, 2))
+    return {
+        "arith": lambda x: (x * x * 3 + x / (x * x + 2) - x).sum(),
+        "pow": lambda x: (x ** 3).sum() + ((x * x + 1) ** x).sum() + (2.0 ** x).sum(),
+        "exp_log": lambda x: (x.exp() * (x * x + 1).log()).sum(),
+        "tanh_sigmoid": lambda x: (x.tanh() ** 2 + x.sigmoid() * x).sum(),
+        "relu": lambda x: (x.relu() * x).sum(),
+        "sum_mean": lambda x: (x.sum(1) ** 2).sum() + (x.mean(0) ** 3).mean(),
+        "matmul": lambda x: ((x @ b).tanh() ** 2).sum(),
+        "mm": lambda x: (L.mm(x, x.T) ** 2).sum(),
+        "linear": lambda x: (Fn.linear(x, x[:2] * 1.0, x[0, :2] * 1.0) ** 2).sum(),
+        "views": lambda x: ((x.reshape(4, 3).T * x.transpose(0, 1).T) ** 2).sum()
+        + (x[1:, ::2] ** 3).sum() + (x[1] ** 3).sum(),
+        "indexing": lambda x: (x.view(12)[t([0, 5, 5])] ** 3).sum()
+        + (x.index_select(1, t([0, 3, 3])) ** 3).sum()
+        + (x.gather(1, t([[0, 3], [1, 1], [2, 0]])) ** 3).sum(),
+        "mse_loss": lambda x: Fn.mse_loss(x ** 2, ones),
+        "softmax": lambda x: (Fn.softmax(x, 1) ** 2 * L.arange(4, dtype=L.float64,
+                                                             device=dev)).sum(),
+        "log_softmax": lambda x: (Fn.log_softmax(x, 1) ** 2).sum(),
+        "cross_entropy": lambda x: Fn.cross_entropy(x * x, t([1, 0, 3])),
+        "sqrt_abs_sin": lambda x: ((x * x + 1).sqrt() * x.abs() * x.sin()).sum(),
+        "amax_norm": lambda x: (x.amax(1) ** 2).sum() + x.norm() ** 3,
+        "cat_stack_where": lambda x: (L.cat([x, x * 2], 0) ** 3).sum()
+        + (L.where(x > 0, x ** 2, x ** 3)).sum(),
+        "prod_var": lambda x: x.prod(1).sum() + x.var(1).sum(),
+        "tril_where": lambda x: (L.tril(x) ** 3).sum() + (L.where(x > 0, x, -x) ** 3).sum(),
+        "elu_softplus_bce": lambda x: (Fn.elu(x) * Fn.softplus(x)).sum()
+        + Fn.binary_cross_entropy_with_logits(x * x, ones * 0.25),
+        "conv_pools": lambda x: (Fn.conv2d(x.reshape(1, 1, 3, 4), w, padding=1).tanh() ** 2).sum()
+        + (Fn.max_pool2d(x.reshape(1, 1, 3, 4), 2) ** 3).sum()
+        + (Fn.avg_pool2d(x.reshape(1, 1, 3, 4), 2) ** 3).sum(),
+        "norms": lambda x: (Fn.layer_norm(x, (4,)) ** 3).sum()
+        + (Fn.batch_norm(x, None, None, training=True) ** 3).sum(),
+    }
+
+
+NAMES = list(cases(pdt, F, "cpu"))
+
+
+def _hessian_by_grad_of_grad(f, x):
+    (g,) = autograd.grad(f(x), x, create_graph=True)
+    rows = []
+    for i in range(x.numel()):
+        e = np.zeros(x.numel())
+        e[i] = 1
+        (h,) = autograd.grad(g, x, pdt.tensor(e.reshape(x.shape), device=x.device),
+                             retain_graph=True, allow_unused=True)
+        rows.append(np.zeros(x.numel()) if h is None else h.cpu().numpy().reshape(-1))
+    return g, np.array(rows)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_second_derivatives_against_finite_differences_and_torch(device, name):
+    f = cases(pdt, F, device)[name]
+    x = pdt.tensor(A, device=device, requires_grad=True)
+    g, H = _hessian_by_grad_of_grad(f, x)
+    eps = 1e-5  # central differences of the first gradient, column by column
+    fd = np.zeros((12, 12))
+    for j in range(12):
+        d = np.zeros(12)
+        d[j] = eps
+        xp = pdt.tensor(A + d.reshape(3, 4), device=device, requires_grad=True)
+        xm = pdt.tensor(A - d.reshape(3, 4), device=device, requires_grad=True)
+        gp = autograd.grad(f(xp), xp)[0].cpu().numpy().reshape(-1)
+        gm = autograd.grad(f(xm), xm)[0].cpu().numpy().reshape(-1)
+        fd[:, j] = (gp - gm) / (2 * eps)
+    assert np.abs(H - fd).max() < 1e-5 * (1 + np.abs(fd).max())
+    try:
+        torch = torch_or_skip()
+    except pytest.skip.Exception:
+        return
+    xt = torch.tensor(A, requires_grad=True)
+    ft = cases(torch, torch.nn.functional, "cpu")[name]
+    assert_close(g, torch.autograd.grad(ft(xt), xt)[0].numpy(), "float64")
+    ht = torch.autograd.functional.hessian(ft, xt).reshape(12, 12).numpy()
+    assert np.abs(H - ht).max() < 1e-9 * (1 + np.abs(ht).max())
+
+
+def test_backward_create_graph_gradient_penalty(device):
+    """WGAN-GP's penalty: ||d critic / d x|| enters the loss, backward reaches w."""
+    w = pdt.tensor([[0.5, -1.0], [2.0, 0.3]], dtype=pdt.float64, device=device,
+                   requires_grad=True)
+    x = pdt.tensor([[1.0, 2.0]], dtype=pdt.float64, device=device, requires_grad=True)
+    critic = (x @ w).tanh().sum()
+    (gx,) = autograd.grad(critic, x, create_graph=True)
+    assert gx.requires_grad and gx.grad_fn is not None
+    ((gx.norm() - 1) ** 2).backward()
+    assert w.grad is not None
+    x.grad = None
+    y = (x ** 3).sum()
+    y.backward(create_graph=True)  # .grad keeps a graph; retain_graph implied
+    assert x.grad.requires_grad
+    (x.grad.sum()).backward(inputs=[x])  # d/dx sum(3 x^2) = 6 x, added to 3 x^2
+    assert_close(x.grad, 3 * np.array([[1.0, 4.0]]) + 6 * np.array([[1.0, 2.0]]), "float64")
+    y.backward()  # the graph was retained
+
+
+def test_functional_against_torch(device):
+    rng = np.random.default_rng(1)
+    a, v, u = rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(2)
+
+    def f(L):
+        return lambda x: L.stack([(x ** 2).sum() * x[0], x.exp().prod()])
+
+    def s(x):
+        return (x ** 3).sum() * x[1] + x.sin().sum()
+
+    x = pdt.tensor(a, device=device)
+    dv, du = pdt.tensor(v, device=device), pdt.tensor(u, device=device)
+    J = AF.jacobian(f(pdt), x)
+    H = AF.hessian(s, x)
+    out, vj = AF.vjp(f(pdt), x, du)
+    out2, jv = AF.jvp(f(pdt), x, dv)
+    _, hv = AF.hvp(s, x, dv)
+    _, vh = AF.vhp(s, x, dv)
+    assert tuple(J.shape) == (2, 3) and tuple(H.shape) == (3, 3)
+    assert_close(vj, u @ J.cpu().numpy(), "float64")
+    assert_close(jv, J.cpu().numpy() @ v, "float64")
+    assert_close(hv, H.cpu().numpy() @ v, "float64")
+    assert_close(vh, v @ H.cpu().numpy(), "float64")
+    assert not (J.requires_grad or vj.requires_grad or jv.requires_grad or out.requires_grad)
+    # several inputs: a tuple of tuples
+    J2 = AF.jacobian(lambda p, q: (p * q).sum().reshape(1), (x, x * 2))
+    assert len(J2) == 2 and tuple(J2[0].shape) == (1, 3)
+    try:
+        torch = torch_or_skip()
+    except pytest.skip.Exception:
+        return
+    TF = torch.autograd.functional
+    xt = torch.tensor(a)
+    assert_close(J, TF.jacobian(f(torch), xt).numpy(), "float64")
+    assert_close(H, TF.hessian(s, xt).numpy(), "float64")
+    assert_close(jv, TF.jvp(f(torch), xt, torch.tensor(v))[1].numpy(), "float64")
+    assert_close(hv, TF.hvp(s, xt, torch.tensor(v))[1].numpy(), "float64")
+
+
+def test_functional_bad_input():
+    with pytest.raises(TypeError, match="must be either a Tensor or a tuple of Tensors"):
+        AF.jacobian(lambda x: x, [1.0])
+    with pytest.raises(RuntimeError, match="single Tensor with a single element"):
+        AF.hessian(lambda x: x * 2, pdt.ones(2))
+    with pytest.raises(RuntimeError, match="v can only be None"):
+        AF.vjp(lambda x: x * 2, pdt.ones(2))
+    with pytest.raises(NotImplementedError, match="forward-mode"):
+        AF.jacobian(lambda x: x, pdt.ones(1), strategy="forward-mode")
+
+
+def test_nodes_without_double_backward_raise_naming_themselves(device):
+    cell = pdt.nn.LSTMCell(3, 2).to(device).double()
+    x = pdt.ones(1, 3, dtype=pdt.float64, device=device, requires_grad=True)
+    h, c = cell(x)
+    (g,) = autograd.grad(h.sum(), x, create_graph=True)
+    assert_close(g, autograd.grad(cell(x)[0].sum(), x)[0].cpu().numpy(), "float64")
+    if h.grad_fn.name() != "LstmCellBackward0" and "Lstm" not in repr(h.grad_fn.next_functions):
+        pytest.skip("this LSTMCell is not the fused cell")
+    with pytest.raises(RuntimeError, match="does not support double backward"):
+        g.sum().backward()
+
+
+def test_function_double_backward_through_saved_inputs_and_outputs(device):
+    class Cube(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * x ** 2 * g
+
+    class Exp(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)  # the output: read back with its node
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    a = np.array([0.5, -1.5, 2.0])
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    for fn, d1, d2 in ((Cube, 3 * a ** 2, 6 * a), (Exp, np.exp(a), np.exp(a))):
+        (g,) = autograd.grad(fn.apply(x).sum(), x, create_graph=True)
+        assert_close(g, d1, "float64")
+        (h,) = autograd.grad(g.sum(), x)
+        assert_close(h, d2, "float64")
+
+
+def test_a_backward_that_is_not_recorded_raises_under_create_graph(monkeypatch):
+    from pydevtensor.autograd import derivatives
+    x = pdt.tensor([0.5, 1.0], dtype=pdt.float64, requires_grad=True)
+    # piecewise constant ops give a zero that needs no graph: no error
+    (g,) = autograd.grad((x.floor() * x ** 2).sum(), x, create_graph=True)
+    assert g.requires_grad
+    monkeypatch.setattr(derivatives.ExpBackward0, "formula",
+                        staticmethod(lambda g, y: (g * y).detach()))
+    (g,) = autograd.grad(x.exp().sum(), x, create_graph=True)  # g is ones: nothing lost
+    with pytest.raises(RuntimeError, match=r"ExpBackward0 does not support double backward: "
+                                           r"its backward's result for input 0 was not "
+                                           r"recorded"):
+        autograd.grad((x.exp() ** 2).sum(), x, create_graph=True)
+    monkeypatch.undo()
+    (g,) = autograd.grad((x.exp() ** 2).sum(), x, create_graph=True)
+    assert_close(autograd.grad(g.sum(), x)[0], 4 * np.exp(2 * np.array([0.5, 1.0])), "float64")

@@ -1,0 +1,237 @@
+"""pydevtensor.distributions against torch.distributions in float64 (log_prob, entropy,
+mean, variance, stddev, cdf, kl_divergence to 1e-12), and their draws by moments on
+every device: with a fixed seed (deterministic), each sample mean within 5 standard
+errors of the distribution's mean."""
+import math
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+from pydevtensor import distributions as D
+
+F64 = pdt.float64
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+def _t(x, device="cpu"):
+    return pdt.tensor(x, dtype=F64, device=device)
+
+
+def _close(got, ref, rtol=1e-12, atol=1e-12):
+    np.testing.assert_allclose(_np(got), ref.detach().numpy(), rtol=rtol, atol=atol)
+
+
+# (name, ours(device), torch's(torch), values for log_prob)
+def _cases(torch):
+    T = torch.distributions
+    tt = lambda x: torch.tensor(x, dtype=torch.float64)  # noqa: E731
+    return [
+        ("normal", lambda d: D.Normal(_t([0.0, 1.5, -2.0], d), _t([1.0, 0.3, 2.5], d)),
+         T.Normal(tt([0.0, 1.5, -2.0]), tt([1.0, 0.3, 2.5])), [0.3, 1.2, -7.0]),
+        ("uniform", lambda d: D.Uniform(_t([0.0, -1.0], d), _t([2.0, 3.0], d)),
+         T.Uniform(tt([0.0, -1.0]), tt([2.0, 3.0])), [0.5, 2.5]),
+        ("bernoulli-probs", lambda d: D.Bernoulli(_t([0.1, 0.5, 0.93], d)),
+         T.Bernoulli(tt([0.1, 0.5, 0.93])), [1.0, 0.0, 1.0]),
+        ("bernoulli-logits", lambda d: D.Bernoulli(logits=_t([-3.0, 0.2, 40.0], d)),
+         T.Bernoulli(logits=tt([-3.0, 0.2, 40.0])), [0.0, 1.0, 1.0]),
+        ("categorical-probs", lambda d: D.Categorical(_t([[1.0, 2.0, 3.0], [0.5, 0.0, 0.5]], d)),
+         T.Categorical(tt([[1.0, 2.0, 3.0], [0.5, 0.0, 0.5]])), [2, 0]),
+        ("categorical-logits", lambda d: D.Categorical(logits=_t([[0.1, -2.0, 3.0]], d)),
+         T.Categorical(logits=tt([[0.1, -2.0, 3.0]])), [1]),
+        ("multinomial", lambda d: D.Multinomial(7, _t([0.2, 0.3, 0.5], d)),
+         T.Multinomial(7, tt([0.2, 0.3, 0.5])), [1.0, 2.0, 4.0]),
+        ("multinomial-batch", lambda d: D.Multinomial(4, _t([[1.0, 1.0], [1.0, 3.0]], d)),
+         T.Multinomial(4, tt([[1.0, 1.0], [1.0, 3.0]])), [[0.0, 4.0], [3.0, 1.0]]),
+        ("binomial", lambda d: D.Binomial(10, _t([0.25, 0.5, 0.9], d)),
+         T.Binomial(10, tt([0.25, 0.5, 0.9])), [3.0, 5.0, 10.0]),
+        ("binomial-logits", lambda d: D.Binomial(6, logits=_t([0.3, -1.0], d)),
+         T.Binomial(6, logits=tt([0.3, -1.0])), [0.0, 6.0]),
+        ("poisson", lambda d: D.Poisson(_t([0.5, 4.0, 120.0], d)),
+         T.Poisson(tt([0.5, 4.0, 120.0])), [0.0, 3.0, 118.0]),
+        ("exponential", lambda d: D.Exponential(_t([0.5, 2.0], d)),
+         T.Exponential(tt([0.5, 2.0])), [0.7, 3.0]),
+    ]
+
+
+CASE_NAMES = ["normal", "uniform", "bernoulli-probs", "bernoulli-logits", "categorical-probs",
+              "categorical-logits", "multinomial", "multinomial-batch", "binomial",
+              "binomial-logits", "poisson", "exponential"]
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_against_torch_in_float64(name):
+    torch = torch_or_skip()
+    (_, ours, theirs, values), = [c for c in _cases(torch) if c[0] == name]
+    d = ours("cpu")
+    assert tuple(d.batch_shape) == tuple(theirs.batch_shape)
+    assert tuple(d.event_shape) == tuple(theirs.event_shape)
+    v = torch.tensor(values, dtype=torch.int64 if "categorical" in name else torch.float64)
+    _close(d.log_prob(pdt.tensor(values, dtype=pdt.int64 if "categorical" in name else F64)),
+           theirs.log_prob(v))
+    if "categorical" not in name:
+        _close(d.mean, theirs.mean)
+        _close(d.variance, theirs.variance)
+        _close(d.stddev, theirs.stddev)
+    else:
+        assert np.isnan(_np(d.mean)).all() and np.isnan(_np(d.variance)).all()
+    if name != "poisson":  # PyTorch's Poisson has no entropy either
+        _close(d.entropy(), theirs.entropy())
+    else:
+        with pytest.raises(NotImplementedError):
+            d.entropy()
+    if name in ("normal", "uniform", "exponential"):
+        _close(d.cdf(_t(values)), theirs.cdf(torch.tensor(values, dtype=torch.float64)))
+    if "bernoulli" in name or "binomial" in name or "categorical" in name:
+        _close(d.probs, theirs.probs)
+        _close(d.logits, theirs.logits)
+
+
+def test_kl_divergence_against_torch():
+    torch = torch_or_skip()
+    T = torch.distributions
+    tt = lambda x: torch.tensor(x, dtype=torch.float64)  # noqa: E731
+    got = D.kl_divergence(D.Normal(_t([0.0, 1.0]), _t([1.0, 2.0])), D.Normal(_t([0.5]), _t([3.0])))
+    ref = T.kl_divergence(T.Normal(tt([0.0, 1.0]), tt([1.0, 2.0])), T.Normal(tt([0.5]), tt([3.0])))
+    _close(got, ref)
+    p, q = [[0.2, 0.3, 0.5], [0.0, 0.5, 0.5]], [[0.1, 0.1, 0.8], [0.5, 0.0, 0.5]]
+    got = D.kl_divergence(D.Categorical(_t(p)), D.Categorical(_t(q)))
+    ref = T.kl_divergence(T.Categorical(tt(p)), T.Categorical(tt(q)))
+    assert _np(got)[1] == math.inf and ref[1].item() == math.inf
+    _close(got[:1], ref[:1])
+    with pytest.raises(NotImplementedError, match="no KL divergence registered for Normal and "
+                                                  "Exponential"):
+        D.kl_divergence(D.Normal(0.0, 1.0), D.Exponential(1.0))
+
+
+def _within(x, mean, var, k=5.0):
+    n = x.shape[0]
+    se = np.sqrt(var / n)
+    assert np.all(np.abs(x.mean(0) - mean) <= k * se + 1e-12), (x.mean(0), mean, se)
+
+
+def test_continuous_samples_by_moments(device):
+    pdt.manual_seed(0)
+    n = 40000
+    loc, scale = np.array([0.0, 3.0]), np.array([1.0, 0.5])
+    x = _np(D.Normal(_t(loc, device), _t(scale, device)).sample((n,)))
+    assert x.shape == (n, 2)
+    _within(x, loc, scale ** 2)
+    _within((x - loc) ** 2, scale ** 2, 2 * scale ** 4)  # the variance
+    lo, hi = np.array([0.0, -2.0]), np.array([1.0, 5.0])
+    u = _np(D.Uniform(_t(lo, device), _t(hi, device)).sample((n,)))
+    assert np.all(u >= lo) and np.all(u < hi)
+    _within(u, (lo + hi) / 2, (hi - lo) ** 2 / 12)
+    rate = np.array([0.5, 4.0])
+    e = _np(D.Exponential(_t(rate, device)).sample((n,)))
+    assert np.all(e >= 0)
+    _within(e, 1 / rate, 1 / rate ** 2)
+
+
+def test_discrete_samples_by_moments(device):
+    pdt.manual_seed(1)
+    n = 20000
+    p = np.array([0.1, 0.6])
+    b = _np(D.Bernoulli(_t(p, device)).sample((n,)))
+    assert set(np.unique(b)) <= {0.0, 1.0}
+    _within(b, p, p * (1 - p))
+    w = np.array([1.0, 2.0, 7.0])
+    c = _np(D.Categorical(_t(w, device)).sample((n,)))
+    assert c.dtype == np.int64 and c.min() >= 0 and c.max() <= 2
+    for k, pk in enumerate(w / w.sum()):
+        _within((c == k).astype(np.float64), pk, pk * (1 - pk))
+    probs = w / w.sum()
+    m = _np(D.Multinomial(12, _t(w, device)).sample((n,)))
+    assert m.shape == (n, 3) and np.all(m.sum(1) == 12)
+    _within(m, 12 * probs, 12 * probs * (1 - probs))
+    bi = _np(D.Binomial(_t([5.0, 300.0], device), _t([0.3, 0.05], device)).sample((n,)))
+    assert np.all(bi[:, 0] <= 5) and np.all(bi == np.round(bi))
+    _within(bi, np.array([1.5, 15.0]), np.array([5 * 0.21, 300 * 0.05 * 0.95]))
+    r = np.array([0.7, 30.0])
+    po = _np(D.Poisson(_t(r, device)).sample((n,)))
+    _within(po, r, r)
+
+
+def test_the_same_draws_on_every_device(device):
+    """Bit for bit, but for the float64 normal draws, whose log and cos are the device's
+    (Note [Philox layout]: the last bits can differ)."""
+    for make, exact in ((lambda d: D.Normal(_t([0.0, 1.0], d), 2.0), False),
+                        (lambda d: D.Categorical(_t([1.0, 2.0, 3.0], d)), True),
+                        (lambda d: D.Multinomial(5, _t([1.0, 2.0, 3.0], d)), True),
+                        (lambda d: D.Bernoulli(_t([0.3], d)), True)):
+        pdt.manual_seed(7)
+        cpu = _np(make("cpu").sample((50,)))
+        pdt.manual_seed(7)
+        got = _np(make(device).sample((50,)))
+        if exact:
+            np.testing.assert_array_equal(got, cpu)
+        else:
+            np.testing.assert_allclose(got, cpu, rtol=1e-14, atol=1e-15)
+
+
+def test_d2l_probability_section(device):
+    """D2L 2.6 as written: a fair die tossed with Multinomial."""
+    from pydevtensor.distributions.multinomial import Multinomial
+    pdt.manual_seed(0)
+    fair_probs = pdt.ones(6, device=device) / 6
+    one = Multinomial(1, fair_probs).sample()
+    assert tuple(one.shape) == (6,) and one.sum().item() == 1
+    counts = Multinomial(1000, fair_probs).sample()
+    assert counts.sum().item() == 1000 and abs(_np(counts / 1000) - 1 / 6).max() < 0.06
+    counts = Multinomial(1, fair_probs).sample((10000,))
+    cum_counts = counts.cumsum(dim=0)
+    estimates = cum_counts / cum_counts.sum(dim=1, keepdims=True)
+    assert tuple(estimates.shape) == (10000, 6)
+    assert abs(_np(estimates[-1]) - 1 / 6).max() < 0.02
+
+
+def test_shapes_rsample_and_gradients(device):
+    loc = pdt.zeros(3, dtype=F64, device=device, requires_grad=True)
+    scale = pdt.ones(3, dtype=F64, device=device, requires_grad=True)
+    d = D.Normal(loc, scale)
+    assert d.has_rsample and not D.Bernoulli(0.5).has_rsample
+    x = d.rsample((4, 2))
+    assert tuple(x.shape) == (4, 2, 3)
+    x.sum().backward()
+    assert _np(loc.grad).tolist() == [8.0] * 3
+    assert not d.sample((2,)).requires_grad
+    d.log_prob(_t([0.5, -0.5, 1.0], device)).sum().backward()
+    np.testing.assert_allclose(_np(loc.grad), 8 + np.array([0.5, -0.5, 1.0]))
+    assert tuple(D.Normal(0.0, 1.0).sample().shape) == ()
+    assert tuple(D.Categorical(pdt.ones(2, 3, device=device)).sample((5,)).shape) == (5, 2)
+    assert tuple(D.Multinomial(3, pdt.ones(2, 4, device=device)).sample((5,)).shape) == (5, 2, 4)
+    assert tuple(D.Poisson(pdt.ones(2, device=device)).sample((0,)).shape) == (0, 2)
+    assert d.sample_n(3).shape == (3, 3)
+
+
+def test_validation():
+    with pytest.raises(ValueError, match=r"Expected parameter scale .* GreaterThan"):
+        D.Normal(0.0, -1.0)
+    D.Normal(0.0, -1.0, validate_args=False)  # not checked
+    with pytest.raises(ValueError, match=r"Expected parameter probs .* Interval"):
+        D.Bernoulli(_t([1.5]))
+    with pytest.raises(ValueError, match=r"Expected parameter low .* LessThan"):
+        D.Uniform(1.0, 0.0)
+    with pytest.raises(ValueError, match="Either `probs` or `logits` must be specified"):
+        D.Categorical()
+    with pytest.raises(ValueError, match="within the support"):
+        D.Bernoulli(_t([0.5])).log_prob(_t([0.5]))
+    with pytest.raises(ValueError, match="within the support"):
+        D.Categorical(_t([1.0, 1.0])).log_prob(pdt.tensor([2]))
+    with pytest.raises(ValueError, match="must sum to total_count=3"):
+        D.Multinomial(3, _t([0.5, 0.5])).log_prob(_t([1.0, 1.0]))
+    with pytest.raises(ValueError, match=r"right-most size of value must match event_shape"):
+        D.Multinomial(3, _t([0.5, 0.5])).log_prob(_t([1.0, 1.0, 1.0]))
+    with pytest.raises(ValueError, match="not broadcastable"):
+        D.Normal(_t([0.0, 1.0]), 1.0).log_prob(_t([0.0, 1.0, 2.0]))
+    with pytest.raises(TypeError, match=r"sample_shape must be a tuple of ints"):
+        D.Normal(0.0, 1.0).sample(3)
+    D.Distribution.set_default_validate_args(False)
+    try:
+        D.Normal(0.0, -1.0)
+    finally:
+        D.Distribution.set_default_validate_args(True)

@@ -1,0 +1,71 @@
+"""relu's backward (and relu_, ReLU(inplace=True), hardtanh, relu6 and clamp's, built the
+same way) selects, as PyTorch's threshold_backward: an inf or NaN incoming gradient where
+the input was cut off gives 0 (a product g * mask gave inf * 0 = NaN), on every device,
+against torch."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import nn
+from pydevtensor.nn import functional as F
+from conftest import torch_or_skip
+
+X = np.array([-2.0, -1.0, 0.0, 0.5, 1.0, 3.0, 7.0], dtype=np.float32)
+# NaN and +-inf where the input is cut off (x <= 0, and x >= 1 for the bounded ones),
+# finite values where it is kept
+G = np.array([np.nan, np.inf, -np.inf, 2.0, np.nan, np.inf, -np.inf], dtype=np.float32)
+
+
+def _cases(torch):
+    tf = torch.nn.functional
+    return [
+        ("relu", lambda x: x.relu(), torch.relu),
+        ("pydevtensor.relu", pdt.relu, torch.relu),
+        ("relu_", lambda x: (x * 1.0).relu_(), lambda t: (t * 1.0).relu_()),
+        ("ReLU(inplace=True)", lambda x: nn.ReLU(inplace=True)(x * 1.0),
+         lambda t: torch.nn.ReLU(inplace=True)(t * 1.0)),
+        ("relu6", F.relu6, tf.relu6),
+        ("hardtanh", lambda x: F.hardtanh(x, -1.0, 1.0), lambda t: tf.hardtanh(t, -1.0, 1.0)),
+        ("clamp", lambda x: x.clamp(0.0, 1.0), lambda t: t.clamp(0.0, 1.0)),
+        ("clamp(min)", lambda x: x.clamp(min=0.0), lambda t: t.clamp(min=0.0)),
+        ("threshold", lambda x: F.threshold(x, 0.5, -1.0), lambda t: tf.threshold(t, 0.5, -1.0)),
+        ("leaky_relu", F.leaky_relu, tf.leaky_relu),
+    ]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nan_and_inf_gradients_are_cut_off_as_torch(device, dtype):
+    torch = torch_or_skip()
+    x0, g0 = X.astype(dtype), G.astype(dtype)
+    for name, ours, theirs in _cases(torch):
+        x = pdt.tensor(x0, device=device, requires_grad=True)
+        t = torch.tensor(x0, requires_grad=True)
+        ours(x).backward(pdt.tensor(g0, device=device))
+        theirs(t).backward(torch.tensor(g0))
+        got, want = x.grad.cpu().numpy(), t.grad.numpy()
+        assert np.array_equal(got, want, equal_nan=True), (name, got, want)
+
+
+def test_cut_off_gradient_is_zero_without_torch(device):
+    """The same against the rule itself (NumPy): g where x > 0, else exactly 0."""
+    x = pdt.tensor(X, device=device, requires_grad=True)
+    x.relu().backward(pdt.tensor(G, device=device))
+    want = np.where(X > 0, G, np.float32(0.0))
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), want)
+    x = pdt.tensor(X, device=device, requires_grad=True)
+    x.clamp(0.0, 1.0).backward(pdt.tensor(G, device=device))
+    np.testing.assert_array_equal(x.grad.cpu().numpy(),
+                                  np.where((X > 0) & (X < 1), G, np.float32(0.0)))
+
+
+def test_tensor_bounds_select_too(device):
+    torch = torch_or_skip()
+    lo, hi = np.zeros(7, np.float32), np.full(7, 1.0, np.float32)
+    x = pdt.tensor(X, device=device, requires_grad=True)
+    a, b = (pdt.tensor(v, device=device, requires_grad=True) for v in (lo, hi))
+    t, ta, tb = (torch.tensor(v, requires_grad=True) for v in (X, lo, hi))
+    x.clamp(a, b).backward(pdt.tensor(G, device=device))
+    t.clamp(ta, tb).backward(torch.tensor(G))
+    for ours, theirs in ((x, t), (a, ta), (b, tb)):
+        assert np.array_equal(ours.grad.cpu().numpy(), theirs.grad.numpy(), equal_nan=True)
+
