@@ -44,10 +44,10 @@
 /* rand and randn: DOC_SIZE_FN with generator= */
 #define DOC_RANDOM_FN(NAME, WHAT, RET, EXAMPLE)                                                    \
     NAME "(*size, generator=None, dtype=None, device=None, pin_memory=False, "                     \
-         "requires_grad=False)\n--\n\n" WHAT                                                       \
-         "\n\nParameters\n----------\n" DOC_SIZE_PARAM DOC_GENERATOR_PARAM DOC_DTYPE_PARAM(        \
-             "float32") DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T(RET)        \
-             DOC_RAISES_SHAPE_DEVICE "Examples\n--------\n" EXAMPLE
+         "requires_grad=False)\n--\n\n" WHAT "\n\nParameters\n----------\n" DOC_SIZE_PARAM(NAME)   \
+             DOC_GENERATOR_PARAM DOC_DTYPE_PARAM("float32")                                        \
+                 DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T(RET)               \
+                     DOC_RAISES_SHAPE_DEVICE "Examples\n--------\n" EXAMPLE
 #define DOC_LIKE_FN(NAME, SIG, WHAT, EXTRA, EXAMPLE)                                               \
     NAME "(input" SIG ", *, dtype=None, device=None, requires_grad=False)\n--\n\n" WHAT            \
          "\n\n" DOC_LIKE_PARAMS(EXTRA) DOC_RETURNS_T(                                              \
