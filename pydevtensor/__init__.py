@@ -12,6 +12,7 @@ try:
 except ImportError as _err:  # e.g. the source tree shadowing an installed copy
     from ._build_errors import missing_extension_error as _missing
     raise _missing(__path__[0], _err) from None
+import math as _math
 from ._libraries import register_library_paths as _register_library_paths
 
 _register_library_paths()
@@ -63,6 +64,11 @@ from ._ops_bernoulli import bernoulli
 from ._ops_gamma import polygamma
 from ._ops_poisson import poisson
 from ._ops_special import *  # noqa: F401,F403  (logit, xlogy, exp2, sinc; special.py has more)
+from ._ops_trig import *  # noqa: F401,F403  (tan, asin, atan2, log2, rsqrt, erfinv, ...)
+from . import _ops_trig
+from ._ops_cov import *  # noqa: F401,F403  (cov, corrcoef)
+from ._ops_logspace import logspace
+from . import _ops_cov
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format,  # noqa: E402
                              memory_format, preserve_format)
 from ._ops_repeat import repeat_interleave
@@ -150,3 +156,11 @@ __all__ += _ops_linalg_small.__all__
 __all__ += ["cholesky_solve", "det", "inverse", "logdet", "slogdet"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
             "set_rng_state", "bernoulli", "polygamma", "poisson"]
+__all__ += _ops_trig.__all__
+__all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
+
+# PyTorch's constants (torch.pi, torch.e, torch.inf, torch.nan): Python floats
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan

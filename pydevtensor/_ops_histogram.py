@@ -1,4 +1,4 @@
-"""Counting along a sequence with PyTorch's names: unique_consecutive, histc,
+"""Counting along a sequence with PyTorch's names: unique_consecutive, histc, histogram,
 trapezoid and cumulative_trapezoid.
 
 unique_consecutive's result size depends on the data: the number of runs is read
@@ -160,6 +160,124 @@ def _bin_of(v, lo, hi, bins):
     return pos.clamp(max=bins - 1)  # v == hi: the last bin
 
 
+class histogram_result(tuple):
+    """histogram's (hist, bin_edges), also by name, as PyTorch's
+    torch.return_types.histogram."""
+
+    __slots__ = ()
+
+    def __new__(cls, hist, bin_edges):
+        return super().__new__(cls, (hist, bin_edges))
+
+    hist = property(lambda self: self[0])
+    bin_edges = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"histogram_result(hist={self[0]!r}, bin_edges={self[1]!r})"
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """A histogram of input's values, as ``torch.histogram`` (and NumPy's): the bins
+    are half-open ``[edge_i, edge_i+1)`` but for the last, which includes its right
+    edge; values outside and NaN are not counted.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    bins : int or Tensor, optional
+        The number of equal-width bins (default 100) over range, or the increasing
+        1-d bin edges themselves.
+    range : (float, float), optional
+        The leftmost and rightmost edges for an int bins (default input's smallest and
+        largest value, read back to the host: counted copies on a GPU); equal ones are
+        widened by 0.5 each way, as NumPy's and PyTorch's.
+    weight : Tensor, optional
+        Of input's shape: each value counts its weight instead of 1.
+    density : bool, optional
+        Divide the counts by their total and the bin widths, so that the histogram
+        integrates to 1.
+
+    Returns
+    -------
+    histogram_result
+        ``(hist, bin_edges)``, also ``.hist`` and ``.bin_edges``: 1-d, in input's dtype
+        on its device.  No gradient.
+
+    Raises
+    ------
+    RuntimeError
+        For an integer input, bins < 1, edges that are not 1-d and increasing, a range
+        whose end is below its start or not finite, or a weight of another shape.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1., 2., 1., 4.])
+    >>> pydevtensor.histogram(x, bins=4, range=(0., 3.))
+    histogram_result(hist=tensor([0., 2., 1., 0.]), bin_edges=tensor([0.0000, 0.7500, 1.5000, 2.2500, 3.0000]))
+    >>> pydevtensor.histogram(x, pydevtensor.tensor([0., 1., 2., 5.]), density=True).hist
+    tensor([0.0000, 0.5000, 0.1667])
+    """
+    from ._ops_counting import bucketize
+
+    x = _tensor_arg(input, "histogram").detach()
+    where_ = f"(input {tuple(x.shape)}, on {x.device})"
+    if not x.is_floating_point():
+        raise RuntimeError(f"histogram(): expected a floating point input, got {x.dtype} "
+                           f"{where_}")
+    if isinstance(bins, _C.Tensor):
+        if range is not None:
+            raise RuntimeError("histogram(): range is for an int bins, not for edges")
+        edges = bins.detach().to(x.dtype)
+        if edges.ndim != 1 or edges.shape[0] < 2:
+            raise RuntimeError(f"histogram(): bins must be 1-d with at least 2 edges, got "
+                               f"shape {tuple(edges.shape)} {where_}")
+        if edges.device != x.device:
+            raise RuntimeError(f"histogram(): bins are on {edges.device}, input on {x.device}")
+        if bool(((edges[1:] - edges[:-1]) < 0).any()):
+            raise RuntimeError(f"histogram(): bin edges must be increasing {where_}")
+    else:
+        nbins = _int_arg(bins, "histogram", "bins")
+        if nbins < 1:
+            raise RuntimeError(f"histogram(): bins must be > 0, got {nbins} {where_}")
+        if range is not None:
+            lo, hi = (float(e) for e in range)
+        elif x.numel():
+            lo, hi = cat([x.amin().reshape(1), x.amax().reshape(1)]).to(_C.float64).tolist()
+        else:
+            lo, hi = 0.0, 0.0
+        if not (abs(lo) < float("inf") and abs(hi) < float("inf")):
+            raise RuntimeError(f"histogram(): range of [{lo}, {hi}] is not finite {where_}")
+        if hi < lo:
+            raise RuntimeError(f"histogram(): max must be larger than min, got min={lo}, "
+                               f"max={hi} {where_}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = _C.linspace(lo, hi, nbins + 1, dtype=x.dtype, device=x.device)
+    n = edges.shape[0] - 1
+    v = x.reshape(-1)
+    if weight is not None:
+        if not isinstance(weight, _C.Tensor) or tuple(weight.shape) != tuple(x.shape):
+            raise RuntimeError(f"histogram(): weight must be a tensor of input's shape "
+                               f"{tuple(x.shape)}, got "
+                               f"{tuple(weight.shape) if isinstance(weight, _C.Tensor) else weight!r}")
+        w = weight.detach().reshape(-1).to(_C.float64)
+    else:
+        w = _C.ones((v.shape[0],), dtype=_C.float64, device=x.device)
+    pos = bucketize(v, edges, right=True) - 1  # edges[pos] <= v < edges[pos + 1]
+    last = v == edges[n]  # the last bin includes its right edge
+    pos = where(last, n - 1, pos)
+    inside = (pos >= 0) & (pos < n) & (v == v)
+    slot = where(inside, pos, n).contiguous()  # outside and NaN: a spare bin
+    counts = _C.zeros((n + 1,), dtype=_C.float64, device=x.device)
+    _C._index_add(counts, 0, slot, w.contiguous())
+    hist = counts[:n]
+    if density:
+        widths = (edges[1:] - edges[:-1]).to(_C.float64)
+        hist = hist / (hist.sum() * widths)
+    return histogram_result(hist.to(x.dtype), edges)
+
+
 def _spacing(op, y, x, dx, d):
     """The widths between consecutive samples along d: a number, or a tensor that
     broadcasts against y's n - 1 intervals."""
@@ -257,7 +375,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     return cumsum(area, d)
 
 
-__all__ = ["cumulative_trapezoid", "histc", "trapezoid", "unique_consecutive"]
+__all__ = ["cumulative_trapezoid", "histc", "histogram", "trapezoid", "unique_consecutive"]
 
 for _n in ("histc", "unique_consecutive"):
     setattr(_C.Tensor, _n, globals()[_n])

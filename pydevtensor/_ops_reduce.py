@@ -19,7 +19,98 @@ amax = _C.amax
 amin = _C.amin
 argmax = _C.argmax
 argmin = _C.argmin
-norm = _C.norm
+_c_norm = _C.norm
+_c_tensor_norm = _C.Tensor.norm
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
+    """The Frobenius (p='fro', the default), 2-, 1- or nuclear (p='nuc') norm of input,
+    over every element or over dim.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (also the method ``x.norm(p)``).
+    p : {'fro', 'nuc'} or number, optional
+        'fro' and 2: the square root of the sum of squares; 1: the sum of absolute
+        values; 'nuc': the sum of the singular values of a matrix (of the last two
+        dimensions, or of the two in dim), as ``linalg.matrix_norm(input, 'nuc')``.
+    dim : int or tuple of ints, optional
+        The dimensions reduced (default all; two for 'nuc').
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    dtype : pydevtensor.dtype, optional
+        The dtype input is converted to first.
+
+    Returns
+    -------
+    Tensor
+        The norm (0-d without dim).
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([[3., 0.], [0., 4.]])
+    >>> pydevtensor.norm(x)
+    tensor(5.)
+    >>> pydevtensor.norm(x, p="nuc")
+    tensor(7.)
+    """
+    if isinstance(p, str) and p == "nuc":
+        return _nuclear(input, dim, keepdim, dtype, kwargs)
+    return _c_norm(input, p, **_given(dim, keepdim, dtype), **kwargs)
+
+
+def _given(dim, keepdim, dtype):
+    """The keywords a caller gave (NumPy's axis= and keepdims= may come in kwargs)."""
+    out = {} if dim is None else {"dim": dim}
+    if keepdim:
+        out["keepdim"] = keepdim
+    if dtype is not None:
+        out["dtype"] = dtype
+    return out
+
+
+def _nuclear(x, dim, keepdim, dtype, kwargs):
+    from .linalg import matrix_norm
+
+    dim = kwargs.pop("axis", dim)
+    keepdim = kwargs.pop("keepdims", keepdim)
+    if kwargs:
+        raise TypeError(f"norm() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    x = x if dtype is None else x.to(dtype)
+    return matrix_norm(x, "nuc", dim=(-2, -1) if dim is None else dim, keepdim=keepdim)
+
+
+def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
+    """The norm of self, as pydevtensor.norm(self, p, dim, keepdim, dtype=dtype).
+
+    Parameters
+    ----------
+    p : {'fro', 'nuc'} or number, optional
+        'fro' (the default) and 2, 1, or 'nuc' (the sum of singular values).
+    dim : int or tuple of ints, optional
+        The dimensions reduced (default all; two for 'nuc').
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    dtype : pydevtensor.dtype, optional
+        The dtype self is converted to first.
+
+    Returns
+    -------
+    Tensor
+        The norm.
+
+    Examples
+    --------
+    >>> pydevtensor.tensor([3., 4.]).norm()
+    tensor(5.)
+    """
+    if isinstance(p, str) and p == "nuc":
+        return _nuclear(self, dim, keepdim, dtype, kwargs)
+    return _c_tensor_norm(self, p, **_given(dim, keepdim, dtype), **kwargs)
+
+
+_C.Tensor.norm = _tensor_norm
 
 _max_type, _min_type = _C._return_types()
 return_types = _types.SimpleNamespace(max=_max_type, min=_min_type)

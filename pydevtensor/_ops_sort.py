@@ -172,8 +172,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 @numpy_names
 @recorded("cumsum")
 def cumsum(input, dim, *, dtype=None):
-    """Running sums along dim.  Floating inputs keep their dtype; integers and bool give
-    int64.
+    """Running sums along dim.  Floating inputs keep their dtype (float32 and the half
+    types accumulate in float64, each sum rounded once, on every device); integers and
+    bool give int64.
 
     Parameters
     ----------
@@ -201,8 +202,14 @@ def cumsum(input, dim, *, dtype=None):
     """
     if dtype is not None:
         input = input.to(dtype)
-    (out,) = _along_last(input, dim, "cumsum", lambda x: (_C._cumsum(x),))
-    return out
+    # Note [cumsum in float64]: float32, float16 and bfloat16 accumulate in float64 on
+    # every device (PyTorch's CPU accumulates float32 in double too), each running sum
+    # rounded once to input's dtype: 10**6 float32 0.1's sum to 100000.0, not 100958.34,
+    # and the CPU and CUDA agree.
+    wide = _tensor_arg(input, "cumsum").is_floating_point() and input.dtype != _C.float64
+    x = input.to(_C.float64) if wide else input
+    (out,) = _along_last(x, dim, "cumsum", lambda x: (_C._cumsum(x),))
+    return out.to(input.dtype) if wide else out
 
 
 for _n, _f in (("sort", sort), ("argsort", argsort), ("topk", topk), ("cumsum", cumsum)):

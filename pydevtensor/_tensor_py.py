@@ -136,3 +136,23 @@ _C.Tensor.__repr__ = tensor_repr
 _C.Tensor.__str__ = tensor_repr
 _C.Tensor.__iter__ = _iter
 _copies.install()
+
+
+def _ndimension(self):
+    """The number of dimensions, as ``self.dim()`` and ``self.ndim`` (PyTorch's older
+    name).
+
+    Returns
+    -------
+    int
+        self.ndim.
+
+    Examples
+    --------
+    >>> pydevtensor.zeros(2, 3).ndimension()
+    2
+    """
+    return self.ndim
+
+
+_C.Tensor.ndimension = _ndimension

@@ -3,7 +3,7 @@
 The functions of their own are in pydevtensor/_ops_special.py (logit, xlogy, xlog1py,
 entr, exp2, sinc, ndtr); the rest are the top-level functions under torch.special's
 names (expit is sigmoid, gammaln lgamma, psi digamma; polygamma is in _ops_gamma.py).
-Not here (they need kernels of their own): erfinv and ndtri, erfcx and log_ndtr, the
+Not here (they need kernels of their own): ndtri, erfcx and log_ndtr, the
 Bessel functions, zeta.
 """
 from ._ops_gamma import polygamma
@@ -11,6 +11,7 @@ from ._ops_math import digamma, erf, erfc, expm1, lgamma, log1p, round, sigmoid
 from ._ops_nan import logsumexp
 from ._ops_special import entr, exp2, logit, ndtr, sinc, xlog1py, xlogy
 from ._ops_stats import log_softmax, softmax
+from ._ops_trig import erfinv  # the inverse error function (tensor_trig.c)
 
 expit = sigmoid
 gammaln = lgamma
@@ -19,3 +20,4 @@ psi = digamma
 __all__ = ["digamma", "gammaln", "polygamma", "psi",
            "entr", "erf", "erfc", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit",
            "logsumexp", "ndtr", "round", "sinc", "softmax", "xlog1py", "xlogy"]
+__all__ += ["erfinv"]

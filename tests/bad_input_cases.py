@@ -527,7 +527,8 @@ CASES = [
     C("norm-p-3", "pdt.norm(t, p=3)", "NotImplementedError", r"p=3 is not supported"),
     C("norm-p-nan", 'pdt.norm(t, p=float("nan"))', "NotImplementedError",
       r"p=nan is not supported"),
-    C("norm-p-nuc", 'pdt.norm(t, p="nuc")', "NotImplementedError", r"p='nuc' is not supported"),
+    C("norm-p-nuc-1d", 'pdt.norm(t[0], p="nuc")', "RuntimeError",
+      r"must have at least 2 dimensions \(got shape \(3,\)\)"),
 
     # ---- views and indexing
     C("reshape-wrong-numel", "pdt.reshape(t, (5,))", "ValueError",
@@ -805,3 +806,7 @@ CASES += AUTOGRAD_CASES
 from bad_input_cases_random import RANDOM_CASES  # noqa: E402
 
 CASES += RANDOM_CASES
+# the math names (tan, asin, atan2, log2, rsqrt, erfinv, ...), logspace, histogram, cov
+from bad_input_cases_mathnames import MATHNAMES_CASES  # noqa: E402
+
+CASES += MATHNAMES_CASES

@@ -131,9 +131,9 @@ def test_every_public_name_has_parameters_returns_and_examples():
     assert not lacking, "docstrings lacking numpydoc sections:\n" + "\n".join(lacking)
 
 
-# Two call forms (arange(end) / arange(start, end)) or a keyword named `from`: no text
-# signature can say these; their docstring's first line names the call forms instead.
-NO_TEXT_SIGNATURE = {"pydevtensor.arange", "pydevtensor.randint", "pydevtensor.Tensor.uniform_"}
+# Two call forms (randint(high, size) / randint(low, high, size); arange's text signature
+# is its longer form) or a keyword named `from`: no text signature can say these; their docstring's first line names the call forms instead.
+NO_TEXT_SIGNATURE = {"pydevtensor.randint", "pydevtensor.Tensor.uniform_"}
 
 
 def test_the_signature_line_of_c_functions_is_read_by_inspect():

@@ -131,12 +131,15 @@ def test_tensor_of_a_list_of_arrays_stacks_them():
 
 
 def test_numpy_scalars_in_lists_keep_their_rule_whatever_the_order():
-    """NumPy scalars in a list are numbers (the list's float32 / int64 rule) wherever
-    they stand; arrays anywhere send the list to NumPy (a reviewer found the dtype
-    depending on the first element's kind)."""
+    """NumPy scalars in a list keep their dtype, the list's being the promotion of its
+    elements' (Python floats float32, ints int64), as PyTorch's, wherever they stand;
+    arrays anywhere send the list to NumPy (a reviewer found the dtype depending on the
+    first element's kind)."""
     for a, b in ((np.float32(1.5), 2.5), (np.int64(3), 2.5), (np.float16(1), 2.0)):
         assert pdt.tensor([a, b]).dtype == pdt.tensor([b, a]).dtype == pdt.float32
-    assert pdt.tensor([np.int32(1), np.int32(2)]).dtype == pdt.int64
+    assert pdt.tensor([np.float64(1.5), 2.5]).dtype == pdt.tensor([2.5, np.float64(1)]).dtype \
+        == pdt.float64
+    assert pdt.tensor([np.int32(1), np.int32(2)]).dtype == pdt.int32  # torch's too
     later = pdt.tensor([[1.0, 2.0], np.array([3.0, 4.0])])
     assert later.dtype == pdt.float64 and later.tolist() == [[1, 2], [3, 4]]
     assert pdt.tensor([1.0, np.array(2.0)]).tolist() == [1.0, 2.0]

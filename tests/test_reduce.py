@@ -406,7 +406,7 @@ ERRORS = [
     (lambda x: x.long().mean(), TypeError, r"mean\(\).*int64.*floating point"),
     (lambda x: x.int().norm(), TypeError, r"norm\(\).*int32.*floating point"),
     (lambda x: x.norm(p=3), NotImplementedError, r"p=3 is not supported"),
-    (lambda x: x.norm(p="nuc"), NotImplementedError, r"p='nuc' is not supported"),
+    (lambda x: x[0].norm(p="nuc"), RuntimeError, r"at least 2 dimensions \(got shape \(3,\)\)"),
     (lambda x: x.argmax((0, 1)), TypeError, r"dim must be an int or None"),
     (lambda x: x.max((0, 1)), TypeError, r"use amax"),
     (lambda x: x.max(keepdim=True), TypeError, r"keepdim needs a dim"),

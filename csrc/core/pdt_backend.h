@@ -79,8 +79,9 @@ typedef enum pdt_binary_op {
     PDT_OP_GT,
     PDT_OP_GE,
     PDT_OP_TRUNC_DIV, /* div(rounding_mode='trunc'): rounds toward 0, as C's integer / */
+    PDT_OP_ATAN2,     /* atan2(input, other), the angle of (other, input); integers give float */
 } pdt_binary_op;
-#define PDT_NUM_BINARY_OPS 16
+#define PDT_NUM_BINARY_OPS 17
 
 typedef enum pdt_unary_op {
     PDT_OP_NEG = 0,
@@ -105,8 +106,21 @@ typedef enum pdt_unary_op {
     PDT_OP_ERFC,
     PDT_OP_LGAMMA,  /* log |Gamma(x)|: the C library's (CUDA's) lgamma, in double */
     PDT_OP_DIGAMMA, /* d/dx lgamma(x): Note [digamma] in pdt_gamma.h */
+    /* the inverse trigonometric and hyperbolic functions, tan, log2, log10, rsqrt and
+     * erfinv (csrc/python/tensor_trig.c) */
+    PDT_OP_TAN,
+    PDT_OP_ASIN,
+    PDT_OP_ACOS,
+    PDT_OP_ATAN,
+    PDT_OP_ASINH,
+    PDT_OP_ACOSH,
+    PDT_OP_ATANH,
+    PDT_OP_LOG2,
+    PDT_OP_LOG10,
+    PDT_OP_RSQRT,
+    PDT_OP_ERFINV, /* the inverse of erf on [-1, 1]: Note [erfinv] in cpu_erfinv.h */
 } pdt_unary_op;
-#define PDT_NUM_UNARY_OPS 22
+#define PDT_NUM_UNARY_OPS 33
 
 /* One input of an elementwise op: a tensor already broadcast to the output's
  * shape (stride 0 along broadcast dimensions), or a scalar when t is NULL. */

@@ -63,7 +63,7 @@ static pdt_status binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, p
 {
     pdt_arg args[2] = {a, b};
     pdt_dtype c = result_type(2, args);
-    if (op == PDT_OP_DIV && !pdt_dtype_is_floating(c))
+    if ((op == PDT_OP_DIV || op == PDT_OP_ATAN2) && !pdt_dtype_is_floating(c))
         c = DEFAULT_FLOAT;
     if (c == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
                           op == PDT_OP_REMAINDER || op == PDT_OP_POW))
@@ -394,7 +394,7 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
     if (pdt_dtype_is_half(dt))
         return 0; /* computed in float32 */
     if (!pdt_dtype_is_floating(dt) &&
-        (op == PDT_OP_DIV ||
+        (op == PDT_OP_DIV || op == PDT_OP_ATAN2 ||
          (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
                              op == PDT_OP_REMAINDER || op == PDT_OP_POW))))
         return 0;
@@ -727,7 +727,8 @@ static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tenso
     case PDT_OP_SIGN:
     case PDT_OP_RELU: break;
     default: /* exp, log, sqrt, sin, cos, tanh, sigmoid, log1p, expm1, erf, erfc, lgamma,
-              digamma */
+              * digamma, tan, asin, acos, atan, asinh, acosh, atanh, log2, log10, rsqrt,
+              * erfinv */
         if (!pdt_dtype_is_floating(c))
             c = DEFAULT_FLOAT;
         break;
@@ -822,7 +823,7 @@ pdt_dtype pdt_binary_result_dtype(pdt_binary_op op, pdt_arg a, pdt_arg b)
 {
     pdt_arg args[2] = {a, b};
     pdt_dtype c = result_type(2, args);
-    if (op == PDT_OP_DIV && !pdt_dtype_is_floating(c))
+    if ((op == PDT_OP_DIV || op == PDT_OP_ATAN2) && !pdt_dtype_is_floating(c))
         c = DEFAULT_FLOAT;
     return is_comparison(op) ? PDT_BOOL : c;
 }

@@ -210,6 +210,9 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
     POW_ROW_##SN
 FLOAT_BINARY_ROWS(f32, float, f)
 FLOAT_BINARY_ROWS(f64, double, )
+/* atan2: the C library's in double, float32 through it and rounded once */
+BINARY_ROW(atan2_f32, float, float, (float)atan2((double)x, (double)y))
+BINARY_ROW(atan2_f64, double, double, atan2(x, y))
 
 #define INT_BINARY_ROWS(SN, T, U)                                                                  \
     BINARY_ROW(add_##SN, T, T, (U)x + (U)y)                                                        \
@@ -268,6 +271,7 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_GT] = ROWS_ALL(gt),
     [PDT_OP_GE] = ROWS_ALL(ge),
     [PDT_OP_TRUNC_DIV] = ROWS_NUM(truncdiv_row),
+    [PDT_OP_ATAN2] = ROWS_5(NULL, NULL, NULL, atan2_f32, atan2_f64),
 };
 
 /* A scalar operand's value in dtype dt, at a stable address. */
@@ -329,8 +333,8 @@ pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a
     }
     /* powers are compute-bound (2.5 ns an element of float32 on one core, five
      * times exp's): not streamed, and split at costly_unary's grain */
-    job.stream &= op != PDT_OP_POW;
-    if (op == PDT_OP_POW)
+    job.stream &= op != PDT_OP_POW && op != PDT_OP_ATAN2;
+    if (op == PDT_OP_POW || op == PDT_OP_ATAN2)
         pdt_cpu_ew_run(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_POW_HOT);
     else
         pdt_cpu_ew_run(&job, pdt_tensor_numel(out), EW_GRAIN, EW_GRAIN_HOT);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu_erfinv.h"
 #include "cpu_ew.h"
 #include "cpu_kernels.h"
 #include "cpu_stream.h"
@@ -127,6 +128,37 @@ INT_UNARY_ROWS(i64, int64_t, uint64_t)
 
 UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs, relu and sign of a bool */
 
+/* ---- tan, the inverse trigonometric and hyperbolic functions, log2, log10, rsqrt and
+ * erfinv (csrc/python/tensor_trig.c).  The C library's functions in double (erfinv: Note
+ * [erfinv] in cpu_erfinv.h), float32 through them and rounded once: within 0.5 ulp and
+ * the double function's error, as log1p's; no vectorised float32 version (yet).  A
+ * table of their own, looked up after unary_rows. */
+#define TRIG_ROWS(NAME, F)                                                                         \
+    UNARY_ROW(NAME##_f32, float, (float)F((double)x))                                              \
+    UNARY_ROW(NAME##_f64, double, F(x))
+static inline double rsqrt_of(double x) { return 1.0 / sqrt(x); }
+TRIG_ROWS(tan, tan)
+TRIG_ROWS(asin, asin)
+TRIG_ROWS(acos, acos)
+TRIG_ROWS(atan, atan)
+TRIG_ROWS(asinh, asinh)
+TRIG_ROWS(acosh, acosh)
+TRIG_ROWS(atanh, atanh)
+TRIG_ROWS(log2, log2)
+TRIG_ROWS(log10, log10)
+TRIG_ROWS(rsqrt, rsqrt_of)
+TRIG_ROWS(erfinv, pdt_erfinv)
+#define TRIG_ONLY(NAME) ROWS_5(NULL, NULL, NULL, NAME##_f32, NAME##_f64)
+static const ew_row_fn trig_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
+    [PDT_OP_TAN] = TRIG_ONLY(tan),       [PDT_OP_ASIN] = TRIG_ONLY(asin),
+    [PDT_OP_ACOS] = TRIG_ONLY(acos),     [PDT_OP_ATAN] = TRIG_ONLY(atan),
+    [PDT_OP_ASINH] = TRIG_ONLY(asinh),   [PDT_OP_ACOSH] = TRIG_ONLY(acosh),
+    [PDT_OP_ATANH] = TRIG_ONLY(atanh),   [PDT_OP_LOG2] = TRIG_ONLY(log2),
+    [PDT_OP_LOG10] = TRIG_ONLY(log10),   [PDT_OP_RSQRT] = TRIG_ONLY(rsqrt),
+    [PDT_OP_ERFINV] = TRIG_ONLY(erfinv),
+};
+static int is_trig(pdt_unary_op op) { return op >= PDT_OP_TAN && op <= PDT_OP_ERFINV; }
+
 /* float32 exp, log, sin, cos, tanh and sigmoid: the vectorised kernels of the
  * level in use (cpu_vmath.h, Note [vector math accuracy]); a strided row goes
  * through a small buffer, so that every element gets the same function. */
@@ -212,7 +244,9 @@ static void clamp_bounds_init(pdt_dtype dt, pdt_scalar lo, pdt_scalar hi, clamp_
 pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x, pdt_scalar lo,
                          pdt_scalar hi)
 {
-    ew_row_fn fn = (unsigned)op < PDT_NUM_UNARY_OPS ? unary_rows[op][x->dtype] : NULL;
+    ew_row_fn fn = (unsigned)op >= PDT_NUM_UNARY_OPS ? NULL
+                   : is_trig(op)                     ? trig_rows[op][x->dtype]
+                                                     : unary_rows[op][x->dtype];
     if (!fn)
         return pdt_fail(PDT_ERR_UNSUPPORTED, "unary op %d is not implemented for %s on the CPU",
                         (int)op, pdt_dtype_name(x->dtype));
@@ -225,7 +259,7 @@ pdt_status pdt_cpu_unary(pdt_unary_op op, const pdt_tensor *out, const pdt_tenso
     job.extra = &bounds;
     pdt_cpu_ew_init(&job, out, ops);
     job.base[2] = &unused;
-    if (costly_unary(op)) {
+    if (costly_unary(op) || is_trig(op)) {
         /* compute-bound: streamed only past the cache (Note [streamed outputs]) */
         const int64_t bytes = pdt_tensor_numel(out) * (int64_t)pdt_dtype_size(out->dtype);
         job.stream = job.stream && bytes > pdt_cpu_last_cache_bytes();

@@ -89,7 +89,7 @@ __host__ __device__ constexpr bool is_comparison(int op)
 /* The (op, dtype) pairs the core sends, as in the CPU backend's tables. */
 constexpr bool binary_supported(int op, pdt_dtype d)
 {
-    return op == PDT_OP_DIV ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
+    return op == PDT_OP_DIV || op == PDT_OP_ATAN2 ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
            : op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
                    op == PDT_OP_REMAINDER || op == PDT_OP_POW
                ? d != PDT_BOOL
@@ -256,6 +256,11 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
             return remainder_float(x, y);
         else
             return remainder_int(x, y);
+    } else if constexpr (OP == PDT_OP_ATAN2) { /* atan2f 3 ulp, atan2 2 ulp (CUDA Math API) */
+        if constexpr (sizeof(T) == 4)
+            return atan2f(x, y);
+        else
+            return atan2(x, y);
     } else if constexpr (OP == PDT_OP_POW) {
         if constexpr (sizeof(T) == 4 && is_float_v<T>)
             return powf(x, y);
@@ -276,6 +281,40 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
         else
             return y < x ? y : x;
     }
+}
+
+/* tan, the inverse trigonometric and hyperbolic functions, log2, log10, rsqrt and erfinv:
+ * CUDA's float32 and float64 functions.  Their maximum errors in ulps (CUDA Math API,
+ * "Mathematical Functions" appendix of the CUDA C++ Programming Guide), float32 / float64:
+ * tan 4/2, asin 2/2, acos 2/2, atan 2/2, asinh 3/3, acosh 4/3, atanh 3/2, log2 1/1,
+ * log10 2/1, rsqrt 2/1, erfinv 2/5 (atan2: 3/2).  The CPU's are within about 0.5 ulp
+ * (float32 through double, cpu_unary.c), so the two agree within CUDA's bound plus 1
+ * (tests/test_trig.py). */
+template <int OP, typename T> __device__ __forceinline__ T trig_of(T x)
+{
+    constexpr bool f32 = sizeof(T) == 4;
+    if constexpr (OP == PDT_OP_TAN)
+        return f32 ? tanf(x) : tan(x);
+    else if constexpr (OP == PDT_OP_ASIN)
+        return f32 ? asinf(x) : asin(x);
+    else if constexpr (OP == PDT_OP_ACOS)
+        return f32 ? acosf(x) : acos(x);
+    else if constexpr (OP == PDT_OP_ATAN)
+        return f32 ? atanf(x) : atan(x);
+    else if constexpr (OP == PDT_OP_ASINH)
+        return f32 ? asinhf(x) : asinh(x);
+    else if constexpr (OP == PDT_OP_ACOSH)
+        return f32 ? acoshf(x) : acosh(x);
+    else if constexpr (OP == PDT_OP_ATANH)
+        return f32 ? atanhf(x) : atanh(x);
+    else if constexpr (OP == PDT_OP_LOG2)
+        return f32 ? log2f(x) : log2(x);
+    else if constexpr (OP == PDT_OP_LOG10)
+        return f32 ? log10f(x) : log10(x);
+    else if constexpr (OP == PDT_OP_RSQRT)
+        return f32 ? rsqrtf(x) : rsqrt(x);
+    else
+        return f32 ? erfinvf(x) : erfinv(x);
 }
 
 template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo, T hi)
@@ -308,6 +347,8 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
         return (T)lgamma((double)x);         /* float32 through it, as on the CPU */
     else if constexpr (OP == PDT_OP_DIGAMMA) /* Note [digamma] in pdt_gamma.h */
         return (T)pdt_digamma((double)x);
+    else if constexpr (OP >= PDT_OP_TAN && OP <= PDT_OP_ERFINV)
+        return trig_of<OP>(x);
     else if constexpr (OP == PDT_OP_NEG)
         return is_float_v<T> ? -x : (T)((U)0 - (U)x);
     else if constexpr (OP == PDT_OP_ABS) {
@@ -620,6 +661,7 @@ cudaError_t binary_by_op(int op, const pdt_tensor *out, pdt_operand a, pdt_opera
         BINARY_CASE(PDT_OP_DIV)
         BINARY_CASE(PDT_OP_FLOOR_DIV)
         BINARY_CASE(PDT_OP_TRUNC_DIV)
+        BINARY_CASE(PDT_OP_ATAN2)
         BINARY_CASE(PDT_OP_REMAINDER)
         BINARY_CASE(PDT_OP_POW)
         BINARY_CASE(PDT_OP_MAXIMUM)
@@ -664,6 +706,17 @@ cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, pdt_
         UNARY_CASE(PDT_OP_ERFC)
         UNARY_CASE(PDT_OP_LGAMMA)
         UNARY_CASE(PDT_OP_DIGAMMA)
+        UNARY_CASE(PDT_OP_TAN)
+        UNARY_CASE(PDT_OP_ASIN)
+        UNARY_CASE(PDT_OP_ACOS)
+        UNARY_CASE(PDT_OP_ATAN)
+        UNARY_CASE(PDT_OP_ASINH)
+        UNARY_CASE(PDT_OP_ACOSH)
+        UNARY_CASE(PDT_OP_ATANH)
+        UNARY_CASE(PDT_OP_LOG2)
+        UNARY_CASE(PDT_OP_LOG10)
+        UNARY_CASE(PDT_OP_RSQRT)
+        UNARY_CASE(PDT_OP_ERFINV)
 #undef UNARY_CASE
     }
     return cudaErrorNotSupported;

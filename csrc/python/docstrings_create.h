@@ -1,15 +1,17 @@
 /* Docstrings of the creation functions and the random fills (csrc/python/tensor_create.c),
  * in numpydoc form under CPython's text signature; every example runs as a doctest in
  * tests/test_docstrings.py.  arange and randint take two call forms, which no text
- * signature can say: their first line names both. */
+ * signature can say: randint's first line names both; arange's text signature is the
+ * longer form, with end optional (inspect.signature reads it). */
 #ifndef PDT_DOCSTRINGS_CREATE_H
 #define PDT_DOCSTRINGS_CREATE_H
 
 #include "pdt_module.h" /* PyDoc_STRVAR */
 
-#define DOC_SIZE_PARAM                                                                             \
-    "*size : int or sequence of ints\n    The shape: zeros(2, 3), zeros((2, 3)) or, as a "         \
-    "keyword, zeros(size=(2, 3)).\n"
+/* NAME: the function, so that ones' example says ones(2, 3) */
+#define DOC_SIZE_PARAM(NAME)                                                                       \
+    "*size : int or sequence of ints\n    The shape: " NAME "(2, 3), " NAME "((2, 3)) or, as a "   \
+    "keyword, " NAME "(size=(2, 3)).\n"
 #define DOC_DTYPE_PARAM(DEFAULT)                                                                   \
     "dtype : pydevtensor.dtype, optional\n    The element type (default: " DEFAULT ").\n"
 #define DOC_DEVICE_PARAM                                                                           \
@@ -33,7 +35,7 @@
 #define DOC_RETURNS_T(WHAT) "Returns\n-------\nTensor\n    " WHAT "\n\n"
 #define DOC_SIZE_FN(NAME, WHAT, RET, EXAMPLE)                                                      \
     NAME "(*size, dtype=None, device=None, pin_memory=False, requires_grad=False)\n--\n\n" WHAT    \
-         "\n\nParameters\n----------\n" DOC_SIZE_PARAM DOC_DTYPE_PARAM("float32")                  \
+         "\n\nParameters\n----------\n" DOC_SIZE_PARAM(NAME) DOC_DTYPE_PARAM("float32")            \
              DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T(RET)                   \
                  DOC_RAISES_SHAPE_DEVICE "Examples\n--------\n" EXAMPLE
 #define DOC_GENERATOR_PARAM                                                                        \
@@ -42,10 +44,10 @@
 /* rand and randn: DOC_SIZE_FN with generator= */
 #define DOC_RANDOM_FN(NAME, WHAT, RET, EXAMPLE)                                                    \
     NAME "(*size, generator=None, dtype=None, device=None, pin_memory=False, "                     \
-         "requires_grad=False)\n--\n\n" WHAT                                                       \
-         "\n\nParameters\n----------\n" DOC_SIZE_PARAM DOC_GENERATOR_PARAM DOC_DTYPE_PARAM(        \
-             "float32") DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T(RET)        \
-             DOC_RAISES_SHAPE_DEVICE "Examples\n--------\n" EXAMPLE
+         "requires_grad=False)\n--\n\n" WHAT "\n\nParameters\n----------\n" DOC_SIZE_PARAM(NAME)   \
+             DOC_GENERATOR_PARAM DOC_DTYPE_PARAM("float32")                                        \
+                 DOC_DEVICE_PARAM DOC_PIN_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T(RET)               \
+                     DOC_RAISES_SHAPE_DEVICE "Examples\n--------\n" EXAMPLE
 #define DOC_LIKE_FN(NAME, SIG, WHAT, EXTRA, EXAMPLE)                                               \
     NAME "(input" SIG ", *, dtype=None, device=None, requires_grad=False)\n--\n\n" WHAT            \
          "\n\n" DOC_LIKE_PARAMS(EXTRA) DOC_RETURNS_T(                                              \
@@ -67,10 +69,10 @@ PyDoc_STRVAR(doc_ones,
 PyDoc_STRVAR(doc_full,
              "full(size, fill_value, *, dtype=None, device=None, requires_grad=False)\n--\n\n"
              "A tensor filled with fill_value.\n\nParameters\n----------\nsize : sequence of "
-             "ints\n    The shape.\nfill_value : bool, int or float\n    Every element's "
-             "value.\n" DOC_DTYPE_PARAM("from fill_value: bool, int64 or float32")
-                 DOC_DEVICE_PARAM DOC_RG_PARAM "\n" DOC_RETURNS_T("Of the given shape.")
-                     DOC_RAISES_SHAPE_DEVICE
+             "ints\n    The shape.\nfill_value : bool, int, float or 0-d Tensor\n    Every "
+             "element's value (a tensor's read as item() reads it).\n" DOC_DTYPE_PARAM(
+                 "from fill_value: bool, int64 or float32") DOC_DEVICE_PARAM DOC_RG_PARAM
+             "\n" DOC_RETURNS_T("Of the given shape.") DOC_RAISES_SHAPE_DEVICE
              "TypeError\n    When fill_value is not a real number.\n\nExamples\n--------\n"
              ">>> pydevtensor.full((2, 2), 7)\ntensor([[7, 7],\n        [7, 7]])\n"
              ">>> pydevtensor.full((2,), 1.5)\ntensor([1.5000, 1.5000])\n");
@@ -88,13 +90,15 @@ PyDoc_STRVAR(doc_full_like,
                          "fill_value : bool, int or float\n    Every element's value.\n",
                          ">>> pydevtensor.full_like(x, 9)\ntensor([[9, 9],\n        [9, 9]])\n"));
 PyDoc_STRVAR(
-    doc_arange, "arange(end) or arange(start, end, step=1, *, dtype=None, device=None, "
-                "requires_grad=False)\n\nValues from start up to (not including) end, step "
-                "apart.\n\nParameters\n----------\nstart : number, optional\n    The first value "
-                "(default 0).\nend : number\n    The bound, not included.\nstep : number, "
-                "optional\n    The spacing (default 1); non-zero, pointing from start to "
-                "end.\n" DOC_DTYPE_PARAM("int64, or float32 when an argument is a float")
-                    DOC_DEVICE_PARAM DOC_RG_PARAM
+    doc_arange, "arange(start, end=None, /, step=1, *, dtype=None, device=None, pin_memory=False, "
+                "requires_grad=False)\n--\n\nValues from start up to (not including) end, step "
+                "apart: arange(end) or arange(start, end, step=1).\n\nParameters\n----------\n"
+                "start : number or 0-d Tensor, optional\n    The first value "
+                "(default 0).\nend : number or 0-d Tensor\n    The bound, not included.\nstep : "
+                "number or 0-d Tensor, optional\n    The spacing (default 1); non-zero, pointing "
+                "from start to end.  A 0-d tensor's value is read as item() reads it (a GPU "
+                "tensor's copy to the host is counted).\n" DOC_DTYPE_PARAM(
+                    "int64, or float32 when an argument is a float") DOC_DEVICE_PARAM DOC_RG_PARAM
     "\n" DOC_RETURNS_T(
         "1-d, of ceil((end - start) / step) elements.") "Raises\n------\n"
                                                         "ValueError\n    When step is 0 or points "
@@ -109,7 +113,8 @@ PyDoc_STRVAR(
     doc_linspace,
     "linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)\n--\n\n"
     "steps values evenly spaced from start to end, both included.\n\nParameters\n"
-    "----------\nstart, end : number\n    The first and the last value.\nsteps : int\n"
+    "----------\nstart, end : number or 0-d Tensor\n    The first and the last value (a "
+    "tensor's read as item() reads it).\nsteps : int\n"
     "    How many values (>= 0).\n" DOC_DTYPE_PARAM("float32") DOC_DEVICE_PARAM DOC_RG_PARAM
     "\n" DOC_RETURNS_T(
         "1-d, of steps elements.") "Raises\n------\n"

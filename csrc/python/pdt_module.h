@@ -246,6 +246,7 @@ extern PyMethodDef pdt_math_methods[], pdt_math_functions[];   /* tensor_math.c 
 extern PyMethodDef pdt_round_methods[], pdt_round_functions[]; /* tensor_round.c */
 extern PyMethodDef pdt_erf_methods[], pdt_erf_functions[];     /* tensor_erf.c */
 extern PyMethodDef pdt_gamma_methods[], pdt_gamma_functions[]; /* tensor_gamma.c */
+extern PyMethodDef pdt_trig_methods[], pdt_trig_functions[];   /* tensor_trig.c */
 extern PyMethodDef pdt_conv_functions[];                       /* tensor_conv.c */
 extern PyMethodDef pdt_rnn_functions[];                        /* tensor_rnn.c */
 extern PyType_Slot pdt_math_slots[];

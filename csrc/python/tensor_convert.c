@@ -15,7 +15,8 @@ typedef struct {
     int ndim;
     int64_t shape[PDT_MAX_DIMS];
     int seen_float, seen_int, seen_bool;
-    int seen_array; /* a NumPy array (any buffer that is a sequence) among the data */
+    int seen_array;  /* a NumPy array (any buffer that is a sequence) among the data */
+    int numpy_dtype; /* the promoted dtype of the NumPy scalars among the data, or -1 */
 } infer_state;
 
 /* An array where a number or a sequence is expected: an object with a buffer that is a
@@ -61,12 +62,43 @@ static int is_numpy_bool(PyObject *o)
     return strcmp(name, "numpy.bool") == 0 || strcmp(name, "numpy.bool_") == 0;
 }
 
+/* A NumPy scalar's dtype (np.float64(1.5): float64), as PyTorch reads it in a list, where
+ * it keeps its dtype and the result is the promotion of its leaves' (Python floats
+ * counting as the default dtype, ints as int64): tensor([np.float64(1.5), 2.0]) is
+ * float64.  The integers pydevtensor lacks widen as an array's do (int8 .. uint16 to
+ * int32, the rest to int64).  -1 for anything else.  By the type's name, as
+ * is_numpy_bool. */
+static int numpy_scalar_dtype(PyObject *o)
+{
+    static const struct {
+        const char *name;
+        pdt_dtype dt;
+    } table[] = {{"numpy.float64", PDT_FLOAT64}, {"numpy.float32", PDT_FLOAT32},
+                 {"numpy.float16", PDT_FLOAT16}, {"numpy.int64", PDT_INT64},
+                 {"numpy.int32", PDT_INT32},     {"numpy.int16", PDT_INT32},
+                 {"numpy.int8", PDT_INT32},      {"numpy.uint8", PDT_INT32},
+                 {"numpy.uint16", PDT_INT32},    {"numpy.uint32", PDT_INT64},
+                 {"numpy.uint64", PDT_INT64}};
+    const char *name = Py_TYPE(o)->tp_name;
+    if (strncmp(name, "numpy.", 6) != 0)
+        return -1;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(name, table[i].name) == 0)
+            return (int)table[i].dt;
+    return -1;
+}
+
 /* Checks that the nested sequences are rectangular and holds only numbers,
  * noting which kinds of numbers appear. */
 static int check_nested(PyObject *o, int depth, infer_state *st, const char *where)
 {
     if (depth == st->ndim) {
-        if (PyBool_Check(o) || is_numpy_bool(o))
+        const int np_dt = numpy_scalar_dtype(o);
+        if (np_dt >= 0)
+            st->numpy_dtype = st->numpy_dtype < 0
+                                  ? np_dt
+                                  : (int)pdt_promote((pdt_dtype)st->numpy_dtype, (pdt_dtype)np_dt);
+        else if (PyBool_Check(o) || is_numpy_bool(o))
             st->seen_bool = 1;
         else if (PyFloat_Check(o))
             st->seen_float = 1;
@@ -397,7 +429,7 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
                      where, Py_TYPE(data)->tp_name);
         return NULL;
     }
-    infer_state inf = {.S = S};
+    infer_state inf = {.S = S, .numpy_dtype = -1};
     if (infer_shape(data, &inf, where) < 0 || check_nested(data, 0, &inf, where) < 0)
         return NULL;
     if (inf.seen_array)
@@ -407,6 +439,10 @@ PyObject *pdt_tensor_from_data(pdt_state *S, PyObject *data, int dtype, pdt_devi
              : inf.seen_int   ? PDT_INT64
              : inf.seen_bool  ? PDT_BOOL
                               : (int)((PdtDTypeObject *)S->default_dtype)->dtype;
+    if (dtype < 0 && inf.numpy_dtype >= 0) /* numpy_scalar_dtype */
+        dt = inf.seen_float || inf.seen_int || inf.seen_bool
+                 ? (int)pdt_promote((pdt_dtype)dt, (pdt_dtype)inf.numpy_dtype)
+                 : inf.numpy_dtype;
     pdt_device cpu = {PDT_CPU, 0};
     int direct = device.kind == PDT_CPU && device.index == 0;
     st = pdt_tensor_empty(cpu, (pdt_dtype)dt, inf.ndim, inf.shape, direct ? storage_flags : 0,

@@ -191,6 +191,20 @@ static int scalar_dtype(pdt_state *S, PyObject *obj, const pdt_scalar *v)
     return v->is_float ? dtype_or_default(S, -1) : PDT_INT64;
 }
 
+/* A number argument of full, arange and linspace, or a 0-d tensor's value, as PyTorch
+ * takes one (torch.arange(x.min(), x.max(), 0.01)): read by the tensor's item(), so that
+ * a GPU tensor's device-to-host copy is counted and guarded as item()'s.  Returns a new
+ * reference to the number (obj itself when it is no tensor) with *v parsed, or NULL. */
+static PyObject *parse_number(pdt_state *S, PyObject *obj, const char *what, pdt_scalar *v)
+{
+    PyObject *number = pdt_is_tensor(S, obj) && pdt_tensor_of(obj)->ndim == 0
+                           ? PyObject_CallMethod(obj, "item", NULL)
+                           : Py_NewRef(obj);
+    if (number && pdt_parse_scalar(number, what, v) < 0)
+        Py_CLEAR(number);
+    return number;
+}
+
 /* full(size, fill_value, *, dtype=None, device=None) */
 static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames)
@@ -210,11 +224,15 @@ static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t narg
     pdt_scalar v;
     int ndim;
     int64_t shape[PDT_MAX_DIMS];
-    if (pdt_parse_sizes(args, 1, &ndim, shape, "full") < 0 ||
-        pdt_parse_scalar(fill, "full(): fill_value", &v) < 0)
+    if (pdt_parse_sizes(args, 1, &ndim, shape, "full") < 0)
+        return NULL;
+    PyObject *number = parse_number(S, fill, "full(): fill_value", &v);
+    if (!number)
         return NULL;
     pdt_tensor t;
-    if (!new_empty(S, &o, o.dtype >= 0 ? o.dtype : scalar_dtype(S, fill, &v), ndim, shape, &t))
+    const int dt = o.dtype >= 0 ? o.dtype : scalar_dtype(S, number, &v);
+    Py_DECREF(number);
+    if (!new_empty(S, &o, dt, ndim, shape, &t))
         return NULL;
     return finish_fill(S, &t, &v);
 }
@@ -335,8 +353,10 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
     static const char *const what[3] = {"arange(): start", "arange(): end", "arange(): step"};
     int any_float = 0;
     for (int i = 0; i < 3; i++) {
-        if (objs[i] && pdt_parse_scalar(objs[i], what[i], &v[i]) < 0)
+        PyObject *number = objs[i] ? parse_number(S, objs[i], what[i], &v[i]) : NULL;
+        if (objs[i] && !number)
             return NULL;
+        Py_XDECREF(number);
         any_float |= v[i].is_float;
     }
     double start = scalar_as_double(&v[0]), end = scalar_as_double(&v[1]),
@@ -379,9 +399,13 @@ static PyObject *f_linspace(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
     pdt_scalar a, b;
     int64_t steps;
-    if (pdt_parse_scalar(args[0], "linspace(): start", &a) < 0 ||
-        pdt_parse_scalar(args[1], "linspace(): end", &b) < 0 ||
-        pdt_parse_int64(steps_obj, "linspace(): steps", &steps) < 0)
+    PyObject *na = parse_number(S, args[0], "linspace(): start", &a);
+    PyObject *nb = na ? parse_number(S, args[1], "linspace(): end", &b) : NULL;
+    Py_XDECREF(na);
+    if (!nb)
+        return NULL;
+    Py_DECREF(nb);
+    if (pdt_parse_int64(steps_obj, "linspace(): steps", &steps) < 0)
         return NULL;
     if (steps < 0) {
         PyErr_Format(PyExc_ValueError, "linspace(): steps must be >= 0, got %lld",

@@ -21,6 +21,12 @@ static inline pdt_state *pdt_state_of_tensor(PyObject *t)
 PyObject *pdt_unary_form(pdt_state *S, PyObject *self, int form, const char *name, pdt_unary_op op,
                          PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
+/* Binary op `op` (input, other, *, out=None) in form `form`, as tensor_math.c's own
+ * (tensor_trig.c's atan2). */
+PyObject *pdt_binary_form(pdt_state *S, PyObject *self, int form, const char *name,
+                          pdt_binary_op op, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames);
+
 /* fn_NAME, m_NAME and m_NAME_ for a unary op: the entry points of the three forms. */
 #define UNARY_FUNCTION(PYNAME, OP)                                                                 \
     static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,        \

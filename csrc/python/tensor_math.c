@@ -418,6 +418,13 @@ static PyObject *binary_form(pdt_state *S, PyObject *self, int form, const char 
     return run_binary(S, name, op, a, b, NULL, out);
 }
 
+PyObject *pdt_binary_form(pdt_state *S, PyObject *self, int form, const char *name,
+                          pdt_binary_op op, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+    return binary_form(S, self, form, name, op, "other", NULL, args, nargs, kwnames);
+}
+
 /* The C functions behind a binary op's forms.  OTHER: the second argument's
  * name; EXTRA: the extra keyword (NULL, "alpha" or "rounding_mode"). */
 #define BINARY_FUNCTION(PYNAME, OP, OTHER, EXTRA)                                                  \

@@ -474,7 +474,8 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                   pdt_view_methods,
                                   pdt_matmul_methods,
                                   pdt_interop_methods,
-                                  pdt_autograd_methods};
+                                  pdt_autograd_methods,
+                                  pdt_trig_methods};
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
         for (const PyMethodDef *m = parts[p]; m->ml_name; m++) {
             if (n + 1 >= sizeof all_methods / sizeof all_methods[0]) {

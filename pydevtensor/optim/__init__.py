@@ -61,8 +61,8 @@ class SGD(Optimizer):
     ----------
     params : iterable of Tensor, or of dicts
         The parameters or parameter groups.
-    lr : float
-        The learning rate.
+    lr : float, optional
+        The learning rate (default 1e-3, as PyTorch's).
     momentum : float, optional
         Default 0.
     dampening : float, optional
@@ -95,9 +95,10 @@ class SGD(Optimizer):
 
     _STATE = {"momentum_buffer": "tensor"}
 
-    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float,
-                 momentum: float = 0.0, dampening: float = 0.0, weight_decay: float = 0.0,
-                 nesterov: bool = False, *, maximize: bool = False) -> None:
+    def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
+                 lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False, *,
+                 maximize: bool = False) -> None:
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov,
                                   "maximize": maximize})

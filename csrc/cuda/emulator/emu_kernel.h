@@ -34,6 +34,7 @@
 #include <cuda_runtime.h>
 #include <device_launch_parameters.h> /* declares threadIdx & co before our macros */
 
+#include "cpu_erfinv.h" /* erfinv, below */
 #include "emu.h"
 
 /* The kernels carry nvcc's `#pragma unroll`, which the host compiler does not
@@ -320,6 +321,14 @@ inline double __dsub_rn(double a, double b) { return a - b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
 inline double __ddiv_rn(double a, double b) { return a / b; }
 inline double __dsqrt_rn(double a) { return sqrt(a); }
+
+/* CUDA Math API functions that the C library lacks: rsqrt and erfinv (the latter the CPU
+ * backend's, Note [erfinv] in csrc/cpu/cpu_erfinv.h), in double, float32 through it.  The
+ * real device's are within the CUDA Math API's bounds of these (cuda_elementwise.cu). */
+inline double rsqrt(double a) { return 1.0 / sqrt(a); }
+inline float rsqrtf(float a) { return (float)(1.0 / sqrt((double)a)); }
+inline double erfinv(double a) { return pdt_erfinv(a); }
+inline float erfinvf(float a) { return (float)pdt_erfinv((double)a); }
 
 /* CUDA Math API, "Type Casting Intrinsics" (math_constants.h uses them). */
 template <typename To, typename From> inline To pdt_emu_bit_cast(From v)

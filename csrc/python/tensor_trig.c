@@ -1,0 +1,140 @@
+/* tensor_trig.c - tan, the inverse trigonometric and hyperbolic functions (with NumPy's
+ * arc* names, as PyTorch has them), atan2, log2, log10, rsqrt and erfinv in their three
+ * forms (tensor_forms.h): pydevtensor.tan(x, out=...), x.tan(), x.tan_().  Each ends in
+ * pdt_unary or pdt_binary (csrc/core/pdt_elementwise.h).  Integers and bools promote to
+ * float32, as exp does; float16 and bfloat16 are computed in float32.  On the CPU: the
+ * C library's functions in double, float32 through them and rounded once (cpu_unary.c;
+ * erfinv: Note [erfinv] in csrc/cpu/cpu_erfinv.h); on CUDA: CUDA's, within the CUDA Math
+ * API's bounds (cuda_elementwise.cu).  Their gradients: autograd/derivatives_trig.py. */
+#include "args.h"
+#include "docstrings_math.h"
+#include "tensor_forms.h"
+
+UNARY_ALL(tan, PDT_OP_TAN)
+UNARY_ALL(asin, PDT_OP_ASIN)
+UNARY_ALL(acos, PDT_OP_ACOS)
+UNARY_ALL(atan, PDT_OP_ATAN)
+UNARY_ALL(asinh, PDT_OP_ASINH)
+UNARY_ALL(acosh, PDT_OP_ACOSH)
+UNARY_ALL(atanh, PDT_OP_ATANH)
+UNARY_ALL(arcsin, PDT_OP_ASIN)
+UNARY_ALL(arccos, PDT_OP_ACOS)
+UNARY_ALL(arctan, PDT_OP_ATAN)
+UNARY_ALL(arcsinh, PDT_OP_ASINH)
+UNARY_ALL(arccosh, PDT_OP_ACOSH)
+UNARY_ALL(arctanh, PDT_OP_ATANH)
+UNARY_ALL(log2, PDT_OP_LOG2)
+UNARY_ALL(log10, PDT_OP_LOG10)
+UNARY_ALL(rsqrt, PDT_OP_RSQRT)
+UNARY_ALL(erfinv, PDT_OP_ERFINV)
+
+/* atan2 and arctan2: binary, as tensor_math.c's (pdt_binary_form) */
+#define ATAN2_FORMS(PYNAME)                                                                        \
+    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,        \
+                                 PyObject *kwnames)                                                \
+    {                                                                                              \
+        return pdt_binary_form(pdt_state_of_module(module), NULL, PDT_FORM_FUNCTION, #PYNAME,      \
+                               PDT_OP_ATAN2, args, nargs, kwnames);                                \
+    }                                                                                              \
+    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,           \
+                                PyObject *kwnames)                                                 \
+    {                                                                                              \
+        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_METHOD, #PYNAME,          \
+                               PDT_OP_ATAN2, args, nargs, kwnames);                                \
+    }                                                                                              \
+    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
+                                   PyObject *kwnames)                                              \
+    {                                                                                              \
+        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_INPLACE, #PYNAME "_",     \
+                               PDT_OP_ATAN2, args, nargs, kwnames);                                \
+    }
+ATAN2_FORMS(atan2)
+ATAN2_FORMS(arctan2)
+
+#define FLOATS " (integers give float32)"
+#define W_TAN "The tangent (radians)" FLOATS
+#define W_ASIN "The arcsine, in [-pi/2, pi/2] (NaN outside [-1, 1])" FLOATS
+#define W_ACOS "The arccosine, in [0, pi] (NaN outside [-1, 1])" FLOATS
+#define W_ATAN "The arctangent, in [-pi/2, pi/2]" FLOATS
+#define W_ASINH "The inverse hyperbolic sine" FLOATS
+#define W_ACOSH "The inverse hyperbolic cosine (NaN below 1)" FLOATS
+#define W_ATANH "The inverse hyperbolic tangent (+-inf at +-1, NaN outside [-1, 1])" FLOATS
+#define W_LOG2 "The base-2 logarithm" FLOATS
+#define W_LOG10 "The base-10 logarithm" FLOATS
+#define W_RSQRT "The reciprocal of the square root, 1 / sqrt(input)" FLOATS
+#define W_ERFINV "The inverse error function (+-inf at +-1, NaN outside [-1, 1])" FLOATS
+#define W_ATAN2                                                                                    \
+    "The angle of the point (other, input), atan(input / other) in the right quadrant, in "        \
+    "[-pi, pi] (integers give float32)"
+
+#define EX_TAN "[0., 0.5, -1.]", "tensor([ 0.0000,  0.5463, -1.5574])"
+#define EX_ASIN "[0., 0.5, -1.]", "tensor([ 0.0000,  0.5236, -1.5708])"
+#define EX_ACOS "[0., 0.5, -1.]", "tensor([1.5708, 1.0472, 3.1416])"
+#define EX_ATAN "[0., 1., -2.]", "tensor([ 0.0000,  0.7854, -1.1071])"
+#define EX_ASINH "[0., 1., -2.]", "tensor([ 0.0000,  0.8814, -1.4436])"
+#define EX_ACOSH "[1., 2., 10.]", "tensor([0.0000, 1.3170, 2.9932])"
+#define EX_ATANH "[0., 0.5, -0.9]", "tensor([ 0.0000,  0.5493, -1.4722])"
+#define EX_LOG2 "[1., 8., 0.5]", "tensor([ 0.,  3., -1.])"
+#define EX_LOG10 "[1., 1000., 0.1]", "tensor([ 0.,  3., -1.])"
+#define EX_RSQRT "[1., 4., 0.25]", "tensor([1.0000, 0.5000, 2.0000])"
+#define EX_ERFINV "[0., 0.5, -0.9]", "tensor([ 0.0000,  0.4769, -1.1631])"
+#define EX_ATAN2                                                                                   \
+    "[1., -1., 0.]", "pydevtensor.tensor([1., -1., -1.])", "tensor([ 0.7854, -2.3562,  3.1416])"
+
+#define FN(NAME, W, EX)                                                                            \
+    {                                                                                              \
+#NAME, FASTKW(fn_##NAME), DOC_FN_U(#NAME, W, EX)                                           \
+    }
+#define METHODS(NAME, W, EX)                                                                       \
+    {#NAME, FASTKW(m_##NAME), DOC_M_U(#NAME, W, EX)},                                              \
+    {                                                                                              \
+#NAME "_", FASTKW(m_##NAME##_), DOC_M_U_(#NAME, W, EX)                                     \
+    }
+
+PyMethodDef pdt_trig_functions[] = {
+    FN(tan, W_TAN, EX_TAN),
+    FN(asin, W_ASIN, EX_ASIN),
+    FN(acos, W_ACOS, EX_ACOS),
+    FN(atan, W_ATAN, EX_ATAN),
+    FN(asinh, W_ASINH, EX_ASINH),
+    FN(acosh, W_ACOSH, EX_ACOSH),
+    FN(atanh, W_ATANH, EX_ATANH),
+    FN(arcsin, W_ASIN, EX_ASIN),
+    FN(arccos, W_ACOS, EX_ACOS),
+    FN(arctan, W_ATAN, EX_ATAN),
+    FN(arcsinh, W_ASINH, EX_ASINH),
+    FN(arccosh, W_ACOSH, EX_ACOSH),
+    FN(arctanh, W_ATANH, EX_ATANH),
+    FN(log2, W_LOG2, EX_LOG2),
+    FN(log10, W_LOG10, EX_LOG10),
+    FN(rsqrt, W_RSQRT, EX_RSQRT),
+    FN(erfinv, W_ERFINV, EX_ERFINV),
+    {"atan2", FASTKW(fn_atan2), DOC_FN_B("atan2", W_ATAN2, EX_ATAN2)},
+    {"arctan2", FASTKW(fn_arctan2), DOC_FN_B("arctan2", W_ATAN2, EX_ATAN2)},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef pdt_trig_methods[] = {
+    METHODS(tan, W_TAN, EX_TAN),
+    METHODS(asin, W_ASIN, EX_ASIN),
+    METHODS(acos, W_ACOS, EX_ACOS),
+    METHODS(atan, W_ATAN, EX_ATAN),
+    METHODS(asinh, W_ASINH, EX_ASINH),
+    METHODS(acosh, W_ACOSH, EX_ACOSH),
+    METHODS(atanh, W_ATANH, EX_ATANH),
+    METHODS(arcsin, W_ASIN, EX_ASIN),
+    METHODS(arccos, W_ACOS, EX_ACOS),
+    METHODS(arctan, W_ATAN, EX_ATAN),
+    METHODS(arcsinh, W_ASINH, EX_ASINH),
+    METHODS(arccosh, W_ACOSH, EX_ACOSH),
+    METHODS(arctanh, W_ATANH, EX_ATANH),
+    METHODS(log2, W_LOG2, EX_LOG2),
+    METHODS(log10, W_LOG10, EX_LOG10),
+    METHODS(rsqrt, W_RSQRT, EX_RSQRT),
+    METHODS(erfinv, W_ERFINV, EX_ERFINV),
+    {"atan2", FASTKW(m_atan2), DOC_M_B("atan2", W_ATAN2, EX_ATAN2)},
+    {"arctan2", FASTKW(m_arctan2), DOC_M_B("arctan2", W_ATAN2, EX_ATAN2)},
+    {"atan2_", FASTKW(m_atan2_), DOC_M_B_("atan2", W_ATAN2, EX_ATAN2)},
+    {"arctan2_", FASTKW(m_arctan2_), DOC_M_B_("arctan2", W_ATAN2, EX_ATAN2)},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,49 @@
+"""logspace, with PyTorch's name and meaning (torch.logspace): linspace's exponents."""
+from . import _C
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """steps values from ``base ** start`` to ``base ** end``, evenly spaced in the
+    exponent: ``base ** linspace(start, end, steps)``, the powers taken in float64 and
+    rounded once to dtype.
+
+    Parameters
+    ----------
+    start, end : number or 0-d Tensor
+        The first and the last exponent (a tensor's value read as item() reads it).
+    steps : int
+        How many values (>= 0).
+    base : float, optional
+        The base (default 10).
+    dtype : pydevtensor.dtype, optional
+        The element type (default float32).
+    device : str or pydevtensor.device, optional
+        Where the tensor lives (default: pydevtensor.get_default_device()).
+    requires_grad : bool, optional
+        Whether autograd records operations on the result.
+
+    Returns
+    -------
+    Tensor
+        1-d, of steps elements.
+
+    Raises
+    ------
+    ValueError
+        When steps is negative.
+
+    Examples
+    --------
+    >>> pydevtensor.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    >>> pydevtensor.logspace(0, 3, 4, base=2.0)
+    tensor([1., 2., 4., 8.])
+    """
+    if isinstance(base, bool) or not isinstance(base, (int, float)):
+        raise TypeError(f"logspace(): base must be a number, got {type(base).__name__}")
+    e = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
+    out = _C.pow(float(base), e).to(_C.float32 if dtype is None else dtype)
+    return out.requires_grad_() if requires_grad else out
+
+
+__all__ = ["logspace"]

@@ -1,0 +1,172 @@
+"""tan, the inverse trigonometric and hyperbolic functions (and NumPy's arc* names, as
+PyTorch has them), atan2, log2, log10, rsqrt and erfinv (C: csrc/python/tensor_trig.c),
+deg2rad and rad2deg (a product with pi/180, as PyTorch's) and logcumsumexp.
+
+Accuracy (tests/test_trig.py): on the CPU the C library's double functions, float32
+through them and rounded once, within 0.501 ulp of the float64 result (erfinv: Note
+[erfinv] in csrc/cpu/cpu_erfinv.h); on CUDA, CUDA's functions within the CUDA Math API's
+bounds (the table in csrc/cuda/cuda_elementwise.cu), so the two devices agree within
+that bound plus 1 ulp.
+"""
+import math
+
+from . import _C
+from ._ops_join import cat
+from ._ops_nan import logaddexp
+from ._ops_pointwise import _in_place
+
+tan = _C.tan
+asin = _C.asin
+acos = _C.acos
+atan = _C.atan
+asinh = _C.asinh
+acosh = _C.acosh
+atanh = _C.atanh
+atan2 = _C.atan2
+arcsin = _C.arcsin
+arccos = _C.arccos
+arctan = _C.arctan
+arcsinh = _C.arcsinh
+arccosh = _C.arccosh
+arctanh = _C.arctanh
+arctan2 = _C.arctan2
+log2 = _C.log2
+log10 = _C.log10
+rsqrt = _C.rsqrt
+erfinv = _C.erfinv
+
+
+def _scaled(op, input, factor, out):
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be a Tensor, got "
+                        f"{type(input).__name__}")
+    x = input if input.is_floating_point() else input.to(_C.float32)
+    return _C.mul(x, factor) if out is None else _C.mul(x, factor, out=out)
+
+
+def deg2rad(input, *, out=None):
+    """Degrees to radians elementwise: ``input * (pi / 180)``, as PyTorch's.
+
+    Parameters
+    ----------
+    input : Tensor
+        Angles in degrees (integers and bools give float32).
+    out : Tensor, optional
+        Where to write the result.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape, on its device (also the method ``x.deg2rad()`` and the
+        in-place ``x.deg2rad_()``).
+
+    Examples
+    --------
+    >>> pydevtensor.deg2rad(pydevtensor.tensor([180.0, 90.0, -45.0]))
+    tensor([ 3.1416,  1.5708, -0.7854])
+    """
+    return _scaled("deg2rad", input, math.pi / 180.0, out)
+
+
+def rad2deg(input, *, out=None):
+    """Radians to degrees elementwise: ``input * (180 / pi)``, as PyTorch's.
+
+    Parameters
+    ----------
+    input : Tensor
+        Angles in radians (integers and bools give float32).
+    out : Tensor, optional
+        Where to write the result.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape, on its device (also the method ``x.rad2deg()`` and the
+        in-place ``x.rad2deg_()``).
+
+    Examples
+    --------
+    >>> pydevtensor.rad2deg(pydevtensor.tensor([3.141592653589793, -1.0]))
+    tensor([180.0000, -57.2958])
+    """
+    return _scaled("rad2deg", input, 180.0 / math.pi, out)
+
+
+def logcumsumexp(input, dim, *, out=None):
+    """``log(cumsum(exp(input), dim))`` without overflow or underflow: a scan of
+    logaddexp along dim (Hillis and Steele's: ceil(log2(n)) passes of logaddexp of the
+    running values and those k places before, for k = 1, 2, 4, ...), so each element is
+    exact to a few ulps whatever the range of the values; autograd records the
+    logaddexps (the gradient: input's softmax weights within each prefix).
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point (integers and bools: TypeError, as PyTorch refuses them).
+    dim : int
+        The dimension of the scan (negative counts from the end).
+    out : Tensor, optional
+        Where to write the result.
+
+    Returns
+    -------
+    Tensor
+        Of input's shape and dtype, on its device (also the method
+        ``x.logcumsumexp(dim)``).
+
+    Raises
+    ------
+    TypeError
+        For an integer or bool input.
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> pydevtensor.logcumsumexp(pydevtensor.tensor([0.0, 0.0, 1000.0, -1000.0]), 0)
+    tensor([0.0000e+00, 6.9315e-01, 1.0000e+03, 1.0000e+03])
+    """
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"logcumsumexp(): argument 'input' must be a Tensor, got "
+                        f"{type(input).__name__}")
+    if not input.is_floating_point():
+        raise TypeError(f"logcumsumexp(): expected a floating point tensor, got {input.dtype} "
+                        f"(shape {tuple(input.shape)}, on {input.device})")
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"logcumsumexp(): argument 'dim' must be an int, got "
+                        f"{type(dim).__name__}")
+    nd = max(input.ndim, 1)
+    if not -nd <= dim < nd:
+        raise IndexError(f"logcumsumexp(): dim {dim} is out of range for a tensor of "
+                         f"{input.ndim} dimensions (shape {tuple(input.shape)}, on "
+                         f"{input.device})")
+    y = input if input.ndim else input.reshape(1)
+    d = dim % nd
+    n = y.shape[d]
+    k = 1
+    while k < n:
+        head = y.narrow(d, 0, k)
+        tail = logaddexp(y.narrow(d, k, n - k), y.narrow(d, 0, n - k))
+        y = cat([head, tail], d)
+        k *= 2
+    if y is input:
+        y = input.clone()
+    elif input.ndim == 0:
+        y = y.reshape(())
+    if out is not None:
+        if tuple(out.shape) != tuple(y.shape):
+            raise RuntimeError(f"logcumsumexp(): out has shape {tuple(out.shape)}, expected "
+                               f"{tuple(y.shape)} (on {out.device})")
+        return out.copy_(y)
+    return y
+
+
+for _fn, _example in ((deg2rad, ("", "tensor([0.0175, 0.0349])")),
+                      (rad2deg, ("", "tensor([ 57.2958, 114.5916])"))):
+    setattr(_C.Tensor, _fn.__name__, _fn)
+    setattr(_C.Tensor, _fn.__name__ + "_", _in_place(_fn, _example))
+_C.Tensor.logcumsumexp = logcumsumexp
+
+__all__ = ["acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
+           "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "deg2rad", "erfinv",
+           "log10", "log2", "logcumsumexp", "rad2deg", "rsqrt", "tan"]

@@ -1,0 +1,49 @@
+"""The bad-input catalogue's cases for the math names (tensor_trig.c, _ops_trig.py: tan,
+asin .. atanh and their arc* names, atan2, log2, log10, rsqrt, erfinv, deg2rad,
+rad2deg, logcumsumexp), logspace, histogram, cov and corrcoef.  tests/bad_input_cases.py
+(where Case is) adds them to CASES; tests/test_bad_input.py runs them."""
+from bad_input_cases import C
+
+_UNARY = ["tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsin", "arccos",
+          "arctan", "arcsinh", "arccosh", "arctanh", "log2", "log10", "rsqrt", "erfinv"]
+
+MATHNAMES_CASES = [
+    C(f"{n}-out-shape", f"pdt.{n}(t, out=pdt.zeros(7))", "ValueError", r"shape|size")
+    for n in _UNARY
+] + [
+    C("tan-int-inplace", "ti.tan_()", "TypeError",
+      r"can't be cast to the desired output type int32"),
+    C("asin-list", "pdt.asin([0.5])", "TypeError", r"Tensor"),
+    C("atan2-shapes", "pdt.atan2(pdt.ones(2), pdt.ones(3))", "ValueError",
+      r"shapes \(2,\) and \(3,\) cannot be broadcast"),
+    C("arctan2-two-numbers", "pdt.arctan2(1.0, 2.0)", "TypeError",
+      r"at least one of 'input' and 'other' must be a Tensor"),
+    C("atan2-int-inplace", "ti.atan2_(ti)", "TypeError",
+      r"can't be cast to the desired output type int32"),
+    C("deg2rad-list", "pdt.deg2rad([180.0])", "TypeError",
+      r"deg2rad\(\): argument 'input' must be a Tensor, got list"),
+    C("rad2deg-str", "pdt.rad2deg('pi')", "TypeError",
+      r"rad2deg\(\): argument 'input' must be a Tensor, got str"),
+    C("logcumsumexp-int", "pdt.logcumsumexp(ti, 0)", "TypeError",
+      r"logcumsumexp\(\): expected a floating point tensor, got .*int32 \(shape \(6,\), on cpu\)"),
+    C("logcumsumexp-dim", "pdt.logcumsumexp(t, 2)", "IndexError",
+      r"dim 2 is out of range for a tensor of 2 dimensions \(shape \(2, 3\), on cpu\)"),
+    C("logspace-steps", "pdt.logspace(0, 1, -1)", "ValueError", r"steps must be >= 0, got -1"),
+    C("logspace-base-str", "pdt.logspace(0, 1, 3, base='e')", "TypeError",
+      r"logspace\(\): base must be a number, got str"),
+    C("histogram-int", "pdt.histogram(ti, 3)", "RuntimeError",
+      r"histogram\(\): expected a floating point input, got .*int32 \(input \(6,\), on cpu\)"),
+    C("histogram-bins", "pdt.histogram(t, 0)", "RuntimeError", r"bins must be > 0, got 0"),
+    C("histogram-range", "pdt.histogram(t, 3, range=(2.0, 1.0))", "RuntimeError",
+      r"max must be larger than min"),
+    C("histogram-weight", "pdt.histogram(t, 3, weight=pdt.ones(5))", "RuntimeError",
+      r"weight must be a tensor of input's shape \(2, 3\)"),
+    C("cov-3d", "pdt.cov(pdt.zeros(2, 2, 2))", "RuntimeError",
+      r"two or fewer dimensions, got shape \(2, 2, 2\) \(on cpu\)"),
+    C("cov-fweights-float", "pdt.cov(t, fweights=pdt.ones(3))", "RuntimeError",
+      r"fweights to have an integral dtype"),
+    C("corrcoef-3d", "pdt.corrcoef(pdt.zeros(1, 1, 1))", "RuntimeError",
+      r"corrcoef\(\): expected input to have two or fewer dimensions"),
+    C("arange-1d-tensor", "pdt.arange(pdt.tensor([1.0, 2.0]))", "TypeError",
+      r"only integer tensors of a single element can be converted to an index"),
+]
