@@ -225,6 +225,8 @@ def threshold(input, threshold, value, inplace=False):
     """
     if isinstance(input, _C.Tensor) and input.dtype != _C.bool:
         if not input.is_floating_point():  # PyTorch's kernel takes integers too
+            # both truncated toward zero, as PyTorch casts them to the tensor's type
+            threshold = _truncated_for(input, threshold, "threshold", "threshold")
             value = _truncated_for(input, value, "threshold", "value")
     else:
         _act._floating(input, "threshold")  # not a Tensor, or bool (refused as PyTorch)
