@@ -233,3 +233,45 @@ def test_a_backward_that_is_not_recorded_raises_under_create_graph(monkeypatch):
     monkeypatch.undo()
     (g,) = autograd.grad((x.exp() ** 2).sum(), x, create_graph=True)
     assert_close(autograd.grad(g.sum(), x)[0], 4 * np.exp(2 * np.array([0.5, 1.0])), "float64")
+
+
+_STRICT_CASES = {
+    "jacobian-constant": lambda L, F, x: F.jacobian(lambda x: L.ones(2, device=x.device), x,
+                                                    strict=True),
+    "jacobian-unused": lambda L, F, x: F.jacobian(lambda x, y: x * 2, (x, x), strict=True),
+    "vjp-constant": lambda L, F, x: F.vjp(lambda x: L.ones(2, device=x.device), x,
+                                          L.ones(2, device=x.device), strict=True),
+    "vjp-unused": lambda L, F, x: F.vjp(lambda x, y: x * 2, (x, x),
+                                        L.ones(2, device=x.device), strict=True),
+    "jvp-unused": lambda L, F, x: F.jvp(lambda x, y: x * 2, (x, x), (x, x), strict=True),
+    "hessian-linear": lambda L, F, x: F.hessian(lambda x: (x * 2).sum(), x, strict=True),
+    "hessian-unused": lambda L, F, x: F.hessian(lambda x, y: (x * x).sum(), (x, x),
+                                                strict=True),
+    "vhp-linear": lambda L, F, x: F.vhp(lambda x: (x * 2).sum(), x, x, strict=True),
+    "hvp-linear": lambda L, F, x: F.hvp(lambda x: (x * 2).sum(), x, x, strict=True),
+    "jacobian-vectorize": lambda L, F, x: F.jacobian(lambda x: x * 2, x, strict=True,
+                                                     vectorize=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_STRICT_CASES))
+def test_functional_strict_raises_as_torch(device, case):
+    """strict=True refuses an output or gradient independent of an input with PyTorch's
+    message; the same calls without the problem give PyTorch's values."""
+    torch = torch_or_skip()
+    f = _STRICT_CASES[case]
+    with pytest.raises(RuntimeError) as want:
+        f(torch, torch.autograd.functional, torch.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError) as got:
+        f(pdt, pdt.autograd.functional, pdt.tensor([1.0, 2.0], device=device))
+    assert str(got.value) == str(want.value)
+
+
+def test_functional_strict_passes_dependent_functions(device):
+    F = pdt.autograd.functional
+    x = pdt.tensor([1.0, 2.0], device=device)
+    assert F.hessian(lambda x: (x * x).sum(), x, strict=True).tolist() == [[2.0, 0.0],
+                                                                          [0.0, 2.0]]
+    assert F.jacobian(lambda x: x * 2, x, strict=True).tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    assert F.jvp(lambda x: x * 2, x, x, strict=True)[1].tolist() == [2.0, 4.0]
+    assert F.vhp(lambda x: (x * x).sum(), x, x, strict=True)[1].tolist() == [2.0, 4.0]
