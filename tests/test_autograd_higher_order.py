@@ -275,3 +275,28 @@ def test_functional_strict_passes_dependent_functions(device):
     assert F.jacobian(lambda x: x * 2, x, strict=True).tolist() == [[2.0, 0.0], [0.0, 2.0]]
     assert F.jvp(lambda x: x * 2, x, x, strict=True)[1].tolist() == [2.0, 4.0]
     assert F.vhp(lambda x: (x * x).sum(), x, x, strict=True)[1].tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("op", ["copysign", "remainder", "fmod"])
+def test_second_derivative_through_zero_gradients_as_torch(device, op):
+    """copysign's gradient for its sign argument is zeros, remainder's for the divisor
+    -floor(a / b) (a zero derivative): differentiating their create_graph gradients
+    works and gives PyTorch's values (it raised 'does not support double backward')."""
+    torch = torch_or_skip()
+    x0, y0, v0 = [1.5, -2.0, 0.7], [-1.0, 3.0, 0.4], [0.3, -1.2, 2.0]
+    got = []
+    for lib, dev in ((torch, "cpu"), (pdt, device)):
+        x = lib.tensor(x0, dtype=lib.float64, device=dev, requires_grad=True)
+        y = lib.tensor(y0, dtype=lib.float64, device=dev, requires_grad=True)
+        out = getattr(lib, op)(x, y - 0.5) * x
+        gx, gy = lib.autograd.grad(out.sum(), (x, y), create_graph=True)
+        v = lib.tensor(v0, dtype=lib.float64, device=dev)
+        tot = ((gx * v) ** 2).sum() + ((gy * v) ** 2).sum()
+        hx, hy = lib.autograd.grad(tot, (x, y), allow_unused=True)
+        got.append([None if t is None else np.array(t.detach().tolist())
+                    for t in (gx, gy, hx, hy)])
+    for want, have in zip(*got):
+        if want is None or have is None:  # None and zeros are the same gradient
+            assert not np.any(want if have is None else have)
+        else:
+            np.testing.assert_allclose(have, want, rtol=1e-12, atol=1e-12)

@@ -164,7 +164,7 @@ class RemainderBackward0(MulBackward0):
     """remainder(a, b) = a - q b with q = floor(a / b): 1 for a, -q for b."""
     @staticmethod
     def _quotient(a, b):
-        return _C.floor_divide(a, b)
+        return _C.div(a, b, rounding_mode="floor")  # recorded: its derivative is zero
 
     def backward(self, g):
         a, b = self._values()
@@ -186,7 +186,9 @@ class FmodBackward0(RemainderBackward0):
 @derivative("copysign")
 class CopysignBackward0(MulBackward0):
     """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, as PyTorch's),
-    zeros for b."""
+    zeros for b (unrecorded, as PyTorch's: nothing to differentiate through)."""
+    zero_grad_inputs = (1,)
+
     def backward(self, g):
         a, b = self._values()
         ma, mb = self.metas
