@@ -36,14 +36,19 @@ def _cases(torch):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_nan_and_inf_gradients_are_cut_off_as_torch(device, dtype):
     torch = torch_or_skip()
-    x0, g0 = X.astype(dtype), G.astype(dtype)
-    for name, ours, theirs in _cases(torch):
+    for name, got, want in _grads(_cases(torch), X.astype(dtype), G.astype(dtype), device):
+        assert np.array_equal(got, want, equal_nan=True), (name, got, want)
+
+
+def _grads(cases, x0, g0, device):
+    """(name, our input gradient, torch's) for each case, x0 the input, g0 the gradient."""
+    torch = torch_or_skip()
+    for name, ours, theirs in cases:
         x = pdt.tensor(x0, device=device, requires_grad=True)
         t = torch.tensor(x0, requires_grad=True)
         ours(x).backward(pdt.tensor(g0, device=device))
         theirs(t).backward(torch.tensor(g0))
-        got, want = x.grad.cpu().numpy(), t.grad.numpy()
-        assert np.array_equal(got, want, equal_nan=True), (name, got, want)
+        yield name, x.grad.cpu().numpy(), t.grad.numpy()
 
 
 def test_cut_off_gradient_is_zero_without_torch(device):
@@ -92,12 +97,7 @@ def test_nan_and_inf_inputs_as_torch(device, gval):
     for it), infinite inputs give 0 or g, and a NaN/inf gradient is cut off exactly."""
     torch = torch_or_skip()
     g0 = np.full(XS.shape, gval, dtype=np.float32)
-    for name, ours, theirs in _more_cases(torch):
-        x = pdt.tensor(XS, device=device, requires_grad=True)
-        t = torch.tensor(XS, requires_grad=True)
-        ours(x).backward(pdt.tensor(g0, device=device))
-        theirs(t).backward(torch.tensor(g0))
-        got, want = x.grad.cpu().numpy(), t.grad.numpy()
+    for name, got, want in _grads(_more_cases(torch), XS, g0, device):
         assert np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True), (name, got, want)
 
 

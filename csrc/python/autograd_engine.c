@@ -185,6 +185,18 @@ done:
     return rc;
 }
 
+/* stack.pop(): a new reference, NULL on an error (stack not empty). */
+static PyObject *pop_last(PyObject *stack)
+{
+    Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+    PyObject *item = Py_NewRef(PyList_GET_ITEM(stack, last));
+    if (PyList_SetSlice(stack, last, last + 1, NULL) < 0) {
+        Py_DECREF(item);
+        return NULL;
+    }
+    return item;
+}
+
 /* preds[nxt].append(node) (preds NULL: nothing to do). */
 static int add_pred(PyObject *preds, PyObject *nxt, PyObject *node)
 {
@@ -220,11 +232,10 @@ static int count_deps(PyObject *roots, PyObject *deps, PyObject *preds)
             goto fail;
     }
     while (PyList_GET_SIZE(stack)) {
-        Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
-        PyObject *node = Py_NewRef(PyList_GET_ITEM(stack, last));
-        PyObject *nexts = PyList_SetSlice(stack, last, last + 1, NULL) < 0
-                              ? NULL
-                              : PyObject_GetAttr(node, s_next);
+        PyObject *node = pop_last(stack);
+        if (!node)
+            goto fail;
+        PyObject *nexts = PyObject_GetAttr(node, s_next);
         if (!nexts) {
             Py_DECREF(node);
             goto fail;
@@ -267,11 +278,10 @@ static PyObject *above_captures(PyObject *captures, PyObject *preds)
         if (PyList_Append(stack, key) < 0)
             goto fail;
     while (PyList_GET_SIZE(stack)) {
-        Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
-        PyObject *node = Py_NewRef(PyList_GET_ITEM(stack, last));
-        PyObject *parents = PyList_SetSlice(stack, last, last + 1, NULL) < 0
-                                ? NULL
-                                : PyDict_GetItemWithError(preds, node);
+        PyObject *node = pop_last(stack);
+        if (!node)
+            goto fail;
+        PyObject *parents = PyDict_GetItemWithError(preds, node); /* preds holds it */
         Py_DECREF(node);
         if (!parents) {
             if (PyErr_Occurred())
