@@ -12,6 +12,8 @@ from numbers import Real
 from . import _C
 from ._ops_index import _broadcast_shape, _int_arg, _tensor_arg
 from .autograd import no_grad
+from .autograd.dispatch import derivative, recorded
+from .autograd.node import Node
 
 __all__ = ["bernoulli"]
 
@@ -68,7 +70,8 @@ def bernoulli(input, p=None, *, generator=None):
     Returns
     -------
     Tensor
-        input's shape, dtype and device; no gradient.
+        input's shape, dtype and device; a zero gradient (it requires grad when input
+        does, as PyTorch's).
 
     Raises
     ------
@@ -89,8 +92,27 @@ def bernoulli(input, p=None, *, generator=None):
     if not x.is_floating_point():
         raise TypeError(f"bernoulli(): expected a floating-point tensor of probabilities, got "
                         f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")
+    return _bernoulli(x, p, generator)
+
+
+@recorded("bernoulli")
+def _bernoulli(x, p, generator):
     probs = _check_probs("bernoulli()", x if p is None else p, x)
     return _draw(tuple(x.shape), probs, x.device, generator).to(x.dtype)
+
+
+@derivative("bernoulli")
+class BernoulliBackward0(Node):
+    """A draw has a zero gradient, as PyTorch's (the result requires grad when the
+    probabilities do)."""
+    zero_derivative = True
+
+    def save(self, out, x, p, generator):
+        self.meta = (tuple(x.shape), x.dtype, x.device)
+        return (x,)
+
+    def backward(self, g):
+        return (_C.zeros(self.meta[0], dtype=self.meta[1], device=self.meta[2]),)
 
 
 def _bernoulli_(self, p=0.5, *, generator=None):

@@ -11,6 +11,7 @@ element moves (on a CUDA device, a counted read of the index's min and max).
 """
 import builtins
 import sys
+import warnings
 
 from . import _C
 from ._ops_index import (_as_tensor, _basic_getitem, _basic_setitem, _broadcast_shape,
@@ -262,11 +263,23 @@ def _select_fast(self, idx):
         return None
 
 
+_TUPLE_MARKERS = (list, tuple, range, slice, type(Ellipsis), type(None), _C.Tensor)
+
+
 def _sequences_as_lists(idx):
     """range and tuple indices (D2L's ``y_hat[range(len(y_hat)), y]``, ``x[(0, 1),]``) as
-    the lists they hold, as PyTorch and NumPy read them."""
+    the lists they hold, as PyTorch and NumPy read them.  A list of fewer than 32 items
+    holding a sequence, slice, Ellipsis, None or Tensor is read as a tuple, as PyTorch
+    2.15 still does (with its deprecation warning): ``x[[[0, 1], [2, 0]]]`` is
+    ``x[[0, 1], [2, 0]]``."""
     if type(idx) is range:
         return list(idx)
+    if type(idx) is list and len(idx) < 32 and any(isinstance(k, _TUPLE_MARKERS) for k in idx):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated "
+                      "(as in PyTorch); use x[tuple(seq)] instead of x[seq]. PyTorch will "
+                      "read it as a tensor index, x[tensor(seq)], in a later version.",
+                      UserWarning, stacklevel=3)
+        idx = tuple(idx)
     if type(idx) is tuple:
         for k in idx:
             if type(k) is range or type(k) is tuple:

@@ -316,12 +316,14 @@ def test_half_dtypes(device, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["int64", "int32"])
-@pytest.mark.parametrize("thr,value", [(1, 0), (1.5, 7.9), (-2.5, -7.9), (2, -3)])
+@pytest.mark.parametrize("thr,value", [(1, 0), (1.5, 7.9), (-2.5, -7.9), (2, -3), (-1.5, 9),
+                                       (2.7, 9)])
 def test_threshold_takes_integers_as_torch(device, dtype, thr, value):
+    """The threshold is truncated toward zero too (-1.5 -> -1: -1 is replaced)."""
     torch = torch_or_skip()
-    a = np.array([-3, 0, 1, 2, 5], dtype=dtype)
+    a = np.array([-3, -2, -1, 0, 1, 2, 5], dtype=dtype)
     ref = torch.nn.functional.threshold(torch.tensor(a), thr, value)
-    want = np.where(a > thr, a, np.trunc(value)).astype(dtype)
+    want = np.where(a > np.trunc(thr), a, np.trunc(value)).astype(dtype)
     np.testing.assert_array_equal(ref.numpy(), want)
     got = F.threshold(pdt.tensor(a, device=device), thr, value)
     assert got.dtype == getattr(pdt, dtype)
@@ -336,3 +338,5 @@ def test_threshold_refuses_bool_and_huge_integer_values(device):
         F.threshold(pdt.tensor([True, False], device=device), 0, 0)
     with pytest.raises(RuntimeError, match=r"value inf cannot be converted to .*int64"):
         F.threshold(pdt.tensor([1, 2], device=device), 0, float("inf"))
+    with pytest.raises(RuntimeError, match=r"threshold 1e\+30 cannot be converted"):
+        F.threshold(pdt.tensor([1, 2], device=device), 1e30, 0)

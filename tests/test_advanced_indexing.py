@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import DEVICES, raises_index_error
+from conftest import DEVICES, raises_index_error, torch_or_skip
 
 
 def host(t):
@@ -292,3 +292,25 @@ def test_out_of_range_indices_are_named_alike_for_every_index_length(dev, n):
                 x.index_select(0, v)
     ok = pdt.tensor(np.full(n, -5 if n < 10 else 4, np.int64), device=dev)
     assert float(x[ok][:, 0].sum()) == n * (0.0 if n < 10 else 8.0)
+
+
+@pytest.mark.filterwarnings("ignore:Using a non-tuple sequence")
+def test_nested_list_key_is_read_as_a_tuple_as_torch(device):
+    """A list holding sequences (or slices, None, Ellipsis, tensors) is read as a tuple,
+    as PyTorch 2.15 still does (NumPy >= 1.23 reads it as one array): get and set."""
+    torch = torch_or_skip()
+    keys = [lambda L: [[0, 1], [2, 0]], lambda L: [[0, 1]], lambda L: [0, slice(None)],
+            lambda L: [None, 0], lambda L: [1, Ellipsis],
+            lambda L: [L.tensor([0, 1]), L.tensor([2, 0])]]
+    for key in keys:
+        a = np.arange(12.0).reshape(3, 4)
+        t, x = torch.tensor(a), pdt.tensor(a, device=device)
+        kt, kx = key(torch), key(pdt)
+        if isinstance(kx[0], pdt.Tensor):
+            kx = [k.to(device) for k in kx]
+        np.testing.assert_array_equal(x[kx].cpu().numpy(), t[kt].numpy())
+        t[kt], x[kx] = -1.0, -1.0
+        np.testing.assert_array_equal(x.cpu().numpy(), t.numpy())
+    with pytest.warns(UserWarning, match="non-tuple sequence"):
+        pdt.arange(12.0, device=device).reshape(3, 4)[[[0, 1], [2, 0]]]
+    assert pdt.arange(12.0, device=device).reshape(3, 4)[[0, 1]].shape == (2, 4)

@@ -149,3 +149,28 @@ def test_bad_arguments_raise():
     with pytest.raises(TypeError, match="edge"):
         pdt._C._engine_run([(("no", "edge", "here"), None, False)], {}, 0, False, True, False,
                            autograd.node.AccumulateGrad, "freed")
+
+
+@pytest.mark.parametrize("use_c", [True, False])
+def test_inputs_run_only_the_nodes_above_them_as_torch(device, use_c, monkeypatch):
+    """With inputs (backward(inputs=...), autograd.grad), a node from which no input is
+    reachable is not run: its hooks do not fire and it keeps its saved tensors, so a
+    later backward through it works, as in PyTorch."""
+    torch = __import__("conftest").torch_or_skip()
+    monkeypatch.setattr(engine, "USE_C", use_c)
+    got = {}
+    for lib, dev in ((torch, "cpu"), (pdt, device)):
+        calls = []
+        x = lib.tensor([1.0, 2.0], device=dev, requires_grad=True)
+        w = lib.tensor([3.0, 4.0], device=dev, requires_grad=True)
+        h = w * 2
+        h.register_hook(lambda g: calls.append(1))
+        (x * h).sum().backward(inputs=[x])
+        a = lib.tensor([1.0, 2.0, 3.0], device=dev, requires_grad=True)
+        y = a.exp()
+        (gy,) = lib.autograd.grad((y * 3).sum(), y)
+        y.sum().backward()  # exp's saved result is still there
+        got[lib.__name__] = (x.grad.tolist(), w.grad, len(calls), gy.tolist(),
+                             a.grad.tolist())
+    assert got["pydevtensor"] == got["torch"]
+    assert got["torch"][2] == 0 and got["torch"][1] is None

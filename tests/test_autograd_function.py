@@ -486,3 +486,57 @@ def test_module_full_backward_hook_against_torch(device):
     assert_close(seen[0][1][0], tseen[0][1][0].numpy(), "float64")
     assert_close(seen[0][2][0], tseen[0][2][0].numpy(), "float64")
     assert tseen[1][1] == [None]
+
+
+def test_full_backward_hook_grad_input_per_tensor_argument_as_torch(device):
+    """grad_input has one entry per positional tensor argument (zeros for one that does
+    not require grad), grad_output None for an unused output, as PyTorch's."""
+    torch = torch_or_skip()
+
+    def run(lib, dev):
+        class M(lib.nn.Module):
+            def forward(self, a, b, k=2.0):
+                return a * b * k, a.sum()
+
+        m, rec = M(), []
+        m.register_full_backward_hook(lambda mod, gi, go: rec.append((gi, go)))
+        a = lib.tensor([1.0, 2.0], device=dev, requires_grad=True)
+        b = lib.tensor([3.0, 4.0], device=dev)
+        m(a, b)[0].sum().backward()
+        (gi, go), = rec
+        return ([None if g is None else g.tolist() for g in gi],
+                [None if g is None else g.tolist() for g in go])
+
+    assert run(pdt, device) == run(torch, "cpu") == ([[6.0, 8.0], [0.0, 0.0]],
+                                                      [[1.0, 1.0], None])
+
+
+def test_inplace_on_a_view_output_of_a_function_raises_as_torch(device):
+    """An output that is an input returned as it is, or a view of one, may not be changed
+    in place (it would change the input behind the backward), as in PyTorch; a module
+    that changes its input in place under a full backward hook raises so too."""
+    torch = torch_or_skip()
+    for lib, dev in ((torch, "cpu"), (pdt, device)):
+        for make in (lambda x: x, lambda x: x.view(-1)):
+            class G(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return make(x)
+
+                @staticmethod
+                def backward(ctx, g):
+                    return g
+
+            x = lib.ones(2, 2, device=dev, requires_grad=True)
+            y = G.apply(x)
+            with pytest.raises(RuntimeError, match="Output 0 of G is a view and is being "
+                                                   "modified inplace"):
+                y.mul_(2)
+            with pytest.raises(RuntimeError, match="Output 0 of G is a view"):
+                y.zero_()
+            assert x.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+        m = lib.nn.ReLU(inplace=True)
+        m.register_full_backward_hook(lambda mod, gi, go: None)
+        a = lib.tensor([1.0, -2.0], device=dev, requires_grad=True)
+        with pytest.raises(RuntimeError, match="Output 0 of BackwardHookFunction is a view"):
+            m(a * 1)

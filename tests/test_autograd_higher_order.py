@@ -233,3 +233,70 @@ def test_a_backward_that_is_not_recorded_raises_under_create_graph(monkeypatch):
     monkeypatch.undo()
     (g,) = autograd.grad((x.exp() ** 2).sum(), x, create_graph=True)
     assert_close(autograd.grad(g.sum(), x)[0], 4 * np.exp(2 * np.array([0.5, 1.0])), "float64")
+
+
+_STRICT_CASES = {
+    "jacobian-constant": lambda L, F, x: F.jacobian(lambda x: L.ones(2, device=x.device), x,
+                                                    strict=True),
+    "jacobian-unused": lambda L, F, x: F.jacobian(lambda x, y: x * 2, (x, x), strict=True),
+    "vjp-constant": lambda L, F, x: F.vjp(lambda x: L.ones(2, device=x.device), x,
+                                          L.ones(2, device=x.device), strict=True),
+    "vjp-unused": lambda L, F, x: F.vjp(lambda x, y: x * 2, (x, x),
+                                        L.ones(2, device=x.device), strict=True),
+    "jvp-unused": lambda L, F, x: F.jvp(lambda x, y: x * 2, (x, x), (x, x), strict=True),
+    "hessian-linear": lambda L, F, x: F.hessian(lambda x: (x * 2).sum(), x, strict=True),
+    "hessian-unused": lambda L, F, x: F.hessian(lambda x, y: (x * x).sum(), (x, x),
+                                                strict=True),
+    "vhp-linear": lambda L, F, x: F.vhp(lambda x: (x * 2).sum(), x, x, strict=True),
+    "hvp-linear": lambda L, F, x: F.hvp(lambda x: (x * 2).sum(), x, x, strict=True),
+    "jacobian-vectorize": lambda L, F, x: F.jacobian(lambda x: x * 2, x, strict=True,
+                                                     vectorize=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_STRICT_CASES))
+def test_functional_strict_raises_as_torch(device, case):
+    """strict=True refuses an output or gradient independent of an input with PyTorch's
+    message; the same calls without the problem give PyTorch's values."""
+    torch = torch_or_skip()
+    f = _STRICT_CASES[case]
+    with pytest.raises(RuntimeError) as want:
+        f(torch, torch.autograd.functional, torch.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError) as got:
+        f(pdt, pdt.autograd.functional, pdt.tensor([1.0, 2.0], device=device))
+    assert str(got.value) == str(want.value)
+
+
+def test_functional_strict_passes_dependent_functions(device):
+    F = pdt.autograd.functional
+    x = pdt.tensor([1.0, 2.0], device=device)
+    assert F.hessian(lambda x: (x * x).sum(), x, strict=True).tolist() == [[2.0, 0.0],
+                                                                          [0.0, 2.0]]
+    assert F.jacobian(lambda x: x * 2, x, strict=True).tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    assert F.jvp(lambda x: x * 2, x, x, strict=True)[1].tolist() == [2.0, 4.0]
+    assert F.vhp(lambda x: (x * x).sum(), x, x, strict=True)[1].tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("op", ["copysign", "remainder", "fmod"])
+def test_second_derivative_through_zero_gradients_as_torch(device, op):
+    """copysign's gradient for its sign argument is zeros, remainder's for the divisor
+    -floor(a / b) (a zero derivative): differentiating their create_graph gradients
+    works and gives PyTorch's values (it raised 'does not support double backward')."""
+    torch = torch_or_skip()
+    x0, y0, v0 = [1.5, -2.0, 0.7], [-1.0, 3.0, 0.4], [0.3, -1.2, 2.0]
+    got = []
+    for lib, dev in ((torch, "cpu"), (pdt, device)):
+        x = lib.tensor(x0, dtype=lib.float64, device=dev, requires_grad=True)
+        y = lib.tensor(y0, dtype=lib.float64, device=dev, requires_grad=True)
+        out = getattr(lib, op)(x, y - 0.5) * x
+        gx, gy = lib.autograd.grad(out.sum(), (x, y), create_graph=True)
+        v = lib.tensor(v0, dtype=lib.float64, device=dev)
+        tot = ((gx * v) ** 2).sum() + ((gy * v) ** 2).sum()
+        hx, hy = lib.autograd.grad(tot, (x, y), allow_unused=True)
+        got.append([None if t is None else np.array(t.detach().tolist())
+                    for t in (gx, gy, hx, hy)])
+    for want, have in zip(*got):
+        if want is None or have is None:  # None and zeros are the same gradient
+            assert not np.any(want if have is None else have)
+        else:
+            np.testing.assert_allclose(have, want, rtol=1e-12, atol=1e-12)

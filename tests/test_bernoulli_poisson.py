@@ -182,3 +182,17 @@ def test_poisson_refuses_integer_rates_and_bad_generators():
         pdt.poisson(pdt.tensor([1, 2]))
     with pytest.raises(TypeError, match=r"generator must be a pydevtensor.Generator"):
         pdt.poisson(pdt.zeros(2), generator=3)
+
+
+def test_bernoulli_of_probabilities_requiring_grad_has_a_zero_gradient(device):
+    """As PyTorch's: the draw requires grad when the probabilities do, and their
+    gradient is zeros (it did not require grad)."""
+    torch = torch_or_skip()
+    for lib, dev in ((torch, "cpu"), (pdt, device)):
+        p = lib.tensor([0.3, 0.7, 1.0], device=dev, requires_grad=True)
+        assert lib.bernoulli(p, 0.5).requires_grad  # (PyTorch has no backward for it)
+        for r in (lib.bernoulli(p), p.bernoulli()):
+            assert r.requires_grad and r.grad_fn is not None
+            r.sum().backward()
+        assert p.grad.tolist() == [0.0, 0.0, 0.0]
+        assert not lib.bernoulli(p.detach()).requires_grad

@@ -235,3 +235,21 @@ def test_validation():
         D.Normal(0.0, -1.0)
     finally:
         D.Distribution.set_default_validate_args(True)
+
+
+@pytest.mark.parametrize("family,p,q", [
+    ("Bernoulli", ([0.0, 0.3, 1.0, 0.5, 0.2],), ([0.5, 0.6, 0.2, 0.0, 1.0],)),
+    ("Poisson", ([0.5, 2.0, 3.0],), ([1.0, 2.0, 0.5],)),
+    ("Exponential", ([0.5, 2.0],), ([1.0, 3.0],)),
+    ("Uniform", ([0.0, 0.5, -1.0], [1.0, 1.0, 2.0]), ([-1.0, 0.0, 0.0], [2.0, 0.8, 3.0])),
+])
+def test_kl_divergence_of_more_families_against_torch(device, family, p, q):
+    """Bernoulli, Poisson, Exponential and Uniform pairs, inf where q misses p's
+    support, as PyTorch's."""
+    torch = torch_or_skip()
+    got = D.kl_divergence(getattr(D, family)(*(_t(a, device) for a in p)),
+                          getattr(D, family)(*(_t(a, device) for a in q)))
+    T = torch.distributions
+    tt = lambda x: torch.tensor(x, dtype=torch.float64)  # noqa: E731
+    ref = T.kl_divergence(getattr(T, family)(*map(tt, p)), getattr(T, family)(*map(tt, q)))
+    np.testing.assert_allclose(_np(got), ref.numpy(), rtol=1e-12, atol=1e-15)

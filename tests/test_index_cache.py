@@ -21,7 +21,8 @@ def _vector(n, device="cpu"):
     return pdt.zeros(n, dtype=pdt.int64, device=device)  # 8 * n bytes
 
 
-def test_kept_per_device_and_built_once(device):
+def test_kept_per_device_and_built_once(device, monkeypatch):
+    monkeypatch.setattr(cache, "ENTRY_MIN", 1)  # the tensors' own bytes
     built = []
 
     def build():
@@ -38,6 +39,7 @@ def test_kept_per_device_and_built_once(device):
 
 def test_least_recently_used_goes_first_within_the_byte_budget(monkeypatch):
     monkeypatch.setattr(cache, "BUDGET", 100)
+    monkeypatch.setattr(cache, "ENTRY_MIN", 1)
     a = cache.get("a", "cpu", lambda: _vector(5))  # 40 bytes
     cache.get("b", "cpu", lambda: _vector(5))
     assert cache.get("a", "cpu", lambda: None) is a  # a is now the most recent
@@ -51,6 +53,21 @@ def test_least_recently_used_goes_first_within_the_byte_budget(monkeypatch):
     assert big.numel() == 20 and cache.stats("cpu") == (2, 80)
     cache.get("pair", "cpu", lambda: (_vector(2), _vector(3)))  # tuples count all
     assert cache.stats("cpu")[1] <= 100
+
+
+def test_entries_without_tensors_are_bounded_too(device, monkeypatch):
+    """A value with no tensor (interpolate's ('identity',) and ('repeat', r) taps)
+    counts ENTRY_MIN bytes, so the number of entries stays bounded (it grew without
+    bound at 0 bytes each)."""
+    monkeypatch.setattr(cache, "BUDGET", 64 * cache.ENTRY_MIN)
+    for r in range(1, 500):
+        assert cache.get(("repeat", r), device, lambda: ("repeat", r)) == ("repeat", r)
+    entries, held = cache.stats(device)
+    assert entries == 64 and held == 64 * cache.ENTRY_MIN
+    assert cache.get(("repeat", 499), device, lambda: None) == ("repeat", 499)  # the newest
+    for s in range(1, 200):  # interpolate by whole factors: identity / repeat taps
+        F.interpolate(pdt.ones(1, 1, s, device=device), scale_factor=2, mode="nearest")
+    assert cache.stats(device)[0] <= 64
 
 
 def test_many_shapes_stay_within_the_budget(monkeypatch):

@@ -36,14 +36,19 @@ def _cases(torch):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_nan_and_inf_gradients_are_cut_off_as_torch(device, dtype):
     torch = torch_or_skip()
-    x0, g0 = X.astype(dtype), G.astype(dtype)
-    for name, ours, theirs in _cases(torch):
+    for name, got, want in _grads(_cases(torch), X.astype(dtype), G.astype(dtype), device):
+        assert np.array_equal(got, want, equal_nan=True), (name, got, want)
+
+
+def _grads(cases, x0, g0, device):
+    """(name, our input gradient, torch's) for each case, x0 the input, g0 the gradient."""
+    torch = torch_or_skip()
+    for name, ours, theirs in cases:
         x = pdt.tensor(x0, device=device, requires_grad=True)
         t = torch.tensor(x0, requires_grad=True)
         ours(x).backward(pdt.tensor(g0, device=device))
         theirs(t).backward(torch.tensor(g0))
-        got, want = x.grad.cpu().numpy(), t.grad.numpy()
-        assert np.array_equal(got, want, equal_nan=True), (name, got, want)
+        yield name, x.grad.cpu().numpy(), t.grad.numpy()
 
 
 def test_cut_off_gradient_is_zero_without_torch(device):
@@ -69,3 +74,47 @@ def test_tensor_bounds_select_too(device):
     for ours, theirs in ((x, t), (a, ta), (b, tb)):
         assert np.array_equal(ours.grad.cpu().numpy(), theirs.grad.numpy(), equal_nan=True)
 
+
+
+XS = np.array([np.nan, -np.inf, -4.0, -3.0, -1.0, 0.0, 1.0, 3.0, 6.0, 7.0, np.inf],
+              dtype=np.float32)
+
+
+def _more_cases(torch):
+    tf = torch.nn.functional
+    return _cases(torch) + [
+        ("hardswish", F.hardswish, tf.hardswish),
+        ("hardswish(inplace)", lambda x: F.hardswish(x * 1.0, inplace=True),
+         lambda t: tf.hardswish(t * 1.0, inplace=True)),
+        ("hardtanh(inplace)", lambda x: F.hardtanh(x * 1.0, inplace=True),
+         lambda t: tf.hardtanh(t * 1.0, inplace=True)),
+    ]
+
+
+@pytest.mark.parametrize("gval", [1.0, np.nan, np.inf, -np.inf])
+def test_nan_and_inf_inputs_as_torch(device, gval):
+    """A NaN input passes the gradient through (threshold_backward's ``y <= t`` is False
+    for it), infinite inputs give 0 or g, and a NaN/inf gradient is cut off exactly."""
+    torch = torch_or_skip()
+    g0 = np.full(XS.shape, gval, dtype=np.float32)
+    for name, got, want in _grads(_more_cases(torch), XS, g0, device):
+        assert np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True), (name, got, want)
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("gval", [1.0, np.nan, np.inf])
+def test_maximum_minimum_select_as_torch(device, op, gval):
+    """maximum/minimum give the gradient by select: 0 (not NaN) to the input not chosen
+    under a NaN/inf gradient, half on a tie, g to both for a NaN input."""
+    torch = torch_or_skip()
+    b0 = np.array([0.0, 0.0, 1.0, np.nan], dtype=np.float32)
+    a0 = np.array([np.nan, -np.inf, 1.0, 2.0], dtype=np.float32)
+    a0, b0 = np.repeat(a0, 4), np.tile(b0, 4)
+    g0 = np.full(a0.shape, gval, dtype=np.float32)
+    a = pdt.tensor(a0, device=device, requires_grad=True)
+    b = pdt.tensor(b0, device=device, requires_grad=True)
+    ta, tb = torch.tensor(a0, requires_grad=True), torch.tensor(b0, requires_grad=True)
+    getattr(pdt, op)(a, b).backward(pdt.tensor(g0, device=device))
+    getattr(torch, op)(ta, tb).backward(torch.tensor(g0))
+    for got, want in ((a.grad, ta.grad), (b.grad, tb.grad)):
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())

@@ -185,9 +185,38 @@ done:
     return rc;
 }
 
+/* stack.pop(): a new reference, NULL on an error (stack not empty). */
+static PyObject *pop_last(PyObject *stack)
+{
+    Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+    PyObject *item = Py_NewRef(PyList_GET_ITEM(stack, last));
+    if (PyList_SetSlice(stack, last, last + 1, NULL) < 0) {
+        Py_DECREF(item);
+        return NULL;
+    }
+    return item;
+}
+
+/* preds[nxt].append(node) (preds NULL: nothing to do). */
+static int add_pred(PyObject *preds, PyObject *nxt, PyObject *node)
+{
+    if (!preds)
+        return 0;
+    PyObject *list = PyDict_GetItemWithError(preds, nxt);
+    if (!list) {
+        if (PyErr_Occurred() || !(list = PyList_New(0)))
+            return -1;
+        int bad = PyDict_SetItem(preds, nxt, list) < 0;
+        Py_DECREF(list); /* the dict holds it */
+        if (bad)
+            return -1;
+    }
+    return PyList_Append(list, node);
+}
+
 /* Counts the edges into each node reachable from the roots' nodes (engine.py's
- * `deps`, in the same insertion order). */
-static int count_deps(PyObject *roots, PyObject *deps)
+ * `deps`, in the same insertion order); with preds, also each node's parents. */
+static int count_deps(PyObject *roots, PyObject *deps, PyObject *preds)
 {
     PyObject *stack = PyList_New(0);
     if (!stack)
@@ -203,14 +232,14 @@ static int count_deps(PyObject *roots, PyObject *deps)
             goto fail;
     }
     while (PyList_GET_SIZE(stack)) {
-        Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
-        PyObject *node = Py_NewRef(PyList_GET_ITEM(stack, last));
-        PyObject *nexts = PyList_SetSlice(stack, last, last + 1, NULL) < 0
-                              ? NULL
-                              : PyObject_GetAttr(node, s_next);
-        Py_DECREF(node);
-        if (!nexts)
+        PyObject *node = pop_last(stack);
+        if (!node)
             goto fail;
+        PyObject *nexts = PyObject_GetAttr(node, s_next);
+        if (!nexts) {
+            Py_DECREF(node);
+            goto fail;
+        }
         int bad = !PyTuple_Check(nexts);
         for (Py_ssize_t k = 0; !bad && k < PyTuple_GET_SIZE(nexts); k++) {
             PyObject *e = PyTuple_GET_ITEM(nexts, k), *nxt;
@@ -218,11 +247,13 @@ static int count_deps(PyObject *roots, PyObject *deps)
             if (e == Py_None)
                 continue;
             int has = edge_parts(e, &nxt, &nr) < 0 ? -1 : PyDict_Contains(deps, nxt);
-            bad = has < 0 || deps_add(deps, nxt, 1) < 0 || (!has && PyList_Append(stack, nxt) < 0);
+            bad = has < 0 || deps_add(deps, nxt, 1) < 0 ||
+                  (!has && PyList_Append(stack, nxt) < 0) || add_pred(preds, nxt, node) < 0;
         }
         if (bad && !PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "autograd engine: next_functions must be a tuple");
         Py_DECREF(nexts);
+        Py_DECREF(node);
         if (bad)
             goto fail;
     }
@@ -231,6 +262,45 @@ static int count_deps(PyObject *roots, PyObject *deps)
 fail:
     Py_DECREF(stack);
     return -1;
+}
+
+/* The nodes from which a captured node is reachable by one edge or more (PyTorch
+ * runs only those when inputs are given: hooks elsewhere do not fire and saved
+ * tensors elsewhere are kept): a walk up preds from the captured nodes. */
+static PyObject *above_captures(PyObject *captures, PyObject *preds)
+{
+    PyObject *above = PySet_New(NULL), *stack = PyList_New(0);
+    if (!above || !stack)
+        goto fail;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(captures, &pos, &key, &value))
+        if (PyList_Append(stack, key) < 0)
+            goto fail;
+    while (PyList_GET_SIZE(stack)) {
+        PyObject *node = pop_last(stack);
+        if (!node)
+            goto fail;
+        PyObject *parents = PyDict_GetItemWithError(preds, node); /* preds holds it */
+        Py_DECREF(node);
+        if (!parents) {
+            if (PyErr_Occurred())
+                goto fail;
+            continue;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(parents); i++) {
+            PyObject *p = PyList_GET_ITEM(parents, i);
+            int has = PySet_Contains(above, p);
+            if (has < 0 || (!has && (PySet_Add(above, p) < 0 || PyList_Append(stack, p) < 0)))
+                goto fail;
+        }
+    }
+    Py_DECREF(stack);
+    return above;
+fail:
+    Py_XDECREF(above);
+    Py_XDECREF(stack);
+    return NULL;
 }
 
 /* results[k] = grads[nr] for each (nr, k) that captures holds for node. */
@@ -278,13 +348,15 @@ static PyObject *f_engine_run(PyObject *module, PyObject *const *args, Py_ssize_
     if (nres < 0 || retain < 0 || accumulate < 0 || only_captured < 0 || intern_names() < 0)
         return PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "_engine_run"), NULL);
     PyObject *deps = PyDict_New(), *buffers = PyDict_New(), *shared = PySet_New(NULL);
-    PyObject *results = PyList_New(nres), *ready = PyList_New(0);
-    if (!deps || !buffers || !shared || !results || !ready)
+    PyObject *results = PyList_New(nres), *ready = PyList_New(0), *above = NULL;
+    PyObject *preds = only_captured ? PyDict_New() : NULL;
+    if (!deps || !buffers || !shared || !results || !ready || (only_captured && !preds))
         goto fail;
     for (Py_ssize_t k = 0; k < nres; k++)
         PyList_SET_ITEM(results, k, Py_NewRef(Py_None));
-    if (count_deps(roots, deps) < 0)
+    if (count_deps(roots, deps, preds) < 0 || (preds && !(above = above_captures(captures, preds))))
         goto fail;
+    Py_CLEAR(preds);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(roots); i++) {
         PyObject *root = PyList_GET_ITEM(roots, i), *node;
         Py_ssize_t nr;
@@ -330,7 +402,12 @@ static PyObject *f_engine_run(PyObject *module, PyObject *const *args, Py_ssize_
                      accumulate && wanted)
                 rc = run_leaf(node, grads, shared);
         } else if (rc == 0) {
-            rc = run_node(node, grads, retain, freed_msg, deps, buffers, ready);
+            /* with inputs, a node above none of them is not run (nor released) */
+            int run = above ? PySet_Contains(above, node) : 1;
+            if (run < 0)
+                rc = -1;
+            else
+                rc = run_node(node, run ? grads : NULL, retain, freed_msg, deps, buffers, ready);
         }
         Py_DECREF(node);
         Py_XDECREF(grads);
@@ -341,8 +418,11 @@ static PyObject *f_engine_run(PyObject *module, PyObject *const *args, Py_ssize_
     Py_DECREF(buffers);
     Py_DECREF(shared);
     Py_DECREF(ready);
+    Py_XDECREF(above);
     return results;
 fail:
+    Py_XDECREF(preds);
+    Py_XDECREF(above);
     Py_XDECREF(deps);
     Py_XDECREF(buffers);
     Py_XDECREF(shared);

@@ -72,6 +72,16 @@ def select(mask, g):
     return out
 
 
+def zero_where(mask, g):
+    """g with 0 where mask, as PyTorch's threshold_backward ``where(y <= t, 0, g)``: a NaN
+    input (mask False) passes g through, and a NaN or inf g gives 0 where mask is True."""
+    out = _C._where_fast(mask, 0.0, g, True)
+    if out is None:  # outside the C fast path's cases: the general masked_fill
+        from .._ops_index import masked_fill  # imported late: _ops_index imports the recorder
+        out = masked_fill(g, mask, 0.0)
+    return out
+
+
 def weighted(g, w):
     """g * w, 0 where w is 0 (a NaN or inf g too): clamp's gradients with tensor bounds,
     selected as PyTorch's (where(mask, g, 0)) where a weight is 0."""
@@ -154,7 +164,7 @@ class RemainderBackward0(MulBackward0):
     """remainder(a, b) = a - q b with q = floor(a / b): 1 for a, -q for b."""
     @staticmethod
     def _quotient(a, b):
-        return _C.floor_divide(a, b)
+        return _C.div(a, b, rounding_mode="floor")  # recorded: its derivative is zero
 
     def backward(self, g):
         a, b = self._values()
@@ -176,7 +186,9 @@ class FmodBackward0(RemainderBackward0):
 @derivative("copysign")
 class CopysignBackward0(MulBackward0):
     """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, as PyTorch's),
-    zeros for b."""
+    zeros for b (unrecorded, as PyTorch's: nothing to differentiate through)."""
+    zero_grad_inputs = (1,)
+
     def backward(self, g):
         a, b = self._values()
         ma, mb = self.metas
@@ -236,10 +248,14 @@ class _Extremum(_Binary):
     def backward(self, g):
         a, b = self.saved_tensors
         ma, mb = self.metas
-        win = as_float((a > b) if self.larger else (a < b), g)
-        tie = as_float(a == b, g) * 0.5
-        wa = win + tie
-        return reduce_grad(g * wa, ma), reduce_grad(g * (1.0 - wa), mb)
+        need_a, need_b = self.needs_input_grad
+        # selects, as PyTorch's: g halved on a tie, 0 to the input not chosen (a NaN
+        # g gives 0 there; a NaN input gives g to both)
+        from .._ops_index import where  # imported late: _ops_index imports the recorder
+        gt = where(a == b, g * 0.5, g)
+        lose_a, lose_b = (a < b, a > b) if self.larger else (a > b, a < b)
+        return (reduce_grad(zero_where(lose_a, gt), ma) if need_a else None,
+                reduce_grad(zero_where(lose_b, gt), mb) if need_b else None)
 
 
 @derivative("maximum")
@@ -285,8 +301,9 @@ _unary("sin", "SinBackward0", "input", lambda g, x: g * x.cos())
 _unary("cos", "CosBackward0", "input", lambda g, x: -g * x.sin())
 _unary("tanh", "TanhBackward0", "result", lambda g, y: g * (1.0 - y * y))
 _unary("sigmoid", "SigmoidBackward0", "result", lambda g, y: g * y * (1.0 - y))
-# a select, not g * (y > 0): an inf or NaN g gives 0 where y <= 0, as PyTorch's
-_unary("relu", "ReluBackward0", "result", lambda g, y: select(y > 0, g))
+# PyTorch's threshold_backward: 0 where y <= 0 (an inf or NaN g too), g elsewhere (a
+# NaN input too)
+_unary("relu", "ReluBackward0", "result", lambda g, y: zero_where(y <= 0, g))
 _unary("log1p", "Log1PBackward0", "input", lambda g, x: g / (x + 1.0))
 _unary("expm1", "Expm1Backward0", "result", lambda g, y: g * (y + 1.0))
 # d erf(x) / dx = 2 / sqrt(pi) exp(-x^2), and erfc's its negative

@@ -178,6 +178,11 @@ def _check_in_place(x):
     if x.requires_grad and x.is_leaf:
         raise RuntimeError(LEAF_MSG)
     fn = x.grad_fn
+    if fn is not None and "_view_outputs" in fn.__dict__:
+        from .function import view_output_error  # late: function imports this module
+        err = view_output_error(fn, x.output_nr)
+        if err is not None:
+            raise err
     if fn is not None and fn.is_view:
         node, reshapes = _walk_views(x)
         if node is not None and node.next_functions == () and node.name() == "AccumulateGrad":
@@ -305,6 +310,9 @@ class CopyBackwards(_Overwritten):
 
 
 def _overwrite(cls, x, src, do):
+    fn = x.grad_fn
+    if fn is not None and "_view_outputs" in fn.__dict__:
+        _check_in_place(x)
     prev_edge = edge_of(x)
     run_no_grad(do)
     src_edge = edge_of(src) if src is not None else None

@@ -111,6 +111,7 @@ def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where, create_
 def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captured):
     # dependencies: how many edges lead into each reachable node
     deps = {}
+    preds = {} if only_captured else None  # node -> the nodes with an edge into it
     stack = []
     for e, _, _ in roots:
         if e[0] not in deps:
@@ -122,11 +123,16 @@ def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captur
             if e is None:
                 continue
             nxt = e[0]
+            if preds is not None:
+                preds.setdefault(nxt, []).append(node)
             if nxt in deps:
                 deps[nxt] += 1
             else:
                 deps[nxt] = 1
                 stack.append(nxt)
+    # with inputs, only the nodes above one of them run (PyTorch's: hooks elsewhere do
+    # not fire, saved tensors elsewhere are kept)
+    above = None if preds is None else _above(captures, preds)
     buffers = {}
     shared = set()  # ids of gradient objects a leaf may not adopt
     for e, g, user in roots:
@@ -151,6 +157,8 @@ def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captur
                 node.accumulate(g, fresh)
             continue
         nexts = node.next_functions
+        if above is not None and node not in above:
+            grads = None
         if grads is None or grads.count(None) == len(grads):
             in_grads = (None,) * len(nexts)
         else:
@@ -175,3 +183,15 @@ def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captur
             if deps[nxt] == 0:
                 ready.append(nxt)
     return results
+
+
+def _above(captures, preds):
+    """The nodes from which a node of captures is reachable by one edge or more."""
+    above = set()
+    stack = list(captures)
+    while stack:
+        for p in preds.get(stack.pop(), ()):
+            if p not in above:
+                above.add(p)
+                stack.append(p)
+    return above

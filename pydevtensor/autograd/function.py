@@ -527,6 +527,7 @@ def _record(ctx, args, out):
     ctx._output_metas = tuple(_meta(o) for o in outs)
     ctx.num_outputs = len(outs)
     marked = []
+    views = []  # Note [views made by a Function]
     for nr, o in enumerate(outs):
         if not isinstance(o, _C.Tensor):
             marked.append(o)
@@ -537,6 +538,9 @@ def _record(ctx, args, out):
                                    "in-place operation.")
         elif id(o) in inputs:
             o = o.detach()  # an input returned as it is: an alias that takes the node
+            views.append(nr)
+        elif _overlaps_any(o, args):
+            views.append(nr)
         if id(o) in non_diff or not o.is_floating_point():
             if o.requires_grad and id(o) not in dirty:
                 o = o.detach()
@@ -558,8 +562,50 @@ def _record(ctx, args, out):
     ctx._saved = tuple(saved)
     ctx._versions = tuple(t._version for t in saved if t is not None)
     ctx._output_slots = tuple(slots)
+    ctx._view_outputs = frozenset(views)
     ctx._to_save = ctx._dirty = ctx._non_differentiable = ()
     return marked[0] if single else tuple(marked)
+
+
+# Note [views made by a Function]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# An output that is an input returned as it is, or a view of one (memory shared), and
+# not marked dirty: changing it in place would change the input behind the Function's
+# backward, so that is refused, as PyTorch does (dispatch._check_in_place).
+
+def _extent(t):
+    """The byte range [start, end) that t's elements span."""
+    start = t.data_ptr()
+    span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()))
+    return start, start + span * t.element_size()
+
+
+def _overlaps_any(o, args):
+    if o.numel() == 0:
+        return False
+    lo, hi = _extent(o)
+    for a in args:
+        if isinstance(a, _C.Tensor) and a.numel() and a.device == o.device:
+            alo, ahi = _extent(a)
+            if lo < ahi and alo < hi:
+                return True
+    return False
+
+
+def view_output_error(fn, nr):
+    """The error for an in-place change of output nr of Function node fn when it is a
+    view (Note [views made by a Function]), or None."""
+    if nr not in getattr(fn, "_view_outputs", ()):
+        return None
+    cls = fn._forward_cls
+    name = fn.name() if cls is None else getattr(cls, "_view_name", cls.__name__)
+    return RuntimeError(
+        f"Output {nr} of {name} is a view and is being modified inplace. This view was "
+        "created inside a custom Function (or because an input was returned as-is) and the "
+        "autograd logic to handle view+inplace would override the custom backward "
+        "associated with the custom Function, leading to incorrect gradients. This "
+        "behavior is forbidden. You can fix this by cloning the output of the custom "
+        "Function.")
 
 
 def once_differentiable(fn):

@@ -56,6 +56,35 @@ def _vectors(v, like, none_msg, count_msg):
     return vs
 
 
+def _strict_outputs(outs, strict):
+    """strict=True: every output must depend on the inputs (PyTorch's message)."""
+    for i, o in enumerate(outs if strict else ()):
+        if not o.requires_grad:
+            raise RuntimeError(f"Output {i} of the user-provided function does not require "
+                               "gradients. The outputs must be computed in a differentiable "
+                               "manner from the input when running in strict mode.")
+
+
+def _strict_grads(grads, strict):
+    """strict=True: no gradient may be missing (an input the outputs do not use)."""
+    for i, g in enumerate(grads if strict else ()):
+        if g is None:
+            raise RuntimeError(f"The output of the user-provided function is independent of "
+                               f"input {i}. This is not allowed in strict mode.")
+
+
+def _strict_jacobian(jac, strict):
+    """strict=True (hessian, vhp, hvp): the gradient must depend on the inputs."""
+    for i, g in enumerate(jac if strict else ()):
+        if g is None or not g.requires_grad:
+            raise RuntimeError(
+                "While computing the hessian, found that the jacobian of the user-provided "
+                f"function with respect to input {i} is independent of the input. This is not "
+                "allowed in strict mode. You should ensure that your function is twice "
+                "differentiable and that the jacobian depends on the inputs (this would be "
+                "violated by a linear function for example).")
+
+
 def _grad_along(gs, wrt, vs, create_graph):
     """The gradient of sum <gs[k], vs[k]> (the gs made with create_graph) with respect
     to wrt, zeros where it does not depend on one, as a tuple."""
@@ -79,7 +108,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     create_graph : bool, optional
         Record the result's computation (for a further derivative).
     strict : bool, optional
-        Accepted for PyTorch's signature; outputs independent of an input give zeros.
+        True: an output or gradient independent of an input raises a RuntimeError
+        (False, the default: it gives zeros).
 
     Returns
     -------
@@ -102,9 +132,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         xs, single_in = _prepare(inputs, create_graph)
         out = func(*xs)
         outs, single_out = _tuple(out, "outputs of the user-provided function")
+        _strict_outputs(outs, strict)
         vs = _vectors(v, outs, "the output of the user-provided function",
                       lambda n: f"the function has {n} outputs")
-        grads = _fill(_grad(outs, xs, vs, create_graph), xs, create_graph)
+        grads = _grad(outs, xs, vs, create_graph)
+        _strict_grads(grads, strict)
+        grads = _fill(grads, xs, create_graph)
     outs = tuple(o if create_graph else o.detach() for o in outs)
     return (outs[0] if single_out else outs), (grads[0] if single_in else grads)
 
@@ -123,7 +156,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     create_graph : bool, optional
         Record the result's computation.
     strict : bool, optional
-        Accepted for PyTorch's signature.
+        True: an output or gradient independent of an input raises a RuntimeError.
 
     Returns
     -------
@@ -147,8 +180,11 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                       lambda n: f"there are {n} inputs")
         out = func(*xs)
         outs, single_out = _tuple(out, "outputs of the user-provided function")
+        _strict_outputs(outs, strict)
         dummies = tuple(_C.zeros_like(o).requires_grad_(True) for o in outs)
-        res = _grad_along(_grad(outs, xs, dummies, True), dummies, vs, create_graph)
+        back = _grad(outs, xs, dummies, True)
+        _strict_grads(back, strict)
+        res = _grad_along(back, dummies, vs, create_graph)
     outs = tuple(o if create_graph else o.detach() for o in outs)
     return (outs[0] if single_out else outs), (res[0] if single_out else res)
 
@@ -165,7 +201,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     inputs : Tensor or tuple of Tensor
     create_graph : bool, optional
         Record the computation (for a further derivative).
-    strict, vectorize : bool, optional
+    strict : bool, optional
+        True: an output independent of an input raises a RuntimeError (not together
+        with vectorize, as PyTorch).
+    vectorize : bool, optional
         Accepted for PyTorch's signature (rows are computed one by one).
     strategy : str, optional
         "reverse-mode" (the only one).
@@ -189,10 +228,15 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     if strategy != "reverse-mode":
         raise NotImplementedError(f"jacobian(): strategy={strategy!r} is not supported by "
                                   "pydevtensor (only 'reverse-mode')")
+    if strict and vectorize:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                           "`vectorized=True` are not supported together. Please either set "
+                           "`strict=False` or `vectorize=False`.")
     with enable_grad():
         xs, single_in = _prepare(inputs, create_graph)
         out = func(*xs)
         outs, single_out = _tuple(out, "outputs of the user-provided function")
+        _strict_outputs(outs, strict)
         from .._ops_join import stack
         jac = []
         for o in outs:
@@ -201,6 +245,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             for i in range(flat.numel()):
                 gs = _grad((flat[i],), xs, (None,), create_graph) if flat.requires_grad \
                     else (None,) * len(xs)
+                for k, g in enumerate(gs if strict else ()):
+                    if g is None:
+                        raise RuntimeError(f"Output {len(jac)} of the user-provided function "
+                                           f"is independent of input {k}. This is not "
+                                           "allowed in strict mode.")
                 for k, (g, x) in enumerate(zip(_fill(gs, xs, create_graph), xs)):
                     rows[k].append(g)
             jac.append(tuple(
@@ -224,7 +273,10 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         Returns a Tensor with one element.
     inputs : Tensor or tuple of Tensor
     create_graph : bool, optional
-    strict, vectorize : bool, optional
+    strict : bool, optional
+        True: a gradient independent of an input (a linear function) raises a
+        RuntimeError.
+    vectorize : bool, optional
         Accepted for PyTorch's signature.
     outer_jacobian_strategy : str, optional
         "reverse-mode" (the only one).
@@ -252,11 +304,13 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         if not isinstance(out, _C.Tensor) or out.numel() != 1:
             raise RuntimeError("The function given to hessian should return a single Tensor "
                                "with a single element")
+        _strict_outputs((out,), strict)
         gs = _grad((out.reshape(()),), args, (None,), True) if out.requires_grad \
             else (None,) * len(args)
+        _strict_jacobian(gs, strict)
         return tuple(_C.zeros_like(a) if g is None else g for g, a in zip(gs, args))
 
-    res = jacobian(gradient, xs, create_graph=create_graph,
+    res = jacobian(gradient, xs, create_graph=create_graph, strict=strict,
                    strategy=outer_jacobian_strategy)
     return res[0][0] if single_in else res
 
@@ -295,9 +349,12 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         if not isinstance(out, _C.Tensor) or out.numel() != 1:
             raise RuntimeError("The function given to vhp/hvp should return a single Tensor "
                                "with a single element")
+        _strict_outputs((out,), strict)
         vs = _vectors(v, xs, "the input to the user-provided function",
                       lambda n: f"there are {n} inputs")
-        res = _grad_along(_grad((out,), xs, (None,), True), xs, vs, create_graph)
+        jac = _grad((out,), xs, (None,), True)
+        _strict_jacobian(jac, strict)
+        res = _grad_along(jac, xs, vs, create_graph)
     out = out if create_graph else out.detach()
     return out, (res[0] if single_in else res)
 

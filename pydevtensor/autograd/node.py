@@ -42,11 +42,13 @@ def check_recorded(node, grads):
     """With create_graph=True and an incoming gradient that requires grad: raises
     when the backward gave an input a gradient that does not (its formula called
     something unrecorded, and a second derivative through it would be silently
-    wrong), unless the op is piecewise constant (zero_derivative)."""
+    wrong), unless the op is piecewise constant (zero_derivative) or that input's
+    gradient is always zero (zero_grad_inputs, as copysign's sign argument)."""
     if node.zero_derivative:
         return
     for k, g in enumerate(grads):
-        if g is not None and not g.requires_grad and node.needs_input_grad[k]:
+        if g is not None and not g.requires_grad and node.needs_input_grad[k] and \
+                k not in node.zero_grad_inputs:
             raise RuntimeError(
                 f"{node.name()} does not support double backward: its backward's result "
                 f"for input {k} was not recorded, so a gradient computed with "
@@ -75,6 +77,7 @@ class Node:
     is_view = False  # True for the ops whose output shares its input's storage
     pick = None  # or a function of the op's arguments choosing the Node class
     zero_derivative = False  # True for piecewise constant ops (check_recorded)
+    zero_grad_inputs = ()  # the inputs whose gradient is always zeros (check_recorded)
 
     def name(self):
         """The class's name, as PyTorch's Node.name().

@@ -1,9 +1,14 @@
 """kl_divergence(p, q) and register_kl: PyTorch's ``torch.distributions.kl``, with the
-pairs Normal-Normal and Categorical-Categorical (and whatever is registered)."""
+pairs Normal-Normal, Categorical-Categorical, Bernoulli-Bernoulli, Poisson-Poisson,
+Exponential-Exponential and Uniform-Uniform (and whatever is registered)."""
 import math
 
+from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .exponential import Exponential
 from .normal import Normal
+from .poisson import Poisson
+from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -59,8 +64,8 @@ def _lookup(type_p, type_q):
 
 def kl_divergence(p, q):
     """The Kullback-Leibler divergence KL(p || q) of two distributions, batched, as
-    PyTorch's: registered for Normal-Normal and Categorical-Categorical (and pairs added
-    with ``register_kl``).
+    PyTorch's: registered for Normal, Categorical, Bernoulli, Poisson, Exponential and
+    Uniform pairs of the same family (and pairs added with ``register_kl``).
 
     Parameters
     ----------
@@ -87,8 +92,8 @@ def kl_divergence(p, q):
     if fn is None:
         raise NotImplementedError(f"kl_divergence(): no KL divergence registered for "
                                   f"{type(p).__name__} and {type(q).__name__} (pydevtensor "
-                                  f"has Normal-Normal and Categorical-Categorical; add one "
-                                  f"with register_kl)")
+                                  f"has Normal, Categorical, Bernoulli, Poisson, Exponential "
+                                  f"and Uniform pairs; add one with register_kl)")
     return fn(p, q)
 
 
@@ -105,3 +110,34 @@ def _kl_categorical_categorical(p, q):
     t = t.masked_fill((q.probs == 0).expand_as(t), math.inf)
     t = t.masked_fill((p.probs == 0).expand_as(t), 0.0)
     return t.sum(-1)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p, q):
+    """p log(p / q) + (1 - p) log((1 - p) / (1 - q)): a term is 0 where its weight is 0,
+    and inf where q gives 0 to what p does not."""
+    a, b = p.probs, q.probs
+    t1 = (a * (a.log() - b.log())).masked_fill(b == 0, math.inf).masked_fill(a == 0, 0.0)
+    a1, b1 = 1 - a, 1 - b
+    t2 = (a1 * (a1.log() - b1.log())).masked_fill(b == 1, math.inf).masked_fill(a == 1, 0.0)
+    return t1 + t2
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    """r_p log(r_p / r_q) - (r_p - r_q)."""
+    return p.rate * (p.rate / q.rate).log() - (p.rate - q.rate)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    """r - 1 - log(r) with r = rate_q / rate_p."""
+    r = q.rate / p.rate
+    return r - 1 - r.log()
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p, q):
+    """log(width_q / width_p) when q's interval holds p's, inf otherwise."""
+    out = ((q.high - q.low) / (p.high - p.low)).log()
+    return out.masked_fill((q.low > p.low).logical_or(q.high < p.high), math.inf)

@@ -14,14 +14,24 @@ from ..autograd.function import Function
 
 
 class _State:
-    __slots__ = ("module", "hooks", "grad_output", "n_inputs")
+    __slots__ = ("module", "hooks", "grad_output", "n_inputs", "slots", "metas")
 
-    def __init__(self, module, hooks, n_inputs):
+    def __init__(self, module, hooks, n_inputs, slots=(), metas=()):
         self.module, self.hooks, self.n_inputs = module, hooks, n_inputs
+        # grad_input has one entry per positional tensor argument (PyTorch's: zeros for
+        # those that do not require grad; metas: their shapes, dtypes and devices);
+        # slots[i] is where the i-th input that requires grad sits among them
+        self.slots, self.metas = slots, metas
         self.grad_output = None
 
 
-def _call_hooks(state, grad_input):
+def _call_hooks(state, grads):
+    # no input requires grad: all None (PyTorch's)
+    grad_input = [None if not state.slots else _C.zeros(m[0], dtype=m[1], device=m[2])
+                  for m in state.metas]
+    for slot, g in zip(state.slots, grads):
+        grad_input[slot] = g
+    grad_input = tuple(grad_input)
     for hook in tuple(state.hooks.values()):
         r = hook(state.module, grad_input, state.grad_output)
         if r is not None:
@@ -30,16 +40,18 @@ def _call_hooks(state, grad_input):
                 raise RuntimeError(f"backward hook of {type(state.module).__name__} returned "
                                    f"{len(r)} gradients for {len(grad_input)} inputs")
             grad_input = r
-    return grad_input
+    return tuple(grad_input[slot] for slot in state.slots)
 
 
 class _Identity(Function):
     """The tensors as they are (aliases, marked with the call's node); ctx.state is
     the call's _State."""
+    _view_name = "BackwardHookFunction"  # PyTorch's name, in the in-place error
 
     @staticmethod
     def forward(ctx, state, *tensors):
         ctx.state = state
+        ctx.set_materialize_grads(False)  # an unused output's grad_output is None
         return tensors
 
 
@@ -55,16 +67,19 @@ class BackwardHookOutputs(_Identity):
         state = ctx.state
         state.grad_output = grads
         if state.n_inputs == 0:
-            _call_hooks(state, (None,))
+            _call_hooks(state, ())
         return (None,) + grads
 
 
 def call_with_backward_hooks(module, hooks, args, kwargs):
     """module(*args, **kwargs) with its full backward hooks attached."""
     args = list(args)
-    wanted = [k for k, a in enumerate(args) if isinstance(a, _C.Tensor) and a.requires_grad]
+    tensors = [k for k, a in enumerate(args) if isinstance(a, _C.Tensor)]
+    wanted = [k for k in tensors if args[k].requires_grad]
     recording = _C.is_grad_enabled()
-    state = _State(module, hooks, len(wanted) if recording else 0)
+    state = _State(module, hooks, len(wanted) if recording else 0,
+                   tuple(tensors.index(k) for k in wanted),
+                   tuple((tuple(args[k].shape), args[k].dtype, args[k].device) for k in tensors))
     if wanted and recording:
         aliases = BackwardHookInputs.apply(state, *(args[k] for k in wanted))
         for k, t in zip(wanted, aliases):

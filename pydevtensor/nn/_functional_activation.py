@@ -339,7 +339,17 @@ def _hardtanh(input, min_val, max_val, inplace, name):
                                   f"got a tensor of {input.dtype} on {input.device}")
     if not input.dtype.is_floating_point:  # the integers inside the bounds
         min_val, max_val = math.ceil(min_val), math.floor(max_val)
-    return _result(input, lambda x: x.clamp(min_val, max_val), inplace)
+    return _result(input, lambda x: _clamp_graded(x, min_val, max_val), inplace)
+
+
+def _clamp_graded(x, lo, hi):
+    """x clamped to [lo, hi] with PyTorch's hardtanh gradient: 0 where x <= lo or
+    x >= hi (a NaN or inf gradient too), the gradient elsewhere (a NaN x too: clamp's
+    own gradient gives it 0)."""
+    out = x.clamp(lo, hi)
+    if not (x.requires_grad and _C.is_grad_enabled()):
+        return out
+    return x.where((x > lo).logical_and(x < hi).logical_or(x != x), out.detach())
 
 
 def relu6(input, inplace=False):

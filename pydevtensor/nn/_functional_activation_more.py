@@ -13,6 +13,8 @@ import warnings
 from .. import _C
 from .. import _ops_stats as _stats
 from .._ops_index import _truncated_for
+from ..autograd.dispatch import derivative, recorded
+from ..autograd.node import Node
 from . import _functional_activation as _act
 
 # SELU's constants (Klambauer et al., 2017), as PyTorch has them
@@ -52,10 +54,28 @@ def hardswish(input, inplace=False):
     """
     _act._floating(input, "hardswish")
 
-    def fn(x):
-        middle = x * (x + 3.0) / 6.0
-        return middle.where(x < 3.0, x).where(x > -3.0, x * 0.0)
-    return _act._result(input, fn, inplace)
+    return _act._result(input, _hardswish, inplace)
+
+
+@recorded("hardswish")
+def _hardswish(x):
+    middle = x * (x + 3.0) / 6.0
+    return middle.where(x < 3.0, x).where(x > -3.0, x * 0.0)
+
+
+@derivative("hardswish")
+class HardswishBackward0(Node):
+    """hardswish's gradient as PyTorch's, by selects: 0 up to -3 (included),
+    ``x / 3 + 0.5`` below 3, 1 from 3 and for a NaN x; so an infinite x gives 0 or g."""
+
+    def save(self, out, input):
+        self.save_tensors(input)
+        return (input,)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        inner = g * (x / 3.0 + 0.5)
+        return (inner.where(x < 3.0, g).masked_fill(x <= -3.0, 0.0),)
 
 
 def hardsigmoid(input, inplace=False):
@@ -205,6 +225,8 @@ def threshold(input, threshold, value, inplace=False):
     """
     if isinstance(input, _C.Tensor) and input.dtype != _C.bool:
         if not input.is_floating_point():  # PyTorch's kernel takes integers too
+            # both truncated toward zero, as PyTorch casts them to the tensor's type
+            threshold = _truncated_for(input, threshold, "threshold", "threshold")
             value = _truncated_for(input, value, "threshold", "value")
     else:
         _act._floating(input, "threshold")  # not a Tensor, or bool (refused as PyTorch)

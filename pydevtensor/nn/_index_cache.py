@@ -1,7 +1,8 @@
 """A small cache of the constant tensors the pools build from their sizes alone (the
 divisors of avg_pool2d, the averaging matrices and bin offsets of the adaptive
 pools, the first real tap of each max_pool2d window): one least-recently-used cache
-per device, each holding at most ``BUDGET`` bytes, safe to use from several threads
+per device, each holding at most ``BUDGET`` bytes (an entry counts at least
+``ENTRY_MIN``), safe to use from several threads
 (``distribute`` runs its replicas on threads).  ``pydevtensor.empty_cache(d)`` and
 ``pydevtensor.cuda.empty_cache(d)`` empty device d's cache too.
 
@@ -21,6 +22,10 @@ from typing import Any, Callable
 from .. import _C, _devices
 
 BUDGET = 16 << 20  # bytes per device
+# what an entry counts at least (its key and bookkeeping): a value with no tensor
+# (interpolate's ('identity',) and ('repeat', r) taps) would count 0 bytes, so their
+# number would grow without bound; with this at most BUDGET // ENTRY_MIN entries are kept
+ENTRY_MIN = 256
 
 _lock = threading.Lock()
 _caches: dict = {}  # str(device) -> OrderedDict(key -> (value, nbytes)), oldest first
@@ -29,7 +34,8 @@ _sizes: dict = {}  # str(device) -> bytes held
 
 def _nbytes(value: Any) -> int:
     items = value if isinstance(value, tuple) else (value,)
-    return sum(t.numel() * t.element_size() for t in items if isinstance(t, _C.Tensor))
+    return max(ENTRY_MIN, sum(t.numel() * t.element_size() for t in items
+                              if isinstance(t, _C.Tensor)))
 
 
 def get(key: Any, device: Any, build: Callable[[], Any]) -> Any:
