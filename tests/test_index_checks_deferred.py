@@ -209,11 +209,29 @@ def test_set_index_checks_and_the_environment(index_checks_restored):
 @pytest.mark.cuda
 @pytest.mark.skipif(pdt.device_count() < 2, reason="needs two CUDA devices (or one split)")
 def test_each_device_reports_its_own_errors():
+    """The error names the device where the op ran; a synchronisation with any device of
+    that kind reports every complete record (a result may have been copied elsewhere)."""
     x1 = pdt.tensor(A, device="cuda:1")
     x1.index_select(0, pdt.tensor([8], device="cuda:1"))
-    pdt.cuda.synchronize("cuda:0")  # not cuda:1's error
     with pytest.raises(IndexError, match=r"index 8 .* \(on cuda:1\)"):
         pdt.cuda.synchronize("cuda:1")
+    pdt.cuda.synchronize("cuda:0")  # reported once
+    pdt.cuda.synchronize("cuda:1")
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(pdt.device_count() < 2, reason="needs two CUDA devices (or one split)")
+def test_a_bad_result_copied_to_another_device_is_reported_there():
+    """y = x0[bad]; y.to('cuda:1').cpu(): the copy orders cuda:1 after cuda:0's check
+    kernel, so the read on cuda:1 reports cuda:0's error, not the data."""
+    x0 = pdt.tensor(A, device="cuda:0")
+    y = x0[pdt.tensor([1, 20], device="cuda:0")]
+    z = y.to("cuda:1")
+    with pytest.raises(IndexError, match=r"index 20 .* size 5 \(on cuda:0\)"):
+        z.cpu()
+    pdt.cuda.synchronize("cuda:0")  # taken: neither device reports it again
+    pdt.cuda.synchronize("cuda:1")
+    assert z.cpu().shape == (2, 4)
 
 
 @pytest.mark.cuda
