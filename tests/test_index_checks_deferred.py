@@ -258,3 +258,40 @@ def test_emulated_host_get_device_pointer():
     assert rt.cudaFreeHost(host) == 0
     assert rt.cudaHostGetDevicePointer(ctypes.byref(dev), host, 0) == invalid_value  # freed
     rt.cudaGetLastError()
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not CUDA_EMULATED, reason="the emulator's switch for a device that "
+                                               "cannot map host memory")
+def test_a_device_without_mapped_host_memory_checks_before_the_op():
+    """Without the mapped error record (cudaDevAttrCanMapHostMemory 0, the mapping
+    failing), gathers check their indices on the host before the op: valid ones work
+    every time (not OutOfMemoryError), a bad one raises at the op."""
+    code = """
+import pydevtensor as pdt
+x = pdt.arange(20.0, device='cuda').reshape(5, 4)
+for _ in range(2):
+    print(x[pdt.tensor([4, 0], device='cuda')].sum().item())
+try:
+    x.index_select(0, pdt.tensor([7], device='cuda'))
+    print('no-error')
+except IndexError as e:
+    print('IndexError', 'index 7' in str(e), 'on cuda:0' in str(e))
+"""
+    assert run_python(code, PYDEVTENSOR_EMULATED_NO_MAPPED_HOST="1") == [
+        "76.0", "76.0", "IndexError", "True", "True"]
+
+
+@cuda
+@pytest.mark.cuda
+def test_many_bad_indices_report_one_of_them_once():
+    """One claim per warp and block (Note in cuda_index_check.cu): with many bad values
+    one of them is reported, once; the next synchronisation is clean."""
+    dev = CUDA_DEVICES[0]
+    x = pdt.tensor(A, device=dev)
+    idx = np.tile(np.array([0, 9, 1, 5, 3], dtype=np.int64), 2000)
+    idx[7000] = 12
+    x.index_select(0, pdt.tensor(idx, device=dev))
+    with pytest.raises(IndexError, match=r"index (9|5|12) is out of bounds .* size 5"):
+        pdt.cuda.synchronize(dev)
+    pdt.cuda.synchronize(dev)

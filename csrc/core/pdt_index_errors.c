@@ -77,6 +77,15 @@ pdt_status pdt_index_errors_report(pdt_device d)
     if (!found)
         return PDT_OK;
     char dn[32];
+    if (e.missed)
+        return pdt_fail(PDT_ERR_INDEX,
+                        "an indexing op found an index out of bounds (on %s); its details were "
+                        "lost (it ran while an earlier index error was being reported). The "
+                        "check ran on the device, after the op was queued: the op's result is "
+                        "not valid. To get the error at the op instead, call "
+                        "pydevtensor.config.set_index_checks('sync') or set the environment "
+                        "variable PYDEVTENSOR_INDEX_CHECKS=sync",
+                        pdt_device_str(d, dn, sizeof dn));
     return pdt_fail(PDT_ERR_INDEX,
                     "%s: index %lld is out of bounds for dimension %d with size %lld (on %s). "
                     "The check ran on the device, after the op was queued, and is reported at "
