@@ -209,11 +209,29 @@ def test_set_index_checks_and_the_environment(index_checks_restored):
 @pytest.mark.cuda
 @pytest.mark.skipif(pdt.device_count() < 2, reason="needs two CUDA devices (or one split)")
 def test_each_device_reports_its_own_errors():
+    """The error names the device where the op ran; a synchronisation with any device of
+    that kind reports every complete record (a result may have been copied elsewhere)."""
     x1 = pdt.tensor(A, device="cuda:1")
     x1.index_select(0, pdt.tensor([8], device="cuda:1"))
-    pdt.cuda.synchronize("cuda:0")  # not cuda:1's error
     with pytest.raises(IndexError, match=r"index 8 .* \(on cuda:1\)"):
         pdt.cuda.synchronize("cuda:1")
+    pdt.cuda.synchronize("cuda:0")  # reported once
+    pdt.cuda.synchronize("cuda:1")
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(pdt.device_count() < 2, reason="needs two CUDA devices (or one split)")
+def test_a_bad_result_copied_to_another_device_is_reported_there():
+    """y = x0[bad]; y.to('cuda:1').cpu(): the copy orders cuda:1 after cuda:0's check
+    kernel, so the read on cuda:1 reports cuda:0's error, not the data."""
+    x0 = pdt.tensor(A, device="cuda:0")
+    y = x0[pdt.tensor([1, 20], device="cuda:0")]
+    z = y.to("cuda:1")
+    with pytest.raises(IndexError, match=r"index 20 .* size 5 \(on cuda:0\)"):
+        z.cpu()
+    pdt.cuda.synchronize("cuda:0")  # taken: neither device reports it again
+    pdt.cuda.synchronize("cuda:1")
+    assert z.cpu().shape == (2, 4)
 
 
 @pytest.mark.cuda
@@ -240,3 +258,40 @@ def test_emulated_host_get_device_pointer():
     assert rt.cudaFreeHost(host) == 0
     assert rt.cudaHostGetDevicePointer(ctypes.byref(dev), host, 0) == invalid_value  # freed
     rt.cudaGetLastError()
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not CUDA_EMULATED, reason="the emulator's switch for a device that "
+                                               "cannot map host memory")
+def test_a_device_without_mapped_host_memory_checks_before_the_op():
+    """Without the mapped error record (cudaDevAttrCanMapHostMemory 0, the mapping
+    failing), gathers check their indices on the host before the op: valid ones work
+    every time (not OutOfMemoryError), a bad one raises at the op."""
+    code = """
+import pydevtensor as pdt
+x = pdt.arange(20.0, device='cuda').reshape(5, 4)
+for _ in range(2):
+    print(x[pdt.tensor([4, 0], device='cuda')].sum().item())
+try:
+    x.index_select(0, pdt.tensor([7], device='cuda'))
+    print('no-error')
+except IndexError as e:
+    print('IndexError', 'index 7' in str(e), 'on cuda:0' in str(e))
+"""
+    assert run_python(code, PYDEVTENSOR_EMULATED_NO_MAPPED_HOST="1") == [
+        "76.0", "76.0", "IndexError", "True", "True"]
+
+
+@cuda
+@pytest.mark.cuda
+def test_many_bad_indices_report_one_of_them_once():
+    """One claim per warp and block (Note in cuda_index_check.cu): with many bad values
+    one of them is reported, once; the next synchronisation is clean."""
+    dev = CUDA_DEVICES[0]
+    x = pdt.tensor(A, device=dev)
+    idx = np.tile(np.array([0, 9, 1, 5, 3], dtype=np.int64), 2000)
+    idx[7000] = 12
+    x.index_select(0, pdt.tensor(idx, device=dev))
+    with pytest.raises(IndexError, match=r"index (9|5|12) is out of bounds .* size 5"):
+        pdt.cuda.synchronize(dev)
+    pdt.cuda.synchronize(dev)

@@ -361,3 +361,18 @@ def test_second_derivative(device, case):
             lo[k][idx] -= eps
             ref[idx] = (first(hi)[1].item() - first(lo)[1].item()) / (2 * eps)
         np.testing.assert_allclose(got[k].cpu().numpy(), ref, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [0, 4, -1, 1 << 30])
+def test_private_lu_solve_refuses_pivots_outside_the_matrix(bad):
+    """_C._lu_solve takes pivots from Python: on the CPU one outside [1, n] is a
+    ValueError naming it, before LAPACK swaps rows outside the matrix."""
+    from pydevtensor import _C
+    lu = pdt.eye(3, dtype=pdt.float64)
+    piv = pdt.tensor([1, bad, 3], dtype=pdt.int32)
+    x = pdt.ones(1, 3, dtype=pdt.float64)
+    with pytest.raises(ValueError, match=rf"lu_solve: pivot 1 is {bad}, outside \[1, 3\].*on cpu"):
+        _C._lu_solve(lu, piv, x)
+    assert x.tolist() == [[1.0, 1.0, 1.0]]
+    _C._lu_solve(lu, pdt.tensor([1, 2, 3], dtype=pdt.int32), x)
+    assert x.tolist() == [[1.0, 1.0, 1.0]]

@@ -44,7 +44,7 @@ def test_channels_last_strides_match_torch(device, shape):
     for fmt in ("channels_last", "contiguous_format"):
         assert cl.is_contiguous(memory_format=getattr(pdt, fmt)) == \
             tcl.is_contiguous(memory_format=getattr(torch, fmt))
-        assert x.is_contiguous(getattr(pdt, fmt)) == t.is_contiguous(memory_format=getattr(
+        assert x.is_contiguous(memory_format=getattr(pdt, fmt)) == t.is_contiguous(memory_format=getattr(
             torch, fmt))
     back = cl.contiguous()
     assert back.is_contiguous() and back.stride() == t.stride()
@@ -132,25 +132,48 @@ def test_to_takes_a_memory_format(device):
     assert y.stride() == torch.zeros(2, 3, 5, 6).to(memory_format=torch.channels_last).stride()
 
 
-def test_the_methods_are_the_c_methods_and_take_the_format_positionally(device):
+def test_the_methods_are_the_c_methods_and_take_the_format_by_keyword_only(device):
     """clone/contiguous/is_contiguous/to take memory_format in C (no Python wrapper, one
-    call per op): contiguous and is_contiguous positionally too, clone by keyword only,
-    as PyTorch's."""
+    call per op), keyword-only as PyTorch's: a positional format is a TypeError."""
     for name in ("clone", "contiguous", "is_contiguous", "to"):
         assert type(getattr(pdt.Tensor, name)).__name__ == "method_descriptor", name
     x = pdt.ones(2, 3, 4, 5, device=device)
-    cl = x.contiguous(pdt.channels_last)
-    assert cl.is_contiguous(pdt.channels_last) and cl.is_contiguous("channels_last")
-    assert not cl.is_contiguous() and cl.contiguous("channels_last") is cl
-    with pytest.raises(TypeError, match=r"clone\(\) takes no positional arguments"):
-        x.clone(pdt.channels_last)
-    with pytest.raises(TypeError, match=r"contiguous\(\) takes one argument"):
-        x.contiguous(pdt.channels_last, pdt.channels_last)
+    cl = x.contiguous(memory_format=pdt.channels_last)
+    assert cl.is_contiguous(memory_format=pdt.channels_last)
+    assert cl.is_contiguous(memory_format="channels_last")
+    assert not cl.is_contiguous() and cl.contiguous(memory_format="channels_last") is cl
+    for name in ("clone", "contiguous", "is_contiguous"):
+        with pytest.raises(TypeError, match=rf"{name}\(\) takes 0 positional arguments but 1 "
+                                            r"were given \(memory_format= is keyword-only\)"):
+            getattr(x, name)(pdt.channels_last)
     with pytest.raises(TypeError, match=r"to\(\): memory_format must be a "
                                         r"pydevtensor.memory_format .*got 'NHWC'"):
         x.to(device, memory_format="NHWC")
     with pytest.raises(ValueError, match=r"is_contiguous\(\): preserve memory format"):
-        x.is_contiguous(None)
+        x.is_contiguous(memory_format=None)
+    torch = torch_or_skip()
+    t = torch.ones(2, 3, 4, 5)
+    for name in ("clone", "contiguous", "is_contiguous"):
+        with pytest.raises(TypeError):
+            getattr(t, name)(torch.channels_last)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 0, 2), (0, 3, 4, 5), (2, 0, 4, 5), (2, 3, 0, 2, 1)])
+def test_empty_tensors_formats_match_torch(device, shape):
+    """An empty tensor made in a format has torch's strides and is contiguous in it, as
+    torch says; the default layout's answers match torch's too.  (Not matched: torch
+    calls every empty tensor contiguous_format-contiguous; here is_contiguous() stays
+    the row-major test that the kernels rely on.)"""
+    torch = torch_or_skip()
+    fmt = "channels_last" if len(shape) == 4 else "channels_last_3d"
+    x, t = pdt.zeros(*shape, device=device), torch.zeros(*shape)
+    y = x.contiguous(memory_format=getattr(pdt, fmt))
+    u = t.contiguous(memory_format=getattr(torch, fmt))
+    assert y.stride() == u.stride()
+    for a, b, formats in ((x, t, (fmt, "contiguous_format")), (y, u, (fmt,))):
+        for f in formats:
+            assert (a.is_contiguous(memory_format=getattr(pdt, f))
+                    == b.is_contiguous(memory_format=getattr(torch, f))), (a.stride(), f)
 
 
 @pytest.mark.parametrize("fmt", ["channels_last", "contiguous_format", "preserve_format"])

@@ -116,3 +116,32 @@ def test_the_api_reference_lists_every_public_name():
                      and n != "return_types" and n not in listed)
     assert not missing, f"add to docs/api.rst: {missing}"
     assert all(f"``{n}``" in text for n in ("float32", "float64", "int32", "int64", "bool"))
+
+
+# The NVIDIA library headers the CUDA sources include, and the wheel that ships each
+# (and its shared library, loaded on first use).
+_CUDA_LIBRARY_WHEELS = {"cublas_v2.h": "nvidia-cublas", "cusolverDn.h": "nvidia-cusolver"}
+
+
+def _pyproject():
+    import tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_the_wheel_build_and_the_cuda_extra_have_every_cuda_library_included():
+    """Every NVIDIA library header csrc/cuda includes comes from a wheel that the
+    release build's before-all installs (else the cibuildwheel build fails on the
+    #include), and the [cuda13] extra names that wheel (else pip users get "cuSOLVER not
+    found" whose advice, pip install "pydevtensor[cuda13]", would not help)."""
+    import re
+    included = set()
+    for src in (ROOT / "csrc" / "cuda").glob("*.[ch]*"):
+        included |= set(re.findall(r"#include <(\w+\.h)>", src.read_text()))
+    wheels = {w for h, w in _CUDA_LIBRARY_WHEELS.items() if h in included}
+    assert wheels == set(_CUDA_LIBRARY_WHEELS.values()), included
+    conf = _pyproject()
+    before_all = " ".join(conf["tool"]["cibuildwheel"]["linux"]["before-all"])
+    extra = conf["project"]["optional-dependencies"]["cuda13"]
+    for wheel in wheels:
+        assert re.search(rf"'{wheel}[<>=]", before_all), (wheel, before_all)
+        assert any(re.match(rf"{wheel}[<>=]", req) for req in extra), (wheel, extra)

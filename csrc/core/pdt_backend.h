@@ -212,6 +212,9 @@ typedef struct pdt_index_error {
     uint32_t claimed, ready;
     int32_t op, dim;
     int64_t value, size;
+    /* Set by a check that found a bad value but lost the claim: an error whose
+     * details are lost when it came after the one in the record was taken. */
+    uint32_t missed, unused;
 } pdt_index_error;
 
 typedef struct pdt_backend {
@@ -350,12 +353,17 @@ typedef struct pdt_backend {
      * of index (contiguous int64, not empty) lies in [-size, size), [0, size)
      * without negative_ok, and records the first value found outside in the
      * device's index-error record with op (pdt_index_op_code), dim and size; the
-     * host is not waited for.  NULL where the core checks on the host. */
+     * host is not waited for; *queued 1.  *queued 0 (and nothing queued) when
+     * the device cannot record errors (no mapped host memory): the core checks
+     * on the host then.  NULL where the core always checks on the host. */
     pdt_status (*index_check_async)(const pdt_tensor *index, int64_t size, int dim, int negative_ok,
-                                    int op);
-    /* After a synchronisation with device `index`: 1 and *out the recorded
-     * error, which is cleared, when one was recorded; else 0.  NULL with
-     * index_check_async. */
+                                    int op, int *queued);
+    /* After a synchronisation with device `index` (or with another device of
+     * the kind: then only a complete record is taken): 1 and *out the
+     * recorded error, which is cleared, when one was recorded; else 0.  When
+     * an error was found but its details were lost (a check that ran while the
+     * host took the previous one), 1 with out->missed set and the other fields
+     * 0.  NULL with index_check_async. */
     int (*index_error_take)(int index, pdt_index_error *out);
     /* The singular values of each matrix of x, descending (pdt_linalg.h; the
      * core checked the shapes, float64, contiguous).  NULL where the backend

@@ -158,16 +158,16 @@ static pdt_status index_range_status(const char *op, const pdt_tensor *index, in
 /* Queues the check on the index's device (Note [deferred index checks] in
  * pdt_index.h); a strided index is first copied contiguous there. */
 static pdt_status index_check_async(const pdt_backend *b, const char *op, const pdt_tensor *index,
-                                    int64_t size, int dim, int negative_ok)
+                                    int64_t size, int dim, int negative_ok, int *queued)
 {
     const int code = pdt_index_op_code(op);
     if (pdt_tensor_is_contiguous(index))
-        return b->index_check_async(index, size, dim, negative_ok, code);
+        return b->index_check_async(index, size, dim, negative_ok, code, queued);
     pdt_tensor c;
     memset(&c, 0, sizeof c);
     pdt_status st = pdt_copy_to_new(index, index->device, PDT_INT64, 0, 0, &c);
     if (st == PDT_OK)
-        st = b->index_check_async(&c, size, dim, negative_ok, code);
+        st = b->index_check_async(&c, size, dim, negative_ok, code, queued);
     pdt_tensor_release(&c);
     return st;
 }
@@ -180,8 +180,12 @@ pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size
     if (pdt_tensor_numel(index) == 0)
         return PDT_OK;
     const pdt_backend *b = pdt_backend_of(index->device.kind);
-    if (deferred_ok && b->index_check_async && pdt_index_checks_on_device())
-        return index_check_async(b, op, index, size, dim, negative_ok);
+    if (deferred_ok && b->index_check_async && pdt_index_checks_on_device()) {
+        int queued = 0; /* 0: the device cannot record errors; checked here */
+        pdt_status st = index_check_async(b, op, index, size, dim, negative_ok, &queued);
+        if (st != PDT_OK || queued)
+            return st;
+    }
     int64_t lo = 0, hi = 0;
     if (index->device.kind == PDT_CPU && pdt_tensor_is_contiguous(index) &&
         pdt_tensor_numel(index) <= ((int64_t)1 << 16)) {

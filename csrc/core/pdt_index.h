@@ -47,7 +47,13 @@ pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_
  * synchronisation with the device (stream and device synchronize, a blocking
  * device-to-host copy: .cpu(), .item(), .tolist(), bool(), an event's
  * synchronize) then calls pdt_index_errors_report (pdt_index_errors.h), which
- * turns a recorded error into an IndexError and clears it.
+ * turns a recorded error into an IndexError and clears it; it also takes any
+ * complete record of another device of the kind (a bad result copied from there
+ * is read now), naming the device where the op ran.  One bad value per check
+ * is recorded, not necessarily the first (one claim per warp and block); one
+ * found while the host was taking the previous error is reported at the next
+ * synchronisation without its details.  A device that cannot have the record
+ * (no mapped host memory) checks on the host before the op instead.
  *
  * The rule for deferred_ok: only where a bad index leaves no tensor the caller
  * already had half-changed, i.e. reads (gathers, index_select, x[idx],

@@ -62,9 +62,30 @@ pdt_status pdt_index_errors_report(pdt_device d)
 {
     const pdt_backend *b = pdt_backend_of(d.kind);
     pdt_index_error e;
-    if (!b || !b->index_error_take || !b->index_error_take(d.index, &e))
+    if (!b || !b->index_error_take)
+        return PDT_OK;
+    /* d's own record, then any complete record of another device of the kind:
+     * a bad result copied from there to d (a peer copy waits for that device's
+     * check kernel) is read after this synchronisation, so its error is due
+     * now.  A record is `ready` only once complete, so reading another
+     * device's without synchronising with it is safe; one still being written
+     * comes at the next synchronisation.  The message names where the op ran. */
+    int found = b->index_error_take(d.index, &e);
+    for (int i = 0; !found && i < PDT_MAX_DEVICES; i++)
+        if (i != d.index && b->index_error_take(i, &e))
+            found = 1, d.index = i;
+    if (!found)
         return PDT_OK;
     char dn[32];
+    if (e.missed)
+        return pdt_fail(PDT_ERR_INDEX,
+                        "an indexing op found an index out of bounds (on %s); its details were "
+                        "lost (it ran while an earlier index error was being reported). The "
+                        "check ran on the device, after the op was queued: the op's result is "
+                        "not valid. To get the error at the op instead, call "
+                        "pydevtensor.config.set_index_checks('sync') or set the environment "
+                        "variable PYDEVTENSOR_INDEX_CHECKS=sync",
+                        pdt_device_str(d, dn, sizeof dn));
     return pdt_fail(PDT_ERR_INDEX,
                     "%s: index %lld is out of bounds for dimension %d with size %lld (on %s). "
                     "The check ran on the device, after the op was queued, and is reported at "

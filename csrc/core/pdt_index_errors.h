@@ -26,8 +26,10 @@ int pdt_index_checks_on_device(void);
 
 /* Called right after the host has synchronised with device d (a stream or
  * device synchronize, a blocking device-to-host copy, an event's synchronize):
- * PDT_OK when no check on d recorded an error since the last call, else the
- * IndexError naming the op, the index, the dim and its size and the device,
+ * PDT_OK when no check on d recorded an error since the last call, and no
+ * check on another device of d's kind has a complete record (a result copied
+ * from there may be read now), else the IndexError naming the op, the index,
+ * the dim and its size and the device where the op ran,
  * saying that the check ran on the device and how to get it before the op;
  * the record is cleared, so the next synchronisation does not report it again. */
 pdt_status pdt_index_errors_report(pdt_device d);

@@ -130,6 +130,15 @@ pdt_status pdt_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pd
     const pdt_backend *be = pdt_backend_of(lu->device.kind);
     if (!be->lu_solve)
         return unsupported("the LU solve (linalg.solve, inv)", dn);
+    if (lu->device.kind == PDT_CPU) { /* host memory: a pass over batch * n ints */
+        const int32_t *p = (const int32_t *)pdt_tensor_ptr(pivots);
+        for (int64_t i = 0; i < batch * n; i++)
+            if (p[i] < 1 || p[i] > n)
+                return pdt_fail(PDT_ERR_VALUE,
+                                "lu_solve: pivot %lld is %d, outside [1, %lld] for matrices of "
+                                "size %lld (on %s)",
+                                (long long)i, (int)p[i], (long long)n, (long long)n, dn);
+    }
     pdt_note_op("lu_solve", lu->device);
     if (pdt_tensor_numel(b) == 0)
         return PDT_OK;

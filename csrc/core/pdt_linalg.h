@@ -46,7 +46,10 @@ pdt_status pdt_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, const pd
  *   b: contiguous (..., k, n) of lu's dtype and batch count, each block the
  *      n x k right-hand sides by columns; overwritten by X (the same layout).
  * A zero pivot gives infinities or NaN, as LAPACK's: the caller checks info
- * first. */
+ * first.  Pivots out of [1, n] would make getrs swap rows outside the matrix:
+ * on the CPU they are checked here (PDT_ERR_VALUE); on a GPU they are not (a
+ * read-back per solve), so they must be pdt_lu_factor's own, as the one
+ * caller (pydevtensor/_linalg_solve.py) passes them. */
 pdt_status pdt_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
 
 /* Cholesky factorization (LAPACK's potrf) of each symmetric positive-definite

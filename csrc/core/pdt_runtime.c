@@ -4,6 +4,7 @@
 #include "pdt_internal.h"
 #include "pdt_library.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,52 +353,74 @@ pdt_status pdt_note_copy(pdt_copy_kind kind, pdt_device dst, pdt_device src, siz
 
 /* ---- random (Note [one stream for every device] in pdt_runtime.h) ---- */
 
+/* seed and offset change together (manual_seed, set_state) and a draw reads one
+ * and advances the other, so both sit under one small lock: a draw never mixes
+ * a new seed with an old position. */
 struct pdt_generator {
-    _Atomic uint64_t seed;
-    _Atomic uint64_t offset; /* the next unused counter block */
+    pthread_mutex_t lock;
+    uint64_t seed;
+    uint64_t offset; /* the next unused counter block */
 };
 
-static pdt_generator default_generator = {PDT_DEFAULT_SEED, 0};
+static pdt_generator default_generator = {PTHREAD_MUTEX_INITIALIZER, PDT_DEFAULT_SEED, 0};
 
 pdt_generator *pdt_default_generator(void) { return &default_generator; }
 
 pdt_generator *pdt_generator_new(void)
 {
     pdt_generator *g = malloc(sizeof *g);
+    if (g && pthread_mutex_init(&g->lock, NULL) != 0) {
+        free(g);
+        return NULL;
+    }
     if (g) {
-        atomic_init(&g->seed, PDT_DEFAULT_SEED);
-        atomic_init(&g->offset, 0);
+        g->seed = PDT_DEFAULT_SEED;
+        g->offset = 0;
     }
     return g;
 }
 
 void pdt_generator_free(pdt_generator *g)
 {
-    if (g != &default_generator)
+    if (g && g != &default_generator) {
+        pthread_mutex_destroy(&g->lock);
         free(g);
+    }
 }
 
 void pdt_generator_get_state(pdt_generator *g, uint64_t *seed, uint64_t *offset)
 {
     g = g ? g : &default_generator;
-    *seed = atomic_load(&g->seed);
-    *offset = atomic_load(&g->offset);
+    pthread_mutex_lock(&g->lock);
+    *seed = g->seed;
+    *offset = g->offset;
+    pthread_mutex_unlock(&g->lock);
 }
 
 void pdt_generator_set_state(pdt_generator *g, uint64_t seed, uint64_t offset)
 {
     g = g ? g : &default_generator;
-    atomic_store(&g->seed, seed);
-    atomic_store(&g->offset, offset);
+    pthread_mutex_lock(&g->lock);
+    g->seed = seed;
+    g->offset = offset;
+    pthread_mutex_unlock(&g->lock);
 }
 
 void pdt_manual_seed(uint64_t seed) { pdt_generator_set_state(NULL, seed, 0); }
 
-uint64_t pdt_initial_seed(void) { return atomic_load(&default_generator.seed); }
+uint64_t pdt_initial_seed(void)
+{
+    uint64_t seed, offset;
+    pdt_generator_get_state(NULL, &seed, &offset);
+    return seed;
+}
 
 void pdt_random_claim(pdt_generator *g, uint64_t nblocks, pdt_random_spec *spec)
 {
     g = g ? g : &default_generator;
-    spec->seed = atomic_load(&g->seed);
-    spec->offset = atomic_fetch_add(&g->offset, nblocks);
+    pthread_mutex_lock(&g->lock);
+    spec->seed = g->seed;
+    spec->offset = g->offset;
+    g->offset += nblocks;
+    pthread_mutex_unlock(&g->lock);
 }

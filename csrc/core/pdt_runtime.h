@@ -153,9 +153,11 @@ void pdt_note_op(const char *op, pdt_device device);
  * followed by the same calls gives the same numbers whichever devices they run
  * on, and a CUDA "generator state" is the same 16 bytes as the CPU's.  Other
  * generators (pydevtensor.Generator) are independent streams: drawing from one
- * leaves the others where they were.  Seed and position are two atomics, so a
- * draw is safe from any thread; reading or setting the pair while another
- * thread draws from the same generator gives one of the two orders. */
+ * leaves the others where they were.  Seed and position sit under one lock per
+ * generator, so a draw is safe from any thread and sees the pair of one moment:
+ * a draw while another thread calls manual_seed or set_state gets either the
+ * old (seed, position) or the new one, never the new seed with the old
+ * position; either order of the two is possible. */
 #define PDT_DEFAULT_SEED 67280421310721ULL
 typedef struct pdt_generator pdt_generator; /* opaque */
 pdt_generator *pdt_default_generator(void);

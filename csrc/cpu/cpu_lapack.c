@@ -12,15 +12,19 @@
 
 #define PDT_LAPACK_NAME(name) PDT_BLAS_STR(PDT_BLAS_CAT(PDT_BLAS_PREFIX, name))
 
-/* LAPACK's Fortran interface, 32-bit integers (scipy-openblas32, and a system
- * OpenBLAS built without INTERFACE64); the trailing size_t is the hidden length
- * of a character argument that gfortran passes. */
-typedef void (*getrf_fn)(const int *m, const int *n, void *a, const int *lda, int *ipiv, int *info);
-typedef void (*getrs_fn)(const char *trans, const int *n, const int *nrhs, const void *a,
-                         const int *lda, const int *ipiv, void *b, const int *ldb, int *info,
-                         size_t trans_len);
-typedef void (*potrf_fn)(const char *uplo, const int *n, void *a, const int *lda, int *info,
-                         size_t uplo_len);
+/* LAPACK's Fortran interface with OpenBLAS's integer, blasint (cblas.h; 32 bits
+ * in scipy-openblas32 and a system OpenBLAS built without INTERFACE64); the
+ * trailing size_t is the hidden length of a character argument that gfortran
+ * passes. */
+typedef void (*getrf_fn)(const blasint *m, const blasint *n, void *a, const blasint *lda,
+                         blasint *ipiv, blasint *info);
+typedef void (*getrs_fn)(const char *trans, const blasint *n, const blasint *nrhs, const void *a,
+                         const blasint *lda, const blasint *ipiv, void *b, const blasint *ldb,
+                         blasint *info, size_t trans_len);
+typedef void (*potrf_fn)(const char *uplo, const blasint *n, void *a, const blasint *lda,
+                         blasint *info, size_t uplo_len);
+/* The pivots and infos are int32 tensors, handed to LAPACK as they are. */
+_Static_assert(sizeof(blasint) == sizeof(int32_t), "an OpenBLAS with 32-bit integers");
 
 static struct {
     getrf_fn getrf[2]; /* [0] float32, [1] float64 */
@@ -66,10 +70,10 @@ pdt_status pdt_cpu_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, cons
     pdt_status st = need("lu_factor", &lapack.getrf[d], n);
     if (st != PDT_OK)
         return st;
-    const int ni = (int)n;
+    const blasint ni = (blasint)n;
     const size_t step = (size_t)(n * n) * (d ? sizeof(double) : sizeof(float));
     char *m = pdt_tensor_ptr(a);
-    int *ipiv = (int *)pdt_tensor_ptr(pivots), *inf = (int *)pdt_tensor_ptr(info);
+    blasint *ipiv = (blasint *)pdt_tensor_ptr(pivots), *inf = (blasint *)pdt_tensor_ptr(info);
     pdt_blas_call call;
     if ((st = pdt_cpu_blas_enter(&call, n * n * n)) != PDT_OK)
         return st;
@@ -88,11 +92,11 @@ pdt_status pdt_cpu_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, cons
     pdt_status st = need("lu_solve", &lapack.getrs[d], n > k ? n : k);
     if (st != PDT_OK)
         return st;
-    const int ni = (int)n, ki = (int)k;
+    const blasint ni = (blasint)n, ki = (blasint)k;
     const char *f = pdt_tensor_ptr(lu);
     char *x = pdt_tensor_ptr(b);
-    const int *ipiv = (const int *)pdt_tensor_ptr(pivots);
-    int inf = 0;
+    const blasint *ipiv = (const blasint *)pdt_tensor_ptr(pivots);
+    blasint inf = 0;
     pdt_blas_call call;
     if ((st = pdt_cpu_blas_enter(&call, n * n * k)) != PDT_OK)
         return st;
@@ -104,7 +108,7 @@ pdt_status pdt_cpu_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, cons
         return pdt_fail(PDT_ERR_BACKEND,
                         "lu_solve: LAPACK's getrs refused argument %d (n %lld, "
                         "k %lld, on cpu)",
-                        -inf, (long long)n, (long long)k);
+                        (int)-inf, (long long)n, (long long)k);
     return PDT_OK;
 }
 
@@ -115,10 +119,10 @@ pdt_status pdt_cpu_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *in
     pdt_status st = need("cholesky", &lapack.potrf[d], n);
     if (st != PDT_OK)
         return st;
-    const int ni = (int)n;
+    const blasint ni = (blasint)n;
     const size_t step = (size_t)(n * n) * (d ? sizeof(double) : sizeof(float));
     char *m = pdt_tensor_ptr(a);
-    int *inf = (int *)pdt_tensor_ptr(info);
+    blasint *inf = (blasint *)pdt_tensor_ptr(info);
     pdt_blas_call call;
     if ((st = pdt_cpu_blas_enter(&call, n * n * n)) != PDT_OK)
         return st;

@@ -97,7 +97,7 @@ pdt_status pdt_cuda_sort(const pdt_tensor *values, const pdt_tensor *indices,
 pdt_status pdt_cuda_cumsum(const pdt_tensor *out, const pdt_tensor *x);
 /* cuda_index_check.cu (Note [deferred index checks] in pdt_index.h) */
 pdt_status pdt_cuda_index_check_async(const pdt_tensor *index, int64_t size, int dim,
-                                      int negative_ok, int op);
+                                      int negative_ok, int op, int *queued);
 int pdt_cuda_index_error_take(int logical, pdt_index_error *out);
 /* cuda_conv.cu */
 pdt_status pdt_cuda_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,

@@ -85,20 +85,21 @@ int pdt_check_memory_format_rank(pdt_state *S, const pdt_tensor *t, pdt_memory_f
 }
 
 int pdt_memory_format_arg(pdt_state *S, const char *fname, const char *where, PyObject *const *args,
-                          Py_ssize_t nargs, PyObject *kwnames, int positional,
-                          pdt_memory_format dflt, pdt_memory_format *out)
+                          Py_ssize_t nargs, PyObject *kwnames, pdt_memory_format dflt,
+                          pdt_memory_format *out)
 {
     static const char *const names[] = {"memory_format", NULL};
     PyObject *kw[1] = {NULL};
     if (pdt_parse_keywords(fname, args + nargs, kwnames, names, kw) < 0)
         return -1;
-    if (nargs > (positional && !kw[0] ? 1 : 0)) {
-        PyErr_Format(PyExc_TypeError, "%s() takes %s", fname,
-                     positional ? "one argument, memory_format"
-                                : "no positional arguments (memory_format= is keyword-only)");
+    if (nargs > 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s() takes 0 positional arguments but %zd were given (memory_format= is "
+                     "keyword-only)",
+                     fname, nargs);
         return -1;
     }
-    return pdt_memory_format_from_object(S, nargs ? args[0] : kw[0], dflt, where, out);
+    return pdt_memory_format_from_object(S, kw[0], dflt, where, out);
 }
 
 /* _set_memory_formats(preserve, contiguous, channels_last, channels_last_3d): the

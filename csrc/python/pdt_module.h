@@ -138,12 +138,12 @@ int pdt_follows_memory_format(const pdt_tensor *t, pdt_memory_format fmt);
  * InvalidArgumentError naming where, the shape and the device. */
 int pdt_check_memory_format_rank(pdt_state *S, const pdt_tensor *t, pdt_memory_format fmt,
                                  const char *where);
-/* The one argument memory_format (positional too when positional is 1, else
- * keyword-only) of the method fname ("clone"; where: "clone()"), parsed as above
- * (dflt when not given). */
+/* The one argument memory_format, keyword-only as PyTorch's (a positional one
+ * is a TypeError), of the method fname ("clone"; where: "clone()"), parsed as
+ * above (dflt when not given). */
 int pdt_memory_format_arg(pdt_state *S, const char *fname, const char *where, PyObject *const *args,
-                          Py_ssize_t nargs, PyObject *kwnames, int positional,
-                          pdt_memory_format dflt, pdt_memory_format *out);
+                          Py_ssize_t nargs, PyObject *kwnames, pdt_memory_format dflt,
+                          pdt_memory_format *out);
 extern PyMethodDef pdt_memory_format_functions[]; /* _set_memory_formats */
 
 int pdt_tensor_type_init(PyObject *module, pdt_state *S);

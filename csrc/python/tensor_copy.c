@@ -90,6 +90,21 @@ static PyObject *permuted(PyObject *x, int n, const int *dims)
 /* A copy of x (its rank checked) laid out as fmt, channels_last(_3d): a row-major
  * copy of x with its dims in fmt's memory order, those dims put back.  Autograd
  * records the permute, the copy and the permute back. */
+/* An empty copy's strides as PyTorch gives them in a format: products of the
+ * sizes inside in fmt's order, zeros included (the row-major copy counts a zero
+ * size as 1), so that the copy is contiguous in fmt as torch's is. */
+static PyObject *empty_format_strides(PyObject *r, int n, const int *perm)
+{
+    pdt_tensor *c = r ? pdt_tensor_of(r) : NULL; /* new, seen by no one yet */
+    int64_t s = 1;
+    if (c && pdt_tensor_numel(c) == 0)
+        for (int i = n - 1; i >= 0; i--) {
+            c->strides[perm[i]] = s;
+            s *= c->shape[perm[i]];
+        }
+    return r;
+}
+
 static PyObject *format_copy(pdt_state *S, PyObject *x, pdt_memory_format fmt)
 {
     const int *perm;
@@ -108,7 +123,7 @@ static PyObject *format_copy(pdt_state *S, PyObject *x, pdt_memory_format fmt)
         if (!z)
             return NULL;
         Py_SETREF(z, permuted(z, n, inverse));
-        return z;
+        return empty_format_strides(z, n, perm);
     }
     pdt_tensor view;
     pdt_tensor_permuted(&view, t, n, perm);
@@ -121,7 +136,7 @@ static PyObject *format_copy(pdt_state *S, PyObject *x, pdt_memory_format fmt)
         shape[i] = c->shape[inverse[i]], strides[i] = c->strides[inverse[i]];
     memcpy(c->shape, shape, (size_t)n * sizeof shape[0]);
     memcpy(c->strides, strides, (size_t)n * sizeof strides[0]);
-    return r;
+    return empty_format_strides(r, n, perm);
 }
 
 /* x (taken over) itself when laid out as fmt already (to()'s memory_format; not
@@ -261,7 +276,7 @@ static PyObject *t_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         return to_impl(self, t->device, t->dtype, 0, 1);
     pdt_memory_format fmt;
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    if (!S || pdt_memory_format_arg(S, "clone", "clone()", args, nargs, kwnames, 0,
+    if (!S || pdt_memory_format_arg(S, "clone", "clone()", args, nargs, kwnames,
                                     PDT_PRESERVE_FORMAT, &fmt) < 0)
         return NULL;
     if (fmt == PDT_PRESERVE_FORMAT || (fmt == PDT_CONTIGUOUS_FORMAT && pdt_tensor_is_contiguous(t)))
@@ -283,7 +298,7 @@ static PyObject *t_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t 
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     if (!S ||
         ((nargs || kwnames) && pdt_memory_format_arg(S, "contiguous", "contiguous()", args, nargs,
-                                                     kwnames, 1, PDT_CONTIGUOUS_FORMAT, &fmt) < 0))
+                                                     kwnames, PDT_CONTIGUOUS_FORMAT, &fmt) < 0))
         return NULL;
     if (fmt == PDT_PRESERVE_FORMAT) {
         char shape[128], dev[32];

@@ -279,7 +279,7 @@ static PyObject *t_is_contiguous(PyObject *self, PyObject *const *args, Py_ssize
         return PyBool_FromLong(pdt_tensor_is_contiguous(t));
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     pdt_memory_format fmt;
-    if (!S || pdt_memory_format_arg(S, "is_contiguous", "is_contiguous()", args, nargs, kwnames, 1,
+    if (!S || pdt_memory_format_arg(S, "is_contiguous", "is_contiguous()", args, nargs, kwnames,
                                     PDT_CONTIGUOUS_FORMAT, &fmt) < 0)
         return NULL;
     if (fmt == PDT_PRESERVE_FORMAT) {

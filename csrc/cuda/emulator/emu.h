@@ -50,6 +50,10 @@ PDT_EMU_API cudaError_t set_error(cudaError_t err);
 
 /* PYDEVTENSOR_EMULATED_DEVICES (default 1, at most 8). */
 PDT_EMU_API int device_count();
+/* 0 when PYDEVTENSOR_EMULATED_NO_MAPPED_HOST=1: the devices cannot map
+ * page-locked host memory (cudaDevAttrCanMapHostMemory is 0 and
+ * cudaHostGetDevicePointer fails), as on a device without that feature. */
+PDT_EMU_API int can_map_host();
 /* The calling thread's current device (cudaSetDevice; 0 by default). */
 PDT_EMU_API int current_device();
 /* 1 when kernels on device `from` may dereference memory of device `to`:

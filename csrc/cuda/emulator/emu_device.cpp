@@ -48,6 +48,7 @@ int env_int(const char *name, int dflt, int lo, int hi)
 struct config {
     int devices;
     size_t memory;
+    int no_mapped_host;
 };
 
 const config &cfg()
@@ -56,6 +57,7 @@ const config &cfg()
         config k;
         k.devices = env_int("PYDEVTENSOR_EMULATED_DEVICES", 1, 0, kMaxDevices);
         k.memory = (size_t)env_int("PYDEVTENSOR_EMULATED_MEMORY_MB", 1024, 1, 1 << 20) << 20;
+        k.no_mapped_host = env_int("PYDEVTENSOR_EMULATED_NO_MAPPED_HOST", 0, 0, 1);
         install_fault_handler();
         return k;
     }();
@@ -69,6 +71,7 @@ std::atomic<int> peer[kMaxDevices][kMaxDevices];
 thread_local int tls_device = 0;
 
 int device_count() { return cfg().devices; }
+int can_map_host() { return !cfg().no_mapped_host; }
 size_t device_memory_bytes() { return cfg().memory; }
 bool valid_device(int dev) { return dev >= 0 && dev < device_count(); }
 int current_device() { return tls_device; }
@@ -200,6 +203,7 @@ PDT_EMU_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr a
     case cudaDevAttrMaxThreadsPerMultiProcessor: *value = kMaxThreadsPerSm; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = kMaxBlocksPerSm; break;
     case cudaDevAttrWarpSize: *value = kWarp; break;
+    case cudaDevAttrCanMapHostMemory: *value = can_map_host(); break;
     case cudaDevAttrMaxSharedMemoryPerBlock: *value = (int)kSharedPerBlock; break;
     case cudaDevAttrMaxRegistersPerBlock: *value = kRegsPerBlock; break;
     case cudaDevAttrComputeCapabilityMajor: *value = 9; break;

@@ -251,7 +251,9 @@ struct pdt_emu_syncwarp_at {
 /* Memory fences: fibers share one address space and are not preempted. */
 inline void __threadfence() {}
 inline void __threadfence_block() {}
-inline void __threadfence_system() {}
+/* System scope: the host may read or write the memory while the kernel runs
+ * (mapped page-locked memory), so a real fence. */
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 /* --------------------------------------------------------- warp shuffles */
 
@@ -416,5 +418,27 @@ PDT_EMU_ATOMIC_CAS(unsigned int)
 PDT_EMU_ATOMIC_CAS(unsigned long long)
 PDT_EMU_ATOMIC_CAS(unsigned short)
 #undef PDT_EMU_ATOMIC_CAS
+/* The _system forms ("Atomic Functions": atomic with respect to the host and
+ * other devices too): the host runs alongside the grid's OS thread, so real
+ * atomic instructions. */
+#define PDT_EMU_ATOMIC_SYSTEM(T)                                                                   \
+    inline T atomicCAS_system(T *address, T compare, T val)                                        \
+    {                                                                                              \
+        __atomic_compare_exchange_n(address, &compare, val, false, __ATOMIC_SEQ_CST,               \
+                                    __ATOMIC_SEQ_CST);                                             \
+        return compare;                                                                            \
+    }                                                                                              \
+    inline T atomicExch_system(T *address, T val)                                                  \
+    {                                                                                              \
+        return __atomic_exchange_n(address, val, __ATOMIC_SEQ_CST);                                \
+    }                                                                                              \
+    inline T atomicAdd_system(T *address, T val)                                                   \
+    {                                                                                              \
+        return __atomic_fetch_add(address, val, __ATOMIC_SEQ_CST);                                 \
+    }
+PDT_EMU_ATOMIC_SYSTEM(int)
+PDT_EMU_ATOMIC_SYSTEM(unsigned int)
+PDT_EMU_ATOMIC_SYSTEM(unsigned long long)
+#undef PDT_EMU_ATOMIC_SYSTEM
 
 #endif /* PDT_EMU_KERNEL_H */

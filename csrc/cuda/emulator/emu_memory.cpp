@@ -343,6 +343,8 @@ PDT_EMU_API cudaError_t cudaHostGetDevicePointer(void **out, void *host, unsigne
         return set_error(cudaErrorInvalidValue);
     if (device_count() == 0)
         return set_error(cudaErrorNoDevice);
+    if (!can_map_host()) /* the runtime's answer on a device that cannot map */
+        return set_error(cudaErrorMemoryAllocation);
     *out = host;
     return cudaSuccess;
 }
