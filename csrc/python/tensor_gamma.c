@@ -12,7 +12,7 @@ UNARY_ALL(lgamma, PDT_OP_LGAMMA)
 UNARY_ALL(digamma, PDT_OP_DIGAMMA)
 
 #define W_LGAMMA                                                                                   \
-    "The natural logarithm of the absolute value of the gamma function, log |Gamma(input)| "       \
+    "The natural logarithm of the absolute value of the gamma function, log(abs(Gamma(input))) "   \
     "(inf at 0 and the negative integers; integers give float32)"
 #define W_DIGAMMA                                                                                  \
     "The digamma function, the derivative of lgamma: -inf at +0, NaN at the negative "             \

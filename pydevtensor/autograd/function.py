@@ -616,7 +616,7 @@ def once_differentiable(fn):
     Parameters
     ----------
     fn : callable
-        The backward(ctx, *grads).
+        The ``backward(ctx, *grads)``.
 
     Returns
     -------
