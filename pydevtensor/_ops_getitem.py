@@ -324,8 +324,9 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
 def _setitem(self, idx, value):
     idx = _sequences_as_lists(idx)
     if _needs_advanced(idx):
-        if (self.requires_grad or isinstance(value, _C.Tensor) and value.requires_grad) and \
-                _C.is_grad_enabled():
+        base = self._base  # a view whose base requires grad: Note [views and their base]
+        if (self.requires_grad or isinstance(value, _C.Tensor) and value.requires_grad or
+                base is not None and base.requires_grad) and _C.is_grad_enabled():
             from .autograd.derivatives_index import IndexPutBackward0
             return record_setitem(self, idx, value, IndexPutBackward0)
         return _index_put_(self, idx, value)

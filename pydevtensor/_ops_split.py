@@ -86,7 +86,7 @@ def split(tensor, split_size_or_sections, dim=0):
     lead = (slice(None),) * d
     out, at = [], 0
     for s in split_sections(tensor, split_size_or_sections, d):
-        out.append(_basic_getitem(tensor, lead + (slice(at, at + s),)))
+        out.append(_basic_getitem(tensor, lead + (slice(at, at + s),))._mark_multi_output_view())
         at += s
     return tuple(out)
 
@@ -170,7 +170,8 @@ def unbind(input, dim=0):
         raise IndexError(f"unbind(): Dimension specified as {d} but tensor has no dimensions "
                          f"(a 0-d tensor on {input.device})")
     lead = (slice(None),) * d
-    return tuple(_basic_getitem(input, lead + (i,)) for i in range(input.shape[d]))
+    return tuple(_basic_getitem(input, lead + (i,))._mark_multi_output_view()
+                 for i in range(input.shape[d]))
 
 
 for _name_, _fn in (("split", split), ("chunk", chunk), ("unbind", unbind)):

@@ -57,6 +57,10 @@ void pdt_autograd_set_grad_fn(PdtTensorObject *o, PyObject *node, int nr)
     Py_XSETREF(o->grad_fn, Py_XNewRef(node));
     o->requires_grad = node != NULL;
     o->output_nr = nr;
+    if (o->base && node) { /* the view's current place, recorded (autograd_view.c) */
+        o->view_version = pdt_tensor_version(&o->t);
+        o->view_flags &= ~PDT_VIEW_NO_GRAD; /* the recorder ran its forward in no_grad */
+    }
 }
 
 void pdt_autograd_clear(PdtTensorObject *o)
@@ -64,6 +68,7 @@ void pdt_autograd_clear(PdtTensorObject *o)
     Py_CLEAR(o->grad);
     Py_CLEAR(o->grad_fn);
     Py_CLEAR(o->accumulator);
+    Py_CLEAR(o->base);
 }
 
 PyObject *pdt_autograd_call(const char *name, int method, PyObject *self, PyObject *const *args,
@@ -183,6 +188,8 @@ PyMethodDef pdt_autograd_functions[] = {
 static PyObject *get_requires_grad(PyObject *self, void *c)
 {
     (void)c;
+    if (pdt_view_refresh(self) < 0)
+        return NULL;
     return PyBool_FromLong(((PdtTensorObject *)self)->requires_grad);
 }
 
@@ -252,6 +259,8 @@ static int set_grad(PyObject *self, PyObject *value, void *c)
 static PyObject *get_grad_fn(PyObject *self, void *c)
 {
     (void)c;
+    if (pdt_view_refresh(self) < 0)
+        return NULL;
     PyObject *f = ((PdtTensorObject *)self)->grad_fn;
     return Py_NewRef(f ? f : Py_None);
 }
@@ -259,6 +268,8 @@ static PyObject *get_grad_fn(PyObject *self, void *c)
 static PyObject *get_is_leaf(PyObject *self, void *c)
 {
     (void)c;
+    if (pdt_view_refresh(self) < 0)
+        return NULL;
     return PyBool_FromLong(((PdtTensorObject *)self)->grad_fn == NULL);
 }
 

@@ -110,7 +110,11 @@ static int check_view(PyObject *fn, PyObject *view)
 /* edge_of(x) of dispatch.py: (grad_fn, output_nr), (AccumulateGrad, 0), or None. */
 static PyObject *edge_of(PyObject *x)
 {
-    if (!PyObject_TypeCheck(x, pdt_autograd_tensor_type) || !((PdtTensorObject *)x)->requires_grad)
+    if (!PyObject_TypeCheck(x, pdt_autograd_tensor_type))
+        return Py_NewRef(Py_None);
+    if (pdt_view_refresh(x) < 0) /* Note [views and their base] */
+        return NULL;
+    if (!((PdtTensorObject *)x)->requires_grad)
         return Py_NewRef(Py_None);
     PdtTensorObject *o = (PdtTensorObject *)x;
     if (o->grad_fn)

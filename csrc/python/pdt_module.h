@@ -37,6 +37,10 @@ typedef struct {
     PyObject *grad;        /* NULL or the accumulated gradient (a Tensor) */
     PyObject *grad_fn;     /* NULL for a leaf, else the Node that made it */
     PyObject *accumulator; /* NULL or a weakref to the leaf's AccumulateGrad */
+    /* views (autograd_view.c, Note [views and their base]) */
+    PyObject *base;       /* NULL, or the tensor this view's storage was first viewed from */
+    int64_t view_version; /* the version when the view's place in the graph was last set */
+    int view_flags;       /* PDT_VIEW_NO_GRAD, PDT_VIEW_MULTI_OUTPUT */
 } PdtTensorObject;
 
 /* ---- module state (one per module object; see module.c) ---- */
@@ -355,19 +359,25 @@ extern PyObject *pdt_autograd_dispatcher;
 extern PyTypeObject *pdt_autograd_tensor_type;
 int pdt_grad_enabled(void); /* thread-local: no_grad() turns it off */
 int pdt_grad_set(int on);   /* sets it; returns the previous mode */
+/* 1 when o requires grad, or is a view whose base does (its place in the graph may
+ * have to follow the base's: Note [views and their base] in autograd_view.c). */
+static inline int pdt_tensor_object_requires_grad(const PdtTensorObject *o)
+{
+    return o->requires_grad || (o->base && ((const PdtTensorObject *)o->base)->requires_grad);
+}
 /* 1 when o is a Tensor that requires grad (or a list/tuple holding one). */
 static inline int pdt_arg_requires_grad(PyObject *o)
 {
     if (!pdt_autograd_tensor_type) /* no dispatcher yet: nothing is recorded */
         return 0;
     if (PyObject_TypeCheck(o, pdt_autograd_tensor_type))
-        return ((PdtTensorObject *)o)->requires_grad;
+        return pdt_tensor_object_requires_grad((PdtTensorObject *)o);
     if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
         Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
         PyObject **items = PySequence_Fast_ITEMS(o);
         for (Py_ssize_t i = 0; i < n; i++)
             if (PyObject_TypeCheck(items[i], pdt_autograd_tensor_type) &&
-                ((PdtTensorObject *)items[i])->requires_grad)
+                pdt_tensor_object_requires_grad((PdtTensorObject *)items[i]))
                 return 1;
     }
     return 0;
@@ -415,6 +425,16 @@ PyObject *pdt_finish_requires_grad(PyObject *r, PyObject *const *kwvalues, PyObj
 /* Marks o as output nr of node (a new reference is taken), or, node NULL, as a
  * leaf that requires no grad (_set_grad_fn, the C recorder). */
 void pdt_autograd_set_grad_fn(PdtTensorObject *o, PyObject *node, int nr);
+/* Views (autograd_view.c, Note [views and their base]). */
+enum { PDT_VIEW_NO_GRAD = 1, PDT_VIEW_MULTI_OUTPUT = 2 };
+/* view (a new tensor object) is a view of src when they share storage and version
+ * counter: it records src's base (or src) as its own, and the grad mode. */
+void pdt_mark_view(PyObject *view, PyObject *src);
+/* A view whose base requires grad and was modified in place since the view's place in
+ * the graph was set takes its new place (the Python regenerator); 0 or -1. */
+int pdt_view_refresh(PyObject *t);
+extern PyMethodDef pdt_autograd_view_methods[], pdt_autograd_view_functions[];
+extern PyGetSetDef pdt_autograd_view_getset[];
 /* Drops the autograd fields (dealloc). */
 void pdt_autograd_clear(PdtTensorObject *o);
 

@@ -451,7 +451,9 @@ static PyObject *f_expand(PyObject *module, PyObject *args)
     pdt_hold h = {0}; /* Note [the GIL and storages]: the core notes the op (Python) */
     pdt_status st = pdt_expand("expand", pdt_hold_view(&h, pdt_tensor_of(x)), ndim, shape, &out);
     pdt_hold_release(&h);
-    return wrap_or_raise(S, st, &out);
+    PyObject *r = wrap_or_raise(S, st, &out);
+    pdt_mark_view(r, x); /* Note [views and their base] */
+    return r;
 }
 
 /* _diagonal(x, offset, dim1, dim2) -> the view of x's diagonal (diagonal() in
@@ -468,7 +470,9 @@ static PyObject *f_diagonal(PyObject *module, PyObject *args)
     pdt_status st = pdt_diagonal_view(pdt_hold_view(&h, pdt_tensor_of(x)), offset, dim1, dim2,
                                       &out);
     pdt_hold_release(&h);
-    return wrap_or_raise(S, st, &out);
+    PyObject *r = wrap_or_raise(S, st, &out);
+    pdt_mark_view(r, x); /* Note [views and their base] */
+    return r;
 }
 
 PyMethodDef pdt_index_functions[] = {

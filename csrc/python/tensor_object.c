@@ -475,6 +475,7 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                   pdt_matmul_methods,
                                   pdt_interop_methods,
                                   pdt_autograd_methods,
+                                  pdt_autograd_view_methods,
                                   pdt_trig_methods};
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
         for (const PyMethodDef *m = parts[p]; m->ml_name; m++) {
@@ -489,7 +490,7 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
     static PyGetSetDef all_getset[48];
     size_t ng = 0;
     const PyGetSetDef *getset_parts[] = {tensor_getset, pdt_view_getset, pdt_interop_getset,
-                                         pdt_autograd_getset};
+                                         pdt_autograd_getset, pdt_autograd_view_getset};
     for (size_t p = 0; p < sizeof getset_parts / sizeof getset_parts[0]; p++)
         for (const PyGetSetDef *g = getset_parts[p]; g->name; g++) {
             if (ng + 1 >= sizeof all_getset / sizeof all_getset[0]) {

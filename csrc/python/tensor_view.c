@@ -52,7 +52,11 @@ static PyObject *view_result(PyObject *self, pdt_status st, pdt_tensor *out)
             pdt_tensor_release(out);
         return NULL;
     }
-    return st == PDT_OK ? pdt_tensor_wrap_new(S, out) : pdt_raise(S, st);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    PyObject *r = pdt_tensor_wrap_new(S, out);
+    pdt_mark_view(r, self); /* Note [views and their base] (a reshape's copy is none) */
+    return r;
 }
 
 /* ---------------------------------------------------------- new shapes */
@@ -432,7 +436,8 @@ static PyObject *vector_subscript(PyObject *self, PyObject *key)
     }
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     /* self's own flag: pdt_arg_requires_grad knows only the newest module's type */
-    if (!S || !Py_IS_TYPE(v, S->tensor_type) || ((PdtTensorObject *)self)->requires_grad)
+    if (!S || !Py_IS_TYPE(v, S->tensor_type) ||
+        pdt_tensor_object_requires_grad((PdtTensorObject *)self))
         return NULL;
     const pdt_tensor *x = pdt_tensor_of(self), *ix = pdt_tensor_of(v);
     if (pos >= x->ndim || !pdt_device_eq(x->device, ix->device) || !pdt_index_is_vector(ix))

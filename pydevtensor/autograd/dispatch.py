@@ -256,6 +256,9 @@ def _in_place(name, args, kwargs):
     x = args[0]
     if not isinstance(x, _C.Tensor):
         raise TypeError(f"{name}(): self must be a Tensor")
+    if x._base is not None:  # Note [views and their base] in csrc/python/autograd_view.c
+        from .views import in_place_on_view
+        return in_place_on_view(x, lambda: _in_place_on(name, x, args, kwargs))
     root = _check_in_place(x)
     if root is not None:
         out = _in_place_on(name, x, args, kwargs)
@@ -347,6 +350,9 @@ def _copy_(x, src, *args, **kwargs):
 def record_setitem(x, key, value, cls):
     """x[key] = value (advanced indexing, written in Python) on a tensor in the
     graph, recorded as a cls Node (IndexPutBackward0)."""
+    if x._base is not None:
+        from .views import in_place_on_view
+        return in_place_on_view(x, lambda: _setitem(x, key, value, cls))
     root = _check_in_place(x)
     out = _setitem(x, key, value, cls)
     if root is not None:

@@ -1,0 +1,128 @@
+/* autograd_view.c - which tensor a view was taken of (Tensor._base, _is_view()),
+ * and the view's place in the graph after an in-place change of its storage.
+ *
+ * Note [views and their base]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A view op (view, reshape without a copy, transpose, permute, squeeze,
+ * unsqueeze, basic indexing, expand, diagonal, and the Python ops built on them:
+ * narrow, select, split, unbind, movedim, ...) marks its result with the tensor
+ * it was first viewed from (PyTorch's _base: a view of a view has the first
+ * base), the grad mode it was made in, and the version of the shared counter.
+ * The autograd recorder (pydevtensor/autograd/dispatch.py) uses them as PyTorch
+ * does:
+ * - an in-place op on a view in grad mode gives the base a new place in the
+ *   graph (CopySlices over the base's old place and the view's new value), so a
+ *   base that required no grad joins the graph when a view of it is written
+ *   with a value that requires grad;
+ * - a view whose base requires grad and was written in place since the view's
+ *   node was set (its counter moved past view_version) takes a new node, an
+ *   AsStridedBackward0 of the base's current place, the first time it is looked
+ *   at (pdt_view_refresh: grad_fn, requires_grad, is_leaf, the recorders'
+ *   edges).  The op hooks let a view whose base requires grad through to the
+ *   recorder (pdt_tensor_object_requires_grad), which refreshes it;
+ * - views made in no_grad mode, or returned by ops with several view outputs
+ *   (split, unbind, chunk), refuse in-place ops in grad mode, as PyTorch's do.
+ * A tensor without a base costs the hooks one pointer test more. */
+#include "pdt_module.h"
+
+static PyObject *regenerator; /* dispatch.py's _regenerate_view(view), or NULL */
+
+void pdt_mark_view(PyObject *view, PyObject *src)
+{
+    PdtTensorObject *v = (PdtTensorObject *)view, *s = (PdtTensorObject *)src;
+    if (!view || v == s || v->t.storage != s->t.storage || v->t.counter != s->t.counter)
+        return;
+    Py_XSETREF(v->base, Py_NewRef(s->base ? s->base : src));
+    v->view_version = pdt_tensor_version(&v->t);
+    v->view_flags = (s->base ? s->view_flags : 0) | (pdt_grad_enabled() ? 0 : PDT_VIEW_NO_GRAD);
+}
+
+int pdt_view_refresh(PyObject *t)
+{
+    PdtTensorObject *o = (PdtTensorObject *)t;
+    if (!o->base || !((PdtTensorObject *)o->base)->requires_grad || !regenerator ||
+        (o->view_flags & PDT_VIEW_NO_GRAD) || pdt_tensor_version(&o->t) == o->view_version)
+        return 0;
+    int64_t was = o->view_version;
+    o->view_version = pdt_tensor_version(&o->t); /* first: the regenerator reads grad_fn */
+    PyObject *fn = Py_NewRef(regenerator);       /* the call may replace it */
+    PyObject *r = PyObject_CallOneArg(fn, t);
+    Py_DECREF(fn);
+    if (!r) {
+        o->view_version = was;
+        return -1;
+    }
+    Py_DECREF(r);
+    return 0;
+}
+
+static PyObject *get_base(PyObject *self, void *c)
+{
+    (void)c;
+    PyObject *b = ((PdtTensorObject *)self)->base;
+    return Py_NewRef(b ? b : Py_None);
+}
+
+static PyObject *get_view_flags(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(((PdtTensorObject *)self)->view_flags);
+}
+
+PyGetSetDef pdt_autograd_view_getset[] = {
+    {"_base", get_base, NULL,
+     "the tensor this view was taken of (the first one, for a view of a view), or None", NULL},
+    {"_view_flags", get_view_flags, NULL,
+     "1: made in no_grad mode, 2: one of several views an op returned", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *t_is_view(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyBool_FromLong(((PdtTensorObject *)self)->base != NULL);
+}
+
+/* _mark_multi_output_view(): split/unbind/chunk mark each of their views. */
+static PyObject *t_mark_multi_output_view(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    PdtTensorObject *o = (PdtTensorObject *)self;
+    if (o->base)
+        o->view_flags |= PDT_VIEW_MULTI_OUTPUT;
+    return Py_NewRef(self);
+}
+
+/* _view_synced(): the view's node is its base's current place (the recorder set it). */
+static PyObject *t_view_synced(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    PdtTensorObject *o = (PdtTensorObject *)self;
+    o->view_version = pdt_tensor_version(&o->t);
+    Py_RETURN_NONE;
+}
+
+PyMethodDef pdt_autograd_view_methods[] = {
+    {"_is_view", t_is_view, METH_NOARGS,
+     "_is_view() -> bool\n\nTrue when this tensor is a view of another one (see _base)."},
+    {"_mark_multi_output_view", t_mark_multi_output_view, METH_NOARGS, NULL},
+    {"_view_synced", t_view_synced, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+/* _set_view_regenerator(fn): fn(view) gives a stale view its new node. */
+static PyObject *f_set_view_regenerator(PyObject *module, PyObject *fn)
+{
+    (void)module;
+    if (fn != Py_None && !PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "the view regenerator must be callable or None");
+        return NULL;
+    }
+    Py_XSETREF(regenerator, fn == Py_None ? NULL : Py_NewRef(fn));
+    Py_RETURN_NONE;
+}
+
+PyMethodDef pdt_autograd_view_functions[] = {
+    {"_set_view_regenerator", f_set_view_regenerator, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};
