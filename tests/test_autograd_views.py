@@ -370,3 +370,64 @@ def test_saved_tensors_modified_in_place_are_refused_as_torch(device, op, how):
         assert torch_refuses or (op, how) in STRICTER
         return
     np.testing.assert_allclose(np.asarray(got.tolist()), right, rtol=1e-12)
+
+
+# ---- autograd.Function: mark_dirty on a view (item 5) ----
+
+def _dirty_script(lib, device):
+    class MulTwo(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            x.mul_(w)
+            ctx.mark_dirty(x)
+            ctx.save_for_backward(w)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            (w,) = ctx.saved_tensors
+            return g * w, None
+
+    class AddW(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            x.add_(w)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g
+
+    x, w = _t(lib, [1.0, 2, 3, 4], device, grad=True), _t(lib, [5.0, 6], device, grad=True)
+    a = x * 1
+    v = a[1:3]
+    MulTwo.apply(v, w.detach())  # a view of a tensor in the graph
+    b = _zeros(lib, 4, device)
+    AddW.apply(b[0:2], w)  # a view of a tensor that required no grad: b joins the graph
+    assert a.grad_fn.name().endswith("CopySlices") and b.grad_fn.name().endswith("CopySlices")
+    ((a * a).sum() + (b * b * a).sum() + (v * 3).sum()).backward()
+    return np.asarray(x.grad.tolist()), np.asarray(w.grad.tolist())
+
+
+def test_mark_dirty_on_views_moves_their_bases_as_torch(device):
+    torch = torch_or_skip()
+    for got, want in zip(_dirty_script(pdt, device), _dirty_script(torch, None)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_mark_dirty_on_a_view_of_a_leaf_is_refused(device):
+    class Twice(pdt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * g
+
+    w = _w(pdt, device, 3)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        Twice.apply(w[1:])

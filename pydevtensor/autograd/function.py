@@ -22,6 +22,7 @@ import functools
 from .. import _C
 from .hooks import carry_retained
 from .node import FREED_MSG, Node, check_versions, delay_error, edge_of
+from .views import check_view_in_place, rebase
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -521,6 +522,12 @@ def _record(ctx, args, out):
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
     inputs = {id(a) for a in args if isinstance(a, _C.Tensor)}
+    # views marked dirty: their bases move in the graph too (Note [views and their base])
+    dirty_views = [(nr, o) for nr, o in enumerate(outs)
+                   if isinstance(o, _C.Tensor) and id(o) in dirty and o._base is not None]
+    for _, o in dirty_views:
+        check_view_in_place(o)
+    base_edges = [edge_of(o._base) for _, o in dirty_views]
     ctx.next_functions = tuple(edge_of(a) if isinstance(a, _C.Tensor) else None
                                for a in args)
     ctx._input_metas = tuple(_meta(a) for a in args)
@@ -564,6 +571,9 @@ def _record(ctx, args, out):
     ctx._output_slots = tuple(slots)
     ctx._view_outputs = frozenset(views)
     ctx._to_save = ctx._dirty = ctx._non_differentiable = ()
+    for (nr, _), base_edge in zip(dirty_views, base_edges):
+        if marked[nr].grad_fn is ctx:
+            rebase(marked[nr], base_edge)
     return marked[0] if single else tuple(marked)
 
 

@@ -168,18 +168,24 @@ def in_place_on_view(x, do):
     """do() records an in-place op on the view x (x's new value gets its node); then
     x's base takes a CopySlices node and x an AsStridedBackward0 of it."""
     check_view_in_place(x)
-    base = x._base
-    base_edge = edge_of(base)
+    base_edge = edge_of(x._base)
     out = do()
+    rebase(x, base_edge)
+    return out
+
+
+def rebase(x, base_edge):
+    """After x (a view) took the node of its new value: its base, whose old place in
+    the graph was base_edge, takes a CopySlices node, and x its elements of it."""
     fn = x.grad_fn
     if fn is None:
-        return out
+        return
+    base = x._base
     geometry = _Geometry(base, x)
     node = _edge_node(CopySlices, (base_edge, (fn, x.output_nr)), geometry)
     carry_retained(base, node, 0)
     base._set_grad_fn(node, 0)
     regenerate(x, geometry)
-    return out
 
 
 _C._set_view_regenerator(regenerate)
