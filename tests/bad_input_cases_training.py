@@ -808,4 +808,9 @@ TRAINING_CASES = [
       "y = v * v\nx.add_(1)\ny.sum().backward()", "RuntimeError",
       r"modified by an inplace operation: \[pydevtensor.FloatTensor \[3\]\] is at version 1; "
       r"expected version 0 instead.*MulBackward0"),
+    C("private-index-add-grad-value", "w = pdt.ones(2, requires_grad=True)\n"
+      "pdt._C._index_add(pdt.zeros(3), 0, pdt.tensor([0, 2]), w * 2)", "RuntimeError",
+      r"_index_add\(\): a private kernel that writes in place without recording the gradient, "
+      r"called with grad mode on and a value that requires grad \(the destination is float32 "
+      r"\(3,\) on cpu\)"),
 ]

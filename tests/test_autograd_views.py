@@ -431,3 +431,97 @@ def test_mark_dirty_on_a_view_of_a_leaf_is_refused(device):
     w = _w(pdt, device, 3)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
         Twice.apply(w[1:])
+
+
+# ---- second derivatives through in-place ops (item 6: create_graph=True) ----
+
+def _v(lib, data, device):
+    return lib.tensor(data, **({} if lib is not pdt else {"device": device}))
+
+
+SECOND = {
+    "mul_": lambda lib, x, d: (x * 1).mul_(x),
+    "div_": lambda lib, x, d: (x * x).div_(x + 3),
+    "pow_": lambda lib, x, d: (x * 1).pow_(3),
+    "exp_": lambda lib, x, d: (x * 1).exp_(),
+    "copy_": lambda lib, x, d: _zeros(lib, 3, d).copy_(x * x) * x,
+    "masked_fill_": lambda lib, x, d: (x * x).masked_fill_(_v(lib, [True, False, False], d),
+                                                           2.0) * x,
+    "clamp_": lambda lib, x, d: (x * x).clamp_(max=4.0) * x,
+    "index_add": lambda lib, x, d: _zeros(lib, 3, d).index_add(0, _v(lib, [0, 0, 2], d),
+                                                               x * x) * x,
+    "scatter_add": lambda lib, x, d: _zeros(lib, 3, d).scatter_add(0, _v(lib, [0, 0, 2], d),
+                                                                   x * x) * x,
+}
+
+
+def _setitem(y, key, value):
+    y[key] = value
+    return y
+
+
+def _view_mul_(y, x):
+    y[1:].mul_(x[:2])
+    return y
+
+
+def _sibling(x):
+    y = x * 1
+    v = y[:2]
+    y[1:].mul_(x[1:])
+    return v * v
+
+
+def _relu_(lib, x):
+    y = x * x - 2
+    lib.nn.functional.relu(y, inplace=True)
+    return y * x
+
+
+SECOND.update({
+    "setitem_basic": lambda lib, x, d: _setitem(x * x, 0, x[1] * x[2]),
+    "setitem_mask": lambda lib, x, d: _setitem(x * x, _v(lib, [True, False, True], d),
+                                               x[:2] ** 3),
+    "setitem_index": lambda lib, x, d: _setitem(x * x, _v(lib, [2, 0], d), x[:2] ** 3),
+    "view_mul_": lambda lib, x, d: _view_mul_(x * x, x),
+    "view_of_base_without_grad": lambda lib, x, d: _view_mul_(_t(lib, [1.0, 2, 3], d), x) * x,
+    "sibling_view": lambda lib, x, d: _sibling(x),
+    "relu_inplace": lambda lib, x, d: _relu_(lib, x),
+})
+
+
+def _second(lib, name, device):
+    x = _t(lib, [1.0, 2.0, 3.0], device, grad=True)
+    y = SECOND[name](lib, x, device)
+    (g,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+    (h,) = lib.autograd.grad((g * g).sum(), x)
+    return np.asarray(g.tolist()), np.asarray(h.tolist())
+
+
+@pytest.mark.parametrize("name", sorted(SECOND))
+def test_second_derivatives_through_in_place_ops_match_torch(device, name):
+    torch = torch_or_skip()
+    for got, want in zip(_second(pdt, name, device), _second(torch, name, None)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_private_write_kernels_refuse_what_requires_grad_in_grad_mode(device):
+    """_index_put, _index_add and _basic_setitem write without recording: with grad
+    mode on they refuse a destination or value that requires grad (the write would be
+    missing from the graph); under no_grad they write."""
+    C = pdt._C
+    w = _w(pdt, device, 3)
+    idx = _v(pdt, [0, 2], device)
+    for call in (lambda dst, v: C._index_add(dst, 0, idx, v),
+                 lambda dst, v: C._index_put(dst, 0, idx, v),
+                 lambda dst, v: C._basic_setitem(dst, slice(0, 2), v)):
+        with pytest.raises(RuntimeError, match=r"writes in place without recording the "
+                                               r"gradient.*a value that requires grad.*"
+                                               r"float64 \(3,\) on "):
+            call(_zeros(pdt, 3, device), w[:2] * 1)
+        with pytest.raises(RuntimeError, match="a destination that requires grad"):
+            call(w * 1, _zeros(pdt, 2, device))
+        dst = _zeros(pdt, 3, device)
+        with pdt.no_grad():
+            call(dst, w[:2])
+        assert dst.tolist() != [0.0, 0.0, 0.0] and not dst.requires_grad

@@ -56,6 +56,26 @@ int pdt_view_refresh(PyObject *t)
     return 0;
 }
 
+int pdt_refuse_unrecorded_write(const char *fname, PyObject *dst, PyObject *value)
+{
+    if (!pdt_grad_enabled() || !pdt_autograd_tensor_type)
+        return 0;
+    int d = pdt_arg_requires_grad(dst), v = pdt_arg_requires_grad(value);
+    if (!d && !v)
+        return 0;
+    const pdt_tensor *t = pdt_tensor_of(dst);
+    char dev[32], shape[64];
+    pdt_device_str(t->device, dev, sizeof dev);
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s(): a private kernel that writes in place without recording the gradient, "
+                 "called with grad mode on and %s that requires grad (the destination is %s %s "
+                 "on %s): run it under no_grad(), or use the recorded op (x[index] = v, "
+                 "index_add, index_put)",
+                 fname, d ? "a destination" : "a value", pdt_dtype_name(t->dtype),
+                 pdt_shape_str(t->ndim, t->shape, shape, sizeof shape), dev);
+    return -1;
+}
+
 static PyObject *get_base(PyObject *self, void *c)
 {
     (void)c;

@@ -434,6 +434,11 @@ void pdt_mark_view(PyObject *view, PyObject *src);
  * the graph was set takes its new place (the Python regenerator); 0 or -1. */
 int pdt_view_refresh(PyObject *t);
 extern PyMethodDef pdt_autograd_view_methods[], pdt_autograd_view_functions[];
+/* The private kernels that write in place without recording (_index_put, _index_add,
+ * _basic_setitem) refuse, with grad mode on, a destination or a value that requires
+ * grad: the write would be silently missing from the graph (a backward's own
+ * computation under create_graph=True, say).  0, or -1 with RuntimeError set. */
+int pdt_refuse_unrecorded_write(const char *fname, PyObject *dst, PyObject *value);
 extern PyGetSetDef pdt_autograd_view_getset[];
 /* Drops the autograd fields (dealloc). */
 void pdt_autograd_clear(PdtTensorObject *o);

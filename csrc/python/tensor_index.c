@@ -37,7 +37,8 @@ static PyObject *index_move(PyObject *module, PyObject *args, int put)
                  : PyArg_ParseTuple(args, "O!O!LO!|pp:_index_select", S->tensor_type, &p[0],
                                     S->tensor_type, &p[2], &dim, S->tensor_type, &p[1],
                                     &negative_ok, &deferred_ok);
-    if (!ok)
+    if (!ok || (put && pdt_refuse_unrecorded_write(put == 2 ? "_index_add" : "_index_put", p[0],
+                                                   p[2]) < 0))
         return NULL;
     pdt_hold h;
     h.n = 0;

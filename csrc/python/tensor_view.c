@@ -626,7 +626,8 @@ static PyObject *f_basic_getitem(PyObject *module, PyObject *const *args, Py_ssi
 
 static PyObject *f_basic_setitem(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (tensor_first(module, args, nargs, 3, "_basic_setitem") < 0)
+    if (tensor_first(module, args, nargs, 3, "_basic_setitem") < 0 ||
+        pdt_refuse_unrecorded_write("_basic_setitem", args[0], args[2]) < 0)
         return NULL;
     if (basic_ass_subscript(args[0], args[1], args[2]) < 0)
         return NULL;
