@@ -230,15 +230,16 @@ def test_errors(device):
 
 
 def test_diagonal_is_a_view_to_autograd(device):
-    """DiagonalBackward0 is a view's node (Note [views and in-place changes]): used after
-    its base changed in place it raises, as transpose's does."""
+    """DiagonalBackward0 is a view's node (Note [views and their base]): used after its
+    base changed in place it takes its elements of the new base, as PyTorch's."""
     x = pdt.ones(3, 3, device=device, requires_grad=True)
     y = x * 1
     d = y.diagonal()
-    assert d.grad_fn.name() == "DiagonalBackward0"
+    assert d.grad_fn.name() == "DiagonalBackward0" and d._base is y
     y.mul_(2)
-    with pytest.raises(RuntimeError, match=r"DiagonalBackward0 is used, but the tensor"):
-        d * 1
+    (d * 1).sum().backward()
+    assert d.grad_fn.name() == "AsStridedBackward0"
+    assert x.grad.tolist() == (2 * np.eye(3)).tolist()
     z = pdt.zeros(2, 3, device=device).expand(4, 2, 3)
     with pytest.raises(pdt.InvalidArgumentError, match=r"more than one element .* strides "
                                                        r"\(0, 4\)"):

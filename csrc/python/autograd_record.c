@@ -34,8 +34,7 @@ static PyObject *accumulator;   /* accumulator(leaf) -> its AccumulateGrad */
 static PyTypeObject *node_type; /* Node: every rule is a subclass */
 static PyObject *forwards[2];   /* {name: binding}, functions and methods */
 static PyObject *empty_tuple;   /* () */
-static PyObject *s_saved, *s_save, *s_pick, *s_next, *s_needs, *s_num_outputs, *s_base,
-    *s_check_base;
+static PyObject *s_saved, *s_save, *s_pick, *s_next, *s_needs, *s_num_outputs;
 
 /* The name's str, interned, borrowed (the names are the bindings' literals, a
  * few dozen, kept by address); NULL with an exception, or without one when the
@@ -88,25 +87,6 @@ static PyObject *forward_for(PyObject *name, int method)
     return f;
 }
 
-/* A view's node that watches its base (Node.watch_base: "_base" in its __dict__)
- * checks that the base was not modified in place since the view was made, before
- * the view is used (Note [views and in-place changes] in node.py). */
-static int check_view(PyObject *fn, PyObject *view)
-{
-    PyObject *d = PyObject_GenericGetDict(fn, NULL);
-    if (!d)
-        return -1;
-    int rc = 0;
-    if (PyDict_GetItemWithError(d, s_base)) {
-        PyObject *r = PyObject_CallMethodOneArg(fn, s_check_base, view);
-        rc = r ? 0 : -1;
-        Py_XDECREF(r);
-    } else if (PyErr_Occurred())
-        rc = -1;
-    Py_DECREF(d);
-    return rc;
-}
-
 /* edge_of(x) of dispatch.py: (grad_fn, output_nr), (AccumulateGrad, 0), or None. */
 static PyObject *edge_of(PyObject *x)
 {
@@ -118,8 +98,7 @@ static PyObject *edge_of(PyObject *x)
         return Py_NewRef(Py_None);
     PdtTensorObject *o = (PdtTensorObject *)x;
     if (o->grad_fn)
-        return check_view(o->grad_fn, x) < 0 ? NULL
-                                             : Py_BuildValue("(Oi)", o->grad_fn, o->output_nr);
+        return Py_BuildValue("(Oi)", o->grad_fn, o->output_nr);
     PyObject *acc = NULL;
     if (o->accumulator && PyWeakref_Check(o->accumulator)) {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -326,9 +305,7 @@ static PyObject *f_set_autograd_recorder(PyObject *module, PyObject *const *args
         (!s_pick && !(s_pick = PyUnicode_InternFromString("pick"))) ||
         (!s_next && !(s_next = PyUnicode_InternFromString("next_functions"))) ||
         (!s_needs && !(s_needs = PyUnicode_InternFromString("needs_input_grad"))) ||
-        (!s_num_outputs && !(s_num_outputs = PyUnicode_InternFromString("num_outputs"))) ||
-        (!s_base && !(s_base = PyUnicode_InternFromString("_base"))) ||
-        (!s_check_base && !(s_check_base = PyUnicode_InternFromString("check_base"))))
+        (!s_num_outputs && !(s_num_outputs = PyUnicode_InternFromString("num_outputs"))))
         return NULL;
     PyObject *fresh[2] = {PyDict_New(), PyDict_New()};
     if (!fresh[0] || !fresh[1]) {

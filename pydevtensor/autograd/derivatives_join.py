@@ -73,7 +73,6 @@ class _PiecesBackward(Node):
         self.num_outputs = len(result)
         self.dim = dim % input.ndim  # checked by the forward, which ran (input is not 0-d)
         self.shapes = [r.shape for r in result]
-        self.watch_base(input)  # Note [views and in-place changes]
         return (input,)
 
     def apply(self, grads):
@@ -133,7 +132,6 @@ class ExpandBackward0(Node):
 
     def save(self, result, input, *sizes):
         self.in_meta = meta(input)
-        self.watch_base(input)
         return (input,)
 
     def backward(self, g):

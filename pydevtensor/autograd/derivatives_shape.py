@@ -22,7 +22,6 @@ class _ShapeView(Node):
 
     def save(self, result, input, *args, **kw):
         self.shape = tuple(input.shape)
-        self.watch_base(input)
         return (input,)
 
     def backward(self, g):
@@ -65,7 +64,6 @@ class TransposeBackward0(Node):
 
     def save(self, result, input, dim0, dim1, **kw):
         self.dims = (dim0, dim1)
-        self.watch_base(input)
         return (input,)
 
     def backward(self, g):
@@ -77,7 +75,6 @@ class TBackward0(Node):
     is_view = True
 
     def save(self, result, input, **kw):
-        self.watch_base(input)
         return (input,)
 
     def backward(self, g):
@@ -102,7 +99,6 @@ class PermuteBackward0(Node):
         for i, d in enumerate(dims):
             inverse[d % max(n, 1)] = i
         self.inverse = tuple(inverse)
-        self.watch_base(input)
         return (input,)
 
     def backward(self, g):
@@ -122,7 +118,6 @@ class DiagonalBackward0(Node):
     def save(self, result, input, offset=0, dim1=0, dim2=1, **kw):
         self.in_meta = meta(input)
         self.args = (offset, dim1, dim2)
-        self.watch_base(input)
         return (input,)
 
     def backward(self, g):
@@ -145,7 +140,6 @@ class _Index(Node):
     def save(self, result, input, key, **kw):
         self.in_meta = meta(input)
         self.key = key
-        self.watch_base(input)
         return (input,)
 
     def backward(self, g):

@@ -172,9 +172,8 @@ LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place oper
 
 
 def _check_in_place(x):
-    """Refuses an in-place change of x that autograd cannot follow; returns the tensor
-    whose place in the graph must follow x's after the change (Note [in-place on a
-    reshaped view]), or None."""
+    """Refuses an in-place change of x (not a view: views go to views.in_place_on_view)
+    that autograd cannot follow."""
     if x.requires_grad and x.is_leaf:
         raise RuntimeError(LEAF_MSG)
     fn = x.grad_fn
@@ -183,63 +182,6 @@ def _check_in_place(x):
         err = view_output_error(fn, x.output_nr)
         if err is not None:
             raise err
-    if fn is not None and fn.is_view:
-        node, reshapes = _walk_views(x)
-        if node is not None and node.next_functions == () and node.name() == "AccumulateGrad":
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
-                               "an in-place operation.")
-        if reshapes:
-            base = fn.__dict__.get("_base")
-            return base[0]() if base is not None else None
-        raise NotImplementedError(
-            f"autograd: an in-place operation on a view ({fn.name()}) of a tensor in the graph "
-            "is not supported by pydevtensor; clone() the view first, or write the result of "
-            "an out-of-place op")
-    return None
-
-
-def _walk_views(x):
-    """Note [in-place on a reshaped view]
-    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-    D2L's masked_softmax writes ``X.reshape(-1, n)[~mask] = -1e6`` into scores in the
-    graph (scores itself often a squeeze of a Linear's output).  When x is a view that
-    covers its base whole, reached by reshapes only (view, reshape, flatten, squeeze,
-    unsqueeze: each a _ShapeView of the same number of elements), the base's new value
-    is x's new value reshaped: after the change the base, when it is alive, takes a
-    recorded reshape of x as its place in the graph, as PyTorch's CopySlices does for
-    every view.  Views of views share the first base (the tensor the first view was
-    taken of): that is the base rebased.  Every other tensor over the same memory
-    whose node is a view keeps its old place and refuses to be used after the change
-    (check_base compares its base's version, or its own when the base is gone: they
-    share the counter), so nothing is counted silently from old values; any other view
-    (slices, transposes, ...) stays refused.
-
-    One walk up x's chain of view nodes (x's grad_fn a view): returns the node above
-    the first view (None when there is none) and whether every step is such a
-    whole-size reshape."""
-    from .derivatives_shape import _ShapeView
-    fn, n, reshapes = x.grad_fn, x.numel(), True
-    while fn is not None and fn.is_view:
-        if reshapes:
-            shape = fn.__dict__.get("shape") if isinstance(fn, _ShapeView) else None
-            size = 1
-            for s in shape or ():
-                size *= s
-            reshapes = shape is not None and size == n
-        up = fn.next_functions[0] if fn.next_functions else None
-        fn = None if up is None else up[0]
-    return fn, reshapes
-
-
-def _rebase(root, x):
-    """root (the base of the reshaped view x, just changed in place) takes a recorded
-    reshape of x as its place in the graph."""
-    if root is None or root is x:
-        return
-    new = dispatch("reshape", True, (x, tuple(root.shape)), {})
-    if new.grad_fn is not None:
-        carry_retained(root, new.grad_fn, new.output_nr)
-        root._set_grad_fn(new.grad_fn, new.output_nr)
 
 
 def _write_back(x, out):
@@ -259,11 +201,7 @@ def _in_place(name, args, kwargs):
     if x._base is not None:  # Note [views and their base] in csrc/python/autograd_view.c
         from .views import in_place_on_view
         return in_place_on_view(x, lambda: _in_place_on(name, x, args, kwargs))
-    root = _check_in_place(x)
-    if root is not None:
-        out = _in_place_on(name, x, args, kwargs)
-        _rebase(root, x)
-        return out
+    _check_in_place(x)
     return _in_place_on(name, x, args, kwargs)
 
 
@@ -353,11 +291,8 @@ def record_setitem(x, key, value, cls):
     if x._base is not None:
         from .views import in_place_on_view
         return in_place_on_view(x, lambda: _setitem(x, key, value, cls))
-    root = _check_in_place(x)
-    out = _setitem(x, key, value, cls)
-    if root is not None:
-        _rebase(root, x)
-    return out
+    _check_in_place(x)
+    return _setitem(x, key, value, cls)
 
 
 def _setitem(x, key, value, cls=None):

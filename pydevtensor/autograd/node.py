@@ -208,82 +208,6 @@ class Node:
             check_recorded(self, g)
         return g
 
-    def watch_base(self, input):
-        """For a view of a tensor made by another op: remembers its version, so that
-        check_base() can tell when it was modified in place since (Note [views and
-        in-place changes]).  A leaf's views need no watch: a leaf changed in place
-        (under no_grad) keeps its place in the graph.
-
-        Parameters
-        ----------
-        input : Tensor
-            The tensor the view was taken of.
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        >>> y = pydevtensor.ones(2, requires_grad=True) * 1
-        >>> v = y[0]
-        >>> v.grad_fn.watch_base(y)
-        """
-        fn = input.grad_fn
-        if fn is not None:
-            # a view of a view watches the first one's base (they share its version
-            # counter), which outlives a temporary in between (y[:1].expand(...))
-            up = fn.__dict__.get("_base")
-            self._base = (up[0] if up is not None else weakref.ref(input), input._version)
-
-    def check_base(self, view=None):
-        """Raises RuntimeError when the tensor this view was taken of was modified in
-        place after the view was made (watch_base); the recorders ask it before an op
-        takes the view as an input (edge_of here, and in autograd_record.c), passing the
-        view, whose version is its base's when the base itself is gone.
-
-        Note [views and in-place changes]
-        ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-        An in-place op on a tensor y in the graph gives y a new place in it (the
-        in-place result's node); a view v taken of y before sees y's new values but
-        its node still leads to y's old place, so a gradient through v would be
-        that of the old values.  PyTorch rebuilds such a view's node (select, view)
-        or refuses (unbind, split); here every view refuses when an op takes it as an
-        input after the change (its uses before the change are sound), naming both
-        versions: take the view after the in-place change, or write the change out
-        of place.
-
-        Parameters
-        ----------
-        view : Tensor, optional
-            The view being used: its version stands for its base's when the base is
-            gone (a temporary the view was taken of).
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        >>> y = pydevtensor.ones(2, requires_grad=True) * 1
-        >>> v = y[0]
-        >>> v.grad_fn.check_base()
-        """
-        base = self.__dict__.get("_base")
-        if base is None:
-            return
-        # a base that is gone (a temporary) is read through the view being used, which
-        # shares its version counter
-        t = base[0]()
-        t = view if t is None else t
-        if t is not None and t._version != base[1]:
-            raise RuntimeError(
-                f"a view made by {self.name()} is used, but the tensor it was "
-                f"taken of was modified by an inplace operation since (its version went from "
-                f"{base[1]} to {t._version}): the view's gradient would be that of the old "
-                "values. Take the view after the in-place change, or write the change out "
-                "of place.")
-
 
 class AccumulateGrad(Node):
     """The end of the graph for a leaf: adds the gradient into ``leaf.grad``."""
@@ -339,8 +263,6 @@ def edge_of(x):
         return None
     fn = x.grad_fn
     if fn is not None:
-        if "_base" in fn.__dict__:  # Note [views and in-place changes]
-            fn.check_base(x)
         return (fn, x.output_nr)
     return (accumulator(x), 0)
 
