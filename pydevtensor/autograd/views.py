@@ -10,8 +10,6 @@ value that requires grad.  The view itself (and every other view of the base, th
 first time it is used after the change) then takes an ``AsStridedBackward0`` node: its
 elements picked out of the base's new value.
 """
-import numpy as np
-
 from .. import _C
 from .hooks import carry_retained
 from .node import Node, edge_of, linear_in_g
@@ -43,42 +41,65 @@ def _op_name(fn):
     return name
 
 
-def _flat_index(t):
-    """The storage index of each of t's elements (a NumPy int64 array of t's shape)."""
-    idx = np.asarray(t.storage_offset(), dtype=np.int64)
-    for n, s in zip(t.shape, t.stride()):
-        idx = idx[..., None] + np.arange(n, dtype=np.int64) * s
+def _flat_index(shape, strides, offset, device):
+    """The storage index of each element of the strided layout (an int64 tensor of
+    that shape on device)."""
+    idx = _C.full((), offset, dtype=_C.int64, device=device)
+    for n, st in zip(shape, strides):
+        idx = idx.unsqueeze(-1) + _C.arange(n, dtype=_C.int64, device=device) * st
     return idx
 
 
+def _extent(shape, strides, offset):
+    """The lowest and highest storage index of a non-empty strided layout."""
+    lo = hi = offset
+    for n, st in zip(shape, strides):
+        lo += min(0, (n - 1) * st)
+        hi += max(0, (n - 1) * st)
+    return lo, hi
+
+
 class _Geometry:
-    """Where view's elements sit among base's (both of one storage): ``pos`` gives,
-    for each element of the view, its position in base's row-major order; ``keep``
-    marks base's elements that the view does not cover.  Built on the host once per
-    node; copied to a device the first time a backward there needs it."""
+    """Where a view's elements sit among its base's (one storage).  Kept as the two
+    layouts (shape, strides, storage offset); the first backward on a device makes
+    there ``pos``, for each element of the view its position in base's row-major
+    order, and ``keep``, which of base's elements the view does not cover (O(base's
+    size), as PyTorch's CopySlices' backward, and on the device: no host copy)."""
 
     def __init__(self, base, view):
-        ib, iv = _flat_index(base).ravel(), _flat_index(view)
-        lo = min(int(ib.min(initial=0)), int(iv.min(initial=0)))
-        span = max(int(ib.max(initial=0)), int(iv.max(initial=0))) - lo + 1
-        where = np.full(span, -1, dtype=np.int64)
-        where[ib - lo] = np.arange(ib.size, dtype=np.int64)
-        pos = where[iv - lo]
-        if (pos < 0).any():  # a view's elements always lie in its base's
-            raise RuntimeError("autograd: a view reaches outside its base's elements")
-        keep = np.ones(ib.size, dtype=bool)
-        keep[pos.ravel()] = False
-        self.base_shape, self.view_shape = tuple(base.shape), tuple(view.shape)
-        self._host = (pos, keep.reshape(self.base_shape))
+        self.base_layout = (tuple(base.shape), base.stride(), base.storage_offset())
+        self.view_layout = (tuple(view.shape), view.stride(), view.storage_offset())
+        self.base_shape = self.base_layout[0]
         self._on = {}
 
     def on(self, device):
         got = self._on.get(device)
         if got is None:
-            pos, keep = self._host
-            got = (_C.tensor(pos, device=device), _C.tensor(keep, device=device))
-            self._on[device] = got
+            prev = _C._set_grad_enabled(False)
+            try:
+                got = self._on[device] = self._make(device)
+            finally:
+                _C._set_grad_enabled(prev)
         return got
+
+    def _make(self, device):
+        ib = _flat_index(*self.base_layout, device).reshape(-1)
+        iv = _flat_index(*self.view_layout, device).reshape(-1)
+        nb = ib.shape[0]
+        if nb == 0 or iv.shape[0] == 0:
+            return (_C.zeros(self.view_layout[0], dtype=_C.int64, device=device),
+                    _C.ones(self.base_shape, dtype=_C.bool, device=device))
+        (lb, hb), (lv, hv) = _extent(*self.base_layout), _extent(*self.view_layout)
+        lo = min(lb, lv)  # from the layouts: no read of the device
+        span = max(hb, hv) - lo + 1
+        where = _C.zeros((span,), dtype=_C.int64, device=device)
+        _C._index_put(where, 0, (ib - lo).contiguous(),
+                      _C.arange(nb, dtype=_C.int64, device=device), True)
+        pos = where[(iv - lo).contiguous()]  # a view's elements lie in its base's
+        keep = _C.ones((nb,), dtype=_C.bool, device=device)
+        _C._index_put(keep, 0, pos, _C.zeros((pos.shape[0],), dtype=_C.bool, device=device),
+                      True)
+        return pos.reshape(self.view_layout[0]), keep.reshape(self.base_shape)
 
 
 class CopySlices(Node):
