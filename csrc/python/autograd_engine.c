@@ -32,7 +32,7 @@ static int intern_names(void)
                  {&s_apply, "apply"},
                  {&s_release, "release"},
                  {&s_accumulate, "accumulate"},
-                 {&s_storage_refcount, "_storage_refcount"}};
+                 {&s_storage_refcount, "_unshared"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!*names[i].slot && !(*names[i].slot = PyUnicode_InternFromString(names[i].name)))
             return -1;
@@ -114,7 +114,7 @@ static int run_leaf(PyObject *node, PyObject *grads, PyObject *shared)
     int seen = PySet_Contains(shared, id), fresh = 0;
     if (seen == 0) {
         PyObject *rc = PyObject_CallMethodNoArgs(g, s_storage_refcount);
-        fresh = rc ? PyLong_AsLong(rc) == 1 : -1;
+        fresh = rc ? rc == Py_True : -1;
         Py_XDECREF(rc);
     }
     int bad = seen < 0 || fresh < 0 || PyErr_Occurred() || PySet_Add(shared, id) < 0;

@@ -122,7 +122,21 @@ static PyObject *t_view_synced(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* _unshared(): nothing but this tensor reaches its storage (a base that only this
+ * view holds does not count): the engine may adopt it as a leaf's grad. */
+static PyObject *t_unshared(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    PdtTensorObject *o = (PdtTensorObject *)self;
+    long n = pdt_tensor_storage_refcount(&o->t);
+    if (o->base && Py_REFCNT(o->base) == 1 &&
+        ((PdtTensorObject *)o->base)->t.storage == o->t.storage)
+        n--;
+    return PyBool_FromLong(n == 1);
+}
+
 PyMethodDef pdt_autograd_view_methods[] = {
+    {"_unshared", t_unshared, METH_NOARGS, NULL},
     {"_is_view", t_is_view, METH_NOARGS,
      "_is_view() -> bool\n\nTrue when this tensor is a view of another one (see _base)."},
     {"_mark_multi_output_view", t_mark_multi_output_view, METH_NOARGS, NULL},
@@ -142,7 +156,67 @@ static PyObject *f_set_view_regenerator(PyObject *module, PyObject *fn)
     Py_RETURN_NONE;
 }
 
+/* A tensor a Node keeps for its backward, when it is a view in the graph: an alias
+ * (the same storage, version counter, grad_fn and output_nr) without the reference to
+ * the base, which would make a cycle the collector cannot see (tensors are not
+ * tracked) when the base's later node leads back to this Node: `h[i] = f(W @ h[i-1])`.
+ * A view out of the graph is aliased too (its base may join the graph later); a leaf
+ * view that requires grad is kept as it is (its gradient goes to it). */
+static PyObject *saved_alias(PyObject *t)
+{
+    PdtTensorObject *o = (PdtTensorObject *)t;
+    if (pdt_view_refresh(t) < 0) /* its node now, not a stale one */
+        return NULL;
+    if (!o->base || (!o->grad_fn && o->requires_grad))
+        return Py_NewRef(t);
+    pdt_state *S = pdt_state_of_type(Py_TYPE(t));
+    if (!S)
+        return NULL;
+    pdt_tensor view;
+    pdt_tensor_share(&view, &o->t);
+    PdtTensorObject *a = (PdtTensorObject *)pdt_tensor_wrap_new(S, &view);
+    if (a)
+        pdt_autograd_set_grad_fn(a, o->grad_fn, o->output_nr);
+    return (PyObject *)a;
+}
+
+/* _saved_aliases(tensors): the tuple with each view in the graph replaced by its
+ * saved_alias (the same tuple when there is none). */
+static PyObject *f_saved_aliases(PyObject *module, PyObject *tensors)
+{
+    (void)module;
+    if (!PyTuple_Check(tensors)) {
+        PyErr_SetString(PyExc_TypeError, "_saved_aliases() takes a tuple");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(tensors), i = 0;
+    for (; i < n; i++) {
+        PyObject *t = PyTuple_GET_ITEM(tensors, i);
+        if (pdt_autograd_tensor_type && PyObject_TypeCheck(t, pdt_autograd_tensor_type) &&
+            ((PdtTensorObject *)t)->base)
+            break;
+    }
+    if (i == n)
+        return Py_NewRef(tensors);
+    PyObject *out = PyTuple_New(n);
+    if (!out)
+        return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *t = PyTuple_GET_ITEM(tensors, k);
+        PyObject *r = pdt_autograd_tensor_type && PyObject_TypeCheck(t, pdt_autograd_tensor_type)
+                          ? saved_alias(t)
+                          : Py_NewRef(t);
+        if (!r) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, k, r);
+    }
+    return out;
+}
+
 PyMethodDef pdt_autograd_view_functions[] = {
+    {"_saved_aliases", f_saved_aliases, METH_O, NULL},
     {"_set_view_regenerator", f_set_view_regenerator, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };

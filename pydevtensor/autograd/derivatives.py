@@ -13,6 +13,8 @@ from .. import _C
 from .dispatch import derivative, not_differentiable
 from .node import Node
 
+SAVED = object()  # stands in a Node's arguments for a tensor kept by save_tensors
+
 not_differentiable("eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin")
 
 
@@ -118,7 +120,10 @@ class SubBackward0(AddBackward0):
 @derivative("mul")
 class MulBackward0(_Binary):
     def save(self, result, input, other, **kw):
-        self.scalars = (input, other)
+        # the numbers, with SAVED for the tensors (kept only in save_tensors: a view
+        # held here would keep its base, Note [views and their base])
+        self.scalars = (SAVED if isinstance(input, _C.Tensor) else input,
+                        SAVED if isinstance(other, _C.Tensor) else other)
         if isinstance(input, _C.Tensor):
             if isinstance(other, _C.Tensor):
                 self.save_tensors(input, other)
@@ -131,7 +136,7 @@ class MulBackward0(_Binary):
 
     def _values(self):
         saved = list(self.saved_tensors)
-        return [saved.pop(0) if isinstance(s, _C.Tensor) else s for s in self.scalars]
+        return [saved.pop(0) if s is SAVED else s for s in self.scalars]
 
     def backward(self, g):
         a, b = self._values()
@@ -340,7 +345,7 @@ class ClampBackward1(Node):
     (PyTorch refuses a number bound with a tensor one; here the rule above.)"""
 
     def save(self, result, input, min=None, max=None, **kw):
-        self.bounds = (min, max)
+        self.bounds = tuple(SAVED if isinstance(b, _C.Tensor) else b for b in (min, max))
         self.save_tensors(input, *(b for b in (min, max) if isinstance(b, _C.Tensor)))
         self.metas = (meta(input), meta(min), meta(max))
         return input, min, max
@@ -348,7 +353,7 @@ class ClampBackward1(Node):
     def backward(self, g):
         saved = list(self.saved_tensors)
         x = saved.pop(0)
-        lo, hi = (saved.pop(0) if isinstance(b, _C.Tensor) else b for b in self.bounds)
+        lo, hi = (saved.pop(0) if b is SAVED else b for b in self.bounds)
         lo_t, hi_t = isinstance(lo, _C.Tensor), isinstance(hi, _C.Tensor)
 
         def f(mask):

@@ -152,7 +152,7 @@ def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captur
             if grads is not None and grads[0] is not None and accumulate and (
                     not only_captured or node in captures):
                 g = grads[0]
-                fresh = id(g) not in shared and g._storage_refcount() == 1
+                fresh = id(g) not in shared and g._unshared()
                 shared.add(id(g))
                 node.accumulate(g, fresh)
             continue

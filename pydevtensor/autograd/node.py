@@ -121,7 +121,9 @@ class Node:
         >>> len(y.grad_fn.saved_tensors)
         2
         """
-        self._saved = tensors
+        # a view in the graph is kept as an alias without its base: Note [views and
+        # their base] (no reference cycle through the base's later node)
+        self._saved = tensors = _C._saved_aliases(tensors)
         if outputs:
             self._output_slots = outputs
         # one or two tensors without a comprehension: in Python 3.11 each one makes
