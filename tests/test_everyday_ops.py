@@ -213,6 +213,43 @@ def test_where_strided_and_promoted(dev):
     exact(got, np.where(c, a.T, 1))
 
 
+def _layouts(x, dev):
+    """x (3-d) as pydevtensor tensors of x's values in several layouts: contiguous,
+    permuted (last stride 50*4), every other element of a wider one (last stride
+    2), broadcast along the last dim (stride 0), one number broadcast."""
+    big = np.repeat(x, 2, axis=-1)
+    return {
+        "contig": pdt.tensor(x, device=dev),
+        "perm": pdt.tensor(np.ascontiguousarray(x.transpose(2, 0, 1)), device=dev).permute(1, 2, 0),
+        "step2": pdt.tensor(big, device=dev)[..., ::2],
+        "bcast": pdt.tensor(x[:, :, :1], device=dev).expand(x.shape),
+        "number": pdt.tensor(x[0, 0, 0], device=dev).expand(x.shape),
+    }
+
+
+@pytest.mark.parametrize("dtype", ["bool", "float32", "float64"])
+def test_where_by_rows_in_every_layout(dev, dtype):
+    # operands that are not all contiguous go a row of the last dim at a time, with
+    # constant steps when each last stride is 0 or 1 (eight kinds) and any steps
+    # otherwise; rows split between threads mid-row (200 rows of 333 elements);
+    # NumPy's bytes in every case, and masked_fill's
+    shape = (4, 50, 333)
+    conds = _layouts(data(shape, "bool", 11), dev)
+    firsts = _layouts(data(shape, dtype, 12), dev)
+    seconds = _layouts(data(shape, dtype, 13), dev)
+    for cn, tc in conds.items():
+        for an, ta in firsts.items():
+            for bn, tb in seconds.items():
+                c, a, b = host(tc), host(ta), host(tb)
+                got = np.ascontiguousarray(host(pdt.where(tc, ta, tb)))
+                want = np.ascontiguousarray(np.where(c, a, b))
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), \
+                    (cn, an, bn)
+            got = np.ascontiguousarray(host(ta.masked_fill(tc, 1)))
+            want = np.ascontiguousarray(np.where(c, np.ones((), dtype), a))
+            assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (cn, an)
+
+
 def test_where_in_one_call_agrees_with_the_composed_path(dev):
     # where() and masked_fill() take one C call (_C._where_fast) for tensors of one
     # dtype and Python numbers that keep it, broadcast; everything else goes the
