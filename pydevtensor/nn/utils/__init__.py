@@ -17,13 +17,15 @@ import numbers
 from collections.abc import Iterable
 from typing import Union
 
-from .. import _C
-from .. import linalg as _linalg
-from .._ops_join import cat as _cat, stack as _stack
-from .._ops_stats import isfinite as _isfinite
-from ..autograd.grad_mode import no_grad as _no_grad
+from ... import _C
+from ... import linalg as _linalg
+from ..._ops_join import cat as _cat, stack as _stack
+from ..._ops_stats import isfinite as _isfinite
+from ...autograd.grad_mode import no_grad as _no_grad
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+from . import rnn  # noqa: E402  (nn.utils.rnn, as torch)
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "rnn"]
 
 _Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
 
