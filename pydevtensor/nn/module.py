@@ -9,7 +9,9 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
+from ._module_access import _AccessMixin
 from ._module_devices import _DevicesMixin
+from ._module_hooks import _ForwardHooksMixin, call_with_forward_hooks
 from ._module_state import IncompatibleKeys, _StateMixin
 from .parameter import Parameter
 
@@ -46,7 +48,7 @@ def _pop_scope(owner):
     stack.pop()
 
 
-class Module(_StateMixin, _DevicesMixin):
+class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
     """Base class of layers and networks, with PyTorch's interface: subclasses set
     Parameters and Modules as attributes in ``__init__`` and compute in ``forward``; calling
     the module calls forward.
@@ -68,6 +70,12 @@ class Module(_StateMixin, _DevicesMixin):
     # documents what Module's own namespace holds.
     to, cpu, cuda = _DevicesMixin.to, _DevicesMixin.cpu, _DevicesMixin.cuda
     float, double = _DevicesMixin.float, _DevicesMixin.double
+    half, bfloat16, type = _DevicesMixin.half, _DevicesMixin.bfloat16, _DevicesMixin.type
+    to_empty, share_memory = _DevicesMixin.to_empty, _DevicesMixin.share_memory
+    register_forward_hook = _ForwardHooksMixin.register_forward_hook
+    register_forward_pre_hook = _ForwardHooksMixin.register_forward_pre_hook
+    get_submodule, get_parameter = _AccessMixin.get_submodule, _AccessMixin.get_parameter
+    get_buffer, register_module = _AccessMixin.get_buffer, _AccessMixin.register_module
     state_dict, load_state_dict = _StateMixin.state_dict, _StateMixin.load_state_dict
 
     def __init__(self) -> None:
@@ -297,6 +305,11 @@ class Module(_StateMixin, _DevicesMixin):
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if "_forward_hooks" in self.__dict__ or "_forward_pre_hooks" in self.__dict__:
+            return call_with_forward_hooks(self, self._call_forward, args, kwargs)
+        return self._call_forward(*args, **kwargs)
+
+    def _call_forward(self, *args: Any, **kwargs: Any) -> Any:
         try:
             hooks = self.__dict__.get("_backward_hooks")
             if hooks:  # Note [module backward hooks] in nn/_backward_hooks.py
