@@ -24,8 +24,10 @@ from ..._ops_stats import isfinite as _isfinite
 from ...autograd.grad_mode import no_grad as _no_grad
 
 from . import rnn  # noqa: E402  (nn.utils.rnn, as torch)
+from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: E402
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "rnn"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
+           "vector_to_parameters", "rnn"]
 
 _Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
 
