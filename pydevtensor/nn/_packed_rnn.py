@@ -13,10 +13,11 @@ in _functional_rnn.py), and each layer's output is the packed steps joined by on
 """
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, List, Sequence
 
-from .._ops_join import cat, stack
-from . import functional as F
+from .._ops_join import cat
+from . import _functional_rnn as FR
 from ._functional_rnn import Weights, step
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def _keep_rest(new: Tensor, old: Tensor) -> Tensor:
     return new if new.shape[0] == old.shape[0] else cat([new, old[new.shape[0]:]])
 
 
-def run_direction(mode: str, xp: Tensor, batch_sizes: Sequence[int], h: Tensor,
+def run_direction(batch_sizes: Sequence[int], mode: str, xp: Tensor, h: Tensor,
                   c: Tensor | None, w_hh: Tensor, b_hh: Tensor | None,
                   reverse: bool) -> tuple[Tensor, Tensor, Tensor | None]:
     """One layer in one direction over the packed projection xp (sum of batch_sizes,
@@ -51,20 +52,5 @@ def run(mode: str, data: Tensor, batch_sizes: Sequence[int], h0: Tensor, c0: Ten
     """_functional_rnn.run over packed data (sum of batch_sizes, H_in), with h0 (and
     c0) in the packed (sorted) order of the sequences.  Returns the packed output and
     h_n, c_n (None but for the LSTM), in the sorted order."""
-    layer_input = data
-    last_h, last_c = [], []
-    for layer in range(num_layers):
-        outs = []
-        for d in range(num_directions):
-            k = layer * num_directions + d
-            w_ih, w_hh, b_ih, b_hh = weights[k]
-            out, h, c = run_direction(mode, F.linear(layer_input, w_ih, b_ih), batch_sizes,
-                                      h0[k], None if c0 is None else c0[k], w_hh, b_hh,
-                                      reverse=d == 1)
-            outs.append(out)
-            last_h.append(h)
-            last_c.append(c)
-        layer_input = outs[0] if num_directions == 1 else cat(outs, -1)
-        if layer < num_layers - 1 and training and dropout > 0:
-            layer_input = F.dropout(layer_input, dropout, training=True)
-    return layer_input, stack(last_h), stack(last_c) if c0 is not None else None
+    return FR.run(mode, data, h0, c0, weights, num_layers, num_directions, dropout,
+                  training, functools.partial(run_direction, list(batch_sizes)))
