@@ -3,7 +3,7 @@
 pack_padded_sequence, pad_packed_sequence, pack_sequence and unpack_sequence.
 
 A PackedSequence holds the steps of a batch of sequences sorted by decreasing length,
-time-major: ``data`` is (sum of the lengths, *), the batch_sizes[0] first steps,
+time-major: ``data`` is (sum of the lengths, ...), the batch_sizes[0] first steps,
 then the batch_sizes[1] second steps, and so on; ``batch_sizes`` (an int64 tensor on
 the CPU) counts the sequences still running at each time step.  nn.RNN, nn.GRU and
 nn.LSTM take one and return one (nn/_packed_rnn.py).
@@ -78,7 +78,7 @@ class PackedSequence(_PackedSequenceFields):
     Parameters
     ----------
     data : Tensor
-        (sum of the lengths, *): the first step of every sequence, then the second
+        (sum of the lengths, ...): the first step of every sequence, then the second
         step of those at least two long, ..., sequences in decreasing length.
     batch_sizes : Tensor
         int64 on the CPU: how many sequences have a step at each time.
@@ -204,7 +204,7 @@ def pack_padded_sequence(input: _C.Tensor, lengths: Any, batch_first: bool = Fal
     Parameters
     ----------
     input : Tensor
-        (T, B, *), or (B, T, *) when batch_first; sequence b's steps are its
+        (T, B, ...), or (B, T, ...) when batch_first; sequence b's steps are its
         lengths[b] first ones.
     lengths : list of int or Tensor
         Each sequence's length (a 1-D tensor must be on the CPU).
@@ -289,7 +289,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     sequence : PackedSequence
         The batch.
     batch_first : bool, optional
-        Return (B, T, *) instead of (T, B, *) (default False).
+        Return (B, T, ...) instead of (T, B, ...) (default False).
     padding_value : float, optional
         The value of the padding (default 0).
     total_length : int, optional
@@ -362,7 +362,7 @@ def _sequences(sequences: Any, where: str) -> List[_C.Tensor]:
         if not isinstance(s, _C.Tensor):
             raise TypeError(f"{where}: sequence {i} is a {type(s).__name__}, not a Tensor")
         if s.ndim < 1 or s.shape[1:] != seqs[0].shape[1:] or s.device != seqs[0].device:
-            raise _Invalid(f"{where}: every sequence must be (L_i, *) with the same trailing "
+            raise _Invalid(f"{where}: every sequence must be (L_i, ...) with the same trailing "
                            f"sizes on one device; sequence 0 is {tuple(seqs[0].shape)} on "
                            f"{seqs[0].device} but sequence {i} is {tuple(s.shape)} on "
                            f"{s.device}")
@@ -377,9 +377,9 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
     Parameters
     ----------
     sequences : list of Tensor
-        B tensors (L_i, *) with the same trailing sizes, on one device.
+        B tensors (L_i, ...) with the same trailing sizes, on one device.
     batch_first : bool, optional
-        Return (B, L, *) instead of (L, B, *) (default False).
+        Return (B, L, ...) instead of (L, B, ...) (default False).
     padding_value : float, optional
         The value of the padding (default 0).
     padding_side : str, optional
@@ -388,7 +388,7 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
     Returns
     -------
     Tensor
-        (L, B, *) or (B, L, *), L the longest length.
+        (L, B, ...) or (B, L, ...), L the longest length.
 
     Examples
     --------
@@ -439,7 +439,7 @@ def unpad_sequence(padded_sequences: _C.Tensor, lengths: Any,
     Parameters
     ----------
     padded_sequences : Tensor
-        (L, B, *), or (B, L, *) when batch_first.
+        (L, B, ...), or (B, L, ...) when batch_first.
     lengths : list of int or Tensor
         Each sequence's length.
     batch_first : bool, optional
@@ -448,7 +448,7 @@ def unpad_sequence(padded_sequences: _C.Tensor, lengths: Any,
     Returns
     -------
     list of Tensor
-        B tensors (lengths[b], *).
+        B tensors (lengths[b], ...).
 
     Examples
     --------
@@ -468,7 +468,7 @@ def pack_sequence(sequences: Any, enforce_sorted: bool = True) -> PackedSequence
     Parameters
     ----------
     sequences : list of Tensor
-        Tensors (L_i, *), in decreasing length unless enforce_sorted is False.
+        Tensors (L_i, ...), in decreasing length unless enforce_sorted is False.
     enforce_sorted : bool, optional
         Require decreasing lengths (default True).
 
