@@ -112,3 +112,13 @@ def test_adam_decoupled_weight_decay_is_adamw(device):
         (p * p * p).sum().backward()
         o.step()
     np.testing.assert_allclose(w.detach().cpu().numpy(), tw.detach().numpy(), rtol=1e-6)
+
+
+def test_state_dict_save_load_file(tmp_path):
+    w, opt = _stepped(pdt, "Adam")
+    pdt.save(opt.state_dict(), str(tmp_path / "o.pt"))
+    w2, opt2 = _stepped(pdt, "Adam", steps=0)
+    opt2.load_state_dict(pdt.load(str(tmp_path / "o.pt")))
+    assert opt2.state[w2]["step"].item() == 2.0
+    np.testing.assert_array_equal(opt2.state[w2]["exp_avg"].numpy(),
+                                  opt.state[w]["exp_avg"].numpy())
