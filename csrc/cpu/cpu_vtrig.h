@@ -73,7 +73,7 @@ static inline float VM(fast_two_sum_f)(float a, float b, float *err)
 
 /* atan(A / B) as hi + *lo, for A, B >= 0, not both 0 nor both inf (the callers
  * replace those), neither above 2^125 (A + B must stay finite), and not both below
- * 2^-100 (1 / B must stay finite). */
+ * 2^-100 (1 / B must stay finite), nor B below 2^-24 with A subnormal (for t's residual). */
 static inline float VM(atan_ratio_f)(float A, float B, float *lo)
 {
     int big = A * VMT_TAN_PI_8 > B, mid = A > B * VMT_TAN_PI_8; /* A / B > 2.414, > 0.414 */
@@ -119,9 +119,10 @@ static inline float VM(atan2f)(float y, float x)
     A = mn == INFINITY ? 1.0f : A; /* both infinite: atan2 1 1 */
     B = mn == INFINITY ? 1.0f : B;
     B = mx == 0.0f ? 1.0f : B; /* both zero: atan2 0 1 */
-    /* exact scalings: A + B finite, 1 / B finite (1 / subnormal overflows) */
+    /* exact scalings: A + B finite; below 2^24 up by 2^100, so that 1 / B stays finite
+     * and the residual of A / B is exact (a subnormal A loses it where A / B is normal) */
     float sc = mx > 0x1p125f ? 0.25f : 1.0f;
-    sc = mx < 0x1p-100f ? 0x1p100f : sc;
+    sc = mx < 0x1p24f ? 0x1p100f : sc;
     float lo, hi = VM(atan_ratio_f)(A * sc, B * sc, &lo);
     float e, d = VM(fast_two_sum_f)(VMT_PI_HI, -hi, &e); /* pi - atan(A / B) */
     float r = copysignf(1.0f, x) < 0.0f ? d + ((e + VMT_PI_LO) - lo) : hi + lo;
@@ -292,11 +293,10 @@ static inline float VM(log_m_hl)(float m, float *lo)
     return hi;
 }
 
-/* log2 (ten 0) or log10 (ten 1) of x */
-static inline float VM(log2_10f)(float x, int ten)
+/* log2 (ten 0) or log10 (ten 1) of 2^k m (log_split's m and k) */
+static inline float VM(log2_10_mk)(float m, int32_t k, int ten)
 {
-    int32_t k;
-    float m = VM(log_split)(x, &k), lo, dk = (float)k;
+    float lo, dk = (float)k;
     float hi = VM(log_m_hl)(m, &lo);
     float ih = ten ? 0x1.bcb7b2p-2f : 0x1.715476p0f, il = ten ? -0x1.5b235ep-27f : 0x1.4ae0c0p-26f;
     float p = hi * ih, pe = __builtin_fmaf(hi, ih, -p);
@@ -304,7 +304,23 @@ static inline float VM(log2_10f)(float x, int ten)
     float kh = ten ? dk * 0x1.34p-2f : dk; /* k log10(2): a high part of 8 bits, exact */
     low = ten ? __builtin_fmaf(dk, 0x1.04d428p-12f, low) : low;
     float e, s = VM(fast_two_sum_f)(kh, p, &e); /* |k log10 2| >= 0.30 >= |p|, or k = 0 */
-    return VM(log_special)(x, s + (e + low));
+    return s + (e + low);
+}
+
+/* of a positive normal x */
+static inline float VM(log2_10_normal)(float x, int ten)
+{
+    int32_t k;
+    float m = VM(log_split_normal)(x, &k);
+    return VM(log2_10_mk)(m, k, ten);
+}
+
+/* of any x */
+static inline float VM(log2_10f)(float x, int ten)
+{
+    int32_t k;
+    float m = VM(log_split)(x, &k);
+    return VM(log_special)(x, VM(log2_10_mk)(m, k, ten));
 }
 
 /* tan x for |x| <= 2^13 (or NaN) */
@@ -313,10 +329,11 @@ static inline float VM(tanf_f)(float x)
     float t = __builtin_fmaf(x, 0x1.45f306p-1f, VMF_SHIFT); /* x / (pi/2), rounded */
     float n = t - VMF_SHIFT;
     float r1 = __builtin_fmaf(n, -0x1.921fb6p0f, x); /* exact */
-    float r2 = __builtin_fmaf(n, 0x1.777a5cp-25f, r1);
-    float rl = __builtin_fmaf(n, 0x1.777a5cp-25f, r1 - r2); /* r2's rounding error */
-    float r = __builtin_fmaf(n, 0x1.ee59dap-50f, r2);
-    rl += __builtin_fmaf(n, 0x1.ee59dap-50f, r2 - r); /* and r's */
+    /* r1 + n pio2_2 + n pio2_3 as r + rl: the product and the sum split exactly (r1
+     * and n pio2_2 cancel near a multiple of pi/2), the small terms added to the low */
+    float np2 = n * 0x1.777a5cp-25f, pe = __builtin_fmaf(n, 0x1.777a5cp-25f, -np2), se;
+    float r2 = VM(two_sum_f)(r1, np2, &se), rl;
+    float r = VM(fast_two_sum_f)(r2, (se + pe) + n * 0x1.ee59dap-50f, &rl);
     float z = r * r;
     float p = 0x1.1ecd96p-8f;
     p = __builtin_fmaf(p, z, 0x1.7791fep-14f);
@@ -340,6 +357,7 @@ static inline float VM(log2_10f)(float x, int ten)
 {
     return (float)(ten ? log10((double)x) : log2((double)x));
 }
+static inline float VM(log2_10_normal)(float x, int ten) { return VM(log2_10f)(x, ten); }
 #define VMT_LIBM_ROW(NAME)                                                                         \
     static void VM(NAME##_row)(float *o, const float *a, int64_t n)                                \
     {                                                                                              \
@@ -363,9 +381,54 @@ VMT_LIBM_ROW(acosh)
     }
 VMT_ROW(atan, VM(atanf)(x))
 VMT_ROW(atanh, VM(atanhf)(x))
-VMT_ROW(log2, VM(log2_10f)(x, 0))
-VMT_ROW(log10, VM(log2_10f)(x, 1))
-/* rsqrt in double, rounded once, at every level; the square roots through the level's
+/* log2 and log10: blocks of 256 as log's (Note [block fast paths] in cpu_vmath.h), a
+ * block of positive normal floats without the subnormal scaling and special values */
+#define VMT_LOG_ROW(NAME, TEN)                                                                     \
+    static void VM(NAME##_row)(float *o, const float *a, int64_t n)                                \
+    {                                                                                              \
+        for (int64_t b = 0; b < n; b += 256) {                                                     \
+            int64_t m = n - b < 256 ? n - b : 256;                                                 \
+            if (VM(max_bits)(a + b, m, 0xffffffffu, 0x00800000u) < 0x7f000000u) {                 \
+                for (int64_t i = 0; i < m; i++)                                                    \
+                    o[b + i] = VM(log2_10_normal)(a[b + i], TEN);                                  \
+            } else {                                                                               \
+                for (int64_t i = 0; i < m; i++)                                                    \
+                    o[b + i] = VM(log2_10f)(a[b + i], TEN);                                        \
+            }                                                                                      \
+        }                                                                                          \
+    }
+VMT_LOG_ROW(log2, 0)
+VMT_LOG_ROW(log10, 1)
+#if PDT_SIMD_FMA
+/* rsqrt: y = 1 / sqrt(x) in float (two roundings, within about 1 ulp), then one Newton
+ * step y + (y / 2) r from the residual r = 1 - x y^2 computed to 2^-48 (y^2 = t + te
+ * split exactly, r = (1 - x t) - x te with one rounding each, r being near 2^-23): the
+ * step's own error is near r^2 (2^-46), so the result is y rounded once from within
+ * 2^-23 ulp of 1 / sqrt(x).  x below 2^-100 or above 2^100 is scaled by 2^64 or
+ * 2^-64 (and y by 2^32, 2^-32, exactly) so that y^2 stays normal; 0, inf and NaN keep
+ * y (+-inf, 0, NaN), and a negative x gives NaN from the square root. */
+static inline float VM(rsqrt_pre)(float x)
+{
+    float xs = x < 0x1p-100f ? x * 0x1p64f : x;
+    return x > 0x1p100f ? x * 0x1p-64f : xs;
+}
+
+static inline float VM(rsqrtf)(float x, float sq) /* sq = sqrt(rsqrt_pre(x)) */
+{
+    float xs = VM(rsqrt_pre)(x), y = 1.0f / sq;
+    float t = y * y, te = __builtin_fmaf(y, y, -t);
+    float r = __builtin_fmaf(-xs, te, __builtin_fmaf(-xs, t, 1.0f));
+    float res = __builtin_fmaf(0.5f * y, r, y);
+    float sc = x < 0x1p-100f ? 0x1p32f : 1.0f;
+    sc = x > 0x1p100f ? 0x1p-32f : sc;
+    res *= sc;
+    res = y == 0.0f ? y : res;
+    res = fabsf(y) == INFINITY ? y : res;
+    return res;
+}
+VMT_SQRT_ROW(rsqrt, VM(rsqrt_pre), VM(rsqrtf))
+#else
+/* rsqrt at the baseline: in double, rounded once; the square roots through the level's
  * sqrt row (the instruction, as VMT_SQRT_ROW's) */
 static void VM(rsqrt_row)(float *o, const float *a, int64_t n)
 {
@@ -379,6 +442,7 @@ static void VM(rsqrt_row)(float *o, const float *a, int64_t n)
             o[b + i] = (float)(1.0 / q[i]);
     }
 }
+#endif
 
 /* float64: 1 / sqrt(x), the same two IEEE operations as cpu_unary.c's strided rows */
 static void VM(rsqrt_f64)(char *o, const char *a, int64_t n)
