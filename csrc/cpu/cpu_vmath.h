@@ -631,10 +631,10 @@ VM_SINCOS_ROW(sin_row, 0, sinf)
 VM_SINCOS_ROW(cos_row, 1, cosf)
 
 #include "cpu_vclassify.h" /* isnan, isinf, isfinite from the bits */
-#include "cpu_vtrig.h"     /* tan, the inverse functions, log2, log10, rsqrt (after max_bits) */
 #include "cpu_vnormal.h"   /* Box-Muller of Philox words (after the sqrt rows) */
 #include "cpu_vpow.h"      /* float32 powers */
 #include "cpu_vstream.h"   /* non-temporal copies */
+#include "cpu_vtrig.h"     /* tan, the inverse functions, log2, log10, rsqrt (after max_bits) */
 
 const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .add_f32 = VM(add_f32),
