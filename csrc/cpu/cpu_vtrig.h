@@ -64,6 +64,23 @@
 #define VMT_PIO4_LO -0x1.777a5cp-26f
 #define VMT_TAN_PI_8 0x1.a8279ap-2f /* sqrt(2) - 1 */
 
+/* c[0] z^(n-1) + ... + c[n-1] by Horner's rule with FMA (unrolled: n is a constant) */
+static inline float VM(horner_f)(float z, const float *c, int n)
+{
+    float p = c[0];
+    for (int i = 1; i < n; i++)
+        p = __builtin_fmaf(p, z, c[i]);
+    return p;
+}
+
+/* The polynomials' coefficients, from the highest power down (fitted here: the Note) */
+static const float VM(atan_c)[6] = {0x1.848f1ap-5f,  -0x1.5b2bc4p-4f, 0x1.c4633ep-4f,
+                                    -0x1.247ed2p-3f, 0x1.999918p-3f,  -0x1.555554p-2f};
+static const float VM(asin_c)[6] = {0x1.335572p-5f, 0x1.d92090p-7f, 0x1.049190p-5f,
+                                    0x1.6caed4p-5f, 0x1.33387cp-4f, 0x1.55554cp-3f};
+static const float VM(tan_c)[7] = {0x1.1ecd96p-8f, 0x1.7791fep-14f, 0x1.631164p-7f, 0x1.5caff4p-6f,
+                                   0x1.badbdep-5f, 0x1.110d8ep-3f,  0x1.555560p-2f};
+
 /* a + b = s + *err exactly (Knuth's 2Sum, any magnitudes) */
 static inline float VM(two_sum_f)(float a, float b, float *err)
 {
@@ -98,12 +115,7 @@ static inline float VM(atan_ratio_f)(float A, float B, float *lo)
     float tl = ((__builtin_fmaf(-t, dh, nh) + nl) - t * dl) * rcp; /* (nh + nl) / (dh + dl) - t */
     tl = dh == INFINITY ? 0.0f : tl;
     float z = t * t;
-    float p = 0x1.848f1ap-5f;
-    p = __builtin_fmaf(p, z, -0x1.5b2bc4p-4f);
-    p = __builtin_fmaf(p, z, 0x1.c4633ep-4f);
-    p = __builtin_fmaf(p, z, -0x1.247ed2p-3f);
-    p = __builtin_fmaf(p, z, 0x1.999918p-3f);
-    p = __builtin_fmaf(p, z, -0x1.555554p-2f);
+    float p = VM(horner_f)(z, VM(atan_c), 6);
     float w = __builtin_fmaf(t * z, p, tl), l1;
     float h1 = VM(fast_two_sum_f)(t, w, &l1);
     float bh = big ? VMT_PIO2_HI : mid ? VMT_PIO4_HI : 0.0f;
@@ -143,12 +155,7 @@ static inline float VM(atan2f)(float y, float x)
  * rounding error of s = sqrt(z) where root (0 for s itself exact). */
 static inline float VM(asin_g)(float s, float z, float es)
 {
-    float p = 0x1.335572p-5f;
-    p = __builtin_fmaf(p, z, 0x1.d92090p-7f);
-    p = __builtin_fmaf(p, z, 0x1.049190p-5f);
-    p = __builtin_fmaf(p, z, 0x1.6caed4p-5f);
-    p = __builtin_fmaf(p, z, 0x1.33387cp-4f);
-    p = __builtin_fmaf(p, z, 0x1.55554cp-3f);
+    float p = VM(horner_f)(z, VM(asin_c), 6);
     return __builtin_fmaf(s * z, p, es);
 }
 
@@ -344,13 +351,7 @@ static inline float VM(tanf_f)(float x)
     float r2 = VM(two_sum_f)(r1, np2, &se), rl;
     float r = VM(fast_two_sum_f)(r2, (se + pe) + n * 0x1.ee59dap-50f, &rl);
     float z = r * r;
-    float p = 0x1.1ecd96p-8f;
-    p = __builtin_fmaf(p, z, 0x1.7791fep-14f);
-    p = __builtin_fmaf(p, z, 0x1.631164p-7f);
-    p = __builtin_fmaf(p, z, 0x1.5caff4p-6f);
-    p = __builtin_fmaf(p, z, 0x1.badbdep-5f);
-    p = __builtin_fmaf(p, z, 0x1.110d8ep-3f);
-    p = __builtin_fmaf(p, z, 0x1.555560p-2f);
+    float p = VM(horner_f)(z, VM(tan_c), 7);
     float rz = r * z, hi = __builtin_fmaf(rz, p, r);
     float lo = __builtin_fmaf(rz, p, r - hi);
     lo = __builtin_fmaf(hi * hi, rl, lo + rl); /* tan(r + rl) = tan r + rl (1 + tan^2 r) */
