@@ -210,8 +210,30 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
     POW_ROW_##SN
 FLOAT_BINARY_ROWS(f32, float, f)
 FLOAT_BINARY_ROWS(f64, double, )
-/* atan2: the C library's in double, float32 through it and rounded once */
-BINARY_ROW(atan2_f32, float, float, (float)atan2((double)x, (double)y))
+/* atan2: float32 through the level's row (Note [float32 inverse functions] in
+ * cpu_vtrig.h), a strided row through small buffers, so that every element gets the
+ * same function whatever its layout; float64 the C library's */
+static void atan2_f32(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
+                      int64_t n, const void *extra)
+{
+    (void)extra;
+    const pdt_cpu_simd_table *t = pdt_cpu_simd();
+    if (so == 4 && (sa == 4 || sa == 0) && (sb == 4 || sb == 0) && (sa | sb)) {
+        t->atan2_f32(o, a, b, n, sa == 0 ? 1 : sb == 0 ? 2 : 0);
+        return;
+    }
+    float ya[256], xb[256];
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t m = n - i < 256 ? n - i : 256;
+        for (int64_t j = 0; j < m; j++) {
+            memcpy(ya + j, a + (i + j) * sa, sizeof(float));
+            memcpy(xb + j, b + (i + j) * sb, sizeof(float));
+        }
+        t->atan2_f32((char *)ya, (const char *)ya, (const char *)xb, m, 0);
+        for (int64_t j = 0; j < m; j++)
+            memcpy(o + (i + j) * so, ya + j, sizeof(float));
+    }
+}
 BINARY_ROW(atan2_f64, double, double, atan2(x, y))
 
 #define INT_BINARY_ROWS(SN, T, U)                                                                  \

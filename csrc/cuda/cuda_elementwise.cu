@@ -287,9 +287,9 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
  * CUDA's float32 and float64 functions.  Their maximum errors in ulps (CUDA Math API,
  * "Mathematical Functions" appendix of the CUDA C++ Programming Guide), float32 / float64:
  * tan 4/2, asin 2/2, acos 2/2, atan 2/2, asinh 3/3, acosh 4/3, atanh 3/2, log2 1/1,
- * log10 2/1, rsqrt 2/1, erfinv 2/5 (atan2: 3/2).  The CPU's are within about 0.5 ulp
- * (float32 through double, cpu_unary.c), so the two agree within CUDA's bound plus 1
- * (tests/test_trig.py). */
+ * log10 2/1, rsqrt 2/1, erfinv 2/5 (atan2: 3/2).  The CPU's float32 ones are within
+ * 0.5 to 1.5 ulp (Note [float32 inverse functions] in cpu_vtrig.h), so the two agree
+ * within CUDA's bound plus the CPU's (tests/test_trig.py). */
 template <int OP, typename T> __device__ __forceinline__ T trig_of(T x)
 {
     constexpr bool f32 = sizeof(T) == 4;
