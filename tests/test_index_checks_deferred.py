@@ -408,6 +408,43 @@ def test_hundreds_of_checks_queued_keep_the_first_error(dev):
 @cuda
 @pytest.mark.cuda
 @pytest.mark.parametrize("dev", CUDA_DEVICES)
+def test_every_bad_value_is_reported_once_across_threads(dev):
+    """Threads queueing bad gathers and synchronising at once: the reports together
+    count every bad value exactly once (the first of each report plus its count)."""
+    import re
+    import threading
+    x = pdt.tensor(A, device=dev)
+    reported, lock = [], threading.Lock()
+
+    def note(e):
+        m = re.search(r"(\d+) more out-of-range", str(e))
+        with lock:
+            reported.append(1 + (int(m.group(1)) if m else 0))
+
+    def work(k):
+        for i in range(40):
+            x.index_select(0, pdt.tensor([9, 0, 9], device=dev))  # two bad values
+            if (i + k) % 3 == 0:
+                try:
+                    pdt.cuda.synchronize(dev)
+                except IndexError as e:
+                    note(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        pdt.cuda.synchronize(dev)
+    except IndexError as e:
+        note(e)
+    assert sum(reported) == 3 * 40 * 2, reported
+
+
+@cuda
+@pytest.mark.cuda
+@pytest.mark.parametrize("dev", CUDA_DEVICES)
 def test_exports_report_pending_errors(dev):
     """__dlpack__ and __cuda_array_interface__ hand the memory to another library, which
     reads it with no synchronisation of ours: with checks pending they synchronise and
