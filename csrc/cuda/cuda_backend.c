@@ -772,6 +772,7 @@ const pdt_backend pdt_cuda_backend = {
     .cholesky = pdt_cuda_cholesky,
     .index_check_async = pdt_cuda_index_check_async,
     .index_error_take = pdt_cuda_index_error_take,
+    .index_checks_pending = pdt_cuda_index_checks_pending,
     .im2col = pdt_cuda_im2col,
     .col2im = pdt_cuda_col2im,
     .rnn_cell = pdt_cuda_rnn_cell,

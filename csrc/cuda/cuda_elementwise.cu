@@ -343,8 +343,9 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
         return f32 ? erff(x) : erf(x);
     else if constexpr (OP == PDT_OP_ERFC) /* erfcf 4 ulp, erfc 5 ulp (CUDA Math API) */
         return f32 ? erfcf(x) : erfc(x);
-    else if constexpr (OP == PDT_OP_LGAMMA)  /* lgamma 4 ulp outside [-23.0001, -2.2637]; */
-        return (T)lgamma((double)x);         /* float32 through it, as on the CPU */
+    else if constexpr (OP == PDT_OP_LGAMMA) /* lgamma 4 ulp outside [-23.0001, -2.2637]; */
+        return (T)lgamma(
+            (double)x); /* float32 through it, as on the CPU (its FP64 cost: Note [digamma]) */
     else if constexpr (OP == PDT_OP_DIGAMMA) /* Note [digamma] in pdt_gamma.h */
         return (T)pdt_digamma((double)x);
     else if constexpr (OP >= PDT_OP_TAN && OP <= PDT_OP_ERFINV)

@@ -99,6 +99,7 @@ pdt_status pdt_cuda_cumsum(const pdt_tensor *out, const pdt_tensor *x);
 pdt_status pdt_cuda_index_check_async(const pdt_tensor *index, int64_t size, int dim,
                                       int negative_ok, int op, int *queued);
 int pdt_cuda_index_error_take(int logical, pdt_index_error *out);
+int pdt_cuda_index_checks_pending(int logical);
 /* cuda_conv.cu */
 pdt_status pdt_cuda_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,
                            uint64_t pad_bits);

@@ -29,6 +29,7 @@
 
 #include "args.h"
 #include "dlpack.h"
+#include "pdt_index_errors.h"
 #include "pdt_interop.h"
 
 static const DLDataType dl_dtypes[PDT_NUM_DTYPES] = {{kDLBool, 8, 1},   {kDLInt, 32, 1},
@@ -238,6 +239,13 @@ PyObject *pdt_dlpack_export(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_Format(PyExc_BufferError, "__dlpack__: cannot export to dl_device %R: %s", kw[2],
                      pdt_last_error());
         return NULL;
+    }
+    if (t->device.kind == PDT_CUDA) {
+        /* the consumer reads with no synchronisation of ours: index errors now
+         * (Note [deferred index checks] in pdt_index.h) */
+        pdt_status st = pdt_index_errors_settle(t->device);
+        if (st != PDT_OK)
+            return pdt_raise(S, st);
     }
     PyObject *owner;
     if (elsewhere || copy == 1) {

@@ -20,6 +20,7 @@
 
 #include "args.h"
 #include "docstrings_interop.h"
+#include "pdt_index_errors.h"
 #include "pdt_interop.h"
 
 /* ---- element types ---- */
@@ -190,7 +191,11 @@ static PyObject *get_cuda_array_interface(PyObject *self, void *c)
                         "the buffer protocol or DLPack)");
         return NULL;
     }
-    pdt_status st = pdt_stream_handle(t->device, &handle);
+    /* the consumer reads with no synchronisation of ours: index errors now
+     * (Note [deferred index checks] in pdt_index.h) */
+    pdt_status st = pdt_index_errors_settle(t->device);
+    if (st == PDT_OK)
+        st = pdt_stream_handle(t->device, &handle);
     if (st != PDT_OK)
         return pdt_raise(S, st);
     PyObject *stream = PyLong_FromVoidPtr((void *)handle);
