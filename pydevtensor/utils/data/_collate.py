@@ -78,7 +78,8 @@ def default_collate(batch: Sequence[Any]) -> Any:
     """Joins a list of samples into a batch, as PyTorch's ``default_collate``: tensors
     are stacked (on their device), NumPy arrays and NumPy scalars stacked into a CPU
     tensor of their dtype (``np.float32`` gives float32), Python floats give float64,
-    ints int64 and bools bool tensors, strings stay a list; dicts, named tuples, tuples
+    ints int64 and bools bool tensors, strings stay as they come (a tuple
+    when they are a field of the samples); dicts, named tuples, tuples
     and lists are joined field by field (tuples and lists give a list, as in PyTorch).
 
     Parameters
@@ -126,7 +127,7 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if isinstance(elem, numbers.Real):
         return _C.tensor(list(batch), dtype=_C.float64)
     if isinstance(elem, (str, bytes)):
-        return list(batch)
+        return batch  # a field of tuple samples stays a tuple, as in PyTorch
     if isinstance(elem, Mapping):
         return _rebuild_map(elem, {key: default_collate([sample[key] for sample in batch])
                                    for key in elem})
@@ -135,7 +136,7 @@ def default_collate(batch: Sequence[Any]) -> Any:
             raise RuntimeError(f"default_collate: the samples are sequences of different "
                                f"lengths ({sorted({len(s) for s in batch})}); each needs "
                                f"the same number of fields")
-        fields = [default_collate(list(samples)) for samples in zip(*batch)]
+        fields = [default_collate(samples) for samples in zip(*batch)]
         return _rebuild(elem, fields)
     raise TypeError(f"default_collate: a sample must hold Tensors, NumPy arrays, numbers, "
                     f"strings, dicts or sequences; found {type(elem).__name__}")
