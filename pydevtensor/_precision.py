@@ -28,6 +28,11 @@ def set_float32_matmul_precision(precision: str) -> None:
     precision : str
         'highest', 'high' or 'medium'.
 
+    Raises
+    ------
+    TypeError
+        When precision is not a str.
+
     Examples
     --------
     >>> pydevtensor.set_float32_matmul_precision('high')
@@ -35,6 +40,9 @@ def set_float32_matmul_precision(precision: str) -> None:
     ('high', True)
     >>> pydevtensor.set_float32_matmul_precision('highest')
     """
+    if not isinstance(precision, str):
+        raise TypeError(f"set_float32_matmul_precision(): precision must be a str "
+                        f"('highest', 'high' or 'medium'), got {type(precision).__name__}")
     if precision not in _PRECISIONS:
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the "
                       f"set_float32_matmul_precision call has no effect.", UserWarning,

@@ -810,3 +810,7 @@ CASES += RANDOM_CASES
 from bad_input_cases_mathnames import MATHNAMES_CASES  # noqa: E402
 
 CASES += MATHNAMES_CASES
+# the PyTorch-compatibility names (legacy constructors, strided views, switches, data)
+from bad_input_cases_compat import COMPAT_CASES  # noqa: E402
+
+CASES += COMPAT_CASES

@@ -177,3 +177,12 @@ def test_default_convert_like_torch():
     assert isinstance(got, pdt.Tensor) and got.dtype == pdt.float64
     with pytest.raises(TypeError, match="dtype <U1"):
         data.default_collate([np.array(["a"]), np.array(["b"])])
+
+
+def test_string_fields_stay_a_tuple_like_torch():
+    torch = torch_or_skip()
+    samples = [(0, "a"), (1, "b")]
+    ours = next(iter(data.DataLoader(samples, batch_size=2)))
+    theirs = next(iter(torch.utils.data.DataLoader(samples, batch_size=2)))
+    assert type(ours[1]) is type(theirs[1]) is tuple and ours[1] == ("a", "b")
+    assert next(iter(data.DataLoader(["x", "y"], batch_size=2))) == ["x", "y"]
