@@ -540,8 +540,8 @@ pdt_status pdt_as_strided_view(const pdt_tensor *src, int ndim, const int64_t *s
                         "(%s, on %s)",
                         pdt_shape_str(ndim, shape, shape_buf, sizeof shape_buf),
                         pdt_shape_str(ndim, strides, stride_buf, sizeof stride_buf),
-                        (long long)offset,
-                        (long long)last, (long long)elems, pdt_dtype_name(src->dtype), dev);
+                        (long long)offset, (long long)last, (long long)elems,
+                        pdt_dtype_name(src->dtype), dev);
     pdt_note_op("as_strided", src->device);
     pdt_tensor_share(out, src);
     out->ndim = ndim;

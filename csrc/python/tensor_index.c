@@ -498,8 +498,8 @@ static PyObject *f_as_strided(PyObject *module, PyObject *args)
     }
     pdt_tensor out;
     pdt_hold h = {0}; /* Note [the GIL and storages]: the core notes the op (Python) */
-    pdt_status st = pdt_as_strided_view(pdt_hold_view(&h, pdt_tensor_of(x)), (int)n, shape,
-                                        strides, offset, &out);
+    pdt_status st = pdt_as_strided_view(pdt_hold_view(&h, pdt_tensor_of(x)), (int)n, shape, strides,
+                                        offset, &out);
     pdt_hold_release(&h);
     return wrap_or_raise(S, st, &out);
 }
