@@ -28,6 +28,10 @@ def set_float32_matmul_precision(precision: str) -> None:
     precision : str
         'highest', 'high' or 'medium'.
 
+    Returns
+    -------
+    None
+
     Raises
     ------
     TypeError
@@ -84,6 +88,10 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
     ----------
     mode : bool
     warn_only : bool, optional
+
+    Returns
+    -------
+    None
 
     Raises
     ------

@@ -24,7 +24,10 @@ def share_storages(tensors, taken):
     of the span}; taken (a container of names in use) keeps member names unique."""
     groups = OrderedDict()
     for name, t in tensors.items():
-        if t.numel() == 0 or any(s < 0 for s in t.stride()):
+        try:
+            if t.numel() == 0 or any(s < 0 for s in t.stride()):
+                continue
+        except ValueError:  # an UninitializedParameter: no storage yet
             continue
         base = t.data_ptr() - t.storage_offset() * t.itemsize
         groups.setdefault((str(t.device), t.dtype.name, base), []).append(name)

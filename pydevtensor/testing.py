@@ -165,6 +165,10 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True,
     msg : str or callable, optional
         Replaces the message, or (a callable) maps it to one.
 
+    Returns
+    -------
+    None
+
     Raises
     ------
     AssertionError

@@ -42,6 +42,11 @@ class Sampler:
     """The base of samplers: a subclass defines ``__iter__``, yielding dataset indices
     (or, for a batch sampler, lists of them), and usually ``__len__``.
 
+    Parameters
+    ----------
+    data_source : sized, optional
+        Accepted for PyTorch's signature (unused by the base class).
+
     Examples
     --------
     >>> from pydevtensor.utils import data
@@ -133,6 +138,14 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self) -> int:
+        """How many indices a pass yields: num_samples, or len(data_source).
+
+        Examples
+        --------
+        >>> from pydevtensor.utils import data
+        >>> data.RandomSampler(range(4)).num_samples
+        4
+        """
         if self._num_samples is None:
             return len(self.data_source)
         return self._num_samples
