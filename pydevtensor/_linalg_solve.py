@@ -500,7 +500,9 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     -------
     (L, info) : named tuple of Tensor
         The factors (..., n, n); info int32 (...): 0, or i > 0 when the leading minor
-        of order i is not positive-definite (that factor is incomplete).
+        of order i is not positive-definite (that factor is incomplete).  A NaN pivot
+        counts as not positive-definite on every device, as on torch's CPU; an
+        infinite one does not.
 
     Raises
     ------
@@ -540,8 +542,9 @@ def cholesky(A, *, upper=False):
     Raises
     ------
     pydevtensor.linalg.LinAlgError
-        When a matrix is not positive-definite (names the batch element and the order
-        of the leading minor).
+        When a matrix is not positive-definite, or a pivot is NaN (names the batch
+        element and the order of the leading minor), on every device, as torch's CPU
+        cholesky does.
     RuntimeError
         When A is not a stack of square matrices.
     NotImplementedError

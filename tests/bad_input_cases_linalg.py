@@ -35,6 +35,10 @@ LINALG_CASES = [
       r"linalg\.cholesky: The factorization could not be completed because the input is not "
       r"positive-definite \(the leading minor of order 1 is not positive-definite\) \(A of "
       r"shape \(2, 2\), .*float32, on cpu\)"),
+    C("linalg.cholesky-nan",
+      "pdt.linalg.cholesky(pdt.tensor([[4.0, 1.0], [1.0, float('nan')]]))", LAE,
+      r"linalg\.cholesky: The factorization could not be completed because the input is "
+      r"not positive-definite \(the leading minor of order 2 is not positive-definite\)"),
     C("linalg.cholesky_ex-bool", "pdt.linalg.cholesky_ex(pdt.ones(2, 2, dtype=pdt.bool))",
       "NotImplementedError", r"linalg\.cholesky_ex: Expected a floating point tensor as "
       r"input. Got Bool"),

@@ -112,6 +112,31 @@ TRAINING_CASES = [
       r"'tpu': unknown device type"),
     C("Linear-input-shape", "pdt.nn.Linear(3, 4)(pdt.zeros(2, 5))", "ValueError",
       r"input of shape \(2, 5\) does not match weight of shape \(4, 3\)"),
+    # nn.utils.rnn, nn.utils.parameters_to_vector, Module and optimizer keywords
+    C("pack-unsorted", "pdt.nn.utils.rnn.pack_padded_sequence(pdt.zeros(3, 2, 1), [2, 3])",
+      "RuntimeError", r"`lengths` array must be sorted in decreasing order"),
+    C("pack-lengths-count", "pdt.nn.utils.rnn.pack_padded_sequence(pdt.zeros(3, 2, 1), [3])",
+      "RuntimeError", r"Expected `len\(lengths\)` to be equal to batch_size, but got 1"),
+    C("pad-sequence-side", "pdt.nn.utils.rnn.pad_sequence([pdt.ones(2)], padding_side='up')",
+      "ValueError", r"Expected padding_side to be one of left or right, but got up"),
+    C("pad-packed-total-length", "pdt.nn.utils.rnn.pad_packed_sequence("
+      "pdt.nn.utils.rnn.pack_sequence([pdt.ones(3)]), total_length=2)", "ValueError",
+      r"Expected total_length to be at least the length of the longest sequence"),
+    C("vector-to-parameters-size", "pdt.nn.utils.vector_to_parameters(pdt.ones(5), "
+      "pdt.nn.Linear(2, 1).parameters())", "ValueError",
+      r"vec must be 1-D with the parameters' 3 elements, got shape \(5,\)"),
+    C("state-dict-prefix-int", "pdt.nn.Linear(1, 1).state_dict(prefix=3)", "TypeError",
+      r"prefix must be a str, got int"),
+    C("get-submodule-missing", "pdt.nn.Sequential(pdt.nn.ReLU()).get_submodule('0.x')",
+      "AttributeError", r"ReLU has no attribute `x`"),
+    C("forward-hook-not-callable", "pdt.nn.ReLU().register_forward_hook(3)", "TypeError",
+      r"hook must be callable, got int"),
+    C("sequential-insert-range", "pdt.nn.Sequential(pdt.nn.ReLU()).insert(5, pdt.nn.ReLU())",
+      "IndexError", r"index 5 is out of range for a Sequential of 1"),
+    C("adam-fused-foreach", "pdt.optim.Adam([pdt.nn.Parameter(pdt.ones(1))], fused=True, "
+      "foreach=True)", "RuntimeError", r"`fused` and `foreach` cannot be `True` together"),
+    C("checkpoint-not-callable", "pdt.utils.checkpoint.checkpoint(3, use_reentrant=False)",
+      "TypeError", r"function must be callable, got int"),
     C("Linear-input-dtype", "pdt.nn.Linear(3, 4)(pdt.zeros(2, 3, dtype=pdt.float64))",
       "TypeError", r"the input is pydevtensor\.float64 but the parameter 'weight' is "
       r"pydevtensor\.float32.*in layer Linear\(in_features=3"),

@@ -16,7 +16,8 @@ import pytest
 import pydevtensor
 
 SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "autograd.functional",
-              "autograd.function", "distribute", "nn.utils", "optim.lr_scheduler", "utils.data",
+              "autograd.function", "distribute", "nn.utils", "nn.utils.rnn", "optim.lr_scheduler",
+              "utils.data", "utils.checkpoint",
               "special", "jit", "random", "distributions", "testing", "backends.cudnn",
               "backends.mps")
 # Modules whose public names are not all documented yet: only these names are checked.

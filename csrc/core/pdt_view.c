@@ -278,7 +278,7 @@ pdt_status pdt_squeeze(const pdt_tensor *src, int n, const int64_t *dims, pdt_te
 }
 
 /* Inserts a size-1 dim at position d of t (in place on a view). */
-static void insert_dim(pdt_tensor *t, int d)
+void pdt_insert_dim(pdt_tensor *t, int d)
 {
     int64_t stride = d < t->ndim ? t->shape[d] * t->strides[d] : 1;
     memmove(t->shape + d + 1, t->shape + d, (size_t)(t->ndim - d) * sizeof t->shape[0]);
@@ -309,7 +309,7 @@ pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out)
     int d = (int)(dim < 0 ? dim + n + 1 : dim);
     pdt_note_op("unsqueeze", src->device);
     pdt_tensor_share(out, src);
-    insert_dim(out, d);
+    pdt_insert_dim(out, d);
     return PDT_OK;
 }
 

@@ -47,6 +47,10 @@ pdt_status pdt_reverse_dims(const pdt_tensor *src, pdt_tensor *out);
 /* squeeze: drops the dims listed in dims[0..n) that have size 1 (a listed dim
  * of another size stays, as in PyTorch); n < 0: every dim of size 1. */
 pdt_status pdt_squeeze(const pdt_tensor *src, int n, const int64_t *dims, pdt_tensor *out);
+/* t gains a size-1 dim at position d (0 <= d <= ndim < PDT_MAX_DIMS, unchecked), with
+ * the stride unsqueeze gives it; t stays the same view otherwise. */
+void pdt_insert_dim(pdt_tensor *t, int d);
+
 /* unsqueeze(dim): a new dim of size 1 at position dim (-ndim-1 <= dim <= ndim). */
 pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out);
 

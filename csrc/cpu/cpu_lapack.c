@@ -112,6 +112,22 @@ pdt_status pdt_cpu_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, cons
     return PDT_OK;
 }
 
+/* info[b], when 0, becomes the first 1-based j where factor b's L(j, j) is NaN:
+ * OpenBLAS's potrf carries on past a NaN pivot with info 0, where LAPACK's
+ * reference and PyTorch report it (Note [non-finite Cholesky pivots] in
+ * csrc/cuda/cuda_solver.h; the CUDA backend does the same on the device). */
+static void nan_pivot_info(const char *m, int d, int64_t n, int64_t batch, blasint *inf)
+{
+    for (int64_t b = 0; b < batch; b++) {
+        for (int64_t j = 0; j < n && inf[b] == 0; j++) {
+            const int64_t at = b * n * n + j * (n + 1);
+            const double v = d ? ((const double *)m)[at] : (double)((const float *)m)[at];
+            if (v != v)
+                inf[b] = (blasint)(j + 1);
+        }
+    }
+}
+
 pdt_status pdt_cpu_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info)
 {
     const int d = a->dtype == PDT_FLOAT64;
@@ -128,6 +144,7 @@ pdt_status pdt_cpu_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *in
         return st;
     for (int64_t b = 0; b < batch; b++)
         lapack.potrf[d](upper ? "U" : "L", &ni, m + b * step, &ni, inf + b, 1);
+    nan_pivot_info(m, d, n, batch, inf);
     pdt_cpu_blas_leave(&call);
     return PDT_OK;
 }

@@ -13,12 +13,17 @@
  * (cusolverDn<t>getrf_bufferSize / potrf_bufferSize) is one scratch block
  * (pdt_scratch_alloc: counted against the device's limit) reused by every
  * call and freed in stream order after the last.  info stays on the device:
- * the Python layer reads it back (one counted copy) only to raise.
+ * the Python layer reads it back (one counted copy) only to raise.  After potrf
+ * a kernel gives a NaN pivot its info there too (Note [non-finite Cholesky
+ * pivots] in cuda_solver.h).  Sizes past cuSOLVER's 32-bit API are refused
+ * (Note [cuSOLVER's 32-bit sizes]), and the handle is created with Note
+ * [handle creation retry].
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* pthread_* under -std=c11 */
 #endif
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -27,7 +32,8 @@
 #include "cuda_check.h"
 #include "cuda_library.h"
 #include "cuda_ops.h"
-#include "pdt_runtime.h" /* pdt_scratch_alloc */
+#include "cuda_solver.h"
+#include "pdt_runtime.h" /* pdt_scratch_alloc, pdt_memory_empty_cache */
 
 #define PDT_CUSOLVER_SONAME "libcusolver.so." PDT_CUDA_STR(CUSOLVER_VER_MAJOR)
 /* NVIDIA's cuSOLVER wheel: unsuffixed for CUDA 13, nvidia-cusolver-cu12 before. */
@@ -110,25 +116,62 @@ static pdt_status cusolver_fail(cusolverStatus_t s, const char *call, const char
         }                                                                                          \
     } while (0)
 
+pdt_status pdt_cusolver_check_elements(const char *what, int device, const char *name, int64_t rows,
+                                       int64_t cols)
+{
+    if (rows < 0 || cols < 0 || (cols > 0 && rows > INT_MAX / cols))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: %s is %lld x %lld (%.0f elements), more than the %d elements "
+                        "cuSOLVER's 32-bit API indexes (on cuda:%d)",
+                        what, name, (long long)rows, (long long)cols, (double)rows * (double)cols,
+                        INT_MAX, device);
+    return PDT_OK;
+}
+
+pdt_status pdt_cusolver_check_lwork(const char *what, int device, const char *call, int lwork,
+                                    int64_t n)
+{
+    if (lwork < 0)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: %s reported a workspace of %d elements for n = %lld: its 32-bit "
+                        "size overflowed (on cuda:%d)",
+                        what, call, lwork, (long long)n, device);
+    return PDT_OK;
+}
+
+void pdt_cuda_release_for_retry(int device)
+{
+    (void)cudaGetLastError(); /* the failure is handled here */
+    pdt_device d = {PDT_CUDA, device};
+    (void)pdt_memory_empty_cache(d); /* synchronises the stream, trims the pool */
+}
+
+cusolverStatus_t pdt_cusolver_create(__typeof__(cusolverDnCreate) *create,
+                                     cusolverDnHandle_t *handle, int device)
+{
+    cusolverStatus_t s = create(handle);
+    if (s == CUSOLVER_STATUS_ALLOC_FAILED || s == CUSOLVER_STATUS_NOT_INITIALIZED) {
+        pdt_cuda_release_for_retry(device);
+        s = create(handle);
+    }
+    return s;
+}
+
 /* What one entry needs: the device current (through guard), its stream, the
  * loaded table, and its slot locked with the handle bound to the stream.
- * solver_end unlocks and restores the device. */
+ * solver_end unlocks and restores the device.  The caller has checked the
+ * sizes (Note [cuSOLVER's 32-bit sizes]). */
 typedef struct solver_call {
     pdt_cuda_guard guard;
     cudaStream_t stream;
     solver_slot *slot; /* locked when not NULL */
 } solver_call;
 
-static pdt_status solver_begin(solver_call *c, const pdt_tensor *t, const char *what, int64_t n)
+static pdt_status solver_begin(solver_call *c, const pdt_tensor *t)
 {
     pdt_status st;
     c->guard = (pdt_cuda_guard)PDT_CUDA_GUARD_INIT;
     c->slot = NULL;
-    if (n > 0x7fffffff)
-        return pdt_fail(PDT_ERR_VALUE,
-                        "%s: %lld rows or columns is more than cuSOLVER's 32-bit "
-                        "integers hold (on cuda:%d)",
-                        what, (long long)n, t->device.index);
     if ((st = pdt_cuda_stream(&c->guard, t->device.index, &c->stream)) != PDT_OK)
         return st;
     if ((st = pdt_library_need(&pdt_cusolver_library)) != PDT_OK)
@@ -138,7 +181,7 @@ static pdt_status solver_begin(solver_call *c, const pdt_tensor *t, const char *
     pthread_mutex_lock(&s->lock);
     c->slot = s;
     if (!s->handle) { /* s's device is current: pdt_cuda_stream set it */
-        PDT_CUSOLVER_CHECK(cusolver.create(&s->handle));
+        PDT_CUSOLVER_CHECK(pdt_cusolver_create(cusolver.create, &s->handle, t->device.index));
         s->stream = NULL;
     }
     if (s->stream != c->stream) {
@@ -194,11 +237,16 @@ static pdt_status factor_batch(const pdt_tensor *a, const pdt_tensor *pivots, in
     void *work = NULL;
     size_t bytes = 0;
     int lwork = 0;
-    solver_call c;
-    pdt_status st = solver_begin(&c, a, pivots ? "lu_factor" : "cholesky", n);
-    if (st != PDT_OK)
+    const char *what = pivots ? "lu_factor" : "cholesky";
+    solver_call c = {PDT_CUDA_GUARD_INIT, NULL, NULL};
+    pdt_status st = pdt_cusolver_check_elements(what, a->device.index, "each matrix", n, n);
+    if (st != PDT_OK || (st = solver_begin(&c, a)) != PDT_OK)
         goto fail;
     PDT_CUSOLVER_CHECK(buffer_size(c.slot->handle, d, pivots != NULL, uplo, ni, m, &lwork));
+    if ((st = pdt_cusolver_check_lwork(what, a->device.index,
+                                       pivots ? "getrf_bufferSize" : "potrf_bufferSize", lwork,
+                                       n)) != PDT_OK)
+        goto fail;
     bytes = (size_t)(lwork > 0 ? lwork : 1) * elem_size(a);
     if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
         goto fail;
@@ -206,6 +254,8 @@ static pdt_status factor_batch(const pdt_tensor *a, const pdt_tensor *pivots, in
         PDT_CUSOLVER_CHECK(factor_one(c.slot->handle, d, uplo, ni,
                                       m + (size_t)(b * n * n) * elem_size(a), work, lwork,
                                       ipiv ? ipiv + b * n : NULL, inf + b));
+    if (!pivots) /* Note [non-finite Cholesky pivots] */
+        st = pdt_cuda_nan_pivot_info(m, d, n, batch, inf, c.stream);
 fail:
     if (work) /* in stream order, after the last call that uses it */
         pdt_scratch_free(a->device, work, bytes);
@@ -232,9 +282,12 @@ pdt_status pdt_cuda_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, con
     char *x = pdt_tensor_ptr(b);
     const int *ipiv = (const int *)pdt_tensor_ptr(pivots);
     int *status = NULL; /* getrs's devInfo: only invalid arguments, which ours are not */
-    solver_call c;
-    pdt_status st = solver_begin(&c, lu, "lu_solve", n > k ? n : k);
-    if (st != PDT_OK)
+    solver_call c = {PDT_CUDA_GUARD_INIT, NULL, NULL};
+    pdt_status st = pdt_cusolver_check_elements("lu_solve", lu->device.index, "each LU", n, n);
+    if (st == PDT_OK)
+        st = pdt_cusolver_check_elements("lu_solve", lu->device.index, "each right-hand side", n,
+                                         k);
+    if (st != PDT_OK || (st = solver_begin(&c, lu)) != PDT_OK)
         goto fail;
     if ((st = pdt_scratch_alloc(lu->device, sizeof(int), (void **)&status)) != PDT_OK)
         goto fail;

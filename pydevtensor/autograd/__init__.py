@@ -26,9 +26,12 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         no_grad, set_grad_enabled)
 from .node import Node
 from .variable import Variable
+from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                           set_detect_anomaly)
 
 __all__ = ["Function", "FunctionCtx", "Node", "backward", "enable_grad", "grad", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
+           "is_inference_mode_enabled", "no_grad", "set_grad_enabled", "detect_anomaly",
+           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 __all__ += ["Variable"]
 
 

@@ -28,6 +28,7 @@ struct cublasContext {
     std::mutex mu;
     cudaStream_t stream; /* "cublasSetStream()": NULL (the default stream) until set */
     cublasMath_t math;   /* "cublasSetMathMode()": CUBLAS_DEFAULT_MATH until set */
+    void *resources;     /* the device memory cublasCreate took (Note [emulated handle memory]) */
 };
 
 namespace {
@@ -325,10 +326,14 @@ EMU_CUBLAS_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     if (!handle)
         return CUBLAS_STATUS_INVALID_VALUE;
+    void *resources = nullptr;
+    if (cudaMalloc(&resources, pdt_emu::kHandleBytes) != cudaSuccess)
+        return CUBLAS_STATUS_ALLOC_FAILED; /* Note [emulated handle memory] */
     cublasContext *h = new cublasContext;
     h->device = pdt_emu::current_device();
     h->stream = 0;
     h->math = CUBLAS_DEFAULT_MATH;
+    h->resources = resources;
     *handle = h;
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -343,6 +348,7 @@ EMU_CUBLAS_API cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
     int previous = 0;
     if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(handle->device) == cudaSuccess) {
         (void)cudaDeviceSynchronize();
+        (void)cudaFree(handle->resources);
         (void)cudaSetDevice(previous);
     }
     delete handle;

@@ -29,6 +29,7 @@ struct cusolverDnContext {
     int device;
     std::mutex mu;
     cudaStream_t stream; /* "cusolverDnSetStream()": NULL (the default stream) until set */
+    void *resources;     /* the device memory cusolverDnCreate took (Note [emulated handle memory]) */
 };
 
 namespace {
@@ -130,9 +131,15 @@ void run_getrs(int n, int nrhs, const T *a, int lda, const int *ipiv, T *b, int 
 }
 
 /* "cusolverDn<t>potrf()": A = L L^T (CUBLAS_FILL_MODE_LOWER, only the lower
- * triangle read and written) or U^T U (UPPER); devInfo 0, or i when the leading
- * minor of order i is not positive definite (a non-positive or NaN pivot; the
- * factorization stops there, as LAPACK's dpotf2). */
+ * triangle read and written) or U^T U (UPPER); devInfo 0, or i when "the
+ * leading minor of order i is not positive definite" (section
+ * "cusolverDn<t>potrf()"), which is tested as ajj <= 0 and stops the
+ * factorization there.  A NaN pivot is not caught by that test, and cuSOLVER
+ * does not test for it (unlike LAPACK's reference dpotf2, DISNAN(AJJ)): the
+ * factorization carries on with NaN and devInfo stays 0, as real cuSOLVER
+ * returns (PyTorch issue #64818).  So the backend's own pass over the
+ * diagonal (Note [non-finite Cholesky pivots] in cuda_solver.h) is what
+ * reports it, here as on a GPU. */
 template <typename T> void run_potrf(bool upper, int n, T *a, int lda, int *info)
 {
     *info = 0;
@@ -142,7 +149,7 @@ template <typename T> void run_potrf(bool upper, int n, T *a, int lda, int *info
         T d = el(j, j);
         for (int k = 0; k < j; k++)
             d -= el(j, k) * el(j, k);
-        if (!(d > T(0))) {
+        if (d <= T(0)) { /* false for NaN: see above */
             el(j, j) = d;
             *info = j + 1;
             return;
@@ -282,9 +289,13 @@ EMU_CUSOLVER_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 {
     if (!handle)
         return CUSOLVER_STATUS_INVALID_VALUE;
+    void *resources = nullptr;
+    if (cudaMalloc(&resources, pdt_emu::kHandleBytes) != cudaSuccess)
+        return CUSOLVER_STATUS_ALLOC_FAILED; /* Note [emulated handle memory] */
     cusolverDnContext *h = new cusolverDnContext;
     h->device = pdt_emu::current_device();
     h->stream = 0;
+    h->resources = resources;
     *handle = h;
     return CUSOLVER_STATUS_SUCCESS;
 }
@@ -297,6 +308,7 @@ EMU_CUSOLVER_API cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)
     int previous = 0;
     if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(handle->device) == cudaSuccess) {
         (void)cudaDeviceSynchronize();
+        (void)cudaFree(handle->resources);
         (void)cudaSetDevice(previous);
     }
     delete handle;
