@@ -94,13 +94,19 @@ from ._dtype_info import *  # noqa: F401,F403  (finfo, iinfo, result_type, can_c
 from ._repr import set_printoptions
 from ._default_dtype import get_default_dtype, set_default_dtype
 from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
+from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
+from ._ops_strided import as_strided, put, trace
+from ._ops_products import kron, tensordot
+from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
+from . import _precision
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
 # would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
-                    "serialization", "special", "utils", "jit", "distributions")
+                    "serialization", "special", "utils", "jit", "distributions", "testing",
+                    "version")
 
 
 def __getattr__(name):
@@ -158,6 +164,9 @@ __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
             "set_rng_state", "bernoulli", "polygamma", "poisson"]
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
+__all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
+__all__ += ["as_strided", "put", "trace", "kron", "tensordot", "testing", "version"]
+__all__ += _precision.__all__
 
 # PyTorch's constants (torch.pi, torch.e, torch.inf, torch.nan): Python floats
 pi = _math.pi

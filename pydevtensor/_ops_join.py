@@ -16,11 +16,12 @@ from .autograd.dispatch import recorded
 
 
 def _same_device(op, tensors):
-    first = tensors[0].device
     for i, t in enumerate(tensors):
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"{op}(): expected a sequence of Tensors, got "
                             f"{type(t).__name__} at position {i}")
+    first = tensors[0].device
+    for i, t in enumerate(tensors):
         if t.device != first:
             raise _C.DeviceError(f"{op}(): Expected all tensors to be on the same device, but "
                                  f"found at least two devices, {first} and {t.device} "

@@ -574,7 +574,8 @@ CASES = [
     C("iter-0d", "list(pdt.tensor(1.0))", "TypeError", r"iteration over a 0-d tensor"),
     C("size-out-of-range", "t.size(5)", "IndexError", r"got dim 5"),
     C("data-set-int", "t.data = 5", "TypeError", r"data must be set to a Tensor, got int"),
-    C("Tensor-ctor-int", "pdt.Tensor(5)", "TypeError", r"Tensor\(data\) takes a Tensor"),
+    C("Tensor-ctor-float", "pdt.Tensor(5.5)", "TypeError",
+      r"Tensor\(\): data must be a sequence \(got float\)"),
 
     # ---- the everyday API of issue 17
     C("cat-tensor", "pdt.cat(t)", "TypeError", r"must be a sequence of Tensors, got Tensor"),
@@ -810,3 +811,7 @@ CASES += RANDOM_CASES
 from bad_input_cases_mathnames import MATHNAMES_CASES  # noqa: E402
 
 CASES += MATHNAMES_CASES
+# the PyTorch-compatibility names (legacy constructors, strided views, switches, data)
+from bad_input_cases_compat import COMPAT_CASES  # noqa: E402
+
+CASES += COMPAT_CASES

@@ -71,6 +71,14 @@ void pdt_flip_view(const pdt_tensor *src, uint32_t dims, pdt_tensor *out);
 pdt_status pdt_diagonal_view(const pdt_tensor *src, int64_t offset, int64_t dim1, int64_t dim2,
                              pdt_tensor *out);
 
+/* as_strided(size, stride, storage_offset): a view of src's storage with the given
+ * ndim sizes and strides (in elements) from element `offset` of the storage.  Sizes
+ * or strides < 0 are PDT_ERR_VALUE, more than PDT_MAX_DIMS dims PDT_ERR_VALUE, and
+ * a view reaching outside the storage PDT_ERR_VALUE naming the extent and the
+ * storage's size. */
+pdt_status pdt_as_strided_view(const pdt_tensor *src, int ndim, const int64_t *shape,
+                               const int64_t *strides, int64_t offset, pdt_tensor *out);
+
 /* ---- basic indexing ---- */
 
 typedef enum pdt_index_kind {

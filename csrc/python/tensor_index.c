@@ -490,7 +490,41 @@ static PyObject *f_diagonal(PyObject *module, PyObject *args)
     return wrap_or_raise(S, st, &out);
 }
 
+/* _as_strided(x, size, stride, storage_offset): the core's strided view; the
+ * Python wrapper (_ops_strided.py) checks the argument types. */
+static PyObject *f_as_strided(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *x, *size, *stride;
+    long long offset;
+    if (!PyArg_ParseTuple(args, "O!O!O!L:_as_strided", S->tensor_type, &x, &PyTuple_Type, &size,
+                          &PyTuple_Type, &stride, &offset))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(size);
+    if (n != PyTuple_GET_SIZE(stride) || n > PDT_MAX_DIMS) {
+        PyErr_Format(PyExc_ValueError,
+                     "as_strided(): mismatch in length of strides and shape (%zd sizes, %zd "
+                     "strides; at most %d)",
+                     n, PyTuple_GET_SIZE(stride), PDT_MAX_DIMS);
+        return NULL;
+    }
+    int64_t shape[PDT_MAX_DIMS], strides[PDT_MAX_DIMS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(size, i));
+        strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(stride, i));
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    pdt_tensor out;
+    pdt_hold h = {0}; /* Note [the GIL and storages]: the core notes the op (Python) */
+    pdt_status st = pdt_as_strided_view(pdt_hold_view(&h, pdt_tensor_of(x)), (int)n, shape, strides,
+                                        offset, &out);
+    pdt_hold_release(&h);
+    return wrap_or_raise(S, st, &out);
+}
+
 PyMethodDef pdt_index_functions[] = {
+    {"_as_strided", f_as_strided, METH_VARARGS, NULL},
     {"_diagonal", f_diagonal, METH_VARARGS, NULL},
     {"_where_fast", (PyCFunction)(void (*)(void))f_where_fast, METH_FASTCALL, NULL},
     {"_index_select", f_index_select, METH_VARARGS, NULL},
