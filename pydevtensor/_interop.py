@@ -176,6 +176,11 @@ def _converted(data, dtype, where):
         data = np.asarray(data)
     if not isinstance(data, np.ndarray):
         view = memoryview(data)
+        if isinstance(data, (bytes, bytearray)):  # as PyTorch refuses them
+            raise TypeError(f"{where}: unsupported element type {view.format!r} "
+                            f"({view.itemsize} bytes) in a {type(data).__name__}: bytes are "
+                            f"not tensor data; numpy.frombuffer(data, dtype=numpy.uint8) "
+                            f"gives a uint8 array to convert")
         raise TypeError(f"{where}: unsupported element type {view.format!r} ({view.itemsize} "
                         f"bytes) in a {type(data).__name__}; supported: bool, uint8, int8, "
                         f"int16, int32, int64, float16, float32, float64 (NumPy arrays of "

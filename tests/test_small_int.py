@@ -318,7 +318,7 @@ def test_reductions(device, name):
     np.testing.assert_array_equal(host(x.amax(0)), a.max(0))
     np.testing.assert_array_equal(host(x.argmax(1)), a.argmax(1))
     np.testing.assert_array_equal(host(x.argmin(1)), a.argmin(1))
-    with pytest.raises(TypeError, match=f"mean needs a floating point dtype"):
+    with pytest.raises(TypeError, match="mean needs a floating point dtype"):
         x.mean()
     assert float(x.float().mean()) == pytest.approx(wide.mean(), rel=1e-6)
 
@@ -416,3 +416,109 @@ def test_save_load_and_repr(tmp_path, device):
     assert r == "tensor([[1, 2],\n        [3, 4]], dtype=pydevtensor.int16)"
     assert repr(pdt.tensor([200, 3], dtype=pdt.uint8)) == \
         "tensor([200,   3], dtype=pydevtensor.uint8)"
+
+
+# ---- bitwise ops and shifts (every integer dtype) ----
+
+INTS = SMALL + ["int32", "int64"]
+
+
+def int_values(name, n=64, seed=0):
+    info = np.iinfo(name)
+    v = np.random.default_rng(seed).integers(info.min, info.max, size=n, dtype=np.int64,
+                                             endpoint=True)
+    v[:3] = [info.min, info.max, 0]
+    return v.astype(name)
+
+
+@pytest.mark.parametrize("name", INTS)
+def test_bitwise_ops_match_numpy(device, name):
+    a, b = int_values(name, seed=5), int_values(name, seed=6)
+    x, y = on(device, a), on(device, b)
+    for got, ref in ((x & y, a & b), (x | y, a | b), (x ^ y, a ^ b), (~x, ~a),
+                     (pdt.bitwise_and(x, 6), a & np.array(6, dtype=name)),
+                     (x.bitwise_or(y), a | b), (pdt.bitwise_not(x), ~a), (3 & x, a & 3)):
+        assert got.dtype.name == name
+        np.testing.assert_array_equal(host(got), ref)
+    bits = np.iinfo(name).bits
+    s = (np.arange(64) % bits).astype(name)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(host(x << on(device, s)), a << s)
+        np.testing.assert_array_equal(host(x >> on(device, s)), a >> s)
+    np.testing.assert_array_equal(host(x >> 1), a >> 1)
+    z = x.clone()
+    z ^= y
+    z <<= 1
+    np.testing.assert_array_equal(host(z), (a ^ b) << np.array(1, dtype=name))
+
+
+def test_shifts_past_the_width_and_torch(device):
+    torch = torch_or_skip()
+    for name in INTS:
+        a = int_values(name, n=16, seed=7)
+        bits = np.iinfo(name).bits
+        shifts = [bits, bits + 1, 40, 63, -1, -5] if name != "int8" else [8, 9, 100, -1, -5]
+        if name == "uint8":
+            shifts = [8, 9, 100, 200, 255]
+        for k in shifts:
+            ta = torch.tensor(a.astype(np.int64)).to(getattr(torch, name))
+            ts = torch.full((16,), k, dtype=getattr(torch, name))
+            x, s = on(device, a), pdt.full((16,), k, dtype=name, device=device)
+            assert (x << s).tolist() == (ta << ts).tolist(), (name, k)
+            assert (x >> s).tolist() == (ta >> ts).tolist(), (name, k)
+        u = pdt.tensor([200, 3], dtype=pdt.uint8, device=device)
+        assert (u & 300).tolist() == (torch.tensor([200, 3], dtype=torch.uint8) & 300).tolist()
+
+
+def test_bitwise_dtypes_and_errors(device):
+    u = pdt.tensor([12, 10], dtype=pdt.uint8, device=device)
+    i8 = pdt.tensor([-1, 3], dtype=pdt.int8, device=device)
+    assert (u & i8).dtype == pdt.int16 and (u & i8).tolist() == [12, 2]
+    m = pdt.tensor([True, False], device=device)
+    assert pdt.bitwise_xor(m, pdt.tensor([True, True], device=device)).tolist() == [False, True]
+    assert (m & u).dtype == pdt.uint8 and (m | u).tolist() == [13, 10]
+    f = pdt.tensor([1.0, 2.0], device=device)
+    with pytest.raises(TypeError, match="integer"):
+        pdt.bitwise_and(f, 1)
+    with pytest.raises(TypeError, match="integer"):
+        f << 1
+    with pytest.raises(TypeError, match="integer or bool"):
+        pdt.bitwise_not(f)
+    with pytest.raises(TypeError):
+        u & 1.5
+    assert pdt.bitwise_left_shift(u, 1).tolist() == [24, 20]
+
+
+def test_matmul(device):
+    torch = torch_or_skip()
+    for name in SMALL:
+        a = int_values(name, n=12, seed=8).reshape(3, 4)
+        b = int_values(name, n=8, seed=9).reshape(4, 2)
+        got = on(device, a) @ on(device, b)
+        assert got.dtype.name == name
+        ref = (a.astype(np.int64) @ b.astype(np.int64)).astype(name)  # wraps, as torch's
+        np.testing.assert_array_equal(host(got), ref)
+        t = torch.tensor(a.astype(np.int64)).to(getattr(torch, name)) @ \
+            torch.tensor(b.astype(np.int64)).to(getattr(torch, name))
+        np.testing.assert_array_equal(host(got), t.numpy())
+        v = on(device, a[0])
+        assert int(v @ v) == np.int64(a[0].astype(np.int64) @ a[0].astype(np.int64)).astype(name)
+
+
+def test_any_all_keep_uint8(device):
+    u = pdt.tensor([[0, 2], [3, 4]], dtype=pdt.uint8, device=device)
+    assert u.all().dtype == pdt.uint8 and int(u.all()) == 0 and int(u.any()) == 1
+    assert u.all(dim=1).tolist() == [0, 1]
+    assert pdt.tensor([0, 2], dtype=pdt.int8, device=device).any().dtype == pdt.bool
+    torch = torch_or_skip()
+    assert str(torch.tensor([1], dtype=torch.uint8).all().dtype) == "torch.uint8"
+
+
+def test_rng_state_is_uint8():
+    state = pdt.get_rng_state()
+    assert state.dtype == pdt.uint8 and tuple(state.shape) == (16,)
+    a = pdt.rand(3)
+    pdt.set_rng_state(state.int())  # the int32 states of earlier versions still load
+    assert pdt.rand(3).tolist() == a.tolist()
+    g = pdt.Generator().manual_seed(3)
+    assert g.get_state().dtype == pdt.uint8

@@ -51,9 +51,6 @@ PDT_HD int64_t pdt_f64_to_i64(double v)
  * the low bits, and the unsigned step makes the value fit the signed type's width). */
 PDT_HD uint8_t pdt_f64_to_u8(double v) { return (uint8_t)(uint64_t)pdt_f64_to_i64(v); }
 PDT_HD int8_t pdt_f64_to_i8(double v) { return (int8_t)(uint8_t)(uint64_t)pdt_f64_to_i64(v); }
-PDT_HD int16_t pdt_f64_to_i16(double v)
-{
-    return (int16_t)(uint16_t)(uint64_t)pdt_f64_to_i64(v);
-}
+PDT_HD int16_t pdt_f64_to_i16(double v) { return (int16_t)(uint16_t)(uint64_t)pdt_f64_to_i64(v); }
 
 #endif /* PDT_CONVERT_H */

@@ -4,8 +4,9 @@
 #include <stdatomic.h>
 
 static const size_t dtype_sizes[PDT_NUM_DTYPES] = {1, 4, 8, 4, 8, 2, 2, 1, 1, 2};
-static const char *const dtype_names[PDT_NUM_DTYPES] = {
-    "bool", "int32", "int64", "float32", "float64", "float16", "bfloat16", "uint8", "int8", "int16"};
+static const char *const dtype_names[PDT_NUM_DTYPES] = {"bool",    "int32",   "int64",    "float32",
+                                                        "float64", "float16", "bfloat16", "uint8",
+                                                        "int8",    "int16"};
 
 int pdt_dtype_valid(int dt) { return dt >= 0 && dt < PDT_NUM_DTYPES; }
 size_t pdt_dtype_size(pdt_dtype dt) { return pdt_dtype_valid((int)dt) ? dtype_sizes[dt] : 0; }
@@ -28,9 +29,7 @@ int pdt_dtype_is_integer(pdt_dtype dt)
 }
 pdt_dtype pdt_compute_dtype(pdt_dtype dt)
 {
-    return pdt_dtype_is_half(dt)        ? PDT_FLOAT32
-           : pdt_dtype_is_small_int(dt) ? PDT_INT32
-                                        : dt;
+    return pdt_dtype_is_half(dt) ? PDT_FLOAT32 : pdt_dtype_is_small_int(dt) ? PDT_INT32 : dt;
 }
 
 void pdt_int_range(pdt_dtype dt, int64_t *lo, int64_t *hi)

@@ -71,9 +71,26 @@ static pdt_status binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, p
                         "%s: not supported for two bool operands (as in PyTorch); convert one "
                         "with .int() or .float() first%s",
                         name, op == PDT_OP_SUB ? ", or use `!=` for a logical xor" : "");
+    if (op >= PDT_OP_BITWISE_AND && op <= PDT_OP_BITWISE_XOR && c == PDT_BOOL)
+        ; /* and, or, xor of bools: bool_op composes them */
+    else if (op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT && !pdt_dtype_is_integer(c))
+        return pdt_fail(PDT_ERR_TYPE,
+                        "%s: bitwise ops and shifts take integer tensors, got the result dtype "
+                        "%s (as in PyTorch)",
+                        name, pdt_dtype_name(c));
     *compute = pdt_compute_dtype(c); /* Note [half precision arithmetic] in pdt_half.h */
     *res = is_comparison(op) ? PDT_BOOL : c;
     return PDT_OK;
+}
+
+/* The op a bool result computes `op` with: and is *, or is +, xor is != (the
+ * backends' bool rows). */
+static pdt_binary_op bool_op(pdt_binary_op op)
+{
+    return op == PDT_OP_BITWISE_AND   ? PDT_OP_MUL
+           : op == PDT_OP_BITWISE_OR  ? PDT_OP_ADD
+           : op == PDT_OP_BITWISE_XOR ? PDT_OP_NE
+                                      : op;
 }
 
 /* PyTorch's canCast: no floating value into an integer or bool, nothing but a
@@ -398,6 +415,8 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
     pdt_dtype dt = a.t->dtype;
     if (pdt_dtype_is_half(dt) || pdt_dtype_is_small_int(dt))
         return 0; /* computed in float32, int32 */
+    if (op >= PDT_OP_BITWISE_AND && !pdt_dtype_is_integer(dt))
+        return 0; /* bools composed, floats refused: binary_impl */
     if (!pdt_dtype_is_floating(dt) &&
         (op == PDT_OP_DIV || op == PDT_OP_ATAN2 ||
          (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
@@ -500,10 +519,12 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
         st = check_output(name, out, ndim, shape, res);
     pdt_arg both[2] = {a, b};
     const pdt_dtype wrap = forced >= 0 ? res : result_type(2, both);
-    if (st == PDT_OK && op == PDT_OP_POW && pdt_dtype_is_small_int(wrap) && !b.t &&
-        !b.s.is_float && b.s.i != pdt_int_wrap(wrap, b.s.i) && b.s.i >= 0)
-        st = pdt_fail(PDT_ERR_VALUE, "%s: the exponent %lld cannot be converted to %s without "
-                      "overflow (as in PyTorch)", name, (long long)b.s.i, pdt_dtype_name(wrap));
+    if (st == PDT_OK && op == PDT_OP_POW && pdt_dtype_is_small_int(wrap) && !b.t && !b.s.is_float &&
+        b.s.i != pdt_int_wrap(wrap, b.s.i) && b.s.i >= 0)
+        st = pdt_fail(PDT_ERR_VALUE,
+                      "%s: the exponent %lld cannot be converted to %s without "
+                      "overflow (as in PyTorch)",
+                      name, (long long)b.s.i, pdt_dtype_name(wrap));
     if (st == PDT_OK && op == PDT_OP_POW && !pdt_dtype_is_floating(compute) && !b.t &&
         !b.s.is_float && b.s.i < 0)
         st = pdt_fail(PDT_ERR_VALUE,
@@ -518,6 +539,8 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
         st = check_integer_divisor(name, op, compute, a, b);
     if (st != PDT_OK)
         return st;
+    if (res == PDT_BOOL)
+        op = bool_op(op);
     if (op == PDT_OP_POW && is_square(a, b))
         op = PDT_OP_MUL, b = a;
     if (op == PDT_OP_POW && is_reciprocal(a, b)) { /* 1 / x */

@@ -97,8 +97,8 @@ CAST_ROWS_FROM_INT(int32_t, i32)
 CAST_ROWS_FROM_INT(int64_t, i64)
 CAST_ROWS_FROM(float, f32, TO_BOOL, F_TO_I32, F_TO_I64, TO_SAME, F32_TO_F16, F32_TO_BF16, F_TO_U8,
                F_TO_I8, F_TO_I16)
-CAST_ROWS_FROM(double, f64, TO_BOOL, F_TO_I32, F_TO_I64, TO_SAME, TO_F16, TO_BF16, F_TO_U8,
-               F_TO_I8, F_TO_I16)
+CAST_ROWS_FROM(double, f64, TO_BOOL, F_TO_I32, F_TO_I64, TO_SAME, TO_F16, TO_BF16, F_TO_U8, F_TO_I8,
+               F_TO_I16)
 CAST_ROWS_FROM(uint16_t, f16, H16_TO_BOOL, H16_TO_I32, H16_TO_I64, H16, TO_SAME, H16_TO_BF16,
                H16_TO_U8, H16_TO_I8, H16_TO_I16)
 CAST_ROWS_FROM(uint16_t, bf16, B16_TO_BOOL, B16_TO_I32, B16_TO_I64, B16, B16_TO_F16, TO_SAME,
@@ -223,9 +223,9 @@ FILL_ROW(fill_half, uint16_t, h)
 FILL_ROW(fill_i8, int8_t, i8)
 FILL_ROW(fill_i16, int16_t, i16)
 
-static const pdt_cpu_row_fn fill_rows[PDT_NUM_DTYPES] = {
-    fill_bool, fill_i32, fill_i64, fill_f32, fill_f64, fill_half, fill_half, fill_bool, fill_i8,
-    fill_i16};
+static const pdt_cpu_row_fn fill_rows[PDT_NUM_DTYPES] = {fill_bool, fill_i32,  fill_i64,  fill_f32,
+                                                         fill_f64,  fill_half, fill_half, fill_bool,
+                                                         fill_i8,   fill_i16};
 
 /* A contiguous fill of 2 FILL_GRAIN bytes or more is split across the pool in
  * pieces of FILL_GRAIN bytes, a memset each when the value's bits are zero
@@ -265,9 +265,7 @@ pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value)
     case PDT_FLOAT16: v.h = pdt_f64_to_f16(value.is_float ? value.f : (double)value.i); break;
     case PDT_BFLOAT16: v.h = pdt_f64_to_bf16(value.is_float ? value.f : (double)value.i); break;
     case PDT_UINT8: v.b = value.is_float ? pdt_f64_to_u8(value.f) : (uint8_t)value.i; break;
-    case PDT_INT8:
-        v.i8 = value.is_float ? pdt_f64_to_i8(value.f) : (int8_t)(uint8_t)value.i;
-        break;
+    case PDT_INT8: v.i8 = value.is_float ? pdt_f64_to_i8(value.f) : (int8_t)(uint8_t)value.i; break;
     case PDT_INT16:
         v.i16 = value.is_float ? pdt_f64_to_i16(value.f) : (int16_t)(uint16_t)value.i;
         break;

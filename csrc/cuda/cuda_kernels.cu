@@ -534,7 +534,8 @@ extern "C" cudaError_t pdt_cuda_launch_random(const pdt_tensor *dst, const pdt_r
     case PDT_INT64: return random_launch<PDT_INT64>(p, spec, (uint64_t)n, stream);
     case PDT_FLOAT32: return random_launch<PDT_FLOAT32>(p, spec, (uint64_t)n, stream);
     case PDT_FLOAT64: return random_launch<PDT_FLOAT64>(p, spec, (uint64_t)n, stream);
-    default: break; /* the half types, the small integers: float32 or int32 numbers rounded
+    default:
+        break; /* the half types, the small integers: float32 or int32 numbers rounded
                        or wrapped by the core (pdt_random) */
     }
     return cudaErrorInvalidValue;

@@ -31,9 +31,11 @@
 #include "dlpack.h"
 #include "pdt_interop.h"
 
-static const DLDataType dl_dtypes[PDT_NUM_DTYPES] = {
-    {kDLBool, 8, 1},   {kDLInt, 32, 1},    {kDLInt, 64, 1}, {kDLFloat, 32, 1}, {kDLFloat, 64, 1},
-    {kDLFloat, 16, 1}, {kDLBfloat, 16, 1}, {kDLUInt, 8, 1}, {kDLInt, 8, 1},    {kDLInt, 16, 1}};
+static const DLDataType dl_dtypes[PDT_NUM_DTYPES] = {{kDLBool, 8, 1},    {kDLInt, 32, 1},
+                                                     {kDLInt, 64, 1},    {kDLFloat, 32, 1},
+                                                     {kDLFloat, 64, 1},  {kDLFloat, 16, 1},
+                                                     {kDLBfloat, 16, 1}, {kDLUInt, 8, 1},
+                                                     {kDLInt, 8, 1},     {kDLInt, 16, 1}};
 
 static int dtype_from_dl(DLDataType t, const char *where)
 {

@@ -13,12 +13,12 @@ static int dtype_from_name(const char *name, int *out)
     static const struct {
         const char *name;
         pdt_dtype dt;
-    } aliases[] = {{"bool", PDT_BOOL},        {"int32", PDT_INT32},     {"int", PDT_INT32},
-                   {"int64", PDT_INT64},      {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
-                   {"float", PDT_FLOAT32},    {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
-                   {"bool_", PDT_BOOL},       {"float16", PDT_FLOAT16}, {"half", PDT_FLOAT16},
+    } aliases[] = {{"bool", PDT_BOOL},         {"int32", PDT_INT32},     {"int", PDT_INT32},
+                   {"int64", PDT_INT64},       {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
+                   {"float", PDT_FLOAT32},     {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
+                   {"bool_", PDT_BOOL},        {"float16", PDT_FLOAT16}, {"half", PDT_FLOAT16},
                    {"bfloat16", PDT_BFLOAT16}, {"uint8", PDT_UINT8},     {"int8", PDT_INT8},
-                   {"int16", PDT_INT16},      {"short", PDT_INT16}};
+                   {"int16", PDT_INT16},       {"short", PDT_INT16}};
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(name, aliases[i].name) == 0) {
             *out = aliases[i].dt;
@@ -208,8 +208,8 @@ int pdt_dtype_type_init(PyObject *module, pdt_state *S)
     S->dtype_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &dtype_spec, NULL);
     if (!S->dtype_type || PyModule_AddObjectRef(module, "dtype", (PyObject *)S->dtype_type) < 0)
         return -1;
-    static const char *const aliases[PDT_NUM_DTYPES] = {
-        NULL, "int", "long", "float", "double", "half", NULL, NULL, NULL, "short"};
+    static const char *const aliases[PDT_NUM_DTYPES] = {NULL,   "int", "long", "float", "double",
+                                                        "half", NULL,  NULL,   NULL,    "short"};
     for (int dt = 0; dt < PDT_NUM_DTYPES; dt++) {
         PdtDTypeObject *o = PyObject_New(PdtDTypeObject, S->dtype_type);
         if (!o)

@@ -356,6 +356,8 @@ fail:
 int pdt_buffer_conversion(PyObject *obj)
 {
     Py_buffer probe;
+    if (PyBytes_Check(obj) || PyByteArray_Check(obj)) /* text, not numbers: refused there */
+        return PDT_BUFFER_NARROW_TYPE;
     if (!PyObject_CheckBuffer(obj) || PyObject_GetBuffer(obj, &probe, PyBUF_RECORDS_RO) < 0) {
         PyErr_Clear();
         return 0;

@@ -372,9 +372,11 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 static PyObject *t_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"dtype", "non_blocking", NULL};
-    static const char *const type_names[PDT_NUM_DTYPES] = {
-        "BoolTensor", "IntTensor",      "LongTensor", "FloatTensor", "DoubleTensor",
-        "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",  "ShortTensor"};
+    static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor",     "IntTensor",
+                                                           "LongTensor",     "FloatTensor",
+                                                           "DoubleTensor",   "HalfTensor",
+                                                           "BFloat16Tensor", "ByteTensor",
+                                                           "CharTensor",     "ShortTensor"};
     PyObject *kw[2] = {NULL};
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
