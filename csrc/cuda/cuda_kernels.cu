@@ -457,36 +457,19 @@ extern "C" cudaError_t pdt_cuda_launch_copy_cast(const pdt_tensor *dst, const pd
     const char *s = first_elem(src);
     cudaError_t err = cudaErrorInvalidValue;
     switch (dst->dtype) {
-    case PDT_BOOL:
-        err = cast_launch_src<PDT_BOOL>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_INT32:
-        err = cast_launch_src<PDT_INT32>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_INT64:
-        err = cast_launch_src<PDT_INT64>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_FLOAT32:
-        err = cast_launch_src<PDT_FLOAT32>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_FLOAT64:
-        err = cast_launch_src<PDT_FLOAT64>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_FLOAT16:
-        err = cast_launch_src<PDT_FLOAT16>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_BFLOAT16:
-        err = cast_launch_src<PDT_BFLOAT16>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_UINT8:
-        err = cast_launch_src<PDT_UINT8>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_INT8:
-        err = cast_launch_src<PDT_INT8>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_INT16:
-        err = cast_launch_src<PDT_INT16>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
+#define CAST_TO(D)                                                                                 \
+    case D: err = cast_launch_src<D>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream); break;
+        CAST_TO(PDT_BOOL)
+        CAST_TO(PDT_INT32)
+        CAST_TO(PDT_INT64)
+        CAST_TO(PDT_FLOAT32)
+        CAST_TO(PDT_FLOAT64)
+        CAST_TO(PDT_FLOAT16)
+        CAST_TO(PDT_BFLOAT16)
+        CAST_TO(PDT_UINT8)
+        CAST_TO(PDT_INT8)
+        CAST_TO(PDT_INT16)
+#undef CAST_TO
     }
     return err != cudaSuccess ? err : cudaGetLastError();
 }
