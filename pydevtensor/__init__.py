@@ -19,9 +19,10 @@ _register_library_paths()
 from ._C import (DeviceError, InvalidArgumentError, OutOfMemoryError, Tensor, TransferError,
                  arange, bfloat16, bool, device, double, dtype, empty, empty_like, eye, float,
                  float16, float32, float64, from_numpy, full, full_like, half, int,
-                 int32, int64,
+                 int8, int16, int32, int64,
                  linspace, long, ones, ones_like, promote_types, rand, randint,
-                 randn, reset_transfer_stats, tensor, transfer_stats, zeros, zeros_like)
+                 randn, reset_transfer_stats, short, tensor, transfer_stats, uint8, zeros,
+                 zeros_like)
 from ._generator import Generator, default_generator
 from . import random
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
@@ -131,7 +132,7 @@ __all__ = [
     "arange", "bool",
     "build_info", "config", "cuda", "debugging", "device", "load", "save", "nn", "device_count", "double", "dtype", "empty", "empty_like",
     "eye", "float", "float32", "float64", "float16", "half", "bfloat16", "from_numpy", "full", "full_like", "initial_seed",
-    "int", "int32", "int64", "linspace", "long", "manual_seed", "max_memory_allocated",
+    "int", "int8", "int16", "int32", "int64", "uint8", "short", "linspace", "long", "manual_seed", "max_memory_allocated",
     "empty_cache", "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like",
     "promote_types", "rand",
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",

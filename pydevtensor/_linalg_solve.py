@@ -44,7 +44,8 @@ class LinAlgError(RuntimeError):
 
 LinAlgError.__module__ = "pydevtensor.linalg"
 
-_TORCH_DTYPE_NAMES = {_C.int32: "Int", _C.int64: "Long", _C.bool: "Bool",
+_TORCH_DTYPE_NAMES = {_C.int32: "Int", _C.int64: "Long", _C.bool: "Bool", _C.uint8: "Byte",
+                      _C.int8: "Char", _C.int16: "Short",
                       _C.float16: "Half", _C.bfloat16: "BFloat16"}
 
 

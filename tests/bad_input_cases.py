@@ -407,8 +407,8 @@ CASES = [
       r"logical_not\(\): input must be a Tensor, got int"),
     C("any-list", "pdt.any([True])", "TypeError", r"any\(\): input must be a Tensor, got list"),
     C("all-dim", "pdt.all(t, dim=5)", "IndexError", r"^all\(\): .*got dim 5 for a tensor with 2"),
-    C("and-int-tensor", "ti & ti", "TypeError",
-      r"bitwise ops take bool tensors \(masks\), got self of dtype pydevtensor.int32 on cpu"),
+    C("and-float-tensor", "t & t", "TypeError",
+      r"bitwise ops take bool or integer tensors, got self of dtype pydevtensor.float32 on cpu"),
     C("add-broadcast", "pdt.add(t, pdt.zeros(4))", "ValueError",
       r"size of tensor a \(3\) must match the size of tensor b \(4\) at non-singleton dimension 1"),
     C("add-str", 'pdt.add(t, "x")', "TypeError",
@@ -815,3 +815,8 @@ CASES += MATHNAMES_CASES
 from bad_input_cases_compat import COMPAT_CASES  # noqa: E402
 
 CASES += COMPAT_CASES
+
+# uint8, int8, int16 and the integer bitwise ops
+from bad_input_cases_smallint import SMALLINT_CASES  # noqa: E402
+
+CASES += SMALLINT_CASES

@@ -78,10 +78,15 @@ typedef enum pdt_binary_op {
     PDT_OP_LE,
     PDT_OP_GT,
     PDT_OP_GE,
-    PDT_OP_TRUNC_DIV, /* div(rounding_mode='trunc'): rounds toward 0, as C's integer / */
-    PDT_OP_ATAN2,     /* atan2(input, other), the angle of (other, input); integers give float */
+    PDT_OP_TRUNC_DIV,   /* div(rounding_mode='trunc'): rounds toward 0, as C's integer / */
+    PDT_OP_ATAN2,       /* atan2(input, other), the angle of (other, input); integers give float */
+    PDT_OP_BITWISE_AND, /* &, |, ^ of the integer dtypes (bools: the core composes them) */
+    PDT_OP_BITWISE_OR,
+    PDT_OP_BITWISE_XOR,
+    PDT_OP_SHIFT_LEFT, /* << and >> of the integers: Note [shifts] in pdt_elementwise.h */
+    PDT_OP_SHIFT_RIGHT,
 } pdt_binary_op;
-#define PDT_NUM_BINARY_OPS 17
+#define PDT_NUM_BINARY_OPS 22
 
 typedef enum pdt_unary_op {
     PDT_OP_NEG = 0,

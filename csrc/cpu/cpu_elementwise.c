@@ -66,7 +66,8 @@ FLOAT_DIVMOD(f32, float, f)
 FLOAT_DIVMOD(f64, double, )
 
 /* Integer // and % rounding toward -inf; by 0 they give 0, and MIN // -1
- * wraps (Note [integer division by zero]).  Integer ** by squaring, wrapping;
+ * wraps (Note [integer division by zero]).  Shifts: Note [shifts] (gcc's >> of a
+ * negative signed value is arithmetic).  Integer ** by squaring, wrapping;
  * a negative exponent gives what the real power truncates to (Note [integer
  * powers]). */
 #define INT_DIVMOD_POW(SN, T, U)                                                                   \
@@ -89,6 +90,11 @@ FLOAT_DIVMOD(f64, double, )
             return 0;                                                                              \
         T r = a % b;                                                                               \
         return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;                                         \
+    }                                                                                              \
+    static inline T shl_##SN(T a, T b) { return (U)b >= sizeof(T) * 8 ? 0 : (T)((U)a << b); }      \
+    static inline T shr_##SN(T a, T b)                                                             \
+    {                                                                                              \
+        return (U)b >= sizeof(T) * 8 ? (a < 0 ? -1 : 0) : a >> b;                                  \
     }                                                                                              \
     static inline T pow_##SN(T base, T e)                                                          \
     {                                                                                              \
@@ -246,6 +252,11 @@ BINARY_ROW(atan2_f64, double, double, atan2(x, y))
     BINARY_ROW(pow_row_##SN, T, T, pow_##SN(x, y))                                                 \
     BINARY_ROW(max_##SN, T, T, x < y ? y : x)                                                      \
     BINARY_ROW(min_##SN, T, T, y < x ? y : x)                                                      \
+    BINARY_ROW(and_##SN, T, T, x &y)                                                               \
+    BINARY_ROW(or_##SN, T, T, x | y)                                                               \
+    BINARY_ROW(xor_##SN, T, T, x ^ y)                                                              \
+    BINARY_ROW(shl_row_##SN, T, T, shl_##SN(x, y))                                                 \
+    BINARY_ROW(shr_row_##SN, T, T, shr_##SN(x, y))                                                 \
     COMPARE_ROWS(SN, T, AS_IS)
 INT_BINARY_ROWS(i32, int32_t, uint32_t)
 INT_BINARY_ROWS(i64, int64_t, uint64_t)
@@ -294,6 +305,11 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_GE] = ROWS_ALL(ge),
     [PDT_OP_TRUNC_DIV] = ROWS_NUM(truncdiv_row),
     [PDT_OP_ATAN2] = ROWS_5(NULL, NULL, NULL, atan2_f32, atan2_f64),
+    [PDT_OP_BITWISE_AND] = ROWS_5(NULL, and_i32, and_i64, NULL, NULL),
+    [PDT_OP_BITWISE_OR] = ROWS_5(NULL, or_i32, or_i64, NULL, NULL),
+    [PDT_OP_BITWISE_XOR] = ROWS_5(NULL, xor_i32, xor_i64, NULL, NULL),
+    [PDT_OP_SHIFT_LEFT] = ROWS_5(NULL, shl_row_i32, shl_row_i64, NULL, NULL),
+    [PDT_OP_SHIFT_RIGHT] = ROWS_5(NULL, shr_row_i32, shr_row_i64, NULL, NULL),
 };
 
 /* A scalar operand's value in dtype dt, at a stable address. */

@@ -89,7 +89,8 @@ __host__ __device__ constexpr bool is_comparison(int op)
 /* The (op, dtype) pairs the core sends, as in the CPU backend's tables. */
 constexpr bool binary_supported(int op, pdt_dtype d)
 {
-    return op == PDT_OP_DIV || op == PDT_OP_ATAN2 ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
+    return op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT ? (d == PDT_INT32 || d == PDT_INT64)
+           : op == PDT_OP_DIV || op == PDT_OP_ATAN2 ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
            : op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
                    op == PDT_OP_REMAINDER || op == PDT_OP_POW
                ? d != PDT_BOOL
@@ -233,6 +234,16 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
             return (x | y) != 0;
         else
             return (x != 0) & (y != 0);
+    } else if constexpr (OP == PDT_OP_BITWISE_AND) {
+        return x & y;
+    } else if constexpr (OP == PDT_OP_BITWISE_OR) {
+        return x | y;
+    } else if constexpr (OP == PDT_OP_BITWISE_XOR) {
+        return x ^ y;
+    } else if constexpr (OP == PDT_OP_SHIFT_LEFT) { /* Note [shifts] in pdt_elementwise.h */
+        return (U)y >= sizeof(T) * 8 ? (T)0 : (T)((U)x << y);
+    } else if constexpr (OP == PDT_OP_SHIFT_RIGHT) {
+        return (U)y >= sizeof(T) * 8 ? (T)(x < 0 ? -1 : 0) : (T)(x >> y);
     } else if constexpr (OP == PDT_OP_ADD) {
         return (T)((U)x + (U)y);
     } else if constexpr (OP == PDT_OP_SUB) {
@@ -673,6 +684,11 @@ cudaError_t binary_by_op(int op, const pdt_tensor *out, pdt_operand a, pdt_opera
         BINARY_CASE(PDT_OP_LE)
         BINARY_CASE(PDT_OP_GT)
         BINARY_CASE(PDT_OP_GE)
+        BINARY_CASE(PDT_OP_BITWISE_AND)
+        BINARY_CASE(PDT_OP_BITWISE_OR)
+        BINARY_CASE(PDT_OP_BITWISE_XOR)
+        BINARY_CASE(PDT_OP_SHIFT_LEFT)
+        BINARY_CASE(PDT_OP_SHIFT_RIGHT)
 #undef BINARY_CASE
     }
     return cudaErrorNotSupported;

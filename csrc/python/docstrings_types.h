@@ -71,6 +71,13 @@ PyDoc_STRVAR(doc_dtype_name, "The name: 'float32', ...\n"
                              "--------\n"
                              ">>> pydevtensor.int32.name\n"
                              "'int32'\n");
+PyDoc_STRVAR(doc_dtype_is_signed,
+             "Whether the dtype holds negative numbers (False for bool and uint8).\n"
+             "\n"
+             "Examples\n"
+             "--------\n"
+             ">>> pydevtensor.uint8.is_signed, pydevtensor.int8.is_signed\n"
+             "(False, True)\n");
 PyDoc_STRVAR(doc_tensor_type,
              "Tensor(t) or Tensor(*sizes, device=None) or Tensor(data, device=None)\n--\n\n"
              "A tensor on a device.  Make one with pydevtensor.tensor(), zeros(), ones(), rand(), "

@@ -483,7 +483,7 @@ static int add_slots(PyType_Slot *slots, size_t *n, size_t cap, const PyType_Slo
 int pdt_tensor_type_init(PyObject *module, pdt_state *S)
 {
     /* The methods and slots of the other tensor_*.c files are gathered here. */
-    static PyMethodDef all_methods[256];
+    static PyMethodDef all_methods[320];
     size_t n = 0;
     const PyMethodDef *parts[] = {tensor_methods,
                                   pdt_tensor_copy_methods,
@@ -498,7 +498,8 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                   pdt_matmul_methods,
                                   pdt_interop_methods,
                                   pdt_autograd_methods,
-                                  pdt_trig_methods};
+                                  pdt_trig_methods,
+                                  pdt_bitwise_methods};
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
         for (const PyMethodDef *m = parts[p]; m->ml_name; m++) {
             if (n + 1 >= sizeof all_methods / sizeof all_methods[0]) {
