@@ -59,6 +59,12 @@ def _square(op, A, name="A"):
         raise RuntimeError(f"{op}: {name} must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices (shape {tuple(A.shape)}, "
                            f"on {A.device})")
+    _float_dtype(op, A)
+
+
+def _float_dtype(op, A):
+    """A is float32 or float64 (integer and low precision dtypes are
+    NotImplementedError in PyTorch, a RuntimeError)."""
     if A.dtype not in (_C.float32, _C.float64):
         kind = _TORCH_DTYPE_NAMES.get(A.dtype, str(A.dtype))
         if A.dtype in (_C.float16, _C.bfloat16):

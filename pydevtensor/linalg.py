@@ -11,6 +11,7 @@ from . import _C
 from ._ops_index import _dim
 from ._linalg_solve import (LinAlgError, cholesky, cholesky_ex, det, inv, inv_ex, slogdet,
                             solve, solve_ex)
+from ._linalg_decomp import eigh, eigvalsh, svd, svdvals
 from ._ops_linalg_small import linalg_cross as cross, matrix_power, multi_dot
 
 
@@ -220,6 +221,6 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex",
-           "matrix_norm", "matrix_power", "multi_dot", "norm", "slogdet", "solve", "solve_ex",
-           "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv",
+           "inv_ex", "matrix_norm", "matrix_power", "multi_dot", "norm", "slogdet", "solve",
+           "solve_ex", "svd", "svdvals", "vector_norm"]
