@@ -269,7 +269,7 @@ EMU_CUSOLVER_API cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle,
     if (streamId != 0 && streamId != cudaStreamLegacy && streamId != cudaStreamPerThread) {
         pdt_emu::stream *s = pdt_emu::resolve(streamId, "cusolverDnSetStream");
         if (pdt_emu::stream_device(s) != handle->device)
-            pdt_emu::violation("cusolverDnSetStream", DOC_SET_STREAM,
+            pdt_emu::violation("cusolverDnSetStream", emu_solver::DOC_SET_STREAM,
                                "stream %p belongs to device %d, handle %p to device %d",
                                (void *)streamId, pdt_emu::stream_device(s), (void *)handle,
                                handle->device);
