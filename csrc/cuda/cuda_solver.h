@@ -58,7 +58,7 @@ size_t pdt_solver_elem_size(const pdt_tensor *t); /* 8 for float64, else 4 */
     do {                                                                                           \
         cusolverStatus_t pdt_cusolver_st_ = (call);                                                \
         if (pdt_cusolver_st_ != CUSOLVER_STATUS_SUCCESS) {                                         \
-            st = pdt_pdt_cusolver_fail(pdt_cusolver_st_, #call, __FILE__, __LINE__);               \
+            st = pdt_cusolver_fail(pdt_cusolver_st_, #call, __FILE__, __LINE__);               \
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)
