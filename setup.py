@@ -238,7 +238,8 @@ if EMULATE:
                  f"{CUDA_HOME / 'include' / 'cusolver_common.h'}")
     EMU_LIBRARIES = {f"libcublas.so.{cublas_major}": (f"{EMU_DIR}/emu_cublas.cpp",),
                      f"libcusolver.so.{cusolver_major}": (f"{EMU_DIR}/emu_cusolver.cpp",
-                                                          f"{EMU_DIR}/emu_cusolver_eig.cpp"),
+                                                          f"{EMU_DIR}/emu_cusolver_eig.cpp",
+                                                          f"{EMU_DIR}/emu_cusolver_qr.cpp"),
                      "libnccl.so.2": (f"{EMU_DIR}/emu_nccl.cpp",)}
 CXX = shlex.split(os.environ.get("CXX") or "g++")
 # For the .cu files: the emulator's kernel environment (threadIdx, __syncthreads, ...)

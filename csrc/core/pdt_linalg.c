@@ -242,3 +242,62 @@ pdt_status pdt_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, const 
         return PDT_OK;
     return be->svd(a, vectors, s, vectors ? u : NULL, vectors ? vt : NULL, info);
 }
+
+/* ---- QR ---- */
+
+/* 0 when a is a contiguous float32/float64 stack of matrices stored by
+ * columns, (..., cols, rows), and tau (..., k) fits; else the message set. */
+static pdt_status qr_check(const char *op, const pdt_tensor *a, const pdt_tensor *tau, int64_t k,
+                           char *dn)
+{
+    char sa[160];
+    pdt_device_str(a->device, dn, 32);
+    if (a->ndim < 2 || !pdt_tensor_is_contiguous(a) ||
+        (a->dtype != PDT_FLOAT32 && a->dtype != PDT_FLOAT64))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: expected contiguous float32 or float64 matrices stored by columns "
+                        "(..., n, m), got %s %s (on %s)",
+                        op, pdt_dtype_name(a->dtype),
+                        pdt_shape_str(a->ndim, a->shape, sa, sizeof sa), dn);
+    return check_like(op, "tau", tau, a, 1, &k, dn);
+}
+
+pdt_status pdt_qr_factor(const pdt_tensor *a, const pdt_tensor *tau)
+{
+    char dn[32];
+    int64_t n = a->ndim >= 2 ? a->shape[a->ndim - 2] : 0,
+            m = a->ndim >= 2 ? a->shape[a->ndim - 1] : 0;
+    pdt_status st = qr_check("qr_factor", a, tau, m < n ? m : n, dn);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *be = pdt_backend_of(a->device.kind);
+    if (!be->qr_factor)
+        return unsupported("the QR factorization (linalg.qr)", dn);
+    pdt_note_op("qr_factor", a->device);
+    if (batch_of(a, 2) == 0 || m == 0 || n == 0)
+        return PDT_OK;
+    return be->qr_factor(a, tau);
+}
+
+pdt_status pdt_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau)
+{
+    char dn[32], sq[160];
+    int64_t c = q->ndim >= 2 ? q->shape[q->ndim - 2] : 0,
+            m = q->ndim >= 2 ? q->shape[q->ndim - 1] : 0;
+    int64_t k = tau->ndim >= 1 ? tau->shape[tau->ndim - 1] : -1;
+    pdt_status st = qr_check("qr_orgqr", q, tau, k, dn);
+    if (st != PDT_OK)
+        return st;
+    if (!(m >= c && c >= k))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "qr_orgqr: expected m >= c >= k for Q of m x c (stored as %s) from k = "
+                        "%lld reflectors (on %s)",
+                        pdt_shape_str(q->ndim, q->shape, sq, sizeof sq), (long long)k, dn);
+    const pdt_backend *be = pdt_backend_of(q->device.kind);
+    if (!be->qr_orgqr)
+        return unsupported("forming Q (linalg.qr)", dn);
+    pdt_note_op("qr_orgqr", q->device);
+    if (batch_of(q, 2) == 0 || c == 0)
+        return PDT_OK;
+    return be->qr_orgqr(q, tau);
+}

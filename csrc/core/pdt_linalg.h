@@ -86,6 +86,21 @@ pdt_status pdt_eigh(const pdt_tensor *a, int upper, int vectors, const pdt_tenso
 pdt_status pdt_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, const pdt_tensor *u,
                    const pdt_tensor *vt, const pdt_tensor *info);
 
+/* QR factorization (LAPACK's geqrf) of each m x n matrix of a, in place: R
+ * over the upper triangle, the k = min(m, n) Householder reflectors below it
+ * with their scalars in tau.
+ *   a:   contiguous float32 or float64 (..., n, m), each matrix by columns.
+ *   tau: contiguous (..., k) of a's dtype. */
+pdt_status pdt_qr_factor(const pdt_tensor *a, const pdt_tensor *tau);
+
+/* The m x c matrix Q with orthonormal columns (LAPACK's orgqr) from the first
+ * k = tau's last size reflectors stored in q's columns (m >= c >= k).
+ *   q:   contiguous float32 or float64 (..., c, m), each matrix by columns: on
+ *        entry the reflectors as pdt_qr_factor left them (the first k
+ *        columns), overwritten by Q.
+ *   tau: contiguous (..., k) of q's dtype. */
+pdt_status pdt_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau);
+
 #ifdef __cplusplus
 }
 #endif

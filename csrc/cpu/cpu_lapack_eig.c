@@ -1,5 +1,5 @@
-/* cpu_lapack_eig.c - the CPU backend's symmetric eigen decomposition (syevd)
- * and singular value decomposition (gesdd), from the LAPACK inside the loaded
+/* cpu_lapack_eig.c - the CPU backend's symmetric eigen decomposition (syevd),
+ * singular value decomposition (gesdd) and QR (geqrf, orgqr), from the LAPACK inside the loaded
  * OpenBLAS, as cpu_lapack.c's LU and Cholesky.  Every matrix is stored by
  * columns (Note [column-major factorizations] in pdt_linalg.h).  The
  * workspaces are asked of LAPACK once per batch (lwork = -1) and allocated on
@@ -23,9 +23,17 @@ typedef void (*gesdd_fn)(const char *jobz, const blasint *m, const blasint *n, v
                          const blasint *ldvt, void *work, const blasint *lwork, blasint *iwork,
                          blasint *info, size_t jobz_len);
 
+typedef void (*geqrf_fn)(const blasint *m, const blasint *n, void *a, const blasint *lda, void *tau,
+                         void *work, const blasint *lwork, blasint *info);
+typedef void (*orgqr_fn)(const blasint *m, const blasint *n, const blasint *k, void *a,
+                         const blasint *lda, const void *tau, void *work, const blasint *lwork,
+                         blasint *info);
+
 static struct {
     syevd_fn syevd[2]; /* [0] float32, [1] float64 */
     gesdd_fn gesdd[2];
+    geqrf_fn geqrf[2];
+    orgqr_fn orgqr[2];
 } lapack;
 
 void pdt_cpu_lapack_eig_resolve(void *handle)
@@ -34,6 +42,10 @@ void pdt_cpu_lapack_eig_resolve(void *handle)
     *(void **)&lapack.syevd[1] = dlsym(handle, PDT_LAPACK_NAME(dsyevd_));
     *(void **)&lapack.gesdd[0] = dlsym(handle, PDT_LAPACK_NAME(sgesdd_));
     *(void **)&lapack.gesdd[1] = dlsym(handle, PDT_LAPACK_NAME(dgesdd_));
+    *(void **)&lapack.geqrf[0] = dlsym(handle, PDT_LAPACK_NAME(sgeqrf_));
+    *(void **)&lapack.geqrf[1] = dlsym(handle, PDT_LAPACK_NAME(dgeqrf_));
+    *(void **)&lapack.orgqr[0] = dlsym(handle, PDT_LAPACK_NAME(sorgqr_));
+    *(void **)&lapack.orgqr[1] = dlsym(handle, PDT_LAPACK_NAME(dorgqr_));
 }
 
 /* The workspace size LAPACK wrote into the first element of a query's work. */
@@ -137,4 +149,59 @@ pdt_status pdt_cpu_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, co
     free(work);
     free(iwork);
     return st;
+}
+
+/* geqrf (orgqr 0) or orgqr of each matrix of a (..., cols, rows), k reflectors. */
+static pdt_status qr_batch(const pdt_tensor *a, const pdt_tensor *tau, int orgqr)
+{
+    const char *op = orgqr ? "qr_orgqr" : "qr_factor";
+    const int d = a->dtype == PDT_FLOAT64;
+    const size_t es = d ? sizeof(double) : sizeof(float);
+    const int64_t c = a->shape[a->ndim - 2], m = a->shape[a->ndim - 1];
+    const int64_t k = tau->shape[tau->ndim - 1], batch = pdt_tensor_numel(a) / (c * m);
+    pdt_status st = pdt_cpu_lapack_need(op,
+                                        orgqr ? (void *)&lapack.orgqr[d] : (void *)&lapack.geqrf[d],
+                                        m > c ? m : c);
+    if (st != PDT_OK)
+        return st;
+    const blasint mi = (blasint)m, ci = (blasint)c, ki = (blasint)k, query = -1;
+    char *x = pdt_tensor_ptr(a), *t = pdt_tensor_ptr(tau);
+    blasint inf = 0, *iwork;
+    double q[2];
+    if (orgqr)
+        lapack.orgqr[d](&mi, &ci, &ki, x, &mi, t, q, &query, &inf);
+    else
+        lapack.geqrf[d](&mi, &ci, x, &mi, t, q, &query, &inf);
+    if (inf < 0)
+        return refused(op, orgqr ? "orgqr" : "geqrf", inf, m);
+    blasint lwork = query_size(d, q);
+    void *work;
+    if ((st = alloc_work(op, lwork, es, 1, &work, &iwork)) != PDT_OK)
+        return st;
+    pdt_blas_call call;
+    if ((st = pdt_cpu_blas_enter(&call, 2 * m * c * c)) == PDT_OK) {
+        for (int64_t b = 0; b < batch && inf == 0; b++) {
+            char *xb = x + (size_t)(b * m * c) * es, *tb = t + (size_t)(b * k) * es;
+            if (orgqr)
+                lapack.orgqr[d](&mi, &ci, &ki, xb, &mi, tb, work, &lwork, &inf);
+            else
+                lapack.geqrf[d](&mi, &ci, xb, &mi, tb, work, &lwork, &inf);
+        }
+        pdt_cpu_blas_leave(&call);
+    }
+    free(work);
+    free(iwork);
+    if (st == PDT_OK && inf != 0)
+        st = refused(op, orgqr ? "orgqr" : "geqrf", inf, m);
+    return st;
+}
+
+pdt_status pdt_cpu_qr_factor(const pdt_tensor *a, const pdt_tensor *tau)
+{
+    return qr_batch(a, tau, 0);
+}
+
+pdt_status pdt_cpu_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau)
+{
+    return qr_batch(q, tau, 1);
 }

@@ -1,5 +1,5 @@
 /* cuda_solver.h - what cuda_solver.c shares with the other cuSOLVER users of the
- * CUDA backend (cuda_solver_eig.c): the loaded table, one call's setup (the
+ * CUDA backend (cuda_solver_eig.c: syevd, gesvd, geqrf, orgqr): the loaded table, one call's setup (the
  * device's handle bound to its stream, locked) and the status check. */
 #ifndef PDT_CUDA_SOLVER_H
 #define PDT_CUDA_SOLVER_H
@@ -32,6 +32,14 @@ typedef struct pdt_cusolver_table {
     __typeof__(cusolverDnDgesvd_bufferSize) *dgesvd_buffer;
     __typeof__(cusolverDnSgesvd) *sgesvd;
     __typeof__(cusolverDnDgesvd) *dgesvd;
+    __typeof__(cusolverDnSgeqrf_bufferSize) *sgeqrf_buffer;
+    __typeof__(cusolverDnDgeqrf_bufferSize) *dgeqrf_buffer;
+    __typeof__(cusolverDnSgeqrf) *sgeqrf;
+    __typeof__(cusolverDnDgeqrf) *dgeqrf;
+    __typeof__(cusolverDnSorgqr_bufferSize) *sorgqr_buffer;
+    __typeof__(cusolverDnDorgqr_bufferSize) *dorgqr_buffer;
+    __typeof__(cusolverDnSorgqr) *sorgqr;
+    __typeof__(cusolverDnDorgqr) *dorgqr;
 } pdt_cusolver_table;
 extern pdt_cusolver_table pdt_cusolver; /* filled when pdt_cusolver_library loads */
 
@@ -58,7 +66,7 @@ size_t pdt_solver_elem_size(const pdt_tensor *t); /* 8 for float64, else 4 */
     do {                                                                                           \
         cusolverStatus_t pdt_cusolver_st_ = (call);                                                \
         if (pdt_cusolver_st_ != CUSOLVER_STATUS_SUCCESS) {                                         \
-            st = pdt_cusolver_fail(pdt_cusolver_st_, #call, __FILE__, __LINE__);               \
+            st = pdt_cusolver_fail(pdt_cusolver_st_, #call, __FILE__, __LINE__);                   \
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)

@@ -1,6 +1,7 @@
 /* cuda_solver_eig.c - the CUDA backend's symmetric eigen decomposition
- * (cusolverDn<t>syevd) and singular value decomposition (cusolverDn<t>gesvd,
- * which takes m >= n: the core's contract, pdt_linalg.h), through the cuSOLVER
+ * (cusolverDn<t>syevd), singular value decomposition (cusolverDn<t>gesvd,
+ * which takes m >= n: the core's contract, pdt_linalg.h) and QR
+ * (cusolverDn<t>geqrf, cusolverDn<t>orgqr), through the cuSOLVER
  * that cuda_solver.c loads, on the device's handle and stream (cuda_solver.h).
  * Each matrix is stored by columns (Note [column-major factorizations] in
  * pdt_linalg.h).  As cuda_solver.c's LU: a batch is one call per matrix, all
@@ -93,4 +94,67 @@ fail:
         pdt_scratch_free(a->device, rwork, rbytes);
     pdt_solver_end(&c);
     return st;
+}
+
+/* geqrf (orgqr 0) or orgqr of each matrix of a (..., c, m) with k reflectors;
+ * devInfo reports only invalid arguments: a scratch int. */
+static pdt_status qr_batch(const pdt_tensor *a, const pdt_tensor *tau, int orgqr)
+{
+    const int64_t c = a->shape[a->ndim - 2], m = a->shape[a->ndim - 1];
+    const int64_t k = tau->shape[tau->ndim - 1], batch = pdt_tensor_numel(a) / (c * m);
+    const int d = a->dtype == PDT_FLOAT64, mi = (int)m, ci = (int)c, ki = (int)k;
+    const size_t es = pdt_solver_elem_size(a);
+    char *x = pdt_tensor_ptr(a), *t = pdt_tensor_ptr(tau);
+    void *work = NULL;
+    int *status = NULL, lwork = 0;
+    size_t bytes = 0;
+    pdt_solver_call c_;
+    pdt_status st = pdt_solver_begin(&c_, a, orgqr ? "qr_orgqr" : "qr_factor", m > c ? m : c);
+    if (st != PDT_OK)
+        goto fail;
+    if (orgqr)
+        PDT_CUSOLVER_CHECK(d ? pdt_cusolver.dorgqr_buffer(c_.handle, mi, ci, ki, (const double *)x,
+                                                          mi, (const double *)t, &lwork)
+                             : pdt_cusolver.sorgqr_buffer(c_.handle, mi, ci, ki, (const float *)x,
+                                                          mi, (const float *)t, &lwork));
+    else
+        PDT_CUSOLVER_CHECK(
+            d ? pdt_cusolver.dgeqrf_buffer(c_.handle, mi, ci, (double *)x, mi, &lwork)
+              : pdt_cusolver.sgeqrf_buffer(c_.handle, mi, ci, (float *)x, mi, &lwork));
+    bytes = (size_t)(lwork > 0 ? lwork : 1) * es;
+    if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
+        goto fail;
+    if ((st = pdt_scratch_alloc(a->device, sizeof(int), (void **)&status)) != PDT_OK)
+        goto fail;
+    for (int64_t b = 0; b < batch; b++) {
+        char *xb = x + (size_t)(b * m * c) * es, *tb = t + (size_t)(b * k) * es;
+        if (orgqr)
+            PDT_CUSOLVER_CHECK(
+                d ? pdt_cusolver.dorgqr(c_.handle, mi, ci, ki, (double *)xb, mi, (const double *)tb,
+                                        (double *)work, lwork, status)
+                  : pdt_cusolver.sorgqr(c_.handle, mi, ci, ki, (float *)xb, mi, (const float *)tb,
+                                        (float *)work, lwork, status));
+        else
+            PDT_CUSOLVER_CHECK(d ? pdt_cusolver.dgeqrf(c_.handle, mi, ci, (double *)xb, mi,
+                                                       (double *)tb, (double *)work, lwork, status)
+                                 : pdt_cusolver.sgeqrf(c_.handle, mi, ci, (float *)xb, mi,
+                                                       (float *)tb, (float *)work, lwork, status));
+    }
+fail:
+    if (work)
+        pdt_scratch_free(a->device, work, bytes);
+    if (status)
+        pdt_scratch_free(a->device, status, sizeof(int));
+    pdt_solver_end(&c_);
+    return st;
+}
+
+pdt_status pdt_cuda_qr_factor(const pdt_tensor *a, const pdt_tensor *tau)
+{
+    return qr_batch(a, tau, 0);
+}
+
+pdt_status pdt_cuda_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau)
+{
+    return qr_batch(q, tau, 1);
 }

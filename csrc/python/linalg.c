@@ -1,5 +1,6 @@
-/* linalg.c - the private module functions behind pydevtensor.linalg's solvers:
- * _lu_factor, _lu_solve and _cholesky_factor, each one call into the core
+/* linalg.c - the private module functions behind pydevtensor.linalg's solvers
+ * and decompositions: _lu_factor, _lu_solve, _cholesky_factor, _eigh, _svd,
+ * _qr_factor and _qr_orgqr, each one call into the core
  * (pdt_linalg.h) with the GIL released, on views it holds (Note [the GIL and
  * storages]).  pydevtensor/_linalg_solve.py makes the column-major copies,
  * broadcasts, reads info and raises LinAlgError. */
@@ -108,7 +109,32 @@ static PyObject *f_svd(PyObject *module, PyObject *args)
     return pdt_hold_done(S, &h, st);
 }
 
+/* _qr_factor(a, tau): a overwritten by R and the reflectors (orgqr 0); and
+ * _qr_orgqr(q, tau): q overwritten by Q (orgqr 1). */
+static PyObject *qr_call(PyObject *module, PyObject *args, int orgqr)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *a, *t;
+    if (!PyArg_ParseTuple(args, orgqr ? "O!O!:_qr_orgqr" : "O!O!:_qr_factor", S->tensor_type, &a,
+                          S->tensor_type, &t))
+        return NULL;
+    pdt_hold h = {0};
+    const pdt_tensor *ta = pdt_hold_view(&h, pdt_tensor_of(a));
+    const pdt_tensor *tt = pdt_hold_view(&h, pdt_tensor_of(t));
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = orgqr ? pdt_qr_orgqr(ta, tt) : pdt_qr_factor(ta, tt);
+    Py_END_ALLOW_THREADS
+    return pdt_hold_done(S, &h, st);
+}
+
+static PyObject *f_qr_factor(PyObject *module, PyObject *args) { return qr_call(module, args, 0); }
+
+static PyObject *f_qr_orgqr(PyObject *module, PyObject *args) { return qr_call(module, args, 1); }
+
 PyMethodDef pdt_linalg_functions[] = {
+    {"_qr_factor", f_qr_factor, METH_VARARGS, NULL},
+    {"_qr_orgqr", f_qr_orgqr, METH_VARARGS, NULL},
     {"_eigh", f_eigh, METH_VARARGS, NULL},
     {"_svd", f_svd, METH_VARARGS, NULL},
     {"_lu_factor", f_lu_factor, METH_VARARGS, NULL},

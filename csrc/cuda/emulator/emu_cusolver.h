@@ -1,6 +1,7 @@
-/* emu_cusolver.h - what the emulated cuSOLVER's sources (emu_cusolver.cpp: LU
- * and Cholesky; emu_cusolver_eig.cpp: syevd and gesvd) share: the handle, its
- * validation, and column-major indexing.  Part of the emulated build only. */
+/* emu_cusolver.h - what the emulated cuSOLVER's sources share (emu_cusolver.cpp:
+ * LU and Cholesky; emu_cusolver_eig.cpp: syevd and gesvd; emu_cusolver_qr.cpp:
+ * geqrf and orgqr): the handle, its validation, and column-major indexing.
+ * Part of the emulated build only. */
 #ifndef PDT_EMU_CUSOLVER_H
 #define PDT_EMU_CUSOLVER_H
 
