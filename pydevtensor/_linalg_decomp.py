@@ -1,6 +1,7 @@
 """torch.linalg's matrix decompositions: eigh and eigvalsh (the symmetric eigen
 decomposition, LAPACK's syevd / cuSOLVER's syevd), svd and svdvals (LAPACK's gesdd
-/ cuSOLVER's gesvd), and torch.svd, on every device that computes them.
+/ cuSOLVER's gesvd), torch.svd, and qr (geqrf and orgqr), on every device that
+computes them.
 
 As the solvers (_linalg_solve.py), each op copies its matrices once, stored by
 columns, into a fresh tensor that the core overwrites (Note [column-major
@@ -21,7 +22,8 @@ from .autograd.dispatch import recorded
 
 for _name, _fields in (("linalg_eigh", ["eigenvalues", "eigenvectors"]),
                        ("linalg_svd", ["U", "S", "Vh"]),
-                       ("svd", ["U", "S", "V"])):
+                       ("svd", ["U", "S", "V"]),
+                       ("linalg_qr", ["Q", "R"])):
     setattr(return_types, _name, collections.namedtuple(_name, _fields))
     getattr(return_types, _name).__module__ = "pydevtensor.return_types"
 
@@ -291,6 +293,73 @@ def torch_svd(input, some=True, compute_uv=True):
 
 
 torch_svd.__name__ = torch_svd.__qualname__ = "svd"
+
+
+@recorded("linalg_qr")
+def qr(A, mode="reduced"):
+    """The QR decomposition ``A = Q R`` of each matrix (Householder reflections:
+    LAPACK's geqrf and orgqr; cuSOLVER's on CUDA), as torch.linalg.qr.
+
+    Parameters
+    ----------
+    A : Tensor
+        (..., m, n), float32 or float64.
+    mode : {'reduced', 'complete', 'r'}, optional
+        'reduced': Q (..., m, k) and R (..., k, n), k = min(m, n); 'complete': Q
+        (..., m, m) and R (..., m, n); 'r': R (..., k, n) alone, Q an empty tensor.
+
+    Returns
+    -------
+    (Q, R) : named tuple of Tensor
+        Q with orthonormal columns, R upper triangular (LAPACK's signs: R's diagonal
+        may be negative, as in PyTorch).  Differentiable for mode='reduced' with m >= n
+        (and for 'complete' when m == n).
+
+    Raises
+    ------
+    RuntimeError
+        For an unknown mode, or A with fewer than 2 dimensions.
+    NotImplementedError
+        For integer or low precision dtypes, and in backward for the modes without a
+        derivative.
+
+    Examples
+    --------
+    >>> Q, R = pydevtensor.linalg.qr(pydevtensor.tensor([[3., 1.], [4., 2.]]))
+    >>> R
+    tensor([[-5.0000, -2.2000],
+            [ 0.0000,  0.4000]])
+    >>> (Q @ R).round(decimals=4)
+    tensor([[3., 1.],
+            [4., 2.]])
+    """
+    op = "linalg.qr"
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"{op}: qr received unrecognized mode '{mode}' but expected one of "
+                           f"'reduced' (default), 'r', or 'complete' (on {A.device})")
+    _check_matrix(op, A)
+    batch, (m, n) = tuple(A.shape[:-2]), tuple(A.shape[-2:])
+    k, dev, dt = min(m, n), A.device, A.dtype
+    a = _by_columns(A)  # (..., n, m)
+    tau = _C.empty(batch + (k,), dtype=dt, device=dev)
+    if k:
+        _C._qr_factor(a, tau)
+    rows = m if mode == "complete" else k
+    F = a.mT  # (..., m, n): R over the upper triangle, the reflectors below
+    R = F[..., :rows, :].triu()  # a copy: q may overwrite a below
+    if mode == "r":
+        return return_types.linalg_qr(_C.empty(0, dtype=dt, device=dev), R)
+    cols = m if mode == "complete" else k
+    if cols > n:  # complete Q of a tall matrix: the reflectors, then the unit matrix's columns
+        q = _C.zeros(batch + (cols, m), dtype=dt, device=dev)
+        q[..., :n, :] = a
+    else:
+        q = a[..., :cols, :].contiguous()  # a itself when cols == n (ours to overwrite)
+    if k and cols:
+        _C._qr_orgqr(q, tau)
+    elif cols:  # no reflectors (n == 0): Q is the unit matrix's first columns
+        q = _C.eye(cols, m, dtype=dt, device=dev).expand(*batch, cols, m).contiguous()
+    return return_types.linalg_qr(q.mT, R)
 _C.Tensor.svd = torch_svd
 
-__all__ = ["eigh", "eigvalsh", "svd", "svdvals"]
+__all__ = ["eigh", "eigvalsh", "qr", "svd", "svdvals"]

@@ -1,9 +1,9 @@
 """The bad-input catalogue's cases for pydevtensor.linalg's solvers
 (pydevtensor/_linalg_solve.py): solve, inv, det, slogdet, cholesky, their _ex forms,
 inverse, logdet and cholesky_solve; its decompositions (_linalg_decomp.py: eigh,
-eigvalsh, svd, svdvals) and what is built on them (_linalg_spectral.py: matrix_rank,
-pinv, cond).  tests/bad_input_cases.py (where Case is) adds them
-to CASES; tests/test_bad_input.py runs them."""
+eigvalsh, svd, svdvals, qr) and what is built on them (_linalg_spectral.py:
+matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq).  tests/bad_input_cases.py (where
+Case is) adds them to CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
 
 LAE = "pydevtensor.linalg.LinAlgError"
@@ -80,4 +80,20 @@ LINALG_CASES = [
       r"linalg\.cond: got an invalid norm type: 3 \(on cpu\)"),
     C("linalg.cond-not-square", "pdt.linalg.cond(pdt.ones(2, 3), 1)", "RuntimeError",
       r"linalg\.cond: A must be batches of square matrices, but they are 2 by 3"),
+    C("linalg.qr-mode", "pdt.linalg.qr(pdt.eye(2), mode='full')", "RuntimeError",
+      r"linalg\.qr: qr received unrecognized mode 'full' but expected one of 'reduced' "
+      r"\(default\), 'r', or 'complete' \(on cpu\)"),
+    C("linalg.qr-int", "pdt.linalg.qr(pdt.ones(3, 2, dtype=pdt.int32))", "NotImplementedError",
+      r"linalg\.qr: Expected a floating point tensor as input. Got Int \(shape \(3, 2\), on "
+      r"cpu\)"),
+    C("linalg.lstsq-rows", "pdt.linalg.lstsq(pdt.ones(4, 3), pdt.ones(3, 2))", "RuntimeError",
+      r"linalg\.lstsq: input\.size\(-2\) should match other\.size\(-2\) \(A \(4, 3\), B "
+      r"\(3, 2\), on cpu\)"),
+    C("linalg.lstsq-driver", "pdt.linalg.lstsq(pdt.ones(4, 3), pdt.ones(4, 2), driver='x')",
+      "RuntimeError", r"linalg\.lstsq: parameter `driver` should be one of \(gels, gelsy, "
+      r"gelsd, gelss\), got 'x' \(on cpu\)"),
+    C("linalg.lstsq-dims", "pdt.linalg.lstsq(pdt.ones(2, 4, 3), pdt.ones(4))", "RuntimeError",
+      r"linalg\.lstsq: input\.dim\(\) must be greater or equal to other\.dim\(\)"),
+    C("linalg.lstsq-half", "pdt.linalg.lstsq(pdt.ones(4, 3, dtype=pdt.float16), pdt.ones(4, 2))",
+      "NotImplementedError", r"linalg\.lstsq: Low precision dtypes not supported. Got Half"),
 ]

@@ -16,10 +16,15 @@ E[i, j] = S[j]^2 - S[i]^2,
     gA = U G Vh  + (I - U U^T) gU diag(1/S) Vh       (m > k)
                  + U diag(1/S) gV^T (I - V V^T)      (n > k)
 With full_matrices=True only the first k columns of U (rows of Vh) take part.
-svdvals: gA = U diag(gS) Vh.  The saved outputs are detached: a second derivative
+svdvals: gA = U diag(gS) Vh.
+qr, A = Q R (reduced, m >= n): with M = R gR^T - gQ^T Q and copyltu(M) the symmetric
+matrix of M's lower triangle,
+    gA = (gQ + Q copyltu(M)) R^-T
+(R^-T by a solve: R must be nonsingular, i.e. A of full column rank).  The saved outputs are detached: a second derivative
 through these Nodes does not see their dependence on A.
 """
 from .. import _C
+from .derivatives_linalg import _solve
 from .dispatch import derivative, run_no_grad
 from .node import Node
 
@@ -136,3 +141,38 @@ class LinalgSvdvalsBackward0(Node):
     def backward(self, g):
         U, Vh = self.saved_tensors
         return (U * g.unsqueeze(-2)) @ Vh
+
+
+@derivative("linalg_qr")
+class LinalgQrBackward0(Node):
+    num_outputs = 2  # Q, R
+
+    def save(self, out, A, mode="reduced", **kw):
+        self.mode = mode
+        self.save_tensors(out[0].detach(), out[1].detach())
+        return (A,)
+
+    def apply(self, grads):
+        gQ, gR = grads
+        Q, R = self.saved_tensors
+        if self.mode == "r":
+            raise NotImplementedError(
+                "The derivative of linalg.qr depends on Q, which is not computed when "
+                "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                "differentiate through linalg.qr.")
+        m, n = Q.shape[-2], R.shape[-1]
+        if m < n or (self.mode == "complete" and m != n):
+            raise NotImplementedError(
+                f"The derivative of linalg.qr is implemented in pydevtensor for "
+                f"mode='reduced' with m >= n (and mode='complete' with m == n) only; got "
+                f"mode={self.mode!r} and a {m} x {n} matrix")
+        M = _C.zeros_like(R)
+        if gR is not None:
+            M = M + R @ gR.mT
+        if gQ is not None:
+            M = M - gQ.mT @ Q
+        low = M.tril(-1)
+        B = Q @ (low + low.mT + M * _C.eye(n, dtype=M.dtype, device=M.device))
+        if gQ is not None:
+            B = B + gQ
+        return (_solve(R, B.mT, "linalg.qr backward").mT,)
