@@ -426,9 +426,9 @@ def det(A):
     Returns
     -------
     Tensor
-        Of the batch shape (...).  Its gradient, ``det(A) * inv(A).mT``, needs A
-        nonsingular (a singular A raises LinAlgError in backward; PyTorch goes
-        through an SVD there).
+        Of the batch shape (...).  Its gradient is ``det(A) * inv(A).mT``, and for a
+        singular A the cofactor matrix, from A's SVD (finding which matrices are
+        singular reads the LU's info back: a counted copy on a GPU).
 
     Raises
     ------

@@ -217,3 +217,21 @@ def test_decomp_errors(device):
     bad = _t([[1.0, float("nan")], [0.0, 1.0]], device)
     with pytest.raises(pdt.linalg.LinAlgError, match=f"svd.*on {device}"):
         pdt.linalg.svd(bad)
+
+
+# ---- det's gradient at a singular matrix (through the SVD) ----
+
+def test_det_gradient_at_singular_matrices(device):
+    """The cofactor matrix: exact for a 2 x 2 ([[d, -c], [-b, a]]), and against central
+    differences (det is a polynomial: they are exact up to rounding) for rank n - 1 and a
+    batch mixing a singular and a nonsingular matrix."""
+    x = _t([[1.0, 2.0], [2.0, 4.0]], device).requires_grad_()
+    pdt.linalg.det(x).backward()
+    np.testing.assert_allclose(_np(x.grad), [[4.0, -2.0], [-2.0, 1.0]], **TOL["float64"])
+    rng = np.random.default_rng(12)
+    low = rng.standard_normal((3, 2)) @ rng.standard_normal((2, 3))
+    gradcheck(pdt.linalg.det, [low], device)
+    gradcheck(pdt.linalg.det, [np.stack([low, rng.standard_normal((3, 3))])], device)
+    z = _t(np.zeros((3, 3)), device).requires_grad_()  # rank 0: every cofactor is 0
+    pdt.linalg.det(z).backward()
+    assert not _np(z.grad).any()
