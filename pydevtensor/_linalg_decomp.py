@@ -15,7 +15,7 @@ in autograd/derivatives_linalg_decomp.py.
 import collections
 
 from . import _C
-from ._linalg_solve import LinAlgError, _by_columns, _first_failure, _float_dtype, _square
+from ._linalg_solve import _by_columns, _float_dtype, _raise_for, _square
 from ._ops_index import _tensor_arg
 from ._ops_reduce import return_types
 from .autograd.dispatch import recorded
@@ -26,17 +26,6 @@ for _name, _fields in (("linalg_eigh", ["eigenvalues", "eigenvectors"]),
                        ("linalg_qr", ["Q", "R"])):
     setattr(return_types, _name, collections.namedtuple(_name, _fields))
     getattr(return_types, _name).__module__ = "pydevtensor.return_types"
-
-
-def _raise_unconverged(op, info, A, what):
-    """LinAlgError when an info is non-zero (what(v) says what info v means)."""
-    bad = _first_failure(info)
-    if bad is None:
-        return
-    idx, v = bad
-    where = f"(Batch element {idx[0] if len(idx) == 1 else idx}): " if info.ndim else ""
-    raise LinAlgError(f"{op}: {where}{what(v)} (A of shape {tuple(A.shape)}, {A.dtype}, on "
-                      f"{A.device})")
 
 
 def _eigh(A, UPLO, vectors, op):
@@ -50,7 +39,7 @@ def _eigh(A, UPLO, vectors, op):
     w = _C.empty(batch + (n,), dtype=A.dtype, device=A.device)
     info = _C.zeros(batch, dtype=_C.int32, device=A.device)
     _C._eigh(a, UPLO == "U", vectors, w, info)
-    _raise_unconverged(op, info, A, lambda v: (
+    _raise_for(op, info, A, lambda v: (
         "The algorithm failed to converge because the input matrix is ill-conditioned or "
         f"has too many repeated eigenvalues (error code: {v})"))
     return w, (a.mT if vectors else None)
@@ -166,7 +155,7 @@ def _svd(A, vectors, op):
     vt = _C.empty(batch + (small, small), dtype=dt, device=dev) if vectors else None
     info = _C.zeros(batch, dtype=_C.int32, device=dev)
     _C._svd(a, vectors, S, u, vt, info)
-    _raise_unconverged(op, info, A, lambda v: (
+    _raise_for(op, info, A, lambda v: (
         "The algorithm failed to converge because the input matrix contained non-finite "
         "values" if v < 0 else
         "The algorithm failed to converge because the input matrix is ill-conditioned or "

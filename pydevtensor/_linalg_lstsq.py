@@ -13,7 +13,8 @@ import collections
 from . import _C
 from ._linalg_decomp import _check_matrix, qr, svd
 from ._linalg_solve import _broadcast_batch, _float_dtype, _solve_matrices, solve
-from ._ops_index import _tensor_arg, where
+from ._linalg_spectral import _EPS, _inverse_kept
+from ._ops_index import _tensor_arg
 from ._ops_reduce import return_types
 
 return_types.linalg_lstsq = collections.namedtuple(
@@ -21,7 +22,6 @@ return_types.linalg_lstsq = collections.namedtuple(
 return_types.linalg_lstsq.__module__ = "pydevtensor.return_types"
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
-_EPS = {_C.float32: 1.1920928955078125e-07, _C.float64: 2.220446049250313e-16}
 
 
 def _tri_solve(R, B):
@@ -122,8 +122,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         U, S, Vh = svd(A, full_matrices=False)
         tol = (rcond if rcond is not None and rcond >= 0 else _EPS[A.dtype] * max(m, n))
         keep = S > tol * S.detach().amax(-1, keepdim=True) if S.shape[-1] else S > 0
-        inv_s = where(keep, 1 / where(keep, S, _C.ones_like(S)), _C.zeros_like(S))
-        X = Vh.mT @ (inv_s.unsqueeze(-1) * (U.mT @ Bm))
+        X = Vh.mT @ (_inverse_kept(S, keep).unsqueeze(-1) * (U.mT @ Bm))
         rank = keep.sum(-1)
         with_residuals = False
         if driver in ("gelsd", "gelss"):

@@ -40,6 +40,12 @@ def _tolerance(op, A, S, atol, rtol, tol=None):
     return t
 
 
+def _inverse_kept(S, keep):
+    """1 / S where keep, 0 elsewhere (no division by the values dropped: their
+    gradient stays finite)."""
+    return where(keep, 1 / where(keep, S, _C.ones_like(S)), _C.zeros_like(S))
+
+
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     """The numerical rank of each matrix: the number of singular values (absolute
     eigenvalues with hermitian=True) above ``max(atol, rtol * largest)``, as
@@ -121,13 +127,11 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
         _square(op, A)
         L, V = eigh(A)
         keep = L.abs() > _tolerance(op, A, L.detach().abs(), atol, rtol)
-        inv_l = where(keep, 1 / where(keep, L, _C.ones_like(L)), _C.zeros_like(L))
-        return (V * inv_l.unsqueeze(-2)) @ V.mT
+        return (V * _inverse_kept(L, keep).unsqueeze(-2)) @ V.mT
     _check_matrix(op, A)
     U, S, Vh = svd(A, full_matrices=False)
     keep = S > _tolerance(op, A, S.detach(), atol, rtol)
-    inv_s = where(keep, 1 / where(keep, S, _C.ones_like(S)), _C.zeros_like(S))
-    return (Vh.mT * inv_s.unsqueeze(-2)) @ U.mT
+    return (Vh.mT * _inverse_kept(S, keep).unsqueeze(-2)) @ U.mT
 
 
 def cond(A, p=None):

@@ -10,17 +10,7 @@ import pytest
 import pydevtensor as pdt
 from conftest import torch_or_skip
 from test_gradcheck import gradcheck
-
-TOL = {"float64": dict(rtol=1e-10, atol=1e-10), "float32": dict(rtol=1e-4, atol=1e-4)}
-DTYPES = {"float64": pdt.float64, "float32": pdt.float32}
-
-
-def _t(a, device, dtype="float64"):
-    return pdt.tensor(np.asarray(a), dtype=DTYPES[dtype], device=device)
-
-
-def _np(t):
-    return t.detach().cpu().numpy().astype(np.float64)
+from test_linalg_decomp import DTYPES, TOL, _np, _t
 
 
 def _is_cuda(device):

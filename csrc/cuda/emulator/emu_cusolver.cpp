@@ -25,6 +25,7 @@
 namespace {
 
 using emu_solver::at;
+using emu_solver::check_lwork;
 using emu_solver::span;
 using emu_solver::stream_of;
 
@@ -213,11 +214,7 @@ cusolverStatus_t potrf(const char *name, cusolverDnHandle_t h, cublasFillMode_t 
      * n < 0, lda < max(1, n) or an invalid uplo. */
     if (n < 0 || lda < std::max(1, n) || !valid_uplo(uplo))
         return CUSOLVER_STATUS_INVALID_VALUE;
-    if (lwork < lwork_for(n))
-        pdt_emu::violation(name, DOC_WORKSPACE,
-                           "Lwork %d is less than the %d that "
-                           "cusolverDn<t>potrf_bufferSize gave",
-                           lwork, lwork_for(n));
+    check_lwork(name, DOC_WORKSPACE, "cusolverDn<t>potrf_bufferSize", lwork, lwork_for(n));
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
     const bool upper = uplo == CUBLAS_FILL_MODE_UPPER;

@@ -65,6 +65,16 @@ inline size_t span(int rows, int cols, int ld)
     return rows <= 0 || cols <= 0 ? 0 : (size_t)(cols - 1) * ld + rows;
 }
 
+/* A violation (doc says why) when a routine's workspace of lwork elements is
+ * smaller than the `need` its _bufferSize call gave. */
+inline void check_lwork(const char *name, const char *doc, const char *buffer_call, int lwork,
+                        int need)
+{
+    if (lwork < need)
+        pdt_emu::violation(name, doc, "lwork %d is less than the %d that %s gave", lwork, need,
+                           buffer_call);
+}
+
 } // namespace emu_solver
 
 #endif /* PDT_EMU_CUSOLVER_H */

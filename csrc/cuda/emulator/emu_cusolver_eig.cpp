@@ -20,6 +20,7 @@
 namespace {
 
 using emu_solver::at;
+using emu_solver::check_lwork;
 using emu_solver::span;
 using emu_solver::stream_of;
 
@@ -247,11 +248,7 @@ cusolverStatus_t syevd(const char *name, cusolverDnHandle_t h, cusolverEigMode_t
     cusolverStatus_t r = syevd_buffer(h, jobz, uplo, n, lda, &need);
     if (r != CUSOLVER_STATUS_SUCCESS)
         return r;
-    if (lwork < need)
-        pdt_emu::violation(name, DOC_WORKSPACE_EIG,
-                           "lwork %d is less than the %d that "
-                           "cusolverDn<t>syevd_bufferSize gave",
-                           lwork, need);
+    check_lwork(name, DOC_WORKSPACE_EIG, "cusolverDn<t>syevd_bufferSize", lwork, need);
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
     const bool vectors = jobz == CUSOLVER_EIG_MODE_VECTOR, upper = uplo == CUBLAS_FILL_MODE_UPPER;
@@ -291,11 +288,7 @@ cusolverStatus_t gesvd(const char *name, cusolverDnHandle_t h, signed char jobu,
         return CUSOLVER_STATUS_INVALID_VALUE;
     if (jobu == 'O' || jobvt == 'O')
         return CUSOLVER_STATUS_NOT_SUPPORTED;
-    if (lwork < lwork_eig(m, n))
-        pdt_emu::violation(name, DOC_WORKSPACE_EIG,
-                           "lwork %d is less than the %d that "
-                           "cusolverDn<t>gesvd_bufferSize gave",
-                           lwork, lwork_eig(m, n));
+    check_lwork(name, DOC_WORKSPACE_EIG, "cusolverDn<t>gesvd_bufferSize", lwork, lwork_eig(m, n));
     int dev;
     pdt_emu::stream *st = stream_of(h, name, &dev);
     const int uc = jobu == 'A' ? m : n;

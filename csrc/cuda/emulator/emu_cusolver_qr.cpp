@@ -15,6 +15,7 @@
 namespace {
 
 using emu_solver::at;
+using emu_solver::check_lwork;
 using emu_solver::span;
 using emu_solver::stream_of;
 
@@ -95,11 +96,7 @@ cusolverStatus_t geqrf(const char *name, cusolverDnHandle_t h, int m, int n, T *
     cusolverStatus_t r = qr_args(h, m, n, -1, lda);
     if (r != CUSOLVER_STATUS_SUCCESS)
         return r;
-    if (lwork < lwork_qr(n))
-        pdt_emu::violation(name, DOC_WORKSPACE_QR,
-                           "Lwork %d is less than the %d that "
-                           "cusolverDn<t>geqrf_bufferSize gave",
-                           lwork, lwork_qr(n));
+    check_lwork(name, DOC_WORKSPACE_QR, "cusolverDn<t>geqrf_bufferSize", lwork, lwork_qr(n));
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
     pdt_emu::enqueue(s, name, [=]() {
@@ -120,11 +117,7 @@ cusolverStatus_t orgqr(const char *name, cusolverDnHandle_t h, int m, int n, int
     cusolverStatus_t r = qr_args(h, m, n, std::max(k, 0), lda);
     if (r != CUSOLVER_STATUS_SUCCESS || k < 0)
         return k < 0 ? CUSOLVER_STATUS_INVALID_VALUE : r;
-    if (lwork < lwork_qr(n))
-        pdt_emu::violation(name, DOC_WORKSPACE_QR,
-                           "lwork %d is less than the %d that "
-                           "cusolverDn<t>orgqr_bufferSize gave",
-                           lwork, lwork_qr(n));
+    check_lwork(name, DOC_WORKSPACE_QR, "cusolverDn<t>orgqr_bufferSize", lwork, lwork_qr(n));
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
     pdt_emu::enqueue(s, name, [=]() {
