@@ -257,7 +257,8 @@ def torch_svd(input, some=True, compute_uv=True):
     some : bool, optional
         The reduced decomposition (default), else the complete one.
     compute_uv : bool, optional
-        When False, U and V are zeros (PyTorch's convention) and only S is computed.
+        When False, only S is computed; U (..., m, m) and V (..., n, n) are zeros
+        (PyTorch's convention; some has no effect then).
 
     Returns
     -------
@@ -268,15 +269,13 @@ def torch_svd(input, some=True, compute_uv=True):
     >>> pydevtensor.svd(pydevtensor.tensor([[3., 0.], [0., -2.]])).S
     tensor([3., 2.])
     """
-    if not compute_uv:
+    if not compute_uv:  # PyTorch: U (m, m) and V (n, n) of zeros, whatever some says
         S = svdvals(input)
         m, n = input.shape[-2:]
         batch = tuple(input.shape[:-2])
-
-        def zeros(r, c):
-            return _C.zeros(batch + (r, c), dtype=input.dtype, device=input.device)
-        return return_types.svd(zeros(m, m if not some else min(m, n)), S,
-                                zeros(n, n if not some else min(m, n)))
+        return return_types.svd(_C.zeros(batch + (m, m), dtype=input.dtype, device=input.device),
+                                S, _C.zeros(batch + (n, n), dtype=input.dtype,
+                                            device=input.device))
     U, S, Vh = svd(input, full_matrices=not some)
     return return_types.svd(U, S, Vh.mT)
 

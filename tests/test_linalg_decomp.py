@@ -168,7 +168,9 @@ def test_torch_svd(device):
     U, S, V = _t(a, device).svd(some=False)
     assert tuple(U.shape) == (2, 5, 5) and tuple(V.shape) == (2, 3, 3)
     U, S, V = pdt.svd(_t(a, device), compute_uv=False)
-    assert not _np(U).any() and tuple(U.shape) == (2, 5, 3)
+    Ut, _, Vt = torch.svd(torch.tensor(a), compute_uv=False)
+    assert not _np(U).any() and tuple(U.shape) == tuple(Ut.shape) == (2, 5, 5)
+    assert not _np(V).any() and tuple(V.shape) == tuple(Vt.shape) == (2, 3, 3)
     np.testing.assert_allclose(_np(S), St.numpy(), **TOL["float64"])
 
 
