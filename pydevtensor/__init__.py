@@ -87,6 +87,7 @@ from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduc
 from . import _ops_linalg_small, _ops_scatter
 from ._linalg_solve import (cholesky_solve, det, inverse, logdet,  # noqa: E402
                             torch_slogdet as slogdet)
+from ._linalg_decomp import torch_svd as svd  # noqa: E402
 # everyday names (swapaxes, narrow, tile, tensor_split, diag, finfo, set_printoptions, ...)
 from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
 from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
@@ -160,7 +161,7 @@ __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_las
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
 __all__ += _ops_linalg_small.__all__
-__all__ += ["cholesky_solve", "det", "inverse", "logdet", "slogdet"]
+__all__ += ["cholesky_solve", "det", "inverse", "logdet", "slogdet", "svd"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
             "set_rng_state", "bernoulli", "polygamma", "poisson"]
 __all__ += _ops_trig.__all__

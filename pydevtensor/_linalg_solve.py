@@ -60,6 +60,12 @@ def _square(op, A, name="A"):
         raise RuntimeError(f"{op}: {name} must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices (shape {tuple(A.shape)}, "
                            f"on {A.device})")
+    _float_dtype(op, A)
+
+
+def _float_dtype(op, A):
+    """A is float32 or float64 (integer and low precision dtypes are
+    NotImplementedError in PyTorch, a RuntimeError)."""
     if A.dtype not in (_C.float32, _C.float64):
         kind = _TORCH_DTYPE_NAMES.get(A.dtype, str(A.dtype))
         if A.dtype in (_C.float16, _C.bfloat16):
@@ -421,9 +427,9 @@ def det(A):
     Returns
     -------
     Tensor
-        Of the batch shape (...).  Its gradient, ``det(A) * inv(A).mT``, needs A
-        nonsingular (a singular A raises LinAlgError in backward; PyTorch goes
-        through an SVD there).
+        Of the batch shape (...).  Its gradient is ``det(A) * inv(A).mT``, and for a
+        singular A the cofactor matrix, from A's SVD (finding which matrices are
+        singular reads the LU's info back: a counted copy on a GPU).
 
     Raises
     ------

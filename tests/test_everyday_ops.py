@@ -586,8 +586,8 @@ def test_linalg_norm_gradient_at_zero(dev):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_linalg_singular_value_norms(dev, dtype):
     """ord 2, -2 and 'nuc' (largest, smallest singular value, their sum) against NumPy's
-    SVD, on the CPU (tall, wide, batched, rank-deficient, permuted dims, keepdim); a
-    CUDA device refuses with a message naming it; no gradient yet."""
+    SVD, on every device (tall, wide, batched, rank-deficient, permuted dims, keepdim),
+    with a gradient (linalg.svdvals': tests/test_linalg_decomp.py checks it)."""
     rng = np.random.default_rng(11)
     cases = [data((3, 4), dtype, 1), data((6, 2), dtype, 2), data((2, 5, 5), dtype, 3),
              (rng.standard_normal((5, 2)) @ rng.standard_normal((2, 4))).astype(dtype),
@@ -595,30 +595,23 @@ def test_linalg_singular_value_norms(dev, dtype):
     for a in cases:
         t = pdt.tensor(a, device=dev)
         for ord_ in (2, -2, "nuc"):
-            if pdt.device(dev).type != "cpu":
-                with pytest.raises(NotImplementedError, match=f"not computed on {dev}"):
-                    pdt.linalg.matrix_norm(t, ord_)
-                continue
             want = np.linalg.norm(a.astype(np.float64), ord_, axis=(-2, -1))
             got = pdt.linalg.norm(t, ord_) if a.ndim == 2 else pdt.linalg.matrix_norm(t, ord_)
             assert got.dtype == t.dtype
-            # float64: a few ulps of the largest singular value (one-sided Jacobi)
+            # float64: a few ulps of the largest singular value
             scale = np.linalg.norm(a.astype(np.float64), 2, axis=(-2, -1))
             atol = 1e-5 * scale if dtype == "float32" else 1e-13 * scale
             np.testing.assert_allclose(host(got), want, rtol=1e-5 if dtype == "float32" else 0,
                                        atol=np.max(atol))
-    if pdt.device(dev).type == "cpu":
-        b = data((4, 2, 3), dtype, 5)
-        got = pdt.linalg.matrix_norm(pdt.tensor(b, device=dev), "nuc", dim=(0, 2), keepdim=True)
-        want = np.linalg.norm(b.astype(np.float64).transpose(1, 0, 2), "nuc", axis=(1, 2))
-        close(got, want.reshape(1, 2, 1), dtype)
-        x = pdt.tensor(b, device=dev, requires_grad=True)
-        with pytest.raises(NotImplementedError, match="no derivative"):
-            pdt.linalg.matrix_norm(x, 2)
-        with pdt.no_grad():
-            pdt.linalg.matrix_norm(x, 2)
-        with pytest.raises(RuntimeError, match="Order 3 not supported"):
-            pdt.linalg.matrix_norm(x.detach(), 3)
+    b = data((4, 2, 3), dtype, 5)
+    got = pdt.linalg.matrix_norm(pdt.tensor(b, device=dev), "nuc", dim=(0, 2), keepdim=True)
+    want = np.linalg.norm(b.astype(np.float64).transpose(1, 0, 2), "nuc", axis=(1, 2))
+    close(got, want.reshape(1, 2, 1), dtype)
+    x = pdt.tensor(b, device=dev, requires_grad=True)
+    pdt.linalg.matrix_norm(x, 2, dim=(0, 2)).sum().backward()
+    assert x.grad.shape == x.shape and bool(x.grad.isfinite().all())
+    with pytest.raises(RuntimeError, match="Order 3 not supported"):
+        pdt.linalg.matrix_norm(x.detach(), 3)
 
 
 def test_format_and_tensor_of_tensors(dev):

@@ -385,6 +385,19 @@ typedef struct pdt_backend {
     pdt_status (*lu_factor)(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info);
     pdt_status (*lu_solve)(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
     pdt_status (*cholesky)(const pdt_tensor *a, int upper, const pdt_tensor *info);
+    /* The symmetric eigen decomposition (syevd) and the SVD (m >= n) of each
+     * matrix stored by columns (pdt_linalg.h; the core checked the shapes,
+     * dtypes, contiguity, one device, batch >= 1 and n >= 1).  u and vt NULL when vectors is 0.  NULL where the backend does
+     * not compute them. */
+    pdt_status (*eigh)(const pdt_tensor *a, int upper, int vectors, const pdt_tensor *w,
+                       const pdt_tensor *info);
+    pdt_status (*svd)(const pdt_tensor *a, int vectors, const pdt_tensor *s, const pdt_tensor *u,
+                      const pdt_tensor *vt, const pdt_tensor *info);
+    /* QR (geqrf) and forming Q (orgqr), each matrix by columns (pdt_linalg.h; the
+     * core checked the shapes, dtypes, contiguity, one device, batch >= 1,
+     * m >= 1 and k >= 1).  NULL where the backend does not compute them. */
+    pdt_status (*qr_factor)(const pdt_tensor *a, const pdt_tensor *tau);
+    pdt_status (*qr_orgqr)(const pdt_tensor *q, const pdt_tensor *tau);
     /* Stable sort of each row (last dim) of values, in place, carrying indices
      * (int64) along: on entry values holds the input and indices is filled by
      * the backend with 0..n-1.  NaN sorts as the largest value.  scratch_values

@@ -115,6 +115,13 @@ pdt_status pdt_cuda_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots,
                               const pdt_tensor *info);
 pdt_status pdt_cuda_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
 pdt_status pdt_cuda_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info);
+/* cuda_solver_eig.c */
+pdt_status pdt_cuda_eigh(const pdt_tensor *a, int upper, int vectors, const pdt_tensor *w,
+                         const pdt_tensor *info);
+pdt_status pdt_cuda_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, const pdt_tensor *u,
+                        const pdt_tensor *vt, const pdt_tensor *info);
+pdt_status pdt_cuda_qr_factor(const pdt_tensor *a, const pdt_tensor *tau);
+pdt_status pdt_cuda_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau);
 /* cuda_events.c */
 pdt_status pdt_cuda_event_create(int index, int enable_timing, void **event);
 pdt_status pdt_cuda_event_record(int index, void *event);

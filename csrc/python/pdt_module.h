@@ -184,7 +184,7 @@ static inline pdt_tensor *pdt_tensor_of(PyObject *o) { return &((PdtTensorObject
  * middle of an op (placement logging, the transfer guard's log: Python code
  * that lets other threads run), so the op bindings hold their views for the
  * whole call, whether or not they release the GIL themselves. */
-#define PDT_HOLD_MAX 4
+#define PDT_HOLD_MAX 6
 typedef struct {
     int n;
     pdt_tensor v[PDT_HOLD_MAX];

@@ -14,6 +14,7 @@ functional.py (jacobian, hessian, vjp, jvp, hvp, vhp).
 from .. import _C
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)
 from . import derivatives_index, derivatives_join, derivatives_linalg  # noqa: F401
+from . import derivatives_linalg_decomp  # noqa: F401
 from . import derivatives_trig  # noqa: F401
 from . import derivatives_strided  # noqa: F401
 from . import hooks as _hooks
