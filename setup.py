@@ -225,7 +225,7 @@ build_config = {
 EMU_DIR = "csrc/cuda/emulator"
 EMU_LIBDIR = "_emulated_cuda"  # beside the extension, in the package
 EMU_RUNTIME = "libpdt_cudart_emu.so"
-EMU_LIBRARIES = {}  # soname -> the emulator source it is built from, besides the runtime
+EMU_LIBRARIES = {}  # soname -> the emulator sources it is built from, besides the runtime
 if EMULATE:
     cublas_major = header_define(CUDA_HOME, "cublas_api.h", "CUBLAS_VER_MAJOR")
     if cublas_major is None:
@@ -236,9 +236,11 @@ if EMULATE:
     if cusolver_major is None:
         sys.exit(f"CUSOLVER_VER_MAJOR not found in "
                  f"{CUDA_HOME / 'include' / 'cusolver_common.h'}")
-    EMU_LIBRARIES = {f"libcublas.so.{cublas_major}": f"{EMU_DIR}/emu_cublas.cpp",
-                     f"libcusolver.so.{cusolver_major}": f"{EMU_DIR}/emu_cusolver.cpp",
-                     "libnccl.so.2": f"{EMU_DIR}/emu_nccl.cpp"}
+    EMU_LIBRARIES = {f"libcublas.so.{cublas_major}": (f"{EMU_DIR}/emu_cublas.cpp",),
+                     f"libcusolver.so.{cusolver_major}": (f"{EMU_DIR}/emu_cusolver.cpp",
+                                                          f"{EMU_DIR}/emu_cusolver_eig.cpp",
+                                                          f"{EMU_DIR}/emu_cusolver_qr.cpp"),
+                     "libnccl.so.2": (f"{EMU_DIR}/emu_nccl.cpp",)}
 CXX = shlex.split(os.environ.get("CXX") or "g++")
 # For the .cu files: the emulator's kernel environment (threadIdx, __syncthreads, ...)
 # first; `#pragma unroll` is nvcc's, which g++ would warn about.
@@ -334,7 +336,8 @@ class BuildExt(build_ext):
         emu_sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / EMU_DIR).glob("emu_*.cpp"))
         if not emu_sources:
             sys.exit(f"PYDEVTENSOR_CUDA=emulate: no emulator sources in {EMU_DIR}/emu_*.cpp")
-        for src in EMU_LIBRARIES.values():
+        library_sources = {src for srcs in EMU_LIBRARIES.values() for src in srcs}
+        for src in sorted(library_sources):
             if src not in emu_sources:
                 sys.exit(f"PYDEVTENSOR_CUDA=emulate: {src} is missing")
         jobs, cu_objects, emu_objects = [], [], {}
@@ -355,11 +358,12 @@ class BuildExt(build_ext):
         link = [*CXX, "-shared", *emu_cxxflags, *emu_werror]
         if not SANITIZE:  # every symbol resolved at build time (the sanitizer's come later)
             link.append("-Wl,-z,defs")
-        runtime_objects = [o for s, o in emu_objects.items() if s not in EMU_LIBRARIES.values()]
+        runtime_objects = [o for s, o in emu_objects.items() if s not in library_sources]
         run_one([*link, f"-Wl,-soname,{EMU_RUNTIME}", *runtime_objects,
                  "-o", str(lib_dir / EMU_RUNTIME), "-lpthread", "-ldl"], "linking the emulator")
-        for soname, src in EMU_LIBRARIES.items():
-            run_one([*link, f"-Wl,-soname,{soname}", emu_objects[src], f"-L{lib_dir}",
+        for soname, srcs in EMU_LIBRARIES.items():
+            run_one([*link, f"-Wl,-soname,{soname}", *[emu_objects[s] for s in srcs],
+                     f"-L{lib_dir}",
                      "-lpdt_cudart_emu", "-Wl,-rpath,$ORIGIN", "-o", str(lib_dir / soname),
                      "-lpthread", "-ldl"], f"linking {soname}")
         ext.library_dirs = [str(lib_dir), *ext.library_dirs]

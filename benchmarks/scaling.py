@@ -68,6 +68,9 @@ def _ops(L):
         "relu": ("relu(a)", 2, lambda n: L.unary(n, L.relu)),
         "exp": ("exp(a)", 2, lambda n: L.unary(n, L.exp)),
         "tanh": ("tanh(a)", 2, lambda n: L.unary(n, L.tanh)),
+        "atan": ("atan(a)", 2, lambda n: L.unary(n, L.atan)),
+        "asinh": ("asinh(a)", 2, lambda n: L.unary(n, L.asinh)),
+        "atan2": ("atan2(a, b)", 3, lambda n: L.binary(n, L.atan2)),
         "mask": ("g * (h > 0)", 3, lambda n: L.binary(n, lambda g, h: g * (h > 0))),
         "cast": ("float32 -> float64", 3, lambda n: L.unary(n, L.to_double)),
         "copy": ("clone", 2, lambda n: L.unary(n, L.clone)),
@@ -88,6 +91,7 @@ class _Numpy:
         self.np = np
         self.relu = lambda a: np.maximum(a, 0)
         self.exp, self.tanh = np.exp, np.tanh
+        self.atan, self.asinh, self.atan2 = np.arctan, np.arcsinh, np.arctan2
         self.to_double = lambda a: a.astype(np.float64)
         self.clone = lambda a: a.copy()
         self.col_sum = lambda a: a.sum(axis=0)
@@ -105,6 +109,7 @@ class _Pdt:
         import pydevtensor as pdt
         self.np, self.pdt = np, pdt
         self.relu, self.exp, self.tanh = pdt.relu, pdt.exp, pdt.tanh
+        self.atan, self.asinh, self.atan2 = pdt.atan, pdt.asinh, pdt.atan2
         self.to_double = lambda a: a.double()
         self.clone = lambda a: a.clone()
         self.col_sum = lambda a: a.sum(0)
@@ -123,6 +128,7 @@ class _Torch(_Pdt):
         import torch
         self.np, self.pdt = np, torch
         self.relu, self.exp, self.tanh = torch.relu, torch.exp, torch.tanh
+        self.atan, self.asinh, self.atan2 = torch.atan, torch.asinh, torch.atan2
         self.to_double = lambda a: a.double()
         self.clone = lambda a: a.clone()
         self.col_sum = lambda a: a.sum(0)
@@ -137,7 +143,8 @@ class _adapter:
 
     def __init__(self, lib):
         self.L = {"numpy": _Numpy, "pydevtensor": _Pdt, "torch": _Torch}[lib]()
-        for name in ("relu", "exp", "tanh", "to_double", "clone", "col_sum"):
+        for name in ("relu", "exp", "tanh", "atan", "asinh", "atan2", "to_double", "clone",
+                     "col_sum"):
             setattr(self, name, getattr(self.L, name))
 
     def binary(self, n, f):

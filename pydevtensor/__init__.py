@@ -19,9 +19,10 @@ _register_library_paths()
 from ._C import (DeviceError, InvalidArgumentError, OutOfMemoryError, Tensor, TransferError,
                  arange, bfloat16, bool, device, double, dtype, empty, empty_like, eye, float,
                  float16, float32, float64, from_numpy, full, full_like, half, int,
-                 int32, int64,
+                 int8, int16, int32, int64,
                  linspace, long, ones, ones_like, promote_types, rand, randint,
-                 randn, reset_transfer_stats, tensor, transfer_stats, zeros, zeros_like)
+                 randn, reset_transfer_stats, short, tensor, transfer_stats, uint8, zeros,
+                 zeros_like)
 from ._generator import Generator, default_generator
 from . import random
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
@@ -86,6 +87,7 @@ from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduc
 from . import _ops_linalg_small, _ops_scatter
 from ._linalg_solve import (cholesky_solve, det, inverse, logdet,  # noqa: E402
                             torch_slogdet as slogdet)
+from ._linalg_decomp import torch_svd as svd  # noqa: E402
 # everyday names (swapaxes, narrow, tile, tensor_split, diag, finfo, set_printoptions, ...)
 from ._ops_shape import *  # noqa: F401,F403  (movedim, narrow, unflatten, broadcast_to, ...)
 from ._ops_split_stack import *  # noqa: F401,F403  (tensor_split, hsplit, dstack, rot90, ...)
@@ -94,13 +96,19 @@ from ._dtype_info import *  # noqa: F401,F403  (finfo, iinfo, result_type, can_c
 from ._repr import set_printoptions
 from ._default_dtype import get_default_dtype, set_default_dtype
 from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
+from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
+from ._ops_strided import as_strided, put, trace
+from ._ops_products import kron, tensordot
+from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
+from . import _precision
 
 # Note [lazy submodules]: nn, optim, utils, distribute, distributed, config, debugging,
 # special, jit and save/load (and compile) are imported on first use.  They pull in logging, json, threading and queue, which
 # would otherwise cost `import pydevtensor` tens of milliseconds (the goal is < 30 ms
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
-                    "serialization", "special", "utils", "jit", "distributions")
+                    "serialization", "special", "utils", "jit", "distributions", "testing",
+                    "version")
 
 
 def __getattr__(name):
@@ -125,7 +133,7 @@ __all__ = [
     "arange", "bool",
     "build_info", "config", "cuda", "debugging", "device", "load", "save", "nn", "device_count", "double", "dtype", "empty", "empty_like",
     "eye", "float", "float32", "float64", "float16", "half", "bfloat16", "from_numpy", "full", "full_like", "initial_seed",
-    "int", "int32", "int64", "linspace", "long", "manual_seed", "max_memory_allocated",
+    "int", "int8", "int16", "int32", "int64", "uint8", "short", "linspace", "long", "manual_seed", "max_memory_allocated",
     "empty_cache", "memory_allocated", "memory_reserved", "memory_stats", "ones", "ones_like",
     "promote_types", "rand",
     "randint", "randn", "reset_peak_memory_stats", "reset_transfer_stats", "tensor",
@@ -153,11 +161,14 @@ __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_las
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
 __all__ += _ops_linalg_small.__all__
-__all__ += ["cholesky_solve", "det", "inverse", "logdet", "slogdet"]
+__all__ += ["cholesky_solve", "det", "inverse", "logdet", "slogdet", "svd"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
             "set_rng_state", "bernoulli", "polygamma", "poisson"]
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
+__all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
+__all__ += ["as_strided", "put", "trace", "kron", "tensordot", "testing", "version"]
+__all__ += _precision.__all__
 
 # PyTorch's constants (torch.pi, torch.e, torch.inf, torch.nan): Python floats
 pi = _math.pi

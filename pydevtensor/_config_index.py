@@ -10,7 +10,12 @@ mode       meaning
            an index out of range raises ``IndexError`` at the next
            synchronisation with that device (``.cpu()``, ``.item()``,
            ``.tolist()``, ``bool()``, ``cuda.synchronize()``, an event's
-           ``synchronize()``), naming the op, the index, the dim and its size.
+           ``synchronize()``, and an export through ``__dlpack__`` or
+           ``__cuda_array_interface__`` while checks are pending), naming the
+           op, the index, the dim and its size, and counting the bad values
+           later ops found before that point (each error is raised once: every
+           result computed on that device since the previous report may be
+           invalid).
 'sync'     every op checks its indices before it runs, through a read-back of
            their min and max (a device-to-host copy and a wait per op): the
            ``IndexError`` comes from the op itself.
@@ -39,8 +44,13 @@ def set_index_checks(mode):
     ----------
     mode : str
         'device': on the GPU, an error raised at the next synchronisation with the
-        device (the default; no read-back per op).  'sync': before each op, through a
-        read-back of the indices' min and max, an error raised by the op itself.
+        device (the default; no read-back per op): one IndexError naming the first
+        bad index, with the count of the bad values later ops found and their
+        names; every result computed on that device since the previous report may
+        then be invalid.  Handing a tensor to another library (``__dlpack__``,
+        ``__cuda_array_interface__``) while checks are pending synchronises and
+        reports first.  'sync': before each op, through a read-back of the indices'
+        min and max, an error raised by the op itself.
 
     Returns
     -------

@@ -116,7 +116,7 @@ def initial_seed():
 
 def get_rng_state(device="cuda"):
     """The state of a GPU's stream, which is ``pydevtensor.get_rng_state()``: 16 bytes in
-    an int32 CPU tensor.
+    a uint8 CPU tensor.
 
     Parameters
     ----------

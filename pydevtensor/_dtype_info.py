@@ -97,7 +97,7 @@ class iinfo:
     Parameters
     ----------
     type : pydevtensor.dtype
-        int32 or int64.
+        uint8, int8, int16, int32 or int64.
 
     Attributes
     ----------
@@ -117,11 +117,13 @@ class iinfo:
     --------
     >>> pydevtensor.iinfo(pydevtensor.int32).max
     2147483647
+    >>> pydevtensor.iinfo(pydevtensor.uint8)
+    iinfo(min=0, max=255, dtype=uint8)
     >>> pydevtensor.iinfo(pydevtensor.int64)
     iinfo(min=-9.22337e+18, max=9.22337e+18, dtype=int64)
     """
 
-    _BITS = {"int32": 32, "int64": 64}
+    _BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
 
     def __init__(self, type):
         dtype = _dtype_arg(type, "iinfo")
@@ -132,8 +134,9 @@ class iinfo:
                             f"pydevtensor.{dtype.name}; use pydevtensor.finfo for floating "
                             f"types")
         self.bits = self._BITS[dtype.name]
-        self.max = 2 ** (self.bits - 1) - 1
-        self.min = -2 ** (self.bits - 1)
+        signed = dtype.name != "uint8"
+        self.max = 2 ** (self.bits - signed) - 1
+        self.min = -2 ** (self.bits - 1) if signed else 0
         self.dtype = dtype.name
 
     def __repr__(self):

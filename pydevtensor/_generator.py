@@ -6,8 +6,8 @@ A generator is a 64-bit seed (the Philox key) and a stream position (the next un
 the same numbers on the CPU and on every GPU; a ``Generator()`` is a stream of its own,
 for every device too: drawing from it leaves the default stream where it was, and the
 other way round.  Its state, ``get_state()``, is 16 bytes, the seed then the position,
-each little-endian, held in an int32 tensor of byte values 0..255 (PyTorch gives a uint8
-tensor; pydevtensor has no uint8 and widens it to int32, as ``tensor`` does NumPy's).
+each little-endian, in a uint8 tensor, as PyTorch's (``set_state`` also takes the int32
+tensors of byte values that earlier versions gave).
 """
 import os
 
@@ -21,7 +21,7 @@ _U64 = 1 << 64
 
 def _state_tensor(seed, offset):
     data = seed.to_bytes(8, "little") + offset.to_bytes(8, "little")
-    return _C.tensor(list(data), dtype=_C.int32, device="cpu")
+    return _C.tensor(list(data), dtype=_C.uint8, device="cpu")
 
 
 def _state_from(where, new_state):
@@ -173,12 +173,12 @@ class Generator(_C._Generator):
 
     def get_state(self):
         """The generator's state: 16 bytes, the seed then the stream position (in 128-bit
-        counter blocks), each little-endian, as an int32 CPU tensor of byte values.
+        counter blocks), each little-endian, as a uint8 CPU tensor (PyTorch's ByteTensor).
 
         Returns
         -------
         Tensor
-            int32, shape (16,), on the CPU.
+            uint8, shape (16,), on the CPU.
 
         Examples
         --------

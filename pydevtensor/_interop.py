@@ -159,9 +159,8 @@ _Tensor.__array_function__ = __array_function__
 
 # The dtype tensor() gives an array of an integer dtype pydevtensor lacks: the
 # narrowest one that holds every value of the array's dtype (uint64: int64 when the
-# values fit).  PyTorch keeps uint8 and int8/int16; pydevtensor has no such dtypes.
-_WIDENED = {"int8": "int32", "uint8": "int32", "int16": "int32", "uint16": "int32",
-            "uint32": "int64", "uint64": "int64"}
+# values fit).  PyTorch 2.3+ has uint16/32/64 tensors with few ops; pydevtensor widens.
+_WIDENED = {"uint16": "int32", "uint32": "int64", "uint64": "int64"}
 
 
 def _converted(data, dtype, where):
@@ -177,16 +176,21 @@ def _converted(data, dtype, where):
         data = np.asarray(data)
     if not isinstance(data, np.ndarray):
         view = memoryview(data)
+        if isinstance(data, (bytes, bytearray)):  # as PyTorch refuses them
+            raise TypeError(f"{where}: unsupported element type {view.format!r} "
+                            f"({view.itemsize} bytes) in a {type(data).__name__}: bytes are "
+                            f"not tensor data; numpy.frombuffer(data, dtype=numpy.uint8) "
+                            f"gives a uint8 array to convert")
         raise TypeError(f"{where}: unsupported element type {view.format!r} ({view.itemsize} "
-                        f"bytes) in a {type(data).__name__}; supported: bool, int32, int64, "
-                        f"float16, float32, float64 (NumPy arrays of other integer dtypes "
-                        f"are widened)")
+                        f"bytes) in a {type(data).__name__}; supported: bool, uint8, int8, "
+                        f"int16, int32, int64, float16, float32, float64 (NumPy arrays of "
+                        f"other integer dtypes are widened)")
     src = data.dtype.newbyteorder("=")
     if src.name in _WIDENED:
         target = np.dtype(_WIDENED[src.name])
     elif src.kind == "f" and src.itemsize > 8:
         target = np.dtype(np.float64)
-    elif src.kind in "bif":
+    elif src.kind in "bif" or src.name == "uint8":
         target = src  # a dtype pydevtensor has, stored in the other byte order
     else:
         raise TypeError(f"{where}: arrays of dtype {data.dtype} have no pydevtensor dtype")

@@ -44,7 +44,8 @@ class LinAlgError(RuntimeError):
 
 LinAlgError.__module__ = "pydevtensor.linalg"
 
-_TORCH_DTYPE_NAMES = {_C.int32: "Int", _C.int64: "Long", _C.bool: "Bool",
+_TORCH_DTYPE_NAMES = {_C.int32: "Int", _C.int64: "Long", _C.bool: "Bool", _C.uint8: "Byte",
+                      _C.int8: "Char", _C.int16: "Short",
                       _C.float16: "Half", _C.bfloat16: "BFloat16"}
 
 
@@ -59,6 +60,12 @@ def _square(op, A, name="A"):
         raise RuntimeError(f"{op}: {name} must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices (shape {tuple(A.shape)}, "
                            f"on {A.device})")
+    _float_dtype(op, A)
+
+
+def _float_dtype(op, A):
+    """A is float32 or float64 (integer and low precision dtypes are
+    NotImplementedError in PyTorch, a RuntimeError)."""
     if A.dtype not in (_C.float32, _C.float64):
         kind = _TORCH_DTYPE_NAMES.get(A.dtype, str(A.dtype))
         if A.dtype in (_C.float16, _C.bfloat16):
@@ -420,9 +427,9 @@ def det(A):
     Returns
     -------
     Tensor
-        Of the batch shape (...).  Its gradient, ``det(A) * inv(A).mT``, needs A
-        nonsingular (a singular A raises LinAlgError in backward; PyTorch goes
-        through an SVD there).
+        Of the batch shape (...).  Its gradient is ``det(A) * inv(A).mT``, and for a
+        singular A the cofactor matrix, from A's SVD (finding which matrices are
+        singular reads the LU's info back: a counted copy on a GPU).
 
     Raises
     ------
@@ -500,7 +507,9 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     -------
     (L, info) : named tuple of Tensor
         The factors (..., n, n); info int32 (...): 0, or i > 0 when the leading minor
-        of order i is not positive-definite (that factor is incomplete).
+        of order i is not positive-definite (that factor is incomplete).  A NaN pivot
+        counts as not positive-definite on every device, as on torch's CPU; an
+        infinite one does not.
 
     Raises
     ------
@@ -540,8 +549,9 @@ def cholesky(A, *, upper=False):
     Raises
     ------
     pydevtensor.linalg.LinAlgError
-        When a matrix is not positive-definite (names the batch element and the order
-        of the leading minor).
+        When a matrix is not positive-definite, or a pivot is NaN (names the batch
+        element and the order of the leading minor), on every device, as torch's CPU
+        cholesky does.
     RuntimeError
         When A is not a stack of square matrices.
     NotImplementedError

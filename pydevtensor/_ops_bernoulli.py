@@ -165,9 +165,11 @@ _bernoulli_method.__doc__ = bernoulli.__doc__
 # random_'s default upper bound: every integer of the dtype, or, for a floating dtype,
 # every integer it holds exactly (2**digits, PyTorch's); int64's is 2**63 - 1 here (its
 # largest value left out: randint's bounds are int64).
-_RANDOM_TOP = {_C.bool: 2, _C.int32: 2 ** 31, _C.int64: 2 ** 63 - 1, _C.float16: 2 ** 11 + 1,
+_RANDOM_TOP = {_C.bool: 2, _C.uint8: 2 ** 8, _C.int8: 2 ** 7, _C.int16: 2 ** 15,
+               _C.int32: 2 ** 31, _C.int64: 2 ** 63 - 1, _C.float16: 2 ** 11 + 1,
                _C.bfloat16: 2 ** 8 + 1, _C.float32: 2 ** 24 + 1, _C.float64: 2 ** 53 + 1}
-_RANDOM_BOTTOM = {_C.bool: 0, _C.int32: -2 ** 31, _C.int64: -2 ** 63}
+_RANDOM_BOTTOM = {_C.bool: 0, _C.uint8: 0, _C.int8: -2 ** 7, _C.int16: -2 ** 15,
+                  _C.int32: -2 ** 31, _C.int64: -2 ** 63}
 
 
 def _random_(self, from_=0, to=None, *, generator=None, **kwargs):

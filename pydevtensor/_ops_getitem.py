@@ -69,10 +69,21 @@ def _index_item(item, device):
     return item if kind == "int64" else item.to(_C.int64)
 
 
+def _byte_mask(item):
+    """A uint8 tensor index is a mask, as in PyTorch, which warns that this is
+    deprecated: the bool tensor item != 0 (int8 and int16 indices are refused, as
+    PyTorch refuses them)."""
+    if isinstance(item, _C.Tensor) and item.dtype == _C.uint8:
+        warnings.warn("indexing with dtype pydevtensor.uint8 is deprecated (as in PyTorch), "
+                      "please use a dtype pydevtensor.bool instead", UserWarning, stacklevel=4)
+        return item != 0
+    return item
+
+
 def _plan(x, idx):
     """Splits idx into a basic-indexing view of x and the advanced indices on its
     dims: (view, [(dim in view, int64 tensor)], adjacent)."""
-    items = list(idx) if isinstance(idx, tuple) else [idx]
+    items = [_byte_mask(it) for it in (idx if isinstance(idx, tuple) else [idx])]
     consumed = 0  # dims of x the items use
     for it in items:
         if it is None or it is Ellipsis:

@@ -16,11 +16,12 @@ from .autograd.dispatch import recorded
 
 
 def _same_device(op, tensors):
-    first = tensors[0].device
     for i, t in enumerate(tensors):
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"{op}(): expected a sequence of Tensors, got "
                             f"{type(t).__name__} at position {i}")
+    first = tensors[0].device
+    for i, t in enumerate(tensors):
         if t.device != first:
             raise _C.DeviceError(f"{op}(): Expected all tensors to be on the same device, but "
                                  f"found at least two devices, {first} and {t.device} "
@@ -94,8 +95,8 @@ def _listed(op, tensors):
 
 @recorded("cat")
 def _cat(tensors, dim=0, *, out=None):
-    """cat() outside _C._cat_fast's cases: autograd, out=, dtypes to promote, more
-    than eight parts, and every error (cat() has made tensors a list or a tuple)."""
+    """cat() outside _C._cat_fast's cases: autograd, out=, dtypes to promote, and
+    every error (cat() has made tensors a list or a tuple)."""
     if out is None and type(dim) is builtins.int:
         joined = _C._cat_fast(tensors, dim)  # under the recorder (grad mode off)
         if joined is not None:
@@ -169,11 +170,19 @@ def stack(tensors, dim=0, *, out=None):
     """
     if type(tensors) is not list and type(tensors) is not tuple:
         tensors = _listed("stack", tensors)  # a generator: the recorder must see its tensors
+    if out is None and type(dim) is builtins.int:
+        joined = _C._cat_fast(tensors, dim, True)  # the common case, in C; None: see below
+        if joined is not None:
+            return joined
     return _stack(tensors, dim, out=out)
 
 
 @recorded("stack")
 def _stack(tensors, dim=0, *, out=None):
+    if out is None and type(dim) is builtins.int:
+        joined = _C._cat_fast(tensors, dim, True)  # under the recorder (grad mode off)
+        if joined is not None:
+            return joined
     if not tensors:
         raise ValueError("stack(): expected a non-empty list of Tensors")
     _same_device("stack", tensors)

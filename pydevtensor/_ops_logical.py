@@ -1,11 +1,13 @@
 """Logical ops and boolean masks: logical_and, logical_or, logical_xor, logical_not, any,
-all, and ``&``, ``|``, ``^``, ``~`` on bool tensors (masks), as PyTorch has them.
+all, and ``&``, ``|``, ``^``, ``~`` on bool tensors (masks), as PyTorch has them; and the
+operators ``&``, ``|``, ``^``, ``~``, ``<<``, ``>>`` on integer tensors.
 
-All are compositions of comparisons, bool arithmetic (``*`` is and, ``+`` is or on bool
-tensors, as in PyTorch) and sums, so they run on every device without kernels of their
-own.  The results are bool tensors, which never require grad.  ``&``, ``|``, ``^`` and
-``~`` take bool tensors (and Python bools) only: bitwise ops on integer tensors have no
-kernels here, and say so.
+The logical ops are compositions of comparisons, bool arithmetic (``*`` is and, ``+`` is
+or on bool tensors, as in PyTorch) and sums, so they run on every device without kernels
+of their own.  The results are bool tensors, which never require grad.  On integer
+tensors the operators are the C kernels' bitwise_and, bitwise_or, bitwise_xor,
+bitwise_left_shift and bitwise_right_shift (csrc/python/tensor_bitwise.c; ``~x`` is
+``x ^ -1``); on float tensors they are a TypeError, as in PyTorch.
 """
 import builtins
 
@@ -145,6 +147,11 @@ def _count(input, dim, keepdim, op, nonzero):
     return t.sum().reshape((1,) * input.ndim) if keepdim else t.sum()
 
 
+def _as_input_mask(input, r):
+    """any/all's result r, as uint8 for a uint8 input (PyTorch keeps that dtype)."""
+    return r.to(_C.uint8) if input.dtype == _C.uint8 else r
+
+
 def any(input, dim=None, keepdim=False):
     """Whether any element is nonzero, over all of input or along dim.
 
@@ -160,7 +167,8 @@ def any(input, dim=None, keepdim=False):
     Returns
     -------
     Tensor
-        A bool tensor (0-d without dim).  An empty input gives False.
+        A bool tensor (0-d without dim); uint8 for a uint8 input, as in PyTorch.  An
+        empty input gives False.
 
     Examples
     --------
@@ -168,7 +176,7 @@ def any(input, dim=None, keepdim=False):
     >>> x.any(), x.any(dim=1)
     (tensor(True), tensor([False,  True]))
     """
-    return _count(input, dim, keepdim, "any", True) > 0
+    return _as_input_mask(input, _count(input, dim, keepdim, "any", True) > 0)
 
 
 def all(input, dim=None, keepdim=False):
@@ -186,7 +194,8 @@ def all(input, dim=None, keepdim=False):
     Returns
     -------
     Tensor
-        A bool tensor (0-d without dim).  An empty input gives True.
+        A bool tensor (0-d without dim); uint8 for a uint8 input, as in PyTorch.  An
+        empty input gives True.
 
     Examples
     --------
@@ -194,13 +203,13 @@ def all(input, dim=None, keepdim=False):
     >>> x.all(), x.all(dim=1)
     (tensor(False), tensor([ True, False]))
     """
-    return _count(input, dim, keepdim, "all", False) == 0
+    return _as_input_mask(input, _count(input, dim, keepdim, "all", False) == 0)
 
 
 def _mask_operand(x, op, name):
     if isinstance(x, _C.Tensor):
         if x.dtype != _C.bool:
-            raise TypeError(f"{op}: bitwise ops take bool tensors (masks), got {name} of dtype "
+            raise TypeError(f"{op}: bitwise ops take bool or integer tensors, got {name} of dtype "
                             f"{x.dtype} on {x.device}; compare first (x > 0), or use "
                             f"logical_and / logical_or / logical_xor / logical_not")
         return x
@@ -209,20 +218,42 @@ def _mask_operand(x, op, name):
     return NotImplemented
 
 
+def _integer_operands(a, b):
+    """True when the operator is the integers' bitwise op: a non-bool, non-float tensor
+    on either side (a float tensor goes to the masks' message)."""
+    return builtins.any(isinstance(x, _C.Tensor) and x.dtype != _C.bool and
+                        not x.dtype.is_floating_point for x in (a, b)) and \
+        builtins.all(isinstance(x, (_C.Tensor, builtins.int)) for x in (a, b))
+
+
+_BITWISE = {"&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor",
+            "<<": "bitwise_left_shift", ">>": "bitwise_right_shift"}
+
+
 def _binary(op, fn):
+    kernel = getattr(_C, _BITWISE[op])
+
     def forward(self, other):
+        if _integer_operands(self, other):
+            return kernel(self, other)
         a, b = _mask_operand(self, op, "self"), _mask_operand(other, op, "other")
         return NotImplemented if b is NotImplemented else _named(op, fn, a, b)
 
     def reflected(self, other):
+        if _integer_operands(self, other):
+            return kernel(other, self)
         a, b = _mask_operand(self, op, "self"), _mask_operand(other, op, "other")
         return NotImplemented if b is NotImplemented else _named(op, fn, b, a)
     return forward, reflected
 
 
 def _inplace(op, fn):
+    method = _BITWISE[op[:-1]] + "_"
+
     def inplace(self, other):
         """self op= other: written into self (a view writes through), as in PyTorch."""
+        if _integer_operands(self, other):
+            return getattr(self, method)(other)
         a, b = _mask_operand(self, op, "self"), _mask_operand(other, op, "other")
         if b is NotImplemented:
             return NotImplemented
@@ -236,7 +267,65 @@ def _inplace(op, fn):
 
 
 def _invert(self):
+    if _integer_operands(self, 0):
+        return _C.bitwise_xor(self, -1)  # every bit flipped (-1 wraps to 255 in uint8)
     return logical_not(_mask_operand(self, "~", "self"))
+
+
+bitwise_and = _C.bitwise_and
+bitwise_or = _C.bitwise_or
+bitwise_xor = _C.bitwise_xor
+bitwise_left_shift = _C.bitwise_left_shift
+bitwise_right_shift = _C.bitwise_right_shift
+
+
+def bitwise_not(input):
+    """Every bit flipped: ``~input`` for an integer tensor, logical not for a bool one.
+
+    Parameters
+    ----------
+    input : Tensor
+        bool, uint8, int8, int16, int32 or int64.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's dtype, on its device.
+
+    Raises
+    ------
+    TypeError
+        For a floating input (as in PyTorch).
+
+    Examples
+    --------
+    >>> pydevtensor.bitwise_not(pydevtensor.tensor([0, 5, 255], dtype=pydevtensor.uint8))
+    tensor([255, 250,   0], dtype=pydevtensor.uint8)
+    >>> ~pydevtensor.tensor([-1, 2], dtype=pydevtensor.int8)
+    tensor([ 0, -3], dtype=pydevtensor.int8)
+    """
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"bitwise_not(): input must be a Tensor, got {type(input).__name__}")
+    if input.dtype.is_floating_point:
+        raise TypeError(f"bitwise_not(): bitwise ops take integer or bool tensors, got "
+                        f"{input.dtype} (shape {tuple(input.shape)}, on {input.device})")
+    return _invert(input)
+
+
+def _shift(op):
+    """<< and >> (and their reflected and in-place forms): integers only."""
+    kernel, method = getattr(_C, _BITWISE[op]), _BITWISE[op] + "_"
+
+    def forward(self, other):
+        return kernel(self, other) if isinstance(other, (_C.Tensor, builtins.int)) \
+            else NotImplemented
+
+    def reflected(self, other):
+        return kernel(other, self) if isinstance(other, builtins.int) else NotImplemented
+
+    def inplace(self, other):
+        return getattr(self, method)(other)
+    return forward, reflected, inplace
 
 
 def _xor(a, b):
@@ -250,9 +339,14 @@ _C.Tensor.__invert__ = _invert
 _C.Tensor.__iand__ = _inplace("&=", _and)
 _C.Tensor.__ior__ = _inplace("|=", _or)
 _C.Tensor.__ixor__ = _inplace("^=", _xor)
+_C.Tensor.__lshift__, _C.Tensor.__rlshift__, _C.Tensor.__ilshift__ = _shift("<<")
+_C.Tensor.__rshift__, _C.Tensor.__rrshift__, _C.Tensor.__irshift__ = _shift(">>")
+_C.Tensor.bitwise_not = bitwise_not
 for _name_, _fn in (("logical_and", logical_and), ("logical_or", logical_or),
                     ("logical_xor", logical_xor), ("logical_not", logical_not),
                     ("any", any), ("all", all)):
     setattr(_C.Tensor, _name_, _fn)
 
-__all__ = ["all", "any", "logical_and", "logical_not", "logical_or", "logical_xor"]
+__all__ = ["all", "any", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+           "bitwise_right_shift", "bitwise_xor", "logical_and", "logical_not", "logical_or",
+           "logical_xor"]

@@ -14,8 +14,54 @@ from .autograd.dispatch import recorded
 
 __all__ = ["matmul", "mm", "mv", "bmm", "addmm", "baddbmm", "dot", "backends"]
 
-matmul = _C.matmul
-mm = _C.mm
+
+
+def _write_out(result, out, op):
+    """Copies result into out (PyTorch's out=): out must be a Tensor of result's dtype,
+    device and shape (PyTorch resizes an out of another shape; pydevtensor has no
+    resize_ and raises)."""
+    if not isinstance(out, _C.Tensor):
+        raise TypeError(f"{op}(): out must be a Tensor, got {type(out).__name__}")
+    if out.dtype != result.dtype:
+        raise RuntimeError(f"{op}(): Expected out tensor to have dtype {result.dtype}, but "
+                           f"got {out.dtype} instead")
+    if out.device != result.device:
+        raise RuntimeError(f"{op}(): out is on {out.device}, the result on {result.device}")
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError(f"{op}(): out has shape {tuple(out.shape)}, the result "
+                           f"{tuple(result.shape)} (on {out.device}); pydevtensor does not "
+                           f"resize out")
+    with _no_grad():
+        out.copy_(result)
+    return out
+
+
+def _no_grad():
+    from .autograd.grad_mode import no_grad
+    return no_grad()
+
+
+def _with_out(name, f):
+    def op(input, other, *, out=None):
+        if out is None:
+            return f(input, other)
+        if _C.is_grad_enabled() and any(isinstance(t, _C.Tensor) and t.requires_grad
+                                        for t in (input, other, out)):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               f"automatic differentiation, but one of the arguments "
+                               f"requires grad.")
+        return _write_out(f(input, other), out, name)
+
+    op.__name__ = op.__qualname__ = name
+    doc = f.__doc__ or ""
+    op.__doc__ = doc.replace("\n\nReturns\n-------", "\nout : Tensor, optional\n    Written with "
+                             "the result (of its shape, dtype and device).\n\nReturns\n-------", 1)
+    op.__module__ = "pydevtensor"
+    return op
+
+
+matmul = _with_out("matmul", _C.matmul)
+mm = _with_out("mm", _C.mm)
 bmm = _C.bmm
 addmm = _C.addmm
 dot = _C.dot

@@ -43,10 +43,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     TypeError
         Numbers without a size, a size with a tensor, or an integer tensor.
     ValueError
-        A negative or NaN number std (a tensor std is not read: that would copy it
-        from its device).
+        A negative or NaN number std.
     RuntimeError
-        mean and std on two devices.
+        mean and std on two devices, or a tensor std with an element < 0 or NaN (as
+        PyTorch, this reads one bool back from std's device).
 
     Examples
     --------
@@ -68,6 +68,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
                             f"{type(v).__name__}")
     if not isinstance(std, _C.Tensor) and not std >= 0:  # NaN too
         raise ValueError(f"normal(): std must be >= 0, got {std}")
+    if isinstance(std, _C.Tensor) and std.numel() and not bool((std.detach() >= 0).all()):
+        raise RuntimeError(f"normal(): normal expects all elements of std >= 0.0 (std of "
+                           f"shape {tuple(std.shape)} on {std.device})")
     if not tensors:
         if size is None:
             raise TypeError("normal(): with a number mean and std, give the size: "

@@ -34,6 +34,8 @@ def _softmax(input, dim, dtype, log):
     [softmax rows] in csrc/cpu/cpu_softmax.c) when it has one and no gradient is being
     recorded, else composed (its gradient comes from the ops)."""
     x, d = _along(input, dim, dtype, "log_softmax" if log else "softmax")
+    if x.dtype == _C.float16 or x.dtype == _C.bfloat16:  # in float32, rounded once, as PyTorch
+        return _softmax(x.float(), d, None, log).to(x.dtype)
     if d is None:
         return _C.zeros_like(x) if log else _C.ones_like(x)
     if x.numel() == 0:  # nothing to normalise (a dim of size 0 has no max)

@@ -2,11 +2,15 @@
 PyTorch has them), atan2, log2, log10, rsqrt and erfinv (C: csrc/python/tensor_trig.c),
 deg2rad and rad2deg (a product with pi/180, as PyTorch's) and logcumsumexp.
 
-Accuracy (tests/test_trig.py): on the CPU the C library's double functions, float32
-through them and rounded once, within 0.501 ulp of the float64 result (erfinv: Note
-[erfinv] in csrc/cpu/cpu_erfinv.h); on CUDA, CUDA's functions within the CUDA Math API's
-bounds (the table in csrc/cuda/cuda_elementwise.cu), so the two devices agree within
-that bound plus 1 ulp.
+Accuracy (tests/test_trig.py), float32 on the CPU: on processors with AVX2 or AVX-512
+vector evaluations in float32 (Note [float32 inverse functions] in
+csrc/cpu/cpu_vtrig.h) within tan 1.5, asin 0.75, acos 0.75, atan 1, atan2 1, asinh 1.5,
+acosh 1.5, atanh 1, log2 0.75, log10 0.75 and rsqrt 0.501 ulp of the exact value;
+otherwise (and erfinv always) the C library's double functions, rounded once, within
+0.501 ulp.  float64 on the CPU: the C library's functions (erfinv: Note [erfinv] in
+csrc/cpu/cpu_erfinv.h).  On CUDA, CUDA's functions within the CUDA Math API's bounds
+(the table in csrc/cuda/cuda_elementwise.cu), so the two devices agree within the sum
+of the two bounds.
 """
 import math
 

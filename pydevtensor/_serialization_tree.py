@@ -10,6 +10,11 @@ file: its tensors as arrays, and the structure as the record's "tree", JSON in w
     {"odict": [[key, value], ...]}                    string or int: its type is kept),
                                                       or an OrderedDict
     {"tensor": "model.0.weight"}                      is the tensor stored under that name
+    {"device": "cuda:0"}, {"dtype": "float32"}        a pydevtensor.device, dtype (version 3)
+    {"ndarray": "rng.1"}, {"npscalar": "x"}           a NumPy array (a NumPy scalar) of a
+                                                      numeric or string dtype, stored as
+                                                      the .npz member of that name,
+                                                      read without pickle (version 3)
 
 A tensor that appears in several places (the same object) is stored once and comes
 back as one object.  Non-finite floats are written as JSON's NaN, Infinity and
@@ -18,11 +23,16 @@ for them).
 """
 from collections import OrderedDict
 
+import numpy as np
+
 from . import _C
 
 MAX_DEPTH = 64  # containers inside one another
-_TAGS = ("tensor", "tuple", "dict", "odict")
-_WRITES = "it writes tensors, numbers, strings, None, and lists, tuples and dicts of them"
+_TAGS = ("tensor", "tuple", "dict", "odict", "device", "dtype", "ndarray", "npscalar")
+NEW_TAGS = ("device", "dtype", "ndarray", "npscalar")  # version 3
+_WRITES = ("it writes tensors, numbers, strings, None, devices, dtypes, NumPy arrays of "
+           "numbers or strings, and lists, tuples and dicts of them")
+ARRAY_KINDS = "biufcSU"  # NumPy dtype kinds stored as arrays (no object arrays: no pickle)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
 
@@ -84,22 +94,37 @@ def _writable_int(x, what):
 
 
 def encode(obj, reserved):
-    """(tree, OrderedDict of member name -> Tensor) for obj; TypeError naming the place
-    of anything save() cannot write, ValueError for nesting deeper than MAX_DEPTH or a
+    """(tree, OrderedDict of member name -> Tensor, OrderedDict of member name -> NumPy
+    array, whether the tree needs version 3) for obj; TypeError naming the place of
+    anything save() cannot write, ValueError for nesting deeper than MAX_DEPTH or a
     container inside itself."""
     tensors = OrderedDict()
+    arrays = OrderedDict()
+    taken = _Taken(tensors, arrays)
     names = {}   # id(tensor) -> its member name
     inside = set()  # ids of the containers being walked (a cycle is an error)
+    newer = []
 
     def walk(x, path, depth):
         if isinstance(x, _C.Tensor):
             name = names.get(id(x))
             if name is None:
-                name = names[id(x)] = _member_name(path, tensors, reserved)
+                name = names[id(x)] = _member_name(path, taken, reserved)
                 tensors[name] = x
             return {"tensor": name}
         if x is None or x is True or x is False:
             return x
+        if isinstance(x, (_C.device, _C.dtype)):
+            newer.append(True)
+            return {"device": str(x)} if isinstance(x, _C.device) else {"dtype": x.name}
+        if isinstance(x, (np.ndarray, np.generic)) and not isinstance(x, (int, float, str)):
+            if x.dtype.kind not in ARRAY_KINDS:
+                raise TypeError(f"save(): {where(path)} is a NumPy array of dtype {x.dtype}, "
+                                f"which save() cannot write without pickling ({_WRITES})")
+            newer.append(True)
+            name = _member_name(path, taken, reserved)
+            arrays[name] = np.asarray(x)
+            return {"npscalar" if isinstance(x, np.generic) else "ndarray": name}
         if isinstance(x, int):
             return _writable_int(x, where(path))
         if isinstance(x, float):
@@ -135,7 +160,18 @@ def encode(obj, reserved):
         inside.discard(id(x))
         return node
 
-    return walk(obj, (None, None), 0), tensors
+    tree = walk(obj, (None, None), 0)
+    return tree, tensors, arrays, bool(newer)
+
+
+class _Taken:
+    """The member names in use: the tensors' and the arrays' (for _member_name)."""
+
+    def __init__(self, *maps):
+        self.maps = maps
+
+    def __contains__(self, name):
+        return any(name in m for m in self.maps)
 
 
 def _short(node):
@@ -143,10 +179,12 @@ def _short(node):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def decode(node, tensors, used=None):
+def decode(node, tensors, used=None, arrays=None, version=3):
     """The object of a tree read from a file, its tensors taken from tensors (member
-    name -> Tensor); the name of every tensor it takes is added to used.  Raises
-    Corrupt, naming the place, for anything encode() does not write."""
+    name -> Tensor) and its NumPy arrays from arrays; the name of every tensor it takes
+    is added to used.  Raises Corrupt, naming the place, for anything encode() does not
+    write (the tags of version 3 only in a version 3 file)."""
+    arrays = {} if arrays is None else arrays
 
     def walk(x, path, depth):
         if x is None or isinstance(x, (bool, int, float, str)):  # json's leaves
@@ -160,6 +198,11 @@ def decode(node, tensors, used=None):
             raise Corrupt(f"the tree at {where(path)} is {_short(x)}, not a value, a list "
                           f"or one of {{'tensor' | 'tuple' | 'dict' | 'odict': ...}}")
         ((tag, body),) = x.items()
+        if tag in NEW_TAGS:
+            if version < 3:
+                raise Corrupt(f"the tree at {where(path)} is {_short(x)}, which version "
+                              f"{version} does not have")
+            return _leaf(tag, body, arrays, path)
         if tag == "tensor":
             if not isinstance(body, str) or body not in tensors:
                 raise Corrupt(f"the tree at {where(path)} names tensor {_short(body)}, "
@@ -187,11 +230,34 @@ def decode(node, tensors, used=None):
     return walk(node, (None, None), 0)
 
 
-def check(node, names):
+def _leaf(tag, body, arrays, path):
+    """The device, dtype or NumPy array of a version 3 tag."""
+    if not isinstance(body, str):
+        raise Corrupt(f"the tree at {where(path)} is a {tag} of {_short(body)}, not of a "
+                      f"string")
+    if tag == "device":
+        try:
+            return _C.device(body)
+        except (ValueError, TypeError, RuntimeError) as e:
+            raise Corrupt(f"the tree at {where(path)} is device {_short(body)}: {e}") from None
+    if tag == "dtype":
+        dt = getattr(_C, body, None) if body.isidentifier() else None
+        if not isinstance(dt, _C.dtype):
+            raise Corrupt(f"the tree at {where(path)} is dtype {_short(body)}, which "
+                          f"pydevtensor does not have")
+        return dt
+    if body not in arrays:
+        raise Corrupt(f"the tree at {where(path)} names array {_short(body)}, which the "
+                      f"record does not list")
+    a = arrays[body]
+    return a[()] if tag == "npscalar" and a is not None else a
+
+
+def check(node, names, arrays=(), version=3):
     """Raises Corrupt unless node is a tree whose tensors are exactly names (each
     listed tensor used at least once), before any tensor is read."""
     used = set()
-    decode(node, dict.fromkeys(names), used)
+    decode(node, dict.fromkeys(names), used, dict.fromkeys(arrays), version)
     unused = [n for n in names if n not in used]
     if unused:
         raise Corrupt(f"it lists tensor {unused[0]!r}, which the tree does not use")

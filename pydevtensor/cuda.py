@@ -16,7 +16,7 @@ __all__ = [
     "get_device_properties", "get_device_capability", "mem_get_info", "memory_allocated",
     "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "memory_stats",
     "empty_cache", "synchronize", "is_built", "unavailable_reason", "Event",
-    "set_per_process_memory_fraction", "device",
+    "set_per_process_memory_fraction", "device", "is_bf16_supported",
     # random numbers: one stream for every device (pydevtensor/_cuda_random.py)
     "get_rng_state", "get_rng_state_all", "initial_seed", "manual_seed", "manual_seed_all",
     "seed", "seed_all", "set_rng_state", "set_rng_state_all",
@@ -233,6 +233,31 @@ def get_device_name(d=None):
     'NVIDIA H100 80GB HBM3'
     """
     return get_device_properties(d).name
+
+
+def is_bf16_supported(including_emulation=True):
+    """Whether the current CUDA device computes in bfloat16 natively (compute
+    capability 8.0, Ampere, or later); False when no CUDA device is available.
+
+    Parameters
+    ----------
+    including_emulation : bool, optional
+        Accepted for PyTorch's signature; pydevtensor's bfloat16 kernels on older
+        GPUs are not counted.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.is_bf16_supported() == (pydevtensor.cuda.is_available()
+    ...                                          and pydevtensor.cuda.get_device_capability()[0] >= 8)
+    True
+    """
+    if not is_available():
+        return False
+    return get_device_capability()[0] >= 8
 
 
 def get_device_capability(d=None):

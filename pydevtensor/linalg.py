@@ -1,16 +1,18 @@
 """pydevtensor.linalg: norm, as torch.linalg.norm (issue 17), composed from the
 reductions so it runs on every device (and has their gradients); the matrix norms
-ord 2, -2 and 'nuc' come from singular values, which the CPU computes (one-sided
-Jacobi in float64, csrc/cpu/cpu_linalg.c) and the CUDA backend does not (a
-NotImplementedError names the device and says to move the matrix).  The solvers
-(solve, inv, det, slogdet, cholesky and their ``_ex`` forms, LinAlgError) are in
-_linalg_solve.py."""
+ord 2, -2 and 'nuc' come from svdvals (with its gradient).  The solvers (solve, inv,
+det, slogdet, cholesky and their ``_ex`` forms, LinAlgError) are in _linalg_solve.py;
+the decompositions (eigh, eigvalsh, svd, svdvals) in _linalg_decomp.py; matrix_rank,
+pinv and cond in _linalg_spectral.py."""
 import math
 
 from . import _C
 from ._ops_index import _dim
 from ._linalg_solve import (LinAlgError, cholesky, cholesky_ex, det, inv, inv_ex, slogdet,
                             solve, solve_ex)
+from ._linalg_decomp import eigh, eigvalsh, qr, svd, svdvals
+from ._linalg_lstsq import lstsq
+from ._linalg_spectral import cond, matrix_rank, pinv
 from ._ops_linalg_small import linalg_cross as cross, matrix_power, multi_dot
 
 
@@ -92,8 +94,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     A : Tensor
         At least 2-D, floating point.
     ord : {'fro', 1, -1, inf, -inf, 2, -2, 'nuc'}, optional
-        The norm (default 'fro'). 2, -2 and 'nuc' take singular values (one-sided Jacobi
-        in float64), on CPU devices only, and have no gradient.
+        The norm (default 'fro'). 2, -2 and 'nuc' take the singular values
+        (linalg.svdvals, and its gradient).
     dim : tuple of two ints, optional
         The matrix dimensions (default the last two).
     keepdim : bool, optional
@@ -110,9 +112,6 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     ------
     RuntimeError
         When A has fewer than 2 dimensions.
-    NotImplementedError
-        For ord 2, -2 and 'nuc' on a CUDA tensor (call ``.cpu()`` first), or when A
-        requires grad.
 
     Examples
     --------
@@ -149,23 +148,17 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 def _singular_norm(A, ord, r, c, keepdim):
     """The largest (2) or smallest (-2) singular value, or their sum ('nuc'), of the
     matrices in dims r and c of A, in A's dtype."""
-    if A.requires_grad and _C.is_grad_enabled():
-        raise NotImplementedError(f"autograd: linalg.matrix_norm(ord={ord!r}) has no derivative "
-                                  "in pydevtensor yet (it needs the singular vectors); call it "
-                                  "under pydevtensor.no_grad() or on a detached tensor")
     if not A.is_floating_point():
         raise RuntimeError(f"linalg.matrix_norm: expected a floating point input, got "
                            f"{A.dtype} (on {A.device})")
     rest = [d for d in range(A.ndim) if d not in (r, c)]
-    x = A.permute(*rest, r, c).to(_C.float64).contiguous()
+    x = A.permute(*rest, r, c)
     m, n = x.shape[-2], x.shape[-1]
     if m == 0 or n == 0:
         raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} of an empty matrix "
                            f"{tuple(A.shape)} (on {A.device})")
-    sv = _C.empty(tuple(x.shape[:-2]) + (min(m, n),), dtype=_C.float64, device=A.device)
-    _C._singular_values(x, sv)
+    sv = svdvals(x)
     out = sv.sum(-1) if ord == "nuc" else sv[..., 0] if ord == 2 else sv[..., -1]
-    out = out.to(A.dtype)
     if keepdim:
         for d in sorted((r, c)):
             out = out.unsqueeze(d)
@@ -220,6 +213,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex",
-           "matrix_norm", "matrix_power", "multi_dot", "norm", "slogdet", "solve", "solve_ex",
-           "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "eigh", "eigvalsh",
+           "inv", "inv_ex", "lstsq", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm",
+           "pinv", "qr", "slogdet", "solve", "solve_ex", "svd", "svdvals", "vector_norm"]

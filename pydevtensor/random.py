@@ -83,14 +83,14 @@ def initial_seed():
 
 def get_rng_state():
     """The default generator's state: 16 bytes, the seed then the stream position (in
-    128-bit counter blocks), each little-endian, in an int32 CPU tensor of byte values
-    (PyTorch's is a uint8 tensor, which pydevtensor widens to int32).  It covers every
+    128-bit counter blocks), each little-endian, in a uint8 CPU tensor (as PyTorch's
+    ByteTensor).  It covers every
     device: one stream serves them all.
 
     Returns
     -------
     Tensor
-        int32, shape (16,), on the CPU.
+        uint8, shape (16,), on the CPU.
 
     Examples
     --------

@@ -9,7 +9,11 @@ Version 1 of the record holds a Tensor (kind 'tensor') or a dict of tensors (kin
 'dict'); save() still writes those two so, and every pydevtensor reads them.
 Anything else (lists, tuples, nested dicts, numbers, strings) is version 2, kind
 'tree', whose "tree" entry is the structure (_serialization_tree.py); a reader of
-version 1 refuses it with a FormatError naming version 2.
+version 1 refuses it with a FormatError naming version 2.  Version 3 (any kind) is
+written only when it is needed: saved tensors that share a storage (views of one
+another: the storage once, under "storages", and the tensors as views of it,
+_serialization_share.py), or a tree holding devices, dtypes or NumPy arrays (stored as
+plain .npz members listed under "arrays", read without pickle).
 """
 import os
 from collections import OrderedDict
@@ -22,7 +26,8 @@ __all__ = ["save", "load", "FormatError"]
 
 META_KEY = "__pydevtensor__"
 FORMAT = "pydevtensor.npz"
-VERSION = 2  # 1: a Tensor or a dict of Tensors; 2: any tree (_serialization_tree.py)
+VERSION = 3  # 1: a Tensor or a dict of Tensors; 2: any tree (_serialization_tree.py);
+#              3: shared storages, devices, dtypes and NumPy arrays
 
 
 def save(obj, f):
@@ -35,12 +40,14 @@ def save(obj, f):
     kill -9 or a power cut: ``.NAME.*.tmp`` beside it).
 
     A tensor that appears in several places (the same object) is written once and
-    comes back as one object.  Nothing is pickled: the file is a NumPy .npz with one
-    array per tensor, and the structure is JSON in its ``__pydevtensor__`` record.
+    comes back as one object; tensors that share a storage (a tensor and its views)
+    are written as one storage and come back sharing it, as in PyTorch.  Nothing is
+    pickled: the file is a NumPy .npz with one array per tensor (or shared storage)
+    and per NumPy array, and the structure is JSON in its ``__pydevtensor__`` record.
 
     Parameters
     ----------
-    obj : Tensor, None, bool, int, float, str, or a list, tuple or dict of these
+    obj : Tensor, None, bool, int, float, str, device, dtype, NumPy array or scalar (of numbers or strings), or a list, tuple or dict of these
         What to write.  Dicts may have string or int keys (an optimizer's state_dict
         has int keys), and nest up to 64 containers deep.  Floats may be nan or
         infinite.
@@ -54,8 +61,8 @@ def save(obj, f):
     Raises
     ------
     TypeError
-        When obj holds anything else (a set, an object, a NumPy array, a dict key
-        that is neither a string nor an int); the message names where, e.g.
+        When obj holds anything else (a set, an object, a NumPy array of objects, a
+        dict key that is neither a string nor an int); the message names where, e.g.
         ``obj['optim']['state'][0]``.
     ValueError
         When obj nests more than 64 containers deep, or holds itself, or its
@@ -76,17 +83,28 @@ def save(obj, f):
     """
     import json  # here, not at import: Note [lazy submodules] in __init__.py
     from . import _serialization_tree as tree
+    from ._serialization_share import share_storages
+    np_arrays, newer = {}, False
     if isinstance(obj, _C.Tensor):
         kind, tensors = "tensor", {"tensor": obj}
     elif tree.is_flat(obj, META_KEY):  # a state_dict: written as version 1 wrote it
         kind, tensors = "dict", obj
     else:
-        kind, (structure, tensors) = "tree", tree.encode(obj, META_KEY)
-    arrays, entries = _host_arrays(tensors)
-    meta = {"format": FORMAT, "version": VERSION if kind == "tree" else 1, "kind": kind,
-            "tensors": entries}
+        kind, (structure, tensors, np_arrays, newer) = "tree", tree.encode(obj, META_KEY)
+    views, storages = share_storages(tensors, set(tensors) | set(np_arrays) | {META_KEY})
+    arrays, entries = _host_arrays(tensors, skip=views)
+    for name, view in views.items():
+        entries[name]["view"] = view
+    version = 3 if views or np_arrays or newer else 2 if kind == "tree" else 1
+    meta = {"format": FORMAT, "version": version, "kind": kind, "tensors": entries}
     if kind == "tree":
         meta["tree"] = structure
+    if storages:
+        storage_arrays, meta["storages"] = _host_arrays(storages)
+        arrays.update(storage_arrays)
+    if np_arrays:
+        arrays.update(np_arrays)
+        meta["arrays"] = list(np_arrays)
     # a tree's strings as they are (the record is UTF-32 anyway): json's \uXXXX escapes
     # would join two lone surrogates into one character when read back
     arrays[META_KEY] = np.array(json.dumps(meta, ensure_ascii=kind != "tree"))
@@ -113,14 +131,17 @@ def _write_npz(fh, arrays):
                 npy.write_array(out, np.asanyarray(a), allow_pickle=False)
 
 
-def _host_arrays(tensors):
-    """({name: NumPy array}, {name: record entry}) of the tensors {name: Tensor}."""
+def _host_arrays(tensors, skip=()):
+    """({name: NumPy array}, {name: record entry}) of the tensors {name: Tensor}; the
+    tensors named in skip (views of a shared storage) get an entry and no array."""
     arrays, entries = {}, OrderedDict()
     for name, t in tensors.items():
         # the explicit, counted device-to-host copy; bfloat16 (which NumPy lacks) is
         # stored as its uint16 bits, recorded as bfloat16 in the metadata
-        host = t.detach().cpu()  # the values; requires_grad goes in the metadata
-        arrays[name] = np.asarray(host._buffer()) if t.dtype == _C.bfloat16 else host.numpy()
+        if name not in skip:
+            host = t.detach().cpu()  # the values; requires_grad goes in the metadata
+            arrays[name] = (np.asarray(host._buffer()) if t.dtype == _C.bfloat16
+                            else host.numpy())
         entries[name] = {"device": str(t.device), "dtype": t.dtype.name}
         if t.requires_grad:  # a Parameter, or a tensor requiring grad, comes back as one
             from .nn import Parameter, UninitializedParameter
@@ -188,16 +209,37 @@ def _write_atomically(path, write):
 
 
 def _target(saved, map_location):
-    """The device a tensor saved on `saved` goes to under map_location."""
+    """The device a tensor saved on `saved` goes to under map_location (the CPU for a
+    callable, which then moves it)."""
     if map_location is None:
         return _C.device(saved)
+    if callable(map_location) and not isinstance(map_location, (dict, str, _C.device)):
+        return _C.device("cpu")
     if isinstance(map_location, dict):
         key = map_location.get(saved, map_location.get(str(_C.device(saved)), saved))
         return _C.device(key) if isinstance(key, str) else key
     if isinstance(map_location, (str, _C.device)):
         return _C.device(map_location) if isinstance(map_location, str) else map_location
-    raise TypeError(f"map_location must be a device, a string or a dict, "
+    raise TypeError(f"map_location must be a device, a string, a dict or a callable, "
                     f"got {type(map_location).__name__}")
+
+
+def _mapped(t, saved, map_location):
+    """t (read onto the CPU) as a callable map_location(storage, location) returns it,
+    PyTorch's idiom: ``lambda storage, loc: storage`` keeps it on the CPU; a None
+    result puts it back on the device it was saved from."""
+    r = map_location(t, saved)
+    if r is None:
+        return t.to(_C.device(saved))
+    if not isinstance(r, _C.Tensor):
+        raise TypeError(f"load(): map_location(storage, {saved!r}) returned "
+                        f"{type(r).__name__}; it must return a Tensor (the storage, "
+                        f"moved) or None")
+    if r.dtype != t.dtype or tuple(r.shape) != tuple(t.shape):
+        raise ValueError(f"load(): map_location(storage, {saved!r}) returned a tensor of "
+                         f"{r.dtype} and shape {tuple(r.shape)}; the storage is "
+                         f"{t.dtype} of shape {tuple(t.shape)}")
+    return r
 
 
 def _as_saved(t, entry):
@@ -218,6 +260,8 @@ def _record_problem(entries, kind, version):
         return f"kind {kind!r} is neither 'tensor' nor 'dict'"
     if version == 2 and kind != "tree":
         return f"kind {kind!r} of a version 2 file is not 'tree'"
+    if version == 3 and kind not in ("tensor", "dict", "tree"):
+        return f"kind {kind!r} is not 'tensor', 'dict' or 'tree'"
     if not isinstance(entries, dict):
         return f"'tensors' is a {type(entries).__name__}, not a dict"
     if kind == "tensor" and list(entries) != ["tensor"]:
@@ -339,7 +383,11 @@ def _read_record(zf, members, json):
         meta = json.loads(text)
         entries = meta["tensors"]
         kind = meta["kind"]
-        structure = meta["tree"] if meta.get("version") == 2 and kind == "tree" else None
+        version = meta.get("version")
+        structure = meta["tree"] if type(version) is int and version >= 2 and \
+            kind == "tree" else None
+        storages = meta.get("storages", {}) if version == 3 else {}
+        array_names = meta.get("arrays", []) if version == 3 else []
     except (ValueError, KeyError, TypeError, RecursionError, MemoryError) as e:
         raise FormatError(f"has a corrupt {META_KEY!r} record ({type(e).__name__}: "
                           f"{str(e)[:200]})") from None
@@ -349,21 +397,49 @@ def _read_record(zf, members, json):
             version > VERSION and meta.get("format") == FORMAT else ""
         raise FormatError(f"has format {meta.get('format')!r} version {version!r}; expected "
                           f"{FORMAT!r} version 1 to {VERSION}{newer}")
-    problem = _record_problem(entries, kind, version)
+    problem = _record_problem(entries, kind, version) or _v3_problem(entries, storages,
+                                                                     array_names)
     if not problem and kind == "tree":
         from . import _serialization_tree as tree
         try:
-            tree.check(structure, entries)
+            tree.check(structure, entries, array_names, version)
         except tree.Corrupt as e:
             problem = str(e)
     if problem:
         raise FormatError(f"has a corrupt {META_KEY!r} record ({problem})")
-    return kind, entries, structure
+    return kind, entries, structure, storages, array_names
+
+
+def _v3_problem(entries, storages, array_names):
+    """What is wrong with version 3's storages, views and arrays, or None."""
+    from ._serialization_share import view_problem
+    if not isinstance(storages, dict) or not isinstance(array_names, list) or \
+            not all(isinstance(n, str) for n in array_names):
+        return "'storages' is not a dict or 'arrays' not a list of names"
+    problem = _record_problem(storages, "dict", 1) if storages else None
+    if problem:
+        return "storages: " + problem
+    names = set(entries)
+    if names & set(storages) or names & set(array_names) or \
+            set(storages) & set(array_names) or META_KEY in names | set(array_names) | \
+            set(storages) or len(set(array_names)) != len(array_names):
+        return "a member name is used twice"
+    for name, e in entries.items():
+        if "view" in e:
+            problem = view_problem(name, e["view"], storages)
+            if problem:
+                return problem
+            s = storages[e["view"]["storage"]]
+            if (s["device"], s["dtype"]) != (e["device"], e["dtype"]):
+                return (f"tensor '{name}' is {e['dtype']} on {e['device']}, its storage "
+                        f"{s['dtype']} on {s['device']}")
+    return None
 
 
 def _parse(fh, json):
-    """(zip, members, (kind, tree or None), [(name, entry, shape, fortran, np dtype,
-    pdt dtype, header bytes)]) from an open file, reading only headers."""
+    """(zip, members, (kind, tree or None, array names, entries), [(name, entry, shape,
+    fortran, np dtype, pdt dtype, header bytes)] of the tensors and shared storages
+    stored) from an open file, reading only headers."""
     import zipfile
     start = fh.read(len(_NPY_MAGIC))
     if start == _NPY_MAGIC:
@@ -392,9 +468,13 @@ def _parse(fh, json):
                               f"(it holds {sorted(members)[:3]}...)")
         raise FormatError(f"is a .npz file without pydevtensor's {META_KEY!r} record; "
                           f"load it with numpy.load instead")
-    kind, entries, structure = _read_record(zf, members, json)
+    kind, entries, structure, storages, array_names = _read_record(zf, members, json)
+    for name in array_names:
+        if name not in members:
+            raise FormatError(f"lists array '{name}' but does not hold it")
     specs = []
-    for name, e in entries.items():
+    stored = [(n, e) for n, e in entries.items() if "view" not in e]
+    for name, e in stored + list(storages.items()):
         if name not in members:
             raise FormatError(f"lists tensor '{name}' but does not hold it")
         info, fp = _open_member(zf, members, name)
@@ -419,7 +499,7 @@ def _parse(fh, json):
                               f"{nbytes} bytes, but its member holds "
                               f"{info.file_size - used} bytes of data")
         specs.append((name, e, shape, fortran, dtype, pdtype, used, nbytes))
-    return zf, members, (kind, structure), specs
+    return zf, members, (kind, structure, array_names, entries), specs
 
 
 def _check_limits(label, specs, targets):
@@ -475,7 +555,8 @@ def _read_tensor(zf, members, spec, dev):
 
 def load(f, map_location=None, *, weights_only=None):
     """Reads what save() wrote.  Each tensor goes back to the device it was saved from,
-    unless map_location (a device, a string, or a dict {'cuda:0': 'cpu'}) says otherwise.
+    unless map_location (a device, a string, a dict {'cuda:0': 'cpu'}, or PyTorch's
+    callable ``map_location(storage, location)``) says otherwise.
     ``weights_only`` is taken for PyTorch's sake and changes nothing: the file holds
     no pickle, only tensors, numbers, strings, None and containers of them, which is
     what PyTorch's ``weights_only=True`` allows.
@@ -501,8 +582,12 @@ def load(f, map_location=None, *, weights_only=None):
     ----------
     f : str, os.PathLike or binary file
         What save() wrote.
-    map_location : str, pydevtensor.device or dict, optional
-        Where the tensors go: one device for all, or {'cuda:0': 'cpu', ...}.
+    map_location : str, pydevtensor.device, dict or callable, optional
+        Where the tensors go: one device for all, or {'cuda:0': 'cpu', ...}; or a
+        callable ``f(storage, location)`` called with each tensor (or shared storage)
+        read onto the CPU and the device string it was saved from, returning it moved
+        (``lambda storage, loc: storage`` keeps everything on the CPU) or None (back
+        to where it was saved).
     weights_only : bool or None, optional
         Accepted as PyTorch's ``torch.load(f, weights_only=True)`` is written; True,
         False and None load the same (nothing is unpickled either way).
@@ -534,15 +619,18 @@ def load(f, map_location=None, *, weights_only=None):
     if weights_only is not None and not isinstance(weights_only, bool):
         raise TypeError(f"load(): weights_only must be True, False or None, "
                         f"got {type(weights_only).__name__}")
-    if map_location is not None and not isinstance(map_location, (dict, str, _C.device)):
-        raise TypeError(f"map_location must be a device, a string or a dict, "
+    if map_location is not None and not isinstance(map_location, (dict, str, _C.device)) \
+            and not callable(map_location):
+        raise TypeError(f"map_location must be a device, a string, a dict or a callable, "
                         f"got {type(map_location).__name__}")
+    mapper = map_location if callable(map_location) and not isinstance(
+        map_location, (dict, str, _C.device)) else None
     label = repr(f)
     own = isinstance(f, (str, os.PathLike))
     fh = open(f, "rb") if own else f
     try:
         try:
-            zf, members, (kind, structure), specs = _parse(fh, json)
+            zf, members, (kind, structure, array_names, entries), specs = _parse(fh, json)
         except Exception as e:
             if isinstance(e, FormatError):
                 raise _reworded(label, e) from None
@@ -563,11 +651,10 @@ def load(f, map_location=None, *, weights_only=None):
                         f"map_location={{'{e['device']}': 'cpu'}}") from err
                 targets[name] = dev
             _check_limits(label, specs, targets)
-            out = OrderedDict()
+            read = {}
             for spec in specs:
                 try:
-                    out[spec[0]] = _as_saved(_read_tensor(zf, members, spec, targets[spec[0]]),
-                                             spec[1])
+                    t = _read_tensor(zf, members, spec, targets[spec[0]])
                 except Exception as e:
                     if isinstance(e, FormatError):
                         raise _reworded(label, e) from None
@@ -575,10 +662,49 @@ def load(f, map_location=None, *, weights_only=None):
                         raise FormatError(f"load(): {label}: tensor '{spec[0]}' cannot be "
                                           f"read ({type(e).__name__}: {str(e)[:200]})") from e
                     raise
+                read[spec[0]] = t if mapper is None else _mapped(t, spec[1]["device"], mapper)
+            out = _with_views(label, read, entries)
+            arrays = {name: _read_array(label, zf, members, name) for name in array_names}
     finally:
         if own:
             fh.close()
     if kind == "tree":
         from . import _serialization_tree as tree
-        return tree.decode(structure, out)
+        return tree.decode(structure, out, arrays=arrays)
     return out["tensor"] if kind == "tensor" else out
+
+
+def _with_views(label, read, entries):
+    """{name: tensor} in the record's order: the tensors read, and the views of the
+    shared storages rebuilt (bounds-checked against the storage read)."""
+    from ._serialization_share import rebuild
+    out = OrderedDict()
+    for name, e in entries.items():
+        if "view" in e:
+            try:
+                t = rebuild(e["view"], read[e["view"]["storage"]])
+            except (ValueError, RuntimeError) as err:
+                raise FormatError(f"load(): {label}: tensor '{name}' is a view outside its "
+                                  f"storage ({err})") from None
+        else:
+            t = read[name]
+        out[name] = _as_saved(t, e)
+    return out
+
+
+def _read_array(label, zf, members, name):
+    """The NumPy array stored as member name (numbers or strings; no pickle)."""
+    from numpy.lib import format as npy
+    info, fp = _open_member(zf, members, name)
+    try:
+        with fp:
+            a = npy.read_array(fp, allow_pickle=False)
+    except Exception as e:
+        if _malformed(e):
+            raise FormatError(f"load(): {label}: array '{name}' cannot be read "
+                              f"({type(e).__name__}: {str(e)[:200]})") from e
+        raise
+    from ._serialization_tree import ARRAY_KINDS
+    if a.dtype.kind not in ARRAY_KINDS:
+        raise FormatError(f"load(): {label}: array '{name}' has dtype {a.dtype}")
+    return a

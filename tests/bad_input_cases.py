@@ -407,8 +407,8 @@ CASES = [
       r"logical_not\(\): input must be a Tensor, got int"),
     C("any-list", "pdt.any([True])", "TypeError", r"any\(\): input must be a Tensor, got list"),
     C("all-dim", "pdt.all(t, dim=5)", "IndexError", r"^all\(\): .*got dim 5 for a tensor with 2"),
-    C("and-int-tensor", "ti & ti", "TypeError",
-      r"bitwise ops take bool tensors \(masks\), got self of dtype pydevtensor.int32 on cpu"),
+    C("and-float-tensor", "t & t", "TypeError",
+      r"bitwise ops take bool or integer tensors, got self of dtype pydevtensor.float32 on cpu"),
     C("add-broadcast", "pdt.add(t, pdt.zeros(4))", "ValueError",
       r"size of tensor a \(3\) must match the size of tensor b \(4\) at non-singleton dimension 1"),
     C("add-str", 'pdt.add(t, "x")', "TypeError",
@@ -574,7 +574,8 @@ CASES = [
     C("iter-0d", "list(pdt.tensor(1.0))", "TypeError", r"iteration over a 0-d tensor"),
     C("size-out-of-range", "t.size(5)", "IndexError", r"got dim 5"),
     C("data-set-int", "t.data = 5", "TypeError", r"data must be set to a Tensor, got int"),
-    C("Tensor-ctor-int", "pdt.Tensor(5)", "TypeError", r"Tensor\(data\) takes a Tensor"),
+    C("Tensor-ctor-float", "pdt.Tensor(5.5)", "TypeError",
+      r"Tensor\(\): data must be a sequence \(got float\)"),
 
     # ---- the everyday API of issue 17
     C("cat-tensor", "pdt.cat(t)", "TypeError", r"must be a sequence of Tensors, got Tensor"),
@@ -810,3 +811,12 @@ CASES += RANDOM_CASES
 from bad_input_cases_mathnames import MATHNAMES_CASES  # noqa: E402
 
 CASES += MATHNAMES_CASES
+# the PyTorch-compatibility names (legacy constructors, strided views, switches, data)
+from bad_input_cases_compat import COMPAT_CASES  # noqa: E402
+
+CASES += COMPAT_CASES
+
+# uint8, int8, int16 and the integer bitwise ops
+from bad_input_cases_smallint import SMALLINT_CASES  # noqa: E402
+
+CASES += SMALLINT_CASES

@@ -1,7 +1,9 @@
 """The bad-input catalogue's cases for pydevtensor.linalg's solvers
 (pydevtensor/_linalg_solve.py): solve, inv, det, slogdet, cholesky, their _ex forms,
-inverse, logdet and cholesky_solve.  tests/bad_input_cases.py (where Case is) adds them
-to CASES; tests/test_bad_input.py runs them."""
+inverse, logdet and cholesky_solve; its decompositions (_linalg_decomp.py: eigh,
+eigvalsh, svd, svdvals, qr) and what is built on them (_linalg_spectral.py:
+matrix_rank, pinv, cond; _linalg_lstsq.py: lstsq).  tests/bad_input_cases.py (where
+Case is) adds them to CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
 
 LAE = "pydevtensor.linalg.LinAlgError"
@@ -35,6 +37,10 @@ LINALG_CASES = [
       r"linalg\.cholesky: The factorization could not be completed because the input is not "
       r"positive-definite \(the leading minor of order 1 is not positive-definite\) \(A of "
       r"shape \(2, 2\), .*float32, on cpu\)"),
+    C("linalg.cholesky-nan",
+      "pdt.linalg.cholesky(pdt.tensor([[4.0, 1.0], [1.0, float('nan')]]))", LAE,
+      r"linalg\.cholesky: The factorization could not be completed because the input is "
+      r"not positive-definite \(the leading minor of order 2 is not positive-definite\)"),
     C("linalg.cholesky_ex-bool", "pdt.linalg.cholesky_ex(pdt.ones(2, 2, dtype=pdt.bool))",
       "NotImplementedError", r"linalg\.cholesky_ex: Expected a floating point tensor as "
       r"input. Got Bool"),
@@ -50,4 +56,48 @@ LINALG_CASES = [
       r"cholesky_solve: B must have at least 2 dimensions, got shape \(2,\) \(on cpu\)"),
     C("cholesky_solve-singular", "pdt.cholesky_solve(pdt.ones(2, 1), pdt.zeros(2, 2))", LAE,
       r"linalg\.solve: The diagonal element 1 is zero"),
+    C("linalg.eigh-not-square", "pdt.linalg.eigh(pdt.ones(2, 3))", "RuntimeError",
+      r"linalg\.eigh: A must be batches of square matrices, but they are 2 by 3 matrices "
+      r"\(shape \(2, 3\), on cpu\)"),
+    C("linalg.eigh-uplo", "pdt.linalg.eigh(pdt.eye(2), UPLO='X')", "RuntimeError",
+      r"linalg\.eigh: Expected UPLO argument to be 'L' or 'U', but got 'X' \(A of shape "
+      r"\(2, 2\), on cpu\)"),
+    C("linalg.eigvalsh-int", "pdt.linalg.eigvalsh(pdt.ones(2, 2, dtype=pdt.int64))",
+      "NotImplementedError", r"linalg\.eigvalsh: Expected a floating point tensor as input. "
+      r"Got Long \(shape \(2, 2\), on cpu\)"),
+    C("linalg.svd-1d", "pdt.linalg.svd(pdt.ones(3))", "RuntimeError",
+      r"linalg\.svd: The input tensor A must have at least 2 dimensions \(got shape \(3,\), "
+      r"on cpu\)"),
+    C("linalg.svdvals-half", "pdt.linalg.svdvals(pdt.eye(2, dtype=pdt.float16))",
+      "NotImplementedError", r"linalg\.svdvals: Low precision dtypes not supported. Got Half"),
+    C("linalg.svd-nan", "pdt.linalg.svd(pdt.full((3, 2), float('nan')))", LAE,
+      r"linalg\.svd: The algorithm failed to converge .*\(A of shape \(3, 2\), .*float32, "
+      r"on cpu\)"),
+    C("linalg.svd-driver", "pdt.linalg.svd(pdt.eye(2), driver='gesvdj')", "RuntimeError",
+      r"linalg\.svd: driver='gesvdj' is not supported"),
+    C("linalg.pinv-bool", "pdt.linalg.pinv(pdt.ones(2, 2, dtype=pdt.bool))",
+      "NotImplementedError", r"linalg\.pinv: Expected a floating point tensor as input. "
+      r"Got Bool"),
+    C("linalg.matrix_rank-tol-and-atol", "pdt.linalg.matrix_rank(pdt.eye(2), tol=1, atol=1)",
+      "RuntimeError", r"linalg\.matrix_rank: tol cannot be given with atol or rtol \(on cpu\)"),
+    C("linalg.cond-p", "pdt.linalg.cond(pdt.eye(2), 3)", "RuntimeError",
+      r"linalg\.cond: got an invalid norm type: 3 \(on cpu\)"),
+    C("linalg.cond-not-square", "pdt.linalg.cond(pdt.ones(2, 3), 1)", "RuntimeError",
+      r"linalg\.cond: A must be batches of square matrices, but they are 2 by 3"),
+    C("linalg.qr-mode", "pdt.linalg.qr(pdt.eye(2), mode='full')", "RuntimeError",
+      r"linalg\.qr: qr received unrecognized mode 'full' but expected one of 'reduced' "
+      r"\(default\), 'r', or 'complete' \(on cpu\)"),
+    C("linalg.qr-int", "pdt.linalg.qr(pdt.ones(3, 2, dtype=pdt.int32))", "NotImplementedError",
+      r"linalg\.qr: Expected a floating point tensor as input. Got Int \(shape \(3, 2\), on "
+      r"cpu\)"),
+    C("linalg.lstsq-rows", "pdt.linalg.lstsq(pdt.ones(4, 3), pdt.ones(3, 2))", "RuntimeError",
+      r"linalg\.lstsq: input\.size\(-2\) should match other\.size\(-2\) \(A \(4, 3\), B "
+      r"\(3, 2\), on cpu\)"),
+    C("linalg.lstsq-driver", "pdt.linalg.lstsq(pdt.ones(4, 3), pdt.ones(4, 2), driver='x')",
+      "RuntimeError", r"linalg\.lstsq: parameter `driver` should be one of \(gels, gelsy, "
+      r"gelsd, gelss\), got 'x' \(on cpu\)"),
+    C("linalg.lstsq-dims", "pdt.linalg.lstsq(pdt.ones(2, 4, 3), pdt.ones(4))", "RuntimeError",
+      r"linalg\.lstsq: input\.dim\(\) must be greater or equal to other\.dim\(\)"),
+    C("linalg.lstsq-half", "pdt.linalg.lstsq(pdt.ones(4, 3, dtype=pdt.float16), pdt.ones(4, 2))",
+      "NotImplementedError", r"linalg\.lstsq: Low precision dtypes not supported. Got Half"),
 ]

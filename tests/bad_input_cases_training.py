@@ -32,8 +32,24 @@ TRAINING_CASES = [
       r"corrupt '__pydevtensor__' record"),
     C("load-json-list", "pdt.load(npz(json.dumps([1, 2]), x=a))", "ValueError",
       r"corrupt '__pydevtensor__' record"),
-    C("load-version", "pdt.load(npz(dict(meta(), version=3), x=a))", "ValueError",
-      r"version 3; expected 'pydevtensor.npz' version 1 to 2 \(a newer pydevtensor wrote it\?\)"),
+    C("load-version", "pdt.load(npz(dict(meta(), version=4), x=a))", "ValueError",
+      r"version 4; expected 'pydevtensor.npz' version 1 to 3 \(a newer pydevtensor wrote it\?\)"),
+    C("load-view-outside-storage",
+      "pdt.load(npz(dict(meta(), version=3, tensors={'x': dict(device='cpu', dtype='float32', "
+      "view=dict(storage='s', shape=[9], stride=[1], offset=0))}, "
+      "storages={'s': dict(device='cpu', dtype='float32')}), s=np.zeros(3, np.float32)))",
+      "ValueError", r"tensor 'x' is a view outside its storage .*out of bounds"),
+    C("load-view-unknown-storage",
+      "pdt.load(npz(dict(meta(), version=3, tensors={'x': dict(device='cpu', dtype='float32', "
+      "view=dict(storage='t', shape=[1], stride=[1], offset=0))}), x=a))",
+      "ValueError", r"corrupt .*is a view of storage 't', which is not listed"),
+    C("load-map-location-bad-return",
+      "buf = io.BytesIO()\npdt.save(pdt.ones(2), buf)\nbuf.seek(0)\n"
+      "pdt.load(buf, map_location=lambda s, loc: 'cpu')", "TypeError",
+      r"map_location\(storage, 'cpu'\) returned str; it must return a Tensor"),
+    C("save-object-array", "pdt.save({'a': np.array([object()])}, io.BytesIO())", "TypeError",
+      r"obj\['a'\] is a NumPy array of dtype object, which save\(\) cannot write without "
+      r"pickling"),
     C("load-tree-in-version-1", 'pdt.load(npz(dict(meta(), kind="tree", tree=None), x=a))',
       "ValueError", r"corrupt .*kind 'tree' is neither 'tensor' nor 'dict'"),
     C("load-tree-missing", 'pdt.load(npz(dict(meta(), version=2, kind="tree"), x=a))',
@@ -69,14 +85,16 @@ TRAINING_CASES = [
       'pdt.load(npz(meta(x={"device": "cuda:63", "dtype": "float32"}), x=a))',
       "pydevtensor.DeviceError", r"tensor 'x' was saved on cuda:63.*Pass map_location"),
     C("load-map-location-int", f"pdt.load(npz({FILE}, x=a), map_location=5)", "TypeError",
-      r"map_location must be a device, a string or a dict, got int"),
+      r"map_location must be a device, a string, a dict or a callable, got int"),
     C("save-set", "pdt.save({1, 2}, io.BytesIO())", "TypeError",
       r"save\(\): obj is a set, which save\(\) cannot write \(it writes tensors, numbers, "
-      r"strings, None, and lists, tuples and dicts of them\)"),
+      r"strings, None, devices, dtypes, NumPy arrays of numbers or strings, and lists, tuples "
+      r"and dicts of them\)"),
     C("save-nested-set", 'pdt.save({"optim": {"state": {0: {1, 2}}}}, io.BytesIO())',
       "TypeError", r"save\(\): obj\['optim'\]\['state'\]\[0\] is a set, which save\(\) cannot"),
-    C("save-ndarray", 'pdt.save({"x": np.zeros(2)}, io.BytesIO())', "TypeError",
-      r"obj\['x'\] is a numpy\.ndarray, .*\(convert it with \.item\(\), or to a Tensor\)"),
+    C("save-datetime-array", 'pdt.save({"x": np.zeros(2, "datetime64[s]")}, io.BytesIO())',
+      "TypeError", r"obj\['x'\] is a NumPy array of dtype datetime64\[s\], which save\(\) "
+      r"cannot write without pickling"),
     C("save-float-key", "pdt.save({1.5: t}, io.BytesIO())", "TypeError",
       r"obj has the key 1.5 of type float; save\(\) writes dicts whose keys are strings or ints"),
     C("save-too-deep", "x = [t]\nfor _ in range(64): x = [x]\npdt.save(x, io.BytesIO())",
@@ -94,6 +112,31 @@ TRAINING_CASES = [
       r"'tpu': unknown device type"),
     C("Linear-input-shape", "pdt.nn.Linear(3, 4)(pdt.zeros(2, 5))", "ValueError",
       r"input of shape \(2, 5\) does not match weight of shape \(4, 3\)"),
+    # nn.utils.rnn, nn.utils.parameters_to_vector, Module and optimizer keywords
+    C("pack-unsorted", "pdt.nn.utils.rnn.pack_padded_sequence(pdt.zeros(3, 2, 1), [2, 3])",
+      "RuntimeError", r"`lengths` array must be sorted in decreasing order"),
+    C("pack-lengths-count", "pdt.nn.utils.rnn.pack_padded_sequence(pdt.zeros(3, 2, 1), [3])",
+      "RuntimeError", r"Expected `len\(lengths\)` to be equal to batch_size, but got 1"),
+    C("pad-sequence-side", "pdt.nn.utils.rnn.pad_sequence([pdt.ones(2)], padding_side='up')",
+      "ValueError", r"Expected padding_side to be one of left or right, but got up"),
+    C("pad-packed-total-length", "pdt.nn.utils.rnn.pad_packed_sequence("
+      "pdt.nn.utils.rnn.pack_sequence([pdt.ones(3)]), total_length=2)", "ValueError",
+      r"Expected total_length to be at least the length of the longest sequence"),
+    C("vector-to-parameters-size", "pdt.nn.utils.vector_to_parameters(pdt.ones(5), "
+      "pdt.nn.Linear(2, 1).parameters())", "ValueError",
+      r"vec must be 1-D with the parameters' 3 elements, got shape \(5,\)"),
+    C("state-dict-prefix-int", "pdt.nn.Linear(1, 1).state_dict(prefix=3)", "TypeError",
+      r"prefix must be a str, got int"),
+    C("get-submodule-missing", "pdt.nn.Sequential(pdt.nn.ReLU()).get_submodule('0.x')",
+      "AttributeError", r"ReLU has no attribute `x`"),
+    C("forward-hook-not-callable", "pdt.nn.ReLU().register_forward_hook(3)", "TypeError",
+      r"hook must be callable, got int"),
+    C("sequential-insert-range", "pdt.nn.Sequential(pdt.nn.ReLU()).insert(5, pdt.nn.ReLU())",
+      "IndexError", r"index 5 is out of range for a Sequential of 1"),
+    C("adam-fused-foreach", "pdt.optim.Adam([pdt.nn.Parameter(pdt.ones(1))], fused=True, "
+      "foreach=True)", "RuntimeError", r"`fused` and `foreach` cannot be `True` together"),
+    C("checkpoint-not-callable", "pdt.utils.checkpoint.checkpoint(3, use_reentrant=False)",
+      "TypeError", r"function must be callable, got int"),
     C("Linear-input-dtype", "pdt.nn.Linear(3, 4)(pdt.zeros(2, 3, dtype=pdt.float64))",
       "TypeError", r"the input is pydevtensor\.float64 but the parameter 'weight' is "
       r"pydevtensor\.float32.*in layer Linear\(in_features=3"),
@@ -767,7 +810,8 @@ TRAINING_CASES = [
     C("DataLoader-batch-float", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), 2.5)",
       "TypeError", r"DataLoader\(\): batch_size must be an int, got float"),
     C("DataLoader-not-a-dataset", "pdt.utils.data.DataLoader(3)", "TypeError",
-      r"dataset must have __getitem__ and __len__ \(a Dataset\), got int"),
+      r"dataset must have __getitem__ and __len__ \(a Dataset\), or be an IterableDataset; "
+      r"got int"),
     C("DataLoader-generator", "pdt.utils.data.DataLoader(pdt.utils.data.TensorDataset(t), "
       "generator=object())", "TypeError",
       r"generator must be a pydevtensor.Generator or None, got object"),

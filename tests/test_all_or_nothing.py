@@ -25,7 +25,7 @@ def params_with_grads():
 
 def sgd_rule(before, bufs, kw):
     """PyTorch's rule for one step with gradients of ones (float64), from the
-    parameters and momentum buffers (by id, or empty) before it."""
+    parameters and momentum buffers (by parameter, or empty) before it."""
     lr, m, wd = 0.5, kw.get("momentum", 0.0), kw.get("weight_decay", 0.0)
     out = []
     for k, b in before:
@@ -60,11 +60,11 @@ def test_sgd_step_out_of_memory_on_the_third_parameter_changes_nothing(kw, first
     if not first:
         opt.step()  # momentum buffers exist: the failing step must keep them as they are
     if replace == "expanded":
-        opt.state[id(ps[2])]["momentum_buffer"] = pdt.full((1,), 0.25).expand(*ps[2].shape)
+        opt.state[ps[2]]["momentum_buffer"] = pdt.full((1,), 0.25).expand(*ps[2].shape)
     elif replace == "float64":
-        opt.state[id(ps[2])]["momentum_buffer"] = pdt.full(ps[2].shape, 0.25,
+        opt.state[ps[2]]["momentum_buffer"] = pdt.full(ps[2].shape, 0.25,
                                                            dtype=pdt.float64)
-    before = [(id(p), p.data.numpy().astype(np.float64)) for p in ps]
+    before = [(p, p.data.numpy().astype(np.float64)) for p in ps]
     bufs = {k: v["momentum_buffer"].numpy().astype(np.float64) for k, v in opt.state.items()}
     config.set_memory_limit("cpu", pdt.memory_allocated("cpu") + 2**19)  # < the big one's need
     try:
@@ -113,7 +113,7 @@ def test_adaptive_step_out_of_memory_on_the_third_parameter_changes_nothing(name
             else:
                 assert got == v
     opt.step()
-    assert all(opt.state[id(p)]["step"] == (1 if first else 2) for p in ps)
+    assert all(opt.state[p]["step"] == (1 if first else 2) for p in ps)
 
 
 @pytest.mark.parametrize("kw", [{}, {"momentum": 0.9}])
@@ -124,7 +124,7 @@ def test_sgd_step_of_float32_needs_no_memory_once_buffers_exist(kw):
     ps = params_with_grads()
     opt = optim.SGD(ps, lr=0.5, **kw)
     opt.step()
-    before = [(id(p), p.data.numpy().astype(np.float64)) for p in ps]
+    before = [(p, p.data.numpy().astype(np.float64)) for p in ps]
     bufs = {k: v["momentum_buffer"].numpy().astype(np.float64) for k, v in opt.state.items()}
     held = {k: v["momentum_buffer"] for k, v in opt.state.items()}
     allocated = pdt.memory_allocated("cpu")
@@ -188,9 +188,9 @@ def test_sgd_with_a_float64_buffer_for_a_float32_parameter_rounds_the_update_fir
     p = nn.Parameter(pdt.from_numpy(w.copy()))
     p.grad = pdt.from_numpy(g.copy())
     opt = optim.SGD([p], lr=0.05, momentum=0.9)
-    opt.state[id(p)] = {"momentum_buffer": pdt.from_numpy(b.copy())}
+    opt.state[p] = {"momentum_buffer": pdt.from_numpy(b.copy())}
     opt.step()
     new_buf = b * 0.9 + g.astype(np.float64)
     want = w - (new_buf * 0.05).astype(np.float32)
-    np.testing.assert_array_equal(opt.state[id(p)]["momentum_buffer"].numpy(), new_buf)
+    np.testing.assert_array_equal(opt.state[p]["momentum_buffer"].numpy(), new_buf)
     np.testing.assert_array_equal(p.data.numpy(), want)

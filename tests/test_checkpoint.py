@@ -125,7 +125,7 @@ def test_state_dict_is_a_snapshot(dev):
     sd = opt.state_dict()
     taken = sd["state"][0]["momentum_buffer"]
     before = taken.cpu().tolist()
-    live = opt.state[id(w)]["momentum_buffer"]
+    live = opt.state[w]["momentum_buffer"]
     assert taken.device == w.device and taken.data_ptr() != live.data_ptr()
     opt.step()
     assert taken.cpu().tolist() == before and live.cpu().tolist() != before
@@ -133,7 +133,7 @@ def test_state_dict_is_a_snapshot(dev):
     assert opt.param_groups[0]["lr"] == 0.1
     # and load_state_dict keeps nothing of the dict it is given
     opt.load_state_dict(sd)
-    assert opt.state[id(w)]["momentum_buffer"].data_ptr() != taken.data_ptr()
+    assert opt.state[w]["momentum_buffer"].data_ptr() != taken.data_ptr()
     opt.step()
     assert taken.cpu().tolist() == before and opt.param_groups[0]["lr"] == 99.0
 
@@ -146,11 +146,11 @@ def test_state_follows_each_parameters_device_and_dtype(dev):
     dst = nn.Parameter(pdt.zeros(3, device=dev, dtype=pdt.float64))
     resumed = optim.Adam([dst])
     resumed.load_state_dict(opt.state_dict())
-    state = resumed.state[id(dst)]
+    state = resumed.state[dst]
     for name in ("exp_avg", "exp_avg_sq"):
         assert (state[name].device, state[name].dtype) == (pdt.device(dev), pdt.float64)
         np.testing.assert_array_equal(state[name].cpu().numpy(),
-                                      opt.state[id(src)][name].numpy().astype(np.float64))
+                                      opt.state[src][name].numpy().astype(np.float64))
     assert state["step"] == 1
 
 

@@ -196,7 +196,7 @@ BAD = [
     (lambda: pdt.tensor([2**63]), OverflowError, "64 bits"),
     (lambda: pdt.tensor([2**31], dtype=pdt.int32), OverflowError, "int32"),
     (lambda: pdt.zeros(2, dtype="float8"), TypeError, "unknown dtype 'float8'"),
-    (lambda: pdt.zeros(2, dtype=np.uint8), TypeError, "unknown dtype"),
+    (lambda: pdt.zeros(2, dtype=np.uint16), TypeError, "unknown dtype"),
     (lambda: pdt.tensor(np.zeros(2, dtype=np.complex64)), TypeError, "unsupported element type"),
     (lambda: pdt.zeros(2, device="tpu"), ValueError, "unknown device type"),
     (lambda: pdt.zeros(2, device="cuda:9"), RuntimeError, "available: cpu"),

@@ -66,8 +66,8 @@ def test_cat_stack(dev, dtype):
 
 @pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
 def test_cat_of_views_and_many_parts(dev, dtype):
-    # the C fast path (one dtype and device, up to 8 parts) and the Python path (more
-    # parts, a generator) give NumPy's result: 3-d parts along every dim, transposed
+    # the C fast path (one dtype and device: views on the C stack up to 16 parts, on
+    # the heap past that) and the Python path (a generator) give NumPy's result: 3-d parts along every dim, transposed
     # and strided parts, parts of length 0 along dim, a tuple
     a, b, c = (data(s, dtype, k) for k, s in enumerate([(4, 3, 5), (4, 2, 5), (4, 0, 5)]))
     ta, tb, tc = (pdt.tensor(x, device=dev) for x in (a, b, c))
@@ -75,9 +75,31 @@ def test_cat_of_views_and_many_parts(dev, dtype):
     exact(pdt.cat([ta, ta[:, :, ::2][:, :, :2]], 2), np.concatenate([a, a[:, :, ::2][:, :, :2]], 2))
     exact(pdt.cat([ta.transpose(0, 2)] * 2, 0), np.concatenate([a.transpose(2, 1, 0)] * 2, 0))
     exact(pdt.cat([ta[1:3, ::2], ta[:2, 1:]], -3), np.concatenate([a[1:3, ::2], a[:2, 1:]], 0))
-    for n in (8, 9):  # 9: past the fast path
+    for n in (16, 17, 300):  # 17 and 300: the views on the heap
         exact(pdt.cat([ta] * n, -1), np.concatenate([a] * n, -1))
     exact(pdt.cat(iter([ta, tb]), 1), np.concatenate([a, b], 1))  # not a list: Python's path
+
+
+@pytest.mark.parametrize("n", [1, 16, 17, 257])
+def test_stack_of_many_parts_on_every_dim(dev, n):
+    # a DataLoader's collate stacks hundreds of samples: stack's C path (each part
+    # gains a size-1 dim) on the C stack and on the heap, every dim, strided parts,
+    # 0-d parts; with grad, the recorded path gives each part its slice of the gradient
+    xs = [data((3, 4), "float32", k) for k in range(n)]
+    ts = [pdt.tensor(x, device=dev) for x in xs]
+    for d in (0, 1, 2, -1, -3):
+        exact(pdt.stack(ts, d), np.stack(xs, d))
+    exact(pdt.stack([t[:, ::2] for t in ts], 1), np.stack([x[:, ::2] for x in xs], 1))
+    exact(pdt.stack([t[0, 0] for t in ts]), np.stack([x[0, 0] for x in xs]))
+    ws = [pdt.tensor(x, device=dev, requires_grad=True) for x in xs[:3]]
+    y = pdt.stack(ws * 2, 1)
+    (y * pdt.arange(1.0, y.shape[1] + 1.0, device=dev).reshape(1, -1, 1)).sum().backward()
+    for k, w in enumerate(ws):
+        np.testing.assert_array_equal(host(w.grad), np.full((3, 4), 2 * k + 2 + len(ws)))
+    with pytest.raises(RuntimeError, match=f"equal size.*at entry {n}"):
+        pdt.stack(ts + [pdt.zeros(4, 3, device=dev)])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        pdt.stack(ts, 3)
 
 
 def test_cat_and_stack_of_a_generator_record_the_gradient(dev):
@@ -189,6 +211,43 @@ def test_where_strided_and_promoted(dev):
     got = pdt.where(pdt.tensor(c, device=dev), ta.t(), pdt.tensor(1, device=dev))
     assert got.dtype == pdt.float64
     exact(got, np.where(c, a.T, 1))
+
+
+def _layouts(x, dev):
+    """x (3-d) as pydevtensor tensors of x's values in several layouts: contiguous,
+    permuted (last stride 50*4), every other element of a wider one (last stride
+    2), broadcast along the last dim (stride 0), one number broadcast."""
+    big = np.repeat(x, 2, axis=-1)
+    return {
+        "contig": pdt.tensor(x, device=dev),
+        "perm": pdt.tensor(np.ascontiguousarray(x.transpose(2, 0, 1)), device=dev).permute(1, 2, 0),
+        "step2": pdt.tensor(big, device=dev)[..., ::2],
+        "bcast": pdt.tensor(x[:, :, :1], device=dev).expand(x.shape),
+        "number": pdt.tensor(x[0, 0, 0], device=dev).expand(x.shape),
+    }
+
+
+@pytest.mark.parametrize("dtype", ["bool", "float32", "float64"])
+def test_where_by_rows_in_every_layout(dev, dtype):
+    # operands that are not all contiguous go a row of the last dim at a time, with
+    # constant steps when each last stride is 0 or 1 (eight kinds) and any steps
+    # otherwise; rows split between threads mid-row (200 rows of 333 elements);
+    # NumPy's bytes in every case, and masked_fill's
+    shape = (4, 50, 333)
+    conds = _layouts(data(shape, "bool", 11), dev)
+    firsts = _layouts(data(shape, dtype, 12), dev)
+    seconds = _layouts(data(shape, dtype, 13), dev)
+    for cn, tc in conds.items():
+        for an, ta in firsts.items():
+            for bn, tb in seconds.items():
+                c, a, b = host(tc), host(ta), host(tb)
+                got = np.ascontiguousarray(host(pdt.where(tc, ta, tb)))
+                want = np.ascontiguousarray(np.where(c, a, b))
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), \
+                    (cn, an, bn)
+            got = np.ascontiguousarray(host(ta.masked_fill(tc, 1)))
+            want = np.ascontiguousarray(np.where(c, np.ones((), dtype), a))
+            assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (cn, an)
 
 
 def test_where_in_one_call_agrees_with_the_composed_path(dev):
@@ -527,8 +586,8 @@ def test_linalg_norm_gradient_at_zero(dev):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_linalg_singular_value_norms(dev, dtype):
     """ord 2, -2 and 'nuc' (largest, smallest singular value, their sum) against NumPy's
-    SVD, on the CPU (tall, wide, batched, rank-deficient, permuted dims, keepdim); a
-    CUDA device refuses with a message naming it; no gradient yet."""
+    SVD, on every device (tall, wide, batched, rank-deficient, permuted dims, keepdim),
+    with a gradient (linalg.svdvals': tests/test_linalg_decomp.py checks it)."""
     rng = np.random.default_rng(11)
     cases = [data((3, 4), dtype, 1), data((6, 2), dtype, 2), data((2, 5, 5), dtype, 3),
              (rng.standard_normal((5, 2)) @ rng.standard_normal((2, 4))).astype(dtype),
@@ -536,30 +595,23 @@ def test_linalg_singular_value_norms(dev, dtype):
     for a in cases:
         t = pdt.tensor(a, device=dev)
         for ord_ in (2, -2, "nuc"):
-            if pdt.device(dev).type != "cpu":
-                with pytest.raises(NotImplementedError, match=f"not computed on {dev}"):
-                    pdt.linalg.matrix_norm(t, ord_)
-                continue
             want = np.linalg.norm(a.astype(np.float64), ord_, axis=(-2, -1))
             got = pdt.linalg.norm(t, ord_) if a.ndim == 2 else pdt.linalg.matrix_norm(t, ord_)
             assert got.dtype == t.dtype
-            # float64: a few ulps of the largest singular value (one-sided Jacobi)
+            # float64: a few ulps of the largest singular value
             scale = np.linalg.norm(a.astype(np.float64), 2, axis=(-2, -1))
             atol = 1e-5 * scale if dtype == "float32" else 1e-13 * scale
             np.testing.assert_allclose(host(got), want, rtol=1e-5 if dtype == "float32" else 0,
                                        atol=np.max(atol))
-    if pdt.device(dev).type == "cpu":
-        b = data((4, 2, 3), dtype, 5)
-        got = pdt.linalg.matrix_norm(pdt.tensor(b, device=dev), "nuc", dim=(0, 2), keepdim=True)
-        want = np.linalg.norm(b.astype(np.float64).transpose(1, 0, 2), "nuc", axis=(1, 2))
-        close(got, want.reshape(1, 2, 1), dtype)
-        x = pdt.tensor(b, device=dev, requires_grad=True)
-        with pytest.raises(NotImplementedError, match="no derivative"):
-            pdt.linalg.matrix_norm(x, 2)
-        with pdt.no_grad():
-            pdt.linalg.matrix_norm(x, 2)
-        with pytest.raises(RuntimeError, match="Order 3 not supported"):
-            pdt.linalg.matrix_norm(x.detach(), 3)
+    b = data((4, 2, 3), dtype, 5)
+    got = pdt.linalg.matrix_norm(pdt.tensor(b, device=dev), "nuc", dim=(0, 2), keepdim=True)
+    want = np.linalg.norm(b.astype(np.float64).transpose(1, 0, 2), "nuc", axis=(1, 2))
+    close(got, want.reshape(1, 2, 1), dtype)
+    x = pdt.tensor(b, device=dev, requires_grad=True)
+    pdt.linalg.matrix_norm(x, 2, dim=(0, 2)).sum().backward()
+    assert x.grad.shape == x.shape and bool(x.grad.isfinite().all())
+    with pytest.raises(RuntimeError, match="Order 3 not supported"):
+        pdt.linalg.matrix_norm(x.detach(), 3)
 
 
 def test_format_and_tensor_of_tensors(dev):

@@ -25,7 +25,7 @@ def _state():
 def test_state_is_the_seed_and_the_position_in_16_bytes():
     pdt.manual_seed(0x0102030405060708)
     state = pdt.get_rng_state()
-    assert state.dtype == pdt.int32 and tuple(state.shape) == (16,)
+    assert state.dtype == pdt.uint8 and tuple(state.shape) == (16,)
     assert state.device == pdt.device("cpu")
     assert state.tolist() == [8, 7, 6, 5, 4, 3, 2, 1] + [0] * 8
     pdt.rand(9)  # float32: 4 numbers a counter block, so 3 blocks

@@ -7,6 +7,10 @@
   device (.cpu(), .item(), .tolist(), bool(), cuda.synchronize(), Event.synchronize()),
   naming the op, the index, the dim and its size and the device; the error is then
   cleared and the device keeps working.
+- Bad values found by later checks before that report are counted in it, with the ops
+  that found them (every result computed since the last report may be invalid).
+- Handing a result to another library (__dlpack__, __cuda_array_interface__) with
+  checks pending synchronises and reports there; with none pending it costs nothing.
 - config.set_index_checks('sync') (or PYDEVTENSOR_INDEX_CHECKS=sync, or
   CUDA_LAUNCH_BLOCKING=1) checks before the op again; CPU ops always do; ops that write
   at user indices into an existing tensor always do, leaving it unchanged.
@@ -235,6 +239,36 @@ def test_a_bad_result_copied_to_another_device_is_reported_there():
 
 
 @pytest.mark.cuda
+@pytest.mark.skipif(pdt.device_count() < 2, reason="needs two CUDA devices (or one split)")
+def test_an_export_reports_an_error_of_another_device():
+    """y = x0[bad]; y.to('cuda:1').__dlpack__(): the export on cuda:1 reports cuda:0's
+    error (its check completed before the copy), before another library reads."""
+    x0 = pdt.tensor(A, device="cuda:0")
+    z = x0[pdt.tensor([1, 20], device="cuda:0")].to("cuda:1")
+    with pytest.raises(IndexError, match=r"index 20 .* size 5 \(on cuda:0\)"):
+        z.__dlpack__()
+    z.__cuda_array_interface__  # reported once
+    pdt.cuda.synchronize("cuda:0")
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(pdt.device_count() < 2, reason="needs two CUDA devices (or one split)")
+def test_errors_on_two_devices_are_each_reported():
+    """Errors on both devices: each is reported once, naming its device."""
+    x0, x1 = pdt.tensor(A, device="cuda:0"), pdt.tensor(A, device="cuda:1")
+    x0[pdt.tensor([30], device="cuda:0")]
+    x1.index_select(0, pdt.tensor([31], device="cuda:1"))
+    x1[pdt.tensor([32], device="cuda:1")]
+    with pytest.raises(IndexError, match=r"index 30 .* \(on cuda:0\)"):
+        pdt.cuda.synchronize("cuda:0")
+    with pytest.raises(IndexError, match=r"^index_select: index 31 .* \(on cuda:1\)") as info:
+        pdt.cuda.synchronize("cuda:1")
+    assert _more(1, "cuda:1", "index") in str(info.value)
+    pdt.cuda.synchronize("cuda:0")
+    pdt.cuda.synchronize("cuda:1")
+
+
+@pytest.mark.cuda
 @pytest.mark.skipif(not CUDA_EMULATED, reason="the emulated CUDA runtime's rules")
 def test_emulated_host_get_device_pointer():
     import ctypes
@@ -292,6 +326,146 @@ def test_many_bad_indices_report_one_of_them_once():
     idx = np.tile(np.array([0, 9, 1, 5, 3], dtype=np.int64), 2000)
     idx[7000] = 12
     x.index_select(0, pdt.tensor(idx, device=dev))
-    with pytest.raises(IndexError, match=r"index (9|5|12) is out of bounds .* size 5"):
+    with pytest.raises(IndexError, match=r"index (9|5|12) is out of bounds .* size 5 .* "
+                                         r"4000 more out-of-range index values were found "
+                                         rf"on {dev} since the last report \(by index_select\)"):
         pdt.cuda.synchronize(dev)
     pdt.cuda.synchronize(dev)
+
+
+def _more(n, dev, ops):
+    return (f" {n} more out-of-range index value{' was' if n == 1 else 's were'} found on "
+            f"{dev} since the last report (by {ops}): every result computed there since "
+            "then may be invalid.")
+
+
+@cuda
+@pytest.mark.cuda
+@pytest.mark.parametrize("dev", CUDA_DEVICES)
+def test_errors_of_later_ops_are_counted_and_named(dev):
+    """The first error is reported with the count of the bad values later checks found
+    and their ops (they were dropped once: a check that lost the claim on the record
+    set a flag the report cleared as its own)."""
+    x = pdt.tensor(A, device=dev)
+    a = x[pdt.tensor([1, 20], device=dev)]
+    b = x.index_select(0, pdt.tensor([3, 9, 8], device=dev))
+    c = pdt.take(x, pdt.tensor([-21], device=dev))
+    with pytest.raises(IndexError) as info:
+        b.tolist()
+    msg = str(info.value)
+    assert msg.startswith(f"index: index 20 is out of bounds for dimension 0 with size 5 "
+                          f"(on {dev})."), msg
+    assert _more(3, dev, "index_select, take") in msg, msg
+    pdt.cuda.synchronize(dev)  # reported once, with the count
+    assert a.shape == (2, 4) and c.shape == (1,)
+    x[pdt.tensor([7], device=dev)]
+    with pytest.raises(IndexError) as info:
+        pdt.cuda.synchronize(dev)
+    assert "more out-of-range" not in str(info.value)  # counted from the last report
+
+
+@cuda
+@pytest.mark.cuda
+@pytest.mark.parametrize("dev", CUDA_DEVICES)
+def test_a_check_queued_after_an_event_is_reported_once(dev):
+    """Event.synchronize reports the checks before the event; one queued after it is
+    reported with them if it has completed, else at the next synchronisation: once."""
+    x = pdt.tensor(A, device=dev)
+    x[pdt.tensor([20], device=dev)]
+    event = pdt.cuda.Event(device=dev)
+    event.record()
+    x.index_select(0, pdt.tensor([9], device=dev))
+    with pytest.raises(IndexError, match=r"^index: index 20 is out") as info:
+        event.synchronize()
+    if _more(1, dev, "index_select") not in str(info.value):
+        with pytest.raises(IndexError, match=r"^index_select: index 9 is out"):
+            pdt.cuda.synchronize(dev)
+    pdt.cuda.synchronize(dev)
+
+
+@cuda
+@pytest.mark.cuda
+@pytest.mark.parametrize("dev", CUDA_DEVICES)
+def test_hundreds_of_checks_queued_keep_the_first_error(dev):
+    """More checks queued than the device's ring of results holds, never synchronised:
+    the oldest is waited for when its slot is needed; nothing is read back or lost."""
+    x = pdt.tensor(A, device=dev)
+    good, bad = pdt.tensor([4, 0], device=dev), pdt.tensor([0, 11], device=dev)
+    pdt.cuda.synchronize(dev)
+    n = _d2h()
+    with pdt.transfer_guard("disallow"):
+        x.index_select(0, bad)
+        for _ in range(600):
+            x[good]
+        x[bad]
+    assert _d2h() == n
+    with pytest.raises(IndexError, match=r"^index_select: index 11 is out") as info:
+        pdt.cuda.synchronize(dev)
+    assert _more(1, dev, "index") in str(info.value)
+    pdt.cuda.synchronize(dev)
+
+
+@cuda
+@pytest.mark.cuda
+@pytest.mark.parametrize("dev", CUDA_DEVICES)
+def test_every_bad_value_is_reported_once_across_threads(dev):
+    """Threads queueing bad gathers and synchronising at once: the reports together
+    count every bad value exactly once (the first of each report plus its count)."""
+    import re
+    import threading
+    x = pdt.tensor(A, device=dev)
+    reported, lock = [], threading.Lock()
+
+    def note(e):
+        m = re.search(r"(\d+) more out-of-range", str(e))
+        with lock:
+            reported.append(1 + (int(m.group(1)) if m else 0))
+
+    def work(k):
+        for i in range(40):
+            x.index_select(0, pdt.tensor([9, 0, 9], device=dev))  # two bad values
+            if (i + k) % 3 == 0:
+                try:
+                    pdt.cuda.synchronize(dev)
+                except IndexError as e:
+                    note(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        pdt.cuda.synchronize(dev)
+    except IndexError as e:
+        note(e)
+    assert sum(reported) == 3 * 40 * 2, reported
+
+
+@cuda
+@pytest.mark.cuda
+@pytest.mark.parametrize("dev", CUDA_DEVICES)
+def test_exports_report_pending_errors(dev):
+    """__dlpack__ and __cuda_array_interface__ hand the memory to another library, which
+    reads it with no synchronisation of ours: with checks pending they synchronise and
+    report; with none, or with valid indices, nothing is read back."""
+    x = pdt.tensor(A, device=dev)
+    pdt.cuda.synchronize(dev)
+    n = _d2h()
+    x.__dlpack__()
+    x.__cuda_array_interface__
+    y = x[pdt.tensor([4, 0], device=dev)]  # a check pending, valid
+    y.__dlpack__()
+    y.__cuda_array_interface__
+    y.__dlpack__(stream=-1)
+    assert _d2h() == n
+    bad = x[pdt.tensor([1, 20], device=dev)]
+    with pytest.raises(IndexError, match=r"^index: index 20 is out of bounds .* reported at "
+                                         r"this synchronisation"):
+        bad.__dlpack__()
+    bad = x.index_select(0, pdt.tensor([9], device=dev))
+    with pytest.raises(IndexError, match=r"^index_select: index 9 is out of bounds"):
+        bad.__cuda_array_interface__
+    assert _d2h() == n
+    bad.__dlpack__()  # reported once
+    np.testing.assert_array_equal(y.cpu().numpy(), A[[4, 0]])

@@ -465,7 +465,7 @@ def test_from_dlpack_protocol_details():
     assert c.data_ptr() != ptr(ro) and c.tolist() == [0, 1, 2]
     assert pdt.from_dlpack(a, copy=True).data_ptr() != ptr(a)
     with pytest.raises(TypeError, match="unsupported DLPack element type"):
-        pdt.from_dlpack(np.zeros(3, dtype=np.uint8))
+        pdt.from_dlpack(np.zeros(3, dtype=np.uint16))
     with pytest.raises(BufferError, match="copy=False forbids"):
         pdt.from_dlpack(a, device="cuda:0", copy=False)
 

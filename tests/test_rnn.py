@@ -468,8 +468,8 @@ def _bad_calls(device):
          rf"GRUCell: the input is pydevtensor.float64 but the module's parameters are "
          rf"pydevtensor.float32.*\(on {device}\)"),
         (lambda: nn.LSTM(3, 4, device=device)(_Packed(x)), NotImplementedError,
-         r"LSTM: packed sequences \(_Packed\) are not supported by pydevtensor; pad the "
-         r"batch"),
+         r"LSTM: the input is a _Packed, not a Tensor or a pydevtensor PackedSequence; "
+         r"pack the batch with pydevtensor.nn.utils.rnn.pack_padded_sequence"),
         (lambda: nn.GRU(3, 4, device=device)([[1.0]]), TypeError,
          r"GRU: the input must be a Tensor, got list"),
         (lambda: nn.GRUCell(3, 4, device=device)(pdt.zeros(2, 2, device=device)), ValueError,

@@ -319,8 +319,11 @@ def test_a_checkpoint_keeps_every_type(tmp_path, dev):
     assert isinstance(back["w"], pdt.nn.Parameter)
     assert type(back["model"]) is OrderedDict and type(back) is dict
     record, files = the_record(tmp_path / "ckpt")
-    assert (record["version"], record["kind"]) == (2, "tree")
-    assert files == sorted(["__pydevtensor__", "model.weight", "model.bias", "w",
+    # net.weight and the state_dict's weight share a storage: written once (version 3),
+    # and they come back sharing it, as in PyTorch
+    assert (record["version"], record["kind"]) == (3, "tree")
+    assert back["w"].data_ptr() == back["model"]["weight"].data_ptr()
+    assert files == sorted(["__pydevtensor__", "model.weight~storage", "model.bias",
                             "tensor_in_tuple.0"])  # readable names in NumPy
 
 
@@ -342,9 +345,11 @@ def test_a_tensor_in_two_places_is_stored_once(tmp_path, dev):
     w = pdt.nn.Parameter(pdt.ones(3, device=dev))
     pdt.save({"a": w, "b": [w, (w,)], "c": w.detach()}, tmp_path / "s")
     record, files = the_record(tmp_path / "s")
-    assert files == ["__pydevtensor__", "a", "c"]  # w once; its detach() is another tensor
+    # w once; its detach() is another tensor on w's storage: the storage is written once
+    assert files == ["__pydevtensor__", "a~storage"]
     back = pdt.load(tmp_path / "s")
     assert back["a"] is back["b"][0] is back["b"][1][0] and back["c"] is not back["a"]
+    assert back["c"].data_ptr() == back["a"].data_ptr() and not back["c"].requires_grad
     # a dict of tensors holding one tensor twice is written as a tree, to keep that
     pdt.save({"x": w, "y": w}, tmp_path / "twice")
     back = pdt.load(tmp_path / "twice")
@@ -454,7 +459,7 @@ def test_every_corrupt_tree_is_a_format_error(tmp_path):
 def test_records_of_other_versions(tmp_path):
     good = array_bytes(np.arange(3, dtype=np.float32))
     cases = {
-        3: "version 3; expected 'pydevtensor.npz' version 1 to 2 \\(a newer pydevtensor",
+        4: "version 4; expected 'pydevtensor.npz' version 1 to 3 \\(a newer pydevtensor",
         True: "version True; expected",
         "2": "version '2'; expected",
     }

@@ -83,3 +83,43 @@ def test_no_copy_of_the_view():
     assert extra <= s.nbytes + 2 * m[0].nbytes + m[1].nbytes, f"{extra} bytes allocated"
     np.testing.assert_allclose(np.asarray(s), np.asarray(a)[:, ::2].astype(np.float64).sum(1),
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+def test_a_middle_block_of_dims_against_numpy(device, dtype):
+    # Note [a middle block of dims]: (O, K, I) contiguous with the K dims reduced: on
+    # the CPU O calls of the columns kernel, no copy; every op (norms with their
+    # square root after the sum of squares), keepdim, one and two reduced dims, and
+    # an I of 1 or O of 1 (the layouts the block leaves to the other paths)
+    rng = np.random.default_rng(5)
+    for shape, dims in [((3, 4, 5, 6), (1,)), ((3, 4, 5, 6), (2,)), ((3, 4, 5, 6), (1, 2)),
+                        ((2, 300, 7), (1,)), ((1, 4, 5), (1,)), ((3, 4, 1), (1,))]:
+        if dtype == "bool":
+            x = rng.integers(0, 2, shape).astype(bool)
+        elif dtype == "int64":
+            x = rng.integers(-3, 4, shape)
+        else:
+            x = rng.standard_normal(shape).astype(dtype)
+        t = pdt.tensor(x, device=device)
+        w = x.astype(np.float64)
+        if dtype == "bool":
+            np.testing.assert_array_equal(t.any(dims[0]).cpu().numpy(), x.any(dims[0]))
+            np.testing.assert_array_equal(t.all(dims[0]).cpu().numpy(), x.all(dims[0]))
+            np.testing.assert_array_equal(t.sum(dims).cpu().numpy(), x.sum(dims))
+            continue
+        tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+        close = lambda got, want: np.testing.assert_allclose(got.cpu().numpy().astype(np.float64), want, **tol)  # noqa: E731
+        close(t.sum(dims), w.sum(dims))
+        close(t.sum(dims, keepdim=True), w.sum(dims, keepdims=True))
+        close(t.amax(dims), w.max(dims))
+        close(t.amin(dims), w.min(dims))
+        np.testing.assert_array_equal(t.argmax(dims[0]).cpu().numpy(), x.argmax(dims[0]))
+        np.testing.assert_array_equal(t.argmin(dims[0]).cpu().numpy(), x.argmin(dims[0]))
+        if dtype != "int64":
+            close(t.mean(dims), w.mean(dims))
+            close(t.var(dims), w.var(dims, ddof=1))
+            close(pdt.linalg.vector_norm(t, 2, dim=dims), np.sqrt((w * w).sum(dims)))
+            close(pdt.linalg.vector_norm(t, 3, dim=dims), (np.abs(w) ** 3).sum(dims) ** (1 / 3))
+            close(t.norm(dim=dims), np.sqrt((w * w).sum(dims)))
+        close(t.prod(dims[0]), w.prod(dims[0]))

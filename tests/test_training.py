@@ -525,7 +525,7 @@ def test_adam_in_place_gives_the_bits_of_the_formula(device, wd, dtype):
         denom = v.sqrt() / math.sqrt(1 - b2 ** t) + eps
         ref = ref - m / denom * (lr / (1 - b1 ** t))
         np.testing.assert_array_equal(p.detach().cpu().numpy(), ref.cpu().numpy())
-        np.testing.assert_array_equal(opt.state[id(p)]["exp_avg_sq"].cpu().numpy(),
+        np.testing.assert_array_equal(opt.state[p]["exp_avg_sq"].cpu().numpy(),
                                       v.cpu().numpy())
 
 
@@ -637,7 +637,7 @@ def test_d2l_chapter_12_optimizers_match_numpy(device, name, dtype):
     for p, r in zip(params, ref):
         assert p.device == device and p.requires_grad and p.is_leaf
         assert_close(p.detach().cpu().numpy(), r, dtype)
-    assert opt.state[id(params[0])]["step"] == 6
+    assert opt.state[params[0]]["step"] == 6
 
 
 @pytest.mark.parametrize("name", ["Adadelta", "Adagrad", "RMSprop"])

@@ -182,6 +182,24 @@ def test_special_values():
         assert np.asarray(r)[0] == want and np.signbit(np.asarray(r)[0]) == np.signbit(want)
 
 
+@pytest.mark.parametrize("level", LEVELS)
+def test_exp_underflow_at_every_level(level, level_restored):
+    # Note [exp's underflow]: inputs at or below -104 select +0 instead of
+    # computing an underflowing product; the boundary, the truly subnormal results
+    # above it, and every lane position of a vector (a block of 37 mixed values)
+    _C._cpu_simd_level(level)
+    edge = np.float32(-104.0)
+    x = np.array([-np.inf, -1e30, -200.0, np.nextafter(edge, np.float32(-1)), edge,
+                  np.nextafter(edge, np.float32(0)), -103.972, -103.97, -100.0, -90.0,
+                  -87.5, -87.0, 0.0, np.nan], dtype=np.float32)
+    x = np.concatenate([x, np.roll(x, 5), x[:9]])
+    got = np.asarray(pdt.exp(pdt.tensor(x)))
+    low = x <= edge
+    assert np.array_equal(got[low].view(np.uint32), np.zeros(low.sum(), np.uint32))  # +0
+    err = ulp_errors(got[~low], x[~low], np.exp)
+    assert err.max() <= cpu_bound("exp", level), (x[~low][np.argmax(err)], err.max())
+
+
 def test_strided_and_contiguous_agree():
     """A strided row goes through a buffer to the same kernel: the same bits."""
     x = dense_sample(per_exponent=20).astype(np.float32)

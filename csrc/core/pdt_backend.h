@@ -78,10 +78,15 @@ typedef enum pdt_binary_op {
     PDT_OP_LE,
     PDT_OP_GT,
     PDT_OP_GE,
-    PDT_OP_TRUNC_DIV, /* div(rounding_mode='trunc'): rounds toward 0, as C's integer / */
-    PDT_OP_ATAN2,     /* atan2(input, other), the angle of (other, input); integers give float */
+    PDT_OP_TRUNC_DIV,   /* div(rounding_mode='trunc'): rounds toward 0, as C's integer / */
+    PDT_OP_ATAN2,       /* atan2(input, other), the angle of (other, input); integers give float */
+    PDT_OP_BITWISE_AND, /* &, |, ^ of the integer dtypes (bools: the core composes them) */
+    PDT_OP_BITWISE_OR,
+    PDT_OP_BITWISE_XOR,
+    PDT_OP_SHIFT_LEFT, /* << and >> of the integers: Note [shifts] in pdt_elementwise.h */
+    PDT_OP_SHIFT_RIGHT,
 } pdt_binary_op;
-#define PDT_NUM_BINARY_OPS 17
+#define PDT_NUM_BINARY_OPS 22
 
 typedef enum pdt_unary_op {
     PDT_OP_NEG = 0,
@@ -204,17 +209,18 @@ typedef struct pdt_rnn_cell_grad_args {
     const pdt_tensor *dstate;    /* out (B, H): the gradient of state through the cell */
 } pdt_rnn_cell_grad_args;
 
-/* An out-of-range index found by a check on the device (index_check_async),
- * in memory the device writes and the host reads after a synchronisation:
- * `claimed` picks the first error (a compare-and-swap from 0), `ready` is set
- * once the fields are written.  The layout is shared by the kernels. */
+/* What the checks on a device (index_check_async) found since the last
+ * report: the first out-of-range value (in the order the checks were queued;
+ * within a check, one of its bad values), and the count of the others. */
+#define PDT_INDEX_MORE_OPS 8
 typedef struct pdt_index_error {
-    uint32_t claimed, ready;
-    int32_t op, dim;
+    int32_t op, dim; /* op: pdt_index_op_code */
     int64_t value, size;
-    /* Set by a check that found a bad value but lost the claim: an error whose
-     * details are lost when it came after the one in the record was taken. */
-    uint32_t missed, unused;
+    uint64_t more; /* bad values found besides `value`, by this check or later ones */
+    /* the op codes of the checks that found them, each once, in order (the
+     * first PDT_INDEX_MORE_OPS; n_more_ops counts them all) */
+    int32_t more_ops[PDT_INDEX_MORE_OPS];
+    int32_t n_more_ops;
 } pdt_index_error;
 
 typedef struct pdt_backend {
@@ -351,20 +357,23 @@ typedef struct pdt_backend {
                             const pdt_tensor *src);
     /* Note [deferred index checks] (pdt_index.h): queues a check that every value
      * of index (contiguous int64, not empty) lies in [-size, size), [0, size)
-     * without negative_ok, and records the first value found outside in the
-     * device's index-error record with op (pdt_index_op_code), dim and size; the
-     * host is not waited for; *queued 1.  *queued 0 (and nothing queued) when
-     * the device cannot record errors (no mapped host memory): the core checks
-     * on the host then.  NULL where the core always checks on the host. */
+     * without negative_ok, for op (pdt_index_op_code), dim and size, its result
+     * read by index_error_take; the host is not waited for (unless hundreds of
+     * checks are queued and none read); *queued 1.  *queued 0 (and nothing
+     * queued) when the device cannot record errors (no mapped host memory): the
+     * core checks on the host then.  NULL where the core always checks on the host. */
     pdt_status (*index_check_async)(const pdt_tensor *index, int64_t size, int dim, int negative_ok,
                                     int op, int *queued);
-    /* After a synchronisation with device `index` (or with another device of
-     * the kind: then only a complete record is taken): 1 and *out the
-     * recorded error, which is cleared, when one was recorded; else 0.  When
-     * an error was found but its details were lost (a check that ran while the
-     * host took the previous one), 1 with out->missed set and the other fields
-     * 0.  NULL with index_check_async. */
+    /* After a synchronisation with device `index` (or at any time: only the
+     * checks known to have completed are read, never one that may still run):
+     * 1 and *out what the completed checks found since the last call that
+     * returned 1, which is then cleared; else 0.  Costs an atomic load when no
+     * check is queued or unreported.  NULL with index_check_async. */
     int (*index_error_take)(int index, pdt_index_error *out);
+    /* 1 when device `index` has checks queued whose results were not yet
+     * taken, or taken and not yet reported (one atomic load); NULL with
+     * index_check_async. */
+    int (*index_checks_pending)(int index);
     /* The singular values of each matrix of x, descending (pdt_linalg.h; the
      * core checked the shapes, float64, contiguous).  NULL where the backend
      * does not compute them. */
@@ -376,6 +385,19 @@ typedef struct pdt_backend {
     pdt_status (*lu_factor)(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info);
     pdt_status (*lu_solve)(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
     pdt_status (*cholesky)(const pdt_tensor *a, int upper, const pdt_tensor *info);
+    /* The symmetric eigen decomposition (syevd) and the SVD (m >= n) of each
+     * matrix stored by columns (pdt_linalg.h; the core checked the shapes,
+     * dtypes, contiguity, one device, batch >= 1 and n >= 1).  u and vt NULL when vectors is 0.  NULL where the backend does
+     * not compute them. */
+    pdt_status (*eigh)(const pdt_tensor *a, int upper, int vectors, const pdt_tensor *w,
+                       const pdt_tensor *info);
+    pdt_status (*svd)(const pdt_tensor *a, int vectors, const pdt_tensor *s, const pdt_tensor *u,
+                      const pdt_tensor *vt, const pdt_tensor *info);
+    /* QR (geqrf) and forming Q (orgqr), each matrix by columns (pdt_linalg.h; the
+     * core checked the shapes, dtypes, contiguity, one device, batch >= 1,
+     * m >= 1 and k >= 1).  NULL where the backend does not compute them. */
+    pdt_status (*qr_factor)(const pdt_tensor *a, const pdt_tensor *tau);
+    pdt_status (*qr_orgqr)(const pdt_tensor *q, const pdt_tensor *tau);
     /* Stable sort of each row (last dim) of values, in place, carrying indices
      * (int64) along: on entry values holds the input and indices is filled by
      * the backend with 0..n-1.  NaN sorts as the largest value.  scratch_values

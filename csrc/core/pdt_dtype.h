@@ -19,8 +19,23 @@ typedef enum pdt_dtype {
     PDT_FLOAT64 = 4,
     PDT_FLOAT16 = 5,  /* IEEE 754-2008 binary16 (Note [half precision] in pdt_half.h) */
     PDT_BFLOAT16 = 6, /* bfloat16: the upper 16 bits of a float32 */
+    PDT_UINT8 = 7,    /* the small integers (Note [small integers]) */
+    PDT_INT8 = 8,
+    PDT_INT16 = 9,
 } pdt_dtype;
-#define PDT_NUM_DTYPES 7
+#define PDT_NUM_DTYPES 10
+
+/* Note [small integers]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * uint8, int8 and int16 are stored as themselves and computed in int32, as the
+ * half types are computed in float32: an op casts its small-integer inputs to
+ * int32, runs the int32 kernel, and casts the result back.  Every cast into a
+ * small integer wraps (keeps the low 8 or 16 bits, two's complement), so +, -, *,
+ * ** and the shifts give exactly the wrapped results PyTorch gives, and //, %,
+ * the comparisons, maximum/minimum and the bitwise ops, whose results fit, are
+ * exact.  A Python int operand is first wrapped into the small dtype, as PyTorch
+ * does (uint8 tensor + 300 adds 44).  Floats into a small integer: Note [float to
+ * small int] in pdt_convert.h. */
 
 /* A Python-side scalar: either an integer (bool included) or a float. */
 typedef struct pdt_scalar {
@@ -35,8 +50,18 @@ int pdt_dtype_is_floating(pdt_dtype dt);
 int pdt_dtype_valid(int dt);
 /* 1 for float16 and bfloat16. */
 int pdt_dtype_is_half(pdt_dtype dt);
+/* 1 for uint8, int8 and int16 (Note [small integers]). */
+int pdt_dtype_is_small_int(pdt_dtype dt);
+/* 1 for the integer dtypes (not bool). */
+int pdt_dtype_is_integer(pdt_dtype dt);
+/* The smallest and largest values of an integer dtype (bool: 0 and 1). */
+void pdt_int_range(pdt_dtype dt, int64_t *lo, int64_t *hi);
+/* v wrapped into the integer dtype dt (its low bits, two's complement), as an
+ * int64; int32 and int64 wrap likewise, bool is v != 0. */
+int64_t pdt_int_wrap(pdt_dtype dt, int64_t v);
 /* The dtype a kernel computes dt in: float32 for the half types (Note
- * [half precision arithmetic] in pdt_half.h), else dt itself. */
+ * [half precision arithmetic] in pdt_half.h), int32 for the small integers
+ * (Note [small integers]), else dt itself. */
 pdt_dtype pdt_compute_dtype(pdt_dtype dt);
 /* The result dtype of a binary op between a and b (PyTorch's rules). */
 pdt_dtype pdt_promote(pdt_dtype a, pdt_dtype b);

@@ -71,17 +71,37 @@ static pdt_status binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, p
                         "%s: not supported for two bool operands (as in PyTorch); convert one "
                         "with .int() or .float() first%s",
                         name, op == PDT_OP_SUB ? ", or use `!=` for a logical xor" : "");
+    if (op >= PDT_OP_BITWISE_AND && op <= PDT_OP_BITWISE_XOR && c == PDT_BOOL)
+        ; /* and, or, xor of bools: bool_op composes them */
+    else if (op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT && !pdt_dtype_is_integer(c))
+        return pdt_fail(PDT_ERR_TYPE,
+                        "%s: bitwise ops and shifts take integer tensors, got the result dtype "
+                        "%s (as in PyTorch)",
+                        name, pdt_dtype_name(c));
     *compute = pdt_compute_dtype(c); /* Note [half precision arithmetic] in pdt_half.h */
     *res = is_comparison(op) ? PDT_BOOL : c;
     return PDT_OK;
+}
+
+/* The op a bool result computes `op` with: and is *, or is +, xor is != (the
+ * backends' bool rows). */
+static pdt_binary_op bool_op(pdt_binary_op op)
+{
+    return op == PDT_OP_BITWISE_AND   ? PDT_OP_MUL
+           : op == PDT_OP_BITWISE_OR  ? PDT_OP_ADD
+           : op == PDT_OP_BITWISE_XOR ? PDT_OP_NE
+                                      : op;
 }
 
 /* PyTorch's canCast: no floating value into an integer or bool, nothing but a
  * bool into a bool. */
 static int can_cast(pdt_dtype from, pdt_dtype to) { return category(from) <= category(to); }
 
-/* The scalar x in the compute dtype c, as the backends read it. */
-static pdt_status scalar_for(const char *name, pdt_dtype c, pdt_arg x, pdt_scalar *out)
+/* The scalar x in the compute dtype c, as the backends read it; an integer
+ * scalar with a small-integer operand dtype `wrap` is first wrapped into it, as
+ * PyTorch does (Note [small integers] in pdt_dtype.h). */
+static pdt_status scalar_for(const char *name, pdt_dtype c, pdt_dtype wrap, pdt_arg x,
+                             pdt_scalar *out)
 {
     memset(out, 0, sizeof *out);
     if (pdt_dtype_is_floating(c)) {
@@ -90,6 +110,8 @@ static pdt_status scalar_for(const char *name, pdt_dtype c, pdt_arg x, pdt_scala
         return PDT_OK;
     }
     int64_t v = x.s.is_float ? pdt_f64_to_i64(x.s.f) : x.s.i; /* Note [float to int] */
+    if (pdt_dtype_is_small_int(wrap))
+        v = pdt_int_wrap(wrap, v);
     if (c == PDT_INT32 && (v < INT32_MIN || v > INT32_MAX))
         return pdt_fail(PDT_ERR_VALUE,
                         "%s: the value %lld cannot be converted to int32 without overflow", name,
@@ -391,8 +413,10 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
         !pdt_device_eq(a.t->device, b.t->device) || !pdt_same_shape(a.t, b.t))
         return 0;
     pdt_dtype dt = a.t->dtype;
-    if (pdt_dtype_is_half(dt))
-        return 0; /* computed in float32 */
+    if (pdt_dtype_is_half(dt) || pdt_dtype_is_small_int(dt))
+        return 0; /* computed in float32, int32 */
+    if (op >= PDT_OP_BITWISE_AND && !pdt_dtype_is_integer(dt))
+        return 0; /* bools composed, floats refused: binary_impl */
     if (!pdt_dtype_is_floating(dt) &&
         (op == PDT_OP_DIV || op == PDT_OP_ATAN2 ||
          (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
@@ -493,19 +517,30 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
         st = broadcast_shape(name, a.t, b.t, &ndim, shape);
     if (st == PDT_OK && out)
         st = check_output(name, out, ndim, shape, res);
-    if (st == PDT_OK && !a.t)
-        st = scalar_for(name, compute, a, &a.s);
-    if (st == PDT_OK && !b.t)
-        st = scalar_for(name, compute, b, &b.s);
-    if (st == PDT_OK && op == PDT_OP_POW && !pdt_dtype_is_floating(compute) && !b.t && b.s.i < 0)
+    pdt_arg both[2] = {a, b};
+    const pdt_dtype wrap = forced >= 0 ? res : result_type(2, both);
+    if (st == PDT_OK && op == PDT_OP_POW && pdt_dtype_is_small_int(wrap) && !b.t && !b.s.is_float &&
+        b.s.i != pdt_int_wrap(wrap, b.s.i) && b.s.i >= 0)
+        st = pdt_fail(PDT_ERR_VALUE,
+                      "%s: the exponent %lld cannot be converted to %s without "
+                      "overflow (as in PyTorch)",
+                      name, (long long)b.s.i, pdt_dtype_name(wrap));
+    if (st == PDT_OK && op == PDT_OP_POW && !pdt_dtype_is_floating(compute) && !b.t &&
+        !b.s.is_float && b.s.i < 0)
         st = pdt_fail(PDT_ERR_VALUE,
                       "%s: Integers to negative integer powers are not allowed (exponent %lld "
                       "for an %s base); use a float base",
-                      name, (long long)b.s.i, pdt_dtype_name(compute));
+                      name, (long long)b.s.i, pdt_dtype_name(res));
+    if (st == PDT_OK && !a.t)
+        st = scalar_for(name, compute, wrap, a, &a.s);
+    if (st == PDT_OK && !b.t)
+        st = scalar_for(name, compute, wrap, b, &b.s);
     if (st == PDT_OK)
         st = check_integer_divisor(name, op, compute, a, b);
     if (st != PDT_OK)
         return st;
+    if (res == PDT_BOOL)
+        op = bool_op(op);
     if (op == PDT_OP_POW && is_square(a, b))
         op = PDT_OP_MUL, b = a;
     if (op == PDT_OP_POW && is_reciprocal(a, b)) { /* 1 / x */
@@ -654,7 +689,7 @@ pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_a
         return pdt_binary(name, op, a, b, out, result);
     if (!b.t) {
         pdt_scalar bs;
-        st = scalar_for(name, compute, b, &bs);
+        st = scalar_for(name, compute, res, b, &bs);
         if (st != PDT_OK)
             return st;
         return pdt_binary(name, op, a, scaled_scalar(compute, bs, al, b.is_bool), out, result);
@@ -758,8 +793,8 @@ static pdt_scalar bound_for(pdt_dtype res, const pdt_arg *b, int upper)
             s.f = upper ? INFINITY : -INFINITY;
         return s;
     }
-    int64_t lo = res == PDT_INT32 ? INT32_MIN : INT64_MIN;
-    int64_t hi = res == PDT_INT32 ? INT32_MAX : INT64_MAX;
+    int64_t lo, hi;
+    pdt_int_range(res, &lo, &hi);
     int64_t v = !b ? (upper ? hi : lo) : b->s.is_float ? pdt_f64_to_i64(b->s.f) : b->s.i;
     s.i = v < lo ? lo : v > hi ? hi : v;
     return s;

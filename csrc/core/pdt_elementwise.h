@@ -12,7 +12,8 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~
  * As in PyTorch (its ResultTypeState), operands come in three priorities:
  * tensors with dimensions, 0-dim tensors, and Python scalars.  Within the
- * first group dtypes promote along bool < int32 < int64 < float32 < float64;
+ * first group dtypes promote along bool < {uint8, int8} < int16 < int32 < int64 <
+ * float32 < float64 (uint8 with int8 is int16; pdt_promote in pdt_dtype.c);
  * a lower group only matters when it is of a higher category (bool < integer
  * < floating), and then it brings its own dtype (a 0-dim float64 tensor) or
  * the default one (a Python float: float32; a Python int: int64).  So
@@ -63,6 +64,15 @@
  * the result is what the real power truncates to: 1 for a base of 1, +-1 for
  * -1, and 0 otherwise (0 ** negative is 0 too).  Integer powers wrap on
  * overflow, like every other integer op.
+ *
+ * Note [shifts]
+ * ~~~~~~~~~~~~~~
+ * The bitwise ops (&, |, ^) and shifts take integer operands only (a float is a
+ * TypeError, as in PyTorch; two bools give and, or, xor as bools).  x << s and x >> s for
+ * a shift s outside [0, bits of the dtype) give what PyTorch's kernels give: 0 for
+ * <<, and for >> 0 or -1 (the sign filled in).  A right shift of a signed dtype is
+ * arithmetic.  The small integers shift in int32 and wrap back (Note [small
+ * integers] in pdt_dtype.h), which gives the same answers.
  */
 #ifndef PDT_ELEMENTWISE_H
 #define PDT_ELEMENTWISE_H

@@ -17,9 +17,21 @@
  * Measured against mpmath on 10000 points of [-30, 100]: within 4 ulps of
  * |psi(x)| + |pi / tan(pi x)| + 3 (an absolute error: near the zeros of psi, such
  * as x = 1.4616, the relative error is larger, as in every evaluation by recurrence).
- * Only log and tan come from the device's math library, so the CPU and CUDA
- * results can differ in the last bits of a float64 (CUDA's log is within 1 ulp,
- * tan within 2, CUDA Math API), hardly ever in a float32.
+ * The arithmetic is the same on both devices: nvcc contracts a * b + c into one
+ * FMA by default (--fmad=true) while the C build uses -ffp-contract=off, so the
+ * device path writes its products and sums as __dmul_rn / __dadd_rn / __dsub_rn
+ * (CUDA Math API, "Double Precision Intrinsics": rounded once each, never
+ * contracted), as pdt_philox.h does.  Only log and tan then come from each
+ * device's math library, so the CPU and CUDA results can differ in the last bits
+ * of a float64 (CUDA's log is within 1 ulp, tan within 2, CUDA Math API), hardly
+ * ever in a float32.
+ *
+ * float32 input is computed in double on both devices (cuda_elementwise.cu), so
+ * that the two agree after the one rounding to float32.  On a GPU that costs
+ * FP64 throughput: a data-centre card (A100, H100) runs FP64 at half its FP32
+ * rate, a consumer card (GeForce) at 1/64, where float32 digamma and lgamma are
+ * many times slower than a float32-native version would be (still memory-bound
+ * on small tensors).
  */
 #ifndef PDT_GAMMA_H
 #define PDT_GAMMA_H
@@ -29,6 +41,15 @@
 #endif
 
 #include "pdt_hd.h"
+
+/* a * b + c and a - b * c, each operation rounded (Note [digamma]) */
+#ifdef __CUDA_ARCH__
+#define PDT_GAMMA_MUL_ADD(a, b, c) __dadd_rn(__dmul_rn(a, b), c)
+#define PDT_GAMMA_SUB_MUL(a, b, c) __dsub_rn(a, __dmul_rn(b, c))
+#else
+#define PDT_GAMMA_MUL_ADD(a, b, c) ((a) * (b) + (c))
+#define PDT_GAMMA_SUB_MUL(a, b, c) ((a) - (b) * (c))
+#endif
 
 PDT_HD double pdt_digamma(double x)
 {
@@ -52,8 +73,8 @@ PDT_HD double pdt_digamma(double x)
                          1.0 / 252.0, -1.0 / 120.0,     1.0 / 12.0};
     double y = 1.0 / (x * x), series = 0.0;
     for (int k = 0; k < 7; k++)
-        series = series * y + c[k];
-    return shift + (log(x) - 0.5 / x - series * y);
+        series = PDT_GAMMA_MUL_ADD(series, y, c[k]);
+    return shift + PDT_GAMMA_SUB_MUL(log(x) - 0.5 / x, series, y);
 }
 
 #endif /* PDT_GAMMA_H */

@@ -36,24 +36,46 @@ pdt_status pdt_where_new(const pdt_tensor *cond, const pdt_tensor *a, const pdt_
  * gather, x[idx] and embedding lookup.  PyTorch instead asserts in the
  * kernel, which kills the CUDA context.  Here, on a backend with
  * index_check_async (CUDA), a check marked deferred_ok is queued on the device
- * instead: a kernel records the first out-of-range value (op, value, dim,
- * size) in the device's error record (mapped pinned host memory,
- * cuda_index_check.cu).  The op goes on without waiting: the Python layer wraps
- * the index (x % size) before the gather, and the kernels skip a value out of
- * range (map_offsets in cuda_index.cu), so nothing is read or written out of
- * bounds; the result is then not valid, and the error says so.  The check is a
- * kernel of its own rather than part of the gather's: it sees the user's index,
- * dim and op (the gathers run on wrapped or flattened offsets).  Every
- * synchronisation with the device (stream and device synchronize, a blocking
- * device-to-host copy: .cpu(), .item(), .tolist(), bool(), an event's
- * synchronize) then calls pdt_index_errors_report (pdt_index_errors.h), which
- * turns a recorded error into an IndexError and clears it; it also takes any
- * complete record of another device of the kind (a bad result copied from there
- * is read now), naming the device where the op ran.  One bad value per check
- * is recorded, not necessarily the first (one claim per warp and block); one
- * found while the host was taking the previous error is reported at the next
- * synchronisation without its details.  A device that cannot have the record
- * (no mapped host memory) checks on the host before the op instead.
+ * instead: a kernel counts the out-of-range values and keeps one of them in a
+ * slot of the device's ring (mapped pinned host memory, cuda_index_check.cu),
+ * and an event recorded after it tells the host when it has completed.  The
+ * op goes on without waiting: the Python layer wraps the index (x % size)
+ * before the gather, and the kernels skip a value out of range (map_offsets in
+ * cuda_index.cu), so nothing is read or written out of bounds; the result is
+ * then not valid, and the error says so.  The check is a kernel of its own
+ * rather than part of the gather's: it sees the user's index, dim and op (the
+ * gathers run on wrapped or flattened offsets).
+ *
+ * Every synchronisation with the device (stream and device synchronize, a
+ * blocking device-to-host copy: .cpu(), .item(), .tolist(), bool(), an
+ * event's synchronize) then calls pdt_index_errors_report
+ * (pdt_index_errors.h), which reads the checks that have completed, in the
+ * order they were queued, and turns what they found into one IndexError: the
+ * first bad value (op, value, dim, size; within one check, one of its bad
+ * values, not necessarily the first) and the count of all the others found
+ * since the last report, with the ops that found them ("... 3 more
+ * out-of-range index values were found on cuda:0 since the last report (by
+ * index_select, take)").  The error is raised once and then cleared; every
+ * result computed on that device since the previous report may be invalid
+ * (it may have used such a result), so treat all of them as lost, as after a
+ * CUDA device-side assert, except that the device keeps working.  A report
+ * also reads the completed checks of the other devices of the kind (a bad
+ * result copied from there is read now), naming the device where the op ran.
+ * A check still running (queued after the synchronisation began, by another
+ * thread or after an event) is read at a later report: the host never reads a
+ * slot a kernel may be writing, and never writes the ring at all (every field
+ * has the device as its one writer, and the host keeps what it has read in
+ * its own memory), since the host and the device must not access such memory
+ * concurrently where hostNativeAtomicSupported is 0 (PCIe on x86).
+ *
+ * Results handed to another library without a synchronisation of ours
+ * (__dlpack__, __cuda_array_interface__) are a report point too: when a
+ * device of the kind has checks not yet reported (one flag per device,
+ * pdt_index_errors_settle), the export synchronises the tensor's device and
+ * reports, so from_dlpack(x[bad]) in another library raises this IndexError.
+ * With no check pending, a synchronisation or export costs one atomic load
+ * per device and no copy.  A device that cannot have the ring (no mapped host
+ * memory) checks on the host before the op instead.
  *
  * The rule for deferred_ok: only where a bad index leaves no tensor the caller
  * already had half-changed, i.e. reads (gathers, index_select, x[idx],

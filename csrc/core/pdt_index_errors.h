@@ -26,13 +26,21 @@ int pdt_index_checks_on_device(void);
 
 /* Called right after the host has synchronised with device d (a stream or
  * device synchronize, a blocking device-to-host copy, an event's synchronize):
- * PDT_OK when no check on d recorded an error since the last call, and no
- * check on another device of d's kind has a complete record (a result copied
- * from there may be read now), else the IndexError naming the op, the index,
- * the dim and its size and the device where the op ran,
- * saying that the check ran on the device and how to get it before the op;
- * the record is cleared, so the next synchronisation does not report it again. */
+ * PDT_OK when no completed check on d found an out-of-range index since the
+ * last report, nor a completed check on another device of d's kind (a result
+ * copied from there may be read now), else the IndexError naming the op, the
+ * index, the dim and its size and the device where the op ran, saying that
+ * the check ran on the device and how to get it before the op, and how many
+ * more bad values later checks found (and by which ops); what is reported is
+ * cleared, so the next synchronisation does not report it again. */
 pdt_status pdt_index_errors_report(pdt_device d);
+
+/* Before d's memory is handed to another library (__dlpack__,
+ * __cuda_array_interface__), which reads it with no synchronisation of ours:
+ * when a device of d's kind has checks not yet reported, synchronises d and
+ * reports (as pdt_synchronize); else PDT_OK at the cost of one atomic load
+ * per device. */
+pdt_status pdt_index_errors_settle(pdt_device d);
 
 #ifdef __cplusplus
 }

@@ -162,3 +162,142 @@ pdt_status pdt_cholesky_factor(const pdt_tensor *a, int upper, const pdt_tensor 
         return PDT_OK;
     return be->cholesky(a, upper != 0, info);
 }
+
+/* ---- eigh and svd ---- */
+
+/* t is a contiguous tensor of a's dtype and device, of a's batch dims followed
+ * by the `k` trailing sizes in `last`. */
+static pdt_status check_like(const char *op, const char *what, const pdt_tensor *t,
+                             const pdt_tensor *a, int k, const int64_t *last, const char *dn)
+{
+    char st[160], sa[160];
+    int nb = a->ndim - 2, ok = t && t->ndim == nb + k && t->dtype == a->dtype &&
+                               pdt_tensor_is_contiguous(t) && pdt_device_eq(t->device, a->device);
+    for (int d = 0; ok && d < nb; d++)
+        ok = t->shape[d] == a->shape[d];
+    for (int d = 0; ok && d < k; d++)
+        ok = t->shape[nb + d] == last[d];
+    if (ok)
+        return PDT_OK;
+    return pdt_fail(PDT_ERR_VALUE,
+                    "%s: expected %s as a contiguous %s tensor with the batch dims of %s and "
+                    "%d more dims (on %s), got %s %s",
+                    op, what, pdt_dtype_name(a->dtype),
+                    pdt_shape_str(a->ndim, a->shape, sa, sizeof sa), k, dn,
+                    t ? pdt_dtype_name(t->dtype) : "none",
+                    t ? pdt_shape_str(t->ndim, t->shape, st, sizeof st) : "");
+}
+
+pdt_status pdt_eigh(const pdt_tensor *a, int upper, int vectors, const pdt_tensor *w,
+                    const pdt_tensor *info)
+{
+    char dn[32];
+    if (square_batch("eigh", a, dn) < 0)
+        return PDT_ERR_VALUE;
+    int64_t batch = batch_of(a, 2), n = a->shape[a->ndim - 1];
+    pdt_status st = check_like("eigh", "the eigenvalues", w, a, 1, &n, dn);
+    if (st == PDT_OK)
+        st = check_int32("eigh", "info", info, batch, a, dn);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *be = pdt_backend_of(a->device.kind);
+    if (!be->eigh)
+        return unsupported("the symmetric eigen decomposition (linalg.eigh, eigvalsh)", dn);
+    pdt_note_op("eigh", a->device);
+    if (batch == 0 || n == 0)
+        return PDT_OK;
+    return be->eigh(a, upper != 0, vectors != 0, w, info);
+}
+
+pdt_status pdt_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, const pdt_tensor *u,
+                   const pdt_tensor *vt, const pdt_tensor *info)
+{
+    char dn[32], sa[160];
+    pdt_device_str(a->device, dn, sizeof dn);
+    if (a->ndim < 2 || a->shape[a->ndim - 2] > a->shape[a->ndim - 1] ||
+        !pdt_tensor_is_contiguous(a) || (a->dtype != PDT_FLOAT32 && a->dtype != PDT_FLOAT64) ||
+        vectors < 0 || vectors > 2)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "svd: expected contiguous float32 or float64 m x n matrices with m >= n "
+                        "stored by columns (..., n, m) and vectors 0, 1 or 2, got %s %s and %d "
+                        "(on %s)",
+                        pdt_dtype_name(a->dtype), pdt_shape_str(a->ndim, a->shape, sa, sizeof sa),
+                        vectors, dn);
+    int64_t batch = batch_of(a, 2), n = a->shape[a->ndim - 2], m = a->shape[a->ndim - 1];
+    int64_t ushape[2] = {vectors == 2 ? m : n, m}, vshape[2] = {n, n};
+    pdt_status st = check_like("svd", "the singular values", s, a, 1, &n, dn);
+    if (st == PDT_OK && vectors)
+        st = check_like("svd", "U", u, a, 2, ushape, dn);
+    if (st == PDT_OK && vectors)
+        st = check_like("svd", "V^T", vt, a, 2, vshape, dn);
+    if (st == PDT_OK)
+        st = check_int32("svd", "info", info, batch, a, dn);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *be = pdt_backend_of(a->device.kind);
+    if (!be->svd)
+        return unsupported("the singular value decomposition (linalg.svd, svdvals)", dn);
+    pdt_note_op("svd", a->device);
+    if (batch == 0 || n == 0) /* the caller fills U (the identity) itself */
+        return PDT_OK;
+    return be->svd(a, vectors, s, vectors ? u : NULL, vectors ? vt : NULL, info);
+}
+
+/* ---- QR ---- */
+
+/* 0 when a is a contiguous float32/float64 stack of matrices stored by
+ * columns, (..., cols, rows), and tau (..., k) fits; else the message set. */
+static pdt_status qr_check(const char *op, const pdt_tensor *a, const pdt_tensor *tau, int64_t k,
+                           char *dn)
+{
+    char sa[160];
+    pdt_device_str(a->device, dn, 32);
+    if (a->ndim < 2 || !pdt_tensor_is_contiguous(a) ||
+        (a->dtype != PDT_FLOAT32 && a->dtype != PDT_FLOAT64))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: expected contiguous float32 or float64 matrices stored by columns "
+                        "(..., n, m), got %s %s (on %s)",
+                        op, pdt_dtype_name(a->dtype),
+                        pdt_shape_str(a->ndim, a->shape, sa, sizeof sa), dn);
+    return check_like(op, "tau", tau, a, 1, &k, dn);
+}
+
+pdt_status pdt_qr_factor(const pdt_tensor *a, const pdt_tensor *tau)
+{
+    char dn[32];
+    int64_t n = a->ndim >= 2 ? a->shape[a->ndim - 2] : 0,
+            m = a->ndim >= 2 ? a->shape[a->ndim - 1] : 0;
+    pdt_status st = qr_check("qr_factor", a, tau, m < n ? m : n, dn);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *be = pdt_backend_of(a->device.kind);
+    if (!be->qr_factor)
+        return unsupported("the QR factorization (linalg.qr)", dn);
+    pdt_note_op("qr_factor", a->device);
+    if (batch_of(a, 2) == 0 || m == 0 || n == 0)
+        return PDT_OK;
+    return be->qr_factor(a, tau);
+}
+
+pdt_status pdt_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau)
+{
+    char dn[32], sq[160];
+    int64_t c = q->ndim >= 2 ? q->shape[q->ndim - 2] : 0,
+            m = q->ndim >= 2 ? q->shape[q->ndim - 1] : 0;
+    int64_t k = tau->ndim >= 1 ? tau->shape[tau->ndim - 1] : -1;
+    pdt_status st = qr_check("qr_orgqr", q, tau, k, dn);
+    if (st != PDT_OK)
+        return st;
+    if (!(m >= c && c >= k))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "qr_orgqr: expected m >= c >= k for Q of m x c (stored as %s) from k = "
+                        "%lld reflectors (on %s)",
+                        pdt_shape_str(q->ndim, q->shape, sq, sizeof sq), (long long)k, dn);
+    const pdt_backend *be = pdt_backend_of(q->device.kind);
+    if (!be->qr_orgqr)
+        return unsupported("forming Q (linalg.qr)", dn);
+    pdt_note_op("qr_orgqr", q->device);
+    if (batch_of(q, 2) == 0 || c == 0)
+        return PDT_OK;
+    return be->qr_orgqr(q, tau);
+}

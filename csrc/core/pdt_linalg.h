@@ -60,6 +60,47 @@ pdt_status pdt_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pd
  * i is not positive-definite. */
 pdt_status pdt_cholesky_factor(const pdt_tensor *a, int upper, const pdt_tensor *info);
 
+/* Eigen decomposition (LAPACK's syevd) of each symmetric matrix of a, in place.
+ *   a:    contiguous float32 or float64 (..., n, n), each matrix by columns;
+ *         only its lower (upper = 0) or upper triangle is read.  Overwritten
+ *         by the orthonormal eigenvectors (by columns: column j of the
+ *         column-major matrix is the eigenvector of w[j]) when vectors, else
+ *         left undefined.
+ *   w:    contiguous (..., n) of a's dtype: the eigenvalues, ascending.
+ *   info: as for pdt_lu_factor: 0, or i > 0 when the algorithm failed to
+ *         converge (w and a are then not meaningful). */
+pdt_status pdt_eigh(const pdt_tensor *a, int upper, int vectors, const pdt_tensor *w,
+                    const pdt_tensor *info);
+
+/* Singular value decomposition A = U diag(s) V^T (LAPACK's gesdd; cuSOLVER's
+ * gesvd) of each m x n matrix with m >= n (the caller transposes a wide
+ * matrix), all stored by columns.
+ *   a:       contiguous float32 or float64 (..., n, m): each m x n matrix by
+ *            columns; destroyed.
+ *   vectors: 0 singular values only (u and vt NULL); 1 the reduced U (m x n,
+ *            u of shape (..., n, m)); 2 the complete U (m x m, u (..., m, m)).
+ *            vt (..., n, n) holds V^T by columns (V^T's transpose, V, row-major).
+ *   s:       contiguous (..., n) of a's dtype, descending and non-negative.
+ *   info:    0, or i > 0 when i superdiagonals of the bidiagonal form did not
+ *            converge. */
+pdt_status pdt_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, const pdt_tensor *u,
+                   const pdt_tensor *vt, const pdt_tensor *info);
+
+/* QR factorization (LAPACK's geqrf) of each m x n matrix of a, in place: R
+ * over the upper triangle, the k = min(m, n) Householder reflectors below it
+ * with their scalars in tau.
+ *   a:   contiguous float32 or float64 (..., n, m), each matrix by columns.
+ *   tau: contiguous (..., k) of a's dtype. */
+pdt_status pdt_qr_factor(const pdt_tensor *a, const pdt_tensor *tau);
+
+/* The m x c matrix Q with orthonormal columns (LAPACK's orgqr) from the first
+ * k = tau's last size reflectors stored in q's columns (m >= c >= k).
+ *   q:   contiguous float32 or float64 (..., c, m), each matrix by columns: on
+ *        entry the reflectors as pdt_qr_factor left them (the first k
+ *        columns), overwritten by Q.
+ *   tau: contiguous (..., k) of q's dtype. */
+pdt_status pdt_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau);
+
 #ifdef __cplusplus
 }
 #endif

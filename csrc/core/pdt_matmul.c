@@ -315,11 +315,42 @@ static pdt_tensor output_matrix_view(const pdt_tensor *out, int nb, const int64_
     return v;
 }
 
+static pdt_status multiply(const char *op, pdt_device device, const pdt_tensor *a,
+                           const pdt_tensor *b, pdt_tensor *out);
+
+/* uint8, int8 and int16 products, as PyTorch's CPU ones: computed in int32 (whose
+ * wrapping sums keep the low bits exact) and wrapped back (Note [small integers]
+ * in pdt_dtype.h). */
+static pdt_status small_int_product(const char *op, pdt_device device, const pdt_tensor *a,
+                                    const pdt_tensor *b, pdt_tensor *out)
+{
+    pdt_tensor a32, b32, o32;
+    memset(&a32, 0, sizeof a32), memset(&b32, 0, sizeof b32), memset(&o32, 0, sizeof o32);
+    pdt_status st = pdt_copy_to_new_in_order(a, PDT_INT32, &a32);
+    if (st == PDT_OK)
+        st = pdt_copy_to_new_in_order(b, PDT_INT32, &b32);
+    if (st == PDT_OK)
+        st = multiply(op, device, &a32, &b32, &o32);
+    if (st == PDT_OK)
+        st = pdt_tensor_empty(device, a->dtype, o32.ndim, o32.shape, 0, out);
+    if (st == PDT_OK && pdt_tensor_numel(out) > 0) {
+        st = pdt_backend_of(device.kind)->copy_cast(out, &o32);
+        if (st != PDT_OK)
+            pdt_tensor_release(out);
+    }
+    pdt_tensor_release(&a32);
+    pdt_tensor_release(&b32);
+    pdt_tensor_release(&o32);
+    return st;
+}
+
 /* torch.matmul's shape rules for validated a and b on device (see pdt_matmul.h);
  * op names the caller in messages and placement logs. */
 static pdt_status multiply(const char *op, pdt_device device, const pdt_tensor *a,
                            const pdt_tensor *b, pdt_tensor *out)
 {
+    if (pdt_dtype_is_small_int(a->dtype))
+        return small_int_product(op, device, a, b, out);
     char s1[160], s2[160];
     if (a->ndim == 0 || b->ndim == 0)
         return pdt_fail(PDT_ERR_VALUE,

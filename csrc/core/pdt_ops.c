@@ -165,8 +165,11 @@ pdt_status pdt_copy_to_new_in_order(const pdt_tensor *src, pdt_dtype dtype, pdt_
  * dtype dt (always for the others); never for NaN. */
 static int fits_int_dtype(pdt_dtype dt, double v)
 {
-    if (dt == PDT_INT32)
-        return v > -2147483649.0 && v < 2147483648.0;
+    if (dt == PDT_INT32 || pdt_dtype_is_small_int(dt)) {
+        int64_t lo, hi;
+        pdt_int_range(dt, &lo, &hi);
+        return v > (double)lo - 1.0 && v < (double)hi + 1.0;
+    }
     if (dt == PDT_INT64)
         return v >= -0x1p63 && v < 0x1p63;
     return 1;
@@ -179,10 +182,13 @@ pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value)
      * an int past int32, or a float that is NaN, infinite or past the dtype's range
      * (a float within it is truncated toward zero).  Checked before any element is
      * written. */
-    if (dst->dtype == PDT_INT32 && !value.is_float && (value.i < INT32_MIN || value.i > INT32_MAX))
+    int64_t lo, hi;
+    pdt_int_range(dst->dtype, &lo, &hi);
+    if ((dst->dtype == PDT_INT32 || pdt_dtype_is_small_int(dst->dtype)) && !value.is_float &&
+        (value.i < lo || value.i > hi))
         return pdt_fail(PDT_ERR_VALUE,
-                        "fill: the value %lld cannot be converted to int32 without overflow",
-                        (long long)value.i);
+                        "fill: the value %lld cannot be converted to %s without overflow",
+                        (long long)value.i, pdt_dtype_name(dst->dtype));
     if (value.is_float && !fits_int_dtype(dst->dtype, value.f)) {
         char dev[32];
         return pdt_fail(PDT_ERR_VALUE,
@@ -204,10 +210,12 @@ pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, dou
     if (dst->shape[0] == 0)
         return PDT_OK;
     /* As fill does: an integer dtype that cannot hold a value is refused, not
-     * saturated.  The values are monotonic, so the two ends say it all. */
+     * saturated.  The values are monotonic, so the two ends say it all.  The small
+     * integers wrap instead, as in PyTorch (arange(250, 260, dtype=uint8) goes on
+     * 0, 1, ...; Note [float to small int]). */
     double ends[2] = {start, start + (double)(dst->shape[0] - 1) * step};
     char dev[32];
-    for (int e = 0; e < 2; e++)
+    for (int e = 0; e < 2 && !pdt_dtype_is_small_int(dst->dtype); e++)
         if (!fits_int_dtype(dst->dtype, ends[e]))
             return pdt_fail(PDT_ERR_VALUE,
                             "%s: the value %.17g (element %lld of %lld, on %s) cannot be converted "
@@ -227,16 +235,19 @@ pdt_status pdt_random(const pdt_tensor *dst, pdt_generator *generator, pdt_rando
     if (kind == PDT_RANDOM_INT && high <= low)
         return pdt_fail(PDT_ERR_VALUE, "randint: high (%lld) must be greater than low (%lld)",
                         (long long)high, (long long)low);
-    /* As fill does: bounds an int32 cannot hold are refused, not saturated. */
+    /* As fill does: bounds an int32 (a small integer) cannot hold are refused, not
+     * saturated. */
     char dev[32];
-    if (kind == PDT_RANDOM_INT && dst->dtype == PDT_INT32 &&
-        (low < INT32_MIN || high - 1 > INT32_MAX))
+    int64_t lo, hi;
+    pdt_int_range(dst->dtype, &lo, &hi);
+    if (kind == PDT_RANDOM_INT && (dst->dtype == PDT_INT32 || pdt_dtype_is_small_int(dst->dtype)) &&
+        (low < lo || high - 1 > hi))
         return pdt_fail(PDT_ERR_VALUE,
-                        "randint: the value %lld (%s) cannot be converted to int32 without "
+                        "randint: the value %lld (%s) cannot be converted to %s without "
                         "overflow (randint(%lld, %lld) on %s)",
-                        low < INT32_MIN ? (long long)low : (long long)(high - 1),
-                        low < INT32_MIN ? "low" : "high - 1", (long long)low, (long long)high,
-                        pdt_device_str(dst->device, dev, sizeof dev));
+                        low < lo ? (long long)low : (long long)(high - 1),
+                        low < lo ? "low" : "high - 1", pdt_dtype_name(dst->dtype), (long long)low,
+                        (long long)high, pdt_device_str(dst->device, dev, sizeof dev));
     int64_t numel = pdt_tensor_numel(dst);
     if (numel == 0)
         return PDT_OK;

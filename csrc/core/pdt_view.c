@@ -278,7 +278,7 @@ pdt_status pdt_squeeze(const pdt_tensor *src, int n, const int64_t *dims, pdt_te
 }
 
 /* Inserts a size-1 dim at position d of t (in place on a view). */
-static void insert_dim(pdt_tensor *t, int d)
+void pdt_insert_dim(pdt_tensor *t, int d)
 {
     int64_t stride = d < t->ndim ? t->shape[d] * t->strides[d] : 1;
     memmove(t->shape + d + 1, t->shape + d, (size_t)(t->ndim - d) * sizeof t->shape[0]);
@@ -309,7 +309,7 @@ pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out)
     int d = (int)(dim < 0 ? dim + n + 1 : dim);
     pdt_note_op("unsqueeze", src->device);
     pdt_tensor_share(out, src);
-    insert_dim(out, d);
+    pdt_insert_dim(out, d);
     return PDT_OK;
 }
 
@@ -502,5 +502,53 @@ pdt_status pdt_index_view(const pdt_tensor *src, int n, const pdt_index *items, 
     int64_t offset = v.offset;
     set_view(out, src, v.ndim, v.shape, v.strides);
     out->offset = offset;
+    return PDT_OK;
+}
+
+pdt_status pdt_as_strided_view(const pdt_tensor *src, int ndim, const int64_t *shape,
+                               const int64_t *strides, int64_t offset, pdt_tensor *out)
+{
+    char shape_buf[200], stride_buf[200], dev_buf[64];
+    const char *dev = pdt_device_str(src->device, dev_buf, sizeof dev_buf);
+    if (ndim < 0 || ndim > PDT_MAX_DIMS)
+        return pdt_fail(PDT_ERR_VALUE, "as_strided(): %d dimensions; at most %d (on %s)", ndim,
+                        PDT_MAX_DIMS, dev);
+    if (offset < 0)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "as_strided(): Tensor: invalid storage offset %lld; it must be >= 0 "
+                        "(on %s)",
+                        (long long)offset, dev);
+    int64_t last = offset, numel = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] < 0 || strides[d] < 0)
+            return pdt_fail(PDT_ERR_VALUE,
+                            "as_strided(): size %lld and stride %lld of dim %d: sizes and "
+                            "strides must be >= 0 (on %s)",
+                            (long long)shape[d], (long long)strides[d], d, dev);
+        numel *= shape[d];
+        if (shape[d] > 0 && strides[d] > (INT64_MAX - last) / shape[d])
+            return pdt_fail(PDT_ERR_VALUE, "as_strided(): the view's extent overflows (on %s)",
+                            dev);
+        if (shape[d] > 0)
+            last += (shape[d] - 1) * strides[d];
+    }
+    int64_t elems = (int64_t)(pdt_tensor_storage_nbytes(src) / pdt_dtype_size(src->dtype));
+    if (numel > 0 && last >= elems)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "as_strided(): setStorage: sizes %s, strides %s and storage offset %lld "
+                        "reach element %lld, out of bounds for a storage of %lld elements "
+                        "(%s, on %s)",
+                        pdt_shape_str(ndim, shape, shape_buf, sizeof shape_buf),
+                        pdt_shape_str(ndim, strides, stride_buf, sizeof stride_buf),
+                        (long long)offset, (long long)last, (long long)elems,
+                        pdt_dtype_name(src->dtype), dev);
+    pdt_note_op("as_strided", src->device);
+    pdt_tensor_share(out, src);
+    out->ndim = ndim;
+    out->offset = offset;
+    for (int d = 0; d < ndim; d++) {
+        out->shape[d] = shape[d];
+        out->strides[d] = strides[d];
+    }
     return PDT_OK;
 }

@@ -47,6 +47,10 @@ pdt_status pdt_reverse_dims(const pdt_tensor *src, pdt_tensor *out);
 /* squeeze: drops the dims listed in dims[0..n) that have size 1 (a listed dim
  * of another size stays, as in PyTorch); n < 0: every dim of size 1. */
 pdt_status pdt_squeeze(const pdt_tensor *src, int n, const int64_t *dims, pdt_tensor *out);
+/* t gains a size-1 dim at position d (0 <= d <= ndim < PDT_MAX_DIMS, unchecked), with
+ * the stride unsqueeze gives it; t stays the same view otherwise. */
+void pdt_insert_dim(pdt_tensor *t, int d);
+
 /* unsqueeze(dim): a new dim of size 1 at position dim (-ndim-1 <= dim <= ndim). */
 pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out);
 
@@ -66,6 +70,14 @@ void pdt_flip_view(const pdt_tensor *src, uint32_t dims, pdt_tensor *out);
  * 2 dims, are PDT_ERR_VALUE; a dim out of range is PDT_ERR_INDEX. */
 pdt_status pdt_diagonal_view(const pdt_tensor *src, int64_t offset, int64_t dim1, int64_t dim2,
                              pdt_tensor *out);
+
+/* as_strided(size, stride, storage_offset): a view of src's storage with the given
+ * ndim sizes and strides (in elements) from element `offset` of the storage.  Sizes
+ * or strides < 0 are PDT_ERR_VALUE, more than PDT_MAX_DIMS dims PDT_ERR_VALUE, and
+ * a view reaching outside the storage PDT_ERR_VALUE naming the extent and the
+ * storage's size. */
+pdt_status pdt_as_strided_view(const pdt_tensor *src, int ndim, const int64_t *shape,
+                               const int64_t *strides, int64_t offset, pdt_tensor *out);
 
 /* ---- basic indexing ---- */
 

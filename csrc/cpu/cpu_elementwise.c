@@ -66,7 +66,8 @@ FLOAT_DIVMOD(f32, float, f)
 FLOAT_DIVMOD(f64, double, )
 
 /* Integer // and % rounding toward -inf; by 0 they give 0, and MIN // -1
- * wraps (Note [integer division by zero]).  Integer ** by squaring, wrapping;
+ * wraps (Note [integer division by zero]).  Shifts: Note [shifts] (gcc's >> of a
+ * negative signed value is arithmetic).  Integer ** by squaring, wrapping;
  * a negative exponent gives what the real power truncates to (Note [integer
  * powers]). */
 #define INT_DIVMOD_POW(SN, T, U)                                                                   \
@@ -89,6 +90,11 @@ FLOAT_DIVMOD(f64, double, )
             return 0;                                                                              \
         T r = a % b;                                                                               \
         return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;                                         \
+    }                                                                                              \
+    static inline T shl_##SN(T a, T b) { return (U)b >= sizeof(T) * 8 ? 0 : (T)((U)a << b); }      \
+    static inline T shr_##SN(T a, T b)                                                             \
+    {                                                                                              \
+        return (U)b >= sizeof(T) * 8 ? (a < 0 ? -1 : 0) : a >> b;                                  \
     }                                                                                              \
     static inline T pow_##SN(T base, T e)                                                          \
     {                                                                                              \
@@ -210,8 +216,30 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
     POW_ROW_##SN
 FLOAT_BINARY_ROWS(f32, float, f)
 FLOAT_BINARY_ROWS(f64, double, )
-/* atan2: the C library's in double, float32 through it and rounded once */
-BINARY_ROW(atan2_f32, float, float, (float)atan2((double)x, (double)y))
+/* atan2: float32 through the level's row (Note [float32 inverse functions] in
+ * cpu_vtrig.h), a strided row through small buffers, so that every element gets the
+ * same function whatever its layout; float64 the C library's */
+static void atan2_f32(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
+                      int64_t n, const void *extra)
+{
+    (void)extra;
+    const pdt_cpu_simd_table *t = pdt_cpu_simd();
+    if (so == 4 && (sa == 4 || sa == 0) && (sb == 4 || sb == 0) && (sa | sb)) {
+        t->atan2_f32(o, a, b, n, sa == 0 ? 1 : sb == 0 ? 2 : 0);
+        return;
+    }
+    float ya[256], xb[256];
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t m = n - i < 256 ? n - i : 256;
+        for (int64_t j = 0; j < m; j++) {
+            memcpy(ya + j, a + (i + j) * sa, sizeof(float));
+            memcpy(xb + j, b + (i + j) * sb, sizeof(float));
+        }
+        t->atan2_f32((char *)ya, (const char *)ya, (const char *)xb, m, 0);
+        for (int64_t j = 0; j < m; j++)
+            memcpy(o + (i + j) * so, ya + j, sizeof(float));
+    }
+}
 BINARY_ROW(atan2_f64, double, double, atan2(x, y))
 
 #define INT_BINARY_ROWS(SN, T, U)                                                                  \
@@ -224,6 +252,11 @@ BINARY_ROW(atan2_f64, double, double, atan2(x, y))
     BINARY_ROW(pow_row_##SN, T, T, pow_##SN(x, y))                                                 \
     BINARY_ROW(max_##SN, T, T, x < y ? y : x)                                                      \
     BINARY_ROW(min_##SN, T, T, y < x ? y : x)                                                      \
+    BINARY_ROW(and_##SN, T, T, x &y)                                                               \
+    BINARY_ROW(or_##SN, T, T, x | y)                                                               \
+    BINARY_ROW(xor_##SN, T, T, x ^ y)                                                              \
+    BINARY_ROW(shl_row_##SN, T, T, shl_##SN(x, y))                                                 \
+    BINARY_ROW(shr_row_##SN, T, T, shr_##SN(x, y))                                                 \
     COMPARE_ROWS(SN, T, AS_IS)
 INT_BINARY_ROWS(i32, int32_t, uint32_t)
 INT_BINARY_ROWS(i64, int64_t, uint64_t)
@@ -272,6 +305,11 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_GE] = ROWS_ALL(ge),
     [PDT_OP_TRUNC_DIV] = ROWS_NUM(truncdiv_row),
     [PDT_OP_ATAN2] = ROWS_5(NULL, NULL, NULL, atan2_f32, atan2_f64),
+    [PDT_OP_BITWISE_AND] = ROWS_5(NULL, and_i32, and_i64, NULL, NULL),
+    [PDT_OP_BITWISE_OR] = ROWS_5(NULL, or_i32, or_i64, NULL, NULL),
+    [PDT_OP_BITWISE_XOR] = ROWS_5(NULL, xor_i32, xor_i64, NULL, NULL),
+    [PDT_OP_SHIFT_LEFT] = ROWS_5(NULL, shl_row_i32, shl_row_i64, NULL, NULL),
+    [PDT_OP_SHIFT_RIGHT] = ROWS_5(NULL, shr_row_i32, shr_row_i64, NULL, NULL),
 };
 
 /* A scalar operand's value in dtype dt, at a stable address. */

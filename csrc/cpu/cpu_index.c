@@ -42,6 +42,31 @@ static void cursor_init(cursor *c, const int64_t *shape, int ndim, int n,
     }
 }
 
+/* Moves the cursor run elements on, run at most what is left of the current row
+ * (the last dim): to the next row's start when it reaches the row's end. */
+static inline void cursor_advance_in_row(cursor *c, int64_t run)
+{
+    const int last = c->ndim - 1;
+    c->idx[last] += run;
+    for (int k = 0; k < c->n; k++)
+        c->off[k] += run * c->strides[k][last];
+    if (c->idx[last] < c->shape[last])
+        return;
+    for (int k = 0; k < c->n; k++)
+        c->off[k] -= c->shape[last] * c->strides[k][last];
+    c->idx[last] = 0;
+    for (int d = last - 1; d >= 0; d--) {
+        if (++c->idx[d] < c->shape[d]) {
+            for (int k = 0; k < c->n; k++)
+                c->off[k] += c->strides[k][d];
+            return;
+        }
+        for (int k = 0; k < c->n; k++)
+            c->off[k] -= (c->shape[d] - 1) * c->strides[k][d];
+        c->idx[d] = 0;
+    }
+}
+
 static inline void cursor_next(cursor *c)
 {
     for (int d = c->ndim - 1; d >= 0; d--) {
@@ -82,12 +107,48 @@ static int64_t linear_step(const pdt_tensor *t)
  * and whose loads are unconditional, the choice made with a mask (T is unsigned),
  * which the compiler turns into vector selects
  * (the branch on each element mispredicted half the time on a random mask: 1e6
- * float32 took 1.8 ms). */
+ * float32 took 1.8 ms).  Other layouts (a broadcast condition, masked_fill's mask
+ * against a batch, transposed operands) go a row of the last dim at a time, the
+ * cursor stepping once a row, with constant steps when each operand's last stride
+ * is 0 or 1: where(dead, 0, scores) of (32, 4, 64, 64) with dead (32, 4, 64, 1)
+ * took 1.5 ms element by element. */
 #define WHERE_SELECT(T, SA, SB)                                                                    \
     for (int64_t i = begin; i < end; i++) {                                                        \
         T x = pa[i * (SA)], y = pb[i * (SB)];                                                      \
         o[i] = y ^ ((x ^ y) & (T) - (T)(cond[i] != 0));                                            \
     }
+#define WHERE_ROW(T, SC, SA, SB)                                                                   \
+    for (int64_t k = 0; k < run; k++) {                                                            \
+        T x = ra[k * (SA)], y = rb[k * (SB)];                                                      \
+        ro[k] = y ^ ((x ^ y) & (T) - (T)(rc[k * (SC)] != 0));                                      \
+    }
+#define WHERE_ROWS(T)                                                                              \
+    do {                                                                                           \
+        const int last = c.ndim - 1;                                                               \
+        const int64_t s0 = c.strides[0][last], s1 = c.strides[1][last], s2 = c.strides[2][last];   \
+        const int unit = (s0 | s1 | s2) == 1 || (s0 | s1 | s2) == 0;                               \
+        const int kind = unit ? (int)(s0 * 4 + s1 * 2 + s2) : -1;                                  \
+        for (int64_t i = begin; i < end;) {                                                        \
+            int64_t run = c.shape[last] - c.idx[last];                                             \
+            run = run < end - i ? run : end - i;                                                   \
+            const uint8_t *rc = cond + c.off[0];                                                   \
+            const T *ra = pa + c.off[1], *rb = pb + c.off[2];                                      \
+            T *ro = o + i;                                                                         \
+            switch (kind) {                                                                        \
+            case 0: WHERE_ROW(T, 0, 0, 0) break;                                                   \
+            case 1: WHERE_ROW(T, 0, 0, 1) break;                                                   \
+            case 2: WHERE_ROW(T, 0, 1, 0) break;                                                   \
+            case 3: WHERE_ROW(T, 0, 1, 1) break;                                                   \
+            case 4: WHERE_ROW(T, 1, 0, 0) break;                                                   \
+            case 5: WHERE_ROW(T, 1, 0, 1) break;                                                   \
+            case 6: WHERE_ROW(T, 1, 1, 0) break;                                                   \
+            case 7: WHERE_ROW(T, 1, 1, 1) break;                                                   \
+            default: WHERE_ROW(T, s0, s1, s2) break;                                               \
+            }                                                                                      \
+            i += run;                                                                              \
+            cursor_advance_in_row(&c, run);                                                        \
+        }                                                                                          \
+    } while (0)
 #define WHERE_LOOPS(T)                                                                             \
     do {                                                                                           \
         T *o = (T *)out;                                                                           \
@@ -106,8 +167,7 @@ static int64_t linear_step(const pdt_tensor *t)
             for (int64_t i = begin; i < end; i++)                                                  \
                 o[i] = cond[i * sc] ? pa[i * sa] : pb[i * sb];                                     \
         } else {                                                                                   \
-            for (int64_t i = begin; i < end; i++, cursor_next(&c))                                 \
-                o[i] = cond[c.off[0]] ? pa[c.off[1]] : pb[c.off[2]];                               \
+            WHERE_ROWS(T);                                                                         \
         }                                                                                          \
     } while (0)
 

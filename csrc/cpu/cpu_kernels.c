@@ -40,6 +40,20 @@
 #define B16_TO_I32(x) F_TO_I32(B16(x))
 #define B16_TO_I64(x) F_TO_I64(B16(x))
 #define B16_TO_F16(x) pdt_f32_to_f16(B16(x))
+/* into the small integers: Note [small integers] in pdt_dtype.h (integers wrap),
+ * Note [float to small int] in pdt_convert.h */
+#define W_U8(x) ((uint8_t)(x))
+#define W_I8(x) ((int8_t)(uint8_t)(x))
+#define W_I16(x) ((int16_t)(uint16_t)(x))
+#define F_TO_U8(x) pdt_f64_to_u8((double)(x))
+#define F_TO_I8(x) pdt_f64_to_i8((double)(x))
+#define F_TO_I16(x) pdt_f64_to_i16((double)(x))
+#define H16_TO_U8(x) F_TO_U8(H16(x))
+#define H16_TO_I8(x) F_TO_I8(H16(x))
+#define H16_TO_I16(x) F_TO_I16(H16(x))
+#define B16_TO_U8(x) F_TO_U8(B16(x))
+#define B16_TO_I8(x) F_TO_I8(B16(x))
+#define B16_TO_I16(x) F_TO_I16(B16(x))
 
 /* Row kernels for dst type D from src type S: d: (n,) stride ds; s: (n,) stride ss.
  * Contiguous rows take a loop over plain indices, which the compiler vectorises
@@ -60,23 +74,38 @@
     }
 
 /* One row kernel per destination, with the conversion into each dtype given
- * explicitly (bool, int32, int64, the float dtypes, float16, bfloat16). */
-#define CAST_ROWS_FROM(S, SN, TO_B, TO_I32, TO_I64, TO_F, TO_H, TO_BH)                             \
+ * explicitly (bool, int32, int64, the float dtypes, float16, bfloat16, and the
+ * small integers uint8, int8, int16). */
+#define CAST_ROWS_FROM(S, SN, TO_B, TO_I32, TO_I64, TO_F, TO_H, TO_BH, TO_U8, TO_I8, TO_I16)       \
     CAST_ROW(cast_##SN##_to_bool, uint8_t, S, TO_B)                                                \
     CAST_ROW(cast_##SN##_to_i32, int32_t, S, TO_I32)                                               \
     CAST_ROW(cast_##SN##_to_i64, int64_t, S, TO_I64)                                               \
     CAST_ROW(cast_##SN##_to_f32, float, S, TO_F)                                                   \
     CAST_ROW(cast_##SN##_to_f64, double, S, TO_F)                                                  \
     CAST_ROW(cast_##SN##_to_f16, uint16_t, S, TO_H)                                                \
-    CAST_ROW(cast_##SN##_to_bf16, uint16_t, S, TO_BH)
+    CAST_ROW(cast_##SN##_to_bf16, uint16_t, S, TO_BH)                                              \
+    CAST_ROW(cast_##SN##_to_u8, uint8_t, S, TO_U8)                                                 \
+    CAST_ROW(cast_##SN##_to_i8, int8_t, S, TO_I8)                                                  \
+    CAST_ROW(cast_##SN##_to_i16, int16_t, S, TO_I16)
 
-CAST_ROWS_FROM(uint8_t, bool, TO_BOOL, BOOL_IN, BOOL_IN, BOOL_IN, BOOL_TO_F16, BOOL_TO_BF16)
-CAST_ROWS_FROM(int32_t, i32, TO_BOOL, TO_SAME, TO_SAME, TO_SAME, TO_F16, TO_BF16)
-CAST_ROWS_FROM(int64_t, i64, TO_BOOL, TO_SAME, TO_SAME, TO_SAME, TO_F16, TO_BF16)
-CAST_ROWS_FROM(float, f32, TO_BOOL, F_TO_I32, F_TO_I64, TO_SAME, F32_TO_F16, F32_TO_BF16)
-CAST_ROWS_FROM(double, f64, TO_BOOL, F_TO_I32, F_TO_I64, TO_SAME, TO_F16, TO_BF16)
-CAST_ROWS_FROM(uint16_t, f16, H16_TO_BOOL, H16_TO_I32, H16_TO_I64, H16, TO_SAME, H16_TO_BF16)
-CAST_ROWS_FROM(uint16_t, bf16, B16_TO_BOOL, B16_TO_I32, B16_TO_I64, B16, B16_TO_F16, TO_SAME)
+#define INT_SOURCE TO_BOOL, TO_SAME, TO_SAME, TO_SAME, TO_F16, TO_BF16, W_U8, W_I8, W_I16
+#define CAST_ROWS_FROM_EXPANDED(...) CAST_ROWS_FROM(__VA_ARGS__)
+#define CAST_ROWS_FROM_INT(S, SN) CAST_ROWS_FROM_EXPANDED(S, SN, INT_SOURCE)
+CAST_ROWS_FROM(uint8_t, bool, TO_BOOL, BOOL_IN, BOOL_IN, BOOL_IN, BOOL_TO_F16, BOOL_TO_BF16,
+               BOOL_IN, BOOL_IN, BOOL_IN)
+CAST_ROWS_FROM_INT(int32_t, i32)
+CAST_ROWS_FROM_INT(int64_t, i64)
+CAST_ROWS_FROM(float, f32, TO_BOOL, F_TO_I32, F_TO_I64, TO_SAME, F32_TO_F16, F32_TO_BF16, F_TO_U8,
+               F_TO_I8, F_TO_I16)
+CAST_ROWS_FROM(double, f64, TO_BOOL, F_TO_I32, F_TO_I64, TO_SAME, TO_F16, TO_BF16, F_TO_U8, F_TO_I8,
+               F_TO_I16)
+CAST_ROWS_FROM(uint16_t, f16, H16_TO_BOOL, H16_TO_I32, H16_TO_I64, H16, TO_SAME, H16_TO_BF16,
+               H16_TO_U8, H16_TO_I8, H16_TO_I16)
+CAST_ROWS_FROM(uint16_t, bf16, B16_TO_BOOL, B16_TO_I32, B16_TO_I64, B16, B16_TO_F16, TO_SAME,
+               B16_TO_U8, B16_TO_I8, B16_TO_I16)
+CAST_ROWS_FROM_INT(uint8_t, u8)
+CAST_ROWS_FROM_INT(int8_t, i8)
+CAST_ROWS_FROM_INT(int16_t, i16)
 
 /* Contiguous float16 <-> float32 rows go through cpu_half.c (F16C where present). */
 static void cast_f16_to_f32_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
@@ -98,7 +127,8 @@ static void cast_f32_to_f16_fast(char *d, int64_t ds, char *s, int64_t ss, int64
 #define CAST_ROW_TABLE(SN)                                                                         \
     {                                                                                              \
         cast_##SN##_to_bool, cast_##SN##_to_i32, cast_##SN##_to_i64, cast_##SN##_to_f32,           \
-            cast_##SN##_to_f64, cast_##SN##_to_f16, cast_##SN##_to_bf16                            \
+            cast_##SN##_to_f64, cast_##SN##_to_f16, cast_##SN##_to_bf16, cast_##SN##_to_u8,        \
+            cast_##SN##_to_i8, cast_##SN##_to_i16                                                  \
     }
 
 /* cast_rows[src][dst], in pdt_dtype order */
@@ -107,11 +137,14 @@ static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {
     CAST_ROW_TABLE(i32),
     CAST_ROW_TABLE(i64),
     {cast_f32_to_bool, cast_f32_to_i32, cast_f32_to_i64, cast_f32_to_f32, cast_f32_to_f64,
-     cast_f32_to_f16_fast, cast_f32_to_bf16},
+     cast_f32_to_f16_fast, cast_f32_to_bf16, cast_f32_to_u8, cast_f32_to_i8, cast_f32_to_i16},
     CAST_ROW_TABLE(f64),
     {cast_f16_to_bool, cast_f16_to_i32, cast_f16_to_i64, cast_f16_to_f32_fast, cast_f16_to_f64,
-     cast_f16_to_f16, cast_f16_to_bf16},
-    CAST_ROW_TABLE(bf16)};
+     cast_f16_to_f16, cast_f16_to_bf16, cast_f16_to_u8, cast_f16_to_i8, cast_f16_to_i16},
+    CAST_ROW_TABLE(bf16),
+    CAST_ROW_TABLE(u8),
+    CAST_ROW_TABLE(i8),
+    CAST_ROW_TABLE(i16)};
 
 /* A cast of two contiguous tensors, split across the pool. */
 typedef struct cast_job {
@@ -163,6 +196,8 @@ typedef union fill_value {
     float f32;
     double f64;
     uint16_t h; /* float16 or bfloat16 bits */
+    int8_t i8;
+    int16_t i16;
 } fill_value;
 
 #define FILL_ROW(NAME, T, FIELD)                                                                   \
@@ -185,9 +220,12 @@ FILL_ROW(fill_i64, int64_t, i64)
 FILL_ROW(fill_f32, float, f32)
 FILL_ROW(fill_f64, double, f64)
 FILL_ROW(fill_half, uint16_t, h)
+FILL_ROW(fill_i8, int8_t, i8)
+FILL_ROW(fill_i16, int16_t, i16)
 
-static const pdt_cpu_row_fn fill_rows[PDT_NUM_DTYPES] = {fill_bool, fill_i32,  fill_i64, fill_f32,
-                                                         fill_f64,  fill_half, fill_half};
+static const pdt_cpu_row_fn fill_rows[PDT_NUM_DTYPES] = {fill_bool, fill_i32,  fill_i64,  fill_f32,
+                                                         fill_f64,  fill_half, fill_half, fill_bool,
+                                                         fill_i8,   fill_i16};
 
 /* A contiguous fill of 2 FILL_GRAIN bytes or more is split across the pool in
  * pieces of FILL_GRAIN bytes, a memset each when the value's bits are zero
@@ -226,6 +264,11 @@ pdt_status pdt_cpu_fill(const pdt_tensor *dst, pdt_scalar value)
     case PDT_FLOAT64: v.f64 = value.is_float ? value.f : (double)value.i; break;
     case PDT_FLOAT16: v.h = pdt_f64_to_f16(value.is_float ? value.f : (double)value.i); break;
     case PDT_BFLOAT16: v.h = pdt_f64_to_bf16(value.is_float ? value.f : (double)value.i); break;
+    case PDT_UINT8: v.b = value.is_float ? pdt_f64_to_u8(value.f) : (uint8_t)value.i; break;
+    case PDT_INT8: v.i8 = value.is_float ? pdt_f64_to_i8(value.f) : (int8_t)(uint8_t)value.i; break;
+    case PDT_INT16:
+        v.i16 = value.is_float ? pdt_f64_to_i16(value.f) : (int16_t)(uint16_t)value.i;
+        break;
     }
     const size_t esize = pdt_dtype_size(dst->dtype);
     const int64_t n = pdt_tensor_numel(dst);
@@ -306,6 +349,9 @@ static void arange_range(int64_t begin, int64_t end, void *ctx)
         case PDT_INT64: ((int64_t *)p)[i] = pdt_f64_to_i64(v); break;
         case PDT_FLOAT16: ((uint16_t *)p)[i] = pdt_f64_to_f16(v); break;
         case PDT_BFLOAT16: ((uint16_t *)p)[i] = pdt_f64_to_bf16(v); break;
+        case PDT_UINT8: ((uint8_t *)p)[i] = pdt_f64_to_u8(v); break;
+        case PDT_INT8: ((int8_t *)p)[i] = pdt_f64_to_i8(v); break;
+        case PDT_INT16: ((int16_t *)p)[i] = pdt_f64_to_i16(v); break;
         default: break;
         }
     }

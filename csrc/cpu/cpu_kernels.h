@@ -44,9 +44,19 @@ pdt_status pdt_cpu_singular_values(const pdt_tensor *x, const pdt_tensor *out);
 /* cpu_lapack.c (pdt_linalg.h); resolve is called by cpu_blas.c with the loaded
  * OpenBLAS's handle, and leaves an entry NULL where the library lacks it */
 void pdt_cpu_lapack_resolve(void *handle);
+/* cpu_lapack_eig.c's entries (syevd, gesdd, geqrf, orgqr), resolved by pdt_cpu_lapack_resolve. */
+void pdt_cpu_lapack_eig_resolve(void *handle);
+/* Loads OpenBLAS; the LAPACK entry *fn must be there and n fit a blasint. */
+pdt_status pdt_cpu_lapack_need(const char *what, void *fn, int64_t n);
 pdt_status pdt_cpu_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, const pdt_tensor *info);
 pdt_status pdt_cpu_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
 pdt_status pdt_cpu_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info);
+pdt_status pdt_cpu_eigh(const pdt_tensor *a, int upper, int vectors, const pdt_tensor *w,
+                        const pdt_tensor *info);
+pdt_status pdt_cpu_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, const pdt_tensor *u,
+                       const pdt_tensor *vt, const pdt_tensor *info);
+pdt_status pdt_cpu_qr_factor(const pdt_tensor *a, const pdt_tensor *tau);
+pdt_status pdt_cpu_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau);
 pdt_status pdt_cpu_sort(const pdt_tensor *values, const pdt_tensor *indices,
                         const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
                         int descending);

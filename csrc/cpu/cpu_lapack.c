@@ -41,10 +41,11 @@ void pdt_cpu_lapack_resolve(void *handle)
     *(void **)&lapack.getrs[1] = dlsym(handle, PDT_LAPACK_NAME(dgetrs_));
     *(void **)&lapack.potrf[0] = dlsym(handle, PDT_LAPACK_NAME(spotrf_));
     *(void **)&lapack.potrf[1] = dlsym(handle, PDT_LAPACK_NAME(dpotrf_));
+    pdt_cpu_lapack_eig_resolve(handle);
 }
 
 /* Loads OpenBLAS; the entry `fn` (one of lapack's) must be there and n fit an int. */
-static pdt_status need(const char *what, void *fn, int64_t n)
+pdt_status pdt_cpu_lapack_need(const char *what, void *fn, int64_t n)
 {
     const pdt_blas_table *blas;
     pdt_status st = pdt_cpu_blas(&blas);
@@ -67,7 +68,7 @@ pdt_status pdt_cpu_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots, cons
 {
     const int d = a->dtype == PDT_FLOAT64;
     const int64_t n = a->shape[a->ndim - 1], batch = pdt_tensor_numel(a) / (n * n);
-    pdt_status st = need("lu_factor", &lapack.getrf[d], n);
+    pdt_status st = pdt_cpu_lapack_need("lu_factor", &lapack.getrf[d], n);
     if (st != PDT_OK)
         return st;
     const blasint ni = (blasint)n;
@@ -89,7 +90,7 @@ pdt_status pdt_cpu_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, cons
     const size_t es = d ? sizeof(double) : sizeof(float);
     const int64_t n = lu->shape[lu->ndim - 1], k = b->shape[b->ndim - 2];
     const int64_t batch = pdt_tensor_numel(lu) / (n * n);
-    pdt_status st = need("lu_solve", &lapack.getrs[d], n > k ? n : k);
+    pdt_status st = pdt_cpu_lapack_need("lu_solve", &lapack.getrs[d], n > k ? n : k);
     if (st != PDT_OK)
         return st;
     const blasint ni = (blasint)n, ki = (blasint)k;
@@ -112,11 +113,27 @@ pdt_status pdt_cpu_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, cons
     return PDT_OK;
 }
 
+/* info[b], when 0, becomes the first 1-based j where factor b's L(j, j) is NaN:
+ * OpenBLAS's potrf carries on past a NaN pivot with info 0, where LAPACK's
+ * reference and PyTorch report it (Note [non-finite Cholesky pivots] in
+ * csrc/cuda/cuda_solver.h; the CUDA backend does the same on the device). */
+static void nan_pivot_info(const char *m, int d, int64_t n, int64_t batch, blasint *inf)
+{
+    for (int64_t b = 0; b < batch; b++) {
+        for (int64_t j = 0; j < n && inf[b] == 0; j++) {
+            const int64_t at = b * n * n + j * (n + 1);
+            const double v = d ? ((const double *)m)[at] : (double)((const float *)m)[at];
+            if (v != v)
+                inf[b] = (blasint)(j + 1);
+        }
+    }
+}
+
 pdt_status pdt_cpu_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info)
 {
     const int d = a->dtype == PDT_FLOAT64;
     const int64_t n = a->shape[a->ndim - 1], batch = pdt_tensor_numel(a) / (n * n);
-    pdt_status st = need("cholesky", &lapack.potrf[d], n);
+    pdt_status st = pdt_cpu_lapack_need("cholesky", &lapack.potrf[d], n);
     if (st != PDT_OK)
         return st;
     const blasint ni = (blasint)n;
@@ -128,6 +145,7 @@ pdt_status pdt_cpu_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *in
         return st;
     for (int64_t b = 0; b < batch; b++)
         lapack.potrf[d](upper ? "U" : "L", &ni, m + b * step, &ni, inf + b, 1);
+    nan_pivot_info(m, d, n, batch, inf);
     pdt_cpu_blas_leave(&call);
     return PDT_OK;
 }

@@ -114,6 +114,11 @@ typedef struct pdt_cpu_simd_table {
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
     pdt_vm_row log1p_f32, expm1_f32; /* cpu_vexpm1.h */
     pdt_vm_row erf_f32, erfc_f32;    /* cpu_verf.h */
+    /* cpu_vtrig.h (Note [float32 inverse functions]) */
+    pdt_vm_row tan_f32, atan_f32, asin_f32, acos_f32, asinh_f32, acosh_f32, atanh_f32;
+    pdt_vm_row log2_f32, log10_f32, rsqrt_f32;
+    pdt_vu_row rsqrt_f64;
+    pdt_vb_row atan2_f32; /* atan2(a, b) */
     pdt_vu_row neg_f32, abs_f32, sqrt_f32, relu_f32, neg_f64, abs_f64, sqrt_f64, relu_f64;
     pdt_vu_row floor_f32, ceil_f32, round_f32, trunc_f32, floor_f64, ceil_f64, round_f64, trunc_f64;
     pdt_vmask_row mul_mask_f32, mul_mask_f64;

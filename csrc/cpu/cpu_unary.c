@@ -2,8 +2,8 @@
  * dtype) in unary_rows, run by the three-operand walk (cpu_ew.h).  Floats: neg, abs,
  * sqrt, relu, clamp and the rounding ops through the dispatch level's kernels on
  * contiguous rows (cpu_vmath.h), the same expressions (cpu_simd.h) on strided ones;
- * float32 exp, log, sin, cos, tanh, sigmoid, log1p, expm1, erf and erfc through the level's
- * vector math on every layout; float64's transcendental functions from the C
+ * float32 exp, log, sin, cos, tanh, sigmoid, log1p, expm1, erf, erfc, tan, the inverse
+ * functions, log2, log10 and rsqrt through the level's vector math on every layout; float64's transcendental functions from the C
  * library.  Semantics shared with the CUDA kernels (cuda_elementwise.cu), element
  * for element: NaN propagating through clamp/relu, integer negation wrapping (done
  * in unsigned types, where C defines the wrap).
@@ -129,13 +129,13 @@ INT_UNARY_ROWS(i64, int64_t, uint64_t)
 UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs, relu and sign of a bool */
 
 /* ---- tan, the inverse trigonometric and hyperbolic functions, log2, log10, rsqrt and
- * erfinv (csrc/python/tensor_trig.c).  The C library's functions in double (erfinv: Note
- * [erfinv] in cpu_erfinv.h), float32 through them and rounded once: within 0.5 ulp and
- * the double function's error, as log1p's; no vectorised float32 version (yet).  A
- * table of their own, looked up after unary_rows. */
-#define TRIG_ROWS(NAME, F)                                                                         \
-    UNARY_ROW(NAME##_f32, float, (float)F((double)x))                                              \
-    UNARY_ROW(NAME##_f64, double, F(x))
+ * erfinv (csrc/python/tensor_trig.c).  float32: the level's vector rows (VM_ROW below;
+ * Note [float32 inverse functions] in cpu_vtrig.h), but erfinv; float64 and float32's
+ * erfinv: the C library's functions in double (erfinv: Note [erfinv] in cpu_erfinv.h),
+ * float32 rounded once; float64's rsqrt: 1 / sqrt(x), the level's row on contiguous
+ * rows, the same two IEEE operations on strided ones.  A table of their own, looked up
+ * after unary_rows. */
+#define TRIG_ROWS(NAME, F) UNARY_ROW(NAME##_f64, double, F(x))
 static inline double rsqrt_of(double x) { return 1.0 / sqrt(x); }
 TRIG_ROWS(tan, tan)
 TRIG_ROWS(asin, asin)
@@ -146,19 +146,9 @@ TRIG_ROWS(acosh, acosh)
 TRIG_ROWS(atanh, atanh)
 TRIG_ROWS(log2, log2)
 TRIG_ROWS(log10, log10)
-TRIG_ROWS(rsqrt, rsqrt_of)
-TRIG_ROWS(erfinv, pdt_erfinv)
-#define TRIG_ONLY(NAME) ROWS_5(NULL, NULL, NULL, NAME##_f32, NAME##_f64)
-static const ew_row_fn trig_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
-    [PDT_OP_TAN] = TRIG_ONLY(tan),       [PDT_OP_ASIN] = TRIG_ONLY(asin),
-    [PDT_OP_ACOS] = TRIG_ONLY(acos),     [PDT_OP_ATAN] = TRIG_ONLY(atan),
-    [PDT_OP_ASINH] = TRIG_ONLY(asinh),   [PDT_OP_ACOSH] = TRIG_ONLY(acosh),
-    [PDT_OP_ATANH] = TRIG_ONLY(atanh),   [PDT_OP_LOG2] = TRIG_ONLY(log2),
-    [PDT_OP_LOG10] = TRIG_ONLY(log10),   [PDT_OP_RSQRT] = TRIG_ONLY(rsqrt),
-    [PDT_OP_ERFINV] = TRIG_ONLY(erfinv),
-};
-static int is_trig(pdt_unary_op op) { return op >= PDT_OP_TAN && op <= PDT_OP_ERFINV; }
-
+SIMD_UNARY_ROW(rsqrt_f64, double, rsqrt_of)
+UNARY_ROW(erfinv_f32, float, (float)pdt_erfinv((double)x))
+UNARY_ROW(erfinv_f64, double, pdt_erfinv(x))
 /* float32 exp, log, sin, cos, tanh and sigmoid: the vectorised kernels of the
  * level in use (cpu_vmath.h, Note [vector math accuracy]); a strided row goes
  * through a small buffer, so that every element gets the same function. */
@@ -180,6 +170,31 @@ VM_ROW(vlog1p_f32, log1p_f32) /* Note [log1p and expm1] in cpu_vexpm1.h */
 VM_ROW(vexpm1_f32, expm1_f32)
 VM_ROW(verf_f32, erf_f32) /* Note [float32 erf and erfc] in cpu_verf.h */
 VM_ROW(verfc_f32, erfc_f32)
+VM_ROW(vtan_f32, tan_f32) /* Note [float32 inverse functions] in cpu_vtrig.h */
+VM_ROW(vasin_f32, asin_f32)
+VM_ROW(vacos_f32, acos_f32)
+VM_ROW(vatan_f32, atan_f32)
+VM_ROW(vasinh_f32, asinh_f32)
+VM_ROW(vacosh_f32, acosh_f32)
+VM_ROW(vatanh_f32, atanh_f32)
+VM_ROW(vlog2_f32, log2_f32)
+VM_ROW(vlog10_f32, log10_f32)
+VM_ROW(vrsqrt_f32, rsqrt_f32)
+#define TRIG_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
+static const ew_row_fn trig_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
+    [PDT_OP_TAN] = TRIG_ONLY(tan),
+    [PDT_OP_ASIN] = TRIG_ONLY(asin),
+    [PDT_OP_ACOS] = TRIG_ONLY(acos),
+    [PDT_OP_ATAN] = TRIG_ONLY(atan),
+    [PDT_OP_ASINH] = TRIG_ONLY(asinh),
+    [PDT_OP_ACOSH] = TRIG_ONLY(acosh),
+    [PDT_OP_ATANH] = TRIG_ONLY(atanh),
+    [PDT_OP_LOG2] = TRIG_ONLY(log2),
+    [PDT_OP_LOG10] = TRIG_ONLY(log10),
+    [PDT_OP_RSQRT] = TRIG_ONLY(rsqrt),
+    [PDT_OP_ERFINV] = ROWS_5(NULL, NULL, NULL, erfinv_f32, erfinv_f64),
+};
+static int is_trig(pdt_unary_op op) { return op >= PDT_OP_TAN && op <= PDT_OP_ERFINV; }
 
 #define FLOAT_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
 

@@ -634,6 +634,7 @@ VM_SINCOS_ROW(cos_row, 1, cosf)
 #include "cpu_vnormal.h"   /* Box-Muller of Philox words (after the sqrt rows) */
 #include "cpu_vpow.h"      /* float32 powers */
 #include "cpu_vstream.h"   /* non-temporal copies */
+#include "cpu_vtrig.h"     /* tan, the inverse functions, log2, log10, rsqrt (after max_bits) */
 
 const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .add_f32 = VM(add_f32),
@@ -658,6 +659,18 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .expm1_f32 = VM(expm1_row),
     .erf_f32 = VM(erf_row),
     .erfc_f32 = VM(erfc_row),
+    .tan_f32 = VM(tan_row),
+    .atan_f32 = VM(atan_row),
+    .asin_f32 = VM(asin_row),
+    .acos_f32 = VM(acos_row),
+    .asinh_f32 = VM(asinh_row),
+    .acosh_f32 = VM(acosh_row),
+    .atanh_f32 = VM(atanh_row),
+    .log2_f32 = VM(log2_row),
+    .log10_f32 = VM(log10_row),
+    .rsqrt_f32 = VM(rsqrt_row),
+    .rsqrt_f64 = VM(rsqrt_f64),
+    .atan2_f32 = VM(atan2_f32),
     .argmax_f32 = VM(argmax_f32),
     .argmin_f32 = VM(argmin_f32),
     .argmax_f64 = VM(argmax_f64),

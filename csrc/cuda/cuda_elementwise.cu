@@ -89,7 +89,8 @@ __host__ __device__ constexpr bool is_comparison(int op)
 /* The (op, dtype) pairs the core sends, as in the CPU backend's tables. */
 constexpr bool binary_supported(int op, pdt_dtype d)
 {
-    return op == PDT_OP_DIV || op == PDT_OP_ATAN2 ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
+    return op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT ? (d == PDT_INT32 || d == PDT_INT64)
+           : op == PDT_OP_DIV || op == PDT_OP_ATAN2 ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
            : op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
                    op == PDT_OP_REMAINDER || op == PDT_OP_POW
                ? d != PDT_BOOL
@@ -233,6 +234,16 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
             return (x | y) != 0;
         else
             return (x != 0) & (y != 0);
+    } else if constexpr (OP == PDT_OP_BITWISE_AND) {
+        return x & y;
+    } else if constexpr (OP == PDT_OP_BITWISE_OR) {
+        return x | y;
+    } else if constexpr (OP == PDT_OP_BITWISE_XOR) {
+        return x ^ y;
+    } else if constexpr (OP == PDT_OP_SHIFT_LEFT) { /* Note [shifts] in pdt_elementwise.h */
+        return (U)y >= sizeof(T) * 8 ? (T)0 : (T)((U)x << y);
+    } else if constexpr (OP == PDT_OP_SHIFT_RIGHT) {
+        return (U)y >= sizeof(T) * 8 ? (T)(x < 0 ? -1 : 0) : (T)(x >> y);
     } else if constexpr (OP == PDT_OP_ADD) {
         return (T)((U)x + (U)y);
     } else if constexpr (OP == PDT_OP_SUB) {
@@ -287,9 +298,9 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
  * CUDA's float32 and float64 functions.  Their maximum errors in ulps (CUDA Math API,
  * "Mathematical Functions" appendix of the CUDA C++ Programming Guide), float32 / float64:
  * tan 4/2, asin 2/2, acos 2/2, atan 2/2, asinh 3/3, acosh 4/3, atanh 3/2, log2 1/1,
- * log10 2/1, rsqrt 2/1, erfinv 2/5 (atan2: 3/2).  The CPU's are within about 0.5 ulp
- * (float32 through double, cpu_unary.c), so the two agree within CUDA's bound plus 1
- * (tests/test_trig.py). */
+ * log10 2/1, rsqrt 2/1, erfinv 2/5 (atan2: 3/2).  The CPU's float32 ones are within
+ * 0.5 to 1.5 ulp (Note [float32 inverse functions] in cpu_vtrig.h), so the two agree
+ * within CUDA's bound plus the CPU's (tests/test_trig.py). */
 template <int OP, typename T> __device__ __forceinline__ T trig_of(T x)
 {
     constexpr bool f32 = sizeof(T) == 4;
@@ -343,8 +354,9 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
         return f32 ? erff(x) : erf(x);
     else if constexpr (OP == PDT_OP_ERFC) /* erfcf 4 ulp, erfc 5 ulp (CUDA Math API) */
         return f32 ? erfcf(x) : erfc(x);
-    else if constexpr (OP == PDT_OP_LGAMMA)  /* lgamma 4 ulp outside [-23.0001, -2.2637]; */
-        return (T)lgamma((double)x);         /* float32 through it, as on the CPU */
+    else if constexpr (OP == PDT_OP_LGAMMA) /* lgamma 4 ulp outside [-23.0001, -2.2637]; */
+        return (T)lgamma(
+            (double)x); /* float32 through it, as on the CPU (its FP64 cost: Note [digamma]) */
     else if constexpr (OP == PDT_OP_DIGAMMA) /* Note [digamma] in pdt_gamma.h */
         return (T)pdt_digamma((double)x);
     else if constexpr (OP >= PDT_OP_TAN && OP <= PDT_OP_ERFINV)
@@ -672,6 +684,11 @@ cudaError_t binary_by_op(int op, const pdt_tensor *out, pdt_operand a, pdt_opera
         BINARY_CASE(PDT_OP_LE)
         BINARY_CASE(PDT_OP_GT)
         BINARY_CASE(PDT_OP_GE)
+        BINARY_CASE(PDT_OP_BITWISE_AND)
+        BINARY_CASE(PDT_OP_BITWISE_OR)
+        BINARY_CASE(PDT_OP_BITWISE_XOR)
+        BINARY_CASE(PDT_OP_SHIFT_LEFT)
+        BINARY_CASE(PDT_OP_SHIFT_RIGHT)
 #undef BINARY_CASE
     }
     return cudaErrorNotSupported;

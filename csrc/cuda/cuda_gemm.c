@@ -57,6 +57,7 @@
 #include "cuda_check.h"
 #include "cuda_gemm_int.h"
 #include "cuda_ops.h"
+#include "cuda_solver.h" /* pdt_cuda_release_for_retry */
 
 typedef struct cublas_slot {
     pthread_mutex_t lock;  /* guards the fields below and calls on the handle */
@@ -114,13 +115,25 @@ static pdt_status cublas_fail(const pdt_cublas_table *t, cublasStatus_t s, const
                                         g->stride_c, batch));                                      \
     } while (0)
 
+/* cublasCreate with Note [handle creation retry] (cuda_solver.h): a pool
+ * holding freed memory can make its cudaMalloc fail. */
+static cublasStatus_t cublas_create(const pdt_cublas_table *t, cublasHandle_t *handle, int device)
+{
+    cublasStatus_t s = t->create(handle);
+    if (s == CUBLAS_STATUS_ALLOC_FAILED || s == CUBLAS_STATUS_NOT_INITIALIZED) {
+        pdt_cuda_release_for_retry(device);
+        s = t->create(handle);
+    }
+    return s;
+}
+
 /* Enqueues g through cuBLAS on stream; s->lock is held. */
 static pdt_status cublas_gemm_locked(const pdt_cublas_table *t, cublas_slot *s, cudaStream_t stream,
                                      const pdt_gemm_args *g)
 {
     pdt_status st = PDT_OK;
     if (!s->handle) { /* s's device is current: pdt_cuda_stream set it */
-        PDT_CUBLAS_CHECK(t->create(&s->handle));
+        PDT_CUBLAS_CHECK(cublas_create(t, &s->handle, g->device_index));
         s->stream = NULL;
         s->math = CUBLAS_DEFAULT_MATH;
     }

@@ -50,11 +50,22 @@ template <> struct dtype_traits<PDT_FLOAT16> { /* cuda_half.cuh */
 template <> struct dtype_traits<PDT_BFLOAT16> {
     typedef bf16 type;
 };
+template <> struct dtype_traits<PDT_UINT8> { /* Note [small integers] in pdt_dtype.h */
+    typedef uint8_t type;
+};
+template <> struct dtype_traits<PDT_INT8> {
+    typedef int8_t type;
+};
+template <> struct dtype_traits<PDT_INT16> {
+    typedef int16_t type;
+};
 template <pdt_dtype DT> using elem_t = typename dtype_traits<DT>::type;
 
 /* (T)v as in C, except that bool stores v != 0 (NaN -> 1, as C's _Bool),
  * floats go to integers by Note [float to int] (pdt_convert.h), as on the CPU,
- * and the half types round once (Note [half precision] in pdt_half.h). */
+ * into the small integers by Note [float to small int], integers wrap into
+ * them (Note [small integers] in pdt_dtype.h), and the half types round once
+ * (Note [half precision] in pdt_half.h). */
 template <pdt_dtype D, typename V> __host__ __device__ __forceinline__ elem_t<D> convert(V v)
 {
     if constexpr (D == PDT_BOOL)
@@ -63,6 +74,18 @@ template <pdt_dtype D, typename V> __host__ __device__ __forceinline__ elem_t<D>
         return pdt_f64_to_i32((double)v);
     else if constexpr (D == PDT_INT64 && std::is_floating_point<V>::value)
         return pdt_f64_to_i64((double)v);
+    else if constexpr (D == PDT_UINT8 && std::is_floating_point<V>::value)
+        return pdt_f64_to_u8((double)v);
+    else if constexpr (D == PDT_INT8 && std::is_floating_point<V>::value)
+        return pdt_f64_to_i8((double)v);
+    else if constexpr (D == PDT_INT16 && std::is_floating_point<V>::value)
+        return pdt_f64_to_i16((double)v);
+    else if constexpr (D == PDT_UINT8)
+        return (uint8_t)v;
+    else if constexpr (D == PDT_INT8)
+        return (int8_t)(uint8_t)v;
+    else if constexpr (D == PDT_INT16)
+        return (int16_t)(uint16_t)v;
     else if constexpr (D == PDT_FLOAT16 || D == PDT_BFLOAT16)
         return half_from<elem_t<D>>(v);
     else
@@ -84,7 +107,10 @@ template <pdt_dtype D, pdt_dtype S> __host__ __device__ __forceinline__ elem_t<D
 size_t elsize(pdt_dtype dt)
 {
     switch (dt) {
-    case PDT_BOOL: return 1;
+    case PDT_BOOL:
+    case PDT_UINT8:
+    case PDT_INT8: return 1;
+    case PDT_INT16: return 2;
     case PDT_INT32: return 4;
     case PDT_INT64: return 8;
     case PDT_FLOAT32: return 4;
@@ -211,6 +237,9 @@ cudaError_t cast_launch_src(pdt_dtype s, char *dst, const char *src, const layou
     case PDT_FLOAT64: return cast_launch<D, PDT_FLOAT64>(dst, src, L, contiguous, n, stream);
     case PDT_FLOAT16: return cast_launch<D, PDT_FLOAT16>(dst, src, L, contiguous, n, stream);
     case PDT_BFLOAT16: return cast_launch<D, PDT_BFLOAT16>(dst, src, L, contiguous, n, stream);
+    case PDT_UINT8: return cast_launch<D, PDT_UINT8>(dst, src, L, contiguous, n, stream);
+    case PDT_INT8: return cast_launch<D, PDT_INT8>(dst, src, L, contiguous, n, stream);
+    case PDT_INT16: return cast_launch<D, PDT_INT16>(dst, src, L, contiguous, n, stream);
     }
     return cudaErrorInvalidValue;
 }
@@ -386,6 +415,9 @@ extern "C" cudaError_t pdt_cuda_launch_fill(const pdt_tensor *dst, pdt_scalar va
     case PDT_FLOAT64: scalar_bytes<PDT_FLOAT64>(value, bytes); break;
     case PDT_FLOAT16: scalar_bytes<PDT_FLOAT16>(value, bytes); break;
     case PDT_BFLOAT16: scalar_bytes<PDT_BFLOAT16>(value, bytes); break;
+    case PDT_UINT8: scalar_bytes<PDT_UINT8>(value, bytes); break;
+    case PDT_INT8: scalar_bytes<PDT_INT8>(value, bytes); break;
+    case PDT_INT16: scalar_bytes<PDT_INT16>(value, bytes); break;
     default: return cudaErrorInvalidValue;
     }
     const size_t size = elsize(dst->dtype);
@@ -425,27 +457,19 @@ extern "C" cudaError_t pdt_cuda_launch_copy_cast(const pdt_tensor *dst, const pd
     const char *s = first_elem(src);
     cudaError_t err = cudaErrorInvalidValue;
     switch (dst->dtype) {
-    case PDT_BOOL:
-        err = cast_launch_src<PDT_BOOL>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_INT32:
-        err = cast_launch_src<PDT_INT32>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_INT64:
-        err = cast_launch_src<PDT_INT64>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_FLOAT32:
-        err = cast_launch_src<PDT_FLOAT32>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_FLOAT64:
-        err = cast_launch_src<PDT_FLOAT64>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_FLOAT16:
-        err = cast_launch_src<PDT_FLOAT16>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
-    case PDT_BFLOAT16:
-        err = cast_launch_src<PDT_BFLOAT16>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream);
-        break;
+#define CAST_TO(D)                                                                                 \
+    case D: err = cast_launch_src<D>(src->dtype, d, s, L, contiguous, (uint64_t)n, stream); break;
+        CAST_TO(PDT_BOOL)
+        CAST_TO(PDT_INT32)
+        CAST_TO(PDT_INT64)
+        CAST_TO(PDT_FLOAT32)
+        CAST_TO(PDT_FLOAT64)
+        CAST_TO(PDT_FLOAT16)
+        CAST_TO(PDT_BFLOAT16)
+        CAST_TO(PDT_UINT8)
+        CAST_TO(PDT_INT8)
+        CAST_TO(PDT_INT16)
+#undef CAST_TO
     }
     return err != cudaSuccess ? err : cudaGetLastError();
 }
@@ -472,6 +496,9 @@ extern "C" cudaError_t pdt_cuda_launch_arange(const pdt_tensor *dst, double star
         return arange_launch<PDT_FLOAT16>(p, stride, start, step, (uint64_t)n, stream);
     case PDT_BFLOAT16:
         return arange_launch<PDT_BFLOAT16>(p, stride, start, step, (uint64_t)n, stream);
+    case PDT_UINT8: return arange_launch<PDT_UINT8>(p, stride, start, step, (uint64_t)n, stream);
+    case PDT_INT8: return arange_launch<PDT_INT8>(p, stride, start, step, (uint64_t)n, stream);
+    case PDT_INT16: return arange_launch<PDT_INT16>(p, stride, start, step, (uint64_t)n, stream);
     }
     return cudaErrorInvalidValue;
 }
@@ -490,7 +517,9 @@ extern "C" cudaError_t pdt_cuda_launch_random(const pdt_tensor *dst, const pdt_r
     case PDT_INT64: return random_launch<PDT_INT64>(p, spec, (uint64_t)n, stream);
     case PDT_FLOAT32: return random_launch<PDT_FLOAT32>(p, spec, (uint64_t)n, stream);
     case PDT_FLOAT64: return random_launch<PDT_FLOAT64>(p, spec, (uint64_t)n, stream);
-    default: break; /* the half types: float32 numbers rounded by the core (pdt_random) */
+    default:
+        break; /* the half types, the small integers: float32 or int32 numbers rounded
+                       or wrapped by the core (pdt_random) */
     }
     return cudaErrorInvalidValue;
 }

@@ -99,6 +99,7 @@ pdt_status pdt_cuda_cumsum(const pdt_tensor *out, const pdt_tensor *x);
 pdt_status pdt_cuda_index_check_async(const pdt_tensor *index, int64_t size, int dim,
                                       int negative_ok, int op, int *queued);
 int pdt_cuda_index_error_take(int logical, pdt_index_error *out);
+int pdt_cuda_index_checks_pending(int logical);
 /* cuda_conv.cu */
 pdt_status pdt_cuda_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,
                            uint64_t pad_bits);
@@ -114,6 +115,13 @@ pdt_status pdt_cuda_lu_factor(const pdt_tensor *a, const pdt_tensor *pivots,
                               const pdt_tensor *info);
 pdt_status pdt_cuda_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, const pdt_tensor *b);
 pdt_status pdt_cuda_cholesky(const pdt_tensor *a, int upper, const pdt_tensor *info);
+/* cuda_solver_eig.c */
+pdt_status pdt_cuda_eigh(const pdt_tensor *a, int upper, int vectors, const pdt_tensor *w,
+                         const pdt_tensor *info);
+pdt_status pdt_cuda_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, const pdt_tensor *u,
+                        const pdt_tensor *vt, const pdt_tensor *info);
+pdt_status pdt_cuda_qr_factor(const pdt_tensor *a, const pdt_tensor *tau);
+pdt_status pdt_cuda_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau);
 /* cuda_events.c */
 pdt_status pdt_cuda_event_create(int index, int enable_timing, void **event);
 pdt_status pdt_cuda_event_record(int index, void *event);

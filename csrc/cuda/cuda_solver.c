@@ -13,12 +13,17 @@
  * (cusolverDn<t>getrf_bufferSize / potrf_bufferSize) is one scratch block
  * (pdt_scratch_alloc: counted against the device's limit) reused by every
  * call and freed in stream order after the last.  info stays on the device:
- * the Python layer reads it back (one counted copy) only to raise.
+ * the Python layer reads it back (one counted copy) only to raise.  After potrf
+ * a kernel gives a NaN pivot its info there too (Note [non-finite Cholesky
+ * pivots] in cuda_solver.h).  Sizes past cuSOLVER's 32-bit API are refused
+ * (Note [cuSOLVER's 32-bit sizes]), and the handle is created with Note
+ * [handle creation retry].
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* pthread_* under -std=c11 */
 #endif
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -27,7 +32,8 @@
 #include "cuda_check.h"
 #include "cuda_library.h"
 #include "cuda_ops.h"
-#include "pdt_runtime.h" /* pdt_scratch_alloc */
+#include "cuda_solver.h"
+#include "pdt_runtime.h" /* pdt_scratch_alloc, pdt_memory_empty_cache */
 
 #define PDT_CUSOLVER_SONAME "libcusolver.so." PDT_CUDA_STR(CUSOLVER_VER_MAJOR)
 /* NVIDIA's cuSOLVER wheel: unsuffixed for CUDA 13, nvidia-cusolver-cu12 before. */
@@ -37,37 +43,37 @@
 #define PDT_CUSOLVER_WHEEL "nvidia-cusolver-cu12"
 #endif
 
-typedef struct pdt_cusolver_table {
-    __typeof__(cusolverDnCreate) *create;
-    __typeof__(cusolverDnDestroy) *destroy;
-    __typeof__(cusolverDnSetStream) *set_stream;
-    __typeof__(cusolverDnSgetrf_bufferSize) *sgetrf_buffer;
-    __typeof__(cusolverDnDgetrf_bufferSize) *dgetrf_buffer;
-    __typeof__(cusolverDnSgetrf) *sgetrf;
-    __typeof__(cusolverDnDgetrf) *dgetrf;
-    __typeof__(cusolverDnSgetrs) *sgetrs;
-    __typeof__(cusolverDnDgetrs) *dgetrs;
-    __typeof__(cusolverDnSpotrf_bufferSize) *spotrf_buffer;
-    __typeof__(cusolverDnDpotrf_bufferSize) *dpotrf_buffer;
-    __typeof__(cusolverDnSpotrf) *spotrf;
-    __typeof__(cusolverDnDpotrf) *dpotrf;
-} pdt_cusolver_table;
-
-static pdt_cusolver_table cusolver;
+pdt_cusolver_table pdt_cusolver;
 static const pdt_library_symbol cusolver_symbols[] = {
-    {"cusolverDnSgetrf", (void **)&cusolver.sgetrf}, /* first: its address names the file */
-    {"cusolverDnCreate", (void **)&cusolver.create},
-    {"cusolverDnDestroy", (void **)&cusolver.destroy},
-    {"cusolverDnSetStream", (void **)&cusolver.set_stream},
-    {"cusolverDnSgetrf_bufferSize", (void **)&cusolver.sgetrf_buffer},
-    {"cusolverDnDgetrf_bufferSize", (void **)&cusolver.dgetrf_buffer},
-    {"cusolverDnDgetrf", (void **)&cusolver.dgetrf},
-    {"cusolverDnSgetrs", (void **)&cusolver.sgetrs},
-    {"cusolverDnDgetrs", (void **)&cusolver.dgetrs},
-    {"cusolverDnSpotrf_bufferSize", (void **)&cusolver.spotrf_buffer},
-    {"cusolverDnDpotrf_bufferSize", (void **)&cusolver.dpotrf_buffer},
-    {"cusolverDnSpotrf", (void **)&cusolver.spotrf},
-    {"cusolverDnDpotrf", (void **)&cusolver.dpotrf},
+    {"cusolverDnSgetrf", (void **)&pdt_cusolver.sgetrf}, /* first: its address names the file */
+    {"cusolverDnCreate", (void **)&pdt_cusolver.create},
+    {"cusolverDnDestroy", (void **)&pdt_cusolver.destroy},
+    {"cusolverDnSetStream", (void **)&pdt_cusolver.set_stream},
+    {"cusolverDnSgetrf_bufferSize", (void **)&pdt_cusolver.sgetrf_buffer},
+    {"cusolverDnDgetrf_bufferSize", (void **)&pdt_cusolver.dgetrf_buffer},
+    {"cusolverDnDgetrf", (void **)&pdt_cusolver.dgetrf},
+    {"cusolverDnSgetrs", (void **)&pdt_cusolver.sgetrs},
+    {"cusolverDnDgetrs", (void **)&pdt_cusolver.dgetrs},
+    {"cusolverDnSpotrf_bufferSize", (void **)&pdt_cusolver.spotrf_buffer},
+    {"cusolverDnDpotrf_bufferSize", (void **)&pdt_cusolver.dpotrf_buffer},
+    {"cusolverDnSpotrf", (void **)&pdt_cusolver.spotrf},
+    {"cusolverDnDpotrf", (void **)&pdt_cusolver.dpotrf},
+    {"cusolverDnSsyevd_bufferSize", (void **)&pdt_cusolver.ssyevd_buffer},
+    {"cusolverDnDsyevd_bufferSize", (void **)&pdt_cusolver.dsyevd_buffer},
+    {"cusolverDnSsyevd", (void **)&pdt_cusolver.ssyevd},
+    {"cusolverDnDsyevd", (void **)&pdt_cusolver.dsyevd},
+    {"cusolverDnSgesvd_bufferSize", (void **)&pdt_cusolver.sgesvd_buffer},
+    {"cusolverDnDgesvd_bufferSize", (void **)&pdt_cusolver.dgesvd_buffer},
+    {"cusolverDnSgesvd", (void **)&pdt_cusolver.sgesvd},
+    {"cusolverDnDgesvd", (void **)&pdt_cusolver.dgesvd},
+    {"cusolverDnSgeqrf_bufferSize", (void **)&pdt_cusolver.sgeqrf_buffer},
+    {"cusolverDnDgeqrf_bufferSize", (void **)&pdt_cusolver.dgeqrf_buffer},
+    {"cusolverDnSgeqrf", (void **)&pdt_cusolver.sgeqrf},
+    {"cusolverDnDgeqrf", (void **)&pdt_cusolver.dgeqrf},
+    {"cusolverDnSorgqr_bufferSize", (void **)&pdt_cusolver.sorgqr_buffer},
+    {"cusolverDnDorgqr_bufferSize", (void **)&pdt_cusolver.dorgqr_buffer},
+    {"cusolverDnSorgqr", (void **)&pdt_cusolver.sorgqr},
+    {"cusolverDnDorgqr", (void **)&pdt_cusolver.dorgqr},
 };
 pdt_library pdt_cusolver_library = PDT_LIBRARY("cuSOLVER", PDT_CUSOLVER_SONAME,
                                                PDT_CUDA_INSTALL(PDT_CUSOLVER_WHEEL) PDT_CUDA_EXTRA,
@@ -76,13 +82,13 @@ pdt_library pdt_cusolver_library = PDT_LIBRARY("cuSOLVER", PDT_CUSOLVER_SONAME,
                                                PDT_CUDA_LIBRARY_CHECK, PDT_CUDA_LOCAL_DIR,
                                                PDT_CUDA_NO_SYSTEM);
 
-typedef struct solver_slot {
+struct solver_slot {
     pthread_mutex_t lock;      /* guards the fields below and calls on the handle */
     cusolverDnHandle_t handle; /* NULL until the device's first factorization */
     cudaStream_t stream;       /* the stream the handle is bound to */
-} solver_slot;
+};
 
-static solver_slot slots[PDT_MAX_DEVICES]; /* by physical device */
+static struct solver_slot slots[PDT_MAX_DEVICES]; /* by physical device */
 static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
 
 static void slots_init(void)
@@ -93,38 +99,60 @@ static void slots_init(void)
 
 /* Records a cuSOLVER failure of `call` at file:line; CUDA's last error is
  * cleared (Note [clearing CUDA errors] in cuda_check.h). */
-static pdt_status cusolver_fail(cusolverStatus_t s, const char *call, const char *file, int line)
+pdt_status pdt_cusolver_fail(cusolverStatus_t s, const char *call, const char *file, int line)
 {
     (void)cudaGetLastError();
     return pdt_fail(s == CUSOLVER_STATUS_ALLOC_FAILED ? PDT_ERR_OOM : PDT_ERR_BACKEND,
                     "cuSOLVER error: %s returned status %d at %s:%d", call, (int)s, file, line);
 }
 
-/* Needs `pdt_status st` and a `fail:` label. */
-#define PDT_CUSOLVER_CHECK(call)                                                                   \
-    do {                                                                                           \
-        cusolverStatus_t pdt_cusolver_st_ = (call);                                                \
-        if (pdt_cusolver_st_ != CUSOLVER_STATUS_SUCCESS) {                                         \
-            st = cusolver_fail(pdt_cusolver_st_, #call, __FILE__, __LINE__);                       \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
+pdt_status pdt_cusolver_check_elements(const char *what, int device, const char *name, int64_t rows,
+                                       int64_t cols)
+{
+    if (rows < 0 || cols < 0 || (cols > 0 && rows > INT_MAX / cols))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: %s is %lld x %lld (%.0f elements), more than the %d elements "
+                        "cuSOLVER's 32-bit API indexes (on cuda:%d)",
+                        what, name, (long long)rows, (long long)cols, (double)rows * (double)cols,
+                        INT_MAX, device);
+    return PDT_OK;
+}
 
-/* What one entry needs: the device current (through guard), its stream, the
- * loaded table, and its slot locked with the handle bound to the stream.
- * solver_end unlocks and restores the device. */
-typedef struct solver_call {
-    pdt_cuda_guard guard;
-    cudaStream_t stream;
-    solver_slot *slot; /* locked when not NULL */
-} solver_call;
+pdt_status pdt_cusolver_check_lwork(const char *what, int device, const char *call, int lwork,
+                                    int64_t n)
+{
+    if (lwork < 0)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: %s reported a workspace of %d elements for n = %lld: its 32-bit "
+                        "size overflowed (on cuda:%d)",
+                        what, call, lwork, (long long)n, device);
+    return PDT_OK;
+}
 
-static pdt_status solver_begin(solver_call *c, const pdt_tensor *t, const char *what, int64_t n)
+void pdt_cuda_release_for_retry(int device)
+{
+    (void)cudaGetLastError(); /* the failure is handled here */
+    pdt_device d = {PDT_CUDA, device};
+    (void)pdt_memory_empty_cache(d); /* synchronises the stream, trims the pool */
+}
+
+cusolverStatus_t pdt_cusolver_create(__typeof__(cusolverDnCreate) *create,
+                                     cusolverDnHandle_t *handle, int device)
+{
+    cusolverStatus_t s = create(handle);
+    if (s == CUSOLVER_STATUS_ALLOC_FAILED || s == CUSOLVER_STATUS_NOT_INITIALIZED) {
+        pdt_cuda_release_for_retry(device);
+        s = create(handle);
+    }
+    return s;
+}
+
+pdt_status pdt_solver_begin(pdt_solver_call *c, const pdt_tensor *t, const char *what, int64_t n)
 {
     pdt_status st;
     c->guard = (pdt_cuda_guard)PDT_CUDA_GUARD_INIT;
     c->slot = NULL;
-    if (n > 0x7fffffff)
+    if (n > INT_MAX) /* the callers check elements: Note [cuSOLVER's 32-bit sizes] */
         return pdt_fail(PDT_ERR_VALUE,
                         "%s: %lld rows or columns is more than cuSOLVER's 32-bit "
                         "integers hold (on cuda:%d)",
@@ -134,39 +162,40 @@ static pdt_status solver_begin(solver_call *c, const pdt_tensor *t, const char *
     if ((st = pdt_library_need(&pdt_cusolver_library)) != PDT_OK)
         return st;
     pthread_once(&slots_once, slots_init);
-    solver_slot *s = &slots[c->guard.current]; /* the physical device, now current */
+    struct solver_slot *s = &slots[c->guard.current]; /* the physical device, now current */
     pthread_mutex_lock(&s->lock);
     c->slot = s;
     if (!s->handle) { /* s's device is current: pdt_cuda_stream set it */
-        PDT_CUSOLVER_CHECK(cusolver.create(&s->handle));
+        PDT_CUSOLVER_CHECK(pdt_cusolver_create(pdt_cusolver.create, &s->handle, t->device.index));
         s->stream = NULL;
     }
     if (s->stream != c->stream) {
-        PDT_CUSOLVER_CHECK(cusolver.set_stream(s->handle, c->stream));
+        PDT_CUSOLVER_CHECK(pdt_cusolver.set_stream(s->handle, c->stream));
         s->stream = c->stream;
     }
+    c->handle = s->handle;
 fail:
     return st;
 }
 
-static void solver_end(solver_call *c)
+void pdt_solver_end(pdt_solver_call *c)
 {
     if (c->slot)
         pthread_mutex_unlock(&c->slot->lock);
     pdt_cuda_guard_exit(&c->guard);
 }
 
-static size_t elem_size(const pdt_tensor *t) { return t->dtype == PDT_FLOAT64 ? 8 : 4; }
+size_t pdt_solver_elem_size(const pdt_tensor *t) { return t->dtype == PDT_FLOAT64 ? 8 : 4; }
 
 /* The workspace size of getrf (lu) or potrf, in elements. */
 static cusolverStatus_t buffer_size(cusolverDnHandle_t h, int d, int lu, cublasFillMode_t uplo,
                                     int n, void *m, int *lwork)
 {
     if (lu)
-        return d ? cusolver.dgetrf_buffer(h, n, n, (double *)m, n, lwork)
-                 : cusolver.sgetrf_buffer(h, n, n, (float *)m, n, lwork);
-    return d ? cusolver.dpotrf_buffer(h, uplo, n, (double *)m, n, lwork)
-             : cusolver.spotrf_buffer(h, uplo, n, (float *)m, n, lwork);
+        return d ? pdt_cusolver.dgetrf_buffer(h, n, n, (double *)m, n, lwork)
+                 : pdt_cusolver.sgetrf_buffer(h, n, n, (float *)m, n, lwork);
+    return d ? pdt_cusolver.dpotrf_buffer(h, uplo, n, (double *)m, n, lwork)
+             : pdt_cusolver.spotrf_buffer(h, uplo, n, (float *)m, n, lwork);
 }
 
 /* One getrf (ipiv not NULL) or potrf of the n x n matrix m, queued. */
@@ -174,10 +203,10 @@ static cusolverStatus_t factor_one(cusolverDnHandle_t h, int d, cublasFillMode_t
                                    void *m, void *work, int lwork, int *ipiv, int *info)
 {
     if (ipiv)
-        return d ? cusolver.dgetrf(h, n, n, (double *)m, n, (double *)work, ipiv, info)
-                 : cusolver.sgetrf(h, n, n, (float *)m, n, (float *)work, ipiv, info);
-    return d ? cusolver.dpotrf(h, uplo, n, (double *)m, n, (double *)work, lwork, info)
-             : cusolver.spotrf(h, uplo, n, (float *)m, n, (float *)work, lwork, info);
+        return d ? pdt_cusolver.dgetrf(h, n, n, (double *)m, n, (double *)work, ipiv, info)
+                 : pdt_cusolver.sgetrf(h, n, n, (float *)m, n, (float *)work, ipiv, info);
+    return d ? pdt_cusolver.dpotrf(h, uplo, n, (double *)m, n, (double *)work, lwork, info)
+             : pdt_cusolver.spotrf(h, uplo, n, (float *)m, n, (float *)work, lwork, info);
 }
 
 /* LU (pivots not NULL) or Cholesky of each matrix of a, in place: one workspace
@@ -194,22 +223,30 @@ static pdt_status factor_batch(const pdt_tensor *a, const pdt_tensor *pivots, in
     void *work = NULL;
     size_t bytes = 0;
     int lwork = 0;
-    solver_call c;
-    pdt_status st = solver_begin(&c, a, pivots ? "lu_factor" : "cholesky", n);
-    if (st != PDT_OK)
+    const char *what = pivots ? "lu_factor" : "cholesky";
+    pdt_solver_call c;
+    c.slot = NULL;
+    pdt_status st = pdt_cusolver_check_elements(what, a->device.index, "each matrix", n, n);
+    if (st != PDT_OK || (st = pdt_solver_begin(&c, a, what, n)) != PDT_OK)
         goto fail;
-    PDT_CUSOLVER_CHECK(buffer_size(c.slot->handle, d, pivots != NULL, uplo, ni, m, &lwork));
-    bytes = (size_t)(lwork > 0 ? lwork : 1) * elem_size(a);
+    PDT_CUSOLVER_CHECK(buffer_size(c.handle, d, pivots != NULL, uplo, ni, m, &lwork));
+    if ((st = pdt_cusolver_check_lwork(what, a->device.index,
+                                       pivots ? "getrf_bufferSize" : "potrf_bufferSize", lwork,
+                                       n)) != PDT_OK)
+        goto fail;
+    bytes = (size_t)(lwork > 0 ? lwork : 1) * pdt_solver_elem_size(a);
     if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
         goto fail;
     for (int64_t b = 0; b < batch; b++)
-        PDT_CUSOLVER_CHECK(factor_one(c.slot->handle, d, uplo, ni,
-                                      m + (size_t)(b * n * n) * elem_size(a), work, lwork,
-                                      ipiv ? ipiv + b * n : NULL, inf + b));
+        PDT_CUSOLVER_CHECK(factor_one(c.handle, d, uplo, ni,
+                                      m + (size_t)(b * n * n) * pdt_solver_elem_size(a), work,
+                                      lwork, ipiv ? ipiv + b * n : NULL, inf + b));
+    if (!pivots) /* Note [non-finite Cholesky pivots] */
+        st = pdt_cuda_nan_pivot_info(m, d, n, batch, inf, c.stream);
 fail:
     if (work) /* in stream order, after the last call that uses it */
         pdt_scratch_free(a->device, work, bytes);
-    solver_end(&c);
+    pdt_solver_end(&c);
     return st;
 }
 
@@ -232,27 +269,30 @@ pdt_status pdt_cuda_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, con
     char *x = pdt_tensor_ptr(b);
     const int *ipiv = (const int *)pdt_tensor_ptr(pivots);
     int *status = NULL; /* getrs's devInfo: only invalid arguments, which ours are not */
-    solver_call c;
-    pdt_status st = solver_begin(&c, lu, "lu_solve", n > k ? n : k);
-    if (st != PDT_OK)
+    pdt_solver_call c;
+    c.slot = NULL;
+    pdt_status st = pdt_cusolver_check_elements("lu_solve", lu->device.index, "each LU", n, n);
+    if (st == PDT_OK)
+        st = pdt_cusolver_check_elements("lu_solve", lu->device.index, "each right-hand side", n,
+                                         k);
+    if (st != PDT_OK || (st = pdt_solver_begin(&c, lu, "lu_solve", n > k ? n : k)) != PDT_OK)
         goto fail;
     if ((st = pdt_scratch_alloc(lu->device, sizeof(int), (void **)&status)) != PDT_OK)
         goto fail;
     for (int64_t i = 0; i < batch; i++) {
-        const char *fi = f + (size_t)(i * n * n) * elem_size(lu);
-        char *xi = x + (size_t)(i * n * k) * elem_size(lu);
+        const char *fi = f + (size_t)(i * n * n) * pdt_solver_elem_size(lu);
+        char *xi = x + (size_t)(i * n * k) * pdt_solver_elem_size(lu);
         if (d)
-            PDT_CUSOLVER_CHECK(cusolver.dgetrs(c.slot->handle, CUBLAS_OP_N, ni, ki,
-                                               (const double *)fi, ni, ipiv + i * n, (double *)xi,
-                                               ni, status));
+            PDT_CUSOLVER_CHECK(pdt_cusolver.dgetrs(c.handle, CUBLAS_OP_N, ni, ki,
+                                                   (const double *)fi, ni, ipiv + i * n,
+                                                   (double *)xi, ni, status));
         else
-            PDT_CUSOLVER_CHECK(cusolver.sgetrs(c.slot->handle, CUBLAS_OP_N, ni, ki,
-                                               (const float *)fi, ni, ipiv + i * n, (float *)xi, ni,
-                                               status));
+            PDT_CUSOLVER_CHECK(pdt_cusolver.sgetrs(c.handle, CUBLAS_OP_N, ni, ki, (const float *)fi,
+                                                   ni, ipiv + i * n, (float *)xi, ni, status));
     }
 fail:
     if (status)
         pdt_scratch_free(lu->device, status, sizeof(int));
-    solver_end(&c);
+    pdt_solver_end(&c);
     return st;
 }

@@ -29,12 +29,14 @@
 
 #include "args.h"
 #include "dlpack.h"
+#include "pdt_index_errors.h"
 #include "pdt_interop.h"
 
-static const DLDataType dl_dtypes[PDT_NUM_DTYPES] = {{kDLBool, 8, 1},   {kDLInt, 32, 1},
-                                                     {kDLInt, 64, 1},   {kDLFloat, 32, 1},
-                                                     {kDLFloat, 64, 1}, {kDLFloat, 16, 1},
-                                                     {kDLBfloat, 16, 1}};
+static const DLDataType dl_dtypes[PDT_NUM_DTYPES] = {{kDLBool, 8, 1},    {kDLInt, 32, 1},
+                                                     {kDLInt, 64, 1},    {kDLFloat, 32, 1},
+                                                     {kDLFloat, 64, 1},  {kDLFloat, 16, 1},
+                                                     {kDLBfloat, 16, 1}, {kDLUInt, 8, 1},
+                                                     {kDLInt, 8, 1},     {kDLInt, 16, 1}};
 
 static int dtype_from_dl(DLDataType t, const char *where)
 {
@@ -44,7 +46,8 @@ static int dtype_from_dl(DLDataType t, const char *where)
     PyErr_Format(PyExc_TypeError,
                  "%s: unsupported DLPack element type (code %u, %u bits, %u lanes); %s", where,
                  (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes,
-                 "supported: bool, int32, int64, float16, bfloat16, float32, float64");
+                 "supported: bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, "
+                 "float64");
     return -1;
 }
 
@@ -238,6 +241,13 @@ PyObject *pdt_dlpack_export(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_Format(PyExc_BufferError, "__dlpack__: cannot export to dl_device %R: %s", kw[2],
                      pdt_last_error());
         return NULL;
+    }
+    if (t->device.kind == PDT_CUDA) {
+        /* the consumer reads with no synchronisation of ours: index errors now
+         * (Note [deferred index checks] in pdt_index.h) */
+        pdt_status st = pdt_index_errors_settle(t->device);
+        if (st != PDT_OK)
+            return pdt_raise(S, st);
     }
     PyObject *owner;
     if (elsewhere || copy == 1) {

@@ -301,5 +301,18 @@ PyDoc_STRVAR(doc_as_bfloat16, "bfloat16()\n--\n\n"
                               "--------\n"
                               ">>> pydevtensor.tensor([0., 2.]).bfloat16().dtype\n"
                               "pydevtensor.bfloat16\n");
+/* byte(), char() and short(): NAME, the dtype DT, an example's input EX and output OUT. */
+#define DOC_AS_SMALL_INT(NAME, DT, EX, OUT)                                                        \
+    NAME "()\n--\n\n"                                                                              \
+         "The tensor as " DT ": itself when it already is, else a converted copy.  Floats\n"       \
+         "truncate toward zero and wrap into " DT "'s range (its low bits), as PyTorch's\n"        \
+         "CPU builds do; NaN becomes 0.\n\nReturns\n-------\nTensor\n\nExamples\n--------\n"       \
+         ">>> pydevtensor.tensor(" EX ")." NAME "()\n" OUT "\n"
+PyDoc_STRVAR(doc_as_byte, DOC_AS_SMALL_INT("byte", "uint8", "[3.7, 300.0, -1.0]",
+                                           "tensor([  3,  44, 255], dtype=pydevtensor.uint8)"));
+PyDoc_STRVAR(doc_as_char, DOC_AS_SMALL_INT("char", "int8", "[3.7, -200.0]",
+                                           "tensor([ 3, 56], dtype=pydevtensor.int8)"));
+PyDoc_STRVAR(doc_as_short, DOC_AS_SMALL_INT("short", "int16", "[3.7, -2.5]",
+                                            "tensor([ 3, -2], dtype=pydevtensor.int16)"));
 
 #endif

@@ -13,11 +13,12 @@ static int dtype_from_name(const char *name, int *out)
     static const struct {
         const char *name;
         pdt_dtype dt;
-    } aliases[] = {{"bool", PDT_BOOL},        {"int32", PDT_INT32},     {"int", PDT_INT32},
-                   {"int64", PDT_INT64},      {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
-                   {"float", PDT_FLOAT32},    {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
-                   {"bool_", PDT_BOOL},       {"float16", PDT_FLOAT16}, {"half", PDT_FLOAT16},
-                   {"bfloat16", PDT_BFLOAT16}};
+    } aliases[] = {{"bool", PDT_BOOL},         {"int32", PDT_INT32},     {"int", PDT_INT32},
+                   {"int64", PDT_INT64},       {"long", PDT_INT64},      {"float32", PDT_FLOAT32},
+                   {"float", PDT_FLOAT32},     {"float64", PDT_FLOAT64}, {"double", PDT_FLOAT64},
+                   {"bool_", PDT_BOOL},        {"float16", PDT_FLOAT16}, {"half", PDT_FLOAT16},
+                   {"bfloat16", PDT_BFLOAT16}, {"uint8", PDT_UINT8},     {"int8", PDT_INT8},
+                   {"int16", PDT_INT16},       {"short", PDT_INT16}};
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(name, aliases[i].name) == 0) {
             *out = aliases[i].dt;
@@ -45,8 +46,8 @@ int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
         if (dtype_from_name(name, out) == 0)
             return 0;
         PyErr_Format(PyExc_TypeError,
-                     "unknown dtype %R: expected one of bool, int32, int64, float16, bfloat16, "
-                     "float32, float64",
+                     "unknown dtype %R: expected one of bool, uint8, int8, int16, int32, int64, "
+                     "float16, bfloat16, float32, float64",
                      obj);
         return -1;
     }
@@ -71,7 +72,7 @@ int pdt_dtype_from_object(pdt_state *S, PyObject *obj, int dflt, int *out)
 unknown:
     PyErr_Format(PyExc_TypeError,
                  "unknown dtype %R: expected pydevtensor.float32, float64, float16, bfloat16, "
-                 "int32, int64 or bool (or its name)",
+                 "int64, int32, int16, int8, uint8 or bool (or its name)",
                  obj);
     return -1;
 }
@@ -150,6 +151,13 @@ static PyObject *dtype_get_is_floating(PyObject *self, void *c)
     return PyBool_FromLong(pdt_dtype_is_floating(((PdtDTypeObject *)self)->dtype));
 }
 
+static PyObject *dtype_get_is_signed(PyObject *self, void *c)
+{
+    (void)c;
+    pdt_dtype dt = ((PdtDTypeObject *)self)->dtype;
+    return PyBool_FromLong(dt != PDT_BOOL && dt != PDT_UINT8);
+}
+
 static PyObject *dtype_get_name(PyObject *self, void *c)
 {
     (void)c;
@@ -172,6 +180,7 @@ static void dtype_dealloc(PyObject *self)
 static PyGetSetDef dtype_getset[] = {
     {"itemsize", dtype_get_itemsize, NULL, doc_dtype_itemsize, NULL},
     {"is_floating_point", dtype_get_is_floating, NULL, doc_dtype_is_floating_point, NULL},
+    {"is_signed", dtype_get_is_signed, NULL, doc_dtype_is_signed, NULL},
     {"name", dtype_get_name, NULL, doc_dtype_name, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -199,8 +208,8 @@ int pdt_dtype_type_init(PyObject *module, pdt_state *S)
     S->dtype_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &dtype_spec, NULL);
     if (!S->dtype_type || PyModule_AddObjectRef(module, "dtype", (PyObject *)S->dtype_type) < 0)
         return -1;
-    static const char *const aliases[PDT_NUM_DTYPES] = {NULL,     "int",  "long", "float",
-                                                        "double", "half", NULL};
+    static const char *const aliases[PDT_NUM_DTYPES] = {NULL,   "int", "long", "float", "double",
+                                                        "half", NULL,  NULL,   NULL,    "short"};
     for (int dt = 0; dt < PDT_NUM_DTYPES; dt++) {
         PdtDTypeObject *o = PyObject_New(PdtDTypeObject, S->dtype_type);
         if (!o)

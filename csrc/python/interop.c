@@ -20,22 +20,24 @@
 
 #include "args.h"
 #include "docstrings_interop.h"
+#include "pdt_index_errors.h"
 #include "pdt_interop.h"
 
 /* ---- element types ---- */
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 /* bfloat16 has no typestr of its own: NumPy's ml_dtypes shows it as "V2". */
-static const char *const typestrs[PDT_NUM_DTYPES] = {"|b1", ">i4", ">i8", ">f4",
-                                                     ">f8", ">f2", ">V2"};
+static const char *const typestrs[PDT_NUM_DTYPES] = {"|b1", ">i4", ">i8", ">f4", ">f8",
+                                                     ">f2", ">V2", "|u1", "|i1", ">i2"};
 #define NATIVE_ORDER '>'
 #else
-static const char *const typestrs[PDT_NUM_DTYPES] = {"|b1", "<i4", "<i8", "<f4",
-                                                     "<f8", "<f2", "<V2"};
+static const char *const typestrs[PDT_NUM_DTYPES] = {"|b1", "<i4", "<i8", "<f4", "<f8",
+                                                     "<f2", "<V2", "|u1", "|i1", "<i2"};
 #define NATIVE_ORDER '<'
 #endif
 
-static const char *const supported = "supported: bool, int32, int64, float16, float32, float64";
+static const char *const supported =
+    "supported: bool, uint8, int8, int16, int32, int64, float16, float32, float64";
 
 /* The dtype of an array-interface typestr ("<f4"), or -1 with TypeError. */
 static int dtype_from_typestr(const char *s, const char *where)
@@ -190,7 +192,11 @@ static PyObject *get_cuda_array_interface(PyObject *self, void *c)
                         "the buffer protocol or DLPack)");
         return NULL;
     }
-    pdt_status st = pdt_stream_handle(t->device, &handle);
+    /* the consumer reads with no synchronisation of ours: index errors now
+     * (Note [deferred index checks] in pdt_index.h) */
+    pdt_status st = pdt_index_errors_settle(t->device);
+    if (st == PDT_OK)
+        st = pdt_stream_handle(t->device, &handle);
     if (st != PDT_OK)
         return pdt_raise(S, st);
     PyObject *stream = PyLong_FromVoidPtr((void *)handle);
@@ -541,7 +547,7 @@ static PyObject *f_as_tensor(PyObject *module, PyObject *const *args, Py_ssize_t
         return finish(S, &t, have_device, device, dtype, -1, "as_tensor()");
     }
     if (!PyList_Check(data) && !PyTuple_Check(data) && PyObject_CheckBuffer(data)) {
-        if (pdt_buffer_conversion(data)) /* the other byte order, uint8...: a converted copy */
+        if (pdt_buffer_conversion(data)) /* the other byte order, uint16...: a converted copy */
             return pdt_tensor_from_data(S, data, dtype, device, 0, "as_tensor()");
         int r = pdt_wrap_buffer(S, data, 1, "as_tensor()", &t);
         if (r == 1) /* read-only: copy it */

@@ -188,7 +188,7 @@ static inline pdt_tensor *pdt_tensor_of(PyObject *o) { return &((PdtTensorObject
  * middle of an op (placement logging, the transfer guard's log: Python code
  * that lets other threads run), so the op bindings hold their views for the
  * whole call, whether or not they release the GIL themselves. */
-#define PDT_HOLD_MAX 4
+#define PDT_HOLD_MAX 6
 typedef struct {
     int n;
     pdt_tensor v[PDT_HOLD_MAX];
@@ -246,13 +246,14 @@ extern PyType_Slot pdt_tensor_export_slots[];
 extern PyMethodDef pdt_export_functions[];      /* to_numpy */
 extern PyMethodDef pdt_tensor_random_methods[]; /* tensor_create.c: uniform_, normal_ */
 /* Issue 4's files, one concern each: */
-extern PyMethodDef pdt_math_methods[], pdt_math_functions[];   /* tensor_math.c   */
-extern PyMethodDef pdt_round_methods[], pdt_round_functions[]; /* tensor_round.c */
-extern PyMethodDef pdt_erf_methods[], pdt_erf_functions[];     /* tensor_erf.c */
-extern PyMethodDef pdt_gamma_methods[], pdt_gamma_functions[]; /* tensor_gamma.c */
-extern PyMethodDef pdt_trig_methods[], pdt_trig_functions[];   /* tensor_trig.c */
-extern PyMethodDef pdt_conv_functions[];                       /* tensor_conv.c */
-extern PyMethodDef pdt_rnn_functions[];                        /* tensor_rnn.c */
+extern PyMethodDef pdt_math_methods[], pdt_math_functions[];       /* tensor_math.c   */
+extern PyMethodDef pdt_round_methods[], pdt_round_functions[];     /* tensor_round.c */
+extern PyMethodDef pdt_erf_methods[], pdt_erf_functions[];         /* tensor_erf.c */
+extern PyMethodDef pdt_gamma_methods[], pdt_gamma_functions[];     /* tensor_gamma.c */
+extern PyMethodDef pdt_trig_methods[], pdt_trig_functions[];       /* tensor_trig.c */
+extern PyMethodDef pdt_bitwise_methods[], pdt_bitwise_functions[]; /* tensor_bitwise.c */
+extern PyMethodDef pdt_conv_functions[];                           /* tensor_conv.c */
+extern PyMethodDef pdt_rnn_functions[];                            /* tensor_rnn.c */
 extern PyType_Slot pdt_math_slots[];
 extern PyMethodDef pdt_reduce_methods[], pdt_reduce_functions[]; /* tensor_reduce.c */
 extern PyMethodDef pdt_view_methods[], pdt_view_functions[];     /* tensor_view.c   */

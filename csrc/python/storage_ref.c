@@ -39,7 +39,8 @@ static void ref_dealloc(PyObject *self)
 
 /* bfloat16 has no buffer format: its bits go out as uint16 ("H"), and
  * pdt_numpy_view gives NumPy's ml_dtypes.bfloat16 view of them. */
-static const char *const buffer_formats[PDT_NUM_DTYPES] = {"?", "i", "q", "f", "d", "e", "H"};
+static const char *const buffer_formats[PDT_NUM_DTYPES] = {"?", "i", "q", "f", "d",
+                                                           "e", "H", "B", "b", "h"};
 
 /* The held view's memory as a buffer (CPU only; t_getbuffer checked). */
 static int ref_getbuffer(PyObject *self, Py_buffer *view, int flags)

@@ -65,8 +65,8 @@ static int is_numpy_bool(PyObject *o)
 /* A NumPy scalar's dtype (np.float64(1.5): float64), as PyTorch reads it in a list, where
  * it keeps its dtype and the result is the promotion of its leaves' (Python floats
  * counting as the default dtype, ints as int64): tensor([np.float64(1.5), 2.0]) is
- * float64.  The integers pydevtensor lacks widen as an array's do (int8 .. uint16 to
- * int32, the rest to int64).  -1 for anything else.  By the type's name, as
+ * float64.  The integers pydevtensor lacks widen as an array's do (uint16 to int32,
+ * uint32 and uint64 to int64).  -1 for anything else.  By the type's name, as
  * is_numpy_bool. */
 static int numpy_scalar_dtype(PyObject *o)
 {
@@ -75,8 +75,8 @@ static int numpy_scalar_dtype(PyObject *o)
         pdt_dtype dt;
     } table[] = {{"numpy.float64", PDT_FLOAT64}, {"numpy.float32", PDT_FLOAT32},
                  {"numpy.float16", PDT_FLOAT16}, {"numpy.int64", PDT_INT64},
-                 {"numpy.int32", PDT_INT32},     {"numpy.int16", PDT_INT32},
-                 {"numpy.int8", PDT_INT32},      {"numpy.uint8", PDT_INT32},
+                 {"numpy.int32", PDT_INT32},     {"numpy.int16", PDT_INT16},
+                 {"numpy.int8", PDT_INT8},       {"numpy.uint8", PDT_UINT8},
                  {"numpy.uint16", PDT_INT32},    {"numpy.uint32", PDT_INT64},
                  {"numpy.uint64", PDT_INT64}};
     const char *name = Py_TYPE(o)->tp_name;
@@ -182,6 +182,27 @@ static int write_nested(PyObject *o, int depth, const infer_state *st, pdt_dtype
         *(int32_t *)*p = v.is_float ? pdt_f64_to_i32(v.f) : (int32_t)v.i;
         break;
     case PDT_INT64: *(int64_t *)*p = v.is_float ? pdt_f64_to_i64(v.f) : v.i; break;
+    case PDT_UINT8:
+    case PDT_INT8:
+    case PDT_INT16: {
+        int64_t lo, hi;
+        pdt_int_range(dt, &lo, &hi);
+        if (!v.is_float && (v.i < lo || v.i > hi)) {
+            PyErr_Format(PyExc_OverflowError,
+                         "tensor(): the value %lld cannot be converted to %s without overflow",
+                         (long long)v.i, pdt_dtype_name(dt));
+            return -1;
+        }
+        /* Floats: Note [float to small int] in pdt_convert.h. */
+        int64_t w = v.is_float ? pdt_f64_to_i64(v.f) : v.i;
+        if (dt == PDT_INT16) {
+            int16_t x = (int16_t)pdt_int_wrap(dt, w);
+            memcpy(*p, &x, sizeof x);
+        } else {
+            **p = (char)(uint8_t)w;
+        }
+        break;
+    }
     case PDT_FLOAT32: *(float *)*p = v.is_float ? (float)v.f : (float)v.i; break;
     case PDT_FLOAT64: *(double *)*p = v.is_float ? v.f : (double)v.i; break;
     case PDT_FLOAT16: *(uint16_t *)*p = pdt_f64_to_f16(v.is_float ? v.f : (double)v.i); break;
@@ -200,12 +221,19 @@ static int dtype_from_format(const char *fmt, Py_ssize_t itemsize, int *out)
     if (fmt[0] && fmt[1] == '\0') {
         switch (fmt[0]) {
         case '?': *out = PDT_BOOL; return 0;
+        case 'B': *out = PDT_UINT8; return itemsize == 1 ? 0 : -1;
+        case 'b': *out = PDT_INT8; return itemsize == 1 ? 0 : -1;
+        case 'h': *out = PDT_INT16; return itemsize == 2 ? 0 : -1;
         case 'f': *out = PDT_FLOAT32; return itemsize == 4 ? 0 : -1;
         case 'd': *out = PDT_FLOAT64; return itemsize == 8 ? 0 : -1;
         case 'e': *out = PDT_FLOAT16; return itemsize == 2 ? 0 : -1;
         case 'i':
         case 'l':
         case 'q':
+            if (itemsize == 2) {
+                *out = PDT_INT16;
+                return 0;
+            }
             if (itemsize == 4) {
                 *out = PDT_INT32;
                 return 0;
@@ -291,8 +319,9 @@ static int wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *wh
     int64_t shape[PDT_MAX_DIMS], strides[PDT_MAX_DIMS];
     if (dtype_from_format(fmt, view->itemsize, &dt) < 0) {
         PyErr_Format(PyExc_TypeError,
-                     "%s: unsupported element type '%s' (%zd bytes); supported: bool, int32, "
-                     "int64, float16, float32, float64 (bfloat16 through ml_dtypes arrays)",
+                     "%s: unsupported element type '%s' (%zd bytes); supported: bool, uint8, "
+                     "int8, int16, int32, int64, float16, float32, float64 (bfloat16 through "
+                     "ml_dtypes arrays)",
                      where, fmt, view->itemsize);
         goto fail;
     }
@@ -327,6 +356,8 @@ fail:
 int pdt_buffer_conversion(PyObject *obj)
 {
     Py_buffer probe;
+    if (PyBytes_Check(obj) || PyByteArray_Check(obj)) /* text, not numbers: refused there */
+        return PDT_BUFFER_NARROW_TYPE;
     if (!PyObject_CheckBuffer(obj) || PyObject_GetBuffer(obj, &probe, PyBUF_RECORDS_RO) < 0) {
         PyErr_Clear();
         return 0;

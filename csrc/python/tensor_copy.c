@@ -372,10 +372,11 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 static PyObject *t_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"dtype", "non_blocking", NULL};
-    static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor",    "IntTensor",
-                                                           "LongTensor",    "FloatTensor",
-                                                           "DoubleTensor",  "HalfTensor",
-                                                           "BFloat16Tensor"};
+    static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor",     "IntTensor",
+                                                           "LongTensor",     "FloatTensor",
+                                                           "DoubleTensor",   "HalfTensor",
+                                                           "BFloat16Tensor", "ByteTensor",
+                                                           "CharTensor",     "ShortTensor"};
     PyObject *kw[2] = {NULL};
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
@@ -424,6 +425,9 @@ DTYPE_METHOD(long, PDT_INT64)
 DTYPE_METHOD(bool, PDT_BOOL)
 DTYPE_METHOD(half, PDT_FLOAT16)
 DTYPE_METHOD(bfloat16, PDT_BFLOAT16)
+DTYPE_METHOD(byte, PDT_UINT8)
+DTYPE_METHOD(char, PDT_INT8)
+DTYPE_METHOD(short, PDT_INT16)
 
 PyMethodDef pdt_tensor_copy_methods[] = {
     {"to", FASTKW(t_to), doc_to},
@@ -441,5 +445,8 @@ PyMethodDef pdt_tensor_copy_methods[] = {
     {"bool", t_as_bool, METH_NOARGS, doc_as_bool},
     {"half", t_as_half, METH_NOARGS, doc_as_half},
     {"bfloat16", t_as_bfloat16, METH_NOARGS, doc_as_bfloat16},
+    {"byte", t_as_byte, METH_NOARGS, doc_as_byte},
+    {"char", t_as_char, METH_NOARGS, doc_as_char},
+    {"short", t_as_short, METH_NOARGS, doc_as_short},
     {NULL, NULL, 0, NULL},
 };

@@ -18,6 +18,9 @@ static PyObject *element_object(const char *p, pdt_dtype dt)
     case PDT_FLOAT64: return PyFloat_FromDouble(*(const double *)p);
     case PDT_FLOAT16: return PyFloat_FromDouble(pdt_f16_to_f32(*(const uint16_t *)p));
     case PDT_BFLOAT16: return PyFloat_FromDouble(pdt_bf16_to_f32(*(const uint16_t *)p));
+    case PDT_UINT8: return PyLong_FromLong(*(const uint8_t *)p);
+    case PDT_INT8: return PyLong_FromLong(*(const int8_t *)p);
+    case PDT_INT16: return PyLong_FromLong(*(const int16_t *)p);
     }
     return NULL;
 }

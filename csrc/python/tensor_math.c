@@ -602,10 +602,13 @@ static PyObject *fill_with(PyObject *self, pdt_scalar value)
     pdt_status st;
     if (!S)
         return NULL;
-    if (t->dtype == PDT_INT32 && !value.is_float && (value.i < INT32_MIN || value.i > INT32_MAX)) {
+    int64_t lo, hi;
+    pdt_int_range(t->dtype, &lo, &hi);
+    if ((t->dtype == PDT_INT32 || pdt_dtype_is_small_int(t->dtype)) && !value.is_float &&
+        (value.i < lo || value.i > hi)) {
         PyErr_Format(PyExc_OverflowError,
-                     "fill_(): the value %lld cannot be converted to int32 without overflow",
-                     (long long)value.i);
+                     "fill_(): the value %lld cannot be converted to %s without overflow",
+                     (long long)value.i, pdt_dtype_name(t->dtype));
         return NULL;
     }
     pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */

@@ -420,27 +420,50 @@ static PyMemberDef tensor_members[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
+/* The tensor Tensor(...) shares storage with: Tensor(t) / Tensor(data=t) is t itself;
+ * any other call is PyTorch's legacy constructor (Tensor([1, 2]), Tensor(2, 3),
+ * Tensor()), made by pydevtensor/_tensor_legacy.py's _legacy_new.  New reference. */
+static PyObject *tensor_source(pdt_state *S, PyObject *args, PyObject *kwargs)
+{
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    Py_ssize_t nkw = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+    PyObject *data = NULL;
+    if (nargs == 1 && nkw == 0)
+        data = PyTuple_GET_ITEM(args, 0);
+    else if (nargs == 0 && nkw == 1)
+        data = PyDict_GetItemString(kwargs, "data"); /* borrowed, or NULL */
+    if (data && pdt_is_tensor(S, data))
+        return Py_NewRef(data);
+    PyObject *mod = PyImport_ImportModule("pydevtensor._tensor_legacy");
+    PyObject *fn = mod ? PyObject_GetAttrString(mod, "_legacy_new") : NULL;
+    PyObject *made = fn ? PyObject_Call(fn, args, kwargs) : NULL;
+    Py_XDECREF(fn);
+    Py_XDECREF(mod);
+    if (made && !pdt_is_tensor(S, made)) {
+        PyErr_SetString(PyExc_SystemError, "_legacy_new did not return a Tensor");
+        Py_CLEAR(made);
+    }
+    return made;
+}
+
 static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"data", NULL};
-    PyObject *data;
     pdt_state *S = pdt_state_of_type(tp);
-    if (!S || !PyArg_ParseTupleAndKeywords(args, kwargs, "O:Tensor", kwlist, &data))
+    if (!S)
         return NULL;
-    if (!pdt_is_tensor(S, data)) {
-        PyErr_Format(PyExc_TypeError,
-                     "Tensor(data) takes a Tensor to share storage with, got %.100s; use "
-                     "pydevtensor.tensor(data) to copy data into a new tensor",
-                     Py_TYPE(data)->tp_name);
+    PyObject *data = tensor_source(S, args, kwargs);
+    if (!data)
+        return NULL;
+    PdtTensorObject *o = (PdtTensorObject *)tp->tp_alloc(tp, 0);
+    if (!o) {
+        Py_DECREF(data);
         return NULL;
     }
-    PdtTensorObject *o = (PdtTensorObject *)tp->tp_alloc(tp, 0);
-    if (!o)
-        return NULL;
     pdt_tensor_share(&o->t, pdt_tensor_of(data));
     /* a tensor of its own (nn.Parameter(w.data)): it counts its writes in the
      * storage's own counter, not .data's (Note [version counter]) */
     o->t.counter = PDT_COUNTER_OWN;
+    Py_DECREF(data);
     return (PyObject *)o;
 }
 
@@ -460,7 +483,7 @@ static int add_slots(PyType_Slot *slots, size_t *n, size_t cap, const PyType_Slo
 int pdt_tensor_type_init(PyObject *module, pdt_state *S)
 {
     /* The methods and slots of the other tensor_*.c files are gathered here. */
-    static PyMethodDef all_methods[256];
+    static PyMethodDef all_methods[320];
     size_t n = 0;
     const PyMethodDef *parts[] = {tensor_methods,
                                   pdt_tensor_copy_methods,
@@ -476,7 +499,8 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                   pdt_interop_methods,
                                   pdt_autograd_methods,
                                   pdt_autograd_view_methods,
-                                  pdt_trig_methods};
+                                  pdt_trig_methods,
+                                  pdt_bitwise_methods};
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
         for (const PyMethodDef *m = parts[p]; m->ml_name; m++) {
             if (n + 1 >= sizeof all_methods / sizeof all_methods[0]) {

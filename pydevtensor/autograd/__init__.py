@@ -14,7 +14,9 @@ functional.py (jacobian, hessian, vjp, jvp, hvp, vhp).
 from .. import _C
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)
 from . import derivatives_index, derivatives_join, derivatives_linalg  # noqa: F401
+from . import derivatives_linalg_decomp  # noqa: F401
 from . import derivatives_trig, views  # noqa: F401  (views installs the view regenerator)
+from . import derivatives_strided  # noqa: F401
 from . import hooks as _hooks
 from . import dispatch as _dispatch_module, node as _node_module
 from .dispatch import dispatch as _dispatch
@@ -24,9 +26,14 @@ from .function import Function, FunctionCtx
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .node import Node
+from .variable import Variable
+from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                           set_detect_anomaly)
 
 __all__ = ["Function", "FunctionCtx", "Node", "backward", "enable_grad", "grad", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
+           "is_inference_mode_enabled", "no_grad", "set_grad_enabled", "detect_anomaly",
+           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+__all__ += ["Variable"]
 
 
 def _as_tuple(x):

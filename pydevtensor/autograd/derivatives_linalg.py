@@ -10,9 +10,10 @@ Note [linalg derivatives]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
 With X = A^-1 B:  gB = A^-T gX,  gA = -gB X^T (summed over broadcast batch dims).
 With Y = A^-1:    gA = -Y^T gY Y^T.
-With d = det A:   gA = g d A^-T;  logabsdet: gA = g A^-T (the sign has none).  Both
-need A nonsingular: a singular A raises LinAlgError in backward (PyTorch goes through
-an SVD there; not done here).
+With d = det A:   gA = g d A^-T; where A is singular (LU's info), from A's SVD
+A = U diag(S) Vh:  gA = g det(U) det(Vh) U diag(P) Vh, P[i] the product of the S[j],
+j != i (the cofactor matrix, as PyTorch).  logabsdet: gA = g A^-T (the sign has none;
+a singular A raises LinAlgError in backward).
 With A = L L^T:   gA = sym(L^-T Phi(L^T gL) L^-1), Phi(M) = M's lower triangle with
 its diagonal halved, sym(S) = (S + S^T) / 2 (the gradient of a symmetric input;
 PyTorch's convention).  U = L^T with upper=True: gL = gU^T.
@@ -86,6 +87,26 @@ def _inv_transposed(A):
     return _solver().inv(A).mT
 
 
+def _products_but_one(S):
+    """P[..., i] = the product of S[..., j] over j != i (no division: exact with zeros)."""
+    from .._ops_join import cat
+    one = _C.ones_like(S[..., :1])
+    before = cat([one, S[..., :-1]], -1).cumprod(-1)
+    after = cat([S[..., 1:], one], -1).flip(-1).cumprod(-1).flip(-1)
+    return before * after
+
+
+def _det_grad_svd(A, g):
+    """g times the gradient of det at A, from A = U diag(S) Vh (Note [linalg
+    derivatives]): U diag(sign P) Vh, sign = det(U) det(Vh), P the products of all
+    singular values but one; defined for a singular A too."""
+    from .. import _linalg_decomp
+    U, S, Vh = _linalg_decomp.svd(A)
+    det = _solver().det
+    scale = (g * det(U) * det(Vh)).unsqueeze(-1) * _products_but_one(S)
+    return (U * scale.unsqueeze(-2)) @ Vh
+
+
 @derivative("linalg_det")
 class LinalgDetBackward0(Node):
     def save(self, out, A, **kw):
@@ -94,7 +115,16 @@ class LinalgDetBackward0(Node):
 
     def backward(self, g):
         A, d = self.saved_tensors
-        return (g * d).unsqueeze(-1).unsqueeze(-1) * _inv_transposed(A)
+        s = _solver()
+        if A.shape[-1] == 0:
+            return _C.zeros_like(A)
+        Ainv, info = s.inv_ex(A)  # reads nothing back
+        lu = (g * d).unsqueeze(-1).unsqueeze(-1) * Ainv.mT
+        if s._first_failure(info) is None:  # info on the host: a counted copy on a GPU
+            return lu
+        singular = (info != 0).unsqueeze(-1).unsqueeze(-1)
+        from .._ops_index import where
+        return where(singular, _det_grad_svd(A, g), lu)
 
 
 @derivative("linalg_slogdet")

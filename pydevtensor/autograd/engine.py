@@ -27,6 +27,7 @@ create_graph=True)[0].sum(), x) follows it.  Three things make that exact:
   raises at once (node.check_recorded), unless its op is piecewise constant.
 """
 from .. import _C
+from .anomaly_mode import _STATE as _ANOMALY, check_gradients
 from .hooks import finish_captures, prepare_captures
 from .node import FREED_MSG, AccumulateGrad, edge_of
 
@@ -96,7 +97,7 @@ def _run(outputs, grad_outputs, retain_graph, inputs, accumulate, where, create_
     hooked = prepare_captures(inputs) if inputs is not None and not accumulate else None
     results = None
     try:
-        if USE_C:
+        if USE_C and not (_ANOMALY["enabled"] and _ANOMALY["check_nan"]):
             results = _C._engine_run(roots, captures, nresults, retain_graph, accumulate,
                                      inputs is not None, AccumulateGrad, FREED_MSG)
         else:
@@ -165,6 +166,8 @@ def _run_python(roots, captures, nresults, retain_graph, accumulate, only_captur
             if node._saved is None:
                 raise RuntimeError(FREED_MSG)
             in_grads = node.apply(grads)
+            if _ANOMALY["enabled"] and _ANOMALY["check_nan"]:
+                check_gradients(node, in_grads)
             if not retain_graph:
                 node.release()
         for e, g in zip(nexts, in_grads):

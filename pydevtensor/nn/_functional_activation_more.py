@@ -342,7 +342,7 @@ def softsign(input):
     tensor([-0.7500,  0.0000,  0.5000])
     """
     _act._floating(input, "softsign")
-    return input / (input.abs() + 1.0)
+    return _act._rounded_once(lambda x: x / (x.abs() + 1.0))(input)
 
 
 def tanhshrink(input):
@@ -372,7 +372,7 @@ def tanhshrink(input):
     tensor([-0.2384,  0.0000,  1.0360])
     """
     _act._floating(input, "tanhshrink")
-    return input - input.tanh()
+    return _act._rounded_once(lambda x: x - x.tanh())(input)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -538,8 +538,10 @@ def glu(input, dim=-1):
         raise _C.InvalidArgumentError(
             f"glu(): halving dimension must be even, but dimension {dim % input.ndim} is size "
             f"{size} in the input of shape {tuple(input.shape)} (on {input.device})")
-    a, b = input.chunk(2, dim) if size else (input, input)
-    return a * b.sigmoid()
+    def halves(x):
+        a, b = x.chunk(2, dim) if size else (x, x)
+        return a * b.sigmoid()
+    return _act._rounded_once(halves)(input)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):

@@ -297,6 +297,9 @@ def check_conv_tensors(input, weight, bias, groups, nd, where, transposed=False)
     return x, unbatched, out_c
 
 
+_WIDE_WEIGHT = 1 << 20  # bytes of weight from which one product for the batch pays (_conv)
+
+
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     """conv1d (nd = 1, done as a 2-d convolution of height 1) and conv2d."""
     x, unbatched, out_c = check_conv_tensors(input, weight, bias, groups, nd, where)
@@ -315,7 +318,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     out_h, out_w = _blocks(hw, kernel, dilation, padding, stride, where, input.device)
     n, k = x.shape[0], kernel[0] * kernel[1]
     cols = im2col(x, kernel, dilation, padding, stride)  # (N, C * k, L)
-    if n > 1 and (x.dtype in (_C.float16, _C.bfloat16) or out_h * out_w < in_per_group * k):
+    if n > 1 and (x.dtype in (_C.float16, _C.bfloat16) or (
+            out_h * out_w < in_per_group * k and weight.numel() * weight.element_size() >= _WIDE_WEIGHT)):
         # N inside the GEMM: (groups, C_g * k, N * L), one product for the batch.  The
         # weight's gradient is then one product too, summed in the GEMM's accumulator
         # (float32 for the half types, not N products each rounded before they are
@@ -323,7 +327,11 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
         # Worth the two transposing copies when the images are small against the
         # window (the late layers of a ResNet or VGG: L = 9, C * k = 4608): 32 images
         # of 512 x 3 x 3 through a 3 x 3 conv, forward+backward 150 -> 32-40 ms (torch's
-        # oneDNN 30), 256 x 7 x 7 80-90 -> 46-54 ms, two threads.
+        # oneDNN 30), 256 x 7 x 7 80-90 -> 46-54 ms, two threads.  Only for a weight that
+        # does not stay in the cache between images (_WIDE_WEIGHT): with a small one the
+        # per-image products win and the copies are pure cost (LeNet's second conv, 256
+        # images of 6 x 14 x 14 through 16 5 x 5 filters: 6.2 ms wide, 2.2 per image;
+        # 128 x 16 x 10 x 10 through 32 5 x 5: 5.6 and 1.3; one thread).
         w = weight.reshape(groups, out_c // groups, in_per_group * k)
         wide = cols.reshape(n, groups, in_per_group * k, out_h * out_w).permute(1, 2, 0, 3)
         out = _C.matmul(w, wide.reshape(groups, in_per_group * k, n * out_h * out_w))

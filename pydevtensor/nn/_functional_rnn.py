@@ -19,7 +19,7 @@ step would add a gradient of the whole projection per step (L^2 * N * G * H).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, Tuple
 
 from .._ops_join import cat, stack
 from ..autograd.grad_mode import is_grad_enabled
@@ -116,13 +116,17 @@ def run_direction(mode: str, xp: Tensor, h: Tensor, c: Tensor | None, w_hh: Tens
 
 def run(mode: str, x: Tensor, h0: Tensor, c0: Tensor | None,
         weights: Sequence[Weights], num_layers: int, num_directions: int,
-        dropout: float, training: bool) -> tuple[Tensor, Tensor, Tensor | None]:
+        dropout: float, training: bool,
+        direction: Callable[..., tuple[Tensor, Tensor, Tensor | None]] | None = None
+        ) -> tuple[Tensor, Tensor, Tensor | None]:
     """A multi-layer, possibly bidirectional recurrent network over x (L, N, H_in) from
     h0 (and c0) of shape (num_layers * num_directions, N, H).  weights holds, for
     layer k and direction d at index k * num_directions + d, (W_ih, W_hh, b_ih, b_hh)
     with None for absent biases.  Dropout with probability dropout is applied to the
     output of every layer but the last, in training.  Returns output (L, N,
-    num_directions * H), h_n and c_n (None but for the LSTM), as PyTorch does."""
+    num_directions * H), h_n and c_n (None but for the LSTM), as PyTorch does.
+    direction replaces run_direction (a PackedSequence's steps: _packed_rnn.py)."""
+    direction = run_direction if direction is None else direction
     layer_input = x
     last_h, last_c = [], []
     for layer in range(num_layers):
@@ -131,8 +135,8 @@ def run(mode: str, x: Tensor, h0: Tensor, c0: Tensor | None,
             k = layer * num_directions + d
             w_ih, w_hh, b_ih, b_hh = weights[k]
             xp = F.linear(layer_input, w_ih, b_ih)  # Note [the input projection]
-            out, h, c = run_direction(mode, xp, h0[k], None if c0 is None else c0[k],
-                                      w_hh, b_hh, reverse=d == 1)
+            out, h, c = direction(mode, xp, h0[k], None if c0 is None else c0[k],
+                                  w_hh, b_hh, reverse=d == 1)
             outs.append(out)
             last_h.append(h)
             last_c.append(c)

@@ -160,6 +160,127 @@ class _DevicesMixin:
         """
         return self.to(dtype=_C.float64)
 
+    def half(self: _M) -> _M:
+        """Casts every floating point parameter and buffer to float16.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> nn.Linear(2, 3).half().weight.dtype
+        pydevtensor.float16
+        """
+        return self.to(dtype=_C.float16)
+
+    def bfloat16(self: _M) -> _M:
+        """Casts every floating point parameter and buffer to bfloat16.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> nn.Linear(2, 3).bfloat16().weight.dtype
+        pydevtensor.bfloat16
+        """
+        return self.to(dtype=_C.bfloat16)
+
+    def type(self: _M, dst_type: Any) -> _M:
+        """Casts every parameter and buffer (integer ones too, as PyTorch's) to
+        dst_type.
+
+        Parameters
+        ----------
+        dst_type : pydevtensor.dtype or str
+            The dtype, or its name ('float64', 'pydevtensor.float64').
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> nn.Linear(2, 3).type(pydevtensor.float64).bias.dtype
+        pydevtensor.float64
+        """
+        dtype = dst_type
+        if isinstance(dst_type, str):
+            dtype = getattr(_C, dst_type.rpartition(".")[2], None)
+        if not isinstance(dtype, _C.dtype):
+            raise TypeError(f"Module.type(): dst_type must be a pydevtensor dtype or its name, "
+                            f"got {dst_type!r:.40}")
+        return self._replace_tensors(lambda t: t.to(dtype=dtype))
+
+    def to_empty(self: _M, *, device: Any, recurse: bool = True) -> _M:
+        """Puts every parameter and buffer on device as a new tensor of its shape and
+        dtype whose values are not set (as PyTorch's; then initialise or load them).
+
+        Parameters
+        ----------
+        device : str or pydevtensor.device
+            Where the new tensors go.
+        recurse : bool, optional
+            The submodules' too (default True).
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> lin = nn.Linear(2, 3).to_empty(device='cpu')
+        >>> lin.weight.shape, lin.weight.requires_grad
+        (pydevtensor.Size([3, 2]), True)
+        """
+        device = _C.device(device) if not isinstance(device, _C.device) else device
+        return self._replace_tensors(
+            lambda t: _C.empty(tuple(t.shape), dtype=t.dtype, device=device), recurse)
+
+    def share_memory(self: _M) -> _M:
+        """Returns self, for code written for PyTorch (which moves CPU tensors to shared
+        memory for torch.multiprocessing): pydevtensor's workers share a process's
+        memory already.
+
+        Returns
+        -------
+        Module
+            self.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> lin = nn.Linear(2, 3)
+        >>> lin.share_memory() is lin
+        True
+        """
+        return self
+
+    def _replace_tensors(self: _M, fn: Any, recurse: bool = True) -> _M:
+        """Every parameter's data and every buffer replaced by fn(tensor), all computed
+        before any is assigned (all or nothing)."""
+        mods = list(self.modules()) if recurse else [self]
+        params, buffers = [], []
+        for m in mods:
+            params += [(p, fn(p.data)) for p in m._parameters.values() if p is not None]
+            buffers += [(m, name, fn(b)) for name, b in m._buffers.items() if b is not None]
+        for p, new in params:
+            p.data = new
+        for m, name, new in buffers:
+            old, m._buffers[name] = m._buffers[name], new
+            m._buffer_copied(old, new)
+        return self
+
 
 def _parse_to(args, kwargs):
     """(device, dtype) from Module.to's arguments: to(device), to(dtype), to(device, dtype),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import _C
 
@@ -47,7 +47,8 @@ class _StateMixin:
             stack.extend(reversed([(dot + n, c, inner) for n, c in m.named_children()
                                    if c is not None and id(c) not in inner]))
 
-    def state_dict(self, prefix: str = "") -> OrderedDict[str, Tensor]:
+    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",
+                   keep_vars: bool = False) -> OrderedDict[str, Tensor]:
         """name -> plain Tensor sharing the storage of each parameter and persistent
         buffer (non-persistent ones are left out), in registration order.  An
         uninitialized parameter (a lazy layer that has not run) is there as itself, as
@@ -55,8 +56,13 @@ class _StateMixin:
 
         Parameters
         ----------
+        destination : dict, optional
+            Filled and returned instead of a new OrderedDict.
         prefix : str, optional
-            Put before every name.
+            Put before every name as it is (``prefix='net.'`` gives 'net.0.weight').
+        keep_vars : bool, optional
+            Give the Parameters and buffers themselves, not detached tensors (default
+            False).
 
         Returns
         -------
@@ -70,14 +76,26 @@ class _StateMixin:
         ['0.weight', '0.bias', '2.weight', '2.bias']
         >>> list(nn.BatchNorm1d(2).state_dict())
         ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
+        >>> list(net.state_dict(prefix='net.'))[:2]
+        ['net.0.weight', 'net.0.bias']
         """
         from .parameter import is_uninitialized
-        # detach(), as PyTorch's: sharing the tensor's version counter
-        return OrderedDict((name, t if is_uninitialized(t) else t.detach())
-                           for name, t, _ in self._named_state(prefix))
+        if args:  # PyTorch's deprecated positional form: (destination, prefix, keep_vars)
+            if len(args) > 3:
+                raise TypeError(f"state_dict() takes at most 3 positional arguments "
+                                f"(destination, prefix, keep_vars), got {len(args)}")
+            destination, prefix, keep_vars = (tuple(args) + (destination, prefix,
+                                                             keep_vars)[len(args):])
+        if not isinstance(prefix, str):
+            raise TypeError(f"state_dict(): prefix must be a str, got {type(prefix).__name__}")
+        out = OrderedDict() if destination is None else destination
+        for name, t, _ in self._named_state():
+            # detach(), as PyTorch's: sharing the tensor's version counter
+            out[prefix + name] = t if keep_vars or is_uninitialized(t) else t.detach()
+        return out
 
-    def load_state_dict(self, state_dict: Mapping[str, Tensor],
-                        strict: bool = True) -> IncompatibleKeys:
+    def load_state_dict(self, state_dict: Mapping[str, Tensor], strict: bool = True,
+                        assign: bool = False) -> IncompatibleKeys:
         """Copies the values of state_dict into the parameters and persistent buffers
         (across devices and dtypes as needed; each copy is counted).  Missing keys and
         unexpected keys (with strict) and shape mismatches raise before anything is
@@ -91,6 +109,10 @@ class _StateMixin:
             As state_dict() gives.
         strict : bool, optional
             Raise on missing or unexpected keys (default True).
+        assign : bool, optional
+            Put the state dict's tensors in place of the parameters and buffers
+            instead of copying into them (default False): the module takes their
+            device and dtype, a parameter stays a Parameter with its requires_grad.
 
         Returns
         -------
@@ -111,6 +133,10 @@ class _StateMixin:
         <All keys matched successfully>
         >>> net.load_state_dict({'0.bias': pydevtensor.zeros(3)}, strict=False)
         IncompatibleKeys(missing_keys=['0.weight', '2.weight', '2.bias'], unexpected_keys=[])
+        >>> w = pydevtensor.zeros(1, 3, dtype=pydevtensor.float64)
+        >>> _ = net.load_state_dict({'2.weight': w}, strict=False, assign=True)
+        >>> net[2].weight.dtype, net[2].weight.requires_grad
+        (pydevtensor.float64, True)
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"load_state_dict(): expected a dict of Tensors (a state_dict), "
@@ -150,7 +176,27 @@ class _StateMixin:
                                + "; ".join(problems))
         for prefix, m in lazy_layers:  # lazy layers take their shapes from state_dict
             m._lazy_load(prefix, given)
+        if assign:
+            self._assign_state(given)
+            return IncompatibleKeys(missing, unexpected)
         for k, (t, _) in own.items():
             if k in given and not lazy(t):
                 t.detach().copy_(given[k])  # a write to t (its version), as in PyTorch
         return IncompatibleKeys(missing, unexpected)
+
+    def _assign_state(self, given: Mapping[str, Tensor]) -> None:
+        """load_state_dict(assign=True)'s part: each module's entries put in place of
+        its parameters (as Parameters keeping the old requires_grad) and buffers."""
+        from .parameter import Parameter
+        for mname, m in self.named_modules(remove_duplicate=False):
+            dot = f"{mname}." if mname else ""
+            for pname, p in list(m._parameters.items()):
+                v = given.get(dot + pname)
+                if p is not None and v is not None:
+                    m._parameters[pname] = v if isinstance(v, Parameter) else \
+                        Parameter(v, requires_grad=p.requires_grad)
+            for bname, b in list(m._buffers.items()):
+                v = given.get(dot + bname)
+                if b is not None and v is not None and \
+                        bname not in m._non_persistent_buffers_set:
+                    m._buffers[bname] = v

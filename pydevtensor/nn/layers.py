@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
 from . import functional as F
+from ._sequence_edits import _SequenceEditsMixin
 from .module import Module
 from .parameter import Parameter, UninitializedParameter
 
@@ -203,7 +204,7 @@ class LazyLinear(Linear):
             self._materialize(w.shape[1])
 
 
-class _ModuleSequence(Module):
+class _ModuleSequence(_SequenceEditsMixin, Module):
     """What Sequential and ModuleList share: members registered as "0", "1", ...,
     len(), iteration, append, and the checks of a member and of a position."""
 
@@ -304,6 +305,10 @@ class Sequential(_ModuleSequence):
         if isinstance(idx, bool) or not isinstance(idx, int):
             raise TypeError(f"Sequential indices must be ints or slices, not {type(idx).__name__}")
         return items[self._position(idx)][1]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        key = list(self._modules)[self._position(operator.index(idx))]
+        self.add_module(key, self._member(module, "__setitem__"))
 
     def forward(self, input: Tensor) -> Tensor:
         for m in self._modules.values():
@@ -417,7 +422,13 @@ class Identity(Module):
     >>> from pydevtensor import nn
     >>> nn.Identity()(pydevtensor.tensor([1., 2.]))
     tensor([1., 2.])
+    >>> nn.Identity(54, unused='x')  # arguments are taken and ignored, as PyTorch's
+    Identity()
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
     def forward(self, input: Tensor) -> Tensor:
         return input
 
@@ -650,29 +661,6 @@ class ModuleList(_ModuleSequence):
         self.add_module(str(self._position(operator.index(idx))),
                         self._member(module, "__setitem__"))
 
-    def extend(self, modules: Any) -> ModuleList:
-        """Adds each of modules at the end, in order.
-
-        Parameters
-        ----------
-        modules : iterable of Module
-            The new members.
-
-        Returns
-        -------
-        ModuleList
-            self.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn
-        >>> len(nn.ModuleList().extend([nn.ReLU(), nn.Tanh()]))
-        2
-        """
-        for m in modules:
-            self.append(m)
-        return self
-
     def insert(self, index: int, module: Module) -> None:
         """Puts module before position index (as list.insert).
 
@@ -696,9 +684,5 @@ class ModuleList(_ModuleSequence):
         Tanh()
         """
         members = list(self._modules.values())
-        n = len(members)
-        index = max(0, min(n, index + n if index < 0 else index))
-        members.insert(index, self._member(module, "insert"))
-        self._modules.clear()
-        for i, m in enumerate(members):
-            self.add_module(str(i), m)
+        members.insert(operator.index(index), self._member(module, "insert"))
+        self._renumber(members)

@@ -9,7 +9,9 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
+from ._module_access import _AccessMixin
 from ._module_devices import _DevicesMixin
+from ._module_hooks import _ForwardHooksMixin, call_with_forward_hooks
 from ._module_state import IncompatibleKeys, _StateMixin
 from .parameter import Parameter
 
@@ -46,7 +48,7 @@ def _pop_scope(owner):
     stack.pop()
 
 
-class Module(_StateMixin, _DevicesMixin):
+class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
     """Base class of layers and networks, with PyTorch's interface: subclasses set
     Parameters and Modules as attributes in ``__init__`` and compute in ``forward``; calling
     the module calls forward.
@@ -68,6 +70,12 @@ class Module(_StateMixin, _DevicesMixin):
     # documents what Module's own namespace holds.
     to, cpu, cuda = _DevicesMixin.to, _DevicesMixin.cpu, _DevicesMixin.cuda
     float, double = _DevicesMixin.float, _DevicesMixin.double
+    half, bfloat16, type = _DevicesMixin.half, _DevicesMixin.bfloat16, _DevicesMixin.type
+    to_empty, share_memory = _DevicesMixin.to_empty, _DevicesMixin.share_memory
+    register_forward_hook = _ForwardHooksMixin.register_forward_hook
+    register_forward_pre_hook = _ForwardHooksMixin.register_forward_pre_hook
+    get_submodule, get_parameter = _AccessMixin.get_submodule, _AccessMixin.get_parameter
+    get_buffer, register_module = _AccessMixin.get_buffer, _AccessMixin.register_module
     state_dict, load_state_dict = _StateMixin.state_dict, _StateMixin.load_state_dict
 
     def __init__(self) -> None:
@@ -297,6 +305,11 @@ class Module(_StateMixin, _DevicesMixin):
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if "_forward_hooks" in self.__dict__ or "_forward_pre_hooks" in self.__dict__:
+            return call_with_forward_hooks(self, self._call_forward, args, kwargs)
+        return self._call_forward(*args, **kwargs)
+
+    def _call_forward(self, *args: Any, **kwargs: Any) -> Any:
         try:
             hooks = self.__dict__.get("_backward_hooks")
             if hooks:  # Note [module backward hooks] in nn/_backward_hooks.py
@@ -535,13 +548,19 @@ class Module(_StateMixin, _DevicesMixin):
         for _, m in self.named_children():
             yield m
 
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         """This module and every descendant, with their dotted names ('' for this one).
 
         Parameters
         ----------
+        memo : set, optional
+            Modules to leave out (ids are not used: the modules themselves), filled
+            with those given, as PyTorch's.
         prefix : str, optional
             Put before every name.
+        remove_duplicate : bool, optional
+            Give a module held under several names once (default True).
 
         Returns
         -------
@@ -554,15 +573,21 @@ class Module(_StateMixin, _DevicesMixin):
         >>> [name for name, _ in net.named_modules()]
         ['', '0', '1', '2']
         """
-        seen = set()
-        stack = [(prefix, self)]
+        if isinstance(memo, str):  # named_modules('prefix'): an old positional prefix
+            memo, prefix = None, memo
+        seen = {id(m) for m in memo} if memo is not None else set()
+        stack = [(prefix, self, frozenset())]
         while stack:
-            name, m = stack.pop(0)
-            if id(m) in seen:
+            name, m, above = stack.pop(0)
+            if remove_duplicate and id(m) in seen:
                 continue
             seen.add(id(m))
+            if memo is not None and remove_duplicate:
+                memo.add(m)
             yield name, m
-            stack[0:0] = [(f"{name}.{n}" if name else n, c) for n, c in m.named_children()]
+            inner = above | {id(m)}  # a module inside itself would never end
+            stack[0:0] = [(f"{name}.{n}" if name else n, c, inner)
+                          for n, c in m.named_children() if id(c) not in inner]
 
     def modules(self) -> Iterator[Module]:
         """This module and every descendant.
@@ -581,8 +606,8 @@ class Module(_StateMixin, _DevicesMixin):
         for _, m in self.named_modules():
             yield m
 
-    def named_parameters(self, prefix: str = "",
-                         recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         """The parameters with their dotted names, in registration order.
 
         Parameters
@@ -591,6 +616,9 @@ class Module(_StateMixin, _DevicesMixin):
             Put before every name.
         recurse : bool, optional
             Include the children's (default True).
+        remove_duplicate : bool, optional
+            Give a parameter held under several names (tied weights) once (default
+            True); False gives it under each name.
 
         Returns
         -------
@@ -604,10 +632,11 @@ class Module(_StateMixin, _DevicesMixin):
         ['0.weight', '0.bias', '2.weight', '2.bias']
         """
         seen = set()
-        mods = self.named_modules(prefix) if recurse else [(prefix, self)]
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
         for mname, m in mods:
             for pname, p in m._parameters.items():
-                if p is None or id(p) in seen:
+                if p is None or (remove_duplicate and id(p) in seen):
                     continue
                 seen.add(id(p))
                 yield (f"{mname}.{pname}" if mname else pname), p
@@ -659,7 +688,8 @@ class Module(_StateMixin, _DevicesMixin):
         ['1.running_mean', '1.running_var', '1.num_batches_tracked']
         """
         seen = set()
-        mods = self.named_modules(prefix) if recurse else [(prefix, self)]
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
         for mname, m in mods:
             for bname, b in m._buffers.items():
                 if b is None or (remove_duplicate and id(b) in seen):

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _C
 from . import _functional_rnn as FR
+from . import _packed_rnn
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence
 
 if TYPE_CHECKING:
     from .._C import Tensor, device, dtype
@@ -99,10 +101,10 @@ def check_input(where: str, input: Any, own: Tensor, input_size: int, ndims: tup
     input_size."""
     if not isinstance(input, _C.Tensor) and hasattr(input, "batch_sizes"):
         raise NotImplementedError(
-            f"{where}: packed sequences ({type(input).__name__}) are not supported by "
-            f"pydevtensor; pad the batch to one length instead and pass an (L, N, H_in) "
-            f"Tensor (pad the shorter sequences, then mask or pick each one's last step)")
-    check_tensor(where, "the input", input, own, None, layer=ndims == (2, 3))
+            f"{where}: the input is a {type(input).__name__}, not a Tensor or a "
+            f"pydevtensor PackedSequence; pack the batch with "
+            f"pydevtensor.nn.utils.rnn.pack_padded_sequence")
+    check_tensor(where, "the input", input, own, None, layer=ndims[0] == 2)
     if input.ndim not in ndims:
         raise _Invalid(f"{where}: expected input to be {forms}, got {input.ndim}-D input of "
                        f"shape {tuple(input.shape)} (on {input.device})")
@@ -274,8 +276,11 @@ class RNNBase(Module):
 
         Parameters
         ----------
-        input : Tensor
-            (L, N, H_in), (N, L, H_in) when batch_first, or (L, H_in) unbatched.
+        input : Tensor or PackedSequence
+            (L, N, H_in), (N, L, H_in) when batch_first, or (L, H_in) unbatched; or a
+            PackedSequence (nn.utils.rnn) of sequences of different lengths, for
+            which output is a PackedSequence and h_n holds each sequence's state at
+            its own last step (the backward direction starts there).
         hx : Tensor or tuple of two Tensors, optional
             h0 of shape (num_layers D, N, H) ((num_layers D, H) unbatched), D = 2 when
             bidirectional else 1; for the LSTM the pair (h0, c0).  Zeros when None.
@@ -296,6 +301,8 @@ class RNNBase(Module):
         """
         where = type(self).__name__
         own = getattr(self, self._flat_weights_names[0])
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, where, own)
         order = "(N, L, H_in)" if self.batch_first else "(L, N, H_in)"
         check_input(where, input, own, self.input_size, (2, 3),
                     f"2-D (L, H_in) or 3-D {order}")
@@ -322,6 +329,32 @@ class RNNBase(Module):
         elif self.batch_first:
             output = output.transpose(0, 1)
         return (output, h_n) if self.mode != "LSTM" else (output, (h_n, c_n))
+
+    def _forward_packed(self, input: PackedSequence, hx: Any, where: str,
+                        own: Tensor) -> Any:
+        """forward() for a PackedSequence: h0 (N, in the original order of the
+        sequences) is put in the packed order, and h_n back in the original order, as
+        PyTorch does; the output is packed like the input."""
+        check_input(where, input.data, own, self.input_size, (2, 2), "packed (steps, H_in)")
+        sizes = [int(n) for n in input.batch_sizes.tolist()]
+        directions = 2 if self.bidirectional else 1
+        shape = (self.num_layers * directions, sizes[0], self.hidden_size)
+        lstm = self.mode == "LSTM"
+        h0, c0 = initial_states(where, hx, own, input.data, shape,
+                                "(num_layers * num_directions, N, hidden_size)",
+                                ("h0", "c0") if lstm else ("h0",))
+        if input.sorted_indices is not None and hx is not None:
+            h0 = h0.index_select(1, input.sorted_indices)
+            c0 = None if c0 is None else c0.index_select(1, input.sorted_indices)
+        output, h_n, c_n = _packed_rnn.run(self.mode, input.data, sizes, h0, c0,
+                                           self._weights(), self.num_layers, directions,
+                                           self.dropout, self.training)
+        if input.unsorted_indices is not None:
+            h_n = h_n.index_select(1, input.unsorted_indices)
+            c_n = None if c_n is None else c_n.index_select(1, input.unsorted_indices)
+        packed = PackedSequence(output, input.batch_sizes, input.sorted_indices,
+                                input.unsorted_indices)
+        return (packed, (h_n, c_n)) if lstm else (packed, h_n)
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"

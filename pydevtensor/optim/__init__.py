@@ -44,7 +44,7 @@ from typing import Any
 
 from .. import _C
 from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _decayed_grads,
-                        _ema, _nonnegative)
+                        _ema, _hints, _nonnegative)
 
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
@@ -75,6 +75,10 @@ class SGD(Optimizer):
         momentum > 0 and dampening 0.
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
+    foreach, differentiable, fused : bool, optional
+        Accepted as PyTorch's and kept in param_groups; pydevtensor has one
+        implementation of the step, so they are hints that change nothing (fused=True
+        checks that the parameters are floating point, as PyTorch does).
 
     Raises
     ------
@@ -98,10 +102,13 @@ class SGD(Optimizer):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
                  lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False, *,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov,
-                                  "maximize": maximize})
+                                  "maximize": maximize,
+            **_hints(foreach=foreach, differentiable=differentiable, fused=fused)})
 
     def _check_group(self, group):
         for name in ("lr", "momentum", "dampening", "weight_decay"):
@@ -150,7 +157,7 @@ class SGD(Optimizer):
                 in_place = data.dtype in _IN_PLACE and d.dtype == data.dtype and _apart(d, data)
                 old = buf = None
                 if momentum != 0:
-                    old = self.state.get(id(p), {}).get("momentum_buffer")
+                    old = self.state.get(p, {}).get("momentum_buffer")
                     if old is None:
                         buf = d.clone()
                     elif (in_place and dampening == 0 and not nesterov
@@ -171,7 +178,7 @@ class SGD(Optimizer):
             if old is not None:
                 _C.add(d, old, alpha=momentum, out=old)
             if buf is not None:
-                self.state.setdefault(id(p), {})["momentum_buffer"] = buf
+                self.state[p]["momentum_buffer"] = buf
             if update is None:
                 data.sub_(step, alpha=lr)
             else:
@@ -199,6 +206,13 @@ class Adam(_Adaptive):
         kept in the state as 'max_exp_avg_sq' (default False).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
+    decoupled_weight_decay : bool, optional
+        Decay the parameter by 1 - lr * weight_decay instead of adding the decay
+        to the gradient: AdamW's rule (default False).
+    foreach, capturable, differentiable, fused : bool, optional
+        Accepted as PyTorch's and kept in param_groups; pydevtensor has one
+        implementation of the step, so they are hints that change nothing (fused=True
+        checks that the parameters are floating point, as PyTorch does).
 
     Raises
     ------
@@ -223,13 +237,19 @@ class Adam(_Adaptive):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
         super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
-                                  "maximize": maximize})
+                                  "maximize": maximize,
+                                  "decoupled_weight_decay": decoupled_weight_decay,
+            **_hints(foreach=foreach, capturable=capturable,
+                     differentiable=differentiable, fused=fused)})
 
     _NONNEGATIVE = ("lr", "eps", "weight_decay")
-    _BOOLS = ("amsgrad", "maximize")
+    _BOOLS = ("amsgrad", "maximize", "decoupled_weight_decay")
 
     def _state_kinds(self, group):
         if group.get("amsgrad"):
@@ -289,6 +309,10 @@ class AdamW(Adam):
         AMSGrad, as Adam's (default False).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
+    foreach, capturable, differentiable, fused : bool, optional
+        Accepted as PyTorch's and kept in param_groups; pydevtensor has one
+        implementation of the step, so they are hints that change nothing (fused=True
+        checks that the parameters are floating point, as PyTorch does).
 
     Raises
     ------
@@ -311,8 +335,13 @@ class AdamW(Adam):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 1e-2, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         foreach=foreach, capturable=capturable, differentiable=differentiable,
+                         fused=fused,
+                         decoupled_weight_decay=True)
 
 
 class Adagrad(_Adaptive):
@@ -338,6 +367,10 @@ class Adagrad(_Adaptive):
         Added to the denominator (default 1e-10).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
+    foreach, differentiable, fused : bool, optional
+        Accepted as PyTorch's and kept in param_groups; pydevtensor has one
+        implementation of the step, so they are hints that change nothing (fused=True
+        checks that the parameters are floating point, as PyTorch does).
 
     Raises
     ------
@@ -360,10 +393,13 @@ class Adagrad(_Adaptive):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
                  lr_decay: float = 0.0, weight_decay: float = 0.0,
                  initial_accumulator_value: float = 0.0, eps: float = 1e-10, *,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
                                   "initial_accumulator_value": initial_accumulator_value,
-                                  "eps": eps, "maximize": maximize})
+                                  "eps": eps, "maximize": maximize,
+            **_hints(foreach=foreach, differentiable=differentiable, fused=fused)})
 
     _NONNEGATIVE = ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
 
@@ -406,6 +442,9 @@ class RMSprop(_Adaptive):
         Normalise by the centered second moment (default False); state ``grad_avg``.
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
+    capturable, foreach, differentiable : bool, optional
+        Accepted as PyTorch's and kept in param_groups; pydevtensor has one
+        implementation of the step, so they are hints that change nothing.
 
     Raises
     ------
@@ -428,10 +467,13 @@ class RMSprop(_Adaptive):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-2,
                  alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0,
                  momentum: float = 0.0, centered: bool = False, *,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False,
+                 capturable: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False) -> None:
         super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
                                   "weight_decay": weight_decay, "momentum": momentum,
-                                  "centered": centered, "maximize": maximize})
+                                  "centered": centered, "maximize": maximize,
+            **_hints(capturable=capturable, foreach=foreach, differentiable=differentiable)})
 
     _NONNEGATIVE = ("lr", "eps", "weight_decay", "momentum")
     _IN_UNIT = ("alpha",)
@@ -485,6 +527,9 @@ class Adadelta(_Adaptive):
         Added to the gradient times the parameter (default 0).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
+    capturable, foreach, differentiable : bool, optional
+        Accepted as PyTorch's and kept in param_groups; pydevtensor has one
+        implementation of the step, so they are hints that change nothing.
 
     Raises
     ------
@@ -506,9 +551,12 @@ class Adadelta(_Adaptive):
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1.0,
                  rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0.0, *,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False,
+                 capturable: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False) -> None:
         super().__init__(params, {"lr": lr, "rho": rho, "eps": eps,
-                                  "weight_decay": weight_decay, "maximize": maximize})
+                                  "weight_decay": weight_decay, "maximize": maximize,
+            **_hints(capturable=capturable, foreach=foreach, differentiable=differentiable)})
 
     _NONNEGATIVE = ("lr", "eps", "weight_decay")
     _IN_UNIT = ("rho",)

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import _C
 from . import Adam
-from .optimizer import _ema
+from .optimizer import _ema, _hints
 
 
 class Adamax(Adam):
@@ -36,6 +36,9 @@ class Adamax(Adam):
         Added to the gradient times the parameter (default 0).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
+    foreach, differentiable, capturable : bool, optional
+        Accepted as PyTorch's and kept in param_groups; pydevtensor has one
+        implementation of the step, so they are hints that change nothing.
 
     Raises
     ------
@@ -62,9 +65,12 @@ class Adamax(Adam):
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0.0, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False,
+                 capturable: bool = False) -> None:
         super(Adam, self).__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
-                                            "weight_decay": weight_decay, "maximize": maximize})
+                                            "weight_decay": weight_decay, "maximize": maximize,
+            **_hints(foreach=foreach, differentiable=differentiable, capturable=capturable)})
 
     def _update(self, group, d, state):
         lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
@@ -109,6 +115,9 @@ class NAdam(Adam):
         (default False).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
+    foreach, capturable, differentiable : bool, optional
+        Accepted as PyTorch's and kept in param_groups; pydevtensor has one
+        implementation of the step, so they are hints that change nothing.
 
     Raises
     ------
@@ -139,11 +148,14 @@ class NAdam(Adam):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0, momentum_decay: float = 4e-3,
-                 decoupled_weight_decay: bool = False, *, maximize: bool = False) -> None:
+                 decoupled_weight_decay: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False) -> None:
         super(Adam, self).__init__(params, {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
             "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
-            "maximize": maximize})
+            "maximize": maximize,
+            **_hints(foreach=foreach, capturable=capturable, differentiable=differentiable)})
 
     def _update(self, group, d, state):
         lr, (b1, b2), eps, psi = group["lr"], group["betas"], group["eps"], \
@@ -192,6 +204,9 @@ class RAdam(Adam):
         AdamW's decoupled decay instead of adding it to the gradient (default False).
     maximize : bool, optional
         Ascend: g is replaced by -g (default False).
+    foreach, capturable, differentiable : bool, optional
+        Accepted as PyTorch's and kept in param_groups; pydevtensor has one
+        implementation of the step, so they are hints that change nothing.
 
     Raises
     ------
@@ -217,10 +232,13 @@ class RAdam(Adam):
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False) -> None:
         super(Adam, self).__init__(params, {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-            "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize})
+            "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
+            **_hints(foreach=foreach, capturable=capturable, differentiable=differentiable)})
 
     def _update(self, group, d, state):
         lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]

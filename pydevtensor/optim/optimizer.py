@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -46,7 +47,9 @@ class Optimizer:
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
                  defaults: dict[str, Any]) -> None:
         object.__setattr__(self, "defaults", dict(defaults))
-        self.state: dict[int, dict[str, Any]] = {}  # id(param) -> {name: Tensor}
+        # param -> {name: Tensor}, as PyTorch's: opt.state[p]["exp_avg"] (a Tensor
+        # hashes by identity); "step" is a float32 0-d tensor on the CPU, as there
+        self.state: defaultdict[_C.Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, _C.Tensor):
             raise TypeError(f"{type(self).__name__}: params must be an iterable of Parameters "
@@ -60,6 +63,7 @@ class Optimizer:
         seen = set()
         for g in groups:
             self.add_param_group(g, seen)
+        _check_hints(type(self).__name__, self.defaults, self._all_params())
 
     def add_param_group(self, group: dict[str, Any], _seen: set[int] | None = None) -> None:
         """Adds a parameter group (its hyperparameters default to the optimizer's).
@@ -201,7 +205,8 @@ class Optimizer:
         {0: {'momentum_buffer': tensor([2., 4.])}}
         >>> sd['param_groups']
         [{'lr': 0.1, 'momentum': 0.9, 'dampening': 0.0, 'weight_decay': 0.0,
-          'nesterov': False, 'maximize': False, 'params': [0]}]
+          'nesterov': False, 'maximize': False, 'foreach': None, 'differentiable': False,
+          'fused': None, 'params': [0]}]
         """
         index: dict[int, int] = {}
         groups = []
@@ -211,10 +216,10 @@ class Optimizer:
             groups.append(hyper)
         state = {}
         for p in self._all_params():
-            if self.state.get(id(p)):
+            if self.state.get(p):
                 state[index[id(p)]] = {k: (v.clone() if isinstance(v, _C.Tensor) else
                                            copy.deepcopy(v))
-                                       for k, v in self.state[id(p)].items()}
+                                       for k, v in self.state[p].items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
@@ -255,7 +260,7 @@ class Optimizer:
         >>> resumed = optim.Adam(net.parameters())
         >>> resumed.load_state_dict(opt.state_dict())
         >>> resumed.param_groups[0]['lr'], resumed.state_dict()['state'][0]['step']
-        (0.01, 1)
+        (0.01, tensor(1.))
         """
         where = f"{type(self).__name__}.load_state_dict()"
         if not isinstance(state_dict, Mapping):
@@ -299,14 +304,14 @@ class Optimizer:
                                      f"groups twice")
                 params[k] = p
                 group_of[k] = group
-        new_state = {}
+        new_state: defaultdict[_C.Tensor, dict[str, Any]] = defaultdict(dict)
         for k, entry in saved_state.items():
             if type(k) is not int or k not in params:
                 raise ValueError(f"{where}: the state dict has state for parameter {k!r}, "
                                  f"which no parameter group lists")
-            new_state[id(params[k])] = self._loaded_state(entry, params[k],
-                                                          f"{where}: parameter {k}'s state",
-                                                          group_of[k])
+            new_state[params[k]] = self._loaded_state(entry, params[k],
+                                                      f"{where}: parameter {k}'s state",
+                                                      group_of[k])
         for own, group in zip(self.param_groups, new_groups):  # nothing fails from here
             own.clear()
             own.update(group)
@@ -332,15 +337,19 @@ class Optimizer:
         out: dict[str, Any] = {}
         for name, kind in kinds.items():
             v = entry[name]
-            if kind == "count":
-                if type(v) is not int or v < 1:
-                    raise ValueError(f"{where}: {name} is {v!r:.40}, not an int >= 1")
-                out[name] = v
+            if kind == "count":  # an int in checkpoints before step became a tensor
+                n = _scalar(v)
+                if isinstance(n, bool) or not isinstance(n, (int, float)) or n < 1 or \
+                        n != int(n):
+                    raise ValueError(f"{where}: {name} is {v!r:.40}, not an int >= 1 (or a "
+                                     f"one-element tensor holding one)")
+                out[name] = step_tensor(int(n))
             elif kind == "number":
-                if isinstance(v, bool) or not isinstance(v, numbers.Real) or \
-                        not math.isfinite(v):
+                n = _scalar(v)
+                if isinstance(n, bool) or not isinstance(n, numbers.Real) or \
+                        not math.isfinite(n):
                     raise ValueError(f"{where}: {name} is {v!r:.40}, not a finite number")
-                out[name] = float(v)
+                out[name] = float(n)
             elif not isinstance(v, _C.Tensor) or not v.is_floating_point() or \
                     v.shape != p.shape:
                 got = (f"a {v.dtype.name} tensor of shape {tuple(v.shape)}"
@@ -359,15 +368,16 @@ class Optimizer:
         new = type(self).__new__(type(self))
         object.__setattr__(new, "defaults", dict(self.defaults))
         new.param_groups = []
-        new.state = {}
+        new.state = defaultdict(dict)
         for g in self.param_groups:
             ng = dict(g)
             ng["params"] = [mapping[id(p)] for p in g["params"]]
             new.param_groups.append(ng)
             for p, q in zip(g["params"], ng["params"]):
-                if id(p) in self.state:
-                    new.state[id(q)] = {k: (v.to(q.device, copy=True) if isinstance(v, _C.Tensor)
-                                            else v) for k, v in self.state[id(p)].items()}
+                if p in self.state:  # a step count stays on the CPU, as PyTorch's
+                    new.state[q] = {k: (v.clone() if k == "step" else v.to(q.device, copy=True))
+                                    if isinstance(v, _C.Tensor) else v
+                                    for k, v in self.state[p].items()}
         return new
 
     def __repr__(self) -> str:
@@ -462,10 +472,14 @@ class _Adaptive(Optimizer):
             shrink = 1.0 - group["lr"] * wd if decoupled else 1.0
             for p, data, d in _decayed_grads(group["params"], 0.0 if decoupled else wd,
                                              type(self).__name__, group.get("maximize", False)):
-                update, new_state = self._update(group, d, self.state.get(id(p), {}))
+                state = self.state.get(p, {})
+                if "step" in state:  # the updates count in Python ints
+                    state = dict(state, step=int(_scalar(state["step"])))
+                update, new_state = self._update(group, d, state)
+                new_state["step"] = step_tensor(new_state["step"])
                 pending.append((p, data, update, new_state, shrink))
         for p, data, update, new_state, shrink in pending:  # in place: nothing allocates
-            self.state[id(p)] = new_state
+            self.state[p] = new_state
             if shrink != 1.0:
                 data.mul_(shrink)
             data.sub_(update)
@@ -481,3 +495,40 @@ def _in_unit(value, name, where):
 def _check_bool(value, name, where):
     if not isinstance(value, bool):
         raise TypeError(f"{where}: {name} must be True or False, got {value!r:.40}")
+
+
+def step_tensor(n: int) -> _C.Tensor:
+    """A parameter's step count as PyTorch keeps it: a float32 0-d tensor on the CPU."""
+    return _C.tensor(float(n), dtype=_C.float32)
+
+
+def _scalar(v: Any) -> Any:
+    """A one-element tensor's value (a Python number); anything else as it is."""
+    if isinstance(v, _C.Tensor) and v.numel() == 1:
+        return v.item()
+    return v
+
+
+def _hints(**hints: Any) -> dict[str, Any]:
+    """The keywords foreach, fused, capturable and differentiable, as an optimizer's
+    defaults (PyTorch's param_groups hold them): pydevtensor has one implementation of
+    each step, so they are hints only, but kept in the groups and state dicts."""
+    for name, value in hints.items():
+        if value is not None and not isinstance(value, bool):
+            raise TypeError(f"{name} must be None, True or False, got {value!r:.40}")
+    return hints
+
+
+def _check_hints(where: str, defaults: Mapping[str, Any], params: Iterable[_C.Tensor]) -> None:
+    """PyTorch's errors for hints that cannot go together or params fused cannot take."""
+    if defaults.get("fused"):
+        if defaults.get("foreach"):
+            raise RuntimeError(f"{where}: `fused` and `foreach` cannot be `True` together.")
+        if defaults.get("differentiable"):
+            raise RuntimeError(f"{where}: `fused` does not support `differentiable`")
+        for p in params:
+            if not p.is_floating_point() or p.device.type not in ("cpu", "cuda"):
+                raise RuntimeError(
+                    f"{where}: `fused=True` requires all the params to be floating point "
+                    f"Tensors of supported devices: ['cpu', 'cuda'] but {p.dtype} and "
+                    f"{p.device.type} (a parameter of shape {tuple(p.shape)})")

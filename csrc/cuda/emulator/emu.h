@@ -33,6 +33,17 @@
 
 namespace pdt_emu {
 
+/* Note [emulated handle memory]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * cublasCreate "allocates hardware resources on the host and device" (cuBLAS
+ * Library, "cublasCreate()"), as cusolverDnCreate does for cuSOLVER ("cuSolverDN:
+ * dense LAPACK" helper functions), with plain cudaMalloc, outside any pool; on
+ * a full device they fail with CUBLAS_STATUS_ALLOC_FAILED /
+ * CUSOLVER_STATUS_ALLOC_FAILED.  The emulated ones take kHandleBytes (a stand-in
+ * size) with cudaMalloc and free it in Destroy, so a device whose pool holds
+ * its memory makes handle creation fail here as on a GPU. */
+constexpr size_t kHandleBytes = (size_t)1 << 20;
+
 /* ---------------------------------------------------------------- rules */
 
 /* Reports a broken rule and aborts the process: "pydevtensor CUDA emulator:

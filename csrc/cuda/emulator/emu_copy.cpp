@@ -40,7 +40,7 @@ const char *kind_name(cudaMemcpyKind k)
 
 const char *where(const mem_info &m)
 {
-    return m.kind == MEM_DEVICE ? "device memory"
+    return m.kind == MEM_DEVICE   ? "device memory"
            : m.kind == MEM_PINNED ? "page-locked host memory"
                                   : "pageable host memory";
 }
@@ -53,13 +53,14 @@ void check_side(const char *call, const char *name, const void *p, size_t n, con
     if (!known || m.kind == MEM_NONE)
         return;
     if (!m.live)
-        violation(call, "CUDA Runtime API, cudaFree/cudaFreeAsync: memory must not be used after "
-                        "it is freed",
+        violation(call,
+                  "CUDA Runtime API, cudaFree/cudaFreeAsync: memory must not be used after "
+                  "it is freed",
                   "%s = %p lies in a freed allocation of %zu bytes", name, p, m.size);
     if ((const char *)p + n > m.base + m.size)
         violation(call, "CUDA Runtime API, cudaMemcpy: the copy must stay inside the allocation",
-                  "%s = %p, %zu bytes, runs past the end of an allocation of %zu bytes at %p",
-                  name, p, n, m.size, (const void *)m.base);
+                  "%s = %p, %zu bytes, runs past the end of an allocation of %zu bytes at %p", name,
+                  p, n, m.size, (const void *)m.base);
 }
 
 /* Checks the kind against the pointers; returns the kind with Default
@@ -74,8 +75,10 @@ cudaMemcpyKind check_copy(const char *call, void *dst, const void *src, size_t n
     if (kind == cudaMemcpyDefault)
         resolved = d_dev ? (s_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
                          : (s_dev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
-    const bool want_d_dev = resolved == cudaMemcpyHostToDevice || resolved == cudaMemcpyDeviceToDevice;
-    const bool want_s_dev = resolved == cudaMemcpyDeviceToHost || resolved == cudaMemcpyDeviceToDevice;
+    const bool want_d_dev = resolved == cudaMemcpyHostToDevice ||
+                            resolved == cudaMemcpyDeviceToDevice;
+    const bool want_s_dev = resolved == cudaMemcpyDeviceToHost ||
+                            resolved == cudaMemcpyDeviceToDevice;
     if (want_d_dev != d_dev || want_s_dev != s_dev)
         violation(call,
                   "CUDA Runtime API, cudaMemcpy: the kind must match where dst and src live "

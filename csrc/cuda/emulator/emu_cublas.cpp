@@ -28,6 +28,7 @@ struct cublasContext {
     std::mutex mu;
     cudaStream_t stream; /* "cublasSetStream()": NULL (the default stream) until set */
     cublasMath_t math;   /* "cublasSetMathMode()": CUBLAS_DEFAULT_MATH until set */
+    void *resources;     /* the device memory cublasCreate took (Note [emulated handle memory]) */
 };
 
 namespace {
@@ -211,8 +212,8 @@ template <typename S, typename T> void run_gemm(const gemm_call<S, T> &g)
                     acc = dot(g, a, b, i, j, 0, g.k);
                 /* "cublas<t>gemm()": "if beta == 0 then C does not have to be a
                  * valid input": never read, so NaN or Inf there cannot leak. */
-                store(cij, g.beta == T(0) ? g.alpha * acc
-                                          : g.alpha * acc + g.beta * load(cij, false));
+                store(cij,
+                      g.beta == T(0) ? g.alpha * acc : g.alpha * acc + g.beta * load(cij, false));
             }
         }
     }
@@ -325,10 +326,14 @@ EMU_CUBLAS_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     if (!handle)
         return CUBLAS_STATUS_INVALID_VALUE;
+    void *resources = nullptr;
+    if (cudaMalloc(&resources, pdt_emu::kHandleBytes) != cudaSuccess)
+        return CUBLAS_STATUS_ALLOC_FAILED; /* Note [emulated handle memory] */
     cublasContext *h = new cublasContext;
     h->device = pdt_emu::current_device();
     h->stream = 0;
     h->math = CUBLAS_DEFAULT_MATH;
+    h->resources = resources;
     *handle = h;
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -343,6 +348,7 @@ EMU_CUBLAS_API cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
     int previous = 0;
     if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(handle->device) == cudaSuccess) {
         (void)cudaDeviceSynchronize();
+        (void)cudaFree(handle->resources);
         (void)cudaSetDevice(previous);
     }
     delete handle;
@@ -534,9 +540,9 @@ cublasStatus_t gemm_ex_typed(const char *name, cublasHandle_t handle, cublasOper
                              long long sb, const void *beta, void *C, int ldc, long long sc,
                              int batch)
 {
-    return gemm<S, float>(name, handle, transa, transb, m, n, k, (const float *)alpha,
-                          (const S *)A, lda, sa, (const S *)B, ldb, sb, (const float *)beta,
-                          (S *)C, ldc, sc, batch);
+    return gemm<S, float>(name, handle, transa, transb, m, n, k, (const float *)alpha, (const S *)A,
+                          lda, sa, (const S *)B, ldb, sb, (const float *)beta, (S *)C, ldc, sc,
+                          batch);
 }
 
 cublasStatus_t gemm_ex(const char *name, cublasHandle_t handle, cublasOperation_t transa,
@@ -557,11 +563,11 @@ cublasStatus_t gemm_ex(const char *name, cublasHandle_t handle, cublasOperation_
         return CUBLAS_STATUS_NOT_SUPPORTED;
     switch (Atype) {
     case CUDA_R_16F:
-        return gemm_ex_typed<f16>(name, handle, transa, transb, m, n, k, alpha, A, lda, sa, B,
-                                  ldb, sb, beta, C, ldc, sc, batch);
+        return gemm_ex_typed<f16>(name, handle, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb,
+                                  sb, beta, C, ldc, sc, batch);
     case CUDA_R_16BF:
-        return gemm_ex_typed<bf16>(name, handle, transa, transb, m, n, k, alpha, A, lda, sa, B,
-                                   ldb, sb, beta, C, ldc, sc, batch);
+        return gemm_ex_typed<bf16>(name, handle, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb,
+                                   sb, beta, C, ldc, sc, batch);
     case CUDA_R_32F:
         return gemm_ex_typed<float>(name, handle, transa, transb, m, n, k, alpha, A, lda, sa, B,
                                     ldb, sb, beta, C, ldc, sc, batch);
@@ -576,9 +582,8 @@ EMU_CUBLAS_API cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperatio
                                            cublasOperation_t transb, int m, int n, int k,
                                            const void *alpha, const void *A, cudaDataType_t Atype,
                                            int lda, const void *B, cudaDataType_t Btype, int ldb,
-                                           const void *beta, void *C, cudaDataType_t Ctype,
-                                           int ldc, cublasComputeType_t computeType,
-                                           cublasGemmAlgo_t algo)
+                                           const void *beta, void *C, cudaDataType_t Ctype, int ldc,
+                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 {
     return gemm_ex("cublasGemmEx", handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B,
                    Btype, ldb, 0, beta, C, Ctype, ldc, 0, 1, computeType, algo);

@@ -20,24 +20,15 @@
 #include <mutex>
 
 #include "emu.h"
-
-#define EMU_CUSOLVER_API extern "C" __attribute__((visibility("default")))
-
-/* "cusolverDnCreate()": the handle holds the library context, tied to the device
- * current when it was created ("cuSolverDN: dense LAPACK" helper functions). */
-struct cusolverDnContext {
-    int device;
-    std::mutex mu;
-    cudaStream_t stream; /* "cusolverDnSetStream()": NULL (the default stream) until set */
-};
+#include "emu_cusolver.h"
 
 namespace {
 
-const char *const DOC_CONTEXT = "cuSOLVER Library, \"cusolverDnCreate()\": the handle is tied "
-                                "to the device current when it was created; that device must "
-                                "be current when the handle is used";
-const char *const DOC_SET_STREAM = "cuSOLVER Library, \"cusolverDnSetStream()\": the handle's "
-                                   "stream must belong to the handle's device";
+using emu_solver::at;
+using emu_solver::check_lwork;
+using emu_solver::span;
+using emu_solver::stream_of;
+
 const char *const DOC_WORKSPACE = "cuSOLVER Library, \"cusolverDn<t>getrf()\" / "
                                   "\"cusolverDn<t>potrf()\": Workspace is a device array of at "
                                   "least Lwork elements, Lwork from the matching _bufferSize";
@@ -46,33 +37,6 @@ const char *const DOC_WORKSPACE = "cuSOLVER Library, \"cusolverDn<t>getrf()\" / 
  * unblocked routines would need at most), so that a caller that allocates less
  * than it was told is caught by the pointer rule. */
 int lwork_for(int n) { return std::max(1, n); }
-
-/* Validates the handle and returns its stream, resolved, with the handle's
- * device current (aborts otherwise, as a misuse is undefined on a GPU). */
-pdt_emu::stream *stream_of(cusolverDnHandle_t h, const char *name, int *device)
-{
-    cudaStream_t stream;
-    {
-        std::lock_guard<std::mutex> lock(h->mu);
-        *device = h->device;
-        stream = h->stream;
-    }
-    if (pdt_emu::current_device() != *device)
-        pdt_emu::violation(name, DOC_CONTEXT,
-                           "handle %p belongs to device %d, but device %d is "
-                           "current",
-                           (void *)h, *device, pdt_emu::current_device());
-    pdt_emu::stream *s = pdt_emu::resolve(stream, name);
-    if (pdt_emu::stream_device(s) != *device)
-        pdt_emu::violation(name, DOC_SET_STREAM,
-                           "handle %p of device %d has stream %p of "
-                           "device %d",
-                           (void *)h, *device, (void *)stream, pdt_emu::stream_device(s));
-    return s;
-}
-
-/* Column-major element (i, j) of a with leading dimension lda. */
-template <typename T> T &at(T *a, int lda, int i, int j) { return a[i + (int64_t)j * lda]; }
 
 /* "cusolverDn<t>getrf()": P A = L U with partial pivoting, L unit lower, U
  * upper, over A; devIpiv[i] (1-based) the row swapped with row i; devInfo 0,
@@ -130,9 +94,15 @@ void run_getrs(int n, int nrhs, const T *a, int lda, const int *ipiv, T *b, int 
 }
 
 /* "cusolverDn<t>potrf()": A = L L^T (CUBLAS_FILL_MODE_LOWER, only the lower
- * triangle read and written) or U^T U (UPPER); devInfo 0, or i when the leading
- * minor of order i is not positive definite (a non-positive or NaN pivot; the
- * factorization stops there, as LAPACK's dpotf2). */
+ * triangle read and written) or U^T U (UPPER); devInfo 0, or i when "the
+ * leading minor of order i is not positive definite" (section
+ * "cusolverDn<t>potrf()"), which is tested as ajj <= 0 and stops the
+ * factorization there.  A NaN pivot is not caught by that test, and cuSOLVER
+ * does not test for it (unlike LAPACK's reference dpotf2, DISNAN(AJJ)): the
+ * factorization carries on with NaN and devInfo stays 0, as real cuSOLVER
+ * returns (PyTorch issue #64818).  So the backend's own pass over the
+ * diagonal (Note [non-finite Cholesky pivots] in cuda_solver.h) is what
+ * reports it, here as on a GPU. */
 template <typename T> void run_potrf(bool upper, int n, T *a, int lda, int *info)
 {
     *info = 0;
@@ -142,7 +112,7 @@ template <typename T> void run_potrf(bool upper, int n, T *a, int lda, int *info
         T d = el(j, j);
         for (int k = 0; k < j; k++)
             d -= el(j, k) * el(j, k);
-        if (!(d > T(0))) {
+        if (d <= T(0)) { /* false for NaN: see above */
             el(j, j) = d;
             *info = j + 1;
             return;
@@ -156,12 +126,6 @@ template <typename T> void run_potrf(bool upper, int n, T *a, int lda, int *info
             el(i, j) = s / d;
         }
     }
-}
-
-/* Elements spanned by a column-major rows x cols matrix with leading dimension ld. */
-size_t span(int rows, int cols, int ld)
-{
-    return rows <= 0 || cols <= 0 ? 0 : (size_t)(cols - 1) * ld + rows;
 }
 
 template <typename T>
@@ -256,11 +220,7 @@ cusolverStatus_t potrf(const char *name, cusolverDnHandle_t h, cublasFillMode_t 
      * n < 0, lda < max(1, n) or an invalid uplo. */
     if (n < 0 || lda < std::max(1, n) || !valid_uplo(uplo))
         return CUSOLVER_STATUS_INVALID_VALUE;
-    if (lwork < lwork_for(n))
-        pdt_emu::violation(name, DOC_WORKSPACE,
-                           "Lwork %d is less than the %d that "
-                           "cusolverDn<t>potrf_bufferSize gave",
-                           lwork, lwork_for(n));
+    check_lwork(name, DOC_WORKSPACE, "cusolverDn<t>potrf_bufferSize", lwork, lwork_for(n));
     int dev;
     pdt_emu::stream *s = stream_of(h, name, &dev);
     const bool upper = uplo == CUBLAS_FILL_MODE_UPPER;
@@ -282,9 +242,13 @@ EMU_CUSOLVER_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 {
     if (!handle)
         return CUSOLVER_STATUS_INVALID_VALUE;
+    void *resources = nullptr;
+    if (cudaMalloc(&resources, pdt_emu::kHandleBytes) != cudaSuccess)
+        return CUSOLVER_STATUS_ALLOC_FAILED; /* Note [emulated handle memory] */
     cusolverDnContext *h = new cusolverDnContext;
     h->device = pdt_emu::current_device();
     h->stream = 0;
+    h->resources = resources;
     *handle = h;
     return CUSOLVER_STATUS_SUCCESS;
 }
@@ -297,6 +261,7 @@ EMU_CUSOLVER_API cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)
     int previous = 0;
     if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(handle->device) == cudaSuccess) {
         (void)cudaDeviceSynchronize();
+        (void)cudaFree(handle->resources);
         (void)cudaSetDevice(previous);
     }
     delete handle;
@@ -312,7 +277,7 @@ EMU_CUSOLVER_API cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle,
     if (streamId != 0 && streamId != cudaStreamLegacy && streamId != cudaStreamPerThread) {
         pdt_emu::stream *s = pdt_emu::resolve(streamId, "cusolverDnSetStream");
         if (pdt_emu::stream_device(s) != handle->device)
-            pdt_emu::violation("cusolverDnSetStream", DOC_SET_STREAM,
+            pdt_emu::violation("cusolverDnSetStream", emu_solver::DOC_SET_STREAM,
                                "stream %p belongs to device %d, handle %p to device %d",
                                (void *)streamId, pdt_emu::stream_device(s), (void *)handle,
                                handle->device);

@@ -282,8 +282,7 @@ PDT_EMU_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     return cudaSuccess;
 }
 
-PDT_EMU_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks,
-                                                                      const void *func,
+PDT_EMU_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func,
                                                                       int block_size,
                                                                       size_t dynamic_shared)
 {

@@ -62,9 +62,9 @@ struct allocation {
     int device;    /* -1 for pinned host memory */
     mem_kind kind;
     bool live;
-    pool *from;             /* NULL: cudaMalloc or pinned */
-    const char *freed_by;   /* the call that freed it */
-    bool free_enqueued;     /* cudaFreeAsync called, its stream not there yet */
+    pool *from;           /* NULL: cudaMalloc or pinned */
+    const char *freed_by; /* the call that freed it */
+    bool free_enqueued;   /* cudaFreeAsync called, its stream not there yet */
 };
 
 std::mutex mu; /* guards everything below */
@@ -75,7 +75,11 @@ std::vector<pool *> pools;         /* every pool ever created */
 pool *default_pools[kMaxDevices];
 
 size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
-size_t page() { static const size_t p = (size_t)sysconf(_SC_PAGESIZE); return p; }
+size_t page()
+{
+    static const size_t p = (size_t)sysconf(_SC_PAGESIZE);
+    return p;
+}
 
 /* Bytes of device dev in use: cudaMalloc plus every pool's reservation.  mu held. */
 size_t device_used(int dev)
@@ -120,8 +124,8 @@ void *map_new(size_t size, int device, mem_kind kind, pool *from, size_t charge)
     void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
-    registry[(uintptr_t)p] = allocation{(char *)p, size, mapped, charge, device, kind, true, from,
-                                        NULL,      false};
+    registry[(uintptr_t)p] = allocation{(char *)p, size, mapped, charge, device,
+                                        kind,      true, from,   NULL,   false};
     return p;
 }
 
@@ -147,8 +151,9 @@ void poison(allocation &a, const char *by)
 void describe(const allocation &a, char *buf, size_t n)
 {
     if (a.kind == MEM_PINNED)
-        snprintf(buf, n, "%s pinned host allocation of %zu bytes at %p%s%s", a.live ? "a" : "a freed",
-                 a.size, (void *)a.base, a.live ? "" : " (freed by ", a.live ? "" : a.freed_by);
+        snprintf(buf, n, "%s pinned host allocation of %zu bytes at %p%s%s",
+                 a.live ? "a" : "a freed", a.size, (void *)a.base, a.live ? "" : " (freed by ",
+                 a.live ? "" : a.freed_by);
     else
         snprintf(buf, n, "%s allocation of %zu bytes at %p on cuda:%d%s%s%s",
                  a.live ? "an" : "a freed", a.size, (void *)a.base, a.device,
@@ -189,8 +194,9 @@ void check_device_access(const char *who, const char *what, int dev, const void 
     if (p == NULL) {
         if (bytes == 0)
             return;
-        violation(who, "CUDA C++ Programming Guide, \"Device Memory\": device code reads and "
-                       "writes device memory",
+        violation(who,
+                  "CUDA C++ Programming Guide, \"Device Memory\": device code reads and "
+                  "writes device memory",
                   "%s is NULL (%zu bytes)", what, bytes);
     }
     std::lock_guard<std::mutex> g(mu);
@@ -204,23 +210,26 @@ void check_device_access(const char *who, const char *what, int dev, const void 
                   p);
     describe(*a, desc, sizeof desc);
     if (!a->live)
-        violation(who, "CUDA Runtime API, cudaFree/cudaFreeAsync: memory must not be used after "
-                       "it is freed",
+        violation(who,
+                  "CUDA Runtime API, cudaFree/cudaFreeAsync: memory must not be used after "
+                  "it is freed",
                   "%s = %p lies in %s", what, p, desc);
     if (a->kind == MEM_DEVICE && a->device != dev) {
         bool ok = a->from != NULL ? a->from->access[dev] != 0 : peer_enabled(dev, a->device) != 0;
         if (!ok)
-            violation(who,
-                      a->from != NULL
-                          ? "CUDA Runtime API, cudaMemPoolSetAccess: memory of a pool on another "
-                            "device is accessible only after cudaMemPoolSetAccess for this device"
-                          : "CUDA Runtime API, cudaDeviceEnablePeerAccess: memory of another device "
-                            "is accessible only after peer access is enabled",
-                      "%s = %p lies in %s, but the code runs on cuda:%d", what, p, desc, dev);
+            violation(
+                who,
+                a->from != NULL
+                    ? "CUDA Runtime API, cudaMemPoolSetAccess: memory of a pool on another "
+                      "device is accessible only after cudaMemPoolSetAccess for this device"
+                    : "CUDA Runtime API, cudaDeviceEnablePeerAccess: memory of another device "
+                      "is accessible only after peer access is enabled",
+                "%s = %p lies in %s, but the code runs on cuda:%d", what, p, desc, dev);
     }
     if ((uintptr_t)p + bytes > (uintptr_t)a->base + a->size)
-        violation(who, "CUDA C++ Programming Guide, \"Device Memory\": accesses must stay inside "
-                       "the allocation",
+        violation(who,
+                  "CUDA C++ Programming Guide, \"Device Memory\": accesses must stay inside "
+                  "the allocation",
                   "%s = %p, %zu bytes, runs %zu bytes past the end of %s", what, p, bytes,
                   (size_t)((uintptr_t)p + bytes - ((uintptr_t)a->base + a->size)), desc);
 }
@@ -246,8 +255,9 @@ void pools_after_sync(int dev)
 static cudaError_t pool_alloc(void **out, size_t size, pool *p, stream *s, const char *call)
 {
     if (s->device != p->device)
-        violation(call, "CUDA Runtime API, cudaMallocFromPoolAsync: the stream must belong to the "
-                        "pool's device",
+        violation(call,
+                  "CUDA Runtime API, cudaMallocFromPoolAsync: the stream must belong to the "
+                  "pool's device",
                   "pool of cuda:%d, stream of cuda:%d", p->device, s->device);
     std::lock_guard<std::mutex> g(mu);
     const size_t charge = round_up(size ? size : 1, kAlign);
@@ -306,8 +316,9 @@ PDT_EMU_API cudaError_t cudaFree(void *ptr)
         violation("cudaFree", "CUDA Runtime API, cudaFree: memory must not be freed twice",
                   "%p was already freed", ptr);
     if (info.pool != NULL)
-        violation("cudaFree", "CUDA Runtime API, cudaFreeAsync: memory from a pool is freed with "
-                              "cudaFreeAsync",
+        violation("cudaFree",
+                  "CUDA Runtime API, cudaFreeAsync: memory from a pool is freed with "
+                  "cudaFreeAsync",
                   "%p came from a cudaMallocAsync pool", ptr);
     /* CUDA Runtime API, "API synchronization behavior": cudaFree synchronises
      * the device, so pending work that uses ptr runs first. */
@@ -338,8 +349,7 @@ PDT_EMU_API cudaError_t cudaHostAlloc(void **out, size_t size, unsigned int flag
 PDT_EMU_API cudaError_t cudaHostGetDevicePointer(void **out, void *host, unsigned int flags)
 {
     mem_info info;
-    if (out == NULL || flags != 0 || !lookup(host, &info) || info.kind != MEM_PINNED ||
-        !info.live)
+    if (out == NULL || flags != 0 || !lookup(host, &info) || info.kind != MEM_PINNED || !info.live)
         return set_error(cudaErrorInvalidValue);
     if (device_count() == 0)
         return set_error(cudaErrorNoDevice);
@@ -432,8 +442,9 @@ static pool *check_pool(cudaMemPool_t handle, const char *call)
     for (pool *q : pools)
         if (q == p)
             return p;
-    violation(call, "CUDA Runtime API, cudaMemPoolCreate: a pool handle comes from "
-                    "cudaMemPoolCreate or cudaDeviceGetDefaultMemPool",
+    violation(call,
+              "CUDA Runtime API, cudaMemPoolCreate: a pool handle comes from "
+              "cudaMemPoolCreate or cudaDeviceGetDefaultMemPool",
               "%p is not a memory pool", (void *)handle);
 }
 
@@ -551,8 +562,9 @@ PDT_EMU_API cudaError_t cudaFreeAsync(void *ptr, cudaStream_t s)
         std::lock_guard<std::mutex> g(mu);
         allocation *a = find(ptr);
         if (a == NULL || !a->live || a->free_enqueued)
-            violation("cudaFreeAsync", "CUDA Runtime API, cudaFreeAsync: memory must not be freed "
-                                       "twice",
+            violation("cudaFreeAsync",
+                      "CUDA Runtime API, cudaFreeAsync: memory must not be freed "
+                      "twice",
                       "%p was freed before its stream-ordered free ran", ptr);
         a->free_enqueued = true;
         a->from->pending[st] += a->charge;
@@ -562,8 +574,9 @@ PDT_EMU_API cudaError_t cudaFreeAsync(void *ptr, cudaStream_t s)
         std::lock_guard<std::mutex> g(mu);
         allocation *a = find(ptr);
         if (a == NULL || !a->live || a->base != (char *)ptr)
-            violation("cudaFreeAsync", "CUDA Runtime API, cudaFreeAsync: memory must not be freed "
-                                       "twice",
+            violation("cudaFreeAsync",
+                      "CUDA Runtime API, cudaFreeAsync: memory must not be freed "
+                      "twice",
                       "%p was freed before its stream-ordered free ran", ptr);
         a->from->used -= a->charge;
         size_t &left = a->from->pending[st];

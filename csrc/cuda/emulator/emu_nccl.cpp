@@ -511,9 +511,8 @@ ncclResult_t call_collective(kind what, const void *sendbuff, void *recvbuff, si
                                "rank %d calls %s (count %zu, type %d, op %d, root %d), another "
                                "rank called %s (count %zu, type %d, op %d, root %d) for "
                                "collective #%llu",
-                               rank, name, count, (int)datatype, (int)op, root,
-                               KIND_NAMES[c.what], c.count, (int)c.type, (int)c.op, c.root,
-                               (unsigned long long)seq);
+                               rank, name, count, (int)datatype, (int)op, root, KIND_NAMES[c.what],
+                               c.count, (int)c.type, (int)c.op, c.root, (unsigned long long)seq);
         }
         std::thread::id self = std::this_thread::get_id();
         uint64_t group = group_depth > 0 ? group_id : 0;
@@ -573,9 +572,9 @@ EMU_NCCL_API ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, si
 
 /* "ncclReduceScatter": block i (recvcount elements) of the reduction into
  * rank i's recvbuff. */
-EMU_NCCL_API ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
-                                            size_t recvcount, ncclDataType_t datatype,
-                                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+EMU_NCCL_API ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
+                                            ncclDataType_t datatype, ncclRedOp_t op,
+                                            ncclComm_t comm, cudaStream_t stream)
 {
     return call_collective(REDUCE_SCATTER, sendbuff, recvbuff, recvcount, datatype, op, 0, comm,
                            stream);

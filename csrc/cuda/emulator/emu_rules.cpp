@@ -36,8 +36,7 @@ void violation(const char *call, const char *rule, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     const char *running = running_op();
-    fprintf(stderr,
-            "pydevtensor CUDA emulator: %s: %s\n  rule: %s\n%s%s%s", call, msg, rule,
+    fprintf(stderr, "pydevtensor CUDA emulator: %s: %s\n  rule: %s\n%s%s%s", call, msg, rule,
             running ? "  while running: " : "", running ? running : "", running ? "\n" : "");
     fflush(stderr);
     abort();
@@ -123,8 +122,7 @@ static const error_name kErrors[] = {
     {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
      "invalid configuration argument"},
     {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
-    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle",
-     "invalid resource handle"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
     {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
     {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver",

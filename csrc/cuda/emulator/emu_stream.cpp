@@ -21,7 +21,7 @@ namespace pdt_emu {
 
 namespace {
 
-std::mutex registry_mu;                  /* guards the sets below */
+std::mutex registry_mu;                   /* guards the sets below */
 std::unordered_set<stream *> all_streams; /* live streams */
 std::deque<stream *> dead_streams;        /* destroyed, kept to name reuse */
 stream *legacy_streams[kMaxDevices];      /* created on first use */
@@ -81,8 +81,9 @@ stream *resolve(cudaStream_t handle, const char *call)
             return s;
     }
     /* CUDA Runtime API, cudaStreamDestroy: the handle is invalid afterwards. */
-    violation(call, "CUDA Runtime API, cudaStreamDestroy: a stream must not be used after it is "
-                    "destroyed",
+    violation(call,
+              "CUDA Runtime API, cudaStreamDestroy: a stream must not be used after it is "
+              "destroyed",
               "stream %p is not a live stream (destroyed, or never created)", (void *)handle);
 }
 
@@ -203,8 +204,9 @@ event *check_event(cudaEvent_t e, const char *call)
     std::lock_guard<std::mutex> g(registry_mu);
     if (ev != NULL && all_events.count(ev))
         return ev;
-    violation(call, "CUDA Runtime API, cudaEventDestroy: an event must not be used after it is "
-                    "destroyed",
+    violation(call,
+              "CUDA Runtime API, cudaEventDestroy: an event must not be used after it is "
+              "destroyed",
               "event %p is not a live event (destroyed, or never created)", (void *)e);
 }
 } // namespace

@@ -1,6 +1,7 @@
 """nn.utils: gradient clipping, as ``torch.nn.utils`` (the RNN chapter of Dive into Deep
 Learning clips its gradients), composed from the package's ops so that it runs on every
-device.
+device; parameters_to_vector and vector_to_parameters (convert_parameters.py); and the
+variable-length sequences of ``nn.utils.rnn`` (rnn.py).
 
 clip_grad_norm_ computes each gradient's norm on its own device, stacks a device's
 norms and copies that vector (one counted copy per device other than the first
@@ -17,13 +18,16 @@ import numbers
 from collections.abc import Iterable
 from typing import Union
 
-from .. import _C
-from .. import linalg as _linalg
-from .._ops_join import cat as _cat, stack as _stack
-from .._ops_stats import isfinite as _isfinite
-from ..autograd.grad_mode import no_grad as _no_grad
+from ... import _C
+from ... import linalg as _linalg
+from ..._ops_join import cat as _cat, stack as _stack
+from ..._ops_stats import isfinite as _isfinite
+from ...autograd.grad_mode import no_grad as _no_grad
+from . import rnn  # nn.utils.rnn, as torch's
+from .convert_parameters import parameters_to_vector, vector_to_parameters
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
+           "vector_to_parameters", "rnn"]
 
 _Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
 

@@ -1,0 +1,69 @@
+/* cuda_solver_check.cu - the pass over each Cholesky factor's diagonal that
+ * gives a NaN pivot a non-zero info on the GPU as on the CPU (Note [non-finite
+ * Cholesky pivots] in cuda_solver.h).  It runs on the device's stream after
+ * potrf and writes into the device info array itself: no copy to the host.
+ *
+ * One thread per diagonal element of the batch (grid-stride), so that one large
+ * factor's n reads go side by side rather than one after another.  A thread
+ * that finds a NaN at (b, j) lowers info[b] to j + 1 (a compare-and-swap loop,
+ * where 0 counts as "none yet"): info[b] ends as the smallest of potrf's own
+ * info and the first NaN diagonal.  That equals potrf's info whenever it was
+ * not 0: a NaN pivot before a failed one is impossible (a NaN pivot at j makes
+ * every L(i, j), i > j, NaN, so every later pivot is NaN, which potrf's
+ * ajj <= 0 test never fails), and what potrf leaves from the failed pivot on
+ * (the partial factor, or NaN on cuSOLVER, PyTorch issue #121009) can only
+ * give a larger j.  Built by nvcc, or by the host compiler against the
+ * emulated device.
+ */
+#include <stdint.h>
+
+#include "cuda_check.h"
+#include "cuda_launch.h"
+#include "cuda_layout.cuh"
+#include "cuda_solver.h"
+
+namespace {
+
+using namespace pdt_cuda;
+
+template <typename T>
+__global__ void nan_pivot_kernel(const T *a /* [batch][n][n] */, int64_t n, int64_t total,
+                                 int *info /* [batch] */)
+{
+    for (int64_t i = gs_first<int64_t>(); i < total; i += gs_step<int64_t>()) {
+        const int64_t b = i / n, j = i - b * n;
+        const T v = a[b * n * n + j * (n + 1)];
+        if (v == v)
+            continue; /* not NaN */
+        const int mine = (int)(j + 1);
+        int old = info[b];
+        while (old == 0 || old > mine) {
+            const int seen = atomicCAS(&info[b], old, mine);
+            if (seen == old)
+                break;
+            old = seen;
+        }
+    }
+}
+
+template <typename T>
+pdt_status launch(const void *a, int64_t n, int64_t batch, int *info, cudaStream_t stream)
+{
+    pdt_status st = PDT_OK;
+    const int64_t total = n * batch; /* diagonal elements */
+    PDT_LAUNCH((nan_pivot_kernel<T>), grid_for<nan_pivot_kernel<T>>((uint64_t)total), kThreads, 0,
+               stream, (const T *)a, n, total, info);
+    PDT_CUDA_CHECK(cudaGetLastError());
+fail:
+    return st;
+}
+
+} // namespace
+
+extern "C" pdt_status pdt_cuda_nan_pivot_info(const void *a, int d, int64_t n, int64_t batch,
+                                              int *info, cudaStream_t stream)
+{
+    if (batch <= 0 || n <= 0)
+        return PDT_OK;
+    return d ? launch<double>(a, n, batch, info, stream) : launch<float>(a, n, batch, info, stream);
+}

@@ -1,0 +1,134 @@
+"""Products built from the others: ``kron`` (broadcast multiply, then reshape) and
+``tensordot`` (permute and reshape to one matmul); both differentiable through the
+ops they are made of."""
+from __future__ import annotations
+
+import numbers
+
+from . import _C
+from ._ops_index import _tensor_arg
+from ._ops_shape import _where
+
+__all__ = ["kron", "tensordot"]
+
+
+def kron(input, other):
+    """The Kronecker product: for matrices, the block matrix whose (i, j) block is
+    ``input[i, j] * other``; tensors of fewer dimensions get leading 1s.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        On one device (also the method ``a.kron(b)``).
+
+    Returns
+    -------
+    Tensor
+        Shape ``input.shape[k] * other.shape[k]`` in each dimension.
+
+    Examples
+    --------
+    >>> pydevtensor.kron(pydevtensor.eye(2), pydevtensor.tensor([[1., 2.], [3., 4.]]))
+    tensor([[1., 2., 0., 0.],
+            [3., 4., 0., 0.],
+            [0., 0., 1., 2.],
+            [0., 0., 3., 4.]])
+    """
+    _tensor_arg(input, "kron")
+    _tensor_arg(other, "kron")
+    nd = max(input.ndim, other.ndim)
+    a_shape = (1,) * (nd - input.ndim) + tuple(input.shape)
+    b_shape = (1,) * (nd - other.ndim) + tuple(other.shape)
+    a = input.reshape(tuple(x for n in a_shape for x in (n, 1)))
+    b = other.reshape(tuple(x for n in b_shape for x in (1, n)))
+    return (a * b).reshape(tuple(m * n for m, n in zip(a_shape, b_shape)))
+
+
+def _dims_arg(dims, a, b):
+    if isinstance(dims, numbers.Integral) and not isinstance(dims, bool):
+        n = int(dims)
+        if n < 0:
+            raise RuntimeError(f"tensordot(): dims must be >= 0, got {n}")
+        if n > a.ndim or n > b.ndim:
+            raise RuntimeError(f"tensordot(): dims={n} is more than the dimensions of the "
+                               f"operands (shapes {tuple(a.shape)} and {tuple(b.shape)})")
+        return list(range(a.ndim - n, a.ndim)), list(range(n))
+    if isinstance(dims, _C.Tensor):
+        dims = dims.tolist()
+    try:
+        da, db = dims
+    except (TypeError, ValueError):
+        raise TypeError(f"tensordot(): dims must be an int or a pair of lists of dims, got "
+                        f"{dims!r}") from None
+    da = [da] if isinstance(da, numbers.Integral) else list(da)
+    db = [db] if isinstance(db, numbers.Integral) else list(db)
+    if len(da) != len(db):
+        raise RuntimeError(f"tensordot(): both dimension lists should have same length, got "
+                           f"{da} and {db}")
+    norm = []
+    for dl, t in ((da, a), (db, b)):
+        out = []
+        for d in dl:
+            if not -t.ndim <= d < max(t.ndim, 1):
+                raise IndexError(f"tensordot(): dimension {d} is out of range for a tensor "
+                                 f"of shape {tuple(t.shape)}")
+            out.append(d % t.ndim)
+        norm.append(out)
+    return norm
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Sums the products of a's and b's elements over the paired dimensions: dims=n
+    pairs a's last n with b's first n; ``([i, ...], [j, ...])`` pairs a's dim i with b's
+    dim j.  The result has a's other dimensions, then b's.
+
+    Parameters
+    ----------
+    a, b : Tensor
+        On one device, of one dtype.
+    dims : int or pair of lists of int, optional
+        Default 2.
+    out : Tensor, optional
+        Written with the result.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    RuntimeError
+        When paired dimensions differ in size, or the lists differ in length.
+
+    Examples
+    --------
+    >>> a = pydevtensor.arange(6.).reshape(2, 3)
+    >>> pydevtensor.tensordot(a, pydevtensor.ones(3, 4), dims=1).shape
+    pydevtensor.Size([2, 4])
+    >>> pydevtensor.tensordot(a, a, dims=([0, 1], [0, 1]))
+    tensor(55.)
+    """
+    _tensor_arg(a, "tensordot")
+    _tensor_arg(b, "tensordot")
+    da, db = _dims_arg(dims, a, b)
+    for i, j in zip(da, db):
+        if a.shape[i] != b.shape[j]:
+            raise RuntimeError(f"tensordot(): contracted dimensions need to match, but first "
+                               f"has size {a.shape[i]} in dim {i} and second has size "
+                               f"{b.shape[j]} in dim {j}{_where(a)}")
+    free_a = [d for d in range(a.ndim) if d not in da]
+    free_b = [d for d in range(b.ndim) if d not in db]
+    k = 1
+    for i in da:
+        k *= a.shape[i]
+    left = a.permute(*free_a, *da).reshape(-1, k)
+    right = b.permute(*db, *free_b).reshape(k, -1)
+    shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
+    result = (left @ right).reshape(shape)
+    if out is not None:
+        from ._ops_matmul import _write_out
+        return _write_out(result, out, "tensordot")
+    return result
+
+
+_C.Tensor.kron = kron

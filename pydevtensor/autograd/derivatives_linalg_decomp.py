@@ -1,0 +1,178 @@
+"""The derivatives of pydevtensor.linalg's decompositions (pydevtensor/_linalg_decomp.py):
+eigh, eigvalsh, svd and svdvals, with PyTorch's Node names, in real arithmetic,
+written with matmuls and elementwise ops on the tensors' own device.
+
+Note [decomposition derivatives]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+eigh, A = V diag(L) V^T:  with skew(X) = (X - X^T) / 2 and E[i, j] = L[j] - L[i],
+    gA = V (diag(gL) + skew(V^T gV) / E) V^T        (off the diagonal of E)
+which is symmetric (PyTorch's convention for a symmetric input).  Only functions
+invariant to each eigenvector's sign have a meaningful gradient; where two
+eigenvalues coincide the division makes it infinite or NaN, as in PyTorch.
+eigvalsh: gA = V diag(gL) V^T, V computed in backward.
+svd, A = U diag(S) Vh (reduced; k = min(m, n)): with skew'(X) = X - X^T and
+E[i, j] = S[j]^2 - S[i]^2,
+    G = (skew'(U^T gU) S[None, :] + S[:, None] skew'(V^T gV)) / E,  diag(G) = gS
+    gA = U G Vh  + (I - U U^T) gU diag(1/S) Vh       (m > k)
+                 + U diag(1/S) gV^T (I - V V^T)      (n > k)
+With full_matrices=True only the first k columns of U (rows of Vh) take part.
+svdvals: gA = U diag(gS) Vh.
+qr, A = Q R (reduced, m >= n): with M = R gR^T - gQ^T Q and copyltu(M) the symmetric
+matrix of M's lower triangle,
+    gA = (gQ + Q copyltu(M)) R^-T
+(R^-T by a solve: R must be nonsingular, i.e. A of full column rank).  The saved outputs are detached: a second derivative
+through these Nodes does not see their dependence on A.
+"""
+from .. import _C
+from .derivatives_linalg import _solve
+from .dispatch import derivative, run_no_grad
+from .node import Node
+
+
+def _decomp():
+    from .. import _linalg_decomp  # late: it imports the recorder
+    return _linalg_decomp
+
+
+def _off_diagonal_inverse(E):
+    """1 / E off the diagonal, 0 on it."""
+    n = E.shape[-1]
+    eye = _C.eye(n, dtype=E.dtype, device=E.device)
+    return (1 - eye) / (E + eye)
+
+
+def _with_diagonal(M, d):
+    """M with its diagonal replaced by d (zeros when d is None)."""
+    n = M.shape[-1]
+    eye = _C.eye(n, dtype=M.dtype, device=M.device)
+    M = M * (1 - eye)
+    return M if d is None else M + eye * d.unsqueeze(-2)
+
+
+@derivative("linalg_eigh")
+class LinalgEighBackward0(Node):
+    num_outputs = 2  # eigenvalues, eigenvectors
+
+    def save(self, out, A, UPLO="L", **kw):
+        self.save_tensors(out[0].detach(), out[1].detach())
+        return (A,)
+
+    def apply(self, grads):
+        gL, gV = grads
+        L, V = self.saved_tensors
+        if gV is None:
+            M = _with_diagonal(_C.zeros_like(V), gL)
+        else:
+            VtgV = V.mT @ gV
+            F = _off_diagonal_inverse(L.unsqueeze(-2) - L.unsqueeze(-1))
+            M = _with_diagonal(0.5 * (VtgV - VtgV.mT) * F, gL)
+        return (V @ M @ V.mT,)
+
+
+@derivative("linalg_eigvalsh")
+class LinalgEigvalshBackward0(Node):
+    def save(self, out, A, UPLO="L", **kw):
+        V = run_no_grad(_decomp().eigh, A, UPLO).eigenvectors
+        self.save_tensors(V)
+        return (A,)
+
+    def backward(self, g):
+        V = self.saved_tensors[0]
+        return (V * g.unsqueeze(-2)) @ V.mT
+
+
+def _svd_grad(U, S, Vh, gU, gS, gVh):
+    """gA of the reduced A = U diag(S) Vh (Note [decomposition derivatives])."""
+    m, n, k = U.shape[-2], Vh.shape[-1], S.shape[-1]
+    if gU is None and gVh is None:
+        return (U * gS.unsqueeze(-2)) @ Vh
+    V = Vh.mT
+    gV = gVh.mT if gVh is not None else None
+    G = None
+    if gU is not None:
+        UtgU = U.mT @ gU
+        G = (UtgU - UtgU.mT) * S.unsqueeze(-2)
+    if gV is not None:
+        VtgV = V.mT @ gV
+        T = S.unsqueeze(-1) * (VtgV - VtgV.mT)
+        G = T if G is None else G + T
+    S2 = S * S
+    G = _with_diagonal(G * _off_diagonal_inverse(S2.unsqueeze(-2) - S2.unsqueeze(-1)), gS)
+    gA = U @ G @ Vh
+    if m > k and gU is not None:
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + (gUSinv - U @ (U.mT @ gUSinv)) @ Vh
+    if n > k and gV is not None:
+        SinvgVh = gV.mT / S.unsqueeze(-1)
+        gA = gA + U @ (SinvgVh - (SinvgVh @ V) @ Vh)
+    return gA
+
+
+@derivative("linalg_svd")
+class LinalgSvdBackward0(Node):
+    num_outputs = 3  # U, S, Vh
+
+    def save(self, out, A, full_matrices=True, **kw):
+        U, S, Vh = (t.detach() for t in out)
+        k = S.shape[-1]
+        self.full = full_matrices
+        self.save_tensors(U[..., :k], S, Vh[..., :k, :])
+        return (A,)
+
+    def apply(self, grads):
+        gU, gS, gVh = grads
+        U, S, Vh = self.saved_tensors
+        k = S.shape[-1]
+        if self.full:
+            gU = gU[..., :k] if gU is not None else None
+            gVh = gVh[..., :k, :] if gVh is not None else None
+        if gS is None:
+            gS = _C.zeros_like(S)
+        return (_svd_grad(U, S, Vh, gU, gS, gVh),)
+
+
+@derivative("linalg_svdvals")
+class LinalgSvdvalsBackward0(Node):
+    def save(self, out, A, **kw):
+        U, _, Vh = run_no_grad(_decomp().svd, A, False)
+        self.save_tensors(U, Vh)
+        return (A,)
+
+    def backward(self, g):
+        U, Vh = self.saved_tensors
+        return (U * g.unsqueeze(-2)) @ Vh
+
+
+@derivative("linalg_qr")
+class LinalgQrBackward0(Node):
+    num_outputs = 2  # Q, R
+
+    def save(self, out, A, mode="reduced", **kw):
+        self.mode = mode
+        self.save_tensors(out[0].detach(), out[1].detach())
+        return (A,)
+
+    def apply(self, grads):
+        gQ, gR = grads
+        Q, R = self.saved_tensors
+        if self.mode == "r":
+            raise NotImplementedError(
+                "The derivative of linalg.qr depends on Q, which is not computed when "
+                "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                "differentiate through linalg.qr.")
+        m, n = Q.shape[-2], R.shape[-1]
+        if m < n or (self.mode == "complete" and m != n):
+            raise NotImplementedError(
+                f"The derivative of linalg.qr is implemented in pydevtensor for "
+                f"mode='reduced' with m >= n (and mode='complete' with m == n) only; got "
+                f"mode={self.mode!r} and a {m} x {n} matrix")
+        M = _C.zeros_like(R)
+        if gR is not None:
+            M = M + R @ gR.mT
+        if gQ is not None:
+            M = M - gQ.mT @ Q
+        low = M.tril(-1)
+        B = Q @ (low + low.mT + M * _C.eye(n, dtype=M.dtype, device=M.device))
+        if gQ is not None:
+            B = B + gQ
+        return (_solve(R, B.mT, "linalg.qr backward").mT,)

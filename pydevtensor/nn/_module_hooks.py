@@ -1,0 +1,160 @@
+"""Module forward hooks (a mixin of nn.Module, in a file of its own):
+register_forward_pre_hook and register_forward_hook, as PyTorch's (with_kwargs,
+prepend, always_call), and the call that runs them around forward().
+
+Each module keeps, only once a hook is registered, two tables (``_forward_pre_hooks``
+and ``_forward_hooks``) of key -> (hook, with_kwargs, always_call), in calling order;
+the RemovableHandle a registration returns removes its entry."""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd.hooks import RemovableHandle, new_hooks
+
+
+def _register(module: Any, table: str, hook: Callable[..., Any], prepend: bool,
+              with_kwargs: bool, always_call: bool, where: str) -> RemovableHandle:
+    if not callable(hook):
+        raise TypeError(f"{where}(): hook must be callable, got {type(hook).__name__}")
+    hooks = module.__dict__.get(table)
+    if hooks is None:
+        hooks = new_hooks()
+        object.__setattr__(module, table, hooks)
+    key = max(hooks, default=-1) + 1
+    entry = (hook, bool(with_kwargs), bool(always_call))
+    if prepend:  # a dict keeps insertion order: rebuild it with the new entry first
+        rest = dict(hooks)
+        hooks.clear()
+        hooks[key] = entry
+        hooks.update(rest)
+    else:
+        hooks[key] = entry
+    return RemovableHandle(hooks, key)
+
+
+class _ForwardHooksMixin:
+    """nn.Module's forward hooks."""
+
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Calls ``hook(module, args)`` before each forward(); a value it returns
+        (not None) replaces args (a single value is wrapped in a tuple).  With
+        with_kwargs, ``hook(module, args, kwargs)`` returns None or ``(args, kwargs)``.
+
+        Parameters
+        ----------
+        hook : callable
+            The hook.
+        prepend : bool, optional
+            Run it before the hooks already registered (default: after them).
+        with_kwargs : bool, optional
+            Pass the keyword arguments too (default False).
+
+        Returns
+        -------
+        handle
+            Its ``remove()`` unregisters the hook.
+
+        Raises
+        ------
+        TypeError
+            When hook is not callable.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> lin = nn.Linear(2, 1)
+        >>> h = lin.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
+        >>> bool((lin(pydevtensor.ones(1, 2)) == lin.bias).all())
+        True
+        >>> h.remove()
+        """
+        return _register(self, "_forward_pre_hooks", hook, prepend, with_kwargs, False,
+                         "register_forward_pre_hook")
+
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Calls ``hook(module, args, output)`` after each forward(); a value it
+        returns (not None) replaces the output.  With with_kwargs, ``hook(module, args,
+        kwargs, output)``.
+
+        Parameters
+        ----------
+        hook : callable
+            The hook.
+        prepend : bool, optional
+            Run it before the hooks already registered (default: after them).
+        with_kwargs : bool, optional
+            Pass the keyword arguments too (default False).
+        always_call : bool, optional
+            Call it (with output None) even when forward() raises (default False).
+
+        Returns
+        -------
+        handle
+            Its ``remove()`` unregisters the hook.
+
+        Raises
+        ------
+        TypeError
+            When hook is not callable.
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
+        >>> feats = {}
+        >>> h = net[0].register_forward_hook(lambda m, args, out: feats.update(out=out))
+        >>> _ = net(pydevtensor.ones(4, 2))
+        >>> tuple(feats['out'].shape)
+        (4, 3)
+        >>> h.remove()
+        """
+        return _register(self, "_forward_hooks", hook, prepend, with_kwargs, always_call,
+                         "register_forward_hook")
+
+
+def call_with_forward_hooks(module: Any, forward: Callable[..., Any], args: tuple,
+                            kwargs: dict) -> Any:
+    """forward(*args, **kwargs) with the module's forward pre-hooks before it and its
+    forward hooks after it, PyTorch's rules."""
+    pre = module.__dict__.get("_forward_pre_hooks")
+    for hook, with_kwargs, _ in list(pre.values()) if pre else ():
+        if with_kwargs:
+            res = hook(module, args, kwargs)
+            if res is not None:
+                if not (isinstance(res, tuple) and len(res) == 2):
+                    raise RuntimeError(f"forward pre-hook must return None or a tuple of "
+                                       f"(new_args, new_kwargs), but got {res!r:.80}.")
+                args, kwargs = res
+        else:
+            res = hook(module, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
+    post = list(module.__dict__.get("_forward_hooks", {}).values())
+    called = 0
+    try:
+        result = forward(*args, **kwargs)
+        for hook, with_kwargs, _ in post:
+            called += 1
+            res = hook(module, args, kwargs, result) if with_kwargs else \
+                hook(module, args, result)
+            if res is not None:
+                result = res
+        return result
+    except Exception:
+        for hook, with_kwargs, always in post[called:]:
+            if always:  # PyTorch's: its own errors only warn, the first error is raised
+                try:
+                    if with_kwargs:
+                        hook(module, args, kwargs, None)
+                    else:
+                        hook(module, args, None)
+                except Exception as e:  # noqa: BLE001
+                    warnings.warn(f"forward hook with always_call=True raised an exception "
+                                  f"that was silenced as another error was raised in "
+                                  f"forward: {e}", stacklevel=3)
+        raise

@@ -1,0 +1,103 @@
+"""parameters_to_vector and vector_to_parameters, as ``torch.nn.utils``: every
+parameter flattened into one vector and back (for optimizers and tools that work on a
+flat vector of the parameters)."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ... import _C
+from ..._ops_join import cat as _cat
+from ...autograd.grad_mode import no_grad as _no_grad
+
+
+def _params(parameters: Any, where: str) -> list:
+    if isinstance(parameters, _C.Tensor):
+        parameters = [parameters]
+    elif not isinstance(parameters, Iterable):
+        raise TypeError(f"{where}: parameters must be an iterable of Tensors, got "
+                        f"{type(parameters).__name__}")
+    params = list(parameters)
+    for p in params:
+        if not isinstance(p, _C.Tensor):
+            raise TypeError(f"{where}: parameters must be Tensors, got {type(p).__name__}")
+        if p.device != params[0].device:
+            raise TypeError(f"{where}: Found two parameters on different devices, this is "
+                            f"currently not supported ({params[0].device} and {p.device})")
+    return params
+
+
+def parameters_to_vector(parameters: Iterable[_C.Tensor]) -> _C.Tensor:
+    """Every parameter flattened and joined into one vector, in order (differentiable).
+
+    Parameters
+    ----------
+    parameters : iterable of Tensor
+        The parameters (``net.parameters()``), on one device.
+
+    Returns
+    -------
+    Tensor
+        1-D, of the parameters' total number of elements.
+
+    Raises
+    ------
+    TypeError
+        When a parameter is not a Tensor, or two are on different devices.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.utils import parameters_to_vector
+    >>> parameters_to_vector(nn.Linear(3, 2).parameters()).shape
+    pydevtensor.Size([8])
+    """
+    params = _params(parameters, "parameters_to_vector")
+    return _cat([p.reshape(-1) for p in params])
+
+
+def vector_to_parameters(vec: _C.Tensor, parameters: Iterable[_C.Tensor]) -> None:
+    """Copies consecutive slices of vec into the parameters (their data, in place), the
+    inverse of :func:`parameters_to_vector`.
+
+    Parameters
+    ----------
+    vec : Tensor
+        1-D, of the parameters' total number of elements.
+    parameters : iterable of Tensor
+        The parameters, on one device.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        When vec is not a Tensor or the parameters are on several devices.
+    ValueError
+        When vec is not 1-D of the parameters' total size (nothing is changed).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.nn.utils import vector_to_parameters
+    >>> lin = nn.Linear(2, 1)
+    >>> vector_to_parameters(pydevtensor.tensor([1., 2., 3.]), lin.parameters())
+    >>> lin.weight.data, lin.bias.data
+    (tensor([[1., 2.]]), tensor([3.]))
+    """
+    where = "vector_to_parameters"
+    if not isinstance(vec, _C.Tensor):
+        raise TypeError(f"{where}: expected a Tensor, but got: {type(vec).__name__}")
+    params = _params(parameters, where)
+    total = sum(p.numel() for p in params)
+    if vec.ndim != 1 or vec.numel() != total:
+        raise ValueError(f"{where}: vec must be 1-D with the parameters' {total} elements, "
+                         f"got shape {tuple(vec.shape)} (on {vec.device})")
+    start = 0
+    with _no_grad():
+        for p in params:
+            n = p.numel()
+            p.data.copy_(vec[start:start + n].reshape(tuple(p.shape)))
+            start += n

@@ -1,0 +1,194 @@
+"""utils.checkpoint: activation checkpointing, as ``torch.utils.checkpoint``.
+``checkpoint(fn, *args, use_reentrant=False)`` runs fn without recording its graph
+(its intermediate tensors are freed), and recomputes it with grad mode on when the
+backward reaches it, with the random number generators as they were at the first run
+(preserve_rng_state), so dropout draws the same masks and the gradients are those of
+the plain call.
+
+Note [checkpoint's recomputation]
+The call is one autograd.Function whose inputs are the tensor arguments and one
+scalar that requires grad (so that a node is recorded even when only parameters
+inside fn need gradients, as PyTorch's non-reentrant checkpoint allows).  Its backward
+recomputes fn on detached copies of the arguments and runs a backward through the
+recomputed graph: the gradients of the parameters used inside fn are accumulated into
+their .grad there (PyTorch's reentrant way), those of the arguments are returned.
+So autograd.grad() cannot ask for a parameter used inside fn (PyTorch's reentrant
+checkpoint has the same limit); loss.backward() gives exactly the plain gradients.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+from .. import _C
+
+__all__ = ["checkpoint", "checkpoint_sequential"]
+
+
+def _rng_states(tensors: list) -> tuple[Any, dict]:
+    from .. import cuda as _cuda
+    from .. import random as _random
+    devices = {t.device for t in tensors if t.device.type == "cuda"}
+    return _random.get_rng_state(), {d: _cuda.get_rng_state(d) for d in devices}
+
+
+def _set_rng_states(states: tuple[Any, dict]) -> None:
+    from .. import cuda as _cuda
+    from .. import random as _random
+    cpu, devices = states
+    _random.set_rng_state(cpu)
+    for d, s in devices.items():
+        _cuda.set_rng_state(s, d)
+
+
+def _function():
+    from ..autograd import Function, backward
+    from ..autograd.grad_mode import enable_grad
+
+    class CheckpointFunction(Function):
+        @staticmethod
+        def forward(ctx, run, preserve, kwargs, _anchor, *args):
+            tensors = [a for a in args if isinstance(a, _C.Tensor)]
+            ctx.run, ctx.kwargs, ctx.args = run, kwargs, args
+            ctx.rng = _rng_states(tensors) if preserve else None
+            out = run(*args, **kwargs)
+            ctx.single = isinstance(out, _C.Tensor)
+            outs = (out,) if ctx.single else tuple(out)
+            if not all(isinstance(o, _C.Tensor) for o in outs):
+                raise TypeError("checkpoint: the function must return a Tensor or a tuple of "
+                                "Tensors")
+            return out if ctx.single else outs
+
+        @staticmethod
+        def backward(ctx, *grads):
+            inputs = [a.detach().requires_grad_(a.requires_grad)
+                      if isinstance(a, _C.Tensor) else a for a in ctx.args]
+            now = None
+            if ctx.rng is not None:
+                tensors = [a for a in ctx.args if isinstance(a, _C.Tensor)]
+                now = _rng_states(tensors)
+                _set_rng_states(ctx.rng)
+            try:
+                with enable_grad():
+                    out = ctx.run(*inputs, **ctx.kwargs)
+            finally:
+                if now is not None:
+                    _set_rng_states(now)
+            outs = (out,) if isinstance(out, _C.Tensor) else tuple(out)
+            pairs = [(o, g) for o, g in zip(outs, grads)
+                     if isinstance(o, _C.Tensor) and o.requires_grad and g is not None]
+            if pairs:
+                backward([o for o, _ in pairs], [g for _, g in pairs])
+            return (None, None, None, None) + tuple(
+                a.grad if isinstance(a, _C.Tensor) and a.requires_grad else None
+                for a in inputs)
+
+    return CheckpointFunction
+
+
+_FUNCTION: list = []
+
+
+def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
+               preserve_rng_state: bool = True, context_fn: Any = None,
+               determinism_check: str = "default", debug: bool = False,
+               **kwargs: Any) -> Any:
+    """Runs ``function(*args, **kwargs)`` without keeping its intermediate tensors, and
+    recomputes it in the backward (trading compute for memory), as PyTorch's
+    ``checkpoint``.  The gradients are those of the plain call.
+
+    Parameters
+    ----------
+    function : callable
+        Returns a Tensor or a tuple of Tensors.
+    *args
+        Its arguments (Tensors and anything else).
+    use_reentrant : bool, optional
+        Both ways give the same gradients here (see the module's Note); pass it, as
+        PyTorch asks (a warning when not given).
+    preserve_rng_state : bool, optional
+        Recompute with the random generators as they were (default True): dropout
+        inside draws the same masks.
+    context_fn, determinism_check, debug
+        Accepted for PyTorch's signature; context_fn must be None or PyTorch's
+        default.
+    **kwargs
+        Keyword arguments of function.
+
+    Returns
+    -------
+    Tensor or tuple of Tensors
+        What function returns.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.utils.checkpoint import checkpoint
+    >>> lin = nn.Linear(2, 2)
+    >>> x = pydevtensor.ones(3, 2, requires_grad=True)
+    >>> y = checkpoint(lambda t: lin(t).relu(), x, use_reentrant=False)
+    >>> y.sum().backward()
+    >>> lin.weight.grad is not None and x.grad is not None
+    True
+    """
+    if use_reentrant is None:
+        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed "
+                      "explicitly (pydevtensor.utils.checkpoint.checkpoint); "
+                      "use_reentrant=False is recommended", UserWarning, stacklevel=2)
+    if context_fn is not None and getattr(context_fn, "__name__", "") != "noop_context_fn":
+        raise NotImplementedError("checkpoint: context_fn is not supported by pydevtensor")
+    if not callable(function):
+        raise TypeError(f"checkpoint: function must be callable, got {type(function).__name__}")
+    from ..autograd.grad_mode import is_grad_enabled
+    if not is_grad_enabled():
+        return function(*args, **kwargs)
+    if not _FUNCTION:
+        _FUNCTION.append(_function())
+    anchor = _C.zeros((), requires_grad=True)  # Note [checkpoint's recomputation]
+    return _FUNCTION[0].apply(function, preserve_rng_state, kwargs, anchor, *args)
+
+
+def checkpoint_sequential(functions: Any, segments: int, input: _C.Tensor,
+                          use_reentrant: bool | None = None, **kwargs: Any) -> _C.Tensor:
+    """Runs a Sequential (or a list of modules) in segments, each checkpointed but the
+    last, as PyTorch's ``checkpoint_sequential``.
+
+    Parameters
+    ----------
+    functions : nn.Sequential or list of callables
+        Run one after the other.
+    segments : int
+        How many segments.
+    input : Tensor
+        The first one's input.
+    use_reentrant : bool, optional
+        As :func:`checkpoint`.
+    **kwargs
+        preserve_rng_state, as :func:`checkpoint`.
+
+    Returns
+    -------
+    Tensor
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> from pydevtensor.utils.checkpoint import checkpoint_sequential
+    >>> net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    >>> checkpoint_sequential(net, 2, pydevtensor.ones(4, 2), use_reentrant=False).shape
+    pydevtensor.Size([4, 1])
+    """
+    fns = list(functions)
+    size = max(1, len(fns) // segments)
+
+    def run(start: int, end: int) -> Callable[[Any], Any]:
+        def forward(x: Any) -> Any:
+            for f in fns[start:end]:
+                x = f(x)
+            return x
+        return forward
+    end = 0
+    for start in range(0, size * (segments - 1), size):
+        end = start + size
+        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant, **kwargs)
+    return run(end, len(fns))(input)

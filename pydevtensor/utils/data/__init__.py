@@ -1,0 +1,18 @@
+"""pydevtensor.utils.data: datasets, samplers and the loader that batches them, as
+``torch.utils.data`` (Dive into Deep Learning's ``load_array``:
+``data.DataLoader(data.TensorDataset(X, y), batch_size, shuffle=is_train)``).
+
+Loading happens in the calling process: ``num_workers`` is accepted for PyTorch's
+signature and starts no workers (see ``DataLoader``).
+"""
+from ._collate import default_collate, default_convert
+from ._dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset,
+                       TensorDataset, random_split)
+from ._loader import DataLoader, get_worker_info
+from ._sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
+                       SubsetRandomSampler, WeightedRandomSampler)
+
+__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
+           "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset",
+           "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
+           "default_collate", "default_convert", "get_worker_info", "random_split"]

@@ -1,0 +1,313 @@
+"""The DataLoader of ``pydevtensor.utils.data`` and ``get_worker_info``.
+
+A TensorDataset read in plain order or with shuffle=True (no sampler given, no
+collate_fn) is batched by indexing its tensors once per batch (a slice, or a slice of
+one permutation when shuffling) rather than by stacking samples one by one; the batches
+are new tensors (not views of the dataset) on the dataset tensors' own devices, so
+nothing is copied between devices.  The permutation is ``randperm``'s, drawn on the
+first tensor's device (the same on every device for one ``manual_seed``), and copied
+once per epoch to any other device the dataset's tensors are on.  (On a GPU, indexing
+a shuffled batch reads its index's min and max to the host, 16 bytes: the indexing
+op's bounds check; batches in order are slices and read nothing.)  Other datasets, and
+any loader given a sampler or batch_sampler, read sample by sample through the
+sampler's indices and collate_fn (``default_collate``).
+
+Loading happens in the calling process: ``num_workers`` and the worker options
+(``worker_init_fn``, ``persistent_workers``, ``prefetch_factor``, ``timeout``,
+``multiprocessing_context``) are checked as PyTorch checks them and start no workers;
+``worker_init_fn`` is never called and ``get_worker_info()`` is None.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from ... import _C
+from ... import cuda as _cuda
+from ..._generator import Generator
+from ..._ops_shortcuts import randperm as _randperm
+from ._collate import default_collate, default_convert
+from ._dataset import IterableDataset, TensorDataset
+from ._sampler import BatchSampler, RandomSampler, SequentialSampler, _generator_arg
+
+__all__ = ["DataLoader", "get_worker_info"]
+
+
+def get_worker_info() -> None:
+    """Information about the DataLoader worker process this runs in: None, since a
+    DataLoader here loads in the calling process (PyTorch also gives None there).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from pydevtensor.utils import data
+    >>> data.get_worker_info() is None
+    True
+    """
+    return None
+
+
+def _size_of(value, where):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{where} must be an int, got {type(value).__name__}")
+    return int(value)
+
+
+def _pin(batch):
+    """batch with its CPU tensors copied to page-locked host memory."""
+    if isinstance(batch, _C.Tensor):
+        return batch.pin_memory() if batch.device.type == "cpu" else batch
+    if isinstance(batch, (str, bytes)):
+        return batch
+    if isinstance(batch, Mapping):
+        return {k: _pin(v) for k, v in batch.items()}
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(_pin(v) for v in batch))
+    if isinstance(batch, Sequence):
+        return [_pin(v) for v in batch]
+    return batch
+
+
+def _check_worker_options(where, num_workers, timeout, prefetch_factor,
+                          persistent_workers, multiprocessing_context, worker_init_fn):
+    if _size_of(num_workers, f"{where}: num_workers") < 0:
+        raise ValueError(f"{where}: num_workers option should be non-negative; use "
+                         f"num_workers=0 to disable multiprocessing (got {num_workers})")
+    if not isinstance(timeout, numbers.Real) or timeout < 0:
+        raise ValueError(f"{where}: timeout option should be non-negative, got {timeout!r}")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError(f"{where}: prefetch_factor option could only be specified in "
+                         f"multiprocessing; let num_workers > 0 to enable multiprocessing, "
+                         f"otherwise set prefetch_factor to None")
+    if prefetch_factor is not None and _size_of(prefetch_factor,
+                                                f"{where}: prefetch_factor") < 0:
+        raise ValueError(f"{where}: prefetch_factor option should be non-negative, got "
+                         f"{prefetch_factor}")
+    if persistent_workers and num_workers == 0:
+        raise ValueError(f"{where}: persistent_workers option needs num_workers > 0")
+    if multiprocessing_context is not None and num_workers == 0:
+        raise ValueError(f"{where}: multiprocessing_context can only be used with "
+                         f"multi-process loading (num_workers > 0), but got num_workers=0")
+    if worker_init_fn is not None and not callable(worker_init_fn):
+        raise TypeError(f"{where}: worker_init_fn must be callable or None, got "
+                        f"{type(worker_init_fn).__name__}")
+
+
+class DataLoader:
+    """Iterates over a dataset in batches, as PyTorch's ``DataLoader``: the samples in
+    order, in a new random order each epoch with shuffle=True (``randperm``, so
+    reproducible under ``pydevtensor.manual_seed`` or a seeded generator), or in the
+    order a sampler or batch_sampler gives; an IterableDataset is read as it streams.
+
+    A TensorDataset's batch is a list of tensors (one per dataset tensor, as PyTorch
+    gives), each indexed out of its tensor at once and on its device; other datasets'
+    samples are joined by collate_fn (``default_collate``).  With batch_size=None each
+    sample goes through ``default_convert`` (NumPy arrays become tensors).
+
+    Parameters
+    ----------
+    dataset : Dataset or IterableDataset
+        Any object with ``__getitem__`` and ``__len__``, or an IterableDataset.
+    batch_size : int or None, optional
+        Samples per batch (default 1); None yields the samples one by one.
+    shuffle : bool, optional
+        A new random order every epoch (default False).
+    sampler : Sampler or iterable of int, optional
+        The order of the indices (excludes shuffle).
+    batch_sampler : Sampler or iterable of lists of int, optional
+        The indices of each batch (excludes batch_size, shuffle, sampler, drop_last).
+    num_workers : int, optional
+        Accepted for PyTorch's signature (>= 0); the samples are loaded in this process.
+    collate_fn : callable, optional
+        Joins a list of samples into a batch (default ``default_collate``); given, it is
+        used for a TensorDataset too, sample by sample.
+    pin_memory : bool, optional
+        Copy the batches' CPU tensors to page-locked host memory (``Tensor.pin_memory``)
+        for faster, asynchronous copies to a GPU.  Without a CUDA device it warns and is
+        ignored, as in PyTorch.
+    drop_last : bool, optional
+        Leave out the last batch when it is short (default False).
+    timeout, worker_init_fn, multiprocessing_context, prefetch_factor, persistent_workers
+        PyTorch's worker options, checked as PyTorch checks them (prefetch_factor,
+        persistent_workers and multiprocessing_context need num_workers > 0); no worker
+        starts, so worker_init_fn is not called.
+    generator : Generator, optional
+        The stream shuffle=True's orders (and the default RandomSampler) draw from
+        (default: the default generator).
+    pin_memory_device : str, optional
+        Accepted for PyTorch's signature.
+
+    Raises
+    ------
+    TypeError
+        When dataset has no ``__getitem__`` or ``__len__``, or batch_size is not an int.
+    ValueError
+        When batch_size < 1, num_workers < 0, or the options conflict as in PyTorch
+        (sampler with shuffle; batch_sampler with batch_size, shuffle, sampler or
+        drop_last; batch_size=None with drop_last; shuffle, sampler or batch_sampler
+        with an IterableDataset; worker options with num_workers=0).
+
+    Examples
+    --------
+    >>> from pydevtensor.utils import data
+    >>> X, y = pydevtensor.arange(10.).reshape(5, 2), pydevtensor.arange(5)
+    >>> loader = data.DataLoader(data.TensorDataset(X, y), batch_size=2)
+    >>> len(loader)
+    3
+    >>> for Xb, yb in loader:
+    ...     print(tuple(Xb.shape), yb.tolist())
+    (2, 2) [0, 1]
+    (2, 2) [2, 3]
+    (1, 2) [4]
+    >>> [b[0].tolist() for b in data.DataLoader(data.TensorDataset(y), batch_sampler=[[4, 0], [2]])]
+    [[4, 0], [2]]
+    """
+
+    def __init__(self, dataset: Any, batch_size: int | None = 1,
+                 shuffle: bool | None = None, sampler: Iterable[Any] | None = None,
+                 batch_sampler: Iterable[Sequence[Any]] | None = None,
+                 num_workers: int = 0,
+                 collate_fn: Callable[[list[Any]], Any] | None = None,
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Callable[[int], None] | None = None,
+                 multiprocessing_context: Any = None, generator: Generator | None = None,
+                 *, prefetch_factor: int | None = None, persistent_workers: bool = False,
+                 pin_memory_device: str = "") -> None:
+        where = "DataLoader()"
+        iterable = isinstance(dataset, IterableDataset)
+        if not iterable and not (hasattr(dataset, "__getitem__")
+                                 and hasattr(dataset, "__len__")):
+            raise TypeError(f"{where}: dataset must have __getitem__ and __len__ (a Dataset), "
+                            f"or be an IterableDataset; got {type(dataset).__name__}")
+        _check_worker_options(where, num_workers, timeout, prefetch_factor,
+                              persistent_workers, multiprocessing_context, worker_init_fn)
+        if iterable:
+            for name, value in (("shuffle", shuffle), ("sampler", sampler),
+                                ("batch_sampler", batch_sampler)):
+                if value not in (None, False):
+                    raise ValueError(f"{where}: DataLoader with IterableDataset: expected "
+                                     f"unspecified {name} option, but got {name}={value!r}")
+        if sampler is not None and shuffle:
+            raise ValueError(f"{where}: sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError(f"{where}: batch_sampler option is mutually exclusive with "
+                                 f"batch_size, shuffle, sampler, and drop_last")
+            batch_size = None
+        elif batch_size is not None:
+            batch_size = _size_of(batch_size, f"{where}: batch_size")
+            if batch_size < 1:
+                raise ValueError(f"{where}: batch_size must be >= 1 (or None), got {batch_size}")
+        elif drop_last:
+            raise ValueError(f"{where}: batch_size=None option disables auto-batching and "
+                             f"is mutually exclusive with drop_last")
+        self.generator = _generator_arg(generator, where)
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.shuffle = bool(shuffle)
+        self.num_workers = num_workers
+        self.collate_fn = collate_fn
+        self.drop_last = bool(drop_last)
+        self.pin_memory = bool(pin_memory)
+        self.pin_memory_device = pin_memory_device
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = bool(persistent_workers)
+        # The TensorDataset fast path: no sampler of the caller's, no collate_fn.
+        self._fast = (type(dataset) is TensorDataset and collate_fn is None
+                      and batch_size is not None and sampler is None
+                      and batch_sampler is None)
+        if iterable:
+            self.sampler = self.batch_sampler = None
+            return
+        if sampler is None:
+            sampler = (RandomSampler(dataset, generator=self.generator) if self.shuffle
+                       else SequentialSampler(dataset))
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, self.drop_last)
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+
+    def __len__(self) -> int:
+        if isinstance(self.dataset, IterableDataset):
+            n = len(self.dataset)  # TypeError without __len__, as in PyTorch
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)
+        return len(self.sampler)
+
+    def __iter__(self) -> Iterator[Any]:
+        batches = self._batches()
+        if not self.pin_memory:
+            return batches
+        if not _cuda.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is "
+                          "found, then device pinned memory won't be used.", UserWarning,
+                          stacklevel=2)
+            return batches
+        return (_pin(b) for b in batches)
+
+    def _batches(self):
+        if isinstance(self.dataset, IterableDataset):
+            return self._stream_batches()
+        if self._fast:
+            return self._tensor_batches(self.dataset.tensors, len(self.dataset))
+        return self._sample_batches()
+
+    def _bounds(self, n):
+        """(start, stop) of each batch of n samples."""
+        size = self.batch_size
+        end = n - n % size if self.drop_last else n
+        return [(start, min(start + size, n)) for start in range(0, end, size)]
+
+    def _tensor_batches(self, tensors, n):
+        """Each batch indexed out of every tensor at once: a slice in order, or a slice
+        of the epoch's permutation (one per device the tensors are on)."""
+        orders = {}
+        if self.shuffle:
+            order = _randperm(n, device=tensors[0].device, generator=self.generator)
+            for t in tensors:
+                if t.device not in orders:
+                    orders[t.device] = order.to(t.device)
+        for start, stop in self._bounds(n):
+            if self.shuffle:
+                yield [t[orders[t.device][start:stop]] for t in tensors]
+            else:
+                yield [t[start:stop].clone() for t in tensors]
+
+    def _convert(self, sample):
+        return self.collate_fn(sample) if self.collate_fn is not None else \
+            default_convert(sample)
+
+    def _sample_batches(self):
+        if self.batch_sampler is None:
+            for i in self.sampler:
+                yield self._convert(self.dataset[i])
+            return
+        collate = self.collate_fn if self.collate_fn is not None else default_collate
+        for indices in self.batch_sampler:
+            yield collate([self.dataset[i] for i in indices])
+
+    def _stream_batches(self):
+        if self.batch_size is None:
+            for sample in self.dataset:
+                yield self._convert(sample)
+            return
+        collate = self.collate_fn if self.collate_fn is not None else default_collate
+        batch = []
+        for sample in self.dataset:
+            batch.append(sample)
+            if len(batch) == self.batch_size:
+                yield collate(batch)
+                batch = []
+        if batch and not self.drop_last:
+            yield collate(batch)

@@ -1,0 +1,74 @@
+"""Sequential and ModuleList edits (extend, append, insert, pop, del with an index or a
+slice, +, +=, item assignment) and nn.Identity's ignored arguments, against torch."""
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+from pydevtensor import nn
+
+
+def _names(lib, m):
+    return [(k, type(v).__name__) for k, v in m._modules.items()]
+
+
+def _edits(lib, cls):
+    nn_ = lib.nn
+    seq = getattr(nn_, cls)([nn_.ReLU(), nn_.Tanh()]) if cls == "ModuleList" else \
+        nn_.Sequential(nn_.ReLU(), nn_.Tanh())
+    out = []
+    seq.extend([nn_.Sigmoid(), nn_.Identity()])
+    out.append(_names(lib, seq))
+    seq.append(nn_.ELU())
+    seq.insert(1, nn_.GELU())
+    seq.insert(-1 if cls == "Sequential" else len(seq) - 1, nn_.SiLU())  # torch: ModuleList
+    # .insert(-1) raises KeyError
+    out.append(_names(lib, seq))
+    del seq[0]
+    out.append(_names(lib, seq))
+    del seq[1:3]
+    out.append(_names(lib, seq))
+    out.append(type(seq.pop(1)).__name__)
+    out.append(_names(lib, seq))
+    both = seq + seq
+    out.append((type(both).__name__, _names(lib, both), both[0] is seq[0]))
+    seq += [nn_.ReLU()] if cls == "ModuleList" else nn_.Sequential(nn_.ReLU())
+    out.append(_names(lib, seq))
+    seq[0] = nn_.Softplus()
+    out.append(_names(lib, seq))
+    return out
+
+
+@pytest.mark.parametrize("cls", ["Sequential", "ModuleList"])
+def test_edits_match_torch(cls):
+    torch = torch_or_skip()
+    assert _edits(pdt, cls) == _edits(torch, cls)
+
+
+def test_edited_sequential_runs_and_trains(device):
+    seq = nn.Sequential(nn.Linear(2, 3, device=device))
+    seq.extend([nn.ReLU(), nn.Linear(3, 1, device=device)])
+    del seq[1]
+    assert [n for n, _ in seq.named_parameters()] == ["0.weight", "0.bias", "1.weight",
+                                                      "1.bias"]
+    seq(pdt.ones(4, 2, device=device)).sum().backward()
+    assert seq[1].weight.grad is not None
+
+
+def test_bad_edits():
+    seq = nn.Sequential(nn.ReLU())
+    with pytest.raises(IndexError, match=r"Sequential.insert: index 5 is out of range for a "
+                                         r"Sequential of 1"):
+        seq.insert(5, nn.Tanh())
+    with pytest.raises(TypeError, match="Sequential.extend: expected an nn.Module, got int"):
+        seq.extend([nn.Tanh(), 3])
+    assert len(seq) == 1  # nothing was added
+    with pytest.raises(IndexError):
+        del seq[3]
+    with pytest.raises(TypeError):
+        nn.ModuleList() + nn.Sequential()
+
+
+def test_identity_takes_any_arguments():
+    torch = torch_or_skip()
+    assert repr(nn.Identity(54, unused="x")) == repr(torch.nn.Identity(54, unused="x"))
+    assert nn.Identity(1, a=2)(pdt.ones(2)).tolist() == [1.0, 1.0]

@@ -1,0 +1,107 @@
+"""PyTorch's legacy constructors (tester2's misc_missing_tensor_api): Tensor(data),
+Tensor(*sizes) (zero-filled here), Tensor(), FloatTensor & co. (construction and
+isinstance), autograd.Variable; Tensor(t) still shares storage, subclasses and pickling
+still work.  Checked against torch when importable."""
+import pickle
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+
+TYPED = ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"]
+
+
+@pytest.mark.parametrize("args", [([1, 2],), ([[1.5, 2], [3, 4]],), (2, 3), (), (0,),
+                                  (np.arange(3),), ((2, 3),)])
+def test_tensor_legacy_like_torch(args):
+    torch = torch_or_skip()
+    ours = pdt.Tensor(*args)
+    theirs = torch.Tensor(*args)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == "float32"
+    if args and not all(isinstance(a, int) for a in args):  # sizes: uninitialized in torch
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    else:
+        assert not ours.numpy().any()  # zero-filled here
+
+
+def test_tensor_legacy_size_and_errors():
+    assert pdt.Tensor(pdt.Size([2, 1])).shape == (2, 1)
+    for args in [(2, "x"), ([1], [2])]:
+        with pytest.raises(TypeError, match="invalid combination of arguments"):
+            pdt.Tensor(*args)
+    with pytest.raises(TypeError, match=r"data must be a sequence \(got float\)"):
+        pdt.Tensor(2.5)
+    with pytest.raises(ValueError, match="sizes must be >= 0"):
+        pdt.Tensor(2, -1)
+
+
+def test_tensor_legacy_default_dtype_and_device(device):
+    prev = pdt.get_default_dtype()
+    pdt.set_default_dtype(pdt.float64)
+    try:
+        assert pdt.Tensor([1]).dtype == pdt.float64
+    finally:
+        pdt.set_default_dtype(prev)
+    x = pdt.Tensor([1, 2], device=device)
+    assert x.device == device and x.tolist() == [1.0, 2.0]
+
+
+def test_tensor_of_tensor_still_shares(device):
+    x = pdt.tensor([1.0, 2.0], device=device)
+    y = pdt.Tensor(x)
+    assert y.data_ptr() == x.data_ptr()
+    assert pdt.Tensor(data=x).data_ptr() == x.data_ptr()
+
+    class Sub(pdt.Tensor):
+        pass
+
+    assert type(Sub(x)) is Sub and type(Sub([1.0])) is Sub
+    p = pdt.nn.Parameter(pdt.ones(2, device=device))
+    q = pickle.loads(pickle.dumps(p))
+    assert type(q) is type(p) and q.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("name", TYPED)
+def test_typed_tensors_like_torch(name):
+    torch = torch_or_skip()
+    for args in [([1, 0, 2.7],), (2, 3), ()]:
+        ours, theirs = getattr(pdt, name)(*args), getattr(torch, name)(*args)
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        if args and isinstance(args[0], list):
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    for other in TYPED:
+        x = getattr(pdt, other)([1])
+        assert isinstance(x, getattr(pdt, name)) == isinstance(getattr(torch, other)([1]),
+                                                               getattr(torch, name))
+    assert not isinstance(np.ones(1), getattr(pdt, name))
+    x = getattr(pdt, name)([1])
+    assert getattr(pdt, name)(x) is x
+    wrong = pdt.ones(1, dtype=pdt.float64 if name != "DoubleTensor" else pdt.float32)
+    with pytest.raises(TypeError, match=f"{name}"):
+        getattr(pdt, name)(wrong)
+
+
+def test_typed_isinstance_is_cpu_only(device):
+    x = pdt.ones(2, device=device)
+    assert isinstance(x, pdt.FloatTensor) == (device.type == "cpu")
+
+
+def test_variable_like_torch(device):
+    torch = torch_or_skip()
+    x = pdt.ones(2, device=device, requires_grad=True)
+    v = pdt.autograd.Variable(x)
+    tx = torch.ones(2, requires_grad=True)
+    tv = torch.autograd.Variable(tx)
+    assert (v is x) == (tv is tx) and v.requires_grad == tv.requires_grad
+    assert v.data_ptr() == x.data_ptr()
+    w = pdt.autograd.Variable(pdt.ones(2, device=device), requires_grad=True)
+    assert w.requires_grad and w.is_leaf and w.grad_fn is None
+    (w * 3).sum().backward()
+    assert w.grad.tolist() == [3.0, 3.0]
+    assert isinstance(w, pdt.autograd.Variable) and not isinstance(1, pdt.autograd.Variable)
+    with pytest.raises(TypeError, match="Variable data has to be a tensor"):
+        pdt.autograd.Variable([1.0])

@@ -1,0 +1,204 @@
+"""Edges of the LU and Cholesky factorizations behind pydevtensor.linalg (cpu_lapack.c,
+cuda_solver.c, cuda_solver.h): what a NaN or infinite input gives, the same on every
+device and as torch's CPU linalg gives it; the refusal of sizes past cuSOLVER's 32-bit
+API; handle creation on a device whose memory pool holds what was freed.
+
+The contract (Note [non-finite Cholesky pivots] in csrc/cuda/cuda_solver.h):
+cholesky raises LinAlgError at the first NaN pivot ("the leading minor of order k is
+not positive-definite"), as torch's CPU cholesky (MKL, LAPACK's reference semantics)
+does, although OpenBLAS's and cuSOLVER's potrf return info 0 there; an infinite
+diagonal is not an error.  LU reports only exactly zero pivots: a NaN matrix solves,
+inverts and has a determinant of NaN without an error, as in torch."""
+import math
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import run_python
+
+NAN, INF = float("nan"), float("inf")
+DTYPES = {"float64": pdt.float64, "float32": pdt.float32}
+
+try:
+    from pydevtensor._build_config import BUILD_CONFIG
+except ImportError:  # pragma: no cover - an uninstalled tree
+    BUILD_CONFIG = {}
+EMULATED = bool(BUILD_CONFIG.get("cuda_emulated"))
+
+
+def emulated_only(fn):
+    """A test of the emulated device's own behaviour (run with -m cuda)."""
+    fn = pytest.mark.skipif(not EMULATED, reason="needs the emulated CUDA build "
+                            "(PYDEVTENSOR_CUDA=emulate)")(fn)
+    return pytest.mark.cuda(fn)
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is optional
+        return None
+    return torch
+
+
+# (matrix, the order of the first leading minor torch's CPU cholesky reports; 0: none)
+CHOLESKY_CASES = [
+    ([[4.0, 1.0], [1.0, NAN]], 2),          # NaN pivot last
+    ([[NAN, 1.0], [1.0, 3.0]], 1),          # NaN pivot first
+    ([[4.0, NAN], [NAN, 3.0]], 2),          # NaN off the diagonal reaches the next pivot
+    ([[4.0, 1.0, 0.0], [1.0, NAN, 1.0], [0.0, 1.0, 5.0]], 2),
+    ([[4.0, 1.0], [1.0, INF]], 0),          # an infinite diagonal is no error
+    ([[4.0, 1.0], [1.0, -INF]], 2),         # a negative pivot
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("rows,order", CHOLESKY_CASES)
+def test_cholesky_non_finite_matches_torch(device, dtype, rows, order):
+    A = pdt.tensor(rows, dtype=DTYPES[dtype], device=device)
+    L, info = pdt.linalg.cholesky_ex(A)
+    assert info.item() == order
+    torch = _torch()
+    if torch is not None:
+        ref = torch.linalg.cholesky_ex(torch.tensor(rows, dtype=getattr(torch, dtype)))
+        assert info.item() == ref.info.item()
+    if order:
+        with pytest.raises(pdt.linalg.LinAlgError, match=rf"linalg\.cholesky: .*not "
+                           rf"positive-definite \(the leading minor of order {order} is not "
+                           rf"positive-definite\)"):
+            pdt.linalg.cholesky(A)
+    else:
+        got = L.cpu().numpy().astype(np.float64)
+        assert got[1, 1] == INF and got[0, 0] == 2.0 and got[1, 0] == 0.5
+
+
+def test_cholesky_nan_batch_reports_each(device):
+    """Each factor of a batch gets its own info; a failure of potrf itself (a negative
+    pivot) is kept, not overwritten by the NaN pass."""
+    good = [[4.0, 2.0], [2.0, 3.0]]
+    batch = [good, [[4.0, 1.0], [1.0, NAN]], [[-1.0, 0.0], [0.0, NAN]], good]
+    A = pdt.tensor(batch, dtype=pdt.float64, device=device)
+    L, info = pdt.linalg.cholesky_ex(A)
+    assert info.cpu().tolist() == [0, 2, 1, 0]
+    np.testing.assert_allclose(L[0].cpu().numpy(), np.linalg.cholesky(np.array(good)),
+                               rtol=1e-12)
+    with pytest.raises(pdt.linalg.LinAlgError, match=r"Batch element 1\): .*order 2"):
+        pdt.linalg.cholesky(A)
+    U, info_u = pdt.linalg.cholesky_ex(A, upper=True)
+    assert info_u.cpu().tolist() == [0, 2, 1, 0]
+
+
+@pytest.mark.parametrize("where", [0, 150, 299])
+def test_cholesky_nan_in_large_factor(device, where):
+    """One factor whose diagonal is checked by many GPU threads at once: NaN from
+    pivot `where` on (every later pivot is NaN too); the first one is reported."""
+    rng = np.random.default_rng(where)
+    n = 300
+    a = rng.standard_normal((n, n))
+    a = a @ a.T + n * np.eye(n)
+    a[where, where] = NAN
+    A = pdt.tensor(a, dtype=pdt.float64, device=device)
+    assert pdt.linalg.cholesky_ex(A).info.item() == where + 1
+    torch = _torch()
+    if torch is not None:
+        assert torch.linalg.cholesky_ex(torch.tensor(a)).info.item() == where + 1
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lu_nan_is_not_singular(device, dtype):
+    """torch: a NaN matrix solves, inverts and has a determinant of NaN, info 0."""
+    A = pdt.tensor([[1.0, NAN], [NAN, 1.0]], dtype=DTYPES[dtype], device=device)
+    b = pdt.ones(2, dtype=DTYPES[dtype], device=device)
+    assert all(math.isnan(v) for v in pdt.linalg.solve(A, b).cpu().tolist())
+    inv, info = pdt.linalg.inv_ex(A)
+    assert info.item() == 0
+    assert np.isnan(inv.cpu().numpy()).all()
+    assert math.isnan(pdt.linalg.det(A).item())
+    torch = _torch()
+    if torch is not None:
+        ref = torch.linalg.inv_ex(torch.tensor([[1.0, NAN], [NAN, 1.0]]))
+        assert ref.info.item() == 0
+
+
+def test_lu_zero_column_with_nan_is_singular(device):
+    """A column of zeros is a zero pivot whatever NaN sits elsewhere (torch: singular)."""
+    A = pdt.tensor([[0.0, 1.0], [0.0, NAN]], dtype=pdt.float64, device=device)
+    with pytest.raises(pdt.linalg.LinAlgError, match="singular"):
+        pdt.linalg.solve(A, pdt.ones(2, dtype=pdt.float64, device=device))
+    assert pdt.linalg.inv_ex(A).info.item() == 1
+
+
+# ------------------------------------------------------ cuSOLVER's 32-bit sizes
+
+# Device memory of the emulated device is mapped lazily and pdt.empty never writes it,
+# so an 8.6 GB operand costs no host memory: the refusal comes before anything reads it.
+_GUARD_CODE = """
+import pydevtensor as pdt
+from pydevtensor import _C
+n = 46341  # n * n = 2**31 + 4 elements: past INT32_MAX although n fits an int
+def refused(fn):
+    try:
+        fn()
+    except ValueError as e:
+        print(repr(str(e)))
+        return
+    raise SystemExit("not refused")
+a = pdt.empty(n, n, dtype=pdt.float32, device="cuda")
+refused(lambda: _C._lu_factor(a, pdt.zeros(n, dtype=pdt.int32, device="cuda"),
+                              pdt.zeros((), dtype=pdt.int32, device="cuda")))
+refused(lambda: _C._cholesky_factor(a, False, pdt.zeros((), dtype=pdt.int32, device="cuda")))
+del a
+k = 2**30  # 2 x 2**30 right-hand sides: 2**31 elements
+lu = pdt.eye(2, dtype=pdt.float32, device="cuda")
+piv = pdt.tensor([1, 2], dtype=pdt.int32, device="cuda")
+b = pdt.empty(k, 2, dtype=pdt.float32, device="cuda")
+refused(lambda: _C._lu_solve(lu, piv, b))
+print("ok")
+"""
+
+
+@emulated_only
+def test_cusolver_refuses_past_32_bits():
+    out = " ".join(run_python(_GUARD_CODE, PYDEVTENSOR_EMULATED_MEMORY_MB="20000"))
+    assert out.endswith("ok"), out
+    assert "lu_factor: each matrix is 46341 x 46341 (2147488281 elements)" in out
+    assert "cholesky: each matrix is 46341 x 46341" in out
+    assert "lu_solve: each right-hand side is 2 x 1073741824 (2147483648 elements)" in out
+    assert out.count("32-bit API indexes (on cuda:0)") == 3
+
+
+# ------------------------------------------------------ handle creation retry
+
+# A 63 MiB block (64 MiB reserved, in 2 MiB steps), freed, stays reserved in the
+# device's pool (Note [pool release threshold] in cuda_backend.c); the first cuSOLVER
+# or cuBLAS call then creates its handle, whose cudaMalloc (emulated: 1 MiB, Note
+# [emulated handle memory]) finds the 64 MiB device full unless the pool is trimmed
+# first.  Before the retry this raised OutOfMemoryError.
+_RETRY_CODE = """
+import pydevtensor as pdt
+x = pdt.empty(63 * 2**20 // 4, dtype=pdt.float32, device="cuda")
+del x
+pdt.cuda.synchronize()
+A = pdt.tensor([[4.0, 2.0], [2.0, 3.0]], dtype=pdt.float64, device="cuda")
+L = pdt.linalg.{op}(A)
+print(L.cpu().numpy().ravel().round(6).tolist())
+"""
+
+
+@pytest.mark.parametrize("op,ref", [
+    ("cholesky", np.linalg.cholesky(np.array([[4.0, 2.0], [2.0, 3.0]]))),
+    ("inv", np.linalg.inv(np.array([[4.0, 2.0], [2.0, 3.0]]))),
+    ("matmul", None),
+])
+@emulated_only
+def test_handle_created_after_pool_trim(op, ref):
+    code = _RETRY_CODE
+    if op == "matmul":  # cuBLAS's handle (cuda_gemm.c)
+        code = code.replace("pdt.linalg.{op}(A)", "A @ A")
+        ref = np.array([[4.0, 2.0], [2.0, 3.0]]) @ np.array([[4.0, 2.0], [2.0, 3.0]])
+    else:
+        code = code.replace("{op}", op)
+    out = run_python(code, PYDEVTENSOR_EMULATED_MEMORY_MB="64")
+    got = [float(v.strip("[],")) for v in out]
+    np.testing.assert_allclose(got, ref.ravel(), rtol=1e-6)

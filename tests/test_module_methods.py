@@ -1,0 +1,127 @@
+"""nn.Module's half/bfloat16/double/float/type, forward hooks and pre-hooks (with_kwargs,
+prepend, always_call, handles), get_submodule/get_parameter/get_buffer,
+register_module, to_empty and share_memory, against torch."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+from pydevtensor import nn
+
+
+def _net(lib, device=None):
+    kw = {} if device is None else {"device": device}
+    return lib.nn.Sequential(lib.nn.Linear(3, 2, **kw), lib.nn.BatchNorm1d(2, **kw))
+
+
+@pytest.mark.parametrize("method,dtype", [("half", "float16"), ("bfloat16", "bfloat16"),
+                                          ("double", "float64"), ("float", "float32")])
+def test_casts(device, method, dtype):
+    torch = torch_or_skip()
+    m, tm = _net(pdt, device), _net(torch)
+    assert getattr(m, method)() is m
+    getattr(tm, method)()
+    for (n, t), (tn, tt) in zip(m.state_dict().items(), tm.state_dict().items()):
+        assert n == tn and str(t.dtype).split(".")[1] == str(tt.dtype).split(".")[1]
+    assert m[0].weight.dtype == getattr(pdt, dtype)
+
+
+def test_type_casts_integer_buffers_too(device):
+    torch = torch_or_skip()
+    m, tm = _net(pdt, device), _net(torch)
+    w = m[0].weight
+    m.type(pdt.float64)
+    tm.type(torch.float64)
+    assert m[0].weight is w and w.dtype == pdt.float64
+    assert m[1].num_batches_tracked.dtype == pdt.float64 == \
+        getattr(pdt, str(tm[1].num_batches_tracked.dtype).split(".")[1])
+    assert m.type("float32")[0].bias.dtype == pdt.float32
+    with pytest.raises(TypeError, match="dst_type must be a pydevtensor dtype"):
+        m.type("nope")
+
+
+def test_forward_hooks_like_torch(device):
+    torch = torch_or_skip()
+    logs = {}
+
+    def run(lib, dev):
+        log = logs.setdefault(lib.__name__, [])
+        lin = lib.nn.Linear(2, 2, device=dev)
+        hs = [lin.register_forward_pre_hook(lambda m, a: log.append("pre1")),
+              lin.register_forward_pre_hook(lambda m, a: log.append("pre0"), prepend=True),
+              lin.register_forward_pre_hook(lambda m, a, k: ((a[0] * 2,), k), with_kwargs=True),
+              lin.register_forward_hook(lambda m, a, o: log.append(("post", tuple(o.shape)))),
+              lin.register_forward_hook(lambda m, a, k, o: o + 1, with_kwargs=True)]
+        x = lib.ones(1, 2, device=dev)
+        y = lin(x)
+        log.append(bool((y - (lin.weight.sum(1) * 2 + lin.bias + 1)).abs().max() < 1e-6))
+        for h in hs:
+            h.remove()
+        log.append(bool(((lin(x) - lin.weight.sum(1) - lin.bias).abs() < 1e-6).all()))
+        return log
+    assert run(pdt, device) == run(torch, "cpu") == \
+        ["pre0", "pre1", ("post", (1, 2)), True, True]
+
+
+def test_pre_hook_single_value_and_bad_return(device):
+    lin = nn.Linear(2, 1, device=device)
+    lin.register_forward_pre_hook(lambda m, a: a[0] * 0)  # a single value: wrapped
+    assert bool((lin(pdt.ones(3, 2, device=device)) == lin.bias).all())
+    lin2 = nn.Linear(2, 1, device=device)
+    lin2.register_forward_pre_hook(lambda m, a, k: 5, with_kwargs=True)
+    with pytest.raises(RuntimeError, match="forward pre-hook must return None or a tuple of "
+                                           r"\(new_args, new_kwargs\), but got 5"):
+        lin2(pdt.ones(1, 2, device=device))
+    with pytest.raises(TypeError, match="hook must be callable, got int"):
+        lin.register_forward_hook(3)
+
+
+def test_always_call_hook_runs_when_forward_raises(device):
+    lin = nn.Linear(2, 1, device=device)
+    seen = []
+    lin.register_forward_hook(lambda m, a, o: seen.append(("always", o)), always_call=True)
+    lin.register_forward_hook(lambda m, a, o: seen.append("plain"))
+    with pytest.raises(ValueError):
+        lin(pdt.ones(1, 3, device=device))
+    assert seen == [("always", None)]
+    with lin.register_forward_hook(lambda m, a, o: seen.append("ctx")):
+        lin(pdt.ones(1, 2, device=device))
+    lin(pdt.ones(1, 2, device=device))
+    assert seen.count("ctx") == 1
+
+
+def test_hooks_and_backward(device):
+    lin = nn.Linear(2, 1, device=device)
+    lin.register_forward_hook(lambda m, a, o: o * 3)
+    lin(pdt.ones(1, 2, device=device)).sum().backward()
+    np.testing.assert_allclose(lin.weight.grad.cpu().numpy(), [[3.0, 3.0]])
+
+
+def test_get_submodule_parameter_buffer_like_torch():
+    torch = torch_or_skip()
+    for lib in (pdt, torch):
+        net = lib.nn.Sequential(lib.nn.Sequential(lib.nn.Linear(2, 3)), lib.nn.BatchNorm1d(3))
+        assert net.get_submodule("") is net and net.get_submodule("0.0") is net[0][0]
+        assert net.get_parameter("0.0.weight") is net[0][0].weight
+        assert net.get_buffer("1.running_mean") is net[1].running_mean
+        for call, pattern in [(lambda: net.get_submodule("0.x"), "has no attribute `x`"),
+                              (lambda: net.get_submodule("0.0.weight"),
+                               "`weight` is not an nn.Module"),
+                              (lambda: net.get_parameter("1.running_mean"),
+                               "`running_mean` is not an nn.Parameter"),
+                              (lambda: net.get_buffer("1.weight"), "`weight` is not a buffer"),
+                              (lambda: net.get_parameter("0.0.nope"), "has no attribute `nope`")]:
+            with pytest.raises(AttributeError, match=pattern):
+                call()
+        net.register_module("act", lib.nn.ReLU())
+        assert [n for n, _ in net.named_children()] == ["0", "1", "act"]
+
+
+def test_to_empty_and_share_memory(device):
+    m = _net(pdt)
+    w = m[0].weight
+    assert m.to_empty(device=device) is m and m[0].weight is w
+    assert w.device == pdt.device(device) and w.requires_grad and tuple(w.shape) == (2, 3)
+    assert m[1].running_mean.device == pdt.device(device)
+    assert m[1].num_batches_tracked.dtype == pdt.int64
+    assert m.share_memory() is m

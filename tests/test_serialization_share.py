@@ -1,0 +1,111 @@
+"""save/load, version 3 (tester2's save_load_gaps): tensors sharing a storage come back
+sharing it (as torch.load gives), map_location as PyTorch's callable (storage,
+location), devices, dtypes and NumPy arrays/scalars in checkpoints (np.random.get_state()
+round-trips), with no pickle: object arrays are refused.  Files without these stay
+version 1 or 2."""
+import io
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES, torch_or_skip
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+def _record(buf):
+    buf.seek(0)
+    with zipfile.ZipFile(buf) as z:
+        names = sorted(n[:-4] for n in z.namelist())
+    buf.seek(0)
+    return json.loads(str(np.load(buf)["__pydevtensor__"])), names
+
+
+def _round_trip(obj, **kw):
+    buf = io.BytesIO()
+    pdt.save(obj, buf)
+    buf.seek(0)
+    return pdt.load(buf, **kw), buf
+
+
+def test_views_come_back_sharing_like_torch(dev):
+    torch = torch_or_skip()
+    b = pdt.arange(6.0, device=dev)
+    back, buf = _round_trip({"b": b, "v": b[1:3], "m": b.view(2, 3).t()})
+    back["v"].add_(100)
+    tb = torch.arange(6.0)
+    tbuf = io.BytesIO()
+    torch.save({"b": tb, "v": tb[1:3], "m": tb.view(2, 3).t()}, tbuf)
+    tbuf.seek(0)
+    tback = torch.load(tbuf)
+    tback["v"].add_(100)
+    assert back["b"].cpu().tolist() == tback["b"].tolist()
+    assert back["m"].cpu().tolist() == tback["m"].tolist()
+    assert back["m"].stride() == tuple(tback["m"].stride()) and back["b"].device == b.device
+    record, names = _record(buf)
+    assert record["version"] == 3 and names == ["__pydevtensor__", "b~storage"]
+
+
+def test_unshared_files_keep_their_version():
+    _, buf = _round_trip({"a": pdt.ones(2), "b": pdt.ones(2)})
+    assert _record(buf)[0]["version"] == 1
+    _, buf = _round_trip([pdt.ones(2), 3])
+    assert _record(buf)[0]["version"] == 2
+    back, buf = _round_trip({"f": pdt.arange(4.0).flip(0), "g": pdt.arange(4.0)})
+    assert back["f"].tolist() == [3.0, 2.0, 1.0, 0.0]  # a flip is written as a copy
+
+
+def test_parameter_views_keep_flags():
+    w = pdt.nn.Parameter(pdt.ones(4))
+    back, _ = _round_trip({"w": w, "half": w.detach()[:2]})
+    assert isinstance(back["w"], pdt.nn.Parameter) and not back["half"].requires_grad
+    back["half"].fill_(5)
+    assert back["w"].tolist() == [5.0, 5.0, 1.0, 1.0]
+
+
+def test_map_location_callable(dev):
+    t = pdt.arange(3.0, device=dev)
+    seen = []
+
+    def to_cpu(storage, loc):
+        seen.append((storage.device.type, loc))
+        return storage
+
+    back, _ = _round_trip({"t": t, "v": t[1:]}, map_location=to_cpu)
+    assert back["t"].device.type == "cpu" and back["v"].tolist() == [1.0, 2.0]
+    assert seen == [("cpu", str(t.device))]  # called once, for the shared storage
+    back, _ = _round_trip(t, map_location=lambda s, loc: None)
+    assert back.device == t.device  # None: where it was saved
+    with pytest.raises(TypeError, match="returned str"):
+        _round_trip(t, map_location=lambda s, loc: "cpu")
+
+
+def test_devices_dtypes_and_numpy_round_trip(dev):
+    np.random.seed(3)
+    state = np.random.get_state()
+    obj = {"device": pdt.device(dev), "dtype": pdt.float64, "rng_np": state,
+           "arr": np.arange(6, dtype=np.int16).reshape(2, 3), "scalar": np.float32(1.5),
+           "words": np.array(["a", "bc"]), "i": np.int64(7)}
+    back, buf = _round_trip(obj)
+    assert back["device"] == pdt.device(dev) and back["dtype"] is pdt.float64
+    assert back["rng_np"][0] == "MT19937" and back["rng_np"][2:] == state[2:]
+    np.testing.assert_array_equal(back["rng_np"][1], state[1])
+    assert back["arr"].dtype == np.int16 and back["arr"].tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert type(back["scalar"]) is np.float32 and back["scalar"] == 1.5
+    assert type(back["i"]) is np.int64 and back["words"].tolist() == ["a", "bc"]
+    np.random.set_state(back["rng_np"])
+    a = np.random.rand()
+    np.random.set_state(state)
+    assert a == np.random.rand()
+    assert _record(buf)[0]["version"] == 3
+
+
+def test_object_arrays_are_refused():
+    with pytest.raises(TypeError, match=r"obj\['x'\] is a NumPy array of dtype object"):
+        pdt.save({"x": np.array([object()])}, io.BytesIO())

@@ -1,0 +1,104 @@
+"""utils.checkpoint (recomputation in the backward, gradients equal to the plain call,
+RNG state preserved for dropout) and nn.utils.parameters_to_vector /
+vector_to_parameters (against torch)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import torch_or_skip
+from pydevtensor import nn
+from pydevtensor.nn.utils import parameters_to_vector, vector_to_parameters
+from pydevtensor.utils.checkpoint import checkpoint, checkpoint_sequential
+
+
+def _net(device):
+    pdt.manual_seed(0)
+    return nn.Sequential(nn.Linear(3, 4, device=device), nn.Dropout(0.5), nn.Tanh(),
+                         nn.Linear(4, 2, device=device)).to(dtype=pdt.float64)
+
+
+def _grads(net, x):
+    return [p.grad.cpu().numpy().copy() for p in net.parameters()] + \
+        ([x.grad.cpu().numpy().copy()] if x.grad is not None else [])
+
+
+@pytest.mark.parametrize("reentrant", [False, True])
+@pytest.mark.parametrize("x_grad", [True, False])
+def test_checkpoint_gradients_equal_plain(device, reentrant, x_grad):
+    net = _net(device)
+    x = pdt.tensor(np.random.default_rng(0).standard_normal((5, 3)), device=device)
+    x.requires_grad_(x_grad)
+    pdt.manual_seed(7)
+    plain = net(x)
+    (plain * plain).sum().backward()
+    want = _grads(net, x)
+    net.zero_grad()
+    x.grad = None
+    pdt.manual_seed(7)
+    calls = []
+
+    def fn(t, scale=1.0):
+        calls.append(1)
+        return net(t) * scale
+    out = checkpoint(fn, x, use_reentrant=reentrant, scale=1.0)
+    pdt.rand(10, device=device)  # the generator moves on before the backward
+    np.testing.assert_allclose(out.detach().cpu().numpy(), plain.detach().cpu().numpy())
+    (out * out).sum().backward()
+    assert len(calls) == 2  # forward, and the recomputation
+    for a, b in zip(_grads(net, x), want):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_checkpoint_tuple_outputs_and_no_grad(device):
+    w = nn.Parameter(pdt.tensor([2.0, 3.0], device=device))
+    x = pdt.tensor([1.0, 4.0], device=device, requires_grad=True)
+    a, b = checkpoint(lambda t: (t * w, (t * t).sum()), x, use_reentrant=False)
+    (a.sum() + b).backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [2.0 + 2.0, 3.0 + 8.0])
+    np.testing.assert_allclose(w.grad.cpu().numpy(), [1.0, 4.0])
+    with pdt.no_grad():
+        y = checkpoint(lambda t: t * w, x, use_reentrant=False)
+    assert not y.requires_grad
+
+
+def test_checkpoint_warns_without_use_reentrant_and_sequential(device):
+    with pytest.warns(UserWarning, match="use_reentrant parameter should be passed"):
+        checkpoint(lambda t: t * 2, pdt.ones(2, device=device, requires_grad=True))
+    net = _net(device).eval()
+    x = pdt.ones(4, 3, device=device, dtype=pdt.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = checkpoint_sequential(net, 2, x, use_reentrant=False)
+    np.testing.assert_allclose(y.detach().cpu().numpy(), net(x).detach().cpu().numpy())
+    y.sum().backward()
+    assert net[0].weight.grad is not None
+    with pytest.raises(TypeError, match="function must be callable"):
+        checkpoint(3, x, use_reentrant=False)
+
+
+def test_parameters_to_vector_against_torch(device):
+    torch = torch_or_skip()
+    torch.manual_seed(0)
+    tnet = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Linear(2, 1))
+    net = nn.Sequential(nn.Linear(3, 2, device=device), nn.Linear(2, 1, device=device))
+    net.load_state_dict({k: pdt.tensor(v.numpy(), device=device)
+                         for k, v in tnet.state_dict().items()})
+    v, tv = parameters_to_vector(net.parameters()), \
+        torch.nn.utils.parameters_to_vector(tnet.parameters())
+    np.testing.assert_array_equal(v.detach().cpu().numpy(), tv.detach().numpy())
+    (v * v).sum().backward()
+    np.testing.assert_allclose(net[0].weight.grad.cpu().numpy(),
+                               2 * net[0].weight.detach().cpu().numpy())
+    new = np.arange(11, dtype=np.float32)
+    vector_to_parameters(pdt.tensor(new, device=device), net.parameters())
+    torch.nn.utils.vector_to_parameters(torch.tensor(new), tnet.parameters())
+    for p, tp in zip(net.parameters(), tnet.parameters()):
+        np.testing.assert_array_equal(p.detach().cpu().numpy(), tp.detach().numpy())
+    with pytest.raises(TypeError, match="expected a Tensor, but got: list"):
+        vector_to_parameters([1.0], net.parameters())
+    before = net[0].weight.detach().cpu().numpy().copy()
+    with pytest.raises(ValueError, match="vec must be 1-D with the parameters' 11 elements"):
+        vector_to_parameters(pdt.ones(12, device=device), net.parameters())
+    np.testing.assert_array_equal(net[0].weight.detach().cpu().numpy(), before)
