@@ -68,6 +68,9 @@ LINALG_CASES = [
     C("linalg.svd-1d", "pdt.linalg.svd(pdt.ones(3))", "RuntimeError",
       r"linalg\.svd: The input tensor A must have at least 2 dimensions \(got shape \(3,\), "
       r"on cpu\)"),
+    C("svd-1d", "pdt.svd(pdt.ones(3))", "RuntimeError",
+      r"linalg\.svd: The input tensor A must have at least 2 dimensions \(got shape \(3,\), "
+      r"on cpu\)"),
     C("linalg.svdvals-half", "pdt.linalg.svdvals(pdt.eye(2, dtype=pdt.float16))",
       "NotImplementedError", r"linalg\.svdvals: Low precision dtypes not supported. Got Half"),
     C("linalg.svd-nan", "pdt.linalg.svd(pdt.full((3, 2), float('nan')))", LAE,

@@ -417,6 +417,11 @@ class Tanh(_Activation):
 class Identity(Module):
     """Returns its input unchanged (a placeholder layer).
 
+    Parameters
+    ----------
+    *args, **kwargs
+        Taken and ignored, as PyTorch's (so that a layer can be swapped for it).
+
     Examples
     --------
     >>> from pydevtensor import nn

@@ -116,6 +116,16 @@ class PackedSequence(_PackedSequenceFields):
         """``data.to(*args, **kwargs)``, with the indices moved to data's new device
         (batch_sizes stays on the CPU); self when nothing changes.
 
+        Parameters
+        ----------
+        *args, **kwargs
+            What ``Tensor.to`` takes: a device, a dtype, or both.
+
+        Returns
+        -------
+        PackedSequence
+            A new one, or self when data would not change.
+
         Examples
         --------
         >>> from pydevtensor.nn.utils.rnn import pack_sequence
@@ -131,49 +141,187 @@ class PackedSequence(_PackedSequenceFields):
                           move(self.unsorted_indices))
 
     def cuda(self, *args: Any, **kwargs: Any) -> "PackedSequence":
-        """The sequence on a CUDA device (``data.cuda(...)``'s)."""
+        """The sequence on a CUDA device (``data.cuda(...)``'s).
+
+        Parameters
+        ----------
+        *args, **kwargs
+            What ``Tensor.cuda`` takes (a device index or name).
+
+        Returns
+        -------
+        PackedSequence
+            On that device; the copy of data is counted as ``Tensor.cuda``'s is.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.cuda().is_cuda if pydevtensor.cuda.is_available() else True
+        True
+        """
         return self.to(self.data.cuda(*args, **kwargs).device)
 
     def cpu(self) -> "PackedSequence":
-        """The sequence on the CPU."""
+        """The sequence on the CPU.
+
+        Returns
+        -------
+        PackedSequence
+            self when data is on the CPU already.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.cpu().device
+        device(type='cpu')
+        """
         return self.to("cpu")
 
     def double(self) -> "PackedSequence":
-        """data as float64."""
+        """The sequence with data as float64 (``self.to(pydevtensor.float64)``).
+
+        Returns
+        -------
+        PackedSequence
+            A new one, or self when data is float64 already.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.double().data.dtype
+        pydevtensor.float64
+        """
         return self.to(_C.float64)
 
     def float(self) -> "PackedSequence":
-        """data as float32."""
+        """The sequence with data as float32 (``self.to(pydevtensor.float32)``).
+
+        Returns
+        -------
+        PackedSequence
+            A new one, or self when data is float32 already.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.float().data.dtype
+        pydevtensor.float32
+        """
         return self.to(_C.float32)
 
     def half(self) -> "PackedSequence":
-        """data as float16."""
+        """The sequence with data as float16 (``self.to(pydevtensor.float16)``).
+
+        Returns
+        -------
+        PackedSequence
+            A new one, or self when data is float16 already.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.half().data.dtype
+        pydevtensor.float16
+        """
         return self.to(_C.float16)
 
     def bfloat16(self) -> "PackedSequence":
-        """data as bfloat16."""
+        """The sequence with data as bfloat16 (``self.to(pydevtensor.bfloat16)``).
+
+        Returns
+        -------
+        PackedSequence
+            A new one, or self when data is bfloat16 already.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.bfloat16().data.dtype
+        pydevtensor.bfloat16
+        """
         return self.to(_C.bfloat16)
 
     def long(self) -> "PackedSequence":
-        """data as int64."""
+        """The sequence with data as int64 (``self.to(pydevtensor.int64)``).
+
+        Returns
+        -------
+        PackedSequence
+            A new one, or self when data is int64 already.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.long().data.dtype
+        pydevtensor.int64
+        """
         return self.to(_C.int64)
 
     def int(self) -> "PackedSequence":
-        """data as int32."""
+        """The sequence with data as int32 (``self.to(pydevtensor.int32)``).
+
+        Returns
+        -------
+        PackedSequence
+            A new one, or self when data is int32 already.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.int().data.dtype
+        pydevtensor.int32
+        """
         return self.to(_C.int32)
 
     @property
     def is_cuda(self) -> bool:
-        """Whether data is on a CUDA device."""
+        """Whether data is on a CUDA device.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.is_cuda
+        False
+        """
         return self.data.device.type == "cuda"
 
     @property
     def device(self) -> Any:
-        """data's device."""
+        """data's device.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.device
+        device(type='cpu')
+        """
         return self.data.device
 
     def is_pinned(self) -> bool:
-        """Whether data is in pinned memory."""
+        """Whether data is in pinned (page-locked) memory.
+
+        Returns
+        -------
+        bool
+            ``data.is_pinned()``.
+
+        Examples
+        --------
+        >>> from pydevtensor.nn.utils.rnn import pack_sequence
+        >>> p = pack_sequence([pydevtensor.ones(2), pydevtensor.ones(1)])
+        >>> p.is_pinned()
+        False
+        """
         return bool(self.data.is_pinned())
 
 
