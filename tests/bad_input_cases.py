@@ -763,6 +763,14 @@ from bad_input_cases_training import TRAINING_CASES  # noqa: E402  (it imports C
 
 CASES += TRAINING_CASES
 
+# autograd through in-place ops on leaves and views: their own file
+from bad_input_cases_views import VIEWS_CASES  # noqa: E402
+
+CASES += VIEWS_CASES
+from bad_input_cases_nn_api import NN_API_CASES  # noqa: E402  (nn and optim)
+
+CASES += NN_API_CASES
+
 # 1-d and power-average pools, interpolate, pixel shuffle, LRN and RMSNorm: their own file
 from bad_input_cases_resampling import RESAMPLING_CASES  # noqa: E402
 

@@ -1,0 +1,78 @@
+"""cat/stack of many parts and where/masked_fill over operands in every layout, against
+NumPy, on every device (split from test_everyday_ops.py, whose helpers these use).
+
+stack's C path gives each part a size-1 dim and keeps the views on the heap past 16
+parts (Note in csrc/python/tensor_index.c's _cat_fast); where and masked_fill with
+operands that are not all contiguous go a row of the last dim at a time
+(csrc/cpu/cpu_index.c).  Exact: these ops only move elements.
+"""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+from test_everyday_ops import data, exact, host
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+@pytest.mark.parametrize("n", [1, 16, 17, 257])
+def test_stack_of_many_parts_on_every_dim(dev, n):
+    # a DataLoader's collate stacks hundreds of samples: stack's C path (each part
+    # gains a size-1 dim) on the C stack and on the heap, every dim, strided parts,
+    # 0-d parts; with grad, the recorded path gives each part its slice of the gradient
+    xs = [data((3, 4), "float32", k) for k in range(n)]
+    ts = [pdt.tensor(x, device=dev) for x in xs]
+    for d in (0, 1, 2, -1, -3):
+        exact(pdt.stack(ts, d), np.stack(xs, d))
+    exact(pdt.stack([t[:, ::2] for t in ts], 1), np.stack([x[:, ::2] for x in xs], 1))
+    exact(pdt.stack([t[0, 0] for t in ts]), np.stack([x[0, 0] for x in xs]))
+    ws = [pdt.tensor(x, device=dev, requires_grad=True) for x in xs[:3]]
+    y = pdt.stack(ws * 2, 1)
+    (y * pdt.arange(1.0, y.shape[1] + 1.0, device=dev).reshape(1, -1, 1)).sum().backward()
+    for k, w in enumerate(ws):
+        np.testing.assert_array_equal(host(w.grad), np.full((3, 4), 2 * k + 2 + len(ws)))
+    with pytest.raises(RuntimeError, match=f"equal size.*at entry {n}"):
+        pdt.stack(ts + [pdt.zeros(4, 3, device=dev)])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        pdt.stack(ts, 3)
+
+
+def _layouts(x, dev):
+    """x (3-d) as pydevtensor tensors of x's values in several layouts: contiguous,
+    permuted (last stride 50*4), every other element of a wider one (last stride
+    2), broadcast along the last dim (stride 0), one number broadcast."""
+    big = np.repeat(x, 2, axis=-1)
+    return {
+        "contig": pdt.tensor(x, device=dev),
+        "perm": pdt.tensor(np.ascontiguousarray(x.transpose(2, 0, 1)), device=dev).permute(1, 2, 0),
+        "step2": pdt.tensor(big, device=dev)[..., ::2],
+        "bcast": pdt.tensor(x[:, :, :1], device=dev).expand(x.shape),
+        "number": pdt.tensor(x[0, 0, 0], device=dev).expand(x.shape),
+    }
+
+
+@pytest.mark.parametrize("dtype", ["bool", "float32", "float64"])
+def test_where_by_rows_in_every_layout(dev, dtype):
+    # operands that are not all contiguous go a row of the last dim at a time, with
+    # constant steps when each last stride is 0 or 1 (eight kinds) and any steps
+    # otherwise; rows split between threads mid-row (200 rows of 333 elements);
+    # NumPy's bytes in every case, and masked_fill's
+    shape = (4, 50, 333)
+    conds = _layouts(data(shape, "bool", 11), dev)
+    firsts = _layouts(data(shape, dtype, 12), dev)
+    seconds = _layouts(data(shape, dtype, 13), dev)
+    for cn, tc in conds.items():
+        for an, ta in firsts.items():
+            for bn, tb in seconds.items():
+                c, a, b = host(tc), host(ta), host(tb)
+                got = np.ascontiguousarray(host(pdt.where(tc, ta, tb)))
+                want = np.ascontiguousarray(np.where(c, a, b))
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), \
+                    (cn, an, bn)
+            got = np.ascontiguousarray(host(ta.masked_fill(tc, 1)))
+            want = np.ascontiguousarray(np.where(c, np.ones((), dtype), a))
+            assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (cn, an)
