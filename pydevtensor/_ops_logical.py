@@ -234,12 +234,16 @@ def _binary(op, fn):
     kernel = getattr(_C, _BITWISE[op])
 
     def forward(self, other):
+        if not isinstance(other, (_C.Tensor, builtins.int)):
+            return NotImplemented  # a NumPy array: its __array_ufunc__ path (_interop.py)
         if _integer_operands(self, other):
             return kernel(self, other)
         a, b = _mask_operand(self, op, "self"), _mask_operand(other, op, "other")
         return NotImplemented if b is NotImplemented else _named(op, fn, a, b)
 
     def reflected(self, other):
+        if not isinstance(other, (_C.Tensor, builtins.int)):
+            return NotImplemented
         if _integer_operands(self, other):
             return kernel(other, self)
         a, b = _mask_operand(self, op, "self"), _mask_operand(other, op, "other")

@@ -7,9 +7,8 @@ A shape given as sizes is zero-filled here (PyTorch leaves the memory uninitiali
 from __future__ import annotations
 
 import numbers
+import sys
 from typing import Any
-
-import numpy as np
 
 from . import _C
 from ._default_dtype import get_default_dtype
@@ -18,8 +17,15 @@ from ._tensor_py import Size
 __all__ = ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
 
 
+def _numpy_types(*names):
+    """NumPy's types of those names, or () when NumPy is not imported (then nothing is
+    one of them): importing pydevtensor does not import NumPy, and so its OpenBLAS."""
+    np = sys.modules.get("numpy")
+    return tuple(getattr(np, n) for n in names) if np is not None else ()
+
+
 def _is_size(x):
-    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_))
+    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, *_numpy_types("bool_")))
 
 
 def _make(args, dtype, device, name):
@@ -40,7 +46,7 @@ def _make(args, dtype, device, name):
                 raise TypeError(f"{name}(t): t is a {data.dtype} tensor on {data.device}; "
                                 f"{name} holds {dtype} (use t.to({dtype}))")
             return data
-        if isinstance(data, (list, tuple, np.ndarray)):
+        if isinstance(data, (list, tuple, *_numpy_types("ndarray"))):
             return _C.tensor(data, dtype=dtype, device=device)
         raise TypeError(f"{name}(): data must be a sequence (got {type(data).__name__})")
     kinds = ", ".join(type(a).__name__ for a in args)

@@ -59,8 +59,13 @@ def test_masks_and_integer_arrays():
                       (np.array([False, False, True]) | mask, [True, False, True]),
                       (mask ^ np.array([True, True, True]), [False, True, False])):
         assert isinstance(got, pdt.Tensor) and got.tolist() == want
-    with pytest.raises(TypeError, match="masks"):  # the tensor op's own rule
-        pdt.tensor([6, 5], dtype=pdt.int64) & np.array([3, 4])
+    # integer tensors: the bitwise ops, the array made a CPU tensor (PyTorch's results)
+    got = pdt.tensor([6, 5], dtype=pdt.int64) & np.array([3, 4])
+    assert isinstance(got, pdt.Tensor) and got.tolist() == [2, 4]
+    got = np.array([3, 4]) | pdt.tensor([6, 5], dtype=pdt.int64)
+    assert isinstance(got, pdt.Tensor) and got.tolist() == [7, 5]
+    with pytest.raises(TypeError, match="masks|bitwise"):  # floats have no bitwise ops
+        pdt.tensor([6.0, 5.0]) & np.array([3, 4])
 
 
 def test_in_place_with_an_array_writes_into_the_tensor():

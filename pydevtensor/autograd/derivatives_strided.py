@@ -1,8 +1,6 @@
 """The derivative of the strided views (as_strided, Tensor.unfold): the gradient is
 summed at each output element's position in the storage, and the input's elements are
 read back from those positions (overlapping windows add up)."""
-import numpy as np
-
 from .. import _C
 from .dispatch import derivative
 from .node import Node, linear_in_g
@@ -11,6 +9,7 @@ from .node import Node, linear_in_g
 def _positions(shape, strides, offset, device):
     """The storage position of every element of a (shape, strides, offset) layout, in
     row-major order: an int64 tensor on device."""
+    import numpy as np  # at first use: importing pydevtensor does not load NumPy (its OpenBLAS)
     pos = np.full((1,), offset, dtype=np.int64)
     for n, s in zip(shape, strides):
         pos = (pos[:, None] + np.arange(n, dtype=np.int64)[None, :] * s).reshape(-1)
