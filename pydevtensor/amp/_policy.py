@@ -3,7 +3,8 @@
 Each public op named below is replaced, wherever a pydevtensor module exports it under
 that name (``pydevtensor.matmul``, ``nn.functional.linear``, the defining module, the
 convolution layers' ``_fn``), by a wrapper from :mod:`._state` that casts its inputs
-while autocast is on and costs one thread-local check while it is off.
+while autocast is on and costs one thread-local check while it is off.  Tensor's
+methods (``@``, ``.mm``, ...) are wrapped only while some thread has autocast on.
 """
 import sys
 
@@ -84,7 +85,7 @@ def install():
             if isinstance(fn, staticmethod) and fn.__func__.__name__ in table:
                 setattr(cls, "_fn", staticmethod(wrapped(fn.__func__,
                                                          table[fn.__func__.__name__])))
-    for name, kind in TENSOR_METHODS.items():
+    for name, kind in TENSOR_METHODS.items():  # set on Tensor while autocast is on
         meth = getattr(_C.Tensor, name, None)
-        if meth is not None:
-            setattr(_C.Tensor, name, wrapped(meth, kind))
+        if meth is not None and name not in S._methods:
+            S._methods[name] = (meth, wrapped(meth, kind))

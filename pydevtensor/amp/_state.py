@@ -25,8 +25,25 @@ class _State(threading.local):
 _state = _State()
 
 
+_lock = threading.Lock()
+_threads_on = [0]  # threads with autocast on: Tensor's methods are wrapped while > 0
+_methods = {}  # name -> (original, wrapper), filled by _policy.install()
+
+
 def _refresh():
-    _state.active = any(_state.enabled.values())
+    """Recomputes this thread's flag after autocast was turned on or off; the first
+    thread to turn it on wraps Tensor's methods (x @ w, x.mm(w), ...), the last to turn
+    it off restores them, so that ``@`` costs nothing extra outside autocast."""
+    was, now = _state.active, any(_state.enabled.values())
+    _state.active = now
+    if was == now:
+        return
+    from .. import _C
+    with _lock:
+        _threads_on[0] += 1 if now else -1
+        if _threads_on[0] == (1 if now else 0):
+            for name, (orig, wrapper) in _methods.items():
+                setattr(_C.Tensor, name, wrapper if now else orig)
 
 
 def _halves():
@@ -111,7 +128,7 @@ def _wrap(fn, cast, name):
         try:
             return fn(*args, **kwargs)
         finally:
-            _refresh()
+            _state.active = True
     op._autocast = name
     return op
 
@@ -155,16 +172,17 @@ def fp32_cuda_opt_dtype(fn):
 
 
 def promote(fn):
-    """Wraps fn: under autocast its eligible floating inputs are cast to the widest
-    floating dtype among them (addcmul, cat, stack, ...)."""
+    """Wraps fn: under CUDA autocast its eligible floating inputs are cast to the widest
+    floating dtype among them (addcmul, dot, ...; PyTorch's CPU autocast has no such
+    list)."""
     def cast(args, kwargs):
         from .. import _C
-        dts = {t.dtype for t in _tensors(args, kwargs) if _eligible(t) is not None}
+        dts = {t.dtype for t in _tensors(args, kwargs) if _eligible(t) == "cuda"}
         if len(dts) < 2:
             return args, kwargs
         wide = _C.float32 if _C.float32 in dts or len(dts) > 1 else dts.pop()
 
         def up(a):
-            return a.to(wide) if _eligible(a) is not None and a.dtype != wide else a
+            return a.to(wide) if _eligible(a) == "cuda" and a.dtype != wide else a
         return _map(args, kwargs, up)
     return _wrap(fn, cast, "promote")
