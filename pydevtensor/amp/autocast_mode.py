@@ -32,6 +32,15 @@ def _check_dtype(dtype, fn):
 def is_autocast_available(device_type):
     """Whether autocast supports device_type ('cpu' and 'cuda').
 
+    Parameters
+    ----------
+    device_type : str
+        'cpu' or 'cuda'.
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> pydevtensor.amp.is_autocast_available("cpu")
@@ -43,6 +52,15 @@ def is_autocast_available(device_type):
 def is_autocast_enabled(device_type="cuda"):
     """Whether autocast is on for device_type in this thread (PyTorch's default device
     type, with no argument, is 'cuda').
+
+    Parameters
+    ----------
+    device_type : str, optional
+        'cpu' or 'cuda' (default).
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -56,6 +74,17 @@ def is_autocast_enabled(device_type="cuda"):
 def set_autocast_enabled(device_type, enabled=None):
     """Turns autocast on or off for device_type in this thread (the old one-argument
     form ``set_autocast_enabled(True)`` means 'cuda').  Prefer :class:`autocast`.
+
+    Parameters
+    ----------
+    device_type : str
+        'cpu' or 'cuda'.
+    enabled : bool
+        On or off.
+
+    Returns
+    -------
+    None
 
     Examples
     --------
@@ -75,6 +104,15 @@ def get_autocast_dtype(device_type):
     """The dtype autocast casts to on device_type (defaults: float16 on 'cuda', bfloat16
     on 'cpu', as in PyTorch).
 
+    Parameters
+    ----------
+    device_type : str
+        'cpu' or 'cuda'.
+
+    Returns
+    -------
+    dtype
+
     Examples
     --------
     >>> pydevtensor.get_autocast_dtype("cpu"), pydevtensor.get_autocast_dtype("cuda")
@@ -85,6 +123,17 @@ def get_autocast_dtype(device_type):
 
 def set_autocast_dtype(device_type, dtype):
     """Sets the dtype autocast casts to on device_type in this thread.
+
+    Parameters
+    ----------
+    device_type : str
+        'cpu' or 'cuda'.
+    dtype : dtype
+        float16 or bfloat16.
+
+    Returns
+    -------
+    None
 
     Examples
     --------
@@ -101,6 +150,10 @@ def set_autocast_dtype(device_type, dtype):
 def is_autocast_cache_enabled():
     """Whether casts of the weights are cached within an autocast region.
 
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> pydevtensor.is_autocast_cache_enabled()
@@ -112,6 +165,15 @@ def is_autocast_cache_enabled():
 def set_autocast_cache_enabled(enabled):
     """Turns the cache of the weights' casts on or off in this thread.
 
+    Parameters
+    ----------
+    enabled : bool
+        On or off.
+
+    Returns
+    -------
+    None
+
     Examples
     --------
     >>> pydevtensor.set_autocast_cache_enabled(True)
@@ -121,6 +183,10 @@ def set_autocast_cache_enabled(enabled):
 
 def clear_autocast_cache():
     """Drops the cached casts (done on leaving the outermost autocast region).
+
+    Returns
+    -------
+    None
 
     Examples
     --------

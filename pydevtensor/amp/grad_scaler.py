@@ -87,6 +87,16 @@ class GradScaler:
     def scale(self, outputs):
         """outputs (a Tensor, or a list/tuple of them, nested) multiplied by the scale.
 
+        Parameters
+        ----------
+        outputs : Tensor or list or tuple
+            Of Tensors, nested.
+
+        Returns
+        -------
+        Tensor or list or tuple
+            Of outputs' structure.
+
         Examples
         --------
         >>> s = pydevtensor.amp.GradScaler("cpu", init_scale=8.)
@@ -115,6 +125,15 @@ class GradScaler:
     def unscale_(self, optimizer):
         """Divides optimizer's gradients by the scale in place, and records (on the
         device, without reading it) whether any of them holds inf or NaN.
+
+        Parameters
+        ----------
+        optimizer : optim.Optimizer
+            Whose parameters' gradients are checked.
+
+        Returns
+        -------
+        None
 
         Raises
         ------
@@ -183,6 +202,18 @@ class GradScaler:
         ``optimizer.step(*args, **kwargs)`` unless a gradient holds inf or NaN; returns
         what the step returned (None when skipped).  Reads one flag from the device.
 
+        Parameters
+        ----------
+        optimizer : optim.Optimizer
+            Whose parameters' gradients are checked.
+        *args, **kwargs
+            Passed to optimizer.step.
+
+        Returns
+        -------
+        object
+            What optimizer.step returned, or None when it was skipped.
+
         Raises
         ------
         RuntimeError
@@ -220,6 +251,15 @@ class GradScaler:
     def update(self, new_scale=None):
         """Backs the scale off if a step this iteration saw inf/NaN, else grows it every
         growth_interval steps; or sets it to new_scale (a float or 1-element tensor).
+
+        Parameters
+        ----------
+        new_scale : float or Tensor, optional
+            The scale to set instead.
+
+        Returns
+        -------
+        None
 
         Examples
         --------
@@ -266,6 +306,10 @@ class GradScaler:
     def get_scale(self):
         """The current scale (init_scale before the first scale(); 1.0 when disabled).
 
+        Returns
+        -------
+        float
+
         Examples
         --------
         >>> pydevtensor.amp.GradScaler("cpu").get_scale()
@@ -279,6 +323,10 @@ class GradScaler:
         """Whether the scaler scales (False when built with enabled=False, or for
         'cuda' without CUDA).
 
+        Returns
+        -------
+        bool
+
         Examples
         --------
         >>> pydevtensor.amp.GradScaler("cpu", enabled=False).is_enabled()
@@ -288,6 +336,10 @@ class GradScaler:
 
     def get_growth_factor(self):
         """The growth factor.
+
+        Returns
+        -------
+        float
 
         Examples
         --------
@@ -299,6 +351,15 @@ class GradScaler:
     def set_growth_factor(self, new_factor):
         """Sets the growth factor.
 
+        Parameters
+        ----------
+        new_factor : float
+            > 1.
+
+        Returns
+        -------
+        None
+
         Examples
         --------
         >>> pydevtensor.amp.GradScaler("cpu").set_growth_factor(4.)
@@ -307,6 +368,10 @@ class GradScaler:
 
     def get_backoff_factor(self):
         """The backoff factor.
+
+        Returns
+        -------
+        float
 
         Examples
         --------
@@ -318,6 +383,15 @@ class GradScaler:
     def set_backoff_factor(self, new_factor):
         """Sets the backoff factor.
 
+        Parameters
+        ----------
+        new_factor : float
+            In (0, 1).
+
+        Returns
+        -------
+        None
+
         Examples
         --------
         >>> pydevtensor.amp.GradScaler("cpu").set_backoff_factor(.25)
@@ -326,6 +400,10 @@ class GradScaler:
 
     def get_growth_interval(self):
         """The growth interval.
+
+        Returns
+        -------
+        int
 
         Examples
         --------
@@ -337,6 +415,15 @@ class GradScaler:
     def set_growth_interval(self, new_interval):
         """Sets the growth interval.
 
+        Parameters
+        ----------
+        new_interval : int
+            Steps.
+
+        Returns
+        -------
+        None
+
         Examples
         --------
         >>> pydevtensor.amp.GradScaler("cpu").set_growth_interval(100)
@@ -346,6 +433,10 @@ class GradScaler:
     def state_dict(self):
         """scale, growth_factor, backoff_factor, growth_interval and _growth_tracker
         (empty when disabled), as PyTorch's.
+
+        Returns
+        -------
+        dict
 
         Examples
         --------
@@ -361,6 +452,15 @@ class GradScaler:
 
     def load_state_dict(self, state_dict):
         """Restores a state_dict().
+
+        Parameters
+        ----------
+        state_dict : dict
+            From state_dict().
+
+        Returns
+        -------
+        None
 
         Raises
         ------

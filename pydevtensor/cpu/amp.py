@@ -11,6 +11,11 @@ class autocast(_autocast):
     """``pydevtensor.autocast("cpu", ...)`` under its deprecated name (warns, as
     PyTorch's ``torch.cpu.amp.autocast``).
 
+    Parameters
+    ----------
+    enabled, dtype, cache_enabled
+        As :class:`pydevtensor.autocast`'s.
+
     Examples
     --------
     >>> import warnings
@@ -30,6 +35,11 @@ class autocast(_autocast):
 
 class GradScaler(_GradScaler):
     """``pydevtensor.amp.GradScaler("cpu", ...)`` under its deprecated name (warns).
+
+    Parameters
+    ----------
+    init_scale, growth_factor, backoff_factor, growth_interval, enabled
+        As :class:`pydevtensor.amp.GradScaler`'s.
 
     Examples
     --------
