@@ -1,7 +1,6 @@
 """pydevtensor.amp: autocast's state and op policy (against PyTorch's CPU autocast),
 GradScaler's semantics, and a mixed-precision training loop against PyTorch."""
 import threading
-import warnings
 
 import numpy as np
 import pytest
@@ -41,7 +40,8 @@ def test_aliases_and_decorator():
         ac = pdt.cpu.amp.autocast()
     with ac:
         assert pdt.is_autocast_enabled("cpu")
-    from pydevtensor.cuda.amp import autocast as cuda_autocast  # noqa: F401
+    from pydevtensor.cuda.amp import autocast as cuda_autocast
+    assert issubclass(cuda_autocast, pdt.autocast)
 
     @pdt.amp.autocast("cpu")
     def f(a, b):

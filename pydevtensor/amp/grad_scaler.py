@@ -61,8 +61,8 @@ class GradScaler:
         self._device = device
         self._enabled = bool(enabled)
         if self._enabled and device == "cuda" and not _cuda_available():
-            warnings.warn("pydevtensor.amp.GradScaler('cuda') is enabled, but CUDA is not available. "
-                          " Disabling.", UserWarning, stacklevel=2)
+            warnings.warn("pydevtensor.amp.GradScaler('cuda') is enabled, but CUDA is not "
+                          "available.  Disabling.", UserWarning, stacklevel=2)
             self._enabled = False
         if self._enabled:
             assert growth_factor > 1.0, "The growth factor must be > 1.0."
