@@ -2,7 +2,8 @@
 
 Kept free of heavy imports: the ops' modules import :func:`lower`, :func:`fp32` and
 :func:`promote` from here while pydevtensor itself is being imported.  When autocast is
-off, a wrapped op costs one attribute read of a thread-local (``_state.active``).
+off in every thread, a wrapped op costs one read of a module global (``_on``); while
+some thread has it on, one read of this thread's flag (``_state.active``).
 """
 import functools
 import threading
@@ -26,7 +27,8 @@ _state = _State()
 
 
 _lock = threading.Lock()
-_threads_on = [0]  # threads with autocast on: Tensor's methods are wrapped while > 0
+_on = 0  # threads with autocast on: the wrappers' first check (a global, not the
+#          thread-local, so that outside autocast a wrapped op reads one global)
 _methods = {}  # name -> (original, wrapper), filled by _policy.install()
 
 
@@ -39,9 +41,10 @@ def _refresh():
     if was == now:
         return
     from .. import _C
+    global _on
     with _lock:
-        _threads_on[0] += 1 if now else -1
-        if _threads_on[0] == (1 if now else 0):
+        _on += 1 if now else -1
+        if _on == (1 if now else 0):
             for name, (orig, wrapper) in _methods.items():
                 setattr(_C.Tensor, name, wrapper if now else orig)
 
@@ -119,7 +122,7 @@ def _tensors(args, kwargs):
 def _wrap(fn, cast, name):
     @functools.wraps(fn)
     def op(*args, **kwargs):
-        if not _state.active:
+        if not _on or not _state.active:
             return fn(*args, **kwargs)
         args, kwargs = cast(args, kwargs)
         # the op's own inner ops run without autocast, as PyTorch's (a float32 loss
