@@ -8,6 +8,46 @@ __all__ = ["GradScaler"]
 _READY, _UNSCALED, _STEPPED = 0, 1, 2
 
 
+def _accessors(name, cast, default, example):
+    """GradScaler's get_NAME and set_NAME methods, for the attribute _NAME."""
+    what = name.replace("_", " ")
+
+    def get(self):
+        return getattr(self, "_" + name)
+
+    def set_(self, new):
+        setattr(self, "_" + name, cast(new))
+
+    get.__name__, set_.__name__ = f"get_{name}", f"set_{name}"
+    get.__doc__ = f"""The {what}.
+
+        Returns
+        -------
+        {cast.__name__}
+
+        Examples
+        --------
+        >>> pydevtensor.amp.GradScaler("cpu").get_{name}()
+        {default}
+        """
+    set_.__doc__ = f"""Sets the {what}.
+
+        Parameters
+        ----------
+        new : {cast.__name__}
+            The new {what}.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> pydevtensor.amp.GradScaler("cpu").set_{name}({example})
+        """
+    return get, set_
+
+
 class GradScaler:
     """Scales the loss so that float16 gradients do not underflow, unscales the
     gradients before the optimizer's step, skips steps whose gradients hold inf or
@@ -334,101 +374,9 @@ class GradScaler:
         """
         return self._enabled
 
-    def get_growth_factor(self):
-        """The growth factor.
-
-        Returns
-        -------
-        float
-
-        Examples
-        --------
-        >>> pydevtensor.amp.GradScaler("cpu").get_growth_factor()
-        2.0
-        """
-        return self._growth_factor
-
-    def set_growth_factor(self, new_factor):
-        """Sets the growth factor.
-
-        Parameters
-        ----------
-        new_factor : float
-            > 1.
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        >>> pydevtensor.amp.GradScaler("cpu").set_growth_factor(4.)
-        """
-        self._growth_factor = float(new_factor)
-
-    def get_backoff_factor(self):
-        """The backoff factor.
-
-        Returns
-        -------
-        float
-
-        Examples
-        --------
-        >>> pydevtensor.amp.GradScaler("cpu").get_backoff_factor()
-        0.5
-        """
-        return self._backoff_factor
-
-    def set_backoff_factor(self, new_factor):
-        """Sets the backoff factor.
-
-        Parameters
-        ----------
-        new_factor : float
-            In (0, 1).
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        >>> pydevtensor.amp.GradScaler("cpu").set_backoff_factor(.25)
-        """
-        self._backoff_factor = float(new_factor)
-
-    def get_growth_interval(self):
-        """The growth interval.
-
-        Returns
-        -------
-        int
-
-        Examples
-        --------
-        >>> pydevtensor.amp.GradScaler("cpu").get_growth_interval()
-        2000
-        """
-        return self._growth_interval
-
-    def set_growth_interval(self, new_interval):
-        """Sets the growth interval.
-
-        Parameters
-        ----------
-        new_interval : int
-            Steps.
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        >>> pydevtensor.amp.GradScaler("cpu").set_growth_interval(100)
-        """
-        self._growth_interval = int(new_interval)
+    get_growth_factor, set_growth_factor = _accessors("growth_factor", float, "2.0", "4.")
+    get_backoff_factor, set_backoff_factor = _accessors("backoff_factor", float, "0.5", ".25")
+    get_growth_interval, set_growth_interval = _accessors("growth_interval", int, "2000", "100")
 
     def state_dict(self):
         """scale, growth_factor, backoff_factor, growth_interval and _growth_tracker
