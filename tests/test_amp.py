@@ -136,21 +136,46 @@ def _ops(m, F_, dev):
     }
 
 
-def test_autocast_dtypes_as_torch(device):
+# PyTorch's CPU autocast (bfloat16) result dtypes for _ops (test_expected_is_torchs checks
+# the table against torch when it can be imported)
+EXPECTED_CPU = {
+    "matmul": "bfloat16", "@": "bfloat16", "mm": "bfloat16", "Tensor.mm": "bfloat16",
+    "bmm": "bfloat16", "addmm": "bfloat16", "baddbmm": "bfloat16", "mv": "float32",
+    "linear": "bfloat16", "conv1d": "bfloat16", "conv2d": "bfloat16",
+    "conv_transpose2d": "bfloat16", "sdpa": "bfloat16", "prelu": "bfloat16",
+    "mse_loss": "float32", "l1_loss": "float32", "cross_entropy": "float32",
+    "nll_loss": "float32", "bce_with_logits": "float32", "cdist": "float32", "prod": "float32",
+    "softmax": "bfloat16", "F.log_softmax": "bfloat16", "layer_norm": "bfloat16",
+    "group_norm": "bfloat16", "sum": "bfloat16", "exp": "bfloat16", "addcmul": "float32",
+    "cat": "float32", "relu": "float32", "relu-bf16": "bfloat16",
+    "matmul-float64": "float64"}
+
+
+def test_expected_is_torchs():
     torch = torch_or_skip()
     theirs = {}
     with torch.autocast("cpu", dtype=torch.bfloat16):
         for name, (f, _) in _ops(torch, torch.nn.functional, None).items():
             theirs[name] = str(f().dtype).replace("torch.", "")
+    assert theirs == EXPECTED_CPU
+
+
+def test_autocast_dtypes_as_torch(device):
+    """The result dtypes of PyTorch's autocast, on every device: its CPU lists on CPU
+    devices, its CUDA lists (lower, float32, widest) on CUDA devices."""
     kind = _kind(device)
-    with pdt.autocast(kind, dtype=pdt.bfloat16):
-        ours = {name: str(f().dtype).replace("pydevtensor.", "")
-                for name, (f, _) in _ops(pdt, F, device).items()}
+    expected = dict(EXPECTED_CPU)
     if kind == "cuda":  # PyTorch's CUDA lists, where they differ from its CPU lists
         for name, (_, cuda) in _ops(pdt, F, device).items():
             if cuda is not None:
-                theirs[name] = {"lower": "bfloat16", "fp32": "float32"}[cuda]
-    assert ours == theirs
+                expected[name] = {"lower": "bfloat16", "fp32": "float32"}[cuda]
+    with pdt.autocast(kind, dtype=pdt.bfloat16):
+        ours = {name: str(f().dtype).replace("pydevtensor.", "")
+                for name, (f, _) in _ops(pdt, F, device).items()}
+    assert ours == expected
+    with pdt.autocast(kind, dtype=pdt.float16):  # the other low dtype
+        assert F.linear(pdt.ones(2, 3, device=device), pdt.ones(4, 3, device=device)).dtype \
+            == pdt.float16
     # outside the region nothing is cast
     assert (pdt.ones(2, 2, device=device) @ pdt.ones(2, 2, device=device)).dtype == pdt.float32
 
