@@ -325,3 +325,57 @@ def test_training_loop_matches_torch():
     theirs = run(torch, torch.nn, torch.nn.functional)
     np.testing.assert_allclose(ours, theirs, rtol=3e-2)
     assert ours[-1] < ours[0]
+
+
+# PyTorch's CPU autocast output dtypes of whole layers, on an input of ones
+_LAYERS = {
+    "Conv2d+BN+ReLU": (lambda nn: nn.Sequential(nn.Conv2d(2, 4, 3), nn.BatchNorm2d(4),
+                                                 nn.ReLU()), (2, 2, 6, 6), "bfloat16"),
+    "Linear+LayerNorm": (lambda nn: nn.Sequential(nn.Linear(4, 4), nn.LayerNorm(4)), (3, 4),
+                         "bfloat16"),
+    "Conv1d+GroupNorm": (lambda nn: nn.Sequential(nn.Conv1d(4, 4, 1), nn.GroupNorm(2, 4)),
+                         (2, 4, 5), "bfloat16"),
+    "MultiheadAttention": (lambda nn: nn.MultiheadAttention(8, 2), (3, 2, 8), "bfloat16"),
+    "RNNCell": (lambda nn: nn.RNNCell(4, 5), (3, 4), "bfloat16"),
+    "GRUCell": (lambda nn: nn.GRUCell(4, 5), (3, 4), "float32"),
+    "LSTMCell": (lambda nn: nn.LSTMCell(4, 5), (3, 4), "float32"),
+    "TransformerEncoderLayer": (lambda nn: nn.TransformerEncoderLayer(8, 2, 16), (3, 2, 8),
+                                "float32"),
+    "ConvTranspose2d": (lambda nn: nn.ConvTranspose2d(2, 3, 2), (1, 2, 4, 4), "bfloat16"),
+}
+
+
+def _layer_dtypes(m, device=None):
+    out = {}
+    for name, (make, shape, _) in _LAYERS.items():
+        layer = make(m.nn)
+        x = m.tensor(np.ones(shape, np.float32))
+        if device is not None:
+            layer, x = layer.to(device), x.to(device)
+        with m.autocast("cpu"):
+            o = layer(x, x, x) if name == "MultiheadAttention" else layer(x)
+        o = o[0] if isinstance(o, tuple) else o
+        o.float().sum().backward()
+        assert all(p.grad is None or p.grad.dtype == p.dtype for p in layer.parameters())
+        out[name] = str(o.dtype).split(".")[-1]
+    return out
+
+
+def test_layers_under_autocast(device):
+    """Whole layers (BatchNorm's float32 statistics with a bfloat16 input included) run
+    under autocast with PyTorch's output dtypes, their gradients in their parameters'
+    dtype; and the table is torch's when torch can be imported."""
+    if device.type == "cuda":
+        pytest.skip("PyTorch's CUDA layer dtypes differ (layer_norm in float32): "
+                    "test_autocast_dtypes_as_torch covers the ops on CUDA")
+    assert _layer_dtypes(pdt, device) == {k: v[2] for k, v in _LAYERS.items()}
+    bn = nn.BatchNorm2d(4).to(device)
+    with pdt.autocast("cpu"):
+        bn(pdt.ones(2, 4, 3, 3, device=device, dtype=pdt.bfloat16))
+    assert bn.running_mean.dtype == pdt.float32 and int(bn.num_batches_tracked) == 1
+    if device.type == "cpu" and device.index in (None, 0):
+        try:
+            import torch
+        except Exception:  # noqa: BLE001 - compared only where torch imports
+            return
+        assert _layer_dtypes(torch) == {k: v[2] for k, v in _LAYERS.items()}
