@@ -379,3 +379,26 @@ def test_layers_under_autocast(device):
         except Exception:  # noqa: BLE001 - compared only where torch imports
             return
         assert _layer_dtypes(torch) == {k: v[2] for k, v in _LAYERS.items()}
+
+
+def test_weight_cast_cache_and_backward_inside(device):
+    """A weight used twice in one region is cast once (cache_enabled), the cache is
+    dropped on leaving the region and not used after an in-place change of the weight;
+    backward() inside the region gives float32 gradients too."""
+    from pydevtensor.amp import _state
+    w = nn.Parameter(pdt.ones(3, 4, device=device))
+    x = pdt.ones(2, 4, device=device)
+    with pdt.autocast(_kind(device), dtype=pdt.bfloat16):
+        y = F.linear(x, w) + F.linear(x, w)
+        assert len(_state._state.cache) == 1
+        with pdt.no_grad():
+            w.mul_(2.0)
+        z = F.linear(x, w)  # recast: the version changed
+        np.testing.assert_array_equal(z.detach().float().cpu().numpy(), np.full((2, 3), 8.0))
+        (y.float().sum() + z.float().sum()).backward()
+    assert len(_state._state.cache) == 0
+    assert w.grad.dtype == pdt.float32
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), np.full((3, 4), 6.0))
+    with pdt.autocast(_kind(device), cache_enabled=False, dtype=pdt.bfloat16):
+        F.linear(x, w)
+        assert len(_state._state.cache) == 0
