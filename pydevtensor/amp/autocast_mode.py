@@ -29,6 +29,11 @@ def _check_dtype(dtype, fn):
                         f"{type(dtype).__name__}")
 
 
+def _check_bool(enabled, fn):
+    if not isinstance(enabled, bool):
+        raise TypeError(f"{fn}: enabled must be a bool (got {type(enabled).__name__})")
+
+
 def is_autocast_available(device_type):
     """Whether autocast supports device_type ('cpu' and 'cuda').
 
@@ -96,7 +101,8 @@ def set_autocast_enabled(device_type, enabled=None):
     if enabled is None and isinstance(device_type, bool):
         device_type, enabled = "cuda", device_type
     kind = _device_type(device_type, "set_autocast_enabled()")
-    S._state.enabled[kind] = bool(enabled)
+    _check_bool(enabled, "set_autocast_enabled()")
+    S._state.enabled[kind] = enabled
     S._refresh()
 
 
@@ -178,7 +184,8 @@ def set_autocast_cache_enabled(enabled):
     --------
     >>> pydevtensor.set_autocast_cache_enabled(True)
     """
-    S._state.cache_enabled = bool(enabled)
+    _check_bool(enabled, "set_autocast_cache_enabled()")
+    S._state.cache_enabled = enabled
 
 
 def clear_autocast_cache():
