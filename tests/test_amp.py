@@ -285,6 +285,11 @@ def test_grad_scaler_state_dict_and_misuse():
     with pytest.raises(RuntimeError, match="Closure"):
         t.scale(pdt.ones(1))
         t.step(opt, closure=lambda: 0)
+    # a 0-d float16 loss is scaled in float32 (2**16 is past float16's range), nested
+    # outputs keep their structure, as PyTorch's
+    big = pdt.amp.GradScaler("cpu").scale([pdt.ones((), dtype=pdt.float16), (pdt.ones(2),)])
+    assert isinstance(big, list) and isinstance(big[1], tuple)
+    assert big[0].dtype == pdt.float32 and big[0].shape == () and big[0].item() == 65536.0
     off = pdt.amp.GradScaler("cpu", enabled=False)
     x = pdt.ones(2)
     assert off.scale(x) is x and off.get_scale() == 1.0

@@ -121,7 +121,9 @@ class GradScaler:
     def _scale_on(self, device):
         t = self._on.get(device)
         if t is None:
-            t = self._on[device] = _C.tensor([self._scale], dtype=_C.float32, device=device)
+            # 0-d float32, as PyTorch's: a float16 loss is scaled in float32 (65536 is
+            # past float16's range), a larger float16 output stays float16
+            t = self._on[device] = _C.tensor(self._scale, dtype=_C.float32, device=device)
         return t
 
     def scale(self, outputs):
@@ -151,7 +153,7 @@ class GradScaler:
 
         def one(v):
             if isinstance(v, _C.Tensor):
-                return v * self._scale_on(v.device).to(v.dtype)
+                return v * self._scale_on(v.device)
             if isinstance(v, (list, tuple)):
                 return type(v)(one(x) for x in v)
             raise ValueError("outputs must be a Tensor or an iterable of Tensors")
