@@ -175,3 +175,17 @@ pi = _math.pi
 e = _math.e
 inf = _math.inf
 nan = _math.nan
+
+# mixed precision (torch.amp): autocast's casts are installed at the ops' entry points
+# here and again when nn is first imported (amp/_policy.py)
+from . import amp  # noqa: E402
+from .amp import (autocast, clear_autocast_cache, get_autocast_dtype,  # noqa: E402
+                  is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,
+                  set_autocast_dtype, set_autocast_enabled)
+from . import cpu  # noqa: E402  (torch.cpu.amp)
+from . import _cuda_amp  # noqa: E402  (torch.cuda.amp, set on the cuda module)
+cuda.amp = _cuda_amp
+__import__("sys").modules["pydevtensor.cuda.amp"] = _cuda_amp
+__all__ += ["amp", "autocast", "clear_autocast_cache", "get_autocast_dtype", "cpu",
+            "is_autocast_cache_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
+            "set_autocast_dtype", "set_autocast_enabled"]

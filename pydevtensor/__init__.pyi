@@ -26,6 +26,16 @@ from . import random as random
 from . import distributions as distributions
 from . import testing as testing
 from . import version as version
+from . import amp as amp
+from . import cpu as cpu
+from .amp import autocast as autocast
+from .amp import clear_autocast_cache as clear_autocast_cache
+from .amp import get_autocast_dtype as get_autocast_dtype
+from .amp import is_autocast_cache_enabled as is_autocast_cache_enabled
+from .amp import is_autocast_enabled as is_autocast_enabled
+from .amp import set_autocast_cache_enabled as set_autocast_cache_enabled
+from .amp import set_autocast_dtype as set_autocast_dtype
+from .amp import set_autocast_enabled as set_autocast_enabled
 from ._C import *
 from ._C import _DeviceLike, _Dims, _TensorLike, _ValuesIndices
 from .autograd import enable_grad as enable_grad

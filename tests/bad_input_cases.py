@@ -828,3 +828,8 @@ CASES += COMPAT_CASES
 from bad_input_cases_smallint import SMALLINT_CASES  # noqa: E402
 
 CASES += SMALLINT_CASES
+
+# mixed precision: autocast and GradScaler
+from bad_input_cases_amp import AMP_CASES  # noqa: E402
+
+CASES += AMP_CASES

@@ -76,3 +76,7 @@ __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", 
             "PixelShuffle", "PixelUnshuffle", "LocalResponseNorm", "RMSNorm"]
 __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
             "TransformerEncoderLayer", "TransformerDecoderLayer"]
+
+# autocast's casts on nn.functional's ops and the layers that hold them (amp/_policy.py)
+from ..amp import _policy as _amp_policy  # noqa: E402
+_amp_policy.install()

@@ -1,5 +1,6 @@
 """nn.functional: the layers' computations as functions."""
 from .. import _C
+from ..amp import _state as _amp
 from .._numpy_names import numpy_names
 from .. import _ops_stats as _stats
 from . import _functional_norm as _norm
@@ -83,6 +84,8 @@ def linear(input, weight, bias=None):
     input: (*, in) or (in,); weight: (out, in); bias: (out,) or None.  The weight's
     transpose goes to the BLAS as a flag, not as a copy.
     """
+    if _amp._on and _amp._state.active:  # autocast: the check inlined (the hot layer)
+        return _linear_autocast(input, weight, bias)
     if type(input) is _Tensor and input.ndim == 2 and weight.ndim == 2:
         # a batch of rows, the common case: the product checks the shapes itself; on a
         # mismatch the path below says it in linear's words
@@ -112,6 +115,10 @@ def linear(input, weight, bias=None):
         out = _C.addmm(bias, x2, weight.T)
     return out if lead == (rows,) else out.reshape(*lead, out_features)
 
+
+
+_linear_autocast = _amp.lower(linear)  # runs linear with its inputs cast, autocast off
+linear._autocast = "lower"  # checks autocast itself: amp/_policy.py leaves it unwrapped
 
 def relu(input, inplace=False):
     """PyTorch's ``relu``: ``max(x, 0)``, elementwise.

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import _C
+from ..amp import _state as _amp
 from . import _functional_norm as FN
 from .module import Module
 from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
@@ -242,6 +243,13 @@ class _BatchNorm(Module):
                             f"(on {input.device})")
 
     def forward(self, input: Tensor) -> Tensor:
+        if _amp._on and _amp._state.active and isinstance(input, _C.Tensor):
+            own = next((t for t in (self.weight, self.running_mean) if t is not None), None)
+            if (own is not None and own.dtype == _C.float32
+                    and input.dtype in (_C.float16, _C.bfloat16)):
+                # autocast: a half input with float32 parameters and statistics (PyTorch's
+                # mixed batch norm): computed in float32, the result in the input's dtype
+                return self.forward(input.float()).to(input.dtype)
         self._check_input(input)  # before the count changes: a refused batch changes nothing
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:

@@ -1,0 +1,91 @@
+"""Autocast's op lists (PyTorch's policy) and their installation at the ops' entry points.
+
+Each public op named below is replaced, wherever a pydevtensor module exports it under
+that name (``pydevtensor.matmul``, ``nn.functional.linear``, the defining module, the
+convolution layers' ``_fn``), by a wrapper from :mod:`._state` that casts its inputs
+while autocast is on and costs one thread-local check while it is off.  Tensor's
+methods (``@``, ``.mm``, ...) are wrapped only while some thread has autocast on.
+"""
+import sys
+
+from .. import _C
+from . import _state as S
+
+# ops run in the autocast dtype (float16 / bfloat16), on both device types
+LOWER = ["matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "conv1d", "conv2d",
+         "conv_transpose1d", "conv_transpose2d", "prelu", "scaled_dot_product_attention"]
+# ... on CUDA only (PyTorch's CPU list leaves these in the input dtype)
+LOWER_CUDA = ["mv", "addmv", "addr", "chain_matmul"]
+# ops run in float32, on both device types (losses; cdist)
+FP32 = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+        "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+        "poisson_nll_loss", "cosine_embedding_loss", "hinge_embedding_loss",
+        "margin_ranking_loss", "soft_margin_loss", "triplet_margin_loss", "multi_margin_loss",
+        "multilabel_margin_loss", "cdist"]
+# ... float32 unless given dtype=, both device types (prod is on PyTorch's CPU list too)
+FP32_OPT_DTYPE = ["prod"]
+# ... float32 on CUDA only
+FP32_CUDA = ["layer_norm", "group_norm", "normalize", "cosine_similarity", "softplus",
+             "exp", "expm1", "log", "log10", "log1p", "log2", "pow", "reciprocal", "rsqrt",
+             "tan", "acos", "asin", "cosh", "sinh", "erfinv", "logsumexp", "norm"]
+FP32_CUDA_OPT_DTYPE = ["softmax", "log_softmax", "softmin", "sum", "cumsum", "cumprod"]
+# ops run in the widest floating dtype of their inputs (cat and stack promote by themselves)
+PROMOTE = ["addcmul", "addcdiv", "atan2", "bilinear", "cross", "dot", "tensordot",
+           "scatter_add"]
+# Tensor methods cast as the functions are (x @ w, x.matmul(w), ...)
+TENSOR_METHODS = {"__matmul__": "lower", "__rmatmul__": "lower", "matmul": "lower",
+                  "mm": "lower", "bmm": "lower", "addmm": "lower", "baddbmm": "lower",
+                  "addbmm": "lower", "mv": "lower_cuda", "addmv": "lower_cuda",
+                  "addr": "lower_cuda"}
+
+_WRAPPERS = {"lower": S.lower, "lower_cuda": S.lower_cuda, "fp32": S.fp32,
+             "fp32_opt_dtype": lambda f: S.fp32(f, opt_dtype=True),
+             "fp32_cuda": S.fp32_cuda, "fp32_cuda_opt_dtype": S.fp32_cuda_opt_dtype,
+             "promote": S.promote}
+
+
+def policy():
+    """{op name: 'lower' | 'lower_cuda' | 'fp32' | ... } for the functions."""
+    table = {}
+    for kind, names in (("lower", LOWER), ("lower_cuda", LOWER_CUDA), ("fp32", FP32),
+                        ("fp32_opt_dtype", FP32_OPT_DTYPE), ("fp32_cuda", FP32_CUDA),
+                        ("fp32_cuda_opt_dtype", FP32_CUDA_OPT_DTYPE), ("promote", PROMOTE)):
+        for n in names:
+            table[n] = kind
+    return table
+
+
+def install():
+    """Replaces the listed ops by their wrappers in every loaded pydevtensor module that
+    exports them under their name, in the classes that hold them as ``_fn``, and on
+    Tensor (the methods).  Idempotent."""
+    table = policy()
+    done = {}  # id(original) -> wrapper: one wrapper per function object
+
+    def wrapped(obj, kind):
+        if getattr(obj, "_autocast", None):
+            return obj
+        w = done.get(id(obj))
+        if w is None:
+            w = done[id(obj)] = _WRAPPERS[kind](obj)
+        return w
+
+    mods = [m for n, m in list(sys.modules.items())
+            if m is not None and (n == "pydevtensor" or n.startswith("pydevtensor."))
+            and not n.startswith("pydevtensor.amp")]
+    for mod in mods:
+        d = vars(mod)
+        for name, kind in table.items():
+            obj = d.get(name)
+            if (obj is not None and callable(obj) and not isinstance(obj, type)
+                    and str(getattr(obj, "__module__", "")).startswith("pydevtensor")):
+                setattr(mod, name, wrapped(obj, kind))
+        for cls in [v for v in d.values() if isinstance(v, type)]:
+            fn = cls.__dict__.get("_fn")
+            if isinstance(fn, staticmethod) and fn.__func__.__name__ in table:
+                setattr(cls, "_fn", staticmethod(wrapped(fn.__func__,
+                                                         table[fn.__func__.__name__])))
+    for name, kind in TENSOR_METHODS.items():  # set on Tensor while autocast is on
+        meth = getattr(_C.Tensor, name, None)
+        if meth is not None and name not in S._methods:
+            S._methods[name] = (meth, wrapped(meth, kind))

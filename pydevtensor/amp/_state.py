@@ -1,0 +1,191 @@
+"""Autocast's thread-local state and the casts it applies at the ops' entry points.
+
+Kept free of heavy imports: the ops' modules import :func:`lower`, :func:`fp32` and
+:func:`promote` from here while pydevtensor itself is being imported.  When autocast is
+off in every thread, a wrapped op costs one read of a module global (``_on``); while
+some thread has it on, one read of this thread's flag (``_state.active``).
+"""
+import functools
+import threading
+
+DEVICE_TYPES = ("cpu", "cuda")
+
+
+class _State(threading.local):
+    active = False  # any device type enabled in this thread: the fast path's one check
+
+    def __init__(self):
+        from .. import _C
+        self.enabled = {"cpu": False, "cuda": False}
+        self.dtype = {"cpu": _C.bfloat16, "cuda": _C.float16}
+        self.cache_enabled = True
+        self.cache = {}
+        self.depth = 0  # nested autocast regions; the cache is cleared leaving the outermost
+
+
+_state = _State()
+
+
+_lock = threading.Lock()
+_on = 0  # threads with autocast on: the wrappers' first check (a global, not the
+#          thread-local, so that outside autocast a wrapped op reads one global)
+_methods = {}  # name -> (original, wrapper), filled by _policy.install()
+
+
+def _refresh():
+    """Recomputes this thread's flag after autocast was turned on or off; the first
+    thread to turn it on wraps Tensor's methods (x @ w, x.mm(w), ...), the last to turn
+    it off restores them, so that ``@`` costs nothing extra outside autocast."""
+    was, now = _state.active, any(_state.enabled.values())
+    _state.active = now
+    if was == now:
+        return
+    from .. import _C
+    global _on
+    with _lock:
+        _on += 1 if now else -1
+        if _on == (1 if now else 0):
+            for name, (orig, wrapper) in _methods.items():
+                setattr(_C.Tensor, name, wrapper if now else orig)
+
+
+def _halves():
+    from .. import _C
+    return (_C.float16, _C.bfloat16)
+
+
+def _cast(t, dtype):
+    """t.to(dtype), through the cache for leaf float32 tensors that require grad (the
+    weights), as PyTorch's autocast caches them within one region."""
+    if t.dtype == dtype:
+        return t
+    from .. import _C
+    if (_state.cache_enabled and t.requires_grad and t.is_leaf and t.dtype == _C.float32
+            and _C.is_grad_enabled()):
+        key = (id(t), dtype)
+        hit = _state.cache.get(key)
+        if hit is not None and hit[0] is t and hit[1] == t._version:
+            return hit[2]
+        out = t.to(dtype)
+        _state.cache[key] = (t, t._version, out)
+        return out
+    return t.to(dtype)
+
+
+def _eligible(t):
+    """The autocast dtype for t's device type when t is a floating tensor autocast may
+    cast (float32 and the half types; never float64), else None."""
+    from .. import _C
+    if not isinstance(t, _C.Tensor):
+        return None
+    kind = t.device.type
+    if not _state.enabled.get(kind, False):
+        return None
+    if t.dtype in (_C.float32, _C.float16, _C.bfloat16):
+        return kind
+    return None
+
+
+def _map(args, kwargs, f):
+    def one(a):
+        if isinstance(a, (list, tuple)):
+            return type(a)(one(x) for x in a)
+        return f(a)
+    return tuple(one(a) for a in args), {k: one(v) for k, v in kwargs.items()}
+
+
+def _to_lower(kinds):
+    def f(a):
+        kind = _eligible(a)
+        return a if kind not in kinds else _cast(a, _state.dtype[kind])
+    return f
+
+
+def _to_fp32(kinds):
+    def f(a):
+        if _eligible(a) not in kinds or a.dtype not in _halves():
+            return a
+        from .. import _C
+        return a.to(_C.float32)
+    return f
+
+
+def _tensors(args, kwargs):
+    from .. import _C
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, _C.Tensor):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from (x for x in a if isinstance(x, _C.Tensor))
+
+
+def _wrap(fn, cast, name):
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if not _on or not _state.active:
+            return fn(*args, **kwargs)
+        args, kwargs = cast(args, kwargs)
+        # the op's own inner ops run without autocast, as PyTorch's (a float32 loss
+        # built on matmul stays float32 inside)
+        _state.active = False
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _state.active = True
+    op._autocast = name
+    return op
+
+
+def lower(fn, kinds=DEVICE_TYPES):
+    """Wraps fn: under autocast (of a device type in kinds) its floating inputs are cast
+    to the autocast dtype (float16 or bfloat16) of their device type first (matmul,
+    linear, conv, ...)."""
+    low = _to_lower(kinds)
+    return _wrap(fn, lambda args, kwargs: _map(args, kwargs, low), "lower")
+
+
+def lower_cuda(fn):
+    """lower on CUDA tensors only (mv, addmv, addr, the RNN cells' products: PyTorch's
+    CPU autocast leaves them in the input dtype)."""
+    return lower(fn, kinds=("cuda",))
+
+
+def fp32(fn, kinds=DEVICE_TYPES, opt_dtype=False):
+    """Wraps fn: under autocast (of a device type in kinds) its float16/bfloat16 inputs
+    are cast to float32 first (losses, norms, ...).  opt_dtype: the op takes dtype=, and
+    an explicit one wins."""
+    to32 = _to_fp32(kinds)
+
+    def cast(args, kwargs):
+        if opt_dtype and kwargs.get("dtype") is not None:
+            return args, kwargs
+        return _map(args, kwargs, to32)
+    return _wrap(fn, cast, "fp32")
+
+
+def fp32_cuda(fn):
+    """fp32 on CUDA tensors only (PyTorch's CPU autocast leaves these ops in the input
+    dtype): layer_norm, group_norm, exp, log, ..."""
+    return fp32(fn, kinds=("cuda",))
+
+
+def fp32_cuda_opt_dtype(fn):
+    """fp32_cuda for ops with an optional dtype= (softmax, log_softmax, sum, cumsum, ...)."""
+    return fp32(fn, kinds=("cuda",), opt_dtype=True)
+
+
+def promote(fn):
+    """Wraps fn: under CUDA autocast its eligible floating inputs are cast to the widest
+    floating dtype among them (addcmul, dot, ...; PyTorch's CPU autocast has no such
+    list)."""
+    def cast(args, kwargs):
+        from .. import _C
+        dts = {t.dtype for t in _tensors(args, kwargs) if _eligible(t) == "cuda"}
+        if len(dts) < 2:
+            return args, kwargs
+        wide = _C.float32 if _C.float32 in dts or len(dts) > 1 else dts.pop()
+
+        def up(a):
+            return a.to(wide) if _eligible(a) == "cuda" and a.dtype != wide else a
+        return _map(args, kwargs, up)
+    return _wrap(fn, cast, "promote")

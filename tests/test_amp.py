@@ -1,0 +1,409 @@
+"""pydevtensor.amp: autocast's state and op policy (against PyTorch's CPU autocast),
+GradScaler's semantics, and a mixed-precision training loop against PyTorch."""
+import threading
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import nn
+from pydevtensor.nn import functional as F
+from conftest import torch_or_skip
+
+
+def _kind(device):
+    return "cuda" if device.type == "cuda" else "cpu"
+
+
+# ---- the state ------------------------------------------------------------------------
+
+def test_defaults_and_nesting():
+    assert pdt.get_autocast_dtype("cuda") == pdt.float16
+    assert pdt.get_autocast_dtype("cpu") == pdt.bfloat16
+    assert not pdt.is_autocast_enabled("cpu") and not pdt.is_autocast_enabled()
+    with pdt.autocast("cpu"):
+        assert pdt.is_autocast_enabled("cpu") and not pdt.is_autocast_enabled("cuda")
+        with pdt.autocast("cpu", dtype=pdt.float16):
+            assert pdt.get_autocast_dtype("cpu") == pdt.float16
+            with pdt.autocast("cpu", enabled=False):
+                assert not pdt.is_autocast_enabled("cpu")
+                assert (pdt.ones(2, 2) @ pdt.ones(2, 2)).dtype == pdt.float32
+            assert (pdt.ones(2, 2) @ pdt.ones(2, 2)).dtype == pdt.float16
+        assert pdt.get_autocast_dtype("cpu") == pdt.bfloat16
+    assert not pdt.is_autocast_enabled("cpu")
+    assert (pdt.ones(2, 2) @ pdt.ones(2, 2)).dtype == pdt.float32
+
+
+def test_aliases_and_decorator():
+    assert pdt.amp.autocast is pdt.autocast
+    with pytest.warns(FutureWarning, match="deprecated"):
+        ac = pdt.cpu.amp.autocast()
+    with ac:
+        assert pdt.is_autocast_enabled("cpu")
+    from pydevtensor.cuda.amp import autocast as cuda_autocast
+    assert issubclass(cuda_autocast, pdt.autocast)
+
+    @pdt.amp.autocast("cpu")
+    def f(a, b):
+        return pdt.is_autocast_enabled("cpu"), pdt.mm(a, b).dtype
+    assert f(pdt.ones(2, 2), pdt.ones(2, 2)) == (True, pdt.bfloat16)
+    assert not pdt.is_autocast_enabled("cpu")
+
+
+def test_set_autocast_enabled_and_thread_local():
+    pdt.set_autocast_enabled("cpu", True)
+    try:
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(
+            (pdt.is_autocast_enabled("cpu"), (pdt.ones(2, 2) @ pdt.ones(2, 2)).dtype)))
+        t.start()
+        t.join()
+        assert seen == [(False, pdt.float32)]  # the other thread is not in the region
+        assert (pdt.ones(2, 2) @ pdt.ones(2, 2)).dtype == pdt.bfloat16
+    finally:
+        pdt.set_autocast_enabled("cpu", False)
+    assert not pdt.is_autocast_enabled("cpu")
+
+
+def test_unsupported_dtype_warns_and_disables():
+    with pytest.warns(UserWarning, match="target dtype is not supported"):
+        ac = pdt.autocast("cpu", dtype=pdt.float32)
+    with ac:
+        assert not pdt.is_autocast_enabled("cpu")
+
+
+@pytest.mark.skipif(pdt.cuda.is_available(), reason="CUDA is available in this build")
+def test_cuda_without_cuda_warns():
+    with pytest.warns(UserWarning, match="CUDA is not available"):
+        ac = pdt.autocast("cuda")
+    with ac:
+        assert not pdt.is_autocast_enabled("cuda")
+    with pytest.warns(UserWarning, match="CUDA is not available"):
+        assert not pdt.amp.GradScaler().is_enabled()
+
+
+# ---- the op policy --------------------------------------------------------------------
+
+def _ops(m, F_, dev):
+    """name -> (function of the inputs, expected dtype under CUDA autocast when it differs
+    from PyTorch's CPU autocast)."""
+    def t(a, dtype=None):
+        out = m.tensor(np.asarray(a, dtype=np.float32))
+        out = out.to(dev) if dev is not None else out
+        return out if dtype is None else out.to(dtype)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 4))
+    x3, x4 = rng.standard_normal((2, 4, 4)), rng.standard_normal((1, 2, 5, 5))
+    w4, w3 = rng.standard_normal((3, 2, 2, 2)), rng.standard_normal((3, 4, 2))
+    lo = m.bfloat16
+    return {
+        "matmul": (lambda: m.matmul(t(x), t(x)), None),
+        "@": (lambda: t(x) @ t(x), None),
+        "mm": (lambda: m.mm(t(x), t(x)), None),
+        "Tensor.mm": (lambda: t(x).mm(t(x)), None),
+        "bmm": (lambda: m.bmm(t(x3), t(x3)), None),
+        "addmm": (lambda: m.addmm(t(x[0]), t(x), t(x)), None),
+        "baddbmm": (lambda: m.baddbmm(t(x3), t(x3), t(x3)), None),
+        "mv": (lambda: m.mv(t(x), t(x[0])), "lower"),
+        "linear": (lambda: F_.linear(t(x), t(x), t(x[0])), None),
+        "conv1d": (lambda: F_.conv1d(t(x3), t(w3)), None),
+        "conv2d": (lambda: F_.conv2d(t(x4), t(w4)), None),
+        "conv_transpose2d": (lambda: F_.conv_transpose2d(t(x4), t(w4.transpose(1, 0, 2, 3))),
+                             None),
+        "sdpa": (lambda: F_.scaled_dot_product_attention(t(x3), t(x3), t(x3)), None),
+        "prelu": (lambda: F_.prelu(t(x), t([0.25])), None),
+        "mse_loss": (lambda: F_.mse_loss(t(x, lo), t(x, lo)), None),
+        "l1_loss": (lambda: F_.l1_loss(t(x, lo), t(x, lo)), None),
+        "cross_entropy": (lambda: F_.cross_entropy(t(x, lo), m.tensor([0, 1, 2, 3]).to(
+            t(x).device)), None),
+        "nll_loss": (lambda: F_.nll_loss(t(x, lo), m.tensor([0, 1, 2, 3]).to(t(x).device)),
+                     None),
+        "bce_with_logits": (lambda: F_.binary_cross_entropy_with_logits(t(x, lo), t(x, lo)),
+                            None),
+        "cdist": (lambda: m.cdist(t(x, lo), t(x, lo)), None),
+        "prod": (lambda: m.prod(t(x, lo)), None),
+        "softmax": (lambda: m.softmax(t(x, lo), -1), "fp32"),
+        "F.log_softmax": (lambda: F_.log_softmax(t(x, lo), -1), "fp32"),
+        "layer_norm": (lambda: F_.layer_norm(t(x, lo), (4,)), "fp32"),
+        "group_norm": (lambda: F_.group_norm(t(x3, lo), 2), "fp32"),
+        "sum": (lambda: m.sum(t(x, lo)), "fp32"),
+        "exp": (lambda: m.exp(t(x, lo)), "fp32"),
+        "addcmul": (lambda: m.addcmul(t(x), t(x, lo), t(x, lo)), None),
+        "cat": (lambda: m.cat([t(x), t(x, lo)]), None),
+        "relu": (lambda: m.relu(t(x)), None),
+        "relu-bf16": (lambda: m.relu(t(x, lo)), None),
+        "matmul-float64": (lambda: m.matmul(t(x).double(), t(x).double()), None),
+    }
+
+
+# PyTorch's CPU autocast (bfloat16) result dtypes for _ops (test_expected_is_torchs checks
+# the table against torch when it can be imported)
+EXPECTED_CPU = {
+    "matmul": "bfloat16", "@": "bfloat16", "mm": "bfloat16", "Tensor.mm": "bfloat16",
+    "bmm": "bfloat16", "addmm": "bfloat16", "baddbmm": "bfloat16", "mv": "float32",
+    "linear": "bfloat16", "conv1d": "bfloat16", "conv2d": "bfloat16",
+    "conv_transpose2d": "bfloat16", "sdpa": "bfloat16", "prelu": "bfloat16",
+    "mse_loss": "float32", "l1_loss": "float32", "cross_entropy": "float32",
+    "nll_loss": "float32", "bce_with_logits": "float32", "cdist": "float32", "prod": "float32",
+    "softmax": "bfloat16", "F.log_softmax": "bfloat16", "layer_norm": "bfloat16",
+    "group_norm": "bfloat16", "sum": "bfloat16", "exp": "bfloat16", "addcmul": "float32",
+    "cat": "float32", "relu": "float32", "relu-bf16": "bfloat16",
+    "matmul-float64": "float64"}
+
+
+def test_expected_is_torchs():
+    torch = torch_or_skip()
+    theirs = {}
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        for name, (f, _) in _ops(torch, torch.nn.functional, None).items():
+            theirs[name] = str(f().dtype).replace("torch.", "")
+    assert theirs == EXPECTED_CPU
+
+
+def test_autocast_dtypes_as_torch(device):
+    """The result dtypes of PyTorch's autocast, on every device: its CPU lists on CPU
+    devices, its CUDA lists (lower, float32, widest) on CUDA devices."""
+    kind = _kind(device)
+    expected = dict(EXPECTED_CPU)
+    if kind == "cuda":  # PyTorch's CUDA lists, where they differ from its CPU lists
+        for name, (_, cuda) in _ops(pdt, F, device).items():
+            if cuda is not None:
+                expected[name] = {"lower": "bfloat16", "fp32": "float32"}[cuda]
+    with pdt.autocast(kind, dtype=pdt.bfloat16):
+        ours = {name: str(f().dtype).replace("pydevtensor.", "")
+                for name, (f, _) in _ops(pdt, F, device).items()}
+    assert ours == expected
+    with pdt.autocast(kind, dtype=pdt.float16):  # the other low dtype
+        assert F.linear(pdt.ones(2, 3, device=device), pdt.ones(4, 3, device=device)).dtype \
+            == pdt.float16
+    # outside the region nothing is cast
+    assert (pdt.ones(2, 2, device=device) @ pdt.ones(2, 2, device=device)).dtype == pdt.float32
+
+
+def test_linear_layer_values_and_grads(device):
+    """Linear under autocast: bfloat16 output within bfloat16's rounding of the float64
+    product, and float32 gradients on the float32 weight (the cast is differentiable);
+    the same weight used twice (cached cast) gets both contributions."""
+    rng = np.random.default_rng(1)
+    xn, wn, bn = rng.standard_normal((5, 8)), rng.standard_normal((3, 8)), rng.standard_normal(3)
+    lin = nn.Linear(8, 3).to(device)
+    with pdt.no_grad():
+        lin.weight.copy_(pdt.tensor(wn.astype(np.float32)).to(device))
+        lin.bias.copy_(pdt.tensor(bn.astype(np.float32)).to(device))
+    x = pdt.tensor(xn.astype(np.float32)).to(device)
+    with pdt.autocast(_kind(device), dtype=pdt.bfloat16):
+        y = lin(x)
+        y2 = lin(x)
+    assert y.dtype == pdt.bfloat16
+    ref = xn @ wn.T + bn
+    got = y.detach().float().cpu().numpy().astype(np.float64)
+    # inputs, weight and output each rounded to bfloat16 (8 bits): a few 2**-8 relative
+    assert np.allclose(got, ref, rtol=2e-2, atol=3e-2 * np.abs(ref).max())
+    (y.float().sum() + y2.float().sum()).backward()
+    assert lin.weight.grad.dtype == pdt.float32
+    gw = 2 * np.ones((5, 3)).T @ xn  # d/dW of two sums of x W^T
+    assert np.allclose(lin.weight.grad.cpu().numpy(), gw, rtol=2e-2, atol=2e-2)
+
+
+# ---- GradScaler -----------------------------------------------------------------------
+
+def _param(device, values):
+    return nn.Parameter(pdt.tensor(np.asarray(values, np.float32)).to(device))
+
+
+def test_grad_scaler_unscales_and_steps(device):
+    p = _param(device, [1.0, 2.0, 3.0])
+    opt = pdt.optim.SGD([p], lr=0.5)
+    s = pdt.amp.GradScaler("cpu" if device.type != "cuda" else "cuda", init_scale=8.0,
+                           growth_interval=2)
+    loss = (p * p).sum()
+    scaled = s.scale(loss)
+    assert scaled.item() == 8.0 * 14.0
+    scaled.backward()
+    np.testing.assert_allclose(p.grad.cpu().numpy(), 8 * np.array([2., 4., 6.]))
+    s.unscale_(opt)
+    np.testing.assert_allclose(p.grad.cpu().numpy(), [2., 4., 6.])
+    with pytest.raises(RuntimeError, match="already been called"):
+        s.unscale_(opt)
+    s.step(opt)
+    np.testing.assert_allclose(p.detach().cpu().numpy(), [0., 0., 0.])
+    with pytest.raises(RuntimeError, match="step\\(\\) has already been called"):
+        s.step(opt)
+    s.update()
+    assert s.get_scale() == 8.0
+    for _ in range(2):  # growth_interval good steps double the scale
+        opt.zero_grad()
+        s.scale((p * p).sum()).backward()
+        s.step(opt)
+        s.update()
+    assert s.get_scale() == 16.0
+
+
+def test_grad_scaler_skips_inf_and_backs_off(device):
+    p = _param(device, [1.0, 2.0])
+    q = _param(device, [3.0])
+    opt = pdt.optim.SGD([p, q], lr=1.0)
+    s = pdt.amp.GradScaler("cpu" if device.type != "cuda" else "cuda", init_scale=1024.0)
+    (s.scale(p.sum() + q.sum() * float("inf"))).backward()
+    pdt.reset_transfer_stats()
+    assert s.step(opt) is None
+    if device.type == "cuda":  # one flag read for all the gradients
+        assert pdt.transfer_stats()["device_to_host"]["count"] == 1
+    s.update()
+    np.testing.assert_array_equal(p.detach().cpu().numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(q.detach().cpu().numpy(), [3.0])
+    assert s.get_scale() == 512.0 and s.state_dict()["_growth_tracker"] == 0
+    opt.zero_grad()
+    s.scale(p.sum() * float("nan")).backward()
+    s.step(opt)
+    s.update()
+    assert s.get_scale() == 256.0
+
+
+def test_grad_scaler_state_dict_and_misuse():
+    s = pdt.amp.GradScaler("cpu", init_scale=4.0, growth_factor=3.0, backoff_factor=0.25,
+                           growth_interval=7)
+    torch = None
+    try:
+        import torch
+    except Exception:  # noqa: BLE001
+        pass
+    sd = s.state_dict()
+    assert sd == {"scale": 4.0, "growth_factor": 3.0, "backoff_factor": 0.25,
+                  "growth_interval": 7, "_growth_tracker": 0}
+    if torch is not None:
+        assert sd == torch.amp.GradScaler("cpu", 4.0, 3.0, 0.25, 7).state_dict()
+    t = pdt.amp.GradScaler("cpu")
+    t.load_state_dict(sd)
+    assert t.state_dict() == sd and t.get_scale() == 4.0
+    assert pdt.amp.GradScaler("cpu", enabled=False).state_dict() == {}
+    with pytest.raises(RuntimeError, match="state dict is empty"):
+        t.load_state_dict({})
+    opt = pdt.optim.SGD([_param("cpu", [1.0])], lr=1.0)
+    with pytest.raises(AssertionError, match="_scale is None"):
+        pdt.amp.GradScaler("cpu").step(opt)
+    with pytest.raises(RuntimeError, match="Closure"):
+        t.scale(pdt.ones(1))
+        t.step(opt, closure=lambda: 0)
+    # a 0-d float16 loss is scaled in float32 (2**16 is past float16's range), nested
+    # outputs keep their structure, as PyTorch's
+    big = pdt.amp.GradScaler("cpu").scale([pdt.ones((), dtype=pdt.float16), (pdt.ones(2),)])
+    assert isinstance(big, list) and isinstance(big[1], tuple)
+    assert big[0].dtype == pdt.float32 and big[0].shape == () and big[0].item() == 65536.0
+    off = pdt.amp.GradScaler("cpu", enabled=False)
+    x = pdt.ones(2)
+    assert off.scale(x) is x and off.get_scale() == 1.0
+
+
+def test_training_loop_matches_torch():
+    """A small MLP trained 6 steps with autocast('cpu', bfloat16) and GradScaler('cpu'):
+    the losses agree with PyTorch's within 3e-2 relative (bfloat16 rounds to 8 bits and
+    the two libraries' bfloat16 GEMMs may round differently)."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(2)
+    xs, ys = rng.standard_normal((16, 6)).astype(np.float32), rng.integers(0, 3, 16)
+    w1, b1 = rng.standard_normal((8, 6)) * 0.4, rng.standard_normal(8) * 0.1
+    w2, b2 = rng.standard_normal((3, 8)) * 0.4, rng.standard_normal(3) * 0.1
+
+    def run(m, nn_, F_):
+        net = nn_.Sequential(nn_.Linear(6, 8), nn_.ReLU(), nn_.Linear(8, 3))
+        with m.no_grad():
+            for layer, w, b in ((net[0], w1, b1), (net[2], w2, b2)):
+                layer.weight.copy_(m.tensor(w.astype(np.float32)))
+                layer.bias.copy_(m.tensor(b.astype(np.float32)))
+        opt = m.optim.SGD(net.parameters(), lr=0.2)
+        scaler = m.amp.GradScaler("cpu", init_scale=256.0)
+        x, y = m.tensor(xs), m.tensor(ys)
+        losses = []
+        for _ in range(6):
+            opt.zero_grad()
+            with m.autocast("cpu", dtype=m.bfloat16):
+                out = net(x)
+                loss = F_.cross_entropy(out, y)
+            assert out.dtype == m.bfloat16 and loss.dtype == m.float32
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            losses.append(loss.item())
+        return losses
+    ours = run(pdt, nn, F)
+    theirs = run(torch, torch.nn, torch.nn.functional)
+    np.testing.assert_allclose(ours, theirs, rtol=3e-2)
+    assert ours[-1] < ours[0]
+
+
+# PyTorch's CPU autocast output dtypes of whole layers, on an input of ones
+_LAYERS = {
+    "Conv2d+BN+ReLU": (lambda nn: nn.Sequential(nn.Conv2d(2, 4, 3), nn.BatchNorm2d(4),
+                                                 nn.ReLU()), (2, 2, 6, 6), "bfloat16"),
+    "Linear+LayerNorm": (lambda nn: nn.Sequential(nn.Linear(4, 4), nn.LayerNorm(4)), (3, 4),
+                         "bfloat16"),
+    "Conv1d+GroupNorm": (lambda nn: nn.Sequential(nn.Conv1d(4, 4, 1), nn.GroupNorm(2, 4)),
+                         (2, 4, 5), "bfloat16"),
+    "MultiheadAttention": (lambda nn: nn.MultiheadAttention(8, 2), (3, 2, 8), "bfloat16"),
+    "RNNCell": (lambda nn: nn.RNNCell(4, 5), (3, 4), "bfloat16"),
+    "GRUCell": (lambda nn: nn.GRUCell(4, 5), (3, 4), "float32"),
+    "LSTMCell": (lambda nn: nn.LSTMCell(4, 5), (3, 4), "float32"),
+    "TransformerEncoderLayer": (lambda nn: nn.TransformerEncoderLayer(8, 2, 16), (3, 2, 8),
+                                "float32"),
+    "ConvTranspose2d": (lambda nn: nn.ConvTranspose2d(2, 3, 2), (1, 2, 4, 4), "bfloat16"),
+}
+
+
+def _layer_dtypes(m, device=None):
+    out = {}
+    for name, (make, shape, _) in _LAYERS.items():
+        layer = make(m.nn)
+        x = m.tensor(np.ones(shape, np.float32))
+        if device is not None:
+            layer, x = layer.to(device), x.to(device)
+        with m.autocast("cpu"):
+            o = layer(x, x, x) if name == "MultiheadAttention" else layer(x)
+        o = o[0] if isinstance(o, tuple) else o
+        o.float().sum().backward()
+        assert all(p.grad is None or p.grad.dtype == p.dtype for p in layer.parameters())
+        out[name] = str(o.dtype).split(".")[-1]
+    return out
+
+
+def test_layers_under_autocast(device):
+    """Whole layers (BatchNorm's float32 statistics with a bfloat16 input included) run
+    under autocast with PyTorch's output dtypes, their gradients in their parameters'
+    dtype; and the table is torch's when torch can be imported."""
+    if device.type == "cuda":
+        pytest.skip("PyTorch's CUDA layer dtypes differ (layer_norm in float32): "
+                    "test_autocast_dtypes_as_torch covers the ops on CUDA")
+    assert _layer_dtypes(pdt, device) == {k: v[2] for k, v in _LAYERS.items()}
+    bn = nn.BatchNorm2d(4).to(device)
+    with pdt.autocast("cpu"):
+        bn(pdt.ones(2, 4, 3, 3, device=device, dtype=pdt.bfloat16))
+    assert bn.running_mean.dtype == pdt.float32 and int(bn.num_batches_tracked) == 1
+    if device.type == "cpu" and device.index in (None, 0):
+        try:
+            import torch
+        except Exception:  # noqa: BLE001 - compared only where torch imports
+            return
+        assert _layer_dtypes(torch) == {k: v[2] for k, v in _LAYERS.items()}
+
+
+def test_weight_cast_cache_and_backward_inside(device):
+    """A weight used twice in one region is cast once (cache_enabled), the cache is
+    dropped on leaving the region and not used after an in-place change of the weight;
+    backward() inside the region gives float32 gradients too."""
+    from pydevtensor.amp import _state
+    w = nn.Parameter(pdt.ones(3, 4, device=device))
+    x = pdt.ones(2, 4, device=device)
+    with pdt.autocast(_kind(device), dtype=pdt.bfloat16):
+        y = F.linear(x, w) + F.linear(x, w)
+        assert len(_state._state.cache) == 1
+        with pdt.no_grad():
+            w.mul_(2.0)
+        z = F.linear(x, w)  # recast: the version changed
+        np.testing.assert_array_equal(z.detach().float().cpu().numpy(), np.full((2, 3), 8.0))
+        (y.float().sum() + z.float().sum()).backward()
+    assert len(_state._state.cache) == 0
+    assert w.grad.dtype == pdt.float32
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), np.full((3, 4), 6.0))
+    with pdt.autocast(_kind(device), cache_enabled=False, dtype=pdt.bfloat16):
+        F.linear(x, w)
+        assert len(_state._state.cache) == 0
