@@ -420,6 +420,12 @@ static void store_rows(const job *j, int64_t r0, const acc *a, int64_t n)
             o[q] = a[q].f;
         return;
     }
+    if (!arg && !j->is_float && j->out_dtype == PDT_INT64) { /* integer and bool sums */
+        int64_t *o = (int64_t *)j->out + r0;
+        for (int64_t q = 0; q < n; q++)
+            o[q] = a[q].i;
+        return;
+    }
     for (int64_t q = 0; q < n; q++)
         store_row(j, r0 + q, &a[q]);
 }
@@ -462,6 +468,13 @@ static void rows_range(int64_t begin, int64_t end, void *ctx)
         }
         return;
     }
+    if (!buf && j->chunk == sum_b8 && j->out_dtype == PDT_INT64) {
+        int64_t *o = (int64_t *)j->out; /* bool counts (exact in any order), no acc a row */
+        for (int64_t r = begin; r < end; r++)
+            o[r] = (int64_t)pdt_cpu_simd()->count_b8((const uint8_t *)j->x + r * j->row_bytes,
+                                                     j->k);
+        return;
+    }
     for (int64_t r = begin; r < end; r++) {
         const acc a = reduce_row(j, j->x + r * j->row_bytes, buf);
         store_row(j, r, &a);
@@ -490,8 +503,16 @@ static void cols_range(int64_t begin, int64_t end, void *ctx)
     /* float32 sums straight from the kernel's double lanes to the output */
     const int f32_sum = j->is_float && j->elsize == 4 && j->op == PDT_REDUCE_SUM &&
                         j->out_dtype == PDT_FLOAT32;
+    /* bool sums (counts: any, all, count_nonzero) straight into an int64 output */
+    const int count = j->cols == pdt_cpu_cols_fn(PDT_REDUCE_SUM, PDT_BOOL) &&
+                      j->out_dtype == PDT_INT64;
     for (int64_t b = begin; b < end; b++) {
         int64_t j0 = b * j->width, nj = j->m - j0 < j->width ? j->m - j0 : j->width;
+        if (count) {
+            pdt_cpu_cols_count_b8((const uint8_t *)j->x, j->pitch, j->k, j0, nj,
+                                  (int64_t *)j->out + j0);
+            continue;
+        }
         if (f32_sum) {
             double r[COL_BLOCK];
             float *o = (float *)j->out + j0;

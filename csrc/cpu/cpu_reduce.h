@@ -38,6 +38,11 @@ static inline acc int_acc(uint64_t i, int64_t idx)
  * in row order. */
 typedef void (*cols_fn)(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a);
 
+/* The count of the nonzero bytes of each column [j0, j0 + nj) of x, as a cols_fn
+ * (the bool sum), into out[0..nj). */
+void pdt_cpu_cols_count_b8(const uint8_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                           int64_t *out);
+
 /* The columns kernel of op for x's dtype; NULL where op is not defined for it. */
 cols_fn pdt_cpu_cols_fn(pdt_reduce_op op, pdt_dtype dtype);
 

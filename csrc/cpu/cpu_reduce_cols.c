@@ -72,12 +72,45 @@
     COLS_FOLD(cols_prod_##SN, T, double, AS_DOUBLE, 1.0, *=, float_acc)                            \
     COLS_EXTREMES(SN, T, T, AS_IS, FLOAT_NAN, float_acc)
 
-INT_COLS(b8, uint8_t, int32_t, AS_BOOL)
+COLS_FOLD(cols_prod_b8, uint8_t, uint64_t, (int64_t)AS_BOOL, 1, *=, int_acc)
+COLS_EXTREMES(b8, uint8_t, int32_t, AS_BOOL, INT_NAN, int_acc)
 INT_COLS(i32, int32_t, int32_t, AS_IS)
 INT_COLS(i64, int64_t, int64_t, AS_IS)
 FLOAT_COLS(f32, float)
 FLOAT_COLS(f64, double)
 COLS_FOLD(cols_sum_f64, double, double, AS_DOUBLE, 0.0, +=, float_acc)
+
+/* bool column counts: byte lanes widened into 32-bit counts (vectorised by the
+ * compiler, where a 64-bit fold was not), added to the 64-bit counts every
+ * COUNT_ROWS rows; cols_range writes an int64 output straight from here. */
+#define COUNT_ROWS ((int64_t)1 << 30)
+void pdt_cpu_cols_count_b8(const uint8_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                           int64_t *out)
+{
+    uint32_t r[COL_BLOCK];
+    for (int64_t q = 0; q < nj; q++)
+        out[q] = 0;
+    for (int64_t i0 = 0; i0 < k; i0 += COUNT_ROWS) {
+        int64_t i1 = k - i0 < COUNT_ROWS ? k : i0 + COUNT_ROWS;
+        for (int64_t q = 0; q < nj; q++)
+            r[q] = 0;
+        for (int64_t i = i0; i < i1; i++) {
+            const uint8_t *row = x + i * m + j0;
+            for (int64_t q = 0; q < nj; q++)
+                r[q] += row[q] != 0;
+        }
+        for (int64_t q = 0; q < nj; q++)
+            out[q] += r[q];
+    }
+}
+
+static void cols_sum_b8(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)
+{
+    int64_t count[COL_BLOCK];
+    pdt_cpu_cols_count_b8((const uint8_t *)x, m, k, j0, nj, count);
+    for (int64_t q = 0; q < nj; q++)
+        a[q] = int_acc((uint64_t)count[q], 0);
+}
 
 /* float32 column sums: the dispatched kernel (double lanes of the level's width,
  * the same bits as the fold above would give). */

@@ -26,7 +26,8 @@ VI_SUM(sum_i32, int32_t)
 VI_SUM(sum_i64, int64_t)
 
 /* The number of non-zero bytes of x[0..n): 64 byte lanes counting up to 255
- * each before they are added up. */
+ * each before they are added up, a word of 8 at a time (a bool sum(-1) of rows
+ * of 64 spent a third of its time adding the 64 lanes one by one). */
 static uint64_t VM(count_b8)(const uint8_t *x, int64_t n)
 {
     uint64_t total = 0;
@@ -38,8 +39,12 @@ static uint64_t VM(count_b8)(const uint8_t *x, int64_t n)
         for (; i + 64 <= stop; i += 64)
             for (int j = 0; j < 64; j++)
                 lane[j] = (uint8_t)(lane[j] + (x[i + j] != 0));
-        for (int j = 0; j < 64; j++)
-            total += lane[j];
+        for (int j = 0; j < 64; j += 8) { /* 8 byte lanes a word: 4 lanes of 16 bits, */
+            uint64_t w;                   /* then their sum in the top 16 bits */
+            memcpy(&w, lane + j, 8);
+            w = (w & 0x00ff00ff00ff00ffu) + ((w >> 8) & 0x00ff00ff00ff00ffu);
+            total += (w * 0x0001000100010001u) >> 48;
+        }
     }
     for (; i < n; i++)
         total += x[i] != 0;
