@@ -240,7 +240,7 @@ class GradScaler:
                                  f"earlier in the iteration.")
 
     def step(self, optimizer, *args, **kwargs):
-        """Unscales the gradients (unless unscale_ was called) and runs
+        """Unscales the gradients (unless ``unscale_`` was called) and runs
         ``optimizer.step(*args, **kwargs)`` unless a gradient holds inf or NaN; returns
         what the step returned (None when skipped).  Reads one flag from the device.
 
