@@ -374,10 +374,6 @@ typedef struct pdt_backend {
      * taken, or taken and not yet reported (one atomic load); NULL with
      * index_check_async. */
     int (*index_checks_pending)(int index);
-    /* The singular values of each matrix of x, descending (pdt_linalg.h; the
-     * core checked the shapes, float64, contiguous).  NULL where the backend
-     * does not compute them. */
-    pdt_status (*singular_values)(const pdt_tensor *x, const pdt_tensor *out);
     /* LU with partial pivoting, its solve, and Cholesky, of each n x n matrix
      * stored by columns (pdt_linalg.h; the core checked the shapes, dtypes
      * float32/float64, contiguity, one device, batch >= 1 and n >= 1).  NULL

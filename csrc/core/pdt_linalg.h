@@ -21,12 +21,6 @@
 extern "C" {
 #endif
 
-/* out[..., :] = the singular values of each matrix x[..., :, :], in descending
- * order.  x contiguous float64 (..., m, n), out contiguous float64
- * (..., min(m, n)).  PDT_ERR_UNSUPPORTED on a device whose backend does not
- * compute them (the CUDA backend: its cuSOLVER use covers LU and Cholesky only). */
-pdt_status pdt_singular_values(const pdt_tensor *x, const pdt_tensor *out);
-
 /* LU factorization with partial pivoting (LAPACK's getrf) of each matrix of a,
  * in place: A = P L U, L unit lower and U upper stored over A.
  *   a:      contiguous float32 or float64 (..., n, n), each matrix by columns

@@ -290,7 +290,6 @@ const pdt_backend pdt_cpu_backend = {
     .index_select = pdt_cpu_index_select,
     .index_put = pdt_cpu_index_put,
     .index_add = pdt_cpu_index_add,
-    .singular_values = pdt_cpu_singular_values,
     .lu_factor = pdt_cpu_lu_factor,
     .lu_solve = pdt_cpu_lu_solve,
     .cholesky = pdt_cpu_cholesky,

@@ -39,8 +39,6 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
                              const pdt_tensor *src);
 pdt_status pdt_cpu_index_add(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                              const pdt_tensor *src);
-/* cpu_linalg.c */
-pdt_status pdt_cpu_singular_values(const pdt_tensor *x, const pdt_tensor *out);
 /* cpu_lapack.c (pdt_linalg.h); resolve is called by cpu_blas.c with the loaded
  * OpenBLAS's handle, and leaves an entry NULL where the library lacks it */
 void pdt_cpu_lapack_resolve(void *handle);

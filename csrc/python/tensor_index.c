@@ -108,25 +108,6 @@ static PyObject *f_get_index_checks(PyObject *module, PyObject *unused)
     return PyBool_FromLong(pdt_index_checks_on_device());
 }
 
-/* _singular_values(x, out): out = the singular values of x's matrices
- * (pdt_linalg.h; pydevtensor/linalg.py's matrix norms). */
-static PyObject *f_singular_values(PyObject *module, PyObject *args)
-{
-    pdt_state *S = state(module);
-    PyObject *x, *o;
-    if (!PyArg_ParseTuple(args, "O!O!:_singular_values", S->tensor_type, &x, S->tensor_type, &o))
-        return NULL;
-    pdt_hold h;
-    h.n = 0;
-    const pdt_tensor *tx = pdt_tensor_of(x), *to = pdt_tensor_of(o);
-    HOLD(h, tx), HOLD(h, to);
-    pdt_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = pdt_singular_values(tx, to);
-    Py_END_ALLOW_THREADS
-    return pdt_hold_done(S, &h, st);
-}
-
 /* Wraps a new tensor, or raises; out is consumed either way. */
 static PyObject *wrap_or_raise(pdt_state *S, pdt_status st, pdt_tensor *out)
 {
@@ -537,7 +518,6 @@ PyMethodDef pdt_index_functions[] = {
     {"_index_select", f_index_select, METH_VARARGS, NULL},
     {"_index_put", f_index_put, METH_VARARGS, NULL},
     {"_index_add", f_index_add, METH_VARARGS, NULL},
-    {"_singular_values", f_singular_values, METH_VARARGS, NULL},
     {"_index_check", f_index_check, METH_VARARGS, NULL},
     {"_set_index_checks", f_set_index_checks, METH_O, NULL},
     {"_get_index_checks", f_get_index_checks, METH_NOARGS, NULL},
