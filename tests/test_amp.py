@@ -65,6 +65,57 @@ def test_set_autocast_enabled_and_thread_local():
     assert not pdt.is_autocast_enabled("cpu")
 
 
+def test_wrapped_ops_behave_as_their_functions():
+    """The autocast wrappers (Note [autocast's check in C]) show the op's name, doc and
+    signature, pickle and copy as the function, and pass keywords through."""
+    import copy
+    import inspect
+    import pickle
+    for op in (pdt.matmul, pdt.exp, pdt.sum, F.conv2d, F.cross_entropy):
+        inner = op.__wrapped__
+        assert isinstance(op, pdt._C._AutocastOp) and op is not inner
+        assert op.__name__ == inner.__name__ and op.__doc__ == inner.__doc__
+        assert inspect.signature(op) == inspect.signature(inner)
+        assert inspect.isroutine(op) and op._autocast
+        assert pickle.loads(pickle.dumps(op)) is op and copy.deepcopy(op) is op
+        assert repr(op).startswith("<function " + op.__qualname__)
+    a = pdt.arange(6.0).reshape(2, 3)
+    out = pdt.empty(2, 2)
+    assert pdt.matmul(a, a.T, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), a.numpy() @ a.numpy().T)
+    assert pdt.sum(a, dim=1, keepdim=True).shape == (2, 1)
+    with pytest.raises(TypeError, match="matmul"):
+        pdt.matmul(a)
+    with pytest.raises(ValueError, match="expected a count >= 0, got -1"):
+        pdt._C._autocast_set_threads(-1)
+
+
+def test_another_threads_autocast_leaves_this_thread_alone():
+    """While one thread is in an autocast region every wrapped op takes the Python path,
+    which still casts only in that thread (functions and Tensor methods)."""
+    entered, done = threading.Event(), threading.Event()
+    seen = []
+
+    def other():
+        with pdt.autocast("cpu"):
+            seen.append(pdt.mm(pdt.ones(2, 2), pdt.ones(2, 2)).dtype)
+            entered.set()
+            done.wait(10)
+
+    t = threading.Thread(target=other)
+    t.start()
+    try:
+        assert entered.wait(10)
+        a = pdt.ones(2, 2)
+        assert pdt.mm(a, a).dtype == pdt.float32 and a.mm(a).dtype == pdt.float32
+        assert (a @ a).dtype == pdt.float32 and F.linear(a, a).dtype == pdt.float32
+    finally:
+        done.set()
+        t.join()
+    assert seen == [pdt.bfloat16]
+    assert (pdt.ones(2, 2) @ pdt.ones(2, 2)).dtype == pdt.float32
+
+
 def test_unsupported_dtype_warns_and_disables():
     with pytest.warns(UserWarning, match="target dtype is not supported"):
         ac = pdt.autocast("cpu", dtype=pdt.float32)

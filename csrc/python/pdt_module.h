@@ -60,6 +60,8 @@ typedef struct {
     PyTypeObject *tensor_type;
     PyTypeObject *storage_ref_type;   /* _StorageRef (storage_ref.c) */
     PyTypeObject *generator_type;     /* _Generator (generator.c) */
+    PyTypeObject *autocast_op_type;   /* _AutocastOp (autocast_op.c) */
+    int autocast_threads;             /* threads with autocast on (Note [autocast's check in C]) */
     PyObject *dtypes[PDT_NUM_DTYPES]; /* the dtype singletons */
     PyObject *default_dtype;          /* borrowed from dtypes[] */
     /* exceptions */
@@ -266,6 +268,9 @@ extern PyMethodDef pdt_event_functions[]; /* events.c        */
  * default generator; else a Generator, or TypeError naming fname). */
 extern PyMethodDef pdt_generator_functions[];
 int pdt_generator_type_init(PyObject *module, pdt_state *S);
+/* autocast_op.c: _AutocastOp and _autocast_set_threads */
+extern PyMethodDef pdt_autocast_functions[];
+int pdt_autocast_type_init(PyObject *module, pdt_state *S);
 int pdt_generator_arg(pdt_state *S, PyObject *obj, const char *fname, pdt_generator **out);
 int pdt_events_init(PyObject *module, pdt_state *S);
 extern PyMethodDef pdt_config_functions[];     /* config.c        */

@@ -1,9 +1,10 @@
 """Autocast's thread-local state and the casts it applies at the ops' entry points.
 
 Kept free of heavy imports: the ops' modules import :func:`lower`, :func:`fp32` and
-:func:`promote` from here while pydevtensor itself is being imported.  When autocast is
-off in every thread, a wrapped op costs one read of a module global (``_on``); while
-some thread has it on, one read of this thread's flag (``_state.active``).
+:func:`promote` from here while pydevtensor itself is being imported.  A wrapped op is a
+``_C._AutocastOp``: when autocast is off in every thread it calls the op directly, in C
+(Note [autocast's check in C], csrc/python/autocast_op.c); while some thread has it on,
+the Python wrapper below reads this thread's flag (``_state.active``) and casts.
 """
 import functools
 import threading
@@ -27,8 +28,8 @@ _state = _State()
 
 
 _lock = threading.Lock()
-_on = 0  # threads with autocast on: the wrappers' first check (a global, not the
-#          thread-local, so that outside autocast a wrapped op reads one global)
+_on = 0  # threads with autocast on, mirrored into the C wrappers' check
+#          (_C._autocast_set_threads); written under _lock
 _methods = {}  # name -> (original, wrapper), filled by _policy.install()
 
 
@@ -44,6 +45,7 @@ def _refresh():
     global _on
     with _lock:
         _on += 1 if now else -1
+        _C._autocast_set_threads(_on)
         if _on == (1 if now else 0):
             for name, (orig, wrapper) in _methods.items():
                 setattr(_C.Tensor, name, wrapper if now else orig)
@@ -120,9 +122,8 @@ def _tensors(args, kwargs):
 
 
 def _wrap(fn, cast, name):
-    @functools.wraps(fn)
-    def op(*args, **kwargs):
-        if not _on or not _state.active:
+    def slow(*args, **kwargs):  # called by the C wrapper while some thread has autocast on
+        if not _state.active:
             return fn(*args, **kwargs)
         args, kwargs = cast(args, kwargs)
         # the op's own inner ops run without autocast, as PyTorch's (a float32 loss
@@ -132,6 +133,8 @@ def _wrap(fn, cast, name):
             return fn(*args, **kwargs)
         finally:
             _state.active = True
+    from .. import _C
+    op = functools.update_wrapper(_C._AutocastOp(fn, slow), fn)
     op._autocast = name
     return op
 
