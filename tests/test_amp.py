@@ -184,6 +184,16 @@ def _ops(m, F_, dev):
         "relu": (lambda: m.relu(t(x)), None),
         "relu-bf16": (lambda: m.relu(t(x, lo)), None),
         "matmul-float64": (lambda: m.matmul(t(x).double(), t(x).double()), None),
+        # the method forms and operators of listed ops
+        "Tensor.bmm": (lambda: t(x3).bmm(t(x3)), None),
+        "Tensor.prod": (lambda: t(x, lo).prod(), None),
+        "Tensor.sum": (lambda: t(x, lo).sum(), "fp32"),
+        "Tensor.softmax": (lambda: t(x, lo).softmax(-1), "fp32"),
+        "Tensor.exp": (lambda: t(x, lo).exp(), "fp32"),
+        "Tensor.log1p": (lambda: t(x, lo).abs().log1p(), "fp32"),
+        "**": (lambda: t(x, lo) ** 2, "fp32"),
+        "Tensor.addcmul": (lambda: t(x).addcmul(t(x, lo), t(x, lo)), None),
+        "Tensor.relu": (lambda: t(x, lo).relu(), None),
     }
 
 
@@ -199,7 +209,10 @@ EXPECTED_CPU = {
     "softmax": "bfloat16", "F.log_softmax": "bfloat16", "layer_norm": "bfloat16",
     "group_norm": "bfloat16", "sum": "bfloat16", "exp": "bfloat16", "addcmul": "float32",
     "cat": "float32", "relu": "float32", "relu-bf16": "bfloat16",
-    "matmul-float64": "float64"}
+    "matmul-float64": "float64", "Tensor.bmm": "bfloat16", "Tensor.prod": "float32",
+    "Tensor.sum": "bfloat16", "Tensor.softmax": "bfloat16", "Tensor.exp": "bfloat16",
+    "Tensor.log1p": "bfloat16", "**": "bfloat16", "Tensor.addcmul": "float32",
+    "Tensor.relu": "bfloat16"}
 
 
 def test_expected_is_torchs():

@@ -3,8 +3,9 @@
 Each public op named below is replaced, wherever a pydevtensor module exports it under
 that name (``pydevtensor.matmul``, ``nn.functional.linear``, the defining module, the
 convolution layers' ``_fn``), by a wrapper from :mod:`._state` that casts its inputs
-while autocast is on and costs one thread-local check while it is off.  Tensor's
-methods (``@``, ``.mm``, ...) are wrapped only while some thread has autocast on.
+while autocast is on and calls the op directly, in C, while it is off.  Tensor's
+methods of those names and its operators (``@``, ``**``, ``.mm``, ``.sum``, ...) are
+wrapped only while some thread has autocast on.
 """
 import sys
 
@@ -32,11 +33,11 @@ FP32_CUDA_OPT_DTYPE = ["softmax", "log_softmax", "softmin", "sum", "cumsum", "cu
 # ops run in the widest floating dtype of their inputs (cat and stack promote by themselves)
 PROMOTE = ["addcmul", "addcdiv", "atan2", "bilinear", "cross", "dot", "tensordot",
            "scatter_add"]
-# Tensor methods cast as the functions are (x @ w, x.matmul(w), ...)
-TENSOR_METHODS = {"__matmul__": "lower", "__rmatmul__": "lower", "matmul": "lower",
-                  "mm": "lower", "bmm": "lower", "addmm": "lower", "baddbmm": "lower",
-                  "addbmm": "lower", "mv": "lower_cuda", "addmv": "lower_cuda",
-                  "addr": "lower_cuda"}
+# Tensor's operators cast as their functions are; its methods of the lists' names
+# (x.mm(w), x.sum(), x.softmax(-1), ...) are added by tensor_methods(), as PyTorch casts
+# an op whatever form it is called in
+TENSOR_OPERATORS = {"__matmul__": "lower", "__rmatmul__": "lower",
+                    "__pow__": "fp32_cuda", "__rpow__": "fp32_cuda"}
 
 _WRAPPERS = {"lower": S.lower, "lower_cuda": S.lower_cuda, "fp32": S.fp32,
              "fp32_opt_dtype": lambda f: S.fp32(f, opt_dtype=True),
@@ -52,6 +53,14 @@ def policy():
                         ("fp32_cuda_opt_dtype", FP32_CUDA_OPT_DTYPE), ("promote", PROMOTE)):
         for n in names:
             table[n] = kind
+    return table
+
+
+def tensor_methods():
+    """{Tensor method name: kind}: the operators, and every listed op that is also a
+    Tensor method."""
+    table = {n: k for n, k in policy().items() if hasattr(_C.Tensor, n)}
+    table.update(TENSOR_OPERATORS)
     return table
 
 
@@ -85,7 +94,7 @@ def install():
             if isinstance(fn, staticmethod) and fn.__func__.__name__ in table:
                 setattr(cls, "_fn", staticmethod(wrapped(fn.__func__,
                                                          table[fn.__func__.__name__])))
-    for name, kind in TENSOR_METHODS.items():  # set on Tensor while autocast is on
+    for name, kind in tensor_methods().items():  # set on Tensor while autocast is on
         meth = getattr(_C.Tensor, name, None)
         if meth is not None and name not in S._methods:
             S._methods[name] = (meth, wrapped(meth, kind))
