@@ -38,11 +38,21 @@ typedef struct {
     vectorcallfunc vectorcall;
 } AutocastOp;
 
+/* A call after tp_clear (a finaliser of a cycle being collected) finds op NULL. */
+static PyObject *cleared(void)
+{
+    PyErr_SetString(PyExc_RuntimeError, "this autocast op was cleared by the garbage collector");
+    return NULL;
+}
+
 static PyObject *op_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                PyObject *kwnames)
 {
     AutocastOp *o = (AutocastOp *)self;
-    return PyObject_Vectorcall(*o->threads ? o->slow : o->op, args, nargsf, kwnames);
+    PyObject *f = *o->threads ? o->slow : o->op;
+    if (!f)
+        return cleared();
+    return PyObject_Vectorcall(f, args, nargsf, kwnames);
 }
 
 /* _AutocastOp(op, slow) */
@@ -100,15 +110,13 @@ static void op_dealloc(PyObject *self)
     Py_DECREF(tp);
 }
 
-/* A call after tp_clear (a cycle being collected) finds op NULL: refuse it. */
 static PyObject *op_call(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     AutocastOp *o = (AutocastOp *)self;
-    if (!o->op) {
-        PyErr_SetString(PyExc_RuntimeError, "this autocast op was cleared");
-        return NULL;
-    }
-    return PyObject_Call(*o->threads ? o->slow : o->op, args, kwargs);
+    PyObject *f = *o->threads ? o->slow : o->op;
+    if (!f)
+        return cleared();
+    return PyObject_Call(f, args, kwargs);
 }
 
 /* Binds to an instance as a function does: x.mm(w) while Tensor.mm is wrapped. */
