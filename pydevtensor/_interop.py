@@ -33,7 +33,21 @@ there); other ufuncs (``np.exp(t)``) give NumPy arrays, on CPU tensors.
 """
 from . import _C
 
-as_tensor = _C.as_tensor
+
+
+def as_tensor(data, dtype=None, device=None):
+    try:
+        return _C.as_tensor(data, dtype, device)
+    except TypeError:
+        # lists holding tensors (0-d ones: as_tensor([a, b])) are copied as tensor() copies
+        # them (PyTorch's as_tensor shares memory only with arrays and tensors)
+        from ._ops_stats import _has_tensor, tensor
+        if not (isinstance(data, (list, tuple)) and _has_tensor(data)):
+            raise
+        return tensor(data, dtype=dtype, device=device)
+
+
+as_tensor.__doc__, as_tensor.__wrapped__ = _C.as_tensor.__doc__, _C.as_tensor
 from_dlpack = _C.from_dlpack
 to_numpy = _C.to_numpy
 

@@ -61,8 +61,17 @@ def _tensor_arg(x, op, name="input"):
 
 
 def _int_arg(x, op, name):
-    if isinstance(x, builtins.bool) or not (isinstance(x, builtins.int) or hasattr(x, "__index__")
-                                            and not isinstance(x, _C.Tensor)):
+    """x as an int: Python ints and objects with __index__, among them one-element integer
+    tensors, as PyTorch takes them (a GPU tensor's value is read through a counted copy,
+    which transfer_guard('disallow') refuses, as int(t) does); bools and other tensors are
+    refused."""
+    if isinstance(x, _C.Tensor):
+        if x.numel() != 1 or x.dtype.is_floating_point or x.dtype == _C.bool:
+            raise TypeError(f"{op}(): argument '{name}' must be int, got a Tensor of shape "
+                            f"{tuple(x.shape)} and dtype {x.dtype} on {x.device} (a "
+                            f"one-element integer tensor is taken as its value)")
+        return x.__index__()
+    if isinstance(x, builtins.bool) or not (isinstance(x, builtins.int) or hasattr(x, "__index__")):
         raise TypeError(f"{op}(): argument '{name}' must be int, got {type(x).__name__}")
     try:
         return x.__index__()

@@ -257,3 +257,31 @@ def test_to_a_python_or_numpy_type_converts_the_dtype(device, kind, want):
         assert str(got.dtype) == f"pydevtensor.{want}" and got.device == t.device
         np.testing.assert_array_equal(got.cpu().numpy(),
                                       np.array([0.0, 1.5, -2.0]).astype(want))
+
+
+def test_as_tensor_of_lists_holding_tensors(device):
+    """as_tensor([a, b]) of 0-d tensors copies their values, as tensor() does and as
+    PyTorch's as_tensor does; the dtype is the widest among the tensors and numbers."""
+    a, b = pdt.tensor(1.5, device=device), pdt.tensor(2, device=device)
+    got = pdt.as_tensor([a, b])
+    assert got.dtype == pdt.float32 and got.tolist() == [1.5, 2.0]
+    assert pdt.as_tensor([[a, 1.0]], dtype=pdt.float64).tolist() == [[1.5, 1.0]]
+    assert pdt.as_tensor((b, 3)).dtype == pdt.int64
+    with pytest.raises(TypeError, match="as_tensor"):
+        pdt.as_tensor([object()])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_integer_arguments_take_one_element_integer_tensors(device, dtype):
+    """k of topk, chunks of chunk and dims take one-element integer tensors (their value),
+    as PyTorch's int arguments do; floating and bool tensors are refused by name."""
+    x = pdt.arange(6.0, device=device)
+    k = pdt.tensor(2, dtype=getattr(pdt, dtype), device=device)
+    assert x.topk(k).values.tolist() == [5.0, 4.0]
+    assert [c.tolist() for c in x.chunk(k)] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert x.reshape(2, 3).sum(pdt.tensor([1], device=device)).tolist() == [3.0, 12.0]
+    for bad in (pdt.tensor(2.0, device=device), pdt.tensor(True, device=device),
+                pdt.tensor([1, 2], device=device)):
+        with pytest.raises(TypeError, match=r"topk\(\): argument 'k' must be int, got a Tensor "
+                                            r"of shape .* on " + str(device)):
+            x.topk(bad)
