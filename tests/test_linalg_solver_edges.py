@@ -168,6 +168,45 @@ def test_cusolver_refuses_past_32_bits():
     assert out.count("32-bit API indexes (on cuda:0)") == 3
 
 
+# eigh, svd and qr take the same guard (Note [cuSOLVER's 32-bit sizes]); their
+# operands are made with pdt.empty as above, so nothing is read or written.
+_EIG_GUARD_CODE = """
+import pydevtensor as pdt
+from pydevtensor import _C
+def refused(fn):
+    try:
+        fn()
+    except ValueError as e:
+        print(repr(str(e)))
+        return
+    raise SystemExit("not refused")
+n = 46341
+a = pdt.empty(n, n, dtype=pdt.float32, device="cuda")
+refused(lambda: _C._eigh(a, False, True, pdt.empty(n, dtype=pdt.float32, device="cuda"),
+                         pdt.zeros((), dtype=pdt.int32, device="cuda")))
+del a
+m = 2**30  # 2 x 2**30, stored by columns as (2, m): 2**31 elements
+a = pdt.empty(2, m, dtype=pdt.float32, device="cuda")
+refused(lambda: _C._svd(a, 0, pdt.empty(2, dtype=pdt.float32, device="cuda"), None, None,
+                        pdt.zeros((), dtype=pdt.int32, device="cuda")))
+tau = pdt.empty(2, dtype=pdt.float32, device="cuda")
+refused(lambda: _C._qr_factor(a, tau))
+refused(lambda: _C._qr_orgqr(a, tau))
+print("ok")
+"""
+
+
+@emulated_only
+def test_cusolver_eig_svd_qr_refuse_past_32_bits():
+    out = " ".join(run_python(_EIG_GUARD_CODE, PYDEVTENSOR_EMULATED_MEMORY_MB="20000"))
+    assert out.endswith("ok"), out
+    assert "eigh: each matrix is 46341 x 46341 (2147488281 elements)" in out
+    assert "svd: each matrix is 1073741824 x 2 (2147483648 elements)" in out
+    assert "qr_factor: each matrix is 1073741824 x 2" in out
+    assert "qr_orgqr: each matrix is 1073741824 x 2" in out
+    assert out.count("32-bit API indexes (on cuda:0)") == 4
+
+
 # ------------------------------------------------------ handle creation retry
 
 # A 63 MiB block (64 MiB reserved, in 2 MiB steps), freed, stays reserved in the
