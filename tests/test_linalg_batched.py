@@ -21,6 +21,7 @@ import pytest
 import pydevtensor as pdt
 from conftest import torch_or_skip
 from test_gradcheck import gradcheck
+from test_linalg_solve import TOL, _close, _spd, _t, _well_conditioned
 
 try:
     from pydevtensor._build_config import BUILD_CONFIG
@@ -28,29 +29,8 @@ except ImportError:  # pragma: no cover - an uninstalled tree
     BUILD_CONFIG = {}
 EMULATED = bool(BUILD_CONFIG.get("cuda_emulated"))
 
-TOL = {"float64": dict(rtol=1e-10, atol=1e-10), "float32": dict(rtol=1e-4, atol=1e-4)}
-DTYPES = {"float64": pdt.float64, "float32": pdt.float32}
 BATCHES = [1, 2, 3, 65]
 SIZES = [1, 2, 3, 8, 32, 33]  # 32: the largest batched n; 33: one call per matrix
-
-
-def _well_conditioned(rng, shape):
-    n = shape[-1]
-    return rng.standard_normal(shape) + n * np.eye(n)
-
-
-def _spd(rng, shape):
-    a = rng.standard_normal(shape)
-    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
-
-
-def _t(a, device, dtype="float64"):
-    return pdt.tensor(np.asarray(a), dtype=DTYPES[dtype], device=device)
-
-
-def _close(got, ref, dtype):
-    np.testing.assert_allclose(got.detach().cpu().numpy().astype(np.float64), ref,
-                               **TOL[dtype])
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

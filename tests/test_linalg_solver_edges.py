@@ -133,10 +133,9 @@ def test_lu_zero_column_with_nan_is_singular(device):
 
 # Device memory of the emulated device is mapped lazily and pdt.empty never writes it,
 # so an 8.6 GB operand costs no host memory: the refusal comes before anything reads it.
-_GUARD_CODE = """
+_REFUSED = """
 import pydevtensor as pdt
 from pydevtensor import _C
-n = 46341  # n * n = 2**31 + 4 elements: past INT32_MAX although n fits an int
 def refused(fn):
     try:
         fn()
@@ -144,6 +143,9 @@ def refused(fn):
         print(repr(str(e)))
         return
     raise SystemExit("not refused")
+"""
+_GUARD_CODE = _REFUSED + """
+n = 46341  # n * n = 2**31 + 4 elements: past INT32_MAX although n fits an int
 a = pdt.empty(n, n, dtype=pdt.float32, device="cuda")
 refused(lambda: _C._lu_factor(a, pdt.zeros(n, dtype=pdt.int32, device="cuda"),
                               pdt.zeros((), dtype=pdt.int32, device="cuda")))
@@ -170,16 +172,7 @@ def test_cusolver_refuses_past_32_bits():
 
 # eigh, svd and qr take the same guard (Note [cuSOLVER's 32-bit sizes]); their
 # operands are made with pdt.empty as above, so nothing is read or written.
-_EIG_GUARD_CODE = """
-import pydevtensor as pdt
-from pydevtensor import _C
-def refused(fn):
-    try:
-        fn()
-    except ValueError as e:
-        print(repr(str(e)))
-        return
-    raise SystemExit("not refused")
+_EIG_GUARD_CODE = _REFUSED + """
 n = 46341
 a = pdt.empty(n, n, dtype=pdt.float32, device="cuda")
 refused(lambda: _C._eigh(a, False, True, pdt.empty(n, dtype=pdt.float32, device="cuda"),
