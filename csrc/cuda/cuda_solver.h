@@ -135,6 +135,8 @@ pdt_status pdt_cusolver_check_lwork(const char *what, int device, const char *ca
  * Function Reference").  They take a device array of pointers, one per
  * matrix, which a kernel writes on the device's stream
  * (pdt_cuda_pointer_array: no host-to-device copy), and need no workspace.
+ * The cuBLAS handle is the solver slot's own, not cuda_gemm.c's, so its math
+ * mode stays CUBLAS_DEFAULT_MATH (no TF32) whatever allow_tf32 says.
  * Their results mean what the one-matrix routines' do: getrfBatched's pivots
  * are LAPACK's (1-based row interchanges, matrix i's n of them at
  * PivotArray + i n, as our pivots tensor lays them out), its infoArray (device
