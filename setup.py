@@ -236,7 +236,8 @@ if EMULATE:
     if cusolver_major is None:
         sys.exit(f"CUSOLVER_VER_MAJOR not found in "
                  f"{CUDA_HOME / 'include' / 'cusolver_common.h'}")
-    EMU_LIBRARIES = {f"libcublas.so.{cublas_major}": (f"{EMU_DIR}/emu_cublas.cpp",),
+    EMU_LIBRARIES = {f"libcublas.so.{cublas_major}": (f"{EMU_DIR}/emu_cublas.cpp",
+                                                      f"{EMU_DIR}/emu_cublas_lu.cpp"),
                      f"libcusolver.so.{cusolver_major}": (f"{EMU_DIR}/emu_cusolver.cpp",
                                                           f"{EMU_DIR}/emu_cusolver_eig.cpp",
                                                           f"{EMU_DIR}/emu_cusolver_qr.cpp"),

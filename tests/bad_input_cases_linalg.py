@@ -26,6 +26,10 @@ LINALG_CASES = [
       r"\(shape \(2, 3\), on cpu\)"),
     C("linalg.inv-singular", "pdt.linalg.inv(pdt.zeros(2, 2))", LAE,
       r"linalg\.inv: The diagonal element 1 is zero"),
+    C("linalg.inv-singular-mid-batch",
+      "pdt.linalg.inv(pdt.stack([pdt.eye(3), pdt.eye(3), pdt.zeros(3, 3), pdt.eye(3)]))", LAE,
+      r"linalg\.inv: \(Batch element 2\): The diagonal element 1 is zero.*\(A of shape "
+      r"\(4, 3, 3\), .*float32, on cpu\)"),
     C("linalg.inv_ex-half", "pdt.linalg.inv_ex(pdt.eye(2, dtype=pdt.float16))",
       "NotImplementedError", r"linalg\.inv_ex: Low precision dtypes not supported. Got Half"),
     C("linalg.det-1d", "pdt.linalg.det(pdt.ones(3))", "RuntimeError",

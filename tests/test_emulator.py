@@ -89,9 +89,14 @@ def run(body, devices=2, memory_mb=1024):
 
 def value(body, devices=2):
     """The last line `body` printed, after checking that the child exited cleanly."""
+    return value_lines(body, devices)[-1]
+
+
+def value_lines(body, devices=2):
+    """The lines `body` printed, after checking that the child exited cleanly."""
     rc, out, err = run(body, devices)
     assert rc == 0, f"exit {rc}\n{err}"
-    return out.strip().splitlines()[-1]
+    return out.strip().splitlines()
 
 
 def aborts(body, *phrases, devices=2):
@@ -409,3 +414,89 @@ sol.cusolverDnSpotrf(h, 0, 2, a, 2, w, lw, info)
 """
     rc, out, err = run(body, devices=2)
     assert rc == -6 and "cusolverDnSpotrf" in err and "belongs to device 0" in err, err
+
+
+# --------------------------------------------- batched LU and Cholesky (Note [batched
+# small-matrix solvers] in csrc/cuda/cuda_solver.h; emu_cublas_lu.cpp, emu_cusolver.cpp)
+
+BATCHED_PRELUDE = CUSOLVER_PRELUDE + """
+bl = ctypes.CDLL(glob.glob(LIB_DIR + "/libcublas.so.*")[0])
+hb = V()
+assert bl.cublasCreate_v2(ctypes.byref(hb)) == 0
+def doubles(*v):
+    return dev(8 * len(v), (ctypes.c_double * len(v))(*v))
+def pointers(*ps):  # a device array of device pointers
+    return dev(8 * len(ps), (V * len(ps))(*[p.value for p in ps]))
+"""
+
+
+def test_cublas_getrf_getrs_batched_follow_lapack():
+    """Per matrix: pivots 1-based (LAPACK's, n per matrix one after another), info 0 or
+    the first k with U(k, k) exactly zero, the factors in place; getrsBatched solves in
+    place and reports parameter errors in its host info.  Column-major 2 x 2: [[1, 2],
+    [3, 4]], zeros, diag(2, 4)."""
+    body = BATCHED_PRELUDE + """
+m = [doubles(1, 3, 2, 4), doubles(0, 0, 0, 0), doubles(2, 0, 0, 4)]
+arr, piv, info = pointers(*m), dev(4 * 6), dev(4 * 3)
+assert bl.cublasDgetrfBatched(hb, 2, arr, 2, piv, info, 3) == 0
+print(back(piv, ctypes.c_int, 6), back(info, ctypes.c_int, 3))
+b = [doubles(5, 6), doubles(1, 1), doubles(2, 4)]
+barr, hinfo = pointers(*b), ctypes.c_int(99)
+assert bl.cublasDgetrsBatched(hb, 0, 2, 1, arr, 2, piv, barr, 2, ctypes.byref(hinfo), 3) == 0
+print(hinfo.value, [round(v, 12) for v in back(b[0], ctypes.c_double, 2)],
+      back(b[2], ctypes.c_double, 2))
+assert bl.cublasDgetrsBatched(hb, 0, -1, 1, arr, 2, piv, barr, 2, ctypes.byref(hinfo), 3) == 7
+print(hinfo.value)
+"""
+    lines = value_lines(body)
+    assert lines[0] == "[2, 2, 1, 2, 1, 2] [0, 1, 0]"
+    assert lines[1] == "0 [-4.0, 4.5] [1.0, 1.0]"
+    assert lines[2] == "-3"  # n, the third parameter counting the handle
+
+
+def test_cublas_batched_pointer_array_in_host_memory_is_caught():
+    """"Aarray: device ... array of pointers": a host array is read by the device."""
+    body = BATCHED_PRELUDE + """
+host = (V * 2)(doubles(1, 0, 0, 1).value, doubles(1, 0, 0, 1).value)
+piv, info = dev(16), dev(8)
+bl.cublasDgetrfBatched(hb, 2, host, 2, piv, info, 2)
+rt.cudaDeviceSynchronize()
+"""
+    aborts(body, "cublasDgetrfBatched", "Aarray")
+
+
+def test_cublas_batched_matrix_of_another_device_is_caught():
+    body = BATCHED_PRELUDE + """
+mine = doubles(1, 0, 0, 1)
+assert rt.cudaSetDevice(1) == 0
+theirs = doubles(1, 0, 0, 1)
+assert rt.cudaSetDevice(0) == 0
+arr, piv, info = pointers(mine, theirs), dev(16), dev(8)
+bl.cublasDgetrfBatched(hb, 2, arr, 2, piv, info, 2)
+rt.cudaDeviceSynchronize()
+"""
+    aborts(body, "cublasDgetrfBatched", "Aarray[1]")
+
+
+def test_cublas_getrs_batched_info_on_the_device_is_caught():
+    body = BATCHED_PRELUDE + """
+arr, piv, info = pointers(doubles(1, 0, 0, 1)), dev(8), dev(4)
+bl.cublasDgetrsBatched(hb, 0, 2, 1, arr, 2, piv, arr, 2, info, 1)
+"""
+    aborts(body, "cublasDgetrsBatched", "info is a host pointer")
+
+
+def test_cusolver_potrf_batched_per_matrix_info_and_workspace_triangle():
+    """infoArray per matrix (order of the failing leading minor); the triangle not
+    factored is destroyed ("used as a workspace"): NaN here; batchSize < 1 is
+    CUSOLVER_STATUS_INVALID_VALUE (3)."""
+    body = BATCHED_PRELUDE + """
+m = [doubles(4, 2, 2, 5), doubles(4, 2, 2, -5)]
+arr, info = pointers(*m), dev(8)
+assert sol.cusolverDnDpotrfBatched(h, 0, 2, arr, 2, info, 2) == 0  # LOWER
+print(back(info, ctypes.c_int, 2), back(m[0], ctypes.c_double, 4))
+print(sol.cusolverDnDpotrfBatched(h, 0, 2, arr, 2, info, 0))
+"""
+    lines = value_lines(body)
+    assert lines[0] == "[0, 2] [2.0, 1.0, nan, 2.0]"
+    assert lines[1] == "3"

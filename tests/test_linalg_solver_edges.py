@@ -133,10 +133,9 @@ def test_lu_zero_column_with_nan_is_singular(device):
 
 # Device memory of the emulated device is mapped lazily and pdt.empty never writes it,
 # so an 8.6 GB operand costs no host memory: the refusal comes before anything reads it.
-_GUARD_CODE = """
+_REFUSED = """
 import pydevtensor as pdt
 from pydevtensor import _C
-n = 46341  # n * n = 2**31 + 4 elements: past INT32_MAX although n fits an int
 def refused(fn):
     try:
         fn()
@@ -144,6 +143,9 @@ def refused(fn):
         print(repr(str(e)))
         return
     raise SystemExit("not refused")
+"""
+_GUARD_CODE = _REFUSED + """
+n = 46341  # n * n = 2**31 + 4 elements: past INT32_MAX although n fits an int
 a = pdt.empty(n, n, dtype=pdt.float32, device="cuda")
 refused(lambda: _C._lu_factor(a, pdt.zeros(n, dtype=pdt.int32, device="cuda"),
                               pdt.zeros((), dtype=pdt.int32, device="cuda")))
@@ -158,14 +160,41 @@ print("ok")
 """
 
 
+# eigh, svd and qr take the same guard (Note [cuSOLVER's 32-bit sizes]); their
+# operands are made with pdt.empty as above, so nothing is read or written.
+_EIG_GUARD_CODE = _REFUSED + """
+n = 46341
+a = pdt.empty(n, n, dtype=pdt.float32, device="cuda")
+refused(lambda: _C._eigh(a, False, True, pdt.empty(n, dtype=pdt.float32, device="cuda"),
+                         pdt.zeros((), dtype=pdt.int32, device="cuda")))
+del a
+m = 2**30  # 2 x 2**30, stored by columns as (2, m): 2**31 elements
+a = pdt.empty(2, m, dtype=pdt.float32, device="cuda")
+refused(lambda: _C._svd(a, 0, pdt.empty(2, dtype=pdt.float32, device="cuda"), None, None,
+                        pdt.zeros((), dtype=pdt.int32, device="cuda")))
+tau = pdt.empty(2, dtype=pdt.float32, device="cuda")
+refused(lambda: _C._qr_factor(a, tau))
+refused(lambda: _C._qr_orgqr(a, tau))
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("code,phrases", [
+    (_GUARD_CODE, ["lu_factor: each matrix is 46341 x 46341 (2147488281 elements)",
+                   "cholesky: each matrix is 46341 x 46341",
+                   "lu_solve: each right-hand side is 2 x 1073741824 (2147483648 elements)"]),
+    (_EIG_GUARD_CODE, ["eigh: each matrix is 46341 x 46341 (2147488281 elements)",
+                       "svd: each matrix is 1073741824 x 2 (2147483648 elements)",
+                       "qr_factor: each matrix is 1073741824 x 2",
+                       "qr_orgqr: each matrix is 1073741824 x 2"]),
+], ids=["lu-cholesky", "eigh-svd-qr"])
 @emulated_only
-def test_cusolver_refuses_past_32_bits():
-    out = " ".join(run_python(_GUARD_CODE, PYDEVTENSOR_EMULATED_MEMORY_MB="20000"))
+def test_cusolver_refuses_past_32_bits(code, phrases):
+    out = " ".join(run_python(code, PYDEVTENSOR_EMULATED_MEMORY_MB="20000"))
     assert out.endswith("ok"), out
-    assert "lu_factor: each matrix is 46341 x 46341 (2147488281 elements)" in out
-    assert "cholesky: each matrix is 46341 x 46341" in out
-    assert "lu_solve: each right-hand side is 2 x 1073741824 (2147483648 elements)" in out
-    assert out.count("32-bit API indexes (on cuda:0)") == 3
+    for phrase in phrases:
+        assert phrase in out
+    assert out.count("32-bit API indexes (on cuda:0)") == len(phrases)
 
 
 # ------------------------------------------------------ handle creation retry

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cuda_library.h"
+#include "cuda_solver.h" /* pdt_cuda_release_for_retry */
 
 #define PDT_CUBLAS_SONAME "libcublas.so." PDT_CUDA_STR(CUBLAS_VER_MAJOR)
 /* NVIDIA's cuBLAS wheel: unsuffixed from CUDA 13 on, nvidia-cublas-cu12 before. */
@@ -32,6 +33,10 @@ static const pdt_library_symbol cublas_symbols[] = {
     {"cublasDgemmStridedBatched", (void **)&cublas.dgemm_strided_batched},
     {"cublasGemmEx", (void **)&cublas.gemm_ex},
     {"cublasGemmStridedBatchedEx", (void **)&cublas.gemm_strided_batched_ex},
+    {"cublasSgetrfBatched", (void **)&cublas.sgetrf_batched},
+    {"cublasDgetrfBatched", (void **)&cublas.dgetrf_batched},
+    {"cublasSgetrsBatched", (void **)&cublas.sgetrs_batched},
+    {"cublasDgetrsBatched", (void **)&cublas.dgetrs_batched},
 };
 pdt_library pdt_cublas_library = PDT_LIBRARY("cuBLAS", PDT_CUBLAS_SONAME,
                                              PDT_CUDA_INSTALL(PDT_CUBLAS_WHEEL) PDT_CUDA_EXTRA,
@@ -47,6 +52,25 @@ pdt_status pdt_cublas(const pdt_cublas_table **out)
         return st;
     *out = &cublas;
     return PDT_OK;
+}
+
+pdt_status pdt_cublas_fail(const pdt_cublas_table *t, cublasStatus_t s, const char *call,
+                           const char *file, int line)
+{
+    (void)cudaGetLastError();
+    return pdt_fail(s == CUBLAS_STATUS_ALLOC_FAILED ? PDT_ERR_OOM : PDT_ERR_BACKEND,
+                    "cuBLAS error: %s returned %s (%d) at %s:%d", call, t->status_string(s), (int)s,
+                    file, line);
+}
+
+cublasStatus_t pdt_cublas_create(const pdt_cublas_table *t, cublasHandle_t *handle, int device)
+{
+    cublasStatus_t s = t->create(handle);
+    if (s == CUBLAS_STATUS_ALLOC_FAILED || s == CUBLAS_STATUS_NOT_INITIALIZED) {
+        pdt_cuda_release_for_retry(device);
+        s = t->create(handle);
+    }
+    return s;
 }
 
 void pdt_cublas_describe(char *buf, size_t n)

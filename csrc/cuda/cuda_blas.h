@@ -29,11 +29,36 @@ typedef struct pdt_cublas_table {
     /* float16 and bfloat16 (cuda_gemm.c, Note [half precision GEMM]) */
     __typeof__(cublasGemmEx) *gemm_ex;
     __typeof__(cublasGemmStridedBatchedEx) *gemm_strided_batched_ex;
+    /* many small LUs (cuda_solver_batched.c, Note [batched small-matrix solvers]) */
+    __typeof__(cublasSgetrfBatched) *sgetrf_batched;
+    __typeof__(cublasDgetrfBatched) *dgetrf_batched;
+    __typeof__(cublasSgetrsBatched) *sgetrs_batched;
+    __typeof__(cublasDgetrsBatched) *dgetrs_batched;
 } pdt_cublas_table;
 /* The file loaded: pdt_cublas_library.path (cuda_library.h). */
 
 /* The loaded table, loading it on first use; PDT_ERR_BACKEND when it cannot be. */
 pdt_status pdt_cublas(const pdt_cublas_table **out);
+/* Records a cuBLAS failure of `call` at file:line; CUDA's last error is
+ * cleared (Note [clearing CUDA errors] in cuda_check.h). */
+pdt_status pdt_cublas_fail(const pdt_cublas_table *t, cublasStatus_t s, const char *call,
+                           const char *file, int line);
+
+/* Needs `pdt_status st`, the table `t` and a `fail:` label. */
+#define PDT_CUBLAS_CHECK(call)                                                                     \
+    do {                                                                                           \
+        cublasStatus_t pdt_cublas_st_ = (call);                                                    \
+        if (pdt_cublas_st_ != CUBLAS_STATUS_SUCCESS) {                                             \
+            st = pdt_cublas_fail(t, pdt_cublas_st_, #call, __FILE__, __LINE__);                    \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* cublasCreate through t on logical device `device` (current), with Note
+ * [handle creation retry] (cuda_solver.h): a pool holding freed memory can
+ * make its cudaMalloc fail. */
+cublasStatus_t pdt_cublas_create(const pdt_cublas_table *t, cublasHandle_t *handle, int device);
+
 /* "cuBLAS 13.1.0 (/usr/local/cuda/lib64/libcublas.so.13)", or why it is unavailable. */
 void pdt_cublas_describe(char *buf, size_t n);
 

@@ -57,7 +57,6 @@
 #include "cuda_check.h"
 #include "cuda_gemm_int.h"
 #include "cuda_ops.h"
-#include "cuda_solver.h" /* pdt_cuda_release_for_retry */
 
 typedef struct cublas_slot {
     pthread_mutex_t lock;  /* guards the fields below and calls on the handle */
@@ -78,27 +77,6 @@ static void slots_init(void)
 
 void pdt_cuda_set_allow_tf32(int allow) { atomic_store(&allow_tf32, allow != 0); }
 
-/* Records a cuBLAS failure of `call` at file:line; CUDA's last error is
- * cleared (Note [clearing CUDA errors] in cuda_check.h). */
-static pdt_status cublas_fail(const pdt_cublas_table *t, cublasStatus_t s, const char *call,
-                              const char *file, int line)
-{
-    (void)cudaGetLastError();
-    return pdt_fail(s == CUBLAS_STATUS_ALLOC_FAILED ? PDT_ERR_OOM : PDT_ERR_BACKEND,
-                    "cuBLAS error: %s returned %s (%d) at %s:%d", call, t->status_string(s), (int)s,
-                    file, line);
-}
-
-/* Needs `pdt_status st`, the table `t` and a `fail:` label. */
-#define PDT_CUBLAS_CHECK(call)                                                                     \
-    do {                                                                                           \
-        cublasStatus_t pdt_cublas_st_ = (call);                                                    \
-        if (pdt_cublas_st_ != CUBLAS_STATUS_SUCCESS) {                                             \
-            st = cublas_fail(t, pdt_cublas_st_, #call, __FILE__, __LINE__);                        \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
-
 /* One GEMM of element type T through t->GEMM, or t->BATCHED for a batch, with
  * the operands in Note [row-major cuBLAS]'s order.  Inside cublas_gemm_locked. */
 #define CUBLAS_GEMM(T, GEMM, BATCHED)                                                              \
@@ -115,25 +93,13 @@ static pdt_status cublas_fail(const pdt_cublas_table *t, cublasStatus_t s, const
                                         g->stride_c, batch));                                      \
     } while (0)
 
-/* cublasCreate with Note [handle creation retry] (cuda_solver.h): a pool
- * holding freed memory can make its cudaMalloc fail. */
-static cublasStatus_t cublas_create(const pdt_cublas_table *t, cublasHandle_t *handle, int device)
-{
-    cublasStatus_t s = t->create(handle);
-    if (s == CUBLAS_STATUS_ALLOC_FAILED || s == CUBLAS_STATUS_NOT_INITIALIZED) {
-        pdt_cuda_release_for_retry(device);
-        s = t->create(handle);
-    }
-    return s;
-}
-
 /* Enqueues g through cuBLAS on stream; s->lock is held. */
 static pdt_status cublas_gemm_locked(const pdt_cublas_table *t, cublas_slot *s, cudaStream_t stream,
                                      const pdt_gemm_args *g)
 {
     pdt_status st = PDT_OK;
     if (!s->handle) { /* s's device is current: pdt_cuda_stream set it */
-        PDT_CUBLAS_CHECK(cublas_create(t, &s->handle, g->device_index));
+        PDT_CUBLAS_CHECK(pdt_cublas_create(t, &s->handle, g->device_index));
         s->stream = NULL;
         s->math = CUBLAS_DEFAULT_MATH;
     }

@@ -7,9 +7,9 @@
  * device's one stream (Note [one stream per device] in cuda_backend.c), under
  * the slot's lock, as cuda_gemm.c does with cuBLAS: the factorizations are
  * queued after the copies that made their inputs and before whatever reads
- * their results, with no synchronisation.  A batch is one call per matrix, all
- * queued (cusolverDn has no batched getrf; the batched cuBLAS forms need device
- * arrays of pointers, not worth it for the sizes this serves); the workspace
+ * their results, with no synchronisation.  A batch of small matrices is one
+ * batched call (cuda_solver_batched.c, Note [batched small-matrix solvers]
+ * in cuda_solver.h); otherwise one call per matrix, all queued; the workspace
  * (cusolverDn<t>getrf_bufferSize / potrf_bufferSize) is one scratch block
  * (pdt_scratch_alloc: counted against the device's limit) reused by every
  * call and freed in stream order after the last.  info stays on the device:
@@ -29,6 +29,7 @@
 
 #include <cusolverDn.h>
 
+#include "cuda_blas.h"
 #include "cuda_check.h"
 #include "cuda_library.h"
 #include "cuda_ops.h"
@@ -58,6 +59,8 @@ static const pdt_library_symbol cusolver_symbols[] = {
     {"cusolverDnDpotrf_bufferSize", (void **)&pdt_cusolver.dpotrf_buffer},
     {"cusolverDnSpotrf", (void **)&pdt_cusolver.spotrf},
     {"cusolverDnDpotrf", (void **)&pdt_cusolver.dpotrf},
+    {"cusolverDnSpotrfBatched", (void **)&pdt_cusolver.spotrf_batched},
+    {"cusolverDnDpotrfBatched", (void **)&pdt_cusolver.dpotrf_batched},
     {"cusolverDnSsyevd_bufferSize", (void **)&pdt_cusolver.ssyevd_buffer},
     {"cusolverDnDsyevd_bufferSize", (void **)&pdt_cusolver.dsyevd_buffer},
     {"cusolverDnSsyevd", (void **)&pdt_cusolver.ssyevd},
@@ -86,6 +89,8 @@ struct solver_slot {
     pthread_mutex_t lock;      /* guards the fields below and calls on the handle */
     cusolverDnHandle_t handle; /* NULL until the device's first factorization */
     cudaStream_t stream;       /* the stream the handle is bound to */
+    cublasHandle_t blas;       /* NULL until the device's first batched LU */
+    cudaStream_t blas_stream;  /* the stream blas is bound to */
 };
 
 static struct solver_slot slots[PDT_MAX_DEVICES]; /* by physical device */
@@ -178,6 +183,28 @@ fail:
     return st;
 }
 
+pdt_status pdt_solver_blas(pdt_solver_call *c, int device, const pdt_cublas_table **table,
+                           cublasHandle_t *blas)
+{
+    const pdt_cublas_table *t = NULL;
+    struct solver_slot *s = c->slot;
+    pdt_status st = pdt_cublas(&t);
+    if (st != PDT_OK)
+        return st;
+    if (!s->blas) { /* s's device is current: pdt_solver_begin set it */
+        PDT_CUBLAS_CHECK(pdt_cublas_create(t, &s->blas, device));
+        s->blas_stream = NULL;
+    }
+    if (s->blas_stream != c->stream) {
+        PDT_CUBLAS_CHECK(t->set_stream(s->blas, c->stream));
+        s->blas_stream = c->stream;
+    }
+    *table = t;
+    *blas = s->blas;
+fail:
+    return st;
+}
+
 void pdt_solver_end(pdt_solver_call *c)
 {
     if (c->slot)
@@ -209,10 +236,10 @@ static cusolverStatus_t factor_one(cusolverDnHandle_t h, int d, cublasFillMode_t
              : pdt_cusolver.spotrf(h, uplo, n, (float *)m, n, (float *)work, lwork, info);
 }
 
-/* LU (pivots not NULL) or Cholesky of each matrix of a, in place: one workspace
- * for the batch, each call queued. */
-static pdt_status factor_batch(const pdt_tensor *a, const pdt_tensor *pivots, int upper,
-                               const pdt_tensor *info)
+/* LU (pivots not NULL) or Cholesky of each matrix of a, in place, one call
+ * per matrix, on c: one workspace for the batch, each call queued. */
+static pdt_status factor_each(pdt_solver_call *c, const pdt_tensor *a, const pdt_tensor *pivots,
+                              int upper, const pdt_tensor *info)
 {
     const int64_t n = a->shape[a->ndim - 1], batch = pdt_tensor_numel(a) / (n * n);
     const int d = a->dtype == PDT_FLOAT64, ni = (int)n;
@@ -223,14 +250,9 @@ static pdt_status factor_batch(const pdt_tensor *a, const pdt_tensor *pivots, in
     void *work = NULL;
     size_t bytes = 0;
     int lwork = 0;
-    const char *what = pivots ? "lu_factor" : "cholesky";
-    pdt_solver_call c;
-    c.slot = NULL;
-    pdt_status st = pdt_cusolver_check_elements(what, a->device.index, "each matrix", n, n);
-    if (st != PDT_OK || (st = pdt_solver_begin(&c, a, what, n)) != PDT_OK)
-        goto fail;
-    PDT_CUSOLVER_CHECK(buffer_size(c.handle, d, pivots != NULL, uplo, ni, m, &lwork));
-    if ((st = pdt_cusolver_check_lwork(what, a->device.index,
+    pdt_status st = PDT_OK;
+    PDT_CUSOLVER_CHECK(buffer_size(c->handle, d, pivots != NULL, uplo, ni, m, &lwork));
+    if ((st = pdt_cusolver_check_lwork(pivots ? "lu_factor" : "cholesky", a->device.index,
                                        pivots ? "getrf_bufferSize" : "potrf_bufferSize", lwork,
                                        n)) != PDT_OK)
         goto fail;
@@ -238,14 +260,32 @@ static pdt_status factor_batch(const pdt_tensor *a, const pdt_tensor *pivots, in
     if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
         goto fail;
     for (int64_t b = 0; b < batch; b++)
-        PDT_CUSOLVER_CHECK(factor_one(c.handle, d, uplo, ni,
+        PDT_CUSOLVER_CHECK(factor_one(c->handle, d, uplo, ni,
                                       m + (size_t)(b * n * n) * pdt_solver_elem_size(a), work,
                                       lwork, ipiv ? ipiv + b * n : NULL, inf + b));
-    if (!pivots) /* Note [non-finite Cholesky pivots] */
-        st = pdt_cuda_nan_pivot_info(m, d, n, batch, inf, c.stream);
 fail:
     if (work) /* in stream order, after the last call that uses it */
         pdt_scratch_free(a->device, work, bytes);
+    return st;
+}
+
+/* LU (pivots not NULL) or Cholesky of each matrix of a, in place: batched
+ * (Note [batched small-matrix solvers]) or one call per matrix. */
+static pdt_status factor_batch(const pdt_tensor *a, const pdt_tensor *pivots, int upper,
+                               const pdt_tensor *info)
+{
+    const int64_t n = a->shape[a->ndim - 1], batch = pdt_tensor_numel(a) / (n * n);
+    const char *what = pivots ? "lu_factor" : "cholesky";
+    pdt_solver_call c = PDT_SOLVER_CALL_INIT;
+    pdt_status st = pdt_cusolver_check_elements(what, a->device.index, "each matrix", n, n);
+    if (st != PDT_OK || (st = pdt_solver_begin(&c, a, what, n)) != PDT_OK)
+        goto fail;
+    st = pdt_solver_use_batched(n, batch) ? pdt_solver_factor_batched(&c, a, pivots, upper, info)
+                                          : factor_each(&c, a, pivots, upper, info);
+    if (st == PDT_OK && !pivots) /* Note [non-finite Cholesky pivots] */
+        st = pdt_cuda_nan_pivot_info(pdt_tensor_ptr(a), a->dtype == PDT_FLOAT64, n, batch,
+                                     (int *)pdt_tensor_ptr(info), c.stream);
+fail:
     pdt_solver_end(&c);
     return st;
 }
@@ -269,14 +309,17 @@ pdt_status pdt_cuda_lu_solve(const pdt_tensor *lu, const pdt_tensor *pivots, con
     char *x = pdt_tensor_ptr(b);
     const int *ipiv = (const int *)pdt_tensor_ptr(pivots);
     int *status = NULL; /* getrs's devInfo: only invalid arguments, which ours are not */
-    pdt_solver_call c;
-    c.slot = NULL;
+    pdt_solver_call c = PDT_SOLVER_CALL_INIT;
     pdt_status st = pdt_cusolver_check_elements("lu_solve", lu->device.index, "each LU", n, n);
     if (st == PDT_OK)
         st = pdt_cusolver_check_elements("lu_solve", lu->device.index, "each right-hand side", n,
                                          k);
     if (st != PDT_OK || (st = pdt_solver_begin(&c, lu, "lu_solve", n > k ? n : k)) != PDT_OK)
         goto fail;
+    if (pdt_solver_use_batched(n, batch)) {
+        st = pdt_solver_solve_batched(&c, lu, pivots, b);
+        goto fail;
+    }
     if ((st = pdt_scratch_alloc(lu->device, sizeof(int), (void **)&status)) != PDT_OK)
         goto fail;
     for (int64_t i = 0; i < batch; i++) {

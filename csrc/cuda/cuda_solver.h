@@ -1,6 +1,8 @@
 /* cuda_solver.h - what cuda_solver.c shares with the other cuSOLVER users of the
- * CUDA backend (cuda_solver_eig.c: syevd, gesvd, geqrf, orgqr): the loaded table, one call's setup (the
- * device's handle bound to its stream, locked) and the status check; the size
+ * CUDA backend (cuda_solver_eig.c: syevd, gesvd, geqrf, orgqr;
+ * cuda_solver_batched.c: the batched small-matrix paths): the loaded table, one
+ * call's setup (the device's handles bound to its stream, locked) and the
+ * status check; the size
  * guard of cuSOLVER's 32-bit ("legacy") API, handle creation that survives a pool
  * holding the device's memory, and the check of a Cholesky factor's diagonal
  * (cuda_solver_check.cu).  Usable from C and C++. */
@@ -34,6 +36,8 @@ typedef struct pdt_cusolver_table {
     __typeof__(cusolverDnDpotrf_bufferSize) *dpotrf_buffer;
     __typeof__(cusolverDnSpotrf) *spotrf;
     __typeof__(cusolverDnDpotrf) *dpotrf;
+    __typeof__(cusolverDnSpotrfBatched) *spotrf_batched; /* Note [batched small-matrix solvers] */
+    __typeof__(cusolverDnDpotrfBatched) *dpotrf_batched;
     __typeof__(cusolverDnSsyevd_bufferSize) *ssyevd_buffer;
     __typeof__(cusolverDnDsyevd_bufferSize) *dsyevd_buffer;
     __typeof__(cusolverDnSsyevd) *ssyevd;
@@ -63,6 +67,18 @@ typedef struct pdt_solver_call {
     struct solver_slot *slot;
     cusolverDnHandle_t handle; /* the slot's, when slot is not NULL */ /* locked when not NULL */
 } pdt_solver_call;
+/* Before pdt_solver_begin: pdt_solver_end may then be called whether it ran or not. */
+#define PDT_SOLVER_CALL_INIT                                                                       \
+    {                                                                                              \
+        PDT_CUDA_GUARD_INIT, NULL, NULL, NULL                                                      \
+    }
+
+/* The device's cuBLAS handle for the batched LU (Note [batched small-matrix
+ * solvers]), kept in c's slot beside the cuSOLVER handle: created on first use
+ * (Note [handle creation retry]) and bound to c's stream; its table in *t. */
+struct pdt_cublas_table; /* cuda_blas.h, C only */
+pdt_status pdt_solver_blas(pdt_solver_call *c, int device, const struct pdt_cublas_table **t,
+                           cublasHandle_t *blas);
 
 /* n > INT_MAX is refused (cuSOLVER's ints); loads cuSOLVER, locks the slot. */
 pdt_status pdt_solver_begin(pdt_solver_call *c, const pdt_tensor *t, const char *what, int64_t n);
@@ -81,15 +97,16 @@ size_t pdt_solver_elem_size(const pdt_tensor *t); /* 8 for float64, else 4 */
         }                                                                                          \
     } while (0)
 
-
 /* Note [cuSOLVER's 32-bit sizes]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * cusolverDn<t>getrf/getrs/potrf take every size as an int, and index a matrix
+ * cusolverDn<t>getrf/getrs/potrf (and syevd, gesvd, geqrf, orgqr:
+ * cuda_solver_eig.c) take every size as an int, and index a matrix
  * as lda * n elements in int arithmetic: a 46341 x 46341 matrix (2^31 + 4
  * elements, 8.6 GB in float32, which fits on one GPU) is beyond them although
  * n itself fits.  So the guard is on elements, not on n: rows * cols of every
  * matrix a call is given (getrf/potrf: n * n; getrs: n * n and n * nrhs) must
- * be at most INT32_MAX, and so must the workspace each _bufferSize call reports
+ * be at most INT32_MAX (syevd: n * n; gesvd: m * n and U's m * m or m * n;
+ * geqrf/orgqr: m * n), and so must the workspace each _bufferSize call reports
  * (an int Lwork that went negative has overflowed: CuPy #2351).  Past them the
  * call is refused, naming the sizes and the device, before anything is
  * queued (the 64-bit cusolverDnX* API is the way beyond them). */
@@ -104,6 +121,63 @@ pdt_status pdt_cusolver_check_elements(const char *what, int device, const char 
  * n x n matrix is usable (0 <= lwork), else PDT_ERR_VALUE naming them. */
 pdt_status pdt_cusolver_check_lwork(const char *what, int device, const char *call, int lwork,
                                     int64_t n);
+
+/* Note [batched small-matrix solvers]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * cusolverDn<t>getrf, getrs and potrf take one matrix per call, so a batch
+ * of small matrices is one call each, and for linalg.inv of a (65536, 3, 3)
+ * tensor the 131,072 launches (getrf, then getrs against the identity) cost
+ * far more than the arithmetic.  The batched forms do a whole batch in one
+ * call: cublas<t>getrfBatched and cublas<t>getrsBatched (cuBLAS Library User
+ * Guide, "BLAS-like Extension": "intended to be used for matrices of small
+ * sizes where the launch overhead is a significant factor") and
+ * cusolverDn<t>potrfBatched (cuSOLVER Library, "cuSolverDN: dense LAPACK
+ * Function Reference").  They take a device array of pointers, one per
+ * matrix, which a kernel writes on the device's stream
+ * (pdt_cuda_pointer_array: no host-to-device copy), and need no workspace.
+ * The cuBLAS handle is the solver slot's own, not cuda_gemm.c's, so its math
+ * mode stays CUBLAS_DEFAULT_MATH (no TF32) whatever allow_tf32 says.
+ * Their results mean what the one-matrix routines' do: getrfBatched's pivots
+ * are LAPACK's (1-based row interchanges, matrix i's n of them at
+ * PivotArray + i n, as our pivots tensor lays them out), its infoArray (device
+ * memory) holds per matrix 0 or the first k with U(k, k) exactly zero, the
+ * factorization completed; potrfBatched's infoArray the order of the leading
+ * minor that is not positive-definite.  So info stays on the device as
+ * before and the Python layer's one counted read-back (only to raise) is
+ * unchanged; getrsBatched's own info is a host int that reports invalid
+ * arguments when the call returns (no device copy).  potrfBatched destroys
+ * the triangle it does not factor ("used as a workspace"), which the Python
+ * layer discards (tril/triu) anyway; the NaN pivot pass (Note [non-finite
+ * Cholesky pivots]) runs after either form.
+ *
+ * The rule (pdt_solver_use_batched): batch >= 2 and n <= 32, and n * batch
+ * within an int (batchSize and the pivot array's indexing are ints).  32 is
+ * the size cuBLAS's batched small-matrix kernels are written for (its batched
+ * inverse, cublas<t>matinvBatched, documents "n <= 32" as its limit);
+ * larger matrices have enough work per call for cuSOLVER's blocked routines
+ * and their workspace, and a single matrix is one call either way.  linalg.inv
+ * stays an LU solve against the identity (getrsBatched with nrhs = n), so it
+ * needs neither getriBatched nor matinvBatched.  Either path's factors solve
+ * with either path.  The emulated device shows the call count (Note [counting
+ * queued operations] in emulator/emu_stream.cpp); only a GPU shows the speed. */
+#define PDT_SOLVER_BATCHED_MAX_N 32
+
+/* 1 when a batch of `batch` n x n matrices takes the batched routines (Note
+ * [batched small-matrix solvers]). */
+int pdt_solver_use_batched(int64_t n, int64_t batch);
+
+/* The batched forms of cuda_solver.c's LU (pivots not NULL) or Cholesky
+ * factorization, and of its LU solve, on c (begun: the slot locked). */
+pdt_status pdt_solver_factor_batched(pdt_solver_call *c, const pdt_tensor *a,
+                                     const pdt_tensor *pivots, int upper, const pdt_tensor *info);
+pdt_status pdt_solver_solve_batched(pdt_solver_call *c, const pdt_tensor *lu,
+                                    const pdt_tensor *pivots, const pdt_tensor *b);
+
+/* Queues, on `stream` (the device current), a kernel that writes out[i] =
+ * base + i * stride (bytes) for i < count: the device array of pointers the
+ * batched routines read. */
+pdt_status pdt_cuda_pointer_array(void **out, void *base, size_t stride, int64_t count,
+                                  cudaStream_t stream);
 
 /* Note [handle creation retry]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~

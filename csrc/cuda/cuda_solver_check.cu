@@ -1,4 +1,5 @@
-/* cuda_solver_check.cu - the pass over each Cholesky factor's diagonal that
+/* cuda_solver_check.cu - the solver's small device passes: the pointer arrays
+ * of the batched routines (at the end), and the pass over each Cholesky factor's diagonal that
  * gives a NaN pivot a non-zero info on the GPU as on the CPU (Note [non-finite
  * Cholesky pivots] in cuda_solver.h).  It runs on the device's stream after
  * potrf and writes into the device info array itself: no copy to the host.
@@ -66,4 +67,31 @@ extern "C" pdt_status pdt_cuda_nan_pivot_info(const void *a, int d, int64_t n, i
     if (batch <= 0 || n <= 0)
         return PDT_OK;
     return d ? launch<double>(a, n, batch, info, stream) : launch<float>(a, n, batch, info, stream);
+}
+
+/* ---- the device arrays of pointers of the batched routines (Note [batched
+ * small-matrix solvers] in cuda_solver.h): written on the stream, so no
+ * host-to-device copy; one thread per entry (grid-stride). */
+
+namespace {
+
+__global__ void pointer_array_kernel(void **out, char *base, uint64_t stride, int64_t count)
+{
+    for (int64_t i = gs_first<int64_t>(); i < count; i += gs_step<int64_t>())
+        out[i] = base + (uint64_t)i * stride;
+}
+
+} // namespace
+
+extern "C" pdt_status pdt_cuda_pointer_array(void **out, void *base, size_t stride, int64_t count,
+                                             cudaStream_t stream)
+{
+    pdt_status st = PDT_OK;
+    if (count <= 0)
+        return PDT_OK;
+    PDT_LAUNCH((pointer_array_kernel), grid_for<pointer_array_kernel>((uint64_t)count), kThreads, 0,
+               stream, out, (char *)base, (uint64_t)stride, count);
+    PDT_CUDA_CHECK(cudaGetLastError());
+fail:
+    return st;
 }

@@ -6,7 +6,9 @@
  * Each matrix is stored by columns (Note [column-major factorizations] in
  * pdt_linalg.h).  As cuda_solver.c's LU: a batch is one call per matrix, all
  * queued, with one workspace (pdt_scratch_alloc, freed in stream order after
- * the last call); info stays on the device for the Python layer to read. */
+ * the last call); info stays on the device for the Python layer to read.
+ * Every matrix and workspace is checked against cuSOLVER's 32-bit API (Note
+ * [cuSOLVER's 32-bit sizes] in cuda_solver.h) before anything is queued. */
 #include "cuda_ops.h"
 #include "cuda_solver.h"
 #include "pdt_runtime.h" /* pdt_scratch_alloc */
@@ -24,14 +26,17 @@ pdt_status pdt_cuda_eigh(const pdt_tensor *a, int upper, int vectors, const pdt_
     void *work = NULL;
     size_t bytes = 0;
     int lwork = 0;
-    pdt_solver_call c;
-    pdt_status st = pdt_solver_begin(&c, a, "eigh", n);
-    if (st != PDT_OK)
+    pdt_solver_call c = PDT_SOLVER_CALL_INIT;
+    pdt_status st = pdt_cusolver_check_elements("eigh", a->device.index, "each matrix", n, n);
+    if (st != PDT_OK || (st = pdt_solver_begin(&c, a, "eigh", n)) != PDT_OK)
         goto fail;
     PDT_CUSOLVER_CHECK(d ? pdt_cusolver.dsyevd_buffer(c.handle, jobz, uplo, ni, (const double *)m,
                                                       ni, (const double *)ev, &lwork)
                          : pdt_cusolver.ssyevd_buffer(c.handle, jobz, uplo, ni, (const float *)m,
                                                       ni, (const float *)ev, &lwork));
+    if ((st = pdt_cusolver_check_lwork("eigh", a->device.index, "syevd_bufferSize", lwork, n)) !=
+        PDT_OK)
+        goto fail;
     bytes = (size_t)(lwork > 0 ? lwork : 1) * es;
     if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
         goto fail;
@@ -64,12 +69,18 @@ pdt_status pdt_cuda_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, c
     void *work = NULL, *rwork = NULL;
     size_t bytes = 0, rbytes = (size_t)(n > 1 ? n - 1 : 1) * es;
     int lwork = 0;
-    pdt_solver_call c;
-    pdt_status st = pdt_solver_begin(&c, a, "svd", m);
-    if (st != PDT_OK)
+    pdt_solver_call c = PDT_SOLVER_CALL_INIT;
+    /* A and U are m x n and m x uc (uc <= m), V^T n x n (n <= m) */
+    pdt_status st = pdt_cusolver_check_elements("svd", a->device.index, "each matrix", m, n);
+    if (st == PDT_OK && u)
+        st = pdt_cusolver_check_elements("svd", a->device.index, "each U", m, uc);
+    if (st != PDT_OK || (st = pdt_solver_begin(&c, a, "svd", m)) != PDT_OK)
         goto fail;
     PDT_CUSOLVER_CHECK(d ? pdt_cusolver.dgesvd_buffer(c.handle, mi, ni, &lwork)
                          : pdt_cusolver.sgesvd_buffer(c.handle, mi, ni, &lwork));
+    if ((st = pdt_cusolver_check_lwork("svd", a->device.index, "gesvd_bufferSize", lwork, m)) !=
+        PDT_OK)
+        goto fail;
     bytes = (size_t)(lwork > 0 ? lwork : 1) * es;
     if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
         goto fail;
@@ -108,9 +119,10 @@ static pdt_status qr_batch(const pdt_tensor *a, const pdt_tensor *tau, int orgqr
     void *work = NULL;
     int *status = NULL, lwork = 0;
     size_t bytes = 0;
-    pdt_solver_call c_;
-    pdt_status st = pdt_solver_begin(&c_, a, orgqr ? "qr_orgqr" : "qr_factor", m > c ? m : c);
-    if (st != PDT_OK)
+    const char *what = orgqr ? "qr_orgqr" : "qr_factor";
+    pdt_solver_call c_ = PDT_SOLVER_CALL_INIT;
+    pdt_status st = pdt_cusolver_check_elements(what, a->device.index, "each matrix", m, c);
+    if (st != PDT_OK || (st = pdt_solver_begin(&c_, a, what, m > c ? m : c)) != PDT_OK)
         goto fail;
     if (orgqr)
         PDT_CUSOLVER_CHECK(d ? pdt_cusolver.dorgqr_buffer(c_.handle, mi, ci, ki, (const double *)x,
@@ -121,6 +133,10 @@ static pdt_status qr_batch(const pdt_tensor *a, const pdt_tensor *tau, int orgqr
         PDT_CUSOLVER_CHECK(
             d ? pdt_cusolver.dgeqrf_buffer(c_.handle, mi, ci, (double *)x, mi, &lwork)
               : pdt_cusolver.sgeqrf_buffer(c_.handle, mi, ci, (float *)x, mi, &lwork));
+    if ((st = pdt_cusolver_check_lwork(what, a->device.index,
+                                       orgqr ? "orgqr_bufferSize" : "geqrf_bufferSize", lwork,
+                                       m > c ? m : c)) != PDT_OK)
+        goto fail;
     bytes = (size_t)(lwork > 0 ? lwork : 1) * es;
     if ((st = pdt_scratch_alloc(a->device, bytes, &work)) != PDT_OK)
         goto fail;

@@ -16,30 +16,12 @@
 #include <type_traits>
 
 #include "emu.h"
+#include "emu_cublas.h"
 #include "pdt_half.h"
-
-#define EMU_CUBLAS_API extern "C" __attribute__((visibility("default")))
-
-/* "cuBLAS context": the handle is an opaque pointer to the library context.
- * "Thread Safety": the library is thread safe and may be called from several
- * threads, even with one handle, so the handle's settings are guarded. */
-struct cublasContext {
-    int device; /* "cuBLAS context": tied to the device current at cublasCreate */
-    std::mutex mu;
-    cudaStream_t stream; /* "cublasSetStream()": NULL (the default stream) until set */
-    cublasMath_t math;   /* "cublasSetMathMode()": CUBLAS_DEFAULT_MATH until set */
-    void *resources;     /* the device memory cublasCreate took (Note [emulated handle memory]) */
-};
 
 namespace {
 
-const char *const DOC_CONTEXT = "cuBLAS Library User Guide, \"cuBLAS context\" and "
-                                "\"cublasCreate()\": a handle is tied to the device current "
-                                "when it was created; that device must be current when the "
-                                "handle is used";
-const char *const DOC_SET_STREAM = "cuBLAS Library User Guide, \"cublasSetStream()\" and "
-                                   "\"cuBLAS context\": the handle's stream must belong to the "
-                                   "handle's device";
+using emu_blas::DOC_SET_STREAM;
 
 bool is_special_stream(cudaStream_t s)
 {
@@ -245,19 +227,9 @@ cublasStatus_t gemm(const char *name, cublasHandle_t handle, cublasOperation_t t
     if (!alpha || !beta)
         return CUBLAS_STATUS_INVALID_VALUE;
 
-    int device;
     cudaStream_t stream;
     cublasMath_t math;
-    {
-        std::lock_guard<std::mutex> lock(handle->mu);
-        device = handle->device;
-        stream = handle->stream;
-        math = handle->math;
-    }
-    if (pdt_emu::current_device() != device)
-        pdt_emu::violation(name, DOC_CONTEXT,
-                           "handle %p belongs to device %d, but device %d is current",
-                           (void *)handle, device, pdt_emu::current_device());
+    const int device = emu_blas::settings(handle, name, &stream, &math);
 
     /* "cublasSetPointerMode()" / "Scalar Parameters": with
      * CUBLAS_POINTER_MODE_HOST (the default, and the only mode emulated) alpha
@@ -278,11 +250,7 @@ cublasStatus_t gemm(const char *name, cublasHandle_t handle, cublasOperation_t t
     if (m == 0 || n == 0 || batch == 0)
         return CUBLAS_STATUS_SUCCESS;
 
-    pdt_emu::stream *s = pdt_emu::resolve(stream, name);
-    if (pdt_emu::stream_device(s) != device)
-        pdt_emu::violation(name, DOC_SET_STREAM,
-                           "handle %p of device %d has stream %p of device %d", (void *)handle,
-                           device, (void *)stream, pdt_emu::stream_device(s));
+    pdt_emu::stream *s = emu_blas::stream_of(handle, name, device, stream);
 
     gemm_call<S, T> g;
     g.name = name;

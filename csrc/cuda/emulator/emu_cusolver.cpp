@@ -18,12 +18,17 @@
 
 #include <algorithm>
 #include <mutex>
+#include <vector>
 
 #include "emu.h"
 #include "emu_cusolver.h"
+#include "emu_lapack.h"
 
 namespace {
 
+using emu_lapack::run_getrf;
+using emu_lapack::run_getrs;
+using emu_lapack::run_potrf;
 using emu_solver::at;
 using emu_solver::check_lwork;
 using emu_solver::span;
@@ -37,96 +42,6 @@ const char *const DOC_WORKSPACE = "cuSOLVER Library, \"cusolverDn<t>getrf()\" / 
  * unblocked routines would need at most), so that a caller that allocates less
  * than it was told is caught by the pointer rule. */
 int lwork_for(int n) { return std::max(1, n); }
-
-/* "cusolverDn<t>getrf()": P A = L U with partial pivoting, L unit lower, U
- * upper, over A; devIpiv[i] (1-based) the row swapped with row i; devInfo 0,
- * or i when U(i, i) is exactly zero (the factorization still completes, as
- * LAPACK's: the first such i is reported).  The pivot is the first entry of
- * largest magnitude in the column (LAPACK's idamax). */
-template <typename T> void run_getrf(int m, int n, T *a, int lda, int *ipiv, int *info)
-{
-    *info = 0;
-    for (int j = 0; j < std::min(m, n); j++) {
-        int p = j;
-        for (int i = j + 1; i < m; i++)
-            if (fabs((double)at(a, lda, i, j)) > fabs((double)at(a, lda, p, j)))
-                p = i;
-        ipiv[j] = p + 1;
-        if (at(a, lda, p, j) != T(0)) {
-            if (p != j)
-                for (int c = 0; c < n; c++)
-                    std::swap(at(a, lda, j, c), at(a, lda, p, c));
-            T inv = T(1) / at(a, lda, j, j);
-            for (int i = j + 1; i < m; i++)
-                at(a, lda, i, j) *= inv;
-        } else if (*info == 0) {
-            *info = j + 1;
-        }
-        for (int c = j + 1; c < n; c++) {
-            T f = at(a, lda, j, c);
-            for (int i = j + 1; i < m; i++)
-                at(a, lda, i, c) -= at(a, lda, i, j) * f;
-        }
-    }
-}
-
-/* "cusolverDn<t>getrs()" with CUBLAS_OP_N: B = U^-1 L^-1 P B for each of nrhs
- * columns, from getrf's output; devInfo 0 (argument errors are returned as a
- * status before anything is queued). */
-template <typename T>
-void run_getrs(int n, int nrhs, const T *a, int lda, const int *ipiv, T *b, int ldb, int *info)
-{
-    for (int c = 0; c < nrhs; c++) {
-        T *x = b + (int64_t)c * ldb;
-        for (int i = 0; i < n; i++) /* the row swaps, in order */
-            if (ipiv[i] - 1 != i)
-                std::swap(x[i], x[ipiv[i] - 1]);
-        for (int i = 0; i < n; i++) /* L y = P b, L unit lower */
-            for (int r = i + 1; r < n; r++)
-                x[r] -= at(a, lda, r, i) * x[i];
-        for (int i = n - 1; i >= 0; i--) { /* U x = y */
-            x[i] /= at(a, lda, i, i);
-            for (int r = 0; r < i; r++)
-                x[r] -= at(a, lda, r, i) * x[i];
-        }
-    }
-    *info = 0;
-}
-
-/* "cusolverDn<t>potrf()": A = L L^T (CUBLAS_FILL_MODE_LOWER, only the lower
- * triangle read and written) or U^T U (UPPER); devInfo 0, or i when "the
- * leading minor of order i is not positive definite" (section
- * "cusolverDn<t>potrf()"), which is tested as ajj <= 0 and stops the
- * factorization there.  A NaN pivot is not caught by that test, and cuSOLVER
- * does not test for it (unlike LAPACK's reference dpotf2, DISNAN(AJJ)): the
- * factorization carries on with NaN and devInfo stays 0, as real cuSOLVER
- * returns (PyTorch issue #64818).  So the backend's own pass over the
- * diagonal (Note [non-finite Cholesky pivots] in cuda_solver.h) is what
- * reports it, here as on a GPU. */
-template <typename T> void run_potrf(bool upper, int n, T *a, int lda, int *info)
-{
-    *info = 0;
-    /* element (i, j) of the triangle in use, i >= j: L(i, j), or U(j, i) */
-    auto el = [&](int i, int j) -> T & { return upper ? at(a, lda, j, i) : at(a, lda, i, j); };
-    for (int j = 0; j < n; j++) {
-        T d = el(j, j);
-        for (int k = 0; k < j; k++)
-            d -= el(j, k) * el(j, k);
-        if (d <= T(0)) { /* false for NaN: see above */
-            el(j, j) = d;
-            *info = j + 1;
-            return;
-        }
-        d = sqrt(d);
-        el(j, j) = d;
-        for (int i = j + 1; i < n; i++) {
-            T s = el(i, j);
-            for (int k = 0; k < j; k++)
-                s -= el(i, k) * el(j, k);
-            el(i, j) = s / d;
-        }
-    }
-}
 
 template <typename T>
 cusolverStatus_t getrf_buffer(cusolverDnHandle_t h, int m, int n, int lda, int *lwork)
@@ -229,6 +144,43 @@ cusolverStatus_t potrf(const char *name, cusolverDnHandle_t h, cublasFillMode_t 
         pdt_emu::check_device_access(name, "Workspace", dev, work, (size_t)lwork * sizeof(T));
         pdt_emu::check_device_access(name, "devInfo", dev, info, sizeof(int));
         run_potrf(upper, n, a, lda, info);
+    });
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+/* "cusolverDn<t>potrfBatched()": the Cholesky factor of each matrix of Aarray
+ * in place (Aarray: a device array of pointers, read when the routine runs:
+ * emu_lapack::device_matrices), infoArray[i] (device) 0, or k when matrix i "is not positive
+ * definite and the Cholesky factorization failed at row k" (potrf's test, so
+ * a NaN pivot is not caught: run_potrf).  "The other part of A is used as a
+ * workspace ... destroyed": the triangle not named by uplo (strictly) is
+ * overwritten with NaN here, so that nothing may read it.  Return values:
+ * CUSOLVER_STATUS_INVALID_VALUE for n < 0, lda < max(1, n), batchSize < 1 or an
+ * invalid uplo (nothing queued: the infoArray[0] = -i that cuSOLVER also
+ * writes then is not emulated, the backend never passes such arguments). */
+template <typename T>
+cusolverStatus_t potrf_batched(const char *name, cusolverDnHandle_t h, cublasFillMode_t uplo, int n,
+                               T *Aarray[], int lda, int *infoArray, int batchSize)
+{
+    if (!h)
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || lda < std::max(1, n) || batchSize < 1 || !valid_uplo(uplo))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    int dev;
+    pdt_emu::stream *s = stream_of(h, name, &dev);
+    const bool upper = uplo == CUBLAS_FILL_MODE_UPPER;
+    T *const *array = Aarray;
+    pdt_emu::enqueue(s, name, [=]() {
+        std::vector<T *> a = emu_lapack::device_matrices(name, "Aarray", dev, array, batchSize,
+                                                         span(n, n, lda));
+        pdt_emu::check_device_access(name, "infoArray", dev, infoArray,
+                                     (size_t)batchSize * sizeof(int));
+        for (int b = 0; b < batchSize; b++) {
+            run_potrf(upper, n, a[b], lda, infoArray + b);
+            for (int j = 0; j < n; j++) /* the workspace triangle */
+                for (int i = j + 1; i < n; i++)
+                    (upper ? at(a[b], lda, i, j) : at(a[b], lda, j, i)) = (T)NAN;
+        }
     });
     return CUSOLVER_STATUS_SUCCESS;
 }
@@ -374,4 +326,20 @@ EMU_CUSOLVER_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t h, cublasF
                                                    int Lwork, int *devInfo)
 {
     return potrf("cusolverDnDpotrf", h, uplo, n, A, lda, Workspace, Lwork, devInfo);
+}
+
+EMU_CUSOLVER_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t h,
+                                                          cublasFillMode_t uplo, int n,
+                                                          float *Aarray[], int lda, int *infoArray,
+                                                          int batchSize)
+{
+    return potrf_batched("cusolverDnSpotrfBatched", h, uplo, n, Aarray, lda, infoArray, batchSize);
+}
+
+EMU_CUSOLVER_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t h,
+                                                          cublasFillMode_t uplo, int n,
+                                                          double *Aarray[], int lda, int *infoArray,
+                                                          int batchSize)
+{
+    return potrf_batched("cusolverDnDpotrfBatched", h, uplo, n, Aarray, lda, infoArray, batchSize);
 }

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "emu.h"
+#include "emu_lapack.h"
 
 #define EMU_CUSOLVER_API extern "C" __attribute__((visibility("default")))
 
@@ -21,7 +22,7 @@ struct cusolverDnContext {
     int device;
     std::mutex mu;
     cudaStream_t stream; /* "cusolverDnSetStream()": NULL (the default stream) until set */
-    void *resources;     /* the device memory cusolverDnCreate took (Note [emulated handle memory]) */
+    void *resources; /* the device memory cusolverDnCreate took (Note [emulated handle memory]) */
 };
 
 namespace emu_solver {
@@ -57,14 +58,9 @@ inline pdt_emu::stream *stream_of(cusolverDnHandle_t h, const char *name, int *d
     return s;
 }
 
-/* Column-major element (i, j) of a with leading dimension lda. */
-template <typename T> inline T &at(T *a, int lda, int i, int j) { return a[i + (int64_t)j * lda]; }
+using emu_lapack::at; /* column-major element (i, j) */
 
-/* Elements spanned by a column-major rows x cols matrix with leading dimension ld. */
-inline size_t span(int rows, int cols, int ld)
-{
-    return rows <= 0 || cols <= 0 ? 0 : (size_t)(cols - 1) * ld + rows;
-}
+using emu_lapack::span; /* elements a column-major matrix spans */
 
 /* A violation (doc says why) when a routine's workspace of lwork elements is
  * smaller than the `need` its _bufferSize call gave. */

@@ -11,7 +11,9 @@
 #include <time.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -111,8 +113,24 @@ static uint64_t push(stream *s, const char *what, std::function<void()> fn)
     return pending > kMaxPending ? s->completed + pending / 2 : 0;
 }
 
+/* Note [counting queued operations]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Every operation queued on any stream is counted by its description (the
+ * kernel's, copy's or library routine's name: "cublasDgetrfBatched",
+ * "cusolverDnSgetrf").  Tests read the counts (pdtEmuQueuedOps, below) to
+ * check how many library calls and kernels an op makes: a batched path must
+ * queue the same number of operations for 3 matrices as for 65.  Not a CUDA
+ * feature; a counter lookup per queued operation costs nothing next to the
+ * emulated work. */
+static std::mutex counts_mu;
+static std::map<std::string, uint64_t> queued_counts;
+
 void enqueue(stream *s, const char *what, std::function<void()> fn)
 {
+    {
+        std::lock_guard<std::mutex> g(counts_mu);
+        queued_counts[what ? what : "?"]++;
+    }
     uint64_t make_room;
     {
         std::lock_guard<std::mutex> g(s->mu);
@@ -216,6 +234,19 @@ event *check_event(cudaEvent_t e, const char *call)
 using namespace pdt_emu;
 
 extern "C" {
+
+/* Note [counting queued operations]: how many operations whose description
+ * starts with `prefix` ("" or NULL: all) were queued since the process began. */
+PDT_EMU_API uint64_t pdtEmuQueuedOps(const char *prefix)
+{
+    const std::string p = prefix ? prefix : "";
+    uint64_t total = 0;
+    std::lock_guard<std::mutex> g(counts_mu);
+    for (auto it = queued_counts.lower_bound(p);
+         it != queued_counts.end() && it->first.compare(0, p.size(), p) == 0; ++it)
+        total += it->second;
+    return total;
+}
 
 PDT_EMU_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *out, unsigned int flags)
 {
