@@ -157,6 +157,18 @@ typedef struct pdt_cpu_simd_table {
     /* wrapping integer sums, the count of non-zero bytes, and integer maxima and
      * minima (n >= 1) of contiguous rows (cpu_vint.h) */
     uint64_t (*sum_i32)(const int32_t *x, int64_t n), (*sum_i64)(const int64_t *x, int64_t n);
+    uint64_t (*prod_i32)(const int32_t *x, int64_t n), (*prod_i64)(const int64_t *x, int64_t n);
+    /* r[q] = the wrapping sum (product) over i < k of x[i m + j0 + q], q < nj
+     * (columns of a (k, m) row-major block; Note [integer column sums] in
+     * cpu_vint.h) */
+    void (*cols_sum_i32)(const int32_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                         uint64_t *r);
+    void (*cols_sum_i64)(const int64_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                         uint64_t *r);
+    void (*cols_prod_i32)(const int32_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                          uint64_t *r);
+    void (*cols_prod_i64)(const int64_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                          uint64_t *r);
     uint64_t (*count_b8)(const uint8_t *x, int64_t n);
     int32_t (*max_i32)(const int32_t *x, int64_t n), (*min_i32)(const int32_t *x, int64_t n);
     int64_t (*max_i64)(const int64_t *x, int64_t n), (*min_i64)(const int64_t *x, int64_t n);
