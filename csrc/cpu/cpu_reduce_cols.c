@@ -75,22 +75,17 @@ void pdt_cpu_cols_int(pdt_reduce_op op, int64_t elsize, const char *x, int64_t m
                                                                     nj, r);
 }
 
+#define INT_FOLD(NAME, T, OP)                                                                      \
+    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)          \
+    {                                                                                              \
+        uint64_t r[COL_BLOCK];                                                                     \
+        pdt_cpu_cols_int(OP, sizeof(T), x, m, k, j0, nj, r);                                       \
+        for (int64_t q = 0; q < nj; q++)                                                           \
+            a[q] = int_acc(r[q], 0);                                                               \
+    }
 #define INT_COLS(SN, T, V, CONV)                                                                   \
-    static void cols_sum_##SN(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a) \
-    {                                                                                              \
-        uint64_t r[COL_BLOCK];                                                                     \
-        pdt_cpu_cols_int(PDT_REDUCE_SUM, sizeof(T), x, m, k, j0, nj, r);                           \
-        for (int64_t q = 0; q < nj; q++)                                                           \
-            a[q] = int_acc(r[q], 0);                                                               \
-    }                                                                                              \
-    static void cols_prod_##SN(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj,        \
-                               acc *a)                                                             \
-    {                                                                                              \
-        uint64_t r[COL_BLOCK];                                                                     \
-        pdt_cpu_cols_int(PDT_REDUCE_PROD, sizeof(T), x, m, k, j0, nj, r);                          \
-        for (int64_t q = 0; q < nj; q++)                                                           \
-            a[q] = int_acc(r[q], 0);                                                               \
-    }                                                                                              \
+    INT_FOLD(cols_sum_##SN, T, PDT_REDUCE_SUM)                                                     \
+    INT_FOLD(cols_prod_##SN, T, PDT_REDUCE_PROD)                                                   \
     COLS_EXTREMES(SN, T, V, CONV, INT_NAN, int_acc)
 
 #define FLOAT_COLS(SN, T)                                                                          \
