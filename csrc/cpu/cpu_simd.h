@@ -112,8 +112,9 @@ typedef struct pdt_cpu_simd_table {
     pdt_vb_row eq_f32, ne_f32, lt_f32, le_f32, gt_f32, ge_f32;
     pdt_vb_row eq_f64, ne_f64, lt_f64, le_f64, gt_f64, ge_f64;
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
-    pdt_vm_row log1p_f32, expm1_f32; /* cpu_vexpm1.h */
-    pdt_vm_row erf_f32, erfc_f32;    /* cpu_verf.h */
+    pdt_vm_row log1p_f32, expm1_f32;    /* cpu_vexpm1.h */
+    pdt_vm_row erf_f32, erfc_f32;       /* cpu_verf.h */
+    pdt_vm_row gelu_f32, gelu_grad_f32; /* cpu_vgelu.h */
     /* cpu_vtrig.h (Note [float32 inverse functions]) */
     pdt_vm_row tan_f32, atan_f32, asin_f32, acos_f32, asinh_f32, acosh_f32, atanh_f32;
     pdt_vm_row log2_f32, log10_f32, rsqrt_f32;
