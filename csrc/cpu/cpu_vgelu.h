@@ -63,14 +63,13 @@ static inline float VM(gelu_grad_f32)(float x)
     return x != x ? x : (float)r;
 }
 
-static void VM(gelu_row)(float *o, const float *a, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        o[i] = VM(gelu_f32)(a[i]);
-}
-
-static void VM(gelu_grad_row)(float *o, const float *a, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        o[i] = VM(gelu_grad_f32)(a[i]);
-}
+/* gelu_row and gelu_grad_row: o[i] = F(a[i]) over a contiguous row */
+#define VM_GELU_ROW(NAME, F)                                                                       \
+    static void VM(NAME)(float *o, const float *a, int64_t n)                                      \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            o[i] = VM(F)(a[i]);                                                                    \
+    }
+VM_GELU_ROW(gelu_row, gelu_f32)
+VM_GELU_ROW(gelu_grad_row, gelu_grad_f32)
+#undef VM_GELU_ROW
