@@ -1,5 +1,5 @@
 """nn.functional.gelu's exact form (approximate='none') and its backward, one pass each
-(Note [float32 gelu] in csrc/cpu/cpu_vgelu.h): float32 within 0.5 + 2^-20 ulp of the
+(Note [float32 gelu] in csrc/cpu/cpu_vgelu.h): float32 within 0.5 + 2^-9 ulp of the
 float64 reference (math.erfc) on every device and every CPU instruction-set level, the
 devices within 1 ulp of each other; the derivative within 1 ulp + 1e-10 (Phi + |x| phi);
 float64, the half types, the special values, autograd (first and second order), and

@@ -6,7 +6,7 @@
  * ~~~~~~~~~~~~~~~~~~~~
  * gelu(x) = x/2 erfc(-x / sqrt(2)) (PyTorch's approximate='none') was four passes
  * over the data (a product, erfc, two products), 0.72 ms for 262,144 float32 on one
- * core, and its backward, composed by autograd from erfc's derivative, seven more.
+ * core, and its backward, composed by autograd from erfc's derivative, several more.
  * Here each is one pass.  x is widened to double, z = -x / sqrt(2) formed there,
  * erfc(z) evaluated as Note [float32 erf and erfc] evaluates it (z P(z^2) below
  * a = |z| = 1; exp(-a^2) R(t) above), times x / 2, and rounded once to float32.
@@ -15,18 +15,23 @@
  * 2^-149), measured 7.8e-11 relative there against math.erfc; past 10.6 the
  * result is below 2^-160 and is 0 (-0 for the negative x).  The double value is
  * within 1e-10 relative of the exact one, so the result is correctly rounded
- * but within that distance of a rounding boundary: 0.5 + 2^-20 ulp at most.
+ * but within that distance of a rounding boundary: 0.5 + 2^-9 ulp at most.
+ * Measured against math.erfc on 1.8e6 inputs (uniform over [-15, 8] and over
+ * 64 binades): at most 0.50004 ulp, 8 not correctly rounded (the composition
+ * before: 196.6 ulp, 945,544 not correctly rounded).  Every level evaluates the
+ * same double operations: the same bits.
  * gelu(+inf) is +inf and gelu(-inf) NaN (-inf times 0), as the composition gave;
  * NaN stays NaN.
  *
  * The derivative gelu'(x) = Phi(x) + x phi(x) = erfc(z) / 2 + x exp(-x^2 / 2) /
  * sqrt(2 pi) shares exp(-a^2) = exp(-x^2 / 2) with erfc: one exp an element,
  * in double, rounded once.  Its two terms cancel where it is 0 (x = -0.75179),
- * so there the bound is absolute: within 1 ulp + 1e-10 (Phi(x) + |x| phi(x)).
+ * so there the bound is absolute: within 1 ulp + 1e-10 (Phi(x) + |x| phi(x))
+ * (measured away from the root: 0.5001 ulp).
  *
  * CUDA (cuda_activation.cuh) evaluates the same formulas in double with the CUDA
  * Math API's erfc and exp (5 and 1 ulp of double), rounded once: within 0.5 +
- * 2^-40 ulp forward.  So the two devices agree within 1 ulp forward, and within
+ * 2^-25 ulp forward.  So the two devices agree within 1 ulp forward, and within
  * 1 ulp + 1e-10 (Phi + |x| phi) for the derivative (tests/test_gelu_fused.py).
  * float64 is the C library's (CUDA's) erfc and exp in the same formulas on both. */
 
