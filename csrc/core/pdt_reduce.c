@@ -291,9 +291,15 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
                merged_stride(perm, nkept, n, &col_stride) && col_stride > 0 && row_stride >= 0) {
         /* read in place (Note [strided reductions]) */
     } else {
-        row_stride = p->k, col_stride = 1;
+        /* A cast: into the rows layout, or, for an integer `as` whose columns
+         * layout is x's own order (sum(0) of an int16 matrix), into that one, a
+         * cast read front to back where the rows would transpose x (the
+         * integers' sums are exact in either order; the floats' keep rows). */
+        const int as_cols = p->k > 1 && !pdt_dtype_is_floating(as) &&
+                            pdt_tensor_is_contiguous(&cols);
+        row_stride = as_cols ? 1 : p->k, col_stride = as_cols ? p->m : 1;
         pdt_tensor src;
-        pdt_tensor_assign(&src, perm);
+        pdt_tensor_assign(&src, as_cols ? &cols : perm);
         pdt_tensor_forget(&p->rows);
         /* An internal layout copy (not a transfer: it is not counted). */
         st = pdt_tensor_empty(x->device, as, src.ndim, src.shape, 0, &p->rows);
