@@ -75,6 +75,7 @@ class LinearLR(LRScheduler):
     >>> sched = optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(4):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -137,6 +138,7 @@ class SequentialLR(LRScheduler):
     >>> sched = optim.lr_scheduler.SequentialLR(opt, [warm, decay], milestones=[2])
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(4):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -262,6 +264,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     >>> sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(6):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(round(sched.get_last_lr()[0], 4))
     >>> rates
@@ -428,6 +431,7 @@ class OneCycleLR(LRScheduler):
     ...                                       div_factor=10, final_div_factor=10)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(3):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(round(sched.get_last_lr()[0], 6))
     >>> rates

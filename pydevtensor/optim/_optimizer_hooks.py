@@ -1,4 +1,4 @@
-"""The hooks of an Optimizer, as PyTorch's: ``register_step_pre_hook``,
+"""The hooks of an Optimizer, as PyTorch's (methods of Optimizer, defined here): ``register_step_pre_hook``,
 ``register_step_post_hook``, ``register_state_dict_pre_hook``,
 ``register_state_dict_post_hook``, ``register_load_state_dict_pre_hook`` and
 ``register_load_state_dict_post_hook``, each returning a RemovableHandle; and the wrapper
@@ -85,202 +85,202 @@ def hooked_step(step: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-class OptimizerHooks:
-    """The hook registrars of Optimizer (a base class of it)."""
+# The registrars, methods of Optimizer (assigned in its class body).
 
-    def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
-        """Registers ``hook(optimizer, args, kwargs)``, called before each ``step()``
-        with step's arguments; returning ``(new_args, new_kwargs)`` replaces them.
 
-        Parameters
-        ----------
-        hook : callable
-            hook(optimizer, args, kwargs) -> None or (args, kwargs).
+def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+    """Registers ``hook(optimizer, args, kwargs)``, called before each ``step()``
+    with step's arguments; returning ``(new_args, new_kwargs)`` replaces them.
 
-        Returns
-        -------
-        RemovableHandle
-            ``handle.remove()`` unregisters the hook.
+    Parameters
+    ----------
+    hook : callable
+        hook(optimizer, args, kwargs) -> None or (args, kwargs).
 
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+    Returns
+    -------
+    RemovableHandle
+        ``handle.remove()`` unregisters the hook.
 
-        Examples
-        --------
-        >>> from pydevtensor import nn, optim
-        >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-        >>> calls = []
-        >>> handle = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append('pre'))
-        >>> opt.step()
-        >>> handle.remove()
-        >>> opt.step()
-        >>> calls
-        ['pre']
-        """
-        return _register(self, "_step_pre_hooks", hook, False, "register_step_pre_hook")
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
 
-    def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
-        """Registers ``hook(optimizer, args, kwargs)``, called after each ``step()``.
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
+    >>> calls = []
+    >>> handle = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append('pre'))
+    >>> opt.step()
+    >>> handle.remove()
+    >>> opt.step()
+    >>> calls
+    ['pre']
+    """
+    return _register(self, "_step_pre_hooks", hook, False, "register_step_pre_hook")
 
-        Parameters
-        ----------
-        hook : callable
-            hook(optimizer, args, kwargs) -> None.
+def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+    """Registers ``hook(optimizer, args, kwargs)``, called after each ``step()``.
 
-        Returns
-        -------
-        RemovableHandle
-            ``handle.remove()`` unregisters the hook.
+    Parameters
+    ----------
+    hook : callable
+        hook(optimizer, args, kwargs) -> None.
 
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+    Returns
+    -------
+    RemovableHandle
+        ``handle.remove()`` unregisters the hook.
 
-        Examples
-        --------
-        >>> from pydevtensor import nn, optim
-        >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-        >>> calls = []
-        >>> handle = opt.register_step_post_hook(lambda o, args, kwargs: calls.append('post'))
-        >>> opt.step()
-        >>> calls
-        ['post']
-        """
-        return _register(self, "_step_post_hooks", hook, False, "register_step_post_hook")
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
 
-    def register_state_dict_pre_hook(self, hook: Callable[..., Any],
-                                     prepend: bool = False) -> RemovableHandle:
-        """Registers ``hook(optimizer)``, called at the start of ``state_dict()``.
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
+    >>> calls = []
+    >>> handle = opt.register_step_post_hook(lambda o, args, kwargs: calls.append('post'))
+    >>> opt.step()
+    >>> calls
+    ['post']
+    """
+    return _register(self, "_step_post_hooks", hook, False, "register_step_post_hook")
 
-        Parameters
-        ----------
-        hook : callable
-            hook(optimizer) -> None.
-        prepend : bool, optional
-            Run it before the hooks already registered (default False: after).
+def register_state_dict_pre_hook(self, hook: Callable[..., Any],
+                                 prepend: bool = False) -> RemovableHandle:
+    """Registers ``hook(optimizer)``, called at the start of ``state_dict()``.
 
-        Returns
-        -------
-        RemovableHandle
-            ``handle.remove()`` unregisters the hook.
+    Parameters
+    ----------
+    hook : callable
+        hook(optimizer) -> None.
+    prepend : bool, optional
+        Run it before the hooks already registered (default False: after).
 
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+    Returns
+    -------
+    RemovableHandle
+        ``handle.remove()`` unregisters the hook.
 
-        Examples
-        --------
-        >>> from pydevtensor import nn, optim
-        >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-        >>> handle = opt.register_state_dict_pre_hook(lambda o: print('saving'))
-        >>> _ = opt.state_dict()
-        saving
-        """
-        return _register(self, "_state_dict_pre_hooks", hook, prepend,
-                         "register_state_dict_pre_hook")
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
 
-    def register_state_dict_post_hook(self, hook: Callable[..., Any],
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
+    >>> handle = opt.register_state_dict_pre_hook(lambda o: print('saving'))
+    >>> _ = opt.state_dict()
+    saving
+    """
+    return _register(self, "_state_dict_pre_hooks", hook, prepend,
+                     "register_state_dict_pre_hook")
+
+def register_state_dict_post_hook(self, hook: Callable[..., Any],
+                                  prepend: bool = False) -> RemovableHandle:
+    """Registers ``hook(optimizer, state_dict)``, called at the end of
+    ``state_dict()``; a dict it returns replaces the state dict.
+
+    Parameters
+    ----------
+    hook : callable
+        hook(optimizer, state_dict) -> None or dict.
+    prepend : bool, optional
+        Run it before the hooks already registered (default False: after).
+
+    Returns
+    -------
+    RemovableHandle
+        ``handle.remove()`` unregisters the hook.
+
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
+    >>> def tag(o, sd):
+    ...     sd['note'] = 'run 1'
+    >>> handle = opt.register_state_dict_post_hook(tag)
+    >>> opt.state_dict()['note']
+    'run 1'
+    """
+    return _register(self, "_state_dict_post_hooks", hook, prepend,
+                     "register_state_dict_post_hook")
+
+def register_load_state_dict_pre_hook(self, hook: Callable[..., Any],
                                       prepend: bool = False) -> RemovableHandle:
-        """Registers ``hook(optimizer, state_dict)``, called at the end of
-        ``state_dict()``; a dict it returns replaces the state dict.
+    """Registers ``hook(optimizer, state_dict)``, called at the start of
+    ``load_state_dict()``; a dict it returns is loaded instead.
 
-        Parameters
-        ----------
-        hook : callable
-            hook(optimizer, state_dict) -> None or dict.
-        prepend : bool, optional
-            Run it before the hooks already registered (default False: after).
+    Parameters
+    ----------
+    hook : callable
+        hook(optimizer, state_dict) -> None or dict.
+    prepend : bool, optional
+        Run it before the hooks already registered (default False: after).
 
-        Returns
-        -------
-        RemovableHandle
-            ``handle.remove()`` unregisters the hook.
+    Returns
+    -------
+    RemovableHandle
+        ``handle.remove()`` unregisters the hook.
 
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
 
-        Examples
-        --------
-        >>> from pydevtensor import nn, optim
-        >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-        >>> def tag(o, sd):
-        ...     sd['note'] = 'run 1'
-        >>> handle = opt.register_state_dict_post_hook(tag)
-        >>> opt.state_dict()['note']
-        'run 1'
-        """
-        return _register(self, "_state_dict_post_hooks", hook, prepend,
-                         "register_state_dict_post_hook")
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
+    >>> sd = opt.state_dict()
+    >>> handle = opt.register_load_state_dict_pre_hook(lambda o, sd: print('loading'))
+    >>> opt.load_state_dict(sd)
+    loading
+    """
+    return _register(self, "_load_state_dict_pre_hooks", hook, prepend,
+                     "register_load_state_dict_pre_hook")
 
-    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any],
-                                          prepend: bool = False) -> RemovableHandle:
-        """Registers ``hook(optimizer, state_dict)``, called at the start of
-        ``load_state_dict()``; a dict it returns is loaded instead.
+def register_load_state_dict_post_hook(self, hook: Callable[..., Any],
+                                       prepend: bool = False) -> RemovableHandle:
+    """Registers ``hook(optimizer)``, called at the end of ``load_state_dict()``.
 
-        Parameters
-        ----------
-        hook : callable
-            hook(optimizer, state_dict) -> None or dict.
-        prepend : bool, optional
-            Run it before the hooks already registered (default False: after).
+    Parameters
+    ----------
+    hook : callable
+        hook(optimizer) -> None.
+    prepend : bool, optional
+        Run it before the hooks already registered (default False: after).
 
-        Returns
-        -------
-        RemovableHandle
-            ``handle.remove()`` unregisters the hook.
+    Returns
+    -------
+    RemovableHandle
+        ``handle.remove()`` unregisters the hook.
 
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
+    Raises
+    ------
+    TypeError
+        When hook is not callable.
 
-        Examples
-        --------
-        >>> from pydevtensor import nn, optim
-        >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-        >>> sd = opt.state_dict()
-        >>> handle = opt.register_load_state_dict_pre_hook(lambda o, sd: print('loading'))
-        >>> opt.load_state_dict(sd)
-        loading
-        """
-        return _register(self, "_load_state_dict_pre_hooks", hook, prepend,
-                         "register_load_state_dict_pre_hook")
-
-    def register_load_state_dict_post_hook(self, hook: Callable[..., Any],
-                                           prepend: bool = False) -> RemovableHandle:
-        """Registers ``hook(optimizer)``, called at the end of ``load_state_dict()``.
-
-        Parameters
-        ----------
-        hook : callable
-            hook(optimizer) -> None.
-        prepend : bool, optional
-            Run it before the hooks already registered (default False: after).
-
-        Returns
-        -------
-        RemovableHandle
-            ``handle.remove()`` unregisters the hook.
-
-        Raises
-        ------
-        TypeError
-            When hook is not callable.
-
-        Examples
-        --------
-        >>> from pydevtensor import nn, optim
-        >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-        >>> sd = opt.state_dict()
-        >>> handle = opt.register_load_state_dict_post_hook(lambda o: print('loaded'))
-        >>> opt.load_state_dict(sd)
-        loaded
-        """
-        return _register(self, "_load_state_dict_post_hooks", hook, prepend,
-                         "register_load_state_dict_post_hook")
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
+    >>> sd = opt.state_dict()
+    >>> handle = opt.register_load_state_dict_post_hook(lambda o: print('loaded'))
+    >>> opt.load_state_dict(sd)
+    loaded
+    """
+    return _register(self, "_load_state_dict_post_hooks", hook, prepend,
+                     "register_load_state_dict_post_hook")

@@ -168,6 +168,7 @@ class LRScheduler:
         >>> from pydevtensor import nn, optim
         >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
         >>> sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        >>> opt.step()
         >>> sched.step()
         >>> sched.get_last_lr()
         [0.05]
@@ -262,6 +263,7 @@ class LRScheduler:
         >>> from pydevtensor import nn, optim
         >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
         >>> a = optim.lr_scheduler.StepLR(opt, step_size=3)
+        >>> opt.step()
         >>> a.step()
         >>> b = optim.lr_scheduler.StepLR(opt, step_size=3)
         >>> b.load_state_dict(a.state_dict())
@@ -309,6 +311,7 @@ class StepLR(LRScheduler):
     >>> sched = optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
     >>> rates = []
     >>> for _ in range(5):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -359,6 +362,7 @@ class MultiStepLR(LRScheduler):
     >>> sched = optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.5)
     >>> rates = []
     >>> for _ in range(4):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -408,6 +412,7 @@ class ExponentialLR(LRScheduler):
     >>> from pydevtensor import nn, optim
     >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
     >>> sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    >>> opt.step()
     >>> sched.step()
     >>> sched.step()
     >>> sched.get_last_lr()
@@ -457,6 +462,7 @@ class CosineAnnealingLR(LRScheduler):
     >>> sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2)
     >>> rates = []
     >>> for _ in range(4):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(round(sched.get_last_lr()[0], 6))
     >>> rates
@@ -522,6 +528,7 @@ class LambdaLR(LRScheduler):
     >>> sched = optim.lr_scheduler.LambdaLR(opt, lambda epoch: 1 / (epoch + 1))
     >>> sched.get_last_lr()
     [1.0]
+    >>> opt.step()
     >>> sched.step()
     >>> sched.get_last_lr()
     [0.5]

@@ -13,12 +13,13 @@ from typing import Any
 from .. import _C
 from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
-from ._optimizer_hooks import OptimizerHooks, chain_hooks, hooked_step, run_hooks
+from . import _optimizer_hooks as _hooks
+from ._optimizer_hooks import chain_hooks, hooked_step, run_hooks
 
 _C_no_grad = _no_grad()
 
 
-class Optimizer(OptimizerHooks):
+class Optimizer:
     """Parameter groups (``param_groups``: dicts holding 'params' and the
     hyperparameters), per-parameter ``state``, ``zero_grad`` and ``step``.
 
@@ -48,6 +49,13 @@ class Optimizer(OptimizerHooks):
     """
 
     defaults: dict[str, Any]
+
+    register_step_pre_hook = _hooks.register_step_pre_hook
+    register_step_post_hook = _hooks.register_step_post_hook
+    register_state_dict_pre_hook = _hooks.register_state_dict_pre_hook
+    register_state_dict_post_hook = _hooks.register_state_dict_post_hook
+    register_load_state_dict_pre_hook = _hooks.register_load_state_dict_pre_hook
+    register_load_state_dict_post_hook = _hooks.register_load_state_dict_post_hook
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # every class's own step runs the step hooks (and tells a scheduler it ran)
