@@ -85,202 +85,111 @@ def hooked_step(step: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-# The registrars, methods of Optimizer (assigned in its class body).
+# The registrars, methods of Optimizer (assigned in its class body), made by
+# _registrar from their summaries and examples.
+
+_HANDLE = """
+Returns
+-------
+RemovableHandle
+    To unregister the hook: ``remove()`` it, or leave its ``with`` block.
+
+Raises
+------
+TypeError
+    For a hook that is not callable (the message names the optimizer).
+
+Examples
+--------
+>>> from pydevtensor import nn, optim
+>>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
+"""
+
+_PREPEND = """
+prepend : bool, optional
+    Run it before the hooks already registered (default False: after)."""
 
 
-def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
-    """Registers ``hook(optimizer, args, kwargs)``, called before each ``step()``
-    with step's arguments; returning ``(new_args, new_kwargs)`` replaces them.
+def _registrar(name, table, summary, hook, example, prepend=True):
+    """The method name of Optimizer registering into table (see the module's
+    docstring): summary, the hook's signature and an example go into its docstring."""
+    if prepend:
+        def register(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+            return _register(self, table, hook, prepend, name)
+    else:
+        def register(self, hook: Callable[..., Any]) -> RemovableHandle:
+            return _register(self, table, hook, False, name)
+    register.__name__ = name
+    register.__qualname__ = f"Optimizer.{name}"
+    register.__doc__ = (f"{summary}\n\nParameters\n----------\nhook : callable\n    {hook}" +
+                        (_PREPEND if prepend else "") + "\n" + _HANDLE + example)
+    return register
 
-    Parameters
-    ----------
-    hook : callable
-        hook(optimizer, args, kwargs) -> None or (args, kwargs).
 
-    Returns
-    -------
-    RemovableHandle
-        ``handle.remove()`` unregisters the hook.
+register_step_pre_hook = _registrar(
+    "register_step_pre_hook", "_step_pre_hooks",
+    "Registers ``hook(optimizer, args, kwargs)``, called before each ``step()``\nwith "
+    "step's arguments; returning ``(new_args, new_kwargs)`` replaces them.",
+    "hook(optimizer, args, kwargs) -> None or (args, kwargs).", """\
+>>> calls = []
+>>> handle = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append('pre'))
+>>> opt.step()
+>>> handle.remove()
+>>> opt.step()
+>>> calls
+['pre']
+""", prepend=False)
 
-    Raises
-    ------
-    TypeError
-        When hook is not callable.
+register_step_post_hook = _registrar(
+    "register_step_post_hook", "_step_post_hooks",
+    "Registers ``hook(optimizer, args, kwargs)``, called after each ``step()``.",
+    "hook(optimizer, args, kwargs) -> None.", """\
+>>> w = opt.param_groups[0]['params'][0]
+>>> w.grad = pydevtensor.ones(1)
+>>> h = opt.register_step_post_hook(lambda o, a, k: print('w is now', w.item()))
+>>> opt.step()
+w is now 0.8999999761581421
+""", prepend=False)
 
-    Examples
-    --------
-    >>> from pydevtensor import nn, optim
-    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-    >>> calls = []
-    >>> handle = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append('pre'))
-    >>> opt.step()
-    >>> handle.remove()
-    >>> opt.step()
-    >>> calls
-    ['pre']
-    """
-    return _register(self, "_step_pre_hooks", hook, False, "register_step_pre_hook")
+register_state_dict_pre_hook = _registrar(
+    "register_state_dict_pre_hook", "_state_dict_pre_hooks",
+    "Registers ``hook(optimizer)``, called at the start of ``state_dict()``.",
+    "hook(optimizer) -> None.", """\
+>>> handle = opt.register_state_dict_pre_hook(lambda o: print('saving'))
+>>> _ = opt.state_dict()
+saving
+""")
 
-def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
-    """Registers ``hook(optimizer, args, kwargs)``, called after each ``step()``.
+register_state_dict_post_hook = _registrar(
+    "register_state_dict_post_hook", "_state_dict_post_hooks",
+    "Registers ``hook(optimizer, state_dict)``, called at the end of\n``state_dict()``; a "
+    "dict it returns replaces the state dict.",
+    "hook(optimizer, state_dict) -> None or dict.", """\
+>>> def tag(o, sd):
+...     sd['note'] = 'run 1'
+>>> handle = opt.register_state_dict_post_hook(tag)
+>>> opt.state_dict()['note']
+'run 1'
+""")
 
-    Parameters
-    ----------
-    hook : callable
-        hook(optimizer, args, kwargs) -> None.
+register_load_state_dict_pre_hook = _registrar(
+    "register_load_state_dict_pre_hook", "_load_state_dict_pre_hooks",
+    "Registers ``hook(optimizer, state_dict)``, called at the start of\n"
+    "``load_state_dict()``; a dict it returns is loaded instead.",
+    "hook(optimizer, state_dict) -> None or dict.", """\
+>>> sd = opt.state_dict()
+>>> handle = opt.register_load_state_dict_pre_hook(lambda o, sd: print('loading'))
+>>> opt.load_state_dict(sd)
+loading
+""")
 
-    Returns
-    -------
-    RemovableHandle
-        ``handle.remove()`` unregisters the hook.
-
-    Raises
-    ------
-    TypeError
-        When hook is not callable.
-
-    Examples
-    --------
-    >>> from pydevtensor import nn, optim
-    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-    >>> calls = []
-    >>> handle = opt.register_step_post_hook(lambda o, args, kwargs: calls.append('post'))
-    >>> opt.step()
-    >>> calls
-    ['post']
-    """
-    return _register(self, "_step_post_hooks", hook, False, "register_step_post_hook")
-
-def register_state_dict_pre_hook(self, hook: Callable[..., Any],
-                                 prepend: bool = False) -> RemovableHandle:
-    """Registers ``hook(optimizer)``, called at the start of ``state_dict()``.
-
-    Parameters
-    ----------
-    hook : callable
-        hook(optimizer) -> None.
-    prepend : bool, optional
-        Run it before the hooks already registered (default False: after).
-
-    Returns
-    -------
-    RemovableHandle
-        ``handle.remove()`` unregisters the hook.
-
-    Raises
-    ------
-    TypeError
-        When hook is not callable.
-
-    Examples
-    --------
-    >>> from pydevtensor import nn, optim
-    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-    >>> handle = opt.register_state_dict_pre_hook(lambda o: print('saving'))
-    >>> _ = opt.state_dict()
-    saving
-    """
-    return _register(self, "_state_dict_pre_hooks", hook, prepend,
-                     "register_state_dict_pre_hook")
-
-def register_state_dict_post_hook(self, hook: Callable[..., Any],
-                                  prepend: bool = False) -> RemovableHandle:
-    """Registers ``hook(optimizer, state_dict)``, called at the end of
-    ``state_dict()``; a dict it returns replaces the state dict.
-
-    Parameters
-    ----------
-    hook : callable
-        hook(optimizer, state_dict) -> None or dict.
-    prepend : bool, optional
-        Run it before the hooks already registered (default False: after).
-
-    Returns
-    -------
-    RemovableHandle
-        ``handle.remove()`` unregisters the hook.
-
-    Raises
-    ------
-    TypeError
-        When hook is not callable.
-
-    Examples
-    --------
-    >>> from pydevtensor import nn, optim
-    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-    >>> def tag(o, sd):
-    ...     sd['note'] = 'run 1'
-    >>> handle = opt.register_state_dict_post_hook(tag)
-    >>> opt.state_dict()['note']
-    'run 1'
-    """
-    return _register(self, "_state_dict_post_hooks", hook, prepend,
-                     "register_state_dict_post_hook")
-
-def register_load_state_dict_pre_hook(self, hook: Callable[..., Any],
-                                      prepend: bool = False) -> RemovableHandle:
-    """Registers ``hook(optimizer, state_dict)``, called at the start of
-    ``load_state_dict()``; a dict it returns is loaded instead.
-
-    Parameters
-    ----------
-    hook : callable
-        hook(optimizer, state_dict) -> None or dict.
-    prepend : bool, optional
-        Run it before the hooks already registered (default False: after).
-
-    Returns
-    -------
-    RemovableHandle
-        ``handle.remove()`` unregisters the hook.
-
-    Raises
-    ------
-    TypeError
-        When hook is not callable.
-
-    Examples
-    --------
-    >>> from pydevtensor import nn, optim
-    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-    >>> sd = opt.state_dict()
-    >>> handle = opt.register_load_state_dict_pre_hook(lambda o, sd: print('loading'))
-    >>> opt.load_state_dict(sd)
-    loading
-    """
-    return _register(self, "_load_state_dict_pre_hooks", hook, prepend,
-                     "register_load_state_dict_pre_hook")
-
-def register_load_state_dict_post_hook(self, hook: Callable[..., Any],
-                                       prepend: bool = False) -> RemovableHandle:
-    """Registers ``hook(optimizer)``, called at the end of ``load_state_dict()``.
-
-    Parameters
-    ----------
-    hook : callable
-        hook(optimizer) -> None.
-    prepend : bool, optional
-        Run it before the hooks already registered (default False: after).
-
-    Returns
-    -------
-    RemovableHandle
-        ``handle.remove()`` unregisters the hook.
-
-    Raises
-    ------
-    TypeError
-        When hook is not callable.
-
-    Examples
-    --------
-    >>> from pydevtensor import nn, optim
-    >>> opt = optim.SGD([nn.Parameter(pydevtensor.ones(1))], lr=0.1)
-    >>> sd = opt.state_dict()
-    >>> handle = opt.register_load_state_dict_post_hook(lambda o: print('loaded'))
-    >>> opt.load_state_dict(sd)
-    loaded
-    """
-    return _register(self, "_load_state_dict_post_hooks", hook, prepend,
-                     "register_load_state_dict_post_hook")
+register_load_state_dict_post_hook = _registrar(
+    "register_load_state_dict_post_hook", "_load_state_dict_post_hooks",
+    "Registers ``hook(optimizer)``, called at the end of ``load_state_dict()``.",
+    "hook(optimizer) -> None.", """\
+>>> def report(o):
+...     print('lr now', o.param_groups[0]['lr'])
+>>> with opt.register_load_state_dict_post_hook(report):
+...     opt.load_state_dict(optim.SGD(opt.param_groups[0]['params'], lr=0.5).state_dict())
+lr now 0.5
+""")
