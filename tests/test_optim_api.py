@@ -118,18 +118,22 @@ def test_builtins_stay_strict_with_a_named_list():
         opt.load_state_dict(sd)
 
 
-def test_tensor_lr(device):
+@pytest.mark.parametrize("name", NAMES)
+def test_tensor_lr(name, device):
+    # the same steps as with the float lr (float32(0.05), the tensor's value), with
+    # the lr on the CPU and on the parameters' device
+    kw = {"momentum": 0.9, "nesterov": True} if name == "SGD" else {}
+    ref, _, _ = _run(pdt, name, device, lr=float(np.float32(0.05)), weight_decay=0.1, **kw)
+    ref = ref.detach().cpu().numpy().astype(np.float64)
+    for lr_device in ("cpu", device):
+        lr = pdt.tensor(0.05, device=lr_device)
+        w, opt, _ = _run(pdt, name, device, lr=lr, weight_decay=0.1, **kw)
+        assert opt.param_groups[0]["lr"] is lr and lr.item() == pytest.approx(0.05)
+        got = w.detach().cpu().numpy().astype(np.float64)
+        assert np.allclose(got, ref, rtol=2e-5, atol=1e-6), (lr_device, got, ref)
     torch = torch_or_skip()
-    for name in NAMES:
-        kw = {"momentum": 0.9, "nesterov": True} if name == "SGD" else {}
-        for lr_device in ("cpu", device):
-            lr = pdt.tensor(0.05, device=lr_device)
-            w, opt, _ = _run(pdt, name, device, lr=lr, weight_decay=0.1, **kw)
-            assert opt.param_groups[0]["lr"] is lr and lr.item() == pytest.approx(0.05)
-            tw, _, _ = _run(torch, name, "cpu", lr=torch.tensor(0.05), weight_decay=0.1, **kw)
-            ref = tw.detach().double().numpy()
-            got = w.detach().cpu().numpy().astype(np.float64)
-            assert np.allclose(got, ref, rtol=2e-5, atol=1e-6), (name, got, ref)
+    tw, _, _ = _run(torch, name, "cpu", lr=torch.tensor(0.05), weight_decay=0.1, **kw)
+    assert np.allclose(ref, tw.detach().double().numpy(), rtol=2e-5, atol=1e-6)
 
 
 def test_tensor_lr_with_a_scheduler_stays_the_same_tensor():
