@@ -136,15 +136,41 @@ def test_tensor_lr(name, device):
     assert np.allclose(ref, tw.detach().double().numpy(), rtol=2e-5, atol=1e-6)
 
 
-def test_tensor_lr_with_a_scheduler_stays_the_same_tensor():
-    w = nn.Parameter(pdt.ones(1))
+SCHEDULERS = {
+    "StepLR": lambda S, o: S.StepLR(o, 1, 0.5),
+    "CosineAnnealingLR": lambda S, o: S.CosineAnnealingLR(o, 4),
+    "LambdaLR": lambda S, o: S.LambdaLR(o, lambda e: 0.5 ** e),
+    "OneCycleLR": lambda S, o: S.OneCycleLR(o, 1.0, total_steps=10),
+    "ReduceLROnPlateau": lambda S, o: S.ReduceLROnPlateau(o, patience=0),
+    "LinearLR": lambda S, o: S.LinearLR(o),
+    "CosineAnnealingWarmRestarts": lambda S, o: S.CosineAnnealingWarmRestarts(o, 2),
+}
+
+
+def _scheduled_rates(lib, name, lr):
+    w = lib.nn.Parameter(lib.ones(1))
+    opt = lib.optim.Adam([w], lr=lr)
+    s = SCHEDULERS[name](lib.optim.lr_scheduler, opt)
+    rates = []
+    for _ in range(3):
+        w.grad = lib.ones(1)
+        opt.step()
+        s.step(1.0) if name == "ReduceLROnPlateau" else s.step()
+        assert opt.param_groups[0]["lr"] is lr or not isinstance(lr, lib.Tensor)
+        rates.append(float(opt.param_groups[0]["lr"]))
+    return rates
+
+
+@pytest.mark.parametrize("name", SCHEDULERS)
+def test_schedulers_fill_a_tensor_lr_in_place(name):
     lr = pdt.tensor(0.1)
-    opt = optim.SGD([w], lr=lr)
-    sched = optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
-    opt.step()
-    sched.step()
-    assert opt.param_groups[0]["lr"] is lr and lr.item() == pytest.approx(0.05)
-    assert opt.param_groups[0]["initial_lr"].item() == pytest.approx(0.1)
+    rates = _scheduled_rates(pdt, name, lr)
+    assert np.allclose(rates, _scheduled_rates(pdt, name, float(np.float32(0.1))), rtol=1e-6)
+    opt = optim.SGD([nn.Parameter(pdt.ones(1))], lr=lr)
+    optim.lr_scheduler.StepLR(opt, 1, 0.5).step()
+    assert opt.param_groups[0]["initial_lr"].item() == pytest.approx(0.1)  # a copy
+    torch = torch_or_skip()
+    assert np.allclose(rates, _scheduled_rates(torch, name, torch.tensor(0.1)), rtol=1e-6)
 
 
 def test_tensor_lr_errors():
