@@ -166,8 +166,10 @@ def test_schedulers_fill_a_tensor_lr_in_place(name):
     lr = pdt.tensor(0.1)
     rates = _scheduled_rates(pdt, name, lr)
     assert np.allclose(rates, _scheduled_rates(pdt, name, float(np.float32(0.1))), rtol=1e-6)
-    opt = optim.SGD([nn.Parameter(pdt.ones(1))], lr=lr)
-    optim.lr_scheduler.StepLR(opt, 1, 0.5).step()
+    opt = optim.SGD([nn.Parameter(pdt.ones(1))], lr=pdt.tensor(0.1))
+    s = optim.lr_scheduler.StepLR(opt, 1, 0.5)
+    opt.step()
+    s.step()
     assert opt.param_groups[0]["initial_lr"].item() == pytest.approx(0.1)  # a copy
     torch = torch_or_skip()
     assert np.allclose(rates, _scheduled_rates(torch, name, torch.tensor(0.1)), rtol=1e-6)
