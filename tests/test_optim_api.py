@@ -181,6 +181,10 @@ def test_tensor_lr_errors():
         optim.SGD([w], lr=pdt.ones(2))
     with pytest.raises(ValueError, match=r"invalid lr -1.0"):
         optim.Adam([w], lr=pdt.tensor(-1.0))
+    with pytest.raises(ValueError, match=r"AdamW: lr as a Tensor is not supported for "
+                                         r"capturable=False and foreach=True"):
+        optim.AdamW([w], lr=pdt.tensor(0.1), foreach=True)
+    optim.Adam([w], lr=pdt.tensor(0.1), foreach=True, capturable=True)
 
 
 def test_named_parameters():

@@ -230,7 +230,8 @@ class Adam(_Adaptive):
     Raises
     ------
     ValueError
-        For an lr, eps or weight_decay below 0, or a beta outside [0, 1).
+        For an lr, eps or weight_decay below 0, or a beta outside [0, 1); for a
+        Tensor lr with foreach=True and capturable=False (as PyTorch).
     TypeError
         When amsgrad or maximize is not a bool.
 
@@ -254,6 +255,9 @@ class Adam(_Adaptive):
                  foreach: bool | None = None, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
+        if isinstance(lr, _C.Tensor) and foreach and not capturable:  # as PyTorch
+            raise ValueError(f"{type(self).__name__}: lr as a Tensor is not supported for "
+                             f"capturable=False and foreach=True")
         super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
                                   "maximize": maximize,
