@@ -40,6 +40,20 @@ class Optimizer:
         When params is empty, or a parameter is not a leaf (a tensor computed from
         others: optimize the tensor it came from).
 
+    Notes
+    -----
+    ``lr`` may be a one-element Tensor, as in PyTorch: the groups keep that very
+    Tensor (a scheduler fills it in place), and a step multiplies by it on each
+    parameter's device, with no read to the host: an lr on the CPU is copied once
+    per step to each accelerator that holds parameters; an lr on an accelerator for
+    parameters on the CPU costs one copy to the host per step.  Its value is read
+    once, when a group is made or loaded, to check that it is >= 0.
+
+    ``step(closure)``: every optimizer takes a closure that re-evaluates the loss;
+    it is called once, with grad enabled, before the update, and step returns its
+    loss.  Each class's step runs the hooks of ``register_step_pre_hook`` and
+    ``register_step_post_hook``.
+
     Examples
     --------
     >>> from pydevtensor import nn, optim
@@ -291,7 +305,11 @@ class Optimizer:
         state saved for the i-th index of that group's 'params'.  State tensors are
         copied onto their parameter's device and into its dtype (as PyTorch does), so
         a checkpoint saved on a GPU resumes on the CPU; state_dict is not changed and
-        nothing of it is kept.  All or nothing: everything is checked and copied
+        nothing of it is kept.  A built-in optimizer takes exactly the state entries
+        its step reads (another entry means the state of another optimizer); a
+        user's subclass takes any, as PyTorch's optimizers do: tensors go to the
+        parameter's device, floating ones into its dtype (but 'step', kept as it is),
+        inside dicts, lists and tuples too, and anything else is deep-copied.  All or nothing: everything is checked and copied
         first, so a bad state_dict leaves the optimizer as it was.
 
         Parameters
@@ -310,8 +328,8 @@ class Optimizer:
         ValueError
             When the number of groups, or of parameters in a group, differs from this
             optimizer's; or a state names a parameter no group lists, lacks or has an
-            unknown entry, or has a tensor of another shape than its parameter; or a
-            hyperparameter is invalid.
+            unknown entry (built-in optimizers), or has a tensor of another shape than
+            its parameter; or a hyperparameter is invalid.
 
         Examples
         --------
