@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import Optimizer
-from .lr_scheduler import LRScheduler, _int, _real
+from .lr_scheduler import LRScheduler, _int, _real, _set_lr
 
 
 def _fraction(value, name, where, low, high, low_open=False):
@@ -75,6 +75,7 @@ class LinearLR(LRScheduler):
     >>> sched = optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(4):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -137,6 +138,7 @@ class SequentialLR(LRScheduler):
     >>> sched = optim.lr_scheduler.SequentialLR(opt, [warm, decay], milestones=[2])
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(4):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -169,7 +171,7 @@ class SequentialLR(LRScheduler):
         self.last_epoch = _int(last_epoch, "last_epoch", where, -1) + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:  # undo the schedulers' first steps
-            group["lr"] = group["initial_lr"]
+            _set_lr(group, group["initial_lr"])
         for s in schedulers:
             s.last_epoch -= 1
         first = schedulers[bisect.bisect_right(milestones, 0)]
@@ -193,7 +195,7 @@ class SequentialLR(LRScheduler):
                 s.last_epoch = before
                 raise
             for group, lr in zip(self.optimizer.param_groups, rates):
-                group["lr"] = lr
+                _set_lr(group, lr)
             s._last_lr = [group["lr"] for group in self.optimizer.param_groups]
         else:
             s.step()
@@ -262,6 +264,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     >>> sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(6):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(round(sched.get_last_lr()[0], 4))
     >>> rates
@@ -341,7 +344,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
         for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
-            group["lr"] = lr
+            _set_lr(group, lr)
         self._last_lr = self._current()
 
 
@@ -428,6 +431,7 @@ class OneCycleLR(LRScheduler):
     ...                                       div_factor=10, final_div_factor=10)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(3):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(round(sched.get_last_lr()[0], 6))
     >>> rates
@@ -685,7 +689,7 @@ class ReduceLROnPlateau(LRScheduler):
                 old = float(group["lr"])
                 new = max(old * self.factor, low)
                 if old - new > self.eps:
-                    group["lr"] = new
+                    _set_lr(group, new)
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = self._current()
