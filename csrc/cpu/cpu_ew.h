@@ -43,6 +43,8 @@ typedef struct vm_call {
 /* c over a float32 row of any strides (cpu_ew_walk.c) */
 void pdt_cpu_vm_row_any(char *o, int64_t so, const char *a, int64_t sa, int64_t n,
                         const vm_call *c);
+/* f, a float64 row kernel of the level, over a row of any strides (cpu_ew_walk.c) */
+void pdt_cpu_vd_row_any(char *o, int64_t so, const char *a, int64_t sa, int64_t n, pdt_vd_row f);
 
 /* out, a, b: one shape (after merging dims), byte strides per operand, dims
  * outermost first. */

@@ -3,7 +3,7 @@
  * in pdt_tensor.h), drops size-1 dims and merges dims laid out back to back in every
  * operand, then runs the rows, split over the cores by element range past a grain,
  * streaming large contiguous outputs (Note [streamed outputs]).  Also the float32
- * calls into the dispatch level's vector math for a row of any strides. */
+ * and float64 calls into the dispatch level's vector math for a row of any strides. */
 #include <string.h>
 
 #include "cpu_ew.h"
@@ -33,6 +33,24 @@ void pdt_cpu_vm_row_any(char *o, int64_t so, const char *a, int64_t sa, int64_t 
         vm_apply(c, buf, buf, m);
         for (int64_t j = 0; j < m; j++)
             memcpy(o + (i + j) * so, buf + j, sizeof(float));
+    }
+}
+
+/* The same for a float64 row kernel */
+void pdt_cpu_vd_row_any(char *o, int64_t so, const char *a, int64_t sa, int64_t n, pdt_vd_row f)
+{
+    if (so == sizeof(double) && sa == sizeof(double)) {
+        f((double *)o, (const double *)a, n);
+        return;
+    }
+    double buf[256];
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t m = n - i < 256 ? n - i : 256;
+        for (int64_t j = 0; j < m; j++)
+            memcpy(buf + j, a + (i + j) * sa, sizeof(double));
+        f(buf, buf, m);
+        for (int64_t j = 0; j < m; j++)
+            memcpy(o + (i + j) * so, buf + j, sizeof(double));
     }
 }
 
