@@ -148,14 +148,15 @@ UNARY_ROW(erfinv_f64, double, pdt_erfinv(x))
 /* float32 exp, log, sin, cos, tanh and sigmoid: the vectorised kernels of the
  * level in use (cpu_vmath.h, Note [vector math accuracy]); a strided row goes
  * through a small buffer, so that every element gets the same function. */
-#define VM_ROW(NAME, FIELD)                                                                        \
+#define VM_ROW_OF(NAME, F, D)                                                                      \
     static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
                      int64_t n, const void *extra)                                                 \
     {                                                                                              \
         (void)b, (void)sb, (void)extra;                                                            \
-        vm_call c = {pdt_cpu_simd()->FIELD, NULL};                                                 \
+        vm_call c = {F, NULL, D};                                                                  \
         pdt_cpu_vm_row_any(o, so, a, sa, n, &c);                                                   \
     }
+#define VM_ROW(NAME, FIELD) VM_ROW_OF(NAME, pdt_cpu_simd()->FIELD, NULL)
 VM_ROW(vexp_f32, exp_f32)
 VM_ROW(vlog_f32, log_f32)
 VM_ROW(vsin_f32, sin_f32)
@@ -177,13 +178,7 @@ VM_ROW(vlog2_f32, log2_f32)
 VM_ROW(vlog10_f32, log10_f32)
 VM_ROW(vrsqrt_f32, rsqrt_f32)
 /* the same for float64 (cpu_vmath64.h) */
-#define VD_ROW(NAME, FIELD)                                                                        \
-    static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
-                     int64_t n, const void *extra)                                                 \
-    {                                                                                              \
-        (void)b, (void)sb, (void)extra;                                                            \
-        pdt_cpu_vd_row_any(o, so, a, sa, n, pdt_cpu_simd()->FIELD);                                \
-    }
+#define VD_ROW(NAME, FIELD) VM_ROW_OF(NAME, NULL, pdt_cpu_simd()->FIELD)
 VD_ROW(exp_f64, exp_f64)
 VD_ROW(log_f64, log_f64)
 VD_ROW(sin_f64, sin_f64)

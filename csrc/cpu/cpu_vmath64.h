@@ -95,6 +95,19 @@ static inline double VM(v64_two_prod)(double a, double b, double *e)
     return p;
 }
 
+/* n - q d to 2^-100 of n, for q within 2^-40 of n / d: one FMA (the exact value
+ * has more bits than a double, but it is rounded once, with an error of 2^-53 of
+ * itself), or two_prod and two exact differences (Sterbenz) at the baseline */
+static inline double VM(v64_resid)(double n, double q, double d)
+{
+#if PDT_SIMD_FMA
+    return __builtin_fma(-q, d, n);
+#else
+    double pe, p = VM(v64_two_prod)(q, d, &pe);
+    return (n - p) - pe;
+#endif
+}
+
 /* a + b = s + *e exactly, any a, b (Knuth) */
 static inline double VM(v64_two_sum)(double a, double b, double *e)
 {
@@ -213,8 +226,7 @@ static inline double VM(v64_div_dd2)(double nh, double nl, double dh, double dl,
     double inv = 1.0 / dh;
     double q = nh * inv;
 #endif
-    double pe, p = VM(v64_two_prod)(q, dh, &pe);
-    *c = (((nh - p) - pe) + (nl - q * dl)) * inv;
+    *c = (VM(v64_resid)(nh, q, dh) + (nl - q * dl)) * inv;
     return q;
 }
 
@@ -277,22 +289,21 @@ static const double VM(v64_log_p)[8] = {0x1.0c04595972ab8p-3, 0x1.0fbe83c2cbcf3p
                                         0x1.c71c720160b47p-3, 0x1.2492492476c87p-2,
                                         0x1.9999999999a38p-2, 0x1.5555555555555p-1};
 
-static inline double VM(v64_log)(double x)
+/* log x for a positive normal x (after the subnormals' scaling: eoff 52) */
+static inline double VM(v64_log_pos)(double x, double eoff)
 {
-    int sub = x < 0x1p-1022;
-    double xs = sub ? x * 0x1p52 : x;
     /* bits(x) - bits(sqrt(1/2)), offset by 1024 in the exponent field, so that the
      * field is e + 1024 >= 1 for every positive x and m = x / 2^e lies in
      * [sqrt(1/2), sqrt(2)) */
-    uint64_t ix = VM(bits64)(xs);
+    uint64_t ix = VM(bits64)(x);
     uint64_t k = ix + 0x4000000000000000ull - 0x3fe6a09e667f3bcdull;
     uint64_t top = k & 0xfff0000000000000ull;
     double m = VM(from_bits64)(ix - top + 0x4000000000000000ull);
     double e = VM(from_bits64)(0x4330000000000000ull | (k >> 52)) - (0x1p52 + 1024.0);
-    e = sub ? e - 52.0 : e;
+    e -= eoff;
     double f = m - 1.0; /* exact */
     double ul, u = VM(v64_fast_two_sum)(2.0, f, &ul);
-#if PDT_SIMD_FMA /* as in div_dd */
+#if PDT_SIMD_FMA /* as in div_dd2 */
     double inv = (double)(1.0f / (float)u);
     double s0 = f * inv;
     double s = V64_MAD(V64_MAD(-s0, u, f) - s0 * ul, inv, s0);
@@ -300,15 +311,24 @@ static inline double VM(v64_log)(double x)
     double s = f / u;
     double inv = 0.5 - 0.5 * s; /* 1 / u = (1 - s) / 2 */
 #endif
-    double pe, p = VM(v64_two_prod)(s, u, &pe);
-    double s_lo = (((f - p) - pe) - s * ul) * inv;
+    double s_lo = (VM(v64_resid)(f, s, u) - s * ul) * inv;
     double z = s * s;
     /* 2 atanh(s + s_lo) = 2 atanh(s) + 2 s_lo / (1 - z): s is nh / u to only 2^-48 at
      * the FMA levels, so s_lo needs its factor 1 + z there */
     double tail = V64_MAD(s * z, VM(v64_horner)(z, VM(v64_log_p), 8),
                           V64_MAD(2.0 * s_lo, z, 2.0 * s_lo));
     double h_lo, h = VM(v64_fast_two_sum)(e * V64_LN2_HI, 2.0 * s, &h_lo);
-    double r = h + (h_lo + V64_MAD(e, V64_LN2_LO, tail));
+    return h + (h_lo + V64_MAD(e, V64_LN2_LO, tail));
+}
+
+/* for a positive normal x (a block's fast path) */
+static inline double VM(v64_log_fast)(double x) { return VM(v64_log_pos)(x, 0.0); }
+
+/* for any x: log_fast's bits for a positive normal one */
+static inline double VM(v64_log)(double x)
+{
+    int sub = x < 0x1p-1022;
+    double r = VM(v64_log_pos)(sub ? x * 0x1p52 : x, sub ? 52.0 : 0.0);
     r = x == 0.0 ? -INFINITY : r;
     r = x < 0.0 ? NAN : r;
     r = x == INFINITY ? x : r;
@@ -346,9 +366,12 @@ static inline double VM(v64_sincos)(double x, int want_cos)
     double hz = 0.5 * z, w = 1.0 - hz;
     double ct = V64_MAD(z * z, VM(v64_horner)(z, VM(v64_cos_p), 7), -0.5 * ze - rh * rl);
     double cv = w + (((1.0 - w) - hz) + ct);
-    uint64_t q = (VM(bits64)(t) + (uint64_t)want_cos) & 3; /* cos x = sin(x + pi/2) */
-    double v = (q & 1) ? cv : sv;
-    return (q & 2) ? -v : v;
+    /* cos x = sin(x + pi/2); quadrant q: cos for odd q, the sign flipped for q = 2, 3
+     * (masks of bits, not selects: SSE2 has no 64-bit comparison) */
+    uint64_t q = VM(bits64)(t) + (uint64_t)want_cos;
+    uint64_t odd = (uint64_t)0 - (q & 1);
+    uint64_t v = (VM(bits64)(cv) & odd) | (VM(bits64)(sv) & ~odd);
+    return VM(from_bits64)(v ^ ((q & 2) << 62));
 }
 
 /* ---- the rows (o may be a) ---- */
@@ -383,13 +406,36 @@ static inline int VM(v64_all_within)(const double *a, int64_t m, double limit)
 V64_BLOCK_ROW(exp64_row, 708.0, VM(v64_exp_fast), VM(v64_exp))
 V64_BLOCK_ROW(sigmoid64_row, 708.0, VM(v64_sigmoid_fast), VM(v64_sigmoid))
 
+/* whether every x of a block is positive, normal and finite */
+static inline int VM(v64_all_normal)(const double *a, int64_t m)
+{
+    uint64_t out = 0;
+    for (int64_t i = 0; i < m; i++)
+        out |= (uint64_t) !(a[i] >= 0x1p-1022 && a[i] <= 0x1.fffffffffffffp1023);
+    return out == 0;
+}
+
+/* log: a block of positive normal arguments runs log_fast */
+static void VM(log64_row)(double *o, const double *a, int64_t n)
+{
+    for (int64_t b = 0; b < n; b += 256) {
+        int64_t m = n - b < 256 ? n - b : 256;
+        if (VM(v64_all_normal)(a + b, m)) {
+            for (int64_t i = 0; i < m; i++)
+                o[b + i] = VM(v64_log_fast)(a[b + i]);
+        } else {
+            for (int64_t i = 0; i < m; i++)
+                o[b + i] = VM(v64_log)(a[b + i]);
+        }
+    }
+}
+
 #define V64_ROW(NAME, F)                                                                           \
     static void VM(NAME)(double *o, const double *a, int64_t n)                                    \
     {                                                                                              \
         for (int64_t i = 0; i < n; i++)                                                            \
             o[i] = F(a[i]);                                                                        \
     }
-V64_ROW(log64_row, VM(v64_log))
 V64_ROW(tanh64_row, VM(v64_tanh))
 
 /* sin and cos: past 2^20 (and inf, NaN) the C library, element by element */
