@@ -135,6 +135,23 @@ static inline double VM(horner_d)(double x, const double *c, int n)
     return VM(horner_steps)(x, c, n, 1);
 }
 
+/* Error-free sums for float (cpu_vtrig.h) and double (cpu_vmath64.h): TS(a, b, &e):
+ * a + b = s + e exactly, any a and b (Knuth's 2Sum); FTS the same when |a| >= |b| or
+ * a = 0 (Dekker's Fast2Sum). */
+#define VM_TWO_SUMS(TS, FTS, T)                                                                    \
+    static inline T VM(TS)(T a, T b, T * e)                                                        \
+    {                                                                                              \
+        T s = a + b, bb = s - a;                                                                   \
+        *e = (a - (s - bb)) + (b - bb);                                                            \
+        return s;                                                                                  \
+    }                                                                                              \
+    static inline T VM(FTS)(T a, T b, T * e)                                                       \
+    {                                                                                              \
+        T s = a + b;                                                                               \
+        *e = b - (s - a);                                                                          \
+        return s;                                                                                  \
+    }
+
 #define VM_SHIFT 0x1.8p52 /* adding it rounds a double below 2^51 to an integer */
 
 /* y = n ln2 + r, |r| <= ln2 / 2 (or NaN): returns t, whose low bits hold n

@@ -110,21 +110,7 @@ static inline double VM(v64_resid)(double n, double q, double d)
 #endif
 }
 
-/* a + b = s + *e exactly, any a, b (Knuth) */
-static inline double VM(v64_two_sum)(double a, double b, double *e)
-{
-    double s = a + b, bb = s - a;
-    *e = (a - (s - bb)) + (b - bb);
-    return s;
-}
-
-/* the same for |a| >= |b| or a = 0 (Dekker) */
-static inline double VM(v64_fast_two_sum)(double a, double b, double *e)
-{
-    double s = a + b;
-    *e = b - (s - a);
-    return s;
-}
+VM_TWO_SUMS(v64_two_sum, v64_fast_two_sum, double) /* cpu_vmath.h */
 
 static inline double VM(v64_horner)(double x, const double *c, int n)
 {
