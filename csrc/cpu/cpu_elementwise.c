@@ -182,7 +182,7 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
     if (sb == 0) {
         float y;
         memcpy(&y, b, sizeof y);
-        vm_call c = {NULL, &y};
+        vm_call c = {NULL, &y, NULL};
         pdt_cpu_vm_row_any(o, so, a, sa, n, &c);
         return;
     }

@@ -34,13 +34,15 @@ typedef void (*ew_row_fn)(char *o, int64_t so, const char *a, int64_t sa, const 
 #define ROWS_NUM(NAME) ROWS_5(NULL, NAME##_i32, NAME##_i64, NAME##_f32, NAME##_f64)
 #define ROWS_ALL(NAME) ROWS_5(NAME##_bool, NAME##_i32, NAME##_i64, NAME##_f32, NAME##_f64)
 
-/* A float32 row kernel of the level: f (exp, log, ...), or with y the powers to y. */
+/* A row kernel of the level: float32's f (exp, log, ...), or with y the powers to y;
+ * or float64's d (exp, log, ...: cpu_vmath64.h) when not NULL. */
 typedef struct vm_call {
     pdt_vm_row f;
     const float *y;
+    pdt_vd_row d;
 } vm_call;
 
-/* c over a float32 row of any strides (cpu_ew_walk.c) */
+/* c over a row of any strides (cpu_ew_walk.c) */
 void pdt_cpu_vm_row_any(char *o, int64_t so, const char *a, int64_t sa, int64_t n,
                         const vm_call *c);
 

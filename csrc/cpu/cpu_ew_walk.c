@@ -3,36 +3,49 @@
  * in pdt_tensor.h), drops size-1 dims and merges dims laid out back to back in every
  * operand, then runs the rows, split over the cores by element range past a grain,
  * streaming large contiguous outputs (Note [streamed outputs]).  Also the float32
- * calls into the dispatch level's vector math for a row of any strides. */
+ * and float64 calls into the dispatch level's vector math for a row of any strides. */
 #include <string.h>
 
 #include "cpu_ew.h"
 #include "cpu_stream.h"
 
-static void vm_apply(const vm_call *c, float *o, const float *a, int64_t n)
+static void vm_apply(const vm_call *c, char *o, const char *a, int64_t n)
 {
-    if (c->y)
-        pdt_cpu_simd()->powc_f32(o, a, *c->y, n);
+    if (c->d)
+        c->d((double *)o, (const double *)a, n);
+    else if (c->y)
+        pdt_cpu_simd()->powc_f32((float *)o, (const float *)a, *c->y, n);
     else
-        c->f(o, a, n);
+        c->f((float *)o, (const float *)a, n);
 }
 
-/* c over a float32 row of any strides: a strided one through a small buffer, so
- * that every element gets the same function whatever its layout. */
+/* m elements of size es (4 or 8) from src, stride ss bytes, to dst, stride ds */
+static void copy_elements(char *dst, int64_t ds, const char *src, int64_t ss, int64_t m, int64_t es)
+{
+    if (es == sizeof(double)) {
+        for (int64_t j = 0; j < m; j++)
+            memcpy(dst + j * ds, src + j * ss, sizeof(double));
+    } else {
+        for (int64_t j = 0; j < m; j++)
+            memcpy(dst + j * ds, src + j * ss, sizeof(float));
+    }
+}
+
+/* c over a float32 (float64 for c->d) row of any strides: a strided one through a
+ * small buffer, so that every element gets the same function whatever its layout. */
 void pdt_cpu_vm_row_any(char *o, int64_t so, const char *a, int64_t sa, int64_t n, const vm_call *c)
 {
-    if (so == sizeof(float) && sa == sizeof(float)) {
-        vm_apply(c, (float *)o, (const float *)a, n);
+    const int64_t es = c->d ? (int64_t)sizeof(double) : (int64_t)sizeof(float);
+    if (so == es && sa == es) {
+        vm_apply(c, o, a, n);
         return;
     }
-    float buf[256];
+    double buf[256];
     for (int64_t i = 0; i < n; i += 256) {
         int64_t m = n - i < 256 ? n - i : 256;
-        for (int64_t j = 0; j < m; j++)
-            memcpy(buf + j, a + (i + j) * sa, sizeof(float));
-        vm_apply(c, buf, buf, m);
-        for (int64_t j = 0; j < m; j++)
-            memcpy(o + (i + j) * so, buf + j, sizeof(float));
+        copy_elements((char *)buf, es, a + i * sa, sa, m, es);
+        vm_apply(c, (char *)buf, (const char *)buf, m);
+        copy_elements(o + i * so, so, (const char *)buf, es, m, es);
     }
 }
 

@@ -18,7 +18,10 @@
  * tanh, sigmoid, sin, cos) are evaluated in double at the baseline and in
  * float32 with explicit FMAs at AVX2 and AVX-512 (Note [float32 evaluation
  * with FMA] in cpu_vmathf.h): the two FMA levels agree bit for bit, the
- * baseline within the stated bounds.  pdt_cpu_simd_set lets the tests run
+ * baseline within the stated bounds.  float64 exp, log, tanh, sigmoid, sin and
+ * cos use FMA at AVX2 and AVX-512 (the same bits at both) and not at the
+ * baseline, all within 1 ulp (Note [float64 vector math] in cpu_vmath64.h).
+ * pdt_cpu_simd_set lets the tests run
  * every level in one process.
  */
 #ifndef PDT_CPU_SIMD_H
@@ -29,6 +32,7 @@
 #include <string.h> /* memcpy, in PDT_MASK_FACTOR */
 
 typedef void (*pdt_vm_row)(float *o, const float *a, int64_t n);
+typedef void (*pdt_vd_row)(double *o, const double *a, int64_t n);
 
 /* The index of the first maximum (minimum) of x[0..n), or of the first NaN;
  * 1 <= n < 2^31 blocks (int32 block numbers for float32: 2^37 elements at the
@@ -112,7 +116,9 @@ typedef struct pdt_cpu_simd_table {
     pdt_vb_row eq_f32, ne_f32, lt_f32, le_f32, gt_f32, ge_f32;
     pdt_vb_row eq_f64, ne_f64, lt_f64, le_f64, gt_f64, ge_f64;
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
-    pdt_vm_row log1p_f32, expm1_f32;    /* cpu_vexpm1.h */
+    pdt_vm_row log1p_f32, expm1_f32; /* cpu_vexpm1.h */
+    /* float64's (Note [float64 vector math] in cpu_vmath64.h) */
+    pdt_vd_row exp_f64, log_f64, sigmoid_f64, tanh_f64, sin_f64, cos_f64;
     pdt_vm_row erf_f32, erfc_f32;       /* cpu_verf.h */
     pdt_vm_row gelu_f32, gelu_grad_f32; /* cpu_vgelu.h */
     /* cpu_vtrig.h (Note [float32 inverse functions]) */

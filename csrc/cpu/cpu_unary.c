@@ -3,8 +3,9 @@
  * sqrt, relu, clamp and the rounding ops through the dispatch level's kernels on
  * contiguous rows (cpu_vmath.h), the same expressions (cpu_simd.h) on strided ones;
  * float32 exp, log, sin, cos, tanh, sigmoid, log1p, expm1, erf, erfc, tan, the inverse
- * functions, log2, log10 and rsqrt through the level's vector math on every layout; float64's transcendental functions from the C
- * library.  Semantics shared with the CUDA kernels (cuda_elementwise.cu), element
+ * functions, log2, log10 and rsqrt through the level's vector math on every layout, and
+ * float64 exp, log, sin, cos, tanh and sigmoid (cpu_vmath64.h); float64's other
+ * transcendental functions from the C library.  Semantics shared with the CUDA kernels (cuda_elementwise.cu), element
  * for element: NaN propagating through clamp/relu, integer negation wrapping (done
  * in unsigned types, where C defines the wrap).
  */
@@ -90,14 +91,9 @@
 FLOAT_UNARY_ROWS(f32, float)
 FLOAT_UNARY_ROWS(f64, double)
 
-/* float64's transcendental functions: the C library's (float32's: VM_ROW below). */
-UNARY_ROW(exp_f64, double, exp(x))
-UNARY_ROW(log_f64, double, log(x))
-UNARY_ROW(sin_f64, double, sin(x))
-UNARY_ROW(cos_f64, double, cos(x))
-UNARY_ROW(tanh_f64, double, tanh(x))
-/* sigmoid: e^x / (1 + e^x) below 0, so that e^-x never overflows (as on CUDA) */
-UNARY_ROW(sigmoid_f64, double, x < 0 ? exp(x) / (1.0 + exp(x)) : 1.0 / (1.0 + exp(-x)))
+/* float64 exp, log, sin, cos, tanh and sigmoid: the level's vector rows on every
+ * layout (VD_ROW below; Note [float64 vector math] in cpu_vmath64.h); the other
+ * float64 functions: the C library's. */
 UNARY_ROW(log1p_f64, double, log1p(x))
 UNARY_ROW(expm1_f64, double, expm1(x))
 UNARY_ROW(erf_f64, double, erf(x))
@@ -156,14 +152,15 @@ UNARY_ROW(gelu_grad_f64, double,
 /* float32 exp, log, sin, cos, tanh and sigmoid: the vectorised kernels of the
  * level in use (cpu_vmath.h, Note [vector math accuracy]); a strided row goes
  * through a small buffer, so that every element gets the same function. */
-#define VM_ROW(NAME, FIELD)                                                                        \
+#define VM_ROW_OF(NAME, F, D)                                                                      \
     static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
                      int64_t n, const void *extra)                                                 \
     {                                                                                              \
         (void)b, (void)sb, (void)extra;                                                            \
-        vm_call c = {pdt_cpu_simd()->FIELD, NULL};                                                 \
+        vm_call c = {F, NULL, D};                                                                  \
         pdt_cpu_vm_row_any(o, so, a, sa, n, &c);                                                   \
     }
+#define VM_ROW(NAME, FIELD) VM_ROW_OF(NAME, pdt_cpu_simd()->FIELD, NULL)
 VM_ROW(vexp_f32, exp_f32)
 VM_ROW(vlog_f32, log_f32)
 VM_ROW(vsin_f32, sin_f32)
@@ -186,6 +183,14 @@ VM_ROW(vlog10_f32, log10_f32)
 VM_ROW(vrsqrt_f32, rsqrt_f32)
 VM_ROW(vgelu_f32, gelu_f32) /* Note [float32 gelu] in cpu_vgelu.h */
 VM_ROW(vgelu_grad_f32, gelu_grad_f32)
+/* the same for float64 (cpu_vmath64.h) */
+#define VD_ROW(NAME, FIELD) VM_ROW_OF(NAME, NULL, pdt_cpu_simd()->FIELD)
+VD_ROW(exp_f64, exp_f64)
+VD_ROW(log_f64, log_f64)
+VD_ROW(sin_f64, sin_f64)
+VD_ROW(cos_f64, cos_f64)
+VD_ROW(tanh_f64, tanh_f64)
+VD_ROW(sigmoid_f64, sigmoid_f64)
 #define TRIG_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
 static const ew_row_fn trig_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_TAN] = TRIG_ONLY(tan),

@@ -52,6 +52,10 @@
  * tanh(+-inf) = +-1; sin and cos of +-inf are NaN; the sign of a zero is kept
  * by exp, tanh and sin.
  *
+ * float64's exp, log, tanh, sigmoid, sin and cos: Note [float64 vector math] in
+ * cpu_vmath64.h (within 1 ulp at every level; the other float64 functions are
+ * the C library's).
+ *
  * +, -, * and / (below) are the single IEEE operations at every level (no
  * fused multiply-add: the build uses -ffp-contract=off), so every level gives
  * the same bits for them; the functions differ between the baseline and the
@@ -130,6 +134,23 @@ static inline double VM(horner_d)(double x, const double *c, int n)
 {
     return VM(horner_steps)(x, c, n, 1);
 }
+
+/* Error-free sums for float (cpu_vtrig.h) and double (cpu_vmath64.h): TS(a, b, &e):
+ * a + b = s + e exactly, any a and b (Knuth's 2Sum); FTS the same when |a| >= |b| or
+ * a = 0 (Dekker's Fast2Sum). */
+#define VM_TWO_SUMS(TS, FTS, T)                                                                    \
+    static inline T VM(TS)(T a, T b, T * e)                                                        \
+    {                                                                                              \
+        T s = a + b, bb = s - a;                                                                   \
+        *e = (a - (s - bb)) + (b - bb);                                                            \
+        return s;                                                                                  \
+    }                                                                                              \
+    static inline T VM(FTS)(T a, T b, T * e)                                                       \
+    {                                                                                              \
+        T s = a + b;                                                                               \
+        *e = b - (s - a);                                                                          \
+        return s;                                                                                  \
+    }
 
 #define VM_SHIFT 0x1.8p52 /* adding it rounds a double below 2^51 to an integer */
 
@@ -524,9 +545,10 @@ static void VM(axpy_u64)(uint64_t *c, const uint64_t *b, uint64_t s, int64_t n)
         cc[j] += s * bb[j];
 }
 
-#include "cpu_verf.h"   /* float32 erf and erfc */
-#include "cpu_vexpm1.h" /* float32 log1p and expm1 */
-#include "cpu_vgelu.h"  /* float32 gelu and its derivative */
+#include "cpu_verf.h"    /* float32 erf and erfc */
+#include "cpu_vexpm1.h"  /* float32 log1p and expm1 */
+#include "cpu_vgelu.h"   /* float32 gelu and its derivative */
+#include "cpu_vmath64.h" /* float64 exp, log, tanh, sigmoid, sin, cos */
 
 /* ---- the rows ---- */
 
@@ -656,6 +678,12 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .tanh_f32 = VM(tanh_row),
     .sin_f32 = VM(sin_row),
     .cos_f32 = VM(cos_row),
+    .exp_f64 = VM(exp64_row),
+    .log_f64 = VM(log64_row),
+    .sigmoid_f64 = VM(sigmoid64_row),
+    .tanh_f64 = VM(tanh64_row),
+    .sin_f64 = VM(sin64_row),
+    .cos_f64 = VM(cos64_row),
     .log1p_f32 = VM(log1p_row),
     .expm1_f32 = VM(expm1_row),
     .erf_f32 = VM(erf_row),

@@ -83,21 +83,7 @@ static const float VM(asin_c)[6] = {0x1.335572p-5f, 0x1.d92090p-7f, 0x1.049190p-
 static const float VM(tan_c)[7] = {0x1.1ecd96p-8f, 0x1.7791fep-14f, 0x1.631164p-7f, 0x1.5caff4p-6f,
                                    0x1.badbdep-5f, 0x1.110d8ep-3f,  0x1.555560p-2f};
 
-/* a + b = s + *err exactly (Knuth's 2Sum, any magnitudes) */
-static inline float VM(two_sum_f)(float a, float b, float *err)
-{
-    float s = a + b, bb = s - a;
-    *err = (a - (s - bb)) + (b - bb);
-    return s;
-}
-
-/* the same when |a| >= |b| or a == 0 (Fast2Sum) */
-static inline float VM(fast_two_sum_f)(float a, float b, float *err)
-{
-    float s = a + b;
-    *err = b - (s - a);
-    return s;
-}
+VM_TWO_SUMS(two_sum_f, fast_two_sum_f, float) /* cpu_vmath.h */
 
 /* atan(A / B) as hi + *lo, for A, B >= 0, not both 0 nor both inf (the callers
  * replace those), neither above 2^125 (A + B must stay finite), and not both below

@@ -1,0 +1,64 @@
+"""The polynomial coefficients of csrc/cpu/cpu_vmath64.h (Note [float64 vector math]),
+fitted here with mpmath: Chebyshev interpolation (mpmath.chebyfit, near-minimax) of each
+function at 200-bit precision, the coefficients rounded to double, and the largest
+relative error of the rounded polynomial printed, measured at 4000 points.
+
+    python tools/gen_vmath64_coeffs.py
+
+Prints C initialisers, highest degree first, as the header uses them."""
+import mpmath as mp
+
+mp.mp.prec = 200
+
+
+def g_exp(r):  # (e^r - 1 - r) / r^2, r in [-ln2/2, ln2/2]
+    return mp.mpf(0.5) if r == 0 else (mp.exp(r) - 1 - r) / r**2
+
+
+def g_log(z):  # (2 atanh(s) / s - 2) / z, z = s^2, s in [0, (sqrt2 - 1) / (sqrt2 + 1)]
+    if z == 0:
+        return mp.mpf(2) / 3
+    s = mp.sqrt(z)
+    return (2 * mp.atanh(s) / s - 2) / z
+
+
+def g_sin(z):  # (sin r - r) / r^3, z = r^2, |r| <= pi/4
+    if z == 0:
+        return -mp.mpf(1) / 6
+    r = mp.sqrt(z)
+    return (mp.sin(r) - r) / r**3
+
+
+def g_cos(z):  # (cos r - 1 + z/2) / z^2
+    if z == 0:
+        return mp.mpf(1) / 24
+    r = mp.sqrt(z)
+    return (mp.cos(r) - 1 + z / 2) / z**2
+
+
+FITS = {  # name: function, interval, degree
+    "exp": (g_exp, (-0.3466, 0.3466), 10),
+    "log": (g_log, (0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2 * 1.0001), 7),
+    "sin": (g_sin, (0, (mp.pi / 4) ** 2 * 1.0001), 6),
+    "cos": (g_cos, (0, (mp.pi / 4) ** 2 * 1.0001), 6),
+}
+
+
+def main():
+    for name, (f, (a, b), deg) in FITS.items():
+        poly, _ = mp.chebyfit(f, [a, b], deg + 1, error=True)
+        coefs = [float(c) for c in poly]
+        worst = mp.mpf(0)
+        for i in range(4001):
+            x = a + (b - a) * mp.mpf(i) / 4000
+            p = mp.mpf(0)
+            for c in coefs:
+                p = p * x + mp.mpf(c)
+            worst = max(worst, abs(p / f(x) - 1))
+        print(f"/* {name}: degree {deg} on [{float(a):.6g}, {float(b):.6g}], "
+              f"relative error 2^{float(mp.log(worst, 2)):.1f} */")
+        print("{" + ", ".join(c.hex() for c in coefs) + "}")
+
+
+if __name__ == "__main__":
+    main()
