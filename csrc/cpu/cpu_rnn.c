@@ -5,12 +5,11 @@
  * The batch's rows split across the pool; a row does its gates in a few
  * passes over contiguous runs: the sums of the pre-activations into the
  * workspace, then sigmoid and tanh in place over each gate's run, then the
- * state update.  sigmoid and tanh are the elementwise ops' own: float32's the
- * vectorised kernels of the level in use (pdt_cpu_simd(), whose values do not
- * depend on their neighbours), float64's the C library expressions of
- * cpu_unary.c; this file is built with -ffp-contract=off, so each product is
- * rounded before the sum, as the unfused ops do: the fused forward gives the
- * unfused composition's bits. */
+ * state update.  sigmoid and tanh are the elementwise ops' own: the vectorised
+ * kernels of the level in use (pdt_cpu_simd(), whose values do not depend on
+ * their neighbours), for float32 and float64; this file is built with
+ * -ffp-contract=off, so each product is rounded before the sum, as the unfused
+ * ops do: the fused forward gives the unfused composition's bits. */
 #include <math.h>
 
 #include "cpu_kernels.h"
@@ -20,19 +19,16 @@
 /* Elements a thread should have before the rows are split. */
 #define GRAIN_ELEMS ((int64_t)1 << 14)
 
-/* float64's sigmoid and tanh, as cpu_unary.c's rows compute them. */
+/* float64's sigmoid and tanh: the level's vector rows, which the elementwise ops use
+ * (Note [float64 vector math] in cpu_vmath64.h). */
 static void sigmoid_f64_row(double *o, const double *a, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++) {
-        const double x = a[i];
-        o[i] = x < 0 ? exp(x) / (1.0 + exp(x)) : 1.0 / (1.0 + exp(-x));
-    }
+    pdt_cpu_simd()->sigmoid_f64(o, a, n);
 }
 
 static void tanh_f64_row(double *o, const double *a, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++)
-        o[i] = tanh(a[i]);
+    pdt_cpu_simd()->tanh_f64(o, a, n);
 }
 
 typedef struct rnn_job {

@@ -80,7 +80,8 @@ static void group_f64(const double *x, double *o, int64_t rows, int64_t k, int w
         double *orow = o + r * k;
         const double m = pdt_cpu_simd()->max_f64(xr, k);
         for (int64_t i = 0; i < k; i++)
-            orow[i] = exp(xr[i] - m);
+            orow[i] = xr[i] - m;
+        pdt_cpu_simd()->exp_f64(orow, orow, k); /* the exp op's own row: the same bits */
         double s;
         pdt_cpu_row_sums(PDT_FLOAT64, orow, 1, k, &s);
         if (!want_log) {
@@ -88,7 +89,8 @@ static void group_f64(const double *x, double *o, int64_t rows, int64_t k, int w
                 orow[i] = orow[i] / s;
             continue;
         }
-        const double ls = log(s);
+        double ls;
+        pdt_cpu_simd()->log_f64(&ls, &s, 1);
         for (int64_t i = 0; i < k; i++)
             orow[i] = (xr[i] - m) - ls;
     }
