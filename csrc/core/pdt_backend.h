@@ -447,6 +447,13 @@ typedef struct pdt_backend {
      * from +0 (float16 and bfloat16 in float32, rounded once): deterministic,
      * and the same bits on every backend; padding positions are dropped. */
     pdt_status (*col2im)(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *w);
+    /* out (N, O, oh, ow) contiguous = the cross-correlation of x (N, C, H, W) with
+     * w (O, C / groups, kh, kw) over the window w (kernel = w's kh, kw), plus
+     * bias (O) when not NULL; x, w and bias of any strides, all of out's dtype, N
+     * >= 1, groups dividing C and O.  May be NULL, or refuse a case with
+     * PDT_ERR_UNSUPPORTED: the caller then runs im2col and a matrix product. */
+    pdt_status (*conv2d)(const pdt_tensor *out, const pdt_tensor *x, const pdt_tensor *w,
+                         const pdt_tensor *bias, const pdt_window2d *win, int64_t groups);
 
     /* --- fused recurrent cells (pdt_rnn.h); NULL: refused (NotImplementedError) --- */
     /* The forward of one step (the equations in pdt_rnn.h), every output element

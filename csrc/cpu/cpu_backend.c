@@ -306,6 +306,7 @@ const pdt_backend pdt_cpu_backend = {
     .topk = pdt_cpu_topk,
     .im2col = pdt_cpu_im2col,
     .col2im = pdt_cpu_col2im,
+    .conv2d = pdt_cpu_conv2d,
     .rnn_cell = pdt_cpu_rnn_cell,
     .rnn_cell_backward = pdt_cpu_rnn_cell_backward,
     .describe = pdt_cpu_blas_describe,

@@ -74,6 +74,13 @@ pdt_status pdt_cpu_softmax(const pdt_tensor *out, const pdt_tensor *x, int log);
 pdt_status pdt_cpu_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,
                           uint64_t pad_bits);
 pdt_status pdt_cpu_col2im(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *w);
+/* The window positions x in [0, n) whose input coordinate x stride + off lies in
+ * [0, size): [*lo, *hi). */
+void pdt_cpu_valid_range(int64_t off, int64_t size, int64_t stride, int64_t n, int64_t *lo,
+                         int64_t *hi);
+/* cpu_conv_direct.c */
+pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_tensor *w,
+                          const pdt_tensor *bias, const pdt_window2d *win, int64_t groups);
 /* cpu_rnn.c */
 pdt_status pdt_cpu_rnn_cell(const pdt_rnn_cell_args *a);
 pdt_status pdt_cpu_rnn_cell_backward(const pdt_rnn_cell_grad_args *a);

@@ -176,6 +176,14 @@ typedef struct pdt_cpu_simd_table {
     /* o[i] = whether x[i] is NaN, +-inf or finite (which: PDT_IS_* of pdt_backend.h),
      * x a row of the floating dtype dt (cpu_vclassify.h) */
     void (*classify)(uint8_t *o, const void *x, int64_t n, int dt, int which);
+    /* The direct convolution's register block (Note [the direct convolution's block]
+     * in cpu_vconv.h): tmp[p OB + o] = the sum over k < K of wp[k OB + o]
+     * src[koff[k] + p], p < P, o < OB = nvo conv_lanes; nvo 1 or 2 and
+     * 1 <= P <= conv_pmax[nvo - 1]. */
+    void (*conv_block_f32)(const float *src, const int64_t *koff, int64_t K, const float *wp,
+                           int nvo, int P, float *tmp);
+    int conv_lanes;   /* float32 lanes of a vector */
+    int conv_pmax[2]; /* the largest P for nvo = 1 and 2 */
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

@@ -631,6 +631,7 @@ VM_SINCOS_ROW(sin_row, 0, sinf)
 VM_SINCOS_ROW(cos_row, 1, cosf)
 
 #include "cpu_vclassify.h" /* isnan, isinf, isfinite from the bits */
+#include "cpu_vconv.h"     /* the direct convolution's register block */
 #include "cpu_vnormal.h"   /* Box-Muller of Philox words (after the sqrt rows) */
 #include "cpu_vpow.h"      /* float32 powers */
 #include "cpu_vstream.h"   /* non-temporal copies */
@@ -743,4 +744,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .min_i64 = VM(min_i64),
     .philox_blocks = VM(philox_blocks),
     .normal_words = VM(normal_words),
+    .conv_block_f32 = VM(conv_block_f32),
+    .conv_lanes = VC_LANES,
+    .conv_pmax = {VC_PMAX1, VC_PMAX2},
 };

@@ -2,6 +2,7 @@
  *
  *   _im2col(x, kernel, dilation, padding, stride, pad_value=0.0) -> cols
  *   _col2im(cols, output_hw, kernel, dilation, padding, stride) -> image
+ *   _conv2d(x, weight, bias or None, stride, padding, dilation, groups) -> out
  *
  * kernel, dilation, padding, stride and output_hw are each a pair (a tuple or
  * list of two ints), (h, w).  The core (pdt_conv.h) validates and does the work;
@@ -89,7 +90,40 @@ static PyObject *f_col2im(PyObject *module, PyObject *args)
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 
+static PyObject *f_conv2d(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *x, *w, *b, *p[3];
+    long long groups;
+    if (!PyArg_ParseTuple(args, "O!O!OOOOL:_conv2d", S->tensor_type, &x, S->tensor_type, &w, &b,
+                          &p[0], &p[1], &p[2], &groups))
+        return NULL;
+    if (b != Py_None && !PyObject_TypeCheck(b, S->tensor_type)) {
+        PyErr_Format(PyExc_TypeError, "_conv2d: bias must be a Tensor or None, got %s",
+                     Py_TYPE(b)->tp_name);
+        return NULL;
+    }
+    pdt_window2d win;
+    memset(&win, 0, sizeof win);
+    if (parse_pair(p[0], "_conv2d", "stride", win.stride) < 0 ||
+        parse_pair(p[1], "_conv2d", "padding", win.padding) < 0 ||
+        parse_pair(p[2], "_conv2d", "dilation", win.dilation) < 0)
+        return NULL;
+    pdt_hold h = {0};
+    const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
+    const pdt_tensor *tw = pdt_hold_view(&h, pdt_tensor_of(w));
+    const pdt_tensor *tb = b == Py_None ? NULL : pdt_hold_view(&h, pdt_tensor_of(b));
+    pdt_tensor out;
+    pdt_status st;
+    /* the work: about the output times the weight's elements per output channel */
+    PDT_RUN_RELEASING_GIL((double)pdt_tensor_numel(tx) * (double)pdt_tensor_numel(tw),
+                          st = pdt_conv2d_new(tx, tw, tb, &win, (int64_t)groups, &out));
+    pdt_hold_release(&h);
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
 PyMethodDef pdt_conv_functions[] = {
+    {"_conv2d", f_conv2d, METH_VARARGS, NULL},
     {"_im2col", f_im2col, METH_VARARGS, NULL},
     {"_col2im", f_col2im, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},

@@ -1,0 +1,99 @@
+"""The float32 CPU convolution without im2col (csrc/cpu/cpu_conv_direct.c, Note [the
+direct convolution]) as a differentiable op, and its backward.
+
+    conv2d_direct(x, weight, bias, stride, padding, dilation, groups)
+        x (N, C, H, W), weight (O, C/groups, kh, kw), bias (O) or None; the window's
+        arguments pairs, already checked by conv2d (nn/_functional_conv.py).
+
+Backward:
+  - the input's gradient is the convolution of the output's gradient with the weight
+    flipped and its two channel axes swapped (per group), padded by
+    dilation * (k - 1) - padding: the same direct kernel, for stride 1, that padding
+    not negative and at least _MIN_CHANNELS input channels a group; otherwise a matrix
+    product with the weight and col2im (LeNet's second conv, 256 x 16 x 10 x 10 back
+    to 6 channels, one thread: 6.4 ms direct, 4.8 so);
+  - the weight's gradient: im2col of the input times the output's gradient, summed
+    over the batch;
+  - the bias's: the output's gradient summed over the batch and the positions.
+Each step is itself a recorded op, so a gradient of a gradient works too.
+"""
+from .. import _C
+from ..autograd.dispatch import derivative, recorded
+from ..autograd.node import Node
+from ._im2col import col2im, im2col
+
+_MAX_STRIDE = 64  # the direct kernel's limit (cpu_conv_direct.c)
+_MIN_CHANNELS = 8  # input channels a group from which its gradient takes the direct kernel
+
+
+def usable(x, stride) -> bool:
+    """Whether conv2d of x takes the direct kernel: float32 on the CPU."""
+    return (x.dtype == _C.float32 and x.device.type == "cpu" and x.shape[0] > 0
+            and max(stride) <= _MAX_STRIDE)
+
+
+@recorded("conv2d_direct")
+def conv2d_direct(x, weight, bias, stride, padding, dilation, groups):
+    """x (N, C, H, W) * weight (O, C/groups, kh, kw) + bias: (N, O, oh, ow)."""
+    return _C._conv2d(x, weight, bias, stride, padding, dilation, groups)
+
+
+def _flipped(weight, groups):
+    """weight (G Og, Cg, kh, kw) as (G Cg, Og, kh, kw), each kernel turned by 180
+    degrees: the weight of the input's gradient as a convolution."""
+    o, cg, kh, kw = weight.shape
+    w = weight.reshape(groups, o // groups, cg, kh, kw).transpose(1, 2)
+    return w.reshape(groups * cg, o // groups, kh, kw).flip(2, 3)
+
+
+def grad_input(g, weight, hw, stride, padding, dilation, groups):
+    """The input's gradient (N, C, H, W) from the output's g (N, O, oh, ow)."""
+    kernel = tuple(weight.shape[2:])
+    back = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding))
+    # the direct kernel fills vectors of 8 or 16 input channels: with fewer (LeNet's
+    # 1 and 6) the product and col2im take less time
+    if (stride == (1, 1) and min(back) >= 0 and weight.shape[1] >= _MIN_CHANNELS
+            and usable(g, stride)):
+        return conv2d_direct(g, _flipped(weight, groups), None, (1, 1), back, dilation,
+                             groups)
+    n, o = g.shape[:2]
+    cg = weight.shape[1]
+    k = kernel[0] * kernel[1]
+    w = weight.reshape(groups, o // groups, cg * k).transpose(1, 2)  # (G, Cg k, Og)
+    cols = _C.matmul(w, g.reshape(n, groups, o // groups, -1))       # (N, G, Cg k, L)
+    return col2im(cols.reshape(n, groups * cg * k, -1), hw, kernel, dilation, padding,
+                  stride)
+
+
+def grad_weight(g, x, weight, stride, padding, dilation, groups):
+    """The weight's gradient (O, C/groups, kh, kw)."""
+    kernel = tuple(weight.shape[2:])
+    n, o = g.shape[:2]
+    cg = weight.shape[1]
+    k = kernel[0] * kernel[1]
+    cols = im2col(x, kernel, dilation, padding, stride)  # (N, C k, L)
+    cols = cols.reshape(n, groups, cg * k, -1).transpose(2, 3)
+    dw = _C.matmul(g.reshape(n, groups, o // groups, -1), cols).sum(0)  # (G, Og, Cg k)
+    return dw.reshape(weight.shape)
+
+
+@derivative("conv2d_direct")
+class ConvolutionBackward0(Node):
+    """conv2d_direct's gradients (module docstring)."""
+
+    def save(self, out, x, weight, bias, stride, padding, dilation, groups):
+        self.args = (stride, padding, dilation, groups)
+        self.hw = tuple(x.shape[2:])
+        self.save_tensors(x, weight)
+        return (x, weight, bias)
+
+    def backward(self, g):
+        x, weight = self.saved_tensors
+        stride, padding, dilation, groups = self.args
+        need = self.needs_input_grad
+        dx = (grad_input(g, weight, self.hw, stride, padding, dilation, groups)
+              if need[0] else None)
+        dw = (grad_weight(g, x, weight, stride, padding, dilation, groups)
+              if need[1] else None)
+        db = g.sum((0, 2, 3)) if len(need) > 2 and need[2] else None
+        return dx, dw, db
