@@ -161,17 +161,23 @@ def test_the_cpu_takes_the_direct_kernel():
     assert out.grad_fn.name() != "ConvolutionBackward0"
 
 
-@pytest.mark.parametrize("name", ["lenet2", "odd", "3x3_stride2", "many_channels", "1x1"])
+@pytest.mark.parametrize("name", ["lenet2", "odd", "3x3_stride2", "many_channels", "1x1",
+                                  "3x3_pad1"])
 def test_every_cpu_level(name, level_restored):
     xs, ws, s, p, d, g = CASES[name]
     s, p, d = _pair(s), _pair(p), _pair(d)
     x, w, b = _data(xs, ws)
     ref = ref_conv(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), s, p, d, g)
+    go = np.random.default_rng(1).uniform(-1, 1, ref.shape).astype(np.float32)
+    rdx, rdw, _ = ref_grads(x.astype(np.float64), w.astype(np.float64), go.astype(np.float64),
+                            s, p, d, g)
+    t_out, t_dx, t_dw = _terms(ws, g, ref.shape)
     for level in LEVELS:
         _C._cpu_simd_level(level)
-        out = F.conv2d(pdt.tensor(x), pdt.tensor(w), pdt.tensor(b), stride=s, padding=p,
-                       dilation=d, groups=g)
-        assert_close(out, ref, _terms(ws, g, ref.shape)[0])
+        out, dx, dw, _ = _run("cpu", x, w, b, s, p, d, g, go)
+        assert_close(out, ref, t_out)
+        assert_close(dx, rdx, t_dx)
+        assert_close(dw, rdw, t_dw)
 
 
 def _transposed(x, device):
@@ -286,3 +292,21 @@ def test_bad_input_from_the_private_op():
         _C._conv2d(x, pdt.zeros(3, 4, 3, 3), None, (0, 1), (0, 0), (1, 1), 1)
     with pytest.raises(ValueError, match="no window fits"):
         _C._conv2d(x, pdt.zeros(3, 4, 7, 7), None, (1, 1), (0, 0), (1, 1), 1)
+    with pytest.raises(ValueError, match=r"grad_output float32 \(1, 3, 2, 2\) does not match "
+                                         r"the input float32 \(1, 4, 5, 5\)"):
+        _C._conv2d_grad_weight(x, pdt.zeros(1, 3, 2, 2), (3, 3), (1, 1), (0, 0), (1, 1), 1)
+
+
+def test_weight_gradient_alone():
+    """_C._conv2d_grad_weight (the direct weight gradient) on a case of every layout:
+    the input copied by phase, rows of positions padded to whole vectors, image chunks."""
+    for name in ("lenet2", "dilated_stride", "odd", "many_channels"):
+        xs, ws, s, p, d, g = CASES[name]
+        s, p, d = _pair(s), _pair(p), _pair(d)
+        x, w, _ = _data(xs, ws)
+        ref = ref_conv(x.astype(np.float64), w.astype(np.float64), None, s, p, d, g)
+        go = np.random.default_rng(2).uniform(-1, 1, ref.shape).astype(np.float32)
+        _, rdw, _ = ref_grads(x.astype(np.float64), w.astype(np.float64),
+                              go.astype(np.float64), s, p, d, g)
+        got = _C._conv2d_grad_weight(pdt.tensor(x), pdt.tensor(go), ws[2:], s, p, d, g)
+        assert_close(got, rdw, _terms(ws, g, ref.shape)[2])

@@ -454,6 +454,14 @@ typedef struct pdt_backend {
      * PDT_ERR_UNSUPPORTED: the caller then runs im2col and a matrix product. */
     pdt_status (*conv2d)(const pdt_tensor *out, const pdt_tensor *x, const pdt_tensor *w,
                          const pdt_tensor *bias, const pdt_window2d *win, int64_t groups);
+    /* dw (O, C / groups, kh, kw) contiguous = conv2d's weight gradient for the
+     * output's gradient g (N, O, oh, ow): the sum over n, y, x of g[n, o, y, x]
+     * times x's element under tap (c, i, j) of window (y, x); x and g of any
+     * strides, of dw's dtype, N >= 1.  May be NULL or refuse with
+     * PDT_ERR_UNSUPPORTED, as conv2d. */
+    pdt_status (*conv2d_grad_weight)(const pdt_tensor *dw, const pdt_tensor *x,
+                                     const pdt_tensor *g, const pdt_window2d *win,
+                                     int64_t groups);
 
     /* --- fused recurrent cells (pdt_rnn.h); NULL: refused (NotImplementedError) --- */
     /* The forward of one step (the equations in pdt_rnn.h), every output element

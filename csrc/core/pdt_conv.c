@@ -374,3 +374,48 @@ pdt_status pdt_conv2d_new(const pdt_tensor *x, const pdt_tensor *w, const pdt_te
         pdt_tensor_release(out);
     return st;
 }
+
+pdt_status pdt_conv2d_grad_weight_new(const pdt_tensor *x, const pdt_tensor *g,
+                                      const pdt_window2d *spec, int64_t groups, pdt_tensor *out)
+{
+    const char *op = "conv2d_grad_weight";
+    memset(out, 0, sizeof *out);
+    const pdt_tensor *ts[2] = {x, g};
+    const char *names[2] = {"input", "grad_output"};
+    pdt_device d;
+    char a[160], b[160], dn[32];
+    pdt_status st = pdt_same_device(op, 2, ts, names, &d);
+    if (st != PDT_OK || (st = check_dtype(op, x)) != PDT_OK ||
+        (st = check_ndim(op, x, 4, IM2COL_LAYOUT)) != PDT_OK)
+        return st;
+    pdt_window2d win;
+    if ((st = pdt_window2d_init(op, d, x->shape + 2, spec, &win)) != PDT_OK)
+        return st;
+    if (g->dtype != x->dtype || g->ndim != 4 || g->shape[0] != x->shape[0] || groups < 1 ||
+        x->shape[1] % groups != 0 || g->shape[1] % groups != 0 || g->shape[1] == 0 ||
+        g->shape[2] != win.out[0] || g->shape[3] != win.out[1])
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: grad_output %s %s does not match the input %s %s with groups %lld "
+                        "(expected (N, O, %lld, %lld), O a multiple of groups; on %s)",
+                        op, pdt_dtype_name(g->dtype), pdt_shape_str(g->ndim, g->shape, a, sizeof a),
+                        pdt_dtype_name(x->dtype), pdt_shape_str(x->ndim, x->shape, b, sizeof b),
+                        (long long)groups, (long long)win.out[0], (long long)win.out[1],
+                        pdt_device_str(d, dn, sizeof dn));
+    const pdt_backend *be = pdt_backend_of(d.kind);
+    if (!be->conv2d_grad_weight)
+        return no_kernel(op, d);
+    const int64_t shape[4] = {g->shape[1], x->shape[1] / groups, win.kernel[0], win.kernel[1]};
+    int64_t numel;
+    if ((st = pdt_check_shape(4, shape, x->dtype, &numel)) != PDT_OK ||
+        (st = pdt_tensor_empty(d, x->dtype, 4, shape, 0, out)) != PDT_OK)
+        return st;
+    pdt_note_op(op, d);
+    if (x->shape[0] == 0)
+        st = pdt_fail(PDT_ERR_UNSUPPORTED, "%s: an empty batch (on %s)", op,
+                      pdt_device_str(d, dn, sizeof dn));
+    else
+        st = be->conv2d_grad_weight(out, x, g, &win, groups);
+    if (st != PDT_OK)
+        pdt_tensor_release(out);
+    return st;
+}

@@ -307,6 +307,7 @@ const pdt_backend pdt_cpu_backend = {
     .im2col = pdt_cpu_im2col,
     .col2im = pdt_cpu_col2im,
     .conv2d = pdt_cpu_conv2d,
+    .conv2d_grad_weight = pdt_cpu_conv2d_grad_weight,
     .rnn_cell = pdt_cpu_rnn_cell,
     .rnn_cell_backward = pdt_cpu_rnn_cell_backward,
     .describe = pdt_cpu_blas_describe,

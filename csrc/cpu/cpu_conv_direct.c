@@ -55,6 +55,13 @@ typedef struct conv_job {
     int64_t chunk_rows; /* output rows a thread does together */
 } conv_job;
 
+static pdt_status oom(const char *what, int64_t bytes)
+{
+    char buf[32];
+    return pdt_fail(PDT_ERR_OOM, "conv2d: no memory for %s of %s (cpu)", what,
+                    pdt_format_bytes((unsigned long long)bytes, buf, sizeof buf));
+}
+
 /* ---- laying the input out: Q (the Note) ---- */
 
 typedef struct layout_job {
@@ -118,6 +125,73 @@ static void phases(int64_t k, int64_t d, int64_t s, int64_t *ph, int64_t *n, int
             ph[(*n)++] = a;
         idx[t] = m;
     }
+}
+
+pdt_status pdt_cpu_conv_src_init(pdt_cpu_conv_src *cs, const pdt_tensor *x,
+                                 const pdt_window2d *win, int64_t groups, int64_t slack)
+{
+    memset(cs, 0, sizeof *cs);
+    const int64_t N = x->shape[0], C = x->shape[1], Cg = C / groups, kh = win->kernel[0],
+                  kw = win->kernel[1], K = Cg * kh * kw;
+    const int64_t sh = win->stride[0], sw = win->stride[1], dh = win->dilation[0],
+                  dw = win->dilation[1];
+    const int64_t s_n = x->strides[0], s_c = x->strides[1], s_h = x->strides[2],
+                  s_w = x->strides[3];
+    cs->koff = malloc((size_t)K * sizeof *cs->koff);
+    int64_t *ia = malloc((size_t)(kh + kw) * sizeof *ia), *ib = ia ? ia + kh : NULL;
+    if (!cs->koff || !ia) {
+        free(ia);
+        free(cs->koff);
+        cs->koff = NULL;
+        return oom("the tap offsets", (kh + kw + K) * 8);
+    }
+    cs->planes = 1;
+    if (!slack && sh == 1 && sw == 1 && win->padding[0] == 0 && win->padding[1] == 0 &&
+        s_w == 1 && s_n >= 0 && s_c >= 0 && s_h >= 0) { /* x in place */
+        for (int64_t k = 0; k < K; k++)
+            cs->koff[k] = k / (kh * kw) * s_c + k / kw % kh * dh * s_h + k % kw * dw;
+        cs->src = (const float *)pdt_tensor_ptr(x);
+        cs->s_img = s_n;
+        cs->s_grp = Cg * s_c;
+        cs->s_row = s_h;
+        free(ia);
+        return PDT_OK;
+    }
+    layout_job lj = {.x = x, .w = win};
+    phases(kh, dh, sh, lj.pa, &lj.na, ia);
+    phases(kw, dw, sw, lj.pb, &lj.nb, ib);
+    lj.hq = (win->in[0] + 2 * win->padding[0] + sh - 1) / sh;
+    lj.wq = (win->in[1] + 2 * win->padding[1] + sw - 1) / sw;
+    const int64_t plane = lj.hq * lj.wq, per_c = lj.na * lj.nb * plane;
+    cs->q = malloc((size_t)(N * C * per_c + slack) * sizeof *cs->q);
+    if (!cs->q) {
+        free(ia);
+        pdt_cpu_conv_src_free(cs);
+        return oom("the laid-out input", (N * C * per_c + slack) * 4);
+    }
+    lj.q = cs->q;
+    pdt_cpu_parallel_for(N * C, 1 + ((int64_t)1 << 15) / (per_c + 1), layout_range, &lj);
+    memset(cs->q + N * C * per_c, 0, (size_t)slack * sizeof *cs->q);
+    for (int64_t k = 0; k < K; k++) {
+        const int64_t c = k / (kh * kw), i = k / kw % kh, jj = k % kw;
+        cs->koff[k] =
+            c * per_c + (ia[i] * lj.nb + ib[jj]) * plane + i * dh / sh * lj.wq + jj * dw / sw;
+    }
+    free(ia);
+    cs->src = cs->q;
+    cs->s_img = C * per_c;
+    cs->s_grp = Cg * per_c;
+    cs->s_row = lj.wq;
+    cs->planes = lj.na * lj.nb;
+    return PDT_OK;
+}
+
+void pdt_cpu_conv_src_free(pdt_cpu_conv_src *cs)
+{
+    free(cs->q);
+    free(cs->koff);
+    cs->q = NULL;
+    cs->koff = NULL;
 }
 
 /* ---- the rows ---- */
@@ -194,12 +268,6 @@ static pdt_status conv_1x1(const conv_job *j, const float *wc, int64_t ldb)
     return PDT_OK;
 }
 
-static pdt_status oom(const char *what, int64_t bytes)
-{
-    char buf[32];
-    return pdt_fail(PDT_ERR_OOM, "conv2d: no memory for %s of %s (cpu)", what,
-                    pdt_format_bytes((unsigned long long)bytes, buf, sizeof buf));
-}
 
 pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_tensor *w,
                           const pdt_tensor *bias, const pdt_window2d *win, int64_t groups)
@@ -209,8 +277,6 @@ pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_
     const pdt_cpu_simd_table *simd = pdt_cpu_simd();
     conv_job j = {.x = x, .out = out, .w = win, .simd = simd};
     const int64_t N = x->shape[0], C = x->shape[1], kh = win->kernel[0], kw = win->kernel[1];
-    const int64_t sh = win->stride[0], sw = win->stride[1], dh = win->dilation[0],
-                  dw = win->dilation[1];
     j.O = w->shape[0];
     j.G = groups;
     j.Og = j.O / groups;
@@ -226,15 +292,11 @@ pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_
         j.s_bias = bias->strides[0];
     }
 
-    /* the packed weights and the tap offsets */
+    /* the packed weights */
     const int64_t wp_n = j.G * j.nob * j.K * j.OB;
     float *wp = malloc((size_t)wp_n * sizeof *wp);
-    int64_t *koff = malloc((size_t)j.K * sizeof *koff);
-    int64_t *ia = malloc((size_t)(kh + kw) * sizeof *ia), *ib = ia ? ia + kh : NULL;
-    if (!wp || !koff || !ia) {
-        free(wp), free(koff), free(ia);
+    if (!wp)
         return oom("the packed weights", wp_n * 4);
-    }
     const float *wd = (const float *)pdt_tensor_ptr(w);
     for (int64_t g = 0; g < j.G; g++)
         for (int64_t b = 0; b < j.nob; b++)
@@ -248,47 +310,18 @@ pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_
                                        : 0.0f;
                 }
             }
-
-    const int64_t s_n = x->strides[0], s_c = x->strides[1], s_h = x->strides[2],
-                  s_w = x->strides[3];
-    const int in_place = sh == 1 && sw == 1 && win->padding[0] == 0 && win->padding[1] == 0 &&
-                         s_w == 1 && s_n >= 0 && s_c >= 0 && s_h >= 0;
-    float *q = NULL;
-    int64_t na = 1, nb = 1;
-    pdt_status st = PDT_OK;
-    if (in_place) {
-        for (int64_t k = 0; k < j.K; k++)
-            koff[k] = k / (kh * kw) * s_c + k / kw % kh * dh * s_h + k % kw * dw;
-        j.src = (const float *)pdt_tensor_ptr(x);
-        j.s_img = s_n;
-        j.s_grp = Cg * s_c;
-        j.s_row = s_h;
-    } else {
-        layout_job lj = {.x = x, .w = win};
-        phases(kh, dh, sh, lj.pa, &lj.na, ia);
-        phases(kw, dw, sw, lj.pb, &lj.nb, ib);
-        lj.hq = (win->in[0] + 2 * win->padding[0] + sh - 1) / sh;
-        lj.wq = (win->in[1] + 2 * win->padding[1] + sw - 1) / sw;
-        na = lj.na;
-        nb = lj.nb;
-        const int64_t plane = lj.hq * lj.wq, per_c = lj.na * lj.nb * plane;
-        q = malloc((size_t)(N * C * per_c) * sizeof *q);
-        if (!q)
-            st = oom("the laid-out input", N * C * per_c * 4);
-        else {
-            lj.q = q;
-            pdt_cpu_parallel_for(N * C, 1 + ((int64_t)1 << 15) / (per_c + 1), layout_range, &lj);
-            for (int64_t k = 0; k < j.K; k++) {
-                const int64_t c = k / (kh * kw), i = k / kw % kh, jj = k % kw;
-                koff[k] = c * per_c + (ia[i] * lj.nb + ib[jj]) * plane + i * dh / sh * lj.wq +
-                          jj * dw / sw;
-            }
-            j.src = q;
-            j.s_img = C * per_c;
-            j.s_grp = Cg * per_c;
-            j.s_row = lj.wq;
-        }
+    pdt_cpu_conv_src cs;
+    pdt_status st = pdt_cpu_conv_src_init(&cs, x, win, groups, 0);
+    if (st != PDT_OK) {
+        free(wp);
+        return st;
     }
+    j.src = cs.src;
+    j.s_img = cs.s_img;
+    j.s_grp = cs.s_grp;
+    j.s_row = cs.s_row;
+    const int in_place = cs.q == NULL;
+    const int64_t s_c = x->strides[1], s_h = x->strides[2];
     const int64_t L = win->out[0] * win->out[1];
     const int one = kh == 1 && kw == 1 && L < INT32_MAX &&
                     (!in_place || (s_h == win->out[1] && s_c >= L && s_c < INT32_MAX));
@@ -300,18 +333,16 @@ pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_
         st = conv_1x1(&j, wp, in_place ? s_c : L);
     } else if (st == PDT_OK) {
         j.wp = wp;
-        j.koff = koff;
+        j.koff = cs.koff;
         /* about 256 KiB of source rows a chunk */
-        const int64_t row_bytes = (in_place ? Cg : Cg * na * nb) * j.s_row * 4;
+        const int64_t row_bytes = Cg * cs.planes * j.s_row * 4;
         j.chunk_rows = ((int64_t)1 << 18) / (row_bytes > 0 ? row_bytes : 1);
         j.chunk_rows = j.chunk_rows < 1 ? 1 : j.chunk_rows;
         const int64_t rows = N * j.G * win->out[0];
         const int64_t work = j.nob * j.OB * j.K * win->out[1];
         pdt_cpu_parallel_for(rows, 1 + GRAIN_WORK / (work + 1), rows_range, &j);
     }
-    free(q);
+    pdt_cpu_conv_src_free(&cs);
     free(wp);
-    free(koff);
-    free(ia);
     return st;
 }

@@ -184,6 +184,12 @@ typedef struct pdt_cpu_simd_table {
                            int nvo, int P, float *tmp);
     int conv_lanes;   /* float32 lanes of a vector */
     int conv_pmax[2]; /* the largest P for nvo = 1 and 2 */
+    /* The weight gradient's block (Note [the weight gradient's block] in cpu_vconv.h):
+     * acc[r mk + t] += the sum over i < nimg, e < nvec conv_lanes of
+     * a[r][i a_img + e] b[t][i b_img + e], r < conv_dot_mo, t < conv_dot_mk. */
+    void (*conv_dot_f32)(const float *const *a, const float *const *b, int64_t nvec,
+                         int64_t nimg, int64_t a_img, int64_t b_img, float *acc);
+    int conv_dot_mo, conv_dot_mk;
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

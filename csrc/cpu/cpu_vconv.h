@@ -103,7 +103,50 @@ static void VM(conv_block_f32)(const float *src, const int64_t *koff, int64_t K,
     (nvo == 1 ? VM(conv_fns1) : VM(conv_fns2))[P - 1](src, koff, K, wp, tmp);
 }
 
-#undef VC_FMA
 #undef VC_BLOCK
 #undef VC_BLOCKS_1_12
 #undef VC_FN_ROW
+
+/* Note [the weight gradient's block]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * acc[r MK + t] += the sum over images i < nimg and e < nvec VC_LANES of
+ * a[r][i a_img + e] b[t][i b_img + e], r < MO, t < MK: MO rows of the output's
+ * gradient against MK taps' rows of the input (cpu_conv_wgrad.c), dot products
+ * along the positions, MO MK vector accumulators summed across lanes once at
+ * the end (pairwise, in a fixed order). */
+#define VC_DMO (PDT_SIMD_BYTES == 64 ? 4 : 2)
+#define VC_DMK (PDT_SIMD_BYTES == 64 ? 6 : 5)
+static void VM(conv_dot_f32)(const float *const *a, const float *const *b, int64_t nvec,
+                             int64_t nimg, int64_t a_img, int64_t b_img, float *acc)
+{
+    VM(vcf) s[VC_DMO][VC_DMK];
+    _Pragma("GCC unroll 8") for (int r = 0; r < VC_DMO; r++)
+        _Pragma("GCC unroll 8") for (int t = 0; t < VC_DMK; t++) s[r][t] = (VM(vcf)){0};
+    for (int64_t i = 0; i < nimg; i++) {
+        const float *ar[VC_DMO], *bt[VC_DMK];
+        _Pragma("GCC unroll 8") for (int r = 0; r < VC_DMO; r++) ar[r] = a[r] + i * a_img;
+        _Pragma("GCC unroll 8") for (int t = 0; t < VC_DMK; t++) bt[t] = b[t] + i * b_img;
+        for (int64_t e = 0; e < nvec * VC_LANES; e += VC_LANES) {
+            VM(vcf) av[VC_DMO];
+            _Pragma("GCC unroll 8") for (int r = 0; r < VC_DMO; r++)
+                memcpy(&av[r], ar[r] + e, sizeof av[r]);
+            _Pragma("GCC unroll 8") for (int t = 0; t < VC_DMK; t++)
+            {
+                VM(vcf) bv;
+                memcpy(&bv, bt[t] + e, sizeof bv);
+                _Pragma("GCC unroll 8") for (int r = 0; r < VC_DMO; r++) s[r][t] =
+                    VC_FMA(av[r], bv, s[r][t]);
+            }
+        }
+    }
+    for (int r = 0; r < VC_DMO; r++)
+        for (int t = 0; t < VC_DMK; t++) {
+            float l[VC_LANES];
+            memcpy(l, &s[r][t], sizeof l);
+            for (int w = VC_LANES / 2; w >= 1; w /= 2)
+                for (int q = 0; q < w; q++)
+                    l[q] += l[q + w];
+            acc[r * VC_DMK + t] += l[0];
+        }
+}
+#undef VC_FMA

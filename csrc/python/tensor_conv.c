@@ -3,6 +3,7 @@
  *   _im2col(x, kernel, dilation, padding, stride, pad_value=0.0) -> cols
  *   _col2im(cols, output_hw, kernel, dilation, padding, stride) -> image
  *   _conv2d(x, weight, bias or None, stride, padding, dilation, groups) -> out
+ *   _conv2d_grad_weight(x, grad_out, kernel, stride, padding, dilation, groups) -> dw
  *
  * kernel, dilation, padding, stride and output_hw are each a pair (a tuple or
  * list of two ints), (h, w).  The core (pdt_conv.h) validates and does the work;
@@ -122,7 +123,34 @@ static PyObject *f_conv2d(PyObject *module, PyObject *args)
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 
+static PyObject *f_conv2d_grad_weight(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *x, *g, *p[4];
+    long long groups;
+    if (!PyArg_ParseTuple(args, "O!O!OOOOL:_conv2d_grad_weight", S->tensor_type, &x,
+                          S->tensor_type, &g, &p[0], &p[1], &p[2], &p[3], &groups))
+        return NULL;
+    pdt_window2d win;
+    memset(&win, 0, sizeof win);
+    if (parse_pair(p[0], "_conv2d_grad_weight", "kernel", win.kernel) < 0 ||
+        parse_pair(p[1], "_conv2d_grad_weight", "stride", win.stride) < 0 ||
+        parse_pair(p[2], "_conv2d_grad_weight", "padding", win.padding) < 0 ||
+        parse_pair(p[3], "_conv2d_grad_weight", "dilation", win.dilation) < 0)
+        return NULL;
+    pdt_hold h = {0};
+    const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
+    const pdt_tensor *tg = pdt_hold_view(&h, pdt_tensor_of(g));
+    pdt_tensor out;
+    pdt_status st;
+    PDT_RUN_RELEASING_GIL((double)pdt_tensor_numel(tg) * (double)pdt_tensor_numel(tx),
+                          st = pdt_conv2d_grad_weight_new(tx, tg, &win, (int64_t)groups, &out));
+    pdt_hold_release(&h);
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
 PyMethodDef pdt_conv_functions[] = {
+    {"_conv2d_grad_weight", f_conv2d_grad_weight, METH_VARARGS, NULL},
     {"_conv2d", f_conv2d, METH_VARARGS, NULL},
     {"_im2col", f_im2col, METH_VARARGS, NULL},
     {"_col2im", f_col2im, METH_VARARGS, NULL},

@@ -12,10 +12,13 @@ Backward:
     not negative and at least _MIN_CHANNELS input channels a group; otherwise a matrix
     product with the weight and col2im (LeNet's second conv, 256 x 16 x 10 x 10 back
     to 6 channels, one thread: 6.4 ms direct, 4.8 so);
-  - the weight's gradient: im2col of the input times the output's gradient, summed
-    over the batch;
+  - the weight's gradient: dot products of the output's gradient with the input's
+    rows (csrc/cpu/cpu_conv_wgrad.c, Note [the direct weight gradient]) for up to
+    _MAX_DIRECT_WGRAD output channels a group; with more, or when it is to be
+    differentiated again (create_graph), im2col of the input (the input itself for a
+    1 x 1 stride-1 kernel) times the output's gradient, summed over the batch;
   - the bias's: the output's gradient summed over the batch and the positions.
-Each step is itself a recorded op, so a gradient of a gradient works too.
+So a gradient of a gradient works too.
 """
 from .. import _C
 from ..autograd.dispatch import derivative, recorded
@@ -24,6 +27,11 @@ from ._im2col import col2im, im2col
 
 _MAX_STRIDE = 64  # the direct kernel's limit (cpu_conv_direct.c)
 _MIN_CHANNELS = 8  # input channels a group from which its gradient takes the direct kernel
+# output channels a group up to which the weight's gradient takes the direct dot products:
+# they read both operands from L2 for every 4 x 6 block, which with more channels loses
+# to OpenBLAS's packed product (one thread: 8 x 64 x 56 x 56 through 64 3 x 3, 20 ms
+# direct, 27 im2col + product; 8 x 256 x 14 x 14 through 256 3 x 3, 34 and 20)
+_MAX_DIRECT_WGRAD = 64
 
 
 def usable(x, stride) -> bool:
@@ -69,9 +77,15 @@ def grad_weight(g, x, weight, stride, padding, dilation, groups):
     """The weight's gradient (O, C/groups, kh, kw)."""
     kernel = tuple(weight.shape[2:])
     n, o = g.shape[:2]
+    plain = kernel == (1, 1) and stride == (1, 1) and padding == (0, 0)
+    if (usable(x, stride) and o // groups <= _MAX_DIRECT_WGRAD and not plain
+            and not (_C.is_grad_enabled() and (g.requires_grad or x.requires_grad))):
+        return _C._conv2d_grad_weight(x, g, kernel, stride, padding, dilation, groups)
     cg = weight.shape[1]
     k = kernel[0] * kernel[1]
-    cols = im2col(x, kernel, dilation, padding, stride)  # (N, C k, L)
+    # (N, C k, L): a 1 x 1 stride-1 kernel's columns are the input itself
+    cols = x.reshape(n, x.shape[1], -1) if plain else im2col(x, kernel, dilation, padding,
+                                                              stride)
     cols = cols.reshape(n, groups, cg * k, -1).transpose(2, 3)
     dw = _C.matmul(g.reshape(n, groups, o // groups, -1), cols).sum(0)  # (G, Og, Cg k)
     return dw.reshape(weight.shape)
