@@ -10,8 +10,8 @@ float32 result summing T such products is within 1e-5 relative plus 1e-6 T absol
 order of the sums differs between the kernels); T is C/groups kh kw for the output,
 O/groups kh kw for the input's gradient, N oh ow for the weight's and the bias's.  The cases cover the kernel's layouts (the input read in place: stride 1, no
 padding, contiguous rows; laid out by stride phase otherwise), its blocks (8 or 16
-output channels a vector, one or two vectors, 1 to 24 positions), and the shapes D2L
-uses (LeNet, AlexNet's 11 x 11 stride 4, 3 x 3, ResNet's and NiN's 1 x 1).  Each runs
+output channels a vector, one or two vectors, 1 to 24 positions; for up to 8 output
+channels, vectors of positions instead), the 1 x 1 product, and the shapes D2L uses (LeNet, AlexNet's 11 x 11 stride 4, 3 x 3, ResNet's and NiN's 1 x 1).  Each runs
 on every device (the GPU takes im2col and a product: the same results), and on the
 CPU at every instruction-set level.
 """
@@ -161,8 +161,8 @@ def test_the_cpu_takes_the_direct_kernel():
     assert out.grad_fn.name() != "ConvolutionBackward0"
 
 
-@pytest.mark.parametrize("name", ["lenet2", "odd", "3x3_stride2", "many_channels", "1x1",
-                                  "3x3_pad1"])
+@pytest.mark.parametrize("name", ["lenet1", "lenet2", "odd", "3x3_stride2", "many_channels",
+                                  "1x1", "3x3_pad1", "dilated"])
 def test_every_cpu_level(name, level_restored):
     xs, ws, s, p, d, g = CASES[name]
     s, p, d = _pair(s), _pair(p), _pair(d)

@@ -53,6 +53,7 @@ typedef struct conv_job {
     int64_t s_img, s_grp, s_row; /* src strides of an image, a group, an output row */
     int64_t O, G, Og, K, nob, OB, nvo, pmax;
     int64_t chunk_rows; /* output rows a thread does together */
+    int64_t np, flat_end, nblk; /* the position blocks: positions, of a plane, blocks */
 } conv_job;
 
 static pdt_status oom(const char *what, int64_t bytes)
@@ -234,6 +235,41 @@ static void rows_range(int64_t begin, int64_t end, void *ctx)
     }
 }
 
+/* The position blocks (Note [the position block] in cpu_vconv.h), for a few output
+ * channels: a task is np consecutive positions y s_row + x of one image and group,
+ * the columns x >= ow among them computed and dropped (the source is laid out,
+ * with zeros after it, so that the last block's reads stay inside). */
+static void pos_range(int64_t begin, int64_t end, void *ctx)
+{
+    const conv_job *j = ctx;
+    const int64_t oh = j->w->out[0], ow = j->w->out[1], np = j->np, rs = j->s_row;
+    float tmp[8 * 64] __attribute__((aligned(64)));
+    float *out = (float *)pdt_tensor_ptr(j->out);
+    for (int64_t t = begin; t < end; t++) {
+        const int64_t n = t / (j->G * j->nblk), g = t / j->nblk % j->G, l0 = t % j->nblk * np;
+        const int64_t lend = l0 + np < j->flat_end ? l0 + np : j->flat_end;
+        j->simd->conv_pblock_f32(j->src + n * j->s_img + g * j->s_grp + l0, j->koff, j->K,
+                                 j->wp + g * j->K * j->Og, (int)j->Og, tmp);
+        for (int64_t m = 0; m < j->Og; m++) {
+            const int64_t oc = g * j->Og + m;
+            const float bv = j->bias ? j->bias[oc * j->s_bias] : 0.0f;
+            float *plane = out + (n * j->O + oc) * oh * ow;
+            const float *tm = tmp + m * np - l0;
+            for (int64_t l = l0; l < lend;) {
+                const int64_t y = l / rs, x = l % rs;
+                if (x >= ow) {
+                    l += rs - x;
+                    continue;
+                }
+                const int64_t seg = ow - x < lend - l ? ow - x : lend - l;
+                for (int64_t q = 0; q < seg; q++)
+                    plane[y * ow + x + q] = tm[l + q] + bv;
+                l += seg;
+            }
+        }
+    }
+}
+
 /* A 1 x 1 kernel: each image's output is the product of the weight (per group)
  * with the source's planes, one matrix of C/groups rows of L = oh ow elements
  * (x's own planes, or Q's, which then hold exactly the strided positions), by
@@ -298,7 +334,9 @@ pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_
     if (!wp)
         return oom("the packed weights", wp_n * 4);
     const float *wd = (const float *)pdt_tensor_ptr(w);
-    for (int64_t g = 0; g < j.G; g++)
+    /* a few output channels: the position blocks, on the laid-out input */
+    const int pos = j.Og <= 8 && 2 * j.Og <= lanes && (kh > 1 || kw > 1);
+    for (int64_t g = 0; g < j.G && !pos; g++)
         for (int64_t b = 0; b < j.nob; b++)
             for (int64_t k = 0; k < j.K; k++) {
                 const int64_t c = k / (kh * kw), i = k / kw % kh, jj = k % kw;
@@ -310,8 +348,15 @@ pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_
                                        : 0.0f;
                 }
             }
+    for (int64_t g = 0; g < j.G && pos; g++)
+            for (int64_t k = 0; k < j.K; k++)
+                for (int64_t m = 0; m < j.Og; m++)
+                    wp[(g * j.K + k) * j.Og + m] =
+                        wd[(g * j.Og + m) * w->strides[0] + k / (kh * kw) * w->strides[1] +
+                           k / kw % kh * w->strides[2] + k % kw * w->strides[3]];
     pdt_cpu_conv_src cs;
-    pdt_status st = pdt_cpu_conv_src_init(&cs, x, win, groups, 0);
+    pdt_status st = pdt_cpu_conv_src_init(&cs, x, win, groups,
+                                          pos ? win->in[1] + 2 * win->padding[1] + 64 : 0);
     if (st != PDT_OK) {
         free(wp);
         return st;
@@ -325,7 +370,15 @@ pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_
     const int64_t L = win->out[0] * win->out[1];
     const int one = kh == 1 && kw == 1 && L < INT32_MAX &&
                     (!in_place || (s_h == win->out[1] && s_c >= L && s_c < INT32_MAX));
-    if (st == PDT_OK && one) {
+    if (st == PDT_OK && pos) {
+        j.wp = wp;
+        j.koff = cs.koff;
+        j.np = simd->conv_ppos[j.Og];
+        j.flat_end = (win->out[0] - 1) * j.s_row + win->out[1];
+        j.nblk = (j.flat_end + j.np - 1) / j.np;
+        const int64_t work = j.np * j.K * j.Og;
+        pdt_cpu_parallel_for(N * j.G * j.nblk, 1 + GRAIN_WORK / (work + 1), pos_range, &j);
+    } else if (st == PDT_OK && one) {
         /* the plain weight (O, C/groups) */
         for (int64_t o = 0; o < j.O; o++)
             for (int64_t c = 0; c < Cg; c++)

@@ -190,6 +190,12 @@ typedef struct pdt_cpu_simd_table {
     void (*conv_dot_f32)(const float *const *a, const float *const *b, int64_t nvec,
                          int64_t nimg, int64_t a_img, int64_t b_img, float *acc);
     int conv_dot_mo, conv_dot_mk;
+    /* The position block (Note [the position block] in cpu_vconv.h): tmp[m np + p] =
+     * the sum over k < K of wp[k mc + m] src[koff[k] + p], p < np = conv_ppos[mc],
+     * 1 <= mc <= 8. */
+    void (*conv_pblock_f32)(const float *src, const int64_t *koff, int64_t K, const float *wp,
+                            int mc, float *tmp);
+    int conv_ppos[9];
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

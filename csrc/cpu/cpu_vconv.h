@@ -107,6 +107,61 @@ static void VM(conv_block_f32)(const float *src, const int64_t *koff, int64_t K,
 #undef VC_BLOCKS_1_12
 #undef VC_FN_ROW
 
+/* Note [the position block]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * For a few output channels (mc <= 8: LeNet's 6, the input's gradient of its
+ * 1 and 6) the block above would fill 6 of 16 lanes; this one puts consecutive
+ * positions in the lanes instead: tmp[m NP + p] = the sum over k < K of
+ * wp[k mc + m] src[koff[k] + p], p < NP = conv_ppos[mc] (a few vectors), each
+ * tap one vector load a position vector and mc broadcasts of the weights. */
+#define VC_PNV(MC)                                                                                 \
+    (PDT_SIMD_BYTES == 64 ? ((MC) <= 6 ? 4 : 3) : ((MC) <= 4 ? 3 : (MC) <= 6 ? 2 : 1))
+#define VC_PBLOCK(MC)                                                                              \
+    static void VM(conv_p##MC)(const float *src, const int64_t *koff, int64_t K,                  \
+                               const float *wp, float *tmp)                                        \
+    {                                                                                              \
+        enum { NV = VC_PNV(MC) };                                                                  \
+        VM(vcf) acc[MC][NV];                                                                       \
+        _Pragma("GCC unroll 8") for (int m = 0; m < MC; m++)                                       \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[m][v] = (VM(vcf)){0};         \
+        for (int64_t k = 0; k < K; k++, wp += MC) {                                                \
+            const float *s = src + koff[k];                                                        \
+            VM(vcf) b[NV];                                                                         \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
+                memcpy(&b[v], s + v * VC_LANES, sizeof b[v]);                                      \
+            _Pragma("GCC unroll 8") for (int m = 0; m < MC; m++)                                   \
+            {                                                                                      \
+                VM(vcf) w = wp[m] - (VM(vcf)){0};                                                  \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                               \
+                    acc[m][v] = VC_FMA(b[v], w, acc[m][v]);                                        \
+            }                                                                                      \
+        }                                                                                          \
+        _Pragma("GCC unroll 8") for (int m = 0; m < MC; m++)                                       \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
+                memcpy(tmp + (m * NV + v) * VC_LANES, &acc[m][v], sizeof acc[m][v]);               \
+    }
+VC_PBLOCK(1)
+VC_PBLOCK(2)
+VC_PBLOCK(3)
+VC_PBLOCK(4)
+VC_PBLOCK(5)
+VC_PBLOCK(6)
+VC_PBLOCK(7)
+VC_PBLOCK(8)
+static const VM(conv_fn) VM(conv_pfns)[8] = {VM(conv_p1), VM(conv_p2), VM(conv_p3), VM(conv_p4),
+                                            VM(conv_p5), VM(conv_p6), VM(conv_p7), VM(conv_p8)};
+static void VM(conv_pblock_f32)(const float *src, const int64_t *koff, int64_t K, const float *wp,
+                                int mc, float *tmp)
+{
+    VM(conv_pfns)[mc - 1](src, koff, K, wp, tmp);
+}
+#define VC_PPOS                                                                                    \
+    {                                                                                              \
+        0, VC_PNV(1) * VC_LANES, VC_PNV(2) * VC_LANES, VC_PNV(3) * VC_LANES, VC_PNV(4) * VC_LANES, \
+            VC_PNV(5) * VC_LANES, VC_PNV(6) * VC_LANES, VC_PNV(7) * VC_LANES,                      \
+            VC_PNV(8) * VC_LANES                                                                   \
+    }
+
 /* Note [the weight gradient's block]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * acc[r MK + t] += the sum over images i < nimg and e < nvec VC_LANES of

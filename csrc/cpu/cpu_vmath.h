@@ -748,6 +748,8 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .conv_lanes = VC_LANES,
     .conv_pmax = {VC_PMAX1, VC_PMAX2},
     .conv_dot_f32 = VM(conv_dot_f32),
+    .conv_pblock_f32 = VM(conv_pblock_f32),
+    .conv_ppos = VC_PPOS,
     .conv_dot_mo = VC_DMO,
     .conv_dot_mk = VC_DMK,
 };

@@ -8,10 +8,10 @@ direct convolution]) as a differentiable op, and its backward.
 Backward:
   - the input's gradient is the convolution of the output's gradient with the weight
     flipped and its two channel axes swapped (per group), padded by
-    dilation * (k - 1) - padding: the same direct kernel, for stride 1, that padding
-    not negative and at least _MIN_CHANNELS input channels a group; otherwise a matrix
-    product with the weight and col2im (LeNet's second conv, 256 x 16 x 10 x 10 back
-    to 6 channels, one thread: 6.4 ms direct, 4.8 so);
+    dilation * (k - 1) - padding: the same direct kernel, for stride 1 and that
+    padding not negative (LeNet's second conv, 256 x 16 x 10 x 10 back to 6 channels,
+    one thread: 3.9 ms, against 5.6 for a matrix product with the weight and col2im,
+    which the other cases take);
   - the weight's gradient: dot products of the output's gradient with the input's
     rows (csrc/cpu/cpu_conv_wgrad.c, Note [the direct weight gradient]) for up to
     _MAX_DIRECT_WGRAD output channels a group; with more, or when it is to be
@@ -26,7 +26,6 @@ from ..autograd.node import Node
 from ._im2col import col2im, im2col
 
 _MAX_STRIDE = 64  # the direct kernel's limit (cpu_conv_direct.c)
-_MIN_CHANNELS = 8  # input channels a group from which its gradient takes the direct kernel
 # output channels a group up to which the weight's gradient takes the direct dot products:
 # they read both operands from L2 for every 4 x 6 block, which with more channels loses
 # to OpenBLAS's packed product (one thread: 8 x 64 x 56 x 56 through 64 3 x 3, 20 ms
@@ -58,10 +57,7 @@ def grad_input(g, weight, hw, stride, padding, dilation, groups):
     """The input's gradient (N, C, H, W) from the output's g (N, O, oh, ow)."""
     kernel = tuple(weight.shape[2:])
     back = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding))
-    # the direct kernel fills vectors of 8 or 16 input channels: with fewer (LeNet's
-    # 1 and 6) the product and col2im take less time
-    if (stride == (1, 1) and min(back) >= 0 and weight.shape[1] >= _MIN_CHANNELS
-            and usable(g, stride)):
+    if stride == (1, 1) and min(back) >= 0 and usable(g, stride):
         return conv2d_direct(g, _flipped(weight, groups), None, (1, 1), back, dilation,
                              groups)
     n, o = g.shape[:2]
