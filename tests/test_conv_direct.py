@@ -20,6 +20,7 @@ import pytest
 
 import pydevtensor as pdt
 from conftest import torch_or_skip
+from test_conv import ref_unfold
 from pydevtensor import _C
 from pydevtensor.nn import functional as F
 
@@ -28,25 +29,18 @@ LEVELS = _C._cpu_simd_level()[1]
 
 def _windows(x, k, s, p, d):
     """xp's windows: (N, C, kh, kw, oh, ow) of x (N, C, H, W) padded by p."""
-    xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
-    n, c, hp, wp = xp.shape
-    oh = (hp - d[0] * (k[0] - 1) - 1) // s[0] + 1
-    ow = (wp - d[1] * (k[1] - 1) - 1) // s[1] + 1
-    out = np.empty((n, c, k[0], k[1], oh, ow))
-    for i in range(k[0]):
-        for j in range(k[1]):
-            y0, x0 = i * d[0], j * d[1]
-            out[:, :, i, j] = xp[:, :, y0:y0 + s[0] * (oh - 1) + 1:s[0],
-                                 x0:x0 + s[1] * (ow - 1) + 1:s[1]]
-    return out
+    cols = ref_unfold(x, k, d, p, s)
+    xp_h, xp_w = x.shape[2] + 2 * p[0], x.shape[3] + 2 * p[1]
+    oh = (xp_h - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    return cols.reshape(*x.shape[:2], *k, oh, (xp_w - d[1] * (k[1] - 1) - 1) // s[1] + 1)
 
 
 def ref_conv(x, w, b, s, p, d, g):
     """The float64 forward and, for the output's gradient go, the three gradients."""
     n, c = x.shape[:2]
     o, cg, kh, kw = w.shape
-    win = _windows(x, (kh, kw), s, p, d).reshape(n, g, cg, kh, kw, *_windows(
-        x[:1, :1], (kh, kw), s, p, d).shape[-2:])
+    win = _windows(x, (kh, kw), s, p, d)
+    win = win.reshape(n, g, cg, kh, kw, *win.shape[-2:])
     wg = w.reshape(g, o // g, cg, kh, kw)
     y = np.einsum("ngcijyx,gocij->ngoyx", win, wg).reshape(n, o, *win.shape[-2:])
     if b is not None:
@@ -120,6 +114,19 @@ def _data(xs, ws, seed=0):
     return x, w, b
 
 
+def _case(name):
+    """CASES[name]'s data, float64 references and sizes of sums: (x, w, b, window,
+    go, (ref, rdx, rdw, rdb), (t_out, t_dx, t_dw)), window = (s, p, d, g)."""
+    xs, ws, s, p, d, g = CASES[name]
+    s, p, d = _pair(s), _pair(p), _pair(d)
+    x, w, b = _data(xs, ws)
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    ref = ref_conv(x64, w64, b.astype(np.float64), s, p, d, g)
+    go = np.random.default_rng(1).uniform(-1, 1, ref.shape).astype(np.float32)
+    refs = (ref, *ref_grads(x64, w64, go.astype(np.float64), s, p, d, g))
+    return x, w, b, (s, p, d, g), go, refs, _terms(ws, g, ref.shape)
+
+
 def _run(device, x, w, b, s, p, d, g, go=None, layout=None):
     """conv2d on device of float32 copies, x possibly re-laid (layout(x) -> tensor of
     the same values); returns (out, dx, dw, db) as tensors (grads None without go)."""
@@ -136,19 +143,10 @@ def _run(device, x, w, b, s, p, d, g, go=None, layout=None):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_forward_and_grads_against_numpy(device, name):
-    xs, ws, s, p, d, g = CASES[name]
-    s, p, d = _pair(s), _pair(p), _pair(d)
-    x, w, b = _data(xs, ws)
-    ref = ref_conv(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), s, p, d, g)
-    go = np.random.default_rng(1).uniform(-1, 1, ref.shape).astype(np.float32)
-    out, dx, dw, db = _run(device, x, w, b, s, p, d, g, go)
-    t_out, t_dx, t_dw = _terms(ws, g, ref.shape)
-    assert_close(out, ref, t_out)
-    rdx, rdw, rdb = ref_grads(x.astype(np.float64), w.astype(np.float64),
-                              go.astype(np.float64), s, p, d, g)
-    assert_close(dx, rdx, t_dx)
-    assert_close(dw, rdw, t_dw)
-    assert_close(db, rdb, t_dw)
+    x, w, b, win, go, refs, terms = _case(name)
+    got = _run(device, x, w, b, *win, go)
+    for t, r, n in zip(got, refs, (*terms, terms[2])):
+        assert_close(t, r, n)
 
 
 def test_the_cpu_takes_the_direct_kernel():
@@ -164,20 +162,12 @@ def test_the_cpu_takes_the_direct_kernel():
 @pytest.mark.parametrize("name", ["lenet1", "lenet2", "odd", "3x3_stride2", "many_channels",
                                   "1x1", "3x3_pad1", "dilated"])
 def test_every_cpu_level(name, level_restored):
-    xs, ws, s, p, d, g = CASES[name]
-    s, p, d = _pair(s), _pair(p), _pair(d)
-    x, w, b = _data(xs, ws)
-    ref = ref_conv(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), s, p, d, g)
-    go = np.random.default_rng(1).uniform(-1, 1, ref.shape).astype(np.float32)
-    rdx, rdw, _ = ref_grads(x.astype(np.float64), w.astype(np.float64), go.astype(np.float64),
-                            s, p, d, g)
-    t_out, t_dx, t_dw = _terms(ws, g, ref.shape)
+    x, w, b, win, go, refs, terms = _case(name)
     for level in LEVELS:
         _C._cpu_simd_level(level)
-        out, dx, dw, _ = _run("cpu", x, w, b, s, p, d, g, go)
-        assert_close(out, ref, t_out)
-        assert_close(dx, rdx, t_dx)
-        assert_close(dw, rdw, t_dw)
+        got = _run("cpu", x, w, b, *win, go)
+        for t, r, n in zip(got[:3], refs, terms):
+            assert_close(t, r, n)
 
 
 def _transposed(x, device):
@@ -202,18 +192,10 @@ def _sliced(x, device):
 @pytest.mark.parametrize("layout", [_transposed, _channels_last, _sliced])
 @pytest.mark.parametrize("name", ["lenet2", "3x3_pad1", "1x1", "odd"])
 def test_strided_inputs(device, layout, name):
-    xs, ws, s, p, d, g = CASES[name]
-    s, p, d = _pair(s), _pair(p), _pair(d)
-    x, w, b = _data(xs, ws)
-    ref = ref_conv(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), s, p, d, g)
-    go = np.random.default_rng(1).uniform(-1, 1, ref.shape).astype(np.float32)
-    out, dx, dw, _ = _run(device, x, w, b, s, p, d, g, go, layout=layout)
-    rdx, rdw, _ = ref_grads(x.astype(np.float64), w.astype(np.float64), go.astype(np.float64),
-                            s, p, d, g)
-    t_out, t_dx, t_dw = _terms(ws, g, ref.shape)
-    assert_close(out, ref, t_out)
-    assert_close(dx, rdx, t_dx)
-    assert_close(dw, rdw, t_dw)
+    x, w, b, win, go, refs, terms = _case(name)
+    got = _run(device, x, w, b, *win, go, layout=layout)
+    for t, r, n in zip(got[:3], refs, terms):
+        assert_close(t, r, n)
 
 
 def test_strided_weight_and_bias(device):

@@ -459,9 +459,8 @@ typedef struct pdt_backend {
      * times x's element under tap (c, i, j) of window (y, x); x and g of any
      * strides, of dw's dtype, N >= 1.  May be NULL or refuse with
      * PDT_ERR_UNSUPPORTED, as conv2d. */
-    pdt_status (*conv2d_grad_weight)(const pdt_tensor *dw, const pdt_tensor *x,
-                                     const pdt_tensor *g, const pdt_window2d *win,
-                                     int64_t groups);
+    pdt_status (*conv2d_grad_weight)(const pdt_tensor *dw, const pdt_tensor *x, const pdt_tensor *g,
+                                     const pdt_window2d *win, int64_t groups);
 
     /* --- fused recurrent cells (pdt_rnn.h); NULL: refused (NotImplementedError) --- */
     /* The forward of one step (the equations in pdt_rnn.h), every output element

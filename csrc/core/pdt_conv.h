@@ -61,8 +61,7 @@ pdt_status pdt_conv2d_new(const pdt_tensor *x, const pdt_tensor *w, const pdt_te
  * (N, C, H, W) over spec's window with kernel (kh, kw) (spec->kernel).
  * PDT_ERR_UNSUPPORTED as pdt_conv2d_new. */
 pdt_status pdt_conv2d_grad_weight_new(const pdt_tensor *x, const pdt_tensor *g,
-                                      const pdt_window2d *spec, int64_t groups,
-                                      pdt_tensor *out);
+                                      const pdt_window2d *spec, int64_t groups, pdt_tensor *out);
 
 #ifdef __cplusplus
 }

@@ -52,7 +52,7 @@ typedef struct conv_job {
     const float *src;            /* image 0, group 0's first element: x's or q's */
     int64_t s_img, s_grp, s_row; /* src strides of an image, a group, an output row */
     int64_t O, G, Og, K, nob, OB, nvo, pmax;
-    int64_t chunk_rows; /* output rows a thread does together */
+    int64_t chunk_rows;         /* output rows a thread does together */
     int64_t np, flat_end, nblk; /* the position blocks: positions, of a plane, blocks */
 } conv_job;
 
@@ -128,8 +128,8 @@ static void phases(int64_t k, int64_t d, int64_t s, int64_t *ph, int64_t *n, int
     }
 }
 
-pdt_status pdt_cpu_conv_src_init(pdt_cpu_conv_src *cs, const pdt_tensor *x,
-                                 const pdt_window2d *win, int64_t groups, int64_t slack)
+pdt_status pdt_cpu_conv_src_init(pdt_cpu_conv_src *cs, const pdt_tensor *x, const pdt_window2d *win,
+                                 int64_t groups, int64_t slack)
 {
     memset(cs, 0, sizeof *cs);
     const int64_t N = x->shape[0], C = x->shape[1], Cg = C / groups, kh = win->kernel[0],
@@ -147,8 +147,8 @@ pdt_status pdt_cpu_conv_src_init(pdt_cpu_conv_src *cs, const pdt_tensor *x,
         return oom("the tap offsets", (kh + kw + K) * 8);
     }
     cs->planes = 1;
-    if (!slack && sh == 1 && sw == 1 && win->padding[0] == 0 && win->padding[1] == 0 &&
-        s_w == 1 && s_n >= 0 && s_c >= 0 && s_h >= 0) { /* x in place */
+    if (!slack && sh == 1 && sw == 1 && win->padding[0] == 0 && win->padding[1] == 0 && s_w == 1 &&
+        s_n >= 0 && s_c >= 0 && s_h >= 0) { /* x in place */
         for (int64_t k = 0; k < K; k++)
             cs->koff[k] = k / (kh * kw) * s_c + k / kw % kh * dh * s_h + k % kw * dw;
         cs->src = (const float *)pdt_tensor_ptr(x);
@@ -175,8 +175,8 @@ pdt_status pdt_cpu_conv_src_init(pdt_cpu_conv_src *cs, const pdt_tensor *x,
     memset(cs->q + N * C * per_c, 0, (size_t)slack * sizeof *cs->q);
     for (int64_t k = 0; k < K; k++) {
         const int64_t c = k / (kh * kw), i = k / kw % kh, jj = k % kw;
-        cs->koff[k] =
-            c * per_c + (ia[i] * lj.nb + ib[jj]) * plane + i * dh / sh * lj.wq + jj * dw / sw;
+        cs->koff[k] = c * per_c + (ia[i] * lj.nb + ib[jj]) * plane + i * dh / sh * lj.wq +
+                      jj * dw / sw;
     }
     free(ia);
     cs->src = cs->q;
@@ -304,7 +304,6 @@ static pdt_status conv_1x1(const conv_job *j, const float *wc, int64_t ldb)
     return PDT_OK;
 }
 
-
 pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_tensor *w,
                           const pdt_tensor *bias, const pdt_window2d *win, int64_t groups)
 {
@@ -349,11 +348,11 @@ pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_
                 }
             }
     for (int64_t g = 0; g < j.G && pos; g++)
-            for (int64_t k = 0; k < j.K; k++)
-                for (int64_t m = 0; m < j.Og; m++)
-                    wp[(g * j.K + k) * j.Og + m] =
-                        wd[(g * j.Og + m) * w->strides[0] + k / (kh * kw) * w->strides[1] +
-                           k / kw % kh * w->strides[2] + k % kw * w->strides[3]];
+        for (int64_t k = 0; k < j.K; k++)
+            for (int64_t m = 0; m < j.Og; m++)
+                wp[(g * j.K + k) * j.Og + m] =
+                    wd[(g * j.Og + m) * w->strides[0] + k / (kh * kw) * w->strides[1] +
+                       k / kw % kh * w->strides[2] + k % kw * w->strides[3]];
     pdt_cpu_conv_src cs;
     pdt_status st = pdt_cpu_conv_src_init(&cs, x, win, groups,
                                           pos ? win->in[1] + 2 * win->padding[1] + 64 : 0);

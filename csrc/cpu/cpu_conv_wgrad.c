@@ -85,8 +85,7 @@ static void gpad_range(int64_t begin, int64_t end, void *ctx)
 }
 
 pdt_status pdt_cpu_conv2d_grad_weight(const pdt_tensor *dw, const pdt_tensor *x,
-                                      const pdt_tensor *g, const pdt_window2d *win,
-                                      int64_t groups)
+                                      const pdt_tensor *g, const pdt_window2d *win, int64_t groups)
 {
     if (x->dtype != PDT_FLOAT32 || win->stride[0] > 64 || win->stride[1] > 64)
         return pdt_fail(PDT_ERR_UNSUPPORTED,
@@ -111,8 +110,7 @@ pdt_status pdt_cpu_conv2d_grad_weight(const pdt_tensor *dw, const pdt_tensor *x,
         pdt_cpu_conv_src_free(&cs);
         char buf[32];
         return pdt_fail(PDT_ERR_OOM, "conv2d: no memory for the output's gradient of %s (cpu)",
-                        pdt_format_bytes((unsigned long long)(N * O * j.lp) * 4, buf,
-                                         sizeof buf));
+                        pdt_format_bytes((unsigned long long)(N * O * j.lp) * 4, buf, sizeof buf));
     }
     gpad_job gj = {g, gp, j.lp, cs.s_row};
     pdt_cpu_parallel_for(N * O, 1 + ((int64_t)1 << 15) / (j.lp + 1), gpad_range, &gj);

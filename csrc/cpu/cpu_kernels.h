@@ -90,13 +90,12 @@ typedef struct pdt_cpu_conv_src {
     int64_t *koff;
     float *q;
 } pdt_cpu_conv_src;
-pdt_status pdt_cpu_conv_src_init(pdt_cpu_conv_src *cs, const pdt_tensor *x,
-                                 const pdt_window2d *win, int64_t groups, int64_t slack);
+pdt_status pdt_cpu_conv_src_init(pdt_cpu_conv_src *cs, const pdt_tensor *x, const pdt_window2d *win,
+                                 int64_t groups, int64_t slack);
 void pdt_cpu_conv_src_free(pdt_cpu_conv_src *cs);
 /* cpu_conv_wgrad.c */
 pdt_status pdt_cpu_conv2d_grad_weight(const pdt_tensor *dw, const pdt_tensor *x,
-                                      const pdt_tensor *g, const pdt_window2d *win,
-                                      int64_t groups);
+                                      const pdt_tensor *g, const pdt_window2d *win, int64_t groups);
 pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_tensor *w,
                           const pdt_tensor *bias, const pdt_window2d *win, int64_t groups);
 /* cpu_rnn.c */

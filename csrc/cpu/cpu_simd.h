@@ -187,8 +187,8 @@ typedef struct pdt_cpu_simd_table {
     /* The weight gradient's block (Note [the weight gradient's block] in cpu_vconv.h):
      * acc[r mk + t] += the sum over i < nimg, e < nvec conv_lanes of
      * a[r][i a_img + e] b[t][i b_img + e], r < conv_dot_mo, t < conv_dot_mk. */
-    void (*conv_dot_f32)(const float *const *a, const float *const *b, int64_t nvec,
-                         int64_t nimg, int64_t a_img, int64_t b_img, float *acc);
+    void (*conv_dot_f32)(const float *const *a, const float *const *b, int64_t nvec, int64_t nimg,
+                         int64_t a_img, int64_t b_img, float *acc);
     int conv_dot_mo, conv_dot_mk;
     /* The position block (Note [the position block] in cpu_vconv.h): tmp[m np + p] =
      * the sum over k < K of wp[k mc + m] src[koff[k] + p], p < np = conv_ppos[mc],

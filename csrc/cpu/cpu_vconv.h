@@ -117,8 +117,8 @@ static void VM(conv_block_f32)(const float *src, const int64_t *koff, int64_t K,
 #define VC_PNV(MC)                                                                                 \
     (PDT_SIMD_BYTES == 64 ? ((MC) <= 6 ? 4 : 3) : ((MC) <= 4 ? 3 : (MC) <= 6 ? 2 : 1))
 #define VC_PBLOCK(MC)                                                                              \
-    static void VM(conv_p##MC)(const float *src, const int64_t *koff, int64_t K,                  \
-                               const float *wp, float *tmp)                                        \
+    static void VM(conv_p##MC)(const float *src, const int64_t *koff, int64_t K, const float *wp,  \
+                               float *tmp)                                                         \
     {                                                                                              \
         enum { NV = VC_PNV(MC) };                                                                  \
         VM(vcf) acc[MC][NV];                                                                       \
@@ -149,7 +149,7 @@ VC_PBLOCK(6)
 VC_PBLOCK(7)
 VC_PBLOCK(8)
 static const VM(conv_fn) VM(conv_pfns)[8] = {VM(conv_p1), VM(conv_p2), VM(conv_p3), VM(conv_p4),
-                                            VM(conv_p5), VM(conv_p6), VM(conv_p7), VM(conv_p8)};
+                                             VM(conv_p5), VM(conv_p6), VM(conv_p7), VM(conv_p8)};
 static void VM(conv_pblock_f32)(const float *src, const int64_t *koff, int64_t K, const float *wp,
                                 int mc, float *tmp)
 {
@@ -158,8 +158,7 @@ static void VM(conv_pblock_f32)(const float *src, const int64_t *koff, int64_t K
 #define VC_PPOS                                                                                    \
     {                                                                                              \
         0, VC_PNV(1) * VC_LANES, VC_PNV(2) * VC_LANES, VC_PNV(3) * VC_LANES, VC_PNV(4) * VC_LANES, \
-            VC_PNV(5) * VC_LANES, VC_PNV(6) * VC_LANES, VC_PNV(7) * VC_LANES,                      \
-            VC_PNV(8) * VC_LANES                                                                   \
+            VC_PNV(5) * VC_LANES, VC_PNV(6) * VC_LANES, VC_PNV(7) * VC_LANES, VC_PNV(8) * VC_LANES \
     }
 
 /* Note [the weight gradient's block]
@@ -189,8 +188,8 @@ static void VM(conv_dot_f32)(const float *const *a, const float *const *b, int64
             {
                 VM(vcf) bv;
                 memcpy(&bv, bt[t] + e, sizeof bv);
-                _Pragma("GCC unroll 8") for (int r = 0; r < VC_DMO; r++) s[r][t] =
-                    VC_FMA(av[r], bv, s[r][t]);
+                _Pragma("GCC unroll 8") for (int r = 0; r < VC_DMO; r++)
+                    s[r][t] = VC_FMA(av[r], bv, s[r][t]);
             }
         }
     }

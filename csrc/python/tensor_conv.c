@@ -91,6 +91,19 @@ static PyObject *f_col2im(PyObject *module, PyObject *args)
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 
+/* [kernel,] stride, padding, dilation (in that order) from objs into w: n = 4 with
+ * the kernel, 3 without. */
+static int parse_conv_window(PyObject *const *objs, int n, const char *fname, pdt_window2d *w)
+{
+    int64_t *fields[4] = {w->kernel, w->stride, w->padding, w->dilation};
+    const char *names[4] = {"kernel", "stride", "padding", "dilation"};
+    memset(w, 0, sizeof *w);
+    for (int k = 0; k < n; k++)
+        if (parse_pair(objs[k], fname, names[4 - n + k], fields[4 - n + k]) < 0)
+            return -1;
+    return 0;
+}
+
 static PyObject *f_conv2d(PyObject *module, PyObject *args)
 {
     pdt_state *S = pdt_state_of_module(module);
@@ -105,10 +118,7 @@ static PyObject *f_conv2d(PyObject *module, PyObject *args)
         return NULL;
     }
     pdt_window2d win;
-    memset(&win, 0, sizeof win);
-    if (parse_pair(p[0], "_conv2d", "stride", win.stride) < 0 ||
-        parse_pair(p[1], "_conv2d", "padding", win.padding) < 0 ||
-        parse_pair(p[2], "_conv2d", "dilation", win.dilation) < 0)
+    if (parse_conv_window(p, 3, "_conv2d", &win) < 0)
         return NULL;
     pdt_hold h = {0};
     const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
@@ -128,15 +138,11 @@ static PyObject *f_conv2d_grad_weight(PyObject *module, PyObject *args)
     pdt_state *S = pdt_state_of_module(module);
     PyObject *x, *g, *p[4];
     long long groups;
-    if (!PyArg_ParseTuple(args, "O!O!OOOOL:_conv2d_grad_weight", S->tensor_type, &x,
-                          S->tensor_type, &g, &p[0], &p[1], &p[2], &p[3], &groups))
+    if (!PyArg_ParseTuple(args, "O!O!OOOOL:_conv2d_grad_weight", S->tensor_type, &x, S->tensor_type,
+                          &g, &p[0], &p[1], &p[2], &p[3], &groups))
         return NULL;
     pdt_window2d win;
-    memset(&win, 0, sizeof win);
-    if (parse_pair(p[0], "_conv2d_grad_weight", "kernel", win.kernel) < 0 ||
-        parse_pair(p[1], "_conv2d_grad_weight", "stride", win.stride) < 0 ||
-        parse_pair(p[2], "_conv2d_grad_weight", "padding", win.padding) < 0 ||
-        parse_pair(p[3], "_conv2d_grad_weight", "dilation", win.dilation) < 0)
+    if (parse_conv_window(p, 4, "_conv2d_grad_weight", &win) < 0)
         return NULL;
     pdt_hold h = {0};
     const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
