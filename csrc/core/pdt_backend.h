@@ -447,6 +447,20 @@ typedef struct pdt_backend {
      * from +0 (float16 and bfloat16 in float32, rounded once): deterministic,
      * and the same bits on every backend; padding positions are dropped. */
     pdt_status (*col2im)(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *w);
+    /* out (N, O, oh, ow) contiguous = the cross-correlation of x (N, C, H, W) with
+     * w (O, C / groups, kh, kw) over the window w (kernel = w's kh, kw), plus
+     * bias (O) when not NULL; x, w and bias of any strides, all of out's dtype, N
+     * >= 1, groups dividing C and O.  May be NULL, or refuse a case with
+     * PDT_ERR_UNSUPPORTED: the caller then runs im2col and a matrix product. */
+    pdt_status (*conv2d)(const pdt_tensor *out, const pdt_tensor *x, const pdt_tensor *w,
+                         const pdt_tensor *bias, const pdt_window2d *win, int64_t groups);
+    /* dw (O, C / groups, kh, kw) contiguous = conv2d's weight gradient for the
+     * output's gradient g (N, O, oh, ow): the sum over n, y, x of g[n, o, y, x]
+     * times x's element under tap (c, i, j) of window (y, x); x and g of any
+     * strides, of dw's dtype, N >= 1.  May be NULL or refuse with
+     * PDT_ERR_UNSUPPORTED, as conv2d. */
+    pdt_status (*conv2d_grad_weight)(const pdt_tensor *dw, const pdt_tensor *x, const pdt_tensor *g,
+                                     const pdt_window2d *win, int64_t groups);
 
     /* --- fused recurrent cells (pdt_rnn.h); NULL: refused (NotImplementedError) --- */
     /* The forward of one step (the equations in pdt_rnn.h), every output element

@@ -315,3 +315,107 @@ pdt_status pdt_col2im_new(const pdt_tensor *cols, const int64_t output_hw[2],
     }
     return st;
 }
+
+/* conv2d's tensors: one device, one dtype, 4-d x and w, channels that match the
+ * groups, a bias of O elements. */
+static pdt_status conv2d_check(const pdt_tensor *x, const pdt_tensor *w, const pdt_tensor *bias,
+                               int64_t groups)
+{
+    const char *op = "conv2d";
+    const pdt_tensor *ts[3] = {x, w, bias};
+    const char *names[3] = {"input", "weight", "bias"};
+    pdt_device d;
+    char a[160], b[160], c[160], dn[32];
+    pdt_status st = pdt_same_device(op, bias ? 3 : 2, ts, names, &d);
+    if (st != PDT_OK || (st = check_dtype(op, x)) != PDT_OK)
+        return st;
+    for (int k = 1; k < (bias ? 3 : 2); k++)
+        if (ts[k]->dtype != x->dtype)
+            return pdt_fail(PDT_ERR_TYPE, "%s: %s must be %s as the input, got %s (on %s)", op,
+                            names[k], pdt_dtype_name(x->dtype), pdt_dtype_name(ts[k]->dtype),
+                            pdt_device_str(d, dn, sizeof dn));
+    if ((st = check_ndim(op, x, 4, IM2COL_LAYOUT)) != PDT_OK)
+        return st;
+    if (groups < 1 || w->ndim != 4 || w->shape[0] % groups != 0 ||
+        w->shape[1] * groups != x->shape[1] ||
+        (bias && (bias->ndim != 1 || bias->shape[0] != w->shape[0])))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: input %s, weight %s, groups %lld and bias %s do not match (weight "
+                        "(O, C / groups, kh, kw), bias (O); on %s)",
+                        op, pdt_shape_str(x->ndim, x->shape, a, sizeof a),
+                        pdt_shape_str(w->ndim, w->shape, b, sizeof b), (long long)groups,
+                        bias ? pdt_shape_str(bias->ndim, bias->shape, c, sizeof c) : "None",
+                        pdt_device_str(d, dn, sizeof dn));
+    return check_nonempty(op, w, "(O, C / groups, kh, kw)");
+}
+
+pdt_status pdt_conv2d_new(const pdt_tensor *x, const pdt_tensor *w, const pdt_tensor *bias,
+                          const pdt_window2d *spec, int64_t groups, pdt_tensor *out)
+{
+    memset(out, 0, sizeof *out);
+    pdt_status st = conv2d_check(x, w, bias, groups);
+    if (st != PDT_OK)
+        return st;
+    pdt_window2d sp = *spec, win;
+    sp.kernel[0] = w->shape[2];
+    sp.kernel[1] = w->shape[3];
+    if ((st = pdt_window2d_init("conv2d", x->device, x->shape + 2, &sp, &win)) != PDT_OK)
+        return st;
+    const pdt_backend *be = pdt_backend_of(x->device.kind);
+    if (!be->conv2d)
+        return no_kernel("conv2d", x->device);
+    const int64_t shape[4] = {x->shape[0], w->shape[0], win.out[0], win.out[1]};
+    int64_t numel;
+    if ((st = pdt_check_shape(4, shape, x->dtype, &numel)) != PDT_OK ||
+        (st = pdt_tensor_empty(x->device, x->dtype, 4, shape, 0, out)) != PDT_OK)
+        return st;
+    pdt_note_op("conv2d", x->device);
+    if (numel > 0 && (st = be->conv2d(out, x, w, bias, &win, groups)) != PDT_OK)
+        pdt_tensor_release(out);
+    return st;
+}
+
+pdt_status pdt_conv2d_grad_weight_new(const pdt_tensor *x, const pdt_tensor *g,
+                                      const pdt_window2d *spec, int64_t groups, pdt_tensor *out)
+{
+    const char *op = "conv2d_grad_weight";
+    memset(out, 0, sizeof *out);
+    const pdt_tensor *ts[2] = {x, g};
+    const char *names[2] = {"input", "grad_output"};
+    pdt_device d;
+    char a[160], b[160], dn[32];
+    pdt_status st = pdt_same_device(op, 2, ts, names, &d);
+    if (st != PDT_OK || (st = check_dtype(op, x)) != PDT_OK ||
+        (st = check_ndim(op, x, 4, IM2COL_LAYOUT)) != PDT_OK)
+        return st;
+    pdt_window2d win;
+    if ((st = pdt_window2d_init(op, d, x->shape + 2, spec, &win)) != PDT_OK)
+        return st;
+    if (g->dtype != x->dtype || g->ndim != 4 || g->shape[0] != x->shape[0] || groups < 1 ||
+        x->shape[1] % groups != 0 || g->shape[1] % groups != 0 || g->shape[1] == 0 ||
+        g->shape[2] != win.out[0] || g->shape[3] != win.out[1])
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: grad_output %s %s does not match the input %s %s with groups %lld "
+                        "(expected (N, O, %lld, %lld), O a multiple of groups; on %s)",
+                        op, pdt_dtype_name(g->dtype), pdt_shape_str(g->ndim, g->shape, a, sizeof a),
+                        pdt_dtype_name(x->dtype), pdt_shape_str(x->ndim, x->shape, b, sizeof b),
+                        (long long)groups, (long long)win.out[0], (long long)win.out[1],
+                        pdt_device_str(d, dn, sizeof dn));
+    const pdt_backend *be = pdt_backend_of(d.kind);
+    if (!be->conv2d_grad_weight)
+        return no_kernel(op, d);
+    const int64_t shape[4] = {g->shape[1], x->shape[1] / groups, win.kernel[0], win.kernel[1]};
+    int64_t numel;
+    if ((st = pdt_check_shape(4, shape, x->dtype, &numel)) != PDT_OK ||
+        (st = pdt_tensor_empty(d, x->dtype, 4, shape, 0, out)) != PDT_OK)
+        return st;
+    pdt_note_op(op, d);
+    if (x->shape[0] == 0)
+        st = pdt_fail(PDT_ERR_UNSUPPORTED, "%s: an empty batch (on %s)", op,
+                      pdt_device_str(d, dn, sizeof dn));
+    else
+        st = be->conv2d_grad_weight(out, x, g, &win, groups);
+    if (st != PDT_OK)
+        pdt_tensor_release(out);
+    return st;
+}

@@ -49,6 +49,20 @@ pdt_status pdt_col2im(const pdt_tensor *out, const pdt_tensor *cols, const pdt_w
 pdt_status pdt_col2im_new(const pdt_tensor *cols, const int64_t output_hw[2],
                           const pdt_window2d *spec, pdt_tensor *out);
 
+/* *out = a new contiguous (N, O, oh, ow): the cross-correlation of x (N, C, H, W)
+ * with w (O, C / groups, kh, kw), plus bias (O) when not NULL, over the window
+ * of spec (its dilation, padding and stride; the kernel is w's), as
+ * torch.nn.functional.conv2d.  PDT_ERR_UNSUPPORTED when the device's backend has
+ * no kernel for the case (the caller then uses im2col and a matrix product). */
+pdt_status pdt_conv2d_new(const pdt_tensor *x, const pdt_tensor *w, const pdt_tensor *bias,
+                          const pdt_window2d *spec, int64_t groups, pdt_tensor *out);
+/* *out = a new contiguous (O, C / groups, kh, kw): the gradient of conv2d's
+ * weight for the output's gradient g (N, O, oh, ow) of the convolution of x
+ * (N, C, H, W) over spec's window with kernel (kh, kw) (spec->kernel).
+ * PDT_ERR_UNSUPPORTED as pdt_conv2d_new. */
+pdt_status pdt_conv2d_grad_weight_new(const pdt_tensor *x, const pdt_tensor *g,
+                                      const pdt_window2d *spec, int64_t groups, pdt_tensor *out);
+
 #ifdef __cplusplus
 }
 #endif

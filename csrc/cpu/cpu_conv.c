@@ -20,10 +20,8 @@
 /* Elements a thread should have before the planes are split. */
 #define GRAIN_ELEMS ((int64_t)1 << 15)
 
-/* The window positions x in [0, n) whose input coordinate x stride + off lies
- * in [0, size): [*lo, *hi). */
-static void valid_range(int64_t off, int64_t size, int64_t stride, int64_t n, int64_t *lo,
-                        int64_t *hi)
+void pdt_cpu_valid_range(int64_t off, int64_t size, int64_t stride, int64_t n, int64_t *lo,
+                         int64_t *hi)
 {
     int64_t a = off >= 0 ? 0 : (-off + stride - 1) / stride;
     int64_t b = size - off <= 0 ? 0 : (size - off + stride - 1) / stride;
@@ -56,7 +54,7 @@ typedef struct im2col_job {
             for (int64_t jj = 0; jj < w->kernel[1]; jj++) {                                        \
                 const int64_t offx = jj * w->dilation[1] - w->padding[1];                          \
                 int64_t lo, hi;                                                                    \
-                valid_range(offx, W, sw, ow, &lo, &hi);                                            \
+                pdt_cpu_valid_range(offx, W, sw, ow, &lo, &hi);                                    \
                 for (int64_t y = 0; y < oh; y++, dst += ow) {                                      \
                     const int64_t iy = y * w->stride[0] - w->padding[0] + i * w->dilation[0];      \
                     if (iy < 0 || iy >= H) {                                                       \
@@ -126,7 +124,7 @@ typedef struct col2im_job {
             for (int64_t jj = 0; jj < w->kernel[1]; jj++, src += s_row) {                          \
                 const int64_t offx = jj * w->dilation[1] - w->padding[1];                          \
                 int64_t lo, hi;                                                                    \
-                valid_range(offx, W, sw, ow, &lo, &hi);                                            \
+                pdt_cpu_valid_range(offx, W, sw, ow, &lo, &hi);                                    \
                 for (int64_t y = 0; y < oh; y++) {                                                 \
                     const int64_t iy = y * w->stride[0] - w->padding[0] + i * w->dilation[0];      \
                     if (iy < 0 || iy >= H)                                                         \

@@ -72,6 +72,30 @@ pdt_status pdt_cpu_softmax(const pdt_tensor *out, const pdt_tensor *x, int log);
 pdt_status pdt_cpu_im2col(const pdt_tensor *out, const pdt_tensor *x, const pdt_window2d *w,
                           uint64_t pad_bits);
 pdt_status pdt_cpu_col2im(const pdt_tensor *out, const pdt_tensor *cols, const pdt_window2d *w);
+/* The window positions x in [0, n) whose input coordinate x stride + off lies in
+ * [0, size): [*lo, *hi). */
+void pdt_cpu_valid_range(int64_t off, int64_t size, int64_t stride, int64_t n, int64_t *lo,
+                         int64_t *hi);
+/* cpu_conv_direct.c */
+/* The float32 input as the direct kernels read it (Note [the direct convolution]):
+ * tap k of output position (y, x) of image n, group g is
+ * src[n s_img + g s_grp + y s_row + x + koff[k]], k < C/groups kh kw; q (NULL when
+ * x is read in place) is the laid-out copy, with `slack` zeros after it (slack > 0
+ * always lays out); planes: the stride phases a channel has there. */
+typedef struct pdt_cpu_conv_src {
+    const float *src;
+    int64_t s_img, s_grp, s_row, planes;
+    int64_t *koff;
+    float *q;
+} pdt_cpu_conv_src;
+pdt_status pdt_cpu_conv_src_init(pdt_cpu_conv_src *cs, const pdt_tensor *x, const pdt_window2d *win,
+                                 int64_t groups, int64_t slack);
+void pdt_cpu_conv_src_free(pdt_cpu_conv_src *cs);
+/* cpu_conv_wgrad.c */
+pdt_status pdt_cpu_conv2d_grad_weight(const pdt_tensor *dw, const pdt_tensor *x,
+                                      const pdt_tensor *g, const pdt_window2d *win, int64_t groups);
+pdt_status pdt_cpu_conv2d(const pdt_tensor *out, const pdt_tensor *x, const pdt_tensor *w,
+                          const pdt_tensor *bias, const pdt_window2d *win, int64_t groups);
 /* cpu_rnn.c */
 pdt_status pdt_cpu_rnn_cell(const pdt_rnn_cell_args *a);
 pdt_status pdt_cpu_rnn_cell_backward(const pdt_rnn_cell_grad_args *a);

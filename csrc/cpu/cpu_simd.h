@@ -195,6 +195,26 @@ typedef struct pdt_cpu_simd_table {
     /* o[i] = whether x[i] is NaN, +-inf or finite (which: PDT_IS_* of pdt_backend.h),
      * x a row of the floating dtype dt (cpu_vclassify.h) */
     void (*classify)(uint8_t *o, const void *x, int64_t n, int dt, int which);
+    /* The direct convolution's register block (Note [the direct convolution's block]
+     * in cpu_vconv.h): tmp[p OB + o] = the sum over k < K of wp[k OB + o]
+     * src[koff[k] + p], p < P, o < OB = nvo conv_lanes; nvo 1 or 2 and
+     * 1 <= P <= conv_pmax[nvo - 1]. */
+    void (*conv_block_f32)(const float *src, const int64_t *koff, int64_t K, const float *wp,
+                           int nvo, int P, float *tmp);
+    int conv_lanes;   /* float32 lanes of a vector */
+    int conv_pmax[2]; /* the largest P for nvo = 1 and 2 */
+    /* The weight gradient's block (Note [the weight gradient's block] in cpu_vconv.h):
+     * acc[r mk + t] += the sum over i < nimg, e < nvec conv_lanes of
+     * a[r][i a_img + e] b[t][i b_img + e], r < conv_dot_mo, t < conv_dot_mk. */
+    void (*conv_dot_f32)(const float *const *a, const float *const *b, int64_t nvec, int64_t nimg,
+                         int64_t a_img, int64_t b_img, float *acc);
+    int conv_dot_mo, conv_dot_mk;
+    /* The position block (Note [the position block] in cpu_vconv.h): tmp[m np + p] =
+     * the sum over k < K of wp[k mc + m] src[koff[k] + p], p < np = conv_ppos[mc],
+     * 1 <= mc <= 8. */
+    void (*conv_pblock_f32)(const float *src, const int64_t *koff, int64_t K, const float *wp,
+                            int mc, float *tmp);
+    int conv_ppos[9];
 } pdt_cpu_simd_table;
 
 #define PDT_CPU_LEVELS 3 /* baseline, avx2, avx512 */

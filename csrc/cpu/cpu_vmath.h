@@ -654,6 +654,7 @@ VM_SINCOS_ROW(sin_row, 0, sinf)
 VM_SINCOS_ROW(cos_row, 1, cosf)
 
 #include "cpu_vclassify.h" /* isnan, isinf, isfinite from the bits */
+#include "cpu_vconv.h"     /* the direct convolution's register block */
 #include "cpu_vnormal.h"   /* Box-Muller of Philox words (after the sqrt rows) */
 #include "cpu_vpow.h"      /* float32 powers */
 #include "cpu_vstream.h"   /* non-temporal copies */
@@ -780,4 +781,12 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .min_i64 = VM(min_i64),
     .philox_blocks = VM(philox_blocks),
     .normal_words = VM(normal_words),
+    .conv_block_f32 = VM(conv_block_f32),
+    .conv_lanes = VC_LANES,
+    .conv_pmax = {VC_PMAX1, VC_PMAX2},
+    .conv_dot_f32 = VM(conv_dot_f32),
+    .conv_pblock_f32 = VM(conv_pblock_f32),
+    .conv_ppos = VC_PPOS,
+    .conv_dot_mo = VC_DMO,
+    .conv_dot_mk = VC_DMK,
 };

@@ -2,6 +2,8 @@
  *
  *   _im2col(x, kernel, dilation, padding, stride, pad_value=0.0) -> cols
  *   _col2im(cols, output_hw, kernel, dilation, padding, stride) -> image
+ *   _conv2d(x, weight, bias or None, stride, padding, dilation, groups) -> out
+ *   _conv2d_grad_weight(x, grad_out, kernel, stride, padding, dilation, groups) -> dw
  *
  * kernel, dilation, padding, stride and output_hw are each a pair (a tuple or
  * list of two ints), (h, w).  The core (pdt_conv.h) validates and does the work;
@@ -89,7 +91,73 @@ static PyObject *f_col2im(PyObject *module, PyObject *args)
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 
+/* [kernel,] stride, padding, dilation (in that order) from objs into w: n = 4 with
+ * the kernel, 3 without. */
+static int parse_conv_window(PyObject *const *objs, int n, const char *fname, pdt_window2d *w)
+{
+    int64_t *fields[4] = {w->kernel, w->stride, w->padding, w->dilation};
+    const char *names[4] = {"kernel", "stride", "padding", "dilation"};
+    memset(w, 0, sizeof *w);
+    for (int k = 0; k < n; k++)
+        if (parse_pair(objs[k], fname, names[4 - n + k], fields[4 - n + k]) < 0)
+            return -1;
+    return 0;
+}
+
+static PyObject *f_conv2d(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *x, *w, *b, *p[3];
+    long long groups;
+    if (!PyArg_ParseTuple(args, "O!O!OOOOL:_conv2d", S->tensor_type, &x, S->tensor_type, &w, &b,
+                          &p[0], &p[1], &p[2], &groups))
+        return NULL;
+    if (b != Py_None && !PyObject_TypeCheck(b, S->tensor_type)) {
+        PyErr_Format(PyExc_TypeError, "_conv2d: bias must be a Tensor or None, got %s",
+                     Py_TYPE(b)->tp_name);
+        return NULL;
+    }
+    pdt_window2d win;
+    if (parse_conv_window(p, 3, "_conv2d", &win) < 0)
+        return NULL;
+    pdt_hold h = {0};
+    const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
+    const pdt_tensor *tw = pdt_hold_view(&h, pdt_tensor_of(w));
+    const pdt_tensor *tb = b == Py_None ? NULL : pdt_hold_view(&h, pdt_tensor_of(b));
+    pdt_tensor out;
+    pdt_status st;
+    /* the work: about the output times the weight's elements per output channel */
+    PDT_RUN_RELEASING_GIL((double)pdt_tensor_numel(tx) * (double)pdt_tensor_numel(tw),
+                          st = pdt_conv2d_new(tx, tw, tb, &win, (int64_t)groups, &out));
+    pdt_hold_release(&h);
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
+static PyObject *f_conv2d_grad_weight(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *x, *g, *p[4];
+    long long groups;
+    if (!PyArg_ParseTuple(args, "O!O!OOOOL:_conv2d_grad_weight", S->tensor_type, &x, S->tensor_type,
+                          &g, &p[0], &p[1], &p[2], &p[3], &groups))
+        return NULL;
+    pdt_window2d win;
+    if (parse_conv_window(p, 4, "_conv2d_grad_weight", &win) < 0)
+        return NULL;
+    pdt_hold h = {0};
+    const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
+    const pdt_tensor *tg = pdt_hold_view(&h, pdt_tensor_of(g));
+    pdt_tensor out;
+    pdt_status st;
+    PDT_RUN_RELEASING_GIL((double)pdt_tensor_numel(tg) * (double)pdt_tensor_numel(tx),
+                          st = pdt_conv2d_grad_weight_new(tx, tg, &win, (int64_t)groups, &out));
+    pdt_hold_release(&h);
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
 PyMethodDef pdt_conv_functions[] = {
+    {"_conv2d_grad_weight", f_conv2d_grad_weight, METH_VARARGS, NULL},
+    {"_conv2d", f_conv2d, METH_VARARGS, NULL},
     {"_im2col", f_im2col, METH_VARARGS, NULL},
     {"_col2im", f_col2im, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from ._conv_direct import conv2d_direct, usable
 from ._functional_pad import pad_constant
 from ._im2col import col2im, im2col
 
@@ -317,6 +318,10 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     hw = tuple(x.shape[2:])
     out_h, out_w = _blocks(hw, kernel, dilation, padding, stride, where, input.device)
     n, k = x.shape[0], kernel[0] * kernel[1]
+    if usable(x, stride):  # float32 on the CPU: no im2col (Note [the direct convolution])
+        out = conv2d_direct(x, weight, bias, stride, padding, dilation, groups)
+        out = out if nd == 2 else out.reshape(n, out_c, out_w)
+        return out.squeeze(0) if unbatched else out
     cols = im2col(x, kernel, dilation, padding, stride)  # (N, C * k, L)
     if n > 1 and (x.dtype in (_C.float16, _C.bfloat16) or (
             out_h * out_w < in_per_group * k and weight.numel() * weight.element_size() >= _WIDE_WEIGHT)):
