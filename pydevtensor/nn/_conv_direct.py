@@ -39,6 +39,17 @@ def usable(x, stride) -> bool:
             and max(stride) <= _MAX_STRIDE)
 
 
+def direct_backward(weight, groups) -> bool:
+    """Whether conv2d's backward through the direct kernels beats the product with the
+    forward's columns: up to _MAX_DIRECT_WGRAD channels a group in and out (LeNet's,
+    ResNet's first block).  With more, the weight's gradient needs the columns anyway
+    (one thread, 8 x 256 x 14 x 14 through 256 3 x 3: forward and backward 48 ms
+    through the columns, 57 direct), so conv2d builds them in the forward as before,
+    unless no gradient is wanted."""
+    o, cg = weight.shape[:2]
+    return o // groups <= _MAX_DIRECT_WGRAD and cg <= _MAX_DIRECT_WGRAD
+
+
 @recorded("conv2d_direct")
 def conv2d_direct(x, weight, bias, stride, padding, dilation, groups):
     """x (N, C, H, W) * weight (O, C/groups, kh, kw) + bias: (N, O, oh, ow)."""
