@@ -28,6 +28,35 @@ NN_API_CASES = [
       "IndexError", r"index 5 is out of range for a Sequential of 1"),
     C("adam-fused-foreach", "pdt.optim.Adam([pdt.nn.Parameter(pdt.ones(1))], fused=True, "
       "foreach=True)", "RuntimeError", r"`fused` and `foreach` cannot be `True` together"),
+    # optimnames: the schedulers, optimizers and clipping helpers PyTorch 2.x adds
+    C("ConstantLR-factor", "pdt.optim.lr_scheduler.ConstantLR(pdt.optim.SGD("
+      "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1), factor=1.5)", "ValueError",
+      r"ConstantLR: Constant multiplicative factor expected to be between 0 and 1, got "
+      r"factor=1.5"),
+    C("PolynomialLR-total-iters", "pdt.optim.lr_scheduler.PolynomialLR(pdt.optim.SGD("
+      "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1), total_iters=-2)", "ValueError",
+      r"PolynomialLR: total_iters must be >= 0, got -2"),
+    C("MultiplicativeLR-lambdas", "pdt.optim.lr_scheduler.MultiplicativeLR(pdt.optim.SGD("
+      "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1), [abs, abs])", "ValueError",
+      r"MultiplicativeLR: Expected 1 lr_lambdas, but got 2"),
+    C("CyclicLR-mode", "pdt.optim.lr_scheduler.CyclicLR(pdt.optim.SGD("
+      "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1, momentum=0.9), 0.1, 1.0, mode='cosine')",
+      "ValueError", r"CyclicLR: mode is invalid and scale_fn is None: mode must be "
+      r"'triangular', 'triangular2' or 'exp_range', got 'cosine'"),
+    C("CyclicLR-no-momentum", "pdt.optim.lr_scheduler.CyclicLR(pdt.optim.Adagrad("
+      "[pdt.nn.Parameter(pdt.ones(1))]), 0.1, 1.0)", "ValueError",
+      r"CyclicLR: optimizer must support momentum or beta1 with `cycle_momentum` option "
+      r"enabled \(Adagrad has neither\)"),
+    C("CyclicLR-step-size", "pdt.optim.lr_scheduler.CyclicLR(pdt.optim.SGD("
+      "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1), 0.1, 1.0, step_size_up=0, "
+      "cycle_momentum=False)", "ValueError",
+      r"CyclicLR: step_size_up must be > 0 and step_size_down >= 0, got step_size_up=0"),
+    C("ChainedScheduler-empty", "pdt.optim.lr_scheduler.ChainedScheduler([])", "ValueError",
+      r"ChainedScheduler expects at least one scheduler to be chained, but got no scheduler"),
+    C("ChainedScheduler-plateau", "opt = pdt.optim.SGD([pdt.nn.Parameter(pdt.ones(1))], lr=0.1)"
+      "\npdt.optim.lr_scheduler.ChainedScheduler([pdt.optim.lr_scheduler.ReduceLROnPlateau("
+      "opt)])", "ValueError", r"ChainedScheduler does not support `ReduceLROnPlateau` "
+      r"scheduler .* at index 0"),
     C("checkpoint-not-callable", "pdt.utils.checkpoint.checkpoint(3, use_reentrant=False)",
       "TypeError", r"function must be callable, got int"),
     C("Linear-input-dtype", "pdt.nn.Linear(3, 4)(pdt.zeros(2, 3, dtype=pdt.float64))",
