@@ -132,6 +132,19 @@ NN_API_CASES = [
       r"clip_grad_value_\(\): clip_value must be >= 0, got -2"),
     C("clip_grad_value_-number", "pdt.nn.utils.clip_grad_value_(3, 1.0)", "TypeError",
       r"parameters must be a Tensor or an iterable of Tensors, got int"),
+    C("get_total_norm-norm-type", "pdt.nn.utils.get_total_norm([t], norm_type='fro')",
+      "ValueError", r"get_total_norm\(\): norm_type must be a number or 'inf', got 'fro'"),
+    C("get_total_norm-nonfinite", "pdt.nn.utils.get_total_norm([pdt.tensor([float('inf')])], "
+      "error_if_nonfinite=True)", "RuntimeError",
+      r"get_total_norm\(\): the total norm of order 2.0 of the gradients is inf \(on cpu\)"),
+    C("get_total_norm-int", "pdt.nn.utils.get_total_norm(pdt.ones(3, dtype=pdt.int64))",
+      "TypeError", r"gradients must be floating point, got pydevtensor.int64 of shape \(3,\) "
+      r"on cpu"),
+    C("clip_grads_with_norm_-negative", "pdt.nn.utils.clip_grads_with_norm_([t], -0.5, 1.0)",
+      "ValueError", r"clip_grads_with_norm_\(\): max_norm must be >= 0, got -0.5"),
+    C("clip_grads_with_norm_-total-shape", "pdt.nn.utils.clip_grads_with_norm_([t], 1.0, "
+      "pdt.ones(2, 2))", "TypeError", r"total_norm must be a number or a one-element "
+      r"floating-point tensor, got a pydevtensor.float32 tensor of shape \(2, 2\) on cpu"),
     C("one_hot-empty-inferred", "pdt.nn.functional.one_hot(pdt.zeros(0, dtype=pdt.int64))",
       "ValueError", r"cannot infer the number of classes from an empty tensor"),
     C("l1_loss-shapes", "pdt.nn.functional.l1_loss(pdt.zeros(3, 1), pdt.zeros(3))", "ValueError",
