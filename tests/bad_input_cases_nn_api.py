@@ -51,6 +51,19 @@ NN_API_CASES = [
       "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1), 0.1, 1.0, step_size_up=0, "
       "cycle_momentum=False)", "ValueError",
       r"CyclicLR: step_size_up must be > 0 and step_size_down >= 0, got step_size_up=0"),
+    C("Rprop-etas", "pdt.optim.Rprop([pdt.nn.Parameter(pdt.ones(2))], etas=(0.5, 0.9))",
+      "ValueError", r"Rprop: Invalid eta values: 0.5, 0.9 \(they must satisfy 0 < etaminus "
+      r"< 1 < etaplus\)"),
+    C("Rprop-lr", "pdt.optim.Rprop([pdt.nn.Parameter(pdt.ones(2))], lr=-1e-2)", "ValueError",
+      r"Rprop: invalid lr -0.01: it must be >= 0"),
+    C("Rprop-step-sizes", "pdt.optim.Rprop([pdt.nn.Parameter(pdt.ones(2))], step_sizes=(1,))",
+      "TypeError", r"Rprop: step_sizes must be a pair of numbers, got \(1,\)"),
+    C("ASGD-lambd", "pdt.optim.ASGD([pdt.nn.Parameter(pdt.ones(2))], lambd=-1e-4)",
+      "ValueError", r"ASGD: invalid lambd -0.0001: it must be >= 0"),
+    C("ASGD-weight-decay", "pdt.optim.ASGD([pdt.nn.Parameter(pdt.ones(2))], weight_decay=-1)",
+      "ValueError", r"ASGD: invalid weight_decay -1: it must be >= 0"),
+    C("ASGD-closure", "pdt.optim.ASGD([pdt.nn.Parameter(pdt.ones(2))]).step('loss')",
+      "TypeError", r"step\(\): closure must be callable .*got str"),
     C("ChainedScheduler-empty", "pdt.optim.lr_scheduler.ChainedScheduler([])", "ValueError",
       r"ChainedScheduler expects at least one scheduler to be chained, but got no scheduler"),
     C("ChainedScheduler-plateau", "opt = pdt.optim.SGD([pdt.nn.Parameter(pdt.ones(1))], lr=0.1)"
