@@ -64,6 +64,16 @@ NN_API_CASES = [
       "ValueError", r"ASGD: invalid weight_decay -1: it must be >= 0"),
     C("ASGD-closure", "pdt.optim.ASGD([pdt.nn.Parameter(pdt.ones(2))]).step('loss')",
       "TypeError", r"step\(\): closure must be callable .*got str"),
+    C("LBFGS-line-search", "pdt.optim.LBFGS([pdt.nn.Parameter(pdt.ones(2))], "
+      "line_search_fn='backtracking')", "ValueError", r"LBFGS: only 'strong_wolfe' is "
+      r"supported as line_search_fn \(or None\), got 'backtracking'"),
+    C("LBFGS-groups", "pdt.optim.LBFGS([{'params': [pdt.nn.Parameter(pdt.ones(2))]}, "
+      "{'params': [pdt.nn.Parameter(pdt.ones(1))]}])", "ValueError",
+      r"LBFGS doesn't support per-parameter options \(parameter groups\)"),
+    C("LBFGS-no-closure", "pdt.optim.LBFGS([pdt.nn.Parameter(pdt.ones(2))]).step()",
+      "TypeError", r"LBFGS.step\(\) needs a closure .*got NoneType"),
+    C("LBFGS-history-size", "pdt.optim.LBFGS([pdt.nn.Parameter(pdt.ones(2))], "
+      "history_size=0)", "ValueError", r"LBFGS: history_size must be >= 1, got 0"),
     C("ChainedScheduler-empty", "pdt.optim.lr_scheduler.ChainedScheduler([])", "ValueError",
       r"ChainedScheduler expects at least one scheduler to be chained, but got no scheduler"),
     C("ChainedScheduler-plateau", "opt = pdt.optim.SGD([pdt.nn.Parameter(pdt.ones(1))], lr=0.1)"
