@@ -74,6 +74,17 @@ NN_API_CASES = [
       "TypeError", r"LBFGS.step\(\) needs a closure .*got NoneType"),
     C("LBFGS-history-size", "pdt.optim.LBFGS([pdt.nn.Parameter(pdt.ones(2))], "
       "history_size=0)", "ValueError", r"LBFGS: history_size must be >= 1, got 0"),
+    C("data_parallel-module", "pdt.nn.parallel.data_parallel(3, pdt.ones(2), device_ids=['cpu'])",
+      "TypeError", r"data_parallel\(\): expected an nn.Module, got int"),
+    C("comm-reduce_add-shapes", "pdt.nn.parallel.comm.reduce_add([pdt.ones(2), pdt.ones(3)], "
+      "destination=-1)", "ValueError", r"comm.reduce_add\(\): input 1 has shape \(3,\) on "
+      r"cpu, input 0 \(2,\) on cpu"),
+    C("comm-broadcast-neither", "pdt.cuda.comm.broadcast(pdt.ones(2))", "RuntimeError",
+      r"comm.broadcast\(\): Exactly one of 'devices' and 'out' must be specified, got "
+      r"neither"),
+    C("comm-scatter-chunks", "pdt.nn.parallel.comm.scatter(pdt.ones(4), ['cpu'], "
+      "chunk_sizes=[3])", "ValueError", r"chunk_sizes \[3\] must have one size per device "
+      r"and sum to the tensor's size 4 along dim 0 \(shape \(4,\)\)"),
     C("ChainedScheduler-empty", "pdt.optim.lr_scheduler.ChainedScheduler([])", "ValueError",
       r"ChainedScheduler expects at least one scheduler to be chained, but got no scheduler"),
     C("ChainedScheduler-plateau", "opt = pdt.optim.SGD([pdt.nn.Parameter(pdt.ones(1))], lr=0.1)"

@@ -44,15 +44,59 @@ def _initial_step(scheduler):
 
 def _state_with_children(self) -> dict[str, Any]:
     """The state of a scheduler of schedulers (SequentialLR, ChainedScheduler): its own
-    attributes, and its schedulers' state_dicts under '_schedulers'."""
+    attributes but the optimizer, and its schedulers' state_dicts under '_schedulers'.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+    >>> sched = optim.lr_scheduler.ChainedScheduler(
+    ...     [optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)])
+    >>> [s['gamma'] for s in sched.state_dict()['_schedulers']]
+    [0.5]
+    """
     state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
     state["_schedulers"] = [s.state_dict() for s in self._schedulers]
     return state
 
 
 def _load_children(self, state_dict: dict[str, Any]) -> None:
-    """Loads a state from _state_with_children, all or nothing: the schedulers' states
-    are loaded into copies, kept only when every one loads."""
+    """Restores a state from ``state_dict()``, all or nothing: the schedulers' states
+    are loaded into copies, kept only when every one loads.
+
+    Parameters
+    ----------
+    state_dict : dict
+        From ``state_dict()``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        When state_dict is not a dict.
+    ValueError
+        When it holds another number of schedulers.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+    >>> make = lambda: optim.lr_scheduler.ChainedScheduler(
+    ...     [optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)])
+    >>> a = make()
+    >>> a.step()
+    >>> b = make()
+    >>> b.load_state_dict(a.state_dict())
+    >>> b._schedulers[0].last_epoch
+    1
+    """
     where = f"{type(self).__name__}.load_state_dict()"
     if not isinstance(state_dict, dict):
         raise TypeError(f"{where}: expected a dict (a state_dict), got "
