@@ -201,7 +201,7 @@ def test_load_state_dict_is_all_or_nothing():
          r"parameter's shape \(2,\)"),
         (changed(state__1__exp_avg=pdt.zeros(2, dtype=pdt.int64)), ValueError, r"int64"),
         (changed(state__1__momentum_buffer=pdt.zeros(2)), ValueError,
-         r"unknown entry 'momentum_buffer' \(it holds 'step', 'exp_avg', 'exp_avg_sq'\)"),
+         r"unknown entry 'momentum_buffer' \(Adam's state holds 'step', 'exp_avg', 'exp_avg_sq'\)"),
         (changed(state__1=5), TypeError, r"parameter 1's state is an int, not a dict"),
         (changed(state=[]), TypeError, r"'state' must be a dict, got list"),
         ({"state": {}}, ValueError, r"the state dict has no 'param_groups'"),

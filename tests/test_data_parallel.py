@@ -221,6 +221,29 @@ def test_parallel_apply_order_errors_and_lengths():
         nn.parallel.parallel_apply(nets, [x])
 
 
+def test_a_replicas_error_frees_its_tensors_at_once():
+    """After an exception in a replica is caught, the replica's tensors are freed without
+    the garbage collector (no cycle through the re-raised error), so that a retry after
+    an out-of-memory error finds the memory free."""
+    import gc
+    import weakref
+    seen = []
+
+    class Boom(nn.Module):
+        def forward(self, x):
+            big = x * 2
+            seen.append(weakref.ref(big))
+            raise ValueError("no")
+
+    gc.disable()
+    try:
+        with pytest.raises(ValueError, match="Caught ValueError in replica 0 on device cpu"):
+            nn.parallel.parallel_apply([Boom()], [pdt.ones(4, 4)])
+        assert seen and seen[0]() is None
+    finally:
+        gc.enable()
+
+
 def test_replicate_on_one_device_shares_parameters_and_buffers():
     net = mlp("cpu", batch_norm=True)
     [r] = nn.parallel.replicate(net, ["cpu"])
@@ -483,3 +506,24 @@ def run_on_logical_cpus(path):
 def test_on_two_logical_cpu_devices():
     """This file's pair tests on cpu:1 and cpu:2, in a fresh pytest."""
     run_on_logical_cpus(__file__)
+
+
+def test_a_layers_device_error_frees_its_input_at_once(pair):
+    """A layer's DeviceError (re-raised naming the layer) holds no cycle: once caught, the
+    input is freed without the garbage collector."""
+    import gc
+    import weakref
+    net, seen = nn.Linear(4, 4).to(pair[0]), []
+
+    def run():
+        x = pdt.ones(8, 4, device=pair[1])
+        seen.append(weakref.ref(x))
+        net(x)
+
+    gc.disable()
+    try:
+        with pytest.raises(pdt.DeviceError, match="in layer"):
+            run()
+        assert seen[0]() is None
+    finally:
+        gc.enable()

@@ -9,6 +9,8 @@ import pytest
 import pydevtensor as pdt
 from pydevtensor import _C
 
+from conftest import torch_or_skip
+
 LEVELS = _C._cpu_simd_level()[1]
 LENGTHS = [1, 7, 16, 17, 63, 64, 65, 255 * 64 - 1, 255 * 64 + 64, 255 * 64 * 2 + 17, 70_001,
            200_000]
@@ -46,3 +48,107 @@ def test_bool_counts_at_every_level(level, level_restored):
         assert pdt.from_numpy(b).sum().item() == int(np.count_nonzero(raw)), n
         ones = np.ones(n, dtype=bool)  # every lane at its most before it is added up
         assert pdt.from_numpy(ones).sum().item() == n
+
+
+# ---- column and row sums and products of every integer dtype (Note [integer column
+# sums] in csrc/cpu/cpu_vint.h; small integers cast into the columns layout: pdt_reduce.c)
+
+INT_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64"]
+
+
+def _ints(rng, dtype, shape, small=False):
+    """Values over the whole range (sums that wrap in int64), or, for products, mostly
+    -1, 1, 2 and 3 with a few large ones (products that wrap too, and some that do not)."""
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    info = np.iinfo(dtype)
+    if not small:
+        return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    x = rng.choice(np.array([-1, 1, 1, 2, 3], dtype=np.int64), shape)
+    if info.min == 0:
+        x = np.abs(x)
+    x.flat[:: max(1, x.size // 7)] = info.max
+    return x.astype(dtype)
+
+
+def _want(x, op, axis, keepdims=False):
+    """The exact wrapped result in int64, as PyTorch gives it (NumPy's int64 wraps)."""
+    return getattr(x.astype(np.int64), op)(axis=axis, keepdims=keepdims)
+
+
+def _layouts(x):
+    """(name, the array, a function of the tensor giving the same view)."""
+    return [("contiguous", x, lambda t: t),
+            ("every other row", x[::2], lambda t: t[::2]),
+            ("transposed", x.T, lambda t: t.t())]
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+@pytest.mark.parametrize("shape", [(1024, 1024), (5, 3000), (9000, 7), (3, 1), (1, 9), (0, 4)])
+def test_integer_sums_and_products_along_each_dim(device, dtype, shape):
+    rng = np.random.default_rng(sum(shape) + len(dtype))
+    for op, small in (("sum", False), ("prod", True)):
+        x = _ints(rng, dtype, shape, small)
+        t = pdt.tensor(x, device=device)
+        for name, xv, view in _layouts(x):
+            for axis in (0, 1):
+                got = getattr(view(t), op)(axis)
+                assert got.dtype == pdt.int64, (op, name)
+                np.testing.assert_array_equal(got.cpu().numpy(), _want(xv, op, axis),
+                                              err_msg=f"{op}({axis}) of {name} {dtype}")
+        got = t.sum(dim=0, keepdim=True) if op == "sum" else t.prod(0, keepdim=True)
+        np.testing.assert_array_equal(got.cpu().numpy(), _want(x, op, 0, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_integer_sums_over_a_middle_block_of_dims(device, dtype):
+    """(O, K, I).sum(1): the CPU folds each of the O slices' columns in place."""
+    rng = np.random.default_rng(5)
+    for op, small in (("sum", False), ("prod", True)):
+        x = _ints(rng, dtype, (3, 50, 17), small)
+        t = pdt.tensor(x, device=device)
+        np.testing.assert_array_equal(getattr(t, op)(1).cpu().numpy(), _want(x, op, 1))
+        np.testing.assert_array_equal(t.sum((0, 2)).cpu().numpy(), _want(x, "sum", (0, 2)))
+
+
+def test_integer_sum_with_dtype(device):
+    """sum(0, dtype=int32) sums in int64 and narrows, as PyTorch; an int16 input with
+    dtype=int64 is cast into the columns layout."""
+    x = np.array([[2**31 - 1, 5], [1, -7], [3, 2]], dtype=np.int32)
+    t = pdt.tensor(x, device=device)
+    got = t.sum(0, dtype=pdt.int32)
+    assert got.dtype == pdt.int32
+    np.testing.assert_array_equal(got.cpu().numpy(), (x.astype(np.int64).sum(0)).astype(np.int32))
+    s = pdt.tensor(x.astype(np.int16), device=device)
+    np.testing.assert_array_equal(s.sum(0, dtype=pdt.int64).cpu().numpy(),
+                                  x.astype(np.int16).astype(np.int64).sum(0))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_column_folds_at_every_level(level, dtype, level_restored):
+    """The dispatched column sums and products (and row products): the same exact
+    results at every instruction-set level, for column counts that end inside a
+    vector and blocks, and the tall layout cut into bands."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(71)
+    for shape in [(7, 1), (33, 17), (300, 2049), (8193 * 2, 3), (2, 100_001)]:
+        for op, small in (("sum", False), ("prod", True)):
+            x = _ints(rng, dtype, shape, small)
+            t = pdt.from_numpy(x)
+            for axis in (0, 1):
+                np.testing.assert_array_equal(getattr(t, op)(axis).numpy(),
+                                              _want(x, op, axis), err_msg=f"{op}({axis}) {shape}")
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "int16", "uint8"])
+def test_integer_folds_same_as_torch(dtype):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    for op, small in (("sum", False), ("prod", True)):
+        x = _ints(rng, dtype, (70, 130), small)
+        for axis in (0, 1):
+            want = getattr(torch.from_numpy(x.copy()), op)(axis)
+            got = getattr(pdt.from_numpy(x), op)(axis)
+            assert str(want.dtype) == str(got.dtype).replace("pydevtensor", "torch")
+            np.testing.assert_array_equal(got.numpy(), want.numpy())

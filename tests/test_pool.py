@@ -145,6 +145,41 @@ def test_avg_pool2d_matches_numpy(device, ceil, include_pad):
     assert_close(unb, ref_avg_pool(x[:1], (2, 2), (2, 2), (0, 0), False, True)[0], "float64")
 
 
+def test_avg_pools_of_tiling_windows(device):
+    """Windows that tile the input (stride = kernel, no padding: Note [tiling windows]),
+    whole or cropped, a global average, a divisor, half types, a channels-last input and
+    the gradients, against NumPy."""
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((2, 3, 8, 6))
+    x = rng.standard_normal((2, 3, 17, 12))
+    for k in ((8, 8), (16, 4), (17, 12), (2, 2)):
+        xt = _t(x, device).requires_grad_()
+        got = F.avg_pool2d(xt, k)
+        ref = ref_avg_pool(x, k, k, (0, 0), False, True)
+        assert_close(got, ref, "float64")
+        r = rng.standard_normal(ref.shape)
+        (got * _t(r, device)).sum().backward()
+        grad = np.zeros_like(x)
+        oh, ow = ref.shape[2:]
+        for i in range(oh):
+            for j in range(ow):
+                grad[:, :, i * k[0]:(i + 1) * k[0], j * k[1]:(j + 1) * k[1]] += \
+                    r[:, :, i:i + 1, j:j + 1] / (k[0] * k[1])
+        assert_close(xt.grad, grad, "float64")
+    got = F.avg_pool2d(_t(x, device), 8, divisor_override=3)
+    assert_close(got, ref_avg_pool(x, (8, 8), (8, 8), (0, 0), False, True) * 64 / 3, "float64")
+    cl = _t(x, device).to(memory_format=pdt.channels_last)
+    assert_close(F.adaptive_avg_pool2d(cl, 1), x.mean(axis=(2, 3), keepdims=True), "float64")
+    for half in (pdt.float16, pdt.bfloat16):
+        got = F.adaptive_avg_pool2d(_t(x[:, :, :16], device, half), (2, 1))
+        ref = _t(x[:, :, :16], device, half).float().numpy() if device.type == "cpu" else None
+        if ref is not None:
+            want = ref.reshape(2, 3, 2, 8, 1, 12).mean(axis=(3, 5))
+            np.testing.assert_array_equal(got.float().numpy(),
+                                          _t(want, device, half).float().numpy())
+    gradcheck(lambda t: F.avg_pool2d(t, (8, 9)), [rng.standard_normal((1, 2, 9, 10))], device)
+
+
 @pytest.mark.parametrize("out", [(1, 1), (2, 4), (3, 5), (7, 3), (4, 1)])
 def test_adaptive_pools_match_numpy(device, out):
     rng = np.random.default_rng(12)

@@ -123,3 +123,41 @@ def test_a_middle_block_of_dims_against_numpy(device, dtype):
             close(pdt.linalg.vector_norm(t, 3, dim=dims), (np.abs(w) ** 3).sum(dims) ** (1 / 3))
             close(t.norm(dim=dims), np.sqrt((w * w).sum(dims)))
         close(t.prod(dims[0]), w.prod(dims[0]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "bool"])
+def test_outer_and_inner_dims_against_numpy(device, dtype):
+    # Note [outer and inner dims]: (O, K, I) contiguous with O and I reduced (BatchNorm's
+    # statistics over (0, 2, 3)): on the CPU the (O K, I) rows to partial results, then
+    # their O columns; every op that takes the path (sum, mean, amax, amin, the norms)
+    # and those that keep the copy (prod, casts), keepdim, and the layouts left to the
+    # other paths (O or I of 1, a non-contiguous input)
+    rng = np.random.default_rng(6)
+    for shape, dims in [((3, 4, 5, 6), (0, 2, 3)), ((3, 4, 5, 6), (0, 3)),
+                        ((3, 4, 5, 6), (0, 1, 3)), ((2, 3, 4, 5), (0, 3)),
+                        ((5, 64, 7, 7), (0, 2, 3)), ((1, 4, 5), (0, 2)), ((3, 4, 1), (0, 2))]:
+        if dtype == "bool":
+            x = rng.integers(0, 2, shape).astype(bool)
+        elif dtype.startswith("int"):
+            x = rng.integers(-3, 4, shape).astype(dtype)
+        else:
+            x = rng.standard_normal(shape).astype(dtype)
+        t = pdt.tensor(x, device=device)
+        w = x.astype(np.float64)
+        tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+        close = lambda got, want: np.testing.assert_allclose(got.cpu().numpy().astype(np.float64), want, **tol)  # noqa: E731
+        for u in (t, t.transpose(0, 1).contiguous().transpose(0, 1)):  # contiguous, not
+            close(u.sum(dims), w.sum(dims))
+            close(u.sum(dims, keepdim=True), w.sum(dims, keepdims=True))
+            if dtype == "bool":
+                continue
+            close(u.amax(dims), w.max(dims))
+            close(u.amin(dims, keepdim=True), w.min(dims, keepdims=True))
+            close(u.prod(dims), w.prod(dims))
+            if not dtype.startswith("int"):
+                close(u.mean(dims), w.mean(dims))
+                close(u.sum(dims, dtype=pdt.float64), w.sum(dims))
+                close(pdt.linalg.vector_norm(u, 2, dim=dims), np.sqrt((w * w).sum(dims)))
+                close(pdt.linalg.vector_norm(u, 1, dim=dims), np.abs(w).sum(dims))
+                close(u.var(dims), w.var(dims, ddof=1))

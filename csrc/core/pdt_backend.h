@@ -124,8 +124,12 @@ typedef enum pdt_unary_op {
     PDT_OP_LOG10,
     PDT_OP_RSQRT,
     PDT_OP_ERFINV, /* the inverse of erf on [-1, 1]: Note [erfinv] in cpu_erfinv.h */
+    /* PyTorch's exact gelu, x/2 erfc(-x/sqrt(2)), and its derivative Phi(x) + x phi(x),
+     * each one pass (Note [float32 gelu] in cpu_vgelu.h) */
+    PDT_OP_GELU,
+    PDT_OP_GELU_GRAD,
 } pdt_unary_op;
-#define PDT_NUM_UNARY_OPS 33
+#define PDT_NUM_UNARY_OPS 35
 
 /* One input of an elementwise op: a tensor already broadcast to the output's
  * shape (stride 0 along broadcast dimensions), or a scalar when t is NULL. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pdt_compare_scalar.h"
 #include "pdt_convert.h"
 #include "pdt_ops.h"
 #include "pdt_reduce.h"
@@ -490,6 +491,30 @@ static int is_reciprocal(pdt_arg a, pdt_arg b)
     return a.t && !b.t && b.s.is_float && b.s.f == -1.0;
 }
 
+/* A comparison of an integer or bool tensor with a scalar that promotes it,
+ * made one in the tensor's own dtype (Note [comparing with a scalar in the
+ * tensor's dtype] in pdt_compare_scalar.c): *a becomes the tensor, *b an
+ * integer scalar of its dtype.  Anything else is left as it is. */
+static void compare_in_own_dtype(pdt_binary_op *op, pdt_arg *a, pdt_arg *b)
+{
+    if (!is_comparison(*op) || !a->t == !b->t)
+        return;
+    pdt_arg both[2] = {*a, *b};
+    const pdt_arg x = a->t ? *a : *b, s = a->t ? *b : *a;
+    const pdt_dtype promoted = result_type(2, both);
+    pdt_binary_op new_op;
+    int64_t k;
+    if (promoted == x.t->dtype ||
+        !pdt_compare_in_dtype(a->t ? *op : pdt_compare_mirror(*op), x.t->dtype,
+                              pdt_compute_dtype(promoted), s.s, &new_op, &k))
+        return;
+    *op = new_op;
+    *a = x;
+    memset(b, 0, sizeof *b);
+    b->s.i = k;
+    b->is_bool = x.t->dtype == PDT_BOOL;
+}
+
 /* pdt_binary, with the result dtype forced to `forced` when it is >= 0 (for
  * add and sub with alpha, whose scaled operand is already in the compute
  * dtype), and b scaled by *scale in the backend's binary_scaled when scale is
@@ -501,6 +526,8 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
     pdt_status st;
     if (forced < 0 && binary_same_shape(name, op, a, b, out, result, &st))
         return st;
+    if (forced < 0)
+        compare_in_own_dtype(&op, &a, &b);
     static const char *const arg_names[3] = {"input", "other", "out"};
     const pdt_tensor *ts[3] = {a.t, b.t, out};
     pdt_device dev;

@@ -7,7 +7,8 @@
  * input with contiguous rows (strides (k, 1): the reduced dims are innermost)
  * or contiguous columns (strides (1, m): the kept dims are innermost, as in
  * sum(0) of a matrix); otherwise the input is first copied into the rows
- * layout.  The result is a new contiguous tensor on the input's device.
+ * layout (or, when only the dtype changes, an integer one, into the columns
+ * layout that is the input's own order: sum(0) of an int16 matrix).  The result is a new contiguous tensor on the input's device.
  *
  * `dims` lists the dims to reduce (negative ones count from the end; each at
  * most once); ndims < 0 reduces every dim.  keepdim keeps the reduced dims with

@@ -212,9 +212,9 @@ static acc sumsq_f32(const char *row, int64_t begin, int64_t n)
     SIMD_EXTREME_CHUNK(argmax_##SN, T, argmax_##SN)                                                \
     SIMD_EXTREME_CHUNK(argmin_##SN, T, argmin_##SN)
 
-/* int32 and int64 sums, maxima and minima, and the bool sum (a count), through
- * the dispatch level's kernels (cpu_vint.h); the products and bool extremes
- * through the lanes above. */
+/* int32 and int64 sums, products, maxima and minima, and the bool sum (a
+ * count), through the dispatch level's kernels (cpu_vint.h); the bool products
+ * and extremes through the lanes above. */
 #define SIMD_INT_LANES(NAME, T, FIELD)                                                             \
     static T NAME(const T *x, int64_t n, int *nan)                                                 \
     {                                                                                              \
@@ -230,7 +230,7 @@ static acc sumsq_f32(const char *row, int64_t begin, int64_t n)
     SIMD_INT_LANES(max_lanes_##SN, T, max_##SN)                                                    \
     SIMD_INT_LANES(min_lanes_##SN, T, min_##SN)                                                    \
     SIMD_INT_SUM(sum_##SN, T, sum_##SN)                                                            \
-    LANES_CHUNK(prod_##SN, T, uint64_t, (int64_t)AS_IS, 1, *=, int_acc)                            \
+    SIMD_INT_SUM(prod_##SN, T, prod_##SN)                                                          \
     EXTREME_CHUNKS(SN, T, T, AS_IS, INT_NAN, int_acc)
 
 INT_LANES(max_lanes_b8, uint8_t, int32_t, AS_BOOL, >)
@@ -506,11 +506,19 @@ static void cols_range(int64_t begin, int64_t end, void *ctx)
     /* bool sums (counts: any, all, count_nonzero) straight into an int64 output */
     const int count = j->cols == pdt_cpu_cols_fn(PDT_REDUCE_SUM, PDT_BOOL) &&
                       j->out_dtype == PDT_INT64;
+    /* int32 and int64 sums and products likewise (Note [integer column sums]) */
+    const int int_fold = (j->op == PDT_REDUCE_SUM || j->op == PDT_REDUCE_PROD) && !j->is_float &&
+                         j->elsize >= 4 && j->out_dtype == PDT_INT64;
     for (int64_t b = begin; b < end; b++) {
         int64_t j0 = b * j->width, nj = j->m - j0 < j->width ? j->m - j0 : j->width;
         if (count) {
             pdt_cpu_cols_count_b8((const uint8_t *)j->x, j->pitch, j->k, j0, nj,
                                   (int64_t *)j->out + j0);
+            continue;
+        }
+        if (int_fold) {
+            pdt_cpu_cols_int(j->op, j->elsize, j->x, j->pitch, j->k, j0, nj,
+                             (uint64_t *)j->out + j0);
             continue;
         }
         if (f32_sum) {

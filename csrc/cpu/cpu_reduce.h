@@ -43,6 +43,12 @@ typedef void (*cols_fn)(const char *x, int64_t m, int64_t k, int64_t j0, int64_t
 void pdt_cpu_cols_count_b8(const uint8_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
                            int64_t *out);
 
+/* The wrapping sum (op PDT_REDUCE_SUM) or product (PDT_REDUCE_PROD) of each
+ * column [j0, j0 + nj) of x, int32 (elsize 4) or int64 (8), into r[0..nj): the
+ * dispatch level's kernels (Note [integer column sums] in cpu_vint.h). */
+void pdt_cpu_cols_int(pdt_reduce_op op, int64_t elsize, const char *x, int64_t m, int64_t k,
+                      int64_t j0, int64_t nj, uint64_t *r);
+
 /* The columns kernel of op for x's dtype; NULL where op is not defined for it. */
 cols_fn pdt_cpu_cols_fn(pdt_reduce_op op, pdt_dtype dtype);
 

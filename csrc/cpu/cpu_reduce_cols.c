@@ -61,9 +61,31 @@
     COLS_EXTREME(cols_argmax_##SN, T, V, CONV, >, ISNAN, MAKE, 1)                                  \
     COLS_EXTREME(cols_argmin_##SN, T, V, CONV, <, ISNAN, MAKE, 1)
 
+/* int32 and int64 sums and products: the dispatched kernels (Note [integer
+ * column sums] in cpu_vint.h). */
+void pdt_cpu_cols_int(pdt_reduce_op op, int64_t elsize, const char *x, int64_t m, int64_t k,
+                      int64_t j0, int64_t nj, uint64_t *r)
+{
+    const pdt_cpu_simd_table *t = pdt_cpu_simd();
+    if (elsize == 4)
+        (op == PDT_REDUCE_SUM ? t->cols_sum_i32 : t->cols_prod_i32)((const int32_t *)x, m, k, j0,
+                                                                    nj, r);
+    else
+        (op == PDT_REDUCE_SUM ? t->cols_sum_i64 : t->cols_prod_i64)((const int64_t *)x, m, k, j0,
+                                                                    nj, r);
+}
+
+#define INT_FOLD(NAME, T, OP)                                                                      \
+    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)          \
+    {                                                                                              \
+        uint64_t r[COL_BLOCK];                                                                     \
+        pdt_cpu_cols_int(OP, sizeof(T), x, m, k, j0, nj, r);                                       \
+        for (int64_t q = 0; q < nj; q++)                                                           \
+            a[q] = int_acc(r[q], 0);                                                               \
+    }
 #define INT_COLS(SN, T, V, CONV)                                                                   \
-    COLS_FOLD(cols_sum_##SN, T, uint64_t, (int64_t)CONV, 0, +=, int_acc)                           \
-    COLS_FOLD(cols_prod_##SN, T, uint64_t, (int64_t)CONV, 1, *=, int_acc)                          \
+    INT_FOLD(cols_sum_##SN, T, PDT_REDUCE_SUM)                                                     \
+    INT_FOLD(cols_prod_##SN, T, PDT_REDUCE_PROD)                                                   \
     COLS_EXTREMES(SN, T, V, CONV, INT_NAN, int_acc)
 
 #define FLOAT_COLS(SN, T)                                                                          \

@@ -112,8 +112,9 @@ typedef struct pdt_cpu_simd_table {
     pdt_vb_row eq_f32, ne_f32, lt_f32, le_f32, gt_f32, ge_f32;
     pdt_vb_row eq_f64, ne_f64, lt_f64, le_f64, gt_f64, ge_f64;
     pdt_vm_row exp_f32, log_f32, sigmoid_f32, tanh_f32, sin_f32, cos_f32;
-    pdt_vm_row log1p_f32, expm1_f32; /* cpu_vexpm1.h */
-    pdt_vm_row erf_f32, erfc_f32;    /* cpu_verf.h */
+    pdt_vm_row log1p_f32, expm1_f32;    /* cpu_vexpm1.h */
+    pdt_vm_row erf_f32, erfc_f32;       /* cpu_verf.h */
+    pdt_vm_row gelu_f32, gelu_grad_f32; /* cpu_vgelu.h */
     /* cpu_vtrig.h (Note [float32 inverse functions]) */
     pdt_vm_row tan_f32, atan_f32, asin_f32, acos_f32, asinh_f32, acosh_f32, atanh_f32;
     pdt_vm_row log2_f32, log10_f32, rsqrt_f32;
@@ -157,6 +158,18 @@ typedef struct pdt_cpu_simd_table {
     /* wrapping integer sums, the count of non-zero bytes, and integer maxima and
      * minima (n >= 1) of contiguous rows (cpu_vint.h) */
     uint64_t (*sum_i32)(const int32_t *x, int64_t n), (*sum_i64)(const int64_t *x, int64_t n);
+    uint64_t (*prod_i32)(const int32_t *x, int64_t n), (*prod_i64)(const int64_t *x, int64_t n);
+    /* r[q] = the wrapping sum (product) over i < k of x[i m + j0 + q], q < nj
+     * (columns of a (k, m) row-major block; Note [integer column sums] in
+     * cpu_vint.h) */
+    void (*cols_sum_i32)(const int32_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                         uint64_t *r);
+    void (*cols_sum_i64)(const int64_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                         uint64_t *r);
+    void (*cols_prod_i32)(const int32_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                          uint64_t *r);
+    void (*cols_prod_i64)(const int64_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
+                          uint64_t *r);
     uint64_t (*count_b8)(const uint8_t *x, int64_t n);
     int32_t (*max_i32)(const int32_t *x, int64_t n), (*min_i32)(const int32_t *x, int64_t n);
     int64_t (*max_i64)(const int64_t *x, int64_t n), (*min_i64)(const int64_t *x, int64_t n);

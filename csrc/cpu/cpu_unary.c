@@ -149,6 +149,10 @@ TRIG_ROWS(log10, log10)
 SIMD_UNARY_ROW(rsqrt_f64, double, rsqrt_of)
 UNARY_ROW(erfinv_f32, float, (float)pdt_erfinv((double)x))
 UNARY_ROW(erfinv_f64, double, pdt_erfinv(x))
+UNARY_ROW(gelu_f64, double, 0.5 * x * erfc(x * -0.70710678118654752440))
+UNARY_ROW(gelu_grad_f64, double,
+          0.5 * erfc(x * -0.70710678118654752440) +
+              x * exp(-0.5 * (x * x)) * 0.39894228040143267794)
 /* float32 exp, log, sin, cos, tanh and sigmoid: the vectorised kernels of the
  * level in use (cpu_vmath.h, Note [vector math accuracy]); a strided row goes
  * through a small buffer, so that every element gets the same function. */
@@ -180,6 +184,8 @@ VM_ROW(vatanh_f32, atanh_f32)
 VM_ROW(vlog2_f32, log2_f32)
 VM_ROW(vlog10_f32, log10_f32)
 VM_ROW(vrsqrt_f32, rsqrt_f32)
+VM_ROW(vgelu_f32, gelu_f32) /* Note [float32 gelu] in cpu_vgelu.h */
+VM_ROW(vgelu_grad_f32, gelu_grad_f32)
 #define TRIG_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
 static const ew_row_fn trig_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_TAN] = TRIG_ONLY(tan),
@@ -193,8 +199,11 @@ static const ew_row_fn trig_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_LOG10] = TRIG_ONLY(log10),
     [PDT_OP_RSQRT] = TRIG_ONLY(rsqrt),
     [PDT_OP_ERFINV] = ROWS_5(NULL, NULL, NULL, erfinv_f32, erfinv_f64),
+    [PDT_OP_GELU] = ROWS_5(NULL, NULL, NULL, vgelu_f32, gelu_f64),
+    [PDT_OP_GELU_GRAD] = ROWS_5(NULL, NULL, NULL, vgelu_grad_f32, gelu_grad_f64),
 };
-static int is_trig(pdt_unary_op op) { return op >= PDT_OP_TAN && op <= PDT_OP_ERFINV; }
+/* the ops of trig_rows: costly, float only */
+static int is_trig(pdt_unary_op op) { return op >= PDT_OP_TAN && op <= PDT_OP_GELU_GRAD; }
 
 #define FLOAT_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
 

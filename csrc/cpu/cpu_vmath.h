@@ -526,6 +526,7 @@ static void VM(axpy_u64)(uint64_t *c, const uint64_t *b, uint64_t s, int64_t n)
 
 #include "cpu_verf.h"   /* float32 erf and erfc */
 #include "cpu_vexpm1.h" /* float32 log1p and expm1 */
+#include "cpu_vgelu.h"  /* float32 gelu and its derivative */
 
 /* ---- the rows ---- */
 
@@ -659,6 +660,8 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .expm1_f32 = VM(expm1_row),
     .erf_f32 = VM(erf_row),
     .erfc_f32 = VM(erfc_row),
+    .gelu_f32 = VM(gelu_row),
+    .gelu_grad_f32 = VM(gelu_grad_row),
     .tan_f32 = VM(tan_row),
     .atan_f32 = VM(atan_row),
     .asin_f32 = VM(asin_row),
@@ -736,6 +739,12 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .cols_min_f64 = VM(cols_min_f64),
     .sum_i32 = VM(sum_i32),
     .sum_i64 = VM(sum_i64),
+    .prod_i32 = VM(prod_i32),
+    .prod_i64 = VM(prod_i64),
+    .cols_sum_i32 = VM(cols_sum_i32),
+    .cols_sum_i64 = VM(cols_sum_i64),
+    .cols_prod_i32 = VM(cols_prod_i32),
+    .cols_prod_i64 = VM(cols_prod_i64),
     .count_b8 = VM(count_b8),
     .max_i32 = VM(max_i32),
     .min_i32 = VM(min_i32),

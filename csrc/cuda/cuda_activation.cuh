@@ -1,4 +1,4 @@
-/* cuda_activation.cuh - sigmoid and tanh on the device, float32 and float64:
+/* cuda_activation.cuh - sigmoid, tanh and gelu on the device, float32 and float64:
  * written once for the elementwise ops (cuda_elementwise.cu) and the fused
  * recurrent cells (cuda_rnn.cu), so that a fused cell gives the unfused
  * composition's bits.  C++ only: nvcc, or the host compiler in the emulated
@@ -25,6 +25,22 @@ template <typename T> __device__ __forceinline__ T tanh_of(T x)
 {
     constexpr bool f32 = sizeof(T) == 4;
     return f32 ? tanhf(x) : tanh(x);
+}
+
+/* PyTorch's exact gelu, x/2 erfc(-x/sqrt(2)), and its derivative Phi(x) + x phi(x),
+ * in double for both dtypes and rounded once (Note [float32 gelu] in
+ * csrc/cpu/cpu_vgelu.h: within 1 ulp of the CPU's). */
+template <typename T> __device__ __forceinline__ T gelu_of(T x)
+{
+    const double y = (double)x;
+    return (T)(0.5 * y * erfc(y * -0.70710678118654752440));
+}
+
+template <typename T> __device__ __forceinline__ T gelu_grad_of(T x)
+{
+    const double y = (double)x;
+    return (T)(0.5 * erfc(y * -0.70710678118654752440) +
+               y * exp(-0.5 * (y * y)) * 0.39894228040143267794);
 }
 
 } // namespace pdt_cuda

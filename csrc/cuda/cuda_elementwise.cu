@@ -361,6 +361,10 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
         return (T)pdt_digamma((double)x);
     else if constexpr (OP >= PDT_OP_TAN && OP <= PDT_OP_ERFINV)
         return trig_of<OP>(x);
+    else if constexpr (OP == PDT_OP_GELU) /* Note [float32 gelu] in cpu_vgelu.h */
+        return gelu_of(x);
+    else if constexpr (OP == PDT_OP_GELU_GRAD)
+        return gelu_grad_of(x);
     else if constexpr (OP == PDT_OP_NEG)
         return is_float_v<T> ? -x : (T)((U)0 - (U)x);
     else if constexpr (OP == PDT_OP_ABS) {
@@ -734,6 +738,8 @@ cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, pdt_
         UNARY_CASE(PDT_OP_LOG10)
         UNARY_CASE(PDT_OP_RSQRT)
         UNARY_CASE(PDT_OP_ERFINV)
+        UNARY_CASE(PDT_OP_GELU)
+        UNARY_CASE(PDT_OP_GELU_GRAD)
 #undef UNARY_CASE
     }
     return cudaErrorNotSupported;

@@ -1,4 +1,6 @@
-/* tensor_erf.c - erf and erfc in their three forms (tensor_forms.h):
+/* tensor_erf.c - erf and erfc in their three forms (tensor_forms.h), and the
+ * private _gelu and _gelu_grad (nn.functional.gelu's exact form and its
+ * derivative, one pass each: Note [float32 gelu] in csrc/cpu/cpu_vgelu.h):
  * pydevtensor.erf(x, out=...), x.erf(), x.erf_().  Each ends in pdt_unary
  * (csrc/core/pdt_elementwise.h).  Integers and bools promote to float32, as exp
  * does; float64 is the C library's (CUDA's) erf and erfc, float32 Note [float32 erf
@@ -10,6 +12,8 @@
 
 UNARY_ALL(erf, PDT_OP_ERF)
 UNARY_ALL(erfc, PDT_OP_ERFC)
+UNARY_FUNCTION(_gelu, PDT_OP_GELU)
+UNARY_FUNCTION(_gelu_grad, PDT_OP_GELU_GRAD)
 
 #define W_ERF                                                                                      \
     "The error function, 2/sqrt(pi) times the integral of exp(-t**2) from 0 to input "             \
@@ -19,6 +23,12 @@ UNARY_ALL(erfc, PDT_OP_ERFC)
 PyMethodDef pdt_erf_functions[] = {
     {"erf", FASTKW(fn_erf), DOC_FN_U("erf", W_ERF, EX_ERF)},
     {"erfc", FASTKW(fn_erfc), DOC_FN_U("erfc", W_ERFC, EX_ERFC)},
+    {"_gelu", FASTKW(fn__gelu),
+     "_gelu(input, *, out=None): input/2 erfc(-input/sqrt(2)), one pass (private: "
+     "nn.functional.gelu)"},
+    {"_gelu_grad", FASTKW(fn__gelu_grad),
+     "_gelu_grad(input, *, out=None): the derivative of _gelu, Phi(input) + input "
+     "phi(input), one pass (private: gelu's backward)"},
     {NULL, NULL, 0, NULL},
 };
 

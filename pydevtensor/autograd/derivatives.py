@@ -316,6 +316,12 @@ _TWO_OVER_SQRT_PI = 1.1283791670955126
 _unary("erf", "ErfBackward0", "input", lambda g, x: g * ((x * x).neg_().exp_() * _TWO_OVER_SQRT_PI))
 _unary("erfc", "ErfcBackward0", "input",
        lambda g, x: g * ((x * x).neg_().exp_() * -_TWO_OVER_SQRT_PI))
+# nn.functional.gelu's exact form (one pass each: Note [float32 gelu] in
+# csrc/cpu/cpu_vgelu.h); gelu'' = phi(x) (2 - x^2)
+_unary("_gelu", "GeluBackward0", "input", lambda g, x: g * _C._gelu_grad(x))
+_unary("_gelu_grad", "GeluBackwardBackward0", "input",
+       lambda g, x: g * ((2.0 - x * x) * (x * x * -0.5).exp() * _INV_SQRT_2PI))
+_INV_SQRT_2PI = 0.3989422804014327
 # lgamma' = digamma, digamma' = polygamma(1, x) (pydevtensor/_ops_gamma.py)
 _unary("lgamma", "LgammaBackward0", "input", lambda g, x: g * x.digamma())
 _unary("digamma", "DigammaBackward0", "input", lambda g, x: g * _trigamma(x))

@@ -385,7 +385,14 @@ def _apply(modules, inputs, kwargs_tup, devices, order):
             err = _in_replica(e, i, device)
             if err is None:
                 raise
-            raise err from e
+            try:
+                raise err from e
+            finally:
+                # err's traceback holds this frame: without the del, frame -> err -> its
+                # traceback -> frame is a cycle, and the replica's tensors (the caught
+                # exception's frames) would wait for the garbage collector, so a retry
+                # after an out-of-memory error would fail again
+                del err
     return outputs
 
 

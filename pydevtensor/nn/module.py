@@ -322,7 +322,10 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
             where = f"layer '{self._name}': " if self._name is not None else "layer "
             err = _C.DeviceError(f"{e} (in {where}{self._repr_line()})")
             err._pdt_layer = True
-            raise err from e
+            try:
+                raise err from e
+            finally:
+                del err  # else frame -> err -> traceback -> frame: a cycle holding args
         except TypeError as e:  # a dtype mismatch: name the layer and the parameter
             if getattr(e, "_pdt_layer", False) or "same dtype" not in str(e):
                 raise

@@ -39,12 +39,12 @@ follow are those of training that never stopped, bit for bit.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import _C
-from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _decayed_grads,
-                        _ema, _hints, _nonnegative)
+from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _check_lr,
+                        _closure_loss, _decayed_grads, _ema, _hints, _LrOn, _nonnegative)
 
 # Parameter dtypes that SGD updates in place without temporaries (Note [add with alpha]).
 _IN_PLACE = (_C.float32, _C.float64)
@@ -111,7 +111,8 @@ class SGD(Optimizer):
             **_hints(foreach=foreach, differentiable=differentiable, fused=fused)})
 
     def _check_group(self, group):
-        for name in ("lr", "momentum", "dampening", "weight_decay"):
+        group["lr"] = _check_lr(group["lr"], "SGD")
+        for name in ("momentum", "dampening", "weight_decay"):
             group[name] = _nonnegative(group[name], name, "SGD")
         if not isinstance(group["nesterov"], bool):
             raise TypeError(f"SGD: nesterov must be True or False, got "
@@ -123,7 +124,7 @@ class SGD(Optimizer):
                              f"dampening={group['dampening']}")
 
     @_C_no_grad
-    def step(self) -> None:
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter, all or nothing: whatever needs memory (the
         first step's momentum buffers, the weight decay's term, updates of float16
         and bfloat16 parameters) is computed for every parameter first, then every
@@ -133,11 +134,18 @@ class SGD(Optimizer):
         decay, the buffer's ``momentum * buf + d`` and ``p -= lr * buf`` are each
         one pass over memory, in place, with PyTorch's rounding (the product
         rounded first: Note [add with alpha] in csrc/core/pdt_elementwise.c), and
-        the step needs no memory at all once the buffers exist.
+        the step needs no memory at all once the buffers exist.  A Tensor lr
+        multiplies the step on the parameter's device (see Optimizer's notes).
+
+        Parameters
+        ----------
+        closure : callable, optional
+            Re-evaluates the model and returns the loss; called once, with grad
+            enabled, before the update (as PyTorch's).
 
         Returns
         -------
-        None
+        The closure's loss, or None without a closure.
 
         Examples
         --------
@@ -149,12 +157,16 @@ class SGD(Optimizer):
         >>> w.data
         tensor([0.8000, 1.6000])
         """
+        loss = _closure_loss(closure)
         pending = []  # (p, data, d, buffer updated in place or None, buffer, step, m, lr, update)
         for group in self.param_groups:
-            lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
+            lrs, momentum, wd = _LrOn(group["lr"]), group["momentum"], group["weight_decay"]
             dampening, nesterov = group["dampening"], group["nesterov"]
             for p, data, d in _decayed_grads(group["params"], wd, "SGD", group["maximize"]):
-                in_place = data.dtype in _IN_PLACE and d.dtype == data.dtype and _apart(d, data)
+                lr = lrs.on(data.device)
+                # a Tensor lr scales the step before the commit: no buffer updated in place
+                in_place = (data.dtype in _IN_PLACE and d.dtype == data.dtype and
+                            _apart(d, data) and not isinstance(lr, _C.Tensor))
                 old = buf = None
                 if momentum != 0:
                     old = self.state.get(p, {}).get("momentum_buffer")
@@ -183,6 +195,7 @@ class SGD(Optimizer):
                 data.sub_(step, alpha=lr)
             else:
                 data.sub_(update)
+        return loss
 
 
 class Adam(_Adaptive):
@@ -217,7 +230,8 @@ class Adam(_Adaptive):
     Raises
     ------
     ValueError
-        For an lr, eps or weight_decay below 0, or a beta outside [0, 1).
+        For an lr, eps or weight_decay below 0, or a beta outside [0, 1); for a
+        Tensor lr with foreach=True and capturable=False (as PyTorch).
     TypeError
         When amsgrad or maximize is not a bool.
 
@@ -241,6 +255,9 @@ class Adam(_Adaptive):
                  foreach: bool | None = None, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
+        if isinstance(lr, _C.Tensor) and foreach and not capturable:  # as PyTorch
+            raise ValueError(f"{type(self).__name__}: lr as a Tensor is not supported for "
+                             f"capturable=False and foreach=True")
         super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
                                   "maximize": maximize,
@@ -567,7 +584,8 @@ class Adadelta(_Adaptive):
         delta = (_C.full_like(d, eps).sqrt_() if acc_old is None
                  else acc_old.add(eps).sqrt_()).div_(sq.add(eps).sqrt_()).mul_(d)
         acc = _ema(acc_old, delta * delta, rho)
-        update = delta.mul_(group["lr"]) if group["lr"] != 1 else delta
+        lr = group["lr"]
+        update = delta if isinstance(lr, (int, float)) and lr == 1 else delta.mul_(lr)
         return update, {"step": state.get("step", 0) + 1, "square_avg": sq, "acc_delta": acc}
 
 

@@ -20,7 +20,7 @@ from .. import _C
 from .._ops_join import cat as _cat
 from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
-from .optimizer import Optimizer, _check_bool, _nonnegative
+from .optimizer import Optimizer, _check_bool, _check_lr, _nonnegative
 
 
 def _cubic_min(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -217,7 +217,7 @@ class LBFGS(Optimizer):
 
     def _check_group(self, group):
         where = "LBFGS"
-        group["lr"] = _nonnegative(group["lr"], "lr", where)
+        group["lr"] = _check_lr(group["lr"], where)
         for name in ("max_iter", "max_eval", "history_size"):
             n = group[name]
             if isinstance(n, bool) or not isinstance(n, numbers.Integral):
@@ -296,7 +296,7 @@ class LBFGS(Optimizer):
 
     def _iterate(self, closure):
         group = self.param_groups[0]
-        lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
+        lr, max_iter, max_eval = float(group["lr"]), group["max_iter"], group["max_eval"]
         tol_grad, tol_change = group["tolerance_grad"], group["tolerance_change"]
         history = group["history_size"]
         state = self.state[self._params[0]]

@@ -11,7 +11,7 @@ from typing import Any
 from . import Optimizer
 from ._lr_schedulers_more import (ReduceLROnPlateau, _load_children, _per_group,
                                   _state_with_children)
-from .lr_scheduler import LRScheduler, _int, _real
+from .lr_scheduler import LRScheduler, _int, _real, _set_lr
 
 
 def _lambdas(lr_lambda, optimizer, where):
@@ -72,6 +72,7 @@ class MultiplicativeLR(LRScheduler):
     >>> sched = optim.lr_scheduler.MultiplicativeLR(opt, lambda epoch: 0.5)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(3):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -138,6 +139,7 @@ class ConstantLR(LRScheduler):
     >>> sched = optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(3):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -199,6 +201,7 @@ class PolynomialLR(LRScheduler):
     >>> sched = optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=2.0)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(5):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -341,7 +344,7 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
+                _set_lr(group, lr)
         self.max_lrs = max_lrs
         self.total_size = up + down
         self.step_ratio = up / self.total_size
@@ -452,6 +455,7 @@ class ChainedScheduler(LRScheduler):
     >>> sched = optim.lr_scheduler.ChainedScheduler([warm, decay])
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(3):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(round(sched.get_last_lr()[0], 6))
     >>> rates
@@ -499,6 +503,7 @@ class ChainedScheduler(LRScheduler):
         >>> a = optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
         >>> b = optim.lr_scheduler.MultiplicativeLR(opt, lambda e: 0.5)
         >>> sched = optim.lr_scheduler.ChainedScheduler([a, b])
+        >>> opt.step()
         >>> sched.step()
         >>> sched.get_last_lr()
         [0.25]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import Optimizer
-from .lr_scheduler import LRScheduler, _int, _real
+from .lr_scheduler import LRScheduler, _int, _real, _set_lr
 
 
 def _fraction(value, name, where, low, high, low_open=False):
@@ -91,6 +91,7 @@ def _load_children(self, state_dict: dict[str, Any]) -> None:
     >>> make = lambda: optim.lr_scheduler.ChainedScheduler(
     ...     [optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)])
     >>> a = make()
+    >>> opt.step()
     >>> a.step()
     >>> b = make()
     >>> b.load_state_dict(a.state_dict())
@@ -149,6 +150,7 @@ class LinearLR(LRScheduler):
     >>> sched = optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(4):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -211,6 +213,7 @@ class SequentialLR(LRScheduler):
     >>> sched = optim.lr_scheduler.SequentialLR(opt, [warm, decay], milestones=[2])
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(4):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -243,7 +246,7 @@ class SequentialLR(LRScheduler):
         self.last_epoch = _int(last_epoch, "last_epoch", where, -1) + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:  # undo the schedulers' first steps
-            group["lr"] = group["initial_lr"]
+            _set_lr(group, group["initial_lr"])
         for s in schedulers:
             s.last_epoch -= 1
         first = schedulers[bisect.bisect_right(milestones, 0)]
@@ -267,7 +270,7 @@ class SequentialLR(LRScheduler):
                 s.last_epoch = before
                 raise
             for group, lr in zip(self.optimizer.param_groups, rates):
-                group["lr"] = lr
+                _set_lr(group, lr)
             s._last_lr = [group["lr"] for group in self.optimizer.param_groups]
         else:
             s.step()
@@ -314,6 +317,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     >>> sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(6):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(round(sched.get_last_lr()[0], 4))
     >>> rates
@@ -393,7 +397,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
         for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
-            group["lr"] = lr
+            _set_lr(group, lr)
         self._last_lr = self._current()
 
 
@@ -480,6 +484,7 @@ class OneCycleLR(LRScheduler):
     ...                                       div_factor=10, final_div_factor=10)
     >>> rates = [sched.get_last_lr()[0]]
     >>> for _ in range(3):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(round(sched.get_last_lr()[0], 6))
     >>> rates
@@ -737,7 +742,7 @@ class ReduceLROnPlateau(LRScheduler):
                 old = float(group["lr"])
                 new = max(old * self.factor, low)
                 if old - new > self.eps:
-                    group["lr"] = new
+                    _set_lr(group, new)
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = self._current()

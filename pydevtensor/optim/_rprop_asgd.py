@@ -15,8 +15,8 @@ from .. import _C
 from .._ops_index import where as _where
 from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
-from .optimizer import (Optimizer, _check_bool, _decayed_grads, _hints, _nonnegative, _scalar,
-                        step_tensor)
+from .optimizer import (Optimizer, _check_bool, _check_lr, _decayed_grads, _hints, _nonnegative,
+                        _scalar, step_tensor)
 
 
 def _float32(x: float) -> float:
@@ -174,7 +174,7 @@ class Rprop(_Staged):
     def _check_group(self, group):
         super()._check_group(group)
         where = "Rprop"
-        group["lr"] = _nonnegative(group["lr"], "lr", where)
+        group["lr"] = _check_lr(group["lr"], where)
         minus, plus = _pair(group["etas"], "etas", where)
         if not 0.0 < minus < 1.0 < plus:
             raise ValueError(f"{where}: Invalid eta values: {minus}, {plus} (they must "
@@ -187,7 +187,8 @@ class Rprop(_Staged):
         if state:
             prev, size = state["prev"], state["step_size"]
         else:
-            prev, size = _C.zeros_like(data), _C.full_like(d, group["lr"])
+            # a Tensor lr is read once, here, as PyTorch's full_like does
+            prev, size = _C.zeros_like(data), _C.full_like(d, float(group["lr"]))
         product = d * prev
         flipped = product < 0
         # in the gradient's dtype, as PyTorch's (etaplus in float64 for float64)
@@ -275,14 +276,15 @@ class ASGD(_Staged):
 
     def _check_group(self, group):
         super()._check_group(group)
-        for name in ("lr", "lambd", "alpha", "weight_decay"):
+        group["lr"] = _check_lr(group["lr"], "ASGD")
+        for name in ("lambd", "alpha", "weight_decay"):
             group[name] = _nonnegative(group[name], name, "ASGD")
         t0 = group["t0"]
         if isinstance(t0, bool) or not isinstance(t0, numbers.Real):
             raise TypeError(f"ASGD: t0 must be a number, got {type(t0).__name__}")
 
     def _update(self, group, data, d, state):
-        lr, lambd = group["lr"], group["lambd"]
+        lr, lambd = float(group["lr"]), group["lambd"]  # a Tensor lr read, as PyTorch's
         t = state.get("step", 0) + 1
         eta = state.get("eta", _float32(lr))
         mu = state.get("mu", 1.0)

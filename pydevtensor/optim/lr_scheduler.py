@@ -35,12 +35,31 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .. import _C
 from . import Optimizer
 
 __all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
            "CyclicLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
            "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau",
            "SequentialLR", "StepLR"]
+
+
+_ORDER_WARNING = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 "
+    "and later, you should call them in the opposite order: `optimizer.step()` before "
+    "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
+    "value of the learning rate schedule. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+
+
+def _set_lr(group, lr):
+    """group's 'lr' becomes lr; a Tensor lr (PyTorch allows one) stays the same
+    Tensor, filled with the new value (read on the host: a rate on an accelerator
+    costs one copy to the host per scheduler step)."""
+    if isinstance(group["lr"], _C.Tensor):
+        group["lr"].fill_(float(lr))
+    else:
+        group["lr"] = lr
 
 
 def _int(value, name, where, least):
@@ -95,8 +114,10 @@ class LRScheduler:
         self.optimizer = optimizer
         groups = optimizer.param_groups
         if last_epoch == -1:
-            for group in groups:
-                group.setdefault("initial_lr", group["lr"])
+            for group in groups:  # a Tensor lr is filled in place: its first value copied
+                lr = group["lr"]
+                group.setdefault("initial_lr",
+                                 lr.detach().clone() if isinstance(lr, _C.Tensor) else lr)
         for i, group in enumerate(groups):
             if "initial_lr" not in group:
                 raise KeyError(f"{where}: param_groups[{i}] has no 'initial_lr': resuming "
@@ -104,6 +125,8 @@ class LRScheduler:
                                f"resumed (its state loaded), or last_epoch=-1 for a new one")
         self.base_lrs: list[float] = [group["initial_lr"] for group in groups]
         self.last_epoch = last_epoch
+        # PyTorch's flag: the optimizer's step sets it once a scheduler watches it
+        optimizer.__dict__.setdefault("_opt_called", False)
         self._step_count = 0
         self._is_initial = True  # the first step, made here, keeps the rates
         self.step()
@@ -148,6 +171,7 @@ class LRScheduler:
         >>> from pydevtensor import nn, optim
         >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
         >>> sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        >>> opt.step()
         >>> sched.step()
         >>> sched.get_last_lr()
         [0.05]
@@ -156,7 +180,10 @@ class LRScheduler:
 
     def step(self, epoch: int | None = None) -> None:
         """Moves to the next epoch (``last_epoch += 1``) and sets every group's ``'lr'``
-        to its rate there.  Call it after the optimizer's ``step()``.
+        to its rate there (a Tensor lr is filled in place).  Call it after the
+        optimizer's ``step()``: the first call after the scheduler is made, with the
+        optimizer not stepped since, warns (UserWarning), as PyTorch does, since that
+        order skips the schedule's first rate.
 
         Parameters
         ----------
@@ -184,6 +211,9 @@ class LRScheduler:
         """
         if epoch is not None:  # checked before anything changes
             epoch = _int(epoch, "epoch", f"{type(self).__name__}.step()", 0)
+        if self._step_count == 1 and self.optimizer.__dict__.get("_opt_called") is False:
+            # the first step after the one made in __init__, before any optimizer step
+            warnings.warn(_ORDER_WARNING, UserWarning, stacklevel=2)
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
@@ -194,7 +224,7 @@ class LRScheduler:
             self.last_epoch = epoch
             rates = self._closed_form()
         for group, lr in zip(self.optimizer.param_groups, rates):
-            group["lr"] = lr
+            _set_lr(group, lr)
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def state_dict(self) -> dict[str, Any]:
@@ -236,6 +266,7 @@ class LRScheduler:
         >>> from pydevtensor import nn, optim
         >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
         >>> a = optim.lr_scheduler.StepLR(opt, step_size=3)
+        >>> opt.step()
         >>> a.step()
         >>> b = optim.lr_scheduler.StepLR(opt, step_size=3)
         >>> b.load_state_dict(a.state_dict())
@@ -283,6 +314,7 @@ class StepLR(LRScheduler):
     >>> sched = optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
     >>> rates = []
     >>> for _ in range(5):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -333,6 +365,7 @@ class MultiStepLR(LRScheduler):
     >>> sched = optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.5)
     >>> rates = []
     >>> for _ in range(4):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(sched.get_last_lr()[0])
     >>> rates
@@ -382,6 +415,7 @@ class ExponentialLR(LRScheduler):
     >>> from pydevtensor import nn, optim
     >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
     >>> sched = optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    >>> opt.step()
     >>> sched.step()
     >>> sched.step()
     >>> sched.get_last_lr()
@@ -431,6 +465,7 @@ class CosineAnnealingLR(LRScheduler):
     >>> sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2)
     >>> rates = []
     >>> for _ in range(4):
+    ...     opt.step()
     ...     sched.step()
     ...     rates.append(round(sched.get_last_lr()[0], 6))
     >>> rates
@@ -496,6 +531,7 @@ class LambdaLR(LRScheduler):
     >>> sched = optim.lr_scheduler.LambdaLR(opt, lambda epoch: 1 / (epoch + 1))
     >>> sched.get_last_lr()
     [1.0]
+    >>> opt.step()
     >>> sched.step()
     >>> sched.get_last_lr()
     [0.5]

@@ -7,11 +7,14 @@ import copy
 import math
 import numbers
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .. import _C
+from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
+from . import _optimizer_hooks as _hooks
+from ._optimizer_hooks import chain_hooks, hooked_step, run_hooks
 
 _C_no_grad = _no_grad()
 
@@ -22,17 +25,34 @@ class Optimizer:
 
     Parameters
     ----------
-    params : iterable of Tensor, or of dicts
+    params : iterable of Tensor, of (name, Tensor) pairs, or of dicts
         The parameters, or parameter groups ({'params': [...], and hyperparameters}).
+        Pairs, as ``module.named_parameters()`` gives, put the names in the group's
+        'param_names' (kept in state_dict(), as PyTorch 2 does).
     defaults : dict
         The hyperparameters of groups that do not set them.
 
     Raises
     ------
     TypeError
-        When params is a single Tensor.
+        When params is a single Tensor or a set.
     ValueError
-        When params is empty.
+        When params is empty, or a parameter is not a leaf (a tensor computed from
+        others: optimize the tensor it came from).
+
+    Notes
+    -----
+    ``lr`` may be a one-element Tensor, as in PyTorch: the groups keep that very
+    Tensor (a scheduler fills it in place), and a step multiplies by it on each
+    parameter's device, with no read to the host: an lr on the CPU is copied once
+    per step to each accelerator that holds parameters; an lr on an accelerator for
+    parameters on the CPU costs one copy to the host per step.  Its value is read
+    once, when a group is made or loaded, to check that it is >= 0.
+
+    ``step(closure)``: every optimizer takes a closure that re-evaluates the loss;
+    it is called once, with grad enabled, before the update, and step returns its
+    loss.  Each class's step runs the hooks of ``register_step_pre_hook`` and
+    ``register_step_post_hook``.
 
     Examples
     --------
@@ -43,6 +63,20 @@ class Optimizer:
     """
 
     defaults: dict[str, Any]
+
+    register_step_pre_hook = _hooks.register_step_pre_hook
+    register_step_post_hook = _hooks.register_step_post_hook
+    register_state_dict_pre_hook = _hooks.register_state_dict_pre_hook
+    register_state_dict_post_hook = _hooks.register_state_dict_post_hook
+    register_load_state_dict_pre_hook = _hooks.register_load_state_dict_pre_hook
+    register_load_state_dict_post_hook = _hooks.register_load_state_dict_post_hook
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # every class's own step runs the step hooks (and tells a scheduler it ran)
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if callable(step) and not getattr(step, "_pdt_hooked", False):
+            cls.step = hooked_step(step)
 
     def __init__(self, params: Iterable[_C.Tensor] | Iterable[dict[str, Any]],
                  defaults: dict[str, Any]) -> None:
@@ -55,6 +89,9 @@ class Optimizer:
             raise TypeError(f"{type(self).__name__}: params must be an iterable of Parameters "
                             f"or of dicts, got a single Tensor; pass [tensor] or "
                             f"module.parameters()")
+        if isinstance(params, (set, frozenset)):
+            raise TypeError(f"{type(self).__name__}: params must be an ordered collection "
+                            f"(a list), not a set, whose order changes between runs")
         groups = list(params)
         if not groups:
             raise ValueError(f"{type(self).__name__} got an empty parameter list")
@@ -71,7 +108,8 @@ class Optimizer:
         Parameters
         ----------
         group : dict
-            {'params': [...], and any hyperparameters}.
+            {'params': [...], and any hyperparameters}; 'params' may hold (name,
+            Tensor) pairs, whose names go into the group's 'param_names'.
 
         Returns
         -------
@@ -80,7 +118,9 @@ class Optimizer:
         Raises
         ------
         ValueError
-            When a parameter is already in another group.
+            When a parameter is already in another group or is not a leaf, when some
+            parameters are named and others not, or when this group is named and the
+            others are not (or the reverse).
 
         Examples
         --------
@@ -93,11 +133,35 @@ class Optimizer:
         seen = _seen if _seen is not None else {id(p) for p in self._all_params()}
         group = dict(group)
         params = group["params"]
+        where = type(self).__name__
+        if isinstance(params, (set, frozenset)):
+            raise TypeError(f"{where}: a group's params must be an ordered collection (a "
+                            f"list), not a set, whose order changes between runs")
         params = [params] if isinstance(params, _C.Tensor) else list(params)
+        names = [p[0] for p in params if isinstance(p, tuple) and len(p) == 2]
+        if names:  # named_parameters(): (name, tensor) pairs
+            if len(names) != len(params):
+                raise ValueError(f"{where}: all optimizer params should be with/without "
+                                 f"names; {len(params) - len(names)} of {len(params)} have "
+                                 f"no name")
+            params = [p[1] for p in params]
+            group["param_names"] = names
+        if self.param_groups and ("param_names" in group) != \
+                ("param_names" in self.param_groups[0]):
+            raise ValueError(f"{where}: all optimizer param groups should be with/without "
+                             f"names: cannot add a group "
+                             f"{'with' if 'param_names' in group else 'without'} names to "
+                             f"groups {'without' if 'param_names' in group else 'with'}")
+        differentiable = self.defaults.get("differentiable")
         for p in params:
             if not isinstance(p, _C.Tensor):
-                raise TypeError(f"{type(self).__name__}: parameters must be Tensors, got "
+                raise TypeError(f"{where}: parameters must be Tensors, got "
                                 f"{type(p).__name__}")
+            if not differentiable and not (p.is_leaf or p.retains_grad):
+                raise ValueError(f"{where}: can't optimize a non-leaf Tensor (shape "
+                                 f"{tuple(p.shape)} on {p.device}, computed from others); "
+                                 f"optimize the leaf it came from, or x.detach()"
+                                 f".requires_grad_()")
             if id(p) in seen:
                 raise ValueError(f"{type(self).__name__}: a parameter appears in more than one "
                                  f"place (shape {tuple(p.shape)} on {p.device})")
@@ -144,13 +208,19 @@ class Optimizer:
             elif getattr(p, "grad", None) is not None:
                 p.grad.zero_()
 
-    def step(self) -> None:
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Updates every parameter that has a gradient, in place on its device; all or
         nothing (nothing changes when it fails midway).  Subclasses define it.
 
+        Parameters
+        ----------
+        closure : callable, optional
+            Re-evaluates the model and returns the loss (zero_grad, forward,
+            backward); called once, with grad enabled, before the update.
+
         Returns
         -------
-        None
+        The closure's loss, or None without a closure.
 
         Raises
         ------
@@ -162,8 +232,13 @@ class Optimizer:
         >>> from pydevtensor import nn, optim
         >>> w = nn.Parameter(pydevtensor.tensor([1., 2.]))
         >>> opt = optim.SGD([w], lr=0.1)
-        >>> (w * w).sum().backward()
-        >>> opt.step()
+        >>> def closure():
+        ...     opt.zero_grad()
+        ...     loss = (w * w).sum()
+        ...     loss.backward()
+        ...     return loss
+        >>> opt.step(closure)
+        tensor(5., grad_fn=<SumBackward0>)
         >>> w
         Parameter containing:
         tensor([0.8000, 1.6000], requires_grad=True)
@@ -208,6 +283,7 @@ class Optimizer:
           'nesterov': False, 'maximize': False, 'foreach': None, 'differentiable': False,
           'fused': None, 'params': [0]}]
         """
+        run_hooks(self, "_state_dict_pre_hooks")
         index: dict[int, int] = {}
         groups = []
         for g in self.param_groups:
@@ -220,7 +296,8 @@ class Optimizer:
                 state[index[id(p)]] = {k: (v.clone() if isinstance(v, _C.Tensor) else
                                            copy.deepcopy(v))
                                        for k, v in self.state[p].items()}
-        return {"state": state, "param_groups": groups}
+        return chain_hooks(self, "_state_dict_post_hooks",
+                           {"state": state, "param_groups": groups})
 
     def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Takes the state and hyperparameters of state_dict (as state_dict() gives,
@@ -228,7 +305,11 @@ class Optimizer:
         state saved for the i-th index of that group's 'params'.  State tensors are
         copied onto their parameter's device and into its dtype (as PyTorch does), so
         a checkpoint saved on a GPU resumes on the CPU; state_dict is not changed and
-        nothing of it is kept.  All or nothing: everything is checked and copied
+        nothing of it is kept.  A built-in optimizer takes exactly the state entries
+        its step reads (another entry means the state of another optimizer); a
+        user's subclass takes any, as PyTorch's optimizers do: tensors go to the
+        parameter's device, floating ones into its dtype (but 'step', kept as it is),
+        inside dicts, lists and tuples too, and anything else is deep-copied.  All or nothing: everything is checked and copied
         first, so a bad state_dict leaves the optimizer as it was.
 
         Parameters
@@ -247,8 +328,8 @@ class Optimizer:
         ValueError
             When the number of groups, or of parameters in a group, differs from this
             optimizer's; or a state names a parameter no group lists, lacks or has an
-            unknown entry, or has a tensor of another shape than its parameter; or a
-            hyperparameter is invalid.
+            unknown entry (built-in optimizers), or has a tensor of another shape than
+            its parameter; or a hyperparameter is invalid.
 
         Examples
         --------
@@ -263,6 +344,7 @@ class Optimizer:
         (0.01, tensor(1.))
         """
         where = f"{type(self).__name__}.load_state_dict()"
+        state_dict = chain_hooks(self, "_load_state_dict_pre_hooks", state_dict)
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"{where}: expected a dict (an optimizer's state_dict()), got "
                             f"{type(state_dict).__name__}")
@@ -296,6 +378,8 @@ class Optimizer:
             for name, value in self.defaults.items():
                 group.setdefault(name, value)
             group["params"] = list(own["params"])
+            if "param_names" in own and "param_names" not in group:
+                group["param_names"] = list(own["param_names"])
             self._check_group(group)
             new_groups.append(group)
             for k, p in zip(indices, own["params"]):
@@ -316,6 +400,7 @@ class Optimizer:
             own.clear()
             own.update(group)
         self.state = new_state
+        run_hooks(self, "_load_state_dict_post_hooks")
 
     def _state_kinds(self, group):
         """The entries of a parameter's state in group (_STATE, unless a hyperparameter
@@ -323,18 +408,26 @@ class Optimizer:
         return self._STATE
 
     def _loaded_state(self, entry, p, where, group):
-        """A copy of one parameter's saved state, checked against _state_kinds(group),
-        its tensors on p's device in p's dtype."""
+        """A copy of one parameter's saved state, its tensors on p's device (floating
+        ones in p's dtype, but 'step').  The entries _state_kinds(group) names are
+        checked; a built-in optimizer also needs exactly those (its step reads them,
+        and any other means the state of another optimizer), while a user's subclass
+        takes any entries, as PyTorch's optimizers do."""
         if not isinstance(entry, Mapping):
             raise TypeError(f"{where} is {_a(type(entry).__name__)}, not a dict")
         kinds = self._state_kinds(group)
-        unknown = [k for k in entry if k not in kinds]
-        lacking = [k for k in kinds if k not in entry]
-        if unknown or lacking:
-            raise ValueError(f"{where} has " + (f"the unknown entry {unknown[0]!r}" if unknown
-                                                else f"no {lacking[0]!r}") +
-                             f" (it holds {', '.join(map(repr, kinds))})")
-        out: dict[str, Any] = {}
+        if _builtin(type(self)):
+            unknown = [k for k in entry if k not in kinds]
+            lacking = [k for k in kinds if k not in entry]
+            if unknown or lacking:
+                raise ValueError(f"{where} has " + (f"the unknown entry {unknown[0]!r}"
+                                                    if unknown else f"no {lacking[0]!r}") +
+                                 f" ({type(self).__name__}'s state holds "
+                                 f"{', '.join(map(repr, kinds))})")
+        else:
+            kinds = {k: v for k, v in kinds.items() if k in entry}
+        out: dict[str, Any] = {name: _cast_state(v, p, name)
+                               for name, v in entry.items() if name not in kinds}
         for name, kind in kinds.items():
             v = entry[name]
             if kind == "count":  # an int in checkpoints before step became a tensor
@@ -389,8 +482,75 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
+def _builtin(cls):
+    """Whether cls is one of pydevtensor.optim's optimizers (not a user's subclass)."""
+    return cls.__module__ == "pydevtensor.optim"
+
+
+def _cast_state(value, p, name):
+    """A copy of a state entry of a user's optimizer, as PyTorch loads it: a tensor
+    onto p's device, a floating one in p's dtype when p is floating ('step' as it
+    is); dicts, lists and tuples entry by entry; anything else deep-copied."""
+    if isinstance(value, _C.Tensor):
+        if name == "step":
+            return value.detach().clone()
+        if p.is_floating_point() and value.is_floating_point():
+            return value.detach().to(device=p.device, dtype=p.dtype, copy=True)
+        return value.detach().to(device=p.device, copy=True)
+    if isinstance(value, dict):
+        return {k: _cast_state(v, p, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_cast_state(v, p, name) for v in value)
+    return copy.deepcopy(value)
+
+
+class _LrOn:
+    """A group's lr for the parameters of each device: the number itself, or a
+    Tensor lr (0-d, as PyTorch allows) on the parameter's device, copied there once
+    per step: a CPU lr goes to an accelerator without a sync; an lr on an accelerator
+    for parameters on the CPU needs one copy to the host per step."""
+
+    def __init__(self, lr):
+        self.lr, self.copies = lr, {}
+
+    def on(self, device):
+        lr = self.lr
+        if not isinstance(lr, _C.Tensor):
+            return lr
+        if lr.device == device:
+            return lr.detach().reshape(())
+        key = str(device)
+        if key not in self.copies:
+            self.copies[key] = lr.detach().reshape(()).to(device)
+        return self.copies[key]
+
+
+def _closure_loss(closure):
+    """The loss closure gives (called with grad enabled, as step's callers expect), or
+    None without a closure."""
+    if closure is None:
+        return None
+    with _enable_grad():
+        return closure()
+
+
 def _a(noun):
     return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
+def _check_lr(value, where):
+    """lr: a number >= 0, or a one-element Tensor holding one (kept a Tensor, as
+    PyTorch keeps it; checking its value reads it, once, when the group is made)."""
+    if isinstance(value, _C.Tensor):
+        if value.numel() != 1:
+            raise ValueError(f"{where}: Tensor lr must be 1-element, got shape "
+                             f"{tuple(value.shape)} on {value.device}")
+        if value.dtype == _C.bool:
+            raise TypeError(f"{where}: a Tensor lr must be real, got {value.dtype}")
+        if not value.item() >= 0:
+            raise ValueError(f"{where}: invalid lr {value.item()}: it must be >= 0")
+        return value
+    return _nonnegative(value, "lr", where)
 
 
 def _nonnegative(value, name, where):
@@ -445,7 +605,8 @@ class _Adaptive(Optimizer):
     def _check_group(self, group):
         where = type(self).__name__
         for name in self._NONNEGATIVE:
-            group[name] = _nonnegative(group[name], name, where)
+            group[name] = (_check_lr(group[name], where) if name == "lr" else
+                           _nonnegative(group[name], name, where))
         for name in self._IN_UNIT:
             group[name] = _in_unit(group[name], name, where)
         for name in self._BOOLS:
@@ -464,25 +625,30 @@ class _Adaptive(Optimizer):
     _DECOUPLED = False
 
     @_C_no_grad
-    def step(self) -> None:
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = _closure_loss(closure)
         pending = []
         for group in self.param_groups:
             wd = group["weight_decay"]
             decoupled = self._DECOUPLED or group.get("decoupled_weight_decay", False)
-            shrink = 1.0 - group["lr"] * wd if decoupled else 1.0
+            lrs = _LrOn(group["lr"])
             for p, data, d in _decayed_grads(group["params"], 0.0 if decoupled else wd,
                                              type(self).__name__, group.get("maximize", False)):
                 state = self.state.get(p, {})
                 if "step" in state:  # the updates count in Python ints
                     state = dict(state, step=int(_scalar(state["step"])))
-                update, new_state = self._update(group, d, state)
+                lr = lrs.on(data.device)
+                shrink = 1.0 - lr * wd if decoupled and wd != 0 else None
+                update, new_state = self._update(group if lr is group["lr"] else
+                                                 dict(group, lr=lr), d, state)
                 new_state["step"] = step_tensor(new_state["step"])
                 pending.append((p, data, update, new_state, shrink))
         for p, data, update, new_state, shrink in pending:  # in place: nothing allocates
             self.state[p] = new_state
-            if shrink != 1.0:
+            if shrink is not None:
                 data.mul_(shrink)
             data.sub_(update)
+        return loss
 
 
 def _in_unit(value, name, where):
