@@ -242,3 +242,22 @@ def test_errors():
     sd["state"][0]["eta"] = "x"
     with pytest.raises(ValueError, match=r"parameter 0's state: eta is 'x', not a finite number"):
         optim.ASGD(w).load_state_dict(sd)
+
+
+@pytest.mark.parametrize("cls", ["Rprop", "ASGD", "LBFGS"])
+def test_step_hooks_run(cls):
+    """Optimizer's step hooks run around the new optimizers' steps too."""
+    w = nn.Parameter(pdt.ones(2))
+    opt = getattr(optim, cls)([w])
+    calls = []
+    opt.register_step_pre_hook(lambda o, args, kwargs: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append("post"))
+
+    def closure():
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    assert float(opt.step(closure)) == 2.0
+    assert calls == ["pre", "post"]

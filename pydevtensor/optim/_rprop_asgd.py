@@ -13,10 +13,9 @@ from typing import Any
 
 from .. import _C
 from .._ops_index import where as _where
-from ..autograd.grad_mode import enable_grad as _enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
-from .optimizer import (Optimizer, _check_bool, _check_lr, _decayed_grads, _hints, _nonnegative,
-                        _scalar, step_tensor)
+from .optimizer import (Optimizer, _check_bool, _check_lr, _closure_loss, _decayed_grads, _hints,
+                        _nonnegative, _scalar, step_tensor)
 
 
 def _float32(x: float) -> float:
@@ -30,17 +29,6 @@ def _pair(value, name, where):
             isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value):
         raise TypeError(f"{where}: {name} must be a pair of numbers, got {value!r:.60}")
     return tuple(float(v) for v in value)
-
-
-def _closure_loss(closure):
-    """The loss closure gives (called with grad enabled), or None without one."""
-    if closure is None:
-        return None
-    if not callable(closure):
-        raise TypeError(f"step(): closure must be callable (it re-evaluates the model and "
-                        f"returns the loss), got {type(closure).__name__}")
-    with _enable_grad():
-        return closure()
 
 
 class _Staged(Optimizer):
@@ -87,6 +75,9 @@ class _Staged(Optimizer):
         >>> w.data
         tensor([ 0.9000, -1.9000])
         """
+        if closure is not None and not callable(closure):
+            raise TypeError(f"step(): closure must be callable (it re-evaluates the model and "
+                            f"returns the loss), got {type(closure).__name__}")
         loss = _closure_loss(closure)
         where = type(self).__name__
         with _no_grad():
