@@ -261,3 +261,18 @@ def test_step_hooks_run(cls):
 
     assert float(opt.step(closure)) == 2.0
     assert calls == ["pre", "post"]
+
+
+@pytest.mark.parametrize("cls", sorted(CASES))
+def test_steps_read_nothing_back_from_the_device(device, cls):
+    """No copy to the host in a step (on a GPU: no synchronisation); the step count and
+    ASGD's eta and mu live on the host."""
+    grads = _gradients(seed=11)
+    ws, opt = _run(pdt, cls, device, "float32", CASES[cls], grads[:1])
+    gs = [[pdt.tensor(g.astype(np.float32), device=device) for g in step] for step in grads[1:]]
+    pdt.reset_transfer_stats()
+    for step in gs:
+        for w, g in zip(ws, step):
+            w.grad = g
+        opt.step()
+    assert pdt.transfer_stats()["device_to_host"]["count"] == 0
