@@ -418,3 +418,12 @@ def set_per_process_memory_fraction(fraction, device=None):
         raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
     dev = _cuda_device(device)
     _C._set_memory_limit(dev, int(fraction * get_device_properties(dev).total_memory))
+
+
+def __getattr__(name):
+    # cuda.comm, as torch.cuda.comm: nn.parallel.comm (imported on first use: nn needs
+    # this module)
+    if name == "comm":
+        from .nn import _parallel_comm
+        return _parallel_comm
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,6 +28,69 @@ NN_API_CASES = [
       "IndexError", r"index 5 is out of range for a Sequential of 1"),
     C("adam-fused-foreach", "pdt.optim.Adam([pdt.nn.Parameter(pdt.ones(1))], fused=True, "
       "foreach=True)", "RuntimeError", r"`fused` and `foreach` cannot be `True` together"),
+    # optimnames: the schedulers, optimizers and clipping helpers PyTorch 2.x adds
+    C("ConstantLR-factor", "pdt.optim.lr_scheduler.ConstantLR(pdt.optim.SGD("
+      "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1), factor=1.5)", "ValueError",
+      r"ConstantLR: Constant multiplicative factor expected to be between 0 and 1, got "
+      r"factor=1.5"),
+    C("PolynomialLR-total-iters", "pdt.optim.lr_scheduler.PolynomialLR(pdt.optim.SGD("
+      "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1), total_iters=-2)", "ValueError",
+      r"PolynomialLR: total_iters must be >= 0, got -2"),
+    C("MultiplicativeLR-lambdas", "pdt.optim.lr_scheduler.MultiplicativeLR(pdt.optim.SGD("
+      "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1), [abs, abs])", "ValueError",
+      r"MultiplicativeLR: Expected 1 lr_lambdas, but got 2"),
+    C("CyclicLR-mode", "pdt.optim.lr_scheduler.CyclicLR(pdt.optim.SGD("
+      "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1, momentum=0.9), 0.1, 1.0, mode='cosine')",
+      "ValueError", r"CyclicLR: mode is invalid and scale_fn is None: mode must be "
+      r"'triangular', 'triangular2' or 'exp_range', got 'cosine'"),
+    C("CyclicLR-no-momentum", "pdt.optim.lr_scheduler.CyclicLR(pdt.optim.Adagrad("
+      "[pdt.nn.Parameter(pdt.ones(1))]), 0.1, 1.0)", "ValueError",
+      r"CyclicLR: optimizer must support momentum or beta1 with `cycle_momentum` option "
+      r"enabled \(Adagrad has neither\)"),
+    C("CyclicLR-step-size", "pdt.optim.lr_scheduler.CyclicLR(pdt.optim.SGD("
+      "[pdt.nn.Parameter(pdt.ones(1))], lr=0.1), 0.1, 1.0, step_size_up=0, "
+      "cycle_momentum=False)", "ValueError",
+      r"CyclicLR: step_size_up must be > 0 and step_size_down >= 0, got step_size_up=0"),
+    C("Rprop-etas", "pdt.optim.Rprop([pdt.nn.Parameter(pdt.ones(2))], etas=(0.5, 0.9))",
+      "ValueError", r"Rprop: Invalid eta values: 0.5, 0.9 \(they must satisfy 0 < etaminus "
+      r"< 1 < etaplus\)"),
+    C("Rprop-lr", "pdt.optim.Rprop([pdt.nn.Parameter(pdt.ones(2))], lr=-1e-2)", "ValueError",
+      r"Rprop: invalid lr -0.01: it must be >= 0"),
+    C("Rprop-step-sizes", "pdt.optim.Rprop([pdt.nn.Parameter(pdt.ones(2))], step_sizes=(1,))",
+      "TypeError", r"Rprop: step_sizes must be a pair of numbers, got \(1,\)"),
+    C("ASGD-lambd", "pdt.optim.ASGD([pdt.nn.Parameter(pdt.ones(2))], lambd=-1e-4)",
+      "ValueError", r"ASGD: invalid lambd -0.0001: it must be >= 0"),
+    C("ASGD-weight-decay", "pdt.optim.ASGD([pdt.nn.Parameter(pdt.ones(2))], weight_decay=-1)",
+      "ValueError", r"ASGD: invalid weight_decay -1: it must be >= 0"),
+    C("ASGD-closure", "pdt.optim.ASGD([pdt.nn.Parameter(pdt.ones(2))]).step('loss')",
+      "TypeError", r"step\(\): closure must be callable .*got str"),
+    C("LBFGS-line-search", "pdt.optim.LBFGS([pdt.nn.Parameter(pdt.ones(2))], "
+      "line_search_fn='backtracking')", "ValueError", r"LBFGS: only 'strong_wolfe' is "
+      r"supported as line_search_fn \(or None\), got 'backtracking'"),
+    C("LBFGS-groups", "pdt.optim.LBFGS([{'params': [pdt.nn.Parameter(pdt.ones(2))]}, "
+      "{'params': [pdt.nn.Parameter(pdt.ones(1))]}])", "ValueError",
+      r"LBFGS doesn't support per-parameter options \(parameter groups\)"),
+    C("LBFGS-no-closure", "pdt.optim.LBFGS([pdt.nn.Parameter(pdt.ones(2))]).step()",
+      "TypeError", r"LBFGS.step\(\) needs a closure .*got NoneType"),
+    C("LBFGS-history-size", "pdt.optim.LBFGS([pdt.nn.Parameter(pdt.ones(2))], "
+      "history_size=0)", "ValueError", r"LBFGS: history_size must be >= 1, got 0"),
+    C("data_parallel-module", "pdt.nn.parallel.data_parallel(3, pdt.ones(2), device_ids=['cpu'])",
+      "TypeError", r"data_parallel\(\): expected an nn.Module, got int"),
+    C("comm-reduce_add-shapes", "pdt.nn.parallel.comm.reduce_add([pdt.ones(2), pdt.ones(3)], "
+      "destination=-1)", "ValueError", r"comm.reduce_add\(\): input 1 has shape \(3,\) on "
+      r"cpu, input 0 \(2,\) on cpu"),
+    C("comm-broadcast-neither", "pdt.cuda.comm.broadcast(pdt.ones(2))", "RuntimeError",
+      r"comm.broadcast\(\): Exactly one of 'devices' and 'out' must be specified, got "
+      r"neither"),
+    C("comm-scatter-chunks", "pdt.nn.parallel.comm.scatter(pdt.ones(4), ['cpu'], "
+      "chunk_sizes=[3])", "ValueError", r"chunk_sizes \[3\] must have one size per device "
+      r"and sum to the tensor's size 4 along dim 0 \(shape \(4,\)\)"),
+    C("ChainedScheduler-empty", "pdt.optim.lr_scheduler.ChainedScheduler([])", "ValueError",
+      r"ChainedScheduler expects at least one scheduler to be chained, but got no scheduler"),
+    C("ChainedScheduler-plateau", "opt = pdt.optim.SGD([pdt.nn.Parameter(pdt.ones(1))], lr=0.1)"
+      "\npdt.optim.lr_scheduler.ChainedScheduler([pdt.optim.lr_scheduler.ReduceLROnPlateau("
+      "opt)])", "ValueError", r"ChainedScheduler does not support `ReduceLROnPlateau` "
+      r"scheduler .* at index 0"),
     C("checkpoint-not-callable", "pdt.utils.checkpoint.checkpoint(3, use_reentrant=False)",
       "TypeError", r"function must be callable, got int"),
     C("Linear-input-dtype", "pdt.nn.Linear(3, 4)(pdt.zeros(2, 3, dtype=pdt.float64))",
@@ -122,6 +185,19 @@ NN_API_CASES = [
       r"clip_grad_value_\(\): clip_value must be >= 0, got -2"),
     C("clip_grad_value_-number", "pdt.nn.utils.clip_grad_value_(3, 1.0)", "TypeError",
       r"parameters must be a Tensor or an iterable of Tensors, got int"),
+    C("get_total_norm-norm-type", "pdt.nn.utils.get_total_norm([t], norm_type='fro')",
+      "ValueError", r"get_total_norm\(\): norm_type must be a number or 'inf', got 'fro'"),
+    C("get_total_norm-nonfinite", "pdt.nn.utils.get_total_norm([pdt.tensor([float('inf')])], "
+      "error_if_nonfinite=True)", "RuntimeError",
+      r"get_total_norm\(\): the total norm of order 2.0 of the gradients is inf \(on cpu\)"),
+    C("get_total_norm-int", "pdt.nn.utils.get_total_norm(pdt.ones(3, dtype=pdt.int64))",
+      "TypeError", r"gradients must be floating point, got pydevtensor.int64 of shape \(3,\) "
+      r"on cpu"),
+    C("clip_grads_with_norm_-negative", "pdt.nn.utils.clip_grads_with_norm_([t], -0.5, 1.0)",
+      "ValueError", r"clip_grads_with_norm_\(\): max_norm must be >= 0, got -0.5"),
+    C("clip_grads_with_norm_-total-shape", "pdt.nn.utils.clip_grads_with_norm_([t], 1.0, "
+      "pdt.ones(2, 2))", "TypeError", r"total_norm must be a number or a one-element "
+      r"floating-point tensor, got a pydevtensor.float32 tensor of shape \(2, 2\) on cpu"),
     C("one_hot-empty-inferred", "pdt.nn.functional.one_hot(pdt.zeros(0, dtype=pdt.int64))",
       "ValueError", r"cannot infer the number of classes from an empty tensor"),
     C("l1_loss-shapes", "pdt.nn.functional.l1_loss(pdt.zeros(3, 1), pdt.zeros(3))", "ValueError",

@@ -40,7 +40,12 @@ F64 = "float64"
 
 @pytest.fixture(params=[pytest.param("cuda", marks=pytest.mark.cuda), "logical_cpus"])
 def pair(request):
-    if request.param == "cuda":
+    return two_devices(request.param)
+
+
+def two_devices(kind):
+    """The two devices of the pair fixture's kind ('cuda' or 'logical_cpus')."""
+    if kind == "cuda":
         if pdt.device_count() < 2:
             pytest.skip("needs two CUDA devices")
         return [pdt.device("cuda:0"), pdt.device("cuda:1")]
@@ -484,19 +489,23 @@ def test_d2l_13_5_scatter_gather_and_allreduce(pair):
             assert_close(p.grad, r.grad.numpy(), F64)
 
 
-def test_on_two_logical_cpu_devices():
-    """This file's pair tests on cpu:1 and cpu:2, in a fresh pytest (the devices are
-    configured before first use: module docstring)."""
+def run_on_logical_cpus(path):
+    """The pair tests of the test file path on cpu:1 and cpu:2, in a fresh pytest (the
+    devices are configured before first use: module docstring)."""
     if _LOGICAL_CPUS:
         pytest.skip("this is the run on logical CPU devices")
     env = dict(os.environ, PYDEVTENSOR_TEST_DP_CPUS="3")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "-k", "logical_cpus", os.path.abspath(__file__)],
+                           "-k", "logical_cpus", os.path.abspath(path)],
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     tail = proc.stdout.strip().splitlines()[-1]
     assert "passed" in tail and "skipped" not in tail and "failed" not in tail, proc.stdout
 
+
+def test_on_two_logical_cpu_devices():
+    """This file's pair tests on cpu:1 and cpu:2, in a fresh pytest."""
+    run_on_logical_cpus(__file__)
 
 
 def test_a_layers_device_error_frees_its_input_at_once(pair):

@@ -19,7 +19,7 @@ SUBMODULES = ("nn", "optim", "linalg", "config", "cuda", "autograd", "autograd.f
               "autograd.function", "distribute", "nn.utils", "nn.utils.rnn", "optim.lr_scheduler",
               "utils.data", "utils.checkpoint",
               "special", "jit", "random", "distributions", "testing", "backends.cudnn",
-              "backends.mps", "amp", "cuda.amp", "cpu.amp")
+              "backends.mps", "amp", "cuda.amp", "cpu.amp", "nn.parallel.comm")
 # Modules whose public names are not all documented yet: only these names are checked.
 NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss",
                            "cross_entropy", "leaky_relu", "binary_cross_entropy_with_logits",
@@ -42,7 +42,8 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
                            # attention (D2L chapter 11)
                            "scaled_dot_product_attention"),
          "nn.init": ("trunc_normal_", "eye_", "orthogonal_"),
-         "nn.parallel": ("scatter", "scatter_kwargs", "gather", "replicate", "parallel_apply")}
+         "nn.parallel": ("scatter", "scatter_kwargs", "gather", "replicate", "parallel_apply",
+                         "data_parallel")}
 
 # layers2: 1-d and power-average pools, resampling, pixel shuffle, LRN and RMSNorm
 NAMED["nn.functional"] += ("max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",

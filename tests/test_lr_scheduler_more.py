@@ -326,6 +326,7 @@ def _both(torch, make, steps, cls="SGD", arg=None, **kw):
         theirs.step()
         for s in (a, b):
             s.step() if arg is None else s.step(arg(i))
+    return a, b
 
 
 TORCH_CASES = {

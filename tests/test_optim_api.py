@@ -11,7 +11,8 @@ import pydevtensor as pdt
 from conftest import assert_close, torch_or_skip
 from pydevtensor import nn, optim
 
-NAMES = ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam"]
+NAMES = ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam",
+         "Rprop", "ASGD"]
 W0 = [1.0, -2.0, 3.0]
 
 
@@ -123,16 +124,17 @@ def test_tensor_lr(name, device):
     # the same steps as with the float lr (float32(0.05), the tensor's value), with
     # the lr on the CPU and on the parameters' device
     kw = {"momentum": 0.9, "nesterov": True} if name == "SGD" else {}
-    ref, _, _ = _run(pdt, name, device, lr=float(np.float32(0.05)), weight_decay=0.1, **kw)
+    kw.update({} if name == "Rprop" else {"weight_decay": 0.1})  # Rprop has none
+    ref, _, _ = _run(pdt, name, device, lr=float(np.float32(0.05)), **kw)
     ref = ref.detach().cpu().numpy().astype(np.float64)
     for lr_device in ("cpu", device):
         lr = pdt.tensor(0.05, device=lr_device)
-        w, opt, _ = _run(pdt, name, device, lr=lr, weight_decay=0.1, **kw)
+        w, opt, _ = _run(pdt, name, device, lr=lr, **kw)
         assert opt.param_groups[0]["lr"] is lr and lr.item() == pytest.approx(0.05)
         got = w.detach().cpu().numpy().astype(np.float64)
         assert np.allclose(got, ref, rtol=2e-5, atol=1e-6), (lr_device, got, ref)
     torch = torch_or_skip()
-    tw, _, _ = _run(torch, name, "cpu", lr=torch.tensor(0.05), weight_decay=0.1, **kw)
+    tw, _, _ = _run(torch, name, "cpu", lr=torch.tensor(0.05), **kw)
     assert np.allclose(ref, tw.detach().double().numpy(), rtol=2e-5, atol=1e-6)
 
 
@@ -144,6 +146,12 @@ SCHEDULERS = {
     "ReduceLROnPlateau": lambda S, o: S.ReduceLROnPlateau(o, patience=0),
     "LinearLR": lambda S, o: S.LinearLR(o),
     "CosineAnnealingWarmRestarts": lambda S, o: S.CosineAnnealingWarmRestarts(o, 2),
+    "MultiplicativeLR": lambda S, o: S.MultiplicativeLR(o, lambda e: 0.5),
+    "ConstantLR": lambda S, o: S.ConstantLR(o, 0.5, total_iters=2),
+    "PolynomialLR": lambda S, o: S.PolynomialLR(o, total_iters=4),
+    "CyclicLR": lambda S, o: S.CyclicLR(o, 0.01, 0.1, step_size_up=2),
+    "ChainedScheduler": lambda S, o: S.ChainedScheduler([S.ConstantLR(o, 0.5, total_iters=2),
+                                                         S.ExponentialLR(o, 0.9)]),
 }
 
 

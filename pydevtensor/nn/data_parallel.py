@@ -6,7 +6,7 @@ from .. import _C
 from ._parallel_functions import _apply, _as_device, gather, replicate, scatter_kwargs
 from .module import Module
 
-__all__ = ["DataParallel"]
+__all__ = ["DataParallel", "data_parallel"]
 
 
 class DataParallel(Module):
@@ -75,30 +75,11 @@ class DataParallel(Module):
             raise TypeError(f"DataParallel: dim must be an int, got {type(dim).__name__}")
         self.module = module
         self.dim = dim
-        if device_ids is None:
-            device_ids = list(range(_cuda_device_count()))
-        devices = [_as_device(d, "DataParallel") for d in device_ids]
+        devices, out = _resolve_devices(device_ids, output_device, "DataParallel")
         if not devices:
             self.device_ids, self.output_device, self.src_device_obj = [], None, None
             object.__setattr__(self, "_devices", [])
             return
-        kinds = {d.type for d in devices}
-        if len(kinds) > 1:
-            raise ValueError(f"DataParallel: device_ids must all be of one kind, got "
-                             f"{[str(d) for d in devices]}")
-        devices = [d if d.index is not None else _C.device(d.type, 0) for d in devices]
-        if len(set(map(str, devices))) != len(devices):
-            raise ValueError(f"DataParallel: each device may appear once in device_ids, got "
-                             f"{[str(d) for d in devices]}")
-        for d in devices:
-            _C._check_device(d)  # an unknown device raises here, naming the ones there are
-        if output_device is None:
-            out = devices[0]
-        elif output_device == -1:
-            out = _C.device("cpu")
-        else:
-            out = _as_device(output_device, "DataParallel")
-            _C._check_device(out)
         object.__setattr__(self, "_devices", devices)
         self.src_device_obj = devices[0]
         if devices[0].type == "cuda":  # PyTorch's: CUDA device indices as ints
@@ -114,29 +95,123 @@ class DataParallel(Module):
     def forward(self, *inputs, **kwargs):
         if not self._devices:
             return self.module(*inputs, **kwargs)
-        src = self.src_device_obj
-        for kind, named in (("parameter", self.module.named_parameters()),
-                            ("buffer", self.module.named_buffers())):
-            for name, t in named:
-                if t.device != src:
-                    err = _C.DeviceError(
-                        f"module must have its parameters and buffers on device {src} "
-                        f"(device_ids[0]) but found one of them on device: {t.device} "
-                        f"({kind} '{name}'); move the module with .to('{src}')")
-                    err._pdt_layer = True  # named already: Module.__call__ adds nothing
-                    raise err
-        inputs, kwargs = scatter_kwargs(inputs, kwargs, self._devices, self.dim)
-        if not inputs and not kwargs:  # no arguments: one call on device_ids[0]
-            inputs, kwargs = ((),), ({},)
-        if len(self._devices) == 1:
-            return self.module(*inputs[0], **kwargs[0])
-        devices = self._devices[:len(inputs)]
-        replicas = replicate(self.module, devices, detach=not _grad_enabled())
-        # the replica holding the module's own buffers runs last: a replica that raises
-        # leaves the module's running statistics as they were
-        outputs = _apply(replicas, inputs, kwargs, devices,
-                         list(range(1, len(devices))) + [0])
-        return gather(outputs, self._output_device, dim=self.dim)
+        return _run(self.module, inputs, kwargs, self._devices, self._output_device, self.dim)
+
+
+def _resolve_devices(device_ids, output_device, where):
+    """(devices, output device) from PyTorch's device_ids and output_device: every CUDA
+    device by default ([] without CUDA); one kind of device, each once, each there."""
+    if device_ids is None:
+        device_ids = list(range(_cuda_device_count()))
+    devices = [_as_device(d, where) for d in device_ids]
+    if not devices:
+        return [], None
+    kinds = {d.type for d in devices}
+    if len(kinds) > 1:
+        raise ValueError(f"{where}: device_ids must all be of one kind, got "
+                         f"{[str(d) for d in devices]}")
+    devices = [d if d.index is not None else _C.device(d.type, 0) for d in devices]
+    if len(set(map(str, devices))) != len(devices):
+        raise ValueError(f"{where}: each device may appear once in device_ids, got "
+                         f"{[str(d) for d in devices]}")
+    for d in devices:
+        _C._check_device(d)  # an unknown device raises here, naming the ones there are
+    if output_device is None:
+        out = devices[0]
+    elif output_device == -1:
+        out = _C.device("cpu")
+    else:
+        out = _as_device(output_device, where)
+        _C._check_device(out)
+    return devices, out
+
+
+def _run(module, inputs, kwargs, devices, output_device, dim):
+    """One data-parallel call of module: the arguments scattered over devices, the
+    module replicated onto those that get a piece, the replicas run, their outputs
+    gathered on output_device."""
+    src = devices[0]
+    for kind, named in (("parameter", module.named_parameters()),
+                        ("buffer", module.named_buffers())):
+        for name, t in named:
+            if t.device != src:
+                err = _C.DeviceError(
+                    f"module must have its parameters and buffers on device {src} "
+                    f"(device_ids[0]) but found one of them on device: {t.device} "
+                    f"({kind} '{name}'); move the module with .to('{src}')")
+                err._pdt_layer = True  # named already: Module.__call__ adds nothing
+                raise err
+    inputs, kwargs = scatter_kwargs(inputs, kwargs, devices, dim)
+    if not inputs and not kwargs:  # no arguments: one call on device_ids[0]
+        inputs, kwargs = ((),), ({},)
+    if len(devices) == 1:
+        return module(*inputs[0], **kwargs[0])
+    devices = devices[:len(inputs)]
+    replicas = replicate(module, devices, detach=not _grad_enabled())
+    # the replica holding the module's own buffers runs last: a replica that raises
+    # leaves the module's running statistics as they were
+    outputs = _apply(replicas, inputs, kwargs, devices, list(range(1, len(devices))) + [0])
+    return gather(outputs, output_device, dim=dim)
+
+
+def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0,
+                  module_kwargs=None):
+    """One call of module on several devices, as ``torch.nn.parallel.data_parallel``
+    (the functional form of DataParallel, which see): inputs (and module_kwargs) are
+    split along dim over the devices, module is replicated onto each device that gets
+    a piece, and the outputs are joined on output_device.  Autograd records the
+    copies, so a backward sums the replicas' gradients into module's parameters.
+    Unlike DataParallel, one device does not move the module.
+
+    Parameters
+    ----------
+    module : nn.Module
+        The module, its parameters and buffers on device_ids[0].
+    inputs : Tensor or tuple
+        The positional arguments (a single one need not be in a tuple).
+    device_ids : list of int, str or pydevtensor.device, optional
+        The devices (default: every CUDA device; with none, module is just called).
+    output_device : int, str or pydevtensor.device, optional
+        Where outputs are gathered (default device_ids[0]; -1 is the CPU).
+    dim : int, optional
+        The dimension inputs are split and outputs joined along (default 0).
+    module_kwargs : dict, optional
+        Keyword arguments, split as inputs are.
+
+    Returns
+    -------
+    The module's output, gathered.
+
+    Raises
+    ------
+    TypeError
+        When module is not an nn.Module or a device is not a device.
+    ValueError
+        For device_ids of two kinds, or a device given twice.
+    RuntimeError
+        When a parameter or buffer is not on device_ids[0] (a pydevtensor.DeviceError,
+        naming both devices).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> out = nn.parallel.data_parallel(nn.Linear(3, 1), pydevtensor.ones(4, 3),
+    ...                                 device_ids=['cpu'])
+    >>> out.shape
+    pydevtensor.Size([4, 1])
+    """
+    where = "data_parallel()"
+    if not isinstance(module, Module):
+        raise TypeError(f"{where}: expected an nn.Module, got {type(module).__name__}")
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"{where}: dim must be an int, got {type(dim).__name__}")
+    if not isinstance(inputs, tuple):
+        inputs = (inputs,) if inputs is not None else ()
+    kwargs = {} if module_kwargs is None else module_kwargs
+    devices, out = _resolve_devices(device_ids, output_device, where)
+    if not devices:
+        return module(*inputs, **kwargs)
+    return _run(module, inputs, kwargs, devices, out, dim)
 
 
 def _cuda_device_count():

@@ -1,8 +1,9 @@
 """nn.parallel.DistributedDataParallel: one replica of a module per process of
 pydevtensor.distributed, gradients averaged across the processes during backward.
 nn.parallel also holds (from their own files) DataParallel, several devices of one
-process (data_parallel.py), and its pieces scatter, scatter_kwargs, gather, replicate
-and parallel_apply (_parallel_functions.py).
+process, and its functional form data_parallel (data_parallel.py), its pieces scatter,
+scatter_kwargs, gather, replicate and parallel_apply (_parallel_functions.py), and
+comm: broadcast, reduce_add, scatter and gather of tensors (_parallel_comm.py).
 
 Note [DistributedDataParallel]
 - Wrapping broadcasts every parameter from rank 0 (so every rank starts from the same
@@ -38,10 +39,12 @@ Note [DistributedDataParallel]
   normalization.py), so momentum=None reads no count back from a GPU on any rank.
 """
 import contextlib
+import sys
 
 from .. import _C
+from . import _parallel_comm as comm
 from ._parallel_functions import gather, parallel_apply, replicate, scatter, scatter_kwargs
-from .data_parallel import DataParallel
+from .data_parallel import DataParallel, data_parallel
 from .module import Module
 from .normalization import HostCount
 
@@ -237,5 +240,9 @@ def _C_cat(tensors):
     return cat(tensors)
 
 
-__all__ = ["DataParallel", "DistributedDataParallel", "gather", "parallel_apply", "replicate",
-           "scatter", "scatter_kwargs"]
+__all__ = ["DataParallel", "DistributedDataParallel", "comm", "data_parallel", "gather",
+           "parallel_apply", "replicate", "scatter", "scatter_kwargs"]
+
+# `import pydevtensor.nn.parallel.comm`, as torch.nn.parallel.comm (this is a module,
+# not a package)
+sys.modules[__name__ + ".comm"] = comm

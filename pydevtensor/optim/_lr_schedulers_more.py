@@ -42,6 +42,81 @@ def _initial_step(scheduler):
         scheduler._is_initial = False
 
 
+def _state_with_children(self) -> dict[str, Any]:
+    """The state of a scheduler of schedulers (SequentialLR, ChainedScheduler): its own
+    attributes but the optimizer, and its schedulers' state_dicts under '_schedulers'.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+    >>> sched = optim.lr_scheduler.ChainedScheduler(
+    ...     [optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)])
+    >>> [s['gamma'] for s in sched.state_dict()['_schedulers']]
+    [0.5]
+    """
+    state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+    state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+    return state
+
+
+def _load_children(self, state_dict: dict[str, Any]) -> None:
+    """Restores a state from ``state_dict()``, all or nothing: the schedulers' states
+    are loaded into copies, kept only when every one loads.
+
+    Parameters
+    ----------
+    state_dict : dict
+        From ``state_dict()``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        When state_dict is not a dict.
+    ValueError
+        When it holds another number of schedulers.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn, optim
+    >>> opt = optim.SGD(nn.Linear(2, 1).parameters(), lr=1.0)
+    >>> make = lambda: optim.lr_scheduler.ChainedScheduler(
+    ...     [optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)])
+    >>> a = make()
+    >>> opt.step()
+    >>> a.step()
+    >>> b = make()
+    >>> b.load_state_dict(a.state_dict())
+    >>> b._schedulers[0].last_epoch
+    1
+    """
+    where = f"{type(self).__name__}.load_state_dict()"
+    if not isinstance(state_dict, dict):
+        raise TypeError(f"{where}: expected a dict (a state_dict), got "
+                        f"{type(state_dict).__name__}")
+    saved = state_dict.get("_schedulers", ())
+    if len(saved) != len(self._schedulers):
+        raise ValueError(f"{where}: the state dict has {len(saved)} schedulers, this one "
+                         f"{len(self._schedulers)}")
+    loaded = []
+    for s, st in zip(self._schedulers, saved):
+        c = copy.copy(s)
+        c.__dict__ = dict(s.__dict__)
+        c.load_state_dict(st)
+        loaded.append(c.__dict__)
+    for s, state in zip(self._schedulers, loaded):
+        s.__dict__ = state
+    self.__dict__.update({k: v for k, v in state_dict.items() if k != "_schedulers"})
+
+
 class LinearLR(LRScheduler):
     """Scales the rates by a factor that goes linearly from start_factor to end_factor
     over total_iters epochs, then stays: ``base * (start_factor + (end_factor -
@@ -202,30 +277,8 @@ class SequentialLR(LRScheduler):
         self.last_epoch = epoch
         self._last_lr = s.get_last_lr()
 
-    def state_dict(self) -> dict[str, Any]:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        if not isinstance(state_dict, dict):
-            raise TypeError(f"SequentialLR.load_state_dict(): expected a dict (a state_dict), "
-                            f"got {type(state_dict).__name__}")
-        saved = state_dict.get("_schedulers", ())
-        if len(saved) != len(self._schedulers):
-            raise ValueError(f"SequentialLR.load_state_dict(): the state dict has "
-                             f"{len(saved)} schedulers, this one {len(self._schedulers)}")
-        # all or nothing: the schedulers' states are loaded into copies, kept only when
-        # every one loads
-        loaded = []
-        for s, st in zip(self._schedulers, saved):
-            c = copy.copy(s)
-            c.__dict__ = dict(s.__dict__)
-            c.load_state_dict(st)
-            loaded.append(c.__dict__)
-        for s, state in zip(self._schedulers, loaded):
-            s.__dict__ = state
-        self.__dict__.update({k: v for k, v in state_dict.items() if k != "_schedulers"})
+    state_dict = _state_with_children
+    load_state_dict = _load_children
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):

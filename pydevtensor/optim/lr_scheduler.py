@@ -19,8 +19,10 @@ computes from the base rate.  With e = last_epoch:
 
 and, with their own rules (see each docstring): SequentialLR (schedulers one after
 the other), CosineAnnealingWarmRestarts (SGDR; step() takes fractional epochs),
-OneCycleLR (stepped per batch; cycles the momentum too) and ReduceLROnPlateau
-(``step(metric)``: reduces the rates when the metric stops improving).
+OneCycleLR (stepped per batch; cycles the momentum too), ReduceLROnPlateau
+(``step(metric)``: reduces the rates when the metric stops improving),
+MultiplicativeLR, ConstantLR, PolynomialLR, CyclicLR (stepped per batch) and
+ChainedScheduler (several schedulers stepped together).
 """
 from __future__ import annotations
 
@@ -36,8 +38,9 @@ from typing import Any
 from .. import _C
 from . import Optimizer
 
-__all__ = ["CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR", "LRScheduler",
-           "LambdaLR", "LinearLR", "MultiStepLR", "OneCycleLR", "ReduceLROnPlateau",
+__all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
+           "CyclicLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
+           "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau",
            "SequentialLR", "StepLR"]
 
 
@@ -572,11 +575,13 @@ class LambdaLR(LRScheduler):
 
 from ._lr_schedulers_more import (CosineAnnealingWarmRestarts, LinearLR,  # noqa: E402
                                   OneCycleLR, ReduceLROnPlateau, SequentialLR)
+from ._lr_schedulers_cyclic import (ChainedScheduler, ConstantLR, CyclicLR,  # noqa: E402
+                                    MultiplicativeLR, PolynomialLR)
 
 # Defined in a file of their own, but this module's as PyTorch's are: Dive into Deep
 # Learning's train() (12.11) tells its own schedulers from these by
 # `scheduler.__module__ == lr_scheduler.__name__`.
-for _cls in (CosineAnnealingWarmRestarts, LinearLR, OneCycleLR, ReduceLROnPlateau,
-             SequentialLR):
+for _cls in (ChainedScheduler, ConstantLR, CosineAnnealingWarmRestarts, CyclicLR, LinearLR,
+             MultiplicativeLR, OneCycleLR, PolynomialLR, ReduceLROnPlateau, SequentialLR):
     _cls.__module__ = __name__
 del _cls

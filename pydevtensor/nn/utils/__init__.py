@@ -3,7 +3,8 @@ Learning clips its gradients), composed from the package's ops so that it runs o
 device; parameters_to_vector and vector_to_parameters (convert_parameters.py); and the
 variable-length sequences of ``nn.utils.rnn`` (rnn.py).
 
-clip_grad_norm_ computes each gradient's norm on its own device, stacks a device's
+clip_grad_norm_ is get_total_norm followed by clip_grads_with_norm_ (PyTorch 2.6's
+halves of it).  It computes each gradient's norm on its own device, stacks a device's
 norms and copies that vector (one counted copy per device other than the first
 gradient's) to the first gradient's device, where the total norm is taken; the
 scaling factor goes back to each device (one more counted copy each).  With every
@@ -24,28 +25,18 @@ from ..._ops_join import cat as _cat, stack as _stack
 from ..._ops_stats import isfinite as _isfinite
 from ...autograd.grad_mode import no_grad as _no_grad
 from . import rnn  # nn.utils.rnn, as torch's
-from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .convert_parameters import _tensor_list, parameters_to_vector, vector_to_parameters
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
-           "vector_to_parameters", "rnn"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
+           "parameters_to_vector", "vector_to_parameters", "rnn"]
 
 _Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
 
 
 def _gradients(parameters, where):
     """The .grad of each parameter that has one (a single Tensor is one parameter)."""
-    if isinstance(parameters, _C.Tensor):
-        parameters = [parameters]
-    elif not isinstance(parameters, Iterable):
-        raise TypeError(f"{where}: parameters must be a Tensor or an iterable of Tensors, got "
-                        f"{type(parameters).__name__}")
-    grads = []
-    for p in parameters:
-        if not isinstance(p, _C.Tensor):
-            raise TypeError(f"{where}: parameters must be Tensors, got {type(p).__name__}")
-        if p.grad is not None:
-            grads.append(p.grad)
-    return grads
+    return [p.grad for p in _tensor_list(parameters, where, "parameters")
+            if p.grad is not None]
 
 
 def _limit(value, name, where):
@@ -55,6 +46,179 @@ def _limit(value, name, where):
     if not value >= 0:
         raise ValueError(f"{where}: {name} must be >= 0, got {value}")
     return float(value)
+
+
+def _norm_order(norm_type, where):
+    """norm_type as a float: a number or 'inf' (not NaN)."""
+    if isinstance(norm_type, bool) or not isinstance(norm_type, (numbers.Real, str)):
+        raise TypeError(f"{where}: norm_type must be a number, got {type(norm_type).__name__}")
+    try:
+        order = float(norm_type)
+    except ValueError:
+        raise ValueError(f"{where}: norm_type must be a number or 'inf', got "
+                         f"{norm_type!r}") from None
+    if math.isnan(order):
+        raise ValueError(f"{where}: norm_type must be a number, got nan")
+    return order
+
+
+def _floating(tensors, where):
+    """The promoted dtype of tensors, all floating point (TypeError naming one that is
+    not)."""
+    dtype = tensors[0].dtype
+    for g in tensors:
+        if not g.is_floating_point():
+            raise TypeError(f"{where}: gradients must be floating point, got {g.dtype} of "
+                            f"shape {tuple(g.shape)} on {g.device}")
+        dtype = _C.promote_types(dtype, g.dtype)
+    return dtype
+
+
+def _total_norm(grads, order, error_if_nonfinite, where):
+    """The norm of order order of every tensor of grads joined into one vector, on the
+    first one's device (see the module's docstring)."""
+    if not grads:
+        return _C.tensor(0.0)
+    dtype = _floating(grads, where)
+    first = grads[0].device
+    by_device: dict[_C.device, list[_C.Tensor]] = {}
+    for g in grads:
+        by_device.setdefault(g.device, []).append(_linalg.vector_norm(g, order).to(dtype))
+    parts = [_stack(norms).to(first) for norms in by_device.values()]
+    total = _linalg.vector_norm(_cat(parts) if len(parts) > 1 else parts[0], order)
+    if error_if_nonfinite and not _isfinite(total).item():
+        raise RuntimeError(f"{where}: the total norm of order {order} of the gradients is "
+                           f"{total.item()} (on {first}), which cannot be clipped; "
+                           f"error_if_nonfinite=False scales by it anyway")
+    return total
+
+
+def _scale_by_norm(grads, max_norm, total, where):
+    """Multiplies grads in place by min(1, max_norm / (total + 1e-6)); every copy of the
+    factor is made, and every check passed, before any gradient changes."""
+    if not grads:
+        return
+    _floating(grads, where)
+    coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
+    scales = {g.device: None for g in grads}  # the devices, in order
+    scales = {d: coef.to(d) for d in scales}
+    for g in grads:
+        g.mul_(scales[g.device])
+
+
+@_no_grad()
+def get_total_norm(tensors: _Parameters, norm_type: float | str = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> _C.Tensor:
+    """The norm of the vector of every tensor's norm (the norm of all the tensors joined
+    into one vector), as PyTorch's ``get_total_norm`` (2.6): the first half of
+    ``clip_grad_norm_``, given the gradients themselves.
+
+    Each tensor's norm is computed on its own device and the total on the first
+    tensor's (see the module's docstring for the copies when the tensors are on
+    several devices).
+
+    Parameters
+    ----------
+    tensors : Tensor or iterable of Tensor
+        The tensors (``[p.grad for p in net.parameters() if p.grad is not None]``),
+        or a single one.
+    norm_type : float or 'inf', optional
+        The order of the norms (default 2); ``float('inf')`` gives the largest
+        absolute value.
+    error_if_nonfinite : bool, optional
+        Raise when the total norm is NaN or infinite (default False; checking it is a
+        copy to the host on a GPU).
+    foreach : None, optional
+        Accepted for PyTorch's signature.
+
+    Returns
+    -------
+    Tensor
+        The total norm, 0-d, on the first tensor's device, of their promoted dtype;
+        ``tensor(0.)`` for no tensors.
+
+    Raises
+    ------
+    TypeError
+        When tensors are not Tensors, or not floating point, or norm_type is not a
+        number.
+    ValueError
+        When norm_type is NaN or a string other than 'inf'.
+    RuntimeError
+        With error_if_nonfinite, when the total norm is NaN or infinite.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.utils.get_total_norm([pydevtensor.tensor([3.]), pydevtensor.tensor([4.])])
+    tensor(5.)
+    >>> nn.utils.get_total_norm(pydevtensor.tensor([-3., 2.]), norm_type='inf')
+    tensor(3.)
+    """
+    where = "get_total_norm()"
+    order = _norm_order(norm_type, where)
+    return _total_norm(_tensor_list(tensors, where, "tensors"), order, error_if_nonfinite,
+                       where)
+
+
+@_no_grad()
+def clip_grads_with_norm_(parameters: _Parameters, max_norm: float, total_norm: _C.Tensor,
+                          foreach: bool | None = None) -> None:
+    """Scales the gradients in place by ``min(1, max_norm / (total_norm + 1e-6))``, as
+    PyTorch's ``clip_grads_with_norm_`` (2.6): the second half of ``clip_grad_norm_``,
+    given a total norm (from ``get_total_norm``, say).
+
+    Parameters whose ``.grad`` is None are skipped.  The factor is computed where
+    total_norm is and copied to each gradient's device (a counted copy for each other
+    device) before any gradient changes.
+
+    Parameters
+    ----------
+    parameters : Tensor or iterable of Tensor
+        The parameters (``net.parameters()``), or a single one.
+    max_norm : float
+        The largest total norm allowed (>= 0).
+    total_norm : Tensor or float
+        The total norm of the gradients.
+    foreach : None, optional
+        Accepted for PyTorch's signature; each gradient is scaled by one in-place op.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        When parameters are not Tensors, max_norm or total_norm is not a number (or a
+        one-element tensor), or a gradient is not floating point.
+    ValueError
+        When max_norm is negative or NaN.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> w = nn.Parameter(pydevtensor.tensor([3., 4.]))
+    >>> w.grad = pydevtensor.tensor([3., 4.])
+    >>> total = nn.utils.get_total_norm([w.grad])
+    >>> nn.utils.clip_grads_with_norm_([w], max_norm=1.0, total_norm=total)
+    >>> w.grad
+    tensor([0.6000, 0.8000])
+    """
+    where = "clip_grads_with_norm_()"
+    max_norm = _limit(max_norm, "max_norm", where)
+    if isinstance(total_norm, _C.Tensor):
+        if total_norm.numel() != 1 or not total_norm.is_floating_point():
+            raise TypeError(f"{where}: total_norm must be a number or a one-element "
+                            f"floating-point tensor, got a {total_norm.dtype} tensor of shape "
+                            f"{tuple(total_norm.shape)} on {total_norm.device}")
+        total = total_norm.reshape(())
+    elif isinstance(total_norm, numbers.Real) and not isinstance(total_norm, bool):
+        total = _C.tensor(float(total_norm))
+    else:
+        raise TypeError(f"{where}: total_norm must be a number or a one-element tensor, got "
+                        f"{type(total_norm).__name__}")
+    _scale_by_norm(_gradients(parameters, where), max_norm, total, where)
 
 
 @_no_grad()
@@ -112,38 +276,10 @@ def clip_grad_norm_(parameters: _Parameters, max_norm: float, norm_type: float |
     """
     where = "clip_grad_norm_()"
     max_norm = _limit(max_norm, "max_norm", where)
-    if isinstance(norm_type, bool) or not isinstance(norm_type, (numbers.Real, str)):
-        raise TypeError(f"{where}: norm_type must be a number, got {type(norm_type).__name__}")
-    try:
-        order = float(norm_type)
-    except ValueError:
-        raise ValueError(f"{where}: norm_type must be a number or 'inf', got "
-                         f"{norm_type!r}") from None
-    if math.isnan(order):
-        raise ValueError(f"{where}: norm_type must be a number, got nan")
+    order = _norm_order(norm_type, where)
     grads = _gradients(parameters, where)
-    if not grads:
-        return _C.tensor(0.0)
-    dtype = grads[0].dtype
-    for g in grads:
-        if not g.is_floating_point():
-            raise TypeError(f"{where}: gradients must be floating point, got {g.dtype} of "
-                            f"shape {tuple(g.shape)} on {g.device}")
-        dtype = _C.promote_types(dtype, g.dtype)
-    first = grads[0].device
-    by_device: dict[_C.device, list[_C.Tensor]] = {}
-    for g in grads:
-        by_device.setdefault(g.device, []).append(_linalg.vector_norm(g, order).to(dtype))
-    parts = [_stack(norms).to(first) for norms in by_device.values()]
-    total = _linalg.vector_norm(_cat(parts) if len(parts) > 1 else parts[0], order)
-    if error_if_nonfinite and not _isfinite(total).item():
-        raise RuntimeError(f"{where}: the total norm of order {order} of the gradients is "
-                           f"{total.item()} (on {first}), which cannot be clipped; "
-                           f"error_if_nonfinite=False scales by it anyway")
-    coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
-    scales = {d: coef.to(d) for d in by_device}  # every copy made before any gradient changes
-    for g in grads:
-        g.mul_(scales[g.device])
+    total = _total_norm(grads, order, error_if_nonfinite, where)
+    _scale_by_norm(grads, max_norm, total, where)
     return total
 
 

@@ -11,16 +11,23 @@ from ..._ops_join import cat as _cat
 from ...autograd.grad_mode import no_grad as _no_grad
 
 
+def _tensor_list(tensors: Any, where: str, name: str) -> list:
+    """tensors as a list (a single Tensor is one), each checked to be a Tensor."""
+    if isinstance(tensors, _C.Tensor):
+        return [tensors]
+    if not isinstance(tensors, Iterable):
+        raise TypeError(f"{where}: {name} must be a Tensor or an iterable of Tensors, got "
+                        f"{type(tensors).__name__}")
+    tensors = list(tensors)
+    for t in tensors:
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"{where}: {name} must be Tensors, got {type(t).__name__}")
+    return tensors
+
+
 def _params(parameters: Any, where: str) -> list:
-    if isinstance(parameters, _C.Tensor):
-        parameters = [parameters]
-    elif not isinstance(parameters, Iterable):
-        raise TypeError(f"{where}: parameters must be an iterable of Tensors, got "
-                        f"{type(parameters).__name__}")
-    params = list(parameters)
+    params = _tensor_list(parameters, where, "parameters")
     for p in params:
-        if not isinstance(p, _C.Tensor):
-            raise TypeError(f"{where}: parameters must be Tensors, got {type(p).__name__}")
         if p.device != params[0].device:
             raise TypeError(f"{where}: Found two parameters on different devices, this is "
                             f"currently not supported ({params[0].device} and {p.device})")
