@@ -1,9 +1,11 @@
 /* pdt_elementwise.c - validation and dispatch of the elementwise ops (see
- * pdt_elementwise.h and its notes).  The order is always: every check, then
+ * pdt_elementwise.h and its notes; add and sub with alpha in
+ * pdt_elementwise_alpha.c, through pdt_elementwise_impl.h).  The order is always: every check, then
  * the allocations and casts into temporaries, then one backend call (plus one
  * cast into the output when its dtype differs from the result's), so that a
  * failed check never leaves an output half-written. */
 #include "pdt_elementwise.h"
+#include "pdt_elementwise_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -59,7 +61,7 @@ static pdt_dtype result_type(int n, const pdt_arg *args)
 
 static int is_comparison(pdt_binary_op op) { return op >= PDT_OP_EQ && op <= PDT_OP_GE; }
 
-static pdt_status binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+pdt_status pdt_ew_binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
                                 pdt_dtype *compute, pdt_dtype *res)
 {
     pdt_arg args[2] = {a, b};
@@ -101,7 +103,7 @@ static int can_cast(pdt_dtype from, pdt_dtype to) { return category(from) <= cat
 /* The scalar x in the compute dtype c, as the backends read it; an integer
  * scalar with a small-integer operand dtype `wrap` is first wrapped into it, as
  * PyTorch does (Note [small integers] in pdt_dtype.h). */
-static pdt_status scalar_for(const char *name, pdt_dtype c, pdt_dtype wrap, pdt_arg x,
+pdt_status pdt_ew_scalar_for(const char *name, pdt_dtype c, pdt_dtype wrap, pdt_arg x,
                              pdt_scalar *out)
 {
     memset(out, 0, sizeof *out);
@@ -124,7 +126,7 @@ static pdt_status scalar_for(const char *name, pdt_dtype c, pdt_dtype wrap, pdt_
 /* ---- shapes ---- */
 
 /* The broadcast shape of a and b (either may be NULL for a scalar). */
-static pdt_status broadcast_shape(const char *name, const pdt_tensor *a, const pdt_tensor *b,
+pdt_status pdt_ew_broadcast_shape(const char *name, const pdt_tensor *a, const pdt_tensor *b,
                                   int *ndim, int64_t *shape)
 {
     int na = a ? a->ndim : 0, nb = b ? b->ndim : 0;
@@ -148,7 +150,7 @@ static pdt_status broadcast_shape(const char *name, const pdt_tensor *a, const p
     return PDT_OK;
 }
 
-static int64_t numel_of(int ndim, const int64_t *shape)
+int64_t pdt_ew_numel_of(int ndim, const int64_t *shape)
 {
     int64_t n = 1;
     for (int i = 0; i < ndim; i++)
@@ -173,7 +175,7 @@ static void broadcast_view(const pdt_tensor *x, int ndim, const int64_t *shape, 
 
 /* The output must have the broadcast shape, a dtype the result casts to, and
  * one memory location per element. */
-static pdt_status check_output(const char *name, const pdt_tensor *out, int ndim,
+pdt_status pdt_ew_check_output(const char *name, const pdt_tensor *out, int ndim,
                                const int64_t *shape, pdt_dtype res)
 {
     char os[160], bs[160];
@@ -192,7 +194,7 @@ static pdt_status check_output(const char *name, const pdt_tensor *out, int ndim
                         pdt_dtype_name(res), pdt_dtype_name(out->dtype));
     /* An empty output has no element to share (NumPy gives its empty arrays
      * stride 0): nothing to refuse. */
-    for (int i = 0; i < ndim && numel_of(ndim, shape) > 0; i++)
+    for (int i = 0; i < ndim && pdt_ew_numel_of(ndim, shape) > 0; i++)
         if (out->strides[i] == 0 && out->shape[i] > 1)
             return pdt_fail(PDT_ERR_VALUE,
                             "%s: unsupported operation: more than one element of the written-to "
@@ -282,7 +284,7 @@ static pdt_status copy_to_temp(const pdt_tensor *x, pdt_dtype dtype, prepared *p
     if (st != PDT_OK)
         return st;
     p->has_tmp = 1;
-    if (numel_of(x->ndim, x->shape) == 0)
+    if (pdt_ew_numel_of(x->ndim, x->shape) == 0)
         return PDT_OK;
     return pdt_backend_of(x->device.kind)->copy_cast(&p->tmp, x);
 }
@@ -356,10 +358,6 @@ static pdt_status make_target(pdt_device dev, pdt_dtype res, pdt_dtype wide, int
 
 /* ---- binary ---- */
 
-static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
-                              const pdt_tensor *out, pdt_tensor *result, int forced,
-                              const pdt_scalar *scale);
-
 /* Note [integer division by zero]: an integer divisor of 0 is an error where
  * seeing it costs no synchronisation: a scalar 0 on every device, a zero inside a
  * CPU tensor (one pass: == 0, then a sum).  A divisor on a GPU is not read. */
@@ -379,7 +377,7 @@ static pdt_status check_integer_divisor(const char *name, pdt_binary_op op, pdt_
         pdt_tensor eq, count;
         memset(&eq, 0, sizeof eq);
         memset(&count, 0, sizeof count);
-        pdt_status st = binary_impl(name, PDT_OP_EQ, b, zero, NULL, &eq, NO_DTYPE, NULL);
+        pdt_status st = pdt_ew_binary_impl(name, PDT_OP_EQ, b, zero, NULL, &eq, NO_DTYPE, NULL);
         if (st == PDT_OK)
             st = pdt_reduce(PDT_REDUCE_SUM, &eq, -1, NULL, 0, -1, &count);
         if (st == PDT_OK)
@@ -433,7 +431,7 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
     if (*st != PDT_OK)
         return 1;
     pdt_note_op(name, a.t->device);
-    if (numel_of(a.t->ndim, a.t->shape) == 0)
+    if (pdt_ew_numel_of(a.t->ndim, a.t->shape) == 0)
         return 1;
     pdt_operand oa = {a.t, {0, 0, 0}}, ob = {b.t, {0, 0, 0}};
     *st = pdt_backend_of(a.t->device.kind)->binary(op, result, oa, ob);
@@ -519,7 +517,7 @@ static void compare_in_own_dtype(pdt_binary_op *op, pdt_arg *a, pdt_arg *b)
  * add and sub with alpha, whose scaled operand is already in the compute
  * dtype), and b scaled by *scale in the backend's binary_scaled when scale is
  * not NULL (Note [add with alpha]). */
-static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
+pdt_status pdt_ew_binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
                               const pdt_tensor *out, pdt_tensor *result, int forced,
                               const pdt_scalar *scale)
 {
@@ -537,13 +535,13 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
 
     st = pdt_same_device(name, 3, ts, arg_names, &dev);
     if (st == PDT_OK)
-        st = binary_dtypes(name, op, a, b, &compute, &res);
+        st = pdt_ew_binary_dtypes(name, op, a, b, &compute, &res);
     if (st == PDT_OK && forced >= 0)
         res = (pdt_dtype)forced, compute = pdt_compute_dtype(res);
     if (st == PDT_OK)
-        st = broadcast_shape(name, a.t, b.t, &ndim, shape);
+        st = pdt_ew_broadcast_shape(name, a.t, b.t, &ndim, shape);
     if (st == PDT_OK && out)
-        st = check_output(name, out, ndim, shape, res);
+        st = pdt_ew_check_output(name, out, ndim, shape, res);
     pdt_arg both[2] = {a, b};
     const pdt_dtype wrap = forced >= 0 ? res : result_type(2, both);
     if (st == PDT_OK && op == PDT_OP_POW && pdt_dtype_is_small_int(wrap) && !b.t && !b.s.is_float &&
@@ -559,9 +557,9 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
                       "for an %s base); use a float base",
                       name, (long long)b.s.i, pdt_dtype_name(res));
     if (st == PDT_OK && !a.t)
-        st = scalar_for(name, compute, wrap, a, &a.s);
+        st = pdt_ew_scalar_for(name, compute, wrap, a, &a.s);
     if (st == PDT_OK && !b.t)
-        st = scalar_for(name, compute, wrap, b, &b.s);
+        st = pdt_ew_scalar_for(name, compute, wrap, b, &b.s);
     if (st == PDT_OK)
         st = check_integer_divisor(name, op, compute, a, b);
     if (st != PDT_OK)
@@ -588,7 +586,7 @@ static pdt_status binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
     if (st != PDT_OK)
         return st;
     pdt_note_op(name, dev);
-    if (numel_of(ndim, shape) == 0)
+    if (pdt_ew_numel_of(ndim, shape) == 0)
         goto done;
     const pdt_backend *be = pdt_backend_of(dev.kind);
     st = prepare(a, mask_operand(be, op, compute, a, b) ? PDT_BOOL : compute, target, target != out,
@@ -616,132 +614,7 @@ done:
 pdt_status pdt_binary(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
                       const pdt_tensor *out, pdt_tensor *result)
 {
-    return binary_impl(name, op, a, b, out, result, -1, NULL);
-}
-
-/* ---- add and sub with alpha ---- */
-
-/* Note [add with alpha]
- * ~~~~~~~~~~~~~~~~~~~~~~
- * `p.sub_(buf, alpha=lr)` and `buf.add_(grad, alpha=wd)` (an optimizer's step)
- * form other * alpha in the compute dtype, rounded, and then add or subtract it,
- * as PyTorch does.  Done as three passes (a cast-or-copy of other into a
- * temporary, the multiply, the op) it took 26 us on 200,704 float32 elements
- * where add_ took 11.  A backend with binary_scaled does the multiply and the op
- * in one pass, element by element: the product is rounded to the dtype before
- * the op (the CPU's build has -ffp-contract=off, so no fused multiply-add), which
- * gives the bits of the three passes, save a NaN's payload: where both sides of
- * the op are NaN, which one's comes out is the compiler's choice (it may swap
- * the operands of an addition), as it is between devices.  It is used for
- * float32 and float64 compute dtypes (float16 and bfloat16 results compute in
- * float32) when input is a tensor; integers, bool, and a scalar input keep the
- * temporary. */
-
-/* alpha converted to the compute dtype c, after PyTorch's alpha_check: a bool
- * alpha only for a bool result, a float alpha only for a floating one, and an
- * integer alpha that fits c. */
-static pdt_status alpha_for(const char *name, pdt_dtype c, pdt_arg alpha, pdt_scalar *out)
-{
-    memset(out, 0, sizeof *out);
-    if (alpha.is_bool && c != PDT_BOOL)
-        return pdt_fail(PDT_ERR_TYPE,
-                        "%s: a bool alpha is only supported for bool results, and the result "
-                        "here is %s",
-                        name, pdt_dtype_name(c));
-    if (alpha.s.is_float && !pdt_dtype_is_floating(c))
-        return pdt_fail(PDT_ERR_TYPE,
-                        "%s: for integral input tensors (result %s), argument alpha must not be "
-                        "a floating point number, got %g",
-                        name, pdt_dtype_name(c), alpha.s.f);
-    if (pdt_dtype_is_floating(c)) {
-        out->is_float = 1;
-        out->f = alpha.s.is_float ? alpha.s.f : (double)alpha.s.i;
-        if (c == PDT_FLOAT32)
-            out->f = (float)out->f;
-        return PDT_OK;
-    }
-    if (c == PDT_INT32 && (alpha.s.i < INT32_MIN || alpha.s.i > INT32_MAX))
-        return pdt_fail(PDT_ERR_VALUE,
-                        "%s: alpha=%lld does not fit in int32, the dtype of the result", name,
-                        (long long)alpha.s.i);
-    out->i = c == PDT_BOOL ? alpha.s.i != 0 : alpha.s.i;
-    return PDT_OK;
-}
-
-/* The scalar b * alpha, formed in the compute dtype c (integers wrap, as the
- * tensor product does); b is already in c (scalar_for). */
-static pdt_arg scaled_scalar(pdt_dtype c, pdt_scalar b, pdt_scalar alpha, int b_is_bool)
-{
-    pdt_arg r;
-    memset(&r, 0, sizeof r);
-    if (c == PDT_FLOAT32) {
-        r.s.is_float = 1;
-        r.s.f = (double)((float)b.f * (float)alpha.f);
-    } else if (c == PDT_FLOAT64) {
-        r.s.is_float = 1;
-        r.s.f = b.f * alpha.f;
-    } else if (c == PDT_INT32) {
-        r.s.i = (int32_t)((uint32_t)b.i * (uint32_t)alpha.i);
-    } else if (c == PDT_INT64) {
-        r.s.i = (int64_t)((uint64_t)b.i * (uint64_t)alpha.i);
-    } else {
-        r.s.i = b.i && alpha.i;
-        r.is_bool = b_is_bool;
-    }
-    return r;
-}
-
-pdt_status pdt_binary_alpha(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b, pdt_arg alpha,
-                            const pdt_tensor *out, pdt_tensor *result)
-{
-    static const char *const arg_names[3] = {"input", "other", "out"};
-    const pdt_tensor *ts[3] = {a.t, b.t, out};
-    pdt_device dev;
-    pdt_dtype compute = PDT_FLOAT32, res = PDT_FLOAT32;
-    pdt_scalar al;
-    int ndim = 0;
-    int64_t shape[PDT_MAX_DIMS];
-    pdt_status st = pdt_same_device(name, 3, ts, arg_names, &dev);
-    if (st == PDT_OK)
-        st = binary_dtypes(name, op, a, b, &compute, &res);
-    if (st == PDT_OK)
-        st = alpha_for(name, compute, alpha, &al);
-    if (st == PDT_OK)
-        st = broadcast_shape(name, a.t, b.t, &ndim, shape);
-    if (st == PDT_OK && out)
-        st = check_output(name, out, ndim, shape, res);
-    if (st != PDT_OK)
-        return st;
-    if (al.is_float ? al.f == 1.0 : al.i == 1)
-        return pdt_binary(name, op, a, b, out, result);
-    if (!b.t) {
-        pdt_scalar bs;
-        st = scalar_for(name, compute, res, b, &bs);
-        if (st != PDT_OK)
-            return st;
-        return pdt_binary(name, op, a, scaled_scalar(compute, bs, al, b.is_bool), out, result);
-    }
-    const pdt_backend *be = pdt_backend_of(dev.kind);
-    if (be->binary_scaled && a.t && (op == PDT_OP_ADD || op == PDT_OP_SUB) &&
-        (compute == PDT_FLOAT32 || compute == PDT_FLOAT64))
-        return binary_impl(name, op, a, b, out, result, (int)res, &al);
-    /* other * alpha into a temporary of the compute dtype, then the op. */
-    pdt_tensor scaled;
-    st = pdt_tensor_empty(dev, compute, b.t->ndim, b.t->shape, 0, &scaled);
-    if (st != PDT_OK)
-        return st;
-    if (numel_of(b.t->ndim, b.t->shape) > 0) {
-        pdt_operand os = {&scaled, {0, 0, 0}}, oa = {NULL, al};
-        st = be->copy_cast(&scaled, b.t);
-        if (st == PDT_OK)
-            st = be->binary(PDT_OP_MUL, &scaled, os, oa);
-    }
-    if (st == PDT_OK) {
-        b.t = &scaled;
-        st = binary_impl(name, op, a, b, out, result, (int)res, NULL);
-    }
-    pdt_tensor_release(&scaled);
-    return st;
+    return pdt_ew_binary_impl(name, op, a, b, out, result, -1, NULL);
 }
 
 /* ---- unary ---- */
@@ -840,7 +713,7 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
     if (st == PDT_OK)
         st = unary_dtype(name, op, x, lo, hi, &res);
     if (st == PDT_OK && out)
-        st = check_output(name, out, x->ndim, x->shape, res);
+        st = pdt_ew_check_output(name, out, x->ndim, x->shape, res);
     if (st != PDT_OK)
         return st;
     pdt_scalar lo_v = bound_for(res, op == PDT_OP_CLAMP ? lo : NULL, 0);
@@ -857,7 +730,7 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
     if (st != PDT_OK)
         return st;
     pdt_note_op(name, dev);
-    if (numel_of(x->ndim, x->shape) == 0)
+    if (pdt_ew_numel_of(x->ndim, x->shape) == 0)
         goto done;
     st = prepare((pdt_arg){x, {0, 0, 0}, 0}, compute, target, target != out, &px);
     if (st == PDT_OK && op == PDT_OP_CLAMP && (nan_bound(res, lo) || nan_bound(res, hi))) {
