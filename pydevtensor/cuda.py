@@ -23,9 +23,13 @@ __all__ = [
     # state and reports (pydevtensor/_cuda_info.py)
     "init", "is_initialized", "get_arch_list", "memory_summary",
     "device_of", "OutOfMemoryError",
+    # the one stream of each device (pydevtensor/_cuda_streams.py)
+    "Stream", "StreamContext", "current_stream", "default_stream", "stream",
 ]
 from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
 from ._cuda_info import get_arch_list, init, is_initialized, memory_summary  # noqa: E402
+from ._cuda_streams import (Stream, StreamContext, current_stream, default_stream,  # noqa: E402
+                            stream)
 from ._cuda_random import (get_rng_state, get_rng_state_all, initial_seed,  # noqa: E402
                            manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
                            set_rng_state_all)
