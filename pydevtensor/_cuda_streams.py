@@ -6,19 +6,12 @@ therefore ordered as written; across devices, order it with ``cuda.Event``'s
 ``record()`` and ``wait()``.
 """
 from . import _C
-from ._devices import _as_device
+from ._devices import _cuda_device
 
 __all__ = ["Stream", "StreamContext", "current_stream", "default_stream", "stream"]
 
 _ONE_STREAM = ("pydevtensor has one stream per device: cuda.current_stream(device) gives "
                "it, and work on one device runs in the order it was queued")
-
-
-def _stream_device(device):
-    dev = _as_device(device)
-    if dev.type != "cuda":
-        raise ValueError(f"expected a CUDA device, got {dev}")
-    return _C._check_device(dev)
 
 
 class Stream:
@@ -211,7 +204,7 @@ def current_stream(device=None):
     >>> pydevtensor.cuda.current_stream(0).device  # doctest: +SKIP
     device(type='cuda', index=0)
     """
-    return Stream._of(_stream_device(device))
+    return Stream._of(_cuda_device(device))
 
 
 def default_stream(device=None):

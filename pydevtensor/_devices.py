@@ -87,6 +87,15 @@ def _as_device(d, default_cuda=True):
     return device("cuda", d) if isinstance(d, int) else device(d)
 
 
+def _cuda_device(device):
+    """device (as _as_device takes it; None: the current CUDA device) checked to be a CUDA
+    device that exists."""
+    dev = _as_device(device)
+    if dev.type != "cuda":
+        raise ValueError(f"expected a CUDA device, got {dev}")
+    return _C._check_device(dev)
+
+
 def set_default_device(device):
     """Makes device the one that factory functions (zeros, ones, rand, tensor, ..., and the
     parameters of new layers) use when given no device=, in every thread that is not

@@ -7,8 +7,8 @@ that says why none is available: not built with CUDA, no driver, or no such devi
 from collections import namedtuple
 
 from . import _C
-from ._devices import (_as_device, _release_caches, device_count, max_memory_allocated,
-                       memory_allocated, memory_reserved, memory_stats,
+from ._devices import (_as_device, _cuda_device, _release_caches, device_count,
+                       max_memory_allocated, memory_allocated, memory_reserved, memory_stats,
                        reset_peak_memory_stats)
 
 __all__ = [
@@ -211,13 +211,6 @@ class device_of(device):
         if not isinstance(obj, _C.Tensor):
             raise TypeError(f"cuda.device_of() expects a tensor, got {type(obj).__name__}")
         super().__init__(obj.device.index if obj.is_cuda else -1)
-
-
-def _cuda_device(device):
-    dev = _as_device(device)
-    if dev.type != "cuda":
-        raise ValueError(f"expected a CUDA device, got {dev}")
-    return _C._check_device(dev)
 
 
 def get_device_properties(device=None):

@@ -74,13 +74,25 @@ static void event_dealloc(PyObject *self)
     Py_DECREF(tp);
 }
 
-/* The device of the stream `stream` names for method `what`: the current
- * device's (None), else a pydevtensor.cuda.Stream's (its _pdt_stream_device,
- * a device object).  pydevtensor has one stream per device. */
-static int stream_device(pdt_state *S, const char *what, PyObject *stream, pdt_device *out)
+/* The stream argument of record/wait (`what`): (stream=None), positional or by
+ * keyword, as the device of that stream: the current device's for None (*given
+ * = 0), else a pydevtensor.cuda.Stream's (its _pdt_stream_device, a device
+ * object).  pydevtensor has one stream per device. */
+static int stream_argument(pdt_state *S, const char *what, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames, pdt_device *out, int *given)
 {
+    static const char *const names[] = {"stream", NULL};
+    PyObject *kw[1] = {NULL};
     out->kind = PDT_CUDA;
     out->index = pdt_current_cuda();
+    *given = 0;
+    if (pdt_parse_keywords(what, args + nargs, kwnames, names, kw) < 0)
+        return -1;
+    if (nargs > 1) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most one argument (stream)", what);
+        return -1;
+    }
+    PyObject *stream = nargs == 1 ? args[0] : kw[0];
     if (!stream || stream == Py_None)
         return 0;
     PyObject *dev = PyObject_GetAttrString(stream, "_pdt_stream_device");
@@ -96,6 +108,7 @@ static int stream_device(pdt_state *S, const char *what, PyObject *stream, pdt_d
     }
     int rc = pdt_device_from_object(S, dev, *out, out);
     Py_DECREF(dev);
+    *given = rc == 0;
     return rc;
 }
 
@@ -104,21 +117,13 @@ static int stream_device(pdt_state *S, const char *what, PyObject *stream, pdt_d
 static PyObject *event_record(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
-    static const char *const names[] = {"stream", NULL};
-    PyObject *kw[1] = {NULL};
     PdtEventObject *e = (PdtEventObject *)self;
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    if (!S || pdt_parse_keywords("record", args + nargs, kwnames, names, kw) < 0)
-        return NULL;
-    if (nargs > 1) {
-        PyErr_SetString(PyExc_TypeError, "record() takes at most one argument (stream)");
-        return NULL;
-    }
-    PyObject *stream = nargs == 1 ? args[0] : kw[0];
     pdt_device dev;
-    if (stream_device(S, "record", stream, &dev) < 0)
+    int given;
+    if (!S || stream_argument(S, "record", args, nargs, kwnames, &dev, &given) < 0)
         return NULL;
-    if (e->own_device && (!stream || stream == Py_None))
+    if (e->own_device && !given)
         dev = e->ev.device;
     pdt_status st = pdt_event_record(&e->ev, dev);
     if (st != PDT_OK)
@@ -148,17 +153,10 @@ static PyObject *event_query(PyObject *self, PyObject *unused)
 static PyObject *event_wait(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
-    static const char *const names[] = {"stream", NULL};
-    PyObject *kw[1] = {NULL};
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    if (!S || pdt_parse_keywords("wait", args + nargs, kwnames, names, kw) < 0)
-        return NULL;
-    if (nargs > 1) {
-        PyErr_SetString(PyExc_TypeError, "wait() takes at most one argument (stream)");
-        return NULL;
-    }
     pdt_device dev;
-    if (stream_device(S, "wait", nargs == 1 ? args[0] : kw[0], &dev) < 0)
+    int given;
+    if (!S || stream_argument(S, "wait", args, nargs, kwnames, &dev, &given) < 0)
         return NULL;
     pdt_event ev = ((PdtEventObject *)self)->ev;
     pdt_status st;
