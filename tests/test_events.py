@@ -194,13 +194,13 @@ def test_wait_orders_another_devices_work_after_the_event():
         e.wait()
     pdt.cuda.synchronize(last)
     assert e.query() is True
+    unwaited = pdt.cuda.Event()
+    x.add_(1.0)
+    unwaited.record()
+    pdt.cuda.synchronize(last)
     if CUDA_EMULATED and last != 0 and not SPLIT_GPU:  # logical devices share a stream
-        unwaited = pdt.cuda.Event()
-        x.add_(1.0)
-        unwaited.record()
-        pdt.cuda.synchronize(last)
         assert unwaited.query() is False  # nothing waited for cuda:0's stream yet
-        unwaited.synchronize()
+    unwaited.synchronize()
     with pdt.cuda.device(last):
         e.wait(stream=None)
         y = x.to(f"cuda:{last}") * 2
