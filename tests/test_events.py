@@ -153,8 +153,11 @@ def test_recording_on_another_device_raises_naming_both():
     with pdt.cuda.device(1):
         e0.record()
     assert e0.device == pdt.device("cuda:0")
-    with pytest.raises(pdt.DeviceError, match="elapsed_time: the events are on two devices"):
-        pdt.cuda.Event(enable_timing=True, device=0).elapsed_time(start)
+    timed0 = pdt.cuda.Event(enable_timing=True, device=0)
+    timed0.record()
+    with pytest.raises(pdt.DeviceError, match="elapsed_time: the events are on two devices, "
+                                              "cuda:0 and cuda:1"):
+        timed0.elapsed_time(start)
 
 
 @pytest.mark.cuda
