@@ -22,6 +22,13 @@ class Stream:
     ``query()`` yet (it needs cudaStreamQuery through the backend table): record an
     event and ask it, ``s.record_event().query()``, which also counts the marker itself.
 
+    Parameters
+    ----------
+    device : int, str or pydevtensor.device, optional
+        torch.cuda.Stream's; refused, as any call of Stream().
+    priority : int, optional
+        torch.cuda.Stream's; refused likewise.
+
     Raises
     ------
     RuntimeError
