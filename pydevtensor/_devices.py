@@ -87,8 +87,17 @@ def _as_device(d, default_cuda=True):
     return device("cuda", d) if isinstance(d, int) else device(d)
 
 
-def set_default_device(d):
-    """Makes d the device that factory functions (zeros, ones, rand, tensor, ..., and the
+def _cuda_device(device):
+    """device (as _as_device takes it; None: the current CUDA device) checked to be a CUDA
+    device that exists."""
+    dev = _as_device(device)
+    if dev.type != "cuda":
+        raise ValueError(f"expected a CUDA device, got {dev}")
+    return _C._check_device(dev)
+
+
+def set_default_device(device):
+    """Makes device the one that factory functions (zeros, ones, rand, tensor, ..., and the
     parameters of new layers) use when given no device=, in every thread that is not
     inside a ``with pydevtensor.device(...)`` block.
 
@@ -98,7 +107,7 @@ def set_default_device(d):
 
     Parameters
     ----------
-    d : str, int, pydevtensor.device or None
+    device : str, int, pydevtensor.device or None
         The device; None means the CPU again.
 
     Returns
@@ -117,7 +126,7 @@ def set_default_device(d):
     device(type='cpu')
     >>> pydevtensor.set_default_device(None)
     """
-    _C._set_default_device(device("cpu") if d is None else _as_device(d))
+    _C._set_default_device(_C.device("cpu") if device is None else _as_device(device))
 
 
 def get_default_device():
@@ -135,12 +144,12 @@ def get_default_device():
     return _C._get_default_device()
 
 
-def memory_stats(d=None):
-    """allocated, peak, reserved and limit, in bytes, of device d (any device).
+def memory_stats(device=None):
+    """allocated, peak, reserved and limit, in bytes, of a device (any device).
 
     Parameters
     ----------
-    d : str, int, pydevtensor.device or config device, optional
+    device : str, int, pydevtensor.device or config device, optional
         The device (default: the current CUDA device; "cpu" works too).
 
     Returns
@@ -158,15 +167,15 @@ def memory_stats(d=None):
     >>> sorted(pydevtensor.memory_stats('cpu'))
     ['allocated', 'limit', 'peak', 'reserved']
     """
-    return _C._memory_stats(_as_device(d))
+    return _C._memory_stats(_as_device(device))
 
 
-def memory_allocated(d=None):
-    """The bytes of live tensors on d.
+def memory_allocated(device=None):
+    """The bytes of live tensors on device.
 
     Parameters
     ----------
-    d : str, int, pydevtensor.device or config device, optional
+    device : str, int, pydevtensor.device or config device, optional
         The device (default: the current CUDA device; "cpu" works too).
 
     Returns
@@ -183,15 +192,15 @@ def memory_allocated(d=None):
     >>> pydevtensor.memory_allocated('cpu') >= 0
     True
     """
-    return memory_stats(d)["allocated"]
+    return memory_stats(device)["allocated"]
 
 
-def max_memory_allocated(d=None):
-    """The peak of memory_allocated(d) since the last reset_peak_memory_stats(d).
+def max_memory_allocated(device=None):
+    """The peak of memory_allocated(device) since the last reset_peak_memory_stats(device).
 
     Parameters
     ----------
-    d : str, int, pydevtensor.device or config device, optional
+    device : str, int, pydevtensor.device or config device, optional
         The device (default: the current CUDA device; "cpu" works too).
 
     Returns
@@ -208,15 +217,15 @@ def max_memory_allocated(d=None):
     >>> pydevtensor.max_memory_allocated('cpu') >= pydevtensor.memory_allocated('cpu')
     True
     """
-    return memory_stats(d)["peak"]
+    return memory_stats(device)["peak"]
 
 
-def memory_reserved(d=None):
+def memory_reserved(device=None):
     """The bytes the device's allocator holds: live tensors plus its cached pool.
 
     Parameters
     ----------
-    d : str, int, pydevtensor.device or config device, optional
+    device : str, int, pydevtensor.device or config device, optional
         The device (default: the current CUDA device; "cpu" works too).
 
     Returns
@@ -233,7 +242,7 @@ def memory_reserved(d=None):
     >>> pydevtensor.memory_reserved('cpu') >= pydevtensor.memory_allocated('cpu')
     True
     """
-    return memory_stats(d)["reserved"]
+    return memory_stats(device)["reserved"]
 
 
 _cache_releasers = []  # f(device): drop what a Python-side cache keeps on device
@@ -245,14 +254,14 @@ def _release_caches(dev) -> None:
         release(dev)
 
 
-def empty_cache(d=None):
+def empty_cache(device=None):
     """Frees the cached, unused blocks of device d's allocator (the current CUDA device
     by default; 'cpu' or 'cpu:1' for the CPU's cache of large blocks, Note [CPU block
-    cache]); memory_reserved(d) drops to what live tensors hold.
+    cache]); memory_reserved(device) drops to what live tensors hold.
 
     Parameters
     ----------
-    d : str, int, pydevtensor.device or config device, optional
+    device : str, int, pydevtensor.device or config device, optional
         The device (default: the current CUDA device).
 
     Returns
@@ -270,17 +279,17 @@ def empty_cache(d=None):
     >>> pydevtensor.memory_reserved('cpu') >= pydevtensor.memory_allocated('cpu')
     True
     """
-    dev = _as_device(d)
+    dev = _as_device(device)
     _C._empty_cache(dev)
     _release_caches(dev)
 
 
-def reset_peak_memory_stats(d=None):
-    """Sets the peak of d to what is allocated now.
+def reset_peak_memory_stats(device=None):
+    """Sets the peak of device's memory_allocated to what is allocated now.
 
     Parameters
     ----------
-    d : str, int, pydevtensor.device or config device, optional
+    device : str, int, pydevtensor.device or config device, optional
         The device (default: the current CUDA device; "cpu" works too).
 
     Returns
@@ -298,4 +307,4 @@ def reset_peak_memory_stats(d=None):
     >>> pydevtensor.max_memory_allocated('cpu') == pydevtensor.memory_allocated('cpu')
     True
     """
-    _C._reset_peak(_as_device(d))
+    _C._reset_peak(_as_device(device))

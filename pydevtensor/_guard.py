@@ -2,7 +2,8 @@
 
 An *implicit* transfer is a read of device data that copies as a side effect:
 ``item()``, ``float()``, ``int()``, ``bool()``, ``tolist()``, ``repr()`` and
-``str()`` of a GPU tensor.  An *explicit* one is a copy you asked for:
+``str()`` of a GPU tensor, ``equal()`` and ``allclose()`` of GPU tensors, and
+``tensor([l0, l1])`` of 0-d GPU tensors (with ``device=`` too).  An *explicit* one is a copy you asked for:
 ``.cpu()``, ``.to()``, ``.cuda()``, ``copy_()``, ``to_numpy(t)``,
 ``.numpy(force=True)``.  Copies within one device are not transfers.
 

@@ -351,7 +351,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Whether isclose holds everywhere; reads one number back to the host.
+    """Whether isclose holds everywhere; reads one number back to the host, an implicit
+    transfer for a GPU tensor (``transfer_guard('disallow')`` refuses it, as ``bool()``).
 
     Parameters
     ----------
@@ -381,11 +382,14 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     True
     """
     close = isclose(input, other, rtol, atol, equal_nan)
-    return builtins.bool(close.sum().cpu().item() == close.numel())
+    # an implicit read of a device value, which the transfer guard sees as bool() does
+    return builtins.bool(_C._implicit_cpu(close.all(), "allclose()").item())
 
 
 def equal(input, other):
-    """Whether input and other have the same shape and the same values.
+    """Whether input and other have the same shape and the same values; reads one number
+    back to the host, an implicit transfer for a GPU tensor (``transfer_guard('disallow')``
+    refuses it, as ``bool()``).
 
     Parameters
     ----------
@@ -416,7 +420,7 @@ def equal(input, other):
     if tuple(input.shape) != tuple(other.shape):
         return False
     same = input == other
-    return builtins.bool(same.sum().cpu().item() == same.numel())
+    return builtins.bool(_C._implicit_cpu(same.all(), "equal()").item())
 
 
 def _format(self, spec):
@@ -436,12 +440,13 @@ def _has_tensor(data):
 
 def _numbers(data):
     """data with each Tensor replaced by its number: a 0-d CPU tensor directly, one
-    on a device through a counted device-to-host copy (.cpu())."""
+    on a device through a counted device-to-host copy that the transfer guard sees as
+    implicit, as item() (Note [tensor() of tensors])."""
     if isinstance(data, _C.Tensor):
         if data.numel() != 1:
             raise ValueError(f"tensor(): only one element tensors can be converted to Python "
                              f"scalars (got shape {tuple(data.shape)} on {data.device})")
-        return data.cpu().item()
+        return _C._implicit_cpu(data, "tensor()").item()
     if isinstance(data, (list, tuple)):
         return [_numbers(x) for x in data]
     return data
@@ -460,6 +465,41 @@ def _dtype_of(data):
     return best
 
 
+# Note [tensor() of tensors]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# tensor(t) of a tensor is a copy on t's device (device= moves it, an explicit copy the
+# user asked for), with PyTorch's warning to prefer t.clone().detach().  tensor([l0, l1])
+# of 0-d tensors reads each number to the host and builds a new tensor from them, as
+# PyTorch does: for a GPU tensor that is an implicit device-to-host read, as float(l0),
+# and transfer_guard('disallow') refuses it, with device='cuda:0' too (the numbers still
+# go through the host); stack([l0, l1]) keeps them on the device.
+_TENSOR_KWARGS = ("dtype", "device", "pin_memory", "requires_grad")
+
+
+def _copy_construct(data, kwargs):
+    import warnings
+    unknown = sorted(set(kwargs) - set(_TENSOR_KWARGS))
+    if unknown:
+        raise TypeError(f"tensor() got an unexpected keyword argument '{unknown[0]}'")
+    warnings.warn("To copy construct from a tensor, it is recommended to use "
+                  "sourceTensor.clone().detach() or "
+                  "sourceTensor.clone().detach().requires_grad_(True), rather than "
+                  "pydevtensor.tensor(sourceTensor).", UserWarning, stacklevel=3)
+    device = kwargs.get("device")
+    device = data.device if device is None else _C.device(device)
+    dtype = kwargs.get("dtype") or data.dtype
+    source = data.detach()
+    if device == data.device and dtype == data.dtype:
+        out = source.clone().contiguous()
+    else:
+        out = source.to(device=device, dtype=dtype).contiguous()
+    if kwargs.get("pin_memory"):
+        out = out.pin_memory()
+    if kwargs.get("requires_grad"):
+        out.requires_grad_(True)
+    return out
+
+
 def tensor(data, **kwargs):
     """``tensor(data, *, dtype=None, device=None, pin_memory=False)``: a new tensor holding
     a copy of data.
@@ -468,8 +508,11 @@ def tensor(data, **kwargs):
     integer dtype pydevtensor lacks is widened without loss: int8, uint8, int16 and uint16
     give int32, uint32 int64, uint64 int64 when its values fit (PyTorch keeps uint8);
     ``dtype=`` converts it, e.g. an image's uint8 pixels to float32.  A list may hold
-    0-d tensors, as PyTorch accepts, each read through a counted copy when it lives on
-    a GPU.
+    0-d tensors, as PyTorch accepts, each read to the host through a counted copy when
+    it lives on a GPU: an implicit transfer, which ``transfer_guard('disallow')``
+    refuses as it refuses ``float()`` (``stack`` keeps them on the device).  A tensor
+    gives a copy on its own device (or on device=), with PyTorch's warning to prefer
+    ``t.clone().detach()``.
 
     Parameters
     ----------
@@ -504,6 +547,8 @@ def tensor(data, **kwargs):
     >>> pydevtensor.tensor(np.array([0, 255], dtype=np.uint8), dtype=pydevtensor.float32) / 255
     tensor([0., 1.])
     """
+    if isinstance(data, _C.Tensor):
+        return _copy_construct(data, kwargs)
     try:  # the common case first: no tensors inside (the C call says when there are)
         return _C.tensor(data, **kwargs)
     except TypeError:

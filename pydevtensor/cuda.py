@@ -7,8 +7,8 @@ that says why none is available: not built with CUDA, no driver, or no such devi
 from collections import namedtuple
 
 from . import _C
-from ._devices import (_as_device, _release_caches, device_count, max_memory_allocated,
-                       memory_allocated, memory_reserved, memory_stats,
+from ._devices import (_as_device, _cuda_device, _release_caches, device_count,
+                       max_memory_allocated, memory_allocated, memory_reserved, memory_stats,
                        reset_peak_memory_stats)
 
 __all__ = [
@@ -20,13 +20,23 @@ __all__ = [
     # random numbers: one stream for every device (pydevtensor/_cuda_random.py)
     "get_rng_state", "get_rng_state_all", "initial_seed", "manual_seed", "manual_seed_all",
     "seed", "seed_all", "set_rng_state", "set_rng_state_all",
+    # state and reports (pydevtensor/_cuda_info.py)
+    "init", "is_initialized", "get_arch_list", "memory_summary",
+    "device_of", "OutOfMemoryError",
+    # the one stream of each device (pydevtensor/_cuda_streams.py)
+    "Stream", "StreamContext", "current_stream", "default_stream", "stream",
 ]
+from ._C import OutOfMemoryError  # noqa: E402  (the one class: pydevtensor.OutOfMemoryError)
+from ._cuda_info import get_arch_list, init, is_initialized, memory_summary  # noqa: E402
+from ._cuda_streams import (Stream, StreamContext, current_stream, default_stream,  # noqa: E402
+                            stream)
 from ._cuda_random import (get_rng_state, get_rng_state_all, initial_seed,  # noqa: E402
                            manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
                            set_rng_state_all)
 
-# Event(enable_timing=True, device=None): record() / synchronize() / elapsed_time(end)
-# on the device's stream.  Without a usable GPU, making one raises DeviceError.
+# Event(enable_timing=False, blocking=False, interprocess=False, *, device=None):
+# record() / query() / wait() / synchronize() / elapsed_time(end) on a device's stream
+# (csrc/python/events.c).  Without a usable GPU, making one raises DeviceError.
 Event = _C._Event
 
 DeviceProperties = namedtuple(
@@ -96,12 +106,12 @@ def current_device():
     return _C._current_device()
 
 
-def set_device(d):
-    """Makes d the calling thread's current CUDA device: 'cuda' and .cuda() then mean it.
+def set_device(device):
+    """Makes device the calling thread's current CUDA device: 'cuda' and .cuda() then mean it.
 
     Parameters
     ----------
-    d : int, str or pydevtensor.device
+    device : int, str or pydevtensor.device
         A CUDA device.
 
     Returns
@@ -121,7 +131,7 @@ def set_device(d):
     >>> pydevtensor.cuda.current_device()  # doctest: +SKIP
     0
     """
-    _C._set_device(_as_device(d))
+    _C._set_device(_as_device(device))
 
 
 class device:
@@ -173,19 +183,42 @@ class device:
         return False
 
 
-def _cuda_device(d):
-    dev = _as_device(d)
-    if dev.type != "cuda":
-        raise ValueError(f"expected a CUDA device, got {dev}")
-    return _C._check_device(dev)
+class device_of(device):
+    """``with pydevtensor.cuda.device_of(t):`` makes the device of tensor t the current
+    CUDA device for the block, as ``torch.cuda.device_of``; a CPU tensor changes
+    nothing.
+
+    Parameters
+    ----------
+    obj : pydevtensor.Tensor
+        The tensor whose device to use.
+
+    Raises
+    ------
+    TypeError
+        When obj is not a tensor.
+
+    Examples
+    --------
+    >>> t = pydevtensor.ones(2, device=pydevtensor.try_gpu())
+    >>> with pydevtensor.cuda.device_of(t):
+    ...     here = pydevtensor.cuda.current_device()
+    >>> here == (t.device.index if t.is_cuda else pydevtensor.cuda.current_device())
+    True
+    """
+
+    def __init__(self, obj):
+        if not isinstance(obj, _C.Tensor):
+            raise TypeError(f"cuda.device_of() expects a tensor, got {type(obj).__name__}")
+        super().__init__(obj.device.index if obj.is_cuda else -1)
 
 
-def get_device_properties(d=None):
+def get_device_properties(device=None):
     """name, total_memory (bytes), multi_processor_count, major, minor of a CUDA device.
 
     Parameters
     ----------
-    d : int, str or pydevtensor.device, optional
+    device : int, str or pydevtensor.device, optional
         A CUDA device (default: the current one).
 
     Returns
@@ -205,15 +238,15 @@ def get_device_properties(d=None):
     >>> pydevtensor.cuda.get_device_properties(0).total_memory > 0  # doctest: +SKIP
     True
     """
-    return DeviceProperties(**_C._properties(_cuda_device(d)))
+    return DeviceProperties(**_C._properties(_cuda_device(device)))
 
 
-def get_device_name(d=None):
+def get_device_name(device=None):
     """The name of a CUDA device, as the driver gives it.
 
     Parameters
     ----------
-    d : int, str or pydevtensor.device, optional
+    device : int, str or pydevtensor.device, optional
         A CUDA device (default: the current one).
 
     Returns
@@ -232,7 +265,7 @@ def get_device_name(d=None):
     >>> pydevtensor.cuda.get_device_name(0)  # doctest: +SKIP
     'NVIDIA H100 80GB HBM3'
     """
-    return get_device_properties(d).name
+    return get_device_properties(device).name
 
 
 def is_bf16_supported(including_emulation=True):
@@ -260,12 +293,12 @@ def is_bf16_supported(including_emulation=True):
     return get_device_capability()[0] >= 8
 
 
-def get_device_capability(d=None):
+def get_device_capability(device=None):
     """The compute capability (major, minor) of a CUDA device.
 
     Parameters
     ----------
-    d : int, str or pydevtensor.device, optional
+    device : int, str or pydevtensor.device, optional
         A CUDA device (default: the current one).
 
     Returns
@@ -284,16 +317,16 @@ def get_device_capability(d=None):
     >>> pydevtensor.cuda.get_device_capability(0)  # doctest: +SKIP
     (9, 0)
     """
-    p = get_device_properties(d)
+    p = get_device_properties(device)
     return (p.major, p.minor)
 
 
-def mem_get_info(d=None):
+def mem_get_info(device=None):
     """(free, total) bytes of a CUDA device, as the driver reports them.
 
     Parameters
     ----------
-    d : int, str or pydevtensor.device, optional
+    device : int, str or pydevtensor.device, optional
         A CUDA device (default: the current one).
 
     Returns
@@ -313,17 +346,17 @@ def mem_get_info(d=None):
     >>> free <= total  # doctest: +SKIP
     True
     """
-    return _C._mem_get_info(_cuda_device(d))
+    return _C._mem_get_info(_cuda_device(device))
 
 
-def empty_cache(d=None):
+def empty_cache(device=None):
     """Returns the cached, unused memory of the device's pool to the driver.
 
     With no CUDA device this does nothing, so notebooks can call it unconditionally.
 
     Parameters
     ----------
-    d : int, str or pydevtensor.device, optional
+    device : int, str or pydevtensor.device, optional
         A CUDA device (default: the current one).
 
     Returns
@@ -339,14 +372,14 @@ def empty_cache(d=None):
     --------
     >>> pydevtensor.cuda.empty_cache()  # does nothing without a GPU
     """
-    if d is None and not is_available():
+    if device is None and not is_available():
         return
-    dev = _cuda_device(d)
+    dev = _cuda_device(device)
     _C._empty_cache(dev)
     _release_caches(dev)
 
 
-def synchronize(d=None):
+def synchronize(device=None):
     """Waits until every op queued on the device has finished.
 
     With no CUDA device and no argument this does nothing, and so does a CPU device
@@ -356,7 +389,7 @@ def synchronize(d=None):
 
     Parameters
     ----------
-    d : int, str or pydevtensor.device, optional
+    device : int, str or pydevtensor.device, optional
         A CUDA device (default: the current one), or a CPU device (nothing to wait for).
 
     Returns
@@ -373,11 +406,11 @@ def synchronize(d=None):
     >>> y = pydevtensor.ones(3, device=pydevtensor.try_gpu()) * 2
     >>> pydevtensor.cuda.synchronize()  # y is computed now, on any device
     """
-    if d is None and not is_available():
+    if device is None and not is_available():
         return
-    if isinstance(d, (str, _C.device)) and _C.device(d).type == "cpu":
+    if isinstance(device, (str, _C.device)) and _C.device(device).type == "cpu":
         return
-    _C._synchronize(_cuda_device(d))
+    _C._synchronize(_cuda_device(device))
 
 
 def set_per_process_memory_fraction(fraction, device=None):

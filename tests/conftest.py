@@ -145,7 +145,7 @@ def assert_close(got, ref, dtype="float32"):
     """Compares a tensor (or array) with a float64 NumPy reference."""
     if isinstance(got, pdt.Tensor):
         got = got.detach()  # a result that requires grad is compared by its values
-        got = pdt.tensor(got.cpu()).numpy() if got.device.type == "cpu" else got.cpu().numpy()
+        got = got.contiguous().clone().numpy() if got.device.type == "cpu" else got.cpu().numpy()
     atol, rtol = TOL.get(dtype, (0, 0))
     got = np.asarray(got, dtype=np.float64)
     ref = np.asarray(ref, dtype=np.float64)

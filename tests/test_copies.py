@@ -134,7 +134,10 @@ def test_copy_shape_mismatch_names_both_shapes(device):
 @pytest.mark.parametrize("shape", [(0,), (0, 3), (2, 0, 2), ()])
 def test_zero_size_and_scalar_tensors(device, shape):
     x = pdt.zeros(shape, device=device)
-    for y in (x.clone(), x.to(pdt.int64), x.cpu(), pdt.tensor(x), x.contiguous()):
+    with pytest.warns(UserWarning, match="copy construct"):
+        copy = pdt.tensor(x)
+    assert copy.device == x.device
+    for y in (x.clone(), x.to(pdt.int64), x.cpu(), copy, x.contiguous()):
         assert y.shape == shape
     assert x.cpu().numpy().shape == shape
     assert x.numel() == int(np.prod(shape))

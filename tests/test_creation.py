@@ -165,7 +165,8 @@ def test_tensor_always_copies():
     a[0] = 5
     assert t.tolist() == [1.0, 1.0, 1.0]
     s = pdt.ones(2)
-    c = pdt.tensor(s)
+    with pytest.warns(UserWarning, match="copy construct"):
+        c = pdt.tensor(s)
     assert c.data_ptr() != s.data_ptr()
 
 

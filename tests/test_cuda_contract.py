@@ -171,8 +171,9 @@ def test_event_without_timing_is_a_cuda_event_without_timing():
     fast = [pdt.cuda.Event(enable_timing=False) for _ in range(2)]
     timed = [pdt.cuda.Event(enable_timing=True) for _ in range(2)]
     for e in fast + timed:
-        assert e.cuda_event != 0
+        assert e.cuda_event == 0  # created on its first record, as torch.cuda.Event
         e.record()
+        assert e.cuda_event != 0
     for e in fast + timed:
         e.synchronize()
     ms = ctypes.c_float()
@@ -186,6 +187,6 @@ def test_event_without_timing_is_a_cuda_event_without_timing():
 
 @pytest.mark.cuda
 def test_event_has_its_handle():
-    e = pdt.cuda.Event(enable_timing=False)
+    e = pdt.cuda.Event(enable_timing=False, device="cuda")  # device=: created now
     assert isinstance(e.cuda_event, int) and e.cuda_event != 0
-    assert "timing disabled" in repr(e)
+    assert "timing enabled" not in repr(e) and "on cuda:" in repr(e)

@@ -214,3 +214,59 @@ def test_explicit_levels_cover_every_transfer(caplog):
             with pytest.raises(pdt.TransferError, match="disallow_explicit"):
                 call()
     assert sum(_counts().values()) == 0
+
+
+def test_equal_allclose_and_tensor_of_cpu_tensors_pass_every_level():
+    x = pdt.arange(6.0)
+    with pdt.transfer_guard("disallow_explicit"):
+        assert pdt.equal(x, x) and x.allclose(x + 1e-9) and pdt.allclose(x, x)
+        assert pdt.tensor([x[0], x[1]]).tolist() == [0.0, 1.0]
+
+
+@pytest.mark.cuda
+def test_equal_and_allclose_are_implicit_reads():
+    """They return a Python bool read from the device, as bool(x.any()): disallow refuses
+    them, log names them, and each is one counted 1-byte copy."""
+    x = pdt.arange(6.0, device=pdt.device("cuda", pdt.device_count() - 1))
+    for call, op in [(lambda: pdt.equal(x, x), "equal()"), (lambda: x.equal(x), "equal()"),
+                     (lambda: x.allclose(x), "allclose()"),
+                     (lambda: pdt.allclose(x, x + 1e-9), "allclose()")]:
+        pdt.reset_transfer_stats()
+        with pdt.transfer_guard("disallow"):
+            with pytest.raises(pdt.TransferError, match=re.escape(
+                    f"implicit device-to-host transfer by {op} of a bool tensor of shape () "
+                    f"from {x.device} to cpu")):
+                call()
+        assert _counts()["device_to_host"] == 0
+        assert call() is True
+        assert _counts()["device_to_host"] == 1
+    assert pdt.equal(x, x + 1) is False and pdt.allclose(x, x + 1) is False
+    assert pdt.equal(x, x[:5]) is False  # shapes differ: nothing read
+
+
+@pytest.mark.cuda
+def test_tensor_of_gpu_scalars_is_an_implicit_read():
+    """tensor([l0, l1]) reads the numbers to the host as float(l0) does: refused under
+    disallow, with device= too (the numbers still pass through the host); stack keeps
+    them on the device; tensor(t) of a tensor copies on t's device."""
+    last = pdt.device_count() - 1
+    l0 = pdt.tensor(1.5, device="cuda:0")
+    l1 = pdt.tensor(2.5, device=f"cuda:{last}")
+    pdt.reset_transfer_stats()
+    with pdt.transfer_guard("disallow"):
+        for call in (lambda: pdt.tensor([l0, l1]), lambda: pdt.tensor([l0], device="cuda:0"),
+                     lambda: pdt.tensor([[l0, 2.0]], device="cuda:0")):
+            with pytest.raises(pdt.TransferError,
+                               match=re.escape("implicit device-to-host transfer by tensor() "
+                                               "of a float32 tensor of shape () from cuda:0")):
+                call()
+        assert _counts()["device_to_host"] == 0
+        assert pdt.stack([l0, l0]).device == l0.device  # on the device: no transfer
+        with pytest.warns(UserWarning, match="clone\\(\\).detach\\(\\)"):
+            copy = pdt.tensor(l1)  # a copy on l1's device: no transfer
+        assert copy.device == l1.device
+    counts = _counts()  # within one device: copies, not transfers
+    assert counts["host_to_device"] == counts["device_to_host"] == counts["peer"] == 0
+    both = pdt.tensor([l0, l1], device="cuda:0")
+    assert both.device == pdt.device("cuda:0") and both.cpu().tolist() == [1.5, 2.5]
+    assert _counts()["device_to_host"] == 3  # the two numbers, then .cpu()

@@ -302,10 +302,15 @@ typedef struct pdt_backend {
     void (*prepare_gemm)(void);
     /* TF32 tensor-core math for float32 GEMMs (CUDA only; NULL elsewhere) */
     void (*set_allow_tf32)(int allow);
-    /* events on the device's stream (CUDA only; NULL elsewhere); only events
-     * created with enable_timing may be given to event_elapsed_ms */
-    pdt_status (*event_create)(int index, int enable_timing, void **event);
+    /* events on the device's stream (CUDA only; NULL elsewhere); flags are
+     * pdt_events.h's PDT_EVENT_*; only events created with PDT_EVENT_TIMING
+     * may be given to event_elapsed_ms.  event_query sets *done to 1 when the
+     * recorded work has completed, 0 when not yet; event_wait makes device
+     * index's stream wait for the event (of any device). */
+    pdt_status (*event_create)(int index, unsigned flags, void **event);
     pdt_status (*event_record)(int index, void *event);
+    pdt_status (*event_query)(void *event, int *done);
+    pdt_status (*event_wait)(int index, void *event);
     pdt_status (*event_synchronize)(void *event);
     pdt_status (*event_elapsed_ms)(void *start, void *end, float *ms);
     void (*event_destroy)(void *event);

@@ -1,13 +1,15 @@
-/* cuda_events.c - timing events on a device's stream (torch.cuda.Event).
+/* cuda_events.c - events on a device's stream (torch.cuda.Event).
  *
- * Events are created with timing enabled, or with cudaEventDisableTiming for
- * Event(enable_timing=False) (cheaper to record and to wait on), and recorded
+ * Events are created with cudaEventDisableTiming unless timing is asked
+ * (Event(enable_timing=True)), as torch.cuda.Event (cheaper to record and to
+ * wait on), with cudaEventBlockingSync for Event(blocking=True), and recorded
  * on the device's one stream (Note [one stream per device] in cuda_backend.c),
  * so an event marks the point after every op queued on that device so far. */
 #include "cuda_check.h"
 #include "cuda_ops.h"
+#include "pdt_events.h"
 
-pdt_status pdt_cuda_event_create(int index, int enable_timing, void **event)
+pdt_status pdt_cuda_event_create(int index, unsigned flags, void **event)
 {
     pdt_status st;
     cudaStream_t stream;
@@ -17,8 +19,9 @@ pdt_status pdt_cuda_event_create(int index, int enable_timing, void **event)
     /* the event belongs to the current device: make index's GPU current */
     if ((st = pdt_cuda_stream(&g, index, &stream)) != PDT_OK)
         goto fail;
-    PDT_CUDA_CHECK(
-        cudaEventCreateWithFlags(&ev, enable_timing ? cudaEventDefault : cudaEventDisableTiming));
+    PDT_CUDA_CHECK(cudaEventCreateWithFlags(
+        &ev, (flags & PDT_EVENT_TIMING ? cudaEventDefault : cudaEventDisableTiming) |
+                 (flags & PDT_EVENT_BLOCKING ? cudaEventBlockingSync : 0u)));
     *event = ev;
 fail:
     pdt_cuda_guard_exit(&g);
@@ -33,6 +36,36 @@ pdt_status pdt_cuda_event_record(int index, void *event)
     if ((st = pdt_cuda_stream(&g, index, &stream)) != PDT_OK)
         goto fail;
     PDT_CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, stream));
+fail:
+    pdt_cuda_guard_exit(&g);
+    return st;
+}
+
+/* CUDA Runtime API, cudaEventQuery: cudaSuccess when all the work captured
+ * by the record has completed, cudaErrorNotReady while some has not (a
+ * status, not a failure); anything else is an error. */
+pdt_status pdt_cuda_event_query(void *event, int *done)
+{
+    pdt_status st = PDT_OK;
+    const cudaError_t e = cudaEventQuery((cudaEvent_t)event);
+    *done = e == cudaSuccess;
+    if (e != cudaSuccess && e != cudaErrorNotReady)
+        PDT_CUDA_CHECK(e);
+fail:
+    return st;
+}
+
+/* CUDA Runtime API, cudaStreamWaitEvent: work queued on index's stream after
+ * this call waits until the event's last record has completed; the calling
+ * thread does not wait, and the event may belong to another device. */
+pdt_status pdt_cuda_event_wait(int index, void *event)
+{
+    pdt_status st;
+    cudaStream_t stream;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    if ((st = pdt_cuda_stream(&g, index, &stream)) != PDT_OK)
+        goto fail;
+    PDT_CUDA_CHECK(cudaStreamWaitEvent(stream, (cudaEvent_t)event, 0));
 fail:
     pdt_cuda_guard_exit(&g);
     return st;

@@ -123,8 +123,10 @@ pdt_status pdt_cuda_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, c
 pdt_status pdt_cuda_qr_factor(const pdt_tensor *a, const pdt_tensor *tau);
 pdt_status pdt_cuda_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau);
 /* cuda_events.c */
-pdt_status pdt_cuda_event_create(int index, int enable_timing, void **event);
+pdt_status pdt_cuda_event_create(int index, unsigned flags, void **event);
 pdt_status pdt_cuda_event_record(int index, void *event);
+pdt_status pdt_cuda_event_query(void *event, int *done);
+pdt_status pdt_cuda_event_wait(int index, void *event);
 pdt_status pdt_cuda_event_synchronize(void *event);
 pdt_status pdt_cuda_event_elapsed_ms(void *start, void *end, float *ms);
 void pdt_cuda_event_destroy(void *event);

@@ -13,37 +13,53 @@
 typedef struct {
     PyObject_HEAD
     pdt_event ev;
-    int enable_timing;
+    int own_device; /* made with device=: records on that device's stream */
 } PdtEventObject;
 
-/* Event(enable_timing=True, device=None): an event on a CUDA device (the
- * current one by default).  Raises DeviceError when no GPU is usable. */
+/* Event(enable_timing=False, blocking=False, interprocess=False, *, device=None):
+ * without device=, the event takes its device when first recorded (Note [events
+ * take their device when first recorded] in pdt_events.h); the CUDA devices are
+ * still checked now, so that without a usable GPU making one raises DeviceError. */
 static PyObject *event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"enable_timing", "device", NULL};
-    int enable_timing = 1;
+    static char *kwlist[] = {"enable_timing", "blocking", "interprocess", "device", NULL};
+    int enable_timing = 0, blocking = 0, interprocess = 0;
     PyObject *dev_obj = NULL;
     pdt_state *S = pdt_state_of_type(type);
-    if (!S ||
-        !PyArg_ParseTupleAndKeywords(args, kwds, "|pO:Event", kwlist, &enable_timing, &dev_obj))
+    if (!S || !PyArg_ParseTupleAndKeywords(args, kwds, "|ppp$O:Event", kwlist, &enable_timing,
+                                           &blocking, &interprocess, &dev_obj))
         return NULL;
-    pdt_device current = {PDT_CUDA, pdt_current_cuda()}, device;
-    if (pdt_device_from_object(S, dev_obj, current, &device) < 0)
-        return NULL;
-    if (device.kind != PDT_CUDA) {
-        char name[32];
-        PyErr_Format(PyExc_ValueError,
-                     "Event: expected a CUDA device, got %s (CPU work is synchronous: time it "
-                     "with time.perf_counter())",
-                     pdt_device_str(device, name, sizeof name));
+    if (interprocess) {
+        PyErr_SetString(PyExc_NotImplementedError,
+                        "Event(interprocess=True): pydevtensor does not share events between "
+                        "processes (no CUDA IPC); make the event in the process that waits on it");
         return NULL;
     }
+    const unsigned flags = (enable_timing ? PDT_EVENT_TIMING : 0u) |
+                           (blocking ? PDT_EVENT_BLOCKING : 0u);
+    pdt_device current = {PDT_CUDA, pdt_current_cuda()}, device = current;
+    if (dev_obj && dev_obj != Py_None) {
+        if (pdt_device_from_object(S, dev_obj, current, &device) < 0)
+            return NULL;
+        if (device.kind != PDT_CUDA) {
+            char name[32];
+            PyErr_Format(PyExc_ValueError,
+                         "Event: expected a CUDA device, got %s (CPU work is synchronous: time "
+                         "it with time.perf_counter())",
+                         pdt_device_str(device, name, sizeof name));
+            return NULL;
+        }
+    }
+    pdt_status st = pdt_device_check(device);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
     PdtEventObject *self = (PdtEventObject *)type->tp_alloc(type, 0);
     if (!self)
         return NULL;
-    self->enable_timing = enable_timing;
-    pdt_status st = pdt_event_create(device, enable_timing, &self->ev);
-    if (st != PDT_OK) {
+    self->own_device = dev_obj && dev_obj != Py_None;
+    if (!self->own_device) {
+        pdt_event_init(flags, &self->ev);
+    } else if ((st = pdt_event_create(device, flags, &self->ev)) != PDT_OK) {
         Py_DECREF(self);
         return pdt_raise(S, st);
     }
@@ -58,24 +74,95 @@ static void event_dealloc(PyObject *self)
     Py_DECREF(tp);
 }
 
-/* record(stream=None): marks the point after every op queued on the event's
- * device so far.  pydevtensor has one stream per device, so stream must be None. */
-static PyObject *event_record(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+/* The stream argument of record/wait (`what`): (stream=None), positional or by
+ * keyword, as the device of that stream: the current device's for None (*given
+ * = 0), else a pydevtensor.cuda.Stream's (its _pdt_stream_device, a device
+ * object).  pydevtensor has one stream per device. */
+static int stream_argument(pdt_state *S, const char *what, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames, pdt_device *out, int *given)
 {
     static const char *const names[] = {"stream", NULL};
     PyObject *kw[1] = {NULL};
-    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    if (!S || pdt_parse_keywords("record", args + nargs, kwnames, names, kw) < 0)
-        return NULL;
-    PyObject *stream = nargs >= 1 ? args[0] : kw[0];
-    if (nargs > 1 || (stream && stream != Py_None)) {
-        PyErr_SetString(PyExc_TypeError,
-                        "record() takes no stream: pydevtensor has one stream per device, and "
-                        "the event records on its device's stream");
-        return NULL;
+    out->kind = PDT_CUDA;
+    out->index = pdt_current_cuda();
+    *given = 0;
+    if (pdt_parse_keywords(what, args + nargs, kwnames, names, kw) < 0)
+        return -1;
+    if (nargs > 1) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most one argument (stream)", what);
+        return -1;
     }
-    pdt_status st = pdt_event_record(&((PdtEventObject *)self)->ev);
+    PyObject *stream = nargs == 1 ? args[0] : kw[0];
+    if (!stream || stream == Py_None)
+        return 0;
+    PyObject *dev = PyObject_GetAttrString(stream, "_pdt_stream_device");
+    if (!dev) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): stream must be None or a pydevtensor.cuda.Stream (pydevtensor has "
+                     "one stream per device: cuda.current_stream(device)), got %.100s",
+                     what, Py_TYPE(stream)->tp_name);
+        return -1;
+    }
+    int rc = pdt_device_from_object(S, dev, *out, out);
+    Py_DECREF(dev);
+    *given = rc == 0;
+    return rc;
+}
+
+/* record(stream=None): marks the point after every op queued on the stream so
+ * far: the current device's, or the event's own with device=. */
+static PyObject *event_record(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+    PdtEventObject *e = (PdtEventObject *)self;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    pdt_device dev;
+    int given;
+    if (!S || stream_argument(S, "record", args, nargs, kwnames, &dev, &given) < 0)
+        return NULL;
+    if (e->own_device && !given)
+        dev = e->ev.device;
+    pdt_status st = pdt_event_record(&e->ev, dev);
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    Py_RETURN_NONE;
+}
+
+/* query(): True when the recorded work has completed (or none was recorded). */
+static PyObject *event_query(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    pdt_event ev = ((PdtEventObject *)self)->ev; /* a copy: record() may change it */
+    pdt_status st;
+    int done = 1;
+    if (!S)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_event_query(&ev, &done);
+    Py_END_ALLOW_THREADS
+    if (st != PDT_OK)
+        return pdt_raise(S, st);
+    return PyBool_FromLong(done);
+}
+
+/* wait(stream=None): the current device's stream waits for the event. */
+static PyObject *event_wait(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    pdt_device dev;
+    int given;
+    if (!S || stream_argument(S, "wait", args, nargs, kwnames, &dev, &given) < 0)
+        return NULL;
+    pdt_event ev = ((PdtEventObject *)self)->ev;
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_event_wait(&ev, dev);
+    Py_END_ALLOW_THREADS
     if (st != PDT_OK)
         return pdt_raise(S, st);
     Py_RETURN_NONE;
@@ -86,11 +173,12 @@ static PyObject *event_synchronize(PyObject *self, PyObject *unused)
 {
     (void)unused;
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    pdt_event ev = ((PdtEventObject *)self)->ev;
     pdt_status st;
     if (!S)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
-    st = pdt_event_synchronize(&((PdtEventObject *)self)->ev);
+    st = pdt_event_synchronize(&ev);
     Py_END_ALLOW_THREADS
     if (st != PDT_OK)
         return pdt_raise(S, st);
@@ -108,30 +196,32 @@ static PyObject *event_elapsed_time(PyObject *self, PyObject *end)
                      Py_TYPE(end)->tp_name);
         return NULL;
     }
-    PdtEventObject *a = (PdtEventObject *)self, *b = (PdtEventObject *)end;
-    if (!a->enable_timing || !b->enable_timing) {
-        PyErr_SetString(PyExc_ValueError,
-                        "elapsed_time(): both events must be created with enable_timing=True");
-        return NULL;
-    }
+    pdt_event a = ((PdtEventObject *)self)->ev, b = ((PdtEventObject *)end)->ev;
     float ms = 0.0f;
     pdt_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = pdt_event_elapsed_ms(&a->ev, &b->ev, &ms);
+    st = pdt_event_elapsed_ms(&a, &b, &ms);
     Py_END_ALLOW_THREADS
     if (st != PDT_OK)
         return pdt_raise(S, st);
     return PyFloat_FromDouble((double)ms);
 }
 
+/* The event's device; None before an event made without device= is recorded. */
 static PyObject *event_device(PyObject *self, void *closure)
 {
     (void)closure;
+    const pdt_event *ev = &((PdtEventObject *)self)->ev;
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    return S ? pdt_device_object(S, ((PdtEventObject *)self)->ev.device) : NULL;
+    if (!S)
+        return NULL;
+    if (!ev->handle)
+        Py_RETURN_NONE;
+    return pdt_device_object(S, ev->device);
 }
 
-/* The cudaEvent_t as an integer, as torch.cuda.Event.cuda_event (for ctypes). */
+/* The cudaEvent_t as an integer, as torch.cuda.Event.cuda_event (for ctypes);
+ * 0 before the event is created. */
 static PyObject *event_handle(PyObject *self, void *closure)
 {
     (void)closure;
@@ -141,16 +231,23 @@ static PyObject *event_handle(PyObject *self, void *closure)
 static PyObject *event_repr(PyObject *self)
 {
     const PdtEventObject *e = (const PdtEventObject *)self;
+    const char *timing = e->ev.flags & PDT_EVENT_TIMING ? ", timing enabled" : "";
     char name[32];
+    if (!e->ev.handle)
+        return PyUnicode_FromFormat("<pydevtensor.cuda.Event, not recorded yet (takes the "
+                                    "device of its first record)%s>",
+                                    timing);
     return PyUnicode_FromFormat("<pydevtensor.cuda.Event on %s, %s%s>",
                                 pdt_device_str(e->ev.device, name, sizeof name),
-                                e->ev.recorded ? "recorded" : "not recorded",
-                                e->enable_timing ? "" : ", timing disabled");
+                                e->ev.recorded ? "recorded" : "not recorded", timing);
 }
 
 static PyMethodDef event_methods[] = {
     {"record", (PyCFunction)(void (*)(void))event_record, METH_FASTCALL | METH_KEYWORDS,
      doc_event_record},
+    {"query", event_query, METH_NOARGS, doc_event_query},
+    {"wait", (PyCFunction)(void (*)(void))event_wait, METH_FASTCALL | METH_KEYWORDS,
+     doc_event_wait},
     {"synchronize", event_synchronize, METH_NOARGS, doc_event_synchronize},
     {"elapsed_time", event_elapsed_time, METH_O, doc_event_elapsed_time},
     {NULL, NULL, 0, NULL},

@@ -1,0 +1,143 @@
+"""``pydevtensor.cuda``'s state and report functions (``torch.cuda.init``,
+``is_initialized``, ``get_arch_list``, ``memory_summary``).
+
+pydevtensor finds its devices once, when it is first imported or asked (Note [device
+registry] in csrc/core/pdt_registry.c); there is no separate lazy CUDA start as in
+PyTorch, so these report that one initialisation.
+"""
+from . import _C
+from ._devices import _as_device, memory_stats
+
+__all__ = ["init", "is_initialized", "get_arch_list", "memory_summary"]
+
+
+def _available():
+    return _C._device_count(_C._KIND_CUDA) > 0
+
+
+def is_initialized():
+    """Whether pydevtensor's CUDA backend is initialised: its devices are found and at
+    least one can be used.  pydevtensor finds its devices once, as it starts, so this is
+    ``cuda.is_available()`` after that (False on a build without CUDA or a machine
+    without a usable GPU, as in PyTorch).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> pydevtensor.cuda.is_initialized() == pydevtensor.cuda.is_available()
+    True
+    """
+    return bool(_C._initialized()) and _available()
+
+
+def init():
+    """Initialises CUDA now, as ``torch.cuda.init``: finds the devices (pydevtensor does
+    this once, as it starts, so calling it again costs nothing), and raises when none
+    can be used.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When no CUDA device can be used; the message says why (not built with CUDA, no
+        driver, no GPU).
+
+    Examples
+    --------
+    >>> try:
+    ...     pydevtensor.cuda.init()
+    ...     ok = True
+    ... except pydevtensor.DeviceError:
+    ...     ok = False
+    >>> ok == pydevtensor.cuda.is_available()
+    True
+    """
+    if _available():
+        return
+    built, why = _C._cuda_status()
+    reason = why if built else "pydevtensor was built without CUDA"
+    raise _C.DeviceError(f"cuda.init(): no CUDA device can be used: {reason}")
+
+
+def get_arch_list():
+    """The CUDA architectures this copy of pydevtensor was compiled for, as
+    ``['sm_80', 'sm_90']`` (setup.py's ``PYDEVTENSOR_CUDA_ARCH``); empty when no CUDA
+    device can be used (as in PyTorch), on a build without CUDA, and on the emulated
+    device (compiled for the host's CPU).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> archs = pydevtensor.cuda.get_arch_list()
+    >>> all(a.startswith("sm_") for a in archs)
+    True
+    """
+    if not _available():
+        return []
+    try:
+        from ._build_config import BUILD_CONFIG
+    except ImportError:
+        return []
+    return [f"sm_{a}" for a in BUILD_CONFIG.get("cuda_archs") or []]
+
+
+def _size(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
+def memory_summary(device=None, abbreviated=False):
+    """A readable table of a device's memory accounting (``memory_stats``): what live
+    tensors hold, their peak, what the allocator reserves, and the limit.
+
+    pydevtensor's allocator is CUDA's stream-ordered pool, so the table has the four
+    numbers pydevtensor keeps, not PyTorch's per-pool breakdown.
+
+    Parameters
+    ----------
+    device : int, str or pydevtensor.device, optional
+        The device (default: the current CUDA device; 'cpu' works too).
+    abbreviated : bool, optional
+        Accepted for PyTorch's signature; the table is short either way.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When the device does not exist.
+
+    Examples
+    --------
+    >>> print(pydevtensor.cuda.memory_summary('cpu'))  # doctest: +ELLIPSIS
+    pydevtensor memory summary, device cpu
+    ...
+    allocated ...
+    """
+    dev = _as_device(device)
+    stats = memory_stats(dev)
+    rows = [("allocated", stats["allocated"], "bytes of live tensors"),
+            ("peak allocated", stats["peak"], "highest 'allocated' since the last reset"),
+            ("reserved", stats["reserved"], "held by the allocator: live tensors + cache"),
+            ("cached", max(stats["reserved"] - stats["allocated"], 0),
+             "reserved but unused: empty_cache() returns it"),
+            ("limit", stats["limit"], "0: none")]
+    width = max(len(_size(v)) for _, v, _ in rows)
+    title = f"pydevtensor memory summary, device {dev}"
+    lines = [title, "=" * len(title)]
+    lines += [f"{name:<15} {_size(v):>{width}}   {what}" for name, v, what in rows]
+    return "\n".join(lines)

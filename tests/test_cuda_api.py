@@ -1,0 +1,129 @@
+"""torch.cuda's function signatures and the smaller names of its API (D2L's
+"Computational Performance" chapter): device= keywords, init/is_initialized,
+get_arch_list, memory_summary, device_of, OutOfMemoryError, cpu.synchronize."""
+import inspect
+
+import pytest
+
+import pydevtensor as pdt
+from conftest import CUDA_AVAILABLE, CUDA_DEVICES
+
+# (module, name): the functions that take a device as torch.cuda's do, by the keyword
+# `device` (torch.cuda.empty_cache takes none; pydevtensor's takes one more).
+DEVICE_KEYWORD = [
+    (pdt.cuda, n) for n in (
+        "memory_allocated", "max_memory_allocated", "memory_reserved", "memory_stats",
+        "reset_peak_memory_stats", "synchronize", "mem_get_info", "get_device_name",
+        "get_device_properties", "get_device_capability", "empty_cache", "set_device",
+        "memory_summary", "set_per_process_memory_fraction")
+] + [(pdt, n) for n in ("memory_allocated", "max_memory_allocated", "memory_reserved",
+                         "memory_stats", "reset_peak_memory_stats", "empty_cache",
+                         "set_default_device")] + [(pdt.cpu, "synchronize")]
+
+
+@pytest.mark.parametrize("module,name", DEVICE_KEYWORD,
+                         ids=[f"{m.__name__}.{n}" for m, n in DEVICE_KEYWORD])
+def test_the_device_parameter_is_named_device(module, name):
+    params = inspect.signature(getattr(module, name)).parameters
+    assert "device" in params and "d" not in params
+    if module is pdt.cuda:
+        torch = pytest.importorskip("torch")
+        tsig = inspect.signature(getattr(torch.cuda, name)).parameters
+        if name != "empty_cache":  # torch.cuda.empty_cache() takes no argument
+            assert list(params) == list(tsig), (list(params), list(tsig))
+
+
+@pytest.mark.parametrize("name", ["memory_allocated", "max_memory_allocated",
+                                  "memory_reserved", "memory_stats",
+                                  "reset_peak_memory_stats", "empty_cache"])
+def test_memory_functions_take_device_by_keyword_and_position(name):
+    f = getattr(pdt, name)
+    assert f(device="cpu") == f("cpu")
+    if CUDA_AVAILABLE:
+        g = getattr(pdt.cuda, name)
+        x = pdt.ones(1000, device=CUDA_DEVICES[-1])
+        assert g(device=x.device) == g(x.device) == g(x.device.index)
+        del x
+
+
+@pytest.mark.cuda
+def test_cuda_queries_take_device_by_keyword():
+    """The D2L reader's torch.cuda.synchronize(device=...) and friends (the tester's
+    cuda_funcs_device_keyword.py)."""
+    last = pdt.cuda.device_count() - 1
+    pdt.ones(1000, device=f"cuda:{last}")
+    for name in ("synchronize", "mem_get_info", "get_device_name", "get_device_properties",
+                 "get_device_capability", "reset_peak_memory_stats"):
+        f = getattr(pdt.cuda, name)
+        assert f(device=last) == f(last), name
+    pdt.cuda.set_device(device=last)
+    try:
+        assert pdt.cuda.current_device() == last
+    finally:
+        pdt.cuda.set_device(0)
+
+
+def test_out_of_memory_error_is_the_one_class():
+    assert pdt.cuda.OutOfMemoryError is pdt.OutOfMemoryError
+    assert issubclass(pdt.cuda.OutOfMemoryError, MemoryError)
+
+
+def test_is_initialized_and_init():
+    assert pdt.cuda.is_initialized() is CUDA_AVAILABLE
+    if CUDA_AVAILABLE:
+        assert pdt.cuda.init() is None
+    else:
+        with pytest.raises(pdt.DeviceError, match="cuda.init\\(\\): no CUDA device can be "
+                                                  "used: .+"):
+            pdt.cuda.init()
+
+
+def test_get_arch_list(monkeypatch):
+    archs = pdt.cuda.get_arch_list()
+    assert isinstance(archs, list) and all(a.startswith("sm_") for a in archs)
+    if not CUDA_AVAILABLE or pdt.build_info()["cuda"]["emulated"]:
+        assert archs == []
+    from pydevtensor import _build_config, _cuda_info
+    monkeypatch.setitem(_build_config.BUILD_CONFIG, "cuda_archs", ["75", "90"])
+    monkeypatch.setattr(_cuda_info, "_available", lambda: True)
+    assert pdt.cuda.get_arch_list() == ["sm_75", "sm_90"]
+    monkeypatch.setattr(_cuda_info, "_available", lambda: False)
+    assert pdt.cuda.get_arch_list() == []  # as torch: none without a usable device
+
+
+def test_memory_summary_reads_memory_stats(device):
+    x = pdt.ones(1 << 16, device=device)  # 256 KiB
+    stats = pdt.memory_stats(device)
+    text = pdt.cuda.memory_summary(device)
+    assert text == pdt.cuda.memory_summary(device=device, abbreviated=True)
+    assert text.splitlines()[0] == f"pydevtensor memory summary, device {pdt.device(device)}"
+    rows = {line.split("  ")[0]: line for line in text.splitlines()[2:]}
+    assert set(rows) == {"allocated", "peak allocated", "reserved", "cached", "limit"}
+    assert stats["allocated"] >= 1 << 18
+    assert ("%.2f MiB" % (stats["allocated"] / 2 ** 20) in rows["allocated"]
+            or "%.2f KiB" % (stats["allocated"] / 2 ** 10) in rows["allocated"]
+            or "%.2f GiB" % (stats["allocated"] / 2 ** 30) in rows["allocated"])
+    del x
+    with pytest.raises(pdt.DeviceError, match="cuda:7"):
+        pdt.cuda.memory_summary("cuda:7")
+
+
+def test_device_of_switches_to_a_tensors_device(device):
+    t = pdt.ones(2, device=device)
+    before = pdt.cuda.current_device()
+    with pdt.cuda.device_of(t):
+        inside = pdt.cuda.current_device()
+    assert inside == (t.device.index if t.is_cuda else before)
+    assert pdt.cuda.current_device() == before
+    with pytest.raises(TypeError, match="expects a tensor, got list"):
+        pdt.cuda.device_of([1.0])
+
+
+def test_cpu_module_names_like_torch_cpu():
+    assert pdt.cpu.is_available() is True
+    assert pdt.cpu.synchronize() is None
+    assert pdt.cpu.synchronize("cpu") is None and pdt.cpu.synchronize(device=0) is None
+    with pytest.raises(ValueError, match="expects a CPU device, got cuda:0"):
+        pdt.cpu.synchronize("cuda:0")
+    with pytest.raises(pdt.DeviceError, match="cpu:9"):
+        pdt.cpu.synchronize("cpu:9")
