@@ -132,12 +132,15 @@ static void in_memory_order(const pdt_tensor *x, int *dims, int n)
  * backend call a slice, no copy.  The columns are folded in order (sums in
  * double), where the copied rows were summed pairwise (in double): float32 sums
  * agree but for rare last-bit ties, as sum(0) and sum(1) of one matrix do. */
-static int middle_block(const pdt_tensor *x, const int *reduced, int ndims, int64_t *outer,
-                        int64_t *inner)
+/* 1 when the dims of x that are reduced (block_reduced 1) or kept (0) form one block
+ * with dims on both sides, setting the element counts before and after it; needs O
+ * and I of at least 2, and x contiguous. */
+static int one_block(const pdt_tensor *x, const int *reduced, int ndims, int block_reduced,
+                     int64_t *outer, int64_t *inner)
 {
     int first = -1, last = -1;
     for (int d = 0; d < x->ndim; d++)
-        if (ndims < 0 || reduced[d]) {
+        if ((ndims < 0 || reduced[d]) == block_reduced) {
             if (first < 0)
                 first = d;
             else if (last != d - 1)
@@ -172,26 +175,9 @@ static int outer_and_inner(const pdt_tensor *x, pdt_reduce_op op, pdt_dtype as, 
                            int ndims, int64_t *outer, int64_t *inner)
 {
     if (x->device.kind != PDT_CPU || as != x->dtype || ndims < 0 || op == PDT_REDUCE_PROD ||
-        op == PDT_REDUCE_ARGMAX || op == PDT_REDUCE_ARGMIN || !pdt_tensor_is_contiguous(x))
+        op == PDT_REDUCE_ARGMAX || op == PDT_REDUCE_ARGMIN)
         return 0;
-    int first = -1, last = -1; /* the kept block */
-    for (int d = 0; d < x->ndim; d++)
-        if (!reduced[d]) {
-            if (first < 0)
-                first = d;
-            else if (last != d - 1)
-                return 0; /* not one block */
-            last = d;
-        }
-    if (first <= 0 || last >= x->ndim - 1)
-        return 0;
-    int64_t o = 1, i = 1;
-    for (int d = 0; d < first; d++)
-        o *= x->shape[d];
-    for (int d = last + 1; d < x->ndim; d++)
-        i *= x->shape[d];
-    *outer = o, *inner = i;
-    return o > 1 && i > 1;
+    return one_block(x, reduced, ndims, 0, outer, inner);
 }
 
 /* Checks dims, sorts the input's dims into kept and reduced ones and lays the
@@ -278,7 +264,7 @@ static pdt_status plan_reduce(const char *name, pdt_reduce_op op, const pdt_tens
     } else if (as == x->dtype && pdt_tensor_is_contiguous(&cols)) {
         row_stride = 1, col_stride = p->m;
     } else if (as == x->dtype && x->device.kind == PDT_CPU && p->k > 1 &&
-               middle_block(x, reduced, ndims, &outer, &inner)) {
+               one_block(x, reduced, ndims, 1, &outer, &inner)) {
         /* O slices of (K, I) columns (Note [a middle block of dims]) */
         pdt_tensor_assign(perm, x); /* borrowed, as the permuted view was */
         p->outer = outer, p->in_step = p->k * inner;
