@@ -319,7 +319,8 @@ class BuildExt(build_ext):
         super().run()
 
     def _stale(self, obj, src):
-        deps = [ROOT / src, *(ROOT / "csrc").rglob("*.h"), Path(self._stamp)]
+        deps = [ROOT / src, *(ROOT / "csrc").rglob("*.h"), *(ROOT / "csrc").rglob("*.cuh"),
+                Path(self._stamp)]
         return self.force or not obj.exists() or obj.stat().st_mtime < max(
             p.stat().st_mtime for p in deps)
 
