@@ -1,5 +1,6 @@
 """Failure in the middle (issue 14): optim.SGD.step() and Module.to() that run out of
 memory on a later parameter change nothing, rather than leaving the first ones done."""
+import gc
 import os
 import subprocess
 import sys
@@ -66,6 +67,7 @@ def test_sgd_step_out_of_memory_on_the_third_parameter_changes_nothing(kw, first
                                                            dtype=pdt.float64)
     before = [(p, p.data.numpy().astype(np.float64)) for p in ps]
     bufs = {k: v["momentum_buffer"].numpy().astype(np.float64) for k, v in opt.state.items()}
+    gc.collect()  # earlier tests' cyclic garbage, freed mid-step, would make room
     config.set_memory_limit("cpu", pdt.memory_allocated("cpu") + 2**19)  # < the big one's need
     try:
         with pytest.raises(pdt.OutOfMemoryError):
@@ -96,6 +98,7 @@ def test_adaptive_step_out_of_memory_on_the_third_parameter_changes_nothing(name
     before = [p.data.numpy().copy() for p in ps]
     state = {k: {n: (v.numpy().copy() if isinstance(v, pdt.Tensor) else v)
                  for n, v in st.items()} for k, st in opt.state.items()}
+    gc.collect()  # earlier tests' cyclic garbage, freed mid-step, would make room
     config.set_memory_limit("cpu", pdt.memory_allocated("cpu") + 2**19)  # < the big one's need
     try:
         with pytest.raises(pdt.OutOfMemoryError):
@@ -127,6 +130,7 @@ def test_sgd_step_of_float32_needs_no_memory_once_buffers_exist(kw):
     before = [(p, p.data.numpy().astype(np.float64)) for p in ps]
     bufs = {k: v["momentum_buffer"].numpy().astype(np.float64) for k, v in opt.state.items()}
     held = {k: v["momentum_buffer"] for k, v in opt.state.items()}
+    gc.collect()  # earlier tests' cyclic garbage, freed mid-step, would make room
     allocated = pdt.memory_allocated("cpu")
     config.set_memory_limit("cpu", allocated)
     try:
@@ -169,6 +173,7 @@ def test_module_to_out_of_memory_leaves_the_model_on_its_device():
 
 def test_module_double_out_of_memory_keeps_every_dtype():
     net = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2**19))
+    gc.collect()  # earlier tests' cyclic garbage, freed mid-step, would make room
     config.set_memory_limit("cpu", pdt.memory_allocated("cpu") + 2**20)
     try:
         with pytest.raises(pdt.OutOfMemoryError):
