@@ -40,7 +40,7 @@ def _saved_attributes(fn):
 class MultiplicativeLR(LRScheduler):
     """Multiplies each rate by a factor of the epoch every epoch:
     ``lr(e) = lr(e - 1) * lr_lambda(e)`` for e >= 1 (the rate at epoch 0 is the
-    optimizer's), so the rate is ``base * lr_lambda(1) * ... * lr_lambda(e)``.
+    optimizer's), so the rate is the base rate times lr_lambda(1) through lr_lambda(e).
 
     Parameters
     ----------
