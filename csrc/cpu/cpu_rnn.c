@@ -19,18 +19,6 @@
 /* Elements a thread should have before the rows are split. */
 #define GRAIN_ELEMS ((int64_t)1 << 14)
 
-/* float64's sigmoid and tanh: the level's vector rows, which the elementwise ops use
- * (Note [float64 vector math] in cpu_vmath64.h). */
-static void sigmoid_f64_row(double *o, const double *a, int64_t n)
-{
-    pdt_cpu_simd()->sigmoid_f64(o, a, n);
-}
-
-static void tanh_f64_row(double *o, const double *a, int64_t n)
-{
-    pdt_cpu_simd()->tanh_f64(o, a, n);
-}
-
 typedef struct rnn_job {
     const void *args; /* pdt_rnn_cell_args or pdt_rnn_cell_grad_args */
 } rnn_job;
@@ -99,12 +87,11 @@ typedef struct rnn_job {
 static void forward_range(int64_t begin, int64_t end, void *ctx)
 {
     const pdt_rnn_cell_args *a = ((const rnn_job *)ctx)->args;
-    if (a->igates->dtype == PDT_FLOAT64) {
-        CELL_FORWARD(double, sigmoid_f64_row, tanh_f64_row);
-    } else {
-        const pdt_cpu_simd_table *v = pdt_cpu_simd();
+    const pdt_cpu_simd_table *v = pdt_cpu_simd();
+    if (a->igates->dtype == PDT_FLOAT64)
+        CELL_FORWARD(double, v->sigmoid_f64, v->tanh_f64);
+    else
         CELL_FORWARD(float, v->sigmoid_f32, v->tanh_f32);
-    }
 }
 
 /* One LSTM row's backward, the gradients of hy and cy read as DH and, from

@@ -38,20 +38,16 @@ typedef struct {
     vectorcallfunc vectorcall;
 } AutocastOp;
 
-/* A call after tp_clear (a finaliser of a cycle being collected) finds op NULL. */
-static PyObject *cleared(void)
-{
-    PyErr_SetString(PyExc_RuntimeError, "this autocast op was cleared by the garbage collector");
-    return NULL;
-}
-
 static PyObject *op_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                PyObject *kwnames)
 {
     AutocastOp *o = (AutocastOp *)self;
     PyObject *f = *o->threads ? o->slow : o->op;
-    if (!f)
-        return cleared();
+    if (!f) { /* called after tp_clear, by a finaliser of a cycle being collected */
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this autocast op was cleared by the garbage collector");
+        return NULL;
+    }
     return PyObject_Vectorcall(f, args, nargsf, kwnames);
 }
 
@@ -110,15 +106,6 @@ static void op_dealloc(PyObject *self)
     Py_DECREF(tp);
 }
 
-static PyObject *op_call(PyObject *self, PyObject *args, PyObject *kwargs)
-{
-    AutocastOp *o = (AutocastOp *)self;
-    PyObject *f = *o->threads ? o->slow : o->op;
-    if (!f)
-        return cleared();
-    return PyObject_Call(f, args, kwargs);
-}
-
 /* Binds to an instance as a function does: x.mm(w) while Tensor.mm is wrapped. */
 static PyObject *op_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 {
@@ -170,7 +157,7 @@ static PyType_Slot op_slots[] = {
     {Py_tp_dealloc, op_dealloc},
     {Py_tp_traverse, op_traverse},
     {Py_tp_clear, op_clear},
-    {Py_tp_call, op_call},
+    {Py_tp_call, PyVectorcall_Call}, /* through op_vectorcall */
     {Py_tp_descr_get, op_descr_get},
     {Py_tp_repr, op_repr},
     {Py_tp_methods, op_methods},
