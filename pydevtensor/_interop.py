@@ -34,7 +34,6 @@ there); other ufuncs (``np.exp(t)``) give NumPy arrays, on CPU tensors.
 from . import _C
 
 
-
 def as_tensor(data, dtype=None, device=None):
     try:
         return _C.as_tensor(data, dtype, device)

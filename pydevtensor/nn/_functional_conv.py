@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import _C
+from ..autograd.dispatch import _wants_grad
 from ._conv_direct import conv2d_direct, direct_backward, usable
 from ._functional_pad import pad_constant
 from ._im2col import col2im, im2col
@@ -318,8 +319,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, where):
     hw = tuple(x.shape[2:])
     out_h, out_w = _blocks(hw, kernel, dilation, padding, stride, where, input.device)
     n, k = x.shape[0], kernel[0] * kernel[1]
-    if usable(x, stride) and (direct_backward(weight, groups) or not (_C.is_grad_enabled() and (
-            x.requires_grad or weight.requires_grad or (bias is not None and bias.requires_grad)))):
+    if usable(x, stride) and (direct_backward(weight, groups)
+                              or not _wants_grad((x, weight, bias), {})):
         # float32 on the CPU: no im2col (Note [the direct convolution]); under autograd only
         # where its backward wins too (direct_backward)
         out = conv2d_direct(x, weight, bias, stride, padding, dilation, groups)
