@@ -1,11 +1,12 @@
-"""The polynomial coefficients of csrc/cpu/cpu_vmath64.h (Note [float64 vector math]),
-fitted here with mpmath: Chebyshev interpolation (mpmath.chebyfit, near-minimax) of each
+"""The polynomial coefficients of csrc/cpu/cpu_vmath64.h (Note [float64 vector math]) and
+csrc/cpu/cpu_vmath64_avx512.h (Note [float64 exp with a table]), fitted here with mpmath: Chebyshev interpolation (mpmath.chebyfit, near-minimax) of each
 function at 200-bit precision, the coefficients rounded to double, and the largest
 relative error of the rounded polynomial printed, measured at 4000 points.
 
     python tools/gen_vmath64_coeffs.py
 
-Prints C initialisers, highest degree first, as the header uses them."""
+Prints C initialisers, highest degree first, as the headers use them, then the table of
+2^(j/16) as doubles and their rests, and ln2/16 split into 38 bits and the rest."""
 import mpmath as mp
 
 mp.mp.prec = 200
@@ -38,6 +39,7 @@ def g_cos(z):  # (cos r - 1 + z/2) / z^2
 
 FITS = {  # name: function, interval, degree
     "exp": (g_exp, (-0.3466, 0.3466), 10),
+    "exp16": (g_exp, (-0.02167, 0.02167), 5),  # |r| <= ln2/32, the table's
     "log": (g_log, (0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2 * 1.0001), 7),
     "sin": (g_sin, (0, (mp.pi / 4) ** 2 * 1.0001), 6),
     "cos": (g_cos, (0, (mp.pi / 4) ** 2 * 1.0001), 6),
@@ -58,6 +60,13 @@ def main():
         print(f"/* {name}: degree {deg} on [{float(a):.6g}, {float(b):.6g}], "
               f"relative error 2^{float(mp.log(worst, 2)):.1f} */")
         print("{" + ", ".join(c.hex() for c in coefs) + "}")
+    hi = [float(mp.power(2, mp.mpf(j) / 16)) for j in range(16)]
+    lo = [float(mp.power(2, mp.mpf(j) / 16) - mp.mpf(h)) for j, h in enumerate(hi)]
+    print("/* 2^(j/16) */\n{" + ", ".join(h.hex() for h in hi) + "}")
+    print("/* 2^(j/16) - the above */\n{" + ", ".join(v.hex() for v in lo) + "}")
+    ln2 = mp.log(2)
+    hi38 = mp.nint(ln2 * 2 ** 38) / 2 ** 38  # ln2 in [1/2, 1): 38 significant bits
+    print(f"/* ln2/16 */ {float(hi38 / 16).hex()} {float((ln2 - hi38) / 16).hex()}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@
  * (MEASURED_ULP; baseline / AVX2 and AVX-512): exp 0.594 / 0.587 (the worst near
  * the subnormal edge), log 0.519 / 0.528, tanh 0.730 / 0.685, sigmoid 0.581 /
  * 0.575, sin 0.680 / 0.680, cos 0.722 / 0.692 (sin's and cos's terms past the
- * first are rounded on their own).  AVX2 and AVX-512 give the same bits.
+ * first are rounded on their own).  AVX2 and AVX-512 give the same bits, but for
+ * exp, which has its own table-driven kernel at AVX-512 (0.536 ulp; Note [float64
+ * exp with a table] in cpu_vmath64_avx512.h).
  * The polynomials were fitted here (tools/gen_vmath64_coeffs.py: Chebyshev
  * interpolation with mpmath, the coefficients rounded to double).  Products that
  * must be exact are two_prod (one FMA at the levels with FMA, Dekker's splitting
@@ -391,8 +393,12 @@ static inline int VM(v64_all_within)(const double *a, int64_t m, double limit)
             }                                                                                      \
         }                                                                                          \
     }
+#if PDT_SIMD_BYTES == 64
+#include "cpu_vmath64_avx512.h" /* exp and sigmoid from a table (Note [float64 exp with a table]) */
+#else
 V64_BLOCK_ROW(exp64_row, 708.0, VM(v64_exp_fast), VM(v64_exp))
 V64_BLOCK_ROW(sigmoid64_row, 708.0, VM(v64_sigmoid_fast), VM(v64_sigmoid))
+#endif
 
 /* whether every x of a block is positive, normal and finite */
 static inline int VM(v64_all_normal)(const double *a, int64_t m)

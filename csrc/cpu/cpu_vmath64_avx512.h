@@ -1,0 +1,243 @@
+/* cpu_vmath64_avx512.h - float64 exp and sigmoid at the AVX-512 level: a table of
+ * 2^(j/16) read with a two-register permute.  Included by cpu_vmath64.h at that level
+ * only, after the portable functions it uses for the general path (v64_scale,
+ * v64_all_within); the other levels run the portable exp and sigmoid.
+ *
+ * Note [float64 exp with a table]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The portable exp (Note [float64 vector math]) spends a degree-10 polynomial on
+ * |r| <= ln2/2 and keeps every part as a double-double, because tanh and sigmoid
+ * take e^x from it.  exp alone needs less: Tang's table method (ACM TOMS 15(2),
+ * 1989) with N = 16, x = (16k + j) ln2/16 + r, |r| <= ln2/32, and
+ *     e^x = 2^k 2^(j/16) e^r = 2^k (T_j + (T_j q + t_j)),  q = r + r^2 P(r),
+ * T_j + t_j = 2^(j/16) to 2^-106 (T_j rounded, t_j the rest), P of degree 5
+ * (fitted by tools/gen_vmath64_coeffs.py, 2^-64 absolute in e^r).  Sixteen
+ * doubles are two zmm registers, so vpermt2pd (_mm512_permutex2var_pd, which
+ * reads the index's low four bits: j itself, in the low bits of the shifted
+ * product) looks both halves of the table up in one instruction each; a
+ * compiler-vectorised lookup would be eight scalar loads (GCC does not emit
+ * gathers for its generic tuning).  n = 16k + j = rint(16 x / ln2) by the
+ * 1.5 * 2^52 shift; r = x - n L_hi - n L_lo, L_hi = ln2/16 to 38 bits so that
+ * n L_hi is exact for |n| < 2^15 and the first FMA exact (Sterbenz), the
+ * second rounded (2^-59.5 of the result).
+ * Error: the sum T_j + (T_j q + t_j) is the one rounding of size (0.5 ulp);
+ * q's and the inner FMA's roundings, r's, and P's add at most 0.05 ulp: bound
+ * 1 ulp as for the portable functions, measured 0.536 (tests/test_vmath64.py).
+ * The bits differ from the AVX2 level's (each within the bound); sigmoid below.
+ * A block of 256 with every |x| <= 708 adds k to the result's exponent field; any
+ * other (overflow, subnormal results, inf, NaN) clamps x to [-746, 710] as the
+ * portable exp does and hands T_j + (T_j q + t_j), split exactly by fast_two_sum,
+ * and k to v64_scale, which rounds 2^k (hi + lo) once: the fast path's bits for
+ * the ordinary arguments of such a block, the C library's special values (NaN
+ * stays NaN through every step).
+ */
+#include <immintrin.h>
+
+/* 2^(j/16), j = 0..15, rounded to double, and the rest (tools/gen_vmath64_coeffs.py) */
+static const double VM(v64t_exp_hi)[16] = {
+    0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
+    0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0};
+static const double VM(v64t_exp_lo)[16] = {0x0.0p+0,
+                                           0x1.8a62e4adc610bp-54,
+                                           -0x1.19041b9d78a76p-55,
+                                           0x1.9b07eb6c70573p-54,
+                                           0x1.6f46ad23182e4p-55,
+                                           0x1.ada0911f09ebcp-55,
+                                           0x1.d4397afec42e2p-56,
+                                           0x1.6324c054647adp-54,
+                                           -0x1.bdd3413b26456p-54,
+                                           -0x1.41577ee04992fp-55,
+                                           0x1.6e9f156864b27p-54,
+                                           0x1.c7c46b071f2bep-56,
+                                           0x1.7a1cd345dcc81p-54,
+                                           0x1.11065895048ddp-55,
+                                           0x1.2ed02d75b3707p-55,
+                                           -0x1.e9c23179c2893p-54};
+/* (e^r - 1 - r) / r^2 on |r| <= 0.02167, degree 5, highest first */
+static const double VM(v64t_exp_p)[6] = {0x1.a01b0c6885897p-13, 0x1.6c17ed8da4b83p-10,
+                                         0x1.11111110e0f5bp-7,  0x1.55555554e917bp-5,
+                                         0x1.5555555555556p-3,  0x1.0000000000001p-1};
+#define V64T_LN2_16_HI 0x1.62e42fefa0000p-5 /* ln2/16 to 38 bits */
+#define V64T_LN2_16_LO 0x1.cf79abc9e3b3ap-44
+
+/* The table and the constants, loaded once a row */
+typedef struct {
+    __m512d hi0, hi1, lo0, lo1, p[6];
+} VM(v64t_exp_consts);
+
+static inline void VM(v64t_exp_load)(VM(v64t_exp_consts) * c)
+{
+    c->hi0 = _mm512_loadu_pd(VM(v64t_exp_hi));
+    c->hi1 = _mm512_loadu_pd(VM(v64t_exp_hi) + 8);
+    c->lo0 = _mm512_loadu_pd(VM(v64t_exp_lo));
+    c->lo1 = _mm512_loadu_pd(VM(v64t_exp_lo) + 8);
+    for (int i = 0; i < 6; i++)
+        c->p[i] = _mm512_set1_pd(VM(v64t_exp_p)[i]);
+}
+
+/* e^x = 2^k (T_j + *lo) (the Note) for |x| <= 746; *n gets the shifted n = 16k + j
+ * (1.5 * 2^52 + n, whose bits hold n in their low ones) */
+static inline __m512d VM(v64t_exp_parts)(const VM(v64t_exp_consts) * c, __m512d x, __m512d *lo,
+                                         __m512i *n)
+{
+    const __m512d shift = _mm512_set1_pd(V64_SHIFT);
+    __m512d t = _mm512_fmadd_pd(x, _mm512_set1_pd(0x1.71547652b82fep+4), shift);
+    __m512d nd = _mm512_sub_pd(t, shift);
+    __m512d r = _mm512_fnmadd_pd(nd, _mm512_set1_pd(V64T_LN2_16_HI), x); /* exact */
+    r = _mm512_fnmadd_pd(nd, _mm512_set1_pd(V64T_LN2_16_LO), r);
+    __m512d p = c->p[0];
+    for (int i = 1; i < 6; i++)
+        p = _mm512_fmadd_pd(p, r, c->p[i]);
+    __m512d q = _mm512_fmadd_pd(_mm512_mul_pd(r, r), p, r);
+    __m512i ti = _mm512_castpd_si512(t);
+    __m512d th = _mm512_permutex2var_pd(c->hi0, ti, c->hi1);
+    __m512d tl = _mm512_permutex2var_pd(c->lo0, ti, c->lo1);
+    *lo = _mm512_fmadd_pd(th, q, tl);
+    *n = ti;
+    return th;
+}
+
+/* k << 52 from the shifted n: (n >> 4) << 52, n's bits less the shift's */
+static inline __m512i VM(v64t_exp_k52)(__m512i n)
+{
+    __m512i shift = _mm512_set1_epi64(0x4338000000000000ll);
+    return _mm512_slli_epi64(_mm512_srai_epi64(_mm512_sub_epi64(n, shift), 4), 52);
+}
+
+/* a block of m <= 256 with every |x| <= 708: normal results, k added to the exponent */
+static void VM(v64t_exp_fast)(const VM(v64t_exp_consts) * c, double *o, const double *a, int64_t m)
+{
+    for (int64_t i = 0; i < m; i += 8) {
+        __mmask8 in = m - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (m - i)) - 1);
+        __m512d lo, x = _mm512_maskz_loadu_pd(in, a + i);
+        __m512i n;
+        __m512d th = VM(v64t_exp_parts)(c, x, &lo, &n);
+        __m512i s = _mm512_castpd_si512(_mm512_add_pd(th, lo));
+        _mm512_mask_storeu_pd(o + i, in,
+                              _mm512_castsi512_pd(_mm512_add_epi64(s, VM(v64t_exp_k52)(n))));
+    }
+}
+
+/* any other block: x clamped to [-746, 710], 2^k (hi + lo) rounded once by v64_scale */
+static void VM(v64t_exp_general)(const VM(v64t_exp_consts) * c, double *o, const double *a,
+                                 int64_t m)
+{
+    double hs[256], ls[256], ts[256];
+    for (int64_t i = 0; i < m; i += 8) {
+        __mmask8 in = m - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (m - i)) - 1);
+        __m512d x = _mm512_maskz_loadu_pd(in, a + i);
+        /* max and min return their second operand for a NaN one: the NaN is kept */
+        x = _mm512_max_pd(_mm512_set1_pd(-746.0), x);
+        x = _mm512_min_pd(_mm512_set1_pd(710.0), x);
+        __m512i n;
+        __m512d lo, hi = VM(v64t_exp_parts)(c, x, &lo, &n);
+        __m512d s = _mm512_add_pd(hi, lo);
+        __m512d l = _mm512_add_pd(_mm512_sub_pd(hi, s), lo); /* fast_two_sum: |hi| >= |lo| */
+        /* the shifted k, as v64_scale takes it: 1.5 * 2^52 + k */
+        __m512i shift = _mm512_set1_epi64(0x4338000000000000ll);
+        __m512i k = _mm512_srai_epi64(_mm512_sub_epi64(n, shift), 4);
+        __m512d t = _mm512_castsi512_pd(_mm512_add_epi64(k, shift));
+        _mm512_storeu_pd(hs + i, s);
+        _mm512_storeu_pd(ls + i, l);
+        _mm512_storeu_pd(ts + i, t);
+    }
+    for (int64_t i = 0; i < m; i++)
+        o[i] = VM(v64_scale)(hs[i], ls[i], ts[i]);
+}
+
+/* Rows of blocks of 256 (as V64_BLOCK_ROW): a block with every |x| <= 708 runs FAST,
+ * any other GENERAL, which gives FAST's bits there; o may be a. */
+#define V64T_BLOCK_ROW(NAME, FAST, GENERAL)                                                        \
+    static void VM(NAME)(double *o, const double *a, int64_t n)                                    \
+    {                                                                                              \
+        VM(v64t_exp_consts) c;                                                                     \
+        VM(v64t_exp_load)(&c);                                                                     \
+        for (int64_t b = 0; b < n; b += 256) {                                                     \
+            int64_t m = n - b < 256 ? n - b : 256;                                                 \
+            if (VM(v64_all_within)(a + b, m, 708.0))                                               \
+                FAST(&c, o + b, a + b, m);                                                         \
+            else                                                                                   \
+                GENERAL(&c, o + b, a + b, m);                                                      \
+        }                                                                                          \
+    }
+V64T_BLOCK_ROW(exp64_row, VM(v64t_exp_fast), VM(v64t_exp_general))
+
+/* ---- sigmoid ----
+ * The portable sigmoid's steps (v64_sigmoid_q in cpu_vmath64.h) on exp's table:
+ * e = e^-|x| = 2^k (hi + lo) (hi + lo the table's T_j + (T_j q + t_j), split exactly,
+ * 2^-58.5 of itself), eh + el = e rounded once ((hi 2^(k+600)) 2^-600: the same
+ * bits as hi 2^k where that is normal, one rounding onto the subnormals' grid where
+ * not), 1 / (1 + e) for x >= 0 and (hi + lo) / (1 + e), scaled by 2^k afterwards, below.
+ * The quotient: vrcp14pd (2^-14) and one Newton step for 1 / d (2^-28), q from it with
+ * one more (2^-56), then its correction from the exact residual, as div_dd2 does. */
+
+/* the quotient q + *c, and *t: 1.5 * 2^52 + (x < 0 ? k : 0), for |x| clamped to 746 */
+static inline __m512d VM(v64t_sigmoid_q)(const VM(v64t_exp_consts) * c, __m512d x, __m512d *cq,
+                                         __m512d *t)
+{
+    const __m512d one = _mm512_set1_pd(1.0);
+    __m512d ax = _mm512_min_pd(_mm512_set1_pd(746.0), _mm512_abs_pd(x));
+    __m512i n;
+    __m512d lo0, th = VM(v64t_exp_parts)(c, _mm512_sub_pd(_mm512_setzero_pd(), ax), &lo0, &n);
+    __m512d hi = _mm512_add_pd(th, lo0);
+    __m512d lo = _mm512_add_pd(_mm512_sub_pd(th, hi), lo0);
+    __m512i shift = _mm512_set1_epi64(0x4338000000000000ll);
+    __m512i k = _mm512_srai_epi64(_mm512_sub_epi64(n, shift), 4); /* in [-1077, 0] */
+    /* 2^(k + 600), built in the exponent field */
+    __m512d sc = _mm512_castsi512_pd(
+        _mm512_slli_epi64(_mm512_add_epi64(k, _mm512_set1_epi64(1023 + 600)), 52));
+    const __m512d down = _mm512_set1_pd(0x1p-600);
+    __m512d eh = _mm512_mul_pd(_mm512_mul_pd(hi, sc), down);
+    __m512d el = _mm512_mul_pd(_mm512_mul_pd(lo, sc), down);
+    __m512d d = _mm512_add_pd(one, eh); /* fast_two_sum: eh <= 1 */
+    __m512d dl = _mm512_add_pd(_mm512_add_pd(_mm512_sub_pd(one, d), eh), el);
+    __mmask8 neg = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_LT_OQ);
+    __m512d nh = _mm512_mask_blend_pd(neg, one, hi);
+    __m512d nl = _mm512_maskz_mov_pd(neg, lo);
+    __m512d inv = _mm512_rcp14_pd(d);
+    inv = _mm512_fmadd_pd(inv, _mm512_fnmadd_pd(d, inv, one), inv);
+    __m512d q = _mm512_mul_pd(nh, inv);
+    q = _mm512_fmadd_pd(_mm512_fnmadd_pd(q, dl, _mm512_fnmadd_pd(q, d, nh)), inv, q);
+    *cq = _mm512_mul_pd(_mm512_add_pd(_mm512_fnmadd_pd(q, d, nh), _mm512_fnmadd_pd(q, dl, nl)),
+                        inv);
+    *t = _mm512_castsi512_pd(_mm512_add_epi64(shift, _mm512_maskz_mov_epi64(neg, k)));
+    return q;
+}
+
+/* a block with every |x| <= 708: a normal result, 2^k applied as a product */
+static void VM(v64t_sigmoid_fast)(const VM(v64t_exp_consts) * c, double *o, const double *a,
+                                  int64_t m)
+{
+    for (int64_t i = 0; i < m; i += 8) {
+        __mmask8 in = m - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (m - i)) - 1);
+        __m512d cq, t, x = _mm512_maskz_loadu_pd(in, a + i);
+        __m512d q = VM(v64t_sigmoid_q)(c, x, &cq, &t);
+        __m512i k = _mm512_sub_epi64(_mm512_castpd_si512(t),
+                                     _mm512_set1_epi64(0x4338000000000000ll));
+        __m512d sc = _mm512_castsi512_pd(
+            _mm512_slli_epi64(_mm512_add_epi64(k, _mm512_set1_epi64(1023)), 52));
+        _mm512_mask_storeu_pd(o + i, in, _mm512_mul_pd(_mm512_add_pd(q, cq), sc));
+    }
+}
+
+/* any other block: 2^k (q + c) rounded once by v64_scale; NaN stays NaN */
+static void VM(v64t_sigmoid_general)(const VM(v64t_exp_consts) * c, double *o, const double *a,
+                                     int64_t m)
+{
+    double hs[256], ls[256], ts[256];
+    for (int64_t i = 0; i < m; i += 8) {
+        __mmask8 in = m - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (m - i)) - 1);
+        __m512d cq, t, x = _mm512_maskz_loadu_pd(in, a + i);
+        __m512d q = VM(v64t_sigmoid_q)(c, x, &cq, &t);
+        __m512d s = _mm512_add_pd(q, cq);
+        _mm512_storeu_pd(hs + i, s);
+        _mm512_storeu_pd(ls + i, _mm512_add_pd(_mm512_sub_pd(q, s), cq));
+        _mm512_storeu_pd(ts + i, t);
+    }
+    for (int64_t i = 0; i < m; i++)
+        o[i] = VM(v64_scale)(hs[i], ls[i], ts[i]);
+}
+
+V64T_BLOCK_ROW(sigmoid64_row, VM(v64t_sigmoid_fast), VM(v64t_sigmoid_general))
