@@ -6,7 +6,8 @@ relative error of the rounded polynomial printed, measured at 4000 points.
     python tools/gen_vmath64_coeffs.py
 
 Prints C initialisers, highest degree first, as the headers use them, then the table of
-2^(j/16) as doubles and their rests, and ln2/16 split into 38 bits and the rest."""
+2^(j/16) as doubles and their rests, the table of -log(j/16), and ln2/16 split into 38
+bits and the rest."""
 import mpmath as mp
 
 mp.mp.prec = 200
@@ -21,6 +22,10 @@ def g_log(z):  # (2 atanh(s) / s - 2) / z, z = s^2, s in [0, (sqrt2 - 1) / (sqrt
         return mp.mpf(2) / 3
     s = mp.sqrt(z)
     return (2 * mp.atanh(s) / s - 2) / z
+
+
+def g_log1p(r):  # (log1p(r) - r) / r^2, |r| <= 0.0476 (log's AVX-512 kernel)
+    return mp.mpf(-0.5) if r == 0 else (mp.log1p(r) - r) / r**2
 
 
 def g_sin(z):  # (sin r - r) / r^3, z = r^2, |r| <= pi/4
@@ -41,6 +46,7 @@ FITS = {  # name: function, interval, degree
     "exp": (g_exp, (-0.3466, 0.3466), 10),
     "exp16": (g_exp, (-0.02167, 0.02167), 5),  # |r| <= ln2/32, the table's
     "log": (g_log, (0, ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2 * 1.0001), 7),
+    "log1p16": (g_log1p, (-0.0476, 0.0476), 9),  # r = m c - 1, c in sixteenths
     "sin": (g_sin, (0, (mp.pi / 4) ** 2 * 1.0001), 6),
     "cos": (g_cos, (0, (mp.pi / 4) ** 2 * 1.0001), 6),
 }
@@ -64,6 +70,15 @@ def main():
     lo = [float(mp.power(2, mp.mpf(j) / 16) - mp.mpf(h)) for j, h in enumerate(hi)]
     print("/* 2^(j/16) */\n{" + ", ".join(h.hex() for h in hi) + "}")
     print("/* 2^(j/16) - the above */\n{" + ", ".join(v.hex() for v in lo) + "}")
+    # -log(j/16) for j = 11..21 at index j mod 16: a part that is a multiple of 2^-42
+    # (so that e ln2_hi + it is exact) and the rest
+    lch, lcl = [0.0] * 16, [0.0] * 16
+    for j in range(11, 22):
+        v = -mp.log(mp.mpf(j) / 16)
+        h = mp.nint(v * 2 ** 42) / 2 ** 42
+        lch[j % 16], lcl[j % 16] = float(h), float(v - h)
+    print("/* -log(j/16), j mod 16 */\n{" + ", ".join(v.hex() for v in lch) + "}")
+    print("/* the rest */\n{" + ", ".join(v.hex() for v in lcl) + "}")
     ln2 = mp.log(2)
     hi38 = mp.nint(ln2 * 2 ** 38) / 2 ** 38  # ln2 in [1/2, 1): 38 significant bits
     print(f"/* ln2/16 */ {float(hi38 / 16).hex()} {float((ln2 - hi38) / 16).hex()}")

@@ -393,9 +393,7 @@ static inline int VM(v64_all_within)(const double *a, int64_t m, double limit)
             }                                                                                      \
         }                                                                                          \
     }
-#if PDT_SIMD_BYTES == 64
-#include "cpu_vmath64_avx512.h" /* exp and sigmoid from a table (Note [float64 exp with a table]) */
-#else
+#if PDT_SIMD_BYTES != 64 /* AVX-512: cpu_vmath64_avx512.h, below */
 V64_BLOCK_ROW(exp64_row, 708.0, VM(v64_exp_fast), VM(v64_exp))
 V64_BLOCK_ROW(sigmoid64_row, 708.0, VM(v64_sigmoid_fast), VM(v64_sigmoid))
 #endif
@@ -409,6 +407,9 @@ static inline int VM(v64_all_normal)(const double *a, int64_t m)
     return out == 0;
 }
 
+#if PDT_SIMD_BYTES == 64
+#include "cpu_vmath64_avx512.h" /* exp, sigmoid and log from tables */
+#else
 /* log: a block of positive normal arguments runs log_fast */
 static void VM(log64_row)(double *o, const double *a, int64_t n)
 {
@@ -423,6 +424,7 @@ static void VM(log64_row)(double *o, const double *a, int64_t n)
         }
     }
 }
+#endif
 
 #define V64_ROW(NAME, F)                                                                           \
     static void VM(NAME)(double *o, const double *a, int64_t n)                                    \

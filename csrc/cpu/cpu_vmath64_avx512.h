@@ -1,7 +1,7 @@
-/* cpu_vmath64_avx512.h - float64 exp and sigmoid at the AVX-512 level: a table of
- * 2^(j/16) read with a two-register permute.  Included by cpu_vmath64.h at that level
+/* cpu_vmath64_avx512.h - float64 exp, sigmoid and log at the AVX-512 level: tables of 16
+ * doubles read with a two-register permute.  Included by cpu_vmath64.h at that level
  * only, after the portable functions it uses for the general path (v64_scale,
- * v64_all_within); the other levels run the portable exp and sigmoid.
+ * v64_all_within); the other levels run the portable exp, sigmoid and log.
  *
  * Note [float64 exp with a table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -32,6 +32,12 @@
  * stays NaN through every step).
  */
 #include <immintrin.h>
+
+/* the lanes of a vector that hold elements when `left` remain (all 8 when 8 or more) */
+static inline __mmask8 VM(v64t_tail)(int64_t left)
+{
+    return left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
+}
 
 /* 2^(j/16), j = 0..15, rounded to double, and the rest (tools/gen_vmath64_coeffs.py) */
 static const double VM(v64t_exp_hi)[16] = {
@@ -110,7 +116,7 @@ static inline __m512i VM(v64t_exp_k52)(__m512i n)
 static void VM(v64t_exp_fast)(const VM(v64t_exp_consts) * c, double *o, const double *a, int64_t m)
 {
     for (int64_t i = 0; i < m; i += 8) {
-        __mmask8 in = m - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (m - i)) - 1);
+        __mmask8 in = VM(v64t_tail)(m - i);
         __m512d lo, x = _mm512_maskz_loadu_pd(in, a + i);
         __m512i n;
         __m512d th = VM(v64t_exp_parts)(c, x, &lo, &n);
@@ -126,7 +132,7 @@ static void VM(v64t_exp_general)(const VM(v64t_exp_consts) * c, double *o, const
 {
     double hs[256], ls[256], ts[256];
     for (int64_t i = 0; i < m; i += 8) {
-        __mmask8 in = m - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (m - i)) - 1);
+        __mmask8 in = VM(v64t_tail)(m - i);
         __m512d x = _mm512_maskz_loadu_pd(in, a + i);
         /* max and min return their second operand for a NaN one: the NaN is kept */
         x = _mm512_max_pd(_mm512_set1_pd(-746.0), x);
@@ -211,7 +217,7 @@ static void VM(v64t_sigmoid_fast)(const VM(v64t_exp_consts) * c, double *o, cons
                                   int64_t m)
 {
     for (int64_t i = 0; i < m; i += 8) {
-        __mmask8 in = m - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (m - i)) - 1);
+        __mmask8 in = VM(v64t_tail)(m - i);
         __m512d cq, t, x = _mm512_maskz_loadu_pd(in, a + i);
         __m512d q = VM(v64t_sigmoid_q)(c, x, &cq, &t);
         __m512i k = _mm512_sub_epi64(_mm512_castpd_si512(t),
@@ -228,7 +234,7 @@ static void VM(v64t_sigmoid_general)(const VM(v64t_exp_consts) * c, double *o, c
 {
     double hs[256], ls[256], ts[256];
     for (int64_t i = 0; i < m; i += 8) {
-        __mmask8 in = m - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (m - i)) - 1);
+        __mmask8 in = VM(v64t_tail)(m - i);
         __m512d cq, t, x = _mm512_maskz_loadu_pd(in, a + i);
         __m512d q = VM(v64t_sigmoid_q)(c, x, &cq, &t);
         __m512d s = _mm512_add_pd(q, cq);
@@ -241,3 +247,126 @@ static void VM(v64t_sigmoid_general)(const VM(v64t_exp_consts) * c, double *o, c
 }
 
 V64T_BLOCK_ROW(sigmoid64_row, VM(v64t_sigmoid_fast), VM(v64t_sigmoid_general))
+
+/* ---- log ----
+ * Note [float64 log with a table]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The portable log (v64_log_pos in cpu_vmath64.h) divides, as 2 atanh((m - 1) / (m + 1)),
+ * and a division correct to a double-double costs about ten operations.  Here none:
+ * x = 2^e m, m in [0.75, 1.5) (bits less those of 0.75, as the portable reduction does
+ * with sqrt(1/2)); c = vrcp14pd(m) (2^-14) rounded to sixteenths (vrndscalepd), so
+ * c in {11/16, ..., 21/16} and r = m c - 1 is exact in one FMA (m c has at most
+ * 53 + 4 significant bits and |r| <= 0.047 < 2^-4 drops the top four); then
+ *     log x = (e ln2_hi + L_c) + r + (e ln2_lo + l_c + r^2 P(r)),
+ * L_c + l_c = -log c from a 16-entry table read by vpermt2pd (index 16c mod 16), L_c a
+ * multiple of 2^-42 as ln2_hi (42 bits, |e| <= 1075) is, so the first sum is exact; the
+ * second by fast_two_sum (|e ln2_hi + L_c| >= 0.06 > |r| unless it is 0, for c = 1, where
+ * r = m - 1 and x near 1 keeps its relative accuracy).  P of degree 9 on |r| <= 0.0476
+ * (tools/gen_vmath64_coeffs.py: 2^-64 absolute in log1p(r), 2^-61 of r for c = 1).
+ * One rounding of size 0.5 ulp, the rest a few hundredths: bound 1 ulp, measured in
+ * tests/test_vmath64.py.  c's choice near a midpoint between sixteenths rests on vrcp14pd's
+ * last bits; either choice gives an exact r within P's interval.  A vector of positive
+ * normal arguments runs without the subnormals' scaling (x 2^52, e - 52) and the special
+ * values' selects (0 -> -inf, x < 0 -> NaN, inf, NaN), which any other vector applies
+ * (all in registers, so no blocks of 256 as for exp): the same bits for its positive
+ * normal arguments. */
+static const double VM(v64t_log_p)[10] = {0x1.76277106d5186p-4, -0x1.9b8a21093656fp-4,
+                                          0x1.c71b88ea0c199p-4, -0x1.ffff03be2b8fap-4,
+                                          0x1.2492493cb3ae0p-3, -0x1.5555556f792abp-3,
+                                          0x1.9999999997d9ap-3, -0x1.fffffffffe1abp-3,
+                                          0x1.5555555555555p-2, -0x1.0000000000000p-1};
+static const double VM(v64t_log_c_hi)[16] = {0x0.0p+0,
+                                             -0x1.f0a30c0118000p-5,
+                                             -0x1.e27076e2b0000p-4,
+                                             -0x1.5ff3070a7a000p-3,
+                                             -0x1.c8ff7c79aa000p-3,
+                                             -0x1.1675cababa000p-2,
+                                             0x0.0p+0,
+                                             0x0.0p+0,
+                                             0x0.0p+0,
+                                             0x0.0p+0,
+                                             0x0.0p+0,
+                                             0x1.7fafa3bd81000p-2,
+                                             0x1.269621134e000p-2,
+                                             0x1.a93ed3c8ae000p-3,
+                                             0x1.1178e8227e000p-3,
+                                             0x1.08598b59e4000p-4};
+static const double VM(v64t_log_c_lo)[16] = {0x0.0p+0,
+                                             0x1.d599e83368e91p-45,
+                                             0x1.a342c2af0003cp-45,
+                                             0x1.8586f183bebf2p-44,
+                                             0x1.7794f689f8434p-45,
+                                             -0x1.8380e731f55c4p-44,
+                                             0x0.0p+0,
+                                             0x0.0p+0,
+                                             0x0.0p+0,
+                                             0x0.0p+0,
+                                             0x0.0p+0,
+                                             0x1.46fb79bf6d4cbp-44,
+                                             -0x1.1b61f10522625p-44,
+                                             -0x1.8724350562169p-45,
+                                             0x1.1ef78ce2d07f2p-45,
+                                             -0x1.7e5dd7009902cp-46};
+
+typedef struct {
+    __m512d hi0, hi1, lo0, lo1, p[10];
+} VM(v64t_log_consts);
+
+/* log x for x > 0 finite, scaled by 2^52 in the lanes of sub (subnormal arguments) */
+static inline __m512d VM(v64t_log_pos)(const VM(v64t_log_consts) * c, __m512d x, __mmask8 sub)
+{
+    x = _mm512_mask_mul_pd(x, sub, x, _mm512_set1_pd(0x1p52));
+    __m512i ix = _mm512_castpd_si512(x);
+    __m512i k = _mm512_sub_epi64(ix, _mm512_set1_epi64(0x3fe8000000000000ll)); /* 0.75 */
+    __m512i top = _mm512_and_si512(k, _mm512_set1_epi64((long long)0xfff0000000000000ull));
+    __m512d m = _mm512_castsi512_pd(_mm512_sub_epi64(ix, top));
+    __m512d e = _mm512_cvtepi64_pd(_mm512_srai_epi64(k, 52));
+    e = _mm512_mask_sub_pd(e, sub, e, _mm512_set1_pd(52.0));
+    __m512d inv = _mm512_roundscale_pd(_mm512_rcp14_pd(m),
+                                       (4 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512d r = _mm512_fmsub_pd(m, inv, _mm512_set1_pd(1.0)); /* exact */
+    __m512i j = _mm512_castpd_si512(
+        _mm512_fmadd_pd(inv, _mm512_set1_pd(16.0), _mm512_set1_pd(V64_SHIFT)));
+    __m512d lc = _mm512_permutex2var_pd(c->hi0, j, c->hi1);
+    __m512d lcl = _mm512_permutex2var_pd(c->lo0, j, c->lo1);
+    __m512d p = c->p[0];
+    for (int i = 1; i < 10; i++)
+        p = _mm512_fmadd_pd(p, r, c->p[i]);
+    __m512d a = _mm512_fmadd_pd(e, _mm512_set1_pd(V64_LN2_HI), lc); /* exact */
+    __m512d h = _mm512_add_pd(a, r);
+    __m512d lo = _mm512_sub_pd(r, _mm512_sub_pd(h, a)); /* fast_two_sum */
+    lo = _mm512_add_pd(lo, _mm512_fmadd_pd(e, _mm512_set1_pd(V64_LN2_LO), lcl));
+    lo = _mm512_fmadd_pd(_mm512_mul_pd(r, r), p, lo);
+    return _mm512_add_pd(h, lo);
+}
+
+static void VM(log64_row)(double *o, const double *a, int64_t n)
+{
+    VM(v64t_log_consts) c;
+    c.hi0 = _mm512_loadu_pd(VM(v64t_log_c_hi));
+    c.hi1 = _mm512_loadu_pd(VM(v64t_log_c_hi) + 8);
+    c.lo0 = _mm512_loadu_pd(VM(v64t_log_c_lo));
+    c.lo1 = _mm512_loadu_pd(VM(v64t_log_c_lo) + 8);
+    for (int i = 0; i < 10; i++)
+        c.p[i] = _mm512_set1_pd(VM(v64t_log_p)[i]);
+    const __m512d zero = _mm512_setzero_pd(), inf = _mm512_set1_pd(INFINITY);
+    for (int64_t i = 0; i < n; i += 8) {
+        __mmask8 in = VM(v64t_tail)(n - i);
+        __m512d x = _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), in, a + i);
+        /* not a positive normal number: below 2^-1022 (0 and the negative ones too), inf, NaN */
+        __mmask8 odd = _mm512_cmp_pd_mask(x, _mm512_set1_pd(0x1p-1022), _CMP_NGE_UQ) |
+                       _mm512_cmp_pd_mask(x, _mm512_set1_pd(0x1.fffffffffffffp1023), _CMP_GT_OQ);
+        if (!odd) {
+            _mm512_mask_storeu_pd(o + i, in, VM(v64t_log_pos)(&c, x, 0));
+            continue;
+        }
+        __mmask8 sub = _mm512_cmp_pd_mask(x, _mm512_set1_pd(0x1p-1022), _CMP_LT_OQ);
+        __m512d r = VM(v64t_log_pos)(&c, x, sub);
+        r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, zero, _CMP_EQ_OQ), r,
+                                 _mm512_set1_pd(-INFINITY));
+        r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, zero, _CMP_LT_OQ), r, _mm512_set1_pd(NAN));
+        r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, inf, _CMP_EQ_OQ), r, inf);
+        r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), r, x);
+        _mm512_mask_storeu_pd(o + i, in, r);
+    }
+}
