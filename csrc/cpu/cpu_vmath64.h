@@ -16,8 +16,8 @@
  * the subnormal edge), log 0.519 / 0.528, tanh 0.730 / 0.685, sigmoid 0.581 /
  * 0.575, sin 0.680 / 0.680, cos 0.722 / 0.692 (sin's and cos's terms past the
  * first are rounded on their own).  AVX2 and AVX-512 give the same bits, but for
- * exp, which has its own table-driven kernel at AVX-512 (0.536 ulp; Note [float64
- * exp with a table] in cpu_vmath64_avx512.h).
+ * exp and sigmoid, which have their own table-driven kernels at AVX-512 (0.536 and
+ * 0.531 ulp; Note [float64 exp with a table] in cpu_vmath64_avx512.h).
  * The polynomials were fitted here (tools/gen_vmath64_coeffs.py: Chebyshev
  * interpolation with mpmath, the coefficients rounded to double).  Products that
  * must be exact are two_prod (one FMA at the levels with FMA, Dekker's splitting
