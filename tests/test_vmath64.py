@@ -191,6 +191,26 @@ def test_special_values_are_the_c_librarys(device, name, level_restored):
         assert np.isnan(got[:3]).all() and (got[3:] == -np.inf).all()
 
 
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_a_nan_argument_is_the_result(device, name, level_restored):
+    """A NaN comes back as itself, sign and payload kept (a quiet one: an operation quiets
+    a signalling NaN), on its own and inside a row of ordinary arguments, at every level.
+    On CUDA a NaN only: GPU arithmetic returns its canonical NaN (PTX ISA, "Floating
+    point instructions": NaN payloads are not kept)."""
+    nans = np.array([0xFFF8000000001234, 0x7FF8000000005678], dtype=np.uint64).view(np.float64)
+    levels = LEVELS if device.type == "cpu" else [None]
+    for level in levels:
+        if level:
+            _C._cpu_simd_level(level)
+        for x in (nans, np.concatenate([nans, np.linspace(-3, 3, 300)])):
+            got = _eval(name, x, device)[:2]
+            if device.type != "cpu":
+                assert np.isnan(got).all(), (name, got)
+                continue
+            np.testing.assert_array_equal(got.view(np.uint64), nans.view(np.uint64),
+                                          err_msg=f"{name} at {level}")
+
+
 def test_fma_levels_agree_to_the_bit(level_restored):
     """AVX2 and AVX-512 run the same operations (Note [float64 vector math]), but for the
     functions with a table-driven AVX-512 kernel."""

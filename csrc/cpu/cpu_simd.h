@@ -19,9 +19,9 @@
  * float32 with explicit FMAs at AVX2 and AVX-512 (Note [float32 evaluation
  * with FMA] in cpu_vmathf.h): the two FMA levels agree bit for bit, the
  * baseline within the stated bounds.  float64 exp, log, tanh, sigmoid, sin and
- * cos use FMA at AVX2 and AVX-512 (the same bits at both, but for exp's and
- * sigmoid's table-driven AVX-512 kernels) and not at the baseline, all within 1
- * ulp (Note [float64 vector math] in cpu_vmath64.h).
+ * cos use FMA at AVX2 and AVX-512 (the same bits at both, but for exp's,
+ * sigmoid's and log's table-driven AVX-512 kernels) and not at the baseline, all
+ * within 1 ulp (Note [float64 vector math] in cpu_vmath64.h).
  * pdt_cpu_simd_set lets the tests run
  * every level in one process.
  */

@@ -16,8 +16,9 @@
  * the subnormal edge), log 0.519 / 0.528, tanh 0.730 / 0.685, sigmoid 0.581 /
  * 0.575, sin 0.680 / 0.680, cos 0.722 / 0.692 (sin's and cos's terms past the
  * first are rounded on their own).  AVX2 and AVX-512 give the same bits, but for
- * exp and sigmoid, which have their own table-driven kernels at AVX-512 (0.536 and
- * 0.531 ulp; Note [float64 exp with a table] in cpu_vmath64_avx512.h).
+ * exp, sigmoid and log, which have their own table-driven kernels at AVX-512 (0.536,
+ * 0.531 and 0.507 ulp; Notes [float64 exp with a table] and [float64 log with a
+ * table] in cpu_vmath64_avx512.h).
  * The polynomials were fitted here (tools/gen_vmath64_coeffs.py: Chebyshev
  * interpolation with mpmath, the coefficients rounded to double).  Products that
  * must be exact are two_prod (one FMA at the levels with FMA, Dekker's splitting
@@ -270,7 +271,8 @@ static inline double VM(v64_sigmoid)(double x)
     double sc = VM(v64_pow2)(t, 600.0); /* 2^(n + 600): 2^n (hi, lo) rounded once */
     double eh = (hi * sc) * 0x1p-600, el = (lo * sc) * 0x1p-600;
     double ql, qh = VM(v64_sigmoid_q)(x, hi, lo, eh, el, &t, &ql);
-    return VM(v64_scale)(qh, ql, t);
+    double r = VM(v64_scale)(qh, ql, t);
+    return x != x ? x : r; /* a NaN argument is the result: |x| above loses its sign */
 }
 
 /* (2 atanh(s) / s - 2) / s^2 on s^2 <= 0.02944, degree 7 (2^-54 relative) */

@@ -231,7 +231,8 @@ static void VM(v64t_sigmoid_fast)(const VM(v64t_exp_consts) * c, double *o, cons
     }
 }
 
-/* any other block: 2^k (q + c) rounded once by v64_scale; NaN stays NaN */
+/* any other block: 2^k (q + c) rounded once by v64_scale; a NaN argument is the result
+ * (its sign and payload kept, as the portable sigmoid keeps them: |x| would lose the sign) */
 static void VM(v64t_sigmoid_general)(const VM(v64t_exp_consts) * c, double *o, const double *a,
                                      int64_t m)
 {
@@ -241,7 +242,8 @@ static void VM(v64t_sigmoid_general)(const VM(v64t_exp_consts) * c, double *o, c
         __m512d cq, t, x = _mm512_maskz_loadu_pd(in, a + i);
         __m512d q = VM(v64t_sigmoid_q)(c, x, &cq, &t);
         __m512d s = _mm512_add_pd(q, cq);
-        _mm512_storeu_pd(hs + i, s);
+        _mm512_storeu_pd(hs + i,
+                         _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), s, x));
         _mm512_storeu_pd(ls + i, _mm512_add_pd(_mm512_sub_pd(q, s), cq));
         _mm512_storeu_pd(ts + i, t);
     }
