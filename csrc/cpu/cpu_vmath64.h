@@ -410,7 +410,7 @@ static inline int VM(v64_all_normal)(const double *a, int64_t m)
 }
 
 #if PDT_SIMD_BYTES == 64
-#include "cpu_vmath64_avx512.h" /* exp, sigmoid and log from tables */
+#include "cpu_vmath64_avx512.h" /* exp, sigmoid, log and tanh from tables */
 #else
 /* log: a block of positive normal arguments runs log_fast */
 static void VM(log64_row)(double *o, const double *a, int64_t n)
@@ -434,7 +434,9 @@ static void VM(log64_row)(double *o, const double *a, int64_t n)
         for (int64_t i = 0; i < n; i++)                                                            \
             o[i] = F(a[i]);                                                                        \
     }
+#if PDT_SIMD_BYTES != 64 /* AVX-512: cpu_vmath64_avx512.h */
 V64_ROW(tanh64_row, VM(v64_tanh))
+#endif
 
 /* sin and cos: past 2^20 (and inf, NaN) the C library, element by element */
 #define V64_SINCOS(NAME, WANT_COS, LIBM)                                                           \
