@@ -1,7 +1,7 @@
-/* cpu_vmath64_avx512.h - float64 exp, sigmoid and log at the AVX-512 level: tables of 16
- * doubles read with a two-register permute.  Included by cpu_vmath64.h at that level
- * only, after the portable functions it uses for the general path (v64_scale,
- * v64_all_within); the other levels run the portable exp, sigmoid and log.
+/* cpu_vmath64_avx512.h - float64 exp, sigmoid, log and tanh at the AVX-512 level: tables
+ * of 16 doubles read with a two-register permute.  Included by cpu_vmath64.h at that
+ * level only, after the portable v64_scale it uses for exp's and sigmoid's general path;
+ * the other levels run the portable functions.
  *
  * Note [float64 exp with a table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -27,11 +27,12 @@
  * measured 0.536 on tests/test_vmath64.py's sample, 0.551 at x = 37.36615955818573
  * (j = 15, the four of one sign) in 3e7 random arguments.
  * The bits differ from the AVX2 level's (each within the bound); sigmoid below.
- * A block of 256 with every |x| <= 708 adds k to the result's exponent field; any
+ * A vector of 8 with every |x| <= 708 adds k to the result's exponent field; any
  * other (overflow, subnormal results, inf, NaN) clamps x to [-746, 710] as the
  * portable exp does and hands T_j + (T_j q + t_j), split exactly by fast_two_sum,
  * and k to v64_scale, which rounds 2^k (hi + lo) once: the fast path's bits for
- * the ordinary arguments of such a block, the C library's special values (NaN
+ * the ordinary arguments of such a vector (no blocks of 256 and no pass over them
+ * first, as the portable rows make: the choice is a mask test in registers), the C library's special values (NaN
  * stays NaN through every step).
  */
 #include <immintrin.h>
@@ -115,63 +116,60 @@ static inline __m512i VM(v64t_exp_k52)(__m512i n)
     return _mm512_slli_epi64(_mm512_srai_epi64(_mm512_sub_epi64(n, shift), 4), 52);
 }
 
-/* a block of m <= 256 with every |x| <= 708: normal results, k added to the exponent */
-static void VM(v64t_exp_fast)(const VM(v64t_exp_consts) * c, double *o, const double *a, int64_t m)
+/* |x| <= 708: a normal result, k added to its exponent field */
+static inline __m512d VM(v64t_exp_fast)(const VM(v64t_exp_consts) * c, __m512d x)
 {
-    for (int64_t i = 0; i < m; i += 8) {
-        __mmask8 in = VM(v64t_tail)(m - i);
-        __m512d lo, x = _mm512_maskz_loadu_pd(in, a + i);
-        __m512i n;
-        __m512d th = VM(v64t_exp_parts)(c, x, &lo, &n);
-        __m512i s = _mm512_castpd_si512(_mm512_add_pd(th, lo));
-        _mm512_mask_storeu_pd(o + i, in,
-                              _mm512_castsi512_pd(_mm512_add_epi64(s, VM(v64t_exp_k52)(n))));
-    }
+    __m512i n;
+    __m512d lo, th = VM(v64t_exp_parts)(c, x, &lo, &n);
+    __m512i s = _mm512_castpd_si512(_mm512_add_pd(th, lo));
+    return _mm512_castsi512_pd(_mm512_add_epi64(s, VM(v64t_exp_k52)(n)));
 }
 
-/* any other block: x clamped to [-746, 710], 2^k (hi + lo) rounded once by v64_scale */
-static void VM(v64t_exp_general)(const VM(v64t_exp_consts) * c, double *o, const double *a,
-                                 int64_t m)
+/* 2^k (hs + ls) rounded once by v64_scale, lane by lane (ts: 1.5 * 2^52 + k) */
+static inline __m512d VM(v64t_scale)(__m512d hs, __m512d ls, __m512d ts)
 {
-    double hs[256], ls[256], ts[256];
-    for (int64_t i = 0; i < m; i += 8) {
-        __mmask8 in = VM(v64t_tail)(m - i);
-        __m512d x = _mm512_maskz_loadu_pd(in, a + i);
-        /* max and min return their second operand for a NaN one: the NaN is kept */
-        x = _mm512_max_pd(_mm512_set1_pd(-746.0), x);
-        x = _mm512_min_pd(_mm512_set1_pd(710.0), x);
-        __m512i n;
-        __m512d lo, hi = VM(v64t_exp_parts)(c, x, &lo, &n);
-        __m512d s = _mm512_add_pd(hi, lo);
-        __m512d l = _mm512_add_pd(_mm512_sub_pd(hi, s), lo); /* fast_two_sum: |hi| >= |lo| */
-        /* the shifted k, as v64_scale takes it: 1.5 * 2^52 + k */
-        __m512i shift = _mm512_set1_epi64(0x4338000000000000ll);
-        __m512i k = _mm512_srai_epi64(_mm512_sub_epi64(n, shift), 4);
-        __m512d t = _mm512_castsi512_pd(_mm512_add_epi64(k, shift));
-        _mm512_storeu_pd(hs + i, s);
-        _mm512_storeu_pd(ls + i, l);
-        _mm512_storeu_pd(ts + i, t);
-    }
-    for (int64_t i = 0; i < m; i++)
-        o[i] = VM(v64_scale)(hs[i], ls[i], ts[i]);
+    double h[8], l[8], t[8];
+    _mm512_storeu_pd(h, hs);
+    _mm512_storeu_pd(l, ls);
+    _mm512_storeu_pd(t, ts);
+    for (int i = 0; i < 8; i++)
+        h[i] = VM(v64_scale)(h[i], l[i], t[i]);
+    return _mm512_loadu_pd(h);
 }
 
-/* Rows of blocks of 256 (as V64_BLOCK_ROW): a block with every |x| <= 708 runs FAST,
- * any other GENERAL, which gives FAST's bits there; o may be a. */
-#define V64T_BLOCK_ROW(NAME, FAST, GENERAL)                                                        \
+/* any x: clamped to [-746, 710], 2^k (hi + lo) rounded once; exp_fast's bits for
+ * |x| <= 708 */
+static inline __m512d VM(v64t_exp_general)(const VM(v64t_exp_consts) * c, __m512d x)
+{
+    /* max and min return their second operand for a NaN one: the NaN is kept */
+    x = _mm512_max_pd(_mm512_set1_pd(-746.0), x);
+    x = _mm512_min_pd(_mm512_set1_pd(710.0), x);
+    __m512i n;
+    __m512d lo, hi = VM(v64t_exp_parts)(c, x, &lo, &n);
+    __m512d s = _mm512_add_pd(hi, lo);
+    __m512d l = _mm512_add_pd(_mm512_sub_pd(hi, s), lo); /* fast_two_sum: |hi| >= |lo| */
+    /* the shifted k, as v64_scale takes it: 1.5 * 2^52 + k */
+    __m512i shift = _mm512_set1_epi64(0x4338000000000000ll);
+    __m512i k = _mm512_srai_epi64(_mm512_sub_epi64(n, shift), 4);
+    return VM(v64t_scale)(s, l, _mm512_castsi512_pd(_mm512_add_epi64(k, shift)));
+}
+
+/* Rows, a vector at a time: one whose every |x| is at most 708 runs FAST, any other
+ * GENERAL, which gives FAST's bits for those x; o may be a. */
+#define V64T_ROW(NAME, FAST, GENERAL)                                                              \
     static void VM(NAME)(double *o, const double *a, int64_t n)                                    \
     {                                                                                              \
         VM(v64t_exp_consts) c;                                                                     \
         VM(v64t_exp_load)(&c);                                                                     \
-        for (int64_t b = 0; b < n; b += 256) {                                                     \
-            int64_t m = n - b < 256 ? n - b : 256;                                                 \
-            if (VM(v64_all_within)(a + b, m, 708.0))                                               \
-                FAST(&c, o + b, a + b, m);                                                         \
-            else                                                                                   \
-                GENERAL(&c, o + b, a + b, m);                                                      \
+        for (int64_t i = 0; i < n; i += 8) {                                                       \
+            __mmask8 in = VM(v64t_tail)(n - i);                                                    \
+            __m512d x = _mm512_maskz_loadu_pd(in, a + i);                                          \
+            __mmask8 odd = _mm512_cmp_pd_mask(_mm512_abs_pd(x), _mm512_set1_pd(708.0),             \
+                                              _CMP_NLE_UQ);                                        \
+            _mm512_mask_storeu_pd(o + i, in, odd ? GENERAL(&c, x) : FAST(&c, x));                  \
         }                                                                                          \
     }
-V64T_BLOCK_ROW(exp64_row, VM(v64t_exp_fast), VM(v64t_exp_general))
+V64T_ROW(exp64_row, VM(v64t_exp_fast), VM(v64t_exp_general))
 
 /* ---- sigmoid ----
  * The portable sigmoid's steps (v64_sigmoid_q in cpu_vmath64.h) on exp's table:
@@ -215,43 +213,28 @@ static inline __m512d VM(v64t_sigmoid_q)(const VM(v64t_exp_consts) * c, __m512d 
     return q;
 }
 
-/* a block with every |x| <= 708: a normal result, 2^k applied as a product */
-static void VM(v64t_sigmoid_fast)(const VM(v64t_exp_consts) * c, double *o, const double *a,
-                                  int64_t m)
+/* |x| <= 708: a normal result, 2^k applied as a product */
+static inline __m512d VM(v64t_sigmoid_fast)(const VM(v64t_exp_consts) * c, __m512d x)
 {
-    for (int64_t i = 0; i < m; i += 8) {
-        __mmask8 in = VM(v64t_tail)(m - i);
-        __m512d cq, t, x = _mm512_maskz_loadu_pd(in, a + i);
-        __m512d q = VM(v64t_sigmoid_q)(c, x, &cq, &t);
-        __m512i k = _mm512_sub_epi64(_mm512_castpd_si512(t),
-                                     _mm512_set1_epi64(0x4338000000000000ll));
-        __m512d sc = _mm512_castsi512_pd(
-            _mm512_slli_epi64(_mm512_add_epi64(k, _mm512_set1_epi64(1023)), 52));
-        _mm512_mask_storeu_pd(o + i, in, _mm512_mul_pd(_mm512_add_pd(q, cq), sc));
-    }
+    __m512d cq, t, q = VM(v64t_sigmoid_q)(c, x, &cq, &t);
+    __m512i k = _mm512_sub_epi64(_mm512_castpd_si512(t), _mm512_set1_epi64(0x4338000000000000ll));
+    __m512d sc = _mm512_castsi512_pd(
+        _mm512_slli_epi64(_mm512_add_epi64(k, _mm512_set1_epi64(1023)), 52));
+    return _mm512_mul_pd(_mm512_add_pd(q, cq), sc);
 }
 
-/* any other block: 2^k (q + c) rounded once by v64_scale; a NaN argument is the result
- * (its sign and payload kept, as the portable sigmoid keeps them: |x| would lose the sign) */
-static void VM(v64t_sigmoid_general)(const VM(v64t_exp_consts) * c, double *o, const double *a,
-                                     int64_t m)
+/* any x: 2^k (q + c) rounded once by v64_scale; a NaN argument is the result (its sign
+ * and payload kept, as the portable sigmoid keeps them: |x| would lose the sign) */
+static inline __m512d VM(v64t_sigmoid_general)(const VM(v64t_exp_consts) * c, __m512d x)
 {
-    double hs[256], ls[256], ts[256];
-    for (int64_t i = 0; i < m; i += 8) {
-        __mmask8 in = VM(v64t_tail)(m - i);
-        __m512d cq, t, x = _mm512_maskz_loadu_pd(in, a + i);
-        __m512d q = VM(v64t_sigmoid_q)(c, x, &cq, &t);
-        __m512d s = _mm512_add_pd(q, cq);
-        _mm512_storeu_pd(hs + i,
-                         _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), s, x));
-        _mm512_storeu_pd(ls + i, _mm512_add_pd(_mm512_sub_pd(q, s), cq));
-        _mm512_storeu_pd(ts + i, t);
-    }
-    for (int64_t i = 0; i < m; i++)
-        o[i] = VM(v64_scale)(hs[i], ls[i], ts[i]);
+    __m512d cq, t, q = VM(v64t_sigmoid_q)(c, x, &cq, &t);
+    __m512d s = _mm512_add_pd(q, cq);
+    __m512d l = _mm512_add_pd(_mm512_sub_pd(q, s), cq);
+    s = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), s, x);
+    return VM(v64t_scale)(s, l, t);
 }
 
-V64T_BLOCK_ROW(sigmoid64_row, VM(v64t_sigmoid_fast), VM(v64t_sigmoid_general))
+V64T_ROW(sigmoid64_row, VM(v64t_sigmoid_fast), VM(v64t_sigmoid_general))
 
 /* ---- log ----
  * Note [float64 log with a table]
@@ -273,7 +256,7 @@ V64T_BLOCK_ROW(sigmoid64_row, VM(v64t_sigmoid_fast), VM(v64t_sigmoid_general))
  * last bits; either choice gives an exact r within P's interval.  A vector of positive
  * normal arguments runs without the subnormals' scaling (x 2^52, e - 52) and the special
  * values' selects (0 -> -inf, x < 0 -> NaN, inf, NaN), which any other vector applies
- * (all in registers, so no blocks of 256 as for exp): the same bits for its positive
+ * (as exp's and sigmoid's rows choose their paths): the same bits for its positive
  * normal arguments. */
 static const double VM(v64t_log_p)[10] = {0x1.76277106d5186p-4, -0x1.9b8a21093656fp-4,
                                           0x1.c71b88ea0c199p-4, -0x1.ffff03be2b8fap-4,
