@@ -18,9 +18,7 @@ class Stream:
     """The one stream of a CUDA device, as ``cuda.current_stream(device)`` gives it.
 
     pydevtensor queues every op of a device on one stream, so ``Stream()`` cannot make
-    another one and raises; the methods are ``torch.cuda.Stream``'s.  There is no
-    ``query()`` yet (it needs cudaStreamQuery through the backend table): record an
-    event and ask it, ``s.record_event().query()``, which also counts the marker itself.
+    another one and raises; the methods are ``torch.cuda.Stream``'s.
 
     Parameters
     ----------
@@ -94,6 +92,29 @@ class Stream:
         >>> pydevtensor.cuda.current_stream().synchronize()  # doctest: +SKIP
         """
         _C._synchronize(self._device)
+
+    def query(self):
+        """Whether every op queued on the stream so far has finished, without waiting
+        (``torch.cuda.Stream.query``).
+
+        It records a marker event on the stream and asks it (cudaEventRecord and
+        cudaEventQuery, not cudaStreamQuery, which the backend table does not carry): the
+        marker completes when the work queued before it has, so the answer is
+        cudaStreamQuery's.
+
+        Returns
+        -------
+        bool
+            True when the work has finished, False while some of it runs.
+
+        Examples
+        --------
+        >>> s = pydevtensor.cuda.current_stream()  # doctest: +SKIP
+        >>> s.synchronize()  # doctest: +SKIP
+        >>> s.query()  # doctest: +SKIP
+        True
+        """
+        return self.record_event().query()
 
     def record_event(self, event=None):
         """Records event (a new ``cuda.Event()`` by default) on the stream.

@@ -41,6 +41,12 @@ def test_the_one_stream_of_each_device():
     last = streams[-1]
     x = pdt.ones(1000, device=last.device) * 2
     last.synchronize()
+    assert last.query() is True  # nothing left to run after synchronize()
+    for _ in range(20):
+        x = x * 1.0001
+    assert last.query() in (True, False)  # still running or done: either answer
+    last.synchronize()
+    assert last.query() is True
     e = last.record_event()
     assert e.device == last.device and e.query() in (True, False)
     e.synchronize()
