@@ -272,7 +272,8 @@ static inline double VM(v64_sigmoid)(double x)
     double eh = (hi * sc) * 0x1p-600, el = (lo * sc) * 0x1p-600;
     double ql, qh = VM(v64_sigmoid_q)(x, hi, lo, eh, el, &t, &ql);
     double r = VM(v64_scale)(qh, ql, t);
-    return x != x ? x : r; /* a NaN argument is the result: |x| above loses its sign */
+    /* a NaN argument is the result, quieted by x + x: |x| above loses its sign */
+    return x != x ? x + x : r;
 }
 
 /* (2 atanh(s) / s - 2) / s^2 on s^2 <= 0.02944, degree 7 (2^-54 relative) */
@@ -324,7 +325,7 @@ static inline double VM(v64_log)(double x)
     r = x == 0.0 ? -INFINITY : r;
     r = x < 0.0 ? NAN : r;
     r = x == INFINITY ? x : r;
-    return x != x ? x : r;
+    return x != x ? x + x : r; /* a NaN argument, quieted (x + x keeps sign and payload) */
 }
 
 /* (sin r - r) / r^3 and (cos r - 1 + z / 2) / z^2, z = r^2 <= (pi/4)^2, degree 6 */

@@ -354,7 +354,8 @@ static void VM(log64_row)(double *o, const double *a, int64_t n)
                                  _mm512_set1_pd(-INFINITY));
         r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, zero, _CMP_LT_OQ), r, _mm512_set1_pd(NAN));
         r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, inf, _CMP_EQ_OQ), r, inf);
-        r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), r, x);
+        /* a NaN argument, quieted (x + x keeps its sign and payload) */
+        r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), r, _mm512_add_pd(x, x));
         _mm512_mask_storeu_pd(o + i, in, r);
     }
 }
@@ -378,7 +379,8 @@ static void VM(log64_row)(double *o, const double *a, int64_t n)
  * denominator, rounded once in the FMA: q0's 2^-28 becomes 2^-56 (an eighth of an ulp
  * at most) and the rounding adds half an ulp, so bound 1 ulp as for the portable
  * functions, measured 0.540 in tests/test_vmath64.py.
- * The sign by a ternary-logic OR of x's; a NaN argument is selected as the result. */
+ * The sign by a ternary-logic OR of x's; a NaN argument is selected as the result (as
+ * x + x: quiet, its sign and payload kept). */
 static void VM(tanh64_row)(double *o, const double *a, int64_t n)
 {
     VM(v64t_exp_consts) c;
@@ -425,7 +427,8 @@ static void VM(tanh64_row)(double *o, const double *a, int64_t n)
         /* res | (x & sign): 0xF8 is a | (b & c) */
         res = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(_mm512_castpd_si512(res),
                                                             _mm512_castpd_si512(x), sign, 0xF8));
-        res = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), res, x);
+        res = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), res,
+                                   _mm512_add_pd(x, x)); /* a NaN argument, quieted */
         _mm512_mask_storeu_pd(o + i, in, res);
     }
 }
