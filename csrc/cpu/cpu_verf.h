@@ -65,7 +65,7 @@ static inline float VM(erff)(float x)
     double e = y * VM(horner_d)(small ? y * y : 0.0, VM(erf_p), 9);
     double big = 1.0 - VM(erfc_big)(small ? 1.0 : a);
     double r = small ? e : (y < 0 ? -big : big);
-    return x != x ? x : (float)r;
+    return x != x ? x + x : (float)r;
 }
 
 static inline float VM(erfcf)(float x)
@@ -75,7 +75,7 @@ static inline float VM(erfcf)(float x)
     double e = y * VM(horner_d)(small ? y * y : 0.0, VM(erf_p), 9);
     double big = VM(erfc_big)(small ? 1.0 : a);
     double r = small ? 1.0 - e : (y < 0 ? 2.0 - big : big);
-    return x != x ? x : (float)r;
+    return x != x ? x + x : (float)r;
 }
 
 static void VM(erf_row)(float *o, const float *a, int64_t n)

@@ -93,7 +93,7 @@ static inline float VM(log1pf)(float x)
     r = u < 0.0 ? NAN : r;
     r = u == INFINITY ? u : r;
     r = fabs(y) < 0x1p-29 ? y : r; /* +-0 and tiny x: x itself */
-    return x != x ? x : (float)r;
+    return x != x ? x + x : (float)r;
 }
 
 static inline float VM(expm1f)(float x)
@@ -103,7 +103,7 @@ static inline float VM(expm1f)(float x)
     double s = VM(pow2_t)(t);
     double em = s * VM(expm1_r)(r) + (s - 1.0);
     em = y == 0.0 ? y : em; /* -0.0 stays -0.0 */
-    return x != x ? x : (float)em;
+    return x != x ? x + x : (float)em;
 }
 
 #endif

@@ -57,7 +57,7 @@ static inline float VM(gelu_f32)(float x)
 {
     double y = (double)x, ex;
     double r = 0.5 * y * VM(gelu_erfc)(y * -0.70710678118654752440, &ex);
-    return x != x ? x : (float)r;
+    return x != x ? x + x : (float)r;
 }
 
 static inline float VM(gelu_grad_f32)(float x)
@@ -65,7 +65,7 @@ static inline float VM(gelu_grad_f32)(float x)
     double y = (double)x, ex;
     double c = VM(gelu_erfc)(y * -0.70710678118654752440, &ex);
     double r = 0.5 * c + y * ex * 0.39894228040143267794; /* 1 / sqrt(2 pi) */
-    return x != x ? x : (float)r;
+    return x != x ? x + x : (float)r;
 }
 
 /* gelu_row and gelu_grad_row: o[i] = F(a[i]) over a contiguous row */

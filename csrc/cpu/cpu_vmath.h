@@ -225,7 +225,7 @@ static inline float VM(log_special)(float x, float r)
     r = x == 0.0f ? -INFINITY : r;
     r = x < 0.0f ? NAN : r;
     r = x == INFINITY ? x : r;
-    return x != x ? x : r;
+    return x != x ? x + x : r;
 }
 
 /* log of 2^e m (m of log_split), in double: f = m - 1, s = f / (2 + f), log m =
@@ -254,7 +254,8 @@ static inline float VM(expf)(float x)
 
 static inline float VM(sigmoidf)(float x)
 {
-    return (float)(1.0 / (1.0 + VM(exp_d)(VM(clamp_d)(-(double)x, -120.0, 120.0))));
+    float r = (float)(1.0 / (1.0 + VM(exp_d)(VM(clamp_d)(-(double)x, -120.0, 120.0))));
+    return x != x ? x + x : r; /* a NaN argument, quiet, its sign kept (-x flips it) */
 }
 
 /* e^v - 1 for v in [0, 40] (or NaN): 2^n (e^r - 1) + (2^n - 1), one

@@ -188,7 +188,8 @@ static inline float VM(sigmoidf)(float x)
 {
     float e = VM(exp_f)(-fabsf(x));          /* NaN: e is NaN */
     float d = 1.0f + e, lo = e - (d - 1.0f); /* 1 + e = d + lo exactly (e <= 1) */
-    return VM(div2_f)(x >= 0.0f ? 1.0f : e, 0.0f, d, lo);
+    float r = VM(div2_f)(x >= 0.0f ? 1.0f : e, 0.0f, d, lo);
+    return x != x ? x + x : r; /* a NaN argument, quiet, its sign kept (|x| loses it) */
 }
 
 static inline float VM(tanhf)(float x)

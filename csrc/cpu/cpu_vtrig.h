@@ -194,7 +194,7 @@ static inline float VM(acosf)(float x, float sq)
     float small = d + ((e + VMT_PIO2_LO) - gl);
     float d2 = VM(fast_two_sum_f)(VMT_PI_HI, -2.0f * s, &e2); /* x < -1/2: pi - 2 asin s */
     float r = a <= 0.5f ? small : x > 0.0f ? 2.0f * (s + g) : d2 + ((e2 + VMT_PI_LO) - 2.0f * g);
-    return x != x ? x : r;
+    return x != x ? x + x : r;
 }
 
 /* log(u) + c + kadd ln2 for u > 0 (u <= 0, inf and NaN give some value: the callers
@@ -228,7 +228,7 @@ static inline float VM(atanhf)(float x)
     r = a < 0x1p-12f ? a : r; /* atanh a = a (1 + a^2/3 + ...): a, and no 0 / 0 */
     r = a == 1.0f ? INFINITY : r;
     r = a > 1.0f ? NAN : r;
-    return x != x ? x : copysignf(r, x);
+    return x != x ? x + x : copysignf(r, x);
 }
 
 static inline float VM(asinh_pre)(float x) { return 1.0f + x * x; }
@@ -242,7 +242,7 @@ static inline float VM(asinhf)(float x, float sq) /* sq = sqrt(1 + x^2) */
     float r = VM(log_c_f)(big ? a : u, big ? 0.0f : c, big ? 1.0f : 0.0f);
     r = a < 0x1p-12f ? a : r; /* asinh a = a (1 - a^2/6 + ...) */
     r = a == INFINITY ? a : r;
-    return x != x ? x : copysignf(r, x);
+    return x != x ? x + x : copysignf(r, x);
 }
 
 static inline float VM(acosh_pre)(float x)
@@ -264,7 +264,7 @@ static inline float VM(acoshf)(float x, float sq) /* sq = sqrt(acosh_pre(x)) */
     float r = VM(log_c_f)(big ? x : u, big ? 0.0f : c, big ? 1.0f : 0.0f);
     r = x == INFINITY ? x : r;
     r = x < 1.0f ? NAN : r;
-    return x != x ? x : r;
+    return x != x ? x + x : r;
 }
 
 /* rows of f(x, sqrt(pre(x))) by blocks (the note above); o may be a */
