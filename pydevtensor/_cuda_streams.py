@@ -97,10 +97,7 @@ class Stream:
         """Whether every op queued on the stream so far has finished, without waiting
         (``torch.cuda.Stream.query``).
 
-        It records a marker event on the stream and asks it (cudaEventRecord and
-        cudaEventQuery, not cudaStreamQuery, which the backend table does not carry): the
-        marker completes when the work queued before it has, so the answer is
-        cudaStreamQuery's.
+        cudaStreamQuery on the device's one stream.
 
         Returns
         -------
@@ -114,7 +111,7 @@ class Stream:
         >>> s.query()  # doctest: +SKIP
         True
         """
-        return self.record_event().query()
+        return _C._stream_query(self._device)
 
     def record_event(self, event=None):
         """Records event (a new ``cuda.Event()`` by default) on the stream.

@@ -315,6 +315,11 @@ typedef struct pdt_backend {
     pdt_status (*event_elapsed_ms)(void *start, void *end, float *ms);
     void (*event_destroy)(void *event);
 
+    /* *done = 1 when every op queued so far on the device's stream has finished,
+     * 0 while some is queued or running; does not wait (cudaStreamQuery; CUDA
+     * only, NULL elsewhere: nothing is ever pending) */
+    pdt_status (*stream_query)(int index, int *done);
+
     /* --- exchange with other libraries (CUDA only; NULL elsewhere) --- */
     /* The device's stream as an integer (a cudaStream_t) for other libraries. */
     pdt_status (*stream_handle)(int index, uintptr_t *out);

@@ -12,6 +12,16 @@ pdt_status pdt_stream_handle(pdt_device d, uintptr_t *out)
     return b->stream_handle ? b->stream_handle(d.index, out) : PDT_OK;
 }
 
+pdt_status pdt_stream_query(pdt_device d, int *done)
+{
+    *done = 1;
+    pdt_status st = pdt_device_check(d);
+    if (st != PDT_OK)
+        return st;
+    const pdt_backend *b = pdt_backend_of(d.kind);
+    return b->stream_query ? b->stream_query(d.index, done) : PDT_OK;
+}
+
 pdt_status pdt_stream_wait(pdt_device d, uintptr_t external, int direction)
 {
     if (direction != PDT_STREAM_OURS_WAITS && direction != PDT_STREAM_EXTERNAL_WAITS)

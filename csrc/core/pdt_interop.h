@@ -18,6 +18,11 @@ extern "C" {
  * device without streams. */
 pdt_status pdt_stream_handle(pdt_device d, uintptr_t *out);
 
+/* *done = 1 when every op queued so far on d's stream has finished, 0 while
+ * some is queued or running (torch.cuda.Stream.query); does not wait.  1 on a
+ * device without streams, whose work is done when the op returns. */
+pdt_status pdt_stream_query(pdt_device d, int *done);
+
 /* Orders d's stream and another library's stream `external` on d (1: the
  * legacy default stream, 2: the per-thread default stream, else a handle):
  * direction PDT_STREAM_OURS_WAITS or PDT_STREAM_EXTERNAL_WAITS (pdt_backend.h).

@@ -789,6 +789,7 @@ const pdt_backend pdt_cuda_backend = {
     .event_synchronize = pdt_cuda_event_synchronize,
     .event_elapsed_ms = pdt_cuda_event_elapsed_ms,
     .event_destroy = pdt_cuda_event_destroy,
+    .stream_query = pdt_cuda_stream_query,
     .stream_handle = cuda_stream_handle,
     .wait_stream = cuda_wait_stream,
     .pointer_device = cuda_pointer_device,

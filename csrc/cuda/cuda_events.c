@@ -55,6 +55,26 @@ fail:
     return st;
 }
 
+/* CUDA Runtime API, cudaStreamQuery: cudaSuccess when every op queued on the
+ * stream has completed, cudaErrorNotReady while some has not (a status, as
+ * for cudaEventQuery). */
+pdt_status pdt_cuda_stream_query(int index, int *done)
+{
+    pdt_status st;
+    cudaStream_t stream;
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    *done = 1;
+    if ((st = pdt_cuda_stream(&g, index, &stream)) != PDT_OK)
+        goto fail;
+    const cudaError_t e = cudaStreamQuery(stream);
+    *done = e == cudaSuccess;
+    if (e != cudaSuccess && e != cudaErrorNotReady)
+        PDT_CUDA_CHECK(e);
+fail:
+    pdt_cuda_guard_exit(&g);
+    return st;
+}
+
 /* CUDA Runtime API, cudaStreamWaitEvent: work queued on index's stream after
  * this call waits until the event's last record has completed; the calling
  * thread does not wait, and the event may belong to another device. */

@@ -126,6 +126,7 @@ pdt_status pdt_cuda_qr_orgqr(const pdt_tensor *q, const pdt_tensor *tau);
 pdt_status pdt_cuda_event_create(int index, unsigned flags, void **event);
 pdt_status pdt_cuda_event_record(int index, void *event);
 pdt_status pdt_cuda_event_query(void *event, int *done);
+pdt_status pdt_cuda_stream_query(int index, int *done);
 pdt_status pdt_cuda_event_wait(int index, void *event);
 pdt_status pdt_cuda_event_synchronize(void *event);
 pdt_status pdt_cuda_event_elapsed_ms(void *start, void *end, float *ms);

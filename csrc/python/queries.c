@@ -4,6 +4,7 @@
  * names and shapes. */
 #include "args.h"
 #include "docstrings_queries.h"
+#include "pdt_interop.h"
 #include "pdt_library.h"
 
 static int device_arg(pdt_state *S, PyObject *obj, pdt_device *out)
@@ -153,6 +154,17 @@ static PyObject *q_synchronize(PyObject *m, PyObject *obj)
     st = pdt_synchronize(d);
     Py_END_ALLOW_THREADS
     return st == PDT_OK ? Py_NewRef(Py_None) : pdt_raise(S, st);
+}
+
+static PyObject *q_stream_query(PyObject *m, PyObject *obj)
+{
+    pdt_state *S = pdt_state_of_module(m);
+    pdt_device d;
+    if (device_arg(S, obj, &d) < 0)
+        return NULL;
+    int done = 1;
+    pdt_status st = pdt_stream_query(d, &done);
+    return st == PDT_OK ? PyBool_FromLong(done) : pdt_raise(S, st);
 }
 
 static const char *const transfer_names[5] = {NULL, "host_to_device", "device_to_host",
@@ -320,6 +332,7 @@ PyMethodDef pdt_query_functions[] = {
     {"_empty_cache", q_empty_cache, METH_O, NULL},
     {"_set_memory_limit", q_set_memory_limit, METH_VARARGS, NULL},
     {"_synchronize", q_synchronize, METH_O, NULL},
+    {"_stream_query", q_stream_query, METH_O, NULL},
     {"_versions", q_versions, METH_NOARGS, "(driver, runtime) as 1000*major + 10*minor"},
     {"_describe", q_describe, METH_O, NULL},
     {"_set_size_type", q_set_size_type, METH_O, NULL},
