@@ -2,24 +2,27 @@
  * exchange with other libraries (see pdt_interop.h). */
 #include "pdt_interop.h"
 
+/* d's backend, once d is known to exist */
+static const pdt_backend *checked(pdt_device d, pdt_status *st)
+{
+    *st = pdt_device_check(d);
+    return *st == PDT_OK ? pdt_backend_of(d.kind) : NULL;
+}
+
 pdt_status pdt_stream_handle(pdt_device d, uintptr_t *out)
 {
+    pdt_status st;
+    const pdt_backend *b = checked(d, &st);
     *out = 0;
-    pdt_status st = pdt_device_check(d);
-    if (st != PDT_OK)
-        return st;
-    const pdt_backend *b = pdt_backend_of(d.kind);
-    return b->stream_handle ? b->stream_handle(d.index, out) : PDT_OK;
+    return b && b->stream_handle ? b->stream_handle(d.index, out) : st;
 }
 
 pdt_status pdt_stream_query(pdt_device d, int *done)
 {
+    pdt_status st;
+    const pdt_backend *b = checked(d, &st);
     *done = 1;
-    pdt_status st = pdt_device_check(d);
-    if (st != PDT_OK)
-        return st;
-    const pdt_backend *b = pdt_backend_of(d.kind);
-    return b->stream_query ? b->stream_query(d.index, done) : PDT_OK;
+    return b && b->stream_query ? b->stream_query(d.index, done) : st;
 }
 
 pdt_status pdt_stream_wait(pdt_device d, uintptr_t external, int direction)
@@ -30,11 +33,9 @@ pdt_status pdt_stream_wait(pdt_device d, uintptr_t external, int direction)
         return pdt_fail(PDT_ERR_VALUE,
                         "stream 0 is ambiguous (the legacy or the per-thread default stream); "
                         "pass 1 for the legacy default stream or 2 for the per-thread one");
-    pdt_status st = pdt_device_check(d);
-    if (st != PDT_OK)
-        return st;
-    const pdt_backend *b = pdt_backend_of(d.kind);
-    return b->wait_stream ? b->wait_stream(d.index, external, direction) : PDT_OK;
+    pdt_status st;
+    const pdt_backend *b = checked(d, &st);
+    return b && b->wait_stream ? b->wait_stream(d.index, external, direction) : st;
 }
 
 pdt_status pdt_pointer_device(int kind, const void *ptr, pdt_device *out)

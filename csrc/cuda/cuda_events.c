@@ -28,51 +28,58 @@ fail:
     return st;
 }
 
-pdt_status pdt_cuda_event_record(int index, void *event)
+/* What the calls below do on index's stream (made current with its device) */
+typedef enum { ON_STREAM_RECORD, ON_STREAM_WAIT, ON_STREAM_QUERY } on_stream_act;
+
+/* cudaSuccess or cudaErrorNotReady as *done (a status, not a failure); anything
+ * else passed on as the error */
+static cudaError_t ready(cudaError_t e, int *done)
+{
+    *done = e == cudaSuccess;
+    return e == cudaErrorNotReady ? cudaSuccess : e;
+}
+
+static pdt_status on_stream(int index, on_stream_act act, void *event, int *done)
 {
     pdt_status st;
     cudaStream_t stream;
     pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
     if ((st = pdt_cuda_stream(&g, index, &stream)) != PDT_OK)
         goto fail;
-    PDT_CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, stream));
+    if (act == ON_STREAM_RECORD)
+        PDT_CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, stream));
+    else if (act == ON_STREAM_WAIT)
+        PDT_CUDA_CHECK(cudaStreamWaitEvent(stream, (cudaEvent_t)event, 0));
+    else
+        PDT_CUDA_CHECK(ready(cudaStreamQuery(stream), done));
 fail:
     pdt_cuda_guard_exit(&g);
     return st;
 }
 
+/* CUDA Runtime API, cudaEventRecord: the event marks the point after every op
+ * queued on index's stream so far. */
+pdt_status pdt_cuda_event_record(int index, void *event)
+{
+    return on_stream(index, ON_STREAM_RECORD, event, NULL);
+}
+
 /* CUDA Runtime API, cudaEventQuery: cudaSuccess when all the work captured
- * by the record has completed, cudaErrorNotReady while some has not (a
- * status, not a failure); anything else is an error. */
+ * by the record has completed, cudaErrorNotReady while some has not. */
 pdt_status pdt_cuda_event_query(void *event, int *done)
 {
     pdt_status st = PDT_OK;
-    const cudaError_t e = cudaEventQuery((cudaEvent_t)event);
-    *done = e == cudaSuccess;
-    if (e != cudaSuccess && e != cudaErrorNotReady)
-        PDT_CUDA_CHECK(e);
+    PDT_CUDA_CHECK(ready(cudaEventQuery((cudaEvent_t)event), done));
 fail:
     return st;
 }
 
 /* CUDA Runtime API, cudaStreamQuery: cudaSuccess when every op queued on the
- * stream has completed, cudaErrorNotReady while some has not (a status, as
- * for cudaEventQuery). */
+ * stream has completed, cudaErrorNotReady while some has not. */
 pdt_status pdt_cuda_stream_query(int index, int *done)
 {
-    pdt_status st;
-    cudaStream_t stream;
-    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
     *done = 1;
-    if ((st = pdt_cuda_stream(&g, index, &stream)) != PDT_OK)
-        goto fail;
-    const cudaError_t e = cudaStreamQuery(stream);
-    *done = e == cudaSuccess;
-    if (e != cudaSuccess && e != cudaErrorNotReady)
-        PDT_CUDA_CHECK(e);
-fail:
-    pdt_cuda_guard_exit(&g);
-    return st;
+    return on_stream(index, ON_STREAM_QUERY, NULL, done);
 }
 
 /* CUDA Runtime API, cudaStreamWaitEvent: work queued on index's stream after
@@ -80,15 +87,7 @@ fail:
  * thread does not wait, and the event may belong to another device. */
 pdt_status pdt_cuda_event_wait(int index, void *event)
 {
-    pdt_status st;
-    cudaStream_t stream;
-    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
-    if ((st = pdt_cuda_stream(&g, index, &stream)) != PDT_OK)
-        goto fail;
-    PDT_CUDA_CHECK(cudaStreamWaitEvent(stream, (cudaEvent_t)event, 0));
-fail:
-    pdt_cuda_guard_exit(&g);
-    return st;
+    return on_stream(index, ON_STREAM_WAIT, event, NULL);
 }
 
 pdt_status pdt_cuda_event_synchronize(void *event)
