@@ -32,8 +32,8 @@
  * portable exp does and hands T_j + (T_j q + t_j), split exactly by fast_two_sum,
  * and k to v64_scale, which rounds 2^k (hi + lo) once: the fast path's bits for
  * the ordinary arguments of such a vector (no blocks of 256 and no pass over them
- * first, as the portable rows make: the choice is a mask test in registers), the C library's special values (NaN
- * stays NaN through every step).
+ * first, as the portable rows make: the choice is a mask test in registers), the C
+ * library's special values (NaN stays NaN through every step).
  */
 #include <immintrin.h>
 
@@ -253,8 +253,9 @@ V64T_ROW(sigmoid64_row, VM(v64t_sigmoid_fast), VM(v64t_sigmoid_general))
  * (tools/gen_vmath64_coeffs.py: 2^-64 absolute in log1p(r), 2^-61 of r for c = 1).
  * One rounding of size 0.5 ulp, the rest a few hundredths: bound 1 ulp, measured 0.507
  * on tests/test_vmath64.py's sample, 0.536 at x = 1.03173 (c near the midpoint below
- * 15/16) in 6.2e7 arguments (a review's: every binade, 1 +- k 2^-52, the midpoints).  c's choice near a midpoint between sixteenths rests on vrcp14pd's
- * last bits; either choice gives an exact r within P's interval.  A vector of positive
+ * 15/16) in 6.2e7 arguments (a review's: every binade, 1 +- k 2^-52, the midpoints).
+ * c's choice near a midpoint between sixteenths rests on vrcp14pd's last bits; either
+ * choice gives an exact r within P's interval.  A vector of positive
  * normal arguments runs without the subnormals' scaling (x 2^52, e - 52) and the special
  * values' selects (0 -> -inf, x < 0 -> NaN, inf, NaN), which any other vector applies
  * (as exp's and sigmoid's rows choose their paths): the same bits for its positive
