@@ -100,7 +100,9 @@ def _new(make):
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     """pydevtensor.tensor(data) (a copy) with this tensor's dtype and device, unless
-    dtype= or device= say otherwise (PyTorch's Tensor.new_tensor).
+    dtype= or device= say otherwise (PyTorch's Tensor.new_tensor).  A tensor as data is
+    copied (to this tensor's device: an explicit transfer when that is another device),
+    with PyTorch's warning to prefer ``data.clone().detach()``.
 
     Parameters
     ----------
@@ -123,9 +125,13 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     >>> pydevtensor.ones(2, dtype=pydevtensor.float64).new_tensor([1, 2])
     tensor([1., 2.], dtype=pydevtensor.float64)
     """
-    return _C.tensor(data, dtype=self.dtype if dtype is None else dtype,
-                     device=self.device if device is None else device,
-                     requires_grad=requires_grad)
+    kwargs = {"dtype": self.dtype if dtype is None else dtype,
+              "device": self.device if device is None else device,
+              "requires_grad": requires_grad}
+    from ._ops_stats import _copy_construct, tensor
+    if isinstance(data, _C.Tensor):  # a copy, with PyTorch's warning (Note [tensor() of tensors])
+        return _copy_construct(data, kwargs)
+    return tensor(data, **kwargs)  # lists of 0-d tensors too
 
 
 _C._set_size_type(Size)

@@ -270,3 +270,28 @@ def test_tensor_of_gpu_scalars_is_an_implicit_read():
     both = pdt.tensor([l0, l1], device="cuda:0")
     assert both.device == pdt.device("cuda:0") and both.cpu().tolist() == [1.5, 2.5]
     assert _counts()["device_to_host"] == 3  # the two numbers, then .cpu()
+
+
+@pytest.mark.cuda
+def test_new_tensor_of_a_gpu_tensor_is_an_explicit_copy():
+    """cpu_x.new_tensor(gpu_t) asks for a copy on cpu_x's device, as tensor(gpu_t,
+    device='cpu') does: an explicit device-to-host transfer (disallow lets it through,
+    disallow_explicit refuses it), counted once; gpu_x.new_tensor(cpu_t) the other way."""
+    dev = pdt.device("cuda", pdt.device_count() - 1)
+    g = pdt.tensor([1.0, 2.0], device=dev)
+    c = pdt.ones(2)
+    pdt.reset_transfer_stats()
+    with pytest.warns(UserWarning, match="clone\\(\\).detach\\(\\)"):
+        with pdt.transfer_guard("disallow"):
+            assert c.new_tensor(g).tolist() == [1.0, 2.0]
+    assert _counts()["device_to_host"] == 1
+    with pdt.transfer_guard("disallow_explicit"):
+        with pytest.raises(pdt.TransferError, match=re.escape(
+                f"explicit device-to-host transfer from {dev} to cpu (8 bytes) refused")):
+            c.new_tensor(g)
+        with pytest.raises(pdt.TransferError, match="explicit host-to-device transfer"):
+            g.new_tensor(c)
+    assert _counts()["device_to_host"] == 1  # the refused copy was not made
+    with pdt.transfer_guard("disallow"):
+        assert g.new_tensor(c).device == dev
+    assert _counts()["host_to_device"] == 1
