@@ -109,11 +109,16 @@ static inline __m512d VM(v64t_exp_parts)(const VM(v64t_exp_consts) * c, __m512d 
     return th;
 }
 
-/* k << 52 from the shifted n: (n >> 4) << 52, n's bits less the shift's */
+/* k = n >> 4 from the shifted n (n's bits less the shift's) */
+static inline __m512i VM(v64t_exp_k)(__m512i n)
+{
+    return _mm512_srai_epi64(_mm512_sub_epi64(n, _mm512_set1_epi64(0x4338000000000000ll)), 4);
+}
+
+/* k << 52 from the shifted n */
 static inline __m512i VM(v64t_exp_k52)(__m512i n)
 {
-    __m512i shift = _mm512_set1_epi64(0x4338000000000000ll);
-    return _mm512_slli_epi64(_mm512_srai_epi64(_mm512_sub_epi64(n, shift), 4), 52);
+    return _mm512_slli_epi64(VM(v64t_exp_k)(n), 52);
 }
 
 /* |x| <= 708: a normal result, k added to its exponent field */
@@ -150,7 +155,7 @@ static inline __m512d VM(v64t_exp_general)(const VM(v64t_exp_consts) * c, __m512
     __m512d l = _mm512_add_pd(_mm512_sub_pd(hi, s), lo); /* fast_two_sum: |hi| >= |lo| */
     /* the shifted k, as v64_scale takes it: 1.5 * 2^52 + k */
     __m512i shift = _mm512_set1_epi64(0x4338000000000000ll);
-    __m512i k = _mm512_srai_epi64(_mm512_sub_epi64(n, shift), 4);
+    __m512i k = VM(v64t_exp_k)(n);
     return VM(v64t_scale)(s, l, _mm512_castsi512_pd(_mm512_add_epi64(k, shift)));
 }
 
@@ -191,7 +196,7 @@ static inline __m512d VM(v64t_sigmoid_q)(const VM(v64t_exp_consts) * c, __m512d 
     __m512d hi = _mm512_add_pd(th, lo0);
     __m512d lo = _mm512_add_pd(_mm512_sub_pd(th, hi), lo0);
     __m512i shift = _mm512_set1_epi64(0x4338000000000000ll);
-    __m512i k = _mm512_srai_epi64(_mm512_sub_epi64(n, shift), 4); /* in [-1077, 0] */
+    __m512i k = VM(v64t_exp_k)(n); /* in [-1077, 0] */
     /* 2^(k + 600), built in the exponent field */
     __m512d sc = _mm512_castsi512_pd(
         _mm512_slli_epi64(_mm512_add_epi64(k, _mm512_set1_epi64(1023 + 600)), 52));
