@@ -57,6 +57,12 @@
  * 1.3-1.7, asinh 1.4-1.8, acosh 1.6-1.9, atanh 1.8-2.0, log2 1.6, log10 1.7-1.9.
  */
 
+/* AVX-512 takes log2, log10 and rsqrt from cpu_vtrig_avx512.h (Notes [float32 log2 and
+ * log10 with a table], [float32 rsqrt from the reciprocal square root]) */
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
+#define VMT_TABLES 1
+#endif
+
 #if PDT_SIMD_FMA
 #define VMT_PIO2_HI 0x1.921fb6p0f
 #define VMT_PIO2_LO -0x1.777a5cp-25f
@@ -395,8 +401,12 @@ VMT_ROW(atanh, VM(atanhf)(x))
             }                                                                                      \
         }                                                                                          \
     }
+#ifdef VMT_TABLES /* AVX-512: cpu_vtrig_avx512.h */
+#include "cpu_vtrig_avx512.h"
+#else
 VMT_LOG_ROW(log2, 0)
 VMT_LOG_ROW(log10, 1)
+#endif
 #if PDT_SIMD_FMA
 /* rsqrt: y = 1 / sqrt(x) in float (two roundings, within about 1 ulp), then one Newton
  * step y + (y / 2) r from the residual r = 1 - x y^2 computed to 2^-48 (y^2 = t + te
@@ -424,7 +434,9 @@ static inline float VM(rsqrtf)(float x, float sq) /* sq = sqrt(rsqrt_pre(x)) */
     res = fabsf(y) == INFINITY ? y : res;
     return res;
 }
+#ifndef VMT_TABLES
 VMT_SQRT_ROW(rsqrt, VM(rsqrt_pre), VM(rsqrtf))
+#endif
 #else
 /* rsqrt at the baseline: in double, rounded once; the square roots through the level's
  * sqrt row (the instruction, as VMT_SQRT_ROW's) */

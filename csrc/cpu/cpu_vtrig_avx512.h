@@ -1,0 +1,165 @@
+/* cpu_vtrig_avx512.h - float32 log2, log10 and rsqrt at the AVX-512 level, in intrinsics:
+ * log2 and log10 from a table of 32 floats read with a two-register permute, rsqrt from
+ * the 14-bit reciprocal square root and two Newton steps.  Included by cpu_vtrig.h at that
+ * level only; the other levels keep cpu_vtrig.h's portable rows.
+ *
+ * Note [float32 log2 and log10 with a table]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The portable log2 (Note [float32 inverse functions] in cpu_vtrig.h) takes fdlibm's log
+ * with its division and a double-float f^2/2: 2.5 times NumPy 2.4's time at 1e5 elements.
+ * Here, division-free as the float64 log (Note [float64 log with a table] in
+ * cpu_vmath64_avx512.h):
+ *   x = 2^e m, m in [1, 2) (vgetexpps, vgetmantps: subnormals too, without scaling);
+ *   c = vrcp14ps(m) rounded to a multiple of 1/32 (vrndscaleps), c in [1/2, 1];
+ *   r = m c - 1, exact in one FMA: m is a multiple of 2^-23 and c of 2^-5, so m c is a
+ *       multiple of 2^-28, and |r| <= m (2^-6 + 2^-14) < 2^-5 + 2^-13 leaves 24 bits;
+ *   log2 x = (e + L_c) + r K + (r^2 Q(r) + r K_lo + l_c),
+ * L_c + l_c = -log2 c (L_c a multiple of 2^-15, so e + L_c is exact; l_c the rest), from
+ * a table of the 17 values c = 16/32 .. 32/32 indexed by the low five bits of 32 c (32 c
+ * = 32 wraps to 0, where 16 sits at 16): two zmm registers and one vpermt2ps each.  K =
+ * 1/ln2 = K_hi + K_lo, r K_hi split exactly by an FMA; Q of degree 3 fitted to
+ * (log2(1 + r) - r K) / r^2 on |r| <= 2^-5 + 2^-12 (tools/gen_vmath64_coeffs.py;
+ * 2^-30.2 relative to log2(1 + r)).  The sum: s = (e + L_c) + r K_hi by Fast2Sum (|e +
+ * L_c| >= 0.04 > |r K_hi| unless e + L_c = 0, when s is r K_hi itself), then s + (its
+ * error + the small terms), one rounding.  Near x = 1, e = 0 and c = 1 (or e = -1 and c =
+ * 1/2, L_c = 1), so e + L_c is 0 and the result keeps r's relative accuracy.
+ * log10 x = log2 x log10(2): s + lo times log10(2) in two parts, the product's error by an
+ * FMA, one rounding.
+ * Bound 0.75 ulp as the portable rows' (tests/test_trig.py's FMA_ULPS32); measured over
+ * every seventh positive float: log2 0.528, log10 0.543 ulp.  Special values by one
+ * vfpclassps test a vector (NaN, zeros, infinities, negatives): -inf for +-0, +inf for
+ * +inf, NaN below 0, a NaN argument as x + x.
+ *
+ * Note [float32 rsqrt from the reciprocal square root]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The portable rsqrt is 1 / sqrt(x) and one careful Newton step (cpu_vtrig.h): a square
+ * root and a division, both long on one port.  Here y0 = vrsqrt14ps(x) (relative error
+ * below 2^-14), one plain Newton step y1 = y0 + (y0 / 2)(1 - (x y0) y0) (2^-23 or so,
+ * the product's rounding included), then the portable row's step from y1: y1^2 = t + te
+ * split exactly, r = (1 - x t) - x te to 2^-48, y1 + (y1 / 2) r rounded once, within
+ * 2^-23 ulp of 1 / sqrt(x) before that rounding.  The same scaling by 2^64 or 2^-64 below
+ * 2^-100 or above 2^100 (y by 2^32, 2^-32) keeps y^2 normal.  +-0, +inf, negatives and NaN
+ * take vrsqrt14ps's own result (+-inf, 0, NaN), a NaN argument x + x.  Bound 0.501 ulp;
+ * correctly rounded on every seventh positive float.
+ */
+#include <immintrin.h>
+
+#define VTA_S(c) _mm512_set1_ps(c)
+
+/* the lanes of a vector that hold elements when `left` remain (all 16 when 16 or more) */
+static inline __mmask16 VM(vta_tail)(int64_t left)
+{
+    return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+}
+
+/* vfpclassps categories: QNaN 0x01, +0 0x02, -0 0x04, +inf 0x08, -inf 0x10, negative
+ * finite 0x40, SNaN 0x80 (denormals 0x20 are left out: they are ordinary here) */
+#define VTA_SPECIAL 0xDF
+
+/* ---- rsqrt (Note [float32 rsqrt from the reciprocal square root]) ---- */
+static void VM(rsqrt_row)(float *o, const float *a, int64_t n)
+{
+    const __m512 one = VTA_S(1.0f), half = VTA_S(0.5f);
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 in = VM(vta_tail)(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(in, a + i);
+        __mmask16 tiny = _mm512_cmp_ps_mask(x, VTA_S(0x1p-100f), _CMP_LT_OQ);
+        __mmask16 huge = _mm512_cmp_ps_mask(x, VTA_S(0x1p100f), _CMP_GT_OQ);
+        __m512 xs = _mm512_mask_mul_ps(x, tiny, x, VTA_S(0x1p64f));
+        xs = _mm512_mask_mul_ps(xs, huge, x, VTA_S(0x1p-64f));
+        __m512 y0 = _mm512_rsqrt14_ps(xs);
+        __m512 r = _mm512_fnmadd_ps(_mm512_mul_ps(xs, y0), y0, one);
+        __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(half, y0), r, y0);
+        __m512 t = _mm512_mul_ps(y, y), te = _mm512_fmsub_ps(y, y, t);
+        r = _mm512_fnmadd_ps(xs, te, _mm512_fnmadd_ps(xs, t, one));
+        __m512 res = _mm512_fmadd_ps(_mm512_mul_ps(half, y), r, y);
+        res = _mm512_mask_mul_ps(res, tiny, res, VTA_S(0x1p32f));
+        res = _mm512_mask_mul_ps(res, huge, res, VTA_S(0x1p-32f));
+        __mmask16 sp = _mm512_fpclass_ps_mask(x, VTA_SPECIAL);
+        if (sp) {
+            res = _mm512_mask_mov_ps(res, sp, y0);
+            res = _mm512_mask_add_ps(res, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+        }
+        _mm512_mask_storeu_ps(o + i, in, res);
+    }
+}
+
+/* ---- log2 and log10 (Note [float32 log2 and log10 with a table]) ---- */
+/* -log2(j / 32) for j = 16..32 at index j mod 32: a multiple of 2^-15, and the rest
+ * (tools/gen_vmath64_coeffs.py) */
+static const float VM(vta_log2_hi)[32] = {[16] = 0x1.0p+0f, 0x1.d338p-1f, 0x1.a9p-1f,
+                                          0x1.811p-1f,      0x1.5b2cp-1f, 0x1.3724p-1f,
+                                          0x1.14c4p-1f,     0x1.e7ep-2f,  0x1.a9p-2f,
+                                          0x1.6cbp-2f,      0x1.32cp-2f,  0x1.f6p-3f,
+                                          0x1.8a9p-3f,      0x1.22ep-3f,  0x1.7d6p-4f,
+                                          0x1.774p-5f};
+static const float VM(vta_log2_lo)[32] = {[16] = 0x0.0p+0f, 0x1.20a6dep-21f,  -0x1.a39fbep-19f,
+                                          -0x1.6b9026p-19f, 0x1.ed0cbap-20f,  -0x1.d448f8p-17f,
+                                          0x1.60fe68p-17f,  -0x1.40358ep-19f, -0x1.a39fbep-20f,
+                                          0x1.ed0cbap-19f,  -0x1.1c8f12p-22f, -0x1.3ab7cep-18f,
+                                          -0x1.9fd502p-17f, -0x1.48f554p-17f, 0x1.25b3eep-22f,
+                                          -0x1.acd89ap-19f};
+#define VTA_K_HI 0x1.715476p0f /* 1 / ln2 */
+#define VTA_K_LO 0x1.4ae0cp-26f
+#define VTA_LG2_HI 0x1.344136p-2f /* log10(2) */
+#define VTA_LG2_LO -0x1.ec10cp-27f
+
+typedef struct {
+    __m512 h0, h1, l0, l1;
+} VM(vta_log2_tab);
+
+/* log2 x as the sum s + *lo (s the larger), for x positive and finite (other lanes give
+ * some value: the caller replaces it) */
+static inline __m512 VM(vta_log2)(const VM(vta_log2_tab) * t, __m512 x, __m512 *lo)
+{
+    __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+    __m512 e = _mm512_getexp_ps(x);
+    __m512 c = _mm512_roundscale_ps(_mm512_rcp14_ps(m), (5 << 4) | _MM_FROUND_TO_NEAREST_INT);
+    __m512 r = _mm512_fmsub_ps(m, c, VTA_S(1.0f)); /* exact */
+    /* 32 c in the low bits of the shifted product: the table index */
+    __m512i j = _mm512_castps_si512(_mm512_fmadd_ps(c, VTA_S(32.0f), VTA_S(0x1.8p23f)));
+    __m512 T = _mm512_add_ps(e, _mm512_permutex2var_ps(t->h0, j, t->h1)); /* exact */
+    __m512 q = VTA_S(0x1.27ac66p-2f);
+    q = _mm512_fmadd_ps(q, r, VTA_S(-0x1.719306p-2f));
+    q = _mm512_fmadd_ps(q, r, VTA_S(0x1.ec709cp-2f));
+    q = _mm512_fmadd_ps(q, r, VTA_S(-0x1.715476p-1f));
+    __m512 p = _mm512_mul_ps(r, VTA_S(VTA_K_HI));
+    __m512 pe = _mm512_fmsub_ps(r, VTA_S(VTA_K_HI), p);
+    __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, _mm512_permutex2var_ps(t->l0, j, t->l1));
+    small = _mm512_add_ps(pe, _mm512_fmadd_ps(r, VTA_S(VTA_K_LO), small));
+    __m512 s = _mm512_add_ps(T, p);
+    *lo = _mm512_add_ps(_mm512_sub_ps(p, _mm512_sub_ps(s, T)), small);
+    return s;
+}
+
+/* log2 (ten 0) or log10 (ten 1) of a row */
+static void VM(vta_log2_10_row)(float *o, const float *a, int64_t n, int ten)
+{
+    VM(vta_log2_tab)
+    t = {_mm512_loadu_ps(VM(vta_log2_hi)), _mm512_loadu_ps(VM(vta_log2_hi) + 16),
+         _mm512_loadu_ps(VM(vta_log2_lo)), _mm512_loadu_ps(VM(vta_log2_lo) + 16)};
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 in = VM(vta_tail)(n - i);
+        __m512 x = _mm512_mask_loadu_ps(VTA_S(1.0f), in, a + i), lo;
+        __m512 s = VM(vta_log2)(&t, x, &lo), res;
+        if (ten) {
+            __m512 ph = _mm512_mul_ps(s, VTA_S(VTA_LG2_HI));
+            __m512 pl = _mm512_fmsub_ps(s, VTA_S(VTA_LG2_HI), ph);
+            pl = _mm512_add_ps(pl, _mm512_fmadd_ps(s, VTA_S(VTA_LG2_LO),
+                                                   _mm512_mul_ps(lo, VTA_S(VTA_LG2_HI))));
+            res = _mm512_add_ps(ph, pl);
+        } else {
+            res = _mm512_add_ps(s, lo);
+        }
+        if (_mm512_fpclass_ps_mask(x, VTA_SPECIAL)) {
+            res = _mm512_mask_mov_ps(res, _mm512_fpclass_ps_mask(x, 0x06), VTA_S(-INFINITY));
+            res = _mm512_mask_mov_ps(res, _mm512_fpclass_ps_mask(x, 0x08), VTA_S(INFINITY));
+            res = _mm512_mask_mov_ps(res, _mm512_fpclass_ps_mask(x, 0x50), VTA_S(NAN));
+            res = _mm512_mask_add_ps(res, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+        }
+        _mm512_mask_storeu_ps(o + i, in, res);
+    }
+}
+
+static void VM(log2_row)(float *o, const float *a, int64_t n) { VM(vta_log2_10_row)(o, a, n, 0); }
+static void VM(log10_row)(float *o, const float *a, int64_t n) { VM(vta_log2_10_row)(o, a, n, 1); }
