@@ -57,8 +57,9 @@
  * 1.3-1.7, asinh 1.4-1.8, acosh 1.6-1.9, atanh 1.8-2.0, log2 1.6, log10 1.7-1.9.
  */
 
-/* AVX-512 takes log2, log10 and rsqrt from cpu_vtrig_avx512.h (Notes [float32 log2 and
- * log10 with a table], [float32 rsqrt from the reciprocal square root]) */
+/* AVX-512 takes log2, log10, rsqrt and atan from cpu_vtrig_avx512.h (Notes [float32 log2
+ * and log10 with a table], [float32 rsqrt from the reciprocal square root], [float32 atan
+ * from the reciprocal]) */
 #if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
 #define VMT_TABLES 1
 #endif
@@ -383,7 +384,9 @@ VMT_LIBM_ROW(acosh)
             o[i] = EXPR;                                                                           \
         }                                                                                          \
     }
+#ifndef VMT_TABLES /* AVX-512: cpu_vtrig_avx512.h */
 VMT_ROW(atan, VM(atanf)(x))
+#endif
 VMT_ROW(atanh, VM(atanhf)(x))
 /* log2 and log10: blocks of 256 as log's (Note [block fast paths] in cpu_vmath.h), a
  * block of positive normal floats without the subnormal scaling and special values */

@@ -1,7 +1,8 @@
-/* cpu_vtrig_avx512.h - float32 log2, log10 and rsqrt at the AVX-512 level, in intrinsics:
- * log2 and log10 from a table of 32 floats read with a two-register permute, rsqrt from
- * the 14-bit reciprocal square root and two Newton steps.  Included by cpu_vtrig.h at that
- * level only; the other levels keep cpu_vtrig.h's portable rows.
+/* cpu_vtrig_avx512.h - float32 log2, log10, rsqrt and atan at the AVX-512 level, in
+ * intrinsics: log2 and log10 from a table of 32 floats read with a two-register permute,
+ * rsqrt from the 14-bit reciprocal square root and two Newton steps, atan's quotient from
+ * the 14-bit reciprocal.  Included by cpu_vtrig.h at that level only; the other levels keep
+ * cpu_vtrig.h's portable rows.
  *
  * Note [float32 log2 and log10 with a table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -41,6 +42,22 @@
  * 2^-100 or above 2^100 (y by 2^32, 2^-32) keeps y^2 normal.  +-0, +inf, negatives and NaN
  * take vrsqrt14ps's own result (+-inf, 0, NaN), a NaN argument x + x.  Bound 0.501 ulp;
  * correctly rounded on every seventh positive float.
+ *
+ * Note [float32 atan from the reciprocal]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The portable atan's reduction (Note [float32 inverse functions] in cpu_vtrig.h) with
+ * a = |x| and B = 1, where it simplifies: t = a (a <= tan(pi/8)), (a - 1) / (a + 1)
+ * (base pi/4) or -1 / a (above tan(3 pi/8), base pi/2).  For the middle interval a - 1 +
+ * nl and a + 1 + dl are exact with nl = a - ((a - 1) + 1) and dl = a - ((a + 1) - 1) (each
+ * inner sum exact by Sterbenz's lemma or, for a + 1 in (2, 3.42], because a + 1 - 1 is a
+ * multiple of 2^-22 below 4); 2Sum's six operations become two.  The quotient without a
+ * division: 1 / d from vrcp14ps and one Newton step (about 2^-23), t = n (1 / d), which may
+ * be off by an ulp or two, and tl = ((n - t d) + nl - t dl) (1 / d) its error to about
+ * 2^-45 of t.  atan(t + tl) = t + t z P(z) + tl (1 - z), z = t^2, P the portable row's
+ * (tl's own term, since t is not the rounded quotient: without it 0.84 ulp), then pi/4 or
+ * pi/2 in two parts added by Fast2Sum as the portable row does.  a above 2^120 (inf
+ * included) takes 2^120 for the quotient, which rounds to pi/2 all the same.  Bound 1 ulp
+ * as the portable row's; measured 0.644 over every third float.
  */
 #include <immintrin.h>
 
@@ -163,3 +180,49 @@ static void VM(vta_log2_10_row)(float *o, const float *a, int64_t n, int ten)
 
 static void VM(log2_row)(float *o, const float *a, int64_t n) { VM(vta_log2_10_row)(o, a, n, 0); }
 static void VM(log10_row)(float *o, const float *a, int64_t n) { VM(vta_log2_10_row)(o, a, n, 1); }
+
+/* ---- atan (Note [float32 atan from the reciprocal]) ---- */
+static void VM(atan_row)(float *o, const float *a, int64_t n)
+{
+    const __m512 one = VTA_S(1.0f);
+    const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 in = VM(vta_tail)(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(in, a + i), ax = _mm512_abs_ps(x);
+        __mmask16 mid = _mm512_cmp_ps_mask(ax, VTA_S(VMT_TAN_PI_8), _CMP_GT_OQ);
+        __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0x1.3504f4p1f), _CMP_GT_OQ); /* tan 3pi/8 */
+        __mmask16 mid_only = _kandn_mask16(big, mid);
+        __m512 nh = _mm512_mask_sub_ps(ax, mid, ax, one);
+        __m512 dh = _mm512_mask_add_ps(one, mid, ax, one);
+        __m512 nl = _mm512_maskz_sub_ps(mid_only, ax, _mm512_add_ps(nh, one));
+        __m512 dl = _mm512_maskz_sub_ps(mid_only, ax, _mm512_sub_ps(dh, one));
+        nh = _mm512_mask_mov_ps(nh, big, VTA_S(-1.0f));
+        dh = _mm512_mask_mov_ps(dh, big, _mm512_min_ps(ax, VTA_S(0x1p120f)));
+        __m512 r = _mm512_rcp14_ps(dh);
+        r = _mm512_fmadd_ps(r, _mm512_fnmadd_ps(dh, r, one), r);
+        __m512 t = _mm512_mul_ps(nh, r);
+        __m512 res = _mm512_add_ps(_mm512_fnmadd_ps(t, dh, nh), nl);
+        __m512 tl = _mm512_mul_ps(_mm512_fnmadd_ps(t, dl, res), r);
+        __m512 z = _mm512_mul_ps(t, t);
+        __m512 p = VTA_S(VM(atan_c)[0]);
+        for (int k = 1; k < 6; k++)
+            p = _mm512_fmadd_ps(p, z, VTA_S(VM(atan_c)[k]));
+        __m512 w = _mm512_fmadd_ps(_mm512_mul_ps(t, z), p, _mm512_fnmadd_ps(tl, z, tl));
+        __m512 h1 = _mm512_add_ps(t, w);
+        __m512 l1 = _mm512_sub_ps(w, _mm512_sub_ps(h1, t));
+        __m512 bh = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(mid, VTA_S(VMT_PIO4_HI)), big,
+                                       VTA_S(VMT_PIO2_HI));
+        __m512 bl = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(mid, VTA_S(VMT_PIO4_LO)), big,
+                                       VTA_S(VMT_PIO2_LO));
+        __m512 s = _mm512_add_ps(bh, h1);
+        __m512 e = _mm512_sub_ps(h1, _mm512_sub_ps(s, bh));
+        __m512 v = _mm512_add_ps(s, _mm512_add_ps(e, _mm512_add_ps(l1, bl)));
+        /* v | (x & sign): 0xF8 is a | (b & c) */
+        v = _mm512_castsi512_ps(
+            _mm512_ternarylogic_epi32(_mm512_castps_si512(v), _mm512_castps_si512(x), sign, 0xF8));
+        __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+        if (nan)
+            v = _mm512_mask_add_ps(v, nan, x, x); /* a NaN argument, quieted */
+        _mm512_mask_storeu_ps(o + i, in, v);
+    }
+}
