@@ -66,8 +66,8 @@ FMA_ULPS32 = {"tan": 1.5, "asin": 0.75, "acos": 0.75, "atan": 1.0, "atan2": 1.0,
 # at AVX-512 these have kernels of their own (csrc/cpu/cpu_vtrig_avx512.h: Notes [float32
 # log2 and log10 with a table], [float32 rsqrt from the reciprocal square root], [float32
 # atan from the reciprocal]), within the same bounds; measured over every seventh
-# positive float: log2 0.528, log10 0.543, rsqrt 0.5 (correctly rounded); atan over
-# every third: 0.644
+# positive float (exhaustively): log2 0.539, log10 0.554, rsqrt correctly rounded; atan
+# over every third: 0.644
 AVX512_OWN = {"log2", "log10", "rsqrt", "atan"}
 LEVELS = _C._cpu_simd_level()[1]
 
@@ -184,6 +184,26 @@ def test_one_float_in_sixteen_near_one(name, level, level_restored):
     err = ulps32(got, _ref(name, x))
     worst = int(np.argmax(err))
     assert err[worst] <= cpu_ulps32(name, level), (level, x[worst], got[worst], err[worst])
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_rsqrt_correctly_rounded_next_to_a_midpoint(level, level_restored):
+    """x = 4^k (1 - 2^-23), whose 1 / sqrt(x) = 2^-k (1 + 2^-24 + 3/8 2^-46 + ...) lies just
+    above a midpoint (AVX-512's row once rounded them down: Note [float32 rsqrt from the
+    reciprocal square root]), the subnormal 0x007fffff and random floats: each result
+    the nearest float, checked in exact rational arithmetic."""
+    from fractions import Fraction
+    x = [math.ldexp(1 - 2.0 ** -23, 2 * k) for k in range(-63, 64)]
+    rng = np.random.default_rng(4)
+    x = np.concatenate([np.array(x, np.float32), np.array([0x007FFFFF], np.uint32).view(np.float32),
+                        rng.integers(1, 0x7F800000, 2000, dtype=np.uint32).view(np.float32)])
+    _C._cpu_simd_level(level)
+    got = pdt.rsqrt(pdt.tensor(x)).numpy()
+    for xi, gi in zip(x, got):
+        X, G = Fraction(float(xi)), Fraction(float(gi))
+        up = (G + Fraction(float(np.nextafter(gi, np.float32(np.inf))))) / 2
+        down = (G + Fraction(float(np.nextafter(gi, np.float32(0))))) / 2
+        assert down * down * X < 1 < up * up * X, (level, float(xi), float(gi))
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -27,21 +27,26 @@
  * log10 x = log2 x log10(2): s + lo times log10(2) in two parts, the product's error by an
  * FMA, one rounding.
  * Bound 0.75 ulp as the portable rows' (tests/test_trig.py's FMA_ULPS32); measured over
- * every seventh positive float: log2 0.528, log10 0.543 ulp.  Special values by one
- * vfpclassps test a vector (NaN, zeros, infinities, negatives): -inf for +-0, +inf for
- * +inf, NaN below 0, a NaN argument as x + x.
+ * every positive float: log2 0.539 (x = 0x1.f57ed8p-1), log10 0.554 ulp (0x1.f1115ap-1).
+ * Special values by one vfpclassps test a vector (NaN, zeros, infinities, negatives):
+ * -inf for +-0, +inf for +inf, NaN below 0, a NaN argument as x + x.
  *
  * Note [float32 rsqrt from the reciprocal square root]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The portable rsqrt is 1 / sqrt(x) and one careful Newton step (cpu_vtrig.h): a square
  * root and a division, both long on one port.  Here y0 = vrsqrt14ps(x) (relative error
  * below 2^-14), one plain Newton step y1 = y0 + (y0 / 2)(1 - (x y0) y0) (2^-23 or so,
- * the product's rounding included), then the portable row's step from y1: y1^2 = t + te
- * split exactly, r = (1 - x t) - x te to 2^-48, y1 + (y1 / 2) r rounded once, within
- * 2^-23 ulp of 1 / sqrt(x) before that rounding.  The same scaling by 2^64 or 2^-64 below
+ * the product's rounding included), then the portable row's residual from y1: y1^2 = t +
+ * te split exactly, r = (1 - x t) - x te to 2^-48, and y1 (1 + r/2 + 3 r^2/8) rounded once
+ * (the series of (1 - r)^(-1/2)).  Without the r^2 term (the portable row's step) the
+ * result was within 2^-23 ulp but not correctly rounded: for x = 4^k (1 - 2^-23), y1 =
+ * 2^-k exactly and y1 (1 + r/2) is the midpoint, which 3 r^2/8 = 3/8 2^-46 decides (a
+ * review's exhaustive check: 128 such x rounded down).  The same scaling by 2^64 or 2^-64 below
  * 2^-100 or above 2^100 (y by 2^32, 2^-32) keeps y^2 normal.  +-0, +inf, negatives and NaN
  * take vrsqrt14ps's own result (+-inf, 0, NaN), a NaN argument x + x.  Bound 0.501 ulp;
- * correctly rounded on every seventh positive float.
+ * correctly rounded on every positive float (checked exhaustively with exact integer
+ * arithmetic against the midpoints; the nearest true value to a midpoint is 2^-28.5 ulp
+ * away, at x = 0x1.7431c6p-125).
  *
  * Note [float32 atan from the reciprocal]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -83,7 +88,7 @@ static void VM(rsqrt_row)(float *o, const float *a, int64_t n)
     const __m512 one = VTA_S(1.0f), half = VTA_S(0.5f);
     for (int64_t i = 0; i < n; i += 16) {
         __mmask16 in = VM(vta_tail)(n - i);
-        __m512 x = _mm512_maskz_loadu_ps(in, a + i);
+        __m512 x = _mm512_mask_loadu_ps(VTA_S(1.0f), in, a + i); /* 1: no special lane */
         __mmask16 tiny = _mm512_cmp_ps_mask(x, VTA_S(0x1p-100f), _CMP_LT_OQ);
         __mmask16 huge = _mm512_cmp_ps_mask(x, VTA_S(0x1p100f), _CMP_GT_OQ);
         __m512 xs = _mm512_mask_mul_ps(x, tiny, x, VTA_S(0x1p64f));
@@ -93,7 +98,9 @@ static void VM(rsqrt_row)(float *o, const float *a, int64_t n)
         __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(half, y0), r, y0);
         __m512 t = _mm512_mul_ps(y, y), te = _mm512_fmsub_ps(y, y, t);
         r = _mm512_fnmadd_ps(xs, te, _mm512_fnmadd_ps(xs, t, one));
-        __m512 res = _mm512_fmadd_ps(_mm512_mul_ps(half, y), r, y);
+        /* y (1 + r/2 + 3r^2/8): the r^2 term decides the rounding near a midpoint */
+        __m512 res = _mm512_fmadd_ps(
+            y, _mm512_fmadd_ps(_mm512_mul_ps(VTA_S(0.375f), r), r, _mm512_mul_ps(half, r)), y);
         res = _mm512_mask_mul_ps(res, tiny, res, VTA_S(0x1p32f));
         res = _mm512_mask_mul_ps(res, huge, res, VTA_S(0x1p-32f));
         __mmask16 sp = _mm512_fpclass_ps_mask(x, VTA_SPECIAL);
