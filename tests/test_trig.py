@@ -10,7 +10,7 @@ of every float32 exponent the domain allows, subnormals, and the special values 
   evaluations of csrc/cpu/cpu_vtrig.h within FMA_ULPS32 (Note [float32 inverse
   functions]), at the baseline (and erfinv everywhere) the C library's double function,
   rounded once, within 0.501 ulp; every level is checked, and AVX2 and AVX-512 give the
-  same bits but for log2, log10, rsqrt and atan (AVX-512's own kernels, AVX512_OWN);
+  same bits but for AVX-512's own kernels (AVX512_OWN);
 - float32 on CUDA: within the CUDA Math API's documented bound (the table in
   csrc/cuda/cuda_elementwise.cu), and the CPU and the device within the sum of the two
   bounds of each other;
@@ -65,10 +65,11 @@ FMA_ULPS32 = {"tan": 1.5, "asin": 0.75, "acos": 0.75, "atan": 1.0, "atan2": 1.0,
               "rsqrt": 0.501}
 # at AVX-512 these have kernels of their own (csrc/cpu/cpu_vtrig_avx512.h: Notes [float32
 # log2 and log10 with a table], [float32 rsqrt from the reciprocal square root], [float32
-# atan from the reciprocal]), within the same bounds; measured over every seventh
-# positive float (exhaustively): log2 0.539, log10 0.554, rsqrt correctly rounded; atan
-# over every third: 0.644
-AVX512_OWN = {"log2", "log10", "rsqrt", "atan"}
+# atan from the reciprocal], [float32 asin and acos from the reciprocal square root]),
+# within the same bounds; measured over every positive float: log2 0.539, log10 0.554,
+# rsqrt correctly rounded; over every third: atan 0.644; over every float of [-1, 1]: asin
+# 0.643, acos 0.638
+AVX512_OWN = {"log2", "log10", "rsqrt", "atan", "asin", "acos"}
 LEVELS = _C._cpu_simd_level()[1]
 
 
@@ -170,12 +171,13 @@ def test_float32_every_level(name, level, level_restored):
 
 
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("name", ["log2", "log10", "rsqrt", "atan"])
+@pytest.mark.parametrize("name", ["log2", "log10", "rsqrt", "atan", "asin", "acos"])
 def test_one_float_in_sixteen_near_one(name, level, level_restored):
     """Every 16th float of [1/2, 2) and [2^-126, 2^-124) (log2 and log10 take r = m c - 1
     exactly and a table index from c at AVX-512: every c and every binade edge; log's
     result is near 0 here, where its relative accuracy shows; atan's middle interval,
-    whose quotient has the most to carry), within the level's bound."""
+    whose quotient has the most to carry; asin's and acos's square-root branch), within
+    the level's bound."""
     lo = np.arange(np.float32(0.5).view(np.uint32), np.float32(2.0).view(np.uint32), 16,
                    dtype=np.uint32)
     x = np.concatenate([lo, lo - (np.uint32(125) << 23)]).view(np.float32)

@@ -1,7 +1,8 @@
-/* cpu_vtrig_avx512.h - float32 log2, log10, rsqrt, atan and atan2 at the AVX-512 level, in
- * intrinsics: log2 and log10 from a table of 32 floats read with a two-register permute,
- * rsqrt from the 14-bit reciprocal square root and two Newton steps, atan's and atan2's
- * quotient from the 14-bit reciprocal.  Included by cpu_vtrig.h at that level only; the
+/* cpu_vtrig_avx512.h - float32 log2, log10, rsqrt, atan, atan2, asin and acos at the
+ * AVX-512 level, in intrinsics: log2 and log10 from a table of 32 floats read with a
+ * two-register permute, rsqrt from the 14-bit reciprocal square root and two Newton steps,
+ * atan's and atan2's quotient from the 14-bit reciprocal, asin's and acos's square root
+ * from the reciprocal square root.  Included by cpu_vtrig.h at that level only; the
  * other levels keep cpu_vtrig.h's portable rows.
  *
  * Note [float32 log2 and log10 with a table]
@@ -67,6 +68,21 @@
  * special values, the scalings), then pi - it where x's sign bit is set, as the portable
  * row; bound 1 ulp, measured 0.75 on 1.6e7 pairs (random bits, wide and threshold ratios;
  * the portable row 0.87 there).
+ *
+ * Note [float32 asin and acos from the reciprocal square root]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The portable rows' formulas (Note [float32 inverse functions] in cpu_vtrig.h): above
+ * |x| = 1/2, asin |x| = pi/2 - 2 asin s, s = sqrt(z), z = (1 - |x|) / 2 exact, with s's
+ * rounding error es carried; there the square roots went through a buffer of 256 (the
+ * instruction, since GCC keeps sqrtf a call) and es took a division.  Here s = z y from y
+ * = vrsqrt14ps(z) and one Newton step (about 2^-23 relative, the product's rounding
+ * included: s may be off by an ulp), and es = (z - s^2) (y / 2), s^2 by an FMA: s + es
+ * to about 2^-40 of s.  s itself enters only s z P(z), below 1/24 of the result, so its
+ * ulp is harmless there; es goes into the low part as before.  z = 0 (|x| = 1) takes s = 0
+ * (y is inf).  acos: B + (S + G), B = pi/2, 0 or pi and S, G = s and g (or 2 s, 2 g) with
+ * one sign flip, B_hi + S by Fast2Sum, so that the three cases share their last five
+ * operations.  Bound 0.75 ulp as the portable rows'; measured over every float of [-1, 1]:
+ * asin 0.643 (x = 0x1.0d93f4p-1), acos 0.638 (0x1.166498p-1).
  */
 #include <immintrin.h>
 
@@ -304,5 +320,84 @@ static void VM(atan2_f32)(char *o, const char *a, const char *b, int64_t n, int 
         __m512 y = mode == 1 ? _mm512_set1_ps(pa[0]) : _mm512_maskz_loadu_ps(in, pa + i);
         __m512 x = mode == 2 ? _mm512_set1_ps(pb[0]) : _mm512_maskz_loadu_ps(in, pb + i);
         _mm512_mask_storeu_ps(po + i, in, VM(vta_atan2)(y, x));
+    }
+}
+
+/* ---- asin and acos (Note [float32 asin and acos from the reciprocal square root]) ---- */
+/* The portable rows' pieces for 16 lanes: a = |x|, z = (1 - a) / 2 (exact) above 1/2, else
+ * a^2; s = sqrt(z) above 1/2 (with *es its error), else a; *g = s z P(z) + es */
+static inline __m512 VM(vta_asin_parts)(__m512 a, __mmask16 big, __m512 *g)
+{
+    const __m512 one = VTA_S(1.0f), half = VTA_S(0.5f);
+    __m512 z = _mm512_mask_mul_ps(_mm512_mul_ps(a, a), big, _mm512_sub_ps(one, a), half);
+    __m512 y = _mm512_rsqrt14_ps(z);
+    y = _mm512_fmadd_ps(_mm512_mul_ps(half, y), _mm512_fnmadd_ps(_mm512_mul_ps(z, y), y, one), y);
+    __m512 sq = _mm512_mul_ps(z, y);
+    __mmask16 root = _mm512_mask_cmp_ps_mask(big, z, _mm512_setzero_ps(), _CMP_NEQ_UQ);
+    __m512 es = _mm512_maskz_mul_ps(root, _mm512_fnmadd_ps(sq, sq, z), _mm512_mul_ps(half, y));
+    __m512 s = _mm512_mask_mov_ps(a, big, _mm512_maskz_mov_ps(root, sq));
+    __m512 p = VTA_S(VM(asin_c)[0]);
+    for (int k = 1; k < 6; k++)
+        p = _mm512_fmadd_ps(p, z, VTA_S(VM(asin_c)[k]));
+    *g = _mm512_fmadd_ps(_mm512_mul_ps(s, z), p, es);
+    return s;
+}
+
+/* hi - (2 s + 2 g) as one rounding, hi + lo a constant above 2 s (pi/2 or pi) */
+static inline __m512 VM(vta_minus_2s)(__m512 hi, __m512 lo, __m512 s, __m512 g)
+{
+    __m512 s2 = _mm512_add_ps(s, s);
+    __m512 d = _mm512_sub_ps(hi, s2);
+    __m512 e = _mm512_sub_ps(_mm512_sub_ps(hi, d), s2);
+    return _mm512_add_ps(d, _mm512_sub_ps(_mm512_add_ps(e, lo), _mm512_add_ps(g, g)));
+}
+
+static void VM(asin_row)(float *o, const float *a, int64_t n)
+{
+    const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 in = VM(vta_tail)(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(in, a + i), ax = _mm512_abs_ps(x), g;
+        __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0.5f), _CMP_GT_OQ);
+        __m512 s = VM(vta_asin_parts)(ax, big, &g);
+        __m512 v = _mm512_mask_mov_ps(_mm512_add_ps(s, g), big,
+                                      VM(vta_minus_2s)(VTA_S(VMT_PIO2_HI), VTA_S(VMT_PIO2_LO), s,
+                                                       g));
+        v = _mm512_castsi512_ps(
+            _mm512_ternarylogic_epi32(_mm512_castps_si512(v), _mm512_castps_si512(x), sign, 0xF8));
+        __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+        _mm512_mask_storeu_ps(o + i, in, nan ? _mm512_mask_add_ps(v, nan, x, x) : v);
+    }
+}
+
+static void VM(acos_row)(float *o, const float *a, int64_t n)
+{
+    const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 in = VM(vta_tail)(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(in, a + i), ax = _mm512_abs_ps(x), g;
+        __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0.5f), _CMP_GT_OQ);
+        __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+        __m512 s = VM(vta_asin_parts)(ax, big, &g);
+        /* B + (S + G) with B = pi/2, S + G = -asin x = -(s + g) sign(x) (|x| <= 1/2); B = 0,
+         * S + G = 2 (s + g) (x > 1/2); B = pi, S + G = -2 (s + g) (x < -1/2): one sign flip
+         * of s and g, B_hi + S by Fast2Sum (|B_hi| >= |S|, or B = 0), one rounding */
+        __m512i xb = _mm512_castps_si512(x); /* the flip: x's sign bit, inverted where small */
+        __m512i flip = _mm512_mask_andnot_epi32(_mm512_and_si512(xb, sign), _knot_mask16(big), xb,
+                                                sign);
+        __m512 S = _mm512_castsi512_ps(
+            _mm512_xor_si512(_mm512_castps_si512(_mm512_mask_add_ps(s, big, s, s)), flip));
+        __m512 G = _mm512_castsi512_ps(
+            _mm512_xor_si512(_mm512_castps_si512(_mm512_mask_add_ps(g, big, g, g)), flip));
+        __mmask16 bneg = big & neg;
+        __m512 bh = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(_knot_mask16(big), VTA_S(VMT_PIO2_HI)),
+                                       bneg, VTA_S(VMT_PI_HI));
+        __m512 bl = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(_knot_mask16(big), VTA_S(VMT_PIO2_LO)),
+                                       bneg, VTA_S(VMT_PI_LO));
+        __m512 d = _mm512_add_ps(bh, S);
+        __m512 e = _mm512_add_ps(_mm512_sub_ps(bh, d), S);
+        __m512 v = _mm512_add_ps(d, _mm512_add_ps(_mm512_add_ps(e, bl), G));
+        __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+        _mm512_mask_storeu_ps(o + i, in, nan ? _mm512_mask_add_ps(v, nan, x, x) : v);
     }
 }
