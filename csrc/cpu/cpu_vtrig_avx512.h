@@ -246,25 +246,33 @@ static inline __m512 VM(vta_sign_nan)(__m512 v, __m512 x, __m512 y, __m512 s)
     return nan ? _mm512_mask_add_ps(v, nan, x, y) : v; /* quieted */
 }
 
-static void VM(atan_row)(float *o, const float *a, int64_t n)
+/* rows of F(x), 16 lanes at a time (o may be a) */
+#define VTA_ROW(NAME, F)                                                                           \
+    static void VM(NAME)(float *o, const float *a, int64_t n)                                      \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i += 16) {                                                      \
+            __mmask16 in = VM(vta_tail)(n - i);                                                    \
+            _mm512_mask_storeu_ps(o + i, in, F(_mm512_maskz_loadu_ps(in, a + i)));                 \
+        }                                                                                          \
+    }
+
+static inline __m512 VM(vta_atan)(__m512 x)
 {
     const __m512 one = VTA_S(1.0f);
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 in = VM(vta_tail)(n - i);
-        __m512 x = _mm512_maskz_loadu_ps(in, a + i), ax = _mm512_abs_ps(x), lo;
-        __mmask16 mid = _mm512_cmp_ps_mask(ax, VTA_S(VMT_TAN_PI_8), _CMP_GT_OQ);
-        __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0x1.3504f4p1f), _CMP_GT_OQ); /* tan 3pi/8 */
-        __mmask16 mid_only = _kandn_mask16(big, mid);
-        __m512 nh = _mm512_mask_sub_ps(ax, mid, ax, one);
-        __m512 dh = _mm512_mask_add_ps(one, mid, ax, one);
-        __m512 nl = _mm512_maskz_sub_ps(mid_only, ax, _mm512_add_ps(nh, one));
-        __m512 dl = _mm512_maskz_sub_ps(mid_only, ax, _mm512_sub_ps(dh, one));
-        nh = _mm512_mask_mov_ps(nh, big, VTA_S(-1.0f));
-        dh = _mm512_mask_mov_ps(dh, big, _mm512_min_ps(ax, VTA_S(0x1p120f)));
-        __m512 s = VM(vta_atan_q)(nh, nl, dh, dl, mid, big, &lo);
-        _mm512_mask_storeu_ps(o + i, in, VM(vta_sign_nan)(_mm512_add_ps(s, lo), x, x, x));
-    }
+    __m512 ax = _mm512_abs_ps(x), lo;
+    __mmask16 mid = _mm512_cmp_ps_mask(ax, VTA_S(VMT_TAN_PI_8), _CMP_GT_OQ);
+    __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0x1.3504f4p1f), _CMP_GT_OQ); /* tan 3pi/8 */
+    __mmask16 mid_only = _kandn_mask16(big, mid);
+    __m512 nh = _mm512_mask_sub_ps(ax, mid, ax, one);
+    __m512 dh = _mm512_mask_add_ps(one, mid, ax, one);
+    __m512 nl = _mm512_maskz_sub_ps(mid_only, ax, _mm512_add_ps(nh, one));
+    __m512 dl = _mm512_maskz_sub_ps(mid_only, ax, _mm512_sub_ps(dh, one));
+    nh = _mm512_mask_mov_ps(nh, big, VTA_S(-1.0f));
+    dh = _mm512_mask_mov_ps(dh, big, _mm512_min_ps(ax, VTA_S(0x1p120f)));
+    __m512 s = VM(vta_atan_q)(nh, nl, dh, dl, mid, big, &lo);
+    return VM(vta_sign_nan)(_mm512_add_ps(s, lo), x, x, x);
 }
+VTA_ROW(atan_row, VM(vta_atan))
 
 /* atan2(y, x) of 16 lanes, C's special values: an infinite operand is 1 and the other 0
  * (both infinite: 1 and 1), both zero 0 and 1; the finite pair scaled by a power of two
@@ -343,61 +351,46 @@ static inline __m512 VM(vta_asin_parts)(__m512 a, __mmask16 big, __m512 *g)
     return s;
 }
 
-/* hi - (2 s + 2 g) as one rounding, hi + lo a constant above 2 s (pi/2 or pi) */
-static inline __m512 VM(vta_minus_2s)(__m512 hi, __m512 lo, __m512 s, __m512 g)
+static inline __m512 VM(vta_asin)(__m512 x)
 {
-    __m512 s2 = _mm512_add_ps(s, s);
+    __m512 ax = _mm512_abs_ps(x), g;
+    __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0.5f), _CMP_GT_OQ);
+    __m512 s = VM(vta_asin_parts)(ax, big, &g);
+    /* pi/2 - (2 s + 2 g) above 1/2, one rounding (Fast2Sum: pi/2 > 2 s) */
+    __m512 s2 = _mm512_add_ps(s, s), hi = VTA_S(VMT_PIO2_HI);
     __m512 d = _mm512_sub_ps(hi, s2);
     __m512 e = _mm512_sub_ps(_mm512_sub_ps(hi, d), s2);
-    return _mm512_add_ps(d, _mm512_sub_ps(_mm512_add_ps(e, lo), _mm512_add_ps(g, g)));
+    d = _mm512_add_ps(d, _mm512_sub_ps(_mm512_add_ps(e, VTA_S(VMT_PIO2_LO)), _mm512_add_ps(g, g)));
+    return VM(vta_sign_nan)(_mm512_mask_mov_ps(_mm512_add_ps(s, g), big, d), x, x, x);
 }
+VTA_ROW(asin_row, VM(vta_asin))
 
-static void VM(asin_row)(float *o, const float *a, int64_t n)
+static inline __m512 VM(vta_acos)(__m512 x)
 {
     const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 in = VM(vta_tail)(n - i);
-        __m512 x = _mm512_maskz_loadu_ps(in, a + i), ax = _mm512_abs_ps(x), g;
-        __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0.5f), _CMP_GT_OQ);
-        __m512 s = VM(vta_asin_parts)(ax, big, &g);
-        __m512 v = _mm512_mask_mov_ps(_mm512_add_ps(s, g), big,
-                                      VM(vta_minus_2s)(VTA_S(VMT_PIO2_HI), VTA_S(VMT_PIO2_LO), s,
-                                                       g));
-        v = _mm512_castsi512_ps(
-            _mm512_ternarylogic_epi32(_mm512_castps_si512(v), _mm512_castps_si512(x), sign, 0xF8));
-        __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-        _mm512_mask_storeu_ps(o + i, in, nan ? _mm512_mask_add_ps(v, nan, x, x) : v);
-    }
+    __m512 ax = _mm512_abs_ps(x), g;
+    __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0.5f), _CMP_GT_OQ);
+    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+    __m512 s = VM(vta_asin_parts)(ax, big, &g);
+    /* B + (S + G) with B = pi/2, S + G = -asin x = -(s + g) sign(x) (|x| <= 1/2); B = 0,
+     * S + G = 2 (s + g) (x > 1/2); B = pi, S + G = -2 (s + g) (x < -1/2): one sign flip
+     * of s and g, B_hi + S by Fast2Sum (|B_hi| >= |S|, or B = 0), one rounding */
+    __m512i xb = _mm512_castps_si512(x); /* the flip: x's sign bit, inverted where small */
+    __m512i flip = _mm512_mask_andnot_epi32(_mm512_and_si512(xb, sign), _knot_mask16(big), xb,
+                                            sign);
+    __m512 S = _mm512_castsi512_ps(
+        _mm512_xor_si512(_mm512_castps_si512(_mm512_mask_add_ps(s, big, s, s)), flip));
+    __m512 G = _mm512_castsi512_ps(
+        _mm512_xor_si512(_mm512_castps_si512(_mm512_mask_add_ps(g, big, g, g)), flip));
+    __mmask16 bneg = big & neg;
+    __m512 bh = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(_knot_mask16(big), VTA_S(VMT_PIO2_HI)), bneg,
+                                   VTA_S(VMT_PI_HI));
+    __m512 bl = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(_knot_mask16(big), VTA_S(VMT_PIO2_LO)), bneg,
+                                   VTA_S(VMT_PI_LO));
+    __m512 d = _mm512_add_ps(bh, S);
+    __m512 e = _mm512_add_ps(_mm512_sub_ps(bh, d), S);
+    __m512 v = _mm512_add_ps(d, _mm512_add_ps(_mm512_add_ps(e, bl), G));
+    __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+    return nan ? _mm512_mask_add_ps(v, nan, x, x) : v;
 }
-
-static void VM(acos_row)(float *o, const float *a, int64_t n)
-{
-    const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 in = VM(vta_tail)(n - i);
-        __m512 x = _mm512_maskz_loadu_ps(in, a + i), ax = _mm512_abs_ps(x), g;
-        __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0.5f), _CMP_GT_OQ);
-        __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
-        __m512 s = VM(vta_asin_parts)(ax, big, &g);
-        /* B + (S + G) with B = pi/2, S + G = -asin x = -(s + g) sign(x) (|x| <= 1/2); B = 0,
-         * S + G = 2 (s + g) (x > 1/2); B = pi, S + G = -2 (s + g) (x < -1/2): one sign flip
-         * of s and g, B_hi + S by Fast2Sum (|B_hi| >= |S|, or B = 0), one rounding */
-        __m512i xb = _mm512_castps_si512(x); /* the flip: x's sign bit, inverted where small */
-        __m512i flip = _mm512_mask_andnot_epi32(_mm512_and_si512(xb, sign), _knot_mask16(big), xb,
-                                                sign);
-        __m512 S = _mm512_castsi512_ps(
-            _mm512_xor_si512(_mm512_castps_si512(_mm512_mask_add_ps(s, big, s, s)), flip));
-        __m512 G = _mm512_castsi512_ps(
-            _mm512_xor_si512(_mm512_castps_si512(_mm512_mask_add_ps(g, big, g, g)), flip));
-        __mmask16 bneg = big & neg;
-        __m512 bh = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(_knot_mask16(big), VTA_S(VMT_PIO2_HI)),
-                                       bneg, VTA_S(VMT_PI_HI));
-        __m512 bl = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(_knot_mask16(big), VTA_S(VMT_PIO2_LO)),
-                                       bneg, VTA_S(VMT_PI_LO));
-        __m512 d = _mm512_add_ps(bh, S);
-        __m512 e = _mm512_add_ps(_mm512_sub_ps(bh, d), S);
-        __m512 v = _mm512_add_ps(d, _mm512_add_ps(_mm512_add_ps(e, bl), G));
-        __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-        _mm512_mask_storeu_ps(o + i, in, nan ? _mm512_mask_add_ps(v, nan, x, x) : v);
-    }
-}
+VTA_ROW(acos_row, VM(vta_acos))
