@@ -48,23 +48,24 @@
  * 1.01, acosh 0.99, atanh 0.75, log2 0.62, log10 0.60, rsqrt 0 (correctly rounded on
  * the sample).  The baseline keeps the C library's double functions rounded once (0.501
  * ulp; rsqrt: 1 / sqrt in double), so it and the FMA levels differ within the sum of
- * their bounds; AVX2 and AVX-512 run the same operations and give the same bits.  CUDA
+ * their bounds; AVX2 and AVX-512 run the same operations and give the same bits, but for
+ * the functions AVX-512 takes from cpu_vtrig_avx512.h (each within its bound).  CUDA
  * computes CUDA's own functions (cuda_elementwise.cu), so a CPU and a GPU agree within
  * the CUDA Math API's bound plus these.
  * 1e6 float32 on one thread, AVX-512 (Xeon, a loaded 2-core machine, NumPy and ours
  * alternated, the best of 21; 2026-12-01): from 5 to 70 times NumPy 2.4's time to 1.1
  * (rsqrt) to 2.0 (atanh): tan 1.3-1.5, asin and acos 1.4-1.8, atan 1.5-2.0, atan2
  * 1.3-1.7, asinh 1.4-1.8, acosh 1.6-1.9, atanh 1.8-2.0, log2 1.6, log10 1.7-1.9.
- * AVX-512 now runs log2, log10, rsqrt, atan, atan2, asin and acos from cpu_vtrig_avx512.h
- * (its Notes),
+ * AVX-512 now runs log2, log10, rsqrt, atan, atan2, asin, acos and tan from
+ * cpu_vtrig_avx512.h (its Notes),
  * 1e3-1e6 elements, one thread, CPU time (`python benchmarks/bench_vmath.py --dtype
  * float32 --threads 1 --cpu-time --repeat 15 --levels avx512`, 2026-12-01): log2 0.7-1.3,
  * log10 0.9-1.7, rsqrt 0.38-0.68, atan 0.8-1.34, atan2 0.9-1.9 of NumPy's time, whose
  * kernels measured 1.9 (log2), 3.3 (log10) and 2.0 (atan) ulp on 4e6 random floats.
  */
 
-/* AVX-512 takes log2, log10, rsqrt, atan, atan2, asin and acos from cpu_vtrig_avx512.h
- * (its Notes) */
+/* AVX-512 takes log2, log10, rsqrt, atan, atan2, asin, acos and tan from
+ * cpu_vtrig_avx512.h (its Notes) */
 #if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
 #define VMT_TABLES 1
 #endif
@@ -473,6 +474,7 @@ static void VM(rsqrt_f64)(char *o, const char *a, int64_t n)
         po[i] = 1.0 / po[i];
 }
 
+#ifndef VMT_TABLES /* AVX-512: cpu_vtrig_avx512.h */
 /* tan: blocks of 256 as sin's (Note [block fast paths]); past 2^13, inf and NaN the C
  * library's tan in double */
 static void VM(tan_row)(float *o, const float *a, int64_t n)
@@ -495,6 +497,7 @@ static void VM(tan_row)(float *o, const float *a, int64_t n)
         o[i] = (float)tan((double)a[i]);
 #endif
 }
+#endif
 
 #ifndef VMT_TABLES /* AVX-512: cpu_vtrig_avx512.h */
 /* atan2(a, b) of float32 rows, mode as VB_ROW's (1: a is one value, 2: b is) */

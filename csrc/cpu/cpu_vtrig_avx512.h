@@ -1,8 +1,8 @@
-/* cpu_vtrig_avx512.h - float32 log2, log10, rsqrt, atan, atan2, asin and acos at the
+/* cpu_vtrig_avx512.h - float32 log2, log10, rsqrt, atan, atan2, asin, acos and tan at the
  * AVX-512 level, in intrinsics: log2 and log10 from a table of 32 floats read with a
  * two-register permute, rsqrt from the 14-bit reciprocal square root and two Newton steps,
- * atan's and atan2's quotient from the 14-bit reciprocal, asin's and acos's square root
- * from the reciprocal square root.  Included by cpu_vtrig.h at that level only; the
+ * the quotients of atan, atan2 and tan from the 14-bit reciprocal, asin's and acos's
+ * square root from the reciprocal square root.  Included by cpu_vtrig.h at that level only; the
  * other levels keep cpu_vtrig.h's portable rows.
  *
  * Note [float32 log2 and log10 with a table]
@@ -63,11 +63,13 @@
  * (tl's own term, since t is not the rounded quotient: without it 0.84 ulp), then pi/4 or
  * pi/2 in two parts added by Fast2Sum as the portable row does.  a above 2^120 (inf
  * included) takes 2^120 for the quotient, which rounds to pi/2 all the same.  Bound 1 ulp
- * as the portable row's; measured 0.644 over every third float.  atan2 takes the same
- * quotient and sum after its own reduction (vta_atan2: 2Sum for A - B and A + B, C's
- * special values, the scalings), then pi - it where x's sign bit is set, as the portable
- * row; bound 1 ulp, measured 0.75 on 1.6e7 pairs (random bits, wide and threshold ratios;
- * the portable row 0.87 there).
+ * as the portable row's; measured 0.646 over every float (x = 0x1.a32db6p-2).  atan2
+ * takes the same quotient and sum after its own reduction (vta_atan2: 2Sum for A - B and
+ * A + B, C's special values, the scalings), then pi - it where x's sign bit is set, as the
+ * portable row; bound 1 ulp, measured 0.75 on 1.6e7 pairs (random bits, wide and
+ * threshold ratios; the portable row 0.87 there) and on 1.8e8 of a review's, only for
+ * results in [2^-125, 2^-124), where tl (about 2^-24 t) is subnormal and rounded to
+ * 2^-149; 0.64 for results above 2^-100.
  *
  * Note [float32 asin and acos from the reciprocal square root]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -83,6 +85,17 @@
  * one sign flip, B_hi + S by Fast2Sum, so that the three cases share their last five
  * operations.  Bound 0.75 ulp as the portable rows'; measured over every float of [-1, 1]:
  * asin 0.643 (x = 0x1.0d93f4p-1), acos 0.638 (0x1.166498p-1).
+ *
+ * Note [float32 tan from the reciprocal]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The portable tan (cpu_vtrig.h's tanf_f) for 16 lanes, with two changes: -1 / (hi + lo)
+ * for odd n takes 1 / hi from vrcp14ps and one Newton step, then the same correction from
+ * the exact residual -1 - q hi - q lo (a quotient off by an ulp before it, within half an
+ * ulp or so after); and the reduction's 2Sum is skipped for a vector whose lanes all have
+ * |n pio2_2| <= |r1| / 4 (see the code: x not within about 4 |n| 2^-24 of a multiple of
+ * pi/2), where one FMA rounds r and r1 - r is exact.  Past 2^13, inf and NaN a lane takes
+ * the C library's tan in double, as before.  Bound 1.5 ulp as the portable row's;
+ * measured 0.976 over every seventh float (0x1.14824ep+12).
  */
 #include <immintrin.h>
 
@@ -277,8 +290,9 @@ VTA_ROW(atan_row, VM(vta_atan))
 /* atan2(y, x) of 16 lanes, C's special values: an infinite operand is 1 and the other 0
  * (both infinite: 1 and 1), both zero 0 and 1; the finite pair scaled by a power of two
  * (by 2^-40 past 2^100, so that A + B and 1 / (A + B) stay normal; by 2^100 below 2^24,
- * so that nothing the quotient needs is subnormal; a ratio past 2^150 rounds to 0 or
- * pi/2 whatever its low bits); (A - B) and (A + B) by 2Sum in the middle interval. */
+ * so that the operands and t's residual are normal where the result is; a ratio past
+ * 2^150 rounds to 0 or pi/2 whatever its low bits); (A - B) and (A + B) by 2Sum in the
+ * middle interval. */
 static inline __m512 VM(vta_atan2)(__m512 y, __m512 x)
 {
     const __m512 one = VTA_S(1.0f), inf = VTA_S(INFINITY);
@@ -394,3 +408,70 @@ static inline __m512 VM(vta_acos)(__m512 x)
     return nan ? _mm512_mask_add_ps(v, nan, x, x) : v;
 }
 VTA_ROW(acos_row, VM(vta_acos))
+
+/* ---- tan (Note [float32 tan from the reciprocal]) ---- */
+/* tan x of 16 lanes with every |x| <= 2^13 (NaN lanes give NaN): cpu_vtrig.h's tanf_f */
+static inline __m512 VM(vta_tan)(__m512 x)
+{
+    __m512 t = _mm512_fmadd_ps(x, VTA_S(0x1.45f306p-1f), VTA_S(VMF_SHIFT)); /* x / (pi/2) */
+    __m512 n = _mm512_sub_ps(t, VTA_S(VMF_SHIFT));
+    __m512 r1 = _mm512_fmadd_ps(n, VTA_S(-0x1.921fb6p0f), x); /* exact */
+    /* r1 + n pio2_2 + n pio2_3 as r + rl.  Where |n pio2_2| <= |r1| / 4 in every lane (x
+     * not near a multiple of pi/2), r = r1 + n pio2_2 rounded once by an FMA, r1 - r is
+     * exact (Sterbenz) and rl = n pio2_2 + (r1 - r) + n pio2_3 by two more (r's error to
+     * 2^-24 of itself); otherwise the product and the sum split exactly, as the portable
+     * row does. */
+    __m512 np2 = _mm512_mul_ps(n, VTA_S(0x1.777a5cp-25f));
+    __m512 r = _mm512_fmadd_ps(n, VTA_S(0x1.777a5cp-25f), r1);
+    __m512 rl = _mm512_fmadd_ps(n, VTA_S(0x1.777a5cp-25f), _mm512_sub_ps(r1, r));
+    rl = _mm512_fmadd_ps(n, VTA_S(0x1.ee59dap-50f), rl);
+    __mmask16 near = _mm512_cmp_ps_mask(_mm512_abs_ps(r1),
+                                        _mm512_mul_ps(VTA_S(4.0f), _mm512_abs_ps(np2)), _CMP_LT_OQ);
+    if (near) {
+        __m512 pe = _mm512_fmsub_ps(n, VTA_S(0x1.777a5cp-25f), np2);
+        __m512 r2 = _mm512_add_ps(r1, np2), bb = _mm512_sub_ps(r2, r1);
+        __m512 se = _mm512_add_ps(_mm512_sub_ps(r1, _mm512_sub_ps(r2, bb)), _mm512_sub_ps(np2, bb));
+        __m512 w = _mm512_fmadd_ps(n, VTA_S(0x1.ee59dap-50f), _mm512_add_ps(se, pe));
+        r = _mm512_add_ps(r2, w);
+        rl = _mm512_sub_ps(w, _mm512_sub_ps(r, r2));
+    }
+    __m512 z = _mm512_mul_ps(r, r);
+    __m512 p = VTA_S(VM(tan_c)[0]);
+    for (int k = 1; k < 7; k++)
+        p = _mm512_fmadd_ps(p, z, VTA_S(VM(tan_c)[k]));
+    __m512 rz = _mm512_mul_ps(r, z), hi = _mm512_fmadd_ps(rz, p, r);
+    __m512 lo = _mm512_fmadd_ps(rz, p, _mm512_sub_ps(r, hi));
+    lo = _mm512_fmadd_ps(_mm512_mul_ps(hi, hi), rl, _mm512_add_ps(lo, rl));
+    /* odd n: -1 / (hi + lo), the reciprocal from vrcp14ps and one Newton step, then one
+     * correction from the exact residual -1 - q hi, which takes lo in */
+    __m512 inv = _mm512_rcp14_ps(hi);
+    inv = _mm512_fmadd_ps(inv, _mm512_fnmadd_ps(hi, inv, VTA_S(1.0f)), inv);
+    __m512 q = _mm512_sub_ps(_mm512_setzero_ps(), inv);
+    __m512 res = _mm512_fnmadd_ps(q, lo, _mm512_fnmadd_ps(q, hi, VTA_S(-1.0f)));
+    q = _mm512_fmadd_ps(res, inv, q);
+    __mmask16 odd = _mm512_test_epi32_mask(_mm512_castps_si512(t), _mm512_set1_epi32(1));
+    __m512 v = _mm512_mask_mov_ps(_mm512_add_ps(hi, lo), odd, q);
+    /* n = 0 and r = x tiny: x (and -0) */
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_EQ_OQ), x);
+}
+
+static void VM(tan_row)(float *o, const float *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 in = VM(vta_tail)(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(in, a + i);
+        __m512 v = VM(vta_tan)(x);
+        /* past 2^13, inf and NaN: the C library's tan in double, rounded once */
+        __mmask16 far = _mm512_mask_cmp_ps_mask(in, _mm512_abs_ps(x), VTA_S(0x1p13f), _CMP_NLE_UQ);
+        if (far) {
+            float xs[16], vs[16];
+            _mm512_storeu_ps(xs, x);
+            _mm512_storeu_ps(vs, v);
+            for (int k = 0; k < 16; k++)
+                if (far >> k & 1)
+                    vs[k] = (float)tan((double)xs[k]);
+            v = _mm512_loadu_ps(vs);
+        }
+        _mm512_mask_storeu_ps(o + i, in, v);
+    }
+}
