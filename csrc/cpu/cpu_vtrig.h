@@ -56,16 +56,14 @@
  * alternated, the best of 21; 2026-12-01): from 5 to 70 times NumPy 2.4's time to 1.1
  * (rsqrt) to 2.0 (atanh): tan 1.3-1.5, asin and acos 1.4-1.8, atan 1.5-2.0, atan2
  * 1.3-1.7, asinh 1.4-1.8, acosh 1.6-1.9, atanh 1.8-2.0, log2 1.6, log10 1.7-1.9.
- * AVX-512 now runs log2, log10, rsqrt, atan, atan2, asin, acos and tan from
- * cpu_vtrig_avx512.h (its Notes),
+ * AVX-512 now runs all of them from cpu_vtrig_avx512.h (its Notes),
  * 1e3-1e6 elements, one thread, CPU time (`python benchmarks/bench_vmath.py --dtype
  * float32 --threads 1 --cpu-time --repeat 15 --levels avx512`, 2026-12-01): log2 0.7-1.3,
  * log10 0.9-1.7, rsqrt 0.38-0.68, atan 0.8-1.34, atan2 0.9-1.9 of NumPy's time, whose
  * kernels measured 1.9 (log2), 3.3 (log10) and 2.0 (atan) ulp on 4e6 random floats.
  */
 
-/* AVX-512 takes log2, log10, rsqrt, atan, atan2, asin, acos and tan from
- * cpu_vtrig_avx512.h (its Notes) */
+/* AVX-512 takes every function here from cpu_vtrig_avx512.h (its Notes) */
 #if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
 #define VMT_TABLES 1
 #endif
@@ -297,9 +295,9 @@ static inline float VM(acoshf)(float x, float sq) /* sq = sqrt(acosh_pre(x)) */
 #ifndef VMT_TABLES /* AVX-512: cpu_vtrig_avx512.h */
 VMT_SQRT_ROW(asin, VM(asin_pre), VM(asinf))
 VMT_SQRT_ROW(acos, VM(asin_pre), VM(acosf))
-#endif
 VMT_SQRT_ROW(asinh, VM(asinh_pre), VM(asinhf))
 VMT_SQRT_ROW(acosh, VM(acosh_pre), VM(acoshf))
+#endif
 
 /* log m of log_split's m as hi + *lo (to about 2^-40 relative past the fit's error) */
 static inline float VM(log_m_hl)(float m, float *lo)
@@ -395,7 +393,9 @@ VMT_LIBM_ROW(acosh)
 #ifndef VMT_TABLES /* AVX-512: cpu_vtrig_avx512.h */
 VMT_ROW(atan, VM(atanf)(x))
 #endif
+#ifndef VMT_TABLES /* AVX-512: cpu_vtrig_avx512.h */
 VMT_ROW(atanh, VM(atanhf)(x))
+#endif
 /* log2 and log10: blocks of 256 as log's (Note [block fast paths] in cpu_vmath.h), a
  * block of positive normal floats without the subnormal scaling and special values */
 #define VMT_LOG_ROW(NAME, TEN)                                                                     \

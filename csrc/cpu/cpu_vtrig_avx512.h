@@ -1,10 +1,9 @@
-/* cpu_vtrig_avx512.h - float32 log2, log10, rsqrt, atan, atan2, asin, acos and tan at the
- * AVX-512 level, in intrinsics: log2 and log10 from a table of 32 floats read with a
+/* cpu_vtrig_avx512.h - cpu_vtrig.h's float32 functions at the AVX-512 level, in intrinsics:
+ * log2, log10 and log (for atanh, asinh, acosh) from tables of 32 floats read with a
  * two-register permute, rsqrt from the 14-bit reciprocal square root and two Newton steps,
- * the quotients of atan, atan2 and tan from the 14-bit reciprocal, asin's and acos's
- * square root from the reciprocal square root.  Included by cpu_vtrig.h at that level only; the
- * other levels keep cpu_vtrig.h's portable rows.
- *
+ * the quotients of atan, atan2, tan, atanh and asinh from the 14-bit reciprocal, the square
+ * roots of asin, acos, asinh and acosh from the reciprocal square root.  Included by
+ * cpu_vtrig.h at that level only; the other levels keep cpu_vtrig.h's portable rows. *
  * Note [float32 log2 and log10 with a table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The portable log2 (Note [float32 inverse functions] in cpu_vtrig.h) takes fdlibm's log
@@ -96,6 +95,26 @@
  * pi/2), where one FMA rounds r and r1 - r is exact.  Past 2^13, inf and NaN a lane takes
  * the C library's tan in double, as before.  Bound 1.5 ulp as the portable row's;
  * measured 0.976 over every seventh float (0x1.14824ep+12).
+ *
+ * Note [float32 atanh, asinh and acosh with log's table]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The portable rows' formulas (Note [float32 inverse functions] in cpu_vtrig.h), each
+ * ending in log(u) + c, u near the argument of a log1p and c a relative correction below
+ * 2^-22 (or log(a) + ln2 past 2^12): that log is log2's method (Note [float32 log2 and
+ * log10 with a table]) with a table of -log(j/32) and k ln2 in two parts (ln2_hi a
+ * multiple of 2^-15, so that k ln2_hi + the table's high part is exact, as e + L_c is for
+ * log2), K = 1, Q fitted to (log1p(r) - r) / r^2 (2^-30.0), and c added to the small
+ * terms.  k ln2_lo and the table's low part are added first, since they cancel exactly
+ * for k = -1, c = 1/2 (x just below 1; added after r^2 Q, their sum's rounding cost 1.1
+ * ulp there).  The divisions become the reciprocal and one Newton step, the quotient
+ * corrected once from its exact residual (atanh's (1 + a) / (1 - a), asinh's a^2 / (1 +
+ * sqrt(1 + a^2))), the correction c = (its error) / u from a 14-bit reciprocal (c is
+ * below 2^-22, so 2^-14 of it is nothing); the square roots (asinh's, acosh's) are
+ * vrsqrt14ps and one Newton step, an ulp or so: asinh's enters only a^2 / (1 + s), below
+ * half of v, and acosh's keeps its residual as before.  Bounds as the portable rows'
+ * (atanh 1, asinh and acosh 1.5 ulp); measured: atanh 0.530 over every third float of (-1,
+ * 1), asinh 1.015 over every fifth float (x = 0x1.27f56ap+0), acosh 0.831 over every third
+ * float of [1, inf) (0x1.07fbe4p+0); log itself 0.527 over every seventh positive float.
  */
 #include <immintrin.h>
 
@@ -156,34 +175,73 @@ static const float VM(vta_log2_lo)[32] = {[16] = 0x0.0p+0f, 0x1.20a6dep-21f,  -0
                                           0x1.ed0cbap-19f,  -0x1.1c8f12p-22f, -0x1.3ab7cep-18f,
                                           -0x1.9fd502p-17f, -0x1.48f554p-17f, 0x1.25b3eep-22f,
                                           -0x1.acd89ap-19f};
-#define VTA_K_HI 0x1.715476p0f /* 1 / ln2 */
-#define VTA_K_LO 0x1.4ae0cp-26f
+/* -log(j / 32) likewise, log's */
+static const float VM(vta_ln_hi)[32] = {[16] = 0x1.62e4p-1f, 0x1.43d8p-1f, 0x1.2698p-1f,
+                                        0x1.0ae8p-1f,        0x1.e148p-2f, 0x1.af5p-2f,
+                                        0x1.7fbp-2f,         0x1.5228p-2f, 0x1.2698p-2f,
+                                        0x1.f99p-3f,         0x1.a94p-3f,  0x1.5bfp-3f,
+                                        0x1.118p-3f,         0x1.934p-4f,  0x1.086p-4f,
+                                        0x1.04p-5f};
+static const float VM(vta_ln_lo)[32] = {[16] = 0x1.7f7d1cp-20f, 0x1.ff2f92p-17f,  -0x1.deecb2p-17f,
+                                        -0x1.23a5f6p-18f,       0x1.4344e4p-19f,  0x1.4a9246p-17f,
+                                        -0x1.7109fap-20f,       0x1.7039c6p-17f,  -0x1.deecb2p-18f,
+                                        0x1.c6cb3cp-19f,        -0x1.2c3752p-19f, 0x1.01ad5p-17f,
+                                        -0x1.c5f76p-17f,        -0x1.43454ep-17f, -0x1.9d2988p-18f,
+                                        0x1.5d89e8p-17f};
+/* Q in log_b(1 + r) = r K + r^2 Q(r), degree 3, highest first: log2's (K = 1/ln2) and
+ * log's (K = 1) */
+static const float VM(vta_log2_q)[4] = {0x1.27ac66p-2f, -0x1.719306p-2f, 0x1.ec709cp-2f,
+                                        -0x1.715476p-1f};
+static const float VM(vta_ln_q)[4] = {0x1.99e3f0p-3f, -0x1.002b5ep-2f, 0x1.555554p-2f,
+                                      -0x1.fffffep-2f};
 #define VTA_LG2_HI 0x1.344136p-2f /* log10(2) */
 #define VTA_LG2_LO -0x1.ec10cp-27f
 
+/* A base's table and constants in registers: -log_b(c) in two parts, K = log_b(e) and
+ * log_b(2) in two parts each, Q */
 typedef struct {
-    __m512 h0, h1, l0, l1;
-} VM(vta_log2_tab);
+    __m512 h0, h1, l0, l1, k_hi, k_lo, e_hi, e_lo, q[4];
+} VM(vta_log_tab);
 
-/* log2 x as the sum s + *lo (s the larger), for x positive and finite (other lanes give
- * some value: the caller replaces it) */
-static inline __m512 VM(vta_log2)(const VM(vta_log2_tab) * t, __m512 x, __m512 *lo)
+static inline void VM(vta_log_load)(VM(vta_log_tab) * t, int natural)
+{
+    const float *h = natural ? VM(vta_ln_hi) : VM(vta_log2_hi);
+    const float *l = natural ? VM(vta_ln_lo) : VM(vta_log2_lo);
+    const float *q = natural ? VM(vta_ln_q) : VM(vta_log2_q);
+    t->h0 = _mm512_loadu_ps(h);
+    t->h1 = _mm512_loadu_ps(h + 16);
+    t->l0 = _mm512_loadu_ps(l);
+    t->l1 = _mm512_loadu_ps(l + 16);
+    t->k_hi = VTA_S(natural ? 1.0f : 0x1.715476p0f); /* 1 / ln2 */
+    t->k_lo = VTA_S(natural ? 0.0f : 0x1.4ae0cp-26f);
+    t->e_hi = VTA_S(natural ? 0x1.62e4p-1f : 1.0f); /* ln2 to 2^-15 */
+    t->e_lo = VTA_S(natural ? 0x1.7f7d1cp-20f : 0.0f);
+    for (int k = 0; k < 4; k++)
+        t->q[k] = VTA_S(q[k]);
+}
+
+/* log_b x + kadd log_b(2) + extra as the sum s + *lo (s the larger), for x positive and
+ * finite (other lanes give some value: the caller replaces them), kadd a small integer,
+ * extra below 2^-20 of the result */
+static inline __m512 VM(vta_log)(const VM(vta_log_tab) * t, __m512 x, __m512 kadd, __m512 extra,
+                                 __m512 *lo)
 {
     __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
-    __m512 e = _mm512_getexp_ps(x);
+    __m512 e = _mm512_add_ps(_mm512_getexp_ps(x), kadd);
     __m512 c = _mm512_roundscale_ps(_mm512_rcp14_ps(m), (5 << 4) | _MM_FROUND_TO_NEAREST_INT);
     __m512 r = _mm512_fmsub_ps(m, c, VTA_S(1.0f)); /* exact */
     /* 32 c in the low bits of the shifted product: the table index */
     __m512i j = _mm512_castps_si512(_mm512_fmadd_ps(c, VTA_S(32.0f), VTA_S(0x1.8p23f)));
-    __m512 T = _mm512_add_ps(e, _mm512_permutex2var_ps(t->h0, j, t->h1)); /* exact */
-    __m512 q = VTA_S(0x1.27ac66p-2f);
-    q = _mm512_fmadd_ps(q, r, VTA_S(-0x1.719306p-2f));
-    q = _mm512_fmadd_ps(q, r, VTA_S(0x1.ec709cp-2f));
-    q = _mm512_fmadd_ps(q, r, VTA_S(-0x1.715476p-1f));
-    __m512 p = _mm512_mul_ps(r, VTA_S(VTA_K_HI));
-    __m512 pe = _mm512_fmsub_ps(r, VTA_S(VTA_K_HI), p);
-    __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, _mm512_permutex2var_ps(t->l0, j, t->l1));
-    small = _mm512_add_ps(pe, _mm512_fmadd_ps(r, VTA_S(VTA_K_LO), small));
+    __m512 T = _mm512_fmadd_ps(e, t->e_hi, _mm512_permutex2var_ps(t->h0, j, t->h1)); /* exact */
+    __m512 q = t->q[0];
+    for (int k = 1; k < 4; k++)
+        q = _mm512_fmadd_ps(q, r, t->q[k]);
+    __m512 p = _mm512_mul_ps(r, t->k_hi);
+    __m512 pe = _mm512_fmsub_ps(r, t->k_hi, p);
+    /* e ln2_lo + l_c first: they cancel exactly for e = -1, c = 1/2 (x just below 1) */
+    __m512 small = _mm512_fmadd_ps(e, t->e_lo, _mm512_permutex2var_ps(t->l0, j, t->l1));
+    small = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, _mm512_add_ps(small, extra));
+    small = _mm512_add_ps(pe, _mm512_fmadd_ps(r, t->k_lo, small));
     __m512 s = _mm512_add_ps(T, p);
     *lo = _mm512_add_ps(_mm512_sub_ps(p, _mm512_sub_ps(s, T)), small);
     return s;
@@ -192,13 +250,13 @@ static inline __m512 VM(vta_log2)(const VM(vta_log2_tab) * t, __m512 x, __m512 *
 /* log2 (ten 0) or log10 (ten 1) of a row */
 static void VM(vta_log2_10_row)(float *o, const float *a, int64_t n, int ten)
 {
-    VM(vta_log2_tab)
-    t = {_mm512_loadu_ps(VM(vta_log2_hi)), _mm512_loadu_ps(VM(vta_log2_hi) + 16),
-         _mm512_loadu_ps(VM(vta_log2_lo)), _mm512_loadu_ps(VM(vta_log2_lo) + 16)};
+    VM(vta_log_tab) t;
+    VM(vta_log_load)(&t, 0);
+    const __m512 zero = _mm512_setzero_ps();
     for (int64_t i = 0; i < n; i += 16) {
         __mmask16 in = VM(vta_tail)(n - i);
         __m512 x = _mm512_mask_loadu_ps(VTA_S(1.0f), in, a + i), lo;
-        __m512 s = VM(vta_log2)(&t, x, &lo), res;
+        __m512 s = VM(vta_log)(&t, x, zero, zero, &lo), res;
         if (ten) {
             __m512 ph = _mm512_mul_ps(s, VTA_S(VTA_LG2_HI));
             __m512 pl = _mm512_fmsub_ps(s, VTA_S(VTA_LG2_HI), ph);
@@ -473,5 +531,126 @@ static void VM(tan_row)(float *o, const float *a, int64_t n)
             v = _mm512_loadu_ps(vs);
         }
         _mm512_mask_storeu_ps(o + i, in, v);
+    }
+}
+
+/* ---- atanh (Note [float32 atanh, asinh and acosh with log's table]) ---- */
+static void VM(atanh_row)(float *o, const float *a, int64_t n)
+{
+    VM(vta_log_tab) t;
+    VM(vta_log_load)(&t, 1);
+    const __m512 one = VTA_S(1.0f);
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 in = VM(vta_tail)(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(in, a + i), ax = _mm512_abs_ps(x), lo;
+        /* (1 + a) / (1 - a) as q (1 + c): 1 +- a by Fast2Sum (a <= 1), the quotient from
+         * the reciprocal, its error from the exact residual */
+        __m512 nh = _mm512_add_ps(one, ax), nl = _mm512_sub_ps(ax, _mm512_sub_ps(nh, one));
+        __m512 dh = _mm512_sub_ps(one, ax), dl = _mm512_sub_ps(_mm512_sub_ps(one, dh), ax);
+        __m512 inv = _mm512_rcp14_ps(dh);
+        inv = _mm512_fmadd_ps(inv, _mm512_fnmadd_ps(dh, inv, one), inv);
+        __m512 q = _mm512_mul_ps(nh, inv);
+        __m512 ql = _mm512_fnmadd_ps(q, dl, _mm512_add_ps(_mm512_fnmadd_ps(q, dh, nh), nl));
+        __m512 c = _mm512_mul_ps(_mm512_mul_ps(ql, inv), _mm512_rcp14_ps(q)); /* q >= 1 */
+        __m512 s = VM(vta_log)(&t, q, _mm512_setzero_ps(), c, &lo);
+        __m512 v = _mm512_mul_ps(VTA_S(0.5f), _mm512_add_ps(s, lo));
+        v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(ax, VTA_S(0x1p-12f), _CMP_LT_OQ), ax);
+        __mmask16 edge = _mm512_cmp_ps_mask(ax, one, _CMP_NLT_UQ); /* |x| >= 1 or NaN */
+        if (edge) {
+            v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(ax, one, _CMP_EQ_OQ), VTA_S(INFINITY));
+            v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(ax, one, _CMP_GT_OQ), VTA_S(NAN));
+        }
+        v = VM(vta_sign_nan)(v, x, x, x);
+        _mm512_mask_storeu_ps(o + i, in, v);
+    }
+}
+
+/* 1 + v + vl = u (1 + *c) to first order, v >= 0 (cpu_vtrig.h's one_plus) */
+static inline __m512 VM(vta_one_plus)(__m512 v, __m512 vl, __m512 *c)
+{
+    const __m512 one = VTA_S(1.0f);
+    __m512 u = _mm512_add_ps(one, v);
+    __m512 err = _mm512_mask_sub_ps(_mm512_sub_ps(one, _mm512_sub_ps(u, v)),
+                                    _mm512_cmp_ps_mask(v, one, _CMP_LT_OQ), v,
+                                    _mm512_sub_ps(u, one)); /* exact */
+    *c = _mm512_mul_ps(_mm512_add_ps(err, vl), _mm512_rcp14_ps(u));
+    return u;
+}
+
+/* sqrt(w) to an ulp or so from vrsqrt14ps and one Newton step, w > 0 finite; *y is about
+ * 1 / sqrt(w) */
+static inline __m512 VM(vta_sqrt)(__m512 w, __m512 *y)
+{
+    __m512 r = _mm512_rsqrt14_ps(w);
+    r = _mm512_fmadd_ps(_mm512_mul_ps(VTA_S(0.5f), r),
+                        _mm512_fnmadd_ps(_mm512_mul_ps(w, r), r, VTA_S(1.0f)), r);
+    *y = r;
+    return _mm512_mul_ps(w, r);
+}
+
+/* log(u) + c for the lanes at most 2^12, log(a) + ln2 past it, and the row's store: asinh's
+ * and acosh's last steps */
+static inline __m512 VM(vta_log1p_big)(const VM(vta_log_tab) * t, __m512 u, __m512 c, __m512 a,
+                                       __mmask16 big)
+{
+    __m512 lo,
+        s = VM(vta_log)(t, _mm512_mask_mov_ps(u, big, a), _mm512_maskz_mov_ps(big, VTA_S(1.0f)),
+                        _mm512_maskz_mov_ps(_knot_mask16(big), c), &lo);
+    return _mm512_add_ps(s, lo);
+}
+
+/* ---- asinh ---- */
+static void VM(asinh_row)(float *o, const float *a, int64_t n)
+{
+    VM(vta_log_tab) t;
+    VM(vta_log_load)(&t, 1);
+    const __m512 one = VTA_S(1.0f);
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 in = VM(vta_tail)(n - i);
+        __m512 x = _mm512_maskz_loadu_ps(in, a + i), ax = _mm512_abs_ps(x), y, c;
+        __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0x1p12f), _CMP_GT_OQ);
+        /* v = a + a^2 / (1 + sqrt(1 + a^2)) as v + vl, the quotient corrected once */
+        __m512 a2 = _mm512_mul_ps(ax, ax);
+        __m512 d = _mm512_add_ps(one, VM(vta_sqrt)(_mm512_fmadd_ps(ax, ax, one), &y));
+        __m512 inv = _mm512_rcp14_ps(d);
+        inv = _mm512_fmadd_ps(inv, _mm512_fnmadd_ps(d, inv, one), inv);
+        __m512 q = _mm512_mul_ps(a2, inv);
+        q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q, d, a2), inv, q);
+        __m512 v = _mm512_add_ps(ax, q), vl = _mm512_sub_ps(q, _mm512_sub_ps(v, ax));
+        __m512 u = VM(vta_one_plus)(v, vl, &c);
+        __m512 r = VM(vta_log1p_big)(&t, u, c, ax, big);
+        r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(ax, VTA_S(0x1p-12f), _CMP_LT_OQ), ax);
+        r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(ax, VTA_S(INFINITY), _CMP_EQ_OQ), ax);
+        _mm512_mask_storeu_ps(o + i, in, VM(vta_sign_nan)(r, x, x, x));
+    }
+}
+
+/* ---- acosh ---- */
+static void VM(acosh_row)(float *o, const float *a, int64_t n)
+{
+    VM(vta_log_tab) t;
+    VM(vta_log_load)(&t, 1);
+    const __m512 one = VTA_S(1.0f);
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 in = VM(vta_tail)(n - i);
+        __m512 x = _mm512_mask_loadu_ps(VTA_S(2.0f), in, a + i), y, c;
+        __mmask16 big = _mm512_cmp_ps_mask(x, VTA_S(0x1p12f), _CMP_GT_OQ);
+        /* d + dl = x - 1 (Fast2Sum, x >= 1); s = sqrt(d^2 + 2 d) with its error es, which
+         * takes 2 dl (1 + d) in; u (1 + c) = 1 + s + d + (es + dl) */
+        __m512 d = _mm512_sub_ps(x, one), dl = _mm512_sub_ps(_mm512_sub_ps(x, d), one);
+        __m512 w = _mm512_fmadd_ps(d, d, _mm512_add_ps(d, d));
+        __m512 s = VM(vta_sqrt)(w, &y);
+        __mmask16 pos = _mm512_cmp_ps_mask(w, _mm512_setzero_ps(), _CMP_GT_OQ);
+        __m512 es = _mm512_fmadd_ps(_mm512_add_ps(dl, dl), _mm512_add_ps(one, d),
+                                    _mm512_fnmadd_ps(s, s, w));
+        es = _mm512_maskz_mul_ps(pos, es, _mm512_mul_ps(VTA_S(0.5f), y));
+        s = _mm512_maskz_mov_ps(pos, s);
+        __m512 v = _mm512_add_ps(s, d), vl = _mm512_sub_ps(d, _mm512_sub_ps(v, s));
+        __m512 u = VM(vta_one_plus)(v, _mm512_add_ps(vl, _mm512_add_ps(es, dl)), &c);
+        __m512 r = VM(vta_log1p_big)(&t, u, c, x, big);
+        r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, VTA_S(INFINITY), _CMP_EQ_OQ), x);
+        r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, one, _CMP_LT_OQ), VTA_S(NAN));
+        __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+        _mm512_mask_storeu_ps(o + i, in, nan ? _mm512_mask_add_ps(r, nan, x, x) : r);
     }
 }
