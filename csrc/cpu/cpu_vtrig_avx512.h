@@ -279,15 +279,20 @@ static void VM(vta_log2_10_row)(float *o, const float *a, int64_t n, int ten)
 static void VM(log2_row)(float *o, const float *a, int64_t n) { VM(vta_log2_10_row)(o, a, n, 0); }
 static void VM(log10_row)(float *o, const float *a, int64_t n) { VM(vta_log2_10_row)(o, a, n, 1); }
 
+/* 1 / d to about 2^-23: vrcp14ps and one Newton step */
+static inline __m512 VM(vta_recip)(__m512 d)
+{
+    __m512 r = _mm512_rcp14_ps(d);
+    return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, VTA_S(1.0f)), r);
+}
+
 /* ---- atan and atan2 (Note [float32 atan from the reciprocal]) ---- */
 /* base + atan((nh + nl) / (dh + dl)) as s + *lo (s the larger), base 0, pi/4 (mid) or
  * pi/2 (big, a subset of mid); nl and dl 0 outside mid and in big */
 static inline __m512 VM(vta_atan_q)(__m512 nh, __m512 nl, __m512 dh, __m512 dl, __mmask16 mid,
                                     __mmask16 big, __m512 *lo)
 {
-    const __m512 one = VTA_S(1.0f);
-    __m512 r = _mm512_rcp14_ps(dh);
-    r = _mm512_fmadd_ps(r, _mm512_fnmadd_ps(dh, r, one), r);
+    __m512 r = VM(vta_recip)(dh);
     __m512 t = _mm512_mul_ps(nh, r);
     __m512 res = _mm512_add_ps(_mm512_fnmadd_ps(t, dh, nh), nl);
     __m512 tl = _mm512_mul_ps(_mm512_fnmadd_ps(t, dl, res), r);
@@ -502,8 +507,7 @@ static inline __m512 VM(vta_tan)(__m512 x)
     lo = _mm512_fmadd_ps(_mm512_mul_ps(hi, hi), rl, _mm512_add_ps(lo, rl));
     /* odd n: -1 / (hi + lo), the reciprocal from vrcp14ps and one Newton step, then one
      * correction from the exact residual -1 - q hi, which takes lo in */
-    __m512 inv = _mm512_rcp14_ps(hi);
-    inv = _mm512_fmadd_ps(inv, _mm512_fnmadd_ps(hi, inv, VTA_S(1.0f)), inv);
+    __m512 inv = VM(vta_recip)(hi);
     __m512 q = _mm512_sub_ps(_mm512_setzero_ps(), inv);
     __m512 res = _mm512_fnmadd_ps(q, lo, _mm512_fnmadd_ps(q, hi, VTA_S(-1.0f)));
     q = _mm512_fmadd_ps(res, inv, q);
@@ -530,37 +534,6 @@ static void VM(tan_row)(float *o, const float *a, int64_t n)
                     vs[k] = (float)tan((double)xs[k]);
             v = _mm512_loadu_ps(vs);
         }
-        _mm512_mask_storeu_ps(o + i, in, v);
-    }
-}
-
-/* ---- atanh (Note [float32 atanh, asinh and acosh with log's table]) ---- */
-static void VM(atanh_row)(float *o, const float *a, int64_t n)
-{
-    VM(vta_log_tab) t;
-    VM(vta_log_load)(&t, 1);
-    const __m512 one = VTA_S(1.0f);
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 in = VM(vta_tail)(n - i);
-        __m512 x = _mm512_maskz_loadu_ps(in, a + i), ax = _mm512_abs_ps(x), lo;
-        /* (1 + a) / (1 - a) as q (1 + c): 1 +- a by Fast2Sum (a <= 1), the quotient from
-         * the reciprocal, its error from the exact residual */
-        __m512 nh = _mm512_add_ps(one, ax), nl = _mm512_sub_ps(ax, _mm512_sub_ps(nh, one));
-        __m512 dh = _mm512_sub_ps(one, ax), dl = _mm512_sub_ps(_mm512_sub_ps(one, dh), ax);
-        __m512 inv = _mm512_rcp14_ps(dh);
-        inv = _mm512_fmadd_ps(inv, _mm512_fnmadd_ps(dh, inv, one), inv);
-        __m512 q = _mm512_mul_ps(nh, inv);
-        __m512 ql = _mm512_fnmadd_ps(q, dl, _mm512_add_ps(_mm512_fnmadd_ps(q, dh, nh), nl));
-        __m512 c = _mm512_mul_ps(_mm512_mul_ps(ql, inv), _mm512_rcp14_ps(q)); /* q >= 1 */
-        __m512 s = VM(vta_log)(&t, q, _mm512_setzero_ps(), c, &lo);
-        __m512 v = _mm512_mul_ps(VTA_S(0.5f), _mm512_add_ps(s, lo));
-        v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(ax, VTA_S(0x1p-12f), _CMP_LT_OQ), ax);
-        __mmask16 edge = _mm512_cmp_ps_mask(ax, one, _CMP_NLT_UQ); /* |x| >= 1 or NaN */
-        if (edge) {
-            v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(ax, one, _CMP_EQ_OQ), VTA_S(INFINITY));
-            v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(ax, one, _CMP_GT_OQ), VTA_S(NAN));
-        }
-        v = VM(vta_sign_nan)(v, x, x, x);
         _mm512_mask_storeu_ps(o + i, in, v);
     }
 }
@@ -599,58 +572,84 @@ static inline __m512 VM(vta_log1p_big)(const VM(vta_log_tab) * t, __m512 u, __m5
     return _mm512_add_ps(s, lo);
 }
 
-/* ---- asinh ---- */
-static void VM(asinh_row)(float *o, const float *a, int64_t n)
-{
-    VM(vta_log_tab) t;
-    VM(vta_log_load)(&t, 1);
-    const __m512 one = VTA_S(1.0f);
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 in = VM(vta_tail)(n - i);
-        __m512 x = _mm512_maskz_loadu_ps(in, a + i), ax = _mm512_abs_ps(x), y, c;
-        __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0x1p12f), _CMP_GT_OQ);
-        /* v = a + a^2 / (1 + sqrt(1 + a^2)) as v + vl, the quotient corrected once */
-        __m512 a2 = _mm512_mul_ps(ax, ax);
-        __m512 d = _mm512_add_ps(one, VM(vta_sqrt)(_mm512_fmadd_ps(ax, ax, one), &y));
-        __m512 inv = _mm512_rcp14_ps(d);
-        inv = _mm512_fmadd_ps(inv, _mm512_fnmadd_ps(d, inv, one), inv);
-        __m512 q = _mm512_mul_ps(a2, inv);
-        q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q, d, a2), inv, q);
-        __m512 v = _mm512_add_ps(ax, q), vl = _mm512_sub_ps(q, _mm512_sub_ps(v, ax));
-        __m512 u = VM(vta_one_plus)(v, vl, &c);
-        __m512 r = VM(vta_log1p_big)(&t, u, c, ax, big);
-        r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(ax, VTA_S(0x1p-12f), _CMP_LT_OQ), ax);
-        r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(ax, VTA_S(INFINITY), _CMP_EQ_OQ), ax);
-        _mm512_mask_storeu_ps(o + i, in, VM(vta_sign_nan)(r, x, x, x));
+/* ---- atanh, asinh, acosh (Note [float32 atanh, asinh and acosh with log's table]) ---- */
+/* rows of F(&log's table, x) (o may be a) */
+#define VTA_LOG_ROW(NAME, F)                                                                       \
+    static void VM(NAME)(float *o, const float *a, int64_t n)                                      \
+    {                                                                                              \
+        VM(vta_log_tab) t;                                                                         \
+        VM(vta_log_load)(&t, 1);                                                                   \
+        for (int64_t i = 0; i < n; i += 16) {                                                      \
+            __mmask16 in = VM(vta_tail)(n - i);                                                    \
+            _mm512_mask_storeu_ps(o + i, in, F(&t, _mm512_maskz_loadu_ps(in, a + i)));             \
+        }                                                                                          \
     }
-}
 
-/* ---- acosh ---- */
-static void VM(acosh_row)(float *o, const float *a, int64_t n)
+static inline __m512 VM(vta_atanh)(const VM(vta_log_tab) * t, __m512 x)
 {
-    VM(vta_log_tab) t;
-    VM(vta_log_load)(&t, 1);
     const __m512 one = VTA_S(1.0f);
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 in = VM(vta_tail)(n - i);
-        __m512 x = _mm512_mask_loadu_ps(VTA_S(2.0f), in, a + i), y, c;
-        __mmask16 big = _mm512_cmp_ps_mask(x, VTA_S(0x1p12f), _CMP_GT_OQ);
-        /* d + dl = x - 1 (Fast2Sum, x >= 1); s = sqrt(d^2 + 2 d) with its error es, which
-         * takes 2 dl (1 + d) in; u (1 + c) = 1 + s + d + (es + dl) */
-        __m512 d = _mm512_sub_ps(x, one), dl = _mm512_sub_ps(_mm512_sub_ps(x, d), one);
-        __m512 w = _mm512_fmadd_ps(d, d, _mm512_add_ps(d, d));
-        __m512 s = VM(vta_sqrt)(w, &y);
-        __mmask16 pos = _mm512_cmp_ps_mask(w, _mm512_setzero_ps(), _CMP_GT_OQ);
-        __m512 es = _mm512_fmadd_ps(_mm512_add_ps(dl, dl), _mm512_add_ps(one, d),
-                                    _mm512_fnmadd_ps(s, s, w));
-        es = _mm512_maskz_mul_ps(pos, es, _mm512_mul_ps(VTA_S(0.5f), y));
-        s = _mm512_maskz_mov_ps(pos, s);
-        __m512 v = _mm512_add_ps(s, d), vl = _mm512_sub_ps(d, _mm512_sub_ps(v, s));
-        __m512 u = VM(vta_one_plus)(v, _mm512_add_ps(vl, _mm512_add_ps(es, dl)), &c);
-        __m512 r = VM(vta_log1p_big)(&t, u, c, x, big);
-        r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, VTA_S(INFINITY), _CMP_EQ_OQ), x);
-        r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, one, _CMP_LT_OQ), VTA_S(NAN));
-        __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-        _mm512_mask_storeu_ps(o + i, in, nan ? _mm512_mask_add_ps(r, nan, x, x) : r);
+    __m512 ax = _mm512_abs_ps(x), lo;
+    /* (1 + a) / (1 - a) as q (1 + c): 1 +- a by Fast2Sum (a <= 1), the quotient from the
+     * reciprocal, its error from the exact residual */
+    __m512 nh = _mm512_add_ps(one, ax), nl = _mm512_sub_ps(ax, _mm512_sub_ps(nh, one));
+    __m512 dh = _mm512_sub_ps(one, ax), dl = _mm512_sub_ps(_mm512_sub_ps(one, dh), ax);
+    __m512 inv = VM(vta_recip)(dh);
+    __m512 q = _mm512_mul_ps(nh, inv);
+    __m512 ql = _mm512_fnmadd_ps(q, dl, _mm512_add_ps(_mm512_fnmadd_ps(q, dh, nh), nl));
+    __m512 c = _mm512_mul_ps(_mm512_mul_ps(ql, inv), _mm512_rcp14_ps(q)); /* q >= 1 */
+    __m512 s = VM(vta_log)(t, q, _mm512_setzero_ps(), c, &lo);
+    __m512 v = _mm512_mul_ps(VTA_S(0.5f), _mm512_add_ps(s, lo));
+    v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(ax, VTA_S(0x1p-12f), _CMP_LT_OQ), ax);
+    __mmask16 edge = _mm512_cmp_ps_mask(ax, one, _CMP_NLT_UQ); /* |x| >= 1 or NaN */
+    if (edge) {
+        v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(ax, one, _CMP_EQ_OQ), VTA_S(INFINITY));
+        v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(ax, one, _CMP_GT_OQ), VTA_S(NAN));
     }
+    return VM(vta_sign_nan)(v, x, x, x);
 }
+VTA_LOG_ROW(atanh_row, VM(vta_atanh))
+
+static inline __m512 VM(vta_asinh)(const VM(vta_log_tab) * t, __m512 x)
+{
+    const __m512 one = VTA_S(1.0f);
+    __m512 ax = _mm512_abs_ps(x), y, c;
+    __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0x1p12f), _CMP_GT_OQ);
+    /* v = a + a^2 / (1 + sqrt(1 + a^2)) as v + vl, the quotient corrected once */
+    __m512 a2 = _mm512_mul_ps(ax, ax);
+    __m512 d = _mm512_add_ps(one, VM(vta_sqrt)(_mm512_fmadd_ps(ax, ax, one), &y));
+    __m512 inv = VM(vta_recip)(d);
+    __m512 q = _mm512_mul_ps(a2, inv);
+    q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q, d, a2), inv, q);
+    __m512 v = _mm512_add_ps(ax, q), vl = _mm512_sub_ps(q, _mm512_sub_ps(v, ax));
+    __m512 u = VM(vta_one_plus)(v, vl, &c);
+    __m512 r = VM(vta_log1p_big)(t, u, c, ax, big);
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(ax, VTA_S(0x1p-12f), _CMP_LT_OQ), ax);
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(ax, VTA_S(INFINITY), _CMP_EQ_OQ), ax);
+    return VM(vta_sign_nan)(r, x, x, x);
+}
+VTA_LOG_ROW(asinh_row, VM(vta_asinh))
+
+static inline __m512 VM(vta_acosh)(const VM(vta_log_tab) * t, __m512 x)
+{
+    const __m512 one = VTA_S(1.0f);
+    __m512 y, c;
+    __mmask16 big = _mm512_cmp_ps_mask(x, VTA_S(0x1p12f), _CMP_GT_OQ);
+    /* d + dl = x - 1 (Fast2Sum, x >= 1); s = sqrt(d^2 + 2 d) with its error es, which takes
+     * 2 dl (1 + d) in; u (1 + c) = 1 + s + d + (es + dl) */
+    __m512 d = _mm512_sub_ps(x, one), dl = _mm512_sub_ps(_mm512_sub_ps(x, d), one);
+    __m512 w = _mm512_fmadd_ps(d, d, _mm512_add_ps(d, d));
+    __m512 s = VM(vta_sqrt)(w, &y);
+    __mmask16 pos = _mm512_cmp_ps_mask(w, _mm512_setzero_ps(), _CMP_GT_OQ);
+    __m512 es = _mm512_fmadd_ps(_mm512_add_ps(dl, dl), _mm512_add_ps(one, d),
+                                _mm512_fnmadd_ps(s, s, w));
+    es = _mm512_maskz_mul_ps(pos, es, _mm512_mul_ps(VTA_S(0.5f), y));
+    s = _mm512_maskz_mov_ps(pos, s);
+    __m512 v = _mm512_add_ps(s, d), vl = _mm512_sub_ps(d, _mm512_sub_ps(v, s));
+    __m512 u = VM(vta_one_plus)(v, _mm512_add_ps(vl, _mm512_add_ps(es, dl)), &c);
+    __m512 r = VM(vta_log1p_big)(t, u, c, x, big);
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, VTA_S(INFINITY), _CMP_EQ_OQ), x);
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, one, _CMP_LT_OQ), VTA_S(NAN));
+    __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+    return nan ? _mm512_mask_add_ps(r, nan, x, x) : r;
+}
+VTA_LOG_ROW(acosh_row, VM(vta_acosh))
