@@ -1,5 +1,5 @@
 """The polynomial coefficients of csrc/cpu/cpu_vmath64.h (Note [float64 vector math]),
-csrc/cpu/cpu_vmath64_avx512.h (Note [float64 exp with a table]) and the float32 log2 of
+csrc/cpu/cpu_vmath64_avx512.h (Note [float64 exp with a table]) and the float32 logs of
 csrc/cpu/cpu_vtrig_avx512.h (Note [float32 log2 and log10 with a table]), fitted here with mpmath: Chebyshev interpolation (mpmath.chebyfit, near-minimax) of each
 function at 200-bit precision, the coefficients rounded to double, and the largest
 relative error of the rounded polynomial printed, measured at 4000 points.
@@ -8,7 +8,7 @@ relative error of the rounded polynomial printed, measured at 4000 points.
 
 Prints C initialisers, highest degree first, as the headers use them, then the table of
 2^(j/16) as doubles and their rests, the table of -log(j/16), ln2/16 split into 38
-bits and the rest, and float32 log2's polynomial (rounded to float) and table."""
+bits and the rest, and the float32 logs' polynomials (rounded to float) and tables."""
 import struct
 
 import mpmath as mp
@@ -60,36 +60,40 @@ def f32(v):
     return struct.unpack("f", struct.pack("f", float(v)))[0]
 
 
-def float32_log2():
-    """Q of degree 3 in log2(1 + r) = r K + r^2 Q(r), K = 1/ln2, |r| <= 2^-5 + 2^-12, its
-    coefficients rounded to float; -log2(j/32) for j = 16..32 at index j mod 32 as a
-    multiple of 2^-15 and the rest; K and log10(2) in two floats each."""
-    K = 1 / mp.log(2)
+def float32_logs():
+    """For log2, log and log10 (cpu_vtrig_avx512.h's vta_log tables): Q of degree 3 in
+    log_b(1 + r) = r K + r^2 Q(r), K = log_b(e), |r| <= 2^-5 + 2^-12, its coefficients
+    rounded to float; -log_b(j/32) for j = 16..32 at index j mod 32 as a multiple of 2^-15
+    and the rest; K and log_b(2) (the latter to 2^-15) in two floats each."""
     R = mp.mpf(2) ** -5 + mp.mpf(2) ** -12
+    for name, base in (("log2", mp.mpf(2)), ("log", mp.e), ("log10", mp.mpf(10))):
+        K = 1 / mp.log(base)
 
-    def q(r):
-        return -K / 2 if r == 0 else (mp.log1p(r) * K - r * K) / r**2
-    poly, _ = mp.chebyfit(q, [-R, R], 4, error=True)
-    coefs = [f32(c) for c in poly]
-    worst = mp.mpf(0)
-    for i in range(4001):
-        r = -R + 2 * R * mp.mpf(i) / 4000
-        if r:
-            p = mp.mpf(0)
-            for c in coefs:
-                p = p * r + mp.mpf(c)
-            worst = max(worst, abs((r * K + r * r * p) / (mp.log1p(r) * K) - 1))
-    print(f"/* float32 log2's Q: relative error 2^{float(mp.log(worst, 2)):.1f} */")
-    print("{" + ", ".join(c.hex() + "f" for c in coefs) + "}")
-    hi, lo = [0.0] * 32, [0.0] * 32
-    for j in range(16, 33):
-        v = -mp.log(mp.mpf(j) / 32, 2)
-        h = mp.nint(v * 2 ** 15) / 2 ** 15
-        hi[j % 32], lo[j % 32] = float(h), f32(v - h)
-    print("/* -log2(j/32), j mod 32 */\n{" + ", ".join(v.hex() + "f" for v in hi) + "}")
-    print("/* the rest */\n{" + ", ".join(v.hex() + "f" for v in lo) + "}")
-    for name, v in (("1/ln2", K), ("log10(2)", mp.log10(2))):
-        print(f"/* {name} */ {f32(v).hex()}f {f32(v - f32(v)).hex()}f")
+        def q(r):
+            return -K / 2 if r == 0 else (mp.log1p(r) * K - r * K) / r**2
+        poly, _ = mp.chebyfit(q, [-R, R], 4, error=True)
+        coefs = [f32(c) for c in poly]
+        worst = mp.mpf(0)
+        for i in range(4001):
+            r = -R + 2 * R * mp.mpf(i) / 4000
+            if r:
+                p = mp.mpf(0)
+                for c in coefs:
+                    p = p * r + mp.mpf(c)
+                worst = max(worst, abs((r * K + r * r * p) / (mp.log1p(r) * K) - 1))
+        print(f"/* float32 {name}'s Q: relative error 2^{float(mp.log(worst, 2)):.1f} */")
+        print("{" + ", ".join(c.hex() + "f" for c in coefs) + "}")
+        hi, lo = [0.0] * 32, [0.0] * 32
+        for j in range(16, 33):
+            v = -mp.log(mp.mpf(j) / 32) * K
+            h = mp.nint(v * 2 ** 15) / 2 ** 15
+            hi[j % 32], lo[j % 32] = float(h), f32(v - h)
+        print(f"/* -{name}(j/32), j mod 32 */\n{{" + ", ".join(v.hex() + "f" for v in hi) + "}")
+        print("/* the rest */\n{" + ", ".join(v.hex() + "f" for v in lo) + "}")
+        l2 = mp.log(2) * K
+        l2h = mp.nint(l2 * 2 ** 15) / 2 ** 15
+        print(f"/* {name}: K */ {f32(K).hex()}f {f32(K - f32(K)).hex()}f"
+              f"  /* log_b(2) */ {f32(l2h).hex()}f {f32(l2 - l2h).hex()}f")
 
 
 def main():
@@ -122,7 +126,7 @@ def main():
     ln2 = mp.log(2)
     hi38 = mp.nint(ln2 * 2 ** 38) / 2 ** 38  # ln2 in [1/2, 1): 38 significant bits
     print(f"/* ln2/16 */ {float(hi38 / 16).hex()} {float((ln2 - hi38) / 16).hex()}")
-    float32_log2()
+    float32_logs()
 
 
 if __name__ == "__main__":

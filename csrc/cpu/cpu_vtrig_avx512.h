@@ -24,10 +24,12 @@
  * L_c| >= 0.04 > |r K_hi| unless e + L_c = 0, when s is r K_hi itself), then s + (its
  * error + the small terms), one rounding.  Near x = 1, e = 0 and c = 1 (or e = -1 and c =
  * 1/2, L_c = 1), so e + L_c is 0 and the result keeps r's relative accuracy.
- * log10 x = log2 x log10(2): s + lo times log10(2) in two parts, the product's error by an
- * FMA, one rounding.
+ * log10 the same way with its own table, K = 1/ln10 and e log10(2) in two parts (the
+ * high one a multiple of 2^-15, so e log10(2)_hi + L_c is exact; one function, vta_log,
+ * with each base's table and constants in registers; the first version multiplied log2 by
+ * log10(2) in two parts, five more operations).
  * Bound 0.75 ulp as the portable rows' (tests/test_trig.py's FMA_ULPS32); measured over
- * every positive float: log2 0.539 (x = 0x1.f57ed8p-1), log10 0.554 ulp (0x1.f1115ap-1).
+ * every positive float: log2 0.539 (x = 0x1.f57ed8p-1), log10 0.534 ulp (0x1.f1b488p-1).
  * Special values by one vfpclassps test a vector (NaN, zeros, infinities, negatives):
  * -inf for +-0, +inf for +inf, NaN below 0, a NaN argument as x + x.
  *
@@ -190,14 +192,25 @@ static const float VM(vta_ln_lo)[32] = {[16] = 0x1.7f7d1cp-20f, 0x1.ff2f92p-17f,
                                         0x1.c6cb3cp-19f,        -0x1.2c3752p-19f, 0x1.01ad5p-17f,
                                         -0x1.c5f76p-17f,        -0x1.43454ep-17f, -0x1.9d2988p-18f,
                                         0x1.5d89e8p-17f};
-/* Q in log_b(1 + r) = r K + r^2 Q(r), degree 3, highest first: log2's (K = 1/ln2) and
- * log's (K = 1) */
+/* -log10(j / 32) likewise, log10's */
+static const float VM(vta_lg_hi)[32] = {[16] = 0x1.344p-2f, 0x1.1948p-2f, 0x1.ffcp-3f, 0x1.cfbp-3f,
+                                        0x1.a21p-3f,        0x1.76ap-3f,  0x1.4d4p-3f, 0x1.25cp-3f,
+                                        0x1.ffcp-4f,        0x1.b72p-4f,  0x1.716p-4f, 0x1.2e4p-4f,
+                                        0x1.db0p-5f,        0x1.5e4p-5f,  0x1.cb0p-6f, 0x1.c4p-7f};
+static const float VM(vta_lg_lo)[32] = {[16] = 0x1.3509f8p-18f, 0x1.9def7cp-17f,  -0x1.ea21c4p-22f,
+                                        -0x1.c6268ep-17f,       -0x1.95ec1p-17f,  0x1.172ee0p-17f,
+                                        0x1.fc13aep-18f,        -0x1.5f7a94p-17f, -0x1.ea21c4p-23f,
+                                        0x1.cd1716p-20f,        -0x1.798e4cp-19f, -0x1.62fd22p-18f,
+                                        0x1.1ed766p-17f,        -0x1.a65206p-19f, 0x1.c7e66cp-17f,
+                                        -0x1.7be444p-18f};
+/* Q in log_b(1 + r) = r K + r^2 Q(r), degree 3, highest first: log2's (K = 1/ln2), log's
+ * (K = 1) and log10's (K = 1/ln10) */
 static const float VM(vta_log2_q)[4] = {0x1.27ac66p-2f, -0x1.719306p-2f, 0x1.ec709cp-2f,
                                         -0x1.715476p-1f};
 static const float VM(vta_ln_q)[4] = {0x1.99e3f0p-3f, -0x1.002b5ep-2f, 0x1.555554p-2f,
                                       -0x1.fffffep-2f};
-#define VTA_LG2_HI 0x1.344136p-2f /* log10(2) */
-#define VTA_LG2_LO -0x1.ec10cp-27f
+static const float VM(vta_lg_q)[4] = {0x1.6406bap-4f, -0x1.bd0306p-4f, 0x1.287a76p-3f,
+                                      -0x1.bcb7b0p-3f};
 
 /* A base's table and constants in registers: -log_b(c) in two parts, K = log_b(e) and
  * log_b(2) in two parts each, Q */
@@ -205,21 +218,29 @@ typedef struct {
     __m512 h0, h1, l0, l1, k_hi, k_lo, e_hi, e_lo, q[4];
 } VM(vta_log_tab);
 
-static inline void VM(vta_log_load)(VM(vta_log_tab) * t, int natural)
+enum { VTA_LOG2, VTA_LN, VTA_LOG10 };
+
+static inline void VM(vta_log_load)(VM(vta_log_tab) * t, int base)
 {
-    const float *h = natural ? VM(vta_ln_hi) : VM(vta_log2_hi);
-    const float *l = natural ? VM(vta_ln_lo) : VM(vta_log2_lo);
-    const float *q = natural ? VM(vta_ln_q) : VM(vta_log2_q);
+    static const float *const tabs[3][3] = {{VM(vta_log2_hi), VM(vta_log2_lo), VM(vta_log2_q)},
+                                            {VM(vta_ln_hi), VM(vta_ln_lo), VM(vta_ln_q)},
+                                            {VM(vta_lg_hi), VM(vta_lg_lo), VM(vta_lg_q)}};
+    /* K = log_b(e) and log_b(2) (a multiple of 2^-15), each in two parts */
+    static const float consts[3][4] = {{0x1.715476p0f, 0x1.4ae0cp-26f, 1.0f, 0.0f},
+                                       {1.0f, 0.0f, 0x1.62e4p-1f, 0x1.7f7d1cp-20f},
+                                       {0x1.bcb7b2p-2f, -0x1.5b235ep-27f, 0x1.344p-2f,
+                                        0x1.3509f8p-18f}};
+    const float *h = tabs[base][0], *l = tabs[base][1], *q = tabs[base][2], *k = consts[base];
     t->h0 = _mm512_loadu_ps(h);
     t->h1 = _mm512_loadu_ps(h + 16);
     t->l0 = _mm512_loadu_ps(l);
     t->l1 = _mm512_loadu_ps(l + 16);
-    t->k_hi = VTA_S(natural ? 1.0f : 0x1.715476p0f); /* 1 / ln2 */
-    t->k_lo = VTA_S(natural ? 0.0f : 0x1.4ae0cp-26f);
-    t->e_hi = VTA_S(natural ? 0x1.62e4p-1f : 1.0f); /* ln2 to 2^-15 */
-    t->e_lo = VTA_S(natural ? 0x1.7f7d1cp-20f : 0.0f);
-    for (int k = 0; k < 4; k++)
-        t->q[k] = VTA_S(q[k]);
+    t->k_hi = VTA_S(k[0]);
+    t->k_lo = VTA_S(k[1]);
+    t->e_hi = VTA_S(k[2]);
+    t->e_lo = VTA_S(k[3]);
+    for (int i = 0; i < 4; i++)
+        t->q[i] = VTA_S(q[i]);
 }
 
 /* log_b x + kadd log_b(2) + extra as the sum s + *lo (s the larger), for x positive and
@@ -249,25 +270,16 @@ static inline __m512 VM(vta_log)(const VM(vta_log_tab) * t, __m512 x, __m512 kad
     return s;
 }
 
-/* log2 (ten 0) or log10 (ten 1) of a row */
-static void VM(vta_log2_10_row)(float *o, const float *a, int64_t n, int ten)
+/* log2 or log10 (base VTA_LOG2, VTA_LOG10) of a row */
+static void VM(vta_log_row)(float *o, const float *a, int64_t n, int base)
 {
     VM(vta_log_tab) t;
-    VM(vta_log_load)(&t, 0);
+    VM(vta_log_load)(&t, base);
     const __m512 zero = _mm512_setzero_ps();
     for (int64_t i = 0; i < n; i += 16) {
         __mmask16 in = VM(vta_tail)(n - i);
         __m512 x = _mm512_mask_loadu_ps(VTA_S(1.0f), in, a + i), lo;
-        __m512 s = VM(vta_log)(&t, x, zero, zero, &lo), res;
-        if (ten) {
-            __m512 ph = _mm512_mul_ps(s, VTA_S(VTA_LG2_HI));
-            __m512 pl = _mm512_fmsub_ps(s, VTA_S(VTA_LG2_HI), ph);
-            pl = _mm512_add_ps(pl, _mm512_fmadd_ps(s, VTA_S(VTA_LG2_LO),
-                                                   _mm512_mul_ps(lo, VTA_S(VTA_LG2_HI))));
-            res = _mm512_add_ps(ph, pl);
-        } else {
-            res = _mm512_add_ps(s, lo);
-        }
+        __m512 s = VM(vta_log)(&t, x, zero, zero, &lo), res = _mm512_add_ps(s, lo);
         if (_mm512_fpclass_ps_mask(x, VTA_SPECIAL)) {
             res = _mm512_mask_mov_ps(res, _mm512_fpclass_ps_mask(x, 0x06), VTA_S(-INFINITY));
             res = _mm512_mask_mov_ps(res, _mm512_fpclass_ps_mask(x, 0x08), VTA_S(INFINITY));
@@ -278,8 +290,14 @@ static void VM(vta_log2_10_row)(float *o, const float *a, int64_t n, int ten)
     }
 }
 
-static void VM(log2_row)(float *o, const float *a, int64_t n) { VM(vta_log2_10_row)(o, a, n, 0); }
-static void VM(log10_row)(float *o, const float *a, int64_t n) { VM(vta_log2_10_row)(o, a, n, 1); }
+static void VM(log2_row)(float *o, const float *a, int64_t n)
+{
+    VM(vta_log_row)(o, a, n, VTA_LOG2);
+}
+static void VM(log10_row)(float *o, const float *a, int64_t n)
+{
+    VM(vta_log_row)(o, a, n, VTA_LOG10);
+}
 
 /* 1 / d to about 2^-23: vrcp14ps and one Newton step */
 static inline __m512 VM(vta_recip)(__m512 d)
@@ -580,7 +598,7 @@ static inline __m512 VM(vta_log1p_big)(const VM(vta_log_tab) * t, __m512 u, __m5
     static void VM(NAME)(float *o, const float *a, int64_t n)                                      \
     {                                                                                              \
         VM(vta_log_tab) t;                                                                         \
-        VM(vta_log_load)(&t, 1);                                                                   \
+        VM(vta_log_load)(&t, VTA_LN);                                                              \
         for (int64_t i = 0; i < n; i += 16) {                                                      \
             __mmask16 in = VM(vta_tail)(n - i);                                                    \
             _mm512_mask_storeu_ps(o + i, in, F(&t, _mm512_maskz_loadu_ps(in, a + i)));             \
