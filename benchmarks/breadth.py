@@ -14,7 +14,9 @@ same result: ``sort`` returns values and indices (PyTorch's sort), so NumPy's si
 stable argsort and a take; ``nonzero`` gives the (n, ndim) coordinates (np.argwhere);
 ``randn`` and ``rand`` are NumPy's default Generator; ``pow2`` is ``x ** 2``, ``pow3``
 ``x ** 3`` (half the bases negative), ``pow_frac`` ``x ** 1.7`` and ``reciprocal``
-``x ** -1`` of positive x; ``softmax`` and ``log_softmax`` run along rows of 100 and
+``x ** -1`` of positive x, ``exp2`` ``2 ** x`` and ``pow_scalar_base`` ``3 ** x``
+(a tensor exponent: the first has a row of its own, the second goes element by element);
+``softmax`` and ``log_softmax`` run along rows of 100 and
 ``cross_entropy`` (the mean over rows of 10 classes) against NumPy written by hand.
 A sweep like this one found the cells fixed in stop 29 (x ** 2 at 60 times NumPy's
 time, nonzero 12, flip 7, arange 5, sort 4, randn 3.5; see the note on issue 20).
@@ -142,6 +144,8 @@ def _cases(lib):
         "pow3": one(f32, lambda a: a ** 3, lambda a: a ** 3),
         "pow_frac": one(pos, lambda a: a ** 1.7, lambda a: a ** 1.7),
         "reciprocal": one(pos, lambda a: a ** -1, lambda a: a ** -1),
+        "exp2": one(f32, lambda a: P_.exp2(a), np.exp2),
+        "pow_scalar_base": one(f32, lambda a: 3.0 ** a, lambda a: np.float32(3.0) ** a),
         "log": one(pos, lambda a: P_.log(a), np.log),
         "sin": one(f32, lambda a: P_.sin(a), np.sin),
         "sigmoid": one(f32, lambda a: P_.sigmoid(a), lambda a: 1 / (1 + np.exp(-a))),

@@ -747,6 +747,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .sum4_f64 = VM(sum4_f64),
     .powc_f32 = VM(powc_f32),
     .pow_f32 = VM(pow_f32),
+    .exp2_f32 = VM(exp2_f32),
     .sumsq32_f32 = VM(sumsq32_f32),
     .dot64_f32 = VM(dot64_f32),
     .classify = VM(classify),
