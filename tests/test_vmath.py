@@ -701,18 +701,23 @@ def test_power_special_values_are_cs():
                                   np.asarray(1 / x).view(np.uint32))
 
 
+def _exponents(rng, lo, hi):
+    """random bit patterns, a 1/64 grid over [lo, hi) and the special values"""
+    return np.concatenate([rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32)
+                           .view(np.float32),
+                           np.arange(lo, hi, 1 / 64, dtype=np.float32),
+                           np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 149.9, -149.0, -150.0,
+                                     -126.5, 128.0, 127.99999, 1.0, -1.0, 2.0, 3.0],
+                                    np.float32)])
+
+
 @pytest.mark.parametrize("level", LEVELS)
 def test_exp2_has_pows_bits(level, level_restored):
-    """2 ** x with a tensor exponent (exp2) takes a row of its own (a table at AVX-512):
-    the bits of the elementwise float32 pow (a base tensor of 2s), correctly rounded, at
-    every level, contiguous and strided, on random bit patterns, a fine grid over the
-    float range of 2 ** x and the special values."""
-    rng = np.random.default_rng(9)
-    x = np.concatenate([rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32)
-                        .view(np.float32),
-                        np.arange(-160, 160, 1 / 64, dtype=np.float32),
-                        np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 149.9, -149.0, -150.0,
-                                  -126.5, 128.0, 127.99999], np.float32)])
+    """2 ** x with a tensor exponent (exp2) takes the scalar base's row (a table at
+    AVX-512): the bits of the elementwise float32 pow (a base tensor of 2s), correctly
+    rounded, at every level, contiguous and strided, on random bit patterns, a fine grid
+    over the float range of 2 ** x and the special values."""
+    x = _exponents(np.random.default_rng(9), -160, 160)
     _C._cpu_simd_level(level)
     elementwise = pdt.pow(pdt.full((x.size,), 2.0), pdt.tensor(x)).numpy()
     for got in (pdt.pow(2.0, pdt.tensor(x)).numpy(), pdt.exp2(pdt.tensor(x)).numpy(),
@@ -723,3 +728,37 @@ def test_exp2_has_pows_bits(level, level_restored):
     np.testing.assert_array_equal(np.isnan(elementwise), np.isnan(ref))
     ok = ~np.isnan(ref)
     np.testing.assert_array_equal(elementwise[ok], ref[ok])
+
+
+# bases of every kind: the row's (positive normal, 1 among them) and the element by
+# element ones (negative, zero, subnormal, inf, NaN)
+SCALAR_BASES = [3.0, 0.5, 10.0, float(np.float32(np.e)), 1.0, float(np.float32(1.0001)),
+                float(np.float32(0.999)), 1e-30, 3e38, float(np.float32(1.5e-38)), -2.0, -0.5,
+                0.0, -0.0, 1e-40, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_scalar_base_power_has_pows_bits(level, level_restored):
+    """c ** x for a Python scalar c (the scalar base's row, Note [float32 powers of a
+    scalar base]): the bits of the elementwise float32 pow (a base tensor of c), at every
+    level, in place and into a fresh tensor; where the power is finite and not
+    subnormal, the float32 rounding of NumPy's float64 power (correctly rounded)."""
+    rng = np.random.default_rng(10)
+    _C._cpu_simd_level(level)
+    for c in SCALAR_BASES:
+        with np.errstate(divide="ignore"):
+            span = 150 / max(abs(np.log2(abs(np.float64(c)))), 1 / 64) if c == c else 160
+        x = _exponents(rng, -min(span, 200), min(span, 200))
+        elementwise = pdt.pow(pdt.full((x.size,), c), pdt.tensor(x)).numpy()
+        got = (c ** pdt.tensor(x)).numpy()
+        np.testing.assert_array_equal(got.view(np.uint32), elementwise.view(np.uint32),
+                                      err_msg=f"c={c}")
+        inplace = pdt.tensor(x)
+        pdt.pow(c, inplace, out=inplace)
+        np.testing.assert_array_equal(inplace.numpy().view(np.uint32),
+                                      elementwise.view(np.uint32), err_msg=f"c={c}")
+        with np.errstate(all="ignore"):
+            ref = np.power(np.float64(np.float32(c)), x.astype(np.float64))
+        ok = np.isfinite(ref) & (np.abs(ref) >= 2.0**-126) & (np.abs(ref) <= 3e38)
+        np.testing.assert_array_equal(elementwise[ok], ref[ok].astype(np.float32),
+                                      err_msg=f"c={c}")

@@ -173,20 +173,18 @@ INT_DIVMOD_POW(i64, int64_t, uint64_t)
 
 /* float32 powers: Note [float32 powers] in cpu_vpow.h, every layout through the
  * level's functions (a scalar exponent: its row kernel, through a buffer for a
- * strided row; the scalar base 2 over a contiguous exponent, exp2's case: its own row,
- * the same bits); float64's: the C library's pow. */
+ * strided row; a scalar base over a contiguous exponent, exp2's case among them: its own
+ * row, the same bits); float64's: the C library's pow. */
 static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
                         int64_t n, const void *extra)
 {
     (void)extra;
     const pdt_cpu_simd_table *t = pdt_cpu_simd();
-    if (sa == 0 && sb == sizeof(float) && so == sizeof(float)) { /* 2 ** y (exp2) */
-        float x;
-        memcpy(&x, a, sizeof x);
-        if (x == 2.0f) {
-            t->exp2_f32((float *)o, (const float *)b, n);
-            return;
-        }
+    if (sa == 0 && sb == sizeof(float) && so == sizeof(float)) { /* c ** y, exp2 among them */
+        float c;
+        memcpy(&c, a, sizeof c);
+        t->cpow_f32((float *)o, c, (const float *)b, n);
+        return;
     }
     if (sb == 0) {
         float y;

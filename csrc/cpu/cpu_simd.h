@@ -189,7 +189,7 @@ typedef struct pdt_cpu_simd_table {
      * be a), and one x ** y */
     void (*powc_f32)(float *o, const float *a, float y, int64_t n);
     float (*pow_f32)(float x, float y);
-    void (*exp2_f32)(float *o, const float *y, int64_t n); /* 2 ** y, pow_f32's bits */
+    void (*cpow_f32)(float *o, float c, const float *y, int64_t n); /* c ** y, pow_f32's bits */
     /* non-temporal copies of whole 64-byte lines into an aligned dst, and the fence
      * that orders them (cpu_vstream.h) */
     void (*stream_copy)(char *dst, const char *src, int64_t n);

@@ -53,13 +53,35 @@
  * over every float32 in [1/4, 4) and a sample of the rest, for y = 1.7, -1.3, 1/3,
  * 123.456, 1e5, -7e6, 3.5e7 and 0.001: 2^-45.4 at worst among normal results (x = 2^-71
  * to the 1.7, where |t| is near 120); a reviewer's 34 million pairs with results down
- * to 2^-150 found 2^-45.07 (x = 0x1.df7784p-2 to the 123.456, near 2^-136).  The same 2^-40 test sends the elements near a rounding
- * boundary to the C library, so the bits are those of the other levels
+ * to 2^-150 found 2^-45.07 (x = 0x1.df7784p-2 to the 123.456, near 2^-136).  The
+ * same 2^-40 test sends the elements near a rounding boundary to the C library, so the
+ * bits are those of the other levels
  * (tests/test_vmath.py compares every level's).  Two chains of eight lanes run side
  * by side.  One thread, 1,000 float32, |x| ** 1.7 (a C harness calling powc_f32 at
  * AVX-512, Xeon at 2.1 GHz): 1.96 us with the earlier tables of 32 (two permutes and
  * a blend a lookup, log by ln, Taylor to r^8 and s^5), 1.61 us with these; the same
- * bits on 58 million pairs. */
+ * bits on 58 million pairs.
+ *
+ * Note [float32 powers of a scalar base]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * c ** y for a scalar base and a tensor exponent (exp2 is 2 ** y, `3 ** x` its kind)
+ * went through pow_f32 element by element: a log and an exp each, 15 ns an element,
+ * 35-60 times NumPy's exp2.  For c a positive normal float the log is taken once, by
+ * the C library in double (log2 c at AVX-512, log c at the other levels; glibc's
+ * within 1 ulp, so 2^-52 relative), and the row is only the exp part: t = y l rounded
+ * once (relative error below 1.5 2^-52; |t| is at most 150 log2 units where the float
+ * result is not 0 or inf either way), then 2^t from the table at AVX-512 (to 2^-50)
+ * or exp_d_long elsewhere (to 2^-47).  The double result is within 2^-44 of c ** y,
+ * as pow_ordinary's is, and the same 2^-40 test sends the elements near a float32
+ * rounding boundary to the C library's double pow.  So each element is pow_f32(c, y)
+ * bit for bit: where neither way marks it, both round a value within 2^-44 of c ** y
+ * and more than 2^-40 from any boundary, to the same nearest float; where one way
+ * marks it, that way takes the double pow and the other either does too or rounds
+ * its own value correctly, and the double pow is off only for c ** y within 2^-52 of a
+ * boundary, where both ways mark it.  For c = 2, l = 1 and t = y exactly.  Other
+ * bases (negative, zero, subnormal, inf, NaN) and blocks with a non-finite exponent go
+ * element by element (tests/test_vmath.py: every level, several bases, against the
+ * elementwise pow of a base tensor). */
 
 /* 0: y is not an integer (or not finite); 1: an even one; 2: an odd one. */
 static inline int VM(pow_int_kind)(float y)
@@ -257,37 +279,26 @@ static unsigned VM(pow_ordinary_row)(float *r, const float *a, float y, int odd,
     return marked;
 }
 
-/* o[i] = 2 ** y[i] (pow(2, y) with a tensor exponent; o may be y), the same bits as
- * pow_f32(2, y): blocks of 256 finite exponents take 2^t from the table (t = y exactly,
- * |t| clamped to 170), the lanes near a rounding boundary the C library's double pow;
- * other blocks pow_f32 element by element.  1e5 float32, one thread: 1,525 us (pow_f32
- * per element) -> 72 (NumPy's exp2: 42), 2026-12-01. */
-#define PDT_VPOW_EXP2 1
-static void VM(exp2_f32)(float *o, const float *y, int64_t n)
+/* r[i] = 2 ** (y[i] l), l = log2 c, for m <= 256 finite y (Note [float32 powers of a
+ * scalar base]): 2^t from the table, t = y l rounded once and clamped to 170 by
+ * magnitude; returns whether a lane was marked NaN (near a rounding boundary). */
+static unsigned VM(cpow_row)(float *r, double l, const float *y, int64_t m)
 {
     __m512d pw2[2];
     for (int q = 0; q < 2; q++)
         pw2[q] = _mm512_loadu_pd(pdt_pow_exp2 + 8 * q);
-    for (int64_t b = 0; b < n; b += 256) {
-        int64_t m = n - b < 256 ? n - b : 256;
-        if (VM(max_bits)(y + b, m, 0x7fffffffu, 0) >= 0x7f800000u) {
-            for (int64_t i = 0; i < m; i++)
-                o[b + i] = VM(pow_f32)(2.0f, y[b + i]);
-            continue;
-        }
-        float r[256];
-        unsigned marked = 0;
-        for (int64_t i = 0; i < m; i += 8) {
-            __mmask8 lanes = (__mmask8)(m - i >= 8 ? 0xff : (1u << (m - i)) - 1), sure;
-            __m512d t = _mm512_range_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(lanes, y + b + i)),
-                                        _mm512_set1_pd(170.0), 0x2);
-            _mm256_mask_storeu_ps(r + i, lanes, VM(pow_exp2_8)(t, pw2, &sure));
-            marked |= (unsigned)(lanes & (__mmask8)~sure);
-        }
-        for (int64_t i = 0; i < m; i++)
-            o[b + i] = marked && r[i] != r[i] ? VM(pow_by_double)(2.0f, y[b + i]) : r[i];
+    const __m512d ld = _mm512_set1_pd(l);
+    unsigned marked = 0;
+    for (int64_t i = 0; i < m; i += 8) {
+        __mmask8 lanes = (__mmask8)(m - i >= 8 ? 0xff : (1u << (m - i)) - 1), sure;
+        __m512d t = _mm512_mul_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(lanes, y + i)), ld);
+        t = _mm512_range_pd(t, _mm512_set1_pd(170.0), 0x2);
+        _mm256_mask_storeu_ps(r + i, lanes, VM(pow_exp2_8)(t, pw2, &sure));
+        marked |= (unsigned)(lanes & (__mmask8)~sure);
     }
+    return marked;
 }
+#define VM_CPOW_LOG log2 /* the row's l: log2 c */
 #else
 static unsigned VM(pow_ordinary_row)(float *r, const float *a, float y, int odd, int64_t m)
 {
@@ -301,6 +312,20 @@ static unsigned VM(pow_ordinary_row)(float *r, const float *a, float y, int odd,
     /* a NaN's bits are above inf's */
     return VM(max_bits)(r, m, 0x7fffffffu, 0) > 0x7f800000u;
 }
+
+/* r[i] = e ** (y[i] l), l = log c, for m <= 256 finite y: exp_d_long of t = y l
+ * rounded once and clamped to [-120, 120], NaN within 2^-40 of a rounding boundary, as
+ * pow_ordinary; returns whether a lane was marked. */
+static unsigned VM(cpow_row)(float *r, double l, const float *y, int64_t m)
+{
+    for (int64_t i = 0; i < m; i++) {
+        double v = VM(exp_d_long)(VM(clamp_d)((double)y[i] * l, -120.0, 120.0));
+        float up = (float)(v * (1.0 + 0x1p-40)), down = (float)(v * (1.0 - 0x1p-40));
+        r[i] = up == down ? up : NAN;
+    }
+    return VM(max_bits)(r, m, 0x7fffffffu, 0) > 0x7f800000u;
+}
+#define VM_CPOW_LOG log /* the row's l: log c */
 #endif
 
 /* o[i] = a[i] ** y (o may be a), in blocks of 256: a block of ordinary pairs only
@@ -341,11 +366,26 @@ static void VM(powc_f32)(float *o, const float *a, float y, int64_t n)
     }
 }
 
-#ifndef PDT_VPOW_EXP2
-/* o[i] = 2 ** y[i]: pow_f32 element by element (AVX-512 has a row of its own) */
-static void VM(exp2_f32)(float *o, const float *y, int64_t n)
+/* o[i] = c ** y[i], a scalar base and a contiguous exponent (o may be y; Note [float32
+ * powers of a scalar base]): pow_f32(c, y[i])'s bits.  A base that is not a positive
+ * normal float, and a block of 256 holding a non-finite exponent, go element by
+ * element; other blocks take the level's row with the base's log once, and the lanes
+ * it marks the C library's double pow. */
+static void VM(cpow_f32)(float *o, float c, const float *y, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++)
-        o[i] = VM(pow_f32)(2.0f, y[i]);
+    const int ordinary = VM(bits32)(c) - 0x00800000u < 0x7f000000u;
+    const double l = ordinary ? VM_CPOW_LOG((double)c) : 0.0;
+    for (int64_t b = 0; b < n; b += 256) {
+        int64_t m = n - b < 256 ? n - b : 256;
+        if (!ordinary || VM(max_bits)(y + b, m, 0x7fffffffu, 0) >= 0x7f800000u) {
+            for (int64_t i = 0; i < m; i++)
+                o[b + i] = VM(pow_f32)(c, y[b + i]);
+            continue;
+        }
+        float r[256];
+        unsigned marked = VM(cpow_row)(r, l, y + b, m);
+        for (int64_t i = 0; i < m; i++)
+            o[b + i] = marked && r[i] != r[i] ? VM(pow_by_double)(c, y[b + i]) : r[i];
+    }
 }
-#endif
+#undef VM_CPOW_LOG
