@@ -15,7 +15,8 @@ stable argsort and a take; ``nonzero`` gives the (n, ndim) coordinates (np.argwh
 ``randn`` and ``rand`` are NumPy's default Generator; ``pow2`` is ``x ** 2``, ``pow3``
 ``x ** 3`` (half the bases negative), ``pow_frac`` ``x ** 1.7`` and ``reciprocal``
 ``x ** -1`` of positive x, ``exp2`` ``2 ** x`` and ``pow_scalar_base`` ``3 ** x``
-(a tensor exponent: the first has a row of its own, the second goes element by element);
+(a tensor exponent: both take the scalar base's row, Note [float32 powers of a scalar
+base]);
 ``softmax`` and ``log_softmax`` run along rows of 100 and
 ``cross_entropy`` (the mean over rows of 10 classes) against NumPy written by hand.
 A sweep like this one found the cells fixed in stop 29 (x ** 2 at 60 times NumPy's

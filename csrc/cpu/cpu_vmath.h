@@ -245,6 +245,13 @@ static inline double VM(log_dm_n)(float m, int32_t e, int terms)
 static inline double VM(log_dm)(float m, int32_t e) { return VM(log_dm_n)(m, e, 8); }
 
 #if PDT_SIMD_FMA
+/* the lanes of a vector of `width` (8 or 16) that hold elements when `left` remain, as an
+ * AVX-512 mask's bits: all when `width` or more remain */
+static inline uint32_t VM(tail_lanes)(int64_t left, int width)
+{
+    return (uint32_t)((1u << (left < width ? left : width)) - 1);
+}
+
 #include "cpu_vmathf.h" /* float32 lanes with FMA: exp, sigmoid, tanh, log, sin, cos */
 #else
 static inline float VM(expf)(float x)

@@ -37,12 +37,6 @@
  */
 #include <immintrin.h>
 
-/* the lanes of a vector that hold elements when `left` remain (all 8 when 8 or more) */
-static inline __mmask8 VM(v64t_tail)(int64_t left)
-{
-    return left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
-}
-
 /* 2^(j/16), j = 0..15, rounded to double, and the rest (tools/gen_vmath64_coeffs.py) */
 static const double VM(v64t_exp_hi)[16] = {
     0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
@@ -167,7 +161,7 @@ static inline __m512d VM(v64t_exp_general)(const VM(v64t_exp_consts) * c, __m512
         VM(v64t_exp_consts) c;                                                                     \
         VM(v64t_exp_load)(&c);                                                                     \
         for (int64_t i = 0; i < n; i += 8) {                                                       \
-            __mmask8 in = VM(v64t_tail)(n - i);                                                    \
+            __mmask8 in = (__mmask8)VM(tail_lanes)(n - i, 8);                                      \
             __m512d x = _mm512_maskz_loadu_pd(in, a + i);                                          \
             __mmask8 odd = _mm512_cmp_pd_mask(_mm512_abs_pd(x), _mm512_set1_pd(708.0),             \
                                               _CMP_NLE_UQ);                                        \
@@ -346,7 +340,7 @@ static void VM(log64_row)(double *o, const double *a, int64_t n)
         c.p[i] = _mm512_set1_pd(VM(v64t_log_p)[i]);
     const __m512d zero = _mm512_setzero_pd(), inf = _mm512_set1_pd(INFINITY);
     for (int64_t i = 0; i < n; i += 8) {
-        __mmask8 in = VM(v64t_tail)(n - i);
+        __mmask8 in = (__mmask8)VM(tail_lanes)(n - i, 8);
         __m512d x = _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), in, a + i);
         /* not a positive normal number: below 2^-1022 (0 and the negative ones too), inf, NaN */
         __mmask8 odd = _mm512_cmp_pd_mask(x, _mm512_set1_pd(0x1p-1022), _CMP_NGE_UQ) |
@@ -398,7 +392,7 @@ static void VM(tanh64_row)(double *o, const double *a, int64_t n)
     const __m512d shift = _mm512_set1_pd(V64_SHIFT);
     const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
     for (int64_t i = 0; i < n; i += 8) {
-        __mmask8 in = VM(v64t_tail)(n - i);
+        __mmask8 in = (__mmask8)VM(tail_lanes)(n - i, 8);
         __m512d x = _mm512_maskz_loadu_pd(in, a + i);
         __m512d v = _mm512_mul_pd(two, _mm512_min_pd(_mm512_set1_pd(20.0), _mm512_abs_pd(x)));
         __m512d t = _mm512_fmadd_pd(v, _mm512_set1_pd(0x1.71547652b82fep+4), shift);

@@ -167,7 +167,7 @@ static void VM(exp_row16)(float *o, const float *a, int64_t n)
         _mm512_storeu_ps(o + i + 16, v);
     }
     for (; i < n; i += 16) {
-        __mmask16 m = (__mmask16)(n - i >= 16 ? 0xffffu : (1u << (n - i)) - 1);
+        __mmask16 m = (__mmask16)VM(tail_lanes)(n - i, 16);
         _mm512_mask_storeu_ps(o + i, m, VM(exp16)(_mm512_maskz_loadu_ps(m, a + i)));
     }
 }
@@ -274,7 +274,7 @@ static void VM(tanh_row16)(float *o, const float *a, int64_t n)
         _mm512_storeu_ps(o + i + 16, v);
     }
     for (; i < n; i += 16) {
-        __mmask16 m = (__mmask16)(n - i >= 16 ? 0xffffu : (1u << (n - i)) - 1);
+        __mmask16 m = (__mmask16)VM(tail_lanes)(n - i, 16);
         _mm512_mask_storeu_ps(o + i, m, VM(tanh16)(_mm512_maskz_loadu_ps(m, a + i), &t));
     }
 }

@@ -290,7 +290,7 @@ static unsigned VM(cpow_row)(float *r, double l, const float *y, int64_t m)
     const __m512d ld = _mm512_set1_pd(l);
     unsigned marked = 0;
     for (int64_t i = 0; i < m; i += 8) {
-        __mmask8 lanes = (__mmask8)(m - i >= 8 ? 0xff : (1u << (m - i)) - 1), sure;
+        __mmask8 lanes = (__mmask8)VM(tail_lanes)(m - i, 8), sure;
         __m512d t = _mm512_mul_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(lanes, y + i)), ld);
         t = _mm512_range_pd(t, _mm512_set1_pd(170.0), 0x2);
         _mm256_mask_storeu_ps(r + i, lanes, VM(pow_exp2_8)(t, pw2, &sure));

@@ -124,10 +124,11 @@
 
 #define VTA_S(c) _mm512_set1_ps(c)
 
-/* the lanes of a vector that hold elements when `left` remain (all 16 when 16 or more) */
-static inline __mmask16 VM(vta_tail)(int64_t left)
+/* v, with a NaN x (or y) as x + y there (quieted, its payload kept) */
+static inline __m512 VM(vta_nan)(__m512 v, __m512 x, __m512 y)
 {
-    return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+    __mmask16 nan = _mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q);
+    return nan ? _mm512_mask_add_ps(v, nan, x, y) : v;
 }
 
 /* vfpclassps categories: QNaN 0x01, +0 0x02, -0 0x04, +inf 0x08, -inf 0x10, negative
@@ -139,7 +140,7 @@ static void VM(rsqrt_row)(float *o, const float *a, int64_t n)
 {
     const __m512 one = VTA_S(1.0f), half = VTA_S(0.5f);
     for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 in = VM(vta_tail)(n - i);
+        __mmask16 in = (__mmask16)VM(tail_lanes)(n - i, 16);
         __m512 x = _mm512_mask_loadu_ps(VTA_S(1.0f), in, a + i); /* 1: no special lane */
         __mmask16 tiny = _mm512_cmp_ps_mask(x, VTA_S(0x1p-100f), _CMP_LT_OQ);
         __mmask16 huge = _mm512_cmp_ps_mask(x, VTA_S(0x1p100f), _CMP_GT_OQ);
@@ -158,7 +159,7 @@ static void VM(rsqrt_row)(float *o, const float *a, int64_t n)
         __mmask16 sp = _mm512_fpclass_ps_mask(x, VTA_SPECIAL);
         if (sp) {
             res = _mm512_mask_mov_ps(res, sp, y0);
-            res = _mm512_mask_add_ps(res, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+            res = VM(vta_nan)(res, x, x);
         }
         _mm512_mask_storeu_ps(o + i, in, res);
     }
@@ -277,14 +278,14 @@ static void VM(vta_log_row)(float *o, const float *a, int64_t n, int base)
     VM(vta_log_load)(&t, base);
     const __m512 zero = _mm512_setzero_ps();
     for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 in = VM(vta_tail)(n - i);
+        __mmask16 in = (__mmask16)VM(tail_lanes)(n - i, 16);
         __m512 x = _mm512_mask_loadu_ps(VTA_S(1.0f), in, a + i), lo;
         __m512 s = VM(vta_log)(&t, x, zero, zero, &lo), res = _mm512_add_ps(s, lo);
         if (_mm512_fpclass_ps_mask(x, VTA_SPECIAL)) {
             res = _mm512_mask_mov_ps(res, _mm512_fpclass_ps_mask(x, 0x06), VTA_S(-INFINITY));
             res = _mm512_mask_mov_ps(res, _mm512_fpclass_ps_mask(x, 0x08), VTA_S(INFINITY));
             res = _mm512_mask_mov_ps(res, _mm512_fpclass_ps_mask(x, 0x50), VTA_S(NAN));
-            res = _mm512_mask_add_ps(res, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+            res = VM(vta_nan)(res, x, x);
         }
         _mm512_mask_storeu_ps(o + i, in, res);
     }
@@ -338,8 +339,7 @@ static inline __m512 VM(vta_sign_nan)(__m512 v, __m512 x, __m512 y, __m512 s)
     const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
     v = _mm512_castsi512_ps(
         _mm512_ternarylogic_epi32(_mm512_castps_si512(v), _mm512_castps_si512(s), sign, 0xF8));
-    __mmask16 nan = _mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q);
-    return nan ? _mm512_mask_add_ps(v, nan, x, y) : v; /* quieted */
+    return VM(vta_nan)(v, x, y);
 }
 
 /* rows of F(x), 16 lanes at a time (o may be a) */
@@ -347,7 +347,7 @@ static inline __m512 VM(vta_sign_nan)(__m512 v, __m512 x, __m512 y, __m512 s)
     static void VM(NAME)(float *o, const float *a, int64_t n)                                      \
     {                                                                                              \
         for (int64_t i = 0; i < n; i += 16) {                                                      \
-            __mmask16 in = VM(vta_tail)(n - i);                                                    \
+            __mmask16 in = (__mmask16)VM(tail_lanes)(n - i, 16);                                   \
             _mm512_mask_storeu_ps(o + i, in, F(_mm512_maskz_loadu_ps(in, a + i)));                 \
         }                                                                                          \
     }
@@ -421,7 +421,7 @@ static void VM(atan2_f32)(char *o, const char *a, const char *b, int64_t n, int 
     float *po = (float *)o;
     const float *pa = (const float *)a, *pb = (const float *)b;
     for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 in = VM(vta_tail)(n - i);
+        __mmask16 in = (__mmask16)VM(tail_lanes)(n - i, 16);
         __m512 y = mode == 1 ? _mm512_set1_ps(pa[0]) : _mm512_maskz_loadu_ps(in, pa + i);
         __m512 x = mode == 2 ? _mm512_set1_ps(pb[0]) : _mm512_maskz_loadu_ps(in, pb + i);
         _mm512_mask_storeu_ps(po + i, in, VM(vta_atan2)(y, x));
@@ -487,8 +487,7 @@ static inline __m512 VM(vta_acos)(__m512 x)
     __m512 d = _mm512_add_ps(bh, S);
     __m512 e = _mm512_add_ps(_mm512_sub_ps(bh, d), S);
     __m512 v = _mm512_add_ps(d, _mm512_add_ps(_mm512_add_ps(e, bl), G));
-    __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-    return nan ? _mm512_mask_add_ps(v, nan, x, x) : v;
+    return VM(vta_nan)(v, x, x);
 }
 VTA_ROW(acos_row, VM(vta_acos))
 
@@ -540,7 +539,7 @@ static inline __m512 VM(vta_tan)(__m512 x)
 static void VM(tan_row)(float *o, const float *a, int64_t n)
 {
     for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 in = VM(vta_tail)(n - i);
+        __mmask16 in = (__mmask16)VM(tail_lanes)(n - i, 16);
         __m512 x = _mm512_maskz_loadu_ps(in, a + i);
         __m512 v = VM(vta_tan)(x);
         /* past 2^13, inf and NaN: the C library's tan in double, rounded once */
@@ -600,7 +599,7 @@ static inline __m512 VM(vta_log1p_big)(const VM(vta_log_tab) * t, __m512 u, __m5
         VM(vta_log_tab) t;                                                                         \
         VM(vta_log_load)(&t, VTA_LN);                                                              \
         for (int64_t i = 0; i < n; i += 16) {                                                      \
-            __mmask16 in = VM(vta_tail)(n - i);                                                    \
+            __mmask16 in = (__mmask16)VM(tail_lanes)(n - i, 16);                                   \
             _mm512_mask_storeu_ps(o + i, in, F(&t, _mm512_maskz_loadu_ps(in, a + i)));             \
         }                                                                                          \
     }
@@ -669,7 +668,6 @@ static inline __m512 VM(vta_acosh)(const VM(vta_log_tab) * t, __m512 x)
     __m512 r = VM(vta_log1p_big)(t, u, c, x, big);
     r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, VTA_S(INFINITY), _CMP_EQ_OQ), x);
     r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, one, _CMP_LT_OQ), VTA_S(NAN));
-    __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-    return nan ? _mm512_mask_add_ps(r, nan, x, x) : r;
+    return VM(vta_nan)(r, x, x);
 }
 VTA_LOG_ROW(acosh_row, VM(vta_acosh))
