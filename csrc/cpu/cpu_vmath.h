@@ -553,6 +553,11 @@ static void VM(axpy_u64)(uint64_t *c, const uint64_t *b, uint64_t s, int64_t n)
         cc[j] += s * bb[j];
 }
 
+/* AVX-512 takes cpu_vtrig.h's functions and log1p from cpu_vtrig_avx512.h (its Notes) */
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
+#define VMT_TABLES 1
+#endif
+
 #include "cpu_verf.h"    /* float32 erf and erfc */
 #include "cpu_vexpm1.h"  /* float32 log1p and expm1 */
 #include "cpu_vgelu.h"   /* float32 gelu and its derivative */

@@ -67,10 +67,7 @@
  * on 4e6 random floats.
  */
 
-/* AVX-512 takes every function here from cpu_vtrig_avx512.h (its Notes) */
-#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
-#define VMT_TABLES 1
-#endif
+/* AVX-512 (VMT_TABLES, cpu_vmath.h) takes every function here from cpu_vtrig_avx512.h */
 
 #if PDT_SIMD_FMA
 #define VMT_PIO2_HI 0x1.921fb6p0f
