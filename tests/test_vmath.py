@@ -702,9 +702,10 @@ def test_power_special_values_are_cs():
 
 
 def _exponents(rng, lo, hi):
-    """random bit patterns, a 1/64 grid over [lo, hi) and the special values"""
-    return np.concatenate([rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32)
-                           .view(np.float32),
+    """random finite bit patterns (a block of 256 with an inf or NaN goes element by
+    element: the row would not run), a 1/64 grid over [lo, hi) and the special values"""
+    bits = rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    return np.concatenate([bits[np.isfinite(bits)],
                            np.arange(lo, hi, 1 / 64, dtype=np.float32),
                            np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 149.9, -149.0, -150.0,
                                      -126.5, 128.0, 127.99999, 1.0, -1.0, 2.0, 3.0],
@@ -715,8 +716,9 @@ def _exponents(rng, lo, hi):
 def test_exp2_has_pows_bits(level, level_restored):
     """2 ** x with a tensor exponent (exp2) takes the scalar base's row (a table at
     AVX-512): the bits of the elementwise float32 pow (a base tensor of 2s), correctly
-    rounded, at every level, contiguous and strided, on random bit patterns, a fine grid
-    over the float range of 2 ** x and the special values."""
+    rounded, at every level, contiguous (the row) and strided (element by element), on
+    random bit patterns, a fine grid over the float range of 2 ** x and the special
+    values."""
     x = _exponents(np.random.default_rng(9), -160, 160)
     _C._cpu_simd_level(level)
     elementwise = pdt.pow(pdt.full((x.size,), 2.0), pdt.tensor(x)).numpy()
@@ -733,6 +735,7 @@ def test_exp2_has_pows_bits(level, level_restored):
 # bases of every kind: the row's (positive normal, 1 among them) and the element by
 # element ones (negative, zero, subnormal, inf, NaN)
 SCALAR_BASES = [3.0, 0.5, 10.0, float(np.float32(np.e)), 1.0, float(np.float32(1.0001)),
+                1 + 2.0**-23, 1 - 2.0**-24, 1 + 2.0**-22,
                 float(np.float32(0.999)), 1e-30, 3e38, float(np.float32(1.5e-38)), -2.0, -0.5,
                 0.0, -0.0, 1e-40, np.inf, -np.inf, np.nan]
 
@@ -748,7 +751,10 @@ def test_scalar_base_power_has_pows_bits(level, level_restored):
     for c in SCALAR_BASES:
         with np.errstate(divide="ignore"):
             span = 150 / max(abs(np.log2(abs(np.float64(c)))), 1 / 64) if c == c else 160
-        x = _exponents(rng, -min(span, 200), min(span, 200))
+        # the grid near 0, and exponents over the whole span of results (2^-150 to 2^128;
+        # near-1 bases need large ones, where l's relative error counts most)
+        x = np.concatenate([_exponents(rng, -min(span, 200), min(span, 200)),
+                            rng.uniform(-span, span, 20_000).astype(np.float32)])
         elementwise = pdt.pow(pdt.full((x.size,), c), pdt.tensor(x)).numpy()
         got = (c ** pdt.tensor(x)).numpy()
         np.testing.assert_array_equal(got.view(np.uint32), elementwise.view(np.uint32),

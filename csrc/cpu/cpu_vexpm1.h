@@ -7,8 +7,8 @@
  * time (NumPy 2.4 evaluates them in AVX-512 lanes, 18 to 30 times faster).  The
  * levels with FMA evaluate in float32 lanes (below, after cpu_vmathf.h's exp and
  * log: at most 0.835 and 0.876 ulp over all 2^32 floats, a reviewer's exhaustive
- * check, AVX2 and AVX-512 giving the same bits; AVX-512's log1p is now Note [float32
- * log1p with log's table] in cpu_vtrig_avx512.h, 0.537 ulp); the baseline widens each argument
+ * check); AVX-512 has expm1's bits of AVX2 and its own log1p (Note [float32 log1p with
+ * log's table] in cpu_vtrig_avx512.h, 0.537 ulp).  The baseline widens each argument
  * to double and rounds once (within 2^-40 relative before rounding: log1p was
  * correctly rounded on 2^25 random floats, expm1 within 0.511 ulp).
  * tests/test_rounding.py checks the 1 ulp bound against float64 at every level,

@@ -620,8 +620,12 @@ static void VM(log_row)(float *o, const float *a, int64_t n)
 
 static void VM(sigmoid_row)(float *o, const float *a, int64_t n)
 {
+#ifdef VMF_EXP16 /* Note [sigmoid in AVX-512 lanes] */
+    VM(sigmoid_row16)(o, a, n);
+#else
     for (int64_t i = 0; i < n; i++)
         o[i] = VM(sigmoidf)(a[i]);
+#endif
 }
 
 static void VM(tanh_row)(float *o, const float *a, int64_t n)

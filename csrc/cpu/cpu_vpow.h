@@ -78,7 +78,8 @@
  * and more than 2^-40 from any boundary, to the same nearest float; where one way
  * marks it, that way takes the double pow and the other either does too or rounds
  * its own value correctly, and the double pow is off only for c ** y within 2^-52 of a
- * boundary, where both ways mark it.  For c = 2, l = 1 and t = y exactly.  Other
+ * boundary, where both ways mark it (at AVX-512, for c = 2, l = 1 and t = y exactly;
+ * the argument needs the C library's log2 and log within about an ulp).  Other
  * bases (negative, zero, subnormal, inf, NaN) and blocks with a non-finite exponent go
  * element by element (tests/test_vmath.py: every level, several bases, against the
  * elementwise pow of a base tensor). */
