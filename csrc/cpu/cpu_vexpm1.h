@@ -117,8 +117,40 @@ static void VM(log1p_row)(float *o, const float *a, int64_t n)
 }
 #endif
 
+#ifdef VMF_EXP16
+/* expm1f's operations on 16 lanes in intrinsics, in the same order, as exp16 is exp_f's
+ * (Note [exp in AVX-512 lanes]): the clamp as vmaxps then vminps (NaN kept), 2^(n - 1)
+ * from n's bits, so the bits are expm1f's (every float32 compared against AVX2's
+ * vectorised expm1f, whose bits this level's gave too).  1e5 float32, one thread (a C
+ * harness calling the rows, Xeon at 2.1 GHz, 2026-12-01): 0.48-0.49 ns an element ->
+ * 0.40-0.42 (exp: 0.27). */
+static inline __m512 VM(expm1_16)(__m512 x)
+{
+#define VMF_S(c) _mm512_set1_ps(c)
+    __m512 y = _mm512_min_ps(VMF_S(89.0f), _mm512_max_ps(VMF_S(-80.0f), x));
+    __m512 t = _mm512_fmadd_ps(y, VMF_S(VMF_INV_LN2), VMF_S(VMF_SHIFT));
+    __m512 nf = _mm512_sub_ps(t, VMF_S(VMF_SHIFT));
+    __m512 r = _mm512_fmadd_ps(nf, VMF_S(VMF_LN2_LO), _mm512_fmadd_ps(nf, VMF_S(-VMF_LN2_HI), y));
+    /* h = 2^(n - 1): n - 1 + 127 = bits(t) - bits(shift) + 126 */
+    __m512i nb = _mm512_sub_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(0x4b400000 - 126));
+    __m512 h = _mm512_castsi512_ps(_mm512_slli_epi32(nb, 23));
+    __m512 slo, s = VM(expm1_r16)(r, &slo);
+    __m512 hs = _mm512_mul_ps(h, s), hm = _mm512_sub_ps(h, VMF_S(0.5f));
+    __m512 em = _mm512_add_ps(hm, hs);
+    __m512 big = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(h, VMF_S(0x1p24f), _CMP_GE_OQ),
+                                     VMF_S(-0.5f));
+    __m512 emlo = _mm512_add_ps(_mm512_sub_ps(hs, _mm512_sub_ps(em, hm)),
+                                _mm512_add_ps(_mm512_mul_ps(h, slo), big));
+    __m512 res = _mm512_mul_ps(VMF_S(2.0f), _mm512_add_ps(em, emlo));
+    __mmask16 tiny = _mm512_cmp_ps_mask(_mm512_abs_ps(x), VMF_S(0x1p-25f), _CMP_LT_OQ);
+    return _mm512_mask_mov_ps(res, tiny, x);
+#undef VMF_S
+}
+VMF_ROW16(expm1_row, VM(expm1_16))
+#else
 static void VM(expm1_row)(float *o, const float *a, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
         o[i] = VM(expm1f)(a[i]);
 }
+#endif
