@@ -128,6 +128,7 @@ typedef struct pdt_cpu_simd_table {
     pdt_vu_row rsqrt_f64;
     pdt_vb_row atan2_f32; /* atan2(a, b) */
     pdt_vu_row neg_f32, abs_f32, sqrt_f32, relu_f32, neg_f64, abs_f64, sqrt_f64, relu_f64;
+    pdt_vu_row sign_f32, sign_f64;
     pdt_vu_row floor_f32, ceil_f32, round_f32, trunc_f32, floor_f64, ceil_f64, round_f64, trunc_f64;
     pdt_vmask_row mul_mask_f32, mul_mask_f64;
     pdt_vclamp_row clamp_f32, clamp_f64;

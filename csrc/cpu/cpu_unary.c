@@ -1,13 +1,13 @@
 /* cpu_unary.c - the CPU backend's elementwise unary ops: one row kernel per (op,
  * dtype) in unary_rows, run by the three-operand walk (cpu_ew.h).  Floats: neg, abs,
- * sqrt, relu, clamp and the rounding ops through the dispatch level's kernels on
+ * sqrt, relu, sign, clamp and the rounding ops through the dispatch level's kernels on
  * contiguous rows (cpu_vmath.h), the same expressions (cpu_simd.h) on strided ones;
  * float32 exp, log, sin, cos, tanh, sigmoid, log1p, expm1, erf, erfc, tan, the inverse
  * functions, log2, log10 and rsqrt through the level's vector math on every layout, and
  * float64 exp, log, sin, cos, tanh and sigmoid (cpu_vmath64.h); float64's other
- * transcendental functions from the C library.  Semantics shared with the CUDA kernels (cuda_elementwise.cu), element
- * for element: NaN propagating through clamp/relu, integer negation wrapping (done
- * in unsigned types, where C defines the wrap).
+ * transcendental functions from the C library.  Semantics shared with the CUDA kernels
+ * (cuda_elementwise.cu), element for element: NaN propagating through clamp/relu,
+ * integer negation wrapping (done in unsigned types, where C defines the wrap).
  */
 #define _GNU_SOURCE /* lgamma_r */
 #include <math.h>
@@ -60,8 +60,8 @@
             NAME##_strided(o, so, a, sa, b, sb, n, extra);                                         \
     }
 
-/* neg, abs, sqrt and relu of floats: contiguous rows go to the level's kernel
- * (cpu_vmath.h), strided ones here, with the same expression (cpu_simd.h) */
+/* neg, abs, sqrt, relu, the roundings and sign of floats: contiguous rows go to the
+ * level's kernel (cpu_vmath.h), strided ones here, with the same expression (cpu_simd.h) */
 #define SIMD_UNARY_ROW(NAME, T, EXPR)                                                              \
     static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
                      int64_t n, const void *extra)                                                 \
@@ -86,7 +86,7 @@
     SIMD_UNARY_ROW(ceil_##SN, T, PDT_CEIL)                                                         \
     SIMD_UNARY_ROW(round_##SN, T, PDT_ROUND)                                                       \
     SIMD_UNARY_ROW(trunc_##SN, T, PDT_TRUNC)                                                       \
-    UNARY_ROW(sign_##SN, T, PDT_SIGN(x))                                                           \
+    SIMD_UNARY_ROW(sign_##SN, T, PDT_SIGN)                                                         \
     SIMD_CLAMP_ROW(clamp_##SN, T)
 FLOAT_UNARY_ROWS(f32, float)
 FLOAT_UNARY_ROWS(f64, double)
