@@ -14,10 +14,10 @@
  * dims and merges dims laid out back to back in every operand (so contiguous
  * tensors, and transposed ones whose result is transposed too, are one row).
  * Ops over more than ~64K elements are split over the cores by element range;
- * smaller ones run on the calling thread.  float arithmetic, comparisons and
- * float32 powers run the vectorised kernels of the instruction-set level chosen
- * at load (cpu_simd.h, cpu_vmath.h); the other rows are built once, for the
- * baseline.
+ * smaller ones run on the calling thread.  float arithmetic, comparisons, the
+ * truncating division, float32 // and % and float32 powers run the vectorised kernels
+ * of the instruction-set level chosen at load (cpu_simd.h, cpu_vmath.h, cpu_vdivmod.h);
+ * the other rows are built once, for the baseline.
  *
  * Semantics shared with the CUDA kernels (cuda_elementwise.cu), element for
  * element: Python's floor division and remainder, PyTorch's truncating division
@@ -36,34 +36,10 @@
 
 /* ---- element functions that are more than an operator ---- */
 
-/* Python's float // and % (NumPy's npy_divmod): the quotient rounds toward
- * -inf, the remainder takes the divisor's sign. */
-#define FLOAT_DIVMOD(SN, T, F)                                                                     \
-    static inline T floordiv_##SN(T a, T b)                                                        \
-    {                                                                                              \
-        if (b == 0)                                                                                \
-            return a / b;                                                                          \
-        T mod = fmod##F(a, b);                                                                     \
-        T div = (a - mod) / b;                                                                     \
-        if (mod != 0 && ((b < 0) != (mod < 0)))                                                    \
-            div -= 1;                                                                              \
-        if (div == 0)                                                                              \
-            return copysign##F(0, a / b);                                                          \
-        T fl = floor##F(div);                                                                      \
-        return div - fl > (T)0.5 ? fl + 1 : fl;                                                    \
-    }                                                                                              \
-    static inline T truncdiv_##SN(T a, T b) { return trunc##F(a / b); }                            \
-    static inline T remainder_##SN(T a, T b)                                                       \
-    {                                                                                              \
-        T mod = fmod##F(a, b);                                                                     \
-        if (b == 0)                                                                                \
-            return mod;                                                                            \
-        if (mod == 0)                                                                              \
-            return copysign##F(0, b);                                                              \
-        return (b < 0) != (mod < 0) ? mod + b : mod;                                               \
-    }
-FLOAT_DIVMOD(f32, float, f)
-FLOAT_DIVMOD(f64, double, )
+/* Python's float // and % (PDT_FLOAT_DIVMOD, cpu_simd.h) with the C library's fmod: float64
+ * rows, strided float32 ones and the rows' rare cases */
+PDT_FLOAT_DIVMOD(floordiv_f32, remainder_f32, float, f, fmodf)
+PDT_FLOAT_DIVMOD(floordiv_f64, remainder_f64, double, , fmod)
 
 /* Integer // and % rounding toward -inf; by 0 they give 0, and MIN // -1
  * wraps (Note [integer division by zero]).  Shifts: Note [shifts] (gcc's >> of a
@@ -202,6 +178,14 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
     }
 }
 #define POW_ROW_f32
+/* float32 // and %: the level's rows (Note [float division with remainder] in
+ * cpu_vdivmod.h); float64's the C library's fmod, element by element */
+#define DIVMOD_ROWS_f32                                                                            \
+    DISPATCHED_ROW(floordiv_row_f32, float, float, floordiv_f32(x, y))                             \
+    DISPATCHED_ROW(remainder_row_f32, float, float, remainder_f32(x, y))
+#define DIVMOD_ROWS_f64                                                                            \
+    BINARY_ROW(floordiv_row_f64, double, double, floordiv_f64(x, y))                               \
+    BINARY_ROW(remainder_row_f64, double, double, remainder_f64(x, y))
 #define POW_ROW_f64 BINARY_ROW(pow_row_f64, double, double, pow(x, y))
 
 #define FLOAT_BINARY_ROWS(SN, T, F)                                                                \
@@ -217,10 +201,8 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
     DISPATCHED_ROW(le_##SN, T, uint8_t, x <= y)                                                    \
     DISPATCHED_ROW(gt_##SN, T, uint8_t, x > y)                                                     \
     DISPATCHED_ROW(ge_##SN, T, uint8_t, x >= y)                                                    \
-    BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
-    BINARY_ROW(truncdiv_row_##SN, T, T, truncdiv_##SN(x, y))                                       \
-    BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
-    POW_ROW_##SN
+    DISPATCHED_ROW(truncdiv_row_##SN, T, T, PDT_TRUNCDIV(x, y))                                    \
+    DIVMOD_ROWS_##SN POW_ROW_##SN
 FLOAT_BINARY_ROWS(f32, float, f)
 FLOAT_BINARY_ROWS(f64, double, )
 /* atan2: float32 through the level's row (Note [float32 inverse functions] in

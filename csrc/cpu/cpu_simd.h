@@ -87,6 +87,35 @@ static inline double pdt_round_even_f64(double x)
 /* sign of a float: +0 for either zero (as NumPy and PyTorch), NaN for NaN (NumPy and
  * the array API standard; PyTorch gives 0) */
 #define PDT_SIGN(x) ((x) > 0 ? 1 : (x) < 0 ? -1 : (x) == 0 ? 0 : (x))
+/* Python's float // and % (NumPy's npy_divmod) from a fmod FMOD: the quotient rounds
+ * toward -inf, the remainder takes the divisor's sign.  Defines static FLOORDIV(a, b) and
+ * REMAINDER(a, b) of T (F: the C library's suffix, f or none); cpu_elementwise.c's take
+ * the C library's fmod, cpu_vdivmod.h's float32 rows a faster exact one too. */
+#define PDT_FLOAT_DIVMOD(FLOORDIV, REMAINDER, T, F, FMOD)                                          \
+    static inline T FLOORDIV(T a, T b)                                                             \
+    {                                                                                              \
+        if (b == 0)                                                                                \
+            return a / b;                                                                          \
+        T mod = FMOD(a, b);                                                                        \
+        T div = (a - mod) / b;                                                                     \
+        if (mod != 0 && ((b < 0) != (mod < 0)))                                                    \
+            div -= 1;                                                                              \
+        if (div == 0)                                                                              \
+            return copysign##F(0, a / b);                                                          \
+        T fl = floor##F(div);                                                                      \
+        return div - fl > (T)0.5 ? fl + 1 : fl;                                                    \
+    }                                                                                              \
+    static inline T REMAINDER(T a, T b)                                                            \
+    {                                                                                              \
+        T mod = FMOD(a, b);                                                                        \
+        if (b == 0)                                                                                \
+            return mod;                                                                            \
+        if (mod == 0)                                                                              \
+            return copysign##F(0, b);                                                              \
+        return (b < 0) != (mod < 0) ? mod + b : mod;                                               \
+    }
+/* PyTorch's truncating division of floats */
+#define PDT_TRUNCDIV(x, y) _Generic((x), float : truncf, default : trunc)((x) / (y))
 /* clamp(x) = min(max(x, lo), hi); a NaN x stays NaN; lo > hi gives hi */
 #define PDT_CLAMP(x, lo, hi) ((x) < (lo) ? ((lo) > (hi) ? (hi) : (lo)) : (x) > (hi) ? (hi) : (x))
 /* o[i] = PDT_CLAMP(a[i], bounds[0], bounds[1]) over contiguous rows of T (float32 or
@@ -113,6 +142,8 @@ typedef void (*pdt_vmask_row)(char *o, const char *a, const uint8_t *m, int64_t 
 typedef struct pdt_cpu_simd_table {
     pdt_vb_row add_f32, sub_f32, mul_f32, div_f32, add_f64, sub_f64, mul_f64, div_f64;
     pdt_vb_row maximum_f32, minimum_f32, maximum_f64, minimum_f64;
+    /* float // and % (float32: cpu_vdivmod.h) and trunc(a / b) */
+    pdt_vb_row floordiv_row_f32, remainder_row_f32, truncdiv_row_f32, truncdiv_row_f64;
     /* the comparisons, into bool bytes (o: n bytes) */
     pdt_vb_row eq_f32, ne_f32, lt_f32, le_f32, gt_f32, ge_f32;
     pdt_vb_row eq_f64, ne_f64, lt_f64, le_f64, gt_f64, ge_f64;

@@ -674,6 +674,7 @@ VM_SINCOS_ROW(cos_row, 1, cosf)
 
 #include "cpu_vclassify.h" /* isnan, isinf, isfinite from the bits */
 #include "cpu_vconv.h"     /* the direct convolution's register block */
+#include "cpu_vdivmod.h"   /* float // and %, trunc division (after max_bits) */
 #include "cpu_vnormal.h"   /* Box-Muller of Philox words (after the sqrt rows) */
 #include "cpu_vpow.h"      /* float32 powers */
 #include "cpu_vstream.h"   /* non-temporal copies */
@@ -745,6 +746,10 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .neg_f32 = VM(neg_f32),
     .abs_f32 = VM(abs_f32),
     .sqrt_f32 = VM(sqrt_f32),
+    .floordiv_row_f32 = VM(floordiv_row_f32),
+    .remainder_row_f32 = VM(remainder_row_f32),
+    .truncdiv_row_f32 = VM(truncdiv_row_f32),
+    .truncdiv_row_f64 = VM(truncdiv_row_f64),
     .relu_f32 = VM(relu_f32),
     .sign_f32 = VM(sign_f32),
     .sign_f64 = VM(sign_f64),

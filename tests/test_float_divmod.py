@@ -1,0 +1,88 @@
+"""Float // and %, fmod and the truncating division against NumPy, bit for bit (Note
+[float division with remainder] in csrc/cpu/cpu_vdivmod.h): float32 rows take an exact
+fmod in double lanes where |a / b| < 2^29, and a block holding any other pair the C
+library's fmodf, so the bits must be NumPy's (npy_divmod) whatever the path, the level,
+the layout or the neighbours.  On every device; on the CPU at every instruction-set
+level."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import _C
+
+LEVELS = _C._cpu_simd_level()[1]
+SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 3e38, -3e38, 1.0,
+                    -1.0, 0.5, 2.0**29, 2.0**30, 2.0**-126], np.float32)
+
+
+def pairs(seed, n=60_000):
+    """random bit patterns; quotients at, just above and just below integers up to
+    2^30 (past the fast path's 2^29) over divisors of every scale; ordinary values; and
+    every pair of the special values"""
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2**32, (2, n), dtype=np.uint64).astype(np.uint32).view(np.float32)
+    k = rng.integers(-2**30, 2**30, n).astype(np.float32)
+    d = (rng.standard_normal(n) * np.exp2(rng.uniform(-40, 40, n))).astype(np.float32)
+    at = (k * d).astype(np.float32)
+    ordinary = (rng.standard_normal(n) * 100).astype(np.float32)
+    divisor = ((rng.random(n) + 0.1) * rng.choice([-1, 1], n)).astype(np.float32)
+    a = np.concatenate([bits[0], at, np.nextafter(at, np.inf), np.nextafter(at, -np.inf),
+                        ordinary, np.repeat(SPECIAL, SPECIAL.size)])
+    b = np.concatenate([bits[1], d, d, d, divisor, np.tile(SPECIAL, SPECIAL.size)])
+    return a, b
+
+
+OPS = {"floordiv": (lambda x, y: x // y, np.floor_divide),
+       "remainder": (lambda x, y: x % y, np.remainder),
+       "fmod": (pdt.fmod, np.fmod),
+       "trunc": (lambda x, y: pdt.div(x, y, rounding_mode="trunc"),
+                 lambda x, y: np.trunc(x / y))}
+
+
+def assert_numpys_bits(got, want, what):
+    same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+    bad = np.flatnonzero(~same)
+    assert bad.size == 0, (what, bad.size, got[bad[:3]], want[bad[:3]])
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_float32_rows_give_numpys_bits(device, name):
+    ours, ref = OPS[name]
+    a, b = pairs(3)
+    with np.errstate(all="ignore"):
+        want = ref(a, b)
+    x, y = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+    assert_numpys_bits(ours(x, y).cpu().numpy(), want, name)
+
+
+@pytest.mark.skipif(len(LEVELS) < 2, reason="one instruction-set level only")
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_cpu_level_every_layout(name, level_restored):
+    """Each level; a scalar dividend (but for fmod) and a scalar divisor (the rows'
+    modes); in place; a strided view (element by element: the C library's fmodf);
+    float64 too."""
+    ours, ref = OPS[name]
+    a, b = pairs(4, n=20_000)
+    for level in LEVELS:
+        _C._cpu_simd_level(level)
+        with np.errstate(all="ignore"):
+            for dt in (np.float32, np.float64):
+                x, y = pdt.tensor(a.astype(dt)), pdt.tensor(b.astype(dt))
+                got = ours(x, y).numpy()
+                assert_numpys_bits(got.astype(np.float32), ref(a.astype(dt), b.astype(dt))
+                                   .astype(np.float32), (level, name, dt))
+            x, y = pdt.tensor(a), pdt.tensor(b)
+            for s in (2.5, -0.3, 1e-30, 0.0):
+                assert_numpys_bits(ours(x, s).numpy(), ref(a, np.float32(s)), (level, name, s))
+                if name != "fmod":  # a scalar input is a TypeError there, as in PyTorch
+                    assert_numpys_bits(ours(s, y).numpy(), ref(np.float32(s), b),
+                                       (level, name, s))
+            strided = pdt.tensor(np.stack([a, a], 1)).t()[0]
+            assert_numpys_bits(ours(strided, y).numpy(), ref(a, b), (level, name, "strided"))
+            if name in ("floordiv", "remainder"):
+                inplace = pdt.tensor(a)
+                if name == "floordiv":
+                    inplace //= y
+                else:
+                    inplace %= y
+                assert_numpys_bits(inplace.numpy(), ref(a, b), (level, name, "in place"))
