@@ -265,6 +265,30 @@ def test_float_to_int_saturates_the_same_on_every_device(device, dtype, big, sma
         pdt.full((2,), float("nan"), dtype=dtype, device=device)
 
 
+@pytest.mark.parametrize("src", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_float_to_int_rows_saturate_at_every_position(device, src, dtype):
+    """The vector cast rows (four or more lanes, and their tails) give Note [float to
+    int]'s values: the bounds, their neighbours, NaN, infinities and zeros at every lane
+    position of a long row, contiguous and strided."""
+    info = np.iinfo(dtype)
+    edge = np.array([np.nan, -np.nan, np.inf, -np.inf, 2.0**31, -2.0**31, 2.0**31 - 128,
+                     2.0**31 - 1, 2.0**31 - 0.5, -2.0**31 - 1, -2.0**31 - 256, 2.0**63,
+                     -2.0**63, 2.0**63 - 1024, 1e20, -1e20, 2.7, -2.7, 0.0, -0.0, 1e-45,
+                     -0.99], np.float64).astype(src)
+    rng = np.random.default_rng(5)
+    a = np.concatenate([np.roll(edge, k) for k in range(8)] +
+                       [(rng.standard_normal(10_001) * 1e6).astype(src)])
+    with np.errstate(invalid="ignore"):
+        d = np.trunc(np.nan_to_num(a.astype(np.float64), nan=0.0))
+    want = [info.max if v >= info.max else info.min if v <= info.min else int(v)
+            for v in d.tolist()]
+    x = pdt.tensor(a, device=device)
+    assert x.to(getattr(pdt, dtype)).cpu().tolist() == want
+    strided = pdt.tensor(np.stack([a, a], 1), device=device).t()[0]
+    assert strided.to(getattr(pdt, dtype)).cpu().tolist() == want
+
+
 def test_stray_bool_bytes_read_as_true(device):
     raw = np.array([0, 1, 2, 255], dtype=np.uint8).view(np.bool_)
     t = pdt.from_numpy(raw).to(device)

@@ -2,9 +2,16 @@
  * Philox random fills (the same functions the CUDA kernels compute). */
 #include "cpu_kernels.h"
 
+/* The casts' selects (CPU_SATURATE) must be free to run on every lane, as in cpu_vmath.h:
+ * no value changes, only exception flags that nothing reads. */
+#pragma GCC optimize("no-trapping-math")
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "cpu_half.h"
 #include "cpu_iter.h"
@@ -20,8 +27,25 @@
 #define TO_BOOL(x) ((uint8_t)((x) != 0))
 #define TO_SAME(x) (x)
 #define BOOL_IN(x) ((x) != 0) /* a stray non-0/1 bool byte reads as 1, as on the GPU */
-#define F_TO_I32(x) pdt_f64_to_i32((double)(x)) /* Note [float to int] */
-#define F_TO_I64(x) pdt_f64_to_i64((double)(x))
+/* Note [float to int]'s saturation without a branch, so that the cast rows vectorise
+ * (with pdt_f64_to_i32's branches, float32 -> int32 of 1e5 elements took 148 us here,
+ * NumPy's astype 11): pdt_f64_to_i32's and pdt_f64_to_i64's values, NaN -> 0, clamped
+ * to [MIN, the largest F below 2^bits] before the conversion, MAX from 2^bits (HI) on. */
+#define CPU_SATURATE(NAME, F, I, LO, BELOW, HI, IMAX)                                              \
+    static inline I NAME(F x)                                                                      \
+    {                                                                                              \
+        F y = x == x ? x : (F)0;                                                                   \
+        y = y > (F)(LO) ? y : (F)(LO);                                                             \
+        y = y < (F)(BELOW) ? y : (F)(BELOW);                                                       \
+        I r = (I)y;                                                                                \
+        return x >= (F)(HI) ? IMAX : r;                                                            \
+    }
+CPU_SATURATE(cpu_f32_to_i32, float, int32_t, -0x1p31, 0x1.fffffep30, 0x1p31, INT32_MAX)
+CPU_SATURATE(cpu_f64_to_i32, double, int32_t, -0x1p31, 2147483647.0, 2147483647.0, INT32_MAX)
+CPU_SATURATE(cpu_f32_to_i64, float, int64_t, -0x1p63, 0x1.fffffep62, 0x1p63, INT64_MAX)
+CPU_SATURATE(cpu_f64_to_i64, double, int64_t, -0x1p63, 0x1.fffffffffffffp62, 0x1p63, INT64_MAX)
+#define F_TO_I32(x) _Generic((x), float : cpu_f32_to_i32, default : cpu_f64_to_i32)(x)
+#define F_TO_I64(x) _Generic((x), float : cpu_f32_to_i64, default : cpu_f64_to_i64)(x)
 /* into the half types: Note [half precision] in pdt_half.h (one rounding) */
 #define TO_F16(x) pdt_f64_to_f16((double)(x))
 #define TO_BF16(x) pdt_f64_to_bf16((double)(x))
@@ -116,6 +140,33 @@ static void cast_f16_to_f32_fast(char *d, int64_t ds, char *s, int64_t ss, int64
         cast_f16_to_f32(d, ds, s, ss, n, ctx);
 }
 
+/* Contiguous float32 -> int32 rows (the common cast) in SSE2 intrinsics, four lanes:
+ * CPU_SATURATE's values from minps (NaN -> the clamp), maxps and cvttps2dq, then INT32_MAX
+ * from 2^31 and 0 for NaN; GCC's vectorisation of CPU_SATURATE spent 30 instructions on
+ * four elements (1e5 elements: 110 us, NumPy 11). */
+static void cast_f32_to_i32_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
+{
+#ifdef __SSE2__
+    if (ds == 4 && ss == 4) {
+        const __m128 below = _mm_set1_ps(0x1.fffffep30f), lo = _mm_set1_ps(-0x1p31f);
+        const __m128 hi = _mm_set1_ps(0x1p31f);
+        const __m128i imax = _mm_set1_epi32(INT32_MAX);
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            __m128 x = _mm_loadu_ps((const float *)s + i);
+            __m128i r = _mm_cvttps_epi32(_mm_max_ps(_mm_min_ps(x, below), lo));
+            __m128i big = _mm_castps_si128(_mm_cmpge_ps(x, hi));
+            r = _mm_or_si128(_mm_andnot_si128(big, r), _mm_and_si128(big, imax));
+            r = _mm_and_si128(r, _mm_castps_si128(_mm_cmpord_ps(x, x)));
+            _mm_storeu_si128((__m128i *)(d + i * 4), r);
+        }
+        cast_f32_to_i32(d + i * 4, 4, s + i * 4, 4, n - i, ctx);
+        return;
+    }
+#endif
+    cast_f32_to_i32(d, ds, s, ss, n, ctx);
+}
+
 static void cast_f32_to_f16_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
 {
     if (ds == 2 && ss == 4)
@@ -136,7 +187,7 @@ static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {
     CAST_ROW_TABLE(bool),
     CAST_ROW_TABLE(i32),
     CAST_ROW_TABLE(i64),
-    {cast_f32_to_bool, cast_f32_to_i32, cast_f32_to_i64, cast_f32_to_f32, cast_f32_to_f64,
+    {cast_f32_to_bool, cast_f32_to_i32_fast, cast_f32_to_i64, cast_f32_to_f32, cast_f32_to_f64,
      cast_f32_to_f16_fast, cast_f32_to_bf16, cast_f32_to_u8, cast_f32_to_i8, cast_f32_to_i16},
     CAST_ROW_TABLE(f64),
     {cast_f16_to_bool, cast_f16_to_i32, cast_f16_to_i64, cast_f16_to_f32_fast, cast_f16_to_f64,
