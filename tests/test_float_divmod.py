@@ -32,6 +32,27 @@ def pairs(seed, n=60_000):
     return a, b
 
 
+def fast_pairs(seed, n=40_000):
+    """pairs that all stay on the fast path (|a / b| < 2^29, b finite and nonzero): so no
+    block goes back to fmodf.  Quotients at, just above and just below integers up to
+    2^28, divisors from the subnormals to 2^100, zeros and subnormal dividends, both
+    signs."""
+    rng = np.random.default_rng(seed)
+    k = rng.integers(-2**28, 2**28, n).astype(np.float32)
+    d = (rng.choice([-1, 1], n) * np.exp2(rng.uniform(-149, 100, n))).astype(np.float32)
+    d[d == 0] = np.float32(1e-45)
+    at = (k * d).astype(np.float32)
+    ok = np.isfinite(at) & (np.abs(at.astype(np.float64) / d) < 2.0**28)
+    at, d = at[ok], d[ok]
+    small = (rng.standard_normal(n) * np.exp2(rng.uniform(-149, 0, n))).astype(np.float32)
+    a = np.concatenate([at, np.nextafter(at, np.inf), np.nextafter(at, -np.inf),
+                        small, np.zeros(64, np.float32), -np.zeros(64, np.float32)])
+    b = np.concatenate([d, d, d, (np.abs(small) + 1e-45).astype(np.float32) *
+                        rng.choice([-1, 1], n).astype(np.float32),
+                        d[:64], d[:64]])
+    return a, b
+
+
 OPS = {"floordiv": (lambda x, y: x // y, np.floor_divide),
        "remainder": (lambda x, y: x % y, np.remainder),
        "fmod": (pdt.fmod, np.fmod),
@@ -47,12 +68,14 @@ def assert_numpys_bits(got, want, what):
 
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_float32_rows_give_numpys_bits(device, name):
+    """The fast path alone (fast_pairs), then every kind of pair mixed (pairs: most blocks
+    go back to fmodf)."""
     ours, ref = OPS[name]
-    a, b = pairs(3)
-    with np.errstate(all="ignore"):
-        want = ref(a, b)
-    x, y = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
-    assert_numpys_bits(ours(x, y).cpu().numpy(), want, name)
+    for a, b in (fast_pairs(2), pairs(3)):
+        with np.errstate(all="ignore"):
+            want = ref(a, b)
+        x, y = pdt.tensor(a, device=device), pdt.tensor(b, device=device)
+        assert_numpys_bits(ours(x, y).cpu().numpy(), want, name)
 
 
 @pytest.mark.skipif(len(LEVELS) < 2, reason="one instruction-set level only")
@@ -62,15 +85,22 @@ def test_every_cpu_level_every_layout(name, level_restored):
     modes); in place; a strided view (element by element: the C library's fmodf);
     float64 too."""
     ours, ref = OPS[name]
+    fa, fb = fast_pairs(5, n=20_000)
     a, b = pairs(4, n=20_000)
+    with np.errstate(invalid="ignore"):  # signalling NaNs among the bit patterns
+        # float64 operands that float32 cannot hold
+        a64 = np.concatenate([a, fa]).astype(np.float64) * np.float64(1 + 2.0**-40)
+        b64 = np.concatenate([b, fb]).astype(np.float64)
     for level in LEVELS:
         _C._cpu_simd_level(level)
         with np.errstate(all="ignore"):
-            for dt in (np.float32, np.float64):
-                x, y = pdt.tensor(a.astype(dt)), pdt.tensor(b.astype(dt))
-                got = ours(x, y).numpy()
-                assert_numpys_bits(got.astype(np.float32), ref(a.astype(dt), b.astype(dt))
-                                   .astype(np.float32), (level, name, dt))
+            assert_numpys_bits(ours(pdt.tensor(fa), pdt.tensor(fb)).numpy(), ref(fa, fb),
+                               (level, name, "fast path"))
+            got = ours(pdt.tensor(a64), pdt.tensor(b64)).numpy()
+            want = ref(a64, b64)
+            same = (got.view(np.uint64) == want.view(np.uint64)) | (np.isnan(got) &
+                                                                     np.isnan(want))
+            assert same.all(), (level, name, "float64", got[~same][:3], want[~same][:3])
             x, y = pdt.tensor(a), pdt.tensor(b)
             for s in (2.5, -0.3, 1e-30, 0.0):
                 assert_numpys_bits(ours(x, s).numpy(), ref(a, np.float32(s)), (level, name, s))

@@ -12,14 +12,18 @@
  *     nearest integers k is a nonzero multiple of min(ulp(a), ulp(b)), which is ulp(b)
  *     whenever k >= 1 (a is then at least b in magnitude), so a / b stands at least
  *     ulp(b) / |b| >= 2^-24 away from every integer, while the double quotient is within
- *     |a / b| 2^-53 < 2^-24 of it: no integer lies between them.  (Below k = 1, q = 0.)
+ *     |a / b| 2^-53 < 2^-24 of it: no integer lies between them.  Below 1, |a / b| is
+ *     at most 1 - 2^-24 (a and b are floats), so the double quotient stays below 1 and
+ *     q = 0.
  *   - q b is exact in double (29 + 24 bits), and a - q b, the exact remainder, is a
  *     float32 (C11 7.12.10.1: fmod's result is exact), so the subtraction is exact too;
  *     a zero remainder takes a's sign, as fmod's.
  * The rows run that fmod over blocks of 256; any other pair (b zero, infinite or NaN, a
  * infinite or NaN, a quotient of 2^29 or more) gives NaN there, and a block with a NaN
  * result is done again with the C library's fmodf (NaN arguments included).  Both ways
- * give the exact fmod, so the bits never depend on an element's neighbours or the level.
+ * give the exact fmod, so the bits never depend on an element's neighbours or the level
+ * (but the speed does: one such pair in each block of 256, NaNs sprinkled through the
+ * data say, puts every block back on fmodf).
  * float64 keeps the C library's fmod (no wider type holds its quotient).  The truncating
  * division trunc(a / b) is one vroundps at the levels that have it.
  */
