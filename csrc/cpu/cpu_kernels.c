@@ -2,7 +2,7 @@
  * Philox random fills (the same functions the CUDA kernels compute). */
 #include "cpu_kernels.h"
 
-/* The casts' selects (CPU_SATURATE) must be free to run on every lane, as in cpu_vmath.h:
+/* The casts' selects (cpu_f32_to_i32) must be free to run on every lane, as in cpu_vmath.h:
  * no value changes, only exception flags that nothing reads. */
 #pragma GCC optimize("no-trapping-math")
 
@@ -27,22 +27,20 @@
 #define TO_BOOL(x) ((uint8_t)((x) != 0))
 #define TO_SAME(x) (x)
 #define BOOL_IN(x) ((x) != 0) /* a stray non-0/1 bool byte reads as 1, as on the GPU */
-/* Note [float to int]'s saturation without a branch, so that the cast rows vectorise
- * (with pdt_f64_to_i32's branches, float32 -> int32 of 1e5 elements took 148 us here,
- * NumPy's astype 11): pdt_f64_to_i32's values, NaN -> 0, clamped to [MIN, the largest F
- * below 2^31] before the conversion, MAX from 2^31 (HI) on. */
-#define CPU_SATURATE(NAME, F, I, LO, BELOW, HI, IMAX)                                              \
-    static inline I NAME(F x)                                                                      \
-    {                                                                                              \
-        F y = x == x ? x : (F)0;                                                                   \
-        y = y > (F)(LO) ? y : (F)(LO);                                                             \
-        y = y < (F)(BELOW) ? y : (F)(BELOW);                                                       \
-        I r = (I)y;                                                                                \
-        return x >= (F)(HI) ? IMAX : r;                                                            \
-    }
-CPU_SATURATE(cpu_f32_to_i32, float, int32_t, -0x1p31, 0x1.fffffep30, 0x1p31, INT32_MAX)
-CPU_SATURATE(cpu_f64_to_i32, double, int32_t, -0x1p31, 2147483647.0, 2147483647.0, INT32_MAX)
-#define F_TO_I32(x) _Generic((x), float : cpu_f32_to_i32, default : cpu_f64_to_i32)(x)
+/* float32 -> int32 with Note [float to int]'s saturation without a branch, so that the
+ * cast rows vectorise (with pdt_f64_to_i32's branches, 1e5 elements took 148 us here,
+ * NumPy's astype 11): pdt_f64_to_i32's values, NaN -> 0, clamped to [INT32_MIN, the
+ * largest float below 2^31] before the conversion, INT32_MAX from 2^31 on.  float64
+ * keeps the branches (the same form measured no faster there). */
+static inline int32_t cpu_f32_to_i32(float x)
+{
+    float y = x == x ? x : 0.0f;
+    y = y > -0x1p31f ? y : -0x1p31f;
+    y = y < 0x1.fffffep30f ? y : 0x1.fffffep30f;
+    int32_t r = (int32_t)y;
+    return x >= 0x1p31f ? INT32_MAX : r;
+}
+#define F_TO_I32(x) _Generic((x), float : cpu_f32_to_i32, default : pdt_f64_to_i32)(x)
 /* into int64 the branches stay: SSE2 has no vector conversion to 64 bits, and the scalar
  * selects measured slower than the branches, which ordinary values predict */
 #define F_TO_I64(x) pdt_f64_to_i64((double)(x))
@@ -141,8 +139,8 @@ static void cast_f16_to_f32_fast(char *d, int64_t ds, char *s, int64_t ss, int64
 }
 
 /* Contiguous float32 -> int32 rows (the common cast) in SSE2 intrinsics, four lanes:
- * CPU_SATURATE's values from minps (NaN -> the clamp), maxps and cvttps2dq, then INT32_MAX
- * from 2^31 and 0 for NaN; GCC's vectorisation of CPU_SATURATE spent 30 instructions on
+ * cpu_f32_to_i32's values from minps (NaN -> the clamp), maxps and cvttps2dq, then INT32_MAX
+ * from 2^31 and 0 for NaN; GCC's vectorisation of cpu_f32_to_i32 spent 30 instructions on
  * four elements (1e5 elements: 110 us, NumPy 11). */
 static void cast_f32_to_i32_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
 {

@@ -128,9 +128,7 @@ static inline __m512 VM(expm1_16)(__m512 x)
 {
 #define VMF_S(c) _mm512_set1_ps(c)
     __m512 y = _mm512_min_ps(VMF_S(89.0f), _mm512_max_ps(VMF_S(-80.0f), x));
-    __m512 t = _mm512_fmadd_ps(y, VMF_S(VMF_INV_LN2), VMF_S(VMF_SHIFT));
-    __m512 nf = _mm512_sub_ps(t, VMF_S(VMF_SHIFT));
-    __m512 r = _mm512_fmadd_ps(nf, VMF_S(VMF_LN2_LO), _mm512_fmadd_ps(nf, VMF_S(-VMF_LN2_HI), y));
+    __m512 t, nf, r = VM(exp_reduce16)(y, &t, &nf);
     /* h = 2^(n - 1): n - 1 + 127 = bits(t) - bits(shift) + 126 */
     __m512i nb = _mm512_sub_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(0x4b400000 - 126));
     __m512 h = _mm512_castsi512_ps(_mm512_slli_epi32(nb, 23));

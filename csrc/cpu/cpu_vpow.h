@@ -94,6 +94,14 @@ static inline int VM(pow_int_kind)(float y)
     return (float)i != t ? 0 : (i & 1) ? 2 : 1;
 }
 
+/* v rounded to float32, or NaN when v is within 2^-40 of a rounding boundary (rounding
+ * it 2^-40 up and down gives two floats) */
+static inline float VM(pow_sure)(double v)
+{
+    float up = (float)(v * (1.0 + 0x1p-40)), down = (float)(v * (1.0 - 0x1p-40));
+    return up == down ? up : NAN;
+}
+
 /* sign * exp(y log a), a positive normal float, or NaN (which no ordinary pair
  * has) when the double result is within 2^-40 of a float32 rounding boundary,
  * where its error (below 2^-44) could pick the wrong side; see the Note. */
@@ -102,9 +110,7 @@ static inline float VM(pow_ordinary)(float a, float y, int negative)
     int32_t e;
     float m = VM(log_split_normal)(a, &e);
     double t = VM(clamp_d)((double)y * VM(log_dm_n)(m, e, 10), -120.0, 120.0);
-    double r = VM(exp_d_long)(t);
-    float up = (float)(r * (1.0 + 0x1p-40)), down = (float)(r * (1.0 - 0x1p-40));
-    float v = up == down ? up : NAN;
+    float v = VM(pow_sure)(VM(exp_d_long)(t));
     return negative ? -v : v;
 }
 
@@ -320,9 +326,7 @@ static unsigned VM(pow_ordinary_row)(float *r, const float *a, float y, int odd,
 static unsigned VM(cpow_row)(float *r, double l, const float *y, int64_t m)
 {
     for (int64_t i = 0; i < m; i++) {
-        double v = VM(exp_d_long)(VM(clamp_d)((double)y[i] * l, -120.0, 120.0));
-        float up = (float)(v * (1.0 + 0x1p-40)), down = (float)(v * (1.0 - 0x1p-40));
-        r[i] = up == down ? up : NAN;
+        r[i] = VM(pow_sure)(VM(exp_d_long)(VM(clamp_d)((double)y[i] * l, -120.0, 120.0)));
     }
     return VM(max_bits)(r, m, 0x7fffffffu, 0) > 0x7f800000u;
 }
