@@ -68,6 +68,10 @@ def signbit(input):
     >>> pydevtensor.signbit(pydevtensor.tensor([-1.0, -0.0, 0.0, 2.0]))
     tensor([ True,  True, False, False])
     """
+    if type(input) is _C.Tensor:
+        fast = _C._classify(input, 3)  # one pass from the bits, where the device has it
+        if fast is not None:
+            return fast
     x = _tensor_arg(input, "signbit")
     if x.dtype == _C.bool:
         return _C.zeros(tuple(x.shape), dtype=_C.bool, device=x.device)

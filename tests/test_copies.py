@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
+from pydevtensor import _C
 from conftest import CUDA_DEVICES, DTYPES
 
 # At least one entry, so that without a GPU the tests show the cuda skip reason.
@@ -265,28 +266,55 @@ def test_float_to_int_saturates_the_same_on_every_device(device, dtype, big, sma
         pdt.full((2,), float("nan"), dtype=dtype, device=device)
 
 
-@pytest.mark.parametrize("src", ["float32", "float64"])
-@pytest.mark.parametrize("dtype", ["int32", "int64"])
-def test_float_to_int_rows_saturate_at_every_position(device, src, dtype):
-    """The vector cast rows (four or more lanes, and their tails) give Note [float to
-    int]'s values: the bounds, their neighbours, NaN, infinities and zeros at every lane
-    position of a long row, contiguous and strided."""
-    info = np.iinfo(dtype)
+def _float_to_int_case(src, dtype):
+    """A long row with the casts' edges (the bounds, their neighbours, NaN, infinities,
+    zeros) at every lane position of 32-lane blocks, and Note [float to int]'s values for
+    it: saturated to int64 (int32), the small integers its low bits (Note [float to small
+    int])."""
     edge = np.array([np.nan, -np.nan, np.inf, -np.inf, 2.0**31, -2.0**31, 2.0**31 - 128,
                      2.0**31 - 1, 2.0**31 - 0.5, -2.0**31 - 1, -2.0**31 - 256, 2.0**63,
                      -2.0**63, 2.0**63 - 1024, 1e20, -1e20, 2.7, -2.7, 0.0, -0.0, 1e-45,
-                     -0.99], np.float64).astype(src)
+                     -0.99, 255.5, 256.0, -128.5, -129.0, 2.0**32 + 2.0**9, -2.0**40 - 2.0**17,
+                     2.0**62, -2.0**62 - 2.0**40, 1e30, 65535.9], np.float64).astype(src)
     rng = np.random.default_rng(5)
-    a = np.concatenate([np.roll(edge, k) for k in range(8)] +
-                       [(rng.standard_normal(10_001) * 1e6).astype(src)])
+    a = np.concatenate([np.roll(edge, k) for k in range(32)] +
+                       [(rng.standard_normal(10_001) * 1e6).astype(src),
+                        (rng.standard_normal(1_003) * 300).astype(src)])
     with np.errstate(invalid="ignore"):
         d = np.trunc(np.nan_to_num(a.astype(np.float64), nan=0.0))
-    want = [info.max if v >= info.max else info.min if v <= info.min else int(v)
+    wide = np.iinfo("int32" if dtype == "int32" else "int64")
+    want = [wide.max if v >= wide.max else wide.min if v <= wide.min else int(v)
             for v in d.tolist()]
+    if dtype not in ("int32", "int64"):
+        want = np.array(want, np.int64).astype(dtype).tolist()  # the low bits
+    return a, want
+
+
+@pytest.mark.parametrize("src", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "int8", "int16"])
+def test_float_to_int_rows_saturate_at_every_position(device, src, dtype):
+    """The vector cast rows (4 to 32 lanes, and their tails) give Note [float to int]'s
+    values, contiguous and strided."""
+    a, want = _float_to_int_case(src, dtype)
     x = pdt.tensor(a, device=device)
     assert x.to(getattr(pdt, dtype)).cpu().tolist() == want
     strided = pdt.tensor(np.stack([a, a], 1), device=device).t()[0]
     assert strided.to(getattr(pdt, dtype)).cpu().tolist() == want
+    for n in range(1, 40):  # every tail length
+        assert x[:n].to(getattr(pdt, dtype)).cpu().tolist() == want[:n]
+
+
+@pytest.mark.skipif(len(_C._cpu_simd_level()[1]) < 2, reason="one instruction-set level only")
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "int8"])
+def test_float32_to_int_rows_at_every_cpu_level(dtype, level_restored):
+    """Each level's float32 cast row (cpu_vcast.h: SSE2, AVX2, AVX-512) gives the same
+    values."""
+    a, want = _float_to_int_case("float32", dtype)
+    x = pdt.tensor(a)
+    for level in _C._cpu_simd_level()[1]:
+        _C._cpu_simd_level(level)
+        assert x.to(getattr(pdt, dtype)).tolist() == want, level
+        assert x[3:].to(getattr(pdt, dtype)).tolist() == want[3:], level
 
 
 def test_stray_bool_bytes_read_as_true(device):

@@ -199,6 +199,22 @@ def test_count_nonzero_matches_numpy(device):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+def test_signbit_kernel_and_composition_agree(device, dtype):
+    """signbit from the bits (contiguous rows, where the device has the kernel) and
+    composed (a strided view) give the same: the sign bit of every number, -0.0 and
+    negative subnormals included, and False for NaN of either sign."""
+    edge = np.array([-0.0, 0.0, -NAN, NAN, -INF, INF, -1e-45, 1e-45, -1e-310, -2.5, 3.0],
+                    np.float64)
+    a = np.concatenate([np.roll(edge, k) for k in range(40)]).astype(dtype)
+    want = np.signbit(a) & ~np.isnan(a)
+    x = pdt.tensor(a, device=device)
+    np.testing.assert_array_equal(_np(pdt.signbit(x)), want)
+    np.testing.assert_array_equal(_np(x[:17].signbit()), want[:17])
+    strided = pdt.tensor(np.stack([a, a], 1), device=device).t()[0]
+    np.testing.assert_array_equal(_np(pdt.signbit(strided)), want)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_frac_sgn_signbit_match_numpy(device, dtype):
     a = np.array([2.75, -1.25, 3.0, -0.0, 0.0, 1e10 + 0.5, -7.5, INF, -INF, NAN]).astype(dtype)
     x = pdt.tensor(a, device=device)

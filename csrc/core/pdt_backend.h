@@ -139,7 +139,7 @@ typedef struct pdt_operand {
 } pdt_operand;
 
 /* What pdt_backend.classify asks of each element. */
-enum { PDT_IS_NAN = 0, PDT_IS_INF = 1, PDT_IS_FINITE = 2 };
+enum { PDT_IS_NAN = 0, PDT_IS_INF = 1, PDT_IS_FINITE = 2, PDT_IS_SIGNED = 3 };
 
 typedef enum pdt_reduce_op {
     PDT_REDUCE_SUM = 0,
@@ -430,8 +430,8 @@ typedef struct pdt_backend {
      * NULL: the bindings then compose it from max, exp, sum and division
      * (pydevtensor/_ops_stats.py). */
     pdt_status (*softmax)(const pdt_tensor *out, const pdt_tensor *x, int log);
-    /* out[i] = whether x[i] is NaN (which PDT_IS_NAN), +-inf (PDT_IS_INF) or finite
-     * (PDT_IS_FINITE), from its bits: x contiguous, float32, float64, float16 or
+    /* out[i] = whether x[i] is NaN (which PDT_IS_NAN), +-inf (PDT_IS_INF), finite
+     * (PDT_IS_FINITE) or not NaN with its sign bit set (PDT_IS_SIGNED), from its bits: x contiguous, float32, float64, float16 or
      * bfloat16, not empty; out a contiguous bool tensor of x's shape.  May be NULL:
      * the bindings then compose them from comparisons (pydevtensor/_ops_stats.py). */
     pdt_status (*classify)(const pdt_tensor *out, const pdt_tensor *x, int which);

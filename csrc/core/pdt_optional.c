@@ -34,11 +34,11 @@ pdt_status pdt_softmax_last(const pdt_tensor *x, int log, pdt_tensor *result)
 
 pdt_status pdt_classify(const pdt_tensor *x, int which, pdt_tensor *result)
 {
-    static const char *const names[3] = {"isnan", "isinf", "isfinite"};
+    static const char *const names[4] = {"isnan", "isinf", "isfinite", "signbit"};
     const pdt_backend *be = pdt_backend_of(x->device.kind);
     memset(result, 0, sizeof *result);
-    if (which < 0 || which > 2)
-        return pdt_fail(PDT_ERR_VALUE, "classify: which must be 0, 1 or 2, got %d", which);
+    if (which < 0 || which > 3)
+        return pdt_fail(PDT_ERR_VALUE, "classify: which must be 0, 1, 2 or 3, got %d", which);
     if (!be->classify || !pdt_dtype_is_floating(x->dtype) || pdt_tensor_numel(x) == 0 ||
         !pdt_tensor_is_contiguous(x))
         return unsupported(names[which], x);

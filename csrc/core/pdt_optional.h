@@ -16,7 +16,8 @@ extern "C" {
  * element (pdt_backend.softmax). */
 pdt_status pdt_softmax_last(const pdt_tensor *x, int log, pdt_tensor *result);
 
-/* isnan (which PDT_IS_NAN), isinf (PDT_IS_INF) or isfinite (PDT_IS_FINITE) of a
+/* isnan (which PDT_IS_NAN), isinf (PDT_IS_INF), isfinite (PDT_IS_FINITE) or
+ * signbit as documented (PDT_IS_SIGNED: the sign bit of a number, False for NaN) of a
  * contiguous floating x with at least one element, into a new bool *result of its
  * shape (pdt_backend.classify). */
 pdt_status pdt_classify(const pdt_tensor *x, int which, pdt_tensor *result);

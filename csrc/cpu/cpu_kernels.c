@@ -2,16 +2,13 @@
  * Philox random fills (the same functions the CUDA kernels compute). */
 #include "cpu_kernels.h"
 
-/* The casts' selects (cpu_f32_to_i32) must be free to run on every lane, as in cpu_vmath.h:
+/* The casts' selects (pdt_f32_to_i32) must be free to run on every lane, as in cpu_vmath.h:
  * no value changes, only exception flags that nothing reads. */
 #pragma GCC optimize("no-trapping-math")
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "cpu_half.h"
 #include "cpu_iter.h"
@@ -27,20 +24,7 @@
 #define TO_BOOL(x) ((uint8_t)((x) != 0))
 #define TO_SAME(x) (x)
 #define BOOL_IN(x) ((x) != 0) /* a stray non-0/1 bool byte reads as 1, as on the GPU */
-/* float32 -> int32 with Note [float to int]'s saturation without a branch, so that the
- * cast rows vectorise (with pdt_f64_to_i32's branches, 1e5 elements took 148 us here,
- * NumPy's astype 11): pdt_f64_to_i32's values, NaN -> 0, clamped to [INT32_MIN, the
- * largest float below 2^31] before the conversion, INT32_MAX from 2^31 on.  float64
- * keeps the branches (the same form measured no faster there). */
-static inline int32_t cpu_f32_to_i32(float x)
-{
-    float y = x == x ? x : 0.0f;
-    y = y > -0x1p31f ? y : -0x1p31f;
-    y = y < 0x1.fffffep30f ? y : 0x1.fffffep30f;
-    int32_t r = (int32_t)y;
-    return x >= 0x1p31f ? INT32_MAX : r;
-}
-#define F_TO_I32(x) _Generic((x), float : cpu_f32_to_i32, default : pdt_f64_to_i32)(x)
+#define F_TO_I32(x) _Generic((x), float : pdt_f32_to_i32, default : pdt_f64_to_i32)(x)
 /* into int64 the branches stay: SSE2 has no vector conversion to 64 bits, and the scalar
  * selects measured slower than the branches, which ordinary values predict */
 #define F_TO_I64(x) pdt_f64_to_i64((double)(x))
@@ -67,8 +51,9 @@ static inline int32_t cpu_f32_to_i32(float x)
 #define W_U8(x) ((uint8_t)(x))
 #define W_I8(x) ((int8_t)(uint8_t)(x))
 #define W_I16(x) ((int16_t)(uint16_t)(x))
-#define F_TO_U8(x) pdt_f64_to_u8((double)(x))
-#define F_TO_I8(x) pdt_f64_to_i8((double)(x))
+#define F_TO_U8(x) _Generic((x), float : pdt_f32_to_u8, default : pdt_f64_to_u8)(x)
+#define F_TO_I8(x)                                                                                 \
+    _Generic((x), float : (int8_t)pdt_f32_to_u8((float)(x)), default : pdt_f64_to_i8((double)(x)))
 #define F_TO_I16(x) pdt_f64_to_i16((double)(x))
 #define H16_TO_U8(x) F_TO_U8(H16(x))
 #define H16_TO_I8(x) F_TO_I8(H16(x))
@@ -138,32 +123,20 @@ static void cast_f16_to_f32_fast(char *d, int64_t ds, char *s, int64_t ss, int64
         cast_f16_to_f32(d, ds, s, ss, n, ctx);
 }
 
-/* Contiguous float32 -> int32 rows (the common cast) in SSE2 intrinsics, four lanes:
- * cpu_f32_to_i32's values from minps (NaN -> the clamp), maxps and cvttps2dq, then INT32_MAX
- * from 2^31 and 0 for NaN; GCC's vectorisation of cpu_f32_to_i32 spent 30 instructions on
- * four elements (1e5 elements: 110 us, NumPy 11). */
-static void cast_f32_to_i32_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
-{
-#ifdef __SSE2__
-    if (ds == 4 && ss == 4) {
-        const __m128 below = _mm_set1_ps(0x1.fffffep30f), lo = _mm_set1_ps(-0x1p31f);
-        const __m128 hi = _mm_set1_ps(0x1p31f);
-        const __m128i imax = _mm_set1_epi32(INT32_MAX);
-        int64_t i = 0;
-        for (; i + 4 <= n; i += 4) {
-            __m128 x = _mm_loadu_ps((const float *)s + i);
-            __m128i r = _mm_cvttps_epi32(_mm_max_ps(_mm_min_ps(x, below), lo));
-            __m128i big = _mm_castps_si128(_mm_cmpge_ps(x, hi));
-            r = _mm_or_si128(_mm_andnot_si128(big, r), _mm_and_si128(big, imax));
-            r = _mm_and_si128(r, _mm_castps_si128(_mm_cmpord_ps(x, x)));
-            _mm_storeu_si128((__m128i *)(d + i * 4), r);
-        }
-        cast_f32_to_i32(d + i * 4, 4, s + i * 4, 4, n - i, ctx);
-        return;
+/* Contiguous float32 -> int32, uint8, int8 and int64 rows through the level's kernels
+ * (cpu_vcast.h), the same values as the rows above. */
+#define CAST_F32_FAST(NAME, D, ROW, FIELD)                                                         \
+    static void NAME(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)               \
+    {                                                                                              \
+        if (ds == (int64_t)sizeof(D) && ss == 4)                                                   \
+            pdt_cpu_simd()->FIELD((D *)d, (const float *)s, n);                                    \
+        else                                                                                       \
+            ROW(d, ds, s, ss, n, ctx);                                                             \
     }
-#endif
-    cast_f32_to_i32(d, ds, s, ss, n, ctx);
-}
+CAST_F32_FAST(cast_f32_to_i32_fast, int32_t, cast_f32_to_i32, cast_f32_i32)
+CAST_F32_FAST(cast_f32_to_i64_fast, int64_t, cast_f32_to_i64, cast_f32_i64)
+CAST_F32_FAST(cast_f32_to_u8_fast, uint8_t, cast_f32_to_u8, cast_f32_u8)
+CAST_F32_FAST(cast_f32_to_i8_fast, uint8_t, cast_f32_to_i8, cast_f32_u8) /* uint8's bytes */
 
 static void cast_f32_to_f16_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
 {
@@ -185,8 +158,9 @@ static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {
     CAST_ROW_TABLE(bool),
     CAST_ROW_TABLE(i32),
     CAST_ROW_TABLE(i64),
-    {cast_f32_to_bool, cast_f32_to_i32_fast, cast_f32_to_i64, cast_f32_to_f32, cast_f32_to_f64,
-     cast_f32_to_f16_fast, cast_f32_to_bf16, cast_f32_to_u8, cast_f32_to_i8, cast_f32_to_i16},
+    {cast_f32_to_bool, cast_f32_to_i32_fast, cast_f32_to_i64_fast, cast_f32_to_f32, cast_f32_to_f64,
+     cast_f32_to_f16_fast, cast_f32_to_bf16, cast_f32_to_u8_fast, cast_f32_to_i8_fast,
+     cast_f32_to_i16},
     CAST_ROW_TABLE(f64),
     {cast_f16_to_bool, cast_f16_to_i32, cast_f16_to_i64, cast_f16_to_f32_fast, cast_f16_to_f64,
      cast_f16_to_f16, cast_f16_to_bf16, cast_f16_to_u8, cast_f16_to_i8, cast_f16_to_i16},

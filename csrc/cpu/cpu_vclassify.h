@@ -1,8 +1,10 @@
-/* cpu_vclassify.h - isnan, isinf and isfinite of floating rows from their bits,
+/* cpu_vclassify.h - isnan, isinf, isfinite and signbit of floating rows from their bits,
  * included by cpu_vmath.h once per level (cpu_classify.c calls them): with the
  * sign cleared, a float is NaN above the infinity's bits, an infinity at them and
- * finite below them.  The masked bits fit the signed range, so the comparisons are
- * the level's signed integer compares, packed into bytes. */
+ * finite below them; signbit is the sign bit of a number that is not NaN (as it is
+ * composed on other devices, pydevtensor/_ops_pointwise.py).  The masked bits fit the
+ * signed range, so the comparisons are the level's signed integer compares, packed
+ * into bytes. */
 #include "pdt_backend.h" /* PDT_IS_NAN, PDT_IS_INF */
 
 #define VM_CLASSIFY_ROW(NAME, U, S, MAG, INF)                                                      \
@@ -16,9 +18,12 @@
         else if (which == PDT_IS_INF)                                                              \
             for (int64_t i = 0; i < n; i++)                                                        \
                 r[i] = (uint8_t)((S)(b[i] & (MAG)) == (S)(INF));                                   \
-        else                                                                                       \
+        else if (which == PDT_IS_FINITE)                                                           \
             for (int64_t i = 0; i < n; i++)                                                        \
                 r[i] = (uint8_t)((S)(b[i] & (MAG)) < (S)(INF));                                    \
+        else                                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                r[i] = (uint8_t)(((S)b[i] < 0) & ((S)(b[i] & (MAG)) <= (S)(INF)));                 \
     }
 VM_CLASSIFY_ROW(classify_f32, uint32_t, int32_t, 0x7fffffffu, 0x7f800000u)
 VM_CLASSIFY_ROW(classify_f64, uint64_t, int64_t, 0x7fffffffffffffffu, 0x7ff0000000000000u)

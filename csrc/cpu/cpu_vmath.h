@@ -672,7 +672,8 @@ static void VM(tanh_row)(float *o, const float *a, int64_t n)
 VM_SINCOS_ROW(sin_row, 0, sinf)
 VM_SINCOS_ROW(cos_row, 1, cosf)
 
-#include "cpu_vclassify.h" /* isnan, isinf, isfinite from the bits */
+#include "cpu_vcast.h"     /* float32 into int32, uint8 and int64 */
+#include "cpu_vclassify.h" /* isnan, isinf, isfinite, signbit from the bits */
 #include "cpu_vconv.h"     /* the direct convolution's register block */
 #include "cpu_vdivmod.h"   /* float // and %, trunc division (after max_bits) */
 #include "cpu_vnormal.h"   /* Box-Muller of Philox words (after the sqrt rows) */
@@ -776,6 +777,9 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .sumsq32_f32 = VM(sumsq32_f32),
     .dot64_f32 = VM(dot64_f32),
     .classify = VM(classify),
+    .cast_f32_i32 = VM(cast_f32_i32),
+    .cast_f32_u8 = VM(cast_f32_u8),
+    .cast_f32_i64 = VM(cast_f32_i64),
     .stream_copy = VM(stream_copy),
     .stream_fence = VM(stream_fence),
     .sumsq4_f64 = VM(sumsq4_f64),

@@ -36,8 +36,8 @@ static PyObject *f_softmax_rows(PyObject *module, PyObject *args)
     return call(module, args, "O!p:_softmax_rows", pdt_softmax_last);
 }
 
-/* _classify(x, which) -> isnan (0), isinf (1) or isfinite (2) of a floating x in one
- * pass (csrc/cpu/cpu_classify.c), or None. */
+/* _classify(x, which) -> isnan (0), isinf (1), isfinite (2) or signbit (3, False for
+ * NaN) of a floating x in one pass (csrc/cpu/cpu_classify.c), or None. */
 static PyObject *f_classify(PyObject *module, PyObject *args)
 {
     return call(module, args, "O!i:_classify", pdt_classify);

@@ -1,0 +1,135 @@
+/* cpu_vcast.h - contiguous float32 -> int32, uint8 (int8's bytes) and int64 rows at
+ * the level's width, included by cpu_vmath.h once per level (cpu_kernels.c's cast
+ * table calls them): the values of Note [float to int] (pdt_convert.h) and of
+ * pdt_f32_to_i32 / pdt_f32_to_u8 (cpu_simd.h), which the tails and the strided rows
+ * use.  Each vector form converts with truncation and mends the lanes the instruction
+ * leaves at its "integer indefinite" (the lowest value: NaN and out-of-range lanes,
+ * Intel SDM vol. 2, CVTTPS2DQ): 0 for NaN, the largest value from 2^31 (2^63) on.
+ * 1e5 elements, one thread: the SSE2 rows 28 us (int32) and 17 us (uint8), NumPy's
+ * astype 8.8 and 7.7; the AVX-512 rows run at a copy's speed (0.09 ns an element
+ * here against memcpy's 0.095), int64 at 0.15 (through the branches 1.4). */
+#include "pdt_convert.h" /* pdt_f64_to_i64 */
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+static void VM(cast_f32_i32)(int32_t *o, const float *a, int64_t n)
+{
+    int64_t i = 0;
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
+    const __m512 hi = _mm512_set1_ps(0x1p31f);
+    const __m512i imax = _mm512_set1_epi32(INT32_MAX);
+    for (; i + 16 <= n; i += 16) {
+        __m512 x = _mm512_loadu_ps(a + i);
+        __m512i r = _mm512_cvttps_epi32(x);
+        r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(x, hi, _CMP_GE_OQ), imax);
+        r = _mm512_maskz_mov_epi32(_mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), r);
+        _mm512_storeu_si512(o + i, r);
+    }
+#elif PDT_SIMD_BYTES == 32 && defined(__AVX2__)
+    const __m256 hi = _mm256_set1_ps(0x1p31f);
+    const __m256i imax = _mm256_set1_epi32(INT32_MAX);
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_loadu_ps(a + i);
+        __m256i r = _mm256_cvttps_epi32(x);
+        __m256i big = _mm256_castps_si256(_mm256_cmp_ps(x, hi, _CMP_GE_OQ));
+        r = _mm256_blendv_epi8(r, imax, big);
+        r = _mm256_and_si256(r, _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_ORD_Q)));
+        _mm256_storeu_si256((__m256i *)(o + i), r);
+    }
+#elif defined(__SSE2__)
+    /* no blend in SSE2: minps (NaN -> the clamp) and maxps first, then INT32_MAX from
+     * 2^31 and 0 for NaN by masks */
+    const __m128 below = _mm_set1_ps(0x1.fffffep30f), lo = _mm_set1_ps(-0x1p31f);
+    const __m128 hi = _mm_set1_ps(0x1p31f);
+    const __m128i imax = _mm_set1_epi32(INT32_MAX);
+    for (; i + 4 <= n; i += 4) {
+        __m128 x = _mm_loadu_ps(a + i);
+        __m128i r = _mm_cvttps_epi32(_mm_max_ps(_mm_min_ps(x, below), lo));
+        __m128i big = _mm_castps_si128(_mm_cmpge_ps(x, hi));
+        r = _mm_or_si128(_mm_andnot_si128(big, r), _mm_and_si128(big, imax));
+        r = _mm_and_si128(r, _mm_castps_si128(_mm_cmpord_ps(x, x)));
+        _mm_storeu_si128((__m128i *)(o + i), r);
+    }
+#endif
+    for (; i < n; i++)
+        o[i] = pdt_f32_to_i32(a[i]);
+}
+
+/* The low byte of the int32 truncation where |x| < 2^31 (0 elsewhere: NaN compares
+ * false), 0xff from 2^63 on (pdt_f32_to_u8). */
+static void VM(cast_f32_u8)(uint8_t *o, const float *a, int64_t n)
+{
+    int64_t i = 0;
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
+    const __m512 lim = _mm512_set1_ps(0x1p31f), big = _mm512_set1_ps(0x1p63f);
+    const __m512i ff = _mm512_set1_epi32(0xff);
+    for (; i + 16 <= n; i += 16) {
+        __m512 x = _mm512_loadu_ps(a + i);
+        __mmask16 small = _mm512_cmp_ps_mask(_mm512_abs_ps(x), lim, _CMP_LT_OQ);
+        __m512i r = _mm512_maskz_cvttps_epi32(small, x);
+        r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(x, big, _CMP_GE_OQ), ff);
+        _mm_storeu_si128((__m128i *)(o + i), _mm512_cvtepi32_epi8(r)); /* the low bytes */
+    }
+#elif PDT_SIMD_BYTES == 32 && defined(__AVX2__)
+    /* four vectors' low bytes by the saturating packs (each lane masked to 0..255
+     * first), which work within 128-bit halves: the dwords are put back in order */
+    const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(INT32_MAX));
+    const __m256 lim = _mm256_set1_ps(0x1p31f), big = _mm256_set1_ps(0x1p63f);
+    const __m256i low = _mm256_set1_epi32(0xff), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (; i + 32 <= n; i += 32) {
+        __m256i q[4];
+        for (int k = 0; k < 4; k++) {
+            __m256 x = _mm256_loadu_ps(a + i + 8 * k);
+            __m256 small = _mm256_cmp_ps(_mm256_and_ps(x, absmask), lim, _CMP_LT_OQ);
+            __m256i r = _mm256_cvttps_epi32(_mm256_and_ps(x, small));
+            r = _mm256_or_si256(r, _mm256_castps_si256(_mm256_cmp_ps(x, big, _CMP_GE_OQ)));
+            q[k] = _mm256_and_si256(r, low);
+        }
+        __m256i w = _mm256_packus_epi16(_mm256_packs_epi32(q[0], q[1]),
+                                        _mm256_packs_epi32(q[2], q[3]));
+        _mm256_storeu_si256((__m256i *)(o + i), _mm256_permutevar8x32_epi32(w, order));
+    }
+#elif defined(__SSE2__)
+    /* four vectors' low bytes packed by the saturating packs (each lane masked to
+     * 0..255 first) */
+    const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(INT32_MAX));
+    const __m128 lim = _mm_set1_ps(0x1p31f), big = _mm_set1_ps(0x1p63f);
+    const __m128i low = _mm_set1_epi32(0xff);
+    for (; i + 16 <= n; i += 16) {
+        __m128i q[4];
+        for (int k = 0; k < 4; k++) {
+            __m128 x = _mm_loadu_ps(a + i + 4 * k);
+            __m128 y = _mm_and_ps(x, _mm_cmplt_ps(_mm_and_ps(x, absmask), lim));
+            __m128i r = _mm_or_si128(_mm_cvttps_epi32(y), _mm_castps_si128(_mm_cmpge_ps(x, big)));
+            q[k] = _mm_and_si128(r, low);
+        }
+        __m128i w = _mm_packus_epi16(_mm_packs_epi32(q[0], q[1]), _mm_packs_epi32(q[2], q[3]));
+        _mm_storeu_si128((__m128i *)(o + i), w);
+    }
+#endif
+    for (; i < n; i++)
+        o[i] = pdt_f32_to_u8(a[i]);
+}
+
+/* Only AVX-512 (DQ) converts to 64-bit lanes; below it the branches of pdt_f64_to_i64,
+ * which ordinary values predict, beat the scalar selects (230 us against 143 for 1e5
+ * on SSE2). */
+static void VM(cast_f32_i64)(int64_t *o, const float *a, int64_t n)
+{
+    int64_t i = 0;
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512DQ__)
+    const __m256 hi = _mm256_set1_ps(0x1p63f);
+    const __m512i imax = _mm512_set1_epi64(INT64_MAX);
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_loadu_ps(a + i);
+        __m512i r = _mm512_cvttps_epi64(x);
+        r = _mm512_mask_mov_epi64(r, _mm256_cmp_ps_mask(x, hi, _CMP_GE_OQ), imax);
+        r = _mm512_maskz_mov_epi64(_mm256_cmp_ps_mask(x, x, _CMP_ORD_Q), r);
+        _mm512_storeu_si512(o + i, r);
+    }
+#endif
+    for (; i < n; i++)
+        o[i] = pdt_f64_to_i64((double)a[i]);
+}
