@@ -71,8 +71,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     Returns
     -------
     Tensor
-        Indices of input's shape; no gradient.  Runs on the device (two sorts of the
-        sequence and the values together), reading nothing back.
+        Indices of input's shape; no gradient.  Runs on the device (a binary search
+        per value where it has the kernel, the CPU; elsewhere two sorts of the sequence
+        and the values together), reading nothing back.
 
     Raises
     ------
@@ -125,7 +126,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     else:
         rows_values = values.reshape(rows_seq.shape[0], -1)
     dtype = _C.promote_types(seq.dtype, values.dtype)
-    out = _positions(rows_seq.to(dtype), rows_values.to(dtype), builtins.bool(right))
+    rows_seq, rows_values = rows_seq.to(dtype).contiguous(), rows_values.to(dtype).contiguous()
+    out = _C._search_rows(rows_seq, rows_values, 1 if right else 0)  # where the device has it
+    if out is None:
+        out = _positions(rows_seq, rows_values, builtins.bool(right))
     out = out.reshape(shape)
     return out.to(_C.int32) if out_int32 else out
 

@@ -416,8 +416,12 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     if b.numel() == 0:
         return _C.full(tuple(a.shape), builtins.bool(invert), dtype=_C.bool, device=device)
     table = sort(b.reshape(-1))[0]
-    pos = searchsorted(table, a.contiguous()).clamp(max=table.shape[0] - 1)
-    found = index_select(table, 0, pos.reshape(-1)).reshape(tuple(a.shape)) == a
+    found = _C._search_rows(table.reshape(1, -1), a.reshape(1, -1).contiguous(), 2)
+    if found is not None:  # one binary search (or table lookup) per element
+        found = found.reshape(tuple(a.shape))
+    else:
+        pos = searchsorted(table, a.contiguous()).clamp(max=table.shape[0] - 1)
+        found = index_select(table, 0, pos.reshape(-1)).reshape(tuple(a.shape)) == a
     return ~found if invert else found
 
 

@@ -292,3 +292,57 @@ def test_searchsorted_with_empty_rows(device):
     got = pdt.searchsorted(pdt.zeros(2, 0, device=device), pdt.tensor([[1.0], [2.0]],
                                                                       device=device))
     assert got.tolist() == [[0], [0]] and got.dtype == pdt.int64
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_searchsorted_and_isin_every_batch_and_row(device, dtype):
+    """The binary search's batches of eight and their tails (1 to 41 values), sequences of
+    1 to 300 entries with repeats, one row for all or one per row, both sides; NaN,
+    infinities and -0.0 against 0.0 for floats (Note [searching sorted rows]); isin through
+    the same search (floats, wide integers) and through the byte table (narrow integers)."""
+    rng = np.random.default_rng(11)
+    floating = dtype.startswith("float")
+    for m in (1, 2, 7, 8, 9, 64, 300):
+        seq = np.sort(rng.integers(-20, 20, m)).astype(dtype)
+        if floating and m > 2:
+            seq[0], seq[m // 2], seq[-1] = -np.inf, -0.0, np.nan
+            seq = seq[np.argsort(seq, kind="stable")]
+        for k in (1, 7, 8, 9, 41):
+            vals = rng.integers(-22, 22, k).astype(dtype)
+            if floating and k > 3:
+                vals[:4] = [np.nan, 0.0, np.inf, -0.0]
+            s, v = pdt.tensor(seq, device=device), pdt.tensor(vals, device=device)
+            for side in ("left", "right"):
+                np.testing.assert_array_equal(_np(pdt.searchsorted(s, v, side=side)),
+                                              np.searchsorted(seq, vals, side=side),
+                                              err_msg=f"{m} {k} {side}")
+            np.testing.assert_array_equal(_np(pdt.isin(v, s)), np.isin(vals, seq),
+                                          err_msg=f"isin {m} {k}")
+    rows = np.sort(rng.integers(-9, 9, (5, 3, 13)), -1).astype(dtype)
+    vals = rng.integers(-10, 10, (5, 3, 21)).astype(dtype)
+    got = pdt.searchsorted(pdt.tensor(rows, device=device), pdt.tensor(vals, device=device),
+                           side="right")
+    want = np.stack([[np.searchsorted(rows[i, j], vals[i, j], side="right") for j in range(3)]
+                     for i in range(5)])
+    np.testing.assert_array_equal(_np(got), want)
+    if not floating:  # a wide range: the search; a narrow one past the split: the table
+        wide = rng.integers(-2**30, 2**30, 3000).astype(dtype)
+        some = np.concatenate([wide[::3], rng.integers(-2**30, 2**30, 40_000).astype(dtype)])
+        np.testing.assert_array_equal(_np(pdt.isin(pdt.tensor(some, device=device),
+                                                   pdt.tensor(wide, device=device))),
+                                      np.isin(some, wide))
+        lo = np.iinfo(dtype).min
+        edge = np.array([lo, lo + 1, -1, 0, 5, 1000], dtype)
+        many = np.concatenate([edge, rng.integers(-5, 1200, 70_000).astype(dtype), [lo]])
+        for table in (edge[2:], edge[:2], np.array([7, 7, 900, 3], dtype)):
+            np.testing.assert_array_equal(_np(pdt.isin(pdt.tensor(many, device=device),
+                                                       pdt.tensor(table, device=device))),
+                                          np.isin(many, table))
+
+
+def test_searchsorted_of_an_unsorted_sequence_stays_in_range(device):
+    """A sequence that is not sorted gives positions within [0, m] (no read outside it)."""
+    rng = np.random.default_rng(12)
+    seq = pdt.tensor(rng.standard_normal(1000), device=device)
+    got = _np(pdt.searchsorted(seq, pdt.tensor(rng.standard_normal(5000), device=device)))
+    assert got.min() >= 0 and got.max() <= 1000

@@ -1,4 +1,4 @@
-"""isnan, isinf and isfinite: from the bits in one pass where the device has the kernel
+"""isnan, isinf, isfinite and signbit: from the bits in one pass where the device has the kernel
 (csrc/cpu/cpu_classify.c, pydevtensor._C._classify), composed from comparisons where it
 has none (CUDA) or for views; the same answers as NumPy on every float dtype, NaNs of
 every payload and sign included."""
@@ -10,7 +10,8 @@ from pydevtensor import _C
 
 from conftest import DEVICES
 
-FUNCS = [(pdt.isnan, np.isnan, 0), (pdt.isinf, np.isinf, 1), (pdt.isfinite, np.isfinite, 2)]
+FUNCS = [(pdt.isnan, np.isnan, 0), (pdt.isinf, np.isinf, 1), (pdt.isfinite, np.isfinite, 2),
+         (pdt.signbit, lambda x: np.signbit(x) & ~np.isnan(x), 3)]  # signbit: False for NaN
 
 
 def sample(n=200_003, seed=0):
@@ -57,9 +58,9 @@ def test_the_kernel_where_the_device_has_it(dev):
         assert _C._classify(t[::2], which) is None
         assert _C._classify(pdt.zeros(0, device=dev), which) is None
         assert _C._classify(pdt.zeros(3, dtype=pdt.int32, device=dev), which) is None
-    with pytest.raises(ValueError, match="which must be 0, 1 or 2"):
-        _C._classify(t, 3)
-    for f, _, _ in FUNCS:  # integers: never NaN or infinite
+    with pytest.raises(ValueError, match="which must be 0, 1, 2 or 3, got 4"):
+        _C._classify(t, 4)
+    for f, _, _ in FUNCS[:3]:  # integers: never NaN or infinite
         r = f(pdt.tensor([1, -2], device=dev))
         assert np.asarray(r.cpu()).tolist() == ([True, True] if f is pdt.isfinite else
                                                 [False, False])

@@ -140,6 +140,9 @@ typedef struct pdt_operand {
 
 /* What pdt_backend.classify asks of each element. */
 enum { PDT_IS_NAN = 0, PDT_IS_INF = 1, PDT_IS_FINITE = 2, PDT_IS_SIGNED = 3 };
+/* What pdt_backend.search gives for each value: its left or right position, or whether
+ * it is among the row's values. */
+enum { PDT_SEARCH_LEFT = 0, PDT_SEARCH_RIGHT = 1, PDT_SEARCH_MEMBER = 2 };
 
 typedef enum pdt_reduce_op {
     PDT_REDUCE_SUM = 0,
@@ -442,6 +445,16 @@ typedef struct pdt_backend {
      * slice (pydevtensor/_ops_sort.py). */
     pdt_status (*topk)(const pdt_tensor *values, const pdt_tensor *indices, const pdt_tensor *x,
                        int64_t k, int largest);
+
+    /* For each value of row r of values (contiguous (rows, k)), in row r of seq (contiguous
+     * (rows, m), sorted by the sort's order; or one row (1, m) for every row), of the same
+     * dtype: the number of entries before it (mode PDT_SEARCH_LEFT) or not after it
+     * (PDT_SEARCH_RIGHT) in the sort's order, into int64 out (rows, k); or whether an entry
+     * equals it (PDT_SEARCH_MEMBER, NaN matching nothing) into bool out.  May be NULL, or
+     * refuse a dtype with PDT_ERR_UNSUPPORTED: the bindings then compose searchsorted from
+     * sorts (pydevtensor/_ops_counting.py). */
+    pdt_status (*search)(const pdt_tensor *out, const pdt_tensor *seq, const pdt_tensor *values,
+                         int mode);
 
     /* --- image to columns and back (pdt_conv.h); NULL: refused (NotImplementedError) --- */
     /* out (N, C kh kw, oh ow) contiguous = the patches of x (N, C, H, W), any

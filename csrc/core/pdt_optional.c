@@ -77,3 +77,27 @@ pdt_status pdt_topk_last(const pdt_tensor *x, int64_t k, int largest, pdt_tensor
     }
     return st;
 }
+
+pdt_status pdt_search_rows(const pdt_tensor *seq, const pdt_tensor *values, int mode,
+                           pdt_tensor *result)
+{
+    const pdt_backend *be = pdt_backend_of(values->device.kind);
+    memset(result, 0, sizeof *result);
+    if (mode < PDT_SEARCH_LEFT || mode > PDT_SEARCH_MEMBER)
+        return pdt_fail(PDT_ERR_VALUE, "searchsorted: mode must be 0, 1 or 2, got %d", mode);
+    if (!be->search || seq->ndim != 2 || values->ndim != 2 || seq->dtype != values->dtype ||
+        !pdt_device_eq(seq->device, values->device) ||
+        (seq->shape[0] != 1 && seq->shape[0] != values->shape[0]) ||
+        !pdt_tensor_is_contiguous(seq) || !pdt_tensor_is_contiguous(values))
+        return unsupported("searchsorted", values);
+    pdt_status st = pdt_tensor_empty(values->device,
+                                     mode == PDT_SEARCH_MEMBER ? PDT_BOOL : PDT_INT64, 2,
+                                     values->shape, 0, result);
+    if (st != PDT_OK || pdt_tensor_numel(result) == 0)
+        return st;
+    pdt_note_op(mode == PDT_SEARCH_MEMBER ? "isin" : "searchsorted", values->device);
+    st = be->search(result, seq, values, mode);
+    if (st != PDT_OK)
+        pdt_tensor_release(result);
+    return st;
+}

@@ -28,6 +28,12 @@ pdt_status pdt_classify(const pdt_tensor *x, int which, pdt_tensor *result);
 pdt_status pdt_topk_last(const pdt_tensor *x, int64_t k, int largest, pdt_tensor *values,
                          pdt_tensor *indices);
 
+/* searchsorted of each row of the 2-d values in the matching row of the 2-d seq (or in
+ * its one row), both contiguous and of one dtype, by mode PDT_SEARCH_LEFT, _RIGHT (new
+ * int64 *result of values' shape) or _MEMBER (isin: a new bool *result)
+ * (pdt_backend.search). */
+pdt_status pdt_search_rows(const pdt_tensor *seq, const pdt_tensor *values, int mode,
+                           pdt_tensor *result);
 #ifdef __cplusplus
 }
 #endif

@@ -303,6 +303,7 @@ const pdt_backend pdt_cpu_backend = {
     .softmax = pdt_cpu_softmax,
     .classify = pdt_cpu_classify,
     .topk = pdt_cpu_topk,
+    .search = pdt_cpu_search,
     .im2col = pdt_cpu_im2col,
     .col2im = pdt_cpu_col2im,
     .conv2d = pdt_cpu_conv2d,

@@ -61,11 +61,14 @@ pdt_status pdt_cpu_sort(const pdt_tensor *values, const pdt_tensor *indices,
 pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x);
 /* cpu_nonzero.c */
 pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, const pdt_tensor *out);
-/* cpu_classify.c: isnan, isinf, isfinite (which: PDT_IS_*) */
+/* cpu_classify.c: isnan, isinf, isfinite, signbit (which: PDT_IS_*) */
 pdt_status pdt_cpu_classify(const pdt_tensor *out, const pdt_tensor *x, int which);
 /* cpu_topk.c */
 pdt_status pdt_cpu_topk(const pdt_tensor *values, const pdt_tensor *indices, const pdt_tensor *x,
                         int64_t k, int largest);
+/* cpu_search.c: searchsorted and isin (mode: PDT_SEARCH_*) */
+pdt_status pdt_cpu_search(const pdt_tensor *out, const pdt_tensor *seq, const pdt_tensor *values,
+                          int mode);
 /* cpu_softmax.c */
 pdt_status pdt_cpu_softmax(const pdt_tensor *out, const pdt_tensor *x, int log);
 /* cpu_conv.c */

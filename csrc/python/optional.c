@@ -67,7 +67,33 @@ static PyObject *f_topk_rows(PyObject *module, PyObject *args)
     return st == PDT_OK ? pdt_tensor_wrap_pair(S, &values, &indices) : pdt_raise(S, st);
 }
 
+/* _search_rows(seq, values, mode) -> searchsorted of the 2-d values' rows in the 2-d
+ * seq's (left 0, right 1) as int64, or isin (2) as bool (Note [searching sorted rows] in
+ * csrc/cpu/cpu_search.c), or None. */
+static PyObject *f_search_rows(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *seq, *values;
+    int mode;
+    if (!PyArg_ParseTuple(args, "O!O!i:_search_rows", S->tensor_type, &seq, S->tensor_type, &values,
+                          &mode))
+        return NULL;
+    const pdt_tensor *ts = pdt_tensor_of(seq), *tv = pdt_tensor_of(values);
+    pdt_tensor out;
+    pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    ts = pdt_hold_view(&h, ts);
+    tv = pdt_hold_view(&h, tv);
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tv), st = pdt_search_rows(ts, tv, mode, &out));
+    pdt_hold_release(&h);
+    if (st == PDT_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
 PyMethodDef pdt_optional_functions[] = {
+    {"_search_rows", f_search_rows, METH_VARARGS, NULL},
     {"_topk_rows", f_topk_rows, METH_VARARGS, NULL},
     {"_softmax_rows", f_softmax_rows, METH_VARARGS, NULL},
     {"_classify", f_classify, METH_VARARGS, NULL},
