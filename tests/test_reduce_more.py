@@ -232,6 +232,42 @@ def test_mode_cummax_cummin_numpy(device):
         np.testing.assert_array_equal(i.cpu().numpy(), ri)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "float16"])
+def test_cummax_cummin_every_dtype_dim_and_bits(device, dtype):
+    """One pass where the device has the kernel (csrc/cpu/cpu_cumextreme.c; float16 and
+    other devices: the scan by doubling) against the rule written out: ties and -0.0
+    against 0.0 go to the later element, a NaN stays once read, NaN payloads and the
+    sign of zero are the chosen element's bits; along every dim of a 3-d tensor, past
+    the threads' split, 0-d and empty."""
+    rng = np.random.default_rng(7)
+    a = rng.integers(-3, 4, (3, 40, 5)).astype(dtype)
+    if dtype.startswith("float"):
+        a[0, 3, :] = -0.0
+        a[1, 7, 2], a[2, 20, 4], a[2, 30, 4] = np.nan, -np.nan, np.nan
+        a[0, 0, 0] = np.inf
+    x = pdt.tensor(a, device=device)
+    for name, larger in (("cummax", True), ("cummin", False)):
+        for dim in (0, 1, 2, -1):
+            moved = np.moveaxis(a, dim, -1)
+            flat = moved.reshape(-1, moved.shape[-1])
+            rv, ri = _np_cum(flat, larger)
+            rv = np.moveaxis(rv.reshape(moved.shape), -1, dim)
+            ri = np.moveaxis(ri.reshape(moved.shape), -1, dim)
+            v, i = getattr(pdt, name)(x, dim)
+            got = v.cpu().numpy()
+            assert got.dtype == a.dtype and i.dtype == pdt.int64
+            np.testing.assert_array_equal(i.cpu().numpy(), ri, err_msg=f"{name} {dim}")
+            want = np.take_along_axis(a, ri, dim)  # the chosen elements' bits
+            assert (got.view(f"u{a.itemsize}") == want.view(f"u{a.itemsize}")).all()
+    long = rng.standard_normal(70_001).astype(dtype if dtype != "float16" else "float32")
+    v, i = pdt.cummax(pdt.tensor(long, device=device), 0)
+    np.testing.assert_array_equal(v.cpu().numpy(), np.maximum.accumulate(long))
+    v, i = pdt.cummin(pdt.tensor(a[0, 0, 0], device=device), 0)
+    assert v.shape == () and i.shape == () and i.item() == 0
+    v, i = pdt.cummax(pdt.zeros(2, 0, dtype=getattr(pdt, dtype), device=device), 1)
+    assert v.shape == (2, 0) and i.shape == (2, 0)
+
+
 def test_unique_consecutive_and_histc_numpy(device):
     rng = np.random.default_rng(4)
     a = rng.integers(0, 3, 30)

@@ -456,6 +456,14 @@ typedef struct pdt_backend {
     pdt_status (*search)(const pdt_tensor *out, const pdt_tensor *seq, const pdt_tensor *values,
                          int mode);
 
+    /* The running maximum (largest 1) or minimum (0) of each row (the last dim) of x and
+     * where it was taken, by Note [cumulative extremes] (pydevtensor/_ops_reduce_more.py:
+     * NaN first, then the larger (smaller) value, then the later index): values (x's
+     * dtype) and int64 indices of x's shape, contiguous; x contiguous, not empty.  May be
+     * NULL, or refuse a dtype with PDT_ERR_UNSUPPORTED: the bindings then compose it. */
+    pdt_status (*cumextreme)(const pdt_tensor *values, const pdt_tensor *indices,
+                             const pdt_tensor *x, int largest);
+
     /* --- image to columns and back (pdt_conv.h); NULL: refused (NotImplementedError) --- */
     /* out (N, C kh kw, oh ow) contiguous = the patches of x (N, C, H, W), any
      * strides, of out's dtype (float32, float64, float16 or bfloat16; not empty):

@@ -52,6 +52,23 @@ pdt_status pdt_classify(const pdt_tensor *x, int which, pdt_tensor *result)
     return st;
 }
 
+/* New contiguous *values (x's dtype) and int64 *indices of x's shape with the last dim
+ * of size last. */
+static pdt_status values_and_indices(const pdt_tensor *x, int64_t last, pdt_tensor *values,
+                                     pdt_tensor *indices)
+{
+    int64_t shape[PDT_MAX_DIMS];
+    memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+    shape[x->ndim - 1] = last;
+    pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, values);
+    if (st == PDT_OK) {
+        st = pdt_tensor_empty(x->device, PDT_INT64, x->ndim, shape, 0, indices);
+        if (st != PDT_OK)
+            pdt_tensor_release(values);
+    }
+    return st;
+}
+
 pdt_status pdt_topk_last(const pdt_tensor *x, int64_t k, int largest, pdt_tensor *values,
                          pdt_tensor *indices)
 {
@@ -61,16 +78,32 @@ pdt_status pdt_topk_last(const pdt_tensor *x, int64_t k, int largest, pdt_tensor
     int64_t n = x->ndim ? x->shape[x->ndim - 1] : 0;
     if (!be->topk || x->ndim < 1 || k < 1 || k > 1024 || n < 16 * k || !pdt_tensor_is_contiguous(x))
         return unsupported("topk", x);
-    int64_t shape[PDT_MAX_DIMS];
-    memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
-    shape[x->ndim - 1] = k;
-    pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, values);
-    if (st == PDT_OK)
-        st = pdt_tensor_empty(x->device, PDT_INT64, x->ndim, shape, 0, indices);
-    if (st == PDT_OK && pdt_tensor_numel(values) > 0) {
-        pdt_note_op("topk", x->device);
-        st = be->topk(values, indices, x, k, largest);
+    pdt_status st = values_and_indices(x, k, values, indices);
+    if (st != PDT_OK || pdt_tensor_numel(values) == 0)
+        return st;
+    pdt_note_op("topk", x->device);
+    st = be->topk(values, indices, x, k, largest);
+    if (st != PDT_OK) {
+        pdt_tensor_release(values);
+        pdt_tensor_release(indices);
     }
+    return st;
+}
+
+pdt_status pdt_cumextreme_last(const pdt_tensor *x, int largest, pdt_tensor *values,
+                               pdt_tensor *indices)
+{
+    const char *name = largest ? "cummax" : "cummin";
+    const pdt_backend *be = pdt_backend_of(x->device.kind);
+    memset(values, 0, sizeof *values);
+    memset(indices, 0, sizeof *indices);
+    if (!be->cumextreme || x->ndim < 1 || pdt_tensor_numel(x) == 0 || !pdt_tensor_is_contiguous(x))
+        return unsupported(name, x);
+    pdt_status st = values_and_indices(x, x->shape[x->ndim - 1], values, indices);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op(name, x->device);
+    st = be->cumextreme(values, indices, x, largest);
     if (st != PDT_OK) {
         pdt_tensor_release(values);
         pdt_tensor_release(indices);

@@ -28,6 +28,11 @@ pdt_status pdt_classify(const pdt_tensor *x, int which, pdt_tensor *result);
 pdt_status pdt_topk_last(const pdt_tensor *x, int64_t k, int largest, pdt_tensor *values,
                          pdt_tensor *indices);
 
+/* cummax (largest 1) or cummin of x along its last dim (pdt_backend.cumextreme), for a
+ * contiguous x of at least one dim and one element: new contiguous *values and int64
+ * *indices of x's shape. */
+pdt_status pdt_cumextreme_last(const pdt_tensor *x, int largest, pdt_tensor *values,
+                               pdt_tensor *indices);
 /* searchsorted of each row of the 2-d values in the matching row of the 2-d seq (or in
  * its one row), both contiguous and of one dtype, by mode PDT_SEARCH_LEFT, _RIGHT (new
  * int64 *result of values' shape) or _MEMBER (isin: a new bool *result)

@@ -43,6 +43,26 @@ static PyObject *f_classify(PyObject *module, PyObject *args)
     return call(module, args, "O!i:_classify", pdt_classify);
 }
 
+/* (values, indices) of topk (k >= 1) or of cummax/cummin (k 0) along x's last dim, or
+ * None. */
+static PyObject *pair(PyObject *module, PyObject *x, long long k, int largest)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    const pdt_tensor *tx = pdt_tensor_of(x);
+    pdt_tensor values, indices;
+    pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    tx = pdt_hold_view(&h, tx);
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx),
+                          st = k ? pdt_topk_last(tx, (int64_t)k, largest, &values, &indices)
+                                 : pdt_cumextreme_last(tx, largest, &values, &indices));
+    pdt_hold_release(&h);
+    if (st == PDT_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    return st == PDT_OK ? pdt_tensor_wrap_pair(S, &values, &indices) : pdt_raise(S, st);
+}
+
 /* _topk_rows(x, k, largest) -> (values, indices) of topk along x's last dim by
  * selection (Note [top-k by selection] in csrc/cpu/cpu_topk.c), or None. */
 static PyObject *f_topk_rows(PyObject *module, PyObject *args)
@@ -53,18 +73,21 @@ static PyObject *f_topk_rows(PyObject *module, PyObject *args)
     int largest;
     if (!PyArg_ParseTuple(args, "O!Lp:_topk_rows", S->tensor_type, &x, &k, &largest))
         return NULL;
-    const pdt_tensor *tx = pdt_tensor_of(x);
-    pdt_tensor values, indices;
-    pdt_status st;
-    pdt_hold h; /* Note [the GIL and storages] */
-    h.n = 0;
-    tx = pdt_hold_view(&h, tx);
-    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx),
-                          st = pdt_topk_last(tx, (int64_t)k, largest, &values, &indices));
-    pdt_hold_release(&h);
-    if (st == PDT_ERR_UNSUPPORTED)
+    if (k < 1) /* refused by pdt_topk_last; 0 is cummax's here */
         Py_RETURN_NONE;
-    return st == PDT_OK ? pdt_tensor_wrap_pair(S, &values, &indices) : pdt_raise(S, st);
+    return pair(module, x, k, largest);
+}
+
+/* _cumextreme_rows(x, largest) -> (values, indices) of cummax (largest True) or cummin
+ * along x's last dim in one pass (csrc/cpu/cpu_cumextreme.c), or None. */
+static PyObject *f_cumextreme_rows(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *x;
+    int largest;
+    if (!PyArg_ParseTuple(args, "O!p:_cumextreme_rows", S->tensor_type, &x, &largest))
+        return NULL;
+    return pair(module, x, 0, largest);
 }
 
 /* _search_rows(seq, values, mode) -> searchsorted of the 2-d values' rows in the 2-d
@@ -95,6 +118,7 @@ static PyObject *f_search_rows(PyObject *module, PyObject *args)
 PyMethodDef pdt_optional_functions[] = {
     {"_search_rows", f_search_rows, METH_VARARGS, NULL},
     {"_topk_rows", f_topk_rows, METH_VARARGS, NULL},
+    {"_cumextreme_rows", f_cumextreme_rows, METH_VARARGS, NULL},
     {"_softmax_rows", f_softmax_rows, METH_VARARGS, NULL},
     {"_classify", f_classify, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
