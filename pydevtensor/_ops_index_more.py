@@ -271,8 +271,12 @@ def take(input, index):
     _same_device("take", input, index)
     n = input.numel()
     flat = index.reshape(-1).contiguous()
+    if not input.requires_grad:  # the kernel checks and counts negatives from the end
+        out = _C.empty((flat.shape[0],), dtype=input.dtype, device=input.device)
+        _C._index_select(out, input.reshape(-1), 0, flat, True, True, "take")  # out is new
+        return out.reshape(tuple(index.shape))
     _C._index_check(flat, n, 0, "take", True, True)
-    if n:
+    if n:  # index_select's derivative takes no negative index
         flat = flat % n
     return index_select(input.reshape(-1), 0, flat).reshape(tuple(index.shape))
 

@@ -18,7 +18,8 @@ static pdt_state *state(PyObject *module) { return pdt_state_of_module(module); 
 /* Runs the core call between holding and releasing views of the tensors. */
 #define HOLD(h, x) ((x) = pdt_hold_view(&(h), (x)))
 
-/* _index_select(out, src, dim, index, negative_ok=True, deferred_ok=False),
+/* _index_select(out, src, dim, index, negative_ok=True, deferred_ok=False, op=None)
+ * (op: the name its errors give, "index_select" by default),
  * _index_put(dst, dim, index, values, deferred_ok=False) and _index_add(dst, dim,
  * index, values, deferred_ok=False) (put 0, 1, 2): the tensors in the order the
  * core takes them (put and add: dim comes second; they take negative indices).
@@ -30,13 +31,14 @@ static PyObject *index_move(PyObject *module, PyObject *args, int put)
     PyObject *p[3];
     long long dim;
     int negative_ok = 1, deferred_ok = 0;
+    const char *op = "index_select";
     int ok = put ? PyArg_ParseTuple(args,
                                     put == 2 ? "O!LO!O!|p:_index_add" : "O!LO!O!|p:_index_put",
                                     S->tensor_type, &p[0], &dim, S->tensor_type, &p[1],
                                     S->tensor_type, &p[2], &deferred_ok)
-                 : PyArg_ParseTuple(args, "O!O!LO!|pp:_index_select", S->tensor_type, &p[0],
+                 : PyArg_ParseTuple(args, "O!O!LO!|pps:_index_select", S->tensor_type, &p[0],
                                     S->tensor_type, &p[2], &dim, S->tensor_type, &p[1],
-                                    &negative_ok, &deferred_ok);
+                                    &negative_ok, &deferred_ok, &op);
     if (!ok || (put && pdt_refuse_unrecorded_write(put == 2 ? "_index_add" : "_index_put", p[0],
                                                    p[2]) < 0))
         return NULL;
@@ -48,8 +50,8 @@ static PyObject *index_move(PyObject *module, PyObject *args, int put)
     return pdt_hold_done(S, &h,
                          put == 2 ? pdt_index_add(first, dim, index, other, deferred_ok)
                          : put    ? pdt_index_put(first, dim, index, other, deferred_ok)
-                                  : pdt_index_select(first, other, dim, index, negative_ok,
-                                                     deferred_ok));
+                                  : pdt_index_select_as(op, first, other, dim, index, negative_ok,
+                                                        deferred_ok));
 }
 
 static PyObject *f_index_select(PyObject *module, PyObject *args)
