@@ -314,3 +314,31 @@ def test_nested_list_key_is_read_as_a_tuple_as_torch(device):
     with pytest.warns(UserWarning, match="non-tuple sequence"):
         pdt.arange(12.0, device=device).reshape(3, 4)[[[0, 1], [2, 0]]]
     assert pdt.arange(12.0, device=device).reshape(3, 4)[[0, 1]].shape == (2, 4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "bool", "uint8"])
+def test_setitem_of_a_mask_with_one_value_matches_numpy(device, dtype):
+    """x[mask] = v with one value (a number or a 0-d tensor) is one masked fill (the
+    mask over all of x's dims or its leading ones); several values still go through the
+    positions.  The value converts as x's dtype takes it."""
+    rng = np.random.default_rng(9)
+    a = (rng.standard_normal((6, 5, 4)) * 50).astype(dtype)
+    for mask in (rng.random((6, 5, 4)) > 0.5, rng.random((6, 5)) > 0.5,
+                 rng.random(6) > 0.5, np.zeros((6, 5), bool)):
+        for value in (7, True, -0.0, pdt.tensor(3)):
+            want = a.copy()
+            want[mask] = np.asarray(value).astype(dtype)
+            x = pdt.tensor(a, device=device)
+            x[pdt.tensor(mask, device=device)] = value
+            np.testing.assert_array_equal(x.cpu().numpy(), want, err_msg=f"{mask.shape} {value}")
+    if dtype.startswith("float"):
+        x = pdt.tensor(a, device=device)
+        x[x > 0] = float("nan")
+        got = x.cpu().numpy()
+        assert np.isnan(got[a > 0]).all() and (got[a <= 0] == a[a <= 0]).all()
+    mask = rng.random((6, 5)) > 0.5
+    rows = (rng.standard_normal((int(mask.sum()), 4)) * 9).astype(dtype)
+    x, want = pdt.tensor(a, device=device), a.copy()
+    x[pdt.tensor(mask, device=device)] = pdt.tensor(rows, device=device)  # several values
+    want[mask] = rows
+    np.testing.assert_array_equal(x.cpu().numpy(), want)
