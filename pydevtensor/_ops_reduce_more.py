@@ -1,9 +1,11 @@
 """Order statistics and paired reductions with PyTorch's names: median, nanmedian,
 kthvalue, mode, aminmax, cummax, cummin, std_mean, var_mean and msort.
 
-The order statistics sort along dim (the core's stable sort, NaN largest) and pick
-a position per row; the values are then ``gather(input, dim, indices)``, so their
-gradient goes to the element picked, as PyTorch's.  cummax and cummin are a scan by
+The order statistics pick a position per row of the stable sort along dim (NaN
+largest): by selection where the device has the kernel (the CPU; Note [selection in
+sort order] in csrc/cpu/cpu_select.c), else by sorting; the values are then
+``gather(input, dim, indices)``, so their gradient goes to the element picked, as
+PyTorch's.  cummax and cummin are a scan by
 doubling (log2(n) elementwise steps) over (value, index) pairs.  Nothing is read
 back to the host.
 """
@@ -31,10 +33,8 @@ def _rows(op, input, dim):
     return (input if input.ndim else input.reshape(1)), d
 
 
-def _pick(x, d, sorted_idx, pos, keepdim, ndim, kind):
-    """The values and indices at position pos (shape of x with 1 along d) of each
-    row of the sort; a return_types.kind."""
-    idx = gather(sorted_idx, d, pos)
+def _pick(x, d, idx, keepdim, ndim, kind):
+    """The values at idx (shape of x with 1 along d) and idx; a return_types.kind."""
     values = gather(x, d, idx)
     if not keepdim or ndim == 0:
         shape = tuple(x.shape[:d]) + tuple(x.shape[d + 1:]) if ndim else ()
@@ -42,16 +42,32 @@ def _pick(x, d, sorted_idx, pos, keepdim, ndim, kind):
     return getattr(return_types, kind)(values, idx)
 
 
-def _order_stat(op, input, dim, keepdim, position):
+def _select(x, d, pos):
+    """The index (x's shape with 1 along d) of the element at position pos of each row
+    along d in the stable sort's order, by selection where the device has the kernel
+    (Note [selection in sort order] in csrc/cpu/cpu_select.c), else None."""
+    last = x.ndim - 1
+    rows = x if d == last else x.transpose(d, last).contiguous()
+    pos = pos.expand(*_keep_shape(x, d))
+    got = _C._select_rows(rows, (pos if d == last else pos.transpose(d, last)).contiguous())
+    if got is None:
+        return None
+    got = got.reshape(tuple(rows.shape[:-1]) + (1,))
+    return got if d == last else got.transpose(d, last)
+
+
+def _order_stat(op, input, dim, keepdim, position, select=True):
     x, d = _rows(op, input, dim)
     if x.shape[d] == 0:
         raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (input "
                          f"{tuple(input.shape)}, on {input.device})")
     with _no_grad():
-        idx = sort(x.detach(), d)[1]
         nans = x.isnan().sum(d, keepdim=True) if x.is_floating_point() else None
         pos = position(x.shape[d], nans, x)
-    return _pick(x, d, idx, pos, keepdim, input.ndim, op)
+        idx = _select(x.detach(), d, pos) if select else None
+        if idx is None:
+            idx = gather(sort(x.detach(), d)[1], d, pos)
+    return _pick(x, d, idx, keepdim, input.ndim, op)
 
 
 def _no_grad():
@@ -227,7 +243,7 @@ def mode(input, dim=-1, keepdim=False):
         return run.argmax(d, keepdim=True)  # the first (smallest) value's run end
 
     x, d = _rows("mode", input, dim)
-    return _order_stat("mode", input, dim, keepdim, position)
+    return _order_stat("mode", input, dim, keepdim, position, select=False)
 
 
 def _run_lengths(s, d):

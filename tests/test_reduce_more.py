@@ -268,6 +268,54 @@ def test_cummax_cummin_every_dtype_dim_and_bits(device, dtype):
     assert v.shape == (2, 0) and i.shape == (2, 0)
 
 
+def _stable_rank(a, dim, pos):
+    """The index of the element at position pos (an int array of a's shape with 1 along
+    dim) of each row's stable sort along dim: NumPy's stable argsort puts NaN last and
+    keeps -0.0 and 0.0 in their order, as the order statistics' rule."""
+    return np.take_along_axis(np.argsort(a, axis=dim, kind="stable"), pos, dim)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "float16"])
+def test_order_statistics_pick_the_stable_sorts_element(device, dtype):
+    """kthvalue, median and nanmedian by selection (csrc/cpu/cpu_select.c; float16 and
+    other devices: by sorting) give the element at the stable sort's position: ties to
+    the earlier index, -0.0 tied with 0.0, NaN largest; random, tied, sorted, reversed
+    and NaN-holding rows, along every dim, per-row positions (nanmedian), rows past the
+    threads' split."""
+    rng = np.random.default_rng(13)
+    floating = dtype.startswith("float")
+    for shape, dim in (((40, 300), 1), ((300, 7), 0), ((3, 50, 4), 1), ((1, 70001), 1)):
+        pats = [rng.standard_normal(shape) * 100, rng.integers(0, 3, shape).astype(float),
+                np.sort(rng.standard_normal(shape), axis=dim),
+                -np.sort(rng.standard_normal(shape), axis=dim)]
+        if floating:
+            nan = rng.standard_normal(shape)
+            nan[rng.random(shape) < 0.3] = np.nan
+            pats.append(nan)
+        for a in pats:
+            a = a.astype(dtype)
+            if floating:
+                a[..., ::7] = np.where(a[..., ::7] == 0, -0.0, a[..., ::7])
+            x = pdt.tensor(a, device=device)
+            n = shape[dim]
+            keep = tuple(1 if q == dim else size for q, size in enumerate(shape))
+            for k in sorted({1, 2, n // 2, n}):
+                v, i = pdt.kthvalue(x, k, dim)
+                want = _stable_rank(a, dim, np.full(keep, k - 1))
+                np.testing.assert_array_equal(i.cpu().numpy(), want.squeeze(dim), err_msg=k)
+                got = v.cpu().numpy()
+                ref = np.take_along_axis(a, want, dim).squeeze(dim)
+                assert (got.view(f"u{a.itemsize}") == ref.view(f"u{a.itemsize}")).all()
+            nans = np.isnan(a).sum(dim, keepdims=True) if floating else np.zeros(keep, int)
+            med = np.where(nans > 0, n - nans, (n - 1) // 2)
+            np.testing.assert_array_equal(x.median(dim).indices.cpu().numpy(),
+                                          _stable_rank(a, dim, med).squeeze(dim))
+            left = n - nans
+            nanmed = np.where(left > 0, (left - 1) // 2, 0)
+            np.testing.assert_array_equal(x.nanmedian(dim).indices.cpu().numpy(),
+                                          _stable_rank(a, dim, nanmed).squeeze(dim))
+
+
 def test_unique_consecutive_and_histc_numpy(device):
     rng = np.random.default_rng(4)
     a = rng.integers(0, 3, 30)

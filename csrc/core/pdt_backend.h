@@ -464,6 +464,13 @@ typedef struct pdt_backend {
     pdt_status (*cumextreme)(const pdt_tensor *values, const pdt_tensor *indices,
                              const pdt_tensor *x, int largest);
 
+    /* indices[r] = the index of the element at position pos[r] of row r (the last dim)
+     * of x in the stable sort's order (NaN the largest value): x contiguous, not empty;
+     * pos and indices contiguous int64 with one element a row.  A position outside
+     * [0, n) is PDT_ERR_INDEX.  May be NULL, or refuse a dtype with PDT_ERR_UNSUPPORTED:
+     * the bindings then sort (pydevtensor/_ops_reduce_more.py). */
+    pdt_status (*select)(const pdt_tensor *indices, const pdt_tensor *x, const pdt_tensor *pos);
+
     /* --- image to columns and back (pdt_conv.h); NULL: refused (NotImplementedError) --- */
     /* out (N, C kh kw, oh ow) contiguous = the patches of x (N, C, H, W), any
      * strides, of out's dtype (float32, float64, float16 or bfloat16; not empty):

@@ -134,3 +134,23 @@ pdt_status pdt_search_rows(const pdt_tensor *seq, const pdt_tensor *values, int 
         pdt_tensor_release(result);
     return st;
 }
+
+pdt_status pdt_select_last(const pdt_tensor *x, const pdt_tensor *pos, pdt_tensor *indices)
+{
+    const pdt_backend *be = pdt_backend_of(x->device.kind);
+    memset(indices, 0, sizeof *indices);
+    const int64_t numel = pdt_tensor_numel(x);
+    if (!be->select || x->ndim < 1 || numel == 0 || !pdt_tensor_is_contiguous(x) ||
+        pos->dtype != PDT_INT64 || !pdt_tensor_is_contiguous(pos) ||
+        !pdt_device_eq(x->device, pos->device) ||
+        pdt_tensor_numel(pos) != numel / x->shape[x->ndim - 1])
+        return unsupported("kthvalue", x);
+    pdt_status st = pdt_tensor_empty(x->device, PDT_INT64, x->ndim - 1, x->shape, 0, indices);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op("kthvalue", x->device);
+    st = be->select(indices, x, pos);
+    if (st != PDT_OK)
+        pdt_tensor_release(indices);
+    return st;
+}

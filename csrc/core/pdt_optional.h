@@ -33,6 +33,11 @@ pdt_status pdt_topk_last(const pdt_tensor *x, int64_t k, int largest, pdt_tensor
  * *indices of x's shape. */
 pdt_status pdt_cumextreme_last(const pdt_tensor *x, int largest, pdt_tensor *values,
                                pdt_tensor *indices);
+/* The index of the element at position pos[r] of each row r (the last dim) of x in the
+ * stable sort's order (pdt_backend.select): x contiguous with at least one dim and one
+ * element, pos contiguous int64 with one element a row; a new int64 *indices of x's
+ * shape less its last dim. */
+pdt_status pdt_select_last(const pdt_tensor *x, const pdt_tensor *pos, pdt_tensor *indices);
 /* searchsorted of each row of the 2-d values in the matching row of the 2-d seq (or in
  * its one row), both contiguous and of one dtype, by mode PDT_SEARCH_LEFT, _RIGHT (new
  * int64 *result of values' shape) or _MEMBER (isin: a new bool *result)

@@ -90,6 +90,29 @@ static PyObject *f_cumextreme_rows(PyObject *module, PyObject *args)
     return pair(module, x, 0, largest);
 }
 
+/* _select_rows(x, pos) -> the index of the element at position pos[r] of each row r of
+ * x's last dim in the stable sort's order (Note [selection in sort order] in
+ * csrc/cpu/cpu_select.c), or None. */
+static PyObject *f_select_rows(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *x, *pos;
+    if (!PyArg_ParseTuple(args, "O!O!:_select_rows", S->tensor_type, &x, S->tensor_type, &pos))
+        return NULL;
+    const pdt_tensor *tx = pdt_tensor_of(x), *tp = pdt_tensor_of(pos);
+    pdt_tensor out;
+    pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    tx = pdt_hold_view(&h, tx);
+    tp = pdt_hold_view(&h, tp);
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx), st = pdt_select_last(tx, tp, &out));
+    pdt_hold_release(&h);
+    if (st == PDT_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
 /* _search_rows(seq, values, mode) -> searchsorted of the 2-d values' rows in the 2-d
  * seq's (left 0, right 1) as int64, or isin (2) as bool (Note [searching sorted rows] in
  * csrc/cpu/cpu_search.c), or None. */
@@ -117,6 +140,7 @@ static PyObject *f_search_rows(PyObject *module, PyObject *args)
 
 PyMethodDef pdt_optional_functions[] = {
     {"_search_rows", f_search_rows, METH_VARARGS, NULL},
+    {"_select_rows", f_select_rows, METH_VARARGS, NULL},
     {"_topk_rows", f_topk_rows, METH_VARARGS, NULL},
     {"_cumextreme_rows", f_cumextreme_rows, METH_VARARGS, NULL},
     {"_softmax_rows", f_softmax_rows, METH_VARARGS, NULL},
