@@ -324,7 +324,8 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
     if mask is None or not x.is_contiguous():
         return _advanced_setitem(x, idx, value, accumulate, into_new)
     rest = tuple(x.shape)[mask.ndim:]
-    if not accumulate and (not isinstance(value, _C.Tensor) or value.ndim == 0):
+    if not accumulate and (not isinstance(value, _C.Tensor) or
+                           value.ndim == 0 and value.device == x.device):
         # one value: masked_fill_ (a select and a copy, as PyTorch's index_put_ of a mask;
         # 1e5 float32: 650 us through the positions, NumPy 460, 31 here)
         fill = _as_tensor(value, x.dtype, x.device)

@@ -318,16 +318,17 @@ def test_nested_list_key_is_read_as_a_tuple_as_torch(device):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "bool", "uint8"])
 def test_setitem_of_a_mask_with_one_value_matches_numpy(device, dtype):
-    """x[mask] = v with one value (a number or a 0-d tensor) is one masked fill (the
-    mask over all of x's dims or its leading ones); several values still go through the
-    positions.  The value converts as x's dtype takes it."""
+    """x[mask] = v with one value (a number or a 0-d tensor on x's device) is one masked
+    fill (the mask over all of x's dims or its leading ones); several values still go
+    through the positions.  The value converts as x's dtype takes it."""
     rng = np.random.default_rng(9)
     a = (rng.standard_normal((6, 5, 4)) * 50).astype(dtype)
     for mask in (rng.random((6, 5, 4)) > 0.5, rng.random((6, 5)) > 0.5,
                  rng.random(6) > 0.5, np.zeros((6, 5), bool)):
-        for value in (7, True, -0.0, pdt.tensor(3)):
+        for value in (7, True, -0.0, pdt.tensor(3, device=device)):
             want = a.copy()
-            want[mask] = np.asarray(value).astype(dtype)
+            want[mask] = (value.cpu().numpy() if isinstance(value, pdt.Tensor)
+                          else np.array(value)).astype(dtype)
             x = pdt.tensor(a, device=device)
             x[pdt.tensor(mask, device=device)] = value
             np.testing.assert_array_equal(x.cpu().numpy(), want, err_msg=f"{mask.shape} {value}")
@@ -342,3 +343,6 @@ def test_setitem_of_a_mask_with_one_value_matches_numpy(device, dtype):
     x[pdt.tensor(mask, device=device)] = pdt.tensor(rows, device=device)  # several values
     want[mask] = rows
     np.testing.assert_array_equal(x.cpu().numpy(), want)
+    if pdt.device(device).type != "cpu":  # a value on another device is refused, in index_put's words
+        with pytest.raises(pdt.DeviceError, match="in index_put: argument 'values' is on cpu"):
+            x[pdt.tensor(mask, device=device)] = pdt.tensor(3)
