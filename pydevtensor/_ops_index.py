@@ -399,11 +399,13 @@ def gather_offsets(in_shape, device, dim, index, op="gather", deferred_ok=False)
                                f"dimension {d}")
     index = index.reshape(ishape)
     _C._index_check(index.contiguous(), xshape[d], d, op, False, deferred_ok)  # none negative
-    # the flat offset: the other coordinates' offsets plus the wrapped index along d
+    # the flat offset: the other coordinates' offsets plus the index along d (checked
+    # non-negative; where the check is deferred, a bad index gives an offset that the
+    # read through it checks again, and the op fails at the next synchronisation)
     strides = [1] * len(xshape)
     for k in range(len(xshape) - 2, -1, -1):
         strides[k] = strides[k + 1] * xshape[k + 1]
-    flat = (index % xshape[d]) * strides[d] if xshape[d] else index
+    flat = index * strides[d] if strides[d] != 1 else index
     for k in range(len(xshape)):
         if k != d and ishape[k] > 1:
             shape = [1] * len(xshape)
