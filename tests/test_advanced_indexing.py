@@ -343,6 +343,6 @@ def test_setitem_of_a_mask_with_one_value_matches_numpy(device, dtype):
     x[pdt.tensor(mask, device=device)] = pdt.tensor(rows, device=device)  # several values
     want[mask] = rows
     np.testing.assert_array_equal(x.cpu().numpy(), want)
-    if pdt.device(device).type != "cpu":  # a value on another device is refused, in index_put's words
+    if pdt.device(device).type != "cpu":  # a value on another device: index_put's refusal
         with pytest.raises(pdt.DeviceError, match="in index_put: argument 'values' is on cpu"):
             x[pdt.tensor(mask, device=device)] = pdt.tensor(3)

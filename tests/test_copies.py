@@ -291,11 +291,13 @@ def _float_to_int_case(src, dtype):
 
 
 @pytest.mark.parametrize("src", ["float32", "float64"])
-@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "int8", "int16"])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "int8", "int16", "bool"])
 def test_float_to_int_rows_saturate_at_every_position(device, src, dtype):
     """The vector cast rows (4 to 32 lanes, and their tails) give Note [float to int]'s
     values, contiguous and strided."""
-    a, want = _float_to_int_case(src, dtype)
+    a, want = _float_to_int_case(src, "int64" if dtype == "bool" else dtype)
+    if dtype == "bool":
+        want = (a != 0).tolist()
     x = pdt.tensor(a, device=device)
     assert x.to(getattr(pdt, dtype)).cpu().tolist() == want
     strided = pdt.tensor(np.stack([a, a], 1), device=device).t()[0]
@@ -305,11 +307,24 @@ def test_float_to_int_rows_saturate_at_every_position(device, src, dtype):
 
 
 @pytest.mark.skipif(len(_C._cpu_simd_level()[1]) < 2, reason="one instruction-set level only")
-@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "int8"])
-def test_float32_to_int_rows_at_every_cpu_level(dtype, level_restored):
-    """Each level's float32 cast row (cpu_vcast.h: SSE2, AVX2, AVX-512) gives the same
-    values."""
-    a, want = _float_to_int_case("float32", dtype)
+@pytest.mark.parametrize("src", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "int8", "int16", "bool"])
+def test_float_to_int_rows_at_every_cpu_level(src, dtype, level_restored):
+    """Each level's cast rows (cpu_vcast.h: SSE2, AVX2, AVX-512) give the same values,
+    float64's past 2^31 too (t - trunc(t 2^-16) 2^16 for the low bits)."""
+    a, want = _float_to_int_case(src, "int64" if dtype == "bool" else dtype)
+    if src == "float64":  # fractions and low bits past 2^31, where float32 has none
+        rng = np.random.default_rng(6)
+        big = np.ldexp(rng.random(4000) + 1, rng.integers(31, 63, 4000))
+        big *= rng.choice([-1, 1], 4000)
+        big[::3] += rng.random(1334)
+        a = np.concatenate([a, big])
+        with np.errstate(invalid="ignore"):
+            low = np.trunc(big).astype(np.int64)  # all below 2^63 in magnitude
+        want = want + (low.astype(dtype) if dtype not in ("int32", "bool") else
+                       np.clip(low, -2**31, 2**31 - 1)).tolist()
+    if dtype == "bool":
+        want = (a != 0).tolist()
     x = pdt.tensor(a)
     for level in _C._cpu_simd_level()[1]:
         _C._cpu_simd_level(level)

@@ -123,20 +123,26 @@ static void cast_f16_to_f32_fast(char *d, int64_t ds, char *s, int64_t ss, int64
         cast_f16_to_f32(d, ds, s, ss, n, ctx);
 }
 
-/* Contiguous float32 -> int32, uint8, int8 and int64 rows through the level's kernels
- * (cpu_vcast.h), the same values as the rows above. */
-#define CAST_F32_FAST(NAME, D, ROW, FIELD)                                                         \
+/* Contiguous float32 and float64 rows into the integers and bool through the level's
+ * kernels (cpu_vcast.h), the same values as the rows above. */
+#define CAST_FAST(NAME, S, D, ROW, WHICH)                                                          \
     static void NAME(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)               \
     {                                                                                              \
-        if (ds == (int64_t)sizeof(D) && ss == 4)                                                   \
-            pdt_cpu_simd()->FIELD((D *)d, (const float *)s, n);                                    \
+        if (ds == (int64_t)sizeof(D) && ss == (int64_t)sizeof(S))                                  \
+            pdt_cpu_simd()->cast[WHICH](d, s, n);                                                  \
         else                                                                                       \
             ROW(d, ds, s, ss, n, ctx);                                                             \
     }
-CAST_F32_FAST(cast_f32_to_i32_fast, int32_t, cast_f32_to_i32, cast_f32_i32)
-CAST_F32_FAST(cast_f32_to_i64_fast, int64_t, cast_f32_to_i64, cast_f32_i64)
-CAST_F32_FAST(cast_f32_to_u8_fast, uint8_t, cast_f32_to_u8, cast_f32_u8)
-CAST_F32_FAST(cast_f32_to_i8_fast, uint8_t, cast_f32_to_i8, cast_f32_u8) /* uint8's bytes */
+CAST_FAST(cast_f32_to_i32_fast, float, int32_t, cast_f32_to_i32, PDT_VCAST_F32_I32)
+CAST_FAST(cast_f32_to_i64_fast, float, int64_t, cast_f32_to_i64, PDT_VCAST_F32_I64)
+CAST_FAST(cast_f32_to_u8_fast, float, uint8_t, cast_f32_to_u8, PDT_VCAST_F32_U8)
+CAST_FAST(cast_f32_to_i8_fast, float, uint8_t, cast_f32_to_i8, PDT_VCAST_F32_U8) /* u8's bytes */
+CAST_FAST(cast_f32_to_i16_fast, float, uint16_t, cast_f32_to_i16, PDT_VCAST_F32_I16)
+CAST_FAST(cast_f64_to_i32_fast, double, int32_t, cast_f64_to_i32, PDT_VCAST_F64_I32)
+CAST_FAST(cast_f64_to_u8_fast, double, uint8_t, cast_f64_to_u8, PDT_VCAST_F64_U8)
+CAST_FAST(cast_f64_to_i8_fast, double, uint8_t, cast_f64_to_i8, PDT_VCAST_F64_U8)
+CAST_FAST(cast_f64_to_i16_fast, double, uint16_t, cast_f64_to_i16, PDT_VCAST_F64_I16)
+CAST_FAST(cast_f64_to_bool_fast, double, uint8_t, cast_f64_to_bool, PDT_VCAST_F64_BOOL)
 
 static void cast_f32_to_f16_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
 {
@@ -160,8 +166,10 @@ static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {
     CAST_ROW_TABLE(i64),
     {cast_f32_to_bool, cast_f32_to_i32_fast, cast_f32_to_i64_fast, cast_f32_to_f32, cast_f32_to_f64,
      cast_f32_to_f16_fast, cast_f32_to_bf16, cast_f32_to_u8_fast, cast_f32_to_i8_fast,
-     cast_f32_to_i16},
-    CAST_ROW_TABLE(f64),
+     cast_f32_to_i16_fast},
+    {cast_f64_to_bool_fast, cast_f64_to_i32_fast, cast_f64_to_i64, cast_f64_to_f32, cast_f64_to_f64,
+     cast_f64_to_f16, cast_f64_to_bf16, cast_f64_to_u8_fast, cast_f64_to_i8_fast,
+     cast_f64_to_i16_fast},
     {cast_f16_to_bool, cast_f16_to_i32, cast_f16_to_i64, cast_f16_to_f32_fast, cast_f16_to_f64,
      cast_f16_to_f16, cast_f16_to_bf16, cast_f16_to_u8, cast_f16_to_i8, cast_f16_to_i16},
     CAST_ROW_TABLE(bf16),

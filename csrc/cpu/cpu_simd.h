@@ -141,10 +141,42 @@ static inline uint8_t pdt_f32_to_u8(float x)
     uint8_t r = (uint8_t)(uint32_t)(int32_t)y;
     return x >= 0x1p63f ? (uint8_t)0xff : r;
 }
-/* contiguous float32 rows into int32, uint8 (int8's bytes) and int64 (cpu_vcast.h) */
-typedef void (*pdt_vcast_i32)(int32_t *o, const float *a, int64_t n);
-typedef void (*pdt_vcast_u8)(uint8_t *o, const float *a, int64_t n);
-typedef void (*pdt_vcast_i64)(int64_t *o, const float *a, int64_t n);
+/* float64 -> int32 as pdt_f64_to_i32 without a branch (clamped, then truncated) */
+static inline int32_t pdt_f64_to_i32_sel(double x)
+{
+    double y = x == x ? x : 0.0;
+    y = y > -2147483648.0 ? y : -2147483648.0;
+    y = y < 2147483647.0 ? y : 2147483647.0;
+    return (int32_t)y;
+}
+/* The low 16 bits of pdt_f64_to_i64(x) (Note [float to small int]: uint8, int8 and
+ * int16 keep them) without a branch: below 2^31 in magnitude those of the int32
+ * truncation; from there to 2^63 those of t - trunc(t 2^-16) 2^16, t = trunc(x), which
+ * is exact (a product by a power of two, and a difference below 2^16 that double holds)
+ * and congruent to t modulo 2^16; 0 for NaN and from -2^63 down (INT64_MIN's), all ones
+ * from 2^63 up (INT64_MAX's). */
+static inline uint16_t pdt_f64_low16(double x)
+{
+    double t = trunc(x);
+    double z = fabs(t) < 0x1p31 ? t : t - trunc(t * 0x1p-16) * 0x1p16;
+    z = fabs(x) < 0x1p63 ? z : 0.0; /* NaN too */
+    uint16_t r = (uint16_t)(uint32_t)(int32_t)z;
+    return x >= 0x1p63 ? (uint16_t)0xffff : r;
+}
+/* The contiguous casts built per level (cpu_vcast.h): o[i] = a[i] converted, as the
+ * scalar forms above give it; the index into pdt_cpu_simd_table.cast. */
+enum {
+    PDT_VCAST_F32_I32, /* pdt_f32_to_i32 */
+    PDT_VCAST_F32_U8,  /* pdt_f32_to_u8, int8's bytes too */
+    PDT_VCAST_F32_I64, /* pdt_f64_to_i64 */
+    PDT_VCAST_F32_I16, /* pdt_f64_low16 */
+    PDT_VCAST_F64_I32, /* pdt_f64_to_i32_sel */
+    PDT_VCAST_F64_U8,  /* pdt_f64_low16's low byte, int8's bytes too */
+    PDT_VCAST_F64_I16, /* pdt_f64_low16 */
+    PDT_VCAST_F64_BOOL,
+    PDT_VCAST_COUNT
+};
+typedef void (*pdt_vcast_row)(void *o, const void *a, int64_t n);
 
 /* o[i] = PDT_CLAMP(a[i], bounds[0], bounds[1]) over contiguous rows of T (float32 or
  * float64; bounds: two T), o may be a.  cpu_vmath.h. */
@@ -257,9 +289,7 @@ typedef struct pdt_cpu_simd_table {
     /* o[i] = whether x[i] is NaN, +-inf, finite or signed (which: PDT_IS_* of pdt_backend.h),
      * x a row of the floating dtype dt (cpu_vclassify.h) */
     void (*classify)(uint8_t *o, const void *x, int64_t n, int dt, int which);
-    pdt_vcast_i32 cast_f32_i32;
-    pdt_vcast_u8 cast_f32_u8;
-    pdt_vcast_i64 cast_f32_i64;
+    pdt_vcast_row cast[PDT_VCAST_COUNT];
     /* The direct convolution's register block (Note [the direct convolution's block]
      * in cpu_vconv.h): tmp[p OB + o] = the sum over k < K of wp[k OB + o]
      * src[koff[k] + p], p < P, o < OB = nvo conv_lanes; nvo 1 or 2 and

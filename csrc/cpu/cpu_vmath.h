@@ -61,6 +61,16 @@
  * the same bits for them; the functions differ between the baseline and the
  * FMA levels within the bounds above.
  */
+/* The selects below (clamps, special values) are comparisons that the
+ * compiler must be free to evaluate for every lane: with the default
+ * -ftrapping-math it keeps them as branches, and the loops stay scalar.  No
+ * value changes (no reassociation, no contraction: -ffp-contract=off stays);
+ * only the floating-point exception flags, which nothing here reads, may be
+ * raised for lanes whose result is then not selected.  Set before cpu_simd.h,
+ * so that its inline functions (the casts' scalar forms) get the same options
+ * and inline into the loops here (GCC does not inline across optimize options). */
+#pragma GCC optimize("no-trapping-math")
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -70,14 +80,6 @@
 #ifndef PDT_SIMD_LEVEL
 #error "define PDT_SIMD_LEVEL before including cpu_vmath.h"
 #endif
-
-/* The selects below (clamps, special values) are comparisons that the
- * compiler must be free to evaluate for every lane: with the default
- * -ftrapping-math it keeps them as branches, and the loops stay scalar.  No
- * value changes (no reassociation, no contraction: -ffp-contract=off stays);
- * only the floating-point exception flags, which nothing here reads, may be
- * raised for lanes whose result is then not selected. */
-#pragma GCC optimize("no-trapping-math")
 
 #define VM_CAT2(a, b) a##b
 #define VM_CAT(a, b) VM_CAT2(a, b)
@@ -777,9 +779,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .sumsq32_f32 = VM(sumsq32_f32),
     .dot64_f32 = VM(dot64_f32),
     .classify = VM(classify),
-    .cast_f32_i32 = VM(cast_f32_i32),
-    .cast_f32_u8 = VM(cast_f32_u8),
-    .cast_f32_i64 = VM(cast_f32_i64),
+    .cast = VM_CASTS,
     .stream_copy = VM(stream_copy),
     .stream_fence = VM(stream_fence),
     .sumsq4_f64 = VM(sumsq4_f64),
