@@ -163,13 +163,24 @@ static inline uint16_t pdt_f64_low16(double x)
     uint16_t r = (uint16_t)(uint32_t)(int32_t)z;
     return x >= 0x1p63 ? (uint16_t)0xffff : r;
 }
+/* pdt_f64_low16 of a float32 in float32 lanes: the same steps, exact in float32 (past
+ * 2^31 a float32 is a multiple of 2^8, and t - trunc(t 2^-16) 2^16 a multiple of 2^8
+ * below 2^16). */
+static inline uint16_t pdt_f32_low16(float x)
+{
+    float t = truncf(x);
+    float z = fabsf(t) < 0x1p31f ? t : t - truncf(t * 0x1p-16f) * 0x1p16f;
+    z = fabsf(x) < 0x1p63f ? z : 0.0f; /* NaN too */
+    uint16_t r = (uint16_t)(uint32_t)(int32_t)z;
+    return x >= 0x1p63f ? (uint16_t)0xffff : r;
+}
 /* The contiguous casts built per level (cpu_vcast.h): o[i] = a[i] converted, as the
  * scalar forms above give it; the index into pdt_cpu_simd_table.cast. */
 enum {
     PDT_VCAST_F32_I32, /* pdt_f32_to_i32 */
     PDT_VCAST_F32_U8,  /* pdt_f32_to_u8, int8's bytes too */
     PDT_VCAST_F32_I64, /* pdt_f64_to_i64 */
-    PDT_VCAST_F32_I16, /* pdt_f64_low16 */
+    PDT_VCAST_F32_I16, /* pdt_f32_low16 */
     PDT_VCAST_F64_I32, /* pdt_f64_to_i32_sel */
     PDT_VCAST_F64_U8,  /* pdt_f64_low16's low byte, int8's bytes too */
     PDT_VCAST_F64_I16, /* pdt_f64_low16 */

@@ -151,7 +151,7 @@ static void VM(cast_f32_i64)(void *out, const void *in, int64_t n)
         for (int64_t i = 0; i < n; i++)                                                            \
             o[i] = (D)(CONV(a[i]));                                                                \
     }
-VM_CAST_ROW(cast_f32_i16, float, uint16_t, pdt_f64_low16)
+VM_CAST_ROW(cast_f32_i16, float, uint16_t, pdt_f32_low16)
 VM_CAST_ROW(cast_f64_i32, double, int32_t, pdt_f64_to_i32_sel)
 VM_CAST_ROW(cast_f64_u8, double, uint8_t, pdt_f64_low16)
 VM_CAST_ROW(cast_f64_i16, double, uint16_t, pdt_f64_low16)
