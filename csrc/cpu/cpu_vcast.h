@@ -140,6 +140,30 @@ static void VM(cast_f32_i64)(void *out, const void *in, int64_t n)
         o[i] = pdt_f64_to_i64((double)a[i]);
 }
 
+/* float64 -> int32: the conversion's indefinite lanes mended as float32's (NaN: 0;
+ * from 2^31: INT32_MAX; down from -2^31 - 1 the indefinite is INT32_MIN already) at
+ * AVX-512: 1e5 elements 14.7 us (NumPy 14.3), where GCC's vectorisation of
+ * pdt_f64_to_i32_sel took 31; below, that loop (an AVX2 form of this measured 28). */
+static void VM(cast_f64_i32)(void *out, const void *in, int64_t n)
+{
+    int32_t *o = out;
+    const double *a = in;
+    int64_t i = 0;
+#if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
+    const __m512d hi = _mm512_set1_pd(0x1p31);
+    const __m256i imax = _mm256_set1_epi32(INT32_MAX);
+    for (; i + 8 <= n; i += 8) {
+        __m512d x = _mm512_loadu_pd(a + i);
+        __m256i r = _mm512_cvttpd_epi32(x);
+        r = _mm256_mask_mov_epi32(r, _mm512_cmp_pd_mask(x, hi, _CMP_GE_OQ), imax);
+        r = _mm256_maskz_mov_epi32(_mm512_cmp_pd_mask(x, x, _CMP_ORD_Q), r);
+        _mm256_storeu_si256((__m256i *)(o + i), r);
+    }
+#endif
+    for (; i < n; i++)
+        o[i] = pdt_f64_to_i32_sel(a[i]);
+}
+
 /* The rest in plain loops of the branch-free scalar forms, which GCC vectorises at
  * every level (1e5 elements before, through the branches: float32 -> int16 92 us,
  * float64 -> int32 90, -> uint8 87, -> bool 57; NumPy 8 to 18). */
@@ -152,7 +176,6 @@ static void VM(cast_f32_i64)(void *out, const void *in, int64_t n)
             o[i] = (D)(CONV(a[i]));                                                                \
     }
 VM_CAST_ROW(cast_f32_i16, float, uint16_t, pdt_f32_low16)
-VM_CAST_ROW(cast_f64_i32, double, int32_t, pdt_f64_to_i32_sel)
 VM_CAST_ROW(cast_f64_u8, double, uint8_t, pdt_f64_low16)
 VM_CAST_ROW(cast_f64_i16, double, uint16_t, pdt_f64_low16)
 VM_CAST_ROW(cast_f64_bool, double, uint8_t, 0 !=)
