@@ -124,7 +124,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     if seq.ndim == 1:
         rows_values = values.reshape(1, -1)
     else:
-        rows_values = values.reshape(rows_seq.shape[0], -1)
+        rows_values = values.reshape(lead, values.shape[-1])  # lead may be 0
     dtype = _C.promote_types(seq.dtype, values.dtype)
     rows_seq, rows_values = rows_seq.to(dtype).contiguous(), rows_values.to(dtype).contiguous()
     out = _C._search_rows(rows_seq, rows_values, 1 if right else 0)  # where the device has it

@@ -332,6 +332,26 @@ def test_float_to_int_rows_at_every_cpu_level(src, dtype, level_restored):
         assert x[3:].to(getattr(pdt, dtype)).tolist() == want[3:], level
 
 
+@pytest.mark.skipif(len(_C._cpu_simd_level()[1]) < 2, reason="one instruction-set level only")
+@pytest.mark.parametrize("src", ["float32", "float64"])
+def test_cast_rows_write_nothing_past_their_end(src, level_restored):
+    """Each level's cast rows, for every length 0 to 80 (the vector loops' bounds and
+    tails), write their n elements and not one byte more: a copy into the front of a
+    buffer leaves its guard elements alone."""
+    a, _ = _float_to_int_case(src, "int64")
+    x = pdt.tensor(a[:80])
+    for level in _C._cpu_simd_level()[1]:
+        _C._cpu_simd_level(level)
+        for dtype in ("int32", "int64", "uint8", "int8", "int16", "bool"):
+            want = x.to(getattr(pdt, dtype)).tolist()
+            guard = pdt.full((64,), 77, dtype=getattr(pdt, dtype)).tolist()
+            for n in range(81):
+                buf = pdt.full((n + 64,), 77, dtype=getattr(pdt, dtype))
+                buf[:n].copy_(x[:n])
+                got = buf.tolist()
+                assert got[:n] == want[:n] and got[n:] == guard, (level, dtype, n)
+
+
 def test_stray_bool_bytes_read_as_true(device):
     raw = np.array([0, 1, 2, 255], dtype=np.uint8).view(np.bool_)
     t = pdt.from_numpy(raw).to(device)

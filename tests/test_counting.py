@@ -58,6 +58,8 @@ def test_searchsorted_batched_scalar_sorter_empty(device):
     np.testing.assert_array_equal(_np(got), np.searchsorted(unsorted, [3.0, 6.0],
                                                             sorter=sorter))
     assert pdt.searchsorted(s, pdt.zeros(0, device=device)).shape == (0,)
+    assert pdt.searchsorted(pdt.zeros(0, 5, device=device),
+                            pdt.zeros(0, 3, device=device)).shape == (0, 3)  # no rows
     assert _np(pdt.searchsorted(pdt.zeros(0, device=device), pdt.ones(3, device=device))
                ).tolist() == [0, 0, 0]
 
@@ -338,6 +340,44 @@ def test_searchsorted_and_isin_every_batch_and_row(device, dtype):
             np.testing.assert_array_equal(_np(pdt.isin(pdt.tensor(many, device=device),
                                                        pdt.tensor(table, device=device))),
                                           np.isin(many, table))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_searchsorted_and_isin_across_threads_and_long_rows(device, dtype):
+    """Values split between threads mid-row (rows of 20001), one row of 70000 values, a
+    few values in a long row (each key made as the search reads it), and isin's byte
+    table at the top of the integer range (the unsigned difference wraps there)."""
+    rng = np.random.default_rng(14)
+    seq = np.sort(rng.integers(-1000, 1000, (3, 50)), -1).astype(dtype)
+    vals = rng.integers(-1100, 1100, (3, 20_001)).astype(dtype)
+    got = pdt.searchsorted(pdt.tensor(seq, device=device), pdt.tensor(vals, device=device))
+    np.testing.assert_array_equal(
+        _np(got), np.stack([np.searchsorted(seq[r], vals[r]) for r in range(3)]))
+    one = np.sort(rng.integers(-10**6, 10**6, 5000)).astype(dtype)
+    many = rng.integers(-10**6, 10**6, 70_000).astype(dtype)
+    for side in ("left", "right"):
+        np.testing.assert_array_equal(
+            _np(pdt.searchsorted(pdt.tensor(one, device=device), pdt.tensor(many, device=device),
+                                 side=side)), np.searchsorted(one, many, side=side))
+    few = np.concatenate([one[[0, 7, 4999]], [one[0] - 1, one[-1] + 1]]).astype(dtype)
+    s, f = pdt.tensor(one, device=device), pdt.tensor(few, device=device)
+    np.testing.assert_array_equal(_np(pdt.searchsorted(s, f, side="right")),
+                                  np.searchsorted(one, few, side="right"))
+    np.testing.assert_array_equal(_np(pdt.isin(f, s)), np.isin(few, one))
+    rows = np.sort(rng.integers(0, 10**6, (2, 3000)), -1).astype(dtype)  # k = 2 per row
+    pick = np.stack([rows[0, [5, 2999]], rows[1, [0, 17]]]) + np.array([[0, 1], [0, 0]])
+    np.testing.assert_array_equal(
+        _np(pdt.searchsorted(pdt.tensor(rows, device=device),
+                             pdt.tensor(pick.astype(dtype), device=device))),
+        np.stack([np.searchsorted(rows[r], pick[r]) for r in range(2)]))
+    if dtype == "int64":
+        hi = np.iinfo(dtype).max
+        table = np.array([hi - 1, hi], dtype)
+        probe = np.concatenate([[np.iinfo(dtype).min, 0, hi - 2, hi - 1, hi],
+                                rng.integers(hi - 40, hi, 1000, dtype=np.int64, endpoint=True)])
+        np.testing.assert_array_equal(_np(pdt.isin(pdt.tensor(probe, device=device),
+                                                   pdt.tensor(table, device=device))),
+                                      np.isin(probe, table))
 
 
 def test_searchsorted_of_an_unsorted_sequence_stays_in_range(device):

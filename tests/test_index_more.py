@@ -116,6 +116,25 @@ def test_isin(device, dtype):
     assert pdt.isin(2, _t(b, device)).item() == bool((b == 2).any())
 
 
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_take_of_many_indices_matches_numpy(device, index_dtype):
+    """take straight through the kernel (no gradient; negatives counted from the end by
+    the kernel) and through index_select (a gradient), 1e5 indices into a
+    non-contiguous input, past the threads' split."""
+    rng = np.random.default_rng(15)
+    a = rng.standard_normal((300, 400))
+    idx = rng.integers(-120_000, 120_000, 100_000).astype(index_dtype)
+    want = np.take(a.T, idx)  # a.T read in row-major order, as take reads input
+    x = pdt.tensor(a, device=device).t()  # not contiguous
+    np.testing.assert_array_equal(pdt.take(x, _t(idx, device)).cpu().numpy(), want)
+    xg = pdt.tensor(a, device=device, requires_grad=True)
+    got = pdt.take(xg.t(), _t(idx, device))
+    np.testing.assert_array_equal(got.detach().cpu().numpy(), want)
+    got.sum().backward()
+    counts = np.bincount(np.where(idx < 0, idx + a.size, idx), minlength=a.size)
+    np.testing.assert_array_equal(xg.grad.cpu().numpy().T.reshape(-1), counts)
+
+
 def test_isin_nan_and_empty(device):
     a = _t([1.0, float("nan"), 2.0], device)
     assert pdt.isin(a, _t([float("nan"), 2.0], device)).tolist() == [False, False, True]

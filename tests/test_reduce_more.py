@@ -259,9 +259,21 @@ def test_cummax_cummin_every_dtype_dim_and_bits(device, dtype):
             np.testing.assert_array_equal(i.cpu().numpy(), ri, err_msg=f"{name} {dim}")
             want = np.take_along_axis(a, ri, dim)  # the chosen elements' bits
             assert (got.view(f"u{a.itemsize}") == want.view(f"u{a.itemsize}")).all()
-    long = rng.standard_normal(70_001).astype(dtype if dtype != "float16" else "float32")
-    v, i = pdt.cummax(pdt.tensor(long, device=device), 0)
-    np.testing.assert_array_equal(v.cpu().numpy(), np.maximum.accumulate(long))
+    def running(a, larger):  # the rule without NaN, vectorised: the latest tie's index
+        v = (np.maximum if larger else np.minimum).accumulate(a, 1)
+        at = np.where(a == v, np.arange(a.shape[1]), 0)
+        return v, np.maximum.accumulate(at, 1)
+
+    for shape in ((2, 70_001), (40_000, 3)):  # rows split between threads both ways
+        many = rng.integers(-50, 50, shape).astype(dtype)
+        rv, ri = running(many, True)
+        v, i = pdt.cummax(pdt.tensor(many, device=device), 1)
+        np.testing.assert_array_equal(i.cpu().numpy(), ri, err_msg=str(shape))
+        np.testing.assert_array_equal(v.cpu().numpy(), rv, err_msg=str(shape))
+    v, i = pdt.cummin(pdt.tensor(many, device=device).t(), 1)  # a transposed view
+    rv, ri = running(np.ascontiguousarray(many.T), False)
+    np.testing.assert_array_equal(i.cpu().numpy(), ri)
+    np.testing.assert_array_equal(v.cpu().numpy(), rv)
     v, i = pdt.cummin(pdt.tensor(a[0, 0, 0], device=device), 0)
     assert v.shape == () and i.shape == () and i.item() == 0
     v, i = pdt.cummax(pdt.zeros(2, 0, dtype=getattr(pdt, dtype), device=device), 1)

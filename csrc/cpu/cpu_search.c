@@ -33,6 +33,8 @@ typedef struct search_job {
     int mode;
     const uint8_t *table; /* isin of one integer row: table[key - lo], keys lo..hi */
     uint64_t lo, span;
+    const uint64_t *shared; /* the keys of the one row, or NULL */
+    int raw;                /* make each key as the search reads it (few values a row) */
     int oom;
 } search_job;
 
@@ -57,39 +59,52 @@ static int is_nan_at(const char *p, int64_t i, pdt_dtype dt)
 
 #define BATCH 8 /* searches interleaved: their loads overlap instead of waiting in turn */
 
-/* at[q] moved to the last of keys[at[q] .. at[q] + len) that goes before key[q] (OP: <
- * for the left side, <= for the right), for every q < BATCH in step: a mask, not a
- * branch, since the outcome is random */
-#define NARROW(OP)                                                                                 \
+/* at[q] moved to the last of the keys at [at[q], at[q] + len) that goes before key[q]
+ * (OP: < for the left side, <= for the right), for every q < BATCH in step: a mask, not
+ * a branch, since the outcome is random.  KEY(e): the key of entry e. */
+#define NARROW(OP, KEY)                                                                            \
     for (int64_t len = m; len > 1;) {                                                              \
         int64_t half = len / 2;                                                                    \
         for (int q = 0; q < BATCH; q++)                                                            \
-            at[q] += half & -(int64_t)(keys[at[q] + half - 1] OP key[q]);                          \
+            at[q] += half & -(int64_t)(KEY(at[q] + half - 1) OP key[q]);                           \
         len -= half;                                                                               \
     }                                                                                              \
     for (int q = 0; q < BATCH; q++)                                                                \
-        at[q] += keys[at[q]] OP key[q];
+        at[q] += KEY(at[q]) OP key[q];
 
 /* The position (Note [searching sorted rows]) of values[i .. i + cnt), cnt <= BATCH, in
- * keys[0 .. m) ascending, m >= 1, or whether each is there (PDT_SEARCH_MEMBER), into out. */
-static void search_batch(const search_job *j, const uint64_t *keys, int64_t m, int64_t i, int cnt)
+ * the row of m >= 1 entries at s, ascending, or whether each is there (PDT_SEARCH_MEMBER),
+ * into out.  keys: the row's keys, or NULL to make each as it is read (a few values in a
+ * long row, where making all the keys first would cost more than the searches). */
+static void search_batch(const search_job *j, const char *s, const uint64_t *keys, int64_t m,
+                         int64_t i, int cnt)
 {
     uint64_t key[BATCH];
     int64_t at[BATCH];
+    const pdt_dtype dt = j->dtype;
     for (int q = 0; q < BATCH; q++) /* a short batch repeats its first value */
-        key[q] = key_at(j->values, i + (q < cnt ? q : 0), j->dtype), at[q] = 0;
-    if (j->mode == PDT_SEARCH_RIGHT) {
-        NARROW(<=)
+        key[q] = key_at(j->values, i + (q < cnt ? q : 0), dt), at[q] = 0;
+#define KEPT(e) keys[e]
+#define MADE(e) key_at(s, e, dt)
+    if (keys && j->mode == PDT_SEARCH_RIGHT) {
+        NARROW(<=, KEPT)
+    } else if (keys) {
+        NARROW(<, KEPT)
+    } else if (j->mode == PDT_SEARCH_RIGHT) {
+        NARROW(<=, MADE)
     } else {
-        NARROW(<)
+        NARROW(<, MADE)
     }
     for (int q = 0; q < cnt; q++) {
         if (j->mode == PDT_SEARCH_MEMBER)
-            ((uint8_t *)j->out)[i + q] = (uint8_t)(at[q] < m && keys[at[q]] == key[q] &&
-                                                   !is_nan_at(j->values, i + q, j->dtype));
+            ((uint8_t *)j->out)[i + q] = (uint8_t)(at[q] < m &&
+                                                   (keys ? KEPT(at[q]) : MADE(at[q])) == key[q] &&
+                                                   !is_nan_at(j->values, i + q, dt));
         else
             ((int64_t *)j->out)[i + q] = at[q];
     }
+#undef KEPT
+#undef MADE
 }
 
 static void search_range(int64_t begin, int64_t end, void *ctx)
@@ -103,19 +118,25 @@ static void search_range(int64_t begin, int64_t end, void *ctx)
         }
         return;
     }
-    uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)(j->m ? j->m : 1));
-    if (!keys) {
-        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
-        return;
+    /* the keys: the one row's, made before the threads; a row at a time, here; or none */
+    uint64_t *own = NULL;
+    const uint64_t *keys = j->shared;
+    if (!keys && !j->raw && j->m > 0) {
+        own = malloc(sizeof(uint64_t) * (size_t)j->m);
+        if (!own) {
+            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        keys = own;
     }
     int64_t row = -1;
     for (int64_t i = begin; i < end;) {
         int64_t r = j->seq_rows == 1 ? 0 : i / j->k;
         int64_t stop = j->seq_rows == 1 || (r + 1) * j->k > end ? end : (r + 1) * j->k;
-        if (r != row) { /* the keys of this row of the sequence */
-            const char *s = j->seq + r * j->m * es;
+        const char *s = j->seq + r * j->m * es;
+        if (own && r != row) { /* the keys of this row of the sequence */
             for (int64_t q = 0; q < j->m; q++)
-                keys[q] = key_at(s, q, j->dtype);
+                own[q] = key_at(s, q, j->dtype);
             row = r;
         }
         for (; j->m == 0 && i < stop; i++) { /* an empty row: position 0, never found */
@@ -126,11 +147,11 @@ static void search_range(int64_t begin, int64_t end, void *ctx)
         }
         while (i < stop) {
             int cnt = stop - i < BATCH ? (int)(stop - i) : BATCH;
-            search_batch(j, keys, j->m, i, cnt);
+            search_batch(j, s, keys, j->m, i, cnt);
             i += cnt;
         }
     }
-    free(keys);
+    free(own);
 }
 
 pdt_status pdt_cpu_search(const pdt_tensor *out, const pdt_tensor *seq, const pdt_tensor *values,
@@ -168,10 +189,23 @@ pdt_status pdt_cpu_search(const pdt_tensor *out, const pdt_tensor *seq, const pd
             j.table = table, j.lo = lo, j.span = hi - lo + 1;
         }
     }
-    pdt_cpu_parallel_for(n, SEARCH_GRAIN, search_range, &j);
+    /* keys made first cost m a row; made as read, 8 log2(m) a value at most */
+    j.raw = (j.seq_rows == 1 ? n : j.k) * 8 < j.m;
+    uint64_t *shared = NULL;
+    if (!table && !j.raw && j.seq_rows == 1 && j.m > 0) {
+        shared = malloc(sizeof(uint64_t) * (size_t)j.m);
+        if (!shared)
+            j.oom = 1;
+        for (int64_t q = 0; shared && q < j.m; q++)
+            shared[q] = key_at(j.seq, q, dt);
+        j.shared = shared;
+    }
+    if (!j.oom)
+        pdt_cpu_parallel_for(n, SEARCH_GRAIN, search_range, &j);
     free(table);
+    free(shared);
     if (j.oom)
-        return pdt_fail(PDT_ERR_OOM, "out of memory: searchsorted's %lld keys on the CPU",
-                        (long long)j.m);
+        return pdt_fail(PDT_ERR_OOM, "out of memory: %s's %lld keys on the CPU",
+                        mode == PDT_SEARCH_MEMBER ? "isin" : "searchsorted", (long long)j.m);
     return PDT_OK;
 }
