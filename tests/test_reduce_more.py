@@ -304,6 +304,14 @@ def test_order_statistics_pick_the_stable_sorts_element(device, dtype):
             nan = rng.standard_normal(shape)
             nan[rng.random(shape) < 0.3] = np.nan
             pats.append(nan)
+        if dtype in ("float32", "float64", "int32", "int64"):  # every key byte varies
+            size = np.dtype(dtype).itemsize
+            raw = rng.integers(0, 256, (*shape, size), dtype=np.uint8).view(dtype)[..., 0]
+            if not floating:
+                info = np.iinfo(dtype)
+                raw.flat[::11] = info.min
+                raw.flat[5::11] = info.max
+            pats.append(raw)  # floats: NaN payloads of both signs, infinities, subnormals
         for a in pats:
             a = a.astype(dtype)
             if floating:

@@ -72,16 +72,21 @@ typedef void (*pdt_vu_row)(char *o, const char *a, int64_t n);
  * environment's rounding mode (nearbyint would follow fesetround): round() takes
  * halves away from zero, so a value exactly halfway is 2 round(x / 2) instead (x / 2
  * is exact there, and -0.5 gives -0.0, as np.rint). */
-#define PDT_FLOOR(x) _Generic((x), float : floorf, default : floor)(x)
-#define PDT_CEIL(x) _Generic((x), float : ceilf, default : ceil)(x)
-#define PDT_TRUNC(x) _Generic((x), float : truncf, default : trunc)(x)
+/* A NaN comes out quietened (x + x: the quiet bit set, the payload kept), as the
+ * vector levels' round instructions and the C library's calls give it; GCC's inline
+ * expansions at the SSE2 baseline under no-trapping-math (cpu_vmath.h) would pass a
+ * signalling NaN through unchanged. */
+#define PDT_QUIETED(x, E) ((x) != (x) ? (x) + (x) : (E))
+#define PDT_FLOOR(x) PDT_QUIETED(x, _Generic((x), float : floorf, default : floor)(x))
+#define PDT_CEIL(x) PDT_QUIETED(x, _Generic((x), float : ceilf, default : ceil)(x))
+#define PDT_TRUNC(x) PDT_QUIETED(x, _Generic((x), float : truncf, default : trunc)(x))
 static inline float pdt_round_even_f32(float x)
 {
-    return fabsf(x - truncf(x)) == 0.5f ? 2.0f * roundf(x * 0.5f) : roundf(x);
+    return PDT_QUIETED(x, fabsf(x - truncf(x)) == 0.5f ? 2.0f * roundf(x * 0.5f) : roundf(x));
 }
 static inline double pdt_round_even_f64(double x)
 {
-    return fabs(x - trunc(x)) == 0.5 ? 2.0 * round(x * 0.5) : round(x);
+    return PDT_QUIETED(x, fabs(x - trunc(x)) == 0.5 ? 2.0 * round(x * 0.5) : round(x));
 }
 #define PDT_ROUND(x) _Generic((x), float : pdt_round_even_f32, default : pdt_round_even_f64)(x)
 /* sign of a float: +0 for either zero (as NumPy and PyTorch), NaN for NaN (NumPy and
