@@ -116,3 +116,41 @@ def test_every_cpu_level_every_layout(name, level_restored):
                 else:
                     inplace %= y
                 assert_numpys_bits(inplace.numpy(), ref(a, b), (level, name, "in place"))
+
+
+def _int_divmod_reference(a, d):
+    """Python's // and %, and the truncating division, of int32 a by d != 0 in int64,
+    wrapped to int32 (INT32_MIN // -1 wraps, as Note [integer division by zero] says)."""
+    a = a.astype(np.int64)
+    q = a // d
+    t = np.abs(a) // abs(d) * np.sign(a) * np.sign(d)
+    return (q.astype(np.int32), (a - q * d).astype(np.int32), t.astype(np.int32))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_int32_by_one_divisor_at_every_level(device, level, level_restored):
+    """int32 // d, % d and the truncating division by one d (the vector levels: Note
+    [int32 division by one divisor] in cpu_vdivmod.h; the baseline and other devices:
+    integer division) give Python's answers: the extremes, quotients that are integers
+    (where trunc(x / d) may come out one short) and their neighbours, every tail."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(16)
+    info = np.iinfo(np.int32)
+    edge = np.array([0, 1, -1, 2, -2, 7, -7, info.max, info.min, info.max - 1,
+                     info.min + 1, 46341, -46341, 1 << 30, -(1 << 30)], np.int32)
+    for d in [1, -1, 2, -2, 3, 7, -7, 641, -65536, 1 << 30, info.max, info.min, info.min + 1,
+              int(rng.integers(1, 1 << 20)), -int(rng.integers(1, 1 << 20))]:
+        k = rng.integers(-(2**31) // max(abs(d), 1), 2**31 // max(abs(d), 1), 3000)
+        multiples = np.clip(k * d, info.min, info.max)  # integer quotients, and around them
+        a = np.concatenate([edge, rng.integers(info.min, info.max, 3000, dtype=np.int64,
+                                               endpoint=True), multiples, multiples + 1,
+                            multiples - 1]).astype(np.int64)
+        a = np.clip(a, info.min, info.max).astype(np.int32)
+        x = pdt.tensor(a, device=device)
+        floor, rem, trunc = _int_divmod_reference(a, d)
+        np.testing.assert_array_equal((x // d).cpu().numpy(), floor, err_msg=f"{level} // {d}")
+        np.testing.assert_array_equal((x % d).cpu().numpy(), rem, err_msg=f"{level} % {d}")
+        np.testing.assert_array_equal(pdt.div(x, d, rounding_mode="trunc").cpu().numpy(),
+                                      trunc, err_msg=f"{level} trunc {d}")
+        for n in (1, 7, 9, 17):  # tails
+            np.testing.assert_array_equal((x[:n] // d).cpu().numpy(), floor[:n])

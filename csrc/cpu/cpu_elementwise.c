@@ -250,6 +250,25 @@ BINARY_ROW(atan2_f64, double, double, atan2(x, y))
 INT_BINARY_ROWS(i32, int32_t, uint32_t)
 INT_BINARY_ROWS(i64, int64_t, uint64_t)
 
+/* int32 by one divisor over a contiguous row: the level's rows (Note [int32 division by
+ * one divisor] in cpu_vdivmod.h), the same values as the rows above. */
+#define DIVC_ROW_I32(NAME, OP)                                                                     \
+    static void NAME##_i32c(char *o, int64_t so, const char *a, int64_t sa, const char *b,         \
+                            int64_t sb, int64_t n, const void *extra)                              \
+    {                                                                                              \
+        const pdt_cpu_simd_table *t = pdt_cpu_simd();                                              \
+        if (so == 4 && sa == 4 && sb == 0 && t->divc_i32) {                                        \
+            int32_t d;                                                                             \
+            memcpy(&d, b, sizeof d);                                                               \
+            t->divc_i32((int32_t *)o, (const int32_t *)a, d, n, OP);                               \
+        } else {                                                                                   \
+            NAME##_i32(o, so, a, sa, b, sb, n, extra);                                             \
+        }                                                                                          \
+    }
+DIVC_ROW_I32(floordiv_row, PDT_OP_FLOOR_DIV)
+DIVC_ROW_I32(remainder_row, PDT_OP_REMAINDER)
+DIVC_ROW_I32(truncdiv_row, PDT_OP_TRUNC_DIV)
+
 /* bool: + and maximum are `or`, * and minimum are `and`. */
 BINARY_ROW(or_bool, uint8_t, uint8_t, (x | y) != 0)
 BINARY_ROW(and_bool, uint8_t, uint8_t, (x != 0) & (y != 0))
@@ -281,8 +300,10 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_SUB] = ROWS_NUM(sub),
     [PDT_OP_MUL] = ROWS_5(and_bool, mul_i32, mul_i64, mul_f32, mul_f64),
     [PDT_OP_DIV] = ROWS_5(NULL, NULL, NULL, div_f32, div_f64),
-    [PDT_OP_FLOOR_DIV] = ROWS_NUM(floordiv_row),
-    [PDT_OP_REMAINDER] = ROWS_NUM(remainder_row),
+    [PDT_OP_FLOOR_DIV] = ROWS_5(NULL, floordiv_row_i32c, floordiv_row_i64, floordiv_row_f32,
+                                floordiv_row_f64),
+    [PDT_OP_REMAINDER] = ROWS_5(NULL, remainder_row_i32c, remainder_row_i64, remainder_row_f32,
+                                remainder_row_f64),
     [PDT_OP_POW] = ROWS_NUM(pow_row),
     [PDT_OP_MAXIMUM] = ROWS_5(or_bool, max_i32, max_i64, maximum_f32, maximum_f64),
     [PDT_OP_MINIMUM] = ROWS_5(and_bool, min_i32, min_i64, minimum_f32, minimum_f64),
@@ -292,7 +313,8 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_LE] = ROWS_ALL(le),
     [PDT_OP_GT] = ROWS_ALL(gt),
     [PDT_OP_GE] = ROWS_ALL(ge),
-    [PDT_OP_TRUNC_DIV] = ROWS_NUM(truncdiv_row),
+    [PDT_OP_TRUNC_DIV] = ROWS_5(NULL, truncdiv_row_i32c, truncdiv_row_i64, truncdiv_row_f32,
+                                truncdiv_row_f64),
     [PDT_OP_ATAN2] = ROWS_5(NULL, NULL, NULL, atan2_f32, atan2_f64),
     [PDT_OP_BITWISE_AND] = ROWS_5(NULL, and_i32, and_i64, NULL, NULL),
     [PDT_OP_BITWISE_OR] = ROWS_5(NULL, or_i32, or_i64, NULL, NULL),

@@ -220,6 +220,10 @@ typedef struct pdt_cpu_simd_table {
     pdt_vb_row maximum_f32, minimum_f32, maximum_f64, minimum_f64;
     /* float // and % (float32: cpu_vdivmod.h) and trunc(a / b) */
     pdt_vb_row floordiv_row_f32, remainder_row_f32, truncdiv_row_f32, truncdiv_row_f64;
+    /* o[i] = a[i] // d, a[i] % d or their truncating division (op: PDT_OP_FLOOR_DIV,
+     * _REMAINDER, _TRUNC_DIV) of an int32 row by one d (cpu_vdivmod.h); NULL at the
+     * baseline level */
+    void (*divc_i32)(int32_t *o, const int32_t *a, int32_t d, int64_t n, int op);
     /* the comparisons, into bool bytes (o: n bytes) */
     pdt_vb_row eq_f32, ne_f32, lt_f32, le_f32, gt_f32, ge_f32;
     pdt_vb_row eq_f64, ne_f64, lt_f64, le_f64, gt_f64, ge_f64;
