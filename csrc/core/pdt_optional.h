@@ -1,7 +1,8 @@
 /* pdt_optional.h - the entry points of the backend table's optional kernels
- * (softmax rows, the classification of floats): each returns PDT_ERR_UNSUPPORTED,
- * allocating nothing, for a device whose backend lacks the kernel or an input it
- * does not take, and the bindings then compose the op from others. */
+ * (softmax rows, the classification of floats, top-k, cummax, selection, searches):
+ * each returns PDT_ERR_UNSUPPORTED, allocating nothing, for a device whose backend
+ * lacks the kernel or an input it does not take, and the bindings then compose the op
+ * from others. */
 #ifndef PDT_OPTIONAL_H
 #define PDT_OPTIONAL_H
 

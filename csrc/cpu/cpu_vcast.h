@@ -2,9 +2,10 @@
  * the level's width, included by cpu_vmath.h once per level (cpu_kernels.c's cast
  * table calls them through pdt_cpu_simd_table.cast): the values of Note [float to int]
  * (pdt_convert.h) and of the scalar forms in cpu_simd.h, which the tails and the
- * strided rows use.  Each vector form converts with truncation and mends the lanes the instruction
- * leaves at its "integer indefinite" (the lowest value: NaN and out-of-range lanes,
- * Intel SDM vol. 2, CVTTPS2DQ): 0 for NaN, the largest value from 2^31 (2^63) on.
+ * strided rows use.  Each intrinsics form converts with truncation and mends the lanes
+ * the instruction leaves at its "integer indefinite" (the lowest value: NaN and
+ * out-of-range lanes, Intel SDM vol. 2, CVTTPS2DQ): 0 for NaN, the largest value from
+ * 2^31 (2^63) on.
  * 1e5 elements, one thread: the SSE2 rows 28 us (int32) and 17 us (uint8), NumPy's
  * astype 8.8 and 7.7; the AVX-512 rows run at a copy's speed (0.09 ns an element
  * here against memcpy's 0.095), int64 at 0.15 (through the branches 1.4). */

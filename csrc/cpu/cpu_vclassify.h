@@ -5,7 +5,7 @@
  * composed on other devices, pydevtensor/_ops_pointwise.py).  The masked bits fit the
  * signed range, so the comparisons are the level's signed integer compares, packed
  * into bytes. */
-#include "pdt_backend.h" /* PDT_IS_NAN, PDT_IS_INF */
+#include "pdt_backend.h" /* PDT_IS_* */
 
 #define VM_CLASSIFY_ROW(NAME, U, S, MAG, INF)                                                      \
     static void VM(NAME)(uint8_t * o, const void *x, int64_t n, int which)                         \
