@@ -51,10 +51,12 @@
 #define W_U8(x) ((uint8_t)(x))
 #define W_I8(x) ((int8_t)(uint8_t)(x))
 #define W_I16(x) ((int16_t)(uint16_t)(x))
-#define F_TO_U8(x) _Generic((x), float : pdt_f32_to_u8, default : pdt_f64_to_u8)(x)
-#define F_TO_I8(x)                                                                                 \
-    _Generic((x), float : (int8_t)pdt_f32_to_u8((float)(x)), default : pdt_f64_to_i8((double)(x)))
-#define F_TO_I16(x) pdt_f64_to_i16((double)(x))
+/* the low bits of the saturated int64 (pdt_f64_to_u8, _i8, _i16's values) from the
+ * branch-free forms the level's rows use (cpu_simd.h) */
+#define F_LOW16(x) _Generic((x), float : pdt_f32_low16, default : pdt_f64_low16)(x)
+#define F_TO_U8(x) ((uint8_t)F_LOW16(x))
+#define F_TO_I8(x) ((int8_t)(uint8_t)F_LOW16(x))
+#define F_TO_I16(x) ((int16_t)F_LOW16(x))
 #define H16_TO_U8(x) F_TO_U8(H16(x))
 #define H16_TO_I8(x) F_TO_I8(H16(x))
 #define H16_TO_I16(x) F_TO_I16(H16(x))

@@ -136,16 +136,6 @@ static inline int32_t pdt_f32_to_i32(float x)
     int32_t r = (int32_t)y;
     return x >= 0x1p31f ? INT32_MAX : r;
 }
-/* float32 -> uint8 and int8 as pdt_f64_to_u8 (the low byte of pdt_f64_to_i64's value)
- * without a branch: below 2^31 in magnitude the low byte of the int32 truncation;
- * from there to 2^63 every float32 is a multiple of 2^8 (its ulp), so 0, as NaN and
- * INT64_MIN's below -2^63; 0xff (INT64_MAX's) from 2^63 on. */
-static inline uint8_t pdt_f32_to_u8(float x)
-{
-    float y = fabsf(x) < 0x1p31f ? x : 0.0f;
-    uint8_t r = (uint8_t)(uint32_t)(int32_t)y;
-    return x >= 0x1p63f ? (uint8_t)0xff : r;
-}
 /* float64 -> int32 as pdt_f64_to_i32 without a branch (clamped, then truncated) */
 static inline int32_t pdt_f64_to_i32_sel(double x)
 {
@@ -183,7 +173,7 @@ static inline uint16_t pdt_f32_low16(float x)
  * scalar forms above give it; the index into pdt_cpu_simd_table.cast. */
 enum {
     PDT_VCAST_F32_I32, /* pdt_f32_to_i32 */
-    PDT_VCAST_F32_U8,  /* pdt_f32_to_u8, int8's bytes too */
+    PDT_VCAST_F32_U8,  /* pdt_f32_low16's low byte, int8's bytes too */
     PDT_VCAST_F32_I64, /* pdt_f64_to_i64 */
     PDT_VCAST_F32_I16, /* pdt_f32_low16 */
     PDT_VCAST_F64_I32, /* pdt_f64_to_i32_sel */

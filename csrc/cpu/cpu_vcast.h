@@ -61,7 +61,8 @@ static void VM(cast_f32_i32)(void *out, const void *in, int64_t n)
 }
 
 /* The low byte of the int32 truncation where |x| < 2^31 (0 elsewhere: NaN compares
- * false), 0xff from 2^63 on (pdt_f32_to_u8). */
+ * false), 0xff from 2^63 on: the low byte of pdt_f32_low16 (from 2^31 to 2^63 a float32
+ * is a multiple of 2^8). */
 static void VM(cast_f32_u8)(void *out, const void *in, int64_t n)
 {
     uint8_t *o = out;
@@ -115,7 +116,7 @@ static void VM(cast_f32_u8)(void *out, const void *in, int64_t n)
     }
 #endif
     for (; i < n; i++)
-        o[i] = pdt_f32_to_u8(a[i]);
+        o[i] = (uint8_t)pdt_f32_low16(a[i]);
 }
 
 /* Only AVX-512 (DQ) converts to 64-bit lanes; below it the branches of pdt_f64_to_i64,
