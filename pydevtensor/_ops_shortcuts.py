@@ -1,5 +1,4 @@
-"""PyTorch's shortcuts that are one composition each: square, reciprocal, sinh, cosh,
-rand_like, randn_like, randperm, is_tensor, numel, clone (the function), and the methods
+"""PyTorch's shortcuts that are one composition each: square, reciprocal, rand_like, randn_like, randperm, is_tensor, numel, clone (the function), and the methods
 view_as, reshape_as and type_as.
 
 Each is the expression its docstring names, so it runs on every device, autograd records
@@ -276,56 +275,6 @@ def _floating(x):
     return x if x.is_floating_point() else x.to(_C._get_default_dtype())
 
 
-def sinh(input):
-    """The hyperbolic sine, ``(expm1(input) - expm1(-input)) / 2``: expm1 keeps it exact
-    near 0, where the two terms add (they have opposite signs), so float32 is within 2
-    ulps of the float64 value (tests/test_shortcuts.py); bools and integers give float32.
-
-    Parameters
-    ----------
-    input : Tensor
-        The argument (also the method ``x.sinh()``).
-
-    Returns
-    -------
-    Tensor
-        Of input's shape, on its device (inf past about 89.4 in float32, as the exact
-        value; and from 88.72, where expm1(input) overflows first).
-
-    Examples
-    --------
-    >>> pydevtensor.sinh(pydevtensor.tensor([0.0, 1.0, -2.0]))
-    tensor([ 0.0000,  1.1752, -3.6269])
-    """
-    x = _floating(_tensor(input, "sinh"))
-    return (_C.expm1(x) - _C.expm1(-x)) * 0.5
-
-
-def cosh(input):
-    """The hyperbolic cosine, ``(exp(input) + exp(-input)) / 2`` (two positive terms:
-    float32 within 2 ulps of the float64 value); bools and integers give float32.
-    D2L's Newton's method (section 12.3) uses it.
-
-    Parameters
-    ----------
-    input : Tensor
-        The argument (also the method ``x.cosh()``).
-
-    Returns
-    -------
-    Tensor
-        Of input's shape, on its device (inf from ``abs(input)`` = 88.72 in float32, where
-        exp overflows, slightly before the exact value's 89.4).
-
-    Examples
-    --------
-    >>> pydevtensor.cosh(pydevtensor.tensor([0.0, 1.0, -2.0]))
-    tensor([1.0000, 1.5431, 3.7622])
-    """
-    x = _floating(_tensor(input, "cosh"))
-    return (_C.exp(x) + _C.exp(-x)) * 0.5
-
-
 def clone(input, *, memory_format=None):
     """A copy of input on its device, ``input.clone()`` as a function (torch.clone);
     autograd records it (the gradient passes through).
@@ -367,9 +316,8 @@ def clone(input, *, memory_format=None):
 
 
 for _name_, _fn in (("square", square), ("reciprocal", reciprocal), ("view_as", view_as),
-                    ("reshape_as", reshape_as), ("type_as", type_as), ("sinh", sinh),
-                    ("cosh", cosh)):
+                    ("reshape_as", reshape_as), ("type_as", type_as)):
     setattr(_C.Tensor, _name_, _fn)
 
-__all__ = ["clone", "cosh", "is_tensor", "numel", "rand_like", "randn_like", "randperm", "reciprocal",
-           "sinh", "square"]
+__all__ = ["clone", "is_tensor", "numel", "rand_like", "randn_like", "randperm", "reciprocal",
+           "square"]

@@ -1,14 +1,18 @@
 """tan, the inverse trigonometric and hyperbolic functions (and NumPy's arc* names, as
-PyTorch has them), atan2, log2, log10, rsqrt and erfinv (C: csrc/python/tensor_trig.c),
-deg2rad and rad2deg (a product with pi/180, as PyTorch's) and logcumsumexp.
+PyTorch has them), sinh, cosh, atan2, log2, log10, rsqrt and erfinv (C:
+csrc/python/tensor_trig.c), deg2rad and rad2deg (a product with pi/180, as PyTorch's) and
+logcumsumexp.
 
 Accuracy (tests/test_trig.py), float32 on the CPU: on processors with AVX2 or AVX-512
 vector evaluations in float32 (Note [float32 inverse functions] in
 csrc/cpu/cpu_vtrig.h) within tan 1.5, asin 0.75, acos 0.75, atan 1, atan2 1, asinh 1.5,
 acosh 1.5, atanh 1, log2 0.75, log10 0.75 and rsqrt 0.501 ulp of the exact value;
 otherwise (and erfinv always) the C library's double functions, rounded once, within
-0.501 ulp.  float64 on the CPU: the C library's functions (erfinv: Note [erfinv] in
-csrc/cpu/cpu_erfinv.h).  On CUDA, CUDA's functions within the CUDA Math API's bounds
+0.501 ulp; sinh and cosh within 1.5 ulp at every level (Note [float32 sinh and cosh] in
+csrc/cpu/cpu_vhyper.h).  float64 on the CPU: tan, atanh, sinh, cosh, log2 and log10 within
+1 ulp, evaluated in vector lanes (Note [float64 functions from the cores] in
+csrc/cpu/cpu_vfunc64.h); asin, acos, atan, asinh, acosh: the C library's functions
+(erfinv: Note [erfinv] in csrc/cpu/cpu_erfinv.h).  On CUDA, CUDA's functions within the CUDA Math API's bounds
 (the table in csrc/cuda/cuda_elementwise.cu), so the two devices agree within the sum
 of the two bounds.
 """
@@ -26,6 +30,8 @@ atan = _C.atan
 asinh = _C.asinh
 acosh = _C.acosh
 atanh = _C.atanh
+sinh = _C.sinh
+cosh = _C.cosh
 atan2 = _C.atan2
 arcsin = _C.arcsin
 arccos = _C.arccos
@@ -173,4 +179,4 @@ _C.Tensor.logcumsumexp = logcumsumexp
 
 __all__ = ["acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
            "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "deg2rad", "erfinv",
-           "log10", "log2", "logcumsumexp", "rad2deg", "rsqrt", "tan"]
+           "log10", "log2", "logcumsumexp", "rad2deg", "rsqrt", "cosh", "sinh", "tan"]

@@ -1,11 +1,12 @@
 """The bad-input catalogue's cases for the math names (tensor_trig.c, _ops_trig.py: tan,
-asin .. atanh and their arc* names, atan2, log2, log10, rsqrt, erfinv, deg2rad,
+asin .. atanh and their arc* names, sinh, cosh, atan2, log2, log10, rsqrt, erfinv, deg2rad,
 rad2deg, logcumsumexp), logspace, histogram, cov and corrcoef.  tests/bad_input_cases.py
 (where Case is) adds them to CASES; tests/test_bad_input.py runs them."""
 from bad_input_cases import C
 
 _UNARY = ["tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsin", "arccos",
-          "arctan", "arcsinh", "arccosh", "arctanh", "log2", "log10", "rsqrt", "erfinv"]
+          "arctan", "arcsinh", "arccosh", "arctanh", "log2", "log10", "rsqrt", "erfinv", "sinh",
+          "cosh"]
 
 MATHNAMES_CASES = [
     C(f"{n}-out-shape", f"pdt.{n}(t, out=pdt.zeros(7))", "ValueError", r"shape|size")

@@ -83,10 +83,11 @@ def test_randperm_is_a_permutation_the_same_on_every_device(dev):
 
 
 @pytest.mark.parametrize("name", ["sinh", "cosh"])
-def test_sinh_and_cosh_within_two_ulps(dev, name):
-    """Compositions of expm1 (sinh) and exp (cosh): float32 within 2 ulps of float64 over
-    |x| <= 88 (every exponent), exact zeros of sinh; float64 to 1e-15; integers and bools
-    give float32; the gradient is the other function."""
+def test_sinh_and_cosh_within_their_bounds(dev, name):
+    """One op each (Note [float32 sinh and cosh] in csrc/cpu/cpu_vhyper.h): float32 within
+    1.5 ulps of float64 over |x| <= 88 (every exponent) on the CPU, CUDA's 3 (sinhf) and 2
+    (coshf) on a CUDA device, exact zeros of sinh; float64 to 1e-15; integers and bools give
+    float32; the gradient is the other function."""
     rng = np.random.default_rng(4)
     x = np.concatenate([2.0 ** rng.uniform(-40, np.log2(88), 4000), [0.0, 1e-30, 88.0]])
     x = np.concatenate([x, -x]).astype(np.float32)
@@ -94,7 +95,8 @@ def test_sinh_and_cosh_within_two_ulps(dev, name):
     ref = getattr(np, name)(x.astype(np.float64))
     err = ulps32(got, ref)
     worst = int(np.argmax(err))
-    assert err[worst] <= 2.0, (x[worst], got[worst], ref[worst])
+    bound = {"sinh": 3.0, "cosh": 2.0}[name] if str(dev).startswith("cuda") else 1.5
+    assert err[worst] <= bound, (x[worst], got[worst], ref[worst])
     a = np.array([-3.0, -1e-9, 0.0, 0.5, 20.0])
     np.testing.assert_allclose(getattr(pdt.tensor(a, device=dev), name)().cpu().numpy(),
                                getattr(np, name)(a), rtol=1e-15)

@@ -1,5 +1,5 @@
-"""tan, asin/acos/atan (and the arc* aliases), atan2, asinh/acosh/atanh, log2, log10,
-rsqrt, erfinv (csrc/python/tensor_trig.c), deg2rad/rad2deg and logcumsumexp
+"""tan, asin/acos/atan (and the arc* aliases), atan2, asinh/acosh/atanh, sinh/cosh, log2,
+log10, rsqrt, erfinv (csrc/python/tensor_trig.c), deg2rad/rad2deg and logcumsumexp
 (pydevtensor/_ops_trig.py) on every device.
 
 Accuracy against NumPy's float64 functions (erfinv: a float64 Newton solve of
@@ -7,8 +7,8 @@ math.erf/erfc here, and mpmath's erfinv for float64 when importable), on a dense
 of every float32 exponent the domain allows, subnormals, and the special values (+-0,
 +-inf, NaN, the domain edges +-1):
 - float32 on the CPU: at the levels with FMA (AVX2, AVX-512) the float32 vector
-  evaluations of csrc/cpu/cpu_vtrig.h within FMA_ULPS32 (Note [float32 inverse
-  functions]), at the baseline (and erfinv everywhere) the C library's double function,
+  evaluations of csrc/cpu/cpu_vtrig.h and cpu_vhyper.h within FMA_ULPS32 (Notes [float32
+  inverse functions] and [float32 sinh and cosh]), at the baseline (and erfinv everywhere) the C library's double function,
   rounded once, within 0.501 ulp; every level is checked, and AVX2 and AVX-512 give the
   same bits but for AVX-512's own kernels (AVX512_OWN);
 - float32 on CUDA: within the CUDA Math API's documented bound (the table in
@@ -50,19 +50,22 @@ def _erfinv_ref(y):
 
 NP = {"tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
       "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "log2": np.log2,
-      "log10": np.log10, "rsqrt": lambda x: 1.0 / np.sqrt(x), "erfinv": _erfinv_ref}
+      "log10": np.log10, "rsqrt": lambda x: 1.0 / np.sqrt(x), "erfinv": _erfinv_ref,
+      "sinh": np.sinh, "cosh": np.cosh}
 # CUDA Math API's maximum ulp errors (float32, float64)
 CUDA_ULPS = {"tan": (4, 2), "asin": (2, 2), "acos": (2, 2), "atan": (2, 2),
              "asinh": (3, 3), "acosh": (4, 3), "atanh": (3, 2), "log2": (1, 1),
-             "log10": (2, 1), "rsqrt": (2, 1), "erfinv": (2, 5), "atan2": (3, 2)}
+             "log10": (2, 1), "rsqrt": (2, 1), "erfinv": (2, 5), "atan2": (3, 2),
+             "sinh": (3, 2), "cosh": (2, 1)}
 CPU_ULPS32 = 0.501  # the baseline level, erfinv
 # float32 at the levels with FMA (cpu_vtrig.h); measured on this test's sample with 3000
 # mantissas an exponent and 400,000 random arguments a binade (tan, up to 2^13; AVX-512,
 # 2026-12-01): tan 0.99, asin 0.57, acos 0.58, atan 0.71, atan2 0.89, asinh 1.01, acosh
-# 0.99, atanh 0.75, log2 0.62, log10 0.60, rsqrt 0 (correctly rounded on the sample)
+# 0.99, atanh 0.75, log2 0.62, log10 0.60, rsqrt 0 (correctly rounded on the sample);
+# sinh and cosh (cpu_vhyper.h, every float32 of [0, 90] by a C harness): 1.39 and 1.39
 FMA_ULPS32 = {"tan": 1.5, "asin": 0.75, "acos": 0.75, "atan": 1.0, "atan2": 1.0,
               "asinh": 1.5, "acosh": 1.5, "atanh": 1.0, "log2": 0.75, "log10": 0.75,
-              "rsqrt": 0.501}
+              "rsqrt": 0.501, "sinh": 1.5, "cosh": 1.5}
 # at AVX-512 these have kernels of their own (csrc/cpu/cpu_vtrig_avx512.h: Notes [float32
 # log2 and log10 with a table], [float32 rsqrt from the reciprocal square root], [float32
 # atan from the reciprocal], [float32 asin and acos from the reciprocal square root],
@@ -80,7 +83,7 @@ def cpu_ulps32(name, level=None):
     return CPU_ULPS32 if level == "baseline" else FMA_ULPS32.get(name, CPU_ULPS32)
 CPU_ULPS64 = {"erfinv": 2.0}
 # where each function is defined: all exponents, |x| <= 1, x >= 1, x >= 0
-DOMAIN = {"tan": "all", "atan": "all", "asinh": "all", "asin": "unit", "acos": "unit",
+DOMAIN = {"tan": "all", "atan": "all", "asinh": "all", "sinh": "all", "cosh": "all", "asin": "unit", "acos": "unit",
           "atanh": "unit", "erfinv": "unit", "acosh": "ge1", "log2": "pos", "log10": "pos",
           "rsqrt": "pos"}
 ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
@@ -173,7 +176,7 @@ def test_float32_every_level(name, level, level_restored):
 
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("name", ["log2", "log10", "rsqrt", "atan", "asin", "acos", "atanh",
-                                  "asinh", "acosh"])
+                                  "asinh", "acosh", "sinh", "cosh"])
 def test_one_float_in_sixteen_near_one(name, level, level_restored):
     """Every 16th float of [1/2, 2) and [2^-126, 2^-124) (log2 and log10 take r = m c - 1
     exactly and a table index from c at AVX-512: every c and every binade edge; log's
@@ -398,6 +401,7 @@ def test_logcumsumexp(dev):
 GRAD_CASES = {"tan": "any", "asin": "small", "acos": "small", "atan": "any", "asinh": "any",
               "acosh": "big", "atanh": "small", "log2": "pos", "log10": "pos",
               "rsqrt": "pos", "erfinv": "small", "deg2rad": "any", "rad2deg": "any",
+              "sinh": "any", "cosh": "any",
               "arcsin": "small", "arctanh": "small"}
 
 

@@ -120,6 +120,8 @@ typedef enum pdt_unary_op {
     PDT_OP_ASINH,
     PDT_OP_ACOSH,
     PDT_OP_ATANH,
+    PDT_OP_SINH, /* Note [float32 sinh and cosh] in cpu_vhyper.h */
+    PDT_OP_COSH,
     PDT_OP_LOG2,
     PDT_OP_LOG10,
     PDT_OP_RSQRT,
@@ -129,7 +131,7 @@ typedef enum pdt_unary_op {
     PDT_OP_GELU,
     PDT_OP_GELU_GRAD,
 } pdt_unary_op;
-#define PDT_NUM_UNARY_OPS 35
+#define PDT_NUM_UNARY_OPS 37
 
 /* One input of an elementwise op: a tensor already broadcast to the output's
  * shape (stride 0 along broadcast dimensions), or a scalar when t is NULL. */

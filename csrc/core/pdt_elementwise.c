@@ -662,8 +662,8 @@ static pdt_status unary_dtype(const char *name, pdt_unary_op op, const pdt_tenso
     case PDT_OP_SIGN:
     case PDT_OP_RELU: break;
     default: /* exp, log, sqrt, sin, cos, tanh, sigmoid, log1p, expm1, erf, erfc, lgamma,
-              * digamma, tan, asin, acos, atan, asinh, acosh, atanh, log2, log10, rsqrt,
-              * erfinv */
+              * digamma, tan, asin, acos, atan, asinh, acosh, atanh, sinh, cosh, log2, log10,
+              * rsqrt, erfinv */
         if (!pdt_dtype_is_floating(c))
             c = DEFAULT_FLOAT;
         break;

@@ -91,11 +91,10 @@
 FLOAT_UNARY_ROWS(f32, float)
 FLOAT_UNARY_ROWS(f64, double)
 
-/* float64 exp, log, sin, cos, tanh and sigmoid: the level's vector rows on every
- * layout (VD_ROW below; Note [float64 vector math] in cpu_vmath64.h); the other
- * float64 functions: the C library's. */
-UNARY_ROW(log1p_f64, double, log1p(x))
-UNARY_ROW(expm1_f64, double, expm1(x))
+/* float64 exp, log, sin, cos, tanh, sigmoid, expm1, log1p, tan, atanh, sinh, cosh, log2
+ * and log10: the level's vector rows on every layout (VD_ROW below; Notes [float64 vector
+ * math] in cpu_vmath64.h and [float64 functions from the cores] in cpu_vfunc64.h); the
+ * other float64 functions: the C library's. */
 UNARY_ROW(erf_f64, double, erf(x))
 UNARY_ROW(erfc_f64, double, erfc(x))
 /* Note [lgamma on the CPU]: lgamma_r, the reentrant lgamma (no write to the global
@@ -133,15 +132,11 @@ UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs, relu and sign of a bool */
  * after unary_rows. */
 #define TRIG_ROWS(NAME, F) UNARY_ROW(NAME##_f64, double, F(x))
 static inline double rsqrt_of(double x) { return 1.0 / sqrt(x); }
-TRIG_ROWS(tan, tan)
 TRIG_ROWS(asin, asin)
 TRIG_ROWS(acos, acos)
 TRIG_ROWS(atan, atan)
 TRIG_ROWS(asinh, asinh)
 TRIG_ROWS(acosh, acosh)
-TRIG_ROWS(atanh, atanh)
-TRIG_ROWS(log2, log2)
-TRIG_ROWS(log10, log10)
 SIMD_UNARY_ROW(rsqrt_f64, double, rsqrt_of)
 UNARY_ROW(erfinv_f32, float, (float)pdt_erfinv((double)x))
 UNARY_ROW(erfinv_f64, double, pdt_erfinv(x))
@@ -191,6 +186,16 @@ VD_ROW(sin_f64, sin_f64)
 VD_ROW(cos_f64, cos_f64)
 VD_ROW(tanh_f64, tanh_f64)
 VD_ROW(sigmoid_f64, sigmoid_f64)
+VD_ROW(expm1_f64, expm1_f64)
+VD_ROW(log1p_f64, log1p_f64)
+VD_ROW(tan_f64, tan_f64)
+VD_ROW(atanh_f64, atanh_f64)
+VD_ROW(sinh_f64, sinh_f64)
+VD_ROW(cosh_f64, cosh_f64)
+VD_ROW(log2_f64, log2_f64)
+VD_ROW(log10_f64, log10_f64)
+VM_ROW(vsinh_f32, sinh_f32) /* Note [float32 sinh and cosh] in cpu_vhyper.h */
+VM_ROW(vcosh_f32, cosh_f32)
 #define TRIG_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
 static const ew_row_fn trig_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_TAN] = TRIG_ONLY(tan),
@@ -200,6 +205,8 @@ static const ew_row_fn trig_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_ASINH] = TRIG_ONLY(asinh),
     [PDT_OP_ACOSH] = TRIG_ONLY(acosh),
     [PDT_OP_ATANH] = TRIG_ONLY(atanh),
+    [PDT_OP_SINH] = TRIG_ONLY(sinh),
+    [PDT_OP_COSH] = TRIG_ONLY(cosh),
     [PDT_OP_LOG2] = TRIG_ONLY(log2),
     [PDT_OP_LOG10] = TRIG_ONLY(log10),
     [PDT_OP_RSQRT] = TRIG_ONLY(rsqrt),

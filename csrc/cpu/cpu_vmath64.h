@@ -282,8 +282,9 @@ static const double VM(v64_log_p)[8] = {0x1.0c04595972ab8p-3, 0x1.0fbe83c2cbcf3p
                                         0x1.c71c720160b47p-3, 0x1.2492492476c87p-2,
                                         0x1.9999999999a38p-2, 0x1.5555555555555p-1};
 
-/* log x for a positive normal x (after the subnormals' scaling: eoff 52) */
-static inline double VM(v64_log_pos)(double x, double eoff)
+/* log x = h + *lo (a double-double) for a positive normal x (after the subnormals'
+ * scaling: eoff 52; eoff -1 gives log 2x) */
+static inline double VM(v64_log_dd)(double x, double eoff, double *lo)
 {
     /* bits(x) - bits(sqrt(1/2)), offset by 1024 in the exponent field, so that the
      * field is e + 1024 >= 1 for every positive x and m = x / 2^e lies in
@@ -311,7 +312,15 @@ static inline double VM(v64_log_pos)(double x, double eoff)
     double tail = V64_MAD(s * z, VM(v64_horner)(z, VM(v64_log_p), 8),
                           V64_MAD(2.0 * s_lo, z, 2.0 * s_lo));
     double h_lo, h = VM(v64_fast_two_sum)(e * V64_LN2_HI, 2.0 * s, &h_lo);
-    return h + (h_lo + V64_MAD(e, V64_LN2_LO, tail));
+    *lo = h_lo + V64_MAD(e, V64_LN2_LO, tail);
+    return h;
+}
+
+/* log x for a positive normal x, rounded once */
+static inline double VM(v64_log_pos)(double x, double eoff)
+{
+    double lo, h = VM(v64_log_dd)(x, eoff, &lo);
+    return h + lo;
 }
 
 /* for a positive normal x (a block's fast path) */
@@ -340,25 +349,40 @@ static const double VM(v64_cos_p)[7] = {0x1.ab78473be59d7p-45, -0x1.9394b9eb4d56
 
 #define V64_TRIG_LIMIT 0x1p20 /* |x| up to it: n < 2^20 (see the Note) */
 
-/* sin (want_cos 0) or cos (1) of x, |x| <= 2^20 */
-static inline double VM(v64_sincos)(double x, int want_cos)
+/* x = n pi/2 + rh + *rl, |x| <= 2^20; *t holds n in its low bits (exp_core's way) */
+static inline double VM(v64_pio2_reduce)(double x, double *rl, double *t)
 {
     const double p1 = 0x1.921fb544p0, p2 = 0x1.0b4611a6p-34, p3 = 0x1.3198a2ep-69,
                  p4 = 0x1.b839a252049c1p-104;
-    double t = V64_MAD(x, 0x1.45f306dc9c883p-1, V64_SHIFT); /* x / (pi/2), rounded */
-    double n = t - V64_SHIFT;
+    *t = V64_MAD(x, 0x1.45f306dc9c883p-1, V64_SHIFT); /* x / (pi/2), rounded */
+    double n = *t - V64_SHIFT;
     double a = x - n * p1; /* exact */
     double eb, b = VM(v64_two_sum)(a, -(n * p2), &eb);
     double ec, c = VM(v64_two_sum)(b, -(n * p3), &ec);
-    double rl, rh = VM(v64_two_sum)(c, (eb + ec) - n * p4, &rl);
+    return VM(v64_two_sum)(c, (eb + ec) - n * p4, rl);
+}
+
+/* sin(rh + rl) = rh + *sl and cos(rh + rl) = ch + *cl for |rh| <= pi/4 (double-doubles);
+ * returns ch */
+static inline double VM(v64_sincos_dd)(double rh, double rl, double *sl, double *cl)
+{
     double ze, z = VM(v64_two_prod)(rh, rh, &ze);
     /* sin(rh + rl) = rh + (rh z S(z) + rl (1 - z / 2)) */
-    double sv = V64_MAD(rh * z, VM(v64_horner)(z, VM(v64_sin_p), 7), V64_MAD(-0.5 * z, rl, rl));
-    sv = z == 0.0 ? x : rh + sv; /* z = 0: n = 0 and rh = x, whose zero keeps its sign */
+    *sl = V64_MAD(rh * z, VM(v64_horner)(z, VM(v64_sin_p), 7), V64_MAD(-0.5 * z, rl, rl));
     /* cos(rh + rl) = w + (((1 - w) - hz) - ze / 2 + z^2 C(z) - rh rl), w = 1 - hz */
     double hz = 0.5 * z, w = 1.0 - hz;
     double ct = V64_MAD(z * z, VM(v64_horner)(z, VM(v64_cos_p), 7), -0.5 * ze - rh * rl);
-    double cv = w + (((1.0 - w) - hz) + ct);
+    *cl = ((1.0 - w) - hz) + ct;
+    return w;
+}
+
+/* sin (want_cos 0) or cos (1) of x, |x| <= 2^20 */
+static inline double VM(v64_sincos)(double x, int want_cos)
+{
+    double rl, t, rh = VM(v64_pio2_reduce)(x, &rl, &t);
+    double sl, cl, ch = VM(v64_sincos_dd)(rh, rl, &sl, &cl);
+    double sv = rh == 0.0 ? x : rh + sl; /* n = 0 and rh = x, whose zero keeps its sign */
+    double cv = ch + cl;
     /* cos x = sin(x + pi/2); quadrant q: cos for odd q, the sign flipped for q = 2, 3
      * (masks of bits, not selects: SSE2 has no 64-bit comparison) */
     uint64_t q = VM(bits64)(t) + (uint64_t)want_cos;

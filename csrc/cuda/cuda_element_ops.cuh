@@ -191,10 +191,11 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
 /* tan, the inverse trigonometric and hyperbolic functions, log2, log10, rsqrt and erfinv:
  * CUDA's float32 and float64 functions.  Their maximum errors in ulps (CUDA Math API,
  * "Mathematical Functions" appendix of the CUDA C++ Programming Guide), float32 / float64:
- * tan 4/2, asin 2/2, acos 2/2, atan 2/2, asinh 3/3, acosh 4/3, atanh 3/2, log2 1/1,
- * log10 2/1, rsqrt 2/1, erfinv 2/5 (atan2: 3/2).  The CPU's float32 ones are within
- * 0.5 to 1.5 ulp (Note [float32 inverse functions] in cpu_vtrig.h), so the two agree
- * within CUDA's bound plus the CPU's (tests/test_trig.py). */
+ * tan 4/2, asin 2/2, acos 2/2, atan 2/2, asinh 3/3, acosh 4/3, atanh 3/2, sinh 3/2,
+ * cosh 2/1, log2 1/1, log10 2/1, rsqrt 2/1, erfinv 2/5 (atan2: 3/2).  The CPU's float32
+ * ones are within 0.5 to 1.5 ulp (Note [float32 inverse functions] in cpu_vtrig.h, Note
+ * [float32 sinh and cosh] in cpu_vhyper.h), so the two agree within CUDA's bound plus
+ * the CPU's (tests/test_trig.py). */
 template <int OP, typename T> __device__ __forceinline__ T trig_of(T x)
 {
     constexpr bool f32 = sizeof(T) == 4;
@@ -212,6 +213,10 @@ template <int OP, typename T> __device__ __forceinline__ T trig_of(T x)
         return f32 ? acoshf(x) : acosh(x);
     else if constexpr (OP == PDT_OP_ATANH)
         return f32 ? atanhf(x) : atanh(x);
+    else if constexpr (OP == PDT_OP_SINH)
+        return f32 ? sinhf(x) : sinh(x);
+    else if constexpr (OP == PDT_OP_COSH)
+        return f32 ? coshf(x) : cosh(x);
     else if constexpr (OP == PDT_OP_LOG2)
         return f32 ? log2f(x) : log2(x);
     else if constexpr (OP == PDT_OP_LOG10)

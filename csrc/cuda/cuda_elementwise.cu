@@ -457,6 +457,8 @@ cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, pdt_
         UNARY_CASE(PDT_OP_ASINH)
         UNARY_CASE(PDT_OP_ACOSH)
         UNARY_CASE(PDT_OP_ATANH)
+        UNARY_CASE(PDT_OP_SINH)
+        UNARY_CASE(PDT_OP_COSH)
         UNARY_CASE(PDT_OP_LOG2)
         UNARY_CASE(PDT_OP_LOG10)
         UNARY_CASE(PDT_OP_RSQRT)

@@ -1,11 +1,13 @@
 /* tensor_trig.c - tan, the inverse trigonometric and hyperbolic functions (with NumPy's
- * arc* names, as PyTorch has them), atan2, log2, log10, rsqrt and erfinv in their three
- * forms (tensor_forms.h): pydevtensor.tan(x, out=...), x.tan(), x.tan_().  Each ends in
- * pdt_unary or pdt_binary (csrc/core/pdt_elementwise.h).  Integers and bools promote to
- * float32, as exp does; float16 and bfloat16 are computed in float32.  On the CPU: the
- * C library's functions in double, float32 through them and rounded once (cpu_unary.c;
- * erfinv: Note [erfinv] in csrc/cpu/cpu_erfinv.h); on CUDA: CUDA's, within the CUDA Math
- * API's bounds (cuda_elementwise.cu).  Their gradients: autograd/derivatives_trig.py. */
+ * arc* names, as PyTorch has them), sinh, cosh, atan2, log2, log10, rsqrt and erfinv in
+ * their three forms (tensor_forms.h): pydevtensor.tan(x, out=...), x.tan(), x.tan_().  Each
+ * ends in pdt_unary or pdt_binary (csrc/core/pdt_elementwise.h).  Integers and bools
+ * promote to float32, as exp does; float16 and bfloat16 are computed in float32.  On the
+ * CPU: the level's vector rows (cpu_unary.c: Notes [float32 inverse functions] in
+ * cpu_vtrig.h, [float32 sinh and cosh] in cpu_vhyper.h, [float64 functions from the
+ * cores] in cpu_vfunc64.h) or the C library's functions in double (erfinv: Note [erfinv]
+ * in csrc/cpu/cpu_erfinv.h); on CUDA: CUDA's, within the CUDA Math API's bounds
+ * (cuda_elementwise.cu).  Their gradients: autograd/derivatives_trig.py. */
 #include "args.h"
 #include "docstrings_math.h"
 #include "tensor_forms.h"
@@ -17,6 +19,8 @@ UNARY_ALL(atan, PDT_OP_ATAN)
 UNARY_ALL(asinh, PDT_OP_ASINH)
 UNARY_ALL(acosh, PDT_OP_ACOSH)
 UNARY_ALL(atanh, PDT_OP_ATANH)
+UNARY_ALL(sinh, PDT_OP_SINH)
+UNARY_ALL(cosh, PDT_OP_COSH)
 UNARY_ALL(arcsin, PDT_OP_ASIN)
 UNARY_ALL(arccos, PDT_OP_ACOS)
 UNARY_ALL(arctan, PDT_OP_ATAN)
@@ -59,6 +63,8 @@ ATAN2_FORMS(arctan2)
 #define W_ASINH "The inverse hyperbolic sine" FLOATS
 #define W_ACOSH "The inverse hyperbolic cosine (NaN below 1)" FLOATS
 #define W_ATANH "The inverse hyperbolic tangent (+-inf at +-1, NaN outside [-1, 1])" FLOATS
+#define W_SINH "The hyperbolic sine (+-inf past about 89.4 in float32, 710.5 in float64)" FLOATS
+#define W_COSH "The hyperbolic cosine (inf past about 89.4 in float32, 710.5 in float64)" FLOATS
 #define W_LOG2 "The base-2 logarithm" FLOATS
 #define W_LOG10 "The base-10 logarithm" FLOATS
 #define W_RSQRT "The reciprocal of the square root, 1 / sqrt(input)" FLOATS
@@ -74,6 +80,8 @@ ATAN2_FORMS(arctan2)
 #define EX_ASINH "[0., 1., -2.]", "tensor([ 0.0000,  0.8814, -1.4436])"
 #define EX_ACOSH "[1., 2., 10.]", "tensor([0.0000, 1.3170, 2.9932])"
 #define EX_ATANH "[0., 0.5, -0.9]", "tensor([ 0.0000,  0.5493, -1.4722])"
+#define EX_SINH "[0., 1., -2.]", "tensor([ 0.0000,  1.1752, -3.6269])"
+#define EX_COSH "[0., 1., -2.]", "tensor([1.0000, 1.5431, 3.7622])"
 #define EX_LOG2 "[1., 8., 0.5]", "tensor([ 0.,  3., -1.])"
 #define EX_LOG10 "[1., 1000., 0.1]", "tensor([ 0.,  3., -1.])"
 #define EX_RSQRT "[1., 4., 0.25]", "tensor([1.0000, 0.5000, 2.0000])"
@@ -99,6 +107,8 @@ PyMethodDef pdt_trig_functions[] = {
     FN(asinh, W_ASINH, EX_ASINH),
     FN(acosh, W_ACOSH, EX_ACOSH),
     FN(atanh, W_ATANH, EX_ATANH),
+    FN(sinh, W_SINH, EX_SINH),
+    FN(cosh, W_COSH, EX_COSH),
     FN(arcsin, W_ASIN, EX_ASIN),
     FN(arccos, W_ACOS, EX_ACOS),
     FN(arctan, W_ATAN, EX_ATAN),
@@ -122,6 +132,8 @@ PyMethodDef pdt_trig_methods[] = {
     METHODS(asinh, W_ASINH, EX_ASINH),
     METHODS(acosh, W_ACOSH, EX_ACOSH),
     METHODS(atanh, W_ATANH, EX_ATANH),
+    METHODS(sinh, W_SINH, EX_SINH),
+    METHODS(cosh, W_COSH, EX_COSH),
     METHODS(arcsin, W_ASIN, EX_ASIN),
     METHODS(arccos, W_ACOS, EX_ACOS),
     METHODS(arctan, W_ATAN, EX_ATAN),

@@ -30,6 +30,9 @@ _register(("asinh", "arcsinh"), "AsinhBackward0", "input",
 _register(("acosh", "arccosh"), "AcoshBackward0", "input",
           lambda g, x: g * (x * x - 1.0).rsqrt())
 _register(("atanh", "arctanh"), "AtanhBackward0", "input", lambda g, x: g / (1.0 - x * x))
+# d sinh = cosh, d cosh = sinh
+_register(("sinh",), "SinhBackward0", "input", lambda g, x: g * x.cosh())
+_register(("cosh",), "CoshBackward0", "input", lambda g, x: g * x.sinh())
 _register(("log2",), "Log2Backward0", "input", lambda g, x: g / (x * _LN2))
 _register(("log10",), "Log10Backward0", "input", lambda g, x: g / (x * _LN10))
 # d rsqrt = -rsqrt(x)^3 / 2

@@ -1,0 +1,240 @@
+/* cpu_vfunc64.h - float64 expm1, log1p, log2, log10, tan, atanh, sinh and cosh over rows,
+ * built on cpu_vmath64.h's double-double cores (exp_core, log_dd, pio2_reduce and
+ * sincos_dd).  Included by cpu_vmath.h after cpu_vmath64.h, once per instruction-set level.
+ *
+ * Note [float64 functions from the cores]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The C library's float64 expm1, log1p, tan, atanh, sinh, log2 and log10 took 7 to 25 ns an
+ * element here, one call each (NumPy 2 evaluates them in AVX-512 lanes, 6 to 17 times
+ * faster: 1e5 elements, AMD EPYC Zen 4, 2026-12-01).  Each is written here from the cores
+ * that exp, log, sin and cos use, as a double-double rounded once, so the error is 0.5 ulp
+ * plus a small fraction (bound 1 ulp, asserted by tests/test_vmath64.py against
+ * np.longdouble on every binary exponent with random mantissas, the special values and the
+ * edges; the measured figures are there):
+ *   expm1  e^y - 1 = 2^n (hi + lo) - 1 from exp_core, |y| <= 40 (|n| <= 58, 2^n normal):
+ *          the difference of 2^n hi and 1 exact (two_sum), lo added; for n = 0 hi - 1 is
+ *          exact, so there is no cancellation near 0.  Past 40, e^y (the -1 is below half
+ *          an ulp); below -40, -1.  Below 2^-20 the series y + y^2/2 + y^3/6 + y^4/24
+ *          (hi + lo holds e^y to about 2^-106 absolute, a whole ulp of a y near 2^-53).
+ *   log1p  u + ul = 1 + x exactly (two_sum), log(u + ul) = log_dd(u) + ul / u (the next
+ *          term, (ul / u)^2 / 2, is below 2^-87 of the result from |x| = 2^-20): ul / u
+ *          from a float32 reciprocal and one Newton step (2^-48 of a term at most 2^-53 of
+ *          the result).  Below 2^-20 the series x - x^2/2 + x^3/3 - x^4/4.
+ *   log2, log10  log_dd(x) times 1 / ln2 (1 / ln10) held as a double-double: the product's
+ *          high part exact (two_prod), the three others summed; powers of two (of ten, to
+ *          10^22) come out exact.
+ *   tan    pio2_reduce and sincos_dd as sin's and cos's (both pairs normalised by
+ *          fast_two_sum: their low parts hold r^3/6 and r^4/24); sin r / cos r, or -cos r / sin r
+ *          in odd quadrants, the quotient of the two double-doubles corrected once from its
+ *          exact residual (div_dd2).  Past 2^20 (and inf, NaN) the C library's tan.
+ *   atanh  sign(x) log1p(y) / 2, y = 2a / (1 - a), a = |x|: 1 - a an exact double-double,
+ *          y a double-double (div_dd2, to 2^-70 of itself), log1p(y) as log1p's with y's
+ *          low part added to ul.  Below 2^-20 the series a + a^3 / 3; +-1 gives +-inf, past
+ *          it NaN.
+ *   sinh   a = |x| <= 22: (em + em / (em + 1)) / 2, em = e^a - 1 as expm1's double-double
+ *          (all terms positive); past 22 e^a / 2 (e^-a is below 2^-63 of it), 2^(n - 1) (hi
+ *          + lo) from exp_core rounded once by v64_scale (finite to 710.47); sign(x) kept.
+ *   cosh   a <= 22: (E + 1 / E) / 2, E = e^a a double-double, 1 / E corrected once (all
+ *          terms positive); past it as sinh's.
+ * Blocks of 256 whose arguments all lie where the fast form holds (Note [block fast paths]
+ * in cpu_vmath.h) run it without the selects for the rest; each element gets the same
+ * operations either way.  Special values are the C library's: NaN stays NaN, expm1(-inf) =
+ * -1, log1p(-1) = -inf and NaN below, tan, atanh, sinh, expm1 and log1p keep the sign of a
+ * zero.  On CUDA the same functions are CUDA's (float64: expm1 1, log1p 1, log2 1, log10 1,
+ * tan 2, atanh 2, sinh 2, cosh 1 ulp in the CUDA Math API's appendix), so a CPU and a GPU
+ * result agree within the sum of the bounds.
+ */
+#ifndef PDT_SIMD_LEVEL
+#error "include cpu_vfunc64.h from cpu_vmath.h"
+#endif
+
+/* ---- expm1 ---- */
+
+/* e^y - 1 for |y| <= 40 */
+static inline double VM(v64_expm1_fast)(double y)
+{
+    double lo, t, hi = VM(v64_exp_core)(y, &lo, &t);
+    double sc = VM(v64_pow2)(t, 0.0); /* 2^n, |n| <= 58 */
+    double a_lo, a = VM(v64_two_sum)(hi * sc, -1.0, &a_lo);
+    double r = a + (a_lo + lo * sc);
+    /* below 2^-20 the series: hi + lo holds e^y to 2^-106 absolute only */
+    double s = y + y * (y * V64_MAD(V64_MAD(y, 1.0 / 24, 1.0 / 6), y, 0.5));
+    r = fabs(y) < 0x1p-20 ? s : r;
+    return y == 0.0 ? y : r; /* the zeros keep their sign */
+}
+
+static inline double VM(v64_expm1)(double x)
+{
+    double r = VM(v64_expm1_fast)(VM(v64_clamp)(x, -40.0, 40.0));
+    return x > 40.0 ? VM(v64_exp)(x) : r; /* NaN: the clamp keeps it */
+}
+
+/* ---- log1p, log2, log10 ---- */
+
+/* 1 / u to 2^-48, u positive, finite and normal (0 past float32's range, where the term it
+ * multiplies is negligible) */
+static inline double VM(v64_recip)(double u)
+{
+#if PDT_SIMD_FMA
+    double inv = (double)(1.0f / (float)u);
+    return V64_MAD(V64_MAD(-inv, u, 1.0), inv, inv);
+#else
+    return 1.0 / u;
+#endif
+}
+
+static inline double VM(v64_log1p)(double x)
+{
+    double ul, u = VM(v64_two_sum)(1.0, x, &ul);
+    int ok = u > 0.0 && u <= 0x1.fffffffffffffp1023; /* positive and finite: normal */
+    double uu = ok ? u : 1.0;
+    double lo, h = VM(v64_log_dd)(uu, 0.0, &lo);
+    double r = h + (lo + ul * VM(v64_recip)(uu));
+    /* below 2^-20 the series (1 + x may round to 1, and log(1 + ul) is not ul there) */
+    double s = x + x * (x * V64_MAD(V64_MAD(x, -0.25, 1.0 / 3), x, -0.5));
+    r = fabs(x) < 0x1p-20 ? s : r;
+    r = u == 0.0 ? -INFINITY : r;
+    r = u < 0.0 ? NAN : r;
+    r = u == INFINITY ? u : r;
+    r = x == 0.0 ? x : r;      /* -0.0 stays */
+    return x != x ? x + x : r; /* NaN, quieted */
+}
+
+/* log x times ch + cl (1 / ln2 or 1 / ln10 as a double-double) */
+static inline double VM(v64_log_times)(double x, double ch, double cl)
+{
+    int sub = x < 0x1p-1022;
+    double lo, h = VM(v64_log_dd)(sub ? x * 0x1p52 : x, sub ? 52.0 : 0.0, &lo);
+    double pe, p = VM(v64_two_prod)(h, ch, &pe);
+    double r = p + (pe + V64_MAD(h, cl, lo * ch));
+    r = x == 0.0 ? -INFINITY : r;
+    r = x < 0.0 ? NAN : r;
+    r = x == INFINITY ? x : r;
+    return x != x ? x + x : r;
+}
+
+static inline double VM(v64_log2)(double x)
+{
+    return VM(v64_log_times)(x, 0x1.71547652b82fep0, 0x1.777d0ffda0d24p-56);
+}
+
+static inline double VM(v64_log10)(double x)
+{
+    return VM(v64_log_times)(x, 0x1.bcb7b1526e50ep-2, 0x1.95355baaafad3p-57);
+}
+
+/* ---- tan ---- */
+
+/* |x| <= 2^20 */
+static inline double VM(v64_tan_fast)(double x)
+{
+    double rl, t, rh = VM(v64_pio2_reduce)(x, &rl, &t);
+    double sl0, cl0, ch0 = VM(v64_sincos_dd)(rh, rl, &sl0, &cl0);
+    /* the pairs normalised: their low parts hold r^3/6 and r^4/24 and more */
+    double sl, sh = VM(v64_fast_two_sum)(rh, sl0, &sl);
+    double cl, ch = VM(v64_fast_two_sum)(ch0, cl0, &cl);
+    int odd = (int)(VM(bits64)(t) & 1);
+    /* tan r = sin r / cos r; in odd quadrants tan x = -cos r / sin r (sin r != 0 there:
+     * the nearest double to an odd multiple of pi/2 is 2^-60 or more away from it) */
+    double nh = odd ? ch : sh, nl = odd ? cl : sl;
+    double dh = odd ? sh : ch, dl = odd ? sl : cl;
+    double c, q = VM(v64_div_dd2)(nh, nl, dh, dl, &c);
+    double r = q + c;
+    r = odd ? -r : r;
+    return rh == 0.0 ? x : r; /* +-0 keeps its sign */
+}
+
+static inline double VM(v64_tan_any)(double x)
+{
+    return fabs(x) <= V64_TRIG_LIMIT ? VM(v64_tan_fast)(x) : tan(x);
+}
+
+/* ---- atanh ---- */
+
+static inline double VM(v64_atanh)(double x)
+{
+    double a = fabs(x);
+    double dl, d = VM(v64_two_sum)(1.0, -a, &dl);
+    int ok = a < 1.0;
+    /* y = 2a / (1 - a) as a double-double; atanh a = log1p(y) / 2 */
+    double yl, y = VM(v64_div_dd2)(2.0 * a, 0.0, ok ? d : 1.0, ok ? dl : 0.0, &yl);
+    double ul, u = VM(v64_two_sum)(1.0, y, &ul); /* y >= 2^-19 here: u - 1 is most of y */
+    double lo, h = VM(v64_log_dd)(u, 0.0, &lo);  /* u in [1, 2^54] */
+    double r = 0.5 * (h + (lo + (ul + yl) * VM(v64_recip)(u)));
+    /* below 2^-20 the series a + a^3 / 3 (a^5 / 5 is below 2^-80 of it) */
+    double s = a + a * (a * a * (1.0 / 3));
+    r = a < 0x1p-20 ? s : r;
+    r = a == 1.0 ? INFINITY : r;
+    r = a > 1.0 ? NAN : r;
+    return x != x ? x + x : copysign(r, x);
+}
+
+/* ---- sinh, cosh ---- */
+
+/* e^a = E + *el and e^a - 1 = em + *eml, a in [0, 22] */
+static inline double VM(v64_exp_pair)(double a, double *el, double *em, double *eml)
+{
+    double lo, t, hi = VM(v64_exp_core)(a, &lo, &t);
+    double sc = VM(v64_pow2)(t, 0.0); /* 2^n, n in [0, 32] */
+    /* as tanh's: hi sc >= 1.4 for n >= 1, and hi - 1 is exact for n = 0 */
+    double a_lo, d = VM(v64_fast_two_sum)(hi * sc, -1.0, &a_lo);
+    *em = VM(v64_two_sum)(d, a_lo + lo * sc, eml);
+    *el = lo * sc;
+    return hi * sc;
+}
+
+/* e^a / 2 for a >= 0, finite up to 710.47 (a clamped to 711: inf past it) */
+static inline double VM(v64_half_exp)(double a)
+{
+    double lo, t, hi = VM(v64_exp_core)(VM(v64_clamp)(a, 0.0, 711.0), &lo, &t);
+    return VM(v64_scale)(hi, lo, t - 1.0);
+}
+
+/* a = |x| <= 22 */
+static inline double VM(v64_sinh_fast)(double x)
+{
+    double a = fabs(x);
+    double el, eml, em, e = VM(v64_exp_pair)(a, &el, &em, &eml);
+    (void)e, (void)el;
+    double d_lo, d = VM(v64_two_sum)(em, 1.0, &d_lo); /* e^a = em + 1 */
+    double c, q = VM(v64_div_dd2)(em, eml, d, d_lo + eml, &c);
+    double s_lo, s = VM(v64_fast_two_sum)(em, q, &s_lo); /* em >= q */
+    return copysign(0.5 * (s + (s_lo + (eml + c))), x);
+}
+
+static inline double VM(v64_sinh)(double x)
+{
+    double r = VM(v64_sinh_fast)(VM(v64_clamp)(x, -22.0, 22.0));
+    double a = fabs(x);
+    r = a > 22.0 ? copysign(VM(v64_half_exp)(a), x) : r;
+    return x != x ? x + x : r;
+}
+
+static inline double VM(v64_cosh_fast)(double x)
+{
+    double a = fabs(x);
+    double el, eml, em, e = VM(v64_exp_pair)(a, &el, &em, &eml);
+    (void)em, (void)eml;
+    double c, q = VM(v64_div_dd2)(1.0, 0.0, e, el, &c); /* e^-a, e >= 1 */
+    double s_lo, s = VM(v64_fast_two_sum)(e, q, &s_lo);
+    return 0.5 * (s + (s_lo + (el + c)));
+}
+
+static inline double VM(v64_cosh)(double x)
+{
+    double r = VM(v64_cosh_fast)(VM(v64_clamp)(x, -22.0, 22.0));
+    double a = fabs(x);
+    r = a > 22.0 ? VM(v64_half_exp)(a) : r;
+    return x != x ? x + x : r;
+}
+
+/* ---- the rows (o may be a) ---- */
+
+V64_BLOCK_ROW(expm1_64_row, 40.0, VM(v64_expm1_fast), VM(v64_expm1))
+V64_ROW(log1p_64_row, VM(v64_log1p))
+V64_ROW(log2_64_row, VM(v64_log2))
+V64_ROW(log10_64_row, VM(v64_log10))
+V64_BLOCK_ROW(tan64_row, V64_TRIG_LIMIT, VM(v64_tan_fast), VM(v64_tan_any))
+V64_ROW(atanh64_row, VM(v64_atanh))
+V64_BLOCK_ROW(sinh64_row, 22.0, VM(v64_sinh_fast), VM(v64_sinh))
+V64_BLOCK_ROW(cosh64_row, 22.0, VM(v64_cosh_fast), VM(v64_cosh))
