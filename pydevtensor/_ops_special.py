@@ -216,7 +216,9 @@ class SpecialEntrBackward0(Node):
 
 
 def exp2(input):
-    """``2 ** input``.
+    """``2 ** input``: float32 correctly rounded (the bits of ``pow``: Note [float32 powers
+    of a scalar base] in csrc/cpu/cpu_vpow.h), float64 within 1 ulp on the CPU (Note
+    [float64 functions from the cores] in csrc/cpu/cpu_vfunc64.h).
 
     Parameters
     ----------

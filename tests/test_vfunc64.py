@@ -1,5 +1,5 @@
-"""float64 expm1, log1p, log2, log10, tan, atanh, sinh and cosh (Note [float64 functions from
-the cores] in csrc/cpu/cpu_vfunc64.h): on the CPU at every instruction-set level this
+"""float64 expm1, log1p, log2, log10, tan, atanh, asinh, acosh, sinh, cosh and exp2 (2 ** x)
+(Note [float64 functions from the cores] in csrc/cpu/cpu_vfunc64.h): on the CPU at every instruction-set level this
 processor supports, and on CUDA devices.
 
 As tests/test_vmath64.py (whose ulps64 this file uses): every float64 exponent field with
@@ -10,9 +10,10 @@ next to multiples of pi/2), the special values; the reference is NumPy's functio
 np.longdouble (64-bit significand here).  The bound: 1 ulp at every level; MEASURED_ULP
 records this sample's worst (the test allows a hundredth more).  tan past 2^20 (and of inf
 and NaN) is the C library's, bit for bit.  On CUDA, CUDA's functions within CUDA_BOUND_ULP:
-the CUDA Math API's float64 bounds (expm1, log1p, log2, log10, cosh 1; tan, atanh, sinh 2),
-or glibc's where the emulated device runs the host's (log10, cosh: 2); a CPU and a CUDA
-result differ by at most the sum of the bounds."""
+the CUDA Math API's float64 bounds (expm1, log1p, log2, log10, cosh 1; tan, atanh, sinh 2;
+exp2 is CUDA's pow, 2; asinh and acosh 3 by the table in
+csrc/cuda/cuda_element_ops.cuh), or glibc's where the emulated device runs the host's (log10, cosh:
+2); a CPU and a CUDA result differ by at most the sum of the bounds."""
 import math
 
 import numpy as np
@@ -23,7 +24,8 @@ from pydevtensor import _C
 from test_vmath64 import LD, _run, check_cpu_and_cuda, check_strided_and_blocks, ulps64
 
 FUNCS = {"expm1": np.expm1, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
-         "tan": np.tan, "atanh": np.arctanh, "sinh": np.sinh, "cosh": np.cosh}
+         "tan": np.tan, "atanh": np.arctanh, "sinh": np.sinh, "cosh": np.cosh, "exp2": np.exp2,
+         "asinh": np.arcsinh, "acosh": np.arccosh}
 BOUND_ULP = 1.0
 # this sample's worst (2026-12-01, AMD EPYC Zen 4): baseline, and the FMA levels (AVX2 and
 # AVX-512 give the same bits, asserted below)
@@ -36,9 +38,13 @@ MEASURED_ULP = {
     "atanh": {"baseline": 0.508, "fma": 0.515},
     "sinh": {"baseline": 0.726, "fma": 0.717},
     "cosh": {"baseline": 0.583, "fma": 0.573},
+    "exp2": {"baseline": 0.599, "fma": 0.576},
+    "asinh": {"baseline": 0.506, "fma": 0.507},
+    "acosh": {"baseline": 0.506, "fma": 0.506},
 }
 CUDA_BOUND_ULP = {"expm1": 1.0, "log1p": 1.0, "log2": 1.0, "log10": 2.0, "tan": 2.0,
-                  "atanh": 2.0, "sinh": 2.0, "cosh": 2.0}
+                  "atanh": 2.0, "sinh": 2.0, "cosh": 2.0, "exp2": 2.0,
+                  "asinh": 3.0, "acosh": 3.0}
 LEVELS = _C._cpu_simd_level()[1]
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 5e-324, -5e-324, 2.2e-308,
            np.finfo(np.float64).max, -np.finfo(np.float64).max, 2.0 ** -20, -(2.0 ** -20),
@@ -72,6 +78,18 @@ def sample(name, per_exponent=32, seed=0):
                   rng.uniform(-1, 1, 10000)] + tiny
         parts += [_run(22.0 * (1 - 1e-15), 100), -_run(22.0 * (1 - 1e-15), 100),
                   _run(710.4758600739439 * (1 - 1e-15), 100)]
+    elif name == "asinh":
+        parts += [rng.uniform(-10, 10, 30000), rng.uniform(-1e9, 1e9, 5000)] + tiny
+        parts += [_run(2.0 ** 28 * (1 - 1e-15), 100), -_run(2.0 ** 28 * (1 - 1e-15), 100)]
+    elif name == "acosh":
+        parts += [rng.uniform(1, 10, 30000), 1 + 2.0 ** -rng.uniform(0, 52, 5000),
+                  1 + 2.0 ** -np.arange(1, 53), _run(1.0, 100), rng.uniform(-2, 1, 1000),
+                  _run(2.0 ** 28 * (1 - 1e-15), 100)]
+    elif name == "exp2":
+        parts += [rng.uniform(-1100, 1100, 30000), rng.uniform(-2, 2, 10000),
+                  np.arange(-1080, 1030, dtype=np.float64), np.arange(-1080, 1030) + 0.5,
+                  _run(1024.0 * (1 - 1e-15), 100), -_run(1022.0 * (1 - 1e-15), 100),
+                  -_run(1074.0 * (1 - 1e-15), 100)] + tiny
     else:  # tan: multiples of pi/2 and their neighbours, below and past 2^20
         k = np.concatenate([np.arange(1, 2000), rng.integers(1, 2 ** 21, 3000),
                             rng.integers(1, 2 ** 40, 500)])
@@ -192,11 +210,12 @@ def test_fma_levels_agree_to_the_bit(level_restored):
         assert differ.size == 0, f"{name}: {fma} differ at x={x[differ[:5]]}"
 
 
-@pytest.mark.parametrize("name", ["expm1", "tan", "sinh", "cosh"])
+@pytest.mark.parametrize("name", ["expm1", "tan", "sinh", "cosh", "exp2", "asinh"])
 def test_strided_and_blocks_give_the_same_bits(device, name, level_restored):
     """A strided row goes through a buffer to the same kernel; a block of 256 holding one
     argument for the general path (Note [block fast paths]: expm1 past 40, sinh and cosh
-    past 22, tan past 2^20, inf, NaN) gives its other elements the fast path's bits."""
+    past 22, tan past 2^20, exp2 past 1020, asinh past 2^28, inf, NaN) gives its other elements the fast
+    path's bits."""
     x = np.random.default_rng(7).uniform(-20, 20, 1027)
     check_strided_and_blocks(name, x, device)
 

@@ -670,6 +670,41 @@ def test_power_bits_do_not_depend_on_layout_or_neighbours(level, level_restored)
     np.testing.assert_array_equal(got[0][:1100], alone)
 
 
+@pytest.mark.parametrize("level", LEVELS)
+def test_power_of_two_rows_has_pows_bits(level, level_restored):
+    """a ** y for two contiguous rows (the pairs row: blocks of positive normal bases and
+    finite exponents at once, the others element by element) gives each element the bits
+    of the strided evaluation (pow_f32 one element at a time) and of a ** y[i] with a
+    scalar exponent, within POW_BOUND_ULP of the float64 power; blocks with negative, zero,
+    subnormal, infinite and NaN bases or exponents keep their neighbours' bits."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(21)
+    n = 2000
+    a = np.abs(rng.standard_normal(n) * np.exp2(rng.uniform(-30, 30, n))).astype(np.float32)
+    y = (rng.standard_normal(n) * np.exp2(rng.uniform(-8, 4, n))).astype(np.float32)
+    y[:40] = np.arange(-20, 20)  # integers, ties among them
+    a[:40] = 3.0
+    got = np.asarray(pdt.tensor(a) ** pdt.tensor(y))
+    strided = np.asarray(pdt.tensor(np.stack([a, a], 1)).t()[0] ** pdt.tensor(np.stack([y, y], 1)).t()[0])
+    np.testing.assert_array_equal(got.view(np.uint32), strided.view(np.uint32))
+    one = np.array([np.asarray(pdt.tensor(a[i:i + 1]) ** float(y[i]))[0] for i in range(0, n, 37)])
+    np.testing.assert_array_equal(got[::37].view(np.uint32), one.view(np.uint32))
+    err = ulp_errors(got, a, lambda v: np.power(v, y.astype(np.float64)))
+    assert err.max() <= POW_BOUND_ULP, (a[int(np.argmax(err))], y[int(np.argmax(err))])
+    odd_a, odd_y = a.copy(), y.copy()
+    at = np.array([3, 300, 600, 1100, 1998])
+    odd_a[at] = [-2.0, 0.0, 1e-40, np.inf, np.nan]
+    odd_y[at + 1] = [np.inf, np.nan, 0.0, -0.0, 1e-40]
+    mixed = np.asarray(pdt.tensor(odd_a) ** pdt.tensor(odd_y))
+    keep = np.ones(n, bool)
+    keep[at] = keep[at + 1] = False
+    np.testing.assert_array_equal(mixed[keep].view(np.uint32), got[keep].view(np.uint32))
+    with np.errstate(all="ignore"):
+        ref = np.power(odd_a.astype(np.float64), odd_y.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(mixed), np.isnan(ref))
+    np.testing.assert_array_equal(mixed[~keep & ~np.isnan(ref)], ref[~keep & ~np.isnan(ref)])
+
+
 @pytest.mark.parametrize("header,script", [("cpu_vpow_tables.h", "gen_vpow_tables.py"),
                                            ("cpu_vtanh_table.h", "gen_vtanh_table.py")])
 def test_tables_are_what_their_generators_write(header, script):

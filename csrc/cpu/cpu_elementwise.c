@@ -150,7 +150,8 @@ INT_DIVMOD_POW(i64, int64_t, uint64_t)
 /* float32 powers: Note [float32 powers] in cpu_vpow.h, every layout through the
  * level's functions (a scalar exponent: its row kernel, through a buffer for a
  * strided row; a scalar base over a contiguous exponent, exp2's case among them: its own
- * row, the same bits); float64's: the C library's pow. */
+ * row; two contiguous rows: the pairs row; the same bits each); float64's: the C
+ * library's pow. */
 static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
                         int64_t n, const void *extra)
 {
@@ -160,6 +161,10 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
         float c;
         memcpy(&c, a, sizeof c);
         t->cpow_f32((float *)o, c, (const float *)b, n);
+        return;
+    }
+    if (sa == sizeof(float) && sb == sizeof(float) && so == sizeof(float)) {
+        t->pow_pairs_f32((float *)o, (const float *)a, (const float *)b, n);
         return;
     }
     if (sb == 0) {
@@ -186,7 +191,22 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
 #define DIVMOD_ROWS_f64                                                                            \
     BINARY_ROW(floordiv_row_f64, double, double, floordiv_f64(x, y))                               \
     BINARY_ROW(remainder_row_f64, double, double, remainder_f64(x, y))
-#define POW_ROW_f64 BINARY_ROW(pow_row_f64, double, double, pow(x, y))
+/* float64: the C library's pow, but 2 ** x (exp2) the level's exp2 row on every layout
+ * (Note [float64 functions from the cores] in cpu_vfunc64.h) */
+BINARY_ROW(pow_row_f64_libm, double, double, pow(x, y))
+static void pow_row_f64(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
+                        int64_t n, const void *extra)
+{
+    double c;
+    memcpy(&c, a, sizeof c);
+    if (sa == 0 && c == 2.0 && sb != 0) {
+        vm_call call = {NULL, NULL, pdt_cpu_simd()->exp2_f64};
+        pdt_cpu_vm_row_any(o, so, b, sb, n, &call);
+    } else {
+        pow_row_f64_libm(o, so, a, sa, b, sb, n, extra);
+    }
+}
+#define POW_ROW_f64
 
 #define FLOAT_BINARY_ROWS(SN, T, F)                                                                \
     DISPATCHED_ROW(add_##SN, T, T, PDT_ADD(x, y))                                                  \

@@ -223,9 +223,10 @@ typedef struct pdt_cpu_simd_table {
     pdt_vd_row exp_f64, log_f64, sigmoid_f64, tanh_f64, sin_f64, cos_f64;
     /* cpu_vfunc64.h (Note [float64 functions from the cores]) */
     pdt_vd_row expm1_f64, log1p_f64, log2_f64, log10_f64, tan_f64, atanh_f64, sinh_f64, cosh_f64;
-    pdt_vm_row sinh_f32, cosh_f32;      /* cpu_vhyper.h */
-    pdt_vm_row erf_f32, erfc_f32;       /* cpu_verf.h */
-    pdt_vm_row gelu_f32, gelu_grad_f32; /* cpu_vgelu.h */
+    pdt_vd_row exp2_f64, asinh_f64, acosh_f64; /* exp2: 2 ** x */
+    pdt_vm_row sinh_f32, cosh_f32;             /* cpu_vhyper.h */
+    pdt_vm_row erf_f32, erfc_f32;              /* cpu_verf.h */
+    pdt_vm_row gelu_f32, gelu_grad_f32;        /* cpu_vgelu.h */
     /* cpu_vtrig.h (Note [float32 inverse functions]) */
     pdt_vm_row tan_f32, atan_f32, asin_f32, acos_f32, asinh_f32, acosh_f32, atanh_f32;
     pdt_vm_row log2_f32, log10_f32, rsqrt_f32;
@@ -295,6 +296,8 @@ typedef struct pdt_cpu_simd_table {
     void (*powc_f32)(float *o, const float *a, float y, int64_t n);
     float (*pow_f32)(float x, float y);
     void (*cpow_f32)(float *o, float c, const float *y, int64_t n); /* c ** y, pow_f32's bits */
+    void (*pow_pairs_f32)(float *o, const float *a, const float *y,
+                          int64_t n); /* a ** y, the same */
     /* non-temporal copies of whole 64-byte lines into an aligned dst, and the fence
      * that orders them (cpu_vstream.h) */
     void (*stream_copy)(char *dst, const char *src, int64_t n);

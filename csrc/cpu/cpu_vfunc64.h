@@ -1,12 +1,13 @@
-/* cpu_vfunc64.h - float64 expm1, log1p, log2, log10, tan, atanh, sinh and cosh over rows,
+/* cpu_vfunc64.h - float64 expm1, log1p, log2, log10, tan, atanh, asinh, acosh, sinh, cosh and
+ * exp2 over rows,
  * built on cpu_vmath64.h's double-double cores (exp_core, log_dd, pio2_reduce and
  * sincos_dd).  Included by cpu_vmath.h after cpu_vmath64.h, once per instruction-set level.
  *
  * Note [float64 functions from the cores]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * The C library's float64 expm1, log1p, tan, atanh, sinh, log2 and log10 took 7 to 25 ns an
- * element here, one call each (NumPy 2 evaluates them in AVX-512 lanes, 6 to 17 times
- * faster: 1e5 elements, AMD EPYC Zen 4, 2026-12-01).  Each is written here from the cores
+ * The C library's float64 expm1, log1p, tan, atanh, asinh, acosh, sinh, log2, log10 and
+ * pow(2, x) took 7 to 25 ns an element here, one call each (NumPy 2 evaluates them in AVX-512 lanes, 6 to 17
+ * times faster: 1e5 elements, AMD EPYC Zen 4, 2026-12-01).  Each is written here from the cores
  * that exp, log, sin and cos use, as a double-double rounded once, so the error is 0.5 ulp
  * plus a small fraction (bound 1 ulp, asserted by tests/test_vmath64.py against
  * np.longdouble on every binary exponent with random mantissas, the special values and the
@@ -31,18 +32,27 @@
  *          y a double-double (div_dd2, to 2^-70 of itself), log1p(y) as log1p's with y's
  *          low part added to ul.  Below 2^-20 the series a + a^3 / 3; +-1 gives +-inf, past
  *          it NaN.
+ *   asinh  log1p(a + a^2 / (1 + sqrt(1 + a^2))), a = |x| in [2^-20, 2^28], every piece a
+ *          double-double (positive terms); below, a - a^3 / 6; past 2^28 log 2a.
+ *   acosh  log1p(t + sqrt(2t + t^2)), t = x - 1 exact, for x in (1, 2^28]; past it log 2x.
+ *          The square roots of both come from the level's sqrt row over a block (GCC keeps
+ *          the C library's sqrt, a call, in a loop), corrected once from their residuals.
  *   sinh   a = |x| <= 22: (em + em / (em + 1)) / 2, em = e^a - 1 as expm1's double-double
  *          (all terms positive); past 22 e^a / 2 (e^-a is below 2^-63 of it), 2^(n - 1) (hi
  *          + lo) from exp_core rounded once by v64_scale (finite to 710.47); sign(x) kept.
  *   cosh   a <= 22: (E + 1 / E) / 2, E = e^a a double-double, 1 / E corrected once (all
  *          terms positive); past it as sinh's.
+ *   exp2   2^x = 2^n e^(f ln2), n = rint(x), f = x - n exact; f ln2 a double-double (two_prod
+ *          and ln2's low part) into exp's evaluation (exp_eval), 2^n by v64_scale; exact for
+ *          integer x.  It serves 2 ** x (pydevtensor.exp2) on every layout: the float64 pow
+ *          of a scalar base 2 (cpu_elementwise.c); other powers stay the C library's.
  * Blocks of 256 whose arguments all lie where the fast form holds (Note [block fast paths]
  * in cpu_vmath.h) run it without the selects for the rest; each element gets the same
  * operations either way.  Special values are the C library's: NaN stays NaN, expm1(-inf) =
  * -1, log1p(-1) = -inf and NaN below, tan, atanh, sinh, expm1 and log1p keep the sign of a
  * zero.  On CUDA the same functions are CUDA's (float64: expm1 1, log1p 1, log2 1, log10 1,
- * tan 2, atanh 2, sinh 2, cosh 1 ulp in the CUDA Math API's appendix), so a CPU and a GPU
- * result agree within the sum of the bounds.
+ * tan 2, atanh 2, asinh 3, acosh 3, sinh 2, cosh 1 ulp, pow (2 ** x) 2, in the CUDA Math
+ * API's appendix), so a CPU and a GPU result agree within the sum of the bounds.
  */
 #ifndef PDT_SIMD_LEVEL
 #error "include cpu_vfunc64.h from cpu_vmath.h"
@@ -149,7 +159,25 @@ static inline double VM(v64_tan_any)(double x)
     return fabs(x) <= V64_TRIG_LIMIT ? VM(v64_tan_fast)(x) : tan(x);
 }
 
-/* ---- atanh ---- */
+/* ---- atanh, asinh, acosh ---- */
+
+/* log1p(vh + vl) for a double-double v >= 2^-26: u + ul = 1 + vh (two_sum), log_dd(u) plus
+ * (ul + vl) / u (the next term, ((ul + vl) / u)^2 / 2, below 2^-80 of the result) */
+static inline double VM(v64_log1p_dd)(double vh, double vl)
+{
+    double ul, u = VM(v64_two_sum)(1.0, vh, &ul);
+    double lo, h = VM(v64_log_dd)(u, 0.0, &lo); /* u in [1, 2^54] */
+    return h + (lo + (ul + vl) * VM(v64_recip)(u));
+}
+
+/* sqrt(gh + gl) = s + *sl for a positive normal gh, s = sqrt(gh) (from the level's sqrt row:
+ * GCC keeps the C library's sqrt, a call, in a loop for its errno): s corrected once from
+ * its exact residual */
+static inline double VM(v64_sqrt_dd)(double gh, double gl, double s, double *sl)
+{
+    *sl = (VM(v64_resid)(gh, s, s) + gl) * (0.5 * VM(v64_recip)(s));
+    return s;
+}
 
 static inline double VM(v64_atanh)(double x)
 {
@@ -158,9 +186,7 @@ static inline double VM(v64_atanh)(double x)
     int ok = a < 1.0;
     /* y = 2a / (1 - a) as a double-double; atanh a = log1p(y) / 2 */
     double yl, y = VM(v64_div_dd2)(2.0 * a, 0.0, ok ? d : 1.0, ok ? dl : 0.0, &yl);
-    double ul, u = VM(v64_two_sum)(1.0, y, &ul); /* y >= 2^-19 here: u - 1 is most of y */
-    double lo, h = VM(v64_log_dd)(u, 0.0, &lo);  /* u in [1, 2^54] */
-    double r = 0.5 * (h + (lo + (ul + yl) * VM(v64_recip)(u)));
+    double r = 0.5 * VM(v64_log1p_dd)(y, yl); /* y >= 2^-19 past the series */
     /* below 2^-20 the series a + a^3 / 3 (a^5 / 5 is below 2^-80 of it) */
     double s = a + a * (a * a * (1.0 / 3));
     r = a < 0x1p-20 ? s : r;
@@ -168,6 +194,92 @@ static inline double VM(v64_atanh)(double x)
     r = a > 1.0 ? NAN : r;
     return x != x ? x + x : copysign(r, x);
 }
+
+/* asinh a = log1p(a + a^2 / (1 + sqrt(1 + a^2))) for a = |x| in [2^-20, 2^28]: a^2 exact
+ * (two_prod), 1 + a^2, its square root, 1 + that and the quotient as double-doubles, so
+ * v = a + a^2 / (1 + sqrt(1 + a^2)) carries no rounding to speak of (and no cancellation:
+ * every term is positive).  pre: 1 + a^2 rounded (the row takes its square root, sq). */
+static inline double VM(v64_asinh_pre)(double x)
+{
+    double a = VM(v64_clamp)(fabs(x), 0x1p-20, 0x1p28);
+    return 1.0 + a * a;
+}
+
+static inline double VM(v64_asinh_fast)(double x, double sq)
+{
+    double a = fabs(x), ac = VM(v64_clamp)(a, 0x1p-20, 0x1p28);
+    double pe, p = VM(v64_two_prod)(ac, ac, &pe);
+    double gl, g = VM(v64_two_sum)(1.0, p, &gl); /* g is pre's */
+    double sl, s = VM(v64_sqrt_dd)(g, gl + pe, sq, &sl);
+    double dl, d = VM(v64_fast_two_sum)(s, 1.0, &dl); /* s >= 1 */
+    double qc, q = VM(v64_div_dd2)(p, pe, d, dl + sl, &qc);
+    double vl, v = VM(v64_fast_two_sum)(ac, q, &vl); /* q = a^2 / (1 + s) <= a */
+    double r = VM(v64_log1p_dd)(v, vl + qc);
+    double t = a + a * (a * a * (-1.0 / 6)); /* below 2^-20: a - a^3 / 6 */
+    return copysign(a < 0x1p-20 ? t : r, x);
+}
+
+/* past 2^28, log 2a (1 / (4 a^2) is below 2^-58 of it): log_dd with e + 1 */
+static inline double VM(v64_asinh)(double x, double sq)
+{
+    double a = fabs(x);
+    double lo, h = VM(v64_log_dd)(VM(v64_clamp)(a, 0x1p28, 0x1.fffffffffffffp1023), -1.0, &lo);
+    double r = a > 0x1p28 ? copysign(h + lo, x) : VM(v64_asinh_fast)(x, sq);
+    r = a == INFINITY ? x : r;
+    return x != x ? x + x : r;
+}
+
+/* acosh x = log1p(t + sqrt(t (2 + t))), t = x - 1 (exact) for x in (1, 2^28]: t (2 + t) =
+ * 2t + t^2, its square root and the sum as double-doubles (all positive); acosh 1 = 0 and
+ * NaN below 1.  pre: 2t + t^2 rounded. */
+static inline double VM(v64_acosh_pre)(double x)
+{
+    double t = VM(v64_clamp)(x, 1.0 + 0x1p-52, 0x1p28) - 1.0;
+    return 2.0 * t + t * t;
+}
+
+static inline double VM(v64_acosh_fast)(double x, double sq)
+{
+    double t = VM(v64_clamp)(x, 1.0 + 0x1p-52, 0x1p28) - 1.0;
+    double pe, p = VM(v64_two_prod)(t, t, &pe);
+    double wl, w = VM(v64_two_sum)(2.0 * t, p, &wl); /* w is pre's */
+    double sl, s = VM(v64_sqrt_dd)(w, wl + pe, sq, &sl);
+    double vl, v = VM(v64_fast_two_sum)(s, t, &vl); /* s >= t */
+    double r = VM(v64_log1p_dd)(v, vl + sl);
+    r = x == 1.0 ? 0.0 : r;
+    return x < 1.0 ? NAN : r;
+}
+
+/* past 2^28, log 2x */
+static inline double VM(v64_acosh)(double x, double sq)
+{
+    double lo, h = VM(v64_log_dd)(VM(v64_clamp)(x, 0x1p28, 0x1.fffffffffffffp1023), -1.0, &lo);
+    double r = x > 0x1p28 ? h + lo : VM(v64_acosh_fast)(x, sq);
+    r = x == INFINITY ? x : r;
+    return x != x ? x + x : r;
+}
+
+/* Rows of f(x, sqrt(pre(x))) by blocks of 256: the square roots by the level's row into a
+ * buffer, then FAST for a block within LIMIT and GENERAL for any other (FAST's bits
+ * within LIMIT); o may be a. */
+#define V64_SQRT_ROW(NAME, LIMIT, PRE, FAST, GENERAL)                                              \
+    static void VM(NAME)(double *o, const double *a, int64_t n)                                    \
+    {                                                                                              \
+        double q[256];                                                                             \
+        for (int64_t b = 0; b < n; b += 256) {                                                     \
+            int64_t m = n - b < 256 ? n - b : 256;                                                 \
+            for (int64_t i = 0; i < m; i++)                                                        \
+                q[i] = PRE(a[b + i]);                                                              \
+            VM(sqrt_f64)((char *)q, (const char *)q, m);                                           \
+            if (VM(v64_all_within)(a + b, m, LIMIT)) {                                             \
+                for (int64_t i = 0; i < m; i++)                                                    \
+                    o[b + i] = FAST(a[b + i], q[i]);                                               \
+            } else {                                                                               \
+                for (int64_t i = 0; i < m; i++)                                                    \
+                    o[b + i] = GENERAL(a[b + i], q[i]);                                            \
+            }                                                                                      \
+        }                                                                                          \
+    }
 
 /* ---- sinh, cosh ---- */
 
@@ -228,6 +340,33 @@ static inline double VM(v64_cosh)(double x)
     return x != x ? x + x : r;
 }
 
+/* ---- exp2 (2 ** x: the float64 pow of a scalar base 2, cpu_elementwise.c) ---- */
+
+/* 2^x = 2^n e^(f ln2), n = rint(x), f = x - n exact (|f| <= 1/2); f ln2 as a double-double
+ * (its high product exact by two_prod), e^ of it by exp's evaluation, 2^n by v64_scale
+ * (x clamped to [-1080, 1030]: 0 and inf past them) */
+static inline double VM(v64_exp2_parts)(double x, double *lo, double *t)
+{
+    double y = VM(v64_clamp)(x, -1080.0, 1030.0);
+    *t = y + V64_SHIFT; /* rint(y) in its low bits */
+    double f = y - (*t - V64_SHIFT);
+    double rl, r = VM(v64_two_prod)(f, 0x1.62e42fefa39efp-1, &rl);
+    return VM(v64_exp_eval)(r, V64_MAD(f, 0x1.abc9e3b39803fp-56, rl), lo);
+}
+
+/* |x| <= 1020: a normal result, n added to the exponent field */
+static inline double VM(v64_exp2_fast)(double x)
+{
+    double lo, t, hi = VM(v64_exp2_parts)(x, &lo, &t);
+    return VM(from_bits64)(VM(bits64)(hi) + (VM(bits64)(t) << 52));
+}
+
+static inline double VM(v64_exp2)(double x)
+{
+    double lo, t, hi = VM(v64_exp2_parts)(x, &lo, &t);
+    return x != x ? x + x : VM(v64_scale)(hi, lo, t);
+}
+
 /* ---- the rows (o may be a) ---- */
 
 V64_BLOCK_ROW(expm1_64_row, 40.0, VM(v64_expm1_fast), VM(v64_expm1))
@@ -236,5 +375,8 @@ V64_ROW(log2_64_row, VM(v64_log2))
 V64_ROW(log10_64_row, VM(v64_log10))
 V64_BLOCK_ROW(tan64_row, V64_TRIG_LIMIT, VM(v64_tan_fast), VM(v64_tan_any))
 V64_ROW(atanh64_row, VM(v64_atanh))
+V64_SQRT_ROW(asinh64_row, 0x1p28, VM(v64_asinh_pre), VM(v64_asinh_fast), VM(v64_asinh))
+V64_SQRT_ROW(acosh64_row, 0x1p28, VM(v64_acosh_pre), VM(v64_acosh_fast), VM(v64_acosh))
 V64_BLOCK_ROW(sinh64_row, 22.0, VM(v64_sinh_fast), VM(v64_sinh))
 V64_BLOCK_ROW(cosh64_row, 22.0, VM(v64_cosh_fast), VM(v64_cosh))
+V64_BLOCK_ROW(exp2_64_row, 1020.0, VM(v64_exp2_fast), VM(v64_exp2))

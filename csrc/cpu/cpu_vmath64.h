@@ -146,6 +146,17 @@ static const double VM(v64_exp_p)[11] = {0x1.1f7301a8efa5cp-29,
                                          0x1.5555555555557p-3,
                                          0x1p-1};
 
+/* e^(r + c) = hi + *lo for |r| <= 0.3466 and |c| <= 2^-50 |r| (r's low part), |*lo| <=
+ * ulp(hi) / 2 */
+static inline double VM(v64_exp_eval)(double r, double c, double *lo)
+{
+    double p = VM(v64_horner)(r, VM(v64_exp_p), 11);
+    double q = V64_MAD(r * r, p, V64_MAD(c, r, c)); /* r^2 P(r) + c (1 + r) */
+    double e, hi = VM(v64_fast_two_sum)(1.0, r, &e);
+    double l = e + q;
+    return VM(v64_fast_two_sum)(hi, l, lo);
+}
+
 /* e^y = 2^n (hi + *lo) for y in [-746, 710] or NaN, |*lo| <= ulp(hi) / 2 (hi + lo is
  * e^r, in [0.70, 1.42]); *t holds n in its low bits (the shift's). */
 static inline double VM(v64_exp_core)(double y, double *lo, double *t)
@@ -156,13 +167,8 @@ static inline double VM(v64_exp_core)(double y, double *lo, double *t)
     double nl = n * V64_LN2_LO;
     double r = rh - nl;
     double c = (rh - r) - nl; /* r's rounding error (to 2^-87) */
-    double p = VM(v64_horner)(r, VM(v64_exp_p), 11);
-    double q = V64_MAD(r * r, p, V64_MAD(c, r, c)); /* r^2 P(r) + c (1 + r) */
-    double e, hi = VM(v64_fast_two_sum)(1.0, r, &e);
-    double l = e + q;
-    double s = VM(v64_fast_two_sum)(hi, l, lo);
     *t = tt;
-    return s;
+    return VM(v64_exp_eval)(r, c, lo);
 }
 
 /* 2^k for the t of exp_core plus off (t + off holds n + off in its low bits), built in
