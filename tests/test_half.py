@@ -115,6 +115,29 @@ def test_float64_to_half_rounds_once(device, name):
     assert same.all(), x[~same][:5]
 
 
+def test_float64_to_float16_rows_are_the_scalar_casts():
+    """A contiguous float64 row into float16 (round to odd into float32, then F16C where
+    present: cpu_kernels.c) gives the bits of the element-by-element cast (a strided row):
+    random bit patterns of every exponent (subnormals, NaN payloads of both signs, inf),
+    the values next to float16's ties and overflow; NumPy's correctly rounded values."""
+    rng = np.random.default_rng(17)
+    bits = rng.integers(0, 2**64, 60000, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        near = np.float16(rng.uniform(-70000, 70000, 5000)).astype(np.float64)
+    x = np.concatenate([bits.view(np.float64), near, np.nextafter(near, np.inf),
+                        np.nextafter(near, -np.inf), 2.0 ** np.arange(-30, 20),
+                        [65504.0, 65519.99, 65520.0, -65520.0, 2.0 ** -25, 2.0 ** -24 * 1.5,
+                         0.0, -0.0, np.inf, -np.inf, np.nan, 1e-320, -1e-320]])
+    got = pdt.tensor(x).to(pdt.float16).numpy()
+    strided = pdt.tensor(np.stack([x, x], 1)).t()[0].to(pdt.float16).numpy()
+    np.testing.assert_array_equal(got.view(np.uint16), strided.view(np.uint16))
+    with np.errstate(over="ignore", invalid="ignore"):
+        ref = x.astype(np.float16)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    ok = ~np.isnan(ref)
+    np.testing.assert_array_equal(got[ok].view(np.uint16), ref[ok].view(np.uint16))
+
+
 @pytest.mark.parametrize("name", HALF)
 def test_casts_to_and_from_every_dtype(device, name):
     v = np.array([0.0, -0.0, 1.0, -2.5, 3.75, 100.0, 1e4], dtype=np.float64)

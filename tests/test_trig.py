@@ -194,6 +194,21 @@ def test_one_float_in_sixteen_near_one(name, level, level_restored):
 
 
 @pytest.mark.parametrize("level", LEVELS)
+def test_sinh_and_cosh_of_tiny_arguments(level, level_restored):
+    """Below 2^-12 sinh x rounds to x and cosh x to 1: bit for bit at every level, subnormals
+    and both zeros included (the FMA levels once halved and doubled sinh's result, losing
+    the last bit of arguments below 2^-125)."""
+    rng = np.random.default_rng(13)
+    bits = np.concatenate([np.arange(0, 2**12, dtype=np.uint32),
+                           rng.integers(0, 0x39800000, 20000, dtype=np.uint32)])
+    x = np.concatenate([bits, bits | np.uint32(0x80000000)]).view(np.float32)
+    _C._cpu_simd_level(level)
+    np.testing.assert_array_equal(pdt.sinh(pdt.tensor(x)).numpy().view(np.uint32),
+                                  x.view(np.uint32))
+    np.testing.assert_array_equal(pdt.cosh(pdt.tensor(x)).numpy(), np.ones_like(x))
+
+
+@pytest.mark.parametrize("level", LEVELS)
 def test_rsqrt_correctly_rounded_next_to_a_midpoint(level, level_restored):
     """x = 4^k (1 - 2^-23), whose 1 / sqrt(x) = 2^-k (1 + 2^-24 + 3/8 2^-46 + ...) lies just
     above a midpoint (AVX-512's row once rounded them down: Note [float32 rsqrt from the

@@ -209,7 +209,8 @@ static inline double VM(v64_exp)(double x)
     return VM(v64_scale)(hi, lo, t);
 }
 
-/* (nh + nl) / (dh + dl) for dh in [1, 2^59], as q + *c: q is nh / dh to 2^-48 or
+/* (nh + nl) / (dh + dl) for |dh| in float32's normal range (tanh's and sigmoid's are in [1,
+ * 2^59], cpu_vfunc64.h's down to 2^-62), as q + *c: q is nh / dh to 2^-48 or
  * better, *c its correction from the exact residual nh - q dh (to 2^-70 of q) */
 static inline double VM(v64_div_dd2)(double nh, double nl, double dh, double dl, double *c)
 {
