@@ -1,11 +1,11 @@
-/* cpu_vfunc64.h - float64 expm1, log1p, log2, log10, tan, atanh, asinh, acosh, sinh, cosh and
- * exp2 over rows,
+/* cpu_vfunc64.h - float64 expm1, log1p, log2, log10, tan, atan, atanh, asinh, acosh, sinh,
+ * cosh and exp2 over rows,
  * built on cpu_vmath64.h's double-double cores (exp_core, log_dd, pio2_reduce and
  * sincos_dd).  Included by cpu_vmath.h after cpu_vmath64.h, once per instruction-set level.
  *
  * Note [float64 functions from the cores]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * The C library's float64 expm1, log1p, tan, atanh, asinh, acosh, sinh, log2, log10 and
+ * The C library's float64 expm1, log1p, tan, atan, atanh, asinh, acosh, sinh, log2, log10 and
  * pow(2, x) took 7 to 25 ns an element here, one call each (NumPy 2 evaluates them in AVX-512 lanes, 6 to 17
  * times faster: 1e5 elements, AMD EPYC Zen 4, 2026-12-01).  Each is written here from the cores
  * that exp, log, sin and cos use, as a double-double rounded once: the error is 0.5 ulp plus
@@ -34,6 +34,9 @@
  *          exact residual (div_dd2).  Past 2^20 (and inf, NaN) the C library's tan, bit for
  *          bit (glibc 2.36's is off by 14 ulp at 2^849, a review found; sin's and cos's too
  *          by up to 8 there).
+ *   atan   t = |x| or 1 / |x| past 1 (a double-double), atan(j / 8) from a table of
+ *          double-doubles plus atan(u), u = (t - j/8) / (1 + t j/8), |u| <= 1/16, by its
+ *          series; pi/2 less that past 1.
  *   atanh  sign(x) log1p(y) / 2, y = 2a / (1 - a), a = |x|: 1 - a an exact double-double,
  *          y a double-double (div_dd2, to 2^-70 of itself), log1p(y) as log1p's with y's
  *          low part added to ul.  Below 2^-20 the series a + a^3 / 3; +-1 gives +-inf, past
@@ -58,7 +61,7 @@
  * operations either way.  Special values are the C library's: NaN stays NaN, expm1(-inf) =
  * -1, log1p(-1) = -inf and NaN below, tan, atanh, sinh, expm1 and log1p keep the sign of a
  * zero.  On CUDA the same functions are CUDA's (float64: expm1 1, log1p 1, log2 1, log10 1,
- * tan 2, atanh 2, asinh 3, acosh 3, sinh 2, cosh 1 ulp, pow (2 ** x) 2, in the CUDA Math
+ * tan 2, atan 2, atanh 2, asinh 3, acosh 3, sinh 2, cosh 1 ulp, pow (2 ** x) 2, in the CUDA Math
  * API's appendix), so a CPU and a GPU result agree within the sum of the bounds.
  */
 #ifndef PDT_SIMD_LEVEL
@@ -288,6 +291,67 @@ static inline double VM(v64_acosh)(double x, double sq)
         }                                                                                          \
     }
 
+/* ---- atan ---- */
+
+/* atan(j / 8), j = 0 .. 8, as double-doubles (mpmath, 200 bits) */
+static const double VM(v64_atan_hi)[9] = {0.0,
+                                          0x1.fd5ba9aac2f6ep-4,
+                                          0x1.f5b75f92c80ddp-3,
+                                          0x1.6f61941e4def1p-2,
+                                          0x1.dac670561bb4fp-2,
+                                          0x1.1e00babdefeb4p-1,
+                                          0x1.4978fa3269ee1p-1,
+                                          0x1.700a7c5784634p-1,
+                                          0x1.921fb54442d18p-1};
+static const double VM(v64_atan_lo)[9] = {0.0,
+                                          -0x1.cd37686760c17p-59,
+                                          0x1.8ab6e3cf7afbdp-57,
+                                          -0x1.c63aae6f6e918p-56,
+                                          0x1.a2b7f222f65e2p-56,
+                                          -0x1.928df287a668fp-58,
+                                          0x1.2419a87f2a458p-56,
+                                          -0x1.8c34d25aadef6p-56,
+                                          0x1.1a62633145c07p-55};
+/* (atan(u) - u) / u^3 = -1/3 + z/5 - ... for z = u^2 <= 1/256 (Taylor: the next term, z^8 /
+ * 19, is below 2^-68 of u) */
+static const double VM(v64_atan_p)[8] = {1.0 / 17, -1.0 / 15, 1.0 / 13, -1.0 / 11,
+                                         1.0 / 9,  -1.0 / 7,  1.0 / 5,  -1.0 / 3};
+
+/* atan x: a = |x|, t = a or 1 / a past 1 (a double-double, div_dd2; a clamped to 2^100,
+ * where pi/2 - 1/a rounds to pi/2), j = rint(8 t), atan t = atan(j / 8) + atan(u) with u =
+ * (t - j/8) / (1 + t j/8) a double-double (t - j/8 exact by Sterbenz, t j/8 by two_prod),
+ * |u| <= 1/16, atan(u) by its series; pi/2 less that past 1; each sum a double-double
+ * rounded once.  A NaN is returned as x + x; atan keeps the sign of a zero. */
+static inline double VM(v64_atan)(double x)
+{
+    double a = fabs(x);
+    int big = a > 1.0;
+    double ac = VM(v64_clamp)(a, 0.5, 0x1p100); /* the reciprocal's argument, kept normal */
+    double qc, q = VM(v64_div_dd2)(1.0, 0.0, ac, 0.0, &qc);
+    double t = big ? q : a, tl = big ? qc : 0.0;
+    double jd = V64_MAD(t, 8.0, V64_SHIFT) - V64_SHIFT; /* rint(8 t): 0 .. 8 */
+    double cj = jd * 0.125;
+    /* atan(j / 8) by selects (a table lookup is a gather, which GCC does not vectorise
+     * here) */
+    double ah = 0.0, al = 0.0;
+    for (int k = 1; k < 9; k++) {
+        ah = jd == (double)k ? VM(v64_atan_hi)[k] : ah;
+        al = jd == (double)k ? VM(v64_atan_lo)[k] : al;
+    }
+    double pe, p = VM(v64_two_prod)(t, cj, &pe);
+    double dl, d = VM(v64_fast_two_sum)(1.0, p, &dl); /* p <= 1 */
+    double uc, u = VM(v64_div_dd2)(t - cj, tl, d, dl + V64_MAD(tl, cj, pe), &uc);
+    double z = u * u;
+    double w = V64_MAD(u * z, VM(v64_horner)(z, VM(v64_atan_p), 8), V64_MAD(-uc, z, uc));
+    double sl, s = VM(v64_two_sum)(ah, u, &sl);
+    double lo = sl + (al + w);
+    /* past 1: pi/2 - (s + lo), pi/2 a double-double */
+    double bl, b = VM(v64_two_sum)(0x1.921fb54442d18p+0, -s, &bl);
+    double r = big ? b + (bl + (0x1.1a62633145c07p-54 - lo)) : s + lo;
+    r = a == 0.0 ? a : r;
+    return x != x ? x + x : copysign(r, x);
+}
+
 /* ---- sinh, cosh ---- */
 
 /* e^a = E + *el and e^a - 1 = em + *eml, a in [0, 22] */
@@ -382,6 +446,7 @@ V64_ROW(log2_64_row, VM(v64_log2))
 V64_ROW(log10_64_row, VM(v64_log10))
 V64_BLOCK_ROW(tan64_row, V64_TRIG_LIMIT, VM(v64_tan_fast), VM(v64_tan_any))
 V64_ROW(atanh64_row, VM(v64_atanh))
+V64_ROW(atan64_row, VM(v64_atan))
 V64_SQRT_ROW(asinh64_row, 0x1p28, VM(v64_asinh_pre), VM(v64_asinh_fast), VM(v64_asinh))
 V64_SQRT_ROW(acosh64_row, 0x1p28, VM(v64_acosh_pre), VM(v64_acosh_fast), VM(v64_acosh))
 V64_BLOCK_ROW(sinh64_row, 22.0, VM(v64_sinh_fast), VM(v64_sinh))

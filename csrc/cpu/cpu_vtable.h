@@ -36,6 +36,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .exp2_f64 = VM(exp2_64_row),
     .asinh_f64 = VM(asinh64_row),
     .acosh_f64 = VM(acosh64_row),
+    .atan_f64 = VM(atan64_row),
     .sinh_f32 = VM(sinh_row),
     .cosh_f32 = VM(cosh_row),
     .log1p_f32 = VM(log1p_row),
