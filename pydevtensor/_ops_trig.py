@@ -9,10 +9,10 @@ csrc/cpu/cpu_vtrig.h) within tan 1.5, asin 0.75, acos 0.75, atan 1, atan2 1, asi
 acosh 1.5, atanh 1, log2 0.75, log10 0.75 and rsqrt 0.501 ulp of the exact value;
 otherwise (and erfinv always) the C library's double functions, rounded once, within
 0.501 ulp; sinh and cosh within 1.5 ulp at every level (Note [float32 sinh and cosh] in
-csrc/cpu/cpu_vhyper.h).  float64 on the CPU: tan (to 2^20; past it the C library's), atan,
-atanh, asinh, acosh, sinh, cosh, log2 and log10 within 1 ulp, evaluated in vector lanes (Note [float64 functions from the cores] in
-csrc/cpu/cpu_vfunc64.h); asin and acos: the C library's functions (erfinv: Note
-[erfinv] in csrc/cpu/cpu_erfinv.h).  On CUDA, CUDA's functions within the CUDA Math API's bounds
+csrc/cpu/cpu_vhyper.h).  float64 on the CPU: tan (to 2^20; past it the C library's), asin,
+acos, atan, atanh, asinh, acosh, sinh, cosh, log2 and log10 within 1 ulp, evaluated in vector
+lanes (Note [float64 functions from the cores] in
+csrc/cpu/cpu_vfunc64.h); erfinv: Note [erfinv] in csrc/cpu/cpu_erfinv.h.  On CUDA, CUDA's functions within the CUDA Math API's bounds
 (the table in csrc/cuda/cuda_elementwise.cu), so the two devices agree within the sum
 of the two bounds.
 """

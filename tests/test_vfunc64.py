@@ -1,4 +1,5 @@
-"""float64 expm1, log1p, log2, log10, tan, atan, atanh, asinh, acosh, sinh, cosh and exp2 (2 ** x)
+"""float64 expm1, log1p, log2, log10, tan, atan, asin, acos, atanh, asinh, acosh, sinh, cosh and
+exp2 (2 ** x)
 (Note [float64 functions from the cores] in csrc/cpu/cpu_vfunc64.h): on the CPU at every instruction-set level this
 processor supports, and on CUDA devices.
 
@@ -25,7 +26,8 @@ from test_vmath64 import LD, _run, check_cpu_and_cuda, check_strided_and_blocks,
 
 FUNCS = {"expm1": np.expm1, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
          "tan": np.tan, "atanh": np.arctanh, "sinh": np.sinh, "cosh": np.cosh, "exp2": np.exp2,
-         "asinh": np.arcsinh, "acosh": np.arccosh, "atan": np.arctan}
+         "asinh": np.arcsinh, "acosh": np.arccosh, "atan": np.arctan, "asin": np.arcsin,
+         "acos": np.arccos}
 BOUND_ULP = 1.0
 # this sample's worst (2026-12-01, AMD EPYC Zen 4): baseline, and the FMA levels (AVX2 and
 # AVX-512 give the same bits, asserted below)
@@ -42,10 +44,12 @@ MEASURED_ULP = {
     "asinh": {"baseline": 0.506, "fma": 0.507},
     "acosh": {"baseline": 0.506, "fma": 0.506},
     "atan": {"baseline": 0.501, "fma": 0.501},
+    "asin": {"baseline": 0.501, "fma": 0.501},
+    "acos": {"baseline": 0.502, "fma": 0.626},
 }
 CUDA_BOUND_ULP = {"expm1": 1.0, "log1p": 1.0, "log2": 1.0, "log10": 2.0, "tan": 2.0,
                   "atanh": 2.0, "sinh": 2.0, "cosh": 2.0, "exp2": 2.0,
-                  "asinh": 3.0, "acosh": 3.0, "atan": 2.0}
+                  "asinh": 3.0, "acosh": 3.0, "atan": 2.0, "asin": 2.0, "acos": 2.0}
 LEVELS = _C._cpu_simd_level()[1]
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 5e-324, -5e-324, 2.2e-308,
            np.finfo(np.float64).max, -np.finfo(np.float64).max, 2.0 ** -20, -(2.0 ** -20),
@@ -84,6 +88,10 @@ def sample(name, per_exponent=32, seed=0):
         runs = [_run(e * (1 - 1e-15), 60) for e in edges]
         parts += [rng.uniform(-10, 10, 30000), rng.uniform(-1, 1, 10000)] + runs
         parts += [1 / r for r in runs]
+    elif name in ("asin", "acos"):  # next to 1, to the swap at 1/sqrt(2), to 0
+        parts += [rng.uniform(-1, 1, 40000), 1 - 2.0 ** -rng.uniform(1, 53, 4000),
+                  -(1 - 2.0 ** -rng.uniform(1, 53, 4000)), _run(np.sqrt(0.5) * (1 - 1e-15), 100),
+                  -_run(np.sqrt(0.5) * (1 - 1e-15), 100), _run(0.5 * (1 - 1e-15), 100)] + tiny
     elif name == "asinh":
         parts += [rng.uniform(-10, 10, 30000), rng.uniform(-1e9, 1e9, 5000)] + tiny
         parts += [_run(2.0 ** 28 * (1 - 1e-15), 100), -_run(2.0 ** 28 * (1 - 1e-15), 100)]

@@ -223,7 +223,7 @@ typedef struct pdt_cpu_simd_table {
     pdt_vd_row exp_f64, log_f64, sigmoid_f64, tanh_f64, sin_f64, cos_f64;
     /* cpu_vfunc64.h (Note [float64 functions from the cores]) */
     pdt_vd_row expm1_f64, log1p_f64, log2_f64, log10_f64, tan_f64, atanh_f64, sinh_f64, cosh_f64;
-    pdt_vd_row exp2_f64, asinh_f64, acosh_f64, atan_f64; /* exp2: 2 ** x */
+    pdt_vd_row exp2_f64, asinh_f64, acosh_f64, atan_f64, asin_f64, acos_f64; /* exp2: 2 ** x */
     pdt_vm_row sinh_f32, cosh_f32;             /* cpu_vhyper.h */
     pdt_vm_row erf_f32, erfc_f32;              /* cpu_verf.h */
     pdt_vm_row gelu_f32, gelu_grad_f32;        /* cpu_vgelu.h */

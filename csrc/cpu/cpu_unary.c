@@ -123,17 +123,14 @@ INT_UNARY_ROWS(i64, int64_t, uint64_t)
 
 UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs, relu and sign of a bool */
 
-/* ---- tan, the inverse trigonometric and hyperbolic functions, log2, log10, rsqrt and
- * erfinv (csrc/python/tensor_trig.c).  float32: the level's vector rows (VM_ROW below;
- * Note [float32 inverse functions] in cpu_vtrig.h), but erfinv; float64 and float32's
- * erfinv: the C library's functions in double (erfinv: Note [erfinv] in cpu_erfinv.h),
- * float32 rounded once; float64's rsqrt: 1 / sqrt(x), the level's row on contiguous
- * rows, the same two IEEE operations on strided ones.  A table of their own, looked up
- * after unary_rows. */
-#define TRIG_ROWS(NAME, F) UNARY_ROW(NAME##_f64, double, F(x))
+/* ---- tan, the inverse trigonometric and hyperbolic functions, sinh, cosh, log2, log10,
+ * rsqrt and erfinv (csrc/python/tensor_trig.c).  float32 and float64: the level's vector
+ * rows (VM_ROW and VD_ROW below; Notes [float32 inverse functions] in cpu_vtrig.h, [float32
+ * sinh and cosh] in cpu_vhyper.h, [float64 functions from the cores] in cpu_vfunc64.h), but
+ * erfinv: pdt_erfinv in double (Note [erfinv] in cpu_erfinv.h), float32 rounded once;
+ * float64's rsqrt: 1 / sqrt(x), the level's row on contiguous rows, the same two IEEE
+ * operations on strided ones.  A table of their own, looked up after unary_rows. */
 static inline double rsqrt_of(double x) { return 1.0 / sqrt(x); }
-TRIG_ROWS(asin, asin)
-TRIG_ROWS(acos, acos)
 SIMD_UNARY_ROW(rsqrt_f64, double, rsqrt_of)
 UNARY_ROW(erfinv_f32, float, (float)pdt_erfinv((double)x))
 UNARY_ROW(erfinv_f64, double, pdt_erfinv(x))
@@ -189,6 +186,8 @@ VD_ROW(tan_f64, tan_f64)
 VD_ROW(atanh_f64, atanh_f64)
 VD_ROW(asinh_f64, asinh_f64)
 VD_ROW(atan_f64, atan_f64)
+VD_ROW(asin_f64, asin_f64)
+VD_ROW(acos_f64, acos_f64)
 VD_ROW(acosh_f64, acosh_f64)
 VD_ROW(sinh_f64, sinh_f64)
 VD_ROW(cosh_f64, cosh_f64)

@@ -1,12 +1,12 @@
-/* cpu_vfunc64.h - float64 expm1, log1p, log2, log10, tan, atan, atanh, asinh, acosh, sinh,
- * cosh and exp2 over rows,
+/* cpu_vfunc64.h - float64 expm1, log1p, log2, log10, tan, atan, asin, acos, atanh, asinh,
+ * acosh, sinh, cosh and exp2 over rows,
  * built on cpu_vmath64.h's double-double cores (exp_core, log_dd, pio2_reduce and
  * sincos_dd).  Included by cpu_vmath.h after cpu_vmath64.h, once per instruction-set level.
  *
  * Note [float64 functions from the cores]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * The C library's float64 expm1, log1p, tan, atan, atanh, asinh, acosh, sinh, log2, log10 and
- * pow(2, x) took 7 to 25 ns an element here, one call each (NumPy 2 evaluates them in AVX-512 lanes, 6 to 17
+ * The C library's float64 expm1, log1p, tan, atan, asin, acos, atanh, asinh, acosh, sinh,
+ * log2, log10 and pow(2, x) took 7 to 25 ns an element here, one call each (NumPy 2 evaluates them in AVX-512 lanes, 6 to 17
  * times faster: 1e5 elements, AMD EPYC Zen 4, 2026-12-01).  Each is written here from the cores
  * that exp, log, sin and cos use, as a double-double rounded once: the error is 0.5 ulp plus
  * the cores' own (bound 1 ulp, asserted by tests/test_vfunc64.py against np.longdouble on
@@ -37,6 +37,10 @@
  *   atan   t = |x| or 1 / |x| past 1 (a double-double), atan(j / 8) from a table of
  *          double-doubles plus atan(u), u = (t - j/8) / (1 + t j/8), |u| <= 1/16, by its
  *          series; pi/2 less that past 1.
+ *   asin, acos  atan2(a, s) and atan2(s, x) (pi less atan2(s, |x|) below 0) with s =
+ *          sqrt(1 - a^2) a double-double (1 - a^2 exact as (1 - p) - pe, its square root
+ *          from the level's sqrt row corrected once), the smaller over the larger into
+ *          atan's core.
  *   atanh  sign(x) log1p(y) / 2, y = 2a / (1 - a), a = |x|: 1 - a an exact double-double,
  *          y a double-double (div_dd2, to 2^-70 of itself), log1p(y) as log1p's with y's
  *          low part added to ul.  Below 2^-20 the series a + a^3 / 3; +-1 gives +-inf, past
@@ -61,7 +65,8 @@
  * operations either way.  Special values are the C library's: NaN stays NaN, expm1(-inf) =
  * -1, log1p(-1) = -inf and NaN below, tan, atanh, sinh, expm1 and log1p keep the sign of a
  * zero.  On CUDA the same functions are CUDA's (float64: expm1 1, log1p 1, log2 1, log10 1,
- * tan 2, atan 2, atanh 2, asinh 3, acosh 3, sinh 2, cosh 1 ulp, pow (2 ** x) 2, in the CUDA Math
+ * tan 2, atan 2, asin 2, acos 2, atanh 2, asinh 3, acosh 3, sinh 2, cosh 1 ulp, pow (2 ** x) 2,
+ * in the CUDA Math
  * API's appendix), so a CPU and a GPU result agree within the sum of the bounds.
  */
 #ifndef PDT_SIMD_LEVEL
@@ -317,18 +322,11 @@ static const double VM(v64_atan_lo)[9] = {0.0,
 static const double VM(v64_atan_p)[8] = {1.0 / 17, -1.0 / 15, 1.0 / 13, -1.0 / 11,
                                          1.0 / 9,  -1.0 / 7,  1.0 / 5,  -1.0 / 3};
 
-/* atan x: a = |x|, t = a or 1 / a past 1 (a double-double, div_dd2; a clamped to 2^100,
- * where pi/2 - 1/a rounds to pi/2), j = rint(8 t), atan t = atan(j / 8) + atan(u) with u =
- * (t - j/8) / (1 + t j/8) a double-double (t - j/8 exact by Sterbenz, t j/8 by two_prod),
- * |u| <= 1/16, atan(u) by its series; pi/2 less that past 1; each sum a double-double
- * rounded once.  A NaN is returned as x + x; atan keeps the sign of a zero. */
-static inline double VM(v64_atan)(double x)
+/* atan(t + tl) = s + *lo for t in [0, 1]: j = rint(8 t), atan(j / 8) from the table plus
+ * atan(u), u = (t - j/8) / (1 + t j/8) a double-double (t - j/8 exact by Sterbenz, t j/8 by
+ * two_prod), |u| <= 1/16, by its series */
+static inline double VM(v64_atan_core)(double t, double tl, double *lo)
 {
-    double a = fabs(x);
-    int big = a > 1.0;
-    double ac = VM(v64_clamp)(a, 0.5, 0x1p100); /* the reciprocal's argument, kept normal */
-    double qc, q = VM(v64_div_dd2)(1.0, 0.0, ac, 0.0, &qc);
-    double t = big ? q : a, tl = big ? qc : 0.0;
     double jd = V64_MAD(t, 8.0, V64_SHIFT) - V64_SHIFT; /* rint(8 t): 0 .. 8 */
     double cj = jd * 0.125;
     /* atan(j / 8) by selects (a table lookup is a gather, which GCC does not vectorise
@@ -344,12 +342,85 @@ static inline double VM(v64_atan)(double x)
     double z = u * u;
     double w = V64_MAD(u * z, VM(v64_horner)(z, VM(v64_atan_p), 8), V64_MAD(-uc, z, uc));
     double sl, s = VM(v64_two_sum)(ah, u, &sl);
-    double lo = sl + (al + w);
-    /* past 1: pi/2 - (s + lo), pi/2 a double-double */
-    double bl, b = VM(v64_two_sum)(0x1.921fb54442d18p+0, -s, &bl);
-    double r = big ? b + (bl + (0x1.1a62633145c07p-54 - lo)) : s + lo;
+    *lo = sl + (al + w);
+    return s;
+}
+
+/* c - (s + lo) rounded once, c = ch + cl (pi/2 or pi) */
+static inline double VM(v64_less)(double ch, double cl, double s, double lo)
+{
+    double bl, b = VM(v64_two_sum)(ch, -s, &bl);
+    return b + (bl + (cl - lo));
+}
+#define V64_PIO2_HI 0x1.921fb54442d18p+0
+#define V64_PIO2_LO 0x1.1a62633145c07p-54
+
+/* atan x: a = |x|, t = a or 1 / a past 1 (a double-double, div_dd2; a clamped to 2^100,
+ * where pi/2 - 1/a rounds to pi/2), atan_core; pi/2 less it past 1.  A NaN is returned as
+ * x + x; atan keeps the sign of a zero. */
+static inline double VM(v64_atan)(double x)
+{
+    double a = fabs(x);
+    int big = a > 1.0;
+    double ac = VM(v64_clamp)(a, 0.5, 0x1p100); /* the reciprocal's argument, kept normal */
+    double qc, q = VM(v64_div_dd2)(1.0, 0.0, ac, 0.0, &qc);
+    double lo, s = VM(v64_atan_core)(big ? q : a, big ? qc : 0.0, &lo);
+    double r = big ? VM(v64_less)(V64_PIO2_HI, V64_PIO2_LO, s, lo) : s + lo;
     r = a == 0.0 ? a : r;
     return x != x ? x + x : copysign(r, x);
+}
+
+/* atan((nh + nl) / (dh + dl)) = s + *lo for non-negative double-doubles, not both 0: the
+ * smaller over the larger into atan_core, pi/2 less it where the numerator is larger */
+static inline double VM(v64_atan2_pos)(double nh, double nl, double dh, double dl, double *lo)
+{
+    int swap = nh > dh;
+    double tc,
+        t = VM(v64_div_dd2)(swap ? dh : nh, swap ? dl : nl, swap ? nh : dh, swap ? nl : dl, &tc);
+    double cl, c = VM(v64_atan_core)(t, tc, &cl);
+    double bl, b = VM(v64_two_sum)(V64_PIO2_HI, -c, &bl);
+    *lo = swap ? bl + (V64_PIO2_LO - cl) : cl;
+    return swap ? b : c;
+}
+
+/* asin and acos from sqrt(1 - x^2) = s + sl: 1 - a^2 is the exact double-double (w, -pe)
+ * (1 - p exact by Sterbenz where it cancels), its square root from the level's sqrt row
+ * (pre: w rounded, the same value) corrected once; asin a = atan2(a, s), acos x = atan2(s,
+ * x), pi less atan2(s, |x|) for x < 0. */
+static inline double VM(v64_asin_pre)(double x)
+{
+    double a = VM(v64_clamp)(fabs(x), 0.0, 1.0);
+    return 1.0 - a * a;
+}
+
+static inline double VM(v64_cos_of_asin)(double a, double sq, double *sl)
+{
+    double pe, p = VM(v64_two_prod)(a, a, &pe);
+    double wl, w = VM(v64_two_sum)(1.0, -p, &wl);
+    double s = VM(v64_sqrt_dd)(w, wl - pe, sq, sl);
+    *sl = w > 0.0 ? *sl : 0.0; /* a = 1: s = 0 */
+    return s;
+}
+
+static inline double VM(v64_asin)(double x, double sq)
+{
+    double a = VM(v64_clamp)(fabs(x), 0.0, 1.0);
+    double sl, s = VM(v64_cos_of_asin)(a, sq, &sl);
+    double lo, r = VM(v64_atan2_pos)(a, 0.0, s, sl, &lo);
+    r = fabs(x) > 1.0 ? NAN : r + lo;
+    r = a == 0.0 ? a : r;
+    return x != x ? x + x : copysign(r, x);
+}
+
+static inline double VM(v64_acos)(double x, double sq)
+{
+    double a = VM(v64_clamp)(fabs(x), 0.0, 1.0);
+    double sl, s = VM(v64_cos_of_asin)(a, sq, &sl);
+    double lo, r = VM(v64_atan2_pos)(s, sl, a, 0.0, &lo);
+    double neg = VM(v64_less)(0x1.921fb54442d18p+1, 0x1.1a62633145c07p-53, r, lo);
+    r = x < 0.0 ? neg : r + lo;
+    r = fabs(x) > 1.0 ? NAN : r;
+    return x != x ? x + x : r;
 }
 
 /* ---- sinh, cosh ---- */
@@ -447,6 +518,8 @@ V64_ROW(log10_64_row, VM(v64_log10))
 V64_BLOCK_ROW(tan64_row, V64_TRIG_LIMIT, VM(v64_tan_fast), VM(v64_tan_any))
 V64_ROW(atanh64_row, VM(v64_atanh))
 V64_ROW(atan64_row, VM(v64_atan))
+V64_SQRT_ROW(asin64_row, 1.0, VM(v64_asin_pre), VM(v64_asin), VM(v64_asin))
+V64_SQRT_ROW(acos64_row, 1.0, VM(v64_asin_pre), VM(v64_acos), VM(v64_acos))
 V64_SQRT_ROW(asinh64_row, 0x1p28, VM(v64_asinh_pre), VM(v64_asinh_fast), VM(v64_asinh))
 V64_SQRT_ROW(acosh64_row, 0x1p28, VM(v64_acosh_pre), VM(v64_acosh_fast), VM(v64_acosh))
 V64_BLOCK_ROW(sinh64_row, 22.0, VM(v64_sinh_fast), VM(v64_sinh))
