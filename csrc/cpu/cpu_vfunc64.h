@@ -108,13 +108,20 @@ static inline double VM(v64_recip)(double u)
 #endif
 }
 
+/* log1p(vh + vl) for a double-double v, |v| >= 2^-26 and 1 + v > 0 normal: u + ul = 1 + vh
+ * (two_sum), log_dd(u) plus (ul + vl) / u (the next term, ((ul + vl) / u)^2 / 2, below 2^-80
+ * of the result) */
+static inline double VM(v64_log1p_dd)(double vh, double vl)
+{
+    double ul, u = VM(v64_two_sum)(1.0, vh, &ul);
+    double lo, h = VM(v64_log_dd)(u, 0.0, &lo);
+    return h + (lo + (ul + vl) * VM(v64_recip)(u));
+}
+
 static inline double VM(v64_log1p)(double x)
 {
-    double ul, u = VM(v64_two_sum)(1.0, x, &ul);
-    int ok = u > 0.0 && u <= 0x1.fffffffffffffp1023; /* positive and finite: normal */
-    double uu = ok ? u : 1.0;
-    double lo, h = VM(v64_log_dd)(uu, 0.0, &lo);
-    double r = h + (lo + ul * VM(v64_recip)(uu));
+    double u = 1.0 + x;
+    double r = VM(v64_log1p_dd)(x, 0.0); /* u <= 0, inf and NaN: replaced below */
     /* below 2^-20 the series (1 + x may round to 1, and log(1 + ul) is not ul there) */
     double s = x + x * (x * V64_MAD(V64_MAD(x, -0.25, 1.0 / 3), x, -0.5));
     r = fabs(x) < 0x1p-20 ? s : r;
@@ -175,15 +182,6 @@ static inline double VM(v64_tan_any)(double x)
 }
 
 /* ---- atanh, asinh, acosh ---- */
-
-/* log1p(vh + vl) for a double-double v >= 2^-26: u + ul = 1 + vh (two_sum), log_dd(u) plus
- * (ul + vl) / u (the next term, ((ul + vl) / u)^2 / 2, below 2^-80 of the result) */
-static inline double VM(v64_log1p_dd)(double vh, double vl)
-{
-    double ul, u = VM(v64_two_sum)(1.0, vh, &ul);
-    double lo, h = VM(v64_log_dd)(u, 0.0, &lo); /* u in [1, 2^54] */
-    return h + (lo + (ul + vl) * VM(v64_recip)(u));
-}
 
 /* sqrt(gh + gl) = s + *sl for a positive normal gh, s = sqrt(gh) (from the level's sqrt row:
  * GCC keeps the C library's sqrt, a call, in a loop for its errno): s corrected once from
@@ -424,18 +422,6 @@ static inline double VM(v64_acos)(double x, double sq)
 }
 
 /* ---- sinh, cosh ---- */
-
-/* e^a = E + *el and e^a - 1 = em + *eml, a in [0, 22] */
-static inline double VM(v64_exp_pair)(double a, double *el, double *em, double *eml)
-{
-    double lo, t, hi = VM(v64_exp_core)(a, &lo, &t);
-    double sc = VM(v64_pow2)(t, 0.0); /* 2^n, n in [0, 32] */
-    /* as tanh's: hi sc >= 1.4 for n >= 1, and hi - 1 is exact for n = 0 */
-    double a_lo, d = VM(v64_fast_two_sum)(hi * sc, -1.0, &a_lo);
-    *em = VM(v64_two_sum)(d, a_lo + lo * sc, eml);
-    *el = lo * sc;
-    return hi * sc;
-}
 
 /* e^a / 2 for a >= 0, finite up to 710.47 (a clamped to 711: inf past it) */
 static inline double VM(v64_half_exp)(double a)

@@ -235,14 +235,24 @@ static inline double VM(v64_div_dd)(double nh, double nl, double dh, double dl)
     return q + c;
 }
 
+/* e^a = E + *el and e^a - 1 = em + *eml (double-doubles), a in [0, 40] (tanh's 2|x|,
+ * cpu_vfunc64.h's sinh and cosh) */
+static inline double VM(v64_exp_pair)(double a, double *el, double *em, double *eml)
+{
+    double lo, t, hi = VM(v64_exp_core)(a, &lo, &t);
+    double sc = VM(v64_pow2)(t, 0.0); /* 2^n, n in [0, 58] */
+    /* hi sc >= 1.4 for n >= 1, and hi - 1 is exact for n = 0 */
+    double a_lo, d = VM(v64_fast_two_sum)(hi * sc, -1.0, &a_lo);
+    *em = VM(v64_two_sum)(d, a_lo + lo * sc, eml);
+    *el = lo * sc;
+    return hi * sc;
+}
+
 static inline double VM(v64_tanh)(double x)
 {
     double v = 2.0 * VM(v64_clamp)(fabs(x), 0.0, 20.0);
-    double lo, t, hi = VM(v64_exp_core)(v, &lo, &t);
-    double sc = VM(v64_pow2)(t, 0.0); /* 2^n, n in [0, 58] */
-    /* hi sc >= 1.4 for n >= 1, and hi - 1 is exact for n = 0 */
-    double a_lo, a = VM(v64_fast_two_sum)(hi * sc, -1.0, &a_lo);
-    double em_lo, em = VM(v64_two_sum)(a, a_lo + lo * sc, &em_lo); /* e^v - 1 */
+    double el, em_lo, em, e = VM(v64_exp_pair)(v, &el, &em, &em_lo); /* e^v - 1 = em + em_lo */
+    (void)e, (void)el;
     double d_lo, d = VM(v64_two_sum)(em, 2.0, &d_lo);
     return copysign(VM(v64_div_dd)(em, em_lo, d, d_lo + em_lo), x);
 }

@@ -265,14 +265,20 @@ static inline unsigned VM(pow_tab8)(float *r, const float *a, int m, __m512d yd,
     return (unsigned)(lanes & (__mmask8)~sure);
 }
 
-static unsigned VM(pow_ordinary_row)(float *r, const float *a, float y, int odd, int64_t m)
+/* the three tables in register pairs, loaded once a row */
+static inline void VM(pow_tables)(__m512d invc[2], __m512d logc[2], __m512d pw2[2])
 {
-    __m512d invc[2], logc[2], pw2[2];
     for (int q = 0; q < 2; q++) {
         invc[q] = _mm512_loadu_pd(pdt_pow_invc + 8 * q);
         logc[q] = _mm512_loadu_pd(pdt_pow_logc + 8 * q);
         pw2[q] = _mm512_loadu_pd(pdt_pow_exp2 + 8 * q);
     }
+}
+
+static unsigned VM(pow_ordinary_row)(float *r, const float *a, float y, int odd, int64_t m)
+{
+    __m512d invc[2], logc[2], pw2[2];
+    VM(pow_tables)(invc, logc, pw2);
     __m512d yd = _mm512_set1_pd((double)y);
     unsigned marked = 0;
     int64_t i = 0;
@@ -312,11 +318,7 @@ static unsigned VM(cpow_row)(float *r, double l, const float *y, int64_t m)
 static unsigned VM(pow_pairs_row)(float *r, const float *a, const float *y, int64_t m)
 {
     __m512d invc[2], logc[2], pw2[2];
-    for (int q = 0; q < 2; q++) {
-        invc[q] = _mm512_loadu_pd(pdt_pow_invc + 8 * q);
-        logc[q] = _mm512_loadu_pd(pdt_pow_logc + 8 * q);
-        pw2[q] = _mm512_loadu_pd(pdt_pow_exp2 + 8 * q);
-    }
+    VM(pow_tables)(invc, logc, pw2);
     unsigned marked = 0;
     for (int64_t i = 0; i < m; i += 8) {
         int k = m - i < 8 ? (int)(m - i) : 8;
@@ -428,7 +430,7 @@ static void VM(cpow_f32)(float *o, float c, const float *y, int64_t n)
  * whose bases are all positive normal floats and whose exponents are all finite runs the
  * level's pairs row (the tables at AVX-512, as powc's), its marked lanes the C library's
  * double pow; any other block pow_f32 element by element.  1e5 pairs at AVX-512, one
- * thread (AMD EPYC Zen 4, 2026-12-01): 2,164 -> 175 us (NumPy 68). */
+ * thread (AMD EPYC Zen 4, 2026-12-01): 2,164 -> 193-226 us (NumPy 68-89). */
 static void VM(pow_pairs_f32)(float *o, const float *a, const float *y, int64_t n)
 {
     for (int64_t b = 0; b < n; b += 256) {
