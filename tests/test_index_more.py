@@ -242,3 +242,31 @@ def test_gather_and_scatter_refuse_negative_indices_as_torch(device):
                   lambda: t.index_select(1, i[0]), lambda: t.index_add(1, i[0], t[:, :1])):
             with pytest.raises((RuntimeError, IndexError), match="out of .*bounds"):
                 f()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "float64"])
+@pytest.mark.parametrize("shape, dim", [((40, 64), 0), ((3, 17, 5), 1), ((6, 1, 3), 0),
+                                        ((2, 9, 1, 3), 1), ((5, 1200), 0), ((2, 50000), 0)])
+def test_index_select_of_whole_rows(device, dtype, shape, dim):
+    # contiguous rows along a dim that is not the last (Note [index_select of whole rows]
+    # in csrc/cpu/cpu_index.c): rows of 1 to 9,600 bytes (past 4 KiB the general walk),
+    # odd byte counts, size-1 dims, blocks before dim, repeats, x[idx]'s negative indices,
+    # and enough rows for the thread pool
+    rng = np.random.default_rng(len(shape) * 10 + dim)
+    x = (rng.standard_normal(shape) * 50).astype(dtype)
+    size = shape[dim]
+    idx = rng.integers(0, size, 3 * size + 7)
+    t = _t(x, device)
+    got = t.index_select(dim, _t(idx, device))
+    np.testing.assert_array_equal(got.cpu().numpy(), np.take(x, idx, dim))
+    if dim == 0:
+        neg = idx - size * (idx % 2)  # every other one counted from the end
+        np.testing.assert_array_equal(t[_t(neg, device)].cpu().numpy(), x[neg])
+    big = pdt.tensor(rng.standard_normal((20000, 24)).astype(np.float32), device=device)
+    many = rng.integers(-20000, 20000, 30000)
+    np.testing.assert_array_equal(big[_t(many, device)].cpu().numpy(),
+                                  big.cpu().numpy()[many])
+    with raises_index_error(device, f"out of bounds for .*size {size}"):
+        t.index_select(dim, _t(np.append(idx, size), device))
+    with raises_index_error(device, "out of bounds"):
+        t.index_select(dim, _t(np.insert(idx, 5, -1), device))  # no negatives, as PyTorch

@@ -357,6 +357,77 @@ static void isel_range(int64_t begin, int64_t end, void *ctx)
         __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
 }
 
+/* Note [index_select of whole rows]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * With src contiguous and dim not its last, out is `outer` blocks of `nidx` rows of
+ * `row` bytes, row q of block o a copy of src's row ix[q] of block o: the common
+ * take of an embedding table's or a data set's rows (features[batch_indices]).  The
+ * general walk paid a row's multi-index, a piece loop, a switch and a call to
+ * memcpy for every row; here a row is a few fixed-size copies the compiler inlines,
+ * and the rows a few ahead are prefetched (their places are random: a miss each).
+ * The index value that is used is read once, wrapped and checked there (Note [the
+ * index read once]); the prefetch reads the value again, harmlessly (a prefetch
+ * never faults).  Rows of 64 float32 taken at random, 781 of 1,562 rows (one
+ * thread): 11.0 -> 6.1 us (NumPy's take 5.9-6.5); 7,812 of 15,625 rows (two threads):
+ * 79-119 -> 38-40 us (NumPy 68-90). */
+typedef struct rows_job {
+    const char *src;
+    char *out;
+    const int64_t *ix;
+    int64_t nidx, size, row; /* indices, src rows a block, bytes a row */
+    int bad;
+} rows_job;
+
+#define ROWS_AHEAD 8 /* rows prefetched ahead of the copy */
+
+/* n bytes from f to t, in fixed-size pieces the compiler inlines (no call for the
+ * short rows this path is for) */
+static inline void copy_row(char *restrict t, const char *restrict f, int64_t n)
+{
+    int64_t b = 0;
+    for (; b + 64 <= n; b += 64)
+        memcpy(t + b, f + b, 64);
+    for (; b + 8 <= n; b += 8)
+        memcpy(t + b, f + b, 8);
+    for (; b < n; b++)
+        t[b] = f[b];
+}
+
+static void rows_range(int64_t begin, int64_t end, void *ctx)
+{
+    rows_job *j = ctx;
+    const int64_t *const ix = j->ix;
+    const int64_t nidx = j->nidx, size = j->size, row = j->row;
+    int64_t bad = 0, o = begin / nidx, q = begin - o * nidx;
+    const char *block = j->src + o * size * row;
+    char *to = j->out + begin * row;
+    for (int64_t it = begin; it < end; it++, to += row) {
+        const int64_t ahead = q + ROWS_AHEAD < nidx ? q + ROWS_AHEAD : nidx - 1;
+        const int64_t pv = ix[ahead], pw = pv + (size & (pv >> 63));
+        if ((uint64_t)pw < (uint64_t)size)
+            for (int64_t b = 0; b < row; b += 64)
+                __builtin_prefetch(block + pw * row + b);
+        copy_row(to, block + index_in(ix[q], size, &bad) * row, row);
+        if (++q == nidx)
+            q = 0, block += size * row;
+    }
+    if (bad)
+        __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
+}
+
+/* the bytes a row of the whole contiguous rows index_select(dim) of src takes (Note
+ * [index_select of whole rows]), or 0: not such rows, or rows of more than 4 KiB (left
+ * to the general walk's memcpy) */
+static int64_t row_bytes(const pdt_tensor *src, int dim, size_t es)
+{
+    if (dim >= src->ndim - 1 || !pdt_tensor_is_contiguous(src))
+        return 0;
+    int64_t inner = 1; /* from the shape: a size-1 dim's stride may be anything */
+    for (int d = dim + 1; d < src->ndim; d++)
+        inner *= src->shape[d];
+    return inner * (int64_t)es <= 4096 ? inner * (int64_t)es : 0;
+}
+
 pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, int dim,
                                 const pdt_tensor *index)
 {
@@ -377,16 +448,33 @@ pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, in
                   .len = len,
                   .pieces = (len + GRAIN - 1) / GRAIN,
                   .es = es};
-    const int64_t items = pdt_tensor_numel(out) / len * j.pieces;
-    /* a gather along the last dim costs more an element than a copy of rows: split
-     * from a quarter of the elements (316 rows of 158 gathered floats: 43 us on one
-     * thread, 24-32 on two; NumPy 33-46 in the same minutes) */
-    const int64_t g = last == dim ? GRAIN / 4 : GRAIN;
-    const int64_t grain = len >= g ? 1 : (g + len - 1) / len;
-    if (items < 2 * grain)
-        isel_range(0, items, &j);
-    else
-        pdt_cpu_parallel_for(items, grain, isel_range, &j);
+    const int64_t row = row_bytes(src, dim, es);
+    if (row) {
+        const int64_t rows = pdt_tensor_numel(out) * (int64_t)es / row;
+        rows_job r = {.src = pdt_tensor_ptr(src),
+                      .out = pdt_tensor_ptr(out),
+                      .ix = j.ix,
+                      .nidx = index->shape[0],
+                      .size = j.size,
+                      .row = row};
+        const int64_t grain = (GRAIN * (int64_t)es + row - 1) / row;
+        if (rows < 2 * grain)
+            rows_range(0, rows, &r);
+        else
+            pdt_cpu_parallel_for(rows, grain, rows_range, &r);
+        j.bad = r.bad;
+    } else {
+        const int64_t items = pdt_tensor_numel(out) / len * j.pieces;
+        /* a gather along the last dim costs more an element than a copy of rows: split
+         * from a quarter of the elements (316 rows of 158 gathered floats: 43 us on one
+         * thread, 24-32 on two; NumPy 33-46 in the same minutes) */
+        const int64_t g = last == dim ? GRAIN / 4 : GRAIN;
+        const int64_t grain = len >= g ? 1 : (g + len - 1) / len;
+        if (items < 2 * grain)
+            isel_range(0, items, &j);
+        else
+            pdt_cpu_parallel_for(items, grain, isel_range, &j);
+    }
     if (!j.bad)
         return PDT_OK;
     for (int64_t r = 0; r < index->shape[0]; r++) { /* the value that failed, if it stayed */
