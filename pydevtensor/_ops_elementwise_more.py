@@ -1,7 +1,8 @@
-"""More elementwise ops with PyTorch's names: clamp_min, clamp_max, hypot, fmod,
-copysign, heaviside, logaddexp2 and float_power (and the ``_`` in-place methods),
-composed of the C elementwise ops, so they run on every device and record their
-gradients.
+"""More elementwise ops with PyTorch's names: clamp_min, clamp_max, fmod, heaviside and
+float_power (and the ``_`` in-place methods), composed of the C elementwise ops, so they
+run on every device and record their gradients; hypot, copysign, logaddexp2 (and
+logaddexp) are C ops (Note [float binary functions] in csrc/core/pdt_elementwise.c),
+re-exported here.
 
 Note [fmod from remainder]: fmod is exact.  For floats it is
 ``copysign(remainder(|a|, |b|), a)``: the C remainder computes C's fmod and only
@@ -10,14 +11,15 @@ the magnitude is fmod's own; for integers it is ``a - trunc(a / b) * b`` in
 integer arithmetic.
 """
 import builtins
-import math
 
 from . import _C
 from ._ops_index import _as_tensor, _tensor_arg, result_type, where
 from ._ops_scatter import _same_device
 from .autograd.dispatch import _wants_grad, recorded
 
-_LN2 = math.log(2.0)
+hypot = _C.hypot
+copysign = _C.copysign
+logaddexp2 = _C.logaddexp2
 
 
 def _pair(op, input, other, floating=False):
@@ -129,47 +131,6 @@ def clamp_max_(input, max):
     return _tensor_arg(input, "clamp_max_").clamp_(max=max)
 
 
-def hypot(input, other):
-    """``sqrt(input**2 + other**2)`` elementwise, without overflow or underflow in
-    between (scaled by the larger magnitude); an infinity gives inf even with NaN,
-    as C's hypot.
-
-    Parameters
-    ----------
-    input : Tensor
-        Floating point (also the method ``x.hypot(other)``).
-    other : Tensor or number
-        Broadcast against input.
-
-    Returns
-    -------
-    Tensor
-        The broadcast shape, the promoted floating dtype.
-
-    Raises
-    ------
-    TypeError
-        For integer or bool tensors (as PyTorch's).
-
-    Examples
-    --------
-    >>> pydevtensor.hypot(pydevtensor.tensor([3., 1e30]), pydevtensor.tensor([4., 1e30]))
-    tensor([5.0000e+00, 1.4142e+30])
-    """
-    a, b = _pair("hypot", input, other)
-    if not a.is_floating_point():
-        raise TypeError(f"hypot(): expected floating point tensors, got {a.dtype} (input "
-                        f"{tuple(input.shape)}, on {input.device})")
-    x, y = a.abs(), b.abs()
-    big, small = _C.maximum(x, y), _C.minimum(x, y)
-    safe = where(big == 0, _C.ones((), dtype=big.dtype, device=big.device), big)
-    ratio = where(small.isinf(), _C.zeros((), dtype=big.dtype, device=big.device),
-                  small / safe)
-    out = big * (1 + ratio * ratio).sqrt()
-    return where(x.isinf() | y.isinf(), _C.full((), math.inf, dtype=out.dtype,
-                                                 device=out.device), out)
-
-
 @recorded("fmod")
 def fmod(input, other):
     """The remainder of input / other with the sign of input (C's fmod; Python's %
@@ -210,34 +171,7 @@ def fmod(input, other):
         if a.device.type == "cpu":
             return r  # a zero divisor raised above
         return where(b == 0, _C.zeros((), dtype=r.dtype, device=r.device), r)
-    return copysign(_C.remainder(a.abs(), b.abs()), a)
-
-
-@recorded("copysign")
-def copysign(input, other):
-    """input's magnitude with other's sign (a -0.0 counts as negative).
-
-    Parameters
-    ----------
-    input : Tensor
-        The magnitudes (also the method ``x.copysign(other)``).
-    other : Tensor or number
-        The signs, broadcast against input.
-
-    Returns
-    -------
-    Tensor
-        The broadcast shape; floating (integers give the default float).
-
-    Examples
-    --------
-    >>> pydevtensor.copysign(pydevtensor.tensor([1., -2., 3.]), pydevtensor.tensor([-0., 1., -1.]))
-    tensor([-1.,  2., -3.])
-    """
-    from ._ops_pointwise import signbit
-    a, b = _pair("copysign", input, other, floating=True)
-    m = a.abs()
-    return where(signbit(b), -m, m)
+    return _C.copysign(_C.remainder(a.abs(), b.abs()), a)
 
 
 def heaviside(input, values):
@@ -277,40 +211,6 @@ def heaviside(input, values):
     return where(input == 0, values, step)
 
 
-def logaddexp2(input, other):
-    """``log2(2**input + 2**other)`` elementwise, computed stably as
-    ``maximum(input, other) + log1p(2**-abs(input - other)) / log(2)``; two equal
-    infinities give that infinity.
-
-    Parameters
-    ----------
-    input : Tensor
-        Floating point (also the method ``x.logaddexp2(other)``).
-    other : Tensor or number
-        Broadcast against input.
-
-    Returns
-    -------
-    Tensor
-        The broadcast shape and promoted dtype.
-
-    Raises
-    ------
-    TypeError
-        For integer or bool tensors (as PyTorch's).
-
-    Examples
-    --------
-    >>> pydevtensor.logaddexp2(pydevtensor.tensor([0., 1.]), pydevtensor.tensor([0., 3.]))
-    tensor([1.0000, 3.3219])
-    """
-    from ._ops_nan import _float_pair
-    a, b = _float_pair(input, other, "logaddexp2")
-    same_inf = (a == b) & a.isinf()
-    d = (a - b).masked_fill(same_inf, 0.0)
-    return _C.maximum(a, b) + (-d.abs()).exp2().log1p() * (1 / _LN2)
-
-
 def float_power(input, exponent):
     """input to the power exponent, in float64 whatever the dtypes (as PyTorch's).
 
@@ -348,12 +248,9 @@ def float_power(input, exponent):
     return base.pow(float(exponent))
 
 
-_EXAMPLE_ARG = {"copysign_": "-1.", "float_power_": "2", "fmod_": "2.", "hypot_": "4.",
-                "heaviside_": "x"}
-_EXAMPLE_OUT = {"copysign_": "tensor([-3., -4.], dtype=pydevtensor.float64)",
-                "float_power_": "tensor([ 9., 16.], dtype=pydevtensor.float64)",
+_EXAMPLE_ARG = {"float_power_": "2", "fmod_": "2.", "heaviside_": "x"}
+_EXAMPLE_OUT = {"float_power_": "tensor([ 9., 16.], dtype=pydevtensor.float64)",
                 "fmod_": "tensor([1., -0.], dtype=pydevtensor.float64)",
-                "hypot_": "tensor([5.0000, 5.6569], dtype=pydevtensor.float64)",
                 "heaviside_": "tensor([1., 0.], dtype=pydevtensor.float64)"}
 
 
@@ -395,6 +292,8 @@ __all__ = ["clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "copysign", "fl
            "fmod", "heaviside", "hypot", "logaddexp2"]
 
 for _n in __all__:
+    if not hasattr(globals()[_n], "__code__"):
+        continue  # a C function: the Tensor method is C's too
     setattr(_C.Tensor, _n, globals()[_n])
-for _n in ("copysign", "float_power", "fmod", "heaviside", "hypot"):
+for _n in ("float_power", "fmod", "heaviside"):
     setattr(_C.Tensor, _n + "_", _method_in_place(_n + "_", globals()[_n]))

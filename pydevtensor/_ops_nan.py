@@ -3,8 +3,10 @@ logaddexp, nan_to_num (and nan_to_num_), nansum, nanmean, count_nonzero.
 
 Each is a composition of existing ops (amax, exp, log, log1p, where, masked_fill, sum),
 so it runs on every device without a copy to the host, and autograd records the
-pieces: logsumexp's gradient is the softmax, logaddexp's the sigmoid of the difference,
-nan_to_num's 1 where the value is kept and 0 where it is replaced.
+pieces: logsumexp's gradient is the softmax, nan_to_num's 1 where the value is kept and
+0 where it is replaced.  logaddexp is a C op (Note [float binary functions] in
+csrc/core/pdt_elementwise.c; its gradient, the sigmoid of the difference:
+autograd/derivatives.py), re-exported here.
 """
 import builtins
 import math
@@ -100,59 +102,7 @@ def logsumexp(input, dim, keepdim=False):
     return s + (m if keepdim else m.reshape(_reduced_shape(tuple(x.shape), dims, False)))
 
 
-def _float_pair(input, other, op):
-    _tensor_arg(input, op)
-    if not isinstance(other, _C.Tensor):
-        if isinstance(other, builtins.bool) or not isinstance(other, (builtins.int,
-                                                                      builtins.float)):
-            raise TypeError(f"{op}(): argument 'other' must be a Tensor or a number, got "
-                            f"{type(other).__name__}")
-        other = _C.full((), float(other), dtype=input.dtype if input.is_floating_point()
-                        else _C._get_default_dtype(), device=input.device)
-    for name, t in (("input", input), ("other", other)):
-        if not t.is_floating_point():
-            raise TypeError(f"{op}(): expected floating point tensors, got {name} of dtype "
-                            f"{t.dtype} (shape {tuple(t.shape)}, on {t.device})")
-    if input.device != other.device:
-        raise RuntimeError(f"{op}(): Expected all tensors to be on the same device, but "
-                           f"found at least two devices, {input.device} and {other.device}")
-    dtype = _C.promote_types(input.dtype, other.dtype)
-    return input.to(dtype), other.to(dtype)
-
-
-def logaddexp(input, other):
-    """``log(exp(input) + exp(other))`` elementwise, computed stably as
-    ``maximum(input, other) + log1p(exp(-abs(input - other)))``; two equal infinities
-    give that infinity.
-
-    Parameters
-    ----------
-    input : Tensor
-        Floating point (also the method ``x.logaddexp(other)``).
-    other : Tensor or number
-        Floating point, broadcast against input, on its device.
-
-    Returns
-    -------
-    Tensor
-        Of the broadcast shape and the promoted dtype.  The gradient with respect to
-        input is ``sigmoid(input - other)`` (1/2 on ties).
-
-    Raises
-    ------
-    TypeError
-        For integer or bool tensors (as PyTorch's).
-
-    Examples
-    --------
-    >>> pydevtensor.logaddexp(pydevtensor.tensor([0.0, 1.0, -float("inf")]),
-    ...                       pydevtensor.tensor([0.0, 2.0, -float("inf")]))
-    tensor([0.6931, 2.3133,   -inf])
-    """
-    a, b = _float_pair(input, other, "logaddexp")
-    same_inf = (a == b) & a.isinf()  # inf - inf is NaN: their difference is taken as 0
-    d = (a - b).masked_fill(same_inf, 0.0)
-    return _C.maximum(a, b) + (-d.abs()).exp().log1p()
+logaddexp = _C.logaddexp  # a C op: Note [float binary functions] (pdt_elementwise.c)
 
 
 def _replacement(value, default, name):
@@ -347,7 +297,7 @@ def count_nonzero(input, dim=None):
     return mask.sum(dims)
 
 
-for _name_, _fn in (("logsumexp", logsumexp), ("logaddexp", logaddexp),
+for _name_, _fn in (("logsumexp", logsumexp),
                     ("nan_to_num", nan_to_num), ("nan_to_num_", nan_to_num_),
                     ("nansum", nansum), ("nanmean", nanmean),
                     ("count_nonzero", count_nonzero)):

@@ -45,7 +45,8 @@ EVERYDAY3_CASES = [
     C("clamp_max_-not-tensor", "pdt.clamp_max_(1.0, 0.0)", "TypeError",
       r"clamp_max_\(\): argument 'input' must be a Tensor, got float"),
     C("hypot-int", "pdt.hypot(ti, ti)", "TypeError",
-      r"hypot\(\): expected floating point tensors, got .*int32 \(input \(6,\), on cpu\)"),
+      r"hypot: expected floating point tensors, got the result dtype int32 \(shapes \(6,\) and "
+      r"\(6,\), on cpu"),
     C("fmod-bool", "pdt.fmod(tb, tb)", "TypeError", r"fmod\(\): not defined for bool tensors"),
     C("copysign-str", "pdt.copysign(t, 'x')", "TypeError",
       r"copysign\(\): argument 'other' must be a Tensor or a number, got str"),
@@ -53,7 +54,7 @@ EVERYDAY3_CASES = [
       "RuntimeError", r"different dtypes, got .*float32 and .*float64 \(shapes \(2, 3\) and "
       r"\(\), on cpu\)"),
     C("logaddexp2-int", "pdt.logaddexp2(ti, ti)", "TypeError",
-      r"logaddexp2\(\): expected floating point tensors, got input of dtype .*int32"),
+      r"logaddexp2: expected floating point tensors, got the result dtype int32"),
     C("float_power-numbers", "pdt.float_power(2, 3)", "TypeError",
       r"float_power\(\): expected a Tensor for input or exponent, got int and int"),
     C("median-empty-dim", "pdt.median(pdt.ones(2, 0), 1)", "IndexError",

@@ -85,8 +85,14 @@ typedef enum pdt_binary_op {
     PDT_OP_BITWISE_XOR,
     PDT_OP_SHIFT_LEFT, /* << and >> of the integers: Note [shifts] in pdt_elementwise.h */
     PDT_OP_SHIFT_RIGHT,
+    /* Note [float binary functions] in pdt_elementwise.c: floating results (copysign makes
+     * integers the default float; the others refuse them, as PyTorch) */
+    PDT_OP_HYPOT,      /* sqrt(a^2 + b^2) without overflow or underflow in between */
+    PDT_OP_COPYSIGN,   /* |a| with b's sign bit */
+    PDT_OP_LOGADDEXP,  /* log(e^a + e^b) */
+    PDT_OP_LOGADDEXP2, /* log2(2^a + 2^b) */
 } pdt_binary_op;
-#define PDT_NUM_BINARY_OPS 22
+#define PDT_NUM_BINARY_OPS 26
 
 typedef enum pdt_unary_op {
     PDT_OP_NEG = 0,

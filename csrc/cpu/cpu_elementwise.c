@@ -341,6 +341,10 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_BITWISE_XOR] = ROWS_5(NULL, xor_i32, xor_i64, NULL, NULL),
     [PDT_OP_SHIFT_LEFT] = ROWS_5(NULL, shl_row_i32, shl_row_i64, NULL, NULL),
     [PDT_OP_SHIFT_RIGHT] = ROWS_5(NULL, shr_row_i32, shr_row_i64, NULL, NULL),
+    [PDT_OP_HYPOT] = ROWS_5(NULL, NULL, NULL, pdt_cpu_hypot_f32, pdt_cpu_hypot_f64),
+    [PDT_OP_COPYSIGN] = ROWS_5(NULL, NULL, NULL, pdt_cpu_copysign_f32, pdt_cpu_copysign_f64),
+    [PDT_OP_LOGADDEXP] = ROWS_5(NULL, NULL, NULL, pdt_cpu_logaddexp_f32, pdt_cpu_logaddexp_f64),
+    [PDT_OP_LOGADDEXP2] = ROWS_5(NULL, NULL, NULL, pdt_cpu_logaddexp2_f32, pdt_cpu_logaddexp2_f64),
 };
 
 /* A scalar operand's value in dtype dt, at a stable address. */
@@ -402,8 +406,10 @@ pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a
     }
     /* powers are compute-bound (2.5 ns an element of float32 on one core, five
      * times exp's): not streamed, and split at costly_unary's grain */
-    job.stream &= op != PDT_OP_POW && op != PDT_OP_ATAN2;
-    if (op == PDT_OP_POW || op == PDT_OP_ATAN2)
+    const int costly = op == PDT_OP_POW || op == PDT_OP_ATAN2 || op == PDT_OP_HYPOT ||
+                       op == PDT_OP_LOGADDEXP || op == PDT_OP_LOGADDEXP2;
+    job.stream &= !costly;
+    if (costly)
         pdt_cpu_ew_run(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_POW_HOT);
     else
         pdt_cpu_ew_run(&job, pdt_tensor_numel(out), EW_GRAIN, EW_GRAIN_HOT);

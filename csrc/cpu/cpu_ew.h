@@ -2,7 +2,7 @@
  * the row kernel type, the [op][dtype] table helpers, the float32 calls into the
  * dispatch level's vector math, and the three-operand walk that cuts an op into
  * rows and runs them over the cores (cpu_ew_walk.c).  The binary ops' rows are in
- * cpu_elementwise.c, the unary ops' in cpu_unary.c. */
+ * cpu_elementwise.c (hypot and its kind: cpu_ew_float2.c), the unary ops' in cpu_unary.c. */
 #ifndef PDT_CPU_EW_H
 #define PDT_CPU_EW_H
 
@@ -45,6 +45,16 @@ typedef struct vm_call {
 /* c over a row of any strides (cpu_ew_walk.c) */
 void pdt_cpu_vm_row_any(char *o, int64_t so, const char *a, int64_t sa, int64_t n,
                         const vm_call *c);
+
+/* hypot, copysign, logaddexp and logaddexp2 (cpu_ew_float2.c: Note [hypot and logaddexp
+ * rows]) */
+#define PDT_FLOAT2_ROWS(X) X(hypot) X(copysign) X(logaddexp) X(logaddexp2)
+#define PDT_FLOAT2_DECLARE(NAME)                                                                   \
+    void pdt_cpu_##NAME##_f32(char *o, int64_t so, const char *a, int64_t sa, const char *b,       \
+                              int64_t sb, int64_t n, const void *extra);                           \
+    void pdt_cpu_##NAME##_f64(char *o, int64_t so, const char *a, int64_t sa, const char *b,       \
+                              int64_t sb, int64_t n, const void *extra);
+PDT_FLOAT2_ROWS(PDT_FLOAT2_DECLARE)
 
 /* out, a, b: one shape (after merging dims), byte strides per operand, dims
  * outermost first. */

@@ -161,6 +161,26 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
             return remainder_float(x, y);
         else
             return remainder_int(x, y);
+    } else if constexpr (OP == PDT_OP_HYPOT) { /* hypotf 3 ulp, hypot 2 ulp (CUDA Math API) */
+        if constexpr (sizeof(T) == 4)
+            return hypotf(x, y);
+        else
+            return hypot(x, y);
+    } else if constexpr (OP == PDT_OP_COPYSIGN) {
+        return d_copysign(x, y);
+    } else if constexpr (OP == PDT_OP_LOGADDEXP || OP == PDT_OP_LOGADDEXP2) {
+        /* Note [float binary functions] (pdt_elementwise.c): max(x, y) + log1p(e^-|x - y|), the
+         * difference of two equal values (infinities too) 0, NaN carried by the max */
+        T m = x != x ? x : y != y ? y : x < y ? y : x;
+        T d = x == y ? (T)0 : x < y ? x - y : y - x; /* -|x - y|, NaN when either is */
+        if constexpr (OP == PDT_OP_LOGADDEXP && sizeof(T) == 4)
+            return m + log1pf(expf(d));
+        else if constexpr (OP == PDT_OP_LOGADDEXP)
+            return m + log1p(exp(d));
+        else if constexpr (sizeof(T) == 4)
+            return m + log1pf(exp2f(d)) * 1.44269504088896341f;
+        else
+            return m + log1p(exp2(d)) * 1.44269504088896341;
     } else if constexpr (OP == PDT_OP_ATAN2) { /* atan2f 3 ulp, atan2 2 ulp (CUDA Math API) */
         if constexpr (sizeof(T) == 4)
             return atan2f(x, y);

@@ -1,7 +1,7 @@
 /* tensor_trig.c - tan, the inverse trigonometric and hyperbolic functions (with NumPy's
- * arc* names, as PyTorch has them), sinh, cosh, atan2, log2, log10, rsqrt and erfinv in
- * their three forms (tensor_forms.h): pydevtensor.tan(x, out=...), x.tan(), x.tan_().  Each
- * ends in pdt_unary or pdt_binary (csrc/core/pdt_elementwise.h).  Integers and bools
+ * arc* names, as PyTorch has them), sinh, cosh, atan2, hypot, copysign, logaddexp(2), log2,
+ * log10, rsqrt and erfinv in their three forms (tensor_forms.h): pydevtensor.tan(x,
+ * out=...), x.tan(), x.tan_().  Each ends in pdt_unary or pdt_binary (csrc/core/pdt_elementwise.h).  Integers and bools
  * promote to float32, as exp does; float16 and bfloat16 are computed in float32.  On the
  * CPU: the level's vector rows (cpu_unary.c: Notes [float32 inverse functions] in
  * cpu_vtrig.h, [float32 sinh and cosh] in cpu_vhyper.h, [float64 functions from the
@@ -32,28 +32,33 @@ UNARY_ALL(log10, PDT_OP_LOG10)
 UNARY_ALL(rsqrt, PDT_OP_RSQRT)
 UNARY_ALL(erfinv, PDT_OP_ERFINV)
 
-/* atan2 and arctan2: binary, as tensor_math.c's (pdt_binary_form) */
-#define ATAN2_FORMS(PYNAME)                                                                        \
+/* atan2, arctan2, hypot, copysign, logaddexp and logaddexp2: binary, as tensor_math.c's
+ * (pdt_binary_form) */
+#define BINARY_FORMS(PYNAME, OP)                                                                   \
     static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,        \
                                  PyObject *kwnames)                                                \
     {                                                                                              \
-        return pdt_binary_form(pdt_state_of_module(module), NULL, PDT_FORM_FUNCTION, #PYNAME,      \
-                               PDT_OP_ATAN2, args, nargs, kwnames);                                \
+        return pdt_binary_form(pdt_state_of_module(module), NULL, PDT_FORM_FUNCTION, #PYNAME, OP,  \
+                               args, nargs, kwnames);                                              \
     }                                                                                              \
     static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,           \
                                 PyObject *kwnames)                                                 \
     {                                                                                              \
-        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_METHOD, #PYNAME,          \
-                               PDT_OP_ATAN2, args, nargs, kwnames);                                \
+        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_METHOD, #PYNAME, OP,      \
+                               args, nargs, kwnames);                                              \
     }                                                                                              \
     static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
                                    PyObject *kwnames)                                              \
     {                                                                                              \
-        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_INPLACE, #PYNAME "_",     \
-                               PDT_OP_ATAN2, args, nargs, kwnames);                                \
+        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_INPLACE, #PYNAME "_", OP, \
+                               args, nargs, kwnames);                                              \
     }
-ATAN2_FORMS(atan2)
-ATAN2_FORMS(arctan2)
+BINARY_FORMS(atan2, PDT_OP_ATAN2)
+BINARY_FORMS(arctan2, PDT_OP_ATAN2)
+BINARY_FORMS(hypot, PDT_OP_HYPOT)
+BINARY_FORMS(copysign, PDT_OP_COPYSIGN)
+BINARY_FORMS(logaddexp, PDT_OP_LOGADDEXP)
+BINARY_FORMS(logaddexp2, PDT_OP_LOGADDEXP2)
 
 #define FLOATS " (integers give float32)"
 #define W_TAN "The tangent (radians)" FLOATS
@@ -73,6 +78,18 @@ ATAN2_FORMS(arctan2)
     "The angle of the point (other, input), atan(input / other) in the right quadrant, in "        \
     "[-pi, pi] (integers give float32)"
 
+#define W_HYPOT                                                                                    \
+    "sqrt(input**2 + other**2) without overflow or underflow in between; an infinity gives inf "   \
+    "even with a NaN, as C's hypot (floating operands only, as PyTorch's)"
+#define W_COPYSIGN                                                                                 \
+    "input's magnitude with other's sign bit (-0.0 counts as negative; integers give float32)"
+#define W_LOGADDEXP                                                                                \
+    "log(exp(input) + exp(other)), computed as max + log1p(exp(-|input - other|)): no overflow; "  \
+    "two equal infinities give that infinity (floating operands only)"
+#define W_LOGADDEXP2                                                                               \
+    "log2(2**input + 2**other), computed as max + log1p(2**-|input - other|) / ln 2 (floating "    \
+    "operands only)"
+
 #define EX_TAN "[0., 0.5, -1.]", "tensor([ 0.0000,  0.5463, -1.5574])"
 #define EX_ASIN "[0., 0.5, -1.]", "tensor([ 0.0000,  0.5236, -1.5708])"
 #define EX_ACOS "[0., 0.5, -1.]", "tensor([1.5708, 1.0472, 3.1416])"
@@ -88,6 +105,13 @@ ATAN2_FORMS(arctan2)
 #define EX_ERFINV "[0., 0.5, -0.9]", "tensor([ 0.0000,  0.4769, -1.1631])"
 #define EX_ATAN2                                                                                   \
     "[1., -1., 0.]", "pydevtensor.tensor([1., -1., -1.])", "tensor([ 0.7854, -2.3562,  3.1416])"
+
+#define EX_HYPOT "[3., 1e30]", "pydevtensor.tensor([4., 1e30])", "tensor([5.0000e+00, 1.4142e+30])"
+#define EX_COPYSIGN "[1., -2., 3.]", "pydevtensor.tensor([-0., 1., -1.])", "tensor([-1.,  2., -3.])"
+#define EX_LOGADDEXP                                                                               \
+    "[0., 1., -1e4]", "pydevtensor.tensor([0., 2., -1e4])",                                        \
+        "tensor([ 6.9315e-01,  2.3133e+00, -9.9993e+03])"
+#define EX_LOGADDEXP2 "[0., 1.]", "pydevtensor.tensor([0., 3.])", "tensor([1.0000, 3.3219])"
 
 #define FN(NAME, W, EX)                                                                            \
     {                                                                                              \
@@ -121,6 +145,10 @@ PyMethodDef pdt_trig_functions[] = {
     FN(erfinv, W_ERFINV, EX_ERFINV),
     {"atan2", FASTKW(fn_atan2), DOC_FN_B("atan2", W_ATAN2, EX_ATAN2)},
     {"arctan2", FASTKW(fn_arctan2), DOC_FN_B("arctan2", W_ATAN2, EX_ATAN2)},
+    {"hypot", FASTKW(fn_hypot), DOC_FN_B("hypot", W_HYPOT, EX_HYPOT)},
+    {"copysign", FASTKW(fn_copysign), DOC_FN_B("copysign", W_COPYSIGN, EX_COPYSIGN)},
+    {"logaddexp", FASTKW(fn_logaddexp), DOC_FN_B("logaddexp", W_LOGADDEXP, EX_LOGADDEXP)},
+    {"logaddexp2", FASTKW(fn_logaddexp2), DOC_FN_B("logaddexp2", W_LOGADDEXP2, EX_LOGADDEXP2)},
     {NULL, NULL, 0, NULL},
 };
 
@@ -148,5 +176,13 @@ PyMethodDef pdt_trig_methods[] = {
     {"arctan2", FASTKW(m_arctan2), DOC_M_B("arctan2", W_ATAN2, EX_ATAN2)},
     {"atan2_", FASTKW(m_atan2_), DOC_M_B_("atan2", W_ATAN2, EX_ATAN2)},
     {"arctan2_", FASTKW(m_arctan2_), DOC_M_B_("arctan2", W_ATAN2, EX_ATAN2)},
+    {"hypot", FASTKW(m_hypot), DOC_M_B("hypot", W_HYPOT, EX_HYPOT)},
+    {"hypot_", FASTKW(m_hypot_), DOC_M_B_("hypot", W_HYPOT, EX_HYPOT)},
+    {"copysign", FASTKW(m_copysign), DOC_M_B("copysign", W_COPYSIGN, EX_COPYSIGN)},
+    {"copysign_", FASTKW(m_copysign_), DOC_M_B_("copysign", W_COPYSIGN, EX_COPYSIGN)},
+    {"logaddexp", FASTKW(m_logaddexp), DOC_M_B("logaddexp", W_LOGADDEXP, EX_LOGADDEXP)},
+    {"logaddexp_", FASTKW(m_logaddexp_), DOC_M_B_("logaddexp", W_LOGADDEXP, EX_LOGADDEXP)},
+    {"logaddexp2", FASTKW(m_logaddexp2), DOC_M_B("logaddexp2", W_LOGADDEXP2, EX_LOGADDEXP2)},
+    {"logaddexp2_", FASTKW(m_logaddexp2_), DOC_M_B_("logaddexp2", W_LOGADDEXP2, EX_LOGADDEXP2)},
     {NULL, NULL, 0, NULL},
 };

@@ -211,6 +211,42 @@ class CopysignBackward0(MulBackward0):
         return ga, (zeros_of(mb) if need_b else None)
 
 
+@derivative("hypot")
+class HypotBackward0(MulBackward0):
+    """d hypot(a, b) = (a da + b db) / hypot(a, b) (NaN at a = b = 0, as PyTorch's); the
+    result is taken again rather than saved (Note [float binary functions] in
+    csrc/core/pdt_elementwise.c)."""
+
+    def backward(self, g):
+        a, b = self._values()
+        ma, mb = self.metas
+        need_a, need_b = self.needs_input_grad
+        w = g / _C.hypot(a, b)
+        return (reduce_grad(w * a, ma) if need_a else None,
+                reduce_grad(w * b, mb) if need_b else None)
+
+
+@derivative("logaddexp")
+class LogaddexpBackward0(MulBackward0):
+    """d logaddexp(a, b) = sigmoid(a - b) da + sigmoid(b - a) db, the difference of two
+    equal values (infinities too) taken as 0, so 1/2 each."""
+    scale = 1.0
+
+    def backward(self, g):
+        a, b = self._values()
+        ma, mb = self.metas
+        need_a, need_b = self.needs_input_grad
+        wa = ((a - b).masked_fill(a == b, 0.0) * self.scale).sigmoid()
+        return (reduce_grad(g * wa, ma) if need_a else None,
+                reduce_grad(g * (1 - wa), mb) if need_b else None)
+
+
+@derivative("logaddexp2")
+class Logaddexp2Backward0(LogaddexpBackward0):
+    """logaddexp's, of (a - b) ln 2."""
+    scale = math.log(2.0)
+
+
 @derivative("pow")
 class PowBackward0(MulBackward0):
     def save(self, result, input, exponent, **kw):
