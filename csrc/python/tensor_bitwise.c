@@ -9,30 +9,11 @@
 #include "docstrings_math.h"
 #include "tensor_forms.h"
 
-#define BITWISE_FORMS(PYNAME, OP)                                                                  \
-    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,        \
-                                 PyObject *kwnames)                                                \
-    {                                                                                              \
-        return pdt_binary_form(pdt_state_of_module(module), NULL, PDT_FORM_FUNCTION, #PYNAME, OP,  \
-                               args, nargs, kwnames);                                              \
-    }                                                                                              \
-    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,           \
-                                PyObject *kwnames)                                                 \
-    {                                                                                              \
-        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_METHOD, #PYNAME, OP,      \
-                               args, nargs, kwnames);                                              \
-    }                                                                                              \
-    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
-                                   PyObject *kwnames)                                              \
-    {                                                                                              \
-        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_INPLACE, #PYNAME "_", OP, \
-                               args, nargs, kwnames);                                              \
-    }
-BITWISE_FORMS(bitwise_and, PDT_OP_BITWISE_AND)
-BITWISE_FORMS(bitwise_or, PDT_OP_BITWISE_OR)
-BITWISE_FORMS(bitwise_xor, PDT_OP_BITWISE_XOR)
-BITWISE_FORMS(bitwise_left_shift, PDT_OP_SHIFT_LEFT)
-BITWISE_FORMS(bitwise_right_shift, PDT_OP_SHIFT_RIGHT)
+BINARY_OP_FORMS(bitwise_and, PDT_OP_BITWISE_AND)
+BINARY_OP_FORMS(bitwise_or, PDT_OP_BITWISE_OR)
+BINARY_OP_FORMS(bitwise_xor, PDT_OP_BITWISE_XOR)
+BINARY_OP_FORMS(bitwise_left_shift, PDT_OP_SHIFT_LEFT)
+BINARY_OP_FORMS(bitwise_right_shift, PDT_OP_SHIFT_RIGHT)
 
 #define INTS " of integers (bools for and, or, xor; floats are refused)"
 #define W_AND "The bitwise and" INTS

@@ -50,4 +50,25 @@ PyObject *pdt_binary_form(pdt_state *S, PyObject *self, int form, const char *na
     }
 #define UNARY_ALL(PYNAME, OP) UNARY_FUNCTION(PYNAME, OP) UNARY_METHODS(PYNAME, OP)
 
+/* fn_PYNAME, m_PYNAME and m_PYNAME_ of a binary op: pdt_binary_form's three forms */
+#define BINARY_OP_FORMS(PYNAME, OP)                                                                \
+    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,        \
+                                 PyObject *kwnames)                                                \
+    {                                                                                              \
+        return pdt_binary_form(pdt_state_of_module(module), NULL, PDT_FORM_FUNCTION, #PYNAME, OP,  \
+                               args, nargs, kwnames);                                              \
+    }                                                                                              \
+    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,           \
+                                PyObject *kwnames)                                                 \
+    {                                                                                              \
+        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_METHOD, #PYNAME, OP,      \
+                               args, nargs, kwnames);                                              \
+    }                                                                                              \
+    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
+                                   PyObject *kwnames)                                              \
+    {                                                                                              \
+        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_INPLACE, #PYNAME "_", OP, \
+                               args, nargs, kwnames);                                              \
+    }
+
 #endif /* PDT_TENSOR_FORMS_H */

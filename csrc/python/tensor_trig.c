@@ -32,33 +32,13 @@ UNARY_ALL(log10, PDT_OP_LOG10)
 UNARY_ALL(rsqrt, PDT_OP_RSQRT)
 UNARY_ALL(erfinv, PDT_OP_ERFINV)
 
-/* atan2, arctan2, hypot, copysign, logaddexp and logaddexp2: binary, as tensor_math.c's
- * (pdt_binary_form) */
-#define BINARY_FORMS(PYNAME, OP)                                                                   \
-    static PyObject *fn_##PYNAME(PyObject *module, PyObject *const *args, Py_ssize_t nargs,        \
-                                 PyObject *kwnames)                                                \
-    {                                                                                              \
-        return pdt_binary_form(pdt_state_of_module(module), NULL, PDT_FORM_FUNCTION, #PYNAME, OP,  \
-                               args, nargs, kwnames);                                              \
-    }                                                                                              \
-    static PyObject *m_##PYNAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,           \
-                                PyObject *kwnames)                                                 \
-    {                                                                                              \
-        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_METHOD, #PYNAME, OP,      \
-                               args, nargs, kwnames);                                              \
-    }                                                                                              \
-    static PyObject *m_##PYNAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
-                                   PyObject *kwnames)                                              \
-    {                                                                                              \
-        return pdt_binary_form(pdt_state_of_tensor(self), self, PDT_FORM_INPLACE, #PYNAME "_", OP, \
-                               args, nargs, kwnames);                                              \
-    }
-BINARY_FORMS(atan2, PDT_OP_ATAN2)
-BINARY_FORMS(arctan2, PDT_OP_ATAN2)
-BINARY_FORMS(hypot, PDT_OP_HYPOT)
-BINARY_FORMS(copysign, PDT_OP_COPYSIGN)
-BINARY_FORMS(logaddexp, PDT_OP_LOGADDEXP)
-BINARY_FORMS(logaddexp2, PDT_OP_LOGADDEXP2)
+/* atan2, arctan2, hypot, copysign, logaddexp and logaddexp2: binary (pdt_binary_form) */
+BINARY_OP_FORMS(atan2, PDT_OP_ATAN2)
+BINARY_OP_FORMS(arctan2, PDT_OP_ATAN2)
+BINARY_OP_FORMS(hypot, PDT_OP_HYPOT)
+BINARY_OP_FORMS(copysign, PDT_OP_COPYSIGN)
+BINARY_OP_FORMS(logaddexp, PDT_OP_LOGADDEXP)
+BINARY_OP_FORMS(logaddexp2, PDT_OP_LOGADDEXP2)
 
 #define FLOATS " (integers give float32)"
 #define W_TAN "The tangent (radians)" FLOATS
