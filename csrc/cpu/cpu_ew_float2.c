@@ -15,8 +15,7 @@
  *            scaled back: within 1.5 ulp.  An infinity gives inf even with a NaN (C's
  *            hypot, F.10.4.3); otherwise a NaN gives NaN.
  *   logaddexp  max(x, y) + log1p(e^d), d = -|x - y| (0 when x == y, so that two equal
- *            infinities give that infinity and not inf - inf), NaN carried by the max and
- *            by d; e^d and log1p by the level's rows of the dtype (Notes [float32 vector
+ *            infinities give that infinity and not inf - inf), a NaN carried by d; e^d and log1p by the level's rows of the dtype (Notes [float32 vector
  *            math] and [float64 vector math]), as the composition it replaces.
  *   logaddexp2 max(x, y) + log1p(2^d) / ln 2, in double for both dtypes (float64's exp2
  *            and log1p rows: float32 has no exp2 row of its own); a float32 result is
@@ -31,17 +30,34 @@
 
 #define CHUNK 256
 
-/* n doubles from a row of float32 or float64 with byte stride s (0: one value) */
+/* n doubles from a row of float32 or float64 with byte stride s (0: one value); the
+ * contiguous and the one-value cases as loops the compiler vectorises */
 static void load_d(double *d, const char *p, int64_t s, int64_t n, int f32)
 {
-    if (f32) {
+    const int64_t e = f32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
+    if (s == 0) {
+        double v;
+        if (f32) {
+            float w;
+            memcpy(&w, p, sizeof w);
+            v = w;
+        } else {
+            memcpy(&v, p, sizeof v);
+        }
+        for (int64_t i = 0; i < n; i++)
+            d[i] = v;
+    } else if (s == e && f32) {
+        const float *q = (const float *)p;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = q[i];
+    } else if (s == e) {
+        memcpy(d, p, (size_t)n * sizeof(double));
+    } else if (f32) {
         for (int64_t i = 0; i < n; i++) {
             float v;
             memcpy(&v, p + i * s, sizeof v);
             d[i] = v;
         }
-    } else if (s == (int64_t)sizeof(double)) {
-        memcpy(d, p, (size_t)n * sizeof(double));
     } else {
         for (int64_t i = 0; i < n; i++)
             memcpy(d + i, p + i * s, sizeof(double));
@@ -51,7 +67,11 @@ static void load_d(double *d, const char *p, int64_t s, int64_t n, int f32)
 /* n doubles into a row with byte stride s, rounded to float32 when f32 */
 static void store_d(char *p, int64_t s, const double *d, int64_t n, int f32)
 {
-    if (f32) {
+    if (f32 && s == (int64_t)sizeof(float)) {
+        float *q = (float *)p;
+        for (int64_t i = 0; i < n; i++)
+            q[i] = (float)d[i];
+    } else if (f32) {
         for (int64_t i = 0; i < n; i++) {
             float v = (float)d[i];
             memcpy(p + i * s, &v, sizeof v);
@@ -64,9 +84,31 @@ static void store_d(char *p, int64_t s, const double *d, int64_t n, int f32)
     }
 }
 
-/* the operands' larger value (a NaN in either is the result) and -|x - y| (0 for x == y) */
-static inline double d_max(double x, double y) { return PDT_MAXIMUM(x, y); }
-static inline double d_gap(double x, double y) { return x == y ? 0.0 : x < y ? x - y : y - x; }
+/* n floats from a row of float32 with byte stride s (0: one value) */
+static void load_f(float *d, const char *p, int64_t s, int64_t n)
+{
+    if (s == (int64_t)sizeof(float)) {
+        memcpy(d, p, (size_t)n * sizeof(float));
+    } else if (s == 0) {
+        float v;
+        memcpy(&v, p, sizeof v);
+        for (int64_t i = 0; i < n; i++)
+            d[i] = v;
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            memcpy(d + i, p + i * s, sizeof(float));
+    }
+}
+
+/* -|x - y|, 0 for x == y (two equal infinities too), NaN when either is; and the larger
+ * of x and y, NaN or not: a NaN reaches the result through the gap.  Every operand
+ * computed, the selects plain, so that the loops vectorise. */
+static inline double d_gap(double x, double y)
+{
+    const double g = -fabs(x - y);
+    return x == y ? 0.0 : g;
+}
+static inline double d_max(double x, double y) { return x > y ? x : y; }
 
 /* hypot of one chunk, in place in x (Note [hypot and logaddexp rows]) */
 static void hypot_chunk(double *x, const double *y, int64_t m, int f32)
@@ -76,7 +118,8 @@ static void hypot_chunk(double *x, const double *y, int64_t m, int f32)
     uint8_t inf[CHUNK];
     for (int64_t i = 0; i < m; i++) {
         const double ax = fabs(x[i]), ay = fabs(y[i]), big = ax < ay ? ay : ax;
-        const double sc = f32 ? 1.0 : big > 0x1p500 ? 0x1p-600 : big < 0x1p-500 ? 0x1p600 : 1.0;
+        const double up = big < 0x1p-500 ? 0x1p600 : 1.0;
+        const double sc = f32 ? 1.0 : big > 0x1p500 ? 0x1p-600 : up;
         const double xs = ax * sc, ys = ay * sc;
         inf[i] = (uint8_t)((ax == INFINITY) | (ay == INFINITY));
         scale[i] = 1.0 / sc; /* a power of 2: exact */
@@ -108,20 +151,23 @@ static void logaddexp_chunk_f(char *o, int64_t so, const char *a, int64_t sa, co
                               int64_t sb, int64_t m)
 {
     const pdt_cpu_simd_table *t = pdt_cpu_simd();
-    float mx[CHUNK], d[CHUNK];
+    float x[CHUNK], y[CHUNK], d[CHUNK];
+    load_f(x, a, sa, m);
+    load_f(y, b, sb, m);
     for (int64_t i = 0; i < m; i++) {
-        float x, y;
-        memcpy(&x, a + i * sa, sizeof x);
-        memcpy(&y, b + i * sb, sizeof y);
-        mx[i] = PDT_MAXIMUM(x, y);
-        d[i] = x == y ? 0.0f : x < y ? x - y : y - x;
+        const float u = x[i], v = y[i], g = -fabsf(u - v); /* as d_gap and d_max */
+        d[i] = u == v ? 0.0f : g;
+        x[i] = u > v ? u : v;
     }
     t->exp_f32(d, d, m);
     t->log1p_f32(d, d, m);
-    for (int64_t i = 0; i < m; i++) {
-        const float r = mx[i] + d[i];
-        memcpy(o + i * so, &r, sizeof r);
-    }
+    for (int64_t i = 0; i < m; i++)
+        x[i] += d[i];
+    if (so == (int64_t)sizeof(float))
+        memcpy(o, x, (size_t)m * sizeof(float));
+    else
+        for (int64_t i = 0; i < m; i++)
+            memcpy(o + i * so, x + i, sizeof(float));
 }
 
 enum { OP_HYPOT, OP_LOGADDEXP, OP_LOGADDEXP2 };
