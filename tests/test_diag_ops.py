@@ -110,6 +110,10 @@ def test_diag_embed(device, offset, dim1, dim2):
     ref = np.moveaxis(ref, (-2, -1), (dim1, dim2))
     np.testing.assert_array_equal(_np(out), ref)
     assert out.is_contiguous()
+    # with a gradient to record, the composition autograd follows: the same values
+    rec = pdt.diag_embed(_t(A, device).requires_grad_(), offset, dim1, dim2)
+    assert rec.grad_fn is not None and rec.is_contiguous()
+    np.testing.assert_array_equal(_np(rec.detach()), ref)
     gradcheck(lambda t: t.diag_embed(offset, dim1, dim2), [A.copy()], device)
     torch = None
     try:
