@@ -45,6 +45,13 @@ def g_cos(z):  # (cos r - 1 + z/2) / z^2
     return (mp.cos(r) - 1 + z / 2) / z**2
 
 
+def g_asin(z):  # (asin r - r) / r^3, z = r^2 <= 1/4
+    if z == 0:
+        return mp.mpf(1) / 6
+    r = mp.sqrt(z)
+    return (mp.asin(r) - r) / r**3
+
+
 FITS = {  # name: function, interval, degree
     "exp": (g_exp, (-0.3466, 0.3466), 10),
     "exp16": (g_exp, (-0.02167, 0.02167), 5),  # |r| <= ln2/32, the table's
@@ -52,6 +59,7 @@ FITS = {  # name: function, interval, degree
     "log1p16": (g_log1p, (-0.0476, 0.0476), 9),  # r = m c - 1, c in sixteenths
     "sin": (g_sin, (0, (mp.pi / 4) ** 2 * 1.0001), 6),
     "cos": (g_cos, (0, (mp.pi / 4) ** 2 * 1.0001), 6),
+    "asin": (g_asin, (0, 0.25 * 1.0001), 12),  # cpu_vfunc64.h's asin and acos
 }
 
 
