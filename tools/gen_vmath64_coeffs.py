@@ -52,6 +52,13 @@ def g_asin(z):  # (asin r - r) / r^3, z = r^2 <= 1/4
     return (mp.asin(r) - r) / r**3
 
 
+def g_atan(z):  # (atan u - u) / u^3, z = u^2 <= tan(pi/8)^2
+    if z == 0:
+        return -mp.mpf(1) / 3
+    u = mp.sqrt(z)
+    return (mp.atan(u) - u) / u**3
+
+
 FITS = {  # name: function, interval, degree
     "exp": (g_exp, (-0.3466, 0.3466), 10),
     "exp16": (g_exp, (-0.02167, 0.02167), 5),  # |r| <= ln2/32, the table's
@@ -60,6 +67,7 @@ FITS = {  # name: function, interval, degree
     "sin": (g_sin, (0, (mp.pi / 4) ** 2 * 1.0001), 6),
     "cos": (g_cos, (0, (mp.pi / 4) ** 2 * 1.0001), 6),
     "asin": (g_asin, (0, 0.25 * 1.0001), 12),  # cpu_vfunc64.h's asin and acos
+    "atan": (g_atan, (0, (mp.sqrt(2) - 1) ** 2 * 1.0001), 11),  # and its atan
 }
 
 
