@@ -1,40 +1,21 @@
-"""More elementwise ops with PyTorch's names: clamp_min, clamp_max, fmod, heaviside and
+"""More elementwise ops with PyTorch's names: clamp_min, clamp_max, heaviside and
 float_power (and the ``_`` in-place methods), composed of the C elementwise ops, so they
 run on every device and record their gradients; hypot, copysign, logaddexp2 (and
-logaddexp) are C ops (Note [float binary functions] in csrc/core/pdt_elementwise.c),
-re-exported here.
-
-Note [fmod from remainder]: fmod is exact.  For floats it is
-``copysign(remainder(|a|, |b|), a)``: the C remainder computes C's fmod and only
-adds the divisor when the signs differ, which they never do for |a| and |b|, so
-the magnitude is fmod's own; for integers it is ``a - trunc(a / b) * b`` in
-integer arithmetic.
+logaddexp) and fmod are C binary ops (Note [float binary functions] in
+csrc/core/pdt_elementwise.c; fmod C's own, exact, in cpu_elementwise.c and
+cuda_element_ops.cuh), re-exported here.
 """
 import builtins
 
 from . import _C
-from ._ops_index import _as_tensor, _tensor_arg, result_type, where
+from ._ops_index import _tensor_arg, where
 from ._ops_scatter import _same_device
-from .autograd.dispatch import _wants_grad, recorded
+from .autograd.dispatch import _wants_grad
 
 hypot = _C.hypot
+fmod = _C.fmod
 copysign = _C.copysign
 logaddexp2 = _C.logaddexp2
-
-
-def _pair(op, input, other, floating=False):
-    """input and other as Tensors of their result dtype on input's device (the default
-    float for two integers when floating)."""
-    _tensor_arg(input, op)
-    if not isinstance(other, (_C.Tensor, builtins.int, builtins.float)):
-        raise TypeError(f"{op}(): argument 'other' must be a Tensor or a number, got "
-                        f"{type(other).__name__}")
-    if isinstance(other, _C.Tensor):
-        _same_device(op, input, other)
-    dtype = result_type(input, other)
-    if floating and not dtype.is_floating_point:
-        dtype = _C.empty(0).dtype
-    return _as_tensor(input, dtype, input.device), _as_tensor(other, dtype, input.device)
 
 
 def clamp_min(input, min):
@@ -131,49 +112,6 @@ def clamp_max_(input, max):
     return _tensor_arg(input, "clamp_max_").clamp_(max=max)
 
 
-@recorded("fmod")
-def fmod(input, other):
-    """The remainder of input / other with the sign of input (C's fmod; Python's %
-    and ``remainder`` take the divisor's sign instead).  Exact (Note [fmod from
-    remainder] in pydevtensor/_ops_elementwise_more.py).  Integers by 0 raise as in
-    PyTorch, except for a divisor tensor on a GPU, where they give 0 (as this package's
-    remainder and floor division there, Note [integer division by zero]).
-
-    Parameters
-    ----------
-    input : Tensor
-        The dividend (also the method ``x.fmod(other)``).
-    other : Tensor or number
-        The divisor, broadcast against input.
-
-    Returns
-    -------
-    Tensor
-        The broadcast shape and promoted dtype.
-
-    Examples
-    --------
-    >>> pydevtensor.fmod(pydevtensor.tensor([-3., 3., 5.5]), 2.)
-    tensor([-1.0000,  1.0000,  1.5000])
-    >>> pydevtensor.fmod(pydevtensor.tensor([-7, 7]), pydevtensor.tensor([2, -2]))
-    tensor([-1,  1])
-    """
-    a, b = _pair("fmod", input, other)
-    if a.dtype == _C.bool:
-        raise TypeError(f"fmod(): not defined for bool tensors (input {tuple(a.shape)}, on "
-                        f"{a.device})")
-    if not a.is_floating_point():
-        try:
-            d = b if isinstance(other, _C.Tensor) else other  # a scalar 0 raises anywhere
-            r = a - _C.div(a, d, rounding_mode="trunc") * d
-        except ValueError as e:  # Note [integer division by zero]: the name is fmod's
-            raise type(e)(str(e).replace("div:", "fmod:", 1)) from None
-        if a.device.type == "cpu":
-            return r  # a zero divisor raised above
-        return where(b == 0, _C.zeros((), dtype=r.dtype, device=r.device), r)
-    return _C.copysign(_C.remainder(a.abs(), b.abs()), a)
-
-
 def heaviside(input, values):
     """The step function: 0 where input < 0, 1 where input > 0, values where input is
     0 (NaN gives 0, as PyTorch's).
@@ -248,9 +186,8 @@ def float_power(input, exponent):
     return base.pow(float(exponent))
 
 
-_EXAMPLE_ARG = {"float_power_": "2", "fmod_": "2.", "heaviside_": "x"}
+_EXAMPLE_ARG = {"float_power_": "2", "heaviside_": "x"}
 _EXAMPLE_OUT = {"float_power_": "tensor([ 9., 16.], dtype=pydevtensor.float64)",
-                "fmod_": "tensor([1., -0.], dtype=pydevtensor.float64)",
                 "heaviside_": "tensor([1., 0.], dtype=pydevtensor.float64)"}
 
 
@@ -295,5 +232,5 @@ for _n in __all__:
     if not hasattr(globals()[_n], "__code__"):
         continue  # a C function: the Tensor method is C's too
     setattr(_C.Tensor, _n, globals()[_n])
-for _n in ("float_power", "fmod", "heaviside"):
+for _n in ("float_power", "heaviside"):
     setattr(_C.Tensor, _n + "_", _method_in_place(_n + "_", globals()[_n]))

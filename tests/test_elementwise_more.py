@@ -40,6 +40,12 @@ def test_fmod_exact(device):
     np.testing.assert_array_equal(_t(ai, device).fmod(_t(bi, device)).cpu().numpy(),
                                   np.fmod(ai, bi))
     assert pdt.fmod(_t([-7, 7], device), 3).tolist() == [-1, 1]
+    for dt in (np.int32, np.int64):  # the truncated remainder, no trap at INT_MIN % -1
+        lo = np.iinfo(dt).min
+        a = np.array([lo, lo, -9, 9, 0], dtype=dt)
+        b = np.array([-1, 7, -4, -4, 3], dtype=dt)
+        np.testing.assert_array_equal(pdt.fmod(_t(a, device), _t(b, device)).cpu().numpy(),
+                                      np.fmod(a, b))
 
 
 def test_fmod_matches_torch(device):

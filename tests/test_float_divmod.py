@@ -81,8 +81,8 @@ def test_float32_rows_give_numpys_bits(device, name):
 @pytest.mark.skipif(len(LEVELS) < 2, reason="one instruction-set level only")
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_every_cpu_level_every_layout(name, level_restored):
-    """Each level; a scalar dividend (but for fmod) and a scalar divisor (the rows'
-    modes); in place; a strided view (element by element: the C library's fmodf);
+    """Each level; a scalar dividend and a scalar divisor (the rows' modes); in place; a
+    strided view (element by element: the C library's fmodf);
     float64 too."""
     ours, ref = OPS[name]
     fa, fb = fast_pairs(5, n=20_000)
@@ -104,9 +104,8 @@ def test_every_cpu_level_every_layout(name, level_restored):
             x, y = pdt.tensor(a), pdt.tensor(b)
             for s in (2.5, -0.3, 1e-30, 0.0):
                 assert_numpys_bits(ours(x, s).numpy(), ref(a, np.float32(s)), (level, name, s))
-                if name != "fmod":  # a scalar input is a TypeError there, as in PyTorch
-                    assert_numpys_bits(ours(s, y).numpy(), ref(np.float32(s), b),
-                                       (level, name, s))
+                assert_numpys_bits(ours(s, y).numpy(), ref(np.float32(s), b),
+                                   (level, name, s))
             strided = pdt.tensor(np.stack([a, a], 1)).t()[0]
             assert_numpys_bits(ours(strided, y).numpy(), ref(a, b), (level, name, "strided"))
             if name in ("floordiv", "remainder"):

@@ -91,8 +91,9 @@ typedef enum pdt_binary_op {
     PDT_OP_COPYSIGN,   /* |a| with b's sign bit */
     PDT_OP_LOGADDEXP,  /* log(e^a + e^b) */
     PDT_OP_LOGADDEXP2, /* log2(2^a + 2^b) */
+    PDT_OP_FMOD,       /* C's fmod, exact: the sign of a; integers a - trunc(a / b) b */
 } pdt_binary_op;
-#define PDT_NUM_BINARY_OPS 26
+#define PDT_NUM_BINARY_OPS 27
 
 typedef enum pdt_unary_op {
     PDT_OP_NEG = 0,

@@ -90,7 +90,7 @@ pdt_status pdt_ew_binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, p
     if (makes_float(op) && !pdt_dtype_is_floating(c))
         c = DEFAULT_FLOAT;
     if (c == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
-                          op == PDT_OP_REMAINDER || op == PDT_OP_POW))
+                          op == PDT_OP_REMAINDER || op == PDT_OP_POW || op == PDT_OP_FMOD))
         return pdt_fail(PDT_ERR_TYPE,
                         "%s: not supported for two bool operands (as in PyTorch); convert one "
                         "with .int() or .float() first%s",
@@ -396,7 +396,8 @@ static pdt_status make_target(pdt_device dev, pdt_dtype res, pdt_dtype wide, int
 static pdt_status check_integer_divisor(const char *name, pdt_binary_op op, pdt_dtype res,
                                         pdt_arg a, pdt_arg b)
 {
-    if ((op != PDT_OP_FLOOR_DIV && op != PDT_OP_REMAINDER && op != PDT_OP_TRUNC_DIV) ||
+    if ((op != PDT_OP_FLOOR_DIV && op != PDT_OP_REMAINDER && op != PDT_OP_TRUNC_DIV &&
+         op != PDT_OP_FMOD) ||
         pdt_dtype_is_floating(res) || res == PDT_BOOL || /* two bools: refused below */
         (a.t && pdt_tensor_numel(a.t) == 0) || (b.t && pdt_tensor_numel(b.t) == 0))
         return PDT_OK;
@@ -451,7 +452,7 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
     if (!pdt_dtype_is_floating(dt) &&
         (makes_float(op) || float_only(op) ||
          (dt == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
-                             op == PDT_OP_REMAINDER || op == PDT_OP_POW))))
+                             op == PDT_OP_REMAINDER || op == PDT_OP_POW || op == PDT_OP_FMOD))))
         return 0;
     if ((*st = check_integer_divisor(name, op, dt, a, b)) != PDT_OK)
         return 1;

@@ -250,6 +250,13 @@ static void atan2_f32(char *o, int64_t so, const char *a, int64_t sa, const char
     }
 }
 BINARY_ROW(atan2_f64, double, double, atan2(x, y))
+/* fmod: C's, exact, with the dividend's sign: float64 the C library's (as NumPy's), float32
+ * the level's remainder row (pdt_cpu_fmod_f32, cpu_ew_float2.c); integers the truncated
+ * remainder, 0 for a divisor of 0 (which the core refuses on the CPU) or -1 (no trap on
+ * INT_MIN % -1) */
+BINARY_ROW(fmod_f64, double, double, fmod(x, y))
+BINARY_ROW(fmod_i32, int32_t, int32_t, y == 0 || y == -1 ? 0 : x % y)
+BINARY_ROW(fmod_i64, int64_t, int64_t, y == 0 || y == -1 ? 0 : x % y)
 
 #define INT_BINARY_ROWS(SN, T, U)                                                                  \
     BINARY_ROW(add_##SN, T, T, (U)x + (U)y)                                                        \
@@ -345,6 +352,7 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_COPYSIGN] = ROWS_5(NULL, NULL, NULL, pdt_cpu_copysign_f32, pdt_cpu_copysign_f64),
     [PDT_OP_LOGADDEXP] = ROWS_5(NULL, NULL, NULL, pdt_cpu_logaddexp_f32, pdt_cpu_logaddexp_f64),
     [PDT_OP_LOGADDEXP2] = ROWS_5(NULL, NULL, NULL, pdt_cpu_logaddexp2_f32, pdt_cpu_logaddexp2_f64),
+    [PDT_OP_FMOD] = ROWS_5(NULL, fmod_i32, fmod_i64, pdt_cpu_fmod_f32, fmod_f64),
 };
 
 /* A scalar operand's value in dtype dt, at a stable address. */

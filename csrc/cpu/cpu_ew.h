@@ -55,6 +55,9 @@ void pdt_cpu_vm_row_any(char *o, int64_t so, const char *a, int64_t sa, int64_t 
     void pdt_cpu_##NAME##_f64(char *o, int64_t so, const char *a, int64_t sa, const char *b,       \
                               int64_t sb, int64_t n, const void *extra);
 PDT_FLOAT2_ROWS(PDT_FLOAT2_DECLARE)
+/* float32 fmod through the level's remainder row (cpu_ew_float2.c) */
+void pdt_cpu_fmod_f32(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
+                      int64_t n, const void *extra);
 
 /* out, a, b: one shape (after merging dims), byte strides per operand, dims
  * outermost first. */

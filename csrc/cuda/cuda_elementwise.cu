@@ -90,10 +90,11 @@ __host__ __device__ constexpr bool is_comparison(int op)
 constexpr bool binary_supported(int op, pdt_dtype d)
 {
     return op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT ? (d == PDT_INT32 || d == PDT_INT64)
-           : op == PDT_OP_DIV || op == PDT_OP_ATAN2 || op >= PDT_OP_HYPOT
+           : op == PDT_OP_DIV || op == PDT_OP_ATAN2 ||
+                   (op >= PDT_OP_HYPOT && op <= PDT_OP_LOGADDEXP2)
                ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
            : op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
-                   op == PDT_OP_REMAINDER || op == PDT_OP_POW
+                   op == PDT_OP_REMAINDER || op == PDT_OP_POW || op == PDT_OP_FMOD
                ? d != PDT_BOOL
                : true;
 }
@@ -406,6 +407,7 @@ cudaError_t binary_by_op(int op, const pdt_tensor *out, pdt_operand a, pdt_opera
         BINARY_CASE(PDT_OP_COPYSIGN)
         BINARY_CASE(PDT_OP_LOGADDEXP)
         BINARY_CASE(PDT_OP_LOGADDEXP2)
+        BINARY_CASE(PDT_OP_FMOD)
         BINARY_CASE(PDT_OP_REMAINDER)
         BINARY_CASE(PDT_OP_POW)
         BINARY_CASE(PDT_OP_MAXIMUM)

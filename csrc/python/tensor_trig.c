@@ -1,5 +1,5 @@
 /* tensor_trig.c - tan, the inverse trigonometric and hyperbolic functions (with NumPy's
- * arc* names, as PyTorch has them), sinh, cosh, atan2, hypot, copysign, logaddexp(2), log2,
+ * arc* names, as PyTorch has them), sinh, cosh, atan2, hypot, copysign, logaddexp(2), fmod, log2,
  * log10, rsqrt and erfinv in their three forms (tensor_forms.h): pydevtensor.tan(x,
  * out=...), x.tan(), x.tan_().  Each ends in pdt_unary or pdt_binary (csrc/core/pdt_elementwise.h).  Integers and bools
  * promote to float32, as exp does; float16 and bfloat16 are computed in float32.  On the
@@ -39,6 +39,7 @@ BINARY_OP_FORMS(hypot, PDT_OP_HYPOT)
 BINARY_OP_FORMS(copysign, PDT_OP_COPYSIGN)
 BINARY_OP_FORMS(logaddexp, PDT_OP_LOGADDEXP)
 BINARY_OP_FORMS(logaddexp2, PDT_OP_LOGADDEXP2)
+BINARY_OP_FORMS(fmod, PDT_OP_FMOD)
 
 #define FLOATS " (integers give float32)"
 #define W_TAN "The tangent (radians)" FLOATS
@@ -86,6 +87,11 @@ BINARY_OP_FORMS(logaddexp2, PDT_OP_LOGADDEXP2)
 #define EX_ATAN2                                                                                   \
     "[1., -1., 0.]", "pydevtensor.tensor([1., -1., -1.])", "tensor([ 0.7854, -2.3562,  3.1416])"
 
+#define W_FMOD                                                                                     \
+    "The remainder of input / other with input's sign (C's fmod, exact; Python's % and "           \
+    "remainder take the divisor's sign); integers by 0 raise, but for a divisor tensor on a GPU, " \
+    "where they give 0"
+#define EX_FMOD "[-3., 3., 5.5]", "2.", "tensor([-1.0000,  1.0000,  1.5000])"
 #define EX_HYPOT "[3., 1e30]", "pydevtensor.tensor([4., 1e30])", "tensor([5.0000e+00, 1.4142e+30])"
 #define EX_COPYSIGN "[1., -2., 3.]", "pydevtensor.tensor([-0., 1., -1.])", "tensor([-1.,  2., -3.])"
 #define EX_LOGADDEXP                                                                               \
@@ -129,6 +135,7 @@ PyMethodDef pdt_trig_functions[] = {
     {"copysign", FASTKW(fn_copysign), DOC_FN_B("copysign", W_COPYSIGN, EX_COPYSIGN)},
     {"logaddexp", FASTKW(fn_logaddexp), DOC_FN_B("logaddexp", W_LOGADDEXP, EX_LOGADDEXP)},
     {"logaddexp2", FASTKW(fn_logaddexp2), DOC_FN_B("logaddexp2", W_LOGADDEXP2, EX_LOGADDEXP2)},
+    {"fmod", FASTKW(fn_fmod), DOC_FN_B("fmod", W_FMOD, EX_FMOD)},
     {NULL, NULL, 0, NULL},
 };
 
@@ -164,5 +171,7 @@ PyMethodDef pdt_trig_methods[] = {
     {"logaddexp_", FASTKW(m_logaddexp_), DOC_M_B_("logaddexp", W_LOGADDEXP, EX_LOGADDEXP)},
     {"logaddexp2", FASTKW(m_logaddexp2), DOC_M_B("logaddexp2", W_LOGADDEXP2, EX_LOGADDEXP2)},
     {"logaddexp2_", FASTKW(m_logaddexp2_), DOC_M_B_("logaddexp2", W_LOGADDEXP2, EX_LOGADDEXP2)},
+    {"fmod", FASTKW(m_fmod), DOC_M_B("fmod", W_FMOD, EX_FMOD)},
+    {"fmod_", FASTKW(m_fmod_), DOC_M_B_("fmod", W_FMOD, EX_FMOD)},
     {NULL, NULL, 0, NULL},
 };
