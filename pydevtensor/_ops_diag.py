@@ -6,8 +6,9 @@ dims replaced by one whose stride is the sum of theirs), with its gradient in
 autograd/derivatives_shape.py (DiagonalBackward0, a view's node).  The others compose
 existing ops - where against a diagonal mask, cat, meshgrid and index_select - so they
 run on every device and record their gradients through them (diag_embed, diag and
-diagflat without a gradient to record: zeros and a copy into their diagonal view); the index sets are computed on the host (they depend on sizes only) and
-created on the requested device.
+diagflat without a gradient to record: zeros and a copy into their diagonal view); the
+index sets are computed on the host (they depend on sizes only) and created on the
+requested device.
 """
 import builtins
 import itertools

@@ -158,6 +158,16 @@ def test_gradients_match_the_formulas(device, op):
         wb = 1 - wa
     np.testing.assert_allclose(ta.grad.cpu().numpy(), g * wa, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(tb.grad.cpu().numpy(), (g * wb).sum(0), rtol=1e-12, atol=1e-14)
+    if op != "hypot":  # far apart: the smaller operand's weight is tiny, not 0 (no 1 - w)
+        k = np.log(2.0) if op == "logaddexp2" else 1.0
+        for dtype, big in (("float32", 20.0), ("float64", 40.0), ("float16", 8.0),
+                           ("bfloat16", 8.0)):
+            u = pdt.tensor([big], device=device).to(getattr(pdt, dtype)).requires_grad_()
+            v = pdt.tensor([0.0], device=device).to(getattr(pdt, dtype)).requires_grad_()
+            getattr(pdt, op)(u, v).sum().backward()
+            want = 1 / (1 + np.exp(big * k))
+            np.testing.assert_allclose(v.grad.double().cpu().numpy(), [want],
+                                       rtol=3e-2 if dtype in ("float16", "bfloat16") else 1e-5)
     x = pdt.tensor([-np.inf, np.inf, 2.0], dtype=pdt.float64, device=device, requires_grad=True)
     if op != "hypot":  # equal values, infinities too: 1/2 each
         getattr(pdt, op)(x, x.detach()).sum().backward()

@@ -13,11 +13,14 @@
  *            relative of a float32 midpoint).  float64: |x| and |y| scaled by 2^-600
  *            when the larger is above 2^500, by 2^600 when below 2^-500 (exact), the sum
  *            of squares (relative error below 2^-52) and its root (below 2^-53 more),
- *            scaled back: within 1.5 ulp.  An infinity gives inf even with a NaN (C's
+ *            scaled back: within 1.5 ulp (1.18 measured).  The scaling is exact but where
+ *            the smaller operand falls below 2^-1022 (it is then below 2^-922 of the
+ *            larger, and does not count).  An infinity gives inf even with a NaN (C's
  *            hypot, F.10.4.3); otherwise a NaN gives NaN.
  *   logaddexp  max(x, y) + log1p(e^d), d = -|x - y| (0 when x == y, so that two equal
- *            infinities give that infinity and not inf - inf), a NaN carried by d; e^d and log1p by the level's rows of the dtype (Notes [float32 vector
- *            math] and [float64 vector math]), as the composition it replaces.
+ *            infinities give that infinity and not inf - inf), a NaN carried by d; e^d
+ *            and log1p by the level's rows of the dtype (Notes [float32 vector math] and
+ *            [float64 vector math]), as the composition it replaces.
  *   logaddexp2 max(x, y) + log1p(2^d) / ln 2, in double for both dtypes (float64's exp2
  *            and log1p rows: float32 has no exp2 row of its own); a float32 result is
  *            rounded once from it.

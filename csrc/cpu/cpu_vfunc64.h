@@ -6,8 +6,9 @@
  * Note [float64 functions from the cores]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The C library's float64 expm1, log1p, tan, atan, asin, acos, atanh, asinh, acosh, sinh,
- * log2, log10 and pow(2, x) took 7 to 25 ns an element here, one call each (NumPy 2 evaluates them in AVX-512 lanes, 6 to 17
- * times faster: 1e5 elements, AMD EPYC Zen 4, 2026-12-01).  Each is written here from the cores
+ * log2, log10 and pow(2, x) took 7 to 25 ns an element here, one call each (NumPy 2
+ * evaluates them in AVX-512 lanes, 6 to 17 times faster: 1e5 elements, AMD EPYC Zen 4,
+ * 2026-12-01).  Each is written here from the cores
  * that exp, log, sin and cos use, as a double-double rounded once: the error is 0.5 ulp plus
  * the cores' own (bound 1 ulp, asserted by tests/test_vfunc64.py against np.longdouble on
  * every binary exponent with random mantissas, the special values and the edges; its
@@ -44,7 +45,7 @@
  *          double-double (the level's sqrt row, corrected once), asin(sqrt z) by the same
  *          polynomial; acos x = pi/2 - asin x below 1/2, 2 asin(sqrt z) above, pi less
  *          that below -1/2; each constant less the rest as a two-sum, rounded once
- *          (0.61-0.65 ulp on the test's sample and 2 million uniform arguments; they were
+ *          (0.62-0.67 ulp on the test's sample and 2 million uniform arguments; they were
  *          atan2 of a and sqrt(1 - a^2) through atan's core, 0.50-0.63 ulp at 2-3 times
  *          the time: one thread, 1e5 in [-1, 1], asin 520-719 -> 237 us, acos 950-1,012
  *          -> 286, NumPy 125 and 135).
@@ -360,8 +361,8 @@ static const double VM(v64_asin_p)[13] = {0x1.d740c186774e6p-6, -0x1.e6e88b206c0
 
 /* asin and acos from one polynomial: for a = |x| <= 1/2, asin a = a + a z P(z), z = a^2;
  * above, asin a = pi/2 - 2 asin(sqrt z), z = (1 - a) / 2 (exact), sqrt z = u + ul from the
- * level's sqrt row (pre: z) corrected once, asin(sqrt z) = u + (ul + u z P(z)).  So u + *t
- * is asin a below 1/2 and asin(sqrt z) above, *t at most 1/21 of u. */
+ * level's sqrt row (pre: z) corrected once, asin(sqrt z) = u + (ul (1 + z/2) + u z P(z)).
+ * So u + *t is asin a below 1/2 and asin(sqrt z) above, *t at most 1/21 of u. */
 static inline double VM(v64_asin_pre)(double x)
 {
     double a = VM(v64_clamp)(fabs(x), 0.0, 1.0);
@@ -375,7 +376,10 @@ static inline double VM(v64_asin_parts)(double a, double sq, double *t)
     double sl, s = VM(v64_sqrt_dd)(w, 0.0, sq, &sl);
     sl = w > 0.0 ? sl : 0.0; /* a = 1: sqrt z = 0 */
     double z = big ? w : a * a, u = big ? s : a;
-    *t = V64_MAD(u * z, VM(v64_horner)(z, VM(v64_asin_p), 13), big ? sl : 0.0);
+    /* asin(s + sl) = asin s + sl / sqrt(1 - z), 1 / sqrt(1 - z) ~ 1 + z / 2 (z <= 1/4: the
+     * next term, 3 z^2 / 8, is below 1/40 of sl) */
+    *t = V64_MAD(u * z, VM(v64_horner)(z, VM(v64_asin_p), 13),
+                 big ? V64_MAD(0.5 * z, sl, sl) : 0.0);
     return u;
 }
 

@@ -1,11 +1,12 @@
 /* tensor_trig.c - tan, the inverse trigonometric and hyperbolic functions (with NumPy's
- * arc* names, as PyTorch has them), sinh, cosh, atan2, hypot, copysign, logaddexp(2), fmod, log2,
- * log10, rsqrt and erfinv in their three forms (tensor_forms.h): pydevtensor.tan(x,
- * out=...), x.tan(), x.tan_().  Each ends in pdt_unary or pdt_binary (csrc/core/pdt_elementwise.h).  Integers and bools
- * promote to float32, as exp does; float16 and bfloat16 are computed in float32.  On the
- * CPU: the level's vector rows (cpu_unary.c: Notes [float32 inverse functions] in
- * cpu_vtrig.h, [float32 sinh and cosh] in cpu_vhyper.h, [float64 functions from the
- * cores] in cpu_vfunc64.h) or the C library's functions in double (erfinv: Note [erfinv]
+ * arc* names, as PyTorch has them), sinh, cosh, atan2, hypot, copysign, logaddexp(2), fmod,
+ * log2, log10, rsqrt and erfinv in their three forms (tensor_forms.h): pydevtensor.tan(x,
+ * out=...), x.tan(), x.tan_().  Each ends in pdt_unary or pdt_binary
+ * (csrc/core/pdt_elementwise.h).  Integers and bools promote to the default float (fmod
+ * keeps integers; hypot and the logaddexps refuse two), as exp does; float16 and bfloat16
+ * are computed in float32.  On the CPU: the level's vector rows (cpu_unary.c: Notes
+ * [float32 inverse functions] in cpu_vtrig.h, [float32 sinh and cosh] in cpu_vhyper.h,
+ * [float64 functions from the cores] in cpu_vfunc64.h) or the C library's functions in double (erfinv: Note [erfinv]
  * in csrc/cpu/cpu_erfinv.h); on CUDA: CUDA's, within the CUDA Math API's bounds
  * (cuda_elementwise.cu).  Their gradients: autograd/derivatives_trig.py. */
 #include "args.h"
@@ -61,15 +62,15 @@ BINARY_OP_FORMS(fmod, PDT_OP_FMOD)
 
 #define W_HYPOT                                                                                    \
     "sqrt(input**2 + other**2) without overflow or underflow in between; an infinity gives inf "   \
-    "even with a NaN, as C's hypot (floating operands only, as PyTorch's)"
+    "even with a NaN, as C's hypot (a floating result: two integers are refused, as PyTorch's)"
 #define W_COPYSIGN                                                                                 \
     "input's magnitude with other's sign bit (-0.0 counts as negative; integers give float32)"
 #define W_LOGADDEXP                                                                                \
     "log(exp(input) + exp(other)), computed as max + log1p(exp(-|input - other|)): no overflow; "  \
-    "two equal infinities give that infinity (floating operands only)"
+    "two equal infinities give that infinity (two integers are refused)"
 #define W_LOGADDEXP2                                                                               \
-    "log2(2**input + 2**other), computed as max + log1p(2**-|input - other|) / ln 2 (floating "    \
-    "operands only)"
+    "log2(2**input + 2**other), computed as max + log1p(2**-|input - other|) / ln 2 (two "         \
+    "integers are refused)"
 
 #define EX_TAN "[0., 0.5, -1.]", "tensor([ 0.0000,  0.5463, -1.5574])"
 #define EX_ASIN "[0., 0.5, -1.]", "tensor([ 0.0000,  0.5236, -1.5708])"

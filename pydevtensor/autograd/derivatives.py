@@ -236,9 +236,12 @@ class LogaddexpBackward0(MulBackward0):
         a, b = self._values()
         ma, mb = self.metas
         need_a, need_b = self.needs_input_grad
-        wa = ((a - b).masked_fill(a == b, 0.0) * self.scale).sigmoid()
+        same = a == b
+        # each weight from its own difference: 1 - sigmoid(d) cancels to 0 where d is large
+        wa = ((a - b).masked_fill(same, 0.0) * self.scale).sigmoid() if need_a else None
+        wb = ((b - a).masked_fill(same, 0.0) * self.scale).sigmoid() if need_b else None
         return (reduce_grad(g * wa, ma) if need_a else None,
-                reduce_grad(g * (1 - wa), mb) if need_b else None)
+                reduce_grad(g * wb, mb) if need_b else None)
 
 
 @derivative("logaddexp2")
