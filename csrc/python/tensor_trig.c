@@ -6,9 +6,11 @@
  * keeps integers; hypot and the logaddexps refuse two), as exp does; float16 and bfloat16
  * are computed in float32.  On the CPU: the level's vector rows (cpu_unary.c: Notes
  * [float32 inverse functions] in cpu_vtrig.h, [float32 sinh and cosh] in cpu_vhyper.h,
- * [float64 functions from the cores] in cpu_vfunc64.h) or the C library's functions in double (erfinv: Note [erfinv]
- * in csrc/cpu/cpu_erfinv.h); on CUDA: CUDA's, within the CUDA Math API's bounds
- * (cuda_elementwise.cu).  Their gradients: autograd/derivatives_trig.py. */
+ * [float64 functions from the cores] in cpu_vfunc64.h; hypot and its kind in
+ * cpu_ew_float2.c) or the C library's functions in double (erfinv: Note [erfinv] in
+ * csrc/cpu/cpu_erfinv.h); on CUDA: CUDA's, within the CUDA Math API's bounds
+ * (cuda_elementwise.cu).  Their gradients: autograd/derivatives_trig.py and
+ * derivatives.py. */
 #include "args.h"
 #include "docstrings_math.h"
 #include "tensor_forms.h"
