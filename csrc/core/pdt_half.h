@@ -47,6 +47,7 @@
 #ifndef PDT_HALF_H
 #define PDT_HALF_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -126,16 +127,18 @@ PDT_HD uint16_t pdt_f32_to_bf16(float f)
 
 /* ---- from float64: Note [half precision], round to odd first ---- */
 
+/* d rounded to float32 by round to odd: the truncation, its last bit set when inexact.
+ * Branch-free, so that a row of it vectorises (cpu_kernels.c's float64 -> float16 cast):
+ * a NaN and an exact d come back as (float)d, an infinite (float)d of a finite d as the
+ * largest float (the truncation) with its odd bit, which it has. */
 PDT_HD float pdt_f64_to_f32_odd(double d)
 {
     float f = (float)d;
-    if (f != f || (double)f == d)
-        return f;
+    double back = (double)f;
     uint32_t b = pdt_f32_bits(f);
-    double af = f < 0 ? -(double)f : (double)f, ad = d < 0 ? -d : d;
-    if (af > ad) /* rounded away from zero: the truncation is one ulp less */
-        b -= 1u;
-    return pdt_f32_from_bits(b | 1u);
+    b -= (uint32_t)(fabs(back) > fabs(d)); /* rounded away from zero: one ulp less */
+    b |= (uint32_t)(back != d && d == d); /* inexact: the sticky bit */
+    return pdt_f32_from_bits(b);
 }
 
 PDT_HD uint16_t pdt_f64_to_f16(double d) { return pdt_f32_to_f16(pdt_f64_to_f32_odd(d)); }
