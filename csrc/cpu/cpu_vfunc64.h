@@ -25,7 +25,8 @@
  *   log1p  u + ul = 1 + x exactly (two_sum), log(u + ul) = log_dd(u) + ul / u (the next
  *          term, (ul / u)^2 / 2, is below 2^-87 of the result from |x| = 2^-20): ul / u
  *          from a float32 reciprocal and one Newton step (2^-48 of a term at most 2^-53 of
- *          the result).  Below 2^-20 the series x - x^2/2 + x^3/3 - x^4/4.
+ *          the result).  Below 2^-20 the series x - x^2/2 + x^3/3 - x^4/4.  At AVX-512
+ *          log_dd is the table's (Note [float64 log1p with a table]).
  *   log2, log10  log_dd(x) times 1 / ln2 (1 / ln10) held as a double-double: the product's
  *          high part exact (two_prod), the three others summed; powers of two (of ten, to
  *          10^22) come out exact.
@@ -483,7 +484,9 @@ static inline double VM(v64_exp2)(double x)
 /* ---- the rows (o may be a) ---- */
 
 V64_BLOCK_ROW(expm1_64_row, 40.0, VM(v64_expm1_fast), VM(v64_expm1))
+#if PDT_SIMD_BYTES != 64 /* AVX-512: cpu_vmath64_avx512.h (Note [float64 log1p with a table]) */
 V64_ROW(log1p_64_row, VM(v64_log1p))
+#endif
 V64_ROW(log2_64_row, VM(v64_log2))
 V64_ROW(log10_64_row, VM(v64_log10))
 V64_BLOCK_ROW(tan64_row, V64_TRIG_LIMIT, VM(v64_tan_fast), VM(v64_tan_any))
