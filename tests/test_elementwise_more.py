@@ -40,6 +40,13 @@ def test_fmod_exact(device):
     np.testing.assert_array_equal(_t(ai, device).fmod(_t(bi, device)).cpu().numpy(),
                                   np.fmod(ai, bi))
     assert pdt.fmod(_t([-7, 7], device), 3).tolist() == [-1, 1]
+    if pdt.device(device).type == "cpu":  # NaN results bit for bit too: sign and payload
+        x = np.array([1.0, -1.0, np.inf, -np.inf, 2.0, -2.0, 3.0], dtype=np.float32)
+        y = np.array([0.0, -0.0, 2.0, 2.0, np.nan, -np.nan, 1.0], dtype=np.float32)
+        with np.errstate(invalid="ignore"):
+            want = np.fmod(x, y)
+        got = pdt.fmod(_t(x, device), _t(y, device)).numpy()
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
     for dt in (np.int32, np.int64):  # the truncated remainder, no trap at INT_MIN % -1
         lo = np.iinfo(dt).min
         a = np.array([lo, lo, -9, 9, 0], dtype=dt)

@@ -82,7 +82,7 @@ def test_float32_rows_give_numpys_bits(device, name):
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_every_cpu_level_every_layout(name, level_restored):
     """Each level; a scalar dividend and a scalar divisor (the rows' modes); in place; a
-    strided view (element by element: the C library's fmodf);
+    strided view (through buffers to the same rows);
     float64 too."""
     ours, ref = OPS[name]
     fa, fb = fast_pairs(5, n=20_000)

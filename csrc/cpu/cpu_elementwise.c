@@ -15,7 +15,8 @@
  * tensors, and transposed ones whose result is transposed too, are one row).
  * Ops over more than ~64K elements are split over the cores by element range;
  * smaller ones run on the calling thread.  float arithmetic, comparisons, the
- * truncating division, float32 // and % and float32 powers run the vectorised kernels
+ * truncating division, float32 // and %, float32 fmod (cpu_ew_float2.c) and float32 powers
+ * run the vectorised kernels
  * of the instruction-set level chosen at load (cpu_simd.h, cpu_vmath.h, cpu_vdivmod.h);
  * the other rows are built once, for the baseline.
  *
@@ -415,7 +416,7 @@ pdt_status pdt_cpu_binary(pdt_binary_op op, const pdt_tensor *out, pdt_operand a
     /* powers are compute-bound (2.5 ns an element of float32 on one core, five
      * times exp's): not streamed, and split at costly_unary's grain */
     const int costly = op == PDT_OP_POW || op == PDT_OP_ATAN2 || op == PDT_OP_HYPOT ||
-                       op == PDT_OP_LOGADDEXP || op == PDT_OP_LOGADDEXP2;
+                       op == PDT_OP_LOGADDEXP || op == PDT_OP_LOGADDEXP2 || op == PDT_OP_FMOD;
     job.stream &= !costly;
     if (costly)
         pdt_cpu_ew_run(&job, pdt_tensor_numel(out), EW_GRAIN_COSTLY, EW_GRAIN_POW_HOT);

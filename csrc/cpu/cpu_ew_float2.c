@@ -246,18 +246,24 @@ void pdt_cpu_fmod_f32(char *o, int64_t so, const char *a, int64_t sa, const char
 {
     (void)extra;
     const pdt_cpu_simd_table *t = pdt_cpu_simd();
-    float x[CHUNK], y[CHUNK], r[CHUNK];
+    float x[CHUNK], y[CHUNK], ay[CHUNK], r[CHUNK];
     for (int64_t i = 0; i < n; i += CHUNK) {
         const int64_t m = n - i < CHUNK ? n - i : CHUNK;
         load_f(x, a + i * sa, sa, m);
         load_f(y, b + i * sb, sb, m);
         for (int64_t k = 0; k < m; k++) {
             r[k] = fabsf(x[k]);
-            y[k] = fabsf(y[k]);
+            ay[k] = fabsf(y[k]);
         }
-        t->remainder_row_f32((char *)r, (const char *)r, (const char *)y, m, 0);
-        for (int64_t k = 0; k < m; k++)
+        t->remainder_row_f32((char *)r, (const char *)r, (const char *)ay, m, 0);
+        int nan = 0;
+        for (int64_t k = 0; k < m; k++) {
+            nan |= r[k] != r[k];
             r[k] = copysignf(r[k], x[k]);
+        }
+        /* a NaN result is the C library's (its sign and payload: NumPy's bits) */
+        for (int64_t k = 0; nan && k < m; k++)
+            r[k] = r[k] != r[k] ? fmodf(x[k], y[k]) : r[k];
         if (so == (int64_t)sizeof(float))
             memcpy(o + i * so, r, (size_t)m * sizeof(float));
         else

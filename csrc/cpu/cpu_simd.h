@@ -221,12 +221,13 @@ typedef struct pdt_cpu_simd_table {
     pdt_vm_row log1p_f32, expm1_f32; /* cpu_vexpm1.h */
     /* float64's (Note [float64 vector math] in cpu_vmath64.h) */
     pdt_vd_row exp_f64, log_f64, sigmoid_f64, tanh_f64, sin_f64, cos_f64;
-    /* cpu_vfunc64.h (Note [float64 functions from the cores]) */
+    /* cpu_vfunc64.h (Note [float64 functions from the cores]; log1p at AVX-512:
+     * cpu_vmath64_avx512.h) */
     pdt_vd_row expm1_f64, log1p_f64, log2_f64, log10_f64, tan_f64, atanh_f64, sinh_f64, cosh_f64;
     pdt_vd_row exp2_f64, asinh_f64, acosh_f64, atan_f64, asin_f64, acos_f64; /* exp2: 2 ** x */
-    pdt_vm_row sinh_f32, cosh_f32;             /* cpu_vhyper.h */
-    pdt_vm_row erf_f32, erfc_f32;              /* cpu_verf.h */
-    pdt_vm_row gelu_f32, gelu_grad_f32;        /* cpu_vgelu.h */
+    pdt_vm_row sinh_f32, cosh_f32;                                           /* cpu_vhyper.h */
+    pdt_vm_row erf_f32, erfc_f32;                                            /* cpu_verf.h */
+    pdt_vm_row gelu_f32, gelu_grad_f32;                                      /* cpu_vgelu.h */
     /* cpu_vtrig.h (Note [float32 inverse functions]) */
     pdt_vm_row tan_f32, atan_f32, asin_f32, acos_f32, asinh_f32, acosh_f32, atanh_f32;
     pdt_vm_row log2_f32, log10_f32, rsqrt_f32;

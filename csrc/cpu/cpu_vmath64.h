@@ -452,7 +452,7 @@ static inline int VM(v64_all_normal)(const double *a, int64_t m)
 }
 
 #if PDT_SIMD_BYTES == 64
-#include "cpu_vmath64_avx512.h" /* exp, sigmoid, log and tanh from tables */
+#include "cpu_vmath64_avx512.h" /* exp, sigmoid, log, log1p and tanh from tables */
 #else
 /* log: a block of positive normal arguments runs log_fast */
 static void VM(log64_row)(double *o, const double *a, int64_t n)

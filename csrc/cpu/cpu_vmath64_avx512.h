@@ -1,4 +1,4 @@
-/* cpu_vmath64_avx512.h - float64 exp, sigmoid, log and tanh at the AVX-512 level: tables
+/* cpu_vmath64_avx512.h - float64 exp, sigmoid, log, log1p and tanh at the AVX-512 level: tables
  * of 16 doubles read with a two-register permute.  Included by cpu_vmath64.h at that
  * level only, after the portable v64_scale it uses for exp's and sigmoid's general path;
  * the other levels run the portable functions.
@@ -381,8 +381,9 @@ static void VM(log64_row)(double *o, const double *a, int64_t n)
  * The portable log1p (v64_log1p in cpu_vfunc64.h) is log_dd of u = 1 + x, whose reduction
  * divides; here log u comes from the table's core as a double-double (v64t_log_dd, Note
  * [float64 log with a table]), u + ul = 1 + x by two_sum, and ul / u is added to the low
- * part with 1 / u from vrcp14pd and two Newton steps (2^-56; the next term of log(u + ul),
- * (ul / u)^2 / 2, is below 2^-106 of u): one rounding.  Below 2^-20 the portable series,
+ * part with 1 / u from vrcp14pd and two Newton steps (to about 2^-53 with their roundings,
+ * of a term at most 2^-53 of u; the next term of log(u + ul), (ul / u)^2 / 2, is below
+ * 2^-107): one rounding.  Below 2^-20 the portable series,
  * the same operations; the special values as the portable's (-1 -> -inf, below it NaN,
  * inf, -0.0 kept, NaN quieted).  At AVX-512 only: its bits differ from the other levels'
  * by the cores' last bits (both within 1 ulp; tests/test_vfunc64.py).  One thread, 1e5

@@ -92,8 +92,8 @@ BINARY_OP_FORMS(fmod, PDT_OP_FMOD)
 
 #define W_FMOD                                                                                     \
     "The remainder of input / other with input's sign (C's fmod, exact; Python's % and "           \
-    "remainder take the divisor's sign); integers by 0 raise, but for a divisor tensor on a GPU, " \
-    "where they give 0"
+    "remainder take the divisor's sign; integers by 0 raise, but give 0 for a divisor tensor on "  \
+    "a GPU), computed"
 #define EX_FMOD "[-3., 3., 5.5]", "2.", "tensor([-1.0000,  1.0000,  1.5000])"
 #define EX_HYPOT "[3., 1e30]", "pydevtensor.tensor([4., 1e30])", "tensor([5.0000e+00, 1.4142e+30])"
 #define EX_COPYSIGN "[1., -2., 3.]", "pydevtensor.tensor([-0., 1., -1.])", "tensor([-1.,  2., -3.])"
