@@ -556,30 +556,27 @@ static inline __m512d VM(v64t_hyp)(const VM(v64t_exp_consts) * c, __m512d x, int
     return r;
 }
 
-#define V64T_HYP_ROW(NAME, SINH, PORTABLE)                                                         \
-    static void VM(NAME)(double *o, const double *a, int64_t n)                                    \
+/* a vector holding a lane past 708, inf or NaN: the portable function for those lanes */
+#define V64T_HYP(NAME, SINH, PORTABLE)                                                             \
+    static inline __m512d VM(NAME##_fast)(const VM(v64t_exp_consts) * c, __m512d x)                \
     {                                                                                              \
-        VM(v64t_exp_consts) c;                                                                     \
-        VM(v64t_exp_load)(&c);                                                                     \
-        for (int64_t i = 0; i < n; i += 8) {                                                       \
-            __mmask8 in = (__mmask8)VM(tail_lanes)(n - i, 8);                                      \
-            __m512d x = _mm512_maskz_loadu_pd(in, a + i);                                          \
-            __m512d r = VM(v64t_hyp)(&c, x, SINH);                                                 \
-            __mmask8 odd = in & _mm512_cmp_pd_mask(_mm512_abs_pd(x), _mm512_set1_pd(708.0),        \
-                                                   _CMP_NLE_UQ);                                   \
-            if (odd) { /* past 708, inf, NaN: the portable function, lane by lane */               \
-                double t[8];                                                                       \
-                _mm512_storeu_pd(t, r);                                                            \
-                for (int l = 0; l < 8; l++)                                                        \
-                    if (odd >> l & 1)                                                              \
-                        t[l] = PORTABLE(a[i + l]);                                                 \
-                r = _mm512_loadu_pd(t);                                                            \
-            }                                                                                      \
-            _mm512_mask_storeu_pd(o + i, in, r);                                                   \
-        }                                                                                          \
+        return VM(v64t_hyp)(c, x, SINH);                                                           \
+    }                                                                                              \
+    static inline __m512d VM(NAME##_general)(const VM(v64t_exp_consts) * c, __m512d x)             \
+    {                                                                                              \
+        __mmask8 odd = _mm512_cmp_pd_mask(_mm512_abs_pd(x), _mm512_set1_pd(708.0), _CMP_NLE_UQ);   \
+        double t[8], v[8];                                                                         \
+        _mm512_storeu_pd(t, VM(v64t_hyp)(c, x, SINH));                                             \
+        _mm512_storeu_pd(v, x);                                                                    \
+        for (int l = 0; l < 8; l++)                                                                \
+            if (odd >> l & 1)                                                                      \
+                t[l] = PORTABLE(v[l]);                                                             \
+        return _mm512_loadu_pd(t);                                                                 \
     }
-V64T_HYP_ROW(sinh64_row, 1, VM(v64_sinh))
-V64T_HYP_ROW(cosh64_row, 0, VM(v64_cosh))
+V64T_HYP(v64t_sinh, 1, VM(v64_sinh))
+V64T_HYP(v64t_cosh, 0, VM(v64_cosh))
+V64T_ROW(sinh64_row, VM(v64t_sinh_fast), VM(v64t_sinh_general))
+V64T_ROW(cosh64_row, VM(v64t_cosh_fast), VM(v64t_cosh_general))
 #else
 V64_BLOCK_ROW(sinh64_row, 22.0, VM(v64_sinh_fast), VM(v64_sinh))
 V64_BLOCK_ROW(cosh64_row, 22.0, VM(v64_cosh_fast), VM(v64_cosh))
