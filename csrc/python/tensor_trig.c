@@ -63,16 +63,17 @@ BINARY_OP_FORMS(fmod, PDT_OP_FMOD)
     "[-pi, pi] (integers give float32)"
 
 #define W_HYPOT                                                                                    \
-    "sqrt(input**2 + other**2) without overflow or underflow in between; an infinity gives inf "   \
+    "sqrt(input^2 + other^2) without overflow or underflow in between; an infinity gives inf "     \
     "even with a NaN, as C's hypot (a floating result: two integers are refused, as PyTorch's)"
 #define W_COPYSIGN                                                                                 \
-    "input's magnitude with other's sign bit (-0.0 counts as negative; integers give float32)"
+    "input's magnitude with other's sign bit (-0.0 counts as negative; integers give the "         \
+    "default float)"
 #define W_LOGADDEXP                                                                                \
-    "log(exp(input) + exp(other)), computed as max + log1p(exp(-|input - other|)): no overflow; "  \
-    "two equal infinities give that infinity (two integers are refused)"
+    "log(exp(input) + exp(other)), computed as max(input, other) + log1p(exp(-abs(input - "        \
+    "other))): no overflow; two equal infinities give that infinity (two integers are refused)"
 #define W_LOGADDEXP2                                                                               \
-    "log2(2**input + 2**other), computed as max + log1p(2**-|input - other|) / ln 2 (two "         \
-    "integers are refused)"
+    "log2(2^input + 2^other), computed as max(input, other) + log1p(2^-abs(input - other)) / "     \
+    "ln 2 (two integers are refused)"
 
 #define EX_TAN "[0., 0.5, -1.]", "tensor([ 0.0000,  0.5463, -1.5574])"
 #define EX_ASIN "[0., 0.5, -1.]", "tensor([ 0.0000,  0.5236, -1.5708])"
