@@ -274,15 +274,29 @@ def check_strided_and_blocks(name, x, device):
         f = getattr(pdt, name)
         strided = np.asarray(f(t.T).cpu())[:, 0].copy().view(np.int64)
         np.testing.assert_array_equal(strided, fast, err_msg=f"{name} strided at {level}")
-        for odd in (-800.0, 800.0, 3e6, np.inf, np.nan, 0.0):
-            y = x.copy()
-            at = np.array([0, 255, 256 + 17, 700, 1026])
-            y[at] = odd
-            mixed = _eval(name, y, device).view(np.int64)
-            keep = np.ones(x.size, bool)
-            keep[at] = False
-            np.testing.assert_array_equal(mixed[keep], fast[keep],
-                                          err_msg=f"{name} at {level} next to {odd}")
+        check_blocks(lambda y: _eval(name, y, device), x, fast,
+                     (-800.0, 800.0, 3e6, np.inf, np.nan, 0.0), f"{name} at {level}")
+
+
+def check_blocks(evaluate, x, fast, odds, what):
+    """evaluate(y)'s bits where y is x with each of odds at 5 places (1027 elements: blocks
+    of 256 holding one) are fast's at the other places"""
+    at = np.array([0, 255, 256 + 17, 700, 1026])
+    keep = np.ones(x.size, bool)
+    keep[at] = False
+    for odd in odds:
+        y = x.copy()
+        y[at] = odd
+        mixed = evaluate(y).view(np.int64)
+        np.testing.assert_array_equal(mixed[keep], fast[keep], err_msg=f"{what} next to {odd}")
+
+
+def levels_of(device):
+    """each CPU instruction-set level in turn, set (CPU devices), or None once (others)"""
+    for level in LEVELS if device.type == "cpu" else [None]:
+        if level:
+            _C._cpu_simd_level(level)
+        yield level
 
 
 @pytest.mark.cuda

@@ -226,31 +226,42 @@ static void pow_row_f64(char *o, int64_t so, const char *a, int64_t sa, const ch
     DIVMOD_ROWS_##SN POW_ROW_##SN
 FLOAT_BINARY_ROWS(f32, float, f)
 FLOAT_BINARY_ROWS(f64, double, )
-/* atan2: float32 through the level's row (Note [float32 inverse functions] in
- * cpu_vtrig.h), a strided row through small buffers, so that every element gets the
- * same function whatever its layout; float64 the C library's */
+/* atan2 through the level's rows (float32: Note [float32 inverse functions] in cpu_vtrig.h;
+ * float64: cpu_vfunc64.h), a strided row through small buffers, so that every element gets
+ * the same function whatever its layout */
+static void vb_row_any(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
+                       int64_t n, pdt_vb_row row, int64_t es)
+{
+    if (so == es && (sa == es || sa == 0) && (sb == es || sb == 0) && (sa | sb)) {
+        row(o, a, b, n, sa == 0 ? 1 : sb == 0 ? 2 : 0);
+        return;
+    }
+    double ya[256], xb[256]; /* 256 elements of up to 8 bytes */
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t m = n - i < 256 ? n - i : 256;
+        for (int64_t j = 0; j < m; j++) {
+            memcpy((char *)ya + j * es, a + (i + j) * sa, (size_t)es);
+            memcpy((char *)xb + j * es, b + (i + j) * sb, (size_t)es);
+        }
+        row((char *)ya, (const char *)ya, (const char *)xb, m, 0);
+        for (int64_t j = 0; j < m; j++)
+            memcpy(o + (i + j) * so, (const char *)ya + j * es, (size_t)es);
+    }
+}
+
 static void atan2_f32(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
                       int64_t n, const void *extra)
 {
     (void)extra;
-    const pdt_cpu_simd_table *t = pdt_cpu_simd();
-    if (so == 4 && (sa == 4 || sa == 0) && (sb == 4 || sb == 0) && (sa | sb)) {
-        t->atan2_f32(o, a, b, n, sa == 0 ? 1 : sb == 0 ? 2 : 0);
-        return;
-    }
-    float ya[256], xb[256];
-    for (int64_t i = 0; i < n; i += 256) {
-        int64_t m = n - i < 256 ? n - i : 256;
-        for (int64_t j = 0; j < m; j++) {
-            memcpy(ya + j, a + (i + j) * sa, sizeof(float));
-            memcpy(xb + j, b + (i + j) * sb, sizeof(float));
-        }
-        t->atan2_f32((char *)ya, (const char *)ya, (const char *)xb, m, 0);
-        for (int64_t j = 0; j < m; j++)
-            memcpy(o + (i + j) * so, ya + j, sizeof(float));
-    }
+    vb_row_any(o, so, a, sa, b, sb, n, pdt_cpu_simd()->atan2_f32, 4);
 }
-BINARY_ROW(atan2_f64, double, double, atan2(x, y))
+
+static void atan2_f64(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
+                      int64_t n, const void *extra)
+{
+    (void)extra;
+    vb_row_any(o, so, a, sa, b, sb, n, pdt_cpu_simd()->atan2_f64, 8);
+}
 /* fmod: C's, exact, with the dividend's sign: float64 the C library's (as NumPy's), float32
  * the level's remainder row (pdt_cpu_fmod_f32, cpu_ew_float2.c); integers the truncated
  * remainder, 0 for a divisor of 0 (which the core refuses on the CPU) or -1 (no trap on

@@ -132,6 +132,11 @@ static inline double VM(v64_clamp)(double y, double lo, double hi)
 #define V64_SHIFT 0x1.8p52              /* adding it rounds a double below 2^51 to an integer */
 #define V64_LN2_HI 0x1.62e42fefa3800p-1 /* 11 trailing zero bits: n ln2_hi exact, |n| < 2^11 */
 #define V64_LN2_LO 0x1.ef35793c76730p-45
+/* 1 / ln2 and 1 / ln10 as double-doubles (log2 and log10 from log) */
+#define V64_INV_LN2_HI 0x1.71547652b82fep0
+#define V64_INV_LN2_LO 0x1.777d0ffda0d24p-56
+#define V64_INV_LN10_HI 0x1.bcb7b1526e50ep-2
+#define V64_INV_LN10_LO 0x1.95355baaafad3p-57
 
 /* (e^r - 1 - r) / r^2 on |r| <= 0.3466, degree 10 (2^-57.5 relative) */
 static const double VM(v64_exp_p)[11] = {0x1.1f7301a8efa5cp-29,
