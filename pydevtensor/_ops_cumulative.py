@@ -5,7 +5,9 @@ They are compositions of basic slicing (views), cat, subtraction and multiplicat
 so they run on every device and autograd records the pieces.  cumprod is a
 Hillis-Steele scan: ceil(log2 n) steps, each multiplying the running products by
 themselves shifted by 1, 2, 4, ... positions (ones shifted in), so its gradient is the
-product rule's and needs no division: zeros in the input get the exact gradient.
+product rule's and needs no division: zeros in the input get the exact gradient.  Without
+a gradient to record, a device with a row kernel for it (the CPU's, csrc/cpu/cpu_index.c)
+multiplies each row left to right in one pass instead.
 """
 import builtins
 
@@ -100,11 +102,13 @@ def cumprod(input, dim, *, dtype=None):
     """Running products along dim.  Floating inputs keep their dtype; integers and bool
     give int64 (as cumsum).
 
-    The products are formed by a scan of ceil(log2 n) steps (products of 1, 2, 4, ...
-    neighbours), in float64 for float32 and the half types, then rounded once to the
-    input's dtype (within about one ulp of the exact product, as PyTorch's); float64
-    results may differ from a left-to-right product by rounding, each being the product
-    of its prefix in another order (exact for integers, whose products wrap as int64's).
+    The products are formed in float64 for float32 and the half types, then rounded once
+    to the input's dtype (within about one ulp of the exact product, as PyTorch's);
+    integers wrap as int64's.  On the CPU without a gradient to record each row is
+    multiplied left to right (NumPy's and PyTorch's order); on CUDA, and where autograd
+    records, by a scan of ceil(log2 n) steps (products of 1, 2, 4, ... neighbours), whose
+    float64 results may differ from the left-to-right ones by rounding, each being the
+    product of its prefix in another order.
 
     Parameters
     ----------
@@ -143,9 +147,22 @@ def cumprod(input, dim, *, dtype=None):
         return x * 1
     if x.shape[d] <= 1:
         return x * 1
-    if x.is_floating_point() and x.dtype != _C.float64:  # each partial product rounds
-        return _cumprod(x.to(_C.float64), d).to(x.dtype)  # in float64: once in x's dtype
-    return _cumprod(x, d)
+    wide = x.is_floating_point() and x.dtype != _C.float64  # each partial product rounds
+    w = x.to(_C.float64) if wide else x  # in float64: once in x's dtype
+    r = None
+    if not (x.requires_grad and _C.is_grad_enabled()):  # the device's row kernel, if any
+        r = _rows(w, d)
+    if r is None:
+        r = _cumprod(w, d)
+    return r.to(x.dtype) if wide else r
+
+
+def _rows(x, d):
+    """cumprod along d by the device's row kernel (left to right), or None"""
+    last = x.ndim - 1
+    t = x if d == last else x.transpose(d, last)
+    r = _C._cumprod_rows(t.contiguous())
+    return r if r is None or d == last else r.transpose(d, last).contiguous()
 
 
 def _int_tuple(v, op, name):

@@ -65,6 +65,8 @@ def _int_arg(x, op, name):
     tensors, as PyTorch takes them (a GPU tensor's value is read through a counted copy,
     which transfer_guard('disallow') refuses, as int(t) does); bools and other tensors are
     refused."""
+    if type(x) is builtins.int:  # the common case, first
+        return x
     if isinstance(x, _C.Tensor):
         if x.numel() != 1 or x.dtype.is_floating_point or x.dtype == _C.bool:
             raise TypeError(f"{op}(): argument '{name}' must be int, got a Tensor of shape "
@@ -260,7 +262,7 @@ def masked_fill_(input, mask, value):
 
 
 def _dim(dim, ndim, op):
-    n = builtins.max(ndim, 1)
+    n = ndim if ndim > 1 else 1
     if not -n <= dim < n:
         raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
                          f"[{-n}, {n - 1}], but got {dim})")

@@ -28,9 +28,9 @@ def _along_last(input, dim, op, fn):
         return tuple(t.reshape(()) for t in fn(input.reshape(1)))
     d = _dim(dim, input.ndim, op)
     last = input.ndim - 1
-    x = input if d == last else input.transpose(d, last)
-    outs = fn(x)
-    return tuple(t if d == last else t.transpose(d, last).contiguous() for t in outs)
+    if d == last:
+        return fn(input)
+    return tuple(t.transpose(d, last).contiguous() for t in fn(input.transpose(d, last)))
 
 
 @numpy_names
@@ -205,11 +205,9 @@ def cumsum(input, dim, *, dtype=None):
     # Note [cumsum in float64]: float32, float16 and bfloat16 accumulate in float64 on
     # every device (PyTorch's CPU accumulates float32 in double too), each running sum
     # rounded once to input's dtype: 10**6 float32 0.1's sum to 100000.0, not 100958.34,
-    # and the CPU and CUDA agree.
-    wide = _tensor_arg(input, "cumsum").is_floating_point() and input.dtype != _C.float64
-    x = input.to(_C.float64) if wide else input
-    (out,) = _along_last(x, dim, "cumsum", lambda x: (_C._cumsum(x),))
-    return out.to(input.dtype) if wide else out
+    # and the CPU and CUDA agree.  The core widens and rounds (pdt_cumsum).
+    (out,) = _along_last(input, dim, "cumsum", lambda x: (_C._cumsum(x),))
+    return out
 
 
 for _n, _f in (("sort", sort), ("argsort", argsort), ("topk", topk), ("cumsum", cumsum)):

@@ -90,6 +90,41 @@ def test_cumprod_edges_and_int_wraparound(device):
         pdt.cumprod(one, 2)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "bool"])
+def test_cumprod_without_a_gradient_is_one_pass_left_to_right(device, dtype):
+    """On the CPU the row kernel (csrc/cpu/cpu_index.c) multiplies each row left to right,
+    in float64 for float32: NumPy's cumprod in float64 bit for bit, along every dim of a
+    (37, 3000) tensor (groups of eight rows and a remainder, split across the pool), of a
+    transposed view and of one long row; elsewhere the scan, within a few roundings."""
+    rng = np.random.default_rng(9)
+    a = rng.uniform(0.9, 1.1, (37, 3000)) * rng.choice([-1, 1], (37, 3000))
+    a = a if dtype.startswith("float") else rng.integers(0, 3, (37, 3000))
+    a = a.astype(dtype)
+    wide = np.float64 if dtype.startswith("float") else np.int64
+    for x, src in ((pdt.tensor(a, device=device), a), (pdt.tensor(a.T.copy(), device=device).T, a),
+                   (pdt.tensor(a.reshape(-1), device=device), a.reshape(-1))):
+        for dim in range(src.ndim):
+            got = _np(pdt.cumprod(x, dim))
+            want = np.cumprod(src.astype(wide), axis=dim).astype(got.dtype)
+            if device.type == "cpu" or not dtype.startswith("float"):
+                np.testing.assert_array_equal(got, want)
+            else:
+                np.testing.assert_allclose(got, want, rtol=1e-11 if dtype == "float64" else 2e-7)
+
+
+def test_cumprod_recorded_gives_the_kernels_values(device):
+    """With a gradient to record, the composition (autograd records it): its values within
+    a few roundings of the row kernel's, and its gradient."""
+    rng = np.random.default_rng(10)
+    a = rng.uniform(0.5, 1.5, (5, 40))
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    y = x.cumprod(1)
+    assert y.grad_fn is not None
+    np.testing.assert_allclose(_np(y.detach()), _np(x.detach().cumprod(1)), rtol=1e-13)
+    with pdt.no_grad():
+        assert x.cumprod(1).grad_fn is None
+
+
 def _cumprod_grad_reference(a, r):
     """d sum(r * cumprod(a)) / d a by the product rule in float64 (no division)."""
     n = a.size

@@ -472,6 +472,10 @@ typedef struct pdt_backend {
      * NULL, or refuse a dtype with PDT_ERR_UNSUPPORTED: the bindings then compose it. */
     pdt_status (*cumextreme)(const pdt_tensor *values, const pdt_tensor *indices,
                              const pdt_tensor *x, int largest);
+    /* The running product of each row (the last dim) of x, left to right: out and x
+     * contiguous, of one shape and dtype (float64, or int64 wrapping), not empty; out may be
+     * x.  May be NULL: the bindings then compose it (pydevtensor/_ops_cumulative.py). */
+    pdt_status (*cumprod)(const pdt_tensor *out, const pdt_tensor *x);
 
     /* indices[r] = the index of the element at position pos[r] of row r (the last dim)
      * of x in the stable sort's order (NaN the largest value): x contiguous, not empty;

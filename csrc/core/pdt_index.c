@@ -401,7 +401,9 @@ pdt_status pdt_cumsum(const pdt_tensor *x, pdt_tensor *out)
     if (x->ndim == 0)
         return pdt_fail(PDT_ERR_VALUE, "cumsum: expected a tensor with at least one dim");
     pdt_dtype dt = pdt_dtype_is_floating(x->dtype) ? x->dtype : PDT_INT64;
-    pdt_dtype wide = pdt_compute_dtype(dt); /* half: sums in float32, rounded once */
+    /* Note [cumsum in float64] (pydevtensor/_ops_sort.py): floats sum in float64, each sum
+     * rounded once to dt */
+    pdt_dtype wide = pdt_dtype_is_floating(dt) ? PDT_FLOAT64 : dt;
     pdt_status st = pdt_copy_to_new(x, x->device, wide, 0, 0, out);
     if (st == PDT_OK) {
         pdt_note_op("cumsum", x->device);

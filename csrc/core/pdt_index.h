@@ -128,7 +128,8 @@ pdt_status pdt_index_add(const pdt_tensor *dst, int64_t dim, const pdt_tensor *i
 pdt_status pdt_sort(const pdt_tensor *x, int descending, pdt_tensor *values, pdt_tensor *indices);
 
 /* Inclusive prefix sum along the last dim into a new contiguous tensor: x's
- * dtype for floating x, int64 for integers and bool (as PyTorch). */
+ * dtype for floating x (summed in float64, each sum rounded once), int64 for
+ * integers and bool (as PyTorch). */
 pdt_status pdt_cumsum(const pdt_tensor *x, pdt_tensor *out);
 
 /* The coordinates of mask's count non-zero elements, a new contiguous int64 (count,

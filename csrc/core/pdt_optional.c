@@ -32,6 +32,24 @@ pdt_status pdt_softmax_last(const pdt_tensor *x, int log, pdt_tensor *result)
     return st;
 }
 
+pdt_status pdt_cumprod_last(const pdt_tensor *x, int unused, pdt_tensor *result)
+{
+    (void)unused;
+    const pdt_backend *be = pdt_backend_of(x->device.kind);
+    memset(result, 0, sizeof *result);
+    if (!be->cumprod || x->ndim < 1 || (x->dtype != PDT_FLOAT64 && x->dtype != PDT_INT64) ||
+        pdt_tensor_numel(x) == 0 || !pdt_tensor_is_contiguous(x))
+        return unsupported("cumprod", x);
+    pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, x->shape, 0, result);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op("cumprod", x->device);
+    st = be->cumprod(result, x);
+    if (st != PDT_OK)
+        pdt_tensor_release(result);
+    return st;
+}
+
 pdt_status pdt_classify(const pdt_tensor *x, int which, pdt_tensor *result)
 {
     static const char *const names[4] = {"isnan", "isinf", "isfinite", "signbit"};

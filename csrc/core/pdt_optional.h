@@ -34,6 +34,10 @@ pdt_status pdt_topk_last(const pdt_tensor *x, int64_t k, int largest, pdt_tensor
  * *indices of x's shape. */
 pdt_status pdt_cumextreme_last(const pdt_tensor *x, int largest, pdt_tensor *values,
                                pdt_tensor *indices);
+/* The running product of x along its last dim (pdt_backend.cumprod), for a contiguous
+ * float64 or int64 x of at least one dim and one element, into a new *result of its
+ * shape; unused is ignored (the signature of the others). */
+pdt_status pdt_cumprod_last(const pdt_tensor *x, int unused, pdt_tensor *result);
 /* The index of the element at position pos[r] of each row r (the last dim) of x in the
  * stable sort's order (pdt_backend.select): x contiguous with at least one dim and one
  * element, pos contiguous int64 with one element a row; a new int64 *indices of x's

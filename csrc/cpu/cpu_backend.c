@@ -305,6 +305,7 @@ const pdt_backend pdt_cpu_backend = {
     .topk = pdt_cpu_topk,
     .search = pdt_cpu_search,
     .cumextreme = pdt_cpu_cumextreme,
+    .cumprod = pdt_cpu_cumprod,
     .select = pdt_cpu_select,
     .im2col = pdt_cpu_im2col,
     .col2im = pdt_cpu_col2im,

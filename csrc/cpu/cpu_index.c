@@ -660,8 +660,9 @@ typedef struct cumsum_job {
     int64_t rows, n;
 } cumsum_job;
 
-#define DEFINE_CUMSUM(NAME, T, A)                                                                  \
-    static void cumsum_##NAME(int64_t g0, int64_t g1, void *ctx)                                   \
+/* Running sums (OP +, from 0) or products (OP *, from 1), eight rows side by side. */
+#define DEFINE_SCAN(NAME, T, A, OP, INIT)                                                          \
+    static void NAME(int64_t g0, int64_t g1, void *ctx)                                            \
     {                                                                                              \
         const cumsum_job *j = ctx;                                                                 \
         const int64_t n = j->n;                                                                    \
@@ -671,35 +672,56 @@ typedef struct cumsum_job {
             T *out = (T *)j->out + r0 * n;                                                         \
             const T *x = (const T *)j->x + r0 * n;                                                 \
             if (m == CUMSUM_GROUP) {                                                               \
-                A acc[CUMSUM_GROUP] = {0};                                                         \
+                A acc[CUMSUM_GROUP];                                                               \
+                for (int q = 0; q < CUMSUM_GROUP; q++)                                             \
+                    acc[q] = (A)(INIT);                                                            \
                 for (int64_t i = 0; i < n; i++)                                                    \
                     for (int q = 0; q < CUMSUM_GROUP; q++)                                         \
-                        out[q * n + i] = (T)(acc[q] = (A)(acc[q] + (A)x[q * n + i]));              \
+                        out[q * n + i] = (T)(acc[q] = (A)(acc[q] OP(A) x[q * n + i]));             \
                 continue;                                                                          \
             }                                                                                      \
             for (int64_t r = 0; r < m; r++, out += n, x += n) {                                    \
-                A acc = 0;                                                                         \
+                A acc = (A)(INIT);                                                                 \
                 for (int64_t i = 0; i < n; i++)                                                    \
-                    out[i] = (T)(acc = (A)(acc + (A)x[i]));                                        \
+                    out[i] = (T)(acc = (A)(acc OP(A) x[i]));                                       \
             }                                                                                      \
         }                                                                                          \
     }
-DEFINE_CUMSUM(i64, int64_t, uint64_t) /* wrapping, as PyTorch's; no signed overflow */
-DEFINE_CUMSUM(f32, float, float)
-DEFINE_CUMSUM(f64, double, double)
+/* integers wrap, as PyTorch's: unsigned arithmetic, no signed overflow */
+DEFINE_SCAN(cumsum_i64, int64_t, uint64_t, +, 0)
+DEFINE_SCAN(cumsum_f32, float, float, +, 0)
+DEFINE_SCAN(cumsum_f64, double, double, +, 0)
+DEFINE_SCAN(cumprod_i64, int64_t, uint64_t, *, 1)
+DEFINE_SCAN(cumprod_f64, double, double, *, 1)
 
-pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x)
+static void scan_rows(const pdt_tensor *out, const pdt_tensor *x, pdt_range_fn fn)
 {
     const int64_t n = x->shape[x->ndim - 1];
     cumsum_job j = {pdt_tensor_ptr(out), pdt_tensor_ptr(x), n ? pdt_tensor_numel(x) / n : 0, n};
+    const int64_t groups = (j.rows + CUMSUM_GROUP - 1) / CUMSUM_GROUP;
+    const int64_t per_group = CUMSUM_GROUP * (n ? n : 1);
+    pdt_cpu_parallel_for(groups, per_group >= CUMSUM_GRAIN ? 1 : CUMSUM_GRAIN / per_group, fn, &j);
+}
+
+pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x)
+{
     pdt_range_fn fn = x->dtype == PDT_INT64     ? cumsum_i64
                       : x->dtype == PDT_FLOAT32 ? cumsum_f32
                       : x->dtype == PDT_FLOAT64 ? cumsum_f64
                                                 : NULL;
     if (!fn)
         return pdt_fail(PDT_ERR_UNSUPPORTED, "cumsum: %s", pdt_dtype_name(x->dtype));
-    const int64_t groups = (j.rows + CUMSUM_GROUP - 1) / CUMSUM_GROUP;
-    const int64_t per_group = CUMSUM_GROUP * (n ? n : 1);
-    pdt_cpu_parallel_for(groups, per_group >= CUMSUM_GRAIN ? 1 : CUMSUM_GRAIN / per_group, fn, &j);
+    scan_rows(out, x, fn);
+    return PDT_OK;
+}
+
+/* cumprod: float64 (float32 and the half types arrive widened, pydevtensor/_ops_cumulative.py)
+ * and int64, each row left to right (NumPy's and PyTorch's order) */
+pdt_status pdt_cpu_cumprod(const pdt_tensor *out, const pdt_tensor *x)
+{
+    pdt_range_fn fn = x->dtype == PDT_INT64 ? cumprod_i64 : x->dtype == PDT_FLOAT64 ? cumprod_f64 : NULL;
+    if (!fn)
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "cumprod: %s", pdt_dtype_name(x->dtype));
+    scan_rows(out, x, fn);
     return PDT_OK;
 }

@@ -59,6 +59,7 @@ pdt_status pdt_cpu_sort(const pdt_tensor *values, const pdt_tensor *indices,
                         const pdt_tensor *scratch_values, const pdt_tensor *scratch_indices,
                         int descending);
 pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x);
+pdt_status pdt_cpu_cumprod(const pdt_tensor *out, const pdt_tensor *x);
 /* cpu_nonzero.c */
 pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, const pdt_tensor *out);
 /* cpu_classify.c: isnan, isinf, isfinite, signbit (which: PDT_IS_*) */

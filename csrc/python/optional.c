@@ -12,7 +12,7 @@ static PyObject *call(PyObject *module, PyObject *args, const char *format, opti
 {
     pdt_state *S = pdt_state_of_module(module);
     PyObject *x;
-    int arg;
+    int arg = 0;
     if (!PyArg_ParseTuple(args, format, S->tensor_type, &x, &arg))
         return NULL;
     const pdt_tensor *tx = pdt_tensor_of(x);
@@ -34,6 +34,13 @@ static PyObject *call(PyObject *module, PyObject *args, const char *format, opti
 static PyObject *f_softmax_rows(PyObject *module, PyObject *args)
 {
     return call(module, args, "O!p:_softmax_rows", pdt_softmax_last);
+}
+
+/* _cumprod_rows(x) -> the running product of a float64 or int64 x along its last dim
+ * (csrc/cpu/cpu_index.c), or None. */
+static PyObject *f_cumprod_rows(PyObject *module, PyObject *args)
+{
+    return call(module, args, "O!|i:_cumprod_rows", pdt_cumprod_last);
 }
 
 /* _classify(x, which) -> isnan (0), isinf (1), isfinite (2) or signbit (3, False for
@@ -145,5 +152,6 @@ PyMethodDef pdt_optional_functions[] = {
     {"_cumextreme_rows", f_cumextreme_rows, METH_VARARGS, NULL},
     {"_softmax_rows", f_softmax_rows, METH_VARARGS, NULL},
     {"_classify", f_classify, METH_VARARGS, NULL},
+    {"_cumprod_rows", f_cumprod_rows, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
