@@ -246,6 +246,9 @@ def _binary(op, fn):
     kernel = getattr(_C, _BITWISE[op])
 
     def forward(self, other):
+        if isinstance(other, _C.Tensor) and not (self.dtype.is_floating_point or
+                                                 other.dtype.is_floating_point):
+            return kernel(self, other)  # masks or integers: the C op (bools: and, or, xor)
         if not isinstance(other, (_C.Tensor, builtins.int)):
             return NotImplemented  # a NumPy array: its __array_ufunc__ path (_interop.py)
         if _integer_operands(self, other):
