@@ -127,6 +127,43 @@ def _int_divmod_reference(a, d):
 
 
 @pytest.mark.parametrize("level", LEVELS)
+def test_int32_by_a_tensor_of_divisors_at_every_level(device, level, level_restored):
+    """int32 // y, % y and the truncating division by a tensor y (the vector levels: Note
+    [int32 division by a tensor of divisors] in cpu_vdivmod.h, through the double
+    quotient) give Python's answers: random pairs over the whole range, the extremes
+    (INT32_MIN // -1 wraps), integer quotients and their neighbours, a number as the
+    dividend, every tail, and in place."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(17)
+    info = np.iinfo(np.int32)
+    d = np.concatenate([rng.integers(info.min, info.max, 4000, dtype=np.int64, endpoint=True),
+                        rng.integers(-70, 70, 4000), [-1, -1, 2, -2, info.max, info.min] * 3])
+    d[d == 0] = 3
+    k = rng.integers(-(2**31), 2**31, d.size) // np.maximum(np.abs(d), 1)
+    multiples = np.clip(k * d + rng.integers(-1, 2, d.size), info.min, info.max)
+    a = np.concatenate([rng.integers(info.min, info.max, 4000, dtype=np.int64, endpoint=True),
+                        multiples[4000:8000], [info.min, info.max, 0, 7, -7, 1] * 3])
+    a[4000:8000] = multiples[4000:8000]
+    a, d = np.clip(a, info.min, info.max).astype(np.int32), d.astype(np.int32)
+    d64 = d.astype(np.int64)
+    a64 = a.astype(np.int64)
+    floor = a64 // d64
+    want = {"floor": floor.astype(np.int32), "rem": (a64 - floor * d64).astype(np.int32),
+            "trunc": (np.abs(a64) // np.abs(d64) * np.sign(a64) * np.sign(d64)).astype(np.int32)}
+    x, y = pdt.tensor(a, device=device), pdt.tensor(d, device=device)
+    got = {"floor": x // y, "rem": x % y, "trunc": pdt.div(x, y, rounding_mode="trunc")}
+    for name, g in got.items():
+        np.testing.assert_array_equal(g.cpu().numpy(), want[name], err_msg=f"{level} {name}")
+    for n in (1, 7, 9, 17):  # tails
+        np.testing.assert_array_equal((x[:n] // y[:n]).cpu().numpy(), want["floor"][:n])
+    c = 1000003
+    np.testing.assert_array_equal((c // y).cpu().numpy(), (c // d64).astype(np.int32))
+    np.testing.assert_array_equal((c % y).cpu().numpy(), (c % d64).astype(np.int32))
+    x %= y
+    np.testing.assert_array_equal(x.cpu().numpy(), want["rem"])
+
+
+@pytest.mark.parametrize("level", LEVELS)
 def test_int32_by_one_divisor_at_every_level(device, level, level_restored):
     """int32 // d, % d and the truncating division by one d (the vector levels: Note
     [int32 division by one divisor] in cpu_vdivmod.h; the baseline and other devices:

@@ -214,6 +214,8 @@ typedef struct pdt_cpu_simd_table {
      * _REMAINDER, _TRUNC_DIV) of an int32 row by one d (cpu_vdivmod.h); NULL at the
      * baseline level */
     void (*divc_i32)(int32_t *o, const int32_t *a, int32_t d, int64_t n, int op);
+    /* the same by a row of divisors (mode 1: a is one value; cpu_vdivmod.h) */
+    void (*divv_i32)(int32_t *o, const int32_t *a, const int32_t *b, int64_t n, int op, int mode);
     /* the comparisons, into bool bytes (o: n bytes) */
     pdt_vb_row eq_f32, ne_f32, lt_f32, le_f32, gt_f32, ge_f32;
     pdt_vb_row eq_f64, ne_f64, lt_f64, le_f64, gt_f64, ge_f64;

@@ -161,6 +161,41 @@ static void VM(divc_i32)(int32_t *o, const int32_t *a, int32_t d, int64_t n, int
     }
 }
 #define VM_DIVC_I32 VM(divc_i32)
+
+/* Note [int32 division by a tensor of divisors]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * For int32 x and y != 0 the double quotient q = x / y (one rounding) is trunc(x / y)'s
+ * and floor(x / y)'s way to the integers: q is within |x / y| 2^-53 < 2^-22 / |y| of x /
+ * y, a quotient that is not an integer lies at least 1 / |y| from every integer, and an
+ * integer quotient (below 2^31 in magnitude, or 2^31 for INT32_MIN / -1) is q itself.  So
+ * trunc(q) and floor(q) are the exact integer divisions, and x - floor(q) y (exact in
+ * double) Python's remainder: one vector division for idiv's one a lane.  y = 0 gives 0
+ * and INT32_MIN // -1 wraps, as the scalar forms (cpu_elementwise.c; timings at
+ * DIVC_ROW_I32 there).  The baseline has no entry, as for divc_i32. */
+#define VM_DIVV_LOOP(X)                                                                            \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+        const int32_t y = b[i];                                                                    \
+        const double dy = y == 0 ? 1.0 : (double)y, dx = (double)(X);                              \
+        const double q = dx / dy;                                                                  \
+        const double t = op == PDT_OP_TRUNC_DIV ? trunc(q) : floor(q);                             \
+        const int32_t v = op == PDT_OP_REMAINDER ? (int32_t)(dx - t * dy) : VM(wrap_i32)(t);       \
+        o[i] = y == 0 ? 0 : v;                                                                     \
+    }
+
+/* op as divc_i32's; mode 0: a and b rows, 1: a is one value */
+static void VM(divv_i32)(int32_t *o, const int32_t *a, const int32_t *b, int64_t n, int op,
+                         int mode)
+{
+    if (mode == 1) {
+        const int32_t x0 = a[0];
+        VM_DIVV_LOOP(x0)
+    } else {
+        VM_DIVV_LOOP(a[i])
+    }
+}
+#undef VM_DIVV_LOOP
+#define VM_DIVV_I32 VM(divv_i32)
 #else
 #define VM_DIVC_I32 NULL
+#define VM_DIVV_I32 NULL
 #endif
