@@ -706,11 +706,12 @@ def test_power_of_two_rows_has_pows_bits(level, level_restored):
 
 
 @pytest.mark.parametrize("header,script", [("cpu_vpow_tables.h", "gen_vpow_tables.py"),
-                                           ("cpu_vtanh_table.h", "gen_vtanh_table.py")])
+                                           ("cpu_vtanh_table.h", "gen_vtanh_table.py"),
+                                           ("cpu_vpow64_table.h", "gen_vpow64_table.py")])
 def test_tables_are_what_their_generators_write(header, script):
-    """csrc/cpu/cpu_vpow_tables.h (Note [float32 powers with tables]) and
-    cpu_vtanh_table.h (Note [tanh by a table of polynomials]) are exactly what their
-    scripts in tools/ write: the tables are not edited by hand."""
+    """csrc/cpu/cpu_vpow_tables.h (Note [float32 powers with tables]), cpu_vtanh_table.h
+    (Note [tanh by a table of polynomials]) and cpu_vpow64_table.h (Note [float64 powers])
+    are exactly what their scripts in tools/ write: the tables are not edited by hand."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     header = os.path.join(root, "csrc", "cpu", header)
     script = os.path.join(root, "tools", script)

@@ -192,8 +192,32 @@ static void pow_row_f32(char *o, int64_t so, const char *a, int64_t sa, const ch
 #define DIVMOD_ROWS_f64                                                                            \
     BINARY_ROW(floordiv_row_f64, double, double, floordiv_f64(x, y))                               \
     BINARY_ROW(remainder_row_f64, double, double, remainder_f64(x, y))
-/* float64: the C library's pow, but 2 ** x (exp2) the level's exp2 row on every layout
- * (Note [float64 functions from the cores] in cpu_vfunc64.h) */
+/* A binary row through the level's contiguous row (atan2's, pow's): contiguous (or a number
+ * either side) directly, any other layout through small buffers, so that every element gets
+ * the same function whatever its layout */
+static void vb_row_any(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
+                       int64_t n, pdt_vb_row row, int64_t es)
+{
+    if (so == es && (sa == es || sa == 0) && (sb == es || sb == 0) && (sa | sb)) {
+        row(o, a, b, n, sa == 0 ? 1 : sb == 0 ? 2 : 0);
+        return;
+    }
+    double ya[256], xb[256]; /* 256 elements of up to 8 bytes */
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t m = n - i < 256 ? n - i : 256;
+        for (int64_t j = 0; j < m; j++) {
+            memcpy((char *)ya + j * es, a + (i + j) * sa, (size_t)es);
+            memcpy((char *)xb + j * es, b + (i + j) * sb, (size_t)es);
+        }
+        row((char *)ya, (const char *)ya, (const char *)xb, m, 0);
+        for (int64_t j = 0; j < m; j++)
+            memcpy(o + (i + j) * so, (const char *)ya + j * es, (size_t)es);
+    }
+}
+
+/* float64: the level's pow row at AVX-512 (Note [float64 powers] in cpu_vpow64.h), the C
+ * library's at the other levels; 2 ** x (exp2) the level's exp2 row on every layout (Note
+ * [float64 functions from the cores] in cpu_vfunc64.h) */
 BINARY_ROW(pow_row_f64_libm, double, double, pow(x, y))
 static void pow_row_f64(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
                         int64_t n, const void *extra)
@@ -203,6 +227,8 @@ static void pow_row_f64(char *o, int64_t so, const char *a, int64_t sa, const ch
     if (sa == 0 && c == 2.0 && sb != 0) {
         vm_call call = {NULL, NULL, pdt_cpu_simd()->exp2_f64};
         pdt_cpu_vm_row_any(o, so, b, sb, n, &call);
+    } else if (pdt_cpu_simd()->pow_f64) {
+        vb_row_any(o, so, a, sa, b, sb, n, pdt_cpu_simd()->pow_f64, 8);
     } else {
         pow_row_f64_libm(o, so, a, sa, b, sb, n, extra);
     }
@@ -226,29 +252,8 @@ static void pow_row_f64(char *o, int64_t so, const char *a, int64_t sa, const ch
     DIVMOD_ROWS_##SN POW_ROW_##SN
 FLOAT_BINARY_ROWS(f32, float, f)
 FLOAT_BINARY_ROWS(f64, double, )
-/* atan2 through the level's rows (float32: Note [float32 inverse functions] in cpu_vtrig.h;
- * float64: cpu_vfunc64.h), a strided row through small buffers, so that every element gets
- * the same function whatever its layout */
-static void vb_row_any(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
-                       int64_t n, pdt_vb_row row, int64_t es)
-{
-    if (so == es && (sa == es || sa == 0) && (sb == es || sb == 0) && (sa | sb)) {
-        row(o, a, b, n, sa == 0 ? 1 : sb == 0 ? 2 : 0);
-        return;
-    }
-    double ya[256], xb[256]; /* 256 elements of up to 8 bytes */
-    for (int64_t i = 0; i < n; i += 256) {
-        int64_t m = n - i < 256 ? n - i : 256;
-        for (int64_t j = 0; j < m; j++) {
-            memcpy((char *)ya + j * es, a + (i + j) * sa, (size_t)es);
-            memcpy((char *)xb + j * es, b + (i + j) * sb, (size_t)es);
-        }
-        row((char *)ya, (const char *)ya, (const char *)xb, m, 0);
-        for (int64_t j = 0; j < m; j++)
-            memcpy(o + (i + j) * so, (const char *)ya + j * es, (size_t)es);
-    }
-}
-
+/* atan2: the level's rows (float32: Note [float32 inverse functions] in cpu_vtrig.h; float64:
+ * cpu_vfunc64.h) */
 static void atan2_f32(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
                       int64_t n, const void *extra)
 {

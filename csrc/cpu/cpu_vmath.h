@@ -682,6 +682,7 @@ VM_SINCOS_ROW(cos_row, 1, cosf)
 #include "cpu_vdivmod.h"   /* float // and %, trunc division, int32 by one divisor */
 #include "cpu_vnormal.h"   /* Box-Muller of Philox words (after the sqrt rows) */
 #include "cpu_vpow.h"      /* float32 powers */
+#include "cpu_vpow64.h"    /* float64 powers (AVX-512) */
 #include "cpu_vstream.h"   /* non-temporal copies */
 #include "cpu_vtrig.h"     /* tan, the inverse functions, log2, log10, rsqrt (after max_bits) */
 

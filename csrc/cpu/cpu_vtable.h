@@ -60,6 +60,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .rsqrt_f64 = VM(rsqrt_f64),
     .atan2_f32 = VM(atan2_f32),
     .atan2_f64 = VM(atan2_64_row),
+    .pow_f64 = VM_POW64_ROW,
     .argmax_f32 = VM(argmax_f32),
     .argmin_f32 = VM(argmin_f32),
     .argmax_f64 = VM(argmax_f64),

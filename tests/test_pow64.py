@@ -1,0 +1,152 @@
+"""float64 powers x ** y (Note [float64 powers] in csrc/cpu/cpu_vpow64.h): on the CPU at
+every instruction-set level this processor supports (the AVX-512 level's own kernel, the
+C library's pow at the others), and on CUDA devices.
+
+The sample: bases over every binade with exponents that keep the result normal, bases near
+1 with large exponents, results next to e^+-708 (where the kernel hands over to the C
+library), negative bases with integer exponents (odd and even), random pairs, and every
+pair of the special values.  The reference is NumPy's power in np.longdouble.  The bound: 1
+ulp at every level (ulps64 of tests/test_vmath64.py); MEASURED_ULP is this sample's worst.
+Pairs the kernel does not take (a zero, a subnormal, inf or NaN either side, a negative
+base to a fraction, an exponent of 0, a result past e^+-708) are the C library's pow, bit
+for bit (called through ctypes: C's special values, Annex F.10.4.4).  On CUDA, CUDA's pow
+(2 ulp by the CUDA Math API's appendix)."""
+import ctypes
+import ctypes.util
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import _C
+from test_vmath64 import LD, check_blocks, levels_of, ulps64
+
+BOUND_ULP = 1.0
+CUDA_BOUND_ULP = 2.0
+# this sample's worst (2026-12-02, AMD EPYC Zen 4): the C library's (baseline, AVX2) and
+# the AVX-512 kernel's
+MEASURED_ULP = {"libm": 0.505, "avx512": 0.551}
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 5e-324, -5e-324, 2.0, -2.0, 0.5,
+           -0.5, 3.0, -3.0, 1e308, 2.2250738585072014e-308, 700.0, -710.0, 1e20, -1e20, 1075.0]
+
+_libm = ctypes.CDLL(ctypes.util.find_library("m"))
+_libm.pow.restype = ctypes.c_double
+_libm.pow.argtypes = [ctypes.c_double, ctypes.c_double]
+
+
+def libm_pow(x, y):
+    return np.array([_libm.pow(a, b) for a, b in zip(x, y)])
+
+
+def sample(seed=0, n=20000):
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    x = np.exp2(rng.uniform(-1020, 1020, n)) * rng.uniform(1, 2, n)
+    xs.append(x)
+    ys.append(rng.uniform(-1, 1, n) * np.minimum(700 / np.abs(np.log(x)), 1e6))
+    x = 1 + rng.uniform(-1e-3, 1e-3, n)
+    xs.append(x)
+    ys.append(rng.uniform(-1, 1, n) * 700 / np.abs(np.log(x)))
+    x = rng.uniform(0.5, 4, n)  # e^+-708 and just past it
+    xs.append(x)
+    ys.append(np.sign(rng.uniform(-1, 1, n)) * (708 + rng.uniform(-0.5, 0.5, n)) / np.log(x))
+    xs.append(-rng.uniform(0.1, 20, n))
+    ys.append(rng.integers(-200, 200, n).astype(np.float64))
+    xs.append(rng.uniform(0, 10, n))
+    ys.append(rng.uniform(-10, 10, n))
+    pairs = [(a, b) for a in SPECIAL for b in SPECIAL]
+    xs.append(np.array([p[0] for p in pairs]))
+    ys.append(np.array([p[1] for p in pairs]))
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def reference(x, y):
+    with np.errstate(all="ignore"):
+        return np.power(x.astype(LD), y.astype(LD))
+
+
+def library_takes(x, y):
+    """the pairs the kernel leaves to the C library (past e^+-708.01: the kernel's own
+    test, y log |x| rounded, may fall either side of 708 just there)"""
+    ax = np.abs(x)
+    with np.errstate(all="ignore"):
+        ordinary = ((ax >= 2.0 ** -1022) & np.isfinite(x) & np.isfinite(y) & (y != 0)
+                    & ((x > 0) | (y == np.trunc(y))))
+        return ~ordinary | (np.abs(y * np.log(ax)) > 708.01)
+
+
+def _eval(x, y, device):
+    return np.asarray(pdt.pow(pdt.tensor(x, device=device), pdt.tensor(y, device=device)).cpu())
+
+
+def test_within_the_bound_everywhere(device, level_restored):
+    """1 ulp at every level (CPU devices), CUDA's bound on a CUDA device; NaN exactly where
+    the reference is NaN; the pairs the kernel leaves are the C library's bits."""
+    x, y = sample()
+    ref = reference(x, y)
+    for level in levels_of(device):
+        got = _eval(x, y, device)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(ref), err_msg=f"{level}")
+        err = ulps64(got, ref)
+        worst = int(np.argmax(err))
+        bound = BOUND_ULP if level else CUDA_BOUND_ULP
+        assert err[worst] <= bound, (
+            f"pow on {device} at {level}: {err[worst]:.4f} ulp at x={x[worst]!r}, y={y[worst]!r}")
+        if level:
+            measured = MEASURED_ULP["avx512" if level == "avx512" else "libm"]
+            assert err[worst] <= measured + 0.01, (level, err[worst], x[worst], y[worst])
+            far = library_takes(x, y)
+            np.testing.assert_array_equal(got[far].view(np.int64),
+                                          libm_pow(x[far], y[far]).view(np.int64))
+
+
+def test_exact_powers_and_signs(device, level_restored):
+    """Exact results come out exact (integer powers of small integers, x ** 1, powers of
+    two), a negative base to an odd integer keeps its sign, to an even one loses it."""
+    x = np.array([2.0, 3.0, -3.0, -3.0, 10.0, 1.7, -1.7, 0.5, 7.0, 2.0, -2.0])
+    y = np.array([10.0, 7.0, 7.0, 8.0, 15.0, 1.0, 1.0, -3.0, 3.0, -1074.0 + 52, 61.0])
+    want = np.array([1024.0, 2187.0, -2187.0, 6561.0, 1e15, 1.7, -1.7, 8.0, 343.0,
+                     2.0 ** -1022, -(2.0 ** 61)])
+    for level in levels_of(device):
+        got = _eval(x, y, device)
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64), err_msg=level)
+
+
+def test_every_layout_gives_the_same_bits(device, level_restored):
+    """A number either side, a transposed operand, out=, in place, and vectors holding pairs
+    for the C library: the other elements keep the kernel's bits."""
+    rng = np.random.default_rng(3)
+    x, y = rng.uniform(0.1, 5, 1027), rng.uniform(-6, 6, 1027)
+    for level in levels_of(device):
+        fast = _eval(x, y, device).view(np.int64)
+        tx, ty = pdt.tensor(x, device=device), pdt.tensor(y, device=device)
+        for i in (0, 300, 1026):
+            np.testing.assert_array_equal(np.asarray((tx ** float(y[i])).cpu()),
+                                          np.asarray((tx ** pdt.full_like(ty, y[i])).cpu()))
+            np.testing.assert_array_equal(np.asarray((float(x[i]) ** ty).cpu()),
+                                          np.asarray((pdt.full_like(tx, x[i]) ** ty).cpu()))
+        t = pdt.tensor(np.stack([x, y]), device=device)
+        two = pdt.tensor(np.stack([y, x]), device=device)
+        strided = np.asarray(pdt.pow(t.T, two.T).cpu())[:, 0].copy().view(np.int64)
+        np.testing.assert_array_equal(strided, fast, err_msg=f"strided at {level}")
+        out = pdt.empty((2, 1027), dtype=pdt.float64, device=device)
+        pdt.pow(tx, ty, out=out[1])
+        np.testing.assert_array_equal(np.asarray(out[1].cpu()).view(np.int64), fast)
+        tx2 = tx.clone()
+        tx2.pow_(ty)
+        np.testing.assert_array_equal(np.asarray(tx2.cpu()).view(np.int64), fast)
+        check_blocks(lambda x2: _eval(x2, y, device), x, fast,
+                     (0.0, -1.5, np.inf, np.nan, 1e-320, 1e300), f"pow at {level}")
+
+
+@pytest.mark.cuda
+def test_cpu_and_cuda_agree_within_the_stated_bound(device):
+    if device.type == "cpu":
+        pytest.skip("a CUDA device against the CPU")
+    x, y = sample(seed=2, n=4000)
+    ref = reference(x, y)
+    cpu, gpu = _eval(x, y, "cpu"), _eval(x, y, device)
+    err = ulps64(cpu, ref) + ulps64(gpu, ref)
+    err = np.where(np.isnan(cpu) & np.isnan(gpu), 0.0, err)
+    worst = int(np.argmax(err))
+    assert err[worst] <= BOUND_ULP + CUDA_BOUND_ULP, (x[worst], y[worst], cpu[worst], gpu[worst])
