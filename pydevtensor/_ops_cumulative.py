@@ -160,6 +160,8 @@ def cumprod(input, dim, *, dtype=None):
 def _rows(x, d):
     """cumprod along d by the device's row kernel (left to right), or None"""
     last = x.ndim - 1
+    if d != last and x.device.type != "cpu":  # only the CPU has the kernel: no copy for
+        return None                           # a device that would refuse it
     t = x if d == last else x.transpose(d, last)
     r = _C._cumprod_rows(t.contiguous())
     return r if r is None or d == last else r.transpose(d, last).contiguous()

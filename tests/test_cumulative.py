@@ -121,6 +121,9 @@ def test_cumprod_recorded_gives_the_kernels_values(device):
     y = x.cumprod(1)
     assert y.grad_fn is not None
     np.testing.assert_allclose(_np(y.detach()), _np(x.detach().cumprod(1)), rtol=1e-13)
+    y.sum().backward()
+    np.testing.assert_allclose(_np(x.grad)[0], _cumprod_grad_reference(a[0], np.ones(40)),
+                               rtol=1e-12)
     with pdt.no_grad():
         assert x.cumprod(1).grad_fn is None
 

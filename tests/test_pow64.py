@@ -11,15 +11,13 @@ Pairs the kernel does not take (a zero, a subnormal, inf or NaN either side, a n
 base to a fraction, an exponent of 0, a result past e^+-708) are the C library's pow, bit
 for bit (called through ctypes: C's special values, Annex F.10.4.4).  On CUDA, CUDA's pow
 (2 ulp by the CUDA Math API's appendix)."""
-import ctypes
-import ctypes.util
-
 import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from pydevtensor import _C
-from test_vmath64 import LD, check_blocks, levels_of, ulps64
+from binary64_checks import check_cpu_and_cuda, check_every_layout, check_within_the_bound
+from binary64_checks import evaluate, libm
+from test_vmath64 import LD, levels_of
 
 BOUND_ULP = 1.0
 CUDA_BOUND_ULP = 2.0
@@ -28,15 +26,6 @@ CUDA_BOUND_ULP = 2.0
 MEASURED_ULP = {"libm": 0.505, "avx512": 0.551}
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 5e-324, -5e-324, 2.0, -2.0, 0.5,
            -0.5, 3.0, -3.0, 1e308, 2.2250738585072014e-308, 700.0, -710.0, 1e20, -1e20, 1075.0]
-
-_libm = ctypes.CDLL(ctypes.util.find_library("m"))
-_libm.pow.restype = ctypes.c_double
-_libm.pow.argtypes = [ctypes.c_double, ctypes.c_double]
-
-
-def libm_pow(x, y):
-    return np.array([_libm.pow(a, b) for a, b in zip(x, y)])
-
 
 def sample(seed=0, n=20000):
     rng = np.random.default_rng(seed)
@@ -75,29 +64,18 @@ def library_takes(x, y):
         return ~ordinary | (np.abs(y * np.log(ax)) > 708.01)
 
 
-def _eval(x, y, device):
-    return np.asarray(pdt.pow(pdt.tensor(x, device=device), pdt.tensor(y, device=device)).cpu())
+def _bounds(level):
+    if not level:
+        return CUDA_BOUND_ULP, None
+    return BOUND_ULP, MEASURED_ULP["avx512" if level == "avx512" else "libm"]
 
 
 def test_within_the_bound_everywhere(device, level_restored):
     """1 ulp at every level (CPU devices), CUDA's bound on a CUDA device; NaN exactly where
     the reference is NaN; the pairs the kernel leaves are the C library's bits."""
     x, y = sample()
-    ref = reference(x, y)
-    for level in levels_of(device):
-        got = _eval(x, y, device)
-        np.testing.assert_array_equal(np.isnan(got), np.isnan(ref), err_msg=f"{level}")
-        err = ulps64(got, ref)
-        worst = int(np.argmax(err))
-        bound = BOUND_ULP if level else CUDA_BOUND_ULP
-        assert err[worst] <= bound, (
-            f"pow on {device} at {level}: {err[worst]:.4f} ulp at x={x[worst]!r}, y={y[worst]!r}")
-        if level:
-            measured = MEASURED_ULP["avx512" if level == "avx512" else "libm"]
-            assert err[worst] <= measured + 0.01, (level, err[worst], x[worst], y[worst])
-            far = library_takes(x, y)
-            np.testing.assert_array_equal(got[far].view(np.int64),
-                                          libm_pow(x[far], y[far]).view(np.int64))
+    check_within_the_bound(pdt.pow, x, y, reference(x, y), device, _bounds,
+                           library_takes(x, y), libm("pow"))
 
 
 def test_exact_powers_and_signs(device, level_restored):
@@ -108,7 +86,7 @@ def test_exact_powers_and_signs(device, level_restored):
     want = np.array([1024.0, 2187.0, -2187.0, 6561.0, 1e15, 1.7, -1.7, 8.0, 343.0,
                      2.0 ** -1022, -(2.0 ** 61)])
     for level in levels_of(device):
-        got = _eval(x, y, device)
+        got = evaluate(pdt.pow, x, y, device)
         np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64), err_msg=level)
 
 
@@ -116,27 +94,8 @@ def test_every_layout_gives_the_same_bits(device, level_restored):
     """A number either side, a transposed operand, out=, in place, and vectors holding pairs
     for the C library: the other elements keep the kernel's bits."""
     rng = np.random.default_rng(3)
-    x, y = rng.uniform(0.1, 5, 1027), rng.uniform(-6, 6, 1027)
-    for level in levels_of(device):
-        fast = _eval(x, y, device).view(np.int64)
-        tx, ty = pdt.tensor(x, device=device), pdt.tensor(y, device=device)
-        for i in (0, 300, 1026):
-            np.testing.assert_array_equal(np.asarray((tx ** float(y[i])).cpu()),
-                                          np.asarray((tx ** pdt.full_like(ty, y[i])).cpu()))
-            np.testing.assert_array_equal(np.asarray((float(x[i]) ** ty).cpu()),
-                                          np.asarray((pdt.full_like(tx, x[i]) ** ty).cpu()))
-        t = pdt.tensor(np.stack([x, y]), device=device)
-        two = pdt.tensor(np.stack([y, x]), device=device)
-        strided = np.asarray(pdt.pow(t.T, two.T).cpu())[:, 0].copy().view(np.int64)
-        np.testing.assert_array_equal(strided, fast, err_msg=f"strided at {level}")
-        out = pdt.empty((2, 1027), dtype=pdt.float64, device=device)
-        pdt.pow(tx, ty, out=out[1])
-        np.testing.assert_array_equal(np.asarray(out[1].cpu()).view(np.int64), fast)
-        tx2 = tx.clone()
-        tx2.pow_(ty)
-        np.testing.assert_array_equal(np.asarray(tx2.cpu()).view(np.int64), fast)
-        check_blocks(lambda x2: _eval(x2, y, device), x, fast,
-                     (0.0, -1.5, np.inf, np.nan, 1e-320, 1e300), f"pow at {level}")
+    check_every_layout(pdt.pow, rng.uniform(0.1, 5, 1027), rng.uniform(-6, 6, 1027), device,
+                       (0.0, -1.5, np.inf, np.nan, 1e-320, 1e300))
 
 
 @pytest.mark.cuda
@@ -144,9 +103,4 @@ def test_cpu_and_cuda_agree_within_the_stated_bound(device):
     if device.type == "cpu":
         pytest.skip("a CUDA device against the CPU")
     x, y = sample(seed=2, n=4000)
-    ref = reference(x, y)
-    cpu, gpu = _eval(x, y, "cpu"), _eval(x, y, device)
-    err = ulps64(cpu, ref) + ulps64(gpu, ref)
-    err = np.where(np.isnan(cpu) & np.isnan(gpu), 0.0, err)
-    worst = int(np.argmax(err))
-    assert err[worst] <= BOUND_ULP + CUDA_BOUND_ULP, (x[worst], y[worst], cpu[worst], gpu[worst])
+    check_cpu_and_cuda(pdt.pow, x, y, reference(x, y), BOUND_ULP + CUDA_BOUND_ULP, device)

@@ -202,16 +202,19 @@ static void vb_row_any(char *o, int64_t so, const char *a, int64_t sa, const cha
         row(o, a, b, n, sa == 0 ? 1 : sb == 0 ? 2 : 0);
         return;
     }
-    double ya[256], xb[256]; /* 256 elements of up to 8 bytes */
+    union {
+        float f[256];
+        double d[256];
+    } ya, xb; /* 256 elements of either type */
     for (int64_t i = 0; i < n; i += 256) {
         int64_t m = n - i < 256 ? n - i : 256;
         for (int64_t j = 0; j < m; j++) {
-            memcpy((char *)ya + j * es, a + (i + j) * sa, (size_t)es);
-            memcpy((char *)xb + j * es, b + (i + j) * sb, (size_t)es);
+            memcpy((char *)&ya + j * es, a + (i + j) * sa, (size_t)es);
+            memcpy((char *)&xb + j * es, b + (i + j) * sb, (size_t)es);
         }
-        row((char *)ya, (const char *)ya, (const char *)xb, m, 0);
+        row((char *)&ya, (const char *)&ya, (const char *)&xb, m, 0);
         for (int64_t j = 0; j < m; j++)
-            memcpy(o + (i + j) * so, (const char *)ya + j * es, (size_t)es);
+            memcpy(o + (i + j) * so, (const char *)&ya + j * es, (size_t)es);
     }
 }
 
@@ -261,11 +264,14 @@ static void atan2_f32(char *o, int64_t so, const char *a, int64_t sa, const char
     vb_row_any(o, so, a, sa, b, sb, n, pdt_cpu_simd()->atan2_f32, 4);
 }
 
+BINARY_ROW(atan2_f64_libm, double, double, atan2(x, y))
 static void atan2_f64(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,
                       int64_t n, const void *extra)
 {
-    (void)extra;
-    vb_row_any(o, so, a, sa, b, sb, n, pdt_cpu_simd()->atan2_f64, 8);
+    if (pdt_cpu_simd()->atan2_f64)
+        vb_row_any(o, so, a, sa, b, sb, n, pdt_cpu_simd()->atan2_f64, 8);
+    else
+        atan2_f64_libm(o, so, a, sa, b, sb, n, extra);
 }
 /* fmod: C's, exact, with the dividend's sign: float64 the C library's (as NumPy's), float32
  * the level's remainder row (pdt_cpu_fmod_f32, cpu_ew_float2.c); integers the truncated

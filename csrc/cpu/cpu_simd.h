@@ -234,8 +234,9 @@ typedef struct pdt_cpu_simd_table {
     pdt_vm_row tan_f32, atan_f32, asin_f32, acos_f32, asinh_f32, acosh_f32, atanh_f32;
     pdt_vm_row log2_f32, log10_f32, rsqrt_f32;
     pdt_vu_row rsqrt_f64;
-    pdt_vb_row atan2_f32, atan2_f64; /* atan2(a, b); float64: cpu_vfunc64.h */
-    pdt_vb_row pow_f64; /* a ** b at AVX-512 (cpu_vpow64.h); NULL: the C library's */
+    /* atan2(a, b) (float64: cpu_vfunc64.h, NULL at the baseline); a ** b at AVX-512
+     * (cpu_vpow64.h; NULL: the C library's) */
+    pdt_vb_row atan2_f32, atan2_f64, pow_f64;
     pdt_vu_row neg_f32, abs_f32, sqrt_f32, relu_f32, neg_f64, abs_f64, sqrt_f64, relu_f64;
     pdt_vu_row sign_f32, sign_f64;
     pdt_vu_row floor_f32, ceil_f32, round_f32, trunc_f32, floor_f64, ceil_f64, round_f64, trunc_f64;

@@ -48,7 +48,9 @@
  *          0..4, m = +-1), one rounding; pairs with a zero, a subnormal, an operand from
  *          2^1023, inf, NaN or a ratio below 2^-1000 take the C library's atan2 (it was the C
  *          library's for every pair: one thread, 1e5 in [-1, 1]^2, 1,920 us -> 469 at AVX2,
- *          295-330 at AVX-512, NumPy 222-296; 0.62 ulp, tests/test_atan2_64.py).
+ *          290-330 at AVX-512, NumPy 222-296; 0.62 ulp on tests/test_atan2_64.py's sample,
+ *          0.65 on a review's 40 million pairs).  FMA levels only: the baseline keeps the
+ *          C library's (these steps without FMA took 10% longer).
  *   asin, acos  a = |x|: below 1/2 asin a = a + a z P(z), z = a^2, P of degree 12 on
  *          [0, 1/4]; above, pi/2 - 2 asin(sqrt z) with z = (1 - a) / 2 (exact) and sqrt z a
  *          double-double (the level's sqrt row, corrected once), asin(sqrt z) by the same
@@ -358,6 +360,8 @@ static inline double VM(v64_atan)(double x)
     return x != x ? x + x : copysign(r, x);
 }
 
+#if PDT_SIMD_FMA /* the baseline: the C library's atan2 (a review: these steps without FMA
+                   * took 10% longer) */
 /* atan2(y, x) for x and y normal and below 2^1023, the smaller at least 2^-1000 of the larger (the
  * ratio stays normal): with n = min(|x|, |y|), d = max, both scaled by a power of two that
  * puts d in [1, 2), atan(n / d) = k + atan u as atan's below tan(3pi/8) (u = n / d or
@@ -391,26 +395,31 @@ static inline double VM(v64_atan2_fast)(double y, double x)
 static inline int VM(v64_atan2_ok)(double y, double x)
 {
     const double ay = fabs(y), ax = fabs(x), n = ay < ax ? ay : ax, d = ay < ax ? ax : ay;
-    return n >= 0x1p-1022 && d < 0x1p1023 && n >= d * 0x1p-1000;
+    return (n >= 0x1p-1022) & (d < 0x1p1023) & (n >= d * 0x1p-1000);
 }
 
-/* Rows of atan2(a, b), mode as pdt_vb_row's (1: a is one value, 2: b is), blocks of 256: a
- * block whose every pair is within atan2_fast's range runs it, any other takes the C
- * library's atan2 (C's special values, Annex F.10.1.4) for the pairs outside; o may be a or
- * b.  Each element's bits are those of its pair alone. */
+/* Rows of atan2(a, b), mode as pdt_vb_row's (1: a is one value, 2: b is), blocks of 256:
+ * atan2_fast for every pair into a buffer (it cannot trap on the others: IEEE arithmetic's
+ * exceptions are masked), then the C library's atan2 (C's special values, Annex F.10.1.4)
+ * for the pairs outside its range; o may be a or b (each pair is read before its element
+ * is written).  Each element's bits are those of its pair alone.  (A first version took
+ * a block holding one such pair element by element, slower than the C library's loop for
+ * data with a zero every 256: a review.) */
 #define V64_ATAN2_BLOCK(Y, X)                                                                      \
     do {                                                                                           \
+        double v[256], good[256];                                                                  \
         uint64_t bad = 0;                                                                          \
-        for (int64_t i = 0; i < m; i++)                                                            \
-            bad |= (uint64_t)!VM(v64_atan2_ok)(Y, X);                                              \
+        for (int64_t i = 0; i < m; i++) {                                                          \
+            const double g = VM(v64_atan2_ok)(Y, X) ? 1.0 : 0.0;                                   \
+            v[i] = VM(v64_atan2_fast)(Y, X);                                                       \
+            good[i] = g;                                                                           \
+            bad |= (uint64_t)(g == 0.0);                                                           \
+        }                                                                                          \
         if (!bad) {                                                                                \
-            for (int64_t i = 0; i < m; i++)                                                        \
-                o[i] = VM(v64_atan2_fast)(Y, X);                                                   \
+            memcpy(o, v, (size_t)m * sizeof *o);                                                   \
         } else {                                                                                   \
-            for (int64_t i = 0; i < m; i++) {                                                      \
-                double y = Y, x = X;                                                               \
-                o[i] = VM(v64_atan2_ok)(y, x) ? VM(v64_atan2_fast)(y, x) : atan2(y, x);            \
-            }                                                                                      \
+            for (int64_t i = 0; i < m; i++)                                                        \
+                o[i] = good[i] != 0.0 ? v[i] : atan2(Y, X);                                        \
         }                                                                                          \
     } while (0)
 
@@ -433,6 +442,10 @@ static void VM(atan2_64_row)(char *po, const char *pa, const char *pb, int64_t n
     }
 }
 #undef V64_ATAN2_BLOCK
+#define VM_ATAN2_64_ROW VM(atan2_64_row)
+#else
+#define VM_ATAN2_64_ROW NULL
+#endif
 
 /* (asin r - r) / r^3 on z = r^2 <= 1/4, degree 12 (2^-53 relative; it is at most 1/21 of
  * asin r, so 2^-57 of the result): tools/gen_vmath64_coeffs.py */

@@ -331,13 +331,6 @@ static inline __m512d VM(v64t_log_dd)(const VM(v64t_log_consts) * c, __m512d x, 
     return h;
 }
 
-/* log x for x > 0 finite (the lanes of sub scaled as for log_dd), rounded once */
-static inline __m512d VM(v64t_log_pos)(const VM(v64t_log_consts) * c, __m512d x, __mmask8 sub)
-{
-    __m512d lo, h = VM(v64t_log_dd)(c, x, sub, &lo);
-    return _mm512_add_pd(h, lo);
-}
-
 static inline void VM(v64t_log_load)(VM(v64t_log_consts) * c)
 {
     c->hi0 = _mm512_loadu_pd(VM(v64t_log_c_hi));
