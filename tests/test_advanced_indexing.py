@@ -350,3 +350,41 @@ def test_setitem_of_a_mask_with_one_value_matches_numpy(device, dtype):
     if pdt.device(device).type != "cpu":  # a value on another device: index_put's refusal
         with pytest.raises(pdt.DeviceError, match="in index_put: argument 'values' is on cpu"):
             x[pdt.tensor(mask, device=device)] = pdt.tensor(3)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "uint8", "float16"])
+def test_a_leading_mask_in_c_matches_numpy(dev, dtype):
+    """x[mask] for a bool mask over x's leading dims (Note [masks in C] in
+    csrc/python/tensor_index.c on the CPU; the Python path elsewhere and for the keys it
+    leaves): 1 to 3 mask dims, every element, none, one, a non-contiguous x or mask, an
+    empty x, and the same values as NumPy's; the result is a new tensor."""
+    rng = np.random.default_rng(11)
+    a = rng.integers(0, 3, (5, 4, 3)).astype(dtype)
+    for k in (1, 2, 3):
+        for m in (rng.random(a.shape[:k]) < 0.5, np.ones(a.shape[:k], bool),
+                  np.zeros(a.shape[:k], bool)):
+            x, mt = pdt.tensor(a, device=dev), pdt.tensor(m, device=dev)
+            got = x[mt]
+            np.testing.assert_array_equal(host(got), a[m])
+            assert got.dtype == x.dtype and (got.numel() == 0 or got.data_ptr() != x.data_ptr())
+            np.testing.assert_array_equal(host(x.transpose(0, 1).contiguous().transpose(0, 1)[mt]),
+                                          a[m])
+    one = np.zeros(5, bool)
+    one[3] = True
+    np.testing.assert_array_equal(host(pdt.tensor(a, device=dev)[pdt.tensor(one, device=dev)]),
+                                  a[one])
+    strided = pdt.tensor(np.stack([one, ~one], 1), device=dev)[:, 0]
+    np.testing.assert_array_equal(host(pdt.tensor(a, device=dev)[strided]), a[one])
+    empty = pdt.zeros((0, 3), device=dev)
+    assert tuple(empty[pdt.zeros(0, dtype=pdt.bool, device=dev)].shape) == (0, 3)
+
+
+def test_a_leading_mask_keeps_autograd_and_names_a_wrong_shape(dev):
+    """x requiring grad takes the recorded path (its gradient scatters back); a mask whose
+    shape is not x's leading dims is an IndexError naming both shapes."""
+    x = pdt.tensor(np.arange(6.0).reshape(3, 2), device=dev, requires_grad=True)
+    m = pdt.tensor([True, False, True], device=dev)
+    x[m].sum().backward()
+    np.testing.assert_array_equal(host(x.grad), [[1, 1], [0, 0], [1, 1]])
+    with pytest.raises(IndexError, match=r"mask \[2\] at index 0 .* tensor \[3\]"):
+        x.detach()[pdt.tensor([True, False], device=dev)]

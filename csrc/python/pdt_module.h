@@ -315,6 +315,11 @@ extern PyMethodDef pdt_index_functions[];                          /* tensor_ind
  * Holds the views and releases the GIL around large selections; raises nothing. */
 pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
                                 const pdt_tensor *index, int negative_ok, pdt_tensor *out);
+/* x[mask] into a new contiguous tensor, out, for a contiguous bool mask over the leading
+ * dims of a contiguous x, both on the CPU (Note [masks in C] in tensor_index.c);
+ * PDT_ERR_UNSUPPORTED, with nothing made, for any other pair (the Python path takes it,
+ * with its errors).  Holds the views and releases the GIL around large selections. */
+pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_tensor *out);
 /* Whether index can be pdt_index_select_new's: a contiguous 1-d int64 tensor. */
 static inline int pdt_index_is_vector(const pdt_tensor *index)
 {

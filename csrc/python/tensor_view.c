@@ -449,10 +449,28 @@ static PyObject *vector_subscript(PyObject *self, PyObject *key)
     return st == PDT_ERR_INDEX ? NULL : pdt_raise(S, st);
 }
 
+/* x[mask]: a bool Tensor over x's leading dims, both contiguous on the CPU, x not
+ * requiring grad (Note [masks in C] in tensor_index.c).  NULL with no exception set for
+ * any other key. */
+static PyObject *mask_subscript(PyObject *self, PyObject *key)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S || !Py_IS_TYPE(key, S->tensor_type) ||
+        pdt_tensor_object_requires_grad((PdtTensorObject *)self))
+        return NULL;
+    pdt_tensor out;
+    pdt_status st = pdt_mask_rows_new(pdt_tensor_of(self), pdt_tensor_of(key), &out);
+    if (st == PDT_OK)
+        return pdt_tensor_wrap_new(S, &out);
+    return st == PDT_ERR_UNSUPPORTED ? NULL : pdt_raise(S, st);
+}
+
 static PyObject *tensor_subscript(PyObject *self, PyObject *key)
 {
     if (!fast_key(key)) {
         PyObject *r = vector_subscript(self, key);
+        if (!r && !PyErr_Occurred())
+            r = mask_subscript(self, key);
         if (r || PyErr_Occurred())
             return r;
     }
