@@ -366,8 +366,9 @@ def _unique_values(x, return_counts):
     int64)"""
     values = sort(x.reshape(-1))[0]
     n = values.shape[0]
-    new = cat([_C.ones((builtins.min(n, 1),), dtype=_C.bool, device=x.device),
-               values[1:] != values[:-1]])
+    new = _C.ones((n,), dtype=_C.bool, device=x.device)
+    if n > 1:
+        _C.ne(values[1:], values[:-1], out=new[1:])
     out = values[new]
     if not return_counts:
         return out
