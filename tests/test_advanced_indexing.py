@@ -377,6 +377,20 @@ def test_a_leading_mask_in_c_matches_numpy(dev, dtype):
     np.testing.assert_array_equal(host(pdt.tensor(a, device=dev)[strided]), a[one])
     empty = pdt.zeros((0, 3), device=dev)
     assert tuple(empty[pdt.zeros(0, dtype=pdt.bool, device=dev)].shape) == (0, 3)
+    # contiguous with a size-1 dim whose stride is anything (a review: the C path took
+    # x's strides and read the wrong rows, or past the storage)
+    c = np.arange(12.0, dtype=np.float32).reshape(1, 3, 4)
+    x = pdt.tensor(c, device=dev).transpose(0, 1)
+    m = np.array([[False], [True], [True]])
+    np.testing.assert_array_equal(host(x[pdt.tensor(m, device=dev)]), c.transpose(1, 0, 2)[m])
+    b = np.arange(6.0, dtype=np.float32).reshape(1, 6)
+    m = np.array([[1], [0], [1], [0], [0], [1]], bool)
+    np.testing.assert_array_equal(host(pdt.tensor(b, device=dev).t()[pdt.tensor(m, device=dev)]),
+                                  b.T[m])
+    big = np.arange(4000.0, dtype=np.float32).reshape(1, 1000, 4)
+    got = pdt.tensor(big, device=dev).transpose(0, 1)[pdt.ones((1000, 1), dtype=pdt.bool,
+                                                              device=dev)]
+    np.testing.assert_array_equal(host(got), big.transpose(1, 0, 2).reshape(1000, 4))
 
 
 def test_a_leading_mask_keeps_autograd_and_names_a_wrong_shape(dev):

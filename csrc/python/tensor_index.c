@@ -377,6 +377,17 @@ pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
  * requiring grad, the subscript takes it here: the mask's true bytes counted, their
  * positions by the backend's nonzero (which counts again and refuses a mask that changed
  * meanwhile), index_select of x's rows (the leading dims merged). */
+/* the number of flat's true bytes, and their positions (a new (count, 1) int64 tensor) */
+static pdt_status mask_positions(const pdt_tensor *flat, int64_t *count, pdt_tensor *pos)
+{
+    const uint8_t *m = (const uint8_t *)pdt_tensor_ptr(flat);
+    int64_t c = 0;
+    for (int64_t i = 0; i < flat->shape[0]; i++)
+        c += m[i] != 0;
+    *count = c;
+    return pdt_nonzero(flat, c, pos);
+}
+
 pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_tensor *out)
 {
     memset(out, 0, sizeof *out);
@@ -391,15 +402,16 @@ pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_te
     x = pdt_hold_view(&h, x), mask = pdt_hold_view(&h, mask);
     pdt_tensor flat = *mask, rows = *x, pos, at;
     flat.ndim = 1, flat.shape[0] = n, flat.strides[0] = 1;
-    rows.ndim = 1 + x->ndim - k, rows.shape[0] = n, rows.strides[0] = x->strides[k - 1];
+    /* rows: the leading dims merged, with the row-major strides (x's own may be anything
+     * on a dim of size 1, which pdt_tensor_is_contiguous does not look at: a review) */
+    rows.ndim = 1 + x->ndim - k, rows.shape[0] = n;
     memcpy(rows.shape + 1, x->shape + k, (size_t)(x->ndim - k) * sizeof *x->shape);
-    memcpy(rows.strides + 1, x->strides + k, (size_t)(x->ndim - k) * sizeof *x->strides);
-    const uint8_t *m = (const uint8_t *)pdt_tensor_ptr(mask);
-    int64_t count = 0;
-    for (int64_t i = 0; i < n; i++)
-        count += m[i] != 0;
+    int64_t step = 1;
+    for (int d = rows.ndim - 1; d >= 0; d--)
+        rows.strides[d] = step, step *= rows.shape[d];
     pdt_status st;
-    PDT_RUN_RELEASING_GIL(n, st = pdt_nonzero(&flat, count, &pos));
+    int64_t count;
+    PDT_RUN_RELEASING_GIL(n, st = mask_positions(&flat, &count, &pos));
     if (st == PDT_OK) {
         at = pos, at.ndim = 1, at.strides[0] = 1;
         int64_t shape[PDT_MAX_DIMS];
