@@ -114,10 +114,16 @@ pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, const pdt_tensor *out)
     pdt_cpu_parallel_for(j.chunks, 1, nz_write, &j);
     if (j.first != small)
         free(j.first);
-    if (total != j.count || atomic_load(&j.changed))
+    if (total != j.count)
         return pdt_fail(PDT_ERR_VALUE,
                         "nonzero: the mask of %lld elements holds %lld true elements, not the "
                         "%lld counted before (was it changed meanwhile?) (on cpu)",
                         (long long)j.n, (long long)total, (long long)j.count);
+    if (atomic_load(&j.changed))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "nonzero: the mask of %lld elements changed while it was read (another "
+                        "thread writing it?): its true elements were counted and written apart "
+                        "(on cpu)",
+                        (long long)j.n);
     return PDT_OK;
 }
