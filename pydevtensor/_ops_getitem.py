@@ -325,7 +325,7 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
             and idx.dtype == _C.int64 and x.device.type == "cpu" and idx.device == x.device
             and idx.is_contiguous()):
         # x[v] = number on the CPU: one index_put of the number expanded (1,000 float32,
-        # 500 indices: 30.8 -> 2 us, NumPy 1.4); an index out of range goes on to the
+        # 500 indices: 30.8 -> 4.9 us, NumPy 0.7); an index out of range goes on to the
         # general path, which names it in indexing's words (the CPU checks before writing)
         try:
             _C._index_put(x, 0, idx, _C._expand(_as_tensor(value, x.dtype, x.device),
