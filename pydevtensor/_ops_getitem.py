@@ -240,6 +240,10 @@ def _leading_mask(x, idx):
 @recorded("index")
 def _advanced_index(self, idx):
     """self[idx] with advanced indices (a copy)."""
+    if type(idx) is tuple:  # x[rows, cols] on the CPU: Note [coordinates in C]
+        out = _C._coords_select(self, idx)
+        if out is not None:
+            return out
     mask = _leading_mask(self, idx)
     if mask is None:
         return _advanced_getitem(self, idx)
@@ -320,6 +324,10 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
     broadcast), in place; with accumulate=True the values are added instead, and
     values for a repeated index all add up (scatter-add).  into_new: as
     _advanced_setitem's."""
+    if type(idx) is tuple:
+        # x[rows, cols] = v, and autograd's x[rows, cols] backward (Note [coordinates in C])
+        if _C._coords_put(x, idx, _as_tensor(value, x.dtype, x.device), accumulate):
+            return None
     if (type(idx) is _C.Tensor and type(value) in (builtins.int, builtins.float)
             and not accumulate and not into_new and x.ndim and idx.ndim == 1
             and idx.dtype == _C.int64 and x.device.type == "cpu" and idx.device == x.device

@@ -58,29 +58,31 @@ static pdt_status infer_shape(const char *op, const pdt_tensor *src, int ndim, c
             known *= shape[i];
         }
     }
-    pdt_shape_str(src->ndim, src->shape, a, sizeof a);
-    pdt_shape_str(ndim, shape, b, sizeof b);
-    if (infer >= 0) {
-        if (known == 0)
-            return pdt_fail(PDT_ERR_VALUE,
-                            "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape "
-                            "%s: the size of the -1 dimension could be anything",
-                            op, a, (long long)numel, b);
-        if (numel % known != 0)
-            return pdt_fail(PDT_ERR_VALUE,
-                            "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape "
-                            "%s: %lld elements are not a multiple of %lld",
-                            op, a, (long long)numel, b, (long long)numel, (long long)known);
+    if (infer >= 0 && known != 0 && numel % known == 0) {
         resolved[infer] = numel / known;
         return PDT_OK;
     }
-    if (known != numel)
+    if (infer < 0 && known == numel)
+        return PDT_OK;
+    /* the shapes are written out only for a message: two of them were a quarter of a
+     * microsecond on every reshape and view, 0.38 us in all against NumPy's 0.13 */
+    pdt_shape_str(src->ndim, src->shape, a, sizeof a);
+    pdt_shape_str(ndim, shape, b, sizeof b);
+    if (infer >= 0 && known == 0)
         return pdt_fail(PDT_ERR_VALUE,
-                        "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape %s "
-                        "(%s%lld elements)",
-                        op, a, (long long)numel, b, known > PDT_MAX_NUMEL ? "more than " : "",
-                        (long long)(known > PDT_MAX_NUMEL ? PDT_MAX_NUMEL : known));
-    return PDT_OK;
+                        "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape "
+                        "%s: the size of the -1 dimension could be anything",
+                        op, a, (long long)numel, b);
+    if (infer >= 0)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape "
+                        "%s: %lld elements are not a multiple of %lld",
+                        op, a, (long long)numel, b, (long long)numel, (long long)known);
+    return pdt_fail(PDT_ERR_VALUE,
+                    "%s(): cannot reshape a tensor of shape %s (%lld elements) into shape %s "
+                    "(%s%lld elements)",
+                    op, a, (long long)numel, b, known > PDT_MAX_NUMEL ? "more than " : "",
+                    (long long)(known > PDT_MAX_NUMEL ? PDT_MAX_NUMEL : known));
 }
 
 /* Strides for viewing src as shape (same numel) without a copy, as PyTorch's

@@ -4,7 +4,10 @@
  * finite below them; signbit is the sign bit of a number that is not NaN (as it is
  * composed on other devices, pydevtensor/_ops_pointwise.py).  The masked bits fit the
  * signed range, so the comparisons are the level's signed integer compares, packed
- * into bytes. */
+ * into bytes.  signbit is one unsigned compare: the bits less the sign bit's are at
+ * most the infinity's exactly when the sign is set and the number is not NaN (a
+ * positive number wraps above them): 1e5 float32 7.2 -> 5.4 us, one thread (NumPy 5.7;
+ * two compares and an and before). */
 #include "pdt_backend.h" /* PDT_IS_* */
 
 #define VM_CLASSIFY_ROW(NAME, U, S, MAG, INF)                                                      \
@@ -23,7 +26,7 @@
                 r[i] = (uint8_t)((S)(b[i] & (MAG)) < (S)(INF));                                    \
         else                                                                                       \
             for (int64_t i = 0; i < n; i++)                                                        \
-                r[i] = (uint8_t)(((S)b[i] < 0) & ((S)(b[i] & (MAG)) <= (S)(INF)));                 \
+                r[i] = (uint8_t)((U)(b[i] - (U)((MAG) + (U)1)) <= (U)(INF));                 \
     }
 VM_CLASSIFY_ROW(classify_f32, uint32_t, int32_t, 0x7fffffffu, 0x7f800000u)
 VM_CLASSIFY_ROW(classify_f64, uint64_t, int64_t, 0x7fffffffffffffffu, 0x7ff0000000000000u)

@@ -194,9 +194,11 @@ int pdt_parse_dims(PyObject *obj, const char *fname, int *n, int64_t *dims)
         return 0;
     }
     if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
+        *n = 1;
+        if (pdt_exact_int64(obj, &dims[0]))
+            return 0;
         char what[80];
         PyOS_snprintf(what, sizeof what, "%s(): dim", fname);
-        *n = 1;
         return pdt_parse_int64(obj, what, &dims[0]);
     }
     PyObject *seq = PySequence_Tuple(obj); /* a list's copy: __index__ may change it */
@@ -210,6 +212,8 @@ int pdt_parse_dims(PyObject *obj, const char *fname, int *n, int64_t *dims)
         rc = -1;
     }
     for (Py_ssize_t i = 0; rc == 0 && i < len; i++) {
+        if (pdt_exact_int64(PySequence_Fast_GET_ITEM(seq, i), &dims[i]))
+            continue;
         char what[80];
         PyOS_snprintf(what, sizeof what, "%s(): element %zd of dim", fname, i);
         rc = pdt_parse_int64(PySequence_Fast_GET_ITEM(seq, i), what, &dims[i]);

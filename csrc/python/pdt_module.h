@@ -308,6 +308,11 @@ PyObject *pdt_bf16_numpy_from_bits(PyObject *bits);
 extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c */
 extern PyMethodDef pdt_linalg_functions[];                         /* linalg.c: LU, Cholesky */
 extern PyMethodDef pdt_index_functions[];                          /* tensor_index.c (issue 17) */
+extern PyMethodDef pdt_coords_functions[];                         /* tensor_coords.c */
+/* x[key] for a tuple of index vectors, ranges, lists and ints over the leading dims of a
+ * contiguous CPU x (Note [coordinates in C] in tensor_coords.c): a new tensor, or NULL
+ * with no exception set for any other key (the Python path takes it, with its errors). */
+PyObject *pdt_coords_subscript(pdt_state *S, PyObject *self, PyObject *key);
 /* x.index_select(dim, index) into a new contiguous tensor, out (index: contiguous
  * 1-d int64 on x's device; 0 <= dim < x.ndim; negative_ok: indices may count from
  * the end, as x[:, v]'s do; op names the caller in errors, which on a GPU may come

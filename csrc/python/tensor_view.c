@@ -35,9 +35,11 @@ static int int_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, 
             PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
             return -1;
         }
+        if (!obj || pdt_exact_int64(obj, &vals[i]))
+            continue;
         char what[80];
         PyOS_snprintf(what, sizeof what, "%s(): %s", fname, names[i]);
-        if (obj && pdt_parse_int64(obj, what, &vals[i]) < 0)
+        if (pdt_parse_int64(obj, what, &vals[i]) < 0)
             return -1;
     }
     return 0;
@@ -465,12 +467,24 @@ static PyObject *mask_subscript(PyObject *self, PyObject *key)
     return st == PDT_ERR_UNSUPPORTED ? NULL : pdt_raise(S, st);
 }
 
+/* x[i, j, ...] (Note [coordinates in C] in tensor_coords.c), x not requiring grad. */
+static PyObject *coords_subscript(PyObject *self, PyObject *key)
+{
+    pdt_state *S = pdt_state_of_type(Py_TYPE(self));
+    if (!S || !PyTuple_CheckExact(key) ||
+        pdt_tensor_object_requires_grad((PdtTensorObject *)self))
+        return NULL;
+    return pdt_coords_subscript(S, self, key);
+}
+
 static PyObject *tensor_subscript(PyObject *self, PyObject *key)
 {
     if (!fast_key(key)) {
         PyObject *r = vector_subscript(self, key);
         if (!r && !PyErr_Occurred())
             r = mask_subscript(self, key);
+        if (!r && !PyErr_Occurred())
+            r = coords_subscript(self, key);
         if (r || PyErr_Occurred())
             return r;
     }
