@@ -157,6 +157,77 @@ def _contract(a, ta, b, tb, rhs):
     return out.permute(*[got.index(c) for c in rhs]) if rhs else out.reshape(())
 
 
+# Note [einsum plans]
+# ~~~~~~~~~~~~~~~~~~~
+# Reading the equation and working out the permutes, reshapes and the batched matmul
+# took most of a call: einsum("i,i->", a, b) of 1,000 float32 17-29 us, NumPy's 1.8-2.7.
+# For two operands whose terms repeat no letter and whose shapes agree letter by letter
+# (no size-1 broadcasting), the steps depend only on the equation and the two shapes: they
+# are worked out once into a plan (the dims each operand sums alone, its permutation, its
+# (batch, rows, cols) shape, then the result's shape and permutation) and kept under
+# (equation, shapes).  Every other call takes the general path below, which also gives
+# every error.
+_PLANS = {}
+_PLANS_MAX = 512
+
+
+def _make_plan2(equation, a, b):
+    """The plan of einsum(equation, a, b), or None where the general path must go."""
+    terms, rhs = _parse_einsum(equation, (a, b))
+    (ta, tb), shapes = terms, (tuple(a.shape), tuple(b.shape))
+    size = {}
+    for t, shape in zip(terms, shapes):
+        if len(t) != len(shape) or len(set(t)) != len(t):
+            return None  # a wrong count (the general path's error), or a diagonal
+        for c, n in zip(t, shape):
+            if size.setdefault(c, n) != n:
+                return None  # broadcasting a size-1 dim, or a mismatch to report
+    steps = []
+    for t, other in ((ta, tb), (tb, ta)):  # the dims only this operand has and rhs drops
+        steps.append(tuple(i for i, c in enumerate(t) if c not in rhs + other))
+    ta = "".join(c for c in ta if c in rhs + tb)
+    tb = "".join(c for c in tb if c in rhs + ta)
+    batch = [c for c in ta if c in tb and c in rhs]
+    contract = [c for c in ta if c in tb and c not in rhs]
+    free_a = [c for c in ta if c not in tb]
+    free_b = [c for c in tb if c not in ta]
+
+    def prod(letters):
+        p = 1
+        for c in letters:
+            p *= size[c]
+        return p
+
+    def perm(t, order):
+        p = tuple(t.index(c) for c in order)
+        return None if p == tuple(range(len(p))) else p
+
+    got = batch + free_a + free_b
+    out_perm = perm("".join(got), rhs) if rhs else None
+    return (steps[0], perm(ta, batch + free_a + contract),
+            (prod(batch), prod(free_a), prod(contract)),
+            steps[1], perm(tb, batch + contract + free_b),
+            (prod(batch), prod(contract), prod(free_b)),
+            tuple(size[c] for c in got) if rhs else (), out_perm)
+
+
+def _run_plan2(plan, a, b):
+    sum_a, perm_a, shape_a, sum_b, perm_b, shape_b, out_shape, out_perm = plan
+    if sum_a:
+        a = a.sum(dim=sum_a)
+    if perm_a is not None:
+        a = a.permute(perm_a)
+    if sum_b:
+        b = b.sum(dim=sum_b)
+    if perm_b is not None:
+        b = b.permute(perm_b)
+    if a.dtype != b.dtype:
+        dtype = result_type(a, b)
+        a, b = a.to(dtype), b.to(dtype)
+    out = _C.matmul(a.reshape(shape_a), b.reshape(shape_b)).reshape(out_shape)
+    return out if out_perm is None else out.permute(out_perm)
+
+
 def einsum(equation, *operands):
     """Einstein summation, with PyTorch's (and NumPy's) meaning.
 
@@ -200,6 +271,16 @@ def einsum(equation, *operands):
         raise ValueError("einsum(): must provide at least one operand")
     for x in operands:
         _tensor_arg(x, "einsum", "operands")
+    if len(operands) == 2 and operands[0].device == operands[1].device:
+        a, b = operands
+        key = (equation, tuple(a.shape), tuple(b.shape))
+        plan = _PLANS.get(key)
+        if plan is None and key not in _PLANS:
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
+            plan = _PLANS[key] = _make_plan2(equation, a, b)
+        if plan is not None:
+            return _run_plan2(plan, a, b)
     terms, rhs = _parse_einsum(equation, operands)
     for t, x in zip(terms, operands):
         if len(t) != x.ndim:

@@ -351,13 +351,25 @@ def _xor(a, b):
     return a != b if isinstance(a, _C.Tensor) else b != a
 
 
-_C.Tensor.__and__, _C.Tensor.__rand__ = _binary("&", _and)
-_C.Tensor.__or__, _C.Tensor.__ror__ = _binary("|", _or)
-_C.Tensor.__xor__, _C.Tensor.__rxor__ = _binary("^", _xor)
-_C.Tensor.__invert__ = _invert
-_C.Tensor.__iand__ = _inplace("&=", _and)
-_C.Tensor.__ior__ = _inplace("|=", _or)
-_C.Tensor.__ixor__ = _inplace("^=", _xor)
+_OPERATORS = {"&": _binary("&", _and), "|": _binary("|", _or), "^": _binary("^", _xor),
+              "&=": _inplace("&=", _and), "|=": _inplace("|=", _or), "^=": _inplace("^=", _xor)}
+
+
+def _operator_fallback(op, a, b):
+    """a op b (b None for ~) for the operands Tensor's number slots leave to Python: a
+    float tensor or another type on either side (Note [mask operators in C] in
+    csrc/python/tensor_bitwise.c; bool and integer tensors and Python ints take the C
+    op in the slot)."""
+    if op == "~":
+        return _invert(a)
+    fn = _OPERATORS[op]
+    if op.endswith("="):
+        return fn(a, b)
+    forward, reflected = fn
+    return forward(a, b) if isinstance(a, _C.Tensor) else reflected(b, a)
+
+
+_C._set_operator_fallback(_operator_fallback)
 _C.Tensor.__lshift__, _C.Tensor.__rlshift__, _C.Tensor.__ilshift__ = _shift("<<")
 _C.Tensor.__rshift__, _C.Tensor.__rrshift__, _C.Tensor.__irshift__ = _shift(">>")
 _C.Tensor.bitwise_not = bitwise_not

@@ -72,6 +72,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(S->size_type);
     Py_VISIT(S->getitem_hook);
     Py_VISIT(S->setitem_hook);
+    Py_VISIT(S->operator_fallback);
     Py_VISIT(S->numpy_asarray);
     for (int i = 0; i < PDT_NUM_MEMORY_FORMATS; i++)
         Py_VISIT(S->memory_formats[i]);
@@ -99,6 +100,7 @@ static int module_clear(PyObject *module)
     Py_CLEAR(S->size_type);
     Py_CLEAR(S->getitem_hook);
     Py_CLEAR(S->setitem_hook);
+    Py_CLEAR(S->operator_fallback);
     Py_CLEAR(S->numpy_asarray);
     for (int i = 0; i < PDT_NUM_MEMORY_FORMATS; i++)
         Py_CLEAR(S->memory_formats[i]);

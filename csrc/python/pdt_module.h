@@ -75,6 +75,9 @@ typedef struct {
     /* x[key] and x[key] = v for keys the slots leave to Python (Note [indexing's fast
      * keys], tensor_view.c), installed by pydevtensor/_ops_index */
     PyObject *getitem_hook, *setitem_hook;
+    /* &, |, ^, ~ and &=, |=, ^= for operands the slots leave to Python (a float tensor,
+     * a NumPy array): fallback(op, a, b), installed by pydevtensor/_ops_logical.py */
+    PyObject *operator_fallback;
     PyObject *numpy_asarray; /* NULL until t.numpy() first needs it (tensor_export.c) */
     /* pydevtensor.preserve_format, contiguous_format, channels_last and
      * channels_last_3d (a pdt_memory_format's order), installed by
@@ -257,6 +260,13 @@ extern PyMethodDef pdt_bitwise_methods[], pdt_bitwise_functions[]; /* tensor_bit
 extern PyMethodDef pdt_conv_functions[];                           /* tensor_conv.c */
 extern PyMethodDef pdt_rnn_functions[];                            /* tensor_rnn.c */
 extern PyType_Slot pdt_math_slots[];
+extern PyType_Slot pdt_bitwise_slots[]; /* tensor_bitwise.c: & | ^ ~ and their forms */
+/* a op b as the number slots do it (tensor_math.c, Note [lean operators]); in place
+ * writes into a.  NotImplemented for an operand that is not a tensor or a number. */
+PyObject *pdt_number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const char *name,
+                            int in_place);
+/* o is our Tensor, or a subclass that kept our number slots */
+int pdt_quick_is_tensor(PyObject *o);
 extern PyMethodDef pdt_reduce_methods[], pdt_reduce_functions[]; /* tensor_reduce.c */
 extern PyMethodDef pdt_view_methods[], pdt_view_functions[];     /* tensor_view.c   */
 extern PyGetSetDef pdt_view_getset[];

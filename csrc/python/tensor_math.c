@@ -233,6 +233,14 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
     return run_binary(S, name, op, x, y, NULL, out);
 }
 
+PyObject *pdt_number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const char *name,
+                            int in_place)
+{
+    return number_binary(a, b, op, name, in_place);
+}
+
+int pdt_quick_is_tensor(PyObject *o) { return quick_is_tensor(o); }
+
 #define NUMBER_SLOTS(SLOT, OP, NAME)                                                               \
     static PyObject *nb_##SLOT(PyObject *a, PyObject *b)                                           \
     {                                                                                              \
