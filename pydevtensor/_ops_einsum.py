@@ -6,6 +6,7 @@ their own, and autograd records the pieces.  Every operand must be on one device
 a tensor on another is refused with a RuntimeError naming both.
 """
 import builtins
+import functools
 
 from . import _C
 from ._ops_index import _tensor_arg, result_type
@@ -120,6 +121,20 @@ def _diagonals(x, term):
     return x, term
 
 
+def _letters(ta, tb, rhs):
+    """The letters of a product of ta and tb into rhs: (batch, contracted, a's alone,
+    b's alone), each in its operand's order."""
+    return ([c for c in ta if c in tb and c in rhs], [c for c in ta if c in tb and c not in rhs],
+            [c for c in ta if c not in tb], [c for c in tb if c not in ta])
+
+
+def _prod(size, letters):
+    p = 1
+    for c in letters:
+        p *= size[c]
+    return p
+
+
 def _contract(a, ta, b, tb, rhs):
     """The product of a (subscripts ta) and b (tb) summed over the letters not in rhs,
     through one batched matmul; the result's subscripts are rhs."""
@@ -131,16 +146,8 @@ def _contract(a, ta, b, tb, rhs):
             if size.setdefault(c, s) != s and 1 not in (s, size[c]):
                 raise RuntimeError(f"einsum(): subscript {c!r} has size {size[c]} and {s}")
             size[c] = builtins.max(size[c], s)
-    batch = [c for c in ta if c in tb and c in rhs]
-    contract = [c for c in ta if c in tb and c not in rhs]
-    free_a = [c for c in ta if c not in tb]
-    free_b = [c for c in tb if c not in ta]
-
-    def prod(letters):
-        p = 1
-        for c in letters:
-            p *= size[c]
-        return p
+    batch, contract, free_a, free_b = _letters(ta, tb, rhs)
+    prod = functools.partial(_prod, size)
 
     def arrange(x, t, order):
         x = x.permute(*[t.index(c) for c in order]) if order else x
@@ -187,16 +194,8 @@ def _make_plan2(equation, a, b):
         steps.append(tuple(i for i, c in enumerate(t) if c not in rhs + other))
     ta = "".join(c for c in ta if c in rhs + tb)
     tb = "".join(c for c in tb if c in rhs + ta)
-    batch = [c for c in ta if c in tb and c in rhs]
-    contract = [c for c in ta if c in tb and c not in rhs]
-    free_a = [c for c in ta if c not in tb]
-    free_b = [c for c in tb if c not in ta]
-
-    def prod(letters):
-        p = 1
-        for c in letters:
-            p *= size[c]
-        return p
+    batch, contract, free_a, free_b = _letters(ta, tb, rhs)
+    prod = functools.partial(_prod, size)
 
     def perm(t, order):
         p = tuple(t.index(c) for c in order)
