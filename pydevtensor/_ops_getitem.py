@@ -324,7 +324,8 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
     broadcast), in place; with accumulate=True the values are added instead, and
     values for a repeated index all add up (scatter-add).  into_new: as
     _advanced_setitem's."""
-    if type(idx) is tuple:
+    if type(idx) is tuple and (type(value) in (builtins.int, builtins.float, builtins.bool)
+                               or isinstance(value, _C.Tensor)):
         # x[rows, cols] = v, and autograd's x[rows, cols] backward (Note [coordinates in C])
         if _C._coords_put(x, idx, _as_tensor(value, x.dtype, x.device), accumulate):
             return None

@@ -649,7 +649,21 @@ def meshgrid(*tensors, indexing=None):
     return tuple(out)
 
 
-for _name_, _fn in (("expand", expand), ("repeat", repeat), ("flip", flip), ("tril", tril),
+def _expand_method(self, *sizes):
+    """x.expand(*sizes): sizes that are all ints from 0 up, as many as x's dims or more,
+    on a tensor that requires no grad, go straight to the view (expand()'s checks and
+    its recording cost 1.3 us of the 1.6 a call took, NumPy's broadcast_to 2.4); -1 and
+    everything else through expand(), which ends in the same _expand."""
+    shape = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+    if (type(self) is _C.Tensor and not self.requires_grad and len(shape) >= self.ndim
+            and builtins.all(type(s) is builtins.int and s >= 0 for s in shape)):
+        return _C._expand(self, tuple(shape))
+    return expand(self, *sizes)
+
+
+_expand_method.__doc__ = expand.__doc__
+_C.Tensor.expand = _expand_method
+for _name_, _fn in (("repeat", repeat), ("flip", flip), ("tril", tril),
                     ("triu", triu), ("expand_as", expand_as), ("fliplr", fliplr),
                     ("flipud", flipud)):
     setattr(_C.Tensor, _name_, _fn)

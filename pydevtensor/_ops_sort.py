@@ -210,6 +210,74 @@ def cumsum(input, dim, *, dtype=None):
     return out
 
 
+# Note [sorts without the layers]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# sort, argsort and topk pass through numpy_names, recorded, _along_last and the checks of
+# dim and k: 1.4-4.7 us on three elements where the kernel takes 0.3-0.45 and NumPy's
+# sort 0.7.  Along the last dim of a Tensor that requires no grad, with no keywords
+# beyond the signature's, they call the kernels straight away; anything else (another
+# dim, autograd, axis=, a k to check) takes the decorated functions above, with their
+# errors: sort of three elements 1.8 -> 1.1 us, argsort 1.4 -> 0.9, topk 5.0 -> 2.1.
+def _plain_last(input, dim):
+    return (type(input) is _C.Tensor and type(dim) is int and input.ndim > 0
+            and (dim == -1 or dim == input.ndim - 1) and not input.requires_grad)
+
+
+_SORT_KEYS = frozenset(("dim", "descending", "stable"))
+_TOPK_KEYS = frozenset(("dim", "largest", "sorted"))
+
+
+def _faster(general, fast, keys, dim_at):
+    """general, with fast(args, kwargs) tried first when every keyword is one of keys
+    (not axis=: numpy_names renames it) and input (args[0]) and dim (args[dim_at] or
+    dim=, default -1) ask for the last dim of a tensor that requires no grad; fast
+    returns None to decline."""
+    def op(*args, **kwargs):
+        if args and (not kwargs or keys.issuperset(kwargs)):
+            if _plain_last(args[0], _arg(args, kwargs, dim_at, "dim", -1)):
+                out = fast(args, kwargs)
+                if out is not None:
+                    return out
+        return general(*args, **kwargs)
+
+    op.__name__, op.__qualname__, op.__doc__ = general.__name__, general.__qualname__, \
+        general.__doc__
+    op.__module__, op.__wrapped__ = general.__module__, general
+    return op
+
+
+def _arg(args, kwargs, i, name, default):
+    return args[i] if len(args) > i else kwargs.get(name, default)
+
+
+def _sort_fast(args, kwargs):
+    return return_types.sort(*_C._sort(args[0], bool(_arg(args, kwargs, 2, "descending", False))))
+
+
+def _argsort_fast(args, kwargs):
+    return _C._sort(args[0], bool(_arg(args, kwargs, 2, "descending", False)))[1]
+
+
+def _topk_fast(args, kwargs):
+    if len(args) < 2:
+        return None
+    input, k = args[0], args[1]
+    if type(k) is not int or not 0 <= k <= input.shape[-1]:
+        return None  # the general path checks k and says what is wrong
+    largest = bool(_arg(args, kwargs, 3, "largest", True))
+    fast = _C._topk_rows(input, k, largest)
+    if fast is None:
+        values, indices = _C._sort(input, largest)
+        item = (Ellipsis, slice(0, k))
+        fast = (_basic_getitem(values, item).contiguous(),
+                _basic_getitem(indices, item).contiguous())
+    return return_types.topk(*fast)
+
+
+sort = _faster(sort, _sort_fast, _SORT_KEYS, 1)
+argsort = _faster(argsort, _argsort_fast, _SORT_KEYS, 1)
+topk = _faster(topk, _topk_fast, _TOPK_KEYS, 2)
+
 for _n, _f in (("sort", sort), ("argsort", argsort), ("topk", topk), ("cumsum", cumsum)):
     setattr(_C.Tensor, _n, _f)
 

@@ -175,3 +175,46 @@ def test_large_selection_releases_and_matches(dev):
     x = pdt.tensor(a, device=dev)
     got = x[pdt.tensor(r, device=dev), pdt.tensor(c, device=dev)]
     np.testing.assert_array_equal(got.cpu().numpy(), a[r, c])
+
+
+@pytest.mark.parametrize("k", [5, 6, 8])
+def test_many_index_vectors(dev, k):
+    """Keys of five or more index tensors (a review's segfault: more tensors than the C
+    path can hold go the Python way), read, written and differentiated."""
+    shape = (2,) * k
+    a = np.arange(2 ** k, dtype=np.float64).reshape(shape)
+    rows = [np.array([1, 0, 1]), np.array([0, 0, 1])] * k
+    key = tuple(pdt.tensor(r, device=dev) for r in rows[:k])
+    npkey = tuple(rows[:k])
+    x = pdt.tensor(a, device=dev)
+    np.testing.assert_array_equal(x[key].cpu().numpy(), a[npkey])
+    x[key] = pdt.tensor([7.0, 8.0, 9.0], dtype=pdt.float64, device=dev)
+    a[npkey] = [7.0, 8.0, 9.0]
+    np.testing.assert_array_equal(x.cpu().numpy(), a)
+    w = pdt.tensor(a, device=dev, requires_grad=True)
+    w[key].sum().backward()
+    ref = np.zeros_like(a)
+    np.add.at(ref, npkey, 1.0)
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), ref)
+
+
+@pytest.mark.parametrize("key", [
+    lambda d: (5, []),
+    lambda d: (pdt.tensor([], dtype=pdt.int64, device=d), -7),
+    lambda d: (range(0), 6, 0),
+])
+def test_an_int_out_of_range_with_no_coordinates(dev, key):
+    """NumPy checks an int among empty index vectors (a review: the loop over no
+    coordinates never looked at it)."""
+    x = pdt.tensor(X, device=dev)
+    with raises_index_error(dev):
+        x[key(dev)]
+    with raises_index_error(dev):
+        x[key(dev)] = 1.0
+    np.testing.assert_array_equal(x.cpu().numpy(), X)
+
+
+def test_a_bad_value_is_reported_after_a_bad_key(dev):
+    x = pdt.tensor(X, device=dev)
+    with raises_index_error(dev):
+        x[[9, 1], [1, 1]] = None

@@ -79,6 +79,7 @@ static int parse_key(pdt_state *S, const pdt_tensor *x, PyObject *key, coord *cs
         !pdt_tensor_is_contiguous(x))
         return 0;
     *k = (int)PyTuple_GET_SIZE(key), *n = -1;
+    int tensors = 0;
     for (int d = 0; d < *k; d++) {
         PyObject *o = PyTuple_GET_ITEM(key, d);
         coord *c = &cs[d];
@@ -86,6 +87,8 @@ static int parse_key(pdt_state *S, const pdt_tensor *x, PyObject *key, coord *cs
             const pdt_tensor *t = pdt_tensor_of(o);
             if (!pdt_index_is_vector(t) || !pdt_device_eq(t->device, x->device))
                 return 0;
+            if (++tensors > PDT_HOLD_MAX - 2)
+                return 0; /* x, a value and these are held: a review's segfault past it */
             c->t = t, c->n = t->shape[0];
         } else if (PyLong_CheckExact(o)) {
             if (!exact_int(o, &c->start))
@@ -109,23 +112,27 @@ static int parse_key(pdt_state *S, const pdt_tensor *x, PyObject *key, coord *cs
     return *n >= 0; /* all ints: a basic key */
 }
 
-/* flat[j] from the coords; 0 when an entry is out of range */
+/* flat[j] from the coords; 0 when an entry is out of range (an int item's checked once:
+ * with no coordinates at all, x[5, []] must still say 5 is out of range, as NumPy does).
+ * The sums are unsigned: past a bad entry they may wrap, and are thrown away. */
 static int fill_flat(const pdt_tensor *x, const coord *cs, int k, int64_t n, int64_t *flat)
 {
-    int64_t bad = 0;
+    uint64_t bad = 0, *f = (uint64_t *)flat;
     memset(flat, 0, (size_t)n * sizeof *flat);
     for (int d = 0; d < k; d++) {
         const coord *c = &cs[d];
         const int64_t s = x->shape[d];
         const int64_t *v = c->t ? (const int64_t *)pdt_tensor_ptr(c->t) : c->values;
+        if (c->n < 0 && (c->start < -s || c->start >= s))
+            return 0;
         for (int64_t j = 0; j < n; j++) {
             /* a range's entries in unsigned arithmetic: the first and last fit (range_coord),
              * so every one does, but j step alone need not */
             int64_t i = v ? v[j]
                         : c->n < 0 ? c->start
                                    : (int64_t)((uint64_t)c->start + (uint64_t)j * (uint64_t)c->step);
-            bad |= (int64_t)(i < -s) | (int64_t)(i >= s);
-            flat[j] = flat[j] * s + (i < 0 ? i + s : i);
+            bad |= (uint64_t)(i < -s) | (uint64_t)(i >= s);
+            f[j] = f[j] * (uint64_t)s + (uint64_t)(i < 0 ? i + s : i);
         }
     }
     return !bad;
