@@ -335,6 +335,10 @@ pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
  * PDT_ERR_UNSUPPORTED, with nothing made, for any other pair (the Python path takes it,
  * with its errors).  Holds the views and releases the GIL around large selections. */
 pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_tensor *out);
+/* x[mask] = number in place (Note [mask writes in C] in tensor_index.c): 1 when written,
+ * 0 (nothing done, no error) for the keys, values and tensors the hook must take, -1
+ * with an exception set. */
+int pdt_mask_fill_number(pdt_state *S, PyObject *self, PyObject *key, PyObject *value);
 /* Whether index can be pdt_index_select_new's: a contiguous 1-d int64 tensor. */
 static inline int pdt_index_is_vector(const pdt_tensor *index)
 {

@@ -430,6 +430,61 @@ pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_te
     return st;
 }
 
+/* Note [mask writes in C]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * x[mask] = number (`x[x < 0] = 0`) went through the setitem hook's Python: the key
+ * looked at item by item, then masked_fill_, a new tensor copied back: 3.7 us for eight
+ * rows of four float32 and 11.9 for 1,000 rows, NumPy's 1.4 and 7.5.  For a bool Tensor
+ * key over x's leading dims (or all of them), on x's device, a Python number whose kind
+ * x's dtype holds (a bool; an int into an integer or float x; a float into a float x),
+ * and a contiguous x that requires no grad (nor its base), the subscript slot writes it
+ * here: one where(mask, number, x) into x itself (elementwise, each element read before
+ * it is written), the mask and the number as views broadcast to x's shape.  Every other
+ * key, value and tensor takes the hook, with its errors. */
+int pdt_mask_fill_number(pdt_state *S, PyObject *self, PyObject *key, PyObject *value)
+{
+    if (!Py_IS_TYPE(key, S->tensor_type) ||
+        pdt_tensor_object_requires_grad((PdtTensorObject *)self))
+        return 0;
+    const pdt_tensor *x = pdt_tensor_of(self), *m = pdt_tensor_of(key);
+    int kind = number_category(value);
+    if (kind < 0 || kind > dtype_category(x->dtype) || m->dtype != PDT_BOOL || m->ndim < 1 ||
+        m->ndim > x->ndim || !pdt_device_eq(x->device, m->device) ||
+        !pdt_tensor_is_contiguous(x) ||
+        memcmp(x->shape, m->shape, (size_t)m->ndim * sizeof *x->shape) != 0)
+        return 0;
+    pdt_scalar v;
+    if (pdt_parse_scalar(value, "setitem: value", &v) < 0)
+        return -1;
+    pdt_tensor number;
+    pdt_status st = pdt_tensor_empty(x->device, x->dtype, 0, NULL, 0, &number);
+    if (st == PDT_OK && (st = pdt_fill(&number, v)) != PDT_OK)
+        pdt_tensor_release(&number);
+    if (st != PDT_OK) {
+        pdt_raise(S, st);
+        return -1;
+    }
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    x = pdt_hold_view(&h, x), m = pdt_hold_view(&h, m);
+    pdt_tensor cond = *m, fill = number; /* views of x's shape: stride 0 where they repeat */
+    cond.ndim = fill.ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) {
+        cond.shape[d] = fill.shape[d] = x->shape[d];
+        cond.strides[d] = d < m->ndim ? m->strides[d] : 0;
+        fill.strides[d] = 0;
+    }
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(x), st = pdt_where(x, &cond, &fill, x));
+    pdt_hold_release(&h);
+    pdt_tensor_release(&number);
+    if (st != PDT_OK) {
+        pdt_raise(S, st);
+        return -1;
+    }
+    pdt_bump_version(self); /* Note [version counter] */
+    return 1;
+}
+
 /* _index_select_fast(x, dim, index, negative_ok) -> index_select(x, dim, index),
  * a new contiguous tensor, in one call; None where index_select() in _ops_index.py
  * decides: autograd, a 0-d x, dim not an int in range, an index that is not a

@@ -617,6 +617,11 @@ static PyObject *f_t(PyObject *module, PyObject *const *args, Py_ssize_t nargs, 
 
 static int tensor_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
 {
+    pdt_state *S = value ? pdt_state_of_type(Py_TYPE(self)) : NULL;
+    int done = S && !fast_key(key) ? pdt_mask_fill_number(S, self, key, value) : 0;
+    if (done)
+        return done > 0 ? 0 : -1;
+    PyErr_Clear(); /* pdt_state_of_type's, for a type of another module: the hook's path */
     PyObject *hook = value ? index_hook(self, key, 1) : NULL;
     if (!hook)
         return basic_ass_subscript(self, key, value);

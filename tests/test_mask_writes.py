@@ -1,0 +1,74 @@
+"""x[mask] = number (Note [mask writes in C] in csrc/python/tensor_index.c): written by
+the subscript slot for a bool mask over x's leading dims and a number of a kind x's dtype
+holds, through the hook otherwise.  On every device, against NumPy's own assignment
+(exact), with the version counter, views, autograd and errors."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+
+A = np.arange(-12, 12, dtype=np.float64).reshape(2, 3, 4)
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+def masks():
+    return [A > 3, (A[:, :, 0] % 2 == 0), np.array([False, True]), A < -100, A > -100]
+
+
+@pytest.mark.parametrize("k", range(5))
+@pytest.mark.parametrize("dtype,value", [("float32", 2.5), ("float32", 7), ("float32", True),
+                                         ("float64", -0.0), ("int64", 5), ("int8", -3),
+                                         ("bool", False), ("float16", 0.125),
+                                         ("int32", 2.75), ("bfloat16", 3)])
+def test_matches_numpy(dev, k, dtype, value):
+    mask = masks()[k]
+    ref = A.astype(dtype) if dtype != "bfloat16" else A.astype(np.float32)
+    x = pdt.tensor(ref, device=dev).to(getattr(pdt, dtype))
+    before = x._version
+    x[pdt.tensor(mask, device=dev)] = value
+    ref[mask] = value if not (dtype.startswith("int") and isinstance(value, float)) \
+        else int(value)  # a float into an integer tensor: truncated, as before
+    np.testing.assert_array_equal(x.to(pdt.float64).cpu().numpy(), ref.astype(np.float64))
+    assert x._version > before
+
+
+def test_views_write_through_and_other_layouts(dev):
+    base = pdt.tensor(A, device=dev)
+    row = base[1]                                   # a contiguous view
+    row[row > 5] = 100.0
+    t = base.transpose(1, 2)                        # not contiguous: the hook's path
+    t[t < -10] = -50.0
+    ref = A.copy()
+    ref[1][ref[1] > 5] = 100.0
+    rt = ref.transpose(0, 2, 1)
+    rt[rt < -10] = -50.0
+    np.testing.assert_array_equal(base.cpu().numpy(), ref)
+
+
+def test_autograd_still_records_or_refuses(dev):
+    w = pdt.tensor(A, device=dev, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        w[w > 0] = 0.0
+    y = w * 2
+    y[y > 0] = 0.0                                  # recorded: the gradient stops there
+    y.sum().backward()
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), np.where(A * 2 > 0, 0.0, 2.0))
+    s = y.detach()
+    v = w[0]                                        # a view whose base requires grad
+    with pytest.raises(RuntimeError):
+        v[v > 0] = 1.0
+    assert s.shape == y.shape
+
+
+def test_errors_name_the_shapes(dev):
+    x = pdt.tensor(A, device=dev)
+    with pytest.raises(IndexError, match=r"mask \[3\].*indexed tensor \[2\]"):
+        x[pdt.tensor([True, False, True], device=dev)] = 1.0
+    with pytest.raises(TypeError):
+        x[x > 0] = "one"
+    np.testing.assert_array_equal(x.cpu().numpy(), A)
