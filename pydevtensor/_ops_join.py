@@ -661,6 +661,7 @@ def _expand_method(self, *sizes):
     return expand(self, *sizes)
 
 
+_expand_method.__name__ = _expand_method.__qualname__ = "expand"
 _expand_method.__doc__ = expand.__doc__
 _C.Tensor.expand = _expand_method
 for _name_, _fn in (("repeat", repeat), ("flip", flip), ("tril", tril),

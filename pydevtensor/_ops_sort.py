@@ -223,17 +223,22 @@ def _plain_last(input, dim):
             and (dim == -1 or dim == input.ndim - 1) and not input.requires_grad)
 
 
-_SORT_KEYS = frozenset(("dim", "descending", "stable"))
-_TOPK_KEYS = frozenset(("dim", "largest", "sorted"))
+_SORT_NAMES = ("input", "dim", "descending", "stable")
+_TOPK_NAMES = ("input", "k", "dim", "largest", "sorted")
 
 
-def _faster(general, fast, keys, dim_at):
-    """general, with fast(args, kwargs) tried first when every keyword is one of keys
-    (not axis=: numpy_names renames it) and input (args[0]) and dim (args[dim_at] or
-    dim=, default -1) ask for the last dim of a tensor that requires no grad; fast
-    returns None to decline."""
+def _faster(general, fast, names):
+    """general, with fast(args, kwargs) tried first when the call binds to the signature
+    names (no more positional arguments than it has, each keyword a later parameter's: a
+    review found sort(x, -1, dim=0) sorting along -1; not axis=, which numpy_names renames)
+    and input (args[0]) and dim ask for the last dim of a tensor that requires no grad;
+    fast returns None to decline."""
+    dim_at = names.index("dim")
+
     def op(*args, **kwargs):
-        if args and (not kwargs or keys.issuperset(kwargs)):
+        if 0 < len(args) <= len(names) and (not kwargs or
+                                            names[len(args):] and
+                                            frozenset(names[len(args):]).issuperset(kwargs)):
             if _plain_last(args[0], _arg(args, kwargs, dim_at, "dim", -1)):
                 out = fast(args, kwargs)
                 if out is not None:
@@ -242,7 +247,7 @@ def _faster(general, fast, keys, dim_at):
 
     op.__name__, op.__qualname__, op.__doc__ = general.__name__, general.__qualname__, \
         general.__doc__
-    op.__module__, op.__wrapped__ = general.__module__, general
+    op.__module__, op.__wrapped__ = general.__module__, getattr(general, "__wrapped__", general)
     return op
 
 
@@ -274,9 +279,9 @@ def _topk_fast(args, kwargs):
     return return_types.topk(*fast)
 
 
-sort = _faster(sort, _sort_fast, _SORT_KEYS, 1)
-argsort = _faster(argsort, _argsort_fast, _SORT_KEYS, 1)
-topk = _faster(topk, _topk_fast, _TOPK_KEYS, 2)
+sort = _faster(sort, _sort_fast, _SORT_NAMES)
+argsort = _faster(argsort, _argsort_fast, _SORT_NAMES)
+topk = _faster(topk, _topk_fast, _TOPK_NAMES)
 
 for _n, _f in (("sort", sort), ("argsort", argsort), ("topk", topk), ("cumsum", cumsum)):
     setattr(_C.Tensor, _n, _f)

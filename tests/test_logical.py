@@ -118,3 +118,22 @@ def test_bitwise_operators_refuse_float_tensors_and_name_the_dtype(dev):
     got = (x > 1) & 1
     assert got.dtype == pdt.int64 and got.tolist() == [0, 0, 1, 1]
     assert (1 | (x > 2)).tolist() == [1, 1, 1, 1] and ((x > 2) ^ 1).tolist() == [1, 1, 1, 0]
+
+
+def test_operators_on_a_subclass_with_its_own_slots(dev):
+    """A Python subclass overriding __add__ gets slots of its own, so the C operators
+    leave it to the Python fallback (a review: ~ segfaulted, & 1 raised about 'int')."""
+    class Sub(pdt.Tensor):
+        def __add__(self, other):
+            return super().__add__(other)
+
+    s = Sub(pdt.tensor([1, 2, 3], device=dev))
+    assert (~s).tolist() == [-2, -3, -4] and (s & 1).tolist() == [1, 0, 1]
+    m = Sub(pdt.tensor([True, False], device=dev))
+    assert (m & True).tolist() == [True, False] and (~m).tolist() == [False, True]
+    m &= True
+    assert m.tolist() == [True, False]
+    with pytest.raises(TypeError, match="bitwise ops take bool or integer tensors"):
+        ~Sub(pdt.tensor([1.0, 2.0], device=dev))
+    with pytest.raises(TypeError, match="unsupported operand"):
+        s & 1.5

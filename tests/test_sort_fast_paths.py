@@ -76,3 +76,15 @@ def test_errors_and_autograd_take_the_decorated_path(dev):
     w.grad = None
     w.topk(2).values.sum().backward()
     assert w.grad.cpu().tolist() == [1.0, 0.0, 1.0]
+
+
+def test_calls_that_do_not_bind_are_refused(dev):
+    """A dim given twice, or more arguments than the signature has, is a TypeError as in
+    PyTorch (a review: the fast path once sorted sort(x, -1, dim=0) along -1)."""
+    x = pdt.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, -1.0]], device=dev)
+    for bad in (lambda: pdt.sort(x, -1, dim=0), lambda: pdt.argsort(x, -1, True, dim=0),
+                lambda: pdt.topk(x, 1, -1, True, largest=False),
+                lambda: x.sort(-1, True, False, 1), lambda: pdt.topk(x, 2, -1, True, True, None)):
+        with pytest.raises(TypeError):
+            bad()
+    assert pdt.sort.__name__ == "sort" and x.expand.__name__ == "expand"

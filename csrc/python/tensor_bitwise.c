@@ -30,14 +30,25 @@ static int integral(PyObject *o, int *tensor)
     return PyLong_CheckExact(o) || PyBool_Check(o);
 }
 
-/* The Python fallback for op: fallback(op, a, b) (b NULL for ~). */
+/* The Python fallback for op: fallback(op, a, b) (b NULL for ~).  The state from a's
+ * type, else b's: either may be a Python subclass of Tensor whose slots are not ours
+ * (a review: looking at b's type alone for such an a found int's, or NULL for ~). */
 static PyObject *fallback(const char *op, PyObject *a, PyObject *b)
 {
-    pdt_state *S = pdt_state_of_type(Py_TYPE(pdt_quick_is_tensor(a) ? a : b));
+    pdt_state *S = pdt_state_of_type(Py_TYPE(a));
+    if (!S && b) {
+        PyErr_Clear();
+        S = pdt_state_of_type(Py_TYPE(b));
+    }
     if (!S)
         return NULL;
-    if (!S->operator_fallback)
-        Py_RETURN_NOTIMPLEMENTED; /* before pydevtensor/__init__ has run */
+    if (!S->operator_fallback) { /* before pydevtensor/__init__ has run */
+        if (b)
+            Py_RETURN_NOTIMPLEMENTED;
+        PyErr_Format(PyExc_TypeError, "bad operand type for unary ~: '%.100s'",
+                     Py_TYPE(a)->tp_name);
+        return NULL;
+    }
     PyObject *fn = Py_NewRef(S->operator_fallback), *name = PyUnicode_FromString(op);
     PyObject *r = name ? PyObject_CallFunctionObjArgs(fn, name, a, b ? b : Py_None, NULL) : NULL;
     Py_XDECREF(name);
