@@ -72,3 +72,42 @@ def test_errors_name_the_shapes(dev):
     with pytest.raises(TypeError):
         x[x > 0] = "one"
     np.testing.assert_array_equal(x.cpu().numpy(), A)
+
+
+def test_a_mask_that_is_part_of_x(dev):
+    """A mask read from x's own storage takes the hook's path, which reads it whole first,
+    as NumPy does (a review: the in-place write read mask bytes it had already written)."""
+    rows = [[True, True, True], [True, False, True], [False, True, True]]
+    x = pdt.tensor(rows, device=dev)
+    x[x[:, 0]] = False
+    ref = np.array(rows)
+    ref[ref[:, 0].copy()] = False
+    np.testing.assert_array_equal(x.cpu().numpy(), ref)
+    b = pdt.tensor([True] * 8, device=dev)
+    b[1:][b[:-1]] = False
+    assert b.cpu().tolist() == [True] + [False] * 7
+    y = pdt.tensor([True, False, True], device=dev)
+    y[y] = False                                    # the mask is x itself: fine in place
+    assert y.cpu().tolist() == [False] * 3
+
+
+def test_vector_and_coordinate_writes(dev):
+    """x[v] = number or tensor and x[rows, cols] = number in the subscript slot (CPU), the
+    hook elsewhere: NumPy's result, values broadcast, indices from the end."""
+    ref = A.copy()
+    x = pdt.tensor(ref, device=dev)
+    T = lambda a: pdt.tensor(np.array(a), device=dev)  # noqa: E731
+    x[T([1, -2])] = 4.0
+    ref[[1, -2]] = 4.0
+    x[T([0])] = T(np.full((3, 4), -1.0))
+    ref[[0]] = -1.0
+    x[T([1, 0]), T([2, -1])] = 7.0
+    ref[[1, 0], [2, -1]] = 7.0
+    x[T([0, 1]), 1] = T(np.array([0.5, 0.25, 0.125, 1.0]))
+    ref[[0, 1], 1] = [0.5, 0.25, 0.125, 1.0]
+    np.testing.assert_array_equal(x.cpu().numpy(), ref)
+    with pytest.raises(IndexError, match="index 2 is out of bounds"):
+        x[T([0, 2])] = 1.0
+    with pytest.raises((RuntimeError, ValueError), match="broadcast"):
+        x[T([0, 1])] = T(np.ones((3, 3, 4)))
+    np.testing.assert_array_equal(x.cpu().numpy(), ref)

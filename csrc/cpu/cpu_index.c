@@ -491,6 +491,69 @@ pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, in
                     (long long)j.size);
 }
 
+/* Whether t's dims from `from` on are row-major (size-1 dims aside): its rows along
+ * dim from - 1 are blocks of contiguous elements. */
+static int rows_contiguous(const pdt_tensor *t, int from)
+{
+    int64_t step = 1;
+    for (int d = t->ndim - 1; d >= from; d--) {
+        if (t->shape[d] != 1 && t->strides[d] != step)
+            return 0;
+        step *= t->shape[d];
+    }
+    return 1;
+}
+
+/* Whether t's dims from `from` on all have stride 0 (a number broadcast over the rows). */
+static int rows_repeat(const pdt_tensor *t, int from)
+{
+    for (int d = from; d < t->ndim; d++)
+        if (t->shape[d] != 1 && t->strides[d] != 0)
+            return 0;
+    return 1;
+}
+
+/* Note [index_put by rows]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * index_put along dim 0 with dst's rows contiguous puts src's row j at dst's row ix[j]:
+ * one memcpy a row, or, when src repeats one value along its rows (x[v] = number, the
+ * number broadcast), that value stored len times with stores of its width.  The walk
+ * below it took an element's offset from every dim and a memcpy of a size the compiler
+ * could not see per element: x[v] = 0 for 500 rows of four float32 11.3 us (NumPy 6.0). */
+#define PUT_ROWS(T)                                                                                \
+    do {                                                                                           \
+        for (int64_t j = 0; j < n; j++) {                                                          \
+            T *to = (T *)o + ix[j] * dst->strides[0];                                              \
+            const T *from = (const T *)s + j * src->strides[0];                                    \
+            if (repeat) {                                                                          \
+                const T w = from[0];                                                               \
+                for (int64_t q = 0; q < len; q++)                                                  \
+                    to[q] = w;                                                                     \
+            } else {                                                                               \
+                memmove(to, from, (size_t)len * sizeof(T)); /* src may be a view of dst */         \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+static int put_rows(const pdt_tensor *dst, const int64_t *ix, const pdt_tensor *src, size_t es)
+{
+    const int repeat = rows_repeat(src, 1);
+    if (dst->ndim < 2 || !rows_contiguous(dst, 1) || !(repeat || rows_contiguous(src, 1)))
+        return 0;
+    const int64_t n = src->shape[0],
+                  len = pdt_tensor_numel(dst) / (dst->shape[0] ? dst->shape[0] : 1);
+    char *o = pdt_tensor_ptr(dst);
+    const char *s = pdt_tensor_ptr(src);
+    switch (es) {
+    case 1: PUT_ROWS(uint8_t); break;
+    case 2: PUT_ROWS(uint16_t); break;
+    case 4: PUT_ROWS(uint32_t); break;
+    default: PUT_ROWS(uint64_t); break;
+    }
+    return 1;
+}
+#undef PUT_ROWS
+
 pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                              const pdt_tensor *src)
 {
@@ -502,12 +565,20 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
     const int64_t *ix = own.v;
     char *o = pdt_tensor_ptr(dst);
     const char *s = pdt_tensor_ptr(src);
-    if (dst->ndim == 1 && es == 8) { /* a 1-d scatter of 8-byte elements */
-        uint64_t *to = (uint64_t *)o;
-        const uint64_t *from = (const uint64_t *)s;
+    if (dst->ndim == 1) { /* a 1-d scatter, with stores of the element's width */
         const int64_t n = index->shape[0], ds = dst->strides[0], ss = src->strides[0];
-        for (int64_t j = 0; j < n; j++)
-            to[ix[j] * ds] = from[j * ss];
+#define SCATTER(T)                                                                                 \
+    for (int64_t j = 0; j < n; j++)                                                                \
+        ((T *)o)[ix[j] * ds] = ((const T *)s)[j * ss];
+        switch (es) {
+        case 1: SCATTER(uint8_t) break;
+        case 2: SCATTER(uint16_t) break;
+        case 4: SCATTER(uint32_t) break;
+        default: SCATTER(uint64_t) break;
+        }
+#undef SCATTER
+    } else if (dim == 0 && put_rows(dst, ix, src, es)) {
+        /* done: Note [index_put by rows] */
     } else {
         const pdt_tensor *ts[1] = {src};
         cursor c;
@@ -719,7 +790,9 @@ pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x)
  * and int64, each row left to right (NumPy's and PyTorch's order) */
 pdt_status pdt_cpu_cumprod(const pdt_tensor *out, const pdt_tensor *x)
 {
-    pdt_range_fn fn = x->dtype == PDT_INT64 ? cumprod_i64 : x->dtype == PDT_FLOAT64 ? cumprod_f64 : NULL;
+    pdt_range_fn fn = x->dtype == PDT_INT64     ? cumprod_i64
+                      : x->dtype == PDT_FLOAT64 ? cumprod_f64
+                                                : NULL;
     if (!fn)
         return pdt_fail(PDT_ERR_UNSUPPORTED, "cumprod: %s", pdt_dtype_name(x->dtype));
     scan_rows(out, x, fn);

@@ -26,7 +26,7 @@
                 r[i] = (uint8_t)((S)(b[i] & (MAG)) < (S)(INF));                                    \
         else                                                                                       \
             for (int64_t i = 0; i < n; i++)                                                        \
-                r[i] = (uint8_t)((U)(b[i] - (U)((MAG) + (U)1)) <= (U)(INF));                 \
+                r[i] = (uint8_t)((U)(b[i] - (U)((MAG) + (U)1)) <= (U)(INF));                       \
     }
 VM_CLASSIFY_ROW(classify_f32, uint32_t, int32_t, 0x7fffffffu, 0x7f800000u)
 VM_CLASSIFY_ROW(classify_f64, uint64_t, int64_t, 0x7fffffffffffffffu, 0x7ff0000000000000u)

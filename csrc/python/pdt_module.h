@@ -335,10 +335,30 @@ pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
  * PDT_ERR_UNSUPPORTED, with nothing made, for any other pair (the Python path takes it,
  * with its errors).  Holds the views and releases the GIL around large selections. */
 pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_tensor *out);
-/* x[mask] = number in place (Note [mask writes in C] in tensor_index.c): 1 when written,
- * 0 (nothing done, no error) for the keys, values and tensors the hook must take, -1
- * with an exception set. */
-int pdt_mask_fill_number(pdt_state *S, PyObject *self, PyObject *key, PyObject *value);
+/* x[key] = value in place for a bool mask and a number, or an int64 vector (CPU) or a
+ * tuple of coordinates and a number or a tensor (Note [mask writes in C] in
+ * tensor_setitem.c): 1 when written, 0 (nothing done, no error) for the keys, values and
+ * tensors the hook must take, -1 with an exception set. */
+int pdt_setitem_fast(pdt_state *S, PyObject *self, PyObject *key, PyObject *value);
+/* value as a 0-d tensor of x's dtype (1), 0 for a value that is not a number of a kind
+ * x's dtype holds, -1 with an exception set. */
+int pdt_number_for(pdt_state *S, const pdt_tensor *x, PyObject *value, pdt_tensor *number);
+/* A Python number's kind (0 bool, 1 int, 2 float; -1 none) and a dtype's (0 bool, 1
+ * integer, 2 floating): a number goes into a dtype of its kind or above. */
+static inline int pdt_number_category(PyObject *o)
+{
+    return PyBool_Check(o) ? 0 : PyLong_CheckExact(o) ? 1 : PyFloat_CheckExact(o) ? 2 : -1;
+}
+static inline int pdt_dtype_category(pdt_dtype d)
+{
+    return d == PDT_BOOL ? 0 : pdt_dtype_is_floating(d) ? 2 : 1;
+}
+/* A write's ending (tensor_setitem.c): 0 for PDT_ERR_UNSUPPORTED (nothing written: the
+ * hook's path), -1 with st raised, else 1 with self's version counter bumped. */
+int pdt_write_done(pdt_state *S, PyObject *self, pdt_status st);
+/* x[key] = value (a tensor of x's dtype, broadcast) for the keys of Note [coordinates in
+ * C] (tensor_coords.c), x requiring no grad: 1, 0 for other keys, -1 with an exception. */
+int pdt_coords_put(pdt_state *S, PyObject *self, PyObject *key, const pdt_tensor *value);
 /* Whether index can be pdt_index_select_new's: a contiguous 1-d int64 tensor. */
 static inline int pdt_index_is_vector(const pdt_tensor *index)
 {

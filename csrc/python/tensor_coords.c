@@ -27,7 +27,7 @@
 /* one item of the key: values[j] for a list, t's for a vector, else start + j step */
 typedef struct coord {
     const pdt_tensor *t;
-    int64_t *values; /* a list's ints, owned (PyMem) */
+    int64_t *values;        /* a list's ints, owned (PyMem) */
     int64_t start, step, n; /* n: -1 for an int, which broadcasts */
 } coord;
 
@@ -43,8 +43,8 @@ static int range_coord(PyObject *r, coord *c)
     Py_ssize_t n = PyObject_Size(r);
     PyObject *last = n > 0 ? PySequence_GetItem(r, n - 1) : NULL;
     int64_t end = 0;
-    int ok = start && step && n >= 0 && exact_int(start, &c->start) &&
-             exact_int(step, &c->step) && (n == 0 || (last && exact_int(last, &end)));
+    int ok = start && step && n >= 0 && exact_int(start, &c->start) && exact_int(step, &c->step) &&
+             (n == 0 || (last && exact_int(last, &end)));
     Py_XDECREF(start);
     Py_XDECREF(step);
     Py_XDECREF(last);
@@ -74,9 +74,8 @@ static int list_coord(PyObject *l, coord *c)
 static int parse_key(pdt_state *S, const pdt_tensor *x, PyObject *key, coord *cs, int *k,
                      int64_t *n)
 {
-    if (!PyTuple_CheckExact(key) || PyTuple_GET_SIZE(key) < 2 ||
-        PyTuple_GET_SIZE(key) > x->ndim || x->device.kind != PDT_CPU ||
-        !pdt_tensor_is_contiguous(x))
+    if (!PyTuple_CheckExact(key) || PyTuple_GET_SIZE(key) < 2 || PyTuple_GET_SIZE(key) > x->ndim ||
+        x->device.kind != PDT_CPU || !pdt_tensor_is_contiguous(x))
         return 0;
     *k = (int)PyTuple_GET_SIZE(key), *n = -1;
     int tensors = 0;
@@ -129,8 +128,9 @@ static int fill_flat(const pdt_tensor *x, const coord *cs, int k, int64_t n, int
             /* a range's entries in unsigned arithmetic: the first and last fit (range_coord),
              * so every one does, but j step alone need not */
             int64_t i = v ? v[j]
-                        : c->n < 0 ? c->start
-                                   : (int64_t)((uint64_t)c->start + (uint64_t)j * (uint64_t)c->step);
+                        : c->n < 0
+                            ? c->start
+                            : (int64_t)((uint64_t)c->start + (uint64_t)j * (uint64_t)c->step);
             bad |= (uint64_t)(i < -s) | (uint64_t)(i >= s);
             f[j] = f[j] * (uint64_t)s + (uint64_t)(i < 0 ? i + s : i);
         }
@@ -211,8 +211,8 @@ static pdt_status coords_run(pdt_state *S, coords_op op, PyObject *key)
         st = pdt_tensor_empty(op.x->device, PDT_INT64, 1, &n, 0, &flat);
         if (st == PDT_OK) {
             int ok = 0;
-            PDT_RUN_RELEASING_GIL(
-                n, ok = fill_flat(op.x, cs, k, n, (int64_t *)pdt_tensor_ptr(&flat)));
+            PDT_RUN_RELEASING_GIL(n,
+                                  ok = fill_flat(op.x, cs, k, n, (int64_t *)pdt_tensor_ptr(&flat)));
             st = ok ? coords_move(&op, k, &flat) : PDT_ERR_UNSUPPORTED;
             pdt_tensor_release(&flat);
         }
@@ -246,6 +246,12 @@ static PyObject *f_coords_select(PyObject *module, PyObject *const *args, Py_ssi
     return r || PyErr_Occurred() ? r : Py_NewRef(Py_None);
 }
 
+int pdt_coords_put(pdt_state *S, PyObject *self, PyObject *key, const pdt_tensor *value)
+{
+    coords_op op = {pdt_tensor_of(self), value, 0, NULL};
+    return pdt_write_done(S, self, coords_run(S, op, key));
+}
+
 /* _coords_put(x, key, value, accumulate) -> True once x[key] = value (+= with
  * accumulate: a repeated coordinate adds each value) for the keys of Note [coordinates
  * in C], value a Tensor of x's dtype broadcast to the selection; None for other keys,
@@ -262,9 +268,8 @@ static PyObject *f_coords_put(PyObject *module, PyObject *const *args, Py_ssize_
     }
     const pdt_tensor *x = pdt_tensor_of(args[0]), *v = pdt_tensor_of(args[2]);
     pdt_dtype dt = x->dtype;
-    if (v->dtype != dt ||
-        (accumulate && dt != PDT_FLOAT32 && dt != PDT_FLOAT64 && dt != PDT_INT32 &&
-         dt != PDT_INT64))
+    if (v->dtype != dt || (accumulate && dt != PDT_FLOAT32 && dt != PDT_FLOAT64 &&
+                           dt != PDT_INT32 && dt != PDT_INT64))
         Py_RETURN_NONE;
     if (pdt_refuse_unrecorded_write("index_put_", args[0], args[2]) < 0)
         return NULL;

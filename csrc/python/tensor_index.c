@@ -264,16 +264,6 @@ static PyObject *f_cat_fast(PyObject *module, PyObject *args)
 /* A Python bool's (0), int's (1) or float's (2) category, the order in which a
  * number may lift a tensor's dtype (result_type in _ops_index.py); -1 for
  * anything else (a NumPy scalar, a complex: the Python path decides). */
-static int number_category(PyObject *o)
-{
-    return PyBool_Check(o) ? 0 : PyLong_CheckExact(o) ? 1 : PyFloat_CheckExact(o) ? 2 : -1;
-}
-
-static int dtype_category(pdt_dtype d)
-{
-    return d == PDT_BOOL ? 0 : pdt_dtype_is_floating(d) ? 2 : 1;
-}
-
 /* _where_fast(cond, a, b, masked) -> where(cond, a, b), or with masked
  * masked_fill(b, cond, a), in one call; None where the call needs the Python path
  * (_ops_index.py): autograd, cond not a bool tensor, two dtypes, a number that
@@ -306,8 +296,8 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
             Py_RETURN_NONE;
     } else {
         PyObject *x = ta ? b : a;
-        int k = number_category(x);
-        if (k < 0 || (!masked && k > dtype_category(t->dtype)))
+        int k = pdt_number_category(x);
+        if (k < 0 || (!masked && k > pdt_dtype_category(t->dtype)))
             Py_RETURN_NONE;
         pdt_scalar v;
         if (pdt_parse_scalar(x, masked ? "masked_fill(): value" : "where()", &v) < 0)
@@ -428,99 +418,6 @@ pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_te
     }
     pdt_hold_release(&h);
     return st;
-}
-
-/* Note [mask writes in C]
- * ~~~~~~~~~~~~~~~~~~~~~~~~
- * x[mask] = number (`x[x < 0] = 0`) went through the setitem hook's Python: the key
- * looked at item by item, then masked_fill_, a new tensor copied back: 3.7 us for eight
- * rows of four float32 and 11.9 for 1,000 rows, NumPy's 1.4 and 7.5.  For a bool Tensor
- * key over x's leading dims (or all of them), on x's device, a Python number whose kind
- * x's dtype holds (a bool; an int into an integer or float x; a float into a float x),
- * and a contiguous x that requires no grad (nor its base), the subscript slot writes it
- * here: one where(mask, number, x) into x itself (elementwise, each element read before
- * it is written), the mask and the number as views broadcast to x's shape.  Every other
- * key, value and tensor takes the hook, with its errors. */
-/* rows of len elements of es bytes from x on: those whose mask byte is not 0 set to v */
-#define FILL_ROWS(T)                                                                               \
-    do {                                                                                           \
-        T w;                                                                                       \
-        memcpy(&w, v, sizeof w);                                                                   \
-        for (int64_t r = 0; r < rows; r++)                                                         \
-            if (mask[r])                                                                           \
-                for (int64_t i = 0; i < len; i++)                                                  \
-                    ((T *)x)[r * len + i] = w;                                                     \
-    } while (0)
-static void fill_rows(char *x, const uint8_t *mask, int64_t rows, int64_t len, size_t es,
-                      const void *v)
-{
-    switch (es) { /* the element's bytes as an integer of its width: stores the compiler
-                   * vectorises (a memcpy of a size it cannot see was a call an element) */
-    case 1: FILL_ROWS(uint8_t); break;
-    case 2: FILL_ROWS(uint16_t); break;
-    case 4: FILL_ROWS(uint32_t); break;
-    default: FILL_ROWS(uint64_t); break;
-    }
-}
-#undef FILL_ROWS
-
-int pdt_mask_fill_number(pdt_state *S, PyObject *self, PyObject *key, PyObject *value)
-{
-    if (!Py_IS_TYPE(key, S->tensor_type) ||
-        pdt_tensor_object_requires_grad((PdtTensorObject *)self))
-        return 0;
-    const pdt_tensor *x = pdt_tensor_of(self), *m = pdt_tensor_of(key);
-    int kind = number_category(value);
-    if (kind < 0 || kind > dtype_category(x->dtype) || m->dtype != PDT_BOOL || m->ndim < 1 ||
-        m->ndim > x->ndim || !pdt_device_eq(x->device, m->device) ||
-        !pdt_tensor_is_contiguous(x) ||
-        memcmp(x->shape, m->shape, (size_t)m->ndim * sizeof *x->shape) != 0)
-        return 0;
-    pdt_scalar v;
-    if (pdt_parse_scalar(value, "setitem: value", &v) < 0)
-        return -1;
-    pdt_tensor number;
-    pdt_status st = pdt_tensor_empty(x->device, x->dtype, 0, NULL, 0, &number);
-    if (st == PDT_OK && (st = pdt_fill(&number, v)) != PDT_OK)
-        pdt_tensor_release(&number);
-    if (st != PDT_OK) {
-        pdt_raise(S, st);
-        return -1;
-    }
-    pdt_hold h; /* Note [the GIL and storages] */
-    h.n = 0;
-    x = pdt_hold_view(&h, x), m = pdt_hold_view(&h, m);
-    if (x->device.kind == PDT_CPU && m->ndim < x->ndim && pdt_tensor_is_contiguous(m)) {
-        /* rows of x under a mask on the CPU: each true row filled with the number's bytes
-         * (where with a mask broadcast along the rows took 8.3 us for 1,000 rows of four
-         * float32, NumPy 7.8; this 1.1) */
-        const int64_t rows = pdt_tensor_numel(m), len = pdt_tensor_numel(x) / (rows ? rows : 1);
-        const size_t es = pdt_dtype_size(x->dtype);
-        PDT_RUN_RELEASING_GIL(pdt_tensor_numel(x), fill_rows((char *)pdt_tensor_ptr(x),
-                                                             (const uint8_t *)pdt_tensor_ptr(m),
-                                                             rows, len, es,
-                                                             pdt_tensor_ptr(&number)));
-        pdt_hold_release(&h);
-        pdt_tensor_release(&number);
-        pdt_bump_version(self); /* Note [version counter] */
-        return 1;
-    }
-    pdt_tensor cond = *m, fill = number; /* views of x's shape: stride 0 where they repeat */
-    cond.ndim = fill.ndim = x->ndim;
-    for (int d = 0; d < x->ndim; d++) {
-        cond.shape[d] = fill.shape[d] = x->shape[d];
-        cond.strides[d] = d < m->ndim ? m->strides[d] : 0;
-        fill.strides[d] = 0;
-    }
-    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(x), st = pdt_where(x, &cond, &fill, x));
-    pdt_hold_release(&h);
-    pdt_tensor_release(&number);
-    if (st != PDT_OK) {
-        pdt_raise(S, st);
-        return -1;
-    }
-    pdt_bump_version(self); /* Note [version counter] */
-    return 1;
 }
 
 /* _index_select_fast(x, dim, index, negative_ok) -> index_select(x, dim, index),

@@ -531,9 +531,13 @@ int pdt_tensor_type_init(PyObject *module, pdt_state *S)
                                {Py_tp_getset, all_getset},
                                {Py_tp_members, tensor_members},
                                {0, NULL}};
-    const PyType_Slot *slot_parts[] = {
-        tensor_slots,    own, pdt_tensor_export_slots, pdt_math_slots, pdt_view_slots,
-        pdt_matmul_slots, pdt_bitwise_slots};
+    const PyType_Slot *slot_parts[] = {tensor_slots,
+                                       own,
+                                       pdt_tensor_export_slots,
+                                       pdt_math_slots,
+                                       pdt_view_slots,
+                                       pdt_matmul_slots,
+                                       pdt_bitwise_slots};
     for (size_t p = 0; p < sizeof slot_parts / sizeof slot_parts[0]; p++)
         if (add_slots(slots, &ns, 96, slot_parts[p]) < 0)
             return -1;

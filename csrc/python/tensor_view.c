@@ -471,8 +471,7 @@ static PyObject *mask_subscript(PyObject *self, PyObject *key)
 static PyObject *coords_subscript(PyObject *self, PyObject *key)
 {
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
-    if (!S || !PyTuple_CheckExact(key) ||
-        pdt_tensor_object_requires_grad((PdtTensorObject *)self))
+    if (!S || !PyTuple_CheckExact(key) || pdt_tensor_object_requires_grad((PdtTensorObject *)self))
         return NULL;
     return pdt_coords_subscript(S, self, key);
 }
@@ -618,7 +617,7 @@ static PyObject *f_t(PyObject *module, PyObject *const *args, Py_ssize_t nargs, 
 static int tensor_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
 {
     pdt_state *S = value ? pdt_state_of_type(Py_TYPE(self)) : NULL;
-    int done = S && !fast_key(key) ? pdt_mask_fill_number(S, self, key, value) : 0;
+    int done = S && !fast_key(key) ? pdt_setitem_fast(S, self, key, value) : 0;
     if (done)
         return done > 0 ? 0 : -1;
     PyErr_Clear(); /* pdt_state_of_type's, for a type of another module: the hook's path */
