@@ -359,6 +359,9 @@ int pdt_write_done(pdt_state *S, PyObject *self, pdt_status st);
 /* x[key] = value (a tensor of x's dtype, broadcast) for the keys of Note [coordinates in
  * C] (tensor_coords.c), x requiring no grad: 1, 0 for other keys, -1 with an exception. */
 int pdt_coords_put(pdt_state *S, PyObject *self, PyObject *key, const pdt_tensor *value);
+/* Whether key's items are of the kinds pdt_coords_put takes (a cheap look before anything
+ * is made: the values are read by pdt_coords_put). */
+int pdt_coords_key_plausible(pdt_state *S, const pdt_tensor *x, PyObject *key);
 /* Whether index can be pdt_index_select_new's: a contiguous 1-d int64 tensor. */
 static inline int pdt_index_is_vector(const pdt_tensor *index)
 {

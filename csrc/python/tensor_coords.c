@@ -111,6 +111,20 @@ static int parse_key(pdt_state *S, const pdt_tensor *x, PyObject *key, coord *cs
     return *n >= 0; /* all ints: a basic key */
 }
 
+int pdt_coords_key_plausible(pdt_state *S, const pdt_tensor *x, PyObject *key)
+{
+    if (!PyTuple_CheckExact(key) || PyTuple_GET_SIZE(key) < 2 || PyTuple_GET_SIZE(key) > x->ndim ||
+        x->device.kind != PDT_CPU || !pdt_tensor_is_contiguous(x))
+        return 0;
+    for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(key); d++) {
+        PyObject *o = PyTuple_GET_ITEM(key, d);
+        if (!(Py_IS_TYPE(o, S->tensor_type) || PyLong_CheckExact(o) || PyRange_Check(o) ||
+              PyList_CheckExact(o)))
+            return 0;
+    }
+    return 1;
+}
+
 /* flat[j] from the coords; 0 when an entry is out of range (an int item's checked once:
  * with no coordinates at all, x[5, []] must still say 5 is out of range, as NumPy does).
  * The sums are unsigned: past a bad entry they may wrap, and are thrown away. */

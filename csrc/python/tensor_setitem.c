@@ -130,23 +130,25 @@ static int vector_ok(const pdt_tensor *x, const pdt_tensor *k)
            pdt_device_eq(x->device, k->device);
 }
 
-/* x[key] = the 0-d number: the mask's and the vector's conditions checked again on views
- * held after the number was made (making it may run Python - placement logging - which
- * may rebind x.data: a review's write past a storage), then the write */
-static int put_number(pdt_state *S, PyObject *self, PyObject *key, const pdt_tensor *number,
-                      int mask)
+/* x[key] = value (the 0-d number, or a tensor of x's dtype: value_obj, NULL for a number)
+ * with the conditions checked again on views held now: making the number or a copy may
+ * run Python (placement logging) that rebinds x.data or sets requires_grad (two
+ * reviews: a write past a storage; an unrecorded write into a leaf) */
+static int put_value(pdt_state *S, PyObject *self, PyObject *key, const pdt_tensor *value,
+                     PyObject *value_obj, int mask)
 {
-    if (!mask && !Py_IS_TYPE(key, S->tensor_type))
-        return pdt_coords_put(S, self, key, number); /* reads x and holds it itself */
     pdt_hold h;
     h.n = 0;
     const pdt_tensor *x = pdt_hold_view(&h, pdt_tensor_of(self));
-    const pdt_tensor *k = pdt_hold_view(&h, pdt_tensor_of(key));
+    const int tuple = !Py_IS_TYPE(key, S->tensor_type);
+    const pdt_tensor *k = tuple ? NULL : pdt_hold_view(&h, pdt_tensor_of(key));
     int r = 0;
-    if (number->dtype == x->dtype && pdt_device_eq(number->device, x->device) &&
-        !pdt_tensor_object_requires_grad((PdtTensorObject *)self))
-        r = mask && mask_ok(x, k)      ? mask_fill(S, self, x, k, number)
-            : !mask && vector_ok(x, k) ? vector_put(S, self, x, k, number)
+    if (value->dtype == x->dtype && pdt_device_eq(value->device, x->device) &&
+        !pdt_tensor_object_requires_grad((PdtTensorObject *)self) &&
+        !(value_obj && pdt_tensor_object_requires_grad((PdtTensorObject *)value_obj)))
+        r = tuple                      ? pdt_coords_put(S, self, key, value)
+            : mask && mask_ok(x, k)    ? mask_fill(S, self, x, k, value)
+            : !mask && vector_ok(x, k) ? vector_put(S, self, x, k, value)
                                        : 0;
     pdt_hold_release(&h);
     return r;
@@ -160,8 +162,8 @@ int pdt_setitem_fast(pdt_state *S, PyObject *self, PyObject *key, PyObject *valu
     const pdt_tensor *k = Py_IS_TYPE(key, S->tensor_type) ? pdt_tensor_of(key) : NULL;
     int mask = k && mask_ok(x, k);
     int vector = k && !mask && vector_ok(x, k);
-    if (!mask && !vector && !PyTuple_CheckExact(key))
-        return 0;
+    if (!mask && !vector && !(k == NULL && pdt_coords_key_plausible(S, x, key)))
+        return 0; /* before anything is made (a review: a number made for x[:, v] = 1) */
     if (!mask && Py_IS_TYPE(value, S->tensor_type)) {
         /* a tensor of x's dtype on its device, requiring no grad, broadcast to the rows or
          * the coordinates (a mask's tensor values keep the hook's masked_fill rules) */
@@ -169,13 +171,26 @@ int pdt_setitem_fast(pdt_state *S, PyObject *self, PyObject *key, PyObject *valu
         if (v->dtype != x->dtype || !pdt_device_eq(v->device, x->device) ||
             pdt_tensor_object_requires_grad((PdtTensorObject *)value))
             return 0;
-        return vector ? vector_put(S, self, x, k, v) : pdt_coords_put(S, self, key, v);
+        if (v->storage != x->storage)
+            return put_value(S, self, key, v, value, 0);
+        /* a value read from x's own storage is copied first, so every row is read before
+         * any is written, as NumPy does (x[perm] = x; a review: rows written in turn read
+         * rows already written, as the hook's path still does; PyTorch refuses) */
+        pdt_tensor copy;
+        pdt_status st = pdt_copy_to_new(v, v->device, v->dtype, 0, 0, &copy);
+        if (st != PDT_OK) {
+            pdt_raise(S, st);
+            return -1;
+        }
+        int r = put_value(S, self, key, &copy, value, 0);
+        pdt_tensor_release(&copy);
+        return r;
     }
     pdt_tensor number;
     int r = pdt_number_for(S, x, value, &number);
     if (r <= 0)
         return r;
-    r = put_number(S, self, key, &number, mask);
+    r = put_value(S, self, key, &number, NULL, mask);
     pdt_tensor_release(&number);
     return r;
 }
