@@ -153,7 +153,12 @@ def _plan(x, idx):
 def _flat_index(view, pairs, deferred_ok):
     """Broadcasts the index tensors, checks them against their dims' sizes, and
     gives (flat int64 index into the indexed dims merged, broadcast shape)."""
-    shape = _broadcast_shape(*[tuple(t.shape) for _, t in pairs])
+    try:
+        shape = _broadcast_shape(*[tuple(t.shape) for _, t in pairs])
+    except ValueError:  # NumPy's and PyTorch's IndexError, naming the shapes
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                         "with shapes " + ", ".join(str(list(t.shape)) for _, t in pairs)) \
+            from None
     flat = None
     for d, t in pairs:
         size = view.shape[d]

@@ -8,6 +8,7 @@ another is refused with a RuntimeError naming both (nothing is moved behind the
 caller's back).
 """
 import builtins
+import operator
 
 from . import _C
 from ._numpy_names import numpy_names
@@ -260,7 +261,15 @@ def _size_args(args):
 
 
 def _sizes(args, op):
-    return tuple(builtins.int(a) for a in _size_args(args))
+    """The sizes as ints: ints and integer tensors of one element (__index__), not floats
+    or bools, as PyTorch takes them."""
+    out = []
+    for i, a in enumerate(_size_args(args)):
+        if isinstance(a, builtins.bool) or not hasattr(a, "__index__"):
+            raise TypeError(f"{op}(): argument 'size' must be a tuple of ints, but found "
+                            f"element of type {type(a).__name__} at pos {i}")
+        out.append(operator.index(a))
+    return tuple(out)
 
 
 @recorded("expand")

@@ -138,9 +138,9 @@ def test_entries_past_int64(dev):
 def test_vectors_of_two_lengths(dev):
     """Vectors that do not broadcast: an error naming both shapes; nothing written."""
     x = pdt.tensor(X, device=dev)
-    with pytest.raises((IndexError, ValueError), match=r"\(2,\).*\(3,\)"):
+    with pytest.raises(IndexError, match=r"shape mismatch.*\[2\], \[3\]"):
         x[[0, 1], [1, 2, 3]]
-    with pytest.raises((IndexError, ValueError), match=r"\(2,\).*\(3,\)"):
+    with pytest.raises(IndexError, match=r"shape mismatch.*\[2\], \[3\]"):
         x[[0, 1], [1, 2, 3]] = 0.0
     np.testing.assert_array_equal(x.cpu().numpy(), X)
 
