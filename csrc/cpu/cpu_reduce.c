@@ -468,6 +468,24 @@ static void rows_range(int64_t begin, int64_t end, void *ctx)
         }
         return;
     }
+    if (!buf && j->k >= 1 && j->k <= CHUNK && j->out_dtype == PDT_INT64 &&
+        (j->chunk == argmax_f32 || j->chunk == argmin_f32 || j->chunk == argmax_f64 ||
+         j->chunk == argmin_f64)) {
+        /* a float row's arg extreme in one chunk: the level's kernel a row, its index
+         * stored, without a partial and a switch a row: argmax(1) of (256, 10) float32
+         * from 1.4 to 0.8 of NumPy's time, (4096, 10) 1.12 -> 0.75, (4096, 4) 1.59 ->
+         * 0.85; the same indices as reduce_row's */
+        const pdt_cpu_simd_table *v = pdt_cpu_simd();
+        int64_t *o = (int64_t *)j->out;
+        for (int64_t r = begin; r < end; r++) {
+            const char *row = j->x + r * j->row_bytes;
+            o[r] = j->chunk == argmax_f32   ? v->argmax_f32((const float *)row, j->k)
+                   : j->chunk == argmin_f32 ? v->argmin_f32((const float *)row, j->k)
+                   : j->chunk == argmax_f64 ? v->argmax_f64((const double *)row, j->k)
+                                            : v->argmin_f64((const double *)row, j->k);
+        }
+        return;
+    }
     if (!buf && j->chunk == sum_b8 && j->out_dtype == PDT_INT64) {
         int64_t *o = (int64_t *)j->out; /* bool counts (exact in any order), no acc a row */
         for (int64_t r = begin; r < end; r++)
