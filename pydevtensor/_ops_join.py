@@ -265,7 +265,8 @@ def _sizes(args, op):
     or bools, as PyTorch takes them."""
     out = []
     for i, a in enumerate(_size_args(args)):
-        if isinstance(a, builtins.bool) or not hasattr(a, "__index__"):
+        if (isinstance(a, builtins.bool) or not hasattr(a, "__index__")
+                or isinstance(a, _C.Tensor) and a.dtype == _C.bool):
             raise TypeError(f"{op}(): argument 'size' must be a tuple of ints, but found "
                             f"element of type {type(a).__name__} at pos {i}")
         out.append(operator.index(a))

@@ -114,11 +114,9 @@ def test_vector_and_coordinate_writes(dev):
 
 
 def test_a_value_read_from_x_is_read_whole_first(dev):
-    """x[perm] = x swaps rows as NumPy does (a review: rows written in turn read rows
-    already written; PyTorch refuses the overlap).  The C path (contiguous CPU x) copies
-    such a value first."""
-    if pdt.device(dev).type != "cpu":
-        pytest.skip("the hook's path, on other devices, still writes rows in turn")
+    """x[perm] = x swaps rows as NumPy does (two reviews: rows written in turn read rows
+    already written; PyTorch refuses the overlap).  The C path (contiguous CPU x) and the
+    hook's path (other devices, broadcast keys, autograd) copy such a value first."""
     x = pdt.arange(12.0, device=dev).reshape(4, 3)
     x[pdt.tensor([1, 0, 3, 2], device=dev)] = x
     ref = np.arange(12.0).reshape(4, 3)[[1, 0, 3, 2]]
@@ -131,3 +129,22 @@ def test_a_value_read_from_x_is_read_whole_first(dev):
     z = pdt.arange(6.0, device=dev).reshape(2, 3)
     z[pdt.tensor([1, 0], device=dev), pdt.tensor([2, 0], device=dev)] = z[0, :2]
     assert z.cpu().tolist() == [[1.0, 1.0, 2.0], [3.0, 4.0, 0.0]]
+
+
+def test_a_value_read_from_x_through_the_hook(dev):
+    """The same through the hook's path: a broadcast key, a tensor under no_grad that
+    requires grad, a recorded write."""
+    T = lambda a: pdt.tensor(a, device=dev)  # noqa: E731
+    ref = np.arange(12.0).reshape(4, 3)
+    want = ref.copy()
+    want[np.array([[1], [0]]), np.array([0, 1, 2])] = ref[0:2]
+    x = T(ref)
+    x[T([[1], [0]]), T([0, 1, 2])] = x[0:2]
+    np.testing.assert_array_equal(x.cpu().numpy(), want)
+    w = T(ref).requires_grad_()
+    with pdt.no_grad():
+        w[T([1, 0, 3, 2])] = w
+    np.testing.assert_array_equal(w.detach().cpu().numpy(), ref[[1, 0, 3, 2]])
+    y = T(ref).requires_grad_() * 1
+    y[T([1, 0, 3, 2])] = y
+    np.testing.assert_array_equal(y.detach().cpu().numpy(), ref[[1, 0, 3, 2]])

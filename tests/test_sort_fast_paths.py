@@ -88,7 +88,7 @@ def test_calls_that_do_not_bind_are_refused(dev):
         with pytest.raises(TypeError):
             bad()
     assert pdt.sort.__name__ == "sort" and x.expand.__name__ == "expand"
-    for sizes in ((2.0, 3), (True, 3)):  # sizes are ints, as in PyTorch
+    for sizes in ((2.0, 3), (True, 3), (pdt.tensor(True), 3)):  # ints, as in PyTorch
         with pytest.raises(TypeError, match="must be a tuple of ints"):
             x[:, :1].expand(*sizes)
     assert tuple(x[:, :1].expand(pdt.tensor(2), 3).shape) == (2, 3)
