@@ -257,7 +257,8 @@ static pdt_status own_index_read(own_index *o, const char *op, const pdt_tensor 
                         (long long)n);
     /* one copy (a racing write may tear a value, but the copy is ours), then the
      * wrap and the check on the copy: a loop the compiler vectorises */
-    memcpy(o->v, ix, (size_t)n * sizeof *o->v);
+    if (n) /* an empty index's data may be NULL */
+        memcpy(o->v, ix, (size_t)n * sizeof *o->v);
     int64_t bad = 0;
     for (int64_t r = 0; r < n; r++) {
         const int64_t v = wrap(o->v[r], size);
@@ -542,6 +543,8 @@ static int put_rows(const pdt_tensor *dst, const int64_t *ix, const pdt_tensor *
         return 0;
     const int64_t n = src->shape[0],
                   len = pdt_tensor_numel(dst) / (dst->shape[0] ? dst->shape[0] : 1);
+    if (n == 0 || len == 0)
+        return 1; /* nothing to move (and an empty tensor's data may be NULL) */
     char *o = pdt_tensor_ptr(dst);
     const char *s = pdt_tensor_ptr(src);
     switch (es) {

@@ -131,7 +131,8 @@ int pdt_coords_key_plausible(pdt_state *S, const pdt_tensor *x, PyObject *key)
 static int fill_flat(const pdt_tensor *x, const coord *cs, int k, int64_t n, int64_t *flat)
 {
     uint64_t bad = 0, *f = (uint64_t *)flat;
-    memset(flat, 0, (size_t)n * sizeof *flat);
+    if (n)
+        memset(flat, 0, (size_t)n * sizeof *flat); /* an empty tensor's data may be NULL */
     for (int d = 0; d < k; d++) {
         const coord *c = &cs[d];
         const int64_t s = x->shape[d];
