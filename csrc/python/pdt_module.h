@@ -7,6 +7,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 #include "pdt_ops.h"
 
@@ -330,6 +331,21 @@ PyObject *pdt_coords_subscript(pdt_state *S, PyObject *self, PyObject *key);
  * Holds the views and releases the GIL around large selections; raises nothing. */
 pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
                                 const pdt_tensor *index, int negative_ok, pdt_tensor *out);
+/* A contiguous x's k leading dims merged into one, the strides row-major (x's own may be
+ * anything on a dim of size 1, which pdt_tensor_is_contiguous does not look at: a review
+ * of Note [masks in C]); a view sharing x's storage, not a new reference. */
+static inline pdt_tensor pdt_merged_rows(const pdt_tensor *x, int k)
+{
+    pdt_tensor rows = *x;
+    int64_t lead = 1, step = 1;
+    for (int d = 0; d < k; d++)
+        lead *= x->shape[d];
+    rows.ndim = 1 + x->ndim - k, rows.shape[0] = lead;
+    memcpy(rows.shape + 1, x->shape + k, (size_t)(x->ndim - k) * sizeof *x->shape);
+    for (int d = rows.ndim - 1; d >= 0; d--)
+        rows.strides[d] = step, step *= rows.shape[d];
+    return rows;
+}
 /* x[mask] into a new contiguous tensor, out, for a contiguous bool mask over the leading
  * dims of a contiguous x, both on the CPU (Note [masks in C] in tensor_index.c);
  * PDT_ERR_UNSUPPORTED, with nothing made, for any other pair (the Python path takes it,

@@ -33,9 +33,6 @@ typedef struct coord {
 
 #define LIST_MAX 4096 /* longer lists: the Python path makes a tensor of them */
 
-/* An exact Python int into *v; 0 when o is none or does not fit (no error set). */
-static int exact_int(PyObject *o, int64_t *v) { return pdt_exact_int64(o, v); }
-
 /* range r's start, step and length; 0 when one does not fit in 64 bits */
 static int range_coord(PyObject *r, coord *c)
 {
@@ -43,8 +40,8 @@ static int range_coord(PyObject *r, coord *c)
     Py_ssize_t n = PyObject_Size(r);
     PyObject *last = n > 0 ? PySequence_GetItem(r, n - 1) : NULL;
     int64_t end = 0;
-    int ok = start && step && n >= 0 && exact_int(start, &c->start) && exact_int(step, &c->step) &&
-             (n == 0 || (last && exact_int(last, &end)));
+    int ok = start && step && n >= 0 && pdt_exact_int64(start, &c->start) &&
+             pdt_exact_int64(step, &c->step) && (n == 0 || (last && pdt_exact_int64(last, &end)));
     Py_XDECREF(start);
     Py_XDECREF(step);
     Py_XDECREF(last);
@@ -64,9 +61,23 @@ static int list_coord(PyObject *l, coord *c)
         return 0;
     }
     for (Py_ssize_t j = 0; j < n; j++)
-        if (!exact_int(PyList_GET_ITEM(l, j), &c->values[j]))
+        if (!pdt_exact_int64(PyList_GET_ITEM(l, j), &c->values[j]))
             return 0; /* a bool, a float, a nested list: the Python path */
     c->n = n;
+    return 1;
+}
+
+int pdt_coords_key_plausible(pdt_state *S, const pdt_tensor *x, PyObject *key)
+{
+    if (!PyTuple_CheckExact(key) || PyTuple_GET_SIZE(key) < 2 || PyTuple_GET_SIZE(key) > x->ndim ||
+        x->device.kind != PDT_CPU || !pdt_tensor_is_contiguous(x))
+        return 0;
+    for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(key); d++) {
+        PyObject *o = PyTuple_GET_ITEM(key, d);
+        if (!(Py_IS_TYPE(o, S->tensor_type) || PyLong_CheckExact(o) || PyRange_Check(o) ||
+              PyList_CheckExact(o)))
+            return 0;
+    }
     return 1;
 }
 
@@ -74,8 +85,7 @@ static int list_coord(PyObject *l, coord *c)
 static int parse_key(pdt_state *S, const pdt_tensor *x, PyObject *key, coord *cs, int *k,
                      int64_t *n)
 {
-    if (!PyTuple_CheckExact(key) || PyTuple_GET_SIZE(key) < 2 || PyTuple_GET_SIZE(key) > x->ndim ||
-        x->device.kind != PDT_CPU || !pdt_tensor_is_contiguous(x))
+    if (!pdt_coords_key_plausible(S, x, key))
         return 0;
     *k = (int)PyTuple_GET_SIZE(key), *n = -1;
     int tensors = 0;
@@ -90,7 +100,7 @@ static int parse_key(pdt_state *S, const pdt_tensor *x, PyObject *key, coord *cs
                 return 0; /* x, a value and these are held: a review's segfault past it */
             c->t = t, c->n = t->shape[0];
         } else if (PyLong_CheckExact(o)) {
-            if (!exact_int(o, &c->start))
+            if (!pdt_exact_int64(o, &c->start))
                 return 0;
             c->n = -1;
         } else if (PyRange_Check(o)) {
@@ -109,20 +119,6 @@ static int parse_key(pdt_state *S, const pdt_tensor *x, PyObject *key, coord *cs
         }
     }
     return *n >= 0; /* all ints: a basic key */
-}
-
-int pdt_coords_key_plausible(pdt_state *S, const pdt_tensor *x, PyObject *key)
-{
-    if (!PyTuple_CheckExact(key) || PyTuple_GET_SIZE(key) < 2 || PyTuple_GET_SIZE(key) > x->ndim ||
-        x->device.kind != PDT_CPU || !pdt_tensor_is_contiguous(x))
-        return 0;
-    for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(key); d++) {
-        PyObject *o = PyTuple_GET_ITEM(key, d);
-        if (!(Py_IS_TYPE(o, S->tensor_type) || PyLong_CheckExact(o) || PyRange_Check(o) ||
-              PyList_CheckExact(o)))
-            return 0;
-    }
-    return 1;
 }
 
 /* flat[j] from the coords; 0 when an entry is out of range (an int item's checked once:
@@ -153,20 +149,6 @@ static int fill_flat(const pdt_tensor *x, const coord *cs, int k, int64_t n, int
     return !bad;
 }
 
-/* x's rows: its k leading dims merged, the strides row-major (Note [masks in C]) */
-static pdt_tensor merged_rows(const pdt_tensor *x, int k)
-{
-    pdt_tensor rows = *x;
-    int64_t lead = 1, step = 1;
-    for (int d = 0; d < k; d++)
-        lead *= x->shape[d];
-    rows.ndim = 1 + x->ndim - k, rows.shape[0] = lead;
-    memcpy(rows.shape + 1, x->shape + k, (size_t)(x->ndim - k) * sizeof *x->shape);
-    for (int d = rows.ndim - 1; d >= 0; d--)
-        rows.strides[d] = step, step *= rows.shape[d];
-    return rows;
-}
-
 /* The work of a read or a write at key's coordinates. */
 typedef struct coords_op {
     const pdt_tensor *x, *value; /* value: NULL for a read */
@@ -178,7 +160,7 @@ typedef struct coords_op {
 static pdt_status coords_move(const coords_op *op, int k, const pdt_tensor *flat)
 {
     const pdt_tensor *x = op->x;
-    pdt_tensor rows = merged_rows(x, k);
+    pdt_tensor rows = pdt_merged_rows(x, k);
     int64_t shape[PDT_MAX_DIMS];
     memcpy(shape, rows.shape, (size_t)rows.ndim * sizeof *shape);
     shape[0] = flat->shape[0];
@@ -289,13 +271,8 @@ static PyObject *f_coords_put(PyObject *module, PyObject *const *args, Py_ssize_
     if (pdt_refuse_unrecorded_write("index_put_", args[0], args[2]) < 0)
         return NULL;
     coords_op op = {x, v, accumulate, NULL};
-    pdt_status st = coords_run(S, op, args[1]);
-    if (st == PDT_ERR_UNSUPPORTED)
-        Py_RETURN_NONE;
-    if (st != PDT_OK)
-        return pdt_raise(S, st);
-    pdt_bump_version(args[0]); /* Note [version counter] */
-    Py_RETURN_TRUE;
+    int r = pdt_write_done(S, args[0], coords_run(S, op, args[1]));
+    return r < 0 ? NULL : Py_NewRef(r ? Py_True : Py_None);
 }
 
 PyMethodDef pdt_coords_functions[] = {

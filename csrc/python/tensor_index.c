@@ -390,15 +390,8 @@ pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_te
     pdt_hold h; /* Note [the GIL and storages] */
     h.n = 0;
     x = pdt_hold_view(&h, x), mask = pdt_hold_view(&h, mask);
-    pdt_tensor flat = *mask, rows = *x, pos, at;
+    pdt_tensor flat = *mask, rows = pdt_merged_rows(x, k), pos, at;
     flat.ndim = 1, flat.shape[0] = n, flat.strides[0] = 1;
-    /* rows: the leading dims merged, with the row-major strides (x's own may be anything
-     * on a dim of size 1, which pdt_tensor_is_contiguous does not look at: a review) */
-    rows.ndim = 1 + x->ndim - k, rows.shape[0] = n;
-    memcpy(rows.shape + 1, x->shape + k, (size_t)(x->ndim - k) * sizeof *x->shape);
-    int64_t step = 1;
-    for (int d = rows.ndim - 1; d >= 0; d--)
-        rows.strides[d] = step, step *= rows.shape[d];
     pdt_status st;
     int64_t count;
     PDT_RUN_RELEASING_GIL(n, st = mask_positions(&flat, &count, &pos));
