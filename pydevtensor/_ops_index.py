@@ -257,6 +257,8 @@ def masked_fill_(input, mask, value):
     >>> x.masked_fill_(x < 0, 0.)
     tensor([1., 0., 3.])
     """
+    if isinstance(input, _C.Tensor) and _C._masked_fill_(input, mask, value):
+        return input  # one where into input itself, in C (Note [mask writes in C])
     input.copy_(masked_fill(input, mask, value))
     return input
 

@@ -14,6 +14,7 @@ from . import _C
 from ._ops_index import (_as_tensor, _broadcast_shape, _dim, _index_tensor, _int_arg,
                          _tensor_arg, gather, index_select, nonzero, result_type)
 from ._ops_scatter import _in_place, _same_device, _same_dtype, along, in_place_method
+from .autograd.dispatch import _wants_grad
 
 
 def _key(d, index):
@@ -432,7 +433,110 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return ~found if invert else found
 
 
-__all__ = ["argwhere", "index_copy", "index_fill", "isin", "masked_scatter", "masked_select",
+def _put_key(op, x, indices, values):
+    """The key x[key] that index_put's indices name (a None entry: the whole dim), after
+    PyTorch's checks: indices a tuple or list of Tensors (or None) on x's device, values a
+    Tensor of x's dtype on x's device."""
+    _tensor_arg(x, op, "self")
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'indices' must be a tuple of Tensors, got "
+                        f"{type(indices).__name__} (self {tuple(x.shape)}, on {x.device})")
+    for i, t in enumerate(indices):
+        if t is not None and not isinstance(t, _C.Tensor):
+            raise TypeError(f"{op}(): indices[{i}] must be a Tensor or None, got "
+                            f"{type(t).__name__} (self {tuple(x.shape)}, on {x.device})")
+    if len(indices) > builtins.max(x.ndim, 1):
+        raise IndexError(f"{op}(): too many indices for a tensor of {x.ndim} dimensions: got "
+                         f"{len(indices)} (self {tuple(x.shape)}, on {x.device})")
+    _tensor_arg(values, op, "values")
+    _same_device(op, x, values, *(t for t in indices if t is not None))
+    _same_dtype(op, x, values, "values")
+    return tuple(slice(None) if t is None else t for t in indices)
+
+
+def index_put(input, indices, values, accumulate=False):
+    """input with ``values`` written at ``input[indices]`` (broadcast to that shape), as
+    ``x[indices] = values`` on a copy; with ``accumulate=True`` the values are added, and
+    a position named more than once gets every value added (``x[indices] += values``
+    adds only one of them).
+
+    Parameters
+    ----------
+    input : Tensor
+        The values (also the method ``x.index_put(indices, values)``).
+    indices : tuple of Tensor or None
+        One index per leading dim: int64/int32/uint8 positions (broadcast together) or a
+        bool mask; None takes the whole dim.
+    values : Tensor
+        input's dtype and device, broadcastable to ``input[indices]``'s shape.
+    accumulate : bool, optional
+        Add instead of write (default False).
+
+    Returns
+    -------
+    Tensor
+        A new tensor of input's shape and dtype.
+
+    Raises
+    ------
+    IndexError
+        When an index is out of range, or there are more indices than dims.
+    TypeError
+        When indices is not a tuple of Tensors, or values is not a Tensor.
+    RuntimeError
+        When values' dtype or a tensor's device differs from input's.
+
+    Examples
+    --------
+    >>> x = pydevtensor.zeros(2, 3)
+    >>> i = (pydevtensor.tensor([0, 0, 1]), pydevtensor.tensor([2, 2, 0]))
+    >>> pydevtensor.index_put(x, i, pydevtensor.tensor(1.), accumulate=True)
+    tensor([[0., 0., 2.],
+            [1., 0., 0.]])
+    """
+    key = _put_key("index_put", input, indices, values)
+    if accumulate and _wants_grad((input, values), None):
+        # differentiable: index_add of values at the flat positions input[key] names
+        pos = _C.arange(input.numel(), device=input.device).reshape(tuple(input.shape))[key]
+        flat = input.reshape(-1).index_add(0, pos.reshape(-1),
+                                           values.expand(tuple(pos.shape)).reshape(-1))
+        return flat.reshape(tuple(input.shape))
+    out = input.clone()
+    return index_put_(out, indices, values, accumulate)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """index_put in place: ``self[indices] = values`` (added when accumulate); returns
+    self.
+
+    Parameters
+    ----------
+    indices, values, accumulate
+        As index_put's.
+
+    Returns
+    -------
+    Tensor
+        self.
+
+    Examples
+    --------
+    >>> x = pydevtensor.zeros(3)
+    >>> x.index_put_((pydevtensor.tensor([0, 0]),), pydevtensor.tensor([1., 2.]), True)
+    tensor([3., 0., 0.])
+    """
+    key = _put_key("index_put_", self, indices, values)
+    if not accumulate:
+        self[key] = values
+    elif _wants_grad((self, values), None):
+        _in_place(index_put, self, indices, values, True)
+    else:
+        from ._ops_getitem import _index_put_
+        _index_put_(self, key, values, True)
+    return self
+
+
+__all__ = ["argwhere", "index_copy", "index_fill", "index_put", "isin", "masked_scatter", "masked_select",
            "take", "take_along_dim"]
 
 
@@ -440,6 +544,7 @@ for _n in __all__:
     if _n != "isin":
         setattr(_C.Tensor, _n, globals()[_n])
 _C.Tensor.masked_scatter_ = masked_scatter_
+_C.Tensor.index_put_ = index_put_
 _C.Tensor.index_copy_ = in_place_method("index_copy_", index_copy, """\
     >>> x = pydevtensor.zeros(3)
     >>> x.index_copy_(0, pydevtensor.tensor([1]), pydevtensor.tensor([5.]))

@@ -344,6 +344,17 @@ CASES = [
     C("fill_-tensor", "t.fill_(t)", "TypeError", r"value must be a number"),
     C("setitem-int32-overflow", "ti[0] = 2**40", "ValueError",
       r"1099511627776 cannot be converted to int32"),
+    C("index_put-values-number", "pdt.index_put(t, (pdt.tensor([0]),), 1.0)", "TypeError",
+      r"index_put\(\): argument 'values' must be a Tensor, got float"),
+    C("index_put-index-out-of-range", "pdt.index_put(t, (pdt.tensor([2]),), t[0], True)",
+      "IndexError", r"index 2 is out of bounds for dimension 0 with size 2"),
+    C("fill_-float32-overflow", "t.fill_(1e39)", "ValueError",
+      r"fill: the value 1e\+39 cannot be converted to float32 without overflow \(a tensor "
+      r"of 6 elements on cpu\)"),
+    C("setitem-float16-overflow", "t.half()[t > 0] = 1e5", "ValueError",
+      r"the value 100000 cannot be converted to float16 without overflow"),
+    C("full-bfloat16-overflow", "pdt.full((2,), -3.4e38, dtype=pdt.bfloat16)", "RuntimeError",
+      r"the value -3.4e\+38 cannot be converted to bfloat16 without overflow"),
 
     # ---- reductions
     C("sum-dim-out-of-range", "pdt.sum(t, dim=5)", "IndexError",

@@ -148,3 +148,67 @@ def test_a_value_read_from_x_through_the_hook(dev):
     y = T(ref).requires_grad_() * 1
     y[T([1, 0, 3, 2])] = y
     np.testing.assert_array_equal(y.detach().cpu().numpy(), ref[[1, 0, 3, 2]])
+
+
+# ---- masked_fill_ in place (f_masked_fill_ in csrc/python/tensor_setitem.c) and the CPU's
+# rows filled in place (Note [mask rows filled in place] in csrc/cpu/cpu_where.c)
+
+B = np.arange(-30, 30, dtype=np.float64).reshape(3, 4, 5)
+
+
+@pytest.mark.parametrize("mshape", [(3, 4, 5), (3, 4, 1), (3, 1, 1), (4, 1), (1, 5), (5,), (),
+                                    (1, 4, 5), (3, 1, 5)])
+@pytest.mark.parametrize("dtype,value", [("float32", -2.5), ("int64", 7), ("int8", -3),
+                                         ("float16", 0.5), ("bool", True), ("float64", 1e300)])
+def test_masked_fill_in_place_matches_numpy(dev, mshape, dtype, value):
+    rng = np.random.default_rng(len(mshape) * 7 + sum(mshape))
+    mask = rng.random(mshape) > 0.4
+    ref = B.astype(dtype)
+    x = pdt.tensor(ref.astype(np.float64), device=dev).to(getattr(pdt, dtype))
+    before = x._version
+    assert x.masked_fill_(pdt.tensor(mask, device=dev), value) is x
+    np.copyto(ref, np.asarray(value, dtype=dtype), where=np.broadcast_to(mask, B.shape))
+    np.testing.assert_array_equal(x.to(pdt.float64).cpu().numpy(), ref.astype(np.float64))
+    assert x._version > before
+
+
+def test_masked_fill_in_place_many_rows_and_views(dev):
+    # rows of two over more rows than one piece of work (the rows are split over threads)
+    n = 70_001
+    a = np.arange(2 * n, dtype=np.float64).reshape(n, 2)
+    mask = (np.arange(n) % 3 == 1).reshape(n, 1)
+    x = pdt.tensor(a, device=dev)
+    x.masked_fill_(pdt.tensor(mask, device=dev), -1.0)
+    ref = a.copy()
+    ref[mask[:, 0]] = -1.0
+    np.testing.assert_array_equal(x.cpu().numpy(), ref)
+    # a transposed x, a mask that is x's own view, a 0-d tensor value: the Python path
+    xt = pdt.tensor(B, device=dev).permute(2, 1, 0)
+    xt.masked_fill_(pdt.tensor(B.T[:, :, :1] > 0, device=dev), pdt.tensor(9.0, device=dev))
+    ref = B.T.copy()
+    ref[np.broadcast_to(B.T[:, :, :1] > 0, ref.shape)] = 9.0
+    np.testing.assert_array_equal(xt.cpu().numpy(), ref)
+    m = pdt.tensor([[True, False], [False, True], [True, True]], device=dev)
+    m.masked_fill_(m, False)
+    assert not m.any().item()
+    m = pdt.tensor([[True, False], [False, True]], device=dev)
+    m.masked_fill_(m[0], False)  # a mask read from x's own storage: as NumPy, read first
+    np.testing.assert_array_equal(m.cpu().numpy(), [[False, False], [False, True]])
+
+
+def test_masked_fill_in_place_errors_and_grad(dev):
+    x = pdt.tensor(B, device=dev)
+    with pytest.raises(RuntimeError, match=r"the mask of shape \(2,\) does not broadcast to "
+                                           r"the input's shape \(3, 4, 5\)"):
+        x.masked_fill_(pdt.tensor([True, False], device=dev), 1.0)
+    with pytest.raises(TypeError):
+        x.masked_fill_(pdt.ones(5, device=dev), 1.0)
+    with pytest.raises(ValueError, match="cannot be converted to float16 without overflow"):
+        x.half().masked_fill_(pdt.tensor(True, device=dev), 1e5)
+    np.testing.assert_array_equal(x.cpu().numpy(), B)
+    a = pdt.tensor(B, device=dev).requires_grad_()
+    y = a * 1
+    y.masked_fill_(pdt.tensor(B[:, :, 0:1] > 0, device=dev), 0.0)  # recorded
+    y.sum().backward()
+    np.testing.assert_array_equal(a.grad.cpu().numpy(),
+                                  np.where(np.broadcast_to(B[:, :, 0:1] > 0, B.shape), 0, 1))

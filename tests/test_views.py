@@ -106,6 +106,29 @@ def test_iteration_walks_the_first_dim(device):
     t, a = base((3, 2), device)
     rows = [host(r) for r in t]
     np.testing.assert_array_equal(np.stack(rows), a)
+    # the rows are views made when the iteration starts (_unbind_views), as PyTorch's
+    it = iter(t)
+    t.data = pdt.zeros(5, device=device)
+    np.testing.assert_array_equal(np.stack([host(r) for r in it]), a)
+    for dim in (0, 1, -1):
+        assert all(p._is_view() for p in pdt.unbind(base((3, 2), device)[0], dim))
+    cols = base((3, 2), device)[0].unbind(1)
+    np.testing.assert_array_equal(np.stack([host(c) for c in cols], 1), a)
+    assert cols[1].stride() == (2,) and cols[1].storage_offset() == 1
+
+
+def test_shape_follows_the_tensor(device):
+    """Note [the shape kept]: the Size given last is given again only while it holds the
+    tensor's sizes."""
+    t, _ = base((3, 2), device)
+    s = t.shape
+    assert type(s) is pdt.Size and s == (3, 2) and t.shape is s
+    t.data = pdt.zeros(4, 5, 6, device=device)
+    assert t.shape == (4, 5, 6) and t.size() == (4, 5, 6) and t.shape[2] == 6
+    t.data = pdt.zeros(4, 7, 6, device=device)
+    assert t.shape == (4, 7, 6) and s == (3, 2)
+    t.data = pdt.zeros((), device=device)
+    assert t.shape == () and type(t.shape) is pdt.Size
 
 
 # ---- reshape, view, flatten ----

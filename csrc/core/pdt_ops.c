@@ -3,9 +3,11 @@
  * fills. */
 #include "pdt_ops.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "pdt_half.h"
 #include "pdt_index_errors.h"
 #include "pdt_internal.h"
 
@@ -175,26 +177,45 @@ static int fits_int_dtype(pdt_dtype dt, double v)
     return 1;
 }
 
+int pdt_scalar_fits(pdt_dtype dt, pdt_scalar value)
+{
+    double d = value.is_float ? value.f : (double)value.i;
+    switch (dt) {
+    case PDT_BOOL:
+    case PDT_FLOAT64: return 1;
+    case PDT_FLOAT32: return !isfinite(d) || isfinite((float)d);
+    case PDT_FLOAT16: /* the rounded value's exponent field all ones: an infinity */
+        return !isfinite(d) || (pdt_f64_to_f16(d) & 0x7c00u) != 0x7c00u;
+    case PDT_BFLOAT16: return !isfinite(d) || (pdt_f64_to_bf16(d) & 0x7f80u) != 0x7f80u;
+    case PDT_INT64: return !value.is_float || fits_int_dtype(dt, d);
+    default: {
+        if (value.is_float)
+            return fits_int_dtype(dt, d);
+        int64_t lo, hi;
+        pdt_int_range(dt, &lo, &hi);
+        return value.i >= lo && value.i <= hi;
+    }
+    }
+}
+
 pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value)
 {
-    /* A number the integer dtype cannot hold is refused, as PyTorch refuses it, not
-     * wrapped or saturated (tensors cast from floats saturate: Note [float to int]):
-     * an int past int32, or a float that is NaN, infinite or past the dtype's range
-     * (a float within it is truncated toward zero).  Checked before any element is
+    /* A number the dtype cannot hold is refused, as PyTorch refuses it, not wrapped,
+     * saturated or made infinite (tensors cast from floats saturate: Note [float to
+     * int]): an int past int32, a float that is NaN, infinite or past an integer
+     * dtype's range (a float within it is truncated toward zero), a finite number
+     * rounding to an infinity in a float dtype.  Checked before any element is
      * written. */
-    int64_t lo, hi;
-    pdt_int_range(dst->dtype, &lo, &hi);
-    if ((dst->dtype == PDT_INT32 || pdt_dtype_is_small_int(dst->dtype)) && !value.is_float &&
-        (value.i < lo || value.i > hi))
+    if (!pdt_scalar_fits(dst->dtype, value)) {
+        char dev[32], num[40];
+        if (value.is_float)
+            snprintf(num, sizeof num, "%g", value.f);
+        else
+            snprintf(num, sizeof num, "%lld", (long long)value.i);
         return pdt_fail(PDT_ERR_VALUE,
-                        "fill: the value %lld cannot be converted to %s without overflow",
-                        (long long)value.i, pdt_dtype_name(dst->dtype));
-    if (value.is_float && !fits_int_dtype(dst->dtype, value.f)) {
-        char dev[32];
-        return pdt_fail(PDT_ERR_VALUE,
-                        "fill: the value %g cannot be converted to %s without overflow (a "
+                        "fill: the value %s cannot be converted to %s without overflow (a "
                         "tensor of %lld elements on %s)",
-                        value.f, pdt_dtype_name(dst->dtype), (long long)pdt_tensor_numel(dst),
+                        num, pdt_dtype_name(dst->dtype), (long long)pdt_tensor_numel(dst),
                         pdt_device_str(dst->device, dev, sizeof dev));
     }
     if (pdt_tensor_numel(dst) == 0)

@@ -27,7 +27,16 @@ pdt_status pdt_copy_to_new_in_order(const pdt_tensor *src, pdt_dtype dtype, pdt_
  * same sizes outside dim (pydevtensor/_ops_join.py checks and reports the rest). */
 pdt_status pdt_cat_checked(int n, const pdt_tensor *const *ts, int dim, pdt_tensor *result);
 
+/* Every element of dst set to value.  A value dst's dtype cannot hold is refused
+ * before anything is written (pdt_scalar_fits). */
 pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value);
+/* 1 when a number written into dtype dt keeps its magnitude, as PyTorch's checked
+ * conversion of a written number asks: an int within an integer dtype's range (int32
+ * and the small ints; int64 holds every int), a float whose truncation fits one, and
+ * a finite number that does not round to an infinity in a float dtype (1e39 into
+ * float32, 1e5 into float16; inf and NaN themselves fit).  Results of arithmetic
+ * are not asked this: x + 1e39 is inf, as in PyTorch. */
+int pdt_scalar_fits(pdt_dtype dt, pdt_scalar value);
 /* dst contiguous 1-D. */
 pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, double step);
 /* dst contiguous; low/high for PDT_RANDOM_INT, a/b otherwise; the numbers come

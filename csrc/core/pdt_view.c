@@ -298,6 +298,15 @@ static pdt_status too_many_dims(const char *op, int ndim)
                     op, ndim, PDT_MAX_DIMS);
 }
 
+void pdt_slice_view(const pdt_tensor *src, int dim, int64_t i, pdt_tensor *out)
+{
+    pdt_tensor_share(out, src);
+    out->offset += i * src->strides[dim];
+    for (int d = dim; d < src->ndim - 1; d++)
+        out->shape[d] = src->shape[d + 1], out->strides[d] = src->strides[d + 1];
+    out->ndim = src->ndim - 1;
+}
+
 pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out)
 {
     int n = src->ndim;

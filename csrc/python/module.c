@@ -43,7 +43,8 @@ static int module_exec(PyObject *module)
                              pdt_generator_functions,      pdt_gamma_functions,
                              pdt_linalg_functions,         pdt_trig_functions,
                              pdt_bitwise_functions,        pdt_autograd_view_functions,
-                             pdt_autocast_functions,       pdt_coords_functions};
+                             pdt_autocast_functions,       pdt_coords_functions,
+                             pdt_setitem_functions};
     if (pdt_errors_init(module, S) < 0 || pdt_device_type_init(module, S) < 0 ||
         pdt_dtype_type_init(module, S) < 0 || pdt_tensor_type_init(module, S) < 0 ||
         pdt_storage_ref_type_init(module, S) < 0 || pdt_events_init(module, S) < 0 ||

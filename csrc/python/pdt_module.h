@@ -42,6 +42,7 @@ typedef struct {
     PyObject *base;       /* NULL, or the tensor this view's storage was first viewed from */
     int64_t view_version; /* the version when the view's place in the graph was last set */
     int view_flags;       /* PDT_VIEW_NO_GRAD, PDT_VIEW_MULTI_OUTPUT */
+    PyObject *size;       /* NULL, or the Size shape gave last (Note [the shape kept]) */
 } PdtTensorObject;
 
 /* ---- module state (one per module object; see module.c) ---- */
@@ -320,6 +321,7 @@ extern PyMethodDef pdt_interop_methods[], pdt_interop_functions[]; /* interop.c 
 extern PyMethodDef pdt_linalg_functions[];                         /* linalg.c: LU, Cholesky */
 extern PyMethodDef pdt_index_functions[];                          /* tensor_index.c (issue 17) */
 extern PyMethodDef pdt_coords_functions[];                         /* tensor_coords.c */
+extern PyMethodDef pdt_setitem_functions[];                        /* tensor_setitem.c */
 /* x[key] for a tuple of index vectors, ranges, lists and ints over the leading dims of a
  * contiguous CPU x (Note [coordinates in C] in tensor_coords.c): a new tensor, or NULL
  * with no exception set for any other key (the Python path takes it, with its errors). */

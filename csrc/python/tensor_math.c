@@ -610,13 +610,13 @@ static PyObject *fill_with(PyObject *self, pdt_scalar value)
     pdt_status st;
     if (!S)
         return NULL;
-    int64_t lo, hi;
-    pdt_int_range(t->dtype, &lo, &hi);
-    if ((t->dtype == PDT_INT32 || pdt_dtype_is_small_int(t->dtype)) && !value.is_float &&
-        (value.i < lo || value.i > hi)) {
+    if (!value.is_float && !pdt_scalar_fits(t->dtype, value)) { /* as Python's int(2**40) */
+        char dev[32];
         PyErr_Format(PyExc_OverflowError,
-                     "fill_(): the value %lld cannot be converted to %s without overflow",
-                     (long long)value.i, pdt_dtype_name(t->dtype));
+                     "fill_(): the value %lld cannot be converted to %s without overflow (a tensor "
+                     "of %lld elements on %s)",
+                     (long long)value.i, pdt_dtype_name(t->dtype), (long long)pdt_tensor_numel(t),
+                     pdt_device_str(t->device, dev, sizeof dev));
         return NULL;
     }
     pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */

@@ -1,0 +1,132 @@
+"""index_put and Tensor.index_put_ (PyTorch's names; pydevtensor/_ops_index_more.py): values
+written or, with accumulate=True, added at x[indices], every repeat of a position adding
+(NumPy's np.add.at).  On every device, against NumPy in float64 (exact: small integers),
+with autograd and PyTorch's argument checks."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+
+X = np.arange(24, dtype=np.float64).reshape(4, 6) - 7
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+def t(a, dev, dtype=None):
+    return pdt.tensor(np.asarray(a), device=dev) if dtype is None else \
+        pdt.tensor(np.asarray(a), device=dev).to(dtype)
+
+
+KEYS = [
+    lambda: (np.array([0, 3, 0, 0]), np.array([5, 1, 5, 2])),   # repeats
+    lambda: (np.array([[1], [2]]), np.array([0, 4, 4])),           # broadcast together
+    lambda: (np.array([-1, 2, -1]),),                              # rows, from the end
+    lambda: (None, np.array([1, 1, 3])),                           # a whole dim
+    lambda: (X[:, 0] > -2,),                                       # a mask
+]
+
+
+def np_key(key):
+    return tuple(slice(None) if k is None else k for k in key)
+
+
+def pdt_key(key, dev):
+    return tuple(None if k is None else t(k, dev) for k in key)
+
+
+@pytest.mark.parametrize("k", range(len(KEYS)))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32"])
+def test_accumulate_matches_add_at(dev, k, dtype):
+    key = KEYS[k]()
+    shape = X[np_key(key)].shape
+    vals = (np.arange(np.prod(shape), dtype=np.float64) + 1).reshape(shape)
+    ref = X.copy()
+    np.add.at(ref, np_key(key), vals)
+    x = t(X, dev, getattr(pdt, dtype))
+    v = t(vals, dev, getattr(pdt, dtype))
+    out = pdt.index_put(x, pdt_key(key, dev), v, accumulate=True)
+    np.testing.assert_array_equal(out.to(pdt.float64).cpu().numpy(), ref)
+    np.testing.assert_array_equal(x.to(pdt.float64).cpu().numpy(), X)  # not changed
+    before = x._version
+    assert x.index_put_(pdt_key(key, dev), v, accumulate=True) is x
+    np.testing.assert_array_equal(x.to(pdt.float64).cpu().numpy(), ref)
+    assert x._version > before
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])  # keys without repeats: one write wins anywhere
+def test_write_matches_numpy(dev, k):
+    key = KEYS[k]()
+    if k == 2:
+        key = (np.array([-1, 2]),)
+    ref = X.copy()
+    ref[np_key(key)] = -0.5
+    x = t(X, dev)
+    assert x.index_put_(pdt_key(key, dev), t(-0.5, dev)) is x  # a 0-d value, broadcast
+    np.testing.assert_array_equal(x.to(pdt.float64).cpu().numpy(), ref)
+
+
+def test_values_broadcast_to_the_selection(dev):
+    ref = X.copy()
+    np.add.at(ref, (slice(None), np.array([0, 0, 5])), np.array([1.0, 2.0, 3.0]))
+    x = t(X, dev)
+    x.index_put_((None, t([0, 0, 5], dev)), t([1.0, 2.0, 3.0], dev), True)
+    np.testing.assert_array_equal(x.cpu().numpy(), ref)
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_gradients(dev, accumulate):
+    w = np.arange(24, dtype=np.float64).reshape(4, 6) / 8
+    rows, cols = np.array([0, 2, 3]), np.array([5, 1, 1])
+    a = t(X, dev).requires_grad_()
+    v = t([1.0, 2.0, 3.0], dev).requires_grad_()
+    y = pdt.index_put(a, (t(rows, dev), t(cols, dev)), v, accumulate=accumulate)
+    (y * t(w, dev)).sum().backward()
+    g_a = w.copy()
+    if not accumulate:
+        g_a[rows, cols] = 0  # overwritten: the old values get nothing
+    np.testing.assert_allclose(a.grad.cpu().numpy(), g_a, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(v.grad.cpu().numpy(), w[rows, cols], rtol=0, atol=1e-12)
+
+
+def test_in_place_gradient_through_a_non_leaf(dev):
+    a = t(X, dev).requires_grad_()
+    v = t([1.0, 2.0], dev).requires_grad_()
+    y = a * 2
+    y.index_put_((t([1, 1], dev),), v.reshape(2, 1), accumulate=True)
+    (y * y).sum().backward()
+    ref = 2 * X
+    ref[1] += 3.0
+    np.testing.assert_allclose(a.grad.cpu().numpy(), 2 * ref * 2, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(v.grad.cpu().numpy(), 2 * ref[1].sum() * np.ones(2),
+                               rtol=0, atol=1e-9)
+
+
+def test_a_leaf_requiring_grad_refuses(dev):
+    a = t(X, dev).requires_grad_()
+    with pytest.raises(RuntimeError, match="leaf"):
+        a.index_put_((t([0], dev),), t(1.0, dev), True)
+
+
+@pytest.mark.parametrize("call,exc,match", [
+    (lambda x, d: x.index_put_((t([0], d),), 1.0), TypeError, "'values' must be a Tensor"),
+    (lambda x, d: x.index_put_(t([0], d), t(1.0, d)), TypeError,
+     r"'indices' must be a tuple of Tensors, got Tensor \(self \(4, 6\)"),
+    (lambda x, d: x.index_put_(([0],), t(1.0, d)), TypeError, "indices.0. must be a Tensor"),
+    (lambda x, d: x.index_put_((t([0], d),), t(1.0, d).to(pdt.float32)), RuntimeError,
+     r"self \(pydevtensor.float64\) and values \(pydevtensor.float32\) must have the same"),
+    (lambda x, d: x.index_put_((t([4], d),), t(1.0, d), True), IndexError,
+     "index 4 is out of bounds for dimension 0 with size 4"),
+    (lambda x, d: x.index_put_((t([0], d),) * 3, t(1.0, d)), IndexError,
+     "too many indices for a tensor of 2 dimensions: got 3"),
+    (lambda x, d: x.index_put_((t([0, 1], d), t([0, 1, 2], d)), t(1.0, d), True),
+     IndexError, "shape mismatch"),
+])
+def test_bad_input_leaves_x_unchanged(dev, call, exc, match):
+    x = t(X, dev)
+    with pytest.raises(exc, match=match):
+        call(x, dev)
+    np.testing.assert_array_equal(x.cpu().numpy(), X)

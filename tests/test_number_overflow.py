@@ -1,0 +1,82 @@
+"""A number written into a tensor must keep its magnitude (pdt_scalar_fits in
+csrc/core/pdt_ops.c), as PyTorch's checked conversion asks: a finite number that would
+round to an infinity in a float dtype (1e39 into float32, 1e5 into float16, 3.4e38 into
+bfloat16) is refused by every way of writing a number (fill_, full, x[i] = v, x[mask] = v,
+x[a:b] = v, masked_fill, index_fill), as an int past an integer dtype's range already was.
+Nothing is written when it is refused.  inf and NaN fit; a number that rounds to the
+largest finite value fits.  Arithmetic is not asked: x + 1e39 is inf, as in PyTorch."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+def writes(x, v):
+    return {
+        "fill_": lambda: x.fill_(v),
+        "full": lambda: x.copy_(pdt.full((3,), v, dtype=x.dtype, device=x.device)),
+        "item": lambda: x.__setitem__(1, v),
+        "mask": lambda: x.__setitem__(x == 0, v),
+        "slice": lambda: x.__setitem__(slice(0, 2), v),
+        "vector": lambda: x.__setitem__(pdt.tensor([0, 2], device=x.device), v),
+        "masked_fill_": lambda: x.masked_fill_(x == 0, v),
+        "index_fill_": lambda: x.index_fill_(0, pdt.tensor([1], device=x.device), v),
+    }
+
+
+# (dtype, the largest finite value, a number past it, one just below the rounding edge)
+EDGES = [
+    ("float32", float(np.finfo(np.float32).max), 1e39, 3.4028235e38),
+    ("float16", 65504.0, 65520.0, 65519.0),
+    ("bfloat16", 3.3895313892515355e38, 3.4e38, 3.3961e38),
+]
+
+
+@pytest.mark.parametrize("dtype,top,past,below", EDGES)
+@pytest.mark.parametrize("how", list(writes(None, 0)))
+def test_past_the_range_refused_unchanged(dev, dtype, top, past, below, how):
+    for v in (past, -past):
+        x = pdt.tensor([0.0, 1.0, 0.0], device=dev).to(getattr(pdt, dtype))
+        with pytest.raises((ValueError, OverflowError),
+                           match=f"cannot be converted to {dtype} without overflow"):
+            writes(x, v)[how]()
+        np.testing.assert_array_equal(x.to(pdt.float64).cpu().numpy(), [0.0, 1.0, 0.0])
+    x = pdt.tensor([0.0, 1.0, 0.0], device=dev).to(getattr(pdt, dtype))
+    writes(x, -below)[how]()  # rounds to the largest finite value
+    got = x.to(pdt.float64).cpu().numpy()
+    assert np.isfinite(got).all() and got.min() == -top
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+@pytest.mark.parametrize("how", list(writes(None, 0)))
+def test_inf_and_nan_fit(dev, dtype, how):
+    for v in (float("inf"), float("-inf"), float("nan")):
+        x = pdt.zeros(3, dtype=getattr(pdt, dtype), device=dev)
+        writes(x, v)[how]()
+        got = x.to(pdt.float64).cpu().numpy()
+        assert (np.isnan(got) if v != v else got == v).any()
+
+
+def test_ints_into_half(dev):
+    x = pdt.zeros(2, dtype=pdt.float16, device=dev)
+    x.fill_(65504)
+    assert x.tolist() == [65504.0, 65504.0]
+    with pytest.raises(OverflowError, match="the value 100000 cannot be converted to float16"):
+        x.fill_(100000)
+    with pytest.raises(ValueError, match="the value -100000 cannot be converted to float16"):
+        x[0] = -100000
+    assert x.tolist() == [65504.0, 65504.0]
+
+
+def test_arithmetic_is_not_asked(dev):
+    x = pdt.ones(2, device=dev)
+    assert (x + 1e39).cpu().numpy().tolist() == [np.inf, np.inf]
+    h = pdt.ones(2, dtype=pdt.float16, device=dev)
+    assert np.isinf((h * 1e5).to(pdt.float32).cpu().numpy()).all()
+    assert pdt.tensor([1e39], dtype=pdt.float32, device=dev).cpu().numpy()[0] == np.inf
