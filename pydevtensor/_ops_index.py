@@ -177,9 +177,13 @@ def _where(condition, input, other):
             device = t.device
             break
     dtype = result_type(input, other)
-    a, b = _as_tensor(input, dtype, device), _as_tensor(other, dtype, device)
+    tensors = isinstance(input, _C.Tensor) or isinstance(other, _C.Tensor)
     # one dtype now: the C call takes it (and gives the result its operands' memory
-    # order) with grad mode off, as it is anyway when recorded or in a backward
+    # order) with grad mode off, as it is anyway when recorded or in a backward; a
+    # Python number stays one, an operand the C call makes (past the dtype's range: inf,
+    # as PyTorch's where(h > 1, h, 1e5) of float16)
+    a, b = (x if tensors and type(x) in (builtins.bool, builtins.int, builtins.float)
+            else _as_tensor(x, dtype, device) for x in (input, other))
     return run_no_grad(_C._where_fast, condition, a, b, False)
 
 

@@ -454,6 +454,10 @@ def _put_key(op, x, indices, values):
     return tuple(slice(None) if t is None else t for t in indices)
 
 
+_ACCUMULATE_IN = {_C.float16: _C.float32, _C.bfloat16: _C.float32, _C.uint8: _C.int32,
+                  _C.int8: _C.int32, _C.int16: _C.int32, _C.bool: _C.int32}
+
+
 def index_put(input, indices, values, accumulate=False):
     """input with ``values`` written at ``input[indices]`` (broadcast to that shape), as
     ``x[indices] = values`` on a copy; with ``accumulate=True`` the values are added, and
@@ -495,7 +499,7 @@ def index_put(input, indices, values, accumulate=False):
             [1., 0., 0.]])
     """
     key = _put_key("index_put", input, indices, values)
-    if accumulate and _wants_grad((input, values), None):
+    if accumulate and _wants_grad((input, values), None) and input.dtype not in _ACCUMULATE_IN:
         # differentiable: index_add of values at the flat positions input[key] names
         pos = _C.arange(input.numel(), device=input.device).reshape(tuple(input.shape))[key]
         flat = input.reshape(-1).index_add(0, pos.reshape(-1),
@@ -526,7 +530,12 @@ def index_put_(self, indices, values, accumulate=False):
     tensor([3., 0., 0.])
     """
     key = _put_key("index_put_", self, indices, values)
-    if not accumulate:
+    wide = _ACCUMULATE_IN.get(self.dtype) if accumulate else None
+    if wide is not None:
+        # the index_add kernels add float32, float64, int32 and int64: the others add in
+        # the wider dtype, cast back once (the small ints wrap, bool adds as or)
+        self.copy_(self.to(wide).index_put_(indices, values.to(wide), True))
+    elif not accumulate:
         self[key] = values
     elif _wants_grad((self, values), None):
         _in_place(index_put, self, indices, values, True)

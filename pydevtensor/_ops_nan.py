@@ -13,7 +13,7 @@ import math
 
 from . import _C
 from ._numpy_names import numpy_names
-from ._ops_index import _dim, _tensor_arg
+from ._ops_index import _dim, _tensor_arg, where
 from ._ops_shortcuts import _floating as _as_floating
 from .autograd import no_grad
 
@@ -152,9 +152,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     nan = _replacement(nan, 0.0, "nan")
     posinf = _replacement(posinf, big, "posinf")
     neginf = _replacement(neginf, -big, "neginf")
-    out = input.masked_fill(input.isnan(), nan)
-    out = out.masked_fill(input == math.inf, posinf)
-    return out.masked_fill(input == -math.inf, neginf)
+    # where, not masked_fill: the numbers are operands, so one past the dtype's range is
+    # inf (posinf=1e5 on float16), as in PyTorch, not refused as a written value
+    out = where(input.isnan(), nan, input)
+    out = where(input == math.inf, posinf, out)
+    return where(input == -math.inf, neginf, out)
 
 
 def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):

@@ -56,7 +56,7 @@ def _iter(self):
         # one node for all the rows (unbind), as PyTorch's iteration: a loop over a
         # sequence's steps then costs one gradient of the whole, not one per step
         return iter(self.unbind(0))
-    return iter(_C._unbind_views(self, 0))  # unbind's views, without its checks
+    return iter(_C._views_along(self, 0))  # unbind's views, without its checks
 
 
 def _new(make):

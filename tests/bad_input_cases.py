@@ -349,8 +349,8 @@ CASES = [
     C("index_put-index-out-of-range", "pdt.index_put(t, (pdt.tensor([2]),), t[0], True)",
       "IndexError", r"index 2 is out of bounds for dimension 0 with size 2"),
     C("fill_-float32-overflow", "t.fill_(1e39)", "ValueError",
-      r"fill: the value 1e\+39 cannot be converted to float32 without overflow \(a tensor "
-      r"of 6 elements on cpu\)"),
+      r"fill: the value 1e\+39 cannot be converted to float32 without overflow \(filling 6 "
+      r"elements on cpu\)"),
     C("setitem-float16-overflow", "t.half()[t > 0] = 1e5", "ValueError",
       r"the value 100000 cannot be converted to float16 without overflow"),
     C("full-bfloat16-overflow", "pdt.full((2,), -3.4e38, dtype=pdt.bfloat16)", "RuntimeError",

@@ -130,3 +130,29 @@ def test_bad_input_leaves_x_unchanged(dev, call, exc, match):
     with pytest.raises(exc, match=match):
         call(x, dev)
     np.testing.assert_array_equal(x.cpu().numpy(), X)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "uint8", "int8", "int16", "bool"])
+def test_accumulate_in_narrow_dtypes(dev, dtype):
+    """The index_add kernels add four dtypes; the others add in a wider one, cast back once
+    (the small ints wrap as PyTorch's do; bool adds as or)."""
+    rows = np.array([0, 2, 0, 0])
+    vals = np.array([1, 1, 0, 1]) if dtype == "bool" else np.array([100, 3, 100, 100])
+    base = np.array([0, 0, 5]) if dtype != "bool" else np.array([0, 0, 1])
+    ref = base.astype(np.int64)
+    np.add.at(ref, rows, vals)
+    ref = (ref != 0).astype(np.int64) if dtype == "bool" else \
+        ref.astype(np.int64).astype(dtype if dtype != "bfloat16" else "float32").astype(np.int64)
+    x = t(base, dev, getattr(pdt, dtype))
+    x.index_put_((t(rows, dev),), t(vals, dev, getattr(pdt, dtype)), accumulate=True)
+    np.testing.assert_array_equal(x.to(pdt.int64).cpu().numpy(), ref)
+    assert x.dtype == getattr(pdt, dtype)
+
+
+def test_accumulate_half_with_grad(dev):
+    a = t([0.0, 0.0, 0.0], dev, pdt.float16).requires_grad_()
+    v = t([1.0, 2.0], dev, pdt.float16).requires_grad_()
+    y = pdt.index_put(a, (t([1, 1], dev),), v, accumulate=True)
+    assert y.dtype == pdt.float16 and y.tolist() == [0.0, 3.0, 0.0]
+    (y * t([1.0, 2.0, 3.0], dev, pdt.float16)).sum().backward()
+    assert a.grad.tolist() == [1.0, 2.0, 3.0] and v.grad.tolist() == [2.0, 2.0]

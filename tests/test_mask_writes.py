@@ -196,6 +196,19 @@ def test_masked_fill_in_place_many_rows_and_views(dev):
     np.testing.assert_array_equal(m.cpu().numpy(), [[False, False], [False, True]])
 
 
+def test_a_mask_sharing_memory_through_another_storage():
+    """Two tensors over one NumPy array have two storage objects: the mask is told apart
+    from x by the memory it spans (a review), so it is read whole before x is written."""
+    arr = np.ones((4, 3), bool)
+    x = pdt.from_numpy(arr)
+    x.masked_fill_(pdt.from_numpy(arr[:, :1]), False)  # column 0 of x itself
+    assert not arr.any()
+    arr = np.ones((4, 3), bool)
+    x = pdt.from_numpy(arr)
+    x[pdt.from_numpy(arr[:, 0])] = False  # x[mask] = number, the mask x's column 0
+    assert not arr.any()
+
+
 def test_masked_fill_in_place_errors_and_grad(dev):
     x = pdt.tensor(B, device=dev)
     with pytest.raises(RuntimeError, match=r"the mask of shape \(2,\) does not broadcast to "

@@ -67,11 +67,39 @@ def test_ints_into_half(dev):
     x = pdt.zeros(2, dtype=pdt.float16, device=dev)
     x.fill_(65504)
     assert x.tolist() == [65504.0, 65504.0]
-    with pytest.raises(OverflowError, match="the value 100000 cannot be converted to float16"):
-        x.fill_(100000)
+    with pytest.raises(ValueError, match="the value 100000 cannot be converted to float16"):
+        x.fill_(100000)  # OverflowError is fill_'s for an int past an integer dtype only
+    with pytest.raises(OverflowError, match="the value 300 cannot be converted to int8"):
+        pdt.zeros(2, dtype=pdt.int8, device=dev).fill_(300)
     with pytest.raises(ValueError, match="the value -100000 cannot be converted to float16"):
         x[0] = -100000
     assert x.tolist() == [65504.0, 65504.0]
+
+
+def test_messages_name_the_op_and_the_tensor(dev):
+    h = pdt.zeros(4, 3, dtype=pdt.float16, device=dev)
+    for call, op in ((lambda: h.masked_fill(h == 0, 1e5), "masked_fill"),
+                     (lambda: h.masked_fill_(h == 0, 1e5), "masked_fill_"),
+                     (lambda: h.__setitem__(h == 0, 1e5), "setitem")):
+        with pytest.raises(ValueError, match=rf"{op}: the value 100000 cannot be converted to "
+                                             rf"float16 without overflow \(into a tensor of "
+                                             rf"shape \(4, 3\) on {h.device}\)"):
+            call()
+    assert not h.any().item()
+
+
+@pytest.mark.parametrize("dtype,past", [("float16", 1e5), ("bfloat16", 1e39),
+                                        ("float32", 1e39)])
+def test_operands_round_to_inf(dev, dtype, past):
+    """A number that is an operand, not a written value, rounds as arithmetic does:
+    where(c, x, 1e5) and nan_to_num(posinf=1e5) of float16 give inf, as in PyTorch."""
+    x = pdt.tensor([1.0, 2.0, float("inf"), float("nan")], device=dev).to(getattr(pdt, dtype))
+    got = pdt.where(x > 1.5, x, past).to(pdt.float64).cpu().numpy()
+    assert got[0] == np.inf and got[1] == 2.0
+    got = x.where(x > 1.5, -past).to(pdt.float64).cpu().numpy()
+    assert got[0] == -np.inf
+    got = x.nan_to_num(nan=past, posinf=past, neginf=0.0).to(pdt.float64).cpu().numpy()
+    np.testing.assert_array_equal(got, [1.0, 2.0, np.inf, np.inf])
 
 
 def test_arithmetic_is_not_asked(dev):

@@ -106,7 +106,7 @@ def test_iteration_walks_the_first_dim(device):
     t, a = base((3, 2), device)
     rows = [host(r) for r in t]
     np.testing.assert_array_equal(np.stack(rows), a)
-    # the rows are views made when the iteration starts (_unbind_views), as PyTorch's
+    # the rows are views made when the iteration starts (_views_along), as PyTorch's
     it = iter(t)
     t.data = pdt.zeros(5, device=device)
     np.testing.assert_array_equal(np.stack([host(r) for r in it]), a)
@@ -115,6 +115,26 @@ def test_iteration_walks_the_first_dim(device):
     cols = base((3, 2), device)[0].unbind(1)
     np.testing.assert_array_equal(np.stack([host(c) for c in cols], 1), a)
     assert cols[1].stride() == (2,) and cols[1].storage_offset() == 1
+
+
+def test_split_pieces_are_views_in_one_call(device):
+    t, a = base((5, 4), device)
+    pieces = t.split([2, 0, 3])
+    assert [tuple(p.shape) for p in pieces] == [(2, 4), (0, 4), (3, 4)]
+    assert all(p._is_view() for p in pieces) and pieces[2].storage_offset() == 8
+    np.testing.assert_array_equal(host(pieces[2]), a[2:])
+    cols = t.split(3, dim=1)
+    np.testing.assert_array_equal(host(cols[1]), a[:, 3:])
+    assert cols[1].stride() == (4, 1) and cols[1].storage_offset() == 3
+    # the private call refuses what split's checks keep from it, without a crash
+    from pydevtensor import _C
+    for bad in ([2, 2], [6, -1], [2, 3.0, 0], [2**70, 5], [5, 0, 1]):
+        with pytest.raises(IndexError, match="sizes"):
+            _C._views_along(t, 0, bad)
+    with pytest.raises(IndexError, match="dim 2"):
+        _C._views_along(t, 2)
+    with pytest.raises(TypeError):
+        _C._views_along(t, 0, (5,))
 
 
 def test_shape_follows_the_tensor(device):

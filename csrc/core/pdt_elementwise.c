@@ -247,43 +247,6 @@ pdt_status pdt_ew_check_output(const char *name, const pdt_tensor *out, int ndim
     return PDT_OK;
 }
 
-/* ---- overlap between an input and the output ---- */
-
-/* The byte range [*lo, *hi) that t's elements span. */
-static void byte_span(const pdt_tensor *t, const char **lo, const char **hi)
-{
-    int64_t elsize = (int64_t)pdt_dtype_size(t->dtype);
-    const char *base = pdt_tensor_ptr(t);
-    int64_t below = 0, above = elsize;
-    for (int i = 0; i < t->ndim; i++) {
-        int64_t ext = (t->shape[i] - 1) * t->strides[i] * elsize;
-        if (ext < 0)
-            below += ext;
-        else
-            above += ext;
-    }
-    *lo = base + below;
-    *hi = base + above;
-}
-
-/* 1 when v (a view at out's shape) shares memory with out other than element
- * for element: then out's writes could reach v before v is read.  An input
- * that is out itself (x.add_(y) reads x[i] just before writing it) is fine. */
-static int overlaps_partly(const pdt_tensor *v, const pdt_tensor *out)
-{
-    const char *vlo, *vhi, *olo, *ohi;
-    byte_span(v, &vlo, &vhi);
-    byte_span(out, &olo, &ohi);
-    if (vhi <= olo || ohi <= vlo)
-        return 0;
-    if (pdt_tensor_ptr(v) != pdt_tensor_ptr(out) || v->dtype != out->dtype)
-        return 1;
-    for (int i = 0; i < out->ndim; i++)
-        if (out->shape[i] > 1 && v->strides[i] != out->strides[i])
-            return 1;
-    return 0;
-}
-
 /* ---- operands ---- */
 
 /* One input made ready for the backend: a scalar in the compute dtype, or the
@@ -343,7 +306,7 @@ static pdt_status prepare(pdt_arg x, pdt_dtype compute, const pdt_tensor *target
         src = &p->tmp;
     } else if (!fresh) {
         broadcast_view(src, target->ndim, target->shape, &p->view);
-        if (overlaps_partly(&p->view, target)) {
+        if (pdt_tensor_overlaps_partly(&p->view, target)) {
             st = copy_to_temp(src, compute, p);
             if (st != PDT_OK)
                 return st;

@@ -278,6 +278,10 @@ static pdt_status check_put(const char *op, const pdt_tensor *dst, int64_t dim,
                             const pdt_tensor *index, const pdt_tensor *src, int deferred_ok,
                             int *empty)
 {
+    /* noted first: the logging may run Python, which may write to the index; checked
+     * after, it is the index the kernel reads (a CPU kernel need not copy it: Note [the
+     * index read where it is used] in cpu_index.c) */
+    pdt_note_op(op, dst->device);
     pdt_status st = check_indexing(op, dst, src, dim, index, "values", 1, deferred_ok);
     if (st != PDT_OK)
         return st;
@@ -286,7 +290,6 @@ static pdt_status check_put(const char *op, const pdt_tensor *dst, int64_t dim,
                         "%s: more than one element of the written-to tensor refers to a "
                         "single memory location; clone() it first",
                         op);
-    pdt_note_op(op, dst->device);
     *empty = pdt_tensor_numel(src) == 0;
     return PDT_OK;
 }

@@ -198,30 +198,39 @@ int pdt_scalar_fits(pdt_dtype dt, pdt_scalar value)
     }
 }
 
-pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value)
+/* pdt_fill, or with operand pdt_fill_operand */
+static pdt_status fill_as(const pdt_tensor *dst, pdt_scalar value, int operand)
 {
     /* A number the dtype cannot hold is refused, as PyTorch refuses it, not wrapped,
      * saturated or made infinite (tensors cast from floats saturate: Note [float to
      * int]): an int past int32, a float that is NaN, infinite or past an integer
      * dtype's range (a float within it is truncated toward zero), a finite number
-     * rounding to an infinity in a float dtype.  Checked before any element is
-     * written. */
-    if (!pdt_scalar_fits(dst->dtype, value)) {
+     * rounding to an infinity in a float dtype (not for an operand).  Checked before
+     * any element is written. */
+    if (!(operand && pdt_dtype_is_floating(dst->dtype)) && !pdt_scalar_fits(dst->dtype, value)) {
         char dev[32], num[40];
+        const long long n = (long long)pdt_tensor_numel(dst);
         if (value.is_float)
             snprintf(num, sizeof num, "%g", value.f);
         else
             snprintf(num, sizeof num, "%lld", (long long)value.i);
         return pdt_fail(PDT_ERR_VALUE,
-                        "fill: the value %s cannot be converted to %s without overflow (a "
-                        "tensor of %lld elements on %s)",
-                        num, pdt_dtype_name(dst->dtype), (long long)pdt_tensor_numel(dst),
+                        "fill: the value %s cannot be converted to %s without overflow (filling "
+                        "%lld element%s on %s)",
+                        num, pdt_dtype_name(dst->dtype), n, n == 1 ? "" : "s",
                         pdt_device_str(dst->device, dev, sizeof dev));
     }
     if (pdt_tensor_numel(dst) == 0)
         return PDT_OK;
     pdt_note_op("fill", dst->device);
     return pdt_backend_of(dst->device.kind)->fill(dst, value);
+}
+
+pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value) { return fill_as(dst, value, 0); }
+
+pdt_status pdt_fill_operand(const pdt_tensor *dst, pdt_scalar value)
+{
+    return fill_as(dst, value, 1);
 }
 
 pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, double step)

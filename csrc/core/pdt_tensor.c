@@ -327,6 +327,38 @@ int pdt_same_shape(const pdt_tensor *a, const pdt_tensor *b)
  * that overlap, as np.lib.stride_tricks.as_strided makes them): the dims of
  * size > 1, by increasing |stride|, must each step past everything the
  * smaller ones reach.  An empty tensor has no element to share. */
+/* The byte range [*lo, *hi) that t's elements span. */
+static void byte_span(const pdt_tensor *t, const char **lo, const char **hi)
+{
+    int64_t elsize = (int64_t)pdt_dtype_size(t->dtype);
+    const char *base = pdt_tensor_ptr(t);
+    int64_t below = 0, above = elsize;
+    for (int i = 0; i < t->ndim; i++) {
+        int64_t ext = (t->shape[i] - 1) * t->strides[i] * elsize;
+        if (ext < 0)
+            below += ext;
+        else
+            above += ext;
+    }
+    *lo = base + below;
+    *hi = base + above;
+}
+
+int pdt_tensor_overlaps_partly(const pdt_tensor *v, const pdt_tensor *out)
+{
+    const char *vlo, *vhi, *olo, *ohi;
+    byte_span(v, &vlo, &vhi);
+    byte_span(out, &olo, &ohi);
+    if (vhi <= olo || ohi <= vlo)
+        return 0;
+    if (pdt_tensor_ptr(v) != pdt_tensor_ptr(out) || v->dtype != out->dtype)
+        return 1;
+    for (int i = 0; i < out->ndim; i++)
+        if (out->shape[i] > 1 && v->strides[i] != out->strides[i])
+            return 1;
+    return 0;
+}
+
 int pdt_tensor_internal_overlap(const pdt_tensor *t)
 {
     int64_t st[PDT_MAX_DIMS], sz[PDT_MAX_DIMS];

@@ -51,6 +51,10 @@ int pdt_tensor_is_contiguous(const pdt_tensor *t);
 /* 1 when two elements of t may share one memory location: a stride 0, or
  * overlapping rows (as_strided); 0 for an empty tensor.  Writes refuse it. */
 int pdt_tensor_internal_overlap(const pdt_tensor *t);
+/* 1 when v (a view at out's shape) shares memory with out other than element for
+ * element: then out's writes could reach v before v is read.  An input that is out
+ * itself (x.add_(y) reads x[i] just before writing it) is fine. */
+int pdt_tensor_overlaps_partly(const pdt_tensor *v, const pdt_tensor *out);
 /* Fills strides with the row-major (C-contiguous) strides of shape. */
 void pdt_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 /* "(2, 3)", "(3,)" or "()" for ndim sizes, into buf; returns buf. */

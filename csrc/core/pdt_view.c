@@ -307,6 +307,14 @@ void pdt_slice_view(const pdt_tensor *src, int dim, int64_t i, pdt_tensor *out)
     out->ndim = src->ndim - 1;
 }
 
+void pdt_narrow_view(const pdt_tensor *src, int dim, int64_t start, int64_t len, pdt_tensor *out)
+{
+    pdt_tensor_share(out, src);
+    if (len) /* an empty piece keeps src's offset, as a slice of nothing does */
+        out->offset += start * src->strides[dim];
+    out->shape[dim] = len;
+}
+
 pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out)
 {
     int n = src->ndim;

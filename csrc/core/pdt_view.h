@@ -54,6 +54,9 @@ void pdt_insert_dim(pdt_tensor *t, int d);
 /* out = slice i of src along dim, a view with dim removed (unbind's pieces: 0 <= dim <
  * ndim and 0 <= i < shape[dim], unchecked); notes no op (its caller notes one for all). */
 void pdt_slice_view(const pdt_tensor *src, int dim, int64_t i, pdt_tensor *out);
+/* out = src's elements start .. start + len along dim, a view (split's pieces: 0 <= dim <
+ * ndim, 0 <= start <= start + len <= shape[dim], unchecked); notes no op. */
+void pdt_narrow_view(const pdt_tensor *src, int dim, int64_t start, int64_t len, pdt_tensor *out);
 
 /* unsqueeze(dim): a new dim of size 1 at position dim (-ndim-1 <= dim <= ndim). */
 pdt_status pdt_unsqueeze(const pdt_tensor *src, int64_t dim, pdt_tensor *out);

@@ -328,7 +328,12 @@ static int rows_repeat(const pdt_tensor *t, int from)
 #define PUT_ROWS(T)                                                                                \
     do {                                                                                           \
         for (int64_t j = 0; j < n; j++) {                                                          \
-            T *to = (T *)o + ix[j] * dst->strides[0];                                              \
+            const int64_t r = ix[j] + (size & (ix[j] >> 63)); /* Note [the index read where */     \
+            if ((uint64_t)r >= (uint64_t)size) {              /* it is used] */                    \
+                bad = 1;                                                                           \
+                continue;                                                                          \
+            }                                                                                      \
+            T *to = (T *)o + r * dst->strides[0];                                                  \
             const T *from = (const T *)s + j * src->strides[0];                                    \
             if (repeat) {                                                                          \
                 const T w = from[0];                                                               \
@@ -340,43 +345,73 @@ static int rows_repeat(const pdt_tensor *t, int from)
         }                                                                                          \
     } while (0)
 
-static int put_rows(const pdt_tensor *dst, const int64_t *ix, const pdt_tensor *src, size_t es)
+/* whether put_rows takes this layout */
+static int put_rows_fits(const pdt_tensor *dst, const pdt_tensor *src)
+{
+    return dst->ndim >= 2 && rows_contiguous(dst, 1) &&
+           (rows_repeat(src, 1) || rows_contiguous(src, 1));
+}
+
+/* 1 (done) with *bad_out set when an index was out of range */
+static int put_rows(const pdt_tensor *dst, const int64_t *ix, const pdt_tensor *src, size_t es,
+                    int *bad_out)
 {
     const int repeat = rows_repeat(src, 1);
-    if (dst->ndim < 2 || !rows_contiguous(dst, 1) || !(repeat || rows_contiguous(src, 1)))
-        return 0;
-    const int64_t n = src->shape[0],
+    const int64_t n = src->shape[0], size = dst->shape[0],
                   len = pdt_tensor_numel(dst) / (dst->shape[0] ? dst->shape[0] : 1);
     if (n == 0 || len == 0)
         return 1; /* nothing to move (and an empty tensor's data may be NULL) */
     char *o = pdt_tensor_ptr(dst);
     const char *s = pdt_tensor_ptr(src);
+    int bad = 0;
     switch (es) {
     case 1: PUT_ROWS(uint8_t); break;
     case 2: PUT_ROWS(uint16_t); break;
     case 4: PUT_ROWS(uint32_t); break;
     default: PUT_ROWS(uint64_t); break;
     }
+    *bad_out = bad;
     return 1;
 }
 #undef PUT_ROWS
+
+/* Note [the index read where it is used]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * index_put's scatters of a 1-d dst and of dst's contiguous rows along dim 0 do not copy
+ * the index (a malloc and two passes: x[v] = w of 1e5 float32 by 1e5 indices took 227 us,
+ * NumPy 116).  The core checked every index after the op was logged (the logging runs
+ * Python, which may write to the index), so only another thread can have changed one
+ * since: each value is read where it is used, wrapped and checked again, and a value out
+ * of range is skipped (never a write out of bounds) and fails the op, the rows before it
+ * written.  The general walk keeps the copy (Note [the index read once]). */
+static pdt_status racing_index(const char *op, int64_t size)
+{
+    return pdt_fail(PDT_ERR_INDEX,
+                    "%s: an index was out of bounds for size %lld (on cpu): the index tensor was "
+                    "written to while the op used it",
+                    op, (long long)size);
+}
 
 pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                              const pdt_tensor *src)
 {
     const size_t es = pdt_dtype_size(dst->dtype);
-    own_index own; /* Note [the index read once] */
-    pdt_status st = own_index_read(&own, "index_put", index, dst->shape[dim]);
-    if (st != PDT_OK)
-        return st;
-    const int64_t *ix = own.v;
+    const int64_t *raw = (const int64_t *)pdt_tensor_ptr(index), size = dst->shape[dim];
     char *o = pdt_tensor_ptr(dst);
     const char *s = pdt_tensor_ptr(src);
-    if (dst->ndim == 1) { /* a 1-d scatter, with stores of the element's width */
+    int bad = 0;
+    const int rows = dst->ndim > 1 && dim == 0 && put_rows_fits(dst, src);
+    if (dst->ndim == 1) { /* a 1-d scatter, with stores of the element's width; Note [the
+                           * index read where it is used] */
         const int64_t n = index->shape[0], ds = dst->strides[0], ss = src->strides[0];
 #define SCATTER(T)                                                                                 \
-    for (int64_t j = 0; j < n; j++)                                                                \
-        ((T *)o)[ix[j] * ds] = ((const T *)s)[j * ss];
+    for (int64_t j = 0; j < n; j++) {                                                              \
+        const int64_t r = raw[j] + (size & (raw[j] >> 63));                                        \
+        if ((uint64_t)r < (uint64_t)size)                                                          \
+            ((T *)o)[r * ds] = ((const T *)s)[j * ss];                                             \
+        else                                                                                       \
+            bad = 1;                                                                               \
+    }
         switch (es) {
         case 1: SCATTER(uint8_t) break;
         case 2: SCATTER(uint16_t) break;
@@ -384,17 +419,22 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
         default: SCATTER(uint64_t) break;
         }
 #undef SCATTER
-    } else if (dim == 0 && put_rows(dst, ix, src, es)) {
-        /* done: Note [index_put by rows] */
-    } else {
-        const pdt_tensor *ts[1] = {src};
-        cursor c;
-        int64_t total = pdt_tensor_numel(src);
-        cursor_init(&c, src->shape, src->ndim, 1, ts, 0);
-        for (int64_t i = 0; i < total; i++, cursor_next(&c))
-            memcpy(o + offset_with(dst, c.idx, dim, ix[c.idx[dim]]) * (int64_t)es,
-                   s + c.off[0] * (int64_t)es, es);
+        return bad ? racing_index("index_put", size) : PDT_OK;
     }
+    if (rows && put_rows(dst, raw, src, es, &bad)) /* Note [index_put by rows] */
+        return bad ? racing_index("index_put", size) : PDT_OK;
+    own_index own; /* Note [the index read once] */
+    pdt_status st = own_index_read(&own, "index_put", index, size);
+    if (st != PDT_OK)
+        return st;
+    const int64_t *ix = own.v;
+    const pdt_tensor *ts[1] = {src};
+    cursor c;
+    int64_t total = pdt_tensor_numel(src);
+    cursor_init(&c, src->shape, src->ndim, 1, ts, 0);
+    for (int64_t i = 0; i < total; i++, cursor_next(&c))
+        memcpy(o + offset_with(dst, c.idx, dim, ix[c.idx[dim]]) * (int64_t)es,
+               s + c.off[0] * (int64_t)es, es);
     own_index_free(&own);
     return PDT_OK;
 }

@@ -360,7 +360,11 @@ pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_te
 int pdt_setitem_fast(pdt_state *S, PyObject *self, PyObject *key, PyObject *value);
 /* value as a 0-d tensor of x's dtype (1), 0 for a value that is not a number of a kind
  * x's dtype holds, -1 with an exception set. */
-int pdt_number_for(pdt_state *S, const pdt_tensor *x, PyObject *value, pdt_tensor *number);
+int pdt_number_for(pdt_state *S, const char *op, const pdt_tensor *x, PyObject *value,
+                   pdt_tensor *number);
+/* -1 with the error raised when v, a value written into x, does not fit x's dtype
+ * (pdt_scalar_fits: the message names op, x's shape and device); else 0. */
+int pdt_number_refused(pdt_state *S, const char *op, pdt_scalar v, const pdt_tensor *x);
 /* A Python number's kind (0 bool, 1 int, 2 float; -1 none) and a dtype's (0 bool, 1
  * integer, 2 floating): a number goes into a dtype of its kind or above. */
 static inline int pdt_number_category(PyObject *o)

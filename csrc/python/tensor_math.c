@@ -610,7 +610,8 @@ static PyObject *fill_with(PyObject *self, pdt_scalar value)
     pdt_status st;
     if (!S)
         return NULL;
-    if (!value.is_float && !pdt_scalar_fits(t->dtype, value)) { /* as Python's int(2**40) */
+    if (!value.is_float && pdt_dtype_is_integer(t->dtype) && !pdt_scalar_fits(t->dtype, value)) {
+        /* an int past an integer dtype's range: OverflowError, as Python's ctypes give */
         char dev[32];
         PyErr_Format(PyExc_OverflowError,
                      "fill_(): the value %lld cannot be converted to %s without overflow (a tensor "

@@ -37,20 +37,40 @@ int pdt_write_done(pdt_state *S, PyObject *self, pdt_status st)
  * cols] = value the coordinates' put (Note [coordinates in C] in tensor_coords.c): eight
  * rows x[v] = 0 2.1 -> 0.3 us (NumPy 1.2), 500 of 1,000 rows 11.3 -> 1.6 (5.8).  The
  * conditions are checked again on held views after the number is made (making it may run
- * Python, which may rebind x.data), and a mask that is another part of x's storage goes
+ * Python, which may rebind x.data), and a mask sharing x's memory (not x itself) goes
  * to the hook (in place, its bytes would be read after they were written).  Every other
  * key, value and tensor takes the hook, with its errors. */
 
+int pdt_number_refused(pdt_state *S, const char *op, pdt_scalar v, const pdt_tensor *x)
+{
+    if (pdt_scalar_fits(x->dtype, v))
+        return 0;
+    char num[40], shape[96], dev[32];
+    if (v.is_float)
+        PyOS_snprintf(num, sizeof num, "%g", v.f);
+    else
+        PyOS_snprintf(num, sizeof num, "%lld", (long long)v.i);
+    pdt_raise(S, pdt_fail(PDT_ERR_VALUE,
+                          "%s: the value %s cannot be converted to %s without overflow (into a "
+                          "tensor of shape %s on %s)",
+                          op, num, pdt_dtype_name(x->dtype),
+                          pdt_shape_str(x->ndim, x->shape, shape, sizeof shape),
+                          pdt_device_str(x->device, dev, sizeof dev)));
+    return -1;
+}
+
 /* value as a 0-d tensor of x's dtype on its device, in *number: 1; 0 (nothing made, no
  * error) when value is not a Python number of a kind x's dtype holds (a bool; an int into
- * an integer or float x; a float into a float x); -1 with an exception set. */
-int pdt_number_for(pdt_state *S, const pdt_tensor *x, PyObject *value, pdt_tensor *number)
+ * an integer or float x; a float into a float x); -1 with an exception set (a number x's
+ * dtype cannot hold: pdt_number_refused, naming op). */
+int pdt_number_for(pdt_state *S, const char *op, const pdt_tensor *x, PyObject *value,
+                   pdt_tensor *number)
 {
     int kind = pdt_number_category(value);
     if (kind < 0 || kind > pdt_dtype_category(x->dtype))
         return 0;
     pdt_scalar v;
-    if (pdt_parse_scalar(value, "setitem: value", &v) < 0)
+    if (pdt_parse_scalar(value, "setitem: value", &v) < 0 || pdt_number_refused(S, op, v, x) < 0)
         return -1;
     pdt_status st = pdt_tensor_empty(x->device, x->dtype, 0, NULL, 0, number);
     if (st == PDT_OK && (st = pdt_fill(number, v)) != PDT_OK)
@@ -89,17 +109,38 @@ static int vector_put(pdt_state *S, PyObject *self, const pdt_tensor *x, const p
 static int mask_fill(pdt_state *S, PyObject *self, const pdt_tensor *x, const pdt_tensor *m,
                      const pdt_tensor *fill_number, int from_right);
 
-/* k a bool mask over x's leading dims, on x's device, x contiguous, the mask not another
- * part of x's storage (a review: where() and the rows read mask bytes already written;
- * the mask being x itself, x[x] = False, reads each byte before writing it) */
+/* cond = the mask m as a view of x's shape: m over x's leading dims, or with from_right
+ * broadcast from the right (masked_fill_); stride 0 where it repeats */
+static void cond_view(const pdt_tensor *x, const pdt_tensor *m, int from_right, pdt_tensor *cond)
+{
+    const int lead = from_right ? x->ndim - m->ndim : 0;
+    *cond = *m;
+    cond->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) {
+        const int i = d - lead; /* m's dim against x's dim d */
+        cond->shape[d] = x->shape[d];
+        cond->strides[d] = i >= 0 && i < m->ndim && m->shape[i] != 1 ? m->strides[i] : 0;
+    }
+}
+
+/* the mask m does not share memory with x, or is x element for element (x[x] = False reads
+ * each byte before writing it); a review: where() and the rows read mask bytes already
+ * written when the mask was another part of x's memory, even through another storage
+ * object (two from_numpy of one array) */
+static int mask_apart(const pdt_tensor *x, const pdt_tensor *m, int from_right)
+{
+    pdt_tensor cond;
+    cond_view(x, m, from_right, &cond);
+    return pdt_tensor_numel(x) == 0 || !pdt_tensor_overlaps_partly(&cond, x);
+}
+
+/* k a bool mask over x's leading dims, on x's device, x contiguous, the mask apart from x */
 static int mask_ok(const pdt_tensor *x, const pdt_tensor *k)
 {
     return k->dtype == PDT_BOOL && k->ndim >= 1 && k->ndim <= x->ndim &&
            pdt_device_eq(x->device, k->device) && pdt_tensor_is_contiguous(x) &&
            memcmp(x->shape, k->shape, (size_t)k->ndim * sizeof *x->shape) == 0 &&
-           (k->storage != x->storage ||
-            (k->offset == x->offset && k->ndim == x->ndim &&
-             memcmp(k->strides, x->strides, (size_t)k->ndim * sizeof *k->strides) == 0));
+           mask_apart(x, k, 0);
 }
 
 /* k an int64 vector indexing the rows of a CPU x */
@@ -166,7 +207,7 @@ int pdt_setitem_fast(pdt_state *S, PyObject *self, PyObject *key, PyObject *valu
         return r;
     }
     pdt_tensor number;
-    int r = pdt_number_for(S, x, value, &number);
+    int r = pdt_number_for(S, "setitem", x, value, &number);
     if (r <= 0)
         return r;
     r = put_value(S, self, key, &number, NULL, mask);
@@ -184,22 +225,18 @@ static int mask_fill(pdt_state *S, PyObject *self, const pdt_tensor *x, const pd
     pdt_hold h; /* Note [the GIL and storages] */
     h.n = 0;
     x = pdt_hold_view(&h, x), m = pdt_hold_view(&h, m);
-    pdt_tensor cond = *m, fill = number; /* views of x's shape: stride 0 where they repeat */
-    const int lead = from_right ? x->ndim - m->ndim : 0;
-    cond.ndim = fill.ndim = x->ndim;
-    for (int d = 0; d < x->ndim; d++) {
-        const int i = d - lead; /* m's dim against x's dim d */
-        cond.shape[d] = fill.shape[d] = x->shape[d];
-        cond.strides[d] = i >= 0 && i < m->ndim && m->shape[i] != 1 ? m->strides[i] : 0;
-        fill.strides[d] = 0;
-    }
+    pdt_tensor cond, fill = number; /* views of x's shape: stride 0 where they repeat */
+    cond_view(x, m, from_right, &cond);
+    fill.ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++)
+        fill.shape[d] = x->shape[d], fill.strides[d] = 0;
     PDT_RUN_RELEASING_GIL(pdt_tensor_numel(x), st = pdt_where(x, &cond, &fill, x));
     pdt_hold_release(&h);
     return pdt_write_done(S, self, st == PDT_ERR_UNSUPPORTED ? PDT_ERR_VALUE : st);
 }
 
 /* m a bool mask on x's device broadcasting to x's shape from the right, x contiguous and
- * requiring no grad, m not another part of x's storage (as mask_ok) */
+ * requiring no grad, m apart from x (mask_apart) */
 static int masked_fill_ok(PyObject *self, const pdt_tensor *x, const pdt_tensor *m)
 {
     if (m->dtype != PDT_BOOL || m->ndim > x->ndim || !pdt_device_eq(x->device, m->device) ||
@@ -208,17 +245,14 @@ static int masked_fill_ok(PyObject *self, const pdt_tensor *x, const pdt_tensor 
     for (int i = 0; i < m->ndim; i++)
         if (m->shape[i] != 1 && m->shape[i] != x->shape[i + x->ndim - m->ndim])
             return 0;
-    return m->storage != x->storage ||
-           (m->offset == x->offset && m->ndim == x->ndim &&
-            memcmp(m->shape, x->shape, (size_t)m->ndim * sizeof *m->shape) == 0 &&
-            memcmp(m->strides, x->strides, (size_t)m->ndim * sizeof *m->strides) == 0);
+    return mask_apart(x, m, 1);
 }
 
 /* _masked_fill_(x, mask, value) -> True once x.masked_fill_(mask, value) is done in place
  * (one where into x: Note [mask writes in C]; before, a new tensor was made and copied
  * back: 14.5 us for 1,000 rows of four float32 and a (1000, 1) mask); None, x unchanged,
  * for what it declines: x requiring grad or not contiguous, a mask not bool, on another
- * device, not broadcasting to x's shape or another part of x's storage, a value that is
+ * device, not broadcasting to x's shape or sharing x's memory, a value that is
  * not a Python number of a kind x's dtype holds.  The Python path takes those, with its
  * errors. */
 static PyObject *f_masked_fill_(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -232,7 +266,7 @@ static PyObject *f_masked_fill_(PyObject *module, PyObject *const *args, Py_ssiz
         !masked_fill_ok(args[0], pdt_tensor_of(args[0]), pdt_tensor_of(args[1])))
         Py_RETURN_NONE;
     pdt_tensor number;
-    int r = pdt_number_for(S, pdt_tensor_of(args[0]), args[2], &number);
+    int r = pdt_number_for(S, "masked_fill_", pdt_tensor_of(args[0]), args[2], &number);
     if (r <= 0)
         return r < 0 ? NULL : Py_NewRef(Py_None);
     /* checked again: making the number may run Python (placement logging) that rebinds
