@@ -404,13 +404,23 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
     if (dst->ndim == 1) { /* a 1-d scatter, with stores of the element's width; Note [the
                            * index read where it is used] */
         const int64_t n = index->shape[0], ds = dst->strides[0], ss = src->strides[0];
-#define SCATTER(T)                                                                                 \
+#define SCATTER_LOOP(T, VALUE)                                                                     \
     for (int64_t j = 0; j < n; j++) {                                                              \
         const int64_t r = raw[j] + (size & (raw[j] >> 63));                                        \
         if ((uint64_t)r < (uint64_t)size)                                                          \
-            ((T *)o)[r * ds] = ((const T *)s)[j * ss];                                             \
+            ((T *)o)[r * ds] = VALUE;                                                              \
         else                                                                                       \
             bad = 1;                                                                               \
+    }
+/* a number broadcast (stride 0) read once: each store may alias it, so the compiler
+ * reloaded it every element; read once, it is also the value before any write, as NumPy
+ * reads values before writing */
+#define SCATTER(T)                                                                                 \
+    if (ss == 0) {                                                                                 \
+        const T w = *(const T *)s;                                                                 \
+        SCATTER_LOOP(T, w)                                                                         \
+    } else {                                                                                       \
+        SCATTER_LOOP(T, ((const T *)s)[j * ss])                                                    \
     }
         switch (es) {
         case 1: SCATTER(uint8_t) break;
@@ -419,6 +429,7 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
         default: SCATTER(uint64_t) break;
         }
 #undef SCATTER
+#undef SCATTER_LOOP
         return bad ? racing_index("index_put", size) : PDT_OK;
     }
     if (rows && put_rows(dst, raw, src, es, &bad)) /* Note [index_put by rows] */
