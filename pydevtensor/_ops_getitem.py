@@ -223,11 +223,14 @@ def _advanced_setitem(x, idx, value, accumulate=False, into_new=False):
     front = _front(view, dims)
     k = len(dims)
     rest = tuple(front.shape[k:])
+    lead = 1  # the indexed dims as one, counted (-1 cannot be inferred when rest holds a 0)
+    for n in tuple(front.shape[:k]):
+        lead *= n
     try:
-        target = front.view((-1,) + rest) if front.ndim else front.reshape(1)
+        target = front.view((lead,) + rest) if front.ndim else front.reshape(1)
         direct = True
     except (RuntimeError, ValueError):
-        target = front.contiguous().reshape((-1,) + rest)
+        target = front.contiguous().reshape((lead,) + rest)
         direct = False
     # the values, broadcast to the selection's shape as x[idx] shows it, then put
     # in the order of `target` (the broadcast index dims first)
@@ -243,7 +246,7 @@ def _advanced_setitem(x, idx, value, accumulate=False, into_new=False):
     v = _C._expand(v, shown)
     if moved:
         v = v.permute(*range(d0, d0 + nb), *range(d0), *range(d0 + nb, v.ndim))
-    v = v.reshape((-1,) + rest)
+    v = v.reshape((flat.shape[0],) + rest)
     (_C._index_add if accumulate else _C._index_put)(target, 0, flat, v, into_new)
     if not direct:
         front.copy_(target.reshape(tuple(front.shape)))

@@ -152,8 +152,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     nan = _replacement(nan, 0.0, "nan")
     posinf = _replacement(posinf, big, "posinf")
     neginf = _replacement(neginf, -big, "neginf")
-    # where, not masked_fill: the numbers are operands, so one past the dtype's range is
-    # inf (posinf=1e5 on float16), as in PyTorch, not refused as a written value
+    # each number rounded to the dtype first: past its range it is inf (posinf=1e5 on
+    # float16, 1e39 on float32), as in PyTorch, not refused as a written value would be
+    nan, posinf, neginf = (_C.full((), v, dtype=_C.float64).to(input.dtype).item()
+                           for v in (nan, posinf, neginf))
     out = where(input.isnan(), nan, input)
     out = where(input == math.inf, posinf, out)
     return where(input == -math.inf, neginf, out)

@@ -351,6 +351,9 @@ CASES = [
     C("fill_-float32-overflow", "t.fill_(1e39)", "ValueError",
       r"fill: the value 1e\+39 cannot be converted to float32 without overflow \(filling 6 "
       r"elements on cpu\)"),
+    C("where-float32-overflow", "pdt.where(t > 0, t, 1e39)", "ValueError",
+      r"where: the value 1e\+39 cannot be converted to float32 without overflow \(into a "
+      r"tensor of shape \(2, 3\) on cpu\)"),
     C("setitem-float16-overflow", "t.half()[t > 0] = 1e5", "ValueError",
       r"the value 100000 cannot be converted to float16 without overflow"),
     C("full-bfloat16-overflow", "pdt.full((2,), -3.4e38, dtype=pdt.bfloat16)", "RuntimeError",

@@ -156,3 +156,14 @@ def test_accumulate_half_with_grad(dev):
     assert y.dtype == pdt.float16 and y.tolist() == [0.0, 3.0, 0.0]
     (y * t([1.0, 2.0, 3.0], dev, pdt.float16)).sum().backward()
     assert a.grad.tolist() == [1.0, 2.0, 3.0] and v.grad.tolist() == [2.0, 2.0]
+
+
+def test_zero_size_trailing_dims(dev):
+    """A selection of no elements a row (a trailing dim of size 0): the rows are counted,
+    not inferred from -1 (a review: a reshape error)."""
+    x = pdt.zeros(3, 0, device=dev)
+    assert x.index_put_((t([1], dev),), pdt.zeros(1, 0, device=dev)).shape == (3, 0)
+    y = pdt.zeros(2, 3, 0, device=dev)
+    y[:, t([1, 2], dev)] = pdt.zeros(2, 2, 0, device=dev)
+    y.index_put_((None, t([0, 0], dev)), pdt.zeros(2, 2, 0, device=dev), accumulate=True)
+    assert y.shape == (2, 3, 0)

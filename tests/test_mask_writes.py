@@ -225,3 +225,23 @@ def test_masked_fill_in_place_errors_and_grad(dev):
     y.sum().backward()
     np.testing.assert_array_equal(a.grad.cpu().numpy(),
                                   np.where(np.broadcast_to(B[:, :, 0:1] > 0, B.shape), 0, 1))
+
+
+def test_an_index_in_x_own_memory_is_read_whole_first(dev):
+    """x[x] = w: index_put's scatters read the index where they use it (Note [the index read
+    where it is used]), except an index in x's own memory, copied first (a review: written
+    positions were read back as indices)."""
+    for vals, w in (([1, 0, 2, 3], [3, 3, 3, 3]), ([1, 0, 3, 2], [5, 6, 7, 8])):
+        ref = np.array(vals)
+        ref[ref.copy()] = w
+        x = pdt.tensor(vals, device=dev)
+        x[x] = pdt.tensor(w, device=dev)
+        np.testing.assert_array_equal(x.cpu().numpy(), ref)
+        x = pdt.tensor(vals, device=dev)
+        x[x] = 3
+        ref = np.array(vals)
+        ref[ref.copy()] = 3
+        np.testing.assert_array_equal(x.cpu().numpy(), ref)
+    x = pdt.tensor([[9, 9], [1, 0], [9, 9]], device=dev)
+    x[x.view(-1)[2:4]] = pdt.tensor([[2, 2]], device=dev)  # the rows' path
+    np.testing.assert_array_equal(x.cpu().numpy(), [[2, 2], [2, 2], [9, 9]])

@@ -183,3 +183,25 @@ def test_an_index_changed_after_the_check_is_an_index_error(op):
         logger.removeHandler(h)
     assert h.done
     assert float(x.abs().sum()) == 0.0  # nothing written through the bad index
+
+
+def test_a_failing_index_put_logs_only_past_its_structure_checks():
+    """index_put logs its op after the checks of shapes, dims and dtypes and before the
+    check of the index's values (which the logging may change): a call refused for its
+    shapes logs nothing."""
+    x = pdt.zeros(8, 3)
+    seen = []
+    h = _OnLog("index_put", lambda: seen.append(1))
+    logger = logging.getLogger("pydevtensor.placement")
+    logger.addHandler(h)
+    pdt.config.set_log_device_placement(True)
+    try:
+        with pytest.raises(ValueError, match="values is float32"):
+            pdt._C._index_put(x, 0, pdt.tensor([0, 1]), pdt.ones(3, 3))
+        assert not seen
+        with pytest.raises(IndexError, match="index 9 is out of bounds"):
+            pdt._C._index_put(x, 0, pdt.tensor([0, 9]), pdt.ones(2, 3))
+        assert seen
+    finally:
+        pdt.config.set_log_device_placement(False)
+        logger.removeHandler(h)

@@ -91,13 +91,20 @@ def test_messages_name_the_op_and_the_tensor(dev):
 @pytest.mark.parametrize("dtype,past", [("float16", 1e5), ("bfloat16", 1e39),
                                         ("float32", 1e39)])
 def test_operands_round_to_inf(dev, dtype, past):
-    """A number that is an operand, not a written value, rounds as arithmetic does:
-    where(c, x, 1e5) and nan_to_num(posinf=1e5) of float16 give inf, as in PyTorch."""
+    """Where PyTorch lets a number round as arithmetic does, so do we: where(c, x, 1e5) of
+    float16 or bfloat16 is inf (of float32, 1e39 is refused, as PyTorch refuses it), and
+    nan_to_num's numbers become inf past any float dtype's range."""
     x = pdt.tensor([1.0, 2.0, float("inf"), float("nan")], device=dev).to(getattr(pdt, dtype))
-    got = pdt.where(x > 1.5, x, past).to(pdt.float64).cpu().numpy()
-    assert got[0] == np.inf and got[1] == 2.0
-    got = x.where(x > 1.5, -past).to(pdt.float64).cpu().numpy()
-    assert got[0] == -np.inf
+    if dtype == "float32":
+        with pytest.raises(ValueError, match=r"where: the value 1e\+39 cannot be converted to "
+                                             r"float32 without overflow \(into a tensor of "
+                                             rf"shape \(4,\) on {x.device}\)"):
+            pdt.where(x > 1.5, x, past)
+    else:
+        got = pdt.where(x > 1.5, x, past).to(pdt.float64).cpu().numpy()
+        assert got[0] == np.inf and got[1] == 2.0
+        got = x.where(x > 1.5, -past).to(pdt.float64).cpu().numpy()
+        assert got[0] == -np.inf
     got = x.nan_to_num(nan=past, posinf=past, neginf=0.0).to(pdt.float64).cpu().numpy()
     np.testing.assert_array_equal(got, [1.0, 2.0, np.inf, np.inf])
 

@@ -219,9 +219,8 @@ pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size
 
 /* Checks what index_select and index_put share: devices, dim, index, and
  * that `moved` has `full`'s shape except moved.shape[dim] == len(index). */
-static pdt_status check_indexing(const char *op, const pdt_tensor *full, const pdt_tensor *moved,
-                                 int64_t dim, const pdt_tensor *index, const char *moved_name,
-                                 int negative_ok, int deferred_ok)
+static pdt_status check_structure(const char *op, const pdt_tensor *full, const pdt_tensor *moved,
+                                  int64_t dim, const pdt_tensor *index, const char *moved_name)
 {
     const pdt_tensor *ts[3] = {full, moved, index};
     const char *names[3] = {"self", moved_name, "index"};
@@ -248,7 +247,18 @@ static pdt_status check_indexing(const char *op, const pdt_tensor *full, const p
                         pdt_dtype_name(full->dtype), (long long)index->shape[0], (long long)dim,
                         pdt_shape_str(full->ndim, full->shape, b, sizeof b),
                         pdt_device_str(d, dn, sizeof dn));
-    return pdt_index_check(op, index, full->shape[dim], (int)dim, negative_ok, deferred_ok);
+    return PDT_OK;
+}
+
+/* check_structure, then the index's values against full's size along dim. */
+static pdt_status check_indexing(const char *op, const pdt_tensor *full, const pdt_tensor *moved,
+                                 int64_t dim, const pdt_tensor *index, const char *moved_name,
+                                 int negative_ok, int deferred_ok)
+{
+    pdt_status st = check_structure(op, full, moved, dim, index, moved_name);
+    return st != PDT_OK
+               ? st
+               : pdt_index_check(op, index, full->shape[dim], (int)dim, negative_ok, deferred_ok);
 }
 
 pdt_status pdt_index_select(const pdt_tensor *out, const pdt_tensor *src, int64_t dim,
@@ -278,11 +288,7 @@ static pdt_status check_put(const char *op, const pdt_tensor *dst, int64_t dim,
                             const pdt_tensor *index, const pdt_tensor *src, int deferred_ok,
                             int *empty)
 {
-    /* noted first: the logging may run Python, which may write to the index; checked
-     * after, it is the index the kernel reads (a CPU kernel need not copy it: Note [the
-     * index read where it is used] in cpu_index.c) */
-    pdt_note_op(op, dst->device);
-    pdt_status st = check_indexing(op, dst, src, dim, index, "values", 1, deferred_ok);
+    pdt_status st = check_structure(op, dst, src, dim, index, "values");
     if (st != PDT_OK)
         return st;
     if (pdt_tensor_internal_overlap(dst))
@@ -290,6 +296,13 @@ static pdt_status check_put(const char *op, const pdt_tensor *dst, int64_t dim,
                         "%s: more than one element of the written-to tensor refers to a "
                         "single memory location; clone() it first",
                         op);
+    /* noted before the index's values are checked: the logging may run Python, which
+     * may write to the index; checked after, it is the index the kernel reads (a CPU
+     * kernel need not copy it: Note [the index read where it is used] in cpu_index.c) */
+    pdt_note_op(op, dst->device);
+    st = pdt_index_check(op, index, dst->shape[dim], (int)dim, 1, deferred_ok);
+    if (st != PDT_OK)
+        return st;
     *empty = pdt_tensor_numel(src) == 0;
     return PDT_OK;
 }

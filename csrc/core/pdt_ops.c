@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pdt_half.h"
@@ -198,6 +199,19 @@ int pdt_scalar_fits(pdt_dtype dt, pdt_scalar value)
     }
 }
 
+void pdt_number_str(pdt_scalar value, char *buf, size_t n)
+{
+    if (!value.is_float) {
+        snprintf(buf, n, "%lld", (long long)value.i);
+        return;
+    }
+    for (int digits = 6; digits <= 17; digits += digits < 15 ? 9 : 1) { /* 6, 15, 16, 17 */
+        snprintf(buf, n, "%.*g", digits, value.f);
+        if (strtod(buf, NULL) == value.f || value.f != value.f)
+            return;
+    }
+}
+
 /* pdt_fill, or with operand pdt_fill_operand */
 static pdt_status fill_as(const pdt_tensor *dst, pdt_scalar value, int operand)
 {
@@ -208,16 +222,14 @@ static pdt_status fill_as(const pdt_tensor *dst, pdt_scalar value, int operand)
      * rounding to an infinity in a float dtype (not for an operand).  Checked before
      * any element is written. */
     if (!(operand && pdt_dtype_is_floating(dst->dtype)) && !pdt_scalar_fits(dst->dtype, value)) {
-        char dev[32], num[40];
+        char dev[32], num[40], what[48] = "";
         const long long n = (long long)pdt_tensor_numel(dst);
-        if (value.is_float)
-            snprintf(num, sizeof num, "%g", value.f);
-        else
-            snprintf(num, sizeof num, "%lld", (long long)value.i);
+        pdt_number_str(value, num, sizeof num);
+        if (dst->ndim) /* (a 0-d dst is a number being made for an op: no count) */
+            snprintf(what, sizeof what, "filling %lld element%s ", n, n == 1 ? "" : "s");
         return pdt_fail(PDT_ERR_VALUE,
-                        "fill: the value %s cannot be converted to %s without overflow (filling "
-                        "%lld element%s on %s)",
-                        num, pdt_dtype_name(dst->dtype), n, n == 1 ? "" : "s",
+                        "fill: the value %s cannot be converted to %s without overflow (%son %s)",
+                        num, pdt_dtype_name(dst->dtype), what,
                         pdt_device_str(dst->device, dev, sizeof dev));
     }
     if (pdt_tensor_numel(dst) == 0)

@@ -37,10 +37,14 @@ pdt_status pdt_fill(const pdt_tensor *dst, pdt_scalar value);
  * float32, 1e5 into float16; inf and NaN themselves fit).  Results of arithmetic
  * are not asked this: x + 1e39 is inf, as in PyTorch. */
 int pdt_scalar_fits(pdt_dtype dt, pdt_scalar value);
-/* pdt_fill for a number that is an operand, not a written value (where(c, x, 1e5)): into a
- * float dtype it rounds as arithmetic rounds, to an infinity past the dtype's range, as
- * in PyTorch; into an integer dtype it is refused as pdt_fill refuses it. */
+/* pdt_fill for a number that is an operand, not a written value (where(c, h, 1e5) of
+ * float16, as PyTorch lets it): into a float dtype it rounds as arithmetic rounds, to an
+ * infinity past the dtype's range; into an integer dtype it is refused as pdt_fill
+ * refuses it. */
 pdt_status pdt_fill_operand(const pdt_tensor *dst, pdt_scalar value);
+/* value in buf: an int, or a float in the fewest digits that read back as it (1e+39, not
+ * 1.0000000000000001e+39; 0.1). */
+void pdt_number_str(pdt_scalar value, char *buf, size_t n);
 /* dst contiguous 1-D. */
 pdt_status pdt_arange(const char *name, const pdt_tensor *dst, double start, double step);
 /* dst contiguous; low/high for PDT_RANDOM_INT, a/b otherwise; the numbers come

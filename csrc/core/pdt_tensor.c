@@ -322,11 +322,6 @@ int pdt_same_shape(const pdt_tensor *a, const pdt_tensor *b)
     return 1;
 }
 
-/* 1 when two elements of t may share one memory location (its internal
- * overlap, as PyTorch's has_internal_overlap sees a stride 0, and also rows
- * that overlap, as np.lib.stride_tricks.as_strided makes them): the dims of
- * size > 1, by increasing |stride|, must each step past everything the
- * smaller ones reach.  An empty tensor has no element to share. */
 /* The byte range [*lo, *hi) that t's elements span. */
 static void byte_span(const pdt_tensor *t, const char **lo, const char **hi)
 {
@@ -359,6 +354,21 @@ int pdt_tensor_overlaps_partly(const pdt_tensor *v, const pdt_tensor *out)
     return 0;
 }
 
+int pdt_tensor_spans_overlap(const pdt_tensor *a, const pdt_tensor *b)
+{
+    if (pdt_tensor_numel(a) == 0 || pdt_tensor_numel(b) == 0)
+        return 0;
+    const char *alo, *ahi, *blo, *bhi;
+    byte_span(a, &alo, &ahi);
+    byte_span(b, &blo, &bhi);
+    return alo < bhi && blo < ahi;
+}
+
+/* 1 when two elements of t may share one memory location (its internal
+ * overlap, as PyTorch's has_internal_overlap sees a stride 0, and also rows
+ * that overlap, as np.lib.stride_tricks.as_strided makes them): the dims of
+ * size > 1, by increasing |stride|, must each step past everything the
+ * smaller ones reach.  An empty tensor has no element to share. */
 int pdt_tensor_internal_overlap(const pdt_tensor *t)
 {
     int64_t st[PDT_MAX_DIMS], sz[PDT_MAX_DIMS];

@@ -55,6 +55,8 @@ int pdt_tensor_internal_overlap(const pdt_tensor *t);
  * element: then out's writes could reach v before v is read.  An input that is out
  * itself (x.add_(y) reads x[i] just before writing it) is fine. */
 int pdt_tensor_overlaps_partly(const pdt_tensor *v, const pdt_tensor *out);
+/* 1 when the byte ranges a's and b's elements span meet (0 when either is empty). */
+int pdt_tensor_spans_overlap(const pdt_tensor *a, const pdt_tensor *b);
 /* Fills strides with the row-major (C-contiguous) strides of shape. */
 void pdt_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 /* "(2, 3)", "(3,)" or "()" for ndim sizes, into buf; returns buf. */

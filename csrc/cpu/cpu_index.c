@@ -400,9 +400,12 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
     char *o = pdt_tensor_ptr(dst);
     const char *s = pdt_tensor_ptr(src);
     int bad = 0;
-    const int rows = dst->ndim > 1 && dim == 0 && put_rows_fits(dst, src);
-    if (dst->ndim == 1) { /* a 1-d scatter, with stores of the element's width; Note [the
-                           * index read where it is used] */
+    /* an index in dst's own memory (x[x] = w) would be read after it is written: copied
+     * first (a review), as the general walk does */
+    const int in_place = !pdt_tensor_spans_overlap(index, dst);
+    const int rows = in_place && dst->ndim > 1 && dim == 0 && put_rows_fits(dst, src);
+    if (in_place && dst->ndim == 1) { /* a 1-d scatter, with stores of the element's width;
+                                       * Note [the index read where it is used] */
         const int64_t n = index->shape[0], ds = dst->strides[0], ss = src->strides[0];
 #define SCATTER_LOOP(T, VALUE)                                                                     \
     for (int64_t j = 0; j < n; j++) {                                                              \

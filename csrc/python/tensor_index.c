@@ -299,14 +299,16 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
         int k = pdt_number_category(x);
         if (k < 0 || (!masked && k > pdt_dtype_category(t->dtype)))
             Py_RETURN_NONE;
+        /* where's number rounds to inf past a float16 or bfloat16 dtype's range
+         * (where(h > 1, h, 1e5)), as PyTorch's does; otherwise, and for masked_fill's
+         * written value, a number the dtype cannot hold is refused (PyTorch too) */
+        const int operand = !masked && pdt_dtype_is_half(t->dtype);
         pdt_scalar v;
         if (pdt_parse_scalar(x, masked ? "masked_fill(): value" : "where()", &v) < 0 ||
-            (masked && pdt_number_refused(S, "masked_fill", v, t) < 0))
+            (!operand && pdt_number_refused(S, masked ? "masked_fill" : "where", v, t) < 0))
             return NULL;
-        /* where's number is an operand (where(h > 1, h, 1e5) is inf in float16, as in
-         * PyTorch); masked_fill's is written (refused past the dtype's range) */
         pdt_status st = pdt_tensor_empty(t->device, t->dtype, 0, NULL, 0, &number);
-        if (st == PDT_OK && (st = masked ? pdt_fill(&number, v) : pdt_fill_operand(&number, v)))
+        if (st == PDT_OK && (st = operand ? pdt_fill_operand(&number, v) : pdt_fill(&number, v)))
             pdt_tensor_release(&number);
         if (st != PDT_OK)
             return pdt_raise(S, st);

@@ -612,11 +612,12 @@ static PyObject *fill_with(PyObject *self, pdt_scalar value)
         return NULL;
     if (!value.is_float && pdt_dtype_is_integer(t->dtype) && !pdt_scalar_fits(t->dtype, value)) {
         /* an int past an integer dtype's range: OverflowError, as Python's ctypes give */
-        char dev[32];
+        char dev[32], shape[96];
         PyErr_Format(PyExc_OverflowError,
-                     "fill_(): the value %lld cannot be converted to %s without overflow (a tensor "
-                     "of %lld elements on %s)",
-                     (long long)value.i, pdt_dtype_name(t->dtype), (long long)pdt_tensor_numel(t),
+                     "fill_(): the value %lld cannot be converted to %s without overflow (into a "
+                     "tensor of shape %s on %s)",
+                     (long long)value.i, pdt_dtype_name(t->dtype),
+                     pdt_shape_str(t->ndim, t->shape, shape, sizeof shape),
                      pdt_device_str(t->device, dev, sizeof dev));
         return NULL;
     }

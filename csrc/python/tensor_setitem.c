@@ -46,10 +46,7 @@ int pdt_number_refused(pdt_state *S, const char *op, pdt_scalar v, const pdt_ten
     if (pdt_scalar_fits(x->dtype, v))
         return 0;
     char num[40], shape[96], dev[32];
-    if (v.is_float)
-        PyOS_snprintf(num, sizeof num, "%g", v.f);
-    else
-        PyOS_snprintf(num, sizeof num, "%lld", (long long)v.i);
+    pdt_number_str(v, num, sizeof num);
     pdt_raise(S, pdt_fail(PDT_ERR_VALUE,
                           "%s: the value %s cannot be converted to %s without overflow (into a "
                           "tensor of shape %s on %s)",
