@@ -13,6 +13,7 @@ test_linalg_solve.py, n up to 33).  The ill-conditioned batch (Hilbert matrices,
 up to 1.5e10 for n = 8) is compared by backward error, 1e-13 in float64, and by
 forward error against NumPy to cond * 1e-14."""
 import ctypes
+import gc
 from pathlib import Path
 
 import numpy as np
@@ -225,10 +226,15 @@ def _calls_of(fn):
     names = ("cublasSgetrfBatched", "cublasDgetrfBatched", "cublasDgetrsBatched",
              "cusolverDnDpotrfBatched", "cusolverDnDgetrf", "cusolverDnDgetrs",
              "cusolverDnDpotrf", "cublas", "cusolverDn", "")
+    gc.collect()  # tensors of earlier tests freed now, not inside fn (their frees queue)
     pdt.cuda.synchronize()
     before = {k: count(k) for k in names}
-    out = fn()
-    pdt.cuda.synchronize()
+    gc.disable()
+    try:
+        out = fn()
+        pdt.cuda.synchronize()
+    finally:
+        gc.enable()
     del out
     return {k: count(k) - before[k] for k in names}
 
