@@ -1,5 +1,6 @@
 """Special functions PyTorch has at the top level and in ``torch.special``: logit, xlogy,
-xlog1py, entr, exp2, sinc, ndtr (``pydevtensor.special`` gathers them with the aliases).
+xlog1py, entr, sinc, ndtr, and exp2 from C (``pydevtensor.special`` gathers them with the
+aliases).
 
 Each is the expression its docstring names over the elementwise ops, so it runs on
 every device and autograd records the pieces.  Where the expression has a removable
@@ -215,28 +216,9 @@ class SpecialEntrBackward0(Node):
         return (g * (x.log() + 1).neg(),)
 
 
-def exp2(input):
-    """``2 ** input``: float32 correctly rounded (the bits of ``pow``: Note [float32 powers
-    of a scalar base] in csrc/cpu/cpu_vpow.h), float64 within 1 ulp on the CPU (Note
-    [float64 functions from the cores] in csrc/cpu/cpu_vfunc64.h).
-
-    Parameters
-    ----------
-    input : Tensor
-        Also the method ``x.exp2()``; integers and bools give float32.
-
-    Returns
-    -------
-    Tensor
-        Of input's shape.
-
-    Examples
-    --------
-    >>> pydevtensor.exp2(pydevtensor.tensor([0.0, 1.0, 10.0, -1.0]))
-    tensor([1.0000e+00, 2.0000e+00, 1.0240e+03, 5.0000e-01])
-    """
-    x = _floating(input, "exp2")
-    return _C.pow(2.0, x)
+# exp2 is C's (csrc/python/tensor_trig.c): its own op, within 1 ulp on the CPU (Note
+# [float32 exp2] in csrc/cpu/cpu_vexp2.h); 2 ** x stays pow, correctly rounded there.
+exp2 = _C.exp2
 
 
 def sinc(input):
@@ -293,7 +275,6 @@ def ndtr(input):
 
 for _fn, _example in ((logit, ("eps=0.25", "tensor([1.0986, 1.0986])")),
                      (xlogy, ("4.0", "tensor([1.3863, 2.7726])")),
-                     (exp2, ("", "tensor([2., 4.])")),
                      (sinc, ("", "tensor([-2.7828e-08,  2.7828e-08])"))):
     setattr(_C.Tensor, _fn.__name__, _fn)
     setattr(_C.Tensor, _fn.__name__ + "_", _in_place(_fn, _example))

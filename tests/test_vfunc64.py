@@ -1,5 +1,5 @@
 """float64 expm1, log1p, log2, log10, tan, atan, asin, acos, atanh, asinh, acosh, sinh, cosh and
-exp2 (2 ** x)
+exp2 (its own op, and 2 ** x: the same row)
 (Note [float64 functions from the cores] in csrc/cpu/cpu_vfunc64.h): on the CPU at every instruction-set level this
 processor supports, and on CUDA devices.
 
@@ -12,7 +12,7 @@ np.longdouble (64-bit significand here).  The bound: 1 ulp at every level; MEASU
 records this sample's worst (the test allows a hundredth more).  tan past 2^20 (and of inf
 and NaN) is the C library's, bit for bit.  On CUDA, CUDA's functions within CUDA_BOUND_ULP:
 the CUDA Math API's float64 bounds (expm1, log1p, log2, log10, cosh 1; tan, atanh, sinh 2;
-exp2 is CUDA's pow, 2; asinh and acosh 3 by the table in
+exp2 2 (CUDA's exp2 is 1, its pow for 2 ** x 2); asinh and acosh 3 by the table in
 csrc/cuda/cuda_element_ops.cuh), or glibc's where the emulated device runs the host's (log10, cosh:
 2); a CPU and a CUDA result differ by at most the sum of the bounds."""
 import math

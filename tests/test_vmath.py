@@ -1,5 +1,6 @@
-"""float32 exp, log, tanh, sigmoid, sin and cos on the CPU (Note [vector math accuracy] in
-csrc/cpu/cpu_vmath.h, Note [float32 evaluation with FMA] in csrc/cpu/cpu_vmathf.h), at every
+"""float32 exp, log, tanh, sigmoid, sin, cos and exp2 on the CPU (Note [vector math accuracy]
+in csrc/cpu/cpu_vmath.h, Note [float32 evaluation with FMA] in csrc/cpu/cpu_vmathf.h, Note
+[float32 exp2] in csrc/cpu/cpu_vexp2.h), at every
 instruction-set level this processor supports (Note [CPU dispatch levels] in
 csrc/cpu/cpu_simd.h).
 
@@ -9,11 +10,11 @@ float64 function of the same argument.  An error in ulps is abs(got - ref) over 
 spacing of float32 in ref's binade (2^-149 in the subnormal range): ulps32 in conftest.  The bounds: 1 ulp for every
 function at the baseline level (evaluated in double); at the levels with FMA (AVX2,
 AVX-512, evaluated in float32) 1 ulp for exp and log and 1.5 for tanh, sigmoid, sin and
-cos, except AVX-512's tanh, a table of polynomials within 1 ulp (Note [tanh by a table of
+cos (exp2 1), except AVX-512's tanh, a table of polynomials within 1 ulp (Note [tanh by a table of
 polynomials] in csrc/cpu/cpu_vmathf.h).  Levels that run one evaluation give the same
 bits; two levels with different ones differ by at most the sum of their bounds.  Against a
 CUDA device the two results differ by at most the sum of the CPU's bound and CUDA's:
-CUDA's expf, tanhf, sinf, cosf are within
+CUDA's expf, tanhf, sinf, cosf, exp2f are within
 2 ulp and logf within 1 ulp (CUDA C++ Programming Guide, appendix "Mathematical
 Functions", single precision, default flags), and sigmoid is e / (1 + e) with
 e = expf(-|x|) there (1 / (1 + e) for x >= 0), within 4 ulp (expf's 2 and two
@@ -38,10 +39,13 @@ FUNCS = {
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "sin": np.sin,
     "cos": np.cos,
+    "exp2": np.exp2,  # Note [float32 exp2] in csrc/cpu/cpu_vexp2.h
 }
 BASELINE_BOUND_ULP = 1.0
-FMA_BOUND_ULP = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 1.5, "sin": 1.5, "cos": 1.5}
-CUDA_BOUND_ULP = {"exp": 2.0, "log": 1.0, "tanh": 2.0, "sigmoid": 4.0, "sin": 2.0, "cos": 2.0}
+FMA_BOUND_ULP = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 1.5, "sin": 1.5, "cos": 1.5,
+                 "exp2": 1.0}
+CUDA_BOUND_ULP = {"exp": 2.0, "log": 1.0, "tanh": 2.0, "sigmoid": 4.0, "sin": 2.0, "cos": 2.0,
+                  "exp2": 2.0}
 LEVELS = _C._cpu_simd_level()[1]
 
 
@@ -198,6 +202,30 @@ def test_exp_underflow_at_every_level(level, level_restored):
     assert np.array_equal(got[low].view(np.uint32), np.zeros(low.sum(), np.uint32))  # +0
     err = ulp_errors(got[~low], x[~low], np.exp)
     assert err.max() <= cpu_bound("exp", level), (x[~low][np.argmax(err)], err.max())
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_exp2_edges_at_every_level(level, level_restored):
+    """exp2 (Note [float32 exp2]): integers give their power of two exactly, subnormal
+    results included; at or below -151 +0 without computing (the underflow), -150 a tie
+    to 0, -149 the least subnormal; overflow to inf from 128; the specials; every lane
+    position (a block of mixed values, rotated)."""
+    _C._cpu_simd_level(level)
+    ints = np.arange(-149, 128, dtype=np.float32)
+    got = np.asarray(pdt.exp2(pdt.tensor(ints)))
+    np.testing.assert_array_equal(got, np.exp2(ints.astype(np.float64)).astype(np.float32))
+    x = np.array([-np.inf, -1e30, -200.0, -151.5, -151.0, -150.5, -150.0, -149.5, -149.0,
+                  -140.3, -126.5, -0.0, 0.0, 1e-30, 0.5, 127.99999, 128.0, 129.5, 1e30, np.inf,
+                  np.nan, -np.nan], dtype=np.float32)
+    x = np.concatenate([x, np.roll(x, 7), x[:11]])
+    got = np.asarray(pdt.exp2(pdt.tensor(x)))
+    low = x <= -150.0
+    assert np.array_equal(got[low].view(np.uint32), np.zeros(low.sum(), np.uint32))  # +0
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(x))
+    assert (got[x == np.inf] == np.inf).all() and (got[(x >= 128) & (x < np.inf)] == np.inf).all()
+    assert (got[x == 0] == 1.0).all()
+    err = ulp_errors(got[~low], x[~low], np.exp2)
+    assert err.max() <= cpu_bound("exp2", level), (x[~low][np.argmax(err)], err.max())
 
 
 def test_strided_and_contiguous_agree():
@@ -749,17 +777,17 @@ def _exponents(rng, lo, hi):
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_exp2_has_pows_bits(level, level_restored):
-    """2 ** x with a tensor exponent (exp2) takes the scalar base's row (a table at
-    AVX-512): the bits of the elementwise float32 pow (a base tensor of 2s), correctly
-    rounded, at every level, contiguous (the row) and strided (element by element), on
-    random bit patterns, a fine grid over the float range of 2 ** x and the special
-    values."""
+def test_two_to_the_x_has_pows_bits(level, level_restored):
+    """2 ** x with a tensor exponent takes the scalar base's row (a table at AVX-512): the
+    bits of the elementwise float32 pow (a base tensor of 2s), correctly rounded, at every
+    level, contiguous (the row) and strided (element by element), on random bit patterns,
+    a fine grid over the float range of 2 ** x and the special values.  (exp2 is its own
+    op, within 1 ulp: Note [float32 exp2], FUNCS above.)"""
     x = _exponents(np.random.default_rng(9), -160, 160)
     _C._cpu_simd_level(level)
     elementwise = pdt.pow(pdt.full((x.size,), 2.0), pdt.tensor(x)).numpy()
-    for got in (pdt.pow(2.0, pdt.tensor(x)).numpy(), pdt.exp2(pdt.tensor(x)).numpy(),
-                pdt.exp2(pdt.tensor(np.stack([x, x], 1)).t()[0]).numpy()):
+    for got in (pdt.pow(2.0, pdt.tensor(x)).numpy(), (2.0 ** pdt.tensor(x)).numpy(),
+                (2.0 ** pdt.tensor(np.stack([x, x], 1)).t()[0]).numpy()):
         np.testing.assert_array_equal(got.view(np.uint32), elementwise.view(np.uint32))
     with np.errstate(over="ignore", invalid="ignore"):
         ref = np.exp2(x.astype(np.float64)).astype(np.float32)

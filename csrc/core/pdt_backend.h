@@ -118,8 +118,8 @@ typedef enum pdt_unary_op {
     PDT_OP_ERFC,
     PDT_OP_LGAMMA,  /* log |Gamma(x)|: the C library's (CUDA's) lgamma, in double */
     PDT_OP_DIGAMMA, /* d/dx lgamma(x): Note [digamma] in pdt_gamma.h */
-    /* the inverse trigonometric and hyperbolic functions, tan, log2, log10, rsqrt and
-     * erfinv (csrc/python/tensor_trig.c) */
+    /* the inverse trigonometric and hyperbolic functions, tan, log2, log10, exp2, rsqrt
+     * and erfinv (csrc/python/tensor_trig.c) */
     PDT_OP_TAN,
     PDT_OP_ASIN,
     PDT_OP_ACOS,
@@ -131,6 +131,7 @@ typedef enum pdt_unary_op {
     PDT_OP_COSH,
     PDT_OP_LOG2,
     PDT_OP_LOG10,
+    PDT_OP_EXP2, /* 2^x: Note [float32 exp2] in cpu_vexp2.h (2 ** x stays pow's) */
     PDT_OP_RSQRT,
     PDT_OP_ERFINV, /* the inverse of erf on [-1, 1]: Note [erfinv] in cpu_erfinv.h */
     /* PyTorch's exact gelu, x/2 erfc(-x/sqrt(2)), and its derivative Phi(x) + x phi(x),
@@ -138,7 +139,7 @@ typedef enum pdt_unary_op {
     PDT_OP_GELU,
     PDT_OP_GELU_GRAD,
 } pdt_unary_op;
-#define PDT_NUM_UNARY_OPS 37
+#define PDT_NUM_UNARY_OPS 38
 
 /* One input of an elementwise op: a tensor already broadcast to the output's
  * shape (stride 0 along broadcast dimensions), or a scalar when t is NULL. */

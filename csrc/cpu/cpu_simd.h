@@ -228,6 +228,7 @@ typedef struct pdt_cpu_simd_table {
     pdt_vd_row expm1_f64, log1p_f64, log2_f64, log10_f64, tan_f64, atanh_f64, sinh_f64, cosh_f64;
     pdt_vd_row exp2_f64, asinh_f64, acosh_f64, atan_f64, asin_f64, acos_f64; /* exp2: 2 ** x */
     pdt_vm_row sinh_f32, cosh_f32;                                           /* cpu_vhyper.h */
+    pdt_vm_row exp2_f32;                                                     /* cpu_vexp2.h */
     pdt_vm_row erf_f32, erfc_f32;                                            /* cpu_verf.h */
     pdt_vm_row gelu_f32, gelu_grad_f32;                                      /* cpu_vgelu.h */
     /* cpu_vtrig.h (Note [float32 inverse functions]) */

@@ -195,6 +195,8 @@ VD_ROW(log2_f64, log2_f64)
 VD_ROW(log10_f64, log10_f64)
 VM_ROW(vsinh_f32, sinh_f32) /* Note [float32 sinh and cosh] in cpu_vhyper.h */
 VM_ROW(vcosh_f32, cosh_f32)
+VM_ROW(vexp2_f32, exp2_f32) /* Note [float32 exp2] in cpu_vexp2.h */
+VD_ROW(exp2_f64, exp2_f64)  /* 2 ** x's float64 row (cpu_vfunc64.h) */
 #define TRIG_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
 static const ew_row_fn trig_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_TAN] = TRIG_ONLY(tan),
@@ -208,6 +210,7 @@ static const ew_row_fn trig_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_COSH] = TRIG_ONLY(cosh),
     [PDT_OP_LOG2] = TRIG_ONLY(log2),
     [PDT_OP_LOG10] = TRIG_ONLY(log10),
+    [PDT_OP_EXP2] = TRIG_ONLY(exp2),
     [PDT_OP_RSQRT] = TRIG_ONLY(rsqrt),
     [PDT_OP_ERFINV] = ROWS_5(NULL, NULL, NULL, erfinv_f32, erfinv_f64),
     [PDT_OP_GELU] = ROWS_5(NULL, NULL, NULL, vgelu_f32, gelu_f64),

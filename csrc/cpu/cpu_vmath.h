@@ -568,6 +568,7 @@ static void VM(axpy_u64)(uint64_t *c, const uint64_t *b, uint64_t s, int64_t n)
 #include "cpu_vmath64.h" /* float64 exp, log, tanh, sigmoid, sin, cos */
 #include "cpu_vfunc64.h" /* float64 expm1, log1p, log2, log10, tan, atanh, sinh, cosh */
 #include "cpu_vhyper.h"  /* float32 sinh and cosh */
+#include "cpu_vexp2.h"   /* float32 exp2 */
 
 /* ---- the rows ---- */
 

@@ -41,6 +41,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .acos_f64 = VM(acos64_row),
     .sinh_f32 = VM(sinh_row),
     .cosh_f32 = VM(cosh_row),
+    .exp2_f32 = VM(exp2_row),
     .log1p_f32 = VM(log1p_row),
     .expm1_f32 = VM(expm1_row),
     .erf_f32 = VM(erf_row),

@@ -213,13 +213,13 @@ template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_bina
     }
 }
 
-/* tan, the inverse trigonometric and hyperbolic functions, log2, log10, rsqrt and erfinv:
+/* tan, the inverse trigonometric and hyperbolic functions, log2, log10, exp2, rsqrt, erfinv:
  * CUDA's float32 and float64 functions.  Their maximum errors in ulps (CUDA Math API,
  * "Mathematical Functions" appendix of the CUDA C++ Programming Guide), float32 / float64:
  * tan 4/2, asin 2/2, acos 2/2, atan 2/2, asinh 3/3, acosh 4/3, atanh 3/2, sinh 3/2,
- * cosh 2/1, log2 1/1, log10 2/1, rsqrt 2/1, erfinv 2/5 (atan2: 3/2).  The CPU's float32
+ * cosh 2/1, log2 1/1, log10 2/1, exp2 2/1, rsqrt 2/1, erfinv 2/5 (atan2: 3/2).  The CPU's float32
  * ones are within 0.5 to 1.5 ulp (Note [float32 inverse functions] in cpu_vtrig.h, Note
- * [float32 sinh and cosh] in cpu_vhyper.h), so the two agree within CUDA's bound plus
+ * [float32 sinh and cosh] in cpu_vhyper.h, Note [float32 exp2] in cpu_vexp2.h), so the two agree within CUDA's bound plus
  * the CPU's (tests/test_trig.py). */
 template <int OP, typename T> __device__ __forceinline__ T trig_of(T x)
 {
@@ -246,6 +246,8 @@ template <int OP, typename T> __device__ __forceinline__ T trig_of(T x)
         return f32 ? log2f(x) : log2(x);
     else if constexpr (OP == PDT_OP_LOG10)
         return f32 ? log10f(x) : log10(x);
+    else if constexpr (OP == PDT_OP_EXP2) /* exp2f 2 ulp, exp2 1 ulp (CUDA Math API) */
+        return f32 ? exp2f(x) : exp2(x);
     else if constexpr (OP == PDT_OP_RSQRT)
         return f32 ? rsqrtf(x) : rsqrt(x);
     else

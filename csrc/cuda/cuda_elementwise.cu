@@ -468,6 +468,7 @@ cudaError_t unary_by_op(int op, const pdt_tensor *out, const pdt_tensor *x, pdt_
         UNARY_CASE(PDT_OP_COSH)
         UNARY_CASE(PDT_OP_LOG2)
         UNARY_CASE(PDT_OP_LOG10)
+        UNARY_CASE(PDT_OP_EXP2)
         UNARY_CASE(PDT_OP_RSQRT)
         UNARY_CASE(PDT_OP_ERFINV)
         UNARY_CASE(PDT_OP_GELU)

@@ -1,5 +1,5 @@
 """The derivatives of tan, the inverse trigonometric and hyperbolic functions, atan2,
-log2, log10, rsqrt and erfinv (csrc/python/tensor_trig.c), under PyTorch's Node names;
+log2, log10, exp2, rsqrt and erfinv (csrc/python/tensor_trig.c), under PyTorch's Node names;
 the arc* aliases share their function's Node.  deg2rad, rad2deg and logcumsumexp
 (pydevtensor/_ops_trig.py) are compositions that autograd records piece by piece."""
 import math
@@ -35,6 +35,8 @@ _register(("sinh",), "SinhBackward0", "input", lambda g, x: g * x.cosh())
 _register(("cosh",), "CoshBackward0", "input", lambda g, x: g * x.sinh())
 _register(("log2",), "Log2Backward0", "input", lambda g, x: g / (x * _LN2))
 _register(("log10",), "Log10Backward0", "input", lambda g, x: g / (x * _LN10))
+# d 2^x = 2^x ln 2
+_register(("exp2",), "Exp2Backward0", "result", lambda g, y: g * (y * _LN2))
 # d rsqrt = -rsqrt(x)^3 / 2
 _register(("rsqrt",), "RsqrtBackward0", "result", lambda g, y: g * (y * y * y * -0.5))
 # d erfinv(x) = sqrt(pi) / 2 exp(erfinv(x)^2)
