@@ -107,6 +107,8 @@ def index_fill(input, dim, index, value):
     elif not isinstance(value, (builtins.int, builtins.float, builtins.bool)):
         raise TypeError(f"index_fill(): value must be a number or a 0-d Tensor, got "
                         f"{type(value).__name__}")
+    else:
+        _C._number_fits("index_fill", value, input)  # named here, not by the 0-d number
     out = (input if input.ndim else input.reshape(1)).clone()
     out[_key(d, index)] = value
     return out.reshape(tuple(input.shape))

@@ -285,6 +285,8 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
             [0.0000, 1.5000, 0.0000]])
     """
     v = _value("scatter", src, value)
+    if not isinstance(v, _C.Tensor) and isinstance(input, _C.Tensor):
+        _C._number_fits("scatter", v, input)  # named here, not by the tensor made of it
     if reduce is not None:
         modes = {"add": "sum", "multiply": "prod"}
         if reduce not in modes:

@@ -349,8 +349,8 @@ CASES = [
     C("index_put-index-out-of-range", "pdt.index_put(t, (pdt.tensor([2]),), t[0], True)",
       "IndexError", r"index 2 is out of bounds for dimension 0 with size 2"),
     C("fill_-float32-overflow", "t.fill_(1e39)", "ValueError",
-      r"fill: the value 1e\+39 cannot be converted to float32 without overflow \(filling 6 "
-      r"elements on cpu\)"),
+      r"fill_: the value 1e\+39 cannot be converted to float32 without overflow \(into a "
+      r"tensor of shape \(2, 3\) on cpu\)"),
     C("where-float32-overflow", "pdt.where(t > 0, t, 1e39)", "ValueError",
       r"where: the value 1e\+39 cannot be converted to float32 without overflow \(into a "
       r"tensor of shape \(2, 3\) on cpu\)"),

@@ -7,7 +7,8 @@ SMALLINT_CASES = [
     C("uint8-tensor-overflow", "pdt.tensor([256], dtype=pdt.uint8)", "OverflowError",
       r"the value 256 cannot be converted to uint8 without overflow"),
     C("int8-full-overflow", "pdt.full((2,), -129, dtype=pdt.int8)", "RuntimeError",
-      r"fill: the value -129 cannot be converted to int8 without overflow"),
+      r"full: the value -129 cannot be converted to int8 without overflow \(into a tensor of "
+      r"shape \(2,\) on cpu\)"),
     C("int16-fill-overflow", "pdt.zeros(2, dtype=pdt.int16).fill_(40000)", "OverflowError",
       r"the value 40000 cannot be converted to int16 without overflow"),
     C("uint8-randint-bounds", "pdt.randint(0, 300, (2,), dtype=pdt.uint8)", "RuntimeError",

@@ -77,13 +77,33 @@ def test_ints_into_half(dev):
 
 
 def test_messages_name_the_op_and_the_tensor(dev):
+    """Every way names its op and the shape of the tensor written into (x's, not the view's
+    an index makes or the 0-d number's made on the way; fill_ of a view names the view)."""
     h = pdt.zeros(4, 3, dtype=pdt.float16, device=dev)
-    for call, op in ((lambda: h.masked_fill(h == 0, 1e5), "masked_fill"),
-                     (lambda: h.masked_fill_(h == 0, 1e5), "masked_fill_"),
-                     (lambda: h.__setitem__(h == 0, 1e5), "setitem")):
-        with pytest.raises(ValueError, match=rf"{op}: the value 100000 cannot be converted to "
+    i = pdt.tensor([0, 2], device=dev)
+    z = pdt.zeros(1, 3, dtype=pdt.int64, device=dev)
+    F = pdt.nn.functional
+    for call, op, shape in ((lambda: h.masked_fill(h == 0, 1e5), "masked_fill", "4, 3"),
+                            (lambda: h.masked_fill_(h == 0, 1e5), "masked_fill_", "4, 3"),
+                            (lambda: h.__setitem__(h == 0, 1e5), "setitem", "4, 3"),
+                            (lambda: h.__setitem__(0, 1e5), "setitem", "4, 3"),
+                            (lambda: h.__setitem__((0, 1), 1e5), "setitem", "4, 3"),
+                            (lambda: h.__setitem__((slice(None), 1), 1e5), "setitem", "4, 3"),
+                            (lambda: h.__setitem__(i, 1e5), "setitem", "4, 3"),
+                            (lambda: h.fill_(1e5), "fill_", "4, 3"),
+                            (lambda: h[1:3].fill_(1e5), "fill_", "2, 3"),
+                            (lambda: h.index_fill(0, i, 1e5), "index_fill", "4, 3"),
+                            (lambda: h.index_fill_(0, i, 1e5), "index_fill", "4, 3"),
+                            (lambda: h.scatter(0, z, 1e5), "scatter", "4, 3"),
+                            (lambda: h.scatter_(0, z, 1e5), "scatter", "4, 3"),
+                            (lambda: h.scatter(0, z, 1e5, reduce="add"), "scatter", "4, 3"),
+                            (lambda: F.pad(h, (1, 1), value=1e5), "pad", "4, 3"),
+                            (lambda: pdt.full_like(h, 1e5), "full_like", "4, 3"),
+                            (lambda: pdt.full((2,), 1e5, dtype=pdt.float16, device=dev), "full",
+                             "2,")):
+        with pytest.raises(ValueError, match=rf"^{op}: the value 100000 cannot be converted to "
                                              rf"float16 without overflow \(into a tensor of "
-                                             rf"shape \(4, 3\) on {h.device}\)"):
+                                             rf"shape \({shape}\) on {h.device}\)$"):
             call()
     assert not h.any().item()
 

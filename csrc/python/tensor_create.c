@@ -109,8 +109,14 @@ static PyObject *new_empty(pdt_state *S, const create_opts *o, int dtype, int nd
     return st == PDT_OK ? Py_None : pdt_raise(S, st);
 }
 
-static PyObject *finish_fill(pdt_state *S, pdt_tensor *t, const pdt_scalar *value)
+/* t filled with *value (none: left as made) and wrapped; a number t's dtype cannot hold is
+ * refused naming op and t's shape (pdt_number_refused), t released */
+static PyObject *finish_fill(pdt_state *S, const char *op, pdt_tensor *t, const pdt_scalar *value)
 {
+    if (value && pdt_number_refused(S, op, *value, t) < 0) {
+        pdt_tensor_release(t);
+        return NULL;
+    }
     if (value) {
         pdt_status st;
         if (pdt_tensor_numel(t) > PDT_GIL_RELEASE_NUMEL) {
@@ -163,7 +169,7 @@ static PyObject *create_sized(PyObject *module, PyObject *const *args, Py_ssize_
     pdt_tensor t;
     if (!new_empty(S, &o, dtype_or_default(S, o.dtype), ndim, shape, &t))
         return NULL;
-    return finish_fill(S, &t, value);
+    return finish_fill(S, fname, &t, value);
 }
 
 static PyObject *f_empty(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
@@ -234,7 +240,7 @@ static PyObject *f_full(PyObject *module, PyObject *const *args, Py_ssize_t narg
     Py_DECREF(number);
     if (!new_empty(S, &o, dt, ndim, shape, &t))
         return NULL;
-    return finish_fill(S, &t, &v);
+    return finish_fill(S, "full", &t, &v);
 }
 
 /* zeros_like / ones_like / empty_like / full_like(t, [fill_value], *, dtype, device),
@@ -273,7 +279,7 @@ static PyObject *create_like_args(pdt_state *S, PyObject *const *args, Py_ssize_
     pdt_tensor t;
     if (!new_empty(S, &o, o.dtype >= 0 ? o.dtype : (int)src->dtype, src->ndim, src->shape, &t))
         return NULL;
-    return finish_fill(S, &t, value);
+    return finish_fill(S, fname, &t, value);
 }
 
 /* the above, also called as fname(input=t, ...) */

@@ -621,6 +621,8 @@ static PyObject *fill_with(PyObject *self, pdt_scalar value)
                      pdt_device_str(t->device, dev, sizeof dev));
         return NULL;
     }
+    if (pdt_number_refused(S, "fill_", value, t) < 0)
+        return NULL;
     pdt_hold h; /* Note [the GIL and storages]: also while hooks run Python */
     h.n = 0;
     t = pdt_hold_view(&h, t);

@@ -277,7 +277,26 @@ static PyObject *f_masked_fill_(PyObject *module, PyObject *const *args, Py_ssiz
     return r < 0 ? NULL : Py_NewRef(r ? Py_True : Py_None);
 }
 
+/* _number_fits(op, value, x): None when the Python number value fits x's dtype, else
+ * pdt_number_refused's error naming op and x's shape (index_fill, scatter and pad check
+ * their number so, before the 0-d or block tensors they make of it would name "full") */
+static PyObject *f_number_fits(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    pdt_scalar v;
+    if (nargs != 3 || !PyUnicode_Check(args[0]) || !PyObject_TypeCheck(args[2], S->tensor_type)) {
+        PyErr_SetString(PyExc_TypeError, "_number_fits(op, value, x)");
+        return NULL;
+    }
+    const char *op = PyUnicode_AsUTF8(args[0]);
+    if (!op || pdt_parse_scalar(args[1], op, &v) < 0 ||
+        pdt_number_refused(S, op, v, pdt_tensor_of(args[2])) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 PyMethodDef pdt_setitem_functions[] = {
     {"_masked_fill_", (PyCFunction)(void (*)(void))f_masked_fill_, METH_FASTCALL, NULL},
+    {"_number_fits", (PyCFunction)(void (*)(void))f_number_fits, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL},
 };

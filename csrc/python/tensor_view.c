@@ -561,6 +561,10 @@ static int basic_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
     pdt_tensor dst;
     if (index_view(self, key, &dst) < 0)
         return -1;
+    if (!is_tensor && pdt_number_refused(S, "setitem", scalar, pdt_tensor_of(self)) < 0) {
+        pdt_tensor_release(&dst); /* named with x's shape, not the view's */
+        return -1;
+    }
     int rc;
     if (is_tensor) {
         rc = assign_tensor(S, &dst, pdt_tensor_of(value));
