@@ -48,7 +48,7 @@ static int module_exec(PyObject *module)
     if (pdt_errors_init(module, S) < 0 || pdt_device_type_init(module, S) < 0 ||
         pdt_dtype_type_init(module, S) < 0 || pdt_tensor_type_init(module, S) < 0 ||
         pdt_storage_ref_type_init(module, S) < 0 || pdt_events_init(module, S) < 0 ||
-        pdt_generator_type_init(module, S) < 0 || pdt_autocast_type_init(module, S) < 0 ||
+        pdt_generator_type_init(module, S) < 0 || pdt_op_wrapper_types_init(module, S) < 0 ||
         pdt_guard_init() < 0)
         return -1;
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
@@ -70,6 +70,7 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(S->storage_ref_type);
     Py_VISIT(S->generator_type);
     Py_VISIT(S->autocast_op_type);
+    Py_VISIT(S->recorded_op_type);
     Py_VISIT(S->size_type);
     Py_VISIT(S->getitem_hook);
     Py_VISIT(S->setitem_hook);
@@ -112,6 +113,7 @@ static int module_clear(PyObject *module)
     Py_CLEAR(S->storage_ref_type);
     Py_CLEAR(S->generator_type);
     Py_CLEAR(S->autocast_op_type);
+    Py_CLEAR(S->recorded_op_type);
     Py_CLEAR(S->tensor_type);
     Py_CLEAR(S->dtype_type);
     Py_CLEAR(S->device_type);

@@ -62,7 +62,8 @@ typedef struct {
     PyTypeObject *tensor_type;
     PyTypeObject *storage_ref_type;   /* _StorageRef (storage_ref.c) */
     PyTypeObject *generator_type;     /* _Generator (generator.c) */
-    PyTypeObject *autocast_op_type;   /* _AutocastOp (autocast_op.c) */
+    PyTypeObject *autocast_op_type;   /* _AutocastOp (op_wrappers.c) */
+    PyTypeObject *recorded_op_type;   /* _RecordedOp (op_wrappers.c) */
     int autocast_threads;             /* threads with autocast on (Note [autocast's check in C]) */
     PyObject *dtypes[PDT_NUM_DTYPES]; /* the dtype singletons */
     PyObject *default_dtype;          /* borrowed from dtypes[] */
@@ -282,7 +283,7 @@ extern PyMethodDef pdt_generator_functions[];
 int pdt_generator_type_init(PyObject *module, pdt_state *S);
 /* autocast_op.c: _AutocastOp and _autocast_set_threads */
 extern PyMethodDef pdt_autocast_functions[];
-int pdt_autocast_type_init(PyObject *module, pdt_state *S);
+int pdt_op_wrapper_types_init(PyObject *module, pdt_state *S);
 int pdt_generator_arg(pdt_state *S, PyObject *obj, const char *fname, pdt_generator **out);
 int pdt_events_init(PyObject *module, pdt_state *S);
 extern PyMethodDef pdt_config_functions[];     /* config.c        */

@@ -3,7 +3,7 @@
 Kept free of heavy imports: the ops' modules import :func:`lower`, :func:`fp32` and
 :func:`promote` from here while pydevtensor itself is being imported.  A wrapped op is a
 ``_C._AutocastOp``: when autocast is off in every thread it calls the op directly, in C
-(Note [autocast's check in C], csrc/python/autocast_op.c); while some thread has it on,
+(Note [autocast's check in C], csrc/python/op_wrappers.c); while some thread has it on,
 the Python wrapper below reads this thread's flag (``_state.active``) and casts.
 """
 import functools

@@ -11,6 +11,8 @@ In-place ops (``x.add_(y)``, ``x[i] = v``, ``x.copy_(y)``, ``x.zero_()``) on a t
 the graph are recorded as the out-of-place op on a copy of x's old value, written back
 into x (x's version counter moves, so a Node that saved x's old value refuses to run).
 """
+import functools
+
 from .. import _C
 from .._numpy_names import torch_names
 from .hooks import carry_retained
@@ -141,10 +143,12 @@ def recorded(name):
     """Decorator for an op written in Python (pydevtensor/_ops_*.py) whose kernels
     have no derivative of their own: when grad mode is on and an argument requires
     grad, the op runs with grad mode off and RULES[name] records it, as dispatch()
-    does for the C bindings.  Otherwise the call costs one flag test more."""
+    does for the C bindings.  The check is made in C (_C._RecordedOp, Note [recorded ops
+    in C] in csrc/python/op_wrappers.c): a call with nothing to record goes straight to
+    the op; the others to `slow` below, which asks again."""
 
     def wrap(fn):
-        def op(*args, **kwargs):
+        def slow(*args, **kwargs):
             if not _wants_grad(args, kwargs):
                 return fn(*args, **kwargs)
             if kwargs.get("out") is not None:
@@ -159,9 +163,7 @@ def recorded(name):
                 rule = rule.pick(*args, **kwargs)
             return record(rule, out, args, kwargs)
 
-        op.__name__, op.__qualname__, op.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
-        op.__module__, op.__wrapped__ = fn.__module__, fn
-        return op
+        return functools.update_wrapper(_C._RecordedOp(fn, slow), fn)
 
     return wrap
 
