@@ -93,3 +93,16 @@ def test_recorded_ops_record_and_skip(dev):
     c = x.cumsum(dim=1)  # a keyword, through the bound method
     assert c.grad_fn is not None
     np.testing.assert_allclose(c.detach().cpu().numpy(), np.cumsum(a, 1), rtol=1e-12)
+
+
+def test_a_namedtuple_of_tensors_is_recorded(dev):
+    """cat and stack of a namedtuple holding a tensor that requires grad record their node
+    and give it its gradient (the check looks into subclasses of tuple and list)."""
+    w = pdt.tensor([1.0, 2.0], device=dev, requires_grad=True)
+    c = pdt.ones(2, device=dev)
+    for f, want in ((pdt.cat, [1.0, 1.0]), (pdt.stack, [1.0, 1.0])):
+        w.grad = None
+        y = f(Pair(c, w))
+        assert y.grad_fn is not None
+        (y * 1.0).sum().backward()
+        assert w.grad.tolist() == want

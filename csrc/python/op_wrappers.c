@@ -32,8 +32,8 @@
  * Python check, whether grad mode is on and an argument (or a tensor in a list or tuple
  * argument) requires grad, cost 0.25 to 0.45 us a call, index_select of two rows 0.67 us
  * where the op itself took 0.23.  Here that check is made in C on the vector of arguments
- * (wants_grad below, the Python check's rule: subclasses of list and tuple are looked into
- * too, a view whose base requires grad counts, the slow path asking again); nothing
+ * (pdt_arg_requires_grad, the Python check's rule: subclasses of list and tuple are looked
+ * into too; a view whose base requires grad counts, the slow path asking again); nothing
  * requiring grad calls the op directly, anything else the Python wrapper, which records.
  */
 #include <limits.h>
@@ -70,23 +70,6 @@ static PyObject *op_vectorcall(PyObject *self, PyObject *const *args, size_t nar
     return op_call(*o->threads ? o->slow : o->op, args, nargsf, kwnames);
 }
 
-/* 1 when a is a Tensor that requires grad (or a view whose base does), or a list or tuple
- * (a subclass too) holding one: dispatch.py's _wants_grad, argument by argument */
-static int arg_wants_grad(PyObject *a)
-{
-    if (PyObject_TypeCheck(a, pdt_autograd_tensor_type))
-        return pdt_tensor_object_requires_grad((PdtTensorObject *)a);
-    if (PyList_Check(a) || PyTuple_Check(a)) {
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(a);
-        PyObject **items = PySequence_Fast_ITEMS(a);
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (PyObject_TypeCheck(items[i], pdt_autograd_tensor_type) &&
-                pdt_tensor_object_requires_grad((PdtTensorObject *)items[i]))
-                return 1;
-    }
-    return 0;
-}
-
 /* Note [recorded ops in C]: the op itself unless grad mode is on and an argument (the
  * positional ones and the keywords' values) requires grad */
 static PyObject *recorded_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
@@ -94,10 +77,9 @@ static PyObject *recorded_vectorcall(PyObject *self, PyObject *const *args, size
 {
     AutocastOp *o = (AutocastOp *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
-    int want = 0;
-    if (pdt_autograd_tensor_type) /* set when pydevtensor.autograd is imported */
-        for (Py_ssize_t i = 0; !want && i < n; i++)
-            want = arg_wants_grad(args[i]);
+    int want = 0; /* pdt_arg_requires_grad: a view whose base requires grad counts too */
+    for (Py_ssize_t i = 0; !want && i < n; i++)
+        want = pdt_arg_requires_grad(args[i]);
     return op_call(want && pdt_grad_enabled() ? o->slow : o->op, args, nargsf, kwnames);
 }
 

@@ -441,14 +441,15 @@ static inline int pdt_tensor_object_requires_grad(const PdtTensorObject *o)
 {
     return o->requires_grad || (o->base && ((const PdtTensorObject *)o->base)->requires_grad);
 }
-/* 1 when o is a Tensor that requires grad (or a list/tuple holding one). */
+/* 1 when o is a Tensor that requires grad (or a list or tuple, a subclass too, holding
+ * one: a namedtuple of tensors is looked into, as dispatch.py's _wants_grad does). */
 static inline int pdt_arg_requires_grad(PyObject *o)
 {
     if (!pdt_autograd_tensor_type) /* no dispatcher yet: nothing is recorded */
         return 0;
     if (PyObject_TypeCheck(o, pdt_autograd_tensor_type))
         return pdt_tensor_object_requires_grad((PdtTensorObject *)o);
-    if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+    if (PyList_Check(o) || PyTuple_Check(o)) {
         Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
         PyObject **items = PySequence_Fast_ITEMS(o);
         for (Py_ssize_t i = 0; i < n; i++)
