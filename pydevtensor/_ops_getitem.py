@@ -349,6 +349,8 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
     broadcast), in place; with accumulate=True the values are added instead, and
     values for a repeated index all add up (scatter-add).  into_new: as
     _advanced_setitem's."""
+    if type(value) in (builtins.int, builtins.float):  # named setitem, with x's shape
+        _C._number_fits("setitem", value, x)
     if type(idx) is tuple and (type(value) in (builtins.int, builtins.float, builtins.bool)
                                or isinstance(value, _C.Tensor)):
         # x[rows, cols] = v, and autograd's x[rows, cols] backward (Note [coordinates in C])
