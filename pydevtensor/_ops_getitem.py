@@ -192,21 +192,6 @@ def _advanced_getitem(x, idx):
     return out
 
 
-def _overlaps(a, b):
-    """Whether the bytes a's elements span and those b's span meet (same device)."""
-    if a.device != b.device or not a.numel() or not b.numel():
-        return False
-    spans = []
-    for t in (a, b):
-        size = t.element_size()
-        lo = hi = t.data_ptr()
-        for n, st in zip(t.shape, t.stride()):
-            reach = (n - 1) * st * size
-            lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
-        spans.append((lo, hi + size))
-    return spans[0][0] < spans[1][1] and spans[1][0] < spans[0][1]
-
-
 def _advanced_setitem(x, idx, value, accumulate=False, into_new=False):
     """x[idx] = value (or += with accumulate); into_new: x is a tensor the caller has
     just made (a gradient's zeros), so on a GPU the indices may be checked on the
@@ -238,7 +223,7 @@ def _advanced_setitem(x, idx, value, accumulate=False, into_new=False):
     moved = adjacent and d0 > 0
     shown = rest[:d0] + bshape + rest[d0:] if moved else bshape + rest
     v = _as_tensor(value, x.dtype, x.device)
-    if v is value and _overlaps(v, x):
+    if v is value and _C._spans_overlap(v, x):
         v = v.clone()  # read whole before any row is written, as NumPy (x[perm] = x)
     if v.ndim > len(shown):
         v = v.reshape(tuple(v.shape)[v.ndim - len(shown):]) if all(

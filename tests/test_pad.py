@@ -102,6 +102,10 @@ def test_pad_integer_and_list(device):
     assert F.pad(x, (1, 1), mode="replicate").cpu().tolist() == [[0, 0, 1, 2, 2],
                                                                    [3, 3, 4, 5, 5]]
     assert tuple(F.pad(x, (-2, -1)).shape) == (2, 0)  # cropped to nothing
+    # a 0-d tensor as the value, as PyTorch takes it (a review: refused for a while)
+    v = pdt.tensor(7.5, device=device)
+    assert F.pad(x.float(), [1, 0], value=v).cpu().tolist() == [[7.5, 0, 1, 2], [7.5, 3, 4, 5]]
+    assert F.pad(x, [0, 1], value=pdt.tensor(9)).cpu().tolist() == [[0, 1, 2, 9], [3, 4, 5, 9]]
 
 
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])

@@ -7,6 +7,7 @@ import collections
 import copy
 import inspect
 import pickle
+import weakref
 
 import numpy as np
 import pytest
@@ -71,6 +72,7 @@ def test_recorded_ops_behave_as_their_functions(name):
     assert op.__doc__ == inner.__doc__ and inspect.signature(op) == inspect.signature(inner)
     if hasattr(pdt, name):
         assert pickle.loads(pickle.dumps(op)) is op and copy.deepcopy(op) is op
+    assert weakref.ref(op)() is op  # as a function takes them (a review)
 
 
 def test_recorded_ops_record_and_skip(dev):
@@ -106,3 +108,13 @@ def test_a_namedtuple_of_tensors_is_recorded(dev):
         assert y.grad_fn is not None
         (y * 1.0).sum().backward()
         assert w.grad.tolist() == want
+
+
+def test_a_wrapper_is_collected_with_its_weak_references():
+    import gc
+    o = _C._RecordedOp(len, len)
+    w = weakref.ref(o)
+    assert repr(o).startswith("<pydevtensor._C._RecordedOp of ")  # no __qualname__ given
+    del o
+    gc.collect()
+    assert w() is None

@@ -50,6 +50,16 @@ static void own_index_free(own_index *o)
         free(o->v);
 }
 
+/* The error of an index another thread wrote out of range after the core's check (Note
+ * [the index read once], Note [the index read where it is used]): was, as read. */
+static pdt_status racing_index(const char *op, int64_t was, int64_t size)
+{
+    return pdt_fail(PDT_ERR_INDEX,
+                    "%s: index %lld is out of bounds for size %lld (on cpu): the index tensor "
+                    "was written to while the op used it",
+                    op, (long long)was, (long long)size);
+}
+
 static pdt_status own_index_read(own_index *o, const char *op, const pdt_tensor *index,
                                  int64_t size)
 {
@@ -74,12 +84,9 @@ static pdt_status own_index_read(own_index *o, const char *op, const pdt_tensor 
     int64_t r = 0;
     while ((uint64_t)o->v[r] < (uint64_t)size)
         r++;
-    const long long was = (long long)(o->v[r] < 0 ? o->v[r] - size : o->v[r]); /* unwrapped */
+    const int64_t was = o->v[r] < 0 ? o->v[r] - size : o->v[r]; /* unwrapped */
     own_index_free(o);
-    return pdt_fail(PDT_ERR_INDEX,
-                    "%s: index %lld is out of bounds for size %lld (on cpu): the index tensor "
-                    "was written to while the op used it",
-                    op, was, (long long)size);
+    return racing_index(op, was, size);
 }
 
 /* index_select's walk: out (row-major) as rows of its last dim, each row cut into
@@ -328,9 +335,10 @@ static int rows_repeat(const pdt_tensor *t, int from)
 #define PUT_ROWS(T)                                                                                \
     do {                                                                                           \
         for (int64_t j = 0; j < n; j++) {                                                          \
-            const int64_t r = ix[j] + (size & (ix[j] >> 63)); /* Note [the index read where */     \
-            if ((uint64_t)r >= (uint64_t)size) {              /* it is used] */                    \
+            const int64_t v = ix[j], r = v + (size & (v >> 63)); /* Note [the index read */        \
+            if ((uint64_t)r >= (uint64_t)size) {                 /* where it is used] */           \
                 bad = 1;                                                                           \
+                *was = v;                                                                          \
                 continue;                                                                          \
             }                                                                                      \
             T *to = (T *)o + r * dst->strides[0];                                                  \
@@ -353,8 +361,10 @@ static int put_rows_fits(const pdt_tensor *dst, const pdt_tensor *src)
 }
 
 /* 1 (done) with *bad_out set when an index was out of range */
+/* dst's rows at ix[j] = src's row j (or its one value); *bad_out set when an index was out
+ * of range (skipped), *was to it */
 static int put_rows(const pdt_tensor *dst, const int64_t *ix, const pdt_tensor *src, size_t es,
-                    int *bad_out)
+                    int *bad_out, int64_t *was)
 {
     const int repeat = rows_repeat(src, 1);
     const int64_t n = src->shape[0], size = dst->shape[0],
@@ -384,14 +394,6 @@ static int put_rows(const pdt_tensor *dst, const int64_t *ix, const pdt_tensor *
  * since: each value is read where it is used, wrapped and checked again, and a value out
  * of range is skipped (never a write out of bounds) and fails the op, the rows before it
  * written.  The general walk keeps the copy (Note [the index read once]). */
-static pdt_status racing_index(const char *op, int64_t size)
-{
-    return pdt_fail(PDT_ERR_INDEX,
-                    "%s: an index was out of bounds for size %lld (on cpu): the index tensor was "
-                    "written to while the op used it",
-                    op, (long long)size);
-}
-
 pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                              const pdt_tensor *src)
 {
@@ -400,6 +402,7 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
     char *o = pdt_tensor_ptr(dst);
     const char *s = pdt_tensor_ptr(src);
     int bad = 0;
+    int64_t was = 0; /* the last index found out of range */
     /* an index in dst's own memory (x[x] = w) would be read after it is written: copied
      * first (a review), as the general walk does */
     const int in_place = !pdt_tensor_spans_overlap(index, dst);
@@ -409,11 +412,13 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
         const int64_t n = index->shape[0], ds = dst->strides[0], ss = src->strides[0];
 #define SCATTER_LOOP(T, VALUE)                                                                     \
     for (int64_t j = 0; j < n; j++) {                                                              \
-        const int64_t r = raw[j] + (size & (raw[j] >> 63));                                        \
-        if ((uint64_t)r < (uint64_t)size)                                                          \
+        const int64_t v = raw[j], r = v + (size & (v >> 63));                                      \
+        if ((uint64_t)r < (uint64_t)size) {                                                        \
             ((T *)o)[r * ds] = VALUE;                                                              \
-        else                                                                                       \
+        } else {                                                                                   \
             bad = 1;                                                                               \
+            was = v;                                                                               \
+        }                                                                                          \
     }
 /* a number broadcast (stride 0) read once: each store may alias it, so the compiler
  * reloaded it every element; read once, it is also the value before any write, as NumPy
@@ -433,10 +438,10 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
         }
 #undef SCATTER
 #undef SCATTER_LOOP
-        return bad ? racing_index("index_put", size) : PDT_OK;
+        return bad ? racing_index("index_put", was, size) : PDT_OK;
     }
-    if (rows && put_rows(dst, raw, src, es, &bad)) /* Note [index_put by rows] */
-        return bad ? racing_index("index_put", size) : PDT_OK;
+    if (rows && put_rows(dst, raw, src, es, &bad, &was)) /* Note [index_put by rows] */
+        return bad ? racing_index("index_put", was, size) : PDT_OK;
     own_index own; /* Note [the index read once] */
     pdt_status st = own_index_read(&own, "index_put", index, size);
     if (st != PDT_OK)

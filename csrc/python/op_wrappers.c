@@ -51,6 +51,7 @@ typedef struct {
     PyObject *dict;     /* __dict__ */
     const int *threads; /* _AutocastOp: &pdt_state.autocast_threads */
     vectorcallfunc vectorcall;
+    PyObject *weaklist; /* weak references, as a function takes them */
 } AutocastOp;
 
 /* f called with the vector of arguments as given (PEP 590) */
@@ -133,6 +134,8 @@ static void op_dealloc(PyObject *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
+    if (((AutocastOp *)self)->weaklist)
+        PyObject_ClearWeakRefs(self);
     op_clear(self);
     tp->tp_free(self);
     Py_DECREF(tp);
@@ -152,7 +155,7 @@ static PyObject *op_repr(PyObject *self)
     PyObject *name = PyObject_GetAttrString(self, "__qualname__");
     if (!name) {
         PyErr_Clear();
-        return PyUnicode_FromFormat("<autocast op of %R>", ((AutocastOp *)self)->op);
+        return PyUnicode_FromFormat("<%s of %R>", Py_TYPE(self)->tp_name, ((AutocastOp *)self)->op);
     }
     PyObject *r = PyUnicode_FromFormat("<function %S at %p>", name, self);
     Py_DECREF(name);
@@ -175,6 +178,7 @@ static PyMethodDef op_methods[] = {
 static PyMemberDef op_members[] = {
     {"__dictoffset__", T_PYSSIZET, offsetof(AutocastOp, dict), READONLY, NULL},
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(AutocastOp, vectorcall), READONLY, NULL},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(AutocastOp, weaklist), READONLY, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -295,7 +295,23 @@ static PyObject *f_number_fits(PyObject *module, PyObject *const *args, Py_ssize
     Py_RETURN_NONE;
 }
 
+/* _spans_overlap(a, b): whether the bytes a's elements span and those b's span meet (the
+ * core's pdt_tensor_spans_overlap; tensors on two devices never do): x[idx] = v reads a v
+ * in x's memory whole before writing (_advanced_setitem) */
+static PyObject *f_spans_overlap(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    if (nargs != 2 || !PyObject_TypeCheck(args[0], S->tensor_type) ||
+        !PyObject_TypeCheck(args[1], S->tensor_type)) {
+        PyErr_SetString(PyExc_TypeError, "_spans_overlap(a, b): two tensors");
+        return NULL;
+    }
+    const pdt_tensor *a = pdt_tensor_of(args[0]), *b = pdt_tensor_of(args[1]);
+    return PyBool_FromLong(pdt_device_eq(a->device, b->device) && pdt_tensor_spans_overlap(a, b));
+}
+
 PyMethodDef pdt_setitem_functions[] = {
+    {"_spans_overlap", (PyCFunction)(void (*)(void))f_spans_overlap, METH_FASTCALL, NULL},
     {"_masked_fill_", (PyCFunction)(void (*)(void))f_masked_fill_, METH_FASTCALL, NULL},
     {"_number_fits", (PyCFunction)(void (*)(void))f_number_fits, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL},

@@ -189,7 +189,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         raise TypeError(f"{where}: input must be a Tensor, got {type(input).__name__}")
     pairs = _pad_pairs(pad, input, where)
     if mode == "constant":
-        if value is not None and value != 0:
+        if value is not None and not isinstance(value, _C.Tensor) and value != 0:
             _C._number_fits("pad", value, input)  # named here, not by the blocks made of it
         return pad_constant(input, pairs, 0.0 if value is None else value)
     if mode not in _MODES:
