@@ -13,6 +13,8 @@ import builtins
 
 from . import _C
 
+_TENSOR, _BOOL = _C.Tensor, _C.bool  # logical_and's, _or's and _xor's test for two masks
+
 
 def _truth(x, op, name="input"):
     """x as a bool tensor: x != 0 (NaN counts as True, as in PyTorch); other may be a
@@ -72,6 +74,11 @@ def logical_and(input, other):
     >>> pydevtensor.logical_and(pydevtensor.tensor([1, 0, 2]), pydevtensor.tensor([1, 1, 0]))
     tensor([ True, False, False])
     """
+    if type(input) is _TENSOR is type(other) and input.dtype is _BOOL is other.dtype:
+        try:  # two masks: their own operator, in C
+            return input & other  # (0.90 -> 0.45 us for one element)
+        except (IndexError, ValueError, RuntimeError):
+            pass  # named below
     return _named("logical_and()", _and, _truth(input, "logical_and"),
                   _truth(other, "logical_and", "other"))
 
@@ -86,6 +93,11 @@ def logical_or(input, other):
     >>> pydevtensor.logical_or(pydevtensor.tensor([1, 0, 0]), pydevtensor.tensor([0, 0, 3]))
     tensor([ True, False,  True])
     """
+    if type(input) is _TENSOR is type(other) and input.dtype is _BOOL is other.dtype:
+        try:  # two masks: their own operator, in C
+            return input | other
+        except (IndexError, ValueError, RuntimeError):
+            pass
     return _named("logical_or()", _or, _truth(input, "logical_or"),
                   _truth(other, "logical_or", "other"))
 
@@ -101,6 +113,11 @@ def logical_xor(input, other):
     >>> pydevtensor.logical_xor(pydevtensor.tensor([1, 0, 2]), pydevtensor.tensor([1, 1, 0]))
     tensor([False,  True,  True])
     """
+    if type(input) is _TENSOR is type(other) and input.dtype is _BOOL is other.dtype:
+        try:  # two masks: their own operator, in C
+            return input ^ other
+        except (IndexError, ValueError, RuntimeError):
+            pass
     return _named("logical_xor()", _xor, _truth(input, "logical_xor"),
                   _truth(other, "logical_xor", "other"))
 

@@ -137,3 +137,30 @@ def test_operators_on_a_subclass_with_its_own_slots(dev):
         ~Sub(pdt.tensor([1.0, 2.0], device=dev))
     with pytest.raises(TypeError, match="unsupported operand"):
         s & 1.5
+
+
+@pytest.mark.parametrize("level", pdt._C._cpu_simd_level()[1])
+def test_mask_rows_at_every_level_read_any_nonzero_byte_as_true(level, level_restored):
+    """The masks' and and or (bool *, +, &, |, logical_and, logical_or) run the level's rows
+    on contiguous masks and the shared expression on strided ones: bytes other than 0 and 1
+    (a NumPy view of uint8 as bool) read as True and give 1, at lengths across the vector
+    widths, a mask with itself, a mask and one value, and views, exactly NumPy's."""
+    pdt._C._cpu_simd_level(level)
+    rng = np.random.default_rng(7)
+    for n in (1, 15, 16, 17, 63, 64, 65, 200, 1031):
+        ua = rng.choice(np.array([0, 0, 1, 2, 128, 255], np.uint8), n)
+        ub = rng.choice(np.array([0, 1, 3, 64], np.uint8), n)
+        a, b = ua.view(bool), ub.view(bool)
+        ra, rb = ua != 0, ub != 0
+        x, y = pdt.from_numpy(a), pdt.from_numpy(b)
+        for got, want in ((x & y, ra & rb), (x | y, ra | rb), (x * y, ra & rb), (x + y, ra | rb),
+                          (pdt.logical_and(x, y), ra & rb), (pdt.logical_or(x, y), ra | rb),
+                          (pdt.logical_xor(x, y), ra ^ rb), (x & x, ra), (x | x, ra),
+                          (x & y[:1], ra & rb[:1]),
+                          (x[::2][:n // 2] | y[1::2], ra[::2][:n // 2] | rb[1::2])):
+            out = got.numpy()
+            assert set(np.unique(out.view(np.uint8))) <= {0, 1}, (level, n)
+            np.testing.assert_array_equal(out, want, err_msg=f"{level} n={n}")
+    z = pdt.from_numpy(np.array([0, 2, 255, 0], np.uint8).view(bool))
+    z.mul_(pdt.tensor([True, True, False, False]))  # in place: the row with o == a
+    assert z.numpy().view(np.uint8).tolist() == [0, 1, 0, 0]

@@ -324,9 +324,9 @@ DIVC_ROW_I32(floordiv_row, PDT_OP_FLOOR_DIV)
 DIVC_ROW_I32(remainder_row, PDT_OP_REMAINDER)
 DIVC_ROW_I32(truncdiv_row, PDT_OP_TRUNC_DIV)
 
-/* bool: + and maximum are `or`, * and minimum are `and`. */
-BINARY_ROW(or_bool, uint8_t, uint8_t, (x | y) != 0)
-BINARY_ROW(and_bool, uint8_t, uint8_t, (x != 0) & (y != 0))
+/* bool: + and maximum are `or`, * and minimum are `and` (the level's rows when contiguous) */
+DISPATCHED_ROW(or_bool, uint8_t, uint8_t, PDT_OR_BOOL(x, y))
+DISPATCHED_ROW(and_bool, uint8_t, uint8_t, PDT_AND_BOOL(x, y))
 COMPARE_ROWS(bool, uint8_t, AS_BOOL)
 
 /* float * bool (Note [a float times a mask] in pdt_elementwise.c): a is the float

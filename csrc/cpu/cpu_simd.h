@@ -52,6 +52,9 @@ typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int
  * rows.  maximum/minimum: a NaN in either input is the result, x's first
  * (PyTorch); of two zeros, x. */
 #define PDT_ADD(x, y) ((x) + (y))
+/* bool bytes (any nonzero byte reads as True): * and minimum are and, + and maximum or */
+#define PDT_AND_BOOL(x, y) ((uint8_t)(((x) != 0) & ((y) != 0)))
+#define PDT_OR_BOOL(x, y) ((uint8_t)(((x) | (y)) != 0))
 #define PDT_SUB(x, y) ((x) - (y))
 #define PDT_MUL(x, y) ((x) * (y))
 #define PDT_DIV(x, y) ((x) / (y))
@@ -208,6 +211,7 @@ typedef void (*pdt_vmask_row)(char *o, const char *a, const uint8_t *m, int64_t 
 typedef struct pdt_cpu_simd_table {
     pdt_vb_row add_f32, sub_f32, mul_f32, div_f32, add_f64, sub_f64, mul_f64, div_f64;
     pdt_vb_row maximum_f32, minimum_f32, maximum_f64, minimum_f64;
+    pdt_vb_row and_bool, or_bool; /* bool *, + (PDT_AND_BOOL, PDT_OR_BOOL) */
     /* float // and % (float32: cpu_vdivmod.h) and trunc(a / b) */
     pdt_vb_row floordiv_row_f32, remainder_row_f32, truncdiv_row_f32, truncdiv_row_f64;
     /* o[i] = a[i] // d, a[i] % d or their truncating division (op: PDT_OP_FLOOR_DIV,

@@ -395,6 +395,10 @@ static inline float VM(sincosf)(float x, int want_cos)
     VB_ROW(minimum_##SN, T, PDT_MINIMUM)
 VB_ROWS(f32, float)
 VB_ROWS(f64, double)
+/* masks' and and or, at the level's width (the baseline's SSE2 rows took 2.05 us for two
+ * masks of 50,000 on one thread, NumPy's 1.73) */
+VB_ROW(and_bool, uint8_t, PDT_AND_BOOL)
+VB_ROW(or_bool, uint8_t, PDT_OR_BOOL)
 
 /* The six comparisons of contiguous float rows into bool bytes (mode as for
  * VB_ROW: 1, a is one value; 2, b is); the output never overlaps a float

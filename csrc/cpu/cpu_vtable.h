@@ -2,6 +2,8 @@
  * cpu_simd.h), included once at the end of cpu_vmath.h, after every kernel it names. */
 const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .add_f32 = VM(add_f32),
+    .and_bool = VM(and_bool),
+    .or_bool = VM(or_bool),
     .sub_f32 = VM(sub_f32),
     .mul_f32 = VM(mul_f32),
     .div_f32 = VM(div_f32),
