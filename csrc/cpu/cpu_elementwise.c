@@ -281,22 +281,29 @@ BINARY_ROW(fmod_f64, double, double, fmod(x, y))
 BINARY_ROW(fmod_i32, int32_t, int32_t, y == 0 || y == -1 ? 0 : x % y)
 BINARY_ROW(fmod_i64, int64_t, int64_t, y == 0 || y == -1 ? 0 : x % y)
 
+/* +, -, *, maximum, minimum, the bitwise ops and the comparisons: the level's rows when
+ * contiguous (cpu_vmath.h's VI_ROWS), these expressions when strided */
 #define INT_BINARY_ROWS(SN, T, U)                                                                  \
-    BINARY_ROW(add_##SN, T, T, (U)x + (U)y)                                                        \
-    BINARY_ROW(sub_##SN, T, T, (U)x - (U)y)                                                        \
-    BINARY_ROW(mul_##SN, T, T, (U)x *(U)y)                                                         \
+    DISPATCHED_ROW(add_##SN, T, T, (U)x + (U)y)                                                    \
+    DISPATCHED_ROW(sub_##SN, T, T, (U)x - (U)y)                                                    \
+    DISPATCHED_ROW(mul_##SN, T, T, (U)x *(U)y)                                                     \
     BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
     BINARY_ROW(truncdiv_row_##SN, T, T, truncdiv_##SN(x, y))                                       \
     BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
     BINARY_ROW(pow_row_##SN, T, T, pow_##SN(x, y))                                                 \
-    BINARY_ROW(max_##SN, T, T, x < y ? y : x)                                                      \
-    BINARY_ROW(min_##SN, T, T, y < x ? y : x)                                                      \
-    BINARY_ROW(and_##SN, T, T, x &y)                                                               \
-    BINARY_ROW(or_##SN, T, T, x | y)                                                               \
-    BINARY_ROW(xor_##SN, T, T, x ^ y)                                                              \
+    DISPATCHED_ROW(maximum_##SN, T, T, x < y ? y : x)                                              \
+    DISPATCHED_ROW(minimum_##SN, T, T, y < x ? y : x)                                              \
+    DISPATCHED_ROW(and_##SN, T, T, x &y)                                                           \
+    DISPATCHED_ROW(or_##SN, T, T, x | y)                                                           \
+    DISPATCHED_ROW(xor_##SN, T, T, x ^ y)                                                          \
     BINARY_ROW(shl_row_##SN, T, T, shl_##SN(x, y))                                                 \
     BINARY_ROW(shr_row_##SN, T, T, shr_##SN(x, y))                                                 \
-    COMPARE_ROWS(SN, T, AS_IS)
+    DISPATCHED_ROW(eq_##SN, T, uint8_t, x == y)                                                    \
+    DISPATCHED_ROW(ne_##SN, T, uint8_t, x != y)                                                    \
+    DISPATCHED_ROW(lt_##SN, T, uint8_t, x < y)                                                     \
+    DISPATCHED_ROW(le_##SN, T, uint8_t, x <= y)                                                    \
+    DISPATCHED_ROW(gt_##SN, T, uint8_t, x > y)                                                     \
+    DISPATCHED_ROW(ge_##SN, T, uint8_t, x >= y)
 INT_BINARY_ROWS(i32, int32_t, uint32_t)
 INT_BINARY_ROWS(i64, int64_t, uint64_t)
 
@@ -360,8 +367,8 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_REMAINDER] = ROWS_5(NULL, remainder_row_i32c, remainder_row_i64, remainder_row_f32,
                                 remainder_row_f64),
     [PDT_OP_POW] = ROWS_NUM(pow_row),
-    [PDT_OP_MAXIMUM] = ROWS_5(or_bool, max_i32, max_i64, maximum_f32, maximum_f64),
-    [PDT_OP_MINIMUM] = ROWS_5(and_bool, min_i32, min_i64, minimum_f32, minimum_f64),
+    [PDT_OP_MAXIMUM] = ROWS_5(or_bool, maximum_i32, maximum_i64, maximum_f32, maximum_f64),
+    [PDT_OP_MINIMUM] = ROWS_5(and_bool, minimum_i32, minimum_i64, minimum_f32, minimum_f64),
     [PDT_OP_EQ] = ROWS_ALL(eq),
     [PDT_OP_NE] = ROWS_ALL(ne),
     [PDT_OP_LT] = ROWS_ALL(lt),

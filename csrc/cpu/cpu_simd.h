@@ -212,6 +212,11 @@ typedef struct pdt_cpu_simd_table {
     pdt_vb_row add_f32, sub_f32, mul_f32, div_f32, add_f64, sub_f64, mul_f64, div_f64;
     pdt_vb_row maximum_f32, minimum_f32, maximum_f64, minimum_f64;
     pdt_vb_row and_bool, or_bool; /* bool *, + (PDT_AND_BOOL, PDT_OR_BOOL) */
+    /* int32 and int64 (cpu_vmath.h's VI_ROWS) */
+    pdt_vb_row add_i32, sub_i32, mul_i32, maximum_i32, minimum_i32, and_i32, or_i32, xor_i32;
+    pdt_vb_row add_i64, sub_i64, mul_i64, maximum_i64, minimum_i64, and_i64, or_i64, xor_i64;
+    pdt_vb_row eq_i32, ne_i32, lt_i32, le_i32, gt_i32, ge_i32;
+    pdt_vb_row eq_i64, ne_i64, lt_i64, le_i64, gt_i64, ge_i64;
     /* float // and % (float32: cpu_vdivmod.h) and trunc(a / b) */
     pdt_vb_row floordiv_row_f32, remainder_row_f32, truncdiv_row_f32, truncdiv_row_f64;
     /* o[i] = a[i] // d, a[i] % d or their truncating division (op: PDT_OP_FLOOR_DIV,

@@ -432,6 +432,29 @@ VB_ROW(or_bool, uint8_t, PDT_OR_BOOL)
 VC_ROWS(f32, float)
 VC_ROWS(f64, double)
 
+/* int32 and int64 rows at the level's width (the baseline's SSE2 loops took 2 to 2.3 times
+ * NumPy's time for int64 *, maximum and the comparisons of 1e4 to 5e4 elements on one
+ * thread: SSE2 has no 64-bit multiply or compare): +, -, * and the bitwise ops in the
+ * unsigned type (the wrap C defines, the same bits), maximum and minimum and the
+ * comparisons signed */
+#define PDT_IMAX(x, y) ((x) < (y) ? (y) : (x))
+#define PDT_IMIN(x, y) ((y) < (x) ? (y) : (x))
+#define PDT_BAND(x, y) ((x) & (y))
+#define PDT_BOR(x, y) ((x) | (y))
+#define PDT_BXOR(x, y) ((x) ^ (y))
+#define VI_ROWS(SN, T, U)                                                                          \
+    VB_ROW(add_##SN, U, PDT_ADD)                                                                   \
+    VB_ROW(sub_##SN, U, PDT_SUB)                                                                   \
+    VB_ROW(mul_##SN, U, PDT_MUL)                                                                   \
+    VB_ROW(maximum_##SN, T, PDT_IMAX)                                                              \
+    VB_ROW(minimum_##SN, T, PDT_IMIN)                                                              \
+    VB_ROW(and_##SN, U, PDT_BAND)                                                                  \
+    VB_ROW(or_##SN, U, PDT_BOR)                                                                    \
+    VB_ROW(xor_##SN, U, PDT_BXOR)                                                                  \
+    VC_ROWS(SN, T)
+VI_ROWS(i32, int32_t, uint32_t)
+VI_ROWS(i64, int64_t, uint64_t)
+
 /* a float row times a bool row (PDT_MASK_FACTOR, cpu_simd.h) */
 #define VM_MASK_MUL(NAME, T, U, ONE)                                                               \
     PDT_MASK_FACTOR(VM(NAME##_factor), T, U, ONE)                                                  \

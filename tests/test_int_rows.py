@@ -1,0 +1,82 @@
+"""int32 and int64 +, -, *, maximum, minimum, &, |, ^ and the six comparisons on the CPU at
+every instruction-set level (the level's rows on contiguous operands, cpu_vmath.h's VI_ROWS;
+the shared expressions on strided ones, cpu_elementwise.c), and on every device: exactly
+NumPy's, wrapping at the type's ends as NumPy's (two's complement), for rows of every length
+around the vector widths, a row and one value on either side, a row with itself, in place
+and strided."""
+import operator
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from conftest import DEVICES
+
+LEVELS = pdt._C._cpu_simd_level()[1]
+OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_,
+       "|": operator.or_, "^": operator.xor, "==": operator.eq, "!=": operator.ne,
+       "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+FUNCS = {"maximum": np.maximum, "minimum": np.minimum}
+
+
+def _values(rng, dtype, n):
+    info = np.iinfo(dtype)
+    edges = np.array([info.min, info.max, info.min + 1, info.max - 1, 0, -1, 1], dtype)
+    v = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    k = min(n, 3)
+    v[rng.integers(0, n, k)] = rng.choice(edges, k)  # wraps: min * -1, max + 1, ...
+    return v
+
+
+def _check(got, want, what):
+    got = got.cpu().numpy()
+    assert got.dtype == want.dtype, what
+    np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_rows_at_every_level(level, dtype, level_restored):
+    pdt._C._cpu_simd_level(level)
+    rng = np.random.default_rng(11)
+    for n in (1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 257, 1031):
+        a, b = _values(rng, dtype, n), _values(rng, dtype, n)
+        x, y = pdt.from_numpy(a), pdt.from_numpy(b)
+        s = int(b[0])
+        with np.errstate(over="ignore"):
+            for name, f in OPS.items():
+                _check(f(x, y), f(a, b), f"{name} {level} {dtype} n={n}")
+                _check(f(x, s), f(a, a.dtype.type(s)), f"x {name} s")
+                _check(f(s, x), f(a.dtype.type(s), a), f"s {name} x")
+                _check(f(x, x), f(a, a), f"x {name} x")
+                if n > 2:
+                    _check(f(x[::2], y[1::2][: (n + 1) // 2]) if n % 2 == 0 else
+                           f(x[::2][: n // 2], y[1::2]),
+                           f(a[::2], b[1::2][: (n + 1) // 2]) if n % 2 == 0 else
+                           f(a[::2][: n // 2], b[1::2]), f"strided {name}")
+            for name, f in FUNCS.items():
+                _check(getattr(pdt, name)(x, y), f(a, b), f"{name} {level} {dtype} n={n}")
+                _check(getattr(pdt, name)(x, y[:1]), f(a, b[:1]), f"{name} broadcast")
+            z = x.clone()
+            z.mul_(y)
+            _check(z, a * b, "mul_ in place")
+            z = x.clone()
+            z.add_(z)
+            _check(z, a + a, "add_ of itself")
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_every_device_wraps_as_numpy(dev, dtype):
+    rng = np.random.default_rng(12)
+    a, b = _values(rng, dtype, 100), _values(rng, dtype, 100)
+    x, y = pdt.tensor(a, device=dev), pdt.tensor(b, device=dev)
+    with np.errstate(over="ignore"):
+        for name, f in OPS.items():
+            _check(f(x, y), f(a, b), f"{name} on {dev}")
+        for name, f in FUNCS.items():
+            _check(getattr(pdt, name)(x, y), f(a, b), f"{name} on {dev}")
