@@ -80,3 +80,57 @@ def test_every_device_wraps_as_numpy(dev, dtype):
             _check(f(x, y), f(a, b), f"{name} on {dev}")
         for name, f in FUNCS.items():
             _check(getattr(pdt, name)(x, y), f(a, b), f"{name} on {dev}")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_unary_rows_and_shifts_at_every_level(level, dtype, level_restored):
+    """neg, abs, sign, relu and clamp (the level's rows contiguous, the expressions strided):
+    NumPy's, -INT_MIN and |INT_MIN| wrapping to INT_MIN; << and >> by counts from -3 to past
+    the width give 0 (and -1 for >> of a negative), as PyTorch's CPU kernels do."""
+    pdt._C._cpu_simd_level(level)
+    rng = np.random.default_rng(13)
+    bits = np.iinfo(dtype).bits
+    for n in (1, 7, 16, 17, 33, 65, 1031):
+        a = _values(rng, dtype, n)
+        x = pdt.from_numpy(a)
+        with np.errstate(over="ignore"):
+            for got, want, what in ((-x, -a, "neg"), (x.abs(), np.abs(a), "abs"),
+                                    (x.sign(), np.sign(a), "sign"),
+                                    (pdt.relu(x), np.maximum(a, 0), "relu"),
+                                    (x.clamp(-5, 7), np.clip(a, -5, 7), "clamp"),
+                                    (x[::3].abs(), np.abs(a[::3]), "strided abs"),
+                                    (-x[::2], -a[::2], "strided neg")):
+                _check(got, want.astype(dtype), f"{what} {level} {dtype} n={n}")
+        counts = rng.integers(-3, bits + 4, n).astype(dtype)
+        c = pdt.from_numpy(counts)
+        ok = (counts >= 0) & (counts < bits)
+        safe = np.where(ok, counts, 0)
+        with np.errstate(over="ignore"):
+            want_l = np.where(ok, a << safe, 0).astype(dtype)
+            want_r = np.where(ok, a >> safe, np.where(a < 0, -1, 0)).astype(dtype)
+        _check(x << c, want_l, f"<< {level} {dtype} n={n}")
+        _check(x >> c, want_r, f">> {level} {dtype} n={n}")
+        for s in (0, 1, bits - 1, bits, bits + 5):
+            with np.errstate(over="ignore"):
+                wl = (a << s if s < bits else np.zeros_like(a)).astype(dtype)
+                wr = (a >> s if s < bits else np.where(a < 0, -1, 0)).astype(dtype)
+            _check(x << s, wl, f"<< {s}")
+            _check(x >> s, wr, f">> {s}")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_mask_equality_rows_at_every_level(level, level_restored):
+    """bool == and != (and ~m, which is m == 0): any nonzero byte reads as True."""
+    pdt._C._cpu_simd_level(level)
+    rng = np.random.default_rng(14)
+    for n in (1, 17, 64, 65, 1031):
+        ua = rng.choice(np.array([0, 1, 2, 255], np.uint8), n)
+        ub = rng.choice(np.array([0, 1, 7], np.uint8), n)
+        x, y = pdt.from_numpy(ua.view(bool)), pdt.from_numpy(ub.view(bool))
+        ra, rb = ua != 0, ub != 0
+        for got, want in ((x == y, ra == rb), (x != y, ra != rb), (~x, ~ra), (x == x, ra == ra),
+                          (x[::2] != y[::2], ra[::2] != rb[::2]), (x != True, ~ra)):  # noqa: E712
+            out = got.numpy()
+            assert set(np.unique(out.view(np.uint8))) <= {0, 1}
+            np.testing.assert_array_equal(out, want, err_msg=f"{level} n={n}")

@@ -47,7 +47,7 @@ PDT_FLOAT_DIVMOD(floordiv_f64, remainder_f64, double, , fmod)
  * negative signed value is arithmetic).  Integer ** by squaring, wrapping;
  * a negative exponent gives what the real power truncates to (Note [integer
  * powers]). */
-#define INT_DIVMOD_POW(SN, T, U)                                                                   \
+#define INT_DIVMOD_POW(SN, T, U, SHIFT)                                                            \
     static inline T floordiv_##SN(T a, T b)                                                        \
     {                                                                                              \
         if (b == 0)                                                                                \
@@ -68,11 +68,8 @@ PDT_FLOAT_DIVMOD(floordiv_f64, remainder_f64, double, , fmod)
         T r = a % b;                                                                               \
         return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;                                         \
     }                                                                                              \
-    static inline T shl_##SN(T a, T b) { return (U)b >= sizeof(T) * 8 ? 0 : (T)((U)a << b); }      \
-    static inline T shr_##SN(T a, T b)                                                             \
-    {                                                                                              \
-        return (U)b >= sizeof(T) * 8 ? (a < 0 ? -1 : 0) : a >> b;                                  \
-    }                                                                                              \
+    static inline T shl_##SN(T a, T b) { return PDT_SHL_##SHIFT(a, b); }                           \
+    static inline T shr_##SN(T a, T b) { return PDT_SHR_##SHIFT(a, b); }                           \
     static inline T pow_##SN(T base, T e)                                                          \
     {                                                                                              \
         if (e < 0)                                                                                 \
@@ -83,8 +80,8 @@ PDT_FLOAT_DIVMOD(floordiv_f64, remainder_f64, double, , fmod)
                 r *= b;                                                                            \
         return (T)r;                                                                               \
     }
-INT_DIVMOD_POW(i32, int32_t, uint32_t)
-INT_DIVMOD_POW(i64, int64_t, uint64_t)
+INT_DIVMOD_POW(i32, int32_t, uint32_t, I32)
+INT_DIVMOD_POW(i64, int64_t, uint64_t, I64)
 
 /* ---- row kernels ---- */
 
@@ -296,8 +293,8 @@ BINARY_ROW(fmod_i64, int64_t, int64_t, y == 0 || y == -1 ? 0 : x % y)
     DISPATCHED_ROW(and_##SN, T, T, x &y)                                                           \
     DISPATCHED_ROW(or_##SN, T, T, x | y)                                                           \
     DISPATCHED_ROW(xor_##SN, T, T, x ^ y)                                                          \
-    BINARY_ROW(shl_row_##SN, T, T, shl_##SN(x, y))                                                 \
-    BINARY_ROW(shr_row_##SN, T, T, shr_##SN(x, y))                                                 \
+    DISPATCHED_ROW(shl_row_##SN, T, T, shl_##SN(x, y))                                             \
+    DISPATCHED_ROW(shr_row_##SN, T, T, shr_##SN(x, y))                                             \
     DISPATCHED_ROW(eq_##SN, T, uint8_t, x == y)                                                    \
     DISPATCHED_ROW(ne_##SN, T, uint8_t, x != y)                                                    \
     DISPATCHED_ROW(lt_##SN, T, uint8_t, x < y)                                                     \
@@ -334,7 +331,12 @@ DIVC_ROW_I32(truncdiv_row, PDT_OP_TRUNC_DIV)
 /* bool: + and maximum are `or`, * and minimum are `and` (the level's rows when contiguous) */
 DISPATCHED_ROW(or_bool, uint8_t, uint8_t, PDT_OR_BOOL(x, y))
 DISPATCHED_ROW(and_bool, uint8_t, uint8_t, PDT_AND_BOOL(x, y))
-COMPARE_ROWS(bool, uint8_t, AS_BOOL)
+DISPATCHED_ROW(eq_bool, uint8_t, uint8_t, PDT_EQ_BOOL(x, y))
+DISPATCHED_ROW(ne_bool, uint8_t, uint8_t, PDT_NE_BOOL(x, y))
+BINARY_ROW(lt_bool, uint8_t, uint8_t, (x != 0) < (y != 0))
+BINARY_ROW(le_bool, uint8_t, uint8_t, (x != 0) <= (y != 0))
+BINARY_ROW(gt_bool, uint8_t, uint8_t, (x != 0) > (y != 0))
+BINARY_ROW(ge_bool, uint8_t, uint8_t, (x != 0) >= (y != 0))
 
 /* float * bool (Note [a float times a mask] in pdt_elementwise.c): a is the float
  * operand, b the mask's bytes (PDT_MASK_FACTOR in cpu_simd.h); contiguous rows go to

@@ -55,6 +55,21 @@ typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int
 /* bool bytes (any nonzero byte reads as True): * and minimum are and, + and maximum or */
 #define PDT_AND_BOOL(x, y) ((uint8_t)(((x) != 0) & ((y) != 0)))
 #define PDT_OR_BOOL(x, y) ((uint8_t)(((x) | (y)) != 0))
+#define PDT_EQ_BOOL(x, y) ((uint8_t)(((x) != 0) == ((y) != 0)))
+#define PDT_NE_BOOL(x, y) ((uint8_t)(((x) != 0) != ((y) != 0)))
+/* int32 and int64 unary ops and shifts, wrapping in the unsigned type (the level's rows
+ * and the strided loops alike): -INT_MIN and |INT_MIN| are INT_MIN, as NumPy's and
+ * PyTorch's; a shift by a count past the width (or negative) gives 0, and -1 for >> of a
+ * negative value (Note [shifts] in pdt_elementwise.h) */
+#define PDT_INEG_I32(x) ((int32_t)(0u - (uint32_t)(x)))
+#define PDT_INEG_I64(x) ((int64_t)(0ull - (uint64_t)(x)))
+#define PDT_IABS_I32(x) ((x) < 0 ? PDT_INEG_I32(x) : (x))
+#define PDT_IABS_I64(x) ((x) < 0 ? PDT_INEG_I64(x) : (x))
+#define PDT_ISIGN(x) (((x) > 0) - ((x) < 0))
+#define PDT_SHL_I32(x, y) ((uint32_t)(y) >= 32 ? 0 : (int32_t)((uint32_t)(x) << (y)))
+#define PDT_SHL_I64(x, y) ((uint64_t)(y) >= 64 ? 0 : (int64_t)((uint64_t)(x) << (y)))
+#define PDT_SHR_I32(x, y) ((uint32_t)(y) >= 32 ? ((x) < 0 ? -1 : 0) : (x) >> (y))
+#define PDT_SHR_I64(x, y) ((uint64_t)(y) >= 64 ? ((x) < 0 ? -1 : 0) : (x) >> (y))
 #define PDT_SUB(x, y) ((x) - (y))
 #define PDT_MUL(x, y) ((x) * (y))
 #define PDT_DIV(x, y) ((x) / (y))
@@ -217,6 +232,9 @@ typedef struct pdt_cpu_simd_table {
     pdt_vb_row add_i64, sub_i64, mul_i64, maximum_i64, minimum_i64, and_i64, or_i64, xor_i64;
     pdt_vb_row eq_i32, ne_i32, lt_i32, le_i32, gt_i32, ge_i32;
     pdt_vb_row eq_i64, ne_i64, lt_i64, le_i64, gt_i64, ge_i64;
+    pdt_vb_row shl_row_i32, shr_row_i32, shl_row_i64, shr_row_i64, eq_bool, ne_bool;
+    pdt_vu_row neg_i32, abs_i32, relu_i32, sign_i32, neg_i64, abs_i64, relu_i64, sign_i64;
+    pdt_vclamp_row clamp_i32, clamp_i64;
     /* float // and % (float32: cpu_vdivmod.h) and trunc(a / b) */
     pdt_vb_row floordiv_row_f32, remainder_row_f32, truncdiv_row_f32, truncdiv_row_f64;
     /* o[i] = a[i] // d, a[i] % d or their truncating division (op: PDT_OP_FLOOR_DIV,

@@ -111,15 +111,17 @@ UNARY_ROW(lgamma_f32, float, lgamma_reentrant((double)x))
 UNARY_ROW(digamma_f64, double, pdt_digamma(x)) /* Note [digamma] in pdt_gamma.h */
 UNARY_ROW(digamma_f32, float, pdt_digamma((double)x))
 
-#define INT_UNARY_ROWS(SN, T, U)                                                                   \
-    UNARY_ROW(neg_##SN, T, (U)0 - (U)x)                                                            \
-    UNARY_ROW(abs_##SN, T, x < 0 ? (U)0 - (U)x : (U)x)                                             \
-    UNARY_ROW(relu_##SN, T, x < 0 ? 0 : x)                                                         \
+/* integers: neg, abs, relu, sign and clamp as the floats' (the level's rows when contiguous,
+ * cpu_vmath.h's VM_INT_UNARY; the same expressions of cpu_simd.h when strided) */
+#define INT_UNARY_ROWS(SN, T, SFX)                                                                 \
+    SIMD_UNARY_ROW(neg_##SN, T, PDT_INEG_##SFX)                                                    \
+    SIMD_UNARY_ROW(abs_##SN, T, PDT_IABS_##SFX)                                                    \
+    SIMD_UNARY_ROW(relu_##SN, T, PDT_RELU)                                                         \
     UNARY_ROW(same_##SN, T, x) /* the rounding ops */                                              \
-    UNARY_ROW(sign_##SN, T, (x > 0) - (x < 0))                                                     \
-    UNARY_ROW(clamp_##SN, T, CLAMP(x))
-INT_UNARY_ROWS(i32, int32_t, uint32_t)
-INT_UNARY_ROWS(i64, int64_t, uint64_t)
+    SIMD_UNARY_ROW(sign_##SN, T, PDT_ISIGN)                                                        \
+    SIMD_CLAMP_ROW(clamp_##SN, T)
+INT_UNARY_ROWS(i32, int32_t, I32)
+INT_UNARY_ROWS(i64, int64_t, I64)
 
 UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs, relu and sign of a bool */
 

@@ -454,6 +454,13 @@ VC_ROWS(f64, double)
     VC_ROWS(SN, T)
 VI_ROWS(i32, int32_t, uint32_t)
 VI_ROWS(i64, int64_t, uint64_t)
+VB_ROW(shl_row_i32, int32_t, PDT_SHL_I32)
+VB_ROW(shr_row_i32, int32_t, PDT_SHR_I32)
+VB_ROW(shl_row_i64, int64_t, PDT_SHL_I64)
+VB_ROW(shr_row_i64, int64_t, PDT_SHR_I64)
+/* bool == and != (bytes read as != 0; ~m is m == 0) */
+VB_ROW(eq_bool, uint8_t, PDT_EQ_BOOL)
+VB_ROW(ne_bool, uint8_t, PDT_NE_BOOL)
 
 /* a float row times a bool row (PDT_MASK_FACTOR, cpu_simd.h) */
 #define VM_MASK_MUL(NAME, T, U, ONE)                                                               \
@@ -499,6 +506,16 @@ VM_UNARY_FLOATS(sign, PDT_SIGN)
     }
 VM_CLAMP(clamp_f32, float)
 VM_CLAMP(clamp_f64, double)
+/* int32 and int64 neg, abs, relu, sign and clamp (cpu_simd.h's expressions; the baseline's
+ * loops took 1.3 to 5.3 times NumPy's time for int64 abs and sign of 2e4 on one thread) */
+#define VM_INT_UNARY(SN, T, SFX)                                                                   \
+    VM_UNARY(neg_##SN, T, PDT_INEG_##SFX)                                                          \
+    VM_UNARY(abs_##SN, T, PDT_IABS_##SFX)                                                          \
+    VM_UNARY(relu_##SN, T, PDT_RELU)                                                               \
+    VM_UNARY(sign_##SN, T, PDT_ISIGN)                                                              \
+    VM_CLAMP(clamp_##SN, T)
+VM_INT_UNARY(i32, int32_t, I32)
+VM_INT_UNARY(i64, int64_t, I64)
 
 /* sqrt and the rounding ops: on x86 the vectors go through the instructions
  * themselves, the tail (and other processors) through cpu_simd.h's expressions,
