@@ -134,3 +134,25 @@ def test_mask_equality_rows_at_every_level(level, level_restored):
             out = got.numpy()
             assert set(np.unique(out.view(np.uint8))) <= {0, 1}
             np.testing.assert_array_equal(out, want, err_msg=f"{level} n={n}")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_integer_and_bool_casts_at_every_level(level, level_restored):
+    """int32/int64 into float32/float64 (to the nearest, past 2^24 and 2^53 too), int32 <->
+    int64 (int64 into int32 keeps the low 32 bits, as NumPy's astype), bool (any nonzero
+    byte) into float32 and int64: NumPy's values at every level, contiguous and strided."""
+    pdt._C._cpu_simd_level(level)
+    rng = np.random.default_rng(15)
+    for n in (1, 7, 16, 17, 65, 1031, 70000):  # 70,000: split over the pool
+        a64 = _values(rng, "int64", n)
+        a64[: n // 3] >>= rng.integers(0, 40, n // 3)  # magnitudes from 2^23 to 2^63
+        a32 = _values(rng, "int32", n)
+        ub = rng.choice(np.array([0, 1, 2, 255], np.uint8), n)
+        cases = [(a32, "float32"), (a32, "float64"), (a64, "float32"), (a64, "float64"),
+                 (a32, "int64"), (a64, "int32"), (ub.view(bool), "float32"),
+                 (ub.view(bool), "int64")]
+        for src, to in cases:
+            want = (src != 0 if src.dtype == bool else src).astype(to)
+            x = pdt.from_numpy(src)
+            _check(x.to(getattr(pdt, to)), want, f"{src.dtype} -> {to} {level} n={n}")
+            _check(x[::2].to(getattr(pdt, to)), want[::2], f"strided {src.dtype} -> {to}")

@@ -145,6 +145,14 @@ CAST_FAST(cast_f64_to_u8_fast, double, uint8_t, cast_f64_to_u8, PDT_VCAST_F64_U8
 CAST_FAST(cast_f64_to_i8_fast, double, uint8_t, cast_f64_to_i8, PDT_VCAST_F64_U8)
 CAST_FAST(cast_f64_to_i16_fast, double, uint16_t, cast_f64_to_i16, PDT_VCAST_F64_I16)
 CAST_FAST(cast_f64_to_bool_fast, double, uint8_t, cast_f64_to_bool, PDT_VCAST_F64_BOOL)
+CAST_FAST(cast_i32_to_f32_fast, int32_t, float, cast_i32_to_f32, PDT_VCAST_I32_F32)
+CAST_FAST(cast_i32_to_f64_fast, int32_t, double, cast_i32_to_f64, PDT_VCAST_I32_F64)
+CAST_FAST(cast_i64_to_f32_fast, int64_t, float, cast_i64_to_f32, PDT_VCAST_I64_F32)
+CAST_FAST(cast_i64_to_f64_fast, int64_t, double, cast_i64_to_f64, PDT_VCAST_I64_F64)
+CAST_FAST(cast_i32_to_i64_fast, int32_t, int64_t, cast_i32_to_i64, PDT_VCAST_I32_I64)
+CAST_FAST(cast_i64_to_i32_fast, int64_t, int32_t, cast_i64_to_i32, PDT_VCAST_I64_I32)
+CAST_FAST(cast_bool_to_f32_fast, uint8_t, float, cast_bool_to_f32, PDT_VCAST_BOOL_F32)
+CAST_FAST(cast_bool_to_i64_fast, uint8_t, int64_t, cast_bool_to_i64, PDT_VCAST_BOOL_I64)
 
 static void cast_f32_to_f16_fast(char *d, int64_t ds, char *s, int64_t ss, int64_t n, void *ctx)
 {
@@ -186,9 +194,15 @@ static void cast_f64_to_f16_fast(char *d, int64_t ds, char *s, int64_t ss, int64
 
 /* cast_rows[src][dst], in pdt_dtype order */
 static const pdt_cpu_row_fn cast_rows[PDT_NUM_DTYPES][PDT_NUM_DTYPES] = {
-    CAST_ROW_TABLE(bool),
-    CAST_ROW_TABLE(i32),
-    CAST_ROW_TABLE(i64),
+    {cast_bool_to_bool, cast_bool_to_i32, cast_bool_to_i64_fast, cast_bool_to_f32_fast,
+     cast_bool_to_f64, cast_bool_to_f16, cast_bool_to_bf16, cast_bool_to_u8, cast_bool_to_i8,
+     cast_bool_to_i16},
+    {cast_i32_to_bool, cast_i32_to_i32, cast_i32_to_i64_fast, cast_i32_to_f32_fast,
+     cast_i32_to_f64_fast, cast_i32_to_f16, cast_i32_to_bf16, cast_i32_to_u8, cast_i32_to_i8,
+     cast_i32_to_i16},
+    {cast_i64_to_bool, cast_i64_to_i32_fast, cast_i64_to_i64, cast_i64_to_f32_fast,
+     cast_i64_to_f64_fast, cast_i64_to_f16, cast_i64_to_bf16, cast_i64_to_u8, cast_i64_to_i8,
+     cast_i64_to_i16},
     {cast_f32_to_bool, cast_f32_to_i32_fast, cast_f32_to_i64_fast, cast_f32_to_f32, cast_f32_to_f64,
      cast_f32_to_f16_fast, cast_f32_to_bf16, cast_f32_to_u8_fast, cast_f32_to_i8_fast,
      cast_f32_to_i16_fast},

@@ -198,6 +198,14 @@ enum {
     PDT_VCAST_F64_U8,  /* pdt_f64_low16's low byte, int8's bytes too */
     PDT_VCAST_F64_I16, /* pdt_f64_low16 */
     PDT_VCAST_F64_BOOL,
+    PDT_VCAST_I32_F32, /* C's conversions (cpu_vcast.h) */
+    PDT_VCAST_I32_F64,
+    PDT_VCAST_I64_F32,
+    PDT_VCAST_I64_F64,
+    PDT_VCAST_I32_I64,
+    PDT_VCAST_I64_I32, /* the low 32 bits */
+    PDT_VCAST_BOOL_F32,
+    PDT_VCAST_BOOL_I64,
     PDT_VCAST_COUNT
 };
 typedef void (*pdt_vcast_row)(void *o, const void *a, int64_t n);

@@ -181,6 +181,22 @@ VM_CAST_ROW(cast_f32_i16, float, uint16_t, pdt_f32_low16)
 VM_CAST_ROW(cast_f64_u8, double, uint8_t, pdt_f64_low16)
 VM_CAST_ROW(cast_f64_i16, double, uint16_t, pdt_f64_low16)
 VM_CAST_ROW(cast_f64_bool, double, uint8_t, 0 !=)
+/* the integers and bool into the floats and between int32 and int64: C's conversions (to
+ * the nearest float, wrapping to int32), which the level's instructions give too
+ * (vcvtdq2ps, vcvtqq2ps at AVX-512; the baseline's SSE2 has no int64 conversion): int32
+ * -> float32 of 2e4 on one thread 2.95 us, NumPy 1.77 */
+#define VM_AS_IS(x) (x)
+#define VM_BOOL_01(x) ((x) != 0)
+VM_CAST_ROW(cast_i32_f32, int32_t, float, VM_AS_IS)
+VM_CAST_ROW(cast_i32_f64, int32_t, double, VM_AS_IS)
+VM_CAST_ROW(cast_i64_f32, int64_t, float, VM_AS_IS)
+VM_CAST_ROW(cast_i64_f64, int64_t, double, VM_AS_IS)
+VM_CAST_ROW(cast_i32_i64, int32_t, int64_t, VM_AS_IS)
+VM_CAST_ROW(cast_i64_i32, int64_t, uint32_t, (uint32_t)) /* the low 32 bits */
+VM_CAST_ROW(cast_bool_f32, uint8_t, float, VM_BOOL_01)
+VM_CAST_ROW(cast_bool_i64, uint8_t, int64_t, VM_BOOL_01)
+#undef VM_AS_IS
+#undef VM_BOOL_01
 #undef VM_CAST_ROW
 
 #define VM_CASTS                                                                                   \
@@ -189,4 +205,8 @@ VM_CAST_ROW(cast_f64_bool, double, uint8_t, 0 !=)
         [PDT_VCAST_F32_I64] = VM(cast_f32_i64), [PDT_VCAST_F32_I16] = VM(cast_f32_i16),            \
         [PDT_VCAST_F64_I32] = VM(cast_f64_i32), [PDT_VCAST_F64_U8] = VM(cast_f64_u8),              \
         [PDT_VCAST_F64_I16] = VM(cast_f64_i16), [PDT_VCAST_F64_BOOL] = VM(cast_f64_bool),          \
+        [PDT_VCAST_I32_F32] = VM(cast_i32_f32), [PDT_VCAST_I32_F64] = VM(cast_i32_f64),            \
+        [PDT_VCAST_I64_F32] = VM(cast_i64_f32), [PDT_VCAST_I64_F64] = VM(cast_i64_f64),            \
+        [PDT_VCAST_I32_I64] = VM(cast_i32_i64), [PDT_VCAST_I64_I32] = VM(cast_i64_i32),            \
+        [PDT_VCAST_BOOL_F32] = VM(cast_bool_f32), [PDT_VCAST_BOOL_I64] = VM(cast_bool_i64),        \
     }
