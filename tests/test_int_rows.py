@@ -156,3 +156,25 @@ def test_integer_and_bool_casts_at_every_level(level, level_restored):
             x = pdt.from_numpy(src)
             _check(x.to(getattr(pdt, to)), want, f"{src.dtype} -> {to} {level} n={n}")
             _check(x[::2].to(getattr(pdt, to)), want[::2], f"strided {src.dtype} -> {to}")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_int64_running_sums_at_every_level(level, level_restored):
+    """cumsum of int64 rows (one row at a time through the level's row, eight rows side by
+    side, in place of nothing: the result apart from its input): NumPy's, wrapping."""
+    pdt._C._cpu_simd_level(level)
+    rng = np.random.default_rng(16)
+    for shape in ((1,), (7,), (8,), (9,), (17,), (1031,), (3, 21), (9, 40), (20, 5)):
+        a = _values(rng, "int64", int(np.prod(shape))).reshape(shape)
+        x = pdt.from_numpy(a)
+        with np.errstate(over="ignore"):
+            for dim in range(len(shape)):
+                _check(pdt.cumsum(x, dim), np.cumsum(a, dim), f"{level} {shape} dim {dim}")
+        a32 = a.astype(np.int32)
+        _check(pdt.cumsum(pdt.from_numpy(a32), -1), np.cumsum(a32, -1, dtype=np.int64),
+               "int32 sums in int64")
+        got = pdt.cumsum(x, -1)
+        with np.errstate(over="ignore"):
+            want = np.cumsum(a, -1)
+        x.zero_()  # the sums do not share x's memory (nor a's, which x shares)
+        np.testing.assert_array_equal(got.numpy(), want)

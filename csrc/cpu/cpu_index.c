@@ -7,6 +7,7 @@
 #include "cpu_cursor.h"
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
+#include "cpu_simd.h"
 
 #define GRAIN 32768
 
@@ -597,8 +598,9 @@ typedef struct cumsum_job {
     int64_t rows, n;
 } cumsum_job;
 
-/* Running sums (OP +, from 0) or products (OP *, from 1), eight rows side by side. */
-#define DEFINE_SCAN(NAME, T, A, OP, INIT)                                                          \
+/* Running sums (OP +, from 0) or products (OP *, from 1), eight rows side by side; the rows
+ * left over one at a time, by ROW (the level's row, or NULL: the loop here). */
+#define DEFINE_SCAN(NAME, T, A, OP, INIT, ROW)                                                     \
     static void NAME(int64_t g0, int64_t g1, void *ctx)                                            \
     {                                                                                              \
         const cumsum_job *j = ctx;                                                                 \
@@ -617,7 +619,12 @@ typedef struct cumsum_job {
                         out[q * n + i] = (T)(acc[q] = (A)(acc[q] OP(A) x[q * n + i]));             \
                 continue;                                                                          \
             }                                                                                      \
+            pdt_vu_row row = ROW;                                                                  \
             for (int64_t r = 0; r < m; r++, out += n, x += n) {                                    \
+                if (row) {                                                                         \
+                    row((char *)out, (const char *)x, n);                                          \
+                    continue;                                                                      \
+                }                                                                                  \
                 A acc = (A)(INIT);                                                                 \
                 for (int64_t i = 0; i < n; i++)                                                    \
                     out[i] = (T)(acc = (A)(acc OP(A) x[i]));                                       \
@@ -625,11 +632,11 @@ typedef struct cumsum_job {
         }                                                                                          \
     }
 /* integers wrap, as PyTorch's: unsigned arithmetic, no signed overflow */
-DEFINE_SCAN(cumsum_i64, int64_t, uint64_t, +, 0)
-DEFINE_SCAN(cumsum_f32, float, float, +, 0)
-DEFINE_SCAN(cumsum_f64, double, double, +, 0)
-DEFINE_SCAN(cumprod_i64, int64_t, uint64_t, *, 1)
-DEFINE_SCAN(cumprod_f64, double, double, *, 1)
+DEFINE_SCAN(cumsum_i64, int64_t, uint64_t, +, 0, pdt_cpu_simd()->cumsum_i64_row)
+DEFINE_SCAN(cumsum_f32, float, float, +, 0, NULL)
+DEFINE_SCAN(cumsum_f64, double, double, +, 0, NULL)
+DEFINE_SCAN(cumprod_i64, int64_t, uint64_t, *, 1, NULL)
+DEFINE_SCAN(cumprod_f64, double, double, *, 1, NULL)
 
 static void scan_rows(const pdt_tensor *out, const pdt_tensor *x, pdt_range_fn fn)
 {

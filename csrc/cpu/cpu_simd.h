@@ -270,6 +270,7 @@ typedef struct pdt_cpu_simd_table {
     pdt_vm_row tan_f32, atan_f32, asin_f32, acos_f32, asinh_f32, acosh_f32, atanh_f32;
     pdt_vm_row log2_f32, log10_f32, rsqrt_f32;
     pdt_vu_row rsqrt_f64;
+    pdt_vu_row cumsum_i64_row; /* one int64 row's running sums (cpu_vmath.h) */
     /* atan2(a, b) (float64: cpu_vfunc64.h, NULL at the baseline); a ** b at AVX-512
      * (cpu_vpow64.h; NULL: the C library's) */
     pdt_vb_row atan2_f32, atan2_f64, pow_f64;

@@ -4,6 +4,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .add_f32 = VM(add_f32),
     .and_bool = VM(and_bool),
     .or_bool = VM(or_bool),
+    .cumsum_i64_row = VM(cumsum_i64_row),
     .shl_row_i32 = VM(shl_row_i32),
     .shr_row_i32 = VM(shr_row_i32),
     .shl_row_i64 = VM(shl_row_i64),
