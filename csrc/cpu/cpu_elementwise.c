@@ -43,11 +43,10 @@ PDT_FLOAT_DIVMOD(floordiv_f32, remainder_f32, float, f, fmodf)
 PDT_FLOAT_DIVMOD(floordiv_f64, remainder_f64, double, , fmod)
 
 /* Integer // and % rounding toward -inf; by 0 they give 0, and MIN // -1
- * wraps (Note [integer division by zero]).  Shifts: Note [shifts] (gcc's >> of a
- * negative signed value is arithmetic).  Integer ** by squaring, wrapping;
+ * wraps (Note [integer division by zero]).  Integer ** by squaring, wrapping;
  * a negative exponent gives what the real power truncates to (Note [integer
  * powers]). */
-#define INT_DIVMOD_POW(SN, T, U, SHIFT)                                                            \
+#define INT_DIVMOD_POW(SN, T, U)                                                                   \
     static inline T floordiv_##SN(T a, T b)                                                        \
     {                                                                                              \
         if (b == 0)                                                                                \
@@ -68,8 +67,6 @@ PDT_FLOAT_DIVMOD(floordiv_f64, remainder_f64, double, , fmod)
         T r = a % b;                                                                               \
         return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;                                         \
     }                                                                                              \
-    static inline T shl_##SN(T a, T b) { return PDT_SHL_##SHIFT(a, b); }                           \
-    static inline T shr_##SN(T a, T b) { return PDT_SHR_##SHIFT(a, b); }                           \
     static inline T pow_##SN(T base, T e)                                                          \
     {                                                                                              \
         if (e < 0)                                                                                 \
@@ -80,8 +77,8 @@ PDT_FLOAT_DIVMOD(floordiv_f64, remainder_f64, double, , fmod)
                 r *= b;                                                                            \
         return (T)r;                                                                               \
     }
-INT_DIVMOD_POW(i32, int32_t, uint32_t, I32)
-INT_DIVMOD_POW(i64, int64_t, uint64_t, I64)
+INT_DIVMOD_POW(i32, int32_t, uint32_t)
+INT_DIVMOD_POW(i64, int64_t, uint64_t)
 
 /* ---- row kernels ---- */
 
@@ -118,16 +115,7 @@ INT_DIVMOD_POW(i64, int64_t, uint64_t, I64)
         }                                                                                          \
     }
 
-/* The six comparisons; N normalises an element (bool bytes read as != 0). */
-#define COMPARE_ROWS(SN, T, N)                                                                     \
-    BINARY_ROW(eq_##SN, T, uint8_t, N(x) == N(y))                                                  \
-    BINARY_ROW(ne_##SN, T, uint8_t, N(x) != N(y))                                                  \
-    BINARY_ROW(lt_##SN, T, uint8_t, N(x) < N(y))                                                   \
-    BINARY_ROW(le_##SN, T, uint8_t, N(x) <= N(y))                                                  \
-    BINARY_ROW(gt_##SN, T, uint8_t, N(x) > N(y))                                                   \
-    BINARY_ROW(ge_##SN, T, uint8_t, N(x) >= N(y))
-#define AS_IS(v) (v)
-#define AS_BOOL(v) ((v) != 0)
+#define AS_BOOL(v) ((v) != 0) /* a bool byte, any nonzero one True */
 
 /* float +, -, *, /, maximum, minimum and the comparisons: contiguous rows (and a
  * scalar with one) go to the kernels of the dispatch level (cpu_vmath.h), the
@@ -144,6 +132,15 @@ INT_DIVMOD_POW(i64, int64_t, uint64_t, I64)
         else                                                                                       \
             NAME##_strided(o, so, a, sa, b, sb, n, extra);                                         \
     }
+
+/* The six comparisons into bool bytes, dispatched as above (floats and the integers) */
+#define DISPATCHED_COMPARES(SN, T)                                                                 \
+    DISPATCHED_ROW(eq_##SN, T, uint8_t, x == y)                                                    \
+    DISPATCHED_ROW(ne_##SN, T, uint8_t, x != y)                                                    \
+    DISPATCHED_ROW(lt_##SN, T, uint8_t, x < y)                                                     \
+    DISPATCHED_ROW(le_##SN, T, uint8_t, x <= y)                                                    \
+    DISPATCHED_ROW(gt_##SN, T, uint8_t, x > y)                                                     \
+    DISPATCHED_ROW(ge_##SN, T, uint8_t, x >= y)
 
 /* float32 powers: Note [float32 powers] in cpu_vpow.h, every layout through the
  * level's functions (a scalar exponent: its row kernel, through a buffer for a
@@ -242,12 +239,7 @@ static void pow_row_f64(char *o, int64_t so, const char *a, int64_t sa, const ch
     DISPATCHED_ROW(div_##SN, T, T, PDT_DIV(x, y))                                                  \
     DISPATCHED_ROW(maximum_##SN, T, T, PDT_MAXIMUM(x, y))                                          \
     DISPATCHED_ROW(minimum_##SN, T, T, PDT_MINIMUM(x, y))                                          \
-    DISPATCHED_ROW(eq_##SN, T, uint8_t, x == y)                                                    \
-    DISPATCHED_ROW(ne_##SN, T, uint8_t, x != y)                                                    \
-    DISPATCHED_ROW(lt_##SN, T, uint8_t, x < y)                                                     \
-    DISPATCHED_ROW(le_##SN, T, uint8_t, x <= y)                                                    \
-    DISPATCHED_ROW(gt_##SN, T, uint8_t, x > y)                                                     \
-    DISPATCHED_ROW(ge_##SN, T, uint8_t, x >= y)                                                    \
+    DISPATCHED_COMPARES(SN, T)                                                                     \
     DISPATCHED_ROW(truncdiv_row_##SN, T, T, PDT_TRUNCDIV(x, y))                                    \
     DIVMOD_ROWS_##SN POW_ROW_##SN
 FLOAT_BINARY_ROWS(f32, float, f)
@@ -280,7 +272,7 @@ BINARY_ROW(fmod_i64, int64_t, int64_t, y == 0 || y == -1 ? 0 : x % y)
 
 /* +, -, *, maximum, minimum, the bitwise ops and the comparisons: the level's rows when
  * contiguous (cpu_vmath.h's VI_ROWS), these expressions when strided */
-#define INT_BINARY_ROWS(SN, T, U)                                                                  \
+#define INT_BINARY_ROWS(SN, T, U, SFX)                                                             \
     DISPATCHED_ROW(add_##SN, T, T, (U)x + (U)y)                                                    \
     DISPATCHED_ROW(sub_##SN, T, T, (U)x - (U)y)                                                    \
     DISPATCHED_ROW(mul_##SN, T, T, (U)x *(U)y)                                                     \
@@ -288,21 +280,16 @@ BINARY_ROW(fmod_i64, int64_t, int64_t, y == 0 || y == -1 ? 0 : x % y)
     BINARY_ROW(truncdiv_row_##SN, T, T, truncdiv_##SN(x, y))                                       \
     BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
     BINARY_ROW(pow_row_##SN, T, T, pow_##SN(x, y))                                                 \
-    DISPATCHED_ROW(maximum_##SN, T, T, x < y ? y : x)                                              \
-    DISPATCHED_ROW(minimum_##SN, T, T, y < x ? y : x)                                              \
-    DISPATCHED_ROW(and_##SN, T, T, x &y)                                                           \
-    DISPATCHED_ROW(or_##SN, T, T, x | y)                                                           \
-    DISPATCHED_ROW(xor_##SN, T, T, x ^ y)                                                          \
-    DISPATCHED_ROW(shl_row_##SN, T, T, shl_##SN(x, y))                                             \
-    DISPATCHED_ROW(shr_row_##SN, T, T, shr_##SN(x, y))                                             \
-    DISPATCHED_ROW(eq_##SN, T, uint8_t, x == y)                                                    \
-    DISPATCHED_ROW(ne_##SN, T, uint8_t, x != y)                                                    \
-    DISPATCHED_ROW(lt_##SN, T, uint8_t, x < y)                                                     \
-    DISPATCHED_ROW(le_##SN, T, uint8_t, x <= y)                                                    \
-    DISPATCHED_ROW(gt_##SN, T, uint8_t, x > y)                                                     \
-    DISPATCHED_ROW(ge_##SN, T, uint8_t, x >= y)
-INT_BINARY_ROWS(i32, int32_t, uint32_t)
-INT_BINARY_ROWS(i64, int64_t, uint64_t)
+    DISPATCHED_ROW(maximum_##SN, T, T, PDT_IMAX(x, y))                                             \
+    DISPATCHED_ROW(minimum_##SN, T, T, PDT_IMIN(x, y))                                             \
+    DISPATCHED_ROW(and_##SN, T, T, PDT_BAND(x, y))                                                 \
+    DISPATCHED_ROW(or_##SN, T, T, PDT_BOR(x, y))                                                   \
+    DISPATCHED_ROW(xor_##SN, T, T, PDT_BXOR(x, y))                                                 \
+    DISPATCHED_ROW(shl_row_##SN, T, T, PDT_SHL_##SFX(x, y)) /* Note [shifts] */                    \
+    DISPATCHED_ROW(shr_row_##SN, T, T, PDT_SHR_##SFX(x, y))                                        \
+    DISPATCHED_COMPARES(SN, T)
+INT_BINARY_ROWS(i32, int32_t, uint32_t, I32)
+INT_BINARY_ROWS(i64, int64_t, uint64_t, I64)
 
 /* int32 by one divisor or a row of them, contiguous: the level's rows (Notes [int32
  * division by one divisor] and [int32 division by a tensor of divisors] in cpu_vdivmod.h),
@@ -333,10 +320,10 @@ DISPATCHED_ROW(or_bool, uint8_t, uint8_t, PDT_OR_BOOL(x, y))
 DISPATCHED_ROW(and_bool, uint8_t, uint8_t, PDT_AND_BOOL(x, y))
 DISPATCHED_ROW(eq_bool, uint8_t, uint8_t, PDT_EQ_BOOL(x, y))
 DISPATCHED_ROW(ne_bool, uint8_t, uint8_t, PDT_NE_BOOL(x, y))
-BINARY_ROW(lt_bool, uint8_t, uint8_t, (x != 0) < (y != 0))
-BINARY_ROW(le_bool, uint8_t, uint8_t, (x != 0) <= (y != 0))
-BINARY_ROW(gt_bool, uint8_t, uint8_t, (x != 0) > (y != 0))
-BINARY_ROW(ge_bool, uint8_t, uint8_t, (x != 0) >= (y != 0))
+BINARY_ROW(lt_bool, uint8_t, uint8_t, AS_BOOL(x) < AS_BOOL(y))
+BINARY_ROW(le_bool, uint8_t, uint8_t, AS_BOOL(x) <= AS_BOOL(y))
+BINARY_ROW(gt_bool, uint8_t, uint8_t, AS_BOOL(x) > AS_BOOL(y))
+BINARY_ROW(ge_bool, uint8_t, uint8_t, AS_BOOL(x) >= AS_BOOL(y))
 
 /* float * bool (Note [a float times a mask] in pdt_elementwise.c): a is the float
  * operand, b the mask's bytes (PDT_MASK_FACTOR in cpu_simd.h); contiguous rows go to

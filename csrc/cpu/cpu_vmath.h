@@ -437,11 +437,6 @@ VC_ROWS(f64, double)
  * thread: SSE2 has no 64-bit multiply or compare): +, -, * and the bitwise ops in the
  * unsigned type (the wrap C defines, the same bits), maximum and minimum and the
  * comparisons signed */
-#define PDT_IMAX(x, y) ((x) < (y) ? (y) : (x))
-#define PDT_IMIN(x, y) ((y) < (x) ? (y) : (x))
-#define PDT_BAND(x, y) ((x) & (y))
-#define PDT_BOR(x, y) ((x) | (y))
-#define PDT_BXOR(x, y) ((x) ^ (y))
 #define VI_ROWS(SN, T, U)                                                                          \
     VB_ROW(add_##SN, U, PDT_ADD)                                                                   \
     VB_ROW(sub_##SN, U, PDT_SUB)                                                                   \

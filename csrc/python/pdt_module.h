@@ -281,7 +281,7 @@ extern PyMethodDef pdt_event_functions[]; /* events.c        */
  * default generator; else a Generator, or TypeError naming fname). */
 extern PyMethodDef pdt_generator_functions[];
 int pdt_generator_type_init(PyObject *module, pdt_state *S);
-/* autocast_op.c: _AutocastOp and _autocast_set_threads */
+/* op_wrappers.c: _AutocastOp, _RecordedOp and _autocast_set_threads */
 extern PyMethodDef pdt_autocast_functions[];
 int pdt_op_wrapper_types_init(PyObject *module, pdt_state *S);
 int pdt_generator_arg(pdt_state *S, PyObject *obj, const char *fname, pdt_generator **out);
