@@ -106,6 +106,15 @@ def _cases(lib):
     def i64(n):
         return ints(n, np.int64)
 
+    def u8(n):
+        return ints(n, np.uint8)
+
+    def i8(n):
+        return ints(n, np.int8)
+
+    def i16(n):
+        return ints(n, np.int16)
+
     def f64(n):
         return arr(rng.random(n))
 
@@ -185,6 +194,10 @@ def _cases(lib):
         "lt_i64": two(i64, lambda a, b: a < b, np.less),
         "and_bool": two(mask, lambda a, b: a & b, np.logical_and),
         "cumsum_i64": one(i64, lambda a: P_.cumsum(a, 0), np.cumsum),
+        "add_u8": two(u8, lambda a, b: a + b, np.add),
+        "gt_i8": two(i8, lambda a, b: a > b, np.greater),
+        "maximum_i16": two(i16, lambda a, b: P_.maximum(a, b), np.maximum),
+        "abs_i8": one(i8, lambda a: a.abs(), np.abs),
         "index_rows": pair(rows_and_index, lambda a, i: a.index_select(0, i),
                            lambda a, i: np.take(a, i, 0)),
         "index_cols": pair(square_and_index, lambda a, i: a[:, i], lambda a, i: a[:, i]),

@@ -35,7 +35,17 @@ typedef enum pdt_dtype {
  * the comparisons, maximum/minimum and the bitwise ops, whose results fit, are
  * exact.  A Python int operand is first wrapped into the small dtype, as PyTorch
  * does (uint8 tensor + 300 adds 44).  Floats into a small integer: Note [float to
- * small int] in pdt_convert.h. */
+ * small int] in pdt_convert.h.
+ *
+ * A backend that sets small_int_rows (pdt_backend.h) computes the ops whose narrowed
+ * int32 result depends only on the narrow operands in the small type itself, with
+ * no cast and no temporary: +, -, * (the low bits of a sum or product are those of
+ * the low bits'), negation, maximum, minimum, the bitwise ops, the comparisons,
+ * abs, relu, sign, clamp (bounds saturated to the dtype) and the rounding ops, and
+ * the shifts as int32's on the widened values, narrowed (a count past 31 still
+ * gives 0, or -1 for >> of a negative value).  The values are the int32 route's, on
+ * every device, whichever way it goes; //, %, ** and fmod, and add or sub with
+ * alpha, keep the int32 route (Note [small integer rows] in csrc/cpu/cpu_vsmall.h). */
 
 /* A Python-side scalar: either an integer (bool included) or a float. */
 typedef struct pdt_scalar {

@@ -270,26 +270,38 @@ BINARY_ROW(fmod_f64, double, double, fmod(x, y))
 BINARY_ROW(fmod_i32, int32_t, int32_t, y == 0 || y == -1 ? 0 : x % y)
 BINARY_ROW(fmod_i64, int64_t, int64_t, y == 0 || y == -1 ? 0 : x % y)
 
-/* +, -, *, maximum, minimum, the bitwise ops and the comparisons: the level's rows when
- * contiguous (cpu_vmath.h's VI_ROWS), these expressions when strided */
-#define INT_BINARY_ROWS(SN, T, U, SFX)                                                             \
-    DISPATCHED_ROW(add_##SN, T, T, (U)x + (U)y)                                                    \
-    DISPATCHED_ROW(sub_##SN, T, T, (U)x - (U)y)                                                    \
-    DISPATCHED_ROW(mul_##SN, T, T, (U)x *(U)y)                                                     \
-    BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
-    BINARY_ROW(truncdiv_row_##SN, T, T, truncdiv_##SN(x, y))                                       \
-    BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
-    BINARY_ROW(pow_row_##SN, T, T, pow_##SN(x, y))                                                 \
+/* +, -, *, maximum, minimum, the bitwise ops, the shifts and the comparisons: the level's
+ * rows when contiguous (cpu_vmath.h's VI_ROWS, cpu_vsmall.h's VS_ROWS), these expressions
+ * when strided */
+#define LEVEL_INT_ROWS(SN, T, ADD, SUB, MUL, SHL, SHR)                                             \
+    DISPATCHED_ROW(add_##SN, T, T, ADD)                                                            \
+    DISPATCHED_ROW(sub_##SN, T, T, SUB)                                                            \
+    DISPATCHED_ROW(mul_##SN, T, T, MUL)                                                            \
     DISPATCHED_ROW(maximum_##SN, T, T, PDT_IMAX(x, y))                                             \
     DISPATCHED_ROW(minimum_##SN, T, T, PDT_IMIN(x, y))                                             \
     DISPATCHED_ROW(and_##SN, T, T, PDT_BAND(x, y))                                                 \
     DISPATCHED_ROW(or_##SN, T, T, PDT_BOR(x, y))                                                   \
     DISPATCHED_ROW(xor_##SN, T, T, PDT_BXOR(x, y))                                                 \
-    DISPATCHED_ROW(shl_row_##SN, T, T, PDT_SHL_##SFX(x, y)) /* Note [shifts] */                    \
-    DISPATCHED_ROW(shr_row_##SN, T, T, PDT_SHR_##SFX(x, y))                                        \
+    DISPATCHED_ROW(shl_row_##SN, T, T, SHL) /* Note [shifts] */                                    \
+    DISPATCHED_ROW(shr_row_##SN, T, T, SHR)                                                        \
     DISPATCHED_COMPARES(SN, T)
+/* int32 and int64: those, and //, %, ** */
+#define INT_BINARY_ROWS(SN, T, U, SFX)                                                             \
+    LEVEL_INT_ROWS(SN, T, (U)x + (U)y, (U)x - (U)y, (U)x * (U)y, PDT_SHL_##SFX(x, y),              \
+                   PDT_SHR_##SFX(x, y))                                                            \
+    BINARY_ROW(floordiv_row_##SN, T, T, floordiv_##SN(x, y))                                       \
+    BINARY_ROW(truncdiv_row_##SN, T, T, truncdiv_##SN(x, y))                                       \
+    BINARY_ROW(remainder_row_##SN, T, T, remainder_##SN(x, y))                                     \
+    BINARY_ROW(pow_row_##SN, T, T, pow_##SN(x, y))
 INT_BINARY_ROWS(i32, int32_t, uint32_t, I32)
 INT_BINARY_ROWS(i64, int64_t, uint64_t, I64)
+/* uint8, int8, int16 (Note [small integer rows] in cpu_vsmall.h) */
+#define SMALL_BINARY_ROWS(SN, T)                                                                   \
+    LEVEL_INT_ROWS(SN, T, pdt_add_##SN(x, y), pdt_sub_##SN(x, y), pdt_mul_##SN(x, y),              \
+                   pdt_shl_##SN(x, y), pdt_shr_##SN(x, y))
+SMALL_BINARY_ROWS(u8, uint8_t)
+SMALL_BINARY_ROWS(i8, int8_t)
+SMALL_BINARY_ROWS(i16, int16_t)
 
 /* int32 by one divisor or a row of them, contiguous: the level's rows (Notes [int32
  * division by one divisor] and [int32 division by a tensor of divisors] in cpu_vdivmod.h),
@@ -347,31 +359,32 @@ MASK_MUL_ROW(mul_mask_f64, double, uint64_t, 0x3ff0000000000000ull)
 
 /* [op][dtype]; NULL where the core never sends that pair. */
 static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
-    [PDT_OP_ADD] = ROWS_5(or_bool, add_i32, add_i64, add_f32, add_f64),
-    [PDT_OP_SUB] = ROWS_NUM(sub),
-    [PDT_OP_MUL] = ROWS_5(and_bool, mul_i32, mul_i64, mul_f32, mul_f64),
+    [PDT_OP_ADD] = ROWS_8(or_bool, add_i32, add_i64, add_f32, add_f64, add),
+    [PDT_OP_SUB] = ROWS_NUMS(sub),
+    [PDT_OP_MUL] = ROWS_8(and_bool, mul_i32, mul_i64, mul_f32, mul_f64, mul),
     [PDT_OP_DIV] = ROWS_5(NULL, NULL, NULL, div_f32, div_f64),
     [PDT_OP_FLOOR_DIV] = ROWS_5(NULL, floordiv_row_i32c, floordiv_row_i64, floordiv_row_f32,
                                 floordiv_row_f64),
     [PDT_OP_REMAINDER] = ROWS_5(NULL, remainder_row_i32c, remainder_row_i64, remainder_row_f32,
                                 remainder_row_f64),
     [PDT_OP_POW] = ROWS_NUM(pow_row),
-    [PDT_OP_MAXIMUM] = ROWS_5(or_bool, maximum_i32, maximum_i64, maximum_f32, maximum_f64),
-    [PDT_OP_MINIMUM] = ROWS_5(and_bool, minimum_i32, minimum_i64, minimum_f32, minimum_f64),
-    [PDT_OP_EQ] = ROWS_ALL(eq),
-    [PDT_OP_NE] = ROWS_ALL(ne),
-    [PDT_OP_LT] = ROWS_ALL(lt),
-    [PDT_OP_LE] = ROWS_ALL(le),
-    [PDT_OP_GT] = ROWS_ALL(gt),
-    [PDT_OP_GE] = ROWS_ALL(ge),
+    [PDT_OP_MAXIMUM] = ROWS_8(or_bool, maximum_i32, maximum_i64, maximum_f32, maximum_f64, maximum),
+    [PDT_OP_MINIMUM] = ROWS_8(and_bool, minimum_i32, minimum_i64, minimum_f32, minimum_f64,
+                              minimum),
+    [PDT_OP_EQ] = ROWS_ALLS(eq),
+    [PDT_OP_NE] = ROWS_ALLS(ne),
+    [PDT_OP_LT] = ROWS_ALLS(lt),
+    [PDT_OP_LE] = ROWS_ALLS(le),
+    [PDT_OP_GT] = ROWS_ALLS(gt),
+    [PDT_OP_GE] = ROWS_ALLS(ge),
     [PDT_OP_TRUNC_DIV] = ROWS_5(NULL, truncdiv_row_i32c, truncdiv_row_i64, truncdiv_row_f32,
                                 truncdiv_row_f64),
     [PDT_OP_ATAN2] = ROWS_5(NULL, NULL, NULL, atan2_f32, atan2_f64),
-    [PDT_OP_BITWISE_AND] = ROWS_5(NULL, and_i32, and_i64, NULL, NULL),
-    [PDT_OP_BITWISE_OR] = ROWS_5(NULL, or_i32, or_i64, NULL, NULL),
-    [PDT_OP_BITWISE_XOR] = ROWS_5(NULL, xor_i32, xor_i64, NULL, NULL),
-    [PDT_OP_SHIFT_LEFT] = ROWS_5(NULL, shl_row_i32, shl_row_i64, NULL, NULL),
-    [PDT_OP_SHIFT_RIGHT] = ROWS_5(NULL, shr_row_i32, shr_row_i64, NULL, NULL),
+    [PDT_OP_BITWISE_AND] = ROWS_INTS(and),
+    [PDT_OP_BITWISE_OR] = ROWS_INTS(or),
+    [PDT_OP_BITWISE_XOR] = ROWS_INTS(xor),
+    [PDT_OP_SHIFT_LEFT] = ROWS_INTS(shl_row),
+    [PDT_OP_SHIFT_RIGHT] = ROWS_INTS(shr_row),
     [PDT_OP_HYPOT] = ROWS_5(NULL, NULL, NULL, pdt_cpu_hypot_f32, pdt_cpu_hypot_f64),
     [PDT_OP_COPYSIGN] = ROWS_5(NULL, NULL, NULL, pdt_cpu_copysign_f32, pdt_cpu_copysign_f64),
     [PDT_OP_LOGADDEXP] = ROWS_5(NULL, NULL, NULL, pdt_cpu_logaddexp_f32, pdt_cpu_logaddexp_f64),
@@ -381,7 +394,9 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
 
 /* A scalar operand's value in dtype dt, at a stable address. */
 typedef union scalar_slot {
-    uint8_t b;
+    uint8_t b, u8;
+    int8_t i8;
+    int16_t i16;
     int32_t i32;
     int64_t i64;
     float f32;
@@ -394,6 +409,9 @@ static void scalar_store(pdt_dtype dt, pdt_scalar s, scalar_slot *slot)
     int64_t i = s.is_float ? pdt_f64_to_i64(s.f) : s.i; /* NaN, inf: Note [float to int] */
     switch (dt) {
     case PDT_BOOL: slot->b = (uint8_t)(i != 0); break;
+    case PDT_UINT8: slot->u8 = (uint8_t)i; break;
+    case PDT_INT8: slot->i8 = (int8_t)i; break;
+    case PDT_INT16: slot->i16 = (int16_t)i; break;
     case PDT_INT32: slot->i32 = (int32_t)i; break;
     case PDT_INT64: slot->i64 = i; break;
     case PDT_FLOAT32: slot->f32 = (float)f; break;

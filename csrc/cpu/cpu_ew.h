@@ -33,6 +33,15 @@ typedef void (*ew_row_fn)(char *o, int64_t so, const char *a, int64_t sa, const 
     }
 #define ROWS_NUM(NAME) ROWS_5(NULL, NAME##_i32, NAME##_i64, NAME##_f32, NAME##_f64)
 #define ROWS_ALL(NAME) ROWS_5(NAME##_bool, NAME##_i32, NAME##_i64, NAME##_f32, NAME##_f64)
+/* ... with the small integers' rows too (Note [small integer rows] in cpu_vsmall.h; float16
+ * and bfloat16 are computed in float32) */
+#define ROWS_8(B, I32, I64, F32, F64, NAME)                                                        \
+    {                                                                                              \
+        B, I32, I64, F32, F64, NULL, NULL, NAME##_u8, NAME##_i8, NAME##_i16                        \
+    }
+#define ROWS_NUMS(NAME) ROWS_8(NULL, NAME##_i32, NAME##_i64, NAME##_f32, NAME##_f64, NAME)
+#define ROWS_ALLS(NAME) ROWS_8(NAME##_bool, NAME##_i32, NAME##_i64, NAME##_f32, NAME##_f64, NAME)
+#define ROWS_INTS(NAME) ROWS_8(NULL, NAME##_i32, NAME##_i64, NULL, NULL, NAME)
 
 /* A row kernel of the level: float32's f (exp, log, ...), or with y the powers to y;
  * or float64's d (exp, log, ...: cpu_vmath64.h) when not NULL. */

@@ -76,6 +76,33 @@ typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int
 #define PDT_SHL_I64(x, y) ((uint64_t)(y) >= 64 ? 0 : (int64_t)((uint64_t)(x) << (y)))
 #define PDT_SHR_I32(x, y) ((uint32_t)(y) >= 32 ? ((x) < 0 ? -1 : 0) : (x) >> (y))
 #define PDT_SHR_I64(x, y) ((uint64_t)(y) >= 64 ? ((x) < 0 ? -1 : 0) : (x) >> (y))
+/* uint8, int8 and int16 (Note [small integer rows] in cpu_vsmall.h): +, -, *, the shifts
+ * and negation are int32's on the widened values, narrowed (a cast into the small type
+ * keeps the low bits), so each value is the one the int32 route gave; abs, relu and sign
+ * of a uint8 are x, x and x != 0 (no comparison with 0 that -Wtype-limits refuses) */
+#define PDT_SMALL_EXPRS(SN, T)                                                                     \
+    static inline T pdt_add_##SN(T x, T y) { return (T)((uint32_t)x + (uint32_t)y); }              \
+    static inline T pdt_sub_##SN(T x, T y) { return (T)((uint32_t)x - (uint32_t)y); }              \
+    static inline T pdt_mul_##SN(T x, T y) { return (T)((uint32_t)x * (uint32_t)y); }              \
+    static inline T pdt_shl_##SN(T x, T y) { return (T)PDT_SHL_I32((int32_t)x, (int32_t)y); }      \
+    static inline T pdt_shr_##SN(T x, T y)                                                         \
+    {                                                                                              \
+        const int32_t w = x; /* a variable: uint8's w < 0 is int32's test, not always false */     \
+        return (T)PDT_SHR_I32(w, (int32_t)y);                                                      \
+    }                                                                                              \
+    static inline T pdt_ineg_##SN(T x) { return (T)(0u - (uint32_t)x); }
+#define PDT_SMALL_SIGNED_EXPRS(SN, T)                                                              \
+    static inline T pdt_iabs_##SN(T x) { return x < 0 ? pdt_ineg_##SN(x) : x; }                    \
+    static inline T pdt_relu_##SN(T x) { return x < 0 ? 0 : x; }                                   \
+    static inline T pdt_isign_##SN(T x) { return (T)PDT_ISIGN(x); }
+PDT_SMALL_EXPRS(u8, uint8_t)
+PDT_SMALL_EXPRS(i8, int8_t)
+PDT_SMALL_EXPRS(i16, int16_t)
+PDT_SMALL_SIGNED_EXPRS(i8, int8_t)
+PDT_SMALL_SIGNED_EXPRS(i16, int16_t)
+static inline uint8_t pdt_iabs_u8(uint8_t x) { return x; }
+static inline uint8_t pdt_relu_u8(uint8_t x) { return x; }
+static inline uint8_t pdt_isign_u8(uint8_t x) { return x != 0; }
 #define PDT_SUB(x, y) ((x) - (y))
 #define PDT_MUL(x, y) ((x) * (y))
 #define PDT_DIV(x, y) ((x) / (y))
@@ -249,6 +276,16 @@ typedef struct pdt_cpu_simd_table {
     pdt_vb_row shl_row_i32, shr_row_i32, shl_row_i64, shr_row_i64, eq_bool, ne_bool;
     pdt_vu_row neg_i32, abs_i32, relu_i32, sign_i32, neg_i64, abs_i64, relu_i64, sign_i64;
     pdt_vclamp_row clamp_i32, clamp_i64;
+    /* uint8, int8, int16 (cpu_vsmall.h) */
+#define PDT_SMALL_FIELDS(SN)                                                                       \
+    pdt_vb_row add_##SN, sub_##SN, mul_##SN, maximum_##SN, minimum_##SN, and_##SN, or_##SN,        \
+        xor_##SN, shl_row_##SN, shr_row_##SN, eq_##SN, ne_##SN, lt_##SN, le_##SN, gt_##SN,         \
+        ge_##SN;                                                                                   \
+    pdt_vu_row neg_##SN, abs_##SN, relu_##SN, sign_##SN;                                           \
+    pdt_vclamp_row clamp_##SN;
+    PDT_SMALL_FIELDS(u8)
+    PDT_SMALL_FIELDS(i8)
+    PDT_SMALL_FIELDS(i16)
     /* float // and % (float32: cpu_vdivmod.h) and trunc(a / b) */
     pdt_vb_row floordiv_row_f32, remainder_row_f32, truncdiv_row_f32, truncdiv_row_f64;
     /* o[i] = a[i] // d, a[i] % d or their truncating division (op: PDT_OP_FLOOR_DIV,

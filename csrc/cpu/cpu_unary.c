@@ -112,16 +112,23 @@ UNARY_ROW(digamma_f64, double, pdt_digamma(x)) /* Note [digamma] in pdt_gamma.h 
 UNARY_ROW(digamma_f32, float, pdt_digamma((double)x))
 
 /* integers: neg, abs, relu, sign and clamp as the floats' (the level's rows when contiguous,
- * cpu_vmath.h's VM_INT_UNARY; the same expressions of cpu_simd.h when strided) */
-#define INT_UNARY_ROWS(SN, T, SFX)                                                                 \
-    SIMD_UNARY_ROW(neg_##SN, T, PDT_INEG_##SFX)                                                    \
-    SIMD_UNARY_ROW(abs_##SN, T, PDT_IABS_##SFX)                                                    \
-    SIMD_UNARY_ROW(relu_##SN, T, PDT_RELU)                                                         \
+ * cpu_vmath.h's VM_INT_UNARY and cpu_vsmall.h's; the same expressions of cpu_simd.h when
+ * strided) */
+#define INT_UNARY_ROWS(SN, T, NEG, ABS, RELU, SIGN)                                                \
+    SIMD_UNARY_ROW(neg_##SN, T, NEG)                                                               \
+    SIMD_UNARY_ROW(abs_##SN, T, ABS)                                                               \
+    SIMD_UNARY_ROW(relu_##SN, T, RELU)                                                             \
     UNARY_ROW(same_##SN, T, x) /* the rounding ops */                                              \
-    SIMD_UNARY_ROW(sign_##SN, T, PDT_ISIGN)                                                        \
+    SIMD_UNARY_ROW(sign_##SN, T, SIGN)                                                             \
     SIMD_CLAMP_ROW(clamp_##SN, T)
-INT_UNARY_ROWS(i32, int32_t, I32)
-INT_UNARY_ROWS(i64, int64_t, I64)
+INT_UNARY_ROWS(i32, int32_t, PDT_INEG_I32, PDT_IABS_I32, PDT_RELU, PDT_ISIGN)
+INT_UNARY_ROWS(i64, int64_t, PDT_INEG_I64, PDT_IABS_I64, PDT_RELU, PDT_ISIGN)
+/* uint8, int8, int16 (Note [small integer rows] in cpu_vsmall.h) */
+#define SMALL_UNARY_ROWS(SN, T)                                                                    \
+    INT_UNARY_ROWS(SN, T, pdt_ineg_##SN, pdt_iabs_##SN, pdt_relu_##SN, pdt_isign_##SN)
+SMALL_UNARY_ROWS(u8, uint8_t)
+SMALL_UNARY_ROWS(i8, int8_t)
+SMALL_UNARY_ROWS(i16, int16_t)
 
 UNARY_ROW(identity_bool, uint8_t, x != 0) /* abs, relu and sign of a bool */
 
@@ -224,8 +231,8 @@ static int is_trig(pdt_unary_op op) { return op >= PDT_OP_TAN && op <= PDT_OP_GE
 #define FLOAT_ONLY(NAME) ROWS_5(NULL, NULL, NULL, v##NAME##_f32, NAME##_f64)
 
 static const ew_row_fn unary_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
-    [PDT_OP_NEG] = ROWS_NUM(neg),
-    [PDT_OP_ABS] = ROWS_5(identity_bool, abs_i32, abs_i64, abs_f32, abs_f64),
+    [PDT_OP_NEG] = ROWS_8(NULL, neg_i32, neg_i64, neg_f32, neg_f64, neg),
+    [PDT_OP_ABS] = ROWS_8(identity_bool, abs_i32, abs_i64, abs_f32, abs_f64, abs),
     [PDT_OP_EXP] = FLOAT_ONLY(exp),
     [PDT_OP_LOG] = FLOAT_ONLY(log),
     [PDT_OP_SQRT] = ROWS_5(NULL, NULL, NULL, sqrt_f32, sqrt_f64),
@@ -233,13 +240,13 @@ static const ew_row_fn unary_rows[PDT_NUM_UNARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_COS] = FLOAT_ONLY(cos),
     [PDT_OP_TANH] = FLOAT_ONLY(tanh),
     [PDT_OP_SIGMOID] = FLOAT_ONLY(sigmoid),
-    [PDT_OP_RELU] = ROWS_5(identity_bool, relu_i32, relu_i64, relu_f32, relu_f64),
-    [PDT_OP_CLAMP] = ROWS_NUM(clamp),
-    [PDT_OP_FLOOR] = ROWS_5(NULL, same_i32, same_i64, floor_f32, floor_f64),
-    [PDT_OP_CEIL] = ROWS_5(NULL, same_i32, same_i64, ceil_f32, ceil_f64),
-    [PDT_OP_ROUND] = ROWS_5(NULL, same_i32, same_i64, round_f32, round_f64),
-    [PDT_OP_TRUNC] = ROWS_5(NULL, same_i32, same_i64, trunc_f32, trunc_f64),
-    [PDT_OP_SIGN] = ROWS_5(identity_bool, sign_i32, sign_i64, sign_f32, sign_f64),
+    [PDT_OP_RELU] = ROWS_8(identity_bool, relu_i32, relu_i64, relu_f32, relu_f64, relu),
+    [PDT_OP_CLAMP] = ROWS_NUMS(clamp),
+    [PDT_OP_FLOOR] = ROWS_8(NULL, same_i32, same_i64, floor_f32, floor_f64, same),
+    [PDT_OP_CEIL] = ROWS_8(NULL, same_i32, same_i64, ceil_f32, ceil_f64, same),
+    [PDT_OP_ROUND] = ROWS_8(NULL, same_i32, same_i64, round_f32, round_f64, same),
+    [PDT_OP_TRUNC] = ROWS_8(NULL, same_i32, same_i64, trunc_f32, trunc_f64, same),
+    [PDT_OP_SIGN] = ROWS_8(identity_bool, sign_i32, sign_i64, sign_f32, sign_f64, sign),
     [PDT_OP_LOG1P] = FLOAT_ONLY(log1p),
     [PDT_OP_EXPM1] = FLOAT_ONLY(expm1),
     [PDT_OP_ERF] = FLOAT_ONLY(erf),
@@ -258,7 +265,9 @@ static int costly_unary(pdt_unary_op op)
 /* The clamp bounds as two elements of x's dtype, as the clamp rows read them
  * (the core has resolved missing bounds and saturated integer ones). */
 typedef union clamp_bounds {
-    uint8_t b[2];
+    uint8_t b[2], u8[2];
+    int8_t i8[2];
+    int16_t i16[2];
     int32_t i32[2];
     int64_t i64[2];
     float f32[2];
@@ -273,6 +282,9 @@ static void clamp_bounds_init(pdt_dtype dt, pdt_scalar lo, pdt_scalar hi, clamp_
         switch (dt) {
         case PDT_FLOAT32: out->f32[k] = (float)v[k].f; break;
         case PDT_FLOAT64: out->f64[k] = v[k].f; break;
+        case PDT_UINT8: out->u8[k] = (uint8_t)v[k].i; break;
+        case PDT_INT8: out->i8[k] = (int8_t)v[k].i; break;
+        case PDT_INT16: out->i16[k] = (int16_t)v[k].i; break;
         case PDT_INT32: out->i32[k] = (int32_t)v[k].i; break;
         case PDT_INT64: out->i64[k] = v[k].i; break;
         case PDT_BOOL: out->b[k] = (uint8_t)k; break;

@@ -538,6 +538,7 @@ VM_CLAMP(clamp_f64, double)
     VM_CLAMP(clamp_##SN, T)
 VM_INT_UNARY(i32, int32_t, I32)
 VM_INT_UNARY(i64, int64_t, I64)
+#include "cpu_vsmall.h" /* uint8, int8, int16 (after VB_ROW, VC_ROWS, VM_UNARY, VM_CLAMP) */
 
 /* sqrt and the rounding ops: on x86 the vectors go through the instructions
  * themselves, the tail (and other processors) through cpu_simd.h's expressions,

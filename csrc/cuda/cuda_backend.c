@@ -758,6 +758,7 @@ const pdt_backend pdt_cuda_backend = {
     .random = cuda_random,
     .binary = pdt_cuda_binary,
     .binary_scaled = pdt_cuda_binary_scaled,
+    .small_int_rows = 1, /* Note [small integers] in pdt_dtype.h */
     .unary = pdt_cuda_unary,
     .reduce = pdt_cuda_reduce,
     .gemm = pdt_cuda_gemm,

@@ -2,8 +2,8 @@
  * one element of each binary op (apply_binary, with integer division, remainder and
  * powers as PyTorch defines them) and unary op (apply_unary, trig_of).  A part of
  * cuda_elementwise.cu, included once by it after the dtype traits and op predicates
- * it uses (dtype_traits, wrap_type, is_bool_v, is_float_v, is_rounding), not a
- * header of its own. */
+ * it uses (dtype_traits, wrap_type, is_bool_v, is_float_v, is_small_v, widen, narrow,
+ * is_rounding), not a header of its own. */
 #ifndef PDT_CUDA_ELEMENT_OPS_CUH
 #define PDT_CUDA_ELEMENT_OPS_CUH
 
@@ -106,7 +106,13 @@ using out_t = typename std::conditional<is_comparison(OP), uint8_t, T>::type;
 template <int OP, typename T> __device__ __forceinline__ out_t<OP, T> apply_binary(T x, T y)
 {
     typedef typename wrap_type<T>::type U;
-    if constexpr (is_comparison(OP)) {
+    if constexpr (is_small_v<T>) { /* int32's, narrowed (Note [small integers], pdt_dtype.h) */
+        const auto r = apply_binary<OP, int32_t>(widen(x), widen(y));
+        if constexpr (is_comparison(OP))
+            return r;
+        else
+            return narrow<T>(r);
+    } else if constexpr (is_comparison(OP)) {
         if constexpr (is_bool_v<T>) {
             x = x != 0;
             y = y != 0;
@@ -258,7 +264,9 @@ template <int OP, typename T> __device__ __forceinline__ T apply_unary(T x, T lo
 {
     typedef typename wrap_type<T>::type U;
     constexpr bool f32 = sizeof(T) == 4 && is_float_v<T>;
-    if constexpr (is_bool_v<T>)
+    if constexpr (is_small_v<T>) /* int32's, narrowed (Note [small integers], pdt_dtype.h) */
+        return narrow<T>(apply_unary<OP, int32_t>(widen(x), widen(lo), widen(hi)));
+    else if constexpr (is_bool_v<T>)
         return x != 0;                    /* abs, relu and sign */
     else if constexpr (OP == PDT_OP_SIGN) /* +0 for zeros, NaN for NaN (cpu_simd.h) */
         return x > (T)0 ? (T)1 : x < (T)0 ? (T)-1 : x == (T)0 ? (T)0 : x;

@@ -65,7 +65,41 @@ template <> struct dtype_traits<PDT_FLOAT32> {
 template <> struct dtype_traits<PDT_FLOAT64> {
     typedef double type;
 };
+/* uint8, int8 and int16 (Note [small integers] in pdt_dtype.h).  uint8_t is bool's element
+ * type here (is_bool_v), so a uint8 element is a type of its own; the three compute each op
+ * as int32's on the widened values, narrowed (apply_binary, apply_unary): by construction
+ * the values the int32 route gave, with no cast kernels and no temporaries. */
+struct u8_elem {
+    uint8_t v;
+};
+template <> struct dtype_traits<PDT_UINT8> {
+    typedef u8_elem type;
+};
+template <> struct dtype_traits<PDT_INT8> {
+    typedef int8_t type;
+};
+template <> struct dtype_traits<PDT_INT16> {
+    typedef int16_t type;
+};
 template <pdt_dtype DT> using elem_t = typename dtype_traits<DT>::type;
+template <typename T>
+constexpr bool is_small_v = std::is_same<T, u8_elem>::value || std::is_same<T, int8_t>::value ||
+                            std::is_same<T, int16_t>::value;
+template <typename T> __host__ __device__ __forceinline__ int32_t widen(T x)
+{
+    if constexpr (std::is_same<T, u8_elem>::value)
+        return x.v;
+    else
+        return x;
+}
+/* the low bits of x (a cast into a small integer keeps them) */
+template <typename T> __host__ __device__ __forceinline__ T narrow(int32_t x)
+{
+    if constexpr (std::is_same<T, u8_elem>::value)
+        return u8_elem{(uint8_t)x};
+    else
+        return (T)x;
+}
 
 /* The unsigned type integer arithmetic wraps in (the type itself otherwise). */
 template <typename T> struct wrap_type {
@@ -86,10 +120,21 @@ __host__ __device__ constexpr bool is_comparison(int op)
     return op >= PDT_OP_EQ && op <= PDT_OP_GE;
 }
 
-/* The (op, dtype) pairs the core sends, as in the CPU backend's tables. */
+constexpr bool is_small_dtype(pdt_dtype d)
+{
+    return d == PDT_UINT8 || d == PDT_INT8 || d == PDT_INT16;
+}
+
+/* The (op, dtype) pairs the core sends, as in the CPU backend's tables (the small
+ * integers': Note [small integers] in pdt_dtype.h). */
 constexpr bool binary_supported(int op, pdt_dtype d)
 {
-    return op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT ? (d == PDT_INT32 || d == PDT_INT64)
+    return is_small_dtype(d)
+               ? op == PDT_OP_ADD || op == PDT_OP_SUB || op == PDT_OP_MUL || op == PDT_OP_MAXIMUM ||
+                     op == PDT_OP_MINIMUM ||
+                     (op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT) || is_comparison(op)
+           : op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT
+               ? (d == PDT_INT32 || d == PDT_INT64)
            : op == PDT_OP_DIV || op == PDT_OP_ATAN2 ||
                    (op >= PDT_OP_HYPOT && op <= PDT_OP_LOGADDEXP2)
                ? (d == PDT_FLOAT32 || d == PDT_FLOAT64)
@@ -107,7 +152,9 @@ __host__ __device__ constexpr bool is_rounding(int op)
 
 constexpr bool unary_supported(int op, pdt_dtype d)
 {
-    return op == PDT_OP_ABS || op == PDT_OP_RELU || op == PDT_OP_SIGN ? true
+    return is_small_dtype(d) ? op == PDT_OP_NEG || op == PDT_OP_ABS || op == PDT_OP_RELU ||
+                                   op == PDT_OP_SIGN || op == PDT_OP_CLAMP || is_rounding(op)
+           : op == PDT_OP_ABS || op == PDT_OP_RELU || op == PDT_OP_SIGN ? true
            : op == PDT_OP_NEG || op == PDT_OP_CLAMP || is_rounding(op)
                ? d != PDT_BOOL
                : (d == PDT_FLOAT32 || d == PDT_FLOAT64);
@@ -293,6 +340,8 @@ template <typename T> T scalar_as(pdt_scalar s)
 {
     if constexpr (is_bool_v<T>)
         return (uint8_t)(s.is_float ? s.f != 0 : s.i != 0);
+    else if constexpr (is_small_v<T>) /* the core has wrapped it into the dtype */
+        return narrow<T>((int32_t)s.i);
     else
         return s.is_float ? (T)s.f : (T)s.i;
 }
@@ -346,6 +395,9 @@ template <typename T> void clamp_bounds(pdt_scalar lo, pdt_scalar hi, T *tlo, T 
     } else if constexpr (is_bool_v<T>) {
         *tlo = 0;
         *thi = 1;
+    } else if constexpr (is_small_v<T>) { /* saturated to the dtype by the core */
+        *tlo = narrow<T>((int32_t)lo.i);
+        *thi = narrow<T>((int32_t)hi.i);
     } else {
         *tlo = (T)lo.i;
         *thi = (T)hi.i;
@@ -525,6 +577,9 @@ extern "C" pdt_status pdt_cuda_binary(pdt_binary_op op, const pdt_tensor *out, p
         case PDT_INT64: return binary_by_op<PDT_INT64>(op, out, a, b, s);
         case PDT_FLOAT32: return binary_by_op<PDT_FLOAT32>(op, out, a, b, s);
         case PDT_FLOAT64: return binary_by_op<PDT_FLOAT64>(op, out, a, b, s);
+        case PDT_UINT8: return binary_by_op<PDT_UINT8>(op, out, a, b, s);
+        case PDT_INT8: return binary_by_op<PDT_INT8>(op, out, a, b, s);
+        case PDT_INT16: return binary_by_op<PDT_INT16>(op, out, a, b, s);
         default: return cudaSuccess; /* float16, bfloat16: computed in float32 (pdt_half.h) */
         }
     });
@@ -558,6 +613,9 @@ extern "C" pdt_status pdt_cuda_unary(pdt_unary_op op, const pdt_tensor *out, con
         case PDT_INT64: return unary_by_op<PDT_INT64>(op, out, x, lo, hi, s);
         case PDT_FLOAT32: return unary_by_op<PDT_FLOAT32>(op, out, x, lo, hi, s);
         case PDT_FLOAT64: return unary_by_op<PDT_FLOAT64>(op, out, x, lo, hi, s);
+        case PDT_UINT8: return unary_by_op<PDT_UINT8>(op, out, x, lo, hi, s);
+        case PDT_INT8: return unary_by_op<PDT_INT8>(op, out, x, lo, hi, s);
+        case PDT_INT16: return unary_by_op<PDT_INT16>(op, out, x, lo, hi, s);
         default: return cudaSuccess; /* float16, bfloat16: computed in float32 (pdt_half.h) */
         }
     });
