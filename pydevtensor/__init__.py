@@ -49,7 +49,7 @@ from . import _ops_getitem  # noqa: F401,E402  (x[...] and x[...] = v: the index
 from ._ops_join import *  # noqa: F401,F403  (cat, stack, flip, ...)
 from ._ops_split import *  # noqa: F401,F403  (split, chunk, unbind)
 from ._ops_einsum import *  # noqa: F401,F403  (einsum, outer)
-from ._ops_distance import cdist
+from ._ops_distance import cdist, dist
 from ._ops_logical import *  # noqa: F401,F403  (logical_and, any, all, ...; & | ^ ~ on masks)
 from ._ops_shortcuts import *  # noqa: F401,F403  (square, reciprocal, rand_like, is_tensor, ...)
 from ._ops_sort import *  # noqa: F401,F403  (sort, argsort, topk, cumsum)
@@ -81,9 +81,11 @@ from ._ops_scatter import *  # noqa: F401,F403
 from ._ops_index_more import *  # noqa: F401,F403
 from ._ops_elementwise_more import *  # noqa: F401,F403
 from ._ops_reduce_more import *  # noqa: F401,F403
+from ._ops_quantile import *  # noqa: F401,F403  (quantile, nanquantile)
 from ._ops_histogram import *  # noqa: F401,F403
 from ._ops_linalg_small import *  # noqa: F401,F403
 from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
+from . import _ops_quantile
 from . import _ops_linalg_small, _ops_scatter
 from ._linalg_solve import (cholesky_solve, det, inverse, logdet,  # noqa: E402
                             torch_slogdet as slogdet)
@@ -98,7 +100,7 @@ from ._default_dtype import get_default_dtype, set_default_dtype
 from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
 from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from ._ops_strided import as_strided, put, trace
-from ._ops_products import kron, tensordot
+from ._ops_products import kron, tensordot, vander
 from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
 from . import _precision
 
@@ -153,21 +155,21 @@ __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
 __all__ += ["linalg", "utils", "distributions"]
-__all__ += ["cdist"]
+__all__ += ["cdist", "dist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
 __all__ += _dtype_info.__all__ + ["set_printoptions", "get_default_dtype", "set_default_dtype"]
 __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
             "preserve_format"]
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
-__all__ += _ops_linalg_small.__all__
+__all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__
 __all__ += ["cholesky_solve", "det", "inverse", "logdet", "slogdet", "svd"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
             "set_rng_state", "bernoulli", "polygamma", "poisson"]
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
 __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
-__all__ += ["as_strided", "put", "trace", "kron", "tensordot", "testing", "version"]
+__all__ += ["as_strided", "put", "trace", "kron", "tensordot", "vander", "testing", "version"]
 __all__ += _precision.__all__
 
 # PyTorch's constants (torch.pi, torch.e, torch.inf, torch.nan): Python floats

@@ -1,4 +1,5 @@
-"""cdist: the p-norm distances between two sets of row vectors, as a composition.
+"""cdist: the p-norm distances between two sets of row vectors, as a composition; dist:
+the p-norm of a difference.
 
 Like _ops_einsum.py's ops it is built of device-generic pieces (broadcasting, sums,
 ``matmul``), so it runs on every device and autograd records the pieces.  Two forms,
@@ -19,7 +20,7 @@ import builtins
 import math
 
 from . import _C
-from ._ops_index import result_type
+from ._ops_index import _tensor_arg, result_type
 from ._ops_join import _same_device
 
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
@@ -141,4 +142,44 @@ def _batch_shape(x1, x2, where):
     return tuple(out)
 
 
-__all__ = ["cdist"]
+def dist(input, other, p=2):
+    """The p-norm of ``input - other`` (broadcast), a 0-d tensor: PyTorch's dist, which is
+    ``linalg.vector_norm(input - other, p)`` (p = 0 counts the non-zero differences, inf
+    and -inf take the largest and smallest magnitude).
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Floating tensors that broadcast together, on one device (also the method
+        ``x.dist(y)``).
+    p : float, optional
+        The norm's order (default 2).
+
+    Returns
+    -------
+    Tensor
+        0-d, of the difference's dtype.
+
+    Raises
+    ------
+    RuntimeError
+        For integer inputs, shapes that do not broadcast, or two devices.
+
+    Examples
+    --------
+    >>> pydevtensor.dist(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([4., 6.]))
+    tensor(5.)
+    """
+    from .linalg import vector_norm
+    _same_device("dist", [_tensor_arg(input, "dist"), _tensor_arg(other, "dist", "other")])
+    for t in (input, other):
+        if not t.is_floating_point():
+            raise RuntimeError(f"dist(): expected floating point inputs, got {input.dtype} and "
+                               f"{other.dtype} (shapes {tuple(input.shape)} and "
+                               f"{tuple(other.shape)}, on {input.device})")
+    return vector_norm(input - other, p)
+
+
+_C.Tensor.dist = dist
+
+__all__ = ["cdist", "dist"]

@@ -1,15 +1,16 @@
-"""Products built from the others: ``kron`` (broadcast multiply, then reshape) and
-``tensordot`` (permute and reshape to one matmul); both differentiable through the
-ops they are made of."""
+"""Products built from the others: ``kron`` (broadcast multiply, then reshape),
+``tensordot`` (permute and reshape to one matmul) and ``vander`` (running products);
+differentiable through the ops they are made of."""
 from __future__ import annotations
 
 import numbers
 
 from . import _C
-from ._ops_index import _tensor_arg
+from ._ops_index import _int_arg, _tensor_arg
+from ._ops_join import cat
 from ._ops_shape import _where
 
-__all__ = ["kron", "tensordot"]
+__all__ = ["kron", "tensordot", "vander"]
 
 
 def kron(input, other):
@@ -132,3 +133,50 @@ def tensordot(a, b, dims=2, out=None):
 
 
 _C.Tensor.kron = kron
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-d x: column j holds ``x ** (N - 1 - j)`` (``x ** j``
+    when increasing), PyTorch's vander.  The powers are running products of x (a column of
+    ones, then cumprod), as PyTorch forms them, so integer powers wrap as products do.
+
+    Parameters
+    ----------
+    x : Tensor
+        1-d; a bool tensor gives int64, as in PyTorch.
+    N : int, optional
+        The number of columns (default: len(x)); 0 gives a (len(x), 0) result.
+    increasing : bool, optional
+        Powers from 0 up (default: from N - 1 down).
+
+    Returns
+    -------
+    Tensor
+        (len(x), N) of x's dtype (int64 for bool), on x's device.
+
+    Raises
+    ------
+    RuntimeError
+        For x not 1-d, or a negative N.
+
+    Examples
+    --------
+    >>> pydevtensor.vander(pydevtensor.tensor([1, 2, 3]))
+    tensor([[1, 1, 1],
+            [4, 2, 1],
+            [9, 3, 1]])
+    """
+    x = _tensor_arg(x, "vander", "x")
+    if x.ndim != 1:
+        raise RuntimeError(f"vander(): x must be a one-dimensional tensor, got shape "
+                           f"{tuple(x.shape)} (on {x.device})")
+    n = x.shape[0] if N is None else _int_arg(N, "vander", "N")
+    if n < 0:
+        raise RuntimeError(f"vander(): N must be non-negative, got {n}")
+    if x.dtype == _C.bool:
+        x = x.to(_C.int64)
+    if n == 0:
+        return _C.zeros((x.shape[0], 0), dtype=x.dtype, device=x.device)
+    ones = _C.ones((x.shape[0], 1), dtype=x.dtype, device=x.device)
+    powers = cat([ones, x.unsqueeze(1).expand(x.shape[0], n - 1)], 1).cumprod(1)
+    return powers if increasing else powers.flip(1)
