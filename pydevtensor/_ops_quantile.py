@@ -145,16 +145,8 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
     Parameters
     ----------
-    input : Tensor
-        float32 or float64 values, not empty (also the method ``x.nanquantile(q)``).
-    q : float or Tensor
-        In [0, 1]; a 0-d or 1-d tensor of input's dtype for several quantiles.
-    dim : int, optional
-        The dimension to reduce (default: all elements).
-    keepdim : bool, optional
-        Keep the reduced dimension(s) with size 1.
-    interpolation : str, optional
-        ``linear`` (default), ``lower``, ``higher``, ``midpoint`` or ``nearest``.
+    input, q, dim, keepdim, interpolation
+        As quantile's (also the method ``x.nanquantile(q)``).
 
     Returns
     -------
