@@ -185,3 +185,38 @@ def test_int64_running_sums_at_every_level(level, level_restored):
             want = np.cumsum(a, -1)
         x.zero_()  # the sums do not share x's memory (nor a's, which x shares)
         np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", INTS)
+def test_division_and_powers_at_every_level(level, dtype, level_restored):
+    """//, %, fmod, the truncating division and ** of every integer dtype (the small ones
+    widened a block of 256 at a time into the int32 rows, Note [small integer rows] in
+    csrc/cpu/cpu_vsmall.h): NumPy's (Python's floor and remainder; C's truncation), for
+    rows around the block, a divisor row or one divisor, strided."""
+    pdt._C._cpu_simd_level(level)
+    rng = np.random.default_rng(14)
+    info = np.iinfo(dtype)
+    for n in (1, 7, 255, 256, 257, 1031):
+        a = _values(rng, dtype, n)
+        b = _values(rng, dtype, n)
+        b[b == 0] = 3
+        b[(a == info.min) & (b == -1)] = 1  # MIN // -1 overflows in NumPy
+        x, y = pdt.from_numpy(a), pdt.from_numpy(b)
+        s = int(b[n // 2])
+        sa = a.dtype.type(s)
+        sa_ok = a if s != -1 else np.where(a == info.min, 0, a)
+        xs = pdt.from_numpy(sa_ok)
+        trunc = a // b + ((a % b != 0) & ((a < 0) != (b < 0)))  # C's division, exact
+        with np.errstate(over="ignore"):  # MIN // -1 in the strided pairs wraps to MIN
+            strided = a[1::2] // b[::2][: n // 2]
+        for got, want, what in ((x // y, a // b, "//"), (x % y, a % b, "%"),
+                                (pdt.fmod(x, y), np.fmod(a, b), "fmod"),
+                                (pdt.div(x, y, rounding_mode="trunc"), trunc, "trunc"),
+                                (xs // s, sa_ok // sa, "// one"), (xs % s, sa_ok % sa, "% one"),
+                                (x[1::2] // y[::2][: n // 2], strided, "strided //")):
+            _check(got, want.astype(dtype), f"{what} {level} {dtype} n={n}")
+        e = rng.integers(0, 9, n).astype(dtype)
+        with np.errstate(over="ignore"):
+            _check(x ** pdt.from_numpy(e), a ** e, f"** {level} {dtype} n={n}")
+            _check(x ** 3, a ** a.dtype.type(3), f"** 3 {level} {dtype} n={n}")

@@ -182,6 +182,52 @@ def test_mixed_small_dtypes(device):
     assert (a + b).tolist() == [0, 129, 127]
 
 
+@pytest.mark.parametrize("name", SMALL)
+def test_other_dtypes_are_cast_into_the_small_one_first(device, name):
+    """An operand of another dtype that does not promote (a 0-d tensor) is cast into the
+    small dtype first, and an out= of a wider dtype gets the wrapped result, as in PyTorch
+    (Note [small integers] in csrc/core/pdt_dtype.h)."""
+    a = values(name, 40, seed=5)
+    x = on(device, a)
+    with np.errstate(over="ignore"):
+        for k, dt in ((-1, "int8"), (300, "int64"), (200, "int16"), (-129, "int32")):
+            s = pdt.tensor(k, dtype=getattr(pdt, dt), device=device)
+            kk = np.array(k).astype(dt).astype(name)  # the 0-d value cast into x's dtype
+            for got, want in ((x < s, a < kk), (x == s, a == kk), (x + s, a + kk),
+                              (pdt.maximum(x, s), np.maximum(a, kk)), (x & s, a & kk),
+                              (x * s, a * kk), (x // s, a // kk), (x % s, a % kk),
+                              (pdt.fmod(x, s), np.fmod(a, kk))):
+                assert got.dtype == (pdt.bool if want.dtype == bool else x.dtype)
+                np.testing.assert_array_equal(host(got), want, err_msg=f"{name} {k} {dt}")
+        e = pdt.tensor(259, dtype=pdt.int16, device=device)  # 3 in uint8 and int8, 259 in int16
+        ee = np.array(259).astype(name)
+        np.testing.assert_array_equal(host(x ** e), a ** ee)
+        out = pdt.empty(40, dtype=pdt.int32, device=device)
+        pdt.add(x, x, out=out)
+        np.testing.assert_array_equal(host(out), (a + a).astype(np.int32))
+        pdt.pow(x, 2, out=out)
+        np.testing.assert_array_equal(host(out), (a * a).astype(np.int32))
+        pdt.floor_divide(x, 3, out=out)
+        np.testing.assert_array_equal(host(out), (a // a.dtype.type(3)).astype(np.int32))
+        pdt.neg(x, out=out)
+        np.testing.assert_array_equal(host(out), (-a).astype(np.int32))
+
+
+def test_other_dtypes_as_torch():
+    torch = torch_or_skip()
+    x = pdt.tensor([200, 5, 0, 255], dtype=pdt.uint8)
+    tx = torch.tensor([200, 5, 0, 255], dtype=torch.uint8)
+    assert (x < pdt.tensor(-1, dtype=pdt.int8)).tolist() == (
+        tx < torch.tensor(-1, dtype=torch.int8)).tolist()
+    assert (x << pdt.tensor(259)).tolist() == (tx << torch.tensor(259)).tolist()
+    out, tout = pdt.empty(4, dtype=pdt.int32), torch.empty(4, dtype=torch.int32)
+    assert pdt.add(x, x, out=out).tolist() == torch.add(tx, tx, out=tout).tolist()
+    assert pdt.pow(x, 2, out=out).tolist() == torch.pow(tx, 2, out=tout).tolist()
+    m1 = pdt.tensor(-1, dtype=pdt.int8)
+    assert (x // m1).tolist() == (tx // torch.tensor(-1, dtype=torch.int8)).tolist()
+    assert (x % pdt.tensor(300)).tolist() == (tx % torch.tensor(300)).tolist()
+
+
 def test_in_place_keeps_the_dtype(device):
     x = pdt.tensor([250, 10], dtype=pdt.uint8, device=device)
     x += 10

@@ -285,11 +285,10 @@ typedef struct pdt_backend {
      * the bits of casting the mask first, without its temporary (Note [a float
      * times a mask] in pdt_elementwise.c).  0: the core casts it first. */
     int binary_mul_mask;
-    /* 1: binary() also takes uint8, int8 and int16 as the compute dtype for +, -, *,
-     * maximum, minimum, the bitwise ops, the shifts and the comparisons, and unary()
-     * for neg, abs, relu, sign, clamp and the rounding ops, with the values the int32
-     * route gives (Note [small integers] in pdt_dtype.h).  0: the core computes
-     * them in int32. */
+    /* 1: binary() and unary() also take uint8, int8 and int16 as the compute dtype,
+     * for every op they take int32 for (but add and sub with alpha), with the values
+     * of int32's op on the widened operands, narrowed (Note [small integers] in
+     * pdt_dtype.h).  0: the core computes them in int32. */
     int small_int_rows;
     /* out = a op (b * alpha) for op PDT_OP_ADD or PDT_OP_SUB: a and b tensors of
      * out's dtype, float32 or float64, broadcast to out's shape (any strides; out

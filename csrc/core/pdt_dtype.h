@@ -37,15 +37,20 @@ typedef enum pdt_dtype {
  * does (uint8 tensor + 300 adds 44).  Floats into a small integer: Note [float to
  * small int] in pdt_convert.h.
  *
- * A backend that sets small_int_rows (pdt_backend.h) computes the ops whose narrowed
- * int32 result depends only on the narrow operands in the small type itself, with
- * no cast and no temporary: +, -, * (the low bits of a sum or product are those of
- * the low bits'), negation, maximum, minimum, the bitwise ops, the comparisons,
- * abs, relu, sign, clamp (bounds saturated to the dtype) and the rounding ops, and
- * the shifts as int32's on the widened values, narrowed (a count past 31 still
- * gives 0, or -1 for >> of a negative value).  The values are the int32 route's, on
- * every device, whichever way it goes; //, %, ** and fmod, and add or sub with
- * alpha, keep the int32 route (Note [small integer rows] in csrc/cpu/cpu_vsmall.h). */
+ * A backend that sets small_int_rows (pdt_backend.h) computes every op of a small
+ * integer result in the small type itself, with no cast and no temporary (add and
+ * sub with alpha excepted): each op is int32's on the widened operands, its result
+ * narrowed, so for operands of the small dtype the values are the int32 route's on
+ * every device (+, -, *, negation: the low bits of the int32 result; the shifts: a
+ * count past 31 still gives 0, or -1 for >> of a negative value; //, %, fmod and **
+ * as int32's, then wrapped; maximum, minimum, the bitwise ops, the comparisons, abs,
+ * relu, sign, clamp with bounds saturated to the dtype, the roundings: results that
+ * fit).  Two cases differ from the int32 route and give PyTorch's values: an operand
+ * of another dtype that does not promote (a 0-d int8 or int64 tensor with a uint8
+ * one) is cast into the small dtype first (uint8 < tensor(-1, int8) compares with
+ * 255: the int32 route compared with -1), and an out= of a wider dtype receives the
+ * wrapped result (uint8 200 + 200 into an int32 out is 144: the int32 route wrote
+ * 400).  The CPU's rows: Note [small integer rows] in csrc/cpu/cpu_vsmall.h. */
 
 /* A Python-side scalar: either an integer (bool included) or a float. */
 typedef struct pdt_scalar {

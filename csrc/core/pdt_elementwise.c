@@ -401,16 +401,6 @@ static pdt_status check_integer_divisor(const char *name, pdt_binary_op op, pdt_
  * two tensors of one dtype and shape on one device, and a new result.  Then
  * there is nothing to promote, broadcast, cast or overlap.  Returns 0 when the
  * call is not of that kind. */
-/* Whether backend be computes op in a small integer dtype itself (Note [small
- * integers] in pdt_dtype.h). */
-static int small_binary_native(const pdt_backend *be, pdt_binary_op op)
-{
-    return be->small_int_rows &&
-           (op == PDT_OP_ADD || op == PDT_OP_SUB || op == PDT_OP_MUL || op == PDT_OP_MAXIMUM ||
-            op == PDT_OP_MINIMUM || (op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT) ||
-            is_comparison(op));
-}
-
 static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_arg b,
                              const pdt_tensor *out, pdt_tensor *result, pdt_status *st)
 {
@@ -419,7 +409,7 @@ static int binary_same_shape(const char *name, pdt_binary_op op, pdt_arg a, pdt_
         return 0;
     pdt_dtype dt = a.t->dtype;
     if (pdt_dtype_is_half(dt) ||
-        (pdt_dtype_is_small_int(dt) && !small_binary_native(pdt_backend_of(a.t->device.kind), op)))
+        (pdt_dtype_is_small_int(dt) && !pdt_backend_of(a.t->device.kind)->small_int_rows))
         return 0; /* computed in float32, int32 */
     if (op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT && !pdt_dtype_is_integer(dt))
         return 0; /* bools composed, floats refused: binary_impl */
@@ -551,9 +541,9 @@ pdt_status pdt_ew_binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
         st = pdt_ew_check_output(name, out, ndim, shape, res);
     pdt_arg both[2] = {a, b};
     const pdt_dtype wrap = forced >= 0 ? res : result_type(2, both);
-    if (st == PDT_OK && forced < 0 && pdt_dtype_is_small_int(wrap) &&
-        small_binary_native(pdt_backend_of(dev.kind), op))
-        compute = wrap; /* Note [small integers] in pdt_dtype.h */
+    if (st == PDT_OK && forced < 0 && pdt_dtype_is_small_int(wrap) && compute == PDT_INT32 &&
+        pdt_backend_of(dev.kind)->small_int_rows)
+        compute = wrap; /* not / (float32): Note [small integers] in pdt_dtype.h */
     if (st == PDT_OK && op == PDT_OP_POW && pdt_dtype_is_small_int(wrap) && !b.t && !b.s.is_float &&
         b.s.i != pdt_int_wrap(wrap, b.s.i) && b.s.i >= 0)
         st = pdt_fail(PDT_ERR_VALUE,
@@ -732,10 +722,7 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
     prepared px, tmp_out;
     const pdt_tensor *target = NULL, *dest = NULL;
     pdt_dtype compute = pdt_compute_dtype(res); /* Note [half precision arithmetic] */
-    if (pdt_dtype_is_small_int(res) && pdt_backend_of(dev.kind)->small_int_rows &&
-        (op == PDT_OP_NEG || op == PDT_OP_ABS || op == PDT_OP_RELU || op == PDT_OP_SIGN ||
-         op == PDT_OP_CLAMP || op == PDT_OP_FLOOR || op == PDT_OP_CEIL || op == PDT_OP_ROUND ||
-         op == PDT_OP_TRUNC))
+    if (pdt_dtype_is_small_int(res) && pdt_backend_of(dev.kind)->small_int_rows)
         compute = res; /* Note [small integers] in pdt_dtype.h */
     px.has_tmp = 0;
     int perm[PDT_MAX_DIMS];

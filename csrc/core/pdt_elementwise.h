@@ -71,7 +71,7 @@
  * TypeError, as in PyTorch; two bools give and, or, xor as bools).  x << s and x >> s for
  * a shift s outside [0, bits of the dtype) give what PyTorch's kernels give: 0 for
  * <<, and for >> 0 or -1 (the sign filled in).  A right shift of a signed dtype is
- * arithmetic.  The small integers shift in int32 and wrap back (Note [small
+ * arithmetic.  The small integers shift as int32 does and wrap back (Note [small
  * integers] in pdt_dtype.h), which gives the same answers.
  */
 #ifndef PDT_ELEMENTWISE_H

@@ -327,6 +327,60 @@ DIVC_ROW_I32(floordiv_row, PDT_OP_FLOOR_DIV)
 DIVC_ROW_I32(remainder_row, PDT_OP_REMAINDER)
 DIVC_ROW_I32(truncdiv_row, PDT_OP_TRUNC_DIV)
 
+/* uint8, int8 and int16 //, % and truncating division: contiguous rows through the
+ * level's rows in float32 lanes (cpu_vsmall.h), strided ones a block at a time widened into
+ * int32, the int32 rows above, narrowed back: the int32 route's values without its
+ * temporaries (Note [small integer rows] in cpu_vsmall.h).  ** and fmod: int32's expressions on the widened values, narrowed (their
+ * int32 rows are element loops too). */
+#define SMALL_DIV_BLOCK 256
+#define SMALL_WIDEN(DST, SRC, STRIDE, T, M)                                                        \
+    do {                                                                                           \
+        if ((STRIDE) == (int64_t)sizeof(T)) { /* a loop over plain indices: vectorised */          \
+            const T *src_ = (const T *)(SRC);                                                      \
+            for (int64_t k = 0; k < (M); k++)                                                      \
+                (DST)[k] = src_[k];                                                                \
+        } else {                                                                                   \
+            for (int64_t k = 0; k < ((STRIDE) ? (M) : 1); k++)                                     \
+                (DST)[k] = *(const T *)((SRC) + k * (STRIDE));                                     \
+        }                                                                                          \
+    } while (0)
+#define SMALL_DIV_ROW(NAME, SN, T)                                                                 \
+    static void NAME##_##SN(char *o, int64_t so, const char *a, int64_t sa, const char *b,         \
+                            int64_t sb, int64_t n, const void *extra)                              \
+    {                                                                                              \
+        const int64_t e = sizeof(T);                                                               \
+        if (so == e && (sa == e || sa == 0) && (sb == e || sb == 0) && (sa | sb)) {                \
+            pdt_cpu_simd()->NAME##_##SN(o, a, b, n, sa == 0 ? 1 : sb == 0 ? 2 : 0);                \
+            return;                                                                                \
+        }                                                                                          \
+        int32_t wa[SMALL_DIV_BLOCK], wb[SMALL_DIV_BLOCK], wo[SMALL_DIV_BLOCK];                     \
+        for (int64_t i = 0; i < n; i += SMALL_DIV_BLOCK) {                                         \
+            const int64_t m = n - i < SMALL_DIV_BLOCK ? n - i : SMALL_DIV_BLOCK;                   \
+            SMALL_WIDEN(wa, a + i * sa, sa, T, m);                                                 \
+            SMALL_WIDEN(wb, b + i * sb, sb, T, m);                                                 \
+            NAME##_i32c((char *)wo, 4, (const char *)wa, sa ? 4 : 0, (const char *)wb, sb ? 4 : 0, \
+                        m, extra);                                                                 \
+            if (so == (int64_t)sizeof(T)) {                                                        \
+                T *dst = (T *)(o + i * so);                                                        \
+                for (int64_t k = 0; k < m; k++)                                                    \
+                    dst[k] = (T)wo[k];                                                             \
+            } else {                                                                               \
+                for (int64_t k = 0; k < m; k++)                                                    \
+                    *(T *)(o + (i + k) * so) = (T)wo[k];                                           \
+            }                                                                                      \
+        }                                                                                          \
+    }
+static inline int32_t fmod_w(int32_t x, int32_t y) { return y == 0 || y == -1 ? 0 : x % y; }
+#define SMALL_DIVMOD_ROWS(SN, T)                                                                   \
+    SMALL_DIV_ROW(floordiv_row, SN, T)                                                             \
+    SMALL_DIV_ROW(remainder_row, SN, T)                                                            \
+    SMALL_DIV_ROW(truncdiv_row, SN, T)                                                             \
+    BINARY_ROW(pow_row_##SN, T, T, pow_i32(x, y))                                                  \
+    BINARY_ROW(fmod_##SN, T, T, fmod_w(x, y))
+SMALL_DIVMOD_ROWS(u8, uint8_t)
+SMALL_DIVMOD_ROWS(i8, int8_t)
+SMALL_DIVMOD_ROWS(i16, int16_t)
+
 /* bool: + and maximum are `or`, * and minimum are `and` (the level's rows when contiguous) */
 DISPATCHED_ROW(or_bool, uint8_t, uint8_t, PDT_OR_BOOL(x, y))
 DISPATCHED_ROW(and_bool, uint8_t, uint8_t, PDT_AND_BOOL(x, y))
@@ -363,11 +417,11 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_SUB] = ROWS_NUMS(sub),
     [PDT_OP_MUL] = ROWS_8(and_bool, mul_i32, mul_i64, mul_f32, mul_f64, mul),
     [PDT_OP_DIV] = ROWS_5(NULL, NULL, NULL, div_f32, div_f64),
-    [PDT_OP_FLOOR_DIV] = ROWS_5(NULL, floordiv_row_i32c, floordiv_row_i64, floordiv_row_f32,
-                                floordiv_row_f64),
-    [PDT_OP_REMAINDER] = ROWS_5(NULL, remainder_row_i32c, remainder_row_i64, remainder_row_f32,
-                                remainder_row_f64),
-    [PDT_OP_POW] = ROWS_NUM(pow_row),
+    [PDT_OP_FLOOR_DIV] = ROWS_8(NULL, floordiv_row_i32c, floordiv_row_i64, floordiv_row_f32,
+                                floordiv_row_f64, floordiv_row),
+    [PDT_OP_REMAINDER] = ROWS_8(NULL, remainder_row_i32c, remainder_row_i64, remainder_row_f32,
+                                remainder_row_f64, remainder_row),
+    [PDT_OP_POW] = ROWS_NUMS(pow_row),
     [PDT_OP_MAXIMUM] = ROWS_8(or_bool, maximum_i32, maximum_i64, maximum_f32, maximum_f64, maximum),
     [PDT_OP_MINIMUM] = ROWS_8(and_bool, minimum_i32, minimum_i64, minimum_f32, minimum_f64,
                               minimum),
@@ -377,8 +431,8 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_LE] = ROWS_ALLS(le),
     [PDT_OP_GT] = ROWS_ALLS(gt),
     [PDT_OP_GE] = ROWS_ALLS(ge),
-    [PDT_OP_TRUNC_DIV] = ROWS_5(NULL, truncdiv_row_i32c, truncdiv_row_i64, truncdiv_row_f32,
-                                truncdiv_row_f64),
+    [PDT_OP_TRUNC_DIV] = ROWS_8(NULL, truncdiv_row_i32c, truncdiv_row_i64, truncdiv_row_f32,
+                                truncdiv_row_f64, truncdiv_row),
     [PDT_OP_ATAN2] = ROWS_5(NULL, NULL, NULL, atan2_f32, atan2_f64),
     [PDT_OP_BITWISE_AND] = ROWS_INTS(and),
     [PDT_OP_BITWISE_OR] = ROWS_INTS(or),
@@ -389,7 +443,7 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_COPYSIGN] = ROWS_5(NULL, NULL, NULL, pdt_cpu_copysign_f32, pdt_cpu_copysign_f64),
     [PDT_OP_LOGADDEXP] = ROWS_5(NULL, NULL, NULL, pdt_cpu_logaddexp_f32, pdt_cpu_logaddexp_f64),
     [PDT_OP_LOGADDEXP2] = ROWS_5(NULL, NULL, NULL, pdt_cpu_logaddexp2_f32, pdt_cpu_logaddexp2_f64),
-    [PDT_OP_FMOD] = ROWS_5(NULL, fmod_i32, fmod_i64, pdt_cpu_fmod_f32, fmod_f64),
+    [PDT_OP_FMOD] = ROWS_8(NULL, fmod_i32, fmod_i64, pdt_cpu_fmod_f32, fmod_f64, fmod),
 };
 
 /* A scalar operand's value in dtype dt, at a stable address. */

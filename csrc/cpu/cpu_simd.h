@@ -92,7 +92,11 @@ typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int
     }                                                                                              \
     static inline T pdt_ineg_##SN(T x) { return (T)(0u - (uint32_t)x); }
 #define PDT_SMALL_SIGNED_EXPRS(SN, T)                                                              \
-    static inline T pdt_iabs_##SN(T x) { return x < 0 ? pdt_ineg_##SN(x) : x; }                    \
+    static inline T pdt_iabs_##SN(T x)                                                             \
+    {                                                                                              \
+        const int32_t w = x, m = w >> 31; /* |w| without a branch; narrowed, |MIN| is MIN */       \
+        return (T)((w ^ m) - m);                                                                   \
+    }                                                                                              \
     static inline T pdt_relu_##SN(T x) { return x < 0 ? 0 : x; }                                   \
     static inline T pdt_isign_##SN(T x) { return (T)PDT_ISIGN(x); }
 PDT_SMALL_EXPRS(u8, uint8_t)
@@ -282,7 +286,8 @@ typedef struct pdt_cpu_simd_table {
         xor_##SN, shl_row_##SN, shr_row_##SN, eq_##SN, ne_##SN, lt_##SN, le_##SN, gt_##SN,         \
         ge_##SN;                                                                                   \
     pdt_vu_row neg_##SN, abs_##SN, relu_##SN, sign_##SN;                                           \
-    pdt_vclamp_row clamp_##SN;
+    pdt_vclamp_row clamp_##SN;                                                                     \
+    pdt_vb_row floordiv_row_##SN, remainder_row_##SN, truncdiv_row_##SN;
     PDT_SMALL_FIELDS(u8)
     PDT_SMALL_FIELDS(i8)
     PDT_SMALL_FIELDS(i16)

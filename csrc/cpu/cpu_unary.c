@@ -47,10 +47,15 @@
 /* clamp(x) = min(max(x, lo), hi) (cpu_simd.h) */
 #define CLAMP(x) PDT_CLAMP(x, lo, hi)
 
-/* clamp of floats: contiguous rows to the level's kernel (cpu_vmath.h), strided
- * ones through the same expression */
-#define SIMD_CLAMP_ROW(NAME, T)                                                                    \
-    UNARY_ROW(NAME##_strided, T, CLAMP(x))                                                         \
+/* Of integers, min(max(x, lo), hi): PDT_CLAMP's values (lo > hi gives hi either way; no
+ * NaN), without the branch GCC kept in the strided loop (int8 clamp of a strided 1e6 took
+ * 3.3 ms, mispredicted on signed data) */
+#define ICLAMP(x) PDT_IMIN(PDT_IMAX(x, lo), hi)
+
+/* clamp: contiguous rows to the level's kernel (cpu_vmath.h), strided ones through the
+ * expression E (CLAMP for floats, ICLAMP for integers) */
+#define SIMD_CLAMP_ROW(NAME, T, E)                                                                 \
+    UNARY_ROW(NAME##_strided, T, E(x))                                                             \
     static void NAME(char *o, int64_t so, const char *a, int64_t sa, const char *b, int64_t sb,    \
                      int64_t n, const void *extra)                                                 \
     {                                                                                              \
@@ -87,7 +92,7 @@
     SIMD_UNARY_ROW(round_##SN, T, PDT_ROUND)                                                       \
     SIMD_UNARY_ROW(trunc_##SN, T, PDT_TRUNC)                                                       \
     SIMD_UNARY_ROW(sign_##SN, T, PDT_SIGN)                                                         \
-    SIMD_CLAMP_ROW(clamp_##SN, T)
+    SIMD_CLAMP_ROW(clamp_##SN, T, CLAMP)
 FLOAT_UNARY_ROWS(f32, float)
 FLOAT_UNARY_ROWS(f64, double)
 
@@ -120,7 +125,7 @@ UNARY_ROW(digamma_f32, float, pdt_digamma((double)x))
     SIMD_UNARY_ROW(relu_##SN, T, RELU)                                                             \
     UNARY_ROW(same_##SN, T, x) /* the rounding ops */                                              \
     SIMD_UNARY_ROW(sign_##SN, T, SIGN)                                                             \
-    SIMD_CLAMP_ROW(clamp_##SN, T)
+    SIMD_CLAMP_ROW(clamp_##SN, T, ICLAMP)
 INT_UNARY_ROWS(i32, int32_t, PDT_INEG_I32, PDT_IABS_I32, PDT_RELU, PDT_ISIGN)
 INT_UNARY_ROWS(i64, int64_t, PDT_INEG_I64, PDT_IABS_I64, PDT_RELU, PDT_ISIGN)
 /* uint8, int8, int16 (Note [small integer rows] in cpu_vsmall.h) */

@@ -7,16 +7,20 @@
  * The small integers were computed in int32 (Note [small integers] in pdt_dtype.h): a
  * cast of each operand into an int32 temporary, the int32 row, a cast back.  On 2e4
  * uint8 elements `a + b` took 7.1 to 9.7 us, NumPy's 1.0 to 1.4 (three passes, two
- * temporaries four times the data).  The ops whose int32 result, narrowed, depends only
- * on the narrow operands run in the small type itself (the backend's `small_int_rows`):
- * +, -, * and negation keep the low bits, which are those of the int32 result; the
- * shifts are int32's on the widened values, narrowed (cpu_simd.h's pdt_shl_u8, ...), so a
- * count past the int32 width still gives 0 or -1 as int32's did; maximum, minimum, the
- * bitwise ops, the comparisons, abs, relu, sign and clamp (whose bounds the core has
- * saturated to the dtype's range) have results that fit.  So every value is the one the
- * int32 route gave; the tests compare against NumPy at every level.  //, %, ** and
- * fmod stay in int32 (few callers; their int32 rows are the vectorised ones).  GCC
- * vectorises the narrowed expressions at the level's width: 16 to 64 lanes.
+ * temporaries four times the data).  Now the CPU backend computes them in the small
+ * type (`small_int_rows`): +, -, * and negation keep the low bits, which are those of
+ * the int32 result; the shifts are int32's on the widened values, narrowed
+ * (cpu_simd.h's pdt_shl_u8, ...), so a count past the int32 width still gives 0 or -1
+ * as int32's did; maximum, minimum, the bitwise ops, the comparisons, abs, relu, sign
+ * and clamp (whose bounds the core has saturated to the dtype's range) have results
+ * that fit.  GCC vectorises these narrowed expressions at the level's width, 16 to 64
+ * lanes (the rows below; the strided loops in cpu_elementwise.c and cpu_unary.c use the
+ * same expressions, branch-free for abs and clamp).  //, % and the truncating division
+ * of contiguous rows run in float32 lanes (VS_DIV_ROW below, exact); strided ones widen a
+ * block of 256 into int32 on the stack and run the int32 rows; ** and fmod run int32's
+ * expressions on the widened values.  So for operands of the small dtype every value is the one the int32
+ * route gave (the two cases where another dtype meets it: Note [small integers]); the
+ * tests compare against NumPy at every level.
  */
 
 #define VS_ROWS(SN, T)                                                                             \
@@ -40,6 +44,58 @@ VS_ROWS(u8, uint8_t)
 VS_ROWS(i8, int8_t)
 VS_ROWS(i16, int16_t)
 
+/* //, % and the truncating division of contiguous rows (mode as VB_ROW's: 1, a is one
+ * value; 2, b is), in float32 lanes: q = x / d rounded once is within 2^-24 |q| of the real
+ * quotient, and a quotient that is not an integer lies at least 1 / |d| from every integer,
+ * which is more (|x| < 2^16), so the conversion's truncation of q is the real quotient's;
+ * r = x - q d is exact (below 2^24).  Floor division and Python's remainder then step as
+ * cpu_elementwise.c's scalar forms; d = 0 gives 0 (and % -1 gives 0) as there, and MIN //
+ * -1 wraps when narrowed: the int32 route's values.  No division instruction per element
+ * but the lanes': 2e4 uint8 // 7 took 12-16 us widened into the int32 rows. */
+/* trunc(x / d), 0 for d = 0; no branch and no conditional division (GCC keeps a division
+ * under a condition as control flow, for -ftrapping-math, and the loop unvectorised) */
+static inline float pdt_small_q(float x, float d)
+{
+    const float nz = (float)(d != 0.0f);
+    return (float)(int32_t)(x / (d + 1.0f - nz)) * nz;
+}
+static inline float pdt_small_truncdiv(float x, float d) { return pdt_small_q(x, d); }
+static inline float pdt_small_floordiv(float x, float d)
+{
+    const float q = pdt_small_q(x, d), r = (x - q * d) * (float)(d != 0.0f);
+    return r != 0.0f && ((r < 0.0f) != (d < 0.0f)) ? q - 1.0f : q;
+}
+static inline float pdt_small_remainder(float x, float d)
+{
+    const float q = pdt_small_q(x, d), r = (x - q * d) * (float)(d != 0.0f);
+    return r != 0.0f && ((r < 0.0f) != (d < 0.0f)) ? r + d : r;
+}
+#define VS_DIV_ROW(NAME, T, F)                                                                     \
+    static void VM(NAME)(char *o, const char *a, const char *b, int64_t n, int mode)               \
+    {                                                                                              \
+        T *restrict p = (T *)o;                                                                    \
+        const T *x = (const T *)a, *y = (const T *)b;                                              \
+        if (mode == 1) {                                                                           \
+            const float s = (float)x[0];                                                           \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = (T)(int32_t)F(s, (float)y[i]);                                              \
+        } else if (mode == 2) {                                                                    \
+            const float s = (float)y[0];                                                           \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = (T)(int32_t)F((float)x[i], s);                                              \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = (T)(int32_t)F((float)x[i], (float)y[i]);                                    \
+        }                                                                                          \
+    }
+#define VS_DIV_ROWS(SN, T)                                                                         \
+    VS_DIV_ROW(floordiv_row_##SN, T, pdt_small_floordiv)                                           \
+    VS_DIV_ROW(remainder_row_##SN, T, pdt_small_remainder)                                         \
+    VS_DIV_ROW(truncdiv_row_##SN, T, pdt_small_truncdiv)
+VS_DIV_ROWS(u8, uint8_t)
+VS_DIV_ROWS(i8, int8_t)
+VS_DIV_ROWS(i16, int16_t)
+
 /* the table's entries (cpu_vtable.h) */
 #define VS_ENTRIES(SN)                                                                             \
     .add_##SN = VM(add_##SN), .sub_##SN = VM(sub_##SN), .mul_##SN = VM(mul_##SN),                  \
@@ -48,4 +104,6 @@ VS_ROWS(i16, int16_t)
     .shr_row_##SN = VM(shr_row_##SN), .eq_##SN = VM(eq_##SN), .ne_##SN = VM(ne_##SN),              \
     .lt_##SN = VM(lt_##SN), .le_##SN = VM(le_##SN), .gt_##SN = VM(gt_##SN),                        \
     .ge_##SN = VM(ge_##SN), .neg_##SN = VM(neg_##SN), .abs_##SN = VM(abs_##SN),                    \
-    .relu_##SN = VM(relu_##SN), .sign_##SN = VM(sign_##SN), .clamp_##SN = VM(clamp_##SN)
+    .relu_##SN = VM(relu_##SN), .sign_##SN = VM(sign_##SN), .clamp_##SN = VM(clamp_##SN),          \
+    .floordiv_row_##SN = VM(floordiv_row_##SN), .remainder_row_##SN = VM(remainder_row_##SN),      \
+    .truncdiv_row_##SN = VM(truncdiv_row_##SN)

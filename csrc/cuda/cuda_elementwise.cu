@@ -125,14 +125,11 @@ constexpr bool is_small_dtype(pdt_dtype d)
     return d == PDT_UINT8 || d == PDT_INT8 || d == PDT_INT16;
 }
 
-/* The (op, dtype) pairs the core sends, as in the CPU backend's tables (the small
- * integers': Note [small integers] in pdt_dtype.h). */
+/* The (op, dtype) pairs the core sends, as in the CPU backend's tables; the small
+ * integers take int32's (Note [small integers] in pdt_dtype.h). */
 constexpr bool binary_supported(int op, pdt_dtype d)
 {
-    return is_small_dtype(d)
-               ? op == PDT_OP_ADD || op == PDT_OP_SUB || op == PDT_OP_MUL || op == PDT_OP_MAXIMUM ||
-                     op == PDT_OP_MINIMUM ||
-                     (op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT) || is_comparison(op)
+    return is_small_dtype(d) ? binary_supported(op, PDT_INT32)
            : op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT
                ? (d == PDT_INT32 || d == PDT_INT64)
            : op == PDT_OP_DIV || op == PDT_OP_ATAN2 ||
@@ -152,8 +149,7 @@ __host__ __device__ constexpr bool is_rounding(int op)
 
 constexpr bool unary_supported(int op, pdt_dtype d)
 {
-    return is_small_dtype(d) ? op == PDT_OP_NEG || op == PDT_OP_ABS || op == PDT_OP_RELU ||
-                                   op == PDT_OP_SIGN || op == PDT_OP_CLAMP || is_rounding(op)
+    return is_small_dtype(d) ? unary_supported(op, PDT_INT32)
            : op == PDT_OP_ABS || op == PDT_OP_RELU || op == PDT_OP_SIGN ? true
            : op == PDT_OP_NEG || op == PDT_OP_CLAMP || is_rounding(op)
                ? d != PDT_BOOL
