@@ -220,3 +220,39 @@ def test_division_and_powers_at_every_level(level, dtype, level_restored):
         with np.errstate(over="ignore"):
             _check(x ** pdt.from_numpy(e), a ** e, f"** {level} {dtype} n={n}")
             _check(x ** 3, a ** a.dtype.type(3), f"** 3 {level} {dtype} n={n}")
+
+
+def _divisors(dtype):
+    """Every divisor of an 8-bit dtype; for int16 the edges, every power of two and its
+    neighbours, and a sample between."""
+    info = np.iinfo(dtype)
+    if info.bits == 8:
+        return list(range(info.min, info.max + 1))
+    twos = [s * ((1 << k) + e) for k in range(16) for e in (-1, 0, 1) for s in (1, -1)]
+    rng = np.random.default_rng(15)
+    some = rng.integers(info.min, info.max, 64, endpoint=True).tolist()
+    return sorted({d for d in twos + some + [info.min, info.max, 3, 7, -7, 10, 255, 1000]
+                   if info.min <= d <= info.max})
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16"])
+def test_division_by_one_divisor_every_value(level, dtype, level_restored):
+    """x // d, x % d and the truncating division of a small integer row by one divisor
+    (a multiply's high half in 16-bit lanes: Note [small integer division by one divisor]
+    in csrc/cpu/cpu_vsdiv.h) for every value of the dtype, against Python's floor and
+    remainder and C's truncation computed in int64 and wrapped; -1 as the int32
+    route (MIN // -1 wraps)."""
+    pdt._C._cpu_simd_level(level)
+    info = np.iinfo(dtype)
+    a = np.arange(info.min, info.max + 1, dtype=np.int64)
+    x = pdt.from_numpy(a.astype(dtype))
+    for d in _divisors(dtype):
+        if d == 0:  # refused (tests/test_integer_division_by_zero.py)
+            continue
+        floor, rem = a // d, a % d
+        trunc = floor + ((rem != 0) & ((a < 0) != (d < 0)))
+        for s in (d, pdt.tensor(d, dtype=getattr(pdt, dtype))):
+            for got, want, what in ((x // s, floor, "//"), (x % s, rem, "%"),
+                                    (pdt.div(x, s, rounding_mode="trunc"), trunc, "trunc")):
+                _check(got, want.astype(dtype), f"x {what} {s!r} {level} {dtype}")

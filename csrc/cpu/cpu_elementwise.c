@@ -328,10 +328,10 @@ DIVC_ROW_I32(remainder_row, PDT_OP_REMAINDER)
 DIVC_ROW_I32(truncdiv_row, PDT_OP_TRUNC_DIV)
 
 /* uint8, int8 and int16 //, % and truncating division: contiguous rows through the
- * level's rows in float32 lanes (cpu_vsmall.h), strided ones a block at a time widened into
- * int32, the int32 rows above, narrowed back: the int32 route's values without its
- * temporaries (Note [small integer rows] in cpu_vsmall.h).  ** and fmod: int32's expressions on the widened values, narrowed (their
- * int32 rows are element loops too). */
+ * level's rows (cpu_vsdiv.h), strided ones a block at a time widened into int32, the
+ * int32 rows above, narrowed back: the int32 route's values without its temporaries (Note
+ * [small integer rows] in cpu_vsmall.h).  ** and fmod: int32's expressions on the widened
+ * values, narrowed (their int32 rows are element loops too). */
 #define SMALL_DIV_BLOCK 256
 #define SMALL_WIDEN(DST, SRC, STRIDE, T, M)                                                        \
     do {                                                                                           \

@@ -1,6 +1,7 @@
 /* cpu_vsmall.h - uint8, int8 and int16 rows at the level's width: +, -, *, maximum,
  * minimum, the bitwise ops, the shifts, the comparisons, and neg, abs, relu, sign and
- * clamp.  Included by cpu_vmath.h after VB_ROW, VC_ROWS, VM_UNARY and VM_CLAMP.
+ * clamp; //, % and the truncating division in cpu_vsdiv.h.  Included by cpu_vmath.h after
+ * VB_ROW, VC_ROWS, VM_UNARY and VM_CLAMP.
  *
  * Note [small integer rows]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -16,11 +17,12 @@
  * that fit.  GCC vectorises these narrowed expressions at the level's width, 16 to 64
  * lanes (the rows below; the strided loops in cpu_elementwise.c and cpu_unary.c use the
  * same expressions, branch-free for abs and clamp).  //, % and the truncating division
- * of contiguous rows run in float32 lanes (VS_DIV_ROW below, exact); strided ones widen a
- * block of 256 into int32 on the stack and run the int32 rows; ** and fmod run int32's
- * expressions on the widened values.  So for operands of the small dtype every value is the one the int32
- * route gave (the two cases where another dtype meets it: Note [small integers]); the
- * tests compare against NumPy at every level.
+ * of contiguous rows run in float32 lanes, or by one divisor as a multiply's high half
+ * in 16-bit lanes (cpu_vsdiv.h, exact); strided ones widen a block of 256 into int32 on
+ * the stack and run the int32 rows; ** and fmod run int32's expressions on the widened
+ * values.  So for operands of the small dtype every value is the one the int32 route
+ * gave (the two cases where another dtype meets it: Note [small integers]); the tests
+ * compare against NumPy at every level.
  */
 
 #define VS_ROWS(SN, T)                                                                             \
@@ -44,57 +46,7 @@ VS_ROWS(u8, uint8_t)
 VS_ROWS(i8, int8_t)
 VS_ROWS(i16, int16_t)
 
-/* //, % and the truncating division of contiguous rows (mode as VB_ROW's: 1, a is one
- * value; 2, b is), in float32 lanes: q = x / d rounded once is within 2^-24 |q| of the real
- * quotient, and a quotient that is not an integer lies at least 1 / |d| from every integer,
- * which is more (|x| < 2^16), so the conversion's truncation of q is the real quotient's;
- * r = x - q d is exact (below 2^24).  Floor division and Python's remainder then step as
- * cpu_elementwise.c's scalar forms; d = 0 gives 0 (and % -1 gives 0) as there, and MIN //
- * -1 wraps when narrowed: the int32 route's values.  No division instruction per element
- * but the lanes': 2e4 uint8 // 7 took 12-16 us widened into the int32 rows. */
-/* trunc(x / d), 0 for d = 0; no branch and no conditional division (GCC keeps a division
- * under a condition as control flow, for -ftrapping-math, and the loop unvectorised) */
-static inline float pdt_small_q(float x, float d)
-{
-    const float nz = (float)(d != 0.0f);
-    return (float)(int32_t)(x / (d + 1.0f - nz)) * nz;
-}
-static inline float pdt_small_truncdiv(float x, float d) { return pdt_small_q(x, d); }
-static inline float pdt_small_floordiv(float x, float d)
-{
-    const float q = pdt_small_q(x, d), r = (x - q * d) * (float)(d != 0.0f);
-    return r != 0.0f && ((r < 0.0f) != (d < 0.0f)) ? q - 1.0f : q;
-}
-static inline float pdt_small_remainder(float x, float d)
-{
-    const float q = pdt_small_q(x, d), r = (x - q * d) * (float)(d != 0.0f);
-    return r != 0.0f && ((r < 0.0f) != (d < 0.0f)) ? r + d : r;
-}
-#define VS_DIV_ROW(NAME, T, F)                                                                     \
-    static void VM(NAME)(char *o, const char *a, const char *b, int64_t n, int mode)               \
-    {                                                                                              \
-        T *restrict p = (T *)o;                                                                    \
-        const T *x = (const T *)a, *y = (const T *)b;                                              \
-        if (mode == 1) {                                                                           \
-            const float s = (float)x[0];                                                           \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                p[i] = (T)(int32_t)F(s, (float)y[i]);                                              \
-        } else if (mode == 2) {                                                                    \
-            const float s = (float)y[0];                                                           \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                p[i] = (T)(int32_t)F((float)x[i], s);                                              \
-        } else {                                                                                   \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                p[i] = (T)(int32_t)F((float)x[i], (float)y[i]);                                    \
-        }                                                                                          \
-    }
-#define VS_DIV_ROWS(SN, T)                                                                         \
-    VS_DIV_ROW(floordiv_row_##SN, T, pdt_small_floordiv)                                           \
-    VS_DIV_ROW(remainder_row_##SN, T, pdt_small_remainder)                                         \
-    VS_DIV_ROW(truncdiv_row_##SN, T, pdt_small_truncdiv)
-VS_DIV_ROWS(u8, uint8_t)
-VS_DIV_ROWS(i8, int8_t)
-VS_DIV_ROWS(i16, int16_t)
+#include "cpu_vsdiv.h" /* //, % and the truncating division */
 
 /* the table's entries (cpu_vtable.h) */
 #define VS_ENTRIES(SN)                                                                             \
