@@ -223,33 +223,45 @@ def test_division_and_powers_at_every_level(level, dtype, level_restored):
 
 
 def _divisors(dtype):
-    """Every divisor of an 8-bit dtype; for int16 the edges, every power of two and its
-    neighbours, and a sample between."""
+    """Every divisor of an 8-bit dtype; for int16 and int32 the edges, every power of two
+    and its neighbours, and a sample between."""
     info = np.iinfo(dtype)
     if info.bits == 8:
         return list(range(info.min, info.max + 1))
-    twos = [s * ((1 << k) + e) for k in range(16) for e in (-1, 0, 1) for s in (1, -1)]
+    twos = [s * ((1 << k) + e) for k in range(info.bits) for e in (-1, 0, 1) for s in (1, -1)]
     rng = np.random.default_rng(15)
     some = rng.integers(info.min, info.max, 64, endpoint=True).tolist()
     return sorted({d for d in twos + some + [info.min, info.max, 3, 7, -7, 10, 255, 1000]
                    if info.min <= d <= info.max})
 
 
-@pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16"])
-def test_division_by_one_divisor_every_value(level, dtype, level_restored):
-    """x // d, x % d and the truncating division of a small integer row by one divisor
-    (a multiply's high half in 16-bit lanes: Note [small integer division by one divisor]
-    in csrc/cpu/cpu_vsdiv.h) for every value of the dtype, against Python's floor and
-    remainder and C's truncation computed in int64 and wrapped; -1 as the int32
-    route (MIN // -1 wraps)."""
-    pdt._C._cpu_simd_level(level)
+def _dividends(dtype, d):
+    """Every value of a small dtype; for int32 the edges, a sample, and the multiples of d
+    (where a quotient is exact) with their neighbours."""
     info = np.iinfo(dtype)
-    a = np.arange(info.min, info.max + 1, dtype=np.int64)
-    x = pdt.from_numpy(a.astype(dtype))
+    if info.bits <= 16:
+        return np.arange(info.min, info.max + 1, dtype=np.int64)
+    rng = np.random.default_rng(abs(d))
+    k = rng.integers(info.min // abs(d), info.max // abs(d), 512, endpoint=True)
+    v = np.concatenate([rng.integers(info.min, info.max, 2048, endpoint=True),
+                        k * d, k * d - 1, k * d + 1, [info.min, info.max, 0, 1, -1]])
+    return v[(v >= info.min) & (v <= info.max)].astype(np.int64)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32"])
+def test_division_by_one_divisor_every_value(level, dtype, level_restored):
+    """x // d, x % d and the truncating division of an integer row by one divisor (a
+    multiply's high half: Notes [small integer division by one divisor] in
+    csrc/cpu/cpu_vsdiv.h and [int32 division by one divisor] in cpu_vdivmod.h) for every
+    value of a small dtype (int32: a sample), against Python's floor and remainder and C's
+    truncation computed in int64 and wrapped; -1 as the int32 route (MIN // -1 wraps)."""
+    pdt._C._cpu_simd_level(level)
     for d in _divisors(dtype):
         if d == 0:  # refused (tests/test_integer_division_by_zero.py)
             continue
+        a = _dividends(dtype, d)
+        x = pdt.from_numpy(a.astype(dtype))
         floor, rem = a // d, a % d
         trunc = floor + ((rem != 0) & ((a < 0) != (d < 0)))
         for s in (d, pdt.tensor(d, dtype=getattr(pdt, dtype))):

@@ -107,60 +107,69 @@ VB_ROW(truncdiv_row_f64, double, PDT_TRUNCDIV)
 /* Note [int32 division by one divisor]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * x // d, x % d and the truncating division of an int32 row by one int32 d (NumPy's 1e5
- * int32 // 7 took 22 us here with its vector divisors, ours 228 through idiv): with inv =
- * 1 / d in double, t = trunc(x inv) is trunc(x / d) or, when x / d is an integer k, may be
- * k - sgn(k): x inv is within |x / d| 2^-52 of x / d, which is below 2^-20 / |d|, while a
- * quotient that is not an integer lies at least 1 / |d| from every integer, so t never
- * crosses one.  r = x - t d is exact in double (integers below 2^33) and tells: |r| = |d|
- * means t was one short (then t += r / d, r = 0).  Floor division and Python's remainder
- * then step as the scalar forms (cpu_elementwise.c's INT_DIVMOD_POW, which the strided
- * rows keep); d = 0 gives 0 and INT32_MIN // -1 wraps, as there.  A multiply and a few
- * selects in double lanes instead of a division: 1e5 int32 // 7 228 -> 65 us at AVX-512,
- * 100 at AVX2 (x % 7: 56 and 92, NumPy 500).  The baseline level has no entry (SSE2's
- * trunc is a call: 1,126 us), so its rows stay the integer ones. */
-#if PDT_SIMD_BYTES > 16 /* SSE2 has no trunc instruction: the baseline keeps idiv */
-static inline double VM(tq_i32)(int32_t x, int32_t d, double inv, double *rem)
+ * int32 // 7 took 22 us here with its vector divisors, ours 228 through idiv, then 65 at
+ * AVX-512 and 100 at AVX2 as a multiply by 1 / d in double lanes): the quotient of |x| <=
+ * 2^31 by b = |d| >= 2 is Granlund and Montgomery's division by an invariant integer
+ * (PLDI 1994, section 4, figure 4.1) with N = 32, l = ceil(log2 b) and m = floor(2^32 (2^l
+ * - b) / b) + 1 < 2^32: t = (|x| m) >> 32, then (t + (|x| - t) / 2) >> (l - 1), the sign
+ * put back (its 16-bit form: Note [small integer division by one divisor] in
+ * cpu_vsdiv.h; checked against Python's // for 6,000 divisors and the quotients' edges
+ * before it went in).  r = x - q d, exact, steps floor division and Python's remainder as
+ * the scalar forms (cpu_elementwise.c's INT_DIVMOD_POW, which the strided rows keep); d =
+ * 0 gives 0, d = 1 or -1 gives x d (INT32_MIN // -1 wraps) and remainder 0, as there.
+ * The 32x32 -> 64-bit products are pmuludq's, two lanes in each 64: 8 lanes at AVX2 where
+ * double had 4, and SSE2 has them too, so every level has the row.  1e5 int32 // 7 on an
+ * AVX2 EPYC (no AVX-512; the numbers above were another machine's): 37 us at AVX2 and 68
+ * at the baseline, NumPy's 31. */
+static inline int32_t VM(tq_i32)(int32_t x, int32_t dn, uint32_t m, int sh)
 {
-    double t = trunc((double)x * inv), r = (double)x - t * (double)d;
-    int one_short = fabs(r) >= fabs((double)d);
-    t = one_short ? t + (r == (double)d ? 1.0 : -1.0) : t;
-    *rem = one_short ? 0.0 : r;
-    return t;
-}
-static inline int32_t VM(wrap_i32)(double q) /* 2^31 only for INT32_MIN / -1 */
-{
-    return q >= 0x1p31 ? INT32_MIN : (int32_t)q;
+    const uint32_t xs = (uint32_t)(x >> 31), s = xs ^ (uint32_t)dn;
+    const uint32_t a = ((uint32_t)x ^ xs) - xs;
+    const uint32_t t = (uint32_t)(((uint64_t)a * m) >> 32);
+    const uint32_t q = (t + (a - t) / 2) >> sh;
+    return (int32_t)((q ^ s) - s);
 }
 
 /* op: PDT_OP_FLOOR_DIV, PDT_OP_REMAINDER or PDT_OP_TRUNC_DIV */
 static void VM(divc_i32)(int32_t *o, const int32_t *a, int32_t d, int64_t n, int op)
 {
-    const double inv = d == 0 ? 0.0 : 1.0 / (double)d, dd = (double)d;
-    if (d == 0) {
+    if (d == 0 || (op == PDT_OP_REMAINDER && (d == 1 || d == -1))) {
         memset(o, 0, (size_t)n * sizeof *o);
         return;
     }
+    if (d == 1 || d == -1) {
+        for (int64_t i = 0; i < n; i++)
+            o[i] = (int32_t)((uint32_t)a[i] * (uint32_t)d);
+        return;
+    }
+    const uint32_t b = d < 0 ? 0u - (uint32_t)d : (uint32_t)d;
+    int sh = 0;
+    while ((2ull << sh) < b) /* l - 1: 2^l >= b > 2^(l - 1) */
+        sh++;
+    const uint32_t m = (uint32_t)((((uint64_t)2 << sh) - b) * 0x100000000ull / b + 1);
+    const int32_t dn = d < 0 ? -1 : 0;
     if (op == PDT_OP_TRUNC_DIV) {
-        for (int64_t i = 0; i < n; i++) {
-            double r, t = VM(tq_i32)(a[i], d, inv, &r);
-            o[i] = VM(wrap_i32)(t);
-        }
+        for (int64_t i = 0; i < n; i++)
+            o[i] = VM(tq_i32)(a[i], dn, m, sh);
     } else if (op == PDT_OP_FLOOR_DIV) {
         for (int64_t i = 0; i < n; i++) {
-            double r, t = VM(tq_i32)(a[i], d, inv, &r);
-            t = (r != 0) & ((r < 0) != (dd < 0)) ? t - 1.0 : t;
-            o[i] = VM(wrap_i32)(t);
+            const int32_t t = VM(tq_i32)(a[i], dn, m, sh), r = a[i] - t * d;
+            o[i] = (r != 0) & ((r < 0) != (d < 0)) ? t - 1 : t;
         }
     } else {
         for (int64_t i = 0; i < n; i++) {
-            double r;
-            VM(tq_i32)(a[i], d, inv, &r);
-            r = (r != 0) & ((r < 0) != (dd < 0)) ? r + dd : r;
-            o[i] = (int32_t)r;
+            const int32_t r = a[i] - VM(tq_i32)(a[i], dn, m, sh) * d;
+            o[i] = (r != 0) & ((r < 0) != (d < 0)) ? r + d : r;
         }
     }
 }
 #define VM_DIVC_I32 VM(divc_i32)
+
+#if PDT_SIMD_BYTES > 16 /* SSE2 has no trunc instruction: the baseline keeps idiv */
+static inline int32_t VM(wrap_i32)(double q) /* 2^31 only for INT32_MIN / -1 */
+{
+    return q >= 0x1p31 ? INT32_MIN : (int32_t)q;
+}
 
 /* Note [int32 division by a tensor of divisors]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -171,7 +180,7 @@ static void VM(divc_i32)(int32_t *o, const int32_t *a, int32_t d, int64_t n, int
  * trunc(q) and floor(q) are the exact integer divisions, and x - floor(q) y (exact in
  * double) Python's remainder: one vector division for idiv's one a lane.  y = 0 gives 0
  * and INT32_MIN // -1 wraps, as the scalar forms (cpu_elementwise.c; timings at
- * DIVC_ROW_I32 there).  The baseline has no entry, as for divc_i32. */
+ * DIVC_ROW_I32 there).  The baseline has no entry (trunc and floor are calls there). */
 #define VM_DIVV_LOOP(X)                                                                            \
     for (int64_t i = 0; i < n; i++) {                                                              \
         const int32_t y = b[i];                                                                    \
@@ -196,6 +205,5 @@ static void VM(divv_i32)(int32_t *o, const int32_t *a, const int32_t *b, int64_t
 #undef VM_DIVV_LOOP
 #define VM_DIVV_I32 VM(divv_i32)
 #else
-#define VM_DIVC_I32 NULL
 #define VM_DIVV_I32 NULL
 #endif
