@@ -268,3 +268,47 @@ def test_division_by_one_divisor_every_value(level, dtype, level_restored):
             for got, want, what in ((x // s, floor, "//"), (x % s, rem, "%"),
                                     (pdt.div(x, s, rounding_mode="trunc"), trunc, "trunc")):
                 _check(got, want.astype(dtype), f"x {what} {s!r} {level} {dtype}")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16"])
+def test_strided_rows_in_blocks(level, dtype, level_restored):
+    """Strided small-integer shifts by one count and divisions run the level's row a block
+    of 256 at a time (BLOCKED_ROW in csrc/cpu/cpu_elementwise.c): every- other and reversed
+    operands, one value on either side, two strided rows, and a strided output written in
+    place, for rows shorter than a block, of one, and across blocks; NumPy's values."""
+    pdt._C._cpu_simd_level(level)
+    rng = np.random.default_rng(16)
+    for n in (15, 16, 256, 257, 1031):
+        a = _values(rng, dtype, 2 * n)
+        b = _values(rng, dtype, 2 * n)
+        b[b == 0] = 5
+        b[b == -1] = 3  # MIN // -1 overflows in NumPy
+        x, y = pdt.from_numpy(a), pdt.from_numpy(b)
+        k = np.dtype(dtype).type(7)
+        with np.errstate(over="ignore"):
+            for xs, as_ in ((x[::2], a[::2]), (x[::-1], a[::-1])):
+                cases = [(xs << 3, as_ << np.dtype(dtype).type(3), "<< 3"),
+                         (xs >> 2, as_ >> np.dtype(dtype).type(2), ">> 2"),
+                         (xs // 7, as_ // k, "// 7"), (xs % 7, as_ % k, "% 7"),
+                         (pdt.div(xs, -7, rounding_mode="trunc"),
+                          np.trunc(as_ / -7.0).astype(dtype) if dtype != "uint8" else None,
+                          "trunc -7"),
+                         (7 // y[::2], k // b[::2], "7 //"),
+                         (xs[: n] // y[1::2][: n], as_[: n] // b[1::2][: n], "// rows")]
+                for got, want, what in cases:
+                    if want is not None:
+                        _check(got, want.astype(dtype), f"{what} {level} {dtype} n={n}")
+        z = x.clone()
+        v = z[::2]
+        v //= 7
+        want = a.copy()
+        want[::2] //= k
+        _check(z, want, f"in place //= {level} {dtype} n={n}")
+        z = x.clone()
+        v = z[1::2]
+        v <<= 1
+        want = a.copy()
+        with np.errstate(over="ignore"):
+            want[1::2] <<= np.dtype(dtype).type(1)
+        _check(z, want, f"in place <<= {level} {dtype} n={n}")
