@@ -190,10 +190,10 @@ def test_int64_running_sums_at_every_level(level, level_restored):
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("dtype", INTS)
 def test_division_and_powers_at_every_level(level, dtype, level_restored):
-    """//, %, fmod, the truncating division and ** of every integer dtype (the small ones
-    widened a block of 256 at a time into the int32 rows, Note [small integer rows] in
-    csrc/cpu/cpu_vsmall.h): NumPy's (Python's floor and remainder; C's truncation), for
-    rows around the block, a divisor row or one divisor, strided."""
+    """//, %, fmod, the truncating division and ** of every integer dtype (the small ones'
+    divisions through the level's rows, strided ones a block of 256 at a time: Note [small
+    integer rows] in csrc/cpu/cpu_vsmall.h): NumPy's (Python's floor and remainder; C's
+    truncation), for rows around the block, a divisor row or one divisor, strided."""
     pdt._C._cpu_simd_level(level)
     rng = np.random.default_rng(14)
     info = np.iinfo(dtype)

@@ -124,8 +124,8 @@ INT_DIVMOD_POW(i64, int64_t, uint64_t)
  * 2: always) through the level's row a block at a time: the operands that move gathered
  * into blocks of T on the stack, a strided output written from one.  Blocks are for the
  * rows whose expression costs more than the gathers: the small integers' divisions (the
- * expression is idiv) and their shifts by one count (not by a row of counts, whose level
- * row is no faster than the expression).  2e5 strided uint8 (one thread, an AVX2 EPYC): x
+ * expression is idiv) and their shifts with one value on either side (not two rows,
+ * whose level row is no faster than the expression).  2e5 strided uint8 (one thread, an AVX2 EPYC): x
  * << 3 272 -> 109 us, x // 7 259 -> 101, x // y 507 -> 423 (widened into int32 rows
  * before). */
 #define GATHER_BLOCK 256
@@ -137,7 +137,8 @@ INT_DIVMOD_POW(i64, int64_t, uint64_t)
         const int64_t e = sizeof(T);                                                               \
         const int mode = sa == 0 ? 1 : sb == 0 ? 2 : 0;                                            \
         const pdt_vb_row row = pdt_cpu_simd()->NAME;                                               \
-        if (so == sizeof(O) && (sa == e || sa == 0) && (sb == e || sb == 0) && (sa | sb)) {        \
+        if (so == (int64_t)sizeof(O) && (sa == e || sa == 0) && (sb == e || sb == 0) &&            \
+            (sa | sb)) {                                                                           \
             row(o, a, b, n, mode);                                                                 \
             return;                                                                                \
         }                                                                                          \

@@ -77,8 +77,9 @@ static inline int16_t pdt_small_tq16(int16_t x, int16_t dn, uint16_t m, int sh)
  * fits 32-bit lanes and multiplies in them; hidden, the product's high half of 16-bit
  * lanes is taken (pmulhuw), twice as many a vector */
 #define VS_HIDE_RANGE(v) __asm__("" : "+r"(v))
-/* The row by one divisor: T's values through the int16 (8-bit) or float32 (int16)
- * truncated quotient Q(x) of type W, then op's step (the remainder x - t d is exact in W). */
+/* The row by one divisor: T's values through the truncated quotient Q(x), computed in
+ * int16 lanes (W), then op's step (the remainder x - t d is exact in W).  p may be x (an
+ * in-place op): no restrict, GCC's alias check lets equal addresses take the vector loop. */
 #define VS_DIVC_STEPS(T, W, Q)                                                                     \
     if (op == PDT_SDIV_TRUNC) {                                                                    \
         for (int64_t i = 0; i < n; i++)                                                            \
@@ -108,7 +109,7 @@ static inline int16_t pdt_small_tq16(int16_t x, int16_t dn, uint16_t m, int sh)
     }
 
 #define VS_DIVC8(SN, T)                                                                            \
-    static void VM(divc_##SN)(T *restrict p, const T *x, int32_t d, int64_t n, int op)             \
+    static void VM(divc_##SN)(T * p, const T *x, int32_t d, int64_t n, int op)                     \
     {                                                                                              \
         VS_DIVC_TRIVIAL(T)                                                                         \
         const int16_t dw = (int16_t)d, dn = (int16_t)(d < 0 ? -1 : 0);                             \
@@ -121,7 +122,7 @@ static inline int16_t pdt_small_tq16(int16_t x, int16_t dn, uint16_t m, int sh)
 VS_DIVC8(u8, uint8_t)
 VS_DIVC8(i8, int8_t)
 #undef VS_Q8
-static void VM(divc_i16)(int16_t *restrict p, const int16_t *x, int32_t d, int64_t n, int op)
+static void VM(divc_i16)(int16_t *p, const int16_t *x, int32_t d, int64_t n, int op)
 {
     VS_DIVC_TRIVIAL(int16_t)
     const int16_t dw = (int16_t)d, dn = (int16_t)(d < 0 ? -1 : 0);
@@ -141,7 +142,7 @@ static void VM(divc_i16)(int16_t *restrict p, const int16_t *x, int32_t d, int64
 #define VS_DIV_ROW(NAME, T, SN, F, OP)                                                             \
     static void VM(NAME)(char *o, const char *a, const char *b, int64_t n, int mode)               \
     {                                                                                              \
-        T *restrict p = (T *)o;                                                                    \
+        T *const p = (T *)o; /* may be a: no restrict */                                           \
         const T *x = (const T *)a, *y = (const T *)b;                                              \
         if (mode == 1) {                                                                           \
             const float s = (float)x[0];                                                           \
