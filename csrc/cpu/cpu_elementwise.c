@@ -306,7 +306,9 @@ static void atan2_f64(char *o, int64_t so, const char *a, int64_t sa, const char
  * remainder, 0 for a divisor of 0 (which the core refuses on the CPU) or -1 (no trap on
  * INT_MIN % -1) */
 BINARY_ROW(fmod_f64, double, double, fmod(x, y))
-BINARY_ROW(fmod_i32, int32_t, int32_t, y == 0 || y == -1 ? 0 : x % y)
+/* C's %, 0 by 0 and -1 (int32's, and the small integers' widened: SMALL_DIVMOD_ROWS) */
+static inline int32_t fmod_w(int32_t x, int32_t y) { return y == 0 || y == -1 ? 0 : x % y; }
+BINARY_ROW(fmod_i32, int32_t, int32_t, fmod_w(x, y))
 BINARY_ROW(fmod_i64, int64_t, int64_t, y == 0 || y == -1 ? 0 : x % y)
 
 /* +, -, *, maximum, minimum, the bitwise ops, the shifts and the comparisons: the level's
@@ -372,7 +374,6 @@ DIVC_ROW_I32(truncdiv_row, PDT_OP_TRUNC_DIV)
  * on the widened values, narrowed: the int32 route's values without its temporaries (Note
  * [small integer rows] in cpu_vsmall.h).  ** and fmod: int32's expressions on the widened
  * values, narrowed (their int32 rows are element loops too). */
-static inline int32_t fmod_w(int32_t x, int32_t y) { return y == 0 || y == -1 ? 0 : x % y; }
 #define SMALL_DIVMOD_ROWS(SN, T)                                                                   \
     BLOCKED_ROW(floordiv_row_##SN, T, T, floordiv_i32(x, y), 2)                                    \
     BLOCKED_ROW(remainder_row_##SN, T, T, remainder_i32(x, y), 2)                                  \

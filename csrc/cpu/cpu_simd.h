@@ -147,6 +147,48 @@ static inline double pdt_round_even_f64(double x)
 /* sign of a float: +0 for either zero (as NumPy and PyTorch), NaN for NaN (NumPy and
  * the array API standard; PyTorch gives 0) */
 #define PDT_SIGN(x) ((x) > 0 ? 1 : (x) < 0 ? -1 : (x) == 0 ? 0 : (x))
+/* Integer rows by one divisor d (cpu_vsdiv.h's small ones, cpu_vdivmod.h's int32): p[i]
+ * = x[i] op d, op PDT_OP_FLOOR_DIV, PDT_OP_REMAINDER or PDT_OP_TRUNC_DIV, p may be x.  d =
+ * 0 gives 0 and d = 1 or -1 gives x d, wrapping (remainder 0), as cpu_elementwise.c's
+ * scalar forms; PDT_DIVC_STEPS the others from the truncated quotient t = Q(v) of v =
+ * x[i] in W, whose remainder r = v - t dw is exact in W, by the scalar forms' steps. */
+#define PDT_DIVC_TRIVIAL(T)                                                                        \
+    if (d == 0 || (op == PDT_OP_REMAINDER && (d == 1 || d == -1))) {                               \
+        memset(p, 0, (size_t)n * sizeof *p);                                                       \
+        return;                                                                                    \
+    }                                                                                              \
+    if (d == 1 || d == -1) {                                                                       \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            p[i] = (T)((uint32_t)x[i] * (uint32_t)d);                                              \
+        return;                                                                                    \
+    }
+#define PDT_DIVC_STEPS(T, W, Q)                                                                    \
+    if (op == PDT_OP_TRUNC_DIV) {                                                                  \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            p[i] = (T)(int32_t)Q((W)x[i]);                                                         \
+    } else if (op == PDT_OP_FLOOR_DIV) {                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const W v = (W)x[i], t = Q(v), r = (W)(v - t * dw);                                    \
+            p[i] = (T)(int32_t)(r != 0 && ((r < 0) != (dw < 0)) ? t - 1 : t);                      \
+        }                                                                                          \
+    } else {                                                                                       \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const W v = (W)x[i], t = Q(v), r = (W)(v - t * dw);                                    \
+            p[i] = (T)(int32_t)(r != 0 && ((r < 0) != (dw < 0)) ? r + dw : r);                     \
+        }                                                                                          \
+    }
+/* Granlund and Montgomery's multiplier for dividing unsigned numbers below 2^bits by b in
+ * [2, 2^(bits - 1)] (Note [int32 division by one divisor] in cpu_vdivmod.h): *sh = l - 1
+ * for l = ceil(log2 b), and m = floor(2^bits (2^l - b) / b) + 1, below 2^bits */
+static inline uint32_t pdt_divc_magic(uint32_t b, int bits, int *sh)
+{
+    int s = 0;
+    while ((2ull << s) < b) /* 2^(s + 1) >= b > 2^s */
+        s++;
+    *sh = s;
+    return (uint32_t)(((((uint64_t)2 << s) - b) << bits) / b + 1);
+}
+
 /* Python's float // and % (NumPy's npy_divmod) from a fmod FMOD: the quotient rounds
  * toward -inf, the remainder takes the divisor's sign.  Defines static FLOORDIV(a, b) and
  * REMAINDER(a, b) of T (F: the C library's suffix, f or none); cpu_elementwise.c's take

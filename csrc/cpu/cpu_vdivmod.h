@@ -130,38 +130,16 @@ static inline int32_t VM(tq_i32)(int32_t x, int32_t dn, uint32_t m, int sh)
     return (int32_t)((q ^ s) - s);
 }
 
-/* op: PDT_OP_FLOOR_DIV, PDT_OP_REMAINDER or PDT_OP_TRUNC_DIV */
-static void VM(divc_i32)(int32_t *o, const int32_t *a, int32_t d, int64_t n, int op)
+/* op: PDT_OP_FLOOR_DIV, PDT_OP_REMAINDER or PDT_OP_TRUNC_DIV (cpu_simd.h's PDT_DIVC_STEPS) */
+static void VM(divc_i32)(int32_t *p, const int32_t *x, int32_t d, int64_t n, int op)
 {
-    if (d == 0 || (op == PDT_OP_REMAINDER && (d == 1 || d == -1))) {
-        memset(o, 0, (size_t)n * sizeof *o);
-        return;
-    }
-    if (d == 1 || d == -1) {
-        for (int64_t i = 0; i < n; i++)
-            o[i] = (int32_t)((uint32_t)a[i] * (uint32_t)d);
-        return;
-    }
-    const uint32_t b = d < 0 ? 0u - (uint32_t)d : (uint32_t)d;
-    int sh = 0;
-    while ((2ull << sh) < b) /* l - 1: 2^l >= b > 2^(l - 1) */
-        sh++;
-    const uint32_t m = (uint32_t)((((uint64_t)2 << sh) - b) * 0x100000000ull / b + 1);
-    const int32_t dn = d < 0 ? -1 : 0;
-    if (op == PDT_OP_TRUNC_DIV) {
-        for (int64_t i = 0; i < n; i++)
-            o[i] = VM(tq_i32)(a[i], dn, m, sh);
-    } else if (op == PDT_OP_FLOOR_DIV) {
-        for (int64_t i = 0; i < n; i++) {
-            const int32_t t = VM(tq_i32)(a[i], dn, m, sh), r = a[i] - t * d;
-            o[i] = (r != 0) & ((r < 0) != (d < 0)) ? t - 1 : t;
-        }
-    } else {
-        for (int64_t i = 0; i < n; i++) {
-            const int32_t r = a[i] - VM(tq_i32)(a[i], dn, m, sh) * d;
-            o[i] = (r != 0) & ((r < 0) != (d < 0)) ? r + d : r;
-        }
-    }
+    PDT_DIVC_TRIVIAL(int32_t)
+    int sh;
+    const uint32_t m = pdt_divc_magic(d < 0 ? 0u - (uint32_t)d : (uint32_t)d, 32, &sh);
+    const int32_t dw = d, dn = d < 0 ? -1 : 0;
+#define VM_Q32(v) VM(tq_i32)(v, dn, m, sh)
+    PDT_DIVC_STEPS(int32_t, int32_t, VM_Q32)
+#undef VM_Q32
 }
 #define VM_DIVC_I32 VM(divc_i32)
 

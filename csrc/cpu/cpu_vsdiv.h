@@ -30,6 +30,8 @@
  * Floor division and the remainder step from the truncated quotient t as above, with
  * r = x - t d, exact in 16 bits. */
 
+#include "pdt_backend.h" /* PDT_OP_FLOOR_DIV, PDT_OP_REMAINDER, PDT_OP_TRUNC_DIV */
+
 /* trunc(x / d), 0 for d = 0; no branch and no conditional division (GCC keeps a division
  * under a condition as control flow, for -ftrapping-math, and the loop unvectorised) */
 static inline float pdt_small_q(float x, float d)
@@ -48,9 +50,6 @@ static inline float pdt_small_remainder(float x, float d)
     const float q = pdt_small_q(x, d), r = (x - q * d) * (float)(d != 0.0f);
     return r != 0.0f && ((r < 0.0f) != (d < 0.0f)) ? r + d : r;
 }
-
-/* which of the three a row by one divisor computes */
-enum { PDT_SDIV_FLOOR, PDT_SDIV_REM, PDT_SDIV_TRUNC };
 
 /* trunc(x / d) for |x| <= 255, d = b or -b (dn = 0 or -1) with b in [2, 256], m =
  * ceil(2^16 / b): Note [small integer division by one divisor] */
@@ -77,46 +76,18 @@ static inline int16_t pdt_small_tq16(int16_t x, int16_t dn, uint16_t m, int sh)
  * fits 32-bit lanes and multiplies in them; hidden, the product's high half of 16-bit
  * lanes is taken (pmulhuw), twice as many a vector */
 #define VS_HIDE_RANGE(v) __asm__("" : "+r"(v))
-/* The row by one divisor: T's values through the truncated quotient Q(x), computed in
- * int16 lanes (W), then op's step (the remainder x - t d is exact in W).  p may be x (an
- * in-place op): no restrict, GCC's alias check lets equal addresses take the vector loop. */
-#define VS_DIVC_STEPS(T, W, Q)                                                                     \
-    if (op == PDT_SDIV_TRUNC) {                                                                    \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            p[i] = (T)(int32_t)Q((W)x[i]);                                                         \
-    } else if (op == PDT_SDIV_FLOOR) {                                                             \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            const W v = (W)x[i], t = Q(v), r = (W)(v - t * dw);                                    \
-            p[i] = (T)(int32_t)(r != 0 && ((r < 0) != (dw < 0)) ? t - 1 : t);                      \
-        }                                                                                          \
-    } else {                                                                                       \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            const W v = (W)x[i], t = Q(v), r = (W)(v - t * dw);                                    \
-            p[i] = (T)(int32_t)(r != 0 && ((r < 0) != (dw < 0)) ? r + dw : r);                     \
-        }                                                                                          \
-    }
-
-/* d = 0 and |d| = 1, the same for every width: 0; x d (wrapping) or 0 */
-#define VS_DIVC_TRIVIAL(T)                                                                         \
-    if (d == 0 || ((op == PDT_SDIV_REM) & (d * d == 1))) {                                         \
-        memset(p, 0, (size_t)n * sizeof *p);                                                       \
-        return;                                                                                    \
-    }                                                                                              \
-    if (d * d == 1) {                                                                              \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            p[i] = (T)(x[i] * d);                                                                  \
-        return;                                                                                    \
-    }
-
+/* The rows by one divisor (PDT_DIVC_TRIVIAL and PDT_DIVC_STEPS in cpu_simd.h), the
+ * quotient in int16 lanes.  p may be x (an in-place op): no restrict, GCC's alias check
+ * lets equal addresses take the vector loop. */
 #define VS_DIVC8(SN, T)                                                                            \
     static void VM(divc_##SN)(T * p, const T *x, int32_t d, int64_t n, int op)                     \
     {                                                                                              \
-        VS_DIVC_TRIVIAL(T)                                                                         \
+        PDT_DIVC_TRIVIAL(T)                                                                        \
         const int16_t dw = (int16_t)d, dn = (int16_t)(d < 0 ? -1 : 0);                             \
         const uint32_t b = (uint32_t)(d < 0 ? -d : d);                                             \
         uint16_t m = (uint16_t)((65535u + b) / b);                                                 \
         VS_HIDE_RANGE(m);                                                                          \
-        VS_DIVC_STEPS(T, int16_t, VS_Q8)                                                           \
+        PDT_DIVC_STEPS(T, int16_t, VS_Q8)                                                          \
     }
 #define VS_Q8(v) pdt_small_tq8(v, dn, m)
 VS_DIVC8(u8, uint8_t)
@@ -124,17 +95,14 @@ VS_DIVC8(i8, int8_t)
 #undef VS_Q8
 static void VM(divc_i16)(int16_t *p, const int16_t *x, int32_t d, int64_t n, int op)
 {
-    VS_DIVC_TRIVIAL(int16_t)
+    PDT_DIVC_TRIVIAL(int16_t)
     const int16_t dw = (int16_t)d, dn = (int16_t)(d < 0 ? -1 : 0);
-    const uint32_t b = (uint32_t)(d < 0 ? -d : d);
-    int sh = 0;
-    while ((1u << (sh + 1)) < b) /* l - 1: 2^l >= b > 2^(l - 1) */
-        sh++;
-    uint16_t m = (uint16_t)((65536u * ((2u << sh) - b)) / b + 1);
+    int sh;
+    uint16_t m = (uint16_t)pdt_divc_magic((uint32_t)(d < 0 ? -d : d), 16, &sh);
     VS_HIDE_RANGE(m);
     VS_HIDE_RANGE(sh);
 #define VS_Q16(v) pdt_small_tq16(v, dn, m, sh)
-    VS_DIVC_STEPS(int16_t, int16_t, VS_Q16)
+    PDT_DIVC_STEPS(int16_t, int16_t, VS_Q16)
 #undef VS_Q16
 }
 
@@ -156,9 +124,9 @@ static void VM(divc_i16)(int16_t *p, const int16_t *x, int32_t d, int64_t n, int
         }                                                                                          \
     }
 #define VS_DIV_ROWS(SN, T)                                                                         \
-    VS_DIV_ROW(floordiv_row_##SN, T, SN, pdt_small_floordiv, PDT_SDIV_FLOOR)                       \
-    VS_DIV_ROW(remainder_row_##SN, T, SN, pdt_small_remainder, PDT_SDIV_REM)                       \
-    VS_DIV_ROW(truncdiv_row_##SN, T, SN, pdt_small_truncdiv, PDT_SDIV_TRUNC)
+    VS_DIV_ROW(floordiv_row_##SN, T, SN, pdt_small_floordiv, PDT_OP_FLOOR_DIV)                     \
+    VS_DIV_ROW(remainder_row_##SN, T, SN, pdt_small_remainder, PDT_OP_REMAINDER)                   \
+    VS_DIV_ROW(truncdiv_row_##SN, T, SN, pdt_small_truncdiv, PDT_OP_TRUNC_DIV)
 VS_DIV_ROWS(u8, uint8_t)
 VS_DIV_ROWS(i8, int8_t)
 VS_DIV_ROWS(i16, int16_t)
