@@ -3,9 +3,9 @@ kthvalue, mode, aminmax, cummax, cummin, std_mean, var_mean and msort.
 
 The order statistics pick a position per row of the stable sort along dim (NaN
 largest): by selection where the device has the kernel (the CPU; Note [selection in
-sort order] in csrc/cpu/cpu_select.c), else by sorting; the values are then
-``gather(input, dim, indices)``, so their gradient goes to the element picked, as
-PyTorch's.  cummax and cummin are a scan by
+sort order] in csrc/cpu/cpu_select.c, one call giving the values and indices), else
+by sorting; where the input needs a gradient the values are
+``gather(input, dim, indices)``, so it goes to the element picked, as PyTorch's.  cummax and cummin are a scan by
 doubling (log2(n) elementwise steps) over (value, index) pairs.  Nothing is read
 back to the host.
 """
@@ -42,31 +42,42 @@ def _pick(x, d, idx, keepdim, ndim, kind):
     return getattr(return_types, kind)(values, idx)
 
 
-def _select(x, d, pos):
-    """The index (x's shape with 1 along d) of the element at position pos of each row
-    along d in the stable sort's order, by selection where the device has the kernel
-    (Note [selection in sort order] in csrc/cpu/cpu_select.c), else None."""
+# the positions _C._select_rows takes (PDT_SELECT_* in csrc/core/pdt_backend.h)
+_KTH, _MEDIAN, _NANMEDIAN = 0, 1, 2
+
+
+def _select(x, d, rule, k):
+    """(values, indices) of the element at the position rule says (with k) of each row
+    along d in the stable sort's order, of x's shape less d, in one call where the device
+    has the kernel (Note [selection in sort order] in csrc/cpu/cpu_select.c), else None.
+    No gradient: the caller gathers the values where it needs one."""
     last = x.ndim - 1
     rows = x if d == last else x.transpose(d, last).contiguous()
-    pos = pos.expand(*_keep_shape(x, d))
-    got = _C._select_rows(rows, (pos if d == last else pos.transpose(d, last)).contiguous())
-    if got is None:
-        return None
-    got = got.reshape(tuple(rows.shape[:-1]) + (1,))
-    return got if d == last else got.transpose(d, last)
+    return _C._select_rows(rows, rule, k)
 
 
-def _order_stat(op, input, dim, keepdim, position, select=True):
+def _order_stat(op, input, dim, keepdim, position, rule=None, k=0):
+    """(values, indices) of input's rows along dim at the position of each row's stable
+    sort that rule and k say (by _select where the device has the kernel), else at the
+    one position(n, nans, x, d) gives (an int64 tensor of x's shape with 1 along dim), by
+    sorting."""
     x, d = _rows(op, input, dim)
     if x.shape[d] == 0:
         raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size (input "
                          f"{tuple(input.shape)}, on {input.device})")
-    with _no_grad():
-        nans = x.isnan().sum(d, keepdim=True) if x.is_floating_point() else None
-        pos = position(x.shape[d], nans, x)
-        idx = _select(x.detach(), d, pos) if select else None
-        if idx is None:
-            idx = gather(sort(x.detach(), d)[1], d, pos)
+    got = _select(x, d, rule, k) if rule is not None else None
+    if got is not None:
+        values, idx = got
+        if not x.requires_grad:
+            if keepdim and input.ndim:
+                shape = _keep_shape(x, d)
+                values, idx = values.reshape(shape), idx.reshape(shape)
+            return getattr(return_types, op)(values, idx)
+        idx = idx.reshape(_keep_shape(x, d))
+    else:
+        with _no_grad():
+            nans = x.isnan().sum(d, keepdim=True) if x.is_floating_point() else None
+            idx = gather(sort(x.detach(), d)[1], d, position(x.shape[d], nans, x, d))
     return _pick(x, d, idx, keepdim, input.ndim, op)
 
 
@@ -143,7 +154,9 @@ def nanmedian(input, dim=None, keepdim=False):
 
 
 def _median(op, input, dim, keepdim, skip_nan):
-    def position(n, nans, x):
+    rule = _NANMEDIAN if skip_nan else _MEDIAN
+
+    def position(n, nans, x, d):
         shape = _keep_shape(x, d)
         if nans is None:
             return _C.full(shape, (n - 1) // 2, dtype=_C.int64, device=x.device)
@@ -158,8 +171,7 @@ def _median(op, input, dim, keepdim, skip_nan):
         flat = input.reshape(-1)
         if flat.shape[0] == 0:
             return _C.full((), float("nan"), dtype=input.dtype, device=input.device)
-        d = 0
-        value = _order_stat(op, flat, 0, False, position).values.reshape(())
+        value = _order_stat(op, flat, 0, False, position, rule).values.reshape(())
         if not flat.requires_grad:
             return value
         # the gradient shared evenly by the elements equal to the median, as PyTorch's
@@ -169,8 +181,7 @@ def _median(op, input, dim, keepdim, skip_nan):
         tied = (flat.detach() == v).logical_or(flat.detach().isnan().logical_and(v.isnan()))
         count = tied.sum().clamp(min=1).to(flat.dtype)
         return v + (flat - v).masked_fill(tied.logical_not(), 0.0).sum() / count
-    x, d = _rows(op, input, dim)
-    return _order_stat(op, input, dim, keepdim, position)
+    return _order_stat(op, input, dim, keepdim, position, rule)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
@@ -210,8 +221,9 @@ def kthvalue(input, k, dim=-1, keepdim=False):
                            f"{d} of size {x.shape[d]} (input {tuple(input.shape)}, on "
                            f"{input.device})")
     return _order_stat("kthvalue", input, dim, keepdim,
-                       lambda n, nans, x: _C.full(_keep_shape(x, d), k - 1, dtype=_C.int64,
-                                                  device=x.device))
+                       lambda n, nans, x, d: _C.full(_keep_shape(x, d), k - 1,
+                                                     dtype=_C.int64, device=x.device),
+                       _KTH, k - 1)
 
 
 def mode(input, dim=-1, keepdim=False):
@@ -237,13 +249,12 @@ def mode(input, dim=-1, keepdim=False):
     >>> pydevtensor.mode(pydevtensor.tensor([[1, 2, 2, 3], [4, 4, 5, 5]]))
     mode(values=tensor([2, 4]), indices=tensor([2, 1]))
     """
-    def position(n, nans, x):
+    def position(n, nans, x, d):
         s = sort(x.detach(), d)[0]
         run = _run_lengths(s, d)
         return run.argmax(d, keepdim=True)  # the first (smallest) value's run end
 
-    x, d = _rows("mode", input, dim)
-    return _order_stat("mode", input, dim, keepdim, position, select=False)
+    return _order_stat("mode", input, dim, keepdim, position)
 
 
 def _run_lengths(s, d):

@@ -327,13 +327,40 @@ def test_order_statistics_pick_the_stable_sorts_element(device, dtype):
                 ref = np.take_along_axis(a, want, dim).squeeze(dim)
                 assert (got.view(f"u{a.itemsize}") == ref.view(f"u{a.itemsize}")).all()
             nans = np.isnan(a).sum(dim, keepdims=True) if floating else np.zeros(keep, int)
-            med = np.where(nans > 0, n - nans, (n - 1) // 2)
-            np.testing.assert_array_equal(x.median(dim).indices.cpu().numpy(),
-                                          _stable_rank(a, dim, med).squeeze(dim))
             left = n - nans
-            nanmed = np.where(left > 0, (left - 1) // 2, 0)
-            np.testing.assert_array_equal(x.nanmedian(dim).indices.cpu().numpy(),
-                                          _stable_rank(a, dim, nanmed).squeeze(dim))
+            for name, pos in (("median", np.where(nans > 0, n - nans, (n - 1) // 2)),
+                              ("nanmedian", np.where(left > 0, (left - 1) // 2, 0))):
+                want = _stable_rank(a, dim, pos)
+                for keepdim in (False, True):
+                    v, i = getattr(x, name)(dim, keepdim=keepdim)
+                    assert tuple(v.shape) == tuple(i.shape) == want.squeeze(dim).shape \
+                        if not keepdim else keep, (name, keepdim, v.shape)
+                    np.testing.assert_array_equal(i.cpu().numpy().reshape(keep), want)
+                    ref = np.take_along_axis(a, want, dim)  # the bits: NaN payloads, -0.0
+                    got = v.cpu().numpy().reshape(keep)
+                    assert (got.view(f"u{a.itemsize}") == ref.view(f"u{a.itemsize}")).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float16"])
+def test_order_statistics_of_a_number_and_with_a_gradient(device, dtype):
+    """A 0-d input is its own median and kthvalue (index 0, 0-d results, keepdim
+    keeping 0 dims); with requires_grad the values carry the gradient to the element
+    picked, as PyTorch's, whether the device selects or sorts."""
+    x = pdt.tensor(np.array(3, dtype=dtype), device=device)
+    for v, i in (pdt.kthvalue(x, 1), x.median(0), x.nanmedian(0, keepdim=True)):
+        assert v.shape == () and i.shape == () and v.item() == 3 and i.item() == 0
+    if dtype == "int64":
+        return
+    a = np.array([[3.0, 1.0, 2.0, 5.0], [0.5, np.nan, -1.0, 4.0]], dtype=dtype)
+    x = pdt.tensor(a, device=device, requires_grad=True)
+    for fn, want in ((lambda t: pdt.kthvalue(t, 2, 1, keepdim=True), [[0, 0, 1, 0], [1, 0, 0, 0]]),
+                     (lambda t: t.median(1), [[0, 0, 1, 0], [0, 1, 0, 0]]),
+                     (lambda t: t.nanmedian(0), [[0, 1, 0, 0], [1, 0, 1, 1]])):
+        x.grad = None
+        v, i = fn(x)
+        assert v.requires_grad
+        v.sum().backward()
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), np.array(want, dtype=dtype))
 
 
 def test_unique_consecutive_and_histc_numpy(device):

@@ -153,6 +153,11 @@ enum { PDT_IS_NAN = 0, PDT_IS_INF = 1, PDT_IS_FINITE = 2, PDT_IS_SIGNED = 3 };
 /* What pdt_backend.search gives for each value: its left or right position, or whether
  * it is among the row's values. */
 enum { PDT_SEARCH_LEFT = 0, PDT_SEARCH_RIGHT = 1, PDT_SEARCH_MEMBER = 2 };
+/* Which position of each row's stable sort pdt_backend.select takes (n the row's length,
+ * m its NaN count): k for every row (kthvalue); median's, (n - 1) / 2, or n - m (the
+ * first NaN) where m > 0; nanmedian's, (n - m - 1) / 2 of the values that are not NaN,
+ * or 0 where all are NaN. */
+enum { PDT_SELECT_KTH = 0, PDT_SELECT_MEDIAN = 1, PDT_SELECT_NANMEDIAN = 2 };
 
 typedef enum pdt_reduce_op {
     PDT_REDUCE_SUM = 0,
@@ -483,12 +488,14 @@ typedef struct pdt_backend {
      * x.  May be NULL: the bindings then compose it (pydevtensor/_ops_cumulative.py). */
     pdt_status (*cumprod)(const pdt_tensor *out, const pdt_tensor *x);
 
-    /* indices[r] = the index of the element at position pos[r] of row r (the last dim)
-     * of x in the stable sort's order (NaN the largest value): x contiguous, not empty;
-     * pos and indices contiguous int64 with one element a row.  A position outside
-     * [0, n) is PDT_ERR_INDEX.  May be NULL, or refuse a dtype with PDT_ERR_UNSUPPORTED:
-     * the bindings then sort (pydevtensor/_ops_reduce_more.py). */
-    pdt_status (*select)(const pdt_tensor *indices, const pdt_tensor *x, const pdt_tensor *pos);
+    /* The element at one position of each row r (the last dim) of x in the stable sort's
+     * order (NaN the largest value), which rule says (PDT_SELECT_*; k for PDT_SELECT_KTH,
+     * 0 <= k < n): its index into indices[r] (int64) and its value into values[r] (x's
+     * dtype), both contiguous with one element a row; x contiguous, not empty.  May be
+     * NULL, or refuse a dtype with PDT_ERR_UNSUPPORTED: the bindings then sort
+     * (pydevtensor/_ops_reduce_more.py). */
+    pdt_status (*select)(const pdt_tensor *values, const pdt_tensor *indices, const pdt_tensor *x,
+                         int rule, int64_t k);
 
     /* --- image to columns and back (pdt_conv.h); NULL: refused (NotImplementedError) --- */
     /* out (N, C kh kw, oh ow) contiguous = the patches of x (N, C, H, W), any

@@ -153,22 +153,40 @@ pdt_status pdt_search_rows(const pdt_tensor *seq, const pdt_tensor *values, int 
     return st;
 }
 
-pdt_status pdt_select_last(const pdt_tensor *x, const pdt_tensor *pos, pdt_tensor *indices)
+pdt_status pdt_select_last(const pdt_tensor *x, int rule, int64_t k, pdt_tensor *values,
+                           pdt_tensor *indices)
 {
     const pdt_backend *be = pdt_backend_of(x->device.kind);
+    const char *name = rule == PDT_SELECT_KTH      ? "kthvalue"
+                       : rule == PDT_SELECT_MEDIAN ? "median"
+                                                   : "nanmedian";
+    memset(values, 0, sizeof *values);
     memset(indices, 0, sizeof *indices);
-    const int64_t numel = pdt_tensor_numel(x);
-    if (!be->select || x->ndim < 1 || numel == 0 || !pdt_tensor_is_contiguous(x) ||
-        pos->dtype != PDT_INT64 || !pdt_tensor_is_contiguous(pos) ||
-        !pdt_device_eq(x->device, pos->device) ||
-        pdt_tensor_numel(pos) != numel / x->shape[x->ndim - 1])
-        return unsupported("kthvalue", x);
-    pdt_status st = pdt_tensor_empty(x->device, PDT_INT64, x->ndim - 1, x->shape, 0, indices);
+    if (rule < PDT_SELECT_KTH || rule > PDT_SELECT_NANMEDIAN)
+        return pdt_fail(PDT_ERR_VALUE, "kthvalue: rule must be 0, 1 or 2, got %d", rule);
+    if (!be->select || x->ndim < 1 || pdt_tensor_numel(x) == 0 || !pdt_tensor_is_contiguous(x))
+        return unsupported(name, x);
+    const int64_t n = x->shape[x->ndim - 1];
+    if (rule == PDT_SELECT_KTH && (k < 0 || k >= n)) {
+        char dev[32];
+        return pdt_fail(PDT_ERR_INDEX,
+                        "kthvalue: position %lld is out of range for rows of %lld (on %s)",
+                        (long long)k, (long long)n, pdt_device_str(x->device, dev, sizeof dev));
+    }
+    /* one element a row: x's shape less its last dim */
+    pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim - 1, x->shape, 0, values);
     if (st != PDT_OK)
         return st;
-    pdt_note_op("kthvalue", x->device);
-    st = be->select(indices, x, pos);
-    if (st != PDT_OK)
+    st = pdt_tensor_empty(x->device, PDT_INT64, x->ndim - 1, x->shape, 0, indices);
+    if (st != PDT_OK) {
+        pdt_tensor_release(values);
+        return st;
+    }
+    pdt_note_op(name, x->device);
+    st = be->select(values, indices, x, rule, k);
+    if (st != PDT_OK) {
+        pdt_tensor_release(values);
         pdt_tensor_release(indices);
+    }
     return st;
 }

@@ -38,11 +38,12 @@ pdt_status pdt_cumextreme_last(const pdt_tensor *x, int largest, pdt_tensor *val
  * float64 or int64 x of at least one dim and one element, into a new *result of its
  * shape; unused is ignored (the signature of the others). */
 pdt_status pdt_cumprod_last(const pdt_tensor *x, int unused, pdt_tensor *result);
-/* The index of the element at position pos[r] of each row r (the last dim) of x in the
- * stable sort's order (pdt_backend.select): x contiguous with at least one dim and one
- * element, pos contiguous int64 with one element a row; a new int64 *indices of x's
- * shape less its last dim. */
-pdt_status pdt_select_last(const pdt_tensor *x, const pdt_tensor *pos, pdt_tensor *indices);
+/* The element at the position rule says (PDT_SELECT_*, k for PDT_SELECT_KTH) of each row
+ * (the last dim) of x in the stable sort's order (pdt_backend.select): x contiguous with
+ * at least one dim and one element; new *values (x's dtype) and int64 *indices of x's
+ * shape less its last dim.  A k outside [0, n) is PDT_ERR_INDEX. */
+pdt_status pdt_select_last(const pdt_tensor *x, int rule, int64_t k, pdt_tensor *values,
+                           pdt_tensor *indices);
 /* searchsorted of each row of the 2-d values in the matching row of the 2-d seq (or in
  * its one row), both contiguous and of one dtype, by mode PDT_SEARCH_LEFT, _RIGHT (new
  * int64 *result of values' shape) or _MEMBER (isin: a new bool *result)

@@ -74,7 +74,8 @@ pdt_status pdt_cpu_search(const pdt_tensor *out, const pdt_tensor *seq, const pd
 pdt_status pdt_cpu_cumextreme(const pdt_tensor *values, const pdt_tensor *indices,
                               const pdt_tensor *x, int largest);
 /* cpu_select.c: kthvalue's selection */
-pdt_status pdt_cpu_select(const pdt_tensor *indices, const pdt_tensor *x, const pdt_tensor *pos);
+pdt_status pdt_cpu_select(const pdt_tensor *values, const pdt_tensor *indices, const pdt_tensor *x,
+                          int rule, int64_t k);
 /* cpu_softmax.c */
 pdt_status pdt_cpu_softmax(const pdt_tensor *out, const pdt_tensor *x, int log);
 /* cpu_conv.c */

@@ -97,27 +97,30 @@ static PyObject *f_cumextreme_rows(PyObject *module, PyObject *args)
     return pair(module, x, 0, largest);
 }
 
-/* _select_rows(x, pos) -> the index of the element at position pos[r] of each row r of
- * x's last dim in the stable sort's order (Note [selection in sort order] in
- * csrc/cpu/cpu_select.c), or None. */
+/* _select_rows(x, rule, k) -> (values, indices) of the element at the position rule
+ * says (PDT_SELECT_*: k, median's or nanmedian's) of each row of x's last dim in the
+ * stable sort's order (Note [selection in sort order] in csrc/cpu/cpu_select.c), or
+ * None. */
 static PyObject *f_select_rows(PyObject *module, PyObject *args)
 {
     pdt_state *S = pdt_state_of_module(module);
-    PyObject *x, *pos;
-    if (!PyArg_ParseTuple(args, "O!O!:_select_rows", S->tensor_type, &x, S->tensor_type, &pos))
+    PyObject *x;
+    int rule;
+    long long k;
+    if (!PyArg_ParseTuple(args, "O!iL:_select_rows", S->tensor_type, &x, &rule, &k))
         return NULL;
-    const pdt_tensor *tx = pdt_tensor_of(x), *tp = pdt_tensor_of(pos);
-    pdt_tensor out;
+    const pdt_tensor *tx = pdt_tensor_of(x);
+    pdt_tensor values, indices;
     pdt_status st;
     pdt_hold h; /* Note [the GIL and storages] */
     h.n = 0;
     tx = pdt_hold_view(&h, tx);
-    tp = pdt_hold_view(&h, tp);
-    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx), st = pdt_select_last(tx, tp, &out));
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx),
+                          st = pdt_select_last(tx, rule, (int64_t)k, &values, &indices));
     pdt_hold_release(&h);
     if (st == PDT_ERR_UNSUPPORTED)
         Py_RETURN_NONE;
-    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+    return st == PDT_OK ? pdt_tensor_wrap_pair(S, &values, &indices) : pdt_raise(S, st);
 }
 
 /* _search_rows(seq, values, mode) -> searchsorted of the 2-d values' rows in the 2-d
