@@ -236,26 +236,36 @@ def _divisors(dtype):
 
 
 def _dividends(dtype, d):
-    """Every value of a small dtype; for int32 the edges, a sample, and the multiples of d
-    (where a quotient is exact) with their neighbours."""
+    """Every value of a small dtype; for int32 and int64 the edges, a sample (int64's of
+    every magnitude), and the multiples of d (where a quotient is exact) with their
+    neighbours: Python ints (an object array)."""
     info = np.iinfo(dtype)
     if info.bits <= 16:
-        return np.arange(info.min, info.max + 1, dtype=np.int64)
-    rng = np.random.default_rng(abs(d))
-    k = rng.integers(info.min // abs(d), info.max // abs(d), 512, endpoint=True)
-    v = np.concatenate([rng.integers(info.min, info.max, 2048, endpoint=True),
-                        k * d, k * d - 1, k * d + 1, [info.min, info.max, 0, 1, -1]])
-    return v[(v >= info.min) & (v <= info.max)].astype(np.int64)
+        return np.arange(info.min, info.max + 1, dtype=np.int64).astype(object)
+    rng = np.random.default_rng(abs(d) % 2**32)
+    k = rng.integers(info.min // abs(d), info.max // abs(d), 512, endpoint=True).astype(object)
+    some = rng.integers(info.min, info.max, 2048, endpoint=True)
+    some = some >> rng.integers(0, info.bits - 1, some.size)
+    v = np.concatenate([some.astype(object), k * d, k * d - 1, k * d + 1,
+                        np.array([info.min, info.max, info.min + 1, 0, 1, -1], dtype=object)])
+    return v[(v >= info.min) & (v <= info.max)]
+
+
+def _wrapped(v, dtype):
+    """Python ints v wrapped into dtype (MIN // -1 is MIN, as C's two's complement)."""
+    info = np.iinfo(dtype)
+    return ((v - info.min) % 2 ** info.bits + info.min).astype(dtype)
 
 
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32"])
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
 def test_division_by_one_divisor_every_value(level, dtype, level_restored):
     """x // d, x % d and the truncating division of an integer row by one divisor (a
     multiply's high half: Notes [small integer division by one divisor] in
-    csrc/cpu/cpu_vsdiv.h and [int32 division by one divisor] in cpu_vdivmod.h) for every
-    value of a small dtype (int32: a sample), against Python's floor and remainder and C's
-    truncation computed in int64 and wrapped; -1 as the int32 route (MIN // -1 wraps)."""
+    csrc/cpu/cpu_vsdiv.h, [int32 division by one divisor] and [int64 division by one
+    divisor] in cpu_vdivmod.h) for every value of a small dtype (int32, int64: a sample),
+    against Python's floor and remainder and C's truncation in Python ints, wrapped; -1
+    as the int32 route (MIN // -1 wraps)."""
     pdt._C._cpu_simd_level(level)
     for d in _divisors(dtype):
         if d == 0:  # refused (tests/test_integer_division_by_zero.py)
@@ -267,7 +277,7 @@ def test_division_by_one_divisor_every_value(level, dtype, level_restored):
         for s in (d, pdt.tensor(d, dtype=getattr(pdt, dtype))):
             for got, want, what in ((x // s, floor, "//"), (x % s, rem, "%"),
                                     (pdt.div(x, s, rounding_mode="trunc"), trunc, "trunc")):
-                _check(got, want.astype(dtype), f"x {what} {s!r} {level} {dtype}")
+                _check(got, _wrapped(want, dtype), f"x {what} {s!r} {level} {dtype}")
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -345,29 +345,39 @@ SMALL_BINARY_ROWS(u8, uint8_t)
 SMALL_BINARY_ROWS(i8, int8_t)
 SMALL_BINARY_ROWS(i16, int16_t)
 
-/* int32 by one divisor or a row of them, contiguous: the level's rows (Notes [int32
- * division by one divisor] and [int32 division by a tensor of divisors] in cpu_vdivmod.h),
- * the same values as the rows above.  One thread, 1e5 int32 // int32 (divisors in [1,
- * 1000], AMD EPYC Zen 4): 196 us by idiv (the baseline's rows) -> 64 at AVX2, 48 at
- * AVX-512 (NumPy 500); 1,000: 1.7 us (NumPy 2.8). */
-#define DIVC_ROW_I32(NAME, OP)                                                                     \
-    static void NAME##_i32c(char *o, int64_t so, const char *a, int64_t sa, const char *b,         \
-                            int64_t sb, int64_t n, const void *extra)                              \
+/* int32 and int64 by one divisor, int32 by a row of them, contiguous: the level's rows
+ * (Notes [int32 division by one divisor], [int64 division by one divisor] and [int32
+ * division by a tensor of divisors] in cpu_vdivmod.h), the same values as the rows above.
+ * One thread, 1e5 int32 // int32 (divisors in [1, 1000], AMD EPYC Zen 4): 196 us by idiv
+ * (the baseline's rows) -> 64 at AVX2, 48 at AVX-512 (NumPy 500); 1,000: 1.7 us (NumPy
+ * 2.8).  MORE: further cases before the element loop. */
+#define DIVC_ROW(NAME, OP, SN, T, MORE)                                                            \
+    static void NAME##_##SN##c(char *o, int64_t so, const char *a, int64_t sa, const char *b,      \
+                               int64_t sb, int64_t n, const void *extra)                           \
     {                                                                                              \
         const pdt_cpu_simd_table *t = pdt_cpu_simd();                                              \
-        if (so == 4 && sa == 4 && sb == 0 && t->divc_i32) {                                        \
-            int32_t d;                                                                             \
+        if (so == sizeof(T) && sa == sizeof(T) && sb == 0 && t->divc_##SN) {                       \
+            T d;                                                                                   \
             memcpy(&d, b, sizeof d);                                                               \
-            t->divc_i32((int32_t *)o, (const int32_t *)a, d, n, OP);                               \
-        } else if (so == 4 && (sa == 4 || sa == 0) && sb == 4 && t->divv_i32) {                    \
-            t->divv_i32((int32_t *)o, (const int32_t *)a, (const int32_t *)b, n, OP, sa == 0);     \
-        } else {                                                                                   \
-            NAME##_i32(o, so, a, sa, b, sb, n, extra);                                             \
+            t->divc_##SN((T *)o, (const T *)a, d, n, OP);                                          \
+        }                                                                                          \
+        MORE                                                                                       \
+        else                                                                                       \
+        {                                                                                          \
+            NAME##_##SN(o, so, a, sa, b, sb, n, extra);                                            \
         }                                                                                          \
     }
-DIVC_ROW_I32(floordiv_row, PDT_OP_FLOOR_DIV)
-DIVC_ROW_I32(remainder_row, PDT_OP_REMAINDER)
-DIVC_ROW_I32(truncdiv_row, PDT_OP_TRUNC_DIV)
+#define DIVV_I32(OP)                                                                               \
+    else if (so == 4 && (sa == 4 || sa == 0) && sb == 4 && t->divv_i32)                           \
+    {                                                                                              \
+        t->divv_i32((int32_t *)o, (const int32_t *)a, (const int32_t *)b, n, OP, sa == 0);         \
+    }
+#define DIVC_ROWS(NAME, OP)                                                                        \
+    DIVC_ROW(NAME, OP, i32, int32_t, DIVV_I32(OP))                                                 \
+    DIVC_ROW(NAME, OP, i64, int64_t, )
+DIVC_ROWS(floordiv_row, PDT_OP_FLOOR_DIV)
+DIVC_ROWS(remainder_row, PDT_OP_REMAINDER)
+DIVC_ROWS(truncdiv_row, PDT_OP_TRUNC_DIV)
 
 /* uint8, int8 and int16 //, % and truncating division: the level's rows (cpu_vsdiv.h),
  * strided ones a block at a time; a short row or two single values int32's scalar forms
@@ -420,9 +430,9 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_SUB] = ROWS_NUMS(sub),
     [PDT_OP_MUL] = ROWS_8(and_bool, mul_i32, mul_i64, mul_f32, mul_f64, mul),
     [PDT_OP_DIV] = ROWS_5(NULL, NULL, NULL, div_f32, div_f64),
-    [PDT_OP_FLOOR_DIV] = ROWS_8(NULL, floordiv_row_i32c, floordiv_row_i64, floordiv_row_f32,
+    [PDT_OP_FLOOR_DIV] = ROWS_8(NULL, floordiv_row_i32c, floordiv_row_i64c, floordiv_row_f32,
                                 floordiv_row_f64, floordiv_row),
-    [PDT_OP_REMAINDER] = ROWS_8(NULL, remainder_row_i32c, remainder_row_i64, remainder_row_f32,
+    [PDT_OP_REMAINDER] = ROWS_8(NULL, remainder_row_i32c, remainder_row_i64c, remainder_row_f32,
                                 remainder_row_f64, remainder_row),
     [PDT_OP_POW] = ROWS_NUMS(pow_row),
     [PDT_OP_MAXIMUM] = ROWS_8(or_bool, maximum_i32, maximum_i64, maximum_f32, maximum_f64, maximum),
@@ -434,7 +444,7 @@ static const ew_row_fn binary_rows[PDT_NUM_BINARY_OPS][PDT_NUM_DTYPES] = {
     [PDT_OP_LE] = ROWS_ALLS(le),
     [PDT_OP_GT] = ROWS_ALLS(gt),
     [PDT_OP_GE] = ROWS_ALLS(ge),
-    [PDT_OP_TRUNC_DIV] = ROWS_8(NULL, truncdiv_row_i32c, truncdiv_row_i64, truncdiv_row_f32,
+    [PDT_OP_TRUNC_DIV] = ROWS_8(NULL, truncdiv_row_i32c, truncdiv_row_i64c, truncdiv_row_f32,
                                 truncdiv_row_f64, truncdiv_row),
     [PDT_OP_ATAN2] = ROWS_5(NULL, NULL, NULL, atan2_f32, atan2_f64),
     [PDT_OP_BITWISE_AND] = ROWS_INTS(and),

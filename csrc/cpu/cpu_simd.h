@@ -147,19 +147,20 @@ static inline double pdt_round_even_f64(double x)
 /* sign of a float: +0 for either zero (as NumPy and PyTorch), NaN for NaN (NumPy and
  * the array API standard; PyTorch gives 0) */
 #define PDT_SIGN(x) ((x) > 0 ? 1 : (x) < 0 ? -1 : (x) == 0 ? 0 : (x))
-/* Integer rows by one divisor d (cpu_vsdiv.h's small ones, cpu_vdivmod.h's int32): p[i]
+/* Integer rows by one divisor d (cpu_vsdiv.h's small ones, cpu_vdivmod.h's int32 and int64): p[i]
  * = x[i] op d, op PDT_OP_FLOOR_DIV, PDT_OP_REMAINDER or PDT_OP_TRUNC_DIV, p may be x.  d =
  * 0 gives 0 and d = 1 or -1 gives x d, wrapping (remainder 0), as cpu_elementwise.c's
- * scalar forms; PDT_DIVC_STEPS the others from the truncated quotient t = Q(v) of v =
- * x[i] in W, whose remainder r = v - t dw is exact in W, by the scalar forms' steps. */
-#define PDT_DIVC_TRIVIAL(T)                                                                        \
+ * scalar forms (U: T's unsigned type, at least 32 bits); PDT_DIVC_STEPS the others from
+ * the truncated quotient t = Q(v) of v = x[i] in W, whose remainder r = v - t dw is exact
+ * in W, by the scalar forms' steps. */
+#define PDT_DIVC_TRIVIAL(T, U)                                                                     \
     if (d == 0 || (op == PDT_OP_REMAINDER && (d == 1 || d == -1))) {                               \
         memset(p, 0, (size_t)n * sizeof *p);                                                       \
         return;                                                                                    \
     }                                                                                              \
     if (d == 1 || d == -1) {                                                                       \
         for (int64_t i = 0; i < n; i++)                                                            \
-            p[i] = (T)((uint32_t)x[i] * (uint32_t)d);                                              \
+            p[i] = (T)((U)x[i] * (U)d);                                                            \
         return;                                                                                    \
     }
 #define PDT_DIVC_STEPS(T, W, Q)                                                                    \
@@ -188,6 +189,17 @@ static inline uint32_t pdt_divc_magic(uint32_t b, int bits, int *sh)
     *sh = s;
     return (uint32_t)(((((uint64_t)2 << s) - b) << bits) / b + 1);
 }
+#ifdef __SIZEOF_INT128__
+/* The same for bits = 64, b in [2, 2^63] */
+static inline uint64_t pdt_divc_magic64(uint64_t b, int *sh)
+{
+    int s = 0;
+    while (s < 62 && ((uint64_t)2 << s) < b)
+        s++;
+    *sh = s;
+    return (uint64_t)(((((unsigned __int128)2 << s) - b) << 64) / b + 1);
+}
+#endif
 
 /* Python's float // and % (NumPy's npy_divmod) from a fmod FMOD: the quotient rounds
  * toward -inf, the remainder takes the divisor's sign.  Defines static FLOORDIV(a, b) and
@@ -336,9 +348,10 @@ typedef struct pdt_cpu_simd_table {
     /* float // and % (float32: cpu_vdivmod.h) and trunc(a / b) */
     pdt_vb_row floordiv_row_f32, remainder_row_f32, truncdiv_row_f32, truncdiv_row_f64;
     /* o[i] = a[i] // d, a[i] % d or their truncating division (op: PDT_OP_FLOOR_DIV,
-     * _REMAINDER, _TRUNC_DIV) of an int32 row by one d (cpu_vdivmod.h); NULL at the
-     * baseline level */
+     * _REMAINDER, _TRUNC_DIV) of an int32 row by one d (cpu_vdivmod.h) */
     void (*divc_i32)(int32_t *o, const int32_t *a, int32_t d, int64_t n, int op);
+    /* the same for int64 (cpu_vdivmod.h; NULL without a 128-bit integer type) */
+    void (*divc_i64)(int64_t *o, const int64_t *a, int64_t d, int64_t n, int op);
     /* the same by a row of divisors (mode 1: a is one value; cpu_vdivmod.h) */
     void (*divv_i32)(int32_t *o, const int32_t *a, const int32_t *b, int64_t n, int op, int mode);
     /* the comparisons, into bool bytes (o: n bytes) */

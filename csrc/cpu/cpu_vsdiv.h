@@ -82,7 +82,7 @@ static inline int16_t pdt_small_tq16(int16_t x, int16_t dn, uint16_t m, int sh)
 #define VS_DIVC8(SN, T)                                                                            \
     static void VM(divc_##SN)(T * p, const T *x, int32_t d, int64_t n, int op)                     \
     {                                                                                              \
-        PDT_DIVC_TRIVIAL(T)                                                                        \
+        PDT_DIVC_TRIVIAL(T, uint32_t)                                                              \
         const int16_t dw = (int16_t)d, dn = (int16_t)(d < 0 ? -1 : 0);                             \
         const uint32_t b = (uint32_t)(d < 0 ? -d : d);                                             \
         uint16_t m = (uint16_t)((65535u + b) / b);                                                 \
@@ -95,7 +95,7 @@ VS_DIVC8(i8, int8_t)
 #undef VS_Q8
 static void VM(divc_i16)(int16_t *p, const int16_t *x, int32_t d, int64_t n, int op)
 {
-    PDT_DIVC_TRIVIAL(int16_t)
+    PDT_DIVC_TRIVIAL(int16_t, uint32_t)
     const int16_t dw = (int16_t)d, dn = (int16_t)(d < 0 ? -1 : 0);
     int sh;
     uint16_t m = (uint16_t)pdt_divc_magic((uint32_t)(d < 0 ? -d : d), 16, &sh);

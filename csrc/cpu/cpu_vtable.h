@@ -140,6 +140,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .truncdiv_row_f32 = VM(truncdiv_row_f32),
     .truncdiv_row_f64 = VM(truncdiv_row_f64),
     .divc_i32 = VM_DIVC_I32,
+    .divc_i64 = VM_DIVC_I64,
     .divv_i32 = VM_DIVV_I32,
     .relu_f32 = VM(relu_f32),
     .sign_f32 = VM(sign_f32),
