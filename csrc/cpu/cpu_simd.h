@@ -150,9 +150,8 @@ static inline double pdt_round_even_f64(double x)
 /* Integer rows by one divisor d (cpu_vsdiv.h's small ones, cpu_vdivmod.h's int32 and int64): p[i]
  * = x[i] op d, op PDT_OP_FLOOR_DIV, PDT_OP_REMAINDER or PDT_OP_TRUNC_DIV, p may be x.  d =
  * 0 gives 0 and d = 1 or -1 gives x d, wrapping (remainder 0), as cpu_elementwise.c's
- * scalar forms (U: T's unsigned type, at least 32 bits); PDT_DIVC_STEPS the others from
- * the truncated quotient t = Q(v) of v = x[i] in W, whose remainder r = v - t dw is exact
- * in W, by the scalar forms' steps. */
+ * scalar forms (U: T's unsigned type, at least 32 bits); PDT_DIVC_FLOOR floor division
+ * and the remainder by the others. */
 #define PDT_DIVC_TRIVIAL(T, U)                                                                     \
     if (d == 0 || (op == PDT_OP_REMAINDER && (d == 1 || d == -1))) {                               \
         memset(p, 0, (size_t)n * sizeof *p);                                                       \
@@ -163,19 +162,31 @@ static inline double pdt_round_even_f64(double x)
             p[i] = (T)((U)x[i] * (U)d);                                                            \
         return;                                                                                    \
     }
-#define PDT_DIVC_STEPS(T, W, Q)                                                                    \
-    if (op == PDT_OP_TRUNC_DIV) {                                                                  \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            p[i] = (T)(int32_t)Q((W)x[i]);                                                         \
-    } else if (op == PDT_OP_FLOOR_DIV) {                                                           \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            const W v = (W)x[i], t = Q(v), r = (W)(v - t * dw);                                    \
-            p[i] = (T)(int32_t)(r != 0 && ((r < 0) != (dw < 0)) ? t - 1 : t);                      \
-        }                                                                                          \
-    } else {                                                                                       \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            const W v = (W)x[i], t = Q(v), r = (W)(v - t * dw);                                    \
-            p[i] = (T)(int32_t)(r != 0 && ((r < 0) != (dw < 0)) ? r + dw : r);                     \
+/* Floor division (op PDT_OP_FLOOR_DIV) or Python's remainder of p[i] = x[i] by d, |d| >=
+ * 2, from QU(a) = a / |d| of an unsigned a <= 2^(bits - 1) (U: the unsigned type of T's
+ * width, or of the lanes QU takes, P: U or a wider one that products do not overflow
+ * once promoted; QU casts its argument to U), with no product back: for d > 0, floor(x / d) = s ^ ((x ^ s) / d) with s
+ * = -(x < 0) (for x < 0, ~x = -x - 1 >= 0 and floor(x / d) = ~floor(~x / d)); for d < 0,
+ * floor(x / d) = floor(-x / |d|), which is -x / |d| for x <= 0 (-x <= 2^(bits - 1), exact
+ * unsigned) and ~((x - 1) / |d|) = ~(~(-x) / |d|) for x > 0.  The remainder is x - floor(x
+ * / d) d, wrapping (exact: it fits). */
+#define PDT_DIVC_FLOOR(T, U, P, QU)                                                                \
+    if (d > 0)                                                                                     \
+        PDT_DIVC_FLOOR_LOOP(T, U, P, QU, (U)x[i], 0u - (U)(x[i] < 0))                              \
+    else                                                                                           \
+        PDT_DIVC_FLOOR_LOOP(T, U, P, QU, 0u - (U)x[i], 0u - (U)(x[i] > 0))
+#define PDT_DIVC_FLOOR_LOOP(T, U, P, QU, V, S)                                                     \
+    {                                                                                              \
+        if (op == PDT_OP_REMAINDER) {                                                              \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                const U s = (U)(S), f = (U)(QU((V) ^ s) ^ s);                                      \
+                p[i] = (T)((P)(U)x[i] - (P)f * (P)(U)d);                                           \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                const U s = (U)(S);                                                                \
+                p[i] = (T)(QU((V) ^ s) ^ s);                                                       \
+            }                                                                                      \
         }                                                                                          \
     }
 /* Granlund and Montgomery's multiplier for dividing unsigned numbers below 2^bits by b in

@@ -114,32 +114,46 @@ VB_ROW(truncdiv_row_f64, double, PDT_TRUNCDIV)
  * - b) / b) + 1 < 2^32: t = (|x| m) >> 32, then (t + (|x| - t) / 2) >> (l - 1), the sign
  * put back (its 16-bit form: Note [small integer division by one divisor] in
  * cpu_vsdiv.h; checked against Python's // for 6,000 divisors and the quotients' edges
- * before it went in).  r = x - q d, exact, steps floor division and Python's remainder as
- * the scalar forms (cpu_elementwise.c's INT_DIVMOD_POW, which the strided rows keep); d =
- * 0 gives 0, d = 1 or -1 gives x d (INT32_MIN // -1 wraps) and remainder 0, as there.
+ * before it went in).  Floor division and Python's remainder take the quotient of |x| or
+ * |x| - 1 with the sign put back, no product back (PDT_DIVC_FLOOR in cpu_simd.h), the
+ * values of the scalar forms (cpu_elementwise.c's INT_DIVMOD_POW, which the strided rows
+ * keep); d = 0 gives 0, d = 1 or -1 gives x d (INT32_MIN // -1 wraps) and remainder 0, as
+ * there.
  * The 32x32 -> 64-bit products are pmuludq's, two lanes in each 64: 8 lanes at AVX2 where
  * double had 4, and SSE2 has them too, so every level has the row.  1e5 int32 // 7 on an
  * AVX2 EPYC (no AVX-512; the numbers above were another machine's): 37 us at AVX2 and 68
  * at the baseline, NumPy's 31. */
+static inline uint32_t VM(gm_u32)(uint32_t a, uint32_t m, int sh);
 static inline int32_t VM(tq_i32)(int32_t x, int32_t dn, uint32_t m, int sh)
 {
     const uint32_t xs = (uint32_t)(x >> 31), s = xs ^ (uint32_t)dn;
-    const uint32_t a = ((uint32_t)x ^ xs) - xs;
-    const uint32_t t = (uint32_t)(((uint64_t)a * m) >> 32);
-    const uint32_t q = (t + (a - t) / 2) >> sh;
+    const uint32_t q = VM(gm_u32)(((uint32_t)x ^ xs) - xs, m, sh);
     return (int32_t)((q ^ s) - s);
 }
 
-/* op: PDT_OP_FLOOR_DIV, PDT_OP_REMAINDER or PDT_OP_TRUNC_DIV (cpu_simd.h's PDT_DIVC_STEPS) */
+/* a / b for a <= 2^31, by m and sh = l - 1 (the Note) */
+static inline uint32_t VM(gm_u32)(uint32_t a, uint32_t m, int sh)
+{
+    const uint32_t t = (uint32_t)(((uint64_t)a * m) >> 32);
+    return (t + (a - t) / 2) >> sh;
+}
+
+/* op: PDT_OP_FLOOR_DIV, PDT_OP_REMAINDER or PDT_OP_TRUNC_DIV (cpu_simd.h's
+ * PDT_DIVC_FLOOR); p may be x */
 static void VM(divc_i32)(int32_t *p, const int32_t *x, int32_t d, int64_t n, int op)
 {
     PDT_DIVC_TRIVIAL(int32_t, uint32_t)
     int sh;
     const uint32_t m = pdt_divc_magic(d < 0 ? 0u - (uint32_t)d : (uint32_t)d, 32, &sh);
-    const int32_t dw = d, dn = d < 0 ? -1 : 0;
-#define VM_Q32(v) VM(tq_i32)(v, dn, m, sh)
-    PDT_DIVC_STEPS(int32_t, int32_t, VM_Q32)
-#undef VM_Q32
+    if (op == PDT_OP_TRUNC_DIV) {
+        const int32_t dn = d < 0 ? -1 : 0;
+        for (int64_t i = 0; i < n; i++)
+            p[i] = VM(tq_i32)(x[i], dn, m, sh);
+        return;
+    }
+#define VM_QU32(a) VM(gm_u32)(a, m, sh)
+    PDT_DIVC_FLOOR(int32_t, uint32_t, uint32_t, VM_QU32)
+#undef VM_QU32
 }
 #define VM_DIVC_I32 VM(divc_i32)
 
@@ -151,13 +165,10 @@ static void VM(divc_i32)(int32_t *p, const int32_t *x, int32_t d, int64_t n, int
  * with N = 64, as Note [int32 division by one divisor]'s: t = (a m) >> 64, q = (t + (a -
  * t) / 2) >> (l - 1), m from pdt_divc_magic64.  No level multiplies 64 x 64 -> 128 bits
  * in vector lanes, so the vector levels take the high half from four 32 x 32 -> 64-bit
- * products (pmuludq), the baseline from one scalar 128-bit product.  Floor division needs
- * no product back (r = x - t d, which int64 lanes do not multiply at AVX2): for d > 0,
- * floor(x / b) = s ^ ((x ^ s) / b) with s = x >> 63 (for x < 0, ~x = -x - 1 >= 0 and
- * floor(x / b) = ~floor(~x / b)); for d < 0, floor(x / d) = floor(-x / b), which is -x /
- * b for x <= 0 (-x <= 2^63, exact unsigned) and ~((x - 1) / b) for x > 0 (~(-x) = x - 1).
- * Python's remainder is then x - floor(x / d) d, wrapping (exact: it fits); truncation
- * puts the sign of x d on |x| / b.  d = 0, 1, -1 as the scalar forms (PDT_DIVC_TRIVIAL:
+ * products (pmuludq) at AVX-512, AVX2 and the baseline from one scalar 128-bit product.
+ * Floor division needs no product back (PDT_DIVC_FLOOR in cpu_simd.h, as int32's), and
+ * Python's remainder is x - floor(x / d) d, wrapping (exact: it fits); truncation puts the
+ * sign of x d on |x| / b.  d = 0, 1, -1 as the scalar forms (PDT_DIVC_TRIVIAL:
  * INT64_MIN // -1 wraps).  Every row was checked against idiv's for 14 divisors (both
  * signs, 2, 2^62 +- 1, INT64_MIN + 1, large primes) and 1e5 dividends (the extremes
  * among them) before it went in. */
@@ -196,20 +207,9 @@ static void VM(divc_i64)(int64_t *p, const int64_t *x, int64_t d, int64_t n, int
         }
         return;
     }
-    const int rem = op == PDT_OP_REMAINDER;
-    if (d > 0) {
-        for (int64_t i = 0; i < n; i++) {
-            const uint64_t v = (uint64_t)x[i], s = (uint64_t)(x[i] >> 63);
-            const uint64_t f = VM(gm_u64)(v ^ s, m, sh) ^ s;
-            p[i] = (int64_t)(rem ? v - f * (uint64_t)d : f);
-        }
-    } else {
-        for (int64_t i = 0; i < n; i++) {
-            const uint64_t v = (uint64_t)x[i], s = 0u - (uint64_t)(x[i] > 0);
-            const uint64_t f = VM(gm_u64)((0u - v) ^ s, m, sh) ^ s; /* ~(-x) = x - 1 */
-            p[i] = (int64_t)(rem ? v - f * (uint64_t)d : f);
-        }
-    }
+#define VM_QU64(a) VM(gm_u64)(a, m, sh)
+    PDT_DIVC_FLOOR(int64_t, uint64_t, uint64_t, VM_QU64)
+#undef VM_QU64
 }
 #define VM_DIVC_I64 VM(divc_i64)
 #else

@@ -27,8 +27,9 @@
  *     invariant integer (PLDI 1994, section 4, figure 4.1) with N = 16, l = ceil(log2 b),
  *     m = floor(2^16 (2^l - b) / b) + 1 < 2^16: t = (|x| m) >> 16, then (t + (|x| - t) /
  *     2) >> (l - 1).  Every (x, b) was checked against Python's // before it went in.
- * Floor division and the remainder step from the truncated quotient t as above, with
- * r = x - t d, exact in 16 bits. */
+ * Floor division and the remainder take the quotient of |x| or |x| - 1 with the sign put
+ * back (PDT_DIVC_FLOOR in cpu_simd.h: no product back), the remainder x - floor(x / d) d
+ * wrapped in 16 bits. */
 
 #include "pdt_backend.h" /* PDT_OP_FLOOR_DIV, PDT_OP_REMAINDER, PDT_OP_TRUNC_DIV */
 
@@ -53,22 +54,28 @@ static inline float pdt_small_remainder(float x, float d)
 
 /* trunc(x / d) for |x| <= 255, d = b or -b (dn = 0 or -1) with b in [2, 256], m =
  * ceil(2^16 / b): Note [small integer division by one divisor] */
+static inline uint16_t pdt_small_qu8(uint16_t a, uint16_t m) /* a / b, a <= 256 */
+{
+    return (uint16_t)(((uint32_t)a * m) >> 16);
+}
 static inline int16_t pdt_small_tq8(int16_t x, int16_t dn, uint16_t m)
 {
     const int16_t xs = (int16_t)(x >> 15), s = (int16_t)(xs ^ dn);
-    const uint16_t ax = (uint16_t)((x ^ xs) - xs);
-    const int16_t q = (int16_t)(((uint32_t)ax * m) >> 16);
+    const int16_t q = (int16_t)pdt_small_qu8((uint16_t)((x ^ xs) - xs), m);
     return (int16_t)((q ^ s) - s);
 }
 /* trunc(x / d) for int16 x, d = b or -b (dn = 0 or -1) with b in [2, 2^15], l = ceil(log2
  * b), m = floor(2^16 (2^l - b) / b) + 1 and sh = l - 1: Note [small integer division by
  * one divisor] */
+static inline uint16_t pdt_small_qu16(uint16_t a, uint16_t m, int sh) /* a / b, a <= 2^15 */
+{
+    const uint16_t t = (uint16_t)(((uint32_t)a * m) >> 16);
+    return (uint16_t)((uint16_t)(t + (uint16_t)(a - t) / 2) >> sh);
+}
 static inline int16_t pdt_small_tq16(int16_t x, int16_t dn, uint16_t m, int sh)
 {
     const int16_t xs = (int16_t)(x >> 15), s = (int16_t)(xs ^ dn);
-    const uint16_t a = (uint16_t)((x ^ xs) - xs);
-    const uint16_t t = (uint16_t)(((uint32_t)a * m) >> 16);
-    const int16_t q = (int16_t)((uint16_t)(t + (uint16_t)(a - t) / 2) >> sh);
+    const int16_t q = (int16_t)pdt_small_qu16((uint16_t)((x ^ xs) - xs), m, sh);
     return (int16_t)((q ^ s) - s);
 }
 
@@ -76,34 +83,44 @@ static inline int16_t pdt_small_tq16(int16_t x, int16_t dn, uint16_t m, int sh)
  * fits 32-bit lanes and multiplies in them; hidden, the product's high half of 16-bit
  * lanes is taken (pmulhuw), twice as many a vector */
 #define VS_HIDE_RANGE(v) __asm__("" : "+r"(v))
-/* The rows by one divisor (PDT_DIVC_TRIVIAL and PDT_DIVC_STEPS in cpu_simd.h), the
+/* The rows by one divisor (PDT_DIVC_TRIVIAL and PDT_DIVC_FLOOR in cpu_simd.h), the
  * quotient in int16 lanes.  p may be x (an in-place op): no restrict, GCC's alias check
  * lets equal addresses take the vector loop. */
 #define VS_DIVC8(SN, T)                                                                            \
     static void VM(divc_##SN)(T * p, const T *x, int32_t d, int64_t n, int op)                     \
     {                                                                                              \
         PDT_DIVC_TRIVIAL(T, uint32_t)                                                              \
-        const int16_t dw = (int16_t)d, dn = (int16_t)(d < 0 ? -1 : 0);                             \
+        const int16_t dn = (int16_t)(d < 0 ? -1 : 0);                                             \
         const uint32_t b = (uint32_t)(d < 0 ? -d : d);                                             \
         uint16_t m = (uint16_t)((65535u + b) / b);                                                 \
         VS_HIDE_RANGE(m);                                                                          \
-        PDT_DIVC_STEPS(T, int16_t, VS_Q8)                                                          \
+        if (op == PDT_OP_TRUNC_DIV) {                                                              \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                p[i] = (T)pdt_small_tq8((int16_t)x[i], dn, m);                                     \
+            return;                                                                                \
+        }                                                                                          \
+        PDT_DIVC_FLOOR(T, uint16_t, uint32_t, VS_QU8)                                              \
     }
-#define VS_Q8(v) pdt_small_tq8(v, dn, m)
+#define VS_QU8(a) pdt_small_qu8((uint16_t)(a), m)
 VS_DIVC8(u8, uint8_t)
 VS_DIVC8(i8, int8_t)
-#undef VS_Q8
+#undef VS_QU8
 static void VM(divc_i16)(int16_t *p, const int16_t *x, int32_t d, int64_t n, int op)
 {
     PDT_DIVC_TRIVIAL(int16_t, uint32_t)
-    const int16_t dw = (int16_t)d, dn = (int16_t)(d < 0 ? -1 : 0);
+    const int16_t dn = (int16_t)(d < 0 ? -1 : 0);
     int sh;
     uint16_t m = (uint16_t)pdt_divc_magic((uint32_t)(d < 0 ? -d : d), 16, &sh);
     VS_HIDE_RANGE(m);
     VS_HIDE_RANGE(sh);
-#define VS_Q16(v) pdt_small_tq16(v, dn, m, sh)
-    PDT_DIVC_STEPS(int16_t, int16_t, VS_Q16)
-#undef VS_Q16
+    if (op == PDT_OP_TRUNC_DIV) {
+        for (int64_t i = 0; i < n; i++)
+            p[i] = pdt_small_tq16(x[i], dn, m, sh);
+        return;
+    }
+#define VS_QU16(a) pdt_small_qu16((uint16_t)(a), m, sh)
+    PDT_DIVC_FLOOR(int16_t, uint16_t, uint32_t, VS_QU16)
+#undef VS_QU16
 }
 
 /* mode as VB_ROW's: 1, a is one value; 2, b is (the rows above) */
