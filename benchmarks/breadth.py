@@ -17,6 +17,10 @@ stable argsort and a take; ``nonzero`` gives the (n, ndim) coordinates (np.argwh
 ``x ** -1`` of positive x, ``exp2`` ``2 ** x`` and ``pow_scalar_base`` ``3 ** x``
 (a tensor exponent: both take the scalar base's row, Note [float32 powers of a scalar
 base]);
+``kthvalue`` (k = 50, values and indices; NumPy's side argpartition and a take) and
+``median`` (PyTorch's lower median with its index; NumPy's np.median, which averages the
+two middle values) take rows of 100; ``cummax`` gives values and indices, NumPy's
+maximum.accumulate the values; ``*_by_7`` divide by a Python int 7.
 ``softmax`` and ``log_softmax`` run along rows of 100 and
 ``cross_entropy`` (the mean over rows of 10 classes) against NumPy written by hand.
 A sweep like this one found the cells fixed in stop 29 (x ** 2 at 60 times NumPy's
@@ -198,6 +202,15 @@ def _cases(lib):
         "gt_i8": two(i8, lambda a, b: a > b, np.greater),
         "maximum_i16": two(i16, lambda a, b: P_.maximum(a, b), np.maximum),
         "abs_i8": one(i8, lambda a: a.abs(), np.abs),
+        "floordiv_i64_by_7": one(i64, lambda a: a // 7, lambda a: a // 7),
+        "remainder_i32_by_7": one(i32, lambda a: a % 7, lambda a: a % np.int32(7)),
+        "floordiv_i16_by_7": one(i16, lambda a: a // 7, lambda a: a // np.int16(7)),
+        "floordiv_u8_by_7": one(u8, lambda a: a // 7, lambda a: a // np.uint8(7)),
+        "kthvalue": one(rows, lambda a: P_.kthvalue(a, 50, 1),
+                        lambda a: (lambda i: (np.take_along_axis(a, i, 1), i))(
+                            np.argpartition(a, 49, 1)[:, 49:50])),
+        "median": one(rows, lambda a: a.median(1), lambda a: np.median(a, 1)),
+        "cummax": one(f32, lambda a: P_.cummax(a, 0), np.maximum.accumulate),
         "index_rows": pair(rows_and_index, lambda a, i: a.index_select(0, i),
                            lambda a, i: np.take(a, i, 0)),
         "index_cols": pair(square_and_index, lambda a, i: a[:, i], lambda a, i: a[:, i]),

@@ -317,9 +317,9 @@ def _cumulative_extreme(op, input, dim, larger):
     x, d = _rows(op, input, dim)
     n = x.shape[d]
     last = x.ndim - 1
-    with _no_grad():  # one pass where the device has the kernel
-        fast = _C._cumextreme_rows((x.detach() if d == last else
-                                    x.detach().transpose(d, last)).contiguous(), larger)
+    # one pass where the device has the kernel (detached: nothing to record)
+    fast = _C._cumextreme_rows(x if d == last else x.detach().transpose(d, last).contiguous(),
+                               larger)
     if fast is not None:
         v, i = fast if d == last else (t.transpose(d, last).contiguous() for t in fast)
         values = gather(x, d, i) if x.requires_grad else v  # the gradient to the element
