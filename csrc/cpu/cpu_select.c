@@ -37,19 +37,46 @@ static int64_t rule_position(int rule, int64_t k, int64_t n, int64_t nans)
     return n > nans ? (n - nans - 1) / 2 : 0;
 }
 
-/* The byte b of the key of rank *p given count[4][256], the counts of each byte in four
- * tables (one a lane of four elements, so that a run of equal bytes does not wait on
- * one counter's store), less those below b from *p. */
-static int rank_byte(int64_t count[4][256], int64_t *p)
+/* Rows of at least this many count their bytes in four tables, one a lane of four
+ * elements, so that a run of equal bytes does not wait on one counter's store; shorter
+ * ones in one (clearing and summing four tables cost more than they save there: a row of
+ * 100 took 0.43 us with four) */
+#define TABLES_FROM 1024
+#define TABLES(n) ((n) >= TABLES_FROM ? 4 : 1)
+
+/* How many keys have byte b, by the nt tables of count */
+static int64_t bucket(int64_t count[4][256], int nt, int b)
+{
+    int64_t c = count[0][b];
+    for (int l = 1; l < nt; l++)
+        c += count[l][b];
+    return c;
+}
+
+/* The byte b of the key of rank *p given the nt tables of count, less the keys below b
+ * from *p. */
+static int rank_byte(int64_t count[4][256], int nt, int64_t *p)
 {
     int b = 0;
     for (;; b++) {
-        const int64_t c = count[0][b] + count[1][b] + count[2][b] + count[3][b];
+        const int64_t c = bucket(count, nt, b);
         if (*p < c)
             return b;
         *p -= c;
     }
 }
+
+/* Counts of BYTE(i) for i in [0, m) into the nt tables of count (cleared by the caller) */
+#define COUNT_BYTES(count, nt, m, BYTE)                                                            \
+    do {                                                                                           \
+        int64_t i_ = 0;                                                                            \
+        if ((nt) == 4)                                                                             \
+            for (; i_ + 4 <= (m); i_ += 4)                                                         \
+                for (int l_ = 0; l_ < 4; l_++)                                                     \
+                    (count)[l_][BYTE(i_ + l_)]++;                                                  \
+        for (; i_ < (m); i_++)                                                                     \
+            (count)[0][BYTE(i_)]++;                                                                \
+    } while (0)
 
 /* The index of the key of rank p (ties by index) among key[0 .. n) (n >= 1) at indices
  * at[0 .. n) ascending, whose bytes above `shift + 8` are all equal: reorders key and
@@ -58,18 +85,17 @@ static int64_t radix_select(uint64_t *key, int64_t *at, int64_t n, int64_t p, in
 {
     for (; shift >= 0 && n > 1; shift -= 8) {
         int64_t count[4][256];
-        memset(count, 0, sizeof count);
-        int64_t i = 0;
-        for (; i + 4 <= n; i += 4)
-            for (int l = 0; l < 4; l++)
-                count[l][(key[i + l] >> shift) & 255]++;
-        for (; i < n; i++)
-            count[0][(key[i] >> shift) & 255]++;
-        const uint64_t b = (uint64_t)rank_byte(count, &p);
-        if (count[0][b] + count[1][b] + count[2][b] + count[3][b] == n)
+        const int nt = TABLES(n);
+        memset(count, 0, (size_t)nt * sizeof count[0]);
+#define KEY_BYTE(i) ((key[i] >> shift) & 255)
+        COUNT_BYTES(count, nt, n, KEY_BYTE);
+#undef KEY_BYTE
+        const int byte = rank_byte(count, nt, &p);
+        if (bucket(count, nt, byte) == n)
             continue; /* every key has that byte: nothing to drop */
+        const uint64_t b = (uint64_t)byte;
         int64_t kept = 0;
-        for (i = 0; i < n; i++) { /* those with that byte, in order, in place */
+        for (int64_t i = 0; i < n; i++) { /* those with that byte, in order, in place */
             const uint64_t k = key[i];
             key[kept] = k;
             at[kept] = at[i];
@@ -112,31 +138,28 @@ static int reserve(select_buf *buf, int64_t n)
  * byte and their indices kept in buf, and the rest to radix_select; -1 when out of
  * memory.  The keys are made twice but stored for the kept ones only, about n / 256 on
  * random data, and a block where none is kept is skipped after one test.  Making a
- * block's keys is a loop without branches (vectorised); the counts are four tables, one
- * a lane of four, so that a run of equal bytes does not wait on one counter's store. */
+ * block's keys is a loop without branches (vectorised); the counts as TABLES says. */
+#define KB_AT(i) kb[i]
 #define SELECT_ROW(NAME, T, KT, KEY, NAN, BITS)                                                    \
     static int64_t NAME(const T *x, int64_t n, int rule, int64_t k, select_buf *buf)               \
     {                                                                                              \
         int64_t count[4][256], nans = 0;                                                           \
         KT kb[BLOCK];                                                                              \
-        memset(count, 0, sizeof count);                                                            \
+        const int nt = TABLES(n);                                                                  \
+        memset(count, 0, (size_t)nt * sizeof count[0]);                                            \
         for (int64_t s = 0; s < n; s += BLOCK) {                                                   \
             const int64_t m = n - s < BLOCK ? n - s : BLOCK;                                       \
             for (int64_t i = 0; i < m; i++) {                                                      \
                 kb[i] = KEY(x[s + i], 0) >> (BITS - 8);                                            \
                 nans += NAN(x[s + i]);                                                             \
             }                                                                                      \
-            int64_t i = 0;                                                                         \
-            for (; i + 4 <= m; i += 4)                                                             \
-                for (int l = 0; l < 4; l++)                                                        \
-                    count[l][kb[i + l]]++;                                                         \
-            for (; i < m; i++)                                                                     \
-                count[0][kb[i]]++;                                                                 \
+            COUNT_BYTES(count, nt, m, KB_AT);                                                      \
         }                                                                                          \
         int64_t p = rule_position(rule, k, n, nans);                                               \
-        const KT b = (KT)rank_byte(count, &p);                                                     \
+        const int byte = rank_byte(count, nt, &p);                                                 \
+        const KT b = (KT)byte;                                                                     \
         /* one more: the compaction writes at kept before it knows whether to keep */              \
-        if (!reserve(buf, count[0][b] + count[1][b] + count[2][b] + count[3][b] + 1))              \
+        if (!reserve(buf, bucket(count, nt, byte) + 1))                                            \
             return -1;                                                                             \
         uint64_t *key = buf->key;                                                                  \
         int64_t *at = buf->at, kept = 0;                                                           \
