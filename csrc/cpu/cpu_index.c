@@ -182,21 +182,31 @@ static void isel_range(int64_t begin, int64_t end, void *ctx)
  * index read once]); the prefetch reads the value again, harmlessly (a prefetch
  * never faults).  Rows of 64 float32 taken at random, 781 of 1,562 rows (one
  * thread): 11.0 -> 6.1 us (NumPy's take 5.9-6.5); 7,812 of 15,625 rows (two threads):
- * 79-119 -> 38-40 us (NumPy 68-90). */
+ * 79-119 -> 38-40 us (NumPy 68-90).  Rows of 128 bytes or more are the C library's memcpy
+ * (its AVX copies; this file is built for the baseline), and a src that fits a core's
+ * cache is not prefetched (the prefetches were pure cost there): on an AVX-512 EPYC, three
+ * alternating runs, 781 of 1,562 rows of 64 float32 1.41-1.53 -> 1.08-1.35 of NumPy's time,
+ * of 256 float32 0.69-1.15 -> 0.47-0.66. */
 typedef struct rows_job {
     const char *src;
     char *out;
     const int64_t *ix;
     int64_t nidx, size, row; /* indices, src rows a block, bytes a row */
+    int fetch;               /* prefetch the rows ahead: src larger than a core's cache */
     int bad;
 } rows_job;
 
 #define ROWS_AHEAD 8 /* rows prefetched ahead of the copy */
+#define PREFETCH_FROM (1 << 20) /* bytes of src: below, its rows are in a core's cache */
 
 /* n bytes from f to t, in fixed-size pieces the compiler inlines (no call for the
  * short rows this path is for) */
 static inline void copy_row(char *restrict t, const char *restrict f, int64_t n)
 {
+    if (n >= 128) {
+        memcpy(t, f, (size_t)n);
+        return;
+    }
     int64_t b = 0;
     for (; b + 64 <= n; b += 64)
         memcpy(t + b, f + b, 64);
@@ -217,7 +227,7 @@ static void rows_range(int64_t begin, int64_t end, void *ctx)
     for (int64_t it = begin; it < end; it++, to += row) {
         const int64_t ahead = q + ROWS_AHEAD < nidx ? q + ROWS_AHEAD : nidx - 1;
         const int64_t pv = ix[ahead], pw = pv + (size & (pv >> 63));
-        if ((uint64_t)pw < (uint64_t)size)
+        if (j->fetch && (uint64_t)pw < (uint64_t)size)
             for (int64_t b = 0; b < row; b += 64)
                 __builtin_prefetch(block + pw * row + b);
         copy_row(to, block + index_in(ix[q], size, &bad) * row, row);
@@ -269,7 +279,8 @@ pdt_status pdt_cpu_index_select(const pdt_tensor *out, const pdt_tensor *src, in
                       .ix = j.ix,
                       .nidx = index->shape[0],
                       .size = j.size,
-                      .row = row};
+                      .row = row,
+                      .fetch = pdt_tensor_numel(src) * (int64_t)es > PREFETCH_FROM};
         const int64_t grain = (GRAIN * (int64_t)es + row - 1) / row;
         if (rows < 2 * grain)
             rows_range(0, rows, &r);
