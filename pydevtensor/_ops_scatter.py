@@ -98,11 +98,74 @@ def along(op, x, dim, index, source=None, negative_ok=False):
     return d, index
 
 
-def in_place_method(name, fn, example):
+_ADDS = (_C.float32, _C.float64, _C.int32, _C.int64)
+
+
+def _adds_into(self, index, values):
+    """Whether self can be added into by the index_add kernel itself, not through a
+    new tensor copied back (Note [adding in place]): nothing records a gradient, self
+    is contiguous and of a dtype the kernel adds, and neither the index nor the values
+    share its memory (they would be read after a write)."""
+    return (isinstance(self, _C.Tensor) and isinstance(index, _C.Tensor) and
+            isinstance(values, _C.Tensor) and self.dtype in _ADDS and self.is_contiguous() and
+            not _wants_grad((self, index, values), None) and
+            not _C._spans_overlap(index, self) and not _C._spans_overlap(values, self))
+
+
+def _index_add_into(self, dim, index, source, alpha=1):
+    """Note [adding in place]: x.index_add_ and x.scatter_add_ out of autograd's sight
+    add into x (its version bumped by the kernel's binding), the same additions in the
+    same order as the op's new tensor copied back, without the copy and the
+    copy back: scatter_add_ of 1e3 float32 9.4 -> 3.4 us; None when it cannot."""
+    if not (isinstance(alpha, (builtins.int, builtins.float)) and alpha == 1 and
+            _adds_into(self, index, source)):
+        return None
+    if index.shape == source.shape and \
+            _vector_add_into("index_add", self, dim, index, source) is not None:
+        return self
+    d, index = along("index_add", self, dim, index, source)
+    one = (1,)
+    _C._index_add(self if self.ndim else self.reshape(one), d, index,
+                  source if source.ndim else source.reshape(one))
+    return self
+
+
+def _vector_add_into(op, self, dim, index, src):
+    """Note [adding in place] for vectors, with the checks a vector needs (none of
+    _plan's shapes): the offsets are the index, checked non-negative and in range by
+    the core's _index_check; None (left to the general path, and its errors) for
+    anything else."""
+    if (type(dim) is builtins.int and dim in (0, -1) and self.ndim == 1 and index.ndim == 1 and
+            src.ndim == 1 and index.dtype == _C.int64 and index.is_contiguous() and
+            src.dtype == self.dtype and index.device == self.device == src.device):
+        m = index.shape[0]
+        if m <= src.shape[0]:
+            _C._index_check(index, self.shape[0], 0, op, False)
+            _C._index_add(self, 0, index, src if src.shape[0] == m else src[:m])
+            return self
+    return None
+
+
+def _scatter_add_into(self, dim, index, src):
+    """scatter_add_'s Note [adding in place]; None when it cannot."""
+    if not _adds_into(self, index, src):
+        return None
+    if _vector_add_into("scatter_add", self, dim, index, src) is not None:
+        return self
+    flat, values = _plan("scatter_add", self, dim, index, src)
+    _C._index_add(self.reshape(-1), 0, flat, values.contiguous())
+    return self
+
+
+def in_place_method(name, fn, example, into=None):
     """The Tensor method name: ``fn`` in place, ``self.copy_(fn(self, ...))`` (a copy of
-    self's old value is what fn reads when autograd records it); example: the
-    docstring's Examples lines."""
+    self's old value is what fn reads when autograd records it), or ``into(self, ...)``
+    when that gives other than None; example: the docstring's Examples lines."""
     def method(self, *args, **kwargs):
+        if into is not None:
+            done = into(self, *args, **kwargs)
+            if done is not None:
+                return done
         return _in_place(fn, self, *args, **kwargs)
 
     method.__name__ = method.__qualname__ = name
@@ -544,7 +607,7 @@ for _n in __all__:
 _C.Tensor.index_add_ = in_place_method("index_add_", index_add, """\
     >>> x = pydevtensor.zeros(3)
     >>> x.index_add_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([1., 2.]), alpha=2)
-    tensor([0., 6., 0.])""")
+    tensor([0., 6., 0.])""", _index_add_into)
 _C.Tensor.scatter_ = in_place_method("scatter_", scatter, """\
     >>> x = pydevtensor.zeros(4)
     >>> x.scatter_(0, pydevtensor.tensor([3, 1]), 2.)
@@ -552,7 +615,7 @@ _C.Tensor.scatter_ = in_place_method("scatter_", scatter, """\
 _C.Tensor.scatter_add_ = in_place_method("scatter_add_", scatter_add, """\
     >>> x = pydevtensor.ones(2)
     >>> x.scatter_add_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([1., 1.]))
-    tensor([1., 3.])""")
+    tensor([1., 3.])""", _scatter_add_into)
 _C.Tensor.scatter_reduce_ = in_place_method("scatter_reduce_", scatter_reduce, """\
     >>> x = pydevtensor.tensor([1, 2])
     >>> x.scatter_reduce_(0, pydevtensor.tensor([1, 1]), pydevtensor.tensor([3, 4]), "prod")

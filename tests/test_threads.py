@@ -202,7 +202,7 @@ def test_two_threads_sgemm_1024_match_one_thread():
 
 
 # x[v], index_select, and the kernels of x[v] = values and of index_put_(accumulate=True),
-# on 1e6 elements (the GIL released)
+# on 1e6 elements (the GIL released) and on a vector (Note [index_add of a vector])
 # while another thread keeps writing an out-of-range value into v and back.
 INDEX_RACE = r'''
 import threading
@@ -217,8 +217,10 @@ def writer():
         v.fill_(999)
 t = threading.Thread(target=writer)
 t.start()
+x1 = pdt.zeros(1000)
 ops = (lambda: x[v], lambda: x.index_select(0, v), lambda: pdt._C._index_put(x, 0, v, values),
-       lambda: pdt._C._index_add(x, 0, v, values))
+       lambda: pdt._C._index_add(x, 0, v, values), lambda: pdt._C._index_put(x1, 0, v, values[0]),
+       lambda: pdt._C._index_add(x1, 0, v, values[0]))
 raised = {}
 try:
     for _ in range(150):

@@ -563,12 +563,77 @@ static void index_add_rows(const pdt_tensor *dst, int dim, const int64_t *ix, co
         pdt_cpu_parallel_for(items, grain, iadd_range, &j);
 }
 
+/* Note [index_add of a vector]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A 1-d dst (bincount, scatter_add's flat offsets) is added to at each index in turn,
+ * the index read where it is used (Note [the index read where it is used]: a value a
+ * racing thread put out of range is skipped and fails the op), with no copy of it.
+ * The additions come in the values' order, as the walk's.  A dst past 4 MiB (beyond a
+ * core's share of the last-level cache) has the slot 48 values ahead prefetched for
+ * writing, which hides most of a miss to memory.  Float32 at random indices on the
+ * AVX-512 EPYC (min of alternating runs, np.add.at in brackets): 1e5 125 -> 70 us (82),
+ * 1e6 2.4 -> 1.2-1.5 ms (1.3-2.5), 3e6 43 -> 17 ms (42), 1e7 132 -> 80 ms (149); the
+ * prefetch at 1e5-1e6 cost 10-40%. */
+#define ADD_AHEAD 48
+#define ADD_NEAR (4 << 20)
+#define ADD_AT_LOOP(T, DS, SS, FAR)                                                                \
+    for (int64_t k = 0; k < n; k++) {                                                              \
+        const int64_t v = raw[k], r = v + (size & (v >> 63));                                      \
+        if ((FAR) && k + ADD_AHEAD < n) {                                                          \
+            const int64_t u = raw[k + ADD_AHEAD], p = u + (size & (u >> 63));                      \
+            __builtin_prefetch(o + ((uint64_t)p < (uint64_t)size ? p : 0) * (DS), 1);              \
+        }                                                                                          \
+        if ((uint64_t)r < (uint64_t)size) {                                                        \
+            o[r * (DS)] += s[k * (SS)];                                                            \
+        } else {                                                                                   \
+            bad = 1;                                                                               \
+            was = v;                                                                               \
+        }                                                                                          \
+    }
+/* the common case (both contiguous, dst in cache) with no strides to multiply by and
+ * no prefetch to test for: 1e3 float32 1.97 -> 1.6 us */
+#define ADD_AT_VECTOR(T)                                                                           \
+    do {                                                                                           \
+        T *restrict o = (T *)pdt_tensor_ptr(dst);                                                  \
+        const T *restrict s = (const T *)pdt_tensor_ptr(src);                                      \
+        if (ds == 1 && ss == 1 && !far) {                                                          \
+            ADD_AT_LOOP(T, 1, 1, 0)                                                                \
+        } else {                                                                                   \
+            ADD_AT_LOOP(T, ds, ss, far)                                                            \
+        }                                                                                          \
+    } while (0)
+
+static pdt_status index_add_vector(const pdt_tensor *dst, const pdt_tensor *index,
+                                   const pdt_tensor *src)
+{
+    const int64_t *restrict raw = (const int64_t *)pdt_tensor_ptr(index);
+    const int64_t n = index->shape[0], size = dst->shape[0], ds = dst->strides[0],
+                  ss = src->strides[0];
+    const int far = size * (int64_t)pdt_dtype_size(dst->dtype) * (ds < 0 ? -ds : ds) > ADD_NEAR;
+    int bad = 0;
+    int64_t was = 0;
+    switch (dst->dtype) {
+    case PDT_FLOAT32: ADD_AT_VECTOR(float); break;
+    case PDT_FLOAT64: ADD_AT_VECTOR(double); break;
+    case PDT_INT32: ADD_AT_VECTOR(int32_t); break;
+    default: ADD_AT_VECTOR(int64_t); break;
+    }
+    return bad ? racing_index("index_add", was, size) : PDT_OK;
+}
+#undef ADD_AT_VECTOR
+#undef ADD_AT_LOOP
+
 pdt_status pdt_cpu_index_add(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                              const pdt_tensor *src)
 {
     if (dst->dtype != PDT_FLOAT32 && dst->dtype != PDT_FLOAT64 && dst->dtype != PDT_INT32 &&
         dst->dtype != PDT_INT64)
         return pdt_fail(PDT_ERR_UNSUPPORTED, "index_add: unsupported dtype");
+    /* an index or values in dst's memory would be read after a write: those take the
+     * walk below (the index copied first) */
+    if (dst->ndim == 1 && !pdt_tensor_spans_overlap(index, dst) &&
+        !pdt_tensor_spans_overlap(src, dst)) /* Note [index_add of a vector] */
+        return index_add_vector(dst, index, src);
     own_index own; /* Note [the index read once] */
     pdt_status st = own_index_read(&own, "index_add", index, dst->shape[dim]);
     if (st != PDT_OK)
