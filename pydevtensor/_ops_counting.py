@@ -246,8 +246,9 @@ def bincount(input, weights=None, minlength=0):
     index = x.detach().to(_C.int64)
     if weights is None:
         out = _C.zeros((size,), dtype=_C.int64, device=x.device)
-        _C._index_add(out, 0, index, _C.ones((x.numel(),), dtype=_C.int64, device=x.device),
-                      True)
+        # one 1 broadcast (stride 0): nothing of input's length made for it
+        one = _C.ones((), dtype=_C.int64, device=x.device).expand(x.numel())
+        _C._index_add(out, 0, index, one, True)
         return out
     final = weights.dtype if weights.is_floating_point() else _C.float64
     wide = final if final in (_C.float32, _C.float64) else _C.float32
