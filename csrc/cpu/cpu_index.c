@@ -598,6 +598,8 @@ static void index_add_rows(const pdt_tensor *dst, int dim, const int64_t *ix, co
         const T *restrict s = (const T *)pdt_tensor_ptr(src);                                      \
         if (ds == 1 && ss == 1 && !far) {                                                          \
             ADD_AT_LOOP(T, 1, 1, 0)                                                                \
+        } else if (ds == 1 && ss == 0 && !far) { /* one value broadcast: bincount's 1 */          \
+            ADD_AT_LOOP(T, 1, 0, 0)                                                                \
         } else {                                                                                   \
             ADD_AT_LOOP(T, ds, ss, far)                                                            \
         }                                                                                          \
