@@ -374,6 +374,14 @@ def gather(input, dim, index):
             [4, 3]])
     """
     _tensor_arg(input, "gather")
+    if (input.ndim == 1 and type(dim) is builtins.int and dim in (0, -1) and
+            isinstance(index, _C.Tensor) and index.ndim == 1 and index.dtype == _C.int64 and
+            input.device.type == "cpu" and index.device == input.device):
+        # a vector's gather is its take: index_select's one call checks the index (none
+        # negative) and reads input in place, strided or not (10 elements 3.1 -> ~1 us)
+        out = _C.empty(tuple(index.shape), dtype=input.dtype, device=input.device)
+        _C._index_select(out, input, 0, index.contiguous(), False, False, "gather")
+        return out
     flat = gather_offsets(tuple(input.shape), input.device, dim, index, deferred_ok=True)
     src = input.contiguous().reshape(-1) if input.ndim else input.reshape(1)
     out = _C.empty((flat.shape[0],), dtype=input.dtype, device=input.device)

@@ -270,3 +270,27 @@ def test_index_select_of_whole_rows(device, dtype, shape, dim):
         t.index_select(dim, _t(np.append(idx, size), device))
     with raises_index_error(device, "out of bounds"):
         t.index_select(dim, _t(np.insert(idx, 5, -1), device))  # no negatives, as PyTorch
+
+
+@pytest.mark.parametrize("step", [1, -2])
+def test_gather_of_a_vector(device, step):
+    """A vector's gather is its take (on the CPU one index_select call, input read in
+    place): np.take_along_axis's values from a strided view too, no negative index (as
+    PyTorch), int32 indices, the error naming gather, and the gradient summed at
+    repeated positions."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(40)
+    i = rng.integers(0, 20, 30)
+    t = _t(a, device)[::step]
+    assert tuple(t.shape) == (40 // abs(step),)
+    for idx in (_t(i, device), _t(i.astype(np.int32), device)):
+        np.testing.assert_array_equal(pdt.gather(t, 0, idx).cpu().numpy(),
+                                      np.take_along_axis(a[::step], i, 0))
+        np.testing.assert_array_equal(t.gather(-1, idx).cpu().numpy(), a[::step][i])
+    with raises_index_error(device, r"gather.*index -1 is out of bounds"):
+        pdt.gather(t, 0, _t(np.array([0, -1]), device))  # on a GPU: at the next sync
+    with raises_index_error(device, r"gather.*out of bounds"):
+        pdt.gather(t, 0, _t(np.array([40 // abs(step)]), device))
+    x = pdt.tensor(a[:20], device=device, requires_grad=True)
+    pdt.gather(x, 0, _t(i, device)).sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.bincount(i, minlength=20))
