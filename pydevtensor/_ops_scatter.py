@@ -116,7 +116,10 @@ def _index_add_into(self, dim, index, source, alpha=1):
     """Note [adding in place]: x.index_add_ and x.scatter_add_ out of autograd's sight
     add into x (its version bumped by the kernel's binding), the same additions in the
     same order as the op's new tensor copied back, without the copy and the
-    copy back: scatter_add_ of 1e3 float32 9.4 -> 3.4 us; None when it cannot."""
+    copy back: scatter_add_ of 1e3 float32 9.4 -> 3.4 us; None when it cannot.  The
+    index is checked before anything is written, as scatter's writes always are; the
+    kernel's own check of it may then run on the device (deferred_ok: on a GPU no
+    second read of its min and max)."""
     if not (isinstance(alpha, (builtins.int, builtins.float)) and alpha == 1 and
             _adds_into(self, index, source)):
         return None
@@ -126,7 +129,7 @@ def _index_add_into(self, dim, index, source, alpha=1):
     d, index = along("index_add", self, dim, index, source)
     one = (1,)
     _C._index_add(self if self.ndim else self.reshape(one), d, index,
-                  source if source.ndim else source.reshape(one))
+                  source if source.ndim else source.reshape(one), True)  # checked above
     return self
 
 
@@ -141,7 +144,7 @@ def _vector_add_into(op, self, dim, index, src):
         m = index.shape[0]
         if m <= src.shape[0]:
             _C._index_check(index, self.shape[0], 0, op, False)
-            _C._index_add(self, 0, index, src if src.shape[0] == m else src[:m])
+            _C._index_add(self, 0, index, src if src.shape[0] == m else src[:m], True)
             return self
     return None
 
@@ -153,7 +156,7 @@ def _scatter_add_into(self, dim, index, src):
     if _vector_add_into("scatter_add", self, dim, index, src) is not None:
         return self
     flat, values = _plan("scatter_add", self, dim, index, src)
-    _C._index_add(self.reshape(-1), 0, flat, values.contiguous())
+    _C._index_add(self.reshape(-1), 0, flat, values.contiguous(), True)  # checked by _plan
     return self
 
 

@@ -115,3 +115,29 @@ def test_flip_of_every_set_of_dims(device, dtype):
     assert same(pdt.flip(e, [0, 1, 2]), np.zeros((2, 0, 3), dtype=a.dtype))
     with pytest.raises(IndexError, match="Dimension out of range"):
         pdt.flip(x, [0, 3])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("cols", [1, 2, 3, 4, 5, 9, 1100])
+def test_short_and_broadcast_rows_copy_to_numpys_bytes(device, dtype, cols):
+    """Rows shorter than 1,024 go a band of them to a unit of work, and a source
+    broadcast along the inner dim fills each row from one read (Note [rows of one
+    value]): every element size, rows of 2, 3 and 4 (their own loops) and others,
+    a row count that leaves a ragged last band, a reversed, a strided and a transposed
+    source."""
+    rows = 3001
+    a = source((rows,), dtype)
+    t = to_device(a, device)
+    assert same(t[:, None].expand(rows, cols).contiguous(), np.repeat(a, cols).reshape(rows, cols))
+    assert same(t.flip(0)[:, None].expand(rows, cols).contiguous(),
+                np.repeat(a[::-1], cols).reshape(rows, cols))
+    assert same(t[::2].repeat_interleave(cols), np.repeat(a[::2], cols))
+    # an outer dim of stride one element (a transpose) with the inner one broadcast
+    y = source((rows, 3), dtype, 3)
+    ty = to_device(y, device)
+    assert same(ty.T[:, :, None].expand(3, rows, cols).contiguous(),
+                np.broadcast_to(y.T[:, :, None], (3, rows, cols)).copy())
+    m = source((rows, cols + 3), dtype, 2)
+    tm = to_device(m, device)
+    assert same(tm[:, 1:cols + 1].contiguous(), m[:, 1:cols + 1])
+    assert same(tm[::-3, :cols].contiguous(), m[::-3, :cols])
