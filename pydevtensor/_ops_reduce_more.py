@@ -50,10 +50,13 @@ def _select(x, d, rule, k):
     """(values, indices) of the element at the position rule says (with k) of each row
     along d in the stable sort's order, of x's shape less d, in one call where the device
     has the kernel (Note [selection in sort order] in csrc/cpu/cpu_select.c), else None.
-    No gradient: the caller gathers the values where it needs one."""
-    last = x.ndim - 1
-    rows = x if d == last else x.transpose(d, last).contiguous()
-    return _C._select_rows(rows, rule, k)
+    No gradient: the caller gathers the values where it needs one.  d is moved to the
+    end with the other dims kept in their order (a transpose would swap the last dim into
+    d's place: a (2, 3, 4) x along dim 0 gave (4, 3)), detached (nothing to record)."""
+    rows = x.detach()
+    if d != x.ndim - 1:
+        rows = rows.movedim(d, -1)
+    return _C._select_rows(rows.contiguous(), rule, k)
 
 
 def _order_stat(op, input, dim, keepdim, position, rule=None, k=0):
@@ -318,8 +321,7 @@ def _cumulative_extreme(op, input, dim, larger):
     n = x.shape[d]
     last = x.ndim - 1
     # one pass where the device has the kernel (detached: nothing to record)
-    fast = _C._cumextreme_rows(x if d == last else x.detach().transpose(d, last).contiguous(),
-                               larger)
+    fast = _C._cumextreme_rows(x.detach().transpose(d, last).contiguous(), larger)
     if fast is not None:
         v, i = fast if d == last else (t.transpose(d, last).contiguous() for t in fast)
         values = gather(x, d, i) if x.requires_grad else v  # the gradient to the element

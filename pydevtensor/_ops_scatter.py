@@ -112,7 +112,7 @@ def _adds_into(self, index, values):
             not _C._spans_overlap(index, self) and not _C._spans_overlap(values, self))
 
 
-def _index_add_into(self, dim, index, source, alpha=1):
+def _index_add_into(self, dim, index, source, *rest, alpha=1, **other):
     """Note [adding in place]: x.index_add_ and x.scatter_add_ out of autograd's sight
     add into x (its version bumped by the kernel's binding), the same additions in the
     same order as the op's new tensor copied back, without the copy and the
@@ -120,6 +120,8 @@ def _index_add_into(self, dim, index, source, alpha=1):
     index is checked before anything is written, as scatter's writes always are; the
     kernel's own check of it may then run on the device (deferred_ok: on a GPU no
     second read of its min and max)."""
+    if rest or other:  # index_add's arguments only, alpha by keyword: its errors
+        return None
     if not (isinstance(alpha, (builtins.int, builtins.float)) and alpha == 1 and
             _adds_into(self, index, source)):
         return None

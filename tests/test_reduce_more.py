@@ -296,7 +296,8 @@ def test_order_statistics_pick_the_stable_sorts_element(device, dtype):
     threads' split."""
     rng = np.random.default_rng(13)
     floating = dtype.startswith("float")
-    for shape, dim in (((40, 300), 1), ((300, 7), 0), ((3, 50, 4), 1), ((1, 70001), 1)):
+    for shape, dim in (((40, 300), 1), ((300, 7), 0), ((3, 50, 4), 1), ((1, 70001), 1),
+                       ((30, 3, 4), 0), ((2, 3, 25, 2), 1)):  # dims before the last two
         pats = [rng.standard_normal(shape) * 100, rng.integers(0, 3, shape).astype(float),
                 np.sort(rng.standard_normal(shape), axis=dim),
                 -np.sort(rng.standard_normal(shape), axis=dim)]
@@ -339,6 +340,39 @@ def test_order_statistics_pick_the_stable_sorts_element(device, dtype):
                     ref = np.take_along_axis(a, want, dim)  # the bits: NaN payloads, -0.0
                     got = v.cpu().numpy().reshape(keep)
                     assert (got.view(f"u{a.itemsize}") == ref.view(f"u{a.itemsize}")).all()
+
+
+@pytest.mark.parametrize("op", ["kthvalue", "median", "nanmedian", "cummax", "cummin"])
+def test_order_statistics_along_every_dim_keep_the_other_dims_order(device, op):
+    """Along each dim of a 4-d tensor, the results hold x's other dims in x's order
+    (kthvalue along dim 0 of a (2, 3, 4) tensor once came out (4, 3)), with keepdim, and
+    with a gradient (one to each element picked) against NumPy (distinct values)."""
+    rng = np.random.default_rng(5)
+    a = rng.permutation(5 * 4 * 3 * 6).reshape(5, 4, 3, 6).astype(np.float64)
+    for dim in range(-4, 4):
+        n = a.shape[dim]
+        x = pdt.tensor(a, device=device, requires_grad=True)
+        if op.startswith("cum"):
+            acc = np.maximum if op == "cummax" else np.minimum
+            v, i = getattr(pdt, op)(x, dim)
+            want = acc.accumulate(a, axis=dim)
+            np.testing.assert_array_equal(v.detach().cpu().numpy(), want)
+            np.testing.assert_array_equal(np.take_along_axis(a, i.cpu().numpy(), dim), want)
+            continue
+        k = {"kthvalue": 2, "median": (n + 1) // 2, "nanmedian": (n + 1) // 2}[op]
+        args = (k, dim) if op == "kthvalue" else (dim,)
+        for keepdim in (False, True):
+            v, i = getattr(pdt, op)(x, *args, keepdim=keepdim)
+            want = np.take(np.sort(a, axis=dim), [k - 1], axis=dim)
+            shape = want.shape if keepdim else np.squeeze(want, dim).shape
+            assert tuple(v.shape) == tuple(i.shape) == shape, (dim, keepdim, v.shape)
+            np.testing.assert_array_equal(v.detach().cpu().numpy().reshape(want.shape), want)
+            at = i.cpu().numpy().reshape(want.shape)
+            np.testing.assert_array_equal(np.take_along_axis(a, at, dim), want)
+        v.sum().backward()
+        mask = np.zeros_like(a)
+        np.put_along_axis(mask, at, 1.0, dim)
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), mask)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64", "float16"])

@@ -377,3 +377,18 @@ def test_index_add_unrepresentable_alpha_on_integers(device, alpha):
         x.index_add_(0, pdt.tensor([0], device=device), pdt.ones(1, dtype=pdt.int64,
                                                                   device=device), alpha=alpha)
     assert x.tolist() == [0, 0, 0]
+
+
+def test_index_add_in_place_takes_alpha_by_keyword_only(device):
+    """x.index_add_ takes index_add's arguments whichever path adds (alpha 1 adds into
+    x directly): a positional alpha is index_add's TypeError for 1 as for 2, and x is
+    left as it was."""
+    x = pdt.zeros(3, device=device)
+    i = pdt.tensor([0, 2], device=device)
+    s = pdt.ones(2, device=device)
+    for alpha in (1, 2):
+        with pytest.raises(TypeError, match=r"index_add\(\) takes 4 positional"):
+            x.index_add_(0, i, s, alpha)
+    np.testing.assert_array_equal(x.cpu().numpy(), [0, 0, 0])
+    x.index_add_(0, i, s, alpha=2)
+    np.testing.assert_array_equal(x.cpu().numpy(), [2, 0, 2])

@@ -248,3 +248,42 @@ def test_an_index_written_to_while_an_op_reads_it_never_reads_out_of_bounds():
                           timeout=600)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-3000:])
     assert proc.stdout.startswith("raised"), proc.stdout
+
+
+# kthvalue, median and nanmedian of a row that another thread keeps switching between two
+# contents (Note [a row written while it is read] in csrc/cpu/cpu_select.c)
+ROW_RACE = r'''
+import threading
+import numpy as np
+import pydevtensor as pdt
+n = 1 << 21
+x = pdt.tensor(np.random.default_rng(0).standard_normal(n).astype(np.float32))
+spread, same = x.clone(), pdt.ones(n)
+stop = []
+def writer():
+    while not stop:
+        x.copy_(same)
+        x.copy_(spread)
+t = threading.Thread(target=writer)
+t.start()
+try:
+    for _ in range(60):
+        for v, i in (pdt.kthvalue(x, n // 2 + 1), x.median(0), x.nanmedian(0)):
+            assert 0 <= int(i) < n
+finally:
+    stop.append(1)
+    t.join()
+print("ok")
+'''
+
+
+def test_a_row_written_to_while_an_order_statistic_reads_it_stays_in_bounds():
+    """Selection reads the row twice with the GIL released; a row switched between two
+    contents by another thread meanwhile gives some element of the row and an index in
+    range, never an access out of bounds (before: a segfault).  In a child process."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", ROW_RACE], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-3000:])
+    assert proc.stdout.strip() == "ok", proc.stdout

@@ -611,7 +611,10 @@ static pdt_status index_add_vector(const pdt_tensor *dst, const pdt_tensor *inde
     const int64_t *restrict raw = (const int64_t *)pdt_tensor_ptr(index);
     const int64_t n = index->shape[0], size = dst->shape[0], ds = dst->strides[0],
                   ss = src->strides[0];
-    const int far = size * (int64_t)pdt_dtype_size(dst->dtype) * (ds < 0 ? -ds : ds) > ADD_NEAR;
+    /* the bytes dst spans, in unsigned arithmetic (a size-1 dst may have any stride) */
+    const uint64_t span = (uint64_t)size * pdt_dtype_size(dst->dtype) *
+                          (ds < 0 ? 0 - (uint64_t)ds : (uint64_t)ds);
+    const int far = span > ADD_NEAR;
     int bad = 0;
     int64_t was = 0;
     switch (dst->dtype) {

@@ -139,6 +139,16 @@ static int reserve(select_buf *buf, int64_t n)
  * memory.  The keys are made twice but stored for the kept ones only, about n / 256 on
  * random data, and a block where none is kept is skipped after one test.  Making a
  * block's keys is a loop without branches (vectorised); the counts as TABLES says. */
+/* Note [a row written while it is read]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The row is read twice (its keys made twice) with the GIL released, and another
+ * Python thread may write to it in between: the second pass may then find more keys with
+ * the answer's top byte than the first counted (room), or fewer than the position needs.
+ * It keeps at most room (the buffer holds room + 1) and, with too few, answers the last
+ * kept (or index 0): the result of a racing write is some element of the row, never a
+ * read or write out of bounds.  A block that could overflow takes the bounded loop; the
+ * others run as before.  (Found by review: a writer thread alternating the row between
+ * two contents crashed kthvalue of 4M float32; tests/test_threads.py.) */
 #define KB_AT(i) kb[i]
 #define SELECT_ROW(NAME, T, KT, KEY, NAN, BITS)                                                    \
     static int64_t NAME(const T *x, int64_t n, int rule, int64_t k, select_buf *buf)               \
@@ -159,7 +169,8 @@ static int reserve(select_buf *buf, int64_t n)
         const int byte = rank_byte(count, nt, &p);                                                 \
         const KT b = (KT)byte;                                                                     \
         /* one more: the compaction writes at kept before it knows whether to keep */              \
-        if (!reserve(buf, bucket(count, nt, byte) + 1))                                            \
+        const int64_t room = bucket(count, nt, byte);                                              \
+        if (!reserve(buf, room + 1))                                                               \
             return -1;                                                                             \
         uint64_t *key = buf->key;                                                                  \
         int64_t *at = buf->at, kept = 0;                                                           \
@@ -172,12 +183,22 @@ static int reserve(select_buf *buf, int64_t n)
             }                                                                                      \
             if (!any)                                                                              \
                 continue;                                                                          \
-            for (int64_t i = 0; i < m; i++) {                                                      \
-                key[kept] = kb[i];                                                                 \
-                at[kept] = s + i;                                                                  \
-                kept += (kb[i] >> (BITS - 8)) == b;                                                \
+            if (kept + m <= room) {                                                                \
+                for (int64_t i = 0; i < m; i++) {                                                  \
+                    key[kept] = kb[i];                                                             \
+                    at[kept] = s + i;                                                              \
+                    kept += (kb[i] >> (BITS - 8)) == b;                                            \
+                }                                                                                  \
+            } else { /* Note [a row written while it is read] */                                    \
+                for (int64_t i = 0; i < m; i++) {                                                  \
+                    key[kept] = kb[i];                                                             \
+                    at[kept] = s + i;                                                              \
+                    kept += ((kb[i] >> (BITS - 8)) == b) & (kept < room);                          \
+                }                                                                                  \
             }                                                                                      \
         }                                                                                          \
+        if (p >= kept) /* Note [a row written while it is read] */                                 \
+            return kept ? at[kept - 1] : 0;                                                        \
         return radix_select(key, at, kept, p, BITS - 16);                                          \
     }
 

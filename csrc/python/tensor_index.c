@@ -51,8 +51,12 @@ static PyObject *index_move(PyObject *module, PyObject *args, int put)
                     : put    ? pdt_index_put(first, dim, index, other, deferred_ok)
                              : pdt_index_select_as(op, first, other, dim, index, negative_ok,
                                                    deferred_ok);
-    if (st == PDT_OK && put)
-        pdt_bump_version(p[0]); /* dst changed in place: autograd's saved-tensor checks see it */
+    /* dst changed in place: autograd's saved-tensor checks see it.  On an IndexError too:
+     * an index another thread wrote out of range mid-op fails it after the other adds or
+     * puts have landed (Note [index_add of a vector] in csrc/cpu/cpu_index.c), and a bump
+     * where nothing changed costs at most a refused backward, never a silent one. */
+    if (put && (st == PDT_OK || st == PDT_ERR_INDEX))
+        pdt_bump_version(p[0]);
     return pdt_hold_done(S, &h, st);
 }
 
