@@ -10,6 +10,8 @@ the transfer guard's ``"log_explicit"`` and ``"disallow_explicit"`` levels see),
 for the size; the positions are then built on the device (Note [repeat positions]),
 and the gather that follows range-checks them as every gather in this package does
 (on a GPU, on the device: Note [deferred index checks] in csrc/core/pdt_index.h).
+Where the device has the kernel (the CPU: csrc/cpu/cpu_repeat.c) the positions are one
+pass over the repeats that checks them as it writes.
 """
 from . import _C
 from ._ops_index import _dim, _tensor_arg, index_select
@@ -158,6 +160,14 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                                f"found at least two devices, {input.device} (input) and "
                                f"{repeats.device} (repeats)")
         r = _checked_repeats(repeats, size, where)
+        # where the device has the kernel (the CPU), one pass that checks the repeats
+        # against the total (their sum, read here for free, or output_size) as it writes:
+        # 10 repeats 16.5 -> 3-4 us (np.repeat 0.8-1.0), 1,000 27 -> 9 (2.6)
+        if r.device.type == "cpu":
+            total = output_size if output_size is not None else r.sum().item()
+            at = _C._repeat_positions(r, max(total, 0))  # < 0: a negative repeat
+            if at is not None:
+                return index_select(x, d, at)
         total = _total(r, output_size, where)
         return index_select(x, d, _positions(r, total))
     count = _int(repeats, "repeats")
@@ -170,7 +180,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     shape = tuple(x.shape)
     wide = shape[:d + 1] + (count,) + shape[d + 1:]
     out_shape = shape[:d] + (size * count,) + shape[d + 1:]
-    return x.unsqueeze(d + 1).expand(*wide).reshape(out_shape)
+    v = x.unsqueeze(d + 1)
+    # out of autograd's sight straight to the view (expand's checks are wide's by
+    # construction): 10 float32 repeated twice 1.9 -> 1.4 us
+    v = _C._expand(v, wide) if not v.requires_grad else v.expand(*wide)
+    return v.reshape(out_shape)
 
 
 _C.Tensor.repeat_interleave = repeat_interleave

@@ -83,6 +83,47 @@ def test_repeat_interleave_output_size(device):
         x.repeat_interleave(2, dim=1, output_size=5)
 
 
+@pytest.mark.parametrize("high", [3, 12, 40])
+def test_repeat_interleave_counts_of_every_size(device, high):
+    """Counts of every size up to high (the CPU's kernel writes eight slots whatever the
+    count, then the rest: csrc/cpu/cpu_repeat.c), zeros at both ends and runs of them,
+    totals that end fewer than eight slots after the last start, rows as well as
+    elements, int32 counts and the repeats alone: np.repeat's, exactly."""
+    rng = np.random.default_rng(high)
+    for n in (1, 2, 7, 9, 300, 5000):
+        counts = rng.integers(0, high, n)
+        counts[: n // 3] = 0 if n > 2 else counts[: n // 3]
+        for tail in (counts[-1], 1, 0):
+            counts[-1] = tail
+            a = rng.standard_normal(n).astype(np.float32)
+            r = pdt.tensor(counts, device=device)
+            x = pdt.tensor(a, device=device)
+            np.testing.assert_array_equal(_np(pdt.repeat_interleave(x, r)), np.repeat(a, counts))
+            np.testing.assert_array_equal(_np(r.repeat_interleave()),
+                                          np.repeat(np.arange(n), counts))
+        m = rng.standard_normal((n, 3))
+        r32 = pdt.tensor(counts.astype(np.int32), device=device)
+        np.testing.assert_array_equal(
+            _np(pdt.tensor(m, device=device).repeat_interleave(r32, dim=0,
+                                                               output_size=int(counts.sum()))),
+            np.repeat(m, counts, axis=0))
+
+
+def test_repeats_checked_as_the_positions_are_written(device):
+    """The smallest negative repeat is named whatever its place (before or after the
+    total is reached), and a sum other than output_size is refused with both numbers."""
+    x = pdt.arange(4.0, device=device)
+    for bad, low in (([1, -1, 2, 0], -1), ([5, 9, -3, -7], -7), ([-2, 0, 0, 2], -2)):
+        with pytest.raises(RuntimeError, match=f"repeats can not be negative, got {low}"):
+            pdt.repeat_interleave(x, pdt.tensor(bad, device=device))
+    if device.type == "cpu":  # elsewhere output_size is trusted (nothing read back)
+        for size in (0, 5, 7):
+            with pytest.raises(RuntimeError,
+                               match=f"output_size={size} but the repeats sum to 6"):
+                pdt.repeat_interleave(x, pdt.tensor([1, 2, 3, 0], device=device),
+                                      output_size=size)
+
+
 def test_wrong_output_size_is_refused_on_the_cpu():
     x = pdt.arange(6.0).reshape(2, 3)
     for size in (2, 4):

@@ -190,3 +190,25 @@ pdt_status pdt_select_last(const pdt_tensor *x, int rule, int64_t k, pdt_tensor 
     }
     return st;
 }
+
+pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, pdt_tensor *result)
+{
+    const pdt_backend *be = pdt_backend_of(repeats->device.kind);
+    memset(result, 0, sizeof *result);
+    if (!be->repeat_positions || repeats->ndim != 1 || repeats->dtype != PDT_INT64 ||
+        !pdt_tensor_is_contiguous(repeats))
+        return unsupported("repeat_interleave", repeats);
+    if (total < 0)
+        return pdt_fail(PDT_ERR_VALUE, "repeat_interleave(): output_size must be >= 0, got %lld",
+                        (long long)total);
+    pdt_status st = pdt_tensor_empty(repeats->device, PDT_INT64, 1, &total, 0, result);
+    if (st != PDT_OK)
+        return st;
+    if (total == 0 && repeats->shape[0] == 0)
+        return PDT_OK;
+    pdt_note_op("repeat_interleave", repeats->device);
+    st = be->repeat_positions(result, repeats); /* with total 0 too: it checks the repeats */
+    if (st != PDT_OK)
+        pdt_tensor_release(result);
+    return st;
+}

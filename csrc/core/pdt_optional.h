@@ -50,6 +50,11 @@ pdt_status pdt_select_last(const pdt_tensor *x, int rule, int64_t k, pdt_tensor 
  * (pdt_backend.search). */
 pdt_status pdt_search_rows(const pdt_tensor *seq, const pdt_tensor *values, int mode,
                            pdt_tensor *result);
+/* repeat_interleave's positions (pdt_backend.repeat_positions): for the contiguous 1-d
+ * int64 repeats of a device whose backend has the kernel, a new int64 *result of total
+ * elements holding each i repeats[i] times; a negative repeat or a sum other than total
+ * is PDT_ERR_VALUE. */
+pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, pdt_tensor *result);
 #ifdef __cplusplus
 }
 #endif

@@ -148,7 +148,32 @@ static PyObject *f_search_rows(PyObject *module, PyObject *args)
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 
+/* _repeat_positions(repeats, total) -> repeat_interleave's (total,) int64 positions of the
+ * contiguous 1-d int64 repeats (csrc/cpu/cpu_repeat.c), or None where the device has no
+ * kernel. */
+static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *r;
+    long long total;
+    if (!PyArg_ParseTuple(args, "O!L:_repeat_positions", S->tensor_type, &r, &total))
+        return NULL;
+    const pdt_tensor *tr = pdt_tensor_of(r);
+    pdt_tensor out;
+    pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    tr = pdt_hold_view(&h, tr);
+    PDT_RUN_RELEASING_GIL(total > pdt_tensor_numel(tr) ? total : pdt_tensor_numel(tr),
+                          st = pdt_repeat_positions(tr, (int64_t)total, &out));
+    pdt_hold_release(&h);
+    if (st == PDT_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
 PyMethodDef pdt_optional_functions[] = {
+    {"_repeat_positions", f_repeat_positions, METH_VARARGS, NULL},
     {"_search_rows", f_search_rows, METH_VARARGS, NULL},
     {"_select_rows", f_select_rows, METH_VARARGS, NULL},
     {"_topk_rows", f_topk_rows, METH_VARARGS, NULL},
