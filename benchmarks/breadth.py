@@ -21,6 +21,8 @@ base]);
 ``median`` (PyTorch's lower median with its index; NumPy's np.median, which averages the
 two middle values) take rows of 100; ``cummax`` gives values and indices, NumPy's
 maximum.accumulate the values; ``*_by_7`` divide by a Python int 7.
+``repeat_counts`` repeats each element by a count in [0, 3) (np.repeat), ``repeat_2``
+each twice, ``expand_copy`` copies a (n, 3) broadcast of a column out.
 ``softmax`` and ``log_softmax`` run along rows of 100 and
 ``cross_entropy`` (the mean over rows of 10 classes) against NumPy written by hand.
 A sweep like this one found the cells fixed in stop 29 (x ** 2 at 60 times NumPy's
@@ -79,6 +81,9 @@ def _cases(lib):
     def rows_and_index(n):  # an embedding-like table of rows of 64, half of them taken
         r = max(1, n // 64)
         return arr(rng.random((r, 64), dtype=np.float32)), arr(rng.integers(0, r, max(1, r // 2)))
+
+    def values_and_counts(n):  # repeat counts in [0, 3): a mask-like spread
+        return f32(n), arr(rng.integers(0, 3, n))
 
     def square_and_index(n):  # half the columns of a square matrix
         a = square(n)
@@ -220,6 +225,11 @@ def _cases(lib):
         "stride2_copy": one(f32, lambda a: a[::2].contiguous(),
                             lambda a: np.ascontiguousarray(a[::2])),
         "transpose_copy": one(square, lambda a: a.T.contiguous(), lambda a: a.T.copy()),
+        "repeat_counts": pair(values_and_counts, lambda a, r: P_.repeat_interleave(a, r),
+                              np.repeat),
+        "repeat_2": one(f32, lambda a: a.repeat_interleave(2), lambda a: np.repeat(a, 2)),
+        "expand_copy": one(f32, lambda a: a[:, None].expand(a.shape[0], 3).contiguous(),
+                           lambda a: np.broadcast_to(a[:, None], (a.shape[0], 3)).copy()),
         "cat": two(f32, lambda a, b: P_.cat([a, b]), lambda a, b: np.concatenate([a, b])),
         "arange_i64": lambda n: ((lambda: P_.arange(n)) if ours else (lambda: np.arange(n))),
         "zeros": lambda n: ((lambda: P_.zeros(n)) if ours
