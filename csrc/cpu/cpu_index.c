@@ -107,6 +107,11 @@ typedef struct isel_job {
     int bad;
 } isel_job;
 
+/* An index value read once: a relaxed atomic load, which the compiler may neither repeat
+ * after the check nor merge with another (a plain load through a pointer it believes
+ * unchanged could be reloaded); on x86 the same one move. */
+#define READ_ONCE(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+
 /* v wrapped into [0, size), or 0 with *bad set when it is outside [-size, size) */
 static inline int64_t index_in(int64_t v, int64_t size, int64_t *bad)
 {
@@ -122,10 +127,10 @@ static inline int64_t index_in(int64_t v, int64_t size, int64_t *bad)
         T *t = (T *)to;                                                                            \
         if (pick && step == 1)                                                                     \
             for (int64_t q = q0; q < q1; q++)                                                      \
-                t[q] = f[index_in(ix[q], size, &bad)];                                             \
+                t[q] = f[index_in(READ_ONCE(&ix[q]), size, &bad)];                                 \
         else if (pick)                                                                             \
             for (int64_t q = q0; q < q1; q++)                                                      \
-                t[q] = f[index_in(ix[q], size, &bad) * step];                                      \
+                t[q] = f[index_in(READ_ONCE(&ix[q]), size, &bad) * step];                          \
         else if (step == 1) /* memcpy: twice as fast on rows of 64 float32 here */                 \
             memcpy(t + q0, f + q0, (size_t)(q1 - q0) * sizeof(T));                                 \
         else                                                                                       \
@@ -150,7 +155,8 @@ static void isel_range(int64_t begin, int64_t end, void *ctx)
     for (int64_t item = begin; item < end;) {
         int64_t off = 0;
         for (int d = 0; d < last; d++)
-            off += (d == j->dim ? index_in(ix[idx[d]], size, &bad) : idx[d]) * src->strides[d];
+            off += (d == j->dim ? index_in(READ_ONCE(&ix[idx[d]]), size, &bad) : idx[d]) *
+                   src->strides[d];
         const char *from = pdt_tensor_ptr(src) + off * (int64_t)j->es;
         char *to = pdt_tensor_ptr(j->out) + row * len * (int64_t)j->es;
         for (; piece < j->pieces && item < end; piece++, item++) {
@@ -196,7 +202,7 @@ typedef struct rows_job {
     int bad;
 } rows_job;
 
-#define ROWS_AHEAD 8 /* rows prefetched ahead of the copy */
+#define ROWS_AHEAD 8            /* rows prefetched ahead of the copy */
 #define PREFETCH_FROM (1 << 20) /* bytes of src: below, its rows are in a core's cache */
 
 /* n bytes from f to t, in fixed-size pieces the compiler inlines (no call for the
@@ -230,7 +236,7 @@ static void rows_range(int64_t begin, int64_t end, void *ctx)
         if (j->fetch && (uint64_t)pw < (uint64_t)size)
             for (int64_t b = 0; b < row; b += 64)
                 __builtin_prefetch(block + pw * row + b);
-        copy_row(to, block + index_in(ix[q], size, &bad) * row, row);
+        copy_row(to, block + index_in(READ_ONCE(&ix[q]), size, &bad) * row, row);
         if (++q == nidx)
             q = 0, block += size * row;
     }
@@ -578,7 +584,7 @@ static void index_add_rows(const pdt_tensor *dst, int dim, const int64_t *ix, co
 #define ADD_NEAR (4 << 20)
 #define ADD_AT_LOOP(T, DS, SS, FAR)                                                                \
     for (int64_t k = 0; k < n; k++) {                                                              \
-        const int64_t v = raw[k], r = v + (size & (v >> 63));                                      \
+        const int64_t v = READ_ONCE(&raw[k]), r = v + (size & (v >> 63));                          \
         if ((FAR) && k + ADD_AHEAD < n) {                                                          \
             const int64_t u = raw[k + ADD_AHEAD], p = u + (size & (u >> 63));                      \
             __builtin_prefetch(o + ((uint64_t)p < (uint64_t)size ? p : 0) * (DS), 1);              \
@@ -598,7 +604,7 @@ static void index_add_rows(const pdt_tensor *dst, int dim, const int64_t *ix, co
         const T *restrict s = (const T *)pdt_tensor_ptr(src);                                      \
         if (ds == 1 && ss == 1 && !far) {                                                          \
             ADD_AT_LOOP(T, 1, 1, 0)                                                                \
-        } else if (ds == 1 && ss == 0 && !far) { /* one value broadcast: bincount's 1 */          \
+        } else if (ds == 1 && ss == 0 && !far) { /* one value broadcast: bincount's 1 */           \
             ADD_AT_LOOP(T, 1, 0, 0)                                                                \
         } else {                                                                                   \
             ADD_AT_LOOP(T, ds, ss, far)                                                            \

@@ -25,9 +25,12 @@ static pdt_status bad_repeats(const int64_t *r, int64_t n, int64_t total, pdt_de
     char dev[32];
     pdt_device_str(device, dev, sizeof dev);
     if (low < 0)
-        return pdt_fail(PDT_ERR_VALUE, "repeat_interleave(): repeats can not be negative, got %lld "
-                        "(on %s)", (long long)low, dev);
-    return pdt_fail(PDT_ERR_VALUE, "repeat_interleave(): allocated size does not match required "
+        return pdt_fail(PDT_ERR_VALUE,
+                        "repeat_interleave(): repeats can not be negative, got %lld "
+                        "(on %s)",
+                        (long long)low, dev);
+    return pdt_fail(PDT_ERR_VALUE,
+                    "repeat_interleave(): allocated size does not match required "
                     "size: output_size=%lld but the repeats sum to %lld (on %s)",
                     (long long)total, (long long)sum, dev);
 }
@@ -39,7 +42,7 @@ pdt_status pdt_cpu_repeat_positions(const pdt_tensor *out, const pdt_tensor *rep
     int64_t *o = (int64_t *)pdt_tensor_ptr(out);
     int64_t j = 0;
     for (int64_t i = 0; i < n; i++) {
-        const int64_t c = r[i]; /* read once */
+        const int64_t c = __atomic_load_n(&r[i], __ATOMIC_RELAXED); /* read once */
         if ((uint64_t)c > (uint64_t)(total - j)) /* negative, or past out's end */
             return bad_repeats(r, n, total, repeats->device);
         int64_t k = 0;

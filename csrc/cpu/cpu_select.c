@@ -189,7 +189,7 @@ static int reserve(select_buf *buf, int64_t n)
                     at[kept] = s + i;                                                              \
                     kept += (kb[i] >> (BITS - 8)) == b;                                            \
                 }                                                                                  \
-            } else { /* Note [a row written while it is read] */                                    \
+            } else { /* Note [a row written while it is read] */                                   \
                 for (int64_t i = 0; i < m; i++) {                                                  \
                     key[kept] = kb[i];                                                             \
                     at[kept] = s + i;                                                              \
