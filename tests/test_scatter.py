@@ -392,3 +392,37 @@ def test_index_add_in_place_takes_alpha_by_keyword_only(device):
     np.testing.assert_array_equal(x.cpu().numpy(), [0, 0, 0])
     x.index_add_(0, i, s, alpha=2)
     np.testing.assert_array_equal(x.cpu().numpy(), [2, 0, 2])
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_index_add_of_integers_wraps_as_numpy(device, dtype):
+    """Integer index_add wraps past the type's ends (as the elementwise add and
+    np.add.at): into a vector, along the last dim of rows, along a middle dim, and into
+    a strided dst (the general walk); no signed overflow in C (the sanitizer job's
+    UBSan would report one)."""
+    info = np.iinfo(dtype)
+    dt = getattr(pdt, dtype)
+    index = np.array([0, 2, 0, 1, 2])
+    vals = np.array([info.max, info.max, 7, info.min, 3], dtype=dtype)
+    base = np.array([5, info.min, 9], dtype=dtype)
+    cases = [  # (dst, dim, source) with index along dim
+        (base.copy(), 0, vals),
+        (np.tile(base, (2, 1)), 1, np.tile(vals, (2, 1))),
+        (np.stack([np.tile(base, (4, 1)).T] * 2), 1, np.stack([np.tile(vals, (4, 1)).T] * 2)),
+    ]
+    for dst, dim, src in cases:
+        ref = dst.copy()
+        moved = np.moveaxis(ref, dim, 0)
+        np.add.at(moved, index, np.moveaxis(src, dim, 0))  # wraps silently
+        x = pdt.tensor(dst, dtype=dt, device=device)
+        x.index_add_(dim, pdt.tensor(index, device=device), pdt.tensor(src, dtype=dt, device=device))
+        np.testing.assert_array_equal(x.cpu().numpy(), ref)
+    # a strided dst (the transpose of a contiguous one): the general walk
+    ref = np.tile(base, (2, 1))
+    for row in ref:
+        np.add.at(row, index, vals)
+    t = pdt.tensor(np.tile(base, (2, 1)).T.copy(), dtype=dt, device=device).T
+    assert not t.is_contiguous()
+    t.index_add_(1, pdt.tensor(index, device=device),
+                 pdt.tensor(np.tile(vals, (2, 1)), dtype=dt, device=device))
+    np.testing.assert_array_equal(t.cpu().numpy(), ref)

@@ -481,6 +481,16 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
     return PDT_OK;
 }
 
+/* a + b, integers wrapping as the elementwise add's do (in the unsigned type: a signed
+ * overflow is undefined in C, and UBSan reports it) */
+/* clang-format off */
+#define ADDW(a, b)                                                                                 \
+    _Generic((a),                                                                                  \
+        int32_t: (int32_t)((uint32_t)(a) + (uint32_t)(b)),                                         \
+        int64_t: (int64_t)((uint64_t)(a) + (uint64_t)(b)),                                         \
+        default: (a) + (b))
+/* clang-format on */
+
 /* index_add: the walk of index_put with += (serial, so duplicates add in
  * the order of the values: deterministic). */
 #define DEFINE_INDEX_ADD(T)                                                                        \
@@ -493,8 +503,10 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
         const pdt_tensor *ts[1] = {src};                                                           \
         cursor c;                                                                                  \
         cursor_init(&c, src->shape, src->ndim, 1, ts, 0);                                          \
-        for (int64_t i = 0; i < total; i++, cursor_next(&c))                                       \
-            o[offset_with(dst, c.idx, dim, ix[c.idx[dim]])] += s[c.off[0]];                        \
+        for (int64_t i = 0; i < total; i++, cursor_next(&c)) {                                     \
+            T *at = o + offset_with(dst, c.idx, dim, ix[c.idx[dim]]);                              \
+            *at = ADDW(*at, s[c.off[0]]);                                                          \
+        }                                                                                          \
     }
 DEFINE_INDEX_ADD(float)
 DEFINE_INDEX_ADD(double)
@@ -524,14 +536,14 @@ typedef struct {
         const T *s = (const T *)j->src + outer * j->n_src * j->inner;                              \
         if (j->inner == 1) { /* along the last dim */                                              \
             for (int64_t k = 0; k < j->n_src; k++)                                                 \
-                o[ix[k]] += s[k];                                                                  \
+                o[ix[k]] = ADDW(o[ix[k]], s[k]);                                                   \
             break;                                                                                 \
         }                                                                                          \
         for (int64_t k = 0; k < j->n_src; k++) {                                                   \
             T *to = o + ix[k] * j->inner;                                                          \
             const T *from = s + k * j->inner;                                                      \
             for (int64_t q = q0; q < q1; q++)                                                      \
-                to[q] += from[q];                                                                  \
+                to[q] = ADDW(to[q], from[q]);                                                      \
         }                                                                                          \
     } while (0)
 
@@ -597,7 +609,7 @@ static void index_add_rows(const pdt_tensor *dst, int dim, const int64_t *ix, co
             __builtin_prefetch(o + ((uint64_t)p < (uint64_t)size ? p : 0) * (DS), 1);              \
         }                                                                                          \
         if ((uint64_t)r < (uint64_t)size) {                                                        \
-            o[r * (DS)] += s[k * (SS)];                                                            \
+            o[r * (DS)] = ADDW(o[r * (DS)], s[k * (SS)]);                                          \
         } else {                                                                                   \
             bad = 1;                                                                               \
             was = v;                                                                               \
