@@ -23,7 +23,9 @@ static inline int64_t offset_with(const pdt_tensor *t, const int64_t *idx, int d
     return off;
 }
 
-static inline int64_t wrap(int64_t i, int64_t size) { return i < 0 ? i + size : i; }
+/* i counted from the end when negative (i + size), without a branch: size is added
+ * through the sign mask (an arithmetic shift, as GCC and Clang do for int64_t) */
+static inline int64_t wrap(int64_t i, int64_t size) { return i + (size & (i >> 63)); }
 
 /* Note [the index read once]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -120,7 +122,7 @@ typedef struct isel_job {
 /* v wrapped into [0, size), or 0 with *bad set when it is outside [-size, size) */
 static inline int64_t index_in(int64_t v, int64_t size, int64_t *bad)
 {
-    const int64_t w = v + (size & (v >> 63));
+    const int64_t w = wrap(v, size);
     const int64_t out = (int64_t)((uint64_t)w >= (uint64_t)size);
     *bad |= out;
     return out ? 0 : w;
@@ -237,7 +239,7 @@ static void rows_range(int64_t begin, int64_t end, void *ctx)
     char *to = j->out + begin * row;
     for (int64_t it = begin; it < end; it++, to += row) {
         const int64_t ahead = q + ROWS_AHEAD < nidx ? q + ROWS_AHEAD : nidx - 1;
-        const int64_t pv = ix[ahead], pw = pv + (size & (pv >> 63));
+        const int64_t pw = wrap(ix[ahead], size);
         if (j->fetch && (uint64_t)pw < (uint64_t)size)
             for (int64_t b = 0; b < row; b += 64)
                 __builtin_prefetch(block + pw * row + b);
@@ -358,8 +360,8 @@ static int rows_repeat(const pdt_tensor *t, int from)
 #define PUT_ROWS(T)                                                                                \
     do {                                                                                           \
         for (int64_t j = 0; j < n; j++) {                                                          \
-            const int64_t v = ix[j], r = v + (size & (v >> 63)); /* Note [the index read */        \
-            if ((uint64_t)r >= (uint64_t)size) {                 /* where it is used] */           \
+            const int64_t v = ix[j], r = wrap(v, size); /* Note [the index read */                 \
+            if ((uint64_t)r >= (uint64_t)size) {        /* where it is used] */                    \
                 bad = 1;                                                                           \
                 *was = v;                                                                          \
                 continue;                                                                          \
@@ -435,7 +437,7 @@ pdt_status pdt_cpu_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *i
         const int64_t n = index->shape[0], ds = dst->strides[0], ss = src->strides[0];
 #define SCATTER_LOOP(T, VALUE)                                                                     \
     for (int64_t j = 0; j < n; j++) {                                                              \
-        const int64_t v = raw[j], r = v + (size & (v >> 63));                                      \
+        const int64_t v = raw[j], r = wrap(v, size);                                               \
         if ((uint64_t)r < (uint64_t)size) {                                                        \
             ((T *)o)[r * ds] = VALUE;                                                              \
         } else {                                                                                   \
@@ -603,9 +605,9 @@ static void index_add_rows(const pdt_tensor *dst, int dim, const int64_t *ix, co
     for (int64_t k = 0; k < n; k++) {                                                              \
         int64_t v = raw[k];                                                                        \
         HIDE(v);                                                                                   \
-        const int64_t r = v + (size & (v >> 63));                                                  \
+        const int64_t r = wrap(v, size);                                                           \
         if ((FAR) && k + ADD_AHEAD < n) {                                                          \
-            const int64_t u = raw[k + ADD_AHEAD], p = u + (size & (u >> 63));                      \
+            const int64_t p = wrap(raw[k + ADD_AHEAD], size);                                      \
             __builtin_prefetch(o + ((uint64_t)p < (uint64_t)size ? p : 0) * (DS), 1);              \
         }                                                                                          \
         if ((uint64_t)r < (uint64_t)size) {                                                        \
