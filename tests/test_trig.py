@@ -68,11 +68,11 @@ FMA_ULPS32 = {"tan": 1.5, "asin": 0.75, "acos": 0.75, "atan": 1.0, "atan2": 1.0,
               "rsqrt": 0.501, "sinh": 1.5, "cosh": 1.5}
 # at AVX-512 these have kernels of their own (csrc/cpu/cpu_vtrig_avx512.h: Notes [float32
 # log2 and log10 with a table], [float32 rsqrt from the reciprocal square root], [float32
-# atan from the reciprocal], [float32 asin and acos from the reciprocal square root],
+# atan from the quotient], [float32 asin and acos from the reciprocal square root],
 # [float32 tan from the reciprocal]), within the same bounds; measured over every positive
-# float: log2 0.539, log10 0.534, rsqrt correctly rounded, atan 0.646; over every float of
+# float: log2 0.539, log10 0.534, rsqrt correctly rounded, atan 0.698; over every float of
 # the domain: asin 0.643, acos 0.638, tan 0.994 (|x| <= 2^13), and [float32 atanh, asinh
-# and acosh with log's table]: atanh 0.530, asinh 1.064, acosh 0.868
+# and acosh with log's table]: atanh 0.527, asinh 1.020, acosh 0.868
 AVX512_OWN = set(FMA_ULPS32) - {"atan2"}
 LEVELS = _C._cpu_simd_level()[1]
 

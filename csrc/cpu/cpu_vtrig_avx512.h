@@ -1,10 +1,10 @@
 /* cpu_vtrig_avx512.h - cpu_vtrig.h's float32 functions at the AVX-512 level, in intrinsics:
  * log2, log10 and log (for atanh, asinh, acosh) from tables of 32 floats read with a
  * two-register permute, rsqrt from the 14-bit reciprocal square root and two Newton steps,
- * the quotients of atan, atan2, tan, atanh and asinh from the 14-bit reciprocal, the square
- * roots of asin, acos, asinh and acosh from the reciprocal square root; log1p with log's
- * table.  Included by cpu_vtrig.h at that level only; the other levels keep cpu_vtrig.h's
- * portable rows (and cpu_vexpm1.h's log1p). *
+ * the quotients of tan from the 14-bit reciprocal, those of atan, atan2, atanh and asinh and
+ * the square roots of asinh and acosh from the divider, those of asin and acos from the
+ * reciprocal square root; log1p with log's table.  Included by cpu_vtrig.h at that level
+ * only; the other levels keep cpu_vtrig.h's portable rows (and cpu_vexpm1.h's log1p). *
  * Note [float32 log2 and log10 with a table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The portable log2 (Note [float32 inverse functions] in cpu_vtrig.h) takes fdlibm's log
@@ -51,27 +51,31 @@
  * arithmetic against the midpoints; the nearest true value to a midpoint is 2^-28.5 ulp
  * away, at x = 0x1.7431c6p-125).
  *
- * Note [float32 atan from the reciprocal]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Note [float32 atan from the quotient]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The portable atan's reduction (Note [float32 inverse functions] in cpu_vtrig.h) with
  * a = |x| and B = 1, where it simplifies: t = a (a <= tan(pi/8)), (a - 1) / (a + 1)
  * (base pi/4) or -1 / a (above tan(3 pi/8), base pi/2).  For the middle interval a - 1 +
  * nl and a + 1 + dl are exact with nl = a - ((a - 1) + 1) and dl = a - ((a + 1) - 1) (each
  * inner sum exact by Sterbenz's lemma or, for a + 1 in (2, 3.42], because a + 1 - 1 is a
- * multiple of 2^-22 below 4); 2Sum's six operations become two.  The quotient without a
- * division: 1 / d from vrcp14ps and one Newton step (about 2^-23), t = n (1 / d), which may
- * be off by an ulp or two, and tl = ((n - t d) + nl - t dl) (1 / d) its error to about
- * 2^-45 of t.  atan(t + tl) = t + t z P(z) + tl (1 - z), z = t^2, P the portable row's
- * (tl's own term, since t is not the rounded quotient: without it 0.84 ulp), then pi/4 or
- * pi/2 in two parts added by Fast2Sum as the portable row does.  a above 2^120 (inf
- * included) takes 2^120 for the quotient, which rounds to pi/2 all the same.  Bound 1 ulp
- * as the portable row's; measured 0.646 over every float (x = 0x1.a32db6p-2).  atan2
- * takes the same quotient and sum after its own reduction (vta_atan2: 2Sum for A - B and
- * A + B, C's special values, the scalings), then pi - it where x's sign bit is set, as the
- * portable row; bound 1 ulp, measured 0.75 on 1.6e7 pairs (random bits, wide and
- * threshold ratios; the portable row 0.87 there) and on 1.8e8 of a review's, only for
- * results in [2^-125, 2^-124), where tl (about 2^-24 t) is subnormal and rounded to
- * 2^-149; 0.64 for results above 2^-100.
+ * multiple of 2^-22 below 4); 2Sum's six operations become two.  t = n / d is one
+ * division (the divider runs beside the FMA units; it was vrcp14ps, a Newton step and a
+ * product, three more operations in the FMA units' queue), and tl = ((n - t d) + nl - t
+ * dl) (1 / d) its error, 1 / d from vrcp14ps alone (2^-14 of a term below 2^-23 t).
+ * atan(t + tl) = t + t z P(z) + tl (1 - z), z = t^2, P the portable row's.  The base (0,
+ * pi/4 or pi/2) and t are summed by Fast2Sum (|t| <= tan(pi/8) is below a base that is not
+ * 0), and t z P(z), tl's terms, the base's low part and that sum's error, all below 2^-3 of
+ * the result, are added together first and once to it (it was two Fast2Sums, t + w and
+ * then the base).  A NaN goes through the arithmetic as a NaN (no patch); a above 2^120
+ * (inf included) takes 2^120 for the quotient, which rounds to pi/2 all the same.  Bound
+ * 1 ulp as the portable row's; measured 0.698 over every float (x = 0x1.b1018ap-2; it was
+ * 0.646 with the reciprocal and two Fast2Sums).  One thread, 1e6 float32 (a standalone
+ * loop, the best of 200): 410-420 -> 322-331 us.  atan2 takes the same quotient and sum
+ * after its own reduction (vta_atan2: 2Sum for A - B and A + B, C's special values, the
+ * scalings), then pi - it where x's sign bit is set, as the portable row; bound 1 ulp,
+ * measured 0.75 on 1.7e8 pairs (random bits, and ratios near tan(pi/8), 1, tan(3 pi/8),
+ * 1e-3 and 1e3; the worst a result in [2^-125, 2^-124), where tl (about 2^-24 t) is
+ * subnormal and rounded to 2^-149; 0.64 for results above 2^-100), as before.
  *
  * Note [float32 asin and acos from the reciprocal square root]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -110,16 +114,19 @@
  * log2), K = 1, Q fitted to (log1p(r) - r) / r^2 (2^-30.0), and c added to the small
  * terms.  k ln2_lo and the table's low part are added first, since they cancel exactly
  * for k = -1, c = 1/2 (x just below 1; added after r^2 Q, their sum's rounding cost 1.1
- * ulp there).  The divisions become the reciprocal and one Newton step, the quotient
- * corrected once from its exact residual (atanh's (1 + a) / (1 - a), asinh's a^2 / (1 +
- * sqrt(1 + a^2))), the correction c = (its error) / u from a 14-bit reciprocal (c is
- * below 2^-22, so 2^-14 of it is nothing); the square roots (asinh's, acosh's) are
- * vrsqrt14ps and one Newton step, an ulp or so: asinh's enters only a^2 / (1 + s), below
- * half of v, and acosh's keeps its residual as before.  Bounds as the portable rows'
- * (atanh 1, asinh and acosh 1.5 ulp); measured over every float of the domain (a review,
- * exhaustively): atanh 0.530 (x = 0x1.7868p-12), asinh 1.064 (0x1.23323p+0; 32 floats of
- * [1.13, 1.17] above 1 ulp, where the result is just below 1; exact square root and
- * division there: 1.020), acosh 0.868 (0x1.07e902p+0), log itself 0.533 (0x1.f0a53cp-1).
+ * ulp there).  The divisions and square roots are the divider's (vdivps, vsqrtps: one
+ * operation each, correctly rounded, beside the FMA units; they were the reciprocal or
+ * reciprocal square root and a Newton step, four to six operations in the FMA units' queue),
+ * atanh's quotient (1 + a) / (1 - a) then corrected from its exact residual, the
+ * correction c = (its error) / u from a 14-bit reciprocal (c is below 2^-22, so 2^-14 of it
+ * is nothing), as acosh's square root's residual takes 1 / s from vrsqrt14ps.  Bounds as
+ * the portable rows' (atanh 1, asinh and acosh 1.5 ulp); measured over every float of the
+ * domain: atanh 0.527 (x = 0x1.6a9002p-12), asinh 1.020 (0x1.218e18p+0, where the result
+ * is just below 1; 1.064 with the Newton steps), acosh 0.868 (0x1.07e902p+0), log itself
+ * 0.533 (0x1.f0a53cp-1).  One thread, 1e6, CPU time (`python benchmarks/bench_vmath.py
+ * --dtype float32 --threads 1 --cpu-time --levels avx512`, a loaded 2-core AMD EPYC,
+ * 2026-12-03): asinh 1.6-1.9 -> 1.4-1.5 times NumPy's, acosh 1.65-1.7 -> 1.4-1.6, atanh
+ * 1.25-1.6 -> 1.35 (noisy).
  *
  * Note [float32 log1p with log's table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -324,14 +331,14 @@ static inline __m512 VM(vta_recip)(__m512 d)
     return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, VTA_S(1.0f)), r);
 }
 
-/* ---- atan and atan2 (Note [float32 atan from the reciprocal]) ---- */
+/* ---- atan and atan2 (Note [float32 atan from the quotient]) ---- */
 /* base + atan((nh + nl) / (dh + dl)) as s + *lo (s the larger), base 0, pi/4 (mid) or
- * pi/2 (big, a subset of mid); nl and dl 0 outside mid and in big */
+ * pi/2 (big, a subset of mid); nl and dl 0 outside mid and in big (Note [float32 atan
+ * from the quotient]) */
 static inline __m512 VM(vta_atan_q)(__m512 nh, __m512 nl, __m512 dh, __m512 dl, __mmask16 mid,
                                     __mmask16 big, __m512 *lo)
 {
-    __m512 r = VM(vta_recip)(dh);
-    __m512 t = _mm512_mul_ps(nh, r);
+    __m512 t = _mm512_div_ps(nh, dh), r = _mm512_rcp14_ps(dh);
     __m512 res = _mm512_add_ps(_mm512_fnmadd_ps(t, dh, nh), nl);
     __m512 tl = _mm512_mul_ps(_mm512_fnmadd_ps(t, dl, res), r);
     __m512 z = _mm512_mul_ps(t, t);
@@ -339,14 +346,13 @@ static inline __m512 VM(vta_atan_q)(__m512 nh, __m512 nl, __m512 dh, __m512 dl, 
     for (int k = 1; k < 6; k++)
         p = _mm512_fmadd_ps(p, z, VTA_S(VM(atan_c)[k]));
     __m512 w = _mm512_fmadd_ps(_mm512_mul_ps(t, z), p, _mm512_fnmadd_ps(tl, z, tl));
-    __m512 h1 = _mm512_add_ps(t, w);
-    __m512 l1 = _mm512_sub_ps(w, _mm512_sub_ps(h1, t));
     __m512 bh = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(mid, VTA_S(VMT_PIO4_HI)), big,
                                    VTA_S(VMT_PIO2_HI));
     __m512 bl = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(mid, VTA_S(VMT_PIO4_LO)), big,
                                    VTA_S(VMT_PIO2_LO));
-    __m512 s = _mm512_add_ps(bh, h1);
-    *lo = _mm512_add_ps(_mm512_sub_ps(h1, _mm512_sub_ps(s, bh)), _mm512_add_ps(l1, bl));
+    __m512 s = _mm512_add_ps(bh, t); /* Fast2Sum: |t| <= tan(pi/8) < bh where bh is not 0 */
+    __m512 e = _mm512_add_ps(_mm512_sub_ps(bh, s), t);
+    *lo = _mm512_add_ps(e, _mm512_add_ps(w, bl));
     return s;
 }
 
@@ -381,9 +387,12 @@ static inline __m512 VM(vta_atan)(__m512 x)
     __m512 nl = _mm512_maskz_sub_ps(mid_only, ax, _mm512_add_ps(nh, one));
     __m512 dl = _mm512_maskz_sub_ps(mid_only, ax, _mm512_sub_ps(dh, one));
     nh = _mm512_mask_mov_ps(nh, big, VTA_S(-1.0f));
-    dh = _mm512_mask_mov_ps(dh, big, _mm512_min_ps(ax, VTA_S(0x1p120f)));
+    dh = _mm512_mask_min_ps(dh, big, ax, VTA_S(0x1p120f));
     __m512 s = VM(vta_atan_q)(nh, nl, dh, dl, mid, big, &lo);
-    return VM(vta_sign_nan)(_mm512_add_ps(s, lo), x, x, x);
+    /* x's sign bit or'ed in (0xF8 is a | (b & c)); a NaN x went through as a NaN */
+    const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(_mm512_add_ps(s, lo)),
+                                                         _mm512_castps_si512(x), sign, 0xF8));
 }
 VTA_ROW(atan_row, VM(vta_atan))
 
@@ -586,17 +595,6 @@ static inline __m512 VM(vta_one_plus)(__m512 v, __m512 vl, __m512 *c)
     return u;
 }
 
-/* sqrt(w) to an ulp or so from vrsqrt14ps and one Newton step, w > 0 finite; *y is about
- * 1 / sqrt(w) */
-static inline __m512 VM(vta_sqrt)(__m512 w, __m512 *y)
-{
-    __m512 r = _mm512_rsqrt14_ps(w);
-    r = _mm512_fmadd_ps(_mm512_mul_ps(VTA_S(0.5f), r),
-                        _mm512_fnmadd_ps(_mm512_mul_ps(w, r), r, VTA_S(1.0f)), r);
-    *y = r;
-    return _mm512_mul_ps(w, r);
-}
-
 /* log(u) + c for the lanes at most 2^12, log(a) + ln2 past it, and the row's store: asinh's
  * and acosh's last steps */
 static inline __m512 VM(vta_log1p_big)(const VM(vta_log_tab) * t, __m512 u, __m512 c, __m512 a,
@@ -629,10 +627,9 @@ static inline __m512 VM(vta_atanh)(const VM(vta_log_tab) * t, __m512 x)
      * reciprocal, its error from the exact residual */
     __m512 nh = _mm512_add_ps(one, ax), nl = _mm512_sub_ps(ax, _mm512_sub_ps(nh, one));
     __m512 dh = _mm512_sub_ps(one, ax), dl = _mm512_sub_ps(_mm512_sub_ps(one, dh), ax);
-    __m512 inv = VM(vta_recip)(dh);
-    __m512 q = _mm512_mul_ps(nh, inv);
+    __m512 q = _mm512_div_ps(nh, dh);
     __m512 ql = _mm512_fnmadd_ps(q, dl, _mm512_add_ps(_mm512_fnmadd_ps(q, dh, nh), nl));
-    __m512 c = _mm512_mul_ps(_mm512_mul_ps(ql, inv), _mm512_rcp14_ps(q)); /* q >= 1 */
+    __m512 c = _mm512_mul_ps(ql, _mm512_rcp14_ps(nh)); /* ql / (q dh), q dh about nh >= 1 */
     __m512 s = VM(vta_log)(t, q, _mm512_setzero_ps(), c, &lo);
     __m512 v = _mm512_mul_ps(VTA_S(0.5f), _mm512_add_ps(s, lo));
     v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(ax, VTA_S(0x1p-12f), _CMP_LT_OQ), ax);
@@ -648,14 +645,12 @@ VTA_LOG_ROW(atanh_row, VM(vta_atanh))
 static inline __m512 VM(vta_asinh)(const VM(vta_log_tab) * t, __m512 x)
 {
     const __m512 one = VTA_S(1.0f);
-    __m512 ax = _mm512_abs_ps(x), y, c;
+    __m512 ax = _mm512_abs_ps(x), c;
     __mmask16 big = _mm512_cmp_ps_mask(ax, VTA_S(0x1p12f), _CMP_GT_OQ);
-    /* v = a + a^2 / (1 + sqrt(1 + a^2)) as v + vl, the quotient corrected once */
+    /* v = a + a^2 / (1 + sqrt(1 + a^2)) as v + vl */
     __m512 a2 = _mm512_mul_ps(ax, ax);
-    __m512 d = _mm512_add_ps(one, VM(vta_sqrt)(_mm512_fmadd_ps(ax, ax, one), &y));
-    __m512 inv = VM(vta_recip)(d);
-    __m512 q = _mm512_mul_ps(a2, inv);
-    q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q, d, a2), inv, q);
+    __m512 d = _mm512_add_ps(one, _mm512_sqrt_ps(_mm512_fmadd_ps(ax, ax, one)));
+    __m512 q = _mm512_div_ps(a2, d);
     __m512 v = _mm512_add_ps(ax, q), vl = _mm512_sub_ps(q, _mm512_sub_ps(v, ax));
     __m512 u = VM(vta_one_plus)(v, vl, &c);
     __m512 r = VM(vta_log1p_big)(t, u, c, ax, big);
@@ -668,13 +663,13 @@ VTA_LOG_ROW(asinh_row, VM(vta_asinh))
 static inline __m512 VM(vta_acosh)(const VM(vta_log_tab) * t, __m512 x)
 {
     const __m512 one = VTA_S(1.0f);
-    __m512 y, c;
+    __m512 c;
     __mmask16 big = _mm512_cmp_ps_mask(x, VTA_S(0x1p12f), _CMP_GT_OQ);
     /* d + dl = x - 1 (Fast2Sum, x >= 1); s = sqrt(d^2 + 2 d) with its error es, which takes
      * 2 dl (1 + d) in; u (1 + c) = 1 + s + d + (es + dl) */
     __m512 d = _mm512_sub_ps(x, one), dl = _mm512_sub_ps(_mm512_sub_ps(x, d), one);
     __m512 w = _mm512_fmadd_ps(d, d, _mm512_add_ps(d, d));
-    __m512 s = VM(vta_sqrt)(w, &y);
+    __m512 s = _mm512_sqrt_ps(w), y = _mm512_rsqrt14_ps(w);
     __mmask16 pos = _mm512_cmp_ps_mask(w, _mm512_setzero_ps(), _CMP_GT_OQ);
     __m512 es = _mm512_fmadd_ps(_mm512_add_ps(dl, dl), _mm512_add_ps(one, d),
                                 _mm512_fnmadd_ps(s, s, w));
