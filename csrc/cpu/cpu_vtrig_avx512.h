@@ -71,11 +71,18 @@
  * 1 ulp as the portable row's; measured 0.698 over every float (x = 0x1.b1018ap-2; it was
  * 0.646 with the reciprocal and two Fast2Sums).  One thread, 1e6 float32 (a standalone
  * loop, the best of 200): 410-420 -> 322-331 us.  atan2 takes the same quotient and sum
- * after its own reduction (vta_atan2: 2Sum for A - B and A + B, C's special values, the
- * scalings), then pi - it where x's sign bit is set, as the portable row; bound 1 ulp,
- * measured 0.75 on 1.7e8 pairs (random bits, and ratios near tan(pi/8), 1, tan(3 pi/8),
- * 1e-3 and 1e3; the worst a result in [2^-125, 2^-124), where tl (about 2^-24 t) is
- * subnormal and rounded to 2^-149; 0.64 for results above 2^-100), as before.
+ * for n = min(|y|, |x|) over d = the max, n - d and n + d exact by Fast2Sum (d >= n) in
+ * the middle interval, the quotient negated where one of |y| > |x| and x's sign bit
+ * holds, on a base read from a table by those three bits (0, pi/4, pi/2 with x's sign
+ * bit clear; pi, 3 pi/4, pi/2 with it set: pi - atan(|y| / |x|) folded in, not a second
+ * Fast2Sum), and y's sign last.  C's special values (an infinite operand, both zero) and
+ * the scalings that keep the residual normal (n below 2^-60, d above 2^100) are a branch
+ * taken by a vector with such a lane (vta_atan2_odd; they were paid by every vector), which
+ * changes no bit of its ordinary lanes.  Bound 1 ulp; measured 0.75 on 1.7e8 pairs of
+ * random bits (and ratios near tan(pi/8), 1, tan(3 pi/8), 1e-3 and 1e3; the worst a result
+ * in [2^-125, 2^-124), where tl, about 2^-24 t, is subnormal and rounded to 2^-149; 0.64
+ * for results above 2^-100) and 0.69 on 1.3e8 of ordinary values (normal, 10^+-15) and
+ * ratios near the thresholds, as before.  One thread, 1e6: 780 -> 470 us.
  *
  * Note [float32 asin and acos from the reciprocal square root]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -332,11 +339,10 @@ static inline __m512 VM(vta_recip)(__m512 d)
 }
 
 /* ---- atan and atan2 (Note [float32 atan from the quotient]) ---- */
-/* base + atan((nh + nl) / (dh + dl)) as s + *lo (s the larger), base 0, pi/4 (mid) or
- * pi/2 (big, a subset of mid); nl and dl 0 outside mid and in big (Note [float32 atan
- * from the quotient]) */
-static inline __m512 VM(vta_atan_q)(__m512 nh, __m512 nl, __m512 dh, __m512 dl, __mmask16 mid,
-                                    __mmask16 big, __m512 *lo)
+/* bh + bl + atan((nh + nl) / (dh + dl)) as s + *lo (s the larger), |(nh + nl) / (dh +
+ * dl)| <= tan(pi/8) and bh 0 or above it (Note [float32 atan from the quotient]) */
+static inline __m512 VM(vta_atan_q)(__m512 nh, __m512 nl, __m512 dh, __m512 dl, __m512 bh,
+                                    __m512 bl, __m512 *lo)
 {
     __m512 t = _mm512_div_ps(nh, dh), r = _mm512_rcp14_ps(dh);
     __m512 res = _mm512_add_ps(_mm512_fnmadd_ps(t, dh, nh), nl);
@@ -346,10 +352,6 @@ static inline __m512 VM(vta_atan_q)(__m512 nh, __m512 nl, __m512 dh, __m512 dl, 
     for (int k = 1; k < 6; k++)
         p = _mm512_fmadd_ps(p, z, VTA_S(VM(atan_c)[k]));
     __m512 w = _mm512_fmadd_ps(_mm512_mul_ps(t, z), p, _mm512_fnmadd_ps(tl, z, tl));
-    __m512 bh = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(mid, VTA_S(VMT_PIO4_HI)), big,
-                                   VTA_S(VMT_PIO2_HI));
-    __m512 bl = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(mid, VTA_S(VMT_PIO4_LO)), big,
-                                   VTA_S(VMT_PIO2_LO));
     __m512 s = _mm512_add_ps(bh, t); /* Fast2Sum: |t| <= tan(pi/8) < bh where bh is not 0 */
     __m512 e = _mm512_add_ps(_mm512_sub_ps(bh, s), t);
     *lo = _mm512_add_ps(e, _mm512_add_ps(w, bl));
@@ -388,7 +390,11 @@ static inline __m512 VM(vta_atan)(__m512 x)
     __m512 dl = _mm512_maskz_sub_ps(mid_only, ax, _mm512_sub_ps(dh, one));
     nh = _mm512_mask_mov_ps(nh, big, VTA_S(-1.0f));
     dh = _mm512_mask_min_ps(dh, big, ax, VTA_S(0x1p120f));
-    __m512 s = VM(vta_atan_q)(nh, nl, dh, dl, mid, big, &lo);
+    __m512 bh = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(mid, VTA_S(VMT_PIO4_HI)), big,
+                                   VTA_S(VMT_PIO2_HI));
+    __m512 bl = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(mid, VTA_S(VMT_PIO4_LO)), big,
+                                   VTA_S(VMT_PIO2_LO));
+    __m512 s = VM(vta_atan_q)(nh, nl, dh, dl, bh, bl, &lo);
     /* x's sign bit or'ed in (0xF8 is a | (b & c)); a NaN x went through as a NaN */
     const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
     return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(_mm512_add_ps(s, lo)),
@@ -396,49 +402,64 @@ static inline __m512 VM(vta_atan)(__m512 x)
 }
 VTA_ROW(atan_row, VM(vta_atan))
 
-/* atan2(y, x) of 16 lanes, C's special values: an infinite operand is 1 and the other 0
- * (both infinite: 1 and 1), both zero 0 and 1; the finite pair scaled by a power of two
- * (by 2^-40 past 2^100, so that A + B and 1 / (A + B) stay normal; by 2^100 below 2^24,
- * so that the operands and t's residual are normal where the result is; a ratio past
- * 2^150 rounds to 0 or pi/2 whatever its low bits); (A - B) and (A + B) by 2Sum in the
- * middle interval. */
-static inline __m512 VM(vta_atan2)(__m512 y, __m512 x)
+/* n = min(|y|, |x|) and d = the max for the lanes where either is infinite, both are zero,
+ * n is below 2^-60 or d above 2^100, C's special values: an infinite operand is 1 and the
+ * other 0 (both infinite: 1 and 1), both zero 0 and 1; the pair scaled by a power of two
+ * (by 2^-40 past 2^100, so that n + d stays finite; by 2^100 below 2^24, so that the
+ * operands and t's residual are normal where the result is; a ratio past 2^150 rounds to
+ * 0 or pi/2 whatever its low bits).  Scaling by a power of two changes no bit of the
+ * other lanes, whose operations stay normal and finite either way. */
+static inline void VM(vta_atan2_odd)(__m512 *A, __m512 *B, __m512 *n, __m512 *d)
 {
     const __m512 one = VTA_S(1.0f), inf = VTA_S(INFINITY);
-    __m512 A = _mm512_abs_ps(y), B = _mm512_abs_ps(x);
-    __mmask16 ai = _mm512_cmp_ps_mask(A, inf, _CMP_EQ_OQ),
-              bi = _mm512_cmp_ps_mask(B, inf, _CMP_EQ_OQ);
-    A = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(_knot_mask16(bi), A), ai, one);
-    B = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(_knot_mask16(ai), B), bi, one);
-    __m512 mx = _mm512_max_ps(A, B);
-    B = _mm512_mask_mov_ps(B, _mm512_cmp_ps_mask(mx, _mm512_setzero_ps(), _CMP_EQ_OQ), one);
+    __mmask16 ai = _mm512_cmp_ps_mask(*A, inf, _CMP_EQ_OQ),
+              bi = _mm512_cmp_ps_mask(*B, inf, _CMP_EQ_OQ);
+    *A = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(_knot_mask16(bi), *A), ai, one);
+    *B = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(_knot_mask16(ai), *B), bi, one);
+    __m512 mn = _mm512_min_ps(*A, *B), mx = _mm512_max_ps(*A, *B);
+    mx = _mm512_mask_mov_ps(mx, _mm512_cmp_ps_mask(mx, _mm512_setzero_ps(), _CMP_EQ_OQ), one);
     __m512 sc = _mm512_mask_mov_ps(one, _mm512_cmp_ps_mask(mx, VTA_S(0x1p100f), _CMP_GT_OQ),
                                    VTA_S(0x1p-40f));
     sc = _mm512_mask_mov_ps(sc, _mm512_cmp_ps_mask(mx, VTA_S(0x1p24f), _CMP_LT_OQ),
                             VTA_S(0x1p100f));
-    A = _mm512_mul_ps(A, sc);
-    B = _mm512_mul_ps(B, sc);
-    __mmask16 big = _mm512_cmp_ps_mask(_mm512_mul_ps(A, VTA_S(VMT_TAN_PI_8)), B, _CMP_GT_OQ);
-    __mmask16 mid = _mm512_cmp_ps_mask(A, _mm512_mul_ps(B, VTA_S(VMT_TAN_PI_8)), _CMP_GT_OQ);
-    __mmask16 mid_only = _kandn_mask16(big, mid);
-    /* 2Sum of A - B and A + B */
-    __m512 nh = _mm512_sub_ps(A, B), dh = _mm512_add_ps(A, B);
-    __m512 nv = _mm512_sub_ps(nh, A), dv = _mm512_sub_ps(dh, A);
-    __m512 nl = _mm512_sub_ps(_mm512_sub_ps(A, _mm512_sub_ps(nh, nv)), _mm512_add_ps(B, nv));
-    __m512 dl = _mm512_add_ps(_mm512_sub_ps(A, _mm512_sub_ps(dh, dv)), _mm512_sub_ps(B, dv));
-    nl = _mm512_maskz_mov_ps(mid_only, nl);
-    dl = _mm512_maskz_mov_ps(mid_only, dl);
-    nh = _mm512_mask_mov_ps(_mm512_mask_mov_ps(A, mid, nh), big,
-                            _mm512_sub_ps(_mm512_setzero_ps(), B));
-    dh = _mm512_mask_mov_ps(_mm512_mask_mov_ps(B, mid, dh), big, A);
-    __m512 lo, s = VM(vta_atan_q)(nh, nl, dh, dl, mid, big, &lo);
-    /* x's sign bit set: pi - (s + lo) */
-    __m512 d = _mm512_sub_ps(VTA_S(VMT_PI_HI), s);
-    __m512 e = _mm512_sub_ps(_mm512_sub_ps(VTA_S(VMT_PI_HI), d), s);
-    __m512 neg = _mm512_add_ps(d, _mm512_sub_ps(_mm512_add_ps(e, VTA_S(VMT_PI_LO)), lo));
+    *n = _mm512_mul_ps(mn, sc);
+    *d = _mm512_mul_ps(mx, sc);
+}
+
+/* atan2(y, x) of 16 lanes: atan(n / d) reduced as atan's (n - d and n + d exact by
+ * Fast2Sum in the middle interval, d >= n), the quotient negated where one of |y| > |x|
+ * and x's sign bit holds, on a base from a table: 0, pi/4 (middle), pi/2 (|y| > |x|
+ * outside it) where x's sign bit is clear, pi, 3 pi/4, pi/2 where it is set; y's sign
+ * last. */
+static const float VM(vta_atan2_base)[2][8] = {{0.0f, VMT_PIO4_HI, VMT_PIO2_HI, 0.0f, VMT_PI_HI,
+                                                0x1.2d97c8p1f, VMT_PIO2_HI, 0.0f},
+                                               {0.0f, VMT_PIO4_LO, VMT_PIO2_LO, 0.0f, VMT_PI_LO,
+                                                -0x1.99bc5cp-28f, VMT_PIO2_LO, 0.0f}};
+static inline __m512 VM(vta_atan2)(__m512 y, __m512 x, __m512 tab_hi, __m512 tab_lo)
+{
+    const __m512 zero = _mm512_setzero_ps();
+    __m512 A = _mm512_abs_ps(y), B = _mm512_abs_ps(x);
+    __m512 n = _mm512_min_ps(A, B), d = _mm512_max_ps(A, B);
+    if (_kortestz_mask16_u8(_mm512_cmp_ps_mask(d, VTA_S(0x1p100f), _CMP_GT_OQ),
+                            _mm512_cmp_ps_mask(n, VTA_S(0x1p-60f), _CMP_LT_OQ)) == 0)
+        VM(vta_atan2_odd)(&A, &B, &n, &d);
+    __mmask16 sw = _mm512_cmp_ps_mask(A, B, _CMP_GT_OQ);
     __mmask16 xneg = _mm512_movepi32_mask(_mm512_castps_si512(x));
-    __m512 v = _mm512_mask_mov_ps(_mm512_add_ps(s, lo), xneg, neg);
-    return VM(vta_sign_nan)(v, x, y, y);
+    __mmask16 mid = _mm512_cmp_ps_mask(n, _mm512_mul_ps(d, VTA_S(VMT_TAN_PI_8)), _CMP_GT_OQ);
+    __m512 nh = _mm512_sub_ps(n, d), dh = _mm512_add_ps(n, d);
+    __m512 nl = _mm512_maskz_sub_ps(mid, n, _mm512_add_ps(nh, d));
+    __m512 dl = _mm512_maskz_sub_ps(mid, n, _mm512_sub_ps(dh, d));
+    nh = _mm512_mask_mov_ps(n, mid, nh);
+    dh = _mm512_mask_mov_ps(d, mid, dh);
+    __mmask16 neg = _kxor_mask16(sw, xneg);
+    nh = _mm512_mask_sub_ps(nh, neg, zero, nh);
+    nl = _mm512_mask_sub_ps(nl, neg, zero, nl);
+    __m512i k = _mm512_maskz_mov_epi32(mid, _mm512_set1_epi32(1));
+    k = _mm512_mask_mov_epi32(k, _kandn_mask16(mid, sw), _mm512_set1_epi32(2));
+    k = _mm512_mask_or_epi32(k, xneg, k, _mm512_set1_epi32(4));
+    __m512 lo, s = VM(vta_atan_q)(nh, nl, dh, dl, _mm512_permutexvar_ps(k, tab_hi),
+                                  _mm512_permutexvar_ps(k, tab_lo), &lo);
+    return VM(vta_sign_nan)(_mm512_add_ps(s, lo), x, y, y);
 }
 
 /* atan2(a, b) of float32 rows, mode as VB_ROW's (1: a is one value, 2: b is) */
@@ -446,11 +467,13 @@ static void VM(atan2_f32)(char *o, const char *a, const char *b, int64_t n, int 
 {
     float *po = (float *)o;
     const float *pa = (const float *)a, *pb = (const float *)b;
+    __m512 tab_hi = _mm512_castps256_ps512(_mm256_loadu_ps(VM(vta_atan2_base)[0]));
+    __m512 tab_lo = _mm512_castps256_ps512(_mm256_loadu_ps(VM(vta_atan2_base)[1]));
     for (int64_t i = 0; i < n; i += 16) {
         __mmask16 in = (__mmask16)VM(tail_lanes)(n - i, 16);
         __m512 y = mode == 1 ? _mm512_set1_ps(pa[0]) : _mm512_maskz_loadu_ps(in, pa + i);
         __m512 x = mode == 2 ? _mm512_set1_ps(pb[0]) : _mm512_maskz_loadu_ps(in, pb + i);
-        _mm512_mask_storeu_ps(po + i, in, VM(vta_atan2)(y, x));
+        _mm512_mask_storeu_ps(po + i, in, VM(vta_atan2)(y, x, tab_hi, tab_lo));
     }
 }
 
