@@ -68,10 +68,10 @@ FMA_ULPS32 = {"tan": 1.5, "asin": 0.75, "acos": 0.75, "atan": 1.0, "atan2": 1.0,
               "rsqrt": 0.501, "sinh": 1.5, "cosh": 1.5}
 # at AVX-512 these have kernels of their own (csrc/cpu/cpu_vtrig_avx512.h: Notes [float32
 # log2 and log10 with a table], [float32 rsqrt from the reciprocal square root], [float32
-# atan from the quotient], [float32 asin and acos from the reciprocal square root],
-# [float32 tan from the reciprocal]), within the same bounds; measured over every positive
+# atan from the quotient], [float32 asin and acos from the square root],
+# [float32 tan with one quotient]), within the same bounds; measured over every positive
 # float: log2 0.539, log10 0.534, rsqrt correctly rounded, atan 0.698; over every float of
-# the domain: asin 0.643, acos 0.638, tan 0.994 (|x| <= 2^13), and [float32 atanh, asinh
+# the domain: asin 0.611, acos 0.603, tan 0.994 (|x| <= 2^13), and [float32 atanh, asinh
 # and acosh with log's table]: atanh 0.527, asinh 1.020, acosh 0.868
 AVX512_OWN = set(FMA_ULPS32) - {"atan2"}
 LEVELS = _C._cpu_simd_level()[1]

@@ -1,10 +1,11 @@
 /* cpu_vtrig_avx512.h - cpu_vtrig.h's float32 functions at the AVX-512 level, in intrinsics:
  * log2, log10 and log (for atanh, asinh, acosh) from tables of 32 floats read with a
  * two-register permute, rsqrt from the 14-bit reciprocal square root and two Newton steps,
- * the quotients of tan from the 14-bit reciprocal, those of atan, atan2, atanh and asinh and
- * the square roots of asinh and acosh from the divider, those of asin and acos from the
- * reciprocal square root; log1p with log's table.  Included by cpu_vtrig.h at that level
- * only; the other levels keep cpu_vtrig.h's portable rows (and cpu_vexpm1.h's log1p). *
+ * the quotients of tan, atan, atan2, atanh and asinh and the square roots of asin, acos,
+ * asinh and acosh from the divider (vdivps, vsqrtps); log1p with log's table.  Included by
+ * cpu_vtrig.h at that level only; the other levels keep cpu_vtrig.h's portable rows (and
+ * cpu_vexpm1.h's log1p).
+ *
  * Note [float32 log2 and log10 with a table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The portable log2 (Note [float32 inverse functions] in cpu_vtrig.h) takes fdlibm's log
@@ -84,32 +85,32 @@
  * for results above 2^-100) and 0.69 on 1.3e8 of ordinary values (normal, 10^+-15) and
  * ratios near the thresholds, as before.  One thread, 1e6: 780 -> 470 us.
  *
- * Note [float32 asin and acos from the reciprocal square root]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Note [float32 asin and acos from the square root]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The portable rows' formulas (Note [float32 inverse functions] in cpu_vtrig.h): above
  * |x| = 1/2, asin |x| = pi/2 - 2 asin s, s = sqrt(z), z = (1 - |x|) / 2 exact, with s's
  * rounding error es carried; there the square roots went through a buffer of 256 (the
- * instruction, since GCC keeps sqrtf a call) and es took a division.  Here s = z y from y
- * = vrsqrt14ps(z) and one Newton step (about 2^-23 relative, the product's rounding
- * included: s may be off by an ulp), and es = (z - s^2) (y / 2), s^2 by an FMA: s + es
- * to about 2^-40 of s.  s itself enters only s z P(z), below 1/24 of the result, so its
- * ulp is harmless there; es goes into the low part as before.  z = 0 (|x| = 1) takes s = 0
- * (y is inf).  acos: B + (S + G), B = pi/2, 0 or pi and S, G = s and g (or 2 s, 2 g) with
- * one sign flip, B_hi + S by Fast2Sum, so that the three cases share their last five
- * operations.  Bound 0.75 ulp as the portable rows'; measured over every float of [-1, 1]:
- * asin 0.643 (x = 0x1.0d93f4p-1), acos 0.638 (0x1.166498p-1).
+ * instruction, since GCC keeps sqrtf a call) and es took a division.  Here s is vsqrtps
+ * (correctly rounded, one operation beside the FMA units; it was z y from y = vrsqrt14ps(z)
+ * and a Newton step, four more operations in their queue, 15% of the row's time), and es =
+ * (z - s^2) (y / 2), s^2 by an FMA, y = vrsqrt14ps(z) (2^-14 of es, itself below 2^-24 s).
+ * z = 0 (|x| = 1) takes es = 0 (y is inf).  acos: B + (S + G), B = pi/2, 0 or pi and S, G
+ * = s and g (or 2 s, 2 g) with one sign flip, B_hi + S by Fast2Sum, so that the three
+ * cases share their last five operations.  Bound 0.75 ulp as the portable rows'; measured
+ * over every float of [-1, 1]: asin 0.611 (x = 0x1.da5fd2p-2), acos 0.603
+ * (0x1.2379a2p-1); 0.643 and 0.638 with the Newton step.
  *
- * Note [float32 tan from the reciprocal]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Note [float32 tan with one quotient]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The portable tan (cpu_vtrig.h's tanf_f) for 16 lanes, with two changes: -1 / (hi + lo)
- * for odd n takes 1 / hi from vrcp14ps and one Newton step, then the same correction from
- * the exact residual -1 - q hi - q lo (a quotient off by an ulp before it, within half an
- * ulp or so after); and the reduction's 2Sum is skipped for a vector whose lanes all have
- * |n pio2_2| <= |r1| / 4 (see the code: x not within about 4 |n| 2^-24 of a multiple of
- * pi/2), where one FMA rounds r and r1 - r is exact.  Past 2^13, inf and NaN a lane takes
- * the C library's tan in double, as before.  Bound 1.5 ulp as the portable row's;
- * measured 0.994 over every float of |x| <= 2^13 (x = 0x1.2ddc82p+1; the portable row's
- * maximum, at the same x).
+ * for odd n is -1 / hi from the divider (it was 1 / hi from vrcp14ps and a Newton step),
+ * then the same correction from the exact residual -1 - q hi - q lo, times 1 / hi from
+ * vrcp14ps (2^-14 of a correction below 2^-23 of q); and the reduction's 2Sum is skipped
+ * for a vector whose lanes all have |n pio2_2| <= |r1| / 4 (see the code: x not within
+ * about 4 |n| 2^-24 of a multiple of pi/2), where one FMA rounds r and r1 - r is exact.
+ * Past 2^13, inf and NaN a lane takes the C library's tan in double, as before.  Bound 1.5
+ * ulp as the portable row's; measured 0.9935 over every float of |x| <= 2^13 (x =
+ * 0x1.2ddc82p+1, the portable row's maximum, at the same x; 0.994 with the Newton step).
  *
  * Note [float32 atanh, asinh and acosh with log's table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -477,19 +478,17 @@ static void VM(atan2_f32)(char *o, const char *a, const char *b, int64_t n, int 
     }
 }
 
-/* ---- asin and acos (Note [float32 asin and acos from the reciprocal square root]) ---- */
+/* ---- asin and acos (Note [float32 asin and acos from the square root]) ---- */
 /* The portable rows' pieces for 16 lanes: a = |x|, z = (1 - a) / 2 (exact) above 1/2, else
  * a^2; s = sqrt(z) above 1/2 (with *es its error), else a; *g = s z P(z) + es */
 static inline __m512 VM(vta_asin_parts)(__m512 a, __mmask16 big, __m512 *g)
 {
     const __m512 one = VTA_S(1.0f), half = VTA_S(0.5f);
     __m512 z = _mm512_mask_mul_ps(_mm512_mul_ps(a, a), big, _mm512_sub_ps(one, a), half);
-    __m512 y = _mm512_rsqrt14_ps(z);
-    y = _mm512_fmadd_ps(_mm512_mul_ps(half, y), _mm512_fnmadd_ps(_mm512_mul_ps(z, y), y, one), y);
-    __m512 sq = _mm512_mul_ps(z, y);
+    __m512 sq = _mm512_sqrt_ps(z), y = _mm512_rsqrt14_ps(z);
     __mmask16 root = _mm512_mask_cmp_ps_mask(big, z, _mm512_setzero_ps(), _CMP_NEQ_UQ);
     __m512 es = _mm512_maskz_mul_ps(root, _mm512_fnmadd_ps(sq, sq, z), _mm512_mul_ps(half, y));
-    __m512 s = _mm512_mask_mov_ps(a, big, _mm512_maskz_mov_ps(root, sq));
+    __m512 s = _mm512_mask_mov_ps(a, big, sq);
     __m512 p = VTA_S(VM(asin_c)[0]);
     for (int k = 1; k < 6; k++)
         p = _mm512_fmadd_ps(p, z, VTA_S(VM(asin_c)[k]));
@@ -540,7 +539,7 @@ static inline __m512 VM(vta_acos)(__m512 x)
 }
 VTA_ROW(acos_row, VM(vta_acos))
 
-/* ---- tan (Note [float32 tan from the reciprocal]) ---- */
+/* ---- tan (Note [float32 tan with one quotient]) ---- */
 /* tan x of 16 lanes with every |x| <= 2^13 (NaN lanes give NaN): cpu_vtrig.h's tanf_f */
 static inline __m512 VM(vta_tan)(__m512 x)
 {
@@ -573,12 +572,11 @@ static inline __m512 VM(vta_tan)(__m512 x)
     __m512 rz = _mm512_mul_ps(r, z), hi = _mm512_fmadd_ps(rz, p, r);
     __m512 lo = _mm512_fmadd_ps(rz, p, _mm512_sub_ps(r, hi));
     lo = _mm512_fmadd_ps(_mm512_mul_ps(hi, hi), rl, _mm512_add_ps(lo, rl));
-    /* odd n: -1 / (hi + lo), the reciprocal from vrcp14ps and one Newton step, then one
-     * correction from the exact residual -1 - q hi, which takes lo in */
-    __m512 inv = VM(vta_recip)(hi);
-    __m512 q = _mm512_sub_ps(_mm512_setzero_ps(), inv);
+    /* odd n: -1 / (hi + lo), -1 / hi from the divider, then one correction from the exact
+     * residual -1 - q hi, which takes lo in (1 / hi from vrcp14ps: 2^-14 of the correction) */
+    __m512 q = _mm512_div_ps(VTA_S(-1.0f), hi);
     __m512 res = _mm512_fnmadd_ps(q, lo, _mm512_fnmadd_ps(q, hi, VTA_S(-1.0f)));
-    q = _mm512_fmadd_ps(res, inv, q);
+    q = _mm512_fmadd_ps(res, _mm512_rcp14_ps(hi), q);
     __mmask16 odd = _mm512_test_epi32_mask(_mm512_castps_si512(t), _mm512_set1_epi32(1));
     __m512 v = _mm512_mask_mov_ps(_mm512_add_ps(hi, lo), odd, q);
     /* n = 0 and r = x tiny: x (and -0) */
