@@ -141,9 +141,10 @@
  * cpu_vexpm1.h's log1p (fdlibm's arrangement in float32 lanes, with a division; 0.835 ulp)
  * took 1.1-1.5 times NumPy 2.4's time at 1e5-1e6 at AVX-512.  Here log1p(x) = log(u) + c
  * with u = 1 + x rounded and c = err / u, err = 1 + x - u exact (Fast2Sum, the larger
- * first: x for |x| < 1, else 1), the quotient from the reciprocal and one Newton step; the
+ * first: x for |x| < 1, else 1), the quotient from the divider (one operation beside the
+ * FMA units; it was the reciprocal and a Newton step, three more in their queue); the
  * log is the table log above with c among its small terms.  c is below 2^-24 of u, and its
- * quotient's error (2^-23 of c) is nothing against the result wherever that result is at
+ * quotient's error (half an ulp of c) is nothing against the result wherever that result is at
  * least 2^-10 or so; below |x| = 2^-10, where c can be as large as the result itself, x +
  * x^2 (-1/2 + x/3 - x^2/4) in one FMA instead (the next term is below 2^-40 of x).  x = -1
  * gives -inf, below it NaN, +inf inf, a NaN x + x, the zeros and subnormals themselves.
@@ -330,13 +331,6 @@ static void VM(log2_row)(float *o, const float *a, int64_t n)
 static void VM(log10_row)(float *o, const float *a, int64_t n)
 {
     VM(vta_log_row)(o, a, n, VTA_LOG10);
-}
-
-/* 1 / d to about 2^-23: vrcp14ps and one Newton step */
-static inline __m512 VM(vta_recip)(__m512 d)
-{
-    __m512 r = _mm512_rcp14_ps(d);
-    return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, VTA_S(1.0f)), r);
 }
 
 /* ---- atan and atan2 (Note [float32 atan from the quotient]) ---- */
@@ -711,12 +705,12 @@ static inline __m512 VM(vta_log1p)(const VM(vta_log_tab) * t, __m512 x)
     const __m512 one = VTA_S(1.0f);
     __m512 ax = _mm512_abs_ps(x);
     /* u (1 + c) = 1 + x: u rounded, its error exact by Fast2Sum (the larger first), c =
-     * err / u from the reciprocal and one Newton step */
+     * err / u from the divider */
     __m512 u = _mm512_add_ps(one, x);
     __m512 err = _mm512_mask_sub_ps(_mm512_sub_ps(one, _mm512_sub_ps(u, x)),
                                     _mm512_cmp_ps_mask(ax, one, _CMP_LT_OQ), x,
                                     _mm512_sub_ps(u, one));
-    __m512 c = _mm512_mul_ps(err, VM(vta_recip)(u)), lo;
+    __m512 c = _mm512_div_ps(err, u), lo;
     __m512 s = VM(vta_log)(t, u, _mm512_setzero_ps(), c, &lo), r = _mm512_add_ps(s, lo);
     /* |x| < 2^-10: x + x^2 (-1/2 + x/3 - x^2/4), one rounding */
     __mmask16 tiny = _mm512_cmp_ps_mask(ax, VTA_S(0x1p-10f), _CMP_LT_OQ);
