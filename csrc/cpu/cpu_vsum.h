@@ -11,56 +11,76 @@
  * (L0 + L1) + (L2 + L3), as the tree adds them.  The four leaves run side by
  * side: four independent chains of additions where one leaf is one, so the
  * same bits at up to four times the speed. */
-typedef double VM(vd8) __attribute__((vector_size(64)));
-typedef float VM(vf8) __attribute__((vector_size(32)));
+/* The 8 double lanes are VM_NV vectors of the level's width (VM_DW doubles
+ * each), lane j in vector j / VM_DW: the layout of one 64-byte vector, so the
+ * same lanes and the same bits at every level.  (One 64-byte vector type at the
+ * levels without AVX-512 went through memory: GCC 12 split each addition into
+ * halves stored to and reloaded from the stack, 96 stack accesses in sum4_f32's
+ * loop at AVX2, and a float32 sum of 1e5 took 76 us on one core of an AMD EPYC
+ * Zen 3 against NumPy's 29.) */
+typedef double VM(vd) __attribute__((vector_size(PDT_SIMD_BYTES)));
+typedef float VM(vfh) __attribute__((vector_size(PDT_SIMD_BYTES / 2)));
+#define VM_DW (PDT_SIMD_BYTES / 8)
+#define VM_NV (8 / VM_DW)
 
 /* (macros, not functions: a 64-byte vector passed by value changes the ABI at
  * the levels without AVX-512, which GCC warns of) */
-#define VM_FOLD8(s)                                                                                \
-    (((s)[0] + (s)[1]) + ((s)[2] + (s)[3])) + (((s)[4] + (s)[5]) + ((s)[6] + (s)[7]))
+#define VM_FOLD8(l)                                                                                \
+    (((l)[0] + (l)[1]) + ((l)[2] + (l)[3])) + (((l)[4] + (l)[5]) + ((l)[6] + (l)[7]))
+/* the 8 lanes of s[0 .. VM_NV) folded */
+#define VM_FOLDV(s)                                                                                \
+    __extension__({                                                                                \
+        double vm_l[8];                                                                            \
+        memcpy(vm_l, (s), sizeof vm_l);                                                            \
+        VM_FOLD8(vm_l);                                                                            \
+    })
 #if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
 /* one vcvtps2pd (GCC 12 made two halves of __builtin_convertvector, three
  * instructions more a vector) */
-#define VM_LOAD8_F32(p) ((VM(vd8))_mm512_cvtps_pd(_mm256_loadu_ps(p)))
+#define VM_LOADV_F32(p) ((VM(vd))_mm512_cvtps_pd(_mm256_loadu_ps(p)))
 #else
-#define VM_LOAD8_F32(p)                                                                            \
+#define VM_LOADV_F32(p)                                                                            \
     __extension__({                                                                                \
-        VM(vf8) vm_v;                                                                              \
+        VM(vfh) vm_v;                                                                              \
         memcpy(&vm_v, (p), sizeof vm_v);                                                           \
-        __builtin_convertvector(vm_v, VM(vd8));                                                    \
+        __builtin_convertvector(vm_v, VM(vd));                                                     \
     })
 #endif
-#define VM_LOAD8_F64(p)                                                                            \
+#define VM_LOADV_F64(p)                                                                            \
     __extension__({                                                                                \
-        VM(vd8) vm_v;                                                                              \
+        VM(vd) vm_v;                                                                               \
         memcpy(&vm_v, (p), sizeof vm_v);                                                           \
         vm_v;                                                                                      \
     })
+/* s[0 .. VM_NV) += F(the 8 elements at p) */
+#define VM_ADD8(s, p, LOAD, F)                                                                     \
+    for (int vm_h = 0; vm_h < VM_NV; vm_h++)                                                       \
+    (s)[vm_h] += F(LOAD((p) + vm_h * VM_DW))
 
 /* F: each element as it is added (itself, or its square for float64 norms' sums
  * of squares, x * x as cpu_reduce.c's leaves compute it). */
 #define VM_SUM4(NAME, T, LOAD, F)                                                                  \
     static double VM(NAME)(const T *x, int64_t len)                                                \
     {                                                                                              \
-        VM(vd8) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};                                            \
+        VM(vd) s0[VM_NV] = {{0}}, s1[VM_NV] = {{0}}, s2[VM_NV] = {{0}}, s3[VM_NV] = {{0}};         \
         for (int64_t i = 0; i < len; i += 8) {                                                     \
-            s0 += F(LOAD(x + i));                                                                  \
-            s1 += F(LOAD(x + len + i));                                                            \
-            s2 += F(LOAD(x + 2 * len + i));                                                        \
-            s3 += F(LOAD(x + 3 * len + i));                                                        \
+            VM_ADD8(s0, x + i, LOAD, F);                                                           \
+            VM_ADD8(s1, x + len + i, LOAD, F);                                                     \
+            VM_ADD8(s2, x + 2 * len + i, LOAD, F);                                                 \
+            VM_ADD8(s3, x + 3 * len + i, LOAD, F);                                                 \
         }                                                                                          \
-        return ((VM_FOLD8(s0)) + (VM_FOLD8(s1))) + ((VM_FOLD8(s2)) + (VM_FOLD8(s3)));              \
+        return ((VM_FOLDV(s0)) + (VM_FOLDV(s1))) + ((VM_FOLDV(s2)) + (VM_FOLDV(s3)));              \
     }
 #define VM_ITSELF(v) (v)
 #define VM_SQUARE(v)                                                                               \
     ({                                                                                             \
-        VM(vd8) vm_q = (v);                                                                        \
+        VM(vd) vm_q = (v);                                                                         \
         vm_q *vm_q;                                                                                \
     })
 
-VM_SUM4(sum4_f32, float, VM_LOAD8_F32, VM_ITSELF)
-VM_SUM4(sum4_f64, double, VM_LOAD8_F64, VM_ITSELF)
-VM_SUM4(sumsq4_f64, double, VM_LOAD8_F64, VM_SQUARE)
+VM_SUM4(sum4_f32, float, VM_LOADV_F32, VM_ITSELF)
+VM_SUM4(sum4_f64, double, VM_LOADV_F64, VM_ITSELF)
+VM_SUM4(sumsq4_f64, double, VM_LOADV_F64, VM_SQUARE)
 
 /* Leaves of the pairwise sum, four at a time (Note [batched leaves] in
  * cpu_sum.c): out[q] = the leaf p[q][0 .. n[q]) (1 <= n[q] <= 128), each as
@@ -74,8 +94,8 @@ VM_SUM4(sumsq4_f64, double, VM_LOAD8_F64, VM_SQUARE)
     if ((j) < count) {                                                                             \
         int64_t i = m;                                                                             \
         for (; i + 8 <= len[j]; i += 8)                                                            \
-            s##j += LOAD(q[j] + i);                                                                \
-        double r = VM_FOLD8(s##j);                                                                 \
+            VM_ADD8(s##j, q[j] + i, LOAD, VM_ITSELF);                                              \
+        double r = VM_FOLDV(s##j);                                                                 \
         for (; i < len[j]; i++)                                                                    \
             r += (double)q[j][i];                                                                  \
         out[j] = r;                                                                                \
@@ -90,17 +110,17 @@ VM_SUM4(sumsq4_f64, double, VM_LOAD8_F64, VM_SQUARE)
             len[j] = n[j < count ? j : 0];                                                         \
             m = (len[j] & ~(int64_t)7) < m ? len[j] & ~(int64_t)7 : m;                             \
         }                                                                                          \
-        VM(vd8) s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};                                            \
+        VM(vd) s0[VM_NV] = {{0}}, s1[VM_NV] = {{0}}, s2[VM_NV] = {{0}}, s3[VM_NV] = {{0}};         \
         for (int64_t i = 0; i < m; i += 8) {                                                       \
-            s0 += LOAD(q[0] + i);                                                                  \
-            s1 += LOAD(q[1] + i);                                                                  \
-            s2 += LOAD(q[2] + i);                                                                  \
-            s3 += LOAD(q[3] + i);                                                                  \
+            VM_ADD8(s0, q[0] + i, LOAD, VM_ITSELF);                                                \
+            VM_ADD8(s1, q[1] + i, LOAD, VM_ITSELF);                                                \
+            VM_ADD8(s2, q[2] + i, LOAD, VM_ITSELF);                                                \
+            VM_ADD8(s3, q[3] + i, LOAD, VM_ITSELF);                                                \
         }                                                                                          \
         VM_LEAF_END(0, LOAD) VM_LEAF_END(1, LOAD) VM_LEAF_END(2, LOAD) VM_LEAF_END(3, LOAD)        \
     }
-VM_LEAVES(leaves_f32, float, VM_LOAD8_F32)
-VM_LEAVES(leaves_f64, double, VM_LOAD8_F64)
+VM_LEAVES(leaves_f32, float, VM_LOADV_F32)
+VM_LEAVES(leaves_f64, double, VM_LOADV_F64)
 
 /* The sum of squares of a float32 chunk (Note [float32 sums of squares] in
  * cpu_reduce.c): element i into running double lane i % 32, four vectors of 8
@@ -112,17 +132,17 @@ VM_LEAVES(leaves_f64, double, VM_LOAD8_F64)
  * core (AMD EPYC Zen 4). */
 #if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
 #define VM_ADD_SQUARE(s, v)                                                                        \
-    ((s) = (VM(vd8))_mm512_fmadd_pd((__m512d)(v), (__m512d)(v), (__m512d)(s)))
+    ((s) = (VM(vd))_mm512_fmadd_pd((__m512d)(v), (__m512d)(v), (__m512d)(s)))
 #else
 #define VM_ADD_SQUARE(s, v) ((s) += (v) * (v))
 #endif
 static double VM(sumsq32_f32)(const float *x, int64_t n)
 {
-    VM(vd8) s[4] = {{0}, {0}, {0}, {0}};
+    VM(vd) s[32 / VM_DW] = {{0}};
     int64_t i = 0;
     for (; i + 32 <= n; i += 32)
-        for (int q = 0; q < 4; q++) {
-            VM(vd8) v = VM_LOAD8_F32(x + i + 8 * q);
+        for (int q = 0; q < 32 / VM_DW; q++) {
+            VM(vd) v = VM_LOADV_F32(x + i + VM_DW * q);
             VM_ADD_SQUARE(s[q], v);
         }
     double lane[32];
@@ -145,7 +165,8 @@ static double VM(sumsq32_f32)(const float *x, int64_t n)
  * only, never fused, in the same order at every level: the same bits.  (Products
  * exact in double, as the squares above, need two conversions for 8 products:
  * 1e5 elements took twice as long from the L2 cache.) */
-typedef float VM(vf16) __attribute__((vector_size(64)));
+typedef float VM(vf) __attribute__((vector_size(PDT_SIMD_BYTES)));
+#define VM_FW (PDT_SIMD_BYTES / 4)
 #define VM_DOT_BLOCK 1024
 static double VM(dot64_f32)(const float *x, const float *y, int64_t n)
 {
@@ -153,13 +174,13 @@ static double VM(dot64_f32)(const float *x, const float *y, int64_t n)
     const int64_t whole = n & ~(int64_t)63;
     int64_t i = 0;
     while (i < whole) {
-        VM(vf16) s[4] = {{0}, {0}, {0}, {0}};
+        VM(vf) s[64 / VM_FW] = {{0}};
         const int64_t end = whole - i < VM_DOT_BLOCK ? whole : i + VM_DOT_BLOCK;
         for (; i < end; i += 64)
-            for (int q = 0; q < 4; q++) {
-                VM(vf16) u, v;
-                memcpy(&u, x + i + 16 * q, sizeof u);
-                memcpy(&v, y + i + 16 * q, sizeof v);
+            for (int q = 0; q < 64 / VM_FW; q++) {
+                VM(vf) u, v;
+                memcpy(&u, x + i + VM_FW * q, sizeof u);
+                memcpy(&v, y + i + VM_FW * q, sizeof v);
                 s[q] += u * v;
             }
         float f[64];
