@@ -1,6 +1,6 @@
 """The CPU's random fills against Philox 4x32-10 written out here in NumPy (Note
 [Philox layout] in csrc/core/pdt_philox.h), at every instruction-set level: the
-blocks are made 16 side by side at the level's width (csrc/cpu/cpu_vphilox.h) and
+blocks are made side by side at the level's width (csrc/cpu/cpu_vphilox.h) and
 split across threads, which must change no bit.  A 64-bit seed uses both key words."""
 import numpy as np
 import pytest
@@ -44,6 +44,23 @@ def test_uniform_fills_are_philox_to_the_bit(level, n, level_restored):
     u = ((w[:, 1] << np.uint64(32)) | w[:, 0]) >> np.uint64(11)
     want64 = -2.0 + 5.0 * (u.astype(np.float64) * 2.0 ** -53)
     assert np.array_equal(f64.view(np.uint64), want64.view(np.uint64))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("n", [4 * 5 + 1, 4 * 37 + 3])
+def test_blocks_across_the_counters_low_word_carry_into_its_high_word(level, n, level_restored):
+    # the block number's low 32 bits are one counter word and its high bits the next
+    # (Note [Philox layout]); a fill that starts a few blocks below 2^32 crosses the
+    # carry inside one vector of blocks (Note [Philox with pmuludq] in cpu_vphilox.h)
+    _C._cpu_simd_level(level)
+    first = 2 ** 32 - 5
+    state = np.frombuffer(SEED.to_bytes(8, "little") + first.to_bytes(8, "little"),
+                          dtype=np.uint8)
+    g = pdt.Generator().set_state(pdt.tensor(state.copy()))
+    got = pdt.rand(n, generator=g).numpy()
+    words = philox_words(SEED, first, (n + 3) // 4).reshape(-1)[:n]
+    want = (words >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
 @pytest.mark.parametrize("level", LEVELS)
