@@ -34,10 +34,17 @@ typedef float VM(vfh) __attribute__((vector_size(PDT_SIMD_BYTES / 2)));
         memcpy(vm_l, (s), sizeof vm_l);                                                            \
         VM_FOLD8(vm_l);                                                                            \
     })
+/* one vcvtps2pd a vector: GCC 12 made two halves of __builtin_convertvector at
+ * AVX-512 (three instructions more), and at AVX2 two xmm conversions, the upper
+ * half through the stack, and a vinsertf128 */
 #if PDT_SIMD_BYTES == 64 && defined(__AVX512F__)
-/* one vcvtps2pd (GCC 12 made two halves of __builtin_convertvector, three
- * instructions more a vector) */
 #define VM_LOADV_F32(p) ((VM(vd))_mm512_cvtps_pd(_mm256_loadu_ps(p)))
+#elif PDT_SIMD_BYTES == 32 && defined(__AVX__)
+#define VM_LOADV_F32(p) ((VM(vd))_mm256_cvtps_pd(_mm_loadu_ps(p)))
+#elif PDT_SIMD_BYTES == 16 && defined(__SSE2__)
+/* (movq: an unaligned 8-byte load that may alias) */
+#define VM_LOADV_F32(p)                                                                            \
+    ((VM(vd))_mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)(p)))))
 #else
 #define VM_LOADV_F32(p)                                                                            \
     __extension__({                                                                                \
