@@ -92,10 +92,9 @@ typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int
     }                                                                                              \
     static inline T pdt_ineg_##SN(T x) { return (T)(0u - (uint32_t)x); }
 #define PDT_SMALL_SIGNED_EXPRS(SN, T)                                                              \
-    static inline T pdt_iabs_##SN(T x)                                                             \
+    static inline T pdt_iabs_##SN(T x) /* a select: Note [small integer rows] */                   \
     {                                                                                              \
-        const int32_t w = x, m = w >> 31; /* |w| without a branch; narrowed, |MIN| is MIN */       \
-        return (T)((w ^ m) - m);                                                                   \
+        return x < 0 ? (T)(0u - (uint32_t)x) : x; /* narrowed, |MIN| is MIN */                     \
     }                                                                                              \
     static inline T pdt_relu_##SN(T x) { return x < 0 ? 0 : x; }                                   \
     static inline T pdt_isign_##SN(T x) { return (T)PDT_ISIGN(x); }
