@@ -357,3 +357,54 @@ def test_stray_bool_bytes_read_as_true(device):
     t = pdt.from_numpy(raw).to(device)
     assert t.to(pdt.float32).cpu().tolist() == [0.0, 1.0, 1.0, 1.0]
     assert t.to(pdt.int64).cpu().tolist() == [0, 1, 1, 1]
+
+
+def _int64_rounding_cases():
+    """int64 values where a conversion that rounds twice (through float64 into float32)
+    or drops low bits goes wrong: float32's and float64's ties at every exponent and
+    their neighbours, both signs, the ends of the range, and random values of every
+    magnitude (Note [int64 to float at AVX2] in csrc/cpu/cpu_vcast.h)."""
+    rng = np.random.default_rng(11)
+    vals = [0, 1, -1, 2**53 - 1, 2**53, 2**53 + 1, -2**53 - 1, 2**63 - 1, -2**63, -2**63 + 1]
+    for p in (24, 53):  # float32's and float64's significand bits
+        for e in range(p, 63):
+            spacing = 2 ** (e - p + 1)  # between neighbouring floats in [2^e, 2^(e+1))
+            for m in rng.integers(2 ** (p - 1), 2 ** p, 3).tolist():
+                tie = m * spacing + spacing // 2
+                for v in (tie - 1, tie, tie + 1, m * spacing + 1, m * spacing - 1):
+                    if v < 2**63:
+                        vals += [v, -v]
+    vals = np.array(vals, dtype=np.int64)
+    shifts = rng.integers(0, 63, 3000)
+    rand = rng.integers(-2**63, 2**63 - 1, 3000, dtype=np.int64, endpoint=True) >> shifts
+    return np.concatenate([vals, rand])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_int64_to_float_rounds_once_as_numpy(device, dtype):
+    """int64 into float32 and float64 gives the nearest float (ties to even), as
+    NumPy's astype, on every device: contiguous, offset and strided."""
+    a = _int64_rounding_cases()
+    want = a.astype(dtype)
+    x = pdt.tensor(a, device=device)
+    got = x.to(getattr(pdt, dtype)).cpu().numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(x[5:].to(getattr(pdt, dtype)).cpu().numpy(), want[5:])
+    np.testing.assert_array_equal(x[::3].to(getattr(pdt, dtype)).cpu().numpy(), want[::3])
+
+
+@pytest.mark.skipif(len(_C._cpu_simd_level()[1]) < 2, reason="one instruction-set level only")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_int64_to_float_rows_round_once_at_every_cpu_level(dtype, level_restored):
+    """Each level's int64 rows (cpu_vcast.h: C's conversion, AVX2's four lanes by halves
+    and a sticky bit, AVX-512's vcvtqq2ps/pd) give NumPy's values, at every length of
+    the vector loops' tails."""
+    a = _int64_rounding_cases()
+    want = a.astype(dtype)
+    x = pdt.tensor(a)
+    for level in _C._cpu_simd_level()[1]:
+        _C._cpu_simd_level(level)
+        np.testing.assert_array_equal(x.to(getattr(pdt, dtype)).numpy(), want, err_msg=level)
+        for n in range(20):
+            np.testing.assert_array_equal(x[n:2 * n + 1].to(getattr(pdt, dtype)).numpy(),
+                                          want[n:2 * n + 1], err_msg=f"{level} {n}")
