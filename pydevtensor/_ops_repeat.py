@@ -46,6 +46,8 @@ def _positions(repeats, total):
 
 def _checked_repeats(repeats, size, where):
     """repeats as a 1-d int64 tensor of length size (a 0-d or one-element one broadcast)."""
+    if repeats.dtype == _C.int64 and repeats.ndim == 1 and repeats.shape[0] == size:
+        return repeats  # as they are (integers record no gradient): 0.3 us of 5 at 1,000
     if repeats.dtype not in _INTS:
         raise NotImplementedError(f"{where}: repeats must be an int32 or int64 tensor, got "
                                   f"{repeats.dtype} (shape {tuple(repeats.shape)}, on "
@@ -162,10 +164,16 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         r = _checked_repeats(repeats, size, where)
         # where the device has the kernel (the CPU), one pass that checks the repeats
         # against the total (their sum, read here for free, or output_size) as it writes:
-        # 10 repeats 16.5 -> 3-4 us (np.repeat 0.8-1.0), 1,000 27 -> 9 (2.6)
+        # 10 repeats 16.5 -> 3-4 us (np.repeat 0.8-1.0), 1,000 27 -> 9 (2.6); the rows
+        # themselves along dim 0 of a contiguous input with no gradient to record, with
+        # no positions and gather after: 1,000 float32 6.7 -> 4.1 (3.6)
         if r.device.type == "cpu":
-            total = output_size if output_size is not None else r.sum().item()
-            at = _C._repeat_positions(r, max(total, 0))  # < 0: a negative repeat
+            total = max(output_size if output_size is not None else r.sum().item(), 0)
+            if d == 0 and not x.requires_grad:  # < 0 above: a negative repeat
+                out = _C._repeat_positions(r, total, x)  # None: x not contiguous
+                if out is not None:
+                    return out
+            at = _C._repeat_positions(r, total)
             if at is not None:
                 return index_select(x, d, at)
         total = _total(r, output_size, where)

@@ -109,6 +109,44 @@ def test_repeat_interleave_counts_of_every_size(device, high):
             np.repeat(m, counts, axis=0))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int16", "float16", "int32", "float32",
+                                   "int64", "float64"])
+@pytest.mark.parametrize("row", [(), (2,), (3,), (0,), (2, 3)])
+def test_repeat_interleave_rows_of_every_width(device, dtype, row):
+    """Rows of 1 to 48 bytes along dim 0 (the CPU's kernel copies rows of 1, 2, 4 and 8
+    bytes as one element, others by bytes, and empty rows only check the counts), an
+    input that starts off its alignment (a view one element in), a transposed one and
+    one that records a gradient: np.repeat's values, shape and dtype."""
+    rng = np.random.default_rng(len(row))
+    n = 40
+    counts = rng.integers(0, 4, n)
+    base = (rng.standard_normal((n + 1,) + row) * 50).astype(dtype)
+    x = pdt.tensor(base, device=device)[1:]  # starts one element (one row) in
+    want = np.repeat(base[1:], counts, axis=0)
+    r = pdt.tensor(counts, device=device)
+    got = pdt.repeat_interleave(x, r, 0)
+    assert got.dtype == x.dtype and tuple(got.shape) == want.shape
+    np.testing.assert_array_equal(_np(got), want)
+    flat = pdt.tensor(base.reshape(-1), device=device)[1:]  # rows of one element, offset
+    cf = rng.integers(0, 4, flat.shape[0])
+    np.testing.assert_array_equal(_np(pdt.repeat_interleave(flat, pdt.tensor(cf, device=device))),
+                                  np.repeat(base.reshape(-1)[1:], cf))
+    if len(row) == 1 and row[0] > 0:  # not contiguous: the gather
+        xt = pdt.tensor(base, device=device).t()
+        ct = rng.integers(0, 4, row[0])
+        np.testing.assert_array_equal(
+            _np(pdt.repeat_interleave(xt, pdt.tensor(ct, device=device), 0)),
+            np.repeat(base.T, ct, axis=0))
+    if dtype in ("float32", "float64"):  # a gradient to record: the gather
+        xg = pdt.tensor(base[1:], device=device, requires_grad=True)
+        yg = pdt.repeat_interleave(xg, r, 0)
+        np.testing.assert_array_equal(_np(yg), want)
+        yg.sum().backward()
+        np.testing.assert_array_equal(
+            _np(xg.grad), np.broadcast_to(counts.reshape((n,) + (1,) * len(row)),
+                                          (n,) + row).astype(dtype))
+
+
 def test_repeats_checked_as_the_positions_are_written(device):
     """The smallest negative repeat is named whatever its place (before or after the
     total is reached), and a sum other than output_size is refused with both numbers."""

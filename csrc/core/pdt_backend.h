@@ -489,12 +489,14 @@ typedef struct pdt_backend {
     pdt_status (*cumprod)(const pdt_tensor *out, const pdt_tensor *x);
 
     /* repeat_interleave's positions: for int64 repeats (contiguous (n,)), each i written
-     * repeats[i] times in order into int64 out (contiguous (total,), total >= 0).  A
-     * negative repeat, or repeats that do not sum to total (as read here: another thread
-     * may write to them), is PDT_ERR_VALUE, naming the smallest repeat or the sum, with
-     * nothing written past out's end.  May be NULL: the bindings then compose it (Note
-     * [repeat positions] in pydevtensor/_ops_repeat.py). */
-    pdt_status (*repeat_positions)(const pdt_tensor *out, const pdt_tensor *repeats);
+     * repeats[i] times in order into int64 out (contiguous (total,), total >= 0); with x
+     * (not NULL: contiguous (n, ...), of out's dtype, out (total, ...)), row i of x
+     * written so instead.  A negative repeat, or repeats that do not sum to total (as
+     * read here: another thread may write to them), is PDT_ERR_VALUE, naming the
+     * smallest repeat or the sum, with nothing written past out's end.  May be NULL: the
+     * bindings then compose it (Note [repeat positions] in pydevtensor/_ops_repeat.py). */
+    pdt_status (*repeat_positions)(const pdt_tensor *out, const pdt_tensor *x,
+                                   const pdt_tensor *repeats);
 
     /* The element at one position of each row r (the last dim) of x in the stable sort's
      * order (NaN the largest value), which rule says (PDT_SELECT_*; k for PDT_SELECT_KTH,

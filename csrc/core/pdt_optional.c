@@ -191,23 +191,32 @@ pdt_status pdt_select_last(const pdt_tensor *x, int rule, int64_t k, pdt_tensor 
     return st;
 }
 
-pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, pdt_tensor *result)
+pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, const pdt_tensor *x,
+                                pdt_tensor *result)
 {
     const pdt_backend *be = pdt_backend_of(repeats->device.kind);
     memset(result, 0, sizeof *result);
     if (!be->repeat_positions || repeats->ndim != 1 || repeats->dtype != PDT_INT64 ||
         !pdt_tensor_is_contiguous(repeats))
         return unsupported("repeat_interleave", repeats);
+    if (x && (x->ndim < 1 || x->shape[0] != repeats->shape[0] || !pdt_tensor_is_contiguous(x) ||
+              !pdt_device_eq(x->device, repeats->device)))
+        return unsupported("repeat_interleave", x);
     if (total < 0)
         return pdt_fail(PDT_ERR_VALUE, "repeat_interleave(): output_size must be >= 0, got %lld",
                         (long long)total);
-    pdt_status st = pdt_tensor_empty(repeats->device, PDT_INT64, 1, &total, 0, result);
+    int64_t shape[PDT_MAX_DIMS];
+    if (x)
+        memcpy(shape, x->shape, (size_t)x->ndim * sizeof *shape);
+    shape[0] = total;
+    pdt_status st = x ? pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, result)
+                      : pdt_tensor_empty(repeats->device, PDT_INT64, 1, shape, 0, result);
     if (st != PDT_OK)
         return st;
     if (total == 0 && repeats->shape[0] == 0)
         return PDT_OK;
     pdt_note_op("repeat_interleave", repeats->device);
-    st = be->repeat_positions(result, repeats); /* with total 0 too: it checks the repeats */
+    st = be->repeat_positions(result, x, repeats); /* with total 0 too: it checks the repeats */
     if (st != PDT_OK)
         pdt_tensor_release(result);
     return st;

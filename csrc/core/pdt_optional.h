@@ -52,9 +52,12 @@ pdt_status pdt_search_rows(const pdt_tensor *seq, const pdt_tensor *values, int 
                            pdt_tensor *result);
 /* repeat_interleave's positions (pdt_backend.repeat_positions): for the contiguous 1-d
  * int64 repeats of a device whose backend has the kernel, a new int64 *result of total
- * elements holding each i repeats[i] times; a negative repeat or a sum other than total
- * is PDT_ERR_VALUE. */
-pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, pdt_tensor *result);
+ * elements holding each i repeats[i] times; with x (not NULL: contiguous, at least 1-d,
+ * as long as repeats along dim 0, on their device), a new *result of x's dtype and
+ * shape with total along dim 0 holding x's rows so (repeat_interleave along dim 0).  A
+ * negative repeat or a sum other than total is PDT_ERR_VALUE. */
+pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, const pdt_tensor *x,
+                                pdt_tensor *result);
 #ifdef __cplusplus
 }
 #endif

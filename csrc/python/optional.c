@@ -148,24 +148,28 @@ static PyObject *f_search_rows(PyObject *module, PyObject *args)
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 
-/* _repeat_positions(repeats, total) -> repeat_interleave's (total,) int64 positions of the
- * contiguous 1-d int64 repeats (csrc/cpu/cpu_repeat.c), or None where the device has no
- * kernel. */
+/* _repeat_positions(repeats, total[, x]) -> repeat_interleave's (total,) int64 positions of
+ * the contiguous 1-d int64 repeats, or given x (contiguous, at least 1-d), x's rows
+ * repeated so along dim 0 (csrc/cpu/cpu_repeat.c); None where the device has no kernel
+ * or x is not contiguous. */
 static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
 {
     pdt_state *S = pdt_state_of_module(module);
-    PyObject *r;
+    PyObject *r, *x = NULL;
     long long total;
-    if (!PyArg_ParseTuple(args, "O!L:_repeat_positions", S->tensor_type, &r, &total))
+    if (!PyArg_ParseTuple(args, "O!L|O!:_repeat_positions", S->tensor_type, &r, &total,
+                          S->tensor_type, &x))
         return NULL;
-    const pdt_tensor *tr = pdt_tensor_of(r);
+    const pdt_tensor *tr = pdt_tensor_of(r), *tx = x ? pdt_tensor_of(x) : NULL;
     pdt_tensor out;
     pdt_status st;
     pdt_hold h; /* Note [the GIL and storages] */
     h.n = 0;
     tr = pdt_hold_view(&h, tr);
-    PDT_RUN_RELEASING_GIL(total > pdt_tensor_numel(tr) ? total : pdt_tensor_numel(tr),
-                          st = pdt_repeat_positions(tr, (int64_t)total, &out));
+    tx = pdt_hold_view(&h, tx);
+    const int64_t work = tx ? pdt_tensor_numel(tx) : 0;
+    PDT_RUN_RELEASING_GIL(total > pdt_tensor_numel(tr) + work ? total : pdt_tensor_numel(tr) + work,
+                          st = pdt_repeat_positions(tr, (int64_t)total, tx, &out));
     pdt_hold_release(&h);
     if (st == PDT_ERR_UNSUPPORTED)
         Py_RETURN_NONE;
