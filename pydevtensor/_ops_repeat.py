@@ -11,7 +11,8 @@ for the size; the positions are then built on the device (Note [repeat positions
 and the gather that follows range-checks them as every gather in this package does
 (on a GPU, on the device: Note [deferred index checks] in csrc/core/pdt_index.h).
 Where the device has the kernel (the CPU: csrc/cpu/cpu_repeat.c) the positions are one
-pass over the repeats that checks them as it writes.
+pass over the repeats that checks them as it writes; along dim 0 of a contiguous input
+that records no gradient that pass writes the rows themselves.
 """
 from . import _C
 from ._ops_index import _dim, _tensor_arg, index_select

@@ -54,3 +54,21 @@ def test_a_mask_that_does_not_hold_the_count_is_refused_not_overrun():
         _C._nonzero(pdt.zeros(4), 0)
     empty = _C._nonzero(pdt.zeros(0, dtype=pdt.bool), 0)
     assert tuple(empty.shape) == (0, 1)
+
+
+def test_nonzero_of_every_short_length_and_pattern(device):
+    """1-d masks of every length 0 to 40 at three densities, and every pattern of four
+    bytes at each offset, True bytes other than 1 among them."""
+    rng = np.random.default_rng(5)
+    for n in range(41):
+        for density in (0.1, 0.5, 0.9):
+            m = mask_of((n,), density, seed=n * 10 + int(10 * density))
+            np.testing.assert_array_equal(pdt.nonzero(pdt.from_numpy(m).to(device)).cpu().numpy(),
+                                          np.argwhere(m))
+    patterns = ((np.arange(16)[:, None] >> np.arange(4)) & 1).astype(np.uint8).reshape(-1)
+    for shift in range(4):
+        raw = np.concatenate([np.zeros(shift, np.uint8), patterns * rng.integers(1, 256, 64,
+                                                                                dtype=np.uint8)])
+        m = raw.view(bool)
+        np.testing.assert_array_equal(pdt.nonzero(pdt.from_numpy(m).to(device)).cpu().numpy(),
+                                      np.argwhere(m))
