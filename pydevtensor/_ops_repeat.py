@@ -169,8 +169,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         # themselves along dim 0 of a contiguous input with no gradient to record, with
         # no positions and gather after: 1,000 float32 6.7 -> 4.1 (3.6)
         if r.device.type == "cpu":
-            total = max(output_size if output_size is not None else r.sum().item(), 0)
-            if d == 0 and not x.requires_grad:  # < 0 above: a negative repeat
+            summed = r.sum().item()
+            total = max(output_size if output_size is not None else summed, 0)
+            # (a sum < 0: a negative repeat; an output_size other than the sum goes to the
+            # positions, which refuse it as PyTorch does, not to an allocation of its rows)
+            if d == 0 and not x.requires_grad and total == summed:
                 out = _C._repeat_positions(r, total, x)  # None: x not contiguous
                 if out is not None:
                     return out

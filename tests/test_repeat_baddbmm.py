@@ -147,6 +147,40 @@ def test_repeat_interleave_rows_of_every_width(device, dtype, row):
                                           (n,) + row).astype(dtype))
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "float32"])
+def test_repeat_interleave_rows_off_their_width(device, dtype):
+    """Rows of two elements that start one element in, so not at a multiple of the row's
+    bytes (the CPU copies those by bytes, not as one wider element)."""
+    rng = np.random.default_rng(3)
+    n = 33
+    flat = (rng.standard_normal(2 * n + 1) * 50).astype(dtype)
+    x = pdt.tensor(flat, device=device)[1:].reshape(n, 2)
+    counts = rng.integers(0, 12, n)
+    np.testing.assert_array_equal(_np(pdt.repeat_interleave(x, pdt.tensor(counts, device=device), 0)),
+                                  np.repeat(flat[1:].reshape(n, 2), counts, axis=0))
+
+
+def test_repeat_interleave_positions_of_large_counts(device):
+    """Along dim 1 (the positions, then the gather) with counts past the eight slots
+    written whatever the count, and zeros between them."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 50))
+    counts = rng.integers(0, 41, 50)
+    counts[::5] = 0
+    got = pdt.repeat_interleave(pdt.tensor(x, device=device), pdt.tensor(counts, device=device), 1)
+    np.testing.assert_array_equal(_np(got), np.repeat(x, counts, axis=1))
+
+
+def test_a_wrong_output_size_is_named_before_anything_is_allocated_for_it():
+    """On the CPU an output_size other than the repeats' sum is refused with both numbers,
+    however large (not an out-of-memory error for the rows it would take)."""
+    x = pdt.zeros((2, 100000))
+    with pytest.raises(RuntimeError, match="output_size=10000000 but the repeats sum to 3"):
+        pdt.repeat_interleave(x, pdt.tensor([1, 2]), dim=0, output_size=10**7)
+    with pytest.raises(RuntimeError, match="output_size=2 but the repeats sum to 3"):
+        pdt.repeat_interleave(x, pdt.tensor([1, 2]), dim=0, output_size=2)
+
+
 def test_repeats_checked_as_the_positions_are_written(device):
     """The smallest negative repeat is named whatever its place (before or after the
     total is reached), and a sum other than output_size is refused with both numbers."""

@@ -207,6 +207,8 @@ VM_CAST_ROW(cast_i32_f64, int32_t, double, VM_AS_IS)
  *   float32's rounding points there are multiples of 2^29 at least, so y and x round to
  *   the same float; y has at most 52 significant bits, so its double is exact and the
  *   only rounding is cvtpd2ps's.
+ * (Under a directed rounding mode 0 would come out as -0.0 from -2^52 + 2^52 rounded
+ * down; the package runs under the default one, as NumPy assumes too.)
  * test_int64_to_float_rows_round_once_at_every_cpu_level checks ties and their
  * neighbours at every exponent against NumPy's conversion. */
 static inline __m256d vm_i64_to_f64(__m256i x)

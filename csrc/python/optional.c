@@ -167,8 +167,12 @@ static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
     h.n = 0;
     tr = pdt_hold_view(&h, tr);
     tx = pdt_hold_view(&h, tx);
-    const int64_t work = tx ? pdt_tensor_numel(tx) : 0;
-    PDT_RUN_RELEASING_GIL(total > pdt_tensor_numel(tr) + work ? total : pdt_tensor_numel(tr) + work,
+    /* the elements written: total rows of x's row length (saturated), or total positions */
+    const int64_t row = tx && tx->ndim > 0 && tx->shape[0] > 0 ? pdt_tensor_numel(tx) / tx->shape[0] : 1;
+    const int64_t work = total <= 0                           ? 0
+                         : row > 0 && total > INT64_MAX / row ? INT64_MAX
+                                                              : total * row;
+    PDT_RUN_RELEASING_GIL(work > pdt_tensor_numel(tr) ? work : pdt_tensor_numel(tr),
                           st = pdt_repeat_positions(tr, (int64_t)total, tx, &out));
     pdt_hold_release(&h);
     if (st == PDT_ERR_UNSUPPORTED)
