@@ -244,6 +244,10 @@ def bincount(input, weights=None, minlength=0):
             raise RuntimeError(f"bincount(): Expected all tensors to be on the same device, "
                                f"but found at least two devices, {x.device} and "
                                f"{weights.device}")
+    if weights is None and x.device.type == "cpu":
+        out = _C._bincount(x, minlength)  # Note [bincount on the CPU]; None: no kernel
+        if out is not None:
+            return out
     size = minlength
     if x.numel():
         low, high = cat([x.amin().reshape(1), x.amax().reshape(1)]).tolist()

@@ -386,3 +386,28 @@ def test_searchsorted_of_an_unsorted_sequence_stays_in_range(device):
     seq = pdt.tensor(rng.standard_normal(1000), device=device)
     got = _np(pdt.searchsorted(seq, pdt.tensor(rng.standard_normal(5000), device=device)))
     assert got.min() >= 0 and got.max() <= 1000
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_bincount_of_every_bin_count_and_length(device, dtype):
+    """Counts of 1 to 5,000 bins (the CPU counts up to 512 bins in four sets summed at
+    the end, more in one: Note [bincount on the CPU]), lengths that end at each place
+    of the four sets, minlength below and above the largest value: np.bincount's."""
+    rng = np.random.default_rng(7)
+    for bins in (1, 100, 511, 512, 513, 5000):
+        for n in (1, 2, 3, 5, 1000, 70001):
+            a = rng.integers(0, bins, n).astype(dtype)
+            x = pdt.tensor(a, device=device)
+            got = pdt.bincount(x)
+            assert got.dtype == pdt.int64
+            np.testing.assert_array_equal(_np(got), np.bincount(a), err_msg=f"{bins} {n}")
+            for minlength in (bins // 2, bins + 3):
+                np.testing.assert_array_equal(_np(pdt.bincount(x, minlength=minlength)),
+                                              np.bincount(a, minlength=minlength))
+    x = pdt.tensor(np.arange(10, dtype=dtype)[::2].copy(), device=device)[1:]  # a view
+    np.testing.assert_array_equal(_np(pdt.bincount(x)), np.bincount(np.arange(2, 10, 2)))
+
+
+def test_bincount_whose_largest_value_asks_for_more_bins_than_memory():
+    with pytest.raises(MemoryError, match=r"bincount\(\): the largest value 4611686018427387904"):
+        pdt.bincount(pdt.tensor([3, 2**62]))

@@ -498,6 +498,13 @@ typedef struct pdt_backend {
     pdt_status (*repeat_positions)(const pdt_tensor *out, const pdt_tensor *x,
                                    const pdt_tensor *repeats);
 
+    /* bincount of x (contiguous (n,), int32 or int64, n > 0): with out NULL, x's smallest
+     * and largest values into *low and *high; else how many times each of 0 ..
+     * len(out) - 1 occurs in x into int64 out (contiguous), every slot written.  A value
+     * outside [0, len(out)) (another thread wrote x since its range was read) is
+     * PDT_ERR_VALUE.  May be NULL: the bindings then compose it (index_add of ones). */
+    pdt_status (*bincount)(const pdt_tensor *out, const pdt_tensor *x, int64_t *low, int64_t *high);
+
     /* The element at one position of each row r (the last dim) of x in the stable sort's
      * order (NaN the largest value), which rule says (PDT_SELECT_*; k for PDT_SELECT_KTH,
      * 0 <= k < n): its index into indices[r] (int64) and its value into values[r] (x's

@@ -221,3 +221,40 @@ pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, const 
         pdt_tensor_release(result);
     return st;
 }
+
+pdt_status pdt_bincount(const pdt_tensor *x, int64_t minlength, pdt_tensor *result)
+{
+    const pdt_backend *be = pdt_backend_of(x->device.kind);
+    memset(result, 0, sizeof *result);
+    if (!be->bincount || x->ndim != 1 || (x->dtype != PDT_INT32 && x->dtype != PDT_INT64) ||
+        !pdt_tensor_is_contiguous(x) || minlength < 0)
+        return unsupported("bincount", x);
+    int64_t low = 0, high = -1, size = minlength;
+    if (x->shape[0] > 0) {
+        pdt_status st = be->bincount(NULL, x, &low, &high);
+        if (st != PDT_OK)
+            return st;
+        char dev[32];
+        if (low < 0)
+            return pdt_fail(PDT_ERR_VALUE,
+                            "bincount(): input must be non-negative, got the value %lld "
+                            "(shape (%lld,), on %s)",
+                            (long long)low, (long long)x->shape[0],
+                            pdt_device_str(x->device, dev, sizeof dev));
+        if (high > (INT64_MAX >> 4)) /* bins of 8 bytes past any memory; high + 1 overflows */
+            return pdt_fail(PDT_ERR_OOM,
+                            "bincount(): the largest value %lld asks for as many int64 bins, "
+                            "more than memory holds (shape (%lld,), on %s)",
+                            (long long)high, (long long)x->shape[0],
+                            pdt_device_str(x->device, dev, sizeof dev));
+        size = high + 1 > size ? high + 1 : size;
+    }
+    pdt_status st = pdt_tensor_empty(x->device, PDT_INT64, 1, &size, 0, result);
+    if (st != PDT_OK || size == 0)
+        return st;
+    pdt_note_op("bincount", x->device);
+    st = be->bincount(result, x, NULL, NULL);
+    if (st != PDT_OK)
+        pdt_tensor_release(result);
+    return st;
+}

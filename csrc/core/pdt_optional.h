@@ -58,6 +58,10 @@ pdt_status pdt_search_rows(const pdt_tensor *seq, const pdt_tensor *values, int 
  * negative repeat or a sum other than total is PDT_ERR_VALUE. */
 pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, const pdt_tensor *x,
                                 pdt_tensor *result);
+/* bincount (pdt_backend.bincount) of the contiguous 1-d int32 or int64 x on a device
+ * whose backend has the kernel: a new int64 *result of max(max(x) + 1, minlength)
+ * counts; a negative value is PDT_ERR_VALUE naming it. */
+pdt_status pdt_bincount(const pdt_tensor *x, int64_t minlength, pdt_tensor *result);
 #ifdef __cplusplus
 }
 #endif

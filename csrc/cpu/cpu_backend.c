@@ -308,6 +308,7 @@ const pdt_backend pdt_cpu_backend = {
     .cumextreme = pdt_cpu_cumextreme,
     .cumprod = pdt_cpu_cumprod,
     .repeat_positions = pdt_cpu_repeat_positions,
+    .bincount = pdt_cpu_bincount,
     .select = pdt_cpu_select,
     .im2col = pdt_cpu_im2col,
     .col2im = pdt_cpu_col2im,

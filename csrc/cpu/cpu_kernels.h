@@ -71,6 +71,8 @@ pdt_status pdt_cpu_topk(const pdt_tensor *values, const pdt_tensor *indices, con
 pdt_status pdt_cpu_search(const pdt_tensor *out, const pdt_tensor *seq, const pdt_tensor *values,
                           int mode);
 /* cpu_repeat.c: repeat_interleave's positions */
+pdt_status pdt_cpu_bincount(const pdt_tensor *out, const pdt_tensor *x, int64_t *low,
+                            int64_t *high);
 pdt_status pdt_cpu_repeat_positions(const pdt_tensor *out, const pdt_tensor *x,
                                     const pdt_tensor *repeats);
 /* cpu_cumextreme.c: cummax (largest 1) and cummin */

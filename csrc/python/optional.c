@@ -168,7 +168,8 @@ static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
     tr = pdt_hold_view(&h, tr);
     tx = pdt_hold_view(&h, tx);
     /* the elements written: total rows of x's row length (saturated), or total positions */
-    const int64_t row = tx && tx->ndim > 0 && tx->shape[0] > 0 ? pdt_tensor_numel(tx) / tx->shape[0] : 1;
+    const int64_t row = tx && tx->ndim > 0 && tx->shape[0] > 0 ? pdt_tensor_numel(tx) / tx->shape[0]
+                                                               : 1;
     const int64_t work = total <= 0                           ? 0
                          : row > 0 && total > INT64_MAX / row ? INT64_MAX
                                                               : total * row;
@@ -180,7 +181,29 @@ static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
     return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
 }
 
+/* _bincount(x, minlength) -> the int64 counts of the contiguous 1-d int32 or int64 x
+ * (csrc/cpu/cpu_bincount.c), or None where the device has no kernel. */
+static PyObject *f_bincount(PyObject *module, PyObject *args)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    PyObject *x;
+    long long minlength;
+    if (!PyArg_ParseTuple(args, "O!L:_bincount", S->tensor_type, &x, &minlength))
+        return NULL;
+    pdt_tensor out;
+    pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx), st = pdt_bincount(tx, (int64_t)minlength, &out));
+    pdt_hold_release(&h);
+    if (st == PDT_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+}
+
 PyMethodDef pdt_optional_functions[] = {
+    {"_bincount", f_bincount, METH_VARARGS, NULL},
     {"_repeat_positions", f_repeat_positions, METH_VARARGS, NULL},
     {"_search_rows", f_search_rows, METH_VARARGS, NULL},
     {"_select_rows", f_select_rows, METH_VARARGS, NULL},
