@@ -21,6 +21,7 @@ base]);
 ``median`` (PyTorch's lower median with its index; NumPy's np.median, which averages the
 two middle values) take rows of 100; ``cummax`` gives values and indices, NumPy's
 maximum.accumulate the values; ``*_by_7`` divide by a Python int 7.
+``bincount`` counts values in [0, 100); ``searchsorted`` places n / 10 values in n sorted.
 ``repeat_counts`` repeats each element by a count in [0, 3) (np.repeat), ``repeat_2``
 each twice, ``expand_copy`` copies a (n, 3) broadcast of a column out.
 ``softmax`` and ``log_softmax`` run along rows of 100 and
@@ -84,6 +85,10 @@ def _cases(lib):
 
     def values_and_counts(n):  # repeat counts in [0, 3): a mask-like spread
         return f32(n), arr(rng.integers(0, 3, n))
+
+    def sorted_and_values(n):  # a sorted sequence of n and n / 10 values to place in it
+        return (arr(np.sort(rng.random(n, dtype=np.float32))),
+                arr(rng.random(max(1, n // 10), dtype=np.float32)))
 
     def square_and_index(n):  # half the columns of a square matrix
         a = square(n)
@@ -227,6 +232,10 @@ def _cases(lib):
         "transpose_copy": one(square, lambda a: a.T.contiguous(), lambda a: a.T.copy()),
         "repeat_counts": pair(values_and_counts, lambda a, r: P_.repeat_interleave(a, r),
                               np.repeat),
+        "bincount": one(lambda n: arr(rng.integers(0, 100, n)), lambda a: P_.bincount(a),
+                        np.bincount),
+        "searchsorted": pair(sorted_and_values, lambda s, v: P_.searchsorted(s, v),
+                             np.searchsorted),
         "repeat_2": one(f32, lambda a: a.repeat_interleave(2), lambda a: np.repeat(a, 2)),
         "expand_copy": one(f32, lambda a: a[:, None].expand(a.shape[0], 3).contiguous(),
                            lambda a: np.broadcast_to(a[:, None], (a.shape[0], 3)).copy()),
