@@ -377,3 +377,36 @@ def test_in_place_variants(device):
     y.addcmul_(y.detach(), t2, value=2.0)  # in the graph: d/dx = 1
     y.sum().backward()
     np.testing.assert_array_equal(_np(x.grad), np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_classify_rows_at_every_cpu_level(dtype, level_restored):
+    """isnan, isinf, isfinite and signbit from the bits (cpu_vclassify.h, the level's
+    vector rows split across the pool) at every CPU level, at every length up to 70 and
+    each offset (the vector loops' bounds and tails), and at 3e5 (split across threads):
+    NumPy's answers, computed in float64 for the half types."""
+    from pydevtensor import _C
+    edge = np.array([-0.0, 0.0, -NAN, NAN, -INF, INF, -1e-45, 1e-45, -1e-310, -2.5, 3.0,
+                     65504.0, -1e38, 3e38], np.float64)
+    rng = np.random.default_rng(9)
+    a = np.concatenate([rng.permutation(edge) for _ in range(8)])
+    big = np.tile(a, 300000 // a.size + 1)
+    if dtype == "bfloat16":
+        x, xb = (pdt.tensor(v, dtype=pdt.float32).to(pdt.bfloat16) for v in (a, big))
+    else:
+        with np.errstate(over="ignore"):  # float16: the large values become infinities
+            x, xb = (pdt.tensor(v.astype(dtype)) for v in (a, big))
+    ref = x.to(pdt.float64).numpy()  # the values as the dtype holds them
+    refb = xb.to(pdt.float64).numpy()
+    want = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
+            "signbit": lambda v: np.signbit(v) & ~np.isnan(v)}
+    for level in _C._cpu_simd_level()[1]:
+        _C._cpu_simd_level(level)
+        for name, f in want.items():
+            op = getattr(pdt, name)
+            for n in range(71):
+                for off in (0, 1, 3):
+                    np.testing.assert_array_equal(op(x[off:off + n]).numpy(),
+                                                  f(ref[off:off + n]),
+                                                  err_msg=f"{level} {name} {n} {off}")
+            np.testing.assert_array_equal(op(xb).numpy(), f(refb), err_msg=f"{level} {name}")
