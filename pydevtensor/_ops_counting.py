@@ -93,7 +93,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     if (side is None and sorter is None and seq.ndim == 1 and seq.dtype == values.dtype
             and seq.device == values.device and seq.is_contiguous() and values.is_contiguous()):
         # the everyday call (a 1-d sequence, values of its dtype) straight to the device's
-        # rows, as the general path below ends: 10 values 2.9 -> 1.9 us (NumPy 1.5)
+        # rows, as the general path below ends: 10 values 2.9 -> 1.7 us (NumPy 1.4-1.5)
         out = _C._search_rows(seq.reshape(1, -1), values.reshape(1, -1), 1 if right else 0)
         if out is not None:
             out = out.reshape(tuple(values.shape))

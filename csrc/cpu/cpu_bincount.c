@@ -13,7 +13,6 @@
  * is read once and checked against the bins (x is shared: another thread may write it
  * since its range was read), an out-of-range one skipped and reported. */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cpu_kernels.h"

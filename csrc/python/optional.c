@@ -6,6 +6,15 @@
 #include "pdt_module.h"
 #include "pdt_optional.h"
 
+/* The new tensor *out, None where the device has no such kernel (the caller composes
+ * it), or the error raised. */
+static PyObject *result_or_none(pdt_state *S, pdt_status st, pdt_tensor *out)
+{
+    if (st == PDT_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    return st == PDT_OK ? pdt_tensor_wrap_new(S, out) : pdt_raise(S, st);
+}
+
 typedef pdt_status (*optional_fn)(const pdt_tensor *x, int arg, pdt_tensor *out);
 
 static PyObject *call(PyObject *module, PyObject *args, const char *format, optional_fn fn)
@@ -23,9 +32,7 @@ static PyObject *call(PyObject *module, PyObject *args, const char *format, opti
     tx = pdt_hold_view(&h, tx);
     PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx), st = fn(tx, arg, &out));
     pdt_hold_release(&h);
-    if (st == PDT_ERR_UNSUPPORTED)
-        Py_RETURN_NONE;
-    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+    return result_or_none(S, st, &out);
 }
 
 /* _softmax_rows(x, log) -> softmax (log False) or log_softmax (log True) of x along
@@ -143,9 +150,7 @@ static PyObject *f_search_rows(PyObject *module, PyObject *args)
     tv = pdt_hold_view(&h, tv);
     PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tv), st = pdt_search_rows(ts, tv, mode, &out));
     pdt_hold_release(&h);
-    if (st == PDT_ERR_UNSUPPORTED)
-        Py_RETURN_NONE;
-    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+    return result_or_none(S, st, &out);
 }
 
 /* _repeat_positions(repeats, total[, x]) -> repeat_interleave's (total,) int64 positions of
@@ -176,9 +181,7 @@ static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
     PDT_RUN_RELEASING_GIL(work > pdt_tensor_numel(tr) ? work : pdt_tensor_numel(tr),
                           st = pdt_repeat_positions(tr, (int64_t)total, tx, &out));
     pdt_hold_release(&h);
-    if (st == PDT_ERR_UNSUPPORTED)
-        Py_RETURN_NONE;
-    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+    return result_or_none(S, st, &out);
 }
 
 /* _bincount(x, minlength) -> the int64 counts of the contiguous 1-d int32 or int64 x
@@ -197,9 +200,7 @@ static PyObject *f_bincount(PyObject *module, PyObject *args)
     const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
     PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx), st = pdt_bincount(tx, (int64_t)minlength, &out));
     pdt_hold_release(&h);
-    if (st == PDT_ERR_UNSUPPORTED)
-        Py_RETURN_NONE;
-    return st == PDT_OK ? pdt_tensor_wrap_new(S, &out) : pdt_raise(S, st);
+    return result_or_none(S, st, &out);
 }
 
 PyMethodDef pdt_optional_functions[] = {
