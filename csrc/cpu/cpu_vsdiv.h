@@ -113,6 +113,11 @@ static void VM(divc_i16)(int16_t *p, const int16_t *x, int32_t d, int64_t n, int
     uint16_t m = (uint16_t)pdt_divc_magic((uint32_t)(d < 0 ? -d : d), 16, &sh);
     VS_HIDE_RANGE(m);
     VS_HIDE_RANGE(sh);
+    /* sh < 16, said again: with no range, GCC shifted int-promoted lanes, widened to 32
+     * bits and packed back (vpmovzxwd, vpsrad, vpand, vpackusdw, vpermq: 8 instructions
+     * more a vector at AVX2); below 16 it shifts the 16-bit lanes (vpsrlw).  x // 7 of
+     * 1e6 int16, one thread, AVX2 EPYC: 151 -> 58 us (NumPy 86-91). */
+    sh &= 15;
     if (op == PDT_OP_TRUNC_DIV) {
         for (int64_t i = 0; i < n; i++)
             p[i] = pdt_small_tq16(x[i], dn, m, sh);
