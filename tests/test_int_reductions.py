@@ -152,3 +152,91 @@ def test_integer_folds_same_as_torch(dtype):
             got = getattr(pdt.from_numpy(x), op)(axis)
             assert str(want.dtype) == str(got.dtype).replace("pydevtensor", "torch")
             np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# ---- max, min, argmax and argmin of uint8, int8 and int16 in their own lanes (the
+# CPU's small_int_extremes: Note [small integers] in csrc/core/pdt_dtype.h), and the
+# first index of an integer extreme found 256 bytes at a time (VI_FIND in cpu_vint.h)
+
+SMALL = ["uint8", "int8", "int16"]
+# around the lanes (64 bytes: 64 or 32 elements) and the index search's blocks (256
+# bytes), and past one chunk of a row (65,536 elements), split across threads
+SMALL_LENGTHS = [1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 513, 4097,
+                 65_536, 65_537, 200_003]
+
+
+def _places(n, rng):
+    """Where to put the extreme: first, last, at a block's edges, somewhere."""
+    return sorted({0, n - 1, min(n - 1, 127), min(n - 1, 128), min(n - 1, 256),
+                   int(rng.integers(0, n))})
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", SMALL + ["int32", "int64"])
+def test_small_integer_extremes_and_first_index_at_every_level(level, dtype, level_restored):
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(83)
+    info = np.iinfo(dtype)
+    lo, hi = max(info.min + 1, -1000), min(info.max - 1, 1000)
+    for n in SMALL_LENGTHS:
+        base = rng.integers(lo, hi, n, endpoint=True).astype(dtype)
+        for at in _places(n, rng):
+            for big, small in ((info.max, info.min), (hi + 1, lo - 1)):
+                x = base.copy()
+                x[at] = big
+                x[(at + n // 2) % n] = small if n > 1 else x[0]
+                if n > 2 and at + 3 < n:
+                    x[at + 3] = big  # a tie after it: the first one is the index
+                t = pdt.from_numpy(x)
+                what = f"{dtype} n={n} at={at} {level}"
+                mx, mn = t.max(), t.min()
+                assert mx.dtype == t.dtype and mn.dtype == t.dtype, what
+                assert mx.item() == x.max() and mn.item() == x.min(), what
+                assert t.argmax().item() == x.argmax(), what
+                assert t.argmin().item() == x.argmin(), what
+
+
+@pytest.mark.parametrize("dtype", SMALL)
+@pytest.mark.parametrize("shape", [(300, 257), (5, 3000), (9000, 7), (3, 1), (1, 9)])
+def test_small_integer_extremes_along_each_dim(device, dtype, shape):
+    """Rows, columns, a strided view and a transposed one, with and without keepdim;
+    max(dim) gives the values in the input's dtype and the first index."""
+    rng = np.random.default_rng(sum(shape) + len(dtype))
+    x = _ints(rng, dtype, shape)
+    t = pdt.tensor(x, device=device)
+    for name, xv, view in _layouts(x):
+        v = view(t)
+        for axis in (0, 1):
+            what = f"{name} {dtype} {shape} dim {axis}"
+            for op in ("amax", "amin"):
+                got = getattr(v, op)(axis)
+                assert got.dtype == t.dtype, what
+                np.testing.assert_array_equal(got.cpu().numpy(), getattr(np, op)(xv, axis),
+                                              err_msg=f"{op} {what}")
+            for op, np_op in (("argmax", np.argmax), ("argmin", np.argmin)):
+                np.testing.assert_array_equal(getattr(v, op)(axis).cpu().numpy(),
+                                              np_op(xv, axis), err_msg=f"{op} {what}")
+            values, indices = v.max(axis, keepdim=True)
+            assert values.dtype == t.dtype, what
+            np.testing.assert_array_equal(values.cpu().numpy(), xv.max(axis, keepdims=True))
+            np.testing.assert_array_equal(indices.cpu().numpy()[..., 0] if axis else
+                                          indices.cpu().numpy()[0], np.argmax(xv, axis))
+
+
+@pytest.mark.parametrize("dtype", SMALL)
+def test_small_integer_extremes_over_blocks_of_dims(device, dtype):
+    """(O, K, I).amax(1) (the middle block in place on the CPU), amax over (0, 2) (an
+    outer and an inner dim), argmax(1), and the whole of a permuted view."""
+    rng = np.random.default_rng(7)
+    x = _ints(rng, dtype, (3, 50, 17))
+    t = pdt.tensor(x, device=device)
+    for got, want, what in ((t.amax(1), x.max(1), "amax(1)"), (t.amin(1), x.min(1), "amin(1)"),
+                            (t.amax((0, 2)), x.max((0, 2)), "amax((0, 2))"),
+                            (t.amin((0, 2)), x.min((0, 2)), "amin((0, 2))"),
+                            (t.argmax(1), x.argmax(1), "argmax(1)"),
+                            (t.argmin(2), x.argmin(2), "argmin(2)"),
+                            (t.permute(2, 0, 1).max(), x.max(), "max of a permuted view"),
+                            (t.permute(2, 0, 1).argmin(), x.transpose(2, 0, 1).argmin(),
+                             "argmin of a permuted view")):
+        assert got.dtype == (pdt.int64 if "arg" in what else t.dtype), what
+        np.testing.assert_array_equal(got.cpu().numpy(), want, err_msg=f"{what} {dtype}")

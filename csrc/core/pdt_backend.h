@@ -295,6 +295,10 @@ typedef struct pdt_backend {
      * of int32's op on the widened operands, narrowed (Note [small integers] in
      * pdt_dtype.h).  0: the core computes them in int32. */
     int small_int_rows;
+    /* 1: reduce() also takes uint8, int8 and int16 rows for PDT_REDUCE_MAX, _MIN,
+     * _ARGMAX and _ARGMIN, in every layout it takes int32 rows in (out: x's dtype, int64
+     * for the arg ops).  0: the core reduces them widened to int32. */
+    int small_int_extremes;
     /* out = a op (b * alpha) for op PDT_OP_ADD or PDT_OP_SUB: a and b tensors of
      * out's dtype, float32 or float64, broadcast to out's shape (any strides; out
      * may be a or b, the core copies an operand that partly overlaps out); alpha

@@ -50,7 +50,12 @@ typedef enum pdt_dtype {
  * one) is cast into the small dtype first (uint8 < tensor(-1, int8) compares with
  * 255: the int32 route compared with -1), and an out= of a wider dtype receives the
  * wrapped result (uint8 200 + 200 into an int32 out is 144: the int32 route wrote
- * 400).  The CPU's rows: Note [small integer rows] in csrc/cpu/cpu_vsmall.h. */
+ * 400).  The CPU's rows: Note [small integer rows] in csrc/cpu/cpu_vsmall.h.
+ *
+ * Reductions: sums and products run in int32 (int64 results, as PyTorch's).  max, min,
+ * argmax and argmin, whose values are x's own, run in the small type itself on a
+ * backend that sets small_int_extremes (the CPU), with no widened copy of x: the same
+ * values and indices (the first of equal ones) as the int32 route. */
 
 /* A Python-side scalar: either an integer (bool included) or a float. */
 typedef struct pdt_scalar {

@@ -401,6 +401,19 @@ static pdt_status run_plan(pdt_reduce_op op, const plan *p, const pdt_tensor *x,
     return st;
 }
 
+/* The dtype op reduces x's values in (as: x's dtype, or the one asked for): the compute
+ * dtype (Note [small integers] in pdt_dtype.h), but a small integer's max, min, argmax
+ * and argmin stay in its own where the backend takes them so (small_int_extremes): no
+ * widened copy of x first. */
+static pdt_dtype reduce_dtype(pdt_reduce_op op, pdt_dtype as, const pdt_tensor *x)
+{
+    const int extreme = op == PDT_REDUCE_MAX || op == PDT_REDUCE_MIN || op == PDT_REDUCE_ARGMAX ||
+                        op == PDT_REDUCE_ARGMIN;
+    if (extreme && pdt_dtype_is_small_int(as) && pdt_backend_of(x->device.kind)->small_int_extremes)
+        return as;
+    return pdt_compute_dtype(as);
+}
+
 pdt_status pdt_reduce(pdt_reduce_op op, const pdt_tensor *x, int ndims, const int64_t *dims,
                       int keepdim, int dtype, pdt_tensor *out)
 {
@@ -423,7 +436,7 @@ pdt_status pdt_reduce(pdt_reduce_op op, const pdt_tensor *x, int ndims, const in
     /* sum(dtype=int32) reduces in int64 and narrows at the end, as PyTorch;
      * the half types reduce in float32 (Note [half precision arithmetic]). */
     pdt_dtype final_dtype = dtype >= 0 ? (pdt_dtype)dtype : pdt_reduce_out_dtype(op, as);
-    as = pdt_compute_dtype(as);
+    as = reduce_dtype(op, as, x);
     plan p;
     st = plan_reduce(name, op, x, ndims, dims, keepdim, as, &p);
     if (st != PDT_OK)
@@ -440,7 +453,7 @@ pdt_status pdt_reduce_with_indices(pdt_reduce_op op, const pdt_tensor *x, int64_
         return pdt_fail(PDT_ERR_VALUE, "reduce with indices: op must be max or min");
     pdt_reduce_op arg = op == PDT_REDUCE_MAX ? PDT_REDUCE_ARGMAX : PDT_REDUCE_ARGMIN;
     plan p;
-    pdt_dtype as = pdt_compute_dtype(x->dtype);
+    const pdt_dtype as = reduce_dtype(op, x->dtype, x);
     pdt_status st = plan_reduce(op_name(op), op, x, 1, &dim, keepdim, as, &p);
     if (st != PDT_OK)
         return st;

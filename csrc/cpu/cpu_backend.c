@@ -283,6 +283,7 @@ const pdt_backend pdt_cpu_backend = {
     .binary = pdt_cpu_binary,
     .binary_mul_mask = 1,
     .small_int_rows = 1,
+    .small_int_extremes = 1, /* cpu_reduce.c */
     .binary_scaled = pdt_cpu_binary_scaled,
     .unary = pdt_cpu_unary,
     .reduce = pdt_cpu_reduce,

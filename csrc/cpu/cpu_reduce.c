@@ -140,8 +140,8 @@ typedef acc (*chunk_fn)(const char *row, int64_t begin, int64_t n);
     }
 
 /* max/min of a chunk through LANES; then, for the arg ops (INDEX), the first
- * index of the result.  A NaN wins: the first one is the result. */
-#define EXTREME_CHUNK(NAME, T, V, CONV, LANES, ISNAN, MAKE, INDEX)                                 \
+ * index of the result, FIND(x, n, v).  A NaN wins: the first one is the result. */
+#define EXTREME_CHUNK(NAME, T, V, CONV, LANES, ISNAN, MAKE, INDEX, FIND)                           \
     static acc NAME(const char *row, int64_t begin, int64_t n)                                     \
     {                                                                                              \
         const T *x = (const T *)row + begin;                                                       \
@@ -153,17 +153,27 @@ typedef acc (*chunk_fn)(const char *row, int64_t begin, int64_t n);
                 at++;                                                                              \
             best = (V)CONV(x[at]);                                                                 \
         } else if (INDEX) {                                                                        \
-            while ((V)CONV(x[at]) != best)                                                         \
-                at++;                                                                              \
+            at = FIND(x, n, best);                                                                 \
         }                                                                                          \
         return MAKE(best, begin + at);                                                             \
     }
 
-#define EXTREME_CHUNKS(SN, T, V, CONV, ISNAN, MAKE)                                                \
-    EXTREME_CHUNK(max_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 0)                            \
-    EXTREME_CHUNK(min_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 0)                            \
-    EXTREME_CHUNK(argmax_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 1)                         \
-    EXTREME_CHUNK(argmin_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 1)
+#define EXTREME_CHUNKS(SN, T, V, CONV, ISNAN, MAKE, FIND)                                          \
+    EXTREME_CHUNK(max_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 0, FIND)                      \
+    EXTREME_CHUNK(min_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 0, FIND)                      \
+    EXTREME_CHUNK(argmax_##SN, T, V, CONV, max_lanes_##SN, ISNAN, MAKE, 1, FIND)                   \
+    EXTREME_CHUNK(argmin_##SN, T, V, CONV, min_lanes_##SN, ISNAN, MAKE, 1, FIND)
+
+/* the first bool equal to v (0 or 1) in x[0..n) */
+static int64_t find_b8(const uint8_t *x, int64_t n, int32_t v)
+{
+    int64_t at = 0;
+    while (at < n && AS_BOOL(x[at]) != v)
+        at++;
+    return at;
+}
+/* the first integer equal to v: the level's kernel (cpu_vint.h) */
+#define FIND_INT(x, n, v) pdt_cpu_simd()->find_eq((x), (n), (int64_t)(v), (int)sizeof *(x))
 
 /* Float max/min and their index: one pass of the dispatched kernel (the
  * first extreme, or the first NaN), whose element is the value. */
@@ -226,20 +236,28 @@ static acc sumsq_f32(const char *row, int64_t begin, int64_t n)
     {                                                                                              \
         return int_acc(pdt_cpu_simd()->FIELD((const T *)row + begin, n), 0);                       \
     }
-#define SIMD_INT_CHUNKS(SN, T)                                                                     \
+#define SIMD_INT_EXTREMES(SN, T)                                                                   \
     SIMD_INT_LANES(max_lanes_##SN, T, max_##SN)                                                    \
     SIMD_INT_LANES(min_lanes_##SN, T, min_##SN)                                                    \
+    EXTREME_CHUNKS(SN, T, T, AS_IS, INT_NAN, int_acc, FIND_INT)
+#define SIMD_INT_CHUNKS(SN, T)                                                                     \
     SIMD_INT_SUM(sum_##SN, T, sum_##SN)                                                            \
     SIMD_INT_SUM(prod_##SN, T, prod_##SN)                                                          \
-    EXTREME_CHUNKS(SN, T, T, AS_IS, INT_NAN, int_acc)
+    SIMD_INT_EXTREMES(SN, T)
 
 INT_LANES(max_lanes_b8, uint8_t, int32_t, AS_BOOL, >)
 INT_LANES(min_lanes_b8, uint8_t, int32_t, AS_BOOL, <)
 SIMD_INT_SUM(sum_b8, uint8_t, count_b8)
 LANES_CHUNK(prod_b8, uint8_t, uint64_t, (int64_t)AS_BOOL, 1, *=, int_acc)
-EXTREME_CHUNKS(b8, uint8_t, int32_t, AS_BOOL, INT_NAN, int_acc)
+EXTREME_CHUNKS(b8, uint8_t, int32_t, AS_BOOL, INT_NAN, int_acc, find_b8)
 SIMD_INT_CHUNKS(i32, int32_t)
 SIMD_INT_CHUNKS(i64, int64_t)
+/* uint8, int8 and int16 extremes in their own lanes (the backend's small_int_extremes:
+ * Note [small integers] in pdt_dtype.h); their sums and products are the core's, in
+ * int32 */
+SIMD_INT_EXTREMES(u8, uint8_t)
+SIMD_INT_EXTREMES(i8, int8_t)
+SIMD_INT_EXTREMES(i16, int16_t)
 FLOAT_CHUNKS(f32, float)
 FLOAT_CHUNKS(f64, double)
 PAIRWISE(SQUARE_pairwise_double, double, SQUARE)
@@ -250,8 +268,8 @@ FLOAT_SUM_CHUNK(sumsqseq_f64, double, SQUARE, NULL)
  * never asks). */
 static const chunk_fn chunk_fns[PDT_NUM_REDUCE_OPS][PDT_NUM_DTYPES] = {
     [PDT_REDUCE_SUM] = ALL_DTYPES(sum),           [PDT_REDUCE_PROD] = ALL_DTYPES(prod),
-    [PDT_REDUCE_MAX] = ALL_DTYPES(max),           [PDT_REDUCE_MIN] = ALL_DTYPES(min),
-    [PDT_REDUCE_ARGMAX] = ALL_DTYPES(argmax),     [PDT_REDUCE_ARGMIN] = ALL_DTYPES(argmin),
+    [PDT_REDUCE_MAX] = EXTREME_DTYPES(max),       [PDT_REDUCE_MIN] = EXTREME_DTYPES(min),
+    [PDT_REDUCE_ARGMAX] = EXTREME_DTYPES(argmax), [PDT_REDUCE_ARGMIN] = EXTREME_DTYPES(argmin),
     [PDT_REDUCE_SUM_SQUARES] = FLOAT_ONLY(sumsq), [PDT_REDUCE_SUM_ABS] = FLOAT_ONLY(sumabs),
     [PDT_REDUCE_MEAN] = FLOAT_ONLY(sum),
 };
@@ -389,6 +407,9 @@ static void store_row(const job *j, int64_t r, const acc *pa)
     switch (j->out_dtype) {
     case PDT_BOOL: *(uint8_t *)p = j->is_float ? f != 0 : i != 0; break;
     case PDT_INT32: *(int32_t *)p = (int32_t)i; break;
+    case PDT_UINT8: *(uint8_t *)p = (uint8_t)i; break; /* the small integers' extremes */
+    case PDT_INT8: *(int8_t *)p = (int8_t)i; break;
+    case PDT_INT16: *(int16_t *)p = (int16_t)i; break;
     case PDT_INT64: *(int64_t *)p = i; break;
     case PDT_FLOAT32: *(float *)p = (float)f; break;
     case PDT_FLOAT64: *(double *)p = f; break;

@@ -62,6 +62,13 @@ cols_fn pdt_cpu_cols_fn(pdt_reduce_op op, pdt_dtype dtype);
     {                                                                                              \
         K##_b8, K##_i32, K##_i64, K##_f32, K##_f64                                                 \
     }
+/* ALL_DTYPES's and the small integers' (max, min, argmax, argmin) */
+#define EXTREME_DTYPES(K)                                                                          \
+    {                                                                                              \
+        [PDT_BOOL] = K##_b8, [PDT_INT32] = K##_i32, [PDT_INT64] = K##_i64,                         \
+        [PDT_FLOAT32] = K##_f32, [PDT_FLOAT64] = K##_f64, [PDT_UINT8] = K##_u8,                    \
+        [PDT_INT8] = K##_i8, [PDT_INT16] = K##_i16                                                 \
+    }
 #define FLOAT_ONLY(K)                                                                              \
     {                                                                                              \
         NULL, NULL, NULL, K##_f32, K##_f64                                                         \

@@ -170,18 +170,25 @@ COLS_VEXTREME(cols_vmax_f32, float, int32_t, cols_max_f32, cols_max_f32, 0)
 COLS_VEXTREME(cols_vmin_f32, float, int32_t, cols_min_f32, cols_min_f32, 0)
 COLS_VEXTREME(cols_vmax_f64, double, int64_t, cols_max_f64, cols_max_f64, 0)
 COLS_VEXTREME(cols_vmin_f64, double, int64_t, cols_min_f64, cols_min_f64, 0)
+COLS_EXTREMES(u8, uint8_t, uint8_t, AS_IS, INT_NAN, int_acc) /* in their own lanes */
+COLS_EXTREMES(i8, int8_t, int8_t, AS_IS, INT_NAN, int_acc)
+COLS_EXTREMES(i16, int16_t, int16_t, AS_IS, INT_NAN, int_acc)
 
 /* cols_fns[op][x dtype], in pdt_dtype order; NULL: not defined (the core never
  * asks). */
 static const cols_fn cols_fns[PDT_NUM_REDUCE_OPS][PDT_NUM_DTYPES] = {
     [PDT_REDUCE_SUM] = ALL_DTYPES(cols_sum),
     [PDT_REDUCE_PROD] = ALL_DTYPES(cols_prod),
-    [PDT_REDUCE_MAX] = {cols_max_b8, cols_max_i32, cols_max_i64, cols_vmax_f32, cols_vmax_f64},
-    [PDT_REDUCE_MIN] = {cols_min_b8, cols_min_i32, cols_min_i64, cols_vmin_f32, cols_vmin_f64},
+    [PDT_REDUCE_MAX] = {cols_max_b8, cols_max_i32, cols_max_i64, cols_vmax_f32,
+                        cols_vmax_f64, [PDT_UINT8] = cols_max_u8, cols_max_i8, cols_max_i16},
+    [PDT_REDUCE_MIN] = {cols_min_b8, cols_min_i32, cols_min_i64, cols_vmin_f32,
+                        cols_vmin_f64, [PDT_UINT8] = cols_min_u8, cols_min_i8, cols_min_i16},
     [PDT_REDUCE_ARGMAX] = {cols_argmax_b8, cols_argmax_i32, cols_argmax_i64, cols_vargmax_f32,
-                           cols_vargmax_f64},
+                           cols_vargmax_f64, [PDT_UINT8] = cols_argmax_u8, cols_argmax_i8,
+                           cols_argmax_i16},
     [PDT_REDUCE_ARGMIN] = {cols_argmin_b8, cols_argmin_i32, cols_argmin_i64, cols_vargmin_f32,
-                           cols_vargmin_f64},
+                           cols_vargmin_f64, [PDT_UINT8] = cols_argmin_u8, cols_argmin_i8,
+                           cols_argmin_i16},
     [PDT_REDUCE_SUM_SQUARES] = FLOAT_ONLY(cols_sumsq),
     [PDT_REDUCE_SUM_ABS] = FLOAT_ONLY(cols_sumabs),
     [PDT_REDUCE_MEAN] = FLOAT_ONLY(cols_sum),

@@ -441,6 +441,11 @@ typedef struct pdt_cpu_simd_table {
     uint64_t (*count_b8)(const uint8_t *x, int64_t n);
     int32_t (*max_i32)(const int32_t *x, int64_t n), (*min_i32)(const int32_t *x, int64_t n);
     int64_t (*max_i64)(const int64_t *x, int64_t n), (*min_i64)(const int64_t *x, int64_t n);
+    uint8_t (*max_u8)(const uint8_t *x, int64_t n), (*min_u8)(const uint8_t *x, int64_t n);
+    int8_t (*max_i8)(const int8_t *x, int64_t n), (*min_i8)(const int8_t *x, int64_t n);
+    int16_t (*max_i16)(const int16_t *x, int64_t n), (*min_i16)(const int16_t *x, int64_t n);
+    /* the first i < n with x[i] == v in elsize-byte integers (v's low bytes), n if none */
+    int64_t (*find_eq)(const void *x, int64_t n, int64_t v, int elsize);
     /* out[4 j + w] = word w of Philox block first + j under seed (pdt_philox.h),
      * j < nblocks (cpu_vphilox.h) */
     void (*philox_blocks)(uint64_t seed, uint64_t first, int64_t nblocks, uint32_t *out);
