@@ -118,12 +118,18 @@ def test_unary_rows_and_shifts_at_every_level(level, dtype, level_restored):
             want_r = np.where(ok, a >> safe, np.where(a < 0, -1, 0)).astype(dtype)
         _check(x << c, want_l, f"<< {level} {dtype} n={n}")
         _check(x >> c, want_r, f">> {level} {dtype} n={n}")
-        for s in (0, 1, bits - 1, bits, bits + 5):
+        # every count by itself (Note [small integer shifts by one count] in
+        # csrc/cpu/cpu_vsmall.h), a negative one as one past the width, and in place
+        for s in range(-3, bits + 6):
             with np.errstate(over="ignore"):
-                wl = (a << s if s < bits else np.zeros_like(a)).astype(dtype)
-                wr = (a >> s if s < bits else np.where(a < 0, -1, 0)).astype(dtype)
-            _check(x << s, wl, f"<< {s}")
-            _check(x >> s, wr, f">> {s}")
+                inside = 0 <= s < bits
+                wl = (a << s if inside else np.zeros_like(a)).astype(dtype)
+                wr = (a >> s if inside else np.where(a < 0, -1, 0)).astype(dtype)
+            _check(x << s, wl, f"<< {s} {level} {dtype} n={n}")
+            _check(x >> s, wr, f">> {s} {level} {dtype} n={n}")
+            z = x.clone()
+            z >>= s
+            _check(z, wr, f">>= {s} {level} {dtype} n={n}")
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -161,6 +161,31 @@ static void VM(cast_f64_i32)(void *out, const void *in, int64_t n)
         r = _mm256_maskz_mov_epi32(_mm512_cmp_pd_mask(x, x, _CMP_ORD_Q), r);
         _mm256_storeu_si256((__m256i *)(o + i), r);
     }
+#elif defined(__SSE2__)
+    /* Below AVX-512 the clamp goes first, in double: min(x, 2^31 - 1) (vminpd gives its
+     * second operand for a NaN x), NaN lanes then zeroed by the ordered compare's mask;
+     * from -2^31 - 1 down the conversion's indefinite is INT32_MIN already.  1e5 on an
+     * AVX2 EPYC: 61 -> 20 us (NumPy's astype 19-22), where GCC's vectorisation of
+     * pdt_f64_to_i32_sel's selects ran one element at a time. */
+#if PDT_SIMD_BYTES >= 32 && defined(__AVX__)
+    const __m256d hi = _mm256_set1_pd(2147483647.0);
+    for (; i + 8 <= n; i += 8) {
+        __m256d x0 = _mm256_loadu_pd(a + i), x1 = _mm256_loadu_pd(a + i + 4);
+        x0 = _mm256_and_pd(_mm256_min_pd(x0, hi), _mm256_cmp_pd(x0, x0, _CMP_ORD_Q));
+        x1 = _mm256_and_pd(_mm256_min_pd(x1, hi), _mm256_cmp_pd(x1, x1, _CMP_ORD_Q));
+        _mm_storeu_si128((__m128i *)(o + i), _mm256_cvttpd_epi32(x0));
+        _mm_storeu_si128((__m128i *)(o + i + 4), _mm256_cvttpd_epi32(x1));
+    }
+#else
+    const __m128d hi = _mm_set1_pd(2147483647.0);
+    for (; i + 4 <= n; i += 4) {
+        __m128d x0 = _mm_loadu_pd(a + i), x1 = _mm_loadu_pd(a + i + 2);
+        x0 = _mm_and_pd(_mm_min_pd(x0, hi), _mm_cmpord_pd(x0, x0));
+        x1 = _mm_and_pd(_mm_min_pd(x1, hi), _mm_cmpord_pd(x1, x1));
+        _mm_storeu_si128((__m128i *)(o + i),
+                         _mm_unpacklo_epi64(_mm_cvttpd_epi32(x0), _mm_cvttpd_epi32(x1)));
+    }
+#endif
 #endif
     for (; i < n; i++)
         o[i] = pdt_f64_to_i32_sel(a[i]);
