@@ -485,6 +485,47 @@ def test_comparisons_at_every_level(level, dtype, level_restored):
         assert same.all(), level
 
 
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_comparisons_of_every_lane_at_every_level(level, dtype, level_restored):
+    """The comparisons' rows (Note [comparisons into bytes] in
+    csrc/cpu/cpu_vcompare.h: masks narrowed by packs and put back in order) give each
+    element its own answer at every position of a block and of the tail: equal, less and
+    greater pairs, NaN and the signed zeros, and integers that differ only in their high
+    or low 32 bits, shifted through every lane; every length up to 70, writing nothing past
+    its end."""
+    _C._cpu_simd_level(level)
+    if dtype.startswith("float"):
+        pairs = [(1.0, 1.0), (1.0, 2.0), (2.0, 1.0), (np.nan, 1.0), (1.0, np.nan),
+                 (np.nan, np.nan), (-0.0, 0.0), (np.inf, -np.inf), (-np.inf, -np.inf),
+                 (1e300 if dtype == "float64" else 1e30, -3.0)]
+    else:
+        info = np.iinfo(dtype)
+        half = 1 << (info.bits // 2)
+        pairs = [(5, 5), (info.min, info.max), (info.max, info.min), (half, 0), (0, half),
+                 (half + 1, half), (-half, half), (info.min, info.min), (-1, 0), (1, 7)]
+    a0 = np.array([p[0] for p in pairs], dtype)
+    b0 = np.array([p[1] for p in pairs], dtype)
+    ops = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+           "gt": np.greater, "ge": np.greater_equal}
+    # every pair at every position of 64-element blocks (the widest rows take 32 a block)
+    a = np.concatenate([np.roll(np.resize(a0, 64), k) for k in range(len(pairs))] + [a0])
+    b = np.concatenate([np.roll(np.resize(b0, 64), k) for k in range(len(pairs))] + [b0])
+    ta, tb = pdt.from_numpy(a), pdt.from_numpy(b)
+    for name, ref in ops.items():
+        f = getattr(pdt, name)
+        for n in list(range(1, 71)) + [a.size]:
+            for got, want, what in ((f(ta[:n], tb[:n]), ref(a[:n], b[:n]), "rows"),
+                                    (f(ta[:n], b0[3].item()), ref(a[:n], b0[3]), "row, one"),
+                                    (f(a0[0].item(), tb[:n]), ref(a0[0], b[:n]), "one, row")):
+                np.testing.assert_array_equal(np.asarray(got), want,
+                                              err_msg=f"{name} {what} n={n} {dtype} {level}")
+            for fill in (True, False):  # and not one byte past the n written
+                buf = pdt.full((n + 40,), fill, dtype=pdt.bool)
+                f(ta[:n], tb[:n], out=buf[:n])
+                assert np.asarray(buf[n:]).tolist() == [fill] * 40, (name, n, dtype, level)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_arithmetic_is_exact_at_every_level(dtype, level_restored):
     """+, -, *, / of contiguous rows run the level's kernels: each is the single IEEE

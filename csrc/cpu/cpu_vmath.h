@@ -400,43 +400,13 @@ VB_ROWS(f64, double)
 VB_ROW(and_bool, uint8_t, PDT_AND_BOOL)
 VB_ROW(or_bool, uint8_t, PDT_OR_BOOL)
 
-/* The six comparisons of contiguous float rows into bool bytes (mode as for
- * VB_ROW: 1, a is one value; 2, b is); the output never overlaps a float
- * input.  At the baseline level x > 0 over 1e5 float32 took 12.5 us, NumPy's
- * 5.8. */
-#define VC_ROW(NAME, T, OP)                                                                        \
-    static void VM(NAME)(char *o, const char *a, const char *b, int64_t n, int mode)               \
-    {                                                                                              \
-        uint8_t *restrict p = (uint8_t *)o;                                                        \
-        const T *restrict x = (const T *)a, *restrict y = (const T *)b;                            \
-        if (mode == 1) {                                                                           \
-            const T s = x[0];                                                                      \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                p[i] = s OP y[i];                                                                  \
-        } else if (mode == 2) {                                                                    \
-            const T s = y[0];                                                                      \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                p[i] = x[i] OP s;                                                                  \
-        } else {                                                                                   \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                p[i] = x[i] OP y[i];                                                               \
-        }                                                                                          \
-    }
-#define VC_ROWS(SN, T)                                                                             \
-    VC_ROW(eq_##SN, T, ==)                                                                         \
-    VC_ROW(ne_##SN, T, !=)                                                                         \
-    VC_ROW(lt_##SN, T, <)                                                                          \
-    VC_ROW(le_##SN, T, <=)                                                                         \
-    VC_ROW(gt_##SN, T, >)                                                                          \
-    VC_ROW(ge_##SN, T, >=)
-VC_ROWS(f32, float)
-VC_ROWS(f64, double)
+#include "cpu_vcompare.h" /* ==, !=, <, <=, >, >= into bool bytes */
 
 /* int32 and int64 rows at the level's width (the baseline's SSE2 loops took 2 to 2.3 times
  * NumPy's time for int64 *, maximum and the comparisons of 1e4 to 5e4 elements on one
  * thread: SSE2 has no 64-bit multiply or compare): +, -, * and the bitwise ops in the
- * unsigned type (the wrap C defines, the same bits), maximum and minimum and the
- * comparisons signed */
+ * unsigned type (the wrap C defines, the same bits), maximum and minimum signed (their
+ * comparisons: cpu_vcompare.h) */
 #define VI_ROWS(SN, T, U)                                                                          \
     VB_ROW(add_##SN, U, PDT_ADD)                                                                   \
     VB_ROW(sub_##SN, U, PDT_SUB)                                                                   \
@@ -445,8 +415,7 @@ VC_ROWS(f64, double)
     VB_ROW(minimum_##SN, T, PDT_IMIN)                                                              \
     VB_ROW(and_##SN, U, PDT_BAND)                                                                  \
     VB_ROW(or_##SN, U, PDT_BOR)                                                                    \
-    VB_ROW(xor_##SN, U, PDT_BXOR)                                                                  \
-    VC_ROWS(SN, T)
+    VB_ROW(xor_##SN, U, PDT_BXOR)
 VI_ROWS(i32, int32_t, uint32_t)
 VI_ROWS(i64, int64_t, uint64_t)
 VB_ROW(shl_row_i32, int32_t, PDT_SHL_I32)
