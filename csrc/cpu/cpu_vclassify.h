@@ -28,7 +28,47 @@
             for (int64_t i = 0; i < n; i++)                                                        \
                 r[i] = (uint8_t)((U)(b[i] - (U)((MAG) + (U)1)) <= (U)(INF));                       \
     }
-VM_CLASSIFY_ROW(classify_f32, uint32_t, int32_t, 0x7fffffffu, 0x7f800000u)
+#ifdef VCMP_ON
+/* float32 at SSE2 and AVX2: the same compares on whole vectors, their masks narrowed as
+ * the comparisons' (Note [comparisons into bytes] in cpu_vcompare.h); GCC's own narrowing of these masks took 21 instructions a
+ * 32 elements at AVX2 where this takes 12.  Returns the elements done (whole blocks). */
+#define VM_CLASSIFY_LOOP(MASK, INV)                                                                \
+    for (; i + 4 * N <= n; i += 4 * N) {                                                           \
+        for (int k = 0; k < 4; k++) {                                                              \
+            const VM(vc_mask) v = VCMP_LOAD_INT(b + i + k * N), a = VCMP_AND(v, mag);              \
+            (void)a; /* signbit reads v alone */                                                   \
+            m[k] = MASK;                                                                           \
+        }                                                                                          \
+        VM(vc_store_masks32)(o + i, m, INV);                                                       \
+    }
+static int64_t VM(classify_v32)(uint8_t *o, const uint32_t *b, int64_t n, int which)
+{
+    enum { N = VCMP_W / 4 };
+    const VM(vc_mask) mag = VCMP_SET1_I32(0x7fffffff), inf = VCMP_SET1_I32(0x7f800000);
+    const VM(vc_mask) ninf = VCMP_SET1_I32((int32_t)0xff800000u);
+    VM(vc_mask) m[4];
+    int64_t i = 0;
+    if (which == PDT_IS_NAN)
+        VM_CLASSIFY_LOOP(VCMP_IGT(a, inf, 32), 0)
+    else if (which == PDT_IS_INF)
+        VM_CLASSIFY_LOOP(VCMP_IEQ(a, inf, 32), 0)
+    else if (which == PDT_IS_FINITE)
+        VM_CLASSIFY_LOOP(VCMP_IGT(inf, a, 32), 0)
+    else /* the unsigned compare below as a signed one: b <= -inf's bits */
+        VM_CLASSIFY_LOOP(VCMP_IGT(v, ninf, 32), 1)
+    return i;
+}
+#undef VM_CLASSIFY_LOOP
+#define VM_CLASSIFY_F32(o, b, n, which) VM(classify_v32)(o, b, n, which)
+#else
+#define VM_CLASSIFY_F32(o, b, n, which) 0
+#endif
+VM_CLASSIFY_ROW(classify_f32_tail, uint32_t, int32_t, 0x7fffffffu, 0x7f800000u)
+static void VM(classify_f32)(uint8_t *o, const void *x, int64_t n, int which)
+{
+    const int64_t done = VM_CLASSIFY_F32(o, (const uint32_t *)x, n, which);
+    VM(classify_f32_tail)(o + done, (const uint32_t *)x + done, n - done, which);
+}
 VM_CLASSIFY_ROW(classify_f64, uint64_t, int64_t, 0x7fffffffffffffffu, 0x7ff0000000000000u)
 VM_CLASSIFY_ROW(classify_f16, uint16_t, int16_t, 0x7fffu, 0x7c00u)
 VM_CLASSIFY_ROW(classify_bf16, uint16_t, int16_t, 0x7fffu, 0x7f80u)

@@ -99,8 +99,6 @@ static inline void VM(vc_store_masks32)(uint8_t *p, const __m256i *m, int inv)
 #define VCMP_IGT(u, v, B) _mm256_cmpgt_epi##B(u, v)
 #define VCMP_INT64 1 /* pcmpgtq */
 #define VCMP_AND(u, v) _mm256_and_si256(u, v)
-#define VCMP_ANDNOT(u, v) _mm256_andnot_si256(u, v) /* ~u & v */
-#define VCMP_SIGN32(u) _mm256_srai_epi32(u, 31)
 #elif PDT_SIMD_BYTES == 16 && defined(__SSE2__)
 #define VCMP_ON 1
 typedef __m128i VM(vc_mask);
@@ -138,8 +136,6 @@ static inline void VM(vc_store_masks32)(uint8_t *p, const __m128i *m, int inv)
 #define VCMP_IEQ(u, v, B) _mm_cmpeq_epi##B(u, v)
 #define VCMP_IGT(u, v, B) _mm_cmpgt_epi##B(u, v)
 #define VCMP_AND(u, v) _mm_and_si128(u, v)
-#define VCMP_ANDNOT(u, v) _mm_andnot_si128(u, v)
-#define VCMP_SIGN32(u) _mm_srai_epi32(u, 31)
 #endif
 
 #ifdef VCMP_ON
