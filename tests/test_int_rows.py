@@ -130,6 +130,9 @@ def test_unary_rows_and_shifts_at_every_level(level, dtype, level_restored):
             z = x.clone()
             z >>= s
             _check(z, wr, f">>= {s} {level} {dtype} n={n}")
+            z = x.clone()
+            z <<= s
+            _check(z, wl, f"<<= {s} {level} {dtype} n={n}")
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -515,9 +515,11 @@ def test_comparisons_of_every_lane_at_every_level(level, dtype, level_restored):
     for name, ref in ops.items():
         f = getattr(pdt, name)
         for n in list(range(1, 71)) + [a.size]:
-            for got, want, what in ((f(ta[:n], tb[:n]), ref(a[:n], b[:n]), "rows"),
-                                    (f(ta[:n], b0[3].item()), ref(a[:n], b0[3]), "row, one"),
-                                    (f(a0[0].item(), tb[:n]), ref(a0[0], b[:n]), "one, row")):
+            cases = [(f(ta[:n], tb[:n]), ref(a[:n], b[:n]), "rows")]
+            for v in (a0[0], b0[3], a0[3], a0[6]):  # a number on either side (NaN, -0.0 too)
+                cases += [(f(ta[:n], v.item()), ref(a[:n], v), f"row, {v}"),
+                          (f(v.item(), tb[:n]), ref(v, b[:n]), f"{v}, row")]
+            for got, want, what in cases:
                 np.testing.assert_array_equal(np.asarray(got), want,
                                               err_msg=f"{name} {what} n={n} {dtype} {level}")
             for fill in (True, False):  # and not one byte past the n written

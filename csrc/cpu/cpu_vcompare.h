@@ -25,7 +25,9 @@
  * keeps the plain loops at the baseline, as AVX-512 keeps them for every type (its
  * compares give mask registers). */
 
+#if defined(__SSE2__) /* x86: the other processors build the plain loops below */
 #include <immintrin.h>
+#endif
 
 #define VC_ROW(NAME, T, OP)                                                                        \
     static void VM(NAME)(char *o, const char *a, const char *b, int64_t n, int mode)               \

@@ -146,7 +146,7 @@ VI_EXTREME(min_i16, int16_t, <, 32)
         for (; i + L <= n; i += L) {                                                               \
             T hit = 0;                                                                             \
             for (int j = 0; j < L; j++)                                                            \
-                hit |= (T) - (T)(x[i + j] == v);                                                   \
+                hit |= (T)(0u - (unsigned)(x[i + j] == v)); /* all ones where equal */             \
             if (hit)                                                                               \
                 break;                                                                             \
         }                                                                                          \
