@@ -30,8 +30,9 @@
     }
 #ifdef VCMP_ON
 /* float32 at SSE2 and AVX2: the same compares on whole vectors, their masks narrowed as
- * the comparisons' (Note [comparisons into bytes] in cpu_vcompare.h); GCC's own narrowing of these masks took 21 instructions a
- * 32 elements at AVX2 where this takes 12.  Returns the elements done (whole blocks). */
+ * the comparisons' (Note [comparisons into bytes] in cpu_vcompare.h); GCC's own
+ * narrowing of these masks took 21 instructions a 32 elements at AVX2 where this takes
+ * 12.  Returns the elements done (whole blocks). */
 #define VM_CLASSIFY_LOOP(MASK, INV)                                                                \
     for (; i + 4 * N <= n; i += 4 * N) {                                                           \
         for (int k = 0; k < 4; k++) {                                                              \

@@ -83,10 +83,9 @@ static void VM(shift_bytes)(uint8_t *p, const uint8_t *x, int c, int left, int s
         b = (b ^ s) - s;
         memcpy(p + i, &b, sizeof b);
     }
-    for (; i < n; i++)
-        p[i] = left ? (uint8_t)(x[i] << c)
-                    : (uint8_t)(sgn ? (int8_t)x[i] >> c : x[i] >> c); /* GCC's >> of a */
-} /* negative: arithmetic */
+    for (; i < n; i++) /* GCC's >> of a negative value is arithmetic */
+        p[i] = left ? (uint8_t)(x[i] << c) : (uint8_t)(sgn ? (int8_t)x[i] >> c : x[i] >> c);
+}
 /* the same for int16, c in [0, 15] */
 static void VM(shift_i16)(int16_t *p, const int16_t *x, int c, int left, int64_t n)
 {
