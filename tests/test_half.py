@@ -552,3 +552,41 @@ def test_composed_functions_gradients_in_the_input_dtype(device, name):
     g = s[:, :1] * ((np.arange(8) == 0) - s) + (
         _np_erfc(-x / math.sqrt(2)) / 2 + x * np.exp(-x * x / 2) / math.sqrt(2 * math.pi))
     check_bound(host(t.grad), g, name, c=16.0, scale=np.abs(g) + 1.0)
+
+
+# ---- negation and abs in the sign bit (Note [half sign bit] in csrc/core/pdt_half.h)
+
+@pytest.mark.parametrize("name", HALF)
+def test_neg_and_abs_flip_or_clear_the_sign_bit_only(device, name):
+    """All 65,536 bit patterns, NaN payloads and signalling NaNs among them (IEEE 754-2008
+    5.5.1): -x is x ^ 0x8000 and abs(x) is x & 0x7fff bit for bit, as NumPy's float16
+    gives them; by the function and the operator, in place, into out=, on a transposed
+    view, and into a float32 out= (the float32 value of those bits)."""
+    bits = np.arange(1 << 16, dtype=np.uint16)
+    x = pdt.tensor(bits.view(NP_TYPE[name]), device=device)
+    assert (x.cpu().numpy().view(np.uint16) == bits).all()  # the patterns arrive intact
+    want = {"neg": bits ^ np.uint16(0x8000), "abs": bits & np.uint16(0x7FFF)}
+    if name == "float16":
+        assert (want["neg"] == np.negative(bits.view(np.float16)).view(np.uint16)).all()
+        assert (want["abs"] == np.abs(bits.view(np.float16)).view(np.uint16)).all()
+
+    def check(got, op, how):
+        assert got.dtype == dt(name) and got.device == device, how
+        assert (got.cpu().numpy().view(np.uint16).reshape(-1) == want[op]).all(), (op, how)
+
+    for op, f, f_ in (("neg", pdt.neg, pdt.Tensor.neg_), ("abs", pdt.abs, pdt.Tensor.abs_)):
+        check(f(x), op, "function")
+        y = x.clone()
+        assert f_(y) is y
+        check(y, op, "in place")
+        o = pdt.empty(1 << 16, dtype=dt(name), device=device)
+        assert f(x, out=o) is o
+        check(o, op, "out=")
+        got = f(x.reshape(256, 256).t())
+        check(got.t().contiguous(), op, "transposed")
+        o32 = pdt.empty(1 << 16, dtype=pdt.float32, device=device)
+        f(x, out=o32)
+        ref = pdt.tensor(want[op].view(NP_TYPE[name]), device=device).float()
+        assert (o32.cpu().numpy().view(np.uint32) == ref.cpu().numpy().view(np.uint32)).all()
+    check(-x, "neg", "operator")
+    check(abs(x), "abs", "operator")

@@ -700,6 +700,25 @@ static pdt_scalar bound_for(pdt_dtype res, const pdt_arg *b, int upper)
     return s;
 }
 
+/* Note [half sign bit] in pdt_half.h */
+static int half_sign_bit_op(pdt_unary_op op, const pdt_tensor *x, pdt_dtype res,
+                            const pdt_backend *be)
+{
+    return (op == PDT_OP_NEG || op == PDT_OP_ABS) && pdt_dtype_is_half(res) && x->dtype == res &&
+           be->small_int_rows;
+}
+
+static pdt_status half_sign_bit(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x,
+                                const pdt_backend *be)
+{
+    pdt_tensor out_bits = *out, x_bits = *x; /* borrowed headers over the same storage */
+    out_bits.dtype = x_bits.dtype = PDT_INT16;
+    pdt_operand a = {&x_bits, {0, 0, 0}}, mask = {NULL, {0, 0, 0}};
+    mask.s.i = op == PDT_OP_NEG ? INT16_MIN : INT16_MAX; /* 0x8000, 0x7fff */
+    return be->binary(op == PDT_OP_NEG ? PDT_OP_BITWISE_XOR : PDT_OP_BITWISE_AND, &out_bits, a,
+                      mask);
+}
+
 pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, const pdt_arg *lo,
                      const pdt_arg *hi, const pdt_tensor *out, pdt_tensor *result)
 {
@@ -721,9 +740,11 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
 
     prepared px, tmp_out;
     const pdt_tensor *target = NULL, *dest = NULL;
+    const pdt_backend *be = pdt_backend_of(dev.kind);
     pdt_dtype compute = pdt_compute_dtype(res); /* Note [half precision arithmetic] */
-    if (pdt_dtype_is_small_int(res) && pdt_backend_of(dev.kind)->small_int_rows)
-        compute = res; /* Note [small integers] in pdt_dtype.h */
+    int sign_bit = half_sign_bit_op(op, x, res, be);
+    if ((pdt_dtype_is_small_int(res) && be->small_int_rows) || sign_bit)
+        compute = res; /* Note [small integers] in pdt_dtype.h; [half sign bit] */
     px.has_tmp = 0;
     int perm[PDT_MAX_DIMS];
     st = make_target(dev, res, compute, x->ndim, x->shape,
@@ -740,12 +761,14 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
         memset(&nan, 0, sizeof nan);
         nan.is_float = 1;
         nan.f = NAN;
-        st = pdt_backend_of(dev.kind)->fill(target, nan);
+        st = be->fill(target, nan);
+    } else if (st == PDT_OK && sign_bit) {
+        st = half_sign_bit(op, target, px.op.t, be);
     } else if (st == PDT_OK) {
-        st = pdt_backend_of(dev.kind)->unary(op, target, px.op.t, lo_v, hi_v);
+        st = be->unary(op, target, px.op.t, lo_v, hi_v);
     }
     if (st == PDT_OK && tmp_out.has_tmp)
-        st = pdt_backend_of(dev.kind)->copy_cast(dest, &tmp_out.tmp);
+        st = be->copy_cast(dest, &tmp_out.tmp);
 done:
     prepared_release(&px);
     prepared_release(&tmp_out);
