@@ -408,3 +408,27 @@ def test_int64_to_float_rows_round_once_at_every_cpu_level(dtype, level_restored
         for n in range(20):
             np.testing.assert_array_equal(x[n:2 * n + 1].to(getattr(pdt, dtype)).numpy(),
                                           want[n:2 * n + 1], err_msg=f"{level} {n}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_int64_to_float_rows_of_small_values_at_every_cpu_level(dtype, level_restored):
+    """The AVX2 rows' form for |x| below 2^51 (x + 2^51 under 2^52's exponent, then one
+    rounding) and the switch to the general form at the first block with a larger |x|
+    (Note [int64 to float at AVX2]): NumPy's values for float32's ties below 2^51 and
+    the edges +-2^51, with a large value put at each position of the first 64."""
+    cases = _int64_rounding_cases()
+    small = cases[(cases >= -2**51) & (cases < 2**51)]
+    row = np.concatenate([[2**51 - 1, -2**51, -2**51 + 1, 2**51 - 2, 0, 7, -7, 1],
+                          small]).astype(np.int64)
+    assert len(row) > 200 and (np.abs(row[8:]) >= 2**24).sum() > 100
+    to = getattr(pdt, dtype)
+    for level in _C._cpu_simd_level()[1]:
+        _C._cpu_simd_level(level)
+        np.testing.assert_array_equal(pdt.tensor(row).to(to).numpy(), row.astype(dtype),
+                                      err_msg=level)
+        for big in (2**51, -2**51 - 1, 2**62 + 2**40 + 1):
+            for pos in range(64):
+                r = row[:80].copy()
+                r[pos] = big
+                np.testing.assert_array_equal(pdt.tensor(r).to(to).numpy(), r.astype(dtype),
+                                              err_msg=f"{level} {big} at {pos}")

@@ -67,6 +67,11 @@ typedef void (*pdt_vb_row)(char *o, const char *a, const char *b, int64_t n, int
 #define PDT_IABS_I32(x) ((x) < 0 ? PDT_INEG_I32(x) : (x))
 #define PDT_IABS_I64(x) ((x) < 0 ? PDT_INEG_I64(x) : (x))
 #define PDT_ISIGN(x) (((x) > 0) - ((x) < 0))
+#define PDT_ISIGN_I32(x) PDT_ISIGN(x)
+/* int64's in 64-bit terms: with int comparisons GCC computed 8 lanes in 32 bits and
+ * widened them back (16 instructions an 8 at AVX2, not 2 compares and a subtract); 1e5 on
+ * one thread took 1.3 times NumPy's time */
+#define PDT_ISIGN_I64(x) ((int64_t)((x) > 0) - (int64_t)((x) < 0))
 #define PDT_IMAX(x, y) ((x) < (y) ? (y) : (x))
 #define PDT_IMIN(x, y) ((y) < (x) ? (y) : (x))
 #define PDT_BAND(x, y) ((x) & (y))

@@ -127,7 +127,7 @@ UNARY_ROW(digamma_f32, float, pdt_digamma((double)x))
     SIMD_UNARY_ROW(sign_##SN, T, SIGN)                                                             \
     SIMD_CLAMP_ROW(clamp_##SN, T, ICLAMP)
 INT_UNARY_ROWS(i32, int32_t, PDT_INEG_I32, PDT_IABS_I32, PDT_RELU, PDT_ISIGN)
-INT_UNARY_ROWS(i64, int64_t, PDT_INEG_I64, PDT_IABS_I64, PDT_RELU, PDT_ISIGN)
+INT_UNARY_ROWS(i64, int64_t, PDT_INEG_I64, PDT_IABS_I64, PDT_RELU, PDT_ISIGN_I64)
 /* uint8, int8, int16 (Note [small integer rows] in cpu_vsmall.h) */
 #define SMALL_UNARY_ROWS(SN, T)                                                                    \
     INT_UNARY_ROWS(SN, T, pdt_ineg_##SN, pdt_iabs_##SN, pdt_relu_##SN, pdt_isign_##SN)

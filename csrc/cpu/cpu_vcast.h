@@ -232,6 +232,13 @@ VM_CAST_ROW(cast_i32_f64, int32_t, double, VM_AS_IS)
  *   float32's rounding points there are multiples of 2^29 at least, so y and x round to
  *   the same float; y has at most 52 significant bits, so its double is exact and the
  *   only rounding is cvtpd2ps's.
+ * - Both, where a block's |x| are below 2^51 (counts, indices, most data): x + 2^51 is
+ *   below 2^52, so written under 2^52's exponent bits it is the double 2^52 + 2^51 + x,
+ *   exactly; subtracting 2^52 + 2^51 leaves x, exact, and float32's only rounding is
+ *   cvtpd2ps's.  Five instructions for 4 lanes where the general forms take 6 and 16
+ *   (1e5 into float32 on one thread: 49 -> 24 us, NumPy 37).  A row runs in this
+ *   form, 8 lanes at a time, up to the first block with a larger |x|, and in the general
+ *   form from there (a test in every block cost rows of large values 20%).
  * (Under a directed rounding mode 0 would come out as -0.0 from -2^52 + 2^52 rounded
  * down; the package runs under the default one, as NumPy assumes too.)
  * test_int64_to_float_rows_round_once_at_every_cpu_level checks ties and their
@@ -255,11 +262,32 @@ static inline __m128 vm_i64_to_f32(__m256i x)
     const __m256i y = _mm256_or_si256(_mm256_andnot_si256(low, x), sticky);
     return _mm256_cvtpd_ps(vm_i64_to_f64(_mm256_blendv_epi8(y, x, small)));
 }
+/* x + 2^51 for the test, and the double of x where the test passed: both |x| < 2^51 */
+#define VM_I64_BIASED(x) _mm256_add_epi64(x, _mm256_set1_epi64x(INT64_C(1) << 51))
+static inline int vm_i64_below_2_51(__m256i t0, __m256i t1)
+{
+    return _mm256_testz_si256(_mm256_or_si256(t0, t1), _mm256_set1_epi64x(INT64_C(-1) << 52));
+}
+static inline __m256d vm_i64_small_to_f64(__m256i t)
+{
+    const __m256i e52 = _mm256_castpd_si256(_mm256_set1_pd(0x1p52));
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(t, e52)),
+                         _mm256_set1_pd(0x1p52 + 0x1p51));
+}
 static void VM(cast_i64_f32)(void *out, const void *in, int64_t n)
 {
     float *o = out;
     const int64_t *a = in;
     int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i t0 = VM_I64_BIASED(_mm256_loadu_si256((const __m256i *)(a + i)));
+        const __m256i t1 = VM_I64_BIASED(_mm256_loadu_si256((const __m256i *)(a + i + 4)));
+        if (!vm_i64_below_2_51(t0, t1))
+            break; /* the rest in the general form */
+        const __m128 v0 = _mm256_cvtpd_ps(vm_i64_small_to_f64(t0));
+        const __m128 v1 = _mm256_cvtpd_ps(vm_i64_small_to_f64(t1));
+        _mm256_storeu_ps(o + i, _mm256_set_m128(v1, v0));
+    }
     for (; i + 8 <= n; i += 8) {
         const __m128 v0 = vm_i64_to_f32(_mm256_loadu_si256((const __m256i *)(a + i)));
         const __m128 v1 = vm_i64_to_f32(_mm256_loadu_si256((const __m256i *)(a + i + 4)));
@@ -273,6 +301,14 @@ static void VM(cast_i64_f64)(void *out, const void *in, int64_t n)
     double *o = out;
     const int64_t *a = in;
     int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i t0 = VM_I64_BIASED(_mm256_loadu_si256((const __m256i *)(a + i)));
+        const __m256i t1 = VM_I64_BIASED(_mm256_loadu_si256((const __m256i *)(a + i + 4)));
+        if (!vm_i64_below_2_51(t0, t1))
+            break; /* the rest in the general form */
+        _mm256_storeu_pd(o + i, vm_i64_small_to_f64(t0));
+        _mm256_storeu_pd(o + i + 4, vm_i64_small_to_f64(t1));
+    }
     for (; i + 4 <= n; i += 4)
         _mm256_storeu_pd(o + i, vm_i64_to_f64(_mm256_loadu_si256((const __m256i *)(a + i))));
     for (; i < n; i++)
@@ -289,6 +325,7 @@ VM_CAST_ROW(cast_bool_i64, uint8_t, int64_t, VM_BOOL_01)
 #undef VM_AS_IS
 #undef VM_BOOL_01
 #undef VM_CAST_ROW
+#undef VM_I64_BIASED
 
 #define VM_CASTS                                                                                   \
     {                                                                                              \

@@ -503,7 +503,7 @@ VM_CLAMP(clamp_f64, double)
     VM_UNARY(neg_##SN, T, PDT_INEG_##SFX)                                                          \
     VM_UNARY(abs_##SN, T, PDT_IABS_##SFX)                                                          \
     VM_UNARY(relu_##SN, T, PDT_RELU)                                                               \
-    VM_UNARY(sign_##SN, T, PDT_ISIGN)                                                              \
+    VM_UNARY(sign_##SN, T, PDT_ISIGN_##SFX)                                                        \
     VM_CLAMP(clamp_##SN, T)
 VM_INT_UNARY(i32, int32_t, I32)
 VM_INT_UNARY(i64, int64_t, I64)
