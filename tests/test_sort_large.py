@@ -68,3 +68,37 @@ def test_rows_of_a_matrix_sort_independently(device, dtype):
             want = expected_order(m[:, c].astype(np.float64) if dtype == "bool" else m[:, c],
                                   descending)
             np.testing.assert_array_equal(cols[:, c].cpu().numpy(), want)
+
+
+def exact_order(x, descending):
+    """Python's stable sorted() on the exact integers."""
+    vals = [int(v) for v in x]
+    return sorted(range(len(vals)), key=lambda i: -vals[i] if descending else vals[i])
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_integer_rows_of_every_range_sort_stably(device, dtype, descending):
+    """Integer keys are distances from the row's smallest (descending: largest) value
+    (Note [integer keys from the row's range] in csrc/cpu/cpu_sort.c): rows whose largest
+    minus smallest needs 0 to 8 bytes, based at the dtype's ends, at 0 and between, each
+    with many ties, give the stable order of the exact integers and their values."""
+    info = np.iinfo(dtype)
+    lo, hi = int(info.min), int(info.max)
+    rng = np.random.default_rng(len(dtype) + descending)
+    n = 1500
+    for nbytes in range(info.bits // 8 + 1):
+        span = (1 << (8 * nbytes)) - 1  # hi - lo of the row
+        bases = {lo, hi - span, lo + (hi - lo - span) // 3} | ({0} if span <= hi else set())
+        for base in sorted(bases):
+            ties = rng.integers(0, min(span, 40) + 1, n).tolist()
+            wide = [(int(a) << 32 | int(b)) % (span + 1)
+                    for a, b in zip(rng.integers(0, 1 << 32, n), rng.integers(0, 1 << 32, n))]
+            offs = [t if r < 0.5 else w for t, w, r in zip(ties, wide, rng.random(n))]
+            offs[:2] = [span, 0]  # both ends of the range
+            x = np.array([base + o for o in offs], dtype=dtype)
+            values, indices = pdt.sort(pdt.from_numpy(x).to(device), descending=descending)
+            want = np.array(exact_order(x, descending), dtype=np.int64)
+            np.testing.assert_array_equal(indices.cpu().numpy(), want,
+                                          err_msg=f"{nbytes} bytes from {base}")
+            np.testing.assert_array_equal(values.cpu().numpy(), x[want])

@@ -17,8 +17,8 @@
  * indices, 32 ms; its argsort 72).  A least-significant-digit radix sort is stable
  * by construction: each element becomes an unsigned key whose order is the sort's
  * (floats: the sign bit flipped for positives, every bit for negatives; -0.0 made
- * 0.0 and every NaN one key above +inf first, so that equal values tie; integers:
- * the sign bit flipped; descending: the complement), and the keys with their
+ * 0.0 and every NaN one key above +inf first, so that equal values tie; descending:
+ * the complement; integers: Note [integer keys from the row's range]), and the keys with their
  * indices are scattered by one byte at a time, lowest first, skipping a byte that
  * every key shares.  The sorted values are then the input's values gathered by the
  * sorted indices, so NaN payloads and the sign of zero are kept.  Bool rows are a
@@ -82,38 +82,53 @@ DEFINE_SORT(f64, double, IS_NAN)
 
 /* ---- radix sort (Note [radix sort]) ---- */
 
-/* Sorts keys[0..n) (K unsigned), scattering a byte at a time between keys and
- * keys2 and the indices between ix and si; returns the buffer (ix or si) that
- * holds the sorted indices. */
+/* 1 when every key has the same byte: its pass is skipped. */
+static int byte_shared(const int64_t *hist, int64_t n)
+{
+    int shared = 0;
+    for (int b = 0; b < 256; b++)
+        shared |= hist[b] == n;
+    return shared;
+}
+
+/* Sorts keys[0..n) (K unsigned, below 2^(8 passes)), scattering a byte at a time
+ * between keys and keys2 and the indices between ix and si; returns the buffer (ix
+ * or si) that holds the sorted indices.  The last pass scatters the indices only. */
 #define DEFINE_RADIX(K)                                                                            \
-    static int64_t *radix_##K(K *keys, K *keys2, int64_t *ix, int64_t *si, int64_t n)              \
+    static int64_t *radix_##K(K *keys, K *keys2, int64_t *ix, int64_t *si, int64_t n, int passes)  \
     {                                                                                              \
-        enum { PASSES = sizeof(K) };                                                               \
-        static __thread int64_t hist[PASSES][256];                                                 \
-        memset(hist, 0, sizeof hist);                                                              \
+        int64_t hist[sizeof(K)][256]; /* 16 KB at most; a __thread array cost a call a read */     \
+        memset(hist, 0, sizeof hist[0] * (size_t)passes);                                          \
         for (int64_t i = 0; i < n; i++) {                                                          \
             K k = keys[i];                                                                         \
-            for (int p = 0; p < PASSES; p++)                                                       \
+            for (int p = 0; p < passes; p++)                                                       \
                 hist[p][(k >> (8 * p)) & 255]++;                                                   \
         }                                                                                          \
+        int last = -1;                                                                             \
+        for (int p = 0; p < passes; p++)                                                           \
+            if (!byte_shared(hist[p], n))                                                          \
+                last = p;                                                                          \
         K *ks = keys, *kd = keys2;                                                                 \
         int64_t *is = NULL, *id = ix; /* is: NULL while the order is the input's */                \
-        for (int p = 0; p < PASSES; p++) {                                                         \
+        for (int p = 0; p <= last; p++) {                                                          \
+            if (byte_shared(hist[p], n))                                                           \
+                continue;                                                                          \
             int64_t off[256], sum = 0;                                                             \
-            int shared = 0;                                                                        \
             for (int b = 0; b < 256; b++) {                                                        \
-                shared |= hist[p][b] == n;                                                         \
                 off[b] = sum;                                                                      \
                 sum += hist[p][b];                                                                 \
             }                                                                                      \
-            if (shared)                                                                            \
-                continue;                                                                          \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                K k = ks[i];                                                                       \
-                int64_t at = off[(k >> (8 * p)) & 255]++;                                          \
-                kd[at] = k;                                                                        \
-                id[at] = is ? is[i] : i;                                                           \
-            }                                                                                      \
+            const int sh = 8 * p;                                                                  \
+            if (p == last)                                                                         \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    id[off[(ks[i] >> sh) & 255]++] = is ? is[i] : i;                               \
+            else                                                                                   \
+                for (int64_t i = 0; i < n; i++) {                                                  \
+                    K k = ks[i];                                                                   \
+                    int64_t at = off[(k >> sh) & 255]++;                                           \
+                    kd[at] = k;                                                                    \
+                    id[at] = is ? is[i] : i;                                                       \
+                }                                                                                  \
             K *t = ks;                                                                             \
             ks = kd, kd = t;                                                                       \
             is = id;                                                                               \
@@ -127,26 +142,82 @@ DEFINE_SORT(f64, double, IS_NAN)
 DEFINE_RADIX(uint32_t)
 DEFINE_RADIX(uint64_t)
 
-/* One row of n >= RADIX_MIN: keys into kbuf (2 n K: the scatter goes back and
- * forth between its halves), the indices through ix and si; then v = v gathered
- * by ix, through sv. */
-#define DEFINE_RADIX_ROW(NAME, T, K)                                                               \
-    static void radix_row_##NAME(T *v, int64_t *ix, T *sv, int64_t *si, int64_t n, int desc,       \
-                                 K *kbuf)                                                          \
+/* v = v gathered by order (ix or si), through sv; the indices end in ix. */
+#define DEFINE_GATHER_ROW(NAME, T)                                                                 \
+    static void gather_row_##NAME(T *v, int64_t *ix, T *sv, const int64_t *order, int64_t n)       \
     {                                                                                              \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            kbuf[i] = key_##NAME(v[i], desc);                                                      \
-        int64_t *order = radix_##K(kbuf, kbuf + n, ix, si, n);                                     \
         if (order != ix)                                                                           \
             memcpy(ix, order, sizeof(int64_t) * (size_t)n);                                        \
         for (int64_t i = 0; i < n; i++)                                                            \
             sv[i] = v[ix[i]];                                                                      \
         memcpy(v, sv, sizeof(T) * (size_t)n);                                                      \
     }
+DEFINE_GATHER_ROW(f32, float)
+DEFINE_GATHER_ROW(f64, double)
+DEFINE_GATHER_ROW(i32, int32_t)
+DEFINE_GATHER_ROW(i64, int64_t)
+
+/* One float row of n >= RADIX_MIN: keys into kbuf (2 n K: the scatter goes back and
+ * forth between its halves), the indices through ix and si. */
+#define DEFINE_RADIX_ROW(NAME, T, K)                                                               \
+    static void radix_row_##NAME(T *v, int64_t *ix, T *sv, int64_t *si, int64_t n, int desc,       \
+                                 K *kbuf)                                                          \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            kbuf[i] = key_##NAME(v[i], desc);                                                      \
+        gather_row_##NAME(v, ix, sv, radix_##K(kbuf, kbuf + n, ix, si, n, sizeof(K)), n);          \
+    }
 DEFINE_RADIX_ROW(f32, float, uint32_t)
 DEFINE_RADIX_ROW(f64, double, uint64_t)
-DEFINE_RADIX_ROW(i32, int32_t, uint32_t)
-DEFINE_RADIX_ROW(i64, int64_t, uint64_t)
+
+/* Note [integer keys from the row's range]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * An integer row's key is its distance from the row's smallest value (descending: from
+ * the largest), x - lo or hi - x in the unsigned type, which orders as x does and ties
+ * where x does.  Its bytes above hi - lo's are zero, so a row of values from -100 to 100
+ * takes one pass where the sign-flipped key took all four (int64: eight: negative and
+ * positive values differ in every byte), and an int64 row whose hi - lo fits in 32 bits
+ * sorts 4-byte keys.  With the last pass scattering the indices only and the histogram
+ * on the stack (a __thread array had cost a __tls_get_addr call a key), one thread, 1e5
+ * values in [-100, 100): int32 sort 1.0 -> 0.52 ms, int64 1.6 -> 0.61 (NumPy's stable
+ * argsort 4.9 ms for either; its unstable sort, values only, 0.2 and 0.43); float32 1.7
+ * -> 1.2.  The widened small integers gain the same way (int8 argsort 0.99 -> 0.53 ms,
+ * NumPy's 0.41). */
+#define DEFINE_RADIX_INT_ROW(NAME, T, U)                                                           \
+    static void radix_row_##NAME(T *v, int64_t *ix, T *sv, int64_t *si, int64_t n, int desc,       \
+                                 void *kbuf)                                                       \
+    {                                                                                              \
+        T lo = v[0], hi = v[0];                                                                    \
+        for (int64_t i = 1; i < n; i++) {                                                          \
+            lo = v[i] < lo ? v[i] : lo;                                                            \
+            hi = v[i] > hi ? v[i] : hi;                                                            \
+        }                                                                                          \
+        const U range = (U)hi - (U)lo, base = desc ? (U)hi : (U)lo;                                \
+        const int passes = range_bytes(range);                                                     \
+        const int64_t *order;                                                                      \
+        if (passes <= 4) {                                                                         \
+            uint32_t *k = kbuf;                                                                    \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                k[i] = (uint32_t)(desc ? base - (U)v[i] : (U)v[i] - base);                         \
+            order = radix_uint32_t(k, k + n, ix, si, n, passes);                                   \
+        } else {                                                                                   \
+            uint64_t *k = kbuf;                                                                    \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                k[i] = (uint64_t)(desc ? base - (U)v[i] : (U)v[i] - base);                         \
+            order = radix_uint64_t(k, k + n, ix, si, n, passes);                                   \
+        }                                                                                          \
+        gather_row_##NAME(v, ix, sv, order, n);                                                    \
+    }
+/* The bytes of r that are not zero, counted from the lowest. */
+static int range_bytes(uint64_t r)
+{
+    int b = 0;
+    for (; r; r >>= 8)
+        b++;
+    return b;
+}
+DEFINE_RADIX_INT_ROW(i32, int32_t, uint32_t)
+DEFINE_RADIX_INT_ROW(i64, int64_t, uint64_t)
 
 /* Bool: a stable partition, false first (ascending) or true first, into sv and si. */
 static void partition_row_u8(uint8_t *v, int64_t *ix, uint8_t *sv, int64_t *si, int64_t n, int desc)
