@@ -427,3 +427,28 @@ def test_rows_set_to_a_number_by_an_int64_vector(dev, dtype):
     with raises_index_error(dev, match=r"^index: index 6 is out of bounds for dimension 0 "):
         x[pdt.tensor([1, 6], device=dev)] = 1
     np.testing.assert_array_equal(host(x), a)
+
+
+@pytest.mark.parametrize("n", [10, 70_000])
+def test_one_bad_index_anywhere_is_named(dev, n):
+    """x[v] (whole rows, single elements) and x[:, v] with one value out of range first,
+    in the middle or last in v: an IndexError naming it, the dim and the size, and x
+    unchanged.  The CPU checks each value as it gathers and names the bad one after
+    (pdt_index_select_as in csrc/core/pdt_index.c); v longer than 2^16 is named through
+    the reductions."""
+    a = np.arange(2 * n, dtype=np.float32).reshape(n, 2)
+    x = pdt.tensor(a, device=dev)
+    rng = np.random.default_rng(n)
+    for bad in (n, -n - 1, 2**62):
+        for at in (0, n // 2, n - 1):
+            v = rng.integers(-n, n, n)
+            v[at] = bad
+            iv = pdt.tensor(v, device=dev)
+            for what, f, size in (("rows", lambda: x[iv], n), ("elements", lambda: x[:, 0][iv], n),
+                                  ("columns", lambda: x.t()[:, iv], n)):
+                with raises_index_error(dev, rf"index {bad} is out of bounds for dimension "
+                                             rf"\d with size {size}"):
+                    f()
+    np.testing.assert_array_equal(host(x), a)
+    v = rng.integers(-n, n, n)
+    np.testing.assert_array_equal(host(x[pdt.tensor(v, device=dev)]), a[v])

@@ -387,6 +387,12 @@ typedef struct pdt_backend {
      * src's dim (checked by the core; negatives count from the end). */
     pdt_status (*index_select)(const pdt_tensor *out, const pdt_tensor *src, int dim,
                                const pdt_tensor *index);
+    /* 1: index_select also takes an unchecked index: it reads each value once and
+     * returns PDT_ERR_INDEX, out partly written, when one lies outside [-size, size).
+     * The core then skips its pass over the index where out may be left so and
+     * negatives count from the end (pdt_index_select_as), and checks only after a
+     * failure, for the message.  0: the core always checks first. */
+    int index_select_checks;
     /* dst[.., index[j], ..] = src[.., j, ..] along dim: the reverse of
      * index_select.  dst any strides without internal overlap, src any strides
      * (0 where broadcast) of dst's dtype; index as for index_select. */

@@ -155,6 +155,22 @@ static pdt_status index_range_status(const char *op, const pdt_tensor *index, in
     return PDT_OK;
 }
 
+/* 1 when every v[i] lies in [-shift, size): t = v[i] + shift and top - t are both in
+ * [0, 2^63) for t in [0, top], top = shift + size - 1 < 2^63, and one of them has its top
+ * bit set otherwise (t wraps there for v[i] near +-2^63); so the bits or'ed over the row,
+ * in adds and ors the compiler vectorises, and one test.  The min and max, for the
+ * message, only when a value is out. */
+static int all_in_range(const int64_t *v, int64_t n, int64_t shift, int64_t size)
+{
+    const uint64_t top = (uint64_t)shift + (uint64_t)size - 1;
+    uint64_t acc = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t t = (uint64_t)v[i] + (uint64_t)shift;
+        acc |= t | (top - t);
+    }
+    return !(acc >> 63);
+}
+
 /* Queues the check on the index's device (Note [deferred index checks] in
  * pdt_index.h); a strided index is first copied contiguous there. */
 static pdt_status index_check_async(const pdt_backend *b, const char *op, const pdt_tensor *index,
@@ -194,6 +210,8 @@ pdt_status pdt_index_check(const char *op, const pdt_tensor *index, int64_t size
          * 1,200 / 2,000 in the same minutes, the machine loaded).  Larger indices
          * keep the reductions, which split across the pool. */
         const int64_t *v = (const int64_t *)pdt_tensor_ptr(index), n = pdt_tensor_numel(index);
+        if (all_in_range(v, n, negative_ok ? size : 0, size))
+            return PDT_OK;
         lo = hi = v[0];
         for (int64_t i = 1; i < n; i++) {
             lo = v[i] < lo ? v[i] : lo;
@@ -271,7 +289,14 @@ pdt_status pdt_index_select_as(const char *op, const pdt_tensor *out, const pdt_
                                int64_t dim, const pdt_tensor *index, int negative_ok,
                                int deferred_ok)
 {
-    pdt_status st = check_indexing(op, src, out, dim, index, "out", negative_ok, deferred_ok);
+    /* a backend that checks as it reads, where a bad index may leave out half-written
+     * (deferred_ok: out is the op's own result) and negatives are in range: one pass
+     * over the index, not two (x[v] of 25,000 of 1e5 float32, one thread: 48 -> 41 us, NumPy 35) */
+    const pdt_backend *b = pdt_backend_of(src->device.kind);
+    const int after = b->index_select_checks && deferred_ok && negative_ok;
+    pdt_status st = after
+                        ? check_structure(op, src, out, dim, index, "out")
+                        : check_indexing(op, src, out, dim, index, "out", negative_ok, deferred_ok);
     if (st != PDT_OK)
         return st;
     if (!pdt_tensor_is_contiguous(out))
@@ -279,7 +304,12 @@ pdt_status pdt_index_select_as(const char *op, const pdt_tensor *out, const pdt_
     pdt_note_op("index_select", src->device);
     if (pdt_tensor_numel(out) == 0)
         return PDT_OK;
-    return pdt_backend_of(src->device.kind)->index_select(out, src, (int)dim, index);
+    st = b->index_select(out, src, (int)dim, index);
+    if (st == PDT_ERR_INDEX && after) { /* the message names the value, if it stayed */
+        pdt_status named = pdt_index_check(op, index, src->shape[dim], (int)dim, 1, 0);
+        return named != PDT_OK ? named : st;
+    }
+    return st;
 }
 
 /* What index_put and index_add share: the checks, and nothing to do when src

@@ -290,6 +290,7 @@ const pdt_backend pdt_cpu_backend = {
     .gemm = pdt_cpu_gemm,
     .where = pdt_cpu_where,
     .index_select = pdt_cpu_index_select,
+    .index_select_checks = 1, /* Note [the index read once] in cpu_index.c */
     .index_put = pdt_cpu_index_put,
     .index_add = pdt_cpu_index_add,
     .lu_factor = pdt_cpu_lu_factor,
