@@ -141,6 +141,26 @@ def test_integer_column_folds_at_every_level(level, dtype, level_restored):
                                               _want(x, op, axis), err_msg=f"{op}({axis}) {shape}")
 
 
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_integer_column_extremes_at_every_level(level, dtype, level_restored):
+    """The dispatched column max and min (cpu_vint.h): NumPy's values at every level, over
+    the whole range with the dtype's ends in some columns, for column counts that end
+    inside a vector and past a 2048-column block, one row and many."""
+    _C._cpu_simd_level(level)
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(72)
+    for shape in [(1, 5), (7, 1), (33, 17), (300, 2049), (5, 4099)]:
+        x = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+        x[rng.integers(0, shape[0], 3), rng.integers(0, shape[1], 3)] = [info.min, info.max, 0]
+        t = pdt.from_numpy(x)
+        for got, want, what in ((t.amax(0), x.max(0), "amax"), (t.amin(0), x.min(0), "amin"),
+                                (t.max(0).values, x.max(0), "max"),
+                                (t.min(0).values, x.min(0), "min")):
+            assert got.dtype == t.dtype, what
+            np.testing.assert_array_equal(got.numpy(), want, err_msg=f"{what}(0) {shape}")
+
+
 @pytest.mark.parametrize("dtype", ["int32", "int64", "int16", "uint8"])
 def test_integer_folds_same_as_torch(dtype):
     torch = torch_or_skip()

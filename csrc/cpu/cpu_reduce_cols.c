@@ -55,11 +55,13 @@
             a[q] = MAKE(best[q], INDEX ? at[q] : 0);                                               \
     }
 
+#define COLS_ARG_EXTREMES(SN, T, V, CONV, ISNAN, MAKE)                                             \
+    COLS_EXTREME(cols_argmax_##SN, T, V, CONV, >, ISNAN, MAKE, 1)                                  \
+    COLS_EXTREME(cols_argmin_##SN, T, V, CONV, <, ISNAN, MAKE, 1)
 #define COLS_EXTREMES(SN, T, V, CONV, ISNAN, MAKE)                                                 \
     COLS_EXTREME(cols_max_##SN, T, V, CONV, >, ISNAN, MAKE, 0)                                     \
     COLS_EXTREME(cols_min_##SN, T, V, CONV, <, ISNAN, MAKE, 0)                                     \
-    COLS_EXTREME(cols_argmax_##SN, T, V, CONV, >, ISNAN, MAKE, 1)                                  \
-    COLS_EXTREME(cols_argmin_##SN, T, V, CONV, <, ISNAN, MAKE, 1)
+    COLS_ARG_EXTREMES(SN, T, V, CONV, ISNAN, MAKE)
 
 /* int32 and int64 sums and products: the dispatched kernels (Note [integer
  * column sums] in cpu_vint.h). */
@@ -83,10 +85,27 @@ void pdt_cpu_cols_int(pdt_reduce_op op, int64_t elsize, const char *x, int64_t m
         for (int64_t q = 0; q < nj; q++)                                                           \
             a[q] = int_acc(r[q], 0);                                                               \
     }
+/* integer max and min: the dispatched kernels (cpu_vint.h); which as there */
+#define INT_VEXTREME(NAME, WHICH, MAX)                                                             \
+    static void NAME(const char *x, int64_t m, int64_t k, int64_t j0, int64_t nj, acc *a)          \
+    {                                                                                              \
+        int64_t best[COL_BLOCK];                                                                   \
+        pdt_cpu_simd()->cols_extreme_int(x, m, k, j0, nj, WHICH, MAX, best);                       \
+        for (int64_t q = 0; q < nj; q++)                                                           \
+            a[q] = int_acc((uint64_t)best[q], 0);                                                  \
+    }
+#define INT_VEXTREMES(SN, WHICH)                                                                   \
+    INT_VEXTREME(cols_vmax_##SN, WHICH, 1)                                                         \
+    INT_VEXTREME(cols_vmin_##SN, WHICH, 0)
 #define INT_COLS(SN, T, V, CONV)                                                                   \
     INT_FOLD(cols_sum_##SN, T, PDT_REDUCE_SUM)                                                     \
     INT_FOLD(cols_prod_##SN, T, PDT_REDUCE_PROD)                                                   \
-    COLS_EXTREMES(SN, T, V, CONV, INT_NAN, int_acc)
+    COLS_ARG_EXTREMES(SN, T, V, CONV, INT_NAN, int_acc)
+INT_VEXTREMES(u8, 0)
+INT_VEXTREMES(i8, 1)
+INT_VEXTREMES(i16, 2)
+INT_VEXTREMES(i32, 3)
+INT_VEXTREMES(i64, 4)
 
 #define FLOAT_COLS(SN, T)                                                                          \
     COLS_FOLD(cols_sumsq_##SN, T, double, SQUARE_DOUBLE, 0.0, +=, float_acc)                       \
@@ -170,19 +189,19 @@ COLS_VEXTREME(cols_vmax_f32, float, int32_t, cols_max_f32, cols_max_f32, 0)
 COLS_VEXTREME(cols_vmin_f32, float, int32_t, cols_min_f32, cols_min_f32, 0)
 COLS_VEXTREME(cols_vmax_f64, double, int64_t, cols_max_f64, cols_max_f64, 0)
 COLS_VEXTREME(cols_vmin_f64, double, int64_t, cols_min_f64, cols_min_f64, 0)
-COLS_EXTREMES(u8, uint8_t, uint8_t, AS_IS, INT_NAN, int_acc) /* in their own lanes */
-COLS_EXTREMES(i8, int8_t, int8_t, AS_IS, INT_NAN, int_acc)
-COLS_EXTREMES(i16, int16_t, int16_t, AS_IS, INT_NAN, int_acc)
+COLS_ARG_EXTREMES(u8, uint8_t, uint8_t, AS_IS, INT_NAN, int_acc) /* in their own lanes */
+COLS_ARG_EXTREMES(i8, int8_t, int8_t, AS_IS, INT_NAN, int_acc)
+COLS_ARG_EXTREMES(i16, int16_t, int16_t, AS_IS, INT_NAN, int_acc)
 
 /* cols_fns[op][x dtype], in pdt_dtype order; NULL: not defined (the core never
  * asks). */
 static const cols_fn cols_fns[PDT_NUM_REDUCE_OPS][PDT_NUM_DTYPES] = {
     [PDT_REDUCE_SUM] = ALL_DTYPES(cols_sum),
     [PDT_REDUCE_PROD] = ALL_DTYPES(cols_prod),
-    [PDT_REDUCE_MAX] = {cols_max_b8, cols_max_i32, cols_max_i64, cols_vmax_f32,
-                        cols_vmax_f64, [PDT_UINT8] = cols_max_u8, cols_max_i8, cols_max_i16},
-    [PDT_REDUCE_MIN] = {cols_min_b8, cols_min_i32, cols_min_i64, cols_vmin_f32,
-                        cols_vmin_f64, [PDT_UINT8] = cols_min_u8, cols_min_i8, cols_min_i16},
+    [PDT_REDUCE_MAX] = {cols_max_b8, cols_vmax_i32, cols_vmax_i64, cols_vmax_f32,
+                        cols_vmax_f64, [PDT_UINT8] = cols_vmax_u8, cols_vmax_i8, cols_vmax_i16},
+    [PDT_REDUCE_MIN] = {cols_min_b8, cols_vmin_i32, cols_vmin_i64, cols_vmin_f32,
+                        cols_vmin_f64, [PDT_UINT8] = cols_vmin_u8, cols_vmin_i8, cols_vmin_i16},
     [PDT_REDUCE_ARGMAX] = {cols_argmax_b8, cols_argmax_i32, cols_argmax_i64, cols_vargmax_f32,
                            cols_vargmax_f64, [PDT_UINT8] = cols_argmax_u8, cols_argmax_i8,
                            cols_argmax_i16},

@@ -449,6 +449,10 @@ typedef struct pdt_cpu_simd_table {
     uint8_t (*max_u8)(const uint8_t *x, int64_t n), (*min_u8)(const uint8_t *x, int64_t n);
     int8_t (*max_i8)(const int8_t *x, int64_t n), (*min_i8)(const int8_t *x, int64_t n);
     int16_t (*max_i16)(const int16_t *x, int64_t n), (*min_i16)(const int16_t *x, int64_t n);
+    /* out[q] = the max (max 1) or min of column j0 + q over k rows of m, q < nj <= 2048,
+     * of uint8, int8, int16, int32 or int64 x (which 0 to 4), widened (cpu_vint.h) */
+    void (*cols_extreme_int)(const void *x, int64_t m, int64_t k, int64_t j0, int64_t nj, int which,
+                             int max, int64_t *out);
     /* the first i < n with x[i] == v in elsize-byte integers (v's low bytes), n if none */
     int64_t (*find_eq)(const void *x, int64_t n, int64_t v, int elsize);
     /* out[4 j + w] = word w of Philox block first + j under seed (pdt_philox.h),

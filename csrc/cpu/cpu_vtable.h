@@ -206,6 +206,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .min_i8 = VM(min_i8),
     .max_i16 = VM(max_i16),
     .min_i16 = VM(min_i16),
+    .cols_extreme_int = VM(cols_extreme_int),
     .find_eq = VM(find_eq),
     .philox_blocks = VM(philox_blocks),
     .normal_words = VM(normal_words),
