@@ -452,3 +452,21 @@ def test_one_bad_index_anywhere_is_named(dev, n):
     np.testing.assert_array_equal(host(x), a)
     v = rng.integers(-n, n, n)
     np.testing.assert_array_equal(host(x[pdt.tensor(v, device=dev)]), a[v])
+
+
+def test_an_index_into_an_empty_dim_or_an_empty_result_is_checked(dev):
+    """x[v] where v's dim has size 0, or where the result has no elements (another dim
+    0): an IndexError naming the value, as NumPy's and before the kernel reads (the CPU's
+    kernel-side check needs an element 0 to send a bad value to, and an empty result
+    reads no value)."""
+    for x, key, bad, size in ((pdt.zeros((0, 3), device=dev), lambda v: v, 0, 0),
+                              (pdt.zeros((0,), device=dev), lambda v: v, 0, 0),
+                              (pdt.zeros((0, 1000), device=dev), lambda v: v, 0, 0),
+                              (pdt.zeros((3, 0), device=dev), lambda v: (slice(None), v), 0, 0),
+                              (pdt.zeros((3, 0), device=dev), lambda v: v, 5, 3)):
+        with raises_index_error(dev, rf"index {bad} is out of bounds for dimension \d with "
+                                     rf"size {size}"):
+            x[key(pdt.tensor([bad], device=dev))]
+    with raises_index_error(dev, "out of bounds"):
+        pdt.take(pdt.zeros((0,), device=dev), pdt.tensor([0, 7], device=dev))
+    assert tuple(pdt.zeros((3, 0), device=dev)[pdt.tensor([2, -3], device=dev)].shape) == (2, 0)

@@ -266,7 +266,7 @@ static inline __m128 vm_i64_to_f32(__m256i x)
 #define VM_I64_BIASED(x) _mm256_add_epi64(x, _mm256_set1_epi64x(INT64_C(1) << 51))
 static inline int vm_i64_below_2_51(__m256i t0, __m256i t1)
 {
-    return _mm256_testz_si256(_mm256_or_si256(t0, t1), _mm256_set1_epi64x(INT64_C(-1) << 52));
+    return _mm256_testz_si256(_mm256_or_si256(t0, t1), _mm256_set1_epi64x(-(INT64_C(1) << 52)));
 }
 static inline __m256d vm_i64_small_to_f64(__m256i t)
 {
