@@ -701,11 +701,9 @@ static pdt_scalar bound_for(pdt_dtype res, const pdt_arg *b, int upper)
 }
 
 /* Note [half sign bit] in pdt_half.h */
-static int half_sign_bit_op(pdt_unary_op op, const pdt_tensor *x, pdt_dtype res,
-                            const pdt_backend *be)
+static int half_sign_bit_op(pdt_unary_op op, pdt_dtype res, const pdt_backend *be)
 {
-    return (op == PDT_OP_NEG || op == PDT_OP_ABS) && pdt_dtype_is_half(res) && x->dtype == res &&
-           be->small_int_rows;
+    return (op == PDT_OP_NEG || op == PDT_OP_ABS) && pdt_dtype_is_half(res) && be->small_int_rows;
 }
 
 static pdt_status half_sign_bit(pdt_unary_op op, const pdt_tensor *out, const pdt_tensor *x,
@@ -741,8 +739,8 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
     prepared px, tmp_out;
     const pdt_tensor *target = NULL, *dest = NULL;
     const pdt_backend *be = pdt_backend_of(dev.kind);
-    pdt_dtype compute = pdt_compute_dtype(res); /* Note [half precision arithmetic] */
-    int sign_bit = half_sign_bit_op(op, x, res, be);
+    pdt_dtype compute = pdt_compute_dtype(res);   /* Note [half precision arithmetic] */
+    int sign_bit = half_sign_bit_op(op, res, be); /* res is x's dtype for these */
     if ((pdt_dtype_is_small_int(res) && be->small_int_rows) || sign_bit)
         compute = res; /* Note [small integers] in pdt_dtype.h; [half sign bit] */
     px.has_tmp = 0;

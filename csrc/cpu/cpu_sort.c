@@ -29,6 +29,7 @@
 
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
+#include "cpu_simd.h"
 #include "cpu_sort_keys.h"
 
 #define GRAIN 32768
@@ -187,11 +188,7 @@ DEFINE_RADIX_ROW(f64, double, uint64_t)
     static void radix_row_##NAME(T *v, int64_t *ix, T *sv, int64_t *si, int64_t n, int desc,       \
                                  void *kbuf)                                                       \
     {                                                                                              \
-        T lo = v[0], hi = v[0];                                                                    \
-        for (int64_t i = 1; i < n; i++) {                                                          \
-            lo = v[i] < lo ? v[i] : lo;                                                            \
-            hi = v[i] > hi ? v[i] : hi;                                                            \
-        }                                                                                          \
+        const T lo = pdt_cpu_simd()->min_##NAME(v, n), hi = pdt_cpu_simd()->max_##NAME(v, n);      \
         const U range = (U)hi - (U)lo, base = desc ? (U)hi : (U)lo;                                \
         const int passes = range_bytes(range);                                                     \
         const int64_t *order;                                                                      \
