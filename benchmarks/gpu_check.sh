@@ -11,7 +11,8 @@
 #              always, any other only when the machine's Python cannot import it yet
 #   build      PYDEVTENSOR_CUDA=1 setup.py build_ext --inplace, for the card found
 #   verify     the build has CUDA and sees the GPU; python -m pydevtensor
-#   tests      python3 -m pytest -q tests (the whole suite, GPU tests included)
+#   tests      python3 -m pytest -m cuda tests (every test on a CUDA device; each failure
+#              written to test_failures.txt as it happens)
 #   memcheck   compute-sanitizer --tool memcheck over a targeted subset of the GPU tests
 #              (MEMCHECK_TESTS: every kernel family, copies, views, events), with the
 #              "quick" property-test profile (tests/conftest.py: at most 10 examples each)
@@ -23,9 +24,10 @@
 #   gpu_check_summary.txt   the table printed last (rewritten after every step)
 #   gpu_check.log           every step's output in turn (a step's longest logs cut)
 #   gpu_check_logs.tar.gz   the full logs, one per step (in logs/ when $OUT is unset)
-#   pytest.xml              the suite's JUnit report
+#   pytest.xml              the GPU tests' JUnit report (written at their end)
+#   test_failures.txt       each failed GPU test and its traceback's end, as it failed
 #   benchmarks.json, benchmarks.txt, benchmarks.png   from python -m benchmarks
-# (at most 8 files: the device tool brings back no more from $OUT).
+# (8 files, the most the device tool brings back from $OUT).
 #
 # Every step runs even when an earlier one failed; the exit status is 1 when any step
 # failed.  A step that cannot run on this machine (compute-sanitizer refusing the
@@ -301,8 +303,18 @@ fi
 
 # ---- tests ----
 if wanted tests; then
-    run_step tests 300 "$PY" -m pytest -q -p no:cacheprovider tests \
+    # The GPU tests only (-m cuda: every test on a CUDA device; the rest run on the CPU
+    # in CI).  Each failure goes to test_failures.txt as it happens, with the end of its
+    # traceback, so that a run cut off by the time limit still names what failed.
+    rm -f "$RESULTS/test_failures.txt"
+    run_step tests 300 env PYDEVTENSOR_TEST_FAILURE_LOG="$RESULTS/test_failures.txt" \
+        "$PY" -m pytest -q -rfE -p no:cacheprovider -m cuda tests \
         --junitxml="$RESULTS/pytest.xml"
+    if [ -s "$RESULTS/test_failures.txt" ]; then
+        echo "   failed so far ($(grep -c '^FAILED' "$RESULTS/test_failures.txt")," \
+            "tracebacks in test_failures.txt):"
+        grep '^FAILED' "$RESULTS/test_failures.txt" | head -n 60 | sed 's/^/   | /'
+    fi
 fi
 
 # ---- compute-sanitizer over the GPU tests ----

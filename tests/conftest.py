@@ -21,10 +21,13 @@ also those whose own settings ask for more, and drops the deadline.  Every sessi
 the header and under every failing property test, so a failure can be rerun exactly.
 The examples each property test ran are counted, and the total is printed at the
 end of the session (the CI run must reach ``MIN_EXAMPLES_CI``).
+
+``PYDEVTENSOR_TEST_FAILURE_LOG=FILE`` appends each failure to FILE as it happens.
 """
 import collections
 import contextlib
 import functools
+import itertools
 import os
 import random
 import subprocess
@@ -50,6 +53,10 @@ settings.register_profile("quick", print_blob=True, derandomize=False, database=
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(PROFILE)
 MIN_EXAMPLES_CI = 5000
+# $PYDEVTENSOR_TEST_FAILURE_LOG: a file that gets every failure as it happens
+# (benchmarks/gpu_check.sh), with the last FAILURE_LOG_LINES lines of its report.
+FAILURE_LOG = os.environ.get("PYDEVTENSOR_TEST_FAILURE_LOG")
+FAILURE_LOG_LINES = 30
 
 
 def _split_gpu():
@@ -240,6 +247,18 @@ def pytest_runtest_makereport(item, call):
         report.sections.append(("hypothesis seed", f"this run's seed is {seed}: rerun with "
                                                    f"pytest --hypothesis-seed={seed} "
                                                    f"{item.nodeid}"))
+    if report.failed and FAILURE_LOG:
+        _log_failure(report)
+
+
+def _log_failure(report):
+    """Appends a failed test's id and the end of its traceback to ``FAILURE_LOG`` at
+    once, so that a run cut off by a time limit (a lent GPU machine's) still says
+    which tests failed and why: pytest prints both only in its final summary."""
+    lines = str(report.longrepr).splitlines()
+    with open(FAILURE_LOG, "a", encoding="utf-8") as f:
+        f.write(f"FAILED {report.nodeid} ({report.when})\n")
+        f.writelines(f"    {line}\n" for line in lines[-FAILURE_LOG_LINES:])
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -337,15 +356,35 @@ def level_restored():
     _C._cpu_simd_level(old)
 
 
-def torch_or_skip():
+# The PyTorch release the cross-checks were written against.  Older releases differ in
+# ways a test of `since=TORCH_CHECKED` sees: clamp's gradient at its bounds, LBFGS's
+# `maximize`, LayerNorm's `bias=` in reprs, Multinomial's float64 log_prob.
+TORCH_CHECKED = "2.15"
+
+
+def _release(version):
+    """(major, minor, patch) of a version string such as "2.11.0+cu130"."""
+    parts = []
+    for p in version.split("+")[0].split(".")[:3]:
+        digits = "".join(itertools.takewhile(str.isdigit, p))
+        parts.append(int(digits or 0))
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
+def torch_or_skip(since=None):
     """PyTorch, for tests that cross-check against it; skips the test when torch is not
     installed *or* fails to import (pytest.importorskip skips only on ImportError, and
-    against the emulated CUDA libraries importing torch raises other errors).  Torch is
-    not in the test extra: every behaviour so checked also has a NumPy reference test."""
+    against the emulated CUDA libraries importing torch raises other errors), or, with
+    `since` (a release such as TORCH_CHECKED), when it is older than that: the behaviour
+    the test compares changed there.  Torch is not in the test extra: every behaviour so
+    checked also has a NumPy reference test."""
     try:
         import torch
     except Exception as e:  # noqa: BLE001 - any failure to import means "not here"
         pytest.skip(f"PyTorch cannot be imported here: {type(e).__name__}: {e}")
+    if since is not None and _release(torch.__version__) < _release(since):
+        pytest.skip(f"compares with PyTorch {since}'s behaviour, which PyTorch "
+                    f"{torch.__version__} here does not have")
     return torch
 
 
