@@ -462,9 +462,10 @@ _ACCUMULATE_IN = {_C.float16: _C.float32, _C.bfloat16: _C.float32, _C.uint8: _C.
 
 def index_put(input, indices, values, accumulate=False):
     """input with ``values`` written at ``input[indices]`` (broadcast to that shape), as
-    ``x[indices] = values`` on a copy; with ``accumulate=True`` the values are added, and
-    a position named more than once gets every value added (``x[indices] += values``
-    adds only one of them).
+    ``x[indices] = values`` on a copy; a position named more than once gets the last value
+    sent there, on every device, as in NumPy.  With ``accumulate=True`` the values are
+    added, and such a position gets every value added (``x[indices] += values`` adds only
+    one of them).
 
     Parameters
     ----------

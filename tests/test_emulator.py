@@ -71,8 +71,9 @@ def libs(tmp_path_factory):
     return built
 
 
-def run(body, devices=2, memory_mb=1024):
-    """Runs `body` (Python, with `ctypes` and `lib(name)`) in a child; (rc, out, err)."""
+def run(body, devices=2, memory_mb=1024, **env_vars):
+    """Runs `body` (Python, with `ctypes` and `lib(name)`) in a child, with env_vars
+    added to its environment; (rc, out, err)."""
     prelude = textwrap.dedent(f"""\
         import ctypes, sys
         LIB_DIR = {str(LIB_DIR)!r}
@@ -81,7 +82,7 @@ def run(body, devices=2, memory_mb=1024):
         rt = ctypes.CDLL(LIB_DIR + "/libpdt_cudart_emu.so")
         """)
     env = dict(os.environ, PYDEVTENSOR_EMULATED_DEVICES=str(devices),
-               PYDEVTENSOR_EMULATED_MEMORY_MB=str(memory_mb))
+               PYDEVTENSOR_EMULATED_MEMORY_MB=str(memory_mb), **env_vars)
     proc = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(body)],
                           capture_output=True, text=True, env=env, timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
@@ -253,6 +254,24 @@ def test_peer_copy_checks_which_device_owns_each_pointer():
 
 
 # ------------------------------------------------------- streams and events
+
+
+@pytest.mark.parametrize("n", [3, 2049])  # one block; past a block of 1024 threads
+@pytest.mark.parametrize("reverse, want", [("0", 0.0), ("1", 1.0)])
+def test_reverse_order_runs_blocks_and_threads_last_first(n, reverse, want):
+    """Note [the order of blocks and threads] (emu_fiber.cpp): index_add's float atomics
+    add 1, 1e8, (zeros,) -1e8 into one element.  In float32, 1 + 1e8 rounds to 1e8, so
+    in order the sum is 0; last first it is -1e8 + 1e8 + 1 = 1."""
+    rc, out, err = run(f"""
+        import pydevtensor as pdt
+        v = pdt.zeros({n}, device="cuda")
+        v[0], v[1], v[{n} - 1] = 1.0, 1e8, -1e8
+        x = pdt.zeros(1, device="cuda")
+        x.index_add_(0, pdt.zeros({n}, dtype=pdt.int64, device="cuda"), v)
+        print(x.item())
+        """, PYDEVTENSOR_EMULATED_REVERSE_ORDER=reverse)
+    assert rc == 0, err
+    assert float(out.split()[-1]) == want
 
 
 def test_streams_run_only_when_waited_on(libs):

@@ -6,8 +6,9 @@
  *                 merged strided layout of cuda_layout.cuh.
  *   index_select  one thread per output element: its multi-index, with the
  *                 coordinate along dim replaced by index[coordinate].
- *   index_put     one thread per value, the same the other way round
- *                 (duplicate indices: one of the values wins, as in PyTorch).
+ *   index_put     one thread per value, the same the other way round; of
+ *                 values sent to one place the last wins, as on the CPU and
+ *                 in NumPy (Note [the last value wins]).
  *   sort          Note [sort order] (cpu_index.c): log2(n) merge passes over
  *                 all rows at once; in a pass each element finds its place by
  *                 a binary search in the neighbouring run (stable: ties from
@@ -45,7 +46,8 @@ struct dims_of {
  * cpu_index.c); the element is then skipped (index_select writes 0), never an
  * access out of bounds. */
 __device__ __forceinline__ bool map_offsets(const dims_of &D, int64_t i, const int64_t *index,
-                                            int64_t *own, int64_t *other)
+                                            int64_t *own, int64_t *other, int64_t *j = nullptr,
+                                            int64_t *to = nullptr)
 {
     int64_t a = 0, b = 0;
     bool ok = true;
@@ -54,9 +56,13 @@ __device__ __forceinline__ bool map_offsets(const dims_of &D, int64_t i, const i
         i /= D.shape[d];
         a += c * D.own[d];
         if (d == D.dim) {
+            if (j)
+                *j = c;
             c = index[c];
             c = c < 0 ? c + D.size : c;
             ok = (uint64_t)c < (uint64_t)D.size;
+            if (to)
+                *to = c;
         }
         b += c * D.stride[d];
     }
@@ -80,20 +86,48 @@ __global__ void where_kernel(T *out, const uint8_t *cond, const T *a, const T *b
     }
 }
 
-/* index_select (PUT false): walked = out, out[i] = src[mapped i];
- * index_put (PUT true): walked = values, dst[mapped i] = values[i]. */
-template <typename T, bool PUT>
-__global__ void index_move_kernel(T *walked, T *other, const int64_t *index, dims_of D, int64_t n)
+/* index_select: out[i] = src[mapped i] (walked = out, other = src). */
+template <typename T>
+__global__ void index_select_kernel(T *walked, const T *other, const int64_t *index, dims_of D,
+                                    int64_t n)
 {
     for (int64_t i = gs_first<int64_t>(); i < n; i += gs_step<int64_t>()) {
         int64_t own, mapped;
         const bool ok = map_offsets(D, i, index, &own, &mapped);
-        if (PUT) {
-            if (ok)
-                other[mapped] = walked[own];
-        } else {
-            walked[own] = ok ? other[mapped] : T(0);
-        }
+        walked[own] = ok ? other[mapped] : T(0);
+    }
+}
+
+/* Note [the last value wins]: x[index] = values with a repeated index sends
+ * several values to one place.  Threads run in no set order (CUDA C++
+ * Programming Guide, "Thread Hierarchy"), so letting each write would leave
+ * any of them there, run to run (PyTorch documents index_put_ so).  The CPU
+ * writes in order, so the last value wins there, as in NumPy; for the same
+ * result on every device, last_writer_kernel first records, for each place
+ * along dim, the largest j whose index[j] goes there (atomicMax over a scratch
+ * row of dst's size along dim, -1 where none), and the put writes value j
+ * only where last[index[j]] == j.  One pass over the index and a row of
+ * dst's size along dim; an index of one value needs neither (last is null). */
+__global__ void last_writer_kernel(const int64_t *index, int64_t k, int64_t size, long long *last)
+{
+    for (int64_t j = gs_first<int64_t>(); j < k; j += gs_step<int64_t>()) {
+        int64_t c = index[j];
+        c = c < 0 ? c + size : c;
+        if ((uint64_t)c < (uint64_t)size)
+            atomicMax(last + c, (long long)j);
+    }
+}
+
+/* index_put: dst[mapped i] = values[i] (walked = values, other = dst), where
+ * value i is the last sent there (Note [the last value wins]). */
+template <typename T>
+__global__ void index_put_kernel(const T *walked, T *other, const int64_t *index,
+                                 const long long *last, dims_of D, int64_t n)
+{
+    for (int64_t i = gs_first<int64_t>(); i < n; i += gs_step<int64_t>()) {
+        int64_t own, mapped, j, to;
+        if (map_offsets(D, i, index, &own, &mapped, &j, &to) && (!last || last[to] == j))
+            other[mapped] = walked[own];
     }
 }
 
@@ -299,21 +333,19 @@ fail:
     return st;
 }
 
-/* walked: out (select) or the values (put); other: src (select) or dst (put). */
-template <bool PUT>
-static pdt_status index_move(const pdt_tensor *walked, const pdt_tensor *other, int dim,
-                             const pdt_tensor *index)
+extern "C" pdt_status pdt_cuda_index_select(const pdt_tensor *out, const pdt_tensor *src, int dim,
+                                            const pdt_tensor *index)
 {
     pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
     cudaStream_t stream;
-    pdt_status st = pdt_cuda_stream(&g, walked->device.index, &stream);
+    pdt_status st = pdt_cuda_stream(&g, out->device.index, &stream);
     if (st == PDT_OK) {
-        const dims_of D = make_dims(walked, other, dim);
-        const int64_t n = pdt_tensor_numel(walked);
-        BY_SIZE(pdt_dtype_size(walked->dtype),
-                PDT_LAUNCH((index_move_kernel<T, PUT>),
-                           (grid_for<index_move_kernel<T, PUT>>((uint64_t)n)), kThreads, 0, stream,
-                           (T *)pdt_tensor_ptr(walked), (T *)pdt_tensor_ptr(other),
+        const dims_of D = make_dims(out, src, dim);
+        const int64_t n = pdt_tensor_numel(out);
+        BY_SIZE(pdt_dtype_size(out->dtype),
+                PDT_LAUNCH((index_select_kernel<T>),
+                           (grid_for<index_select_kernel<T>>((uint64_t)n)), kThreads, 0, stream,
+                           (T *)pdt_tensor_ptr(out), (const T *)pdt_tensor_ptr(src),
                            (const int64_t *)pdt_tensor_ptr(index), D, n));
         PDT_CUDA_CHECK(cudaGetLastError());
     }
@@ -322,16 +354,43 @@ fail:
     return st;
 }
 
-extern "C" pdt_status pdt_cuda_index_select(const pdt_tensor *out, const pdt_tensor *src, int dim,
-                                            const pdt_tensor *index)
-{
-    return index_move<false>(out, src, dim, index);
-}
-
 extern "C" pdt_status pdt_cuda_index_put(const pdt_tensor *dst, int dim, const pdt_tensor *index,
                                          const pdt_tensor *src)
 {
-    return index_move<true>(src, dst, dim, index);
+    pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
+    cudaStream_t stream;
+    long long *last = nullptr;
+    const int64_t k = pdt_tensor_numel(index), size = dst->shape[dim];
+    const size_t last_bytes = (size_t)size * sizeof(long long);
+    pdt_status st = pdt_cuda_stream(&g, src->device.index, &stream);
+    if (st != PDT_OK)
+        goto fail;
+    if (k > 1 && size > 0) { /* Note [the last value wins] */
+        void *scratch = nullptr;
+        st = pdt_scratch_alloc(dst->device, last_bytes, &scratch);
+        if (st != PDT_OK)
+            goto fail;
+        last = (long long *)scratch;
+        PDT_CUDA_CHECK(cudaMemsetAsync(last, 0xff, last_bytes, stream)); /* -1 everywhere */
+        PDT_LAUNCH((last_writer_kernel), grid_for<last_writer_kernel>((uint64_t)k), kThreads, 0,
+                   stream, (const int64_t *)pdt_tensor_ptr(index), k, size, last);
+        PDT_CUDA_CHECK(cudaGetLastError());
+    }
+    {
+        const dims_of D = make_dims(src, dst, dim);
+        const int64_t n = pdt_tensor_numel(src);
+        BY_SIZE(pdt_dtype_size(src->dtype),
+                PDT_LAUNCH((index_put_kernel<T>), (grid_for<index_put_kernel<T>>((uint64_t)n)),
+                           kThreads, 0, stream, (const T *)pdt_tensor_ptr(src),
+                           (T *)pdt_tensor_ptr(dst), (const int64_t *)pdt_tensor_ptr(index), last,
+                           D, n));
+        PDT_CUDA_CHECK(cudaGetLastError());
+    }
+fail:
+    if (last) /* ordered after the put (pdt_scratch_free) */
+        pdt_scratch_free(dst->device, last, last_bytes);
+    pdt_cuda_guard_exit(&g);
+    return st;
 }
 
 /* int64 adds through the unsigned 64-bit atomicAdd (two's complement). */

@@ -65,6 +65,10 @@ PDT_EMU_API int device_count();
  * page-locked host memory (cudaDevAttrCanMapHostMemory is 0 and
  * cudaHostGetDevicePointer fails), as on a device without that feature. */
 PDT_EMU_API int can_map_host();
+/* 1 when PYDEVTENSOR_EMULATED_REVERSE_ORDER=1: a grid's blocks, and a block's
+ * threads, run last first (Note [the order of blocks and threads] in
+ * emu_fiber.cpp). */
+PDT_EMU_API int reverse_order();
 /* The calling thread's current device (cudaSetDevice; 0 by default). */
 PDT_EMU_API int current_device();
 /* 1 when kernels on device `from` may dereference memory of device `to`:

@@ -49,6 +49,7 @@ struct config {
     int devices;
     size_t memory;
     int no_mapped_host;
+    int reverse_order;
 };
 
 const config &cfg()
@@ -58,6 +59,7 @@ const config &cfg()
         k.devices = env_int("PYDEVTENSOR_EMULATED_DEVICES", 1, 0, kMaxDevices);
         k.memory = (size_t)env_int("PYDEVTENSOR_EMULATED_MEMORY_MB", 1024, 1, 1 << 20) << 20;
         k.no_mapped_host = env_int("PYDEVTENSOR_EMULATED_NO_MAPPED_HOST", 0, 0, 1);
+        k.reverse_order = env_int("PYDEVTENSOR_EMULATED_REVERSE_ORDER", 0, 0, 1);
         install_fault_handler();
         return k;
     }();
@@ -72,6 +74,7 @@ thread_local int tls_device = 0;
 
 int device_count() { return cfg().devices; }
 int can_map_host() { return !cfg().no_mapped_host; }
+int reverse_order() { return cfg().reverse_order; }
 size_t device_memory_bytes() { return cfg().memory; }
 bool valid_device(int dev) { return dev >= 0 && dev < device_count(); }
 int current_device() { return tls_device; }

@@ -4,7 +4,8 @@
  * exchange values, and a barrier or shuffle that CUDA forbids is named.
  *
  * Blocks run one after another on the calling OS thread.  A block's scheduler
- * runs its fibers in thread order (linear id x + y*bx + z*bx*by), each until
+ * runs its fibers in thread order (linear id x + y*bx + z*bx*by; reversed under
+ * Note [the order of blocks and threads]), each until
  * it blocks or finishes, and repeats until every thread has finished; a
  * thread that finishes hands its stack to the next one, so a kernel without
  * barriers uses one stack.  Stacks are mmap'd with a guard page below them and
@@ -366,10 +367,11 @@ void run_block(scheduler &s, uint3 bidx, dim3 grid, dim3 block)
     s.bar_waiting = 0;
     s.first_exited = -1;
     s.first_bar = -1;
+    const bool reverse = reverse_order();
     for (;;) {
         bool ran = false;
-        for (unsigned t = 0; t < n; t++) {
-            fiber &f = s.fibers[t];
+        for (unsigned k = 0; k < n; k++) {
+            fiber &f = s.fibers[reverse ? n - 1 - k : k];
             if (f.st == NEW || f.st == READY) {
                 resume(s, f);
                 ran = true;
@@ -433,10 +435,24 @@ void run_grid(const char *name, dim3 grid, dim3 block, size_t dynamic_shared,
         s.fibers.resize(s.n);
     s.arrived.assign((s.n + 31) / 32, 0);
     s.exited.assign((s.n + 31) / 32, 0);
-    for (unsigned z = 0; z < grid.z; z++)
-        for (unsigned y = 0; y < grid.y; y++)
-            for (unsigned x = 0; x < grid.x; x++)
-                run_block(s, make_uint3(x, y, z), grid, block);
+    /* Note [the order of blocks and threads]: CUDA promises no order between the
+     * blocks of a grid, nor between threads outside a barrier or a warp-synchronous
+     * call (CUDA C++ Programming Guide, "Thread Hierarchy": "Thread blocks are
+     * required to execute independently ... in any order").  The emulator runs them in
+     * order, where a kernel whose result depends on the order (two threads writing
+     * one element, float atomics summed in a different order) always gives the
+     * sequential answer.  PYDEVTENSOR_EMULATED_REVERSE_ORDER=1 runs the grid last
+     * block first and each block last thread first, so that such a kernel gives a
+     * different answer there and its test fails, as it could on a real GPU. */
+    const bool reverse = reverse_order();
+    const uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
+    for (uint64_t k = 0; k < nblocks; k++) {
+        const uint64_t b = reverse ? nblocks - 1 - k : k;
+        run_block(s,
+                  make_uint3((unsigned)(b % grid.x), (unsigned)(b / grid.x % grid.y),
+                             (unsigned)(b / ((uint64_t)grid.x * grid.y))),
+                  grid, block);
+    }
     s.kernel = nullptr;
     s.body = nullptr;
 }
