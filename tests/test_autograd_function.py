@@ -529,14 +529,15 @@ def test_inplace_on_a_view_output_of_a_function_raises_as_torch(device):
 
             x = lib.ones(2, 2, device=dev, requires_grad=True)
             y = G.apply(x)
-            with pytest.raises(RuntimeError, match="Output 0 of G is a view and is being "
-                                                   "modified inplace"):
+            # (PyTorch before 2.15 names the node GBackward)
+            with pytest.raises(RuntimeError, match="Output 0 of G(Backward)? is a view and is "
+                                                   "being modified inplace"):
                 y.mul_(2)
-            with pytest.raises(RuntimeError, match="Output 0 of G is a view"):
+            with pytest.raises(RuntimeError, match="Output 0 of G(Backward)? is a view"):
                 y.zero_()
             assert x.tolist() == [[1.0, 1.0], [1.0, 1.0]]
         m = lib.nn.ReLU(inplace=True)
         m.register_full_backward_hook(lambda mod, gi, go: None)
         a = lib.tensor([1.0, -2.0], device=dev, requires_grad=True)
-        with pytest.raises(RuntimeError, match="Output 0 of BackwardHookFunction is a view"):
+        with pytest.raises(RuntimeError, match="Output 0 of BackwardHookFunction(Backward)? is a view"):
             m(a * 1)

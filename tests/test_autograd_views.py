@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import torch_or_skip
+from conftest import TORCH_CHECKED, torch_or_skip
 
 F64 = {"dtype": "float64"}
 
@@ -264,14 +264,15 @@ def _refusals(lib, device):
                                            "being used in an in-place operation"),
             "no_grad_view": (no_grad_view, "A view was created in no_grad mode and is being "
                                            "modified inplace with grad mode enabled"),
-            "split_view": (split_view, "Output 0 of Split is a view and is being modified "
+            "split_view": (split_view, "Output 0 of Split(Backward0)? is a view and is being modified "
                                        "inplace. This view is the output of a function that "
                                        "returns multiple views"),
             "split_of_base_without_grad": (split_of_base_without_grad,
                                            "This view is the output of a function that "
                                            "returns multiple views"),
             "unbind_used_after_base_changed": (unbind_used_after_base_changed,
-                                               "Output 0 of Unbind is a view and its base or "
+                                               "Output 0 of Unbind(Backward0)? is a view and "
+                                               "its base or "
                                                "another view of its base has been modified "
                                                "inplace")}
 
@@ -500,7 +501,8 @@ def _second(lib, name, device):
 
 @pytest.mark.parametrize("name", sorted(SECOND))
 def test_second_derivatives_through_in_place_ops_match_torch(device, name):
-    torch = torch_or_skip()
+    # clamp_'s gradient at its bound (x * x == 4.0 at x = 2) changed in PyTorch
+    torch = torch_or_skip(since=TORCH_CHECKED if name == "clamp_" else None)
     for got, want in zip(_second(pdt, name, device), _second(torch, name, None)):
         np.testing.assert_allclose(got, want, rtol=1e-12)
 

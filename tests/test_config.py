@@ -88,7 +88,9 @@ def test_same_device_errors_between_logical_devices():
                 print(e)
     """).splitlines()
     assert out[0] == "copy ok cpu:0"
-    assert out[1] == ("cpu:5 unknown device; available: cpu:0, cpu:1, cpu:2 "
+    gpus = len(pdt.config.list_physical_devices("GPU"))  # the child splits no GPU
+    available = ["cpu:0", "cpu:1", "cpu:2"] + [f"cuda:{i}" for i in range(gpus)]
+    assert out[1] == (f"cpu:5 unknown device; available: {', '.join(available)} "
                       "(no such device: 3 cpu devices)")
     for line in out[2:5]:
         assert line.startswith("Expected all tensors to be on the same device, but found at "

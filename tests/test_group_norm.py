@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import assert_close, torch_or_skip
+from conftest import TORCH_CHECKED, assert_close, torch_or_skip
 from pydevtensor import nn
 from pydevtensor.nn import functional as F
 from test_conv import _t  # a float64 NumPy array as a tensor on device
@@ -153,7 +153,7 @@ def test_instance_norm_layers(device):
 
 
 def test_norm_layers_match_torch(device):
-    torch = torch_or_skip()
+    torch = torch_or_skip(since=TORCH_CHECKED)  # LayerNorm's repr names bias= since
     rng = np.random.default_rng(9)
     for name, args, kwargs, shape in [
             ("GroupNorm", (2, 4), {}, (3, 4, 5, 5)),

@@ -1,7 +1,8 @@
 """optim.LBFGS on every device against torch's (same initial weights, same closure:
 a Rosenbrock function of one parameter plus a quadratic of another), with and
 without the strong-Wolfe line search, a short history (pairs dropped), maximize, and
-several step() calls: float64 within 1e-12 relative, float32 within 1e-6 relative
+several step() calls: float64 within 1e-11 relative (45 evaluations apart, the
+libraries' orders of summation reach 1.3e-12), float32 within 1e-6 relative
 where the runs converge; the state's counters as torch's; state_dict round trips;
 the errors."""
 import io
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import torch_or_skip
+from conftest import TORCH_CHECKED, torch_or_skip
 from pydevtensor import nn, optim
 
 X0 = np.array([-1.2, 1.0, -0.5, 0.8, 1.5, -0.3])
@@ -57,14 +58,14 @@ KWS = {
 @pytest.mark.parametrize("case", sorted(KWS))
 @pytest.mark.parametrize("maximize", [False, True])
 def test_matches_torch_float64(device, case, maximize):
-    torch = torch_or_skip()
+    torch = torch_or_skip(since=TORCH_CHECKED)  # LBFGS's maximize
     ours, opt, losses = _run(pdt, device, "float64", 3, maximize, **KWS[case])
     theirs, topt, tlosses = _run(torch, None, "float64", 3, maximize, **KWS[case])
-    np.testing.assert_allclose(losses, tlosses, rtol=1e-12)
+    np.testing.assert_allclose(losses, tlosses, rtol=1e-11)
     for p, tp in zip(ours, theirs):
         assert p.device == device
         np.testing.assert_allclose(p.detach().cpu().numpy(), tp.detach().numpy(),
-                                   rtol=1e-12, atol=1e-14)
+                                   rtol=1e-11, atol=1e-14)
     state, tstate = opt.state[ours[0]], topt.state[theirs[0]]
     assert sorted(state) == sorted(tstate)
     for k in ("func_evals", "n_iter"):
@@ -75,7 +76,7 @@ def test_matches_torch_float64(device, case, maximize):
 
 @pytest.mark.parametrize("case", ["fixed", "wolfe"])
 def test_matches_torch_float32(device, case):
-    torch = torch_or_skip()
+    torch = torch_or_skip(since=TORCH_CHECKED)  # LBFGS's maximize
     kw = dict(KWS[case], max_iter=6)
     ours, _, losses = _run(pdt, device, "float32", 1, **kw)
     theirs, _, tlosses = _run(torch, None, "float32", 1, **kw)

@@ -8,7 +8,7 @@ import pytest
 import pydevtensor as pdt
 from pydevtensor import nn
 from pydevtensor.nn import functional as F
-from conftest import torch_or_skip
+from conftest import TORCH_CHECKED, torch_or_skip
 
 X = np.array([-2.0, -1.0, 0.0, 0.5, 1.0, 3.0, 7.0], dtype=np.float32)
 # NaN and +-inf where the input is cut off (x <= 0, and x >= 1 for the bounded ones),
@@ -35,7 +35,7 @@ def _cases(torch):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_nan_and_inf_gradients_are_cut_off_as_torch(device, dtype):
-    torch = torch_or_skip()
+    torch = torch_or_skip(since=TORCH_CHECKED)  # clamp's gradient at its bounds
     for name, got, want in _grads(_cases(torch), X.astype(dtype), G.astype(dtype), device):
         assert np.array_equal(got, want, equal_nan=True), (name, got, want)
 
@@ -64,7 +64,7 @@ def test_cut_off_gradient_is_zero_without_torch(device):
 
 
 def test_tensor_bounds_select_too(device):
-    torch = torch_or_skip()
+    torch = torch_or_skip(since=TORCH_CHECKED)  # clamp's gradient at its bounds
     lo, hi = np.zeros(7, np.float32), np.full(7, 1.0, np.float32)
     x = pdt.tensor(X, device=device, requires_grad=True)
     a, b = (pdt.tensor(v, device=device, requires_grad=True) for v in (lo, hi))
@@ -95,7 +95,7 @@ def _more_cases(torch):
 def test_nan_and_inf_inputs_as_torch(device, gval):
     """A NaN input passes the gradient through (threshold_backward's ``y <= t`` is False
     for it), infinite inputs give 0 or g, and a NaN/inf gradient is cut off exactly."""
-    torch = torch_or_skip()
+    torch = torch_or_skip(since=TORCH_CHECKED)  # clamp's gradient at its bounds
     g0 = np.full(XS.shape, gval, dtype=np.float32)
     for name, got, want in _grads(_more_cases(torch), XS, g0, device):
         assert np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True), (name, got, want)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import CUDA_DEVICES, torch_or_skip
+from conftest import CUDA_DEVICES, TORCH_CHECKED, torch_or_skip
 from pydevtensor import nn
 
 TOL64 = 1e-12
@@ -45,7 +45,7 @@ def _close(got, ref, tol=TOL64):
 def torch_slow_path():
     """torch with its MHA/encoder fast path off (it is taken in evaluation mode without
     grad, and gives zeros at padded positions through nested tensors)."""
-    torch = torch_or_skip()
+    torch = torch_or_skip(since=TORCH_CHECKED)  # LayerNorm's repr names bias= since
     before = torch.backends.mha.get_fastpath_enabled()
     torch.backends.mha.set_fastpath_enabled(False)
     yield torch
