@@ -73,7 +73,9 @@ def libs(tmp_path_factory):
 
 def run(body, devices=2, memory_mb=1024, **env_vars):
     """Runs `body` (Python, with `ctypes` and `lib(name)`) in a child, with env_vars
-    added to its environment; (rc, out, err)."""
+    added to its environment; (rc, out, err).  The child runs grids in order unless
+    env_vars say otherwise: what the planted bugs show is that order's answer (CI runs
+    one configuration with PYDEVTENSOR_EMULATED_REVERSE_ORDER=1)."""
     prelude = textwrap.dedent(f"""\
         import ctypes, sys
         LIB_DIR = {str(LIB_DIR)!r}
@@ -82,7 +84,8 @@ def run(body, devices=2, memory_mb=1024, **env_vars):
         rt = ctypes.CDLL(LIB_DIR + "/libpdt_cudart_emu.so")
         """)
     env = dict(os.environ, PYDEVTENSOR_EMULATED_DEVICES=str(devices),
-               PYDEVTENSOR_EMULATED_MEMORY_MB=str(memory_mb), **env_vars)
+               PYDEVTENSOR_EMULATED_MEMORY_MB=str(memory_mb))
+    env.update({"PYDEVTENSOR_EMULATED_REVERSE_ORDER": "0", **env_vars})
     proc = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(body)],
                           capture_output=True, text=True, env=env, timeout=120)
     return proc.returncode, proc.stdout, proc.stderr

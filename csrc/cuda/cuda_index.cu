@@ -125,7 +125,7 @@ __global__ void index_put_kernel(const T *walked, T *other, const int64_t *index
                                  const long long *last, dims_of D, int64_t n)
 {
     for (int64_t i = gs_first<int64_t>(); i < n; i += gs_step<int64_t>()) {
-        int64_t own, mapped, j, to;
+        int64_t own, mapped, j = 0, to = 0;
         if (map_offsets(D, i, index, &own, &mapped, &j, &to) && (!last || last[to] == j))
             other[mapped] = walked[own];
     }
