@@ -212,7 +212,11 @@ cusolverStatus_t pdt_cusolver_create(__typeof__(cusolverDnCreate) *create,
  * L(j, j) is NaN.  A NaN pivot makes L(j, j) NaN, and NaN only spreads
  * forwards, so that is the first NaN pivot, the one LAPACK reports.  An
  * infinite diagonal is left alone, as PyTorch leaves it (cholesky of
- * [[4, 1], [1, inf]] is [[2, 0], [0.5, inf]], info 0).  The LU factorization
+ * [[4, 1], [1, inf]] is [[2, 0], [0.5, inf]], info 0), where potrf gives an
+ * infinite pivot: LAPACK's and the emulated device's do, but cuSOLVER's (an
+ * H200, CUDA 13.0) gives info 2 there, a NaN or its own failure; that
+ * difference is kept (the input, which would tell them apart, is overwritten)
+ * and tests/test_linalg_solver_edges.py states it.  The LU factorization
  * needs no such pass: PyTorch reports only exactly zero pivots there (a NaN
  * matrix solves to NaN), which getrf already does. */
 
@@ -223,6 +227,21 @@ cusolverStatus_t pdt_cusolver_create(__typeof__(cusolverDnCreate) *create,
  * a(j, j) NaN (the same as "when 0": cuda_solver_check.cu says why). */
 pdt_status pdt_cuda_nan_pivot_info(const void *a, int d, int64_t n, int64_t batch, int *info,
                                    cudaStream_t stream);
+
+/* Note [NaN singular values]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * LAPACK's gesdd (the CPU's SVD) returns info -4 for a matrix with a NaN, and
+ * linalg.svd raises LinAlgError there ("contained non-finite values").
+ * cuSOLVER's gesvd returns info 0 and NaN singular values (an H200, CUDA
+ * 13.0).  For the same error on every device, after gesvd a matrix whose info
+ * is 0 and whose singular values hold a NaN gets info -4.  A NaN anywhere in A
+ * reaches its singular values (they come from the bidiagonal form, every entry
+ * of which depends on every column). */
+/* Queues on `stream`: info[b] (device memory) = code where info[b] is 0 and
+ * a value of row b of the batch x n values at v (float32, or float64 when d)
+ * is NaN. */
+pdt_status pdt_cuda_nan_values_info(const void *v, int d, int64_t n, int64_t batch, int *info,
+                                    int code, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /* cuda_solver_check.cu - the solver's small device passes: the pointer arrays
  * of the batched routines (at the end), and the pass over each Cholesky factor's diagonal that
  * gives a NaN pivot a non-zero info on the GPU as on the CPU (Note [non-finite
- * Cholesky pivots] in cuda_solver.h).  It runs on the device's stream after
+ * Cholesky pivots] in cuda_solver.h), and the pass over singular values that
+ * does the same for the SVD (Note [NaN singular values]).  It runs on the device's stream after
  * potrf and writes into the device info array itself: no copy to the host.
  *
  * One thread per diagonal element of the batch (grid-stride), so that one large
@@ -59,7 +60,35 @@ fail:
     return st;
 }
 
+/* Note [NaN singular values]: info[b] = code where it is 0 and a value of row b is NaN. */
+template <typename T>
+__global__ void nan_value_kernel(const T *v /* [batch][n] */, int64_t n, int64_t total, int *info,
+                                 int code)
+{
+    for (int64_t i = gs_first<int64_t>(); i < total; i += gs_step<int64_t>())
+        if (v[i] != v[i])
+            atomicCAS(&info[i / n], 0, code);
+}
+
 } // namespace
+
+extern "C" pdt_status pdt_cuda_nan_values_info(const void *v, int d, int64_t n, int64_t batch,
+                                               int *info, int code, cudaStream_t stream)
+{
+    pdt_status st = PDT_OK;
+    const int64_t total = n * batch;
+    if (batch <= 0 || n <= 0)
+        return PDT_OK;
+    if (d)
+        PDT_LAUNCH((nan_value_kernel<double>), grid_for<nan_value_kernel<double>>((uint64_t)total),
+                   kThreads, 0, stream, (const double *)v, n, total, info, code);
+    else
+        PDT_LAUNCH((nan_value_kernel<float>), grid_for<nan_value_kernel<float>>((uint64_t)total),
+                   kThreads, 0, stream, (const float *)v, n, total, info, code);
+    PDT_CUDA_CHECK(cudaGetLastError());
+fail:
+    return st;
+}
 
 extern "C" pdt_status pdt_cuda_nan_pivot_info(const void *a, int d, int64_t n, int64_t batch,
                                               int *info, cudaStream_t stream)

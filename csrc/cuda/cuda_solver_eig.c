@@ -98,6 +98,7 @@ pdt_status pdt_cuda_svd(const pdt_tensor *a, int vectors, const pdt_tensor *s, c
                                                    (float *)sb, (float *)ub, mi, (float *)vb, ni,
                                                    (float *)work, lwork, (float *)rwork, inf + b));
     }
+    st = pdt_cuda_nan_values_info(sv, d, n, batch, inf, -4, c.stream); /* [NaN singular values] */
 fail:
     if (work)
         pdt_scratch_free(a->device, work, bytes);

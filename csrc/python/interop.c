@@ -552,7 +552,20 @@ static PyObject *f_as_tensor(PyObject *module, PyObject *const *args, Py_ssize_t
         int r = pdt_wrap_buffer(S, data, 1, "as_tensor()", &t);
         if (r == 1) /* read-only: copy it */
             return pdt_tensor_from_data(S, data, dtype, device, 0, "as_tensor()");
-        return r < 0 ? NULL : finish(S, &t, have_device, device, dtype, -1, "as_tensor()");
+        if (r >= 0)
+            return finish(S, &t, have_device, device, dtype, -1, "as_tensor()");
+        /* CuPy 14's arrays have the buffer protocol, and refuse it with a TypeError
+         * unless their memory is the host's: an object that describes device memory
+         * (a CUDA array interface) is taken by DLPack or that interface below */
+        if (!PyErr_ExceptionMatches(PyExc_TypeError))
+            return NULL;
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb); /* no API call with an exception set */
+        if (!PyObject_HasAttrString(data, "__cuda_array_interface__")) {
+            PyErr_Restore(type, value, tb);
+            return NULL;
+        }
+        Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
     }
     int r = pdt_import_array(S, data, "as_tensor()", &t);
     if (r < 0)
