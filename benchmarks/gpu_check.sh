@@ -239,6 +239,9 @@ else
     echo "== wheels: none in .whl/ (run benchmarks/fetch_gpu_wheels.sh here and carry .whl)"
     record wheels SKIPPED 0 "no .whl/*.whl"
 fi
+# The build is in place (not installed): child processes the tests start from another
+# folder (the README's tour, the MPI ranks) import pydevtensor from here.
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 if ! "$PY" -c "import scipy_openblas32" 2>/dev/null; then
     echo "   scipy_openblas32 does not import: the build will fail (carry .whl/)"
 fi
@@ -307,7 +310,7 @@ if wanted tests; then
     # in CI).  Each failure goes to test_failures.txt as it happens, with the end of its
     # traceback, so that a run cut off by the time limit still names what failed.
     rm -f "$RESULTS/test_failures.txt"
-    run_step tests 300 env PYDEVTENSOR_TEST_FAILURE_LOG="$RESULTS/test_failures.txt" \
+    run_step tests 450 env PYDEVTENSOR_TEST_FAILURE_LOG="$RESULTS/test_failures.txt" \
         "$PY" -m pytest -q -rfE -p no:cacheprovider -m cuda tests \
         --junitxml="$RESULTS/pytest.xml"
     if [ -s "$RESULTS/test_failures.txt" ]; then

@@ -100,6 +100,13 @@ CUDA_DEVICES = _cuda_devices()
 DEVICES = ["cpu"] + [pytest.param(d, marks=pytest.mark.cuda) for d in CUDA_DEVICES]
 DTYPES = ["bool", "int32", "int64", "float32", "float64"]
 
+# The CUDA Math API states each function's maximum error as the distance in ulps from the
+# correctly rounded result (CUDA C++ Programming Guide, "Mathematical Functions"); from
+# the exact value, which the tests' references are, that is half an ulp more.  (The H200
+# measured past the stated bound by this: expm1 1.13, log1p 1.40, log2 1.21 against 1;
+# tan 2.32 against 2; erfinvf 2.13 against 2.)
+CUDA_TO_EXACT_ULP = 0.5
+
 # Tolerances against NumPy in float64: |got - ref| <= ATOL + RTOL * |ref|.
 TOL = {"float32": (1e-6, 1e-6), "float64": (1e-12, 1e-12)}
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import run_python
+from conftest import CUDA_EMULATED, run_python
 
 NAN, INF = float("nan"), float("inf")
 DTYPES = {"float64": pdt.float64, "float32": pdt.float32}
@@ -58,7 +58,11 @@ CHOLESKY_CASES = [
 def test_cholesky_non_finite_matches_torch(device, dtype, rows, order):
     A = pdt.tensor(rows, dtype=DTYPES[dtype], device=device)
     L, info = pdt.linalg.cholesky_ex(A)
-    assert info.item() == order
+    if device.type == "cuda" and not CUDA_EMULATED and INF in np.asarray(rows):
+        # cuSOLVER's potrf fails at an infinite pivot (an H200, CUDA 13.0), LAPACK's does
+        # not (Note [non-finite Cholesky pivots] in csrc/cuda/cuda_solver.h)
+        order = 2
+    assert info.item() == order, (info.item(), L.cpu().tolist())
     torch = _torch()
     if torch is not None:
         ref = torch.linalg.cholesky_ex(torch.tensor(rows, dtype=getattr(torch, dtype)))
@@ -110,7 +114,8 @@ def test_lu_nan_is_not_singular(device, dtype):
     """torch: a NaN matrix solves, inverts and has a determinant of NaN, info 0."""
     A = pdt.tensor([[1.0, NAN], [NAN, 1.0]], dtype=DTYPES[dtype], device=device)
     b = pdt.ones(2, dtype=DTYPES[dtype], device=device)
-    assert all(math.isnan(v) for v in pdt.linalg.solve(A, b).cpu().tolist())
+    x = pdt.linalg.solve(A, b).cpu().tolist()
+    assert all(math.isnan(v) for v in x), x
     inv, info = pdt.linalg.inv_ex(A)
     assert info.item() == 0
     assert np.isnan(inv.cpu().numpy()).all()

@@ -347,8 +347,8 @@ def test_integer_targets_as_torch(device, name, tdtype):
             "cosine_embedding_loss": lambda x_, t_, lib: (x_, x_.flip(0), t_[:, 0]),
             "multilabel_soft_margin_loss": lambda x_, t_, lib: (x_, t_.abs()),
             "poisson_nll_loss": lambda x_, t_, lib: (x_, t_.abs()),
-            "gaussian_nll_loss": lambda x_, t_, lib: (x_, t_, lib.ones(2, 3,
-                                                                       dtype=x_.dtype))}[name]
+            "gaussian_nll_loss": lambda x_, t_, lib: (x_, t_, lib.ones(2, 3, dtype=x_.dtype,
+                                                                       device=x_.device))}[name]
     for dtype in ("float32", "float64"):
         got = getattr(F, name)(*args(pdt.tensor(x, dtype=getattr(pdt, dtype)),
                                      pdt.tensor(t, dtype=getattr(pdt, tdtype)), pdt))

@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
+from conftest import CUDA_TO_EXACT_ULP
 from pydevtensor import _C
 
 LD = np.longdouble
@@ -152,7 +153,7 @@ def test_within_the_bound_everywhere(device, name, level_restored):
             big = np.abs(x) > 2.0 ** 20
             np.testing.assert_array_equal(got[big], libm(name, x[big]))
         worst = int(np.argmax(err))
-        bound = BOUND_ULP if level else CUDA_BOUND_ULP[name]
+        bound = BOUND_ULP if level else CUDA_BOUND_ULP[name] + CUDA_TO_EXACT_ULP
         assert err[worst] <= bound, (
             f"{name} on {device} at {level}: {err[worst]:.4f} ulp at x={x[worst]!r}")
         if level:
@@ -180,10 +181,16 @@ def test_special_values_are_the_c_librarys(device, name, level_restored):
         ok = ~np.isnan(want)
         if name in ("sin", "cos") and not level:  # CUDA: not bit for bit, within its bound
             assert (errors(name, x[ok], got[ok], reference(name, x[ok]))
-                    <= CUDA_BOUND_ULP[name]).all()
+                    <= CUDA_BOUND_ULP[name] + CUDA_TO_EXACT_ULP).all()
             continue
-        exact = ok & ((np.abs(want) < 1e-300) | np.isinf(want) | (want == 1) | (want == -1)
-                      | (want == 0))
+        # CUDA's exp rounds near its underflow within its bound, not exactly (an H200 gives
+        # 0 for exp(-745.1332191019412), whose correctly rounded value is 2^-1074):
+        # there a subnormal result is within one subnormal ulp
+        tiny = (np.abs(want) < 1e-300) & (want != 0)
+        if not level:
+            assert (np.abs(got[tiny] - want[tiny]) <= 2.0 ** -1074).all(), (name, got, want)
+            tiny[:] = False
+        exact = ok & (tiny | np.isinf(want) | (want == 1) | (want == -1) | (want == 0))
         np.testing.assert_array_equal(got[exact].view(np.int64), want[exact].view(np.int64),
                                       err_msg=f"{name} at {level}: x={x[exact]}")
     if name == "log":
@@ -305,7 +312,7 @@ def test_cpu_and_cuda_agree_within_the_stated_bound(device, name):
     if device.type == "cpu":
         pytest.skip("a CUDA device against the CPU")
     x = sample(name, per_exponent=8, seed=2)
-    check_cpu_and_cuda(name, x, reference(name, x), errors, BOUND_ULP + CUDA_BOUND_ULP[name],
+    check_cpu_and_cuda(name, x, reference(name, x), errors, BOUND_ULP + CUDA_BOUND_ULP[name] + CUDA_TO_EXACT_ULP,
                        device)
 
 
