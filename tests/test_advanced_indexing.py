@@ -470,3 +470,37 @@ def test_an_index_into_an_empty_dim_or_an_empty_result_is_checked(dev):
     with raises_index_error(dev, "out of bounds"):
         pdt.take(pdt.zeros((0,), device=dev), pdt.tensor([0, 7], device=dev))
     assert tuple(pdt.zeros((3, 0), device=dev)[pdt.tensor([2, -3], device=dev)].shape) == (2, 0)
+
+
+@pytest.mark.parametrize("k", [5, 3000])
+def test_repeated_indices_into_a_long_dim_the_last_value_wins(dev, k):
+    """Note [the last value wins] (csrc/cuda/cuda_index.cu): on a dim much longer than the
+    index, CUDA records the last value per place in a table sized by the index (hashed,
+    with collisions at k = 3000), not by x; NumPy's answer on every device, a negative
+    index and its positive twin counting as one place."""
+    n = 1_000_003
+    rng = np.random.default_rng(k)
+    idx = rng.integers(-n, n, k)
+    idx[: k // 3] = idx[k // 3: 2 * (k // 3)]  # repeats, some in the other sign
+    idx[:2] = [5, n - 1]
+    idx[-3:] = [5, 7, -1]
+    vals = np.arange(k, dtype=np.float32) + 1
+    x = pdt.zeros(n, device=dev)
+    x[pdt.tensor(idx, device=dev)] = pdt.tensor(vals, device=dev)
+    want = np.zeros(n, np.float32)
+    want[idx] = vals
+    np.testing.assert_array_equal(host(x), want)
+    assert host(x)[5] == k - 2 and host(x)[n - 1] == k
+
+
+def test_writing_two_places_of_a_large_tensor_needs_no_memory_of_its_size(dev):
+    """x[[i, j]] = v: whatever the op keeps aside (CUDA's record of the last value per
+    place) follows the index, not x (which is 4 MB here)."""
+    n = 1 << 20
+    x = pdt.zeros(n, device=dev)
+    i, v = pdt.tensor([3, 3], device=dev), pdt.tensor([1.0, 2.0], device=dev)
+    pdt.cuda.reset_peak_memory_stats(dev)
+    before = pdt.cuda.memory_allocated(dev)
+    x[i] = v
+    assert pdt.cuda.max_memory_allocated(dev) - before < n * 4 // 8
+    assert host(x)[3] == 2.0

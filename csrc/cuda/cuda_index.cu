@@ -103,30 +103,69 @@ __global__ void index_select_kernel(T *walked, const T *other, const int64_t *in
  * Programming Guide, "Thread Hierarchy"), so letting each write would leave
  * any of them there, run to run (PyTorch documents index_put_ so).  The CPU
  * writes in order, so the last value wins there, as in NumPy; for the same
- * result on every device, last_writer_kernel first records, for each place
- * along dim, the largest j whose index[j] goes there (atomicMax over a scratch
- * row of dst's size along dim, -1 where none), and the put writes value j
- * only where last[index[j]] == j.  One pass over the index and a row of
- * dst's size along dim; an index of one value needs neither (last is null). */
-__global__ void last_writer_kernel(const int64_t *index, int64_t k, int64_t size, long long *last)
+ * result on every device, record_last_kernel first records, for each place
+ * along dim that the index names, the largest j whose index[j] goes there
+ * (atomicMax), and the put writes value j only where that record is j.  The
+ * record is a row of dst's size along dim when that is at most twice the
+ * table below (a direct lookup); otherwise an open-addressed table of
+ * 2^p >= 2k slots keyed by the place (linear probing, at most half full), so
+ * that its memory follows the index, not dst: the callers flatten the indexed
+ * dims into one, and x[[0, 1]] = v on a large x must not fill a row of x's
+ * size.  An index of one value needs no record. */
+struct last_writers {
+    long long *last;         /* [cap]: the largest j per place or slot; -1: none */
+    unsigned long long *key; /* [cap]: the slot's place, ~0 empty; null: last is a row */
+    uint64_t mask;           /* cap - 1, for the table */
+    PDT_KERNEL_POINTERS(last, key)
+};
+
+__device__ __forceinline__ uint64_t place_hash(uint64_t c)
+{
+    c *= 0x9e3779b97f4a7c15ull; /* Fibonacci hashing: the high bits mix every bit */
+    return c ^ (c >> 29);
+}
+
+/* The record of place c (0 <= c < size); adds its slot when `add`.  The table
+ * is at most half full, so the probe ends. */
+__device__ __forceinline__ long long *last_of(const last_writers &W, int64_t c, bool add)
+{
+    if (!W.key)
+        return W.last + c;
+    const unsigned long long want = (unsigned long long)c, empty = ~0ull;
+    for (uint64_t h = place_hash(want) & W.mask;; h = (h + 1) & W.mask) {
+        unsigned long long k = ((volatile unsigned long long *)W.key)[h];
+        if (k == empty && add)
+            k = atomicCAS(W.key + h, empty, want);
+        if (k == want || (k == empty && add))
+            return W.last + h;
+        if (k == empty)
+            return nullptr; /* not recorded: not reached for a place the index names */
+    }
+}
+
+__global__ void record_last_kernel(const int64_t *index, int64_t k, int64_t size, last_writers W)
 {
     for (int64_t j = gs_first<int64_t>(); j < k; j += gs_step<int64_t>()) {
         int64_t c = index[j];
         c = c < 0 ? c + size : c;
         if ((uint64_t)c < (uint64_t)size)
-            atomicMax(last + c, (long long)j);
+            atomicMax(last_of(W, c, true), (long long)j);
     }
 }
 
 /* index_put: dst[mapped i] = values[i] (walked = values, other = dst), where
- * value i is the last sent there (Note [the last value wins]). */
+ * value i is the last sent there (Note [the last value wins]; W.last null:
+ * one value only). */
 template <typename T>
-__global__ void index_put_kernel(const T *walked, T *other, const int64_t *index,
-                                 const long long *last, dims_of D, int64_t n)
+__global__ void index_put_kernel(const T *walked, T *other, const int64_t *index, last_writers W,
+                                 dims_of D, int64_t n)
 {
     for (int64_t i = gs_first<int64_t>(); i < n; i += gs_step<int64_t>()) {
         int64_t own, mapped, j = 0, to = 0;
-        if (map_offsets(D, i, index, &own, &mapped, &j, &to) && (!last || last[to] == j))
+        if (!map_offsets(D, i, index, &own, &mapped, &j, &to))
+            continue;
+        const long long *last = W.last ? last_of(W, to, false) : nullptr;
+        if (!W.last || (last && *last == j))
             other[mapped] = walked[own];
     }
 }
@@ -359,21 +398,29 @@ extern "C" pdt_status pdt_cuda_index_put(const pdt_tensor *dst, int dim, const p
 {
     pdt_cuda_guard g = PDT_CUDA_GUARD_INIT;
     cudaStream_t stream;
-    long long *last = nullptr;
+    last_writers W = {nullptr, nullptr, 0};
+    void *scratch = nullptr;
+    size_t bytes = 0;
     const int64_t k = pdt_tensor_numel(index), size = dst->shape[dim];
-    const size_t last_bytes = (size_t)size * sizeof(long long);
     pdt_status st = pdt_cuda_stream(&g, src->device.index, &stream);
     if (st != PDT_OK)
         goto fail;
     if (k > 1 && size > 0) { /* Note [the last value wins] */
-        void *scratch = nullptr;
-        st = pdt_scratch_alloc(dst->device, last_bytes, &scratch);
-        if (st != PDT_OK)
+        uint64_t cap = 2;
+        while (cap < 2 * (uint64_t)k)
+            cap *= 2;
+        const bool row = (uint64_t)size <= 2 * cap;
+        const uint64_t slots = row ? (uint64_t)size : cap;
+        bytes = (size_t)slots * (row ? sizeof(long long) : 2 * sizeof(long long));
+        if ((st = pdt_scratch_alloc(dst->device, bytes, &scratch)) != PDT_OK)
             goto fail;
-        last = (long long *)scratch;
-        PDT_CUDA_CHECK(cudaMemsetAsync(last, 0xff, last_bytes, stream)); /* -1 everywhere */
-        PDT_LAUNCH((last_writer_kernel), grid_for<last_writer_kernel>((uint64_t)k), kThreads, 0,
-                   stream, (const int64_t *)pdt_tensor_ptr(index), k, size, last);
+        W.last = (long long *)scratch;
+        W.key = row ? nullptr : (unsigned long long *)(W.last + slots);
+        W.mask = slots - 1;
+        /* every record -1 and every key ~0: all bits set */
+        PDT_CUDA_CHECK(cudaMemsetAsync(scratch, 0xff, bytes, stream));
+        PDT_LAUNCH((record_last_kernel), grid_for<record_last_kernel>((uint64_t)k), kThreads, 0,
+                   stream, (const int64_t *)pdt_tensor_ptr(index), k, size, W);
         PDT_CUDA_CHECK(cudaGetLastError());
     }
     {
@@ -382,13 +429,13 @@ extern "C" pdt_status pdt_cuda_index_put(const pdt_tensor *dst, int dim, const p
         BY_SIZE(pdt_dtype_size(src->dtype),
                 PDT_LAUNCH((index_put_kernel<T>), (grid_for<index_put_kernel<T>>((uint64_t)n)),
                            kThreads, 0, stream, (const T *)pdt_tensor_ptr(src),
-                           (T *)pdt_tensor_ptr(dst), (const int64_t *)pdt_tensor_ptr(index), last,
-                           D, n));
+                           (T *)pdt_tensor_ptr(dst), (const int64_t *)pdt_tensor_ptr(index), W, D,
+                           n));
         PDT_CUDA_CHECK(cudaGetLastError());
     }
 fail:
-    if (last) /* ordered after the put (pdt_scratch_free) */
-        pdt_scratch_free(dst->device, last, last_bytes);
+    if (scratch) /* ordered after the put (pdt_scratch_free) */
+        pdt_scratch_free(dst->device, scratch, bytes);
     pdt_cuda_guard_exit(&g);
     return st;
 }
