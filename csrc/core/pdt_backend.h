@@ -458,6 +458,13 @@ typedef struct pdt_backend {
      * holds other than count non-zero bytes.  May be NULL: the bindings then compose
      * nonzero from cumsum and index_put (pydevtensor/_ops_index.py). */
     pdt_status (*nonzero)(const pdt_tensor *mask, const pdt_tensor *out);
+    /* out's rows are src's rows at mask's non-zero bytes, in order (x[mask]): mask a
+     * contiguous 1-D bool tensor of n elements, src contiguous with shape[0] n, out
+     * contiguous (count, src's other dims) of src's dtype.  The backend counts again
+     * and returns PDT_ERR_VALUE, writing nothing past out, when mask holds other than
+     * count non-zero bytes.  May be NULL: x[mask] then takes the bindings' composed
+     * path (pydevtensor/_ops_getitem.py). */
+    pdt_status (*compress)(const pdt_tensor *out, const pdt_tensor *src, const pdt_tensor *mask);
     /* Softmax (log 0) or log-softmax (log 1) of each row (the last dim) of x: x and
      * out contiguous, of one shape and dtype (float32 or float64), not empty.  May be
      * NULL: the bindings then compose it from max, exp, sum and division

@@ -435,6 +435,38 @@ pdt_status pdt_nonzero(const pdt_tensor *mask, int64_t count, pdt_tensor *out)
     return st;
 }
 
+pdt_status pdt_compress(const pdt_tensor *x, const pdt_tensor *mask, int64_t count, pdt_tensor *out)
+{
+    memset(out, 0, sizeof *out);
+    char dev[32], mdev[32];
+    const pdt_backend *be = pdt_backend_of(x->device.kind);
+    if (!be->compress)
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "index: no kernel for a mask on %s",
+                        pdt_device_str(x->device, dev, sizeof dev));
+    if (!pdt_device_eq(x->device, mask->device) || mask->dtype != PDT_BOOL || mask->ndim != 1 ||
+        x->ndim < 1 || mask->shape[0] != x->shape[0] || !pdt_tensor_is_contiguous(mask) ||
+        !pdt_tensor_is_contiguous(x) || count < 0 || count > mask->shape[0])
+        return pdt_fail(PDT_ERR_VALUE,
+                        "index: expected a contiguous 1-D bool mask of x's %lld rows on x's "
+                        "device (%s), x contiguous, and a count within the mask, got %s mask "
+                        "of %d dims and %lld elements on %s, count %lld",
+                        x->ndim ? (long long)x->shape[0] : 0LL,
+                        pdt_device_str(x->device, dev, sizeof dev), pdt_dtype_name(mask->dtype),
+                        mask->ndim, (long long)pdt_tensor_numel(mask),
+                        pdt_device_str(mask->device, mdev, sizeof mdev), (long long)count);
+    int64_t shape[PDT_MAX_DIMS];
+    memcpy(shape, x->shape, (size_t)x->ndim * sizeof *shape);
+    shape[0] = count;
+    pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, out);
+    if (st == PDT_OK) {
+        pdt_note_op("index", x->device);
+        st = be->compress(out, x, mask); /* even for count 0: it checks the count */
+        if (st != PDT_OK)
+            pdt_tensor_release(out);
+    }
+    return st;
+}
+
 pdt_status pdt_cumsum(const pdt_tensor *x, pdt_tensor *out)
 {
     memset(out, 0, sizeof *out);

@@ -139,6 +139,14 @@ pdt_status pdt_cumsum(const pdt_tensor *x, pdt_tensor *out);
  * it), PDT_ERR_VALUE when count is not mask's number of non-zero elements. */
 pdt_status pdt_nonzero(const pdt_tensor *mask, int64_t count, pdt_tensor *out);
 
+/* x[mask]: the rows of x (along dim 0) at mask's count non-zero elements, a new
+ * contiguous tensor (count, x's other dims) on x's device: mask a contiguous 1-D
+ * bool tensor of x.shape[0] elements on x's device, x contiguous.
+ * PDT_ERR_UNSUPPORTED when the backend has no kernel for it (the caller composes
+ * it), PDT_ERR_VALUE when count is not mask's number of non-zero elements. */
+pdt_status pdt_compress(const pdt_tensor *x, const pdt_tensor *mask, int64_t count,
+                        pdt_tensor *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -303,6 +303,7 @@ const pdt_backend pdt_cpu_backend = {
     .sort = pdt_cpu_sort,
     .cumsum = pdt_cpu_cumsum,
     .nonzero = pdt_cpu_nonzero,
+    .compress = pdt_cpu_compress,
     .softmax = pdt_cpu_softmax,
     .classify = pdt_cpu_classify,
     .topk = pdt_cpu_topk,

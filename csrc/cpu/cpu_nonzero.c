@@ -1,5 +1,5 @@
-/* cpu_nonzero.c - the coordinates of a bool mask's true elements (nonzero,
- * boolean indexing).
+/* cpu_nonzero.c - the coordinates of a bool mask's true elements (nonzero), and
+ * the rows it selects (x[mask]).
  *
  * Note [nonzero on the CPU]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -12,9 +12,12 @@
  * with no branch on it (a random mask mispredicts half its branches); the write of
  * an element past the chunk's last row goes to a scratch row, so a mask that
  * changed since it was counted writes nothing outside out, and is reported (a
- * chunk that wrote other than its counted rows sets `changed`). */
+ * chunk that wrote other than its counted rows sets `changed`).  A 1-d mask is read
+ * as words of bits, as compress reads it (below): over 1e6 on one thread 219 us at 1%
+ * density, 913 at 50%, NumPy's argwhere 449 and 1,145. */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
@@ -28,6 +31,9 @@ typedef struct {
     int ndim;
     const int64_t *shape;
     int64_t *out;
+    const char *src; /* compress: the rows read, row bytes each, and where they go */
+    char *dst;
+    size_t row;
     int64_t *first; /* chunk c's first row; first[chunks] = the total */
     int64_t chunks;
     _Atomic int changed; /* a chunk wrote other than its counted rows */
@@ -52,16 +58,6 @@ static void nz_write(int64_t begin, int64_t end, void *ctx)
         int64_t k = j->first[c], last = j->first[c + 1];
         if (last > j->count)
             last = j->count;
-        if (nd == 1) {
-            for (int64_t i = at; i < stop; i++) {
-                int64_t *row = k < last ? j->out + k : scratch;
-                *row = i;
-                k += j->m[i] != 0;
-            }
-            if (k != j->first[c + 1])
-                atomic_store(&((nz_job *)ctx)->changed, 1);
-            continue;
-        }
         /* the coordinates of element `at`, then counted up along the last dim */
         int64_t coord[PDT_MAX_DIMS], rest = at;
         for (int d = nd - 1; d >= 0; d--) {
@@ -89,6 +85,190 @@ static void nz_write(int64_t begin, int64_t end, void *ctx)
     }
 }
 
+/* counts each chunk's true bytes, then runs write over the chunks, each from its
+ * first row; checks the total against j->count and the chunks' own counts */
+static pdt_status nz_run(nz_job *j, void (*write)(int64_t, int64_t, void *), const char *op)
+{
+    j->chunks = (j->n + NZ_CHUNK - 1) / NZ_CHUNK;
+    int64_t small[17];
+    j->first = j->chunks < 17 ? small : malloc((size_t)(j->chunks + 1) * sizeof *j->first);
+    if (!j->first)
+        return pdt_fail(PDT_ERR_OOM, "%s: no memory for %lld chunk counts (on cpu)", op,
+                        (long long)j->chunks + 1);
+    j->first[0] = 0;
+    pdt_cpu_parallel_for(j->chunks, 1, nz_count, j);
+    for (int64_t c = 0; c < j->chunks; c++)
+        j->first[c + 1] += j->first[c];
+    int64_t total = j->first[j->chunks];
+    pdt_cpu_parallel_for(j->chunks, 1, write, j);
+    if (j->first != small)
+        free(j->first);
+    if (total != j->count)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: the mask of %lld elements holds %lld true elements, not the "
+                        "%lld counted before (was it changed meanwhile?) (on cpu)",
+                        op, (long long)j->n, (long long)total, (long long)j->count);
+    if (atomic_load(&j->changed))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "%s: the mask of %lld elements changed while it was read (another "
+                        "thread writing it?): its true elements were counted and written apart "
+                        "(on cpu)",
+                        op, (long long)j->n);
+    return PDT_OK;
+}
+
+/* Note [compress on the CPU]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * x[mask] as nonzero's positions and then index_select wrote and read 8 bytes of
+ * position per true element: 2.4 ms for 1e6 uint8 at 99% density and 2.0 at 1%,
+ * where NumPy takes 0.64 and 0.58 (and 5.7 at 50%, where its branch on each mask
+ * byte mispredicts).  Here the rows are copied straight, by chunks as nonzero (so a
+ * mask that changed since it was counted writes nothing outside out, and is
+ * reported).  The mask is read as bits, 64 bytes to a word (the level's
+ * nonzero_bits: a compare and a movemask per vector), and each word taken by what
+ * it holds: none set, skipped; all set, one memcpy for the run of such words; fewer
+ * than 40 set, a loop over the set bits (the next by a count of trailing zeros);
+ * else by bytes of 8 bits, all set ones copied as 8 rows and the others written
+ * each, the row index advanced by the bit with no branch on it.  In a test loop on
+ * an AVX2 EPYC over 1e6 float32, against a loop like NumPy's (runs found by memchr,
+ * copied by memcpy): 97 us and 180 at 1% density, 573 and 4,377 at 50%, 291 and
+ * 577 at 99%.  Rows of 1, 2, 4 or 8 bytes are moved as integers, others by memcpy. */
+#define NZ_WORDS 1024 /* words of bits a chunk: NZ_CHUNK / 64 */
+
+/* the rows at the set bits of b, word w's 64 rows from i (fewer in the word past
+ * the chunk's whole words), written from row k (rows at or past last go to
+ * scratch), k advanced: PUT(T, to, q) writes row q at to, PUT8(T, k, q) rows q to
+ * q + 7 from row k */
+#define NZ_WORD(T, PUT, PUT8)                                                                      \
+    if (w == words || __builtin_popcountll(b) < 40) { /* a chunk's last rows: bits only */         \
+        do {                                                                                       \
+            char *to = k < last ? j->dst + (size_t)k * sizeof(T) : scratch;                        \
+            PUT(T, to, i + __builtin_ctzll(b));                                                    \
+            k++;                                                                                   \
+            b &= b - 1;                                                                            \
+        } while (b);                                                                               \
+    } else {                                                                                       \
+        for (int g = 0; g < 64; g += 8) {                                                          \
+            if (((b >> g) & 0xff) == 0xff && last - k >= 8) {                                      \
+                PUT8(T, k, i + g);                                                                 \
+                k += 8;                                                                            \
+                continue;                                                                          \
+            }                                                                                      \
+            for (int q = g; q < g + 8; q++) {                                                      \
+                char *to = k < last ? j->dst + (size_t)k * sizeof(T) : scratch;                    \
+                PUT(T, to, i + q);                                                                 \
+                k += (int64_t)((b >> q) & 1);                                                      \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* chunks begin..end of the mask read as words of bits, each taken by WORD(T) (which
+ * sees b, w, words, i, k, last, scratch), runs of full words by RUN(k, i, fit) */
+#define NZ_BITS(NAME, T, WORD, RUN)                                                                \
+    static void NAME(int64_t begin, int64_t end, void *ctx)                                        \
+    {                                                                                              \
+        const nz_job *j = ctx;                                                                     \
+        char scratch[sizeof(T)];                                                                   \
+        uint64_t bits[NZ_WORDS];                                                                   \
+        for (int64_t c = begin; c < end; c++) {                                                    \
+            int64_t i = c * NZ_CHUNK, stop = j->n - i < NZ_CHUNK ? j->n : i + NZ_CHUNK;            \
+            int64_t k = j->first[c],                                                               \
+                    last = j->first[c + 1] < j->count ? j->first[c + 1] : j->count;                \
+            const int64_t words = (stop - i) / 64;                                                 \
+            pdt_cpu_simd()->nonzero_bits(j->m + i, words, bits);                                   \
+            for (int64_t w = 0; w <= words; w++) {                                                 \
+                uint64_t b = 0;                                                                    \
+                if (w < words) {                                                                   \
+                    b = bits[w];                                                                   \
+                } else { /* the chunk's last rows, fewer than 64 */                                \
+                    for (int64_t q = 0; q < stop - i; q++)                                         \
+                        b |= (uint64_t)(j->m[i + q] != 0) << q;                                    \
+                }                                                                                  \
+                if (b == ~0ull) {                                                                  \
+                    int64_t e = w + 1;                                                             \
+                    while (e < words && bits[e] == ~0ull)                                          \
+                        e++;                                                                       \
+                    const int64_t run = (e - w) * 64;                                              \
+                    const int64_t fit = k >= last ? 0 : last - k < run ? last - k : run;           \
+                    if (fit > 0)                                                                   \
+                        RUN(k, i, fit);                                                            \
+                    k += run, i += run, w = e - 1;                                                 \
+                    continue;                                                                      \
+                }                                                                                  \
+                if (b) {                                                                           \
+                    WORD(T)                                                                        \
+                }                                                                                  \
+                i += 64;                                                                           \
+            }                                                                                      \
+            if (k != j->first[c + 1])                                                              \
+                atomic_store(&((nz_job *)ctx)->changed, 1);                                        \
+        }                                                                                          \
+    }
+
+/* compress: rows of src, of 1, 2, 4 or 8 bytes moved as integers */
+#define CZ_PUT(T, to, q) memcpy(to, j->src + (size_t)(q) * sizeof(T), sizeof(T))
+#define CZ_PUT8(T, k, q)                                                                           \
+    memcpy(j->dst + (size_t)(k) * sizeof(T), j->src + (size_t)(q) * sizeof(T), 8 * sizeof(T))
+#define CZ_RUN(k, q, fit)                                                                          \
+    memcpy(j->dst + (size_t)(k)*j->row, j->src + (size_t)(q)*j->row, (size_t)(fit)*j->row)
+#define CZ_WORD(T) NZ_WORD(T, CZ_PUT, CZ_PUT8)
+/* rows of other sizes: the set bits each, the row's copy costing more than the loop */
+#define CZ_ANY_WORD(T)                                                                             \
+    (void)scratch;                                                                                 \
+    do {                                                                                           \
+        if (k < last)                                                                              \
+            memcpy(j->dst + (size_t)k * j->row,                                                    \
+                   j->src + (size_t)(i + __builtin_ctzll(b)) * j->row, j->row);                    \
+        k++;                                                                                       \
+        b &= b - 1;                                                                                \
+    } while (b);
+/* nonzero of a 1-d mask: the positions themselves */
+#define NZ1_PUT(T, to, q)                                                                          \
+    do {                                                                                           \
+        const T v_ = (q);                                                                          \
+        memcpy(to, &v_, sizeof v_);                                                                \
+    } while (0)
+#define NZ1_PUT8(T, k, q)                                                                          \
+    for (int r_ = 0; r_ < 8; r_++)                                                                 \
+    j->out[(k) + r_] = (q) + r_
+#define NZ1_RUN(k, q, fit)                                                                         \
+    for (int64_t r_ = 0; r_ < (fit); r_++)                                                         \
+    j->out[(k) + r_] = (q) + r_
+#define NZ1_WORD(T) NZ_WORD(T, NZ1_PUT, NZ1_PUT8)
+
+static void nz_none(int64_t begin, int64_t end, void *ctx) { (void)begin, (void)end, (void)ctx; }
+
+NZ_BITS(cz_write1, uint8_t, CZ_WORD, CZ_RUN)
+NZ_BITS(cz_write2, uint16_t, CZ_WORD, CZ_RUN)
+NZ_BITS(cz_write4, uint32_t, CZ_WORD, CZ_RUN)
+NZ_BITS(cz_write8, uint64_t, CZ_WORD, CZ_RUN)
+NZ_BITS(cz_write_any, char, CZ_ANY_WORD, CZ_RUN)
+NZ_BITS(nz_write1, int64_t, NZ1_WORD, NZ1_RUN)
+
+pdt_status pdt_cpu_compress(const pdt_tensor *out, const pdt_tensor *src, const pdt_tensor *mask)
+{
+    const int64_t n = pdt_tensor_numel(mask);
+    nz_job j = {(const uint8_t *)pdt_tensor_ptr(mask),
+                n,
+                out->shape[0],
+                1,
+                mask->shape,
+                NULL,
+                (const char *)pdt_tensor_ptr(src),
+                (char *)pdt_tensor_ptr(out),
+                n ? (size_t)(pdt_tensor_numel(src) / n) * pdt_dtype_size(src->dtype) : 0,
+                NULL,
+                0,
+                0};
+    void (*write)(int64_t, int64_t, void *) = j.row == 0   ? nz_none /* the count checked */
+                                              : j.row == 1 ? cz_write1
+                                              : j.row == 2 ? cz_write2
+                                              : j.row == 4 ? cz_write4
+                                              : j.row == 8 ? cz_write8
+                                                           : cz_write_any;
+    return nz_run(&j, write, "index");
+}
+
 pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, const pdt_tensor *out)
 {
     nz_job j = {(const uint8_t *)pdt_tensor_ptr(mask),
@@ -98,32 +278,10 @@ pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, const pdt_tensor *out)
                 mask->shape,
                 (int64_t *)pdt_tensor_ptr(out),
                 NULL,
+                (char *)pdt_tensor_ptr(out),
+                sizeof(int64_t),
+                NULL,
                 0,
                 0};
-    j.chunks = (j.n + NZ_CHUNK - 1) / NZ_CHUNK;
-    int64_t small[17];
-    j.first = j.chunks < 17 ? small : malloc((size_t)(j.chunks + 1) * sizeof *j.first);
-    if (!j.first)
-        return pdt_fail(PDT_ERR_OOM, "nonzero: no memory for %lld chunk counts (on cpu)",
-                        (long long)j.chunks + 1);
-    j.first[0] = 0;
-    pdt_cpu_parallel_for(j.chunks, 1, nz_count, &j);
-    for (int64_t c = 0; c < j.chunks; c++)
-        j.first[c + 1] += j.first[c];
-    int64_t total = j.first[j.chunks];
-    pdt_cpu_parallel_for(j.chunks, 1, nz_write, &j);
-    if (j.first != small)
-        free(j.first);
-    if (total != j.count)
-        return pdt_fail(PDT_ERR_VALUE,
-                        "nonzero: the mask of %lld elements holds %lld true elements, not the "
-                        "%lld counted before (was it changed meanwhile?) (on cpu)",
-                        (long long)j.n, (long long)total, (long long)j.count);
-    if (atomic_load(&j.changed))
-        return pdt_fail(PDT_ERR_VALUE,
-                        "nonzero: the mask of %lld elements changed while it was read (another "
-                        "thread writing it?): its true elements were counted and written apart "
-                        "(on cpu)",
-                        (long long)j.n);
-    return PDT_OK;
+    return nz_run(&j, j.ndim == 1 ? nz_write1 : nz_write, "nonzero");
 }

@@ -444,6 +444,8 @@ typedef struct pdt_cpu_simd_table {
     void (*cols_prod_i64)(const int64_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
                           uint64_t *r);
     uint64_t (*count_b8)(const uint8_t *x, int64_t n);
+    /* bits[w] bit j = whether x[64 w + j] is non-zero, w < nwords (cpu_vint.h) */
+    void (*nonzero_bits)(const uint8_t *x, int64_t nwords, uint64_t *bits);
     int32_t (*max_i32)(const int32_t *x, int64_t n), (*min_i32)(const int32_t *x, int64_t n);
     int64_t (*max_i64)(const int64_t *x, int64_t n), (*min_i64)(const int64_t *x, int64_t n);
     uint8_t (*max_u8)(const uint8_t *x, int64_t n), (*min_u8)(const uint8_t *x, int64_t n);

@@ -74,6 +74,10 @@ VI_COLS(cols_sum_i64, int64_t, 0, +=)
 VI_COLS(cols_prod_i32, int32_t, 1, *=)
 VI_COLS(cols_prod_i64, int64_t, 1, *=)
 
+#if defined(__SSE2__) /* x86: the others build nonzero_bits' plain loop */
+#include <immintrin.h>
+#endif
+
 /* The number of non-zero bytes of x[0..n): 64 byte lanes counting up to 255
  * each before they are added up, a word of 8 at a time (a bool sum(-1) of rows
  * of 64 spent a third of its time adding the 64 lanes one by one). */
@@ -98,6 +102,42 @@ static uint64_t VM(count_b8)(const uint8_t *x, int64_t n)
     for (; i < n; i++)
         total += x[i] != 0;
     return total;
+}
+
+/* bits[w] = the non-zero bytes of x[64 w .. 64 w + 64) as bits, byte j at bit j, for
+ * w < nwords (Note [compress on the CPU] in cpu_nonzero.c): a compare with zero and a
+ * movemask per vector on x86 (SSE2 is the baseline there), else the zero-byte test of
+ * Hacker's Delight (6-1) per word, its 8 top bits gathered by a multiply. */
+static void VM(nonzero_bits)(const uint8_t *x, int64_t nwords, uint64_t *bits)
+{
+    for (int64_t w = 0; w < nwords; w++, x += 64) {
+#if defined(__AVX2__)
+        const __m256i z = _mm256_setzero_si256();
+        const uint32_t lo = (uint32_t)_mm256_movemask_epi8(
+                           _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)x), z)),
+                       hi = (uint32_t)_mm256_movemask_epi8(
+                           _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(x + 32)), z));
+        bits[w] = ~((uint64_t)hi << 32 | lo);
+#elif defined(__SSE2__)
+        const __m128i z = _mm_setzero_si128();
+        uint64_t zero = 0;
+        for (int q = 0; q < 4; q++)
+            zero |= (uint64_t)(uint16_t)_mm_movemask_epi8(
+                        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(x + 16 * q)), z))
+                    << (16 * q);
+        bits[w] = ~zero;
+#else
+        uint64_t b = 0;
+        for (int g = 0; g < 8; g++) {
+            uint64_t v;
+            memcpy(&v, x + 8 * g, 8);
+            /* 0x80 in each non-zero byte of v, then the 8 moved to one byte */
+            v = (((v & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full) | v) & 0x8080808080808080ull;
+            b |= (((v >> 7) * 0x0102040810204080ull) >> 56) << (8 * g);
+        }
+        bits[w] = b;
+#endif
+    }
 }
 
 /* The largest (CMP >) or smallest (CMP <) of x[0..n), n >= 1, in L lanes: 16 for

@@ -196,6 +196,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .cols_prod_i32 = VM(cols_prod_i32),
     .cols_prod_i64 = VM(cols_prod_i64),
     .count_b8 = VM(count_b8),
+    .nonzero_bits = VM(nonzero_bits),
     .max_i32 = VM(max_i32),
     .min_i32 = VM(min_i32),
     .max_i64 = VM(max_i64),

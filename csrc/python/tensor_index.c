@@ -191,6 +191,32 @@ static PyObject *f_nonzero(PyObject *module, PyObject *args)
     return wrap_or_raise(S, st, &out);
 }
 
+/* _compress(x, mask, count) -> x's rows at mask's count true elements (x[mask] for
+ * a 1-D mask over x's first dim; both contiguous, on one device), or None when x's
+ * device has no kernel for it.  For the tests of the kernel's own count. */
+static PyObject *f_compress(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *x, *m;
+    long long count;
+    if (!PyArg_ParseTuple(args, "O!O!L:_compress", S->tensor_type, &x, S->tensor_type, &m, &count))
+        return NULL;
+    const pdt_tensor *tx = pdt_tensor_of(x), *tm = pdt_tensor_of(m);
+    pdt_hold h;
+    h.n = 0;
+    HOLD(h, tx);
+    HOLD(h, tm);
+    pdt_tensor out;
+    pdt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = pdt_compress(tx, tm, (int64_t)count, &out);
+    Py_END_ALLOW_THREADS
+    pdt_hold_release(&h);
+    if (st == PDT_ERR_UNSUPPORTED)
+        Py_RETURN_NONE;
+    return wrap_or_raise(S, st, &out);
+}
+
 /* _cat_fast(tensors, dim[, stack]) -> torch.cat of a list or tuple of tensors of
  * one dtype and device, at least one dim and the same sizes outside dim (dim an
  * int in range); with stack true, torch.stack: tensors of one shape, each joined
@@ -372,19 +398,18 @@ pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
  * x[mask] through the Python path (pydevtensor/_ops_getitem.py: a sum read back, then the
  * positions from a cumsum, a where, an arange and an index_put, then index_select) took
  * 5.6 us for one element and 11.5 for 1,000 float32 (NumPy 0.28 and 2.2).  For a
- * contiguous bool mask over the leading dims of a contiguous x on the CPU, and x not
- * requiring grad, the subscript takes it here: the mask's true bytes counted, their
- * positions by the backend's nonzero (which counts again and refuses a mask that changed
- * meanwhile), index_select of x's rows (the leading dims merged). */
-/* the number of flat's true bytes, and their positions (a new (count, 1) int64 tensor) */
-static pdt_status mask_positions(const pdt_tensor *flat, int64_t *count, pdt_tensor *pos)
+ * contiguous bool mask over the leading dims of a contiguous x, x not requiring grad, on
+ * a device whose backend has a compress kernel (the CPU), the subscript takes it here:
+ * the mask's true bytes counted, then x's rows (the leading dims merged) at them by
+ * the backend's compress (which counts again and refuses a mask that changed
+ * meanwhile; Note [compress on the CPU] in cpu_nonzero.c). */
+static pdt_status mask_rows(const pdt_tensor *rows, const pdt_tensor *flat, pdt_tensor *out)
 {
     const uint8_t *m = (const uint8_t *)pdt_tensor_ptr(flat);
     int64_t c = 0;
     for (int64_t i = 0; i < flat->shape[0]; i++)
         c += m[i] != 0;
-    *count = c;
-    return pdt_nonzero(flat, c, pos);
+    return pdt_compress(rows, flat, c, out);
 }
 
 pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_tensor *out)
@@ -399,25 +424,10 @@ pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_te
     pdt_hold h; /* Note [the GIL and storages] */
     h.n = 0;
     x = pdt_hold_view(&h, x), mask = pdt_hold_view(&h, mask);
-    pdt_tensor flat = *mask, rows = pdt_merged_rows(x, k), pos, at;
+    pdt_tensor flat = *mask, rows = pdt_merged_rows(x, k);
     flat.ndim = 1, flat.shape[0] = n, flat.strides[0] = 1;
     pdt_status st;
-    int64_t count;
-    PDT_RUN_RELEASING_GIL(n, st = mask_positions(&flat, &count, &pos));
-    if (st == PDT_OK) {
-        at = pos, at.ndim = 1, at.strides[0] = 1;
-        int64_t shape[PDT_MAX_DIMS];
-        memcpy(shape, rows.shape, (size_t)rows.ndim * sizeof *shape);
-        shape[0] = count;
-        st = pdt_tensor_empty(x->device, x->dtype, rows.ndim, shape, 0, out);
-        if (st == PDT_OK) {
-            PDT_RUN_RELEASING_GIL(pdt_tensor_numel(out),
-                                  st = pdt_index_select_as("index", out, &rows, 0, &at, 0, 1));
-            if (st != PDT_OK)
-                pdt_tensor_release(out);
-        }
-        pdt_tensor_release(&pos);
-    }
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(x), st = mask_rows(&rows, &flat, out));
     pdt_hold_release(&h);
     return st;
 }
@@ -582,6 +592,7 @@ PyMethodDef pdt_index_functions[] = {
     {"_sort", f_sort, METH_VARARGS, NULL},
     {"_cumsum", f_cumsum, METH_VARARGS, NULL},
     {"_nonzero", f_nonzero, METH_VARARGS, NULL},
+    {"_compress", f_compress, METH_VARARGS, NULL},
     {"_cat_fast", f_cat_fast, METH_VARARGS, NULL},
     {"_expand", f_expand, METH_VARARGS, NULL},
     {"_flip_fast", (PyCFunction)(void (*)(void))f_flip_fast, METH_FASTCALL, NULL},
