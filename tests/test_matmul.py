@@ -6,6 +6,7 @@ bound: |got - ref| <= k * EPS * (|A| @ |B|) + TINY, with EPS = 2^-23 for float32
 1e-30.  With TF32 on (GPU only), EPS = 2^-10.  Integer products are exact (and wrap
 on overflow, as in NumPy).
 """
+import math
 import threading
 
 import numpy as np
@@ -169,6 +170,26 @@ def _float32_dot_bound(x, y):
     return ref, 2.0 ** -24 * abs(ref) + (17 * 2.0 ** -24 + len(x) * 2.0 ** -53) * np.abs(p).sum()
 
 
+def _dots_on_every_level_and_thread_count(a, b):
+    """the set of results of dot(a, b) and of a row times a column at every
+    instruction-set level, on one and two threads (then restored)"""
+    from pydevtensor import _C
+    start_level, levels = _C._cpu_simd_level()
+    start_threads = pdt.get_num_threads()
+    got = set()
+    try:
+        for level in levels:
+            _C._cpu_simd_level(level)
+            for n in (1, 2):
+                pdt.set_num_threads(n)
+                got.add(pdt.dot(pdt.from_numpy(a), pdt.from_numpy(b)).item())
+                got.add((pdt.from_numpy(a[None]) @ pdt.from_numpy(b[:, None])).item())
+    finally:
+        _C._cpu_simd_level(start_level)
+        pdt.set_num_threads(start_threads)
+    return got
+
+
 def test_float32_dot_same_bits_on_every_level_and_thread_count_within_its_bound():
     # contiguous float32 vectors are the CPU's own dot (Note [float32 dot products] in
     # cpu_dot.c): products rounded to float32, added in float32 lanes within blocks of
@@ -176,30 +197,50 @@ def test_float32_dot_same_bits_on_every_level_and_thread_count_within_its_bound(
     # (1024), the chunks (4096) and the pool's threshold (65536); the same bits at
     # every instruction-set level and on one and two threads.  The second sample
     # breaks a sum kept in float32 all the way: 2^24 then k - 1 ones (each lost).
-    from pydevtensor import _C
-    start_level, levels = _C._cpu_simd_level()
-    start_threads = pdt.get_num_threads()
     rng = np.random.default_rng(11)
-    try:
-        for k in (1, 63, 64, 65, 1023, 1024, 1025, 4095, 4097, 65536 + 4096 * 3 + 17, 300_001):
-            x = rng.standard_normal(k).astype(np.float32)
-            y = (rng.standard_normal(k) * 10.0 ** rng.integers(-3, 4, k)).astype(np.float32)
-            ones = np.ones(k, np.float32)
-            big = np.ones(k, np.float32)
-            big[0] = 2.0 ** 24
-            for a, b in ((x, y), (ones, big)):
-                got = set()
-                for level in levels:
-                    _C._cpu_simd_level(level)
-                    for n in (1, 2):
-                        pdt.set_num_threads(n)
-                        got.add(pdt.dot(pdt.from_numpy(a), pdt.from_numpy(b)).item())
-                assert len(got) == 1, (k, got)
-                ref, bound = _float32_dot_bound(a, b)
-                assert abs(got.pop() - ref) <= bound, (k, ref, bound)
-    finally:
-        _C._cpu_simd_level(start_level)
-        pdt.set_num_threads(start_threads)
+    for k in (1, 63, 64, 65, 1023, 1024, 1025, 4095, 4097, 65536 + 4096 * 3 + 17, 300_001):
+        x = rng.standard_normal(k).astype(np.float32)
+        y = (rng.standard_normal(k) * 10.0 ** rng.integers(-3, 4, k)).astype(np.float32)
+        ones = np.ones(k, np.float32)
+        big = np.ones(k, np.float32)
+        big[0] = 2.0 ** 24
+        for a, b in ((x, y), (ones, big)):
+            got = _dots_on_every_level_and_thread_count(a, b)
+            assert len(got) == 1, (k, got)
+            ref, bound = _float32_dot_bound(a, b)
+            assert abs(got.pop() - ref) <= bound, (k, ref, bound)
+
+
+def _exact_dot(x, y):
+    """the float64 dot of x and y, rounded once: each product split exactly into p + e
+    (Dekker's two-product with Veltkamp's split; no fused multiply-add in NumPy), the
+    2k terms summed by math.fsum; and the sum of |p|"""
+    def split(v):
+        c = v * 134217729.0  # 2^27 + 1
+        hi = c - (c - v)
+        return hi, v - hi
+    p = x * y
+    xh, xl = split(x)
+    yh, yl = split(y)
+    e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+    return math.fsum(np.concatenate([p, e])), np.abs(p).sum()
+
+
+def test_float64_dot_same_bits_on_every_level_and_thread_count_within_its_bound():
+    # contiguous float64 vectors are the CPU's own dot too (Note [float64 dot products]
+    # in cpu_dot.c): products rounded to double into 32 lanes, folded in a fixed tree,
+    # chunks of 4096 added in order.  Lengths across the lanes (32), the chunks (4096)
+    # and the pool's threshold; the same bits at every instruction-set level and on one
+    # and two threads, for dot and a row times a column, within the stated bound.
+    rng = np.random.default_rng(12)
+    for k in (1, 31, 32, 33, 4095, 4096, 4097, 65536 + 4096 * 3 + 17, 300_001):
+        x = rng.standard_normal(k)
+        y = rng.standard_normal(k) * 10.0 ** rng.integers(-8, 9, k)
+        got = _dots_on_every_level_and_thread_count(x, y)
+        assert len(got) == 1, (k, got)
+        ref, size = _exact_dot(x, y)
+        bound = (-(-min(k, 4096) // 32) + 6 + -(-k // 4096)) * 2.0 ** -53 * size
+        assert abs(got.pop() - ref) <= bound, (k, ref, bound)
 
 
 # ---- transposed views: read in place through the BLAS flags -------------------------

@@ -1,6 +1,6 @@
-/* cpu_dot.c - float32 dot products of contiguous vectors (matmul's m == n == 1:
- * dot, a 1-D @ 1-D, a row times a column) in float32 blocks added in double, their
- * chunks split over the threads.
+/* cpu_dot.c - float32 and float64 dot products of contiguous vectors (matmul's
+ * m == n == 1: dot, a 1-D @ 1-D, a row times a column): float32 in float32 blocks
+ * added in double, float64 in double lanes, their chunks split over the threads.
  *
  * Note [float32 dot products]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -23,8 +23,21 @@
  * double (as norm's squares) took twice as long from the L2 cache: 5e4 elements on
  * one thread 10 us against 4.6 to 5.5 (Intel Xeon, AVX-512).  dot of 1e3, 1e5 and
  * 1e6 float32 against NumPy's (its sdot): 0.62, 0.87 and 0.48 of its time, where
- * sdot here gave 1.05, 1.00 and 1.26 (benchmarks.breadth, 5 rounds).  float64 and
- * strided vectors still go to the BLAS (cpu_gemm.c).
+ * sdot here gave 1.05, 1.00 and 1.26 (benchmarks.breadth, 5 rounds).  Strided
+ * vectors still go to the BLAS (cpu_gemm.c).
+ *
+ * Note [float64 dot products]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * OpenBLAS's ddot, split by OpenBLAS over our pool (Note [OpenBLAS on our pool] in
+ * cpu_blas.c), gained nothing from the second thread: 1e5 elements took 19 us on two
+ * threads and 17 on one, where NumPy's ddot on OpenBLAS's own threads took 10.4.
+ * float64 vectors now take the chunks above: within a chunk (dot32_f64, cpu_vsum.h)
+ * each product is rounded to double and added into lane i % 32, the lanes folded in
+ * a fixed tree; the chunks' sums are added in order.  The same bits on any thread
+ * count and level (no fused multiply-add), and for vectors of k elements
+ *     |got - ref| <= (ceil(min(k, 4096) / 32) + 6 + ceil(k / 4096)) 2^-53 sum(|x_i y_i|)
+ * (a product's rounding, at most 128 additions a lane, the fold's 5, the chunks'
+ * additions; each a relative 2^-53, to first order).
  */
 #include <stdint.h>
 
@@ -37,10 +50,18 @@
 #define CHUNKS_PER_ROUND ((int64_t)256) /* partial sums gathered at once */
 
 typedef struct dot_job {
-    const float *x, *y;
+    const void *x, *y;
+    int f64;          /* float64 vectors, else float32 */
     int64_t k, first; /* the vectors' length; the round's first chunk */
     double partial[CHUNKS_PER_ROUND];
 } dot_job;
+
+static double dot_chunk(const dot_job *j, int64_t at, int64_t n)
+{
+    if (j->f64)
+        return pdt_cpu_simd()->dot32_f64((const double *)j->x + at, (const double *)j->y + at, n);
+    return pdt_cpu_simd()->dot64_f32((const float *)j->x + at, (const float *)j->y + at, n);
+}
 
 static void chunks_range(int64_t begin, int64_t end, void *ctx)
 {
@@ -48,42 +69,48 @@ static void chunks_range(int64_t begin, int64_t end, void *ctx)
     for (int64_t c = begin; c < end; c++) {
         int64_t at = (j->first + c) * DOT_CHUNK;
         int64_t n = j->k - at < DOT_CHUNK ? j->k - at : DOT_CHUNK;
-        j->partial[c] = pdt_cpu_simd()->dot64_f32(j->x + at, j->y + at, n);
+        j->partial[c] = dot_chunk(j, at, n);
     }
 }
 
-/* The sum of x[i] y[i] over [0, k), k >= 1, in the order of Note [float32 dot
- * products]. */
-static double dot_f32(const float *x, const float *y, int64_t k)
+/* The sum of x[i] y[i] over [0, j->k), k >= 1, in the order of Note [float32 dot
+ * products] (Note [float64 dot products]). */
+static double dot(dot_job *j)
 {
-    if (k <= DOT_CHUNK)
-        return pdt_cpu_simd()->dot64_f32(x, y, k);
-    dot_job j = {.x = x, .y = y, .k = k};
-    const int64_t chunks = (k + DOT_CHUNK - 1) / DOT_CHUNK;
+    if (j->k <= DOT_CHUNK)
+        return dot_chunk(j, 0, j->k);
+    const int64_t chunks = (j->k + DOT_CHUNK - 1) / DOT_CHUNK;
     double s = 0.0;
-    for (j.first = 0; j.first < chunks; j.first += CHUNKS_PER_ROUND) {
-        int64_t count = chunks - j.first < CHUNKS_PER_ROUND ? chunks - j.first : CHUNKS_PER_ROUND;
-        pdt_cpu_parallel_for(count, GRAIN / DOT_CHUNK, chunks_range, &j);
+    for (j->first = 0; j->first < chunks; j->first += CHUNKS_PER_ROUND) {
+        int64_t count = chunks - j->first < CHUNKS_PER_ROUND ? chunks - j->first : CHUNKS_PER_ROUND;
+        pdt_cpu_parallel_for(count, GRAIN / DOT_CHUNK, chunks_range, j);
         for (int64_t c = 0; c < count; c++)
-            s = j.first == 0 && c == 0 ? j.partial[0] : s + j.partial[c];
+            s = j->first == 0 && c == 0 ? j->partial[0] : s + j->partial[c];
     }
     return s;
 }
 
-int pdt_cpu_dot_f32(const pdt_gemm_args *g)
+int pdt_cpu_dot(const pdt_gemm_args *g)
 {
     /* op(A) (1, k) with stride 1, op(B) (k, 1) with stride 1 (cpu_gemm.c's
      * Note [matrix times vector] for the strides of the other cases) */
-    if (g->dtype != PDT_FLOAT32 || g->m != 1 || g->n != 1 || g->k < 1 ||
-        (g->trans_a && g->lda != 1) || (!g->trans_b && g->ldb != 1))
+    if ((g->dtype != PDT_FLOAT32 && g->dtype != PDT_FLOAT64) || g->m != 1 || g->n != 1 ||
+        g->k < 1 || (g->trans_a && g->lda != 1) || (!g->trans_b && g->ldb != 1))
         return 0;
-    const float alpha = (float)g->alpha, beta = (float)g->beta;
+    dot_job j = {.f64 = g->dtype == PDT_FLOAT64, .k = g->k};
+    const size_t es = j.f64 ? sizeof(double) : sizeof(float);
     for (int64_t i = 0; i < g->batch; i++) {
-        const float *a = (const float *)g->a + i * g->stride_a;
-        const float *b = (const float *)g->b + i * g->stride_b;
-        float *c = (float *)g->c + i * g->stride_c;
-        const float d = (float)dot_f32(a, b, g->k);
-        c[0] = beta == 0 ? alpha * d : alpha * d + beta * c[0];
+        j.x = (const char *)g->a + i * g->stride_a * (int64_t)es;
+        j.y = (const char *)g->b + i * g->stride_b * (int64_t)es;
+        const double d = dot(&j);
+        if (j.f64) {
+            double *c = (double *)g->c + i * g->stride_c;
+            c[0] = g->beta == 0 ? g->alpha * d : g->alpha * d + g->beta * c[0];
+        } else {
+            const float alpha = (float)g->alpha, beta = (float)g->beta, f = (float)d;
+            float *c = (float *)g->c + i * g->stride_c;
+            c[0] = beta == 0 ? alpha * f : alpha * f + beta * c[0];
+        }
     }
     return 1;
 }

@@ -75,7 +75,7 @@ GEMV_FN(gemv_f64, double, dgemv, ddot)
 
 static pdt_status gemm_float(const pdt_gemm_args *g)
 {
-    if (pdt_cpu_dot_f32(g)) /* Note [float32 dot products] in cpu_dot.c */
+    if (pdt_cpu_dot(g)) /* Note [float32 dot products] in cpu_dot.c, and float64's */
         return PDT_OK;
     const pdt_blas_table *t;
     pdt_status st = pdt_cpu_blas(&t);

@@ -25,9 +25,9 @@ pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_ten
 void pdt_cpu_row_sums(pdt_dtype dt, const void *x, int64_t m, int64_t k, double *out);
 /* cpu_gemm.c */
 pdt_status pdt_cpu_gemm(const pdt_gemm_args *g);
-/* cpu_dot.c: a float32 product with m == n == 1 of contiguous vectors, done (1), or
- * 0 when g is not one (then nothing was touched) */
-int pdt_cpu_dot_f32(const pdt_gemm_args *g);
+/* cpu_dot.c: a float32 or float64 product with m == n == 1 of contiguous vectors,
+ * done (1), or 0 when g is not one (then nothing was touched) */
+int pdt_cpu_dot(const pdt_gemm_args *g);
 /* cpu_gemm_half.c: float16 and bfloat16 through float32 blocks and sgemm */
 pdt_status pdt_cpu_gemm_half(const pdt_gemm_args *g);
 /* cpu_index.c */

@@ -143,6 +143,16 @@ VM_LEAVES(leaves_f64, double, VM_LOADV_F64)
 #else
 #define VM_ADD_SQUARE(s, v) ((s) += (v) * (v))
 #endif
+/* the sum of lane[0 .. n), n a power of 2, in a fixed tree: (l0 + l(n/2)), ...,
+ * then halves again */
+static inline double VM(fold_lanes)(double *lane, int n)
+{
+    for (int w = n / 2; w >= 1; w /= 2)
+        for (int q = 0; q < w; q++)
+            lane[q] += lane[q + w];
+    return lane[0];
+}
+
 static double VM(sumsq32_f32)(const float *x, int64_t n)
 {
     VM(vd) s[32 / VM_DW] = {{0}};
@@ -158,10 +168,33 @@ static double VM(sumsq32_f32)(const float *x, int64_t n)
         double v = (double)x[i + j];
         lane[j] += v * v;
     }
-    for (int w = 16; w >= 1; w /= 2) /* (l0 + l16), ... then halves again */
-        for (int q = 0; q < w; q++)
-            lane[q] += lane[q + w];
-    return lane[0];
+    return VM(fold_lanes)(lane, 32);
+}
+
+/* s[q] += x[W q ..] y[W q ..] for the n / W vectors VT of W lanes at x and y */
+#define VM_DOT_STEP(s, VT, W, x, y, n)                                                             \
+    for (int q = 0; q < (n) / (W); q++) {                                                          \
+        VT u_, v_;                                                                                 \
+        memcpy(&u_, (x) + (W) * q, sizeof u_);                                                     \
+        memcpy(&v_, (y) + (W) * q, sizeof v_);                                                     \
+        s[q] += u_ * v_;                                                                           \
+    }
+
+/* A chunk of a float64 dot product (Note [float64 dot products] in cpu_dot.c):
+ * element i's product x[i] y[i], rounded, into double lane i % 32, then the lanes
+ * folded in a fixed tree.  Never fused (a fused multiply-add rounds once where
+ * the other levels round twice), so every level gives the same bits. */
+static double VM(dot32_f64)(const double *x, const double *y, int64_t n)
+{
+    VM(vd) s[32 / VM_DW] = {{0}};
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        VM_DOT_STEP(s, VM(vd), VM_DW, x + i, y + i, 32);
+    double lane[32];
+    memcpy(lane, s, sizeof lane);
+    for (int64_t j = 0; i + j < n; j++)
+        lane[j] += x[i + j] * y[i + j];
+    return VM(fold_lanes)(lane, 32);
 }
 
 /* A chunk of a float32 dot product (Note [float32 dot products] in cpu_dot.c):
@@ -184,12 +217,7 @@ static double VM(dot64_f32)(const float *x, const float *y, int64_t n)
         VM(vf) s[64 / VM_FW] = {{0}};
         const int64_t end = whole - i < VM_DOT_BLOCK ? whole : i + VM_DOT_BLOCK;
         for (; i < end; i += 64)
-            for (int q = 0; q < 64 / VM_FW; q++) {
-                VM(vf) u, v;
-                memcpy(&u, x + i + VM_FW * q, sizeof u);
-                memcpy(&v, y + i + VM_FW * q, sizeof v);
-                s[q] += u * v;
-            }
+            VM_DOT_STEP(s, VM(vf), VM_FW, x + i, y + i, 64);
         float f[64];
         memcpy(f, s, sizeof f);
         for (int j = 0; j < 64; j++)
@@ -197,10 +225,7 @@ static double VM(dot64_f32)(const float *x, const float *y, int64_t n)
     }
     for (int64_t j = 0; i + j < n; j++)
         lane[j] += (double)(x[i + j] * y[i + j]);
-    for (int w = 32; w >= 1; w /= 2) /* (l0 + l32), ... then halves again */
-        for (int q = 0; q < w; q++)
-            lane[q] += lane[q + w];
-    return lane[0];
+    return VM(fold_lanes)(lane, 64);
 }
 
 /* Column sums of float32 in double lanes: each column's running sum in its

@@ -168,6 +168,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .pow_pairs_f32 = VM(pow_pairs_f32),
     .sumsq32_f32 = VM(sumsq32_f32),
     .dot64_f32 = VM(dot64_f32),
+    .dot32_f64 = VM(dot32_f64),
     .classify = VM(classify),
     .cast = VM_CASTS,
     .stream_copy = VM(stream_copy),
