@@ -22,6 +22,8 @@ base]);
 two middle values) take rows of 100; ``cummax`` gives values and indices, NumPy's
 maximum.accumulate the values; ``*_by_7`` divide by a Python int 7.
 ``bincount`` counts values in [0, 100); ``searchsorted`` places n / 10 values in n sorted.
+``mask_1pct`` and ``mask_99pct`` are x[mask] keeping 1% and 99% of the elements (runs of
+False and of True); ``dot_f64`` a float64 dot.
 ``repeat_counts`` repeats each element by a count in [0, 3) (np.repeat), ``repeat_2``
 each twice, ``expand_copy`` copies a (n, 3) broadcast of a column out.
 ``softmax`` and ``log_softmax`` run along rows of 100 and
@@ -89,6 +91,12 @@ def _cases(lib):
     def sorted_and_values(n):  # a sorted sequence of n and n / 10 values to place in it
         return (arr(np.sort(rng.random(n, dtype=np.float32))),
                 arr(rng.random(max(1, n // 10), dtype=np.float32)))
+
+    def values_and_sparse_mask(n):  # x[mask] keeping 1% of the elements: runs of zeros
+        return f32(n), arr(rng.random(n) < 0.01)
+
+    def values_and_dense_mask(n):  # keeping 99%: runs of ones
+        return f32(n), arr(rng.random(n) < 0.99)
 
     def square_and_index(n):  # half the columns of a square matrix
         a = square(n)
@@ -191,6 +199,7 @@ def _cases(lib):
         "log_softmax": one(rows, lambda a: P_.log_softmax(a, 1), np_log_softmax),
         "cross_entropy": cross_entropy,
         "dot": two(f32, lambda a, b: P_.dot(a, b), np.dot),
+        "dot_f64": two(f64, lambda a, b: P_.dot(a, b), np.dot),
         "var": one(f32, lambda a: a.var(), lambda a: a.var(ddof=1)),
         "cumsum": one(f32, lambda a: P_.cumsum(a, 0), np.cumsum),
         "where": two(f32, lambda a, b: P_.where(a > 0, a, b), lambda a, b: np.where(a > 0, a, b)),
@@ -234,6 +243,8 @@ def _cases(lib):
                               np.repeat),
         "bincount": one(lambda n: arr(rng.integers(0, 100, n)), lambda a: P_.bincount(a),
                         np.bincount),
+        "mask_1pct": pair(values_and_sparse_mask, lambda a, m: a[m], lambda a, m: a[m]),
+        "mask_99pct": pair(values_and_dense_mask, lambda a, m: a[m], lambda a, m: a[m]),
         "searchsorted": pair(sorted_and_values, lambda s, v: P_.searchsorted(s, v),
                              np.searchsorted),
         "repeat_2": one(f32, lambda a: a.repeat_interleave(2), lambda a: np.repeat(a, 2)),
