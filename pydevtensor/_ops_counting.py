@@ -226,7 +226,9 @@ def bincount(input, weights=None, minlength=0):
     >>> x.bincount(weights=pydevtensor.tensor([0.5, 1.0, 2.0, 4.0]), minlength=6)
     tensor([0.5000, 3.0000, 0.0000, 4.0000, 0.0000, 0.0000])
     """
-    if weights is None and type(input) is _C.Tensor and type(minlength) is builtins.int:
+    tried = (weights is None and type(input) is _C.Tensor and type(minlength) is builtins.int
+             and 0 <= minlength < 2**63)
+    if tried:
         # Note [bincount on the CPU]: the kernel checks what it takes (a contiguous 1-d
         # int32 or int64 input, minlength >= 0, on a device with the kernel) and gives
         # None for the rest, which the checks below report or compose (10 elements:
@@ -252,7 +254,7 @@ def bincount(input, weights=None, minlength=0):
             raise RuntimeError(f"bincount(): Expected all tensors to be on the same device, "
                                f"but found at least two devices, {x.device} and "
                                f"{weights.device}")
-    if weights is None:
+    if weights is None and not tried:
         out = _C._bincount(x, minlength)  # Note [bincount on the CPU]; None: no kernel
         if out is not None:
             return out

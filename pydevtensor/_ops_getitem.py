@@ -10,6 +10,7 @@ and index_put (csrc/core/pdt_index.h); indices are checked against the sizes bef
 element moves (on a CUDA device, a counted read of the index's min and max).
 """
 import builtins
+import math
 import sys
 import warnings
 
@@ -182,7 +183,8 @@ def _advanced_getitem(x, idx):
     flat, bshape = _flat_index(view, pairs, True)  # read into a new tensor
     front = _front(view, dims)
     k = len(dims)
-    merged = front.reshape((-1,) + tuple(front.shape[k:]))
+    # the number of rows spelled out: reshape(-1, 0) of an empty tensor cannot infer it
+    merged = front.reshape((math.prod(front.shape[:k]),) + tuple(front.shape[k:]))
     out = index_select(merged, 0, flat).reshape(bshape + tuple(front.shape[k:]))
     if adjacent and dims[0] > 0:
         nb = len(bshape)
@@ -258,7 +260,7 @@ def _advanced_index(self, idx):
     if mask is None:
         return _advanced_getitem(self, idx)
     flat = mask.reshape(-1)
-    rows = self.reshape((-1,) + tuple(self.shape)[mask.ndim:])
+    rows = self.reshape((flat.shape[0],) + tuple(self.shape)[mask.ndim:])  # (-1, 0) is ambiguous
     return index_select(rows, 0, _compact(flat, int(_count_of(flat))))
 
 
@@ -369,7 +371,8 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
     positions = _compact(flat, int(_count_of(flat)))
     v = _as_tensor(value, x.dtype, x.device)
     v = _C._expand(v, (positions.shape[0],) + rest)
-    (_C._index_add if accumulate else _C._index_put)(x.view((-1,) + rest), 0, positions, v)
+    (_C._index_add if accumulate else _C._index_put)(x.view((flat.shape[0],) + rest), 0,
+                                                     positions, v)
     return None
 
 

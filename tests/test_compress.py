@@ -34,9 +34,11 @@ def structured(n, seed):
         w = np.zeros(64, bool)
         w[rng.permutation(64)[:bits]] = True
         kinds.append(w)
-    bytes_ = np.zeros(64, bool)
+    bytes_ = np.zeros(64, bool)  # two full bytes among 30 other bits: the dense path
     bytes_[8:16] = bytes_[40:48] = True
-    bytes_[rng.permutation(64)[:30]] = True
+    others = np.setdiff1d(np.arange(64), np.r_[8:16, 40:48])
+    bytes_[rng.permutation(others)[:30]] = True
+    assert bytes_.sum() == 46
     kinds.append(bytes_)
     words = [kinds[i % len(kinds)] for i in range(n // 64 + 1)]
     m = np.concatenate(words)[:n]
@@ -121,6 +123,26 @@ def test_a_mask_that_does_not_hold_the_count_is_refused_not_overrun():
     with pytest.raises(ValueError, match="count -1"):
         _C._compress(x, m, -1)
     assert tuple(_C._compress(pdt.zeros((0, 2)), pdt.zeros(0, dtype=pdt.bool), 0).shape) == (0, 2)
+    # a dense mask counted short by 3: the full bytes near the end no longer fit the
+    # result's last rows, which then go to the scratch row, one at a time
+    dense = pdt.from_numpy(mask_of(n, 0.97, 4))
+    c = int(dense.sum())
+    with pytest.raises(ValueError, match=f"holds {c} true elements, not the {c - 3} counted"):
+        _C._compress(x, dense, c - 3)
+
+
+def test_empty_rows_through_the_composed_path(device):
+    """x of shape (n, 0) indexed and written by a mask and by an index on the path that
+    autograd takes (reshape(-1, 0) of an empty tensor cannot infer its rows: they are
+    spelled out)"""
+    m = pdt.tensor([True, False, True, True], device=device)
+    x = pdt.zeros((4, 0), device=device, requires_grad=True)
+    assert tuple(x[m].shape) == (3, 0)
+    assert tuple(x[pdt.tensor([0, 2], device=device)].shape) == (2, 0)
+    y = pdt.zeros((4, 0), device=device)
+    y[m] = pdt.zeros((3, 0), device=device)
+    y[pdt.tensor([1, 3], device=device)] = pdt.zeros((2, 0), device=device)
+    assert tuple(y.shape) == (4, 0)
 
 
 @pytest.mark.parametrize("level", pdt._C._cpu_simd_level()[1])

@@ -37,7 +37,8 @@
  * count and level (no fused multiply-add), and for vectors of k elements
  *     |got - ref| <= (ceil(min(k, 4096) / 32) + 6 + ceil(k / 4096)) 2^-53 sum(|x_i y_i|)
  * (a product's rounding, at most 128 additions a lane, the fold's 5, the chunks'
- * additions; each a relative 2^-53, to first order).
+ * additions; each a relative 2^-53, to first order), barring underflow and overflow
+ * (a product below 2^-1022 adds an absolute error of up to 2^-1075).
  */
 #include <stdint.h>
 

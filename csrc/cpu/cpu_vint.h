@@ -131,6 +131,9 @@ static void VM(nonzero_bits)(const uint8_t *x, int64_t nwords, uint64_t *bits)
         for (int g = 0; g < 8; g++) {
             uint64_t v;
             memcpy(&v, x + 8 * g, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            v = __builtin_bswap64(v); /* byte j of x in bits 8 j .. 8 j + 7 */
+#endif
             /* 0x80 in each non-zero byte of v, then the 8 moved to one byte */
             v = (((v & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full) | v) & 0x8080808080808080ull;
             b |= (((v >> 7) * 0x0102040810204080ull) >> 56) << (8 * g);

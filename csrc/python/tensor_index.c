@@ -427,7 +427,9 @@ pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_te
     pdt_tensor flat = *mask, rows = pdt_merged_rows(x, k);
     flat.ndim = 1, flat.shape[0] = n, flat.strides[0] = 1;
     pdt_status st;
-    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(x), st = mask_rows(&rows, &flat, out));
+    /* the mask's bytes are read even where x's rows are empty */
+    PDT_RUN_RELEASING_GIL(n > pdt_tensor_numel(x) ? n : pdt_tensor_numel(x),
+                          st = mask_rows(&rows, &flat, out));
     pdt_hold_release(&h);
     return st;
 }
