@@ -458,15 +458,16 @@ def nonzero(input, *, as_tuple=False):
     """
     _tensor_arg(input, "nonzero")
     mask = input if input.dtype == _C.bool else input != 0
-    count = int(_count_of(mask))
     ndim = input.ndim
-    # the backend's kernel where it has one (the CPU: Note [nonzero on the CPU])
-    coords = _C._nonzero(mask, count) if ndim else None
+    # the backend's kernel where it has one, which counts (the CPU: Note [nonzero on
+    # the CPU])
+    coords = _C._nonzero(mask) if ndim else None
     if coords is not None:
         if not as_tuple:
             return coords
         return tuple(coords[:, k].contiguous() for k in range(ndim)) if ndim > 1 \
             else (coords.reshape(-1),)
+    count = int(_count_of(mask))
     flat = mask.reshape(-1)
     positions = _compact(flat, count)
     if as_tuple:

@@ -102,33 +102,65 @@ def test_every_short_length_and_offset(device):
         np.testing.assert_array_equal(x[pdt.from_numpy(m).to(device)].cpu().numpy(), a[m])
 
 
-def test_a_mask_that_does_not_hold_the_count_is_refused_not_overrun():
-    """the kernel counts again: a wrong count is a ValueError naming both counts, and the
-    rows it would write past the result's end are never written (ASan's job checks)"""
+def flipped(m, at):
+    """m with the bytes at positions `at` flipped, as a bool array"""
+    out = np.array(m, dtype=bool)
+    out[at] = ~out[at]
+    return out
+
+
+def test_a_mask_changed_between_the_count_and_the_write_is_refused_not_overrun():
+    """the kernel counts the mask, gets its result, then writes: a mask written between
+    the two (another thread; here _C._compress's flip, positions flipped in between) is
+    a ValueError naming the count, and the rows it would write past the result's end
+    (or past a chunk's own rows) are never written (ASan's job checks)"""
     n = 3 * CHUNK + 5
-    m = pdt.from_numpy(mask_of(n, 0.5, 3))
+    a = mask_of(n, 0.5, 3)
+    m = pdt.from_numpy(a)
     x = pdt.arange(n, dtype=pdt.float32)
-    c = int(m.sum())
-    np.testing.assert_array_equal(_C._compress(x, m, c).numpy(), x.numpy()[m.numpy()])
-    for wrong in (c - 1, 0, c + 1):
-        with pytest.raises(ValueError, match=f"holds {c} true elements, not the {wrong} counted"):
-            _C._compress(x, m, wrong)
-    full = pdt.ones(n, dtype=pdt.bool)  # full words: the memcpy of a run is bounded too
-    with pytest.raises(ValueError, match=f"holds {n} true elements, not the 7 counted"):
-        _C._compress(x, full, 7)
+    c = int(np.count_nonzero(a))
+    np.testing.assert_array_equal(_C._compress(x, m).numpy(), x.numpy()[a])
+    false_at, true_at = np.flatnonzero(~a), np.flatnonzero(a)
+    for at in ([false_at[0]], [true_at[-1]], list(false_at[-3:]), [false_at[5], n - 1]):
+        m = pdt.from_numpy(mask_of(n, 0.5, 3))
+        with pytest.raises(ValueError, match=f"of {n} elements changed while it was read.*"
+                                             f" {c} true elements counted"):
+            _C._compress(x, m, pdt.tensor(at, dtype=pdt.int64))
+        np.testing.assert_array_equal(m.numpy(), flipped(a, at))  # the flips happened
+    # one True made False and one False made True in one chunk: the count holds, and
+    # the rows are the changed mask's
+    m = pdt.from_numpy(mask_of(n, 0.5, 3))
+    at = [true_at[10], false_at[10]]
+    np.testing.assert_array_equal(_C._compress(x, m, pdt.tensor(at, dtype=pdt.int64)).numpy(),
+                                  x.numpy()[flipped(a, at)])
+    # runs of full words counted short: their memcpy is bounded by the chunk's rows
+    holes = [7, 64 * 5 + 1, CHUNK + 3, n - 2]
+    full = np.ones(n, bool)
+    full[holes] = False
+    with pytest.raises(ValueError, match=f"{n - len(holes)} true elements counted"):
+        _C._compress(x, pdt.from_numpy(full), pdt.tensor(holes, dtype=pdt.int64))
+    # a dense mask with 3 of its last False bytes made True: the full bytes near the end
+    # no longer fit the chunk's last rows, which then go to the scratch row
+    dense = mask_of(n, 0.97, 4)
+    at = list(np.flatnonzero(~dense)[-3:])
+    with pytest.raises(ValueError, match="changed while it was read"):
+        _C._compress(x, pdt.from_numpy(dense), pdt.tensor(at, dtype=pdt.int64))
+    for shape, dtype in ROWS:  # every row size's writer, with a chunk that finds more
+        if 0 in shape:  # empty rows: nothing written, the count's rows returned
+            continue
+        xs = pdt.from_numpy(values(n, shape, dtype, seed=5))
+        with pytest.raises(ValueError, match="changed while it was read"):
+            _C._compress(xs, pdt.from_numpy(mask_of(n, 0.5, 3)),
+                         pdt.tensor([false_at[1], false_at[-1]], dtype=pdt.int64))
     with pytest.raises(ValueError, match=r"1-D bool mask of x's 196613 rows .* got float32"):
-        _C._compress(x, pdt.zeros(n), 0)
+        _C._compress(x, pdt.zeros(n))
     with pytest.raises(ValueError, match=r"got bool mask of 1 dims and 4 elements"):
-        _C._compress(x, pdt.ones(4, dtype=pdt.bool), 4)
-    with pytest.raises(ValueError, match="count -1"):
-        _C._compress(x, m, -1)
-    assert tuple(_C._compress(pdt.zeros((0, 2)), pdt.zeros(0, dtype=pdt.bool), 0).shape) == (0, 2)
-    # a dense mask counted short by 3: the full bytes near the end no longer fit the
-    # result's last rows, which then go to the scratch row, one at a time
-    dense = pdt.from_numpy(mask_of(n, 0.97, 4))
-    c = int(dense.sum())
-    with pytest.raises(ValueError, match=f"holds {c} true elements, not the {c - 3} counted"):
-        _C._compress(x, dense, c - 3)
+        _C._compress(x, pdt.ones(4, dtype=pdt.bool))
+    with pytest.raises(IndexError, match=f"position {n} outside the mask's {n}"):
+        _C._compress(x, m, pdt.tensor([n], dtype=pdt.int64))
+    with pytest.raises(TypeError, match="flip: a contiguous 1-D int64"):
+        _C._compress(x, m, pdt.tensor([1.0]))
+    assert tuple(_C._compress(pdt.zeros((0, 2)), pdt.zeros(0, dtype=pdt.bool)).shape) == (0, 2)
 
 
 def test_empty_rows_through_the_composed_path(device):

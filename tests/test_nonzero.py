@@ -41,18 +41,30 @@ def test_nonzero_matches_numpy(device, shape, density):
         np.testing.assert_array_equal(pdt.nonzero(tm.T).cpu().numpy(), np.argwhere(m.T))
 
 
-def test_a_mask_that_does_not_hold_the_count_is_refused_not_overrun():
-    m = pdt.from_numpy(mask_of((3 * CHUNK + 5,), 0.5, 3))
-    n = int(m.sum())
-    assert _C._nonzero(m, n).shape == (n, 1)
-    for wrong in (n - 1, 0, n + 1):
-        with pytest.raises(ValueError, match=f"holds {n} true elements, not the {wrong} counted"):
-            _C._nonzero(m, wrong)
-    with pytest.raises(ValueError, match="count within its"):
-        _C._nonzero(m, 3 * CHUNK + 6)
+@pytest.mark.parametrize("shape", [(3 * CHUNK + 5,), (3, CHUNK + 7)])
+def test_a_mask_changed_between_the_count_and_the_write_is_refused_not_overrun(shape):
+    """the kernel counts the mask, gets its result, then writes: a mask written between
+    the two (_C._nonzero's flip: positions of the flat mask flipped in between) is a
+    ValueError naming the count, with nothing written past a chunk's rows (ASan's job
+    checks); 1-d masks by words of bits, others by elements"""
+    a = mask_of(shape, 0.5, 3)
+    c = int(np.count_nonzero(a))
+    np.testing.assert_array_equal(_C._nonzero(pdt.from_numpy(a)).numpy(), np.argwhere(a))
+    flat = a.reshape(-1)
+    false_at, true_at = np.flatnonzero(~flat), np.flatnonzero(flat)
+    for at in ([false_at[0]], [true_at[-1]], list(false_at[-3:])):
+        m = pdt.from_numpy(mask_of(shape, 0.5, 3))
+        with pytest.raises(ValueError, match=f"changed while it was read.* {c} true elements"):
+            _C._nonzero(m, pdt.tensor(at, dtype=pdt.int64))
+    m = pdt.from_numpy(mask_of(shape, 0.5, 3))
+    at = [true_at[10], false_at[10]]  # one chunk's count holds: the changed mask's rows
+    want = flat.copy()
+    want[at] = ~want[at]
+    np.testing.assert_array_equal(_C._nonzero(m, pdt.tensor(at, dtype=pdt.int64)).numpy(),
+                                  np.argwhere(want.reshape(shape)))
     with pytest.raises(ValueError, match="expected a bool tensor"):
-        _C._nonzero(pdt.zeros(4), 0)
-    empty = _C._nonzero(pdt.zeros(0, dtype=pdt.bool), 0)
+        _C._nonzero(pdt.zeros(4))
+    empty = _C._nonzero(pdt.zeros(0, dtype=pdt.bool))
     assert tuple(empty.shape) == (0, 1)
 
 
@@ -70,5 +82,24 @@ def test_nonzero_of_every_short_length_and_pattern(device):
         raw = np.concatenate([np.zeros(shift, np.uint8), patterns * rng.integers(1, 256, 64,
                                                                                 dtype=np.uint8)])
         m = raw.view(bool)
+        np.testing.assert_array_equal(pdt.nonzero(pdt.from_numpy(m).to(device)).cpu().numpy(),
+                                      np.argwhere(m))
+
+
+@pytest.mark.parametrize("shape", [(CHUNK + 7, 1), (1, CHUNK + 7), (5, 1, 1), (7, 1, 2, 1, 5),
+                                   (3, 64), (130, 3), (2, 2 * CHUNK + 1), (9, 8, 7, 6, 5, 4)])
+def test_nonzero_carries_coordinates_across_rows(device, shape):
+    """a mask of 2 or more dims is read as words of bits, each true element's coordinates
+    carried on from the last one's: steps within a row, across one row, across many
+    (a division), through dims of size 1, across a chunk's end; full words, words of
+    single bits, and masks where only a row's first or last element is set"""
+    n = int(np.prod(shape))
+    masks = [mask_of(shape, d, seed=n + int(1000 * d)) for d in (0.001, 0.02, 0.5, 0.97, 1.0)]
+    ends = np.zeros(shape, bool)
+    ends[..., 0] = True
+    ends.reshape(-1)[-1] = True
+    lasts = np.zeros(shape, bool)
+    lasts[..., -1] = True
+    for m in masks + [ends, lasts]:
         np.testing.assert_array_equal(pdt.nonzero(pdt.from_numpy(m).to(device)).cpu().numpy(),
                                       np.argwhere(m))

@@ -21,6 +21,14 @@
 extern "C" {
 #endif
 
+/* How a kernel that counts its result's rows itself (nonzero, x[mask]) gets that
+ * result: the core's make(ctx, rows, &out) allocates it on the op's device (accounted
+ * as any other tensor), contiguous with rows along dim 0, and points out at it for
+ * the kernel to write.  Called at most once, from the kernel's calling thread; on its
+ * failure the kernel returns its status.  The core keeps the result (and releases it
+ * when the kernel fails). */
+typedef pdt_status (*pdt_make_rows)(void *ctx, int64_t rows, const pdt_tensor **out);
+
 typedef struct pdt_device_props {
     char name[256];
     size_t total_memory;
@@ -453,18 +461,20 @@ typedef struct pdt_backend {
      * dtype (float32, float64 or int64); out may be x. */
     pdt_status (*cumsum)(const pdt_tensor *out, const pdt_tensor *x);
     /* The coordinates of mask's non-zero bytes in row-major order: mask a contiguous
-     * bool tensor of ndim >= 1 dims, out contiguous int64 (count, ndim).  The backend
-     * counts again and returns PDT_ERR_VALUE, writing nothing past out, when mask
-     * holds other than count non-zero bytes.  May be NULL: the bindings then compose
-     * nonzero from cumsum and index_put (pydevtensor/_ops_index.py). */
-    pdt_status (*nonzero)(const pdt_tensor *mask, const pdt_tensor *out);
-    /* out's rows are src's rows at mask's non-zero bytes, in order (x[mask]): mask a
-     * contiguous 1-D bool tensor of n elements, src contiguous with shape[0] n, out
-     * contiguous (count, src's other dims) of src's dtype.  The backend counts again
-     * and returns PDT_ERR_VALUE, writing nothing past out, when mask holds other than
-     * count non-zero bytes.  May be NULL: x[mask] then takes the bindings' composed
-     * path (pydevtensor/_ops_getitem.py). */
-    pdt_status (*compress)(const pdt_tensor *out, const pdt_tensor *src, const pdt_tensor *mask);
+     * bool tensor of ndim >= 1 dims.  The backend counts them, then gets its result, a
+     * contiguous int64 (count, ndim), from the core by make (pdt_make_rows), then
+     * writes it.  A mask that changes between the count and the write (another thread
+     * writing it) is PDT_ERR_VALUE, with nothing written past the result's end.  May
+     * be NULL: the bindings then compose nonzero from cumsum and index_put
+     * (pydevtensor/_ops_index.py). */
+    pdt_status (*nonzero)(const pdt_tensor *mask, pdt_make_rows make, void *ctx);
+    /* src's rows at mask's non-zero bytes, in order (x[mask]): mask a contiguous 1-D
+     * bool tensor of n elements, src contiguous with shape[0] n.  The backend counts
+     * them, gets its result (count, src's other dims) of src's dtype by make, and
+     * copies the rows, a changed mask as nonzero's.  May be NULL: x[mask] then takes
+     * the bindings' composed path (pydevtensor/_ops_getitem.py). */
+    pdt_status (*compress)(const pdt_tensor *src, const pdt_tensor *mask, pdt_make_rows make,
+                           void *ctx);
     /* Softmax (log 0) or log-softmax (log 1) of each row (the last dim) of x: x and
      * out contiguous, of one shape and dtype (float32 or float64), not empty.  May be
      * NULL: the bindings then compose it from max, exp, sum and division

@@ -398,22 +398,61 @@ pdt_status pdt_sort(const pdt_tensor *x, int descending, pdt_tensor *values, pdt
     return st;
 }
 
-pdt_status pdt_nonzero(const pdt_tensor *mask, int64_t count, pdt_tensor *out)
+/* The result of nonzero or x[mask], made once the kernel has counted its rows
+ * (pdt_make_rows) */
+typedef struct {
+    pdt_device device;
+    pdt_dtype dtype;
+    int ndim;
+    int64_t shape[PDT_MAX_DIMS];
+    pdt_tensor *out;
+    void (*between)(void *arg);
+    void *arg;
+} mask_result;
+
+static pdt_status make_mask_result(void *ctx, int64_t rows, const pdt_tensor **out)
+{
+    mask_result *r = ctx;
+    r->shape[0] = rows;
+    pdt_status st = pdt_tensor_empty(r->device, r->dtype, r->ndim, r->shape, 0, r->out);
+    if (st != PDT_OK)
+        return st;
+    if (r->between)
+        r->between(r->arg);
+    *out = r->out;
+    return PDT_OK;
+}
+
+/* nonzero of mask (x NULL) or x[mask], checked, by the backend's kernel */
+pdt_status pdt_mask_op(const pdt_tensor *x, const pdt_tensor *mask,
+                               void (*between)(void *arg), void *arg, pdt_tensor *out)
 {
     memset(out, 0, sizeof *out);
-    char dev[32];
-    const pdt_backend *be = pdt_backend_of(mask->device.kind);
-    if (!be->nonzero)
-        return pdt_fail(PDT_ERR_UNSUPPORTED, "nonzero: no kernel on %s",
-                        pdt_device_str(mask->device, dev, sizeof dev));
-    if (mask->dtype != PDT_BOOL || mask->ndim < 1 || count < 0 || count > pdt_tensor_numel(mask))
+    char dev[32], mdev[32];
+    const pdt_tensor *on = x ? x : mask;
+    const pdt_backend *be = pdt_backend_of(on->device.kind);
+    if (x ? !be->compress : !be->nonzero)
+        return pdt_fail(PDT_ERR_UNSUPPORTED, "%s: no kernel on %s", x ? "index" : "nonzero",
+                        pdt_device_str(on->device, dev, sizeof dev));
+    if (!x && (mask->dtype != PDT_BOOL || mask->ndim < 1))
         return pdt_fail(PDT_ERR_VALUE,
-                        "nonzero: expected a bool tensor of at least one dim and a count within "
-                        "its %lld elements, got %s with %d dims and count %lld (on %s)",
-                        (long long)pdt_tensor_numel(mask), pdt_dtype_name(mask->dtype), mask->ndim,
-                        (long long)count, pdt_device_str(mask->device, dev, sizeof dev));
-    /* the kernel reads a contiguous mask: a view is copied here, after the check
-     * above, so that a device without the kernel copies nothing */
+                        "nonzero: expected a bool tensor of at least one dim, got %s with %d "
+                        "dims (on %s)",
+                        pdt_dtype_name(mask->dtype), mask->ndim,
+                        pdt_device_str(mask->device, dev, sizeof dev));
+    if (x && (!pdt_device_eq(x->device, mask->device) || mask->dtype != PDT_BOOL ||
+              mask->ndim != 1 || x->ndim < 1 || mask->shape[0] != x->shape[0] ||
+              !pdt_tensor_is_contiguous(mask) || !pdt_tensor_is_contiguous(x)))
+        return pdt_fail(PDT_ERR_VALUE,
+                        "index: expected a contiguous 1-D bool mask of x's %lld rows on x's "
+                        "device (%s), x contiguous, got %s mask of %d dims and %lld elements "
+                        "on %s",
+                        x->ndim ? (long long)x->shape[0] : 0LL,
+                        pdt_device_str(x->device, dev, sizeof dev), pdt_dtype_name(mask->dtype),
+                        mask->ndim, (long long)pdt_tensor_numel(mask),
+                        pdt_device_str(mask->device, mdev, sizeof mdev));
+    /* nonzero's kernel reads a contiguous mask: a view is copied here, after the
+     * checks above, so that a device without the kernel copies nothing */
     pdt_tensor copy = {0};
     pdt_status st = PDT_OK;
     if (!pdt_tensor_is_contiguous(mask)) {
@@ -422,49 +461,28 @@ pdt_status pdt_nonzero(const pdt_tensor *mask, int64_t count, pdt_tensor *out)
             return st;
         mask = &copy;
     }
-    int64_t shape[2] = {count, mask->ndim};
-    st = pdt_tensor_empty(mask->device, PDT_INT64, 2, shape, 0, out);
-    if (st == PDT_OK) {
-        pdt_note_op("nonzero", mask->device);
-        st = be->nonzero(mask, out); /* even for count 0: it checks the count */
-        if (st != PDT_OK)
-            pdt_tensor_release(out);
-    }
+    mask_result r = {on->device, x ? x->dtype : PDT_INT64, x ? x->ndim : 2, {0}, out, between, arg};
+    if (x)
+        memcpy(r.shape, x->shape, (size_t)x->ndim * sizeof *r.shape);
+    else
+        r.shape[1] = mask->ndim;
+    pdt_note_op(x ? "index" : "nonzero", on->device);
+    st = x ? be->compress(x, mask, make_mask_result, &r) : be->nonzero(mask, make_mask_result, &r);
+    if (st != PDT_OK && out->storage)
+        pdt_tensor_release(out);
     if (copy.storage)
         pdt_tensor_release(&copy);
     return st;
 }
 
-pdt_status pdt_compress(const pdt_tensor *x, const pdt_tensor *mask, int64_t count, pdt_tensor *out)
+pdt_status pdt_nonzero(const pdt_tensor *mask, pdt_tensor *out)
 {
-    memset(out, 0, sizeof *out);
-    char dev[32], mdev[32];
-    const pdt_backend *be = pdt_backend_of(x->device.kind);
-    if (!be->compress)
-        return pdt_fail(PDT_ERR_UNSUPPORTED, "index: no kernel for a mask on %s",
-                        pdt_device_str(x->device, dev, sizeof dev));
-    if (!pdt_device_eq(x->device, mask->device) || mask->dtype != PDT_BOOL || mask->ndim != 1 ||
-        x->ndim < 1 || mask->shape[0] != x->shape[0] || !pdt_tensor_is_contiguous(mask) ||
-        !pdt_tensor_is_contiguous(x) || count < 0 || count > mask->shape[0])
-        return pdt_fail(PDT_ERR_VALUE,
-                        "index: expected a contiguous 1-D bool mask of x's %lld rows on x's "
-                        "device (%s), x contiguous, and a count within the mask, got %s mask "
-                        "of %d dims and %lld elements on %s, count %lld",
-                        x->ndim ? (long long)x->shape[0] : 0LL,
-                        pdt_device_str(x->device, dev, sizeof dev), pdt_dtype_name(mask->dtype),
-                        mask->ndim, (long long)pdt_tensor_numel(mask),
-                        pdt_device_str(mask->device, mdev, sizeof mdev), (long long)count);
-    int64_t shape[PDT_MAX_DIMS];
-    memcpy(shape, x->shape, (size_t)x->ndim * sizeof *shape);
-    shape[0] = count;
-    pdt_status st = pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, out);
-    if (st == PDT_OK) {
-        pdt_note_op("index", x->device);
-        st = be->compress(out, x, mask); /* even for count 0: it checks the count */
-        if (st != PDT_OK)
-            pdt_tensor_release(out);
-    }
-    return st;
+    return pdt_mask_op(NULL, mask, NULL, NULL, out);
+}
+
+pdt_status pdt_compress(const pdt_tensor *x, const pdt_tensor *mask, pdt_tensor *out)
+{
+    return pdt_mask_op(x, mask, NULL, NULL, out);
 }
 
 pdt_status pdt_cumsum(const pdt_tensor *x, pdt_tensor *out)

@@ -132,20 +132,25 @@ pdt_status pdt_sort(const pdt_tensor *x, int descending, pdt_tensor *values, pdt
  * integers and bool (as PyTorch). */
 pdt_status pdt_cumsum(const pdt_tensor *x, pdt_tensor *out);
 
-/* The coordinates of mask's count non-zero elements, a new contiguous int64 (count,
- * ndim) tensor on mask's device: mask bool, of at least one dim (a view is copied
- * contiguous first).
+/* The coordinates of mask's non-zero elements, a new contiguous int64 (count, ndim)
+ * tensor on mask's device: mask bool, of at least one dim (a view is copied
+ * contiguous first).  The backend's kernel counts them: no count is read back first.
  * PDT_ERR_UNSUPPORTED when the backend has no kernel for it (the caller composes
- * it), PDT_ERR_VALUE when count is not mask's number of non-zero elements. */
-pdt_status pdt_nonzero(const pdt_tensor *mask, int64_t count, pdt_tensor *out);
+ * it), PDT_ERR_VALUE when the mask changed while it was read. */
+pdt_status pdt_nonzero(const pdt_tensor *mask, pdt_tensor *out);
 
-/* x[mask]: the rows of x (along dim 0) at mask's count non-zero elements, a new
- * contiguous tensor (count, x's other dims) on x's device: mask a contiguous 1-D
- * bool tensor of x.shape[0] elements on x's device, x contiguous.
+/* x[mask]: the rows of x (along dim 0) at mask's non-zero elements, a new contiguous
+ * tensor (count, x's other dims) on x's device: mask a contiguous 1-D bool tensor of
+ * x.shape[0] elements on x's device, x contiguous.
  * PDT_ERR_UNSUPPORTED when the backend has no kernel for it (the caller composes
- * it), PDT_ERR_VALUE when count is not mask's number of non-zero elements. */
-pdt_status pdt_compress(const pdt_tensor *x, const pdt_tensor *mask, int64_t count,
-                        pdt_tensor *out);
+ * it), PDT_ERR_VALUE when the mask changed while it was read. */
+pdt_status pdt_compress(const pdt_tensor *x, const pdt_tensor *mask, pdt_tensor *out);
+
+/* pdt_nonzero (x NULL) or pdt_compress with between(arg) called once the kernel has
+ * counted and the result is made, before it is written: the tests' stand-in for
+ * another thread writing the mask then.  between may be NULL. */
+pdt_status pdt_mask_op(const pdt_tensor *x, const pdt_tensor *mask,
+                               void (*between)(void *arg), void *arg, pdt_tensor *out);
 
 #ifdef __cplusplus
 }

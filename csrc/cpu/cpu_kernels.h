@@ -61,8 +61,9 @@ pdt_status pdt_cpu_sort(const pdt_tensor *values, const pdt_tensor *indices,
 pdt_status pdt_cpu_cumsum(const pdt_tensor *out, const pdt_tensor *x);
 pdt_status pdt_cpu_cumprod(const pdt_tensor *out, const pdt_tensor *x);
 /* cpu_nonzero.c */
-pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, const pdt_tensor *out);
-pdt_status pdt_cpu_compress(const pdt_tensor *out, const pdt_tensor *src, const pdt_tensor *mask);
+pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, pdt_make_rows make, void *ctx);
+pdt_status pdt_cpu_compress(const pdt_tensor *src, const pdt_tensor *mask, pdt_make_rows make,
+                            void *ctx);
 /* cpu_classify.c: isnan, isinf, isfinite, signbit (which: PDT_IS_*) */
 pdt_status pdt_cpu_classify(const pdt_tensor *out, const pdt_tensor *x, int which);
 /* cpu_topk.c */

@@ -166,24 +166,56 @@ static PyObject *f_cumsum(PyObject *module, PyObject *args)
     return wrap_or_raise(S, st, &out);
 }
 
-/* _nonzero(mask, count) -> the (count, ndim) int64 coordinates of mask's true
- * elements, or None when mask's device has no kernel for it (the caller composes
- * it).  mask: bool, ndim >= 1. */
-static PyObject *f_nonzero(PyObject *module, PyObject *args)
+/* the mask's bytes at a test's positions flipped (pdt_mask_op) */
+typedef struct {
+    uint8_t *m;
+    const int64_t *at;
+    int64_t n;
+} mask_flips;
+
+static void flip_mask(void *arg)
 {
-    pdt_state *S = state(module);
-    PyObject *x;
-    long long count;
-    if (!PyArg_ParseTuple(args, "O!L:_nonzero", S->tensor_type, &x, &count))
-        return NULL;
-    const pdt_tensor *tm = pdt_tensor_of(x);
+    const mask_flips *f = arg;
+    for (int64_t i = 0; i < f->n; i++)
+        f->m[f->at[i]] = !f->m[f->at[i]];
+}
+
+/* nonzero (x NULL) or x[mask] by the core's kernel, None when the device has none;
+ * flip: None, or a test's contiguous int64 positions of the contiguous mask flipped
+ * between the kernel's count and its write */
+static PyObject *mask_op(pdt_state *S, PyObject *x, PyObject *m, PyObject *flip)
+{
+    const pdt_tensor *tx = x ? pdt_tensor_of(x) : NULL, *tm = pdt_tensor_of(m), *tf = NULL;
+    mask_flips f = {NULL, NULL, 0};
+    if (flip != Py_None) {
+        tf = PyObject_TypeCheck(flip, S->tensor_type) ? pdt_tensor_of(flip) : NULL;
+        if (!tf || tf->dtype != PDT_INT64 || tf->ndim != 1 || !pdt_tensor_is_contiguous(tf) ||
+            tf->device.kind != PDT_CPU || tm->device.kind != PDT_CPU || tm->dtype != PDT_BOOL ||
+            !pdt_tensor_is_contiguous(tm)) {
+            PyErr_SetString(PyExc_TypeError, "flip: a contiguous 1-D int64 CPU tensor, of "
+                                             "positions in a contiguous bool CPU mask");
+            return NULL;
+        }
+        f.m = (uint8_t *)pdt_tensor_ptr(tm), f.at = (const int64_t *)pdt_tensor_ptr(tf);
+        f.n = tf->shape[0];
+        for (int64_t i = 0; i < f.n; i++)
+            if (f.at[i] < 0 || f.at[i] >= pdt_tensor_numel(tm)) {
+                PyErr_Format(PyExc_IndexError, "flip: position %lld outside the mask's %lld",
+                             (long long)f.at[i], (long long)pdt_tensor_numel(tm));
+                return NULL;
+            }
+    }
     pdt_hold h;
     h.n = 0;
+    if (tx)
+        HOLD(h, tx);
     HOLD(h, tm);
+    if (tf)
+        HOLD(h, tf);
     pdt_tensor out;
     pdt_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = pdt_nonzero(tm, (int64_t)count, &out);
+    st = pdt_mask_op(tx, tm, f.n ? flip_mask : NULL, &f, &out);
     Py_END_ALLOW_THREADS
     pdt_hold_release(&h);
     if (st == PDT_ERR_UNSUPPORTED)
@@ -191,30 +223,28 @@ static PyObject *f_nonzero(PyObject *module, PyObject *args)
     return wrap_or_raise(S, st, &out);
 }
 
-/* _compress(x, mask, count) -> x's rows at mask's count true elements (x[mask] for
- * a 1-D mask over x's first dim; both contiguous, on one device), or None when x's
- * device has no kernel for it.  For the tests of the kernel's own count. */
+/* _nonzero(mask[, flip]) -> the (count, ndim) int64 coordinates of mask's true
+ * elements, or None when mask's device has no kernel for it (the caller composes
+ * it).  mask: bool, ndim >= 1. */
+static PyObject *f_nonzero(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *m, *flip = Py_None;
+    if (!PyArg_ParseTuple(args, "O!|O:_nonzero", S->tensor_type, &m, &flip))
+        return NULL;
+    return mask_op(S, NULL, m, flip);
+}
+
+/* _compress(x, mask[, flip]) -> x's rows at mask's true elements (x[mask] for a 1-D
+ * mask over x's first dim; both contiguous, on one device), or None when x's device
+ * has no kernel for it.  For the tests of the kernel. */
 static PyObject *f_compress(PyObject *module, PyObject *args)
 {
     pdt_state *S = state(module);
-    PyObject *x, *m;
-    long long count;
-    if (!PyArg_ParseTuple(args, "O!O!L:_compress", S->tensor_type, &x, S->tensor_type, &m, &count))
+    PyObject *x, *m, *flip = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!|O:_compress", S->tensor_type, &x, S->tensor_type, &m, &flip))
         return NULL;
-    const pdt_tensor *tx = pdt_tensor_of(x), *tm = pdt_tensor_of(m);
-    pdt_hold h;
-    h.n = 0;
-    HOLD(h, tx);
-    HOLD(h, tm);
-    pdt_tensor out;
-    pdt_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = pdt_compress(tx, tm, (int64_t)count, &out);
-    Py_END_ALLOW_THREADS
-    pdt_hold_release(&h);
-    if (st == PDT_ERR_UNSUPPORTED)
-        Py_RETURN_NONE;
-    return wrap_or_raise(S, st, &out);
+    return mask_op(S, x, m, flip);
 }
 
 /* _cat_fast(tensors, dim[, stack]) -> torch.cat of a list or tuple of tensors of
@@ -400,18 +430,8 @@ pdt_status pdt_index_select_new(const char *op, const pdt_tensor *x, int dim,
  * 5.6 us for one element and 11.5 for 1,000 float32 (NumPy 0.28 and 2.2).  For a
  * contiguous bool mask over the leading dims of a contiguous x, x not requiring grad, on
  * a device whose backend has a compress kernel (the CPU), the subscript takes it here:
- * the mask's true bytes counted, then x's rows (the leading dims merged) at them by
- * the backend's compress (which counts again and refuses a mask that changed
- * meanwhile; Note [compress on the CPU] in cpu_nonzero.c). */
-static pdt_status mask_rows(const pdt_tensor *rows, const pdt_tensor *flat, pdt_tensor *out)
-{
-    const uint8_t *m = (const uint8_t *)pdt_tensor_ptr(flat);
-    int64_t c = 0;
-    for (int64_t i = 0; i < flat->shape[0]; i++)
-        c += m[i] != 0;
-    return pdt_compress(rows, flat, c, out);
-}
-
+ * x's rows (the leading dims merged) at the mask's true bytes, by the backend's
+ * compress, which counts them (Note [compress on the CPU] in cpu_nonzero.c). */
 pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_tensor *out)
 {
     memset(out, 0, sizeof *out);
@@ -429,7 +449,7 @@ pdt_status pdt_mask_rows_new(const pdt_tensor *x, const pdt_tensor *mask, pdt_te
     pdt_status st;
     /* the mask's bytes are read even where x's rows are empty */
     PDT_RUN_RELEASING_GIL(n > pdt_tensor_numel(x) ? n : pdt_tensor_numel(x),
-                          st = mask_rows(&rows, &flat, out));
+                          st = pdt_compress(&rows, &flat, out));
     pdt_hold_release(&h);
     return st;
 }
