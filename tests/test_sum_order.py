@@ -4,6 +4,8 @@ at most 128, a leaf in 8 double lanes.  The dispatched kernel that sums four lea
 side (cpu_vmath.h, sum4) and the one-leaf-at-a-time path for inputs past 16 MiB must both
 give exactly the tree's result, at every instruction-set level; checked against the tree
 written out here in Python."""
+import math
+
 import numpy as np
 import pytest
 
@@ -116,18 +118,31 @@ def _lanes32_of(wide):
     return total
 
 
+def _dot_order_of(squares):
+    """The CPU's float64 sum of squares, its dot product with itself (Note [float64 dot
+    products] in csrc/cpu/cpu_dot.c): sub-chunks of 4096 each in 32 lanes, added in
+    order within each chunk from the chunk's first, the chunks then in order."""
+    total = None
+    for c in range(0, len(squares), CHUNK):
+        group = None
+        for d in range(c, min(c + CHUNK, len(squares)), 4096):
+            part = _lanes32_of(squares[d:d + 4096])
+            group = part if group is None else group + part
+        total = group if total is None else total + group
+    return total
+
+
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_norm_is_the_order_of_the_squares_to_the_bit(level, dtype, level_restored):
-    """norm's sum of squares: float64 through the four-leaf kernel (sumsq4), the tree of
-    x * x; float32 in 32 double lanes; then the square root, at every level."""
+    """norm's sum of squares in 32 double lanes: float32's squares exact, float64's each
+    rounded (its dot product with itself); then the square root, at every level."""
     _C._cpu_simd_level(level)
     rng = np.random.default_rng(47)
     for n in (1, 31, 33, 100, 512, 1000, CHUNK + 512, 3 * CHUNK + 4096):
         x = (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)).astype(dtype)
         wide = x.astype(np.float64)
-        order = _lanes32_of if dtype == "float32" else _reference_of
-        want = np.sqrt(order(wide * wide))
+        want = np.sqrt((_lanes32_of if dtype == "float32" else _dot_order_of)(wide * wide))
         assert float(pdt.norm(pdt.tensor(x))) == float(np.asarray(want).astype(dtype)), n
 
 
@@ -136,5 +151,29 @@ def test_a_large_norm_is_the_same_order():
     x = rng.standard_normal((4 << 20) + 4096).astype(np.float32)
     wide = x.astype(np.float64)
     assert float(pdt.norm(pdt.tensor(x))) == float(np.float32(np.sqrt(_lanes32_of(wide * wide))))
-    y = rng.standard_normal((2 << 20) + 512)  # float64 past 16 MiB: one leaf at a time
-    assert float(pdt.norm(pdt.tensor(y))) == float(np.sqrt(_reference_of(y * y)))
+    y = rng.standard_normal((2 << 20) + 512)  # float64 past 16 MiB: the same lanes
+    assert float(pdt.norm(pdt.tensor(y))) == float(np.sqrt(_dot_order_of(y * y)))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_float64_norm_squared_is_the_dot_of_x_with_itself(threads):
+    """norm of a float64 vector is sqrt(dot(x, x)) to the bit, whole or as rows of a
+    matrix (its chunks, or the dot's own split over the pool), on one and two threads"""
+    before = pdt.get_num_threads()
+    pdt.set_num_threads(threads)
+    try:
+        _norms_are_dots(np.random.default_rng(59))
+    finally:
+        pdt.set_num_threads(before)
+
+
+def _norms_are_dots(rng):
+    for k in (1, 33, 4096, 4097, CHUNK - 1, CHUNK + 4097, 100_000, 3 * CHUNK + 5):
+        y = rng.standard_normal(k) * 10.0 ** rng.integers(-5, 5, k)
+        t = pdt.tensor(y)
+        assert float(pdt.linalg.norm(t)) == math.sqrt(float(pdt.dot(t, t))), k
+        rows = pdt.tensor(np.stack([y, y[::-1].copy(), 2 * y]))
+        for r, got in enumerate(pdt.linalg.norm(rows, dim=1).tolist()):
+            assert got == math.sqrt(float(pdt.dot(rows[r], rows[r]))), (k, r)
+    assert float(pdt.linalg.norm(pdt.tensor(y)[::3])) == \
+        math.sqrt(float(pdt.dot(pdt.tensor(y[::3].copy()), pdt.tensor(y[::3].copy()))))

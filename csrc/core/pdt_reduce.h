@@ -30,8 +30,9 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~
  * Sums of float32 (sum, mean, the norms) accumulate in double on every device,
  * in a fixed order (CPU rows: pairwise within chunks of 64K elements, or, for
- * float32 sums of squares, in 32 running lanes (Note [float32 sums of squares] in
- * csrc/cpu/cpu_reduce.c), chunks added in order; CPU columns: in row order;
+ * sums of squares, in 32 running lanes (Note [float32 sums of squares] in
+ * csrc/cpu/cpu_reduce.c; float64's squares rounded first), chunks added in order;
+ * CPU columns: in row order;
  * CUDA: per-thread running sums combined by warp-shuffle trees), and round once
  * to float32 at the end.
  * Against the exact result on the same values, for a row of k elements x:

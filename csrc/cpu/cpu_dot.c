@@ -33,7 +33,10 @@
  * threads and 17 on one, where NumPy's ddot on OpenBLAS's own threads took 10.4.
  * float64 vectors now take the chunks above: within a chunk (dot32_f64, cpu_vsum.h)
  * each product is rounded to double and added into lane i % 32, the lanes folded in
- * a fixed tree; the chunks' sums are added in order.  The same bits on any thread
+ * a fixed tree; the chunks' sums are added in order, by groups of DOT_GROUP (each
+ * group's from its first, then the groups'), the order in which the reductions add
+ * a float64 sum of squares (sumsq_f64 in cpu_reduce.c), which is a dot product of x
+ * with itself: norm(x)^2 has the bits of dot(x, x).  The same bits on any thread
  * count and level (no fused multiply-add), and for vectors of k elements
  *     |got - ref| <= (ceil(min(k, 4096) / 32) + 6 + ceil(k / 4096)) 2^-53 sum(|x_i y_i|)
  * (a product's rounding, at most 128 additions a lane, the fold's 5, the chunks'
@@ -45,8 +48,10 @@
 #include "cpu_kernels.h"
 #include "cpu_parallel.h"
 #include "cpu_simd.h"
+#include "cpu_sum.h"
 
-#define DOT_CHUNK ((int64_t)4096)       /* elements per partial sum */
+#define DOT_CHUNK ((int64_t)4096)                 /* elements per partial sum */
+#define DOT_GROUP (PDT_CPU_SUM_CHUNK / DOT_CHUNK) /* partial sums of a reduction's chunk */
 #define GRAIN ((int64_t)1 << 15)        /* elements below which a thread is not worth it */
 #define CHUNKS_PER_ROUND ((int64_t)256) /* partial sums gathered at once */
 
@@ -74,21 +79,37 @@ static void chunks_range(int64_t begin, int64_t end, void *ctx)
     }
 }
 
+_Static_assert(PDT_CPU_SUM_CHUNK % DOT_CHUNK == 0 && CHUNKS_PER_ROUND % DOT_GROUP == 0,
+               "a reduction's chunk is whole dot chunks, a round whole groups");
+
 /* The sum of x[i] y[i] over [0, j->k), k >= 1, in the order of Note [float32 dot
- * products] (Note [float64 dot products]). */
-static double dot(dot_job *j)
+ * products] (Note [float64 dot products]): the chunks split over the pool when
+ * split, else on this thread. */
+static double dot(dot_job *j, int split)
 {
     if (j->k <= DOT_CHUNK)
         return dot_chunk(j, 0, j->k);
     const int64_t chunks = (j->k + DOT_CHUNK - 1) / DOT_CHUNK;
-    double s = 0.0;
+    double s = 0.0, g = 0.0;
     for (j->first = 0; j->first < chunks; j->first += CHUNKS_PER_ROUND) {
         int64_t count = chunks - j->first < CHUNKS_PER_ROUND ? chunks - j->first : CHUNKS_PER_ROUND;
-        pdt_cpu_parallel_for(count, GRAIN / DOT_CHUNK, chunks_range, j);
-        for (int64_t c = 0; c < count; c++)
-            s = j->first == 0 && c == 0 ? j->partial[0] : s + j->partial[c];
+        if (split)
+            pdt_cpu_parallel_for(count, GRAIN / DOT_CHUNK, chunks_range, j);
+        else
+            chunks_range(0, count, j);
+        for (int64_t c = 0; c < count; c++) {
+            g = c % DOT_GROUP == 0 ? j->partial[c] : g + j->partial[c];
+            if (c % DOT_GROUP == DOT_GROUP - 1 || c == count - 1)
+                s = j->first == 0 && c < DOT_GROUP ? g : s + g;
+        }
     }
     return s;
+}
+
+double pdt_cpu_dot_f64(const double *x, const double *y, int64_t k, int split)
+{
+    dot_job j = {.x = x, .y = y, .f64 = 1, .k = k};
+    return dot(&j, split);
 }
 
 int pdt_cpu_dot(const pdt_gemm_args *g)
@@ -103,7 +124,7 @@ int pdt_cpu_dot(const pdt_gemm_args *g)
     for (int64_t i = 0; i < g->batch; i++) {
         j.x = (const char *)g->a + i * g->stride_a * (int64_t)es;
         j.y = (const char *)g->b + i * g->stride_b * (int64_t)es;
-        const double d = dot(&j);
+        const double d = dot(&j, 1);
         if (j.f64) {
             double *c = (double *)g->c + i * g->stride_c;
             c[0] = g->beta == 0 ? g->alpha * d : g->alpha * d + g->beta * c[0];

@@ -28,6 +28,9 @@ pdt_status pdt_cpu_gemm(const pdt_gemm_args *g);
 /* cpu_dot.c: a float32 or float64 product with m == n == 1 of contiguous vectors,
  * done (1), or 0 when g is not one (then nothing was touched) */
 int pdt_cpu_dot(const pdt_gemm_args *g);
+/* the float64 dot product of x and y (k >= 1 elements each) in that order, its chunks
+ * split over the pool when split (norm's sums of squares, in cpu_reduce.c) */
+double pdt_cpu_dot_f64(const double *x, const double *y, int64_t k, int split);
 /* cpu_gemm_half.c: float16 and bfloat16 through float32 blocks and sgemm */
 pdt_status pdt_cpu_gemm_half(const pdt_gemm_args *g);
 /* cpu_index.c */

@@ -58,25 +58,18 @@ typedef acc (*chunk_fn)(const char *row, int64_t begin, int64_t n);
 
 /* Pairwise sum of F(x[i]) in double: see Note [CPU reduction order].  (The
  * plain float sums below inputs of SUM4_MAX_BYTES take the same tree in
- * cpu_sum.c: Note [batched leaves].)  SUM4 (float64 sums of squares; NULL for
- * the others): a subtree of four leaves of one length
- * (256 < n <= 512, n a multiple of 32: halves of n / 2, then quarters) goes to
- * the dispatched kernel, which sums the four side by side in the same order,
- * so the same bits (every such subtree of a 65,536-element chunk is one).
- * Float32 sums from Python here: 65,536 elements 10.0 -> 6.0 us, 1e6 80 -> 48,
- * 4e6 306 -> 183.  Past SUM4_MAX_BYTES, where the data streams from memory,
- * the four reads side by side (four streams) ran slower than one leaf at a
- * time (1e7: 774 -> 950 us, with or without software prefetching), so larger
- * inputs keep that. */
+ * cpu_sum.c, four leaves side by side: Note [batched leaves].  Float32 sums from
+ * Python: 65,536 elements 10.0 -> 6.0 us, 1e6 80 -> 48, 4e6 306 -> 183.  Past
+ * SUM4_MAX_BYTES, where the data streams from memory, the four reads side by side
+ * (four streams) ran slower than one leaf at a time (1e7: 774 -> 950 us, with or
+ * without software prefetching), so larger inputs take this one.) */
 #define SUM4_MAX_BYTES ((int64_t)16 << 20)
 #define PAIRWISE(NAME, T, F)                                                                       \
-    static double NAME(const T *x, int64_t n, double (*sum4)(const T *, int64_t))                  \
+    static double NAME(const T *x, int64_t n)                                                      \
     {                                                                                              \
-        if (sum4 && n > 256 && n <= 512 && n % 32 == 0)                                            \
-            return sum4(x, n / 4);                                                                 \
         if (n > 128) {                                                                             \
             int64_t h = (n / 2) & ~(int64_t)7;                                                     \
-            return NAME(x, h, sum4) + NAME(x + h, n - h, sum4);                                    \
+            return NAME(x, h) + NAME(x + h, n - h);                                                \
         }                                                                                          \
         double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
         int64_t i = 0;                                                                             \
@@ -89,10 +82,10 @@ typedef acc (*chunk_fn)(const char *row, int64_t begin, int64_t n);
         return r;                                                                                  \
     }
 
-#define FLOAT_SUM_CHUNK(NAME, T, F, SUM4)                                                          \
+#define FLOAT_SUM_CHUNK(NAME, T, F)                                                                \
     static acc NAME(const char *row, int64_t begin, int64_t n)                                     \
     {                                                                                              \
-        acc a = {F##_pairwise_##T((const T *)row + begin, n, SUM4), 0, 0};                         \
+        acc a = {F##_pairwise_##T((const T *)row + begin, n), 0, 0};                               \
         return a;                                                                                  \
     }
 
@@ -207,6 +200,20 @@ static acc sumsq_f32(const char *row, int64_t begin, int64_t n)
     return a;
 }
 
+/* A float64 chunk's sum of squares is its dot product with itself (Note [float64 dot
+ * products] in cpu_dot.c: the rounded squares into 32 double lanes, sub-chunks of
+ * 4096 added in order), rather than pairwise, for the reason above; the chunks are
+ * then added in order as the dot's groups are, so norm(x)^2 has the bits of dot(x,
+ * x), and a single contiguous row goes to the dot itself, split over the pool by its
+ * sub-chunks (reduce_sumsq_f64).  Within the stated bound (Note [reduction
+ * accuracy]: k 2^-53 of the sum for k elements, as any order). */
+static acc sumsq_f64(const char *row, int64_t begin, int64_t n)
+{
+    const double *x = (const double *)row + begin;
+    acc a = {pdt_cpu_dot_f64(x, x, n, 0), 0, 0};
+    return a;
+}
+
 #define FLOAT_CHUNKS(SN, T)                                                                        \
     PAIRWISE(AS_IS_pairwise_##T, T, AS_IS)                                                         \
     PAIRWISE(fabs_pairwise_##T, T, fabs)                                                           \
@@ -214,8 +221,8 @@ static acc sumsq_f32(const char *row, int64_t begin, int64_t n)
     {                                                                                              \
         return float_acc(pdt_cpu_pairwise_##SN((const T *)row + begin, n), 0);                     \
     }                                                                                              \
-    FLOAT_SUM_CHUNK(sumseq_##SN, T, AS_IS, NULL)                                                   \
-    FLOAT_SUM_CHUNK(sumabs_##SN, T, fabs, NULL)                                                    \
+    FLOAT_SUM_CHUNK(sumseq_##SN, T, AS_IS)                                                         \
+    FLOAT_SUM_CHUNK(sumabs_##SN, T, fabs)                                                          \
     LANES_CHUNK(prod_##SN, T, double, AS_IS, 1.0, *=, float_acc)                                   \
     SIMD_VALUE_CHUNK(max_##SN, T, max_##SN)                                                        \
     SIMD_VALUE_CHUNK(min_##SN, T, min_##SN)                                                        \
@@ -260,9 +267,6 @@ SIMD_INT_EXTREMES(i8, int8_t)
 SIMD_INT_EXTREMES(i16, int16_t)
 FLOAT_CHUNKS(f32, float)
 FLOAT_CHUNKS(f64, double)
-PAIRWISE(SQUARE_pairwise_double, double, SQUARE)
-FLOAT_SUM_CHUNK(sumsq_f64, double, SQUARE, pdt_cpu_simd()->sumsq4_f64)
-FLOAT_SUM_CHUNK(sumsqseq_f64, double, SQUARE, NULL)
 
 /* chunk_fns[op][x dtype], in pdt_dtype order; NULL: not defined (the core
  * never asks). */
@@ -720,8 +724,6 @@ pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_ten
         int f32 = x->dtype == PDT_FLOAT32;
         if (op == PDT_REDUCE_SUM || op == PDT_REDUCE_MEAN)
             jb.chunk = f32 ? sumseq_f32 : sumseq_f64;
-        else if (op == PDT_REDUCE_SUM_SQUARES && !f32)
-            jb.chunk = sumsqseq_f64;
     }
     if (k <= 1)
         jb.elem_bytes = jb.elsize; /* one element a row: contiguous either way */
@@ -736,6 +738,13 @@ pdt_status pdt_cpu_reduce(pdt_reduce_op op, const pdt_tensor *out, const pdt_ten
     } else if (m == 1 && k >= 2 * HALVES_MIN && k <= CHUNK && jb.elem_bytes == jb.elsize &&
                (jb.chunk == sum_f32 || jb.chunk == sum_f64)) {
         sum_halves(j); /* Note [a chunk in halves] */
+    } else if (m == 1 && k >= 1 && jb.elem_bytes == jb.elsize && jb.chunk == sumsq_f64) {
+        /* one contiguous float64 row's sum of squares: the dot's sub-chunks over the
+         * pool, not the chunks of 65,536 (1e5 elements: 65,536 on one thread and
+         * 34,464 on the other took 14 us on two threads, NumPy's ddot 10) */
+        const double *x = (const double *)jb.x;
+        const acc a = float_acc(pdt_cpu_dot_f64(x, x, k, 1), 0);
+        store_row(j, 0, &a);
     } else if (k == 0 || m * k < 2 * GRAIN) {
         rows_range(0, m, j);
     } else if (k > CHUNK && m < 4 * (int64_t)pdt_cpu_threads()) {

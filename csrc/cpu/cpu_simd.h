@@ -414,8 +414,6 @@ typedef struct pdt_cpu_simd_table {
      * multiple of 8 up to 128: (L0 + L1) + (L2 + L3) (cpu_vsum.h, cpu_sum.c) */
     double (*sum4_f32)(const float *x, int64_t len);
     double (*sum4_f64)(const double *x, int64_t len);
-    /* the same of the squares (float64 norms' sums of squares) */
-    double (*sumsq4_f64)(const double *x, int64_t len);
     /* the sum of squares of x[0 .. n) in 32 double lanes (cpu_reduce.c's float32
      * chunks of norm) */
     double (*sumsq32_f32)(const float *x, int64_t n);

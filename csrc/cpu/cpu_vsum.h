@@ -79,15 +79,9 @@ typedef float VM(vfh) __attribute__((vector_size(PDT_SIMD_BYTES / 2)));
         return ((VM_FOLDV(s0)) + (VM_FOLDV(s1))) + ((VM_FOLDV(s2)) + (VM_FOLDV(s3)));              \
     }
 #define VM_ITSELF(v) (v)
-#define VM_SQUARE(v)                                                                               \
-    ({                                                                                             \
-        VM(vd) vm_q = (v);                                                                         \
-        vm_q *vm_q;                                                                                \
-    })
 
 VM_SUM4(sum4_f32, float, VM_LOADV_F32, VM_ITSELF)
 VM_SUM4(sum4_f64, double, VM_LOADV_F64, VM_ITSELF)
-VM_SUM4(sumsq4_f64, double, VM_LOADV_F64, VM_SQUARE)
 
 /* Leaves of the pairwise sum, four at a time (Note [batched leaves] in
  * cpu_sum.c): out[q] = the leaf p[q][0 .. n[q]) (1 <= n[q] <= 128), each as
@@ -175,8 +169,8 @@ static double VM(sumsq32_f32)(const float *x, int64_t n)
 #define VM_DOT_STEP(s, VT, W, x, y, n)                                                             \
     for (int q = 0; q < (n) / (W); q++) {                                                          \
         VT u_, v_;                                                                                 \
-        memcpy(&u_, (x) + (W) * q, sizeof u_);                                                     \
-        memcpy(&v_, (y) + (W) * q, sizeof v_);                                                     \
+        memcpy(&u_, (x) + (W)*q, sizeof u_);                                                       \
+        memcpy(&v_, (y) + (W)*q, sizeof v_);                                                       \
         s[q] += u_ * v_;                                                                           \
     }
 

@@ -173,7 +173,6 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .cast = VM_CASTS,
     .stream_copy = VM(stream_copy),
     .stream_fence = VM(stream_fence),
-    .sumsq4_f64 = VM(sumsq4_f64),
     .axpy_u32 = VM(axpy_u32),
     .axpy_u64 = VM(axpy_u64),
     .max_f32 = VM(max_f32),
