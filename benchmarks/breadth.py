@@ -23,7 +23,9 @@ two middle values) take rows of 100; ``cummax`` gives values and indices, NumPy'
 maximum.accumulate the values; ``*_by_7`` divide by a Python int 7.
 ``bincount`` counts values in [0, 100); ``searchsorted`` places n / 10 values in n sorted.
 ``mask_1pct`` and ``mask_99pct`` are x[mask] keeping 1% and 99% of the elements (runs of
-False and of True); ``dot_f64`` a float64 dot.
+False and of True); ``dot_f64`` a float64 dot, ``norm_f64`` a float64 2-norm.
+``take_u8`` and ``take_i64`` are x[v] of n random places in n elements; ``nonzero_2d``
+the coordinates of half a square matrix's elements.
 ``repeat_counts`` repeats each element by a count in [0, 3) (np.repeat), ``repeat_2``
 each twice, ``expand_copy`` copies a (n, 3) broadcast of a column out.
 ``softmax`` and ``log_softmax`` run along rows of 100 and
@@ -97,6 +99,12 @@ def _cases(lib):
 
     def values_and_dense_mask(n):  # keeping 99%: runs of ones
         return f32(n), arr(rng.random(n) < 0.99)
+
+    def bytes_and_index(n):  # n uint8 taken at n random places
+        return arr(rng.integers(0, 100, n).astype(np.uint8)), arr(rng.integers(0, n, n))
+
+    def longs_and_index(n):
+        return arr(rng.integers(0, 100, n)), arr(rng.integers(0, n, n))
 
     def square_and_index(n):  # half the columns of a square matrix
         a = square(n)
@@ -245,6 +253,10 @@ def _cases(lib):
                         np.bincount),
         "mask_1pct": pair(values_and_sparse_mask, lambda a, m: a[m], lambda a, m: a[m]),
         "mask_99pct": pair(values_and_dense_mask, lambda a, m: a[m], lambda a, m: a[m]),
+        "take_u8": pair(bytes_and_index, lambda a, i: a[i], lambda a, i: a[i]),
+        "take_i64": pair(longs_and_index, lambda a, i: a[i], lambda a, i: a[i]),
+        "nonzero_2d": one(square, lambda a: P_.nonzero(a > 0.5), lambda a: np.argwhere(a > 0.5)),
+        "norm_f64": one(f64, lambda a: P_.linalg.norm(a), np.linalg.norm),
         "searchsorted": pair(sorted_and_values, lambda s, v: P_.searchsorted(s, v),
                              np.searchsorted),
         "repeat_2": one(f32, lambda a: a.repeat_interleave(2), lambda a: np.repeat(a, 2)),

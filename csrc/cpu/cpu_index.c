@@ -128,13 +128,12 @@ static inline int64_t index_in(int64_t v, int64_t size, int64_t *bad)
     return out ? 0 : w;
 }
 
-#define ISEL_PIECE(T)                                                                              \
+#define ISEL_PIECE(T, TAKE)                                                                        \
     do {                                                                                           \
         const T *f = (const T *)from;                                                              \
         T *t = (T *)to;                                                                            \
-        if (pick && step == 1)                                                                     \
-            for (int64_t q = q0; q < q1; q++)                                                      \
-                t[q] = f[index_in(READ_ONCE(&ix[q]), size, &bad)];                                 \
+        if (pick && step == 1) /* Note [the take's checks in vectors] in cpu_vtake.h */            \
+            bad |= pdt_cpu_simd()->TAKE(t + q0, f, ix + q0, q1 - q0, size);                        \
         else if (pick)                                                                             \
             for (int64_t q = q0; q < q1; q++)                                                      \
                 t[q] = f[index_in(READ_ONCE(&ix[q]), size, &bad) * step];                          \
@@ -169,10 +168,10 @@ static void isel_range(int64_t begin, int64_t end, void *ctx)
         for (; piece < j->pieces && item < end; piece++, item++) {
             const int64_t q0 = piece * GRAIN, q1 = q0 + GRAIN < len ? q0 + GRAIN : len;
             switch (j->es) {
-            case 1: ISEL_PIECE(uint8_t); break;
-            case 2: ISEL_PIECE(uint16_t); break;
-            case 4: ISEL_PIECE(uint32_t); break;
-            default: ISEL_PIECE(uint64_t); break;
+            case 1: ISEL_PIECE(uint8_t, take_u8); break;
+            case 2: ISEL_PIECE(uint16_t, take_u16); break;
+            case 4: ISEL_PIECE(uint32_t, take_u32); break;
+            default: ISEL_PIECE(uint64_t, take_u64); break;
             }
         }
         piece = 0, row++;

@@ -445,6 +445,12 @@ typedef struct pdt_cpu_simd_table {
     uint64_t (*count_b8)(const uint8_t *x, int64_t n);
     /* bits[w] bit j = whether x[64 w + j] is non-zero, w < nwords (cpu_vint.h) */
     void (*nonzero_bits)(const uint8_t *x, int64_t nwords, uint64_t *bits);
+    /* t[q] = f[ix[q]] for q < n, each index wrapped from the end, element 0 for one
+     * outside [-size, size), which makes it return 1 (cpu_vtake.h) */
+    int (*take_u8)(uint8_t *t, const uint8_t *f, const int64_t *ix, int64_t n, int64_t size);
+    int (*take_u16)(uint16_t *t, const uint16_t *f, const int64_t *ix, int64_t n, int64_t size);
+    int (*take_u32)(uint32_t *t, const uint32_t *f, const int64_t *ix, int64_t n, int64_t size);
+    int (*take_u64)(uint64_t *t, const uint64_t *f, const int64_t *ix, int64_t n, int64_t size);
     int32_t (*max_i32)(const int32_t *x, int64_t n), (*min_i32)(const int32_t *x, int64_t n);
     int64_t (*max_i64)(const int64_t *x, int64_t n), (*min_i64)(const int64_t *x, int64_t n);
     uint8_t (*max_u8)(const uint8_t *x, int64_t n), (*min_u8)(const uint8_t *x, int64_t n);

@@ -325,6 +325,7 @@ static inline float VM(sincosf)(float x, int want_cos)
 }
 
 #include "cpu_vint.h"    /* integer sums, maxima and minima, the bool count */
+#include "cpu_vtake.h"   /* the take at int64 indices */
 #include "cpu_vphilox.h" /* Philox blocks side by side */
 #include "cpu_vreduce.h"
 
