@@ -28,6 +28,7 @@ import collections
 import contextlib
 import functools
 import itertools
+import logging
 import os
 import random
 import subprocess
@@ -412,3 +413,18 @@ def ulps32(got, ref):
         err = np.abs(got.astype(np.float64) - ref) / spacing
         err = np.where(np.isnan(err), np.inf, err)
     return np.where(same, 0.0, err)
+
+
+class OnLog(logging.Handler):
+    """Runs action() once, when the op named `when` is logged (pydevtensor.placement's
+    log, with config.set_log_device_placement(True)): a test's stand-in for another
+    thread changing an argument between a check and its use."""
+
+    def __init__(self, when, action):
+        super().__init__()
+        self.when, self.action, self.done = when, action, False
+
+    def emit(self, record):
+        if not self.done and f"op {self.when} " in record.getMessage():
+            self.done = True
+            self.action()

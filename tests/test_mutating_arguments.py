@@ -8,6 +8,7 @@ import logging
 import pytest
 
 import pydevtensor as pdt
+from conftest import OnLog
 
 
 def test_tensor_from_lists_that_grow_while_they_are_read():
@@ -140,19 +141,6 @@ def test_setitem_keeps_the_value_it_was_given_when_its_data_moves_meanwhile(swap
     assert float(x.sum()) == 400_000.0
 
 
-class _OnLog(logging.Handler):
-    """Runs action() once, when the op named `when` is logged."""
-
-    def __init__(self, when, action):
-        super().__init__()
-        self.when, self.action, self.done = when, action, False
-
-    def emit(self, record):
-        if not self.done and f"op {self.when} " in record.getMessage():
-            self.done = True
-            self.action()
-
-
 @pytest.mark.parametrize("op", ["index_select", "index_put", "index_add"])
 def test_an_index_changed_after_the_check_is_an_index_error(op):
     """Note [the index read once] (cpu_index.c): index_select's core checks the index and
@@ -165,7 +153,7 @@ def test_an_index_changed_after_the_check_is_an_index_error(op):
     v = pdt.tensor([0, 7, 2])
     values = pdt.ones(3, 3)
     logger = logging.getLogger("pydevtensor.placement")
-    h = _OnLog(op, lambda: v.copy_(pdt.tensor([0, 1 << 40, 2])))
+    h = OnLog(op, lambda: v.copy_(pdt.tensor([0, 1 << 40, 2])))
     logger.addHandler(h)
     pdt.config.set_log_device_placement(True)
     try:
@@ -191,7 +179,7 @@ def test_a_failing_index_put_logs_only_past_its_structure_checks():
     shapes logs nothing."""
     x = pdt.zeros(8, 3)
     seen = []
-    h = _OnLog("index_put", lambda: seen.append(1))
+    h = OnLog("index_put", lambda: seen.append(1))
     logger = logging.getLogger("pydevtensor.placement")
     logger.addHandler(h)
     pdt.config.set_log_device_placement(True)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
+from conftest import OnLog
 from pydevtensor import _C
 
 DTYPES = ["uint8", "float16", "int16", "float32", "int32", "float64", "int64"]
@@ -34,19 +35,6 @@ def test_take_at_every_level_is_numpys(level, level_restored):
                 np.testing.assert_array_equal(pdt.take(x, v).numpy(), want)
 
 
-class _OnLog(logging.Handler):
-    """Runs action() once, when the op named `when` is logged."""
-
-    def __init__(self, when, action):
-        super().__init__()
-        self.when, self.action, self.done = when, action, False
-
-    def emit(self, record):
-        if not self.done and f"op {self.when} " in record.getMessage():
-            self.done = True
-            self.action()
-
-
 @pytest.mark.parametrize("level", _C._cpu_simd_level()[1])
 @pytest.mark.parametrize("at", [1, 9])  # in the first four, and in the tail of 11
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "int64"])
@@ -57,7 +45,7 @@ def test_an_index_written_after_the_check_is_caught_by_the_take(level, at, dtype
     v = pdt.tensor([0, 7, 2, 3, 4, 5, 6, 1, 0, 2, 3])
     bad = v.numpy().copy()
     bad[at] = -(1 << 40)
-    h = _OnLog("index_select", lambda: v.copy_(pdt.from_numpy(bad)))
+    h = OnLog("index_select", lambda: v.copy_(pdt.from_numpy(bad)))
     logger = logging.getLogger("pydevtensor.placement")
     logger.addHandler(h)
     pdt.config.set_log_device_placement(True)

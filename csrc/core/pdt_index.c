@@ -413,6 +413,8 @@ typedef struct {
 static pdt_status make_mask_result(void *ctx, int64_t rows, const pdt_tensor **out)
 {
     mask_result *r = ctx;
+    if (r->out->storage) /* a second call would leak the first result */
+        return pdt_fail(PDT_ERR_BACKEND, "nonzero: the kernel asked for its result twice");
     r->shape[0] = rows;
     pdt_status st = pdt_tensor_empty(r->device, r->dtype, r->ndim, r->shape, 0, r->out);
     if (st != PDT_OK)
@@ -424,8 +426,8 @@ static pdt_status make_mask_result(void *ctx, int64_t rows, const pdt_tensor **o
 }
 
 /* nonzero of mask (x NULL) or x[mask], checked, by the backend's kernel */
-pdt_status pdt_mask_op(const pdt_tensor *x, const pdt_tensor *mask,
-                               void (*between)(void *arg), void *arg, pdt_tensor *out)
+pdt_status pdt_mask_op(const pdt_tensor *x, const pdt_tensor *mask, void (*between)(void *arg),
+                       void *arg, pdt_tensor *out)
 {
     memset(out, 0, sizeof *out);
     char dev[32], mdev[32];
@@ -468,6 +470,9 @@ pdt_status pdt_mask_op(const pdt_tensor *x, const pdt_tensor *mask,
         r.shape[1] = mask->ndim;
     pdt_note_op(x ? "index" : "nonzero", on->device);
     st = x ? be->compress(x, mask, make_mask_result, &r) : be->nonzero(mask, make_mask_result, &r);
+    if (st == PDT_OK && !out->storage)
+        st = pdt_fail(PDT_ERR_BACKEND, "%s: the kernel returned no result",
+                      x ? "index" : "nonzero");
     if (st != PDT_OK && out->storage)
         pdt_tensor_release(out);
     if (copy.storage)

@@ -149,8 +149,8 @@ pdt_status pdt_compress(const pdt_tensor *x, const pdt_tensor *mask, pdt_tensor 
 /* pdt_nonzero (x NULL) or pdt_compress with between(arg) called once the kernel has
  * counted and the result is made, before it is written: the tests' stand-in for
  * another thread writing the mask then.  between may be NULL. */
-pdt_status pdt_mask_op(const pdt_tensor *x, const pdt_tensor *mask,
-                               void (*between)(void *arg), void *arg, pdt_tensor *out);
+pdt_status pdt_mask_op(const pdt_tensor *x, const pdt_tensor *mask, void (*between)(void *arg),
+                       void *arg, pdt_tensor *out);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
  * Note [float32 dot products]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The vectors are cut into chunks of DOT_CHUNK elements, the chunks' sums added
- * in order in double.  Within a chunk (dot64_f32, cpu_vsum.h) each product is
+ * in order in double (by groups: Note [float64 dot products]).  Within a chunk (dot64_f32, cpu_vsum.h) each product is
  * rounded to float32, as x * y rounds it, and added in float32 into lane i % 64
  * of a block of 1,024 elements (16 products a lane); each block's lanes are added
  * into 64 double lanes, folded at the end in a fixed tree.  The order depends on
@@ -108,7 +108,10 @@ static double dot(dot_job *j, int split)
 
 double pdt_cpu_dot_f64(const double *x, const double *y, int64_t k, int split)
 {
-    dot_job j = {.x = x, .y = y, .f64 = 1, .k = k};
+    if (k <= DOT_CHUNK) /* norm(dim=1) of short rows: no job (its partials zeroed cost */
+        return pdt_cpu_simd()->dot32_f64(x, y, k); /* 3 to 8 times the row's sum) */
+    dot_job j;
+    j.x = x, j.y = y, j.f64 = 1, j.k = k;
     return dot(&j, split);
 }
 
