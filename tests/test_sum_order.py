@@ -177,3 +177,25 @@ def _norms_are_dots(rng):
             assert got == math.sqrt(float(pdt.dot(rows[r], rows[r]))), (k, r)
     assert float(pdt.linalg.norm(pdt.tensor(y)[::3])) == \
         math.sqrt(float(pdt.dot(pdt.tensor(y[::3].copy()), pdt.tensor(y[::3].copy()))))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_short_rows_fold_only_their_live_lanes_to_the_same_bits(level, level_restored):
+    """rows of fewer than 32 elements fold only the lanes they fill (fold_live in
+    csrc/cpu/cpu_vsum.h): the bits of the whole 32-lane fold, for norm(dim=1) of float32
+    and float64 and for a float64 dot, whose products of -0 still sum to +0"""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(67)
+    for k in range(1, 34):
+        for dtype in ("float32", "float64"):
+            a = (rng.standard_normal((5, k)) * 10.0 ** rng.integers(-6, 6, (5, k))).astype(dtype)
+            got = pdt.linalg.norm(pdt.tensor(a), dim=1).numpy()
+            wide = a.astype(np.float64)
+            for r in range(5):
+                want = np.sqrt(_lanes32_of(wide[r] * wide[r]))
+                assert got[r] == np.asarray(want).astype(dtype), (level, k, dtype, r)
+        x, y = rng.standard_normal(k), rng.standard_normal(k)
+        assert float(pdt.dot(pdt.tensor(x), pdt.tensor(y))) == float(_lanes32_of(x * y)), k
+        zeros = pdt.tensor(np.full(k, -0.0))
+        d = float(pdt.dot(zeros, pdt.ones(k, dtype=pdt.float64)))
+        assert d == 0.0 and math.copysign(1.0, d) == 1.0, k
