@@ -226,16 +226,14 @@ def bincount(input, weights=None, minlength=0):
     >>> x.bincount(weights=pydevtensor.tensor([0.5, 1.0, 2.0, 4.0]), minlength=6)
     tensor([0.5000, 3.0000, 0.0000, 4.0000, 0.0000, 0.0000])
     """
-    tried = (weights is None and type(input) is _C.Tensor and type(minlength) is builtins.int
-             and 0 <= minlength < 2**63)
-    if tried:
-        # Note [bincount on the CPU]: the kernel checks what it takes (a contiguous 1-d
-        # int32 or int64 input, minlength >= 0, on a device with the kernel) and gives
-        # None for the rest, which the checks below report or compose (10 elements:
-        # 1.1 us through them, 0.56 for NumPy)
-        out = _C._bincount(input, minlength)
-        if out is not None:
-            return out
+    # Note [bincount on the CPU]: _C._bincount checks what it takes (weights None, a
+    # Tensor input that is contiguous, 1-d, int32 or int64, on a device with the kernel,
+    # an int minlength >= 0) and gives None for the rest, which the checks below report
+    # or compose (10 elements: 0.24 us, np.bincount 0.42; 0.60 when Python checked the
+    # arguments before this call, 1.1 through all the checks below)
+    out = _C._bincount(input, weights, minlength)
+    if out is not None:
+        return out
     x = _tensor_arg(input, "bincount")
     minlength = _int_arg(minlength, "bincount", "minlength")
     _integral(x, "bincount")
@@ -254,8 +252,8 @@ def bincount(input, weights=None, minlength=0):
             raise RuntimeError(f"bincount(): Expected all tensors to be on the same device, "
                                f"but found at least two devices, {x.device} and "
                                f"{weights.device}")
-    if weights is None and not tried:
-        out = _C._bincount(x, minlength)  # Note [bincount on the CPU]; None: no kernel
+    if weights is None:
+        out = _C._bincount(x, None, minlength)  # Note [bincount on the CPU]; None: no kernel
         if out is not None:
             return out
     size = minlength

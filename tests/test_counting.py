@@ -391,12 +391,15 @@ def test_searchsorted_of_an_unsorted_sequence_stays_in_range(device):
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
 def test_bincount_of_every_bin_count_and_length(device, dtype):
     """Counts of 1 to 5,000 bins (the CPU counts up to 512 bins in four sets summed at
-    the end, more in one: Note [bincount on the CPU]), lengths that end at each place
-    of the four sets, minlength below and above the largest value: np.bincount's."""
+    the end when there are at least 4 values a bin, else straight into the result: Note
+    [bincount on the CPU]), lengths that end at each place of the four sets and on
+    either side of 4 values a bin, minlength below and above the largest value:
+    np.bincount's."""
     rng = np.random.default_rng(7)
     for bins in (1, 100, 511, 512, 513, 5000):
-        for n in (1, 2, 3, 5, 1000, 70001):
+        for n in (1, 2, 3, 5, 1000, 70001, 4 * bins - 1, 4 * bins):
             a = rng.integers(0, bins, n).astype(dtype)
+            a[0] = bins - 1  # the largest value, so that the result has bins bins
             x = pdt.tensor(a, device=device)
             got = pdt.bincount(x)
             assert got.dtype == pdt.int64

@@ -9,7 +9,10 @@
  * level's min and max rows in one call, and the counting one pass.  Integer counts
  * may be added in any order, so with few bins (BINS_SPLIT) four sets of counts take
  * the values in turn and are summed at the end: consecutive equal values no longer
- * wait on each other's store (1e5 in [0, 100): 71 -> 51 us standalone).  Each value
+ * wait on each other's store (1e5 in [0, 100): 71 -> 51 us standalone); only their
+ * bins are zeroed, and fewer than 4 values a bin count straight into the result (10
+ * values in [0, 100): _C._bincount 0.45 -> 0.21 us with these and its fast call, NumPy's
+ * 0.42; it zeroed the four sets' 16 KiB whole).  Each value
  * is read once and checked against the bins (x is shared: another thread may write it
  * since its range was read), an out-of-range one skipped and reported. */
 #include <stdint.h>
@@ -34,9 +37,10 @@
     do {                                                                                           \
         const T *xs = (const T *)pdt_tensor_ptr(x);                                                \
         int64_t i = 0;                                                                             \
-        if (size <= BINS_SPLIT) {                                                                  \
+        if (size <= BINS_SPLIT && n >= 4 * size) {                                                 \
             int64_t sets[4][BINS_SPLIT];                                                           \
-            memset(sets, 0, sizeof sets);                                                          \
+            for (int k = 0; k < 4; k++)                                                            \
+                memset(sets[k], 0, (size_t)size * sizeof sets[k][0]);                              \
             for (; i + 4 <= n; i += 4) {                                                           \
                 COUNT_ONE(sets[0], i);                                                             \
                 COUNT_ONE(sets[1], i + 1);                                                         \

@@ -4,27 +4,26 @@
  *
  * Note [float32 dot products]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * The vectors are cut into chunks of DOT_CHUNK elements, the chunks' sums added
- * in order in double (by groups: Note [float64 dot products]).  Within a chunk (dot64_f32, cpu_vsum.h) each product is
- * rounded to float32, as x * y rounds it, and added in float32 into lane i % 64
- * of a block of 1,024 elements (16 products a lane); each block's lanes are added
- * into 64 double lanes, folded at the end in a fixed tree.  The order depends on
- * the length only, never on the thread count or the instruction-set level, and
- * there is no fused multiply-add: the same bits wherever it runs on the CPU.
- * Against the exact dot ref of the same values, for vectors of k elements:
+ * The vectors are cut into chunks of DOT_CHUNK elements, the chunks' sums added in order
+ * in double (by groups: Note [float64 dot products]).  Within a chunk (dot64_f32,
+ * cpu_vsum.h) each product is rounded to float32, as x * y rounds it, and added in float32
+ * into lane i % 64 of a block of 1,024 elements (16 products a lane); each block's lanes
+ * are added into 64 double lanes, folded at the end in a fixed tree.  The order depends on
+ * the length only, never on the thread count or the instruction-set level, and there is no
+ * fused multiply-add: the same bits wherever it runs on the CPU.  Against the exact dot
+ * ref of the same values, for vectors of k elements:
  *     |got - ref| <= 2^-24 |ref| + (17 2^-24 + k 2^-53) sum(|x_i y_i|)
- * (the final rounding; the product and 15 float32 additions a lane per block, gamma_16
- * < 17 2^-24; the double additions), while the products and the lanes' sums within a
- * block stay in float32's normal range (past it they give inf, as a float32 sum does;
- * a product below 2^-126 adds an absolute error of up to 2^-150 each).  OpenBLAS's sdot, which this replaces for
- * contiguous float32 vectors, rounds in float32 all the way, k / 32 or so additions
- * a lane, and ran on one thread; the pool takes the chunks here from 2 GRAIN
- * elements (the threshold of the reductions, cpu_reduce.c).  Products exact in
- * double (as norm's squares) took twice as long from the L2 cache: 5e4 elements on
- * one thread 10 us against 4.6 to 5.5 (Intel Xeon, AVX-512).  dot of 1e3, 1e5 and
- * 1e6 float32 against NumPy's (its sdot): 0.62, 0.87 and 0.48 of its time, where
- * sdot here gave 1.05, 1.00 and 1.26 (benchmarks.breadth, 5 rounds).  Strided
- * vectors still go to the BLAS (cpu_gemm.c).
+ * (the final rounding; the product and 15 float32 additions a lane per block, gamma_16 <
+ * 17 2^-24; the double additions), while the products and the lanes' sums within a block
+ * stay in float32's normal range (past it they give inf, as a float32 sum does; a product
+ * below 2^-126 adds an absolute error of up to 2^-150 each). OpenBLAS's sdot, which this
+ * replaces for contiguous float32 vectors, rounds in float32 all the way, k / 32 or so
+ * additions a lane, and ran on one thread; the pool takes the chunks here from 2 GRAIN
+ * elements (the threshold of the reductions, cpu_reduce.c). Products exact in double (as
+ * norm's squares) took twice as long from the L2 cache: 5e4 elements on one thread 10 us
+ * against 4.6 to 5.5 (Intel Xeon, AVX-512).  dot of 1e3, 1e5 and 1e6 float32 against
+ * NumPy's (its sdot): 0.62, 0.87 and 0.48 of its time, where sdot here gave 1.05, 1.00 and
+ * 1.26 (benchmarks.breadth, 5 rounds).  Strided vectors still go to the BLAS (cpu_gemm.c).
  *
  * Note [float64 dot products]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -108,9 +107,7 @@ static double dot(dot_job *j, int split)
 
 double pdt_cpu_dot_f64(const double *x, const double *y, int64_t k, int split)
 {
-    if (k <= DOT_CHUNK) /* norm(dim=1) of short rows: no job (its partials zeroed cost */
-        return pdt_cpu_simd()->dot32_f64(x, y, k); /* 3 to 8 times the row's sum) */
-    dot_job j;
+    dot_job j; /* not zeroed: its 2 KB of partials cost 3 to 8 times a short row's dot */
     j.x = x, j.y = y, j.f64 = 1, j.k = k;
     return dot(&j, split);
 }
@@ -122,7 +119,8 @@ int pdt_cpu_dot(const pdt_gemm_args *g)
     if ((g->dtype != PDT_FLOAT32 && g->dtype != PDT_FLOAT64) || g->m != 1 || g->n != 1 ||
         g->k < 1 || (g->trans_a && g->lda != 1) || (!g->trans_b && g->ldb != 1))
         return 0;
-    dot_job j = {.f64 = g->dtype == PDT_FLOAT64, .k = g->k};
+    dot_job j; /* as pdt_cpu_dot_f64's, not zeroed */
+    j.f64 = g->dtype == PDT_FLOAT64, j.k = g->k;
     const size_t es = j.f64 ? sizeof(double) : sizeof(float);
     for (int64_t i = 0; i < g->batch; i++) {
         j.x = (const char *)g->a + i * g->stride_a * (int64_t)es;

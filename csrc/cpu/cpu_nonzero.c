@@ -12,15 +12,15 @@
  * and again here), and each chunk writes its rows.  The mask is read as words of
  * bits, as compress reads it (below); a mask of 2 or more dims gets each true
  * element's coordinates carried on from the last one's.  A row past the chunk's
- * counted rows goes to a scratch row, so a mask that another thread changed since it
- * was counted writes nothing outside the result, and is reported (a chunk that wrote
- * other than its counted rows sets `changed`; each mask byte or word is read once
- * into a local, so a concurrent writer, a data race in C11's terms that the caller
- * owns, can change which rows are written but not where: rows of 0 bytes write
- * nothing, so they cannot see the change and give the count's shape).  Over 1e6 on one thread (AVX2 EPYC),
- * against NumPy's argwhere: 1-d 130 us at 1% density (argwhere 280-430), 720-840 at
- * 50% (870-1,400); 1000x1000 at 1% 143-216 (2,500-4,700), at 50% 1,100-1,300 (where
- * writing every element's row took 3,300, argwhere 11,000-15,000). */
+ * counted rows goes to a scratch row, so a mask that another thread changed since it was
+ * counted writes nothing outside the result, and is reported (a chunk that wrote other
+ * than its counted rows sets `changed`; each mask byte or word is read once into a local,
+ * so a concurrent writer, a data race in C11's terms that the caller owns, can change
+ * which rows are written but not where: rows of 0 bytes write nothing, so they cannot see
+ * the change and give the count's shape).  Over 1e6 on one thread (AVX2 EPYC), against
+ * NumPy's argwhere: 1-d 130 us at 1% density (argwhere 280-430), 720-840 at 50%
+ * (870-1,400); 1000x1000 at 1% 143-216 (2,500-4,700), at 50% 1,100-1,300 (where writing
+ * every element's row took 3,300, argwhere 11,000-15,000). */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +30,15 @@
 #include "cpu_simd.h"
 
 #define NZ_CHUNK 65536
+#define NZ_OUT(j) ((int64_t *)(j)->dst) /* nonzero's result: int64, so aligned for it */
 
 typedef struct {
     const uint8_t *m;
     int64_t n, count; /* the mask's elements, and its true ones counted */
     int ndim;
     const int64_t *shape;
-    int64_t *out;
-    const char *src; /* compress: the rows read, row bytes each, and where they go */
-    char *dst;
+    const char *src; /* compress: the rows read, row bytes each */
+    char *dst;       /* the result's rows (nonzero's int64 coordinates: NZ_OUT) */
     size_t row;
     int64_t *first; /* chunk c's first row; first[chunks] = the total */
     int64_t chunks;
@@ -75,7 +75,6 @@ static pdt_status nz_run(nz_job *j, void (*write)(int64_t, int64_t, void *), con
     pdt_status st = make(ctx, j->count, &out);
     if (st == PDT_OK) {
         j->dst = (char *)pdt_tensor_ptr(out);
-        j->out = (int64_t *)j->dst;
         pdt_cpu_parallel_for(j->chunks, 1, write, j);
         if (atomic_load(&j->changed))
             st = pdt_fail(PDT_ERR_VALUE,
@@ -204,10 +203,10 @@ _Static_assert(NZ_WORDS * 64 == NZ_CHUNK, "a chunk is NZ_WORDS words of bits");
     } while (0)
 #define NZ1_PUT8(T, k, q)                                                                          \
     for (int r_ = 0; r_ < 8; r_++)                                                                 \
-    j->out[(k) + r_] = (q) + r_
+    NZ_OUT(j)[(k) + r_] = (q) + r_
 #define NZ1_RUN(k, q, fit)                                                                         \
     for (int64_t r_ = 0; r_ < (fit); r_++)                                                         \
-    j->out[(k) + r_] = (q) + r_
+    NZ_OUT(j)[(k) + r_] = (q) + r_
 #define NZ1_WORD(T) NZ_WORD(T, NZ1_PUT, NZ1_PUT8)
 
 static void nz_none(int64_t begin, int64_t end, void *ctx) { (void)begin, (void)end, (void)ctx; }
@@ -254,7 +253,7 @@ static inline int64_t nz_at_move(nz_at *a, int64_t q, int nd)
 
 #define NZN_START                                                                                  \
     nz_at cur;                                                                                     \
-    int64_t *const out_ = j->out;                                                                  \
+    int64_t *const out_ = NZ_OUT(j);                                                               \
     nz_at_start(j, &cur, i, nd_);
 /* row kk: the coordinates of element q, of nd_ dims */
 #define NZN_ROW(kk, q)                                                                             \
@@ -290,18 +289,12 @@ pdt_status pdt_cpu_compress(const pdt_tensor *src, const pdt_tensor *mask, pdt_m
                             void *ctx)
 {
     const int64_t n = pdt_tensor_numel(mask);
-    nz_job j = {(const uint8_t *)pdt_tensor_ptr(mask),
-                n,
-                0,
-                1,
-                mask->shape,
-                NULL,
-                (const char *)pdt_tensor_ptr(src),
-                NULL,
-                n ? (size_t)(pdt_tensor_numel(src) / n) * pdt_dtype_size(src->dtype) : 0,
-                NULL,
-                0,
-                0};
+    nz_job j = {.m = (const uint8_t *)pdt_tensor_ptr(mask),
+                .n = n,
+                .ndim = 1,
+                .shape = mask->shape,
+                .src = (const char *)pdt_tensor_ptr(src),
+                .row = n ? (size_t)(pdt_tensor_numel(src) / n) * pdt_dtype_size(src->dtype) : 0};
     void (*write)(int64_t, int64_t, void *) = j.row == 0   ? nz_none /* nothing to copy */
                                               : j.row == 1 ? cz_write1
                                               : j.row == 2 ? cz_write2
@@ -313,18 +306,11 @@ pdt_status pdt_cpu_compress(const pdt_tensor *src, const pdt_tensor *mask, pdt_m
 
 pdt_status pdt_cpu_nonzero(const pdt_tensor *mask, pdt_make_rows make, void *ctx)
 {
-    nz_job j = {(const uint8_t *)pdt_tensor_ptr(mask),
-                pdt_tensor_numel(mask),
-                0,
-                mask->ndim,
-                mask->shape,
-                NULL,
-                NULL,
-                NULL,
-                sizeof(int64_t),
-                NULL,
-                0,
-                0};
+    nz_job j = {.m = (const uint8_t *)pdt_tensor_ptr(mask),
+                .n = pdt_tensor_numel(mask),
+                .ndim = mask->ndim,
+                .shape = mask->shape,
+                .row = sizeof(int64_t)};
     return nz_run(&j,
                   j.ndim == 1   ? nz_write1
                   : j.ndim == 2 ? nz_write2

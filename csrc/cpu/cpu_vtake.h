@@ -11,20 +11,18 @@
  * zeroed where outside in it, stored to a private array and the four elements loaded
  * from there: 58 and 104 us in a test loop on an AVX2 EPYC.  (AVX2's gathers took 98
  * and 139: on Zen 3 a gather is no faster than its loads.)  Returns whether an index
- * was outside [-size, size); the same elements at every level. */
+ * was outside [-size, size); the same elements at every level (the tail and the baseline
+ * through cpu_index_in.h's index_in, as cpu_index.c's other loops). */
+
+#include "cpu_index_in.h"
 
 #define VM_TAKE(NAME, T)                                                                           \
     static int VM(NAME)(T * t, const T *f, const int64_t *ix, int64_t n, int64_t size)             \
     {                                                                                              \
         int64_t q = 0, bad = 0;                                                                    \
         VM_TAKE_FOURS(T)                                                                           \
-        for (; q < n; q++) {                                                                       \
-            int64_t w = __atomic_load_n(&ix[q], __ATOMIC_RELAXED);                                 \
-            w += size & (w >> 63);                                                                 \
-            const int64_t out = (int64_t)((uint64_t)w >= (uint64_t)size);                          \
-            bad |= out;                                                                            \
-            t[q] = f[out ? 0 : w];                                                                 \
-        }                                                                                          \
+        for (; q < n; q++)                                                                         \
+            t[q] = f[index_in(READ_ONCE(&ix[q]), size, &bad)];                                     \
         return bad != 0;                                                                           \
     }
 

@@ -184,15 +184,25 @@ static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
     return result_or_none(S, st, &out);
 }
 
-/* _bincount(x, minlength) -> the int64 counts of the contiguous 1-d int32 or int64 x
- * (csrc/cpu/cpu_bincount.c), or None where the device has no kernel. */
-static PyObject *f_bincount(PyObject *module, PyObject *args)
+/* _bincount(x, weights, minlength) -> the int64 counts of the contiguous 1-d int32 or
+ * int64 x (csrc/cpu/cpu_bincount.c), or None for what the caller composes: weights not
+ * None, x not exactly a Tensor, minlength not exactly an int in [0, 2^63), or a device
+ * without the kernel (Note [bincount on the CPU]: bincount() calls this first, so its
+ * checks are here rather than in Python). */
+static PyObject *f_bincount(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     pdt_state *S = pdt_state_of_module(module);
-    PyObject *x;
-    long long minlength;
-    if (!PyArg_ParseTuple(args, "O!L:_bincount", S->tensor_type, &x, &minlength))
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "_bincount() takes 3 arguments (%zd given)", nargs);
         return NULL;
+    }
+    PyObject *x = args[0];
+    if (!Py_IS_TYPE(x, S->tensor_type) || args[1] != Py_None || !PyLong_CheckExact(args[2]))
+        Py_RETURN_NONE;
+    int overflow = 0;
+    const long long minlength = PyLong_AsLongLongAndOverflow(args[2], &overflow);
+    if (overflow || minlength < 0) /* -1 is an error only with one set */
+        Py_RETURN_NONE;
     pdt_tensor out;
     pdt_status st;
     pdt_hold h; /* Note [the GIL and storages] */
@@ -204,7 +214,7 @@ static PyObject *f_bincount(PyObject *module, PyObject *args)
 }
 
 PyMethodDef pdt_optional_functions[] = {
-    {"_bincount", f_bincount, METH_VARARGS, NULL},
+    {"_bincount", (PyCFunction)(void (*)(void))f_bincount, METH_FASTCALL, NULL},
     {"_repeat_positions", f_repeat_positions, METH_VARARGS, NULL},
     {"_search_rows", f_search_rows, METH_VARARGS, NULL},
     {"_select_rows", f_select_rows, METH_VARARGS, NULL},
