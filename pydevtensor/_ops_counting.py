@@ -88,16 +88,15 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     >>> pydevtensor.searchsorted(seq, pydevtensor.tensor([3, 6, 9]), right=True)
     tensor([2, 3, 4])
     """
+    if side is None and sorter is None and out_int32 is False:
+        # the everyday call (a 1-d sequence, a tensor of values of its dtype) straight to
+        # the device's kernel, which gives None for the rest: 1 value in 1,000 0.30 us
+        # (NumPy 1.0; 1.85 through Python's checks and views, 2.9 by the path below)
+        out = _C._searchsorted(sorted_sequence, input, right)
+        if out is not None:
+            return out
     seq = _tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")
     values = _values_tensor(input, seq, "searchsorted", "input")
-    if (side is None and sorter is None and seq.ndim == 1 and seq.dtype == values.dtype
-            and seq.device == values.device and seq.is_contiguous() and values.is_contiguous()):
-        # the everyday call (a 1-d sequence, values of its dtype) straight to the device's
-        # rows, as the general path below ends: 10 values 2.9 -> 1.7 us (NumPy 1.4-1.5)
-        out = _C._search_rows(seq.reshape(1, -1), values.reshape(1, -1), 1 if right else 0)
-        if out is not None:
-            out = out.reshape(tuple(values.shape))
-            return out.to(_C.int32) if out_int32 else out
     if side is not None:
         if side not in ("left", "right"):
             raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")

@@ -47,6 +47,15 @@ def test_searchsorted_batched_scalar_sorter_empty(device):
     s = pdt.tensor([1, 3, 5, 7], device=device)
     zero_d = pdt.searchsorted(s, 4)
     assert zero_d.shape == () and zero_d.item() == 2
+    # the kernel's everyday call (a 1-d sequence, a tensor of its dtype) and what it leaves
+    # to the general path (views that are not contiguous), of the values' shape either way
+    for v in (pdt.tensor(4, device=device), pdt.tensor([[0, 8], [3, 5]], device=device),
+              pdt.tensor([[0, 8], [3, 5]], device=device).T):
+        got = pdt.searchsorted(s, v, side="right")
+        assert got.shape == v.shape and got.dtype == pdt.int64
+        np.testing.assert_array_equal(_np(got), np.searchsorted([1, 3, 5, 7], _np(v), "right"))
+    assert _np(pdt.searchsorted(pdt.tensor([0, 1, 9, 3, 9, 5], device=device)[1::2],
+                                pdt.tensor([4, 1], device=device))).tolist() == [2, 0]
     assert pdt.searchsorted(s, 2.5).item() == 1
     # a number takes a floating sequence's dtype, as in PyTorch: 0.1 is float32(0.1) here
     tenth = pdt.tensor([0.1], device=device)
@@ -300,8 +309,9 @@ def test_searchsorted_with_empty_rows(device):
 def test_searchsorted_and_isin_every_batch_and_row(device, dtype):
     """The binary search's batches of eight and their tails (1 to 41 values), sequences of
     1 to 300 entries with repeats, one row for all or one per row, both sides; NaN,
-    infinities and -0.0 against 0.0 for floats (Note [searching sorted rows]); isin through
-    the same search (floats, wide integers) and through the byte table (narrow integers)."""
+    infinities and -0.0 against 0.0 for floats, in batches with and without a NaN value
+    (Note [the search's comparisons]); isin through the same search (floats, wide
+    integers) and through the byte table (narrow integers)."""
     rng = np.random.default_rng(11)
     floating = dtype.startswith("float")
     for m in (1, 2, 7, 8, 9, 64, 300):
@@ -313,6 +323,9 @@ def test_searchsorted_and_isin_every_batch_and_row(device, dtype):
             vals = rng.integers(-22, 22, k).astype(dtype)
             if floating and k > 3:
                 vals[:4] = [np.nan, 0.0, np.inf, -0.0]
+            if floating and k > 20:  # a batch without NaN compares values as they are (Note
+                vals[8:12] = [-0.0, 0.0, np.inf, -np.inf]  # [the search's comparisons]),
+                vals[20] = np.nan  # one with NaN by the sort's keys
             s, v = pdt.tensor(seq, device=device), pdt.tensor(vals, device=device)
             for side in ("left", "right"):
                 np.testing.assert_array_equal(_np(pdt.searchsorted(s, v, side=side)),
@@ -345,8 +358,8 @@ def test_searchsorted_and_isin_every_batch_and_row(device, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "int64"])
 def test_searchsorted_and_isin_across_threads_and_long_rows(device, dtype):
     """Values split between threads mid-row (rows of 20001), one row of 70000 values, a
-    few values in a long row (each key made as the search reads it), and isin's byte
-    table at the top of the integer range (the unsigned difference wraps there)."""
+    few values in a long row, and isin's byte table at the top of the integer range (the
+    unsigned difference wraps there)."""
     rng = np.random.default_rng(14)
     seq = np.sort(rng.integers(-1000, 1000, (3, 50)), -1).astype(dtype)
     vals = rng.integers(-1100, 1100, (3, 20_001)).astype(dtype)

@@ -153,6 +153,29 @@ pdt_status pdt_search_rows(const pdt_tensor *seq, const pdt_tensor *values, int 
     return st;
 }
 
+pdt_status pdt_search_1d(const pdt_tensor *seq, const pdt_tensor *values, int mode,
+                         pdt_tensor *result)
+{
+    memset(result, 0, sizeof *result);
+    if (seq->ndim != 1 || !pdt_tensor_is_contiguous(seq) || !pdt_tensor_is_contiguous(values))
+        return unsupported("searchsorted", values);
+    /* (1, m) and (1, n) views: copies of the structs, their storages held by the caller */
+    pdt_tensor s = *seq, v = *values;
+    s.ndim = v.ndim = 2;
+    s.shape[0] = v.shape[0] = 1;
+    s.shape[1] = seq->shape[0];
+    v.shape[1] = pdt_tensor_numel(values);
+    pdt_contiguous_strides(2, s.shape, s.strides);
+    pdt_contiguous_strides(2, v.shape, v.strides);
+    pdt_status st = pdt_search_rows(&s, &v, mode, result);
+    if (st == PDT_OK) { /* contiguous (1, n) as values' shape */
+        result->ndim = values->ndim;
+        memcpy(result->shape, values->shape, sizeof(int64_t) * (size_t)values->ndim);
+        pdt_contiguous_strides(values->ndim, result->shape, result->strides);
+    }
+    return st;
+}
+
 pdt_status pdt_select_last(const pdt_tensor *x, int rule, int64_t k, pdt_tensor *values,
                            pdt_tensor *indices)
 {

@@ -50,6 +50,11 @@ pdt_status pdt_select_last(const pdt_tensor *x, int rule, int64_t k, pdt_tensor 
  * (pdt_backend.search). */
 pdt_status pdt_search_rows(const pdt_tensor *seq, const pdt_tensor *values, int mode,
                            pdt_tensor *result);
+/* pdt_search_rows of the contiguous values of any shape (all in one row) in the contiguous
+ * 1-d seq: a new int64 *result of values' shape (mode PDT_SEARCH_LEFT or _RIGHT) or bool
+ * (_MEMBER); searchsorted's everyday call, without the views to 2-d rows. */
+pdt_status pdt_search_1d(const pdt_tensor *seq, const pdt_tensor *values, int mode,
+                         pdt_tensor *result);
 /* repeat_interleave's positions (pdt_backend.repeat_positions): for the contiguous 1-d
  * int64 repeats of a device whose backend has the kernel, a new int64 *result of total
  * elements holding each i repeats[i] times; with x (not NULL: contiguous, at least 1-d,

@@ -153,6 +153,33 @@ static PyObject *f_search_rows(PyObject *module, PyObject *args)
     return result_or_none(S, st, &out);
 }
 
+/* _searchsorted(seq, values, right) -> the int64 positions of values (a Tensor of any
+ * shape) in the 1-d seq (pdt_search_1d), or None for what searchsorted() composes: an
+ * argument not exactly a Tensor, right not a bool, or what the kernel does not take
+ * (another dtype or device, not contiguous).  1 value in 1,000: 0.30 us, 1.85 through
+ * Python's checks and views (NumPy 1.0). */
+static PyObject *f_searchsorted(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "_searchsorted() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (!Py_IS_TYPE(args[0], S->tensor_type) || !Py_IS_TYPE(args[1], S->tensor_type) ||
+        !PyBool_Check(args[2]))
+        Py_RETURN_NONE;
+    pdt_tensor out;
+    pdt_status st;
+    pdt_hold h; /* Note [the GIL and storages] */
+    h.n = 0;
+    const pdt_tensor *ts = pdt_hold_view(&h, pdt_tensor_of(args[0]));
+    const pdt_tensor *tv = pdt_hold_view(&h, pdt_tensor_of(args[1]));
+    const int mode = args[2] == Py_True ? PDT_SEARCH_RIGHT : PDT_SEARCH_LEFT;
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tv), st = pdt_search_1d(ts, tv, mode, &out));
+    pdt_hold_release(&h);
+    return result_or_none(S, st, &out);
+}
+
 /* _repeat_positions(repeats, total[, x]) -> repeat_interleave's (total,) int64 positions of
  * the contiguous 1-d int64 repeats, or given x (contiguous, at least 1-d), x's rows
  * repeated so along dim 0 (csrc/cpu/cpu_repeat.c); None where the device has no kernel
@@ -217,6 +244,7 @@ PyMethodDef pdt_optional_functions[] = {
     {"_bincount", (PyCFunction)(void (*)(void))f_bincount, METH_FASTCALL, NULL},
     {"_repeat_positions", f_repeat_positions, METH_VARARGS, NULL},
     {"_search_rows", f_search_rows, METH_VARARGS, NULL},
+    {"_searchsorted", (PyCFunction)(void (*)(void))f_searchsorted, METH_FASTCALL, NULL},
     {"_select_rows", f_select_rows, METH_VARARGS, NULL},
     {"_topk_rows", f_topk_rows, METH_VARARGS, NULL},
     {"_cumextreme_rows", f_cumextreme_rows, METH_VARARGS, NULL},
