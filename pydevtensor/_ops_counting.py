@@ -252,7 +252,9 @@ def bincount(input, weights=None, minlength=0):
                                f"but found at least two devices, {x.device} and "
                                f"{weights.device}")
     if weights is None:
-        out = _C._bincount(x, None, minlength)  # Note [bincount on the CPU]; None: no kernel
+        # minlength given as another integer type (a NumPy int, a one-element tensor) and
+        # now an int; None: no kernel, or what it does not take
+        out = _C._bincount(x, None, minlength)
         if out is not None:
             return out
     size = minlength

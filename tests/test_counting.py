@@ -51,9 +51,10 @@ def test_searchsorted_batched_scalar_sorter_empty(device):
     # to the general path (views that are not contiguous), of the values' shape either way
     for v in (pdt.tensor(4, device=device), pdt.tensor([[0, 8], [3, 5]], device=device),
               pdt.tensor([[0, 8], [3, 5]], device=device).T):
-        got = pdt.searchsorted(s, v, side="right")
-        assert got.shape == v.shape and got.dtype == pdt.int64
-        np.testing.assert_array_equal(_np(got), np.searchsorted([1, 3, 5, 7], _np(v), "right"))
+        for got in (pdt.searchsorted(s, v, right=True), pdt.searchsorted(s, v, side="right")):
+            assert got.shape == v.shape and got.dtype == pdt.int64
+            np.testing.assert_array_equal(_np(got),
+                                          np.searchsorted([1, 3, 5, 7], _np(v), "right"))
     assert _np(pdt.searchsorted(pdt.tensor([0, 1, 9, 3, 9, 5], device=device)[1::2],
                                 pdt.tensor([4, 1], device=device))).tolist() == [2, 0]
     assert pdt.searchsorted(s, 2.5).item() == 1

@@ -19,12 +19,12 @@
  * below 2^-126 adds an absolute error of up to 2^-150 each). OpenBLAS's sdot, which this
  * replaces for contiguous float32 vectors, rounds in float32 all the way, k / 32 or so
  * additions a lane, and ran on one thread; the pool takes the chunks here from 2 GRAIN
- * elements (the threshold of the reductions, cpu_reduce.c), float64's from GRAIN, the same
- * bytes (3e4 and 4e4 float64 on two threads: 4.8 and 6.7 us on one thread -> 2.9 and 4.0,
- * NumPy's ddot 3.1-4.0 and 3.7-4.0).  Products exact in double (as norm's squares) took
- * twice as long from the L2 cache: 5e4 elements on one thread 10 us against 4.6 to 5.5
- * (Intel Xeon, AVX-512).  dot of 1e3, 1e5 and 1e6 float32 against NumPy's (its sdot):
- * 0.62, 0.87 and 0.48 of its time, where sdot here gave 1.05, 1.00 and 1.26
+ * elements (the threshold of the reductions, cpu_reduce.c), float64's from half as many,
+ * the same bytes (3e4 and 4e4 float64 on two threads: 4.8 and 6.7 us on one thread -> 2.9
+ * and 4.0, NumPy's ddot 3.1-4.0 and 3.7-4.0).  Products exact in double (as norm's
+ * squares) took twice as long from the L2 cache: 5e4 elements on one thread 10 us against
+ * 4.6 to 5.5 (Intel Xeon, AVX-512).  dot of 1e3, 1e5 and 1e6 float32 against NumPy's (its
+ * sdot): 0.62, 0.87 and 0.48 of its time, where sdot here gave 1.05, 1.00 and 1.26
  * (benchmarks.breadth, 5 rounds).  Strided vectors still go to the BLAS (cpu_gemm.c).
  *
  * Note [float64 dot products]

@@ -1,4 +1,4 @@
-/* cpu_search.c - searchsorted and isin by binary search of each row's sorted keys.
+/* cpu_search.c - searchsorted and isin by binary search of each sorted row.
  *
  * Note [searching sorted rows]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~

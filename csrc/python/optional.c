@@ -213,7 +213,7 @@ static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
 
 /* _bincount(x, weights, minlength) -> the int64 counts of the contiguous 1-d int32 or
  * int64 x (csrc/cpu/cpu_bincount.c), or None for what the caller composes: weights not
- * None, x not exactly a Tensor, minlength not exactly an int in [0, 2^63), or a device
+ * None, x not a Tensor, minlength not exactly an int in [0, 2^63), or a device
  * without the kernel (Note [bincount on the CPU]: bincount() calls this first, so its
  * checks are here rather than in Python). */
 static PyObject *f_bincount(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -224,7 +224,7 @@ static PyObject *f_bincount(PyObject *module, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     PyObject *x = args[0];
-    if (!Py_IS_TYPE(x, S->tensor_type) || args[1] != Py_None || !PyLong_CheckExact(args[2]))
+    if (!PyObject_TypeCheck(x, S->tensor_type) || args[1] != Py_None || !PyLong_CheckExact(args[2]))
         Py_RETURN_NONE;
     int overflow = 0;
     const long long minlength = PyLong_AsLongLongAndOverflow(args[2], &overflow);
