@@ -172,6 +172,50 @@ def test_repeat_interleave_positions_of_large_counts(device):
     np.testing.assert_array_equal(_np(got), np.repeat(x, counts, axis=1))
 
 
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (7,), (2, 3), (3, 1, 4)])
+def test_repeat_interleave_of_counts_with_dim_none(device, shape):
+    """With dim None and a tensor of counts (on the CPU one C call that reads their sum
+    itself) for inputs of every rank, contiguous or not, that record a gradient or not,
+    and int32 counts: np.repeat's values, a new tensor of input's dtype."""
+    rng = np.random.default_rng(len(shape))
+    a = rng.standard_normal(shape).astype(np.float32)
+    counts = rng.integers(0, 5, a.size)
+    x = pdt.tensor(a, device=device)
+    for r in (pdt.tensor(counts, device=device),
+              pdt.tensor(counts.astype(np.int32), device=device)):
+        got = pdt.repeat_interleave(x, r)
+        assert got.dtype == pdt.float32 and got.device == x.device
+        np.testing.assert_array_equal(_np(got), np.repeat(a, counts))
+    if a.ndim == 2:  # transposed: read in its own order
+        ct = rng.integers(0, 5, a.size)
+        np.testing.assert_array_equal(_np(x.t().repeat_interleave(pdt.tensor(ct, device=device))),
+                                      np.repeat(a.T, ct))
+    got = pdt.repeat_interleave(x, pdt.tensor(counts, device=device))
+    if got.numel():  # a copy: writing to it leaves x alone
+        got.fill_(5.0)
+        np.testing.assert_array_equal(_np(x), a)
+    xg = pdt.tensor(a.astype(np.float64), device=device, requires_grad=True)
+    pdt.repeat_interleave(xg, pdt.tensor(counts, device=device)).sum().backward()
+    np.testing.assert_array_equal(_np(xg.grad), counts.reshape(shape).astype(np.float64))
+
+
+def test_repeats_that_sum_past_int64_are_out_of_memory():
+    """On the CPU, where the sum is read by the kernel: repeats whose sum does not fit in
+    int64 are an out-of-memory error that says so (not a wrapped, negative size), with or
+    without dim, and a sum that fits but is past memory is the allocator's error."""
+    x = pdt.arange(3.0)
+    for counts in ([2**62] * 3, [2**62, 2**62, 0], [2**63 - 1, 1, 0]):
+        for dim in (None, 0):
+            with pytest.raises(pdt.OutOfMemoryError,
+                               match=r"the 3 repeats sum to 2\^63 - 1 or more, more elements "
+                                     r"than memory holds \(on cpu\)"):
+                pdt.repeat_interleave(x, pdt.tensor(counts), dim)
+    with pytest.raises(pdt.OutOfMemoryError, match="out of memory on cpu"):
+        pdt.repeat_interleave(x, pdt.tensor([2**40] * 3))
+    with pytest.raises(RuntimeError, match="repeats can not be negative, got -1"):
+        pdt.repeat_interleave(x, pdt.tensor([2**62, -1, 2**62]))  # named before the sum
+
+
 def test_a_wrong_output_size_is_named_before_anything_is_allocated_for_it():
     """On the CPU an output_size other than the repeats' sum is refused with both numbers,
     however large (not an out-of-memory error for the rows it would take)."""

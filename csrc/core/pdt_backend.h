@@ -520,10 +520,13 @@ typedef struct pdt_backend {
      * (not NULL: contiguous (n, ...), of out's dtype, out (total, ...)), row i of x
      * written so instead.  A negative repeat, or repeats that do not sum to total (as
      * read here: another thread may write to them), is PDT_ERR_VALUE, naming the
-     * smallest repeat or the sum, with nothing written past out's end.  May be NULL: the
-     * bindings then compose it (Note [repeat positions] in pydevtensor/_ops_repeat.py). */
+     * smallest repeat or the sum, with nothing written past out's end.  With out NULL
+     * (x NULL too) the repeats are only read: their sum into *total where *total < 0, else
+     * checked against *total, with the same errors (and PDT_ERR_OOM for a sum past
+     * INT64_MAX); *total is not touched otherwise.  May be NULL: the bindings then compose
+     * it (Note [repeat positions] in pydevtensor/_ops_repeat.py). */
     pdt_status (*repeat_positions)(const pdt_tensor *out, const pdt_tensor *x,
-                                   const pdt_tensor *repeats);
+                                   const pdt_tensor *repeats, int64_t *total);
 
     /* bincount of x (contiguous (n,), int32 or int64, n > 0): with out NULL, x's smallest
      * and largest values into *low and *high; else how many times each of 0 ..

@@ -225,24 +225,39 @@ pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, const 
     if (x && (x->ndim < 1 || x->shape[0] != repeats->shape[0] || !pdt_tensor_is_contiguous(x) ||
               !pdt_device_eq(x->device, repeats->device)))
         return unsupported("repeat_interleave", x);
-    if (total < 0)
+    if (total < 0 && total != PDT_REPEAT_SUM)
         return pdt_fail(PDT_ERR_VALUE, "repeat_interleave(): output_size must be >= 0, got %lld",
                         (long long)total);
+    /* the sum first (or checked against total), so that nothing is allocated for a size
+     * the repeats refuse */
+    pdt_status st = be->repeat_positions(NULL, NULL, repeats, &total);
+    if (st != PDT_OK)
+        return st;
     int64_t shape[PDT_MAX_DIMS];
     if (x)
         memcpy(shape, x->shape, (size_t)x->ndim * sizeof *shape);
     shape[0] = total;
-    pdt_status st = x ? pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, result)
-                      : pdt_tensor_empty(repeats->device, PDT_INT64, 1, shape, 0, result);
-    if (st != PDT_OK)
+    st = x ? pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, result)
+           : pdt_tensor_empty(repeats->device, PDT_INT64, 1, shape, 0, result);
+    if (st != PDT_OK || total == 0)
         return st;
-    if (total == 0 && repeats->shape[0] == 0)
-        return PDT_OK;
     pdt_note_op("repeat_interleave", repeats->device);
-    st = be->repeat_positions(result, x, repeats); /* with total 0 too: it checks the repeats */
+    st = be->repeat_positions(result, x, repeats, NULL); /* each read once, checked again */
     if (st != PDT_OK)
         pdt_tensor_release(result);
     return st;
+}
+
+pdt_status pdt_repeat_flat(const pdt_tensor *x, const pdt_tensor *repeats, pdt_tensor *result)
+{
+    memset(result, 0, sizeof *result);
+    if (!pdt_tensor_is_contiguous(x))
+        return unsupported("repeat_interleave", x);
+    pdt_tensor flat = *x; /* (numel,): a copy of the struct, its storage held by the caller */
+    flat.ndim = 1;
+    flat.shape[0] = pdt_tensor_numel(x);
+    flat.strides[0] = 1;
+    return pdt_repeat_positions(repeats, PDT_REPEAT_SUM, &flat, result);
 }
 
 pdt_status pdt_bincount(const pdt_tensor *x, int64_t minlength, pdt_tensor *result)

@@ -75,11 +75,12 @@ pdt_status pdt_cpu_topk(const pdt_tensor *values, const pdt_tensor *indices, con
 /* cpu_search.c: searchsorted and isin (mode: PDT_SEARCH_*) */
 pdt_status pdt_cpu_search(const pdt_tensor *out, const pdt_tensor *seq, const pdt_tensor *values,
                           int mode);
-/* cpu_repeat.c: repeat_interleave's positions */
+/* cpu_bincount.c */
 pdt_status pdt_cpu_bincount(const pdt_tensor *out, const pdt_tensor *x, int64_t *low,
                             int64_t *high);
+/* cpu_repeat.c: repeat_interleave's positions (or rows) */
 pdt_status pdt_cpu_repeat_positions(const pdt_tensor *out, const pdt_tensor *x,
-                                    const pdt_tensor *repeats);
+                                    const pdt_tensor *repeats, int64_t *total);
 /* cpu_cumextreme.c: cummax (largest 1) and cummin */
 pdt_status pdt_cpu_cumextreme(const pdt_tensor *values, const pdt_tensor *indices,
                               const pdt_tensor *x, int largest);

@@ -35,6 +35,23 @@ static PyObject *call(PyObject *module, PyObject *args, const char *format, opti
     return result_or_none(S, st, &out);
 }
 
+typedef pdt_status (*pair_fn)(const pdt_tensor *a, const pdt_tensor *b, int arg, pdt_tensor *out);
+
+/* fn(a, b, arg) on the Tensors a and b, their storages held and the GIL released for
+ * b's elements (Note [the GIL and storages]): the new tensor, None, or the error. */
+static PyObject *call_pair(pdt_state *S, PyObject *a, PyObject *b, int arg, pair_fn fn)
+{
+    pdt_tensor out;
+    pdt_status st;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *ta = pdt_hold_view(&h, pdt_tensor_of(a));
+    const pdt_tensor *tb = pdt_hold_view(&h, pdt_tensor_of(b));
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tb), st = fn(ta, tb, arg, &out));
+    pdt_hold_release(&h);
+    return result_or_none(S, st, &out);
+}
+
 /* _softmax_rows(x, log) -> softmax (log False) or log_softmax (log True) of x along
  * its last dim in one pass over each row (Note [softmax rows] in
  * csrc/cpu/cpu_softmax.c), or None. */
@@ -141,16 +158,7 @@ static PyObject *f_search_rows(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!i:_search_rows", S->tensor_type, &seq, S->tensor_type, &values,
                           &mode))
         return NULL;
-    const pdt_tensor *ts = pdt_tensor_of(seq), *tv = pdt_tensor_of(values);
-    pdt_tensor out;
-    pdt_status st;
-    pdt_hold h; /* Note [the GIL and storages] */
-    h.n = 0;
-    ts = pdt_hold_view(&h, ts);
-    tv = pdt_hold_view(&h, tv);
-    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tv), st = pdt_search_rows(ts, tv, mode, &out));
-    pdt_hold_release(&h);
-    return result_or_none(S, st, &out);
+    return call_pair(S, seq, values, mode, pdt_search_rows);
 }
 
 /* _searchsorted(seq, values, right) -> the int64 positions of values (a Tensor of any
@@ -168,22 +176,14 @@ static PyObject *f_searchsorted(PyObject *module, PyObject *const *args, Py_ssiz
     if (!Py_IS_TYPE(args[0], S->tensor_type) || !Py_IS_TYPE(args[1], S->tensor_type) ||
         !PyBool_Check(args[2]))
         Py_RETURN_NONE;
-    pdt_tensor out;
-    pdt_status st;
-    pdt_hold h; /* Note [the GIL and storages] */
-    h.n = 0;
-    const pdt_tensor *ts = pdt_hold_view(&h, pdt_tensor_of(args[0]));
-    const pdt_tensor *tv = pdt_hold_view(&h, pdt_tensor_of(args[1]));
     const int mode = args[2] == Py_True ? PDT_SEARCH_RIGHT : PDT_SEARCH_LEFT;
-    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tv), st = pdt_search_1d(ts, tv, mode, &out));
-    pdt_hold_release(&h);
-    return result_or_none(S, st, &out);
+    return call_pair(S, args[0], args[1], mode, pdt_search_1d);
 }
 
 /* _repeat_positions(repeats, total[, x]) -> repeat_interleave's (total,) int64 positions of
- * the contiguous 1-d int64 repeats, or given x (contiguous, at least 1-d), x's rows
- * repeated so along dim 0 (csrc/cpu/cpu_repeat.c); None where the device has no kernel
- * or x is not contiguous. */
+ * the contiguous 1-d int64 repeats (total -1: their sum), or given x (contiguous, at least
+ * 1-d), x's rows repeated so along dim 0 (csrc/cpu/cpu_repeat.c); None where the device
+ * has no kernel or x is not contiguous. */
 static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
 {
     pdt_state *S = pdt_state_of_module(module);
@@ -199,16 +199,42 @@ static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
     h.n = 0;
     tr = pdt_hold_view(&h, tr);
     tx = pdt_hold_view(&h, tx);
-    /* the elements written: total rows of x's row length (saturated), or total positions */
+    /* the elements written: total rows of x's row length (saturated), or total positions
+     * (x's elements, or the repeats', when total is their sum, which is not yet read) */
     const int64_t row = tx && tx->ndim > 0 && tx->shape[0] > 0 ? pdt_tensor_numel(tx) / tx->shape[0]
                                                                : 1;
-    const int64_t work = total <= 0                           ? 0
+    const int64_t work = total < 0                            ? (tx ? pdt_tensor_numel(tx) : 0)
                          : row > 0 && total > INT64_MAX / row ? INT64_MAX
                                                               : total * row;
     PDT_RUN_RELEASING_GIL(work > pdt_tensor_numel(tr) ? work : pdt_tensor_numel(tr),
                           st = pdt_repeat_positions(tr, (int64_t)total, tx, &out));
     pdt_hold_release(&h);
     return result_or_none(S, st, &out);
+}
+
+/* pdt_repeat_flat(x, repeats) as a pair_fn of (repeats, x) */
+static pdt_status repeat_flat(const pdt_tensor *repeats, const pdt_tensor *x, int unused,
+                              pdt_tensor *out)
+{
+    (void)unused;
+    return pdt_repeat_flat(x, repeats, out);
+}
+
+/* _repeat_flat(x, repeats) -> repeat_interleave(x, repeats) with dim None, for a
+ * contiguous x and contiguous (x.numel(),) int64 repeats on its device, their sum read
+ * by the kernel; None for what the caller composes (x or repeats not a Tensor, or not
+ * as above, or a device without the kernel).  Its caller sees to the gradient. */
+static PyObject *f_repeat_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "_repeat_flat() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(args[0], S->tensor_type) ||
+        !PyObject_TypeCheck(args[1], S->tensor_type))
+        Py_RETURN_NONE;
+    return call_pair(S, args[1], args[0], 0, repeat_flat); /* (the work: x's elements) */
 }
 
 /* _bincount(x, weights, minlength) -> the int64 counts of the contiguous 1-d int32 or
@@ -242,6 +268,7 @@ static PyObject *f_bincount(PyObject *module, PyObject *const *args, Py_ssize_t 
 
 PyMethodDef pdt_optional_functions[] = {
     {"_bincount", (PyCFunction)(void (*)(void))f_bincount, METH_FASTCALL, NULL},
+    {"_repeat_flat", (PyCFunction)(void (*)(void))f_repeat_flat, METH_FASTCALL, NULL},
     {"_repeat_positions", f_repeat_positions, METH_VARARGS, NULL},
     {"_search_rows", f_search_rows, METH_VARARGS, NULL},
     {"_searchsorted", (PyCFunction)(void (*)(void))f_searchsorted, METH_FASTCALL, NULL},
