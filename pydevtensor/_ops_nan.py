@@ -293,8 +293,15 @@ def count_nonzero(input, dim=None):
     >>> pydevtensor.count_nonzero(x), x.count_nonzero(dim=0)
     (tensor(3), tensor([0, 1, 2]))
     """
+    if dim is None:
+        # every element: one pass where the device has the kernel (the CPU, a contiguous
+        # input): 3 float32 0.78 -> 0.27 us (np.count_nonzero 0.19), 1e5 int64 19.5 -> 10.2
+        # (15.3), 1e5 float32 16.5 -> 5.0 (44)
+        out = _C._count_nonzero(input)
+        if out is not None:
+            return out
     x = _tensor_arg(input, "count_nonzero")
-    if dim is None:  # every element: one mask and its sum (3 elements 1.2 -> 0.6 us)
+    if dim is None:  # else one mask and its sum
         return (x != 0 if x.dtype != _C.bool else x).sum()
     dims = _dims(dim, x.ndim, "count_nonzero")
     mask = x != 0 if x.dtype != _C.bool else x

@@ -201,6 +201,47 @@ def test_count_nonzero_matches_numpy(device):
         pdt.count_nonzero(x, (1, -1))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64",
+                                   "float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("n", [0, 1, 3, 65, 70000, 2**17 + 3, 2**23 + 5])
+def test_count_nonzero_of_everything(device, dtype, n):
+    """count_nonzero of a whole tensor (on the CPU one pass over the elements' bits:
+    csrc/cpu/cpu_count.c) for every dtype, past a 16-bit lane's 65,535 and past the
+    sizes split over threads (2^17) and in the most parts (2^23): -0.0 counts as zero,
+    NaN, infinities and the smallest subnormal as nonzero, and an integer's top bit alone
+    (int16 -32768, the bits of float16's -0.0) as nonzero; np.count_nonzero's count, the
+    same for a transposed view (the composed path) and the method."""
+    rng = np.random.default_rng(n)
+    specials = {"float": [-0.0, NAN, INF, -INF, 0.0, 1e-45], "int": [-1, 0, 127, -128]}
+    if dtype == "bool":
+        a = rng.random(n) < 0.5
+    elif dtype.startswith("float") or dtype == "bfloat16":
+        a = np.where(rng.random(n) < 0.5, 0.0, rng.standard_normal(n)).astype(np.float32)
+        a[: min(n, 6)] = specials["float"][: min(n, 6)]
+        if dtype == "float64":
+            a = a.astype(np.float64)
+            a[n // 2: n // 2 + 1] = 5e-324
+    else:
+        a = np.where(rng.random(n) < 0.5, 0, rng.integers(-100, 100, n)).astype(dtype)
+        a[: min(n, 4)] = np.array(specials["int"][: min(n, 4)]).astype(dtype)
+        if dtype == "int16" and n > 4:
+            a[4] = -32768
+    x = pdt.tensor(a, device=device).to(getattr(pdt, dtype))
+    # the reference from the values as the tensor holds them (float16 and bfloat16
+    # round: a subnormal float32 may round to 0)
+    want = np.count_nonzero(x.to(pdt.float64).cpu().numpy() if dtype in ("float16", "bfloat16")
+                            else a)
+    got = pdt.count_nonzero(x)
+    assert got.dtype == pdt.int64 and got.shape == () and got.device == x.device
+    assert got.item() == want
+    assert x.count_nonzero().item() == want
+    if n >= 4:
+        m = x[: n - n % 2].reshape(2, -1).t()  # not contiguous
+        assert pdt.count_nonzero(m).item() == np.count_nonzero(_np(x)[: n - n % 2]
+                                                               if dtype != "bfloat16" else
+                                                               _np(x.to(pdt.float32))[: n - n % 2])
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_signbit_kernel_and_composition_agree(device, dtype):
     """signbit from the bits (contiguous rows, where the device has the kernel) and

@@ -535,6 +535,11 @@ typedef struct pdt_backend {
      * PDT_ERR_VALUE.  May be NULL: the bindings then compose it (index_add of ones). */
     pdt_status (*bincount)(const pdt_tensor *out, const pdt_tensor *x, int64_t *low, int64_t *high);
 
+    /* count_nonzero of all of x (contiguous, any dtype, any number of elements) into the
+     * 0-d int64 out on x's device: the elements that are not zero (-0.0 is zero, NaN is
+     * not).  May be NULL: the bindings then compose it ((x != 0).sum()). */
+    pdt_status (*count_nonzero)(const pdt_tensor *out, const pdt_tensor *x);
+
     /* The element at one position of each row r (the last dim) of x in the stable sort's
      * order (NaN the largest value), which rule says (PDT_SELECT_*; k for PDT_SELECT_KTH,
      * 0 <= k < n): its index into indices[r] (int64) and its value into values[r] (x's

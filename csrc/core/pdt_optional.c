@@ -296,3 +296,19 @@ pdt_status pdt_bincount(const pdt_tensor *x, int64_t minlength, pdt_tensor *resu
         pdt_tensor_release(result);
     return st;
 }
+
+pdt_status pdt_count_nonzero(const pdt_tensor *x, pdt_tensor *result)
+{
+    const pdt_backend *be = pdt_backend_of(x->device.kind);
+    memset(result, 0, sizeof *result);
+    if (!be->count_nonzero || !pdt_tensor_is_contiguous(x))
+        return unsupported("count_nonzero", x);
+    pdt_status st = pdt_tensor_empty(x->device, PDT_INT64, 0, NULL, 0, result);
+    if (st != PDT_OK)
+        return st;
+    pdt_note_op("count_nonzero", x->device);
+    st = be->count_nonzero(result, x);
+    if (st != PDT_OK)
+        pdt_tensor_release(result);
+    return st;
+}

@@ -72,6 +72,9 @@ pdt_status pdt_repeat_flat(const pdt_tensor *x, const pdt_tensor *repeats, pdt_t
  * whose backend has the kernel: a new int64 *result of max(max(x) + 1, minlength)
  * counts; a negative value is PDT_ERR_VALUE naming it. */
 pdt_status pdt_bincount(const pdt_tensor *x, int64_t minlength, pdt_tensor *result);
+/* count_nonzero (pdt_backend.count_nonzero) of all of the contiguous x, of any dtype, on
+ * a device whose backend has the kernel: a new 0-d int64 *result. */
+pdt_status pdt_count_nonzero(const pdt_tensor *x, pdt_tensor *result);
 #ifdef __cplusplus
 }
 #endif

@@ -312,6 +312,7 @@ const pdt_backend pdt_cpu_backend = {
     .cumprod = pdt_cpu_cumprod,
     .repeat_positions = pdt_cpu_repeat_positions,
     .bincount = pdt_cpu_bincount,
+    .count_nonzero = pdt_cpu_count_nonzero,
     .select = pdt_cpu_select,
     .im2col = pdt_cpu_im2col,
     .col2im = pdt_cpu_col2im,

@@ -78,6 +78,8 @@ pdt_status pdt_cpu_search(const pdt_tensor *out, const pdt_tensor *seq, const pd
 /* cpu_bincount.c */
 pdt_status pdt_cpu_bincount(const pdt_tensor *out, const pdt_tensor *x, int64_t *low,
                             int64_t *high);
+/* cpu_count.c */
+pdt_status pdt_cpu_count_nonzero(const pdt_tensor *out, const pdt_tensor *x);
 /* cpu_repeat.c: repeat_interleave's positions (or rows) */
 pdt_status pdt_cpu_repeat_positions(const pdt_tensor *out, const pdt_tensor *x,
                                     const pdt_tensor *repeats, int64_t *total);

@@ -443,6 +443,10 @@ typedef struct pdt_cpu_simd_table {
     void (*cols_prod_i64)(const int64_t *x, int64_t m, int64_t k, int64_t j0, int64_t nj,
                           uint64_t *r);
     uint64_t (*count_b8)(const uint8_t *x, int64_t n);
+    /* the elements of x[0..n) with a bit under mask set (count_nonzero: cpu_vint.h) */
+    uint64_t (*count_b16)(const uint16_t *x, int64_t n, uint16_t mask);
+    uint64_t (*count_b32)(const uint32_t *x, int64_t n, uint32_t mask);
+    uint64_t (*count_b64)(const uint64_t *x, int64_t n, uint64_t mask);
     /* bits[w] bit j = whether x[64 w + j] is non-zero, w < nwords (cpu_vint.h) */
     void (*nonzero_bits)(const uint8_t *x, int64_t nwords, uint64_t *bits);
     /* t[q] = f[ix[q]] for q < n, each index wrapped from the end, element 0 for one

@@ -104,6 +104,27 @@ static uint64_t VM(count_b8)(const uint8_t *x, int64_t n)
     return total;
 }
 
+/* The number of elements of x[0..n) whose bits under mask are not all zero: count_nonzero
+ * of 2, 4 and 8-byte elements (a float's mask leaves its sign out, so -0.0 counts as zero
+ * and NaN as nonzero), counted in lanes of the element's width, added up before a lane
+ * can overflow. */
+#define VI_COUNT(NAME, T, BLOCK)                                                                   \
+    static uint64_t VM(NAME)(const T *x, int64_t n, T mask)                                        \
+    {                                                                                              \
+        uint64_t total = 0;                                                                        \
+        for (int64_t i = 0; i < n;) {                                                              \
+            const int64_t stop = n - i > (BLOCK) ? i + (BLOCK) : n;                                \
+            T c = 0;                                                                               \
+            for (; i < stop; i++)                                                                  \
+                c += (T)((x[i] & mask) != 0);                                                      \
+            total += c;                                                                            \
+        }                                                                                          \
+        return total;                                                                              \
+    }
+VI_COUNT(count_b16, uint16_t, 65535)
+VI_COUNT(count_b32, uint32_t, (int64_t)1 << 30)
+VI_COUNT(count_b64, uint64_t, INT64_MAX)
+
 /* bits[w] = the non-zero bytes of x[64 w .. 64 w + 64) as bits, byte j at bit j, for
  * w < nwords (Note [compress on the CPU] in cpu_nonzero.c): a compare with zero and a
  * movemask per vector on x86 (SSE2 is the baseline there), else the zero-byte test of

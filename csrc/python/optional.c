@@ -17,6 +17,20 @@ static PyObject *result_or_none(pdt_state *S, pdt_status st, pdt_tensor *out)
 
 typedef pdt_status (*optional_fn)(const pdt_tensor *x, int arg, pdt_tensor *out);
 
+/* fn(x, arg) on the Tensor x, its storage held and the GIL released for its elements
+ * (Note [the GIL and storages]): the new tensor, None, or the error. */
+static PyObject *call_one(pdt_state *S, PyObject *x, int arg, optional_fn fn)
+{
+    pdt_tensor out;
+    pdt_status st;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *tx = pdt_hold_view(&h, pdt_tensor_of(x));
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx), st = fn(tx, arg, &out));
+    pdt_hold_release(&h);
+    return result_or_none(S, st, &out);
+}
+
 static PyObject *call(PyObject *module, PyObject *args, const char *format, optional_fn fn)
 {
     pdt_state *S = pdt_state_of_module(module);
@@ -24,15 +38,7 @@ static PyObject *call(PyObject *module, PyObject *args, const char *format, opti
     int arg = 0;
     if (!PyArg_ParseTuple(args, format, S->tensor_type, &x, &arg))
         return NULL;
-    const pdt_tensor *tx = pdt_tensor_of(x);
-    pdt_tensor out;
-    pdt_status st;
-    pdt_hold h; /* Note [the GIL and storages] */
-    h.n = 0;
-    tx = pdt_hold_view(&h, tx);
-    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tx), st = fn(tx, arg, &out));
-    pdt_hold_release(&h);
-    return result_or_none(S, st, &out);
+    return call_one(S, x, arg, fn);
 }
 
 typedef pdt_status (*pair_fn)(const pdt_tensor *a, const pdt_tensor *b, int arg, pdt_tensor *out);
@@ -266,7 +272,25 @@ static PyObject *f_bincount(PyObject *module, PyObject *const *args, Py_ssize_t 
     return result_or_none(S, st, &out);
 }
 
+/* _count_nonzero(x) -> count_nonzero of all of the Tensor x, a 0-d int64 tensor
+ * (csrc/cpu/cpu_count.c), or None for what the caller composes (x not a Tensor, not
+ * contiguous, or on a device without the kernel). */
+static pdt_status count_nonzero(const pdt_tensor *x, int unused, pdt_tensor *out)
+{
+    (void)unused;
+    return pdt_count_nonzero(x, out);
+}
+
+static PyObject *f_count_nonzero(PyObject *module, PyObject *x)
+{
+    pdt_state *S = pdt_state_of_module(module);
+    if (!PyObject_TypeCheck(x, S->tensor_type))
+        Py_RETURN_NONE;
+    return call_one(S, x, 0, count_nonzero);
+}
+
 PyMethodDef pdt_optional_functions[] = {
+    {"_count_nonzero", f_count_nonzero, METH_O, NULL},
     {"_bincount", (PyCFunction)(void (*)(void))f_bincount, METH_FASTCALL, NULL},
     {"_repeat_flat", (PyCFunction)(void (*)(void))f_repeat_flat, METH_FASTCALL, NULL},
     {"_repeat_positions", f_repeat_positions, METH_VARARGS, NULL},
