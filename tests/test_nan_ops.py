@@ -242,6 +242,30 @@ def test_count_nonzero_of_everything(device, dtype, n):
                                                                _np(x.to(pdt.float32))[: n - n % 2])
 
 
+@pytest.mark.parametrize("level", pdt._C._cpu_simd_level()[1])
+def test_count_nonzero_at_every_level_past_the_lane_limits(level, level_restored):
+    """At each instruction-set level the CPU has: every element nonzero past a 16-bit
+    lane's 65,535 (float16, bfloat16 and int16 in lanes of their width), tails of every
+    length after the vectors, and integers whose only set bit is the top one (the
+    smallest int8 to int64) against -0.0 of each float, which is zero."""
+    pdt._C._cpu_simd_level(level)
+    for dtype in ("float16", "bfloat16", "int16"):
+        for n in (65535, 65536, 65537, 70001, 2**17 + 7):
+            x = pdt.ones(n, dtype=getattr(pdt, dtype))
+            assert pdt.count_nonzero(x).item() == n, (dtype, n)
+    for dtype, low in (("int8", -2**7), ("int16", -2**15), ("int32", -2**31),
+                       ("int64", -2**63)):
+        for n in range(1, 70):
+            a = np.zeros(n, dtype=dtype)
+            a[::3] = low
+            assert pdt.count_nonzero(pdt.from_numpy(a)).item() == np.count_nonzero(a), (dtype, n)
+    for dtype in ("float16", "bfloat16", "float32", "float64"):
+        for n in range(1, 70):
+            x = pdt.full((n,), -0.0, dtype=getattr(pdt, dtype))
+            x[::5] = NAN
+            assert pdt.count_nonzero(x).item() == (n + 4) // 5, (dtype, n)
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_signbit_kernel_and_composition_agree(device, dtype):
     """signbit from the bits (contiguous rows, where the device has the kernel) and

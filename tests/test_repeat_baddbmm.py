@@ -211,7 +211,21 @@ def test_repeats_that_sum_past_int64_are_out_of_memory():
                                      r"than memory holds \(on cpu\)"):
                 pdt.repeat_interleave(x, pdt.tensor(counts), dim)
     with pytest.raises(pdt.OutOfMemoryError, match="out of memory on cpu"):
-        pdt.repeat_interleave(x, pdt.tensor([2**40] * 3))
+        pdt.repeat_interleave(x, pdt.tensor([2**46] * 3))  # past any address space
+    # within and after the sum's vectors of eight: the smallest negative, and overflow
+    y = pdt.arange(20.0)
+    for at in (0, 5, 15, 19):
+        counts = [1] * 20
+        counts[at] = -3
+        with pytest.raises(RuntimeError, match="repeats can not be negative, got -3"):
+            pdt.repeat_interleave(y, pdt.tensor(counts))
+        counts[at] = 2**63 - 1
+        with pytest.raises(pdt.OutOfMemoryError, match="the 20 repeats sum to 2\\^63 - 1"):
+            pdt.repeat_interleave(y, pdt.tensor(counts))
+        counts = [2**59] * 20  # each past INT64_MAX / 20 (the slow pass), their sum past 2^63
+        counts[at] = 0
+        with pytest.raises(pdt.OutOfMemoryError, match="the 20 repeats sum to 2\\^63 - 1"):
+            pdt.repeat_interleave(y, pdt.tensor(counts))
     with pytest.raises(RuntimeError, match="repeats can not be negative, got -1"):
         pdt.repeat_interleave(x, pdt.tensor([2**62, -1, 2**62]))  # named before the sum
 

@@ -522,7 +522,7 @@ typedef struct pdt_backend {
      * read here: another thread may write to them), is PDT_ERR_VALUE, naming the
      * smallest repeat or the sum, with nothing written past out's end.  With out NULL
      * (x NULL too) the repeats are only read: their sum into *total where *total < 0, else
-     * checked against *total, with the same errors (and PDT_ERR_OOM for a sum past
+     * checked against *total, with the same errors (and PDT_ERR_OOM for a sum at or past
      * INT64_MAX); *total is not touched otherwise.  May be NULL: the bindings then compose
      * it (Note [repeat positions] in pydevtensor/_ops_repeat.py). */
     pdt_status (*repeat_positions)(const pdt_tensor *out, const pdt_tensor *x,

@@ -214,32 +214,48 @@ pdt_status pdt_select_last(const pdt_tensor *x, int rule, int64_t k, pdt_tensor 
     return st;
 }
 
+/* PDT_ERR_UNSUPPORTED unless repeats are contiguous 1-d int64 on a device with the kernel */
+static pdt_status repeats_supported(const pdt_backend *be, const pdt_tensor *repeats)
+{
+    if (!be->repeat_positions || repeats->ndim != 1 || repeats->dtype != PDT_INT64 ||
+        !pdt_tensor_is_contiguous(repeats))
+        return unsupported("repeat_interleave", repeats);
+    return PDT_OK;
+}
+
+pdt_status pdt_repeat_total(const pdt_tensor *repeats, int64_t *total)
+{
+    const pdt_backend *be = pdt_backend_of(repeats->device.kind);
+    pdt_status st = repeats_supported(be, repeats);
+    if (st != PDT_OK)
+        return st;
+    if (*total < 0 && *total != PDT_REPEAT_SUM)
+        return pdt_fail(PDT_ERR_VALUE, "repeat_interleave(): output_size must be >= 0, got %lld",
+                        (long long)*total);
+    return be->repeat_positions(NULL, NULL, repeats, total);
+}
+
 pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, const pdt_tensor *x,
                                 pdt_tensor *result)
 {
     const pdt_backend *be = pdt_backend_of(repeats->device.kind);
     memset(result, 0, sizeof *result);
-    if (!be->repeat_positions || repeats->ndim != 1 || repeats->dtype != PDT_INT64 ||
-        !pdt_tensor_is_contiguous(repeats))
-        return unsupported("repeat_interleave", repeats);
+    pdt_status st = repeats_supported(be, repeats);
+    if (st != PDT_OK)
+        return st;
     if (x && (x->ndim < 1 || x->shape[0] != repeats->shape[0] || !pdt_tensor_is_contiguous(x) ||
               !pdt_device_eq(x->device, repeats->device)))
         return unsupported("repeat_interleave", x);
-    if (total < 0 && total != PDT_REPEAT_SUM)
+    if (total < 0)
         return pdt_fail(PDT_ERR_VALUE, "repeat_interleave(): output_size must be >= 0, got %lld",
                         (long long)total);
-    /* the sum first (or checked against total), so that nothing is allocated for a size
-     * the repeats refuse */
-    pdt_status st = be->repeat_positions(NULL, NULL, repeats, &total);
-    if (st != PDT_OK)
-        return st;
     int64_t shape[PDT_MAX_DIMS];
     if (x)
         memcpy(shape, x->shape, (size_t)x->ndim * sizeof *shape);
     shape[0] = total;
     st = x ? pdt_tensor_empty(x->device, x->dtype, x->ndim, shape, 0, result)
            : pdt_tensor_empty(repeats->device, PDT_INT64, 1, shape, 0, result);
-    if (st != PDT_OK || total == 0)
+    if (st != PDT_OK || (total == 0 && repeats->shape[0] == 0))
         return st;
     pdt_note_op("repeat_interleave", repeats->device);
     st = be->repeat_positions(result, x, repeats, NULL); /* each read once, checked again */
@@ -248,7 +264,8 @@ pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, const 
     return st;
 }
 
-pdt_status pdt_repeat_flat(const pdt_tensor *x, const pdt_tensor *repeats, pdt_tensor *result)
+pdt_status pdt_repeat_flat(const pdt_tensor *x, const pdt_tensor *repeats, int64_t total,
+                           pdt_tensor *result)
 {
     memset(result, 0, sizeof *result);
     if (!pdt_tensor_is_contiguous(x))
@@ -257,7 +274,7 @@ pdt_status pdt_repeat_flat(const pdt_tensor *x, const pdt_tensor *repeats, pdt_t
     flat.ndim = 1;
     flat.shape[0] = pdt_tensor_numel(x);
     flat.strides[0] = 1;
-    return pdt_repeat_positions(repeats, PDT_REPEAT_SUM, &flat, result);
+    return pdt_repeat_positions(repeats, total, &flat, result);
 }
 
 pdt_status pdt_bincount(const pdt_tensor *x, int64_t minlength, pdt_tensor *result)

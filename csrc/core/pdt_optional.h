@@ -55,19 +55,26 @@ pdt_status pdt_search_rows(const pdt_tensor *seq, const pdt_tensor *values, int 
  * (_MEMBER); searchsorted's everyday call, without the views to 2-d rows. */
 pdt_status pdt_search_1d(const pdt_tensor *seq, const pdt_tensor *values, int mode,
                          pdt_tensor *result);
-/* repeat_interleave's positions (pdt_backend.repeat_positions): for the contiguous 1-d
- * int64 repeats of a device whose backend has the kernel, a new int64 *result of total
- * elements (PDT_REPEAT_SUM: the repeats' sum) holding each i repeats[i] times; with x
- * (not NULL: contiguous, at least 1-d, as long as repeats along dim 0, on their
- * device), a new *result of x's dtype and shape with total along dim 0 holding x's
- * rows so (repeat_interleave along dim 0).  A negative repeat or a sum other than total
- * is PDT_ERR_VALUE, found before anything is allocated. */
+/* repeat_interleave's size (pdt_backend.repeat_positions' first pass), for the
+ * contiguous 1-d int64 repeats of a device whose backend has the kernel: *total
+ * PDT_REPEAT_SUM becomes their sum; a *total >= 0 (an output_size) is checked against
+ * it.  A negative repeat or a sum other than *total is PDT_ERR_VALUE, a sum of 2^63 - 1
+ * or more PDT_ERR_OOM: run before pdt_repeat_positions so that nothing is allocated for
+ * a size the repeats refuse. */
 #define PDT_REPEAT_SUM (-1)
+pdt_status pdt_repeat_total(const pdt_tensor *repeats, int64_t *total);
+/* repeat_interleave's positions: a new int64 *result of total (>= 0) elements holding
+ * each i repeats[i] times; with x (not NULL: contiguous, at least 1-d, as long as
+ * repeats along dim 0, on their device), a new *result of x's dtype and shape with
+ * total along dim 0 holding x's rows so (repeat_interleave along dim 0).  The repeats
+ * are read once more as they are written: a negative repeat or a sum other than total
+ * (another thread wrote them) is PDT_ERR_VALUE, with nothing written past the end. */
 pdt_status pdt_repeat_positions(const pdt_tensor *repeats, int64_t total, const pdt_tensor *x,
                                 pdt_tensor *result);
 /* repeat_interleave(x, repeats) with dim None: the contiguous x of any shape read as 1-d,
- * each element repeated so, PDT_REPEAT_SUM of them (pdt_repeat_positions). */
-pdt_status pdt_repeat_flat(const pdt_tensor *x, const pdt_tensor *repeats, pdt_tensor *result);
+ * each element repeated so, total of them (pdt_repeat_positions). */
+pdt_status pdt_repeat_flat(const pdt_tensor *x, const pdt_tensor *repeats, int64_t total,
+                           pdt_tensor *result);
 /* bincount (pdt_backend.bincount) of the contiguous 1-d int32 or int64 x on a device
  * whose backend has the kernel: a new int64 *result of max(max(x) + 1, minlength)
  * counts; a negative value is PDT_ERR_VALUE naming it. */

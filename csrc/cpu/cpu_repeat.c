@@ -86,8 +86,9 @@ static pdt_status repeats_sum(const int64_t *r, int64_t n, int64_t *total, pdt_d
         bits |= ors[k][0] | ors[k][1];
     }
     for (; i < n; i++) {
-        sum += (uint64_t)r[i];
-        bits |= (uint64_t)r[i];
+        const uint64_t c = (uint64_t)r[i];
+        sum += c;
+        bits |= c;
     }
     int64_t low = 0, s = (int64_t)sum;
     if (n > 0 && bits > (uint64_t)INT64_MAX / (uint64_t)n)

@@ -186,6 +186,40 @@ static PyObject *f_searchsorted(PyObject *module, PyObject *const *args, Py_ssiz
     return call_pair(S, args[0], args[1], mode, pdt_search_1d);
 }
 
+/* repeat_interleave of the repeats r (total: their sum, PDT_REPEAT_SUM, or an output_size
+ * to check) into positions, x's rows along dim 0 (x not NULL) or x's elements (flat): the
+ * size first (pdt_repeat_total), then the result, each pass with the GIL released for
+ * the elements it reads or writes (Note [the GIL and storages]), so that a few repeats
+ * of many copies release it for the copies. */
+static PyObject *repeat_run(pdt_state *S, PyObject *r, int64_t total, PyObject *x, int flat)
+{
+    pdt_tensor out;
+    pdt_status st;
+    pdt_hold h;
+    h.n = 0;
+    const pdt_tensor *tr = pdt_hold_view(&h, pdt_tensor_of(r));
+    const pdt_tensor *tx = x ? pdt_hold_view(&h, pdt_tensor_of(x)) : NULL;
+    const int64_t along = !tx ? -1 : flat ? pdt_tensor_numel(tx) : tx->ndim ? tx->shape[0] : -1;
+    if (tx && (tr->ndim != 1 || along != tr->shape[0])) { /* the caller's error to name */
+        pdt_hold_release(&h);
+        Py_RETURN_NONE;
+    }
+    PDT_RUN_RELEASING_GIL(pdt_tensor_numel(tr), st = pdt_repeat_total(tr, &total));
+    if (st != PDT_OK) {
+        pdt_hold_release(&h);
+        return st == PDT_ERR_UNSUPPORTED ? Py_NewRef(Py_None) : pdt_raise(S, st);
+    }
+    /* the elements written: total rows of x's row length (saturated), or total */
+    const int64_t row = !flat && tx && tx->ndim > 0 && tx->shape[0] > 0
+                            ? pdt_tensor_numel(tx) / tx->shape[0]
+                            : 1;
+    const int64_t work = row > 0 && total > INT64_MAX / row ? INT64_MAX : total * row;
+    PDT_RUN_RELEASING_GIL(work, st = flat ? pdt_repeat_flat(tx, tr, total, &out)
+                                          : pdt_repeat_positions(tr, total, tx, &out));
+    pdt_hold_release(&h);
+    return result_or_none(S, st, &out);
+}
+
 /* _repeat_positions(repeats, total[, x]) -> repeat_interleave's (total,) int64 positions of
  * the contiguous 1-d int64 repeats (total -1: their sum), or given x (contiguous, at least
  * 1-d), x's rows repeated so along dim 0 (csrc/cpu/cpu_repeat.c); None where the device
@@ -198,32 +232,7 @@ static PyObject *f_repeat_positions(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!L|O!:_repeat_positions", S->tensor_type, &r, &total,
                           S->tensor_type, &x))
         return NULL;
-    const pdt_tensor *tr = pdt_tensor_of(r), *tx = x ? pdt_tensor_of(x) : NULL;
-    pdt_tensor out;
-    pdt_status st;
-    pdt_hold h; /* Note [the GIL and storages] */
-    h.n = 0;
-    tr = pdt_hold_view(&h, tr);
-    tx = pdt_hold_view(&h, tx);
-    /* the elements written: total rows of x's row length (saturated), or total positions
-     * (x's elements, or the repeats', when total is their sum, which is not yet read) */
-    const int64_t row = tx && tx->ndim > 0 && tx->shape[0] > 0 ? pdt_tensor_numel(tx) / tx->shape[0]
-                                                               : 1;
-    const int64_t work = total < 0                            ? (tx ? pdt_tensor_numel(tx) : 0)
-                         : row > 0 && total > INT64_MAX / row ? INT64_MAX
-                                                              : total * row;
-    PDT_RUN_RELEASING_GIL(work > pdt_tensor_numel(tr) ? work : pdt_tensor_numel(tr),
-                          st = pdt_repeat_positions(tr, (int64_t)total, tx, &out));
-    pdt_hold_release(&h);
-    return result_or_none(S, st, &out);
-}
-
-/* pdt_repeat_flat(x, repeats) as a pair_fn of (repeats, x) */
-static pdt_status repeat_flat(const pdt_tensor *repeats, const pdt_tensor *x, int unused,
-                              pdt_tensor *out)
-{
-    (void)unused;
-    return pdt_repeat_flat(x, repeats, out);
+    return repeat_run(S, r, total, x, 0);
 }
 
 /* _repeat_flat(x, repeats) -> repeat_interleave(x, repeats) with dim None, for a
@@ -240,7 +249,7 @@ static PyObject *f_repeat_flat(PyObject *module, PyObject *const *args, Py_ssize
     if (!PyObject_TypeCheck(args[0], S->tensor_type) ||
         !PyObject_TypeCheck(args[1], S->tensor_type))
         Py_RETURN_NONE;
-    return call_pair(S, args[1], args[0], 0, repeat_flat); /* (the work: x's elements) */
+    return repeat_run(S, args[1], PDT_REPEAT_SUM, args[0], 1);
 }
 
 /* _bincount(x, weights, minlength) -> the int64 counts of the contiguous 1-d int32 or
