@@ -64,10 +64,11 @@ static pdt_status bad_repeats(const int64_t *r, int64_t n, int64_t total, pdt_de
 
 /* The sum of the repeats (out NULL), in one pass of adds and ors in SSE2's vectors (1e5
  * repeats: 10.5 us, and 24.6 where the compiler vectorised eight scalar sums itself and
- * spilled them to the stack): a negative repeat sets the ors' top bit, and no sum overflows while every
- * repeat is at most INT64_MAX / n, which the ors bound.  Past either, the slow pass says
- * which.  The reads are plain (a racing write changes only the size allocated: the pass
- * that writes reads each count once and refuses a sum other than it). */
+ * spilled them to the stack): a negative repeat sets the ors' top bit, and no sum
+ * overflows while every repeat is at most INT64_MAX / n, which the ors bound.  Past
+ * either, the slow pass says which.  The reads are plain (a racing write changes only the
+ * size allocated: the pass that writes reads each count once and refuses a sum other
+ * than it). */
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 static pdt_status repeats_sum(const int64_t *r, int64_t n, int64_t *total, pdt_device device)
 {
