@@ -200,7 +200,10 @@ static PyObject *repeat_run(pdt_state *S, PyObject *r, int64_t total, PyObject *
     const pdt_tensor *tr = pdt_hold_view(&h, pdt_tensor_of(r));
     const pdt_tensor *tx = x ? pdt_hold_view(&h, pdt_tensor_of(x)) : NULL;
     const int64_t along = !tx ? -1 : flat ? pdt_tensor_numel(tx) : tx->ndim ? tx->shape[0] : -1;
-    if (tx && (tr->ndim != 1 || along != tr->shape[0])) { /* the caller's error to name */
+    /* the caller's error to name, or its composed path: checked before the sum's pass, which
+     * the core's own checks of x would otherwise follow (and the caller repeat) */
+    if (tx && (tr->ndim != 1 || along != tr->shape[0] || !pdt_tensor_is_contiguous(tx) ||
+               !pdt_device_eq(tx->device, tr->device))) {
         pdt_hold_release(&h);
         Py_RETURN_NONE;
     }
