@@ -1,5 +1,6 @@
 """Sorting rows long enough for the CPU's radix sort (Note [radix sort] in
-csrc/cpu/cpu_sort.c, from 512 elements) on every device: stable in both
+csrc/cpu/cpu_sort.c, from 512 elements), and the shorter rows it sorts as packed keys
+(Note [short rows as packed keys]) or by merging, on every device: stable in both
 directions, NaN the largest value (last ascending, first descending) whatever its
 payload, -0.0 equal to 0.0, and the values moved with their bits.  The expected
 order is Python's stable sorted() on the same keys."""
@@ -38,7 +39,7 @@ def row_of(dtype, n, seed):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
-@pytest.mark.parametrize("n", [512, 1000, 70_001])
+@pytest.mark.parametrize("n", [2, 3, 10, 11, 16, 17, 100, 511, 512, 1000, 70_001])
 @pytest.mark.parametrize("descending", [False, True])
 def test_long_rows_sort_stably_with_their_bits(device, dtype, n, descending):
     x = row_of(dtype, n, seed=n + len(dtype))
@@ -78,15 +79,17 @@ def exact_order(x, descending):
 
 @pytest.mark.parametrize("dtype", ["uint8", "int16", "int32", "int64"])
 @pytest.mark.parametrize("descending", [False, True])
-def test_integer_rows_of_every_range_sort_stably(device, dtype, descending):
+@pytest.mark.parametrize("n", [1500, 100])
+def test_integer_rows_of_every_range_sort_stably(device, dtype, descending, n):
     """Integer keys are distances from the row's smallest (descending: largest) value
     (Note [integer keys from the row's range] in csrc/cpu/cpu_sort.c): rows whose largest
     minus smallest needs 0 to 8 bytes, based at the dtype's ends, at 0 and between, each
-    with many ties, give the stable order of the exact integers and their values."""
+    with many ties, give the stable order of the exact integers and their values.  Rows
+    of 100 are packed keys up to 4 bytes (int64: a range of 2^32 - 1 at most, Note [short
+    rows as packed keys]) and merged past them."""
     info = np.iinfo(dtype)
     lo, hi = int(info.min), int(info.max)
     rng = np.random.default_rng(len(dtype) + descending)
-    n = 1500
     for nbytes in range(info.bits // 8 + 1):
         span = (1 << (8 * nbytes)) - 1  # hi - lo of the row
         bases = {lo, hi - span, lo + (hi - lo - span) // 3} | ({0} if span <= hi else set())
@@ -102,3 +105,40 @@ def test_integer_rows_of_every_range_sort_stably(device, dtype, descending):
             np.testing.assert_array_equal(indices.cpu().numpy(), want,
                                           err_msg=f"{nbytes} bytes from {base}")
             np.testing.assert_array_equal(values.cpu().numpy(), x[want])
+
+
+@pytest.mark.parametrize("span", [(1 << 32) - 1, 1 << 32])
+@pytest.mark.parametrize("descending", [False, True])
+def test_short_int64_rows_at_the_packed_keys_limit(device, span, descending):
+    """A short int64 row whose range is 2^32 - 1 still fits a packed key's 32 bits; one of
+    2^32 does not and is merged: both in the exact stable order, rows of one matrix each
+    taking its own way."""
+    rng = np.random.default_rng(span % 7 + descending)
+    rows = []
+    for base in (-(1 << 63), -5, (1 << 63) - 1 - span):
+        offs = np.concatenate([[0, span], rng.integers(0, span + 1, 48), rng.integers(0, 3, 50)])
+        rows.append([base + int(o) for o in rng.permutation(offs)])
+    m = np.array(rows, dtype=np.int64)
+    values, indices = pdt.sort(pdt.from_numpy(m).to(device), dim=1, descending=descending)
+    for r in range(len(m)):
+        want = np.array(exact_order(m[r], descending), dtype=np.int64)
+        np.testing.assert_array_equal(indices[r].cpu().numpy(), want)
+        np.testing.assert_array_equal(values[r].cpu().numpy(), m[r][want])
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+@pytest.mark.parametrize("n", [16, 19, 37])
+def test_every_pattern_of_two_values_in_sixteen(device, dtype, n):
+    """Every row of 16 zeros and ones (all 2^16 of them), and each row followed by
+    another pattern when n is longer: the CPU sorts runs of 16 by a sorting network
+    and merges them (Note [short rows as packed keys]); the stable order of each row
+    and its values, in both directions, against NumPy's stable argsort."""
+    bits = (np.arange(1 << 16)[:, None] >> np.arange(16)) & 1
+    m = np.concatenate([bits, bits[::-1, : n - 16], bits[:, : max(n - 32, 0)]], axis=1)
+    m = m[:, :n].astype(dtype)
+    x = pdt.from_numpy(m).to(device)
+    for descending in (False, True):
+        values, indices = pdt.sort(x, dim=1, descending=descending)
+        want = np.argsort(-m if descending else m, axis=1, kind="stable")
+        np.testing.assert_array_equal(indices.cpu().numpy(), want)
+        np.testing.assert_array_equal(values.cpu().numpy(), np.take_along_axis(m, want, 1))
