@@ -264,7 +264,7 @@ def bincount(input, weights=None, minlength=0):
             raise RuntimeError(f"bincount(): input must be non-negative, got the value {low} "
                                f"(shape {tuple(x.shape)}, on {x.device})")
         size = builtins.max(size, high + 1)
-    index = x.detach().to(_C.int64)
+    index = x.detach().to(_C.int64).contiguous()  # (index_add takes a contiguous index)
     if weights is None:
         out = _C.zeros((size,), dtype=_C.int64, device=x.device)
         # one 1 broadcast (stride 0): nothing of input's length made for it

@@ -121,6 +121,26 @@ def test_bincount_matches_numpy(device, dtype):
                                    atol=1e-12 if out == pdt.float64 else 1e-5)
 
 
+@pytest.mark.parametrize("dtype", ["int16", "int32", "int64"])
+def test_bincount_of_strided_input(device, dtype):
+    """A strided slice, a column, and a reversed NumPy array (negative stride): the
+    composed path's index is made contiguous for every dtype, int64's too, with and
+    without weights and minlength."""
+    a = np.arange(30).astype(dtype) % 7
+    x = pdt.tensor(a, device=device)
+    cases = [(x[::3], a[::3]), (x.reshape(5, 6).T[1], a.reshape(5, 6).T[1])]
+    if device == "cpu":
+        cases.append((pdt.from_numpy(a[::-2]), a[::-2]))
+    for t, ref in cases:
+        np.testing.assert_array_equal(_np(pdt.bincount(t)), np.bincount(ref))
+        np.testing.assert_array_equal(_np(pdt.bincount(t, minlength=12)),
+                                      np.bincount(ref, minlength=12))
+        w = np.linspace(0.5, 3.0, len(ref))
+        np.testing.assert_allclose(
+            _np(pdt.bincount(t, weights=pdt.tensor(w, device=device))),
+            np.bincount(ref, weights=w), rtol=1e-12, atol=1e-12)
+
+
 def test_bincount_edges_and_errors(device):
     empty = pdt.bincount(pdt.zeros(0, dtype=pdt.int64, device=device), minlength=3)
     np.testing.assert_array_equal(_np(empty), [0, 0, 0])
