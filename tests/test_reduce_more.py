@@ -293,11 +293,14 @@ def test_order_statistics_pick_the_stable_sorts_element(device, dtype):
     other devices: by sorting) give the element at the stable sort's position: ties to
     the earlier index, -0.0 tied with 0.0, NaN largest; random, tied, sorted, reversed
     and NaN-holding rows, along every dim, per-row positions (nanmedian), rows past the
-    threads' split."""
+    threads' split.  Rows of up to 64 take the CPU's short path (Note [short rows in
+    selection]): packed keys where their range fits 32 bits, ranks counted up to 16 where
+    it does not, the radix selection past that; the shapes straddle 16 and 64."""
     rng = np.random.default_rng(13)
     floating = dtype.startswith("float")
     for shape, dim in (((40, 300), 1), ((300, 7), 0), ((3, 50, 4), 1), ((1, 70001), 1),
-                       ((30, 3, 4), 0), ((2, 3, 25, 2), 1)):  # dims before the last two
+                       ((30, 3, 4), 0), ((2, 3, 25, 2), 1),  # dims before the last two
+                       ((6, 16), 1), ((6, 17), 1), ((5, 64), 1), ((5, 65), 1)):
         pats = [rng.standard_normal(shape) * 100, rng.integers(0, 3, shape).astype(float),
                 np.sort(rng.standard_normal(shape), axis=dim),
                 -np.sort(rng.standard_normal(shape), axis=dim)]

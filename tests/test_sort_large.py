@@ -39,7 +39,7 @@ def row_of(dtype, n, seed):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
-@pytest.mark.parametrize("n", [2, 3, 10, 11, 16, 17, 100, 511, 512, 1000, 70_001])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 10, 11, 16, 17, 100, 511, 512, 1000, 70_001])
 @pytest.mark.parametrize("descending", [False, True])
 def test_long_rows_sort_stably_with_their_bits(device, dtype, n, descending):
     x = row_of(dtype, n, seed=n + len(dtype))

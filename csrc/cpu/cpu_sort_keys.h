@@ -1,7 +1,8 @@
 /* cpu_sort_keys.h - the sort's unsigned keys (Note [radix sort] in cpu_sort.c):
  * a key's ascending order is the sort's order (desc: descending), equal values
  * (-0.0 and 0.0, any two NaNs) get equal keys, and NaN is the largest value.
- * cpu_sort.c's radix sort and cpu_topk.c's selection order by them. */
+ * cpu_sort.c's radix sort and cpu_topk.c's selection order by them; short rows sort
+ * them packed with their indices (cpu_sort_packed.c). */
 #ifndef PDT_CPU_SORT_KEYS_H
 #define PDT_CPU_SORT_KEYS_H
 
@@ -39,5 +40,9 @@ static inline uint64_t key_i64(int64_t x, int desc)
     uint64_t u = (uint64_t)x ^ ((uint64_t)1 << 63);
     return desc ? ~u : u;
 }
+
+/* Sorts the n distinct keys a[0..n) ascending (n < 2^32 - 1 with packed keys: every key
+ * below all ones), tmp n more (cpu_sort_packed.c, Note [short rows as packed keys]). */
+void pdt_cpu_sort_packed(uint64_t *a, uint64_t *tmp, int64_t n);
 
 #endif /* PDT_CPU_SORT_KEYS_H */
