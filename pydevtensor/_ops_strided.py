@@ -117,9 +117,9 @@ def _unfold(self, dimension, size, step):
     _tensor_arg(self, "unfold")
     size = _int_arg(size, "unfold", "size")
     step = _int_arg(step, "unfold", "step")
-    shape, strides = list(self.shape), list(self.stride())
+    shape = list(self.shape)
     if self.ndim == 0:
-        shape, strides = [1], [1]
+        shape = [1]
         d = _dim(_int_arg(dimension, "unfold", "dimension"), 1, "unfold")
     else:
         d = _dim(_int_arg(dimension, "unfold", "dimension"), self.ndim, "unfold")
@@ -128,12 +128,8 @@ def _unfold(self, dimension, size, step):
                            f"{shape[d]} but size is {size}{_where(self)}")
     if step <= 0:
         raise RuntimeError(f"unfold(): step is {step} but must be > 0{_where(self)}")
-    windows = (shape[d] - size) // step + 1
-    new_shape = shape[:d] + [windows] + shape[d + 1:] + [size]
-    new_strides = strides[:d] + [strides[d] * step] + strides[d + 1:] + [strides[d]]
-    if self.ndim == 0:
-        new_shape, new_strides = new_shape[1:], new_strides[1:]
-    return _C._as_strided(self, tuple(new_shape), tuple(new_strides), self.storage_offset())
+    # from the tensor's own layout, negative strides (a reversed NumPy array's) kept
+    return _C._unfold(self, d, size, step)
 
 
 def trace(input):

@@ -91,6 +91,36 @@ def test_unfold_errors(device):
         x.unfold(1, 2, 1)
 
 
+@pytest.mark.parametrize("dim,size,step", [(0, 2, 1), (1, 2, 2), (1, 3, 1), (0, 4, 3)])
+def test_unfold_of_negative_strides_is_a_view(dim, size, step):
+    """A reversed NumPy array shares its memory with negative strides (from_numpy):
+    unfold is built from the tensor's own layout, so its windows are right, a view
+    (a write through them reaches the array), and the gradient lands where each
+    element came from.  A step past the length gives one window."""
+    base = np.arange(40.0).reshape(5, 8)
+    a = base[::-1, ::-2]
+    x = pdt.from_numpy(a)
+    assert min(x.stride()) < 0
+    u = x.unfold(dim, size, step)
+    ref = _unfold_ref(a, dim, size, step)
+    assert tuple(u.shape) == ref.shape
+    np.testing.assert_array_equal(u.numpy(), ref)
+    u[0, 0, 0] = -1.0
+    assert a[0, 0] == -1.0 and base[4, 7] == -1.0
+    xg = pdt.from_numpy(a.copy()).requires_grad_()
+    gw = np.arange(ref.size, dtype=np.float64).reshape(ref.shape)
+    (xg.unfold(dim, size, step) * pdt.tensor(gw)).sum().backward()
+    grad = np.zeros(a.size)
+    pos = _unfold_ref(np.arange(a.size).reshape(a.shape), dim, size, step)
+    np.add.at(grad, pos.reshape(-1), gw.reshape(-1))
+    np.testing.assert_array_equal(xg.grad.numpy(), grad.reshape(a.shape))
+    one = x.unfold(dim, size, 2**62)
+    assert one.shape[dim] == 1
+    np.testing.assert_array_equal(one.numpy(), ref[(slice(None),) * dim + (slice(0, 1),)])
+    z = pdt.from_numpy(np.array(3.5)).unfold(0, 1, 1)
+    assert tuple(z.shape) == (1,) and z.item() == 3.5
+
+
 def test_trace(device):
     a = np.arange(12.0).reshape(3, 4)
     x = pdt.tensor(a, device=device, requires_grad=True)

@@ -524,6 +524,41 @@ pdt_status pdt_index_view(const pdt_tensor *src, int n, const pdt_index *items, 
     return PDT_OK;
 }
 
+pdt_status pdt_unfold_view(const pdt_tensor *src, int dim, int64_t size, int64_t step,
+                           pdt_tensor *out)
+{
+    char dev[64];
+    if (src->ndim >= PDT_MAX_DIMS)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "unfold(): a tensor of %d dims has no room for the "
+                        "window's dim; at most %d (on %s)",
+                        src->ndim, PDT_MAX_DIMS, pdt_device_str(src->device, dev, sizeof dev));
+    const int zero_d = src->ndim == 0;
+    const int64_t len = zero_d ? 1 : src->shape[dim], stride = zero_d ? 1 : src->strides[dim];
+    if (dim < 0 || dim >= (zero_d ? 1 : src->ndim) || size < 0 || size > len || step <= 0)
+        return pdt_fail(PDT_ERR_VALUE,
+                        "unfold(): dim %d, size %lld, step %lld for a length "
+                        "of %lld (on %s)",
+                        dim, (long long)size, (long long)step, (long long)len,
+                        pdt_device_str(src->device, dev, sizeof dev));
+    pdt_note_op("unfold", src->device);
+    pdt_tensor_share(out, src);
+    if (zero_d) { /* (1,) -> (windows, size) less the leading dim: (size,) */
+        out->ndim = 1;
+        out->shape[0] = size;
+        out->strides[0] = stride;
+        return PDT_OK;
+    }
+    out->shape[dim] = (len - size) / step + 1;
+    /* past int64 only with one window (two fit in the view's span), whose stride is unused */
+    if (__builtin_mul_overflow(stride, step, &out->strides[dim]))
+        out->strides[dim] = stride;
+    out->shape[out->ndim] = size;
+    out->strides[out->ndim] = stride;
+    out->ndim++;
+    return PDT_OK;
+}
+
 pdt_status pdt_as_strided_view(const pdt_tensor *src, int ndim, const int64_t *shape,
                                const int64_t *strides, int64_t offset, pdt_tensor *out)
 {

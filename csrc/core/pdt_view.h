@@ -78,6 +78,14 @@ void pdt_flip_view(const pdt_tensor *src, uint32_t dims, pdt_tensor *out);
 pdt_status pdt_diagonal_view(const pdt_tensor *src, int64_t offset, int64_t dim1, int64_t dim2,
                              pdt_tensor *out);
 
+/* unfold(dim, size, step): src's windows of `size` elements every `step` along dim (a
+ * 0-d src read as one element), dim's length becoming the window count and a last dim of
+ * `size` added; built from src's own layout, so negative strides (a reversed NumPy
+ * array's) stay as they are.  The caller checked 0 <= dim < max(ndim, 1), 0 <= size <=
+ * the length and step > 0; src of PDT_MAX_DIMS dims is PDT_ERR_VALUE. */
+pdt_status pdt_unfold_view(const pdt_tensor *src, int dim, int64_t size, int64_t step,
+                           pdt_tensor *out);
+
 /* as_strided(size, stride, storage_offset): a view of src's storage with the given
  * ndim sizes and strides (in elements) from element `offset` of the storage.  Sizes
  * or strides < 0 are PDT_ERR_VALUE, more than PDT_MAX_DIMS dims PDT_ERR_VALUE, and

@@ -601,8 +601,28 @@ static PyObject *f_as_strided(PyObject *module, PyObject *args)
     return r;
 }
 
+/* _unfold(x, dim, size, step): the core's window view (pdt_unfold_view); the Python
+ * wrapper (_ops_strided.py) checks the arguments. */
+static PyObject *f_unfold(PyObject *module, PyObject *args)
+{
+    pdt_state *S = state(module);
+    PyObject *x;
+    int dim;
+    long long size, step;
+    if (!PyArg_ParseTuple(args, "O!iLL:_unfold", S->tensor_type, &x, &dim, &size, &step))
+        return NULL;
+    pdt_tensor out;
+    pdt_hold h = {0}; /* Note [the GIL and storages]: the core notes the op (Python) */
+    pdt_status st = pdt_unfold_view(pdt_hold_view(&h, pdt_tensor_of(x)), dim, size, step, &out);
+    pdt_hold_release(&h);
+    PyObject *r = wrap_or_raise(S, st, &out);
+    pdt_mark_view(r, x); /* Note [views and their base] */
+    return r;
+}
+
 PyMethodDef pdt_index_functions[] = {
     {"_as_strided", f_as_strided, METH_VARARGS, NULL},
+    {"_unfold", f_unfold, METH_VARARGS, NULL},
     {"_diagonal", f_diagonal, METH_VARARGS, NULL},
     {"_where_fast", (PyCFunction)(void (*)(void))f_where_fast, METH_FASTCALL, NULL},
     {"_index_select", f_index_select, METH_VARARGS, NULL},
