@@ -8,8 +8,10 @@
  * input order; -0.0 equals 0.0, and NaNs equal each other.  The CUDA backend
  * merges runs with one thread per element (cuda_index.cu) using
  * `before(a, b, descending)`: a goes strictly before b.  The CPU sorts short
- * rows with a bottom-up merge sort using the same `before`, and rows of
- * RADIX_MIN or more elements with a radix sort (Note [radix sort]).
+ * rows as packed keys (Note [short rows as packed keys] in cpu_sort_packed.c),
+ * rows of RADIX_MIN or more elements with a radix sort (Note [radix sort]), and
+ * those when the radix sort's buffer is refused with a bottom-up merge sort using
+ * the same `before`.
  *
  * Note [radix sort]
  * ~~~~~~~~~~~~~~~~~
@@ -253,8 +255,24 @@ static void partition_row_u8(uint8_t *v, int64_t *ix, uint8_t *sv, int64_t *si, 
     memcpy(ix, si, sizeof(int64_t) * (size_t)n);
 }
 
-/* A row of 2 <= n < RADIX_MIN with 32-bit keys sorted as packed keys (Note [short rows as
- * packed keys]), 1; else 0, nothing touched. */
+/* A float64 row, or an int64 row whose range passes 32 bits, of n < RADIX_MIN: 128-bit
+ * packed keys on the stack (16 KB), then ix the indices and v gathered by them. */
+#define DEFINE_PACKED128_ROW(NAME, T)                                                              \
+    static void packed128_row_##NAME(T *v, int64_t *ix, T *sv, int64_t n, int desc)                \
+    {                                                                                              \
+        unsigned __int128 a[RADIX_MIN], tmp[RADIX_MIN];                                            \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            a[i] = (unsigned __int128)key_##NAME(v[i], desc) << 64 | (uint64_t)i;                  \
+        pdt_cpu_sort_packed128(a, tmp, n);                                                         \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            ix[i] = (int64_t)(uint64_t)a[i];                                                       \
+        gather_row_##NAME(v, ix, sv, ix, n);                                                       \
+    }
+DEFINE_PACKED128_ROW(f64, double)
+DEFINE_PACKED128_ROW(i64, int64_t)
+
+/* A row of 2 <= n < RADIX_MIN sorted as packed keys (Note [short rows as packed keys]),
+ * 1; else 0, nothing touched. */
 static int pack_row(pdt_dtype dt, char *v, int64_t *ix, char *sv, int64_t *si, int64_t n, int desc)
 {
     if (n < 2 || n >= RADIX_MIN) /* (a radix sort's buffer refused: the merge sort) */
@@ -266,10 +284,12 @@ static int pack_row(pdt_dtype dt, char *v, int64_t *ix, char *sv, int64_t *si, i
         const int64_t *x = (const int64_t *)v;
         const int64_t lo = pdt_cpu_simd()->min_i64(x, n), hi = pdt_cpu_simd()->max_i64(x, n);
         if ((uint64_t)hi - (uint64_t)lo > 0xffffffffu)
-            return 0;
-        packed_row_i64((int64_t *)v, ix, (int64_t *)sv, si, n, desc, lo, hi);
+            packed128_row_i64((int64_t *)v, ix, (int64_t *)sv, n, desc);
+        else
+            packed_row_i64((int64_t *)v, ix, (int64_t *)sv, si, n, desc, lo, hi);
         return 1;
     }
+    case PDT_FLOAT64: packed128_row_f64((double *)v, ix, (double *)sv, n, desc); return 1;
     default: return 0;
     }
 }

@@ -44,5 +44,7 @@ static inline uint64_t key_i64(int64_t x, int desc)
 /* Sorts the n distinct keys a[0..n) ascending (n < 2^32 - 1 with packed keys: every key
  * below all ones), tmp n more (cpu_sort_packed.c, Note [short rows as packed keys]). */
 void pdt_cpu_sort_packed(uint64_t *a, uint64_t *tmp, int64_t n);
+/* the same for 128-bit packed keys, a 64-bit key above the index */
+void pdt_cpu_sort_packed128(unsigned __int128 *a, unsigned __int128 *tmp, int64_t n);
 
 #endif /* PDT_CPU_SORT_KEYS_H */
