@@ -175,6 +175,37 @@ def test_temporary_seen_by_something_else_is_left_alone(holder):
         check(np.from_dlpack(_Capsule(held[0])), product, "float32")
 
 
+@pytest.mark.parametrize("wrap", ["from_numpy", "as_tensor", "from_dlpack"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_memory_wrapped_from_numpy_is_left_alone(wrap, dtype):
+    """A tensor over a NumPy array's memory (from_numpy, as_tensor, from_dlpack) is the
+    only holder of its storage, but the array still sees that memory: `from_numpy(a) /
+    255` and friends must allocate and leave `a` as it was (they wrote into it), and a
+    gradient made from such an array is not adopted as a leaf's grad and then added to
+    in place."""
+    (a, b, c), _ = operands(dtype)
+    keep = a.copy()
+    make = {"from_numpy": pdt.from_numpy, "as_tensor": pdt.as_tensor,
+            "from_dlpack": pdt.from_dlpack}[wrap]
+    tc = pdt.tensor(c)  # named: not a temporary either
+    e0 = elisions()
+    r = make(a) * 3
+    r2 = 2 + make(a)
+    r3 = make(a) - tc
+    assert elisions() == e0
+    np.testing.assert_array_equal(a, keep)
+    check(r, keep.astype(np.float64) * 3, dtype)
+    check(r2, keep.astype(np.float64) + 2, dtype)
+    check(r3, keep.astype(np.float64) - c, dtype)
+    if dtype.startswith("float"):
+        w = pdt.zeros(N, dtype=getattr(pdt, dtype), requires_grad=True)
+        g = np.ones(N, dtype=dtype)
+        (w * 1).backward(make(g))
+        (w * 1).backward(make(np.ones(N, dtype=dtype)))
+        np.testing.assert_array_equal(g, np.ones(N, dtype=dtype))
+        check(w.grad, np.full(N, 2.0), dtype)
+
+
 class _Capsule:
     def __init__(self, cap):
         self.cap = cap

@@ -290,6 +290,8 @@ long pdt_tensor_storage_refcount(const pdt_tensor *t)
     return t->storage ? atomic_load(&t->storage->refcount) : 0;
 }
 
+int pdt_tensor_is_foreign(const pdt_tensor *t) { return t->storage && t->storage->release != NULL; }
+
 int64_t pdt_tensor_version(const pdt_tensor *t)
 {
     return t->storage ? (int64_t)atomic_load(&t->storage->version[t->counter & 1]) : 0;

@@ -178,6 +178,10 @@ int pdt_tensor_is_pinned(const pdt_tensor *t);
 size_t pdt_tensor_storage_nbytes(const pdt_tensor *t);
 /* Number of views alive on t's storage (for tests of sharing). */
 long pdt_tensor_storage_refcount(const pdt_tensor *t);
+/* 1 when t's storage wraps memory that something else owns (pdt_tensor_wrap: a NumPy
+ * array, a DLPack producer's buffer), which that owner may still read or write
+ * whatever the storage's reference count: never reused as a temporary. */
+int pdt_tensor_is_foreign(const pdt_tensor *t);
 
 /* Note [version counter]
  * ~~~~~~~~~~~~~~~~~~~~~~

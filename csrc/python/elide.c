@@ -22,7 +22,11 @@
  *     memory (the `shown` flag);
  *   - the storage has no other holder: its reference count is 1, so no view,
  *     NumPy array, buffer, DLPack capsule or tensor saved for backward shares
- *     it (each of those holds a storage reference);
+ *     it (each of those holds a storage reference); and its memory is our own,
+ *     not a NumPy array's or a DLPack producer's that from_numpy, as_tensor or
+ *     from_dlpack wrapped (pdt_tensor_is_foreign): the owner still sees it, and
+ *     `from_numpy(a) / 255` wrote into `a` (found by a helper trying the package
+ *     as a new user);
  *   - x takes no part in autograd (no requires_grad, grad_fn or grad; an op
  *     that records a graph never reaches this file);
  *   - the result has x's dtype and x's shape (y broadcasts to x, never the
@@ -156,7 +160,8 @@ static int can_hold_result(pdt_state *S, PyObject *o, const pdt_arg *other, pdt_
     if (T->weakreflist || T->shown || T->kept || T->requires_grad || T->grad_fn || T->grad)
         return 0;
     if (t->device.kind != PDT_CPU || t->dtype != res || t->offset != 0 ||
-        !pdt_tensor_is_contiguous(t) || pdt_tensor_storage_refcount(t) != 1)
+        !pdt_tensor_is_contiguous(t) || pdt_tensor_storage_refcount(t) != 1 ||
+        pdt_tensor_is_foreign(t))
         return 0;
     if (pdt_tensor_numel(t) * (int64_t)pdt_dtype_size(t->dtype) < ELIDE_MIN_BYTES)
         return 0;
