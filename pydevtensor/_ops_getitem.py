@@ -61,8 +61,13 @@ def _index_item(item, device):
     kind = _name(item.dtype)
     if kind not in ("bool", "int32", "int64"):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    if item.device != device:  # a CPU index on a GPU tensor, as PyTorch allows: a counted copy
-        item = item.to(device)
+    if item.device != device:
+        if item.device.type != "cpu" or device.type == "cpu":  # PyTorch's rule and message
+            raise RuntimeError(f"indices should be either on cpu or on the same device as the "
+                               f"indexed tensor ({device}), got an index on {item.device}")
+        # a CPU index on a GPU tensor, as PyTorch allows: a counted copy that the transfer
+        # guard sees as implicit
+        item = _C._copy_for(item, device, "indexing", True)
     if kind == "bool":
         return item
     if kind not in ("int32", "int64"):

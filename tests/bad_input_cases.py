@@ -485,6 +485,17 @@ CASES = [
       r"^index: index 7 is out of bounds for dimension 0 with size 2"),
     C("getitem-tensor-out-of-range", "t[pdt.tensor([-3])]", "IndexError",
       r"^index: index -3 is out of bounds for dimension 0 with size 2"),
+    # an index on another device of the same kind: PyTorch's error (a CPU index on a GPU
+    # tensor is the one crossing allowed, an implicit copy the transfer guard sees)
+    C("getitem-index-on-another-device", 't[pdt.tensor([1, 0], device="cpu:1")]',
+      "RuntimeError", r"indices should be either on cpu or on the same device as the "
+      r"indexed tensor \(cpu(:0)?\), got an index on cpu:1", setup=TWO_CPUS),
+    C("getitem-mask-on-another-device", 't[pdt.tensor([True, False], device="cpu:1")]',
+      "RuntimeError", r"indices should be either on cpu or on the same device as the "
+      r"indexed tensor \(cpu(:0)?\), got an index on cpu:1", setup=TWO_CPUS),
+    C("setitem-index-on-another-device", 't[pdt.tensor([1], device="cpu:1")] = 5.0',
+      "RuntimeError", r"indices should be either on cpu or on the same device as the "
+      r"indexed tensor \(cpu(:0)?\), got an index on cpu:1", setup=TWO_CPUS),
     C("cat-int", "pdt.cat(5)", "TypeError", r"cat\(\): argument 'tensors' must be a sequence "
       r"of Tensors, got int"),
     C("gather-out-of-bounds", "pdt.gather(t, 1, pdt.tensor([[5]]))", "IndexError",

@@ -295,3 +295,26 @@ def test_new_tensor_of_a_gpu_tensor_is_an_explicit_copy():
     with pdt.transfer_guard("disallow"):
         assert g.new_tensor(c).device == dev
     assert _counts()["host_to_device"] == 1
+
+
+@pytest.mark.cuda
+def test_cpu_index_on_a_gpu_tensor_is_an_implicit_copy():
+    """x[i] and x[i] = v with i on the CPU and x on a GPU, as PyTorch allows: the index
+    is copied to the GPU, one host-to-device transfer that the guard sees as implicit
+    (refused under "disallow", x left as it was); an index on x's device crosses
+    nothing.  (An index on another device of the same kind is an error: the bad-input
+    catalogue's getitem-index-on-another-device.)"""
+    x = pdt.arange(6.0, device="cuda:0").reshape(2, 3)
+    i, m = pdt.tensor([1, 0]), pdt.tensor([False, True])
+    pdt.reset_transfer_stats()
+    assert x[i].cpu().tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]]
+    assert x[m].cpu().tolist() == [[3.0, 4.0, 5.0]]
+    assert _counts()["host_to_device"] == 2
+    with pdt.transfer_guard("disallow"):
+        for call in (lambda: x[i], lambda: x[m], lambda: x.__setitem__(i, 7.0)):
+            with pytest.raises(pdt.TransferError,
+                               match="implicit host-to-device transfer by indexing"):
+                call()
+        assert x[i.cuda()].shape == (2, 3)  # explicit copy, then no transfer
+    assert x.cpu().tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert _counts()["host_to_device"] == 3
