@@ -139,7 +139,7 @@ class _Formatter:
             finite = flat[np.isfinite(flat)].astype(np.float64)
             nonzero = finite[finite != 0]
             mag = np.abs(nonzero)
-            wide = mag.size and (mag.max() / mag.min() > 1000.0 or mag.max() > 1e8)
+            wide = mag.size and (mag.max() > 1000.0 * mag.min() or mag.max() > 1e8)  # (no overflow)
             sci = PRINT_OPTS.sci_mode
             if bool(np.all(nonzero == np.round(nonzero))):
                 self.mode = "sci" if (wide if sci is None else sci) else "int"

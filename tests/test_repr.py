@@ -63,3 +63,16 @@ def test_a_summary_copies_only_the_values_shown(device):
     assert pdt.max_memory_allocated(device) - before < 1 << 20
     if device.type != "cpu":
         assert pdt.transfer_stats()["device_to_host"]["count"] == 2
+
+
+def test_subnormal_float64_prints_without_a_warning():
+    """The wide-range test compares max with 1000 min instead of dividing: a float64
+    subnormal beside 2.0 made NumPy warn "overflow encountered in scalar divide", an
+    error under -W error (found by a helper trying the package as a new user)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = repr(pdt.tensor([5e-324, 2.0], dtype=pdt.float64))
+        assert got == "tensor([4.9407e-324,  2.0000e+00], dtype=pydevtensor.float64)"
+        assert repr(pdt.tensor([1.5, 2.0])) == "tensor([1.5000, 2.0000])"
+        assert repr(pdt.tensor([1e-3, 2.0])) == "tensor([1.0000e-03, 2.0000e+00])"
