@@ -251,10 +251,24 @@ static acc sumsq_f64(const char *row, int64_t begin, int64_t n)
     SIMD_INT_LANES(max_lanes_##SN, T, max_##SN)                                                    \
     SIMD_INT_LANES(min_lanes_##SN, T, min_##SN)                                                    \
     EXTREME_CHUNKS(SN, T, T, AS_IS, INT_NAN, int_acc, FIND_INT)
+/* int32 and int64 arg extremes: one pass of the level's kernel (Note [one-pass integer
+ * extremes] in cpu_vreduce.h), whose element is the value */
+#define SIMD_INT_ARG_CHUNK(NAME, T, FIELD)                                                         \
+    static acc NAME(const char *row, int64_t begin, int64_t n)                                     \
+    {                                                                                              \
+        const T *x = (const T *)row + begin;                                                       \
+        int64_t at = pdt_cpu_simd()->FIELD(x, n);                                                  \
+        return int_acc(x[at], begin + at);                                                         \
+    }
 #define SIMD_INT_CHUNKS(SN, T)                                                                     \
     SIMD_INT_SUM(sum_##SN, T, sum_##SN)                                                            \
     SIMD_INT_SUM(prod_##SN, T, prod_##SN)                                                          \
-    SIMD_INT_EXTREMES(SN, T)
+    SIMD_INT_LANES(max_lanes_##SN, T, max_##SN)                                                    \
+    SIMD_INT_LANES(min_lanes_##SN, T, min_##SN)                                                    \
+    EXTREME_CHUNK(max_##SN, T, T, AS_IS, max_lanes_##SN, INT_NAN, int_acc, 0, FIND_INT)            \
+    EXTREME_CHUNK(min_##SN, T, T, AS_IS, min_lanes_##SN, INT_NAN, int_acc, 0, FIND_INT)            \
+    SIMD_INT_ARG_CHUNK(argmax_##SN, T, argmax_##SN)                                                \
+    SIMD_INT_ARG_CHUNK(argmin_##SN, T, argmin_##SN)
 
 INT_LANES(max_lanes_b8, uint8_t, int32_t, AS_BOOL, >)
 INT_LANES(min_lanes_b8, uint8_t, int32_t, AS_BOOL, <)
@@ -499,11 +513,12 @@ static void rows_range(int64_t begin, int64_t end, void *ctx)
     }
     if (!buf && j->k >= 1 && j->k <= CHUNK && j->out_dtype == PDT_INT64 &&
         (j->chunk == argmax_f32 || j->chunk == argmin_f32 || j->chunk == argmax_f64 ||
-         j->chunk == argmin_f64)) {
-        /* a float row's arg extreme in one chunk: the level's kernel a row, its index
-         * stored, without a partial and a switch a row: argmax(1) of (256, 10) float32
-         * from 1.4 to 0.8 of NumPy's time, (4096, 10) 1.12 -> 0.75, (4096, 4) 1.59 ->
-         * 0.85; the same indices as reduce_row's */
+         j->chunk == argmin_f64 || j->chunk == argmax_i32 || j->chunk == argmin_i32 ||
+         j->chunk == argmax_i64 || j->chunk == argmin_i64)) {
+        /* a float (int32, int64) row's arg extreme in one chunk: the level's kernel a
+         * row, its index stored, without a partial and a switch a row: argmax(1) of
+         * (256, 10) float32 from 1.4 to 0.8 of NumPy's time, (4096, 10) 1.12 -> 0.75,
+         * (4096, 4) 1.59 -> 0.85; the same indices as reduce_row's */
         const pdt_cpu_simd_table *v = pdt_cpu_simd();
         int64_t *o = (int64_t *)j->out;
         for (int64_t r = begin; r < end; r++) {
@@ -511,7 +526,11 @@ static void rows_range(int64_t begin, int64_t end, void *ctx)
             o[r] = j->chunk == argmax_f32   ? v->argmax_f32((const float *)row, j->k)
                    : j->chunk == argmin_f32 ? v->argmin_f32((const float *)row, j->k)
                    : j->chunk == argmax_f64 ? v->argmax_f64((const double *)row, j->k)
-                                            : v->argmin_f64((const double *)row, j->k);
+                   : j->chunk == argmin_f64 ? v->argmin_f64((const double *)row, j->k)
+                   : j->chunk == argmax_i32 ? v->argmax_i32((const int32_t *)row, j->k)
+                   : j->chunk == argmin_i32 ? v->argmin_i32((const int32_t *)row, j->k)
+                   : j->chunk == argmax_i64 ? v->argmax_i64((const int64_t *)row, j->k)
+                                            : v->argmin_i64((const int64_t *)row, j->k);
         }
         return;
     }

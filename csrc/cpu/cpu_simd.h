@@ -399,6 +399,10 @@ typedef struct pdt_cpu_simd_table {
     pdt_vclamp_row clamp_f32, clamp_f64;
     pdt_vr_arg_f32 argmax_f32, argmin_f32;
     pdt_vr_arg_f64 argmax_f64, argmin_f64;
+    /* the first index of the maximum (minimum) of x[0..n), n >= 1 (Note [one-pass integer
+     * extremes] in cpu_vreduce.h) */
+    int64_t (*argmax_i32)(const int32_t *x, int64_t n), (*argmin_i32)(const int32_t *x, int64_t n);
+    int64_t (*argmax_i64)(const int64_t *x, int64_t n), (*argmin_i64)(const int64_t *x, int64_t n);
     float (*max_f32)(const float *x, int64_t n), (*min_f32)(const float *x, int64_t n);
     /* c[j] += s * b[j], j < n, wrapping (the integer GEMM's inner loop) */
     void (*axpy_u32)(uint32_t *c, const uint32_t *b, uint32_t s, int64_t n);

@@ -1,5 +1,6 @@
 /* vreduce_check.c - the one-pass extremes kernels of one instruction-set level
- * (csrc/cpu/cpu_vreduce.h, Note [one-pass extremes]) against a scalar
+ * (csrc/cpu/cpu_vreduce.h, Note [one-pass extremes]; the integers' arg kernels, Note
+ * [one-pass integer extremes], on runs of the same lengths) against a scalar
  * reference, on random runs: lengths 1 to 4,999 at every alignment of a float,
  * patterns with many ties, sorted and reversed runs, -0.0 beside +0.0, NaNs and
  * infinities.  Built and run by tests/test_vreduce_kernels.py with
@@ -42,6 +43,35 @@ REFERENCE(ref_argmax_f32, float, >)
 REFERENCE(ref_argmin_f32, float, <)
 REFERENCE(ref_argmax_f64, double, >)
 REFERENCE(ref_argmin_f64, double, <)
+/* the first index of the extreme */
+#define IREFERENCE(NAME, T, CMP)                                                                   \
+    static int64_t NAME(const T *x, int64_t n)                                                     \
+    {                                                                                              \
+        int64_t r = 0;                                                                             \
+        for (int64_t i = 1; i < n; i++)                                                            \
+            if (x[i] CMP x[r])                                                                     \
+                r = i;                                                                             \
+        return r;                                                                                  \
+    }
+IREFERENCE(ref_argmax_i32, int32_t, >)
+IREFERENCE(ref_argmin_i32, int32_t, <)
+IREFERENCE(ref_argmax_i64, int64_t, >)
+IREFERENCE(ref_argmin_i64, int64_t, <)
+
+/* integer runs: the float patterns' shapes, and the types' ends (Note [one-pass integer
+ * extremes]) */
+#define IFILL(T, x, n, pattern, LO, HI)                                                            \
+    for (int64_t i = 0; i < (n); i++) {                                                            \
+        switch (pattern) {                                                                         \
+        case 0: x[i] = (T)next(); break;                                                           \
+        case 1: x[i] = (T)((int)(next() % 7) - 3); break;                                          \
+        case 2: x[i] = (T)i; break;                                                                \
+        case 3: x[i] = (T)((n)-i); break;                                                          \
+        case 4: x[i] = next() % 3 == 0 ? (LO) : next() % 2 ? (HI) : (T)0; break;                   \
+        case 5: x[i] = next() % 50 == 0 ? (HI) : (T)((int)(next() % 5) - 2); break;                \
+        default: x[i] = next() % 40 == 0 ? (LO) : (T)(int)(next() % 100);                          \
+        }                                                                                          \
+    }
 
 #define FILL(T, x, n, pattern)                                                                     \
     for (int64_t i = 0; i < (n); i++) {                                                            \
@@ -49,7 +79,7 @@ REFERENCE(ref_argmin_f64, double, <)
         case 0: x[i] = (T)((int64_t)(next() % 2000001) - 1000000) / 7; break;                      \
         case 1: x[i] = (T)((int)(next() % 7) - 3); break;                                          \
         case 2: x[i] = (T)i; break;                                                                \
-        case 3: x[i] = (T)((n) - i); break;                                                        \
+        case 3: x[i] = (T)((n)-i); break;                                                          \
         case 4: x[i] = next() % 3 == 0 ? (T)0.0 : next() % 2 ? (T)-0.0 : (T)-1; break;             \
         case 5: x[i] = next() % 50 == 0 ? (T)NAN : (T)((int)(next() % 5) - 2); break;              \
         default:                                                                                   \
@@ -127,10 +157,10 @@ int main(int argc, char **argv)
         int ok = 1;
         for (int q = 0; q < 4; q++)
             ok &= got[q] == want[q];
-        ok &= pattern == 4 ? mx == f[want[0]] && mn == f[want[1]] && dx == d[want[2]] &&
-                                 dn == d[want[3]]
-                           : SAME(mx, f[want[0]]) && SAME(mn, f[want[1]]) &&
-                                 SAME(dx, d[want[2]]) && SAME(dn, d[want[3]]);
+        ok &= pattern == 4
+                  ? mx == f[want[0]] && mn == f[want[1]] && dx == d[want[2]] && dn == d[want[3]]
+                  : SAME(mx, f[want[0]]) && SAME(mn, f[want[1]]) && SAME(dx, d[want[2]]) &&
+                        SAME(dn, d[want[3]]);
         /* the run as k rows of m columns, columns [j0, j0 + nj) of them */
         int64_t m = 1 + (int64_t)(next() % (n < 64 ? n : 64)), k = n / m;
         int64_t j0 = (int64_t)(next() % (uint64_t)m),
@@ -147,6 +177,25 @@ int main(int argc, char **argv)
                    (long long)n, pattern, off, (long long)got[0], (long long)want[0],
                    (long long)got[1], (long long)want[1], (long long)got[2], (long long)want[2],
                    (long long)got[3], (long long)want[3]);
+        int32_t *ib = malloc((size_t)(n + off) * sizeof(int32_t));
+        int64_t *lb = malloc((size_t)(n + off) * sizeof(int64_t));
+        if (!ib || !lb)
+            return 2;
+        int32_t *i32 = ib + off;
+        int64_t *i64 = lb + off;
+        IFILL(int32_t, i32, n, pattern, INT32_MIN, INT32_MAX)
+        IFILL(int64_t, i64, n, pattern, INT64_MIN, INT64_MAX)
+        int64_t igot[4] = {K(argmax_i32)(i32, n), K(argmin_i32)(i32, n), K(argmax_i64)(i64, n),
+                           K(argmin_i64)(i64, n)};
+        int64_t iwant[4] = {ref_argmax_i32(i32, n), ref_argmin_i32(i32, n), ref_argmax_i64(i64, n),
+                            ref_argmin_i64(i64, n)};
+        for (int q = 0; q < 4; q++)
+            if (igot[q] != iwant[q] && bad++ < 5)
+                printf("integer mismatch: n=%lld pattern=%d offset=%d: kernel %d gave %lld "
+                       "(want %lld)\n",
+                       (long long)n, pattern, off, q, (long long)igot[q], (long long)iwant[q]);
+        free(ib);
+        free(lb);
         free(fb);
         free(db);
     }
