@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
+from pydevtensor import _C
 from conftest import assert_close, torch_or_skip
 
 
@@ -119,6 +120,18 @@ def test_unfold_of_negative_strides_is_a_view(dim, size, step):
     np.testing.assert_array_equal(one.numpy(), ref[(slice(None),) * dim + (slice(0, 1),)])
     z = pdt.from_numpy(np.array(3.5)).unfold(0, 1, 1)
     assert tuple(z.shape) == (1,) and z.item() == 3.5
+
+
+def test_unfold_view_checks_its_own_arguments():
+    """The core's window view (_C._unfold, which Tensor.unfold calls after its own
+    checks) refuses a dim out of range before reading that dim, and a bad size or step."""
+    x = pdt.arange(4.0)
+    for dim in (-1, 1, 1 << 30):
+        with pytest.raises(IndexError, match=f"unfold\\(\\): dim {dim} out of range for 1 dims"):
+            _C._unfold(x, dim, 1, 1)
+    for size, step in ((5, 1), (-1, 1), (2, 0)):
+        with pytest.raises(ValueError, match=f"unfold\\(\\): dim 0, size {size}, step {step}"):
+            _C._unfold(x, 0, size, step)
 
 
 def test_trace(device):

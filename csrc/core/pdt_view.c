@@ -534,8 +534,11 @@ pdt_status pdt_unfold_view(const pdt_tensor *src, int dim, int64_t size, int64_t
                         "window's dim; at most %d (on %s)",
                         src->ndim, PDT_MAX_DIMS, pdt_device_str(src->device, dev, sizeof dev));
     const int zero_d = src->ndim == 0;
+    if (dim < 0 || dim >= (zero_d ? 1 : src->ndim)) /* before shape[dim] is read */
+        return pdt_fail(PDT_ERR_INDEX, "unfold(): dim %d out of range for %d dims (on %s)", dim,
+                        src->ndim, pdt_device_str(src->device, dev, sizeof dev));
     const int64_t len = zero_d ? 1 : src->shape[dim], stride = zero_d ? 1 : src->strides[dim];
-    if (dim < 0 || dim >= (zero_d ? 1 : src->ndim) || size < 0 || size > len || step <= 0)
+    if (size < 0 || size > len || step <= 0)
         return pdt_fail(PDT_ERR_VALUE,
                         "unfold(): dim %d, size %lld, step %lld for a length "
                         "of %lld (on %s)",

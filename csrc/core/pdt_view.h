@@ -81,8 +81,9 @@ pdt_status pdt_diagonal_view(const pdt_tensor *src, int64_t offset, int64_t dim1
 /* unfold(dim, size, step): src's windows of `size` elements every `step` along dim (a
  * 0-d src read as one element), dim's length becoming the window count and a last dim of
  * `size` added; built from src's own layout, so negative strides (a reversed NumPy
- * array's) stay as they are.  The caller checked 0 <= dim < max(ndim, 1), 0 <= size <=
- * the length and step > 0; src of PDT_MAX_DIMS dims is PDT_ERR_VALUE. */
+ * array's) stay as they are.  A dim outside [0, max(ndim, 1)) is PDT_ERR_INDEX; a size
+ * outside [0, the length], a step below 1 or src of PDT_MAX_DIMS dims PDT_ERR_VALUE (the
+ * Python wrapper names them in PyTorch's words first). */
 pdt_status pdt_unfold_view(const pdt_tensor *src, int dim, int64_t size, int64_t step,
                            pdt_tensor *out);
 
