@@ -281,8 +281,14 @@ VR_EXTREME(argmin_f64, double, VM(vf64), VM(vi64), <, LT, 64)
  * vpmaxs/vpmins where the level has it), and there is no NaN.  It was the maximum's
  * pass and then a search for its first index (cpu_reduce.c's FIND_INT), each a call
  * through the table: argmax(1) of 10,000 rows of 10 int64 335 us, NumPy's 160. */
-#define VR_ISEL_GT(a, b) VR_PICK((a) > (b), a, b)
-#define VR_ISEL_LT(a, b) VR_PICK((a) < (b), a, b)
+/* VR_SCAN's and VR_SPREAD's selections for integer lanes (their SZ I32 or I64): a compare
+ * and a select, and no NaN */
+#define VR_SEL_GTI32(a, b) VR_PICK((a) > (b), a, b)
+#define VR_SEL_LTI32(a, b) VR_PICK((a) < (b), a, b)
+#define VR_SEL_GTI64(a, b) VR_PICK((a) > (b), a, b)
+#define VR_SEL_LTI64(a, b) VR_PICK((a) < (b), a, b)
+#define VR_NAN_I32(a, b) 0u
+#define VR_NAN_I64(a, b) 0u
 /* VR_IMASK_32(m), VR_IMASK_64(m): bit j set where lane j of the comparison's mask m (of
  * 32- or 64-bit lanes, all ones or zeros) is set: the lanes' sign bits in one instruction
  * where the level has it (a lane loop cost a row of 100 int64 70 ns more) */
@@ -311,36 +317,23 @@ VR_EXTREME(argmin_f64, double, VM(vf64), VM(vi64), <, LT, 64)
         int64_t r = 0, i = 0;                                                                      \
         if (n >= W) { /* a shorter run goes straight to the scalar loop */                         \
             VI bv = (VI){0} + x[0], blk = {0};                                                     \
+            unsigned nan = 0; /* VR_SCAN's NaN bits: none for integers (VR_NAN_I32/I64) */         \
             LT k = 0;                                                                              \
             for (; i < n; k++) {                                                                   \
                 int64_t e = n - i < B + W ? n : i + B, j = i; /* the last: W to B + W - 1 */       \
-                VI a0, a1, a2, a3, v0, v1, v2, v3;                                                 \
+                VI a0, a1, a2, a3;                                                                 \
                 memcpy(&a0, x + i, sizeof a0);                                                     \
                 a1 = a2 = a3 = a0;                                                                 \
-                for (; j + 4 * W <= e; j += 4 * W) {                                               \
-                    memcpy(&v0, x + j, sizeof v0);                                                 \
-                    memcpy(&v1, x + j + W, sizeof v1);                                             \
-                    memcpy(&v2, x + j + 2 * W, sizeof v2);                                         \
-                    memcpy(&v3, x + j + 3 * W, sizeof v3);                                         \
-                    a0 = VR_ISEL_##OP(v0, a0);                                                     \
-                    a1 = VR_ISEL_##OP(v1, a1);                                                     \
-                    a2 = VR_ISEL_##OP(v2, a2);                                                     \
-                    a3 = VR_ISEL_##OP(v3, a3);                                                     \
-                }                                                                                  \
-                for (; j < e; j += W) { /* the end as one vector ending there */                   \
-                    memcpy(&v0, x + (j + W <= e ? j : e - W), sizeof v0);                          \
-                    a0 = VR_ISEL_##OP(v0, a0);                                                     \
-                }                                                                                  \
-                a0 = VR_ISEL_##OP(VR_ISEL_##OP(a0, a1), VR_ISEL_##OP(a2, a3));                     \
+                VR_SCAN(x, j, e, a0, a1, a2, a3, nan, VI, OP, I##SZ, W);                           \
                 VI up = a0 CMP bv;                                                                 \
                 blk = VR_PICK(up, (VI){0} + k, blk);                                               \
                 bv = VR_PICK(up, a0, bv);                                                          \
                 i = e;                                                                             \
             }                                                                                      \
             VI g = bv;                                                                             \
-            for (int h = W / 2; h > 0; h /= 2)                                                     \
-                g = VR_ISEL_##OP(VR_SWAP(g, h, W), g);                                             \
+            VR_SPREAD(g, VI, VI, OP, I##SZ, W);                                                    \
             VR_FIRST_AT(r, x, n, bv, g, blk, k, VI, VI, W, B, VR_IEQ_##SZ);                        \
+            (void)nan;                                                                             \
         }                                                                                          \
         for (; i < n; i++)                                                                         \
             if (x[i] CMP b) {                                                                      \
