@@ -250,9 +250,9 @@ def all(input, dim=None, keepdim=False):
 def _mask_operand(x, op, name):
     if isinstance(x, _C.Tensor):
         if x.dtype != _C.bool:
-            raise TypeError(f"{op}: bitwise ops take bool or integer tensors, got {name} of dtype "
-                            f"{x.dtype} on {x.device}; compare first (x > 0), or use "
-                            f"logical_and / logical_or / logical_xor / logical_not")
+            raise _C.DTypeError(f"{op}: bitwise ops take bool or integer tensors, got {name} of "
+                                f"dtype {x.dtype} on {x.device}; compare first (x > 0), or use "
+                                f"logical_and / logical_or / logical_xor / logical_not")
         return x
     if isinstance(x, builtins.bool):
         return x

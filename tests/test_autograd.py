@@ -155,6 +155,35 @@ def test_detach_numpy_and_data():
     assert nn.Linear(2, 2).weight.detach().numpy().shape == (2, 2)
 
 
+def test_no_export_hands_out_the_memory_of_a_tensor_that_requires_grad(device):
+    # Note [exports of tensors that require grad]: every way out refuses, as PyTorch's does;
+    # detach() hands out the same memory, and the refusals leave the tensor as it was
+    x = pdt.tensor([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    numpy_msg = r"Can't call numpy\(\) on Tensor that requires grad\. Use tensor\.detach\(\)"
+    exports = [(lambda: x.__dlpack__(), RuntimeError, "Can't export tensors that require grad")]
+    if device.type == "cpu":
+        exports += [(lambda: np.asarray(x), RuntimeError, numpy_msg),
+                    (lambda: np.array(x, copy=True), RuntimeError, numpy_msg),
+                    (lambda: x.__array__(), RuntimeError, numpy_msg),
+                    (lambda: x.__array_interface__, RuntimeError, numpy_msg),
+                    (lambda: memoryview(x), BufferError, "Tensor that requires grad"),
+                    (lambda: np.from_dlpack(x), RuntimeError, "require gradient")]
+    else:
+        exports += [(lambda: x.__cuda_array_interface__, RuntimeError, "requires grad")]
+    for export, error, message in exports:
+        with pytest.raises(error, match=message):
+            export()
+    assert x.requires_grad and x._version == 0 and x.grad_fn is None
+    (x * x).sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+    d = x.detach()
+    if device.type == "cpu":
+        a = np.asarray(d)
+        a[0] = 7.0  # the same memory: a write through the export reaches x
+        assert x.tolist()[0] == 7.0 and memoryview(d).nbytes == 12
+    assert pdt.from_dlpack(d.__dlpack__()).data_ptr() == x.data_ptr()
+
+
 def test_autograd_grad(device):
     x = t64([1.0, 2.0], device, grad=True)
     w = t64([3.0, -1.0], device, grad=True)

@@ -49,6 +49,30 @@ def test_dtype_shorthands(device):
     assert x.type(pdt.float64).dtype == pdt.float64 and x.type("float64").dtype == pdt.float64
 
 
+def test_type_reads_back_its_own_names(device):
+    # x.type(x.type()) is x; a tensor type's name (or legacy class) sets the dtype and
+    # the kind of device, as PyTorch's type() does
+    x = pdt.tensor([[1.5, -2.5]], device=device)
+    assert x.type(x.type()) is x and x.type(dtype=x.type(), non_blocking=False) is x
+    gpu = device.type == "cuda"
+    d = x.type("pydevtensor.DoubleTensor")
+    assert d.dtype == pdt.float64 and d.device.type == "cpu" and d.tolist() == [[1.5, -2.5]]
+    assert d.device == (device if not gpu else pdt.device("cpu"))
+    i = x.type(pdt.LongTensor)
+    assert i.dtype == pdt.int64 and i.device.type == "cpu" and i.tolist() == [[1, -2]]
+    assert x.type("torch.HalfTensor").dtype == pdt.float16
+    if gpu:
+        g = x.type("pydevtensor.cuda.DoubleTensor")  # stays on its own GPU
+        assert g.device == device and g.dtype == pdt.float64
+        back = d.type(x.type())  # a CPU tensor to the current GPU
+        assert back.device == pdt.device("cuda", pdt.cuda.current_device())
+        assert back.dtype == pdt.float32 and back.cpu().tolist() == [[1.5, -2.5]]
+    with pytest.raises(TypeError, match="unknown dtype 'pydevtensor.FloatTensr'"):
+        x.type("pydevtensor.FloatTensr")
+    with pytest.raises(TypeError, match="unknown dtype"):
+        x.type(dict)
+
+
 def test_clone_and_contiguous(device):
     x = pdt.tensor(sample("float32"), device=device)
     c = x.clone()

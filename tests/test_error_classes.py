@@ -31,12 +31,37 @@ def test_bad_values_are_value_and_runtime_errors(device, case):
         assert any(ch.isdigit() for ch in str(info.value))  # the sizes
 
 
+BAD_DTYPES = {
+    "mean-of-integers": lambda d: pdt.tensor([1, 2], device=d).mean(),
+    "matmul-mixed": lambda d: pdt.ones(2, 2, device=d) @ pdt.ones(2, 2, dtype=pdt.int64,
+                                                                  device=d),
+    "inplace-cast": lambda d: pdt.arange(4, device=d).add_(1.5),
+    "bitwise-float": lambda d: pdt.ones(3, device=d) & pdt.ones(3, device=d),
+    "linear-float64": lambda d: pdt.nn.Linear(2, 2).to(d)(pdt.ones(1, 2, dtype=pdt.float64,
+                                                                   device=d)),
+    "cross-entropy-float-target": lambda d: pdt.nn.functional.cross_entropy(
+        pdt.ones(2, 3, device=d), pdt.ones(2, device=d)),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_DTYPES))
+@pytest.mark.parametrize("device", DEVICES)
+def test_bad_dtypes_are_type_and_runtime_errors(device, case):
+    # PyTorch raises RuntimeError for a dtype an op cannot take, NumPy TypeError
+    for caught in (TypeError, RuntimeError, pdt.DTypeError):
+        with pytest.raises(caught) as info:
+            BAD_DTYPES[case](device)
+        assert type(info.value) is pdt.DTypeError
+    assert "int64" in str(info.value) or "float" in str(info.value)  # the dtypes
+
+
 def test_the_class_hierarchy():
     assert issubclass(pdt.InvalidArgumentError, ValueError)
     assert issubclass(pdt.InvalidArgumentError, RuntimeError)
     assert issubclass(pdt.OutOfMemoryError, MemoryError)
     assert issubclass(pdt.OutOfMemoryError, RuntimeError)
     assert issubclass(pdt.DeviceError, RuntimeError)
+    assert issubclass(pdt.DTypeError, TypeError) and issubclass(pdt.DTypeError, RuntimeError)
     assert issubclass(pdt.TransferError, RuntimeError)
     assert not issubclass(pdt.DeviceError, ValueError)
 

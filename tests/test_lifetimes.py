@@ -77,7 +77,7 @@ def test_numpy_of_a_parameter_survives_module_to():
         net = nn.Sequential(nn.Linear(512, 512))
         w = net[0].weight.detach().numpy()
         expect = float(w.astype(np.float64).sum())
-        m = memoryview(net[0].bias)
+        m = memoryview(net[0].bias.detach())  # a parameter's own buffer is refused
         net.to(pdt.float64)
         junk = churn()
         print(net[0].weight.dtype, float(w.astype(np.float64).sum()) == expect, m.nbytes)

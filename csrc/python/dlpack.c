@@ -207,6 +207,11 @@ PyObject *pdt_dlpack_export(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_SetString(PyExc_TypeError, "__dlpack__() takes keyword arguments only");
         return NULL;
     }
+    /* Note [exports of tensors that require grad] in tensor_export.c */
+    if (pdt_refuse_grad_export(self, PyExc_RuntimeError,
+                               "Can't export tensors that require gradient, use "
+                               "tensor.detach()") < 0)
+        return NULL;
     if (kw[1] && kw[1] != Py_None && int_pair(kw[1], &major, &minor) < 0) {
         PyErr_Format(PyExc_TypeError, "max_version must be a (major, minor) tuple, got %R", kw[1]);
         return NULL;

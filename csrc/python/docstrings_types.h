@@ -159,6 +159,21 @@ PyDoc_STRVAR(doc_invalid_argument_error,
              "... except RuntimeError as e:\n"
              "...     print(type(e).__name__, isinstance(e, ValueError))\n"
              "InvalidArgumentError True\n");
+PyDoc_STRVAR(doc_dtype_error,
+             "An operation got a dtype it cannot work with: mean() of an integer tensor, a\n"
+             "matrix product of float32 and int64, an in-place result that cannot be cast back\n"
+             "to the tensor's dtype.  The message names the operation and the dtypes.  A\n"
+             "TypeError (as NumPy raises) and a RuntimeError (as PyTorch raises), so code\n"
+             "written for either catches it; an argument of the wrong Python type is a plain\n"
+             "TypeError.\n"
+             "\n"
+             "Examples\n"
+             "--------\n"
+             ">>> try:\n"
+             "...     pydevtensor.arange(4).add_(1.5)\n"
+             "... except RuntimeError as e:\n"
+             "...     print(type(e).__name__, isinstance(e, TypeError))\n"
+             "DTypeError True\n");
 
 PyDoc_STRVAR(doc_promote_types,
              "promote_types(type1, type2)\n--\n\n"

@@ -165,6 +165,10 @@ static PyObject *get_array_interface(PyObject *self, void *c)
                      pdt_device_str(t->device, name, sizeof name));
         return NULL;
     }
+    /* (np.asarray(t) reads this attribute first: its message is numpy()'s, as
+     * PyTorch's np.asarray gives) */
+    if (pdt_refuse_grad_export(self, PyExc_RuntimeError, PDT_NUMPY_GRAD_MESSAGE) < 0)
+        return NULL;
     if (t->dtype == PDT_BFLOAT16) { /* Note [bfloat16 at the NumPy boundary] */
         PyErr_SetString(PyExc_AttributeError,
                         "a bfloat16 tensor has no __array_interface__ (no typestr is "
@@ -192,6 +196,11 @@ static PyObject *get_cuda_array_interface(PyObject *self, void *c)
                         "the buffer protocol or DLPack)");
         return NULL;
     }
+    if (pdt_refuse_grad_export(self, PyExc_RuntimeError,
+                               "Can't get __cuda_array_interface__ on Variable that requires "
+                               "grad. If gradients aren't required, use var.detach() to get "
+                               "Variable that doesn't require grad.") < 0)
+        return NULL;
     /* the consumer reads with no synchronisation of ours: index errors now
      * (Note [deferred index checks] in pdt_index.h) */
     pdt_status st = pdt_index_errors_settle(t->device);
@@ -376,6 +385,8 @@ static PyObject *t_array(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     PyObject *dtype = nargs >= 1 ? args[0] : kw[0], *copy_obj = nargs == 2 ? args[1] : kw[1];
     int copy = -1, copied = 0;
     if (copy_obj && copy_obj != Py_None && (copy = PyObject_IsTrue(copy_obj)) < 0)
+        return NULL;
+    if (pdt_refuse_grad_export(self, PyExc_RuntimeError, PDT_NUMPY_GRAD_MESSAGE) < 0)
         return NULL;
     if (t->device.kind != PDT_CPU) {
         PyErr_Format(PyExc_TypeError,

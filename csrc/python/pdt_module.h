@@ -72,6 +72,7 @@ typedef struct {
     PyObject *TransferError;        /* subclass of RuntimeError */
     PyObject *DeviceError;          /* subclass of RuntimeError */
     PyObject *InvalidArgumentError; /* subclass of ValueError and RuntimeError */
+    PyObject *DTypeError;           /* subclass of TypeError and RuntimeError */
     /* cached device objects, by kind and index */
     PyObject *devices[PDT_NUM_KINDS][PDT_MAX_DEVICES];
     PyObject *size_type; /* pydevtensor.Size, installed by pydevtensor/__init__ */
@@ -310,6 +311,11 @@ int pdt_buffer_conversion(PyObject *obj);
 /* A NumPy array sharing CPU tensor `tensor`'s memory (its base holds the
  * storage: Note [exports hold the storage]) (tensor_export.c). */
 PyObject *pdt_numpy_view(PyObject *tensor);
+/* -1 with exc(message) set when self requires grad, else 0 (Note [exports of tensors
+ * that require grad] in tensor_export.c) */
+int pdt_refuse_grad_export(PyObject *self, PyObject *exc, const char *message);
+#define PDT_NUMPY_GRAD_MESSAGE                                                                     \
+    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 /* numpy_bfloat16.c: when obj is a NumPy array of ml_dtypes.bfloat16, 1 and
  * *as_bits a new float16 view of its memory; else 0 (-1 with an exception). */
 int pdt_bf16_array_view(PyObject *obj, PyObject **as_bits);

@@ -368,28 +368,81 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return Py_NewRef(self);
 }
 
-/* type(dtype=None): the type name, or a conversion. */
+static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor",     "IntTensor",
+                                                       "LongTensor",     "FloatTensor",
+                                                       "DoubleTensor",   "HalfTensor",
+                                                       "BFloat16Tensor", "ByteTensor",
+                                                       "CharTensor",     "ShortTensor"};
+
+/* The dtype of a tensor type's name, "[pydevtensor.|torch.][cuda.]FloatTensor" and
+ * the like (what type() gives, and PyTorch's spelling, as the dtypes' names take
+ * either prefix), and whether it names CUDA; -1 for another string. */
+static int dtype_of_type_name(const char *name, int *cuda)
+{
+    if (strncmp(name, "torch.", 6) == 0 || strncmp(name, "pydevtensor.", 12) == 0)
+        name = strchr(name, '.') + 1;
+    *cuda = strncmp(name, "cuda.", 5) == 0;
+    if (*cuda)
+        name += 5;
+    for (int d = 0; d < PDT_NUM_DTYPES; d++)
+        if (strcmp(name, type_names[d]) == 0)
+            return d;
+    return -1;
+}
+
+/* The dtype that type(obj) names as a tensor type, a name above or a legacy class
+ * (pydevtensor.FloatTensor and its kin: _tensor_legacy.py), with whether it names
+ * CUDA; -1 when obj is neither, -2 on error. */
+static int dtype_of_tensor_type(PyObject *obj, int *cuda)
+{
+    if (PyUnicode_Check(obj)) {
+        const char *name = PyUnicode_AsUTF8(obj);
+        return name ? dtype_of_type_name(name, cuda) : -2;
+    }
+    if (!PyType_Check(obj))
+        return -1;
+    PyObject *module = PyObject_GetAttrString(obj, "__module__");
+    if (!module)
+        return -2;
+    const int ours = PyUnicode_Check(module) &&
+                     PyUnicode_CompareWithASCIIString(module, "pydevtensor") == 0;
+    Py_DECREF(module);
+    const int dtype = ours ? dtype_of_type_name(((PyTypeObject *)obj)->tp_name, cuda) : -1;
+    *cuda = 0; /* the legacy classes are CPU tensors' (their is_cuda is False) */
+    return dtype;
+}
+
+/* type(dtype=None, non_blocking=False): the type's name, or the tensor converted to
+ * dtype; a tensor type's name (or class) converts to its dtype and device, as
+ * PyTorch's does: "pydevtensor.cuda.FloatTensor" to the current GPU unless the
+ * tensor is on one, "pydevtensor.FloatTensor" to the CPU unless it is on one. */
 static PyObject *t_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"dtype", "non_blocking", NULL};
-    static const char *const type_names[PDT_NUM_DTYPES] = {"BoolTensor",     "IntTensor",
-                                                           "LongTensor",     "FloatTensor",
-                                                           "DoubleTensor",   "HalfTensor",
-                                                           "BFloat16Tensor", "ByteTensor",
-                                                           "CharTensor",     "ShortTensor"};
     PyObject *kw[2] = {NULL};
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
     if (!S || pdt_parse_keywords("type", args + nargs, kwnames, names, kw) < 0)
         return NULL;
+    if (nargs > 2 || (nargs >= 1 && kw[0]) || (nargs == 2 && kw[1])) {
+        PyErr_SetString(PyExc_TypeError, "type() takes (dtype=None, non_blocking=False)");
+        return NULL;
+    }
     PyObject *dt_obj = nargs >= 1 ? args[0] : kw[0];
+    int non_blocking, cuda = 0;
+    if (pdt_parse_bool(nargs == 2 ? args[1] : kw[1], 0, "non_blocking", &non_blocking) < 0)
+        return NULL;
     if (!dt_obj || dt_obj == Py_None)
         return PyUnicode_FromFormat("pydevtensor.%s%s", t->device.kind == PDT_CUDA ? "cuda." : "",
                                     type_names[t->dtype]);
-    int dtype;
-    if (pdt_dtype_from_object(S, dt_obj, -1, &dtype) < 0)
+    int dtype = dtype_of_tensor_type(dt_obj, &cuda);
+    const int type_named = dtype >= 0;
+    if (dtype == -2 || (!type_named && pdt_dtype_from_object(S, dt_obj, -1, &dtype) < 0))
         return NULL;
-    return to_impl(self, t->device, (pdt_dtype)dtype, 0, 0);
+    pdt_device device = t->device;
+    if (type_named && cuda != (t->device.kind == PDT_CUDA))
+        device = cuda ? (pdt_device){PDT_CUDA, pdt_current_cuda()} : (pdt_device){PDT_CPU, 0};
+    return to_impl(self, device, (pdt_dtype)dtype, non_blocking, 0);
 }
 
 static PyObject *t_pin_memory(PyObject *self, PyObject *unused)

@@ -145,6 +145,12 @@ static int t_bool_scalar(PyObject *self)
 static int t_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
     view->obj = NULL;
+    /* Note [exports of tensors that require grad] (a BufferError, which NumPy's
+     * np.asarray passes over to reach __array__'s RuntimeError) */
+    if (pdt_refuse_grad_export(self, PyExc_BufferError,
+                               "Can't export the buffer of a Tensor that requires grad. Use "
+                               "tensor.detach() instead.") < 0)
+        return -1;
     PyObject *ref = pdt_tensor_buffer(self);
     if (!ref)
         return -1;
@@ -218,14 +224,29 @@ PyObject *pdt_numpy_view(PyObject *tensor)
     return arr;
 }
 
+/* Note [exports of tensors that require grad]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A tensor that requires grad is not handed out as memory: not by numpy(), nor by
+ * np.asarray (the buffer protocol, __array_interface__, __array__), nor by DLPack or
+ * __cuda_array_interface__.  A write through such an export would change a value
+ * autograd may have saved without its version counter seeing it (Note [version
+ * counter]), and the array would not carry the graph either.  PyTorch refuses each
+ * of these the same way, and its messages are kept; t.detach() gives the same memory
+ * with no graph.  The checks below are the only ones: every export path calls this
+ * before it reads the tensor's memory. */
+int pdt_refuse_grad_export(PyObject *self, PyObject *exc, const char *message)
+{
+    if (!((PdtTensorObject *)self)->requires_grad)
+        return 0;
+    PyErr_SetString(exc, message);
+    return -1;
+}
+
 /* The NumPy array of t: shared on the CPU, else an explicit copy made for op. */
 static PyObject *numpy_of(PyObject *self, const char *op)
 {
-    if (((PdtTensorObject *)self)->requires_grad) {
-        PyErr_SetString(PyExc_RuntimeError, "Can't call numpy() on Tensor that requires grad. "
-                                            "Use tensor.detach().numpy() instead.");
+    if (pdt_refuse_grad_export(self, PyExc_RuntimeError, PDT_NUMPY_GRAD_MESSAGE) < 0)
         return NULL;
-    }
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
     const pdt_tensor *t = pdt_tensor_of(self);
     pdt_device cpu = {PDT_CPU, 0};

@@ -108,7 +108,7 @@ def _any_ignored(target, ignore_index):
 def _check_target(target, logits, where="cross_entropy()", ignore_index=None):
     n, c = logits.shape
     if target.dtype not in (_C.int32, _C.int64):
-        raise TypeError(f"{where}: target must hold integer class indices (int64 or "
+        raise _C.DTypeError(f"{where}: target must hold integer class indices (int64 or "
                         f"int32), got {target.dtype}")
     if tuple(target.shape) != (n,):
         raise ValueError(f"{where}: target of shape {tuple(target.shape)} does not "
