@@ -22,8 +22,8 @@ def _check_probs(where, p, like):
     """p (a number in [0, 1] or a floating tensor on like's device, all in [0, 1])."""
     if isinstance(p, _C.Tensor):
         if not p.is_floating_point():
-            raise TypeError(f"{where}: p must be a floating-point tensor or a number, got "
-                            f"{p.dtype} (shape {tuple(p.shape)}, on {p.device})")
+            raise _C.DTypeError(f"{where}: p must be a floating-point tensor or a number, got "
+                                f"{p.dtype} (shape {tuple(p.shape)}, on {p.device})")
         if p.device != like.device:
             raise RuntimeError(f"{where}: Expected all tensors to be on the same device, but "
                                f"found at least two devices, {like.device} and {p.device} (self "
@@ -90,8 +90,8 @@ def bernoulli(input, p=None, *, generator=None):
     """
     x = _tensor_arg(input, "bernoulli")
     if not x.is_floating_point():
-        raise TypeError(f"bernoulli(): expected a floating-point tensor of probabilities, got "
-                        f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")
+        raise _C.DTypeError(f"bernoulli(): expected a floating-point tensor of probabilities, got "
+                            f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")
     return _bernoulli(x, p, generator)
 
 

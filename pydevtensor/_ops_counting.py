@@ -183,8 +183,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 
 def _integral(x, op):
     if x.is_floating_point() or x.dtype == _C.bool:
-        raise TypeError(f"{op}(): expected an integer tensor, got {x.dtype} "
-                        f"(shape {tuple(x.shape)}, on {x.device})")
+        raise _C.DTypeError(f"{op}(): expected an integer tensor, got {x.dtype} "
+                            f"(shape {tuple(x.shape)}, on {x.device})")
 
 
 def bincount(input, weights=None, minlength=0):

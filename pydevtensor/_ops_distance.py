@@ -78,8 +78,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"{where}: {name} must be a Tensor, got {type(t).__name__}")
         if not t.is_floating_point():
-            raise TypeError(f"{where}: cdist only supports floating-point dtypes, {name} is "
-                            f"{t.dtype} on {t.device}")
+            raise _C.DTypeError(f"{where}: cdist only supports floating-point dtypes, {name} is "
+                                f"{t.dtype} on {t.device}")
         if t.ndim < 2:
             raise _C.InvalidArgumentError(f"{where}: cdist only supports at least 2-d tensors, "
                                           f"{name} has shape {tuple(t.shape)} (on {t.device})")

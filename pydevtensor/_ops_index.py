@@ -169,8 +169,8 @@ def _where(condition, input, other):
     if not isinstance(condition, _C.Tensor):
         raise TypeError(f"where(): condition must be a Tensor, got {type(condition).__name__}")
     if condition.dtype != _C.bool:
-        raise TypeError(f"where(): condition must be a bool tensor, got {condition.dtype} "
-                        f"(on {condition.device})")
+        raise _C.DTypeError(f"where(): condition must be a bool tensor, got {condition.dtype} "
+                            f"(on {condition.device})")
     device = condition.device
     for t in (input, other):
         if isinstance(t, _C.Tensor):

@@ -355,8 +355,8 @@ def bitwise_not(input):
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"bitwise_not(): input must be a Tensor, got {type(input).__name__}")
     if input.dtype.is_floating_point:
-        raise TypeError(f"bitwise_not(): bitwise ops take integer or bool tensors, got "
-                        f"{input.dtype} (shape {tuple(input.shape)}, on {input.device})")
+        raise _C.DTypeError(f"bitwise_not(): bitwise ops take integer or bool tensors, got "
+                            f"{input.dtype} (shape {tuple(input.shape)}, on {input.device})")
     return _invert(input)
 
 

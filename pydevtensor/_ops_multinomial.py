@@ -64,8 +64,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     x = _tensor_arg(input, "multinomial")
     num_samples = _int_arg(num_samples, "multinomial", "num_samples")
     if not x.is_floating_point():
-        raise TypeError(f"multinomial(): expected floating point weights, got {x.dtype} "
-                        f"(shape {tuple(x.shape)}, on {x.device})")
+        raise _C.DTypeError(f"multinomial(): expected floating point weights, got {x.dtype} "
+                            f"(shape {tuple(x.shape)}, on {x.device})")
     if x.ndim not in (1, 2):
         raise RuntimeError(f"multinomial(): input must be 1-d or 2-d, got shape "
                            f"{tuple(x.shape)} (on {x.device})")

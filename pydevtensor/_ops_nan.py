@@ -262,8 +262,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         x = x.to(dtype)
     if not x.is_floating_point():
-        raise TypeError(f"nanmean(): expected a floating point tensor, got {x.dtype} "
-                        f"(shape {tuple(x.shape)}, on {x.device})")
+        raise _C.DTypeError(f"nanmean(): expected a floating point tensor, got {x.dtype} "
+                            f"(shape {tuple(x.shape)}, on {x.device})")
     total = nansum(x, dim, keepdim)
     count = count_nonzero(x == x, dim)  # the elements that are not NaN
     if keepdim:

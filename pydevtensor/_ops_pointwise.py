@@ -16,8 +16,8 @@ def _number(x):
 
 def _floating_only(x, op, name="input"):
     if not x.is_floating_point():
-        raise TypeError(f"{op}(): expected a floating point tensor, got {name} of dtype "
-                        f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")
+        raise _C.DTypeError(f"{op}(): expected a floating point tensor, got {name} of dtype "
+                            f"{x.dtype} (shape {tuple(x.shape)}, on {x.device})")
     return x
 
 
@@ -144,8 +144,8 @@ def lerp(input, end, weight):
                         f"{type(weight).__name__}")
     for name, t in others:
         if t.dtype != start.dtype:
-            raise TypeError(f"lerp(): expected {name} of input's dtype {start.dtype}, got "
-                            f"{t.dtype} (shape {tuple(t.shape)}, on {t.device})")
+            raise _C.DTypeError(f"lerp(): expected {name} of input's dtype {start.dtype}, got "
+                                f"{t.dtype} (shape {tuple(t.shape)}, on {t.device})")
         if t.device != start.device:
             raise RuntimeError(f"lerp(): Expected all tensors to be on the same device, but "
                                f"found at least two devices, {start.device} and {t.device} "

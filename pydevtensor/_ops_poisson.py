@@ -123,8 +123,8 @@ def poisson(input, generator=None):
     x = _tensor_arg(input, "poisson")
     _generator_arg("poisson()", generator)
     if not x.is_floating_point():
-        raise TypeError(f"poisson(): expected a floating-point tensor of rates, got {x.dtype} "
-                        f"(shape {tuple(x.shape)}, on {x.device})")
+        raise _C.DTypeError(f"poisson(): expected a floating-point tensor of rates, got {x.dtype} "
+                            f"(shape {tuple(x.shape)}, on {x.device})")
     with no_grad():
         rate = x.detach().to(_C.float64).reshape(-1)
         if rate.shape[0] and bool((~(rate >= 0) | (rate == math.inf)).any()):

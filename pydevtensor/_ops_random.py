@@ -61,8 +61,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     for name, v in (("mean", mean), ("std", std)):
         if isinstance(v, _C.Tensor):
             if not v.is_floating_point():
-                raise TypeError(f"normal(): {name} must be a floating-point tensor, got "
-                                f"{v.dtype}")
+                raise _C.DTypeError(f"normal(): {name} must be a floating-point tensor, got "
+                                    f"{v.dtype}")
         elif isinstance(v, bool) or not isinstance(v, Real):
             raise TypeError(f"normal(): {name} must be a number or a Tensor, got "
                             f"{type(v).__name__}")

@@ -161,7 +161,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if requires_grad:
         raise RuntimeError("randperm(): only floating-point tensors can require gradients")
     if dtype not in (None, _C.int64, _C.int32):
-        raise TypeError(f"randperm(): dtype must be int64 or int32, got {dtype}")
+        raise _C.DTypeError(f"randperm(): dtype must be int64 or int32, got {dtype}")
     order = _C.rand(n, dtype=_C.float64, device=device, generator=generator).argsort()
     return order if dtype in (None, _C.int64) else order.to(dtype)
 

@@ -140,8 +140,8 @@ def logcumsumexp(input, dim, *, out=None):
         raise TypeError(f"logcumsumexp(): argument 'input' must be a Tensor, got "
                         f"{type(input).__name__}")
     if not input.is_floating_point():
-        raise TypeError(f"logcumsumexp(): expected a floating point tensor, got {input.dtype} "
-                        f"(shape {tuple(input.shape)}, on {input.device})")
+        raise _C.DTypeError(f"logcumsumexp(): expected a floating point tensor, got {input.dtype} "
+                            f"(shape {tuple(input.shape)}, on {input.device})")
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"logcumsumexp(): argument 'dim' must be an int, got "
                         f"{type(dim).__name__}")

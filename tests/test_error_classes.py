@@ -41,6 +41,11 @@ BAD_DTYPES = {
                                                                    device=d)),
     "cross-entropy-float-target": lambda d: pdt.nn.functional.cross_entropy(
         pdt.ones(2, 3, device=d), pdt.ones(2, device=d)),
+    "one-hot-float": lambda d: pdt.nn.functional.one_hot(pdt.ones(3, device=d)),
+    "nanmean-int64": lambda d: pdt.nanmean(pdt.arange(3, device=d)),
+    "layer-norm-int64": lambda d: pdt.nn.functional.layer_norm(pdt.arange(6, device=d), (6,)),
+    "batchnorm-float64": lambda d: pdt.nn.BatchNorm1d(3).to(d)(
+        pdt.ones(4, 3, dtype=pdt.float64, device=d)),
 }
 
 

@@ -471,8 +471,8 @@ def prelu(input, weight):
     if not isinstance(weight, _C.Tensor):
         raise TypeError(f"prelu(): weight must be a Tensor, got {type(weight).__name__}")
     if weight.dtype != input.dtype:
-        raise TypeError(f"prelu(): weight is {weight.dtype} but input is {input.dtype} (on "
-                        f"{input.device}); type promotion is not supported, as in PyTorch")
+        raise _C.DTypeError(f"prelu(): weight is {weight.dtype} but input is {input.dtype} (on "
+                            f"{input.device}); type promotion is not supported, as in PyTorch")
     if input.ndim == 0:
         raise _C.InvalidArgumentError(f"prelu(): the input is 0-d (on {input.device}); a "
                                       f"0-d input is not allowed, as in PyTorch")

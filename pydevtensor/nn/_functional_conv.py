@@ -273,8 +273,8 @@ def check_conv_tensors(input, weight, bias, groups, nd, where, transposed=False)
             raise _DtypeMismatch(f"{where}: input and {name} must have the same dtype, got "
                                  f"{input.dtype} and {t.dtype} (on {input.device})")
     if not input.dtype.is_floating_point:
-        raise TypeError(f"{where}: expected a floating point input, got {input.dtype} (on "
-                        f"{input.device})")
+        raise _C.DTypeError(f"{where}: expected a floating point input, got {input.dtype} (on "
+                            f"{input.device})")
     if isinstance(groups, bool) or not isinstance(groups, int):
         raise TypeError(f"{where}: groups must be an int, got {type(groups).__name__}")
     if groups < 1:

@@ -29,11 +29,11 @@ def _check_weight(weight, input, where, name="weight", length=None, convert=Fals
     if convert and weight.dtype != input.dtype and input.is_floating_point():
         weight = weight.to(input.dtype)
     if not weight.is_floating_point():
-        raise TypeError(f"{where}: {name} must be floating point, got {weight.dtype} on "
-                        f"{weight.device}")
+        raise _C.DTypeError(f"{where}: {name} must be floating point, got {weight.dtype} on "
+                            f"{weight.device}")
     if weight.dtype != input.dtype:  # PyTorch raises too: no silent promotion of the loss
-        raise TypeError(f"{where}: {name} is {weight.dtype} but input is {input.dtype} (on "
-                        f"{input.device}); convert it with .to(input.dtype)")
+        raise _C.DTypeError(f"{where}: {name} is {weight.dtype} but input is {input.dtype} (on "
+                            f"{input.device}); convert it with .to(input.dtype)")
     if weight.device != input.device:
         raise ValueError(f"{where}: {name} is on {weight.device}, input on {input.device}; "
                          f"move it with .to(input.device)")
@@ -154,16 +154,16 @@ def soft_cross_entropy(input, target, weight, ignore_index, reduction, smoothing
     """
     where = "cross_entropy()"
     if not input.is_floating_point():
-        raise TypeError(f"{where}: input must be floating point logits, got {input.dtype} on "
-                        f"{input.device}")
+        raise _C.DTypeError(f"{where}: input must be floating point logits, got {input.dtype} on "
+                            f"{input.device}")
     if input.ndim not in (1, 2) or tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"{where}: a floating-point target holds class probabilities and must "
                          f"have input's shape, (N, C) or (C,): got input "
                          f"{tuple(input.shape)} and target {tuple(target.shape)} on "
                          f"{input.device}")
     if target.dtype != input.dtype:
-        raise TypeError(f"{where}: target is {target.dtype} but input is {input.dtype} (on "
-                        f"{input.device}); convert it with .to(input.dtype)")
+        raise _C.DTypeError(f"{where}: target is {target.dtype} but input is {input.dtype} (on "
+                            f"{input.device}); convert it with .to(input.dtype)")
     if ignore_index >= 0:
         raise ValueError(f"{where}: ignore_index is not supported for floating point target "
                          f"(class probabilities), got ignore_index={ignore_index}")
@@ -196,8 +196,8 @@ def _check_pair(input, target, where):
         raise TypeError(f"{where}: input and target must be Tensors, got "
                         f"{type(input).__name__} and {type(target).__name__}")
     if not input.is_floating_point() or not target.is_floating_point():
-        raise TypeError(f"{where}: input and target must be floating point, got "
-                        f"{input.dtype} and {target.dtype} on {input.device}")
+        raise _C.DTypeError(f"{where}: input and target must be floating point, got "
+                            f"{input.dtype} and {target.dtype} on {input.device}")
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"{where}: target of shape {tuple(target.shape)} and input of shape "
                          f"{tuple(input.shape)} differ, on {input.device}")

@@ -47,8 +47,8 @@ def _tensors(where, **named):
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"{where}: {name} must be a Tensor, got {type(t).__name__}")
         if not t.is_floating_point():
-            raise TypeError(f"{where}: {name} must be floating point, got {t.dtype} on "
-                            f"{t.device}")
+            raise _C.DTypeError(f"{where}: {name} must be floating point, got {t.dtype} on "
+                                f"{t.device}")
 
 
 def _target(target, like):
@@ -368,8 +368,8 @@ def _class_targets(input, target, where, shape):
     if not isinstance(target, _C.Tensor):
         raise TypeError(f"{where}: target must be a Tensor, got {type(target).__name__}")
     if target.dtype not in (_C.int64, _C.int32):
-        raise TypeError(f"{where}: target must hold integer class indices (int64 or int32), "
-                        f"got {target.dtype} on {target.device}")
+        raise _C.DTypeError(f"{where}: target must hold integer class indices (int64 or int32), "
+                            f"got {target.dtype} on {target.device}")
     if tuple(target.shape) != shape:
         raise _Invalid(f"{where}: target of shape {tuple(target.shape)} does not fit input of "
                        f"shape {tuple(input.shape)} (on {input.device}): expected {shape}")

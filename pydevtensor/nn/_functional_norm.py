@@ -23,8 +23,8 @@ def _floating(x: Any, where: str, what: str = "input") -> None:
     if not isinstance(x, _C.Tensor):
         raise TypeError(f"{where}: {what} must be a Tensor, got {type(x).__name__}")
     if not x.is_floating_point():
-        raise TypeError(f"{where}: {what} must be floating point, got {x.dtype} "
-                        f"(on {x.device})")
+        raise _C.DTypeError(f"{where}: {what} must be floating point, got {x.dtype} "
+                            f"(on {x.device})")
 
 
 def _shape_tuple(normalized_shape: Any, where: str) -> tuple[int, ...]:
@@ -309,8 +309,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"{where}: input must be a Tensor of indices, got {type(input).__name__}")
     if input.dtype not in (_C.int64, _C.int32):
-        raise TypeError(f"{where}: the indices must be int64 or int32, got {input.dtype} "
-                        f"(on {input.device})")
+        raise _C.DTypeError(f"{where}: the indices must be int64 or int32, got {input.dtype} "
+                            f"(on {input.device})")
     if not isinstance(weight, _C.Tensor) or weight.ndim != 2:
         what = tuple(weight.shape) if isinstance(weight, _C.Tensor) else type(weight).__name__
         raise _Invalid(f"{where}: weight must be a 2-d Tensor (num_embeddings, "

@@ -465,8 +465,8 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     if not isinstance(indices, _C.Tensor):
         raise TypeError(f"{where}: indices must be a Tensor, got {type(indices).__name__}")
     if indices.dtype != _C.int64:
-        raise TypeError(f"{where}: elements in indices should be type int64 but got "
-                        f"{indices.dtype} (on {indices.device})")
+        raise _C.DTypeError(f"{where}: elements in indices should be type int64 but got "
+                            f"{indices.dtype} (on {indices.device})")
     if tuple(indices.shape) != tuple(input.shape):
         raise _Invalid(f"{where}: Expected shape of indices to be same as that of the input "
                        f"tensor {tuple(input.shape)} but got indices tensor with shape "

@@ -87,8 +87,8 @@ def _number(value, name, op):
 def _float_tensor(tensor, op):
     from .init import _tensor
     if not _tensor(tensor, op).is_floating_point():
-        raise TypeError(f"nn.init.{op}(): expected a floating-point tensor, got {tensor.dtype} "
-                        f"on {tensor.device}")
+        raise _C.DTypeError(f"nn.init.{op}(): expected a floating-point tensor, got {tensor.dtype} "
+                            f"on {tensor.device}")
     return tensor
 
 

@@ -455,8 +455,8 @@ def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
     if not isinstance(tensor, _C.Tensor):
         raise TypeError(f"one_hot(): tensor must be a Tensor, got {type(tensor).__name__}")
     if tensor.dtype not in (_C.int64, _C.int32):
-        raise TypeError(f"one_hot(): tensor must hold integer class indices (int64 or int32), "
-                        f"got {tensor.dtype} on {tensor.device}")
+        raise _C.DTypeError(f"one_hot(): tensor must hold integer class indices (int64 or int32), "
+                            f"got {tensor.dtype} on {tensor.device}")
     if isinstance(num_classes, bool) or not isinstance(num_classes, int):
         raise TypeError(f"one_hot(): num_classes must be an int, got "
                         f"{type(num_classes).__name__}")

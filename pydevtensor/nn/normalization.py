@@ -237,10 +237,10 @@ class _BatchNorm(Module):
                                  f"parameters and buffers are on {own.device}; move one with "
                                  f".to()")
         if own is not None and own.dtype != input.dtype:
-            raise TypeError(f"{where}: the input is {input.dtype} but the layer's "
-                            f"parameters and buffers are {own.dtype}; convert the input with "
-                            f".to({own.dtype}) or the layer with .to(dtype={input.dtype}) "
-                            f"(on {input.device})")
+            raise _C.DTypeError(f"{where}: the input is {input.dtype} but the layer's "
+                                f"parameters and buffers are {own.dtype}; convert the input with "
+                                f".to({own.dtype}) or the layer with .to(dtype={input.dtype}) "
+                                f"(on {input.device})")
 
     def forward(self, input: Tensor) -> Tensor:
         if _amp._on and _amp._state.active and isinstance(input, _C.Tensor):

@@ -68,8 +68,8 @@ def _floating(tensors, where):
     dtype = tensors[0].dtype
     for g in tensors:
         if not g.is_floating_point():
-            raise TypeError(f"{where}: gradients must be floating point, got {g.dtype} of "
-                            f"shape {tuple(g.shape)} on {g.device}")
+            raise _C.DTypeError(f"{where}: gradients must be floating point, got {g.dtype} of "
+                                f"shape {tuple(g.shape)} on {g.device}")
         dtype = _C.promote_types(dtype, g.dtype)
     return dtype
 
