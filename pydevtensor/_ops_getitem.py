@@ -375,6 +375,8 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
     flat = mask.reshape(-1)
     positions = _compact(flat, int(_count_of(flat)))
     v = _as_tensor(value, x.dtype, x.device)
+    if _C._spans_overlap(v, x):  # x's own memory (through any storage): read whole first
+        v = v.clone()
     v = _C._expand(v, (positions.shape[0],) + rest)
     (_C._index_add if accumulate else _C._index_put)(x.view((flat.shape[0],) + rest), 0,
                                                      positions, v)

@@ -14,6 +14,7 @@ import builtins
 import math
 
 from . import _C
+from ._dtype_info import result_type as _elementwise_result_type
 from .autograd.dispatch import recorded, run_no_grad
 
 # the slots' basic paths (the index ops use them for views that are only basic;
@@ -27,8 +28,9 @@ def _name(dtype):
 
 
 def result_type(a, b):
-    """The dtype of an op between a and b (Tensors or Python numbers), by the rules
-    the elementwise ops use: the higher category wins, a number only lifts the
+    """The dtype of joining a and b (Tensors or Python numbers), as cat() does: two
+    tensors promote_types, whatever their dimensions (where() and the elementwise ops
+    rank a 0-d tensor lower: _dtype_info.result_type); a number only lifts the
     category (int -> int64, float -> the default float)."""
     def category(x):
         if isinstance(x, _C.Tensor):
@@ -176,7 +178,13 @@ def _where(condition, input, other):
         if isinstance(t, _C.Tensor):
             device = t.device
             break
-    dtype = result_type(input, other)
+    # the elementwise ops' rule, where a 0-d tensor ranks below one with dimensions
+    # (where(x > 0, x, tensor(0.)) keeps float16 x's dtype, as x + tensor(0.) does)
+    for x, name in ((input, "input"), (other, "other")):
+        if not isinstance(x, (_C.Tensor, builtins.bool, builtins.int, builtins.float)):
+            raise TypeError(f"where(): argument '{name}' must be a Tensor or a number, got "
+                            f"{type(x).__name__}")
+    dtype = _elementwise_result_type(input, other)
     tensors = isinstance(input, _C.Tensor) or isinstance(other, _C.Tensor)
     # one dtype now: the C call takes it (and gives the result its operands' memory
     # order) with grad mode off, as it is anyway when recorded or in a backward; a

@@ -130,6 +130,8 @@ def _cat(tensors, dim=0, *, out=None):
     result = _C.empty(tuple(shape), dtype=dtype, device=device) if out is None else out
     if out is not None and tuple(out.shape) != tuple(shape):
         raise RuntimeError(f"cat(): out has shape {tuple(out.shape)}, expected {tuple(shape)}")
+    if out is not None:  # an input that out's memory meets is read before anything is written
+        parts = [t.clone() if _C._spans_overlap(t, out) else t for t in parts]
     at = 0
     lead = (slice(None),) * d
     for t in parts:

@@ -147,13 +147,62 @@ def test_copy_between_strided_views(device):
     assert x.copy_(x) is x
 
 
-def test_copy_shape_mismatch_names_both_shapes(device):
+def test_copy_broadcasts_and_names_both_shapes_when_it_cannot(device):
+    # copy_ broadcasts src to self's shape, as PyTorch's does, also from another device
+    # and dtype; a src that does not broadcast is refused with nothing written
     x = pdt.zeros(2, 3, device=device)
-    with pytest.raises(ValueError, match=r"destination \(2, 3\).*source \(3,\)"):
-        x.copy_(pdt.ones(3))
-    assert not x.cpu().numpy().any()  # nothing written
+    x.copy_(pdt.tensor([1.0, 2.0, 3.0], device=device))
+    assert x.cpu().tolist() == [[1.0, 2.0, 3.0]] * 2
+    x.copy_(pdt.tensor([[5], [6]]))  # int64 from the CPU: a counted transfer to a GPU
+    assert x.cpu().tolist() == [[5.0] * 3, [6.0] * 3]
+    x.copy_(pdt.tensor(7.0, device=device))
+    assert x.cpu().tolist() == [[7.0] * 3] * 2
+    with pytest.raises(ValueError, match=r"shape \(4,\) on .* cannot be broadcast to the "
+                                         r"destination's shape \(2, 3\) on "):
+        x.copy_(pdt.ones(4, device=device))
+    with pytest.raises(ValueError, match=r"shape \(6,\) on .* cannot be broadcast"):
+        x.copy_(x.view(6))  # x's own memory, the same start: still not x.copy_(x)
+    assert x.cpu().tolist() == [[7.0] * 3] * 2  # nothing written
     with pytest.raises(TypeError, match="must be a Tensor"):
         x.copy_([1, 2, 3])
+
+
+def test_copy_from_its_own_row_or_column_broadcasts(device):
+    # x.copy_(x[0]) starts where x does: it is not x.copy_(x), and every row is read first
+    x = pdt.arange(9.0, device=device).view(3, 3)
+    x.copy_(x[0])
+    assert x.cpu().tolist() == [[0.0, 1.0, 2.0]] * 3
+    x = pdt.arange(9.0, device=device).view(3, 3)
+    x.copy_(x[:, 1:2])
+    assert x.cpu().tolist() == [[1.0] * 3, [4.0] * 3, [7.0] * 3]
+
+
+def test_writes_read_a_source_that_shares_memory_through_another_storage():
+    # from_numpy twice of one array (or as_tensor, from_dlpack of a view of it) gives two
+    # storages of the same memory: the overlap is found by address, and the source is read
+    # before anything is written, as NumPy does
+    n = 100_003
+    for size in (6, n):
+        a = np.arange(float(size))
+        x = pdt.from_numpy(a)
+        x.copy_(pdt.from_numpy(a[::-1]))
+        np.testing.assert_array_equal(a, np.arange(float(size))[::-1])
+        a[:] = np.arange(float(size))
+        x[...] = pdt.as_tensor(a[::-1])
+        np.testing.assert_array_equal(a, np.arange(float(size))[::-1])
+        a[:] = np.arange(float(size))
+        x[pdt.arange(size)] = pdt.from_dlpack(a[::-1])
+        np.testing.assert_array_equal(a, np.arange(float(size))[::-1])
+        a[:] = np.arange(float(size))
+        mask = pdt.from_numpy(np.arange(size) % 2 == 0)
+        want = a.copy()
+        want[::2] = a[::-2][: (size + 1) // 2]
+        x[mask] = pdt.from_numpy(a[::-2][: (size + 1) // 2])
+        np.testing.assert_array_equal(a, want)
+    a = np.arange(1.0, 9.0)  # float32 values read from the first half of x's own bytes
+    want = a.view(np.float32)[:8].astype(np.float64)
+    pdt.from_numpy(a).copy_(pdt.from_numpy(a.view(np.float32)[:8]))
+    np.testing.assert_array_equal(a, want)
 
 
 @pytest.mark.parametrize("shape", [(0,), (0, 3), (2, 0, 2), ()])

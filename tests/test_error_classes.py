@@ -49,6 +49,22 @@ BAD_DTYPES = {
 }
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_subtraction_with_a_bool_on_either_side_is_refused(device):
+    # PyTorch's sub refuses a bool operand whatever the other: uint8 - True would wrap to
+    # 255 and 1.5 - True give 0.5; add, and sub of numbers, are unchanged
+    b = pdt.tensor([True, False], device=device)
+    u = pdt.tensor([0, 3], dtype=pdt.uint8, device=device)
+    f = pdt.tensor([1.5, 2.5], device=device)
+    for bad in (lambda: u - b, lambda: b - u, lambda: f - b, lambda: b - f, lambda: b - 1,
+                lambda: 1 - b, lambda: b - 1.5, lambda: f - True, lambda: b - b,
+                lambda: pdt.sub(f, b, alpha=2), lambda: f.clone().sub_(b)):
+        with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+            bad()
+    assert (f - 1).cpu().tolist() == [0.5, 1.5] and (u + b).cpu().tolist() == [1, 3]
+    assert (f - b.float()).cpu().tolist() == [0.5, 2.5] and (~b).cpu().tolist() == [False, True]
+
+
 @pytest.mark.parametrize("case", list(BAD_DTYPES))
 @pytest.mark.parametrize("device", DEVICES)
 def test_bad_dtypes_are_type_and_runtime_errors(device, case):

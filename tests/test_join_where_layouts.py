@@ -19,6 +19,23 @@ def dev(request):
     return request.param
 
 
+@pytest.mark.parametrize("n", [6, 100_002])
+def test_cat_and_stack_read_inputs_that_out_overlaps(dev, n):
+    # out= meeting an input: every input is read before out is written (NumPy's result)
+    a = pdt.arange(float(n), device=dev)
+    want = np.roll(np.arange(float(n)), -1)
+    pdt.cat([a[1:], a[:1]], out=a)
+    exact(a, want)
+    b = pdt.arange(float(n), device=dev)
+    h = n // 2
+    pdt.stack([b[h:], b[:h]], out=b.view(2, h))
+    exact(b, np.concatenate([np.arange(float(h), n), np.arange(float(h))]))
+    c = pdt.arange(float(n), device=dev)
+    pdt.cat([c[n // 3:], c[: n // 3]], out=c[::-1] if str(dev).startswith("cpu") else c)
+    w = np.roll(np.arange(float(n)), -(n // 3))
+    exact(c, w[::-1] if str(dev).startswith("cpu") else w)
+
+
 @pytest.mark.parametrize("n", [1, 16, 17, 257])
 def test_stack_of_many_parts_on_every_dim(dev, n):
     # a DataLoader's collate stacks hundreds of samples: stack's C path (each part
@@ -53,6 +70,19 @@ def _layouts(x, dev):
         "bcast": pdt.tensor(x[:, :, :1], device=dev).expand(x.shape),
         "number": pdt.tensor(x[0, 0, 0], device=dev).expand(x.shape),
     }
+
+
+def test_where_ranks_a_0d_tensor_below_one_with_dimensions(dev):
+    # where's dtype is the elementwise ops' (result_type): a 0-d tensor of another dtype
+    # of the same category does not widen the result
+    for dtype, zero in ((pdt.float16, pdt.tensor(0.0)), (pdt.int8, pdt.tensor(0)),
+                        (pdt.float32, pdt.tensor(0.0, dtype=pdt.float64))):
+        x = pdt.ones(3, dtype=dtype, device=dev)
+        w = pdt.where(x > 0, x, zero.to(dev))
+        assert w.dtype == dtype == (x + zero.to(dev)).dtype == pdt.result_type(x, zero)
+        assert pdt.where(x > 0, zero.to(dev), x).dtype == dtype
+    i = pdt.ones(3, dtype=pdt.int8, device=dev)  # a higher category still lifts it
+    assert pdt.where(i > 0, i, pdt.tensor(0.5, device=dev)).dtype == pdt.float32
 
 
 @pytest.mark.parametrize("dtype", ["bool", "float32", "float64"])

@@ -25,6 +25,11 @@ def test_tensor_and_array_give_a_tensor_in_either_order(name, adtype):
     a = (rng.uniform(1, 3, size=(3,)) > (2 if adtype == "bool" else 0)).astype(adtype) \
         if adtype == "bool" else rng.uniform(1, 3, size=(3,)).astype(adtype)
     t = pdt.tensor(t0)
+    if name == "sub" and adtype == "bool":  # PyTorch's sub refuses a bool on either side
+        for args in ((t, a), (a, t)):
+            with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+                op(*args)
+        return
     for got, want in ((op(t, a), op(t0.astype(np.float64), a)),
                       (op(a, t), op(a, t0.astype(np.float64)))):
         assert isinstance(got, pdt.Tensor), type(got)

@@ -102,7 +102,7 @@ static pdt_status check_pair(const char *op, const pdt_tensor *out, const pdt_te
     if (!pdt_tensor_is_contiguous(out))
         return pdt_fail(PDT_ERR_VALUE, "%s: out must be contiguous (on %s)", op,
                         pdt_device_str(d, dn, sizeof dn));
-    if (out->storage == in->storage && pdt_tensor_numel(out) > 0)
+    if (pdt_tensor_spans_overlap(out, in))
         return pdt_fail(PDT_ERR_VALUE, "%s: out must not share memory with the %s (on %s)", op,
                         in_name, pdt_device_str(d, dn, sizeof dn));
     return PDT_OK;

@@ -89,12 +89,21 @@ pdt_status pdt_ew_binary_dtypes(const char *name, pdt_binary_op op, pdt_arg a, p
     pdt_dtype c = result_type(2, args);
     if (makes_float(op) && !pdt_dtype_is_floating(c))
         c = DEFAULT_FLOAT;
-    if (c == PDT_BOOL && (op == PDT_OP_SUB || op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
+    /* PyTorch's sub refuses a bool on either side, whatever the other (uint8 - True
+     * would wrap to 255, 1.5 - True give 0.5) */
+    if (op == PDT_OP_SUB &&
+        (a.t ? a.t->dtype == PDT_BOOL : a.is_bool) + (b.t ? b.t->dtype == PDT_BOOL : b.is_bool))
+        return pdt_fail(PDT_ERR_TYPE,
+                        "%s: subtraction, the `-` operator, with a bool tensor is not supported "
+                        "(as in PyTorch); to invert a mask use `~` or logical_not(), for a "
+                        "logical xor `!=`, else convert with .int() or .float() first",
+                        name);
+    if (c == PDT_BOOL && (op == PDT_OP_FLOOR_DIV || op == PDT_OP_TRUNC_DIV ||
                           op == PDT_OP_REMAINDER || op == PDT_OP_POW || op == PDT_OP_FMOD))
         return pdt_fail(PDT_ERR_TYPE,
                         "%s: not supported for two bool operands (as in PyTorch); convert one "
-                        "with .int() or .float() first%s",
-                        name, op == PDT_OP_SUB ? ", or use `!=` for a logical xor" : "");
+                        "with .int() or .float() first",
+                        name);
     if (op >= PDT_OP_BITWISE_AND && op <= PDT_OP_BITWISE_XOR && c == PDT_BOOL)
         ; /* and, or, xor of bools: bool_op composes them */
     else if (op >= PDT_OP_BITWISE_AND && op <= PDT_OP_SHIFT_RIGHT && !pdt_dtype_is_integer(c))

@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "docstrings_copy.h"
+#include "pdt_view.h"
 
 /* Copies src into a new tensor on device with dtype.  The GIL is released for
  * large tensors. */
@@ -316,8 +317,8 @@ static PyObject *t_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t 
     return fmt == PDT_CONTIGUOUS_FORMAT ? contiguous_copy(S, self) : format_copy(S, self, fmt);
 }
 
-/* copy_(src, non_blocking=False): writes src's values (any device or dtype, same
- * shape) into self; returns self. */
+/* copy_(src, non_blocking=False): writes src's values (any device or dtype, broadcast
+ * to self's shape) into self; returns self. */
 static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PDT_AUTOGRAD_HOOK("copy_", 1, self, args, nargs, kwnames);
@@ -342,26 +343,52 @@ static PyObject *t_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     const pdt_tensor *d = pdt_tensor_of(self), *s = pdt_tensor_of(src);
     pdt_status st;
     if (d->storage == s->storage && d->data == s->data && d->offset == s->offset &&
-        d->dtype == s->dtype && pdt_tensor_is_contiguous(d) && pdt_tensor_is_contiguous(s))
-        return Py_NewRef(self); /* x.copy_(x) */
+        d->dtype == s->dtype && d->ndim == s->ndim &&
+        memcmp(d->shape, s->shape, sizeof d->shape[0] * (size_t)d->ndim) == 0 &&
+        pdt_tensor_is_contiguous(d) && pdt_tensor_is_contiguous(s))
+        return Py_NewRef(self); /* x.copy_(x) (the same shape: x.copy_(x[0]) broadcasts) */
     /* A source overlapping the destination is copied out first, so that the
      * destination is never read half-written. */
     pdt_hold h = {0}; /* Note [the GIL and storages]: the copies note themselves (Python) */
     d = pdt_hold_view(&h, d), s = pdt_hold_view(&h, s);
-    pdt_tensor tmp = {0};
-    if (d->storage == s->storage) {
-        st = pdt_copy_to_new(s, s->device, s->dtype, 0, 0, &tmp);
-        if (st != PDT_OK) {
-            pdt_hold_release(&h);
-            return pdt_raise(S, st);
+    pdt_tensor tmp = {0}, wide = {0};
+    st = PDT_OK;
+    /* src broadcast to self's shape, as PyTorch's copy_ does (x.copy_(row)); made on
+     * src's device when it crosses, so that a copy between devices stays one of the
+     * same shape */
+    if (d->ndim != s->ndim || memcmp(d->shape, s->shape, sizeof d->shape[0] * (size_t)d->ndim)) {
+        st = pdt_expand("copy_", s, d->ndim, d->shape, &wide);
+        if (st != PDT_OK) { /* in copy's words, naming the devices */
+            char sd[96], ss[96], dd[32], ds[32];
+            st = pdt_fail(PDT_ERR_VALUE,
+                          "copy_(): src of shape %s on %s cannot be broadcast to the "
+                          "destination's shape %s on %s",
+                          pdt_shape_str(s->ndim, s->shape, ss, sizeof ss),
+                          pdt_device_str(s->device, ds, sizeof ds),
+                          pdt_shape_str(d->ndim, d->shape, sd, sizeof sd),
+                          pdt_device_str(d->device, dd, sizeof dd));
         }
+        if (st == PDT_OK && !pdt_device_eq(s->device, d->device)) {
+            st = pdt_copy_to_new(&wide, s->device, s->dtype, 0, 0, &tmp);
+            pdt_tensor_release(&wide);
+            s = &tmp;
+        } else {
+            s = &wide;
+        }
+    }
+    /* by address: two storages may hold one array (from_numpy twice of it) */
+    if (st == PDT_OK && s != &tmp && pdt_tensor_spans_overlap(d, s)) {
+        st = pdt_copy_to_new(s, s->device, s->dtype, 0, 0, &tmp);
         s = &tmp;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = pdt_copy(d, s, non_blocking ? PDT_COPY_NON_BLOCKING : 0);
-    Py_END_ALLOW_THREADS
+    if (st == PDT_OK) {
+        Py_BEGIN_ALLOW_THREADS
+        st = pdt_copy(d, s, non_blocking ? PDT_COPY_NON_BLOCKING : 0);
+        Py_END_ALLOW_THREADS
+    }
     pdt_hold_release(&h);
     pdt_tensor_release(&tmp);
+    pdt_tensor_release(&wide);
     if (st != PDT_OK)
         return pdt_raise(S, st);
     pdt_bump_version(self); /* Note [version counter] */

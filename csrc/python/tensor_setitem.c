@@ -188,7 +188,7 @@ int pdt_setitem_fast(pdt_state *S, PyObject *self, PyObject *key, PyObject *valu
         if (v->dtype != x->dtype || !pdt_device_eq(v->device, x->device) ||
             pdt_tensor_object_requires_grad((PdtTensorObject *)value))
             return 0;
-        if (v->storage != x->storage)
+        if (!pdt_tensor_spans_overlap(v, x)) /* by address, not storage */
             return put_value(S, self, key, v, value, 0);
         /* a value read from x's own storage is copied first, so every row is read before
          * any is written, as NumPy does (x[perm] = x; a review: rows written in turn read

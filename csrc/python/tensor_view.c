@@ -497,7 +497,8 @@ static PyObject *tensor_subscript(PyObject *self, PyObject *key)
 }
 
 /* dst = value: a Tensor on dst's device, broadcast to dst's shape, copied
- * first if it shares storage with dst. */
+ * first if its memory meets dst's (by address: from_numpy twice of one array
+ * gives two storages of the same memory). */
 static int assign_tensor(pdt_state *S, const pdt_tensor *dst, const pdt_tensor *value)
 {
     pdt_hold h = {0}; /* Note [the GIL and storages]: the core notes the op (Python) */
@@ -509,7 +510,7 @@ static int assign_tensor(pdt_state *S, const pdt_tensor *dst, const pdt_tensor *
     pdt_status st = pdt_same_device("setitem", 2, ts, names, &device);
     if (st == PDT_OK)
         st = pdt_expand("setitem", value, dst->ndim, dst->shape, &src);
-    if (st == PDT_OK && value->storage == dst->storage && pdt_tensor_numel(dst) > 0) {
+    if (st == PDT_OK && pdt_tensor_spans_overlap(value, dst)) { /* by address, not storage */
         st = pdt_copy_to_new(value, value->device, value->dtype, 0, 0, &own);
         pdt_tensor_release(&src);
         if (st == PDT_OK)
