@@ -405,7 +405,7 @@ def cummin(input, dim):
 
 
 def _moments(op, fn, input, dim, unbiased, keepdim, correction):
-    from ._ops_stats import var
+    from ._ops_stats import _std_of_var, var
     _tensor_arg(input, op)
     if isinstance(unbiased, builtins.bool) and correction is None:
         correction = 1 if unbiased else 0
@@ -415,7 +415,7 @@ def _moments(op, fn, input, dim, unbiased, keepdim, correction):
     v = var(input, dim, keepdim=keepdim, **kw)
     m = input.mean(dim, keepdim=keepdim) if dim is not None else (
         input.mean().reshape((1,) * input.ndim) if keepdim else input.mean())
-    return (v.sqrt() if fn == "std" else v), m
+    return (_std_of_var(v) if fn == "std" else v), m
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):

@@ -9,6 +9,7 @@ import math
 from . import _C
 from ._numpy_names import numpy_names
 from ._ops_index import _broadcast_shape, _dim, _tensor_arg, where
+from .autograd.dispatch import recorded
 
 
 def _floating(x, op):
@@ -215,7 +216,14 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> pydevtensor.std(pydevtensor.tensor([[1., 2.], [3., 5.]]), 1)
     tensor([0.7071, 1.4142])
     """
-    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+    return _std_of_var(var(input, dim, unbiased, keepdim, correction=correction))
+
+
+@recorded("_std_of_var")
+def _std_of_var(v):
+    """sqrt(v), recorded as StdBackward0: its gradient is 0 where the result is 0 (data
+    that does not vary), as PyTorch's std_backward masks it, not inf * 0 = NaN."""
+    return v.sqrt()
 
 
 _Tensor, _classify = _C.Tensor, _C._classify

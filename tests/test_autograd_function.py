@@ -372,6 +372,33 @@ def test_retain_grad_accumulates_and_hook_errors(device):
         z.sum().backward()
 
 
+@pytest.mark.parametrize("use_c", [True, False])
+@pytest.mark.parametrize("where", ["leaf", "non-leaf", "returned"])
+def test_a_gradient_a_hook_keeps_is_not_changed_by_the_next_backward(device, use_c, where,
+                                                                      monkeypatch):
+    """A hook may keep the gradient it is given (or returns); the leaf must not adopt
+    that tensor as its .grad, which the next backward adds into in place."""
+    from pydevtensor.autograd import engine
+    monkeypatch.setattr(engine, "USE_C", use_c)
+    x = t64([1.0, 2.0, 3.0], device, True)
+    kept = []
+    if where == "leaf":
+        x.register_hook(kept.append)
+        y = x
+    elif where == "non-leaf":
+        y = x + 0
+        y.register_hook(kept.append)
+    else:
+        x.register_hook(lambda g: kept.append(g * 1) or kept[-1])
+        y = x
+    (y * 2).sum().backward()
+    (y * 2).sum().backward()
+    assert len(kept) == 2
+    for g in kept:
+        assert_close(g, [2.0, 2.0, 2.0], "float64")
+    assert_close(x.grad, [4.0, 4.0, 4.0], "float64")
+
+
 def test_hooks_do_not_keep_tensors_or_nodes_alive():
     x = pdt.ones(3, requires_grad=True)
 

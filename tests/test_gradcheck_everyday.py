@@ -207,6 +207,28 @@ def test_setitem_gradients_against_numpy(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("key", ["int", "slice", "index", "mask"])
+@pytest.mark.parametrize("vshape", [(1, 1, 3), (1, 1, 1)])
+def test_setitem_value_with_leading_ones_gets_its_gradient(device, key, vshape):
+    """x[k] = v with v of more dimensions than x[k], all leading 1s (PyTorch and NumPy drop
+    them): v's gradient is the part of g inside k, summed to v's shape."""
+    k = {"int": 0, "slice": slice(0, 1), "index": _const(device, [0]),
+         "mask": _const(device, [True, False])}[key]
+    w = np.arange(6.0).reshape(2, 3) - 2.0
+    x = _leaf(np.zeros((2, 3)), device)
+    v = _leaf(np.arange(1.0, 1.0 + np.prod(vshape)).reshape(vshape), device)
+    y = x * 1.0
+    y[k] = v
+    gx, gv = autograd.grad((y * pdt.from_numpy(w).to(device)).sum(), [x, v])
+    np.testing.assert_array_equal(gx.cpu().numpy(), np.where([[0.0], [1.0]], w, 0.0))
+    want_v = w[0].reshape(1, 1, 3)
+    if vshape[2] == 1:
+        want_v = want_v.sum(axis=2, keepdims=True)
+    assert tuple(gv.shape) == vshape
+    np.testing.assert_array_equal(gv.cpu().numpy(), want_v)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_sort_cumsum_where_against_numpy(device):
     rng = np.random.default_rng(4)
     a = rng.permutation(12).reshape(3, 4) * 0.5 - 2.0
@@ -221,6 +243,26 @@ def test_sort_cumsum_where_against_numpy(device):
     cond = a > 0
     np.testing.assert_allclose(_grad_of(pdt.where(pdt.from_numpy(cond).to(device), x, 0.0), x, w),
                                np.where(cond, w, 0.0), rtol=1e-15)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_std_of_rows_that_do_not_vary_has_zero_gradient(device):
+    """std's gradient is (x - mean) / ((N - correction) std): PyTorch's std_backward
+    gives 0 where std is 0 (not 0 / 0 = NaN); the other rows keep the formula, for std
+    and std_mean."""
+    a = np.array([[1.0, 2.0, 4.0], [3.0, 3.0, 3.0]])
+    w = np.array([0.5, -2.0])
+    d = a - a.mean(1, keepdims=True)
+    s = a.std(1, ddof=1, keepdims=True)
+    want = w[:, None] * d / np.where(s == 0, np.inf, 2 * s)
+    for f in (lambda x: x.std(1), lambda x: pdt.std_mean(x, 1)[0]):
+        x = _leaf(a, device)
+        got = _grad_of(f(x), x, w)
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+    x = _leaf(np.full((4,), 2.5), device)
+    x.std(correction=0).backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.zeros(4))
+    assert x.std().grad_fn.name() == "StdBackward0"
 
 
 def test_grad_fn_names_and_no_grad():

@@ -125,3 +125,31 @@ def test_to_empty_and_share_memory(device):
     assert m[1].running_mean.device == pdt.device(device)
     assert m[1].num_batches_tracked.dtype == pdt.int64
     assert m.share_memory() is m
+
+
+@pytest.mark.parametrize("cast", ["to", "double", "type", "half-then-float"])
+def test_casts_and_moves_take_the_gradients_along(device, cast):
+    """A gradient already there follows its parameter (PyTorch's _apply casts and moves
+    .grad too), so the next backward adds into it; to_empty drops it."""
+    m = nn.Linear(3, 2)
+    x = pdt.tensor(np.arange(6.0).reshape(2, 3), dtype=pdt.float32)
+    m(x).sum().backward()
+    before = {n: p.grad.numpy().astype(np.float64) for n, p in m.named_parameters()}
+    if cast == "to":
+        m.to(device, pdt.float64)
+    elif cast == "double":
+        m.to(device).double()
+    elif cast == "type":
+        m.to(device).type(pdt.float64)
+    else:
+        m.to(device).half().float()
+    want = pdt.float32 if cast == "half-then-float" else pdt.float64
+    for n, p in m.named_parameters():
+        assert p.grad.dtype == p.dtype == want and p.grad.device == p.device == pdt.device(device)
+        np.testing.assert_allclose(p.grad.cpu().numpy(), before[n], rtol=1e-3 if
+                                   cast == "half-then-float" else 0)
+    m(x.to(device, want)).sum().backward()
+    for n, p in m.named_parameters():
+        np.testing.assert_allclose(p.grad.cpu().numpy(), 2 * before[n], rtol=1e-3)
+    m.to_empty(device=device)
+    assert all(p.grad is None for p in m.parameters())

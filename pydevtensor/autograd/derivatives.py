@@ -33,6 +33,8 @@ def reduce_grad(g, m):
         lead = g.ndim - len(shape)
         if lead > 0:
             g = g.sum(dim=tuple(range(lead)))
+        elif lead < 0:  # x[key] = v drops v's leading 1s (PyTorch's copy_to, NumPy's too)
+            g = g.reshape(shape[:-lead] + tuple(g.shape))
         dims = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
         if dims:
             g = g.sum(dim=dims, keepdim=True)
@@ -341,6 +343,9 @@ _unary("abs", "AbsBackward0", "input", lambda g, x: g * sign(x))
 _unary("exp", "ExpBackward0", "result", lambda g, y: g * y)
 _unary("log", "LogBackward0", "input", lambda g, x: g / x)
 _unary("sqrt", "SqrtBackward0", "result", lambda g, y: g / (2.0 * y))
+# std() is var().sqrt(): 0 where the result is 0, as PyTorch's std_backward (the variance's
+# own gradient is 0 there, and g / 0 * 0 would be NaN)
+_unary("_std_of_var", "StdBackward0", "result", lambda g, y: zero_where(y == 0, g / (2.0 * y)))
 _unary("sin", "SinBackward0", "input", lambda g, x: g * x.cos())
 _unary("cos", "CosBackward0", "input", lambda g, x: -g * x.sin())
 _unary("tanh", "TanhBackward0", "result", lambda g, y: g * (1.0 - y * y))

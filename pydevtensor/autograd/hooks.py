@@ -79,9 +79,28 @@ def _leaf_hooks_for_adding(leaf):
     return hooks
 
 
+# Gradients a tensor hook was given, by id (a weak reference each: a tensor's __eq__ is
+# elementwise, so no WeakSet): a hook may keep one (a list of gradients for logging), so
+# a leaf never adopts it as its .grad, which the next backward adds into in place.
+# PyTorch's AccumulateGrad steals a gradient only when nothing else holds a reference.
+_HOOK_SEEN = {}
+
+
+def _mark_seen(g):
+    k = id(g)
+    _HOOK_SEEN[k] = weakref.ref(g, lambda _r, k=k, d=_HOOK_SEEN: d.pop(k, None))
+
+
+def seen_by_hook(g):
+    """Whether a tensor hook was given g (and so may hold it)."""
+    r = _HOOK_SEEN.get(id(g))
+    return r is not None and r() is g
+
+
 def run_hooks(hooks, g):
     """g after each hook in turn (a hook returning None leaves it as it is)."""
     for hook in tuple(hooks.values()):
+        _mark_seen(g)
         r = hook(g)
         if r is not None:
             if not isinstance(r, _C.Tensor):

@@ -10,7 +10,7 @@ so the graph has no reference cycles and dies with the last tensor that reaches 
 import weakref
 
 from .. import _C
-from .hooks import leaf_hooks, run_hooks
+from .hooks import leaf_hooks, run_hooks, seen_by_hook
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -228,9 +228,11 @@ class AccumulateGrad(Node):
     def accumulate(self, g, fresh):
         leaf = self.variable
         hooks = leaf_hooks(leaf)  # Tensor.register_hook on a leaf (hooks.py)
+        # a gradient a hook was given or returned (here or on a tensor it passed through)
+        # may be kept by it: adopting it would let the next backward change the kept one
         if hooks:
-            new = run_hooks(hooks, g)
-            g, fresh = new, fresh and new is g
+            g, fresh = run_hooks(hooks, g), False
+        fresh = fresh and not seen_by_hook(g)
         old = leaf.grad
         if _C.is_grad_enabled():  # create_graph: the sum recorded, out of place
             leaf.grad = (g if fresh else g.clone()) if old is None else old + g

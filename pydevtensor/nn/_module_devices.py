@@ -57,12 +57,12 @@ class _DevicesMixin:
         moves = []
         for p in self.parameters():
             target_dtype = dtype if (dtype is not None and p.is_floating_point()) else p.dtype
-            moved = p.data.to(device if device is not None else p.device, target_dtype)
-            if layout is not None and p.ndim in (4, 5):  # PyTorch's: 4-d and 5-d only
-                moved = moved.to(memory_format=layout)
-            if moved.device != p.device or moved.dtype != p.dtype or \
-                    moved.stride() != p.data.stride():
-                moves.append((p, moved))
+            moved = _moved(p.data, device, target_dtype, layout)
+            # a gradient already there moves with its parameter, as PyTorch's _apply
+            g = p.grad
+            moved_grad = None if g is None else _moved(g, device, target_dtype, layout)
+            if moved is not p.data or moved_grad is not g:
+                moves.append((p, moved, moved_grad))
         buffers = []  # buffers are replaced, not changed in place, as in PyTorch
         for m in self.modules():
             for name, b in m._buffers.items():
@@ -72,8 +72,11 @@ class _DevicesMixin:
                 moved = b.to(device if device is not None else b.device, target_dtype)
                 if moved is not b:
                     buffers.append((m, name, moved))
-        for p, moved in moves:
-            p.data = moved
+        for p, moved, moved_grad in moves:
+            if moved is not p.data:
+                p.grad = None  # the old one may not match the new data
+                p.data = moved
+            p.grad = moved_grad
         for m, name, moved in buffers:
             old, m._buffers[name] = m._buffers[name], moved
             m._buffer_copied(old, moved)  # what m keeps on the host about it follows
@@ -218,11 +221,12 @@ class _DevicesMixin:
         if not isinstance(dtype, _C.dtype):
             raise TypeError(f"Module.type(): dst_type must be a pydevtensor dtype or its name, "
                             f"got {dst_type!r:.40}")
-        return self._replace_tensors(lambda t: t.to(dtype=dtype))
+        return self._replace_tensors(lambda t: t.to(dtype=dtype), grads=True)
 
     def to_empty(self: _M, *, device: Any, recurse: bool = True) -> _M:
         """Puts every parameter and buffer on device as a new tensor of its shape and
         dtype whose values are not set (as PyTorch's; then initialise or load them).
+        A gradient already there is dropped (PyTorch leaves one whose values are not set).
 
         Parameters
         ----------
@@ -266,16 +270,23 @@ class _DevicesMixin:
         """
         return self
 
-    def _replace_tensors(self: _M, fn: Any, recurse: bool = True) -> _M:
+    def _replace_tensors(self: _M, fn: Any, recurse: bool = True, grads: bool = False) -> _M:
         """Every parameter's data and every buffer replaced by fn(tensor), all computed
-        before any is assigned (all or nothing)."""
+        before any is assigned (all or nothing); each parameter's gradient by fn(grad)
+        when grads (as PyTorch's _apply), else dropped (it no longer matches)."""
         mods = list(self.modules()) if recurse else [self]
         params, buffers = [], []
         for m in mods:
-            params += [(p, fn(p.data)) for p in m._parameters.values() if p is not None]
+            for p in m._parameters.values():
+                if p is not None:
+                    new = fn(p.data)
+                    keep = grads and p.grad is not None and new.is_floating_point()
+                    params.append((p, new, fn(p.grad) if keep else None))
             buffers += [(m, name, fn(b)) for name, b in m._buffers.items() if b is not None]
-        for p, new in params:
+        for p, new, new_grad in params:
+            p.grad = None
             p.data = new
+            p.grad = new_grad
         for m, name, new in buffers:
             old, m._buffers[name] = m._buffers[name], new
             m._buffer_copied(old, new)
@@ -306,3 +317,14 @@ def _parse_to(args, kwargs):
     if dtype is not None and not dtype.is_floating_point:
         raise TypeError(f"Module.to() only accepts floating point dtypes, got {dtype}")
     return device, dtype
+
+
+def _moved(t, device, dtype, layout):
+    """t on device in dtype (and layout, for a 4-d or 5-d tensor, as PyTorch's), or t
+    itself when that changes nothing."""
+    moved = t.to(device if device is not None else t.device, dtype)
+    if layout is not None and t.ndim in (4, 5):  # PyTorch's: 4-d and 5-d only
+        moved = moved.to(memory_format=layout)
+    if moved.device == t.device and moved.dtype == t.dtype and moved.stride() == t.stride():
+        return t
+    return moved
