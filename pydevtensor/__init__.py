@@ -100,7 +100,7 @@ from ._default_dtype import get_default_dtype, set_default_dtype
 from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
 from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from ._ops_strided import as_strided, put, trace
-from ._ops_products import kron, tensordot, vander
+from ._ops_products import inner, kron, tensordot, vander
 from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
 from . import _precision
 
@@ -169,7 +169,8 @@ __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",
 __all__ += _ops_trig.__all__
 __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
 __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
-__all__ += ["as_strided", "put", "trace", "kron", "tensordot", "vander", "testing", "version"]
+__all__ += ["as_strided", "put", "trace", "inner", "kron", "tensordot", "vander", "testing",
+            "version"]
 __all__ += _precision.__all__
 
 # PyTorch's constants (torch.pi, torch.e, torch.inf, torch.nan): Python floats

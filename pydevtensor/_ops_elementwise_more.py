@@ -225,8 +225,93 @@ def _method_in_place(name, fn):
     return method
 
 
+def _fmax_fmin(input, other, op, keep):
+    _tensor_arg(input, op)
+    _tensor_arg(other, op, "other")
+    _same_device(op, input, other)
+    # PyTorch's fmax: input where it wins or ties, or where other is NaN (so its
+    # gradient goes to input at a tie, as PyTorch's fmax_backward)
+    pick = keep(input, other)
+    if other.is_floating_point():
+        pick = pick | other.isnan()
+    return where(pick, input, other)
+
+
+_FMAX_DOC = """The {which} of input and other, elementwise, ignoring NaN (C's {op}, NumPy's
+    np.{op}): NaN only where both are NaN.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Broadcast together (also the method ``x.{op}(other)``); the result has their
+        promoted dtype.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        When either is not a Tensor.
+    RuntimeError
+        When they are on different devices.
+
+    Examples
+    --------
+    >>> nan = float("nan")
+    >>> pydevtensor.{op}(pydevtensor.tensor([1., nan, nan]), pydevtensor.tensor([2., 0., nan]))
+    tensor([{first}., 0., nan])
+    """
+
+
+def fmax(input, other):
+    return _fmax_fmin(input, other, "fmax", lambda a, b: a >= b)
+
+
+def fmin(input, other):
+    return _fmax_fmin(input, other, "fmin", lambda a, b: a <= b)
+
+
+fmax.__doc__ = _FMAX_DOC.format(which="larger", op="fmax", first=2)
+fmin.__doc__ = _FMAX_DOC.format(which="smaller", op="fmin", first=1)
+
+
+def positive(input):
+    """input itself (``+x``), as PyTorch's positive; refused for bool, as there.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype but bool (also the method ``x.positive()``).
+
+    Returns
+    -------
+    Tensor
+        input (the same object).
+
+    Raises
+    ------
+    TypeError
+        When input is not a Tensor.
+    RuntimeError
+        When input is bool.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([1, -2])
+    >>> pydevtensor.positive(x) is x
+    True
+    """
+    _tensor_arg(input, "positive")
+    if input.dtype == _C.bool:
+        raise RuntimeError(f"The `+` operator, on a bool tensor is not supported (a tensor of "
+                           f"shape {tuple(input.shape)} on {input.device}).")
+    return input
+
+
 __all__ = ["clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "copysign", "float_power",
-           "fmod", "heaviside", "hypot", "logaddexp2"]
+           "fmax", "fmin", "fmod", "heaviside", "hypot", "logaddexp2", "positive"]
 
 for _n in __all__:
     if not hasattr(globals()[_n], "__code__"):

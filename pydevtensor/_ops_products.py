@@ -1,4 +1,5 @@
-"""Products built from the others: ``kron`` (broadcast multiply, then reshape),
+"""Products built from the others: ``inner`` (a tensordot over the last dimensions),
+``kron`` (broadcast multiply, then reshape),
 ``tensordot`` (permute and reshape to one matmul) and ``vander`` (running products);
 differentiable through the ops they are made of."""
 from __future__ import annotations
@@ -10,7 +11,7 @@ from ._ops_index import _int_arg, _tensor_arg
 from ._ops_join import cat
 from ._ops_shape import _where
 
-__all__ = ["kron", "tensordot", "vander"]
+__all__ = ["inner", "kron", "tensordot", "vander"]
 
 
 def kron(input, other):
@@ -132,7 +133,52 @@ def tensordot(a, b, dims=2, out=None):
     return result
 
 
+
+def inner(input, other, *, out=None):
+    """The sum of products over the last dimension of each (NumPy's np.inner): the dot
+    product of two vectors; a 0-d argument multiplies.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        Their last dimensions must have the same size (also the method
+        ``x.inner(other)``).
+    out : Tensor, optional
+        Written with the result.
+
+    Returns
+    -------
+    Tensor
+        Of shape ``input.shape[:-1] + other.shape[:-1]``.
+
+    Raises
+    ------
+    RuntimeError
+        When the last dimensions differ in size, or the devices differ.
+
+    Examples
+    --------
+    >>> a = pydevtensor.tensor([[1., 2.], [3., 4.]])
+    >>> pydevtensor.inner(a, pydevtensor.tensor([1., 1.]))
+    tensor([3., 7.])
+    """
+    _tensor_arg(input, "inner")
+    _tensor_arg(other, "inner", "other")
+    if input.ndim == 0 or other.ndim == 0:
+        result = input * other
+        if out is not None:
+            from ._ops_matmul import _write_out
+            return _write_out(result, out, "inner")
+        return result
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)} (on "
+                           f"{input.device})")
+    return tensordot(input, other, dims=([input.ndim - 1], [other.ndim - 1]), out=out)
+
+
 _C.Tensor.kron = kron
+_C.Tensor.inner = inner
 
 
 def vander(x, N=None, increasing=False):

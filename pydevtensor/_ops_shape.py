@@ -536,9 +536,50 @@ def tile(input, *args, dims=None):
     return repeat(input, dims)
 
 
+def select(input, dim, index):
+    """The view of input at position index along dim, dim removed: ``x.select(1, 2)`` is
+    ``x[:, 2]``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The tensor (also the method ``x.select(dim, index)``), at least 1-d.
+    dim : int
+        The dimension (negative counts from the end).
+    index : int
+        The position along dim (negative counts from the end).
+
+    Returns
+    -------
+    Tensor
+        A view of input with one dimension fewer (shares its storage).
+
+    Raises
+    ------
+    IndexError
+        When input is 0-d, or dim or index is out of range.
+
+    Examples
+    --------
+    >>> x = pydevtensor.arange(6).reshape(2, 3)
+    >>> x.select(1, -1)
+    tensor([2, 5])
+    """
+    _tensor_arg(input, "select")
+    if input.ndim == 0:
+        raise IndexError(f"select() cannot be applied to a 0-dim tensor (on {input.device})")
+    d = _dim(_int_arg(dim, "select", "dim"), input.ndim, "select")
+    index = _int_arg(index, "select", "index")
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {d} (on {input.device})")
+    return input[(slice(None),) * d + (index,)]
+
+
 for _name_, _fn in (("swapaxes", swapaxes), ("swapdims", swapdims), ("movedim", movedim),
                     ("moveaxis", movedim), ("narrow", narrow), ("unflatten", unflatten),
-                    ("ravel", ravel), ("__reversed__", _reversed),
+                    ("ravel", ravel), ("__reversed__", _reversed), ("select", select),
                     ("tile", tile)):
     setattr(_C.Tensor, _name_, _fn)
 
@@ -575,5 +616,5 @@ _broadcast_to_method.__name__ = _broadcast_to_method.__qualname__ = "broadcast_t
 _C.Tensor.broadcast_to = _broadcast_to_method
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
-           "broadcast_to", "movedim", "moveaxis", "narrow", "ravel", "swapaxes", "swapdims",
-           "tile", "unflatten"]
+           "broadcast_to", "movedim", "moveaxis", "narrow", "ravel", "select", "swapaxes",
+           "swapdims", "tile", "unflatten"]

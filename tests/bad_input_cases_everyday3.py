@@ -114,4 +114,16 @@ EVERYDAY3_CASES = [
       r"chain_matmul\(\): matrices\[0\] must be 2-d, got shape \(3,\) \(on cpu\)"),
     C("linalg.multi_dot-one", "pdt.linalg.multi_dot([t])", "RuntimeError",
       r"multi_dot\(\): expected at least 2 tensors but got 1"),
+    C("select-out-of-range", "pdt.select(t, 1, 3)", "IndexError",
+      r"select\(\): index 3 out of range for tensor of size \[2, 3\] at dimension 1 \(on cpu\)"),
+    C("fmax-number", "pdt.fmax(t, 1.0)", "TypeError",
+      r"fmax\(\): argument 'other' must be a Tensor, got float"),
+    C("fmin-int-and-tensor", "pdt.fmin(3, t)", "TypeError",
+      r"fmin\(\): argument 'input' must be a Tensor, got int"),
+    C("positive-bool", "pdt.positive(tb)", "RuntimeError",
+      r"The `\+` operator, on a bool tensor is not supported \(a tensor of shape \(2,\) on "
+      r"cpu\)"),
+    C("inner-last-dims", "pdt.inner(t, pdt.ones(2))", "RuntimeError",
+      r"inner\(\) the last dimension must match on both input tensors but got shapes \[2, 3\] "
+      r"and \[2\]"),
 ]
