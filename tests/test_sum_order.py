@@ -180,6 +180,21 @@ def _norms_are_dots(rng):
 
 
 @pytest.mark.parametrize("level", LEVELS)
+def test_a_float64_dot_of_a_vector_with_itself_loads_once_to_the_same_bits(level,
+                                                                           level_restored):
+    """dot(x, x) takes the one-load kernel (sumsq32_f64 in csrc/cpu/cpu_vsum.h): the bits
+    of the two-vector dot of x and a copy of x, at every level, whole and by chunks."""
+    _C._cpu_simd_level(level)
+    rng = np.random.default_rng(71)
+    for k in (1, 31, 32, 33, 100, 4096, 4097, CHUNK + 33, 3 * CHUNK + 4096 + 7):
+        y = rng.standard_normal(k) * 10.0 ** rng.integers(-8, 8, k)
+        t = pdt.tensor(y)
+        same = float(pdt.dot(t, t))
+        assert same == float(pdt.dot(t, t.clone())), (level, k)
+        assert same == float(_dot_order_of(y * y)), (level, k)
+
+
+@pytest.mark.parametrize("level", LEVELS)
 def test_short_rows_fold_only_their_live_lanes_to_the_same_bits(level, level_restored):
     """rows of fewer than 32 elements fold only the lanes they fill (fold_live in
     csrc/cpu/cpu_vsum.h): the bits of the whole 32-lane fold, for norm(dim=1) of float32

@@ -65,6 +65,8 @@ typedef struct dot_job {
 
 static double dot_chunk(const dot_job *j, int64_t at, int64_t n)
 {
+    if (j->f64 && j->x == j->y) /* a sum of squares (norm's): the same bits, one load */
+        return pdt_cpu_simd()->sumsq32_f64((const double *)j->x + at, n);
     if (j->f64)
         return pdt_cpu_simd()->dot32_f64((const double *)j->x + at, (const double *)j->y + at, n);
     return pdt_cpu_simd()->dot64_f32((const float *)j->x + at, (const float *)j->y + at, n);

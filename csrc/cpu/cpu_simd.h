@@ -424,6 +424,8 @@ typedef struct pdt_cpu_simd_table {
     /* the sum of x[i] y[i] over [0, n) (cpu_dot.c's chunks: cpu_vsum.h) */
     double (*dot64_f32)(const float *x, const float *y, int64_t n);
     double (*dot32_f64)(const double *x, const double *y, int64_t n);
+    /* dot32_f64(x, x, n) to the bit, each vector loaded once */
+    double (*sumsq32_f64)(const double *x, int64_t n);
     double (*max_f64)(const double *x, int64_t n), (*min_f64)(const double *x, int64_t n);
     /* best[q] = the max (min) over i < k of x[i m + j0 + q], q < nj, by maxps's
      * (minps's) rule, and for the arg ones at[q] the row of column q's first

@@ -173,6 +173,7 @@ const pdt_cpu_simd_table VM(pdt_cpu_simd) = {
     .sumsq32_f32 = VM(sumsq32_f32),
     .dot64_f32 = VM(dot64_f32),
     .dot32_f64 = VM(dot32_f64),
+    .sumsq32_f64 = VM(sumsq32_f64),
     .classify = VM(classify),
     .cast = VM_CASTS,
     .stream_copy = VM(stream_copy),
