@@ -33,8 +33,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
         Floating point (also the method ``x.norm(p)``).
     p : {'fro', 'nuc'} or number, optional
         'fro' and 2: the square root of the sum of squares; 1: the sum of absolute
-        values; 'nuc': the sum of the singular values of a matrix (of the last two
-        dimensions, or of the two in dim), as ``linalg.matrix_norm(input, 'nuc')``.
+        values; another number: ``linalg.vector_norm(input, p, dim)`` (inf the largest
+        ``|x|``, 0 the count of non-zeros); 'nuc': the sum of the singular values of a
+        matrix (of the last two dimensions, or of the two in dim), as
+        ``linalg.matrix_norm(input, 'nuc')``.
     dim : int or tuple of ints, optional
         The dimensions reduced (default all; two for 'nuc').
     keepdim : bool, optional
@@ -57,6 +59,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     """
     if isinstance(p, str) and p == "nuc":
         return _nuclear(input, dim, keepdim, dtype, kwargs)
+    if _other_p(p):
+        return _vector_norm(input, p, dim, keepdim, dtype, kwargs)
     return _c_norm(input, p, **_given(dim, keepdim, dtype), **kwargs)
 
 
@@ -68,6 +72,24 @@ def _given(dim, keepdim, dtype):
     if dtype is not None:
         out["dtype"] = dtype
     return out
+
+
+def _other_p(p):
+    """Whether p is a number the C kernel does not take (it takes 'fro', 1 and 2, and
+    refuses NaN and other strings): inf, -inf, 0, 3, 0.5 ... go to linalg.vector_norm,
+    as PyTorch's norm sends them."""
+    return (isinstance(p, (int, float)) and not isinstance(p, bool) and p not in (1, 2)
+            and p == p)
+
+
+def _vector_norm(x, p, dim, keepdim, dtype, kwargs):
+    from .linalg import vector_norm
+
+    dim = kwargs.pop("axis", dim)
+    keepdim = kwargs.pop("keepdims", keepdim)
+    if kwargs:
+        raise TypeError(f"norm() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return vector_norm(x, p, dim, keepdim, dtype=dtype)
 
 
 def _nuclear(x, dim, keepdim, dtype, kwargs):
@@ -87,7 +109,8 @@ def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     Parameters
     ----------
     p : {'fro', 'nuc'} or number, optional
-        'fro' (the default) and 2, 1, or 'nuc' (the sum of singular values).
+        'fro' (the default) and 2, 1, another number (``linalg.vector_norm``), or 'nuc'
+        (the sum of singular values).
     dim : int or tuple of ints, optional
         The dimensions reduced (default all; two for 'nuc').
     keepdim : bool, optional
@@ -107,6 +130,8 @@ def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None, **kwargs):
     """
     if isinstance(p, str) and p == "nuc":
         return _nuclear(self, dim, keepdim, dtype, kwargs)
+    if _other_p(p):
+        return _vector_norm(self, p, dim, keepdim, dtype, kwargs)
     return _c_tensor_norm(self, p, **_given(dim, keepdim, dtype), **kwargs)
 
 

@@ -300,8 +300,9 @@ static PyObject *t_norm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     if (p && p != Py_None) {
         if (PyUnicode_Check(p)) {
             if (PyUnicode_CompareWithASCIIString(p, "fro") != 0) {
-                PyErr_Format(PyExc_NotImplementedError,
-                             "norm(): p=%R is not supported; use 'fro' (the default), 2 or 1", p);
+                PyErr_Format(
+                    PyExc_NotImplementedError,
+                    "norm(): p=%R is not supported; use 'fro' (the default), 'nuc' or a number", p);
                 return NULL;
             }
         } else if (PyBool_Check(p) || !PyNumber_Check(p) ||
