@@ -101,6 +101,7 @@ from . import _dtype_info, _ops_diag, _ops_shape, _ops_split_stack
 from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from ._ops_strided import as_strided, put, trace
 from ._ops_products import inner, kron, tensordot, vander
+from . import _ops_view_in_place  # noqa: F401  (t_, transpose_, unsqueeze_, ... methods)
 from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
 from . import _precision
 
