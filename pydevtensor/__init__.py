@@ -102,6 +102,8 @@ from ._tensor_legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, Lo
 from ._ops_strided import as_strided, put, trace
 from ._ops_products import inner, kron, tensordot, vander
 from . import _ops_view_in_place  # noqa: F401  (t_, transpose_, unsqueeze_, ... methods)
+from ._ops_real import *  # noqa: F401,F403  (isposinf, vdot, adjoint, ..., random fills)
+from . import _ops_real
 from ._precision import *  # noqa: F401,F403  (set_float32_matmul_precision, deterministic)
 from . import _precision
 
@@ -172,7 +174,7 @@ __all__ += _ops_cov.__all__ + ["e", "inf", "logspace", "nan", "pi"]
 __all__ += ["BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor"]
 __all__ += ["as_strided", "put", "trace", "inner", "kron", "tensordot", "vander", "testing",
             "version"]
-__all__ += _precision.__all__
+__all__ += _precision.__all__ + _ops_real.__all__
 
 # PyTorch's constants (torch.pi, torch.e, torch.inf, torch.nan): Python floats
 pi = _math.pi

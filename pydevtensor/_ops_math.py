@@ -52,6 +52,22 @@ divide = div
 negative = neg
 clip = clamp
 fix = trunc
+absolute = abs
+greater = gt
+greater_equal = ge
+less = lt
+less_equal = le
+not_equal = ne
+
+# ... and as methods (x.clip(0, 1), x.multiply_(2)), the C methods under a second name
+_T = _C.Tensor
+for _alias, _name in (("subtract", "sub"), ("multiply", "mul"), ("divide", "div"),
+                      ("negative", "neg"), ("clip", "clamp"), ("absolute", "abs"),
+                      ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
+                      ("less_equal", "le"), ("not_equal", "ne")):
+    for _suffix in ("", "_"):
+        if hasattr(_T, _name + _suffix) and not hasattr(_T, _alias + _suffix):
+            setattr(_T, _alias + _suffix, getattr(_T, _name + _suffix))
 
 
 def _round_decimals(x, decimals, name):
@@ -132,9 +148,10 @@ def _tensor_round(self, *, decimals=0):
 _C.Tensor.round = _tensor_round
 
 __all__ = [
-    "abs", "add", "ceil", "clamp", "clip", "cos", "div", "divide", "eq", "erf", "erfc", "exp",
-    "expm1", "fix", "floor", "floor_divide", "ge", "gt", "le", "log", "log1p", "lt", "maximum",
-    "lgamma", "digamma",
-    "minimum", "mul", "multiply", "ne", "neg", "negative", "pow", "relu", "remainder", "round", "sigmoid", "sign",
-    "sin", "sqrt", "sub", "subtract", "tanh", "true_divide", "trunc",
+    "abs", "absolute", "add", "ceil", "clamp", "clip", "cos", "div", "divide", "eq", "erf",
+    "erfc", "exp", "expm1", "fix", "floor", "floor_divide", "ge", "greater", "greater_equal",
+    "gt", "le", "less", "less_equal", "log", "log1p", "lt", "maximum", "lgamma", "digamma",
+    "minimum", "mul", "multiply", "ne", "neg", "negative", "not_equal", "pow", "relu",
+    "remainder", "round", "sigmoid", "sign", "sin", "sqrt", "sub", "subtract", "tanh",
+    "true_divide", "trunc",
 ]

@@ -123,6 +123,20 @@ EVERYDAY3_CASES = [
     C("positive-bool", "pdt.positive(tb)", "RuntimeError",
       r"The `\+` operator, on a bool tensor is not supported \(a tensor of shape \(2,\) on "
       r"cpu\)"),
+    C("isposinf-list", "pdt.isposinf([1.0])", "TypeError", r"isposinf\(\): argument 'input' "
+      r"must be a Tensor, got list"),
+    C("isneginf-none", "pdt.isneginf(None)", "TypeError", r"got NoneType"),
+    C("is_complex-ndarray", "pdt.is_complex(np.zeros(2))", "TypeError", r"got ndarray"),
+    C("isreal-number", "pdt.isreal(1.0)", "TypeError", r"got float"),
+    C("conj-list", "pdt.conj([1])", "TypeError", r"got list"),
+    C("resolve_conj-str", 'pdt.resolve_conj("a")', "TypeError", r"got str"),
+    C("resolve_neg-int", "pdt.resolve_neg(3)", "TypeError", r"got int"),
+    C("adjoint-1d", "pdt.adjoint(pdt.ones(3))", "RuntimeError",
+      r"adjoint\(\) is only supported on matrices or batches of matrices. Got 1-D tensor "
+      r"\(a tensor of shape \(3,\), float32, on cpu\)"),
+    C("vdot-2d", "pdt.vdot(t, t)", "RuntimeError", r"1D tensors expected, but got 2D and 2D"),
+    C("pinverse-int", "pdt.pinverse(ti.reshape(2, 3))", "NotImplementedError",
+      r"linalg.pinv: Expected a floating point tensor as input. Got Int \(shape \(2, 3\)"),
     C("inner-last-dims", "pdt.inner(t, pdt.ones(2))", "RuntimeError",
       r"inner\(\) the last dimension must match on both input tensors but got shapes \[2, 3\] "
       r"and \[2\]"),

@@ -1,0 +1,375 @@
+"""PyTorch's names that a real-valued library answers simply: isposinf, isneginf,
+is_complex, isreal, conj, resolve_conj, resolve_neg, adjoint (and ``x.H``), vdot,
+pinverse and sum_to_size; and the random fills exponential_, geometric_, cauchy_ and
+log_normal_, drawn from uniform_'s and normal_'s Philox samples (the same values on
+every device, up to the stated bound of the functions applied: Note [vector math
+accuracy] in csrc/cpu/cpu_vmath.h)."""
+import math
+
+from . import _C
+from ._ops_index import _tensor_arg
+
+__all__ = ["adjoint", "conj", "is_complex", "isneginf", "isposinf", "isreal", "pinverse",
+           "resolve_conj", "resolve_neg", "vdot"]
+
+
+def _where(t):
+    return f"(a tensor of shape {tuple(t.shape)}, {t.dtype.name}, on {t.device})"
+
+
+def isposinf(input):
+    _tensor_arg(input, "isposinf")
+    return input == math.inf if input.is_floating_point() else input != input
+
+
+def isneginf(input):
+    _tensor_arg(input, "isneginf")
+    return input == -math.inf if input.is_floating_point() else input != input
+
+
+_INF_DOC = """Where input is {sign}inf (False everywhere for integers and bools).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any dtype (also the method ``x.{name}()``).
+
+    Returns
+    -------
+    Tensor
+        bool, of input's shape.
+
+    Examples
+    --------
+    >>> pydevtensor.{name}(pydevtensor.tensor([1., float("inf"), -float("inf")]))
+    {out}
+    """
+isposinf.__doc__ = _INF_DOC.format(sign="+", name="isposinf",
+                                   out="tensor([False,  True, False])")
+isneginf.__doc__ = _INF_DOC.format(sign="-", name="isneginf",
+                                   out="tensor([False, False,  True])")
+
+
+def is_complex(input):
+    """False: pydevtensor has no complex dtypes.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any tensor (also the method ``x.is_complex()``).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> pydevtensor.is_complex(pydevtensor.ones(2))
+    False
+    """
+    _tensor_arg(input, "is_complex")
+    return False
+
+
+def isreal(input):
+    """True everywhere: every dtype here is real.
+
+    Parameters
+    ----------
+    input : Tensor
+        Any tensor (also the method ``x.isreal()``).
+
+    Returns
+    -------
+    Tensor
+        bool, of input's shape, on its device.
+
+    Examples
+    --------
+    >>> pydevtensor.isreal(pydevtensor.tensor([1., float("nan")]))
+    tensor([True, True])
+    """
+    _tensor_arg(input, "isreal")
+    return _C.ones(tuple(input.shape), dtype=_C.bool, device=input.device)
+
+
+def conj(input):
+    """input itself: the conjugate of a real tensor (as PyTorch's conj of a real one).
+
+    Parameters
+    ----------
+    input : Tensor
+        Any tensor (also the methods ``x.conj()``, ``x.resolve_conj()`` and
+        ``x.resolve_neg()``, which do the same here).
+
+    Returns
+    -------
+    Tensor
+        input (the same object).
+
+    Examples
+    --------
+    >>> x = pydevtensor.ones(2)
+    >>> pydevtensor.conj(x) is x
+    True
+    """
+    _tensor_arg(input, "conj")
+    return input
+
+
+resolve_conj = resolve_neg = conj
+
+
+def adjoint(input):
+    """The conjugate transpose of each matrix: ``input.transpose(-2, -1)`` (a view), the
+    conjugate being the identity here.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-d (also the method ``x.adjoint()``; ``x.H`` for a 2-d one).
+
+    Returns
+    -------
+    Tensor
+        A view with the last two dimensions swapped.
+
+    Raises
+    ------
+    RuntimeError
+        When input has fewer than 2 dimensions.
+
+    Examples
+    --------
+    >>> pydevtensor.adjoint(pydevtensor.zeros(4, 2, 3)).shape
+    pydevtensor.Size([4, 3, 2])
+    """
+    _tensor_arg(input, "adjoint")
+    if input.ndim < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of "
+                           f"matrices. Got {input.ndim}-D tensor {_where(input)}.")
+    return input.transpose(-2, -1)
+
+
+def _H(self):
+    """The conjugate transpose of a matrix: ``self.t()`` for the 2-d tensors here.
+
+    Returns
+    -------
+    Tensor
+        A view.
+
+    Examples
+    --------
+    >>> pydevtensor.zeros(2, 3).H.shape
+    pydevtensor.Size([3, 2])
+    """
+    if self.ndim != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.ndim}-D tensor {_where(self)}.")
+    return self.t()
+
+
+def vdot(input, other, *, out=None):
+    """The dot product of two 1-d tensors (the first conjugated, the identity here): ``dot``.
+
+    Parameters
+    ----------
+    input, other : Tensor
+        1-d, of the same size and dtype (also the method ``x.vdot(other)``).
+    out : Tensor, optional
+        Written with the result.
+
+    Returns
+    -------
+    Tensor
+        0-d.
+
+    Raises
+    ------
+    RuntimeError
+        When either is not 1-d, or their sizes or dtypes differ.
+
+    Examples
+    --------
+    >>> pydevtensor.vdot(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([3., 4.]))
+    tensor(11.)
+    """
+    _tensor_arg(input, "vdot")
+    _tensor_arg(other, "vdot", "other")
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D "
+                           f"tensors {_where(input)}")
+    return _C.dot(input, other) if out is None else _C.dot(input, other, out=out)
+
+
+def pinverse(input, rcond=1e-15):
+    """The pseudo-inverse of each matrix, singular values at or below ``rcond`` times the
+    largest taken as zero: ``linalg.pinv(input, rtol=rcond)``.
+
+    Parameters
+    ----------
+    input : Tensor
+        At least 2-d, floating point (also the method ``x.pinverse(rcond)``).
+    rcond : float, optional
+        The relative cut-off (default 1e-15).
+
+    Returns
+    -------
+    Tensor
+        Of shape ``(..., n, m)`` for input ``(..., m, n)``.
+
+    Examples
+    --------
+    >>> pydevtensor.pinverse(pydevtensor.tensor([[2., 0.], [0., 0.]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.0000]])
+    """
+    from .linalg import pinv
+
+    _tensor_arg(input, "pinverse")
+    return pinv(input, rtol=rcond)
+
+
+def _sum_to_size(self, *size):
+    """self summed to size, over the dimensions broadcasting would add or expand (the
+    reverse of ``expand``): the gradient of a broadcast operand.
+
+    Parameters
+    ----------
+    *size : ints, or one sequence of ints
+        A shape that broadcasts to self's.
+
+    Returns
+    -------
+    Tensor
+        Of shape size (self itself when it has it).
+
+    Raises
+    ------
+    RuntimeError
+        When size does not broadcast to self's shape.
+
+    Examples
+    --------
+    >>> pydevtensor.ones(2, 3).sum_to_size(1, 3)
+    tensor([[2., 2., 2.]])
+    """
+    size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    shape = tuple(self.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {list(size)} is not expandable to size {list(shape)} "
+                           f"{_where(self)}")
+    if size == shape:
+        return self
+    out = self.sum(tuple(range(lead))) if lead else self
+    dims = tuple(i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
+    return out.sum(dims, keepdim=True) if dims else out
+
+
+def _floating(self, name):
+    if not self.is_floating_point():
+        raise _C.DTypeError(f"{name} expects a floating point tensor, got {_where(self)}")
+
+
+def _fill_doc(summary, params, raises, example):
+    """A random fill's docstring: its own summary, parameters, refusals and example
+    around the sections they share."""
+    return f"""{summary}
+
+    Parameters
+    ----------
+{params}    generator : pydevtensor.Generator, optional
+        The generator (default the device's).
+
+    Returns
+    -------
+    Tensor
+        self.
+
+    Raises
+    ------
+    RuntimeError
+        {raises}
+    pydevtensor.DTypeError
+        When self's dtype cannot hold the samples.
+
+    Examples
+    --------
+{example}    """
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    _floating(self, "exponential_")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return self.uniform_(generator=generator).neg_().log1p_().mul_(-1.0 / lambd)
+
+
+def _geometric_(self, p, *, generator=None):
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    if self.dtype == _C.bool:
+        raise _C.DTypeError(f"geometric_ does not take bool tensors {_where(self)}")
+    u = _C.empty(tuple(self.shape), dtype=_C.float64, device=self.device)
+    k = u.uniform_(generator=generator).neg_().log1p_().div_(math.log1p(-p)).ceil_()
+    return self.copy_(k.clamp_(min=1.0))
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    _floating(self, "cauchy_")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    self.uniform_(generator=generator).sub_(0.5).mul_(math.pi).tan_()
+    return self.mul_(sigma).add_(median)
+
+
+def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    _floating(self, "log_normal_")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return self.normal_(mean, std, generator=generator).exp_()
+
+
+_exponential_.__doc__ = _fill_doc(
+    "Fills self (floating point) with samples of the exponential distribution of rate\n"
+    "    lambd: ``-log(1 - U) / lambd`` of uniform_'s samples U in [0, 1).",
+    "    lambd : float, optional\n        The rate (> 0, default 1).\n",
+    "When lambd is not positive.",
+    "    >>> x = pydevtensor.empty(1000).exponential_(2.0)\n"
+    "    >>> bool(x.min() >= 0) and abs(float(x.mean()) - 0.5) < 0.1\n    True\n")
+_geometric_.__doc__ = _fill_doc(
+    "Fills self (any dtype but bool) with samples of the geometric distribution of\n"
+    "    success probability p on {1, 2, ...}: ``ceil(log(1 - U) / log(1 - p))``, at least 1,\n"
+    "    of uniform_'s U.",
+    "    p : float\n        The success probability, in (0, 1).\n",
+    "When p is not in (0, 1).",
+    "    >>> x = pydevtensor.empty(1000).geometric_(0.5)\n"
+    "    >>> bool(x.min() >= 1) and abs(float(x.mean()) - 2.0) < 0.3\n    True\n")
+_cauchy_.__doc__ = _fill_doc(
+    "Fills self (floating point) with samples of the Cauchy distribution:\n"
+    "    ``median + sigma tan(pi (U - 1/2))`` of uniform_'s U.",
+    "    median : float, optional\n        The location (default 0).\n"
+    "    sigma : float, optional\n        The scale (> 0, default 1).\n",
+    "When sigma is not positive.",
+    "    >>> x = pydevtensor.empty(1001).cauchy_(3.0)\n"
+    "    >>> abs(float(x.median()) - 3.0) < 0.3\n    True\n")
+_log_normal_.__doc__ = _fill_doc(
+    "Fills self (floating point) with samples of the log-normal distribution:\n"
+    "    ``exp(N(mean, std))`` of normal_'s samples.",
+    "    mean, std : float, optional\n        The mean (default 1) and standard deviation (> 0,"
+    " default 2)\n        of the logarithm.\n",
+    "When std is not positive.",
+    "    >>> x = pydevtensor.empty(1001).log_normal_(0.0, 0.5)\n"
+    "    >>> bool(x.min() > 0) and abs(float(x.log().mean())) < 0.1\n    True\n")
+
+
+for _name, _fn in (("isposinf", isposinf), ("isneginf", isneginf), ("is_complex", is_complex),
+                   ("isreal", isreal), ("conj", conj), ("resolve_conj", conj),
+                   ("resolve_neg", conj), ("adjoint", adjoint), ("vdot", vdot),
+                   ("pinverse", pinverse), ("sum_to_size", _sum_to_size),
+                   ("exponential_", _exponential_), ("geometric_", _geometric_),
+                   ("cauchy_", _cauchy_), ("log_normal_", _log_normal_)):
+    setattr(_C.Tensor, _name, _fn)
+_C.Tensor.H = property(_H)
