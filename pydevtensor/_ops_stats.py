@@ -170,8 +170,9 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """
     dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "var")
     _floating(input, "var")
-    dims = tuple(range(input.ndim)) if dim is None else (
-        (dim,) if isinstance(dim, builtins.int) else tuple(dim))
+    dims = (dim,) if isinstance(dim, builtins.int) else (() if dim is None else tuple(dim))
+    if not dims:  # None, [] and (): every dimension, as the other reductions take them
+        dims = tuple(range(input.ndim))
     n = 1
     for d in dims:
         n *= input.shape[_dim(d, input.ndim, "var")] if input.ndim else 1

@@ -14,6 +14,7 @@ from ._linalg_decomp import eigh, eigvalsh, qr, svd, svdvals
 from ._linalg_lstsq import lstsq
 from ._linalg_spectral import cond, matrix_rank, pinv
 from ._ops_linalg_small import linalg_cross as cross, matrix_power, multi_dot
+from .autograd.dispatch import recorded
 
 
 def _dims(dim, ndim):
@@ -75,13 +76,19 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         return a.amax(reduce_dims, **kw) if x.ndim else a
     if ord == -math.inf:
         return a.amin(reduce_dims, **kw) if x.ndim else a
+    return _vector_norm_p(x, ord, reduce_dims if x.ndim else None, keepdim)
+
+
+@recorded("_vector_norm_p")
+def _vector_norm_p(x, ord, dims, keepdim):
+    """``(sum |x|**ord)**(1/ord)`` over dims (ord 0: the count of non-zeros), recorded as
+    one node, LinalgVectorNormBackward0 (autograd/derivatives.py): PyTorch's gradient,
+    0 where a zero norm or a zero element would make it inf * 0."""
+    a = x.abs()
+    kw = {"keepdim": keepdim} if x.ndim else {}
     if ord == 0:
-        return (a != 0).to(x.dtype).sum(reduce_dims, **kw)
-    if ord == 2:
-        return (a * a).sum(reduce_dims, **kw).sqrt()
-    if ord == 1:
-        return a.sum(reduce_dims, **kw)
-    return (a ** ord).sum(reduce_dims, **kw) ** (1.0 / ord)
+        return (a != 0).to(x.dtype).sum(dims, **kw)
+    return (a ** ord).sum(dims, **kw) ** (1.0 / ord)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):

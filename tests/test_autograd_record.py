@@ -75,10 +75,38 @@ def test_saved_tensors_and_versions(device):
     a = pdt.ones(3, device=device, requires_grad=True)
     b = pdt.full((3,), 2.0, device=device)
     y = a * b
-    assert [t.shape for t in y.grad_fn.saved_tensors] == [(3,), (3,)]
+    # only b: a's gradient reads b, and b needs none (Note in derivatives.py's
+    # _SavesOperands)
+    assert [t.shape for t in y.grad_fn.saved_tensors] == [(3,)]
+    assert y.grad_fn.saved_tensors[0]._version == b._version
     b.add_(1.0)  # b was saved: its version moved
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("op", ["mul", "rmul", "div", "matmul", "pow-number"])
+def test_an_operand_whose_gradient_is_not_wanted_is_not_saved(device, op):
+    """y * 2, 2 * y, y / c and y @ c, with c not requiring grad, keep nothing of y (as
+    PyTorch saves self for mul only when other needs a gradient), so an in-place change
+    of y afterwards (y[:, 0] = y[:, 1] * 2, the D2L idiom) leaves the backward as it
+    was; y ** 2 reads y, and refuses."""
+    x = pdt.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=pdt.float64, device=device,
+                   requires_grad=True)
+    c = pdt.tensor([[0.5, -1.0], [2.0, 3.0]], dtype=pdt.float64, device=device)
+    f = {"mul": lambda y: y * c, "rmul": lambda y: 2.0 * y, "div": lambda y: y / c,
+         "matmul": lambda y: y @ c, "pow-number": lambda y: y ** 2}[op]
+    y = x * 1.0
+    z = f(y)
+    y[:, 0] = y[:, 1] * 2.0
+    if op == "pow-number":
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
+        return
+    z.sum().backward()
+    w = np.ones((2, 2))
+    cn = c.cpu().numpy()
+    want = {"mul": w * cn, "rmul": 2.0 * w, "div": w / cn, "matmul": w @ cn.T}[op]
+    np.testing.assert_allclose(x.grad.cpu().numpy(), want, rtol=1e-15)
 
 
 def test_leaves_share_one_accumulator(device):

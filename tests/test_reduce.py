@@ -461,6 +461,30 @@ def test_norm_of_other_orders_is_numpys_vector_norm(device, p):
                                    rtol=1e-13)
 
 
+@pytest.mark.parametrize("p", [3, 1.5, 0.5, -1, 0])
+def test_norm_of_other_orders_has_pytorchs_gradient_at_zeros(device, p):
+    """norm_backward's masks: an all-zero input has gradient 0 (not 0 / 0), a zero
+    element under an order below 1 gets 0 (not 0 ** negative); the order 0 is flat but
+    recorded (LinalgVectorNormBackward0); elsewhere sign(x) |x|^(p-1) / norm^(p-1)."""
+    z = pdt.zeros(3, dtype=pdt.float64, device=device, requires_grad=True)
+    pdt.linalg.vector_norm(z, p).backward()
+    np.testing.assert_array_equal(host(z.grad), np.zeros(3))
+    a = np.array([0.0, 1.0, -2.0])
+    w = pdt.tensor(a, device=device, requires_grad=True)
+    y = w.norm(p)
+    assert type(y.grad_fn).__name__ == "LinalgVectorNormBackward0"
+    y.backward()
+    if p == 0:
+        want = np.zeros(3)
+    else:
+        n = np.sum(np.abs(a[1:]) ** p) ** (1 / p) if p < 0 else np.linalg.norm(a, p)
+        want = np.zeros(3)
+        want[1:] = np.sign(a[1:]) * np.abs(a[1:]) ** (p - 1) / n ** (p - 1)
+        if p < 0:  # a zero element makes the norm 0: every gradient is 0 (PyTorch's)
+            want[:] = 0.0
+    np.testing.assert_allclose(host(w.grad), want, rtol=1e-14, atol=0)
+
+
 @pytest.mark.parametrize("n", [32768, 40004, 50010, 57346, 65532, 65536])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_cpu_sum_of_one_chunk_in_halves_gives_the_whole_rows_bits(n, dtype):

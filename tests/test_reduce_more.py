@@ -472,3 +472,21 @@ def test_histc_values_on_interior_edges_land_as_torch(device, dtype):
     got = pdt.histc(pdt.tensor(np.arange(1, 10, dtype=np.float32) / 10, device=device),
                     bins=10, min=0, max=1)
     assert got.tolist() == [0.0] + [1.0] * 9
+
+
+@pytest.mark.parametrize("dim", [[], ()])
+def test_var_and_std_of_an_empty_dim_list_reduce_everything(device, dim):
+    """dim=[] and dim=() mean every dimension for var, std, var_mean and std_mean, as for
+    sum and mean (and PyTorch's var): against NumPy in float64, with keepdim."""
+    a = np.arange(12.0).reshape(3, 4) - 5.0
+    x = pdt.tensor(a, device=device)
+    for corr in (1, 0):
+        want = np.var(a, ddof=corr)
+        np.testing.assert_allclose(float(x.var(dim=dim, correction=corr)), want, rtol=1e-15)
+        np.testing.assert_allclose(float(x.std(dim=dim, correction=corr)), np.sqrt(want),
+                                   rtol=1e-15)
+        v, m = pdt.var_mean(x, dim=dim, correction=corr)
+        np.testing.assert_allclose([float(v), float(m)], [want, a.mean()], rtol=1e-15)
+        s, _ = pdt.std_mean(x, dim=dim, correction=corr)
+        np.testing.assert_allclose(float(s), np.sqrt(want), rtol=1e-15)
+    assert tuple(x.var(dim=dim, keepdim=True).shape) == (1, 1)

@@ -119,26 +119,46 @@ class SubBackward0(AddBackward0):
         return reduce_grad(g, ma), reduce_grad(g * (-self.alpha), mb)
 
 
-@derivative("mul")
-class MulBackward0(_Binary):
+def _both(need_a, need_b):
+    return need_a or need_b, need_a or need_b
+
+
+class _SavesOperands(_Binary):
+    """A binary op whose backward reads its operands.  keeps(need_a, need_b) says which
+    tensor operands backward reads when only those gradients are wanted: the others
+    are not saved, so an in-place change of one (y[:, 0] = y[:, 1] * 2) does not fail
+    a backward that never reads it, as PyTorch saves self for mul only when other
+    needs a gradient.  A number operand is kept as it is."""
+    keeps = staticmethod(_both)
+
     def save(self, result, input, other, **kw):
-        # the numbers, with SAVED for the tensors (kept only in save_tensors: a view
-        # held here would keep its base, Note [views and their base])
-        self.scalars = (SAVED if isinstance(input, _C.Tensor) else input,
-                        SAVED if isinstance(other, _C.Tensor) else other)
-        if isinstance(input, _C.Tensor):
-            if isinstance(other, _C.Tensor):
-                self.save_tensors(input, other)
-            else:
-                self.save_tensors(input)
-        elif isinstance(other, _C.Tensor):
-            self.save_tensors(other)
+        ta, tb = isinstance(input, _C.Tensor), isinstance(other, _C.Tensor)
+        keep_a, keep_b = self.keeps(ta and input.requires_grad, tb and other.requires_grad)
+        keep_a, keep_b = ta and keep_a, tb and keep_b
+        # the numbers, with SAVED for the tensors kept (only in save_tensors: a view
+        # held here would keep its base, Note [views and their base]) and None for
+        # those not kept
+        self.scalars = (SAVED if keep_a else None if ta else input,
+                        SAVED if keep_b else None if tb else other)
+        if keep_a and keep_b:
+            self.save_tensors(input, other)
+        elif keep_a or keep_b:
+            self.save_tensors(input if keep_a else other)
         self.metas = (meta(input), meta(other))  # _Binary.save, without a second call
         return input, other
 
     def _values(self):
+        a, b = self.scalars
+        if a is not SAVED and b is not SAVED:  # nothing kept: nothing to check or free
+            return [a, b]
         saved = list(self.saved_tensors)
         return [saved.pop(0) if s is SAVED else s for s in self.scalars]
+
+
+@derivative("mul")
+class MulBackward0(_SavesOperands):
+    # a's gradient reads b, b's reads a
+    keeps = staticmethod(lambda need_a, need_b: (need_b, need_a))
 
     def backward(self, g):
         a, b = self._values()
@@ -149,7 +169,10 @@ class MulBackward0(_Binary):
 
 
 @derivative("div", "true_divide")
-class DivBackward0(MulBackward0):
+class DivBackward0(_SavesOperands):
+    # a's gradient g / b reads b; b's, -g a / b^2, both
+    keeps = staticmethod(lambda need_a, need_b: (need_b, need_a or need_b))
+
     def save(self, result, input, other, rounding_mode=None, **kw):
         self.floor = rounding_mode is not None
         return super().save(result, input, other)
@@ -167,8 +190,9 @@ class DivBackward0(MulBackward0):
 
 
 @derivative("remainder")
-class RemainderBackward0(MulBackward0):
+class RemainderBackward0(_SavesOperands):
     """remainder(a, b) = a - q b with q = floor(a / b): 1 for a, -q for b."""
+    keeps = staticmethod(lambda need_a, need_b: (need_b, need_b))
     @staticmethod
     def _quotient(a, b):
         return _C.div(a, b, rounding_mode="floor")  # recorded: its derivative is zero
@@ -191,10 +215,11 @@ class FmodBackward0(RemainderBackward0):
 
 
 @derivative("copysign")
-class CopysignBackward0(MulBackward0):
+class CopysignBackward0(_SavesOperands):
     """copysign(a, b) = |a| s(b): s(b) sign(a) for a (0 where a is 0, as PyTorch's),
     zeros for b (unrecorded, as PyTorch's: nothing to differentiate through)."""
     zero_grad_inputs = (1,)
+    keeps = staticmethod(lambda need_a, need_b: (need_a, need_a))
 
     def backward(self, g):
         a, b = self._values()
@@ -214,7 +239,7 @@ class CopysignBackward0(MulBackward0):
 
 
 @derivative("hypot")
-class HypotBackward0(MulBackward0):
+class HypotBackward0(_SavesOperands):
     """d hypot(a, b) = (a da + b db) / hypot(a, b) (NaN at a = b = 0, as PyTorch's); the
     result is taken again rather than saved (Note [float binary functions] in
     csrc/core/pdt_elementwise.c)."""
@@ -229,7 +254,7 @@ class HypotBackward0(MulBackward0):
 
 
 @derivative("logaddexp")
-class LogaddexpBackward0(MulBackward0):
+class LogaddexpBackward0(_SavesOperands):
     """d logaddexp(a, b) = sigmoid(a - b) da + sigmoid(b - a) db, the difference of two
     equal values (infinities too) taken as 0, so 1/2 each."""
     scale = 1.0
@@ -253,7 +278,7 @@ class Logaddexp2Backward0(LogaddexpBackward0):
 
 
 @derivative("pow")
-class PowBackward0(MulBackward0):
+class PowBackward0(_SavesOperands):
     def save(self, result, input, exponent, **kw):
         self.result_saved = isinstance(exponent, _C.Tensor)
         r = super().save(result, input, exponent)
@@ -620,3 +645,24 @@ class NormBackward0(_ReductionOfValues):
             return reduce_grad(g * x / safe, self.in_meta)
         p = self.p
         return reduce_grad(g * sign(x) * x.abs() ** (p - 1) / safe ** (p - 1), self.in_meta)
+
+
+@derivative("_vector_norm_p")
+class LinalgVectorNormBackward0(NormBackward0):
+    """linalg.vector_norm of an order other than 1, 2 and +-inf (linalg.py's
+    _vector_norm_p): PyTorch's norm_backward, 0 where it would divide by a zero norm or
+    raise a zero to a negative power (not inf * 0 = NaN), and 0 for the order 0."""
+
+    def save(self, result, input, ord, dim=None, keepdim=False, **kw):
+        self.p = float(ord)
+        return _ReductionOfValues.save(self, result, input, dim, keepdim)
+
+    def backward(self, g):
+        p = self.p
+        if p == 0:  # a count: flat
+            return zeros_of(self.in_meta)
+        if p >= 1:
+            return super().backward(g)
+        x, y, g = self._unreduced(g)
+        scaled = zero_where(x == 0, sign(x) * x.abs() ** (p - 1))
+        return reduce_grad(scaled * g * y ** (1 - p), self.in_meta)

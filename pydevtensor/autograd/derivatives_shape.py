@@ -216,47 +216,63 @@ def _mT(x):
     return x.transpose(-2, -1)
 
 
-def _mm_like(x, left, right):
-    """left @ right for the gradient of the 2-d operand x, laid out as x is: when x is the
-    transpose of a row-major matrix (linear()'s weight.T), the product is formed as
+def _is_T(x):
+    """Whether x is the transpose of a row-major matrix (linear()'s weight.T)."""
+    return x.ndim == 2 and not x.is_contiguous() and x.T.is_contiguous()
+
+
+def _mm_like(transposed, left, right):
+    """left @ right for the gradient of a 2-d operand, laid out as it is: when it is the
+    transpose of a row-major matrix (transposed, _is_T), the product is formed as
     (right.T @ left.T).T, the same GEMM with the transposes as flags, so that the gradient
     reaching the weight is row-major like the weight (PyTorch's gradient layout contract)
     and the optimizer's updates run on matching layouts."""
-    if x.ndim == 2 and not x.is_contiguous() and x.T.is_contiguous():
+    if transposed:
         return _C.mm(right.T, left.T).T
     return _C.mm(left, right)
 
 
 class _Product(Node):
     def save(self, result, input, other, **kw):
-        self.save_tensors(input, other)
+        # a's gradient reads b, b's reads a: only those wanted are kept (as PyTorch's mm
+        # saves self only when mat2 needs a gradient), with what backward needs of the
+        # others' layout
+        need_a, need_b = input.requires_grad, other.requires_grad
+        if need_a and need_b:
+            self.save_tensors(input, other)
+        else:
+            self.save_tensors(other if need_a else input)
         self.metas = (meta(input), meta(other))
+        self.layouts = (_is_T(input), _is_T(other))
         return input, other
 
     def backward(self, g):
-        a, b = self.saved_tensors
         need_a, need_b = self.needs_input_grad
+        saved = self.saved_tensors
+        a = saved[0] if need_b else None
+        b = saved[-1] if need_a else None
         ma, mb = self.metas
-        if a.ndim == 1 and b.ndim == 1:
+        nda, ndb = len(ma[0]), len(mb[0])
+        if nda == 1 and ndb == 1:
             return (g * b if need_a else None), (g * a if need_b else None)
         # 1-D operands become a row (left) or a column (right), as in the forward
-        a2 = a.unsqueeze(0) if a.ndim == 1 else a
-        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
         g2 = g
-        if a.ndim == 1:
+        if nda == 1:
             g2 = g2.unsqueeze(-2)
-        if b.ndim == 1:
+        if ndb == 1:
             g2 = g2.unsqueeze(-1)
         ga = gb = None
-        flat = a2.ndim == 2 and b2.ndim == 2
+        flat = max(nda, 2) == 2 and max(ndb, 2) == 2
         if need_a:
-            ga = _mm_like(a, g2, _mT(b2)) if flat else _C.matmul(g2, _mT(b2))
-            if a.ndim == 1:
+            b2 = b.unsqueeze(-1) if ndb == 1 else b
+            ga = _mm_like(self.layouts[0], g2, _mT(b2)) if flat else _C.matmul(g2, _mT(b2))
+            if nda == 1:
                 ga = ga.squeeze(-2)
             ga = reduce_grad(ga, ma)
         if need_b:
-            gb = _mm_like(b, _mT(a2), g2) if flat else _C.matmul(_mT(a2), g2)
-            if b.ndim == 1:
+            a2 = a.unsqueeze(0) if nda == 1 else a
+            gb = _mm_like(self.layouts[1], _mT(a2), g2) if flat else _C.matmul(_mT(a2), g2)
+            if ndb == 1:
                 gb = gb.squeeze(-1)
             gb = reduce_grad(gb, mb)
         return ga, gb
@@ -311,11 +327,11 @@ class AddmmBackward0(Node):
         if need_in:
             ga = reduce_grad(g if self.beta == 1 else g * self.beta, self.in_meta)
         if need_1:
-            g1 = _mm_like(m1, g, m2.T)
+            g1 = _mm_like(_is_T(m1), g, m2.T)
             if self.alpha != 1:
                 g1 = g1 * self.alpha
         if need_2:
-            g2 = _mm_like(m2, m1.T, g)
+            g2 = _mm_like(_is_T(m2), m1.T, g)
             if self.alpha != 1:
                 g2 = g2 * self.alpha
         return ga, g1, g2

@@ -4,7 +4,7 @@ the arc* aliases share their function's Node.  deg2rad, rad2deg and logcumsumexp
 (pydevtensor/_ops_trig.py) are compositions that autograd records piece by piece."""
 import math
 
-from .derivatives import MulBackward0, _unary, reduce_grad
+from .derivatives import _SavesOperands, _unary, reduce_grad
 from .dispatch import derivative
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -45,7 +45,7 @@ _register(("erfinv",), "ErfinvBackward0", "result",
 
 
 @derivative("atan2", "arctan2")
-class Atan2Backward0(MulBackward0):
+class Atan2Backward0(_SavesOperands):
     """d atan2(a, b) = (b da - a db) / (a^2 + b^2) (either may be a number: mul's
     saving)."""
 
