@@ -236,6 +236,10 @@ def masked_fill(input, mask, value):
         # checked first: where() would name itself, or build a widened result in vain
         raise RuntimeError(f"masked_fill: the mask of shape {ms} does not broadcast to the "
                            f"input's shape {xs} (on {input.device})")
+    if mask.device != input.device:  # checked first: where() would blame its 'out'
+        raise _C.DeviceError(f"masked_fill(): the mask is on {mask.device}, the input on "
+                             f"{input.device} (shapes {ms} and {xs}); move one with .to(), "
+                             f"no copy is made for you")
     fill = _as_tensor(value, input.dtype, input.device)
     out = where(mask, fill, input)
     return out

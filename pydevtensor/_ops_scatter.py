@@ -29,10 +29,10 @@ _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 def _wide_dtype(dtype):
     """The dtype the index_add kernel adds dtype in (it has int32, int64, float32 and
-    float64)."""
+    float64): the halves in float32, bool and the small integers in int64."""
     if dtype in (_C.float16, _C.bfloat16):
         return _C.float32
-    if dtype == _C.bool:
+    if dtype in (_C.bool, _C.int8, _C.uint8, _C.int16):  # added in int64, cast back (wraps)
         return _C.int64
     return dtype
 

@@ -491,21 +491,29 @@ CASES = [
       r"input's shape \(2, 3\)"),
     C("masked_fill-mask-widens", "t[:1].masked_fill(pdt.ones(3, 1, dtype=pdt.bool), 9.0)",
       "RuntimeError", r"masked_fill: the mask of shape \(3, 1\) does not broadcast"),
+    C("masked_fill-mask-on-another-device",
+      't.masked_fill(pdt.ones(3, dtype=pdt.bool, device="cpu:1"), 9.0)',
+      "pydevtensor.DeviceError",
+      r"masked_fill\(\): the mask is on cpu:1, the input on cpu(:0)? \(shapes \(3,\) and "
+      r"\(2, 3\)\)", setup=TWO_CPUS),
     C("getitem-list-out-of-range", "t[[7]]", "IndexError",
       r"^index: index 7 is out of bounds for dimension 0 with size 2"),
     C("getitem-tensor-out-of-range", "t[pdt.tensor([-3])]", "IndexError",
       r"^index: index -3 is out of bounds for dimension 0 with size 2"),
-    # an index on another device of the same kind: PyTorch's error (a CPU index on a GPU
-    # tensor is the one crossing allowed, an implicit copy the transfer guard sees)
+    # an index on another device of the same kind: refused, naming both (a CPU index on a
+    # GPU tensor is the one crossing allowed, an implicit copy the transfer guard sees)
     C("getitem-index-on-another-device", 't[pdt.tensor([1, 0], device="cpu:1")]',
-      "RuntimeError", r"indices should be either on cpu or on the same device as the "
-      r"indexed tensor \(cpu(:0)?\), got an index on cpu:1", setup=TWO_CPUS),
+      "RuntimeError", r"indices should be on the same device as the indexed tensor "
+      r"\(cpu(:0)?\), got an index on cpu:1: logical CPU devices do not share tensors",
+      setup=TWO_CPUS),
     C("getitem-mask-on-another-device", 't[pdt.tensor([True, False], device="cpu:1")]',
-      "RuntimeError", r"indices should be either on cpu or on the same device as the "
-      r"indexed tensor \(cpu(:0)?\), got an index on cpu:1", setup=TWO_CPUS),
+      "RuntimeError", r"indices should be on the same device as the indexed tensor "
+      r"\(cpu(:0)?\), got an index on cpu:1: logical CPU devices do not share tensors",
+      setup=TWO_CPUS),
     C("setitem-index-on-another-device", 't[pdt.tensor([1], device="cpu:1")] = 5.0',
-      "RuntimeError", r"indices should be either on cpu or on the same device as the "
-      r"indexed tensor \(cpu(:0)?\), got an index on cpu:1", setup=TWO_CPUS),
+      "RuntimeError", r"indices should be on the same device as the indexed tensor "
+      r"\(cpu(:0)?\), got an index on cpu:1: logical CPU devices do not share tensors",
+      setup=TWO_CPUS),
     C("cat-int", "pdt.cat(5)", "TypeError", r"cat\(\): argument 'tensors' must be a sequence "
       r"of Tensors, got int"),
     C("gather-out-of-bounds", "pdt.gather(t, 1, pdt.tensor([[5]]))", "IndexError",

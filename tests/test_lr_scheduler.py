@@ -208,3 +208,43 @@ def test_sgd_steps_with_the_scheduled_rate(dev, name):
     assert w.device == pdt.device(dev)
     np.testing.assert_allclose(w.detach().cpu().numpy(), want_w, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(v.detach().cpu().numpy(), want_v, rtol=1e-6, atol=1e-6)
+
+
+RESUMED = {
+    "CosineAnnealingLR": lambda o, e: sched.CosineAnnealingLR(o, T_max=10, last_epoch=e),
+    "LinearLR": lambda o, e: sched.LinearLR(o, 0.1, 1.0, 10, last_epoch=e),
+    "PolynomialLR": lambda o, e: sched.PolynomialLR(o, 10, power=2.0, last_epoch=e),
+    "MultiplicativeLR": lambda o, e: sched.MultiplicativeLR(o, lambda k: 0.9,
+                                                            last_epoch=e),
+    "StepLR": lambda o, e: sched.StepLR(o, 3, gamma=0.5, last_epoch=e),
+    "ExponentialLR": lambda o, e: sched.ExponentialLR(o, 0.8, last_epoch=e),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESUMED))
+def test_a_schedule_resumed_with_last_epoch_goes_on_as_the_run_would(name):
+    """A scheduler made with last_epoch=k over an optimizer at epoch k's rate (its
+    initial_lr kept, as a loaded optimizer has it) takes epoch k + 1's rate at once, and
+    the next ones after it, as the uninterrupted run (PyTorch's initial step moves a
+    resumed schedule on; the recursive forms kept epoch k's rate, one step behind for
+    good)."""
+    make = RESUMED[name]
+    w = nn.Parameter(pdt.zeros(1))
+    opt = optim.SGD([w], lr=1.0)
+    s = make(opt, -1)
+    run = [opt.param_groups[0]["lr"]]
+    for _ in range(9):
+        opt.step()
+        s.step()
+        run.append(opt.param_groups[0]["lr"])
+    k = 3
+    opt2 = optim.SGD([nn.Parameter(pdt.zeros(1))], lr=run[k])
+    opt2.param_groups[0]["initial_lr"] = 1.0
+    s2 = make(opt2, k)
+    got = [opt2.param_groups[0]["lr"]]
+    for _ in range(5):
+        opt2.step()
+        s2.step()
+        got.append(opt2.param_groups[0]["lr"])
+    assert s2.last_epoch == k + 6
+    np.testing.assert_allclose(got, run[k + 1:k + 7], rtol=1e-13, atol=1e-15)

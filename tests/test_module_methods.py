@@ -153,3 +153,20 @@ def test_casts_and_moves_take_the_gradients_along(device, cast):
         np.testing.assert_allclose(p.grad.cpu().numpy(), 2 * before[n], rtol=1e-3)
     m.to_empty(device=device)
     assert all(p.grad is None for p in m.parameters())
+
+
+def test_a_child_under_two_names_is_one_child():
+    """named_children and children skip a module already given (PyTorch's memo), as
+    modules() and parameters() do; state_dict keeps both names, as PyTorch's."""
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(1, 1)
+            self.b = self.a
+            self.c = nn.ReLU()
+
+    t = Tied()
+    assert [n for n, _ in t.named_children()] == ["a", "c"]
+    assert [type(m).__name__ for m in t.children()] == ["Linear", "ReLU"]
+    assert len(list(t.modules())) == 3 and len(list(t.parameters())) == 2
+    assert sorted(t.state_dict()) == ["a.bias", "a.weight", "b.bias", "b.weight"]

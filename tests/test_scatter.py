@@ -48,7 +48,7 @@ def _case(rng, dim, dtype):
 @pytest.mark.parametrize("reduce", REDUCES)
 @pytest.mark.parametrize("include_self", [True, False])
 @pytest.mark.parametrize("dim", [0, 1, -1])
-@pytest.mark.parametrize("dtype", ["float32", "int64"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int8", "int16"])
 def test_scatter_reduce_matches_numpy(device, reduce, include_self, dim, dtype):
     rng = np.random.default_rng(abs(dim) * 7 + len(reduce))
     x, index, src = _case(rng, dim % 2, dtype)

@@ -329,8 +329,9 @@ static PyObject *f_cat_fast(PyObject *module, PyObject *args)
  * (_ops_index.py): autograd, cond not a bool tensor, two dtypes, a number that
  * would change the dtype (where only; masked_fill casts it), anything else than
  * tensors and Python numbers, and for masked_fill a value that is not a number
- * or a 0-d tensor or a mask that widens b.  A number becomes a 0-d tensor of the
- * other operand's dtype and device, as the Python path's _as_tensor makes it. */
+ * or a 0-d tensor, a mask that widens b or one on another device.  A number
+ * becomes a 0-d tensor of the other operand's dtype and device, as the Python
+ * path's _as_tensor makes it. */
 static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     pdt_state *S = state(module);
@@ -349,6 +350,8 @@ static PyObject *f_where_fast(PyObject *module, PyObject *const *args, Py_ssize_
         Py_RETURN_NONE;
     const pdt_tensor *tc = pdt_tensor_of(c);
     const pdt_tensor *t = pdt_tensor_of(tb ? b : a); /* a tensor operand */
+    if (masked && !pdt_device_eq(tc->device, t->device))
+        Py_RETURN_NONE; /* masked_fill's own error, naming the mask, from the Python path */
     pdt_tensor number;
     int made = 0;
     if (ta && tb) {

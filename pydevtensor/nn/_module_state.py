@@ -44,7 +44,7 @@ class _StateMixin:
                 if b is not None and bname not in m._non_persistent_buffers_set:
                     yield dot + bname, b, False
             inner = above | {id(m)}  # a module inside itself would never end
-            stack.extend(reversed([(dot + n, c, inner) for n, c in m.named_children()
+            stack.extend(reversed([(dot + n, c, inner) for n, c in m._modules.items()
                                    if c is not None and id(c) not in inner]))
 
     def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",

@@ -530,8 +530,10 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         >>> [name for name, _ in net.named_children()]
         ['0', '1', '2']
         """
+        seen = set()  # a module under two names is one child, as PyTorch's
         for name, m in self._modules.items():
-            if m is not None:
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
                 yield name, m
 
     def children(self) -> Iterator[Module]:
@@ -590,7 +592,8 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
             yield name, m
             inner = above | {id(m)}  # a module inside itself would never end
             stack[0:0] = [(f"{name}.{n}" if name else n, c, inner)
-                          for n, c in m.named_children() if id(c) not in inner]
+                          for n, c in m._modules.items()  # every name: remove_duplicate
+                          if c is not None and id(c) not in inner]
 
     def modules(self) -> Iterator[Module]:
         """This module and every descendant.

@@ -35,11 +35,7 @@ def _per_group(value, name, optimizer, where):
 def _initial_step(scheduler):
     """The step a scheduler makes when it is made (PyTorch's _initial_step)."""
     scheduler._step_count = 0
-    scheduler._is_initial = True
-    try:
-        scheduler.step()
-    finally:
-        scheduler._is_initial = False
+    scheduler.step()
 
 
 def _state_with_children(self) -> dict[str, Any]:
@@ -168,7 +164,7 @@ class LinearLR(LRScheduler):
         e, start, end = self.last_epoch, self.start_factor, self.end_factor
         if e == 0:
             return [lr * start for lr in self._current()]
-        if self._is_initial or e > self.total_iters:
+        if e > self.total_iters:
             return self._current()
         ratio = 1.0 + (end - start) / (self.total_iters * start + (e - 1) * (end - start))
         return [lr * ratio for lr in self._current()]

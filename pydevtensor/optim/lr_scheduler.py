@@ -128,9 +128,9 @@ class LRScheduler:
         # PyTorch's flag: the optimizer's step sets it once a scheduler watches it
         optimizer.__dict__.setdefault("_opt_called", False)
         self._step_count = 0
-        self._is_initial = True  # the first step, made here, keeps the rates
+        # the first step, made here: epoch 0 keeps the rates; a resumed schedule
+        # (last_epoch=k) moves on to epoch k + 1, as PyTorch's
         self.step()
-        self._is_initial = False
 
     def get_lr(self) -> list[float]:
         """The rates of epoch ``last_epoch``, one per parameter group, computed by the
@@ -483,7 +483,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         e, low = self.last_epoch, self.eta_min
-        if self._is_initial:
+        if e == 0:
             return self._current()
         if self._step_count == 1 and e > 0:  # resumed: no current rate to start from
             return self._closed_form()
