@@ -127,9 +127,14 @@ def _cat(tensors, dim=0, *, out=None):
                                f"{device})")
         total += s[d]
     shape[d] = total
-    result = _C.empty(tuple(shape), dtype=dtype, device=device) if out is None else out
     if out is not None and tuple(out.shape) != tuple(shape):
-        raise RuntimeError(f"cat(): out has shape {tuple(out.shape)}, expected {tuple(shape)}")
+        if out.numel() != 0 or out._base is not None:
+            raise RuntimeError(f"cat(): out has shape {tuple(out.shape)}, expected "
+                               f"{tuple(shape)} (on {device})")
+        # an empty out takes the result's shape, as PyTorch resizes it (out.data =: the
+        # same object, its own version counter)
+        out.data = _C.empty(tuple(shape), dtype=out.dtype, device=out.device)
+    result = _C.empty(tuple(shape), dtype=dtype, device=device) if out is None else out
     if out is not None:  # an input that out's memory meets is read before anything is written
         parts = [t.clone() if _C._spans_overlap(t, out) else t for t in parts]
     at = 0
@@ -222,7 +227,9 @@ def hstack(tensors):
     >>> pydevtensor.hstack([pydevtensor.tensor([1, 2]), pydevtensor.tensor([3])])
     tensor([1, 2, 3])
     """
-    tensors = list(tensors)
+    # at least 1-d each, as PyTorch's (atleast_1d): 0-d tensors join as one element each
+    tensors = [t.reshape(1) if isinstance(t, _C.Tensor) and t.ndim == 0 else t
+               for t in tensors]
     return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
 
 

@@ -75,6 +75,9 @@ def _dims_arg(dims, a, b):
                 raise IndexError(f"tensordot(): dimension {d} is out of range for a tensor "
                                  f"of shape {tuple(t.shape)}")
             out.append(d % t.ndim)
+        if len(set(out)) != len(out):
+            raise RuntimeError(f"tensordot(): dim {dl} lists a dimension more than once (a "
+                               f"tensor of shape {tuple(t.shape)})")
         norm.append(out)
     return norm
 
@@ -123,8 +126,13 @@ def tensordot(a, b, dims=2, out=None):
     k = 1
     for i in da:
         k *= a.shape[i]
-    left = a.permute(*free_a, *da).reshape(-1, k)
-    right = b.permute(*db, *free_b).reshape(k, -1)
+    m = n = 1  # the free sizes, not -1: with k == 0 a -1 could be anything
+    for d in free_a:
+        m *= a.shape[d]
+    for d in free_b:
+        n *= b.shape[d]
+    left = a.permute(*free_a, *da).reshape(m, k)
+    right = b.permute(*db, *free_b).reshape(k, n)
     shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
     result = (left @ right).reshape(shape)
     if out is not None:

@@ -182,7 +182,16 @@ def unbind(input, dim=0):
 unbind.__doc__, unbind.__wrapped__ = _unbind_recorded.__doc__, _unbind_recorded
 
 
-for _name_, _fn in (("split", split), ("chunk", chunk), ("unbind", unbind)):
+def _split_method(self, split_size, dim=0):
+    return split(self, split_size, dim)
+
+
+# the method's keyword is PyTorch's Tensor.split's, split_size (the function's is
+# split_size_or_sections)
+_split_method.__doc__, _split_method.__name__ = split.__doc__, "split"
+_split_method.__qualname__ = "Tensor.split"
+
+for _name_, _fn in (("split", _split_method), ("chunk", chunk), ("unbind", unbind)):
     setattr(_C.Tensor, _name_, _fn)
 
 __all__ = ["chunk", "split", "unbind"]

@@ -18,7 +18,8 @@ def _pieces(input, bounds, d):
     return tuple(_basic_getitem(input, lead + (slice(a, b),)) for a, b in bounds)
 
 
-def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None):
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
     """Views of input along dim: `sections` pieces of nearly equal size (the first
     size % sections one longer), or the pieces between the given indices (as slicing
     would cut them, so an index past the end gives empty pieces).
@@ -55,7 +56,8 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
     (tensor([0]), tensor([1, 2, 3, 4]), tensor([5, 6]))
     """
     _tensor_arg(input, "tensor_split")
-    given = [a for a in (indices_or_sections, sections, indices) if a is not None]
+    given = [a for a in (indices_or_sections, sections, indices, tensor_indices_or_sections)
+             if a is not None]  # the last, the name of PyTorch's tensor overload
     if len(given) != 1:
         raise TypeError(f"tensor_split(): expected one of indices_or_sections, sections= and "
                         f"indices=, got {len(given)}")

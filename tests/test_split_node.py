@@ -117,5 +117,6 @@ def test_moved_module_keeps_the_names():
     from pydevtensor import _ops_split
     assert pdt.split is _ops_split.split and pdt.chunk is _ops_split.chunk
     assert pdt.unbind is _ops_split.unbind
-    assert pdt.Tensor.split is _ops_split.split and pdt.Tensor.chunk is _ops_split.chunk
+    # the method is split under PyTorch's method keyword (split_size)
+    assert pdt.Tensor.split is _ops_split._split_method and pdt.Tensor.chunk is _ops_split.chunk
     assert {"split", "chunk", "unbind"} <= set(pdt.__all__)

@@ -162,3 +162,31 @@ def test_tensor_split_keywords(device):
     with pytest.raises(TypeError, match=r"expected one of indices_or_sections, sections= and "
                                         r"indices=, got 2"):
         pdt.tensor_split(x, 2, sections=2)
+
+
+def test_edges_a_shape_tester_found(device):
+    """tensordot over dims of size 0 gives zeros (a reshape to -1 could not tell the free
+    size) and refuses a dim listed twice; hstack makes 0-d tensors 1-d first; cat and
+    stack resize an empty out, as PyTorch's; x.split takes PyTorch's method keyword
+    split_size and tensor_split its tensor_indices_or_sections."""
+    z = pdt.tensordot(pdt.zeros(2, 0, device=device), pdt.zeros(0, 3, device=device), 1)
+    np.testing.assert_array_equal(z.cpu().numpy(), np.zeros((2, 3)))
+    assert float(pdt.tensordot(pdt.zeros(0, device=device), pdt.zeros(0, device=device), 1)) \
+        == 0.0
+    x = pdt.ones(2, 2, device=device)
+    with pytest.raises(RuntimeError, match=r"dim \[0, 0\] lists a dimension more than once"):
+        pdt.tensordot(x, x, ([0, 0], [0, 0]))
+    h = pdt.hstack([pdt.tensor(5.0, device=device), pdt.tensor([1.0, 2.0], device=device)])
+    np.testing.assert_array_equal(h.cpu().numpy(), np.hstack([5.0, [1.0, 2.0]]))
+    o = pdt.empty(0, device=device)
+    assert pdt.cat([pdt.ones(2, 2, device=device), pdt.zeros(1, 2, device=device)], out=o) is o
+    np.testing.assert_array_equal(o.cpu().numpy(), [[1, 1], [1, 1], [0, 0]])
+    s = pdt.empty(0, device=device)
+    pdt.stack([pdt.ones(2, device=device)] * 3, out=s)
+    assert tuple(s.shape) == (3, 2)
+    with pytest.raises(RuntimeError, match=r"out has shape \(3,\), expected \(2,\)"):
+        pdt.cat([pdt.ones(2, device=device)], out=pdt.empty(3, device=device))
+    a = pdt.arange(24, device=device).reshape(2, 3, 4)
+    assert [tuple(t.shape) for t in a.split(split_size=3, dim=2)] == [(2, 3, 3), (2, 3, 1)]
+    parts = pdt.tensor_split(a, tensor_indices_or_sections=pdt.tensor([1]), dim=1)
+    assert [tuple(t.shape) for t in parts] == [(2, 1, 4), (2, 2, 4)]
