@@ -170,3 +170,56 @@ def test_a_child_under_two_names_is_one_child():
     assert [type(m).__name__ for m in t.children()] == ["Linear", "ReLU"]
     assert len(list(t.modules())) == 3 and len(list(t.parameters())) == 2
     assert sorted(t.state_dict()) == ["a.bias", "a.weight", "b.bias", "b.weight"]
+
+
+def test_an_attribute_set_before_a_parameter_or_child_does_not_hide_it():
+    """self.w = tensor then self.w = Parameter: forward reads the Parameter (the plain
+    attribute is dropped, as PyTorch's __setattr__ drops it); a child set to None leaves
+    the model; a tensor over a child is refused."""
+    class Scale(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = pdt.ones(3)
+            self.w = nn.Parameter(pdt.full((3,), 2.0))
+            self.sub = None
+            self.sub = nn.Linear(3, 3)
+
+        def forward(self, x):
+            return self.sub(x * self.w)
+
+    m = Scale()
+    assert isinstance(m.w, nn.Parameter) and isinstance(m.sub, nn.Linear)
+    x = pdt.ones(3)
+    y = m(x)
+    np.testing.assert_allclose(y.detach().numpy(), (m.sub.weight @ (x * 2.0) +
+                                                    m.sub.bias).detach().numpy())
+    y.sum().backward()
+    assert m.w.grad is not None
+    m.sub = None
+    assert m.sub is None and [n for n, _ in m.named_parameters()] == ["w"]
+    assert list(m.state_dict()) == ["w"]
+    m.sub = nn.ReLU()
+    with pytest.raises(TypeError, match="cannot assign Tensor as child module 'sub'"):
+        m.sub = pdt.zeros(1)
+
+
+def test_train_and_eval_call_each_childs_own_train():
+    """A child that overrides train() (a frozen BatchNorm) keeps its choice, as
+    PyTorch's train() calls each child's; a mode that is not a bool is refused."""
+    class FrozenBN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm1d(2)
+
+        def train(self, mode=True):
+            super().train(mode)
+            self.bn.eval()
+            return self
+
+    net = nn.Sequential(nn.Linear(2, 2), FrozenBN())
+    assert net.train() is net and net.training and net[0].training and net[1].training
+    assert not net[1].bn.training
+    net.eval()
+    assert not any(m.training for m in net.modules())
+    with pytest.raises(ValueError, match="training mode is expected to be boolean"):
+        net.train("no")

@@ -95,11 +95,15 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         if params is None:
             raise AttributeError("call Module.__init__() before assigning attributes")
         buffers = self._buffers
+        # a plain attribute of that name would hide the parameter or child from
+        # attribute lookup (__getattr__ runs only when it fails): dropped, as PyTorch's
         if isinstance(value, Parameter):
+            self.__dict__.pop(name, None)
             self._modules.pop(name, None)
             self._forget_buffer(name)
             params[name] = value
         elif isinstance(value, Module):
+            self.__dict__.pop(name, None)
             params.pop(name, None)
             self._forget_buffer(name)
             self._modules[name] = value
@@ -109,6 +113,11 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
                 raise TypeError(f"cannot assign {type(value).__name__} to parameter '{name}' "
                                 f"(expected nn.Parameter or None)")
             params[name] = None
+        elif name in self._modules:  # a child set to None is dropped from the model
+            if value is not None:
+                raise TypeError(f"cannot assign {type(value).__name__} as child module "
+                                f"'{name}' (expected nn.Module or None)")
+            self._modules[name] = None
         elif name in buffers:  # a buffer stays one (and keeps its persistence), as in PyTorch
             if value is not None and not isinstance(value, _C.Tensor):
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer '{name}' "
@@ -475,7 +484,8 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         return self
 
     def train(self: _M, mode: bool = True) -> _M:
-        """Sets training mode on this module and its children.
+        """Sets training mode on this module and, through each child's own train() (which
+        a subclass may override, as a frozen BatchNorm does), on its children.
 
         Parameters
         ----------
@@ -487,6 +497,11 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         Module
             self.
 
+        Raises
+        ------
+        ValueError
+            When mode is not a bool.
+
         Examples
         --------
         >>> from pydevtensor import nn
@@ -494,8 +509,12 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         >>> net.train(False).training
         False
         """
-        for m in self.modules():
-            object.__setattr__(m, "training", bool(mode))
+        if not isinstance(mode, bool):
+            raise ValueError(f"training mode is expected to be boolean, got "
+                             f"{type(mode).__name__}")
+        object.__setattr__(self, "training", mode)
+        for child in self.children():  # each child's own train(), which may override it
+            child.train(mode)
         return self
 
     def eval(self: _M) -> _M:
