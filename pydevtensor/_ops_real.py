@@ -1,9 +1,9 @@
 """PyTorch's names that a real-valued library answers simply: isposinf, isneginf,
 is_complex, isreal, conj, resolve_conj, resolve_neg, adjoint (and ``x.H``), vdot,
-pinverse and sum_to_size; and the random fills exponential_, geometric_, cauchy_ and
-log_normal_, drawn from uniform_'s and normal_'s Philox samples (the same values on
-every device, up to the stated bound of the functions applied: Note [vector math
-accuracy] in csrc/cpu/cpu_vmath.h)."""
+pinverse and sum_to_size; and the random fills ``exponential_``, ``geometric_``,
+``cauchy_`` and ``log_normal_``, drawn from ``uniform_``'s and ``normal_``'s Philox
+samples (the same values on every device, up to the stated bound of the functions
+applied: Note [vector math accuracy] in csrc/cpu/cpu_vmath.h)."""
 import math
 
 from . import _C
@@ -334,7 +334,7 @@ def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 _exponential_.__doc__ = _fill_doc(
     "Fills self (floating point) with samples of the exponential distribution of rate\n"
-    "    lambd: ``-log(1 - U) / lambd`` of uniform_'s samples U in [0, 1).",
+    "    lambd: ``-log(1 - U) / lambd`` of ``uniform_``'s samples U in [0, 1).",
     "    lambd : float, optional\n        The rate (> 0, default 1).\n",
     "When lambd is not positive.",
     "    >>> x = pydevtensor.empty(1000).exponential_(2.0)\n"
@@ -342,14 +342,14 @@ _exponential_.__doc__ = _fill_doc(
 _geometric_.__doc__ = _fill_doc(
     "Fills self (any dtype but bool) with samples of the geometric distribution of\n"
     "    success probability p on {1, 2, ...}: ``ceil(log(1 - U) / log(1 - p))``, at least 1,\n"
-    "    of uniform_'s U.",
+    "    of ``uniform_``'s U.",
     "    p : float\n        The success probability, in (0, 1).\n",
     "When p is not in (0, 1).",
     "    >>> x = pydevtensor.empty(1000).geometric_(0.5)\n"
     "    >>> bool(x.min() >= 1) and abs(float(x.mean()) - 2.0) < 0.3\n    True\n")
 _cauchy_.__doc__ = _fill_doc(
     "Fills self (floating point) with samples of the Cauchy distribution:\n"
-    "    ``median + sigma tan(pi (U - 1/2))`` of uniform_'s U.",
+    "    ``median + sigma tan(pi (U - 1/2))`` of ``uniform_``'s U.",
     "    median : float, optional\n        The location (default 0).\n"
     "    sigma : float, optional\n        The scale (> 0, default 1).\n",
     "When sigma is not positive.",
@@ -357,7 +357,7 @@ _cauchy_.__doc__ = _fill_doc(
     "    >>> abs(float(x.median()) - 3.0) < 0.3\n    True\n")
 _log_normal_.__doc__ = _fill_doc(
     "Fills self (floating point) with samples of the log-normal distribution:\n"
-    "    ``exp(N(mean, std))`` of normal_'s samples.",
+    "    ``exp(N(mean, std))`` of ``normal_``'s samples.",
     "    mean, std : float, optional\n        The mean (default 1) and standard deviation (> 0,"
     " default 2)\n        of the logarithm.\n",
     "When std is not positive.",
