@@ -72,3 +72,21 @@ def test_identity_takes_any_arguments():
     torch = torch_or_skip()
     assert repr(nn.Identity(54, unused="x")) == repr(torch.nn.Identity(54, unused="x"))
     assert nn.Identity(1, a=2)(pdt.ones(2)).tolist() == [1.0, 1.0]
+
+
+def test_parameter_dict_get_setdefault_copy_and_list_iadd():
+    """ParameterDict's get, setdefault and copy, and ParameterList's +=, as PyTorch's:
+    what they add is registered (parameters(), state_dict())."""
+    pd = nn.ParameterDict({"a": pdt.ones(1)})
+    assert pd.get("a") is pd["a"] and pd.get("z") is None and pd.get("z", 3) == 3
+    b = pd.setdefault("b", pdt.zeros(2))
+    assert isinstance(b, nn.Parameter) and pd["b"] is b and pd.setdefault("b") is b
+    assert list(pd.state_dict()) == ["a", "b"]
+    c = pd.copy()
+    assert type(c) is nn.ParameterDict and c["a"] is pd["a"] and list(c) == ["a", "b"]
+    c["x"] = pdt.ones(3)
+    assert "x" not in pd
+    pl = nn.ParameterList([pdt.ones(1)])
+    same = pl
+    pl += [pdt.zeros(2), pdt.zeros(3)]
+    assert pl is same and len(pl) == 3 and len(list(pl.parameters())) == 3

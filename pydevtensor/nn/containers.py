@@ -104,6 +104,28 @@ class _DictContainer(Module):
         """
         return self._members().items()
 
+    def get(self, key: str, default: Any = None) -> Any:
+        """The member under key, or default when there is none (as a dict's get).
+
+        Parameters
+        ----------
+        key : str
+            Its name.
+        default : object, optional
+            What to give for a missing key (default None).
+
+        Returns
+        -------
+        Module, Parameter or default
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> nn.ParameterDict({'a': pydevtensor.ones(1)}).get('b', 0)
+        0
+        """
+        return self._members().get(key, default)
+
     def pop(self, key: str) -> Any:
         """Removes the member under key and returns it.
 
@@ -361,6 +383,9 @@ class ParameterList(Module):
             self.register_parameter(str(len(self)), p)
         return self
 
+    def __iadd__(self, values: Any) -> ParameterList:
+        return self.extend(values)
+
     def __repr__(self) -> str:
         return _parameters_repr(self)
 
@@ -405,6 +430,47 @@ class ParameterDict(_DictContainer):
 
     def _add(self, key: str, p: Parameter | None) -> None:
         self.register_parameter(key, p)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        """The parameter under key, adding default there first when there is none.
+
+        Parameters
+        ----------
+        key : str
+            Its name.
+        default : Parameter or Tensor, optional
+            Added (as a Parameter) when key is missing (default None).
+
+        Returns
+        -------
+        Parameter or None
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> pd = nn.ParameterDict()
+        >>> pd.setdefault('b', pydevtensor.zeros(1)) is pd['b']
+        True
+        """
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict holding the same Parameter objects (a shallow copy).
+
+        Returns
+        -------
+        ParameterDict
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> pd = nn.ParameterDict({'a': pydevtensor.ones(1)})
+        >>> pd.copy()['a'] is pd['a']
+        True
+        """
+        return ParameterDict(self.items())
 
     def __repr__(self) -> str:
         return _parameters_repr(self)
