@@ -40,6 +40,8 @@ def _state(t):
     """What t carries beside its values: its instance attributes."""
     state = dict(getattr(t, "__dict__", ()))
     for name in _C_ATTRIBUTES:
+        if name == "grad" and t.grad_fn is not None and not t.retains_grad:
+            continue  # a non-leaf's .grad is None (and reading it warns, as PyTorch's)
         value = getattr(t, name)
         if value is not None and value is not False:
             state[name] = value

@@ -441,7 +441,9 @@ def test_grad_returns_gradients_after_the_inputs_hooks_as_torch(device):
     (gx, gy) = autograd.grad((y * 3).sum(), (x, y))
     assert_close(gy, [300.0, 300.0], "float64")
     assert_close(gx, [6000.0, 6000.0], "float64")  # 3 * 100 * 2, then x's hook: * 10
-    assert x.grad is None and y.grad is None
+    assert x.grad is None
+    with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
+        assert y.grad is None
 
 
 def test_function_frees_what_it_saved_after_backward(device):
@@ -568,3 +570,23 @@ def test_inplace_on_a_view_output_of_a_function_raises_as_torch(device):
         a = lib.tensor([1.0, -2.0], device=dev, requires_grad=True)
         with pytest.raises(RuntimeError, match="Output 0 of BackwardHookFunction(Backward)? is a view"):
             m(a * 1)
+
+
+def test_reading_a_non_leafs_grad_warns_as_torch(device):
+    """y.grad of a non-leaf that does not retain its gradient is None, with PyTorch's
+    UserWarning (a leaf reached by mistake, such as a copy moved to another device, is
+    the usual cause); a leaf, a retaining non-leaf and a tensor without grad do not
+    warn."""
+    import warnings
+    x = t64([1.0, 2.0], device, True)
+    y = x * 2
+    with pytest.warns(UserWarning, match=r"not a leaf Tensor is being accessed.*"
+                                         r"\.retain_grad\(\)"):
+        assert y.grad is None
+    z = x * 3
+    z.retain_grad()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert x.grad is None and z.grad is None and t64([1.0], device).grad is None
+        (y + z).sum().backward()
+        assert_close(z.grad, [1.0, 1.0], "float64")

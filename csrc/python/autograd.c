@@ -220,6 +220,26 @@ static PyObject *get_grad(PyObject *self, void *c)
 {
     (void)c;
     PyObject *g = ((PdtTensorObject *)self)->grad;
+    if (!g && ((PdtTensorObject *)self)->grad_fn) {
+        /* PyTorch's warning: a non-leaf's .grad stays None unless it retains its
+         * gradient (a leaf reached by mistake: a copy to another device is not one) */
+        PyObject *r = PyObject_GetAttrString(self, "retains_grad");
+        int retains = r ? PyObject_IsTrue(r) : -1;
+        Py_XDECREF(r);
+        if (retains < 0 ||
+            (!retains &&
+             PyErr_WarnEx(PyExc_UserWarning,
+                          "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                          "accessed. Its .grad attribute won't be populated during "
+                          "autograd.backward(). If you indeed want the .grad field to be "
+                          "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+                          "Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+                          "access the leaf Tensor instead (a tensor moved to another device "
+                          "with .to() is not a leaf: keep the moved one's leaf, or call "
+                          ".detach().requires_grad_() on it).",
+                          1) < 0))
+            return NULL;
+    }
     return Py_NewRef(g ? g : Py_None);
 }
 
