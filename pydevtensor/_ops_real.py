@@ -261,11 +261,9 @@ def _sum_to_size(self, *size):
     if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:])):
         raise RuntimeError(f"size {list(size)} is not expandable to size {list(shape)} "
                            f"{_where(self)}")
-    if size == shape:
-        return self
-    out = self.sum(tuple(range(lead))) if lead else self
-    dims = tuple(i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
-    return out.sum(dims, keepdim=True) if dims else out
+    from .autograd.derivatives import reduce_grad  # a broadcast operand's gradient: the same sum
+
+    return reduce_grad(self, (size, self.dtype, self.device))
 
 
 def _floating(self, name):

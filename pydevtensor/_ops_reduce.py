@@ -82,23 +82,27 @@ def _other_p(p):
             and p == p)
 
 
-def _vector_norm(x, p, dim, keepdim, dtype, kwargs):
-    from .linalg import vector_norm
-
+def _numpy_keywords(dim, keepdim, kwargs):
+    """(dim, keepdim) with NumPy's axis= and keepdims= taken from kwargs, which must hold
+    nothing else."""
     dim = kwargs.pop("axis", dim)
     keepdim = kwargs.pop("keepdims", keepdim)
     if kwargs:
         raise TypeError(f"norm() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return dim, keepdim
+
+
+def _vector_norm(x, p, dim, keepdim, dtype, kwargs):
+    from .linalg import vector_norm
+
+    dim, keepdim = _numpy_keywords(dim, keepdim, kwargs)
     return vector_norm(x, p, dim, keepdim, dtype=dtype)
 
 
 def _nuclear(x, dim, keepdim, dtype, kwargs):
     from .linalg import matrix_norm
 
-    dim = kwargs.pop("axis", dim)
-    keepdim = kwargs.pop("keepdims", keepdim)
-    if kwargs:
-        raise TypeError(f"norm() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    dim, keepdim = _numpy_keywords(dim, keepdim, kwargs)
     x = x if dtype is None else x.to(dtype)
     return matrix_norm(x, "nuc", dim=(-2, -1) if dim is None else dim, keepdim=keepdim)
 
