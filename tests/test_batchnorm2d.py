@@ -259,6 +259,10 @@ def test_momentum_none_count_follows_moves_and_copies(device):
         twin = copy.deepcopy(bn)
         twin(ts[2])
     again = pickle.loads(pickle.dumps(twin))  # pickling copies a GPU's tensors, openly
+    for m in (twin, again):  # the copies' holders are keyed on the copied buffers (the CPU
+        t = m.num_batches_tracked  # reads its buffer, so only this shows it there)
+        assert m._host_count.tensor is t
+        assert m._host_count.version == (t._version, t.data._version)
     d2h = pdt.transfer_stats()["device_to_host"]["count"]
     with pdt.transfer_guard("disallow"):
         again(ts[3])
@@ -269,3 +273,34 @@ def test_momentum_none_count_follows_moves_and_copies(device):
                                rtol=1e-12)
     np.testing.assert_allclose(again.running_mean.cpu().numpy(), sum(means) / 4, rtol=1e-12)
     assert int(again.num_batches_tracked.cpu()) == 4
+
+
+@pytest.mark.parametrize("how", ["data", "numpy", "fill_"])
+def test_momentum_none_sees_a_reset_made_any_way(device, how):
+    """momentum=None weighs batch k by 1/k from num_batches_tracked; after the buffers
+    are reset through .data (its own version counter), through a NumPy array of them (on
+    the CPU) or in place, the next batch is weighed as the first: running_mean is its
+    mean (it was a third of it after two batches, from a stale host count)."""
+    if how == "numpy" and pdt.device(device).type != "cpu":
+        pytest.skip("numpy() of a GPU tensor is refused")
+    rng = np.random.default_rng(3)
+    a, b, c = (pdt.tensor(rng.standard_normal((4, 2)), device=device) for _ in range(3))
+    bn = nn.BatchNorm1d(2, momentum=None).double().to(device)
+    bn(a)
+    bn(b)
+    if how == "data":
+        bn.running_mean.data.zero_()
+        bn.running_var.data.fill_(1.0)
+        bn.num_batches_tracked.data.zero_()
+    elif how == "numpy":
+        bn.running_mean.numpy()[:] = 0.0
+        bn.running_var.numpy()[:] = 1.0
+        bn.num_batches_tracked.numpy()[...] = 0
+    else:
+        bn.running_mean.fill_(0.0)
+        bn.running_var.fill_(1.0)
+        bn.num_batches_tracked.fill_(0)
+    bn(c)
+    assert int(bn.num_batches_tracked.item()) == 1
+    np.testing.assert_allclose(bn.running_mean.cpu().numpy(), c.cpu().numpy().mean(0),
+                               rtol=1e-15)

@@ -106,6 +106,9 @@ class HostCount:
     DistributedDataParallel's buffer broadcast carries rank 0's counts to every rank's
     holders (nn/parallel.py).  After a write the holder does not see (load_state_dict,
     reset by hand, module.to()) the buffer is read once, by an explicit, counted copy.
+    The version is the buffer's and its ``.data``'s (a counter of its own), so a reset
+    through ``.data`` is seen; on the CPU the buffer is read every time (nothing to wait
+    for), which sees a write through a NumPy array of it too.
     """
 
     __slots__ = ("tensor", "version", "count")
@@ -115,11 +118,15 @@ class HostCount:
 
     def set(self, tensor: Tensor, count: int) -> None:
         """tensor holds count now."""
-        self.tensor, self.version, self.count = tensor, tensor._version, count
+        self.tensor, self.version, self.count = tensor, _versions(tensor), count
 
     def get(self, tensor: Tensor) -> int | None:
-        """The count tensor holds, or None when it is not known on the host."""
-        if tensor is self.tensor and tensor._version == self.version:
+        """The count tensor holds, or None when it is not known on the host.  On the CPU
+        the buffer itself is read (nothing to wait for), so a write no counter sees (a
+        NumPy array of it) is seen too."""
+        if tensor.device.type == "cpu" and tensor.numel() == 1:
+            return int(tensor.item())
+        if tensor is self.tensor and _versions(tensor) == self.version:
             return self.count
         return None
 
@@ -129,10 +136,17 @@ class HostCount:
         return _restored_count, (self.tensor, self.get(self.tensor))
 
 
+def _versions(t: Tensor) -> tuple[int, int]:
+    """t's version and that of its ``.data`` (a counter of its own, Note [version
+    counter] in csrc/core/pdt_tensor.h): a write through ``bn.num_batches_tracked.data``
+    or ``.numpy()`` moves the second."""
+    return t._version, t.data._version
+
+
 def _restored_count(tensor: Tensor, count: int | None) -> HostCount:
     kept = HostCount(tensor, -1 if count is None else count)
     if count is None:
-        kept.version = -1  # unknown: the buffer is read once
+        kept.version = (-1, -1)  # unknown: the buffer is read once
     return kept
 
 
