@@ -21,8 +21,8 @@ float64 tensor for ``t + a``, computed by NumPy and not recorded by autograd, re
 case.)  The tensor's slot returns
 NotImplemented for the array (also under autograd), NumPy then calls the ufunc, which
 reaches ``__array_ufunc__`` (NumPy does not defer operators to a class that defines it),
-and there the array becomes a CPU tensor without a copy (``as_tensor``) for the
-tensor op: the result has PyTorch's dtype (a float64 array and a float32 tensor give
+and there the array becomes a CPU tensor without a copy (``as_tensor``; on the
+tensor's logical CPU device, ``cpu:1``, when it is on one) for the tensor op: the result has PyTorch's dtype (a float64 array and a float32 tensor give
 float64), autograd records it, and with a GPU tensor the op refuses the mix of devices
 (``DeviceError``) instead of copying either operand.  A NumPy *scalar* is read as a
 Python number, as PyTorch reads it: ``np.sqrt(2) * t`` and ``np.float32(2) < t`` are
@@ -126,7 +126,9 @@ def _array_operator(ufunc, a, b):
     fn = _array_ufuncs().get(ufunc)
     if fn is None:
         return None
-    t = _C.as_tensor(array, device="cpu")  # not the default device: no hidden copy
+    # host memory, wrapped on the tensor's CPU device (cpu:1 too), never copied to a GPU
+    host = other.device if other.device.type == "cpu" else "cpu"
+    t = _C.as_tensor(array, device=host)
     if fn is _C.matmul and t.dtype != other.dtype:  # matmul takes one dtype: promote,
         common = _C.promote_types(t.dtype, other.dtype)  # as the other operators do
         t, other = t.to(common), other.to(common)
@@ -178,8 +180,8 @@ _WIDENED = {"uint16": "int32", "uint32": "int64", "uint64": "int64"}
 
 def _converted(data, dtype, where):
     """The array tensor() and as_tensor() copy from when data's buffer cannot be
-    wrapped as it is (csrc/python/tensor_convert.c, pdt_buffer_conversion): in the
-    native byte order, and with integers of a dtype pydevtensor lacks widened without
+    wrapped as it is (csrc/python/tensor_convert.c, pdt_buffer_conversion): aligned,
+    in the native byte order, and with integers of a dtype pydevtensor lacks widened without
     loss (_WIDENED).  dtype (a name, or None) is the dtype asked for, applied after
     this as for any array; it only decides what a uint64 array too large for int64
     becomes (that floating dtype, or bool, else OverflowError).  Long double becomes
@@ -187,6 +189,13 @@ def _converted(data, dtype, where):
     import numpy as np
     if isinstance(data, np.generic):  # np.uint8(200): as its 0-d array
         data = np.asarray(data)
+    if not isinstance(data, np.ndarray) and not isinstance(data, (bytes, bytearray)):
+        try:
+            arr = np.asarray(data)
+        except (TypeError, ValueError):  # a format NumPy lacks: refused below
+            arr = None
+        if arr is not None and not arr.flags.aligned:  # at an odd address
+            data = arr
     if not isinstance(data, np.ndarray):
         view = memoryview(data)
         if isinstance(data, (bytes, bytearray)):  # as PyTorch refuses them

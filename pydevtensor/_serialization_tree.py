@@ -51,10 +51,23 @@ def is_flat(obj, reserved):
     seen = set()
     for k, v in obj.items():
         if not isinstance(k, str) or k == reserved or not isinstance(v, _C.Tensor) or \
-                id(v) in seen:
+                id(v) in seen or not _member_safe(k):
             return False
         seen.add(id(v))
     return True
+
+
+def _member_safe(key):
+    """Whether key can name a zip member as it is (version 1 names each tensor's member
+    after its key): zipfile cuts a name at NUL, writes it as UTF-8 and holds at most
+    65,535 bytes (APPNOTE 4.4.10).  Other keys go in the tree, which names members
+    itself."""
+    if "\x00" in key:
+        return False
+    try:
+        return len(key.encode("utf-8")) <= 4096
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
 
 
 def where(path):

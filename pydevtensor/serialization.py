@@ -15,6 +15,7 @@ another: the storage once, under "storages", and the tensors as views of it,
 _serialization_share.py), or a tree holding devices, dtypes or NumPy arrays (stored as
 plain .npz members listed under "arrays", read without pickle).
 """
+import errno
 import os
 from collections import OrderedDict
 
@@ -143,13 +144,14 @@ def _host_arrays(tensors, skip=()):
             arrays[name] = (np.asarray(host._buffer()) if t.dtype == _C.bfloat16
                             else host.numpy())
         entries[name] = {"device": str(t.device), "dtype": t.dtype.name}
-        if t.requires_grad:  # a Parameter, or a tensor requiring grad, comes back as one
-            from .nn import Parameter, UninitializedParameter
+        # a Parameter (a frozen one too), or a tensor requiring grad, comes back as one
+        from .nn import Parameter, UninitializedParameter
+        if t.requires_grad:
             entries[name]["requires_grad"] = True
-            if isinstance(t, Parameter):
-                entries[name]["parameter"] = True
-            if isinstance(t, UninitializedParameter):  # a lazy layer's, before it ran
-                entries[name]["uninitialized"] = True
+        if isinstance(t, Parameter):
+            entries[name]["parameter"] = True
+        if isinstance(t, UninitializedParameter):  # a lazy layer's, before it ran
+            entries[name]["uninitialized"] = True
     return arrays, entries
 
 
@@ -168,20 +170,39 @@ def _umask():
     return umask
 
 
+class _WriteOnly:
+    """A file seen as a stream: zipfile then writes its members one after another with
+    their sizes after them, instead of seeking back (APPNOTE 4.3.9)."""
+
+    def __init__(self, fh):
+        self.write, self.flush = fh.write, fh.flush
+
+
 def _write_atomically(path, write):
     """Calls write(fh) on a temporary file in path's folder, flushes and fsyncs it, then
     renames it over path (and fsyncs the folder): a crash or kill -9 at any moment leaves
     either the old file or the new one, never a truncated one.  On failure the
     temporary file is removed and the old file is untouched.  A symbolic link is
     written through (its target is replaced); the new file keeps the old file's
-    permissions, or gets the usual 0o666 & ~umask."""
+    permissions, or gets the usual 0o666 & ~umask.  What is not a regular file (a
+    device such as /dev/null, a FIFO, a socket) is opened and written, as open()
+    would: renaming over it would replace the device node itself."""
+    import stat
     import tempfile
     path = os.path.realpath(path)
     folder, base = os.path.split(path)
     try:
-        mode = os.stat(path).st_mode & 0o7777
+        st = os.stat(path)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
+    else:
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "save(): the path is a folder", path)
+        if not stat.S_ISREG(st.st_mode):
+            with open(path, "wb") as fh:
+                write(_WriteOnly(fh))  # /dev/null tells 0 after any write: no offsets
+            return
+        mode = st.st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -248,9 +269,9 @@ def _as_saved(t, entry):
     if entry.get("uninitialized"):
         from .nn import UninitializedParameter
         return UninitializedParameter(device=t.device, dtype=t.dtype)
-    if entry.get("parameter"):
+    if entry.get("parameter"):  # a frozen one (requires_grad=False) stays frozen
         from .nn import Parameter
-        return Parameter(t)
+        return Parameter(t, requires_grad=bool(entry.get("requires_grad")))
     return t.requires_grad_() if entry.get("requires_grad") else t
 
 
@@ -273,7 +294,7 @@ def _record_problem(entries, kind, version):
         for flag in ("requires_grad", "parameter", "uninitialized"):
             if not isinstance(e.get(flag, False), bool):
                 return f"tensor '{name}' has {flag} {e[flag]!r}, not a bool"
-        if (e.get("requires_grad") or e.get("parameter")) and \
+        if e.get("requires_grad") and \
                 e["dtype"] not in ("float16", "bfloat16", "float32", "float64"):
             return f"tensor '{name}' of {e['dtype']} cannot require grad"
         try:
@@ -363,6 +384,9 @@ def _npy_header(fp, name, size):
 
 def _open_member(zf, members, name):
     info = members[name]
+    if info.flag_bits & 0x1:  # APPNOTE 4.4.4, bit 0: zipfile would raise RuntimeError
+        raise FormatError(f"has '{info.filename}' marked as encrypted, which save() never "
+                          f"writes")
     return info, zf.open(info)
 
 
@@ -627,6 +651,8 @@ def load(f, map_location=None, *, weights_only=None):
         map_location, (dict, str, _C.device)) else None
     label = repr(f)
     own = isinstance(f, (str, os.PathLike))
+    if not own:
+        _check_stream(f)
     fh = open(f, "rb") if own else f
     try:
         try:
@@ -672,6 +698,18 @@ def load(f, map_location=None, *, weights_only=None):
         from . import _serialization_tree as tree
         return tree.decode(structure, out, arrays=arrays)
     return out["tensor"] if kind == "tensor" else out
+
+
+def _check_stream(f):
+    """Refuses a file argument that is neither a path nor a readable, seekable binary
+    file (the zip's directory is at its end), before anything is read."""
+    if not (callable(getattr(f, "read", None)) and callable(getattr(f, "seek", None))):
+        raise TypeError(f"load(): f must be a path or a binary file opened for reading, "
+                        f"got {type(f).__name__}")
+    seekable = getattr(f, "seekable", None)
+    if callable(seekable) and not seekable():
+        raise ValueError(f"load(): {f!r} cannot seek, and a pydevtensor file is a zip whose "
+                         f"directory is at its end; read it into io.BytesIO(f.read()) first")
 
 
 def _with_views(label, read, entries):

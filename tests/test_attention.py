@@ -496,3 +496,24 @@ def test_mask_of_fewer_than_two_dims_refused_as_torch(device, mask):
         attn_mask=torch.tensor(row.cpu().numpy()))
     got = F.scaled_dot_product_attention(t, t, t, attn_mask=row)
     np.testing.assert_allclose(got.cpu().numpy(), ref.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "bfloat16"])
+def test_sdpa_takes_a_float32_mask_of_another_query_dtype(device, dtype):
+    """PyTorch's rule: a mask is bool, float32 or of query's dtype. A float32 mask
+    (generate_square_subsequent_mask's) with a float64 or bfloat16 query is added to the
+    scores in the query's dtype, and the result keeps that dtype (it was refused)."""
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((2, 4, 8)) for _ in range(3))
+    mask = nn.Transformer.generate_square_subsequent_mask(4, device=device)
+    assert mask.dtype == pdt.float32
+    want = ref_sdpa(q, k, v, mask=np.triu(np.full((4, 4), -np.inf), 1))
+    qt, kt, vt = (_t(a, device).to(getattr(pdt, dtype)) for a in (q, k, v))
+    got = F.scaled_dot_product_attention(qt, kt, vt, attn_mask=mask)
+    assert got.dtype == getattr(pdt, dtype) and got.device == device
+    if dtype == "float64":
+        _close(got, want)
+    else:
+        np.testing.assert_allclose(_np(got.float()), want, atol=0.1)
+    with pytest.raises(RuntimeError, match="bool or float"):
+        F.scaled_dot_product_attention(qt, kt, vt, attn_mask=mask.to(pdt.float16))

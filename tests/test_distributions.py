@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import TORCH_CHECKED, torch_or_skip
+from conftest import DEVICES, TORCH_CHECKED, torch_or_skip
 from pydevtensor import distributions as D
 
 F64 = pdt.float64
@@ -253,3 +253,37 @@ def test_kl_divergence_of_more_families_against_torch(device, family, p, q):
     tt = lambda x: torch.tensor(x, dtype=torch.float64)  # noqa: E731
     ref = T.kl_divergence(getattr(T, family)(*map(tt, p)), getattr(T, family)(*map(tt, q)))
     np.testing.assert_allclose(_np(got), ref.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bernoulli_gradients_at_the_edges_are_finite_and_right(device):
+    """KL(Bernoulli(p) || Bernoulli(q)) at p or q in {0, 1}: the gradient is finite
+    (0 * log 0 gave nan), as PyTorch's softplus form; and log_prob at logit 0 has the
+    gradient 1 - sigmoid(0) = 1/2 (relu(x) + log1p(exp(-|x|)) gave 1 there).  Against
+    float64 central differences of the closed form."""
+    def kl(a, b):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1 = np.where(a == 0, 0.0, a * np.log(a / b))
+            t2 = np.where(a == 1, 0.0, (1 - a) * np.log((1 - a) / (1 - b)))
+        return t1 + t2
+
+    a = np.array([0.0, 1.0, 0.3, 0.5, 0.2])
+    b = np.array([0.5, 0.5, 0.5, 0.3, 0.7])
+    p, q = _t(a, device).requires_grad_(), _t(b, device).requires_grad_()
+    got = D.kl_divergence(D.Bernoulli(p), D.Bernoulli(q))
+    np.testing.assert_allclose(_np(got), kl(a, b), rtol=1e-12)
+    got.sum().backward()
+    h = 1e-6
+    inner = (a > 0) & (a < 1)
+    dp = (kl(np.clip(a + h, 0, 1), b) - kl(np.clip(a - h, 0, 1), b)) / (2 * h)
+    dq = (kl(a, b + h) - kl(a, b - h)) / (2 * h)
+    assert np.isfinite(_np(p.grad)).all() and np.isfinite(_np(q.grad)).all()
+    np.testing.assert_allclose(_np(p.grad)[inner], dp[inner], rtol=1e-6)
+    # at p = 0 and 1 the true slope is infinite; PyTorch's gradient is that of the term
+    # left by the masks, through the clamped logits (zero gradient): -+log(2) here
+    np.testing.assert_allclose(_np(p.grad)[:2], [-math.log(2), math.log(2)], rtol=1e-6)
+    np.testing.assert_allclose(_np(q.grad), dq, rtol=1e-6)
+    logit = _t([0.0, 0.0, 2.0], device).requires_grad_()
+    D.Bernoulli(logits=logit).log_prob(_t([1.0, 0.0, 1.0], device)).sum().backward()
+    np.testing.assert_allclose(_np(logit.grad), [0.5, -0.5, 1 - 1 / (1 + math.exp(-2.0))],
+                               rtol=1e-12)

@@ -11,6 +11,7 @@ tensor up as a GPU one to check the Python half of NumPy's refusal on the CPU.
 import ctypes
 import gc
 import threading
+import textwrap
 import weakref
 
 import numpy as np
@@ -539,3 +540,65 @@ def test_numpy_scalars_under_operators_give_tensors(device):
     np.testing.assert_array_equal(t.grad.cpu().numpy(), [3.0, 3.0, 3.0])
     if device == "cpu":
         assert isinstance(np.ones(3) + t.detach(), np.ndarray)
+
+
+def test_numpy_force_takes_a_tensor_that_requires_grad_as_its_detach():
+    """numpy(force=True) is PyTorch's t.detach().cpu().numpy(): a tensor that requires
+    grad gives its memory (shared, on the CPU) instead of the refusal numpy() gives;
+    to_numpy() the same."""
+    t = pdt.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        t.numpy()
+    a = t.numpy(force=True)
+    a[0] = 5.0
+    assert t.tolist() == [5.0, 2.0] and t.requires_grad
+    y = t * 2
+    np.testing.assert_array_equal(pdt.to_numpy(y), [10.0, 4.0])
+    np.testing.assert_array_equal(y.numpy(force=True), [10.0, 4.0])
+
+
+@pytest.mark.parametrize("make", ["tensor", "as_tensor"])
+def test_an_unaligned_array_is_copied_by_tensor_and_as_tensor(make):
+    """np.frombuffer at an odd offset gives an array whose data is not aligned to its
+    elements: tensor() and as_tensor() copy it (they were refusing it), from_numpy(),
+    which must share the memory, refuses it naming the alignment."""
+    raw = bytearray(b"\x00" + np.arange(3, dtype=np.float64).tobytes())  # writable
+    a = np.frombuffer(raw, dtype=np.float64, count=3, offset=1)
+    assert not a.flags.aligned
+    t = getattr(pdt, make)(a)
+    assert t.dtype == pdt.float64 and t.tolist() == [0.0, 1.0, 2.0]
+    assert t.data_ptr() % 8 == 0
+    assert pdt.tensor(memoryview(a)).tolist() == [0.0, 1.0, 2.0]
+    assert pdt.tensor(a, dtype=pdt.float32).tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(ValueError, match="not aligned"):
+        pdt.from_numpy(a)
+
+
+def test_operators_with_arrays_on_a_logical_cpu_device():
+    """A NumPy array is host memory: with a tensor on cpu:1 it is taken on cpu:1 (it was
+    wrapped on cpu:0, and the op refused the mix of devices), out of place and in place."""
+    from conftest import run_python
+    out = run_python(textwrap.dedent("""
+        import numpy as np
+        import pydevtensor as pdt
+        from pydevtensor import config as c
+        c.set_logical_device_configuration(c.list_physical_devices('CPU')[0],
+                                           [c.LogicalDeviceConfiguration()] * 2)
+        t = pdt.arange(3.0, device='cpu:1', requires_grad=True)
+        a = np.array([1.0, 2.0, 4.0])
+        for r in (t + a, a * t, t @ a, a < t):
+            print(r.device, *np.asarray(r.detach().cpu()).ravel().tolist())
+        (t * a).sum().backward()
+        print(t.grad.device, *t.grad.tolist())
+        u = pdt.zeros(3, device='cpu:1')
+        u += a
+        print(u.device, *u.tolist())
+    """))
+    lines = [out[i:i + n] for i, n in ((0, 4), (4, 4), (8, 2), (10, 4), (14, 4), (18, 4))]
+    assert all(line[0] == "cpu:1" for line in lines)
+    assert [float(v) for v in lines[0][1:]] == [1.0, 3.0, 6.0]
+    assert [float(v) for v in lines[1][1:]] == [0.0, 2.0, 8.0]
+    assert float(lines[2][1]) == 10.0
+    assert lines[3][1:] == ["False", "False", "False"]
+    assert [float(v) for v in lines[4][1:]] == [1.0, 2.0, 4.0]
+    assert [float(v) for v in lines[5][1:]] == [1.0, 2.0, 4.0]

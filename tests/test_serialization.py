@@ -565,3 +565,91 @@ def test_load_takes_weights_only_as_pytorch_code_writes_it(tmp_path, dev):
         == "<All keys matched successfully>"
     with pytest.raises(TypeError, match="weights_only must be True, False or None"):
         pdt.load(tmp_path / "mlp.params", weights_only="yes")
+
+
+def test_a_frozen_parameter_comes_back_a_frozen_parameter(tmp_path):
+    """A Parameter with requires_grad=False (a frozen layer's, keep_vars=True) comes back
+    a Parameter that does not require grad, as PyTorch's; an integer one too."""
+    from pydevtensor import nn
+    net = nn.Linear(2, 3).requires_grad_(False)
+    state = dict(net.state_dict(keep_vars=True))
+    state["steps"] = nn.Parameter(pdt.arange(3), requires_grad=False)
+    state["live"] = nn.Parameter(pdt.ones(2))
+    pdt.save(state, tmp_path / "f.pdt")
+    back = pdt.load(tmp_path / "f.pdt")
+    for name in ("weight", "bias", "steps"):
+        assert type(back[name]) is nn.Parameter and not back[name].requires_grad, name
+    assert type(back["live"]) is nn.Parameter and back["live"].requires_grad
+    np.testing.assert_array_equal(back["weight"].numpy(), net.weight.detach().numpy())
+    assert back["steps"].tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("key", ["w\x00", "k" * 70000, "\udc80", "a\x00x"])
+def test_a_key_no_zip_member_can_be_named_after_still_round_trips(tmp_path, key):
+    """A state_dict's keys name its zip members; a key with NUL (zipfile cuts the name
+    there), longer than a zip name holds, or not UTF-8 (a lone surrogate) is stored in
+    the tree instead, and load() gives it back (it said 'does not hold it')."""
+    state = {key: pdt.arange(3.0), "a\x00y": pdt.zeros(2), "plain": pdt.ones(1)}
+    pdt.save(state, tmp_path / "f.pdt")
+    back = pdt.load(tmp_path / "f.pdt")
+    assert list(back) == list(state)
+    for k, v in state.items():
+        assert back[k].tolist() == v.tolist()
+
+
+def test_save_into_a_fifo_writes_into_it_and_keeps_it(tmp_path):
+    """A path that is not a regular file (a FIFO; /dev/null is another) is opened and
+    written, as open() would; renaming a temporary file over it replaced the FIFO (or
+    the device node) with a regular file."""
+    import stat
+    import threading
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    pdt.save({"w": pdt.arange(4.0), "b": pdt.ones(2)}, fifo)
+    reader.join(30)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    import io
+    back = pdt.load(io.BytesIO(got[0]))
+    assert back["w"].tolist() == [0.0, 1.0, 2.0, 3.0] and back["b"].tolist() == [1.0, 1.0]
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]  # no temporary file left
+
+
+def test_save_to_a_folder_raises_and_leaves_nothing(tmp_path):
+    with pytest.raises(IsADirectoryError):
+        pdt.save(pdt.ones(1), tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_load_of_what_is_not_a_file_names_the_problem():
+    """None or a number is a TypeError (not 'a damaged file'); a stream that cannot seek
+    is refused before it is read, with the fix (PyTorch says the same)."""
+    import io
+
+    class Pipe(io.RawIOBase):
+        def readable(self):
+            return True
+
+        def seekable(self):
+            return False
+
+    for bad in (None, 123):
+        with pytest.raises(TypeError, match="path or a binary file"):
+            pdt.load(bad)
+    with pytest.raises(ValueError, match=r"cannot seek.*io\.BytesIO"):
+        pdt.load(Pipe())
+
+
+def test_a_member_flagged_encrypted_is_a_format_error():
+    """The zip flag bit 0 (encrypted, APPNOTE 4.4.4), which save() never sets: a
+    FormatError naming it, not zipfile's RuntimeError."""
+    import io
+    buf = io.BytesIO()
+    pdt.save(pdt.arange(3), buf)
+    data = bytearray(buf.getvalue())
+    at = data.find(b"PK\x01\x02")
+    data[at + 8] |= 1  # the central directory's general purpose flags
+    with pytest.raises(FormatError, match="encrypted"):
+        pdt.load(io.BytesIO(bytes(data)))

@@ -304,9 +304,9 @@ int pdt_wrap_buffer(pdt_state *S, PyObject *obj, int writable, const char *where
 /* Why obj's buffer cannot be wrapped as it is, though tensor() and as_tensor()
  * can copy it (from_numpy() refuses it): stored in the other byte order (a
  * big-endian NumPy array on a little-endian machine), or numbers of a type
- * pydevtensor lacks (int8, uint8, int16, uint16, uint32, uint64, long double);
- * 0 when neither, or obj has no buffer. */
-enum { PDT_BUFFER_FOREIGN_ORDER = 1, PDT_BUFFER_NARROW_TYPE = 2 };
+ * pydevtensor lacks (uint16, uint32, uint64, long double), or data not aligned to
+ * its elements (np.frombuffer(b, offset=1)); 0 when none, or obj has no buffer. */
+enum { PDT_BUFFER_FOREIGN_ORDER = 1, PDT_BUFFER_NARROW_TYPE = 2, PDT_BUFFER_UNALIGNED = 3 };
 int pdt_buffer_conversion(PyObject *obj);
 /* A NumPy array sharing CPU tensor `tensor`'s memory (its base holds the
  * storage: Note [exports hold the storage]) (tensor_export.c). */

@@ -374,7 +374,8 @@ int pdt_buffer_conversion(PyObject *obj)
         fmt += fmt[0] == '<' || fmt[0] == '=' || fmt[0] == '@';
         if (fmt[0] && !fmt[1] && strchr("bBhHiIlLqQg", fmt[0]))
             r = PDT_BUFFER_NARROW_TYPE;
-    }
+    } else if (probe.itemsize > 1 && probe.len > 0 && (uintptr_t)probe.buf % probe.itemsize)
+        r = PDT_BUFFER_UNALIGNED; /* np.frombuffer(b, offset=1): a copy is aligned */
     PyBuffer_Release(&probe);
     return r;
 }
@@ -542,7 +543,7 @@ static PyObject *f_from_numpy(PyObject *module, PyObject *a)
     }
     pdt_tensor t;
     int conversion = pdt_buffer_conversion(a);
-    if (conversion) {
+    if (conversion && conversion != PDT_BUFFER_UNALIGNED) { /* that one: refused below */
         PyObject *dt = PyObject_GetAttrString(a, "dtype");
         if (dt && conversion == PDT_BUFFER_FOREIGN_ORDER)
             PyErr_Format(PyExc_TypeError,

@@ -242,9 +242,17 @@ int pdt_refuse_grad_export(PyObject *self, PyObject *exc, const char *message)
     return -1;
 }
 
-/* The NumPy array of t: shared on the CPU, else an explicit copy made for op. */
-static PyObject *numpy_of(PyObject *self, const char *op)
+/* The NumPy array of t: shared on the CPU, else an explicit copy made for op.  forced:
+ * numpy(force=True) and to_numpy(), PyTorch's t.detach().cpu().numpy(), which take a
+ * tensor that requires grad as its detach() (the array holds no graph). */
+static PyObject *numpy_of(PyObject *self, const char *op, int forced)
 {
+    if (forced && ((PdtTensorObject *)self)->requires_grad) {
+        PyObject *plain = PyObject_CallMethod(self, "detach", NULL);
+        PyObject *arr = plain ? numpy_of(plain, op, 0) : NULL;
+        Py_XDECREF(plain);
+        return arr;
+    }
     if (pdt_refuse_grad_export(self, PyExc_RuntimeError, PDT_NUMPY_GRAD_MESSAGE) < 0)
         return NULL;
     pdt_state *S = pdt_state_of_type(Py_TYPE(self));
@@ -285,7 +293,7 @@ static PyObject *t_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs
                      pdt_device_str(t->device, name, sizeof name));
         return NULL;
     }
-    return numpy_of(self, "numpy(force=True)");
+    return numpy_of(self, force ? "numpy(force=True)" : "numpy()", force);
 }
 
 /* to_numpy(t): the explicit way out of any device. */
@@ -297,7 +305,7 @@ static PyObject *f_to_numpy(PyObject *module, PyObject *t)
                      Py_TYPE(t)->tp_name);
         return NULL;
     }
-    return numpy_of(t, "to_numpy()");
+    return numpy_of(t, "to_numpy()", 1);
 }
 
 PyMethodDef pdt_tensor_export_methods[] = {

@@ -211,9 +211,9 @@ static PyObject *number_binary(PyObject *a, PyObject *b, pdt_binary_op op, const
             !PyBytes_Check(b) && !PyByteArray_Check(b)) {
             /* x += numpy_array: in place (Note [operators with NumPy arrays]), not
              * Python's fallback x = x + a, which would rebind x (PyTorch 2.15 does);
-             * a GPU x takes the fallback, which refuses the mix without copying */
-            pdt_device cpu = {PDT_CPU, 0};
-            PyObject *t = pdt_tensor_from_data(S, b, -1, cpu, 0, name);
+             * a GPU x takes the fallback, which refuses the mix without copying; on
+             * x's own CPU device, so that a logical one (cpu:1) takes it too */
+            PyObject *t = pdt_tensor_from_data(S, b, -1, x.t->device, 0, name);
             if (!t)
                 return NULL;
             PyObject *result = number_binary(a, t, op, name, 1);

@@ -1,4 +1,5 @@
 """Bernoulli(probs or logits): PyTorch's ``torch.distributions.Bernoulli``."""
+from .. import _C
 from .._ops_bernoulli import bernoulli
 from ..autograd import no_grad
 from . import constraints
@@ -9,8 +10,9 @@ __all__ = ["Bernoulli"]
 
 
 def _softplus(x):
-    """log(1 + exp(x)) without overflow."""
-    return x.clamp(min=0) + (-x.abs()).exp().log1p()
+    """log(1 + exp(x)) without overflow, with the gradient sigmoid(x) at every x: 1/2 at
+    0, where relu(x) + log1p(exp(-|x|)) gives 0 or 1 (the kinks of clamp and abs)."""
+    return _C.logaddexp(x, 0.0)
 
 
 def _one_of(where, probs, logits):

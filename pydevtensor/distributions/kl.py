@@ -3,7 +3,7 @@ pairs Normal-Normal, Categorical-Categorical, Bernoulli-Bernoulli, Poisson-Poiss
 Exponential-Exponential and Uniform-Uniform (and whatever is registered)."""
 import math
 
-from .bernoulli import Bernoulli
+from .bernoulli import Bernoulli, _softplus
 from .categorical import Categorical
 from .exponential import Exponential
 from .normal import Normal
@@ -115,11 +115,15 @@ def _kl_categorical_categorical(p, q):
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
     """p log(p / q) + (1 - p) log((1 - p) / (1 - q)): a term is 0 where its weight is 0,
-    and inf where q gives 0 to what p does not."""
+    and inf where q gives 0 to what p does not.  The logs are PyTorch's, from the logits
+    of the clamped probabilities (log p = -softplus(-logit)), so that the gradient stays
+    finite at probabilities 0 and 1, where log(0) would give 0 * inf = nan."""
     a, b = p.probs, q.probs
-    t1 = (a * (a.log() - b.log())).masked_fill(b == 0, math.inf).masked_fill(a == 0, 0.0)
-    a1, b1 = 1 - a, 1 - b
-    t2 = (a1 * (a1.log() - b1.log())).masked_fill(b == 1, math.inf).masked_fill(a == 1, 0.0)
+    lp, lq = p.logits, q.logits
+    t1 = (a * (_softplus(-lq) - _softplus(-lp))).masked_fill(b == 0, math.inf)
+    t1 = t1.masked_fill(a == 0, 0.0)
+    t2 = ((1 - a) * (_softplus(lq) - _softplus(lp))).masked_fill(b == 1, math.inf)
+    t2 = t2.masked_fill(a == 1, 0.0)
     return t1 + t2
 
 

@@ -89,9 +89,9 @@ def _check(query, key, value, attn_mask, is_causal, enable_gqa):
                              f"broadcastable to it, got shape {_shape(attn_mask)} (on "
                              f"{device}); for one mask over the keys, pass "
                              f"attn_mask.unsqueeze(0)")
-        if attn_mask.dtype != _C.bool and attn_mask.dtype != query.dtype:
-            raise RuntimeError(f"{where}: Expected attn_mask dtype to be bool or to match "
-                               f"query dtype, but got attn_mask.dtype: {attn_mask.dtype} and "
+        if attn_mask.dtype not in (_C.bool, _C.float32, query.dtype):  # PyTorch's rule
+            raise RuntimeError(f"{where}: Expected attn_mask dtype to be bool or float or to "
+                               f"match query dtype, but got attn_mask.dtype: {attn_mask.dtype} and "
                                f"query.dtype: {query.dtype} instead (on {device})")
     if enable_gqa and query.ndim >= 3 and key.ndim >= 3:
         hq, hk = query.shape[-3], key.shape[-3]
@@ -147,8 +147,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         against each other, as matmul's.
     attn_mask : Tensor, optional
         At least 2-d (as PyTorch's, which refuses a 1-d mask), broadcastable to
-        ``(..., L, S)``: bool (True: the key takes part) or of query's
-        dtype (added to the scores; -inf removes a key).
+        ``(..., L, S)``: bool (True: the key takes part), or float32 or of query's
+        dtype (added to the scores in query's dtype; -inf removes a key).
     dropout_p : float, optional
         The probability of dropping an attention weight (the others scaled by
         ``1 / (1 - p)``), drawn from the package's generator on the tensors' device;
@@ -204,8 +204,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if attn_mask is not None:
         if attn_mask.dtype == _C.bool:
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-        else:
-            scores = scores + attn_mask
+        else:  # a float32 mask of a half or float64 query: added in the query's dtype
+            scores = scores + attn_mask.to(scores.dtype)
         masked = True
     weights = safe_softmax(scores) if masked else softmax(scores, -1)
     if dropout_p > 0.0:
