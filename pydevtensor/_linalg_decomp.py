@@ -31,6 +31,8 @@ for _name, _fields in (("linalg_eigh", ["eigenvalues", "eigenvectors"]),
 def _eigh(A, UPLO, vectors, op):
     """(eigenvalues (..., n), eigenvectors (..., n, n) or None)."""
     _square(op, A)
+    if isinstance(UPLO, str) and UPLO in ("l", "u"):  # PyTorch upper-cases it
+        UPLO = UPLO.upper()
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"{op}: Expected UPLO argument to be 'L' or 'U', but got {UPLO!r} "
                            f"(A of shape {tuple(A.shape)}, on {A.device})")

@@ -243,7 +243,14 @@ def _solve_either(A, B, left, op, check):
                            f"({A.shape[-2]}x{A.shape[-1]} and "
                            f"{B.shape[-1] if B.ndim else 1}x1: a vector B needs left=True; "
                            f"A {tuple(A.shape)}, B {tuple(B.shape)}, on {A.device})")
-    X, info = _solve(A.mT, B.mT, op, check)
+    if B.shape[-1] != A.shape[-1]:
+        raise RuntimeError(f"{op}: Incompatible shapes of A and B for the equation XA = B "
+                           f"({B.shape[-2]}x{B.shape[-1]} and {A.shape[-2]}x{A.shape[-1]}; "
+                           f"A {tuple(A.shape)}, B {tuple(B.shape)}, on {A.device})")
+    # B is matrices here: the batch dims broadcast first, so that solve's vector rule
+    # cannot take B^T (n, k) for a batch of vectors when A's batch happens to be (n,)
+    At, Bt = _broadcast_batch(op, A.mT, B.mT)
+    X, info = _solve(At, Bt, op, check)
     return X.mT, info
 
 
@@ -603,7 +610,18 @@ def cholesky_solve(B, L, upper=False):
     if B.ndim < 2:
         raise RuntimeError(f"cholesky_solve: B must have at least 2 dimensions, got shape "
                            f"{tuple(B.shape)} (on {B.device})")
-    low = L.mT if upper else L
+    _tensor_arg(L, "cholesky_solve", "L")
+    if L.ndim < 2 or L.shape[-1] != L.shape[-2] or B.shape[-2] != L.shape[-1]:
+        raise RuntimeError(f"cholesky_solve: Incompatible matrix sizes: B of shape "
+                           f"{tuple(B.shape)} and L of shape {tuple(L.shape)} (L must be "
+                           f"(..., n, n) and B (..., n, k)) (on {B.device})")
+    # only L's triangle is read, as LAPACK's potrs; B is always matrices (no vector
+    # rule of solve): the batch dims broadcast first
+    low = (L.mT if upper else L).tril()
+    from ._ops_shape import broadcast_shapes
+    batch = tuple(broadcast_shapes(tuple(B.shape[:-2]), tuple(low.shape[:-2])))
+    B = B.expand(batch + tuple(B.shape[-2:]))
+    low = low.expand(batch + tuple(low.shape[-2:]))
     Y = solve(low, B)
     return solve(low.mT, Y)
 

@@ -19,10 +19,16 @@ def _tolerance(op, A, S, atol, rtol, tol=None):
         if atol is not None or rtol is not None:
             raise RuntimeError(f"{op}: tol cannot be given with atol or rtol (on {A.device})")
         atol, rtol = tol, 0.0
-    if rtol is None:
-        positive_atol = atol is not None and (
-            atol > 0 if not isinstance(atol, _C.Tensor) else True)
-        rtol = 0.0 if positive_atol else _EPS[A.dtype] * max(A.shape[-2], A.shape[-1])
+    default_rtol = _EPS[A.dtype] * max(A.shape[-2], A.shape[-1])
+    if rtol is None and isinstance(atol, _C.Tensor):
+        # per matrix, as PyTorch: rtol = where(atol > 0, 0, eps * max(m, n)), so a tensor
+        # atol of 0 keeps the default rtol (no value read back to the host)
+        if atol.device != A.device:
+            raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but "
+                               f"found A on {A.device} and a tolerance on {atol.device}")
+        rtol = (atol <= 0).to(S.dtype) * default_rtol
+    elif rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else default_rtol
 
     def as_tensor(x):
         if isinstance(x, _C.Tensor):
@@ -166,11 +172,15 @@ def cond(A, p=None):
     op = "linalg.cond"
     if p is None or p in (2, -2):
         _check_matrix(op, A)
+        if A.shape[-1] == 0 or A.shape[-2] == 0:  # PyTorch: 0 for an empty matrix
+            return _C.zeros(tuple(A.shape[:-2]), dtype=A.dtype, device=A.device)
         S = svdvals(A)
         return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
     if p not in ("fro", "nuc", math.inf, -math.inf, 1, -1):
         raise RuntimeError(f"{op}: got an invalid norm type: {p!r} (on {A.device})")
     _square(op, A)
+    if A.shape[-1] == 0:
+        return _C.zeros(tuple(A.shape[:-2]), dtype=A.dtype, device=A.device)
     Ainv, info = inv_ex(A)
     out = matrix_norm(A, p) * matrix_norm(Ainv, p)
     inf = _C.full((), math.inf, dtype=out.dtype, device=out.device)

@@ -25,6 +25,12 @@ def _combine(op, input, product, beta, alpha):
     _number(op, "beta", beta)
     _number(op, "alpha", alpha)
     _same_device(op, input, product)
+    if not product.is_floating_point() and not (
+            isinstance(beta, builtins.int) and isinstance(alpha, builtins.int)):
+        # as addmm: an integer product stays integer (PyTorch: "For integral input
+        # tensors, argument beta must not be a floating point number")
+        raise _C.DTypeError(f"{op}: for {product.dtype.name} tensors, beta and alpha must be "
+                            f"integers, got {beta} and {alpha} (on {product.device})")
     shape = tuple(product.shape)
     ishape = tuple(input.shape)
     if len(ishape) > len(shape) or any(a not in (1, b) for a, b in zip(ishape[::-1],

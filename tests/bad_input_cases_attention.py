@@ -51,7 +51,8 @@ ATTENTION_CASES = [
       setup="F = pdt.nn.functional"),
     C("sdpa-mask-dtype", "F.scaled_dot_product_attention(pdt.zeros(4, 8), pdt.zeros(5, 8), "
       "pdt.zeros(5, 3), attn_mask=pdt.ones(4, 5, dtype=pdt.int64))", "RuntimeError",
-      r"attn_mask dtype to be bool or to match query dtype, but got attn_mask.dtype: "
+      r"attn_mask dtype to be bool or float or to match query dtype, but got "
+      r"attn_mask.dtype: "
       r"pydevtensor.int64", setup="F = pdt.nn.functional"),
     C("sdpa-mask-and-causal", "F.scaled_dot_product_attention(pdt.zeros(4, 8), "
       "pdt.zeros(5, 8), pdt.zeros(5, 3), attn_mask=pdt.ones(4, 5, dtype=pdt.bool), "

@@ -236,3 +236,63 @@ def test_handle_created_after_pool_trim(op, ref):
     out = run_python(code, PYDEVTENSOR_EMULATED_MEMORY_MB="64")
     got = [float(v.strip("[],")) for v in out]
     np.testing.assert_allclose(got, ref.ravel(), rtol=1e-6)
+
+
+def test_solve_left_false_refuses_a_b_of_the_wrong_width():
+    """X A = B needs B (..., k, n); B (3, 2) with A (2, 3, 3) was taken, its transpose
+    read as a batch of vectors, and a (3, 2) result came back."""
+    A = pdt.tensor(np.random.default_rng(1).standard_normal((2, 3, 3)))
+    for fn in (pdt.linalg.solve, pdt.linalg.solve_ex):
+        with pytest.raises(RuntimeError, match=r"XA = B \(3x2 and 3x3"):
+            fn(A, pdt.ones(3, 2, dtype=pdt.float64), left=False)
+    B = pdt.tensor(np.random.default_rng(2).standard_normal((4, 3)))
+    X = pdt.linalg.solve(A, B, left=False)
+    assert tuple(X.shape) == (2, 4, 3)
+    np.testing.assert_allclose((X @ A).numpy(), np.broadcast_to(B.numpy(), (2, 4, 3)),
+                               atol=1e-12)
+
+
+def test_cholesky_solve_reads_one_triangle_and_broadcasts_b():
+    """As LAPACK's potrs: only L's triangle is read (the other held garbage that changed
+    the answer), and B is always matrices whose batch dims broadcast (B (3, 3) with L
+    (3, 3, 3) gave (3, 3) through solve's vector rule)."""
+    rng = np.random.default_rng(4)
+    low = np.tril(rng.standard_normal((3, 3, 3))) + 3 * np.eye(3)
+    junk = low + np.triu(rng.standard_normal((3, 3, 3)), 1)
+    B = rng.standard_normal((3, 3))
+    want = np.linalg.solve(low @ np.swapaxes(low, -1, -2), np.broadcast_to(B, (3, 3, 3)))
+    got = pdt.cholesky_solve(pdt.tensor(B), pdt.tensor(junk))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-12)
+    up = np.swapaxes(junk, -1, -2)  # upper=True reads the upper triangle only
+    got = pdt.cholesky_solve(pdt.tensor(B), pdt.tensor(up), upper=True)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-12)
+    with pytest.raises(RuntimeError, match="Incompatible matrix sizes"):
+        pdt.cholesky_solve(pdt.ones(2, 3), pdt.tensor(low[:2]))
+
+
+@pytest.mark.parametrize("op", ["addmv", "addr", "addbmm"])
+def test_integer_products_refuse_a_float_beta_or_alpha(op):
+    """As addmm: an integer product stays integer; a float beta gave a float32 result."""
+    i = lambda *s: pdt.ones(*s, dtype=pdt.int64)  # noqa: E731
+    args = {"addmv": (i(2), i(2, 2), i(2)), "addr": (i(2, 2), i(2), i(2)),
+            "addbmm": (i(2, 2), i(3, 2, 2), i(3, 2, 2))}[op]
+    fn = getattr(pdt, op)
+    for kw in ({"beta": 0.5}, {"alpha": 1.5}):
+        with pytest.raises(pdt.DTypeError, match="must be integers"):
+            fn(*args, **kw)
+    out = fn(*args, beta=2, alpha=3)
+    assert out.dtype == pdt.int64
+    ref = {"addmv": 2 + 3 * 2, "addr": 2 + 3, "addbmm": 2 + 3 * 6}[op]
+    assert (out == ref).all()
+
+
+def test_eigh_takes_a_lower_case_uplo_and_cond_of_an_empty_matrix_is_zero():
+    a = pdt.tensor([[2.0, 100.0], [1.0, 3.0]], dtype=pdt.float64)
+    up = np.linalg.eigvalsh(np.array([[2.0, 100.0], [100.0, 3.0]]))
+    np.testing.assert_allclose(pdt.linalg.eigvalsh(a, "u").numpy(), up, rtol=1e-12)
+    np.testing.assert_allclose(pdt.linalg.eigh(a, UPLO="l")[0].numpy(),
+                               np.linalg.eigvalsh(np.array([[2.0, 1.0], [1.0, 3.0]])),
+                               rtol=1e-12)
+    for shape, p in (((0, 0), None), ((3, 0), None), ((2, 0, 0), "fro"), ((0, 0), 1)):
+        out = pdt.linalg.cond(pdt.zeros(*shape), p)
+        assert tuple(out.shape) == shape[:-2] and (out == 0).all()

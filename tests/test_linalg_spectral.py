@@ -115,3 +115,17 @@ def test_cond_singular_and_rectangular(device):
         pdt.linalg.cond(_t(a, device), 1)
     with pytest.raises(RuntimeError, match="invalid norm type"):
         pdt.linalg.cond(_t(a, device), 3)
+
+
+def test_a_tensor_atol_of_zero_keeps_the_default_rtol():
+    """PyTorch's rule per matrix: rtol = where(atol > 0, 0, eps * max(m, n)). A tensor
+    atol of 0 kept no rtol at all, so 1e-17 counted as a singular value (rank 2, and
+    pinv 1e17)."""
+    small = np.diag([1.0, 1e-17])
+    batch = pdt.tensor(np.stack([small, np.diag([1.0, 0.3])]))
+    atol = pdt.tensor([0.0, 0.5], dtype=pdt.float64)
+    assert pdt.linalg.matrix_rank(batch, atol=atol).tolist() == [1, 1]
+    assert pdt.linalg.matrix_rank(batch[0], atol=pdt.tensor(0.0, dtype=pdt.float64)).item() == 1
+    p = pdt.linalg.pinv(batch, atol=atol).numpy()
+    np.testing.assert_allclose(p, np.stack([np.diag([1.0, 0.0]), np.diag([1.0, 0.0])]),
+                               atol=1e-15)

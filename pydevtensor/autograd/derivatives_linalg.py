@@ -124,7 +124,15 @@ class LinalgDetBackward0(Node):
             return lu
         singular = (info != 0).unsqueeze(-1).unsqueeze(-1)
         from .._ops_index import where
-        return where(singular, _det_grad_svd(A, g), lu)
+        # each branch from a matrix it is defined at (the other slots get a stand-in),
+        # so that a second derivative (create_graph) has no inf * 0 from the branch
+        # where() drops: the inverse of the identity where A is singular, the SVD of
+        # diag(1..n) (distinct singular values) where it is not
+        n = A.shape[-1]
+        eye = _C.eye(n, dtype=A.dtype, device=A.device)
+        lu = (g * d).unsqueeze(-1).unsqueeze(-1) * s.inv_ex(where(singular, eye, A))[0].mT
+        distinct = eye * _C.arange(1, n + 1, dtype=A.dtype, device=A.device)
+        return where(singular, _det_grad_svd(where(singular, A, distinct), g), lu)
 
 
 @derivative("linalg_slogdet")

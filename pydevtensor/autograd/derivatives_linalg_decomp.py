@@ -20,8 +20,13 @@ svdvals: gA = U diag(gS) Vh.
 qr, A = Q R (reduced, m >= n): with M = R gR^T - gQ^T Q and copyltu(M) the symmetric
 matrix of M's lower triangle,
     gA = (gQ + Q copyltu(M)) R^-T
-(R^-T by a solve: R must be nonsingular, i.e. A of full column rank).  The saved outputs are detached: a second derivative
-through these Nodes does not see their dependence on A.
+(R^-T by a solve: R must be nonsingular, i.e. A of full column rank).
+
+Each formula is written with recorded ops on the saved outputs, which take their Node
+as grad_fn again under create_graph=True (save_tensors' outputs=), so a second
+derivative sees their dependence on A, as PyTorch's.  eigvalsh and svdvals, whose
+vectors are not outputs, compute them again from A, recorded, when the gradient is to
+be differentiated (A is kept for that, and must not change in place).
 """
 from .. import _C
 from .derivatives_linalg import _solve
@@ -54,7 +59,7 @@ class LinalgEighBackward0(Node):
     num_outputs = 2  # eigenvalues, eigenvectors
 
     def save(self, out, A, UPLO="L", **kw):
-        self.save_tensors(out[0].detach(), out[1].detach())
+        self.save_tensors(out[0].detach(), out[1].detach(), outputs=(0, (1, 1)))
         return (A,)
 
     def apply(self, grads):
@@ -72,12 +77,15 @@ class LinalgEighBackward0(Node):
 @derivative("linalg_eigvalsh")
 class LinalgEigvalshBackward0(Node):
     def save(self, out, A, UPLO="L", **kw):
+        self.uplo = UPLO
         V = run_no_grad(_decomp().eigh, A, UPLO).eigenvectors
-        self.save_tensors(V)
+        self.save_tensors(V, A)
         return (A,)
 
     def backward(self, g):
-        V = self.saved_tensors[0]
+        V, A = self.saved_tensors
+        if _C.is_grad_enabled():  # create_graph: V's own dependence on A, recorded
+            V = _decomp().eigh(A, self.uplo).eigenvectors
         return (V * g.unsqueeze(-2)) @ V.mT
 
 
@@ -113,16 +121,15 @@ class LinalgSvdBackward0(Node):
     num_outputs = 3  # U, S, Vh
 
     def save(self, out, A, full_matrices=True, **kw):
-        U, S, Vh = (t.detach() for t in out)
-        k = S.shape[-1]
         self.full = full_matrices
-        self.save_tensors(U[..., :k], S, Vh[..., :k, :])
+        self.save_tensors(*(t.detach() for t in out), outputs=(0, (1, 1), (2, 2)))
         return (A,)
 
     def apply(self, grads):
         gU, gS, gVh = grads
         U, S, Vh = self.saved_tensors
         k = S.shape[-1]
+        U, Vh = U[..., :k], Vh[..., :k, :]  # full_matrices: the first k take part
         if self.full:
             gU = gU[..., :k] if gU is not None else None
             gVh = gVh[..., :k, :] if gVh is not None else None
@@ -135,11 +142,13 @@ class LinalgSvdBackward0(Node):
 class LinalgSvdvalsBackward0(Node):
     def save(self, out, A, **kw):
         U, _, Vh = run_no_grad(_decomp().svd, A, False)
-        self.save_tensors(U, Vh)
+        self.save_tensors(U, Vh, A)
         return (A,)
 
     def backward(self, g):
-        U, Vh = self.saved_tensors
+        U, Vh, A = self.saved_tensors
+        if _C.is_grad_enabled():  # create_graph: the vectors' dependence on A, recorded
+            U, _, Vh = _decomp().svd(A, False)
         return (U * g.unsqueeze(-2)) @ Vh
 
 
@@ -149,7 +158,7 @@ class LinalgQrBackward0(Node):
 
     def save(self, out, A, mode="reduced", **kw):
         self.mode = mode
-        self.save_tensors(out[0].detach(), out[1].detach())
+        self.save_tensors(out[0].detach(), out[1].detach(), outputs=(0, (1, 1)))
         return (A,)
 
     def apply(self, grads):

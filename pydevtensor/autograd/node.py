@@ -105,10 +105,11 @@ class Node:
         ----------
         *tensors : Tensor
             What backward will need.
-        outputs : tuple of int, optional
-            The positions among tensors of this op's (first) output, saved detached:
-            read back with grad mode on (create_graph=True) they take this Node as
-            grad_fn again (Note [higher-order gradients] in engine.py).
+        outputs : tuple of int or (int, int), optional
+            The positions among tensors of this op's outputs, saved detached: k for
+            its first output, (k, i) for its output i.  Read back with grad mode on
+            (create_graph=True) they take this Node as grad_fn again (Note
+            [higher-order gradients] in engine.py).
 
         Returns
         -------
@@ -152,7 +153,8 @@ class Node:
         if slots and _C.is_grad_enabled():
             saved = list(saved)
             for k in slots:
-                saved[k] = saved[k].detach()._set_grad_fn(self, 0)
+                k, i = (k, 0) if type(k) is int else k
+                saved[k] = saved[k].detach()._set_grad_fn(self, i)
             saved = tuple(saved)
         return saved
 
