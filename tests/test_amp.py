@@ -471,3 +471,27 @@ def test_weight_cast_cache_and_backward_inside(device):
     with pdt.autocast(_kind(device), cache_enabled=False, dtype=pdt.bfloat16):
         F.linear(x, w)
         assert len(_state._state.cache) == 0
+
+
+def test_grad_scaler_growth_stops_below_float32_overflow_and_state_dict_is_lazy_aware():
+    """PyTorch keeps the scale in float32 and applies a grown scale only when it is
+    finite: from 2**126 it stays at 2**127 (it went to 2**128, inf in float32, then every
+    other step was skipped).  Before the first scale(), state_dict() gives the growth
+    tracker load_state_dict() set (it gave 0)."""
+    from pydevtensor import nn
+    scaler = pdt.amp.GradScaler("cpu", init_scale=2.0 ** 126, growth_interval=1)
+    w = nn.Parameter(pdt.ones(2))
+    opt = pdt.optim.SGD([w], lr=0.1)
+    scales = []
+    for _ in range(4):
+        opt.zero_grad()
+        scaler.scale((w * 1e-30).sum()).backward()
+        scaler.step(opt)
+        scaler.update()
+        scales.append(scaler.get_scale())
+    assert scales == [2.0 ** 127] * 4
+    fresh = pdt.amp.GradScaler("cpu")
+    state = {"scale": 4.0, "growth_factor": 2.0, "backoff_factor": 0.5,
+             "growth_interval": 10, "_growth_tracker": 7}
+    fresh.load_state_dict(state)
+    assert fresh.state_dict() == state

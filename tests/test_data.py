@@ -279,3 +279,36 @@ def test_dataset_on_two_logical_cpus():
     ys = [int(v) for v in first[2:6] + second[2:4]]
     xs = [int(v) for v in first[6:10] + second[4:6]]
     assert ys == [10 * x for x in xs] and sorted(xs) == list(range(6))
+
+
+def test_default_collate_of_mixed_numbers_takes_the_dtype_of_all():
+    """As PyTorch's torch.tensor(batch): the first sample's type decided the dtype, so a
+    float after an int was truncated ([1, 2.5] gave [1, 2])."""
+    from pydevtensor.utils.data import default_collate
+    out = default_collate([1, 2.5])
+    assert out.dtype == pdt.get_default_dtype() and out.tolist() == [1.0, 2.5]
+    assert default_collate([0, 0.5, 1.5]).tolist() == [0.0, 0.5, 1.5]
+    mixed = default_collate([True, 2])
+    assert mixed.dtype == pdt.int64 and mixed.tolist() == [1, 2]
+    assert default_collate([True, False]).dtype == pdt.bool
+    assert default_collate([1, 2]).dtype == pdt.int64
+    assert default_collate([2.5, 1]).dtype == pdt.float64
+    batch = list(data.DataLoader([(1,), (2.75,)], batch_size=2))
+    assert batch[0][0].tolist() == [1.0, 2.75]
+
+
+def test_concat_dataset_iterates_and_takes_a_0d_tensor_index():
+    """An index past the end is an IndexError, which ends iteration through
+    __getitem__ (a ValueError made list(cd) fail); a 0-d integer tensor is an index (a
+    sampler given randperm's tensor)."""
+    cd = data.ConcatDataset([data.TensorDataset(pdt.arange(3)),
+                             data.TensorDataset(pdt.arange(10, 13))])
+    assert [int(s[0]) for s in cd] == [0, 1, 2, 10, 11, 12]
+    assert int(cd[pdt.tensor(4)][0]) == 11
+    with pytest.raises(IndexError):
+        cd[6]
+    with pytest.raises(ValueError, match="should not exceed"):
+        cd[-7]
+    order = pdt.randperm(6)
+    got = [int(v) for b in data.DataLoader(cd, batch_size=2, sampler=order) for v in b[0]]
+    assert sorted(got) == [0, 1, 2, 10, 11, 12]

@@ -117,3 +117,77 @@ def test_clone_function(device):
         pdt.clone(x, memory_format="channels_last")
     with pytest.raises(TypeError, match=r"clone\(\): input must be a Tensor, got list"):
         pdt.clone([1.0])
+
+
+@pytest.mark.parametrize("make, inside", [
+    (lambda: pdt.no_grad(), False),
+    (lambda: pdt.set_grad_enabled(False), False),
+    (lambda: pdt.inference_mode(), False),
+])
+def test_a_decorated_generator_runs_its_body_in_the_mode(make, inside):
+    """The mode is set around each resume of a decorated generator (as PyTorch's
+    decorators do), and the caller's is back between them; it was restored as soon as
+    the generator object was made, so the body ran with grad on."""
+    w = pdt.ones(2, requires_grad=True)
+    seen = []
+
+    @make()
+    def gen():
+        seen.append((w * 2).requires_grad)
+        got = yield pdt.is_grad_enabled()
+        seen.append(got)
+        try:
+            yield pdt.is_grad_enabled()
+        except ValueError:
+            yield ("thrown", pdt.is_grad_enabled())
+        finally:
+            seen.append(("finally", pdt.is_grad_enabled()))
+        return "done"
+
+    g = gen()
+    assert next(g) is inside and pdt.is_grad_enabled()
+    assert g.send("sent") is inside and pdt.is_grad_enabled()
+    assert g.throw(ValueError("x")) == ("thrown", inside) and pdt.is_grad_enabled()
+    with pytest.raises(StopIteration) as stop:
+        next(g)
+    assert stop.value.value == "done"
+    assert seen == [inside, "sent", ("finally", inside)]
+    g2 = gen()
+    next(g2)
+    g2.send(None)
+    g2.close()  # its finally runs inside the mode too
+    assert seen[-1] == ("finally", inside) and pdt.is_grad_enabled()
+
+
+def test_enable_grad_on_a_generator_inside_no_grad():
+    @pdt.enable_grad()
+    def gen():
+        yield pdt.is_grad_enabled()
+
+    with pdt.no_grad():
+        assert list(gen()) == [True]
+        assert not pdt.is_grad_enabled()
+
+
+def test_bare_decorators_and_a_reused_set_grad_enabled():
+    """@no_grad and @enable_grad without parentheses, as PyTorch 2 takes them; a
+    set_grad_enabled object entered later sets its mode then (its __enter__ did
+    nothing, so the mode of the moment stayed)."""
+    @pdt.no_grad
+    def off():
+        return pdt.is_grad_enabled()
+
+    @pdt.enable_grad
+    def on():
+        return pdt.is_grad_enabled()
+
+    assert off() is False and pdt.is_grad_enabled()
+    with pdt.no_grad():
+        assert on() is True
+    with pytest.raises(TypeError, match="takes no arguments"):
+        pdt.no_grad(3)
+    ctx = pdt.set_grad_enabled(False)
+    pdt.set_grad_enabled(True)
+    with ctx:
+        assert not pdt.is_grad_enabled()
+    assert pdt.is_grad_enabled()

@@ -102,3 +102,52 @@ def test_parameters_to_vector_against_torch(device):
     with pytest.raises(ValueError, match="vec must be 1-D with the parameters' 11 elements"):
         vector_to_parameters(pdt.ones(12, device=device), net.parameters())
     np.testing.assert_array_equal(net[0].weight.detach().cpu().numpy(), before)
+
+
+@pytest.mark.parametrize("reentrant", [True, False])
+def test_the_recomputation_runs_under_the_first_runs_autocast(reentrant):
+    """Under autocast the first run's matmul is bfloat16; the recomputation ran in
+    float32 (outside autocast by then), so the gradients differed from the plain call."""
+    rng = np.random.default_rng(3)
+    W = pdt.tensor(rng.standard_normal((3, 3)), dtype=pdt.float32, requires_grad=True)
+    seen = []
+
+    def fn(x):
+        y = x @ W
+        seen.append(y.dtype)
+        return y
+
+    grads = []
+    for wrap in (lambda f, x: f(x), lambda f, x: checkpoint(f, x, use_reentrant=reentrant)):
+        x = pdt.tensor(rng.standard_normal((2, 3)), dtype=pdt.float32, requires_grad=True)
+        x0 = x.detach().clone()
+        with pdt.autocast("cpu"):
+            out = wrap(fn, x)
+        out.float().sum().backward()
+        grads.append((x0, x.grad))
+    assert seen == [pdt.bfloat16] * 3
+    np.testing.assert_array_equal(grads[0][1].numpy(), grads[1][1].numpy())
+
+
+@pytest.mark.parametrize("reentrant", [True, False])
+def test_an_argument_changed_in_place_before_backward_is_refused(reentrant):
+    """The arguments are saved as any op saves them: changed in place before the
+    backward, the recomputation would use the new values, and gave a wrong gradient."""
+    a = pdt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 1
+    out = checkpoint(lambda t: (t ** 2).sum(), b, use_reentrant=reentrant)
+    with pdt.no_grad():
+        b.mul_(10)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward()
+
+
+def test_a_gradient_through_checkpoint_refuses_to_be_differentiated_again():
+    """create_graph=True through checkpoint gave a gradient without the second order
+    (a gradient penalty silently lost); now differentiating it raises, naming it."""
+    x = pdt.tensor([1.0, 2.0], requires_grad=True)
+    y = checkpoint(lambda a: (a ** 3).sum(), x, use_reentrant=False)
+    g, = pdt.autograd.grad(y, x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [3.0, 12.0])
+    with pytest.raises(RuntimeError, match="once_differentiable.*Checkpoint"):
+        (y + (g ** 2).sum()).backward()

@@ -48,6 +48,8 @@ def _accessors(name, cast, default, example):
     return get, set_
 
 
+_FLOAT32_MAX = 3.4028234663852886e38  # the largest finite float32
+
 class GradScaler:
     """Scales the loss so that float16 gradients do not underflow, unscales the
     gradients before the optimizer's step, skips steps whose gradients hold inf or
@@ -336,7 +338,9 @@ class GradScaler:
                 self._growth_tracker += 1
                 if self._growth_tracker == self._growth_interval:
                     self._growth_tracker = 0
-                    self._set(self._scale * self._growth_factor)
+                    grown = self._scale * self._growth_factor
+                    if grown <= _FLOAT32_MAX:  # PyTorch's float32 scale: kept if finite
+                        self._set(grown)
         self._per_optimizer = {}
 
     def _set(self, value):
@@ -398,7 +402,9 @@ class GradScaler:
         return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
                 "backoff_factor": self._backoff_factor,
                 "growth_interval": self._growth_interval,
-                "_growth_tracker": self._growth_tracker}
+                # before the first scale() (lazy), what load_state_dict set, as PyTorch
+                "_growth_tracker": (self._init_growth_tracker if self._scale is None
+                                    else self._growth_tracker)}
 
     def load_state_dict(self, state_dict):
         """Restores a state_dict().

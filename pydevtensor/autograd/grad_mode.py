@@ -5,6 +5,8 @@ Grad mode is a thread-local flag kept in C (csrc/python/autograd.c), read by eve
 binding only when one of its arguments requires grad; each thread starts with it on.
 """
 import functools
+import inspect
+import sys
 import threading
 
 from .. import _C
@@ -12,11 +14,66 @@ from .. import _C
 is_grad_enabled = _C.is_grad_enabled
 
 
+def _generator_in(context, fn):
+    """fn, a generator function, wrapped so that its body runs inside context() (a
+    fresh one each time) on every resume, and the caller's mode is back between them:
+    a decorated generator only sets the mode when its first value is asked for, after
+    a plain wrapper had restored it (as PyTorch's decorators do for generators)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        resume, value = gen.send, None
+        while True:
+            try:
+                with context():
+                    out = resume(value)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                value = yield out
+                resume = gen.send
+            except GeneratorExit:  # close(): the generator's finally blocks run inside
+                with context():
+                    gen.close()
+                raise
+            except BaseException:  # throw(): raised inside the generator, inside context
+                resume, value = (lambda exc: gen.throw(exc)), sys.exc_info()[1]
+
+    return wrapper
+
+
+class _Mode:
+    """A context that sets grad mode to mode and restores the previous one."""
+
+    __slots__ = ("mode", "prev")
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = _C._set_grad_enabled(self.mode)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+        return False
+
+
 class _GradMode:
     """Base of the three: a context manager, and a decorator that runs the function
-    inside it (a fresh context per call, so it is reentrant and thread-safe)."""
+    inside it (a fresh context per call, so it is reentrant and thread-safe; around
+    each resume of a generator function)."""
 
     _mode = True
+
+    def __new__(cls, *args):
+        if cls is not set_grad_enabled and args:
+            fn = args[0]
+            if len(args) > 1 or not callable(fn):
+                raise TypeError(f"{cls.__name__}() takes no arguments, or a function as "
+                                f"the bare decorator @{cls.__name__}")
+            return cls()(fn)  # the bare decorator, as PyTorch 2 takes it
+        return super().__new__(cls)
 
     def __enter__(self):
         self._prev = _C._set_grad_enabled(self._mode)
@@ -30,6 +87,8 @@ class _GradMode:
         # the mode each call sets and the one it restores are the call's own locals
         # (reentrant, thread-safe), without a context object per call (optimizer steps)
         mode, set_mode = self._mode, _C._set_grad_enabled
+        if inspect.isgeneratorfunction(fn):
+            return _generator_in(lambda: _Mode(mode), fn)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -105,6 +164,7 @@ class set_grad_enabled(_GradMode):
         self._prev = _C._set_grad_enabled(mode)
 
     def __enter__(self):
+        _C._set_grad_enabled(self._mode)  # again: the object may be entered later
         return self
 
     def __call__(self, fn):
@@ -196,6 +256,8 @@ class inference_mode:
 
     def __call__(self, fn):
         mode = self._mode
+        if inspect.isgeneratorfunction(fn):
+            return _generator_in(lambda: inference_mode(mode), fn)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):

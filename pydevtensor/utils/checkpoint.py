@@ -14,6 +14,11 @@ recomputed graph: the gradients of the parameters used inside fn are accumulated
 their .grad there (PyTorch's reentrant way), those of the arguments are returned.
 So autograd.grad() cannot ask for a parameter used inside fn (PyTorch's reentrant
 checkpoint has the same limit); loss.backward() gives exactly the plain gradients.
+The recomputation runs under the autocast state of the first run, and the tensor
+arguments are saved as any op saves them (changed in place before the backward, they
+are refused).  Its backward is once differentiable: a gradient taken with
+create_graph=True raises when differentiated again (the recomputed graph starts at
+detached copies, so a second derivative would miss the arguments' part).
 """
 from __future__ import annotations
 
@@ -41,16 +46,43 @@ def _set_rng_states(states: tuple[Any, dict]) -> None:
         _cuda.set_rng_state(s, d)
 
 
+def _autocast_state() -> dict:
+    """{device type: (enabled, dtype, cache_enabled)} of this thread's autocast."""
+    from ..amp import _state as S
+    st = S._state
+    return {d: (st.enabled[d], st.dtype[d], st.cache_enabled) for d in S.DEVICE_TYPES}
+
+
+def _autocast_as(saved: dict) -> Any:
+    """A context that puts autocast back as it was when saved was taken (for each
+    device type where it differs now)."""
+    import contextlib
+
+    from ..amp.autocast_mode import autocast
+    stack = contextlib.ExitStack()
+    for device, state in _autocast_state().items():
+        if state != saved[device]:
+            enabled, dtype, cache = saved[device]
+            stack.enter_context(autocast(device, dtype, enabled, cache))
+    return stack
+
+
 def _function():
     from ..autograd import Function, backward
+    from ..autograd.function import once_differentiable
     from ..autograd.grad_mode import enable_grad
 
     class CheckpointFunction(Function):
         @staticmethod
         def forward(ctx, run, preserve, kwargs, _anchor, *args):
             tensors = [a for a in args if isinstance(a, _C.Tensor)]
-            ctx.run, ctx.kwargs, ctx.args = run, kwargs, args
+            ctx.run, ctx.kwargs = run, kwargs
+            # the tensors saved (an in-place change before backward raises, as for any
+            # op), the rest kept as they are
+            ctx.args = [None if isinstance(a, _C.Tensor) else a for a in args]
+            ctx.save_for_backward(*tensors)
             ctx.rng = _rng_states(tensors) if preserve else None
+            ctx.autocast = _autocast_state()  # recomputed under the same autocast
             out = run(*args, **kwargs)
             ctx.single = isinstance(out, _C.Tensor)
             outs = (out,) if ctx.single else tuple(out)
@@ -60,16 +92,19 @@ def _function():
             return out if ctx.single else outs
 
         @staticmethod
+        @once_differentiable  # create_graph=True raises, where it lost the second order
         def backward(ctx, *grads):
+            saved = iter(ctx.saved_tensors)
+            args = [next(saved) if a is None else a for a in ctx.args]
             inputs = [a.detach().requires_grad_(a.requires_grad)
-                      if isinstance(a, _C.Tensor) else a for a in ctx.args]
+                      if isinstance(a, _C.Tensor) else a for a in args]
             now = None
             if ctx.rng is not None:
-                tensors = [a for a in ctx.args if isinstance(a, _C.Tensor)]
+                tensors = [a for a in args if isinstance(a, _C.Tensor)]
                 now = _rng_states(tensors)
                 _set_rng_states(ctx.rng)
             try:
-                with enable_grad():
+                with enable_grad(), _autocast_as(ctx.autocast):
                     out = ctx.run(*inputs, **ctx.kwargs)
             finally:
                 if now is not None:

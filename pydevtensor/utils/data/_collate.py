@@ -77,8 +77,9 @@ def default_convert(data: Any) -> Any:
 def default_collate(batch: Sequence[Any]) -> Any:
     """Joins a list of samples into a batch, as PyTorch's ``default_collate``: tensors
     are stacked (on their device), NumPy arrays and NumPy scalars stacked into a CPU
-    tensor of their dtype (``np.float32`` gives float32), Python floats give float64,
-    ints int64 and bools bool tensors, strings stay as they come (a tuple
+    tensor of their dtype (``np.float32`` gives float32), Python floats give float64;
+    ints give int64 and bools bool tensors, unless the batch mixes them (the dtype
+    ``tensor(batch)`` infers: a float among ints gives float32), strings stay as they come (a tuple
     when they are a field of the samples); dicts, named tuples, tuples
     and lists are joined field by field (tuples and lists give a list, as in PyTorch).
 
@@ -120,10 +121,10 @@ def default_collate(batch: Sequence[Any]) -> Any:
         if isinstance(elem, np.generic):
             return _as_tensor(np.asarray(batch))
         return _stack([_as_tensor(np.asarray(b)) for b in batch])
-    if isinstance(elem, bool):
-        return _C.tensor(list(batch), dtype=_C.bool)
     if isinstance(elem, numbers.Integral):
-        return _C.tensor(list(batch), dtype=_C.int64)
+        # the dtype of all of them, as PyTorch's torch.tensor(batch): bools give bool,
+        # ints (with bools) int64, and a float among them the default dtype
+        return _C.tensor(list(batch))
     if isinstance(elem, numbers.Real):
         return _C.tensor(list(batch), dtype=_C.float64)
     if isinstance(elem, (str, bytes)):

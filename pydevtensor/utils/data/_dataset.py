@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import math
 import numbers
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -276,12 +277,18 @@ class ConcatDataset(Dataset):
 
     def __getitem__(self, index: int) -> Any:
         n = len(self)
+        if not isinstance(index, bool) and not isinstance(index, numbers.Integral) and \
+                hasattr(index, "__index__"):
+            index = operator.index(index)  # a 0-d integer tensor (a sampler's randperm)
         if isinstance(index, bool) or not isinstance(index, numbers.Integral):
             raise TypeError(f"ConcatDataset: an index must be an int, got "
                             f"{type(index).__name__}")
-        if not -n <= index < n:
-            raise ValueError(f"ConcatDataset: index {index} is out of range for "
+        if index >= n:  # IndexError, as PyTorch's: what ends iteration by __getitem__
+            raise IndexError(f"ConcatDataset: index {index} is out of range for "
                              f"{n} samples")
+        if index < -n:  # PyTorch's ValueError for a negative one
+            raise ValueError(f"ConcatDataset: absolute value of index {index} should not "
+                             f"exceed dataset length {n}")
         index = int(index) % n
         which = bisect.bisect_right(self.cumulative_sizes, index)
         start = self.cumulative_sizes[which - 1] if which else 0
