@@ -67,9 +67,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
             raise TypeError(f"normal(): {name} must be a number or a Tensor, got "
                             f"{type(v).__name__}")
     if not isinstance(std, _C.Tensor) and not std >= 0:  # NaN too
-        raise ValueError(f"normal(): std must be >= 0, got {std}")
+        raise _C.InvalidArgumentError(f"normal(): normal expects std >= 0.0, but found std "
+                                      f"{std}")
     if isinstance(std, _C.Tensor) and std.numel() and not bool((std.detach() >= 0).all()):
-        raise RuntimeError(f"normal(): normal expects all elements of std >= 0.0 (std of "
+        raise _C.InvalidArgumentError(f"normal(): normal expects all elements of std >= 0.0 (std of "
                            f"shape {tuple(std.shape)} on {std.device})")
     if not tensors:
         if size is None:

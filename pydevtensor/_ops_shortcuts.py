@@ -137,11 +137,12 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     generator : Generator, optional
         The stream to draw from (default: the default generator).
     dtype : pydevtensor.dtype, optional
-        int64 (default) or int32.
+        int64 (default), another integer dtype, or a floating one (as PyTorch's), which
+        must hold n - 1 exactly.
     device : str or pydevtensor.device, optional
         Where the result lives (default: pydevtensor.get_default_device()).
     requires_grad : bool, optional
-        Must be False: a permutation has no gradient.
+        Only with a floating dtype (the result is then a leaf that requires grad).
 
     Returns
     -------
@@ -157,13 +158,28 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"randperm(): n must be an int, got {type(n).__name__}")
     if n < 0:
-        raise ValueError(f"randperm(): n must be >= 0, got {n}")
-    if requires_grad:
+        raise _C.InvalidArgumentError(f"randperm(): n must be non-negative, got {n}")
+    if dtype not in (None, _C.int64, _C.int32, _C.int16, _C.uint8, _C.int8, _C.float64,
+                     _C.float32, _C.float16, _C.bfloat16):
+        raise _C.DTypeError(f"randperm(): dtype must be an integer or floating dtype, got "
+                            f"{dtype}")
+    if requires_grad and (dtype is None or not dtype.is_floating_point):
         raise RuntimeError("randperm(): only floating-point tensors can require gradients")
-    if dtype not in (None, _C.int64, _C.int32):
-        raise _C.DTypeError(f"randperm(): dtype must be int64 or int32, got {dtype}")
+    if dtype is not None and dtype != _C.int64 and n > 1 and n - 1 > _exact_max(dtype):
+        raise _C.InvalidArgumentError(f"randperm(): n is too large for result tensor type: "
+                                      f"'{dtype}' holds the integers up to "
+                                      f"{_exact_max(dtype)} exactly, got n={n}")
     order = _C.rand(n, dtype=_C.float64, device=device, generator=generator).argsort()
-    return order if dtype in (None, _C.int64) else order.to(dtype)
+    order = order if dtype in (None, _C.int64) else order.to(dtype)
+    return order.requires_grad_() if requires_grad else order
+
+
+def _exact_max(dtype):
+    """The largest integer each integer up to which dtype holds exactly."""
+    from ._dtype_info import finfo, iinfo
+    if dtype.is_floating_point:
+        return int(2 / finfo(dtype).eps)  # 2 ** (mantissa bits + 1)
+    return iinfo(dtype).max
 
 
 def is_tensor(obj):

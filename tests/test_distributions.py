@@ -222,8 +222,8 @@ def test_validation():
         D.Bernoulli(_t([0.5])).log_prob(_t([0.5]))
     with pytest.raises(ValueError, match="within the support"):
         D.Categorical(_t([1.0, 1.0])).log_prob(pdt.tensor([2]))
-    with pytest.raises(ValueError, match="must sum to total_count=3"):
-        D.Multinomial(3, _t([0.5, 0.5])).log_prob(_t([1.0, 1.0]))
+    with pytest.raises(ValueError, match="within the support"):  # more than total_count
+        D.Multinomial(3, _t([0.5, 0.5])).log_prob(_t([3.0, 1.0]))
     with pytest.raises(ValueError, match=r"right-most size of value must match event_shape"):
         D.Multinomial(3, _t([0.5, 0.5])).log_prob(_t([1.0, 1.0, 1.0]))
     with pytest.raises(ValueError, match="not broadcastable"):
@@ -287,3 +287,82 @@ def test_bernoulli_gradients_at_the_edges_are_finite_and_right(device):
     D.Bernoulli(logits=logit).log_prob(_t([1.0, 0.0, 1.0], device)).sum().backward()
     np.testing.assert_allclose(_np(logit.grad), [0.5, -0.5, 1 - 1 / (1 + math.exp(-2.0))],
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_icdf_inverts_cdf_and_perplexity_is_exp_entropy(device):
+    """icdf (Normal, Uniform, Exponential) against the float64 closed forms, and
+    cdf(icdf(q)) = q; perplexity() = exp(entropy())."""
+    from statistics import NormalDist
+    q = np.array([0.025, 0.3, 0.5, 0.975])
+    cases = [
+        (D.Normal(_t([1.0], device), _t([2.0], device)),
+         np.array([NormalDist(1.0, 2.0).inv_cdf(v) for v in q])),
+        (D.Uniform(_t([-1.0], device), _t([3.0], device)), -1.0 + 4.0 * q),
+        (D.Exponential(_t([2.0], device)), -np.log1p(-q) / 2.0),
+    ]
+    for d, want in cases:
+        x = d.icdf(_t(q, device))
+        np.testing.assert_allclose(_np(x), want, rtol=1e-12)
+        np.testing.assert_allclose(_np(d.cdf(x)), q, rtol=1e-12)
+        np.testing.assert_allclose(_np(d.perplexity()), np.exp(_np(d.entropy())), rtol=1e-15)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_expand_and_bernoulli_enumerate_support(device):
+    """expand() broadcasts the parameters (views) to a larger batch, parts included
+    (Multinomial's Categorical); Bernoulli enumerates {0, 1} as PyTorch's."""
+    b = D.Bernoulli(_t(0.3, device)).expand((3,))
+    assert tuple(b.batch_shape) == (3,) and tuple(b.sample().shape) == (3,)
+    np.testing.assert_allclose(_np(b.log_prob(_t([1.0, 0.0, 1.0], device))),
+                               np.log([0.3, 0.7, 0.3]), rtol=1e-12)
+    c = D.Categorical(_t([0.2, 0.3, 0.5], device)).expand((2, 4))
+    assert tuple(c.sample().shape) == (2, 4) and tuple(c.entropy().shape) == (2, 4)
+    n = D.Normal(_t([0.0, 1.0], device), _t([1.0, 2.0], device)).expand((5, 2))
+    assert tuple(n.rsample().shape) == (5, 2)
+    np.testing.assert_allclose(_np(n.stddev), np.broadcast_to([1.0, 2.0], (5, 2)))
+    m = D.Multinomial(4, _t([0.2, 0.8], device)).expand((3,))
+    assert tuple(m.sample().shape) == (3, 2) and tuple(m.log_prob(_t([1.0, 3.0], device))
+                                                      .shape) == (3,)
+    with pytest.raises(ValueError, match="does not expand"):
+        D.Normal(_t([0.0, 1.0], device), 1.0).expand((3,))
+    e = D.Bernoulli(_t([0.3, 0.6], device))
+    assert e.has_enumerate_support
+    np.testing.assert_array_equal(_np(e.enumerate_support()), [[0.0, 0.0], [1.0, 1.0]])
+    assert tuple(e.enumerate_support(expand=False).shape) == (2, 1)
+
+
+def test_multinomial_log_prob_takes_counts_below_total_count():
+    """PyTorch's support check: counts >= 0 summing to at most total_count; the log
+    prob is that of their own sum (its formula), not a refusal."""
+    d = D.Multinomial(10, probs=_t([0.5, 0.5]))
+    want = math.lgamma(4) - math.lgamma(2) - math.lgamma(3) + 3 * math.log(0.5)
+    np.testing.assert_allclose(d.log_prob(_t([1.0, 2.0])).item(), want, rtol=1e-12)
+    with pytest.raises(ValueError, match="support"):
+        D.Multinomial(2, probs=_t([0.5, 0.5])).log_prob(_t([1.0, 2.0]))
+    with pytest.raises(ValueError, match="support"):
+        d.log_prob(_t([-1.0, 2.0]))
+
+
+def test_random_functions_raise_pytorchs_classes_and_randperm_takes_float_dtypes():
+    """A bad value is InvalidArgumentError (a ValueError and PyTorch's RuntimeError), a
+    bad dtype DTypeError (a TypeError and a RuntimeError); randperm takes a floating dtype
+    that holds n - 1 exactly, as PyTorch's."""
+    x = pdt.zeros(3)
+    for call in (lambda: pdt.normal(0.0, -1.0, (3,)), lambda: pdt.normal(pdt.zeros(3), -1.0),
+                 lambda: x.normal_(0, -1), lambda: x.uniform_(3, 1),
+                 lambda: pdt.randint(5, 5, (3,)), lambda: pdt.randperm(-1)):
+        with pytest.raises(pdt.InvalidArgumentError):
+            call()
+    for call in (lambda: pdt.rand(3, dtype=pdt.int64), lambda: pdt.randn(3, dtype=pdt.int32)):
+        with pytest.raises(pdt.DTypeError, match="floating point"):
+            call()
+    pdt.manual_seed(4)
+    want = pdt.randperm(6).tolist()
+    for dtype in (pdt.float32, pdt.float64, pdt.int32, pdt.uint8):
+        pdt.manual_seed(4)
+        got = pdt.randperm(6, dtype=dtype)
+        assert got.dtype == dtype and got.tolist() == want
+    assert pdt.randperm(3, dtype=pdt.float32, requires_grad=True).requires_grad
+    with pytest.raises(pdt.InvalidArgumentError, match="too large"):
+        pdt.randperm(300, dtype=pdt.uint8)

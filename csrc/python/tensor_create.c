@@ -10,15 +10,17 @@
 #include "docstrings_create.h"
 
 /* A ValueError whose message has numbers in it: PyErr_Format knows no %g. */
-static void value_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void value_error(const char *fmt, ...)
+/* A bad value: InvalidArgumentError, a ValueError and a RuntimeError (PyTorch raises
+ * RuntimeError for these), or a plain ValueError without the module's state. */
+static void value_error(pdt_state *S, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void value_error(pdt_state *S, const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    PyErr_SetString(PyExc_ValueError, msg);
+    PyErr_SetString(S ? S->InvalidArgumentError : PyExc_ValueError, msg);
 }
 
 int pdt_parse_sizes(PyObject *const *args, Py_ssize_t nargs, int *ndim, int64_t *shape,
@@ -368,19 +370,20 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
     double start = scalar_as_double(&v[0]), end = scalar_as_double(&v[1]),
            step = scalar_as_double(&v[2]);
     if (!isfinite(start) || !isfinite(end) || !isfinite(step)) {
-        value_error("arange(): start, end and step must be finite, got %g, %g, %g", start, end,
+        value_error(S, "arange(): start, end and step must be finite, got %g, %g, %g", start, end,
                     step);
         return NULL;
     }
     if (step == 0 || (end - start) * step < 0) {
-        value_error("arange(): step %g cannot go from start %g to end %g (step must be "
+        value_error(S,
+                    "arange(): step %g cannot go from start %g to end %g (step must be "
                     "non-zero and point from start to end)",
                     step, start, end);
         return NULL;
     }
     double count = ceil((end - start) / step);
     if (count > (double)PDT_MAX_NUMEL) {
-        value_error("arange(): %g elements is too many", count);
+        value_error(S, "arange(): %g elements is too many", count);
         return NULL;
     }
     int dtype = o.dtype >= 0 ? o.dtype : any_float ? dtype_or_default(S, -1) : PDT_INT64;
@@ -483,7 +486,7 @@ static PyObject *create_random(PyObject *module, PyObject *const *args, Py_ssize
         return NULL;
     int dtype = dtype_or_default(S, o.dtype);
     if (!pdt_dtype_is_floating((pdt_dtype)dtype)) {
-        PyErr_Format(PyExc_TypeError, "%s(): dtype must be float32 or float64, got %s", fname,
+        PyErr_Format(S->DTypeError, "%s(): dtype must be a floating point dtype, got %s", fname,
                      pdt_dtype_name((pdt_dtype)dtype));
         return NULL;
     }
@@ -548,8 +551,10 @@ static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t n
     if (pdt_parse_sizes(&size, 1, &ndim, shape, "randint") < 0)
         return NULL;
     if (high <= low) {
-        PyErr_Format(PyExc_ValueError, "randint(): high (%lld) must be greater than low (%lld)",
-                     (long long)high, (long long)low);
+        PyErr_Format(S->InvalidArgumentError,
+                     "randint(): random_ expects 'from' to be less than 'to', but got from=%lld "
+                     ">= to=%lld",
+                     (long long)low, (long long)high);
         return NULL;
     }
     pdt_tensor t;
@@ -642,7 +647,8 @@ static PyObject *t_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t na
     if (!two_doubles(args, nargs, kwnames, "uniform_", names, &a, &b, &generator))
         return NULL;
     if (!(a <= b)) {
-        value_error("uniform_(): from (%g) must not exceed to (%g)", a, b);
+        value_error(pdt_state_of_type(Py_TYPE(self)),
+                    "uniform_(): from (%g) must not exceed to (%g)", a, b);
         return NULL;
     }
     return random_fill_(self, generator, PDT_RANDOM_UNIFORM, a, b, "uniform_");
@@ -657,7 +663,7 @@ static PyObject *t_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (!two_doubles(args, nargs, kwnames, "normal_", names, &mean, &std, &generator))
         return NULL;
     if (!(std >= 0)) {
-        value_error("normal_(): std must be >= 0, got %g", std);
+        value_error(pdt_state_of_type(Py_TYPE(self)), "normal_(): std must be >= 0, got %g", std);
         return NULL;
     }
     return random_fill_(self, generator, PDT_RANDOM_NORMAL, mean, std, "normal_");

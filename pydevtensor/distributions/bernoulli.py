@@ -4,7 +4,8 @@ from .._ops_bernoulli import bernoulli
 from ..autograd import no_grad
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (broadcast_all, enumerate_values, lazy_property, logits_to_probs,
+                    probs_to_logits)
 
 __all__ = ["Bernoulli"]
 
@@ -47,6 +48,7 @@ class Bernoulli(Distribution):
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
+    has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         _one_of("Bernoulli()", probs, logits)
@@ -132,3 +134,8 @@ class Bernoulli(Distribution):
 
     def entropy(self):
         return _softplus(self.logits) - self.logits * self.probs
+
+    def enumerate_support(self, expand=True):
+        param = self.__dict__.get("probs", self.__dict__.get("logits"))
+        values = _C.arange(2, dtype=param.dtype, device=param.device)
+        return enumerate_values(values, self.batch_shape, expand)

@@ -5,8 +5,8 @@
 constraint (``event_dim`` > 0, such as ``simplex``).
 """
 __all__ = ["Constraint", "boolean", "greater_than", "half_open_interval", "integer_interval",
-           "interval", "less_than", "nonnegative", "nonnegative_integer", "positive", "real",
-           "real_vector", "simplex", "unit_interval"]
+           "interval", "less_than", "multinomial", "nonnegative", "nonnegative_integer",
+           "positive", "real", "real_vector", "simplex", "unit_interval"]
 
 
 class Constraint:
@@ -94,6 +94,22 @@ class _Interval(Constraint):
         return f"{name}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
+class _Multinomial(Constraint):
+    """Counts of a Multinomial, PyTorch's rule: each >= 0, summing (over the last dim)
+    to at most upper_bound."""
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+    def __repr__(self):
+        return f"Multinomial(upper_bound={self.upper_bound})"
+
+
 class _IntegerInterval(Constraint):
     is_discrete = True
 
@@ -144,6 +160,7 @@ greater_than = _GreaterThan
 less_than = _LessThan
 interval = _Interval
 integer_interval = _IntegerInterval
+multinomial = _Multinomial
 
 
 def half_open_interval(lower_bound, upper_bound):

@@ -94,6 +94,48 @@ class Distribution:
                         f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
                         f"constraint {constraint!r}, but found invalid values:\n{value}")
 
+    def expand(self, batch_shape, _instance=None):
+        """The same distribution over a larger batch: each parameter expanded (a view,
+        no copy) from batch_shape's trailing dims, as PyTorch's ``expand``.
+
+        Parameters
+        ----------
+        batch_shape : tuple of ints
+            To which the current batch_shape broadcasts.
+
+        Returns
+        -------
+        Distribution
+            Of the same class, validate_args as this one's.
+
+        Raises
+        ------
+        ValueError
+            When the batch shape does not broadcast to batch_shape.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Bernoulli
+        >>> Bernoulli(pydevtensor.tensor(0.3)).expand((3,)).sample().shape
+        pydevtensor.Size([3])
+        """
+        shape = tuple(_shape_arg(f"{type(self).__name__}.expand()", batch_shape))
+        old = tuple(self.batch_shape)
+        if len(shape) < len(old) or any(
+                a not in (1, b) for a, b in zip(old[::-1], shape[::-1])):
+            raise ValueError(f"{type(self).__name__}.expand(): the batch shape {old} does "
+                             f"not expand to {shape}")
+        new = type(self).__new__(type(self)) if _instance is None else _instance
+        new.__dict__.update(self.__dict__)
+        for name, v in self.__dict__.items():
+            # parameters and what was derived from them (lazily) lead with batch_shape
+            if isinstance(v, _C.Tensor) and tuple(v.shape[:len(old)]) == old:
+                setattr(new, name, v.expand(shape + tuple(v.shape[len(old):])))
+            elif isinstance(v, Distribution) and tuple(v.batch_shape) == old:
+                setattr(new, name, v.expand(shape))  # a part (Multinomial's Categorical)
+        new._batch_shape = Size(shape)
+        return new
+
     @property
     def batch_shape(self):
         """The shape over which the parameters are batched.
@@ -244,6 +286,65 @@ class Distribution:
         tensor(0.2500)
         """
         raise NotImplementedError(f"{type(self).__name__} has no cdf here")
+
+    def icdf(self, value):
+        """The inverse of the cumulative distribution function: the value whose cdf is
+        the given probability.
+
+        Parameters
+        ----------
+        value : Tensor
+            Probabilities in [0, 1].
+
+        Returns
+        -------
+        Tensor
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Uniform
+        >>> Uniform(0.0, 4.0).icdf(pydevtensor.tensor(0.25))
+        tensor(1.)
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no icdf here")
+
+    def perplexity(self):
+        """exp(entropy()): the number of equally likely outcomes with the same entropy.
+
+        Returns
+        -------
+        Tensor
+            Of batch_shape.
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Bernoulli
+        >>> Bernoulli(pydevtensor.tensor([0.5])).perplexity()
+        tensor([2.])
+        """
+        return self.entropy().exp()
+
+    def enumerate_support(self, expand=True):
+        """Every value of a discrete distribution's support, along a new first
+        dimension (``has_enumerate_support`` says whether there is one).
+
+        Parameters
+        ----------
+        expand : bool, optional
+            Expanded over batch_shape (default), or of size 1 there.
+
+        Returns
+        -------
+        Tensor
+
+        Examples
+        --------
+        >>> from pydevtensor.distributions import Bernoulli
+        >>> Bernoulli(pydevtensor.tensor([0.3, 0.6])).enumerate_support()
+        tensor([[0., 0.],
+                [1., 1.]])
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not enumerate its support")
 
     def rsample(self, sample_shape=()):
         """Draws with the reparameterisation trick: the gradient flows to the parameters.

@@ -65,5 +65,8 @@ class Exponential(Distribution):
             self._validate_sample(value)
         return 1 - (-self.rate * value).exp()
 
+    def icdf(self, value):
+        return -(-value).log1p() / self.rate
+
     def entropy(self):
         return 1.0 - self.rate.log()

@@ -112,7 +112,7 @@ class Multinomial(Distribution):
 
     @property
     def support(self):
-        """Counts summing to total_count.
+        """Counts >= 0 summing to at most total_count (PyTorch's check).
 
         Returns
         -------
@@ -122,9 +122,9 @@ class Multinomial(Distribution):
         --------
         >>> from pydevtensor.distributions import Multinomial
         >>> Multinomial(5, pydevtensor.ones(2)).support
-        IntegerInterval(lower_bound=0, upper_bound=5)
+        Multinomial(upper_bound=5)
         """
-        return constraints.integer_interval(0, self.total_count)
+        return constraints.multinomial(self.total_count)
 
     @property
     def mean(self):
@@ -153,10 +153,6 @@ class Multinomial(Distribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-            with no_grad():
-                if not bool((value.sum(-1) == self.total_count).all()):
-                    raise ValueError(f"Multinomial.log_prob(): the counts of each event must "
-                                     f"sum to total_count={self.total_count}")
         logits, value = broadcast_all(self.logits, value)
         log_factorial_n = (value.sum(-1) + 1).lgamma()
         log_factorial_xs = (value + 1).lgamma().sum(-1)

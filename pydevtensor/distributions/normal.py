@@ -74,5 +74,8 @@ class Normal(Distribution):
             self._validate_sample(value)
         return 0.5 * (1 + ((value - self.loc) / (self.scale * math.sqrt(2))).erf())
 
+    def icdf(self, value):
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+
     def entropy(self):
         return 0.5 + _HALF_LOG_2PI + self.scale.log()

@@ -88,5 +88,8 @@ class Uniform(Distribution):
             self._validate_sample(value)
         return ((value - self.low) / (self.high - self.low)).clamp(0, 1)
 
+    def icdf(self, value):
+        return self.low + value * (self.high - self.low)
+
     def entropy(self):
         return (self.high - self.low).log()
