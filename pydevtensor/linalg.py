@@ -12,6 +12,7 @@ from ._linalg_solve import (LinAlgError, cholesky, cholesky_ex, det, inv, inv_ex
                             solve, solve_ex)
 from ._linalg_decomp import eigh, eigvalsh, qr, svd, svdvals
 from ._linalg_lstsq import lstsq
+from ._linalg_more import solve_triangular, vecdot
 from ._linalg_spectral import cond, matrix_rank, pinv
 from ._ops_linalg_small import linalg_cross as cross, matrix_power, multi_dot
 from .autograd.dispatch import recorded
@@ -223,4 +224,5 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "eigh", "eigvalsh",
            "inv", "inv_ex", "lstsq", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
            "norm",
-           "pinv", "qr", "slogdet", "solve", "solve_ex", "svd", "svdvals", "vector_norm"]
+           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
+           "vecdot", "vector_norm"]

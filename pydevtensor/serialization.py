@@ -31,7 +31,8 @@ VERSION = 3  # 1: a Tensor or a dict of Tensors; 2: any tree (_serialization_tre
 #              3: shared storages, devices, dtypes and NumPy arrays
 
 
-def save(obj, f):
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
     """Writes a tensor, a state_dict, or lists, tuples and dicts of tensors, numbers,
     strings and None (a checkpoint: ``{'model': net.state_dict(), 'optim':
     opt.state_dict(), 'epoch': 3}``) to f, a path or a binary file.  The name is used
@@ -54,6 +55,8 @@ def save(obj, f):
         infinite.
     f : str, os.PathLike or binary file
         Where to.
+    pickle_module, pickle_protocol, _use_new_zipfile_serialization, _disable_byteorder_record
+        Taken so that PyTorch's calls run; nothing is pickled, so they change nothing.
 
     Returns
     -------
@@ -577,7 +580,8 @@ def _read_tensor(zf, members, spec, dev):
     return t if host == dev else t.to(dev)
 
 
-def load(f, map_location=None, *, weights_only=None):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
     """Reads what save() wrote.  Each tensor goes back to the device it was saved from,
     unless map_location (a device, a string, a dict {'cuda:0': 'cpu'}, or PyTorch's
     callable ``map_location(storage, location)``) says otherwise.
@@ -615,6 +619,10 @@ def load(f, map_location=None, *, weights_only=None):
     weights_only : bool or None, optional
         Accepted as PyTorch's ``torch.load(f, weights_only=True)`` is written; True,
         False and None load the same (nothing is unpickled either way).
+    pickle_module, mmap, **pickle_load_args
+        Taken so that PyTorch's calls run (``mmap=True``, ``encoding='latin1'``); the
+        file holds no pickle and each tensor is read once into its storage, so they
+        change nothing.
 
     Returns
     -------

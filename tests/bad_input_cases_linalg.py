@@ -21,6 +21,16 @@ LINALG_CASES = [
     C("linalg.solve_ex-dtypes", "pdt.linalg.solve_ex(pdt.eye(2), pdt.ones(2, dtype=pdt.float64))",
       "RuntimeError", r"linalg\.solve_ex: Expected A and B to have the same dtype, but found "
       r"A of type .*float32 and B of type .*float64 instead"),
+    C("linalg.solve_triangular-wide-b", "pdt.linalg.solve_triangular(pdt.eye(3), "
+      "pdt.ones(2, 3), upper=True)", "RuntimeError",
+      r"linalg\.solve_triangular: Incompatible shapes of A and B for the equation AX = B: "
+      r"A \(3, 3\), B \(2, 3\) \(on cpu\)"),
+    C("linalg.solve_triangular-no-upper",
+      "pdt.linalg.solve_triangular(pdt.eye(2), pdt.ones(2, 1))", "TypeError", r"upper"),
+    C("linalg.solve_triangular-singular", "pdt.linalg.solve_triangular(pdt.zeros(2, 2), "
+      "pdt.ones(2, 1), upper=False)", LAE, r"linalg\.solve_triangular"),
+    C("linalg.vecdot-dtypes", "pdt.linalg.vecdot(pdt.ones(2), pdt.ones(2, dtype=pdt.float64))",
+      "pydevtensor.DTypeError", r"linalg\.vecdot: Expected x and y to have the same dtype"),
     C("linalg.inv-not-square", "pdt.linalg.inv(pdt.ones(2, 3))", "RuntimeError",
       r"linalg\.inv: A must be batches of square matrices, but they are 2 by 3 matrices "
       r"\(shape \(2, 3\), on cpu\)"),

@@ -312,3 +312,35 @@ def test_concat_dataset_iterates_and_takes_a_0d_tensor_index():
     order = pdt.randperm(6)
     got = [int(v) for b in data.DataLoader(cd, batch_size=2, sampler=order) for v in b[0]]
     assert sorted(got) == [0, 1, 2, 10, 11, 12]
+
+
+def test_a_loaders_iterator_has_a_length_and_its_options_are_fixed():
+    """len(iter(loader)) is len(loader), as PyTorch's; setting batch_size (or sampler,
+    drop_last, dataset...) afterwards raises PyTorch's ValueError: the batch sampler was
+    built from them, so len() and the batches disagreed (5 against 2)."""
+    loader = data.DataLoader(data.TensorDataset(pdt.arange(10)), batch_size=2)
+    it = iter(loader)
+    assert len(it) == 5 and len(list(it)) == 5
+    for name, value in (("batch_size", 5), ("drop_last", True), ("sampler", None)):
+        with pytest.raises(ValueError, match=f"{name} attribute should not be set"):
+            setattr(loader, name, value)
+    loader.num_workers = 0  # the others may change, as in PyTorch
+    assert len(list(loader)) == 5
+    class Stream(data.IterableDataset):
+        def __iter__(self):
+            return iter(range(4))
+    streamed = data.DataLoader(Stream(), batch_size=2)
+    with pytest.raises(ValueError, match="batch_size attribute"):
+        streamed.batch_size = 3
+
+
+def test_random_split_takes_pytorchs_fractions():
+    """Lengths summing to 1 are fractions whatever their type (NumPy floats, [1, 0]),
+    PyTorch's test; np.float32 was a TypeError and [1, 0] refused."""
+    ds = data.TensorDataset(pdt.arange(10))
+    sizes = lambda lengths: [len(s) for s in data.random_split(ds, lengths)]  # noqa: E731
+    assert sizes([np.float32(0.7), np.float32(0.3)]) == [7, 3]
+    assert sizes([1, 0]) == [10, 0] and sizes([1.0, 0]) == [10, 0]
+    assert sizes([3, 7]) == [3, 7]
+    with pytest.raises(ValueError, match="do not add up"):
+        data.random_split(ds, [3, 6])

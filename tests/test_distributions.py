@@ -366,3 +366,11 @@ def test_random_functions_raise_pytorchs_classes_and_randperm_takes_float_dtypes
     assert pdt.randperm(3, dtype=pdt.float32, requires_grad=True).requires_grad
     with pytest.raises(pdt.InvalidArgumentError, match="too large"):
         pdt.randperm(300, dtype=pdt.uint8)
+
+
+def test_sample_shape_takes_numpy_integers():
+    """sample_shape holds what has __index__ (np.int64), as torch.Size takes it."""
+    d = D.Normal(_t([0.0, 1.0]), _t([1.0, 2.0]))
+    assert tuple(d.sample((np.int64(3),)).shape) == (3, 2)
+    with pytest.raises(ValueError, match="ints >= 0"):
+        d.sample((2.5,))

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pydevtensor as pdt
-from conftest import CUDA_EMULATED, run_python
+from conftest import CUDA_EMULATED, DEVICES, run_python
 
 NAN, INF = float("nan"), float("inf")
 DTYPES = {"float64": pdt.float64, "float32": pdt.float32}
@@ -296,3 +296,60 @@ def test_eigh_takes_a_lower_case_uplo_and_cond_of_an_empty_matrix_is_zero():
     for shape, p in (((0, 0), None), ((3, 0), None), ((2, 0, 0), "fro"), ((0, 0), 1)):
         out = pdt.linalg.cond(pdt.zeros(*shape), p)
         assert tuple(out.shape) == shape[:-2] and (out == 0).all()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unitriangular", [True, False])
+def test_solve_triangular_matches_numpy_and_reads_one_triangle(device, upper, left,
+                                                               unitriangular):
+    """linalg.solve_triangular against NumPy's solve of the triangle (float64, 1e-12);
+    the other triangle, and the diagonal when unitriangular, hold junk that must not be
+    read; B (3, 2) broadcasts against A's batch of 2; the gradients against central
+    differences."""
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    T = np.triu(A) if upper else np.tril(A)
+    if unitriangular:
+        T = T * (1 - np.eye(3)) + np.eye(3)
+    B = rng.standard_normal((3, 2)) if left else rng.standard_normal((2, 3))
+    Bb = np.broadcast_to(B, (2,) + B.shape)
+    want = (np.linalg.solve(T, Bb) if left
+            else np.swapaxes(np.linalg.solve(np.swapaxes(T, -1, -2), np.swapaxes(Bb, -1, -2)),
+                             -1, -2))
+    At = pdt.tensor(A, device=device, requires_grad=True)
+    Bt = pdt.tensor(B, device=device, requires_grad=True)
+    X = pdt.linalg.solve_triangular(At, Bt, upper=upper, left=left, unitriangular=unitriangular)
+    np.testing.assert_allclose(X.detach().cpu().numpy(), want, rtol=1e-12, atol=1e-12)
+    (X ** 2).sum().backward()
+
+    def loss(a, b):
+        t = np.triu(a) if upper else np.tril(a)
+        if unitriangular:
+            t = t * (1 - np.eye(3)) + np.eye(3)
+        bb = np.broadcast_to(b, (2,) + b.shape)
+        x = (np.linalg.solve(t, bb) if left else
+             np.swapaxes(np.linalg.solve(np.swapaxes(t, -1, -2), np.swapaxes(bb, -1, -2)),
+                         -1, -2))
+        return (x ** 2).sum()
+
+    for arr, grad in ((A, At.grad), (B, Bt.grad)):
+        num = np.zeros_like(arr)
+        for i in np.ndindex(arr.shape):
+            e = np.zeros_like(arr)
+            e[i] = 1e-6
+            a2, b2 = (A + e, B) if arr is A else (A, B + e)
+            a3, b3 = (A - e, B) if arr is A else (A, B - e)
+            num[i] = (loss(a2, b2) - loss(a3, b3)) / 2e-6
+        np.testing.assert_allclose(grad.cpu().numpy(), num, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_vecdot_matches_numpy(device):
+    rng = np.random.default_rng(8)
+    x, y = rng.standard_normal((4, 3)), rng.standard_normal(3)
+    got = pdt.linalg.vecdot(pdt.tensor(x, device=device), pdt.tensor(y, device=device))
+    np.testing.assert_allclose(got.cpu().numpy(), x @ y, rtol=1e-12)
+    got = pdt.linalg.vecdot(pdt.tensor(x, device=device), pdt.tensor(x, device=device), dim=0)
+    np.testing.assert_allclose(got.cpu().numpy(), (x * x).sum(0), rtol=1e-12)

@@ -653,3 +653,15 @@ def test_a_member_flagged_encrypted_is_a_format_error():
     data[at + 8] |= 1  # the central directory's general purpose flags
     with pytest.raises(FormatError, match="encrypted"):
         pdt.load(io.BytesIO(bytes(data)))
+
+
+def test_pytorchs_keywords_of_save_and_load_are_taken(tmp_path):
+    """torch.save(obj, f, pickle_protocol=4, _use_new_zipfile_serialization=True) and
+    torch.load(f, mmap=True, encoding='latin1') run unchanged (they change nothing)."""
+    import pickle
+    path = tmp_path / "w.pt"
+    pdt.save({"w": pdt.arange(3.0)}, path, pickle_module=pickle, pickle_protocol=4,
+             _use_new_zipfile_serialization=True)
+    back = pdt.load(path, map_location="cpu", pickle_module=pickle, weights_only=True,
+                    mmap=True, encoding="latin1")
+    assert back["w"].tolist() == [0.0, 1.0, 2.0]

@@ -2,6 +2,8 @@
 ``torch.distributions.Distribution``): shapes, argument and sample validation, and
 the properties every distribution derives from its own (stddev from variance, sample
 from rsample)."""
+import operator
+
 from .. import _C
 from .._tensor_py import Size
 from ..autograd import no_grad
@@ -14,10 +16,16 @@ def _shape_arg(where, sample_shape):
         raise TypeError(f"{where}: sample_shape must be a tuple of ints (a Size), e.g. (5,), "
                         f"got {type(sample_shape).__name__}")
     dims = tuple(sample_shape)
-    for d in dims:
-        if isinstance(d, bool) or not isinstance(d, int) or d < 0:
+    out = []
+    for d in dims:  # ints, or what has __index__ (np.int64), as torch.Size takes them
+        try:
+            d = operator.index(d) if not isinstance(d, bool) else -1
+        except TypeError:
+            d = -1
+        if d < 0:
             raise ValueError(f"{where}: sample_shape must hold ints >= 0, got {dims}")
-    return Size(dims)
+        out.append(d)
+    return Size(tuple(out))
 
 
 class Distribution:

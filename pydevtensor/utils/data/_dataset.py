@@ -174,14 +174,14 @@ def random_split(dataset: Any, lengths: Sequence[int | float],
     n = len(dataset)
     lengths = list(lengths)
     for x in lengths:
-        if isinstance(x, bool) or not isinstance(x, (numbers.Integral, float)):
+        if isinstance(x, bool) or not isinstance(x, numbers.Real):
             raise TypeError(f"{where}: lengths must be ints or fractions, got "
                             f"{type(x).__name__}")
         if not x >= 0:
             raise ValueError(f"{where}: lengths must be >= 0, got {x}")
-    if lengths and all(isinstance(x, float) and x <= 1 for x in lengths) and math.isclose(
-            sum(lengths), 1.0):
-        sizes = [int(math.floor(n * x)) for x in lengths]
+    if lengths and math.isclose(sum(lengths), 1.0) and sum(lengths) <= 1:
+        # fractions, PyTorch's test: [0.8, 0.2], [1, 0] and NumPy floats too
+        sizes = [int(math.floor(n * float(x))) for x in lengths]
         for i in range(n - sum(sizes)):
             sizes[i % len(sizes)] += 1
     elif all(isinstance(x, numbers.Integral) for x in lengths):

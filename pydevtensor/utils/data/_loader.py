@@ -226,6 +226,7 @@ class DataLoader:
                       and batch_sampler is None)
         if iterable:
             self.sampler = self.batch_sampler = None
+            self.__initialized = True
             return
         if sampler is None:
             sampler = (RandomSampler(dataset, generator=self.generator) if self.shuffle
@@ -234,6 +235,17 @@ class DataLoader:
             batch_sampler = BatchSampler(sampler, batch_size, self.drop_last)
         self.sampler = sampler
         self.batch_sampler = batch_sampler
+        self.__initialized = True
+
+    # what the samplers were built from: set later, len() and the batches would disagree
+    _FIXED = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+              "persistent_workers")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._FIXED and self.__dict__.get("_DataLoader__initialized"):
+            raise ValueError(f"{name} attribute should not be set after DataLoader is "
+                             f"initialized (make a new DataLoader)")
+        super().__setattr__(name, value)
 
     def __len__(self) -> int:
         if isinstance(self.dataset, IterableDataset):
@@ -248,13 +260,13 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         batches = self._batches()
         if not self.pin_memory:
-            return batches
+            return _Batches(self, batches)
         if not _cuda.is_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is "
                           "found, then device pinned memory won't be used.", UserWarning,
                           stacklevel=2)
-            return batches
-        return (_pin(b) for b in batches)
+            return _Batches(self, batches)
+        return _Batches(self, (_pin(b) for b in batches))
 
     def _batches(self):
         if isinstance(self.dataset, IterableDataset):
@@ -311,3 +323,22 @@ class DataLoader:
                 batch = []
         if batch and not self.drop_last:
             yield collate(batch)
+
+
+class _Batches:
+    """An epoch's iterator over a DataLoader's batches; len() is the loader's, as the
+    iterator of PyTorch's loader has one."""
+
+    __slots__ = ("_loader", "_it")
+
+    def __init__(self, loader: DataLoader, batches: Iterator[Any]) -> None:
+        self._loader, self._it = loader, batches
+
+    def __iter__(self) -> "_Batches":
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._it)
+
+    def __len__(self) -> int:
+        return len(self._loader)
