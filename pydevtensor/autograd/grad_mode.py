@@ -105,6 +105,11 @@ class no_grad(_GradMode):
     """A context manager (and decorator) inside which operations record nothing: results
     do not require grad (as torch.no_grad).
 
+    Parameters
+    ----------
+    func : callable, optional
+        Only as the bare decorator ``@no_grad`` (PyTorch 2's): the function wrapped.
+
     Examples
     --------
     >>> w = pydevtensor.ones(2, requires_grad=True)
@@ -120,6 +125,11 @@ class no_grad(_GradMode):
 class enable_grad(_GradMode):
     """A context manager (and decorator) that turns recording back on inside a no_grad
     block (as torch.enable_grad).
+
+    Parameters
+    ----------
+    func : callable, optional
+        Only as the bare decorator ``@enable_grad``: the function wrapped.
 
     Examples
     --------
