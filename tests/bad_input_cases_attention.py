@@ -49,6 +49,14 @@ ATTENTION_CASES = [
       "pdt.zeros(5, 3), attn_mask=pdt.ones(4, 6, dtype=pdt.bool))",
       "pydevtensor.InvalidArgumentError", r"attn_mask of shape \(4, 6\).*\(4, 5\)",
       setup="F = pdt.nn.functional"),
+    C("mha_forward-static-k", "F.multi_head_attention_forward(pdt.ones(3, 1, 4), "
+      "pdt.ones(3, 1, 4), pdt.ones(3, 1, 4), 4, 2, pdt.ones(12, 4), None, None, None, False, "
+      "0.0, pdt.eye(4), None, static_k=pdt.ones(2, 3, 2))", "NotImplementedError",
+      r"static_k and static_v are not supported", setup="F = pdt.nn.functional"),
+    C("mha_forward-no-weights", "F.multi_head_attention_forward(pdt.ones(3, 1, 4), "
+      "pdt.ones(3, 1, 4), pdt.ones(3, 1, 4), 4, 2, None, None, None, None, False, 0.0, "
+      "pdt.eye(4), None)", "pydevtensor.InvalidArgumentError", r"in_proj_weight is None",
+      setup="F = pdt.nn.functional"),
     C("sdpa-mask-dtype", "F.scaled_dot_product_attention(pdt.zeros(4, 8), pdt.zeros(5, 8), "
       "pdt.zeros(5, 3), attn_mask=pdt.ones(4, 5, dtype=pdt.int64))", "RuntimeError",
       r"attn_mask dtype to be bool or float or to match query dtype, but got "

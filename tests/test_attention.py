@@ -517,3 +517,26 @@ def test_sdpa_takes_a_float32_mask_of_another_query_dtype(device, dtype):
         np.testing.assert_allclose(_np(got.float()), want, atol=0.1)
     with pytest.raises(RuntimeError, match="bool or float"):
         F.scaled_dot_product_attention(qt, kt, vt, attn_mask=mask.to(pdt.float16))
+
+
+@pytest.mark.parametrize("kw", [{}, {"kdim": 3, "vdim": 5},
+                                {"add_bias_kv": True, "add_zero_attn": True}])
+def test_functional_multi_head_attention_forward_is_the_modules(device, kw):
+    """F.multi_head_attention_forward with a MultiheadAttention's weights gives its
+    output and weights bit for bit (it is the same computation), with a padding mask."""
+    pdt.manual_seed(0)
+    m = nn.MultiheadAttention(8, 2, **kw).double().to(device).eval()
+    rng = np.random.default_rng(2)
+    q = _t(rng.standard_normal((4, 2, 8)), device)
+    k = _t(rng.standard_normal((6, 2, m.kdim)), device)
+    v = _t(rng.standard_normal((6, 2, m.vdim)), device)
+    mask = _t(rng.random((2, 6)) > 0.7, device)
+    mask[:, 0] = False
+    want = m(q, k, v, key_padding_mask=mask)
+    got = F.multi_head_attention_forward(
+        q, k, v, 8, 2, m.in_proj_weight, m.in_proj_bias, m.bias_k, m.bias_v, m.add_zero_attn,
+        0.0, m.out_proj.weight, m.out_proj.bias, training=False, key_padding_mask=mask,
+        use_separate_proj_weight=not m._qkv_same_embed_dim, q_proj_weight=m.q_proj_weight,
+        k_proj_weight=m.k_proj_weight, v_proj_weight=m.v_proj_weight)
+    np.testing.assert_array_equal(_np(got[0]), _np(want[0]))
+    np.testing.assert_array_equal(_np(got[1]), _np(want[1]))

@@ -76,6 +76,8 @@ local_response_norm, rms_norm = _normm.local_response_norm, _normm.rms_norm
 # attention (_functional_attention.py)
 scaled_dot_product_attention = _attn.scaled_dot_product_attention
 
+from ._functional_mha import multi_head_attention_forward  # noqa: E402
+
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, as one GEMM with the bias folded in (addmm: the bias is
