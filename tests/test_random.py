@@ -153,8 +153,10 @@ def test_normal_forms_statistics_and_errors(device):
     assert pdt.normal(0.0, 1.0, 4, device=device, requires_grad=True).requires_grad
     for call, exc, words in [
         (lambda: pdt.normal(0.0, 1.0), TypeError, "give the size"),
-        (lambda: pdt.normal(0.0, -1.0, (2,)), ValueError, "std must be >= 0, got -1.0"),
-        (lambda: pdt.normal(0.0, float("nan"), (2,)), ValueError, "std must be >= 0, got nan"),
+        (lambda: pdt.normal(0.0, -1.0, (2,)), ValueError,
+         "expects std >= 0.0, but found std -1.0"),
+        (lambda: pdt.normal(0.0, float("nan"), (2,)), ValueError,
+         "expects std >= 0.0, but found std nan"),
         (lambda: pdt.normal(pdt.zeros(2, dtype=pdt.int64, device=device), 1.0), TypeError,
          "mean must be a floating-point tensor, got pydevtensor.int64"),
         (lambda: pdt.normal(m, 1.0, (2,)), TypeError, "size, dtype and device are for"),
