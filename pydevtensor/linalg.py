@@ -136,7 +136,14 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions (got shape {tuple(A.shape)})")
-    r, c = _dims(dim, A.ndim)
+    dims = _dims(dim, A.ndim)
+    if dims is None or len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim!r} (A of "
+                           f"shape {tuple(A.shape)}, on {A.device})")
+    r, c = dims
+    if r == c:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got {dim!r} (A of "
+                           f"shape {tuple(A.shape)}, on {A.device})")
     if ord == "fro":
         return vector_norm(A, 2, (r, c), keepdim)
     a = A.abs()
@@ -162,6 +169,12 @@ def _singular_norm(A, ord, r, c, keepdim):
     rest = [d for d in range(A.ndim) if d not in (r, c)]
     x = A.permute(*rest, r, c)
     m, n = x.shape[-2], x.shape[-1]
+    if (m == 0 or n == 0) and ord == "nuc":  # the sum of no singular values
+        out = _C.zeros(tuple(x.shape[:-2]), dtype=A.dtype, device=A.device)
+        if keepdim:
+            for d in sorted((r, c)):
+                out = out.unsqueeze(d)
+        return out
     if m == 0 or n == 0:
         raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} of an empty matrix "
                            f"{tuple(A.shape)} (on {A.device})")
@@ -207,6 +220,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     >>> pydevtensor.linalg.norm(pydevtensor.tensor([3., -4.]), 1)
     tensor(7.)
     """
+    if dim is not None and not isinstance(dim, int) and len(tuple(dim)) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                           f"Got {list(dim)} (A of shape {tuple(A.shape)}, on {A.device})")
     if ord is None and dim is None and dtype is None and isinstance(A, _C.Tensor) and \
             A.is_floating_point():
         return A.norm(keepdim=keepdim)  # the 2-norm of every element: norm's one call

@@ -129,3 +129,21 @@ def test_a_tensor_atol_of_zero_keeps_the_default_rtol():
     p = pdt.linalg.pinv(batch, atol=atol).numpy()
     np.testing.assert_allclose(p, np.stack([np.diag([1.0, 0.0]), np.diag([1.0, 0.0])]),
                                atol=1e-15)
+
+
+def test_norm_dims_are_checked_as_pytorch_checks_them():
+    """linalg.norm's dim has 1 or 2 entries (three gave a value); matrix_norm's dim is a
+    2-tuple of different dims (an unpack ValueError, or a permute error, before); the
+    nuclear norm of an empty matrix is 0 (the sum of no singular values)."""
+    A = pdt.ones(2, 3, 4)
+    with pytest.raises(RuntimeError, match="must be of length 1 or 2. Got \\[0, 1, 2\\]"):
+        pdt.linalg.norm(A, dim=(0, 1, 2))
+    with pytest.raises(RuntimeError, match="dim must be a 2-tuple"):
+        pdt.linalg.matrix_norm(A, dim=(0,))
+    with pytest.raises(RuntimeError, match="dim must be a 2-tuple"):
+        pdt.linalg.norm(A, "fro", dim=1)
+    with pytest.raises(RuntimeError, match="dims must be different"):
+        pdt.linalg.matrix_norm(A, "nuc", dim=(1, -2))
+    assert pdt.linalg.matrix_norm(pdt.zeros(0, 0), "nuc").item() == 0.0
+    out = pdt.linalg.matrix_norm(pdt.zeros(2, 0, 3), "nuc", keepdim=True)
+    assert tuple(out.shape) == (2, 1, 1) and (out == 0).all()
