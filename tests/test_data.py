@@ -344,3 +344,14 @@ def test_random_split_takes_pytorchs_fractions():
     assert sizes([3, 7]) == [3, 7]
     with pytest.raises(ValueError, match="do not add up"):
         data.random_split(ds, [3, 6])
+
+
+def test_default_collate_keeps_a_defaultdict():
+    """A mutable mapping is copied and updated, as PyTorch's collate does: a defaultdict
+    comes back a defaultdict with its factory (it became a plain dict)."""
+    from pydevtensor.utils.data import default_collate
+    sample = collections.defaultdict(list, {"a": 1, "b": 2.5})
+    out = default_collate([sample, sample])
+    assert type(out) is collections.defaultdict and out.default_factory is list
+    assert out["a"].tolist() == [1, 1] and out["b"].tolist() == [2.5, 2.5]
+    assert sample["a"] == 1  # the sample itself is untouched

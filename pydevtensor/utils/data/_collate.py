@@ -3,8 +3,9 @@ into a batch, ``default_convert`` turns one unbatched sample's NumPy arrays and 
 into tensors, as ``torch.utils.data``'s functions of those names."""
 from __future__ import annotations
 
+import copy
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,17 @@ def _rebuild(elem, fields):
 
 
 def _rebuild_map(elem, items):
+    """A mapping of elem's type holding items: a copy of elem updated when it is mutable
+    (a defaultdict keeps its default_factory, as PyTorch's collate keeps it), else the
+    type built from items, else a dict."""
+    if isinstance(elem, MutableMapping):
+        try:
+            clone = copy.copy(elem)
+            clone.clear()
+            clone.update(items)
+            return clone
+        except TypeError:
+            pass
     try:
         return type(elem)(items)
     except TypeError:
