@@ -5,9 +5,12 @@ Note [copies of objects]
 - ``copy.copy(t)`` is a new tensor object sharing t's storage, as PyTorch's: no
   copy of the values, so nothing is counted.  Matplotlib calls it on what it
   plots, which is why ``plt.plot(t)`` needs it.
-- ``copy.deepcopy(t)`` is ``t.clone()`` on t's own device: a copy within one device,
+- ``copy.deepcopy(t)`` copies t's storage on t's own device: a copy within one device,
   counted by ``transfer_stats()`` with the other copies within a device, and never
-  a transfer (the guard lets it through at every level).
+  a transfer (the guard lets it through at every level).  The copy has t's shape,
+  strides and offset in a copy of the whole storage, made once per deepcopy call:
+  a tensor and its views deep-copied together (a list of them, a module holding a
+  slice of a parameter) still share memory, as in PyTorch.
 - ``pickle.dumps(t)`` keeps the values, dtype, shape and device, and
   ``requires_grad`` and ``grad``.  A deep copy or an unpickled tensor is a leaf,
   also when the original was the result of an op that autograd recorded: the copy
@@ -18,8 +21,8 @@ Note [copies of objects]
   they came from with an explicit host-to-device transfer by "unpickling", and
   raises the usual DeviceError when that device does not exist here (move the
   tensor to the CPU before pickling it to carry it to such a machine).
-- Views are copied as their values: two views of one storage pickled or
-  deep-copied together come back as two storages (PyTorch keeps the sharing).
+- Pickled views are written as their values: two views of one storage pickled
+  together come back as two storages, as PyTorch's plain pickle does.
 - Tensor subclasses (nn.Parameter) come back as the same class with the same
   instance attributes, themselves copied (deepcopy, pickle) or shared (copy).
 
@@ -70,8 +73,27 @@ def _tensor_copy(self):
     return _as_class(type(self), _C.Tensor(self), _state(self))
 
 
+def _deep_values(t, memo):
+    """t's values for a deep copy: a view, at t's shape, strides and offset, of a copy of
+    t's whole storage made once per deepcopy call (kept in memo), so that views of one
+    storage copied together still share one, as PyTorch's deepcopy keeps them.  A tensor
+    with no elements or a negative stride is cloned alone."""
+    plain = t.detach()
+    if t.numel() == 0 or any(s < 0 for s in t.stride()):
+        return plain.clone()
+    size = t.element_size()
+    key = ("pydevtensor storage", str(t.device), t.dtype,
+           t.data_ptr() - t.storage_offset() * size)
+    whole = memo.get(key)
+    if whole is None:
+        n = t._storage_nbytes() // size
+        whole = _C._as_strided(plain, (n,), (1,), 0).clone()
+        memo[key] = whole
+    return _C._as_strided(whole, tuple(t.shape), tuple(t.stride()), t.storage_offset())
+
+
 def _tensor_deepcopy(self, memo):
-    new = _as_class(type(self), self.detach().clone(), {})
+    new = _as_class(type(self), _deep_values(self, memo), {})
     memo[id(self)] = new
     for name, value in _state(self).items():
         _set(new, name, copy.deepcopy(value, memo))

@@ -65,9 +65,52 @@ def ddp_checks(rank, W):
     for p, q in zip(model.module.parameters(), ref.parameters()):
         np.testing.assert_allclose(p.grad.numpy(), 2 * q.grad.numpy(), rtol=1e-5, atol=1e-6)
     model.remove_hooks()
+    unused_parameter_checks(rank, W, lo, hi)
     mwms_check(rank, W, ["cpu"])
     buffer_checks(rank, W)
     return {"ddp_max_error": worst, "buckets": len(model._buckets)}
+
+
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        pdt.manual_seed(3)
+        self.a, self.b = nn.Linear(6, 3), nn.Linear(6, 3)
+
+    def forward(self, x, use_b=True):
+        return self.a(x) + self.b(x) if use_b else self.a(x)
+
+
+def unused_parameter_checks(rank, W, lo, hi):
+    """A parameter unused in one iteration: without find_unused_parameters the next
+    forward raises PyTorch's error naming it (the bucket that waited for it used to
+    start mid-way through the next backward, averaging the wrong gradients); with it,
+    each iteration's gradients are those of the single-process full batch (zero for
+    the unused layer), and the buckets start in the same order on every rank."""
+    X, _ = batches(1)[0]
+    x, full = pdt.tensor(X[lo:hi]), pdt.tensor(X)
+    model = nn.parallel.DistributedDataParallel(TwoHeads(), bucket_cap_mb=0.0001)
+    model(x, use_b=False).pow(2).mean().backward()
+    try:
+        model(x)
+        raise AssertionError("no error after an iteration with an unused parameter")
+    except RuntimeError as exc:
+        assert "finished reduction in the prior iteration" in str(exc), exc
+        assert "b.weight" in str(exc) and "b.bias" in str(exc), exc
+    model.remove_hooks()
+    ddp = nn.parallel.DistributedDataParallel(TwoHeads(), bucket_cap_mb=0.0001,
+                                              find_unused_parameters=True)
+    ref = TwoHeads()
+    for use_b in (False, True, False):
+        ddp.zero_grad()
+        ref.zero_grad()
+        ddp(x, use_b=use_b).pow(2).mean().backward()
+        ref(full, use_b=use_b).pow(2).mean().backward()
+        for (name, p), q in zip(ddp.module.named_parameters(), ref.parameters()):
+            want = q.grad.numpy() if q.grad is not None else np.zeros(q.shape, np.float32)
+            np.testing.assert_allclose(p.grad.numpy(), want, rtol=1e-5, atol=1e-6,
+                                       err_msg=f"{name}, use_b={use_b}")
+    ddp.remove_hooks()
 
 
 def buffer_checks(rank, W):

@@ -106,6 +106,11 @@ def collectives(rank, W, device):
         dist.all_gather(outs := [pdt.zeros(3, 5).to(device) for _ in range(W)], t)
         for o in outs:  # every rank holds the same bits
             assert np.array_equal(o.numpy(), t.numpy())
+        for dtype in ("float32", "float16"):  # a loss kept for logging requires grad
+            w = pdt.ones(3, dtype=getattr(pdt, dtype), device=device, requires_grad=True)
+            loss = (w * (rank + 1)).sum()
+            dist.all_reduce(loss)
+            assert loss.item() == 3 * sum(range(1, W + 1)), (dtype, loss.item())
 
 
 def expect_error(kind, fragments, fn):

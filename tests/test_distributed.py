@@ -102,6 +102,8 @@ def test_launcher_command_line():
     assert launcher._parse(["-n", "8", "--hosts", "a,b", "t.py", "-x"]) == (
         "8", ["--hosts", "a,b"], ["t.py", "-x"])
     assert launcher._parse(["-n", "2", "-m", "mod"]) == ("2", [], ["-m", "mod"])
+    assert launcher._parse(["-n", "2", "-genv", "FOO", "1", "t.py"]) == (
+        "2", ["-genv", "FOO", "1"], ["t.py"])  # MPICH's -genv NAME VALUE
     assert launcher.main(["-n", "0", "t.py"]) == 2
 
 

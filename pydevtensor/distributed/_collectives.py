@@ -93,12 +93,13 @@ def _bits(t):
 def _reducible(t):
     """(array MPI reduces, writeback or None): t's own memory, or for a 16-bit float a
     float32 copy whose result is rounded back into t once MPI is done."""
+    plain = t.detach()  # a loss kept for logging may require grad: its values are reduced
     if _dtype_name(t) not in _HALF:
-        return np.asarray(t), None
-    wide = t.float()
+        return np.asarray(plain), None
+    wide = plain.float()
 
     def writeback():
-        t.copy_(wide)
+        plain.copy_(wide)
     return wide.numpy(), writeback
 
 

@@ -46,6 +46,11 @@ def mpiexec_command(nproc, argv, mpiexec_args=(), mpiexec=None):
     return cmd + list(mpiexec_args) + [sys.executable] + list(argv)
 
 
+# mpiexec options that take two values (MPICH's and Open MPI's -genv / -env / -x NAME=...:
+# only the first two are NAME VALUE)
+_TWO_VALUES = {"genv": 2, "env": 2}
+
+
 def _parse(args):
     """(nproc, mpiexec options, the script and its arguments) from the command line:
     options before the script are -n/--nproc and mpiexec's own; the script is the first
@@ -65,11 +70,12 @@ def _parse(args):
             continue
         if a == "-m" or not a.startswith("-"):
             return nproc, extra, args[i:]
-        extra.append(a)  # mpiexec's option, with its value when one follows
-        if i + 1 < len(args) and not args[i + 1].startswith("-") and \
-                not args[i + 1].endswith(".py"):
-            extra.append(args[i + 1])
-            i += 1
+        extra.append(a)  # mpiexec's option, with its value (two: -genv NAME VALUE)
+        for _ in range(_TWO_VALUES.get(a.lstrip("-"), 1)):
+            if i + 1 < len(args) and not args[i + 1].startswith("-") and \
+                    not args[i + 1].endswith(".py"):
+                extra.append(args[i + 1])
+                i += 1
         i += 1
     return nproc, extra, []
 

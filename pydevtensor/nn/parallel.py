@@ -22,9 +22,14 @@ Note [DistributedDataParallel]
   overlaps the rest of backward is MPI's: MPICH progresses a nonblocking collective
   only inside MPI calls (the next bucket's start, the final wait) unless its
   asynchronous progress thread is on (MPIR_CVAR_ASYNC_PROGRESS=1).
-- Every parameter that requires a gradient must get one in each backward (PyTorch's
-  find_unused_parameters=False): otherwise its bucket never starts and the other ranks
-  time out (the group's timeout).  ``no_sync()`` skips the all-reduce (gradient
+- The buckets start in bucket order, the same on every rank, whatever order their
+  gradients come in.  Every parameter that requires a gradient must get one in each
+  backward (find_unused_parameters=False): otherwise its bucket never starts, and the
+  next forward raises PyTorch's "Expected to have finished reduction in the prior
+  iteration" naming it (a rank that did start it waits for the others until the
+  group's timeout).  With find_unused_parameters=True each forward searches the graph
+  of its output, as PyTorch's does, and the parameters it does not reach get a zero
+  gradient in their bucket at once.  ``no_sync()`` skips the all-reduce (gradient
   accumulation); the next backward outside it averages the accumulated sums.
 - Replicas stay bitwise identical: the all-reduce hands every rank the same bits and
   the optimizers do the same arithmetic.
@@ -58,7 +63,8 @@ class DistributedDataParallel(Module):
     [DistributedDataParallel] in this module)."""
 
     def __init__(self, module, device_ids=None, output_device=None, broadcast_buffers=True,
-                 bucket_cap_mb=25, gradient_as_bucket_view=True):
+                 bucket_cap_mb=25, gradient_as_bucket_view=True, find_unused_parameters=False,
+                 process_group=None, static_graph=False):
         super().__init__()
         from .. import distributed as dist
         if not isinstance(module, Module):
@@ -71,8 +77,12 @@ class DistributedDataParallel(Module):
         if not bucket_cap_mb > 0:
             raise ValueError(f"DistributedDataParallel: bucket_cap_mb must be positive, got "
                              f"{bucket_cap_mb}")
+        if process_group is not None:
+            raise NotImplementedError("DistributedDataParallel: only the default process "
+                                      "group is supported (process_group=None)")
         self.module = module
         self.broadcast_buffers = bool(broadcast_buffers)
+        self.find_unused_parameters = bool(find_unused_parameters)
         object.__setattr__(self, "_dist", dist)
         object.__setattr__(self, "_sync", True)
         # (module, name) of every buffer, read at each forward: an assignment
@@ -87,6 +97,7 @@ class DistributedDataParallel(Module):
         params = [p for p in module.parameters() if p.requires_grad]
         object.__setattr__(self, "_buckets", _make_buckets(params[::-1], bucket_cap_mb))
         object.__setattr__(self, "_pending", [])
+        object.__setattr__(self, "_next", 0)  # the next bucket to start (in bucket order)
         object.__setattr__(self, "_handles", [])
         for b in self._buckets:
             for p in b.params:
@@ -94,9 +105,61 @@ class DistributedDataParallel(Module):
                     self._make_hook(b)))
 
     def forward(self, *args, **kwargs):
-        if self.broadcast_buffers and self._sync and _grad_enabled():
+        training = self._sync and _grad_enabled()
+        if training:
+            self._check_prior_reduction()
+        if self.broadcast_buffers and training:
             self._broadcast_buffers()
-        return self.module(*args, **kwargs)
+        out = self.module(*args, **kwargs)
+        if training and self.find_unused_parameters:
+            self._mark_unused(out)
+        return out
+
+    def _check_prior_reduction(self):
+        """PyTorch's error when the last backward left a bucket waiting for a gradient
+        that never came (a parameter unused in the loss): its all-reduce never started, so
+        the gradients were not averaged, and counting on would start it mid-backward
+        with the next iteration's gradients."""
+        waiting = [p for b in self._buckets if b.ready for p in b.params if id(p) not in b.got]
+        if not waiting and not self._next and not self._pending:
+            return
+        for b in self._buckets:
+            b.ready, b.got = 0, set()
+        object.__setattr__(self, "_next", 0)
+        self._pending.clear()
+        names = {id(p): n for n, p in self.module.named_parameters()}
+        unused = [names.get(id(p), "?") for p in waiting]
+        raise RuntimeError(
+            "Expected to have finished reduction in the prior iteration before starting a new "
+            "one. This error indicates that your module has parameters that were not used in "
+            "producing loss: pass find_unused_parameters=True to DistributedDataParallel, or "
+            "make sure all forward outputs take part in the loss. Parameters that did not "
+            f"receive grad: {', '.join(unused) or '(none on this rank)'}")
+
+    def _mark_unused(self, out):
+        """find_unused_parameters=True: the parameters the graph of out does not reach
+        get a zero gradient in their bucket and count as ready now (PyTorch's search
+        of the graph at each forward), so every bucket starts."""
+        reached, stack, seen = set(), [], set()
+        _tensors_in(out, stack)
+        stack = [t.grad_fn for t in stack if t.grad_fn is not None]
+        while stack:
+            fn = stack.pop()
+            if fn is None or id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            var = getattr(fn, "variable", None)
+            if var is not None:
+                reached.add(id(var))
+            stack.extend(nxt for nxt, _ in (e for e in fn.next_functions if e is not None))
+        for b in self._buckets:
+            for p in b.params:
+                if id(p) not in reached:
+                    view = b.views[id(p)]
+                    with _no_grad():
+                        view.zero_()
+                    p.grad = view  # the average of the ranks' (zero where none used it)
+                    self._ready(b, p)
 
     def _broadcast_buffers(self):
         """Rank 0's buffers to every rank: one flat tensor per device and dtype."""
@@ -165,20 +228,32 @@ class DistributedDataParallel(Module):
     def _make_hook(self, bucket):
         def hook(p):
             bucket.collect(p)
-            if not self._sync:
-                return
-            bucket.ready += 1
-            if bucket.ready < len(bucket.params):
-                return
-            bucket.ready = 0
-            self._pending.append(self._dist.all_reduce(bucket.flat, self._dist.ReduceOp.AVG,
-                                                       async_op=True))
-            if len(self._pending) == len(self._buckets):
-                pending = list(self._pending)
-                self._pending.clear()
-                for work in pending:
-                    work.wait()
+            if self._sync:
+                self._ready(bucket, p)
         return hook
+
+    def _ready(self, bucket, p):
+        """p's gradient is in bucket: the buckets that are full start their all-reduces
+        in bucket order (the same order on every rank, whatever order the gradients come
+        in), and when the last one has started, all are waited for."""
+        if id(p) in bucket.got:
+            return  # a parameter used twice in one graph: its hook runs once per backward
+        bucket.got.add(id(p))
+        bucket.ready += 1
+        buckets = self._buckets
+        while self._next < len(buckets) and \
+                buckets[self._next].ready == len(buckets[self._next].params):
+            b = buckets[self._next]
+            b.ready, b.got = 0, set()
+            self._pending.append(self._dist.all_reduce(b.flat, self._dist.ReduceOp.AVG,
+                                                       async_op=True))
+            object.__setattr__(self, "_next", self._next + 1)
+        if self._next == len(buckets):
+            object.__setattr__(self, "_next", 0)
+            pending = list(self._pending)
+            self._pending.clear()
+            for work in pending:
+                work.wait()
 
     def remove_hooks(self):
         """Unregisters the gradient hooks (the module trains alone again)."""
@@ -190,7 +265,8 @@ class DistributedDataParallel(Module):
 class _Bucket:
     def __init__(self, params):
         self.params = params
-        self.ready = 0
+        self.ready = 0  # how many of params have their gradient in (ids in got)
+        self.got = set()
         p0 = params[0]
         self.flat = _C.zeros(sum(p.numel() for p in params), dtype=p0.dtype, device=p0.device)
         self.views = {}
@@ -223,6 +299,18 @@ def _make_buckets(params, cap_mb):
         group.append(p)
     buckets.extend(_Bucket(g) for g in open_.values() if g)
     return buckets
+
+
+def _tensors_in(out, found):
+    """Appends the tensors in out (nested tuples, lists, dicts) to found."""
+    if isinstance(out, _C.Tensor):
+        found.append(out)
+    elif isinstance(out, (tuple, list)):
+        for o in out:
+            _tensors_in(o, found)
+    elif isinstance(out, dict):
+        for o in out.values():
+            _tensors_in(o, found)
 
 
 def _no_grad():
