@@ -174,3 +174,53 @@ def test_inputs_run_only_the_nodes_above_them_as_torch(device, use_c, monkeypatc
                              a.grad.tolist())
     assert got["pydevtensor"] == got["torch"]
     assert got["torch"][2] == 0 and got["torch"][1] is None
+
+
+def test_grad_and_backward_take_any_iterable_of_inputs():
+    """grad(loss, model.parameters()) and backward(inputs=<generator>), as PyTorch's
+    tuple(inputs): a generator was taken as one input ('does not require grad')."""
+    from pydevtensor import nn
+    net = nn.Linear(2, 1)
+    loss = net(pdt.ones(3, 2)).sum()
+    gw, gb = pdt.autograd.grad(loss, net.parameters(), retain_graph=True)
+    np.testing.assert_allclose(gw.numpy(), [[3.0, 3.0]])
+    np.testing.assert_allclose(gb.numpy(), [3.0])
+    loss.backward(inputs=(p for p in net.parameters() if p.ndim == 2))
+    assert net.weight.grad.tolist() == [[3.0, 3.0]] and net.bias.grad is None
+    outs = (t for t in (net(pdt.ones(1, 2)).sum(),))
+    assert pdt.autograd.grad(outs, [net.bias])[0].tolist() == [1.0]
+
+
+def test_empty_inputs_materialize_grads_and_batched_grads():
+    """PyTorch's checks and options of grad(): empty inputs raise (they did nothing);
+    materialize_grads gives zeros for an unused input; is_grads_batched gives one
+    vector-Jacobian product per row of grad_outputs (the Jacobian from the identity)."""
+    x = pdt.tensor([1.0, 2.0], requires_grad=True)
+    z = pdt.tensor([5.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad requires non-empty inputs"):
+        pdt.autograd.grad((x * 2).sum(), [])
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        (x * 2).sum().backward(inputs=[])
+    gx, gz = pdt.autograd.grad((x * 2).sum(), [x, z], materialize_grads=True)
+    assert gx.tolist() == [2.0, 2.0] and gz.tolist() == [0.0]
+    with pytest.raises(ValueError, match="allow_unused"):
+        pdt.autograd.grad((x * 2).sum(), [x, z], materialize_grads=True, allow_unused=False)
+    (jac,) = pdt.autograd.grad(x * x * x, x, pdt.eye(2), is_grads_batched=True)
+    np.testing.assert_allclose(jac.numpy(), np.diag([3.0, 12.0]))
+
+
+def test_functional_create_graph_does_not_run_the_inputs_hooks():
+    """With create_graph=True the functional API differentiated x itself, so x's tensor
+    hooks scaled its results (a Jacobian of 30 for 3 x); it differentiates a view of x,
+    as PyTorch's, and the results still depend on x."""
+    F = pdt.autograd.functional
+    x = pdt.tensor([1.0, 2.0], requires_grad=True)
+    x.register_hook(lambda g: g * 10)
+    np.testing.assert_allclose(F.jacobian(lambda a: a * 3, x, create_graph=True).numpy(),
+                               np.diag([3.0, 3.0]))
+    np.testing.assert_allclose(F.vjp(lambda a: a * 3, x, pdt.ones(2),
+                                     create_graph=True)[1].detach().numpy(), [3.0, 3.0])
+    h = F.hessian(lambda a: (a ** 3).sum(), x, create_graph=True)
+    np.testing.assert_allclose(h.detach().numpy(), np.diag([6.0, 12.0]))
+    h.sum().backward()  # d/dx of 6 x summed: 6, then x's hook
+    np.testing.assert_allclose(x.grad.numpy(), [60.0, 60.0])

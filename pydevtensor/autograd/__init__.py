@@ -37,9 +37,15 @@ __all__ += ["Variable"]
 
 
 def _as_tuple(x):
+    """A tensor as a 1-tuple; any other iterable (a list, model.parameters(), a
+    generator) as a tuple of its items, as PyTorch takes them."""
     if x is None:
         return None
-    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    if isinstance(x, (tuple, list)):
+        return tuple(x)
+    if isinstance(x, _C.Tensor) or not hasattr(x, "__iter__"):
+        return (x,)
+    return tuple(x)
 
 
 def _retain(retain_graph, create_graph):
@@ -86,12 +92,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors")
     inputs = _as_tuple(inputs)
+    if inputs is not None and not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     _run_backward(tensors, grads, _retain(retain_graph, create_graph), inputs=inputs,
                   accumulate=True, create_graph=bool(create_graph))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=False):
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of outputs with respect to inputs, as a tuple; ``.grad`` is left
     alone.
 
@@ -108,8 +116,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     create_graph : bool, optional
         Record the backward itself, so the returned gradients can be differentiated
         again (Hessian-vector products, gradient penalties); implies retain_graph.
+    only_inputs : bool, optional
+        PyTorch's deprecated argument; True (the default) is the only meaning.
     allow_unused : bool, optional
-        Give None for an input the outputs do not depend on, instead of raising.
+        Give None for an input the outputs do not depend on, instead of raising
+        (default: materialize_grads).
+    is_grads_batched : bool, optional
+        The first dim of each grad_outputs is a batch: one vector-Jacobian product
+        each, stacked along a new first dim of each result (PyTorch's batched grad,
+        here a loop over the batch).
+    materialize_grads : bool, optional
+        Zeros instead of None for an unused input.
 
     Returns
     -------
@@ -118,7 +135,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     Raises
     ------
     RuntimeError
-        When an input was not used (without allow_unused).
+        When an input was not used (without allow_unused), or inputs is empty.
+    ValueError
+        materialize_grads=True with allow_unused=False.
 
     Examples
     --------
@@ -130,17 +149,52 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     (tensor([ 6., 12.]),)
     """
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("grad requires non-empty inputs.")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = bool(materialize_grads)
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad(): got {len(grads)} grad_outputs for {len(outputs)} outputs")
-    result = _run_backward(outputs, grads, _retain(retain_graph, create_graph), inputs=inputs,
-                           accumulate=False, where="grad()", create_graph=bool(create_graph))
+    retain = _retain(retain_graph, create_graph)
+    if is_grads_batched:
+        result = _batched_grad(outputs, grads, inputs, retain, bool(create_graph))
+    else:
+        result = _run_backward(outputs, grads, retain, inputs=inputs, accumulate=False,
+                               where="grad()", create_graph=bool(create_graph))
     for k, g in enumerate(result):
         if g is None and not allow_unused:
             raise RuntimeError(f"One of the differentiated Tensors (input {k}) appears to not "
                                "have been used in the graph. Set allow_unused=True if this is "
                                "the desired behavior.")
+    if materialize_grads:
+        result = [_C.zeros_like(x) if g is None else g for x, g in zip(inputs, result)]
     return tuple(result)
+
+
+def _batched_grad(outputs, grads, inputs, retain, create_graph):
+    """grad() with is_grads_batched: one backward per row of the grad_outputs (the graph
+    kept until the last), each input's gradients stacked; None stays None."""
+    if any(g is None for g in grads):
+        raise RuntimeError("grad(): is_grads_batched=True needs every grad_outputs given, "
+                           "with the batch as its first dim")
+    n = grads[0].shape[0] if grads[0].ndim else 0
+    if any(g.ndim == 0 or g.shape[0] != n for g in grads):
+        raise RuntimeError(f"grad(): is_grads_batched=True needs grad_outputs with one first "
+                           f"dim, got shapes {[tuple(g.shape) for g in grads]}")
+    rows = [_run_backward(outputs, tuple(g[i] for g in grads), retain or i < n - 1,
+                          inputs=inputs, accumulate=False, where="grad()",
+                          create_graph=create_graph) for i in range(n)]
+    from .._ops_join import stack
+    out = []
+    for k, x in enumerate(inputs):
+        col = [r[k] for r in rows]
+        out.append(None if not col or all(c is None for c in col) else stack(
+            [_C.zeros_like(x) if c is None else c for c in col]))
+    return out
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -24,8 +24,11 @@ def _tuple(x, what):
 
 def _prepare(inputs, create_graph):
     xs, single = _tuple(inputs, "inputs")
-    return tuple(x if create_graph and x.requires_grad else x.detach().requires_grad_(True)
-                 for x in xs), single
+    # with create_graph, a view of x (PyTorch's inp.view_as(inp)): in x's graph, so the
+    # results differentiate with respect to x, but x's own tensor hooks do not run on
+    # the gradients taken with respect to the view
+    return tuple(x.view_as(x) if create_graph and x.requires_grad else
+                 x.detach().requires_grad_(True) for x in xs), single
 
 
 def _grad(outputs, inputs, grad_outputs, create_graph):
