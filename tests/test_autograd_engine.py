@@ -224,3 +224,39 @@ def test_functional_create_graph_does_not_run_the_inputs_hooks():
     np.testing.assert_allclose(h.detach().numpy(), np.diag([6.0, 12.0]))
     h.sum().backward()  # d/dx of 6 x summed: 6, then x's hook
     np.testing.assert_allclose(x.grad.numpy(), [60.0, 60.0])
+
+
+def test_backward_inputs_fill_a_non_leafs_grad():
+    """backward(inputs=[h]) with h not a leaf accumulates into h.grad, as PyTorch's (it
+    stayed None, and reading it warned); a leaf not named is left alone."""
+    import warnings
+    w = pdt.tensor([1.0, 2.0], requires_grad=True)
+    b = pdt.tensor([3.0, 4.0], requires_grad=True)
+    h = w * 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (h * b).sum().backward(inputs=[h], retain_graph=True)
+        assert h.grad.tolist() == [3.0, 4.0] and w.grad is None and b.grad is None
+        (h * b).sum().backward(inputs=[h, b])
+        assert h.grad.tolist() == [6.0, 8.0] and b.grad.tolist() == [3.0, 6.0]
+
+
+def test_detach_in_place_of_a_view_in_the_graph_is_refused():
+    v = (pdt.ones(3, requires_grad=True) * 2)[:2]
+    with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+        v.detach_()
+    assert v.requires_grad
+    plain = pdt.ones(3)[:2]
+    assert plain.detach_() is plain  # a view outside the graph may be detached
+    y = pdt.ones(3, requires_grad=True) * 2
+    assert not y.detach_().requires_grad
+
+
+def test_a_tensor_hook_may_not_change_the_dtype():
+    """PyTorch checks what a hook returns: another dtype raises at the hook (it was
+    accepted, and failed later at accumulation, or gave a float64 gradient)."""
+    x = pdt.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: g.double())
+    with pytest.raises(RuntimeError, match="has changed the type of value"):
+        pdt.autograd.grad((y * 1).sum(), y)

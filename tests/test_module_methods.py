@@ -223,3 +223,47 @@ def test_train_and_eval_call_each_childs_own_train():
     assert not any(m.training for m in net.modules())
     with pytest.raises(ValueError, match="training mode is expected to be boolean"):
         net.train("no")
+
+
+def test_backward_hooks_see_the_output_forward_hooks_return_and_every_argument():
+    """PyTorch's order: the outputs are marked for the backward hooks after the forward
+    hooks, so grad_output is the gradient of what the module returned (a forward hook
+    doubling it gave 2s, the gradient before it); grad_input has one entry per
+    positional argument, None for a number (a 3-entry hook result was refused)."""
+    lin = nn.Linear(3, 3)
+    seen = []
+    lin.register_forward_hook(lambda m, a, o: o * 2)
+    lin.register_full_backward_hook(lambda m, gi, go: seen.append(go[0]))
+    lin(pdt.randn(2, 3, requires_grad=True)).sum().backward()
+    assert seen[0].tolist() == [[1.0] * 3] * 2
+
+    class Affine(nn.Module):
+        def forward(self, x, k, y):
+            return x * k + y
+
+    aff = Affine()
+    got = []
+
+    def hook(m, gi, go):
+        got.append(gi)
+        return (gi[0] * 10, None, gi[2])
+
+    aff.register_full_backward_hook(hook)
+    x = pdt.ones(2, requires_grad=True)
+    aff(x, 3.0, pdt.ones(2)).sum().backward()
+    assert len(got[0]) == 3 and got[0][1] is None
+    assert got[0][0].tolist() == [3.0, 3.0] and x.grad.tolist() == [30.0, 30.0]
+
+
+def test_always_call_forward_hooks_run_when_a_pre_hook_raises():
+    m = nn.Linear(2, 2)
+    calls = []
+
+    def pre(mod, args):
+        raise ValueError("refused")
+
+    m.register_forward_pre_hook(pre)
+    m.register_forward_hook(lambda mod, a, o: calls.append(o), always_call=True)
+    with pytest.raises(ValueError, match="refused"):
+        m(pdt.ones(1, 2))
+    assert calls == [None]

@@ -369,6 +369,19 @@ static PyObject *t_detach_(PyObject *self, PyObject *unused)
 {
     (void)unused;
     PdtTensorObject *o = (PdtTensorObject *)self;
+    if (o->requires_grad) { /* a view in the graph: its base's graph would be cut too */
+        PyObject *v = PyObject_CallMethod(self, "_is_view", NULL);
+        int view = v ? PyObject_IsTrue(v) : -1;
+        Py_XDECREF(v);
+        if (view < 0)
+            return NULL;
+        if (view) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "Can't detach views in-place. Use detach() instead (a view of a "
+                            "tensor that requires grad shares its base's place in the graph)");
+            return NULL;
+        }
+    }
     Py_CLEAR(o->grad_fn);
     o->requires_grad = 0;
     o->output_nr = 0;

@@ -11,6 +11,8 @@ derivatives_linalg.py (one Node class per op), engine.py (backward, create_graph
 function.py (autograd.Function), hooks.py (Tensor.register_hook, retain_grad),
 functional.py (jacobian, hessian, vjp, jvp, hvp, vhp).
 """
+import warnings
+
 from .. import _C
 from . import derivatives, derivatives_shape  # noqa: F401  (they register the Node classes)
 from . import derivatives_index, derivatives_join, derivatives_linalg  # noqa: F401
@@ -94,8 +96,23 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     inputs = _as_tuple(inputs)
     if inputs is not None and not inputs:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    _run_backward(tensors, grads, _retain(retain_graph, create_graph), inputs=inputs,
-                  accumulate=True, create_graph=bool(create_graph))
+    got = _run_backward(tensors, grads, _retain(retain_graph, create_graph), inputs=inputs,
+                        accumulate=True, create_graph=bool(create_graph))
+    if inputs is not None:  # a non-leaf among inputs has its gradient accumulated too
+        _accumulate_non_leaves(inputs, got, bool(create_graph))
+
+
+def _accumulate_non_leaves(inputs, got, create_graph):
+    """Adds each non-leaf input's gradient into its .grad, as PyTorch's backward does
+    for the non-leaves named in inputs (leaves are done by their AccumulateGrad)."""
+    for x, g in zip(inputs, got or ()):
+        if g is None or x.grad_fn is None:
+            continue
+        g = g if create_graph else g.detach()
+        with warnings.catch_warnings():  # a non-leaf's None .grad warns when read
+            warnings.simplefilter("ignore", UserWarning)
+            old = x.grad
+        x.grad = g if old is None else (old + g if create_graph else old.add_(g))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

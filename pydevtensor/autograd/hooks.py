@@ -110,6 +110,10 @@ def run_hooks(hooks, g):
                 raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} returned a "
                                    f"gradient of shape {tuple(r.shape)} for a tensor of shape "
                                    f"{tuple(g.shape)}")
+            if r.dtype != g.dtype or r.device != g.device:  # PyTorch's check of a hook
+                raise RuntimeError(f"hook {getattr(hook, '__name__', hook)!r} has changed the "
+                                   f"type of value (was {g.dtype} on {g.device}, got "
+                                   f"{r.dtype} on {r.device})")
             g = r
     return g
 

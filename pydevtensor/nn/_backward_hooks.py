@@ -18,17 +18,18 @@ class _State:
 
     def __init__(self, module, hooks, n_inputs, slots=(), metas=()):
         self.module, self.hooks, self.n_inputs = module, hooks, n_inputs
-        # grad_input has one entry per positional tensor argument (PyTorch's: zeros for
-        # those that do not require grad; metas: their shapes, dtypes and devices);
-        # slots[i] is where the i-th input that requires grad sits among them
+        # grad_input has one entry per positional argument (PyTorch's: zeros for the
+        # tensors that do not require grad, None for what is not a tensor; metas: the
+        # tensors' shapes, dtypes and devices, None for the rest); slots[i] is where
+        # the i-th input that requires grad sits among them
         self.slots, self.metas = slots, metas
         self.grad_output = None
 
 
 def _call_hooks(state, grads):
     # no input requires grad: all None (PyTorch's)
-    grad_input = [None if not state.slots else _C.zeros(m[0], dtype=m[1], device=m[2])
-                  for m in state.metas]
+    grad_input = [None if not state.slots or m is None else
+                  _C.zeros(m[0], dtype=m[1], device=m[2]) for m in state.metas]
     for slot, g in zip(state.slots, grads):
         grad_input[slot] = g
     grad_input = tuple(grad_input)
@@ -71,21 +72,35 @@ class BackwardHookOutputs(_Identity):
         return (None,) + grads
 
 
-def call_with_backward_hooks(module, hooks, args, kwargs):
-    """module(*args, **kwargs) with its full backward hooks attached."""
+def call_with_backward_hooks(module, hooks, args, kwargs, states=None):
+    """module(*args, **kwargs) with its full backward hooks attached.  With states (a
+    list: the module also has forward hooks), the call's state is appended and the
+    outputs are left for mark_outputs, after the forward hooks."""
     args = list(args)
-    tensors = [k for k, a in enumerate(args) if isinstance(a, _C.Tensor)]
-    wanted = [k for k in tensors if args[k].requires_grad]
+    wanted = [k for k, a in enumerate(args) if isinstance(a, _C.Tensor) and a.requires_grad]
     recording = _C.is_grad_enabled()
-    state = _State(module, hooks, len(wanted) if recording else 0,
-                   tuple(tensors.index(k) for k in wanted),
-                   tuple((tuple(args[k].shape), args[k].dtype, args[k].device) for k in tensors))
+    # grad_input: one entry per positional argument (PyTorch's n_inputs = len(args)),
+    # None for one that is not a tensor
+    state = _State(module, hooks, len(wanted) if recording else 0, tuple(wanted),
+                   tuple((tuple(a.shape), a.dtype, a.device) if isinstance(a, _C.Tensor)
+                         else None for a in args))
     if wanted and recording:
         aliases = BackwardHookInputs.apply(state, *(args[k] for k in wanted))
         for k, t in zip(wanted, aliases):
             args[k] = t
     out = module.forward(*args, **kwargs)
     if not recording:
+        return out
+    if states is not None:
+        states.append(state)
+        return out
+    return mark_outputs(state, out)
+
+
+def mark_outputs(state, out):
+    """out with its tensors passed through the identity whose backward keeps
+    grad_output (and calls the hooks when no input requires grad)."""
+    if not _C.is_grad_enabled():
         return out
     single = isinstance(out, _C.Tensor)
     outs = (out,) if single else out

@@ -122,21 +122,21 @@ def call_with_forward_hooks(module: Any, forward: Callable[..., Any], args: tupl
     """forward(*args, **kwargs) with the module's forward pre-hooks before it and its
     forward hooks after it, PyTorch's rules."""
     pre = module.__dict__.get("_forward_pre_hooks")
-    for hook, with_kwargs, _ in list(pre.values()) if pre else ():
-        if with_kwargs:
-            res = hook(module, args, kwargs)
-            if res is not None:
-                if not (isinstance(res, tuple) and len(res) == 2):
-                    raise RuntimeError(f"forward pre-hook must return None or a tuple of "
-                                       f"(new_args, new_kwargs), but got {res!r:.80}.")
-                args, kwargs = res
-        else:
-            res = hook(module, args)
-            if res is not None:
-                args = res if isinstance(res, tuple) else (res,)
     post = list(module.__dict__.get("_forward_hooks", {}).values())
     called = 0
-    try:
+    try:  # the always_call hooks run after an error in a pre-hook too, as PyTorch's
+        for hook, with_kwargs, _ in list(pre.values()) if pre else ():
+            if with_kwargs:
+                res = hook(module, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError(f"forward pre-hook must return None or a tuple "
+                                           f"of (new_args, new_kwargs), but got {res!r:.80}.")
+                    args, kwargs = res
+            else:
+                res = hook(module, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
         result = forward(*args, **kwargs)
         for hook, with_kwargs, _ in post:
             called += 1

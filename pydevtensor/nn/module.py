@@ -314,16 +314,26 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if "_forward_hooks" in self.__dict__ or "_forward_pre_hooks" in self.__dict__:
+        d = self.__dict__
+        if "_forward_hooks" in d or "_forward_pre_hooks" in d:
+            if d.get("_backward_hooks"):
+                # PyTorch's order: pre-hooks, the inputs marked, forward, forward hooks,
+                # then the (possibly replaced) outputs marked for the backward hooks
+                from ._backward_hooks import mark_outputs
+                states: list = []
+                result = call_with_forward_hooks(
+                    self, lambda *a, **k: self._call_forward(*a, _pdt_states=states, **k),
+                    args, kwargs)
+                return mark_outputs(states[-1], result) if states else result
             return call_with_forward_hooks(self, self._call_forward, args, kwargs)
         return self._call_forward(*args, **kwargs)
 
-    def _call_forward(self, *args: Any, **kwargs: Any) -> Any:
+    def _call_forward(self, *args: Any, _pdt_states: list | None = None, **kwargs: Any) -> Any:
         try:
             hooks = self.__dict__.get("_backward_hooks")
             if hooks:  # Note [module backward hooks] in nn/_backward_hooks.py
                 from ._backward_hooks import call_with_backward_hooks
-                return call_with_backward_hooks(self, hooks, args, kwargs)
+                return call_with_backward_hooks(self, hooks, args, kwargs, _pdt_states)
             return self.forward(*args, **kwargs)
         except _C.DeviceError as e:
             if getattr(e, "_pdt_layer", False):
