@@ -590,3 +590,47 @@ def test_reading_a_non_leafs_grad_warns_as_torch(device):
         assert x.grad is None and z.grad is None and t64([1.0], device).grad is None
         (y + z).sum().backward()
         assert_close(z.grad, [1.0, 1.0], "float64")
+
+
+def test_an_input_marked_dirty_must_be_returned():
+    """PyTorch's check: an input changed in place and marked dirty but not returned
+    left its place in the graph unchanged, silently."""
+    class AddOneTwice(pdt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    with pytest.raises(RuntimeError, match="marked as dirty during the forward method were "
+                                           "not returned"):
+        AddOneTwice.apply(pdt.ones(2, requires_grad=True) * 1)
+
+
+def test_the_setup_context_form_binds_forwards_defaults_and_keywords():
+    """PyTorch binds forward's defaults (and keywords) into the inputs setup_context
+    gets: (x, 2.0) here, where a 1-tuple failed to unpack."""
+    class Scale(pdt.autograd.Function):
+        @staticmethod
+        def forward(x, k=2.0):
+            return x * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, k = inputs
+            ctx.k = k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.k, None
+
+    x = pdt.ones(2, requires_grad=True)
+    Scale.apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    x.grad = None
+    Scale.apply(x, k=5.0).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]

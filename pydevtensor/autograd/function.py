@@ -491,7 +491,11 @@ class Function(metaclass=_FunctionMeta):
         >>> Half.apply(x)
         tensor([0.5000, 0.5000], grad_fn=<HalfBackward>)
         """
-        if kwargs:
+        if cls.setup_context is not Function.setup_context:
+            # the setup_context form: forward's defaults and keywords bound into args, as
+            # PyTorch's bind_default_args (setup_context sees every input)
+            args = _bound(cls.forward, args, kwargs)
+        elif kwargs:
             raise TypeError(f"{cls.__name__}.apply() takes positional arguments only (as "
                             "torch.autograd.Function.apply)")
         recording = _C.is_grad_enabled() and any(
@@ -516,10 +520,26 @@ class Function(metaclass=_FunctionMeta):
         return _record(ctx, args, out)
 
 
+def _bound(forward, args, kwargs):
+    """args and kwargs of forward as one positional tuple, its defaults filled in."""
+    import inspect
+    sig = inspect.signature(forward)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    if bound.kwargs:  # keyword-only parameters have no place among the inputs
+        raise TypeError(f"{forward.__qualname__}: keyword-only arguments are not supported by "
+                        f"Function.apply (got {sorted(bound.kwargs)})")
+    return tuple(bound.args)
+
+
 def _record(ctx, args, out):
     single = not isinstance(out, tuple)
     outs = (out,) if single else out
     dirty = {id(t) for t in ctx._dirty}
+    if not dirty <= {id(o) for o in outs}:
+        raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                           "returned as output. The inputs that are modified inplace must all "
+                           "be outputs of the Function.")
     non_diff = {id(t) for t in ctx._non_differentiable}
     inputs = {id(a) for a in args if isinstance(a, _C.Tensor)}
     # views marked dirty: their bases move in the graph too (Note [views and their base])
