@@ -23,7 +23,12 @@ Note [mirrored training]
   sum_i (n_i / B) * loss_i, so replica i back-propagates ``(n_i / B * loss_i)``
   (the factor costs one multiplication of a 0-d tensor).  The all-reduce then only sums, and the sum is exactly the gradient of the
   mean over the global batch, whatever the shard sizes; a replica with an empty shard
-  contributes zeros.  With reduction='sum' the factors are 1.
+  contributes zeros.  With reduction='sum' the factors are 1.  CrossEntropyLoss and
+  NLLLoss with class-index targets divide their mean by the targets' weights (weight=,
+  ignore_index), not the batch size: there each replica's loss is summed and divided by
+  the global batch's sum of weights (one number read per step), so they train as on
+  one device too.  (MultiWorkerMirroredStrategy still weighs each worker by its share
+  of the samples, as PyTorch's DDP does.)
 - Gradient buckets.  Each replica's gradients live in one flat buffer per dtype, and
   each ``param.grad`` is a view into it (PyTorch DDP's gradient-as-bucket-view), zeroed
   before every step; autograd accumulates into an existing ``.grad`` in place
@@ -447,6 +452,11 @@ class MirroredStrategy:
         optimizers = self._replica_optimizers(model, replicas, optimizer)
         self._broadcast_parameters(replicas)
         losses = [loss] + [_replicate(loss, d, {}) for d in self._devices[1:]]
+        if reduction == "mean" and _weighted_mean(loss):
+            # the mean's denominator is the global batch's (Note [mirrored training]):
+            # each replica's loss summed, divided by the sum of the shards' weights
+            losses = [_summing(lo) for lo in losses]
+            reduction = ("weighted", loss)
         buckets = [_GradBucket(r, d, f"replica {i} ({type(r).__name__})")
                    for i, (r, d) in enumerate(zip(replicas, self._devices))]
         if self._all_reduce_method == "nccl":
@@ -494,6 +504,12 @@ class MirroredStrategy:
         sizes = [size // n + (1 if i < size % n else 0) for i in range(n)]
         bounds = [start + sum(sizes[:i]) for i in range(n + 1)]
 
+        denominator = None
+        if isinstance(reduction, tuple):  # CrossEntropyLoss/NLLLoss with weights
+            denominator = _target_weight(reduction[1], y[start:stop])
+            if denominator == 0:
+                denominator = math.nan  # as the loss of a batch with every target ignored
+
         def forward_backward(i):
             buckets[i].zero()
             if sizes[i] == 0:
@@ -502,7 +518,10 @@ class MirroredStrategy:
             xs = X[bounds[i]:bounds[i + 1]].to(device)
             ys = y[bounds[i]:bounds[i + 1]].to(device)
             out = losses[i](replicas[i](xs), ys)
-            weight = sizes[i] / size if reduction == "mean" else 1.0
+            if denominator is not None:
+                weight = 1.0 / denominator
+            else:
+                weight = sizes[i] / size if reduction == "mean" else 1.0
             (out * weight if weight != 1.0 else out).backward()
             buckets[i].collect()
             return out, weight
@@ -760,3 +779,33 @@ def _positive_int(v, name, zero_ok=False):
     if v < (0 if zero_ok else 1):
         raise ValueError(f"fit(): {name} must be {'>= 0' if zero_ok else '>= 1'}, got {v}")
     return v
+
+
+def _weighted_mean(loss):
+    """Whether loss's 'mean' divides by the targets' weights rather than the batch size:
+    CrossEntropyLoss and NLLLoss with class indices divide by the sum of weight[target]
+    over the targets not ignored (so a shard's mean is not its share of the batch's)."""
+    from .nn import CrossEntropyLoss, NLLLoss
+    return isinstance(loss, (CrossEntropyLoss, NLLLoss))
+
+
+def _summing(loss):
+    """A shallow copy of loss with reduction='sum' (its weight shared)."""
+    import copy
+    out = copy.copy(loss)
+    out.reduction = "sum"
+    return out
+
+
+def _target_weight(loss, targets):
+    """The denominator of loss's 'mean' over targets: the sum of weight[t] (1 without
+    weights) over the class-index targets t that are not ignore_index; the batch size
+    for targets that are probabilities.  One number read back."""
+    if targets.is_floating_point():
+        return float(targets.shape[0])
+    kept = targets != getattr(loss, "ignore_index", -100)
+    w = getattr(loss, "weight", None)
+    if w is None:
+        return float(kept.sum().item())
+    safe = targets.where(kept, 0).to(w.device)
+    return float((w[safe] * kept.to(w.device).to(w.dtype)).sum().item())

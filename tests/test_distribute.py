@@ -515,3 +515,39 @@ def test_autograd_training_on_two_logical_devices_matches_numpy():
         print(json.dumps(dict(err=max(errs))))
     """, n=2)
     assert out["err"] <= 1e-5, out
+
+
+def test_a_class_weighted_or_ignoring_loss_trains_as_on_one_device():
+    """CrossEntropyLoss/NLLLoss with weight= or ignore_index: the mean divides by the
+    targets' weights, not the batch size, so each replica's loss is summed and divided by
+    the global batch's sum of weights (Note [mirrored training]); shards weighted by
+    their sizes gave other gradients, and nan for a shard whose targets were all
+    ignored.  Loss and weights after a step equal the plain loop's (float64)."""
+    out = run_json("""
+        cases = [(dict(ignore_index=1), [0, 2, 1, 1, 0, 1, 2, 1]),
+                 (dict(weight=pdt.tensor([1., 10., 1.], dtype=pdt.float64)),
+                  [1, 0, 0, 2, 1, 1, 0, 2]),
+                 (dict(weight=pdt.tensor([1., 10., 1.], dtype=pdt.float64), ignore_index=0,
+                       label_smoothing=0.1), [1, 0, 0, 2, 0, 1, 2, 2])]
+        X = pdt.from_numpy(np.random.default_rng(1).standard_normal((8, 6)))
+        res = []
+        for kw, y in cases:
+            y = pdt.tensor(y)
+            net = mlp('float64')
+            plain = optim.SGD(net.parameters(), lr=0.5)
+            plain.zero_grad()
+            want = nn.CrossEntropyLoss(**kw)(net(X), y)
+            want.backward()
+            plain.step()
+            st = distribute.MirroredStrategy(DEVICES)
+            with st.scope():
+                model = mlp('float64')
+            h = st.fit(model, X, y, nn.CrossEntropyLoss(**kw), optim.SGD(model.parameters(),
+                       lr=0.5), epochs=1, batch_size=8, verbose=0)
+            res.append([h.history['loss'][0], want.item(),
+                        max(float(np.abs(a - b).max())
+                            for a, b in zip(arrays(model), arrays(net)))])
+        print(json.dumps(res))
+    """)
+    for got, want, err in out:
+        assert got == pytest.approx(want, rel=1e-12) and err < 1e-12, (got, want, err)
