@@ -182,6 +182,21 @@ class _GradBucket:
                 self.views[id(p)] = flat[offset:offset + n].reshape(*p.shape)
                 offset += n
             self.flats.append(flat)
+        # which parameters got a gradient this step: the others get None after the
+        # all-reduce when no replica used them, as on one device (the optimizer skips
+        # them: no weight decay, no momentum)
+        self.used = set()
+        self._handles = [p.register_post_accumulate_grad_hook(self._mark)
+                         for p in self.params if hasattr(p, "register_post_accumulate_grad_hook")]
+
+    def _mark(self, p):
+        self.used.add(id(p))
+
+    def release(self):
+        """Removes the hooks (fit is over: the model trains alone again)."""
+        for h in self._handles:
+            h.remove()
+        self._handles = []
 
     def nbytes(self):
         return sum(f.numel() * f.element_size() for f in self.flats)
@@ -191,6 +206,7 @@ class _GradBucket:
             f.zero_()
         for p in self.params:
             p.grad = self.views[id(p)]
+        self.used.clear()
 
     def collect(self):
         """Brings a gradient that backward replaced (rather than accumulated into the
@@ -230,6 +246,10 @@ class MirroredStrategy:
     >>> strategy
     MirroredStrategy(devices=['cpu'])
     """
+
+    # a parameter no replica used gets no gradient (one process sees every replica;
+    # MultiWorkerMirroredStrategy's workers do not know what the others used)
+    _drops_unused = True
 
     def __init__(self, devices=None, all_reduce="auto"):
         if all_reduce not in _ALL_REDUCE_METHODS:
@@ -494,6 +514,8 @@ class MirroredStrategy:
                 history.history["loss"].append(weighted / total)
         finally:
             run.close()
+            for b in buckets:
+                b.release()
         return history
 
     def _step(self, X, y, start, stop, replicas, losses, buckets, receive, optimizers,
@@ -528,6 +550,12 @@ class MirroredStrategy:
 
         results = run(forward_backward)
         self._all_reduce(buckets, receive)
+        if self._drops_unused and len(buckets[0].used) < len(buckets[0].params):
+            unused = [k for k, p in enumerate(buckets[0].params)
+                      if not any(id(b.params[k]) in b.used for b in buckets)]
+            for b in buckets:  # as on one device: no gradient, the optimizer skips it
+                for k in unused:
+                    b.params[k].grad = None
         run(lambda i: optimizers[i].step())
         return sum(w * out.item() for out, w in filter(None, results))
 
@@ -603,6 +631,8 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     >>> with strategy.scope():  # doctest: +SKIP
     ...     net = nn.Sequential(nn.Linear(20, 1))
     """
+
+    _drops_unused = False
 
     def __init__(self, devices=None, all_reduce="auto"):
         super().__init__(devices, all_reduce)

@@ -551,3 +551,35 @@ def test_a_class_weighted_or_ignoring_loss_trains_as_on_one_device():
     """)
     for got, want, err in out:
         assert got == pytest.approx(want, rel=1e-12) and err < 1e-12, (got, want, err)
+
+
+def test_a_parameter_no_replica_uses_keeps_no_gradient():
+    """As on one device: a layer forward never uses has .grad None after each step, so
+    weight decay leaves it alone (it got a zero gradient and decayed); fit removes its
+    gradient hooks from the model when it ends."""
+    out = run_json("""
+        class TwoHeads(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.unused = nn.Linear(6, 3), nn.Linear(6, 3)
+
+            def forward(self, x):
+                return self.a(x)
+
+        res = []
+        for devices in (DEVICES[:1], DEVICES):
+            pdt.manual_seed(0)
+            st = distribute.MirroredStrategy(devices)
+            with st.scope():
+                m = TwoHeads()
+            before = m.unused.weight.detach().numpy().copy()
+            X, y = data(8)
+            st.fit(m, X, y, nn.CrossEntropyLoss(), optim.SGD(m.parameters(), lr=0.1,
+                   weight_decay=0.1), epochs=2, batch_size=4, verbose=0)
+            res.append([m.unused.weight.grad is None,
+                        bool(np.array_equal(m.unused.weight.detach().numpy(), before)),
+                        m.a.weight.grad is not None])
+            m(X).sum().backward()  # the model alone again: no hook of fit's is left
+        print(json.dumps(res))
+    """)
+    assert out == [[True, True, True], [True, True, True]]
