@@ -762,8 +762,17 @@ class _Runner:
                 outbox.put((False, exc))
 
     def __call__(self, fn):
+        level = _C._get_transfer_guard()  # the caller's, in effect on every worker too
+
+        def guarded(i):
+            previous = _C._set_thread_transfer_guard(level)
+            try:
+                return fn(i)
+            finally:
+                _C._set_thread_transfer_guard(previous)
+
         for inbox in self.inboxes:
-            inbox.put(fn)
+            inbox.put(guarded)
         try:
             first = [(True, fn(0))]
         except BaseException as exc:  # noqa: BLE001 - raised once the others are done

@@ -583,3 +583,33 @@ def test_a_parameter_no_replica_uses_keeps_no_gradient():
         print(json.dumps(res))
     """)
     assert out == [[True, True, True], [True, True, True]]
+
+
+def test_fit_obeys_the_callers_transfer_guard_on_every_replica_thread():
+    """The replicas' threads run under the level of the thread that called fit: under
+    'log_explicit' every counted copy is logged (the shards' copies made on the worker
+    threads were not: 4 logged of 6)."""
+    out = run_json("""
+        import logging
+        records = []
+
+        class Keep(logging.Handler):
+            def emit(self, record):
+                records.append(record)
+
+        log = logging.getLogger("pydevtensor.transfer")
+        log.addHandler(Keep())
+        log.setLevel(logging.INFO)
+        st = distribute.MirroredStrategy(DEVICES[:2])
+        with st.scope():
+            net = mlp()
+        X, y = data(8)
+        pdt.reset_transfer_stats()
+        with pdt.transfer_guard("log_explicit"):
+            st.fit(net, X, y, nn.CrossEntropyLoss(), optim.SGD(net.parameters(), lr=0.1),
+                   epochs=1, batch_size=8, verbose=0)
+        stats = pdt.transfer_stats()
+        counted = sum(v["count"] for v in stats.values() if isinstance(v, dict))
+        print(json.dumps([len(records), counted]))
+    """)
+    assert out[1] > 0 and out[0] == out[1], out
