@@ -12,6 +12,12 @@ FN = ("class Fn(pdt.autograd.Function):\n"
 
 AUTOGRAD_CASES = [
     # ---- autograd.Function
+    C("gradcheck-no-input-requires-grad",
+      "pdt.autograd.gradcheck(lambda t: t * 2, (pdt.ones(2, dtype=pdt.float64),))",
+      "ValueError", r"at least one input tensor to require gradient"),
+    C("gradcheck-returns-a-number",
+      "pdt.autograd.gradcheck(lambda t: 3, (pdt.ones(2, dtype=pdt.float64, "
+      "requires_grad=True),))", "TypeError", r"must return a Tensor or a tuple of Tensors"),
     C("Function-gradient-count", FN.replace("BACKWARD", "g") + "Fn.apply(x, 2.0).sum().backward()",
       "RuntimeError", r"function FnBackward returned an incorrect number of gradients "
       r"\(expected 2, got 1\)"),

@@ -634,3 +634,49 @@ def test_the_setup_context_form_binds_forwards_defaults_and_keywords():
     x.grad = None
     Scale.apply(x, k=5.0).sum().backward()
     assert x.grad.tolist() == [5.0, 5.0]
+
+
+def test_gradcheck_passes_right_gradients_and_names_a_wrong_one():
+    """autograd.gradcheck (PyTorch's): True for a right backward on float64 inputs,
+    several inputs and outputs; GradcheckError naming the output, the input and both
+    Jacobians for a wrong one (or False without raise_exception); gradgradcheck checks
+    the second derivatives, and refuses a once-differentiable backward."""
+    A = pdt.autograd
+    rng = np.random.default_rng(0)
+    a = pdt.tensor(rng.standard_normal((3, 2)), requires_grad=True)
+    b = pdt.tensor(rng.standard_normal((2, 4)), requires_grad=True)
+    assert A.gradcheck(lambda p, q: (p @ q, p.sin()), (a, b))
+    assert A.gradgradcheck(lambda p: pdt.nn.functional.softplus(p @ p.T), (a,))
+
+    class Wrong(A.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x  # should be 2 x
+
+    x = pdt.tensor([1.0, 2.0], dtype=pdt.float64, requires_grad=True)
+    with pytest.raises(A.GradcheckError, match="output 0 with respect to input 0") as err:
+        A.gradcheck(Wrong.apply, (x,))
+    assert isinstance(err.value, RuntimeError) and "numerical" in str(err.value)
+    assert A.gradcheck(Wrong.apply, (x,), raise_exception=False) is False
+
+    class Once(A.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 2
+
+        @staticmethod
+        @A.function.once_differentiable
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 2 * x
+
+    assert A.gradcheck(Once.apply, (x,))
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        A.gradgradcheck(Once.apply, (x,))

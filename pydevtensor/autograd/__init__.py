@@ -23,6 +23,7 @@ from . import hooks as _hooks
 from . import dispatch as _dispatch_module, node as _node_module
 from .dispatch import dispatch as _dispatch
 from .engine import run_backward as _run_backward
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import function, functional  # noqa: F401  (autograd.function.once_differentiable)
 from .function import Function, FunctionCtx
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
@@ -35,7 +36,7 @@ from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anom
 __all__ = ["Function", "FunctionCtx", "Node", "backward", "enable_grad", "grad", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "no_grad", "set_grad_enabled", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
-__all__ += ["Variable"]
+__all__ += ["Variable", "GradcheckError", "gradcheck", "gradgradcheck"]
 
 
 def _as_tuple(x):
