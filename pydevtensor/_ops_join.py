@@ -104,7 +104,7 @@ def _cat(tensors, dim=0, *, out=None):
             return joined
     tensors = list(tensors)
     if not tensors:
-        raise ValueError("cat(): expected a non-empty list of Tensors")
+        raise _C.InvalidArgumentError("cat(): expected a non-empty list of Tensors")
     device = _same_device("cat", tensors)
     parts = [t for t in tensors if t.ndim != 1 or t.shape[0] != 0] or tensors[:1]
     ref = parts[0]
@@ -192,7 +192,7 @@ def _stack(tensors, dim=0, *, out=None):
         if joined is not None:
             return joined
     if not tensors:
-        raise ValueError("stack(): expected a non-empty list of Tensors")
+        raise _C.InvalidArgumentError("stack(): expected a non-empty list of Tensors")
     _same_device("stack", tensors)
     shape = tensors[0].shape
     for i, t in enumerate(tensors):

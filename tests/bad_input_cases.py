@@ -456,7 +456,8 @@ CASES = [
     C("cat-tensor", "pdt.cat(t)", "TypeError", r"must be a sequence of Tensors, got Tensor"),
     C("cat-ndarray", "pdt.cat([t, np.zeros(3)])", "TypeError",
       r"expected a sequence of Tensors, got ndarray at position 1"),
-    C("concat-empty", "pdt.concat([])", "ValueError", r"expected a non-empty list"),
+    C("concat-empty", "pdt.concat([])", "pydevtensor.InvalidArgumentError",
+      r"expected a non-empty list"),
     C("concatenate-sizes", "pdt.concatenate([t, pdt.zeros(2, 4)])", "RuntimeError",
       r"Sizes of tensors must match except in dimension 0. Expected \(2, 3\) but got "
       r"\(2, 4\) for tensor number 1"),

@@ -495,3 +495,14 @@ def test_grad_scaler_growth_stops_below_float32_overflow_and_state_dict_is_lazy_
              "growth_interval": 10, "_growth_tracker": 7}
     fresh.load_state_dict(state)
     assert fresh.state_dict() == state
+
+
+def test_grad_scaler_scales_any_iterable_of_outputs():
+    """PyTorch's scale() maps over an iterable that is not a list or tuple (a generator
+    of losses); it raised ValueError."""
+    scaler = pdt.amp.GradScaler("cpu", init_scale=4.0)
+    out = scaler.scale(t for t in (pdt.ones(1), pdt.full((2,), 2.0)))
+    assert [t.tolist() for t in out] == [[4.0], [8.0, 8.0]]
+    assert [t.tolist() for t in scaler.scale([pdt.ones(1), (pdt.ones(1),)])[1]] == [[4.0]]
+    with pytest.raises(ValueError, match="iterable of Tensors"):
+        scaler.scale(3.0)

@@ -158,6 +158,8 @@ class GradScaler:
                 return v * self._scale_on(v.device)
             if isinstance(v, (list, tuple)):
                 return type(v)(one(x) for x in v)
+            if hasattr(v, "__iter__") and not isinstance(v, (str, bytes, dict)):
+                return map(one, v)  # another iterable: lazily, as PyTorch's scale
             raise ValueError("outputs must be a Tensor or an iterable of Tensors")
         return one(outputs)
 
