@@ -183,3 +183,27 @@ def test_bfloat16_round_trips(device, how):
     twin = ROUND_TRIPS[how](net)
     assert type(twin.weight) is nn.Parameter and twin.weight.dtype == pdt.bfloat16
     np.testing.assert_array_equal(_values(twin.weight.float()), _values(net.weight.float()))
+
+
+def test_deepcopy_keeps_views_of_one_storage_sharing(device):
+    """copy.deepcopy copies a storage once per call, as PyTorch's: a tensor and its
+    views (a module holding a slice of its own weight) still share memory in the copy,
+    with their shapes, strides and offsets, and share none with the original; they were
+    copied as separate values.  A flipped view (negative stride) is copied alone."""
+    a = pdt.arange(6.0, device=device)
+    view, strided = a[1:3], a[::2]
+    c = copy.deepcopy([a, view, strided])
+    assert c[1].storage_offset() == 1 and c[2].stride() == (2,)
+    c[0][1] = 100.0
+    c[0][4] = -4.0
+    assert c[1].tolist() == [100.0, 2.0] and c[2].tolist() == [0.0, 2.0, -4.0]
+    assert a.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    lin = nn.Linear(3, 3).to(device)
+    lin.first_row = lin.weight[0]
+    twin = copy.deepcopy(lin)
+    with pdt.no_grad():
+        twin.weight[0, 0] = 7.0
+    assert twin.first_row[0].item() == 7.0 and lin.weight[0, 0].item() != 7.0
+    assert isinstance(twin.weight, nn.Parameter) and twin.weight.requires_grad
+    flipped = copy.deepcopy(a.flip(0))
+    assert flipped.tolist() == [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]
