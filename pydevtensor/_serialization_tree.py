@@ -42,11 +42,12 @@ class Corrupt(Exception):
 
 
 def is_flat(obj, reserved):
-    """Whether obj is written as version 1 wrote it: a Tensor, or a dict of distinct
-    Tensors under string keys other than reserved (the record's name)."""
+    """Whether obj is written as version 1 wrote it: a Tensor, or an OrderedDict (a
+    state_dict) of distinct Tensors under string keys other than reserved (the record's
+    name).  A plain dict goes in the tree, which gives it back a dict, as saved."""
     if isinstance(obj, _C.Tensor):
         return True
-    if not isinstance(obj, dict):
+    if not isinstance(obj, OrderedDict):
         return False
     seen = set()
     for k, v in obj.items():

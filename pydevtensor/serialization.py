@@ -79,7 +79,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     >>> path = os.path.join(tempfile.mkdtemp(), "w.pdt")
     >>> pydevtensor.save({"w": pydevtensor.ones(2)}, path)
     >>> pydevtensor.load(path)
-    OrderedDict([('w', tensor([1., 1.]))])
+    {'w': tensor([1., 1.])}
     >>> x, y = pydevtensor.arange(3), pydevtensor.zeros(2)
     >>> pydevtensor.save([x, y, {"epoch": 3, "lr": 0.1}], path)
     >>> pydevtensor.load(path)
@@ -627,9 +627,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     Returns
     -------
     object
-        What was saved: a Tensor for a Tensor; an OrderedDict for a dict of tensors
-        under string keys (a state_dict: the file layout of version 1, which any
-        pydevtensor reads); otherwise the same structure, with lists as lists, tuples
+        What was saved: a Tensor for a Tensor; for a dict of tensors under string
+        keys (the file layout of version 1, which any pydevtensor reads) a dict, or an
+        OrderedDict when one was saved (a state_dict, and any such dict in a file of an
+        older pydevtensor); otherwise the same structure, with lists as lists, tuples
         (namedtuples too) as tuples, dicts as dicts with their string and int keys in
         their order, OrderedDicts as OrderedDicts, and None, bools, ints, floats
         (nan and infinities too) and strings as themselves.  A Parameter comes back

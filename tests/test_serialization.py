@@ -359,7 +359,7 @@ def test_a_tensor_in_two_places_is_stored_once(tmp_path, dev):
 def test_a_tensor_and_a_dict_of_tensors_are_written_as_version_1(tmp_path):
     # the same record, byte for byte, as before version 2 existed
     w = pdt.nn.Parameter(pdt.ones(2))
-    pdt.save({"w": w, "i": pdt.arange(2)}, tmp_path / "d")
+    pdt.save(OrderedDict(w=w, i=pdt.arange(2)), tmp_path / "d")  # a state_dict
     pdt.save(pdt.arange(3.0), tmp_path / "t")
     old_d = record(w={"device": "cpu", "dtype": "float32", "requires_grad": True,
                       "parameter": True}, i={"device": "cpu", "dtype": "int64"})
@@ -665,3 +665,18 @@ def test_pytorchs_keywords_of_save_and_load_are_taken(tmp_path):
     back = pdt.load(path, map_location="cpu", pickle_module=pickle, weights_only=True,
                     mmap=True, encoding="latin1")
     assert back["w"].tolist() == [0.0, 1.0, 2.0]
+
+
+def test_a_plain_dict_comes_back_a_dict_and_a_state_dict_an_ordered_dict(tmp_path):
+    """As PyTorch gives back the type saved: D2L's {'x': x, 'y': y} loads as a dict (it
+    came back an OrderedDict); a state_dict (an OrderedDict) as an OrderedDict, in the
+    layout of version 1."""
+    x, y = pdt.arange(4), pdt.zeros(4)
+    pdt.save({"x": x, "y": y}, tmp_path / "d")
+    back = pdt.load(tmp_path / "d")
+    assert type(back) is dict and list(back) == ["x", "y"]
+    assert back["x"].tolist() == [0, 1, 2, 3] and back["y"].tolist() == [0.0] * 4
+    net = pdt.nn.Linear(2, 1)
+    pdt.save(net.state_dict(), tmp_path / "s")
+    state = pdt.load(tmp_path / "s")
+    assert type(state) is OrderedDict and list(state) == ["weight", "bias"]

@@ -7,6 +7,8 @@ import io
 import json
 import zipfile
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
@@ -53,7 +55,7 @@ def test_views_come_back_sharing_like_torch(dev):
 
 
 def test_unshared_files_keep_their_version():
-    _, buf = _round_trip({"a": pdt.ones(2), "b": pdt.ones(2)})
+    _, buf = _round_trip(OrderedDict(a=pdt.ones(2), b=pdt.ones(2)))  # a state_dict
     assert _record(buf)[0]["version"] == 1
     _, buf = _round_trip([pdt.ones(2), 3])
     assert _record(buf)[0]["version"] == 2
