@@ -79,7 +79,11 @@ def _deep_values(t, memo):
     storage copied together still share one, as PyTorch's deepcopy keeps them.  A tensor
     with no elements or a negative stride is cloned alone."""
     plain = t.detach()
-    if t.numel() == 0 or any(s < 0 for s in t.stride()):
+    try:
+        alone = t.numel() == 0 or any(s < 0 for s in t.stride())
+    except ValueError:  # an UninitializedParameter: no elements known yet
+        alone = True
+    if alone:
         return plain.clone()
     size = t.element_size()
     key = ("pydevtensor storage", str(t.device), t.dtype,
