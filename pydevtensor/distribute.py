@@ -247,9 +247,10 @@ class MirroredStrategy:
     MirroredStrategy(devices=['cpu'])
     """
 
-    # a parameter no replica used gets no gradient (one process sees every replica;
-    # MultiWorkerMirroredStrategy's workers do not know what the others used)
-    _drops_unused = True
+    # one process sees every replica: a parameter no replica used gets no gradient, and
+    # a weighted loss's denominator is the global batch's (MultiWorkerMirroredStrategy's
+    # workers do not know what the others used or hold)
+    _one_process = True
 
     def __init__(self, devices=None, all_reduce="auto"):
         if all_reduce not in _ALL_REDUCE_METHODS:
@@ -472,7 +473,7 @@ class MirroredStrategy:
         optimizers = self._replica_optimizers(model, replicas, optimizer)
         self._broadcast_parameters(replicas)
         losses = [loss] + [_replicate(loss, d, {}) for d in self._devices[1:]]
-        if reduction == "mean" and _weighted_mean(loss):
+        if reduction == "mean" and self._one_process and _weighted_mean(loss):
             # the mean's denominator is the global batch's (Note [mirrored training]):
             # each replica's loss summed, divided by the sum of the shards' weights
             losses = [_summing(lo) for lo in losses]
@@ -550,7 +551,7 @@ class MirroredStrategy:
 
         results = run(forward_backward)
         self._all_reduce(buckets, receive)
-        if self._drops_unused and len(buckets[0].used) < len(buckets[0].params):
+        if self._one_process and len(buckets[0].used) < len(buckets[0].params):
             unused = [k for k, p in enumerate(buckets[0].params)
                       if not any(id(b.params[k]) in b.used for b in buckets)]
             for b in buckets:  # as on one device: no gradient, the optimizer skips it
@@ -632,7 +633,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     ...     net = nn.Sequential(nn.Linear(20, 1))
     """
 
-    _drops_unused = False
+    _one_process = False
 
     def __init__(self, devices=None, all_reduce="auto"):
         super().__init__(devices, all_reduce)
