@@ -146,6 +146,37 @@ def _tensor_round(self, *, decimals=0):
 
 
 _C.Tensor.round = _tensor_round
+_round_in_place = _C.Tensor.round_
+
+
+def _tensor_round_(self, *, decimals=0):
+    """round_(decimals=0) -> Tensor
+
+    In place: the nearest integer, halves to even, or to ``decimals`` places, as
+    self.round(decimals=decimals) written into self.
+
+    Parameters
+    ----------
+    decimals : int, optional
+        Decimal places (default 0); other than 0 needs a floating-point tensor.
+
+    Returns
+    -------
+    Tensor
+        self.
+
+    Examples
+    --------
+    >>> x = pydevtensor.tensor([2.5, 0.125])
+    >>> x.round_(decimals=2)
+    tensor([2.5000, 0.1200])
+    """
+    if decimals == 0 and type(decimals) is int:
+        return _round_in_place(self)
+    return self.copy_(_round_decimals(self, decimals, "round_"))
+
+
+_C.Tensor.round_ = _tensor_round_
 
 __all__ = [
     "abs", "absolute", "add", "ceil", "clamp", "clip", "cos", "div", "divide", "eq", "erf",

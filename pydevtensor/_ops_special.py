@@ -240,6 +240,8 @@ def sinc(input):
     tensor([ 1.0000e+00,  6.3662e-01, -2.7828e-08])
     """
     x = _floating(input, "sinc")
+    if x.dtype in (_C.float16, _C.bfloat16):  # computed in float32, rounded once
+        return sinc(x.float()).to(x.dtype)
     # near 0 the series 1 - (pi x)^2 / 6 (its next term is below the dtype's rounding
     # there), so that the gradient -(pi^2) x / 3 does not come from the cancellation of
     # cos(pi x) / x and sin(pi x) / (pi x^2); elsewhere the quotient, at a harmless x

@@ -384,3 +384,28 @@ def test_div_trunc_matches_torch():
     want = torch.div(torch.from_numpy(ai), torch.from_numpy(bi), rounding_mode="trunc").numpy()
     np.testing.assert_array_equal(pdt.div(pdt.tensor(ai), pdt.tensor(bi),
                                           rounding_mode="trunc").numpy(), want)
+
+
+def test_round_in_place_takes_decimals():
+    """x.round_(decimals=) as PyTorch's (a TypeError before); 0 keeps the C path."""
+    x = pdt.tensor([2.5, 0.125, 1.26, -0.35])
+    assert x.round_(decimals=1) is x
+    np.testing.assert_allclose(x.numpy(), np.round(np.float32([2.5, 0.125, 1.26, -0.35]) * 10)
+                               / 10, rtol=1e-6)
+    y = pdt.tensor([2.5, 3.5, -0.5])
+    assert y.round_().tolist() == [2.0, 4.0, -0.0]
+    with pytest.raises(TypeError, match="decimals"):
+        pdt.tensor([1, 2]).round_(decimals=1)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_sinc_of_half_types_is_computed_in_float32_and_rounded_once(dtype):
+    """pi * x was rounded to the half type first: sinc(1) gave 3e-4 in float16.  Now the
+    result is float32's rounded once: within half an ulp of the float64 value."""
+    x = np.linspace(-6, 6, 241)
+    t = pdt.tensor(x, dtype=getattr(pdt, dtype))
+    xs = t.float().numpy().astype(np.float64)
+    want = np.sinc(xs)
+    got = pdt.sinc(t).float().numpy().astype(np.float64)
+    ulp = 2.0 ** -10 if dtype == "float16" else 2.0 ** -7
+    assert np.all(np.abs(got - want) <= 0.5 * ulp * np.maximum(np.abs(want), 2.0 ** -14) + 1e-7)
