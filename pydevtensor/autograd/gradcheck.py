@@ -171,7 +171,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     >>> pydevtensor.autograd.gradgradcheck(lambda t: t ** 3, (x,))
     True
     """
-    from . import grad
+    from .functional import _grad  # the functional API's: outputs that require grad only
     inputs = (inputs,) if isinstance(inputs, _C.Tensor) else tuple(inputs)
     outputs = _tensors(func(*inputs))
     if grad_outputs is None:
@@ -188,10 +188,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     def first_derivatives(*args):
         ins, gos = args[:n_in], args[n_in:]
-        outs = _tensors(func(*ins))
-        pairs = [(o, g) for o, g in zip(outs, gos) if o.requires_grad]
-        gs = grad([o for o, _ in pairs], [ins[k] for k in wanted_at],
-                  [g for _, g in pairs], create_graph=True, allow_unused=True)
+        gs = _grad(_tensors(func(*ins)), [ins[k] for k in wanted_at], gos, True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_derivatives, inputs + tuple(grad_outputs), eps=eps, atol=atol,

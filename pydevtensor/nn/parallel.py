@@ -120,11 +120,11 @@ class DistributedDataParallel(Module):
         that never came (a parameter unused in the loss): its all-reduce never started, so
         the gradients were not averaged, and counting on would start it mid-backward
         with the next iteration's gradients."""
-        waiting = [p for b in self._buckets if b.ready for p in b.params if id(p) not in b.got]
+        waiting = [p for b in self._buckets if b.got for p in b.params if id(p) not in b.got]
         if not waiting and not self._next and not self._pending:
             return
         for b in self._buckets:
-            b.ready, b.got = 0, set()
+            b.got = set()
         object.__setattr__(self, "_next", 0)
         self._pending.clear()
         names = {id(p): n for n, p in self.module.named_parameters()}
@@ -239,12 +239,11 @@ class DistributedDataParallel(Module):
         if id(p) in bucket.got:
             return  # a parameter used twice in one graph: its hook runs once per backward
         bucket.got.add(id(p))
-        bucket.ready += 1
         buckets = self._buckets
         while self._next < len(buckets) and \
-                buckets[self._next].ready == len(buckets[self._next].params):
+                len(buckets[self._next].got) == len(buckets[self._next].params):
             b = buckets[self._next]
-            b.ready, b.got = 0, set()
+            b.got = set()
             self._pending.append(self._dist.all_reduce(b.flat, self._dist.ReduceOp.AVG,
                                                        async_op=True))
             object.__setattr__(self, "_next", self._next + 1)
@@ -265,8 +264,7 @@ class DistributedDataParallel(Module):
 class _Bucket:
     def __init__(self, params):
         self.params = params
-        self.ready = 0  # how many of params have their gradient in (ids in got)
-        self.got = set()
+        self.got = set()  # the ids of params whose gradient is in this backward
         p0 = params[0]
         self.flat = _C.zeros(sum(p.numel() for p in params), dtype=p0.dtype, device=p0.device)
         self.views = {}
