@@ -205,6 +205,31 @@ def test_promotion_with_scalars_and_zero_dim(device):
         assert (x / 3).dtype == dt(name) and (x > 0).dtype == pdt.bool
 
 
+@pytest.mark.parametrize("name", HALF)
+@pytest.mark.parametrize("int_name", ["int16", "int32", "int64", "uint8"])
+def test_integer_operand_is_rounded_to_the_half_type_first(device, name, int_name):
+    """Note [integers and halves]: PyTorch casts both operands to the common half
+    dtype, so an integer with no half value is rounded before the op (257 - 256 in
+    bfloat16 is 256 - 256 = 0), in arithmetic, comparisons, in place and 0-d."""
+    ints = {"uint8": [255, 3, 1, 200]}.get(int_name, [257, 2049, -4097, 70])
+    i = pdt.tensor(ints, dtype=getattr(pdt, int_name), device=device)
+    rounded = np.asarray(ints, dtype=np.float64).astype(NP_TYPE[name]).astype(np.float64)
+    h = pdt.tensor(half_values(name, (4,), -8.0, 8.0), device=device).to(dt(name))
+    hv = host(h)
+    for got, ref in [(i - h, rounded - hv), (h - i, hv - rounded), (i * h, rounded * hv),
+                     (h / i, hv / rounded)]:
+        assert got.dtype == dt(name)
+        check_bound(host(got), ref, name)
+    assert host(i == pdt.tensor(rounded, device=device).to(dt(name))).all()
+    assert host((i > h) == pdt.tensor(rounded > hv, device=device)).all()
+    acc = pdt.zeros(4, dtype=dt(name), device=device)
+    acc += i
+    assert host(acc).tolist() == rounded.tolist()
+    for v, r in zip(ints, rounded):  # a 0-d integer tensor too
+        zero_d = pdt.tensor(v, device=device) - pdt.tensor([r], device=device).to(dt(name))
+        assert host(zero_d).tolist() == [0.0]
+
+
 def test_repr():
     assert repr(pdt.tensor([1.5, 2.0], dtype=pdt.float16)) == (
         "tensor([1.5000, 2.0000], dtype=pydevtensor.float16)")

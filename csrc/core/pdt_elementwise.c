@@ -266,15 +266,18 @@ pdt_status pdt_ew_check_output(const char *name, const pdt_tensor *out, int ndim
  * path should not spend its time zeroing them). */
 typedef struct prepared {
     pdt_operand op;
-    int has_tmp;     /* tmp holds a reference to release */
+    int has_tmp;     /* tmp holds a reference to release; bit 2: half does */
     pdt_tensor view; /* borrowed view: op.t may point here */
     pdt_tensor tmp;
+    pdt_tensor half; /* an integer operand rounded to the half type: Note [integers and halves] */
 } prepared;
 
 static void prepared_release(prepared *p)
 {
-    if (p->has_tmp)
+    if (p->has_tmp & 1)
         pdt_tensor_release(&p->tmp);
+    if (p->has_tmp & 2)
+        pdt_tensor_release(&p->half);
     p->has_tmp = 0;
 }
 
@@ -287,17 +290,44 @@ static pdt_status copy_to_temp(const pdt_tensor *x, pdt_dtype dtype, prepared *p
         !pdt_tensor_is_contiguous(x) && pdt_memory_order(x, perm) ? perm : NULL, &p->tmp);
     if (st != PDT_OK)
         return st;
-    p->has_tmp = 1;
+    p->has_tmp |= 1;
     if (pdt_ew_numel_of(x->ndim, x->shape) == 0)
         return PDT_OK;
     return pdt_backend_of(x->device.kind)->copy_cast(&p->tmp, x);
 }
 
+/* Note [integers and halves]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * An integer tensor meeting a float16 or bfloat16 one gives a half result (PyTorch's
+ * promotion), and PyTorch casts its operands to that common dtype before the op:
+ * tensor([257]) - tensor([256.], dtype=bfloat16) is 256 - 256 = 0, since 257 has no
+ * bfloat16.  Cast straight to the float32 the op computes in, the integer kept its
+ * value and the difference was 1.  So an integer tensor wider than a byte is rounded
+ * to the half type first (int8 and uint8 are exact in both), on every device.  Python
+ * scalars are not: PyTorch's kernels read them in float32 (opmath). */
+static pdt_status round_to_half(const pdt_tensor **src, pdt_dtype half, prepared *p)
+{
+    if (!pdt_dtype_is_half(half) || pdt_dtype_is_floating((*src)->dtype) ||
+        pdt_dtype_size((*src)->dtype) <= 1)
+        return PDT_OK;
+    pdt_status st = pdt_tensor_empty((*src)->device, half, (*src)->ndim, (*src)->shape, 0,
+                                     &p->half);
+    if (st != PDT_OK)
+        return st;
+    p->has_tmp |= 2;
+    if (pdt_ew_numel_of((*src)->ndim, (*src)->shape) > 0 &&
+        (st = pdt_backend_of((*src)->device.kind)->copy_cast(&p->half, *src)) != PDT_OK)
+        return st;
+    *src = &p->half;
+    return PDT_OK;
+}
+
 /* x.t: the tensor; x.s already converted when it is a scalar.  target: the
  * tensor the backend will write; fresh: target is a new tensor (no overlap
- * with anything). */
-static pdt_status prepare(pdt_arg x, pdt_dtype compute, const pdt_tensor *target, int fresh,
-                          prepared *p)
+ * with anything); common: the operands' common dtype (Note [integers and
+ * halves]). */
+static pdt_status prepare(pdt_arg x, pdt_dtype compute, pdt_dtype common, const pdt_tensor *target,
+                          int fresh, prepared *p)
 {
     p->has_tmp = 0;
     if (!x.t) {
@@ -307,7 +337,9 @@ static pdt_status prepare(pdt_arg x, pdt_dtype compute, const pdt_tensor *target
     }
     memset(&p->op.s, 0, sizeof p->op.s);
     const pdt_tensor *src = x.t;
-    pdt_status st;
+    pdt_status st = compute == PDT_BOOL ? PDT_OK : round_to_half(&src, common, p);
+    if (st != PDT_OK)
+        return st;
     if (src->dtype != compute) {
         st = copy_to_temp(src, compute, p);
         if (st != PDT_OK)
@@ -598,10 +630,10 @@ pdt_status pdt_ew_binary_impl(const char *name, pdt_binary_op op, pdt_arg a, pdt
     if (pdt_ew_numel_of(ndim, shape) == 0)
         goto done;
     const pdt_backend *be = pdt_backend_of(dev.kind);
-    st = prepare(a, mask_operand(be, op, compute, a, b) ? PDT_BOOL : compute, target, target != out,
-                 &pa);
+    st = prepare(a, mask_operand(be, op, compute, a, b) ? PDT_BOOL : compute, wrap, target,
+                 target != out, &pa);
     if (st == PDT_OK)
-        st = prepare(b, mask_operand(be, op, compute, b, a) ? PDT_BOOL : compute, target,
+        st = prepare(b, mask_operand(be, op, compute, b, a) ? PDT_BOOL : compute, wrap, target,
                      target != out, &pb);
     if (st == PDT_OK && square_root)
         st = be->unary(PDT_OP_SQRT, target, pa.op.t, pb.op.s, pb.op.s);
@@ -762,7 +794,7 @@ pdt_status pdt_unary(const char *name, pdt_unary_op op, const pdt_tensor *x, con
     pdt_note_op(name, dev);
     if (pdt_ew_numel_of(x->ndim, x->shape) == 0)
         goto done;
-    st = prepare((pdt_arg){x, {0, 0, 0}, 0}, compute, target, target != out, &px);
+    st = prepare((pdt_arg){x, {0, 0, 0}, 0}, compute, res, target, target != out, &px);
     if (st == PDT_OK && op == PDT_OP_CLAMP && (nan_bound(res, lo) || nan_bound(res, hi))) {
         pdt_scalar nan;
         memset(&nan, 0, sizeof nan);
