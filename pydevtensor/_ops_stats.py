@@ -335,9 +335,11 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     Raises
     ------
     ValueError
-        When the shapes do not broadcast.
+        When the shapes do not broadcast, or a tolerance is negative.
     RuntimeError
         When the tensors are on different devices.
+    DTypeError
+        When the dtypes differ (as in PyTorch).
 
     Examples
     --------
@@ -350,7 +352,16 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if input.device != other.device:
         raise RuntimeError(f"isclose(): Expected all tensors to be on the same device, but "
                            f"found at least two devices, {input.device} and {other.device}")
-    if not (input.is_floating_point() or other.is_floating_point()):
+    if input.dtype != other.dtype:  # PyTorch's check: which dtype's tolerance would apply?
+        raise _C.DTypeError(
+            f"isclose(): {input.dtype} did not match {other.dtype} (shapes "
+            f"{tuple(input.shape)} and {tuple(other.shape)}, on {input.device}); convert "
+            f"one, e.g. other.to(input.dtype)")
+    if rtol < 0 or atol < 0:
+        raise _C.InvalidArgumentError(
+            f"isclose(): rtol and atol must be greater than or equal to zero, got "
+            f"rtol={rtol} and atol={atol}")
+    if not input.is_floating_point():
         return input == other
     diff = (input - other).abs()
     close = where(input == other, True, diff <= atol + rtol * other.abs())

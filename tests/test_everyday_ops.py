@@ -438,6 +438,10 @@ def test_allclose_equal(dev):
     assert pdt.equal(a, a.clone())
     assert not pdt.equal(a, a[:2])
     assert not a.equal(a + 1)
+    i = pdt.tensor([1, 2], device=dev)
+    exact(pdt.isclose(i, pdt.tensor([1, 3], device=dev)), [True, False])
+    with pytest.raises(RuntimeError, match="did not match"):  # PyTorch refuses mixed dtypes
+        pdt.isclose(a, a.double())
 
 
 @pytest.mark.parametrize("dtype", ["int32", "float32"])
