@@ -323,8 +323,31 @@ def _sequences_as_lists(idx):
     return idx
 
 
+_SELECT_DTYPES = frozenset()  # filled below: the integer dtypes but uint8
+
+
+def _is_int_scalar(k):
+    return type(k) is _C.Tensor and k.ndim == 0 and k.dtype in _SELECT_DTYPES
+
+
+def _zero_d_ints(idx):
+    """idx with its 0-d integer tensors made the ints they hold: PyTorch indexes with
+    such a tensor as with its int (applySelect in ATen's TensorIndexing.h), so
+    ``x[torch.tensor(1)]`` is the view ``x[1]`` and a loop ``for i in arange(3):
+    buf[i].fill_(...)`` writes into buf.  Reading a GPU index is a counted implicit
+    copy, as ``int(i)`` (the transfer guard sees it).  uint8 and bool 0-d tensors stay
+    masks."""
+    if type(idx) is _C.Tensor:
+        return idx.__index__() if _is_int_scalar(idx) else idx
+    if type(idx) is tuple:
+        for k in idx:
+            if _is_int_scalar(k):
+                return tuple(k.__index__() if _is_int_scalar(k) else k for k in idx)
+    return idx
+
+
 def _getitem(self, idx):
-    idx = _sequences_as_lists(idx)
+    idx = _zero_d_ints(_sequences_as_lists(idx))
     if type(idx) is list and self.ndim and not self.requires_grad:  # x[[2, 0, 1]]
         try:
             as_tensor = _C.tensor(idx, device=self.device)
@@ -388,7 +411,7 @@ def _index_put_(x, idx, value, accumulate=False, into_new=False):
 
 
 def _setitem(self, idx, value):
-    idx = _sequences_as_lists(idx)
+    idx = _zero_d_ints(_sequences_as_lists(idx))
     if _needs_advanced(idx):
         base = self._base  # a view whose base requires grad: Note [views and their base]
         if (self.requires_grad or isinstance(value, _C.Tensor) and value.requires_grad or
@@ -399,5 +422,6 @@ def _setitem(self, idx, value):
     return _basic_setitem(self, idx, value)
 
 
+_SELECT_DTYPES = frozenset((_C.int8, _C.int16, _C.int32, _C.int64))
 _C._set_index_hooks(_getitem, _setitem)
 register_forward("__getitem__", _basic_getitem)  # the recorded x[key] are basic

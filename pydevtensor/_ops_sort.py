@@ -183,7 +183,7 @@ def cumsum(input, dim, *, dtype=None):
     dim : int
         The dimension to sum along.
     dtype : pydevtensor.dtype, optional
-        Converts input to this dtype first.
+        Converts input to this dtype first; the result has it (an integer one wraps).
 
     Returns
     -------
@@ -207,7 +207,9 @@ def cumsum(input, dim, *, dtype=None):
     # rounded once to input's dtype: 10**6 float32 0.1's sum to 100000.0, not 100958.34,
     # and the CPU and CUDA agree.  The core widens and rounds (pdt_cumsum).
     (out,) = _along_last(input, dim, "cumsum", lambda x: (_C._cumsum(x),))
-    return out
+    # an integer dtype= is the result's, as PyTorch's (int8 wraps): the int64 sums,
+    # converted, are the sums the narrower dtype would have wrapped to
+    return out if dtype is None or out.dtype == dtype else out.to(dtype)
 
 
 # Note [sorts without the layers]

@@ -240,7 +240,8 @@ def put(input, index, source, accumulate=False):
     index : Tensor
         int64 positions in [-numel, numel).
     source : Tensor
-        As many elements as index, of input's dtype.
+        As many elements as index, of input's dtype (another dtype is refused, as in
+        PyTorch).
     accumulate : bool, optional
         Add instead of writing (default False).
 
@@ -253,7 +254,8 @@ def put(input, index, source, accumulate=False):
     IndexError
         When a position is out of range.
     RuntimeError
-        When source and index hold different numbers of elements.
+        When source and index hold different numbers of elements, or source's dtype is
+        not input's.
     TypeError
         When index is not an int64 tensor.
 
@@ -267,6 +269,9 @@ def put(input, index, source, accumulate=False):
     _tensor_arg(input, "put")
     flat = _flat_index(input, index, "put")
     _tensor_arg(source, "put")
+    if source.dtype != input.dtype:  # PyTorch's check, as index_put_'s and scatter's
+        raise RuntimeError(f"put(): self ({input.dtype}) and source ({source.dtype}) must "
+                           f"have the same dtype{_where(input)}")
     if source.numel() != flat.numel():
         raise RuntimeError(f"put(): expected source to have {flat.numel()} elements (as "
                            f"index), got {source.numel()}{_where(input)}")

@@ -20,6 +20,9 @@ COMPAT_CASES = [
       r"on cpu\)"),
     C("put-out-of-range", "pdt.put(pdt.zeros(4), pdt.tensor([4]), pdt.tensor([1.0]))",
       "IndexError", r"put\(\): index 4 is out of bounds for a tensor of 4 elements"),
+    C("put-dtype", "pdt.zeros(3).put_(pdt.tensor([0]), pdt.tensor([1.0], dtype=pdt.float64))",
+      "RuntimeError", r"put\(\): self \(pydevtensor.float32\) and source \(pydevtensor.float64\) "
+      r"must have the same dtype \(a tensor of shape \(3,\) on cpu\)"),
     C("trace-1d", "pdt.trace(pdt.zeros(3))", "RuntimeError",
       r"trace\(\): expected a matrix, but got tensor with dim 1"),
     C("kron-ndarray", "pdt.kron(t, np.zeros(2))", "TypeError", r"kron"),

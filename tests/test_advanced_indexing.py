@@ -504,3 +504,26 @@ def test_writing_two_places_of_a_large_tensor_needs_no_memory_of_its_size(dev):
     x[i] = v
     assert pdt.cuda.max_memory_allocated(dev) - before < n * 4 // 8
     assert host(x)[3] == 2.0
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8"])
+def test_a_zero_d_integer_tensor_indexes_as_its_int(dev, dtype):
+    """PyTorch's applySelect: x[tensor(i)] is x[i], a view (writes reach x), and keeps
+    the int's place in the ints-first rule; uint8 and bool 0-d tensors stay masks."""
+    buf = pdt.zeros(3, 2, device=dev)
+    for i in pdt.arange(3, dtype=getattr(pdt, dtype), device=dev):
+        buf[i].fill_(float(i) + 1)  # a view each time
+    assert buf.cpu().tolist() == [[1, 1], [2, 2], [3, 3]]
+    x = pdt.arange(24.0, device=dev).reshape(2, 3, 4).clone()
+    i = pdt.tensor(1, dtype=getattr(pdt, dtype), device=dev)
+    assert x[i]._base is x and x[i, 0]._base is x
+    cols = pdt.tensor([1, 2], device=dev)
+    ref = np.arange(24.0).reshape(2, 3, 4)[1, :, [1, 2]]  # NumPy moves it to the front
+    assert tuple(x[i, :, cols].shape) == tuple(x[1, :, cols].shape) == (3, 2) != ref.shape
+    x[i][0] = 7.0
+    x[i, 1] = -1.0
+    assert x.cpu()[1].tolist() == [[7.0] * 4, [-1.0] * 4, [20.0, 21.0, 22.0, 23.0]]
+    w = pdt.ones(3, device=dev, requires_grad=True)
+    (w * 2)[pdt.tensor(1, device=dev)].backward()
+    assert w.grad.cpu().tolist() == [0.0, 2.0, 0.0]
+    assert tuple(x[pdt.tensor(True, device=dev)].shape) == (1, 2, 3, 4)

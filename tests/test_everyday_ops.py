@@ -353,6 +353,9 @@ def test_cumsum(dev, dtype):
     close(out, np.cumsum(a.astype(np.float64), 1), dtype)
     close(t.cumsum(0), np.cumsum(a.astype(np.float64), 0), dtype)
     close(t.cumsum(dim=-1, dtype=pdt.float64), np.cumsum(a.astype(np.float64), 1), "float64")
+    wrapped = t.cumsum(1, dtype=pdt.int8)  # the given integer dtype, wrapping (PyTorch)
+    assert wrapped.dtype == pdt.int8
+    exact(wrapped, np.cumsum(a.astype(np.int64), 1).astype(np.int8))
 
 
 @pytest.mark.parametrize("dtype", ["int64", "float32", "float64"])

@@ -179,6 +179,8 @@ def test_put_like_numpy(device):
     assert x.cpu().numpy().ravel().tolist() == [0, 9, 0, 0, 0, 0]  # unchanged
     with pytest.raises(TypeError, match="int64"):
         x.put_(pdt.tensor([1.0], device=device), pdt.tensor([1.0], device=device))
+    with pytest.raises(RuntimeError, match="must have the same dtype"):  # as PyTorch
+        x.put_(pdt.tensor([1], device=device), pdt.tensor([1], device=device))
     g = pdt.ones(3, device=device, requires_grad=True)
     pdt.put(g, pdt.tensor([0], device=device), pdt.tensor([5.0], device=device)).sum().backward()
     assert g.grad.tolist() == [0.0, 1.0, 1.0]
