@@ -96,6 +96,15 @@ def test_against_torch_with_kinks(device, name):
     np.testing.assert_allclose(x.grad.cpu().numpy(), tx.grad.numpy(), rtol=rtol, atol=1e-15)
 
 
+
+def test_hardswish_gradient_at_its_ends_is_the_middle_pieces(device):
+    """PyTorch's hardswish_backward (CPU and CUDA): 0 below -3, x / 3 + 0.5 on the closed
+    [-3, 3], 1 above: -0.5 at -3 and 1.5 at 3 (0 and 1 before)."""
+    x = pdt.tensor([-3.0001, -3.0, 3.0, 3.0001, -math.inf, math.inf], dtype=pdt.float64,
+                   device=device, requires_grad=True)
+    F.hardswish(x).sum().backward()
+    assert x.grad.cpu().tolist() == [0.0, -0.5, 1.5, 1.0, 0.0, 1.0]
+
 def test_nan_propagates(device):
     x = pdt.tensor([math.nan, 1.0], device=device)
     for name, (fn, _, _) in CASES.items():
@@ -212,6 +221,34 @@ def test_softmin_and_softmax2d(device):
     with pytest.raises(ValueError, match=r"Softmax2d: expected input to be 3D or 4D, got 2D "
                                          r"instead \(shape \(4, 5\) on cpu"):
         nn.Softmax2d()(pdt.tensor(a[0, 0]))
+
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3, 4])
+def test_functional_softmax_without_dim_takes_pytorchs_implicit_dim(device, ndim):
+    """F.softmax(x) and F.log_softmax(x): dim 0 for 1- and 3-d inputs, 1 otherwise, with
+    PyTorch's warning pointing at the caller's line (normalising dim -1 of a 3- or 4-d
+    input was silently another result)."""
+    a = np.random.default_rng(ndim).standard_normal((2, 3, 4, 5)[:ndim])
+    implicit = 0 if ndim in (1, 3) else 1
+    e = np.exp(a - a.max(implicit, keepdims=True))
+    ref = e / e.sum(implicit, keepdims=True)
+    x = pdt.tensor(a, device=device)
+    for fn, want in ((F.softmax, ref), (F.log_softmax, np.log(ref))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = fn(x)
+        assert [w.filename for w in caught] == [__file__]
+        assert "Implicit dimension choice for " + fn.__name__ in str(caught[0].message)
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12, atol=1e-14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an explicit dim does not warn
+        got = F.softmax(x.float(), ndim - 1, dtype=pdt.float64)
+    assert got.dtype == pdt.float64
+    with pytest.warns(UserWarning) as caught:
+        nn.Softmax()(x)
+        nn.Softmin()(x)
+    assert [w.filename for w in caught] == [__file__] * 2
 
 
 MODULES = [

@@ -5,8 +5,8 @@ glu and softmin (re-exported by nn.functional; the layers are in nn/activation_m
 
 Each is a composition of the C elementwise ops, so autograd differentiates it and every
 device computes it.  The pieces are chosen so that autograd's gradient is PyTorch's at
-the kinks: hardswish's middle piece is the open (-3, 3) (PyTorch's backward gives 0 at -3
-and 1 at 3), hardsigmoid's clamp gives 0 at its bounds, as PyTorch's; a where() of a
+the kinks: hardswish's middle piece is the closed [-3, 3] (PyTorch's backward gives -0.5
+at -3 and 1.5 at 3), hardsigmoid's clamp gives 0 at its bounds, as PyTorch's; a where() of a
 masked argument keeps the branch not taken from making inf or NaN."""
 import warnings
 
@@ -65,8 +65,9 @@ def _hardswish(x):
 
 @derivative("hardswish")
 class HardswishBackward0(Node):
-    """hardswish's gradient as PyTorch's, by selects: 0 up to -3 (included),
-    ``x / 3 + 0.5`` below 3, 1 from 3 and for a NaN x; so an infinite x gives 0 or g."""
+    """hardswish's gradient as PyTorch's hardswish_backward, by selects: 0 below -3,
+    ``x / 3 + 0.5`` from -3 to 3 (both included: -0.5 and 1.5 there), 1 above 3 and for
+    a NaN x; so an infinite x gives 0 or g."""
 
     def save(self, out, input):
         self.save_tensors(input)
@@ -75,7 +76,7 @@ class HardswishBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         inner = g * (x / 3.0 + 0.5)
-        return (inner.where(x < 3.0, g).masked_fill(x <= -3.0, 0.0),)
+        return (inner.where(x <= 3.0, g).masked_fill(x < -3.0, 0.0),)
 
 
 def hardsigmoid(input, inplace=False):
@@ -544,6 +545,16 @@ def glu(input, dim=-1):
     return _act._rounded_once(halves)(input)
 
 
+def _softmax_dim(name, input, dim, stacklevel):
+    """dim, or for None PyTorch's deprecated implicit choice (_get_softmax_dim), with its
+    warning: 0 for 0-, 1- and 3-d inputs, 1 otherwise."""
+    if dim is not None:
+        return dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the "
+                  f"call to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if input.ndim in (0, 1, 3) else 1
+
+
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """PyTorch's ``softmin``: ``softmax(-input, dim)``, entries along dim positive and
     summing to 1, the smallest input the largest.
@@ -580,10 +591,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"softmin(): input must be a Tensor, got {type(input).__name__}")
-    if dim is None:
-        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the "
-                      "call to include dim=X as an argument.", stacklevel=_stacklevel)
-        dim = 0 if input.ndim in (0, 1, 3) else 1
+    dim = _softmax_dim("softmin", input, dim, _stacklevel)
     nd = max(input.ndim, 1)
     if isinstance(dim, int) and not isinstance(dim, bool) and not -nd <= dim < nd:
         raise IndexError(f"softmin(): dim {dim} is out of range for a {input.ndim}-d input of "

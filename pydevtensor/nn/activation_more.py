@@ -411,7 +411,7 @@ class Softmin(_Activation):
         self.dim = dim
 
     def _apply(self, input):
-        return _F.softmin(input, self.dim, _stacklevel=5)
+        return _F.softmin(input, self.dim, _stacklevel=7)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

@@ -392,15 +392,63 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _act._result(input, lambda x: x.where(x > 0, x * negative_slope), inplace)
 
 
+_SOFTMAX_DOC = """{what} along dim, as PyTorch's ``F.{name}``{how}.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    dim : int, optional
+        The dimension normalised.  None (deprecated, with PyTorch's warning) chooses 0 for
+        0-, 1- and 3-d inputs and 1 otherwise, as PyTorch does: give dim.
+    _stacklevel : int, optional
+        PyTorch's argument for the warning's stack level.
+    dtype : pydevtensor.dtype, optional
+        Converts input to it first (PyTorch's way to avoid overflow in a half type).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape (dtype when given).
+
+    Raises
+    ------
+    IndexError
+        When dim is out of range.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.{name}(pydevtensor.tensor([[0., 0.693147]]), dim=1)
+    {example}
+    """
+
+
+def _softmax_input(name, input, dim, stacklevel, dtype):
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"{name}(): input must be a Tensor, got {type(input).__name__}")
+    dim = _act2._softmax_dim(name, input, dim, stacklevel + 2)  # + this and numpy_names
+    return (input if dtype is None else input.to(dtype)), dim
+
+
 @numpy_names
-def log_softmax(input, dim=-1):
-    """input - max - log(sum(exp(input - max))) along dim: exp never overflows."""
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    input, dim = _softmax_input("log_softmax", input, dim, _stacklevel, dtype)
     return _stats.log_softmax(input, dim)
 
 
 @numpy_names
-def softmax(input, dim=-1):
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    input, dim = _softmax_input("softmax", input, dim, _stacklevel, dtype)
     return _stats.softmax(input, dim)
+
+
+log_softmax.__doc__ = _SOFTMAX_DOC.format(
+    what="input - max - log(sum(exp(input - max)))", name="log_softmax",
+    how=": exp never overflows", example="tensor([[-1.0986, -0.4055]])")
+softmax.__doc__ = _SOFTMAX_DOC.format(
+    what="exp(input - max) / sum(exp(input - max))", name="softmax",
+    how=": entries positive, summing to 1", example="tensor([[0.3333, 0.6667]])")
 
 
 def one_hot_like(target, logits):

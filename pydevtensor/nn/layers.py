@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import _C
 from . import functional as F
+from ._functional_activation_more import _softmax_dim
 from ._sequence_edits import _SequenceEditsMixin
 from .module import Module
 from .parameter import Parameter, UninitializedParameter
@@ -576,12 +577,8 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input: Tensor) -> Tensor:
-        dim = self.dim
-        if dim is None:  # PyTorch's implicit choice, with its warning
-            import warnings
-            warnings.warn("Implicit dimension choice for softmax has been deprecated. Change "
-                          "the call to include dim=X as an argument.", stacklevel=2)
-            dim = 0 if input.ndim in (0, 1, 3) else 1
+        # PyTorch's implicit choice for None, with its warning (at the caller's line)
+        dim = _softmax_dim(type(self).__name__.lower(), input, self.dim, 5)
         return self._fn(input, dim)
 
     def extra_repr(self) -> str:
