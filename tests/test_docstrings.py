@@ -41,7 +41,7 @@ NAMED = {"nn.functional": ("one_hot", "l1_loss", "huber_loss", "smooth_l1_loss",
                            "gaussian_nll_loss", "bilinear", "channel_shuffle",
                            # attention (D2L chapter 11)
                            "scaled_dot_product_attention"),
-         "nn.init": ("trunc_normal_", "eye_", "orthogonal_"),
+         "nn.init": ("trunc_normal_", "eye_", "orthogonal_", "dirac_", "sparse_"),
          "nn.parallel": ("scatter", "scatter_kwargs", "gather", "replicate", "parallel_apply",
                          "data_parallel")}
 

@@ -156,3 +156,65 @@ def test_trunc_normal_far_tails_fit_their_law(device, dtype, mu, sigma, a, b):
     k = np.arange(1, n + 1) / n
     ks = max(np.max(k - upper), np.max(lower - (k - 1 / n)))
     assert ks < 1.95 / math.sqrt(n), ks
+
+
+INITS = ["uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+         "kaiming_normal_", "trunc_normal_", "orthogonal_"]
+
+
+@pytest.mark.parametrize("name", INITS)
+def test_every_init_draws_from_a_given_generator(device, name):
+    """generator= (PyTorch 2.2's): the same seed gives the same fill, and the package's
+    generator is neither read nor advanced."""
+    fn = getattr(nn.init, name)
+    pdt.manual_seed(5)
+    first = pdt.rand(2, device=device)
+    pdt.manual_seed(5)
+    a = fn(pdt.empty(6, 5, device=device), generator=pdt.Generator().manual_seed(1))
+    b = fn(pdt.empty(6, 5, device=device), generator=pdt.Generator().manual_seed(1))
+    assert pdt.equal(a, b) and a.abs().sum().item() > 0
+    assert pdt.equal(pdt.rand(2, device=device), first)  # the default one untouched
+    assert not pdt.equal(fn(pdt.empty(6, 5, device=device),
+                            generator=pdt.Generator().manual_seed(2)), a)
+
+
+def test_fans_gain_and_private_helpers():
+    w = pdt.empty(4, 3, 5)
+    assert nn.init._calculate_fan_in_and_fan_out(w) == (15, 20)
+    assert nn.init._calculate_correct_fan(w, "fan_out") == 20
+    with pytest.raises(ValueError, match="fan_in, fan_out"):
+        nn.init._calculate_correct_fan(w, "fan")
+    for name in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv2d"):
+        assert nn.init.calculate_gain(name) == 1.0
+
+
+@pytest.mark.parametrize("shape, groups", [((4, 4, 3), 1), ((6, 2, 3, 3), 3),
+                                           ((2, 3, 3, 3, 3), 1), ((3, 5, 2, 4), 1)])
+def test_dirac_keeps_the_channels(device, shape, groups):
+    w = nn.init.dirac_(pdt.empty(shape, device=device), groups=groups)
+    ref = np.zeros(shape)
+    per = shape[0] // groups
+    centre = tuple(k // 2 for k in shape[2:])
+    for g in range(groups):
+        for d in range(min(per, shape[1])):
+            ref[(g * per + d, d) + centre] = 1
+    np.testing.assert_array_equal(w.cpu().numpy(), ref)
+    if len(shape) == 4 and groups == 1 and shape[0] == shape[1]:
+        x = pdt.randn(1, shape[1], 5, 5, device=device)
+        y = nn.functional.conv2d(x, w, padding=1)
+        assert pdt.equal(y, x)
+    with pytest.raises(ValueError, match="divisible by groups"):
+        nn.init.dirac_(pdt.empty(shape, device=device), groups=shape[0] + 1)
+    with pytest.raises(ValueError, match="3-, 4- and 5-d"):
+        nn.init.dirac_(pdt.empty(2, 2, device=device))
+
+
+def test_sparse_zeros_a_fraction_of_each_column(device):
+    w = nn.init.sparse_(pdt.empty(200, 30, device=device), sparsity=0.1, std=0.5,
+                        generator=pdt.Generator().manual_seed(0))
+    zeros = (w == 0).sum(0).cpu().tolist()
+    assert zeros == [20] * 30
+    kept = w.cpu().numpy()[w.cpu().numpy() != 0]
+    assert abs(kept.std() - 0.5) < 0.02 and abs(kept.mean()) < 0.02
+    with pytest.raises(ValueError, match="only 2-d"):
+        nn.init.sparse_(pdt.empty(3, device=device), 0.5)

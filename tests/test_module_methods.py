@@ -267,3 +267,44 @@ def test_always_call_forward_hooks_run_when_a_pre_hook_raises():
     with pytest.raises(ValueError, match="refused"):
         m(pdt.ones(1, 2))
     assert calls == [None]
+
+
+def test_repr_indents_a_multi_line_extra_repr_as_torch():
+    """Module.__repr__'s layout: one line when extra_repr is one line and there are no
+    children, else each line of extra_repr and each child indented by two spaces."""
+    class A(nn.Module):
+        def extra_repr(self):
+            return "a=1\nb=2"
+
+    assert repr(A()) == "A(\n  a=1\n  b=2\n)"
+    outer = nn.Module()
+    outer.add_module("inner", A())
+    outer.add_module("lin", nn.Linear(1, 2))
+    assert repr(outer) == ("Module(\n  (inner): A(\n    a=1\n    b=2\n  )\n"
+                           "  (lin): Linear(in_features=1, out_features=2, bias=True)\n)")
+    assert repr(nn.ReLU()) == "ReLU()" and repr(nn.Module()) == "Module()"
+
+
+def test_member_names_are_checked_as_torch():
+    """add_module and register_parameter refuse what register_buffer refuses: a name
+    with '.' (state_dict would have a key get_submodule cannot find), an empty name,
+    a name that is not a str, and an attribute of another kind; the module is left
+    unchanged."""
+    m = nn.Linear(1, 1)
+    for bad, err in (("a.b", KeyError), ("", KeyError), (3, TypeError),
+                     ("training", KeyError), ("forward", KeyError)):
+        with pytest.raises(err):
+            m.add_module(bad, nn.ReLU())
+        with pytest.raises(err):
+            m.register_parameter(bad, nn.Parameter(pdt.ones(1)))
+    with pytest.raises(KeyError, match="attribute 'weight' already exists"):
+        m.add_module("weight", nn.ReLU())
+    assert m.training is True and list(m.state_dict()) == ["weight", "bias"]
+    assert not list(m.children())
+    m.register_parameter("weight", nn.Parameter(pdt.zeros(1, 1)))  # re-registering is fine
+    m.add_module("act", nn.ReLU())
+    m.add_module("act", nn.Tanh())
+    assert isinstance(m.act, nn.Tanh) and m.weight.item() == 0.0
+    names = dir(m)  # PyTorch's __dir__: members too, for tab completion
+    assert {"weight", "bias", "act", "forward", "training"} <= set(names)
+    assert not any(k[:1].isdigit() for k in dir(nn.Sequential(nn.ReLU())))

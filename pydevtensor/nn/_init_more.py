@@ -93,7 +93,7 @@ def _float_tensor(tensor, op):
 
 
 def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
-                  b: float = 2.0) -> _C.Tensor:
+                  b: float = 2.0, generator: _C.Generator | None = None) -> _C.Tensor:
     """Fills tensor with values drawn from N(mean, std^2) truncated to [a, b] (PyTorch's
     defaults: a = -2 and b = 2 in absolute units, not deviations), by the inverse CDF:
     u uniform in [Phi(alpha), Phi(beta)) (alpha = (a - mean) / std, beta = (b - mean) /
@@ -112,6 +112,8 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
         The normal's mean and standard deviation (std > 0; default 0 and 1).
     a, b : float, optional
         The bounds, a < b (default -2 and 2).
+    generator : pydevtensor.Generator, optional
+        Where the uniforms come from (default: the package's generator).
 
     Returns
     -------
@@ -148,10 +150,10 @@ def trunc_normal_(tensor: _C.Tensor, mean: float = 0.0, std: float = 1.0, a: flo
     with no_grad():
         u = _C.empty(tuple(tensor.shape), dtype=_C.float64, device=tensor.device)
         if beta < -_TAIL:  # far out, where Phi(beta) loses digits or underflows
-            x = _tail(u.uniform_(), -beta, -alpha)
+            x = _tail(u.uniform_(generator=generator), -beta, -alpha)
             flip = not flip
         else:
-            x = _ndtri(u.uniform_(_phi(alpha), _phi(beta)))
+            x = _ndtri(u.uniform_(_phi(alpha), _phi(beta), generator=generator))
         if flip:
             x = x.neg_()
         x = x.mul_(std).add_(mean).clamp(min=a, max=b)
@@ -215,7 +217,8 @@ def _orthonormalise_rows(q, lo, hi):
     _orthonormalise_rows(q, mid, hi)
 
 
-def orthogonal_(tensor: _C.Tensor, gain: float = 1.0) -> _C.Tensor:
+def orthogonal_(tensor: _C.Tensor, gain: float = 1.0,
+                generator: _C.Generator | None = None) -> _C.Tensor:
     """Fills tensor with a (semi-)orthogonal matrix times gain (Saxe et al.), as
     PyTorch's: a (rows, cols) matrix of standard normals (rows = shape[0], cols the
     rest), the Q of its QR decomposition with R's diagonal positive (of its transpose
@@ -230,6 +233,8 @@ def orthogonal_(tensor: _C.Tensor, gain: float = 1.0) -> _C.Tensor:
         At least 2-d, floating point, filled in place.
     gain : float, optional
         The factor (default 1).
+    generator : pydevtensor.Generator, optional
+        Where the normals come from (default: the package's generator).
 
     Returns
     -------
@@ -261,10 +266,114 @@ def orthogonal_(tensor: _C.Tensor, gain: float = 1.0) -> _C.Tensor:
     with no_grad():
         if tensor.numel() == 0:
             return tensor
-        flat = _C.empty((rows, cols), dtype=_C.float64, device=tensor.device).normal_()
+        flat = _C.empty((rows, cols), dtype=_C.float64, device=tensor.device).normal_(
+            generator=generator)
         # the vectors to orthonormalise, as rows: the columns of the tall matrix
         q = (flat.t() if rows >= cols else flat).contiguous()  # our own: done in place
         _orthonormalise_rows(q, 0, q.shape[0])
         result = q.t() if rows >= cols else q
         tensor.copy_(result.reshape(tuple(tensor.shape)).to(dtype=tensor.dtype))
         return tensor.mul_(gain) if gain != 1.0 else tensor
+
+
+def dirac_(tensor: _C.Tensor, groups: int = 1) -> _C.Tensor:
+    """Fills a 3-, 4- or 5-d convolution weight with the Dirac delta, as PyTorch's: zeros
+    but a 1 at the kernel's centre for output channel d of each group and input channel
+    d (d below both counts), so that the convolution keeps its input's channels.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        (out_channels, in_channels / groups, *kernel), 3- to 5-d, filled in place.
+    groups : int, optional
+        The convolution's groups; out_channels must be a multiple (default 1).
+
+    Returns
+    -------
+    Tensor
+        tensor.
+
+    Raises
+    ------
+    TypeError
+        When tensor is not a Tensor.
+    ValueError
+        When tensor is not 3- to 5-d, or out_channels is not a multiple of groups.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> w = nn.init.dirac_(pydevtensor.empty(2, 2, 3))
+    >>> w[:, :, 1]
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    from .init import _tensor
+    if _tensor(tensor, "dirac_").ndim not in (3, 4, 5):
+        raise ValueError(f"nn.init.dirac_(): only 3-, 4- and 5-d tensors are supported, got "
+                         f"shape {tuple(tensor.shape)} on {tensor.device}")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or \
+            tensor.shape[0] % groups:
+        raise ValueError(f"nn.init.dirac_(): dim 0 ({tensor.shape[0]}) must be divisible by "
+                         f"groups ({groups!r}), a positive int")
+    per_group = tensor.shape[0] // groups
+    centre = tuple(k // 2 for k in tuple(tensor.shape)[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, tensor.shape[1])):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
+
+
+def sparse_(tensor: _C.Tensor, sparsity: float, std: float = 0.01,
+            generator: _C.Generator | None = None) -> _C.Tensor:
+    """Fills a 2-d tensor as a sparse matrix (Martens, 2010), as PyTorch's: values from
+    N(0, std^2), then in each column ``ceil(sparsity * rows)`` rows, chosen at random,
+    set to zero.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        2-d, filled in place.
+    sparsity : float
+        The fraction of each column set to zero.
+    std : float, optional
+        The normal's standard deviation (default 0.01).
+    generator : pydevtensor.Generator, optional
+        Where the numbers come from (default: the package's generator).
+
+    Returns
+    -------
+    Tensor
+        tensor.
+
+    Raises
+    ------
+    TypeError
+        When tensor is not a floating-point Tensor or an argument not a number.
+    ValueError
+        When tensor is not 2-d.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> w = nn.init.sparse_(pydevtensor.empty(4, 3), sparsity=0.5)
+    >>> (w == 0).sum(0).tolist()
+    [2, 2, 2]
+    """
+    from .._ops_shortcuts import randperm
+    op = "sparse_"
+    _float_tensor(tensor, op)
+    sparsity, std = _number(sparsity, "sparsity", op), _number(std, "std", op)
+    if tensor.ndim != 2:
+        raise ValueError(f"nn.init.{op}(): only 2-d tensors are supported, got shape "
+                         f"{tuple(tensor.shape)} on {tensor.device}")
+    rows, cols = tensor.shape
+    zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        tensor.normal_(0.0, std, generator=generator)
+        for c in range(cols):
+            picked = randperm(rows, generator=generator, device=tensor.device)[:zeros]
+            tensor[picked, c] = 0
+    return tensor

@@ -15,9 +15,9 @@ import math
 from .. import _C
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["calculate_gain", "constant_", "eye_", "kaiming_normal_", "kaiming_uniform_",
-           "normal_", "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_",
-           "xavier_uniform_", "zeros_"]
+__all__ = ["calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_",
+           "kaiming_uniform_", "normal_", "ones_", "orthogonal_", "sparse_", "trunc_normal_",
+           "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_"]
 
 
 def _tensor(t, op):
@@ -31,16 +31,18 @@ def _tensor(t, op):
     return t
 
 
-def uniform_(tensor, a=0.0, b=1.0):
-    """Fills tensor with values drawn uniformly from [a, b); returns it."""
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fills tensor with values drawn uniformly from [a, b) (from generator when
+    given, else the package's); returns it."""
     with no_grad():
-        return _tensor(tensor, "uniform_").uniform_(a, b)
+        return _tensor(tensor, "uniform_").uniform_(a, b, generator=generator)
 
 
-def normal_(tensor, mean=0.0, std=1.0):
-    """Fills tensor with values drawn from N(mean, std^2); returns it."""
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fills tensor with values drawn from N(mean, std^2) (from generator when given,
+    else the package's); returns it."""
     with no_grad():
-        return _tensor(tensor, "normal_").normal_(mean, std)
+        return _tensor(tensor, "normal_").normal_(mean, std, generator=generator)
 
 
 def constant_(tensor, val):
@@ -63,8 +65,9 @@ def zeros_(tensor):
 def calculate_gain(nonlinearity, param=None):
     """The recommended gain for a nonlinearity (PyTorch's table): 1 for linear and
     sigmoid, 5/3 for tanh, sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu
-    (slope: param, default 0.01)."""
-    if nonlinearity in ("linear", "identity", "sigmoid", "conv1d", "conv2d", "conv3d"):
+    (slope: param, default 0.01), 3/4 for selu; 1 for the convolutions."""
+    if nonlinearity in ("linear", "identity", "sigmoid", "conv1d", "conv2d", "conv3d",
+                        "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"):
         return 1.0
     if nonlinearity == "tanh":
         return 5.0 / 3
@@ -92,17 +95,31 @@ def _fans(tensor, op):
     return tensor.shape[1] * field, tensor.shape[0] * field
 
 
-def xavier_uniform_(tensor, gain=1.0):
+def _calculate_fan_in_and_fan_out(tensor):
+    """(fan_in, fan_out) of a weight, as PyTorch's private helper of that name (custom
+    reset_parameters call it)."""
+    return _fans(tensor, "_calculate_fan_in_and_fan_out")
+
+
+def _calculate_correct_fan(tensor, mode):
+    """fan_in or fan_out of a weight, as mode says (PyTorch's private helper)."""
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _fans(tensor, "_calculate_correct_fan")
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Glorot's uniform fill: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans(tensor, "xavier_uniform_")
     a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
-    return uniform_(tensor, -a, a)
+    return uniform_(tensor, -a, a, generator)
 
 
-def xavier_normal_(tensor, gain=1.0):
+def xavier_normal_(tensor, gain=1.0, generator=None):
     """Glorot's normal fill: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans(tensor, "xavier_normal_")
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity, op):
@@ -113,15 +130,16 @@ def _kaiming_std(tensor, a, mode, nonlinearity, op):
     return calculate_gain(nonlinearity, a) / math.sqrt(fan) if fan else 0.0
 
 
-def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He's uniform fill: U(-b, b) with b = sqrt(3) * gain / sqrt(fan)."""
     b = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_uniform_")
-    return uniform_(tensor, -b, b)
+    return uniform_(tensor, -b, b, generator)
 
 
-def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He's normal fill: N(0, std^2) with std = gain / sqrt(fan)."""
-    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_"))
+    std = _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_")
+    return normal_(tensor, 0.0, std, generator)
 
 
-from ._init_more import eye_, orthogonal_, trunc_normal_  # noqa: E402,F401
+from ._init_more import dirac_, eye_, orthogonal_, sparse_, trunc_normal_  # noqa: E402,F401

@@ -151,6 +151,15 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
                 return d[kind][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    def __dir__(self) -> list[str]:
+        # PyTorch's: the parameters, buffers and children too (tab completion in
+        # Jupyter), but not a ModuleList's "0", "1", ... which are not names
+        d = self.__dict__
+        members = [k for kind in ("_parameters", "_buffers", "_modules")
+                   for k in d.get(kind, ())]
+        return sorted(k for k in set(super().__dir__()).union(members)
+                      if not k[:1].isdigit())
+
     def __delattr__(self, name: str) -> None:
         if name in self._parameters:
             del self._parameters[name]
@@ -205,13 +214,7 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         """
         if "_buffers" not in self.__dict__:
             raise AttributeError("call Module.__init__() before register_buffer()")
-        if not isinstance(name, str):
-            raise TypeError(f"register_buffer: the name must be a str, got {type(name).__name__}")
-        if "." in name or name == "":
-            raise KeyError(f"register_buffer: a buffer's name can be neither empty nor contain "
-                           f"'.', got {name!r}")
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"register_buffer: attribute '{name}' already exists")
+        self._check_member_name("register_buffer", "buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, _C.Tensor):
             raise TypeError(f"register_buffer: cannot assign {type(tensor).__name__} to buffer "
                             f"'{name}' (expected a Tensor or None)")
@@ -220,6 +223,18 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
             self._non_persistent_buffers_set.discard(name)
         else:
             self._non_persistent_buffers_set.add(name)
+
+    def _check_member_name(self, op: str, kind: str, name: Any, table: dict) -> None:
+        """PyTorch's checks of a new member's name: a str, neither empty nor holding a
+        '.' (state_dict keys and get_submodule paths split at dots), and not an
+        attribute of another kind (add_module('training', m) would hide the flag)."""
+        if not isinstance(name, str):
+            raise TypeError(f"{op}: the {kind} name must be a str, got {type(name).__name__}")
+        if "." in name or name == "":
+            raise KeyError(f"{op}: a {kind}'s name can be neither empty nor contain '.', got "
+                           f"{name!r}")
+        if name not in table and hasattr(self, name):
+            raise KeyError(f"{op}: attribute '{name}' already exists")
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Registers param under name (None reserves the name, as a Linear without bias does).
@@ -238,7 +253,10 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         Raises
         ------
         TypeError
-            When param is not a Parameter.
+            When name is not a str or param not a Parameter.
+        KeyError
+            When name is empty, has a '.', or is already an attribute that is not a
+            parameter.
 
         Examples
         --------
@@ -248,6 +266,9 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         >>> [name for name, _ in m.named_parameters()]
         ['s']
         """
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("call Module.__init__() before register_parameter()")
+        self._check_member_name("register_parameter", "parameter", name, self._parameters)
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: expected nn.Parameter, got {type(param).__name__}")
         self._parameters[name] = param
@@ -269,7 +290,10 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         Raises
         ------
         TypeError
-            When module is not a Module.
+            When name is not a str or module not a Module.
+        KeyError
+            When name is empty, has a '.', or is already an attribute that is not a
+            submodule.
 
         Examples
         --------
@@ -281,6 +305,9 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         """
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: expected nn.Module, got {type(module).__name__}")
+        if "_modules" not in self.__dict__:
+            raise AttributeError("call Module.__init__() before add_module()")
+        self._check_member_name("add_module", "module", name, self._modules)
         self._modules[name] = module
         if module is not None:
             object.__setattr__(module, "_name", name)
@@ -773,14 +800,15 @@ class Module(_StateMixin, _DevicesMixin, _ForwardHooksMixin, _AccessMixin):
         return f"{type(self).__name__}({self.extra_repr()})"
 
     def __repr__(self) -> str:
-        children = [(n, m) for n, m in self._modules.items() if m is not None]
-        if not children:
+        # PyTorch's layout: a one-line extra_repr and no children inside the parentheses,
+        # else one indented line per line of extra_repr, then per child (None included)
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        one_line = len(lines) == 1 and not self._modules
+        for name, m in self._modules.items():
+            lines.append(f"({name}): " + repr(m).replace("\n", "\n  "))
+        if not lines:
+            return f"{type(self).__name__}()"
+        if one_line:
             return self._repr_line()
-        lines = [f"{type(self).__name__}("]
-        if self.extra_repr():
-            lines.append("  " + self.extra_repr())
-        for name, m in children:
-            sub = repr(m).replace("\n", "\n  ")
-            lines.append(f"  ({name}): {sub}")
-        lines.append(")")
-        return "\n".join(lines)
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"

@@ -164,9 +164,10 @@ class UninitializedParameter(Parameter):
         self.__class__ = Parameter
 
     def _unknown(self, what):
-        raise ValueError(f"the {what} of an uninitialized parameter is not known yet: run the "
-                         f"module once on an input (lazy initialization), or load a "
-                         f"state_dict into it")
+        # InvalidArgumentError: a ValueError and the RuntimeError PyTorch raises here
+        raise _C.InvalidArgumentError(
+            f"the {what} of an uninitialized parameter is not known yet: run the module "
+            f"once on an input (lazy initialization), or load a state_dict into it")
 
     @property  # type: ignore[override]
     def shape(self):
