@@ -9,7 +9,8 @@ import math
 from . import _C
 from ._numpy_names import numpy_names
 from ._ops_index import _broadcast_shape, _dim, _tensor_arg, where
-from .autograd.dispatch import recorded
+from .autograd.dispatch import derivative, recorded
+from .autograd.node import Node
 
 
 def _floating(x, op):
@@ -31,9 +32,8 @@ def _along(input, dim, dtype, op):
 
 
 def _softmax(input, dim, dtype, log):
-    """softmax or log_softmax: from the device's row kernel along the last dim (Note
-    [softmax rows] in csrc/cpu/cpu_softmax.c) when it has one and no gradient is being
-    recorded, else composed (its gradient comes from the ops)."""
+    """softmax or log_softmax, recorded as one op whose backward reads its output only
+    (Note [softmax saves its output])."""
     x, d = _along(input, dim, dtype, "log_softmax" if log else "softmax")
     if x.dtype == _C.float16 or x.dtype == _C.bfloat16:  # in float32, rounded once, as PyTorch
         return _softmax(x.float(), d, None, log).to(x.dtype)
@@ -41,7 +41,14 @@ def _softmax(input, dim, dtype, log):
         return _C.zeros_like(x) if log else _C.ones_like(x)
     if x.numel() == 0:  # nothing to normalise (a dim of size 0 has no max)
         return x.clone()
-    if d == x.ndim - 1 and not (x.requires_grad and _C.is_grad_enabled()):
+    return (_log_softmax_op if log else _softmax_op)(x, d)
+
+
+def _softmax_values(x, d, log):
+    """From the device's row kernel along the last dim (Note [softmax rows] in
+    csrc/cpu/cpu_softmax.c) when it has one, else composed: exp(x - max) never
+    overflows."""
+    if d == x.ndim - 1:
         rows = _C._softmax_rows(x, log)
         if rows is not None:
             return rows
@@ -50,6 +57,50 @@ def _softmax(input, dim, dtype, log):
         return shifted - shifted.exp().sum(d, keepdim=True).log()
     e = shifted.exp()
     return e / e.sum(d, keepdim=True)
+
+
+@recorded("softmax")
+def _softmax_op(x, d):
+    return _softmax_values(x, d, False)
+
+
+@recorded("log_softmax")
+def _log_softmax_op(x, d):
+    return _softmax_values(x, d, True)
+
+
+# Note [softmax saves its output]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# As PyTorch's _softmax_backward_data and _log_softmax_backward_data, the gradients are
+# functions of the output y alone: y * (g - sum(g * y)) and g - exp(y) * sum(g).  The
+# composed softmax (amax, sub, exp, sum, div) kept the input for amax's backward, so an
+# in-place change of the input after the call (a.mul_(2) in a residual block) raised
+# "modified by an inplace operation" where PyTorch runs, and recorded five nodes.  The
+# output is saved as an output slot, so create_graph differentiates the formulas again.
+class _SoftmaxBackward(Node):
+    log = False
+
+    def save(self, result, x, d):
+        self.d = d
+        self.save_tensors(result.detach(), outputs=(0,))
+        return (x,)
+
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        if self.log:
+            return (g - y.exp() * g.sum(self.d, keepdim=True),)
+        gy = g * y
+        return (gy - y * gy.sum(self.d, keepdim=True),)
+
+
+@derivative("softmax")
+class SoftmaxBackward0(_SoftmaxBackward):
+    pass
+
+
+@derivative("log_softmax")
+class LogSoftmaxBackward0(_SoftmaxBackward):
+    log = True
 
 
 @numpy_names

@@ -419,6 +419,30 @@ def test_softmax_var_std(dev, dtype):
         pdt.var(pdt.tensor([1, 2], device=dev))
 
 
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_backward_reads_its_output_only(dev, log):
+    """Note [softmax saves its output]: an in-place change of the input after softmax
+    does not break its backward (PyTorch runs this), the gradient is the Jacobian's of
+    the values before the change, and one node is recorded."""
+    x = pdt.tensor([[0.5, 1.5, 0.7], [1.0, -2.0, 0.0]], dtype=pdt.float64, device=dev,
+                   requires_grad=True)
+    a = x * 1
+    fn = pdt.log_softmax if log else pdt.softmax
+    w = pdt.tensor([1.0, 2.0, 3.0], dtype=pdt.float64, device=dev)
+    y = fn(a, 1)
+    assert type(y.grad_fn).__name__ == ("LogSoftmaxBackward0" if log else "SoftmaxBackward0")
+    a.mul_(2)
+    (y * w).sum().backward()
+    v = x.detach().cpu().numpy()
+    s = np.exp(v - v.max(1, keepdims=True))
+    s /= s.sum(1, keepdims=True)
+    wn = np.array([1.0, 2.0, 3.0])
+    ref = wn - s * wn.sum() if log else s * (wn - (s * wn).sum(1, keepdims=True))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), ref, rtol=1e-13, atol=1e-15)
+    z = pdt.tensor([[0.3, -0.1, 0.8]], dtype=pdt.float64, device=dev, requires_grad=True)
+    assert pdt.autograd.gradgradcheck(lambda t: fn(t, 1) ** 2, (z,))
+
 def test_isnan_isinf_isfinite(dev):
     a = np.array([1.0, np.nan, np.inf, -np.inf, 0.0, -2.5], dtype=np.float32)
     t = pdt.tensor(a, device=dev)
