@@ -81,12 +81,13 @@ from ._ops_scatter import *  # noqa: F401,F403
 from ._ops_index_more import *  # noqa: F401,F403
 from ._ops_elementwise_more import *  # noqa: F401,F403
 from ._ops_float_parts import *  # noqa: F401,F403
+from ._ops_small_names import *  # noqa: F401,F403
 from ._ops_reduce_more import *  # noqa: F401,F403
 from ._ops_quantile import *  # noqa: F401,F403  (quantile, nanquantile)
 from ._ops_histogram import *  # noqa: F401,F403
 from ._ops_linalg_small import *  # noqa: F401,F403
 from . import _ops_elementwise_more, _ops_histogram, _ops_index_more, _ops_reduce_more
-from . import _ops_float_parts
+from . import _ops_float_parts, _ops_small_names
 from . import _ops_quantile
 from . import _ops_linalg_small, _ops_scatter
 from ._linalg_solve import (cholesky_solve, det, inverse, logdet,  # noqa: E402
@@ -167,7 +168,7 @@ __all__ += ["memory_format", "contiguous_format", "channels_last", "channels_las
             "preserve_format"]
 __all__ += _ops_scatter.__all__ + _ops_index_more.__all__  # everyday3
 __all__ += _ops_elementwise_more.__all__ + _ops_reduce_more.__all__ + _ops_histogram.__all__
-__all__ += _ops_float_parts.__all__
+__all__ += _ops_float_parts.__all__ + _ops_small_names.__all__
 __all__ += _ops_linalg_small.__all__ + _ops_quantile.__all__
 __all__ += ["cholesky_solve", "det", "inverse", "logdet", "slogdet", "svd"]
 __all__ += ["Generator", "default_generator", "get_rng_state", "random", "seed",

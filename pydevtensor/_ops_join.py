@@ -292,7 +292,8 @@ def expand(input, *sizes):
     input : Tensor
         The tensor (also the method ``x.expand(*sizes)``).
     *sizes : int or tuple of ints
-        The new shape; -1 keeps a dimension's size.
+        The new shape; -1 keeps a dimension's size (the method also takes it by name,
+        ``x.expand(size=(2, 3))``, as PyTorch's).
 
     Returns
     -------
@@ -668,11 +669,15 @@ def meshgrid(*tensors, indexing=None):
     return tuple(out)
 
 
-def _expand_method(self, *sizes):
+def _expand_method(self, *sizes, size=None):
     """x.expand(*sizes): sizes that are all ints from 0 up, as many as x's dims or more,
     on a tensor that requires no grad, go straight to the view (expand()'s checks and
     its recording cost 1.3 us of the 1.6 a call took, NumPy's broadcast_to 2.4); -1 and
     everything else through expand(), which ends in the same _expand."""
+    if size is not None:  # x.expand(size=(2, 3)), as PyTorch names it
+        if sizes:
+            raise TypeError("expand() got the new shape twice (as sizes and as size=)")
+        sizes = (size,)
     shape = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
     if (type(self) is _C.Tensor and not self.requires_grad and len(shape) >= self.ndim
             and builtins.all(type(s) is builtins.int and s >= 0 for s in shape)):

@@ -15,6 +15,7 @@ __all__ = [
     "is_available", "device_count", "current_device", "set_device", "get_device_name",
     "get_device_properties", "get_device_capability", "mem_get_info", "memory_allocated",
     "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "memory_stats",
+    "reset_max_memory_allocated",
     "empty_cache", "synchronize", "is_built", "unavailable_reason", "Event",
     "set_per_process_memory_fraction", "device", "is_bf16_supported",
     # random numbers: one stream for every device (pydevtensor/_cuda_random.py)
@@ -460,3 +461,35 @@ def __getattr__(name):
         from .nn import _parallel_comm
         return _parallel_comm
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def reset_max_memory_allocated(device=None):
+    """PyTorch's older name of ``reset_peak_memory_stats`` (deprecated there, with a
+    FutureWarning, and here).
+
+    Parameters
+    ----------
+    device : str, int, pydevtensor.device or config device, optional
+        The device (default: the current CUDA device; "cpu" works too).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pydevtensor.DeviceError
+        When the device does not exist.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     pydevtensor.cuda.reset_max_memory_allocated("cpu")
+    """
+    import warnings
+    warnings.warn("pydevtensor.cuda.reset_max_memory_allocated now calls "
+                  "pydevtensor.cuda.reset_peak_memory_stats, which resets all peak memory "
+                  "statistics (as in PyTorch).", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)

@@ -342,22 +342,26 @@ static PyObject *f_arange(PyObject *module, PyObject *const *args, Py_ssize_t na
                           PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype",         "device", "pin_memory",
-                                        "requires_grad", "step",   NULL};
-    PyObject *kw[KW_COUNT + 1] = {NULL};
+    static const char *const names[] = {"dtype", "device", "pin_memory", "requires_grad",
+                                        "step",  "start",  "end",        NULL};
+    PyObject *kw[KW_COUNT + 3] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "arange", args + nargs, kwnames, names, kw, &o) < 0)
         return NULL;
-    if (nargs < 1 || nargs > 3 || (nargs == 3 && kw[KW_EXTRA])) {
-        PyErr_SetString(PyExc_TypeError, "arange() takes (end) or (start, end, step=1)");
-        return NULL;
-    }
+    PyObject *kstart = kw[KW_EXTRA + 1], *kend = kw[KW_EXTRA + 2];
     pdt_scalar v[3] = {{0, 0, 0}, {0, 0, 0}, {0, 1, 1}};
     PyObject *objs[3] = {NULL, NULL, nargs == 3 ? args[2] : kw[KW_EXTRA]};
-    if (nargs == 1)
-        objs[1] = args[0];
-    else
+    if (nargs == 0 && kend) /* arange(start=0, end=10, step=2), as PyTorch names them */
+        objs[0] = kstart, objs[1] = kend;
+    else if (nargs == 1 && !kstart)
+        objs[0] = kend ? args[0] : NULL, objs[1] = kend ? kend : args[0];
+    else if ((nargs == 2 || nargs == 3) && !kstart && !kend)
         objs[0] = args[0], objs[1] = args[1];
+    if (!objs[1] || nargs > 3 || (nargs == 3 && kw[KW_EXTRA])) {
+        PyErr_SetString(PyExc_TypeError, "arange() takes (end) or (start, end, step=1), each "
+                                         "positional or by name");
+        return NULL;
+    }
     static const char *const what[3] = {"arange(): start", "arange(): end", "arange(): step"};
     int any_float = 0;
     for (int i = 0; i < 3; i++) {
@@ -514,14 +518,16 @@ static PyObject *f_randn(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject
     return create_random(m, a, n, kw, "randn", PDT_RANDOM_NORMAL);
 }
 
-/* randint(high, size) / randint(low, high, size, *, dtype=int64, device=None) */
+/* randint(high, size) / randint(low, high, size, *, dtype=int64, device=None); low, high
+ * and size may be keywords, as PyTorch's (randint(low=0, high=10, size=(3,))) */
 static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
     pdt_state *S = pdt_state_of_module(module);
-    static const char *const names[] = {"dtype", "device",    "pin_memory", "requires_grad",
-                                        "size",  "generator", NULL};
-    PyObject *kw[KW_COUNT + 2] = {NULL};
+    static const char *const names[] = {"dtype",         "device", "pin_memory",
+                                        "requires_grad", "size",   "generator",
+                                        "low",           "high",   NULL};
+    PyObject *kw[KW_COUNT + 4] = {NULL};
     create_opts o;
     if (parse_create_opts(S, "randint", args + nargs, kwnames, names, kw, &o) < 0)
         return NULL;
@@ -529,17 +535,25 @@ static PyObject *f_randint(PyObject *module, PyObject *const *args, Py_ssize_t n
     if (pdt_generator_arg(S, kw[KW_EXTRA + 1], "randint", &gen) < 0)
         return NULL;
     int64_t low = 0, high;
-    PyObject *size = kw[KW_EXTRA];
-    Py_ssize_t nbounds = size ? nargs : nargs - 1;
-    if (nbounds < 1 || nbounds > 2 || (!size && nargs < 2)) {
-        PyErr_SetString(PyExc_TypeError, "randint() takes (high, size) or (low, high, size)");
+    PyObject *size = kw[KW_EXTRA], *klow = kw[KW_EXTRA + 2], *khigh = kw[KW_EXTRA + 3];
+    Py_ssize_t nbounds = size || nargs == 0 ? nargs : nargs - 1;
+    PyObject *olow = NULL, *ohigh = NULL;
+    if (nbounds == 2 && !klow && !khigh)
+        olow = args[0], ohigh = args[1];
+    else if (nbounds == 1 && !klow)
+        olow = khigh ? args[0] : NULL, ohigh = khigh ? khigh : args[0];
+    else if (nbounds == 0)
+        olow = klow, ohigh = khigh;
+    if (!ohigh || (!size && nargs == 0)) {
+        PyErr_SetString(PyExc_TypeError, "randint() takes (high, size) or (low, high, size), "
+                                         "each positional or by name");
         return NULL;
     }
     if (!size)
         size = args[nargs - 1];
-    if (nbounds == 2 && pdt_parse_int64(args[0], "randint(): low", &low) < 0)
+    if (olow && pdt_parse_int64(olow, "randint(): low", &low) < 0)
         return NULL;
-    if (pdt_parse_int64(args[nbounds - 1], "randint(): high", &high) < 0)
+    if (pdt_parse_int64(ohigh, "randint(): high", &high) < 0)
         return NULL;
     if (!PyTuple_Check(size) && !PyList_Check(size)) {
         PyErr_Format(PyExc_TypeError, "randint(): size must be a tuple of ints, got %.100s",

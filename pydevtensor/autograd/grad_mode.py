@@ -66,10 +66,10 @@ class _GradMode:
 
     _mode = True
 
-    def __new__(cls, *args):
-        if cls is not set_grad_enabled and args:
-            fn = args[0]
-            if len(args) > 1 or not callable(fn):
+    def __new__(cls, *args, **kwargs):
+        if cls is not set_grad_enabled and (args or kwargs):
+            fn = args[0] if args else None
+            if kwargs or len(args) > 1 or not callable(fn):
                 raise TypeError(f"{cls.__name__}() takes no arguments, or a function as "
                                 f"the bare decorator @{cls.__name__}")
             return cls()(fn)  # the bare decorator, as PyTorch 2 takes it

@@ -533,3 +533,118 @@ def one_hot(tensor: _C.Tensor, num_classes: int = -1) -> _C.Tensor:
                            f"tensor of shape {shape} on {tensor.device}")
     return _one_hot(tensor, num_classes, _C.int64)
 
+
+
+def _in_place_form(fn, name, example):
+    def in_place(input, *args, **kwargs):
+        return fn(input, *args, inplace=True, **kwargs)
+
+    in_place.__name__ = in_place.__qualname__ = name
+    in_place.__doc__ = f"""``{fn.__name__}(input, ..., inplace=True)``: input is overwritten and
+    returned, as PyTorch's ``F.{name}``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    *args
+        As {fn.__name__}'s.
+
+    Returns
+    -------
+    Tensor
+        input.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.{name}(pydevtensor.tensor([-1., 2.]))
+    {example}
+    """
+    return in_place
+
+
+relu_ = _in_place_form(relu, "relu_", "tensor([0., 2.])")
+elu_ = _in_place_form(elu, "elu_", "tensor([-0.6321,  2.0000])")
+leaky_relu_ = _in_place_form(leaky_relu, "leaky_relu_", "tensor([-0.0100,  2.0000])")
+hardtanh_ = _in_place_form(hardtanh, "hardtanh_", "tensor([-1.,  1.])")
+celu_ = _in_place_form(celu, "celu_", "tensor([-0.6321,  2.0000])")
+selu_ = _in_place_form(selu, "selu_", "tensor([-1.1113,  2.1014])")
+rrelu_ = _in_place_form(rrelu, "rrelu_", "tensor([-0.2292,  2.0000])")
+
+
+def threshold_(input, threshold, value):
+    """``threshold(input, threshold, value, inplace=True)``: input is overwritten and
+    returned, as PyTorch's ``F.threshold_``.
+
+    Parameters
+    ----------
+    input : Tensor
+        Floating point.
+    threshold, value : float
+        Elements at most threshold become value.
+
+    Returns
+    -------
+    Tensor
+        input.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.threshold_(pydevtensor.tensor([-1., 2.]), 0.5, 9.)
+    tensor([9., 2.])
+    """
+    return _act2.threshold(input, threshold, value, inplace=True)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """A sample from the Gumbel-softmax (concrete) distribution, as PyTorch's:
+    ``softmax((logits + g) / tau, dim)`` with g = -log(E), E ~ Exp(1) from the package's
+    generator; with hard=True the one-hot of its argmax, whose gradient is the soft
+    sample's (straight-through: ``y_hard - y_soft.detach() + y_soft``).
+
+    Parameters
+    ----------
+    logits : Tensor
+        Unnormalised log-probabilities, floating point.
+    tau : float, optional
+        The temperature, > 0 (default 1).
+    hard : bool, optional
+        Return one-hot samples (default False).
+    eps : float, optional
+        Unused, as in PyTorch (kept for its signature).
+    dim : int, optional
+        The dimension of the classes (default -1).
+
+    Returns
+    -------
+    Tensor
+        Of logits' shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        When logits is not a Tensor.
+    ValueError
+        When tau is not positive.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> y = F.gumbel_softmax(pydevtensor.zeros(2, 3), hard=True)
+    >>> y.sum(-1).tolist()
+    [1.0, 1.0]
+    """
+    if not isinstance(logits, _C.Tensor):
+        raise TypeError(f"gumbel_softmax(): logits must be a Tensor, got "
+                        f"{type(logits).__name__}")
+    if not tau > 0:
+        raise ValueError(f"gumbel_softmax(): tau must be positive, got {tau}")
+    gumbels = -_C.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _C.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

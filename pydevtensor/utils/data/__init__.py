@@ -11,8 +11,10 @@ from ._dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Su
 from ._loader import DataLoader, get_worker_info
 from ._sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
                        SubsetRandomSampler, WeightedRandomSampler)
+from .distributed import DistributedSampler
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
+           "DistributedSampler",
            "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset",
            "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
            "default_collate", "default_convert", "get_worker_info", "random_split"]
