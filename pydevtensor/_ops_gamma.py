@@ -27,6 +27,8 @@ from .autograd.node import Node
 
 __all__ = ["polygamma"]
 
+_N_MAX = 170  # the largest n whose n! float64 holds
+
 # B_2j for j = 1 .. 8
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
 
@@ -105,7 +107,7 @@ def polygamma(n, input, *, out=None):
     TypeError
         n is not an int, or input not a Tensor.
     RuntimeError
-        n is negative.
+        n is negative or above 170 (n! overflows float64).
 
     Examples
     --------
@@ -123,6 +125,10 @@ def polygamma(n, input, *, out=None):
     if n < 0:
         raise RuntimeError(f"polygamma(n, x) does not support negative n, got n={n} (input "
                            f"{tuple(input.shape)}, {input.dtype}, on {input.device})")
+    if n > _N_MAX:  # n! overflows float64 (and the sums below grow with n: a hang)
+        raise RuntimeError(f"polygamma(n, x) supports n up to {_N_MAX}, got n={n}: n! "
+                           f"overflows float64 beyond (input {tuple(input.shape)}, "
+                           f"{input.dtype}, on {input.device})")
     dtype = input.dtype if input.is_floating_point() else _C._get_default_dtype()
     if out is not None and (not isinstance(out, _C.Tensor) or tuple(out.shape) != tuple(
             input.shape) or out.dtype != dtype or out.device != input.device):

@@ -134,6 +134,14 @@ def _cat(tensors, dim=0, *, out=None):
         # an empty out takes the result's shape, as PyTorch resizes it (out.data =: the
         # same object, its own version counter)
         out.data = _C.empty(tuple(shape), dtype=out.dtype, device=out.device)
+    if out is not None and out.numel() > 1 and builtins.any(
+            st == 0 and n > 1 for n, st in zip(out.shape, out.stride())):
+        # each part's copy_ sees no overlap of its own slice, but the slices share memory:
+        # stack([a, b], out=x.expand(2, ...)) left b in both (as the elementwise ops, refuse)
+        raise _C.InvalidArgumentError(
+            f"cat(): unsupported operation: more than one element of the written-to tensor "
+            f"refers to a single memory location (out of shape {tuple(out.shape)} with "
+            f"strides {tuple(out.stride())}, on {out.device}); clone() it first")
     result = _C.empty(tuple(shape), dtype=dtype, device=device) if out is None else out
     if out is not None:  # an input that out's memory meets is read before anything is written
         parts = [t.clone() if _C._spans_overlap(t, out) else t for t in parts]

@@ -5,6 +5,7 @@ pinverse and sum_to_size; and the random fills ``exponential_``, ``geometric_``,
 samples (the same values on every device, up to the stated bound of the functions
 applied: Note [vector math accuracy] in csrc/cpu/cpu_vmath.h)."""
 import math
+import numbers
 
 from . import _C
 from ._ops_index import _tensor_arg
@@ -300,12 +301,14 @@ def _fill_doc(summary, params, raises, example):
 
 def _exponential_(self, lambd=1.0, *, generator=None):
     _floating(self, "exponential_")
+    lambd = _real_arg(lambd, "lambd", "exponential_")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     return self.uniform_(generator=generator).neg_().log1p_().mul_(-1.0 / lambd)
 
 
 def _geometric_(self, p, *, generator=None):
+    p = _real_arg(p, "p", "geometric_")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
     if self.dtype == _C.bool:
@@ -315,8 +318,20 @@ def _geometric_(self, p, *, generator=None):
     return self.copy_(k.clamp_(min=1.0))
 
 
+def _real_arg(value, name, op):
+    """value as a float, or a TypeError naming op and the argument (checked before any
+    write, so a bad argument leaves the tensor as it was)."""
+    if isinstance(value, _C.Tensor) and value.numel() == 1 and not value.dtype == _C.bool:
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{op}(): argument '{name}' must be a number, got "
+                        f"{type(value).__name__}")
+    return float(value)
+
+
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     _floating(self, "cauchy_")
+    median, sigma = _real_arg(median, "median", "cauchy_"), _real_arg(sigma, "sigma", "cauchy_")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
     self.uniform_(generator=generator).sub_(0.5).mul_(math.pi).tan_()
@@ -325,6 +340,7 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     _floating(self, "log_normal_")
+    mean, std = _real_arg(mean, "mean", "log_normal_"), _real_arg(std, "std", "log_normal_")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
     return self.normal_(mean, std, generator=generator).exp_()

@@ -268,6 +268,10 @@ for _name, _op in (("eq_", "__eq__"), ("ne_", "__ne__"), ("lt_", "__lt__"), ("le
 for _name, (_fn, _arg, _example) in _IN_PLACE.items():
     if not hasattr(_C.Tensor, _name):
         setattr(_C.Tensor, _name, _in_place(_name, _fn, _arg, _example))
+for _alias, _name in (("greater_", "gt_"), ("greater_equal_", "ge_"), ("less_", "lt_"),
+                      ("less_equal_", "le_"), ("not_equal_", "ne_")):  # NumPy's names too
+    if not hasattr(_C.Tensor, _alias):
+        setattr(_C.Tensor, _alias, getattr(_C.Tensor, _name))
 
 
 def _is_signed(self):

@@ -454,6 +454,9 @@ CASES = [
 
     # ---- the everyday API of issue 17
     C("cat-tensor", "pdt.cat(t)", "TypeError", r"must be a sequence of Tensors, got Tensor"),
+    C("stack-out-expanded", "pdt.stack([t, t + 1], out=pdt.empty(1, 2, 3).expand(2, 2, 3))",
+      "ValueError", r"more than one element of the written-to tensor refers to a single "
+      r"memory location \(out of shape \(2, 2, 3\) with strides \(0, 3, 1\), on cpu\)"),
     C("cat-ndarray", "pdt.cat([t, np.zeros(3)])", "TypeError",
       r"expected a sequence of Tensors, got ndarray at position 1"),
     C("concat-empty", "pdt.concat([])", "pydevtensor.InvalidArgumentError",

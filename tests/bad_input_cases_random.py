@@ -53,6 +53,8 @@ RANDOM_CASES = [
       r"lgamma\(\): argument 'input' must be a Tensor, got list"),
     C("digamma-str", "pdt.digamma('x')", "TypeError",
       r"digamma\(\): argument 'input' must be a Tensor, got str"),
+    C("polygamma-huge-n", "pdt.polygamma(2 ** 31, t)", "RuntimeError",
+      r"polygamma\(n, x\) supports n up to 170, got n=2147483648: n! overflows float64"),
     C("polygamma-negative-n", "pdt.polygamma(-1, t)", "RuntimeError",
       r"polygamma\(n, x\) does not support negative n, got n=-1"),
     C("polygamma-float-n", "pdt.polygamma(1.5, t)", "TypeError",

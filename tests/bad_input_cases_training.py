@@ -340,6 +340,9 @@ TRAINING_CASES = [
     C("functional-batch_norm-channels", "pdt.nn.functional.batch_norm(t, pdt.zeros(2), "
       "pdt.ones(2))", "pydevtensor.InvalidArgumentError",
       r"batch_norm\(\): running_mean of shape \(2,\) does not match the input's 3 channels"),
+    C("functional-batch_norm-expanded-var", "pdt.nn.functional.batch_norm(t, pdt.zeros(3), "
+      "pdt.ones(1).expand(3), training=True)", "pydevtensor.InvalidArgumentError",
+      r"batch_norm\(\): running_var of shape \(3,\) has a stride of 0 \(an expanded tensor\)"),
     C("functional-batch_norm-1d", "pdt.nn.functional.batch_norm(t[0], None, None, "
       "training=True)", "pydevtensor.InvalidArgumentError",
       r"batch_norm\(\): expected an input of shape \(N, C, \*\), got \(3,\)"),

@@ -423,8 +423,6 @@ def test_hooks_do_not_keep_tensors_or_nodes_alive():
         handle.remove()  # its leaf gone: nothing to do
     finally:
         gc.enable()
-    from pydevtensor.autograd import hooks
-    assert all(ref() is not None for ref, _ in hooks._LEAF_HOOKS.values())
 
 
 def test_grad_returns_gradients_after_the_inputs_hooks_as_torch(device):

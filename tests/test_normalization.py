@@ -172,6 +172,13 @@ def test_batch_norm_functional(device):
     _close(F.batch_norm(x, rm, rv), ref(x64, np.ones(4), np.zeros(4), False), "float64")
     _close(F.batch_norm(x, None, None, training=True),
            NumpyBatchNorm(4, track=False)(x64, np.ones(4), np.zeros(4), True), "float64")
+    # running statistics that cannot hold one value each are refused before either is
+    # written (running_mean was updated, then running_var's update raised)
+    before = rm.cpu().tolist()
+    for bad_var in (pdt.ones(1, device=device, dtype=pdt.float64).expand(4), rm):
+        with pytest.raises(pdt.InvalidArgumentError, match="stride of 0|share memory"):
+            F.batch_norm(x, rm, bad_var, training=True)
+        assert rm.cpu().tolist() == before
 
 
 def test_batch_norm_gradients(device):

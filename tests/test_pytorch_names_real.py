@@ -120,4 +120,11 @@ def test_random_fills_refuse_bad_arguments(device):
         x.log_normal_(0.0, 0.0)
     with pytest.raises(pdt.DTypeError, match="exponential_ expects a floating point tensor"):
         pdt.zeros(3, dtype=pdt.int64, device=device).exponential_()
+    # arguments that are not numbers are refused before anything is written (cauchy_
+    # filled x, then failed in add_: found by a fuzzer)
+    for fill, args in (("cauchy_", ((1, 2),)), ("cauchy_", (pdt.ones(5, device=device),)),
+                       ("log_normal_", ("a",)), ("exponential_", ([1.0],)),
+                       ("geometric_", (None,))):
+        with pytest.raises(TypeError, match=f"{fill}\\(\\): argument '.*' must be a number"):
+            getattr(x, fill)(*args)
     assert (x.cpu().numpy() == 0).all()

@@ -68,6 +68,7 @@ void pdt_autograd_clear(PdtTensorObject *o)
     Py_CLEAR(o->grad);
     Py_CLEAR(o->grad_fn);
     Py_CLEAR(o->accumulator);
+    Py_CLEAR(o->leaf_hooks);
     Py_CLEAR(o->base);
 }
 
@@ -305,18 +306,18 @@ static PyObject *get_output_nr(PyObject *self, void *c)
     return PyLong_FromLong(((PdtTensorObject *)self)->output_nr);
 }
 
-static PyObject *get_accumulator(PyObject *self, void *c)
+/* _accumulator and _leaf_hooks: object slots autograd's Python keeps on a tensor (a C
+ * tensor has no __dict__); c is the slot's offset in PdtTensorObject. */
+static PyObject *get_slot(PyObject *self, void *c)
 {
-    (void)c;
-    PyObject *a = ((PdtTensorObject *)self)->accumulator;
+    PyObject *a = *(PyObject **)((char *)self + (size_t)c);
     return Py_NewRef(a ? a : Py_None);
 }
 
-static int set_accumulator(PyObject *self, PyObject *value, void *c)
+static int set_slot(PyObject *self, PyObject *value, void *c)
 {
-    (void)c;
-    PdtTensorObject *o = (PdtTensorObject *)self;
-    Py_XSETREF(o->accumulator, value && value != Py_None ? Py_NewRef(value) : NULL);
+    Py_XSETREF(*(PyObject **)((char *)self + (size_t)c),
+               value && value != Py_None ? Py_NewRef(value) : NULL);
     return 0;
 }
 
@@ -327,7 +328,8 @@ PyGetSetDef pdt_autograd_getset[] = {
     {"is_leaf", get_is_leaf, NULL, doc_is_leaf, NULL},
     {"_version", get_version, NULL, "writes in place to this tensor's storage so far", NULL},
     {"output_nr", get_output_nr, NULL, doc_output_nr, NULL},
-    {"_accumulator", get_accumulator, set_accumulator, NULL, NULL},
+    {"_accumulator", get_slot, set_slot, NULL, (void *)offsetof(PdtTensorObject, accumulator)},
+    {"_leaf_hooks", get_slot, set_slot, NULL, (void *)offsetof(PdtTensorObject, leaf_hooks)},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

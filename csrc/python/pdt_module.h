@@ -38,6 +38,7 @@ typedef struct {
     PyObject *grad;        /* NULL or the accumulated gradient (a Tensor) */
     PyObject *grad_fn;     /* NULL for a leaf, else the Node that made it */
     PyObject *accumulator; /* NULL or a weakref to the leaf's AccumulateGrad */
+    PyObject *leaf_hooks;  /* NULL or the hooks registered on this leaf (autograd/hooks.py) */
     /* views (autograd_view.c, Note [views and their base]) */
     PyObject *base;       /* NULL, or the tensor this view's storage was first viewed from */
     int64_t view_version; /* the version when the view's place in the graph was last set */

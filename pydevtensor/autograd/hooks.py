@@ -9,8 +9,10 @@ found before the class's method), which runs the hooks on the gradient of that o
 before the Node's formula; the wrapper holds the Node weakly, so the Node and its
 wrapper are no cycle.  A hook on a leaf runs before the gradient is added into
 ``.grad`` (AccumulateGrad.accumulate, node.py); leaves are C tensors without a
-``__dict__``, so their hooks are kept here, by id, with a weak reference that drops
-them with the leaf.  retain_grad() is a hook that keeps a weak reference to its
+``__dict__``, so their hooks are kept in the tensor's slot ``_leaf_hooks``, which the
+collector sees (Note [tensors in cycles] in csrc/python/tensor_object.c: a hook whose
+closure names its own leaf is a cycle, collected; a table kept here by id held such a
+leaf forever).  retain_grad() is a hook that keeps a weak reference to its
 tensor and runs after the tensor's other hooks, as in PyTorch.
 """
 import itertools
@@ -18,7 +20,6 @@ import weakref
 
 from .. import _C
 
-_LEAF_HOOKS = {}  # id(leaf) -> (weakref to the leaf, {key: hook})
 _keys = itertools.count()
 
 
@@ -63,19 +64,13 @@ def new_hooks():
 
 def leaf_hooks(leaf):
     """The hooks registered on a leaf, or None."""
-    entry = _LEAF_HOOKS.get(id(leaf))
-    if entry is None or entry[0]() is not leaf:
-        return None
-    return entry[1]
+    return leaf._leaf_hooks
 
 
 def _leaf_hooks_for_adding(leaf):
-    hooks = leaf_hooks(leaf)
+    hooks = leaf._leaf_hooks
     if hooks is None:
-        key = id(leaf)
-        hooks = _Hooks()
-        _LEAF_HOOKS[key] = (weakref.ref(leaf, lambda _r, k=key, d=_LEAF_HOOKS: d.pop(k, None)),
-                            hooks)  # d: still there while the interpreter exits
+        hooks = leaf._leaf_hooks = _Hooks()
     return hooks
 
 

@@ -244,6 +244,14 @@ def update_running(running_mean: Tensor, running_var: Tensor, mean: Tensor, var:
     """running = (1 - momentum) * running + momentum * batch, in place, for the (C,)
     batch mean and biased variance of n values each (the variance made unbiased: the
     estimate)."""
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t.numel() > 1 and 0 in t.stride():  # checked before either is written
+            raise _Invalid(f"batch_norm(): {name} of shape {tuple(t.shape)} has a stride of "
+                           f"0 (an expanded tensor): its elements share one memory location "
+                           f"and cannot hold a statistic each (on {t.device})")
+    if _C._spans_overlap(running_mean, running_var):
+        raise _Invalid(f"batch_norm(): running_mean and running_var share memory (shape "
+                       f"{tuple(running_mean.shape)}, on {running_mean.device})")
     with _no_grad():
         m = float(momentum)
         batch_mean = mean.detach().to(running_mean.dtype)
