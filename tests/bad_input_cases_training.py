@@ -340,6 +340,11 @@ TRAINING_CASES = [
     C("functional-batch_norm-channels", "pdt.nn.functional.batch_norm(t, pdt.zeros(2), "
       "pdt.ones(2))", "pydevtensor.InvalidArgumentError",
       r"batch_norm\(\): running_mean of shape \(2,\) does not match the input's 3 channels"),
+    C("weight_norm-twice", "m = pdt.nn.utils.weight_norm(pdt.nn.Linear(2, 2))\n"
+      "pdt.nn.utils.weight_norm(m)", "RuntimeError",
+      r"weight_norm\(\): cannot register two weight_norm hooks on the same parameter weight"),
+    C("spectral_norm-missing", "pdt.nn.utils.spectral_norm(pdt.nn.ReLU())", "AttributeError",
+      r"spectral_norm\(\): ReLU has no parameter 'weight'"),
     C("functional-batch_norm-expanded-var", "pdt.nn.functional.batch_norm(t, pdt.zeros(3), "
       "pdt.ones(1).expand(3), training=True)", "pydevtensor.InvalidArgumentError",
       r"batch_norm\(\): running_var of shape \(3,\) has a stride of 0 \(an expanded tensor\)"),

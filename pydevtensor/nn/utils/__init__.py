@@ -26,9 +26,12 @@ from ..._ops_stats import isfinite as _isfinite
 from ...autograd.grad_mode import no_grad as _no_grad
 from . import rnn  # nn.utils.rnn, as torch's
 from .convert_parameters import _tensor_list, parameters_to_vector, vector_to_parameters
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "vector_to_parameters", "rnn"]
+           "parameters_to_vector", "remove_spectral_norm", "remove_weight_norm", "rnn",
+           "spectral_norm", "vector_to_parameters", "weight_norm"]
 
 _Parameters = Union[_C.Tensor, Iterable[_C.Tensor]]
 

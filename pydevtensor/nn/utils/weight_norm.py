@@ -1,0 +1,157 @@
+"""Weight normalisation (Salimans and Kingma, 2016) as ``torch.nn.utils.weight_norm``: a
+parameter w becomes ``g * v / ||v||``, with the norm taken over every dimension but
+``dim``; g (``<name>_g``) and v (``<name>_v``) are the parameters that train, and a
+forward pre-hook recomputes w from them before each call.  ``remove_weight_norm`` folds
+them back into one parameter.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..module import Module
+from ..parameter import Parameter, UninitializedParameter
+
+__all__ = ["remove_weight_norm", "weight_norm"]
+
+
+def _norm_except_dim(v, dim):
+    """The 2-norm of v over every dimension but dim, kept to broadcast against v; over
+    all of v for dim -1 (PyTorch's norm_except_dim)."""
+    if dim == -1:
+        return v.norm()
+    dims = tuple(d for d in range(v.ndim) if d != dim)
+    return v.pow(2).sum(dim=dims, keepdim=True).sqrt() if dims else v.abs()
+
+
+def _find_hook(module: Module, kind: type, name: str) -> tuple[int, Any] | None:
+    """(key, hook) of module's forward pre-hook of class kind for the parameter name."""
+    table = module.__dict__.get("_forward_pre_hooks") or {}
+    for key, (hook, _, _) in table.items():
+        if isinstance(hook, kind) and hook.name == name:
+            return key, hook
+    return None
+
+
+class WeightNorm:
+    """The forward pre-hook that weight_norm registers: it sets ``module.<name>`` to
+    ``g * v / ||v||`` before each call."""
+
+    def __init__(self, name: str, dim: int) -> None:
+        self.name = name
+        self.dim = dim
+
+    def compute_weight(self, module: Module) -> Any:
+        g = getattr(module, self.name + "_g")
+        v = getattr(module, self.name + "_v")
+        return v * (g / _norm_except_dim(v, self.dim))
+
+    def __call__(self, module: Module, inputs: Any) -> None:
+        setattr(module, self.name, self.compute_weight(module))
+
+    def remove(self, module: Module) -> None:
+        weight = self.compute_weight(module)
+        delattr(module, self.name)
+        del module._parameters[self.name + "_g"]
+        del module._parameters[self.name + "_v"]
+        setattr(module, self.name, Parameter(weight.detach()))
+
+
+def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
+    """Re-parametrises ``module.<name>`` as ``g * v / ||v||`` (the norm over every
+    dimension but dim), as PyTorch's ``nn.utils.weight_norm``: the parameters become
+    ``<name>_g`` (the norms, kept to broadcast) and ``<name>_v`` (the directions), and the
+    weight is recomputed from them before every forward.
+
+    Parameters
+    ----------
+    module : nn.Module
+        The module whose parameter is re-parametrised (changed in place).
+    name : str, optional
+        The parameter (default 'weight').
+    dim : int or None, optional
+        The dimension that keeps a norm each (default 0, the output channels); None
+        takes one norm of the whole tensor.
+
+    Returns
+    -------
+    nn.Module
+        module.
+
+    Raises
+    ------
+    RuntimeError
+        When the parameter is already weight-normalised.
+    ValueError
+        When the parameter is uninitialized (a lazy module before its first call).
+    AttributeError
+        When module has no parameter called name.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> m = nn.utils.weight_norm(nn.Linear(4, 3))
+    >>> tuple(m.weight_g.shape), tuple(m.weight_v.shape)
+    ((3, 1), (3, 4))
+    """
+    if _find_hook(module, WeightNorm, name) is not None:
+        raise RuntimeError(f"weight_norm(): cannot register two weight_norm hooks on the "
+                           f"same parameter {name}")
+    if name not in module._parameters or module._parameters[name] is None:
+        raise AttributeError(f"weight_norm(): {type(module).__name__} has no parameter "
+                             f"'{name}'")
+    weight = module._parameters[name]
+    if isinstance(weight, UninitializedParameter):
+        raise ValueError("The module passed to `WeightNorm` can't have uninitialized "
+                         "parameters. Make sure to run the dummy forward before applying "
+                         "weight normalization")
+    dim = -1 if dim is None else dim
+    if dim != -1:
+        dim = dim + weight.ndim if dim < 0 else dim
+        if not 0 <= dim < weight.ndim:
+            raise IndexError(f"weight_norm(): dim {dim} is out of range for a parameter of "
+                             f"shape {tuple(weight.shape)}")
+    fn = WeightNorm(name, dim)
+    del module._parameters[name]
+    module.register_parameter(name + "_g",
+                              Parameter(_norm_except_dim(weight.detach(), dim).clone()))
+    module.register_parameter(name + "_v", Parameter(weight.detach()))
+    setattr(module, name, fn.compute_weight(module))
+    module.register_forward_pre_hook(fn)
+    return module
+
+
+def remove_weight_norm(module: Module, name: str = "weight") -> Module:
+    """Folds a weight_norm's ``<name>_g`` and ``<name>_v`` back into the parameter name
+    (their current product) and removes its hook.
+
+    Parameters
+    ----------
+    module : nn.Module
+        A module weight_norm was applied to (changed in place).
+    name : str, optional
+        The parameter (default 'weight').
+
+    Returns
+    -------
+    nn.Module
+        module.
+
+    Raises
+    ------
+    ValueError
+        When name is not weight-normalised in module.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> m = nn.utils.remove_weight_norm(nn.utils.weight_norm(nn.Linear(4, 3)))
+    >>> sorted(n for n, _ in m.named_parameters())
+    ['bias', 'weight']
+    """
+    found = _find_hook(module, WeightNorm, name)
+    if found is None:
+        raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    key, hook = found
+    hook.remove(module)
+    del module.__dict__["_forward_pre_hooks"][key]
+    return module

@@ -1,0 +1,90 @@
+"""nn.utils.weight_norm and spectral_norm (and their remove_*), as PyTorch's, on every
+device, against NumPy in float64."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import nn
+
+
+@pytest.mark.parametrize("dim", [0, 1, None, -1])
+def test_weight_norm_reparametrises_and_trains_g_and_v(device, dim):
+    pdt.manual_seed(0)
+    conv = nn.Conv2d(3, 4, 3).to(device=device, dtype=pdt.float64)
+    w0 = conv.weight.detach().cpu().numpy()
+    nn.utils.weight_norm(conv, dim=dim)
+    assert "weight" not in dict(conv.named_parameters())
+    assert sorted(conv.state_dict()) == ["bias", "weight_g", "weight_v"]
+    d = None if dim in (None, -1) else dim  # -1 is the whole tensor too, as in PyTorch
+    axes = tuple(a for a in range(4) if a != d) if d is not None else None
+    norms = np.sqrt((w0 ** 2).sum(axis=axes, keepdims=d is not None))
+    np.testing.assert_allclose(conv.weight_g.detach().cpu().numpy(), norms, rtol=1e-13)
+    x = pdt.randn(2, 3, 5, 5, dtype=pdt.float64, device=device)
+    y = conv(x)
+    np.testing.assert_allclose(conv.weight.detach().cpu().numpy(), w0, rtol=1e-13)
+    y.sum().backward()
+    # d/dg of sum(conv(x)) with w = g v / |v|: sum over the norm's dims of G * v / |v|
+    v = conv.weight_v.detach().cpu().numpy()
+    wt = pdt.tensor(w0, device=device, requires_grad=True)
+    nn.functional.conv2d(x, wt, conv.bias.detach()).sum().backward()
+    G = wt.grad.cpu().numpy()
+    ref_g = (G * v / norms).sum(axis=axes, keepdims=d is not None)
+    np.testing.assert_allclose(conv.weight_g.grad.cpu().numpy(), ref_g, rtol=1e-10)
+    with pdt.no_grad():
+        conv.weight_g.mul_(2)
+    conv(x)  # the pre-hook recomputes the weight from g and v
+    np.testing.assert_allclose(conv.weight.detach().cpu().numpy(), 2 * w0, rtol=1e-13)
+    nn.utils.remove_weight_norm(conv)
+    assert isinstance(conv.weight, nn.Parameter) and sorted(conv.state_dict()) == [
+        "bias", "weight"]
+    np.testing.assert_allclose(conv.weight.detach().cpu().numpy(), 2 * w0, rtol=1e-13)
+
+
+def test_weight_norm_errors_and_state_dict(device):
+    lin = nn.utils.weight_norm(nn.Linear(4, 3).to(device))
+    with pytest.raises(RuntimeError, match="two weight_norm hooks"):
+        nn.utils.weight_norm(lin)
+    with pytest.raises(AttributeError, match="no parameter 'nope'"):
+        nn.utils.weight_norm(nn.Linear(2, 2), "nope")
+    with pytest.raises(ValueError, match="not found"):
+        nn.utils.remove_weight_norm(nn.Linear(2, 2))
+    twin = nn.utils.weight_norm(nn.Linear(4, 3).to(device))
+    twin.load_state_dict(lin.state_dict())
+    x = pdt.randn(5, 4, device=device)
+    assert pdt.equal(twin(x), lin(x))
+
+
+def test_spectral_norm_divides_by_the_largest_singular_value(device):
+    pdt.manual_seed(1)
+    lin = nn.Linear(6, 4).to(device=device, dtype=pdt.float64)
+    w = lin.weight.detach().cpu().numpy()
+    nn.utils.spectral_norm(lin, n_power_iterations=3)
+    assert sorted(n for n, _ in lin.named_parameters()) == ["bias", "weight_orig"]
+    assert sorted(lin.state_dict()) == ["bias", "weight_orig", "weight_u", "weight_v"]
+    x = pdt.randn(2, 6, dtype=pdt.float64, device=device)
+    for _ in range(20):
+        lin(x)
+    sigma = np.linalg.svd(w, compute_uv=False)[0]
+    np.testing.assert_allclose(lin.weight.detach().cpu().numpy(), w / sigma, rtol=1e-10)
+    lin.eval()
+    u = lin.weight_u.clone()
+    lin(x)
+    assert pdt.equal(lin.weight_u, u)  # no power iteration in eval
+    lin.train()
+    out = lin(x).sum()
+    out.backward()
+    assert lin.weight_orig.grad is not None and lin.weight_orig.grad.shape == (4, 6)
+    nn.utils.remove_spectral_norm(lin)
+    assert sorted(n for n, _ in lin.named_parameters()) == ["bias", "weight"]
+    assert not list(lin.named_buffers())
+    np.testing.assert_allclose(lin.weight.detach().cpu().numpy(), w / sigma, rtol=1e-10)
+
+
+def test_spectral_norm_of_a_transposed_convolution_uses_dim_1(device):
+    c = nn.utils.spectral_norm(nn.ConvTranspose2d(3, 5, 3).to(device))
+    c(pdt.randn(1, 3, 4, 4, device=device))
+    assert c.weight_u.shape == (5,) and c.weight_v.shape == (27,)
+    with pytest.raises(ValueError, match="n_power_iterations to be positive"):
+        nn.utils.spectral_norm(nn.Linear(2, 2), n_power_iterations=0)
+    with pytest.raises(RuntimeError, match="two spectral_norm hooks"):
+        nn.utils.spectral_norm(c)
