@@ -11,8 +11,8 @@ from typing import Any
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..module import Module
-from ..parameter import Parameter, UninitializedParameter
-from .weight_norm import _find_hook
+from ..parameter import Parameter
+from .weight_norm import _parameter_to_wrap, _unwrap
 
 __all__ = ["remove_spectral_norm", "spectral_norm"]
 
@@ -104,17 +104,8 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     >>> sorted(n for n, _ in m.named_parameters()), sorted(n for n, _ in m.named_buffers())
     (['bias', 'weight_orig'], ['weight_u', 'weight_v'])
     """
-    if _find_hook(module, SpectralNorm, name) is not None:
-        raise RuntimeError(f"spectral_norm(): cannot register two spectral_norm hooks on the "
-                           f"same parameter {name}")
-    if name not in module._parameters or module._parameters[name] is None:
-        raise AttributeError(f"spectral_norm(): {type(module).__name__} has no parameter "
-                             f"'{name}'")
-    weight = module._parameters[name]
-    if isinstance(weight, UninitializedParameter):
-        raise ValueError("The module passed to `SpectralNorm` can't have uninitialized "
-                         "parameters. Make sure to run the dummy forward before applying "
-                         "spectral normalization")
+    weight = _parameter_to_wrap(module, SpectralNorm, name, "spectral_norm", "SpectralNorm",
+                                "spectral normalization")
     if dim is None:
         dim = 1 if type(module).__name__.startswith("ConvTranspose") else 0
     fn = SpectralNorm(name, n_power_iterations, dim, eps)
@@ -159,10 +150,4 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight']
     """
-    found = _find_hook(module, SpectralNorm, name)
-    if found is None:
-        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
-    key, hook = found
-    hook.remove(module)
-    del module.__dict__["_forward_pre_hooks"][key]
-    return module
+    return _unwrap(module, SpectralNorm, name, "spectral_norm")

@@ -32,6 +32,33 @@ def _find_hook(module: Module, kind: type, name: str) -> tuple[int, Any] | None:
     return None
 
 
+def _parameter_to_wrap(module: Module, kind: type, name: str, op: str, cls: str,
+                       what: str) -> Any:
+    """module's parameter name, checked as PyTorch checks it before a re-parametrisation
+    (no hook of this kind on it yet, present, initialized)."""
+    if _find_hook(module, kind, name) is not None:
+        raise RuntimeError(f"{op}(): cannot register two {op} hooks on the same parameter "
+                           f"{name}")
+    if name not in module._parameters or module._parameters[name] is None:
+        raise AttributeError(f"{op}(): {type(module).__name__} has no parameter '{name}'")
+    weight = module._parameters[name]
+    if isinstance(weight, UninitializedParameter):
+        raise ValueError(f"The module passed to `{cls}` can't have uninitialized parameters. "
+                         f"Make sure to run the dummy forward before applying {what}")
+    return weight
+
+
+def _unwrap(module: Module, kind: type, name: str, op: str) -> Module:
+    """remove_<op>: the hook of kind on name folds itself back and goes."""
+    found = _find_hook(module, kind, name)
+    if found is None:
+        raise ValueError(f"{op} of '{name}' not found in {module}")
+    key, hook = found
+    hook.remove(module)
+    del module.__dict__["_forward_pre_hooks"][key]
+    return module
+
+
 class WeightNorm:
     """The forward pre-hook that weight_norm registers: it sets ``module.<name>`` to
     ``g * v / ||v||`` before each call."""
@@ -93,17 +120,8 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     >>> tuple(m.weight_g.shape), tuple(m.weight_v.shape)
     ((3, 1), (3, 4))
     """
-    if _find_hook(module, WeightNorm, name) is not None:
-        raise RuntimeError(f"weight_norm(): cannot register two weight_norm hooks on the "
-                           f"same parameter {name}")
-    if name not in module._parameters or module._parameters[name] is None:
-        raise AttributeError(f"weight_norm(): {type(module).__name__} has no parameter "
-                             f"'{name}'")
-    weight = module._parameters[name]
-    if isinstance(weight, UninitializedParameter):
-        raise ValueError("The module passed to `WeightNorm` can't have uninitialized "
-                         "parameters. Make sure to run the dummy forward before applying "
-                         "weight normalization")
+    weight = _parameter_to_wrap(module, WeightNorm, name, "weight_norm", "WeightNorm",
+                                "weight normalization")
     dim = -1 if dim is None else dim
     if dim != -1:
         dim = dim + weight.ndim if dim < 0 else dim
@@ -148,10 +166,4 @@ def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight']
     """
-    found = _find_hook(module, WeightNorm, name)
-    if found is None:
-        raise ValueError(f"weight_norm of '{name}' not found in {module}")
-    key, hook = found
-    hook.remove(module)
-    del module.__dict__["_forward_pre_hooks"][key]
-    return module
+    return _unwrap(module, WeightNorm, name, "weight_norm")
