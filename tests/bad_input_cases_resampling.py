@@ -69,7 +69,8 @@ RESAMPLING_CASES = [
     C("interpolate-2d-input", "pdt.nn.functional.interpolate(t, 4)", "NotImplementedError",
       r"Only 3D, 4D and 5D input Tensors supported \(got 2D, shape \(2, 3\) on cpu\)"),
     C("interpolate-int", "pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4, dtype=pdt.int64), "
-      "8)", "RuntimeError", r"interpolate\(\): expected a floating point input, got "
+      "8, mode='linear')", "RuntimeError", r"interpolate\(\): expected a floating point input "
+      r"for mode 'linear' \(integers only with 'nearest' and 'nearest-exact'\), got "
       r"pydevtensor\.int64 of shape \(1, 1, 4\) \(on cpu\)"),
     C("interpolate-antialias", 'pdt.nn.functional.interpolate(pdt.zeros(1, 1, 4), 2, '
       'mode="linear", antialias=True)', "ValueError",

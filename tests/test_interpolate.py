@@ -212,11 +212,28 @@ def test_interpolate_bad_input(device):
         (lambda: F.interpolate(x, size=2, antialias=True), ValueError,
          r"Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
          r"tensor as input \(got mode='nearest' and an input of shape \(1, 2, 4, 4\) on " + d),
-        (lambda: F.interpolate(x.long(), size=2), RuntimeError,
-         r"expected a floating point input, got pydevtensor.int64"),
+        (lambda: F.interpolate(x.long(), size=2, mode="bilinear"), RuntimeError,
+         r"expected a floating point input for mode 'bilinear' \(integers only with "
+         r"'nearest' and 'nearest-exact'\), got pydevtensor.int64"),
+        (lambda: F.interpolate(x.bool(), size=2), RuntimeError, r"got pydevtensor.bool"),
         (lambda: F.interpolate([1.0], size=2), TypeError, r"input must be a Tensor, got list"),
         (lambda: nn.Upsample()(x), ValueError, r"either size or scale_factor"),
     ]
     for fn, exc, match in cases:
         with pytest.raises(exc, match=match):
             fn()
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64"])
+def test_nearest_modes_take_integer_images_and_masks(device, mode, dtype):
+    """Nearest interpolation only picks elements, so PyTorch takes integer inputs (uint8
+    images, int64 label masks): the same picks as the float path, in the input's dtype."""
+    a = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5) % 250
+    x = pdt.tensor(a, device=device).to(getattr(pdt, dtype))
+    for kw in (dict(scale_factor=2), dict(size=(7, 3))):
+        got = F.interpolate(x, mode=mode, **kw)
+        want = F.interpolate(x.double(), mode=mode, **kw)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
+    assert nn.Upsample(scale_factor=3, mode=mode)(x[0]).dtype == x.dtype

@@ -112,9 +112,12 @@ def _check_input(input: Any, mode: str, align_corners, antialias, where: str) ->
                              f"bicubic modes and requires a 4-D tensor as input (got "
                              f"mode={mode!r} and an input of shape {tuple(input.shape)} "
                              f"on {input.device})")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"{where}: expected a floating point input, got {input.dtype} of "
-                           f"shape {tuple(input.shape)} (on {input.device})")
+    if not input.dtype.is_floating_point and (mode not in ("nearest", "nearest-exact") or
+                                              input.dtype == _C.bool):
+        # nearest only picks elements: integer images and masks too, as PyTorch's
+        raise RuntimeError(f"{where}: expected a floating point input for mode {mode!r} "
+                           f"(integers only with 'nearest' and 'nearest-exact'), got "
+                           f"{input.dtype} of shape {tuple(input.shape)} (on {input.device})")
 
 
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
@@ -139,7 +142,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     Parameters
     ----------
     input : Tensor
-        ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``; floating point.
+        ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``; floating point (integers
+        too for the nearest modes).
     size : int or tuple of int, optional
         The output's spatial sizes.
     scale_factor : float or tuple of float, optional
@@ -175,7 +179,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     NotImplementedError
         For an unknown mode, or a mode that needs another number of dimensions.
     RuntimeError
-        When input is not floating point.
+        When input is not floating point (nor integer, for a nearest mode).
 
     Examples
     --------
