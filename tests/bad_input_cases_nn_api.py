@@ -298,7 +298,11 @@ NN_API_CASES = [
       "pdt.nn.BCEWithLogitsLoss()(pdt.zeros(2), pdt.tensor([0, 1]))", "TypeError",
       r"input and target must be floating point, got pydevtensor.float32 and "
       r"pydevtensor.int64 on cpu"),
-    C("kl_div-reduction", "pdt.nn.functional.kl_div(pdt.zeros(2), pdt.zeros(2), 'avg')",
+    C("mse_loss-positional-reduction", "pdt.nn.functional.mse_loss(t, t, 'sum')", "TypeError",
+      r"mse_loss\(\): size_average='sum': the reduction comes after the deprecated "
+      r"size_average and reduce, as in PyTorch; write reduction='sum'"),
+    C("kl_div-reduction", "pdt.nn.functional.kl_div(pdt.zeros(2), pdt.zeros(2), "
+      "reduction='avg')",
       "ValueError", r"kl_div\(\): reduction must be 'mean', 'batchmean', 'sum' or 'none', "
       r"got 'avg'"),
     C("KLDivLoss-log-target", "pdt.nn.KLDivLoss(log_target=1)", "TypeError",

@@ -37,9 +37,9 @@ def _numpy_loss(name, d, k):
             np.where(z < k, d / k, np.sign(d)))
 
 
-CALLS = {"l1": lambda x, y, r, k: F.l1_loss(x, y, r),
+CALLS = {"l1": lambda x, y, r, k: F.l1_loss(x, y, reduction=r),
          "huber": lambda x, y, r, k: F.huber_loss(x, y, r, delta=k),
-         "smooth_l1": lambda x, y, r, k: F.smooth_l1_loss(x, y, r, beta=k)}
+         "smooth_l1": lambda x, y, r, k: F.smooth_l1_loss(x, y, reduction=r, beta=k)}
 MODULES = {"l1": lambda r, k: nn.L1Loss(reduction=r),
            "huber": lambda r, k: nn.HuberLoss(reduction=r, delta=k),
            "smooth_l1": lambda r, k: nn.SmoothL1Loss(reduction=r, beta=k)}
@@ -219,8 +219,46 @@ def test_leaky_relu_matches_torch(dev):
 
 def test_reprs():
     assert repr(nn.HuberLoss(delta=2.0)) == "HuberLoss(delta=2.0)"
-    assert repr(nn.SmoothL1Loss("sum", beta=0.5)) == "SmoothL1Loss(reduction='sum', beta=0.5)"
+    assert repr(nn.SmoothL1Loss(reduction="sum", beta=0.5)) == (
+        "SmoothL1Loss(reduction='sum', beta=0.5)")
     assert repr(nn.LeakyReLU(0.2)) == "LeakyReLU(negative_slope=0.2)"
     assert repr(nn.CrossEntropyLoss(label_smoothing=0.1)) == \
         "CrossEntropyLoss(label_smoothing=0.1)"
     assert repr(nn.L1Loss()) == "L1Loss()"
+
+
+@pytest.mark.parametrize("make, call", [
+    (nn.MSELoss, F.mse_loss), (nn.L1Loss, F.l1_loss), (nn.SmoothL1Loss, F.smooth_l1_loss),
+    (lambda **kw: nn.BCEWithLogitsLoss(**kw),
+     lambda x, y, *a, **kw: F.binary_cross_entropy_with_logits(x, y, None, *a, **kw)),
+    (nn.KLDivLoss, F.kl_div)])
+def test_deprecated_size_average_and_reduce_as_torch(device, make, call):
+    """PyTorch's signatures: size_average and reduce come before reduction and are
+    translated (False/None: sum; reduce=False: none) with its warning; a reduction given
+    where size_average goes is refused, not read as a mean."""
+    x = pdt.tensor([[0.2, 0.7], [0.1, 0.4]], dtype=pdt.float64, device=device)
+    y = pdt.tensor([[0.5, 0.5], [0.9, 0.1]], dtype=pdt.float64, device=device)
+    for legacy, reduction in (({"size_average": False}, "sum"), ({"reduce": False}, "none"),
+                              ({"size_average": True, "reduce": True}, "mean")):
+        with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+            got_module = make(**legacy)(x, y)
+        with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+            got_function = call(x, y, **legacy)
+        want = call(x, y, reduction=reduction)
+        assert pdt.equal(got_module, want) and pdt.equal(got_function, want)
+    with pytest.raises(TypeError, match="write reduction='sum'"):
+        call(x, y, "sum")
+
+
+def test_class_losses_take_torchs_positional_order(device):
+    logits = pdt.tensor([[2.0, 0.0, 1.0], [0.0, 2.0, 1.0]], device=device)
+    target = pdt.tensor([0, 1], device=device)
+    w = pdt.tensor([1.0, 2.0, 3.0], device=device)
+    # (weight, size_average, ignore_index, reduce, reduction), as PyTorch's
+    by_position = nn.CrossEntropyLoss(w, None, 1, None, "sum")(logits, target)
+    by_name = nn.CrossEntropyLoss(w, ignore_index=1, reduction="sum")(logits, target)
+    assert pdt.equal(by_position, by_name)
+    assert pdt.equal(F.cross_entropy(logits, target, w, None, 1, None, "sum"), by_name)
+    log_p = logits.log_softmax(1)
+    assert pdt.equal(F.nll_loss(log_p, target, w, None, 1, None, "sum"),
+                     nn.NLLLoss(w, None, 1, None, "sum")(log_p, target))

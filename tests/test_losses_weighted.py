@@ -166,7 +166,7 @@ def _bce_ref(x, y, w=None, pos=None):
 def test_bce_with_logits_matches_numpy(device, dtype, reduction, weighted, pos):
     got = F.binary_cross_entropy_with_logits(
         _tensor(X, dtype, device), _tensor(Y, dtype, device),
-        _tensor(WEL, dtype, device) if weighted else None, reduction,
+        _tensor(WEL, dtype, device) if weighted else None, reduction=reduction,
         pos_weight=_tensor(POS, dtype, device) if pos else None)
     want = _bce_ref(X, Y, WEL if weighted else None, POS if pos else None)
     want = want.mean() if reduction == "mean" else want.sum() if reduction == "sum" else want
@@ -177,7 +177,8 @@ def test_bce_with_logits_matches_numpy(device, dtype, reduction, weighted, pos):
 
 def test_bce_with_logits_gradcheck_and_finite_gradients(device):
     x = np.array([[-3.0, -0.4, 0.2, 1.5], [0.6, -1.2, 2.5, -0.8]])
-    gradcheck(lambda a, y, w, p: F.binary_cross_entropy_with_logits(a, y, w, "none", p),
+    gradcheck(lambda a, y, w, p: F.binary_cross_entropy_with_logits(a, y, w, reduction="none",
+                                                                          pos_weight=p),
               [x, Y.copy(), WEL.copy(), POS.copy()], device)
     big = _tensor(X, "float64", device, grad=True)
     F.binary_cross_entropy_with_logits(big, _tensor(Y, "float64", device), reduction="sum").backward()
@@ -211,30 +212,32 @@ def test_kl_div_matches_numpy(device, dtype, reduction, log_target):
     pointwise = np.where(p > 0, p * (np.where(p > 0, logp, 0) - LOGQ), 0.0)
     want = {"none": pointwise, "sum": pointwise.sum(), "batchmean": pointwise.sum() / 3,
             "mean": pointwise.mean()}[reduction]
-    args = (_tensor(LOGQ, dtype, device), _tensor(target, dtype, device), reduction, log_target)
+    args = (_tensor(LOGQ, dtype, device), _tensor(target, dtype, device))
+    kw = dict(reduction=reduction, log_target=log_target)
     if reduction == "mean":
         with pytest.warns(UserWarning, match="batchmean"):
-            got = F.kl_div(*args)
+            got = F.kl_div(*args, **kw)
     else:
-        got = F.kl_div(*args)
+        got = F.kl_div(*args, **kw)
     np.testing.assert_allclose(got.cpu().numpy(), want, rtol=TOL[dtype], atol=TOL[dtype])
     assert np.isfinite(got.cpu().numpy()).all()
 
 
 def test_kl_div_gradcheck_and_module(device):
     q = RNG.standard_normal((3, 5))
-    gradcheck(lambda a: F.kl_div(a, pdt.tensor(P, device=a.device), "batchmean"), [q], device)
-    gradcheck(lambda a, b: F.kl_div(a, b, "sum", log_target=True), [q, LOGQ.copy()], device)
-    gradcheck(lambda b: F.kl_div(pdt.tensor(LOGQ, device=b.device), b, "none"),
+    gradcheck(lambda a: F.kl_div(a, pdt.tensor(P, device=a.device),
+                                       reduction="batchmean"), [q], device)
+    gradcheck(lambda a, b: F.kl_div(a, b, reduction="sum", log_target=True), [q, LOGQ.copy()], device)
+    gradcheck(lambda b: F.kl_div(pdt.tensor(LOGQ, device=b.device), b, reduction="none"),
               [RNG.uniform(0.1, 1.0, (3, 5))], device)
     loss = nn.KLDivLoss(reduction="batchmean")
     np.testing.assert_array_equal(
         loss(_tensor(LOGQ, "float64", device), _tensor(P, "float64", device)).cpu().numpy(),
         F.kl_div(_tensor(LOGQ, "float64", device), _tensor(P, "float64", device),
-                 "batchmean").cpu().numpy())
+                 reduction="batchmean").cpu().numpy())
     with pytest.raises(ValueError, match=r"reduction must be 'mean', 'batchmean', 'sum' or "
                                          r"'none', got 'avg'"):
-        nn.KLDivLoss("avg")
+        nn.KLDivLoss(reduction="avg")
 
 
 def test_match_torch(device):

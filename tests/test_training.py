@@ -249,7 +249,7 @@ def test_mse_loss_matches_numpy(device):
     a, b = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
     x, y = t64(a).to(device), t64(b).to(device)
     assert_close(nn.MSELoss()(x, y).cpu().numpy(), ((a - b) ** 2).mean(), "float64")
-    assert_close(nn.functional.mse_loss(x, y, "sum").cpu().numpy(), ((a - b) ** 2).sum(),
+    assert_close(nn.functional.mse_loss(x, y, reduction="sum").cpu().numpy(), ((a - b) ** 2).sum(),
                  "float64")
 
 

@@ -23,7 +23,8 @@ def _reduce(per_element, reduction):
     return per_element
 
 
-def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean"):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
     """PyTorch's ``nll_loss`` for class indices: the mean (or sum) over samples of
     ``-weight[target[i]] * input[i, target[i]]``, where input holds log-probabilities
     (log_softmax's output); ``nll_loss(log_softmax(x, 1), y)`` is
@@ -41,11 +42,13 @@ def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean")
         on the CPU).
     weight : Tensor, optional
         ``(C,)`` class weights, on input's device.
+    size_average, reduce : bool, optional
+        Deprecated (PyTorch's); use reduction.
     ignore_index : int, optional
         The target that marks a sample to skip (default -100).
     reduction : {'mean', 'sum', 'none'}, optional
-        How the per-sample losses are combined (default 'mean'); keyword only, since
-        PyTorch's third argument is weight.
+        How the per-sample losses are combined (default 'mean'); PyTorch's order of the
+        arguments, so give it by name.
 
     Returns
     -------
@@ -75,6 +78,7 @@ def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean")
     tensor(0.3125)
     """
     where = "nll_loss()"
+    reduction = _L._legacy_reduction(size_average, reduce, reduction, where)
     rows = _L.as_rows(input, target, where)
     if rows is not None:  # (C,) or (N, C, d1, ...): as (N', C) rows
         out = nll_loss(rows[0], rows[1], weight, ignore_index=ignore_index,
@@ -164,8 +168,8 @@ def _label_smoothing(value):
     return float(value)
 
 
-def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="mean",
-                  label_smoothing=0.0):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
     """Softmax cross-entropy of ``(N, C)`` logits against ``(N,)`` integer classes,
     PyTorch's ``cross_entropy`` for class indices: the mean (or sum) over samples of
     ``logsumexp(row) - row[target]``, computed after subtracting the row max so that
@@ -200,11 +204,13 @@ def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="m
         on the CPU); or class probabilities of input's shape and dtype.
     weight : Tensor, optional
         ``(C,)`` class weights, on input's device.
+    size_average, reduce : bool, optional
+        Deprecated (PyTorch's); use reduction.
     ignore_index : int, optional
         The target that marks a sample to skip (default -100).
     reduction : {'mean', 'sum', 'none'}, optional
-        How the per-sample losses are combined (default 'mean'); keyword only, since
-        PyTorch's third argument is weight.
+        How the per-sample losses are combined (default 'mean'); PyTorch's order of the
+        arguments, so give it by name.
     label_smoothing : float, optional
         e, in [0, 1] (default 0).
 
@@ -241,6 +247,7 @@ def cross_entropy(input, target, weight=None, *, ignore_index=-100, reduction="m
     >>> F.cross_entropy(logits, pydevtensor.tensor([[1., 0.], [0.5, 0.5]]))
     tensor(0.6269)
     """
+    reduction = _L._legacy_reduction(size_average, reduce, reduction, "cross_entropy()")
     e = _label_smoothing(label_smoothing)
     rows = _L.as_rows(input, target, "cross_entropy()")
     if rows is not None:  # (C,) or (N, C, d1, ...): as (N', C) rows

@@ -14,6 +14,26 @@ from ..autograd.node import Node
 from ._functional_activation import softplus as _softplus
 
 
+def _legacy_reduction(size_average, reduce, reduction, where="loss"):
+    """PyTorch's translation of the deprecated size_average and reduce (each None, or
+    a bool) into a reduction, with its warning; reduction itself when both are None.
+    A str in their place is refused: PyTorch's third argument is size_average, and it
+    would read F.mse_loss(x, y, 'sum') as size_average='sum', a mean."""
+    if size_average is None and reduce is None:
+        return reduction
+    for name, value in (("size_average", size_average), ("reduce", reduce)):
+        if isinstance(value, str):
+            raise TypeError(f"{where}: {name}={value!r}: the reduction comes after the "
+                            f"deprecated size_average and reduce, as in PyTorch; write "
+                            f"reduction={value!r}")
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", UserWarning, stacklevel=3)
+    return reduction
+
+
 def _check_weight(weight, input, where, name="weight", length=None, convert=False):
     """weight, checked: None, or a floating-point Tensor on input's device, 1-d of length
     `length` (class weights), or broadcastable to input (length None).  convert: any
@@ -204,7 +224,9 @@ def _check_pair(input, target, where):
 
 
 def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
-                                     weight: _C.Tensor | None = None, reduction: str = "mean",
+                                     weight: _C.Tensor | None = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
                                      pos_weight: _C.Tensor | None = None) -> _C.Tensor:
     """PyTorch's ``binary_cross_entropy_with_logits``: the binary cross-entropy of
     ``sigmoid(input)`` against target, computed from the logits without overflow for
@@ -227,6 +249,8 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
         Of input's shape: probabilities in [0, 1] (usually 0 or 1).
     weight : Tensor, optional
         Broadcast against the elementwise losses (a weight per element or per class).
+    size_average, reduce : bool, optional
+        Deprecated (PyTorch's); use reduction.
     reduction : {'mean', 'sum', 'none'}, optional
         Default 'mean'.
     pos_weight : Tensor, optional
@@ -257,6 +281,7 @@ def binary_cross_entropy_with_logits(input: _C.Tensor, target: _C.Tensor,
     tensor(1.4021)
     """
     where = "binary_cross_entropy_with_logits()"
+    reduction = _legacy_reduction(size_average, reduce, reduction, where)
     _check_pair(input, target, where)
     weight = _check_weight(weight, input, where, convert=True)
     pos_weight = _check_weight(pos_weight, input, where, "pos_weight", convert=True)
@@ -321,9 +346,8 @@ def binary_cross_entropy(input: _C.Tensor, target: _C.Tensor,
     >>> F.binary_cross_entropy(pydevtensor.tensor([0.0]), pydevtensor.tensor([1.0]))
     tensor(100.)
     """
-    from ._functional_losses_margin import _legacy_reduction
     where = "binary_cross_entropy()"
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction, where)
     _check_pair(input, target, where)
     weight = _check_weight(weight, input, where, convert=True)
     if reduction not in ("mean", "sum", "none"):
@@ -375,7 +399,8 @@ class BinaryCrossEntropyBackward0(Node):
         return dx, dy
 
 
-def kl_div(input: _C.Tensor, target: _C.Tensor, reduction: str = "mean",
+def kl_div(input: _C.Tensor, target: _C.Tensor, size_average: bool | None = None,
+           reduce: bool | None = None, reduction: str = "mean",
            log_target: bool = False) -> _C.Tensor:
     """PyTorch's ``kl_div``: the pointwise Kullback-Leibler divergence of target from the
     distribution whose log-probabilities are input,
@@ -393,6 +418,8 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, reduction: str = "mean",
         Log-probabilities, floating point.
     target : Tensor
         Probabilities (log-probabilities with log_target) of input's shape.
+    size_average, reduce : bool, optional
+        Deprecated (PyTorch's); use reduction.
     reduction : {'mean', 'batchmean', 'sum', 'none'}, optional
         Default 'mean'.
     log_target : bool, optional
@@ -421,6 +448,7 @@ def kl_div(input: _C.Tensor, target: _C.Tensor, reduction: str = "mean",
     tensor(0.3681)
     """
     where = "kl_div()"
+    reduction = _legacy_reduction(size_average, reduce, reduction, where)
     _check_pair(input, target, where)
     if not isinstance(log_target, bool):
         raise TypeError(f"{where}: log_target must be True or False, got {log_target!r:.40}")

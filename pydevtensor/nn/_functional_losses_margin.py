@@ -23,22 +23,9 @@ import numpy as np
 from .. import _C
 from . import _functional_activation as _act
 from . import _functional_norm as _norm
-from ._functional_losses import _check_weight, _reduced
+from ._functional_losses import _check_weight, _legacy_reduction, _reduced
 
 _Invalid = _C.InvalidArgumentError
-
-
-def _legacy_reduction(size_average, reduce, reduction):
-    """PyTorch's translation of the deprecated size_average and reduce (each None, or
-    a bool) into a reduction, with its warning; reduction itself when both are None."""
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use "
-                  f"reduction='{reduction}' instead.", UserWarning, stacklevel=3)
-    return reduction
 
 
 def _tensors(where, **named):

@@ -192,8 +192,10 @@ def _check_same_shape(input, target, where):
                          f"here: it is almost always a mistake, e.g. (N, 1) against (N,))")
 
 
-def mse_loss(input, target, reduction="mean"):
-    """mean (or sum) of (input - target) ** 2; input and target of one shape."""
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """mean (or sum) of (input - target) ** 2; input and target of one shape (size_average
+    and reduce: PyTorch's deprecated arguments, translated into reduction)."""
+    reduction = _LM._legacy_reduction(size_average, reduce, reduction, "mse_loss()")
     _check_reduction(reduction, "mse_loss()")
     _check_same_shape(input, target, "mse_loss()")
     diff = input - target
@@ -211,7 +213,7 @@ def _positive(value, name, where, zero_ok):
     return float(value)
 
 
-def l1_loss(input, target, reduction="mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """PyTorch's ``l1_loss``: the mean (or sum) of ``|input - target|``.
 
     The gradient at ``input == target`` is 0, as PyTorch's (the sign of 0).
@@ -222,6 +224,8 @@ def l1_loss(input, target, reduction="mean"):
         Any shape, floating point.
     target : Tensor
         input's shape (no broadcasting), on its device.
+    size_average, reduce : bool, optional
+        Deprecated (PyTorch's); use reduction.
     reduction : {'mean', 'sum', 'none'}, optional
         How the absolute errors are combined (default 'mean').
 
@@ -243,6 +247,7 @@ def l1_loss(input, target, reduction="mean"):
     >>> F.l1_loss(pydevtensor.tensor([1., 2.]), pydevtensor.tensor([1., 5.]))
     tensor(1.5000)
     """
+    reduction = _LM._legacy_reduction(size_average, reduce, reduction, "l1_loss()")
     _check_reduction(reduction, "l1_loss()")
     _check_same_shape(input, target, "l1_loss()")
     return _reduce((input - target).abs(), reduction)
@@ -304,7 +309,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     return _piecewise(input, target, reduction, delta, "huber_loss()", None)
 
 
-def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """PyTorch's ``smooth_l1_loss``: with ``z = |input - target|``, elementwise
     ``0.5 * z * z / beta`` where ``z < beta`` and ``z - 0.5 * beta`` elsewhere, then the
     mean (or sum); ``beta = 0`` gives l1_loss, as in PyTorch.  It is
@@ -316,6 +321,8 @@ def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
         Any shape, floating point.
     target : Tensor
         input's shape (no broadcasting), on its device.
+    size_average, reduce : bool, optional
+        Deprecated (PyTorch's); use reduction.
     reduction : {'mean', 'sum', 'none'}, optional
         How the elementwise losses are combined (default 'mean').
     beta : float, optional
@@ -340,6 +347,7 @@ def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     ...                  reduction='none', beta=2.0)
     tensor([0.0625, 2.0000])
     """
+    reduction = _LM._legacy_reduction(size_average, reduce, reduction, "smooth_l1_loss()")
     beta = _positive(beta, "beta", "smooth_l1_loss()", zero_ok=True)
     if beta == 0.0:
         _check_reduction(reduction, "smooth_l1_loss()")

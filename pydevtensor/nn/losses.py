@@ -17,8 +17,13 @@ if TYPE_CHECKING:
 
 
 class _Loss(Module):
-    def __init__(self, reduction: str = "mean") -> None:
+    """The base of the losses: PyTorch's deprecated size_average and reduce come first,
+    translated into reduction (with its warning)."""
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
         super().__init__()
+        reduction = _L._legacy_reduction(size_average, reduce, reduction, type(self).__name__)
         F._check_reduction(reduction, type(self).__name__)
         self.reduction = reduction
 
@@ -49,7 +54,7 @@ class MSELoss(_Loss):
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.mse_loss(input, target, self.reduction)
+        return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
@@ -74,7 +79,7 @@ class L1Loss(_Loss):
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.l1_loss(input, target, self.reduction)
+        return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class HuberLoss(_Loss):
@@ -103,11 +108,11 @@ class HuberLoss(_Loss):
     """
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.delta = F._positive(delta, "delta", "HuberLoss", zero_ok=False)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.huber_loss(input, target, self.reduction, self.delta)
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
     def extra_repr(self) -> str:
         return ", ".join(filter(None, [super().extra_repr(), f"delta={self.delta}"]))
@@ -138,12 +143,13 @@ class SmoothL1Loss(_Loss):
     tensor(1.6250)
     """
 
-    def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
-        super().__init__(reduction)
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
         self.beta = F._positive(beta, "beta", "SmoothL1Loss", zero_ok=True)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
     def extra_repr(self) -> str:
         return ", ".join(filter(None, [super().extra_repr(), f"beta={self.beta}"]))
@@ -162,8 +168,9 @@ class CrossEntropyLoss(_Loss):
     ignore_index : int, optional
         The target of samples to skip (default -100).
     reduction : {'mean', 'sum', 'none'}, optional
-        How the per-sample losses are combined (default 'mean'); keyword only, as
-        PyTorch's first argument is weight.
+        How the per-sample losses are combined (default 'mean'); PyTorch's order of
+        the arguments (weight, size_average, ignore_index, reduce, reduction), so give it
+        by name.
     label_smoothing : float, optional
         In [0, 1]: the weight of the uniform distribution mixed into the target
         (default 0).
@@ -190,9 +197,10 @@ class CrossEntropyLoss(_Loss):
     tensor(0.6269)
     """
 
-    def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100,
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         # buffers, as PyTorch's: in state_dict, moved by .to()
         self.register_buffer("weight", _class_weight(weight, "CrossEntropyLoss"))
         self.ignore_index = _L._check_ignore_index(ignore_index, "CrossEntropyLoss")
@@ -219,8 +227,9 @@ class NLLLoss(_Loss):
     ignore_index : int, optional
         The target of samples to skip (default -100).
     reduction : {'mean', 'sum', 'none'}, optional
-        How the per-sample losses are combined (default 'mean'); keyword only, as
-        PyTorch's first argument is weight.
+        How the per-sample losses are combined (default 'mean'); PyTorch's order of
+        the arguments (weight, size_average, ignore_index, reduce, reduction), so give it
+        by name.
 
     Raises
     ------
@@ -239,9 +248,10 @@ class NLLLoss(_Loss):
     tensor(0.3125)
     """
 
-    def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100,
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         # buffers, as PyTorch's: in state_dict, moved by .to()
         self.register_buffer("weight", _class_weight(weight, "NLLLoss"))
         self.ignore_index = _L._check_ignore_index(ignore_index, "NLLLoss")
@@ -277,7 +287,8 @@ class BCEWithLogitsLoss(_Loss):
     weight : Tensor, optional
         Broadcast against the elementwise losses.
     reduction : {'mean', 'sum', 'none'}, optional
-        Default 'mean'; keyword only, as PyTorch's first argument is weight.
+        Default 'mean'; PyTorch's order of the arguments (weight, size_average,
+        reduce, reduction), so give it by name.
     pos_weight : Tensor, optional
         The weight of the positive term (one per class, on the last dimension).
 
@@ -296,16 +307,18 @@ class BCEWithLogitsLoss(_Loss):
     tensor(1.4100)
     """
 
-    def __init__(self, weight: Tensor | None = None, *, reduction: str = "mean",
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean",
                  pos_weight: Tensor | None = None) -> None:
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         # buffers, as PyTorch's: in state_dict, moved by .to()
         self.register_buffer("weight", _class_weight(weight, "BCEWithLogitsLoss"))
         self.register_buffer("pos_weight", _class_weight(pos_weight, "BCEWithLogitsLoss"))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
-                                                  self.pos_weight)
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
 
 
 class BCELoss(_Loss):
@@ -338,8 +351,7 @@ class BCELoss(_Loss):
 
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  reduce: bool | None = None, reduction: str = "mean") -> None:
-        from ._functional_losses_margin import _legacy_reduction
-        super().__init__(_legacy_reduction(size_average, reduce, reduction))
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", _class_weight(weight, "BCELoss"))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -374,8 +386,10 @@ class KLDivLoss(Module):
     tensor(0.3681)
     """
 
-    def __init__(self, reduction: str = "mean", log_target: bool = False) -> None:
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
         super().__init__()
+        reduction = _L._legacy_reduction(size_average, reduce, reduction, "KLDivLoss")
         if reduction not in ("mean", "batchmean", "sum", "none"):
             raise ValueError(f"KLDivLoss: reduction must be 'mean', 'batchmean', 'sum' or "
                              f"'none', got {reduction!r}")
@@ -385,7 +399,7 @@ class KLDivLoss(Module):
         self.reduction, self.log_target = reduction, log_target
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.kl_div(input, target, self.reduction, self.log_target)
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
     def extra_repr(self) -> str:
         return ", ".join(filter(None, [f"reduction={self.reduction!r}"

@@ -15,11 +15,7 @@ if TYPE_CHECKING:
     from .._C import Tensor
 
 
-class _LegacyLoss(_Loss):
-    """A loss whose constructor takes PyTorch's deprecated size_average and reduce."""
-
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(_LM._legacy_reduction(size_average, reduce, reduction))
+_LegacyLoss = _Loss  # its constructor takes PyTorch's deprecated size_average and reduce
 
 
 class _MarginLoss(_LegacyLoss):
@@ -397,7 +393,7 @@ class GaussianNLLLoss(_Loss):
 
     def __init__(self, *, full: bool = False, eps: float = 1e-6,
                  reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.full, self.eps = full, _LM._number(eps, "eps", "GaussianNLLLoss")
 
     def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
