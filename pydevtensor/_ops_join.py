@@ -8,6 +8,7 @@ another is refused with a RuntimeError naming both (nothing is moved behind the
 caller's back).
 """
 import builtins
+import warnings
 import operator
 
 from . import _C
@@ -643,7 +644,10 @@ def meshgrid(*tensors, indexing=None):
     """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    if indexing is None:
+    if indexing is None:  # PyTorch's default, with its warning
+        warnings.warn("meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument (as in PyTorch); 'ij' is taken now",
+                      UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise ValueError(f"meshgrid(): indexing must be 'ij' or 'xy', got {indexing!r}")
