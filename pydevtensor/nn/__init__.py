@@ -80,3 +80,6 @@ __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "Transfor
 # autocast's casts on nn.functional's ops and the layers that hold them (amp/_policy.py)
 from ..amp import _policy as _amp_policy  # noqa: E402
 _amp_policy.install()
+
+# the layers under PyTorch's module paths (nn.modules.batchnorm._BatchNorm, ...)
+from . import modules  # noqa: E402,F401

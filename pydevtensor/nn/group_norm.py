@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _C
 from . import _functional_group_norm as FG
 from .module import Module
-from .normalization import _BatchNorm, _check_eps
+from .normalization import _NormBase, _check_eps
 from .parameter import Parameter
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class GroupNorm(Module):
                 f"affine={self.affine}, bias={self.bias is not None}")
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     """What InstanceNorm1d and InstanceNorm2d share: BatchNorm's parameters and buffers
     with PyTorch's instance-norm defaults (no affine, no running statistics), an
     unbatched input accepted, and F.instance_norm as the forward."""

@@ -102,7 +102,7 @@ class HostCount:
     in place: nn.parallel.replicate's shallow copy on the module's own device shares it
     with the module (and the module's buffer), so what that replica counts is the
     module's count at its next forward.  A copy of the buffer (Module.to, a replica on
-    another device) gets a holder of its own with the count (_BatchNorm._buffer_copied).
+    another device) gets a holder of its own with the count (_NormBase._buffer_copied).
     DistributedDataParallel's buffer broadcast carries rank 0's counts to every rank's
     holders (nn/parallel.py).  After a write the holder does not see (load_state_dict,
     reset by hand, module.to()) the buffer is read once, by an explicit, counted copy.
@@ -150,10 +150,11 @@ def _restored_count(tensor: Tensor, count: int | None) -> HostCount:
     return kept
 
 
-class _BatchNorm(Module):
-    """What BatchNorm1d and BatchNorm2d share: the options, the parameters and buffers,
-    the input's checks and the forward.  Subclasses set _ndims (the input's allowed
-    numbers of dimensions) and _layout (how the message names them)."""
+class _NormBase(Module):
+    """What the batch and instance norms share (PyTorch's _NormBase): the options, the
+    parameters and buffers, the input's checks and the forward.  Subclasses set _ndims
+    (the input's allowed numbers of dimensions) and _layout (how the message names
+    them)."""
 
     _ndims = (2, 3)
     _layout = "2D or 3D input (N, C) or (N, C, L)"
@@ -309,6 +310,11 @@ class _BatchNorm(Module):
                 f"affine={self.affine}, track_running_stats={self.track_running_stats}")
 
 
+class _BatchNorm(_NormBase):
+    """The batch norms' base, as PyTorch's: ``isinstance(m, _BatchNorm)`` holds for
+    BatchNorm1d and BatchNorm2d (and their lazy forms), not for the instance norms."""
+
+
 class BatchNorm1d(_BatchNorm):
     """Batch normalization of (N, C) or (N, C, L) inputs over each of the C features,
     as ``torch.nn.BatchNorm1d``.
@@ -432,7 +438,7 @@ class _LazyBatchNorm:
 
     def reset_running_stats(self) -> None:
         if self.num_features:
-            _BatchNorm.reset_running_stats(self)
+            _NormBase.reset_running_stats(self)
 
     def forward(self, input: Tensor) -> Tensor:
         layer = self._layer  # the class, before the first call makes self one
