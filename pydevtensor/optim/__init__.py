@@ -50,7 +50,7 @@ from .optimizer import (Optimizer, _Adaptive, _apart, _C_no_grad, _check_bool, _
 _IN_PLACE = (_C.float32, _C.float64)
 
 __all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam",
-           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
 
 
 class SGD(Optimizer):
@@ -597,3 +597,4 @@ for _cls in (ASGD, Adamax, LBFGS, NAdam, RAdam, Rprop):  # pydevtensor.optim's, 
     _cls.__module__ = __name__
 del _cls
 from . import lr_scheduler  # noqa: E402  (last: it needs Optimizer)
+from . import swa_utils  # noqa: E402  (weight averaging: AveragedModel, SWALR, update_bn)
