@@ -340,6 +340,15 @@ TRAINING_CASES = [
     C("functional-batch_norm-channels", "pdt.nn.functional.batch_norm(t, pdt.zeros(2), "
       "pdt.ones(2))", "pydevtensor.InvalidArgumentError",
       r"batch_norm\(\): running_mean of shape \(2,\) does not match the input's 3 channels"),
+    C("conv3d-4d-weight", "pdt.nn.functional.conv3d(pdt.ones(1, 1, 3, 3, 3), "
+      "pdt.ones(1, 1, 3, 3))", "ValueError", r"conv3d\(\)"),
+    C("max_pool3d-indices", "pdt.nn.functional.max_pool3d(pdt.ones(1, 1, 2, 2, 2), 2, "
+      "return_indices=True)", "NotImplementedError",
+      r"max_pool3d\(\): return_indices=True is not supported for 3-d pooling"),
+    C("avg_pool3d-pad", "pdt.nn.functional.avg_pool3d(pdt.ones(1, 1, 4, 4, 4), 2, padding=2)",
+      "ValueError", r"avg_pool3d\(\): pad should be at most half of effective kernel size"),
+    C("BatchNorm3d-4d", "pdt.nn.BatchNorm3d(2)(pdt.ones(2, 2, 3, 3))", "ValueError",
+      r"BatchNorm3d: expected 5D input \(N, C, D, H, W\), got 4D input"),
     C("weight_norm-twice", "m = pdt.nn.utils.weight_norm(pdt.nn.Linear(2, 2))\n"
       "pdt.nn.utils.weight_norm(m)", "RuntimeError",
       r"weight_norm\(\): cannot register two weight_norm hooks on the same parameter weight"),

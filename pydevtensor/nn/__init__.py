@@ -45,6 +45,8 @@ from .upsampling import (PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilin
 from .normalization_more import LocalResponseNorm, RMSNorm
 # attention and the Transformer (D2L chapter 11)
 from .attention import MultiheadAttention
+from .layers_3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d, Conv3d,
+                        ConvTranspose3d, Dropout3d, InstanceNorm3d, MaxPool3d)
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 
@@ -80,6 +82,10 @@ __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "Transfor
 # autocast's casts on nn.functional's ops and the layers that hold them (amp/_policy.py)
 from ..amp import _policy as _amp_policy  # noqa: E402
 _amp_policy.install()
+
+# the 3-d layers (nn/layers_3d.py)
+__all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d", "Conv3d",
+            "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d"]
 
 # the layers under PyTorch's module paths (nn.modules.batchnorm._BatchNorm, ...)
 from . import modules  # noqa: E402,F401

@@ -265,7 +265,7 @@ def check_conv_tensors(input, weight, bias, groups, nd, where, transposed=False)
         layout = ("in_channels, out_channels / groups" if transposed else
                   "out_channels, in_channels / groups")
         raise _Invalid(f"{where}: weight must be {nd + 2}-d ({layout}, "
-                       f"{'kH, kW' if nd == 2 else 'kW'}), got shape "
+                       f"{('kW', 'kH, kW', 'kD, kH, kW')[nd - 1]}), got shape "
                        f"{tuple(weight.shape)} (on {weight.device})")
     _same_device(where, input, ("weight", weight), ("bias", bias))
     for name, t in (("weight", weight), ("bias", bias)):

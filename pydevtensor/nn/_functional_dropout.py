@@ -115,6 +115,15 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     return _feature_dropout(input, p, training, inplace, where)
 
 
+def _maybe_unbatched(input, batched_ndim, p, training, inplace, where):
+    """_feature_dropout of input, one unbatched sample (batched_ndim - 1 dims) made a
+    batch of one first (its channels are dimension 0)."""
+    if input.ndim == batched_ndim or not training or p == 0.0:
+        return _feature_dropout(input, p, training, inplace, where)
+    out = _feature_dropout(input.unsqueeze(0), p, training, inplace, where)
+    return input if inplace else out.squeeze(0)  # in place: input's own storage changed
+
+
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Zeroes whole channels (1-d feature maps) of a batch of sequences, each with
@@ -165,7 +174,52 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
             f"{where}: Expected 2D or 3D input, but received a {input.ndim}D input of shape "
             f"{tuple(input.shape)} (on {input.device}); dropout1d zeroes channels of inputs "
             f"with 1 spatial dimension, a channel dimension and an optional batch dimension")
-    if input.ndim == 3 or not training or p == 0.0:
-        return _feature_dropout(input, p, training, inplace, where)
-    out = _feature_dropout(input.unsqueeze(0), p, training, inplace, where)
-    return input if inplace else out.squeeze(0)  # in place: input's own storage changed
+    return _maybe_unbatched(input, 3, p, training, inplace, where)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zeroes whole channels (3-d feature maps) of a batch of volumes, each with
+    probability p, and scales the rest by 1 / (1 - p), as
+    ``torch.nn.functional.dropout3d``; in evaluation (training=False) the input itself.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, D, H, W)``, or ``(C, D, H, W)`` for one volume; floating point.
+    p : float, optional
+        The probability of zeroing a channel (default 0.5).
+    training : bool, optional
+        Apply dropout (default True).
+    inplace : bool, optional
+        Change input in place (default False).
+
+    Returns
+    -------
+    Tensor
+        Of input's shape, dtype and device.
+
+    Raises
+    ------
+    ValueError
+        When p is not a number in [0, 1].
+    TypeError
+        When input is not a Tensor.
+    ValueError, RuntimeError
+        (InvalidArgumentError) When input is not 4-d or 5-d.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> _ = pydevtensor.manual_seed(0)
+    >>> y = F.dropout3d(pydevtensor.ones(2, 8, 2, 2, 2), p=0.5)
+    >>> bool((y.amax(dim=(2, 3, 4)) == y.amin(dim=(2, 3, 4))).all())
+    True
+    """
+    where = "dropout3d()"
+    _checked(input, p, where)
+    if input.ndim not in (4, 5):
+        raise _C.InvalidArgumentError(
+            f"{where}: Expected 4D or 5D input, but received a {input.ndim}D input of shape "
+            f"{tuple(input.shape)} (on {input.device})")
+    return _maybe_unbatched(input, 5, p, training, inplace, where)

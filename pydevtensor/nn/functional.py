@@ -77,6 +77,9 @@ local_response_norm, rms_norm = _normm.local_response_norm, _normm.rms_norm
 scaled_dot_product_attention = _attn.scaled_dot_product_attention
 
 from ._functional_mha import multi_head_attention_forward  # noqa: E402
+from ._functional_3d import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d,  # noqa: E402
+                             conv3d, conv_transpose3d, max_pool3d)
+from ._functional_dropout import dropout3d  # noqa: E402
 
 
 def linear(input, weight, bias=None):

@@ -1,0 +1,429 @@
+"""The 3-d (volume) convolutions and pools, as PyTorch's conv3d, conv_transpose3d,
+max_pool3d, avg_pool3d, adaptive_avg_pool3d and adaptive_max_pool3d, composed of the
+2-d kernels along the depth.
+
+Note [3-d by slices of depth]: a 3-d window is a 2-d window in each of kd depth slices,
+so conv3d is the sum over the kernel's depth taps kd of a conv2d of the input's depth
+slices d * stride + kd * dilation (all output depths at once, as a batch of N * Do
+images) with the weight's tap kd; conv_transpose3d scatters each tap's
+conv_transpose2d to depths d * stride + kd * dilation; max and sum are separable, so the
+pools are a 2-d pool of each slice and a max (first-in-window tie, as PyTorch's
+indices) or sum over the taps.  Every device and autograd get them from the 2-d ops;
+there is no 3-d kernel.
+"""
+from __future__ import annotations
+
+import math
+from .. import _C
+from . import _functional_conv as FC
+from . import _functional_conv_transpose as FCT
+from . import _functional_pad as FP
+from . import _functional_pool as FPL
+from .._ops_join import stack as _stack
+
+__all__ = ["adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "conv3d",
+           "conv_transpose3d", "max_pool3d"]
+
+_Invalid = _C.InvalidArgumentError
+
+
+def _depth_slices(x, taps, dilation, stride, out_depth):
+    """For each tap k, the (N * Do, C, H, W) images of x's depths k * dilation + d *
+    stride, d < out_depth."""
+    n, c = x.shape[0], x.shape[1]
+    for k in range(taps):
+        start = k * dilation
+        part = x[:, :, start:start + stride * (out_depth - 1) + 1:stride]
+        yield part.transpose(1, 2).reshape((n * out_depth, c) + tuple(x.shape[3:]))
+
+
+def _from_images(y, n, out_depth):
+    """(N * Do, C, H, W) back to (N, C, Do, H, W)."""
+    return y.reshape((n, out_depth) + tuple(y.shape[1:])).transpose(1, 2)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """A 3-d convolution (cross-correlation) of (N, C, D, H, W) volumes, as PyTorch's
+    ``F.conv3d`` (Note [3-d by slices of depth]).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C_in, D, H, W)``, or ``(C_in, D, H, W)`` unbatched.
+    weight : Tensor
+        ``(C_out, C_in / groups, kD, kH, kW)``.
+    bias : Tensor, optional
+        ``(C_out,)``.
+    stride, dilation : int or tuple of 3 ints, optional
+        Default 1.
+    padding : int, tuple of 3 ints, 'valid' or 'same', optional
+        Zeros on both sides of each spatial dimension (default 0).
+    groups : int, optional
+        Default 1.
+
+    Returns
+    -------
+    Tensor
+        ``(N, C_out, D_out, H_out, W_out)``, PyTorch's sizes.
+
+    Raises
+    ------
+    TypeError
+        When input or weight is not a Tensor.
+    ValueError
+        When the shapes, groups or arguments do not fit (InvalidArgumentError, also a
+        RuntimeError).
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.conv3d(pydevtensor.ones(1, 1, 3, 3, 3), pydevtensor.ones(1, 1, 2, 2, 2)).shape
+    pydevtensor.Size([1, 1, 2, 2, 2])
+    """
+    where = "conv3d()"
+    x, unbatched, _ = FC.check_conv_tensors(input, weight, bias, groups, 3, where)
+    stride = FC._at_least(FC._tuple(stride, 3, "stride", where), 1, "stride", where)
+    dilation = FC._at_least(FC._tuple(dilation, 3, "dilation", where), 1, "dilation", where)
+    kernel = tuple(weight.shape[2:])
+    pad, extra = FC._padding(padding, 3, kernel, stride, dilation, where)
+    if any(extra) or pad[0]:  # the depth's (and 'same''s odd) padding, by F.pad
+        x = FP.pad(x, (pad[2], pad[2] + extra[2], pad[1], pad[1] + extra[1], pad[0],
+                       pad[0] + extra[0]) if any(extra) else (0, 0, 0, 0, pad[0], pad[0]))
+        pad = (0, 0, 0) if any(extra) else pad
+    span = dilation[0] * (kernel[0] - 1) + 1
+    if x.shape[2] < span:
+        raise _Invalid(f"{where}: Calculated padded input size per channel: {x.shape[2]} "
+                       f"(depth). Kernel size: {span} (dilated). Kernel size can't be greater "
+                       f"than actual input size (input {tuple(input.shape)}, on "
+                       f"{input.device})")
+    out_depth = (x.shape[2] - span) // stride[0] + 1
+    out = None
+    for k, images in enumerate(_depth_slices(x, kernel[0], dilation[0], stride[0], out_depth)):
+        part = FC.conv2d(images, weight[:, :, k], None, stride[1:], pad[1:], dilation[1:],
+                         groups)
+        out = part if out is None else out + part
+    out = _from_images(out, x.shape[0], out_depth)
+    if bias is not None:
+        out = out + bias.reshape(-1, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """The transposed 3-d convolution (conv3d's adjoint), as PyTorch's
+    ``F.conv_transpose3d`` (Note [3-d by slices of depth]).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C_in, D, H, W)``, or ``(C_in, D, H, W)`` unbatched.
+    weight : Tensor
+        ``(C_in, C_out / groups, kD, kH, kW)``.
+    bias : Tensor, optional
+        ``(C_out,)``.
+    stride, padding, output_padding, dilation : int or tuple of 3 ints, optional
+        As PyTorch's (output_padding below stride or dilation).
+    groups : int, optional
+        Default 1.
+
+    Returns
+    -------
+    Tensor
+        ``(N, C_out, (D - 1) * s - 2 p + d (k - 1) + op + 1, ...)``.
+
+    Raises
+    ------
+    TypeError
+        When input or weight is not a Tensor.
+    ValueError
+        When the shapes, groups or arguments do not fit.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.conv_transpose3d(pydevtensor.ones(1, 1, 2, 2, 2), pydevtensor.ones(1, 1, 2, 2, 2),
+    ...                    stride=2).shape
+    pydevtensor.Size([1, 1, 4, 4, 4])
+    """
+    where = "conv_transpose3d()"
+    x, unbatched, c_out = FC.check_conv_tensors(input, weight, bias, groups, 3, where,
+                                                transposed=True)
+    stride = FC._at_least(FC._tuple(stride, 3, "stride", where), 1, "stride", where)
+    dilation = FC._at_least(FC._tuple(dilation, 3, "dilation", where), 1, "dilation", where)
+    pad = FC._at_least(FC._tuple(padding, 3, "padding", where), 0, "padding", where)
+    out_pad = FC._at_least(FC._tuple(output_padding, 3, "output_padding", where), 0,
+                           "output_padding", where)
+    for op, s, d in zip(out_pad, stride, dilation):
+        if op >= max(s, d):
+            raise _Invalid(f"{where}: output padding must be smaller than either stride or "
+                           f"dilation, got output_padding={out_pad}, stride={stride}, "
+                           f"dilation={dilation}")
+    n, depth, taps = x.shape[0], x.shape[2], weight.shape[2]
+    full = (depth - 1) * stride[0] + dilation[0] * (taps - 1) + 1
+    out_depth = full - 2 * pad[0] + out_pad[0]
+    if out_depth <= 0:
+        raise _Invalid(f"{where}: the output depth {out_depth} is not positive (input "
+                       f"{tuple(input.shape)}, padding {pad}, on {input.device})")
+    images = x.transpose(1, 2).reshape((n * depth, x.shape[1]) + tuple(x.shape[3:]))
+    parts = [FCT.conv_transpose2d(images, weight[:, :, k], None, stride[1:], pad[1:],
+                                  out_pad[1:], groups, dilation[1:]) for k in range(taps)]
+    h, w = parts[0].shape[2], parts[0].shape[3]
+    out = _C.zeros((n, c_out, max(full, pad[0] + out_depth), h, w), dtype=parts[0].dtype,
+                   device=parts[0].device)
+    for k, part in enumerate(parts):
+        start = k * dilation[0]
+        out[:, :, start:start + stride[0] * (depth - 1) + 1:stride[0]] += _from_images(
+            part, n, depth)
+    out = out[:, :, pad[0]:pad[0] + out_depth]
+    if bias is not None:
+        out = out + bias.reshape(-1, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def _pool_depth(x, kernel, stride, padding, dilation, ceil_mode, where, fill):
+    """x padded along the depth (with fill, also past the end for ceil_mode) and the
+    output depth, PyTorch's pooling size rule."""
+    depth = x.shape[2]
+    if padding > kernel // 2:
+        raise _Invalid(f"{where}: pad should be at most half of effective kernel size, but "
+                       f"got pad={padding}, kernel_size={kernel} and dilation={dilation}")
+    span = dilation * (kernel - 1) + 1
+    top = depth + 2 * padding - span
+    out = (-(-top // stride) if ceil_mode else top // stride) + 1
+    if ceil_mode and (out - 1) * stride >= depth + padding:
+        out -= 1  # PyTorch's: the last window starts inside the input or its padding
+    if top < 0 or out < 1:
+        raise _Invalid(f"{where}: the output depth is too small ({out}) for an input of "
+                       f"depth {depth} with kernel {kernel}, padding {padding} and dilation "
+                       f"{dilation} (on {x.device})")
+    after = max(padding, (out - 1) * stride + span - depth - padding)
+    if padding or after:
+        x = FP.pad(x, (0, 0, 0, 0, padding, after), value=fill)
+    return x, out
+
+
+def _pool_args(input, kernel_size, stride, padding, dilation, where):
+    x, unbatched = FC._batched(input, 3, where)
+    if not x.is_floating_point():
+        raise RuntimeError(f"{where}: expected a floating point input, got {x.dtype} of shape "
+                           f"{tuple(input.shape)} (on {input.device})")
+    kernel = FC._at_least(FC._tuple(kernel_size, 3, "kernel_size", where), 1, "kernel_size",
+                          where)
+    stride = kernel if stride is None or stride == [] or stride == () else FC._at_least(
+        FC._tuple(stride, 3, "stride", where), 1, "stride", where)
+    padding = FC._at_least(FC._tuple(padding, 3, "padding", where), 0, "padding", where)
+    dilation = FC._at_least(FC._tuple(dilation, 3, "dilation", where), 1, "dilation", where)
+    return x, unbatched, kernel, stride, padding, dilation
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The maximum over 3-d windows, as PyTorch's ``F.max_pool3d`` (Note [3-d by slices
+    of depth]; the gradient goes to the first maximum of a window, as PyTorch's).
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, D, H, W)`` or ``(C, D, H, W)``, floating point.
+    kernel_size : int or tuple of 3 ints
+        The window.
+    stride : int or tuple of 3 ints, optional
+        Default kernel_size.
+    padding : int or tuple of 3 ints, optional
+        -inf on both sides, at most half the window (default 0).
+    dilation : int or tuple of 3 ints, optional
+        Default 1.
+    ceil_mode : bool, optional
+        Round the output size up (default False).
+    return_indices : bool, optional
+        Only False: the flat indices of the maxima are not available for 3-d pools.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    NotImplementedError
+        With return_indices=True.
+    ValueError
+        When the sizes do not fit.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> x = pydevtensor.arange(8.).reshape(1, 1, 2, 2, 2)
+    >>> F.max_pool3d(x, 2).flatten().tolist()
+    [7.0]
+    """
+    where = "max_pool3d()"
+    if return_indices:
+        raise NotImplementedError(f"{where}: return_indices=True is not supported for 3-d "
+                                  f"pooling (the 1-d and 2-d pools return them)")
+    x, unbatched, k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, where)
+    x, out_depth = _pool_depth(x, k[0], s[0], p[0], d[0], ceil_mode, where, -math.inf)
+    parts = [FPL.max_pool2d(images, k[1:], s[1:], p[1:], d[1:], ceil_mode)
+             for images in _depth_slices(x, k[0], d[0], s[0], out_depth)]
+    out = _stack(parts).max(0).values if len(parts) > 1 else parts[0]
+    out = _from_images(out, x.shape[0], out_depth)
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean over 3-d windows, as PyTorch's ``F.avg_pool3d`` (Note [3-d by slices of
+    depth]): the sum over the window divided by its size (count_include_pad, clipped to
+    the padded input), by the input elements in it, or by divisor_override.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, D, H, W)`` or ``(C, D, H, W)``, floating point.
+    kernel_size : int or tuple of 3 ints
+        The window.
+    stride : int or tuple of 3 ints, optional
+        Default kernel_size.
+    padding : int or tuple of 3 ints, optional
+        Zeros on both sides, at most half the window (default 0).
+    ceil_mode : bool, optional
+        Round the output size up (default False).
+    count_include_pad : bool, optional
+        Count the padding's zeros in the divisor (default True).
+    divisor_override : int, optional
+        The divisor of every window.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    ValueError
+        When the sizes do not fit or divisor_override is 0.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.avg_pool3d(pydevtensor.arange(8.).reshape(1, 1, 2, 2, 2), 2).flatten().tolist()
+    [3.5]
+    """
+    where = "avg_pool3d()"
+    if divisor_override is not None and (isinstance(divisor_override, bool) or
+                                         not isinstance(divisor_override, int) or
+                                         divisor_override == 0):
+        raise _Invalid(f"{where}: divisor must be not zero, got {divisor_override!r}")
+    x, unbatched, k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, where)
+
+    def window_sums(v, fill):
+        v, out_depth = _pool_depth(v, k[0], s[0], p[0], 1, ceil_mode, where, fill)
+        total = None
+        for images in _depth_slices(v, k[0], 1, s[0], out_depth):
+            part = FPL.avg_pool2d(images, k[1:], s[1:], p[1:], ceil_mode, True, 1)
+            total = part if total is None else total + part
+        return _from_images(total, v.shape[0], out_depth)
+
+    sums = window_sums(x, 0.0)
+    if divisor_override is not None:
+        out = sums / divisor_override
+    else:  # PyTorch's divisor: the window clipped to the padded input (count_include_pad)
+        # or to the input, a product of one count per dimension
+        counts = None
+        for axis in range(3):
+            n_in, n_out = x.shape[2 + axis], sums.shape[2 + axis]
+            c = []
+            for o in range(n_out):
+                start = o * s[axis] - p[axis]
+                end = min(start + k[axis], n_in + p[axis])
+                c.append(end - start if count_include_pad else
+                         min(end, n_in) - max(start, 0))
+            shape = [1, 1, 1]
+            shape[axis] = n_out
+            v = _C.tensor(c, dtype=x.dtype, device=x.device).reshape(shape)
+            counts = v if counts is None else counts * v
+        out = sums / counts
+    return out.squeeze(0) if unbatched else out
+
+
+def _adaptive_bounds(size, out):
+    """PyTorch's adaptive windows: [floor(i * size / out), ceil((i + 1) * size / out))."""
+    return [((i * size) // out, -(-((i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive3d(input, output_size, where, reduce2d, reduce1d):
+    x, unbatched = FC._batched(input, 3, where)
+    sizes = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
+    if len(sizes) != 3:
+        raise _Invalid(f"{where}: output_size must be an int or 3 values, got {output_size!r}")
+    sizes = tuple(x.shape[2 + i] if v is None else v for i, v in enumerate(sizes))
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in sizes):
+        raise _Invalid(f"{where}: output_size must hold positive ints (or None), got "
+                       f"{output_size!r}")
+    slabs = [reduce1d(x[:, :, a:b]) for a, b in _adaptive_bounds(x.shape[2], sizes[0])]
+    n, c = x.shape[0], x.shape[1]
+    images = _stack(slabs, 1).reshape((n * sizes[0], c) + tuple(x.shape[3:]))
+    out = _from_images(reduce2d(images, sizes[1:]), n, sizes[0])
+    return out.squeeze(0) if unbatched else out
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """The mean over PyTorch's adaptive 3-d windows, for an output of output_size.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+    output_size : int or tuple of 3 ints (or None: the input's)
+        The output's spatial size.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    ValueError
+        For an output_size that is not positive ints.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.adaptive_avg_pool3d(pydevtensor.arange(8.).reshape(1, 1, 2, 2, 2), 1).item()
+    3.5
+    """
+    return _adaptive3d(input, output_size, "adaptive_avg_pool3d()", FPL.adaptive_avg_pool2d,
+                       lambda v: v.mean(2))
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """The maximum over PyTorch's adaptive 3-d windows, for an output of output_size.
+
+    Parameters
+    ----------
+    input : Tensor
+        ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+    output_size : int or tuple of 3 ints (or None: the input's)
+        The output's spatial size.
+    return_indices : bool, optional
+        Only False, as max_pool3d's.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    NotImplementedError
+        With return_indices=True.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> F.adaptive_max_pool3d(pydevtensor.arange(8.).reshape(1, 1, 2, 2, 2), 1).item()
+    7.0
+    """
+    if return_indices:
+        raise NotImplementedError("adaptive_max_pool3d(): return_indices=True is not "
+                                  "supported for 3-d pooling")
+    return _adaptive3d(input, output_size, "adaptive_max_pool3d()",
+                       lambda v, size: FPL.adaptive_max_pool2d(v, size),
+                       lambda v: v.max(2).values)

@@ -1,0 +1,245 @@
+"""The 3-d (volume) layers, as PyTorch's: Conv3d, ConvTranspose3d, MaxPool3d, AvgPool3d,
+AdaptiveAvgPool3d, AdaptiveMaxPool3d, BatchNorm3d, InstanceNorm3d and Dropout3d.  They
+share their 1-d and 2-d siblings' bases (arguments, parameters, initialisation, repr);
+the functions are nn/_functional_3d.py's (Note [3-d by slices of depth]) and the
+normalisations' and dropout's own, which take any number of dimensions.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import _functional_3d as F3
+from . import _functional_dropout as FD
+from .conv import _ConvNd
+from .conv_transpose import _ConvTransposeNd
+from .group_norm import _InstanceNorm
+from .layers import _DropoutNd
+from .normalization import _BatchNorm
+from .pooling import AvgPool2d, _AdaptiveMaxPoolNd, _AdaptivePoolNd, _MaxPoolNd
+
+if TYPE_CHECKING:
+    from .._C import Tensor
+
+__all__ = ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d", "Conv3d",
+           "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d"]
+
+
+class Conv3d(_ConvNd):
+    """A 3-d convolution layer (:func:`~pydevtensor.nn.functional.conv3d`) with a learned
+    weight ``(out_channels, in_channels / groups, kd, kh, kw)`` and bias, as
+    ``torch.nn.Conv3d``; the arguments, initialisation and padding modes are
+    :class:`Conv2d`'s with 3-tuples.
+
+    Parameters
+    ----------
+    in_channels, out_channels : int
+        The channels of the input and of the output.
+    kernel_size : int or tuple of 3 ints
+        The filters' size.
+    stride, padding, dilation, groups, bias, padding_mode, device, dtype
+        As :class:`Conv2d`'s (3-tuples).
+
+    Raises
+    ------
+    ValueError
+        As :class:`Conv2d`.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> conv = nn.Conv3d(2, 4, 3, padding=1)
+    >>> conv(pydevtensor.ones(1, 2, 5, 6, 7)).shape
+    pydevtensor.Size([1, 4, 5, 6, 7])
+    """
+
+    _nd = 3
+    _fn = staticmethod(F3.conv3d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """The transposed 3-d convolution layer (conv3d's adjoint,
+    :func:`~pydevtensor.nn.functional.conv_transpose3d`), as ``torch.nn.ConvTranspose3d``;
+    the arguments are :class:`ConvTranspose2d`'s with 3-tuples.
+
+    Parameters
+    ----------
+    in_channels, out_channels : int
+        The channels of the input and of the output.
+    kernel_size : int or tuple of 3 ints
+        The filters' size.
+    stride, padding, output_padding, groups, bias, dilation, padding_mode, device, dtype
+        As :class:`ConvTranspose2d`'s (3-tuples).
+
+    Raises
+    ------
+    ValueError
+        As :class:`ConvTranspose2d`.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> up = nn.ConvTranspose3d(4, 2, 2, stride=2)
+    >>> up(pydevtensor.ones(1, 4, 3, 3, 3)).shape
+    pydevtensor.Size([1, 2, 6, 6, 6])
+    """
+
+    _nd = 3
+    _fn = staticmethod(F3.conv_transpose3d)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """:func:`~pydevtensor.nn.functional.max_pool3d` as a layer, as ``torch.nn.MaxPool3d``.
+
+    Parameters
+    ----------
+    kernel_size : int or tuple of 3 ints
+        The window.
+    stride, padding, dilation : int or tuple of 3 ints, optional
+        As max_pool3d's (stride default: kernel_size).
+    return_indices : bool, optional
+        Only False for 3-d pools.
+    ceil_mode : bool, optional
+        Round the output size up (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.MaxPool3d(2)(pydevtensor.ones(1, 1, 4, 4, 4)).shape
+    pydevtensor.Size([1, 1, 2, 2, 2])
+    """
+
+    _pool = staticmethod(F3.max_pool3d)
+
+
+class AvgPool3d(AvgPool2d):
+    """:func:`~pydevtensor.nn.functional.avg_pool3d` as a layer, as ``torch.nn.AvgPool3d``.
+
+    Parameters
+    ----------
+    kernel_size : int or tuple of 3 ints
+        The window.
+    stride, padding : int or tuple of 3 ints, optional
+        As avg_pool3d's (stride default: kernel_size).
+    ceil_mode, count_include_pad, divisor_override : optional
+        As avg_pool3d's.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.AvgPool3d(2)(pydevtensor.ones(1, 1, 4, 4, 4)).shape
+    pydevtensor.Size([1, 1, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F3.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(_AdaptivePoolNd):
+    """:func:`~pydevtensor.nn.functional.adaptive_avg_pool3d` as a layer.
+
+    Parameters
+    ----------
+    output_size : int or tuple of 3 (int or None)
+        The output's spatial size.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.AdaptiveAvgPool3d(1)(pydevtensor.ones(2, 3, 4, 5, 6)).shape
+    pydevtensor.Size([2, 3, 1, 1, 1])
+    """
+
+    _pool = staticmethod(F3.adaptive_avg_pool3d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """:func:`~pydevtensor.nn.functional.adaptive_max_pool3d` as a layer.
+
+    Parameters
+    ----------
+    output_size : int or tuple of 3 (int or None)
+        The output's spatial size.
+    return_indices : bool, optional
+        Only False for 3-d pools.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.AdaptiveMaxPool3d((1, 2, 2))(pydevtensor.ones(2, 3, 4, 5, 6)).shape
+    pydevtensor.Size([2, 3, 1, 2, 2])
+    """
+
+    _pool = staticmethod(F3.adaptive_max_pool3d)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of volumes, as ``torch.nn.BatchNorm3d``: per channel over the
+    batch and the D, H and W positions; the options are :class:`BatchNorm1d`'s.
+
+    Parameters
+    ----------
+    num_features : int
+        C, the channels.
+    eps, momentum, affine, track_running_stats, device, dtype
+        As :class:`BatchNorm1d`'s.
+
+    Raises
+    ------
+    ValueError
+        As :class:`BatchNorm1d`; at forward, when the input is not 5-d.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> y = nn.BatchNorm3d(2)(pydevtensor.randn(4, 2, 3, 3, 3))
+    >>> bool(y.mean(dim=(0, 2, 3, 4)).abs().max() < 1e-5)
+    True
+    """
+
+    _ndims = (5,)
+    _layout = "5D input (N, C, D, H, W)"
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of volumes, as ``torch.nn.InstanceNorm3d``: each channel of
+    each sample normalised over its D, H and W positions; the options are
+    :class:`InstanceNorm2d`'s.
+
+    Parameters
+    ----------
+    num_features : int
+        C, the channels.
+    eps, momentum, affine, track_running_stats, device, dtype
+        As :class:`InstanceNorm2d`'s.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> y = nn.InstanceNorm3d(2)(pydevtensor.randn(1, 2, 3, 3, 3))
+    >>> bool(y.mean(dim=(2, 3, 4)).abs().max() < 1e-5)
+    True
+    """
+
+    _ndims = (4, 5)
+    _layout = "4D (unbatched) or 5D (batched) input (C, D, H, W) or (N, C, D, H, W)"
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of volumes (F.dropout3d), as ``torch.nn.Dropout3d``.
+
+    Parameters
+    ----------
+    p : float, optional
+        The probability of zeroing a channel (default 0.5).
+    inplace : bool, optional
+        Change the input in place (default False).
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> nn.Dropout3d(0.5).eval()(pydevtensor.ones(1, 2, 2, 2, 2)).sum().item()
+    16.0
+    """
+
+    _fn = staticmethod(FD.dropout3d)

@@ -1,0 +1,179 @@
+"""The 3-d layers and functions (nn/_functional_3d.py, nn/layers_3d.py) on every device,
+against direct NumPy loops in float64 (PyTorch's formulas and size rules), gradients
+against central differences."""
+import itertools
+
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import nn
+from pydevtensor.nn import functional as F
+from test_gradcheck import gradcheck
+
+RNG = np.random.default_rng(0)
+
+
+def conv3d_ref(x, w, b, s, p, d, g):
+    x = np.pad(x, ((0, 0), (0, 0)) + tuple((q, q) for q in p))
+    n, _, depth, h, wd = x.shape
+    o, cg, kd, kh, kw = w.shape
+    out_sizes = [(size - dd * (k - 1) - 1) // ss + 1
+                 for size, k, ss, dd in zip((depth, h, wd), (kd, kh, kw), s, d)]
+    out = np.zeros((n, o) + tuple(out_sizes))
+    per = o // g
+    for i, c, a, bb, e in itertools.product(range(n), range(o), *map(range, out_sizes)):
+        gi = c // per
+        patch = x[i, gi * cg:(gi + 1) * cg,
+                  a * s[0]:a * s[0] + d[0] * (kd - 1) + 1:d[0],
+                  bb * s[1]:bb * s[1] + d[1] * (kh - 1) + 1:d[1],
+                  e * s[2]:e * s[2] + d[2] * (kw - 1) + 1:d[2]]
+        out[i, c, a, bb, e] = (patch * w[c]).sum()
+    return out if b is None else out + b[None, :, None, None, None]
+
+
+def pool_ref(x, k, s, p, d, ceil, mode, count_include_pad=True):
+    sizes = x.shape[2:]
+
+    def out_size(n, kk, ss, pp, dd):
+        top = n + 2 * pp - dd * (kk - 1) - 1
+        o = (-(-top // ss) if ceil else top // ss) + 1
+        return o - 1 if ceil and (o - 1) * ss >= n + pp else o
+
+    outs = [out_size(*a) for a in zip(sizes, k, s, p, d)]
+    out = np.zeros(x.shape[:2] + tuple(outs))
+    for idx in itertools.product(*map(range, outs)):
+        ranges, inc, exc = [], 1, 1
+        for i, o in enumerate(idx):
+            start = o * s[i] - p[i]
+            ranges.append([q for q in (start + j * d[i] for j in range(k[i]))
+                           if 0 <= q < sizes[i]])
+            end = min(start + k[i], sizes[i] + p[i])
+            inc *= end - start
+            exc *= min(end, sizes[i]) - max(start, 0)
+        sub = x[:, :, ranges[0]][:, :, :, ranges[1]][:, :, :, :, ranges[2]]
+        out[(slice(None), slice(None)) + idx] = (
+            sub.max(axis=(2, 3, 4)) if mode == "max" else
+            sub.sum(axis=(2, 3, 4)) / (inc if count_include_pad else exc))
+    return out
+
+
+CONV_CASES = [((1, 1, 1), (0, 0, 0), (1, 1, 1), 1), ((2, 1, 2), (1, 2, 0), (1, 2, 1), 2),
+              ((1, 2, 1), (2, 0, 1), (2, 1, 1), 1)]
+
+
+@pytest.mark.parametrize("s, p, d, g", CONV_CASES)
+def test_conv3d_and_its_adjoint(device, s, p, d, g):
+    x = RNG.standard_normal((2, 4, 6, 7, 5))
+    w = RNG.standard_normal((6, 4 // g, 3, 2, 3))
+    b = RNG.standard_normal(6)
+    got = F.conv3d(pdt.tensor(x, device=device), pdt.tensor(w, device=device),
+                   pdt.tensor(b, device=device), s, p, d, g)
+    ref = conv3d_ref(x, w, b, s, p, d, g)
+    np.testing.assert_allclose(got.cpu().numpy(), ref, rtol=1e-12, atol=1e-12)
+    # conv_transpose3d is conv3d's adjoint: <conv3d(x), y> = <x, conv_transpose3d(y)>
+    y = RNG.standard_normal(ref.shape)
+    yt, wt = pdt.tensor(y, device=device), pdt.tensor(w, device=device)
+    short = F.conv_transpose3d(yt, wt, None, s, p, 0, g, d).shape[2:]
+    op = tuple(a - b for a, b in zip(x.shape[2:], short))  # what the strides leave over
+    ct = F.conv_transpose3d(yt, wt, None, s, p, op, g, d).cpu().numpy()
+    assert ct.shape == x.shape
+    assert np.isclose((conv3d_ref(x, w, None, s, p, d, g) * y).sum(), (x * ct).sum(),
+                      rtol=1e-10)
+
+
+def test_conv3d_gradients_unbatched_and_layers(device):
+    gradcheck(lambda x, w, b: F.conv3d(x, w, b, (2, 1, 1), 1, 1, 1),
+              [RNG.standard_normal((1, 2, 4, 3, 3)), RNG.standard_normal((2, 2, 2, 2, 2)),
+               RNG.standard_normal(2)], device)
+    gradcheck(lambda y, w: F.conv_transpose3d(y, w, None, 2, 1, 1),
+              [RNG.standard_normal((1, 2, 2, 2, 3)), RNG.standard_normal((2, 3, 3, 2, 2))],
+              device)
+    x = pdt.tensor(RNG.standard_normal((2, 5, 6, 7)), device=device, dtype=pdt.float32)
+    conv = nn.Conv3d(2, 3, 3, padding="same", padding_mode="replicate").to(device)
+    assert conv(x).shape == (3, 5, 6, 7) and conv(x[None]).shape == (1, 3, 5, 6, 7)
+    up = nn.ConvTranspose3d(2, 3, 3, stride=2, padding=1).to(device)
+    assert up(x[None], output_size=(10, 12, 14)).shape == (1, 3, 10, 12, 14)
+    with pytest.raises(ValueError, match="Kernel size can't be greater"):
+        F.conv3d(pdt.ones(1, 1, 2, 5, 5), pdt.ones(1, 1, 3, 1, 1))
+
+
+POOL_CASES = [((2, 2, 2), (2, 2, 2), (0, 0, 0), (1, 1, 1), False),
+              ((3, 2, 3), (2, 1, 2), (1, 1, 1), (1, 1, 1), True),
+              ((3, 3, 2), (1, 2, 2), (1, 0, 1), (2, 1, 1), False)]
+
+
+@pytest.mark.parametrize("k, s, p, d, ceil", POOL_CASES)
+def test_pools_match_pytorchs_rules(device, k, s, p, d, ceil):
+    x = RNG.standard_normal((2, 3, 7, 6, 5))
+    t = pdt.tensor(x, device=device)
+    np.testing.assert_array_equal(F.max_pool3d(t, k, s, p, d, ceil).cpu().numpy(),
+                                  pool_ref(x, k, s, p, d, ceil, "max"))
+    if d == (1, 1, 1):
+        for include in (True, False):
+            np.testing.assert_allclose(
+                F.avg_pool3d(t, k, s, p, ceil, include).cpu().numpy(),
+                pool_ref(x, k, s, p, d, ceil, "avg", include), rtol=1e-12, atol=1e-14)
+        if not ceil and p == (0, 0, 0):  # every window whole: the override scales the mean
+            np.testing.assert_allclose(
+                F.avg_pool3d(t, k, s, p, ceil, divisor_override=5).cpu().numpy() * 5,
+                pool_ref(x, k, s, p, d, ceil, "avg") * np.prod(k), rtol=1e-12, atol=1e-13)
+
+
+def test_pool_gradients_and_layers(device):
+    x = RNG.permutation(np.arange(2 * 5 * 4 * 4, dtype=np.float64)).reshape(1, 2, 5, 4, 4)
+    gradcheck(lambda v: F.max_pool3d(v, 2, 1, 1), [x], device)
+    gradcheck(lambda v: F.avg_pool3d(v, (2, 3, 2), 2, 1, True, False), [x], device)
+    gradcheck(lambda v: F.adaptive_avg_pool3d(v, (3, 2, 3)), [x], device)
+    # a tie: the gradient goes to the first maximum in (d, h, w) order, as PyTorch's index
+    ties = pdt.zeros(1, 1, 2, 2, 2, device=device, requires_grad=True)
+    F.max_pool3d(ties, 2).sum().backward()
+    assert ties.grad.cpu().flatten().tolist() == [1.0] + [0.0] * 7
+    v = pdt.ones(2, 3, 4, 5, 6, device=device)
+    assert nn.MaxPool3d(2)(v).shape == (2, 3, 2, 2, 3) and nn.AvgPool3d(2)(v).shape == (
+        2, 3, 2, 2, 3)
+    assert nn.AdaptiveAvgPool3d((1, None, 2))(v).shape == (2, 3, 1, 5, 2)
+    assert nn.AdaptiveMaxPool3d(1)(v[0]).shape == (3, 1, 1, 1)
+    with pytest.raises(NotImplementedError, match="return_indices"):
+        F.max_pool3d(v, 2, return_indices=True)
+
+
+@pytest.mark.parametrize("size", [(3, 2, 4), (1, 1, 1), (7, 6, 5)])
+def test_adaptive_pools(device, size):
+    x = RNG.standard_normal((2, 3, 7, 6, 5))
+
+    def bounds(n, m):
+        return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
+
+    avg, mx = np.zeros((2, 3) + size), np.zeros((2, 3) + size)
+    for (i, (a0, a1)), (j, (b0, b1)), (k, (c0, c1)) in itertools.product(
+            *(enumerate(bounds(n, m)) for n, m in zip(x.shape[2:], size))):
+        sub = x[:, :, a0:a1, b0:b1, c0:c1]
+        avg[:, :, i, j, k], mx[:, :, i, j, k] = sub.mean((2, 3, 4)), sub.max((2, 3, 4))
+    t = pdt.tensor(x, device=device)
+    np.testing.assert_allclose(F.adaptive_avg_pool3d(t, size).cpu().numpy(), avg, rtol=1e-13)
+    np.testing.assert_array_equal(F.adaptive_max_pool3d(t, size).cpu().numpy(), mx)
+
+
+def test_batch_and_instance_norm_and_dropout_3d(device):
+    x = RNG.standard_normal((4, 2, 3, 3, 3))
+    bn = nn.BatchNorm3d(2).to(device=device, dtype=pdt.float64)
+    y = bn(pdt.tensor(x, device=device)).detach().cpu().numpy()
+    mu, var = x.mean((0, 2, 3, 4), keepdims=True), x.var((0, 2, 3, 4), keepdims=True)
+    np.testing.assert_allclose(y, (x - mu) / np.sqrt(var + 1e-5), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(bn.running_mean.cpu().numpy(), 0.1 * mu.ravel(), rtol=1e-12)
+    with pytest.raises(ValueError, match="expected 5D input"):
+        bn(pdt.tensor(x[0], device=device))
+    inorm = nn.InstanceNorm3d(2).to(device)
+    z = inorm(pdt.tensor(x[0], device=device, dtype=pdt.float32)).cpu().numpy()
+    ref = (x[0] - x[0].mean((1, 2, 3), keepdims=True)) / np.sqrt(
+        x[0].var((1, 2, 3), keepdims=True) + 1e-5)
+    np.testing.assert_allclose(z, ref, rtol=1e-4, atol=1e-5)
+    pdt.manual_seed(0)
+    out = F.dropout3d(pdt.ones(4, 8, 2, 2, 2, device=device), 0.5)
+    per_channel = out.reshape(4, 8, -1).cpu().numpy()
+    assert (per_channel.min(-1) == per_channel.max(-1)).all()
+    assert set(np.unique(per_channel).tolist()) <= {0.0, 2.0}
+    assert nn.Dropout3d().eval()(pdt.ones(2, 2, 2, 2, device=device)).sum().item() == 16.0
+    with pytest.raises(ValueError, match="Expected 4D or 5D input"):
+        F.dropout3d(pdt.ones(2, 2, 2, device=device))
