@@ -62,8 +62,9 @@ def _times_power_of_two(x, e):
 
 
 def frexp(input):
-    """The mantissa and exponent of input: input = mantissa * 2**exponent, with
-    0.5 <= |mantissa| < 1 (C's frexp); 0, inf and NaN give themselves and exponent 0.
+    """The mantissa and exponent of input: ``input = mantissa * 2 ** exponent``, with
+    ``0.5 <= abs(mantissa) < 1`` (C's frexp); 0, inf and NaN give themselves and exponent
+    0.
 
     Parameters
     ----------
@@ -73,7 +74,7 @@ def frexp(input):
     Returns
     -------
     (Tensor, Tensor)
-        mantissa (input's dtype; its gradient is grad / 2**exponent, as PyTorch's) and
+        mantissa (input's dtype; its gradient is ``grad / 2 ** exponent``, as PyTorch's) and
         exponent (int32), a named pair ``(mantissa, exponent)``.
 
     Raises
@@ -98,8 +99,8 @@ def frexp(input):
 
 
 def ldexp(input, other):
-    """input * 2**other, as PyTorch's ``mul(input, pow(2.0, other))`` (an integer input
-    gives the default float), with 2**other in float64 for a float64 input, so that it
+    """``input * 2 ** other``, as PyTorch's ``mul(input, pow(2.0, other))`` (an integer input
+    gives the default float), with ``2 ** other`` in float64 for a float64 input, so that it
     does not overflow float32 first.
 
     Parameters
@@ -139,7 +140,7 @@ def _powers_of_two(input, other, op):
 
 
 def _ldexp_(self, other):
-    """ldexp in place: self *= 2**other.
+    """ldexp in place: ``self *= 2 ** other``.
 
     Parameters
     ----------

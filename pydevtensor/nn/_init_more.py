@@ -284,7 +284,7 @@ def dirac_(tensor: _C.Tensor, groups: int = 1) -> _C.Tensor:
     Parameters
     ----------
     tensor : Tensor
-        (out_channels, in_channels / groups, *kernel), 3- to 5-d, filled in place.
+        ``(out_channels, in_channels / groups, *kernel)``, 3- to 5-d, filled in place.
     groups : int, optional
         The convolution's groups; out_channels must be a multiple (default 1).
 

@@ -131,7 +131,7 @@ class AveragedModel(Module):
     ----------
     model : nn.Module
         The model to average (deep-copied).
-    device : device, optional
+    device : str or pydevtensor.device, optional
         Where the copy lives (default: model's devices).
     avg_fn : callable, optional
         ``avg_fn(averaged, current, num_averaged) -> Tensor`` for one parameter.
@@ -345,7 +345,7 @@ def update_bn(loader: Iterable[Any], model: Module, device: Any = None) -> None:
         Batches: tensors, or tuples and lists whose first item is the input.
     model : nn.Module
         The model (an AveragedModel's, usually); its training flag is restored.
-    device : device, optional
+    device : str or pydevtensor.device, optional
         Where each input is moved first.
 
     Returns
