@@ -17,7 +17,9 @@ float32.
 """
 from .. import _C
 
-__all__ = ["matmul", "is_built"]
+__all__ = ["matmul", "is_built", "enable_math_sdp", "math_sdp_enabled", "enable_flash_sdp",
+           "flash_sdp_enabled", "enable_mem_efficient_sdp", "mem_efficient_sdp_enabled",
+           "enable_cudnn_sdp", "cudnn_sdp_enabled", "sdp_kernel"]
 
 
 def _reduced_switch(dtype_name):
@@ -62,3 +64,36 @@ matmul = _CublasSettings()
 def is_built():
     """True when pydevtensor was compiled with its CUDA backend."""
     return _C._cuda_status()[0]
+
+
+# scaled_dot_product_attention's kernels (Note [one attention kernel]): PyTorch's switches
+from .._sdp_backends import (cudnn_sdp_enabled, enable_cudnn_sdp,  # noqa: E402
+                                enable_flash_sdp, enable_math_sdp, enable_mem_efficient_sdp,
+                                flash_sdp_enabled, math_sdp_enabled, mem_efficient_sdp_enabled)
+
+
+def sdp_kernel(enable_flash: bool = True, enable_math: bool = True,
+               enable_mem_efficient: bool = True, enable_cudnn: bool = True):
+    """PyTorch's older context manager (deprecated there for
+    ``torch.nn.attention.sdpa_kernel``): the kernels allowed inside the block.
+
+    Parameters
+    ----------
+    enable_flash, enable_math, enable_mem_efficient, enable_cudnn : bool, optional
+        Which kernels scaled_dot_product_attention may use (default all).
+
+    Returns
+    -------
+    context manager
+
+    Examples
+    --------
+    >>> with pydevtensor.backends.cuda.sdp_kernel(enable_flash=False):
+    ...     pass
+    """
+    from .._sdp_backends import SDPBackend, sdpa_kernel
+    chosen = [b for b, on in ((SDPBackend.FLASH_ATTENTION, enable_flash),
+                              (SDPBackend.MATH, enable_math),
+                              (SDPBackend.EFFICIENT_ATTENTION, enable_mem_efficient),
+                              (SDPBackend.CUDNN_ATTENTION, enable_cudnn)) if on]
+    return sdpa_kernel(chosen)

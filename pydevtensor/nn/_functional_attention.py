@@ -19,6 +19,7 @@ from .. import _C
 from .._ops_index import where
 from .._ops_repeat import repeat_interleave
 from .._ops_stats import softmax
+from .. import _sdp_backends
 from ._functional_dropout import _dropout_p
 
 if TYPE_CHECKING:
@@ -189,6 +190,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     >>> F.scaled_dot_product_attention(q, k, v, attn_mask=pydevtensor.tensor([[True, False]]))
     tensor([[[1., 2.]]])
     """
+    _sdp_backends.check("scaled_dot_product_attention()")  # Note [one attention kernel]
     _dropout_p(dropout_p)
     key, value = _check(query, key, value, attn_mask, is_causal, enable_gqa)
     if scale is None:

@@ -22,6 +22,7 @@ from .._ops_join import cat
 from . import functional as F
 from . import init
 from ._functional_attention import scaled_dot_product_attention
+from .._sdp_backends import SDPBackend, sdpa_kernel  # noqa: F401  (torch.nn.attention's)
 from .layers import Linear
 from .module import Module
 from .parameter import Parameter
