@@ -116,7 +116,7 @@ from . import _precision
 # on top of NumPy; benchmarks/bench_import.py measures it).
 _LAZY_SUBMODULES = ("nn", "optim", "distribute", "distributed", "config", "debugging",
                     "serialization", "special", "utils", "jit", "distributions", "testing",
-                    "version")
+                    "version", "func")
 
 
 def __getattr__(name):
@@ -160,7 +160,7 @@ __all__ += _ops_shortcuts.__all__
 __all__ += (_ops_nan.__all__ + _ops_pointwise.__all__ + _ops_cumulative.__all__
             + _ops_counting.__all__ + ["multinomial", "repeat_interleave"])
 __all__ += _ops_special.__all__ + ["special", "jit", "compile"]
-__all__ += ["linalg", "utils", "distributions"]
+__all__ += ["linalg", "utils", "distributions", "func"]
 __all__ += ["cdist", "dist"]
 __all__ += _ops_shape.__all__ + _ops_split_stack.__all__ + _ops_diag.__all__
 __all__ += _dtype_info.__all__ + ["set_printoptions", "get_default_dtype", "set_default_dtype"]

@@ -16,6 +16,7 @@ from . import cuda as cuda
 from . import debugging as debugging
 from . import distribute as distribute
 from . import distributed as distributed
+from . import func as func
 from . import nn as nn
 from . import optim as optim
 from . import serialization as serialization

@@ -25,6 +25,7 @@ from ..._ops_join import cat as _cat, stack as _stack
 from ..._ops_stats import isfinite as _isfinite
 from ...autograd.grad_mode import no_grad as _no_grad
 from . import rnn  # nn.utils.rnn, as torch's
+from . import stateless  # nn.utils.stateless.functional_call, as torch's
 from .convert_parameters import _tensor_list, parameters_to_vector, vector_to_parameters
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm

@@ -1,0 +1,66 @@
+"""func.functional_call / nn.utils.stateless.functional_call (nn/utils/stateless.py), as
+torch.func.functional_call, on every device."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import nn
+from pydevtensor.func import functional_call
+
+
+def test_given_tensors_stand_in_and_take_the_gradient(device):
+    pdt.manual_seed(0)
+    net = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)).to(device)
+    before = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    params = {k: (v.detach() * 2).requires_grad_() for k, v in net.named_parameters()}
+    x = pdt.randn(5, 3, device=device)
+    functional_call(net, params, (x,)).sum().backward()
+    twin = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)).to(device)
+    twin.load_state_dict({k: v.detach() for k, v in params.items()})
+    twin(x).sum().backward()
+    for (k, p), (_, q) in zip(params.items(), twin.named_parameters()):
+        np.testing.assert_allclose(p.grad.cpu().numpy(), q.grad.cpu().numpy(), rtol=1e-6)
+    assert all(p.grad is None for p in net.parameters())  # the module's own untouched
+    for k, v in net.state_dict().items():
+        assert pdt.equal(v, before[k])
+    assert all(type(p) is nn.Parameter for p in net.parameters())
+
+
+def test_buffers_errors_and_restoring(device):
+    bn = nn.BatchNorm1d(2).to(device)
+    mean = pdt.zeros(2, device=device)
+    x = pdt.tensor([[1.0, 2.0], [3.0, 6.0]], device=device)
+    functional_call(bn, {"running_mean": mean}, x)  # training: the given buffer is updated
+    assert mean.cpu().tolist() == pytest.approx([0.2, 0.4])
+    assert bn.running_mean.cpu().tolist() == [0.0, 0.0]
+    lin = nn.Linear(2, 2).to(device)
+    with pytest.raises(ValueError, match="multiple dictionaries"):
+        functional_call(lin, [{"bias": pdt.zeros(2)}, {"bias": pdt.ones(2)}], x)
+    with pytest.raises(ValueError, match="missing keys"):
+        functional_call(lin, {"bias": pdt.zeros(2, device=device)}, x, strict=True)
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        functional_call(lin, {"bias": [0.0, 0.0]}, x)
+    w = lin.weight
+    with pytest.raises(RuntimeError):  # the call fails: the module is restored anyway
+        functional_call(lin, {"weight": pdt.ones(3, 3, device=device)}, x)
+    assert lin.weight is w
+
+
+def test_tied_weights(device):
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(2, 2, bias=False)
+            self.b = nn.Linear(2, 2, bias=False)
+            self.b.weight = self.a.weight
+
+        def forward(self, x):
+            return self.b(self.a(x))
+
+    m = Tied().to(device)
+    w = pdt.eye(2, device=device) * 3
+    out = functional_call(m, {"a.weight": w}, pdt.ones(1, 2, device=device))
+    assert out.cpu().tolist() == [[9.0, 9.0]]  # both names take the tensor
+    out = functional_call(m, {"a.weight": w}, pdt.ones(1, 2, device=device),
+                          tie_weights=False)
+    assert out.cpu().tolist() != [[9.0, 9.0]]
