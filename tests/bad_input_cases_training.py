@@ -349,6 +349,9 @@ TRAINING_CASES = [
       "ValueError", r"avg_pool3d\(\): pad should be at most half of effective kernel size"),
     C("BatchNorm3d-4d", "pdt.nn.BatchNorm3d(2)(pdt.ones(2, 2, 3, 3))", "ValueError",
       r"BatchNorm3d: expected 5D input \(N, C, D, H, W\), got 4D input"),
+    C("embedding_bag-mode", "pdt.nn.functional.embedding_bag(pdt.tensor([[0]]), t, "
+      "mode='median')", "ValueError",
+      r"embedding_bag\(\): mode has to be one of sum, mean or max, got 'median'"),
     C("weight_norm-twice", "m = pdt.nn.utils.weight_norm(pdt.nn.Linear(2, 2))\n"
       "pdt.nn.utils.weight_norm(m)", "RuntimeError",
       r"weight_norm\(\): cannot register two weight_norm hooks on the same parameter weight"),

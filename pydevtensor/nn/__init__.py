@@ -45,6 +45,7 @@ from .upsampling import (PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilin
 from .normalization_more import LocalResponseNorm, RMSNorm
 # attention and the Transformer (D2L chapter 11)
 from .attention import MultiheadAttention
+from .embedding_bag import EmbeddingBag
 from .layers_3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d, Conv3d,
                         ConvTranspose3d, Dropout3d, InstanceNorm3d, MaxPool3d)
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
@@ -85,7 +86,7 @@ _amp_policy.install()
 
 # the 3-d layers (nn/layers_3d.py)
 __all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d", "Conv3d",
-            "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d"]
+            "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d", "EmbeddingBag"]
 
 # the layers under PyTorch's module paths (nn.modules.batchnorm._BatchNorm, ...)
 from . import modules  # noqa: E402,F401

@@ -56,7 +56,7 @@ _FILES = {
                 "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
                 "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"],
     "rnn": ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"],
-    "sparse": ["Embedding"],
+    "sparse": ["Embedding", "EmbeddingBag"],
     "transformer": ["Transformer", "TransformerEncoder", "TransformerDecoder",
                     "TransformerEncoderLayer", "TransformerDecoderLayer"],
     "padding": ["CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d",

@@ -1,0 +1,261 @@
+"""EmbeddingBag and F.embedding_bag, as PyTorch's: the sum, mean or max of the embedding
+rows of each bag of indices, without the (bags, length, dim) tensor an Embedding and a
+reduction would make.  Bags are the rows of a 2-d input, or the runs of a 1-d input
+between offsets.
+
+Note [bags by index]: each index's bag number comes from ``bucketize`` of its position
+against the offsets, on the input's device (nothing read back); the looked-up rows are
+added into their bag by ``index_add`` (sum, mean) or reduced by ``scatter_reduce``
+('amax', the bag's zeros kept for an empty bag, as PyTorch's).  Indices equal to
+padding_idx are sent to a bag past the last, dropped at the end, so they count in no
+bag's sum, mean or max.  Autograd goes through those ops.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import _C
+from .._ops_scatter import index_add, scatter_reduce
+from .._ops_counting import bucketize
+from . import _functional_norm as FN
+from .module import Module
+from .parameter import Parameter
+
+if TYPE_CHECKING:
+    from .._C import Tensor
+
+__all__ = ["EmbeddingBag", "embedding_bag"]
+
+_Invalid = _C.InvalidArgumentError
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.0,
+                  scale_grad_by_freq=False, mode="mean", sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The sum, mean or max of weight's rows over each bag of indices, as PyTorch's
+    ``F.embedding_bag`` (Note [bags by index]).
+
+    Parameters
+    ----------
+    input : Tensor
+        int64/int32 indices: ``(B, N)``, B bags of N (offsets None), or ``(L,)`` with
+        offsets.
+    weight : Tensor
+        ``(num_embeddings, embedding_dim)``.
+    offsets : Tensor, optional
+        ``(B,)`` where each bag of a 1-d input starts (``(B + 1,)`` with
+        include_last_offset, the last entry the input's length).
+    max_norm, norm_type, scale_grad_by_freq :
+        As F.embedding's.
+    mode : {'sum', 'mean', 'max'}, optional
+        The reduction (default 'mean'); an empty bag gives zeros.
+    sparse : bool, optional
+        Only False.
+    per_sample_weights : Tensor, optional
+        Of input's shape: each row is scaled by its weight first (mode 'sum' only).
+    include_last_offset : bool, optional
+        offsets ends with the input's length (default False).
+    padding_idx : int, optional
+        Indices equal to it belong to no bag.
+
+    Returns
+    -------
+    Tensor
+        ``(B, embedding_dim)``.
+
+    Raises
+    ------
+    ValueError
+        For a bad mode, shapes that do not fit, offsets with a 2-d input, or
+        per_sample_weights with a mode other than 'sum'.
+    TypeError
+        When input or offsets is not an integer Tensor.
+
+    Examples
+    --------
+    >>> from pydevtensor.nn import functional as F
+    >>> w = pydevtensor.arange(10.).reshape(5, 2)
+    >>> F.embedding_bag(pydevtensor.tensor([0, 1, 4]), w, pydevtensor.tensor([0, 2]),
+    ...                 mode='sum')
+    tensor([[ 2.,  4.],
+            [ 8.,  9.]])
+    """
+    where = "embedding_bag()"
+    if mode not in ("sum", "mean", "max"):
+        raise _Invalid(f"{where}: mode has to be one of sum, mean or max, got {mode!r}")
+    if sparse:
+        raise NotImplementedError(f"{where}: sparse=True (sparse gradients) is not "
+                                  f"supported; use sparse=False")
+    for name, t in (("input", input), ("offsets", offsets)):
+        if t is not None and (not isinstance(t, _C.Tensor) or
+                              t.dtype not in (_C.int64, _C.int32)):
+            raise TypeError(f"{where}: {name} must be an int64 or int32 Tensor, got "
+                            f"{getattr(t, 'dtype', type(t).__name__)}")
+    if not isinstance(weight, _C.Tensor) or weight.ndim != 2:
+        raise _Invalid(f"{where}: weight must be a 2-d Tensor (num_embeddings, "
+                       f"embedding_dim), got {getattr(weight, 'shape', type(weight).__name__)}")
+    if per_sample_weights is not None:
+        if mode != "sum":
+            raise _Invalid(f"{where}: embedding_bag: per_sample_weights was not None. "
+                           f"per_sample_weights is only supported for mode='sum' (got "
+                           f"mode={mode!r}). Please open a feature request on GitHub.")
+        if tuple(per_sample_weights.shape) != tuple(input.shape):
+            raise _Invalid(f"{where}: per_sample_weights of shape "
+                           f"{tuple(per_sample_weights.shape)} must have input's shape "
+                           f"{tuple(input.shape)}")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise _Invalid(f"{where}: if input is 2D, then offsets has to be None, as input "
+                           f"is treated is a mini-batch of fixed length sequences")
+        bags, length = input.shape
+        flat = input.reshape(-1)
+        starts = _C.arange(0, bags * length, max(length, 1), device=input.device)[:bags]
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None or offsets.ndim != 1:
+            raise _Invalid(f"{where}: offsets has to be a 1D Tensor for a 1-d input, got "
+                           f"{None if offsets is None else tuple(offsets.shape)}")
+        flat = input
+        starts = offsets[:-1] if include_last_offset else offsets
+        bags = starts.shape[0]
+    else:
+        raise _Invalid(f"{where}: input has to be 1D or 2D Tensor, but got Tensor of "
+                       f"dimension {input.ndim}")
+    dim = weight.shape[1]
+    rows = FN.embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)
+    positions = _C.arange(flat.shape[0], device=flat.device)
+    bag_of = bucketize(positions, starts.to(_C.int64).contiguous(), right=True) - 1
+    if padding_idx is not None:  # padding goes to an extra bag, dropped below
+        padding_idx = FN._padding_idx(padding_idx, weight.shape[0], where)
+        bag_of = bag_of.masked_fill(flat == padding_idx, bags)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.to(rows.dtype).unsqueeze(1)
+    if mode == "max":
+        out = _C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device)
+        out = scatter_reduce(out, 0, bag_of.unsqueeze(1).expand(-1, dim), rows, "amax",
+                             include_self=False)
+        return out[:bags]
+    sums = index_add(_C.zeros((bags + 1, dim), dtype=rows.dtype, device=rows.device), 0,
+                     bag_of, rows)[:bags]
+    if mode == "sum":
+        return sums
+    counts = index_add(_C.zeros(bags + 1, dtype=rows.dtype, device=rows.device), 0, bag_of,
+                       _C.ones(flat.shape[0], dtype=rows.dtype, device=rows.device))[:bags]
+    return sums / counts.clamp(min=1.0).unsqueeze(1)
+
+
+class EmbeddingBag(Module):
+    """A table of num_embeddings vectors whose forward gives the sum, mean or max of the
+    rows of each bag of indices (F.embedding_bag), as ``torch.nn.EmbeddingBag``; the
+    weight is drawn from N(0, 1), as Embedding's.
+
+    Parameters
+    ----------
+    num_embeddings, embedding_dim : int
+        The table's shape.
+    max_norm, norm_type, scale_grad_by_freq :
+        As Embedding's.
+    mode : {'sum', 'mean', 'max'}, optional
+        The reduction (default 'mean').
+    sparse : bool, optional
+        Only False.
+    include_last_offset : bool, optional
+        As F.embedding_bag's.
+    padding_idx : int, optional
+        A row that belongs to no bag (zero at first).
+    device, dtype : optional
+        Of the weight.
+
+    Raises
+    ------
+    ValueError
+        For a bad mode or a negative size.
+
+    Examples
+    --------
+    >>> from pydevtensor import nn
+    >>> bag = nn.EmbeddingBag(10, 3, mode='sum')
+    >>> bag(pydevtensor.tensor([[1, 2], [4, 4]])).shape
+    pydevtensor.Size([2, 3])
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                 sparse: bool = False, _weight: Tensor | None = None,
+                 include_last_offset: bool = False, padding_idx: int | None = None,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        if mode not in ("sum", "mean", "max"):
+            raise ValueError(f"EmbeddingBag: mode has to be one of sum, mean or max, got "
+                             f"{mode!r}")
+        for name, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"EmbeddingBag: {name} must be an int >= 0, got {v!r}")
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        FN._embedding_options(max_norm, norm_type, scale_grad_by_freq, sparse, "EmbeddingBag")
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.mode, self.sparse = scale_grad_by_freq, mode, sparse
+        self.include_last_offset = include_last_offset
+        if padding_idx is not None:
+            padding_idx = FN._padding_idx(padding_idx, num_embeddings, "EmbeddingBag")
+        self.padding_idx = padding_idx
+        if _weight is None:
+            w = _C.empty(num_embeddings, embedding_dim, device=device,
+                         dtype=_C._get_default_dtype() if dtype is None else dtype).normal_()
+            if padding_idx is not None:
+                w[padding_idx].fill_(0.0)
+        else:
+            w = _weight.detach()
+        self.weight = Parameter(w)
+
+    def forward(self, input: Tensor, offsets: Tensor | None = None,
+                per_sample_weights: Tensor | None = None) -> Tensor:
+        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                             self.scale_grad_by_freq, self.mode, self.sparse,
+                             per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        max_norm: float | None = None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
+        """An EmbeddingBag over the given (num_embeddings, embedding_dim) table (its
+        storage), frozen by default.
+
+        Parameters
+        ----------
+        embeddings : Tensor
+            The table, 2-d.
+        freeze : bool, optional
+            The weight does not train (default True).
+        max_norm, norm_type, scale_grad_by_freq, mode, sparse, include_last_offset,
+        padding_idx :
+            As the constructor's.
+
+        Returns
+        -------
+        EmbeddingBag
+
+        Examples
+        --------
+        >>> from pydevtensor import nn
+        >>> bag = nn.EmbeddingBag.from_pretrained(pydevtensor.eye(3), mode='max')
+        >>> bag(pydevtensor.tensor([[0, 2]]))
+        tensor([[1., 0., 1.]])
+        """
+        if not isinstance(embeddings, _C.Tensor) or embeddings.ndim != 2:
+            raise ValueError("EmbeddingBag.from_pretrained(): embeddings must be a 2-d "
+                             "Tensor")
+        bag = cls(embeddings.shape[0], embeddings.shape[1], max_norm, norm_type,
+                  scale_grad_by_freq, mode, sparse, embeddings, include_last_offset,
+                  padding_idx)
+        bag.weight.requires_grad_(not freeze)
+        return bag
+
+    def extra_repr(self) -> str:
+        text = f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        return text

@@ -1,0 +1,83 @@
+"""nn.EmbeddingBag and F.embedding_bag (nn/embedding_bag.py), as PyTorch's, on every
+device, against a NumPy loop over the bags; gradients against central differences."""
+import numpy as np
+import pytest
+
+import pydevtensor as pdt
+from pydevtensor import nn
+from pydevtensor.nn import functional as F
+from test_gradcheck import gradcheck
+
+
+def bags_ref(idx, w, starts, mode, psw=None, pad=None):
+    out = np.zeros((len(starts), w.shape[1]))
+    ends = list(starts[1:]) + [len(idx)]
+    for b, (s, e) in enumerate(zip(starts, ends)):
+        keep = [k for k in range(s, e) if idx[k] != pad]
+        if not keep:
+            continue
+        rows = w[idx[keep]] * (psw[keep][:, None] if psw is not None else 1.0)
+        out[b] = rows.sum(0) if mode == "sum" else rows.mean(0) if mode == "mean" else \
+            rows.max(0)
+    return out
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("pad", [None, 3])
+def test_one_d_input_with_offsets(device, mode, pad):
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((7, 4))
+    idx = rng.integers(0, 7, 12)
+    starts = np.array([0, 0, 3, 4, 9, 12])  # empty bags included (first and last)
+    got = F.embedding_bag(pdt.tensor(idx, device=device), pdt.tensor(w, device=device),
+                          pdt.tensor(starts, device=device), mode=mode, padding_idx=pad)
+    np.testing.assert_allclose(got.cpu().numpy(), bags_ref(idx, w, starts, mode, pad=pad),
+                               rtol=1e-12, atol=1e-14)
+    last = F.embedding_bag(pdt.tensor(idx, device=device), pdt.tensor(w, device=device),
+                           pdt.tensor(np.append(starts, 12), device=device), mode=mode,
+                           include_last_offset=True, padding_idx=pad)
+    assert pdt.equal(last, got)
+
+
+def test_two_d_input_per_sample_weights_and_gradients(device):
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal((6, 3))
+    idx = rng.integers(0, 6, (4, 5))
+    psw = rng.uniform(0.5, 2.0, (4, 5))
+    got = F.embedding_bag(pdt.tensor(idx, device=device), pdt.tensor(w, device=device),
+                          mode="sum", per_sample_weights=pdt.tensor(psw, device=device))
+    ref = bags_ref(idx.ravel(), w, np.arange(0, 20, 5), "sum", psw.ravel())
+    np.testing.assert_allclose(got.cpu().numpy(), ref, rtol=1e-12)
+    i = pdt.tensor(idx, device=device)
+    for mode in ("sum", "mean", "max"):
+        gradcheck(lambda t: F.embedding_bag(i, t, mode=mode), [w], device)
+    gradcheck(lambda t, s: F.embedding_bag(i, t, mode="sum", per_sample_weights=s),
+              [w, psw], device)
+
+
+def test_module(device):
+    pdt.manual_seed(0)
+    bag = nn.EmbeddingBag(10, 3, mode="max", padding_idx=0).to(device)
+    assert repr(bag) == "EmbeddingBag(10, 3, mode='max', padding_idx=0)"
+    assert bag.weight[0].abs().sum().item() == 0.0
+    x = pdt.tensor([[1, 2, 0], [0, 0, 0]], device=device)
+    out = bag(x)
+    assert out.shape == (2, 3) and out[1].abs().sum().item() == 0.0
+    out.sum().backward()
+    assert bag.weight.grad.shape == (10, 3)
+    frozen = nn.EmbeddingBag.from_pretrained(pdt.eye(3, device=device), mode="sum")
+    assert not frozen.weight.requires_grad
+    assert frozen(pdt.tensor([[0, 2]], device=device)).cpu().tolist() == [[1.0, 0.0, 1.0]]
+    assert nn.modules.sparse.EmbeddingBag is nn.EmbeddingBag
+
+
+def test_errors():
+    w = pdt.ones(4, 2)
+    with pytest.raises(ValueError, match="mode has to be one of sum, mean or max"):
+        F.embedding_bag(pdt.tensor([[0]]), w, mode="median")
+    with pytest.raises(ValueError, match="offsets has to be None"):
+        F.embedding_bag(pdt.tensor([[0]]), w, pdt.tensor([0]))
+    with pytest.raises(ValueError, match="per_sample_weights is only supported for mode='sum'"):
+        F.embedding_bag(pdt.tensor([[0]]), w, per_sample_weights=pdt.ones(1, 1))
+    with pytest.raises(TypeError, match="int64 or int32"):
+        F.embedding_bag(pdt.tensor([0.0]), w, pdt.tensor([0]))
